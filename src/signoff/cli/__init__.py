@@ -1,0 +1,1 @@
+"""The `signoff` command line (typer). Thin: parse, authenticate, call a workflow."""

@@ -1,0 +1,79 @@
+"""`signoff demo`: every workflow end to end, offline, on embedded defaults.
+
+`signoff demo` alone runs each demo in turn; `signoff demo NAME` runs one. Workflows add their demo
+as a subcommand of `app` (see DEMOS for the order they run in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from signoff.cli.context import console, print_json, settings
+
+app = typer.Typer(invoke_without_command=True)
+
+# name -> runner(as_json) returning a JSON-able summary; registered in the order they should run.
+DEMOS: dict[str, Callable[[bool], dict[str, Any]]] = {}
+
+
+def register(name: str, help_text: str) -> Callable[[Callable[[bool], dict[str, Any]]], Callable[[bool], dict[str, Any]]]:
+    def wrap(fn: Callable[[bool], dict[str, Any]]) -> Callable[[bool], dict[str, Any]]:
+        DEMOS[name] = fn
+
+        def command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+            summary = fn(as_json)
+            if as_json:
+                print_json(summary)
+            if summary.get("ok") is False:
+                raise typer.Exit(1)
+
+        command.__doc__ = help_text
+        app.command(name, help=help_text)(command)
+        return fn
+
+    return wrap
+
+
+@app.callback()
+def all_demos(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Run every demo in turn (or name one)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    results = {}
+    for name, fn in DEMOS.items():
+        if not as_json:
+            console.rule(f"demo {name}")
+        results[name] = fn(as_json)
+    if as_json:
+        print_json(results)
+    if any(r.get("ok") is False for r in results.values()):
+        raise typer.Exit(1)
+
+
+@register("ledger", "The foundation: ledger events, an outbox delivery, signed evidence verified offline.")
+def demo_ledger(as_json: bool) -> dict[str, Any]:
+    from signoff.cli.demo_ledger import run
+
+    return run(settings(), quiet=as_json)
+
+
+# Workflow demos register themselves on import; each import is optional until its workflow lands.
+def _load_workflow_demos() -> None:
+    import importlib
+
+    for module in ("signoff.cli.demo_repair", "signoff.cli.demo_notes", "signoff.cli.demo_incident",
+                   "signoff.cli.demo_desk"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+_load_workflow_demos()

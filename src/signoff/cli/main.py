@@ -1,0 +1,74 @@
+"""Entry point: `signoff`. Each command group lives in its own module and is registered here."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import click
+import typer
+
+from signoff import __version__
+from signoff.cli import context
+from signoff.cli.demo import app as demo_app
+from signoff.cli.doctor import doctor
+from signoff.cli.evidence import app as evidence_app
+from signoff.cli.ledger import app as ledger_app
+from signoff.kernel.errors import SignoffError
+
+app = typer.Typer(
+    name="signoff",
+    help="Agents draft, people sign off, code verifies.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"signoff {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    home: Annotated[
+        str | None,
+        typer.Option("--home", envvar="SIGNOFF_HOME", help="State folder (default: .signoff in the working directory)."),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Agents draft, people sign off, code verifies."""
+    context.set_home(home)
+
+
+app.add_typer(demo_app, name="demo", help="Run the workflows end to end offline on embedded defaults.")
+app.command("doctor", help="Check what signoff needs on this machine and print the fix for anything missing.")(
+    doctor
+)
+app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and verify evidence files offline.")
+app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; SignoffError becomes a two-line message and its exit code, never a traceback."""
+    try:
+        result = app(args=argv, standalone_mode=False)
+    except SignoffError as exc:
+        return context.report_error(exc)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        context.err_console.print("aborted")
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return int(exc.exit_code)
+    return int(result) if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

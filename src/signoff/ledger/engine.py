@@ -1,0 +1,128 @@
+"""Database engines and automatic migration on first use.
+
+SQLite runs in WAL mode; write transactions start with BEGIN IMMEDIATE so a writer takes the lock
+up front instead of failing on upgrade. PostgreSQL runs through psycopg 3.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, OperationalError
+
+from signoff.kernel.errors import UnavailableError, UsageError
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+WRITE = {"signoff_write": True}
+
+
+def make_engine(url: str) -> Engine:
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise UsageError(f"bad database URL {url!r}: {exc}", "use sqlite:///PATH or postgresql://...") from exc
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(url, parsed.database)
+    if parsed.get_backend_name() == "postgresql":
+        if parsed.drivername in ("postgresql", "postgres"):
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        return create_engine(parsed, pool_pre_ping=True, pool_size=20, max_overflow=20)
+    raise UsageError(f"unsupported database {parsed.get_backend_name()!r}", "use SQLite or PostgreSQL")
+
+
+def _sqlite_engine(url: str, database: str | None) -> Engine:
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Take transaction control away from the driver so BEGIN is ours to issue.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA busy_timeout=60000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        if conn.get_execution_options().get("signoff_write"):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def is_postgres(engine: Engine) -> bool:
+    return engine.dialect.name == "postgresql"
+
+
+def _alembic_config(conn: Connection) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["connection"] = conn
+    return cfg
+
+
+def _needs_upgrade(conn: Connection, script: ScriptDirectory) -> bool:
+    current = set(MigrationContext.configure(conn).get_current_heads())
+    return current != set(script.get_heads())
+
+
+@contextlib.contextmanager
+def _migration_lock(engine: Engine) -> Iterator[None]:
+    """Serialise first-use migration across processes."""
+    if is_postgres(engine):
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(726354)"))
+            conn.commit()
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(726354)"))
+                conn.commit()
+        return
+    database = engine.url.database
+    if not database or database == ":memory:":
+        yield
+        return
+    lock_path = Path(database + ".migrate.lock")
+    with lock_path.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest revision of every migration branch."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    script = ScriptDirectory.from_config(cfg)
+    try:
+        with engine.connect() as conn:
+            if not _needs_upgrade(conn, script):
+                return
+        with _migration_lock(engine), engine.connect() as conn:
+            if _needs_upgrade(conn, script):
+                command.upgrade(_alembic_config(conn), "heads")
+                conn.commit()
+    except OperationalError as exc:
+        raise UnavailableError(
+            f"cannot open the database {engine.url.render_as_string(hide_password=True)}: {exc.orig}",
+            "check SIGNOFF_DB (is the server running and the user allowed?) or unset it to use SQLite",
+        ) from exc

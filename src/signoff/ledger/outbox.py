@@ -1,0 +1,174 @@
+"""The worker side of the transactional outbox: claim with a lease, acknowledge with the lease id,
+back off on failure, park as dead after too many attempts.
+
+Delivery is at-least-once: a worker that dies holding a lease loses it when the lease lapses, and
+the job is claimed again. Effects are made exactly-once by keying them on the job id (for example
+`Ledger.append(..., idempotency_key=job.job_id)`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, and_, or_, select, update
+
+from signoff.kernel.ids import new_id
+from signoff.ledger.engine import is_postgres
+from signoff.ledger.schema import outbox
+from signoff.ledger.store import Ledger
+
+DEFAULT_LEASE = 60.0
+BACKOFF_BASE = 2.0
+BACKOFF_CAP = 3600.0
+
+
+@dataclass(frozen=True)
+class Job:
+    job_id: str
+    topic: str
+    case_id: str | None
+    payload: dict[str, Any]
+    attempts: int
+    lease_id: str
+    lease_expires_at: float
+
+
+@dataclass(frozen=True)
+class JobState:
+    job_id: str
+    topic: str
+    status: str
+    attempts: int
+    max_attempts: int
+    available_at: float
+    last_error: str | None
+
+
+def backoff(attempts: int, base: float = BACKOFF_BASE, cap: float = BACKOFF_CAP) -> float:
+    """Delay before the next try after `attempts` failures: base * 2^(attempts-1), capped."""
+    return float(min(cap, base * (2 ** max(0, attempts - 1))))
+
+
+class Outbox:
+    def __init__(self, ledger: Ledger, lease_seconds: float = DEFAULT_LEASE) -> None:
+        self.ledger = ledger
+        self.lease_seconds = lease_seconds
+
+    def claim(self, topics: Sequence[str] | None = None) -> Job | None:
+        """Lease the oldest due job (optionally of the given topics), or None."""
+
+        def run(conn: Connection) -> Job | None:
+            now = self.ledger.clock.now()
+            due = and_(
+                outbox.c.status == "pending",
+                outbox.c.available_at <= now,
+                or_(outbox.c.lease_expires_at.is_(None), outbox.c.lease_expires_at <= now),
+            )
+            query = select(outbox).where(due).order_by(outbox.c.available_at, outbox.c.created_at).limit(1)
+            if topics:
+                query = query.where(outbox.c.topic.in_(list(topics)))
+            if is_postgres(self.ledger.engine):
+                query = query.with_for_update(skip_locked=True)
+            row = conn.execute(query).first()
+            if row is None:
+                return None
+            if row.attempts >= row.max_attempts:
+                # Every earlier claim lapsed without an answer: the worker keeps dying on it.
+                conn.execute(
+                    update(outbox)
+                    .where(outbox.c.job_id == row.job_id)
+                    .values(
+                        status="dead",
+                        lease_id=None,
+                        last_error=row.last_error or f"lease lapsed {row.attempts} times without an answer",
+                    )
+                )
+                return None
+            lease_id = new_id()
+            expires = now + self.lease_seconds
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.job_id == row.job_id)
+                .values(lease_id=lease_id, lease_expires_at=expires, attempts=row.attempts + 1)
+            )
+            return Job(
+                job_id=row.job_id,
+                topic=row.topic,
+                case_id=row.case_id,
+                payload=json.loads(row.payload),
+                attempts=row.attempts + 1,
+                lease_id=lease_id,
+                lease_expires_at=expires,
+            )
+
+        result: Job | None = self.ledger._with_retry(run)
+        return result
+
+    def ack(self, job: Job) -> bool:
+        """Mark the job done. False when the lease was lost (someone else holds or finished it)."""
+
+        def run(conn: Connection) -> bool:
+            res = conn.execute(
+                update(outbox)
+                .where(outbox.c.job_id == job.job_id, outbox.c.lease_id == job.lease_id, outbox.c.status == "pending")
+                .values(status="done", done_at=self.ledger.clock.now(), lease_id=None, lease_expires_at=None)
+            )
+            return bool(res.rowcount == 1)
+
+        result: bool = self.ledger._with_retry(run)
+        return result
+
+    def fail(self, job: Job, error: str) -> str:
+        """Record a failed attempt: back off, or park as dead after max attempts. Returns the status."""
+
+        def run(conn: Connection) -> str:
+            row = conn.execute(select(outbox).where(outbox.c.job_id == job.job_id)).first()
+            if row is None or row.lease_id != job.lease_id or row.status != "pending":
+                return "lost"
+            now = self.ledger.clock.now()
+            status = "dead" if row.attempts >= row.max_attempts else "pending"
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.job_id == job.job_id)
+                .values(
+                    status=status,
+                    lease_id=None,
+                    lease_expires_at=None,
+                    last_error=error[:4000],
+                    available_at=now + backoff(row.attempts),
+                )
+            )
+            return status
+
+        result: str = self.ledger._with_retry(run)
+        return result
+
+    def jobs(self, status: str | None = None, topic: str | None = None) -> list[JobState]:
+        query = select(outbox).order_by(outbox.c.created_at, outbox.c.job_id)
+        if status:
+            query = query.where(outbox.c.status == status)
+        if topic:
+            query = query.where(outbox.c.topic == topic)
+        with self.ledger.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [
+            JobState(r.job_id, r.topic, r.status, r.attempts, r.max_attempts, r.available_at, r.last_error)
+            for r in rows
+        ]
+
+    def retry_dead(self, job_id: str) -> bool:
+        """Operator action: give a dead job a fresh set of attempts."""
+
+        def run(conn: Connection) -> bool:
+            res = conn.execute(
+                update(outbox)
+                .where(outbox.c.job_id == job_id, outbox.c.status == "dead")
+                .values(status="pending", attempts=0, available_at=self.ledger.clock.now(), lease_id=None)
+            )
+            return bool(res.rowcount == 1)
+
+        result: bool = self.ledger._with_retry(run)
+        return result

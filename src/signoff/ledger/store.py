@@ -1,0 +1,355 @@
+"""The ledger: append-only events per case with optimistic concurrency, idempotency keys, a
+transactional outbox and a hash-chained audit log, on SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy.exc import OperationalError
+
+from signoff.kernel.canonical import canonical_text
+from signoff.kernel.clock import Clock, SystemClock, utc_iso
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import ConflictError, UsageError
+from signoff.kernel.settings import Settings
+from signoff.ledger.engine import WRITE, is_postgres, make_engine, migrate
+from signoff.ledger.schema import cases, chain_head, counters, events, idempotency, outbox
+
+GENESIS = "0" * 64
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    type: str
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NewJob:
+    """A job written in the same transaction as the events that cause it.
+
+    `key` is the job's idempotency key: writing the same key twice keeps the first job.
+    """
+
+    key: str
+    topic: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    max_attempts: int = 8
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    case_id: str
+    version: int
+    type: str
+    payload: dict[str, Any]
+    recorded_at: str
+    prev_hash: str
+    hash: str
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    case_id: str
+    version: int
+    seqs: tuple[int, ...]
+    replayed: bool = False  # True when an idempotency key matched an earlier append
+
+
+def event_hash(
+    seq: int, case_id: str, version: int, type_: str, payload_text: str, recorded_at: str, prev: str
+) -> str:
+    body = {
+        "seq": seq,
+        "case_id": case_id,
+        "version": version,
+        "type": type_,
+        "payload": payload_text,
+        "recorded_at": recorded_at,
+        "prev": prev,
+    }
+    return sha256_bytes(canonical_text(body).encode())
+
+
+class Ledger:
+    def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
+        self.engine = engine
+        self.clock: Clock = clock or SystemClock()
+        migrate(engine)
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, clock: Clock | None = None) -> Ledger:
+        settings = settings or Settings.load()
+        return cls(make_engine(settings.db_url), clock)
+
+    @classmethod
+    def from_url(cls, url: str, clock: Clock | None = None) -> Ledger:
+        return cls(make_engine(url), clock)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- transactions -------------------------------------------------------------------------
+
+    def write(self) -> _WriteTx:
+        """A write transaction that holds the chain lock (SQLite: BEGIN IMMEDIATE)."""
+        return _WriteTx(self)
+
+    def _with_retry(self, fn: Callable[[Connection], Any]) -> Any:
+        # SQLite can still answer "database is locked" under heavy multi-process load past
+        # busy_timeout; PostgreSQL can report serialization/deadlock. Both are safe to retry
+        # because the transaction rolled back whole.
+        delay = 0.01
+        for attempt in range(50):
+            try:
+                with self.engine.connect() as raw:
+                    conn = raw.execution_options(**WRITE)
+                    with conn.begin():
+                        if is_postgres(self.engine):
+                            conn.execute(
+                                select(chain_head.c.id).where(chain_head.c.id == 1).with_for_update()
+                            )
+                        return fn(conn)
+            except OperationalError as exc:
+                message = str(exc.orig).lower()
+                transient = "locked" in message or "deadlock" in message or "serializ" in message
+                if not transient or attempt == 49:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+        raise AssertionError("unreachable")
+
+    # -- events -------------------------------------------------------------------------------
+
+    def append(
+        self,
+        case_id: str,
+        expected_version: int | None,
+        new_events: Sequence[NewEvent],
+        jobs: Sequence[NewJob] = (),
+        idempotency_key: str | None = None,
+    ) -> AppendResult:
+        """Append events to a case if it is still at `expected_version` (None: wherever it is).
+
+        Raises ConflictError when another writer got there first; the caller re-reads and
+        re-applies. With an idempotency key, a repeat returns the first append's result and
+        changes nothing.
+        """
+        if not case_id or len(case_id) > 200:
+            raise UsageError("case id must be 1 to 200 characters", "pass a short case id")
+        if not new_events and not jobs:
+            raise UsageError("nothing to append", "pass at least one event or job")
+        payloads = [canonical_text(e.payload) for e in new_events]
+        job_payloads = [canonical_text(j.payload) for j in jobs]
+
+        def run(conn: Connection) -> AppendResult:
+            if idempotency_key is not None:
+                row = conn.execute(
+                    select(idempotency.c.result).where(idempotency.c.key == idempotency_key)
+                ).first()
+                if row is not None:
+                    stored = json.loads(row.result)
+                    return AppendResult(stored["case_id"], stored["version"], tuple(stored["seqs"]), True)
+            current = conn.execute(select(cases.c.version).where(cases.c.case_id == case_id)).scalar()
+            current_version = int(current or 0)
+            if expected_version is not None and current_version != expected_version:
+                raise ConflictError(
+                    f"case {case_id} is at version {current_version}, not {expected_version}",
+                    "re-read the case and apply the change again",
+                )
+            head = conn.execute(select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)).one()
+            seq, prev = int(head.seq), head.hash
+            now = self.clock.now()
+            stamp = utc_iso(now)
+            version = current_version
+            seqs: list[int] = []
+            rows = []
+            for ev, text_ in zip(new_events, payloads, strict=True):
+                seq += 1
+                version += 1
+                digest = event_hash(seq, case_id, version, ev.type, text_, stamp, prev)
+                rows.append(
+                    {
+                        "seq": seq,
+                        "case_id": case_id,
+                        "version": version,
+                        "type": ev.type,
+                        "payload": text_,
+                        "recorded_at": stamp,
+                        "prev_hash": prev,
+                        "hash": digest,
+                    }
+                )
+                seqs.append(seq)
+                prev = digest
+            if rows:
+                conn.execute(insert(events), rows)
+                if current is None:
+                    conn.execute(insert(cases).values(case_id=case_id, version=version, updated_at=stamp))
+                else:
+                    conn.execute(
+                        update(cases).where(cases.c.case_id == case_id).values(version=version, updated_at=stamp)
+                    )
+                conn.execute(update(chain_head).where(chain_head.c.id == 1).values(seq=seq, hash=prev))
+            for job, text_ in zip(jobs, job_payloads, strict=True):
+                _insert_job(conn, job, text_, case_id, now)
+            result = AppendResult(case_id, version, tuple(seqs))
+            if idempotency_key is not None:
+                conn.execute(
+                    insert(idempotency).values(
+                        key=idempotency_key,
+                        case_id=case_id,
+                        result=canonical_text({"case_id": case_id, "version": version, "seqs": seqs}),
+                        recorded_at=stamp,
+                    )
+                )
+            return result
+
+        result: AppendResult = self._with_retry(run)
+        return result
+
+    def update(
+        self,
+        case_id: str,
+        decide: Callable[[list[Event]], tuple[Sequence[NewEvent], Sequence[NewJob]]],
+        idempotency_key: str | None = None,
+        attempts: int = 20,
+    ) -> AppendResult:
+        """Read the case, let `decide` choose events and jobs from its history, append them at the
+        version read; on a conflict read again and decide again."""
+        for _ in range(attempts):
+            history = self.read(case_id)
+            new_events, jobs = decide(history)
+            try:
+                return self.append(case_id, len(history), new_events, jobs, idempotency_key)
+            except ConflictError:
+                continue
+        raise ConflictError(
+            f"case {case_id} kept changing under {attempts} attempts",
+            "retry later; another writer is very busy on this case",
+        )
+
+    def read(self, case_id: str, after_version: int = 0) -> list[Event]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(events)
+                .where(events.c.case_id == case_id, events.c.version > after_version)
+                .order_by(events.c.version)
+            ).all()
+        return [_event(r) for r in rows]
+
+    def version(self, case_id: str) -> int:
+        with self.engine.connect() as conn:
+            value = conn.execute(select(cases.c.version).where(cases.c.case_id == case_id)).scalar()
+        return int(value or 0)
+
+    def stream(self, after_seq: int = 0, batch: int = 1000, prefix: str | None = None) -> Iterator[Event]:
+        """Every event after `after_seq` in chain order, in batches (the whole history never sits in
+        memory). With `prefix`, only cases whose id starts with it."""
+        last = after_seq
+        while True:
+            query = select(events).where(events.c.seq > last).order_by(events.c.seq).limit(batch)
+            if prefix is not None:
+                query = query.where(events.c.case_id.startswith(prefix, autoescape=True))
+            with self.engine.connect() as conn:
+                rows = conn.execute(query).all()
+            if not rows:
+                return
+            for r in rows:
+                yield _event(r)
+            last = int(rows[-1].seq)
+
+    def case_ids(self, prefix: str = "") -> list[str]:
+        with self.engine.connect() as conn:
+            query = select(cases.c.case_id).order_by(cases.c.case_id)
+            if prefix:
+                query = query.where(cases.c.case_id.startswith(prefix, autoescape=True))
+            return [r.case_id for r in conn.execute(query)]
+
+    def head(self) -> tuple[int, str]:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)).one()
+        return int(row.seq), str(row.hash)
+
+    def count_events(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(events)).scalar() or 0)
+
+    # -- counters -----------------------------------------------------------------------------
+
+    def next_number(self, name: str) -> int:
+        """The next value of a named counter, starting at 1 (for ids such as BUG-0001)."""
+
+        def run(conn: Connection) -> int:
+            current = conn.execute(select(counters.c.value).where(counters.c.name == name)).scalar()
+            value = int(current or 0) + 1
+            if current is None:
+                conn.execute(insert(counters).values(name=name, value=value))
+            else:
+                conn.execute(update(counters).where(counters.c.name == name).values(value=value))
+            return value
+
+        result: int = self._with_retry(run)
+        return result
+
+    # -- outbox (see outbox.py for the worker side) -------------------------------------------
+
+    def enqueue(self, jobs: Iterable[NewJob], case_id: str | None = None) -> None:
+        """Write jobs on their own (no events). Same key twice keeps the first."""
+        items = [(j, canonical_text(j.payload)) for j in jobs]
+
+        def run(conn: Connection) -> None:
+            now = self.clock.now()
+            for job, text_ in items:
+                _insert_job(conn, job, text_, case_id, now)
+
+        self._with_retry(run)
+
+
+class _WriteTx:
+    """Context manager form of a write transaction for callers that need several statements."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+
+    def run(self, fn: Callable[[Connection], Any]) -> Any:
+        return self._ledger._with_retry(fn)
+
+
+def _insert_job(conn: Connection, job: NewJob, text_: str, case_id: str | None, now: float) -> None:
+    exists = conn.execute(select(outbox.c.job_id).where(outbox.c.job_id == job.key)).first()
+    if exists is not None:
+        return
+    conn.execute(
+        insert(outbox).values(
+            job_id=job.key,
+            topic=job.topic,
+            case_id=case_id,
+            payload=text_,
+            status="pending",
+            attempts=0,
+            max_attempts=job.max_attempts,
+            available_at=now + job.delay,
+            created_at=now,
+        )
+    )
+
+
+def _event(r: Any) -> Event:
+    return Event(
+        seq=int(r.seq),
+        case_id=r.case_id,
+        version=int(r.version),
+        type=r.type,
+        payload=json.loads(r.payload),
+        recorded_at=r.recorded_at,
+        prev_hash=r.prev_hash,
+        hash=r.hash,
+    )

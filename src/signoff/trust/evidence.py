@@ -1,0 +1,136 @@
+"""Evidence files: a signed in-toto statement in a DSSE envelope, written as canonical JSON.
+
+Because the file must be exactly the canonical form of its envelope, any changed byte is caught
+even where JSON would otherwise tolerate it. Workflows register a predicate check for their
+predicate type (e.g. repair recomputes its fingerprint); `verify_file` runs it when present.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.canonical import canonical_bytes
+from signoff.kernel.digests import sha256_file
+from signoff.kernel.errors import IntegrityError, NotFoundError, SignoffError
+from signoff.kernel.ids import new_id
+from signoff.trust.dsse import ensure_json_object, parse_envelope, sign_envelope, verify_envelope
+from signoff.trust.intoto import check_statement
+from signoff.trust.keys import PublicKey, SigningKey
+
+# A predicate check returns notes (things it could not check, said plainly) and raises
+# IntegrityError on anything wrong.
+PredicateCheck = Callable[[dict[str, Any], Path], list[str]]
+_CHECKS: dict[str, PredicateCheck] = {}
+
+
+def register_predicate_check(predicate_type: str, check: PredicateCheck) -> None:
+    _CHECKS[predicate_type] = check
+
+
+def envelope_bytes(envelope: dict[str, Any]) -> bytes:
+    return canonical_bytes(envelope) + b"\n"
+
+
+def write_evidence(
+    st: dict[str, Any], key: SigningKey, folder: Path, path: Path | None = None, stem: str = "evidence"
+) -> Path:
+    """Sign `st` and write it atomically; returns the file path."""
+    check_statement(st)
+    envelope = sign_envelope(canonical_bytes(st), key)
+    if path is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{stem}-{new_id()[:12]}.intoto.json"
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(envelope_bytes(envelope))
+    os.replace(tmp, path)
+    return path
+
+
+@dataclass
+class EvidenceReport:
+    path: str
+    ok: bool
+    problem: str | None = None
+    signers: tuple[str, ...] = ()
+    predicate_type: str | None = None
+    kind: str | None = None
+    notes: list[str] = field(default_factory=list)
+    statement: dict[str, Any] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "ok": self.ok,
+            "problem": self.problem,
+            "signers": list(self.signers),
+            "predicate_type": self.predicate_type,
+            "kind": self.kind,
+            "notes": self.notes,
+        }
+
+
+def verify_bytes(data: bytes, trusted: dict[str, PublicKey], base: Path) -> EvidenceReport:
+    env = parse_envelope(data)
+    if envelope_bytes(env) != data:
+        raise IntegrityError("file is not in the exact form it was signed in: altered",
+                             "do not trust this file; obtain the original")
+    verified = verify_envelope(env, trusted)
+    st = ensure_json_object(verified.payload)
+    check_statement(st)
+    notes = _check_subject_files(st, base)
+    check = _CHECKS.get(st["predicateType"])
+    if check is not None:
+        notes.extend(check(st, base))
+    return EvidenceReport(
+        path="",
+        ok=True,
+        signers=verified.signers,
+        predicate_type=st["predicateType"],
+        kind=st["predicate"].get("kind"),
+        notes=notes,
+        statement=st,
+    )
+
+
+def verify_file(path: Path, trusted: dict[str, PublicKey]) -> EvidenceReport:
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return EvidenceReport(str(path), False, f"file not found: {path}")
+    except IsADirectoryError:
+        return EvidenceReport(str(path), False, f"is a folder, not an evidence file: {path}")
+    try:
+        report = verify_bytes(data, trusted, Path(path).parent)
+    except SignoffError as exc:
+        return EvidenceReport(str(path), False, exc.message)
+    report.path = str(path)
+    return report
+
+
+def _check_subject_files(st: dict[str, Any], base: Path) -> list[str]:
+    """Recompute sha256 of subjects that name files present beside the evidence or in the cwd."""
+    notes: list[str] = []
+    for sub in st["subject"]:
+        name = sub.get("name", "")
+        want = sub["digest"].get("sha256")
+        if not name or want is None or ":" in name:  # scheme-named subjects (git+, ledger:) are not files
+            continue
+        candidates = [base / name, Path(name)]
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            notes.append(f"subject {name}: not present here, digest not rechecked")
+            continue
+        try:
+            got = sha256_file(found)
+        except NotFoundError:
+            continue
+        if got != want:
+            raise IntegrityError(f"subject {name}: file digest {got[:12]} does not match the signed {want[:12]}",
+                                 "the file changed after the evidence was signed")
+    return notes

@@ -1,0 +1,139 @@
+"""Ed25519 keys in a key store under `.signoff/keys/`.
+
+Private keys are PKCS#8 PEM files with mode 0600; public keys are raw 32-byte keys written as hex in
+`<name>.pub`. A key id is the SHA-256 of the raw public key, so anyone holding the public key can
+compute it. Keys in `trusted/` (public only) are the keys `evidence verify` accepts besides the
+store's own.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import NotFoundError, UsageError
+
+_NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def key_id(public: Ed25519PublicKey) -> str:
+    return sha256_bytes(public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+
+
+@dataclass(frozen=True)
+class PublicKey:
+    key: Ed25519PublicKey
+    name: str
+
+    @property
+    def keyid(self) -> str:
+        return key_id(self.key)
+
+    def hex(self) -> str:
+        return self.key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
+
+    def verify(self, signature: bytes, message: bytes) -> bool:
+        try:
+            self.key.verify(signature, message)
+        except InvalidSignature:
+            return False
+        return True
+
+    @classmethod
+    def from_hex(cls, text: str, name: str = "") -> PublicKey:
+        try:
+            raw = bytes.fromhex(text.strip())
+            return cls(Ed25519PublicKey.from_public_bytes(raw), name)
+        except ValueError as exc:
+            raise UsageError(f"not an Ed25519 public key in hex: {name or text[:20]}",
+                             "export keys with `signoff evidence key export`") from exc
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    private: Ed25519PrivateKey
+    name: str
+
+    @property
+    def public(self) -> PublicKey:
+        return PublicKey(self.private.public_key(), self.name)
+
+    @property
+    def keyid(self) -> str:
+        return self.public.keyid
+
+    def sign(self, message: bytes) -> bytes:
+        return self.private.sign(message)
+
+
+class KeyStore:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    @property
+    def trusted_dir(self) -> Path:
+        return self.root / "trusted"
+
+    def _check_name(self, name: str) -> None:
+        if not name or not set(name) <= _NAME_OK:
+            raise UsageError(f"bad key name {name!r}", "use lower-case letters, digits, '-', '_' and '.'")
+
+    def ensure(self, name: str) -> SigningKey:
+        """Load the named signing key, creating it on first use."""
+        self._check_name(name)
+        path = self.root / f"{name}.key"
+        if path.exists():
+            return self.load(name)
+        self.root.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root, 0o700)
+        private = Ed25519PrivateKey.generate()
+        pem = private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        # O_EXCL: two processes creating the same key at once must not overwrite each other.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return self.load(name)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(pem)
+        key = SigningKey(private, name)
+        (self.root / f"{name}.pub").write_text(key.public.hex() + "\n")
+        return key
+
+    def load(self, name: str) -> SigningKey:
+        self._check_name(name)
+        path = self.root / f"{name}.key"
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError as exc:
+            raise NotFoundError(f"no signing key named {name!r} in {self.root}", "create it with ensure()") from exc
+        private = serialization.load_pem_private_key(data, password=None)
+        if not isinstance(private, Ed25519PrivateKey):
+            raise UsageError(f"{path} is not an Ed25519 key", "remove it; signoff makes its own keys")
+        return SigningKey(private, name)
+
+    def trust(self, public: PublicKey, name: str) -> Path:
+        """Add another party's public key to the trusted set."""
+        self._check_name(name)
+        self.trusted_dir.mkdir(parents=True, exist_ok=True)
+        path = self.trusted_dir / f"{name}.pub"
+        path.write_text(public.hex() + "\n")
+        return path
+
+    def trusted(self) -> dict[str, PublicKey]:
+        """Key id -> public key, for the store's own keys and the trusted folder."""
+        found: dict[str, PublicKey] = {}
+        for folder in (self.root, self.trusted_dir):
+            if not folder.is_dir():
+                continue
+            for pub in sorted(folder.glob("*.pub")):
+                key = PublicKey.from_hex(pub.read_text(), pub.stem)
+                found[key.keyid] = key
+        return found
