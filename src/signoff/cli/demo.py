@@ -19,8 +19,11 @@ app = typer.Typer(invoke_without_command=True)
 DEMOS: dict[str, Callable[[bool], dict[str, Any]]] = {}
 
 
-def register(name: str, help_text: str) -> Callable[[Callable[[bool], dict[str, Any]]], Callable[[bool], dict[str, Any]]]:
-    def wrap(fn: Callable[[bool], dict[str, Any]]) -> Callable[[bool], dict[str, Any]]:
+DemoFn = Callable[[bool], dict[str, Any]]
+
+
+def register(name: str, help_text: str) -> Callable[[DemoFn], DemoFn]:
+    def wrap(fn: DemoFn) -> DemoFn:
         DEMOS[name] = fn
 
         def command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:

@@ -40,7 +40,9 @@ def verify(
     trusted = store.trusted()
     for extra in key or []:
         if not extra.is_file():
-            raise NotFoundError(f"key file not found: {extra}", "pass a .pub file exported by `signoff evidence key export`")
+            raise NotFoundError(
+                f"key file not found: {extra}", "pass a .pub file exported by `signoff evidence key export`"
+            )
         pub = PublicKey.from_hex(extra.read_text(), extra.stem)
         trusted[pub.keyid] = pub
     reports = [verify_file(f, trusted) for f in files]

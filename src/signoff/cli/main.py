@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from typing import Annotated
 
-import click
 import typer
 
 from signoff import __version__
@@ -35,7 +34,9 @@ def _version(value: bool) -> None:
 def root(
     home: Annotated[
         str | None,
-        typer.Option("--home", envvar="SIGNOFF_HOME", help="State folder (default: .signoff in the working directory)."),
+        typer.Option(
+            "--home", envvar="SIGNOFF_HOME", help="State folder (default: .signoff in the working directory)."
+        ),
     ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
@@ -59,14 +60,19 @@ def main(argv: list[str] | None = None) -> int:
         result = app(args=argv, standalone_mode=False)
     except SignoffError as exc:
         return context.report_error(exc)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return int(exc.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         context.err_console.print("aborted")
         return 130
-    except click.ClickException as exc:
-        exc.show()
-        return int(exc.exit_code)
+    except typer.TyperException as exc:
+        # usage errors of the command line itself (unknown command, missing argument)
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            context.err_console.print(f"error: {exc}")
+        return int(getattr(exc, "exit_code", 2))
     return int(result) if isinstance(result, int) else 0
 
 

@@ -102,7 +102,7 @@ def verify_envelope(
             continue
         if not key.verify(raw, message):
             raise IntegrityError(
-                f"bad signature by key {key.name or keyid[:16]}: the payload or signature was altered",
+                f"bad signature by key {key.name or keyid[:16]}: it does not match the payload",
                 "do not trust this file; obtain the original",
             )
         signers.append(key.name or keyid[:16])

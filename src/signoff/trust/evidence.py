@@ -7,6 +7,9 @@ predicate type (e.g. repair recomputes its fingerprint); `verify_file` runs it w
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -80,6 +83,7 @@ def verify_bytes(data: bytes, trusted: dict[str, PublicKey], base: Path) -> Evid
     if envelope_bytes(env) != data:
         raise IntegrityError("file is not in the exact form it was signed in: altered",
                              "do not trust this file; obtain the original")
+    _check_payload_form(env)
     verified = verify_envelope(env, trusted)
     st = ensure_json_object(verified.payload)
     check_statement(st)
@@ -96,6 +100,25 @@ def verify_bytes(data: bytes, trusted: dict[str, PublicKey], base: Path) -> Evid
         notes=notes,
         statement=st,
     )
+
+
+def _check_payload_form(env: dict[str, Any]) -> None:
+    """signoff signs the canonical bytes of a statement; a payload in any other form was re-encoded
+    after signing, which names the tampering more precisely than the signature failure that follows."""
+    try:
+        payload = base64.b64decode(env["payload"], validate=True)
+        value = json.loads(payload)
+    except (binascii.Error, ValueError, TypeError) as exc:
+        raise IntegrityError("altered payload: it is not base64-encoded JSON", "do not trust this file") from exc
+    try:
+        canonical = canonical_bytes(value)
+    except SignoffError as exc:
+        raise IntegrityError(
+            "altered payload: it holds values a signed statement cannot", "do not trust this file"
+        ) from exc
+    if canonical != payload:
+        raise IntegrityError("altered payload: the statement is not in the form it was signed in",
+                             "do not trust this file; obtain the original")
 
 
 def verify_file(path: Path, trusted: dict[str, PublicKey]) -> EvidenceReport:

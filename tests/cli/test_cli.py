@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from signoff import __version__
+from signoff.cli.main import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_version_and_help_list_every_group(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"signoff {__version__}"
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for group in ("demo", "doctor", "evidence", "ledger"):
+        assert group in out
+
+
+def test_demo_then_verify_then_tamper(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "demo", "ledger", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["ok"] and summary["tamper_detected"] and summary["chain_ok"]
+    code, out, _ = run(capsys, "ledger", "verify")
+    assert code == 0 and "ledger ok: 3 events" in out
+    code, out, _ = run(capsys, "evidence", "verify", summary["evidence"], "--json")
+    assert code == 0 and json.loads(out)[0]["ok"]
+
+    import sqlite3
+
+    db = sqlite3.connect(home / "signoff.db")
+    db.execute("UPDATE events SET payload = '{}' WHERE seq = 2")
+    db.commit()
+    db.close()
+    code, out, _ = run(capsys, "ledger", "verify", "--json")
+    assert code == 1
+    assert json.loads(out)["broken_seq"] == 2
+
+    evidence = Path(summary["evidence"])
+    evidence.write_bytes(evidence.read_bytes().replace(b'"sig":"', b'"sig":"A', 1))
+    code, out, _ = run(capsys, "evidence", "verify", str(evidence))
+    assert code == 1 and "FAIL" in out
+
+
+def test_bad_input_is_a_message_not_a_traceback(home: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = run(capsys, "evidence", "verify", "no-such-file.json")
+    assert code == 1 and "file not found" in out
+    code, out, err = run(capsys, "ledger", "show", "nope")
+    assert code == 2 and "error:" in err and "fix:" in err and "Traceback" not in err
+    monkeypatch.setenv("SIGNOFF_DB", "mysql://nope")
+    code, out, err = run(capsys, "ledger", "verify")
+    assert code == 2 and "unsupported database URL" in err
+    code, out, err = run(capsys, "ledger", "no-such-command")
+    assert code == 2 and "No such command" in err
+
+
+def test_doctor_reports_each_check_with_a_fix(home: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, _ = run(capsys, "doctor", "--json")
+    report = json.loads(out)
+    names = {c["name"] for c in report["checks"]}
+    assert {"python", "git", "database"} <= names
+    assert all(c["fix"] for c in report["checks"] if not c["ok"])
+    monkeypatch.setenv("SIGNOFF_DB", "postgresql://nobody@127.0.0.1:1/none")
+    code, out, _ = run(capsys, "doctor", "--json")
+    report = json.loads(out)
+    db = next(c for c in report["checks"] if c["name"] == "database")
+    assert code == 1 and not db["ok"] and "SIGNOFF_DB" in db["fix"]
