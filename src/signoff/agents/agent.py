@@ -1,0 +1,168 @@
+"""The Agent: one role bound to one explicitly configured provider, with every call checked,
+metered and recorded the same way whichever provider answers."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from signoff.agents import config
+from signoff.agents.budget import Budget
+from signoff.agents.prompt import Prompt, build_prompt
+from signoff.agents.proposal import Proposal, ProposalRejected, check_output
+from signoff.agents.providers.base import CallFailed, Provider, ProviderSettings, Reply
+from signoff.agents.providers.scripted import ReplayProvider, ScriptedProvider, append_recording
+from signoff.agents.record import record_call
+from signoff.agents.roles import RoleSpec, get_role
+from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.ids import new_id
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+
+
+def make_provider(ps: ProviderSettings) -> Provider:
+    if ps.provider == "scripted":
+        return ScriptedProvider(ps.script)
+    if ps.provider == "replay":
+        return ReplayProvider(ps.replay_path)
+    if ps.provider in ("openai", "anthropic"):
+        raise UsageError(f"provider {ps.provider!r} is not wired in yet", "use scripted for now")
+    raise UsageError(f"unknown provider {ps.provider!r}", f"use one of {', '.join(config.PROVIDERS)}")
+
+
+def agent_for(role: str, settings: Settings, ledger: Ledger | None = None, script: str = "default") -> Agent:
+    """The agent for `role` as signoff.toml configures it (`[agents.<role>] provider = ...`); scripted
+    when the file names no provider. `script` picks a registered script when the role is scripted and
+    the file does not name one."""
+    spec = get_role(role)
+    ps = config.provider_settings(role, settings)
+    if ps.provider == "scripted" and "script" not in settings.section("agents", role):
+        ps = ProviderSettings(**{**ps.__dict__, "script": script})
+    return Agent(spec, make_provider(ps), settings, ledger, config.limits(settings), ps)
+
+
+class Agent:
+    def __init__(self, spec: RoleSpec, provider: Provider, settings: Settings, ledger: Ledger | None = None,
+                 limits: config.Limits | None = None, provider_settings: ProviderSettings | None = None) -> None:
+        self.spec = spec
+        self.provider = provider
+        self.settings = settings
+        self._ledger = ledger
+        self.limits = limits or config.limits(settings)
+        self.provider_settings = provider_settings
+
+    @property
+    def role(self) -> str:
+        return self.spec.name
+
+    @property
+    def ledger(self) -> Ledger:
+        if self._ledger is None:
+            self._ledger = Ledger.open(self.settings)
+        return self._ledger
+
+    @property
+    def budget(self) -> Budget:
+        return Budget(self.ledger, self.limits)
+
+    def propose(
+        self,
+        task: dict[str, Any],
+        untrusted: dict[str, str] | None = None,
+        client: str = "default",
+        *,
+        case_id: str | None = None,
+        allowed_paths: list[str] | None = None,
+        denied_paths: list[str] | None = None,
+        root: Path | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Proposal:
+        """Ask the role's provider for one proposal.
+
+        `task` is trusted structured input; `untrusted` outside text, inserted only as delimited data.
+        `allowed_paths` replaces the role's allowlist for this call, `denied_paths` adds to its deny
+        list, `root` is the tree the output would be applied to (symlinks in it are refused).
+        Raises ProposalRejected (the output failed a check; a failed attempt), BudgetExceeded (a
+        limit refused the call before it started) or CallFailed (no reply).
+        """
+        if not isinstance(client, str) or not client or len(client) > 200:
+            raise UsageError("client must be a name of 1 to 200 characters", "pass client=\"<who asked>\"")
+        untrusted = dict(untrusted or {})
+        prompt = build_prompt(self.spec, task, untrusted)
+        call_id = new_id()
+        provider = self.provider
+        worst = provider.worst_case_micros(self.spec, prompt) if provider.metered else 0
+        base: dict[str, Any] = {
+            "call_id": call_id, "role": self.role, "provider": provider.name, "model": provider.model,
+            "kind": provider.kind, "client": client, "case_id": case_id, "prompt_digest": prompt.digest,
+            "reserved_usd": worst / 1e6,
+        }
+        if provider.metered:
+            self.budget.reserve(call_id, client, self.role, provider.name, provider.model, worst)
+        started = time.monotonic()
+        try:
+            reply = provider.complete(self.spec, prompt, task, untrusted, cancel)
+        except CallFailed as exc:
+            charged = worst if exc.billed != "no" else 0
+            self._settle(call_id, charged, "unknown" if exc.billed != "no" else "released")
+            self._record(base, started, outcome=exc.outcome, reason=exc.message, cost=charged,
+                         attempts=exc.attempts)
+            raise
+        except BaseException as exc:
+            # Anything else mid-call (a bug, KeyboardInterrupt): we cannot know whether it was billed.
+            self._settle(call_id, worst, "unknown")
+            reason = exc.message if isinstance(exc, SignoffError) else f"{type(exc).__name__}: {exc}"
+            self._record(base, started, outcome="error", reason=reason, cost=worst)
+            raise
+        cost = provider.cost_micros(reply)
+        self._settle(call_id, worst if cost is None else cost, "unknown" if cost is None else "settled")
+        charged = worst if cost is None else cost
+        if reply.outcome != "ok":
+            record = self._record(base, started, reply=reply, outcome=reply.outcome, reason=reply.detail,
+                                  cost=charged, output=reply.output)
+            raise ProposalRejected(f"{reply.outcome}: {reply.detail}", record)
+        try:
+            output = check_output(self.spec, reply.output, allowed_paths, denied_paths, root)
+        except ProposalRejected as rejected:
+            rejected.record = self._record(base, started, reply=reply, outcome="rejected",
+                                           reason=rejected.reason, cost=charged, output=reply.output)
+            raise
+        record = self._record(base, started, reply=reply, outcome="ok", reason="", cost=charged, output=output)
+        ps = self.provider_settings
+        if ps is not None and ps.record_path:
+            append_recording(Path(ps.record_path), self.role, prompt, output, reply.model or provider.model)
+        return Proposal(self.role, output, provider.name, reply.model or provider.model, provider.kind, record)
+
+    def prompt_for(self, task: dict[str, Any], untrusted: dict[str, str] | None = None) -> Prompt:
+        """The exact prompt a call would send (for inspection and for recording fixtures)."""
+        return build_prompt(self.spec, task, untrusted)
+
+    def _settle(self, call_id: str, charged: int, status: str) -> None:
+        if self.provider.metered:
+            self.budget.settle(call_id, charged, status)
+
+    def _record(self, base: dict[str, Any], started: float, *, outcome: str, reason: str, cost: int,
+                reply: Reply | None = None, output: Any = None, attempts: int | None = None) -> dict[str, Any]:
+        try:
+            output_digest = canonical_digest(output) if output is not None else None
+        except SignoffError:
+            output_digest = None
+        record = {
+            **base,
+            "model": (reply.model if reply is not None and reply.model else base["model"]),
+            "output_digest": output_digest,
+            "tokens": {
+                "input": reply.input_tokens if reply else None,
+                "output": reply.output_tokens if reply else None,
+                "cached_input": reply.cached_input_tokens if reply else 0,
+            },
+            "cost_usd": cost / 1e6,
+            "duration": round(time.monotonic() - started, 3),
+            "attempts": attempts if attempts is not None else (reply.attempts if reply else 1),
+            "outcome": outcome,
+            "reason": reason[:1000],
+        }
+        return record_call(self.settings, self.ledger, record, output, self.limits.evidence_files)
