@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 from sqlalchemy.exc import OperationalError
 
 from signoff.kernel.canonical import canonical_text
@@ -21,6 +21,23 @@ from signoff.ledger.engine import WRITE, is_postgres, make_engine, migrate
 from signoff.ledger.schema import cases, chain_head, counters, events, idempotency, outbox
 
 GENESIS = "0" * 64
+
+# Statements built once: constructing them per call costs more than executing them on SQLite.
+_SEL_IDEMPOTENT = select(idempotency.c.result).where(idempotency.c.key == bindparam("k"))
+_SEL_CASE_VERSION = select(cases.c.version).where(cases.c.case_id == bindparam("cid"))
+_SEL_HEAD = select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)
+_LOCK_HEAD = select(chain_head.c.id).where(chain_head.c.id == 1).with_for_update()
+_UPD_CASE = (
+    update(cases)
+    .where(cases.c.case_id == bindparam("cid"))
+    .values(version=bindparam("v"), updated_at=bindparam("at"))
+)
+_UPD_HEAD = update(chain_head).where(chain_head.c.id == 1).values(seq=bindparam("s"), hash=bindparam("h"))
+_SEL_CASE_EVENTS = (
+    select(events)
+    .where(events.c.case_id == bindparam("cid"), events.c.version > bindparam("after"))
+    .order_by(events.c.version)
+)
 
 
 @dataclass(frozen=True)
@@ -113,9 +130,7 @@ class Ledger:
                     conn = raw.execution_options(**WRITE)
                     with conn.begin():
                         if is_postgres(self.engine):
-                            conn.execute(
-                                select(chain_head.c.id).where(chain_head.c.id == 1).with_for_update()
-                            )
+                            conn.execute(_LOCK_HEAD)
                         return fn(conn)
             except OperationalError as exc:
                 message = str(exc.orig).lower()
@@ -151,20 +166,18 @@ class Ledger:
 
         def run(conn: Connection) -> AppendResult:
             if idempotency_key is not None:
-                row = conn.execute(
-                    select(idempotency.c.result).where(idempotency.c.key == idempotency_key)
-                ).first()
+                row = conn.execute(_SEL_IDEMPOTENT, {"k": idempotency_key}).first()
                 if row is not None:
                     stored = json.loads(row.result)
                     return AppendResult(stored["case_id"], stored["version"], tuple(stored["seqs"]), True)
-            current = conn.execute(select(cases.c.version).where(cases.c.case_id == case_id)).scalar()
+            current = conn.execute(_SEL_CASE_VERSION, {"cid": case_id}).scalar()
             current_version = int(current or 0)
             if expected_version is not None and current_version != expected_version:
                 raise ConflictError(
                     f"case {case_id} is at version {current_version}, not {expected_version}",
                     "re-read the case and apply the change again",
                 )
-            head = conn.execute(select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)).one()
+            head = conn.execute(_SEL_HEAD).one()
             seq, prev = int(head.seq), head.hash
             now = self.clock.now()
             stamp = utc_iso(now)
@@ -194,10 +207,8 @@ class Ledger:
                 if current is None:
                     conn.execute(insert(cases).values(case_id=case_id, version=version, updated_at=stamp))
                 else:
-                    conn.execute(
-                        update(cases).where(cases.c.case_id == case_id).values(version=version, updated_at=stamp)
-                    )
-                conn.execute(update(chain_head).where(chain_head.c.id == 1).values(seq=seq, hash=prev))
+                    conn.execute(_UPD_CASE, {"cid": case_id, "v": version, "at": stamp})
+                conn.execute(_UPD_HEAD, {"s": seq, "h": prev})
             for job, text_ in zip(jobs, job_payloads, strict=True):
                 _insert_job(conn, job, text_, case_id, now)
             result = AppendResult(case_id, version, tuple(seqs))
@@ -238,16 +249,12 @@ class Ledger:
 
     def read(self, case_id: str, after_version: int = 0) -> list[Event]:
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(events)
-                .where(events.c.case_id == case_id, events.c.version > after_version)
-                .order_by(events.c.version)
-            ).all()
+            rows = conn.execute(_SEL_CASE_EVENTS, {"cid": case_id, "after": after_version}).all()
         return [_event(r) for r in rows]
 
     def version(self, case_id: str) -> int:
         with self.engine.connect() as conn:
-            value = conn.execute(select(cases.c.version).where(cases.c.case_id == case_id)).scalar()
+            value = conn.execute(_SEL_CASE_VERSION, {"cid": case_id}).scalar()
         return int(value or 0)
 
     def stream(self, after_seq: int = 0, batch: int = 1000, prefix: str | None = None) -> Iterator[Event]:
@@ -275,7 +282,7 @@ class Ledger:
 
     def head(self) -> tuple[int, str]:
         with self.engine.connect() as conn:
-            row = conn.execute(select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)).one()
+            row = conn.execute(_SEL_HEAD).one()
         return int(row.seq), str(row.hash)
 
     def count_events(self) -> int:
