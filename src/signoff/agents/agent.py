@@ -3,6 +3,7 @@ metered and recorded the same way whichever provider answers."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -28,8 +29,14 @@ def make_provider(ps: ProviderSettings) -> Provider:
         return ScriptedProvider(ps.script)
     if ps.provider == "replay":
         return ReplayProvider(ps.replay_path)
-    if ps.provider in ("openai", "anthropic"):
-        raise UsageError(f"provider {ps.provider!r} is not wired in yet", "use scripted for now")
+    if ps.provider == "openai":
+        from signoff.agents.providers.openai import OpenAIProvider
+
+        return OpenAIProvider(ps)
+    if ps.provider == "anthropic":
+        from signoff.agents.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(ps)
     raise UsageError(f"unknown provider {ps.provider!r}", f"use one of {', '.join(config.PROVIDERS)}")
 
 
@@ -40,7 +47,7 @@ def agent_for(role: str, settings: Settings, ledger: Ledger | None = None, scrip
     spec = get_role(role)
     ps = config.provider_settings(role, settings)
     if ps.provider == "scripted" and "script" not in settings.section("agents", role):
-        ps = ProviderSettings(**{**ps.__dict__, "script": script})
+        ps = dataclasses.replace(ps, script=script)
     return Agent(spec, make_provider(ps), settings, ledger, config.limits(settings), ps)
 
 

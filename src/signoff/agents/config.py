@@ -28,7 +28,7 @@ DEFAULT_INPUT_USD_PER_MTOK = 3.0
 DEFAULT_OUTPUT_USD_PER_MTOK = 15.0
 _ROLE_KEYS = {"provider", "model", "base_url", "api_key_env", "max_output_tokens", "input_usd_per_mtok",
               "output_usd_per_mtok", "timeout", "max_retries", "max_retry_wait", "structured", "script", "path",
-              "record_path", "headers"}
+              "record_path", "headers", "backoff_base", "strict", "max_tokens_field"}
 _SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "authorization"}
 
 
@@ -90,6 +90,10 @@ def provider_settings(role: str, settings: Settings) -> ProviderSettings:
     if structured not in STRUCTURED:
         raise UsageError(f"[{table}] structured must be one of {', '.join(STRUCTURED)}, got {structured!r}",
                          "use json_schema where the server supports it, prompt where it does not")
+    tokens_field = raw.get("max_tokens_field", "max_tokens")
+    if tokens_field not in ("max_tokens", "max_completion_tokens"):
+        raise UsageError(f"[{table}] max_tokens_field must be max_tokens or max_completion_tokens",
+                         "OpenAI's newer models want max_completion_tokens; most other servers max_tokens")
     headers = raw.get("headers", {})
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise UsageError(f"[{table}] headers must be a table of strings", "fix headers in signoff.toml")
@@ -107,11 +111,13 @@ def provider_settings(role: str, settings: Settings) -> ProviderSettings:
         timeout=_number(table, "timeout", raw.get("timeout", 60.0), 0.01),
         max_retries=int(_number(table, "max_retries", raw.get("max_retries", 3))),
         max_retry_wait=_number(table, "max_retry_wait", raw.get("max_retry_wait", 30.0)),
+        backoff_base=_number(table, "backoff_base", raw.get("backoff_base", 0.5)),
         structured=str(structured),
         script=str(raw.get("script", "default")),
         replay_path=_path(settings, raw.get("path", "")),
         record_path=_path(settings, raw.get("record_path", "")),
-        extra={"headers": dict(headers)},
+        extra={"headers": dict(headers), "strict": bool(raw.get("strict", False)),
+               "max_tokens_field": str(tokens_field)},
     )
 
 

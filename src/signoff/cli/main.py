@@ -9,6 +9,7 @@ import typer
 
 from signoff import __version__
 from signoff.cli import context
+from signoff.cli.agents import app as agents_app
 from signoff.cli.demo import app as demo_app
 from signoff.cli.doctor import doctor
 from signoff.cli.evidence import app as evidence_app
@@ -52,6 +53,7 @@ app.command("doctor", help="Check what signoff needs on this machine and print t
 )
 app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and verify evidence files offline.")
 app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
+app.add_typer(agents_app, name="agents", help="Agent roles and providers, spend and rate limits, recorded calls.")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,6 +71,7 @@ class ProviderSettings:
     timeout: float = 60.0
     max_retries: int = 3
     max_retry_wait: float = 30.0
+    backoff_base: float = 0.5
     structured: str = "json_schema"
     script: str = "default"
     replay_path: str = ""
