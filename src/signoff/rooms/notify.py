@@ -1,0 +1,55 @@
+"""Wake-ups for waiting streams, safe to trigger from any thread.
+
+Keys are strings ("agent:<id>", "room:<id>"). Each key has a counter; a waiter passes the counter
+it saw before reading, so a notification that lands between its read and its wait is never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Iterable
+
+
+class Notifier:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counters: dict[str, int] = {}
+        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+
+    def version(self, key: str) -> int:
+        with self._lock:
+            return self._counters.get(key, 0)
+
+    def notify(self, keys: Iterable[str]) -> None:
+        wake: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        with self._lock:
+            for key in set(keys):
+                self._counters[key] = self._counters.get(key, 0) + 1
+                wake.extend(self._waiters.get(key, ()))
+        for loop, event in wake:
+            with contextlib.suppress(RuntimeError):  # loop already closed
+                loop.call_soon_threadsafe(event.set)
+
+    async def wait(self, key: str, seen: int, timeout: float) -> bool:
+        """Wait until `key` changes past `seen` or `timeout` passes; True when it changed."""
+        loop = asyncio.get_running_loop()
+        event = asyncio.Event()
+        entry = (loop, event)
+        with self._lock:
+            if self._counters.get(key, 0) != seen:
+                return True
+            self._waiters.setdefault(key, set()).add(entry)
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+            return True
+        except TimeoutError:
+            return self.version(key) != seen
+        finally:
+            with self._lock:
+                waiters = self._waiters.get(key)
+                if waiters is not None:
+                    waiters.discard(entry)
+                    if not waiters:
+                        del self._waiters[key]

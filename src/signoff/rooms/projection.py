@@ -1,0 +1,401 @@
+"""Applies ledger events (case ids `rooms.*`) to the rooms query tables, in chain order.
+
+The tables are a cache of the events: `rebuild()` drops their rows and replays every event. The
+cursor row is advanced in the same transaction as the rows it covers, with a compare-and-set, so
+two processes catching up at once never apply an event twice.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable
+from itertools import islice
+from typing import Any
+
+from sqlalchemy import Connection, delete, insert, select, update
+
+from signoff.ledger import Event, Ledger
+from signoff.rooms.tables import (
+    rooms_agents,
+    rooms_approvals,
+    rooms_cursor,
+    rooms_deliveries,
+    rooms_documents,
+    rooms_members,
+    rooms_messages,
+    rooms_references,
+    rooms_roles,
+    rooms_room_references,
+    rooms_rooms,
+    rooms_tokens,
+    rooms_users,
+)
+
+PREFIX = "rooms."
+CURSOR = "rooms"
+BATCH = 500
+
+ALL_TABLES = (
+    rooms_users, rooms_tokens, rooms_agents, rooms_rooms, rooms_members, rooms_messages,
+    rooms_deliveries, rooms_documents, rooms_roles, rooms_references, rooms_room_references,
+    rooms_approvals, rooms_cursor,
+)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class Projector:
+    def __init__(self, ledger: Ledger, on_applied: Callable[[set[str]], None] | None = None) -> None:
+        self.ledger = ledger
+        self._lock = threading.Lock()
+        self._on_applied = on_applied
+
+    def cursor(self) -> int:
+        with self.ledger.engine.connect() as conn:
+            value = conn.execute(select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR)).scalar()
+        return int(value or 0)
+
+    def catch_up(self) -> int:
+        """Apply every rooms event not applied yet; returns the cursor."""
+        with self._lock:
+            while True:
+                cursor = self.cursor()
+                batch = list(islice(self.ledger.stream(after_seq=cursor, batch=BATCH, prefix=PREFIX), BATCH))
+                if not batch:
+                    return cursor
+                keys: set[str] = set()
+
+                def run(conn: Connection, batch: list[Event] = batch, cursor: int = cursor,
+                        keys: set[str] = keys) -> None:
+                    current = conn.execute(
+                        select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR)
+                    ).scalar()
+                    if int(current or 0) != cursor:
+                        return  # another process applied them; read again
+                    for event in batch:
+                        keys.update(apply(conn, event))
+                    if current is None:
+                        conn.execute(insert(rooms_cursor).values(name=CURSOR, seq=batch[-1].seq))
+                    else:
+                        conn.execute(
+                            update(rooms_cursor).where(rooms_cursor.c.name == CURSOR).values(seq=batch[-1].seq)
+                        )
+
+                self.ledger._with_retry(run)
+                if keys and self._on_applied is not None:
+                    self._on_applied(keys)
+
+    def rebuild(self) -> int:
+        """Forget the tables and replay every rooms event (after a schema change or for a check)."""
+        with self._lock:
+
+            def run(conn: Connection) -> None:
+                for table in ALL_TABLES:
+                    conn.execute(delete(table))
+
+            self.ledger._with_retry(run)
+        return self.catch_up()
+
+
+def _members(conn: Connection, room_id: str, kind: str) -> list[str]:
+    rows = conn.execute(
+        select(rooms_members.c.member_id).where(
+            rooms_members.c.room_id == room_id, rooms_members.c.member_kind == kind
+        )
+    ).all()
+    return [r.member_id for r in rows]
+
+
+def _channel_type(conn: Connection, room_id: str) -> str | None:
+    value = conn.execute(select(rooms_rooms.c.channel_type).where(rooms_rooms.c.room_id == room_id)).scalar()
+    return str(value) if value is not None else None
+
+
+def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict[str, Any],
+             recipients: Iterable[tuple[str, bool]]) -> set[str]:
+    envelope = {
+        "type": type_,
+        "room_id": room_id,
+        "bridge_id": None,
+        "channel_type": _channel_type(conn, room_id),
+        "payload": payload,
+    }
+    rows = []
+    keys = {f"room:{room_id}"}
+    for agent_id, addressed in recipients:
+        env = dict(envelope)
+        env["payload"] = payload if type_ == "room_join" else {**payload, "addressed": addressed}
+        rows.append(
+            {
+                "agent_id": agent_id,
+                "seq": seq,
+                "room_id": room_id,
+                "type": type_,
+                "addressed": addressed,
+                "envelope": _dumps(env),
+            }
+        )
+        keys.add(f"agent:{agent_id}")
+    if rows:
+        conn.execute(insert(rooms_deliveries), rows)
+    return keys
+
+
+def apply(conn: Connection, event: Event) -> set[str]:
+    """Apply one event; returns the notifier keys it touches."""
+    handler = _HANDLERS.get(event.type)
+    if handler is None:
+        return set()  # audit-only events (role leases, discarded answers are handled below)
+    return handler(conn, event)
+
+
+def _user_created(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(
+        insert(rooms_users).values(
+            user_id=p["user_id"], name=p["name"], display_name=p["display_name"], is_admin=p["is_admin"],
+            external=p["external"], created_at=ev.recorded_at,
+        )
+    )
+    conn.execute(insert(rooms_tokens).values(token_hash=p["token_hash"], kind="user", principal_id=p["user_id"]))
+    return set()
+
+
+def _user_token_rotated(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(delete(rooms_tokens).where(rooms_tokens.c.principal_id == p["user_id"],
+                                            rooms_tokens.c.kind == "user"))
+    conn.execute(insert(rooms_tokens).values(token_hash=p["token_hash"], kind="user", principal_id=p["user_id"]))
+    return set()
+
+
+def _regkey_created(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(
+        insert(rooms_tokens).values(token_hash=p["token_hash"], kind="registration", principal_id=p["owner_user_id"])
+    )
+    return set()
+
+
+def _agent_registered(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    exists = conn.execute(select(rooms_agents.c.agent_id).where(rooms_agents.c.agent_id == p["agent_id"])).first()
+    values = {
+        "name": p["name"], "owner_user_id": p["owner_user_id"], "description": p["description"],
+        "profile": _dumps(p["profile"]),
+    }
+    if exists is None:
+        conn.execute(
+            insert(rooms_agents).values(
+                agent_id=p["agent_id"], policy=None if p["policy"] is None else _dumps(p["policy"]),
+                created_at=ev.recorded_at, **values,
+            )
+        )
+    else:
+        # Re-registration with overwrite: new key and profile; the policy stays (as in Switch).
+        conn.execute(update(rooms_agents).where(rooms_agents.c.agent_id == p["agent_id"]).values(**values))
+    conn.execute(delete(rooms_tokens).where(rooms_tokens.c.principal_id == p["agent_id"],
+                                            rooms_tokens.c.kind == "agent"))
+    conn.execute(insert(rooms_tokens).values(token_hash=p["token_hash"], kind="agent", principal_id=p["agent_id"]))
+    return set()
+
+
+def _agent_policy_set(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    policy = None if p["policy"] is None else _dumps(p["policy"])
+    conn.execute(update(rooms_agents).where(rooms_agents.c.agent_id == p["agent_id"]).values(policy=policy))
+    return set()
+
+
+def _room_created(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(
+        insert(rooms_rooms).values(
+            room_id=p["room_id"], name=p["name"], description=p["description"], instructions=p["instructions"],
+            channel_type=p["channel_type"], internal_only=p["internal_only"], owner_user_id=p["owner_user_id"],
+            group_name=p.get("group_name"), created_at=ev.recorded_at,
+        )
+    )
+    return set()
+
+
+def _member_added(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    room_id, kind, member_id = p["room_id"], p["kind"], p["member_id"]
+    exists = conn.execute(
+        select(rooms_members.c.member_id).where(
+            rooms_members.c.room_id == room_id, rooms_members.c.member_kind == kind,
+            rooms_members.c.member_id == member_id,
+        )
+    ).first()
+    if exists is not None:
+        return set()
+    others = [a for a in _members(conn, room_id, "agent") if a != member_id]
+    conn.execute(insert(rooms_members).values(room_id=room_id, member_kind=kind, member_id=member_id,
+                                              joined_seq=ev.seq))
+    payload = {
+        "member": f"{kind}:{member_id}",
+        "member_name": p["name"],
+        "timestamp": p["timestamp"],
+        "listening": bool(p.get("listening", False)),
+    }
+    return _deliver(conn, ev.seq, room_id, "room_join", payload, [(a, False) for a in others])
+
+
+def _member_removed(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(
+        delete(rooms_members).where(
+            rooms_members.c.room_id == p["room_id"], rooms_members.c.member_kind == p["kind"],
+            rooms_members.c.member_id == p["member_id"],
+        )
+    )
+    return {f"room:{p['room_id']}"}
+
+
+def _message_posted(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    room_id = p["room_id"]
+    conn.execute(
+        insert(rooms_messages).values(
+            seq=ev.seq, message_id=p["message_id"], room_id=room_id, sender_kind=p["sender_kind"],
+            sender_id=p["sender_id"], sender=p["sender"], sender_name=p["sender_name"], body=p["body"],
+            thread_id=p.get("thread_id"), timestamp=p["timestamp"], auto_reply=bool(p.get("auto_reply")),
+            attachments=_dumps(p.get("attachments") or []),
+        )
+    )
+    addressed: dict[str, bool] = p.get("addressed_agents") or {}
+    # An agent never receives its own messages.
+    recipients = [
+        (a, bool(addressed.get(a, False)))
+        for a in _members(conn, room_id, "agent")
+        if not (p["sender_kind"] == "agent" and a == p["sender_id"])
+    ]
+    payload = {
+        "addressed": False,
+        "sender": p["sender"],
+        "sender_name": p["sender_name"],
+        "message_id": p["message_id"],
+        "body": p["body"],
+        "timestamp": p["timestamp"],
+        "thread_id": p.get("thread_id"),
+        "attachments": p.get("attachments") or [],
+    }
+    return _deliver(conn, ev.seq, room_id, "message", payload, recipients)
+
+
+def _document_created(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(
+        insert(rooms_documents).values(
+            document_id=p["document_id"], room_id=p["room_id"], name=p["name"], description=p["description"],
+            instructions=p["instructions"], content=p["content"], created_by_kind=p["by_kind"],
+            created_by_id=p["by_id"], version=1, updated_at=ev.recorded_at,
+        )
+    )
+    return {f"room:{p['room_id']}"}
+
+
+def _document_updated(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    changes = {k: p[k] for k in ("name", "description", "instructions", "content") if p.get(k) is not None}
+    conn.execute(
+        update(rooms_documents)
+        .where(rooms_documents.c.document_id == p["document_id"])
+        .values(version=rooms_documents.c.version + 1, updated_at=ev.recorded_at, **changes)
+    )
+    return {f"room:{p['room_id']}"}
+
+
+def _document_deleted(conn: Connection, ev: Event) -> set[str]:
+    conn.execute(delete(rooms_documents).where(rooms_documents.c.document_id == ev.payload["document_id"]))
+    return {f"room:{ev.payload['room_id']}"}
+
+
+def _role_defined(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(delete(rooms_roles).where(rooms_roles.c.room_id == p["room_id"], rooms_roles.c.name == p["name"]))
+    conn.execute(insert(rooms_roles).values(room_id=p["room_id"], name=p["name"], instructions=p["instructions"],
+                                            exclusive=p["exclusive"]))
+    return set()
+
+
+def _reference_created(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(
+        insert(rooms_references).values(
+            reference_id=p["reference_id"], type=p["type"], name=p["name"], description=p["description"],
+            instructions=p["instructions"], value=_dumps(p["value"]), owner_user_id=p["owner_user_id"],
+        )
+    )
+    return set()
+
+
+def _reference_attached(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    exists = conn.execute(
+        select(rooms_room_references.c.room_id).where(
+            rooms_room_references.c.room_id == p["room_id"],
+            rooms_room_references.c.reference_id == p["reference_id"],
+        )
+    ).first()
+    if exists is None:
+        conn.execute(insert(rooms_room_references).values(room_id=p["room_id"], reference_id=p["reference_id"]))
+    return set()
+
+
+def _approval_requested(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    card = {k: p[k] for k in ("title", "options", "responders", "expires_at")}
+    conn.execute(
+        insert(rooms_approvals).values(
+            request_id=p["request_id"], room_id=p["room_id"], requester_agent_id=p["requester_agent_id"],
+            card=_dumps(card), expires_at=p["expires_at"], state="pending", outcome=None, requested_seq=ev.seq,
+        )
+    )
+    recipients = [(a, a == p["requester_agent_id"]) for a in _members(conn, p["room_id"], "agent")]
+    return _deliver(conn, ev.seq, p["room_id"], "approval_request", dict(p), recipients)
+
+
+def _approval_outcome(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    conn.execute(
+        update(rooms_approvals)
+        .where(rooms_approvals.c.request_id == p["request_id"])
+        .values(state=p["outcome"], outcome=_dumps(p))
+    )
+    requester = p["requester_agent_id"]
+    recipients = [(a, a == requester) for a in _members(conn, p["room_id"], "agent")]
+    return _deliver(conn, ev.seq, p["room_id"], "approval_outcome", dict(p), recipients)
+
+
+def _approval_discarded(conn: Connection, ev: Event) -> set[str]:
+    p = ev.payload
+    requester = p["requester_agent_id"]
+    return _deliver(conn, ev.seq, p["room_id"], "approval_response_discarded", dict(p), [(requester, True)])
+
+
+_HANDLERS: dict[str, Callable[[Connection, Event], set[str]]] = {
+    "user.created": _user_created,
+    "user.token_rotated": _user_token_rotated,
+    "regkey.created": _regkey_created,
+    "agent.registered": _agent_registered,
+    "agent.policy_set": _agent_policy_set,
+    "room.created": _room_created,
+    "room.member_added": _member_added,
+    "room.member_removed": _member_removed,
+    "message.posted": _message_posted,
+    "document.created": _document_created,
+    "document.updated": _document_updated,
+    "document.deleted": _document_deleted,
+    "role.defined": _role_defined,
+    "reference.created": _reference_created,
+    "reference.attached": _reference_attached,
+    "approval.requested": _approval_requested,
+    "approval.answered": _approval_outcome,
+    "approval.expired": _approval_outcome,
+    "approval.discarded": _approval_discarded,
+}

@@ -1,0 +1,160 @@
+"""Query tables of the rooms projection (SQLAlchemy Core on the ledger's metadata).
+
+The ledger events under case ids `rooms.*` are the source of truth; these tables are rebuilt from
+them by `projection.Projector` and must agree with migration `rooms_0001`.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, String, Table, Text
+
+from signoff.ledger.schema import metadata
+
+# How far the projection has applied the event stream (one row, name="rooms").
+rooms_cursor = Table(
+    "rooms_cursor",
+    metadata,
+    Column("name", String(50), primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+)
+
+rooms_users = Table(
+    "rooms_users",
+    metadata,
+    Column("user_id", String(64), primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("display_name", String(200), nullable=False),
+    Column("is_admin", Boolean, nullable=False),
+    Column("external", Boolean, nullable=False),
+    Column("created_at", String(40), nullable=False),
+)
+
+# Only SHA-256 digests of tokens are stored; kind is user | agent | registration.
+rooms_tokens = Table(
+    "rooms_tokens",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("kind", String(20), nullable=False),
+    Column("principal_id", String(64), nullable=False, index=True),
+)
+
+rooms_agents = Table(
+    "rooms_agents",
+    metadata,
+    Column("agent_id", String(64), primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("owner_user_id", String(64), nullable=False, index=True),
+    Column("description", Text, nullable=False),
+    Column("profile", Text, nullable=False),  # JSON
+    Column("policy", Text, nullable=True),  # JSON; NULL = open
+    Column("created_at", String(40), nullable=False),
+)
+
+rooms_rooms = Table(
+    "rooms_rooms",
+    metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("description", Text, nullable=False),
+    Column("instructions", Text, nullable=False),
+    Column("channel_type", String(40), nullable=False),
+    Column("internal_only", Boolean, nullable=False),
+    Column("owner_user_id", String(64), nullable=False),
+    Column("group_name", String(200), nullable=True),
+    Column("created_at", String(40), nullable=False),
+)
+
+rooms_members = Table(
+    "rooms_members",
+    metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("member_kind", String(10), primary_key=True),  # user | agent
+    Column("member_id", String(64), primary_key=True),
+    Column("joined_seq", BigInteger, nullable=False),
+)
+
+rooms_messages = Table(
+    "rooms_messages",
+    metadata,
+    Column("seq", BigInteger, primary_key=True),
+    Column("message_id", String(80), nullable=False, unique=True),
+    Column("room_id", String(64), nullable=False, index=True),
+    Column("sender_kind", String(10), nullable=False),
+    Column("sender_id", String(64), nullable=False),
+    Column("sender", String(100), nullable=False),
+    Column("sender_name", String(200), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("thread_id", String(80), nullable=True),
+    Column("timestamp", BigInteger, nullable=False),  # epoch ms
+    Column("auto_reply", Boolean, nullable=False),
+    Column("attachments", Text, nullable=False),  # JSON list
+)
+
+# One row per (agent, event) the agent may see: its durable stream, with the server's per-target
+# addressing decision frozen at send time.
+rooms_deliveries = Table(
+    "rooms_deliveries",
+    metadata,
+    Column("agent_id", String(64), primary_key=True),
+    Column("seq", BigInteger, primary_key=True),
+    Column("room_id", String(64), nullable=False),
+    Column("type", String(40), nullable=False),
+    Column("addressed", Boolean, nullable=False),
+    Column("envelope", Text, nullable=False),  # JSON, without "sequence"
+)
+
+rooms_documents = Table(
+    "rooms_documents",
+    metadata,
+    Column("document_id", String(64), primary_key=True),
+    Column("room_id", String(64), nullable=False, index=True),
+    Column("name", String(200), nullable=False),
+    Column("description", Text, nullable=False),
+    Column("instructions", Text, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("created_by_kind", String(10), nullable=False),
+    Column("created_by_id", String(64), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("updated_at", String(40), nullable=False),
+)
+
+rooms_roles = Table(
+    "rooms_roles",
+    metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("name", String(100), primary_key=True),
+    Column("instructions", Text, nullable=False),
+    Column("exclusive", Boolean, nullable=False),
+)
+
+rooms_references = Table(
+    "rooms_references",
+    metadata,
+    Column("reference_id", String(64), primary_key=True),
+    Column("type", String(40), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("description", Text, nullable=False),
+    Column("instructions", Text, nullable=False),
+    Column("value", Text, nullable=False),  # JSON
+    Column("owner_user_id", String(64), nullable=False),
+)
+
+rooms_room_references = Table(
+    "rooms_room_references",
+    metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("reference_id", String(64), primary_key=True),
+)
+
+rooms_approvals = Table(
+    "rooms_approvals",
+    metadata,
+    Column("request_id", String(200), primary_key=True),
+    Column("room_id", String(64), nullable=False, index=True),
+    Column("requester_agent_id", String(64), nullable=False),
+    Column("card", Text, nullable=False),  # JSON: title, options, responders, expires_at
+    Column("expires_at", Float, nullable=False),
+    Column("state", String(20), nullable=False),  # pending | accepted | declined | expired
+    Column("outcome", Text, nullable=True),  # JSON of the outcome event payload
+    Column("requested_seq", BigInteger, nullable=False),
+)
