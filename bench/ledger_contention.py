@@ -65,11 +65,21 @@ def _ours_writer(i: int, barrier: Any, exhausted: Any, url: str, cases: int, per
     ledger.close()
 
 
-def ours(url: str, writers: int, cases: int, per_writer: int, seed: int) -> tuple[float, int]:
-    Ledger.from_url(url).close()  # schema in place before the clock starts
+def _history(cases: int, per_case: int) -> dict[str, list[dict[str, Any]]]:
+    """The workspace's past: both designs start from the same events, as a workspace in use would."""
+    return {f"case-{c}": [{"writer": -1, "n": n, "note": "earlier work " * 4} for n in range(per_case)]
+            for c in range(cases)}
+
+
+def ours(url: str, writers: int, cases: int, per_writer: int, seed: int, history: int) -> tuple[float, int]:
+    ledger = Ledger.from_url(url)  # schema and history in place before the clock starts
+    for case, past in _history(cases, history).items():
+        if past:
+            ledger.append(case, 0, [NewEvent("transition", e) for e in past])
+    ledger.close()
     seconds, _ = _timed_processes(writers, _ours_writer, (url, cases, per_writer, seed))
     ledger = Ledger.from_url(url)
-    assert sum(ledger.version(f"case-{c}") for c in range(cases)) == writers * per_writer
+    assert sum(ledger.version(f"case-{c}") for c in range(cases)) == writers * per_writer + cases * history
     ledger.close()
     return seconds, 0
 
@@ -105,7 +115,7 @@ def _baseline_writer(i: int, barrier: Any, exhausted: Any, url: str, cases: int,
     engine.dispose()
 
 
-def baseline(url: str, writers: int, cases: int, per_writer: int, seed: int) -> tuple[float, int]:
+def baseline(url: str, writers: int, cases: int, per_writer: int, seed: int, history: int) -> tuple[float, int]:
     """One JSON document per workspace; every transition rewrites it with compare-and-swap."""
     engine: Engine = make_engine(url)
     with engine.connect() as raw:
@@ -114,7 +124,7 @@ def baseline(url: str, writers: int, cases: int, per_writer: int, seed: int) -> 
             conn.execute(text("CREATE TABLE IF NOT EXISTS workspace_doc (id INTEGER PRIMARY KEY, "
                               "version INTEGER NOT NULL, doc TEXT NOT NULL)"))
             conn.execute(text("DELETE FROM workspace_doc"))
-            doc = {f"case-{c}": {"version": 0, "events": []} for c in range(cases)}
+            doc = {case: {"version": len(past), "events": past} for case, past in _history(cases, history).items()}
             conn.execute(text("INSERT INTO workspace_doc VALUES (1, 0, :d)"), {"d": json.dumps(doc)})
     engine.dispose()
     return _timed_processes(writers, _baseline_writer, (url, cases, per_writer, seed))
@@ -142,13 +152,14 @@ def measure(label: str, make_url: Callable[[], str], args: argparse.Namespace) -
     lost: list[int] = []
     for run in range(args.runs):
         # interleave so drift on the machine hits both sides alike
-        s, _ = ours(make_url(), args.writers, args.cases, args.per_writer, run)
+        s, _ = ours(make_url(), args.writers, args.cases, args.per_writer, run, args.history)
         ours_rates.append(total / s)
-        s, exhausted = baseline(make_url(), args.writers, args.cases, args.per_writer, run)
+        s, exhausted = baseline(make_url(), args.writers, args.cases, args.per_writer, run, args.history)
         base_rates.append((total - exhausted) / s)
         lost.append(exhausted)
     o, b = statistics.median(ours_rates), statistics.median(base_rates)
-    print(f"[{label}] {args.writers} writers x {args.per_writer} transitions over {args.cases} cases, {args.runs} runs")
+    print(f"[{label}] {args.writers} writer processes x {args.per_writer} transitions over {args.cases} cases "
+          f"holding {args.history} earlier events each, {args.runs} runs")
     print(f"[{label}]   per-case ledger : median {o:8.1f} committed/s  (min {min(ours_rates):.1f}, "
           f"max {max(ours_rates):.1f}), exhausted 0")
     print(f"[{label}]   single document : median {b:8.1f} committed/s  (min {min(base_rates):.1f}, "
@@ -163,6 +174,7 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=64)
     parser.add_argument("--per-writer", type=int, default=40)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--history", type=int, default=20, help="events per case before the run starts")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="signoff-bench-"))
     ratios = [measure("sqlite", lambda: fresh_sqlite(folder), args)]

@@ -36,7 +36,8 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "postgresql":
         if parsed.drivername in ("postgresql", "postgres"):
             parsed = parsed.set(drivername="postgresql+psycopg")
-        return create_engine(parsed, pool_pre_ping=True, pool_size=20, max_overflow=20)
+        # No pre-ping: it costs a round trip per checkout; stale connections are recycled instead.
+        return create_engine(parsed, pool_recycle=1800, pool_size=20, max_overflow=20)
     raise UsageError(f"unsupported database {parsed.get_backend_name()!r}", "use SQLite or PostgreSQL")
 
 
