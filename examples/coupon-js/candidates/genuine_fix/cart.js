@@ -1,0 +1,12 @@
+'use strict';
+// A tiny checkout in JavaScript: prices are whole cents, coupons whole percentages.
+
+function totalAfterCoupon(cents, percent) {
+  return Math.floor((cents * (100 - percent)) / 100);
+}
+
+function checkoutTotal(prices, percent) {
+  return totalAfterCoupon(prices.reduce((a, b) => a + b, 0), percent);
+}
+
+module.exports = { totalAfterCoupon, checkoutTotal };

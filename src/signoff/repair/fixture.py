@@ -1,0 +1,87 @@
+"""Build a fixture's git repository from its files (examples/coupon, examples/coupon-js).
+
+A fixture folder holds `repo/` (the base revision's files), `harness/` (the approved tests) and
+`candidates/<name>/` (files each candidate replaces, committed on top of the base). Commits get a
+fixed author and date, so the same files always give the same commit ids.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from signoff.kernel.errors import NotFoundError, UsageError
+
+_ENV = {
+    "GIT_AUTHOR_NAME": "signoff fixture", "GIT_AUTHOR_EMAIL": "fixture@signoff.invalid",
+    "GIT_COMMITTER_NAME": "signoff fixture", "GIT_COMMITTER_EMAIL": "fixture@signoff.invalid",
+    "GIT_AUTHOR_DATE": "2026-11-06T12:00:00+00:00", "GIT_COMMITTER_DATE": "2026-11-06T12:00:00+00:00",
+    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+
+@dataclass
+class FixtureRepo:
+    path: Path
+    harness: Path
+    base: str
+    candidates: dict[str, str] = field(default_factory=dict)
+
+
+def examples_root() -> Path:
+    """The examples/ folder of a source checkout (where `make demo` runs), or SIGNOFF_EXAMPLES."""
+    named = os.environ.get("SIGNOFF_EXAMPLES")
+    candidates = [Path(named)] if named else []
+    candidates.append(Path(__file__).resolve().parents[3] / "examples")
+    candidates.append(Path.cwd() / "examples")
+    for c in candidates:
+        if (c / "coupon" / "harness").is_dir():
+            return c
+    raise NotFoundError("the examples folder (with examples/coupon) was not found",
+                        "run from a source checkout of signoff, or set SIGNOFF_EXAMPLES to its examples folder")
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(_ENV)
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env,
+                          timeout=60, check=False)
+    if proc.returncode != 0:
+        raise UsageError(f"git {args[0]} failed: {proc.stderr.strip()}", "check that git is installed")
+    return proc.stdout.strip()
+
+
+def _copy_files(src: Path, dst: Path) -> None:
+    for path in sorted(src.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            target = dst / path.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+
+
+def build(fixture: Path, dest: Path) -> FixtureRepo:
+    """Create the fixture's repository at `dest`: main = base, one branch per candidate."""
+    if not (fixture / "repo").is_dir() or not (fixture / "harness").is_dir():
+        raise NotFoundError(f"{fixture} is not a fixture folder (needs repo/ and harness/)", "pass a fixture folder")
+    if dest.exists() and any(dest.iterdir()):
+        raise UsageError(f"{dest} is not empty", "pass a new folder for the fixture repository")
+    dest.mkdir(parents=True, exist_ok=True)
+    _git(dest, "init", "-q", "-b", "main")
+    _copy_files(fixture / "repo", dest)
+    _git(dest, "add", "-A")
+    _git(dest, "commit", "-q", "-m", "checkout: apply percentage coupons")
+    base = _git(dest, "rev-parse", "HEAD")
+    out = FixtureRepo(dest, fixture / "harness", base)
+    cands = fixture / "candidates"
+    for cand in sorted(p for p in cands.iterdir() if p.is_dir()) if cands.is_dir() else []:
+        name = cand.name.replace("_", "-")
+        _git(dest, "checkout", "-q", "-b", name, base)
+        _copy_files(cand, dest)
+        _git(dest, "add", "-A")
+        _git(dest, "commit", "-q", "-m", f"candidate: {name}")
+        out.candidates[name] = _git(dest, "rev-parse", "HEAD")
+    _git(dest, "checkout", "-q", "main")
+    return out

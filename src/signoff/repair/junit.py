@@ -1,0 +1,201 @@
+"""JUnit XML reports: parse them and find the cases a test id selects.
+
+Outcomes come only from these reports, never from a runner's console text. The report was written
+inside the sandbox, so it is untrusted input: its size is bounded by the sandbox, document type
+declarations (entity expansion) are refused, and anything unparsable is treated as no report.
+
+Test ids are relative to the harness folder: `test_fix.py::TestX::test_y` for pytest (a
+parametrised test `test_y` selects every `test_y[...]` case) and `cart.test.js::suite::name` for
+node's test runner. A file alone selects every case in it.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.kernel.errors import UsageError
+
+HARNESS_MOUNT = "/harness"
+MESSAGE_LIMIT = 2000
+_PYTEST_TRAILER = re.compile(r"^\S.*:\d+: ([A-Za-z_][\w.]*)\s*$")
+_NODE_CAUSE = re.compile(r"cause: ([A-Za-z_][\w.]*)(?: \[(\w+)\])?")
+
+
+class ReportError(Exception):
+    """The report is not well-formed JUnit XML."""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str  # test id relative to the harness folder
+    outcome: str  # passed | failed | error | skipped
+    assertion: bool  # failed because an assertion did not hold
+    exception: str | None  # exception type name when known
+    message: str  # the failure message, bounded
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "outcome": self.outcome, "assertion": self.assertion,
+                "exception": self.exception, "message": self.message}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Case:
+        return cls(str(d["id"]), str(d["outcome"]), bool(d["assertion"]),
+                   d.get("exception"), str(d.get("message", "")))
+
+
+def _strip_harness(path: str) -> str:
+    if path.startswith(HARNESS_MOUNT + "/"):
+        return path[len(HARNESS_MOUNT) + 1:]
+    return path[2:] if path.startswith("./") else path
+
+
+def _root(data: bytes) -> ET.Element:
+    head = data[:4096].lower()
+    if b"<!doctype" in head or b"<!entity" in data.lower():
+        raise ReportError("report declares a document type or entities; refused")
+    try:
+        return ET.fromstring(data)  # noqa: S314 -- no DTD, so no entity expansion
+    except ET.ParseError as exc:
+        raise ReportError(f"report is not well-formed XML: {exc}") from exc
+
+
+def _bounded(text: str | None) -> str:
+    text = (text or "").strip()
+    return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + " [...]"
+
+
+def _classify(tc: ET.Element) -> tuple[str, bool, str | None, str]:
+    """(outcome, assertion, exception type, message) of one <testcase>."""
+    for tag in ("failure", "error"):
+        el = tc.find(tag)
+        if el is None:
+            continue
+        message = el.get("message") or ""
+        body = el.text or ""
+        exc_type = _exception_type(el.get("type"), message, body)
+        outcome = "failed" if tag == "failure" else "error"
+        assertion = outcome == "failed" and exc_type is not None and (
+            exc_type.endswith("AssertionError") or exc_type == "ERR_ASSERTION")
+        first_line = body.strip().splitlines()[0] if body.strip() else ""
+        return outcome, assertion, exc_type, _bounded(message or first_line)
+    if tc.find("skipped") is not None:
+        el = tc.find("skipped")
+        return "skipped", False, None, _bounded(el.get("message") if el is not None else "")
+    return "passed", False, None, ""
+
+
+def _exception_type(type_attr: str | None, message: str, body: str) -> str | None:
+    # pytest: the last line of the long representation is "path:line: ExceptionType".
+    lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+    if lines:
+        m = _PYTEST_TRAILER.match(lines[-1].strip())
+        if m:
+            return m.group(1)
+    # node's test runner: the failure wraps the thrown error as `cause: AssertionError [ERR_ASSERTION]`.
+    m = _NODE_CAUSE.search(body)
+    if m:
+        return "AssertionError" if m.group(2) == "ERR_ASSERTION" else m.group(1)
+    if type_attr and type_attr not in ("testCodeFailure", "failure", "error"):
+        return type_attr
+    head = message.split(":", 1)[0].strip()
+    if re.fullmatch(r"[A-Za-z_][\w.]*(Error|Exception)", head):
+        return head
+    return None
+
+
+def parse_pytest(data: bytes) -> list[Case]:
+    """Cases of a pytest report (xunit1 gives a `file` attribute; without it the dotted classname is used)."""
+    root = _root(data)
+    cases: list[Case] = []
+    for tc in root.iter("testcase"):
+        name = tc.get("name") or ""
+        classname = tc.get("classname") or ""
+        file_ = tc.get("file")
+        if file_ and not classname:
+            # A collection error names the file, not a test: it applies to every id in that file.
+            parts = [_strip_harness(file_)]
+        elif file_:
+            file_ = _strip_harness(file_)
+            module = re.sub(r"\.py$", "", file_).replace("/", ".")
+            rest = classname[len(module) + 1:] if classname.startswith(module + ".") else ""
+            parts = [file_, *[p for p in rest.split(".") if p], name]
+        else:
+            # xunit2: only the dotted classname; keep it dotted and match ids in the same form.
+            parts = ["~" + classname, name]
+        outcome, assertion, exc, message = _classify(tc)
+        cases.append(Case("::".join(parts), outcome, assertion, exc, message))
+    return cases
+
+
+def parse_node(data: bytes, file_: str) -> list[Case]:
+    """Cases of one file's report from `node --test --test-reporter=junit`.
+
+    Node's report does not name the file, so the runner writes one report per file. A file that
+    could not even load is reported as one failing case named after its path: that is an error, not a
+    failed assertion.
+    """
+    root = _root(data)
+    cases: list[Case] = []
+
+    def walk(el: ET.Element, trail: list[str]) -> None:
+        for child in el:
+            if child.tag == "testsuite":
+                walk(child, [*trail, child.get("name") or ""])
+            elif child.tag == "testcase":
+                name = child.get("name") or ""
+                outcome, assertion, exc, message = _classify(child)
+                if name.endswith(file_) and name.startswith("/") and not trail:
+                    cases.append(Case(file_, "error", False, exc, message or "the test file failed to load"))
+                    continue
+                cases.append(Case("::".join([file_, *trail, name]), outcome, assertion, exc, message))
+
+    walk(root, [])
+    return cases
+
+
+def parse_generic(data: bytes) -> list[Case]:
+    """Cases of any runner's report: a `file` attribute if present, else pytest-style dotted classname."""
+    return parse_pytest(data)
+
+
+def _mangled(test_id: str) -> str:
+    """The xunit2 form of a pytest id: dotted module path and classes, then the name."""
+    path, bracket, params = test_id.partition("[")
+    names = path.split("::")
+    names[0] = re.sub(r"\.py$", "", names[0]).replace("/", ".")
+    if len(names) == 1:
+        return "~" + names[0]
+    return "~" + ".".join(names[:-1]) + "::" + names[-1] + bracket + params
+
+
+def select(cases: list[Case], test_id: str) -> list[Case]:
+    """The cases a test id selects: itself, its parametrisations, or everything below it."""
+    wanted = [test_id, _mangled(test_id)]
+    file_ = test_id.split("::", 1)[0]
+    found: list[Case] = []
+    for case in cases:
+        if case.id == file_ and case.outcome == "error":
+            found.append(case)  # the file itself failed to load or collect
+            continue
+        for w in wanted:
+            if case.id == w or case.id.startswith(w + "[") or case.id.startswith(w + "::") or (
+                    w.startswith("~") and "::" not in w and case.id.startswith(w + ".")):
+                found.append(case)
+                break
+    return found
+
+
+def check_test_id(test_id: str, harness_files: tuple[str, ...]) -> None:
+    """UsageError unless the id names a file inside the harness (ids are relative to it)."""
+    if not test_id or test_id.startswith("/") or "\0" in test_id:
+        raise UsageError(f"test id {test_id!r} must be relative to the harness folder",
+                         "write it like test_fix.py::TestX::test_y")
+    file_ = test_id.split("::", 1)[0]
+    if ".." in file_.split("/"):
+        raise UsageError(f"test id {test_id!r} leaves the harness folder", "name a file inside the harness")
+    if file_ not in harness_files and not any(f.startswith(file_.rstrip("/") + "/") for f in harness_files):
+        raise UsageError(f"test id {test_id!r}: {file_} is not in the harness",
+                         f"the harness holds: {', '.join(harness_files[:8])}")

@@ -1,0 +1,161 @@
+"""Test runners: the command each stage executes in the sandbox, and how its report is read.
+
+Inside the sandbox the layout is fixed: the exported revision at /src, the frozen harness at
+/harness, this module's runner files at /runner (all read-only), and the writable tmpfs at /work.
+
+pytest is started through a small bootstrap that imports pytest from the prepared environment
+*before* the checkout joins the import path, and appends (never prepends) the checkout folders, so
+a candidate cannot shadow pytest or its JUnit plugin with a module of the same name. The harness's
+own `pytest.ini` governs the run when present; otherwise an empty one does, so the repository's
+configuration and conftest files never apply.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import UsageError
+from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, parse_generic, parse_node, parse_pytest
+
+SRC_MOUNT = "/src"
+RUNNER_MOUNT = "/runner"
+WORKDIR = "/work"
+JUNIT = "junit.xml"
+
+PYTEST_BOOTSTRAP = '''\
+"""signoff runner: import pytest before the code under test can shadow it, then run it."""
+import sys
+
+import pytest  # resolved from the prepared environment; the checkout is not on the path yet
+
+sys.path.extend(p for p in sys.argv[1].split(":") if p)
+raise SystemExit(pytest.main(sys.argv[2:]))
+'''
+EMPTY_INI = "[pytest]\n"
+RUNNERS = ("pytest", "node")
+
+
+@dataclass(frozen=True)
+class Runner:
+    kind: str  # pytest | node | template
+    template: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Runner:
+        text = (text or "pytest").strip()
+        if text in RUNNERS:
+            return cls(text)
+        if "{junit}" not in text:
+            raise UsageError(f"runner {text!r} is neither pytest, node nor a command template with {{junit}}",
+                             'use --runner pytest, --runner node, or --runner "CMD {tests} {junit}"')
+        unknown = {p for p in _placeholders(text)} - {"tests", "junit", "harness", "src", "python"}
+        if unknown:
+            raise UsageError(f"runner template has unknown placeholders: {', '.join(sorted(unknown))}",
+                             "use {tests}, {junit}, {harness}, {src} and {python}")
+        return cls("template", text)
+
+    @property
+    def needs_python(self) -> bool:
+        return self.kind != "node"
+
+    def files(self) -> dict[str, str]:
+        """Files placed in /runner for this runner."""
+        if self.kind == "pytest":
+            return {"run_pytest.py": PYTEST_BOOTSTRAP, "pytest.ini": EMPTY_INI}
+        return {}
+
+    def spec(self) -> dict[str, Any]:
+        return {"kind": self.kind, "template": self.template,
+                "files": {name: sha256_bytes(text.encode()) for name, text in sorted(self.files().items())}}
+
+    def digest(self) -> str:
+        return canonical_digest(self.spec())
+
+    def write_files(self, folder: Path) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.chmod(0o755)
+        for name, text in self.files().items():
+            p = folder / name
+            p.write_text(text)
+            p.chmod(0o444)
+        return folder
+
+    def command(self, tests: list[str], harness_files: tuple[str, ...], python: str | None,
+                pythonpath: list[str]) -> tuple[list[str], list[str]]:
+        """(argv, report files to collect) for running `tests`."""
+        paths = ":".join([SRC_MOUNT, *[f"{SRC_MOUNT}/{p}" for p in pythonpath]])
+        if self.kind == "pytest":
+            assert python is not None
+            ini = f"{HARNESS_MOUNT}/pytest.ini" if "pytest.ini" in harness_files else f"{RUNNER_MOUNT}/pytest.ini"
+            argv = [python, "-I", "-B", f"{RUNNER_MOUNT}/run_pytest.py", paths,
+                    "-p", "no:cacheprovider", f"--rootdir={HARNESS_MOUNT}", "-c", ini,
+                    f"--confcutdir={HARNESS_MOUNT}", "-o", "junit_family=xunit1", "-o", "console_output_style=classic",
+                    f"--junitxml={WORKDIR}/{JUNIT}", "-q", "--color=no",
+                    *[f"{HARNESS_MOUNT}/{t}" for t in tests]]
+            return argv, [JUNIT]
+        if self.kind == "node":
+            files = _files_of(tests)
+            lines = ["rc=0"]
+            for i, f in enumerate(files):
+                lines.append(
+                    f"node --test --test-reporter=junit --test-reporter-destination={WORKDIR}/junit-{i}.xml "
+                    f"{shlex.quote(HARNESS_MOUNT + '/' + f)} || rc=1")
+            lines.append("exit $rc")
+            return ["/bin/sh", "-c", "\n".join(lines)], [f"junit-{i}.xml" for i in range(len(files))]
+        assert self.template is not None
+        values = {
+            "tests": " ".join(shlex.quote(f"{HARNESS_MOUNT}/{t}") for t in tests),
+            "junit": f"{WORKDIR}/{JUNIT}", "harness": HARNESS_MOUNT, "src": SRC_MOUNT,
+            "python": python or "python3",
+        }
+        return ["/bin/sh", "-c", self.template.format_map(values)], [JUNIT]
+
+    def env(self, python: str | None, pythonpath: list[str]) -> dict[str, str]:
+        folders = [SRC_MOUNT, *[f"{SRC_MOUNT}/{p}" for p in pythonpath]]
+        path = "/usr/local/bin:/usr/bin:/bin"
+        if python and "/" in python:
+            path = python.rsplit("/", 1)[0] + ":" + path
+        return {
+            "PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ":".join(folders), "NODE_PATH": ":".join(folders),
+            "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT,
+            "HYPOTHESIS_STORAGE_DIRECTORY": f"{WORKDIR}/.hypothesis", "NO_COLOR": "1",
+        }
+
+    def read(self, tests: list[str], files: dict[str, bytes]) -> list[Case] | None:
+        """Cases from the collected reports; None when a report is absent. ReportError when malformed."""
+        if self.kind == "node":
+            cases: list[Case] = []
+            for i, f in enumerate(_files_of(tests)):
+                data = files.get(f"junit-{i}.xml")
+                if data is None:
+                    return None
+                cases.extend(parse_node(data, f))
+            return cases
+        data = files.get(JUNIT)
+        if data is None:
+            return None
+        return parse_pytest(data) if self.kind == "pytest" else parse_generic(data)
+
+
+def _files_of(tests: list[str]) -> list[str]:
+    seen: list[str] = []
+    for t in tests:
+        f = t.split("::", 1)[0]
+        if f not in seen:
+            seen.append(f)
+    return seen
+
+
+def _placeholders(text: str) -> list[str]:
+    import string
+
+    return [name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name is not None]
+
+
+__all__ = ["JUNIT", "RUNNER_MOUNT", "SRC_MOUNT", "WORKDIR", "ReportError", "Runner"]

@@ -1,0 +1,185 @@
+"""The verdict rules: pure functions from execution outcomes to VERIFIED / REJECTED / INCONCLUSIVE.
+
+VERIFIED needs every execution complete, the expected test failing on base by an assertion, passing on
+the candidate in every case, and every regression test passing. REJECTED needs positive proof against
+the candidate: complete executions on a reproduced base showing it fail, or a policy violation
+(ancestry, allowlist). Everything else is INCONCLUSIVE, always with a reason. Nothing that is missing,
+skipped, errored, partial or disagreeing between repeats can become a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from signoff.repair.junit import Case, select
+
+VERIFIED, REJECTED, INCONCLUSIVE = "VERIFIED", "REJECTED", "INCONCLUSIVE"
+VERDICTS = (VERIFIED, REJECTED, INCONCLUSIVE)
+EXIT_CODES = {VERIFIED: 0, REJECTED: 1, INCONCLUSIVE: 3}
+
+# Why an execution did not complete -> the INCONCLUSIVE reason code it produces.
+RUN_STATUSES = ("complete", "timeout", "resource_limit", "no_report", "bad_report", "inconsistent",
+                "sandbox_unavailable")
+
+REASONS = {
+    # INCONCLUSIVE
+    "harness_changed": "the harness digest changed since it was approved",
+    "sandbox_unavailable": "the sandbox is unavailable",
+    "environment_unprepared": "the test environment could not be prepared",
+    "timeout": "an execution timed out",
+    "resource_limit": "an execution hit a memory or process limit",
+    "no_report": "an execution wrote no JUnit report",
+    "bad_report": "an execution wrote a report that is not valid JUnit XML",
+    "inconsistent": "the runner's exit status contradicts its report",
+    "flaky": "repeated executions disagreed",
+    "missing_test": "a test is missing from the report",
+    "base_not_reproduced": "the expected test did not fail by an assertion on the base revision",
+    "test_error": "a test errored (setup, import or collection), which is not a pass",
+    "test_skipped": "a test was skipped, which is not a pass",
+    # REJECTED
+    "not_descendant": "the candidate does not descend from the base revision",
+    "path_not_allowed": "the candidate changes paths outside the allowlist",
+    "candidate_failed": "the candidate fails the expected test",
+    "regression_failed": "the candidate fails a regression test",
+}
+REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
+
+
+@dataclass
+class Run:
+    """One execution of one stage, reduced to what the verdict needs."""
+
+    status: str  # one of RUN_STATUSES
+    detail: str = ""
+    cases: list[Case] = field(default_factory=list)
+    exit_code: int | None = None
+    record: dict[str, Any] | None = None  # the sandbox's execution record
+    record_digest: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"status": self.status, "detail": self.detail, "exit_code": self.exit_code,
+                "cases": [c.as_json() for c in self.cases], "record": self.record,
+                "record_digest": self.record_digest}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Run:
+        return cls(str(d["status"]), str(d.get("detail", "")), [Case.from_json(c) for c in d.get("cases", [])],
+                   d.get("exit_code"), d.get("record"), d.get("record_digest"))
+
+
+@dataclass
+class Summary:
+    """What a stage showed for its test ids, across its repeats."""
+
+    outcome: str  # passed | failed | error | skipped | missing | flaky | incomplete | not_run | none
+    assertion: bool = False  # some selected case failed by an assertion
+    message: str = ""  # the (first) failing assertion's message, or the failure/incompletion detail
+    status: str = "complete"  # the first incomplete run's status, else "complete"
+    per_test: dict[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "assertion": self.assertion, "message": self.message,
+                "status": self.status, "per_test": self.per_test}
+
+
+_PRECEDENCE = ("failed", "error", "skipped", "missing", "passed")
+
+
+def _aggregate(outcomes: list[str]) -> str:
+    for o in _PRECEDENCE:
+        if o in outcomes:
+            return o
+    return "passed"
+
+
+def outcome_of(cases: list[Case]) -> tuple[str, bool, str]:
+    """(outcome, failed-by-assertion, message) of the cases one test id selected."""
+    if not cases:
+        return "missing", False, ""
+    outcome = _aggregate([c.outcome for c in cases])
+    failing = [c for c in cases if c.assertion] or [c for c in cases if c.outcome in ("failed", "error")]
+    return outcome, any(c.assertion for c in cases), (failing[0].message if failing else "")
+
+
+def summarize(tests: list[str], runs: list[Run]) -> Summary:
+    if not tests:
+        return Summary("none")
+    if not runs:
+        return Summary("not_run")
+    for run in runs:
+        if run.status != "complete":
+            return Summary("incomplete", message=run.detail, status=run.status)
+    signatures = []
+    results = []
+    for run in runs:
+        per = {t: outcome_of(select(run.cases, t)) for t in tests}
+        signatures.append(tuple((t, o, a) for t, (o, a, _m) in sorted(per.items())))
+        results.append(per)
+    if len(set(signatures)) > 1:
+        seen = ", ".join(sorted({f"{t}={o}" for sig in signatures for (t, o, _a) in sig}))
+        return Summary("flaky", message=f"repeats disagree: {seen}", status="complete")
+    per = results[0]
+    outcome = _aggregate([o for (o, _a, _m) in per.values()])
+    assertion = any(a for (_o, a, _m) in per.values())
+    message = next((m for (_o, a, m) in per.values() if a), "") or next(
+        (m for (o, _a, m) in per.values() if o != "passed" and m), "")
+    return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()})
+
+
+def reason(code: str, detail: str = "") -> dict[str, str]:
+    return {"code": code, "text": REASONS[code], "detail": detail}
+
+
+def classify(base: Summary, candidate: Summary, regression: Summary,
+             violations: list[dict[str, str]] | None = None,
+             preflight: list[dict[str, str]] | None = None) -> tuple[str, list[dict[str, str]]]:
+    """The verdict and its reasons.
+
+    `violations` are policy reasons found before anything ran (ancestry, allowlist): they reject.
+    `preflight` are reasons nothing could run (harness changed, sandbox or environment missing).
+    """
+    if preflight:
+        return INCONCLUSIVE, list(preflight)
+    if violations:
+        return REJECTED, list(violations)
+    inconclusive: list[dict[str, str]] = []
+    rejecting: list[dict[str, str]] = []
+    stages = {"base": base, "candidate": candidate, "regression": regression}
+    for name, s in stages.items():
+        if s.outcome == "incomplete":
+            inconclusive.append(reason(s.status if s.status in REASONS else "no_report", f"{name}: {s.message}"))
+        elif s.outcome == "flaky":
+            inconclusive.append(reason("flaky", f"{name}: {s.message}"))
+        elif s.outcome == "not_run":
+            inconclusive.append(reason("no_report", f"{name}: not executed"))
+    base_ok = base.outcome not in ("incomplete", "flaky", "not_run") and base.assertion
+    if base.outcome not in ("incomplete", "flaky", "not_run") and not base.assertion:
+        if base.outcome == "missing":
+            inconclusive.append(reason("missing_test", "base: the expected test is not in the report"))
+        shown = {"passed": "it passed", "missing": "it did not run", "skipped": "it was skipped",
+                 "error": f"it errored ({base.message})" if base.message else "it errored",
+                 "failed": f"it failed without an assertion ({base.message})"}.get(base.outcome, base.outcome)
+        inconclusive.append(reason("base_not_reproduced", f"base: {shown}"))
+    if base_ok:
+        if candidate.outcome == "failed":
+            rejecting.append(reason("candidate_failed", f"candidate: {candidate.message}"))
+        if regression.outcome == "failed":
+            failing = [t for t, o in regression.per_test.items() if o == "failed"]
+            rejecting.append(reason("regression_failed", f"regression: {', '.join(failing)}: {regression.message}"))
+    if rejecting:
+        return REJECTED, rejecting + inconclusive
+    for name, s in (("candidate", candidate), ("regression", regression)):
+        if s.outcome == "missing":
+            missing = [t for t, o in s.per_test.items() if o == "missing"]
+            inconclusive.append(reason("missing_test", f"{name}: {', '.join(missing)}"))
+        elif s.outcome == "error":
+            inconclusive.append(reason("test_error", f"{name}: {s.message}"))
+        elif s.outcome == "skipped":
+            inconclusive.append(reason("test_skipped", f"{name}: {s.message}"))
+    if inconclusive:
+        return INCONCLUSIVE, inconclusive
+    if candidate.outcome != "passed" or regression.outcome not in ("passed", "none"):
+        # Unreachable by construction; kept so that any unforeseen outcome fails closed.
+        return INCONCLUSIVE, [reason("no_report", f"unexpected outcomes {candidate.outcome}/{regression.outcome}")]
+    return VERIFIED, []

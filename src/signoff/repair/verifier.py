@@ -1,0 +1,349 @@
+"""The verifier: judge a candidate revision against a frozen harness, in the sandbox.
+
+Order matters and is the point of the design:
+1. the harness is digested and frozen before anything runs (and compared with the approved digest);
+2. ancestry and the allowlist are checked from git alone, and the candidate's edits to the
+   repository's own tests are recorded as a tamper signal (they never feed the verdict);
+3. each revision is exported clean with `git archive`;
+4. the test environment is prepared from the *base* revision's requirements (network only here);
+5. three executions run concurrently with no network: base/expected, candidate/expected,
+   candidate/regression (each repeated `repeat` times);
+6. outcomes come from the JUnit reports; the verdict rules in `verdict.py` decide;
+7. a signed in-toto statement records the identity, the fingerprint, every stage and the verdict.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.settings import Settings
+from signoff.repair import gitrepo
+from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
+from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
+from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id
+from signoff.repair.runners import RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
+from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, reason, summarize
+
+STAGES = ("base", "candidate", "regression")
+MAX_REPEAT = 20
+
+
+@dataclass
+class VerifyRequest:
+    repo: Path
+    base: str
+    candidate: str
+    harness: Path | None
+    expect: str
+    regression: list[str] = field(default_factory=list)
+    allow: list[str] = field(default_factory=list)
+    pythonpath: list[str] = field(default_factory=list)
+    requirements: str | None = None
+    runner: str = "pytest"
+    repeat: int = 1
+    timeout: float = 120.0
+    approved_digest: str | None = None  # the harness digest a person approved; any other is refused
+    frozen_digest: str | None = None  # use an already-frozen harness from the store instead of a folder
+    redact_paths: bool = False
+    evidence_path: Path | None = None
+    write_evidence: bool = True
+    backend: str | None = None
+
+
+@dataclass
+class StageResult:
+    name: str
+    revision: str
+    tests: list[str]
+    command: list[str]
+    runs: list[Run]
+    summary: Summary
+
+    def as_json(self) -> dict[str, Any]:
+        return {"revision": self.revision, "tests": self.tests, "outcome": self.summary.outcome,
+                "assertion": self.summary.assertion, "message": self.summary.message,
+                "status": self.summary.status, "per_test": self.summary.per_test,
+                "executions": [r.record for r in self.runs if r.record is not None],
+                "runs": [r.as_json() for r in self.runs]}
+
+    def evidence_json(self) -> dict[str, Any]:
+        return {"revision": self.revision, "tests": self.tests, "command": self.command,
+                "summary": self.summary.as_json(), "runs": [r.as_json() for r in self.runs]}
+
+
+@dataclass
+class VerifyResult:
+    verdict: str
+    reasons: list[dict[str, str]]
+    stages: dict[str, StageResult]
+    fingerprint: str
+    evidence: Path | None
+    base: str
+    candidate: str
+    harness_digest: str
+    changed: list[str]
+    tamper: list[str]
+    predicate: dict[str, Any]
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "reasons": self.reasons,
+            "stages": {name: s.as_json() for name, s in self.stages.items()},
+            "fingerprint": self.fingerprint,
+            "evidence": str(self.evidence) if self.evidence else None,
+            "base": self.base,
+            "candidate": self.candidate,
+            "harness_digest": self.harness_digest,
+            "changed": self.changed,
+            "tamper": self.tamper,
+        }
+
+
+def harness_store(settings: Settings) -> Path:
+    return settings.home / "repair" / "harness"
+
+
+def env_cache(settings: Settings) -> Path:
+    return settings.home / "repair" / "envs"
+
+
+def _validate(req: VerifyRequest) -> None:
+    if not isinstance(req.repeat, int) or not 1 <= req.repeat <= MAX_REPEAT:
+        raise UsageError(f"--repeat must be 1 to {MAX_REPEAT}, got {req.repeat}", "pass a small repeat count")
+    if not 0 < req.timeout <= 3600:
+        raise UsageError(f"--timeout must be between 0 and 3600 seconds, got {req.timeout}",
+                         "pass the seconds one execution may take")
+    for p in req.pythonpath:
+        parts = Path(p).parts
+        if Path(p).is_absolute() or ".." in parts or not p:
+            raise UsageError(f"--pythonpath {p!r} must be a folder inside the repository", "pass e.g. src")
+    if req.harness is None and req.frozen_digest is None:
+        raise UsageError("no harness given", "pass --harness DIR")
+
+
+def _requirements(req: VerifyRequest, repo: Path, base: str, workspace: Path) -> Path | None:
+    """The requirements file: read from the base revision (never the candidate's, which the agent
+    controls), or else a file on this machine."""
+    if not req.requirements:
+        return None
+    data = gitrepo.read_file_at(repo, base, req.requirements)
+    if data is None:
+        host = Path(req.requirements)
+        if not host.is_file():
+            raise UsageError(f"requirements file {req.requirements!r} is neither in the base revision nor a file here",
+                             "pass a path inside the repository (read at the base revision) or an existing file")
+        data = host.read_bytes()
+    out = workspace / "requirements.txt"
+    out.write_bytes(data)
+    out.chmod(0o644)
+    return out
+
+
+def _node_environment() -> dict[str, Any]:
+    node = shutil.which("node")
+    version = None
+    if node:
+        proc = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=20, check=False)
+        version = proc.stdout.strip() or None
+    return {"kind": "node", "version": version}
+
+
+def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float) -> Run:
+    record = execution.as_json()
+    digest = canonical_digest(record)
+    tail = (execution.stderr or execution.stdout or "")[-600:].strip()
+    if execution.timed_out:
+        return Run("timeout", f"timed out after {timeout:g}s", [], execution.exit_code, record, digest)
+    if execution.oom_killed or (execution.pids_limit_hit and execution.exit_code != 0):
+        return Run("resource_limit", f"stopped by the sandbox ({execution.outcome})", [], execution.exit_code,
+                   record, digest)
+    try:
+        cases = runner.read(tests, execution.files)
+    except ReportError as exc:
+        return Run("bad_report", str(exc), [], execution.exit_code, record, digest)
+    if cases is None:
+        return Run("no_report", f"exit {execution.exit_code}, no JUnit report; {tail}", [], execution.exit_code,
+                   record, digest)
+    bad = any(c.outcome in ("failed", "error") for c in cases)
+    if bad and execution.exit_code == 0:
+        return Run("inconsistent", "the report shows failures but the runner exited 0", cases,
+                   execution.exit_code, record, digest)
+    if cases and not bad and execution.exit_code not in (0, None):
+        return Run("inconsistent", f"the report shows no failure but the runner exited {execution.exit_code}",
+                   cases, execution.exit_code, record, digest)
+    return Run("complete", "", cases, execution.exit_code, record, digest)
+
+
+def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
+    """Run the whole verification and (unless told not to) write signed evidence."""
+    from signoff import sandbox
+
+    _validate(req)
+    runner = Runner.parse(req.runner)
+    repo = gitrepo.open_repo(req.repo)
+    base = gitrepo.resolve(repo, req.base)
+    cand = gitrepo.resolve(repo, req.candidate)
+
+    # 1. Freeze before anything else runs.
+    store = harness_store(settings)
+    frozen: FrozenHarness = load(store, req.frozen_digest) if req.frozen_digest else freeze(
+        req.harness, store)  # type: ignore[arg-type]
+    check_test_id(req.expect, frozen.files)
+    for t in req.regression:
+        check_test_id(t, frozen.files)
+    preflight: list[dict[str, str]] = []
+    if req.approved_digest is not None and req.approved_digest != frozen.digest:
+        preflight.append(reason("harness_changed",
+                                f"approved {req.approved_digest[:12]}, now {frozen.digest[:12]}"))
+
+    # 2. Policy from git alone.
+    changes = gitrepo.changed_paths(repo, base, cand)
+    descends = gitrepo.is_ancestor(repo, base, cand)
+    outside = gitrepo.disallowed(changes, req.allow)
+    tamper = gitrepo.test_edits(changes)
+    violations: list[dict[str, str]] = []
+    if not descends:
+        violations.append(reason("not_descendant", f"{cand[:12]} does not descend from {base[:12]}"))
+    if outside:
+        violations.append(reason("path_not_allowed", ", ".join(outside)))
+
+    stage_tests = {"base": [req.expect], "candidate": [req.expect], "regression": list(req.regression)}
+    stage_rev = {"base": base, "candidate": cand, "regression": cand}
+    runs: dict[str, list[Run]] = {s: [] for s in STAGES}
+    commands: dict[str, list[str]] = {s: [] for s in STAGES}
+    environment: dict[str, Any] = {"kind": "none"}
+    isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
+
+    workspace = Path(tempfile.mkdtemp(prefix="signoff-verify-"))
+    workspace.chmod(0o755)
+    try:
+        if not preflight and not violations:
+            trees = {base: gitrepo.export(repo, base, workspace / "base")}
+            if cand != base:
+                trees[cand] = gitrepo.export(repo, cand, workspace / "candidate")
+            # The harness is mounted from a copy that is re-digested first: the store may live where
+            # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
+            mounted = workspace / "harness"
+            shutil.copytree(frozen.path, mounted)
+            for dirpath, _d, _f in os.walk(mounted):
+                Path(dirpath).chmod(0o755)
+            if harness_digest(mounted) != frozen.digest:
+                preflight.append(reason("harness_changed", "the frozen copy did not match its digest"))
+            runner_dir = runner.write_files(workspace / "runner")
+            python: str | None = None
+            env_mounts: list[Any] = []
+            if not preflight:
+                if runner.needs_python:
+                    try:
+                        reqs = _requirements(req, repo, base, workspace)
+                        penv = sandbox.prepare_python_env(reqs, env_cache(settings))
+                        python, env_mounts = penv.python, list(penv.mounts)
+                        environment = {"kind": "python", "digest": penv.digest,
+                                       "python_version": penv.python_version, "requirements": penv.requirements}
+                    except sandbox.SandboxUnavailable as exc:
+                        preflight.append(reason("sandbox_unavailable", exc.message))
+                    except UsageError:
+                        raise
+                    except SignoffError as exc:
+                        preflight.append(reason("environment_unprepared", exc.message))
+                else:
+                    environment = _node_environment()
+            if not preflight:
+                jobs = []
+                for stage in STAGES:
+                    tests = stage_tests[stage]
+                    if not tests:
+                        continue
+                    argv, collect = runner.command(tests, frozen.files, python, req.pythonpath)
+                    commands[stage] = argv
+                    mounts = [sandbox.Mount(trees[stage_rev[stage]], SRC_MOUNT),
+                              sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
+                              *env_mounts]
+                    env = runner.env(python, req.pythonpath)
+                    for _ in range(req.repeat):
+                        jobs.append((stage, argv, collect, mounts, env, tests))
+
+                def execute(job: tuple[Any, ...]) -> tuple[str, Run]:
+                    stage, argv, collect, mounts, env, tests = job
+                    try:
+                        ex = sandbox.run(argv, mounts, env=env, timeout=req.timeout, workdir=WORKDIR,
+                                         network=False, backend=req.backend, collect=collect)
+                    except sandbox.SandboxUnavailable as exc:
+                        return stage, Run("sandbox_unavailable", exc.message)
+                    return stage, _to_run(ex, runner, tests, req.timeout)
+
+                workers = max(1, min(len(jobs), os.cpu_count() or 1))
+                with ThreadPoolExecutor(max_workers=workers) as pool:
+                    for stage, run in pool.map(execute, jobs):
+                        runs[stage].append(run)
+                unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
+                if unavailable:
+                    preflight.append(reason("sandbox_unavailable", unavailable[0].detail))
+                profiles = [r.record["isolation"] for rs in runs.values() for r in rs
+                            if r.record is not None and isinstance(r.record.get("isolation"), dict)]
+                if profiles:
+                    isolation = dict(profiles[0])
+    finally:
+        _rmtree(workspace)
+
+    stages = {s: StageResult(s, stage_rev[s], stage_tests[s], commands[s], runs[s],
+                             summarize(stage_tests[s], runs[s])) for s in STAGES}
+    verdict, reasons = classify(stages["base"].summary, stages["candidate"].summary, stages["regression"].summary,
+                                violations, preflight)
+    ident = identity(base, cand, frozen.digest, runner.digest(), canonical_digest(isolation),
+                     canonical_digest(environment), commands)
+    fp = fingerprint(ident)
+    predicate: dict[str, Any] = {
+        "kind": "measured",
+        "verdict": verdict,
+        "reasons": reasons,
+        "fingerprint": fp,
+        "identity": ident,
+        "runner": runner.spec(),
+        "isolation": isolation,
+        "environment": environment,
+        "tests": {"expected": req.expect, "regression": list(req.regression)},
+        "policy": {"allow": list(req.allow), "descends": descends, "disallowed": outside,
+                   "changed": sorted({c.path for c in changes}), "tamper": tamper},
+        "preflight": preflight,
+        "stages": {s: stages[s].evidence_json() for s in STAGES},
+        "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
+                     "requirements": req.requirements, "approved_digest": req.approved_digest},
+        "inputs": {"repository": str(repo), "harness": str(frozen.path),
+                   "harness_source": str(req.harness) if req.harness else None},
+    }
+    if req.redact_paths:
+        predicate = redact(predicate)
+        predicate["settings"]["requirements"] = REDACTED if req.requirements else None
+    evidence_path: Path | None = None
+    if req.write_evidence:
+        from signoff.trust import KeyStore, write_evidence
+
+        key = KeyStore(settings.keys_dir).ensure("verifier")
+        evidence_path = write_evidence(build_statement(predicate), key, settings.evidence_dir,
+                                       path=req.evidence_path, stem=f"repair-{cand[:12]}")
+    return VerifyResult(verdict, reasons, stages, fp, evidence_path, base, cand, frozen.digest,
+                        sorted({c.path for c in changes}), tamper, predicate)
+
+
+def _rmtree(path: Path) -> None:
+    for dirpath, _d, _f in os.walk(path):
+        try:
+            Path(dirpath).chmod(0o755)
+        except OSError:
+            pass
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,97 @@
+"""Git handling with real git: clean export, ancestry, changed paths, allowlist, tamper signal."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.repair import gitrepo
+from signoff.repair.fixture import FixtureRepo
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_resolve_names_and_refuses_unknown(coupon: FixtureRepo) -> None:
+    assert gitrepo.resolve(coupon.path, "main") == coupon.base
+    assert gitrepo.resolve(coupon.path, "genuine-fix") == coupon.candidates["genuine-fix"]
+    with pytest.raises(UsageError, match="not a commit"):
+        gitrepo.resolve(coupon.path, "no-such-branch")
+    with pytest.raises(UsageError, match="invalid revision"):
+        gitrepo.resolve(coupon.path, "--output=/tmp/x")
+
+
+def test_open_repo_refuses_plain_folder(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="not a git repository"):
+        gitrepo.open_repo(tmp_path)
+    with pytest.raises(NotFoundError):
+        gitrepo.open_repo(tmp_path / "absent")
+
+
+def test_export_is_clean_committed_tree_only(coupon: FixtureRepo, tmp_path: Path) -> None:
+    # Dirty the work tree and add an untracked file: neither may reach the export.
+    (coupon.path / "cart.py").write_text("BROKEN = True\n")
+    (coupon.path / "secret_fix.py").write_text("FUTURE = 1\n")
+    out = gitrepo.export(coupon.path, coupon.base, tmp_path / "export")
+    names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert names == ["README.md", "cart.py", "tests/test_cart.py"]
+    assert not (out / ".git").exists()
+    assert "discounted * (100 - percent)" in (out / "cart.py").read_text()
+    assert oct(out.stat().st_mode & 0o777) == "0o755"
+    assert oct((out / "cart.py").stat().st_mode & 0o777) == "0o644"
+
+
+def test_export_refuses_non_empty_folder_and_short_ids(coupon: FixtureRepo, tmp_path: Path) -> None:
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "f").write_text("1")
+    with pytest.raises(UsageError, match="not empty"):
+        gitrepo.export(coupon.path, coupon.base, tmp_path / "x")
+    with pytest.raises(UsageError, match="full commit"):
+        gitrepo.export(coupon.path, "main", tmp_path / "y")
+
+
+def test_ancestry(coupon: FixtureRepo) -> None:
+    good = coupon.candidates["genuine-fix"]
+    assert gitrepo.is_ancestor(coupon.path, coupon.base, good)
+    assert not gitrepo.is_ancestor(coupon.path, good, coupon.base)
+    # Sibling branches do not descend from each other.
+    assert not gitrepo.is_ancestor(coupon.path, coupon.candidates["false-fix"], good)
+
+
+def test_changed_paths_allowlist_and_tamper(coupon: FixtureRepo) -> None:
+    false_fix = gitrepo.changed_paths(coupon.path, coupon.base, coupon.candidates["false-fix"])
+    assert [(c.status, c.path) for c in false_fix] == [("M", "tests/test_cart.py")]
+    assert gitrepo.disallowed(false_fix, ["cart.py"]) == ["tests/test_cart.py"]
+    assert gitrepo.disallowed(false_fix, []) == []
+    assert gitrepo.test_edits(false_fix) == ["tests/test_cart.py"]
+    genuine = gitrepo.changed_paths(coupon.path, coupon.base, coupon.candidates["genuine-fix"])
+    assert gitrepo.disallowed(genuine, ["cart.py"]) == []
+    assert gitrepo.test_edits(genuine) == []
+
+
+@pytest.mark.parametrize(("path", "globs", "ok"), [
+    ("src/shop/cart.py", ["src/**"], True),
+    ("src/shop/cart.py", ["src/*.py"], True),  # fnmatch * crosses folders, as git pathspecs do not
+    ("cart.py", ["*.py"], True),
+    ("lib/cart.py", ["cart.py"], True),  # a bare name matches that file name anywhere
+    ("tests/test_cart.py", ["src/**", "cart.py"], False),
+])
+def test_glob_matching(path: str, globs: list[str], ok: bool) -> None:
+    assert gitrepo.matches(path, globs) is ok
+
+
+def test_commit_files_leaves_work_tree_and_index_alone(coupon: FixtureRepo) -> None:
+    (coupon.path / "README.md").write_text("local edit\n")
+    _git(coupon.path, "add", "README.md")
+    commit = gitrepo.commit_files(coupon.path, coupon.base, {"cart.py": "X = 1\n"}, "candidate 1",
+                                  ref="refs/signoff/test")
+    assert gitrepo.is_ancestor(coupon.path, coupon.base, commit)
+    assert _git(coupon.path, "show", f"{commit}:cart.py") == "X = 1"
+    assert _git(coupon.path, "rev-parse", "refs/signoff/test") == commit
+    assert _git(coupon.path, "diff", "--cached", "--name-only") == "README.md"
+    assert (coupon.path / "README.md").read_text() == "local edit\n"
+    assert [c.path for c in gitrepo.changed_paths(coupon.path, coupon.base, commit)] == ["cart.py"]

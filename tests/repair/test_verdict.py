@@ -1,0 +1,146 @@
+"""The verdict rules, one case per rule and per INCONCLUSIVE reason (executions reduced to cases)."""
+
+from __future__ import annotations
+
+import pytest
+
+from signoff.repair.junit import Case
+from signoff.repair.verdict import INCONCLUSIVE, REJECTED, VERIFIED, Run, classify, reason, summarize
+
+EXPECT = "test_coupon.py::test_coupon_applies_once"
+NEIGHBOURS = ["test_coupon.py::test_zero_coupon_keeps_total", "test_coupon.py::test_empty_cart_costs_nothing"]
+
+
+def case(test_id: str, outcome: str = "passed", assertion: bool = False, message: str = "") -> Case:
+    return Case(test_id, outcome, assertion, "AssertionError" if assertion else None, message)
+
+
+def fails(test_id: str = EXPECT) -> Case:
+    return case(test_id, "failed", True, "AssertionError: 8100 != 9000")
+
+
+def run(*cases: Case, status: str = "complete", detail: str = "") -> Run:
+    return Run(status, detail, list(cases), 1 if any(c.outcome != "passed" for c in cases) else 0)
+
+
+def decide(base: list[Run], cand: list[Run], regr: list[Run], regression: list[str] | None = None,
+           **kw: list[dict[str, str]]) -> tuple[str, list[str]]:
+    tests = NEIGHBOURS if regression is None else regression
+    verdict, reasons = classify(summarize([EXPECT], base), summarize([EXPECT], cand), summarize(tests, regr), **kw)
+    return verdict, [r["code"] for r in reasons]
+
+
+GOOD_REGR = [run(*(case(t) for t in NEIGHBOURS))]
+
+
+def test_genuine_fix_is_verified() -> None:
+    assert decide([run(fails())], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+
+
+def test_false_fix_is_rejected() -> None:
+    verdict, codes = decide([run(fails())], [run(fails())], GOOD_REGR)
+    assert (verdict, codes) == (REJECTED, ["candidate_failed"])
+
+
+def test_regression_failure_is_rejected() -> None:
+    regr = [run(case(NEIGHBOURS[0]), fails(NEIGHBOURS[1]))]
+    assert decide([run(fails())], [run(case(EXPECT))], regr) == (REJECTED, ["regression_failed"])
+
+
+def test_no_regression_tests_requested_is_allowed() -> None:
+    assert decide([run(fails())], [run(case(EXPECT))], [], regression=[]) == (VERIFIED, [])
+
+
+def test_policy_violations_reject_without_executions() -> None:
+    v = [reason("not_descendant", "x"), reason("path_not_allowed", "tests/test_cart.py")]
+    assert decide([], [], [], violations=v) == (REJECTED, ["not_descendant", "path_not_allowed"])
+
+
+@pytest.mark.parametrize("code", ["harness_changed", "sandbox_unavailable", "environment_unprepared"])
+def test_preflight_reasons_are_inconclusive(code: str) -> None:
+    assert decide([], [], [], preflight=[reason(code, "")]) == (INCONCLUSIVE, [code])
+
+
+def test_preflight_beats_violations() -> None:
+    # A changed harness means nothing was judged at all, not even the policy.
+    verdict, codes = decide([], [], [], preflight=[reason("harness_changed", "")],
+                            violations=[reason("not_descendant", "")])
+    assert (verdict, codes) == (INCONCLUSIVE, ["harness_changed"])
+
+
+def test_base_that_passes_did_not_reproduce() -> None:
+    verdict, codes = decide([run(case(EXPECT))], [run(case(EXPECT))], GOOD_REGR)
+    assert (verdict, codes) == (INCONCLUSIVE, ["base_not_reproduced"])
+
+
+def test_base_failing_without_assertion_did_not_reproduce() -> None:
+    imp = Case(EXPECT, "failed", False, "ModuleNotFoundError", "No module named cart")
+    verdict, codes = decide([run(imp)], [run(case(EXPECT))], GOOD_REGR)
+    assert (verdict, codes) == (INCONCLUSIVE, ["base_not_reproduced"])
+    col = Case("test_coupon.py", "error", False, None, "collection failure")
+    assert decide([run(col)], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
+
+
+def test_base_not_reproduced_is_never_rejected() -> None:
+    # Without a reproduced defect the harness has not shown it can judge; a failing candidate
+    # is therefore not proof against it.
+    verdict, _codes = decide([run(case(EXPECT))], [run(fails())], GOOD_REGR)
+    assert verdict == INCONCLUSIVE
+
+
+def test_parametrised_expected_test() -> None:
+    ids = [f"{EXPECT}[{i}]" for i in range(3)]
+    base = run(case(ids[0]), fails(ids[1]), case(ids[2], "error"))  # any assertion failure reproduces
+    partial = run(case(ids[0]), case(ids[1]), fails(ids[2]))  # passing needs every case
+    assert decide([base], [partial], GOOD_REGR)[0] == REJECTED
+    assert decide([base], [run(*(case(i) for i in ids))], GOOD_REGR) == (VERIFIED, [])
+    skipped = run(case(ids[0]), case(ids[1]), case(ids[2], "skipped"))
+    assert decide([base], [skipped], GOOD_REGR) == (INCONCLUSIVE, ["test_skipped"])
+
+
+@pytest.mark.parametrize("status", ["timeout", "resource_limit", "no_report", "bad_report", "inconsistent",
+                                    "sandbox_unavailable"])
+def test_incomplete_executions_are_inconclusive(status: str) -> None:
+    broken = [run(status=status, detail="x")]
+    assert decide(broken, [run(case(EXPECT))], GOOD_REGR) == (INCONCLUSIVE, [status])
+    assert decide([run(fails())], broken, GOOD_REGR) == (INCONCLUSIVE, [status])
+    assert decide([run(fails())], [run(case(EXPECT))], broken) == (INCONCLUSIVE, [status])
+
+
+def test_complete_failure_rejects_even_if_another_stage_is_incomplete() -> None:
+    verdict, codes = decide([run(fails())], [run(fails())], [run(status="timeout")])
+    assert (verdict, codes) == (REJECTED, ["candidate_failed", "timeout"])
+
+
+def test_flaky_repeats_are_inconclusive() -> None:
+    verdict, codes = decide([run(fails())], [run(case(EXPECT)), run(fails())], GOOD_REGR)
+    assert (verdict, codes) == (INCONCLUSIVE, ["flaky"])
+    # Repeats that agree are fine, even when the messages differ.
+    same = [run(case(EXPECT)), run(case(EXPECT)), run(case(EXPECT))]
+    assert decide([run(fails()), run(case(EXPECT, "failed", True, "other text"))], same, GOOD_REGR)[0] == VERIFIED
+
+
+def test_missing_tests_are_inconclusive() -> None:
+    assert decide([run()], [run(case(EXPECT))], GOOD_REGR) == (INCONCLUSIVE,
+                                                               ["missing_test", "base_not_reproduced"])
+    assert decide([run(fails())], [run()], GOOD_REGR) == (INCONCLUSIVE, ["missing_test"])
+    only_one = [run(case(NEIGHBOURS[0]))]
+    assert decide([run(fails())], [run(case(EXPECT))], only_one) == (INCONCLUSIVE, ["missing_test"])
+
+
+def test_errored_or_skipped_candidate_is_not_a_pass() -> None:
+    err = run(Case(EXPECT, "error", False, None, "failed on setup"))
+    assert decide([run(fails())], [err], GOOD_REGR) == (INCONCLUSIVE, ["test_error"])
+    skip = run(case(EXPECT, "skipped"))
+    assert decide([run(fails())], [skip], GOOD_REGR) == (INCONCLUSIVE, ["test_skipped"])
+    regr_err = [run(case(NEIGHBOURS[0]), Case(NEIGHBOURS[1], "error", False, None, "x"))]
+    assert decide([run(fails())], [run(case(EXPECT))], regr_err) == (INCONCLUSIVE, ["test_error"])
+
+
+def test_not_run_stage_is_inconclusive() -> None:
+    assert decide([run(fails())], [], GOOD_REGR)[0] == INCONCLUSIVE
+
+
+def test_summary_carries_the_assertion_message() -> None:
+    s = summarize([EXPECT], [run(fails())])
+    assert (s.outcome, s.assertion, s.message) == ("failed", True, "AssertionError: 8100 != 9000")
