@@ -14,6 +14,8 @@ from signoff.cli.demo import app as demo_app
 from signoff.cli.doctor import doctor
 from signoff.cli.evidence import app as evidence_app
 from signoff.cli.ledger import app as ledger_app
+from signoff.cli.notes import app as notes_app
+from signoff.cli.repair import app as repair_app
 from signoff.kernel.errors import SignoffError
 
 app = typer.Typer(
@@ -53,6 +55,8 @@ app.command("doctor", help="Check what signoff needs on this machine and print t
 )
 app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and verify evidence files offline.")
 app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
+app.add_typer(notes_app, name="notes", help="Release notes whose every number and hash is recomputed from git.")
+app.add_typer(repair_app, name="repair", help="Verify an agent's fix against a frozen, approved harness.")
 app.add_typer(agents_app, name="agents", help="Agent roles and providers, spend and rate limits, recorded calls.")
 
 

@@ -1,0 +1,232 @@
+"""`signoff notes`: release notes in which every number and hash is recomputed from git."""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from signoff.cli.context import console, print_json, settings
+from signoff.kernel.errors import UsageError
+
+app = typer.Typer(no_args_is_help=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+WriterOpt = Annotated[str, typer.Option("--writer", help="Agent role of the writer (signoff.toml [agents.ROLE]).")]
+ScriptOpt = Annotated[str, typer.Option("--script", help="Scripted writer to use when the role is scripted: "
+                                                     "default or demo.")]
+
+
+def _out(path: Path) -> Path:
+    if path.exists() and path.is_dir():
+        raise UsageError(f"output {path} is a folder", "pass a file name with -o")
+    return path
+
+
+def _print_sentences(rows: list[dict[str, Any]]) -> None:
+    for r in rows:
+        status = r.get("status") or ("ok" if r.get("ok") else "FAIL")
+        colour = "green" if status in ("ok", "approved") else "red" if status in ("FAIL", "rejected") else "yellow"
+        console.print(f"[{colour}]{status:>8}[/] {r['id']}: {r['text']}  [dim]{' '.join(r['facts'])}[/]",
+                      highlight=False)
+        for e in [*r.get("errors", []), *r.get("judgments", [])]:
+            pos = "" if e.get("position") is None else f" at {e['position']}"
+            console.print(f"           {e['code']} {e['token']!r}{pos}: {e.get('detail') or e.get('reason')}",
+                          highlight=False, markup=False)
+
+
+@app.command("snapshot")
+def snapshot_cmd(
+    repo: Annotated[Path, typer.Option("--repo", help="Git work tree.")] = Path("."),
+    rev_range: Annotated[str | None, typer.Option("--range", help="A..B, or one revision (default HEAD).")] = None,
+    merges: Annotated[bool, typer.Option("--merges", help="Include merge commits (no file changes).")] = False,
+    out: Annotated[Path, typer.Option("-o", "--out", help="Snapshot file to write.")] = Path("snapshot.json"),
+) -> None:
+    """Read commits and their file changes from git, streaming, into a snapshot file."""
+    from signoff.notes.snapshot import take_snapshot
+
+    s = take_snapshot(repo, rev_range, _out(out), merges=merges)
+    console.print(f"snapshot {s.path}: {s.commits} commits in {s.range}, {s.digest[:19]}", highlight=False)
+
+
+@app.command("facts")
+def facts_cmd(
+    snapshot: Annotated[Path, typer.Argument(help="Snapshot file.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Facts file to write.")] = Path("facts.json"),
+) -> None:
+    """Number the facts (F1..Fn) a sentence may cite: commits, files, counts, derived comparisons."""
+    from signoff.notes.facts import build_facts
+
+    f = build_facts(snapshot, _out(out))
+    console.print(f"facts {f.path}: {f.count} facts from {f.commits} commits", highlight=False)
+
+
+@app.command("draft")
+def draft_cmd(
+    facts: Annotated[Path, typer.Option("--facts", help="Facts file.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Draft file to write.")] = Path("draft.json"),
+    writer: WriterOpt = "writer",
+    script: ScriptOpt = "default",
+) -> None:
+    """Ask the writer agent for sentences citing facts."""
+    from signoff.notes.documents import write_json
+    from signoff.notes.run import make_draft
+
+    doc = make_draft(facts, settings(), writer, script)
+    write_json(_out(out), doc)
+    w = doc.get("writer") or {}
+    console.print(f"draft {out}: {len(doc['sentences'])} sentences by {w.get('provider')} ({w.get('kind')})",
+                  highlight=False)
+
+
+@app.command("verify")
+def verify_cmd(
+    snapshot: Annotated[Path, typer.Option("--snapshot", help="Snapshot file.")],
+    facts: Annotated[Path, typer.Option("--facts", help="Facts file.")],
+    draft: Annotated[Path, typer.Option("--draft", help="Draft file.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Recompute cited facts from the snapshot and check every hash and number in every sentence.
+    Exit 0 when every sentence passes, 1 otherwise."""
+    from signoff.notes.draft import load_draft
+    from signoff.notes.verify import verify
+
+    verdict = verify(snapshot, facts, load_draft(draft))
+    if as_json:
+        print_json(verdict)
+    else:
+        _print_sentences(verdict["sentences"])
+        bad = sum(not s["ok"] for s in verdict["sentences"])
+        console.print(f"{len(verdict['sentences']) - bad} of {len(verdict['sentences'])} sentences pass",
+                      highlight=False)
+    raise typer.Exit(0 if verdict["ok"] else 1)
+
+
+@app.command("review")
+def review_cmd(
+    run: Annotated[str, typer.Argument(help="Run folder holding snapshot.json, facts.json and draft.json.")],
+    writer: WriterOpt = "writer",
+    script: ScriptOpt = "default",
+    as_json: JsonOpt = False,
+) -> None:
+    """Verify, add the editor's OVERCLAIM judgments, and send rejected sentences back to the writer once."""
+    from signoff.notes.run import review, run_dir
+
+    doc = review(run_dir(run, settings()), settings(), writer, script)
+    if as_json:
+        print_json(doc)
+        return
+    for rnd in doc["rounds"]:
+        console.rule(f"round {rnd['round']}")
+        _print_sentences(rnd["sentences"])
+
+
+@app.command("decide")
+def decide_cmd(
+    run: Annotated[str, typer.Argument(help="Run folder.")],
+    command: Annotated[str, typer.Argument(help='"approve S1", "approve all", "reject S2", "edit S3 <text>", '
+                                                '"ship".')],
+    by: Annotated[str | None, typer.Option("--by", help="Who decides (default: the login name).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record one human decision (append-only; replayed in order, last decision wins)."""
+    from signoff.notes.decisions import decide
+    from signoff.notes.run import run_dir
+
+    state = decide(run_dir(run, settings()), command, by or getpass.getuser())
+    if as_json:
+        print_json(state.as_json())
+        return
+    for s in state.sentences:
+        mark = {"approved": "green", "rejected": "red"}.get(s.status, "yellow")
+        console.print(f"[{mark}]{s.status:>8}[/] {s.id}{' (edited)' if s.edited else ''}: {s.text}",
+                      highlight=False)
+    if state.shipped:
+        console.print("[bold green]shipped[/]: render with `signoff notes render RUN -o final.md`")
+
+
+@app.command("status")
+def status_cmd(run: Annotated[str, typer.Argument(help="Run folder.")], as_json: JsonOpt = False) -> None:
+    """Replay the decisions and show each sentence's state and what still blocks shipping."""
+    from signoff.notes.decisions import blockers, state_of
+    from signoff.notes.run import run_dir
+
+    folder = run_dir(run, settings())
+    state = state_of(folder)
+    problems = [] if state.shipped else blockers(folder, state)
+    if as_json:
+        print_json({**state.as_json(), "blockers": problems})
+        return
+    for s in state.sentences:
+        console.print(f"{s.status:>8} {s.id}{' (edited)' if s.edited else ''}: {s.text}", highlight=False)
+    for p in problems:
+        console.print(f"[red]blocks ship[/] {p}", highlight=False)
+
+
+@app.command("render")
+def render_cmd(
+    run: Annotated[str, typer.Argument(help="Run folder (shipped).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Markdown file to write.")] = Path("final.md"),
+    commit_url: Annotated[str | None, typer.Option("--commit-url", help="Link template for hashes, e.g. "
+                                                   "https://example.org/repo/commit/{hash}")] = None,
+) -> None:
+    """Write the shipped notes as Markdown with [F1] references and a facts appendix."""
+    from signoff.notes.render import render
+    from signoff.notes.run import run_dir
+
+    if commit_url is not None and "{hash}" not in commit_url:
+        raise UsageError(f"--commit-url {commit_url!r} has no {{hash}} placeholder",
+                         "pass a template such as https://example.org/repo/commit/{hash}")
+    text = render(run_dir(run, settings()), commit_url)
+    _out(out).write_text(text, encoding="utf-8")
+    console.print(f"wrote {out}", highlight=False)
+
+
+@app.command("grade")
+def grade_cmd(
+    file: Annotated[Path, typer.Argument(help="Markdown to grade (ours or any baseline).")],
+    snapshot: Annotated[Path, typer.Option("--snapshot", help="Snapshot file.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Count checkable claims and sentences in any Markdown and how many the snapshot supports.
+    Exit 1 when any claim is unsupported."""
+    from signoff.notes.grade import grade
+
+    result = grade(file, snapshot)
+    if as_json:
+        print_json(result)
+    else:
+        c, s = result["claims"], result["sentences"]
+        console.print(f"{file}: {c['supported']}/{c['total']} claims supported ({c['pct']}%), "
+                      f"{s['supported']}/{s['checkable']} checkable sentences supported ({s['pct']}%)",
+                      highlight=False)
+        for u in result["unsupported"]:
+            console.print(f"  [red]unsupported[/] {u['kind']} {u['token']!r} in: {u['sentence']}",
+                          highlight=False)
+    raise typer.Exit(0 if result["ok"] else 1)
+
+
+@app.command("run")
+def run_cmd(
+    repo: Annotated[Path, typer.Option("--repo", help="Git work tree.")] = Path("."),
+    rev_range: Annotated[str | None, typer.Option("--range", help="A..B, or one revision (default HEAD).")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Run folder to create.")] = Path("notes-run"),
+    merges: Annotated[bool, typer.Option("--merges", help="Include merge commits.")] = False,
+    writer: WriterOpt = "writer",
+    script: ScriptOpt = "default",
+    as_json: JsonOpt = False,
+) -> None:
+    """Snapshot, facts, draft, verify and review in one go; then decide, ship and render."""
+    from signoff.notes.run import start_run
+
+    result = start_run(repo, rev_range, out, settings(), merges, writer, script)
+    if as_json:
+        print_json(result)
+        return
+    console.print(f"run {out}: {result['commits']} commits, {result['facts']} facts, "
+                  f"{result['rounds']} review round(s)", highlight=False)
+    _print_sentences(result["sentences"])
+    console.print(f'next: signoff notes decide {out} "approve all" && signoff notes decide {out} ship',
+                  highlight=False)

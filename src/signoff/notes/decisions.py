@@ -1,0 +1,205 @@
+"""Human decisions on a run: `approve S1`, `approve all`, `reject S2`, `edit S3 <text>`, `ship`.
+
+Decisions are appended to `decisions.jsonl` (never rewritten) and replayed in append order with
+last-decision-wins: `approve all`, then `edit S3 ...`, then `reject S3` leaves S3 rejected. An
+approval records the digest of the exact text approved; an edit replaces the text and so voids any
+earlier approval of that sentence, and the edited text is verified again. `ship` is recorded only
+when every kept (not rejected) sentence is approved and passes verification; otherwise it is refused
+with the reason for each sentence, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.clock import Clock, SystemClock, utc_iso
+from signoff.kernel.errors import RefusedError, UsageError
+from signoff.notes.documents import DECISION, dumps_line
+from signoff.notes.draft import MAX_TEXT
+from signoff.notes.run import DECISIONS_FILE, FACTS_FILE, SNAPSHOT_FILE, current_sentences
+from signoff.notes.verify import Verifier
+
+_COMMAND = re.compile(r"^\s*(approve|reject|edit|ship)\b\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_SID = re.compile(r"^(S[1-9][0-9]*)\b\s*(.*)$", re.DOTALL)
+USAGE = "use: approve S1 | approve all | reject S2 | edit S3 <new text> | ship"
+
+
+def text_digest(text: str) -> str:
+    return canonical_digest({"text": text})
+
+
+@dataclass
+class Command:
+    action: str
+    target: str | None = None
+    text: str | None = None
+
+
+def parse(command: str, known: list[str]) -> Command:
+    m = _COMMAND.match(command)
+    if not m:
+        raise UsageError(f"not a decision: {command!r}", USAGE)
+    action, rest = m.group(1).lower(), m.group(2).strip()
+    if action == "ship":
+        if rest:
+            raise UsageError(f"ship takes no argument, got {rest!r}", USAGE)
+        return Command("ship")
+    if action == "approve" and rest.lower() == "all":
+        return Command("approve", "all")
+    sm = _SID.match(rest)
+    if not sm:
+        raise UsageError(f"{action} needs a sentence id like S1, got {rest!r}", USAGE)
+    sid, tail = sm.group(1), sm.group(2).strip()
+    if sid not in known:
+        raise UsageError(f"no sentence {sid} in this run (it has {', '.join(known) or 'none'})",
+                         "check the ids with `signoff notes review RUN` or the review.json file")
+    if action == "edit":
+        if not tail:
+            raise UsageError(f"edit {sid} needs the new text", "use: edit S3 <new text>")
+        if len(tail) > MAX_TEXT:
+            raise UsageError(f"the new text of {sid} is longer than {MAX_TEXT} characters", "shorten it")
+        return Command("edit", sid, tail)
+    if tail:
+        raise UsageError(f"{action} {sid} takes nothing after the id, got {tail!r}", USAGE)
+    return Command(action, sid)
+
+
+@dataclass
+class SentenceState:
+    id: str
+    text: str
+    facts: list[str]
+    status: str = "pending"  # pending | approved | rejected
+    edited: bool = False
+    by: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class State:
+    sentences: list[SentenceState]
+    shipped: bool = False
+    count: int = 0
+
+    def get(self, sid: str) -> SentenceState:
+        return next(s for s in self.sentences if s.id == sid)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"shipped": self.shipped, "decisions": self.count,
+                "sentences": [s.__dict__ for s in self.sentences]}
+
+
+def read_decisions(folder: Path) -> list[dict[str, Any]]:
+    path = folder / DECISIONS_FILE
+    if not path.exists():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}:{n} is not valid JSON: {exc.msg}",
+                             "decisions are append-only; restore the file from its last good copy") from None
+        if not isinstance(rec, dict) or rec.get("schema") != DECISION:
+            found = rec.get("schema") if isinstance(rec, dict) else None
+            raise UsageError(f"{path}:{n} has schema {found!r}, expected {DECISION!r}",
+                             "decisions.jsonl must hold only signoff decisions")
+        if rec.get("action") not in ("approve", "reject", "edit", "ship"):
+            raise UsageError(f"{path}:{n} has unknown action {rec.get('action')!r}", "restore the file")
+        out.append(rec)
+    return out
+
+
+def replay(sentences: list[dict[str, Any]], decisions: list[dict[str, Any]]) -> State:
+    state = State([SentenceState(s["id"], s["text"], list(s["facts"])) for s in sentences])
+    ids = {s.id for s in state.sentences}
+    for rec in decisions:
+        state.count += 1
+        action, target = rec["action"], rec.get("target")
+        if action == "ship":
+            state.shipped = True
+            continue
+        targets = sorted(ids, key=lambda x: int(x[1:])) if target == "all" else [target]
+        for sid in targets:
+            if sid not in ids:
+                continue
+            s = state.get(sid)
+            if action == "approve":
+                digest = (rec.get("digests") or {}).get(sid)
+                if digest != text_digest(s.text):
+                    # The approval names other text than this sentence has at this point: it binds nothing.
+                    s.notes.append(f"decision {rec.get('seq')}: approval was for other text; ignored")
+                    continue
+                s.status, s.by = "approved", rec.get("by")
+            elif action == "reject":
+                s.status, s.by = "rejected", rec.get("by")
+            elif action == "edit":
+                s.text, s.edited, s.status, s.by = str(rec.get("text")), True, "pending", rec.get("by")
+    return state
+
+
+def blockers(folder: Path, state: State) -> list[str]:
+    """Why this state may not ship (empty when it may)."""
+    kept = [s for s in state.sentences if s.status != "rejected"]
+    if not kept:
+        return ["every sentence is rejected: there is nothing to ship"]
+    verifier = Verifier(folder / SNAPSHOT_FILE, folder / FACTS_FILE, {f for s in kept for f in s.facts})
+    problems = []
+    for s in kept:
+        result = verifier.check({"id": s.id, "text": s.text, "facts": s.facts})
+        why = []
+        if s.status != "approved":
+            why.append("not approved" + (" since its edit" if s.edited else ""))
+        why += [f"{e['code']} {e['token']!r}" for e in result["errors"]]
+        if why:
+            problems.append(f"{s.id}: " + "; ".join(why))
+    return problems
+
+
+def decide(folder: Path, command: str, by: str, clock: Clock | None = None, source: str = "cli") -> State:
+    """Check and append one decision; returns the state after it."""
+    if not by or len(by) > 200:
+        raise UsageError("a decision needs the name of the person making it", "pass --by NAME")
+    sentences = current_sentences(folder)
+    cmd = parse(command, [s["id"] for s in sentences])
+    path = folder / DECISIONS_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # one decider at a time: read, check, append
+        decisions = read_decisions(folder)
+        state = replay(sentences, decisions)
+        if state.shipped:
+            raise RefusedError("this run has shipped; no more decisions are taken",
+                               "start a new run for further changes")
+        rec: dict[str, Any] = {"schema": DECISION, "seq": len(decisions) + 1,
+                               "at": utc_iso((clock or SystemClock()).now()), "by": by, "source": source,
+                               "action": cmd.action, "target": cmd.target}
+        if cmd.action == "approve":
+            chosen = state.sentences if cmd.target == "all" else [state.get(str(cmd.target))]
+            rec["digests"] = {s.id: text_digest(s.text) for s in chosen}
+        if cmd.action == "edit":
+            rec["text"] = cmd.text
+        if cmd.action == "ship":
+            problems = blockers(folder, state)
+            if problems:
+                raise RefusedError("cannot ship: " + " | ".join(problems),
+                                   "approve, edit or reject those sentences, then ship again")
+        os.write(fd, (dumps_line(rec) + "\n").encode("utf-8"))
+        os.fsync(fd)
+        return replay(sentences, [*decisions, rec])
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def state_of(folder: Path) -> State:
+    return replay(current_sentences(folder), read_decisions(folder))

@@ -1,0 +1,181 @@
+"""Reading and writing the versioned JSON artifacts of a notes run.
+
+Every artifact carries a `schema` field (`signoff/<name>@<version>`). Readers check it before
+anything else, so a file from another tool or another version is refused with a message naming the
+file, what it holds and what was expected. Shape checks are written by hand rather than with a JSON
+Schema engine: the snapshot of a long history holds tens of thousands of commits, and the checks run
+on every one of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.errors import NotFoundError, UsageError
+
+SNAPSHOT = "signoff/snapshot@1"
+FACTS = "signoff/facts@1"
+DRAFT = "signoff/draft@1"
+VERDICT = "signoff/verdict@1"
+REVIEW = "signoff/review@1"
+DECISION = "signoff/decision@1"
+GRADE = "signoff/grade@1"
+
+
+def dumps_line(value: Any) -> str:
+    """One compact JSON value on one line (used for streamed arrays and JSON Lines)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def read_json(path: Path, what: str) -> Any:
+    if not path.is_file():
+        raise NotFoundError(f"{what} not found: {path}", f"pass the path of an existing {what} file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{what} {path} is not UTF-8 text ({exc.reason} at byte {exc.start})",
+                         f"pass a {what} file written by signoff") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                         f"regenerate the {what} or fix the JSON syntax") from None
+
+
+def check_schema(doc: Any, expected: str, path: Path | str, what: str) -> dict[str, Any]:
+    if not isinstance(doc, dict):
+        raise UsageError(f"{what} {path} is not a JSON object", f"a {what} is an object with schema {expected!r}")
+    found = doc.get("schema")
+    if found != expected:
+        name = expected.split("@")[0]
+        if isinstance(found, str) and found.split("@")[0] == name:
+            raise UsageError(f"{what} {path} has schema version {found!r}; this signoff reads {expected!r}",
+                             f"regenerate the {what} with this version of signoff")
+        raise UsageError(f"{what} {path} has schema {found!r}, expected {expected!r}",
+                         f"pass a {what} file (did you swap two file arguments?)")
+    return doc
+
+
+def write_json(path: Path, doc: dict[str, Any]) -> None:
+    """Write atomically so a crash never leaves half an artifact behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class ShapeError(UsageError):
+    pass
+
+
+def need(cond: bool, where: str, expected: str, what: str, path: Path | str) -> None:
+    if not cond:
+        raise ShapeError(f"{what} {path}: {where} must be {expected}", f"regenerate the {what} or fix that field")
+
+
+def is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def write_streamed(path: Path, header: dict[str, Any], key: str, items: Iterable[Any],
+                   trailer: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write `{header..., key: [items...], trailer...}` with one item per line, streaming `items`.
+
+    The layout is ordinary JSON, and `iter_streamed` can read it back one item at a time. The
+    trailer is computed after the items (it may be updated by the iterator while it runs) and
+    always carries `count`, so a truncated file is detected.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    head = dumps_line(header)
+    trail = trailer if trailer is not None else {}
+    count = 0
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(head[:-1] + ("," if header else "") + json.dumps(key) + ":[\n")
+        for item in items:
+            if count:
+                fh.write(",\n")
+            fh.write(dumps_line(item))
+            count += 1
+        trail["count"] = count
+        fh.write("\n]," + dumps_line(trail)[1:] + "\n")
+    os.replace(tmp, path)
+    return trail
+
+
+class StreamedDoc:
+    """Read a document written by `write_streamed` one item at a time (or any JSON layout of the
+    same document, read whole: a hand-edited or pretty-printed file is still accepted)."""
+
+    def __init__(self, path: Path, schema: str, key: str, what: str) -> None:
+        self.path, self.schema, self.key, self.what = path, schema, key, what
+        if not path.is_file():
+            raise NotFoundError(f"{what} not found: {path}", f"pass the path of an existing {what} file")
+        self.trailer: dict[str, Any] | None = None
+        self._whole: dict[str, Any] | None = None
+        marker = json.dumps(key) + ":["
+        with path.open("rb") as fh:
+            first = fh.readline()
+        try:
+            line = first.decode("utf-8").rstrip("\n")
+        except UnicodeDecodeError:
+            line = ""
+        if line.startswith("{") and line.endswith(marker):
+            body = line[: -len(marker)].rstrip(",")
+            try:
+                header = json.loads(body + "}")
+            except json.JSONDecodeError:
+                header = None
+            if isinstance(header, dict):
+                self.header = check_schema(header, schema, path, what)
+                return
+        whole = check_schema(read_json(path, what), schema, path, what)
+        need(isinstance(whole.get(key), list), key, "a list", what, path)
+        self._whole = whole
+        self.header = {k: v for k, v in whole.items() if k != key}
+
+    def items(self) -> Iterable[Any]:
+        if self._whole is not None:
+            yield from self._whole[self.key]
+            self.trailer = self.header
+            return
+        count = 0
+        with self.path.open("rb") as fh:
+            fh.readline()
+            for lineno, raw in enumerate(fh, start=2):
+                try:
+                    line = raw.decode("utf-8").rstrip("\n")
+                except UnicodeDecodeError:
+                    raise UsageError(f"{self.what} {self.path} line {lineno} is not UTF-8 text",
+                                     f"regenerate the {self.what}") from None
+                if line.startswith("],"):
+                    try:
+                        trailer = json.loads("{" + line[2:])
+                    except json.JSONDecodeError as exc:
+                        raise UsageError(f"{self.what} {self.path} line {lineno}: bad trailer ({exc.msg})",
+                                         f"regenerate the {self.what}") from None
+                    if not isinstance(trailer, dict) or trailer.get("count") != count:
+                        raise UsageError(f"{self.what} {self.path} says it holds {trailer.get('count')!r} items "
+                                         f"but {count} were read", f"the file was cut or edited; regenerate the "
+                                         f"{self.what}")
+                    self.trailer = trailer
+                    return
+                if not line:
+                    continue
+                try:
+                    item = json.loads(line.removesuffix(","))
+                except json.JSONDecodeError as exc:
+                    raise UsageError(f"{self.what} {self.path} line {lineno} is not valid JSON: {exc.msg}",
+                                     f"regenerate the {self.what}") from None
+                count += 1
+                yield item
+        raise UsageError(f"{self.what} {self.path} ends before its closing trailer after {count} items",
+                         f"the file was cut short; regenerate the {self.what}")

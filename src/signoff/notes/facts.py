@@ -1,0 +1,235 @@
+"""Facts: the numbered statements (`F1..Fn`) a sentence may cite, computed from a snapshot.
+
+Kinds:
+- `commit`  one per commit: hash, subject, author, email, date (author date).
+- `file`    one per distinct path touched: lines added and deleted over the range, binary, commits.
+- `count`   exactly five metrics over the range (`scope: "range"`) and per author
+            (`scope: "author:<email>"`): commits, files_changed (distinct paths), lines_added,
+            lines_deleted (as `git log --numstat` counts them; binary files count as changed with 0
+            lines) and contributors (distinct author emails; range scope only).
+- `derived` `ratio` (a / b) or `pct_change` ((b - a) / a * 100) of two count facts.
+
+The same `Aggregate` that builds facts recomputes them for the verifier, from the snapshot alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.errors import UsageError
+from signoff.notes.documents import FACTS, StreamedDoc, is_int, is_num, need, write_streamed
+from signoff.notes.snapshot import Snapshot
+
+METRICS = ("commits", "files_changed", "lines_added", "lines_deleted", "contributors")
+AUTHOR_METRICS = ("commits", "files_changed", "lines_added", "lines_deleted")
+OPS = ("ratio", "pct_change")
+FACT_ID = re.compile(r"^F[1-9][0-9]*$")
+
+
+def round_half_up(value: float, places: int) -> float:
+    q = Decimal(1).scaleb(-places)
+    return float(Decimal(repr(value)).quantize(q, rounding=ROUND_HALF_UP))
+
+
+def derive(op: str, a: float, b: float) -> float | None:
+    """The value of a derived fact, or None when it is undefined (division by zero)."""
+    if op == "ratio":
+        return None if b == 0 else round_half_up(a / b, 4)
+    if op == "pct_change":
+        return None if a == 0 else round_half_up((b - a) / a * 100, 2)
+    return None
+
+
+@dataclass
+class _Tally:
+    commits: int = 0
+    paths: set[str] = field(default_factory=set)
+    added: int = 0
+    deleted: int = 0
+
+    def add(self, commit: dict[str, Any]) -> None:
+        self.commits += 1
+        for f in commit["files"]:
+            self.paths.add(f["path"])
+            self.added += f["added"]
+            self.deleted += f["deleted"]
+
+    def metric(self, name: str) -> int:
+        return {"commits": self.commits, "files_changed": len(self.paths), "lines_added": self.added,
+                "lines_deleted": self.deleted}[name]
+
+
+@dataclass
+class _PathTally:
+    added: int = 0
+    deleted: int = 0
+    binary: bool = False
+    commits: int = 0
+
+
+class Aggregate:
+    """Everything a count or file fact says, accumulated one commit at a time."""
+
+    def __init__(self) -> None:
+        self.range = _Tally()
+        self.authors: dict[str, _Tally] = {}
+        self.names: dict[str, str] = {}
+        self.paths: dict[str, _PathTally] = {}
+
+    def add(self, commit: dict[str, Any]) -> None:
+        email = commit["author"]["email"]
+        self.range.add(commit)
+        self.authors.setdefault(email, _Tally()).add(commit)
+        self.names.setdefault(email, commit["author"]["name"])
+        seen: set[str] = set()
+        for f in commit["files"]:
+            p = self.paths.setdefault(f["path"], _PathTally())
+            p.added += f["added"]
+            p.deleted += f["deleted"]
+            p.binary = p.binary or f["binary"]
+            if f["path"] not in seen:
+                p.commits += 1
+                seen.add(f["path"])
+
+    def count(self, metric: str, scope: str) -> int | None:
+        if scope == "range":
+            return len(self.authors) if metric == "contributors" else self.range.metric(metric)
+        if scope.startswith("author:") and metric in AUTHOR_METRICS:
+            tally = self.authors.get(scope[len("author:"):])
+            return tally.metric(metric) if tally is not None else 0
+        return None
+
+    def file_fact(self, path: str) -> dict[str, Any] | None:
+        p = self.paths.get(path)
+        if p is None:
+            return None
+        return {"path": path, "added": p.added, "deleted": p.deleted, "binary": p.binary, "commits": p.commits}
+
+
+def commit_fact(commit: dict[str, Any]) -> dict[str, Any]:
+    a = commit["author"]
+    return {"kind": "commit", "hash": commit["hash"], "subject": commit["subject"], "author": a["name"],
+            "email": a["email"], "date": a["date"]}
+
+
+@dataclass
+class FactsSummary:
+    path: Path
+    count: int
+    commits: int
+    snapshot_digest: str
+
+
+def generate_facts(commits: Iterable[dict[str, Any]], agg: Aggregate) -> Iterator[dict[str, Any]]:
+    """Number the facts of `commits` (feeding `agg` as they stream by): commits first, newest first,
+    then files, counts and derived comparisons, which need the whole range."""
+    n = 0
+
+    def numbered(fact: dict[str, Any]) -> dict[str, Any]:
+        nonlocal n
+        n += 1
+        return {"id": f"F{n}", **fact}
+
+    for commit in commits:
+        agg.add(commit)
+        yield numbered(commit_fact(commit))
+    for path in sorted(agg.paths):
+        fact = agg.file_fact(path)
+        assert fact is not None
+        yield numbered({"kind": "file", **fact})
+    ids: dict[tuple[str, str], str] = {}
+    for metric in METRICS:
+        fact = numbered({"kind": "count", "metric": metric, "value": agg.count(metric, "range"), "scope": "range"})
+        ids[(metric, "range")] = fact["id"]
+        yield fact
+    for email in sorted(agg.authors):
+        for metric in AUTHOR_METRICS:
+            scope = f"author:{email}"
+            fact = numbered({"kind": "count", "metric": metric, "value": agg.count(metric, scope),
+                             "scope": scope, "author": agg.names[email]})
+            ids[(metric, scope)] = fact["id"]
+            yield fact
+    values = {key: agg.count(*key) or 0 for key in ids}
+    pairs: list[tuple[str, tuple[str, str], tuple[str, str]]] = []
+    if len(agg.authors) > 1:
+        pairs += [("ratio", ("commits", f"author:{e}"), ("commits", "range")) for e in sorted(agg.authors)]
+    pairs += [("ratio", ("lines_added", "range"), ("lines_deleted", "range")),
+              ("pct_change", ("lines_deleted", "range"), ("lines_added", "range"))]
+    for op, a, b in pairs:
+        value = derive(op, values[a], values[b])
+        if value is not None:
+            yield numbered({"kind": "derived", "op": op, "of": [ids[a], ids[b]], "value": value})
+
+
+def build_facts(snapshot_path: Path, out: Path) -> FactsSummary:
+    snap = Snapshot(snapshot_path)
+    agg = Aggregate()
+    trailer: dict[str, Any] = {"range": snap.range}
+
+    def facts() -> Iterator[dict[str, Any]]:
+        yield from generate_facts(snap.commits(), agg)
+        trailer["snapshot_digest"] = snap.digest
+
+    header = {"schema": FACTS, "range": snap.range}
+    write_streamed(out, header, "facts", facts(), trailer)
+    return FactsSummary(out, trailer["count"], agg.range.commits, trailer["snapshot_digest"])
+
+
+def check_fact(f: Any, i: int, path: Path | str) -> dict[str, Any]:
+    what = "facts"
+    where = f"facts[{i}]"
+    need(isinstance(f, dict), where, "an object", what, path)
+    need(isinstance(f.get("id"), str) and bool(FACT_ID.match(f["id"])), f"{where}.id", "an id like F1", what, path)
+    kind = f.get("kind")
+    if kind == "commit":
+        for k in ("hash", "subject", "author", "date"):
+            need(isinstance(f.get(k), str), f"{where}.{k}", "a string", what, path)
+    elif kind == "file":
+        need(isinstance(f.get("path"), str), f"{where}.path", "a string", what, path)
+        for k in ("added", "deleted"):
+            need(is_int(f.get(k)), f"{where}.{k}", "an integer", what, path)
+    elif kind == "count":
+        need(f.get("metric") in METRICS, f"{where}.metric", "one of " + ", ".join(METRICS), what, path)
+        need(is_int(f.get("value")), f"{where}.value", "an integer", what, path)
+        need(isinstance(f.get("scope"), str), f"{where}.scope", "a string (range or author:EMAIL)", what, path)
+    elif kind == "derived":
+        need(f.get("op") in OPS, f"{where}.op", "ratio or pct_change", what, path)
+        of = f.get("of")
+        need(isinstance(of, list) and len(of) == 2 and all(isinstance(x, str) for x in of), f"{where}.of",
+             "two fact ids", what, path)
+        need(is_num(f.get("value")), f"{where}.value", "a number", what, path)
+    else:
+        need(False, f"{where}.kind", "commit, file, count or derived", what, path)
+    fact: dict[str, Any] = f
+    return fact
+
+
+class FactsFile:
+    """Facts read from a facts file. Commit and file facts are kept only when wanted (the cited
+    ones), so a long history's facts file does not have to fit in memory; counts and derived facts
+    are few and always kept."""
+
+    def __init__(self, path: Path, wanted: Iterable[str] | None = None) -> None:
+        doc = StreamedDoc(path, FACTS, "facts", "facts")
+        keep = set(wanted) if wanted is not None else None
+        self.path = path
+        self.by_id: dict[str, dict[str, Any]] = {}
+        self.ids: set[str] = set()
+        for i, f in enumerate(doc.items()):
+            check_fact(f, i, path)
+            if f["id"] in self.ids:
+                raise UsageError(f"facts {path}: id {f['id']} appears twice", "regenerate the facts file")
+            self.ids.add(f["id"])
+            if keep is None or f["id"] in keep or f["kind"] in ("count", "derived"):
+                self.by_id[f["id"]] = f
+        trailer = doc.trailer or {}
+        self.snapshot_digest: str | None = trailer.get("snapshot_digest")
+        self.range: str | None = doc.header.get("range")
+
+    def facts(self) -> list[dict[str, Any]]:
+        return list(self.by_id.values())

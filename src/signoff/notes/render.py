@@ -1,0 +1,48 @@
+"""Render a shipped run as Markdown: each kept sentence with `[F1][F2]` appended at its end, and a
+facts appendix in which every cited fact is listed with an anchor and every hash in full."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.errors import RefusedError
+from signoff.notes.decisions import blockers, state_of
+from signoff.notes.facts import FactsFile
+from signoff.notes.run import FACTS_FILE
+
+
+def _fact_line(f: dict[str, Any], commit_url: str | None) -> str:
+    fid = f["id"]
+    anchor = f'<a id="{fid.lower()}"></a>**{fid}**'
+    kind = f["kind"]
+    if kind == "commit":
+        url = commit_url.replace("{hash}", f["hash"]) if commit_url else None
+        hash_text = f"[`{f['hash']}`]({url})" if url else f"`{f['hash']}`"
+        return f"- {anchor} commit {hash_text}: {f['subject']} ({f['author']}, {f['date']})"
+    if kind == "file":
+        binary = ", binary" if f.get("binary") else ""
+        return f"- {anchor} file `{f['path']}`: +{f['added']} -{f['deleted']} lines{binary}"
+    if kind == "count":
+        scope = "range" if f["scope"] == "range" else f"author {f.get('author') or f['scope'][7:]}"
+        return f"- {anchor} {f['metric']} ({scope}): {f['value']}"
+    return f"- {anchor} {f['op']} of {f['of'][0]} and {f['of'][1]}: {f['value']}"
+
+
+def render(folder: Path, commit_url: str | None = None) -> str:
+    state = state_of(folder)
+    if not state.shipped:
+        problems = blockers(folder, state)
+        raise RefusedError("this run has not shipped yet" + (": " + " | ".join(problems) if problems else ""),
+                           "decide on every sentence, then `signoff notes decide RUN ship`")
+    kept = [s for s in state.sentences if s.status == "approved"]
+    cited = [f for s in kept for f in s.facts]
+    facts = FactsFile(folder / FACTS_FILE, wanted=set(cited))
+    order = list(dict.fromkeys(cited))
+    lines = [f"# Release notes: {facts.range}", ""]
+    for s in kept:
+        tags = "".join(f"[{f}]" for f in s.facts)
+        lines.append(f"- {s.text} {tags}")
+    lines += ["", "## Facts", ""]
+    lines += [_fact_line(facts.by_id[f], commit_url) for f in order if f in facts.by_id]
+    return "\n".join(lines) + "\n"

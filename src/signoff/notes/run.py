@@ -1,0 +1,146 @@
+"""A notes run: a folder holding every artifact of one set of release notes.
+
+    snapshot.json   commits and file changes from git          (signoff notes snapshot)
+    facts.json      F1..Fn                                      (signoff notes facts)
+    draft.json      the writer's sentences                      (signoff notes draft)
+    review.json     verifier errors + editor judgments per round, and the current draft
+    draft.r1.json   the draft after the one revision round, when a sentence was rejected
+    decisions.jsonl human decisions, append-only                (signoff notes decide)
+    final.md        the published notes                         (signoff notes render)
+
+Every step reads its inputs from the files, so each can be re-run or inspected on its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.clock import SystemClock, utc_iso
+from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
+from signoff.kernel.settings import Settings
+from signoff.notes.documents import REVIEW, check_schema, read_json, write_json
+from signoff.notes.draft import check_sentences, draft_doc, load_draft
+from signoff.notes.editor import merge
+from signoff.notes.facts import FactsFile, build_facts
+from signoff.notes.snapshot import take_snapshot
+from signoff.notes.verify import Verifier
+
+SNAPSHOT_FILE, FACTS_FILE, DRAFT_FILE, REVIEW_FILE = "snapshot.json", "facts.json", "draft.json", "review.json"
+DECISIONS_FILE, FINAL_FILE = "decisions.jsonl", "final.md"
+MAX_COMMITS_FOR_WRITER = 200
+
+
+def run_dir(name: str | Path, settings: Settings | None = None) -> Path:
+    """A run given as a folder path, or as a name under <home>/notes/."""
+    path = Path(name)
+    if path.is_dir():
+        return path
+    if settings is not None and (settings.home / "notes" / str(name)).is_dir():
+        return settings.home / "notes" / str(name)
+    raise NotFoundError(f"notes run not found: {name}", "pass the --out folder of `signoff notes run`")
+
+
+def writer_task(facts: FactsFile) -> dict[str, Any]:
+    """What the writer sees: every count and derived fact and the newest commits (not every file)."""
+    chosen = [f for f in facts.facts() if f["kind"] in ("count", "derived")]
+    commits = [f for f in facts.facts() if f["kind"] == "commit"][:MAX_COMMITS_FOR_WRITER]
+    return {"range": facts.range, "facts": commits + chosen}
+
+
+def make_draft(facts_path: Path, settings: Settings, role: str = "writer",
+               script: str = "default") -> dict[str, Any]:
+    from signoff.notes.agents import write
+
+    facts = FactsFile(facts_path, wanted=_first_commit_ids())
+    sentences, record = write(writer_task(facts), settings, role, script)
+    numbered = [{"id": f"S{i}", "text": s["text"], "facts": list(s["cites"])} for i, s in enumerate(sentences, 1)]
+    check_sentences(numbered, f"{role} output", "draft")
+    return draft_doc(numbered, writer=_record_summary(record))
+
+
+def _first_commit_ids() -> set[str]:
+    # Commit facts come first and newest first; keep the writer's share without loading them all.
+    return {f"F{i}" for i in range(1, MAX_COMMITS_FOR_WRITER + 1)}
+
+
+def _record_summary(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: record.get(k) for k in ("role", "provider", "model", "kind", "prompt_digest", "output_digest")}
+
+
+def review(folder: Path, settings: Settings, role: str = "writer", script: str = "default",
+           editor_role: str = "notes-editor") -> dict[str, Any]:
+    """Verify, judge, and send rejected sentences back to the writer once (only those sentences)."""
+    from signoff.notes.agents import judge, write
+
+    decisions = folder / DECISIONS_FILE
+    if decisions.exists() and decisions.stat().st_size > 0:
+        raise RefusedError(f"{folder} already has human decisions; reviewing again would change the "
+                           "sentences they were made on", "start a new run to review a new draft")
+    snapshot, facts_path = folder / SNAPSHOT_FILE, folder / FACTS_FILE
+    sentences = load_draft(folder / DRAFT_FILE)
+    cited = {f for s in sentences for f in s["facts"]}
+    verifier = Verifier(snapshot, facts_path, cited)
+    rounds: list[dict[str, Any]] = []
+    current = sentences
+    for round_no in (0, 1):
+        verdict = verifier.verdict(current)
+        judgments, record = judge(current, verifier.facts.by_id, settings, editor_role)
+        reviewed = merge(verdict, judgments)
+        rounds.append({"round": round_no, "editor": _record_summary(record), "sentences": reviewed})
+        rejected = [r for r in reviewed if r["status"] == "rejected"]
+        if not rejected or round_no == 1:
+            break
+        task = writer_task(FactsFile(facts_path, wanted=cited | _first_commit_ids()))
+        task["revise"] = [{"id": r["id"], "text": r["text"], "cites": r["facts"],
+                           "problems": [f"{p['code']}: {p['token']}" for p in r["errors"] + r["judgments"]]}
+                          for r in rejected]
+        revised, wrecord = write(task, settings, role, script)
+        if len(revised) != len(rejected):
+            raise UsageError(f"the writer returned {len(revised)} sentences for {len(rejected)} to revise",
+                             "a revision must return one sentence per rejected sentence, in order")
+        by_id = {r["id"]: {"id": r["id"], "text": new["text"], "facts": list(new["cites"])}
+                 for r, new in zip(rejected, revised, strict=True)}
+        current = [by_id.get(s["id"], s) for s in current]
+        # The revised sentences may cite facts the first pass did not load.
+        newly = {f for s in current for f in s["facts"]} - cited
+        if newly:
+            cited |= newly
+            verifier = Verifier(snapshot, facts_path, cited)
+        write_json(folder / "draft.r1.json", draft_doc(current, writer=_record_summary(wrecord),
+                                                      revised=sorted(by_id, key=lambda x: int(x[1:]))))
+    doc = {"schema": REVIEW, "created": utc_iso(SystemClock().now()),
+           "draft": "draft.r1.json" if len(rounds) > 1 else DRAFT_FILE, "rounds": rounds,
+           "sentences": rounds[-1]["sentences"]}
+    write_json(folder / REVIEW_FILE, doc)
+    return doc
+
+
+def load_review(folder: Path) -> dict[str, Any]:
+    path = folder / REVIEW_FILE
+    doc = check_schema(read_json(path, "review"), REVIEW, path, "review")
+    check_sentences(doc.get("sentences"), path, "review")
+    if doc.get("draft") not in (DRAFT_FILE, "draft.r1.json"):
+        raise UsageError(f"review {path}: draft must name draft.json or draft.r1.json", "run the review again")
+    return doc
+
+
+def current_sentences(folder: Path) -> list[dict[str, Any]]:
+    """The sentences the humans decide on: the reviewed draft (after the revision round, if any)."""
+    doc = load_review(folder)
+    return load_draft(folder / doc["draft"])
+
+
+def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = False,
+              role: str = "writer", script: str = "default") -> dict[str, Any]:
+    folder.mkdir(parents=True, exist_ok=True)
+    decisions = folder / DECISIONS_FILE
+    if decisions.exists() and decisions.stat().st_size > 0:
+        raise UsageError(f"{folder} already holds a run with human decisions",
+                         "pick a new --out folder; decisions are never overwritten")
+    snap = take_snapshot(repo, rev_range, folder / SNAPSHOT_FILE, merges=merges)
+    facts = build_facts(folder / SNAPSHOT_FILE, folder / FACTS_FILE)
+    write_json(folder / DRAFT_FILE, make_draft(folder / FACTS_FILE, settings, role, script))
+    doc = review(folder, settings, role, script)
+    return {"folder": str(folder), "commits": snap.commits, "facts": facts.count, "range": snap.range,
+            "rounds": len(doc["rounds"]), "sentences": doc["sentences"]}

@@ -1,0 +1,248 @@
+"""Snapshot: the commits of a range and their file changes, read from real git and streamed to disk.
+
+One `git log --numstat -z` process feeds a parser that yields one commit at a time, and each commit
+is written as soon as it is parsed, so memory stays flat however long the history is. Reading the
+snapshot back (`iter_commits`) streams the same way.
+
+The numbers are exactly what `git log --numstat` reports: rename detection on (git's default), a
+binary file is listed with `-` for both counts (kept as `binary: true`, 0 lines), merge commits carry
+no file list (git log shows no diff for merges by default) and are left out unless asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from signoff.kernel.errors import NotFoundError, UnavailableError, UsageError
+from signoff.notes.documents import SNAPSHOT, StreamedDoc, dumps_line, is_int, need, write_streamed
+
+# Record separator starts a commit header; unit separator splits its fields. Git forbids NUL in
+# commit messages, so a header is always exactly one NUL-terminated token of the -z stream.
+_FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cn%x1f%ce%x1f%cI%x1f%s%x1f%b%x1f"
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+_REV = re.compile(r"^[A-Za-z0-9_./@^~{}:+-]+$")
+_CHUNK = 1 << 20
+
+
+@dataclass
+class SnapshotSummary:
+    path: Path
+    commits: int
+    head: str | None
+    range: str
+    digest: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _git() -> str:
+    git = shutil.which("git")
+    if git is None:
+        raise UnavailableError("git is not installed", "apt-get install -y git")
+    return git
+
+
+def _run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([_git(), "-C", str(repo), *args], capture_output=True, text=True, check=False,
+                          timeout=120)
+
+
+def check_range(repo: Path, rev_range: str | None) -> tuple[str, str | None]:
+    """Validate the repository and the range; returns (range, resolved tip commit or None)."""
+    if not repo.exists():
+        raise NotFoundError(f"repository not found: {repo}", "pass --repo with the path of a git work tree")
+    if _run(repo, "rev-parse", "--git-dir").returncode != 0:
+        raise UsageError(f"{repo} is not a git repository", "pass --repo with the path of a git work tree")
+    rng = rev_range or "HEAD"
+    sides = rng.split("..")
+    if len(sides) > 2 or rng.startswith("-") or "..." in rng:
+        raise UsageError(f"range {rng!r} is not A..B or a single revision",
+                         "pass --range v1.0..v1.1 (or one revision for its whole history)")
+    resolved: list[str] = []
+    for side in sides:
+        name = side or "HEAD"
+        if not _REV.match(name) or name.startswith("-"):
+            raise UsageError(f"revision {name!r} in range {rng!r} is not a revision name",
+                             "use tags, branch names or commit hashes")
+        out = _run(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
+        if out.returncode != 0:
+            if name == "HEAD" and _run(repo, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
+                raise UsageError(f"{repo} has no commits yet", "commit something first, or pass another --repo")
+            raise UsageError(f"revision {name!r} does not name a commit in {repo}",
+                             "check the name with `git log --oneline` (tags must be fetched)")
+        resolved.append(out.stdout.strip())
+    return rng, resolved[-1]
+
+
+def _tokens(stream: IO[bytes]) -> Iterator[bytes]:
+    rest = b""
+    while chunk := stream.read(_CHUNK):
+        parts = (rest + chunk).split(b"\0")
+        rest = parts.pop()
+        yield from parts
+    if rest:
+        yield rest
+
+
+def _text(raw: bytes) -> str:
+    # Non-UTF-8 bytes in names or messages are shown, never dropped; JSON cannot hold raw bytes.
+    return raw.decode("utf-8", errors="backslashreplace")
+
+
+def parse_log(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
+    """Parse `git log --format=_FORMAT --numstat -z` output one commit at a time."""
+    commit: dict[str, Any] | None = None
+    tokens = _tokens(stream)
+    after_header = False
+    for raw in tokens:
+        if raw.startswith(b"\x1e"):
+            if commit is not None:
+                yield commit
+            fields = _text(raw[1:]).split("\x1f", 9)
+            if len(fields) != 10 or not _HEX40.match(fields[0]):
+                raise UnavailableError("git log printed a commit header signoff cannot parse",
+                                       "report this with the output of `git --version`")
+            body = fields[9]
+            body = body[:-1] if body.endswith("\x1f") else body
+            commit = {
+                "hash": fields[0],
+                "parents": fields[1].split() if fields[1] else [],
+                "author": {"name": fields[2], "email": fields[3], "date": fields[4]},
+                "committer": {"name": fields[5], "email": fields[6], "date": fields[7]},
+                "subject": fields[8],
+                "body": body.rstrip("\n"),
+                "files": [],
+            }
+            after_header = True
+            continue
+        if after_header and raw.startswith(b"\n"):
+            raw = raw[1:]
+        after_header = False
+        if not raw:
+            continue
+        if commit is None:
+            raise UnavailableError("git log printed file changes before any commit",
+                                   "report this with the output of `git --version`")
+        added, deleted, path = raw.split(b"\t", 2)
+        old: str | None = None
+        if path:
+            new = _text(path)
+        else:
+            old = _text(next(tokens, b""))
+            new = _text(next(tokens, b""))
+        binary = added == b"-"
+        commit["files"].append({
+            "path": new,
+            "old_path": old,
+            "added": 0 if binary else int(added),
+            "deleted": 0 if binary else int(deleted),
+            "binary": binary,
+        })
+    if commit is not None:
+        yield commit
+
+
+def log_command(repo: Path, rng: str, merges: bool) -> list[str]:
+    cmd = [_git(), "-C", str(repo), "-c", "core.quotepath=off", "log", f"--format={_FORMAT}", "--numstat", "-z",
+           "-M", "--no-color", "--no-ext-diff", "--encoding=UTF-8"]
+    if not merges:
+        cmd.append("--no-merges")
+    cmd += ["--end-of-options", rng, "--"]
+    return cmd
+
+
+def stream_commits(repo: Path, rng: str, merges: bool) -> Iterator[dict[str, Any]]:
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(log_command(repo, rng, merges), stdout=subprocess.PIPE, stderr=err)
+        assert proc.stdout is not None
+        try:
+            yield from parse_log(proc.stdout)
+        finally:
+            proc.stdout.close()
+            code = proc.wait()
+        if code != 0:
+            err.seek(0)
+            message = err.read().decode("utf-8", "replace").strip()
+            raise UsageError(f"git log failed on {repo} ({rng}): {message}", "check the repository and the range")
+
+
+def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = False) -> SnapshotSummary:
+    rng, head = check_range(repo, rev_range)
+    header = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges}
+    digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
+
+    def items() -> Iterator[dict[str, Any]]:
+        for commit in stream_commits(repo, rng, merges):
+            digest.update(dumps_line(commit).encode() + b"\n")
+            yield commit
+
+    trailer: dict[str, Any] = {}
+    write_streamed(out, header, "commits", _with_digest(items(), trailer, digest), trailer)
+    return SnapshotSummary(out, trailer["count"], head, rng, trailer["digest"])
+
+
+def _with_digest(items: Iterator[dict[str, Any]], trailer: dict[str, Any],
+                 digest: Any) -> Iterator[dict[str, Any]]:
+    yield from items
+    trailer["digest"] = "sha256:" + digest.hexdigest()
+
+
+def _check_commit(c: Any, i: int, path: Path) -> None:
+    what = "snapshot"
+    need(isinstance(c, dict), f"commits[{i}]", "an object", what, path)
+    need(isinstance(c.get("hash"), str) and bool(_HEX40.match(c["hash"])), f"commits[{i}].hash",
+         "40 lowercase hex characters", what, path)
+    need(isinstance(c.get("parents"), list), f"commits[{i}].parents", "a list", what, path)
+    for role in ("author", "committer"):
+        who = c.get(role)
+        need(isinstance(who, dict) and all(isinstance(who.get(k), str) for k in ("name", "email", "date")),
+             f"commits[{i}].{role}", "an object with name, email and date strings", what, path)
+    need(isinstance(c.get("subject"), str), f"commits[{i}].subject", "a string", what, path)
+    need(isinstance(c.get("body"), str), f"commits[{i}].body", "a string", what, path)
+    files = c.get("files")
+    need(isinstance(files, list), f"commits[{i}].files", "a list", what, path)
+    for j, f in enumerate(files):
+        where = f"commits[{i}].files[{j}]"
+        need(isinstance(f, dict) and isinstance(f.get("path"), str) and bool(f["path"]), f"{where}.path",
+             "a non-empty string", what, path)
+        need(is_int(f.get("added")) and f["added"] >= 0, f"{where}.added", "a count >= 0", what, path)
+        need(is_int(f.get("deleted")) and f["deleted"] >= 0, f"{where}.deleted", "a count >= 0", what, path)
+        need(isinstance(f.get("binary"), bool), f"{where}.binary", "true or false", what, path)
+        need(f.get("old_path") is None or isinstance(f["old_path"], str), f"{where}.old_path",
+             "a string or null", what, path)
+
+
+class Snapshot:
+    """A snapshot file opened for streaming; `commits()` checks each commit's shape as it goes and,
+    once the stream is exhausted, that the content digest still matches (`digest`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.doc = StreamedDoc(path, SNAPSHOT, "commits", "snapshot")
+        h = self.doc.header
+        need(isinstance(h.get("range"), str), "range", "a string", "snapshot", path)
+        need(isinstance(h.get("merges"), bool), "merges", "true or false", "snapshot", path)
+        self.path = path
+        self.range: str = h["range"]
+        self.head: str | None = h.get("head")
+        self.digest: str | None = None
+
+    def commits(self) -> Iterator[dict[str, Any]]:
+        base = {k: v for k, v in self.doc.header.items() if k not in ("count", "digest", "commits")}
+        digest = hashlib.sha256(dumps_line(base).encode() + b"\n")
+        for i, c in enumerate(self.doc.items()):
+            _check_commit(c, i, self.path)
+            digest.update(dumps_line(c).encode() + b"\n")
+            yield c
+        computed = "sha256:" + digest.hexdigest()
+        stated = (self.doc.trailer or {}).get("digest")
+        if stated is not None and stated != computed:
+            raise UsageError(f"snapshot {self.path} was changed after it was taken (content digest differs)",
+                             "take the snapshot again with `signoff notes snapshot`")
+        self.digest = computed
