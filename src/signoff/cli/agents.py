@@ -145,7 +145,7 @@ def try_role(
     role: str,
     task: Annotated[str, typer.Option(help="The task: a JSON object, or @file.json.")] = "{}",
     untrusted: Annotated[list[str] | None, typer.Option(
-        "--untrusted", help="Outside text as NAME=@file or NAME=text (repeatable); given to the agent as data.")] = None,
+        "--untrusted", help="Outside text as NAME=@file or NAME=text (repeatable), given as data.")] = None,
     client: Annotated[str, typer.Option(help="Who is asking (per-client rate limit).")] = "cli",
     script: Annotated[str, typer.Option(help="Script name, when the role is scripted.")] = "default",
     as_json: JsonOpt = False,

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+from tests.agents.wire import WireServer
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    server = WireServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def configure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Settings]:
+    """Write a signoff.toml in an isolated workspace and load Settings from it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIGNOFF_DB", raising=False)
+    monkeypatch.delenv("SIGNOFF_CONFIG", raising=False)
+    monkeypatch.delenv("SIGNOFF_HOME", raising=False)
+
+    def make(toml: str = "", db_url: str | None = None, env: dict[str, str] | None = None) -> Settings:
+        (tmp_path / "signoff.toml").write_text(toml)
+        return Settings.load(home=tmp_path / ".signoff", db_url=db_url, env=env or {}, cwd=tmp_path)
+
+    return make
+
+
+@pytest.fixture
+def ledger_of() -> Iterator[Callable[[Settings], Ledger]]:
+    opened: list[Ledger] = []
+
+    def make(settings: Settings) -> Ledger:
+        ledger = Ledger.open(settings)
+        opened.append(ledger)
+        return ledger
+
+    yield make
+    for ledger in opened:
+        ledger.close()
+
+
+def role_toml(role: str, provider: str, url: str, **extra: Any) -> str:
+    lines = [f"[agents.{role}]", f'provider = "{provider}"', 'model = "test-model"', f'base_url = "{url}"',
+             'api_key_env = "TEST_KEY"', "backoff_base = 0.01", "max_retries = 2", "timeout = 5"]
+    for key, value in extra.items():
+        if isinstance(value, bool):
+            lines.append(f"{key} = {str(value).lower()}")
+        elif isinstance(value, str):
+            lines.append(f'{key} = "{value}"')
+        else:
+            lines.append(f"{key} = {value}")
+    return "\n".join(lines) + "\n"
