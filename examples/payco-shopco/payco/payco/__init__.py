@@ -1,0 +1,1 @@
+"""PayCo: the payment provider that sends signed webhooks to ShopCo."""

@@ -1,0 +1,33 @@
+"""Incident evidence (Crosswire, part 1): two organisations compare bytes without sharing them.
+
+The in-process API (see docs/incident.md for the full description):
+
+- `simulate(workdir, fixed_payco=, fixed_shopco=)` runs the PayCo/ShopCo fixture for real.
+- `scan(raw)` (wirecheck) and `fingerprint(event_id, raw, salt, incident)`.
+- `Notary` issues salts and compares fingerprints; `EvidenceStore`/`make_app`/`LoopbackServer`/
+  `EvidenceClient` serve an organisation's captures.
+- `draft`, `Disclosure`, `published_text`; `Approver`, `Message`; `Chain`, `verify_chain_file`.
+- `Guard`, `GuardConfig`, `build_config`, `Post`, `Verdict`; `Sender`, `RoomLog`.
+- `Workspace` (layout, setup, pins, guards) and `verify_ledger`; `run_incident` for the whole flow.
+"""
+
+from signoff.incident.approvals import Approver, Message
+from signoff.incident.chain import Chain, ChainReport, verify_chain_file
+from signoff.incident.disclosure import Disclosure, draft, published_text
+from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
+from signoff.incident.fingerprint import fingerprint, salt_id
+from signoff.incident.guard import Guard, GuardConfig, Post, Verdict, build_config
+from signoff.incident.notary import Comparison, IssuedSalt, Notary
+from signoff.incident.sender import RoomLog, Sender
+from signoff.incident.simulate import SimulationResult, simulate
+from signoff.incident.walkthrough import disclose, run_incident
+from signoff.incident.wirecheck import Leaf, WireError, scan
+from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
+
+__all__ = [
+    "Approver", "Chain", "ChainReport", "Comparison", "Disclosure", "EvidenceClient", "EvidenceStore", "Guard",
+    "GuardConfig", "IssuedSalt", "Leaf", "LedgerReport", "LoopbackServer", "Message", "Notary", "Post", "RoomLog",
+    "Sender", "SimulationResult", "Verdict", "WireError", "Workspace", "build_config", "disclose", "draft",
+    "fingerprint", "make_app", "published_text", "run_incident", "salt_id", "scan", "simulate",
+    "verify_chain_file", "verify_ledger",
+]

@@ -1,0 +1,113 @@
+"""The approver service: it signs a disclosure only for that organisation's named approver.
+
+The service holds its Ed25519 key (an agent never does). A signed record binds d_id, incident, salt,
+the SHA-256 of the canonical evidence and of the draft text, the approver, the sender, the draft and
+approval message ids, the time and (through the chain) the hash of the previous record. It refuses
+when the incident is not the notary's current one, or when the guard's configuration no longer
+matches its pin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.incident.chain import Chain
+from signoff.incident.disclosure import Disclosure
+from signoff.incident.notary import Notary
+from signoff.kernel.clock import Clock, SystemClock, utc_iso
+from signoff.kernel.errors import NotFoundError, RefusedError
+from signoff.trust import PublicKey, SigningKey
+
+RECORD_KIND = "signoff.incident.approval/v1"
+
+
+@dataclass(frozen=True)
+class Message:
+    """A chat message as the room server recorded it (server-assigned id, authenticated sender)."""
+
+    msg_id: str
+    room: str
+    sender: str
+    text: str
+
+
+class Approver:
+    def __init__(self, org: str, approver: str, private_room: str, key: SigningKey, chain: Chain,
+                 notary: Notary, guard_digest: Callable[[], str], guard_pin: str,
+                 clock: Clock | None = None) -> None:
+        self.org = org
+        self.approver = approver
+        self.private_room = private_room
+        self.key = key
+        self.chain = chain
+        self.notary = notary
+        self.guard_digest = guard_digest
+        self.guard_pin = guard_pin
+        self.clock = clock or SystemClock()
+
+    @property
+    def public(self) -> PublicKey:
+        return self.key.public
+
+    def approve(self, disclosure: Disclosure, draft_msg: Message, approval: Message) -> dict[str, Any]:
+        """Sign and chain an approval record, or refuse naming why."""
+        d = disclosure
+        d.check()
+        if d.org != self.org:
+            raise RefusedError(f"{d.d_id} is {d.org}'s disclosure; this is {self.org}'s approver",
+                               f"ask {d.org}'s approver")
+        if approval.sender != self.approver:
+            raise RefusedError(f"approval of {d.d_id} from {approval.sender!r} does not count",
+                               f"only {self.org}'s named approver ({self.approver}) can approve")
+        if approval.room != self.private_room or draft_msg.room != self.private_room:
+            raise RefusedError(f"approvals for {self.org} count only in {self.private_room}",
+                               f"draft and approve {d.d_id} in {self.private_room}")
+        if approval.text.strip() != d.approve_command:
+            raise RefusedError(f"approval text is not the exact command {d.approve_command!r}",
+                               f"reply with exactly: {d.approve_command}")
+        if draft_msg.text != d.text:
+            raise RefusedError(f"the draft message does not carry {d.d_id}'s text",
+                               "approve the draft exactly as it was posted")
+        if not self.notary.is_current(d.incident):
+            raise RefusedError(f"{d.incident} is not the notary's current incident",
+                               "draft against the incident the notary most recently issued a salt for")
+        if self.guard_digest() != self.guard_pin:
+            raise RefusedError(f"{self.org}'s guard configuration differs from its pin",
+                               "restore the pinned guard configuration; nothing is signed until it matches")
+        existing = self.find(d.d_id)
+        if existing is not None:
+            body = existing["body"]
+            if body["evidence_sha256"] == d.evidence_sha256 and body["text_sha256"] == d.text_sha256:
+                return existing
+            raise RefusedError(f"{d.d_id} was already approved with different content",
+                               "draft a new disclosure with a new id")
+        body = {
+            "kind": RECORD_KIND,
+            "d_id": d.d_id,
+            "incident": d.incident,
+            "org": self.org,
+            "salt": self.notary.current.salt.hex(),
+            "evidence_sha256": d.evidence_sha256,
+            "text_sha256": d.text_sha256,
+            "approver": approval.sender,
+            "sender": draft_msg.sender,
+            "draft_msg_id": draft_msg.msg_id,
+            "approval_msg_id": approval.msg_id,
+            "time": utc_iso(self.clock.now()),
+            "guard_pin": self.guard_pin,
+        }
+        return self.chain.append(body)
+
+    def find(self, d_id: str) -> dict[str, Any] | None:
+        for record in self.chain.records():
+            if record.get("body", {}).get("d_id") == d_id:
+                return record
+        return None
+
+    def record(self, d_id: str) -> dict[str, Any]:
+        found = self.find(d_id)
+        if found is None:
+            raise NotFoundError(f"no approval record for {d_id}", "approve the draft first")
+        return found

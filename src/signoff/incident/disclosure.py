@@ -1,0 +1,100 @@
+"""Disclosures: what an organisation proposes to tell the other side.
+
+A draft is `{d_id, incident, org, evidence, text}` whose text ends with its exact approve command
+(`approve D-PAY-3`). Once approved, what crosses to the shared room is `published_text(d)`: the text
+without the approve line, followed by the evidence as canonical JSON. The approval record binds the
+SHA-256 of both the canonical evidence and the draft text, so neither can change afterwards.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.kernel.canonical import canonical_bytes, canonical_text
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import UsageError
+
+ORG_PREFIX = {"payco": "PAY", "shopco": "SHOP"}
+D_ID = re.compile(r"^D-[A-Z]{2,8}-[1-9][0-9]{0,5}$")
+APPROVE_LINE = re.compile(r"\bapprove\s+D-[A-Z]{2,8}-[0-9]+\b", re.IGNORECASE)
+PUBLISHED_HEADER = re.compile(r"^\[disclosure (D-[A-Z]{2,8}-[0-9]+) · ", re.MULTILINE)
+
+
+def d_id_for(org: str, number: int) -> str:
+    if org not in ORG_PREFIX:
+        raise UsageError(f"unknown organisation {org!r}", f"use one of: {', '.join(ORG_PREFIX)}")
+    if number < 1:
+        raise UsageError("disclosure numbers start at 1", "number drafts 1, 2, 3, ...")
+    return f"D-{ORG_PREFIX[org]}-{number}"
+
+
+@dataclass(frozen=True)
+class Disclosure:
+    d_id: str
+    incident: str
+    org: str
+    evidence: dict[str, Any]
+    text: str
+
+    @property
+    def approve_command(self) -> str:
+        return f"approve {self.d_id}"
+
+    @property
+    def evidence_sha256(self) -> str:
+        return sha256_bytes(canonical_bytes(self.evidence))
+
+    @property
+    def text_sha256(self) -> str:
+        return sha256_bytes(self.text.encode("utf-8"))
+
+    @property
+    def prose(self) -> str:
+        """The text without its closing approve line."""
+        body, _, _ = self.text.rstrip().rpartition("\n")
+        return body.rstrip()
+
+    def check(self) -> None:
+        if not D_ID.match(self.d_id):
+            raise UsageError(f"bad disclosure id {self.d_id!r}", "ids look like D-PAY-3")
+        if self.d_id.split("-")[1] != ORG_PREFIX.get(self.org):
+            raise UsageError(f"{self.d_id} does not belong to {self.org}",
+                             f"{self.org}'s ids start D-{ORG_PREFIX.get(self.org)}-")
+        last = self.text.rstrip().rsplit("\n", 1)[-1]
+        if not last.rstrip().endswith(self.approve_command):
+            raise UsageError(f"draft {self.d_id} does not end with its approve command",
+                             f"end the text with the line: Approve with: {self.approve_command}")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"d_id": self.d_id, "incident": self.incident, "org": self.org, "evidence": self.evidence,
+                "text": self.text, "evidence_sha256": self.evidence_sha256, "text_sha256": self.text_sha256}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Disclosure:
+        try:
+            d = cls(str(data["d_id"]), str(data["incident"]), str(data["org"]), dict(data["evidence"]),
+                    str(data["text"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise UsageError("a disclosure needs d_id, incident, org, evidence (object) and text",
+                             "build it with signoff.incident.disclosure.draft") from exc
+        d.check()
+        return d
+
+
+def draft(org: str, number: int, incident: str, evidence: dict[str, Any], summary: str) -> Disclosure:
+    """A draft disclosure whose text ends with its exact approve command."""
+    d_id = d_id_for(org, number)
+    if APPROVE_LINE.search(summary):
+        raise UsageError("the summary already contains an approve command", "write only the summary")
+    text = f"{summary.rstrip()}\n\nApprove with: approve {d_id}"
+    d = Disclosure(d_id, incident, org, evidence, text)
+    d.check()
+    return d
+
+
+def published_text(d: Disclosure, approver: str) -> str:
+    """Exactly what may be posted to the shared room for an approved disclosure."""
+    return (f"[disclosure {d.d_id} · {d.org} · {d.incident} · approved by {approver}]\n{d.prose}\n\n"
+            f"evidence sha256 {d.evidence_sha256[:16]}:\n{canonical_text(d.evidence)}")

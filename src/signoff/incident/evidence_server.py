@@ -1,0 +1,182 @@
+"""One evidence server per organisation (FastAPI on loopback).
+
+It holds the organisation's captured requests and answers only counts, lengths and salted
+fingerprints. It requires the organisation's own bearer token; it fingerprints only with the salt
+the notary issued for the current incident, and at most `limit` distinct events per salt.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import httpx
+import uvicorn
+from fastapi import FastAPI, Header, Request
+from fastapi.responses import JSONResponse
+
+from signoff.incident.fingerprint import fingerprint, salt_id
+from signoff.incident.fixture import Captured
+from signoff.incident.notary import IssuedSalt
+from signoff.kernel.errors import (
+    NotFoundError,
+    RefusedError,
+    SignoffError,
+    UnavailableError,
+    UsageError,
+)
+
+FINGERPRINTS_PER_SALT = 5
+
+
+class _HttpError(Exception):
+    def __init__(self, status: int, message: str, fix: str) -> None:
+        self.status, self.message, self.fix = status, message, fix
+
+
+@dataclass
+class EvidenceStore:
+    """What one organisation captured, and which events it already fingerprinted per salt."""
+
+    org: str
+    captures: dict[str, Captured]
+    limit: int = FINGERPRINTS_PER_SALT
+    spent: dict[str, set[str]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def of(cls, org: str, captured: list[Captured], limit: int = FINGERPRINTS_PER_SALT) -> EvidenceStore:
+        return cls(org, {c.event_id: c for c in captured}, limit)
+
+
+def make_app(store: EvidenceStore, token: str, current_salt: Callable[[], IssuedSalt | None]) -> FastAPI:
+    """The evidence server of `store.org`. `current_salt` asks the notary for its current salt."""
+    app = FastAPI(title=f"{store.org} evidence server", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.exception_handler(_HttpError)
+    async def _err(_: Request, exc: _HttpError) -> JSONResponse:
+        return JSONResponse({"error": exc.message, "fix": exc.fix}, status_code=exc.status)
+
+    def authorise(header: str | None) -> None:
+        if not header or not header.startswith("Bearer "):
+            raise _HttpError(401, "no bearer token", f"send {store.org}'s evidence token")
+        if not secrets.compare_digest(header[7:].encode(), token.encode()):
+            raise _HttpError(403, f"token refused: this is {store.org}'s evidence server",
+                             f"only {store.org} may ask this server")
+
+    @app.get("/v1/summary")
+    def summary(authorization: str | None = Header(default=None)) -> dict[str, Any]:
+        authorise(authorization)
+        by_status: dict[str, int] = {}
+        for c in store.captures.values():
+            by_status[str(c.status)] = by_status.get(str(c.status), 0) + 1
+        return {"org": store.org, "events": len(store.captures), "by_status": by_status}
+
+    @app.get("/v1/events")
+    def events(authorization: str | None = Header(default=None)) -> list[dict[str, Any]]:
+        authorise(authorization)
+        return [{"event_id": c.event_id, "status": c.status, "length": len(c.raw)} for c in store.captures.values()]
+
+    @app.post("/v1/fingerprint")
+    async def make_fingerprint(request: Request, authorization: str | None = Header(default=None)) -> dict[str, Any]:
+        authorise(authorization)
+        try:
+            body = await request.json()
+            incident, event_id = str(body["incident"]), str(body["event_id"])
+            salt = bytes.fromhex(str(body["salt"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise _HttpError(400, "body must be {incident, salt (hex), event_id}",
+                             "send JSON with those fields") from exc
+        cur = current_salt()
+        if cur is None or cur.incident != incident or not secrets.compare_digest(cur.salt, salt):
+            raise _HttpError(403, "salt refused: not the salt the notary issued for the current incident",
+                             "ask the notary for the current incident's salt")
+        captured = store.captures.get(event_id)
+        if captured is None:
+            raise _HttpError(404, f"no captured event {event_id}", "list events with GET /v1/events")
+        with store.lock:
+            spent = store.spent.setdefault(salt_id(salt), set())
+            if event_id not in spent and len(spent) >= store.limit:
+                raise _HttpError(429, f"at most {store.limit} events are fingerprinted per salt",
+                                 "open a new incident with the notary for a fresh salt")
+            spent.add(event_id)
+        fp = fingerprint(event_id, captured.raw, salt, incident)
+        fp["org"] = store.org
+        fp["status"] = captured.status
+        return fp
+
+    return app
+
+
+class LoopbackServer:
+    """Run an ASGI app with uvicorn on 127.0.0.1 and a port the OS picks; a context manager."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = int(self.sock.getsockname()[1])
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> LoopbackServer:
+        self.thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise UnavailableError("evidence server did not start", "check that uvicorn is installed")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()
+
+
+class EvidenceClient:
+    """What an organisation's agent uses to ask its own evidence server."""
+
+    def __init__(self, base_url: str, token: str) -> None:
+        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def _check(self, response: httpx.Response) -> Any:
+        if response.status_code == 200:
+            return response.json()
+        try:
+            body = response.json()
+            message, fix = str(body.get("error")), str(body.get("fix"))
+        except ValueError:
+            message, fix = response.text[:200], "check the evidence server"
+        error: SignoffError
+        if response.status_code in (401, 403, 429):
+            error = RefusedError(f"evidence server refused ({response.status_code}): {message}", fix)
+        elif response.status_code == 404:
+            error = NotFoundError(message, fix)
+        else:
+            error = UsageError(f"evidence server said {response.status_code}: {message}", fix)
+        raise error
+
+    def summary(self) -> dict[str, Any]:
+        return dict(self._check(self.http.get("/v1/summary")))
+
+    def events(self) -> list[dict[str, Any]]:
+        return list(self._check(self.http.get("/v1/events")))
+
+    def fingerprint(self, event_id: str, issued: IssuedSalt) -> dict[str, Any]:
+        body = {"incident": issued.incident, "salt": issued.salt.hex(), "event_id": event_id}
+        return dict(self._check(self.http.post("/v1/fingerprint", json=body)))

@@ -1,0 +1,386 @@
+"""The outbound guard: every post an organisation sends passes here, in the sender, before it leaves.
+
+It blocks (rule names in brackets):
+- a line shaped like a line of the organisation's own code, even renamed or reformatted [code_line],
+  also when hidden in base64 or hex [encoded_code_line];
+- emails [email], secrets [secret], token-shaped strings [token], and customer names, which the
+  guard knows only as salted hashes of normalised names [customer_name];
+- a disclosure with no valid signed approval [disclosure_unapproved], one whose text or evidence
+  differs from what was signed [disclosure_altered], another organisation's disclosure
+  [foreign_disclosure], and a draft (a text carrying an approve command) outside the private room
+  [draft_outside_private_room].
+
+Its configuration is pinned: a guard whose configuration digest differs from the pin refuses to run.
+It logs the rules that fired and counts, never the text, to a signed hash chain.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import math
+import re
+import secrets
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.incident.chain import Chain, verify_chain_file
+from signoff.incident.disclosure import APPROVE_LINE, PUBLISHED_HEADER, Disclosure, published_text
+from signoff.incident.shapes import Shape, shape_key, shapes_by_line
+from signoff.kernel.canonical import canonical_bytes, canonical_text
+from signoff.kernel.clock import Clock, SystemClock, utc_iso
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import RefusedError, UsageError
+from signoff.trust import PublicKey
+
+CONFIG_VERSION = "signoff.incident.guard/v1"
+# Shapes at least this long are found anywhere in a post (inside prose, across joined lines);
+# shorter ones (down to WHOLE_MIN) only when they are a whole line. Below WHOLE_MIN a line such as
+# `}` or `return x` identifies nothing and is not protected.
+SUBSEQ_MIN = 6
+WHOLE_MIN = 4
+_CODEISH = frozenset("( ) [ ] { } = == === => : .".split())
+
+RULES = ("code_line", "encoded_code_line", "email", "secret", "token", "customer_name", "encoded_other",
+         "disclosure_unapproved", "disclosure_altered", "foreign_disclosure", "draft_outside_private_room")
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+_SECRETS = [
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+    re.compile(r"\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{8,}"),
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\bwhsec_[A-Za-z0-9]{8,}"),
+    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\bBearer\s+[A-Za-z0-9._~+/\-]{12,}=*"),
+    re.compile(r"(?i)\b(?:secret|password|passwd|api[_-]?key|token|credential)s?\b[\"']?\s*[:=]\s*[\"']?[^\s\"']{6,}"),
+]
+_TOKENISH = re.compile(r"[A-Za-z0-9_\-+/]{20,}={0,2}")
+_B64 = re.compile(r"[A-Za-z0-9+/_\-]{12,}={0,2}")
+_HEXRUN = re.compile(r"\b(?:[0-9a-fA-F]{2}){6,}\b")
+_UESC = re.compile(r"\\u([0-9a-fA-F]{4})")
+_WORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+_EVIDENCE_HEX = re.compile(r"^[0-9a-f]{16}$|^[0-9a-f]{64}$")
+_FOLD = str.maketrans({"ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "đ": "d", "Đ": "d", "ß": "ss", "æ": "ae",
+                       "Æ": "ae", "œ": "oe", "Œ": "oe", "ı": "i"})
+
+
+def normalise_name(text: str) -> str:
+    """Case-, accent- and spacing-insensitive form of a name (José ÁLVAREZ -> jose alvarez)."""
+    folded = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return " ".join(_WORD.findall(plain.casefold()))
+
+
+def _name_hash(salt: bytes, normalised: str) -> str:
+    return hmac.new(salt, normalised.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class GuardConfig:
+    org: str
+    language: str
+    private_room: str
+    shared_room: str
+    approver: str
+    approver_key: str  # hex Ed25519 public key of the organisation's approver service
+    shape_keys: tuple[str, ...]
+    whole_line_keys: tuple[str, ...]
+    shape_lengths: tuple[int, ...]
+    name_salt: str
+    name_hashes: tuple[str, ...]
+    protected_lines: int
+    unprotected_lines: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"version": CONFIG_VERSION, **{k: (list(v) if isinstance(v, tuple) else v)
+                                              for k, v in self.__dict__.items()}}
+
+    def digest(self) -> str:
+        return sha256_bytes(canonical_bytes(self.as_json()))
+
+    def write(self, path: Path) -> str:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(canonical_bytes(self.as_json()) + b"\n")
+        return self.digest()
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GuardConfig:
+        if data.get("version") != CONFIG_VERSION:
+            raise UsageError("not a guard configuration", "build one with `signoff incident setup`")
+        fields: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v)
+                                  for k, v in data.items() if k != "version"}
+        try:
+            return cls(**fields)
+        except TypeError as exc:
+            raise UsageError(f"guard configuration has unexpected fields: {exc}", "rebuild it") from exc
+
+    @classmethod
+    def read(cls, path: Path) -> GuardConfig:
+        try:
+            return cls.from_json(json.loads(Path(path).read_bytes()))
+        except FileNotFoundError as exc:
+            raise UsageError(f"no guard configuration at {path}", "run `signoff incident setup` first") from exc
+        except ValueError as exc:
+            raise UsageError(f"guard configuration {path} is not JSON", "rebuild it") from exc
+
+
+def protected_shapes(sources: Iterable[str], language: str) -> tuple[set[Shape], set[Shape], int]:
+    """(shapes matched anywhere, shapes matched as whole lines, lines too small to protect)."""
+    anywhere: set[Shape] = set()
+    whole: set[Shape] = set()
+    small = 0
+    for source in sources:
+        for shape in shapes_by_line(source, language):
+            if not shape:
+                continue
+            if len(shape) >= SUBSEQ_MIN and any(s in _CODEISH for s in shape):
+                anywhere.add(shape)
+            elif len(shape) >= WHOLE_MIN and any(s in _CODEISH for s in shape):
+                whole.add(shape)
+            else:
+                small += 1
+    return anywhere, whole, small
+
+
+def build_config(org: str, language: str, code_files: list[Path], customer_names: list[str], *,
+                 private_room: str, shared_room: str, approver: str, approver_key: PublicKey) -> GuardConfig:
+    sources = [p.read_text(encoding="utf-8") for p in code_files]
+    anywhere, whole, small = protected_shapes(sources, language)
+    salt = secrets.token_bytes(32)
+    hashes: set[str] = set()
+    for name in customer_names:
+        norm = normalise_name(name)
+        words = norm.split()
+        hashes.add(_name_hash(salt, norm))
+        hashes.add(_name_hash(salt, " ".join(reversed(words))))
+        hashes.update(_name_hash(salt, w) for w in words if len(w) >= 3)
+    return GuardConfig(
+        org=org, language=language, private_room=private_room, shared_room=shared_room, approver=approver,
+        approver_key=approver_key.hex(),
+        shape_keys=tuple(sorted(shape_key(s) for s in anywhere)),
+        whole_line_keys=tuple(sorted(shape_key(s) for s in whole)),
+        shape_lengths=tuple(sorted({len(s) for s in anywhere})),
+        name_salt=salt.hex(), name_hashes=tuple(sorted(hashes)),
+        protected_lines=len(anywhere) + len(whole), unprotected_lines=small,
+    )
+
+
+@dataclass(frozen=True)
+class Post:
+    room: str
+    text: str
+    disclosure: Disclosure | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    rules: tuple[str, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+    lines: int = 0
+    chars: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"allowed": self.allowed, "rules": list(self.rules), "counts": self.counts,
+                "lines": self.lines, "chars": self.chars}
+
+
+def _entropy(s: str) -> float:
+    counts = Counter(s)
+    return -sum(c / len(s) * math.log2(c / len(s)) for c in counts.values())
+
+
+def _token_shaped(word: str) -> bool:
+    core = word.strip("=-_/+")
+    if len(core) < 20:
+        return False
+    digits = sum(c.isdigit() for c in core)
+    mixed_case = any(c.islower() for c in core) and any(c.isupper() for c in core)
+    # Long words and snake_case names have no digits; hex digests and API keys do.
+    return (digits >= 3 or (digits >= 1 and mixed_case)) and _entropy(core) >= 3.5
+
+
+def _decoded_blobs(text: str) -> Iterator[str]:
+    """Printable text hidden in base64 or hex runs."""
+    for m in _HEXRUN.finditer(text):
+        yield from _printable(bytes.fromhex(m.group(0)))
+    for m in _B64.finditer(text):
+        blob = m.group(0)
+        for alt in (blob, blob.replace("-", "+").replace("_", "/")):
+            try:
+                raw = base64.b64decode(alt + "=" * (-len(alt) % 4), validate=True)
+            except (binascii.Error, ValueError):
+                continue
+            yield from _printable(raw)
+            break
+
+
+def _printable(raw: bytes) -> Iterator[str]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    if text and sum(c.isprintable() or c in "\n\t" for c in text) / len(text) >= 0.95:
+        yield text
+
+
+class Guard:
+    def __init__(self, config: GuardConfig, pin: str, log: Chain | None = None,
+                 approvals_path: Path | None = None, clock: Clock | None = None) -> None:
+        self.config = config
+        self.pin = pin
+        self.log = log
+        self.approvals_path = approvals_path
+        self.clock = clock or SystemClock()
+        self._anywhere = frozenset(config.shape_keys)
+        self._whole = frozenset(config.whole_line_keys)
+        self._lengths = tuple(config.shape_lengths)
+        self._salt = bytes.fromhex(config.name_salt)
+        self._names = frozenset(config.name_hashes)
+
+    # -- content rules ---------------------------------------------------------------------------
+    def _code_hits(self, text: str) -> int:
+        hits = 0
+        for shape in shapes_by_line(text, self.config.language):
+            if shape and (shape_key(shape) in self._whole or shape_key(shape) in self._anywhere):
+                hits += 1
+        # Anywhere-shapes are searched in the whole post as one token stream, so a line wrapped
+        # over several lines or embedded in prose is still found.
+        stream = [s for shape in shapes_by_line(text, self.config.language, trim=False) for s in shape]
+        for n in self._lengths:
+            for i in range(len(stream) - n + 1):
+                if shape_key(stream[i:i + n]) in self._anywhere:
+                    hits += 1
+        return hits
+
+    def _name_hits(self, text: str) -> int:
+        words = normalise_name(_UESC.sub(lambda m: chr(int(m.group(1), 16)), text)).split()
+        hits = 0
+        for i in range(len(words)):
+            grams = [words[i]] if len(words[i]) >= 3 else []
+            grams += [" ".join(words[i:i + k]) for k in (2, 3) if i + k <= len(words)]
+            if any(_name_hash(self._salt, g) in self._names for g in grams):
+                hits += 1
+        return hits
+
+    def content_counts(self, text: str, evidence_strings: Iterable[str] = (), depth: int = 0) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        if code := self._code_hits(text):
+            counts["code_line"] += code
+        if emails := len(_EMAIL.findall(text)):
+            counts["email"] += emails
+        if found := sum(len(p.findall(text)) for p in _SECRETS):
+            counts["secret"] += found
+        if tokens := sum(1 for w in _TOKENISH.findall(text) if _token_shaped(w)):
+            counts["token"] += tokens
+        if names := self._name_hits(text):
+            counts["customer_name"] += names
+        for s in evidence_strings:
+            # Evidence is structured: its salted hex digests are expected, everything else is checked.
+            if not _EVIDENCE_HEX.match(s):
+                counts.update(self.content_counts(s, (), depth))
+        if depth == 0:
+            for blob in _decoded_blobs(text):
+                inner = self.content_counts(blob, (), depth + 1)
+                if inner.get("code_line"):
+                    counts["encoded_code_line"] += inner["code_line"]
+                if sum(v for k, v in inner.items() if k != "code_line"):
+                    counts["encoded_other"] += 1
+        return counts
+
+    def check_text(self, text: str) -> Verdict:
+        """Content rules only, as for a plain post to the shared room."""
+        return self._verdict(self.content_counts(text), text)
+
+    # -- whole posts -----------------------------------------------------------------------------
+    def _ensure_pinned(self) -> None:
+        if self.config.digest() != self.pin:
+            raise RefusedError(f"{self.config.org}'s guard configuration differs from its pin",
+                               "restore the pinned configuration; the guard does not run on a changed one")
+
+    def _approval_record(self, d_id: str) -> tuple[dict[str, Any] | None, str | None]:
+        if self.approvals_path is None:
+            return None, "no approval ledger configured"
+        key = PublicKey.from_hex(self.config.approver_key, "approver")
+        report = verify_chain_file(self.approvals_path, {key.keyid: key}, f"{self.config.org} approvals")
+        if not report.ok and report.problems != [f"{report.name}: file is missing"]:
+            return None, "approval ledger does not verify"
+        for record in report.records:
+            if record["body"].get("d_id") == d_id:
+                return record, None
+        return None, None
+
+    def check(self, post: Post) -> Verdict:
+        self._ensure_pinned()
+        counts: Counter[str] = Counter()
+        cfg = self.config
+        logged: dict[str, Any] = {}
+        if post.room == cfg.private_room:
+            verdict = self._verdict(counts, post.text)
+        else:
+            if APPROVE_LINE.search(post.text):
+                counts["draft_outside_private_room"] += 1
+            d = post.disclosure
+            if d is not None:
+                logged = {"d_id": d.d_id, "evidence_sha256": d.evidence_sha256, "text_sha256": d.text_sha256}
+                counts.update(self._disclosure_counts(d, post.text))
+                counts.update(self.content_counts(d.prose, _strings(d.evidence)))
+            else:
+                if PUBLISHED_HEADER.search(post.text):
+                    counts["disclosure_unapproved"] += 1
+                counts.update(self.content_counts(post.text))
+            verdict = self._verdict(counts, post.text)
+        if self.log is not None:
+            entry = {"org": cfg.org, "room": post.room, "allowed": verdict.allowed, "rules": list(verdict.rules),
+                     "counts": verdict.counts, "lines": verdict.lines, "chars": verdict.chars,
+                     "time": utc_iso(self.clock.now())}
+            if post.disclosure is not None:
+                entry.update(logged)
+            self.log.append(entry)
+        return verdict
+
+    def _disclosure_counts(self, d: Disclosure, text: str) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        if d.org != self.config.org:
+            counts["foreign_disclosure"] += 1
+            return counts
+        record, _problem = self._approval_record(d.d_id)
+        if record is None:
+            counts["disclosure_unapproved"] += 1
+            return counts
+        body = record["body"]
+        if (body.get("evidence_sha256") != d.evidence_sha256 or body.get("text_sha256") != d.text_sha256
+                or body.get("incident") != d.incident):
+            counts["disclosure_altered"] += 1
+        elif text != published_text(d, str(body.get("approver"))):
+            counts["disclosure_altered"] += 1
+        if text != published_text(d, str(body.get("approver"))):
+            # Whatever was added around the evidence is checked like any other post.
+            counts.update(self.content_counts(text.replace(canonical_text(d.evidence), "")))
+        return counts
+
+    def _verdict(self, counts: Counter[str], text: str) -> Verdict:
+        clean = {k: v for k, v in sorted(counts.items()) if v}
+        return Verdict(not clean, tuple(clean), clean, len(text.splitlines()), len(text))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)

@@ -1,0 +1,125 @@
+"""The whole of part 1 in one process, for `signoff incident run` and `signoff demo incident`.
+
+Reproduce the bug with the real fixture, open an incident with the notary, fingerprint one failing
+event on each side through that side's evidence server, disclose each fingerprint through a draft, a
+named approval and the guard, let the notary compare them, show that the guard stops a draft and an
+altered disclosure, verify the ledgers, and run the fixed fixture. Every step uses the same API part 2
+uses; humans are scripted here (the approvals are labelled `simulated`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+from signoff.incident.approvals import Approver
+from signoff.incident.chain import Chain
+from signoff.incident.disclosure import Disclosure, draft, published_text
+from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
+from signoff.incident.fixture import ORGS, load_capture
+from signoff.incident.notary import Comparison, Notary
+from signoff.incident.sender import Sender
+from signoff.incident.simulate import simulate
+from signoff.incident.workspace import AGENTS, APPROVERS, SHARED_ROOM, Workspace, private_room, verify_ledger
+from signoff.kernel.errors import RefusedError
+
+
+def approver_for(ws: Workspace, org: str, notary: Notary) -> Approver:
+    return Approver(org, APPROVERS[org], private_room(org), ws.keys.ensure(f"incident-approver-{org}"),
+                    Chain(ws.approvals_path(org), ws.keys.ensure(f"incident-approver-{org}")), notary,
+                    lambda: ws.guard_file_digest(org), ws.pins()[org])
+
+
+def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dict[str, Any],
+             summary: str) -> Disclosure:
+    """Draft in the private room, approve as the named person, post the approved form to the shared room."""
+    d = draft(org, number, notary.current.incident, evidence, summary)
+    private = Sender(org, AGENTS[org], ws.guard(org), ws.private_room_log(org))
+    draft_msg = private.post(private_room(org), d.text)
+    approval_msg = ws.private_room_log(org).append(private_room(org), APPROVERS[org], org, d.approve_command)
+    record = approver_for(ws, org, notary).approve(d, draft_msg, approval_msg)
+    shared = Sender(org, AGENTS[org], ws.guard(org), ws.shared_room)
+    shared.post(SHARED_ROOM, published_text(d, record["body"]["approver"]), d)
+    return d
+
+
+def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
+    if not ws.is_set_up():
+        ws.setup(fixture)
+    buggy = simulate(ws.captures, fixture=fixture)
+    notary = Notary()
+    issued = notary.open_incident()
+    ws.shared_room.append(SHARED_ROOM, "notary", "notary", f"incident {issued.incident} salt {issued.salt.hex()}")
+
+    captures = {"payco": load_capture(buggy.payco_capture), "shopco": load_capture(buggy.shopco_capture)}
+    tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
+    servers = {org: LoopbackServer(make_app(EvidenceStore.of(org, captures[org]), tokens[org],
+                                            lambda: notary.current)) for org in ORGS}
+    fingerprints: dict[str, dict[str, Any]] = {}
+    refused: dict[str, str] = {}
+    with servers["payco"], servers["shopco"]:
+        clients = {org: EvidenceClient(servers[org].url, tokens[org]) for org in ORGS}
+        try:
+            failing = sorted(set(buggy.rejected) & {e["event_id"] for e in clients["shopco"].events()
+                                                     if e["status"] == 401})
+            target = failing[0]
+            for org in ORGS:
+                fingerprints[org] = clients[org].fingerprint(target, issued)
+            wrong = EvidenceClient(servers["shopco"].url, tokens["payco"])
+            try:
+                wrong.summary()
+            except RefusedError as exc:
+                refused["other_token"] = exc.message
+            finally:
+                wrong.close()
+        finally:
+            for c in clients.values():
+                c.close()
+
+    disclosures = {}
+    for org in ORGS:
+        n = sum(1 for _ in Chain(ws.approvals_path(org)).records()) + 1
+        fp = fingerprints[org]
+        summary = (f"{org}'s salted fingerprint of failing event {fp['event_id']} under {issued.incident}: "
+                   f"{fp['total_bytes']} bytes, {len(fp['fields'])} fields.")
+        disclosures[org] = disclose(ws, org, notary, n, {"fingerprint": fp}, summary)
+    comparison: Comparison = notary.compare(disclosures["payco"].evidence["fingerprint"],
+                                            disclosures["shopco"].evidence["fingerprint"])
+    ws.shared_room.append(SHARED_ROOM, "notary", "notary", comparison.table())
+
+    blocked = {}
+    d = disclosures["payco"]
+    shared = Sender("payco", AGENTS["payco"], ws.guard("payco"), ws.shared_room)
+    for label, text, disc in (
+        ("draft_in_shared_room", d.text, None),
+        ("altered_disclosure", published_text(d, APPROVERS["payco"]) + "\nAlso, the name was José.", d),
+    ):
+        try:
+            shared.post(SHARED_ROOM, text, disc)
+            blocked[label] = "NOT BLOCKED"
+        except RefusedError as exc:
+            blocked[label] = exc.message
+    ledger = verify_ledger(ws)
+    fixed = simulate(ws.root / "captures-fixed", fixed_shopco=True, fixture=fixture)
+    rows = comparison.as_json()
+    name_row = next((r for r in rows["rows"] if r["path"] == "data.customer.name"), None)
+    ok = (len(buggy.rejected) > 0 and not fixed.rejected and ledger.ok and "other_token" in refused
+          and all(v != "NOT BLOCKED" for v in blocked.values()) and name_row is not None
+          and name_row["escaped_by"] == ["payco"] and len(comparison.differing) == 1)
+    return {
+        "ok": ok,
+        "kind": "measured",
+        "approvals": "simulated (scripted humans)",
+        "incident": issued.incident,
+        "bug": {"events": len(buggy.accepted) + len(buggy.rejected), "rejected": buggy.rejected},
+        "fixed": {"rejected": fixed.rejected, "fix": "ShopCo verifies the raw bytes"},
+        "event": fingerprints["payco"]["event_id"],
+        "notary": rows,
+        "notary_table": comparison.table(),
+        "disclosures": [d.d_id for d in disclosures.values()],
+        "refused": refused,
+        "blocked": blocked,
+        "ledger": ledger.as_json(),
+        "root": str(ws.root),
+    }

@@ -1,0 +1,178 @@
+"""Where one incident's state lives, how it is set up, and `verify-ledger`.
+
+Layout under the root (by default `<home>/incident/`):
+
+    captures/{payco,shopco}-capture.jsonl   what each organisation captured (the fixture writes these)
+    <org>/guard.json                        the guard's configuration (shapes and name hashes only)
+    <org>/approvals.jsonl                   the approver's signed, hash-chained records
+    <org>/guard-log.jsonl                   the guard's signed, hash-chained decisions (rules, counts)
+    <org>/private-room.jsonl                the organisation's private room transcript
+    shared-room.jsonl                       the shared room transcript
+    pins.json                               each guard configuration's pinned digest
+
+Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incident-guard-<org>`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.incident.chain import Chain, ChainReport, verify_chain_file
+from signoff.incident.fixture import ORGS, check_org, code_files, customer_names, language_of
+from signoff.incident.guard import Guard, GuardConfig, build_config
+from signoff.incident.sender import RoomLog
+from signoff.kernel.canonical import canonical_bytes
+from signoff.kernel.digests import sha256_file
+from signoff.kernel.errors import UsageError
+from signoff.trust import KeyStore
+
+SHARED_ROOM = "shared"
+APPROVERS = {"payco": "priya", "shopco": "sam"}
+AGENTS = {"payco": "payco-agent", "shopco": "shopco-agent"}
+
+
+def private_room(org: str) -> str:
+    return f"{check_org(org)}-internal"
+
+
+@dataclass
+class Workspace:
+    root: Path
+    keys: KeyStore
+
+    def org_dir(self, org: str) -> Path:
+        return self.root / check_org(org)
+
+    def guard_config_path(self, org: str) -> Path:
+        return self.org_dir(org) / "guard.json"
+
+    def approvals_path(self, org: str) -> Path:
+        return self.org_dir(org) / "approvals.jsonl"
+
+    def guard_log_path(self, org: str) -> Path:
+        return self.org_dir(org) / "guard-log.jsonl"
+
+    @property
+    def captures(self) -> Path:
+        return self.root / "captures"
+
+    @property
+    def shared_room(self) -> RoomLog:
+        return RoomLog(self.root / "shared-room.jsonl")
+
+    def private_room_log(self, org: str) -> RoomLog:
+        return RoomLog(self.org_dir(org) / "private-room.jsonl")
+
+    @property
+    def pins_path(self) -> Path:
+        return self.root / "pins.json"
+
+    def is_set_up(self) -> bool:
+        return self.pins_path.exists() and all(self.guard_config_path(o).exists() for o in ORGS)
+
+    def setup(self, fixture: Path | None = None) -> dict[str, str]:
+        """Build both guards' configurations from the fixture and pin their digests."""
+        names = customer_names(fixture)
+        pins = {}
+        for org in ORGS:
+            approver_key = self.keys.ensure(f"incident-approver-{org}").public
+            self.keys.ensure(f"incident-guard-{org}")
+            cfg = build_config(org, language_of(org), code_files(org, fixture), names,
+                               private_room=private_room(org), shared_room=SHARED_ROOM,
+                               approver=APPROVERS[org], approver_key=approver_key)
+            cfg.write(self.guard_config_path(org))
+            pins[org] = sha256_file(self.guard_config_path(org))
+        self.pins_path.parent.mkdir(parents=True, exist_ok=True)
+        self.pins_path.write_bytes(canonical_bytes(pins) + b"\n")
+        return pins
+
+    def pins(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.pins_path.read_text())
+        except FileNotFoundError as exc:
+            raise UsageError(f"no incident set up at {self.root}", "run `signoff incident setup`") from exc
+        if not isinstance(data, dict):
+            raise UsageError(f"{self.pins_path} is not a pin file", "run `signoff incident setup` again")
+        return {str(k): str(v) for k, v in data.items()}
+
+    def guard_file_digest(self, org: str) -> str:
+        return sha256_file(self.guard_config_path(org))
+
+    def guard(self, org: str, logged: bool = True) -> Guard:
+        """The organisation's guard, refusing to run if its configuration file no longer matches the pin."""
+        config = GuardConfig.read(self.guard_config_path(org))
+        pin = self.pins().get(org, "")
+        # The pin is of the file; the guard re-checks its parsed configuration against the same
+        # file's digest, so an edit to either the file or the pins makes it refuse.
+        expected = config.digest() if self.guard_file_digest(org) == pin else "pin-mismatch"
+        log = Chain(self.guard_log_path(org), self.keys.ensure(f"incident-guard-{org}")) if logged else None
+        return Guard(config, expected, log, self.approvals_path(org))
+
+
+@dataclass
+class LedgerReport:
+    chains: list[ChainReport] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    disclosures_crossed: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(c.ok for c in self.chains)
+
+    def all_problems(self) -> list[str]:
+        return [p for c in self.chains for p in c.problems] + self.problems
+
+    def as_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "chains": [c.as_json() for c in self.chains],
+                "disclosures_crossed": self.disclosures_crossed, "problems": self.all_problems()}
+
+
+def verify_ledger(ws: Workspace) -> LedgerReport:
+    """Both organisations' chains intact, and every disclosure that crossed has a matching signed record."""
+    report = LedgerReport()
+    trusted = ws.keys.trusted()
+    approvals: dict[str, dict[str, dict[str, Any]]] = {}
+    passed: dict[str, dict[str, dict[str, Any]]] = {}
+    for org in ORGS:
+        a = verify_chain_file(ws.approvals_path(org), trusted, f"{org}/approvals")
+        g = verify_chain_file(ws.guard_log_path(org), trusted, f"{org}/guard-log")
+        for chain, role in ((a, "approver"), (g, "guard")):
+            want = ws.keys.ensure(f"incident-{role}-{org}").keyid
+            for rec in chain.records:
+                if rec.get("keyid") != want:
+                    chain.problems.append(f"{chain.name} record {rec.get('seq')}: not signed by {org}'s {role} key")
+        if not ws.approvals_path(org).exists():
+            a.problems.clear()  # no approvals yet is fine; a crossing disclosure without one is not
+        if not ws.guard_log_path(org).exists():
+            g.problems.clear()
+        report.chains += [a, g]
+        approvals[org] = {r["body"]["d_id"]: r["body"] for r in a.records if isinstance(r.get("body"), dict)}
+        passed[org] = {r["body"]["d_id"]: r["body"] for r in g.records
+                       if isinstance(r.get("body"), dict) and r["body"].get("allowed") and r["body"].get("d_id")
+                       and r["body"].get("room") == SHARED_ROOM}
+    for row in ws.shared_room.rows():
+        d_id = row.get("d_id")
+        if not d_id:
+            continue
+        report.disclosures_crossed += 1
+        org = str(row.get("org"))
+        record = approvals.get(org, {}).get(d_id)
+        if record is None:
+            report.problems.append(f"{d_id} crossed to the shared room ({row.get('msg_id')}) with no signed approval")
+            continue
+        if record.get("evidence_sha256") != row.get("evidence_sha256") or record.get("text_sha256") != row.get(
+                "text_sha256"):
+            report.problems.append(f"{d_id} in the shared room differs from what {record.get('approver')} approved")
+        if d_id not in passed.get(org, {}):
+            report.problems.append(f"{d_id} crossed but {org}'s guard log has no pass for it")
+    for org in ORGS:
+        for d_id, entry in passed[org].items():
+            record = approvals[org].get(d_id)
+            if record is None:
+                report.problems.append(f"{org}'s guard passed {d_id} but no signed approval for it exists")
+            elif record.get("evidence_sha256") != entry.get("evidence_sha256"):
+                report.problems.append(f"{org}'s guard passed {d_id} with evidence that was not approved")
+    return report
