@@ -13,6 +13,7 @@ from signoff.cli.agents import app as agents_app
 from signoff.cli.demo import app as demo_app
 from signoff.cli.doctor import doctor
 from signoff.cli.evidence import app as evidence_app
+from signoff.cli.incident import app as incident_app
 from signoff.cli.ledger import app as ledger_app
 from signoff.cli.notes import app as notes_app
 from signoff.cli.repair import app as repair_app
@@ -55,6 +56,7 @@ app.command("doctor", help="Check what signoff needs on this machine and print t
 )
 app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and verify evidence files offline.")
 app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
+app.add_typer(incident_app, name="incident", help="Salted fingerprints, a notary, signed disclosures, a guard.")
 app.add_typer(notes_app, name="notes", help="Release notes whose every number and hash is recomputed from git.")
 app.add_typer(repair_app, name="repair", help="Verify an agent's fix against a frozen, approved harness.")
 app.add_typer(agents_app, name="agents", help="Agent roles and providers, spend and rate limits, recorded calls.")
