@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 
-from signoff.kernel.errors import UsageError
+from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.rooms.connections import Connection
 from signoff.rooms.model import Principal
 from signoff.rooms.service import RoomService
@@ -274,3 +274,24 @@ def _request_approval(ctx: OpContext, a: dict[str, Any]) -> Any:
     ("request_id",))
 def _get_approval(ctx: OpContext, a: dict[str, Any]) -> Any:
     return ctx.service.approval(ctx.agent, a["request_id"]).to_dict()
+
+
+def find_operation(name: str) -> Operation:
+    operation = OPERATIONS.get(name)
+    if operation is None:
+        raise NotFoundError(f"unknown operation {name!r}", "GET /agents/{id}/ops lists the operations")
+    return operation
+
+
+def call_operation(service: RoomService, agent: Principal, name: str, args: Any,
+                   connection_id: str | None) -> Any:
+    """Validate and run one operation as `agent`; arguments are checked before anything changes."""
+    operation = find_operation(name)
+    clean = validate_args(operation, args)
+    conn = None
+    if connection_id:
+        conn = service.connections.get(agent.id, connection_id)
+    elif operation.needs_connection:
+        raise UsageError("Not connected to a room. Call connect_to_room first",
+                         "send the header X-Switch-Connection-Id with your event stream's connection id")
+    return operation.handler(OpContext(service, agent, conn), clean)

@@ -1,0 +1,100 @@
+"""`signoff rooms`: bootstrap the room server's identities (admin, users, agents, rooms)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from signoff.cli.context import console, print_json, settings
+from signoff.ledger import Ledger
+from signoff.rooms import OPEN, OWNER_ONLY, RoomService
+
+app = typer.Typer(no_args_is_help=True)
+user_app = typer.Typer(no_args_is_help=True)
+agent_app = typer.Typer(no_args_is_help=True)
+room_app = typer.Typer(no_args_is_help=True)
+app.add_typer(user_app, name="user", help="Add and list users (people).")
+app.add_typer(agent_app, name="agent", help="Add agents owned by a user.")
+app.add_typer(room_app, name="room", help="Create rooms.")
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _service() -> RoomService:
+    return RoomService(Ledger.open(settings()))
+
+
+@app.command("init")
+def init(as_json: JsonOpt = False,
+         name: Annotated[str, typer.Option(help="The admin user's name.")] = "admin") -> None:
+    """Create the admin user and a registration key; both secrets are printed once."""
+    created = _service().init(name)
+    if as_json:
+        print_json(created)
+        return
+    console.print(f"admin user id:    {created['admin_user_id']}")
+    console.print(f"admin token:      {created['admin_token']}")
+    console.print(f"registration key: {created['registration_key']}")
+    console.print("store these now: only their digests are kept.")
+
+
+@user_app.command("add")
+def user_add(name: str, as_json: JsonOpt = False,
+             display_name: Annotated[str | None, typer.Option(help="Name people see.")] = None,
+             admin: Annotated[bool, typer.Option(help="Make the user an admin.")] = False,
+             external: Annotated[bool, typer.Option(help="An outside identity (kept out of internal rooms).")]
+             = False) -> None:
+    """Create a user and print its token once."""
+    user, token = _service().create_user(name, display_name, admin, external)
+    if as_json:
+        print_json({"user_id": user.id, "name": user.name, "token": token})
+        return
+    console.print(f"user {user.name} ({user.id})\ntoken: {token}")
+
+
+@user_app.command("list")
+def user_list(as_json: JsonOpt = False) -> None:
+    """List users (never their tokens)."""
+    users = _service().users()
+    rows = [{"user_id": u.id, "name": u.name, "display_name": u.display_name, "admin": u.is_admin,
+             "external": u.external} for u in users]
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("name", "display name", "id", "admin", "external")
+    for r in rows:
+        table.add_row(str(r["name"]), str(r["display_name"]), str(r["user_id"]), str(r["admin"]),
+                      str(r["external"]))
+    console.print(table)
+
+
+@agent_app.command("add")
+def agent_add(name: str, owner: Annotated[str, typer.Option(help="Owner user name.")],
+              description: Annotated[str, typer.Option(help="What the agent does.")] = "",
+              open_: Annotated[bool, typer.Option("--open", help="Anyone in a room may address it.")] = False,
+              as_json: JsonOpt = False) -> None:
+    """Create an agent (owner-only addressing unless --open) and print its api key once."""
+    service = _service()
+    agent, key = service.create_agent(service.user_by_name(owner), name, description,
+                                      policy=OPEN if open_ else OWNER_ONLY)
+    if as_json:
+        print_json({"agent_id": agent.id, "name": agent.name, "api_key": key})
+        return
+    console.print(f"agent {agent.name} ({agent.id})\napi key: {key}")
+
+
+@room_app.command("create")
+def room_create(name: str, owner: Annotated[str, typer.Option(help="Owner user name.")],
+                agent: Annotated[list[str] | None, typer.Option(help="Agent member (repeatable).")] = None,
+                user: Annotated[list[str] | None, typer.Option(help="User member (repeatable).")] = None,
+                internal_only: Annotated[bool, typer.Option(help="Keep external users out.")] = False,
+                as_json: JsonOpt = False) -> None:
+    """Create a room owned by a user."""
+    service = _service()
+    room = service.create_room(service.user_by_name(owner), name, agent_names=agent or [],
+                               user_names=user or [], internal_only=internal_only)
+    if as_json:
+        print_json({"room_id": room.id, "name": room.name})
+        return
+    console.print(f"room {room.name} ({room.id})")

@@ -1,0 +1,448 @@
+"""The rooms HTTP server: Switch agent protocol (revision 1) under /agents, user endpoints under
+/users/me, owner/admin endpoints under /admin. Other packages add their own routers:
+
+    app = create_app(ledger, settings, routers=[my_router])
+
+and reach the service from a request with `Depends(get_service)` (or `request.app.state.rooms`),
+the caller with `Depends(current_principal)` / `Depends(current_user)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Iterable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from signoff.kernel.clock import Clock
+from signoff.kernel.errors import (
+    ConflictError,
+    NotFoundError,
+    RefusedError,
+    SignoffError,
+    UnavailableError,
+    UsageError,
+)
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+from signoff.rooms import protocol
+from signoff.rooms.connections import HEARTBEAT_INTERVAL
+from signoff.rooms.model import Principal
+from signoff.rooms.operations import call_operation, catalogue, find_operation
+from signoff.rooms.service import RoomService
+from signoff.rooms.streams import StreamParams, frames, open_stream, visible
+
+STATUS = {UsageError: 400, RefusedError: 403, NotFoundError: 404, ConflictError: 409, UnavailableError: 503}
+
+
+class Unauthenticated(RefusedError):
+    """Missing or invalid bearer token (HTTP 401)."""
+
+
+def status_of(exc: SignoffError) -> int:
+    if isinstance(exc, Unauthenticated):
+        return 401
+    for kind, code in STATUS.items():
+        if isinstance(exc, kind):
+            return code
+    return 400
+
+
+def error_body(exc: SignoffError) -> dict[str, Any]:
+    return {"detail": exc.message, "fix": exc.fix}
+
+
+# -- dependencies usable by other packages' routers --------------------------------------------
+
+def get_service(request: Request) -> RoomService:
+    service: RoomService = request.app.state.rooms
+    return service
+
+
+def _bearer(authorization: str | None) -> str:
+    if not authorization or not authorization.lower().startswith("bearer "):
+        raise Unauthenticated("missing bearer token", "send Authorization: Bearer <token>")
+    return authorization[7:].strip()
+
+
+def current_principal(
+    service: Annotated[RoomService, Depends(get_service)],
+    authorization: Annotated[str | None, Header()] = None,
+) -> Principal:
+    token = _bearer(authorization)
+    try:
+        return service.authenticate(token)
+    except RefusedError as exc:
+        raise Unauthenticated(exc.message, exc.fix) from exc
+
+
+def current_user(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
+    if principal.kind != "user":
+        raise RefusedError("this endpoint is for people (user tokens), not agent keys", "use a user token")
+    return principal
+
+
+def _agent_for_path(principal: Principal, agent_id: str) -> Principal:
+    if principal.kind != "agent":
+        raise RefusedError("agent endpoints need an agent api key", "use the api_key returned by POST /agents")
+    if principal.id != agent_id:
+        raise RefusedError(f"this key belongs to agent {principal.id}, not {agent_id}",
+                           "use your own agent id in the path")
+    return principal
+
+
+Svc = Annotated[RoomService, Depends(get_service)]
+Caller = Annotated[Principal, Depends(current_principal)]
+User = Annotated[Principal, Depends(current_user)]
+
+
+# -- request bodies ----------------------------------------------------------------------------
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RegisterBody(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    description: str = ""
+    connector_type: str | None = None
+    integration_profile: dict[str, Any] | None = None
+    overwrite: bool = False
+
+
+class BeatBody(Strict):
+    connection_id: str
+    cursor: int
+
+
+class SlotBody(Strict):
+    connection_id: str
+    room_id: str
+    takeover: bool = False
+
+
+class LegacyMessageBody(Strict):
+    room_id: str
+    content: str
+
+
+class UserMessageBody(Strict):
+    body: str
+    thread_id: str | None = None
+    target_names: list[str] = Field(default_factory=list)
+
+
+class AnswerBody(Strict):
+    option_id: str
+
+
+class PolicyBody(Strict):
+    policy: dict[str, Any] | None
+
+
+class RoomBody(Strict):
+    name: str
+    description: str = ""
+    agent_names: list[str] = Field(default_factory=list)
+    user_names: list[str] = Field(default_factory=list)
+    channel_type: str = "channel_private"
+    internal_only: bool = False
+    instructions: str = ""
+
+
+class MemberBody(Strict):
+    agent_name: str | None = None
+    user_name: str | None = None
+
+
+class UserBody(Strict):
+    name: str
+    display_name: str | None = None
+    admin: bool = False
+    external: bool = False
+
+
+# -- agent protocol ----------------------------------------------------------------------------
+
+agents = APIRouter()
+
+
+@agents.post("/agents")
+def register_agent(body: RegisterBody, service: Svc, authorization: Annotated[str | None, Header()] = None
+                   ) -> dict[str, Any]:
+    try:
+        owner = service.authenticate_registration(_bearer(authorization))
+    except RefusedError as exc:
+        raise Unauthenticated(exc.message, exc.fix) from exc
+    agent, key = service.create_agent(owner, body.name, body.description, profile=body.integration_profile,
+                                      overwrite=body.overwrite)
+    return {"id": agent.id, "api_key": key}
+
+
+@agents.get("/agents/{agent_id}/events", response_model=None)
+async def agent_events(
+    request: Request, agent_id: str, service: Svc, caller: Caller,
+    connection_id: str | None = None, scope: str = "single", filter: str = "all",
+    start_from: str = "head", spawn_capable: bool = False, protocol_: Annotated[str | None, Query(
+        alias="protocol")] = None, protocol_accepts: str | None = None, client: str | None = None,
+    client_version: str | None = None, rooms: str | None = None,
+    last_event_id: Annotated[str | None, Header()] = None, accept: Annotated[str | None, Header()] = None,
+) -> Response:
+    agent = _agent_for_path(caller, agent_id)
+    params = StreamParams(connection_id, scope, filter, start_from, last_event_id, spawn_capable, protocol_,
+                          protocol_accepts, client, client_version, [r for r in (rooms or "").split(",") if r])
+    try:
+        opened = await open_stream(service, agent, params)
+    except protocol.ProtocolMismatch as exc:
+        return JSONResponse({"detail": exc.body}, status_code=409)
+    keepalive: float = request.app.state.keepalive_seconds
+    conn = opened.connection
+
+    if "text/event-stream" not in (accept or ""):
+        # Legacy long poll: one batch of events, or 204 after the wait.
+        key = f"agent:{agent.id}"
+        cursor = opened.cursor
+        try:
+            deadline = asyncio.get_running_loop().time() + keepalive
+            while True:
+                seen = service.notifier.version(key)
+                batch = await run_in_threadpool(service.agent_events, agent.id, cursor)
+                shown = [e for e in batch if visible(service, conn, e)]
+                if batch:
+                    cursor = conn.cursor = batch[-1]["sequence"]
+                if shown:
+                    return JSONResponse({"events": shown})
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    return Response(status_code=204)
+                await service.notifier.wait(key, seen, left)
+        finally:
+            service.connections.detach(conn, opened.token)
+
+    async def sse() -> AsyncIterator[bytes]:
+        async for item in frames(service, opened, keepalive):
+            yield protocol.KEEPALIVE if item.event is None else protocol.frame(item.event, item.data, item.id)
+
+    return StreamingResponse(sse(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@agents.post("/agents/{agent_id}/connection/beat")
+def beat(agent_id: str, body: BeatBody, service: Svc, caller: Caller) -> dict[str, Any]:
+    agent = _agent_for_path(caller, agent_id)
+    conn = service.connections.beat(agent.id, body.connection_id, body.cursor)
+    return {"ok": True, "rooms": list(conn.rooms), "cursor": conn.cursor}
+
+
+@agents.post("/agents/{agent_id}/connection/subscribe")
+def subscribe(agent_id: str, body: SlotBody, service: Svc, caller: Caller) -> dict[str, Any]:
+    agent = _agent_for_path(caller, agent_id)
+    conn = service.connections.get(agent.id, body.connection_id)
+    service.require_read(agent, body.room_id)
+    warning = service.connections.claim(conn, body.room_id, body.takeover)
+    service.notifier.notify([f"agent:{agent.id}"])
+    return {"ok": True, "rooms": list(conn.rooms), "warning": warning}
+
+
+@agents.post("/agents/{agent_id}/connection/unsubscribe")
+def unsubscribe(agent_id: str, body: SlotBody, service: Svc, caller: Caller) -> dict[str, Any]:
+    agent = _agent_for_path(caller, agent_id)
+    conn = service.connections.get(agent.id, body.connection_id)
+    service.connections.unclaim(conn, body.room_id)
+    return {"ok": True, "rooms": list(conn.rooms)}
+
+
+@agents.get("/agents/{agent_id}/ops")
+def list_ops(agent_id: str, caller: Caller) -> dict[str, Any]:
+    _agent_for_path(caller, agent_id)
+    return catalogue()
+
+
+@agents.post("/agents/{agent_id}/ops/{name}")
+async def call_op(request: Request, agent_id: str, name: str, service: Svc, caller: Caller,
+                  x_switch_connection_id: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+    agent = _agent_for_path(caller, agent_id)
+    find_operation(name)
+    raw = await request.body()
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return JSONResponse({"detail": f"malformed JSON body: {exc}", "fix": "send a JSON object of arguments"},
+                            status_code=422)  # type: ignore[return-value]
+    result = await run_in_threadpool(call_operation, service, agent, name, args, x_switch_connection_id)
+    return {"result": result}
+
+
+@agents.post("/agents/{agent_id}/message")
+def legacy_message(agent_id: str, body: LegacyMessageBody, service: Svc, caller: Caller) -> dict[str, Any]:
+    agent = _agent_for_path(caller, agent_id)
+    receipt = service.post_message(agent, body.room_id, body.content)
+    return {"ok": True, "event_id": receipt.message_id}
+
+
+@agents.get("/agents/{agent_id}/rooms/{room_id}/history")
+def agent_history(agent_id: str, room_id: str, service: Svc, caller: Caller, after: int = 0,
+                  limit: int = 100) -> dict[str, Any]:
+    agent = _agent_for_path(caller, agent_id)
+    return {"messages": service.read_messages(agent, room_id, after, limit)}
+
+
+# -- people --------------------------------------------------------------------------------------
+
+users = APIRouter()
+
+
+@users.get("/users/me")
+def me(user: User) -> dict[str, Any]:
+    return {"id": user.id, "name": user.name, "display_name": user.display_name, "is_admin": user.is_admin}
+
+
+@users.get("/users/me/rooms")
+def my_rooms(user: User, service: Svc) -> dict[str, Any]:
+    return {"rooms": service.list_rooms(user)}
+
+
+@users.post("/users/me/rooms")
+def create_room(body: RoomBody, user: User, service: Svc) -> dict[str, Any]:
+    room = service.create_room(user, body.name, body.description, body.agent_names, body.user_names,
+                               body.channel_type, body.internal_only, body.instructions)
+    return {"id": room.id, "name": room.name}
+
+
+@users.post("/users/me/rooms/{room_id}/members")
+def add_member(room_id: str, body: MemberBody, user: User, service: Svc) -> dict[str, Any]:
+    member = service.add_member(user, room_id, body.agent_name, body.user_name)
+    return {"room_id": room_id, "member_id": member.id, "kind": member.kind}
+
+
+@users.post("/users/me/rooms/{room_id}/messages")
+def user_post(room_id: str, body: UserMessageBody, user: User, service: Svc) -> dict[str, Any]:
+    receipt = service.post_message(user, room_id, body.body, body.thread_id, body.target_names)
+    return {"event_id": receipt.message_id, "sequence": receipt.sequence,
+            "target_statuses": dict(receipt.target_statuses)}
+
+
+@users.get("/users/me/rooms/{room_id}/messages")
+def user_read(room_id: str, user: User, service: Svc, after: int = 0, limit: int = 100) -> dict[str, Any]:
+    return {"messages": service.read_messages(user, room_id, after, limit)}
+
+
+@users.get("/users/me/rooms/{room_id}")
+def user_room(room_id: str, user: User, service: Svc) -> dict[str, Any]:
+    return service.room_detail(user, room_id)
+
+
+@users.get("/users/me/approvals")
+def my_approvals(user: User, service: Svc) -> dict[str, Any]:
+    return {"approvals": [c.to_dict() for c in service.pending_approvals(user)]}
+
+
+@users.get("/users/me/approvals/{request_id}")
+def approval(request_id: str, user: User, service: Svc) -> dict[str, Any]:
+    return service.approval(user, request_id).to_dict()
+
+
+@users.post("/users/me/approvals/{request_id}")
+def answer(request_id: str, body: AnswerBody, user: User, service: Svc) -> dict[str, Any]:
+    return service.answer_approval(user, request_id, body.option_id)
+
+
+# -- owners and admins -------------------------------------------------------------------------
+
+admin = APIRouter()
+
+
+@admin.put("/admin/agents/{agent_id}/addressing-policy")
+def put_policy(agent_id: str, body: PolicyBody, caller: Caller, service: Svc) -> dict[str, Any]:
+    return {"agent_id": agent_id, "policy": service.set_policy(caller, agent_id, body.policy)}
+
+
+@admin.get("/admin/agents/{agent_id}/addressing-policy")
+def get_policy(agent_id: str, user: User, service: Svc) -> dict[str, Any]:
+    record = service.agent_record(agent_id)
+    if not (user.is_admin or user.id == record["owner_user_id"]):
+        raise RefusedError("only the agent's owner or an admin may read its policy", "use the owner's token")
+    return {"agent_id": agent_id, "policy": record["addressing_policy"]}
+
+
+@admin.post("/admin/users")
+def add_user(body: UserBody, user: User, service: Svc) -> dict[str, Any]:
+    if not user.is_admin:
+        raise RefusedError("only admins create users", "ask an admin")
+    created, token = service.create_user(body.name, body.display_name, body.admin, body.external)
+    return {"id": created.id, "name": created.name, "token": token}
+
+
+@admin.post("/admin/registration-keys")
+def add_registration_key(user: User, service: Svc) -> dict[str, Any]:
+    return {"registration_key": service.create_registration_key(user)}
+
+
+# -- the app -------------------------------------------------------------------------------------
+
+async def _housekeeping(service: RoomService, interval: float) -> None:
+    """Evict lapsed connections, expire approval cards, pick up other processes' events."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            service.connections.sweep()
+            await run_in_threadpool(service.expire_approvals)
+            await run_in_threadpool(service.refresh)
+        except SignoffError:
+            continue
+
+
+def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
+               routers: Iterable[APIRouter] = (), service: RoomService | None = None,
+               clock: Clock | None = None, keepalive_seconds: float = 15.0,
+               housekeeping_seconds: float = HEARTBEAT_INTERVAL) -> FastAPI:
+    """The rooms server. Pass a ledger (or settings to open one) or a ready service; `routers`
+    are included after the rooms routes and share its service and auth dependencies."""
+    if service is None:
+        if ledger is None:
+            ledger = Ledger.open(settings or Settings.load())
+        service = RoomService(ledger, clock)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(_housekeeping(service, housekeeping_seconds))
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    app = FastAPI(title="signoff rooms", version=protocol.SERVER_VERSION, lifespan=lifespan)
+    app.state.rooms = service
+    app.state.settings = settings
+    app.state.keepalive_seconds = keepalive_seconds
+
+    @app.exception_handler(SignoffError)
+    async def _signoff_error(_request: Request, exc: SignoffError) -> JSONResponse:
+        return JSONResponse(error_body(exc), status_code=status_of(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(f"{'/'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors())
+        return JSONResponse({"detail": f"invalid request: {problems}", "fix": "check the body and parameters"},
+                            status_code=422)
+
+    @app.get("/health")
+    def health() -> dict[str, Any]:
+        return {"ok": True, "server": protocol.server_info(), "sequence": service.head()}
+
+    app.include_router(agents)
+    app.include_router(users)
+    app.include_router(admin)
+    for router in routers:
+        app.include_router(router)
+    return app

@@ -1,0 +1,269 @@
+"""RoomsClient: one agent's connection to a rooms server, over any transport.
+
+It keeps the event stream open (resuming with Last-Event-ID after a drop, with backoff), beats
+every 2 s, re-claims its rooms after an eviction, calls operations, and keeps a receipt for
+every message it sends so a receiver's claim of a hand-off can be checked (`handoff_matches`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from signoff import __version__
+from signoff.kernel.errors import (
+    ConflictError,
+    NotFoundError,
+    RefusedError,
+    SignoffError,
+    UnavailableError,
+    UsageError,
+)
+from signoff.rooms.client._transport import IncompatibleServer, Transport
+from signoff.rooms.receipts import Receipt
+from signoff.rooms.streams import StreamParams
+
+CLIENT_NAME = "signoff-rooms-client"
+
+
+class RoomsClient:
+    def __init__(self, transport: Transport, *, scope: str = "single", filter: str = "all",
+                 connection_id: str | None = None, start_from: str = "head",
+                 heartbeat_interval: float = 2.0, backoff_initial: float = 1.0, backoff_max: float = 30.0,
+                 client_name: str = CLIENT_NAME) -> None:
+        self.transport = transport
+        self.agent_id = transport.agent_id
+        self.scope = scope
+        self.filter = filter
+        self.connection_id = connection_id or str(uuid.uuid4())
+        self.start_from = start_from
+        self.heartbeat_interval = heartbeat_interval
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self.client_name = client_name
+        self.cursor: int | None = None  # highest sequence seen
+        self.server: dict[str, Any] | None = None  # the last connection_state
+        self.rooms: list[str] = []  # rooms this client wants (re-claimed after an eviction)
+        self.receipts: dict[str, Receipt] = {}
+        self.stale = False  # a gap was reported: re-read context
+        self.gaps: list[dict[str, Any]] = []
+        self.evictions: list[str] = []
+        self.reconnects = 0
+        self._queue: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
+        self._connected = asyncio.Event()
+        self._reopen = asyncio.Event()
+        self._closed = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self._fatal: BaseException | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> RoomsClient:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self, timeout: float = 30.0) -> None:
+        """Open the stream and start the heartbeat; returns once connection_state arrived."""
+        self._tasks = [asyncio.create_task(self._read_loop()), asyncio.create_task(self._beat_loop())]
+        waiter = asyncio.create_task(self._connected.wait())
+        done, _ = await asyncio.wait([waiter, self._tasks[0]], timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if waiter not in done:
+            waiter.cancel()
+            await self.close()
+            if self._fatal is not None:
+                raise self._fatal
+            raise UnavailableError("the rooms server did not open the event stream in time",
+                                   "check the URL, the agent id and the api key")
+
+    async def close(self) -> None:
+        self._closed = True
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+
+    def reconnect(self) -> None:
+        """Drop the current stream and reopen it (resuming from the cursor)."""
+        self._reopen.set()
+
+    # -- the stream -----------------------------------------------------------------------------
+
+    def _params(self) -> StreamParams:
+        resume = self.cursor is not None
+        return StreamParams(
+            connection_id=self.connection_id, scope=self.scope, filter=self.filter,
+            start_from=str(self.cursor) if resume else self.start_from,
+            last_event_id=str(self.cursor) if resume else None,
+            protocol="1", protocol_accepts="1", client=self.client_name, client_version=__version__,
+            rooms=list(self.rooms),
+        )
+
+    async def _consume(self) -> None:
+        async for frame in self.transport.events(self._params()):
+            if frame.event is None:
+                continue
+            if frame.event == "connection_state":
+                self.server = frame.data
+                if self.cursor is None and isinstance(frame.data, dict):
+                    self.cursor = int(frame.data.get("cursor") or 0)
+                self._connected.set()
+                continue
+            if frame.event == "gap":
+                self.stale = True
+                self.gaps.append(frame.data)
+                continue
+            if frame.event == "subscription_changed":
+                continue
+            if frame.event == "evicted":
+                reason = str((frame.data or {}).get("reason", ""))
+                self.evictions.append(reason)
+                return
+            if frame.id is not None:
+                if self.cursor is not None and frame.id <= self.cursor:
+                    continue  # already delivered before a reconnect
+                self.cursor = frame.id
+            if isinstance(frame.data, dict):
+                await self._queue.put(frame.data)
+
+    async def _read_loop(self) -> None:
+        delay = self.backoff_initial
+        while not self._closed:
+            self._reopen.clear()
+            consume = asyncio.create_task(self._consume())
+            reopen = asyncio.create_task(self._reopen.wait())
+            done, _ = await asyncio.wait([consume, reopen], return_when=asyncio.FIRST_COMPLETED)
+            for task in (consume, reopen):
+                if task not in done:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+            if consume in done and consume.exception() is not None:
+                exc = consume.exception()
+                if isinstance(exc, IncompatibleServer | UsageError | RefusedError):
+                    self._fatal = exc
+                    await self._queue.put(exc)
+                    return
+            elif consume in done:
+                delay = self.backoff_initial  # a clean end (evicted): reopen at once
+                self.reconnects += 1
+                continue
+            self.reconnects += 1
+            if reopen in done:
+                continue
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.backoff_max)
+
+    async def _beat_loop(self) -> None:
+        while not self._closed:
+            await asyncio.sleep(self.heartbeat_interval)
+            if not self._connected.is_set():
+                continue
+            try:
+                await self.transport.beat(self.connection_id, self.cursor or 0)
+            except (NotFoundError, ConflictError):
+                self.reconnect()  # the connection died or lost its stream: reopen
+            except SignoffError:
+                continue
+
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
+        """Every event envelope, in sequence order, without duplicates across reconnects."""
+        while True:
+            item = await self._queue.get()
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    async def next_event(self, predicate: Callable[[dict[str, Any]], bool] | None = None,
+                         timeout: float | None = 30.0) -> dict[str, Any]:
+        """The next event (matching `predicate`, others are dropped)."""
+
+        async def find() -> dict[str, Any]:
+            async for event in self.events():
+                if predicate is None or predicate(event):
+                    return event
+            raise AssertionError("unreachable")
+
+        return await asyncio.wait_for(find(), timeout)
+
+    # -- operations -----------------------------------------------------------------------------
+
+    async def call(self, op: str, **args: Any) -> Any:
+        return await self.transport.call(op, args, self.connection_id)
+
+    async def connect_to_room(self, room_id: str, **args: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await self.call("connect_to_room", room_id=room_id, **args)
+        if self.scope == "single":
+            self.rooms = [room_id]
+        elif room_id not in self.rooms:
+            self.rooms.append(room_id)
+        return result
+
+    def _room(self) -> str:
+        if len(self.rooms) != 1:
+            raise UsageError("connect to exactly one room first", "call connect_to_room(room_id)")
+        return self.rooms[0]
+
+    async def _receipt(self, result: dict[str, Any], fallback_body: str, addressed: bool,
+                       thread_id: str | None) -> Receipt:
+        message_id = str(result["event_id"])
+        sender, body = result.get("sender"), result.get("body")
+        if sender is None or body is None:
+            # A Switch core returns only the event id: read the stored message back to learn the
+            # exact text and our own sender id as the server writes them.
+            found = await self._find_message(message_id)
+            sender = sender or (found or {}).get("sender") or ""
+            body = body or (found or {}).get("body") or fallback_body
+        receipt = Receipt(message_id=message_id, room_id=self._room(), sender=str(sender), body=str(body),
+                          addressed=bool(result.get("addressed", addressed)), thread_id=thread_id,
+                          target_statuses=dict(result.get("target_statuses") or {}),
+                          sequence=result.get("sequence"))
+        self.receipts[message_id] = receipt
+        return receipt
+
+    async def _find_message(self, message_id: str) -> dict[str, Any] | None:
+        context = await self.call("read_context", limit=50)
+        for thread in context.get("threads", []):
+            for entry in [thread.get("root", {}), *thread.get("replies", [])]:
+                if entry.get("id") == message_id:
+                    found: dict[str, Any] = entry
+                    return found
+        return None
+
+    async def post_message(self, body: str, thread_id: str | None = None) -> Receipt:
+        args: dict[str, Any] = {"body": body}
+        if thread_id is not None:
+            args["thread_id"] = thread_id
+        result = await self.call("post_message", **args)
+        return await self._receipt(result, body, False, thread_id)
+
+    async def send_targeted_message(self, body: str, target_names: list[str] | None = None,
+                                    target_roles: list[str] | None = None,
+                                    thread_id: str | None = None) -> Receipt:
+        args: dict[str, Any] = {"body": body, "target_names": target_names or [],
+                                "target_roles": target_roles or []}
+        if thread_id is not None:
+            args["thread_id"] = thread_id
+        result = await self.call("send_targeted_message", **args)
+        statuses = result.get("target_statuses") or {}
+        addressed = any(s != "not_permitted" for s in statuses.values()) if statuses else True
+        return await self._receipt(result, body, addressed, thread_id)
+
+    async def read_context(self, limit: int = 50) -> dict[str, Any]:
+        result: dict[str, Any] = await self.call("read_context", limit=limit)
+        self.stale = False
+        return result
+
+    async def request_approval(self, request_id: str, title: str, options: list[dict[str, str]],
+                               expires_at: float, responders: list[str]) -> dict[str, Any]:
+        result: dict[str, Any] = await self.call("request_approval", request_id=request_id, title=title,
+                                                 options=options, expires_at=expires_at, responders=responders)
+        return result
