@@ -17,6 +17,8 @@ from signoff.cli.incident import app as incident_app
 from signoff.cli.ledger import app as ledger_app
 from signoff.cli.notes import app as notes_app
 from signoff.cli.repair import app as repair_app
+from signoff.cli.rooms import app as rooms_app
+from signoff.cli.serve import serve
 from signoff.kernel.errors import SignoffError
 
 app = typer.Typer(
@@ -56,6 +58,8 @@ app.command("doctor", help="Check what signoff needs on this machine and print t
 )
 app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and verify evidence files offline.")
 app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
+app.add_typer(rooms_app, name="rooms", help="Room server identities: init, users, agents, rooms.")
+app.command("serve", help="Run the rooms server (Switch agent protocol + user endpoints).")(serve)
 app.add_typer(incident_app, name="incident", help="Salted fingerprints, a notary, signed disclosures, a guard.")
 app.add_typer(notes_app, name="notes", help="Release notes whose every number and hash is recomputed from git.")
 app.add_typer(repair_app, name="repair", help="Verify an agent's fix against a frozen, approved harness.")
