@@ -35,6 +35,14 @@ from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, reason, s
 
 STAGES = ("base", "candidate", "regression")
 MAX_REPEAT = 20
+# The parts of the sandbox's isolation record that describe the profile (what was enforced), not
+# one run's circumstances (host mount paths, reaped processes): the fingerprint covers only these.
+PROFILE_KEYS = ("backend", "version", "binary", "unsafe", "uid", "limits", "enforced", "cgroups", "network",
+                "guarantees", "mechanisms", "weaker")
+
+
+def isolation_profile(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: record[k] for k in PROFILE_KEYS if k in record}
 
 
 @dataclass
@@ -296,7 +304,7 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
                 profiles = [r.record["isolation"] for rs in runs.values() for r in rs
                             if r.record is not None and isinstance(r.record.get("isolation"), dict)]
                 if profiles:
-                    isolation = dict(profiles[0])
+                    isolation = isolation_profile(profiles[0])
     finally:
         _rmtree(workspace)
 
