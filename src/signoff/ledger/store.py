@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
+from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlalchemy.exc import OperationalError
 
 from signoff.kernel.canonical import canonical_text
@@ -26,6 +27,8 @@ GENESIS = "0" * 64
 _SEL_IDEMPOTENT = select(idempotency.c.result).where(idempotency.c.key == bindparam("k"))
 _SEL_CASE_VERSION = select(cases.c.version).where(cases.c.case_id == bindparam("cid"))
 _SEL_HEAD = select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)
+_SEL_HEAD_FOR_WRITE = _SEL_HEAD.with_for_update()
+_SEL_CASE_VERSION_FOR_WRITE = _SEL_CASE_VERSION.with_for_update()
 _LOCK_HEAD = select(chain_head.c.id).where(chain_head.c.id == 1).with_for_update()
 _UPD_CASE = (
     update(cases)
@@ -119,7 +122,13 @@ class Ledger:
         """A write transaction that holds the chain lock (SQLite: BEGIN IMMEDIATE)."""
         return _WriteTx(self)
 
-    def _with_retry(self, fn: Callable[[Connection], Any]) -> Any:
+    def _with_retry(self, fn: Callable[[Connection], Any], lock_first: bool = True) -> Any:
+        """Run `fn` in a write transaction, retrying transient failures.
+
+        With `lock_first` (the default) the chain head is locked before `fn` runs, which serialises
+        the transaction with every append; `append` itself locks late to keep that window short and
+        retries the unique-key races that late locking allows.
+        """
         # SQLite can still answer "database is locked" under heavy multi-process load past
         # busy_timeout; PostgreSQL can report serialization/deadlock. Both are safe to retry
         # because the transaction rolled back whole.
@@ -129,12 +138,15 @@ class Ledger:
                 with self.engine.connect() as raw:
                     conn = raw.execution_options(**WRITE)
                     with conn.begin():
-                        if is_postgres(self.engine):
+                        if lock_first and is_postgres(self.engine):
                             conn.execute(_LOCK_HEAD)
                         return fn(conn)
-            except OperationalError as exc:
+            except (OperationalError, SAIntegrityError) as exc:
                 message = str(exc.orig).lower()
                 transient = "locked" in message or "deadlock" in message or "serializ" in message
+                # two appends racing to create the same case or idempotency key: the loser retries
+                # and then sees the winner's row (a conflict or a replay)
+                transient = transient or (not lock_first and isinstance(exc, SAIntegrityError))
                 if not transient or attempt == 49:
                     raise
                 time.sleep(delay)
@@ -170,14 +182,16 @@ class Ledger:
                 if row is not None:
                     stored = json.loads(row.result)
                     return AppendResult(stored["case_id"], stored["version"], tuple(stored["seqs"]), True)
-            current = conn.execute(_SEL_CASE_VERSION, {"cid": case_id}).scalar()
+            # PostgreSQL: lock this case's row so a writer on the same case waits and then sees our
+            # version; writers on other cases go on until the short chain-head lock below.
+            current = conn.execute(_SEL_CASE_VERSION_FOR_WRITE if pg else _SEL_CASE_VERSION, {"cid": case_id}).scalar()
             current_version = int(current or 0)
             if expected_version is not None and current_version != expected_version:
                 raise ConflictError(
                     f"case {case_id} is at version {current_version}, not {expected_version}",
                     "re-read the case and apply the change again",
                 )
-            head = conn.execute(_SEL_HEAD).one()
+            head = conn.execute(_SEL_HEAD_FOR_WRITE if pg else _SEL_HEAD).one()
             seq, prev = int(head.seq), head.hash
             now = self.clock.now()
             stamp = utc_iso(now)
@@ -223,7 +237,8 @@ class Ledger:
                 )
             return result
 
-        result: AppendResult = self._with_retry(run)
+        pg = is_postgres(self.engine)
+        result: AppendResult = self._with_retry(run, lock_first=False)
         return result
 
     def update(
