@@ -83,3 +83,25 @@ def test_outbox_lease_backoff_and_dead(db_url: str) -> None:
 def test_backoff_doubles_and_caps_at_an_hour() -> None:
     assert [backoff(n) for n in (1, 2, 3, 4)] == [2.0, 4.0, 8.0, 16.0]
     assert backoff(40) == 3600.0
+
+
+def test_worker_delivers_by_topic_and_records_failures(sqlite_url: str) -> None:
+    from signoff.ledger import Worker
+
+    ledger = Ledger.from_url(sqlite_url)
+    ledger.enqueue([NewJob("ok-1", "mail", {"n": 1}), NewJob("boom-1", "sms", {"n": 2}, max_attempts=1),
+                    NewJob("other", "unhandled")])
+    delivered: list[str] = []
+
+    def mail(job) -> None:  # type: ignore[no-untyped-def]
+        delivered.append(job.job_id)
+
+    def sms(job) -> None:  # type: ignore[no-untyped-def]
+        raise RuntimeError("gateway down")
+
+    worker = Worker(Outbox(ledger), {"mail": mail, "sms": sms})
+    assert worker.drain() == 2
+    assert delivered == ["ok-1"]
+    states = {s.job_id: (s.status, s.last_error) for s in Outbox(ledger).jobs()}
+    assert states == {"ok-1": ("done", None), "boom-1": ("dead", "RuntimeError: gateway down"),
+                      "other": ("pending", None)}

@@ -1,7 +1,7 @@
 """Durable state: append-only events per case, idempotency, outbox, hash-chained audit log."""
 
 from signoff.ledger.audit import ChainReport, verify_chain
-from signoff.ledger.outbox import Job, JobState, Outbox, backoff
+from signoff.ledger.outbox import Job, JobState, Outbox, Worker, backoff
 from signoff.ledger.store import AppendResult, Event, Ledger, NewEvent, NewJob
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "NewEvent",
     "NewJob",
     "Outbox",
+    "Worker",
     "backoff",
     "verify_chain",
 ]

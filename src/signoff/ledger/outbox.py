@@ -9,7 +9,8 @@ the job is claimed again. Effects are made exactly-once by keying them on the jo
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,3 +173,48 @@ class Outbox:
 
         result: bool = self.ledger._with_retry(run)
         return result
+
+
+Handler = Callable[[Job], None]
+
+
+class Worker:
+    """Deliver outbox jobs to handlers by topic until stopped.
+
+    A handler that raises fails the job (backoff, then dead after max attempts); one that returns
+    acknowledges it. Handlers must make their effect idempotent on `job.job_id`.
+    """
+
+    def __init__(self, outbox: Outbox, handlers: dict[str, Handler], idle_sleep: float = 0.05) -> None:
+        self.outbox = outbox
+        self.handlers = handlers
+        self.idle_sleep = idle_sleep
+        self._stop = threading.Event()
+
+    def run_once(self) -> bool:
+        """Deliver at most one job; False when none was due."""
+        job = self.outbox.claim(list(self.handlers))
+        if job is None:
+            return False
+        try:
+            self.handlers[job.topic](job)
+        except Exception as exc:  # any failure of a handler is the job's failure, recorded, not fatal
+            self.outbox.fail(job, f"{type(exc).__name__}: {exc}")
+        else:
+            self.outbox.ack(job)
+        return True
+
+    def drain(self, limit: int = 10_000) -> int:
+        """Deliver every job that is due now; returns how many were handled."""
+        handled = 0
+        while handled < limit and self.run_once():
+            handled += 1
+        return handled
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            if not self.run_once():
+                self._stop.wait(self.idle_sleep)
+
+    def stop(self) -> None:
+        self._stop.set()
