@@ -10,6 +10,7 @@ import typer
 from signoff import __version__
 from signoff.cli import context
 from signoff.cli.agents import app as agents_app
+from signoff.cli.airlock import app as airlock_app
 from signoff.cli.demo import app as demo_app
 from signoff.cli.doctor import doctor
 from signoff.cli.evidence import app as evidence_app
@@ -58,6 +59,7 @@ app.command("doctor", help="Check what signoff needs on this machine and print t
 )
 app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and verify evidence files offline.")
 app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
+app.add_typer(airlock_app, name="airlock", help="Scan untrusted text: quarantine it or redact it into a dossier.")
 app.add_typer(rooms_app, name="rooms", help="Room server identities: init, users, agents, rooms.")
 app.command("serve", help="Run the rooms server (Switch agent protocol + user endpoints).")(serve)
 app.add_typer(incident_app, name="incident", help="Salted fingerprints, a notary, signed disclosures, a guard.")

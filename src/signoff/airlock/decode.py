@@ -1,0 +1,120 @@
+"""Embedded encodings, decoded for scanning only: base64 and hex runs, URL and HTML escapes,
+rot13, and ASCII smuggled in Unicode tag characters.
+
+Each decoder returns `Decoded(kind, text)` pieces; the scanner normalises and scans them like the
+report itself. Nothing decoded is ever stored or shown. The work is bounded: at most
+`MAX_PIECES` pieces per input, each no longer than the input, decoded to a depth of two."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import html
+import itertools
+import urllib.parse
+from dataclasses import dataclass
+
+from signoff.airlock._re import compile_re
+
+MAX_PIECES = 64
+MIN_DECODED_LETTERS = 6
+
+_BASE64 = compile_re(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_\-]{16,}={0,2}")
+_HEX = compile_re(r"(?:[0-9A-Fa-f]{2}){8,}")
+_HEX_ESCAPED = compile_re(r"(?:(?:\\x|0x|%)[0-9A-Fa-f]{2}[ ,]*){6,}")
+_URL_ESCAPE = compile_re(r"%[0-9A-Fa-f]{2}")
+_HTML_ESCAPE = compile_re(r"&(?:#[0-9]{2,7}|#[xX][0-9A-Fa-f]{2,6}|[A-Za-z]{2,10});")
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    kind: str  # base64 | hex | url | html | rot13 | tag
+    text: str
+
+
+def decode_all(text: str, smuggled: str = "") -> list[Decoded]:
+    """Every decodable piece of `text` (case-preserved, normalised), outermost first."""
+    pieces: list[Decoded] = []
+    if smuggled.strip():
+        pieces.append(Decoded("tag", smuggled))
+    _decode_into(text, pieces, depth=0)
+    return pieces[:MAX_PIECES]
+
+
+def _decode_into(text: str, pieces: list[Decoded], depth: int) -> None:
+    if depth >= 2 or len(pieces) >= MAX_PIECES:
+        return
+    found: list[Decoded] = []
+    for span in _BASE64.finditer(text):
+        decoded = _b64(span.text)
+        if decoded is not None:
+            found.append(Decoded("base64", decoded))
+    for span in _HEX.finditer(text):
+        decoded = _printable(_unhex(span.text))
+        if decoded is not None:
+            found.append(Decoded("hex", decoded))
+    for span in _HEX_ESCAPED.finditer(text):
+        digits = "".join(ch for ch in span.text.replace("\\x", " ").replace("0x", " ") if ch in _HEXDIGITS)
+        decoded = _printable(_unhex(digits))
+        if decoded is not None:
+            found.append(Decoded("hex", decoded))
+    if sum(1 for _ in itertools.islice(_URL_ESCAPE.finditer(text), 3)) >= 3:
+        unquoted = urllib.parse.unquote_plus(text)
+        if unquoted != text:
+            found.append(Decoded("url", unquoted))
+    if _HTML_ESCAPE.search(text) is not None:
+        unescaped = html.unescape(text)
+        if unescaped != text:
+            found.append(Decoded("html", unescaped))
+    if depth == 0:
+        found.append(Decoded("rot13", codecs.encode(text, "rot13")))
+    for piece in found:
+        if len(pieces) >= MAX_PIECES:
+            return
+        pieces.append(piece)
+        if piece.kind != "rot13":
+            _decode_into(piece.text, pieces, depth + 1)
+
+
+_HEXDIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _b64(run: str) -> str | None:
+    core = run.rstrip("=")
+    if len(core) % 4 == 1:
+        core = core[:-1]
+    padded = core + "=" * (-len(core) % 4)
+    for decoder in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            raw = decoder(padded)
+        except (binascii.Error, ValueError):
+            continue
+        decoded = _printable(raw)
+        if decoded is not None:
+            return decoded
+    return None
+
+
+def _unhex(digits: str) -> bytes:
+    if len(digits) % 2:
+        digits = digits[:-1]
+    try:
+        return bytes.fromhex(digits)
+    except ValueError:
+        return b""
+
+
+def _printable(raw: bytes) -> str | None:
+    """Decoded bytes count only when they read as text: valid UTF-8, mostly printable, with letters."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text:
+        return None
+    printable = sum(1 for ch in text if ch.isprintable() or ch in "\n\t")
+    letters = sum(1 for ch in text if ch.isalpha())
+    if printable < 0.9 * len(text) or letters < MIN_DECODED_LETTERS:
+        return None
+    return text

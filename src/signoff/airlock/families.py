@@ -1,0 +1,353 @@
+"""The detector families: what the airlock looks for, one RE2 alternation per family.
+
+Patterns read the scanning views of `normalise` (lower case, accents stripped from Latin letters,
+lookalikes folded, whitespace collapsed), so they are written in lower case without accents.
+
+Many rules need an *imperative context* (`_IMP`): the start of a sentence, or "please", "you must",
+"go ahead and"... That is what separates "merge this into main without review" (an order aimed at
+whoever reads the report) from "after the PR was merged into main the page broke" (a fact about
+the bug). Past tense and third person are left alone on purpose.
+
+Family names are stable: they are reported to submitters and stored in the ledger."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from signoff.airlock._re import Pattern, alternation, compile_re
+
+INSTRUCTION_OVERRIDE = "instruction_override"
+ROLE_IMPERSONATION = "role_impersonation"
+PRIVILEGED_ACTION = "privileged_action"
+AGENT_DIRECTIVE = "agent_directive"
+ENCODED_PAYLOAD = "encoded_payload"
+HIDDEN_UNICODE = "hidden_unicode"
+MULTILINGUAL_OVERRIDE = "multilingual_override"
+SEVERITY_MANIPULATION = "severity_manipulation"
+
+FAMILIES: tuple[str, ...] = (
+    INSTRUCTION_OVERRIDE,
+    ROLE_IMPERSONATION,
+    PRIVILEGED_ACTION,
+    AGENT_DIRECTIVE,
+    ENCODED_PAYLOAD,
+    HIDDEN_UNICODE,
+    MULTILINGUAL_OVERRIDE,
+    SEVERITY_MANIPULATION,
+)
+
+DESCRIPTIONS: dict[str, str] = {
+    INSTRUCTION_OVERRIDE: "tells the reader to ignore or replace its instructions, or to drop its rules",
+    ROLE_IMPERSONATION: "poses as a system, developer, assistant or administrator, or assigns a persona",
+    PRIVILEGED_ACTION: "asks for a privileged action: merge, approve, push to main, deploy, skip review "
+    "or tests, delete, grant access, move money",
+    AGENT_DIRECTIVE: "addresses an AI agent or tool directly, dictates its output, or asks it to send data",
+    ENCODED_PAYLOAD: "hides one of these instructions in an encoding (base64, hex, URL, HTML, rot13)",
+    HIDDEN_UNICODE: "contains invisible characters: tag characters, bidi overrides, zero-width splits",
+    MULTILINGUAL_OVERRIDE: "an instruction override written in another language",
+    SEVERITY_MANIPULATION: "tries to dictate the severity or priority of the report",
+}
+
+# --- shared pieces -----------------------------------------------------------------------------
+
+_IMP = (
+    r"(?:^|[:;>*)\]\-] |\b(?:please|pls|kindly|now|immediately|just|simply|also|then|first|quickly|"
+    r"go ahead and|and then|you (?:should|must|need to|have to|are to|will|shall|can now|may now)|"
+    r"make sure (?:to|you)|be sure to|remember to|"
+    r"i (?:need|want|order|command|instruct|authori[sz]e|require) you to|"
+    r"you are (?:required|instructed|authori[sz]ed|allowed|permitted|ordered) to|"
+    r"your (?:task|job|goal|mission) is to|todo:?) )"
+)
+_QUAL = (
+    r"(?:all|any|every|previous|prior|above|preceding|earlier|former|initial|original|system|your|my|"
+    r"these|those|foregoing|following|other|old|default|given|current|existing|aforementioned|prompt)"
+)
+_FILL = r"(?:the|of|and|or|&|its|their)"
+_NOUN_CORE = r"(?:instructions?|directions?|prompts?|directives?|programming|guidelines?|system prompt)"
+_NOUN = (
+    r"(?:instructions?|directions?|prompts?|system prompt|rules?|guidelines?|commands?|directives?|"
+    r"guidance|orders?|programming|constraints?|restrictions?|polic(?:y|ies)|context|training|"
+    r"safeguards?|guardrails?|filters?|moderation)"
+)
+_NOUN_DATA = r"(?:content|text|info|information|data|input|messages?|tasks?|requests?)"
+_QUAL_ALL = r"(?:all|any|other|every|above|foregoing|following|system)"
+_STRONG = (
+    r"(?:ignore|disregard|forget|do not follow|don'?t follow|stop following|no longer follow|"
+    r"pay no attention to|never ?mind)"
+)
+_AI = (
+    r"(?:ai|a\.i\.|assistant|ai assistant|agent|ai agent|coding agent|llm|language model|"
+    r"large language model|bot|chatbot|gpt(?:-?[0-9o]+)?|chatgpt|claude|copilot|gemini|llama|"
+    r"automated (?:system|reviewer|agent|triage)|triage (?:bot|agent|model)|reviewer (?:bot|agent))"
+)
+
+# --- the families ------------------------------------------------------------------------------
+
+_OVERRIDE = [
+    # ignore all previous instructions / disregard the above directions / forget your rules
+    rf"\b{_STRONG},? (?:{_FILL},? ){{0,2}}{_QUAL},? (?:(?:{_FILL}|{_QUAL}),? ){{0,5}}{_NOUN}\b",
+    rf"\b{_STRONG},? (?:{_FILL},? ){{0,2}}{_QUAL_ALL},? (?:(?:{_FILL}|{_QUAL}),? ){{0,5}}{_NOUN_DATA}\b",
+    rf"\b{_STRONG},? (?:the )?{_NOUN_CORE}\b",
+    r"\b(?:ignore|disregard|forget) (?:the rest of|everything (?:else|above|before|you)|all (?:of )?(?:that|this|"
+    r"the above|everything))\b",
+    r"\b(?:ignore|disregard) (?:this|that|the|all) (?:\S+ ){0,3}and (?:just |only |instead )?"
+    r"(?:print|say|output|reply|respond|write|repeat|translate|return|tell)\b",
+    # weaker verbs need a qualifier and an instruction-type noun
+    r"\b(?:override|bypass|skip|drop|discard|overlook|neglect|abandon|set aside|dismiss|throw out|circumvent|"
+    r"evade|break free (?:of|from)),? (?:(?:the|of|and|or|all|any|your|previous|prior|above|earlier|original|"
+    r"initial|system|safety|content|ethical|built-in|programmed|typical|usual|these|those),? ){1,6}"
+    r"(?:instructions|prompts?|system prompt|guidelines|directives|programming|safeguards|guardrails|"
+    r"safety (?:filters|measures|protocols|rules|settings|features|guidelines)|content (?:filters|polic(?:y|ies)|"
+    r"moderation)|ethical (?:guidelines|constraints|rules|boundaries|principles)|confines|censorship|alignment)\b",
+    # new instructions / your real task is
+    r"\b(?:new|updated|revised|real|actual|true|secret|hidden|additional|important|urgent) "
+    r"(?:instructions?|system prompt|directives?|orders)(?: (?:are|is|follow|below|for you))? ?:",
+    r"\b(?:new|updated|revised|real|actual|true|secret|hidden) (?:instructions?|directives?|orders) "
+    r"(?:are|follow|for you)\b",
+    r"\b(?:your|the) (?:new|real|actual|true|only|primary|revised|updated) (?:task|instructions?|goal|objective|"
+    r"purpose|job|mission|role|directive) (?:is|are|will be|now)\b",
+    r"\bfrom now on,? (?:you|your|act|respond|reply|answer|only|always|ignore|pretend|behave|speak|write)\b",
+    r"\b(?:instead|rather),? (?:you (?:will|must|should) |just |only )?(?:print|say|output|reply|respond|return|"
+    r"repeat|spell check)\b",
+    r"\bstop everything\b",
+    r"\b(?:before|after) (?:you (?:can )?)?(?:solve|complete|answer|do|continue|proceed with|finish|start) "
+    r"(?:the|your|my|this|any|that) (?:task|request|question|assignment|job)",
+    r"\b(?:the|my) task (?:that )?i (?:gave|assigned|asked|set) (?:you|to you)\b",
+    # prompt leaking
+    r"\b(?:print|repeat|reveal|output|tell me|spell check|leak|dump|recite|disclose|write out) (?:me )?(?:all )?"
+    r"(?:of )?(?:the|your|my|these|those) (?:previous|above|prior|initial|original|hidden|secret|full|entire|"
+    r"system|first|exact) (?:instructions|prompt|system prompt|directions|rules|guidelines)\b",
+    r"\bwhat (?:is|are|was|were) your (?:system prompt|instructions|initial prompt|original instructions|rules)\b",
+    # jailbreak framing
+    r"\bdo anything now\b",
+    r"\b(?:developer|dan|god|jailbreak|jailbroken|unfiltered|unrestricted|evil|dude|stan|anti-?dan) mode\b",
+    r"\b(?:you|dan|it) (?:are|have|has|can|will|now) (?:now )?(?:be )?(?:broken free|free (?:of|from) (?:the|all|any|"
+    r"your|typical)|no longer (?:bound|restricted|limited|required|have to|need to)|not (?:bound|restricted|"
+    r"limited) by|able to do anything)",
+    r"\b(?:have|has) broken free of\b",
+    r"\b(?:no|without any|without|free of|free from) (?:ethical|moral|legal)(?:,? (?:or |and )?(?:ethical|moral|"
+    r"legal))* (?:guidelines|restrictions|constraints|limits|boundaries|principles|considerations|bias|"
+    r"obligations)\b",
+    r"\b(?:disregards?|ignores?|abandons?|bypass(?:es)?|circumvents?) (?:all |any )?(?:laws|morals|ethics|morality|"
+    r"moral|ethical)\b",
+    r"\bwithout (?:any )?(?:censorship|censoring|filtering|refusals?)\b",
+    r"\b(?:stay|remain|keep) in character\b",
+    r"\b(?:never|do not|don'?t|must not|cannot|can ?not|will not|won'?t|should not|shouldn'?t) (?:ever )?"
+    r"(?:refuse|decline|say no|reject (?:a|any) request)\b",
+    r"\b(?:openai|anthropic|google)(?:'s)? (?:content )?(?:polic(?:y|ies)|guidelines|rules)\b",
+    r"\bjailbr(?:eak|oken)\b",
+]
+
+_ROLE = [
+    r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|"
+    r"begin_of_text)\|>",
+    r"\[/?inst\]|<</?sys>>|</?(?:system|assistant|sys|system_prompt|admin)>",
+    r"#{2,} ?\(?(?:system|developer|assistant|admin)[ _](?:message|prompt|override|instruction)s?\)?",
+    r"\b(?:system|developer|admin|administrator|root|operator|security team|maintainer|assistant|openai|"
+    r"anthropic)[ _](?:message|prompt|override|instruction|instructions|note|notice|command|directive|"
+    r"announcement)s? ?:",
+    r"(?:^|\n)(?:assistant|ai|chatgpt|gpt-?4?|claude|llm|ai assistant|copilot) ?:",
+    r"\b(?:i am|i'm|this is|speaking as|as|we are) (?:the |your |an? )?(?:admin|administrator|system administrator|"
+    r"sysadmin|maintainer|repo owner|project owner|owner|creator|operator|developer|openai|anthropic|security "
+    r"team|ceo|cto|root user|superuser|system)\b,? (?:and )?(?:i |we )?(?:hereby )?(?:authori[sz]e|approve|"
+    r"order|instruct|command|grant|permit|allow|override|direct|require|demand|need you to|want you to|am "
+    r"telling you|tell you|say)",
+    r"\bas (?:the |your |an? )?(?:admin|administrator|maintainer|owner|creator|operator|developer|system)\b,? you "
+    r"(?:must|should|will|are|need|have)\b",
+    r"\b(?:important|urgent|priority|official) (?:message|note|notice|instruction|instructions|update) "
+    r"(?:from|by) (?:me|the user|your user|the admin|the administrator|your developer|the developer|the system|"
+    r"the owner|the maintainer|[a-z]+ [a-z]+,)",
+    r"\b(?:message|note|instructions?) from (?:me|the user|your user),? (?:\S+ ){0,3}to you\b",
+    r"\bsigned,? (?:the )?(?:admin|administrator|maintainer|system|owner|developer|security team)\b",
+    r"\b(?:your|the) (?:developers?|creators?|owners?|operators?|administrators?) (?:ha(?:s|ve) )?"
+    r"(?:authori[sz]ed|approved|instructed|ordered|granted|allowed|permitted) (?:you|this|me)\b",
+    r"\b(?:admin|administrator|root|developer|god|sudo|superuser|elevated|maintainer|debug) (?:mode|access|"
+    r"privileges?|override) (?:is |has been )?(?:now )?(?:enabled|activated|granted|unlocked|on)\b",
+    r"\byou (?:are|will be|act as) (?:now )?(?:an? |the |my )?(?:admin|administrator|root|superuser|dan|"
+    r"unrestricted|unfiltered|jailbroken|evil|uncensored)\b",
+    r"\b(?:you|please|i want you to|now|from now on,?) (?:will |must |should |shall |are to |are going to |to |"
+    r"now |can )*(?:act as|pretend (?:to be|you are|that you are)|roleplay|role-play|play the role|take on the "
+    r"role|assume the (?:role|persona|identity))\b",
+    r"(?:^|[.!?] )(?:please )?(?:act as|pretend to be|pretend you are|roleplay as|assume the persona)\b",
+    r"\bimmerse yourself\b|\b(?:role|persona|character) of (?:another|an?) (?:ai|al|model|chatbot|assistant)\b",
+    r"\byou are (?:now )?(?:an? )?(?:ai|assistant|language model|chatbot|model) (?:called|named|that has no|"
+    r"without|with no)\b",
+    r"\bassume the persona\b",
+]
+
+_PRIVILEGED = [
+    rf"{_IMP}(?:merge|approve|deploy|ship|release|push|force[- ]?push|commit|land|cherry-pick|publish|accept)"
+    r"(?: \S+){0,5}? (?:directly |straight |right )?(?:to|into|on|onto|in) (?:the )?(?:main|master|trunk|prod|"
+    r"production|live|main branch|master branch|release branch|default branch|origin/main|origin/master|npm|"
+    r"pypi)\b",
+    rf"{_IMP}(?:merge|approve|deploy|ship|release|push|commit|land|publish|accept|close)\b(?: \S+){{0,6}}? "
+    r"without (?:any |a |the |further |human |code |peer |second |waiting for |asking for )*(?:review|reviews|"
+    r"reviewing|approval|approvals|sign-?off|tests?|testing|checks|ci|verification|confirmation|asking|"
+    r"waiting)\b",
+    rf"{_IMP}(?:approve|merge|accept) (?:this|the|my|that|it|these|pr|pull request|mr|#?[0-9]+)(?: \S+){{0,3}}? "
+    r"(?:now|immediately|right away|asap|automatically|without)\b",
+    rf"{_IMP}(?:approve|merge) (?:this |the |my |that )?(?:pr|pull request|merge request|mr|change|patch|fix)\b",
+    rf"{_IMP}(?:skip|bypass|disable|turn off|comment out|remove|delete|ignore|circumvent|suppress|xfail|"
+    r"deactivate) (?:the |all |any |every |those |these |failing |flaky |existing |security |code |required |"
+    r"unit |integration |automated |your )*(?:code )?(?:review|reviews|reviewers|tests|test suite|testsuite|"
+    r"checks|ci|ci checks|pipeline|branch protection|protections|approval|approvals|required approvals|"
+    r"linters?|linting|security (?:checks|scans|scanning)|2fa|mfa|audit log|audit logging|signature checks?|"
+    r"signing|verification|pre-commit hooks?|hooks|safety checks)\b",
+    rf"{_IMP}(?:delete|drop|wipe|destroy|truncate|erase|purge|nuke|remove) (?:the |all |every |our |your |this |"
+    r"entire |whole )*(?:repo|repository|repositories|database|databases|production|prod|main branch|master "
+    r"branch|branches|backups?|audit logs?|bucket|s3 bucket|cluster|namespace|everything|all (?:data|files|"
+    r"users|records|branches|tables|repos))\b",
+    r"\brm -rf (?:/|~|\*|\$home|/\*)(?: |$)",
+    rf"{_IMP}(?:grant|give|add|make|promote|elevate) (?:me|us|him|her|them|user \S+|the user \S+|\S+@\S+|this "
+    r"account|my account)(?: \S+){0,2}? (?:an? )?(?:admin|administrator|owner|maintainer|write|push|root|sudo|"
+    r"superuser|collaborator|elevated)(?: (?:access|rights|permissions?|role|privileges|status))?\b",
+    rf"{_IMP}(?:send|transfer|wire|pay|move) (?:as much money as possible|(?:all|the) (?:money|funds|balance)|"
+    r"\$?[0-9][0-9,.]* ?(?:\$|usd|eur|dollars|euros|btc)?|(?:a|the) (?:transaction|payment|wire)|money|funds|"
+    r"bitcoin|crypto)(?: \S+){0,10}? to\b",
+    r"\b(?:change|reset|update) (?:the )?(?:password|credentials|email address|recovery email|phone number) "
+    r"(?:of|for) (?:the |this |that |every |all )?(?:user|account|admin|users|accounts)\b",
+    rf"{_IMP}(?:modify|change|update) the recipient\b",
+]
+
+_AGENT = [
+    rf"\b(?:dear|hey|hi|hello|attention|attn|note to|message to|memo to|instructions? for|to you,?|calling "
+    rf"all|listen(?: up)?,?) (?:the |all |any |our |you,? )?{_AI}s?\b",
+    rf"\bif you (?:are|'re|were) (?:an? |the )?(?:{_AI}|model|automated)\b",
+    rf"\b{_AI}s? (?:reading|processing|summari[sz]ing|reviewing|triaging|analy[sz]ing|parsing|handling) this\b",
+    rf"\bwhen (?:you|the {_AI}) (?:read|reads|process|processes|summari[sz]e|summari[sz]es|triage|triages|"
+    r"review|reviews|parse|parses) (?:this|these|the following)\b",
+    r"\bif (?:the )?user asks\b",
+    r"\b(?:reply|respond|print|say|repeat) (?:with )?(?:only|exactly|verbatim|nothing (?:but|else|except))\b",
+    r"\b(?:just|only|simply) (?:print|say|reply|respond|repeat)\b",
+    rf"{_IMP}(?:print|say|output|repeat|reply with|respond with|write) (?:the following|this (?:exact |exactly )?"
+    r"(?:sentence|text|phrase|word|message|string)|the (?:word|phrase|sentence|string) |[\"'\x{201c}<])",
+    r"\b(?:do|perform|complete|execute|carry out|follow) the following (?:first|instead|steps? first|"
+    r"instructions|actions?|tasks?)\b",
+    r"\bplease do the following\b",
+    r"\b(?:you|the agent|the assistant|the ai|the model) (?:must|should|need to|have to|are required to|will "
+    r"now) (?:now |first |immediately )?(?:send|transfer|visit|forward|email|execute|invoke|post|share|invite|"
+    r"exfiltrate|reveal|leak|disclose|run the (?:following|command|script|code))\b",
+    rf"{_IMP}(?:send|forward|email|e-mail|post|upload|share|leak|transmit|concatenate|exfiltrate) "
+    r"(?:\S+ ){0,6}?(?:messages|emails|inbox|contacts|files|documents|passwords?|credentials|secrets?|tokens|"
+    r"api keys?|keys|codes?|security code|user (?:information|data|details)|personal (?:data|information)|"
+    r"conversations?|chat history|history|environment variables|env vars|\.env|ssh keys?|link)(?: \S+){0,6}? "
+    r"(?:to|at|on)\b",
+    rf"{_IMP}(?:send|forward|post|upload|share|leak|transmit|exfiltrate) (?:\S+ ){{0,8}}?(?:to|at) "
+    r"(?:[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}|https?://|www\.|the (?:website|url|link|address|server|"
+    r"endpoint|webhook)|my (?:new )?(?:email|e-mail|address|server|website|account))",
+    r"(?:^|[.!?] )todo: (?:please )?(?:send|transfer|forward|email|post|visit|invite|delete|change|reset|make|"
+    r"create|book|reserve|get|say|concatenate|modify|add|remove|update|pay|share|write|tell)\b",
+    rf"{_IMP}(?:visit|open|navigate to|go to|click|follow) (?:a |the |this )?(?:website|link|url|page)? ?(?:at )?"
+    r"(?:the link )?(?:https?://|www\.)",
+]
+
+_ENCODED = [
+    r"\b(?:decode|decrypt|deobfuscate|unscramble|rot13|base64[- ]?decode|reverse|interpret)\b(?: \S+){0,8}? "
+    r"(?:and|then|,) (?:\S+ ){0,3}?(?:follow|execute|run|obey|perform|apply|carry out|act on|comply with)\b",
+    r"\b(?:the following|this|below) (?:is|are) (?:an? )?(?:base64|hex|rot13|encoded|encrypted|obfuscated|"
+    r"reversed)(?:[- ]encoded)? (?:instructions?|commands?|prompt|request)\b",
+    r"\b(?:base64|hex|rot13|encoded|obfuscated|reversed)(?:[- ]encoded)? (?:instructions?|commands?|prompt) ?:",
+    r"\b(?:execute|run|follow|obey) the (?:decoded|encoded|base64|hidden) (?:text|instructions?|commands?|"
+    r"message|string)\b",
+]
+
+_SEVERITY = [
+    rf"{_IMP}(?:mark|set|label|classify|flag|tag|rate|treat|triage|escalate|prioriti[sz]e|file|categori[sz]e|"
+    r"assign|bump|raise|upgrade|log|record|list) (?:this|it|the (?:bug|issue|report|ticket|incident|severity|"
+    r"priority)|this (?:bug|issue|report|ticket)|severity|priority)?(?: (?:as|to|at|with))? (?:a |an |the )?"
+    r"(?:p0|p1|sev ?[01]|sev-[01]|severity[ -]?[01]|critical|blocker|urgent|highest|high|top|maximum|max|"
+    r"emergency|security[- ]critical|showstopper)(?: (?:priority|severity|bug|issue|level))?\b",
+    r"\b(?:this|it|the (?:bug|issue|report|ticket)) (?:must|should|needs to|has to|shall) be (?:marked|"
+    r"classified|flagged|label?led|triaged|rated|prioriti[sz]ed|escalated|tagged|filed) (?:as |at |to )?"
+    r"(?:a |an )?(?:p0|p1|sev ?[01]|critical|blocker|urgent|top priority|highest priority|emergency|"
+    r"security[- ]critical|maximum)",
+    r"\b(?:ignore|override|bypass|skip|disregard) (?:the |your |any |all )?(?:triage|severity|priority|"
+    r"prioriti[sz]ation|classification|sla) (?:rules|policy|process|guidelines|model|assessment|scoring|levels?)",
+    r"\bdo not (?:downgrade|lower|deprioriti[sz]e|reclassify|reduce the (?:severity|priority))\b",
+    r"\b(?:severity|priority) (?:must|should|has to|needs to|shall) (?:be|remain|stay) (?:set to |raised to )?"
+    r"(?:p0|p1|critical|blocker|highest|maximum|urgent|sev ?[01])\b",
+]
+
+# Overrides in other languages (read on the `plain` view: accents stripped from Latin letters only).
+_MULTILINGUAL = [
+    # French
+    r"\b(?:ignorez|oubliez|ignore|oublie|negligez|ne tenez pas compte des?)(?: toutes?)? (?:les |tes |vos |ces )?"
+    r"(?:instructions|consignes|directives|regles) (?:precedentes|anterieures|ci-dessus|initiales|du systeme)",
+    r"\b(?:ignorez|oubliez) (?:toutes? )?(?:les |vos )?(?:instructions|consignes|directives)\b",
+    # Spanish
+    r"\b(?:ignora|ignore|ignoren|olvida|olvide|olviden|omite|descarta|haz caso omiso de)(?: todas?)? (?:las |tus |"
+    r"sus )?(?:instrucciones|indicaciones|reglas|ordenes|directrices) (?:anteriores|previas|de arriba|del "
+    r"sistema|originales)",
+    # German
+    r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss|vergessen sie|missachte|missachten sie)(?: alle)? "
+    r"(?:die |deine |ihre )?(?:vorherigen|vorigen|bisherigen|obigen|vorangegangenen|fruheren|bisherige|"
+    r"vorherige|obige)? ?(?:anweisungen|instruktionen|befehle|vorgaben|regeln)\b",
+    # Italian
+    r"\b(?:ignora|ignorate|dimentica|dimenticate|trascura)(?: tutte)? (?:le )?(?:istruzioni|indicazioni|regole|"
+    r"direttive) (?:precedenti|sopra|di sistema|iniziali|originali)",
+    # Portuguese
+    r"\b(?:ignore|ignora|ignorem|esqueca|esquecam|desconsidere|desconsiderem)(?: todas)? (?:as )?(?:instrucoes|"
+    r"regras|orientacoes|diretrizes) (?:anteriores|previas|acima|do sistema|originais)",
+    # Dutch
+    r"\b(?:negeer|vergeet)(?: alle)? (?:de |je |jouw |uw )?(?:vorige|eerdere|voorgaande|bovenstaande|"
+    r"oorspronkelijke)? ?(?:instructies|opdrachten|aanwijzingen|regels)\b",
+    # Polish
+    r"\b(?:zignoruj|ignoruj|zapomnij|pomin)(?: o)?(?: wszystkie| wszystkich)? (?:poprzednie|wczesniejsze|"
+    r"powyzsze|poprzednich|wczesniejszych)? ?(?:instrukcje|instrukcjach|instrukcji|polecenia|poleceniach)\b",
+    # Russian
+    r"(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте|не обращай внимания на|"
+    r"не обращайте внимания на)(?: все| всё)? (?:предыдущие|прежние|вышеуказанные|предшествующие|свои|"
+    r"системные|данные ранее)? ?(?:инструкции|указания|команды|правила)",
+    # Ukrainian
+    r"(?:ігноруй|ігноруйте|проігноруй|забудь|забудьте)(?: всі| усі)? (?:попередні|свої|системні)? ?"
+    r"(?:інструкції|вказівки|команди|правила)",
+    # Turkish
+    r"(?:onceki|yukaridaki|tum|butun)(?: tum| butun)? (?:talimatlar[ıi]|talimatlar|komutlar[ıi]|kurallar[ıi]|"
+    r"yonergeleri) (?:yok say|gormezden gel|unut|dikkate alma|yoksay)",
+    # Chinese (simplified and traditional)
+    r"(?:忽略|无视|無視|忽視|忘记|忘記|不要理会|不要理會)(?:掉)?(?:之前|以前|上面|先前|上述|前面|所有|以上|你的|原来|原來)"
+    r"(?:的)?(?:所有|全部)?(?:的)?(?:指令|指示|说明|說明|提示|规则|規則|命令|设定|設定)",
+    # Japanese
+    r"(?:以前|前|上記|これまで|すべて|全て|先)の(?:指示|命令|指令|ルール|プロンプト)(?:を|は)(?:すべて|全て)?"
+    r"(?:無視|忘れ)",
+    # Korean
+    r"(?:이전|앞의|위의|모든|기존) ?(?:지시|지침|명령|규칙|지시사항)(?:을|를|은|사항을|들을)? ?(?:모두 )?(?:무시|잊어)",
+    # Arabic
+    r"(?:تجاهل|تجاهلي|انس|إنس|اِنسَ) (?:جميع |كل )?(?:التعليمات|الأوامر|التوجيهات|القواعد)",
+    # Hindi
+    r"(?:पिछले|पिछली|पूर्व|सभी|पहले के|ऊपर के) (?:सभी )?(?:निर्देशों|निर्देश|आदेशों|आदेश)"
+    r" (?:को )?(?:अनदेखा|नज\x{093C}?रअंदाज\x{093C}?|भूल)",
+    # Indonesian / Malay
+    r"\b(?:abaikan|lupakan)(?: semua)? (?:instruksi|perintah|petunjuk|arahan)(?: sebelumnya| di atas)?\b",
+    # Vietnamese
+    r"\b(?:bo qua|phot lo|quen)(?: tat ca)?(?: cac)? (?:huong dan|chi dan|lenh|chi thi)(?: truoc(?: [dđ]o)?| tren)?\b",
+    # Swedish / Danish / Norwegian
+    r"\b(?:ignorera|glom|ignorer|glem)(?: alla| alle)? (?:tidigare|foregaende|ovanstaende|tidligere|forrige)? ?"
+    r"(?:instruktioner|instruksjoner|instruktioner|anvisningar|regler)\b",
+]
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    pattern: Pattern
+    view: str  # "folded" or "plain"
+
+
+def _family(name: str, parts: list[str], view: str = "folded") -> Family:
+    return Family(name, compile_re(alternation(parts)), view)
+
+
+# HIDDEN_UNICODE has no pattern: it is decided from what `normalise` removed.
+RULES: tuple[Family, ...] = (
+    _family(INSTRUCTION_OVERRIDE, _OVERRIDE),
+    _family(ROLE_IMPERSONATION, _ROLE),
+    _family(PRIVILEGED_ACTION, _PRIVILEGED),
+    _family(AGENT_DIRECTIVE, _AGENT),
+    _family(ENCODED_PAYLOAD, _ENCODED),
+    _family(SEVERITY_MANIPULATION, _SEVERITY),
+    _family(MULTILINGUAL_OVERRIDE, _MULTILINGUAL, view="plain"),
+)
+
+# What a rot13 reading is checked for: only phrases that are unmistakable when they decode.
+ROT13_FAMILIES = frozenset({INSTRUCTION_OVERRIDE, ROLE_IMPERSONATION})

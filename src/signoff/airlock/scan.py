@@ -1,0 +1,187 @@
+"""The airlock verdict: quarantine (families fired, raw SHA-256, nothing else) or a redacted dossier.
+
+Detection reads every sentence on its own and the whole text as one line, in the folded views of
+`normalise`, then does the same for every decoded piece (base64, hex, URL, HTML, rot13, tag
+characters). Any hit quarantines the whole submission: the caller must store only what `Verdict`
+carries, which never includes the text."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.airlock import families as fam
+from signoff.airlock.decode import decode_all
+from signoff.airlock.dossier import Dossier, fields_from_mapping, split_fields
+from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
+from signoff.airlock.normalise import Normalised, normalise
+from signoff.airlock.redact import DEFAULT_REGION, redact_text
+
+QUARANTINE_NOTICE = (
+    "Your report was held and will not be shown to anyone or any automated tool: parts of it read as "
+    "instructions to software ({families}). Its text was discarded; we kept only a fingerprint "
+    "(SHA-256) so a repeat is recognised. A maintainer may contact you for the facts. To resubmit, "
+    "describe what you did, what you expected and what happened, without instructions addressed to "
+    "tools, agents or maintainers."
+)
+CLEAN_NOTICE = "Your report was accepted. Personal data and links were redacted before anyone reads it."
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    family: str
+    where: str  # "sentence 3", "whole text", "decoded base64", "invisible characters" -- never the text
+
+
+@dataclass(frozen=True)
+class Verdict:
+    quarantined: bool
+    families: tuple[str, ...]
+    hits: tuple[Hit, ...]
+    raw_sha256: str
+    dossier: Dossier | None
+    message: str
+
+    @property
+    def clean(self) -> bool:
+        return not self.quarantined
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "verdict": "quarantined" if self.quarantined else "clean",
+            "raw_sha256": self.raw_sha256,
+            "families": list(self.families),
+            "hits": [{"family": hit.family, "where": hit.where} for hit in self.hits],
+            "message": self.message,
+        }
+        if self.dossier is not None:
+            out["dossier"] = self.dossier.to_dict()
+        return out
+
+
+def scan(text: str | bytes, *, region: str = DEFAULT_REGION, limit: int = MAX_BYTES) -> Verdict:
+    """Scan a free-text submission. Raises UsageError for oversize or binary input."""
+    raw, shown = _accept(text, limit)
+    hits = detect(shown)
+    digest = hashlib.sha256(raw).hexdigest()
+    if hits:
+        return _quarantine(hits, digest)
+    normalised = normalise(shown)
+    return _clean(split_fields(normalised.text), normalised, digest, region)
+
+
+def scan_fields(fields: Mapping[str, str], *, region: str = DEFAULT_REGION, limit: int = MAX_BYTES) -> Verdict:
+    """Scan a structured submission (form fields). Every field is scanned, and all of them together."""
+    for name, value in fields.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            from signoff.kernel.errors import UsageError
+
+            raise UsageError("report fields must be text", "send every field as a string")
+    raw = json.dumps(dict(fields), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    joined = "\n".join(f"{name}: {value}" for name, value in fields.items())
+    _accept(joined, limit)
+    digest = hashlib.sha256(raw).hexdigest()
+    hits = detect(joined)
+    for value in fields.values():
+        if not hits:
+            hits = detect(value)
+    if hits:
+        return _quarantine(hits, digest)
+    shown = {name: normalise(value).text for name, value in fields_from_mapping(fields).items()}
+    return _clean(shown, normalise(joined), digest, region)
+
+
+def _accept(text: str | bytes, limit: int) -> tuple[bytes, str]:
+    if isinstance(text, bytes | bytearray):
+        data = bytes(text)
+        return data, decode_input(data, limit)
+    if not isinstance(text, str):
+        from signoff.kernel.errors import UsageError
+
+        raise UsageError(f"cannot scan a {type(text).__name__}", "pass text (str) or UTF-8 bytes")
+    check_text(text, limit)
+    return text.encode("utf-8"), text
+
+
+def _quarantine(hits: list[Hit], digest: str) -> Verdict:
+    names = tuple(name for name in fam.FAMILIES if any(hit.family == name for hit in hits))
+    message = QUARANTINE_NOTICE.format(families=", ".join(name.replace("_", " ") for name in names))
+    return Verdict(True, names, tuple(hits), digest, None, message)
+
+
+def _clean(fields: Mapping[str, str], normalised: Normalised, digest: str, region: str) -> Verdict:
+    counts: dict[str, int] = {}
+    redacted: dict[str, str] = {}
+    for name, value in fields.items():
+        result = redact_text(value, region=region)
+        redacted[name] = result.text
+        for kind, count in result.counts.items():
+            counts[kind] = counts.get(kind, 0) + count
+    dossier = Dossier(
+        fields=redacted,
+        redactions=dict(sorted(counts.items())),
+        raw_sha256=digest,
+        hidden_removed=normalised.hidden_total,
+    )
+    return Verdict(False, (), (), digest, dossier, CLEAN_NOTICE)
+
+
+def detect(text: str) -> list[Hit]:
+    """Every family that fires on `text`, each with where it fired first."""
+    normalised = normalise(text)
+    hits: dict[str, Hit] = {}
+    if normalised.suspicious:
+        hits[fam.HIDDEN_UNICODE] = Hit(fam.HIDDEN_UNICODE, "invisible characters: " + ", ".join(normalised.suspicious))
+    for family, where in _scan_views(normalised.plain, normalised.folded, fam.RULES):
+        hits.setdefault(family, Hit(family, where))
+    for piece in decode_all(normalised.text, normalised.smuggled):
+        inner = normalise(piece.text)
+        rules = tuple(r for r in fam.RULES if piece.kind != "rot13" or r.name in fam.ROT13_FAMILIES)
+        found = list(_scan_views(inner.plain, inner.folded, rules))
+        if inner.suspicious and piece.kind != "tag":
+            found.append((fam.HIDDEN_UNICODE, "decoded"))
+        for family, where in found:
+            hits.setdefault(family, Hit(family, f"decoded {piece.kind} ({where})"))
+            if piece.kind != "tag":
+                hits.setdefault(fam.ENCODED_PAYLOAD, Hit(fam.ENCODED_PAYLOAD, f"{piece.kind}-encoded {family}"))
+    return [hits[name] for name in fam.FAMILIES if name in hits]
+
+
+def _scan_views(plain: str, folded: str, rules: tuple[fam.Family, ...]) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    segments = {"plain": _segments(plain), "folded": _segments(folded)}
+    whole = {"plain": plain.replace("\n", " "), "folded": folded.replace("\n", " ")}
+    for rule in rules:
+        where = _first_hit(rule, whole[rule.view], segments[rule.view])
+        if where is not None:
+            found.append((rule.name, where))
+    return found
+
+
+def _first_hit(rule: fam.Family, whole: str, segments: list[str]) -> str | None:
+    for index, segment in enumerate(segments, start=1):
+        if rule.pattern.search(segment) is not None:
+            return f"sentence {index}"
+    if rule.pattern.search(whole) is not None:
+        return "whole text"
+    return None
+
+
+def _segments(view: str) -> list[str]:
+    """Sentences: split at line breaks and at . ! ? followed by a space (linear, no regex)."""
+    out: list[str] = []
+    for line in view.split("\n"):
+        start = 0
+        for index in range(len(line) - 1):
+            if line[index] in ".!?" and line[index + 1] == " ":
+                piece = line[start : index + 1].strip()
+                if piece:
+                    out.append(piece)
+                start = index + 2
+        piece = line[start:].strip()
+        if piece:
+            out.append(piece)
+    return out
