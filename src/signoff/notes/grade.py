@@ -22,7 +22,7 @@ from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Support
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
-_TAGS = re.compile(r"\[F[0-9]+\]|<[^>]+>|\*\*F[0-9]+\*\*")
+_TAGS = re.compile(r"\[F[0-9]+\]|<[^>]+>|\bF[0-9]+\b")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKER = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")

@@ -75,6 +75,7 @@ class Support:
             self.dates.append(f["date"])
         elif kind == "file":
             self.exact |= numbers_in(f["path"])
+            self.exact |= {Decimal(f[k]) for k in ("added", "deleted", "commits") if isinstance(f.get(k), int)}
         elif kind == "count":
             self.exact.add(Decimal(f["value"]))
             if isinstance(f.get("author"), str):

@@ -1,0 +1,149 @@
+"""Facts equal what `git log --numstat` reports, parsed independently from its human-readable output."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff.kernel.errors import UsageError
+from signoff.notes.facts import FactsFile, build_facts
+from signoff.notes.snapshot import Snapshot, take_snapshot
+from tests.notes.gitrepo import Repo
+
+_BRACE = re.compile(r"\{([^{}]*) => ([^{}]*)\}")
+
+
+def _new_path(name: str) -> str:
+    # `git log --numstat` shows renames as `old => new` or `dir/{old => new}/rest`.
+    if _BRACE.search(name):
+        return re.sub(r"//+", "/", _BRACE.sub(lambda m: m.group(2), name))
+    return name.split(" => ")[-1]
+
+
+def numstat_baseline(repo: Path, rng: str = "HEAD", merges: bool = False) -> dict[str, Any]:
+    args = ["git", "-C", str(repo), "-c", "core.quotepath=off", "log", "--numstat", "--format=tformat:@@%H %ae"]
+    if not merges:
+        args.append("--no-merges")
+    out = subprocess.run([*args, rng], capture_output=True, check=True, text=True).stdout
+    commits, emails, paths, added, deleted = [], set(), set(), 0, 0
+    per_author: dict[str, dict[str, Any]] = {}
+    email = ""
+    for line in out.splitlines():
+        if line.startswith("@@"):
+            sha, email = line[2:].split(" ", 1)
+            commits.append(sha)
+            emails.add(email)
+            per_author.setdefault(email, {"commits": 0, "paths": set(), "added": 0, "deleted": 0})
+            per_author[email]["commits"] += 1
+        elif line.strip():
+            a, d, name = line.split("\t", 2)
+            path = _new_path(name)
+            paths.add(path)
+            per_author[email]["paths"].add(path)
+            if a != "-":
+                added += int(a)
+                deleted += int(d)
+                per_author[email]["added"] += int(a)
+                per_author[email]["deleted"] += int(d)
+    return {"commits": commits, "contributors": len(emails), "files_changed": len(paths), "paths": paths,
+            "lines_added": added, "lines_deleted": deleted, "per_author": per_author}
+
+
+def _counts(facts_path: Path) -> dict[tuple[str, str], int]:
+    return {(f["metric"], f["scope"]): f["value"] for f in FactsFile(facts_path).facts() if f["kind"] == "count"}
+
+
+@pytest.mark.parametrize("merges", [False, True])
+@pytest.mark.parametrize("rng", ["HEAD", "v0.1.0..v0.2.0", "v0.1.0..HEAD~2"])
+def test_counts_equal_git_log_numstat(history: Repo, tmp_path: Path, rng: str, merges: bool) -> None:
+    take_snapshot(history.path, rng, tmp_path / "s.json", merges=merges)
+    build_facts(tmp_path / "s.json", tmp_path / "f.json")
+    base = numstat_baseline(history.path, rng, merges)
+    counts = _counts(tmp_path / "f.json")
+    for metric in ("commits", "files_changed", "lines_added", "lines_deleted", "contributors"):
+        expected = len(base["commits"]) if metric == "commits" else base[metric]
+        assert counts[(metric, "range")] == expected, metric
+    for email, tally in base["per_author"].items():
+        scope = f"author:{email}"
+        assert counts[("commits", scope)] == tally["commits"]
+        assert counts[("files_changed", scope)] == len(tally["paths"])
+        assert counts[("lines_added", scope)] == tally["added"]
+        assert counts[("lines_deleted", scope)] == tally["deleted"]
+    commit_facts = [f["hash"] for f in FactsFile(tmp_path / "f.json").facts() if f["kind"] == "commit"]
+    assert commit_facts == base["commits"]
+    files = {f["path"] for f in FactsFile(tmp_path / "f.json").facts() if f["kind"] == "file"}
+    assert files == base["paths"]
+
+
+def test_snapshot_records_renames_binary_empty_merges_and_unicode(history: Repo, built: tuple[Path, Path]) -> None:
+    commits = {c["subject"]: c for c in Snapshot(built[0]).commits()}
+    rename = commits["Rename app.py to core.py"]["files"]
+    assert rename == [{"path": "src/core.py", "old_path": "src/app.py", "added": 0, "deleted": 0, "binary": False}]
+    logo = commits["Add binary logo"]["files"][0]
+    assert logo["binary"] is True and logo["added"] == 0 and logo["deleted"] == 0
+    assert commits["Empty commit to trigger CI"]["files"] == []
+    assert {f["path"] for f in commits["Add docs with non-ASCII names"]["files"]} == {"docs/naïve café.md",
+                                                                                       "docs/日本語.txt"}
+    assert commits["Add docs with non-ASCII names"]["author"]["name"] == "Bob Ü"
+    assert "Merge branch 'feature'" not in commits
+    assert all(len(c["hash"]) == 40 and len(c["parents"]) <= 1 for c in commits.values())
+    assert commits["Initial import of app and readme"]["parents"] == []
+
+
+def test_merges_included_when_asked(history: Repo, tmp_path: Path) -> None:
+    take_snapshot(history.path, None, tmp_path / "s.json", merges=True)
+    merge = [c for c in Snapshot(tmp_path / "s.json").commits() if len(c["parents"]) == 2]
+    assert len(merge) == 1 and merge[0]["files"] == []
+
+
+def test_snapshot_streams_one_commit_per_line(built: tuple[Path, Path]) -> None:
+    lines = built[0].read_text(encoding="utf-8").splitlines()
+    assert lines[0].endswith('"commits":[')
+    n = sum(1 for _ in Snapshot(built[0]).commits())
+    assert len(lines) == n + 2
+    doc = json.loads(built[0].read_text(encoding="utf-8"))  # still one ordinary JSON document
+    assert doc["count"] == n and doc["schema"] == "signoff/snapshot@1"
+
+
+def test_pretty_printed_snapshot_still_reads(built: tuple[Path, Path], tmp_path: Path) -> None:
+    doc = json.loads(built[0].read_text(encoding="utf-8"))
+    (tmp_path / "pretty.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    build_facts(tmp_path / "pretty.json", tmp_path / "f.json")
+    assert _counts(tmp_path / "f.json") == _counts(built[1])
+
+
+def test_derived_facts_recompute(built: tuple[Path, Path]) -> None:
+    facts = {f["id"]: f for f in FactsFile(built[1]).facts()}
+    derived = [f for f in facts.values() if f["kind"] == "derived"]
+    assert {f["op"] for f in derived} == {"ratio", "pct_change"}
+    for f in derived:
+        a, b = (facts[x]["value"] for x in f["of"])
+        expected = a / b if f["op"] == "ratio" else (b - a) / a * 100
+        assert abs(f["value"] - expected) < 0.01
+
+
+@pytest.mark.parametrize("rng, message", [
+    ("--output=/tmp/pwned", "is not A..B"),
+    ("v9.9.9..HEAD", "does not name a commit"),
+    ("a...b", "is not A..B"),
+    ("HEAD;rm -rf", "is not a revision name"),
+])
+def test_bad_ranges_are_refused(history: Repo, tmp_path: Path, rng: str, message: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(message)):
+        take_snapshot(history.path, rng, tmp_path / "s.json")
+    assert not (tmp_path / "s.json").exists()
+    assert not Path("/tmp/pwned").exists()
+
+
+def test_not_a_repository_and_empty_repository(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(UsageError, match="not a git repository"):
+        take_snapshot(tmp_path / "plain", None, tmp_path / "s.json")
+    Repo(tmp_path / "empty")
+    with pytest.raises(UsageError, match="no commits yet"):
+        take_snapshot(tmp_path / "empty", None, tmp_path / "s.json")
