@@ -19,6 +19,7 @@ from signoff.cli.ledger import app as ledger_app
 from signoff.cli.notes import app as notes_app
 from signoff.cli.repair import app as repair_app
 from signoff.cli.rooms import app as rooms_app
+from signoff.cli.sandbox import app as sandbox_app
 from signoff.cli.serve import serve
 from signoff.kernel.errors import SignoffError
 
@@ -60,6 +61,7 @@ app.command("doctor", help="Check what signoff needs on this machine and print t
 app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and verify evidence files offline.")
 app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
 app.add_typer(airlock_app, name="airlock", help="Scan untrusted text: quarantine it or redact it into a dossier.")
+app.add_typer(sandbox_app, name="sandbox", help="Run untrusted code isolated; prove each guarantee live.")
 app.add_typer(rooms_app, name="rooms", help="Room server identities: init, users, agents, rooms.")
 app.command("serve", help="Run the rooms server (Switch agent protocol + user endpoints).")(serve)
 app.add_typer(incident_app, name="incident", help="Salted fingerprints, a notary, signed disclosures, a guard.")

@@ -1,9 +1,241 @@
-"""Python environments for the sandbox (being written)."""
+"""A Python virtual environment the sandbox's unprivileged uid can read, built once and cached.
+
+Our machines' default Python lives under /root (mode 0700), which uid 10001 cannot traverse, so the
+environment is based on an interpreter the sandbox can reach: the distribution's /usr/bin/python3.X
+(inside the sandbox /usr is mounted anyway); failing that, a copy of the running interpreter's
+installation made world-readable in the cache. Packages are installed on the host from wheels only
+(`--only-binary :all:`), so no package code runs at install time; the files are then made readable.
+
+The cache key is the digest of the base interpreter's identity and the requirements; a finished
+environment carries a `.complete` marker, and the fast path is one stat.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import fcntl
+import functools
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.errors import UsageError
+from signoff.kernel.ids import new_id
+from signoff.sandbox.access import blocker
+from signoff.sandbox.bwrap import SANDBOX_GID, SANDBOX_UID
+from signoff.sandbox.model import Mount, PythonEnv, SandboxUnavailable
+
+VENV_DST = "/opt/signoff-venv"
+PYTHON_COPY_DST = "/opt/signoff-python"
+SYSTEM_CACHE = Path("/var/cache/signoff/sandbox-python")
+_FORMAT = 1
 
 
-def prepare_python_env(*args: Any, **kwargs: Any) -> Any:
-    raise NotImplementedError("prepare_python_env is being written")
+@dataclass(frozen=True)
+class _Base:
+    executable: str  # host path of the interpreter the venv points at
+    version: str
+    identity: str  # what the cache key depends on
+    mount: Mount | None  # where a copied installation appears inside the sandbox
+
+
+def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, network: bool = True,
+                       allow_builds: bool = False) -> PythonEnv:
+    """A cached venv with pytest and `requirements` (a list of requirement strings or a
+    requirements file), readable by the sandbox's uid. `network=False` installs only from local
+    sources (`--no-index`, plus PIP_FIND_LINKS). `allow_builds` permits source distributions, whose
+    build code then runs on the host; off by default."""
+    reqs, req_file = _requirements(requirements)
+    uid, gid = (SANDBOX_UID, SANDBOX_GID) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
+    root = _cache_root(Path(cache_dir), uid, gid)
+    base = _base_python(root, uid, gid)
+    key = {"format": _FORMAT, "base": base.identity, "requirements": reqs,
+           "requirements_file": req_file.read_text() if req_file else None, "allow_builds": allow_builds}
+    digest = canonical_digest(key)
+    env_dir = root / f"venv-{digest[:24]}"
+    if not (env_dir / ".complete").exists():
+        with _lock(root / f".lock-{digest[:24]}"):
+            if not (env_dir / ".complete").exists():
+                _build(env_dir, base, reqs, req_file, network, allow_builds)
+    mounts = [Mount(env_dir, VENV_DST)] + ([base.mount] if base.mount else [])
+    return PythonEnv(digest=digest, host_path=env_dir, python=f"{VENV_DST}/bin/python", mounts=mounts,
+                     python_version=base.version, requirements=reqs + ([f"-r {req_file.name}"] if req_file else []))
+
+
+def _requirements(requirements: list[str] | Path | None) -> tuple[list[str], Path | None]:
+    if requirements is None:
+        return ["pytest"], None
+    if isinstance(requirements, Path):
+        if not requirements.is_file():
+            raise UsageError(f"requirements file {requirements} does not exist", "pass an existing requirements.txt")
+        return ["pytest"], requirements
+    if isinstance(requirements, str) or not all(isinstance(r, str) and r.strip() for r in requirements):
+        raise UsageError("requirements must be a list of requirement strings or a Path",
+                         'e.g. ["hypothesis>=6", "requests==2.32.3"]')
+    reqs = [r.strip() for r in requirements]
+    for r in reqs:
+        if r.startswith("-"):
+            raise UsageError(f"requirement {r!r} looks like a pip option", "pass only requirement specifiers")
+    if not any(re.match(r"^pytest\b(?![-_.\w])", r, re.IGNORECASE) for r in reqs):
+        reqs = ["pytest", *reqs]
+    return sorted(dict.fromkeys(reqs)), None
+
+
+def _cache_root(cache_dir: Path, uid: int, gid: int) -> Path:
+    """`cache_dir` when the sandbox uid can traverse to it; otherwise (as root) a system cache."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    found = blocker(cache_dir, uid, gid)
+    if found is None:
+        return cache_dir
+    if os.geteuid() == 0:
+        SYSTEM_CACHE.mkdir(parents=True, exist_ok=True)
+        for p in (SYSTEM_CACHE, *SYSTEM_CACHE.parents):
+            if p == Path("/"):
+                break
+            if blocker(p, uid, gid) is not None and p.stat().st_uid == 0:
+                os.chmod(p, p.stat().st_mode | 0o755)  # noqa: S103 - a shared read-only cache by design
+        if blocker(SYSTEM_CACHE, uid, gid) is None:
+            return SYSTEM_CACHE
+    path, why = found
+    raise SandboxUnavailable(
+        f"the Python environment cache {cache_dir} is not reachable by the sandbox uid {uid}: {path} ({why})",
+        "pass a cache_dir under a world-readable directory (e.g. /var/cache/signoff), or chmod o+x the parents",
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _base_python(cache_root: Path, uid: int, gid: int) -> _Base:
+    minor = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for exe in (f"/usr/bin/python{minor}", "/usr/bin/python3", "/usr/local/bin/python3"):
+        real = Path(exe).resolve() if Path(exe).exists() else None
+        if real is None or not real.name.startswith("python3"):
+            continue
+        version = _usr_version(real)
+        if version and blocker(real, uid, gid) is None:
+            st = real.stat()
+            return _Base(exe, version, f"{real}:{st.st_size}:{int(st.st_mtime)}", None)
+    return _copied_interpreter(cache_root, uid, gid)
+
+
+def _usr_version(real: Path) -> str | None:
+    """The X.Y of an interpreter under /usr whose standard library sits in /usr/lib or /usr/local/lib."""
+    m = re.fullmatch(r"python(3\.\d+)", real.name)
+    if not m or not str(real).startswith("/usr/"):
+        return None
+    prefix = real.parent.parent
+    return m.group(1) if (prefix / "lib" / f"python{m.group(1)}" / "os.py").exists() else None
+
+
+def _copied_interpreter(cache_root: Path, uid: int, gid: int) -> _Base:
+    """Copy the running interpreter's installation (without site-packages and tests) into the cache,
+    readable by all; it appears inside the sandbox at PYTHON_COPY_DST."""
+    prefix = Path(sys.base_prefix).resolve()
+    minor = f"{sys.version_info.major}.{sys.version_info.minor}"
+    exe = prefix / "bin" / f"python{minor}"
+    if not exe.exists():
+        raise SandboxUnavailable(
+            f"no Python interpreter the sandbox can read was found, and {exe} does not exist to copy",
+            "apt-get install -y python3 (the sandbox uses /usr/bin/python3)",
+        )
+    st = exe.stat()
+    identity = f"copy:{prefix}:{sys.version}:{st.st_size}:{int(st.st_mtime)}"
+    dest = cache_root / f"python-{canonical_digest(identity)[:16]}"
+    if not (dest / ".complete").exists():
+        with _lock(cache_root / f".lock-{dest.name}"):
+            if not (dest / ".complete").exists():
+                tmp = cache_root / f".tmp-{new_id()}"
+                try:
+                    shutil.copytree(prefix, tmp, symlinks=True,
+                                    ignore=shutil.ignore_patterns("site-packages", "test", "tests", "idlelib",
+                                                                  "tkinter", "turtledemo", "ensurepip"))
+                    (tmp / "lib" / f"python{minor}" / "site-packages").mkdir(exist_ok=True)
+                    _make_readable(tmp)
+                    (tmp / ".complete").write_text(identity)
+                    os.rename(tmp, dest)
+                except OSError as exc:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise SandboxUnavailable(f"could not copy the interpreter at {prefix}: {exc}",
+                                             "apt-get install -y python3 (the sandbox uses /usr/bin/python3)") from exc
+    return _Base(str(dest / "bin" / f"python{minor}"), f"{minor}", identity, Mount(dest, PYTHON_COPY_DST))
+
+
+@contextlib.contextmanager
+def _lock(path: Path):  # type: ignore[no-untyped-def]
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _make_readable(top: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(top):
+        for name in [*dirnames, *filenames]:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                continue
+            extra = stat.S_IROTH | stat.S_IRGRP
+            if stat.S_ISDIR(st.st_mode) or st.st_mode & stat.S_IXUSR:
+                extra |= stat.S_IXOTH | stat.S_IXGRP
+            if st.st_mode & extra != extra:
+                os.chmod(p, stat.S_IMODE(st.st_mode) | extra)
+    os.chmod(top, stat.S_IMODE(os.stat(top).st_mode) | 0o755)  # noqa: S103 - read by the sandbox uid
+
+
+def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True, timeout=900,
+                          check=False, env=env)
+
+
+def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, network: bool,
+           allow_builds: bool) -> None:
+    tmp = env_dir.parent / f".tmp-{new_id()}"
+    try:
+        made = subprocess.run([base.executable, "-m", "venv", "--without-pip", str(tmp)], capture_output=True,
+                              text=True, timeout=300, check=False)
+        if made.returncode != 0:
+            raise SandboxUnavailable(f"could not create a virtual environment with {base.executable}: "
+                                     f"{(made.stderr or made.stdout).strip()[-400:]}",
+                                     "apt-get install -y python3-venv")
+        args = ["--python", str(tmp / "bin" / "python"), "install", "--quiet", "--no-input",
+                "--disable-pip-version-check", "--no-compile"]
+        if not allow_builds:
+            args += ["--only-binary", ":all:"]
+        if not network:
+            args.append("--no-index")
+        args += reqs + (["-r", str(req_file)] if req_file else [])
+        out = _pip(args)
+        if out.returncode != 0:
+            detail = (out.stderr or out.stdout).strip()[-600:]
+            fix = ("run once with network=True (or put wheels in a PIP_FIND_LINKS folder)" if not network
+                   else "check the requirement names and versions; packages without wheels need allow_builds=True")
+            raise SandboxUnavailable(f"pip could not install {reqs}{' -r ' + str(req_file) if req_file else ''}: "
+                                     f"{detail}", fix)
+        if base.mount is not None:  # point the venv at where the interpreter copy appears inside
+            cfg = tmp / "pyvenv.cfg"
+            cfg.write_text(re.sub(r"(?m)^home = .*$", f"home = {base.mount.dst}/bin", cfg.read_text()))
+            for link in (tmp / "bin").iterdir():
+                if link.is_symlink() and os.readlink(link).startswith(str(base.mount.src)):
+                    target = os.readlink(link).replace(str(base.mount.src), base.mount.dst, 1)
+                    link.unlink()
+                    link.symlink_to(target)
+        _make_readable(tmp)
+        (tmp / ".complete").write_text(json.dumps({"base": base.identity, "requirements": reqs}))
+        try:
+            os.rename(tmp, env_dir)
+        except OSError:
+            if not (env_dir / ".complete").exists():
+                shutil.rmtree(env_dir, ignore_errors=True)
+                os.rename(tmp, env_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

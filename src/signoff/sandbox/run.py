@@ -208,7 +208,7 @@ def _run_bwrap(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[st
     passwd, group, hosts = bwrap.passwd_data(uid, gid)
     owned: list[int] = []
     try:
-        fds = [_memfd("seccomp", seccomp.filter_bytes(deny_inet and not network)),
+        fds = [_memfd("seccomp", seccomp.filter_bytes(deny_inet)),
                _memfd("passwd", passwd), _memfd("group", group), _memfd("hosts", hosts)]
         owned += fds
         status_r, status_w = os.pipe()
@@ -299,8 +299,8 @@ def _isolation_bwrap(binary: bwrap.Binary, limits: Limits, cg: CgroupSet | None,
         "namespaces": "user, mount, pid, net, ipc, uts, cgroup (bubblewrap); nested user namespaces disabled",
         "filesystem": f"new root; read-only binds; tmpfs {workdir} ({limits.tmpfs_mb} MB) and /tmp "
                       f"({limits.tmp_mb} MB); / remounted read-only",
-        "seccomp": f"classic BPF, sha256 {seccomp.filter_digest(deny_inet and not network)}"
-                   + ("; IP sockets refused" if deny_inet and not network else ""),
+        "seccomp": f"classic BPF, sha256 {seccomp.filter_digest(deny_inet)}"
+                   + ("; IP sockets refused" if deny_inet else ""),
         "limits": (f"cgroup {cg.version}: memory, pids, cpu" if cg else "rlimits: DATA, NPROC")
                   + "; rlimits: FSIZE, NOFILE, CORE=0, CPU backstop",
         "uid": f"host uid {uid}, dropped before bubblewrap started; empty environment for its pid 1",
