@@ -72,3 +72,15 @@ def test_bad_configuration_is_a_message(configure, capsys) -> None:
     configure("[agents]\nbudget_period = \"fortnight\"\n")
     code, _, err = run(capsys, "agents", "budget")
     assert code == 2 and "budget_period" in err
+
+
+def test_doctor_reports_agents(configure, capsys, monkeypatch) -> None:
+    monkeypatch.delenv("NO_SUCH_KEY_FOR_TEST", raising=False)
+    configure('[agents.fixer]\nprovider = "anthropic"\nmodel = "claude-x"\napi_key_env = "NO_SUCH_KEY_FOR_TEST"\n')
+    code, out, _ = run(capsys, "doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert checks["agents offline"]["ok"] and "writer" in checks["agents offline"]["detail"]
+    fixer = checks["agent fixer"]
+    assert not fixer["ok"] and "$NO_SUCH_KEY_FOR_TEST is not set" in fixer["detail"]
+    assert "NO_SUCH_KEY_FOR_TEST" in fixer["fix"] and code == 1
+    assert checks["agent budget"]["ok"]

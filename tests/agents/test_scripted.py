@@ -154,7 +154,7 @@ def test_replay_file_problems(configure, tmp_path: Path) -> None:
         agent_for("writer", settings).propose({})
     (tmp_path / "bad.jsonl").write_text("{not json\n")
     settings = configure('[agents.writer]\nprovider = "replay"\npath = "bad.jsonl"\n')
-    with pytest.raises(UsageError, match="bad.jsonl:1 is not JSON"):
+    with pytest.raises(UsageError, match=r"bad\.jsonl:1 is not JSON"):
         agent_for("writer", settings).propose({})
     with pytest.raises(UsageError, match="needs a recording"):
         agent_for("writer", configure('[agents.writer]\nprovider = "replay"\n'))
