@@ -128,7 +128,8 @@ def summarize(tests: list[str], runs: list[Run]) -> Summary:
 
 
 def reason(code: str, detail: str = "") -> dict[str, str]:
-    return {"code": code, "text": REASONS[code], "detail": detail}
+    first = detail.strip().splitlines()[0] if detail.strip() else ""
+    return {"code": code, "text": REASONS[code], "detail": first[:500]}
 
 
 def classify(base: Summary, candidate: Summary, regression: Summary,

@@ -65,6 +65,7 @@ class VerifyRequest:
     evidence_path: Path | None = None
     write_evidence: bool = True
     backend: str | None = None
+    stages: tuple[str, ...] = ("base", "candidate", "regression")  # the workflow reproduces with ("base",)
 
 
 @dataclass
@@ -241,7 +242,7 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
     try:
         if not preflight and not violations:
             trees = {base: gitrepo.export(repo, base, workspace / "base")}
-            if cand != base:
+            if cand != base and set(req.stages) != {"base"}:
                 trees[cand] = gitrepo.export(repo, cand, workspace / "candidate")
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
@@ -274,7 +275,7 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
                 jobs = []
                 for stage in STAGES:
                     tests = stage_tests[stage]
-                    if not tests:
+                    if not tests or stage not in req.stages:
                         continue
                     argv, collect = runner.command(tests, frozen.files, python, req.pythonpath)
                     commands[stage] = argv
