@@ -33,7 +33,7 @@ from typing import Any
 
 from signoff.incident.chain import Chain, verify_chain_file
 from signoff.incident.disclosure import APPROVE_LINE, PUBLISHED_HEADER, Disclosure, published_text
-from signoff.incident.shapes import Shape, shape_key, shapes_by_line
+from signoff.incident.shapes import Shape, shape_key, shapes_by_line, without_trailing_commas
 from signoff.kernel.canonical import canonical_bytes, canonical_text
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
 from signoff.kernel.digests import sha256_bytes
@@ -256,7 +256,8 @@ class Guard:
                 hits += 1
         # Anywhere-shapes are searched in the whole post as one token stream, so a line wrapped
         # over several lines or embedded in prose is still found.
-        stream = [s for shape in shapes_by_line(text, self.config.language, trim=False) for s in shape]
+        stream = without_trailing_commas(
+            [s for shape in shapes_by_line(text, self.config.language, trim=False) for s in shape])
         for n in self._lengths:
             for i in range(len(stream) - n + 1):
                 if shape_key(stream[i:i + n]) in self._anywhere:

@@ -49,7 +49,18 @@ def _symbol(ttype: _TokenType, value: str) -> str | None:
     return value.strip()
 
 
+def without_trailing_commas(symbols: list[str] | tuple[str, ...]) -> list[str]:
+    """Drop a comma right before a closing bracket: `f(a, b,)` has the shape of `f(a, b)`."""
+    out: list[str] = []
+    for sym in symbols:
+        if sym in (")", "]", "}") and out and out[-1] == ",":
+            out.pop()
+        out.append(sym)
+    return out
+
+
 def _finish(symbols: list[str]) -> Shape:
+    symbols = without_trailing_commas(symbols)
     while symbols and symbols[-1] in (";", ","):
         symbols.pop()
     return tuple(symbols)
@@ -58,7 +69,8 @@ def _finish(symbols: list[str]) -> Shape:
 def shapes_by_line(source: str, language: str, trim: bool = True) -> list[Shape]:
     """One shape per source line; the whole text is lexed at once so multi-line tokens are right.
     With `trim`, a trailing `;` or `,` is dropped from each line's shape."""
-    finish = _finish if trim else tuple
+    def finish(symbols: list[str]) -> Shape:
+        return _finish(symbols) if trim else tuple(symbols)
     lines: list[Shape] = []
     current: list[str] = []
     last_was_string = False

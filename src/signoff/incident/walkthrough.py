@@ -16,6 +16,7 @@ from typing import Any
 from signoff.incident.approvals import Approver
 from signoff.incident.chain import Chain
 from signoff.incident.disclosure import Disclosure, draft, published_text
+from signoff.incident.evidence import export_disclosure
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fixture import ORGS, load_capture
 from signoff.incident.notary import Comparison, Notary
@@ -32,8 +33,9 @@ def approver_for(ws: Workspace, org: str, notary: Notary) -> Approver:
 
 
 def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dict[str, Any],
-             summary: str) -> Disclosure:
-    """Draft in the private room, approve as the named person, post the approved form to the shared room."""
+             summary: str, kind: str = "simulated") -> Disclosure:
+    """Draft in the private room, approve as the named person (scripted here, so `simulated`), post
+    the approved form to the shared room, and export the signed disclosure file."""
     d = draft(org, number, notary.current.incident, evidence, summary)
     private = Sender(org, AGENTS[org], ws.guard(org), ws.private_room_log(org))
     draft_msg = private.post(private_room(org), d.text)
@@ -41,6 +43,7 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
     record = approver_for(ws, org, notary).approve(d, draft_msg, approval_msg)
     shared = Sender(org, AGENTS[org], ws.guard(org), ws.shared_room)
     shared.post(SHARED_ROOM, published_text(d, record["body"]["approver"]), d)
+    export_disclosure(d, record, ws.keys.ensure(f"incident-approver-{org}"), ws.root / "evidence", kind)
     return d
 
 
@@ -121,5 +124,6 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
         "refused": refused,
         "blocked": blocked,
         "ledger": ledger.as_json(),
+        "evidence_files": sorted(str(p) for p in (ws.root / "evidence").glob("*.intoto.json")),
         "root": str(ws.root),
     }

@@ -1,0 +1,157 @@
+"""The outbound guard, attacked with variants of real lines from both fixture codebases."""
+
+from __future__ import annotations
+
+import base64
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from signoff.incident.corpus import VARIANTS, code_corpus, prose_corpus
+from signoff.incident.disclosure import Disclosure, draft, published_text
+from signoff.incident.fixture import code_files, language_of
+from signoff.incident.guard import Guard, GuardConfig, Post
+from signoff.incident.notary import Notary
+from signoff.incident.walkthrough import approver_for
+from signoff.incident.workspace import APPROVERS, SHARED_ROOM, Workspace, private_room
+from signoff.kernel.errors import RefusedError
+
+ORGS = ("payco", "shopco")
+
+
+@pytest.fixture()
+def guards(workspace: Workspace) -> dict[str, Guard]:
+    return {org: workspace.guard(org, logged=False) for org in ORGS}
+
+
+def test_every_code_line_variant_is_blocked(guards: dict[str, Guard]) -> None:
+    samples = code_corpus({o: code_files(o) for o in ORGS}, {o: language_of(o) for o in ORGS})
+    seen = Counter(s.variant for s in samples)
+    assert set(seen) == set(VARIANTS) and seen["verbatim"] > 80
+    missed = [s for s in samples if guards[s.org].check_text(s.text).allowed]
+    assert missed == []
+
+
+@pytest.mark.parametrize("variant", ["renamed", "reformatted", "wrapped", "embedded", "base64", "hex"])
+def test_signature_line_variants_name_their_rule(guards: dict[str, Guard], variant: str) -> None:
+    payco_line = 'body = json.dumps(event, separators=(",", ":"), ensure_ascii=not keep_unicode).encode("utf-8")'
+    shopco_line = "return Buffer.from(JSON.stringify(payload), 'utf8');"
+    texts = {
+        "renamed": ('out = ujson.encode(evt, seps=("a", "b"), flag=not raw).decode("x")',
+                    "return Blob.of(Serial.write(thing), 'latin1');"),
+        "reformatted": ("body=json.dumps( event,separators=( ',',':' ),ensure_ascii = not keep_unicode )"
+                        ".encode( 'utf-8' )",
+                        'return   Buffer.from( JSON.stringify( payload ) , "utf8" )'),
+        "wrapped": ('body = json.dumps(\n    event,\n    separators=(",", ":"),\n    ensure_ascii=not keep_unicode,\n'
+                    ').encode("utf-8")', "return Buffer.from(\n  JSON.stringify(payload),\n  'utf8'\n);"),
+        "embedded": (f"we do roughly {payco_line} before signing", f"our worker does {shopco_line} then checks"),
+        "base64": (base64.b64encode(payco_line.encode()).decode(), base64.b64encode(shopco_line.encode()).decode()),
+        "hex": (payco_line.encode().hex(), shopco_line.encode().hex()),
+    }[variant]
+    rule = "encoded_code_line" if variant in ("base64", "hex") else "code_line"
+    for org, text in zip(ORGS, texts, strict=True):
+        verdict = guards[org].check_text(text)
+        assert not verdict.allowed and rule in verdict.rules, (org, verdict)
+
+
+def test_other_organisations_code_is_not_this_guards_business(guards: dict[str, Guard]) -> None:
+    # PayCo's guard protects PayCo's code; plain prose about ShopCo's design passes it.
+    assert guards["payco"].check_text("ShopCo's worker re-serialises the parsed payload.").allowed
+
+
+def test_plain_incident_prose_passes(guards: dict[str, Guard]) -> None:
+    prose = prose_corpus()
+    assert len(prose) >= 150
+    blocked = [(org, line, guards[org].check_text(line).rules) for line in prose for org in ORGS
+               if not guards[org].check_text(line).allowed]
+    assert blocked == []
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("reach me at priya.k@payco.example", "email"),
+    ("the key is sk_live_4eC39HqLyjWDarjtT1zdp7dc", "secret"),
+    ("export API_KEY=abc123def456", "secret"),
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", "secret"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----", "secret"),
+    ("token 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "token"),
+    ("try Zk3mQ9xT2vLp8RwN4yHs7BcD1", "token"),
+    ("the customer is José Álvarez", "customer_name"),
+    ("the customer is JOSE ALVAREZ", "customer_name"),
+    ("Alvarez, Jose complained", "customer_name"),
+    ("name was Jos\\u00e9 \\u00c1lvarez in the body", "customer_name"),
+    ("Łukasz Nowak", "customer_name"),
+    ("lukasz nowak", "customer_name"),
+    (base64.b64encode("customer Zoë Lindqvist".encode()).decode(), "encoded_other"),
+])
+def test_content_rules(guards: dict[str, Guard], text: str, rule: str) -> None:
+    for org in ORGS:
+        verdict = guards[org].check_text(text)
+        assert not verdict.allowed and rule in verdict.rules, (org, text, verdict)
+
+
+def test_guard_holds_no_names_and_no_code(workspace: Workspace) -> None:
+    raw = workspace.guard_config_path("payco").read_text(encoding="utf-8")
+    assert "Álvarez" not in raw and "alvarez" not in raw and "json.dumps" not in raw and "dumps" not in raw
+    cfg = GuardConfig.read(workspace.guard_config_path("payco"))
+    assert cfg.protected_lines > 40 and len(cfg.name_hashes) > 60
+
+
+def _approved(ws: Workspace, notary: Notary,
+              text: str = "field data.customer.name differs by 8 bytes.") -> tuple[Disclosure, dict[str, Any]]:
+    d = draft("payco", 1, notary.current.incident, {"rows": [{"path": "data.customer.name", "delta": 8}]}, text)
+    log = ws.private_room_log("payco")
+    m1 = log.append(private_room("payco"), "payco-agent", "payco", d.text)
+    m2 = log.append(private_room("payco"), "priya", "payco", d.approve_command)
+    record = approver_for(ws, "payco", notary).approve(d, m1, m2)
+    return d, record
+
+
+def test_disclosure_rules(workspace: Workspace) -> None:
+    notary = Notary()
+    notary.open_incident()
+    guard = workspace.guard("payco")
+    d = draft("payco", 1, notary.current.incident, {"rows": [{"path": "data.customer.name", "delta": 8}]},
+              "field data.customer.name differs by 8 bytes.")
+    published = published_text(d, APPROVERS["payco"])
+    # Unapproved: the approved form, but no signed record exists yet.
+    assert guard.check(Post(SHARED_ROOM, published, d)).rules == ("disclosure_unapproved",)
+    # A draft may sit in the private room but not cross.
+    assert guard.check(Post(private_room("payco"), d.text)).allowed
+    assert "draft_outside_private_room" in guard.check(Post(SHARED_ROOM, d.text)).rules
+    assert "draft_outside_private_room" in guard.check(Post("some-other-room", d.text)).rules
+    # Looks like a published disclosure but carries none.
+    assert "disclosure_unapproved" in guard.check(Post(SHARED_ROOM, published)).rules
+
+    d, _ = _approved(workspace, notary)
+    assert guard.check(Post(SHARED_ROOM, published_text(d, "priya"), d)).allowed
+    changed_text = type(d)(d.d_id, d.incident, d.org, d.evidence, d.text.replace("8 bytes", "9 bytes"))
+    assert guard.check(Post(SHARED_ROOM, published_text(changed_text, "priya"), changed_text)).rules == (
+        "disclosure_altered",)
+    changed_evidence = type(d)(d.d_id, d.incident, d.org, {"rows": []}, d.text)
+    assert guard.check(Post(SHARED_ROOM, published_text(changed_evidence, "priya"), changed_evidence)).rules == (
+        "disclosure_altered",)
+    extra = published_text(d, "priya") + "\nP.S. the customer was José Álvarez"
+    assert set(guard.check(Post(SHARED_ROOM, extra, d)).rules) == {"disclosure_altered", "customer_name"}
+    shop = draft("shopco", 1, d.incident, {"x": 1}, "shopco's")
+    assert guard.check(Post(SHARED_ROOM, published_text(shop, "sam"), shop)).rules == ("foreign_disclosure",)
+
+
+def test_guard_log_has_rules_and_counts_never_text(workspace: Workspace) -> None:
+    guard = workspace.guard("payco")
+    marker = "José Álvarez wrote from jose@example.com with sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+    verdict = guard.check(Post(SHARED_ROOM, marker))
+    assert not verdict.allowed
+    raw = workspace.guard_log_path("payco").read_bytes()
+    for piece in ("José", "Jos\\u00e9", "Álvarez", "jose@", "sk_live", "wrote"):
+        assert piece.encode() not in raw
+    body = guard.log.records()[-1]["body"] if guard.log else {}
+    assert body["rules"] == ["customer_name", "email", "secret", "token"] and body["allowed"] is False
+    assert body["chars"] == len(marker)
+
+
+def test_changed_guard_configuration_refuses_to_run(workspace: Workspace) -> None:
+    path = workspace.guard_config_path("shopco")
+    path.write_text(path.read_text().replace('"approver":"sam"', '"approver":"mallory"'))
+    with pytest.raises(RefusedError, match="differs from its pin"):
+        workspace.guard("shopco").check(Post(SHARED_ROOM, "hello"))

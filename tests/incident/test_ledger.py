@@ -1,0 +1,214 @@
+"""Approvals that count, signed records, and tampering found and named by verify-ledger."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff.incident.approvals import Message
+from signoff.incident.chain import Chain, verify_chain_file
+from signoff.incident.disclosure import Disclosure, draft
+from signoff.incident.notary import Notary
+from signoff.incident.walkthrough import approver_for, disclose
+from signoff.incident.workspace import Workspace, private_room, verify_ledger
+from signoff.kernel.canonical import canonical_bytes
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import RefusedError, UsageError
+from signoff.trust import KeyStore
+
+EVIDENCE = {"rows": [{"path": "data.customer.name", "delta": 8, "escaped_by": ["payco"]}]}
+
+
+def _draft(notary: Notary, n: int = 1) -> Disclosure:
+    return draft("payco", n, notary.current.incident, EVIDENCE, f"Finding {n}: data.customer.name differs by 8 bytes.")
+
+
+def _msgs(ws: Workspace, d: Disclosure, sender: str = "priya", room: str | None = None,
+          text: str | None = None) -> tuple[Message, Message]:
+    log = ws.private_room_log("payco")
+    room = room or private_room("payco")
+    m1 = log.append(private_room("payco"), "payco-agent", "payco", d.text)
+    m2 = log.append(room, sender, "payco", text if text is not None else d.approve_command)
+    return m1, m2
+
+
+def test_draft_ends_with_its_exact_approve_command() -> None:
+    d = draft("payco", 3, "INC-0001", EVIDENCE, "summary")
+    assert d.d_id == "D-PAY-3" and d.text.endswith("approve D-PAY-3")
+    with pytest.raises(UsageError, match="approve command"):
+        Disclosure("D-PAY-3", "INC-0001", "payco", EVIDENCE, "no command").check()
+    with pytest.raises(UsageError):
+        Disclosure("D-SHOP-3", "INC-0001", "payco", EVIDENCE, "x\napprove D-SHOP-3").check()
+
+
+def test_signed_record_binds_everything(workspace: Workspace) -> None:
+    notary = Notary()
+    notary.open_incident()
+    d = _draft(notary)
+    m1, m2 = _msgs(workspace, d)
+    record = approver_for(workspace, "payco", notary).approve(d, m1, m2)
+    body = record["body"]
+    assert body["evidence_sha256"] == sha256_bytes(canonical_bytes(EVIDENCE))
+    assert body["text_sha256"] == sha256_bytes(d.text.encode())
+    assert (body["d_id"], body["incident"], body["salt"]) == (d.d_id, notary.current.incident,
+                                                              notary.current.salt.hex())
+    assert (body["approver"], body["sender"], body["draft_msg_id"], body["approval_msg_id"]) == (
+        "priya", "payco-agent", m1.msg_id, m2.msg_id)
+    assert record["prev"] == "0" * 64 and record["seq"] == 1 and body["time"]
+    second = approver_for(workspace, "payco", notary).approve(_draft(notary, 2), *_msgs(workspace, _draft(notary, 2)))
+    assert second["prev"] != "0" * 64 and second["seq"] == 2
+
+
+@pytest.mark.parametrize(("case", "match"), [
+    ("wrong_sender", "does not count"),
+    ("other_orgs_approver", "does not count"),
+    ("wrong_room", "count only in"),
+    ("paraphrased", "exact command"),
+    ("stale_incident", "not the notary's current incident"),
+    ("guard_changed", "differs from its pin"),
+    ("other_org", "this is payco's approver"),
+])
+def test_approver_refuses(workspace: Workspace, case: str, match: str) -> None:
+    notary = Notary()
+    notary.open_incident()
+    d = _draft(notary)
+    sender, room, text = "priya", None, None
+    if case == "wrong_sender":
+        sender = "payco-agent"
+    elif case == "other_orgs_approver":
+        sender = "sam"
+    elif case == "wrong_room":
+        room = "shared"
+    elif case == "paraphrased":
+        text = "yes, approve it"
+    elif case == "stale_incident":
+        notary.open_incident()
+    elif case == "guard_changed":
+        path = workspace.guard_config_path("payco")
+        path.write_bytes(path.read_bytes().replace(b'"approver":"priya"', b'"approver":"payco-agent"'))
+    elif case == "other_org":
+        d = draft("shopco", 1, notary.current.incident, EVIDENCE, "x")
+    m1, m2 = _msgs(workspace, d, sender, room, text)
+    with pytest.raises(RefusedError, match=match):
+        approver_for(workspace, "payco", notary).approve(d, m1, m2)
+    assert not workspace.approvals_path("payco").exists()  # nothing signed
+
+
+def _crossed(ws: Workspace, n: int = 3) -> Notary:
+    notary = Notary()
+    notary.open_incident()
+    for i in range(1, n + 1):
+        disclose(ws, "payco", notary, i, {**EVIDENCE, "i": i}, f"Finding {i}: data.customer.name is longer.")
+    disclose(ws, "shopco", notary, 1, EVIDENCE, "Our side verifies 16 bytes for that field.")
+    return notary
+
+
+def _lines(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def test_intact_ledgers_verify(workspace: Workspace) -> None:
+    _crossed(workspace)
+    report = verify_ledger(workspace)
+    assert report.ok, report.all_problems()
+    assert report.disclosures_crossed == 4
+
+
+def test_edited_record_is_named(workspace: Workspace) -> None:
+    _crossed(workspace)
+    path = workspace.approvals_path("payco")
+    lines = _lines(path)
+    lines[1] = lines[1].replace(b'"approver":"priya"', b'"approver":"mallory"')
+    path.write_bytes(b"".join(lines))
+    problems = verify_ledger(workspace).all_problems()
+    assert any("payco/approvals record 2" in p and "signature does not verify (edited)" in p for p in problems)
+
+
+def test_deleted_record_is_named(workspace: Workspace) -> None:
+    _crossed(workspace)
+    path = workspace.approvals_path("payco")
+    lines = _lines(path)
+    path.write_bytes(lines[0] + lines[2])
+    problems = verify_ledger(workspace).all_problems()
+    assert any("record(s) 2 missing (deleted)" in p for p in problems)
+    assert any("D-PAY-2 crossed to the shared room" in p and "no signed approval" in p for p in problems)
+
+
+def test_deleting_the_last_record_is_caught_by_the_cross_check(workspace: Workspace) -> None:
+    _crossed(workspace)
+    path = workspace.approvals_path("payco")
+    path.write_bytes(b"".join(_lines(path)[:-1]))
+    problems = verify_ledger(workspace).all_problems()
+    assert any("D-PAY-3 crossed to the shared room" in p for p in problems)
+    assert any("payco's guard passed D-PAY-3 but no signed approval" in p for p in problems)
+
+
+def test_reordered_records_are_named(workspace: Workspace) -> None:
+    _crossed(workspace)
+    path = workspace.guard_log_path("payco")
+    lines = _lines(path)
+    lines[1], lines[2] = lines[2], lines[1]
+    path.write_bytes(b"".join(lines))
+    problems = verify_ledger(workspace).all_problems()
+    assert any("payco/guard-log" in p and "reordered" in p for p in problems)
+
+
+def test_resigned_record_with_another_key_is_refused(workspace: Workspace, tmp_path: Path) -> None:
+    _crossed(workspace)
+    path = workspace.approvals_path("shopco")
+    forger = KeyStore(tmp_path / "forger").ensure("mallory")
+    records = Chain(path).records()
+    path.unlink()
+    forged = Chain(path, forger)
+    for rec in records:
+        forged.append({**rec["body"], "approver": "mallory"})
+    trusted = {forger.keyid: forger.public}
+    assert verify_chain_file(path, trusted).ok  # internally consistent ...
+    problems = verify_ledger(workspace).all_problems()  # ... but not by a key this workspace trusts
+    assert any("shopco/approvals record 1" in p and "not trusted" in p for p in problems)
+
+
+def test_shared_room_disclosure_swapped_after_approval_is_named(workspace: Workspace) -> None:
+    _crossed(workspace)
+    path = workspace.root / "shared-room.jsonl"
+    rows: list[dict[str, Any]] = [json.loads(ln) for ln in path.read_text().splitlines()]
+    rows[0]["evidence_sha256"] = "0" * 64
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    problems = verify_ledger(workspace).all_problems()
+    assert any(f"{rows[0]['d_id']} in the shared room differs" in p for p in problems)
+
+
+def test_replaying_an_approval_with_other_content_is_refused(workspace: Workspace) -> None:
+    notary = _crossed(workspace, 1)
+    d = draft("payco", 1, notary.current.incident, {"other": True}, "Finding 1: something else.")
+    with pytest.raises(RefusedError, match="already approved with different content"):
+        approver_for(workspace, "payco", notary).approve(d, *_msgs(workspace, d))
+
+
+def test_signed_disclosure_files_verify_and_tampering_fails(workspace: Workspace) -> None:
+    from signoff.trust import verify_file
+
+    _crossed(workspace, 1)
+    path = workspace.root / "evidence" / "D-PAY-1.intoto.json"
+    trusted = workspace.keys.trusted()
+    report = verify_file(path, trusted)
+    assert report.ok and report.kind == "simulated" and "approved by priya" in report.notes[0]
+    # Re-signing an edited statement with a key nobody trusts does not help.
+    import base64 as b64
+
+    from signoff.trust import write_evidence
+
+    env = json.loads(path.read_bytes())
+    st = json.loads(b64.b64decode(env["payload"]))
+    st["predicate"]["disclosure"]["text"] = st["predicate"]["disclosure"]["text"].replace("longer", "shorter")
+    forged = write_evidence(st, KeyStore(workspace.root / "forger").ensure("eve"), workspace.root,
+                            path=workspace.root / "forged.intoto.json")
+    assert not verify_file(forged, trusted).ok
+    # Even signed by a trusted key, the predicate check catches the edit.
+    resigned = write_evidence(st, workspace.keys.ensure("incident-approver-payco"), workspace.root,
+                              path=workspace.root / "resigned.intoto.json")
+    bad = verify_file(resigned, trusted)
+    assert not bad.ok and "text differs from what was approved" in (bad.problem or "")
