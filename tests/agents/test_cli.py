@@ -84,3 +84,11 @@ def test_doctor_reports_agents(configure, capsys, monkeypatch) -> None:
     assert not fixer["ok"] and "$NO_SUCH_KEY_FOR_TEST is not set" in fixer["detail"]
     assert "NO_SUCH_KEY_FOR_TEST" in fixer["fix"] and code == 1
     assert checks["agent budget"]["ok"]
+
+
+def test_demo_agents(configure, capsys) -> None:
+    configure()
+    code, out, _ = run(capsys, "demo", "agents", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["ok"] and summary["writer_kind"] == "simulated"
+    assert "traversal" in summary["rejected"] and "resets at" in summary["budget_refusal"]

@@ -158,3 +158,21 @@ def test_replay_file_problems(configure, tmp_path: Path) -> None:
         agent_for("writer", settings).propose({})
     with pytest.raises(UsageError, match="needs a recording"):
         agent_for("writer", configure('[agents.writer]\nprovider = "replay"\n'))
+
+
+def test_attempts_are_counted_per_case(configure) -> None:
+    from signoff.agents import attempts
+    from signoff.agents.agent import shared_ledger
+
+    settings = configure()
+    register_script("writer", lambda task: {"sentences": "bad"}, "test-always-bad")
+    bad = agent_for("writer", settings, script="test-always-bad")
+    for _ in range(2):
+        with pytest.raises(ProposalRejected):
+            bad.propose({}, case_id="notes-7")
+    agent_for("writer", settings).propose(SAMPLE_TASKS["writer"], case_id="notes-7")
+    agent_for("writer", settings).propose(SAMPLE_TASKS["writer"], case_id="notes-8")
+    ledger = shared_ledger(settings)
+    assert attempts(ledger, "writer", "notes-7") == {"rejected": 2, "ok": 1}
+    assert attempts(ledger, "writer") == {"rejected": 2, "ok": 2}
+    assert shared_ledger(settings) is ledger

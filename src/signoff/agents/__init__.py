@@ -6,7 +6,7 @@ are reserved against the budget first (BudgetExceeded) and every call is recorde
 """
 
 from signoff.agents import scripts as _scripts  # noqa: F401  (registers the default scripts)
-from signoff.agents.agent import Agent, agent_for, make_provider
+from signoff.agents.agent import Agent, agent_for, attempts, make_provider
 from signoff.agents.budget import Budget, BudgetExceeded, Usage
 from signoff.agents.config import Limits, limits, provider_settings
 from signoff.agents.prompt import Prompt, build_prompt
@@ -28,6 +28,7 @@ __all__ = [
     "RoleSpec",
     "Usage",
     "agent_for",
+    "attempts",
     "build_prompt",
     "check_output",
     "get_role",

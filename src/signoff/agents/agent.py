@@ -15,13 +15,38 @@ from signoff.agents.prompt import Prompt, build_prompt
 from signoff.agents.proposal import Proposal, ProposalRejected, check_output
 from signoff.agents.providers.base import CallFailed, Provider, ProviderSettings, Reply
 from signoff.agents.providers.scripted import ReplayProvider, ScriptedProvider, append_recording
-from signoff.agents.record import record_call
+from signoff.agents.record import EVENT_TYPE, case_for, record_call
 from signoff.agents.roles import RoleSpec, get_role
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
+
+_LEDGERS: dict[str, Ledger] = {}
+_LEDGERS_LOCK = threading.Lock()
+
+
+def shared_ledger(settings: Settings) -> Ledger:
+    """One Ledger per database for agents created without one, so calling agent_for per proposal
+    does not open a new connection pool each time."""
+    with _LEDGERS_LOCK:
+        ledger = _LEDGERS.get(settings.db_url)
+        if ledger is None:
+            ledger = _LEDGERS[settings.db_url] = Ledger.open(settings)
+        return ledger
+
+
+def attempts(ledger: Ledger, role: str, case_id: str | None = None) -> dict[str, int]:
+    """How many recorded calls of `role` (for `case_id`, when given) ended in each outcome, e.g.
+    {"ok": 1, "rejected": 2}; a workflow uses it to cap failed attempts before asking a person."""
+    counts: dict[str, int] = {}
+    for event in ledger.read(case_for(role)):
+        record = event.payload.get("record", {})
+        if event.type == EVENT_TYPE and (case_id is None or record.get("case_id") == case_id):
+            outcome = str(record.get("outcome"))
+            counts[outcome] = counts.get(outcome, 0) + 1
+    return counts
 
 
 def make_provider(ps: ProviderSettings) -> Provider:
@@ -68,7 +93,7 @@ class Agent:
     @property
     def ledger(self) -> Ledger:
         if self._ledger is None:
-            self._ledger = Ledger.open(self.settings)
+            self._ledger = shared_ledger(self.settings)
         return self._ledger
 
     @property
