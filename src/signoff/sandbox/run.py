@@ -62,7 +62,7 @@ def run(
     cmd = _check_command(command)
     limits.validate()
     wd = _check_dst(workdir, "workdir", ())
-    checked = _check_mounts(mounts, wd)
+    checked = _check_mounts(mounts, wd, unsafe_no_sandbox)
     names = _check_collect(collect or ())
     full_env = {**default_env(wd), **_check_env(env or {})}
     if not (0 < timeout <= 24 * 3600):
@@ -121,13 +121,13 @@ def _check_dst(dst: str, what: str, reserved: tuple[str, ...]) -> str:
     return norm
 
 
-def _check_mounts(mounts: Sequence[Mount], workdir: str) -> list[Mount]:
+def _check_mounts(mounts: Sequence[Mount], workdir: str, unsafe: bool = False) -> list[Mount]:
     out: list[Mount] = []
     seen: set[str] = set()
     for m in mounts:
         if not isinstance(m, Mount):
             raise UsageError(f"{m!r} is not a Mount", "pass Mount(src=Path(...), dst='/src')")
-        dst = _check_dst(m.dst, "mount destination", ())
+        dst = str(m.dst) if unsafe else _check_dst(m.dst, "mount destination", ())
         if dst == workdir or workdir.startswith(dst + "/"):
             raise UsageError(f"mount destination {m.dst!r} would cover the work area {workdir}",
                              "mount it elsewhere or below the work area (e.g. /work/src)")
@@ -393,7 +393,7 @@ def _parse_collect(raw: bytes, names: list[str]) -> dict[str, bytes]:
 def _run_unsafe(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[str, str], timeout: float,
                 workdir: str, names: list[str], output_limit: int) -> Execution:
     for m in mounts:
-        if str(m.src) != m.dst:
+        if str(m.src) != m.dst and str(Path(m.dst).resolve()) != str(m.src):
             raise UsageError(
                 f"without a sandbox a mount cannot move {m.src} to {m.dst}",
                 "pass Mount(src, dst=str(src)) with the host path, or run with a sandbox backend",
