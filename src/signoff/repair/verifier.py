@@ -263,11 +263,11 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
                         python, env_mounts = penv.python, list(penv.mounts)
                         environment = {"kind": "python", "digest": penv.digest,
                                        "python_version": penv.python_version, "requirements": penv.requirements}
-                    except sandbox.SandboxUnavailable as exc:
-                        preflight.append(reason("sandbox_unavailable", exc.message))
                     except UsageError:
                         raise
                     except SignoffError as exc:
+                        # Any failure of the preparation step (pip, the interpreter, the cache) means
+                        # the environment is not there; an unavailable sandbox shows at execution.
                         preflight.append(reason("environment_unprepared", exc.message))
                 else:
                     environment = _node_environment()

