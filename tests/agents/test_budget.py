@@ -155,3 +155,41 @@ def test_scripted_calls_are_not_metered(configure) -> None:
     for _ in range(3):
         agent.propose({"facts": [{"id": "F1", "text": "a fact"}]})
     assert agent.budget.calls() == []
+
+
+def _propose_in_child(settings, task) -> None:  # type: ignore[no-untyped-def]
+    agent_for("writer", settings).propose(task)
+
+
+def test_a_killed_caller_stays_booked_at_worst_case(configure, wire: WireServer, monkeypatch) -> None:
+    import os
+    import signal
+
+    monkeypatch.setenv("TEST_KEY", "k")
+    settings = configure(role_toml("writer", "openai", wire.url))
+    wire.answer(Canned(body=openai_completion("{}"), hold=wire.release))
+    ctx = multiprocessing.get_context("fork")
+    child = ctx.Process(target=_propose_in_child, args=(settings, {"facts": []}))
+    child.start()
+    assert wire.received.wait(60)  # the request is in flight at the "model"
+    os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    child.join(30)
+    agent = agent_for("writer", settings)
+    worst = agent.provider.worst_case_micros(agent.spec, agent.prompt_for({"facts": []}))
+    usage = agent.budget.usage()
+    assert usage.in_flight_micros == worst and usage.spent_micros == worst
+    assert agent.budget.calls()[0]["status"] == "reserved"
+
+
+def test_agent_calls_on_each_database(db_url: str, configure, wire: WireServer, monkeypatch) -> None:
+    monkeypatch.setenv("TEST_KEY", "k")
+    settings = configure(role_toml("writer", "openai", wire.url), db_url=db_url)
+    out = {"sentences": [{"text": "A fact.", "cites": ["F1"]}]}
+    wire.answer(Canned(body=openai_completion(json.dumps(out))))
+    proposal = agent_for("writer", settings).propose({"facts": []})
+    scripted = agent_for("editor", settings).propose({"sentences": []})
+    ledger = Ledger.open(settings)
+    assert [e.payload["record"]["call_id"] for e in ledger.read("agents/writer")] == [proposal.record["call_id"]]
+    assert ledger.read("agents/editor")[0].payload["record"]["kind"] == scripted.kind == "simulated"
+    assert Budget(ledger, Limits()).calls()[0]["status"] == "settled"
+    ledger.close()
