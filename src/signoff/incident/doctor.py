@@ -1,0 +1,27 @@
+"""`signoff doctor` checks for the incident workflow."""
+
+from __future__ import annotations
+
+from signoff.incident.fixture import ORGS, fixture_dir
+from signoff.incident.workspace import Workspace
+from signoff.kernel.checks import Check
+from signoff.kernel.errors import SignoffError
+from signoff.kernel.settings import Settings
+from signoff.trust import KeyStore
+
+
+def doctor_checks(settings: Settings) -> list[Check]:
+    checks: list[Check] = []
+    try:
+        root = fixture_dir()
+        checks.append(Check("incident fixture", True, f"PayCo/ShopCo fixture at {root}"))
+    except SignoffError as exc:
+        checks.append(Check("incident fixture", False, exc.message, exc.fix, required=False))
+    ws = Workspace(settings.home / "incident", KeyStore(settings.keys_dir))
+    if ws.is_set_up():
+        pins = ws.pins()
+        changed = [org for org in ORGS if ws.guard_file_digest(org) != pins.get(org)]
+        checks.append(Check("incident guard pins", not changed,
+                            "both guards match their pins" if not changed else f"changed: {', '.join(changed)}",
+                            "restore the guard configuration, or re-run `signoff incident setup` on purpose"))
+    return checks
