@@ -33,7 +33,6 @@ from signoff.sandbox.bwrap import SANDBOX_GID, SANDBOX_UID
 from signoff.sandbox.model import Mount, PythonEnv, SandboxUnavailable
 
 VENV_DST = "/opt/signoff-venv"
-PYTHON_COPY_DST = "/opt/signoff-python"
 SYSTEM_CACHE = Path("/var/cache/signoff/sandbox-python")
 _FORMAT = 1
 
@@ -47,15 +46,16 @@ class _Base:
 
 
 def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, network: bool = True,
-                       allow_builds: bool = False) -> PythonEnv:
+                       allow_builds: bool = False, base_python: str | None = None) -> PythonEnv:
     """A cached venv with pytest and `requirements` (a list of requirement strings or a
     requirements file), readable by the sandbox's uid. `network=False` installs only from local
     sources (`--no-index`, plus PIP_FIND_LINKS). `allow_builds` permits source distributions, whose
-    build code then runs on the host; off by default."""
+    build code then runs on the host; off by default. `base_python` picks the interpreter (default:
+    /usr/bin/python3.X, else a readable copy of the running one)."""
     reqs, req_file = _requirements(requirements)
     uid, gid = (SANDBOX_UID, SANDBOX_GID) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
     root = _cache_root(Path(cache_dir), uid, gid)
-    base = _base_python(root, uid, gid)
+    base = _base_python(root, uid, gid, base_python)
     key = {"format": _FORMAT, "base": base.identity, "requirements": reqs,
            "requirements_file": req_file.read_text() if req_file else None, "allow_builds": allow_builds}
     digest = canonical_digest(key)
@@ -110,18 +110,27 @@ def _cache_root(cache_dir: Path, uid: int, gid: int) -> Path:
     )
 
 
-@functools.lru_cache(maxsize=4)
-def _base_python(cache_root: Path, uid: int, gid: int) -> _Base:
-    minor = f"{sys.version_info.major}.{sys.version_info.minor}"
-    for exe in (f"/usr/bin/python{minor}", "/usr/bin/python3", "/usr/local/bin/python3"):
-        real = Path(exe).resolve() if Path(exe).exists() else None
-        if real is None or not real.name.startswith("python3"):
-            continue
+@functools.lru_cache(maxsize=8)
+def _base_python(cache_root: Path, uid: int, gid: int, requested: str | None = None) -> _Base:
+    if requested is not None:
+        real = Path(requested).resolve()
+        if not real.is_file():
+            raise UsageError(f"base interpreter {requested} does not exist", "pass the path of a python3 binary")
         version = _usr_version(real)
         if version and blocker(real, uid, gid) is None:
             st = real.stat()
-            return _Base(exe, version, f"{real}:{st.st_size}:{int(st.st_mtime)}", None)
-    return _copied_interpreter(cache_root, uid, gid)
+            return _Base(requested, version, f"{real}:{st.st_size}:{int(st.st_mtime)}", None)
+        return _copied_interpreter(cache_root, real)
+    minor = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for exe in (f"/usr/bin/python{minor}", "/usr/bin/python3", "/usr/local/bin/python3"):
+        if not Path(exe).exists():
+            continue
+        candidate = Path(exe).resolve()
+        version = _usr_version(candidate)
+        if version and blocker(candidate, uid, gid) is None:
+            st = candidate.stat()
+            return _Base(exe, version, f"{candidate}:{st.st_size}:{int(st.st_mtime)}", None)
+    return _copied_interpreter(cache_root, (Path(sys.base_prefix) / "bin" / f"python{minor}").resolve())
 
 
 def _usr_version(real: Path) -> str | None:
@@ -133,29 +142,36 @@ def _usr_version(real: Path) -> str | None:
     return m.group(1) if (prefix / "lib" / f"python{m.group(1)}" / "os.py").exists() else None
 
 
-def _copied_interpreter(cache_root: Path, uid: int, gid: int) -> _Base:
-    """Copy the running interpreter's installation (without site-packages and tests) into the cache,
-    readable by all; it appears inside the sandbox at PYTHON_COPY_DST."""
-    prefix = Path(sys.base_prefix).resolve()
-    minor = f"{sys.version_info.major}.{sys.version_info.minor}"
-    exe = prefix / "bin" / f"python{minor}"
-    if not exe.exists():
+_SKIP = shutil.ignore_patterns("site-packages", "dist-packages", "test", "tests", "idlelib", "tkinter",
+                               "turtledemo", "ensurepip")
+
+
+def _copied_interpreter(cache_root: Path, exe: Path) -> _Base:
+    """Copy an interpreter the sandbox uid cannot read (e.g. pyenv's under /root) into the cache,
+    readable by all: the binary, its standard library and libpython. Inside the sandbox the copy is
+    mounted at the original prefix, so the binary's RUNPATH and the venv's `home` stay valid."""
+    m = re.fullmatch(r"python(3\.\d+)", exe.name)
+    prefix = exe.parent.parent
+    if not m or not (prefix / "lib" / exe.name / "os.py").exists():
         raise SandboxUnavailable(
-            f"no Python interpreter the sandbox can read was found, and {exe} does not exist to copy",
-            "apt-get install -y python3 (the sandbox uses /usr/bin/python3)",
+            f"no Python interpreter the sandbox can read was found, and {exe} is not a copyable installation",
+            "apt-get install -y python3 (the sandbox then uses /usr/bin/python3)",
         )
+    minor = m.group(1)
     st = exe.stat()
-    identity = f"copy:{prefix}:{sys.version}:{st.st_size}:{int(st.st_mtime)}"
+    identity = f"copy:{exe}:{st.st_size}:{int(st.st_mtime)}"
     dest = cache_root / f"python-{canonical_digest(identity)[:16]}"
     if not (dest / ".complete").exists():
         with _lock(cache_root / f".lock-{dest.name}"):
             if not (dest / ".complete").exists():
                 tmp = cache_root / f".tmp-{new_id()}"
                 try:
-                    shutil.copytree(prefix, tmp, symlinks=True,
-                                    ignore=shutil.ignore_patterns("site-packages", "test", "tests", "idlelib",
-                                                                  "tkinter", "turtledemo", "ensurepip"))
-                    (tmp / "lib" / f"python{minor}" / "site-packages").mkdir(exist_ok=True)
+                    (tmp / "bin").mkdir(parents=True)
+                    shutil.copy2(exe, tmp / "bin" / exe.name)
+                    shutil.copytree(prefix / "lib" / exe.name, tmp / "lib" / exe.name, symlinks=True, ignore=_SKIP)
+                    (tmp / "lib" / exe.name / "site-packages").mkdir(exist_ok=True)
+                    for lib in (prefix / "lib").glob(f"libpython{minor}*.so*"):
+                        shutil.copy2(lib, tmp / "lib" / lib.name, follow_symlinks=True)
                     _make_readable(tmp)
                     (tmp / ".complete").write_text(identity)
                     os.rename(tmp, dest)
@@ -163,7 +179,7 @@ def _copied_interpreter(cache_root: Path, uid: int, gid: int) -> _Base:
                     shutil.rmtree(tmp, ignore_errors=True)
                     raise SandboxUnavailable(f"could not copy the interpreter at {prefix}: {exc}",
                                              "apt-get install -y python3 (the sandbox uses /usr/bin/python3)") from exc
-    return _Base(str(dest / "bin" / f"python{minor}"), f"{minor}", identity, Mount(dest, PYTHON_COPY_DST))
+    return _Base(str(exe), minor, identity, Mount(dest, str(prefix)))
 
 
 @contextlib.contextmanager
@@ -221,14 +237,6 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
                    else "check the requirement names and versions; packages without wheels need allow_builds=True")
             raise SandboxUnavailable(f"pip could not install {reqs}{' -r ' + str(req_file) if req_file else ''}: "
                                      f"{detail}", fix)
-        if base.mount is not None:  # point the venv at where the interpreter copy appears inside
-            cfg = tmp / "pyvenv.cfg"
-            cfg.write_text(re.sub(r"(?m)^home = .*$", f"home = {base.mount.dst}/bin", cfg.read_text()))
-            for link in (tmp / "bin").iterdir():
-                if link.is_symlink() and os.readlink(link).startswith(str(base.mount.src)):
-                    target = os.readlink(link).replace(str(base.mount.src), base.mount.dst, 1)
-                    link.unlink()
-                    link.symlink_to(target)
         _make_readable(tmp)
         (tmp / ".complete").write_text(json.dumps({"base": base.identity, "requirements": reqs}))
         try:
