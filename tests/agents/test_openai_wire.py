@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Callable
@@ -285,3 +286,35 @@ def test_unreachable_server_is_not_billed(configure, tmp_path: Path) -> None:
         agent.propose(TASK)
     assert caught.value.billed == "no" and "cannot connect" in caught.value.message
     assert agent.budget.calls()[0]["status"] == "released"
+
+
+def test_a_dripping_server_is_cut_off_at_the_timeout(configure, wire: WireServer) -> None:
+    # Each byte arrives well within the read timeout, so only a wall-clock bound ends this call.
+    settings = configure(role_toml("writer", "openai", wire.url).replace("timeout = 5", "timeout = 0.5"))
+    wire.answer(Canned(body=openai_completion(json.dumps(WRITER_OUT)), drip=wire.release))
+    agent = agent_for("writer", settings)
+    with pytest.raises(CallFailed) as caught:
+        agent.propose(TASK)
+    assert caught.value.billed == "unknown" and "did not answer within 0.5s" in caught.value.message
+    assert agent.budget.calls()[0]["status"] == "unknown"
+
+
+def test_an_oversized_answer_is_dropped(configure, wire: WireServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from signoff.agents.providers import http
+
+    monkeypatch.setattr(http, "MAX_RESPONSE_BYTES", 2_000)
+    settings = _setup(configure, wire)
+    wire.answer(Canned(body=openai_completion(json.dumps({"sentences": [{"text": "x" * 5_000, "cites": ["F1"]}]}))))
+    with pytest.raises(CallFailed, match="more than 2000 bytes") as caught:
+        agent_for("writer", settings).propose(TASK)
+    assert caught.value.billed == "unknown"
+
+
+def test_content_parts_and_response_digest(configure, wire: WireServer) -> None:
+    settings = _setup(configure, wire)
+    body = openai_completion(None)
+    body["choices"][0]["message"]["content"] = [{"type": "text", "text": json.dumps(WRITER_OUT)}]
+    wire.answer(Canned(body=body))
+    proposal = agent_for("writer", settings).propose(TASK)
+    assert proposal.output == WRITER_OUT
+    assert proposal.record["response_digest"] == hashlib.sha256(json.dumps(body).encode()).hexdigest()

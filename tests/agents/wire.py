@@ -17,6 +17,7 @@ class Canned:
     headers: dict[str, str] = field(default_factory=dict)
     truncate_to: int | None = None  # announce the full length, send only this many bytes, close
     hold: threading.Event | None = None  # wait for this before answering (timeouts, cancellation)
+    drip: threading.Event | None = None  # send the body one byte at a time until this is set
 
 
 @dataclass
@@ -58,6 +59,14 @@ class WireServer:
                 for k, v in canned.headers.items():
                     self.send_header(k, v)
                 self.end_headers()
+                if canned.drip is not None:
+                    for i in range(len(data)):
+                        if canned.drip.wait(0.05):
+                            break
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                    self.close_connection = True
+                    return
                 if canned.truncate_to is not None:
                     self.wfile.write(data[: canned.truncate_to])
                     self.wfile.flush()

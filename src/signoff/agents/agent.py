@@ -194,6 +194,7 @@ class Agent:
             "cost_usd": cost / 1e6,
             "duration": round(time.monotonic() - started, 3),
             "attempts": attempts if attempts is not None else (reply.attempts if reply else 1),
+            "response_digest": (reply.raw_digest or None) if reply is not None else None,
             "outcome": outcome,
             "reason": reason[:1000],
         }

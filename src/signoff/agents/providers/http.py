@@ -91,7 +91,7 @@ def post_json(
                                  billed="no", outcome="cancelled", attempts=attempts)
             attempts += 1
             try:
-                response = _send(http, url, headers, body, cancel)
+                response = _send(http, url, headers, body, cancel, ps.timeout)
             except httpx.ConnectError as exc:
                 # Never reached the server: safe to retry, certainly not billed.
                 if attempts <= ps.max_retries and not _wait(_backoff(ps, attempts), cancel):
@@ -108,7 +108,11 @@ def post_json(
                 raise CallFailed(f"{name} call cancelled while in flight; it may still be billed",
                                  "its worst case stays booked", billed="unknown", outcome="cancelled",
                                  attempts=attempts) from exc
-            except httpx.TimeoutException as exc:
+            except _TooLarge as exc:
+                raise CallFailed(f"{name} sent more than {MAX_RESPONSE_BYTES} bytes; the answer was dropped and "
+                                 "the call may still be billed", "its worst case stays booked",
+                                 billed="unknown", outcome="unknown", attempts=attempts) from exc
+            except (httpx.TimeoutException, _Overdue) as exc:
                 raise CallFailed(f"{name} did not answer within {ps.timeout:g}s ({type(exc).__name__}); "
                                  "the call may still be billed",
                                  "its worst case stays booked; raise timeout for long outputs",
@@ -157,20 +161,53 @@ class _Cancelled(Exception):
     pass
 
 
+class _Overdue(Exception):
+    pass
+
+
+class _TooLarge(Exception):
+    pass
+
+
+MAX_RESPONSE_BYTES = 8_000_000
+
+
+@dataclass(frozen=True)
+class _Raw:
+    status_code: int
+    headers: httpx.Headers
+    content: bytes
+
+
+def _read(http: httpx.Client, url: str, headers: dict[str, str], body: dict[str, Any]) -> _Raw:
+    with http.stream("POST", url, headers=headers, json=body) as response:
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                raise _TooLarge()
+            chunks.append(chunk)
+        return _Raw(response.status_code, response.headers, b"".join(chunks))
+
+
 def _send(http: httpx.Client, url: str, headers: dict[str, str], body: dict[str, Any],
-          cancel: threading.Event | None) -> httpx.Response:
-    if cancel is None:
-        return http.post(url, headers=headers, json=body)
-    # Run the request beside us so the caller can walk away from it when cancelled; the worker
-    # finishes (bounded by the timeout) and its answer is discarded.
+          cancel: threading.Event | None, deadline: float) -> _Raw:
+    # The request runs beside us so that the whole attempt has a wall-clock bound (httpx's timeout is
+    # per read, which a slowly dripping server could stretch forever) and so a caller can walk away
+    # when cancelled; an abandoned worker ends with its own timeout and its answer is discarded.
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="signoff-agent-http")
-    future: Future[httpx.Response] = pool.submit(http.post, url, headers=headers, json=body)
+    future: Future[_Raw] = pool.submit(_read, http, url, headers, body)
     pool.shutdown(wait=False)
+    ends = time.monotonic() + deadline
     while True:
-        if cancel.is_set():
+        if cancel is not None and cancel.is_set():
             raise _Cancelled()
+        left = ends - time.monotonic()
+        if left <= 0:
+            raise _Overdue()
         try:
-            return future.result(timeout=0.05)
+            return future.result(timeout=min(0.05, left))
         except TimeoutError:
             continue
 

@@ -97,6 +97,9 @@ class OpenAIProvider(HostedProvider):
         if self.ps.structured == "tool":
             return self._tool_output(message, model)
         content = message.get("content")
+        if isinstance(content, list):  # content parts, as some servers answer
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict)
+                              and p.get("type") in ("text", "output_text")) or None
         return text_reply(content if isinstance(content, str) else None, model)
 
     def _tool_output(self, message: dict[str, Any], model: str) -> Reply:
