@@ -83,6 +83,9 @@ def test_plain_incident_prose_passes(guards: dict[str, Guard]) -> None:
     ("Łukasz Nowak", "customer_name"),
     ("lukasz nowak", "customer_name"),
     (base64.b64encode("customer Zoë Lindqvist".encode()).decode(), "encoded_other"),
+    ("Jo\u200bsé Ál\u200dvarez", "customer_name"),  # zero-width characters inside the name
+    ("Jоsé Аlvarez", "customer_name"),  # Cyrillic о and А
+    ("the name is J o s e", "customer_name"),  # spelled out
 ])
 def test_content_rules(guards: dict[str, Guard], text: str, rule: str) -> None:
     for org in ORGS:
@@ -133,6 +136,8 @@ def test_disclosure_rules(workspace: Workspace) -> None:
         "disclosure_altered",)
     extra = published_text(d, "priya") + "\nP.S. the customer was José Álvarez"
     assert set(guard.check(Post(SHARED_ROOM, extra, d)).rules) == {"disclosure_altered", "customer_name"}
+    later = workspace.guard("payco", current_incident=lambda: "INC-0099")
+    assert later.check(Post(SHARED_ROOM, published_text(d, "priya"), d)).rules == ("disclosure_stale",)
     shop = draft("shopco", 1, d.incident, {"x": 1}, "shopco's")
     assert guard.check(Post(SHARED_ROOM, published_text(shop, "sam"), shop)).rules == ("foreign_disclosure",)
 

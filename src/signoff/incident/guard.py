@@ -7,8 +7,8 @@ It blocks (rule names in brackets):
   guard knows only as salted hashes of normalised names [customer_name];
 - a disclosure with no valid signed approval [disclosure_unapproved], one whose text or evidence
   differs from what was signed [disclosure_altered], another organisation's disclosure
-  [foreign_disclosure], and a draft (a text carrying an approve command) outside the private room
-  [draft_outside_private_room].
+  [foreign_disclosure], one of an incident that is no longer current [disclosure_stale], and a
+  draft (a text carrying an approve command) outside the private room [draft_outside_private_room].
 
 Its configuration is pinned: a guard whose configuration digest differs from the pin refuses to run.
 It logs the rules that fired and counts, never the text, to a signed hash chain.
@@ -26,7 +26,7 @@ import re
 import secrets
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,8 @@ WHOLE_MIN = 4
 _CODEISH = frozenset("( ) [ ] { } = == === => : .".split())
 
 RULES = ("code_line", "encoded_code_line", "email", "secret", "token", "customer_name", "encoded_other",
-         "disclosure_unapproved", "disclosure_altered", "foreign_disclosure", "draft_outside_private_room")
+         "disclosure_unapproved", "disclosure_altered", "disclosure_stale", "foreign_disclosure",
+         "draft_outside_private_room")
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 _SECRETS = [
@@ -70,15 +71,42 @@ _HEXRUN = re.compile(r"\b(?:[0-9a-fA-F]{2}){6,}\b")
 _UESC = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _EVIDENCE_HEX = re.compile(r"^[0-9a-f]{16}$|^[0-9a-f]{64}$")
-_FOLD = str.maketrans({"ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "đ": "d", "Đ": "d", "ß": "ss", "æ": "ae",
-                       "Æ": "ae", "œ": "oe", "Œ": "oe", "ı": "i"})
+_FOLD = str.maketrans({
+    "ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "đ": "d", "Đ": "d", "ß": "ss", "æ": "ae", "Æ": "ae", "œ": "oe",
+    "Œ": "oe", "ı": "i",
+    # Cyrillic and Greek letters that look Latin, so a name cannot be smuggled past as lookalikes.
+    "а": "a", "А": "a", "е": "e", "Е": "e", "о": "o", "О": "o", "р": "p", "Р": "p", "с": "c", "С": "c",
+    "у": "y", "х": "x", "Х": "x", "і": "i", "І": "i", "ј": "j", "ѕ": "s", "к": "k", "К": "k", "м": "m",
+    "М": "m", "н": "h", "Н": "h", "т": "t", "Т": "t", "в": "b", "В": "b", "Α": "a", "Β": "b", "Ε": "e",
+    "Ζ": "z", "Η": "h", "Ι": "i", "Κ": "k", "Μ": "m", "Ν": "n", "Ο": "o", "ο": "o", "Ρ": "p", "Τ": "t",
+    "Υ": "y", "Χ": "x",
+})
+
+
+def strip_invisible(text: str) -> str:
+    """Drop format characters (zero-width spaces and joiners, soft hyphens, bidi marks)."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
 def normalise_name(text: str) -> str:
     """Case-, accent- and spacing-insensitive form of a name (José ÁLVAREZ -> jose alvarez)."""
-    folded = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    folded = unicodedata.normalize("NFKD", strip_invisible(text).translate(_FOLD))
     plain = "".join(c for c in folded if not unicodedata.combining(c))
     return " ".join(_WORD.findall(plain.casefold()))
+
+
+def _with_spelled_out(words: list[str]) -> list[str]:
+    """Also join runs of three or more single letters (`j o s e` -> `jose`)."""
+    out = list(words)
+    run: list[str] = []
+    for w in [*words, ""]:
+        if len(w) == 1:
+            run.append(w)
+            continue
+        if len(run) >= 3:
+            out.append("".join(run))
+        run = []
+    return out
 
 
 def _name_hash(salt: bytes, normalised: str) -> str:
@@ -236,8 +264,11 @@ def _printable(raw: bytes) -> Iterator[str]:
 
 class Guard:
     def __init__(self, config: GuardConfig, pin: str, log: Chain | None = None,
-                 approvals_path: Path | None = None, clock: Clock | None = None) -> None:
+                 approvals_path: Path | None = None, clock: Clock | None = None,
+                 current_incident: Callable[[], str | None] | None = None) -> None:
         self.config = config
+        # When given (usually the notary's current incident), a disclosure of another incident is stale.
+        self.current_incident = current_incident
         self.pin = pin
         self.log = log
         self.approvals_path = approvals_path
@@ -265,7 +296,7 @@ class Guard:
         return hits
 
     def _name_hits(self, text: str) -> int:
-        words = normalise_name(_UESC.sub(lambda m: chr(int(m.group(1), 16)), text)).split()
+        words = _with_spelled_out(normalise_name(_UESC.sub(lambda m: chr(int(m.group(1), 16)), text)).split())
         hits = 0
         for i in range(len(words)):
             grams = [words[i]] if len(words[i]) >= 3 else []
@@ -276,6 +307,7 @@ class Guard:
 
     def content_counts(self, text: str, evidence_strings: Iterable[str] = (), depth: int = 0) -> Counter[str]:
         counts: Counter[str] = Counter()
+        text = strip_invisible(text)
         if code := self._code_hits(text):
             counts["code_line"] += code
         if emails := len(_EMAIL.findall(text)):
@@ -360,6 +392,8 @@ class Guard:
             counts["disclosure_unapproved"] += 1
             return counts
         body = record["body"]
+        if self.current_incident is not None and d.incident != self.current_incident():
+            counts["disclosure_stale"] += 1
         if (body.get("evidence_sha256") != d.evidence_sha256 or body.get("text_sha256") != d.text_sha256
                 or body.get("incident") != d.incident):
             counts["disclosure_altered"] += 1

@@ -41,7 +41,7 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
     draft_msg = private.post(private_room(org), d.text)
     approval_msg = ws.private_room_log(org).append(private_room(org), APPROVERS[org], org, d.approve_command)
     record = approver_for(ws, org, notary).approve(d, draft_msg, approval_msg)
-    shared = Sender(org, AGENTS[org], ws.guard(org), ws.shared_room)
+    shared = Sender(org, AGENTS[org], ws.guard(org, current_incident=lambda: notary.current.incident), ws.shared_room)
     shared.post(SHARED_ROOM, published_text(d, record["body"]["approver"]), d)
     export_disclosure(d, record, ws.keys.ensure(f"incident-approver-{org}"), ws.root / "evidence", kind)
     return d
@@ -93,7 +93,8 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
 
     blocked = {}
     d = disclosures["payco"]
-    shared = Sender("payco", AGENTS["payco"], ws.guard("payco"), ws.shared_room)
+    shared = Sender("payco", AGENTS["payco"], ws.guard("payco", current_incident=lambda: notary.current.incident),
+                    ws.shared_room)
     for label, text, disc in (
         ("draft_in_shared_room", d.text, None),
         ("altered_disclosure", published_text(d, APPROVERS["payco"]) + "\nAlso, the name was José.", d),

@@ -16,6 +16,7 @@ Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incid
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,7 @@ class Workspace:
     def guard_file_digest(self, org: str) -> str:
         return sha256_file(self.guard_config_path(org))
 
-    def guard(self, org: str, logged: bool = True) -> Guard:
+    def guard(self, org: str, logged: bool = True, current_incident: Callable[[], str | None] | None = None) -> Guard:
         """The organisation's guard, refusing to run if its configuration file no longer matches the pin."""
         config = GuardConfig.read(self.guard_config_path(org))
         pin = self.pins().get(org, "")
@@ -109,7 +110,7 @@ class Workspace:
         # file's digest, so an edit to either the file or the pins makes it refuse.
         expected = config.digest() if self.guard_file_digest(org) == pin else "pin-mismatch"
         log = Chain(self.guard_log_path(org), self.keys.ensure(f"incident-guard-{org}")) if logged else None
-        return Guard(config, expected, log, self.approvals_path(org))
+        return Guard(config, expected, log, self.approvals_path(org), current_incident=current_incident)
 
 
 @dataclass
