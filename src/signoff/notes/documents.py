@@ -86,27 +86,37 @@ def is_num(v: Any) -> bool:
 
 
 def write_streamed(path: Path, header: dict[str, Any], key: str, items: Iterable[Any],
-                   trailer: dict[str, Any] | None = None) -> dict[str, Any]:
+                   trailer: dict[str, Any] | None = None, digest: Any = None) -> dict[str, Any]:
     """Write `{header..., key: [items...], trailer...}` with one item per line, streaming `items`.
 
     The layout is ordinary JSON, and `iter_streamed` can read it back one item at a time. The
     trailer is computed after the items (it may be updated by the iterator while it runs) and
-    always carries `count`, so a truncated file is detected.
+    always carries `count`, so a truncated file is detected. With `digest` (a hashlib object), each
+    item's line is fed to it and the trailer gets `digest`.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     head = dumps_line(header)
     trail = trailer if trailer is not None else {}
     count = 0
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(head[:-1] + ("," if header else "") + json.dumps(key) + ":[\n")
-        for item in items:
-            if count:
-                fh.write(",\n")
-            fh.write(dumps_line(item))
-            count += 1
-        trail["count"] = count
-        fh.write("\n]," + dumps_line(trail)[1:] + "\n")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(head[:-1] + ("," if header else "") + json.dumps(key) + ":[\n")
+            for item in items:
+                if count:
+                    fh.write(",\n")
+                line = dumps_line(item)
+                fh.write(line)
+                if digest is not None:
+                    digest.update(line.encode("utf-8") + b"\n")
+                count += 1
+            trail["count"] = count
+            if digest is not None:
+                trail["digest"] = "sha256:" + digest.hexdigest()
+            fh.write("\n]," + dumps_line(trail)[1:] + "\n")
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a failed stream leaves nothing behind
+        raise
     os.replace(tmp, path)
     return trail
 
@@ -142,9 +152,13 @@ class StreamedDoc:
         self._whole = whole
         self.header = {k: v for k, v in whole.items() if k != key}
 
-    def items(self) -> Iterable[Any]:
+    def items(self, digest: Any = None) -> Iterable[Any]:
+        """Yield the items; with `digest` (a hashlib object), feed it each item's canonical line."""
         if self._whole is not None:
-            yield from self._whole[self.key]
+            for item in self._whole[self.key]:
+                if digest is not None:
+                    digest.update(dumps_line(item).encode("utf-8") + b"\n")
+                yield item
             self.trailer = self.header
             return
         count = 0
@@ -170,11 +184,15 @@ class StreamedDoc:
                     return
                 if not line:
                     continue
+                body = line.removesuffix(",")
                 try:
-                    item = json.loads(line.removesuffix(","))
+                    item = json.loads(body)
                 except json.JSONDecodeError as exc:
                     raise UsageError(f"{self.what} {self.path} line {lineno} is not valid JSON: {exc.msg}",
                                      f"regenerate the {self.what}") from None
+                if digest is not None:
+                    # Over the line as written: any byte changed in an item is a change.
+                    digest.update(body.encode("utf-8") + b"\n")
                 count += 1
                 yield item
         raise UsageError(f"{self.what} {self.path} ends before its closing trailer after {count} items",
