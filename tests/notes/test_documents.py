@@ -24,9 +24,9 @@ def test_malformed_json_everywhere(tmp_path: Path) -> None:
     bad.write_text('{"schema": "signoff/draft@1", "sentences": [', encoding="utf-8")
     with pytest.raises(UsageError, match=r"draft .* is not valid JSON: .* line 1"):
         load_draft(bad)
-    with pytest.raises(UsageError, match="snapshot .* is not valid JSON"):
+    with pytest.raises(UsageError, match=r"snapshot .* is not valid JSON"):
         Snapshot(bad)
-    with pytest.raises(UsageError, match="facts .* is not valid JSON"):
+    with pytest.raises(UsageError, match=r"facts .* is not valid JSON"):
         FactsFile(bad)
     bad.write_bytes(b"\xff\xfe{}")
     with pytest.raises(UsageError, match="not UTF-8"):
