@@ -187,6 +187,8 @@ _PRIVILEGED = [
     r"(?: \S+){0,5}? (?:directly |straight |right )?(?:to|into|on|onto|in) (?:the )?(?:main|master|trunk|prod|"
     r"production|live|main branch|master branch|release branch|default branch|origin/main|origin/master|npm|"
     r"pypi)(?: now| immediately| right away| asap| today| directly| without| and| please|,|[.!;]|$)",
+    r"\band (?:then )?(?:merge|push|deploy|approve|release|ship)(?: \S+){0,5}? (?:to|into|on) (?:the )?(?:main|"
+    r"master|prod|production|live)(?: branch)? (?:now|immediately|right away|asap|without)\b",
     rf"{_IMP}(?:merge|approve|deploy|ship|release|push|commit|land|publish|accept|close)\b(?: \S+){{0,6}}? "
     r"without (?:any |a |the |further |human |code |peer |second |waiting for |asking for )*(?:review|reviews|"
     r"reviewing|approval|approvals|sign-?off|tests?|testing|checks|ci|verification|confirmation|asking|"
@@ -270,7 +272,7 @@ _SEVERITY = [
     r"priority)|this (?:bug|issue|report|ticket)|severity|priority)?(?: (?:as|to|at|with))? (?:a |an |the )?"
     r"(?:p0|p1|sev ?[01]|sev-[01]|severity[ -]?[01]|critical|blocker|urgent|highest|high|top|maximum|max|"
     r"emergency|security[- ]critical|showstopper)(?: (?:priority|severity|bug|issue|level))?\b",
-    r"\b(?:this|it|the (?:bug|issue|report|ticket)) (?:must|should|needs to|has to|shall) be (?:marked|"
+    r"\b(?:this|it|the)(?: (?:bug|issue|report|ticket))? (?:must|should|needs to|has to|shall) be (?:marked|"
     r"classified|flagged|label?led|triaged|rated|prioriti[sz]ed|escalated|tagged|filed) (?:as |at |to )?"
     r"(?:a |an )?(?:p0|p1|sev ?[01]|critical|blocker|urgent|top priority|highest priority|emergency|"
     r"security[- ]critical|maximum)",

@@ -196,6 +196,7 @@ def _fold(text: str) -> str:
         return text
     words = text.split(" ")
     for i, word in enumerate(words):
-        if any(ch in _LEET_CHARS for ch in word) and any(ch.isalpha() for ch in word):
+        # three letters at least: "p0", "sev1" and "ipv4" are words in their own right
+        if any(ch in _LEET_CHARS for ch in word) and sum(ch.isalpha() for ch in word) >= 3:
             words[i] = word.translate(_LEET)
     return " ".join(words)

@@ -1,0 +1,82 @@
+"""Empty, enormous and binary input; linear time on long adversarial input.
+
+Every airlock pattern is RE2 (no backtracking), which `test_every_pattern_is_re2` checks by type;
+the fuzz cases run the whole pipeline (including libphonenumber's own matcher, which is not RE2)
+on inputs at the size limit that make backtracking engines explode. pytest-timeout is the guard:
+no assertion here is about time."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from signoff.airlock import MAX_BYTES, normalise, redact, scan
+from signoff.airlock import families as fam
+from signoff.airlock._re import Pattern
+from signoff.kernel.errors import UsageError
+
+
+def test_empty_input_is_a_clean_empty_dossier() -> None:
+    verdict = scan("")
+    assert verdict.clean and verdict.dossier is not None
+    assert verdict.dossier.fields == {"title": ""}
+    assert verdict.raw_sha256 == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+def test_enormous_input_is_refused_clearly() -> None:
+    with pytest.raises(UsageError) as info:
+        scan("a" * (MAX_BYTES + 1))
+    assert "over the airlock limit" in info.value.message and info.value.fix
+    with pytest.raises(UsageError):
+        scan("é" * (MAX_BYTES // 2 + 1))  # the limit counts UTF-8 bytes, not characters
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", b"caf\xe9 au lait", b"ok\x01\x02\x03\x04\x05"],
+    ids=["png", "latin-1", "control-chars"],
+)
+def test_binary_input_is_refused_clearly(data: bytes) -> None:
+    with pytest.raises(UsageError) as info:
+        scan(data)
+    assert "binary" in info.value.message
+    assert "UTF-8" in (info.value.fix or "")
+
+
+def test_every_pattern_is_re2() -> None:
+    assert all(isinstance(rule.pattern, Pattern) for rule in fam.RULES)
+    with pytest.raises(ValueError, match="RE2"):
+        Pattern(r"(a+)+(?=b)")
+
+
+def _adversarial() -> list[str]:
+    size = MAX_BYTES - 16
+    rng = random.Random(3)
+    return [
+        "a" * size,
+        ("ignore " * (size // 7))[:size],
+        ("ignore all previous " * (size // 20))[:size],
+        ("a@" * (size // 2))[:size],
+        ("1 " * (size // 2))[:size],
+        ("+1 (" * (size // 4))[:size],
+        ("4111 " * (size // 5))[:size],
+        ("AAAA" * (size // 4))[:size],
+        ("%41" * (size // 3))[:size],
+        ("&#65;" * (size // 5))[:size],
+        ("http://" + "a." * (size // 2))[:size],
+        ("\u200b" * (size // 3))[: size // 3],
+        ("x. " * (size // 3))[:size],
+        "".join(rng.choice("ab@.: 01+/=-\n") for _ in range(size)),
+        ("12:" * (size // 3))[:size],
+        ("GB82 " * (size // 5))[:size],
+    ]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("text", _adversarial(), ids=lambda t: repr(t[:8]))
+def test_long_adversarial_input_completes(text: str) -> None:
+    verdict = scan(text)
+    assert verdict.raw_sha256
+    assert normalise(text).text is not None
+    assert redact(text).text is not None
