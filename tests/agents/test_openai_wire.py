@@ -54,7 +54,7 @@ def test_json_schema_output_is_checked_recorded_and_signed(configure, wire: Wire
     first, second = wire.seen
     assert first.path == "/chat/completions"
     assert first.headers["authorization"] == "Bearer sk-test-123"
-    assert first.body["model"] == "test-model"
+    assert first.body["model"] == "test-model" and first.body["temperature"] == 0
     fmt = first.body["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"] == get_role("writer").schema
     # The fixed prefix is byte-identical whatever the task, so provider prompt caching applies.
@@ -76,14 +76,14 @@ def test_json_schema_output_is_checked_recorded_and_signed(configure, wire: Wire
 
 
 def test_tool_call_mode(configure, wire: WireServer) -> None:
-    settings = _setup(configure, wire, structured="tool")
+    settings = _setup(configure, wire, structured="tool", temperature="server-default")
     wire.answer(Canned(body=openai_completion(tool_args=json.dumps(WRITER_OUT))))
     proposal = agent_for("writer", settings).propose(TASK)
     assert proposal.output == WRITER_OUT
     body = wire.seen[0].body
     assert body["tools"][0]["function"]["parameters"] == get_role("writer").schema
     assert body["tool_choice"] == {"type": "function", "function": {"name": "propose"}}
-    assert "response_format" not in body
+    assert "response_format" not in body and "temperature" not in body
 
 
 def test_prompt_mode_accepts_fenced_json_and_no_key(configure, wire: WireServer) -> None:

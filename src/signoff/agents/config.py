@@ -28,7 +28,7 @@ DEFAULT_INPUT_USD_PER_MTOK = 3.0
 DEFAULT_OUTPUT_USD_PER_MTOK = 15.0
 _ROLE_KEYS = {"provider", "model", "base_url", "api_key_env", "max_output_tokens", "input_usd_per_mtok",
               "output_usd_per_mtok", "timeout", "max_retries", "max_retry_wait", "structured", "script", "path",
-              "record_path", "headers", "backoff_base", "strict", "max_tokens_field"}
+              "record_path", "headers", "backoff_base", "strict", "max_tokens_field", "temperature"}
 _SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "authorization"}
 
 
@@ -94,6 +94,9 @@ def provider_settings(role: str, settings: Settings) -> ProviderSettings:
     if tokens_field not in ("max_tokens", "max_completion_tokens"):
         raise UsageError(f"[{table}] max_tokens_field must be max_tokens or max_completion_tokens",
                          "OpenAI's newer models want max_completion_tokens; most other servers max_tokens")
+    temperature = raw.get("temperature", 0)
+    if temperature != "server-default":
+        temperature = _number(table, "temperature", temperature)
     headers = raw.get("headers", {})
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise UsageError(f"[{table}] headers must be a table of strings", "fix headers in signoff.toml")
@@ -117,7 +120,7 @@ def provider_settings(role: str, settings: Settings) -> ProviderSettings:
         replay_path=_path(settings, raw.get("path", "")),
         record_path=_path(settings, raw.get("record_path", "")),
         extra={"headers": dict(headers), "strict": bool(raw.get("strict", False)),
-               "max_tokens_field": str(tokens_field)},
+               "max_tokens_field": str(tokens_field), "temperature": temperature},
     )
 
 

@@ -35,10 +35,11 @@ class AnthropicProvider(HostedProvider):
         body: dict[str, Any] = {
             "model": self.ps.model,
             "max_tokens": self.ps.max_output_tokens,
-            "temperature": 0,
             "system": [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
             "messages": [{"role": "user", "content": prompt.user}],
         }
+        if self.ps.extra.get("temperature", 0) != "server-default":
+            body["temperature"] = self.ps.extra.get("temperature", 0)
         if self.ps.structured != "prompt":
             body["tools"] = [{"name": TOOL_NAME, "description": f"Submit the {spec.name} output.",
                               "input_schema": spec.schema}]

@@ -43,9 +43,10 @@ class OpenAIProvider(HostedProvider):
         body: dict[str, Any] = {
             "model": self.ps.model,
             "messages": [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}],
-            "temperature": 0,
             str(self.ps.extra.get("max_tokens_field", "max_tokens")): self.ps.max_output_tokens,
         }
+        if self.ps.extra.get("temperature", 0) != "server-default":
+            body["temperature"] = self.ps.extra.get("temperature", 0)
         mode = self.ps.structured
         if mode == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
