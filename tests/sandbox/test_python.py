@@ -96,10 +96,10 @@ def test_bad_requirements_are_usage_errors(sandbox: None, world_dir: Path) -> No
         prepare_python_env(world_dir / "missing.txt", world_dir)
 
 
-def test_interpreter_the_sandbox_cannot_read_is_copied(sandbox: None, world_dir: Path) -> None:
+def test_interpreter_the_sandbox_cannot_read_is_copied(sandbox: None, tmp_path: Path) -> None:
     """The running interpreter (under /root on our machines) works inside, copied when unreadable."""
     exe = str(Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}")
-    env = prepare_python_env(None, world_dir, base_python=exe)
+    env = prepare_python_env(None, tmp_path, base_python=exe)  # 0700: lands in the shared system cache
     if blocker(Path(exe), 10001, 10001) is not None:
         assert len(env.mounts) == 2 and env.mounts[1].dst == str(Path(exe).resolve().parent.parent)
     ex = run([env.python, "-c", "import sys, ssl, sqlite3; print(sys.version.split()[0])"], env.mounts, env=env.env())
