@@ -52,7 +52,7 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
         ws.setup(fixture)
     buggy = simulate(ws.captures, fixture=fixture)
     notary = Notary()
-    issued = notary.open_incident()
+    issued = notary.open_incident(ws.next_incident())
     ws.shared_room.append(SHARED_ROOM, "notary", "notary", f"incident {issued.incident} salt {issued.salt.hex()}")
 
     captures = {"payco": load_capture(buggy.payco_capture), "shopco": load_capture(buggy.shopco_capture)}

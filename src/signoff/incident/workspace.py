@@ -15,6 +15,7 @@ Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incid
 
 from __future__ import annotations
 
+import fcntl
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from signoff.incident.sender import RoomLog
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import UsageError
+from signoff.kernel.ids import readable_id
 from signoff.trust import KeyStore
 
 SHARED_ROOM = "shared"
@@ -70,6 +72,17 @@ class Workspace:
     @property
     def pins_path(self) -> Path:
         return self.root / "pins.json"
+
+    def next_incident(self) -> str:
+        """A fresh incident name for this workspace (the notary itself keeps no state across runs)."""
+        path = self.root / "incidents.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            fh.seek(0)
+            name = readable_id("INC", len([ln for ln in fh.read().splitlines() if ln.strip()]) + 1)
+            fh.write(name + "\n")
+        return name
 
     def is_set_up(self) -> bool:
         return self.pins_path.exists() and all(self.guard_config_path(o).exists() for o in ORGS)
