@@ -230,3 +230,30 @@ def run_cmd(
     _print_sentences(result["sentences"])
     console.print(f'next: signoff notes decide {out} "approve all" && signoff notes decide {out} ship',
                   highlight=False)
+
+
+@app.command("room")
+def room_cmd(
+    run: Annotated[str, typer.Argument(help="Run folder.")],
+    room: Annotated[str, typer.Option("--room", help="Room id the decisions are made in.")],
+    agent: Annotated[str, typer.Option("--agent", help="Name of the notes agent people address.")] = "notes",
+    decider: Annotated[list[str] | None, typer.Option("--decider", help="A user who may decide (repeat).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Apply the decisions people addressed to the notes agent in a room (`@notes approve S1`)."""
+    from signoff.ledger import Ledger
+    from signoff.notes.room import outcomes_json, poll_room
+    from signoff.notes.run import run_dir
+    from signoff.rooms import RoomService
+
+    folder = run_dir(run, settings())
+    rooms = RoomService(Ledger.open(settings()))
+    outcomes = poll_room(folder, rooms, rooms.agent_by_name(agent), room, decider or [])
+    if as_json:
+        print_json(outcomes_json(outcomes))
+        return
+    for o in outcomes:
+        mark = "[green]applied[/]" if o.applied else "[red]refused[/]"
+        console.print(f"{mark} {o.command!r} from {o.sender}: {o.detail}", highlight=False)
+    if not outcomes:
+        console.print("no new decisions in the room")

@@ -165,8 +165,11 @@ def blockers(folder: Path, state: State) -> list[str]:
     return problems
 
 
-def decide(folder: Path, command: str, by: str, clock: Clock | None = None, source: str = "cli") -> State:
-    """Check and append one decision; returns the state after it."""
+def decide(folder: Path, command: str, by: str, clock: Clock | None = None, source: str = "cli",
+           ref: dict[str, Any] | None = None) -> State:
+    """Check and append one decision; returns the state after it. `ref` records where the decision
+    came from (a room message: room_id, message_id, sender); a decision whose message_id is already
+    in the log is not applied twice."""
     if not by or len(by) > 200:
         raise UsageError("a decision needs the name of the person making it", "pass --by NAME")
     sentences = current_sentences(folder)
@@ -177,12 +180,16 @@ def decide(folder: Path, command: str, by: str, clock: Clock | None = None, sour
         fcntl.flock(fd, fcntl.LOCK_EX)  # one decider at a time: read, check, append
         decisions = read_decisions(folder)
         state = replay(sentences, decisions)
+        if ref and any(d.get("ref", {}).get("message_id") == ref.get("message_id") for d in decisions):
+            return state  # redelivered message: already applied
         if state.shipped:
             raise RefusedError("this run has shipped; no more decisions are taken",
                                "start a new run for further changes")
         rec: dict[str, Any] = {"schema": DECISION, "seq": len(decisions) + 1,
                                "at": utc_iso((clock or SystemClock()).now()), "by": by, "source": source,
                                "action": cmd.action, "target": cmd.target}
+        if ref:
+            rec["ref"] = dict(ref)
         if cmd.action == "approve":
             chosen = state.sentences if cmd.target == "all" else [state.get(str(cmd.target))]
             rec["digests"] = {s.id: text_digest(s.text) for s in chosen}

@@ -1,0 +1,122 @@
+"""Human decisions from a room: people address the notes agent (`@notes approve S1`) and the
+workflow applies each command exactly as the CLI would.
+
+Who decided is the room server's authenticated sender of the message (a user id), never a name in
+the text; only users named as deciders count, agents never do, and only messages the server marked
+as addressed to the notes agent are read. The decision records the room, the server-assigned
+message id and the sender, and a redelivered message is not applied twice. The cursor into the
+agent's event stream is kept in the run folder (`room.json`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.errors import NotFoundError, SignoffError, UsageError
+from signoff.notes.decisions import decide
+from signoff.rooms import Principal, RoomService
+
+CURSOR_FILE = "room.json"
+
+
+@dataclass
+class RoomOutcome:
+    message_id: str
+    sender: str
+    command: str
+    applied: bool
+    detail: str
+
+
+def _load_cursor(folder: Path, room_id: str, agent: Principal) -> int:
+    path = folder / CURSOR_FILE
+    if not path.exists():
+        return 0
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path} is not valid JSON: {exc.msg}", "delete it to read the room from the start") from None
+    if not isinstance(doc, dict) or doc.get("room_id") != room_id or doc.get("agent") != agent.id:
+        raise UsageError(f"this run takes decisions from another room or agent ({path})",
+                         "pass the --room and --agent it was started with")
+    cursor = doc.get("cursor")
+    return cursor if isinstance(cursor, int) else 0
+
+
+def _save_cursor(folder: Path, room_id: str, agent: Principal, cursor: int) -> None:
+    path = folder / CURSOR_FILE
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"room_id": room_id, "agent": agent.id, "cursor": cursor}) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
+              deciders: Iterable[str]) -> list[RoomOutcome]:
+    """Apply every new command addressed to `agent` in `room_id`; reply to each in its thread."""
+    allowed = set(deciders)
+    if not allowed:
+        raise UsageError("no deciders named", "pass --decider NAME for each person who may decide")
+    rooms.room(room_id)  # NotFoundError for an unknown room
+    cursor = _load_cursor(folder, room_id, agent)
+    outcomes: list[RoomOutcome] = []
+    prefix = f"@{agent.name} "
+    while True:
+        batch = rooms.agent_events(agent.id, cursor)
+        if not batch:
+            break
+        for env in batch:
+            cursor = int(env["sequence"])
+            p = env.get("payload") or {}
+            if env.get("type") != "message" or env.get("room_id") != room_id or not p.get("addressed"):
+                continue
+            outcome = _apply(folder, rooms, p, prefix, allowed, room_id)
+            outcomes.append(outcome)
+            _reply(rooms, agent, room_id, outcome)
+            _save_cursor(folder, room_id, agent, cursor)
+        _save_cursor(folder, room_id, agent, cursor)
+    return outcomes
+
+
+def _apply(folder: Path, rooms: RoomService, p: dict[str, Any], prefix: str, allowed: set[str],
+           room_id: str) -> RoomOutcome:
+    body, sender, message_id = str(p.get("body", "")).strip(), str(p.get("sender", "")), str(p.get("message_id"))
+    command = body[len(prefix):].strip() if body.startswith(prefix) else body
+
+    def refuse(why: str) -> RoomOutcome:
+        return RoomOutcome(message_id, sender, command, False, why)
+
+    kind, _, ident = sender.partition(":")
+    if kind != "user":
+        return refuse("only people decide on release notes; agents cannot")
+    try:
+        user = rooms.user(ident)
+    except NotFoundError:
+        return refuse("the sender is not a known user")
+    if user.name not in allowed:
+        return refuse(f"{user.name} is not a decider for this run")
+    if not body.startswith(prefix):
+        return refuse(f"write the command right after the mention: `{prefix}approve S1`")
+    try:
+        state = decide(folder, command, user.name, source="room",
+                       ref={"room_id": room_id, "message_id": message_id, "sender": sender})
+    except SignoffError as exc:
+        return refuse(exc.message)
+    return RoomOutcome(message_id, sender, command, True, "shipped" if state.shipped else "recorded")
+
+
+def _reply(rooms: RoomService, agent: Principal, room_id: str, outcome: RoomOutcome) -> None:
+    text = (f"{outcome.command}: {outcome.detail}" if outcome.applied
+            else f"not applied ({outcome.command}): {outcome.detail}")
+    try:
+        rooms.post_message(agent, room_id, text[:4000], thread_id=outcome.message_id)
+    except SignoffError:
+        pass  # the decision log is the record; a reply that cannot be posted changes nothing
+
+
+def outcomes_json(outcomes: list[RoomOutcome]) -> list[dict[str, Any]]:
+    return [asdict(o) for o in outcomes]
