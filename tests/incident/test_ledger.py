@@ -212,3 +212,33 @@ def test_signed_disclosure_files_verify_and_tampering_fails(workspace: Workspace
                               path=workspace.root / "resigned.intoto.json")
     bad = verify_file(resigned, trusted)
     assert not bad.ok and "text differs from what was approved" in (bad.problem or "")
+
+
+def test_approver_service_over_http(workspace: Workspace) -> None:
+    from signoff.incident.approver_service import ApproverClient, approver_app
+    from signoff.incident.evidence_server import LoopbackServer
+
+    notary = Notary()
+    notary.open_incident()
+    approver = approver_for(workspace, "payco", notary)
+    d = _draft(notary)
+    with LoopbackServer(approver_app(approver, "room-server-token")) as server:
+        client = ApproverClient(server.url, "room-server-token")
+        try:
+            assert client.public_key()["keyid"] == approver.public.keyid
+            with pytest.raises(RefusedError, match="does not count"):
+                client.approve(d, *_msgs(workspace, d, sender="payco-agent"))
+            record = client.approve(d, *_msgs(workspace, d))
+            assert record["body"]["d_id"] == "D-PAY-1" and client.record("D-PAY-1") == record
+            with pytest.raises(UsageError):
+                client.approve(Disclosure("D-PAY-2", d.incident, "payco", EVIDENCE, "no command"),
+                               *_msgs(workspace, d))
+        finally:
+            client.close()
+        intruder = ApproverClient(server.url, "guessed")
+        try:
+            with pytest.raises(RefusedError, match="caller token refused"):
+                intruder.approve(d, *_msgs(workspace, d))
+        finally:
+            intruder.close()
+    assert verify_chain_file(workspace.approvals_path("payco"), workspace.keys.trusted()).ok

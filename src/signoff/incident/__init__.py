@@ -6,12 +6,14 @@ The in-process API (see docs/incident.md for the full description):
 - `scan(raw)` (wirecheck) and `fingerprint(event_id, raw, salt, incident)`.
 - `Notary` issues salts and compares fingerprints; `EvidenceStore`/`make_app`/`LoopbackServer`/
   `EvidenceClient` serve an organisation's captures.
-- `draft`, `Disclosure`, `published_text`; `Approver`, `Message`; `Chain`, `verify_chain_file`.
+- `draft`, `Disclosure`, `published_text`; `Approver`, `Message`, `approver_app`/`ApproverClient` (the
+  approver as an HTTP service holding its key); `Chain`, `verify_chain_file`.
 - `Guard`, `GuardConfig`, `build_config`, `Post`, `Verdict`; `Sender`, `RoomLog`.
 - `Workspace` (layout, setup, pins, guards) and `verify_ledger`; `run_incident` for the whole flow.
 """
 
 from signoff.incident.approvals import Approver, Message
+from signoff.incident.approver_service import ApproverClient, approver_app
 from signoff.incident.chain import Chain, ChainReport, verify_chain_file
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
@@ -25,9 +27,9 @@ from signoff.incident.wirecheck import Leaf, WireError, scan
 from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
 
 __all__ = [
-    "Approver", "Chain", "ChainReport", "Comparison", "Disclosure", "EvidenceClient", "EvidenceStore", "Guard",
-    "GuardConfig", "IssuedSalt", "Leaf", "LedgerReport", "LoopbackServer", "Message", "Notary", "Post", "RoomLog",
-    "Sender", "SimulationResult", "Verdict", "WireError", "Workspace", "build_config", "disclose", "draft",
-    "fingerprint", "make_app", "published_text", "run_incident", "salt_id", "scan", "simulate",
-    "verify_chain_file", "verify_ledger",
+    "Approver", "ApproverClient", "Chain", "ChainReport", "Comparison", "Disclosure", "EvidenceClient",
+    "EvidenceStore", "Guard", "GuardConfig", "IssuedSalt", "Leaf", "LedgerReport", "LoopbackServer",
+    "Message", "Notary", "Post", "RoomLog", "Sender", "SimulationResult", "Verdict", "WireError", "Workspace",
+    "approver_app", "build_config", "disclose", "draft", "fingerprint", "make_app", "published_text",
+    "run_incident", "salt_id", "scan", "simulate", "verify_chain_file", "verify_ledger",
 ]

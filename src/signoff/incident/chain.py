@@ -27,7 +27,7 @@ RECORD_TYPE = "application/vnd.signoff.incident.record+json"
 GENESIS = "0" * 64
 
 
-def _link(entry: dict[str, Any]) -> bytes:
+def link_bytes(entry: dict[str, Any]) -> bytes:
     return canonical_bytes({"seq": entry["seq"], "prev": entry["prev"], "body": entry["body"]})
 
 
@@ -71,7 +71,7 @@ class Chain:
                 "prev": entry_hash(last) if last else GENESIS,
                 "body": body,
             }
-            sig = self.key.sign(pae(RECORD_TYPE, _link(entry)))
+            sig = self.key.sign(pae(RECORD_TYPE, link_bytes(entry)))
             entry["keyid"] = self.key.keyid
             entry["sig"] = base64.b64encode(sig).decode("ascii")
             fh.seek(0, os.SEEK_END)
@@ -118,7 +118,7 @@ def verify_chain_file(path: Path, trusted: dict[str, PublicKey], name: str | Non
             sig = b""
         if key is None:
             report.problems.append(f"{where}: signed by a key that is not trusted ({str(entry['keyid'])[:12]})")
-        elif not key.verify(sig, pae(RECORD_TYPE, _link(entry))):
+        elif not key.verify(sig, pae(RECORD_TYPE, link_bytes(entry))):
             report.problems.append(f"{where}: signature does not verify (edited)")
         if not isinstance(seq, int):
             report.problems.append(f"{where}: seq is not a number (edited)")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pygments.token import Comment, Name, Number, String, Text, Token, _TokenType, is_token_subtype
 
-from signoff.incident.guard import _CODEISH, SUBSEQ_MIN, WHOLE_MIN
+from signoff.incident.guard import CODEISH, SUBSEQ_MIN, WHOLE_MIN
 from signoff.incident.shapes import lexer, line_shape, shapes_by_line
 
 VARIANTS = ("verbatim", "renamed", "reformatted", "wrapped", "embedded", "base64", "hex")
@@ -35,7 +35,7 @@ def protected_lines(source: str, language: str) -> list[tuple[int, str]]:
     # Shapes come from the whole file, as the guard's configuration computes them, so a docstring
     # line counts as a string, not as code.
     for n, (line, shape) in enumerate(zip(source.splitlines(), shapes_by_line(source, language), strict=False), 1):
-        if len(shape) >= WHOLE_MIN and any(s in _CODEISH for s in shape):
+        if len(shape) >= WHOLE_MIN and any(s in CODEISH for s in shape):
             out.append((n, line.strip()))
     return out
 

@@ -13,7 +13,7 @@ import binascii
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import RECORD_TYPE, _link
+from signoff.incident.chain import RECORD_TYPE, link_bytes
 from signoff.incident.disclosure import Disclosure
 from signoff.kernel.errors import IntegrityError, UsageError
 from signoff.trust import PublicKey, SigningKey, pae, register_predicate_check, statement, subject, write_evidence
@@ -56,7 +56,7 @@ def check_disclosure(st: dict[str, Any], base: Path) -> list[str]:
         raise IntegrityError(f"{d.d_id}: text differs from what was approved", "the text was altered")
     if (body.get("d_id"), body.get("incident"), body.get("org")) != (d.d_id, d.incident, d.org):
         raise IntegrityError(f"{d.d_id}: the approval record is for another disclosure", "the file was altered")
-    if record.get("keyid") != key.keyid or not key.verify(sig, pae(RECORD_TYPE, _link(record))):
+    if record.get("keyid") != key.keyid or not key.verify(sig, pae(RECORD_TYPE, link_bytes(record))):
         raise IntegrityError(f"{d.d_id}: the approval record's signature does not verify", "the record was altered")
     return [f"{d.d_id} approved by {body.get('approver')} (record {record.get('seq')} of {d.org}'s chain); "
             "check the record against that chain with `signoff incident verify-ledger`"]

@@ -46,7 +46,7 @@ CONFIG_VERSION = "signoff.incident.guard/v1"
 # `}` or `return x` identifies nothing and is not protected.
 SUBSEQ_MIN = 6
 WHOLE_MIN = 4
-_CODEISH = frozenset("( ) [ ] { } = == === => : .".split())
+CODEISH = frozenset("( ) [ ] { } = == === => : .".split())
 
 RULES = ("code_line", "encoded_code_line", "email", "secret", "token", "customer_name", "encoded_other",
          "disclosure_unapproved", "disclosure_altered", "disclosure_stale", "foreign_disclosure",
@@ -171,9 +171,9 @@ def protected_shapes(sources: Iterable[str], language: str) -> tuple[set[Shape],
         for shape in shapes_by_line(source, language):
             if not shape:
                 continue
-            if len(shape) >= SUBSEQ_MIN and any(s in _CODEISH for s in shape):
+            if len(shape) >= SUBSEQ_MIN and any(s in CODEISH for s in shape):
                 anywhere.add(shape)
-            elif len(shape) >= WHOLE_MIN and any(s in _CODEISH for s in shape):
+            elif len(shape) >= WHOLE_MIN and any(s in CODEISH for s in shape):
                 whole.add(shape)
             else:
                 small += 1
