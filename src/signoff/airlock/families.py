@@ -360,7 +360,7 @@ RULES: tuple[Family, ...] = (
     _family(PRIVILEGED_ACTION, _PRIVILEGED),
     _family(AGENT_DIRECTIVE, _AGENT),
     _family(ENCODED_PAYLOAD, _ENCODED),
-    _family(SEVERITY_MANIPULATION, _SEVERITY),
+    _family(SEVERITY_MANIPULATION, _SEVERITY, view="plain"),  # "sev1" and "p0" must not be leet-folded
     _family(MULTILINGUAL_OVERRIDE, _MULTILINGUAL, view="plain"),
 )
 

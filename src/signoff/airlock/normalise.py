@@ -196,7 +196,7 @@ def _fold(text: str) -> str:
         return text
     words = text.split(" ")
     for i, word in enumerate(words):
-        # three letters at least: "p0", "sev1" and "ipv4" are words in their own right
-        if any(ch in _LEET_CHARS for ch in word) and sum(ch.isalpha() for ch in word) >= 3:
+        # two letters at least: "p0" is a word in its own right ("sev1" is read on the plain view)
+        if any(ch in _LEET_CHARS for ch in word) and sum(ch.isalpha() for ch in word) >= 2:
             words[i] = word.translate(_LEET)
     return " ".join(words)
