@@ -24,6 +24,7 @@ import codecs
 import importlib.metadata
 import json
 import logging
+import os
 import random
 import statistics
 import subprocess
@@ -372,7 +373,8 @@ def quarantined(text: str) -> tuple[bool, tuple[str, ...]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=ROOT / ".signoff-eval-cache")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "signoff-eval"
+    parser.add_argument("--cache", type=Path, default=cache, help="where downloaded wheels are kept")
     parser.add_argument("--runs", type=int, default=3, help="timing runs for the redaction comparison")
     args = parser.parse_args()
 
