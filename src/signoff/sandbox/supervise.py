@@ -241,22 +241,23 @@ def _children() -> list[int]:  # pragma: no cover - keeper
 
 def _reap_tree(within: float = 10.0) -> int:  # pragma: no cover - keeper
     """Kill and reap every process re-parented to us (we are a subreaper): detached daemons,
-    bubblewrap's pid 1 when bwrap went first. Returns how many there were."""
+    bubblewrap's pid 1 when bwrap went first. Returns how many there were. Waits block (no
+    polling); an alarm bounds the whole sweep in case a process cannot die."""
     count = 0
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        for child in _children():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(child, signal.SIGKILL)
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return count
-        if pid:
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)  # a stuck sweep ends the keeper; the caller copes
+    signal.setitimer(signal.ITIMER_REAL, within)
+    try:
+        while True:
+            for child in _children():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(child, signal.SIGKILL)
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                return count
             count += 1
-        else:
-            time.sleep(0.001)
-    return count
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def _read_all(fd: int) -> bytes:
