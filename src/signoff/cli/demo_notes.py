@@ -56,8 +56,8 @@ def build_history(repo: Path) -> None:
 @register("notes", "Release notes from a real git history: an invented metric fails, verified notes pass.")
 def demo_notes(as_json: bool) -> dict[str, Any]:
     from signoff.notes.decisions import decide
+    from signoff.notes.evidence import publish
     from signoff.notes.grade import grade
-    from signoff.notes.render import render
     from signoff.notes.run import start_run
 
     def say(text: str) -> None:
@@ -91,11 +91,12 @@ def demo_notes(as_json: bool) -> dict[str, Any]:
         say(f"editor rejected {r['id']}: {codes}; the writer revised it once")
     decide(run, "approve all", "demo-approver")
     decide(run, "ship", "demo-approver")
+    _, evidence = publish(run, s)
     final = run / "final.md"
-    final.write_text(render(run), encoding="utf-8")
     ours = grade(final, run / "snapshot.json")
     say(f"verified notes: {ours['claims']['supported']}/{ours['claims']['total']} claims, "
         f"{ours['sentences']['supported']}/{ours['sentences']['checkable']} sentences supported -> {final}")
+    say(f"signed evidence: {evidence} (re-verified offline by `signoff evidence verify`)")
     ok = (not base["ok"]) and ours["ok"] and bool(rejected) and result["rounds"] == 2
     return {"ok": ok, "run": str(run), "commits": result["commits"], "baseline": base, "ours": ours,
-            "rejected_in_review": [r["id"] for r in rejected], "final": str(final)}
+            "rejected_in_review": [r["id"] for r in rejected], "final": str(final), "evidence": str(evidence)}

@@ -172,16 +172,17 @@ def render_cmd(
     commit_url: Annotated[str | None, typer.Option("--commit-url", help="Link template for hashes, e.g. "
                                                    "https://example.org/repo/commit/{hash}")] = None,
 ) -> None:
-    """Write the shipped notes as Markdown with [F1] references and a facts appendix."""
-    from signoff.notes.render import render
+    """Write the shipped notes as Markdown with [F1] references and a facts appendix, and sign
+    evidence of the verification beside them in the run folder (notes.intoto.json)."""
+    from signoff.notes.evidence import publish
     from signoff.notes.run import run_dir
 
     if commit_url is not None and "{hash}" not in commit_url:
         raise UsageError(f"--commit-url {commit_url!r} has no {{hash}} placeholder",
                          "pass a template such as https://example.org/repo/commit/{hash}")
-    text = render(run_dir(run, settings()), commit_url)
+    text, evidence = publish(run_dir(run, settings()), settings(), commit_url)
     _out(out).write_text(text, encoding="utf-8")
-    console.print(f"wrote {out}", highlight=False)
+    console.print(f"wrote {out}; evidence {evidence} (check with `signoff evidence verify`)", highlight=False)
 
 
 @app.command("grade")
