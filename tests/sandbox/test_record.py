@@ -119,3 +119,30 @@ def test_namespace_failure_names_apparmor(monkeypatch: pytest.MonkeyPatch) -> No
     err = namespace_failure("bwrap: setting up uid map: Permission denied\n", None)
     assert "AppArmor" in err.message and "bwrap: setting up uid map" in err.message
     assert err.fix and "bubblewrap" in err.fix
+
+
+def test_concurrent_runs_do_not_hold_each_other(sandbox: None) -> None:
+    """Each run's keeper drops the caller's other descriptors: a short run in one thread ends while a
+    long run in another thread is still going (the order of completion is the proof)."""
+    import threading
+
+    order: list[str] = []
+    release = threading.Event()
+
+    def long_run() -> None:
+        run(["sleep", "30"], timeout=3)  # ends at its timeout
+        order.append("long")
+
+    def short_run() -> None:
+        run(["true"])
+        order.append("short")
+        release.set()
+
+    threads = [threading.Thread(target=long_run), threading.Thread(target=short_run)]
+    for t in threads:
+        t.start()
+    assert release.wait(15)
+    assert order == ["short"]
+    for t in threads:
+        t.join()
+    assert order == ["short", "long"]

