@@ -59,3 +59,21 @@ def test_run_then_verify_then_tamper(node: str, home: Path, capsys: pytest.Captu
 def test_verify_ledger_without_state_is_a_clear_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "incident", "verify-ledger")
     assert code == 2 and "no incident state" in err and "fix:" in err
+
+
+def test_damaged_state_is_a_message_not_a_traceback(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "incident", "run", "--json")[0] == 0
+    capsys.readouterr()
+    shared = home / "incident" / "shared-room.jsonl"
+    shared.write_text(shared.read_text() + "{not json\n")
+    code, out, err = run(capsys, "incident", "verify-ledger")
+    assert code == 1 and "shared-room.jsonl line" in out and "Traceback" not in err
+    approvals = home / "incident" / "payco" / "approvals.jsonl"
+    approvals.write_text(approvals.read_text() + "garbage\n")
+    code, out, _ = run(capsys, "incident", "verify-ledger", "--json")
+    assert code == 1 and any("not a chain record" in p for p in json.loads(out)["problems"])
+    (home / "incident" / "pins.json").write_text("{")
+    note = home.parent / "n.txt"
+    note.write_text("hello")
+    code, _, err = run(capsys, "incident", "guard", "check", str(note), "--org", "payco")
+    assert code == 1 and "pins.json is damaged" in err and "Traceback" not in err

@@ -8,6 +8,7 @@ from signoff.cli.context import console, settings
 from signoff.cli.demo import register
 from signoff.incident.walkthrough import run_incident
 from signoff.incident.workspace import Workspace
+from signoff.kernel.errors import UnavailableError
 from signoff.kernel.ids import new_id
 from signoff.trust import KeyStore
 
@@ -16,7 +17,13 @@ from signoff.trust import KeyStore
 def demo_incident(as_json: bool) -> dict[str, Any]:
     s = settings()
     ws = Workspace(s.home / "demo-incident" / new_id()[:8], KeyStore(s.keys_dir))
-    summary = run_incident(ws)
+    try:
+        summary = run_incident(ws)
+    except UnavailableError as exc:
+        # The ShopCo side is JavaScript; without node there is nothing real to show.
+        if not as_json:
+            console.print(f"[bold red]incident demo needs node:[/] {exc.message} ({exc.fix})")
+        return {"ok": False, "problem": exc.message, "fix": exc.fix}
     if not as_json:
         console.print(f"PayCo -> ShopCo: {len(summary['bug']['rejected'])} of {summary['bug']['events']} "
                       "webhooks rejected (real node process)")

@@ -21,6 +21,7 @@ from typing import Any
 
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import IntegrityError
 from signoff.trust import PublicKey, SigningKey, pae
 
 RECORD_TYPE = "application/vnd.signoff.incident.record+json"
@@ -65,7 +66,11 @@ class Chain:
             fcntl.flock(fh, fcntl.LOCK_EX)
             fh.seek(0)
             lines = [ln for ln in fh.read().splitlines() if ln.strip()]
-            last = json.loads(lines[-1]) if lines else None
+            try:
+                last = json.loads(lines[-1]) if lines else None
+            except ValueError as exc:
+                raise IntegrityError(f"the last record of {self.path.name} is damaged; nothing appended",
+                                     "run `signoff incident verify-ledger`") from exc
             entry: dict[str, Any] = {
                 "seq": (int(last["seq"]) + 1) if last else 1,
                 "prev": entry_hash(last) if last else GENESIS,
@@ -84,7 +89,20 @@ class Chain:
         """The parsed records, unchecked (use verify for anything that matters)."""
         if not self.path.exists():
             return []
-        return [json.loads(ln) for ln in self.path.read_bytes().splitlines() if ln.strip()]
+        out = []
+        for n, ln in enumerate(self.path.read_bytes().splitlines(), 1):
+            if not ln.strip():
+                continue
+            try:
+                entry = json.loads(ln)
+            except ValueError as exc:
+                raise IntegrityError(f"{self.path.name} line {n} is not a record",
+                                     "run `signoff incident verify-ledger` to see what was changed") from exc
+            if not isinstance(entry, dict):
+                raise IntegrityError(f"{self.path.name} line {n} is not a record",
+                                     "run `signoff incident verify-ledger` to see what was changed")
+            out.append(entry)
+        return out
 
 
 def verify_chain_file(path: Path, trusted: dict[str, PublicKey], name: str | None = None) -> ChainReport:

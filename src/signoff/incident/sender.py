@@ -16,7 +16,7 @@ from typing import Any
 from signoff.incident.approvals import Message
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.guard import Guard, Post, Verdict
-from signoff.kernel.errors import RefusedError
+from signoff.kernel.errors import IntegrityError, RefusedError
 from signoff.kernel.ids import new_id
 
 
@@ -40,7 +40,19 @@ class RoomLog:
     def rows(self) -> list[dict[str, Any]]:
         if not self.path.exists():
             return []
-        return [json.loads(ln) for ln in self.path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        out = []
+        for n, ln in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+            if not ln.strip():
+                continue
+            problem = IntegrityError(f"{self.path.name} line {n} is not a message", "the transcript was edited")
+            try:
+                row = json.loads(ln)
+            except ValueError as exc:
+                raise problem from exc
+            if not isinstance(row, dict):
+                raise problem
+            out.append(row)
+        return out
 
 
 @dataclass

@@ -28,7 +28,7 @@ from signoff.incident.guard import Guard, GuardConfig, build_config
 from signoff.incident.sender import RoomLog
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
-from signoff.kernel.errors import UsageError
+from signoff.kernel.errors import IntegrityError, UsageError
 from signoff.kernel.ids import readable_id
 from signoff.trust import KeyStore
 
@@ -108,6 +108,9 @@ class Workspace:
             data = json.loads(self.pins_path.read_text())
         except FileNotFoundError as exc:
             raise UsageError(f"no incident set up at {self.root}", "run `signoff incident setup`") from exc
+        except ValueError as exc:
+            raise IntegrityError(f"{self.pins_path} is damaged", "restore it, or run `signoff incident setup` "
+                                 "again on purpose (this re-pins the guards)") from exc
         if not isinstance(data, dict):
             raise UsageError(f"{self.pins_path} is not a pin file", "run `signoff incident setup` again")
         return {str(k): str(v) for k, v in data.items()}
@@ -167,7 +170,12 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
         passed[org] = {r["body"]["d_id"]: r["body"] for r in g.records
                        if isinstance(r.get("body"), dict) and r["body"].get("allowed") and r["body"].get("d_id")
                        and r["body"].get("room") == SHARED_ROOM}
-    for row in ws.shared_room.rows():
+    try:
+        rows = ws.shared_room.rows()
+    except IntegrityError as exc:
+        report.problems.append(exc.message)
+        rows = []
+    for row in rows:
         d_id = row.get("d_id")
         if not d_id:
             continue
