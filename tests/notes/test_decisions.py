@@ -97,6 +97,7 @@ def test_render_refuses_before_ship(run: Path) -> None:
     ("edit S1", "needs the new text"),
     ("reject S1 please", "takes nothing after the id"),
     ("ship now", "takes no argument"),
+    ("edit S1 first line\n# injected heading", "line break"),
 ])
 def test_bad_commands_leave_the_log_untouched(run: Path, command: str, message: str) -> None:
     decide(run, "approve S1", "alice")

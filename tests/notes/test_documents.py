@@ -64,6 +64,7 @@ def test_wrong_schema_versions_of_streamed_files(built: tuple[Path, Path], tmp_p
     ([{"id": "1", "text": "x", "facts": []}], r"sentences\[0\].id must be an id like S1"),
     ([{"id": "S1", "text": " ", "facts": []}], r"sentences\[0\].text must be a non-empty string"),
     ([{"id": "S1", "text": "x", "facts": "F1"}], r"sentences\[0\].facts must be a list of fact ids"),
+    ([{"id": "S1", "text": "x\n# injected", "facts": []}], r"sentences\[0\].text must be one line"),
     ([{"id": "S1", "text": "x", "facts": []}, {"id": "S1", "text": "y", "facts": []}], "appears twice"),
 ])
 def test_draft_shape_errors(tmp_path: Path, sentences: object, message: str) -> None:

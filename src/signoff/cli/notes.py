@@ -19,6 +19,13 @@ ScriptOpt = Annotated[str, typer.Option("--script", help="Scripted writer to use
                                                      "default or demo.")]
 
 
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        raise UsageError("cannot tell who is deciding", "pass --by NAME") from None
+
+
 def _out(path: Path) -> Path:
     if path.exists() and path.is_dir():
         raise UsageError(f"output {path} is a folder", "pass a file name with -o")
@@ -135,7 +142,7 @@ def decide_cmd(
     from signoff.notes.decisions import decide
     from signoff.notes.run import run_dir
 
-    state = decide(run_dir(run, settings()), command, by or getpass.getuser())
+    state = decide(run_dir(run, settings()), command, by or _login())
     if as_json:
         print_json(state.as_json())
         return

@@ -63,6 +63,8 @@ def parse(command: str, known: list[str]) -> Command:
     if action == "edit":
         if not tail:
             raise UsageError(f"edit {sid} needs the new text", "use: edit S3 <new text>")
+        if "\n" in tail or "\r" in tail:
+            raise UsageError(f"the new text of {sid} has a line break", "a sentence is one line of text")
         if len(tail) > MAX_TEXT:
             raise UsageError(f"the new text of {sid} is longer than {MAX_TEXT} characters", "shorten it")
         return Command("edit", sid, tail)
@@ -151,7 +153,7 @@ def blockers(folder: Path, state: State) -> list[str]:
     """Why this state may not ship (empty when it may)."""
     kept = [s for s in state.sentences if s.status != "rejected"]
     if not kept:
-        return ["every sentence is rejected: there is nothing to ship"]
+        return ["no sentence is kept: there is nothing to ship"]
     verifier = Verifier(folder / SNAPSHOT_FILE, folder / FACTS_FILE, {f for s in kept for f in s.facts})
     problems = []
     for s in kept:

@@ -25,6 +25,7 @@ def check_sentences(sentences: Any, path: Path | str, what: str = "draft") -> li
         need(isinstance(s.get("text"), str) and bool(s["text"].strip()), f"{where}.text", "a non-empty string",
              what, path)
         need(len(s["text"]) <= MAX_TEXT, f"{where}.text", f"at most {MAX_TEXT} characters", what, path)
+        need("\n" not in s["text"] and "\r" not in s["text"], f"{where}.text", "one line (a sentence)", what, path)
         need(isinstance(s.get("facts"), list) and all(isinstance(f, str) for f in s["facts"]), f"{where}.facts",
              "a list of fact ids", what, path)
         if s["id"] in seen:
