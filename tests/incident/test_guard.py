@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pygments.token import Name, Number, String, is_token_subtype
 
-from signoff.incident.corpus import VARIANTS, code_corpus, prose_corpus
+from signoff.incident.corpus import VARIANTS, code_corpus, prose_corpus, protected_lines
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.fixture import code_files, language_of
 from signoff.incident.guard import Guard, GuardConfig, Post
 from signoff.incident.notary import Notary
+from signoff.incident.shapes import lexer
 from signoff.incident.walkthrough import approver_for
 from signoff.incident.workspace import APPROVERS, SHARED_ROOM, Workspace, private_room
 from signoff.kernel.errors import RefusedError
@@ -86,6 +91,8 @@ def test_plain_incident_prose_passes(guards: dict[str, Guard]) -> None:
     ("Jo\u200bsé Ál\u200dvarez", "customer_name"),  # zero-width characters inside the name
     ("Jоsé Аlvarez", "customer_name"),  # Cyrillic о and А
     ("the name is J o s e", "customer_name"),  # spelled out
+    ("reach me at " + b"priya.k@payco.example".hex(), "encoded_other"),
+    (base64.b64encode(b"sk_live_4eC39HqLyjWDarjtT1zdp7dc").decode(), "encoded_other"),
 ])
 def test_content_rules(guards: dict[str, Guard], text: str, rule: str) -> None:
     for org in ORGS:
@@ -160,3 +167,32 @@ def test_changed_guard_configuration_refuses_to_run(workspace: Workspace) -> Non
     path.write_text(path.read_text().replace('"approver":"sam"', '"approver":"mallory"'))
     with pytest.raises(RefusedError, match="differs from its pin"):
         workspace.guard("shopco").check(Post(SHARED_ROOM, "hello"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_renaming_of_an_own_line_is_blocked(guards: dict[str, Guard], data: st.DataObject) -> None:
+    org = data.draw(st.sampled_from(ORGS))
+    language = language_of(org)
+    lines = [ln for p in code_files(org) for _, ln in protected_lines(p.read_text(), language)]
+    line = data.draw(st.sampled_from(lines))
+    ident = st.from_regex(r"[a-z][A-Za-z0-9]{0,8}", fullmatch=True).map(lambda s: "v_" + s)
+    names: dict[str, str] = {}
+    out = []
+    in_string = False
+    for ttype, value in lexer(language).get_tokens(line):
+        if is_token_subtype(ttype, String):
+            if not in_string:
+                out.append(json.dumps(data.draw(st.text(st.characters(min_codepoint=32, max_codepoint=126)))))
+            in_string = True
+            continue
+        in_string = False
+        if is_token_subtype(ttype, Name):
+            out.append(names.setdefault(value, data.draw(ident)))
+        elif is_token_subtype(ttype, Number):
+            out.append(str(data.draw(st.integers(0, 10**6))))
+        else:
+            out.append(value)
+    renamed = "".join(out).strip()
+    verdict = guards[org].check_text(renamed)
+    assert not verdict.allowed and "code_line" in verdict.rules, renamed
