@@ -146,3 +146,10 @@ def test_concurrent_runs_do_not_hold_each_other(sandbox: None) -> None:
     for t in threads:
         t.join()
     assert order == ["short", "long"]
+
+
+def test_missing_command_is_recorded_as_a_sandbox_error(sandbox: None) -> None:
+    ex = run(["no-such-command-signoff"])
+    assert ex.exit_code != 0 and not ex.ok
+    assert "execvp no-such-command-signoff" in ex.isolation["sandbox_error"]
+    assert "sandbox_error" not in run(["true"]).isolation

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from signoff.sandbox import seccomp
+from tests.support.requires import require
 
 HEADERS = {"x86_64": Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h"),
            "aarch64": Path("/usr/include/asm-generic/unistd.h")}
@@ -17,8 +18,7 @@ HEADERS = {"x86_64": Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h"),
 @pytest.mark.parametrize("machine", sorted(seccomp.ARCHES))
 def test_syscall_numbers_match_the_headers(machine: str) -> None:
     header = HEADERS[machine]
-    if not header.exists():
-        pytest.fail(f"{header} missing: apt-get install -y linux-libc-dev")
+    require("linux-libc-dev", header.exists(), f"{header} is missing: apt-get install -y linux-libc-dev")
     text = header.read_text()
     table = seccomp.ARCHES[machine][1]
     checked = 0

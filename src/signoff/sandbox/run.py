@@ -246,6 +246,10 @@ def _run_bwrap(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[st
         raise namespace_failure(outcome.stderr.decode(errors="replace"), binary)
     isolation = _isolation_bwrap(binary, limits, cg, mounts, workdir, network, deny_inet, env, uid, status,
                                  escaped, outcome)
+    if "exit-code" not in status and not outcome.timed_out:
+        # bubblewrap gave up after creating the namespaces (e.g. the command does not exist)
+        said = [ln for ln in outcome.stderr.decode(errors="replace").splitlines() if ln.startswith("bwrap: ")]
+        isolation["sandbox_error"] = said[-1] if said else "the command did not start"
     return _execution(cmd, outcome, stats, isolation, names, workdir)
 
 
