@@ -350,7 +350,9 @@ class Family:
 
 
 def _family(name: str, parts: list[str], view: str = "folded") -> Family:
-    return Family(name, compile_re(alternation(parts)), view)
+    # multi-line: the scanner joins sentences with "\n", so "^" and "$" mean the start and end of a
+    # sentence and one pass reads them all
+    return Family(name, compile_re("(?m)" + alternation(parts)), view)
 
 
 # HIDDEN_UNICODE has no pattern: it is decided from what `normalise` removed.

@@ -12,6 +12,7 @@ MAX_BYTES = 256 * 1024  # a long bug report with a pasted stack trace is well un
 # C0 controls other than tab, newline, carriage return and form feed; text editors never produce
 # them, binary files are full of them.
 _CONTROL = frozenset(range(0x20)) - {0x09, 0x0A, 0x0C, 0x0D}
+_DELETE_CONTROLS = dict.fromkeys(_CONTROL)
 
 
 def too_large(size: int, limit: int = MAX_BYTES) -> UsageError:
@@ -44,9 +45,11 @@ def check_text(text: str, limit: int = MAX_BYTES) -> str:
         raise too_large(size, limit)
     if "\x00" in text:
         raise _binary("it contains NUL characters")
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
-        raise _binary("it contains unpaired surrogates")
-    controls = sum(1 for ch in text if ord(ch) in _CONTROL)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _binary("it contains unpaired surrogates") from None
+    controls = len(text) - len(text.translate(_DELETE_CONTROLS))
     if controls and controls * 100 > len(text):  # more than 1% control characters: not prose
         raise _binary(f"{controls} of its {len(text)} characters are control characters")
     return text

@@ -17,6 +17,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
+from signoff.airlock._re import compile_re
+
 # Invisible characters by kind. Zero-width joiners are legitimate inside emoji sequences and some
 # scripts (Persian, Indic); they are still removed for scanning, but only count as *suspicious*
 # where they split Latin letters (see `_suspicious`).
@@ -48,8 +50,18 @@ _CONFUSABLES: dict[str, str] = {
     "ı": "i", "ɑ": "a", "ɩ": "i", "ℓ": "l", "ǀ": "l", "ꓲ": "i", "ꭰ": "d", "ᴀ": "a", "ʀ": "r",
     "ꜱ": "s", "ᴇ": "e", "ɪ": "i", "ɢ": "g", "ᴏ": "o", "ᴛ": "t", "ᴜ": "u", "ɴ": "n", "ᴍ": "m",
 }  # fmt: skip
+_CONFUSABLE_TABLE = str.maketrans(_CONFUSABLES)
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _LEET_CHARS = frozenset("0134579@$")
+
+
+_HIDDEN_RUN = compile_re(
+    r"[\x{200B}-\x{200F}\x{2060}-\x{2064}\x{FEFF}\x{180E}\x{00AD}\x{034F}\x{115F}\x{1160}\x{3164}"
+    r"\x{FFA0}\x{061C}\x{202A}-\x{202E}\x{2066}-\x{2069}\x{E0000}-\x{E007F}\x{FE00}-\x{FE0F}"
+    r"\x{E0100}-\x{E01EF}]+"
+)
+
+_MARK = compile_re(r"\p{Mn}")
 
 
 @dataclass(frozen=True)
@@ -72,28 +84,25 @@ def normalise(text: str) -> Normalised:
         text = text.replace(old, new)
     hidden: Counter[str] = Counter()
     suspicious: set[str] = set()
-    kept: list[str] = []
     smuggled: list[str] = []
-    previous_visible = ""
-    for index, ch in enumerate(text):
-        code = ord(ch)
-        kind = _hidden_kind(code)
-        if kind is None:
-            kept.append(ch)
-            previous_visible = ch
-            continue
-        hidden[kind] += 1
-        if kind == "tag":
-            suspicious.add("tag")
-            if 0xE0020 <= code <= 0xE007E:
-                smuggled.append(chr(code - 0xE0000))
-        elif kind == "bidi" and code in _BIDI_OVERRIDES:
-            suspicious.add("bidi")
-        elif kind in ("zero_width", "variation_selector") and _splits_latin(
-            previous_visible, _next_visible(text, index), code, kind
-        ):
-            suspicious.add(kind)
-    shown = unicodedata.normalize("NFKC", "".join(kept))
+    # Only the runs of invisible characters are visited in Python; the rest is one RE2 pass.
+    for run in _HIDDEN_RUN.finditer(text):
+        before = text[run.start - 1] if run.start > 0 else ""
+        after = text[run.end] if run.end < len(text) else ""
+        for ch in run.text:
+            code = ord(ch)
+            kind = _hidden_kind(code) or "zero_width"
+            hidden[kind] += 1
+            if kind == "tag":
+                suspicious.add("tag")
+                if 0xE0020 <= code <= 0xE007E:
+                    smuggled.append(chr(code - 0xE0000))
+            elif kind == "bidi" and code in _BIDI_OVERRIDES:
+                suspicious.add("bidi")
+            elif kind in ("zero_width", "variation_selector") and _splits_latin(before, after, code, kind):
+                suspicious.add(kind)
+    kept = _HIDDEN_RUN.sub("", text) if hidden else text
+    shown = unicodedata.normalize("NFKC", kept)
     shown = _collapse_whitespace(shown)
     plain = _strip_latin_marks(shown).casefold()
     folded = _fold(_strip_latin_marks(_fold_confusables(shown)).casefold())
@@ -123,13 +132,6 @@ def _hidden_kind(code: int) -> str | None:
     if code in _VARIATION:
         return "variation_selector"
     return None
-
-
-def _next_visible(text: str, index: int) -> str:
-    for ch in text[index + 1 : index + 16]:
-        if _hidden_kind(ord(ch)) is None:
-            return ch
-    return ""
 
 
 def _splits_latin(before: str, after: str, code: int, kind: str) -> bool:
@@ -172,7 +174,11 @@ def _is_latin(ch: str) -> bool:
 
 
 def _strip_latin_marks(text: str) -> str:
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFD", text)
+    if _MARK.search(decomposed) is None:
+        return text
     out: list[str] = []
     base_is_latin = False
     for ch in decomposed:
@@ -187,7 +193,7 @@ def _strip_latin_marks(text: str) -> str:
 
 
 def _fold_confusables(text: str) -> str:
-    return "".join(_CONFUSABLES.get(ch, ch) for ch in text)
+    return text if text.isascii() else text.translate(_CONFUSABLE_TABLE)
 
 
 def _fold(text: str) -> str:

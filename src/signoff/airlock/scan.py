@@ -152,19 +152,20 @@ def detect(text: str) -> list[Hit]:
 
 def _scan_views(plain: str, folded: str, rules: tuple[fam.Family, ...]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
-    segments = {"plain": _segments(plain), "folded": _segments(folded)}
+    sentences = {"plain": "\n".join(_segments(plain)), "folded": "\n".join(_segments(folded))}
     whole = {"plain": plain.replace("\n", " "), "folded": folded.replace("\n", " ")}
     for rule in rules:
-        where = _first_hit(rule, whole[rule.view], segments[rule.view])
+        where = _first_hit(rule, whole[rule.view], sentences[rule.view])
         if where is not None:
             found.append((rule.name, where))
     return found
 
 
-def _first_hit(rule: fam.Family, whole: str, segments: list[str]) -> str | None:
-    for index, segment in enumerate(segments, start=1):
-        if rule.pattern.search(segment) is not None:
-            return f"sentence {index}"
+def _first_hit(rule: fam.Family, whole: str, sentences: str) -> str | None:
+    """One pass over the sentences (one per line; the patterns are multi-line), then the whole text."""
+    span = rule.pattern.search(sentences)
+    if span is not None:
+        return f"sentence {sentences.count(chr(10), 0, span.start) + 1}"
     if rule.pattern.search(whole) is not None:
         return "whole text"
     return None
