@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -73,6 +74,13 @@ def timed(fn: object) -> float:
     return time.perf_counter() - start
 
 
+def cpu_now() -> float:
+    """CPU seconds of this process and its finished children (git): less sensitive to a busy machine
+    than wall time, reported beside it."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--commits", type=int, default=20_000)
@@ -95,11 +103,16 @@ def main() -> int:
             take_snapshot(repo, None, work / "snapshot.json")
             build_facts(work / "snapshot.json", work / "facts.json")
 
-        base_t, ours_t = [], []
+        base_t, ours_t, base_cpu, ours_cpu = [], [], [], []
         baseline()  # warm the page cache for both sides
         for _ in range(args.runs):
+            c0 = cpu_now()
             base_t.append(timed(baseline))
+            c1 = cpu_now()
             ours_t.append(timed(ours))
+            c2 = cpu_now()
+            base_cpu.append(c1 - c0)
+            ours_cpu.append(c2 - c1)
         facts = FactsFile(work / "facts.json")
         counts = {(f["metric"], f["scope"]): f["value"] for f in facts.facts() if f["kind"] == "count"}
         print(f"snapshot+facts: {counts[('commits', 'range')]} commits, {len(facts.ids)} facts, "
@@ -121,6 +134,9 @@ def main() -> int:
         print(f"git log --numstat: median {mb:.2f} s (min {min(base_t):.2f}, max {max(base_t):.2f}); "
               f"snapshot+facts: median {mo:.2f} s (min {min(ours_t):.2f}, max {max(ours_t):.2f}); "
               f"runs {args.runs}; goal <= 1.5x")
+        cb, co = statistics.median(base_cpu), statistics.median(ours_cpu)
+        print(f"cpu time (git + python): git log median {cb:.2f} s, snapshot+facts median {co:.2f} s, "
+              f"cpu ratio {co / cb:.2f}")
         print(f"verify: {len(sentences)} sentences in {t_done - t_ready:.2f} s = {rate:,.0f} sentences/s "
               f"(after recomputing facts from the snapshot once in {t_ready - t_init:.2f} s)")
         print(f"ratio {mo / mb:.2f}")

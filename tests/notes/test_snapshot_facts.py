@@ -147,3 +147,32 @@ def test_not_a_repository_and_empty_repository(tmp_path: Path) -> None:
     Repo(tmp_path / "empty")
     with pytest.raises(UsageError, match="no commits yet"):
         take_snapshot(tmp_path / "empty", None, tmp_path / "s.json")
+
+
+class _CountingStream:
+    """A pipe stand-in that records how much has been read."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def read(self, n: int = -1) -> bytes:
+        n = len(self.data) - self.pos if n < 0 else n
+        chunk = self.data[self.pos:self.pos + n]
+        self.pos += len(chunk)
+        return chunk
+
+
+def test_parse_log_yields_commits_while_the_stream_is_still_being_read() -> None:
+    from signoff.notes import snapshot as snap
+
+    record = ("\x1e" + "ab" * 20 + "\x1f\x1fA\x1fa@x\x1f2026-01-01T00:00:00+00:00\x1fA\x1fa@x\x1f"
+              "2026-01-01T00:00:00+00:00\x1fsubject\x1fbody\x1f\x00\n3\t1\tsrc/f.py\x00-\t-\tlogo.bin\x00")
+    data = record.encode() * 20_000  # about 3 MB of `git log --numstat -z`
+    stream = _CountingStream(data)
+    commits = snap.parse_log(stream)  # type: ignore[arg-type]
+    first = next(commits)
+    assert first["files"] == [
+        {"path": "src/f.py", "old_path": None, "added": 3, "deleted": 1, "binary": False},
+        {"path": "logo.bin", "old_path": None, "added": 0, "deleted": 0, "binary": True}]
+    assert stream.pos < len(data) // 2  # streamed: most of the output is not read yet
+    assert sum(1 for _ in commits) == 19_999
