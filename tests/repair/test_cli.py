@@ -76,7 +76,7 @@ def test_not_a_repository(home: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     assert "not a git repository" in capsys.readouterr().err
 
 
-def test_demo_repair(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_repair_then_cases_and_show(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "repair", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] is True
@@ -84,3 +84,11 @@ def test_demo_repair(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert out["verify"]["genuine-fix"]["verdict"] == "VERIFIED"
     assert out["room"]["state"] == "ACCEPTED"
     assert all(Path(p).is_file() for p in out["evidence"])
+    case_id = out["room"]["case_id"]
+    assert main(["repair", "cases", "--json"]) == 0
+    assert [c["state"] for c in json.loads(capsys.readouterr().out)] == ["ACCEPTED"]
+    assert main(["repair", "show", case_id, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["history"][-1] == "ACCEPTED" and shown["verdicts"]["2"]["verdict"] == "VERIFIED"
+    assert main(["repair", "show", "nope-99"]) == 2
+    assert "no repair case" in capsys.readouterr().err

@@ -90,3 +90,59 @@ def freeze_cmd(
         print_json({"digest": frozen.digest, "path": str(frozen.path), "files": list(frozen.files)})
     else:
         console.print(f"{frozen.digest}  {len(frozen.files)} files  {frozen.path}", highlight=False)
+
+
+def _desk_cases() -> list[Any]:
+    from signoff.ledger import Ledger
+    from signoff.repair.workflow import fold
+
+    ledger = Ledger.open(settings())
+    try:
+        out = []
+        for key in ledger.case_ids("repair.case."):
+            st = fold(ledger.read(key))
+            if st is not None:
+                out.append(st)
+        return out
+    finally:
+        ledger.close()
+
+
+@app.command("cases")
+def cases_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List repair cases of the room workflow and their states (from the ledger)."""
+    found = _desk_cases()
+    if as_json:
+        print_json([{"case_id": c.case_id, "state": c.state, "room_id": c.room_id, "base": c.base,
+                     "harness_digest": c.harness_digest} for c in found])
+        return
+    for c in found:
+        console.print(f"{c.case_id:<16} {c.state:<18} base {c.base[:12]}  harness {c.harness_digest[:12]}",
+                      highlight=False)
+
+
+@app.command("show")
+def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-01.")],
+             as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Show one case: its state history, attempts, verdicts and evidence files."""
+    from signoff.kernel.errors import NotFoundError
+
+    match = [c for c in _desk_cases() if c.case_id == case_id]
+    if not match:
+        raise NotFoundError(f"no repair case {case_id}", "list them with `signoff repair cases`")
+    c = match[0]
+    data = {"case_id": c.case_id, "state": c.state, "history": c.history, "base": c.base,
+            "harness_digest": c.harness_digest, "contract": c.contract.as_json(),
+            "failed_attempts": {str(k): v for k, v in c.failures.items()},
+            "candidates": {str(k): v for k, v in c.candidates.items()},
+            "verdicts": {str(k): {"verdict": v["verdict"], "fingerprint": v["fingerprint"], "evidence": v["evidence"],
+                                  "reasons": [r["code"] for r in v["reasons"]]} for k, v in c.verdicts.items()}}
+    if as_json:
+        print_json(data)
+        return
+    console.print(f"{c.case_id}: {c.state}  ({' -> '.join(c.history)})", highlight=False)
+    for k, reason_text in c.failures.items():
+        console.print(f"  attempt {k}: proposal refused: {reason_text}", highlight=False)
+    for k, v in c.verdicts.items():
+        console.print(f"  attempt {k}: {v['candidate'][:12]} {v['verdict']}  evidence {v['evidence']}",
+                      highlight=False)

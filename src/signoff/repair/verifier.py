@@ -41,6 +41,16 @@ PROFILE_KEYS = ("backend", "version", "binary", "unsafe", "uid", "limits", "enfo
                 "guarantees", "mechanisms", "weaker")
 
 
+# One whole core per execution (the sandbox's default is 0.75); memory, processes and files as default.
+LIMITS_CPUS = 1.0
+
+
+def _limits() -> Any:
+    from signoff.sandbox import Limits
+
+    return Limits(cpus=LIMITS_CPUS)
+
+
 def isolation_profile(record: dict[str, Any]) -> dict[str, Any]:
     return {k: record[k] for k in PROFILE_KEYS if k in record}
 
@@ -292,13 +302,15 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
                 def execute(job: tuple[Any, ...]) -> tuple[str, Run]:
                     stage, argv, collect, mounts, env, tests = job
                     try:
-                        ex = sandbox.run(argv, mounts, env=env, timeout=req.timeout, workdir=WORKDIR,
+                        ex = sandbox.run(argv, mounts, limits=_limits(), env=env, timeout=req.timeout, workdir=WORKDIR,
                                          network=False, backend=req.backend, collect=collect)
                     except sandbox.SandboxUnavailable as exc:
                         return stage, Run("sandbox_unavailable", exc.message)
                     return stage, _to_run(ex, runner, tests, req.timeout)
 
-                workers = max(1, min(len(jobs), os.cpu_count() or 1))
+                # One more worker than cores: a pytest run spends part of its time starting up and
+                # waiting on I/O, so the third execution should not wait for a whole round.
+                workers = max(1, min(len(jobs), (os.cpu_count() or 1) + 1))
                 with ThreadPoolExecutor(max_workers=workers) as pool:
                     for stage, run in pool.map(execute, jobs):
                         runs[stage].append(run)
