@@ -228,7 +228,8 @@ _AGENT = [
     r"\bif (?:the )?user asks\b",
     r"\b(?:reply|respond|print|say|repeat) (?:with )?(?:only|exactly|verbatim|nothing (?:but|else|except))\b",
     r"\b(?:just|only|simply) (?:print|say|reply|respond|repeat)\b",
-    rf"{_IMP}(?:print|say|output|repeat|reply with|respond with|write) (?:the following|this (?:exact |exactly )?"
+    # not "say" or "write": 'Say "Hey Shop"' and 'Write "abc" in the field' are ordinary steps
+    rf"{_IMP}(?:print|output|repeat|reply with|respond with) (?:the following|this (?:exact |exactly )?"
     r"(?:sentence|text|phrase|word|message|string)|the (?:word|phrase|sentence|string) |[\"'\x{201c}<])",
     r"\b(?:do|perform|complete|execute|carry out|follow) the following (?:first|instead|steps? first|"
     r"instructions|actions?|tasks?)\b",
