@@ -17,7 +17,8 @@ from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
 
 # Packages that contribute their own checks through `doctor_checks(settings) -> list[Check]`.
-CHECK_MODULES = ("signoff.sandbox.doctor", "signoff.web.doctor", "signoff.agents.doctor", "signoff.incident.doctor")
+CHECK_MODULES = ("signoff.sandbox.doctor", "signoff.web.doctor", "signoff.agents.doctor", "signoff.incident.doctor",
+                 "signoff.airlock.doctor")
 
 
 def _version_of(cmd: list[str]) -> str | None:
