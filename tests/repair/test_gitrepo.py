@@ -95,3 +95,23 @@ def test_commit_files_leaves_work_tree_and_index_alone(coupon: FixtureRepo) -> N
     assert _git(coupon.path, "diff", "--cached", "--name-only") == "README.md"
     assert (coupon.path / "README.md").read_text() == "local edit\n"
     assert [c.path for c in gitrepo.changed_paths(coupon.path, coupon.base, commit)] == ["cart.py"]
+
+
+def test_export_refuses_hidden_files_and_escaping_links(coupon: FixtureRepo, tmp_path: Path) -> None:
+    hide = gitrepo.commit_files(coupon.path, coupon.base, {".gitattributes": "cart.py export-ignore\n"}, "hide")
+    with pytest.raises(gitrepo.ExportError, match="hides committed files"):
+        gitrepo.export(coupon.path, hide, tmp_path / "a")
+    # A symlink out of the tree, committed with plumbing (mode 120000).
+    blob = subprocess.run(["git", "-C", str(coupon.path), "hash-object", "-w", "--stdin"], input=b"/etc/shadow",
+                          capture_output=True, check=True).stdout.decode().strip()
+    env = {"GIT_INDEX_FILE": str(tmp_path / "idx"), "PATH": "/usr/bin:/bin"}
+    run = lambda *a: subprocess.run(["git", "-C", str(coupon.path), *a], env=env, capture_output=True,  # noqa: E731
+                                    check=True, text=True).stdout.strip()
+    run("read-tree", coupon.base)
+    run("update-index", "--add", "--cacheinfo", f"120000,{blob},evil")
+    tree = run("write-tree")
+    env.update({"GIT_AUTHOR_NAME": "x", "GIT_AUTHOR_EMAIL": "x@x", "GIT_COMMITTER_NAME": "x",
+                "GIT_COMMITTER_EMAIL": "x@x"})
+    evil = run("commit-tree", tree, "-p", coupon.base, "-m", "link")
+    with pytest.raises(gitrepo.ExportError, match="cannot be exported safely"):
+        gitrepo.export(coupon.path, evil, tmp_path / "b")

@@ -214,3 +214,53 @@ def test_redacted_evidence_says_what_it_could_not_check(coupon: FixtureRepo, set
                           KeyStore(settings.keys_dir).ensure("verifier"), settings.evidence_dir)
     notes = verify_file(full, KeyStore(settings.keys_dir).trusted()).notes
     assert "frozen harness re-digested: matches" in notes
+
+
+def test_candidate_that_hides_files_from_export(coupon: FixtureRepo, settings: Settings) -> None:
+    hide = gitrepo.commit_files(coupon.path, coupon.base, {".gitattributes": "cart.py export-ignore\n"}, "hide")
+    r = verify(request(coupon, hide, allow=[]), settings)
+    assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["export_failed"])
+
+
+def test_harness_configuration_governs_not_the_repository(coupon: FixtureRepo, settings: Settings,
+                                                          tmp_path: Path) -> None:
+    # The repository ships a conftest that would fail every test, and a pytest.ini that skips them.
+    hostile = gitrepo.commit_files(coupon.path, coupon.base, {
+        "conftest.py": "import pytest\n\n@pytest.fixture(autouse=True)\ndef sabotage():\n    raise RuntimeError('x')\n",
+        "pytest.ini": "[pytest]\naddopts = -p no:junitxml\n",
+        "cart.py": (examples_root() / "coupon" / "candidates" / "genuine_fix" / "cart.py").read_text()}, "hostile")
+    harness = tmp_path / "h"
+    harness.mkdir()
+    (harness / "pytest.ini").write_text("[pytest]\nmarkers =\n    contract: the approved checks\n")
+    (harness / "conftest.py").write_text("import pytest\n\n@pytest.fixture\ndef expected():\n    return 9000\n")
+    (harness / "test_c.py").write_text(
+        "import pytest\nimport cart\n\n@pytest.mark.contract\n@pytest.mark.parametrize('cents', [10000])\n"
+        "def test_once(cents, expected):\n    assert cart.total_after_coupon(cents, 10) == expected\n")
+    r = verify(request(coupon, hostile, harness=harness, expect="test_c.py::test_once", regression=[], allow=[]),
+               settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert [c.id for c in r.stages["candidate"].runs[0].cases] == ["test_c.py::test_once[10000]"]
+    assert sorted(r.tamper) == ["conftest.py", "pytest.ini"]
+
+
+def test_command_template_runner(coupon: FixtureRepo, settings: Settings) -> None:
+    template = ("{python} -m pytest -q -p no:cacheprovider --rootdir={harness} -c /runner/none.ini "
+                "-o junit_family=xunit1 --junitxml={junit} {tests}")
+    # /runner/none.ini does not exist for a template runner: pytest refuses, no report -> INCONCLUSIVE.
+    broken = verify(request(coupon, "genuine-fix", runner=template, write_evidence=False), settings)
+    assert broken.verdict == "INCONCLUSIVE" and "no_report" in codes(broken)
+    ok_template = template.replace("-c /runner/none.ini ", "")
+    r = verify(request(coupon, "genuine-fix", runner=ok_template), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert r.predicate["runner"]["kind"] == "template"
+
+
+def test_requirements_come_from_the_base_revision(coupon: FixtureRepo, tmp_path: Path) -> None:
+    from signoff.repair.verifier import _requirements
+
+    base_req = gitrepo.commit_files(coupon.path, coupon.base, {"requirements-test.txt": "pytest\n"}, "reqs")
+    cand = gitrepo.commit_files(coupon.path, base_req, {"requirements-test.txt": "evil-package\n"}, "evil")
+    req = request(coupon, cand, requirements="requirements-test.txt")
+    (tmp_path / "ws").mkdir()
+    out = _requirements(req, coupon.path, base_req, tmp_path / "ws")
+    assert out is not None and out.read_text() == "pytest\n"

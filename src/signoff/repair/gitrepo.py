@@ -140,10 +140,24 @@ def export(repo: Path, commit: str, dest: Path) -> Path:
     if any(dest.iterdir()):
         raise UsageError(f"export folder is not empty: {dest}", "export into a fresh folder")
     proc = _git(repo, "archive", "--format=tar", commit)
-    with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as tar:
-        tar.extractall(dest, filter="data")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as tar:
+            tar.extractall(dest, filter="data")
+    except (tarfile.TarError, OSError) as exc:
+        raise ExportError(f"revision {commit[:12]} cannot be exported safely: {exc}") from exc
+    # `git archive` honours the tree's own .gitattributes: a revision could mark files export-ignore
+    # and so hide them from the test run. Every committed path must be in the export.
+    listed = _git(repo, "ls-tree", "-r", "-z", "--name-only", commit).stdout.decode(
+        "utf-8", errors="surrogateescape").split("\0")
+    missing = [p for p in listed if p and not os.path.lexists(dest / p)]
+    if missing:
+        raise ExportError(f"revision {commit[:12]} hides committed files from export: {', '.join(missing[:5])}")
     _make_readable(dest)
     return dest
+
+
+class ExportError(Exception):
+    """A revision could not be exported completely and safely (it is untrusted input)."""
 
 
 def _make_readable(root: Path) -> None:

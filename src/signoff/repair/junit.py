@@ -147,6 +147,7 @@ def parse_node(data: bytes, file_: str) -> list[Case]:
             elif child.tag == "testcase":
                 name = child.get("name") or ""
                 outcome, assertion, exc, message = _classify(child)
+                message = _node_message(child) or message
                 if name.endswith(file_) and name.startswith("/") and not trail:
                     cases.append(Case(file_, "error", False, exc, message or "the test file failed to load"))
                     continue
@@ -154,6 +155,23 @@ def parse_node(data: bytes, file_: str) -> list[Case]:
 
     walk(root, [])
     return cases
+
+
+def _node_message(tc: ET.Element) -> str:
+    """The thrown error as node printed it (`cause: AssertionError [ERR_ASSERTION]: msg ... a !== b`),
+    without the stack: the junit `message` attribute runs the message and the comparison together."""
+    el = tc.find("failure")
+    if el is None or not el.text or "cause: " not in el.text:
+        return ""
+    cause = el.text.split("cause: ", 1)[1]
+    lines = []
+    for line in cause.splitlines():
+        if line.strip().startswith("at ") or line.strip().startswith("{") or line.strip() == "}":
+            break
+        if line.strip():
+            lines.append(line.strip())
+    text = " ".join(lines).replace(" [ERR_ASSERTION]", "")
+    return _bounded(text.rstrip(" {"))
 
 
 def parse_generic(data: bytes) -> list[Case]:

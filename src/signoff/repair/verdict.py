@@ -27,6 +27,7 @@ REASONS = {
     "harness_changed": "the harness digest changed since it was approved",
     "sandbox_unavailable": "the sandbox is unavailable",
     "environment_unprepared": "the test environment could not be prepared",
+    "export_failed": "a revision could not be exported completely and safely",
     "timeout": "an execution timed out",
     "resource_limit": "an execution hit a memory or process limit",
     "no_report": "an execution wrote no JUnit report",

@@ -253,10 +253,15 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
     workspace = Path(tempfile.mkdtemp(prefix="signoff-verify-"))
     workspace.chmod(0o755)
     try:
+        trees: dict[str, Path] = {}
         if not preflight and not violations:
-            trees = {base: gitrepo.export(repo, base, workspace / "base")}
-            if cand != base and set(req.stages) != {"base"}:
-                trees[cand] = gitrepo.export(repo, cand, workspace / "candidate")
+            try:
+                trees[base] = gitrepo.export(repo, base, workspace / "base")
+                if cand != base and set(req.stages) != {"base"}:
+                    trees[cand] = gitrepo.export(repo, cand, workspace / "candidate")
+            except gitrepo.ExportError as exc:
+                preflight.append(reason("export_failed", str(exc)))
+        if not preflight and not violations:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
             mounted = workspace / "harness"
