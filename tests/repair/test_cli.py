@@ -92,3 +92,36 @@ def test_demo_repair_then_cases_and_show(home: Path, capsys: pytest.CaptureFixtu
     assert shown["history"][-1] == "ACCEPTED" and shown["verdicts"]["2"]["verdict"] == "VERIFIED"
     assert main(["repair", "show", "nope-99"]) == 2
     assert "no repair case" in capsys.readouterr().err
+
+
+def test_watch_and_run_drive_a_room_case(home: Path, coupon: FixtureRepo, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.kernel.settings import Settings
+    from signoff.ledger import Ledger
+    from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, RoomService
+
+    rooms = RoomService(Ledger.open(Settings.load()))
+    alice, _ = rooms.create_user("alice")
+    rooms.create_agent(alice, "verifier", policy=OPEN)
+    rooms.create_agent(alice, "fixer", policy=OWNER_AND_OWNER_AGENTS)
+    room = rooms.create_room(alice, "coupon", agent_names=["verifier", "fixer"], user_names=["alice"])
+    contract = tmp_path / "contract.toml"
+    contract.write_text(
+        f'name = "coupon"\nbehaviour = "coupon applied once"\nrepo = "{coupon.path}"\nbase = "main"\n'
+        f'harness = "{HARNESS}"\nexpect = "test_coupon.py::test_coupon_applies_once"\n'
+        'regression = ["test_coupon.py::test_zero_coupon_keeps_total"]\nallow = ["cart.py"]\n'
+        'fixer_script = "coupon"\n')
+    assert main(["repair", "watch", "--room", room.id, "--contract", str(contract), "--operator", "alice"]) == 0
+    rooms.post_message(alice, room.id, "@verifier the coupon is applied twice")
+    assert main(["repair", "run"]) == 0
+    assert "coupon-01        CONTRACT_PROPOSED" in capsys.readouterr().out
+    rooms.post_message(alice, room.id, "@verifier approve coupon-01")
+    assert main(["repair", "run"]) == 0
+    assert "coupon-01        AWAITING_REVIEW" in capsys.readouterr().out
+    rooms.post_message(alice, room.id, "@verifier accept coupon-01")
+    assert main(["repair", "run"]) == 0
+    assert "coupon-01        ACCEPTED" in capsys.readouterr().out
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nsurprise = 1\n')
+    assert main(["repair", "watch", "--room", room.id, "--contract", str(bad), "--operator", "alice"]) == 2
+    assert "surprise" in capsys.readouterr().err

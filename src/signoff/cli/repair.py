@@ -146,3 +146,97 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
     for k, v in c.verdicts.items():
         console.print(f"  attempt {k}: {v['candidate'][:12]} {v['verdict']}  evidence {v['evidence']}",
                       highlight=False)
+
+
+def _contract(path: Path) -> Any:
+    """A contract file (TOML): name, behaviour, repo, base, harness, expect, regression, allow, ...
+    Relative paths are taken from the file's folder."""
+    import tomllib
+
+    from signoff.kernel.errors import NotFoundError, UsageError
+    from signoff.repair.workflow import Contract
+
+    if not path.is_file():
+        raise NotFoundError(f"contract file not found: {path}", "pass a TOML file describing the contract")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path} is not valid TOML: {exc}", "fix the contract file") from exc
+    for key in ("repo", "harness"):
+        if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
+            data[key] = str((path.parent / data[key]).resolve())
+    try:
+        contract = Contract.from_json(data)
+    except TypeError as exc:
+        raise UsageError(f"{path}: {exc}", "use the keys name, behaviour, repo, base, harness, expect, regression, "
+                                           "allow, pythonpath, runner, timeout, fixer_script") from exc
+    if not contract.name or not contract.expect:
+        raise UsageError(f"{path}: the contract needs a name and an expected test", "set name and expect")
+    return contract
+
+
+def _desk(verifier: str, fixer: str) -> tuple[Any, Any, Any]:
+    from signoff.ledger import Ledger
+    from signoff.repair.workflow import FixerWorker, RepairDesk
+    from signoff.rooms import RoomService
+
+    s = settings()
+    ledger = Ledger.open(s)
+    rooms = RoomService(ledger)
+    v, f = rooms.agent_by_name(verifier), rooms.agent_by_name(fixer)
+    desk = RepairDesk(ledger, rooms, s, v, f)
+    return ledger, desk, FixerWorker(desk, f)
+
+
+@app.command("watch")
+def watch_cmd(
+    room: Annotated[str, typer.Option("--room", help="Room id where defects are reported.")],
+    contract: Annotated[Path, typer.Option("--contract", help="Contract file (TOML).")],
+    operator: Annotated[str, typer.Option("--operator", help="User name whose commands count.")],
+    verifier: Annotated[str, typer.Option("--verifier", help="The verifier agent's name.")] = "verifier",
+    fixer: Annotated[str, typer.Option("--fixer", help="The fixer agent's name.")] = "fixer",
+) -> None:
+    """Link a room to a contract and an operator: reports there open repair cases."""
+    c = _contract(contract)
+    ledger, desk, _ = _desk(verifier, fixer)
+    try:
+        desk.rooms.room(room)
+        desk.watch(room, c, desk.rooms.user_by_name(operator))
+    finally:
+        ledger.close()
+    console.print(f"watching room {room} with contract {c.name} for operator {operator}", highlight=False)
+
+
+@app.command("run")
+def run_cmd(
+    verifier: Annotated[str, typer.Option("--verifier", help="The verifier agent's name.")] = "verifier",
+    fixer: Annotated[str, typer.Option("--fixer", help="The fixer agent's name.")] = "fixer",
+    follow: Annotated[bool, typer.Option("--follow", help="Keep running, polling every second.")] = False,
+    script: Annotated[str | None, typer.Option("--script", help="Scripted fixer to use (default: the "
+                                                                "contract's).")] = None,
+) -> None:
+    """Process the verifier's and fixer's room messages and the repair jobs until nothing is left.
+    Safe to stop and restart at any point: nothing already done is done again."""
+    import time
+
+    import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
+
+    ledger, desk, worker = _desk(verifier, fixer)
+    worker.script = script
+    try:
+        while True:
+            handled = 0
+            for _ in range(1000):
+                step = desk.poll() + worker.poll()
+                handled += step
+                if step == 0:
+                    break
+            if handled:
+                console.print(f"handled {handled} messages and jobs", highlight=False)
+            if not follow:
+                break
+            time.sleep(1.0)
+    finally:
+        ledger.close()
+    for c in desk.cases():
+        console.print(f"{c.case_id:<16} {c.state}", highlight=False)
