@@ -1,0 +1,13 @@
+"""Desk: a public bug desk where the reporter has the last word.
+
+A report passes the airlock, joins a bug, is reproduced by a failing test measured in the sandbox,
+confirmed by its reporter, fixed by an agent's draft that a human approves and merges, released
+(checked by a recorder), and closed or reopened by the reporter. Every step is an event in the
+ledger; every rule lives in `signoff.desk.workflow`.
+"""
+
+from signoff.desk.config import DeskConfig
+from signoff.desk.credentials import Actor, Credentials
+from signoff.desk.workflow import Desk
+
+__all__ = ["Actor", "Credentials", "Desk", "DeskConfig"]

@@ -1,0 +1,67 @@
+"""Desk settings: `[desk]` in signoff.toml, with defaults that fit the ShopLite fixture."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from signoff.kernel.errors import UsageError
+from signoff.kernel.settings import Settings
+
+DEFAULT_SENSITIVE = ("**/auth/**", "auth/**", "**/payments/**", "payments/**", "**/billing/**", "billing/**",
+                     "**/migrations/**", "migrations/**", ".github/**", "**/security/**", "security/**",
+                     "CODEOWNERS")
+
+
+@dataclass(frozen=True)
+class DeskConfig:
+    prefix: str = "BUG"
+    repo: str = "shoplite"  # the forge repository the desk fixes
+    repos_allowed: tuple[str, ...] = ("shoplite",)  # webhooks from other repositories are refused
+    service: str = "shoplite"  # what the health endpoint must name
+    fix_paths: tuple[str, ...] = ("shoplite/*.py",)  # files the fixer may change
+    test_dir: str = "tests"  # the repository's tests (the baseline suite) and where regression tests go
+    docs_paths: tuple[str, ...] = ("docs/**", "*.md", "**/*.md")  # tier 0
+    sensitive_paths: tuple[str, ...] = DEFAULT_SENSITIVE  # tier 2
+    max_fix_files: int = 2
+    max_file_bytes: int = 24_000
+    fix_attempts: int = 2
+    reports_per_hour: int = 20  # per client address
+    timeout: float = 120.0
+    checks: bool = True  # run the repository's configured formatter / linter / type checker
+    production_environment: str = "production"
+    owner: str = "alice"  # the human a draft change request is assigned to
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, settings: Settings) -> DeskConfig:
+        s = settings.section("desk")
+        known = {f for f in cls.__dataclass_fields__ if f != "extra"}
+        unknown = sorted(set(s) - known)
+        if unknown:
+            raise UsageError(f"unknown [desk] setting(s): {', '.join(unknown)}",
+                             f"use only: {', '.join(sorted(known))}")
+        kwargs: dict[str, Any] = {}
+        for k, v in s.items():
+            default = getattr(cls, k, None)
+            if isinstance(default, tuple):
+                if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                    raise UsageError(f"[desk] {k} must be a list of strings", f'e.g. {k} = ["..."]')
+                v = tuple(v)
+            kwargs[k] = v
+        cfg = cls(**kwargs)
+        cfg.validate()
+        return cfg
+
+    def validate(self) -> None:
+        if not re.fullmatch(r"[A-Z][A-Z0-9]{1,9}", self.prefix):
+            raise UsageError(f"[desk] prefix {self.prefix!r} must be 2-10 capital letters or digits",
+                             'e.g. prefix = "BUG"')
+        if not 1 <= self.max_fix_files <= 2:
+            raise UsageError("[desk] max_fix_files must be 1 or 2", "the fixer returns at most two files")
+        if not 1 <= self.fix_attempts <= 5:
+            raise UsageError("[desk] fix_attempts must be 1 to 5", "the default is 2")
+
+    def test_path(self, bug_id: str) -> str:
+        return f"{self.test_dir}/test_{bug_id.lower().replace('-', '_')}.py"

@@ -1,0 +1,108 @@
+"""Who may do what: one credential per role, checked on every call.
+
+Roles: `public` (no credential), `reporter` (a per-report capability, see workflow), `concierge`
+(delivers notifications), `engineering` (claims work, submits reproductions and fixes, opens draft
+change requests), `owner` (a human, or the shared owner key), `recorder` (records deployments).
+Tokens are random 256-bit secrets shown once; only their SHA-256 is stored (ledger case
+`desk/credentials`) and compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+from dataclasses import dataclass
+
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.kernel.ids import new_token
+from signoff.ledger import Ledger, NewEvent
+
+CASE = "desk/credentials"
+ROLES = ("concierge", "engineering", "owner", "recorder")
+PREFIX = {"concierge": "dkc", "engineering": "dke", "owner": "dko", "recorder": "dkr"}
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,38}$")
+
+
+class Unauthenticated(RefusedError):
+    """No credential, or one the desk does not know (HTTP 401)."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    role: str  # public | reporter | concierge | engineering | owner | recorder
+    name: str  # login for owners; the service name otherwise
+    human: bool = False  # owners only: a person (not a bot)
+    shared: bool = False  # the shared owner key: never counts as a distinct human
+    report_id: str | None = None  # reporters only
+
+    @property
+    def identity(self) -> str:
+        """Whose approval this is, for counting distinct humans."""
+        return "shared-owner-key" if self.shared else f"{self.role}:{self.name}"
+
+
+PUBLIC = Actor("public", "public")
+
+
+def token_hash(token: str) -> str:
+    return sha256_bytes(token.encode())
+
+
+class Credentials:
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def issue(self, role: str, name: str, human: bool = True, shared: bool = False) -> str:
+        """A new credential; the token is returned once and never stored."""
+        if role not in ROLES:
+            raise UsageError(f"unknown role {role!r}", f"use one of {', '.join(ROLES)}")
+        if not _NAME.match(name):
+            raise UsageError(f"credential name {name!r} is not a valid login",
+                             "use lower-case letters, digits, '.', '_' or '-'")
+        token = f"{PREFIX[role]}_{new_token()}"
+        for _ in range(20):
+            history = self.ledger.read(CASE)
+            try:
+                self.ledger.append(CASE, len(history), [NewEvent("credential.issued", {
+                    "role": role, "name": name, "human": bool(human) and role == "owner",
+                    "shared": bool(shared) and role == "owner", "token_sha256": token_hash(token)})])
+                return token
+            except ConflictError:
+                continue
+        raise ConflictError("credentials kept changing", "try again")
+
+    def authenticate(self, token: str | None) -> Actor:
+        if not token:
+            raise Unauthenticated("missing credential", "send Authorization: Bearer <token>")
+        digest = token_hash(token)
+        found: Actor | None = None
+        for ev in self.ledger.read(CASE):
+            p = ev.payload
+            if ev.type == "credential.issued" and hmac.compare_digest(p["token_sha256"], digest):
+                found = Actor(p["role"], p["name"], bool(p.get("human")), bool(p.get("shared")))
+            if ev.type == "credential.revoked" and found is not None and p["token_sha256"] == digest:
+                found = None
+        if found is None:
+            raise Unauthenticated("unknown credential", "use a token issued by `signoff desk credential add`")
+        return found
+
+    def revoke(self, token: str) -> None:
+        self.ledger.append(CASE, None, [NewEvent("credential.revoked", {"token_sha256": token_hash(token)})])
+
+    def list(self) -> list[dict[str, object]]:
+        return [{k: v for k, v in e.payload.items() if k != "token_sha256"}
+                for e in self.ledger.read(CASE) if e.type == "credential.issued"]
+
+
+def require(actor: Actor, *roles: str, what: str) -> None:
+    """RefusedError (403) unless the actor holds one of `roles`. The concierge asking for
+    engineering work is answered as unauthenticated (401): that credential does not exist there."""
+    if actor.role in roles:
+        return
+    if actor.role == "public":
+        raise Unauthenticated(f"{what} needs a credential", "send Authorization: Bearer <token>")
+    if actor.role == "concierge" and "engineering" in roles:
+        raise Unauthenticated(f"the concierge credential is not valid for {what}",
+                              "engineering work is read with the engineering credential")
+    raise RefusedError(f"{actor.role} may not {what}", f"only {' or '.join(roles)} may")

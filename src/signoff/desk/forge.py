@@ -1,0 +1,244 @@
+"""A local forge: bare git repositories with change requests, reviews and merges, on one machine.
+
+It behaves like a small GitHub: a change request is a branch with a head SHA; a push to it moves
+the head; reviews name the commit they reviewed; a merge creates a merge commit on main (refused
+when the named head is not the current head, as GitHub's merge API does). Every change is recorded
+in the ledger (case `desk/forge/<repo>/<n>`) together with the webhook it causes, written into the
+outbox in the same transaction; `deliver()` sends the deliveries, signed, in GitHub's format.
+The forge enforces no review policy: that is the desk's job, from the webhooks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from signoff.desk import webhooks
+from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
+from signoff.ledger import Ledger, NewEvent, NewJob, Outbox
+from signoff.repair import gitrepo
+
+TOPIC = "desk.forge.webhook"
+OWNER = "local"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+Deliver = Callable[[dict[str, str], bytes], Any]
+
+
+def _git(repo: Path, *args: str, input_: bytes | None = None) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "signoff forge",
+                "GIT_AUTHOR_EMAIL": "forge@signoff.invalid", "GIT_COMMITTER_NAME": "signoff forge",
+                "GIT_COMMITTER_EMAIL": "forge@signoff.invalid"})
+    proc = subprocess.run(["git", "-c", f"safe.directory={repo}", "-C", str(repo), *args], input=input_,
+                          capture_output=True, env=env, timeout=120, check=False)
+    if proc.returncode != 0:
+        raise UsageError(f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()[:300]}",
+                         "check the forge repository")
+    return proc.stdout.decode().strip()
+
+
+class Forge:
+    def __init__(self, root: Path, ledger: Ledger, secret: bytes) -> None:
+        self.root = Path(root)
+        self.ledger = ledger
+        self.secret = secret
+
+    # -- repositories --------------------------------------------------------------------------
+
+    def path(self, name: str) -> Path:
+        if not _NAME.match(name):
+            raise UsageError(f"repository name {name!r} is not valid", "use lower-case letters, digits, . _ -")
+        return self.root / f"{name}.git"
+
+    def create_repo(self, name: str, source: Path, message: str = "initial import") -> str:
+        """A bare repository whose main holds the files of `source` (one commit)."""
+        bare = self.path(name)
+        if bare.exists():
+            raise ConflictError(f"forge repository {name} already exists", "pick another name or reuse it")
+        if not source.is_dir():
+            raise NotFoundError(f"source folder {source} not found", "pass the folder to import")
+        self.root.mkdir(parents=True, exist_ok=True)
+        _git(self.root, "init", "-q", "--bare", "-b", "main", str(bare))
+        with tempfile.TemporaryDirectory(prefix="signoff-forge-") as tmp:
+            work = Path(tmp) / "w"
+            shutil.copytree(source, work, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ruff_cache"))
+            _git(work, "init", "-q", "-b", "main")
+            _git(work, "add", "-A")
+            _git(work, "commit", "-q", "-m", message)
+            _git(work, "push", "-q", str(bare), "main")
+        return self.head(name)
+
+    def exists(self, name: str) -> bool:
+        return self.path(name).is_dir()
+
+    def head(self, name: str, branch: str = "main") -> str:
+        return _git(self.path(name), "rev-parse", f"refs/heads/{branch}")
+
+    def has_commit(self, name: str, sha: str) -> bool:
+        if not re.fullmatch(r"[0-9a-f]{40}", sha or ""):
+            return False
+        proc = subprocess.run(["git", "-C", str(self.path(name)), "cat-file", "-e", f"{sha}^{{commit}}"],
+                              capture_output=True, timeout=60, check=False)
+        return proc.returncode == 0
+
+    def contains(self, name: str, deployed: str, merge: str) -> bool:
+        """Does `deployed` contain `merge` (git ancestry)? False when either commit is unknown."""
+        if not (self.has_commit(name, deployed) and self.has_commit(name, merge)):
+            return False
+        return gitrepo.is_ancestor(self.path(name), merge, deployed)
+
+    def changed_paths(self, name: str, base: str, head: str) -> list[str]:
+        return sorted({c.path for c in gitrepo.changed_paths(self.path(name), base, head)})
+
+    def read(self, name: str, commit: str, path: str) -> str | None:
+        data = gitrepo.read_file_at(self.path(name), commit, path)
+        return data.decode("utf-8", errors="replace") if data is not None else None
+
+    def commit(self, name: str, parent: str, files: dict[str, str], message: str, author: str, branch: str) -> str:
+        """A commit of whole files on top of `parent`, stored as the branch's head."""
+        return gitrepo.commit_files(self.path(name), parent, files, message,
+                                    author=f"{author} <{author}@forge.invalid>", ref=f"refs/heads/{branch}")
+
+    # -- change requests -------------------------------------------------------------------------
+
+    def _case(self, name: str, number: int) -> str:
+        return f"desk/forge/{name}/{number}"
+
+    def change(self, name: str, number: int) -> dict[str, Any]:
+        cr: dict[str, Any] = {}
+        for ev in self.ledger.read(self._case(name, number)):
+            p = ev.payload
+            if ev.type == "cr.opened":
+                cr = dict(p["cr"])
+            elif ev.type == "cr.pushed":
+                cr["head"] = p["head"]
+            elif ev.type == "cr.reviewed":
+                cr.setdefault("reviews", []).append(p["review"])
+            elif ev.type == "cr.merged":
+                cr.update({"merged": True, "merge_commit": p["merge_commit"], "merged_by": p["merged_by"]})
+        if not cr:
+            raise NotFoundError(f"change request {name}#{number} not found", "list them with `signoff desk forge list`")
+        return cr
+
+    def changes(self, name: str) -> list[dict[str, Any]]:
+        out = []
+        for cid in self.ledger.case_ids(f"desk/forge/{name}/"):
+            out.append(self.change(name, int(cid.rsplit("/", 1)[1])))
+        return sorted(out, key=lambda c: c["number"])
+
+    def _record(self, name: str, number: int, expected: int | None, event: NewEvent, hook_event: str,
+                payload: dict[str, Any]) -> str:
+        delivery = str(uuid.uuid4())
+        body = json.dumps(payload, sort_keys=True)
+        self.ledger.append(self._case(name, number), expected, [event],
+                           jobs=[NewJob(f"forge:{delivery}", TOPIC, {"event": hook_event, "delivery": delivery,
+                                                                     "body": body})])
+        return delivery
+
+    def _payload(self, name: str, action: str, cr: dict[str, Any], sender: dict[str, Any]) -> dict[str, Any]:
+        return {"action": action, "number": cr["number"], "pull_request": webhooks.pull_request(OWNER, name, cr),
+                "repository": webhooks.repository(OWNER, name), "sender": sender}
+
+    def open_change(self, name: str, branch: str, base: str, title: str, author: str, assignee: str,
+                    body: str = "", author_type: str = "Bot") -> dict[str, Any]:
+        head = self.head(name, branch)
+        number = self.ledger.next_number(f"desk.forge.{name}")
+        cr = {"number": number, "branch": branch, "base": base, "head": head, "title": title, "body": body,
+              "author": author, "author_type": author_type, "assignees": [assignee], "draft": True}
+        self._record(name, number, 0, NewEvent("cr.opened", {"cr": cr}), "pull_request",
+                     self._payload(name, "opened", cr, webhooks.user(author, author_type)))
+        return cr
+
+    def push(self, name: str, number: int, files: dict[str, str], message: str, author: str,
+             author_type: str = "User") -> str:
+        """A new commit on the change request's branch (moves its head: approvals no longer apply)."""
+        cr = self.change(name, number)
+        if cr.get("merged"):
+            raise ConflictError(f"{name}#{number} is already merged", "open a new change request")
+        version = self.ledger.version(self._case(name, number))
+        head = self.commit(name, cr["head"], files, message, author, cr["branch"])
+        cr["head"] = head
+        self._record(name, number, version, NewEvent("cr.pushed", {"head": head, "by": author}), "pull_request",
+                     self._payload(name, "synchronize", cr, webhooks.user(author, author_type)))
+        return head
+
+    def review(self, name: str, number: int, login: str, state: str = "approved", user_type: str = "User",
+               commit_id: str | None = None, body: str = "") -> dict[str, Any]:
+        if state not in ("approved", "changes_requested", "commented"):
+            raise UsageError(f"review state {state!r} is not known", "use approved, changes_requested or commented")
+        cr = self.change(name, number)
+        version = self.ledger.version(self._case(name, number))
+        review = {"id": self.ledger.next_number(f"desk.forge.{name}.review"), "user": webhooks.user(login, user_type),
+                  "state": state, "commit_id": commit_id or cr["head"], "body": body,
+                  "author_association": "MEMBER"}
+        payload = self._payload(name, "submitted", cr, webhooks.user(login, user_type)) | {"review": review}
+        self._record(name, number, version, NewEvent("cr.reviewed", {"review": review}), "pull_request_review",
+                     payload)
+        return review
+
+    def merge(self, name: str, number: int, login: str, user_type: str = "User", sha: str | None = None) -> str:
+        """Merge into main with a merge commit. `sha`, when given, must be the current head."""
+        cr = self.change(name, number)
+        if cr.get("merged"):
+            raise ConflictError(f"{name}#{number} is already merged", "nothing to do")
+        if sha is not None and sha != cr["head"]:
+            raise ConflictError(f"head of {name}#{number} is {cr['head'][:12]}, not {sha[:12]}",
+                                "review the new head first")
+        version = self.ledger.version(self._case(name, number))
+        bare = self.path(name)
+        main = self.head(name)
+        tree = _git(bare, "merge-tree", "--write-tree", main, cr["head"]).splitlines()[0]
+        merge_commit = _git(bare, "commit-tree", tree, "-p", main, "-p", cr["head"], "-m",
+                            f"Merge change request #{number} from {cr['branch']}")
+        _git(bare, "update-ref", "refs/heads/main", merge_commit, main)
+        cr.update({"merged": True, "merge_commit": merge_commit, "merged_by": {"login": login, "type": user_type}})
+        self._record(name, number, version, NewEvent("cr.merged", {
+            "merge_commit": merge_commit, "merged_by": {"login": login, "type": user_type}, "head": cr["head"]}),
+            "pull_request", self._payload(name, "closed", cr, webhooks.user(login, user_type)))
+        return merge_commit
+
+    def deployment_status(self, name: str, sha: str, environment: str, url: str, creator: str,
+                          state: str = "success") -> str:
+        """A deployment status event, as GitHub sends when a recorder marks a deployment."""
+        number = self.ledger.next_number(f"desk.forge.{name}.deployment")
+        payload = {"action": "created",
+                   "deployment_status": {"id": number, "state": state, "environment": environment,
+                                         "environment_url": url, "creator": webhooks.user(creator, "Bot")},
+                   "deployment": {"id": number, "sha": sha, "ref": "main", "task": "deploy",
+                                  "environment": environment, "creator": webhooks.user(creator, "Bot")},
+                   "repository": webhooks.repository(OWNER, name), "sender": webhooks.user(creator, "Bot")}
+        delivery = str(uuid.uuid4())
+        self.ledger.enqueue([NewJob(f"forge:{delivery}", TOPIC, {"event": "deployment_status",
+                                                                 "delivery": delivery,
+                                                                 "body": json.dumps(payload, sort_keys=True)})])
+        return delivery
+
+    # -- delivery --------------------------------------------------------------------------------
+
+    def deliver(self, target: Deliver, limit: int = 1000) -> int:
+        """Send pending deliveries to `target(headers, body)`, signed; at-least-once (the desk
+        refuses a delivery id it has seen, so a redelivery is harmless)."""
+        outbox = Outbox(self.ledger, lease_seconds=60)
+        sent = 0
+        while sent < limit:
+            job = outbox.claim([TOPIC])
+            if job is None:
+                break
+            body = job.payload["body"].encode()
+            headers = webhooks.headers_for(job.payload["event"], job.payload["delivery"], self.secret, body)
+            try:
+                target(headers, body)
+            except Exception as exc:  # a failed delivery is retried with backoff, as GitHub does
+                outbox.fail(job, f"{type(exc).__name__}: {exc}")
+                continue
+            outbox.ack(job)
+            sent += 1
+        return sent

@@ -1,0 +1,167 @@
+"""Measurements in the sandbox, through repair's verifier and its assertion-failure rules.
+
+The desk never takes an agent's word for a test result: it runs the proposed test itself.
+
+- `reproduce`: one run of the proposed test on the base revision plus the baseline suite. The
+  reproduction counts only if the baseline is green and the test fails by an assertion with a
+  complete report (repair's `summarize`: syntax, import and collection errors, timeouts and
+  missing reports are not reproductions).
+- `verify_fix`: repair's full verdict on the candidate (base fails by assertion, candidate passes
+  the test, the whole baseline suite passes, only allowed paths changed), then the repository's
+  configured checks (ruff lint and format, mypy) on the candidate tree, also in the sandbox.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.errors import SignoffError
+from signoff.kernel.settings import Settings
+from signoff.repair import gitrepo
+from signoff.repair.verdict import VERIFIED
+from signoff.repair.verifier import VerifyRequest, env_cache, verify
+
+CHECK_TOOLS = {"ruff": "ruff==0.15.0", "mypy": "mypy==1.18.2"}
+
+
+@dataclass
+class Measurement:
+    ok: bool
+    reason: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    evidence: str | None = None
+
+
+def _baseline(repo: Path, base: str, test_dir: str, exclude: str) -> dict[str, str]:
+    """The repository's own test files at `base` (path relative to test_dir -> text)."""
+    out: dict[str, str] = {}
+    proc = gitrepo._git(repo, "ls-tree", "-r", "--name-only", base, "--", test_dir + "/")
+    for path in proc.stdout.decode().splitlines():
+        rel = path[len(test_dir) + 1:]
+        if path == exclude or not rel:
+            continue
+        data = gitrepo.read_file_at(repo, base, path)
+        if data is not None:
+            out[rel] = data.decode("utf-8", errors="replace")
+    return out
+
+
+def _harness(folder: Path, files: dict[str, str]) -> Path:
+    folder.mkdir(parents=True)
+    folder.chmod(0o755)
+    for rel, text in files.items():
+        p = folder / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        p.chmod(0o644)
+    return folder
+
+
+def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_path: str, test_source: str,
+              timeout: float = 120.0) -> Measurement:
+    test_rel = test_path[len(test_dir) + 1:]
+    baseline = _baseline(repo, base, test_dir, exclude=test_path)
+    regression = sorted(p for p in baseline if p.endswith(".py") and p.rsplit("/", 1)[-1].startswith("test_"))
+    with tempfile.TemporaryDirectory(prefix="signoff-desk-") as tmp:
+        harness = _harness(Path(tmp) / "harness", {**baseline, test_rel: test_source})
+        result = verify(VerifyRequest(repo=repo, base=base, candidate=base, harness=harness, expect=test_rel,
+                                      regression=regression, timeout=timeout, stages=("base", "regression"),
+                                      redact_paths=True), settings)
+    base_s, reg_s = result.stages["base"].summary, result.stages["regression"].summary
+    detail = {"base": result.stages["base"].as_json() | {"executions": []},
+              "baseline": {"outcome": reg_s.outcome, "per_test": reg_s.per_test, "message": reg_s.message},
+              "fingerprint": result.fingerprint, "harness_digest": result.harness_digest}
+    evidence = str(result.evidence) if result.evidence else None
+    if reg_s.outcome not in ("passed", "none"):
+        return Measurement(False, f"baseline suite is not green ({reg_s.outcome}: {reg_s.message[:200]})",
+                           detail | {"baseline_red": True}, evidence)
+    if base_s.outcome == "incomplete":
+        return Measurement(False, f"the run did not complete ({base_s.status}: {base_s.message[:200]})", detail,
+                           evidence)
+    if not (base_s.outcome == "failed" and base_s.assertion):
+        shown = {"passed": "the test passes on the current code", "error": "the test errored (not an assertion)",
+                 "missing": "the test was not found in the report", "skipped": "the test was skipped",
+                 "failed": "the test failed without an assertion error"}.get(base_s.outcome, base_s.outcome)
+        return Measurement(False, f"not a reproduction: {shown}", detail, evidence)
+    return Measurement(True, f"fails by assertion: {base_s.message[:300]}", detail, evidence)
+
+
+def configured_checks(repo: Path, commit: str) -> list[str]:
+    """The checkers the repository configures at `commit` (pyproject tables or their own files)."""
+    data = gitrepo.read_file_at(repo, commit, "pyproject.toml")
+    tool: dict[str, Any] = {}
+    if data is not None:
+        try:
+            tool = tomllib.loads(data.decode()).get("tool", {})
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            tool = {}
+    found = []
+    if "ruff" in tool or gitrepo.read_file_at(repo, commit, "ruff.toml") is not None:
+        found.append("ruff")
+    if "mypy" in tool or gitrepo.read_file_at(repo, commit, "mypy.ini") is not None:
+        found.append("mypy")
+    return found
+
+
+def run_checks(settings: Settings, repo: Path, commit: str, timeout: float = 120.0) -> Measurement:
+    from signoff import sandbox
+
+    tools = configured_checks(repo, commit)
+    if not tools:
+        return Measurement(True, "the repository configures no checks", {"checks": []})
+    commands = {"ruff": [["-m", "ruff", "check", "--no-cache", "/src"],
+                         ["-m", "ruff", "format", "--check", "--no-cache", "/src"]],
+                "mypy": [["-m", "mypy", "--cache-dir=/work/.mypy", "--config-file",
+                          "/src/mypy.ini" if gitrepo.read_file_at(repo, commit, "mypy.ini") else "/src/pyproject.toml",
+                          "/src"]]}
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="signoff-desk-checks-") as tmp:
+        Path(tmp).chmod(0o755)  # the sandbox's unprivileged uid reads the export
+        tree = gitrepo.export(repo, commit, Path(tmp) / "src")
+        try:
+            env = sandbox.prepare_python_env([CHECK_TOOLS[t] for t in tools], env_cache(settings))
+        except SignoffError as exc:
+            return Measurement(False, f"the check tools could not be prepared: {exc.message}", {"checks": tools})
+        for tool in tools:
+            for args in commands[tool]:
+                ex = sandbox.run([env.python, *args], [sandbox.Mount(tree, "/src"), *env.mounts],
+                                 env=env.env() | {"RUFF_CACHE_DIR": "/work/.ruff"}, timeout=timeout, workdir="/work",
+                                 network=False)
+                # Each checker runs from the checkout; the export is read-only and mounted at /src.
+                results.append({"command": " ".join(args[1:4]), "exit_code": ex.exit_code,
+                                "timed_out": ex.timed_out, "output": (ex.stdout + ex.stderr)[-1500:]})
+    # A checker that found nothing to check has not checked anything: fail closed.
+    failed = [r for r in results if r["exit_code"] != 0 or r["timed_out"] or "No Python files found" in r["output"]]
+    if failed:
+        return Measurement(False, f"configured check failed: {failed[0]['command']}: {failed[0]['output'][-300:]}",
+                           {"checks": results})
+    return Measurement(True, f"checks passed: {', '.join(r['command'] for r in results)}", {"checks": results})
+
+
+def verify_fix(settings: Settings, repo: Path, base: str, candidate: str, test_dir: str, test_path: str,
+               test_source: str, allow: list[str], checks: bool = True, timeout: float = 120.0) -> Measurement:
+    test_rel = test_path[len(test_dir) + 1:]
+    baseline = _baseline(repo, base, test_dir, exclude=test_path)
+    regression = sorted(p for p in baseline if p.endswith(".py") and p.rsplit("/", 1)[-1].startswith("test_"))
+    with tempfile.TemporaryDirectory(prefix="signoff-desk-") as tmp:
+        harness = _harness(Path(tmp) / "harness", {**baseline, test_rel: test_source})
+        result = verify(VerifyRequest(repo=repo, base=base, candidate=candidate, harness=harness, expect=test_rel,
+                                      regression=regression, allow=[*allow, test_path], timeout=timeout,
+                                      redact_paths=True), settings)
+    detail: dict[str, Any] = {"verdict": result.verdict, "reasons": result.reasons, "fingerprint": result.fingerprint,
+                              "changed": result.changed}
+    evidence = str(result.evidence) if result.evidence else None
+    if result.verdict != VERIFIED:
+        why = "; ".join(f"{r['code']}: {r['detail']}" for r in result.reasons)[:500]
+        return Measurement(False, f"{result.verdict}: {why}", detail, evidence)
+    if checks:
+        chk = run_checks(settings, repo, candidate, timeout)
+        detail["checks"] = chk.detail.get("checks", [])
+        if not chk.ok:
+            return Measurement(False, chk.reason, detail, evidence)
+    return Measurement(True, "VERIFIED: fails on base by assertion, passes with the fix, whole suite passes",
+                       detail, evidence)

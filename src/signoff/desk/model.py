@@ -1,0 +1,130 @@
+"""The bug as a fold over its events (ledger case `desk/bug/<BUG-0001>`).
+
+States: reproducing -> awaiting_reporter -> fixing -> in_review -> merged -> released -> verified,
+with reopened (after a reporter's "no": back to reproduction, confirmations cleared) and
+needs_human (the agents gave up, or a rule was broken; a person decides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from signoff.ledger import Event
+
+STATES = ("reproducing", "awaiting_reporter", "fixing", "in_review", "merged", "released", "verified", "reopened",
+          "needs_human")
+
+
+@dataclass
+class Bug:
+    bug_id: str
+    state: str = "reproducing"
+    round: int = 1
+    component: str = ""
+    title: str = ""
+    reports: dict[str, dict[str, Any]] = field(default_factory=dict)
+    confirmations: set[str] = field(default_factory=set)
+    reproduction: dict[str, Any] | None = None
+    rejected_tests: set[str] = field(default_factory=set)
+    repro_attempts: int = 0
+    fix_attempts: int = 0
+    change: dict[str, Any] | None = None
+    approvals: list[dict[str, Any]] = field(default_factory=list)
+    merge: dict[str, Any] | None = None
+    release: dict[str, Any] | None = None
+    verified_by: set[str] = field(default_factory=set)
+    needs_human: str | None = None
+    times: dict[str, str] = field(default_factory=dict)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    version: int = 0
+
+    def apply(self, ev: Event) -> None:
+        p = ev.payload
+        t = ev.type
+        self.version = ev.version
+        self.log.append({"version": ev.version, "type": t, "at": ev.recorded_at})
+        if t == "bug.opened":
+            self.component, self.title = p["component"], p["title"]
+        elif t == "report.attached":
+            self.reports[p["report_id"]] = dict(p)
+        elif t == "reproduction.failed":
+            self.repro_attempts += 1
+            if p.get("needs_human"):
+                self._human(p["reason"])
+        elif t == "reproduction.recorded":
+            self.reproduction = dict(p)
+            self.state = "awaiting_reporter"
+            self.times["reproduced"] = ev.recorded_at
+        elif t == "confirmation.yes":
+            self.confirmations.add(p["report_id"])
+            self.state = "fixing"
+            self.times["confirmed"] = ev.recorded_at
+        elif t in ("confirmation.no", "verification.no"):
+            if self.reproduction is not None:
+                self.rejected_tests.add(self.reproduction["test_sha256"])
+            self._reopen()
+            self.times["reopened"] = ev.recorded_at
+        elif t == "fix.failed":
+            self.fix_attempts += 1
+            if p.get("needs_human"):
+                self._human(p["reason"])
+        elif t == "change.opened":
+            self.change = dict(p)
+            self.approvals = []
+            self.state = "in_review"
+            self.times["draft"] = ev.recorded_at
+        elif t == "change.pushed" and self.change is not None:
+            self.change["head"] = p["head"]
+            self.approvals = []  # a new push clears every approval
+        elif t == "approval.recorded":
+            self.approvals.append(dict(p))
+        elif t == "merge.refused":
+            self._human(p["reason"])
+        elif t == "merge.recorded":
+            self.merge = dict(p)
+            self.state = "merged"
+            self.needs_human = None
+            self.times["merged"] = ev.recorded_at
+        elif t == "release.recorded":
+            self.release = dict(p)
+            self.state = "released"
+            self.verified_by = set()
+            self.times["released"] = ev.recorded_at
+        elif t == "verification.yes":
+            self.verified_by.add(p["report_id"])
+            self.state = "verified"
+            self.times["verified"] = ev.recorded_at
+        elif t == "human.resumed":
+            self.needs_human = None
+            self.state = p["state"]
+
+    def _human(self, reason: str) -> None:
+        self.needs_human = reason
+        self.state = "needs_human"
+
+    def _reopen(self) -> None:
+        self.confirmations = set()
+        self.reproduction = None
+        self.round += 1
+        self.repro_attempts = 0
+        self.fix_attempts = 0
+        self.change = None
+        self.approvals = []
+        self.merge = None
+        self.release = None
+        self.verified_by = set()
+        self.state = "reopened"
+
+    def summary(self) -> dict[str, Any]:
+        return {"bug_id": self.bug_id, "state": self.state, "round": self.round, "component": self.component,
+                "title": self.title, "reports": sorted(self.reports), "confirmations": sorted(self.confirmations),
+                "needs_human": self.needs_human, "change": self.change, "merge": self.merge,
+                "release": self.release, "verified_by": sorted(self.verified_by), "times": self.times}
+
+
+def fold(bug_id: str, events: list[Event]) -> Bug:
+    bug = Bug(bug_id)
+    for ev in events:
+        bug.apply(ev)
+    return bug

@@ -1,0 +1,130 @@
+"""The concierge: delivers desk notifications from the outbox to reporters.
+
+Every notification is a job written with the state change that caused it. Delivery appends a
+notice to the reporter's tracking page (ledger case `desk/inbox/<report>`, idempotent on the job
+id) and, where the report is linked to a room user, asks an approval card whose request id derives
+from the job id (uuid5), so a retried delivery asks the same card. Card answers are collected by
+`collect_answers`: a wrong responder's answer is discarded by the rooms layer; a stale answer (the
+bug moved on) is acknowledged and dropped.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.desk.credentials import Actor, require
+from signoff.desk.workflow import NOTIFY, Desk
+from signoff.kernel.errors import ConflictError
+from signoff.ledger import Job, NewEvent, Outbox
+
+CARD_NS = uuid.UUID("6f1c1a52-5d57-4a55-9b35-3f0d1f0f2b11")
+TEXT = {
+    "reproduced": "{bug} was reproduced by a failing test. Is this the bug you saw?",
+    "released": "{bug} is fixed in {commit} and is live now. Does it work for you?",
+}
+TITLE = {"reproduced": "Is this the bug you saw?", "released": "Does the live fix work for you?"}
+
+
+def card_id(job_id: str) -> str:
+    return str(uuid.uuid5(CARD_NS, job_id))
+
+
+@dataclass
+class RoomLink:
+    """Where cards go: the rooms service, the concierge's agent and the room."""
+
+    rooms: Any  # signoff.rooms.RoomService
+    agent: Any  # the concierge's rooms Principal (an agent)
+    room_id: str
+    users: dict[str, str]  # report id -> rooms user name of its reporter
+
+
+class Concierge:
+    def __init__(self, desk: Desk, actor: Actor, link: RoomLink | None = None) -> None:
+        require(actor, "concierge", what="deliver notifications")
+        self.desk = desk
+        self.actor = actor
+        self.link = link
+        self.outbox = Outbox(desk.ledger, lease_seconds=60)
+
+    def deliver(self, job: Job) -> dict[str, Any]:
+        p = job.payload
+        text = TEXT[p["kind"]].format(bug=p["bug_id"], commit=str(p.get("commit", ""))[:12])
+        case = f"desk/inbox/{p['report_id']}"
+        notice = {"job_id": job.job_id, "kind": p["kind"], "bug_id": p["bug_id"], "round": p["round"], "text": text}
+        card = None
+        if self.link is not None and p["report_id"] in self.link.users:
+            card = card_id(job.job_id)
+            self.link.rooms.request_approval(
+                self.link.agent, self.link.room_id, card, TITLE[p["kind"]],
+                [{"id": "yes", "label": "Yes", "decision": "accept"},
+                 {"id": "no", "label": "No", "decision": "decline"}],
+                expires_at=self.desk.clock.now() + 23 * 3600, responders=[self.link.users[p["report_id"]]])
+            notice["card"] = card
+        self.desk.ledger.append(case, None, [NewEvent("notice.delivered", notice)], idempotency_key=job.job_id)
+        return notice
+
+    def run_once(self) -> bool:
+        job = self.outbox.claim([NOTIFY])
+        if job is None:
+            return False
+        try:
+            self.deliver(job)
+        except Exception as exc:  # recorded on the job, retried with backoff
+            self.outbox.fail(job, f"{type(exc).__name__}: {exc}")
+        else:
+            self.outbox.ack(job)
+        return True
+
+    def drain(self, limit: int = 1000) -> int:
+        n = 0
+        while n < limit and self.run_once():
+            n += 1
+        return n
+
+    def collect_answers(self) -> list[dict[str, Any]]:
+        """Apply answered cards once. "yes" confirms or verifies; "no" needs a reason, so the
+        reporter is asked for it on the tracking page and nothing changes until it arrives."""
+        if self.link is None:
+            return []
+        out = []
+        for rid in sorted(self.link.users):
+            for ev in self.desk.ledger.read(f"desk/inbox/{rid}"):
+                card = ev.payload.get("card")
+                if ev.type != "notice.delivered" or not card:
+                    continue
+                done = f"desk/card/{card}"
+                if self.desk.ledger.version(done):
+                    continue
+                state = self.link.rooms.approval(self.link.agent, card)
+                if state.state == "pending":
+                    continue
+                result = self._apply(rid, ev.payload, state)
+                try:
+                    self.desk.ledger.append(done, 0, [NewEvent("card.applied", result)])
+                except ConflictError:
+                    continue
+                out.append(result)
+        return out
+
+    def _apply(self, rid: str, notice: dict[str, Any], card: Any) -> dict[str, Any]:
+        base = {"report_id": rid, "card": card.request_id, "kind": notice["kind"], "round": notice["round"]}
+        if card.state == "expired":
+            return base | {"outcome": "expired"}
+        reporter = Actor("reporter", rid, report_id=rid)
+        answer = "yes" if card.state == "accepted" else "no"
+        if answer == "no":
+            return base | {"outcome": "needs_reason", "note": "a 'no' needs a reason on the tracking page"}
+        try:
+            if notice["kind"] == "reproduced":
+                self.desk.confirm(reporter, "yes", bug_id=notice["bug_id"], round_=notice["round"])
+            else:
+                bug = self.desk.bug(notice["bug_id"])
+                if bug.round != notice["round"]:
+                    raise ConflictError("stale", "")
+                self.desk.verify_release(reporter, "yes", bug_id=notice["bug_id"])
+        except ConflictError:
+            return base | {"outcome": "stale", "note": "the bug moved on; answer acknowledged and dropped"}
+        return base | {"outcome": "applied", "answer": answer}

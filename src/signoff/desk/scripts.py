@@ -1,0 +1,112 @@
+"""Scripted agents for the ShopLite fixture (offline, deterministic, labelled `simulated`).
+
+They stand in for models in the demo and tests. Like a model they read the dossier only as data;
+unlike a model they follow fixed rules: the reproducer recognises the two seeded bugs from words in
+the report, the fixer applies the matching change, triage and review give fixed advisory notes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signoff.agents import register_script
+
+COUPON_TEST = '''"""Regression test for {bug}: a coupon larger than the cart must not make the total negative."""
+
+from shoplite.checkout import total
+
+
+def test_coupon_larger_than_cart_is_not_negative():
+    result = total(200, 1, "SAVE300")
+    assert result == 0, f"a 300 coupon on a 200 cart must cost 0, not {{result}}"
+'''
+
+COUPON_TEST_2 = '''"""Regression test for {bug} (round {round}): a large coupon with several items."""
+
+from shoplite.checkout import total
+
+
+def test_large_coupon_with_two_items_is_not_negative():
+    result = total(100, 2, "SAVE300")
+    assert result >= 0, f"a 300 coupon on a 2 x 100 cart must not be negative, got {{result}}"
+'''
+
+OVERFLOW_TEST = '''"""Regression test for {bug}: a huge price must be refused, not become an infinite total."""
+
+import math
+
+from shoplite.checkout import total
+
+
+def test_huge_price_is_refused_or_finite():
+    try:
+        result = total(1e308, 1)
+    except ValueError:
+        return
+    assert math.isfinite(result), f"total(1e308, 1) returned {{result}}"
+'''
+
+
+def _report(task: dict[str, Any]) -> str:
+    return str(task.get("untrusted", {}).get("report", "")).lower()
+
+
+def reproducer(task: dict[str, Any]) -> dict[str, Any]:
+    text = _report(task)
+    path = str(task["test_path"])
+    bug = path.rsplit("/", 1)[-1].removeprefix("test_").removesuffix(".py").upper().replace("_", "-")
+    round_ = int(task.get("round", 1))
+    if "infinit" in text or "huge" in text or "overflow" in text:
+        source = OVERFLOW_TEST.format(bug=bug)
+    elif "coupon" in text:
+        source = (COUPON_TEST if round_ == 1 else COUPON_TEST_2).format(bug=bug, round=round_)
+    else:
+        source = f'"""No rule matched the report for {bug}."""\n\n\ndef test_placeholder():\n    assert True\n'
+    return {"test_path": path, "test_source": source, "rationale": "asserts the behaviour the report expects"}
+
+
+def fixer(task: dict[str, Any]) -> dict[str, Any]:
+    files: dict[str, str] = dict(task.get("files", {}))
+    test = str(task.get("test", {}).get("source", ""))
+    path = "shoplite/checkout.py"
+    text = files.get(path, "")
+    if "SAVE300" in test and "return round(amount, 2)" in text:
+        return {"summary": "never let a coupon take the total below zero",
+                "files": [{"path": path, "content": text.replace("return round(amount, 2)",
+                                                                 "return round(max(amount, 0.0), 2)")}]}
+    if "1e308" in test and "return price * 100 * quantity / 100" in text:
+        fixed = text.replace(
+            "    return price * 100 * quantity / 100\n",
+            "    amount = price * 100 * quantity\n"
+            "    if not math.isfinite(amount):\n"
+            '        raise ValueError("Use a valid price and a quantity between 1 and 99.")\n'
+            "    return amount / 100\n")
+        fixed = fixed.replace('"""Checkout totals.', '"""Checkout totals.', 1)
+        fixed = fixed.replace("\n\nCOUPONS", "\n\nimport math\n\nCOUPONS", 1)
+        return {"summary": "refuse prices whose total overflows", "files": [{"path": path, "content": fixed}]}
+    return {"summary": "no rule applies to these files", "files": []}
+
+
+def triage(task: dict[str, Any]) -> dict[str, Any]:
+    text = _report(task)
+    severity = "high" if ("negative" in text or "infinit" in text) else "medium"
+    return {"severity": severity, "component": str(task.get("component_hint") or "checkout")[:100],
+            "summary": "The checkout total is wrong for some inputs (advisory guess from the dossier).",
+            "labels": ["checkout", "needs-reproduction"]}
+
+
+def reviewer(task: dict[str, Any]) -> dict[str, Any]:
+    files = task.get("files", {})
+    text = _report(task)
+    notes = []
+    for path, source in files.items():
+        if "coupon" in text and "SAVE300" not in source:
+            notes.append({"path": path, "text": "the report is about a coupon but the test does not use one"})
+    return {"recommendation": "comment", "summary": "advisory: the test " + (
+        "matches the reported behaviour" if not notes else "may not match the report"), "notes": notes}
+
+
+register_script("reproducer", reproducer, name="shoplite")
+register_script("fixer", fixer, name="shoplite")
+register_script("triage", triage, name="shoplite")
+register_script("reviewer", reviewer, name="shoplite")
