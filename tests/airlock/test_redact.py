@@ -36,6 +36,14 @@ def test_kind_is_redacted_and_near_miss_is_kept(kind: str, value: str, near_miss
     assert near_miss in result.text, result.text
 
 
+def test_iban_check_digits_outside_02_to_98_are_never_valid() -> None:
+    from signoff.airlock.redact import iban_valid
+
+    assert iban_valid("GB82WEST12345698765432")
+    # this BBAN happens to satisfy mod 97 with check digits 00, which ISO 13616 never issues
+    assert not iban_valid("DE00585449446527542892")
+
+
 def test_counts_by_kind() -> None:
     result = redact("a@b.io, c@d.io and 4111 1111 1111 1111 from 10.0.0.1")
     assert result.counts == {"card": 1, "email": 2, "ip": 1}

@@ -184,6 +184,8 @@ def _ibans(text: str) -> Iterator[Finding]:
 
 
 def iban_valid(compact: str) -> bool:
+    if not compact[2:4].isdigit() or not 2 <= int(compact[2:4]) <= 98:
+        return False  # ISO 13616 check digits are 02..98; "00" passes mod 97 by chance one time in 97
     rearranged = compact[4:] + compact[:4]
     try:
         number = int("".join(str(int(ch, 36)) for ch in rearranged))
