@@ -34,7 +34,7 @@ from signoff.sandbox.model import Mount, PythonEnv, SandboxUnavailable
 
 VENV_DST = "/opt/signoff-venv"
 SYSTEM_CACHE = Path("/var/cache/signoff/sandbox-python")
-_FORMAT = 1
+_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -224,7 +224,7 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
                                      f"{(made.stderr or made.stdout).strip()[-400:]}",
                                      "apt-get install -y python3-venv")
         args = ["--python", str(tmp / "bin" / "python"), "install", "--quiet", "--no-input",
-                "--disable-pip-version-check", "--no-compile"]
+                "--disable-pip-version-check"]  # compiled: the sandbox cannot write .pyc files
         if not allow_builds:
             args += ["--only-binary", ":all:"]
         if not network:
