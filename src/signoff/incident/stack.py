@@ -1,0 +1,199 @@
+"""The incident's rooms, identities, policies and roles on a room server, and the run folder.
+
+One run lives in a folder: the room server's database (`rooms.db`, the ledger), part 1's workspace
+(`ws/`: pinned guards, approval and guard-log chains, captures), each agent's cursor (`agents/`),
+`run.json` (names and ids, no secrets) and `secrets.json` (api keys and user tokens, mode 0600, the
+way a deployment keeps each identity's credentials next to the process that uses it).
+
+Addressing is enforced by the room server, never by a prompt:
+
+- in `payco-shopco-shared`, only priya and the mediator may address payco-agent (sam and the
+  mediator for shopco-agent); only the mediator may address the notary;
+- in `payco-internal` only priya (and the approver's notices) may address payco-agent, and only
+  priya may address the approver there (sam likewise in `shopco-internal`);
+- nobody may address the observer, which only reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from signoff.incident.fixture import ORGS
+from signoff.incident.workspace import Workspace
+from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.ledger import Ledger
+from signoff.rooms import RoomService
+from signoff.rooms.model import Principal
+from signoff.trust import KeyStore
+
+SHARED = "shared"
+ROOM_NAMES = {"payco": "payco-internal", "shopco": "shopco-internal", SHARED: "payco-shopco-shared"}
+HUMANS = {"payco": "priya", "shopco": "sam"}
+AGENT_OF = {"payco": "payco-agent", "shopco": "shopco-agent"}
+ORG_OF_AGENT = {v: k for k, v in AGENT_OF.items()}
+ORG_OF_HUMAN = {v: k for k, v in HUMANS.items()}
+# Extra people: a PayCo engineer who is in PayCo's room but is not its approver (red team).
+EXTRA_USERS = {"dave": "payco"}
+MEDIATOR, NOTARY, APPROVER, OBSERVER = "mediator", "notary", "approver", "observer"
+ROLES = {
+    "incident-commander": (MEDIATOR, True, "Runs the incident: opens it, keeps the record, routes every "
+                                           "cross-company request. Exclusive."),
+    "provider-responder": (AGENT_OF["payco"], False, "Answers for PayCo (the webhook provider)."),
+    "consumer-responder": (AGENT_OF["shopco"], False, "Answers for ShopCo (the webhook consumer)."),
+    "notary": (NOTARY, False, "Issues the incident salt and compares fingerprints. No model."),
+}
+ROLE_OF = {agent: role for role, (agent, _, _) in ROLES.items()}
+AGENT_ROOMS = {
+    MEDIATOR: [SHARED],
+    NOTARY: [SHARED],
+    APPROVER: ["payco", "shopco"],
+    OBSERVER: ["payco", "shopco", SHARED],
+    AGENT_OF["payco"]: ["payco", SHARED],
+    AGENT_OF["shopco"]: ["shopco", SHARED],
+}
+
+
+def _rule(rooms: list[str], users: list[str] | None = None, agents: list[str] | None = None) -> dict[str, Any]:
+    return {"rooms": rooms, "room_groups": "*", "users": users or [], "agents": agents or [],
+            "owner": False, "owner_agents": False}
+
+
+@dataclass
+class RunInfo:
+    run_dir: Path
+    db_url: str
+    rooms: dict[str, str]     # room key -> room id
+    agents: dict[str, str]    # agent name -> id
+    users: dict[str, str]     # user name -> id
+
+    def as_json(self) -> dict[str, Any]:
+        return {"db_url": self.db_url, "rooms": self.rooms, "agents": self.agents, "users": self.users}
+
+    @classmethod
+    def load(cls, run_dir: Path) -> RunInfo:
+        path = Path(run_dir) / "run.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise NotFoundError(f"no incident run at {run_dir}",
+                                "pass the folder `signoff incident demo` printed") from exc
+        except ValueError as exc:
+            raise UsageError(f"{path} is not a run file", "pass a folder written by `signoff incident demo`") from exc
+        return cls(Path(run_dir), str(data["db_url"]), dict(data["rooms"]), dict(data["agents"]), dict(data["users"]))
+
+    def room_key(self, room_id: str) -> str | None:
+        for key, rid in self.rooms.items():
+            if rid == room_id:
+                return key
+        return None
+
+    def name_of(self, sender: str) -> str:
+        """`agent:<id>` / `user:<id>` -> the identity's name (unknown senders stay opaque)."""
+        kind, _, ident = sender.partition(":")
+        table = self.agents if kind == "agent" else self.users
+        for name, i in table.items():
+            if i == ident:
+                return name
+        return sender
+
+
+def read_secrets(run_dir: Path) -> dict[str, str]:
+    path = Path(run_dir) / "secrets.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise NotFoundError(f"no credentials in {run_dir}", "the run folder is incomplete; run the demo again") from exc
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def _write_secret_file(path: Path, data: dict[str, str]) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+
+
+def workspace(run_dir: Path, keys: KeyStore) -> Workspace:
+    return Workspace(Path(run_dir) / "ws", keys)
+
+
+def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> RunInfo:
+    """Create the room server's identities, rooms, roles and policies for one run, and pin the guards."""
+    run_dir = Path(run_dir)
+    if (run_dir / "run.json").exists():
+        raise UsageError(f"{run_dir} already holds a run", "pick a fresh folder")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    db_url = f"sqlite:///{(run_dir / 'rooms.db').resolve()}"
+    ledger = Ledger.from_url(db_url)
+    try:
+        rooms = RoomService(ledger)
+        secrets: dict[str, str] = {}
+        admin, secrets["user:admin"] = rooms.create_user("admin", "Switch admin", admin=True)
+        users: dict[str, Principal] = {"admin": admin}
+        for org, name in HUMANS.items():
+            users[name], secrets[f"user:{name}"] = rooms.create_user(name, f"{name.title()} ({org} on-call)")
+        for name, org in EXTRA_USERS.items():
+            users[name], secrets[f"user:{name}"] = rooms.create_user(name, f"{name.title()} ({org} engineer)")
+        agents: dict[str, Principal] = {}
+        for name in AGENT_ROOMS:
+            agents[name], secrets[f"agent:{name}"] = rooms.create_agent(admin, name, f"incident {name}")
+        room_members: dict[str, tuple[list[str], list[str]]] = {
+            "payco": ([a for a, r in AGENT_ROOMS.items() if "payco" in r], ["priya", "dave"]),
+            "shopco": ([a for a, r in AGENT_ROOMS.items() if "shopco" in r], ["sam"]),
+            SHARED: ([a for a, r in AGENT_ROOMS.items() if SHARED in r], ["priya", "sam"]),
+        }
+        room_ids: dict[str, str] = {}
+        for key, (agent_names, user_names) in room_members.items():
+            roles = ([{"name": r, "instructions": text, "exclusive": excl} for r, (_, excl, text) in ROLES.items()]
+                     if key == SHARED else [])
+            room = rooms.create_room(admin, ROOM_NAMES[key], f"incident room {ROOM_NAMES[key]}",
+                                     agent_names=agent_names, user_names=user_names, roles=roles,
+                                     group_name="crosswire")
+            room_ids[key] = room.id
+        uid = {n: p.id for n, p in users.items()}
+        aid = {n: p.id for n, p in agents.items()}
+        shared, pay, shop = room_ids[SHARED], room_ids["payco"], room_ids["shopco"]
+        policies = {
+            AGENT_OF["payco"]: [_rule([shared], [uid["priya"]], [aid[MEDIATOR]]),
+                                _rule([pay], [uid["priya"]], [aid[APPROVER]])],
+            AGENT_OF["shopco"]: [_rule([shared], [uid["sam"]], [aid[MEDIATOR]]),
+                                 _rule([shop], [uid["sam"]], [aid[APPROVER]])],
+            APPROVER: [_rule([pay], [uid["priya"]]), _rule([shop], [uid["sam"]])],
+            MEDIATOR: [_rule([shared], [uid["priya"], uid["sam"]],
+                             [aid[NOTARY], aid[AGENT_OF["payco"]], aid[AGENT_OF["shopco"]]])],
+            NOTARY: [_rule([shared], [], [aid[MEDIATOR]])],
+            OBSERVER: [_rule([])],
+        }
+        for name, rules in policies.items():
+            rooms.set_policy(admin, aid[name], {"rules": rules})
+        info = RunInfo(run_dir, db_url, room_ids, aid, uid)
+        workspace(run_dir, keys).setup(fixture)
+        (run_dir / "run.json").write_text(json.dumps(info.as_json(), indent=1, sort_keys=True) + "\n",
+                                          encoding="utf-8")
+        _write_secret_file(run_dir / "secrets.json", secrets)
+        return info
+    finally:
+        ledger.close()
+
+
+__all__ = [
+    "AGENT_OF",
+    "AGENT_ROOMS",
+    "APPROVER",
+    "HUMANS",
+    "MEDIATOR",
+    "NOTARY",
+    "OBSERVER",
+    "ORGS",
+    "ROLES",
+    "ROLE_OF",
+    "ROOM_NAMES",
+    "SHARED",
+    "RunInfo",
+    "provision",
+    "read_secrets",
+    "workspace",
+]

@@ -1,0 +1,351 @@
+"""The whole incident in rooms: services, scripted humans, the run, its measurements.
+
+`Incident(run_dir, keys, settings)` starts every service of one run over the run's room server
+database: both evidence servers (HTTP on loopback), the notary, the approver, the mediator, both
+company agents and an outbox worker. `restart(name)` stops one service and starts it again from
+durable state only (the room server, its ledger, the chains, the agent's cursor), as a crashed
+process would come back. Humans are scripted (`SCRIPT`): each step reads the room the way a person
+would (e.g. copies the approve command from the draft) and posts through the room server as that
+user. Nothing here decides whether the run was good: `signoff.incident.grade` does, from the room
+server's API.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from signoff.incident.actors import Actor
+from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
+from signoff.incident.fixture import ORGS, code_files, load_capture
+from signoff.incident.guard import Post
+from signoff.incident.notary import IssuedSalt
+from signoff.incident.playbooks import (
+    PUBLISH_TOPIC,
+    ApproverService,
+    CompanyAgent,
+    Mediator,
+    NotaryService,
+    parse_disclosure_post,
+)
+from signoff.incident.simulate import simulate
+from signoff.incident.stack import (
+    AGENT_OF,
+    AGENT_ROOMS,
+    APPROVER,
+    HUMANS,
+    MEDIATOR,
+    NOTARY,
+    SHARED,
+    RunInfo,
+    provision,
+    read_secrets,
+    workspace,
+)
+from signoff.incident.workspace import SHARED_ROOM
+from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger, Outbox, Worker
+from signoff.rooms import RoomService
+from signoff.rooms.model import Principal
+from signoff.trust import KeyStore
+
+SERVICES = ("rooms", NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"], "evidence")
+
+
+class Stuck(SignoffError):
+    """A scripted step found the room not in the state it waits for."""
+
+
+class Incident:
+    def __init__(self, run_dir: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None) -> None:
+        self.run_dir = Path(run_dir)
+        self.keys = keys
+        self.settings = settings
+        self.fixture = fixture
+        self.info = RunInfo.load(self.run_dir)
+        self.secrets = read_secrets(self.run_dir)
+        self.ws = workspace(self.run_dir, keys)
+        self.exits = ExitStack()
+        self.evidence_tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
+        self.servers: dict[str, LoopbackServer] = {}
+        self.actors: dict[str, Actor] = {}
+        self.ledger: Ledger | None = None
+        self.rooms: RoomService | None = None
+        self._start_rooms()
+        self._start_evidence()
+        for name in (NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"]):
+            self._start_actor(name)
+
+    # -- services ------------------------------------------------------------------------------
+
+    @property
+    def service(self) -> RoomService:
+        assert self.rooms is not None
+        return self.rooms
+
+    def _start_rooms(self) -> None:
+        self.ledger = Ledger.from_url(self.info.db_url)
+        self.rooms = RoomService(self.ledger)
+
+    def _start_evidence(self) -> None:
+        captures = self.ws.captures
+        if not (captures / "payco-capture.jsonl").exists():
+            simulate(captures, fixture=self.fixture)  # production traffic before the incident
+        for org in ORGS:
+            store = EvidenceStore.of(org, load_capture(captures / f"{org}-capture.jsonl"))
+            server = LoopbackServer(make_app(store, self.evidence_tokens[org], self.current_salt))
+            server.__enter__()
+            self.servers[org] = server
+
+    def _stop_evidence(self) -> None:
+        for server in self.servers.values():
+            server.__exit__(None, None, None)
+        self.servers = {}
+
+    def current_salt(self) -> IssuedSalt | None:
+        notary = self.actors.get(NOTARY)
+        return notary.current() if isinstance(notary, NotaryService) else None
+
+    def _start_actor(self, name: str) -> None:
+        args = (self.service, self.info, name, self.secrets[f"agent:{name}"], AGENT_ROOMS[name],
+                self.run_dir / "agents")
+        actor: Actor
+        if name == NOTARY:
+            actor = NotaryService(*args)
+        elif name == APPROVER:
+            actor = ApproverService(*args, ws=self.ws, current=self.current_salt)
+        elif name == MEDIATOR:
+            actor = Mediator(*args)
+        else:
+            org = next(o for o, a in AGENT_OF.items() if a == name)
+            client = EvidenceClient(self.servers[org].url, self.evidence_tokens[org])
+            actor = CompanyAgent(*args, org=org, ws=self.ws, ledger=self.service.ledger, evidence=client,
+                                 settings=self.settings, current=self.current_salt, fixture=self.fixture)
+        self.actors[name] = actor
+
+    def restart(self, name: str) -> None:
+        """Stop one service and start it again from durable state only."""
+        if name not in SERVICES:
+            raise UsageError(f"unknown service {name!r}", f"use one of: {', '.join(SERVICES)}")
+        if name == "rooms":
+            assert self.ledger is not None
+            self.ledger.close()
+            self._start_rooms()
+            for actor_name in list(self.actors):
+                self._start_actor(actor_name)  # their connections lived in the old server process
+        elif name == "evidence":
+            self._stop_evidence()
+            self._start_evidence()
+            for org in ORGS:
+                self._start_actor(AGENT_OF[org])
+        else:
+            self._start_actor(name)
+
+    def close(self) -> None:
+        self._stop_evidence()
+        for actor in self.actors.values():
+            if isinstance(actor, CompanyAgent):
+                actor.evidence.close()
+        if self.ledger is not None:
+            self.ledger.close()
+
+    def __enter__(self) -> Incident:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- running -------------------------------------------------------------------------------
+
+    def pump(self, limit: int = 500) -> int:
+        """Let every service handle what is waiting, until nothing is (deterministic order)."""
+        order = [NOTARY, MEDIATOR, APPROVER, AGENT_OF["payco"], AGENT_OF["shopco"]]
+        worker = Worker(Outbox(self.service.ledger), {PUBLISH_TOPIC: self._publish})
+        total = 0
+        for _ in range(limit):
+            n = sum(self.actors[name].poll() for name in order) + worker.drain()
+            total += n
+            if n == 0:
+                return total
+        raise Stuck("the services did not settle", "look at the last messages in the rooms")
+
+    def _publish(self, job: Any) -> None:
+        agent = self.actors[AGENT_OF[str(job.payload["org"])]]
+        assert isinstance(agent, CompanyAgent)
+        agent.publish(job)
+
+    def user(self, name: str) -> Principal:
+        return self.service.authenticate(self.secrets[f"user:{name}"])
+
+    def say(self, who: str, room: str, body: str, targets: list[str] | None = None,
+            roles: list[str] | None = None) -> dict[str, Any]:
+        """A person posts (as the room server's user endpoint does)."""
+        for actor in self.actors.values():
+            actor.beat()  # role mentions reach live holders only
+        receipt = self.service.post_message(self.user(who), self.info.rooms[room], body, target_names=targets or [],
+                                            target_roles=roles or [])
+        return {"message_id": receipt.message_id, "body": receipt.body, "target_statuses": receipt.target_statuses}
+
+    def messages(self, who: str, room: str) -> list[dict[str, Any]]:
+        return self.service.read_messages(self.user(who), self.info.rooms[room], limit=1000)
+
+    def preflight(self) -> dict[str, Any]:
+        """Before the incident: each guard blocks a deliberate draft in the shared room, and each
+        evidence server refuses the other company's token."""
+        out: dict[str, Any] = {}
+        for org in ORGS:
+            verdict = self.ws.guard(org).check(Post(SHARED_ROOM, f"preflight draft\n\nApprove with: approve "
+                                                                f"D-{'PAY' if org == 'payco' else 'SHOP'}-99"))
+            out[f"{org}_guard_blocks_draft"] = not verdict.allowed
+            other = "shopco" if org == "payco" else "payco"
+            wrong = EvidenceClient(self.servers[org].url, self.evidence_tokens[other])
+            try:
+                wrong.summary()
+                out[f"{org}_evidence_refuses_other_token"] = False
+            except SignoffError:
+                out[f"{org}_evidence_refuses_other_token"] = True
+            finally:
+                wrong.close()
+        return out
+
+
+# -- the scripted humans ---------------------------------------------------------------------
+
+APPROVE_LINE = re.compile(r"^Approve with: (approve (D-[A-Z]{2,8}-[0-9]+))$")
+
+
+def _approve_latest(org: str) -> Callable[[Incident], None]:
+    """The org's human copies the approve command from the latest unapproved draft, literally."""
+
+    def step(inc: Incident) -> None:
+        human = HUMANS[org]
+        msgs = inc.messages(human, org)
+        agent_sender = f"agent:{inc.info.agents[AGENT_OF[org]]}"
+        approved = {m["body"].split(" ")[1] for m in msgs if m["sender"] == f"agent:{inc.info.agents[APPROVER]}"
+                    and " approved by " in m["body"]}
+        for m in reversed(msgs):
+            last = m["body"].rstrip().rsplit("\n", 1)[-1]
+            hit = APPROVE_LINE.match(last)
+            if m["sender"] == agent_sender and hit and hit.group(2) not in approved:
+                inc.say(human, org, hit.group(1), targets=[APPROVER])
+                return
+        raise Stuck(f"{human} found no draft to approve in {org}-internal", "the agent should have drafted one")
+
+    return step
+
+
+def _first_failing_event(inc: Incident) -> str:
+    for m in inc.messages("sam", SHARED):
+        parsed = parse_disclosure_post(m["body"])
+        if parsed and parsed[0]["org"] == "shopco" and parsed[1].get("rejected"):
+            return str(parsed[1]["rejected"][0])
+    raise Stuck("sam sees no list of failing events in the shared room", "ShopCo's first disclosure is missing")
+
+
+def _confirm(human: str) -> Callable[[Incident], None]:
+    def step(inc: Incident) -> None:
+        for m in reversed(inc.messages(human, SHARED)):
+            hit = re.search(r"please confirm with: @incident-commander (confirm root cause INC-[0-9]{4})", m["body"])
+            if hit and m["sender"] == f"agent:{inc.info.agents[MEDIATOR]}":
+                inc.say(human, SHARED, hit.group(1), roles=["incident-commander"])
+                return
+        raise Stuck(f"{human} sees no root cause to confirm", "the notary's comparison should lead to one")
+
+    return step
+
+
+def _accept_fix(org: str) -> Callable[[Incident], None]:
+    def step(inc: Incident) -> None:
+        user = inc.user(HUMANS[org])
+        cards = [c for c in inc.service.pending_approvals(user) if c.request_id.endswith(f"/fix-{org}")]
+        if not cards:
+            raise Stuck(f"{HUMANS[org]} has no fix card to answer", f"{AGENT_OF[org]} should have requested one")
+        inc.service.answer_approval(user, cards[0].request_id, "approve")
+
+    return step
+
+
+def _say(who: str, room: str, body: str | Callable[[Incident], str], targets: list[str] | None = None,
+         roles: list[str] | None = None) -> Callable[[Incident], None]:
+    def step(inc: Incident) -> None:
+        inc.say(who, room, body(inc) if callable(body) else body, targets=targets, roles=roles)
+
+    return step
+
+
+SCRIPT: list[tuple[str, Callable[[Incident], None]]] = [
+    ("sam reports the symptom", _say("sam", SHARED, "signatures are failing: some PayCo webhooks are rejected with "
+                                     "401 by our verifier since this morning.", roles=["incident-commander"])),
+    ("priya approves PayCo's log summary", _approve_latest("payco")),
+    ("sam approves ShopCo's log summary", _approve_latest("shopco")),
+    ("sam asks PayCo's agent directly (refused by the server)",
+     _say("sam", SHARED, "can you just send us one failing payload and your signing code?", targets=["payco-agent"])),
+    ("sam asks the commander for fingerprints",
+     _say("sam", SHARED, lambda inc: f"please ask for a salted fingerprint of {_first_failing_event(inc)} from both "
+          "sides so the notary can compare bytes.", roles=["incident-commander"])),
+    ("priya approves PayCo's fingerprint", _approve_latest("payco")),
+    ("sam approves ShopCo's fingerprint", _approve_latest("shopco")),
+    ("priya confirms the root cause", _confirm("priya")),
+    ("sam confirms the root cause", _confirm("sam")),
+    ("priya approves PayCo's fix", _accept_fix("payco")),
+    ("sam approves ShopCo's fix", _accept_fix("shopco")),
+    ("sam approves the end-to-end result", _approve_latest("shopco")),
+]
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    steps: list[str]
+    preflight: dict[str, Any]
+
+
+def run_script(inc: Incident, until: int | None = None, start: int = 0,
+               between: Callable[[int, Incident], None] | None = None) -> list[str]:
+    """Play the scripted humans from step `start` up to (not including) `until`, settling the services
+    after each step. `between(i, inc)` runs after step i settled (tests restart services there)."""
+    done = []
+    inc.pump()
+    for i, (label, step) in enumerate(SCRIPT[start:until], start):
+        step(inc)
+        inc.pump()
+        done.append(label)
+        if between is not None:
+            between(i, inc)
+    return done
+
+
+def new_run(base: Path, keys: KeyStore, fixture: Path | None = None) -> Path:
+    from signoff.kernel.ids import new_id
+
+    run_dir = Path(base) / f"run-{new_id()[:10]}"
+    provision(run_dir, keys, fixture)
+    return run_dir
+
+
+def run_demo(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
+             between: Callable[[int, Incident], None] | None = None) -> dict[str, Any]:
+    """Provision a fresh run, play the whole incident, record it, and measure it (through the room server)."""
+    from signoff.incident.grade import measure
+    from signoff.incident.recording import record_run
+
+    run_dir = new_run(base, keys, fixture)
+    with Incident(run_dir, keys, settings, fixture) as inc:
+        pre = inc.preflight()
+        steps = run_script(inc, between=between)
+    recording = record_run(run_dir, keys)
+    metrics = measure(run_dir, keys, fixture)
+    return {"run": str(run_dir), "steps": steps, "preflight": pre, "recording": str(recording), **metrics}
+
+
+def code_line_count(fixture: Path | None = None) -> int:
+    return sum(len(p.read_text(encoding="utf-8").splitlines()) for org in ORGS for p in code_files(org, fixture))
+
+
+__all__ = ["SCRIPT", "SERVICES", "Incident", "RunResult", "Stuck", "new_run", "run_demo", "run_script"]
