@@ -127,6 +127,8 @@ _OVERRIDE = [
     r"your|typical)|no longer (?:bound|restricted|limited|required|have to|need to)|not (?:bound|restricted|"
     r"limited) by|able to do anything)",
     r"\b(?:have|has) broken free of\b",
+    r"\bfree (?:of|from) all (?:\S+ )?(?:limitations|restrictions|rules|filters|constraints|guidelines)\b",
+    r"\bnot bound by (?:any |the |its |their )?(?:rules|morals|ethics|laws|guidelines|restrictions|policies)\b",
     r"\b(?:no|without any|without|free of|free from) (?:ethical|moral|legal)(?:,? (?:or |and )?(?:ethical|moral|"
     r"legal))* (?:guidelines|restrictions|constraints|limits|boundaries|principles|considerations|bias|"
     r"obligations)\b",
@@ -170,7 +172,9 @@ _ROLE = [
     r"\b(?:you|please|i want you to|now|from now on,?) (?:will |must |should |shall |are to |are going to |to |"
     r"now |can )*(?:act as|pretend (?:to be|you are|that you are)|roleplay|role-play|play the role|take on the "
     r"role|assume the (?:role|persona|identity))\b",
-    r"(?:^|[.!?] )(?:please )?(?:act as|pretend to be|pretend you are|roleplay as|assume the persona)\b",
+    r"(?:^|[.!?:)*\-] )(?:please )?(?:act as|pretend to be|pretend you are|roleplay as|assume the persona)\b",
+    r"\b(?:take on|adopt|assume|adopting|taking on) (?:the |a |an |this )?(?:\S+ )?persona\b",
+    r"\byou are (?:about to|going to) (?:become|immerse|act|play|pretend|roleplay|simulate)\b",
     r"\bimmerse yourself\b|\b(?:role|persona|character) of (?:another|an?) (?:ai|al|model|chatbot|assistant)\b",
     r"\byou are (?:now )?(?:an? )?(?:ai|assistant|language model|chatbot|model) (?:called|named|that has no|"
     r"without|with no)\b",
