@@ -153,3 +153,14 @@ def test_missing_command_is_recorded_as_a_sandbox_error(sandbox: None) -> None:
     assert ex.exit_code != 0 and not ex.ok
     assert "execvp no-such-command-signoff" in ex.isolation["sandbox_error"]
     assert "sandbox_error" not in run(["true"]).isolation
+
+
+def test_caller_ignoring_sigchld_still_gets_a_status(sandbox: None) -> None:
+    import signal as sig
+
+    previous = sig.signal(sig.SIGCHLD, sig.SIG_IGN)
+    try:
+        ex = run(["sh", "-c", "exit 7"])
+    finally:
+        sig.signal(sig.SIGCHLD, previous)
+    assert ex.exit_code == 7

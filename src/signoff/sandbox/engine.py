@@ -16,7 +16,6 @@ import shutil
 import subprocess
 
 from signoff.kernel.ids import new_id
-from signoff.sandbox.cgroups import CgroupSet
 from signoff.sandbox.model import Execution, Limits, Mount, SandboxUnavailable
 from signoff.sandbox.supervise import Launch, run_tree
 
@@ -98,5 +97,4 @@ def run_engine(engine: str, cmd: list[str], mounts: list[Mount], limits: Limits,
         "weaker": ["peak memory, OOM and pids-limit events are not read back from the engine"],
         "escaped_processes_killed": 0, "reaped_after_exit": outcome.reaped_after,
     }
-    _ = CgroupSet  # the engine creates its own groups
     return _execution(cmd, outcome, {}, isolation, names, workdir, {})

@@ -115,7 +115,8 @@ def run_tree(launch: Launch, stdout_w: int, stderr_w: int, stdout_r: int, stderr
               for name in streams}
     limits["_status"] = 1 << 20
     data, truncated = _collect(streams, limits, backstop=launch.timeout + 60.0, keeper=keeper)
-    _, _ = os.waitpid(keeper, 0)
+    with contextlib.suppress(ChildProcessError):  # the caller may ignore SIGCHLD (auto-reaping)
+        os.waitpid(keeper, 0)
     for fd in streams.values():
         os.close(fd)
     try:
@@ -181,6 +182,7 @@ def _keeper(launch: Launch, stdout_w: int, stderr_w: int, child_ends: list[int],
             os._exit(1)
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller decides; a ^C reaches it, not us
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # an ignored SIGCHLD would make wait4 fail
         # Drop every descriptor the caller had open (other runs' pipes in other threads among them):
         # holding their write ends would delay those runs' end-of-output until we exit.
         keep = {0, 1, 2, status_w, stdout_w, stderr_w, *child_ends, *launch.pass_fds}

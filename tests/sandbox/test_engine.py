@@ -1,0 +1,32 @@
+"""The Docker/Podman backend: the reference flags, and a clear refusal when no engine answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from signoff.sandbox import Limits, Mount, SandboxUnavailable, run
+from signoff.sandbox.engine import engine_answers, engine_argv
+
+
+def test_engine_argv_carries_the_reference_flags() -> None:
+    argv = engine_argv("docker", "signoff-x", "python:3.11-slim", ["pytest", "-q"],
+                       [Mount(Path("/co"), "/src"), Mount(Path("/out"), "/out", writable=True)],
+                       Limits(), {"A": "1"}, "/work", network=False)
+    text = " ".join(argv)
+    for flag in ("--network none", "--read-only", "--cap-drop ALL", "--security-opt no-new-privileges",
+                 "--user 10001:10001", "--memory 384m", "--memory-swap 384m", "--cpus 0.75", "--pids-limit 96",
+                 "--tmpfs /work:rw,size=256m", "--volume /co:/src:ro", "--volume /out:/out:rw", "--env A=1",
+                 "--pull never"):
+        assert flag in text, flag
+    assert argv[-3:] == ["python:3.11-slim", "pytest", "-q"]
+
+
+@pytest.mark.parametrize("engine", ["docker", "podman"])
+def test_engine_that_does_not_answer_is_refused(engine: str) -> None:
+    if engine_answers(engine):
+        pytest.skip(f"a {engine} engine answers here; the refusal cannot be shown")
+    with pytest.raises(SandboxUnavailable) as info:
+        run(["true"], backend=engine)
+    assert "does not answer" in info.value.message and info.value.fix
