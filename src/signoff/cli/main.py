@@ -12,6 +12,7 @@ from signoff.cli import context
 from signoff.cli.agents import app as agents_app
 from signoff.cli.airlock import app as airlock_app
 from signoff.cli.demo import app as demo_app
+from signoff.cli.desk import app as desk_app
 from signoff.cli.doctor import doctor
 from signoff.cli.evidence import app as evidence_app
 from signoff.cli.incident import app as incident_app
@@ -67,6 +68,7 @@ app.command("serve", help="Run the rooms server (Switch agent protocol + user en
 app.add_typer(incident_app, name="incident", help="Salted fingerprints, a notary, signed disclosures, a guard.")
 app.add_typer(notes_app, name="notes", help="Release notes whose every number and hash is recomputed from git.")
 app.add_typer(repair_app, name="repair", help="Verify an agent's fix against a frozen, approved harness.")
+app.add_typer(desk_app, name="desk", help="Bug desk: reports, reproductions, fixes, merges, releases, reporters' word.")
 app.add_typer(agents_app, name="agents", help="Agent roles and providers, spend and rate limits, recorded calls.")
 
 

@@ -84,7 +84,7 @@ class Credentials:
             if ev.type == "credential.revoked" and found is not None and p["token_sha256"] == digest:
                 found = None
         if found is None:
-            raise Unauthenticated("unknown credential", "use a token issued by `signoff desk credential add`")
+            raise Unauthenticated("unknown credential", "use a token issued by `signoff desk init` or `signoff desk credential`")
         return found
 
     def revoke(self, token: str) -> None:

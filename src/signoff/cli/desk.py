@@ -1,0 +1,218 @@
+"""`signoff desk ...`: operate the bug desk (local forge, credentials, bugs, approvals, merges,
+deployments, the engineering service and the concierge)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from signoff.cli.context import console, print_json, settings
+from signoff.kernel.errors import UsageError
+
+app = typer.Typer(no_args_is_help=True)
+forge_app = typer.Typer(no_args_is_help=True)
+app.add_typer(forge_app, name="forge", help="The local forge: change requests, reviews, webhook deliveries.")
+
+Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+Token = Annotated[str | None, typer.Option("--token", envvar="SIGNOFF_DESK_TOKEN",
+                                           help="Your desk credential (or SIGNOFF_DESK_TOKEN).")]
+
+
+def _desk() -> Any:
+    from signoff.desk.workflow import open_desk
+
+    return open_desk(settings())
+
+
+def _actor(desk: Any, token: str | None) -> Any:
+    if not token:
+        raise UsageError("this command needs your desk credential", "pass --token or set SIGNOFF_DESK_TOKEN")
+    return desk.credentials.authenticate(token)
+
+
+@app.command("init")
+def init(as_json: Json = False) -> None:
+    """Create the ShopLite repository in the local forge and one credential per role (shown once)."""
+    from signoff.desk.local import init_local
+
+    local = init_local(settings())
+    out = {"repo": str(local.desk.forge.path(local.desk.config.repo)), "tokens": local.tokens}
+    if as_json:
+        print_json(out)
+        return
+    console.print(f"forge repository: {out['repo']}")
+    for role, token in local.tokens.items():
+        console.print(f"{role}: {token}")
+    console.print("These tokens are shown once; only their digests are stored.")
+
+
+@app.command("credential")
+def credential(role: str, name: str, bot: Annotated[bool, typer.Option("--bot")] = False,
+               shared: Annotated[bool, typer.Option("--shared")] = False, as_json: Json = False) -> None:
+    """Issue a credential: ROLE is concierge, engineering, owner or recorder."""
+    from signoff.desk.credentials import Credentials
+
+    desk = _desk()
+    token = Credentials(desk.ledger).issue(role, name, human=not bot, shared=shared)
+    if as_json:
+        print_json({"role": role, "name": name, "token": token})
+    else:
+        console.print(token)
+
+
+@app.command("report")
+def report(title: Annotated[str, typer.Option()], component: Annotated[str, typer.Option()] = "",
+           steps: Annotated[str, typer.Option()] = "", expected: Annotated[str, typer.Option()] = "",
+           actual: Annotated[str, typer.Option()] = "", as_json: Json = False) -> None:
+    """File a report through the public intake (the airlock runs first)."""
+    from signoff.desk.workflow import Quarantined
+
+    fields = {k: v for k, v in {"title": title, "component": component, "steps": steps, "expected": expected,
+                                "actual": actual}.items() if v}
+    try:
+        out = _desk().submit_report(fields, client="cli").as_json()
+    except Quarantined as exc:
+        if as_json:
+            print_json({"quarantined": True, "families": exc.families, "message": exc.message})
+        else:
+            console.print(f"quarantined ({', '.join(exc.families)}): {exc.message}")
+        raise typer.Exit(1) from exc
+    if as_json:
+        print_json(out)
+    else:
+        console.print(f"{out['report_id']} joined {out['bug_id']}; tracking link (shown once): {out['tracking_url']}")
+
+
+@app.command("bugs")
+def bugs(as_json: Json = False) -> None:
+    """List bugs and their states."""
+    rows = [b.summary() for b in _desk().bugs()]
+    if as_json:
+        print_json({"bugs": rows})
+        return
+    for r in rows:
+        extra = f" needs a human: {r['needs_human']}" if r["needs_human"] else ""
+        console.print(f"{r['bug_id']}  {r['state']:<18} round {r['round']}  {len(r['reports'])} report(s)  "
+                      f"{r['title']}{extra}")
+
+
+@app.command("show")
+def show(bug_id: str, as_json: Json = False) -> None:
+    """A bug's events, evidence files and advisory notes."""
+    desk = _desk()
+    bug = desk.bug(bug_id)
+    evidence = [e.payload.get("evidence") for e in desk.ledger.read(f"desk/bug/{bug_id}")
+                if e.payload.get("evidence")]
+    out = {"summary": bug.summary(), "log": bug.log, "evidence": evidence, "notes": desk.notes(bug_id),
+           "reproduction": bug.reproduction}
+    if as_json:
+        print_json(out)
+        return
+    console.print(f"{bug_id}: {bug.state} (round {bug.round}) {bug.title}")
+    for entry in bug.log:
+        console.print(f"  v{entry['version']:<3} {entry['at']}  {entry['type']}")
+    for path in evidence:
+        console.print(f"  evidence (measured): {path}")
+    for n in desk.notes(bug_id):
+        console.print(f"  note ({n['type']}, {n.get('evidence_kind')}): advisory, never a decision")
+
+
+@app.command("approve")
+def approve(bug_id: str, head: Annotated[str | None, typer.Option(help="The head SHA you reviewed.")] = None,
+            token: Token = None, as_json: Json = False) -> None:
+    """Approve the exact head of a bug's change request (owner credential)."""
+    desk = _desk()
+    who = _actor(desk, token)
+    bug = desk.bug(bug_id)
+    if head is None:
+        raise UsageError("name the head you reviewed", f"pass --head {bug.change['head'] if bug.change else 'SHA'}")
+    out = desk.approve(who, bug_id, head).summary()
+    print_json(out) if as_json else console.print(f"approved {head[:12]} of {bug_id}")
+
+
+@app.command("merge")
+def merge(bug_id: str, token: Token = None, as_json: Json = False) -> None:
+    """Merge a bug's change request in the local forge (a human owner; the desk checks first)."""
+    from signoff.desk.local import LocalDesk
+
+    desk = _desk()
+    sha = desk.merge(_actor(desk, token), bug_id)
+    LocalDesk(desk).deliver_webhooks()
+    out = {"merge_commit": sha, "state": desk.bug(bug_id).state}
+    print_json(out) if as_json else console.print(f"merged as {sha[:12]}; {bug_id} is {out['state']}")
+
+
+@app.command("deploy-record")
+def deploy_record(commit: Annotated[str, typer.Option()], url: Annotated[str, typer.Option()],
+                  environment: Annotated[str, typer.Option()] = "production", token: Token = None,
+                  as_json: Json = False) -> None:
+    """Record a deployment (recorder credential): exact commit, health, ancestry."""
+    desk = _desk()
+    out = desk.record_deployment(_actor(desk, token), desk.config.repo, commit, environment, url)
+    print_json(out) if as_json else console.print(json.dumps(out))
+    if out["outcome"] != "deployment_recorded":
+        raise typer.Exit(1)
+
+
+@app.command("work")
+def work(token: Token = None, as_json: Json = False) -> None:
+    """Run the engineering service until no work is due (engineering credential)."""
+    from signoff.desk.engineering import EngineeringService
+
+    desk = _desk()
+    n = EngineeringService(desk, _actor(desk, token)).drain()
+    print_json({"handled": n}) if as_json else console.print(f"handled {n} work item(s)")
+
+
+@app.command("deliver")
+def deliver(token: Token = None, as_json: Json = False) -> None:
+    """Deliver due notifications to tracking pages (concierge credential)."""
+    from signoff.desk.notify import Concierge
+
+    desk = _desk()
+    n = Concierge(desk, _actor(desk, token)).drain()
+    print_json({"delivered": n}) if as_json else console.print(f"delivered {n} notification(s)")
+
+
+@forge_app.command("list")
+def forge_list(as_json: Json = False) -> None:
+    """Change requests in the local forge."""
+    desk = _desk()
+    rows = desk.forge.changes(desk.config.repo)
+    if as_json:
+        print_json({"changes": rows})
+        return
+    for c in rows:
+        state = "merged" if c.get("merged") else ("draft" if c.get("draft") else "open")
+        console.print(f"#{c['number']} {state} head {c['head'][:12]} {c['title']}")
+
+
+@forge_app.command("review")
+def forge_review(number: int, login: str, state: Annotated[str, typer.Option()] = "approved",
+                 bot: Annotated[bool, typer.Option("--bot")] = False) -> None:
+    """Submit a review in the local forge as LOGIN and deliver the webhook."""
+    from signoff.desk.local import LocalDesk
+
+    desk = _desk()
+    desk.forge.review(desk.config.repo, number, login, state, "Bot" if bot else "User")
+    LocalDesk(desk).deliver_webhooks()
+    console.print(f"{login} reviewed #{number}: {state}")
+
+
+@forge_app.command("deliver")
+def forge_deliver() -> None:
+    """Deliver the forge's pending webhooks to the desk, signed."""
+    from signoff.desk.local import LocalDesk
+
+    console.print(f"delivered {LocalDesk(_desk()).deliver_webhooks()} webhook(s)")
+
+
+@forge_app.command("secret")
+def forge_secret() -> None:
+    """Print where the webhook secret lives (set the same secret on GitHub in GitHub mode)."""
+    desk = _desk()
+    desk.webhook_secret()
+    console.print(str(settings().home / "desk" / "webhook.secret"))
+

@@ -1,0 +1,277 @@
+"""The desk's HTTP API: a FastAPI router mounted into the rooms app (`signoff serve` picks it up).
+
+Faces only authenticate and call the workflow. Credentials: none (public intake, signed webhooks),
+`X-Desk-Capability` (a reporter's capability for one report), `Authorization: Bearer` (concierge,
+engineering, owner, recorder). Unknown or missing credentials answer 401, a known credential
+without the authority 403, the concierge asking for engineering work 401.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Header, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from signoff.desk import credentials
+from signoff.desk.credentials import Actor, require
+from signoff.desk.notify import TEXT
+from signoff.desk.workflow import ENGINEERING, NOTIFY, Desk, Quarantined, forge_for
+from signoff.kernel.settings import Settings
+from signoff.ledger import Job, NewEvent, Outbox
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReportBody(Strict):
+    title: str = Field(max_length=500)
+    component: str = Field(default="", max_length=200)
+    steps: str = Field(default="", max_length=100_000)
+    expected: str = Field(default="", max_length=20_000)
+    actual: str = Field(default="", max_length=20_000)
+    environment: str = Field(default="", max_length=20_000)
+
+
+class AnswerBody(Strict):
+    answer: str
+    reason: str | None = Field(default=None, max_length=20_000)
+    bug_id: str | None = None
+    round: int | None = None
+
+
+class ReproductionBody(Strict):
+    round: int
+    test_path: str
+    test_source: str
+
+
+class FixBody(Strict):
+    round: int
+    attempt: int
+    files: dict[str, str]
+    summary: str = ""
+
+
+class NoteBody(Strict):
+    kind: str
+    note: dict[str, Any]
+
+
+class LeaseBody(Strict):
+    lease_id: str
+
+
+class ApproveBody(Strict):
+    head: str
+    note: str = ""
+
+
+class DeploymentBody(Strict):
+    repo: str
+    commit: str
+    environment: str
+    url: str
+
+
+def _http_errors(fn: F) -> F:
+    """The desk's 401 (unknown credential) and quarantine answers in the rooms app's error shapes."""
+    from signoff.rooms.app import Unauthenticated
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except credentials.Unauthenticated as exc:
+            raise Unauthenticated(exc.message, exc.fix) from exc
+        except Quarantined as exc:
+            return JSONResponse({"quarantined": True, "families": exc.families, "detail": exc.message,
+                                 "fix": exc.fix}, status_code=422)
+    return wrapper  # type: ignore[return-value]
+
+
+def routers(settings: Settings) -> list[APIRouter]:
+    router = APIRouter(prefix="/desk", tags=["desk"])
+
+    def desk_of(request: Request) -> Desk:
+        desk: Desk | None = getattr(request.app.state, "desk", None)
+        if desk is None:
+            ledger = request.app.state.rooms.ledger
+            desk = Desk(ledger, settings, forge_for(settings, ledger))
+            request.app.state.desk = desk
+        return desk
+
+    def actor(desk: Desk, authorization: str | None) -> Actor:
+        if not authorization:
+            return credentials.PUBLIC
+        if not authorization.lower().startswith("bearer "):
+            raise credentials.Unauthenticated("malformed Authorization header", "send Authorization: Bearer <token>")
+        return desk.credentials.authenticate(authorization[7:].strip())
+
+    Auth = Annotated[str | None, Header()]
+    Cap = Annotated[str | None, Header(alias="X-Desk-Capability")]
+
+    # -- public ------------------------------------------------------------------------------------
+
+    @router.post("/reports", status_code=201)
+    @_http_errors
+    def submit(body: ReportBody, request: Request) -> Any:
+        client = request.client.host if request.client else "unknown"
+        fields = {k: v for k, v in body.model_dump().items() if v}
+        return desk_of(request).submit_report(fields, client).as_json()
+
+    @router.post("/webhooks/github")
+    @_http_errors
+    async def webhook(request: Request) -> Any:
+        body = await request.body()  # the raw bytes: the signature covers exactly these
+        return desk_of(request).receive_webhook(dict(request.headers), body)
+
+    # -- reporter ----------------------------------------------------------------------------------
+
+    @router.get("/track/{report_id}")
+    @_http_errors
+    def track(report_id: str, request: Request, x_desk_capability: Cap = None) -> Any:
+        desk = desk_of(request)
+        return desk.track(desk.reporter(report_id, x_desk_capability))
+
+    @router.post("/reports/{report_id}/confirm")
+    @_http_errors
+    def confirm(report_id: str, body: AnswerBody, request: Request, x_desk_capability: Cap = None) -> Any:
+        desk = desk_of(request)
+        bug = desk.confirm(desk.reporter(report_id, x_desk_capability), body.answer, body.reason, body.bug_id,
+                           body.round)
+        return {"bug_id": bug.bug_id, "state": bug.state, "round": bug.round}
+
+    @router.post("/reports/{report_id}/verify")
+    @_http_errors
+    def verify(report_id: str, body: AnswerBody, request: Request, x_desk_capability: Cap = None) -> Any:
+        desk = desk_of(request)
+        bug = desk.verify_release(desk.reporter(report_id, x_desk_capability), body.answer, body.reason, body.bug_id)
+        return {"bug_id": bug.bug_id, "state": bug.state, "round": bug.round}
+
+    # -- engineering (and owners reading) ------------------------------------------------------------
+
+    @router.get("/bugs")
+    @_http_errors
+    def bugs(request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        require(actor(desk, authorization), "engineering", "owner", what="read engineering work")
+        return {"bugs": [b.summary() for b in desk.bugs()]}
+
+    @router.get("/bugs/{bug_id}")
+    @_http_errors
+    def bug(bug_id: str, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        who = actor(desk, authorization)
+        return desk.dossier(who, bug_id) | {"summary": desk.bug(bug_id).summary(), "notes": desk.notes(bug_id)}
+
+    @router.post("/work/claim")
+    @_http_errors
+    def claim(request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        require(actor(desk, authorization), "engineering", what="claim engineering work")
+        job = Outbox(desk.ledger, lease_seconds=300).claim([ENGINEERING])
+        if job is None:
+            return Response(status_code=204)
+        return {"job_id": job.job_id, "lease_id": job.lease_id, "payload": job.payload,
+                "lease_expires_at": job.lease_expires_at}
+
+    @router.post("/work/{job_id}/done")
+    @_http_errors
+    def work_done(job_id: str, body: LeaseBody, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        require(actor(desk, authorization), "engineering", what="finish engineering work")
+        ok = Outbox(desk.ledger).ack(Job(job_id, ENGINEERING, None, {}, 0, body.lease_id, 0.0))
+        return {"acknowledged": ok}
+
+    @router.post("/bugs/{bug_id}/reproduction")
+    @_http_errors
+    def reproduction(bug_id: str, body: ReproductionBody, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        b = desk.submit_reproduction(actor(desk, authorization), bug_id, body.round, body.test_path,
+                                     body.test_source, {"kind": "advisory", "provider": "engineering-service"})
+        return b.summary()
+
+    @router.post("/bugs/{bug_id}/fix")
+    @_http_errors
+    def fix(bug_id: str, body: FixBody, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        b = desk.submit_fix(actor(desk, authorization), bug_id, body.round, body.attempt, body.files, body.summary,
+                            {"kind": "advisory", "provider": "engineering-service"})
+        return b.summary()
+
+    @router.post("/bugs/{bug_id}/notes", status_code=201)
+    @_http_errors
+    def note(bug_id: str, body: NoteBody, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        desk.add_note(actor(desk, authorization), bug_id, body.kind, body.note, {"kind": "advisory"})
+        return {"ok": True}
+
+    # -- concierge ---------------------------------------------------------------------------------
+
+    @router.post("/notifications/claim")
+    @_http_errors
+    def notifications(request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        require(actor(desk, authorization), "concierge", what="deliver notifications")
+        job = Outbox(desk.ledger, lease_seconds=60).claim([NOTIFY])
+        if job is None:
+            return Response(status_code=204)
+        p = job.payload
+        return {"job_id": job.job_id, "lease_id": job.lease_id, "report_id": p["report_id"], "kind": p["kind"],
+                "text": TEXT[p["kind"]].format(bug=p["bug_id"], commit=str(p.get("commit", ""))[:12])}
+
+    @router.post("/notifications/{job_id}/delivered")
+    @_http_errors
+    def delivered(job_id: str, body: LeaseBody, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        require(actor(desk, authorization), "concierge", what="deliver notifications")
+        pending = [j for j in Outbox(desk.ledger).jobs("pending", NOTIFY) if j.job_id == job_id]
+        if not pending:
+            return {"acknowledged": False}
+        job = Job(job_id, NOTIFY, None, {}, 0, body.lease_id, 0.0)
+        payload = _job_payload(desk, job_id)
+        text = TEXT[payload["kind"]].format(bug=payload["bug_id"], commit=str(payload.get("commit", ""))[:12])
+        desk.ledger.append(f"desk/inbox/{payload['report_id']}", None, [NewEvent("notice.delivered", {
+            "job_id": job_id, "kind": payload["kind"], "bug_id": payload["bug_id"], "round": payload["round"],
+            "text": text})], idempotency_key=job_id)
+        return {"acknowledged": Outbox(desk.ledger).ack(job)}
+
+    # -- owners and the recorder -----------------------------------------------------------------
+
+    @router.post("/bugs/{bug_id}/approve")
+    @_http_errors
+    def approve(bug_id: str, body: ApproveBody, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        return desk.approve(actor(desk, authorization), bug_id, body.head, body.note).summary()
+
+    @router.post("/bugs/{bug_id}/merge")
+    @_http_errors
+    def merge(bug_id: str, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        return {"merge_commit": desk.merge(actor(desk, authorization), bug_id)}
+
+    @router.post("/deployments")
+    @_http_errors
+    def deployment(body: DeploymentBody, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        return desk.record_deployment(actor(desk, authorization), body.repo, body.commit, body.environment, body.url)
+
+    return [router]
+
+
+def _job_payload(desk: Desk, job_id: str) -> dict[str, Any]:
+    from sqlalchemy import select
+
+    from signoff.ledger.schema import outbox
+
+    with desk.ledger.engine.connect() as conn:
+        row = conn.execute(select(outbox.c.payload).where(outbox.c.job_id == job_id)).first()
+    return dict(json.loads(row.payload)) if row is not None else {}
