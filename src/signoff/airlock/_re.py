@@ -6,7 +6,7 @@ is a programming error and fails at import, not at scan time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,17 @@ class Pattern:
 
     def sub(self, replacement: str, text: str) -> str:
         return str(self._compiled.sub(replacement, text))
+
+    def sub_fn(self, replace: Callable[[str], str], text: str) -> str:
+        """Replace every match with `replace(matched text)`."""
+        out: list[str] = []
+        cursor = 0
+        for match in self._compiled.finditer(text):
+            out.append(text[cursor : match.start()])
+            out.append(replace(match.group(0)))
+            cursor = match.end()
+        out.append(text[cursor:])
+        return "".join(out)
 
 
 def compile_re(source: str, *, ignore_case: bool = False) -> Pattern:

@@ -143,9 +143,10 @@ _OVERRIDE = [
 ]
 
 _ROLE = [
-    r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|"
-    r"begin_of_text)\|>",
-    r"\[/?inst\]|<</?sys>>|</?(?:system|assistant|sys|system_prompt|admin)>",
+    # the folded view turns "_" into " ", hence [_ ]
+    r"<\|(?:im[_ ]start|im[_ ]end|system|user|assistant|endoftext|eot[_ ]id|start[_ ]header[_ ]id|"
+    r"end[_ ]header[_ ]id|begin[_ ]of[_ ]text)\|>",
+    r"\[/?inst\]|<</?sys>>|</?(?:system|assistant|sys|system[_ ]prompt|admin)>",
     r"#{2,} ?\(?(?:system|developer|assistant|admin)[ _](?:message|prompt|override|instruction)s?\)?",
     r"\b(?:system|developer|admin|administrator|root|operator|security team|maintainer|assistant|openai|"
     r"anthropic)[ _](?:message|prompt|override|instruction|instructions|note|notice|command|directive|"

@@ -62,6 +62,12 @@ _HIDDEN_RUN = compile_re(
 )
 
 _MARK = compile_re(r"\p{Mn}")
+_FORMAT_TAG = compile_re(
+    r"</?(?:b|i|u|em|strong|span|font|mark|s|del|ins|sub|sup|code|a|small|big|tt)(?: [^<>\n]{0,120})?>"
+)
+_EMPHASIS = str.maketrans({"*": "", "`": "", "~": "", "_": " "})
+# four or more single letters separated by single spaces: "i g n o r e"
+_SPACED_LETTERS = compile_re(r"\b\pL(?: \pL){3,}\b")
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,7 @@ def normalise(text: str) -> Normalised:
     shown = unicodedata.normalize("NFKC", kept)
     shown = _collapse_whitespace(shown)
     plain = _strip_latin_marks(shown).casefold()
-    folded = _fold(_strip_latin_marks(_fold_confusables(shown)).casefold())
+    folded = _fold(_deformat(_strip_latin_marks(_fold_confusables(shown)).casefold()))
     return Normalised(
         text=shown,
         plain=plain,
@@ -119,7 +125,7 @@ def normalise(text: str) -> Normalised:
 def scan_views(text: str) -> tuple[str, str]:
     """Just the two scanning views of already-shown text (used for decoded payloads)."""
     plain = _strip_latin_marks(text).casefold()
-    return plain, _fold(_strip_latin_marks(_fold_confusables(text)).casefold())
+    return plain, _fold(_deformat(_strip_latin_marks(_fold_confusables(text)).casefold()))
 
 
 def _hidden_kind(code: int) -> str | None:
@@ -194,6 +200,18 @@ def _strip_latin_marks(text: str) -> str:
 
 def _fold_confusables(text: str) -> str:
     return text if text.isascii() else text.translate(_CONFUSABLE_TABLE)
+
+
+def _deformat(text: str) -> str:
+    """Formatting an attacker can wrap words in: inline HTML tags, markdown emphasis, under_scores,
+    s p a c e d letters. Removed in the folded view only (the plain view keeps chat-template markers)."""
+    if "<" in text:
+        text = _FORMAT_TAG.sub("", text)
+    if any(ch in text for ch in "*`~_"):
+        text = text.translate(_EMPHASIS)
+    if _SPACED_LETTERS.search(text) is not None:
+        text = _SPACED_LETTERS.sub_fn(lambda run: run.replace(" ", ""), text)
+    return "\n".join(" ".join(line.split()) for line in text.split("\n"))
 
 
 def _fold(text: str) -> str:
