@@ -54,6 +54,7 @@ def test_exit_codes_and_json(home: Path, coupon: FixtureRepo, capsys: pytest.Cap
     (["--expect", "../escape.py::t"], "leaves the harness"),
     (["--runner", "mytool {tests}"], "command template"),
     (["--repeat", "0"], "--repeat"),
+    (["--approved-digest", "abc"], "64 lowercase hex"),
 ])
 def test_bad_usage_exits_2_without_traceback(home: Path, coupon: FixtureRepo, args: list[str], words: str,
                                             capsys: pytest.CaptureFixture[str]) -> None:

@@ -56,7 +56,14 @@ def _bodies(r: RepairRoom, room_id: str | None = None) -> list[str]:
     return [m["body"] for m in r.rooms.read_messages(r.operator, room_id or r.room_id, limit=1000)]
 
 
-def test_full_flow_to_accepted_with_refusals(settings: Settings, coupon: FixtureRepo) -> None:
+@pytest.fixture
+def any_db_settings(home: Path, db_url: str) -> Settings:
+    """The same home, on SQLite and on a real PostgreSQL server."""
+    return Settings.load(home=home, db_url=db_url, env={})
+
+
+def test_full_flow_to_accepted_with_refusals(any_db_settings: Settings, coupon: FixtureRepo) -> None:
+    settings = any_db_settings
     r = _room(settings, coupon)
     case_id = _report(r)
     v = r.verifier.name

@@ -15,6 +15,7 @@ Order matters and is the point of the design:
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -153,6 +154,10 @@ def _validate(req: VerifyRequest) -> None:
         parts = Path(p).parts
         if Path(p).is_absolute() or ".." in parts or not p:
             raise UsageError(f"--pythonpath {p!r} must be a folder inside the repository", "pass e.g. src")
+    for name, value in (("--approved-digest", req.approved_digest), ("frozen digest", req.frozen_digest)):
+        if value is not None and not re.fullmatch(r"[0-9a-f]{64}", value):
+            raise UsageError(f"{name} must be 64 lowercase hex characters (a SHA-256), got {value!r}",
+                             "pass the digest printed by `signoff repair freeze`")
     if req.harness is None and req.frozen_digest is None:
         raise UsageError("no harness given", "pass --harness DIR")
 
@@ -338,6 +343,9 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
     fp = fingerprint(ident)
     predicate: dict[str, Any] = {
         "kind": "measured",
+        # A reproduction runs the base stage only; its verdict is INCONCLUSIVE by construction and
+        # only the base stage matters. A verification runs all three.
+        "purpose": "reproduction" if set(req.stages) == {"base"} else "verification",
         "verdict": verdict,
         "reasons": reasons,
         "fingerprint": fp,
