@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import signal
 import time
@@ -23,8 +24,9 @@ _V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
 _PERIOD_US = 100_000
 
 
+@functools.lru_cache(maxsize=1)
 def _mounts() -> tuple[dict[str, Path], Path | None]:
-    """v1 controller -> mount point, and the cgroup2 mount point (if any)."""
+    """v1 controller -> mount point, and the cgroup2 mount point (if any); read once per process."""
     v1: dict[str, Path] = {}
     v2: Path | None = None
     try:
