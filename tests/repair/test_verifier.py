@@ -264,3 +264,24 @@ def test_requirements_come_from_the_base_revision(coupon: FixtureRepo, tmp_path:
     (tmp_path / "ws").mkdir()
     out = _requirements(req, coupon.path, base_req, tmp_path / "ws")
     assert out is not None and out.read_text() == "pytest\n"
+
+
+def test_altered_frozen_copy_is_inconclusive(coupon: FixtureRepo, settings: Settings, tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    from signoff.repair.harness import freeze
+    from signoff.repair.verifier import harness_store
+
+    src = tmp_path / "h"
+    shutil.copytree(HARNESS, src)
+    (src / "marker.txt").write_text("unique to this test\n")
+    frozen = freeze(src, harness_store(settings))
+    os.chmod(frozen.path, 0o755)
+    target = frozen.path / "test_coupon.py"
+    target.chmod(0o644)
+    target.write_text(target.read_text().replace("== 9000", "== 8100"))
+    r = verify(request(coupon, "false-fix", harness=None, frozen_digest=frozen.digest,
+                       approved_digest=frozen.digest, allow=[]), settings)
+    assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["harness_changed"])
+    assert all(not s.runs for s in r.stages.values())

@@ -205,3 +205,21 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
     assert len([b for b in bodies if "VERIFIED for candidate" in b]) == 1
     assert len([b for b in bodies if f"{case_id} approved" in b]) == 1
     assert len(st.verdicts) == 1
+
+
+def test_harness_edited_after_approval_changes_nothing(settings: Settings, coupon: FixtureRepo,
+                                                       tmp_path: Path) -> None:
+    import shutil
+
+    harness = tmp_path / "harness"
+    shutil.copytree(HARNESS, harness)
+    r = _room(settings, coupon, harness=harness)
+    case_id = _report(r)
+    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.desk.poll(max_steps=3)  # approval recorded; nothing verified yet
+    # Someone weakens the harness folder after approval: the frozen, approved copy is what runs.
+    (harness / "test_coupon.py").write_text("def test_coupon_applies_once():\n    pass\n")
+    r.run()
+    st = r.desk.case(case_id)
+    assert st.state == "AWAITING_REVIEW" and st.verdicts[2]["verdict"] == "VERIFIED"
+    assert st.reproduction is not None and "must leave 9000" in st.reproduction["message"]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.canonical import canonical_digest
-from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.repair import gitrepo
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
@@ -227,13 +227,21 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
 
     # 1. Freeze before anything else runs.
     store = harness_store(settings)
-    frozen: FrozenHarness = load(store, req.frozen_digest) if req.frozen_digest else freeze(
-        req.harness, store)  # type: ignore[arg-type]
-    check_test_id(req.expect, frozen.files)
-    for t in req.regression:
-        check_test_id(t, frozen.files)
     preflight: list[dict[str, str]] = []
-    if req.approved_digest is not None and req.approved_digest != frozen.digest:
+    if req.frozen_digest:
+        try:
+            frozen: FrozenHarness = load(store, req.frozen_digest)
+        except IntegrityError as exc:
+            # The stored copy no longer matches the approved digest: nothing may run against it.
+            frozen = FrozenHarness(req.frozen_digest, store / req.frozen_digest, ())
+            preflight.append(reason("harness_changed", exc.message))
+    else:
+        frozen = freeze(req.harness, store)  # type: ignore[arg-type]
+    if not preflight:
+        check_test_id(req.expect, frozen.files)
+        for t in req.regression:
+            check_test_id(t, frozen.files)
+    if not preflight and req.approved_digest is not None and req.approved_digest != frozen.digest:
         preflight.append(reason("harness_changed",
                                 f"approved {req.approved_digest[:12]}, now {frozen.digest[:12]}"))
 
