@@ -58,11 +58,13 @@ class Limits:
         if self.pids < 4:
             raise UsageError(f"sandbox limit pids={self.pids} leaves no room for the sandbox's own processes",
                              "pass pids >= 4 (the sandbox itself uses two)")
-        if self.tmpfs_mb + self.tmp_mb >= self.memory_mb:
+        # tmpfs pages are charged to the memory cgroup: keep room for the processes themselves.
+        headroom = min(64, self.memory_mb // 4)
+        if self.tmpfs_mb + self.tmp_mb > self.memory_mb - headroom:
             raise UsageError(
                 f"the writable areas ({self.tmpfs_mb} MB work + {self.tmp_mb} MB /tmp) are not smaller than "
-                f"the memory limit ({self.memory_mb} MB): a file flood would end in an OOM kill",
-                f"raise memory_mb above {self.tmpfs_mb + self.tmp_mb} or lower tmpfs_mb",
+                f"the memory limit ({self.memory_mb} MB) by {headroom} MB: a file flood would end in an OOM kill",
+                f"raise memory_mb to at least {self.tmpfs_mb + self.tmp_mb + headroom} or lower tmpfs_mb",
             )
 
     def as_json(self) -> dict[str, Any]:
