@@ -138,3 +138,9 @@ def guard_check(
         console.print(f"[bold red]blocked[/] by {org}'s guard: " +
                       ", ".join(f"{rule} ({n})" for rule, n in verdict.counts.items()), highlight=False)
     raise typer.Exit(0 if verdict.allowed else 1)
+
+
+# Part 2 (the incident in rooms): demo, grade, replay, redteam.
+from signoff.cli.incident_workflow import register as _register_workflow  # noqa: E402
+
+_register_workflow(app)

@@ -154,6 +154,8 @@ def measure(run_dir: Path, keys: KeyStore, fixture: Path | None = None, view: Vi
         blocked += sum(1 for r in report.records if not r["body"].get("allowed"))
     refused_approvals = sum(1 for org in ORGS for m in view.by(org, APPROVER) if m["body"].startswith("not signed"))
     e2e = rec.get("e2e") or {}
+    logs = [e for _, h, e in _disclosures(view) if h["org"] == "shopco" and "rejected" in e and "events" in e]
+    bug = {"events": logs[0]["events"], "rejected": len(logs[0]["rejected"])} if logs else {}
     return {
         "incident": rec.get("incident"),
         "status": rec.get("status"),
@@ -163,6 +165,7 @@ def measure(run_dir: Path, keys: KeyStore, fixture: Path | None = None, view: Vi
         "posts_blocked_by_guards": blocked,
         "approvals_refused": refused_approvals,
         "code_lines_crossed": code_lines_crossed(view, fixture, (SHARED, *ORGS)),
+        "bug": bug,
         "e2e": {k: e2e.get(k) for k in ("events", "accepted", "rejected")},
     }
 

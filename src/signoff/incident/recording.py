@@ -39,8 +39,8 @@ def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None) -> Path:
     info = view.info
     rows: list[dict[str, Any]] = []
     for room, msgs in view.messages.items():
-        for m in msgs:
-            rows.append({"t": int(m["timestamp"]), "kind": "message", "room": ROOM_NAMES[room],
+        for n, m in enumerate(msgs):
+            rows.append({"t": int(m["timestamp"]), "n": n, "kind": "message", "room": ROOM_NAMES[room],
                          "visible_to": _visible(room), "who": info.name_of(m["sender"]), "id": m["id"],
                          "thread": m["thread"] if m["thread"] != m["id"] else None, "text": m["body"]})
     end = max((r["t"] for r in rows), default=0)
@@ -64,7 +64,7 @@ def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None) -> Path:
                              "who": "approver" if kind == "approval_record" else f"{org} guard", "seq": rec["seq"],
                              "data": body})
     order = {"message": 0, "approval_record": 1, "guard_decision": 1, "document": 2, "approval_card": 3}
-    rows.sort(key=lambda r: (r["t"], order[r["kind"]], r["room"], r.get("seq", 0), r.get("id", r.get("name", ""))))
+    rows.sort(key=lambda r: (r["t"], order[r["kind"]], r["room"], r.get("seq", r.get("n", 0)), r.get("name", "")))
     path = path or Path(run_dir) / "recording.jsonl"
     with open(path, "w", encoding="utf-8") as fh:
         head = {"version": VERSION, "run": Path(run_dir).name, "rooms": ROOM_NAMES}

@@ -1,0 +1,144 @@
+"""`signoff incident demo|grade|replay|redteam`: the incident in rooms (Crosswire, part 2).
+
+Registered on `signoff incident` by `register(app)`; runs live under `<home>/incident-runs/`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from signoff.cli.context import console, print_json, settings
+from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.trust import KeyStore
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+FixtureOpt = Annotated[Path | None, typer.Option("--fixture", help="The payco-shopco fixture folder.")]
+
+
+def runs_dir() -> Path:
+    return settings().home / "incident-runs"
+
+
+def _keys() -> KeyStore:
+    return KeyStore(settings().keys_dir)
+
+
+def resolve_run(run: str) -> Path:
+    """A run folder, given as a path or as a run name under <home>/incident-runs."""
+    for candidate in (Path(run), runs_dir() / run):
+        if (candidate / "run.json").is_file():
+            return candidate
+    raise NotFoundError(f"no incident run {run!r}", "pass the run folder `signoff incident demo` printed "
+                        f"(runs live in {runs_dir()})")
+
+
+def print_demo(summary: dict[str, Any]) -> None:
+    for step in summary["steps"]:
+        console.print(f"  [dim]human:[/] {step}", highlight=False)
+    console.print(f"incident {summary['incident']}: {summary['status']}", highlight=False)
+    console.print(f"time to root cause {summary['time_to_root_cause_s']} s; "
+                  f"time to close {summary['time_to_close_s']} s", highlight=False)
+    bug = summary.get("bug") or {}
+    console.print(f"before the fixes: {bug.get('rejected')} of {bug.get('events')} webhooks rejected", highlight=False)
+    console.print(f"disclosures made {summary['disclosures_made']}; posts blocked by the guards "
+                  f"{summary['posts_blocked_by_guards']}; approvals refused {summary['approvals_refused']}",
+                  highlight=False)
+    e2e = summary["e2e"]
+    console.print(f"end-to-end after both fixes: {e2e['rejected']} of {e2e['events']} rejected", highlight=False)
+    console.print(f"lines of code that crossed (measured against both repositories): {summary['code_lines_crossed']}",
+                  highlight=False)
+    grade = summary["grade"]
+    passed = sum(1 for c in grade["checks"] if c["ok"])
+    console.print(f"grader (through the room server): {passed}/{len(grade['checks'])} checks pass", highlight=False)
+    console.print(f"run: {summary['run']}\nreplay: signoff incident replay {summary['recording']}", highlight=False)
+
+
+def demo_summary(fixture: Path | None = None, base: Path | None = None) -> dict[str, Any]:
+    from signoff.incident.grade import grade
+    from signoff.incident.workflow import run_demo
+
+    summary = run_demo(base or runs_dir(), _keys(), settings(), fixture)
+    summary["grade"] = grade(Path(summary["run"]), _keys(), fixture)
+    summary["ok"] = summary["grade"]["ok"]
+    summary["kind"] = "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured"
+    return summary
+
+
+def print_grade(result: dict[str, Any]) -> None:
+    for c in result["checks"]:
+        mark = "[green]PASS[/]" if c["ok"] else "[bold red]FAIL[/]"
+        console.print(f"{mark} {c['name']}", highlight=False)
+        console.print(f"     {c['detail']}", highlight=False, markup=False)
+    console.print("[green]all checks pass[/]" if result["ok"] else "[bold red]the run does not pass[/]")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("demo")
+    def demo(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
+        """The whole incident in three rooms, offline, with scripted humans; graded through the room server."""
+        summary = demo_summary(fixture)
+        if as_json:
+            print_json(summary)
+        else:
+            print_demo(summary)
+        raise typer.Exit(0 if summary["ok"] else 1)
+
+    @app.command("grade")
+    def grade_cmd(
+        run: Annotated[str, typer.Argument(help="Run folder (or its name under <home>/incident-runs).")],
+        fixture: FixtureOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Check a run from what the room server says happened; exit 0 only if every check passes."""
+        from signoff.incident.grade import grade
+
+        result = grade(resolve_run(run), _keys(), fixture)
+        if as_json:
+            print_json(result)
+        else:
+            print_grade(result)
+        raise typer.Exit(0 if result["ok"] else 1)
+
+    @app.command("replay")
+    def replay_cmd(
+        file: Annotated[Path, typer.Argument(help="A recording.jsonl (or the run folder holding one).")],
+        as_org: Annotated[str | None, typer.Option("--as", help="Show only what one organisation could see.")] = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Reproduce a recorded run's timeline; `--as payco` shows only what PayCo could see."""
+        from signoff.incident.recording import render, replay
+
+        path = file / "recording.jsonl" if file.is_dir() else file
+        if not path.exists():
+            raise NotFoundError(f"no recording at {path}", "pass a run's recording.jsonl")
+        rows = replay(path, as_org)
+        if as_json:
+            print_json({"as": as_org, "events": rows})
+            return
+        for line in render(rows):
+            console.print(line, highlight=False, markup=False)
+
+    @app.command("redteam")
+    def redteam_cmd(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
+        """Attack a live incident through the rooms, and fire forbidden actions at the controls; exit 0
+        only if every attack was blocked."""
+        from signoff.incident.redteam import run_redteam
+
+        result = run_redteam(runs_dir(), _keys(), settings(), fixture)
+        if as_json:
+            print_json(result)
+        else:
+            for a in result["attacks"]:
+                mark = "[green]blocked[/]" if a["blocked"] else "[bold red]NOT BLOCKED[/]"
+                console.print(f"{mark} [{a['kind']}] {a['name']}", highlight=False)
+                console.print(f"     sent: {a['attack']}", highlight=False, markup=False)
+                console.print(f"     {a['how']}", highlight=False, markup=False)
+            console.print(f"live attacks blocked {result['live']['blocked']}/{result['live']['total']}; forbidden "
+                          f"actions blocked {result['forbidden']['blocked']}/{result['forbidden']['total']}; "
+                          f"code lines in any room: {result['code_lines_in_rooms']}", highlight=False)
+        raise typer.Exit(0 if result["ok"] else 1)
+
+    _ = (demo, grade_cmd, replay_cmd, redteam_cmd, UsageError)
