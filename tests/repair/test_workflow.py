@@ -124,7 +124,7 @@ def test_base_that_does_not_reproduce_blocks_the_repair(settings: Settings, coup
     st = r.desk.case(case_id)
     assert st.state == "BLOCKED"
     assert st.handoffs == {}  # no fix was ever requested
-    assert any("blocked" in b for b in _bodies(r))
+    assert any("blocked" in b and "base: it passed" in b and "candidate" not in b for b in _bodies(r))
 
 
 def test_fixer_ignores_a_copied_hand_off(settings: Settings, coupon: FixtureRepo) -> None:

@@ -374,7 +374,11 @@ class RepairDesk:
                     self._say(st.room_id, f"{st.case_id} reproduced on base: {base.message.splitlines()[0]}",
                               f"{key}:said")]
         else:
-            why = "; ".join(r["detail"] or r["text"] for r in result.reasons) or base.outcome
+            # Only the base stage ran; say why it did not show the defect (or why nothing ran).
+            base_reasons = [r for r in result.reasons if r["detail"].startswith("base:") or
+                            r["code"] in ("harness_changed", "sandbox_unavailable", "environment_unprepared",
+                                          "export_failed")]
+            why = "; ".join(r["detail"] or r["text"] for r in base_reasons) or base.outcome
             events = [NewEvent("repair.blocked", {"reason": why, "evidence": str(result.evidence)})]
             jobs = [self._say(st.room_id, f"{st.case_id} blocked: the expected assertion did not fail on base "
                                           f"({why}). No fix will be requested.", f"{key}:said")]
@@ -516,12 +520,15 @@ class FixerWorker:
         try:
             proposal = agent.propose(task, client=f"repair:{case_id}", case_id=case_key(case_id),
                                      allowed_paths=list(c.allow) or None)
-        except ProposalRejected as exc:
+        except SignoffError as exc:
+            # A rejected proposal, a spent budget or a provider that gave no reply: a failed attempt,
+            # recorded and said in the room; the next attempt (or the review) follows.
+            why = exc.reason if isinstance(exc, ProposalRejected) else exc.message
             desk.ledger.append(case_key(case_id), None, [NewEvent("repair.attempt_failed", {
-                "attempt": attempt, "reason": exc.reason})],
+                "attempt": attempt, "reason": why})],
                 [desk.after_failed_attempt(st, attempt),
                  desk._say(st.room_id, f"{case_id} attempt {attempt}: the fixer's proposal was refused "
-                                       f"({exc.reason}).", idem)], idempotency_key=idem)
+                                       f"({why}).", idem)], idempotency_key=idem)
             return
         out = proposal.output
         desk.ledger.append(case_key(case_id), None, [NewEvent("repair.proposal", {
