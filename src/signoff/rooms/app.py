@@ -446,3 +446,8 @@ def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
     for router in routers:
         app.include_router(router)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """Factory for `uvicorn --factory signoff.rooms.app:app_from_env` (settings from the environment)."""
+    return create_app(settings=Settings.load())

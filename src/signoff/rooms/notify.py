@@ -32,6 +32,12 @@ class Notifier:
             with contextlib.suppress(RuntimeError):  # loop already closed
                 loop.call_soon_threadsafe(event.set)
 
+    def notify_all(self) -> None:
+        """Wake every waiter (after changes this process cannot attribute to keys)."""
+        with self._lock:
+            keys = list(self._waiters)
+        self.notify(keys)
+
     async def wait(self, key: str, seen: int, timeout: float) -> bool:
         """Wait until `key` changes past `seen` or `timeout` passes; True when it changed."""
         loop = asyncio.get_running_loop()

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterable
-from itertools import islice
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
 
 from signoff.ledger import Event, Ledger
+from signoff.ledger.schema import events
 from signoff.rooms.tables import (
     rooms_agents,
     rooms_approvals,
@@ -33,6 +34,11 @@ from signoff.rooms.tables import (
 )
 
 PREFIX = "rooms."
+# Event types that change what the service caches (rooms, members, roles, agents, policies).
+STRUCTURAL = frozenset({
+    "user.created", "user.token_rotated", "regkey.created", "agent.registered", "agent.policy_set",
+    "room.created", "room.member_added", "room.member_removed", "role.defined",
+})
 CURSOR = "rooms"
 BATCH = 500
 
@@ -47,46 +53,89 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
+@dataclass(frozen=True)
+class Delivery:
+    agent_id: str
+    seq: int
+    room_id: str
+    addressed: bool
+    envelope: str  # JSON without "sequence"
+
+
+@dataclass
+class Applied:
+    """What one catch-up applied: notifier keys, the new deliveries, and whether another process
+    had applied events this process never saw (then in-memory caches must be dropped)."""
+
+    keys: set[str] = field(default_factory=set)
+    deliveries: list[Delivery] = field(default_factory=list)
+    foreign: bool = False
+    structural: bool = False  # identities, rooms, membership, roles or policies changed
+    cursor: int = 0
+
+
 class Projector:
-    def __init__(self, ledger: Ledger, on_applied: Callable[[set[str]], None] | None = None) -> None:
+    def __init__(self, ledger: Ledger, on_applied: Callable[[Applied], None] | None = None) -> None:
         self.ledger = ledger
         self._lock = threading.Lock()
         self._on_applied = on_applied
+        self._cursor = self._read_cursor()
 
-    def cursor(self) -> int:
+    def _read_cursor(self) -> int:
         with self.ledger.engine.connect() as conn:
             value = conn.execute(select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR)).scalar()
         return int(value or 0)
+
+    def cursor(self) -> int:
+        return self._cursor
+
+    def _batch(self, after: int) -> list[Event]:
+        query = (select(events).where(events.c.seq > after, events.c.case_id.startswith(PREFIX, autoescape=True))
+                 .order_by(events.c.seq).limit(BATCH))
+        with self.ledger.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [Event(int(r.seq), r.case_id, int(r.version), r.type, json.loads(r.payload), r.recorded_at,
+                      r.prev_hash, r.hash) for r in rows]
 
     def catch_up(self) -> int:
         """Apply every rooms event not applied yet; returns the cursor."""
         with self._lock:
             while True:
-                cursor = self.cursor()
-                batch = list(islice(self.ledger.stream(after_seq=cursor, batch=BATCH, prefix=PREFIX), BATCH))
+                batch = self._batch(self._cursor)
                 if not batch:
-                    return cursor
-                keys: set[str] = set()
+                    return self._cursor
+                applied = Applied()
+                expected = self._cursor
 
-                def run(conn: Connection, batch: list[Event] = batch, cursor: int = cursor,
-                        keys: set[str] = keys) -> None:
+                def run(conn: Connection, batch: list[Event] = batch, expected: int = expected,
+                        applied: Applied = applied) -> None:
+                    applied.keys.clear()
+                    applied.deliveries.clear()
                     current = conn.execute(
                         select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR)
                     ).scalar()
-                    if int(current or 0) != cursor:
-                        return  # another process applied them; read again
+                    if int(current or 0) != expected:
+                        # Another process applied events meanwhile: take its cursor and read again.
+                        applied.foreign = True
+                        applied.cursor = int(current or 0)
+                        return
                     for event in batch:
-                        keys.update(apply(conn, event))
+                        applied.keys.update(apply(conn, event, applied.deliveries))
+                        applied.structural |= event.type in STRUCTURAL
                     if current is None:
                         conn.execute(insert(rooms_cursor).values(name=CURSOR, seq=batch[-1].seq))
                     else:
                         conn.execute(
                             update(rooms_cursor).where(rooms_cursor.c.name == CURSOR).values(seq=batch[-1].seq)
                         )
+                    applied.cursor = batch[-1].seq
 
                 self.ledger._with_retry(run)
-                if keys and self._on_applied is not None:
-                    self._on_applied(keys)
+                self._cursor = applied.cursor
+                if self._on_applied is not None:
+                    self._on_applied(applied)
+                if not applied.foreign and len(batch) < BATCH:
+                    return self._cursor
 
     def rebuild(self) -> int:
         """Forget the tables and replay every rooms event (after a schema change or for a check)."""
@@ -97,7 +146,13 @@ class Projector:
                     conn.execute(delete(table))
 
             self.ledger._with_retry(run)
+            self._cursor = 0
+            if self._on_applied is not None:
+                self._on_applied(Applied(foreign=True))
         return self.catch_up()
+
+
+_CHANNEL_TYPES: dict[str, str] = {}  # room id -> channel type (never changes once a room exists)
 
 
 def _members(conn: Connection, room_id: str, kind: str) -> list[str]:
@@ -110,12 +165,18 @@ def _members(conn: Connection, room_id: str, kind: str) -> list[str]:
 
 
 def _channel_type(conn: Connection, room_id: str) -> str | None:
+    cached = _CHANNEL_TYPES.get(room_id)
+    if cached is not None:
+        return cached
     value = conn.execute(select(rooms_rooms.c.channel_type).where(rooms_rooms.c.room_id == room_id)).scalar()
-    return str(value) if value is not None else None
+    if value is None:
+        return None
+    _CHANNEL_TYPES[room_id] = str(value)
+    return str(value)
 
 
 def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict[str, Any],
-             recipients: Iterable[tuple[str, bool]]) -> set[str]:
+             recipients: Iterable[tuple[str, bool]], sink: list[Delivery]) -> set[str]:
     envelope = {
         "type": type_,
         "room_id": room_id,
@@ -128,6 +189,7 @@ def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict
     for agent_id, addressed in recipients:
         env = dict(envelope)
         env["payload"] = payload if type_ == "room_join" else {**payload, "addressed": addressed}
+        text = _dumps(env)
         rows.append(
             {
                 "agent_id": agent_id,
@@ -135,24 +197,27 @@ def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict
                 "room_id": room_id,
                 "type": type_,
                 "addressed": addressed,
-                "envelope": _dumps(env),
+                "envelope": text,
             }
         )
         keys.add(f"agent:{agent_id}")
+        if addressed:
+            keys.add(f"agent+:{agent_id}")
+        sink.append(Delivery(agent_id, seq, room_id, addressed, text))
     if rows:
         conn.execute(insert(rooms_deliveries), rows)
     return keys
 
 
-def apply(conn: Connection, event: Event) -> set[str]:
-    """Apply one event; returns the notifier keys it touches."""
+def apply(conn: Connection, event: Event, sink: list[Delivery]) -> set[str]:
+    """Apply one event; returns the notifier keys it touches and adds its deliveries to `sink`."""
     handler = _HANDLERS.get(event.type)
     if handler is None:
-        return set()  # audit-only events (role leases, discarded answers are handled below)
-    return handler(conn, event)
+        return set()  # audit-only events (role leases)
+    return handler(conn, event, sink)
 
 
-def _user_created(conn: Connection, ev: Event) -> set[str]:
+def _user_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_users).values(
@@ -164,7 +229,7 @@ def _user_created(conn: Connection, ev: Event) -> set[str]:
     return set()
 
 
-def _user_token_rotated(conn: Connection, ev: Event) -> set[str]:
+def _user_token_rotated(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(delete(rooms_tokens).where(rooms_tokens.c.principal_id == p["user_id"],
                                             rooms_tokens.c.kind == "user"))
@@ -172,7 +237,7 @@ def _user_token_rotated(conn: Connection, ev: Event) -> set[str]:
     return set()
 
 
-def _regkey_created(conn: Connection, ev: Event) -> set[str]:
+def _regkey_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_tokens).values(token_hash=p["token_hash"], kind="registration", principal_id=p["owner_user_id"])
@@ -180,7 +245,7 @@ def _regkey_created(conn: Connection, ev: Event) -> set[str]:
     return set()
 
 
-def _agent_registered(conn: Connection, ev: Event) -> set[str]:
+def _agent_registered(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     exists = conn.execute(select(rooms_agents.c.agent_id).where(rooms_agents.c.agent_id == p["agent_id"])).first()
     values = {
@@ -203,14 +268,14 @@ def _agent_registered(conn: Connection, ev: Event) -> set[str]:
     return set()
 
 
-def _agent_policy_set(conn: Connection, ev: Event) -> set[str]:
+def _agent_policy_set(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     policy = None if p["policy"] is None else _dumps(p["policy"])
     conn.execute(update(rooms_agents).where(rooms_agents.c.agent_id == p["agent_id"]).values(policy=policy))
     return set()
 
 
-def _room_created(conn: Connection, ev: Event) -> set[str]:
+def _room_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_rooms).values(
@@ -222,7 +287,7 @@ def _room_created(conn: Connection, ev: Event) -> set[str]:
     return set()
 
 
-def _member_added(conn: Connection, ev: Event) -> set[str]:
+def _member_added(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     room_id, kind, member_id = p["room_id"], p["kind"], p["member_id"]
     exists = conn.execute(
@@ -242,10 +307,10 @@ def _member_added(conn: Connection, ev: Event) -> set[str]:
         "timestamp": p["timestamp"],
         "listening": bool(p.get("listening", False)),
     }
-    return _deliver(conn, ev.seq, room_id, "room_join", payload, [(a, False) for a in others])
+    return _deliver(conn, ev.seq, room_id, "room_join", payload, [(a, False) for a in others], sink)
 
 
-def _member_removed(conn: Connection, ev: Event) -> set[str]:
+def _member_removed(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(
         delete(rooms_members).where(
@@ -256,7 +321,7 @@ def _member_removed(conn: Connection, ev: Event) -> set[str]:
     return {f"room:{p['room_id']}"}
 
 
-def _message_posted(conn: Connection, ev: Event) -> set[str]:
+def _message_posted(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     room_id = p["room_id"]
     conn.execute(
@@ -284,10 +349,10 @@ def _message_posted(conn: Connection, ev: Event) -> set[str]:
         "thread_id": p.get("thread_id"),
         "attachments": p.get("attachments") or [],
     }
-    return _deliver(conn, ev.seq, room_id, "message", payload, recipients)
+    return _deliver(conn, ev.seq, room_id, "message", payload, recipients, sink)
 
 
-def _document_created(conn: Connection, ev: Event) -> set[str]:
+def _document_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_documents).values(
@@ -299,7 +364,7 @@ def _document_created(conn: Connection, ev: Event) -> set[str]:
     return {f"room:{p['room_id']}"}
 
 
-def _document_updated(conn: Connection, ev: Event) -> set[str]:
+def _document_updated(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     changes = {k: p[k] for k in ("name", "description", "instructions", "content") if p.get(k) is not None}
     conn.execute(
@@ -310,12 +375,12 @@ def _document_updated(conn: Connection, ev: Event) -> set[str]:
     return {f"room:{p['room_id']}"}
 
 
-def _document_deleted(conn: Connection, ev: Event) -> set[str]:
+def _document_deleted(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     conn.execute(delete(rooms_documents).where(rooms_documents.c.document_id == ev.payload["document_id"]))
     return {f"room:{ev.payload['room_id']}"}
 
 
-def _role_defined(conn: Connection, ev: Event) -> set[str]:
+def _role_defined(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(delete(rooms_roles).where(rooms_roles.c.room_id == p["room_id"], rooms_roles.c.name == p["name"]))
     conn.execute(insert(rooms_roles).values(room_id=p["room_id"], name=p["name"], instructions=p["instructions"],
@@ -323,7 +388,7 @@ def _role_defined(conn: Connection, ev: Event) -> set[str]:
     return set()
 
 
-def _reference_created(conn: Connection, ev: Event) -> set[str]:
+def _reference_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_references).values(
@@ -334,7 +399,7 @@ def _reference_created(conn: Connection, ev: Event) -> set[str]:
     return set()
 
 
-def _reference_attached(conn: Connection, ev: Event) -> set[str]:
+def _reference_attached(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     exists = conn.execute(
         select(rooms_room_references.c.room_id).where(
@@ -347,7 +412,7 @@ def _reference_attached(conn: Connection, ev: Event) -> set[str]:
     return set()
 
 
-def _approval_requested(conn: Connection, ev: Event) -> set[str]:
+def _approval_requested(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     card = {k: p[k] for k in ("title", "options", "responders", "expires_at")}
     conn.execute(
@@ -357,10 +422,10 @@ def _approval_requested(conn: Connection, ev: Event) -> set[str]:
         )
     )
     recipients = [(a, a == p["requester_agent_id"]) for a in _members(conn, p["room_id"], "agent")]
-    return _deliver(conn, ev.seq, p["room_id"], "approval_request", dict(p), recipients)
+    return _deliver(conn, ev.seq, p["room_id"], "approval_request", dict(p), recipients, sink)
 
 
-def _approval_outcome(conn: Connection, ev: Event) -> set[str]:
+def _approval_outcome(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     conn.execute(
         update(rooms_approvals)
@@ -369,16 +434,17 @@ def _approval_outcome(conn: Connection, ev: Event) -> set[str]:
     )
     requester = p["requester_agent_id"]
     recipients = [(a, a == requester) for a in _members(conn, p["room_id"], "agent")]
-    return _deliver(conn, ev.seq, p["room_id"], "approval_outcome", dict(p), recipients)
+    return _deliver(conn, ev.seq, p["room_id"], "approval_outcome", dict(p), recipients, sink)
 
 
-def _approval_discarded(conn: Connection, ev: Event) -> set[str]:
+def _approval_discarded(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     requester = p["requester_agent_id"]
-    return _deliver(conn, ev.seq, p["room_id"], "approval_response_discarded", dict(p), [(requester, True)])
+    return _deliver(conn, ev.seq, p["room_id"], "approval_response_discarded", dict(p), [(requester, True)],
+                    sink)
 
 
-_HANDLERS: dict[str, Callable[[Connection, Event], set[str]]] = {
+_HANDLERS: dict[str, Callable[[Connection, Event, list[Delivery]], set[str]]] = {
     "user.created": _user_created,
     "user.token_rotated": _user_token_rotated,
     "regkey.created": _regkey_created,

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterable, Sequence
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Select, func, select
@@ -21,6 +24,7 @@ from signoff.kernel.ids import new_id
 from signoff.ledger import AppendResult, Ledger, NewEvent
 from signoff.rooms import tokens
 from signoff.rooms.connections import Connection, ConnectionRegistry
+from signoff.rooms.deliveries import RecentDeliveries
 from signoff.rooms.model import (
     CHANNEL_TYPES,
     MAX_BODY,
@@ -33,7 +37,7 @@ from signoff.rooms.model import (
 )
 from signoff.rooms.notify import Notifier
 from signoff.rooms.policy import OWNER_ONLY, Sender, Target, permits, validate_policy
-from signoff.rooms.projection import Projector
+from signoff.rooms.projection import Applied, Projector
 from signoff.rooms.receipts import Receipt
 from signoff.rooms.tables import (
     rooms_agents,
@@ -67,16 +71,105 @@ def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+@dataclass
+class _Pending:
+    case_id: str
+    events: list[NewEvent]
+    seqs: tuple[int, ...] | None = None
+    error: BaseException | None = None
+    done: bool = False
+
+
+def _envelope(seq: int, text: str) -> dict[str, Any]:
+    env: dict[str, Any] = json.loads(text)
+    env["sequence"] = seq
+    return env
+
+
 class RoomService:
     def __init__(self, ledger: Ledger, clock: Clock | None = None) -> None:
         self.ledger = ledger
         self.clock: Clock = clock or ledger.clock
         self.notifier = Notifier()
-        self.projector = Projector(ledger, on_applied=self.notifier.notify)
+        self._cache: dict[tuple[str, ...], Any] = {}
+        self._cache_lock = threading.Lock()
+        self._cache_generation = 0
+        self._group = threading.Condition()
+        self._pending: list[_Pending] = []
+        self._leader = False
+        self.projector = Projector(ledger, on_applied=self._applied)
+        self.recent = RecentDeliveries(self.projector.cursor())
         self.connections = ConnectionRegistry(
-            self.clock, on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}"])
+            self.clock, on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"])
         )
         self.projector.catch_up()
+
+    def _applied(self, applied: Applied) -> None:
+        if applied.foreign or applied.structural:
+            with self._cache_lock:
+                self._cache.clear()
+                self._cache_generation += 1
+        if applied.foreign:
+            self.recent.reset(applied.cursor)
+            self.notifier.notify_all()
+            return
+        self.recent.add(applied.deliveries)
+        self.notifier.notify(applied.keys)
+
+    # Hot-path reads (posting) come from a cache of rooms, members, roles and agent settings. It is
+    # exact whenever the projector is caught up: every change to those goes through the projector,
+    # which clears the cache (and another process's changes are detected as foreign).
+    def _cached(self, key: tuple[str, ...], load: Callable[[], Any]) -> Any:
+        with self._cache_lock:
+            if key in self._cache:
+                return self._cache[key]
+            generation = self._cache_generation
+        value = load()
+        with self._cache_lock:
+            if generation == self._cache_generation:
+                self._cache[key] = value
+        return value
+
+    def _group_append(self, case_id: str, events: Sequence[NewEvent]) -> tuple[int, ...]:
+        """Append and project, committing concurrent callers' events together (group commit):
+        one transaction and one projection pass for everything that queued meanwhile."""
+        item = _Pending(case_id, list(events))
+        with self._group:
+            self._pending.append(item)
+            while not item.done and self._leader:
+                self._group.wait()
+            if not item.done:
+                self._leader = True
+                batch, self._pending = self._pending, []
+            else:
+                batch = []
+        if batch:
+            try:
+                by_case: dict[str, list[_Pending]] = {}
+                for it in batch:
+                    by_case.setdefault(it.case_id, []).append(it)
+                for case, items in by_case.items():
+                    try:
+                        result = self.ledger.append(case, None, [e for it in items for e in it.events])
+                    except Exception as exc:  # every caller of this case gets the failure
+                        for it in items:
+                            it.error = exc
+                        continue
+                    offset = 0
+                    for it in items:
+                        it.seqs = result.seqs[offset:offset + len(it.events)]
+                        offset += len(it.events)
+                self.projector.catch_up()
+            finally:
+                with self._group:
+                    for it in batch:
+                        it.done = True
+                    self._leader = False
+                    self._group.notify_all()
+        if item.error is not None:
+            raise item.error
+        assert item.seqs is not None
+        return item.seqs
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -356,9 +449,22 @@ class RoomService:
                 "room_id": room_id, "kind": member.kind, "member_id": member.id, "by": actor.sender})])
 
     def members(self, room_id: str) -> list[Principal]:
-        rows = self._all(select(rooms_members).where(rooms_members.c.room_id == room_id)
-                         .order_by(rooms_members.c.joined_seq))
-        return [self.agent(r.member_id) if r.member_kind == "agent" else self.user(r.member_id) for r in rows]
+        """Members in joining order, read in one query (this runs on every post)."""
+        m, a, u = rooms_members, rooms_agents, rooms_users
+        rows = self._all(
+            select(m.c.member_kind, m.c.member_id, a.c.name.label("a_name"), a.c.owner_user_id,
+                   u.c.name.label("u_name"), u.c.display_name, u.c.is_admin, u.c.external)
+            .select_from(m.outerjoin(a, (m.c.member_kind == "agent") & (a.c.agent_id == m.c.member_id))
+                         .outerjoin(u, (m.c.member_kind == "user") & (u.c.user_id == m.c.member_id)))
+            .where(m.c.room_id == room_id).order_by(m.c.joined_seq, m.c.member_id))
+        out = []
+        for r in rows:
+            if r.member_kind == "agent" and r.a_name is not None:
+                out.append(Principal("agent", r.member_id, r.a_name, r.a_name, r.owner_user_id))
+            elif r.member_kind == "user" and r.u_name is not None:
+                out.append(Principal("user", r.member_id, r.u_name, r.display_name, r.member_id,
+                                     bool(r.is_admin), bool(r.external)))
+        return out
 
     def list_rooms(self, actor: Principal) -> list[dict[str, Any]]:
         query = select(rooms_rooms).order_by(rooms_rooms.c.created_at)
@@ -376,9 +482,22 @@ class RoomService:
                         "connected": connected, "archived": False})
         return out
 
+    def _agent_settings(self, agent_ids: set[str]) -> dict[str, tuple[dict[str, Any] | None, dict[str, Any]]]:
+        """(policy, profile) of several agents in one query."""
+        if not agent_ids:
+            return {}
+        rows = self._all(select(rooms_agents.c.agent_id, rooms_agents.c.policy, rooms_agents.c.profile)
+                         .where(rooms_agents.c.agent_id.in_(sorted(agent_ids))))
+        return {r.agent_id: (_loads(r.policy), _loads(r.profile) or {}) for r in rows}
+
+    def _agent_setting(self, agent_id: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        return self._agent_settings({agent_id})[agent_id]
+
     def status(self, agent_id: str, room_id: str) -> str:
         """Availability of an agent in a room, by its profile's connection model."""
-        profile = self.agent_record(agent_id)["integration_profile"] or {}
+        return self._status(agent_id, room_id, self.agent_record(agent_id)["integration_profile"] or {})
+
+    def _status(self, agent_id: str, room_id: str, profile: dict[str, Any]) -> str:
         model = profile.get("connection_model", "always_on")
         conns = [c for c in self.connections.connections(agent_id)
                  if self.clock.now() - c.last_beat <= self.connections.ttl]
@@ -443,19 +562,21 @@ class RoomService:
             raise UsageError("message body must be non-empty text", "send {\"body\": \"...\"}")
         if len(body.encode()) > MAX_BODY:
             raise UsageError(f"message body is over {MAX_BODY} bytes", "shorten it or attach a document")
-        room = self.room(room_id)
+        self.projector.catch_up()  # makes the cache exact (picks up other processes' changes)
+        room: Room = self._cached(("room", room_id), lambda: self.room(room_id))
         if room.internal_only and actor.external:
             raise RefusedError(f"room {room_id} is internal only", "external identities cannot post there")
-        if not (self.is_member(actor, room_id) or actor.is_admin
-                or (actor.kind == "user" and actor.id == room.owner_user_id)):
+        members: list[Principal] = self._cached(("members", room_id), lambda: self.members(room_id))
+        member = any(m.kind == actor.kind and m.id == actor.id for m in members)
+        if not (member or actor.is_admin or (actor.kind == "user" and actor.id == room.owner_user_id)):
             raise RefusedError(f"{actor.kind} {actor.name} is not a member of room {room_id}",
                                "ask a member to invite you")
         root = self._resolve_thread(room_id, thread_id)
-        members = self.members(room_id)
         agents = {m.name: m for m in members if m.kind == "agent"}
         users = {m.name for m in members if m.kind == "user"}
-        roles = {r["name"] for r in self._roles(room_id)}
         names, role_list = list(target_names), list(target_roles)
+        roles = {r["name"] for r in self._cached(("roles", room_id), lambda: self._roles(room_id))} \
+            if (role_list or "@" in body) else set()
         for n in names:
             if n not in agents and n not in users:
                 raise UsageError(f"target {n!r} is not a member of this room", "list_participants shows who is")
@@ -475,6 +596,9 @@ class RoomService:
         if room.channel_type == "direct":
             mentioned.update(a.id for a in agents.values())
         mentioned.discard(actor.id if actor.kind == "agent" else "")
+        wanted = sorted(mentioned | {agents[n].id for n in names if n in agents})
+        records: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
+            a: self._cached(("agent", a), partial(self._agent_setting, a)) for a in wanted}
 
         sender = self._sender(actor)
         message_id = "$" + new_id()
@@ -484,8 +608,9 @@ class RoomService:
         for agent in agents.values():
             if agent.id not in mentioned:
                 continue
-            target = Target(agent.id, agent.owner_user_id, self.policy(agent.id))
-            ok = permits(target.policy, target, sender, room_id, room.group_name)
+            policy = records[agent.id][0]
+            target = Target(agent.id, agent.owner_user_id, policy)
+            ok = permits(policy, target, sender, room_id, room.group_name)
             addressed[agent.id] = ok
             if not ok:
                 refused.append(agent)
@@ -502,16 +627,16 @@ class RoomService:
                 "body": f"@{actor.name} {REFUSAL}", "thread_id": root or message_id, "timestamp": now,
                 "attachments": [], "auto_reply": True,
                 "addressed_agents": {actor.id: True} if actor.kind == "agent" else {}}))
-        result = self._append(f"rooms.room.{room_id}", events)
+        seqs = self._group_append(f"rooms.room.{room_id}", events)
         statuses: dict[str, str] = {}
         holders = {h for r in role_list for h in self.connections.role_holders(room_id, r)}
         for agent in agents.values():
             if agent.name in names or agent.id in holders:
                 statuses[agent.name] = ("not_permitted" if addressed.get(agent.id) is False
-                                        else self.status(agent.id, room_id))
+                                        else self._status(agent.id, room_id, records[agent.id][1]))
         return Receipt(message_id=message_id, room_id=room_id, sender=actor.sender, body=text,
                        addressed=any(addressed.values()), thread_id=root, target_statuses=statuses,
-                       sequence=result.seqs[0])
+                       sequence=seqs[0])
 
     def _message_dict(self, r: Any) -> dict[str, Any]:
         return {
@@ -896,17 +1021,27 @@ class RoomService:
         """The newest sequence number (a global, durable position; survives restarts)."""
         return self.ledger.head()[0]
 
-    def agent_events(self, agent_id: str, after: int, limit: int = 200) -> list[dict[str, Any]]:
-        """The agent's durable stream after `after`: envelopes with `sequence`, in order."""
-        rows = self._all(select(rooms_deliveries).where(rooms_deliveries.c.agent_id == agent_id,
-                                                        rooms_deliveries.c.seq > after)
-                         .order_by(rooms_deliveries.c.seq).limit(limit))
-        out = []
-        for r in rows:
-            env = json.loads(r.envelope)
-            env["sequence"] = int(r.seq)
-            out.append(env)
-        return out
+    def agent_events(self, agent_id: str, after: int, limit: int = 200,
+                     addressed_only: bool = False) -> list[dict[str, Any]]:
+        """The agent's durable stream after `after`: envelopes with `sequence`, in order (from
+        memory when recent, else from the table)."""
+        cached = self.recent_events(agent_id, after, limit, addressed_only)
+        if cached is not None:
+            return cached
+        query = (select(rooms_deliveries.c.seq, rooms_deliveries.c.envelope)
+                 .where(rooms_deliveries.c.agent_id == agent_id, rooms_deliveries.c.seq > after)
+                 .order_by(rooms_deliveries.c.seq).limit(limit))
+        if addressed_only:
+            query = query.where(rooms_deliveries.c.addressed.is_(True))
+        return [_envelope(int(r.seq), r.envelope) for r in self._all(query)]
+
+    def recent_events(self, agent_id: str, after: int, limit: int = 200,
+                      addressed_only: bool = False) -> list[dict[str, Any]] | None:
+        """Like agent_events, from memory only, without I/O; None when memory does not cover `after`."""
+        cached = self.recent.read(agent_id, after, limit, addressed_only)
+        if cached is None:
+            return None
+        return [_envelope(d.seq, d.envelope) for d in cached]
 
     def last_agent_seq(self, agent_id: str) -> int:
         value = self._one(select(func.max(rooms_deliveries.c.seq)).where(rooms_deliveries.c.agent_id == agent_id))

@@ -115,7 +115,6 @@ async def open_stream(service: RoomService, agent: Principal, params: StreamPara
 async def frames(service: RoomService, opened: OpenStream, keepalive: float) -> AsyncIterator[Frame]:
     """connection_state, an optional gap, then events in sequence order until evicted."""
     conn, token, agent_id = opened.connection, opened.token, opened.agent.id
-    key = f"agent:{agent_id}"
     position = opened.cursor
     try:
         yield Frame("connection_state", opened.state)
@@ -126,10 +125,15 @@ async def frames(service: RoomService, opened: OpenStream, keepalive: float) -> 
             if reason is not None:
                 yield Frame("evicted", {"reason": reason})
                 return
+            addressed = conn.filter == "addressed"
+            # An addressed-only stream wakes only for deliveries addressed to it.
+            key = f"agent+:{agent_id}" if addressed else f"agent:{agent_id}"
             seen = service.notifier.version(key)
             batch: list[dict[str, Any]] = []
             if not (conn.scope == "single" and not conn.rooms):  # parked: read nothing, keep the cursor
-                batch = await run_in_threadpool(service.agent_events, agent_id, position, BATCH)
+                recent = service.recent_events(agent_id, position, BATCH, addressed)
+                batch = recent if recent is not None else await run_in_threadpool(
+                    service.agent_events, agent_id, position, BATCH, addressed)
                 for env in batch:
                     position = env["sequence"]
                     if visible(service, conn, env):

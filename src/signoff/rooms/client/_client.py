@@ -140,12 +140,14 @@ class RoomsClient:
             self._reopen.clear()
             consume = asyncio.create_task(self._consume())
             reopen = asyncio.create_task(self._reopen.wait())
-            done, _ = await asyncio.wait([consume, reopen], return_when=asyncio.FIRST_COMPLETED)
-            for task in (consume, reopen):
-                if task not in done:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await task
+            try:
+                done, _ = await asyncio.wait([consume, reopen], return_when=asyncio.FIRST_COMPLETED)
+            finally:  # also when this loop itself is cancelled (close): never leave the stream running
+                for task in (consume, reopen):
+                    if not task.done():
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError, Exception):
+                            await task
             if consume in done and consume.exception() is not None:
                 exc = consume.exception()
                 if isinstance(exc, IncompatibleServer | UsageError | RefusedError):

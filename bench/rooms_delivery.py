@@ -1,0 +1,398 @@
+"""Delivery latency of signoff rooms vs Synapse (the Matrix homeserver Switch uses as its bus).
+
+Twenty agents hold live streams; one sender posts messages addressed to them in turn, at rising
+rates, open loop (each send starts on schedule, whether or not the previous one finished). For each
+message we time send start -> arrival at the addressed receiver.
+
+- signoff: `signoff serve` in its own process on SQLite; receivers are `RoomsClient`s over HTTP
+  (SSE, filter=addressed, 2 s heartbeats); the sender calls `send_targeted_message`.
+- Synapse: installed with pip into a throwaway venv in a temp dir (never a project dependency),
+  SQLite, rate limits lifted; receivers long-poll `/sync` on the room; the sender `PUT`s
+  `m.room.message` events (the same send-to-sync round trip Switch's bus makes).
+
+Prints per system and rate: p50 and p99 latency (median over runs, with min..max), lost messages,
+and the highest rate sustained without loss; then `ratio <x>` = Synapse p99 / signoff p99 at
+200 messages/s (the goal is at least 2).
+
+    python bench/rooms_delivery.py [--rates 50,100,200,400] [--seconds 5] [--runs 3] [--synapse-venv DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from signoff.ledger import Ledger
+from signoff.rooms import OPEN, RoomService
+from signoff.rooms.client import HttpTransport, RoomsClient
+
+AGENTS = 20
+GRACE = 10.0  # seconds to wait for stragglers after the last send
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_http(url: str, proc: subprocess.Popen[bytes], what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"{what} exited with code {proc.returncode} before it answered (see its log)")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        time.sleep(0.2)
+    raise SystemExit(f"{what} did not answer {url} within {timeout} s")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@dataclass
+class Trial:
+    sent: dict[str, float] = field(default_factory=dict)
+    received: dict[str, float] = field(default_factory=dict)
+    errors: int = 0
+
+    def latencies(self) -> list[float]:
+        return [self.received[k] - t for k, t in self.sent.items() if k in self.received]
+
+    def lost(self) -> int:
+        return len([k for k in self.sent if k not in self.received]) + self.errors
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def nonce_of(body: str) -> str:
+    return body.rsplit(" ", 1)[-1]
+
+
+async def drive(rate: int, seconds: float, send: Callable[[int, str], Awaitable[None]], trial: Trial) -> None:
+    """Open-loop schedule: message i starts at t0 + i / rate."""
+    total = int(rate * seconds)
+    loop = asyncio.get_running_loop()
+    tasks = []
+    start = loop.time() + 0.2
+
+    async def one(i: int) -> None:
+        nonce = uuid.uuid4().hex[:12]
+        trial.sent[nonce] = time.perf_counter()
+        try:
+            await send(i % AGENTS, nonce)
+        except Exception:  # a failed send is a lost message
+            trial.sent.pop(nonce, None)
+            trial.errors += 1
+
+    for i in range(total):
+        delay = start + i / rate - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(i)))
+    await asyncio.gather(*tasks)
+    deadline = loop.time() + GRACE
+    while loop.time() < deadline and len(trial.received) < len(trial.sent):
+        await asyncio.sleep(0.05)
+
+
+# -- signoff -----------------------------------------------------------------------------------
+
+
+class SignoffSide:
+    name = "signoff"
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+
+    def start(self) -> None:
+        db = f"sqlite:///{self.tmp / 'signoff.db'}"
+        ledger = Ledger.from_url(db)
+        service = RoomService(ledger)
+        admin = service.user(service.init()["admin_user_id"])
+        self.sender, self.sender_key = service.create_agent(admin, "sender", policy=OPEN)
+        self.receivers = [service.create_agent(admin, f"agent{i:02d}", policy=OPEN) for i in range(AGENTS)]
+        self.room = service.create_room(admin, "bench", agent_names=["sender"] + [a.name for a, _ in self.receivers])
+        ledger.close()
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "SIGNOFF_HOME": str(self.tmp / "home"), "SIGNOFF_DB": db}
+        self.log = (self.tmp / "signoff.log").open("w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "signoff.rooms.app:app_from_env",
+                                      "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                                     env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        wait_http(f"{self.base}/health", self.proc, "signoff serve")
+
+    async def trial(self, rate: int, seconds: float) -> Trial:
+        trial = Trial()
+        clients = []
+        try:
+            for agent, key in self.receivers:
+                client = RoomsClient(HttpTransport(self.base, agent.id, key), filter="addressed")
+                await client.start()
+                await client.connect_to_room(self.room.id)
+                clients.append(client)
+            sender = RoomsClient(HttpTransport(self.base, self.sender.id, self.sender_key))
+            await sender.start()
+            await sender.connect_to_room(self.room.id)
+            clients.append(sender)
+
+            async def receive(client: RoomsClient) -> None:
+                async for event in client.events():
+                    if event.get("type") == "message" and event["payload"].get("addressed"):
+                        trial.received.setdefault(nonce_of(event["payload"]["body"]), time.perf_counter())
+
+            readers = [asyncio.create_task(receive(c)) for c in clients[:-1]]
+
+            async def send(target: int, nonce: str) -> None:
+                await sender.send_targeted_message(f"m {nonce}", [f"agent{target:02d}"])
+
+            await drive(rate, seconds, send, trial)
+            for r in readers:
+                r.cancel()
+        finally:
+            for client in clients:
+                await client.close()
+                await client.transport.aclose()
+        return trial
+
+    def stop(self) -> None:
+        stop(self.proc)
+        self.log.close()
+
+
+# -- Synapse -----------------------------------------------------------------------------------
+
+SYNAPSE_OVERRIDES = """
+rc_message: {per_second: 100000, burst_count: 100000}
+rc_joins: {local: {per_second: 10000, burst_count: 10000}, remote: {per_second: 10000, burst_count: 10000}}
+rc_invites: {per_room: {per_second: 10000, burst_count: 10000}, per_user: {per_second: 10000, burst_count: 10000}}
+rc_registration: {per_second: 10000, burst_count: 10000}
+rc_joins_per_room: {per_second: 10000, burst_count: 10000}
+rc_room_creation: {per_second: 10000, burst_count: 10000}
+rc_login:
+  address: {per_second: 10000, burst_count: 10000}
+  account: {per_second: 10000, burst_count: 10000}
+  failed_attempts: {per_second: 10000, burst_count: 10000}
+presence: {enabled: false}
+enable_registration: false
+suppress_key_server_warning: true
+trusted_key_servers: []
+report_stats: false
+"""
+
+
+def synapse_python(venv: Path | None, tmp: Path) -> Path:
+    """The Python of a venv with matrix-synapse, creating one under `tmp` when none is given."""
+    if venv is not None:
+        python = venv / "bin" / "python"
+        if not python.exists():
+            raise SystemExit(f"--synapse-venv {venv} has no bin/python")
+        return python
+    target = tmp / "synapse-venv"
+    print(f"installing matrix-synapse into a throwaway venv ({target}) ...", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", str(target)], check=True)
+    done = subprocess.run([str(target / "bin" / "pip"), "install", "-q", "matrix-synapse"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"pip install matrix-synapse failed:\n{done.stderr[-2000:]}")
+    return target / "bin" / "python"
+
+
+class SynapseSide:
+    name = "synapse"
+
+    def __init__(self, tmp: Path, python: Path) -> None:
+        self.tmp = tmp / "synapse"
+        self.python = python
+
+    def start(self) -> None:
+        self.tmp.mkdir(parents=True, exist_ok=True)
+        config = self.tmp / "homeserver.yaml"
+        subprocess.run([str(self.python), "-m", "synapse.app.homeserver", "--server-name", "bench.local",
+                        "--config-path", str(config), "--data-directory", str(self.tmp),
+                        "--generate-config", "--report-stats=no"], cwd=self.tmp, check=True,
+                       capture_output=True)
+        port = free_port()
+        self.secret = uuid.uuid4().hex
+        with config.open("a") as fh:
+            fh.write(SYNAPSE_OVERRIDES)
+            fh.write(f"registration_shared_secret: \"{self.secret}\"\n")
+            fh.write(f"listeners:\n  - port: {port}\n    type: http\n    tls: false\n"
+                     "    bind_addresses: ['127.0.0.1']\n    x_forwarded: false\n"
+                     "    resources:\n      - names: [client]\n        compress: false\n")
+        self.base = f"http://127.0.0.1:{port}"
+        self.log = (self.tmp / "stderr.log").open("w")
+        self.proc = subprocess.Popen([str(self.python), "-m", "synapse.app.homeserver", "-c", str(config)],
+                                     cwd=self.tmp, stdout=self.log, stderr=subprocess.STDOUT)
+        wait_http(f"{self.base}/_matrix/client/versions", self.proc, "synapse")
+        with httpx.Client(base_url=self.base, timeout=30) as http:
+            self.sender = self._register(http, "sender")
+            self.receivers = [self._register(http, f"agent{i:02d}") for i in range(AGENTS)]
+            created = http.post("/_matrix/client/v3/createRoom", json={"preset": "public_chat", "name": "bench"},
+                                headers=self._auth(self.sender))
+            created.raise_for_status()
+            self.room = created.json()["room_id"]
+            for user in self.receivers:
+                http.post(f"/_matrix/client/v3/join/{self.room}", json={},
+                          headers=self._auth(user)).raise_for_status()
+
+    def _register(self, http: httpx.Client, name: str) -> str:
+        nonce = http.get("/_synapse/admin/v1/register").json()["nonce"]
+        password = uuid.uuid4().hex
+        mac = hmac.new(self.secret.encode(), b"\x00".join([nonce.encode(), name.encode(), password.encode(),
+                                                            b"notadmin"]), hashlib.sha1).hexdigest()
+        reply = http.post("/_synapse/admin/v1/register", json={"nonce": nonce, "username": name,
+                                                                "password": password, "admin": False, "mac": mac})
+        reply.raise_for_status()
+        return str(reply.json()["access_token"])
+
+    @staticmethod
+    def _auth(token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"}
+
+    async def trial(self, rate: int, seconds: float) -> Trial:
+        trial = Trial()
+        flt = json.dumps({"room": {"rooms": [self.room], "timeline": {"limit": 1000, "types": ["m.room.message"]},
+                                   "state": {"types": []}, "ephemeral": {"types": []},
+                                   "account_data": {"types": []}},
+                          "presence": {"types": []}, "account_data": {"types": []}})
+        limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+        async with httpx.AsyncClient(base_url=self.base, timeout=httpx.Timeout(60), limits=limits) as http:
+
+            async def sync_loop(index: int, token: str, since: str) -> None:
+                me = f"@agent{index:02d} "
+                while True:
+                    reply = await http.get("/_matrix/client/v3/sync", params={
+                        "since": since, "timeout": "30000", "filter": flt}, headers=self._auth(token))
+                    now = time.perf_counter()
+                    if reply.status_code != 200:
+                        await asyncio.sleep(0.1)
+                        continue
+                    body = reply.json()
+                    since = body["next_batch"]
+                    room = body.get("rooms", {}).get("join", {}).get(self.room, {})
+                    for event in room.get("timeline", {}).get("events", []):
+                        text = event.get("content", {}).get("body", "")
+                        if text.startswith(me):
+                            trial.received.setdefault(nonce_of(text), now)
+
+            readers = []
+            for i, token in enumerate(self.receivers):
+                first = await http.get("/_matrix/client/v3/sync", params={"timeout": "0", "filter": flt},
+                                       headers=self._auth(token))
+                readers.append(asyncio.create_task(sync_loop(i, token, first.json()["next_batch"])))
+
+            async def send(target: int, nonce: str) -> None:
+                reply = await http.put(
+                    f"/_matrix/client/v3/rooms/{self.room}/send/m.room.message/{uuid.uuid4().hex}",
+                    json={"msgtype": "m.text", "body": f"@agent{target:02d} m {nonce}"},
+                    headers=self._auth(self.sender))
+                reply.raise_for_status()
+
+            await drive(rate, seconds, send, trial)
+            for r in readers:
+                r.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+        return trial
+
+    def stop(self) -> None:
+        stop(self.proc)
+        self.log.close()
+
+
+# -- main --------------------------------------------------------------------------------------
+
+
+def summarise(name: str, rate: int, trials: list[Trial]) -> dict[str, Any]:
+    p50s = [percentile(t.latencies(), 0.50) * 1000 for t in trials]
+    p99s = [percentile(t.latencies(), 0.99) * 1000 for t in trials]
+    lost = [t.lost() for t in trials]
+    sent = [len(t.sent) + t.errors for t in trials]
+    row = {"system": name, "rate": rate, "p50_ms": statistics.median(p50s), "p50_min": min(p50s),
+           "p50_max": max(p50s), "p99_ms": statistics.median(p99s), "p99_min": min(p99s), "p99_max": max(p99s),
+           "lost": sum(lost), "sent": sum(sent), "runs": len(trials)}
+    print(f"{name:8} {rate:5d}/s  p50 {row['p50_ms']:8.1f} ms ({row['p50_min']:.1f}..{row['p50_max']:.1f})  "
+          f"p99 {row['p99_ms']:8.1f} ms ({row['p99_min']:.1f}..{row['p99_max']:.1f})  "
+          f"lost {row['lost']}/{row['sent']}  runs {len(trials)}", flush=True)
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rates", default="50,100,200,400")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--synapse-venv", type=Path, default=None,
+                        help="reuse a venv that already has matrix-synapse (default: install into a temp dir)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, databases)")
+    args = parser.parse_args()
+    rates = [int(r) for r in args.rates.split(",")]
+    tmp = Path(tempfile.mkdtemp(prefix="rooms-bench-"))
+    try:
+        python = synapse_python(args.synapse_venv, tmp)
+        sides = [SignoffSide(tmp), SynapseSide(tmp, python)]
+        for side in sides:
+            side.start()
+        rows = []
+        for rate in rates:
+            results: dict[str, list[Trial]] = {s.name: [] for s in sides}
+            for _ in range(args.runs):
+                for side in sides:  # interleaved, so background load hits both alike
+                    results[side.name].append(asyncio.run(side.trial(rate, args.seconds)))
+            rows += [summarise(name, rate, trials) for name, trials in results.items()]
+        for side in sides:
+            side.stop()
+        for name in ("signoff", "synapse"):
+            clean = [r["rate"] for r in rows if r["system"] == name and r["lost"] == 0]
+            print(f"{name:8} highest rate without loss: {max(clean) if clean else 'none'}/s")
+        at = 200 if 200 in rates else rates[-1]
+        ours = next(r for r in rows if r["system"] == "signoff" and r["rate"] == at)
+        theirs = next(r for r in rows if r["system"] == "synapse" and r["rate"] == at)
+        ratio = theirs["p99_ms"] / ours["p99_ms"] if ours["p99_ms"] > 0 else float("inf")
+        print(f"detail: at {at}/s p99 synapse {theirs['p99_ms']:.1f} ms / signoff {ours['p99_ms']:.1f} ms "
+              f"(medians of {args.runs} runs of {args.seconds:g} s, {AGENTS} receivers); goal >= 2")
+        print(f"ratio {ratio:.2f}")
+        return 0
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
