@@ -223,3 +223,33 @@ def test_harness_edited_after_approval_changes_nothing(settings: Settings, coupo
     st = r.desk.case(case_id)
     assert st.state == "AWAITING_REVIEW" and st.verdicts[2]["verdict"] == "VERIFIED"
     assert st.reproduction is not None and "must leave 9000" in st.reproduction["message"]
+
+
+def test_hand_off_received_over_the_agent_protocol_matches_the_receipt(settings: Settings,
+                                                                        coupon: FixtureRepo) -> None:
+    """The fixer as a protocol client (the Switch-compatible stream): the event it is delivered
+    matches the verifier's recorded receipt, so it acts on it exactly once."""
+    import asyncio
+
+    from signoff.rooms.client import InProcessTransport, RoomsClient
+
+    r = _room(settings, coupon)
+    case_id = _report(r)
+
+    async def fixer_side() -> dict:  # type: ignore[type-arg]
+        async with RoomsClient(InProcessTransport(r.rooms, agent=r.fixer_agent)) as client:
+            await client.connect_to_room(r.room_id)
+            r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+            for _ in range(20):
+                r.desk.poll()  # the verifier's side only: it reproduces, then hands off
+            return await client.next_event(
+                lambda e: e["type"] == "message" and "propose_fix" in e["payload"]["body"], timeout=60)
+
+    event = asyncio.run(fixer_side())
+    assert event["payload"]["addressed"] is True
+    r.fixer.on_message(event)
+    r.fixer.on_message(event)  # a redelivery changes nothing
+    r.run()
+    st = r.desk.case(case_id)
+    assert st.state == "AWAITING_REVIEW"
+    assert r.desk.ledger.read(f"repair.fixer.{r.fixer_agent.id}") == []  # nothing refused
