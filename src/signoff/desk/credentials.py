@@ -36,11 +36,6 @@ class Actor:
     shared: bool = False  # the shared owner key: never counts as a distinct human
     report_id: str | None = None  # reporters only
 
-    @property
-    def identity(self) -> str:
-        """Whose approval this is, for counting distinct humans."""
-        return "shared-owner-key" if self.shared else f"{self.role}:{self.name}"
-
 
 PUBLIC = Actor("public", "public")
 
@@ -84,7 +79,8 @@ class Credentials:
             if ev.type == "credential.revoked" and found is not None and p["token_sha256"] == digest:
                 found = None
         if found is None:
-            raise Unauthenticated("unknown credential", "use a token issued by `signoff desk init` or `signoff desk credential`")
+            raise Unauthenticated("unknown credential",
+                                  "use a token issued by `signoff desk init` or `signoff desk credential`")
         return found
 
     def revoke(self, token: str) -> None:

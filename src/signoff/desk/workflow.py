@@ -485,7 +485,10 @@ class Desk:
         require(actor, "owner", what="approve a change")
         if not actor.human:
             raise RefusedError(f"{actor.name} is not a human user", "approvals come from people")
-        return self._record_approval(bug_id, head, actor.name.lower(), actor.identity, actor.shared, "desk", note)
+        # One identity per person, whichever way they approve (desk or forge): the same login twice
+        # is one human. The shared owner key is its own identity and never counts for tier 2.
+        identity = "shared-owner-key" if actor.shared else f"human:{actor.name.lower()}"
+        return self._record_approval(bug_id, head, actor.name.lower(), identity, actor.shared, "desk", note)
 
     def _record_approval(self, bug_id: str, head: str, login: str, identity: str, shared: bool, via: str,
                          note: str = "", key: str | None = None) -> Bug:
@@ -610,7 +613,7 @@ class Desk:
             if bug.change is None or commit != bug.change["head"]:
                 return {"outcome": "ignored", "why": "the review is of an older head"}
             login = str(reviewer.get("login", "")).lower()
-            self._record_approval(bug.bug_id, commit, login, f"user:{login}", False, "forge", key=key)
+            self._record_approval(bug.bug_id, commit, login, f"human:{login}", False, "forge", key=key)
             return {"outcome": "approval_recorded", "bug_id": bug.bug_id, "login": login}
         if event == "pull_request" and p.get("action") == "closed":
             if not pr.get("merged"):
