@@ -285,3 +285,15 @@ def test_altered_frozen_copy_is_inconclusive(coupon: FixtureRepo, settings: Sett
                        approved_digest=frozen.digest, allow=[]), settings)
     assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["harness_changed"])
     assert all(not s.runs for s in r.stages.values())
+
+
+def test_memory_limit(coupon: FixtureRepo, settings: Settings, tmp_path: Path) -> None:
+    harness = tmp_path / "hungry"
+    harness.mkdir()
+    (harness / "test_hungry.py").write_text(
+        "def test_hungry():\n    block = bytearray(900 * 1024 * 1024)\n    assert block\n")
+    r = verify(request(coupon, "genuine-fix", harness=harness, expect="test_hungry.py::test_hungry", regression=[]),
+               settings)
+    assert r.verdict == "INCONCLUSIVE"
+    assert codes(r) == ["resource_limit", "resource_limit"]  # base and candidate were both OOM-killed
+    assert r.stages["base"].summary.status == "resource_limit"
