@@ -251,3 +251,12 @@ def test_cannot_kill_a_process_outside(sandbox: None) -> None:
         for p in (victim, other):
             p.kill()
             p.wait()
+
+
+def test_pid1_command_line_hides_host_paths_and_values(checkout: Path) -> None:
+    value = "given-" + secrets.token_hex(6)
+    ex = run(["sh", "-c", "tr '\\000' ' ' < /proc/1/cmdline; echo; tr '\\000' ' ' < /proc/self/cmdline"],
+             [Mount(checkout, "/src")], env={"TOKEN": value})
+    pid1 = ex.stdout.splitlines()[0]
+    assert pid1.startswith("bwrap --args")
+    assert str(checkout) not in ex.stdout and value not in ex.stdout  # options went through a descriptor

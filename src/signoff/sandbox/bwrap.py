@@ -23,7 +23,7 @@ SANDBOX_GID = 10001
 HOSTNAME = "sandbox"
 
 # Descriptor numbers inside the launcher, in the order supervise.Launch.pass_fds places them.
-FD_SECCOMP, FD_PASSWD, FD_GROUP, FD_HOSTS, FD_STATUS, FD_COLLECT, FD_COLLECT_LIST = 3, 4, 5, 6, 7, 8, 9
+FD_SECCOMP, FD_PASSWD, FD_GROUP, FD_HOSTS, FD_STATUS, FD_ARGS, FD_COLLECT, FD_COLLECT_LIST = 3, 4, 5, 6, 7, 8, 9, 10
 
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf",
               "mime.types", "protocols", "services")
@@ -139,7 +139,18 @@ def passwd_data(uid: int, gid: int) -> tuple[bytes, bytes, bytes]:
 
 def build_argv(*, command: list[str], mounts: list[Mount], limits: Limits, env: dict[str, str],
                workdir: str, network: bool, uid: int, gid: int, collect: bool) -> list[str]:
-    argv = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(uid),
+    """The whole command line (for display); `run` passes the options through `--args` instead."""
+    options, tail = build_args(command=command, mounts=mounts, limits=limits, env=env, workdir=workdir,
+                               network=network, uid=uid, gid=gid, collect=collect)
+    return ["bwrap", *options, "--", *tail]
+
+
+def build_args(*, command: list[str], mounts: list[Mount], limits: Limits, env: dict[str, str],
+               workdir: str, network: bool, uid: int, gid: int, collect: bool) -> tuple[list[str], list[str]]:
+    """bubblewrap's options, and what follows `--`. The options travel through a descriptor
+    (`--args`), so environment values and host paths appear neither in the host's process list nor
+    in /proc/1/cmdline inside the sandbox."""
+    argv = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(uid),
             "--gid", str(gid), "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--hostname", HOSTNAME]
     if network:
@@ -164,21 +175,19 @@ def build_argv(*, command: list[str], mounts: list[Mount], limits: Limits, env: 
     argv += ["--remount-ro", "/", "--chdir", workdir, "--clearenv"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
-    argv += ["--seccomp", str(FD_SECCOMP), "--json-status-fd", str(FD_STATUS), "--"]
+    argv += ["--seccomp", str(FD_SECCOMP), "--json-status-fd", str(FD_STATUS)]
     if collect:
-        argv += ["/bin/sh", "-c", COLLECT_SCRIPT, "signoff-collect", workdir, *command]
-    else:
-        argv += command
-    return argv
+        return argv, ["/bin/sh", "-c", COLLECT_SCRIPT, "signoff-collect", workdir, *command]
+    return argv, list(command)
 
 
 # Runs the command with the side channel closed, then writes each requested regular file of the
 # work area as "<name>\t<base64>\n" on that channel. Exit status is the command's.
 COLLECT_SCRIPT = r"""w=$1; shift
-"$@" 8>&-
+"$@" 9>&-
 rc=$?
 while IFS= read -r f; do
-  if [ -f "$w/$f" ]; then printf '%s\t' "$f" >&8; base64 -w0 -- "$w/$f" >&8; printf '\n' >&8; fi
+  if [ -f "$w/$f" ]; then printf '%s\t' "$f" >&9; base64 -w0 -- "$w/$f" >&9; printf '\n' >&9; fi
 done < /.signoff/collect
 exit $rc
 """

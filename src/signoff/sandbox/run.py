@@ -203,8 +203,9 @@ def _run_bwrap(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[st
                 f"mount source {m.src} cannot be reached by the sandbox's unprivileged uid {uid}: {path} ({why})",
                 f"place it under a world-readable directory (not under /root), or chmod o+rx {path}",
             )
-    argv = bwrap.build_argv(command=cmd, mounts=mounts, limits=limits, env=env, workdir=workdir,
-                            network=network, uid=uid, gid=gid, collect=bool(names))
+    options, tail = bwrap.build_args(command=cmd, mounts=mounts, limits=limits, env=env, workdir=workdir,
+                                     network=network, uid=uid, gid=gid, collect=bool(names))
+    argv = ["bwrap", "--args", str(bwrap.FD_ARGS), "--", *tail]
     passwd, group, hosts = bwrap.passwd_data(uid, gid)
     owned: list[int] = []
     try:
@@ -213,6 +214,8 @@ def _run_bwrap(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[st
         owned += fds
         status_r, status_w = os.pipe()
         fds.append(status_w)
+        fds.append(_memfd("args", b"".join(o.encode() + b"\0" for o in options)))
+        owned.append(fds[-1])
         channels = {"status": status_r}
         child_ends = [status_w]
         if names:
