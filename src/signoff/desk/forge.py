@@ -27,7 +27,7 @@ from signoff.ledger import Ledger, NewEvent, NewJob, Outbox
 from signoff.repair import gitrepo
 
 TOPIC = "desk.forge.webhook"
-OWNER = "local"
+OWNER = webhooks.LOCAL_OWNER
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 Deliver = Callable[[dict[str, str], bytes], Any]
 
@@ -94,6 +94,9 @@ class Forge:
         if not (self.has_commit(name, deployed) and self.has_commit(name, merge)):
             return False
         return gitrepo.is_ancestor(self.path(name), merge, deployed)
+
+    def tree(self, name: str, commit: str) -> str:
+        return _git(self.path(name), "rev-parse", f"{commit}^{{tree}}")
 
     def changed_paths(self, name: str, base: str, head: str) -> list[str]:
         return sorted({c.path for c in gitrepo.changed_paths(self.path(name), base, head)})

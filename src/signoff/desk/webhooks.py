@@ -18,6 +18,7 @@ from typing import Any
 from signoff.kernel.errors import RefusedError, UsageError
 
 MAX_BODY = 1_000_000
+LOCAL_OWNER = "local"  # the owner name of the local forge's repositories
 EVENTS = ("pull_request", "pull_request_review", "deployment_status", "ping")
 
 
@@ -97,8 +98,9 @@ def pull_request(owner: str, name: str, cr: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def repo_of(payload: dict[str, Any]) -> str:
+def repo_of(payload: dict[str, Any]) -> tuple[str, str]:
+    """(name, full_name) of the payload's repository."""
     repo = payload.get("repository")
     if not isinstance(repo, dict) or not isinstance(repo.get("name"), str):
         raise UsageError("webhook payload names no repository", "send repository.name")
-    return str(repo["name"])
+    return str(repo["name"]), str(repo.get("full_name") or repo["name"])

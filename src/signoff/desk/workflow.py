@@ -428,11 +428,18 @@ class Desk:
         if not m.ok:
             self._fix_failed(bug_id, round_, attempt, m.reason, agent_info, m.evidence)
             return self.bug(bug_id)
-        existing = [c for c in self.forge.changes(repo) if c["branch"] == branch]
-        cr = existing[0] if existing else self.forge.open_change(
-            repo, branch, repro["base"], f"{bug_id}: {summary or bug.title}"[:200],
-            "signoff-engineering", self.config.owner,
-            body=f"Draft fix for {bug_id}. Regression test: {repro['test_path']}. {m.reason}")
+        # After a crash between opening the change request and recording it, the retried job finds
+        # the change request already there: reuse it (same tree), or move its head to what was measured.
+        existing = [c for c in self.forge.changes(repo) if c["branch"] == branch and not c.get("merged")]
+        if existing:
+            cr = existing[0]
+            if self.forge.tree(repo, cr["head"]) != self.forge.tree(repo, commit):
+                cr["head"] = self.forge.push(repo, cr["number"], {**files, repro["test_path"]: repro["test_source"]},
+                                             "measured fix", "signoff-engineering", "Bot")
+        else:
+            cr = self.forge.open_change(
+                repo, branch, repro["base"], f"{bug_id}: {summary or bug.title}"[:200], "signoff-engineering",
+                self.config.owner, body=f"Draft fix for {bug_id}. Regression test: {repro['test_path']}. {m.reason}")
 
         def decide(b: Bug) -> tuple[list[NewEvent], list[NewJob]]:
             if b.state != "fixing" or b.round != round_:
@@ -563,9 +570,13 @@ class Desk:
         if event == "ping":
             result: dict[str, Any] = {"outcome": "pong"}
         else:
-            repo = webhooks.repo_of(payload)
-            if repo not in self.config.repos_allowed:
-                raise RefusedError(f"repository {repo!r} is not on the allowlist", "add it to [desk] repos_allowed")
+            repo, full_name = webhooks.repo_of(payload)
+            # An entry with an owner ("octo-org/shoplite") matches GitHub's full name exactly; a bare
+            # name ("shoplite") matches only the local forge's repository of that name.
+            allowed = self.config.repos_allowed
+            if full_name not in allowed and not (full_name == f"{webhooks.LOCAL_OWNER}/{repo}" and repo in allowed):
+                raise RefusedError(f"repository {full_name!r} is not on the allowlist",
+                                   "add its full name to [desk] repos_allowed")
             result = self._apply_hook(event, delivery, repo, payload)
         try:
             self.ledger.append(case, 0, [NewEvent("webhook.processed", {"event": event, "result": result})])
@@ -675,8 +686,8 @@ class Desk:
         from signoff.desk.release import health_check
 
         require(actor, "recorder", what="record a deployment")
-        if repo not in self.config.repos_allowed:
-            raise RefusedError(f"repository {repo!r} is not on the allowlist", "add it to [desk] repos_allowed")
+        if repo != self.config.repo:
+            raise RefusedError(f"repository {repo!r} is not the desk's repository", f"record {self.config.repo}")
         dcase = f"desk/deploy/{repo}"
         problem = None
         health: dict[str, Any] = {}
