@@ -9,6 +9,7 @@ without the authority 403, the concierge asking for engineering work 401.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -17,7 +18,7 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from signoff.desk import credentials
+from signoff.desk import credentials, webhooks
 from signoff.desk.credentials import Actor, require
 from signoff.desk.notify import TEXT
 from signoff.desk.workflow import ENGINEERING, NOTIFY, Desk, Quarantined, forge_for
@@ -25,6 +26,9 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Job, NewEvent, Outbox
 
 F = TypeVar("F", bound=Callable[..., Any])
+# Module level: FastAPI resolves the (string) annotations in this module's namespace.
+Auth = Annotated[str | None, Header()]
+Cap = Annotated[str | None, Header(alias="X-Desk-Capability")]
 
 
 class Strict(BaseModel):
@@ -81,19 +85,35 @@ class DeploymentBody(Strict):
     url: str
 
 
-def _http_errors(fn: F) -> F:
-    """The desk's 401 (unknown credential) and quarantine answers in the rooms app's error shapes."""
+def _translate(exc: Exception) -> Any:
+    """The desk's 401s (unknown credential, unsigned webhook) and quarantine answers, in the rooms
+    app's error shapes."""
     from signoff.rooms.app import Unauthenticated
+
+    if isinstance(exc, credentials.Unauthenticated | webhooks.BadSignature):
+        raise Unauthenticated(exc.message, exc.fix) from exc
+    if isinstance(exc, Quarantined):
+        return JSONResponse({"quarantined": True, "families": exc.families, "detail": exc.message,
+                             "fix": exc.fix}, status_code=422)
+    raise exc
+
+
+def _http_errors(fn: F) -> F:
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except (credentials.Unauthenticated, webhooks.BadSignature, Quarantined) as exc:
+                return _translate(exc)
+        return async_wrapper  # type: ignore[return-value]
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except credentials.Unauthenticated as exc:
-            raise Unauthenticated(exc.message, exc.fix) from exc
-        except Quarantined as exc:
-            return JSONResponse({"quarantined": True, "families": exc.families, "detail": exc.message,
-                                 "fix": exc.fix}, status_code=422)
+        except (credentials.Unauthenticated, webhooks.BadSignature, Quarantined) as exc:
+            return _translate(exc)
     return wrapper  # type: ignore[return-value]
 
 
@@ -114,9 +134,6 @@ def routers(settings: Settings) -> list[APIRouter]:
         if not authorization.lower().startswith("bearer "):
             raise credentials.Unauthenticated("malformed Authorization header", "send Authorization: Bearer <token>")
         return desk.credentials.authenticate(authorization[7:].strip())
-
-    Auth = Annotated[str | None, Header()]
-    Cap = Annotated[str | None, Header(alias="X-Desk-Capability")]
 
     # -- public ------------------------------------------------------------------------------------
 
