@@ -1,0 +1,67 @@
+"""Notifications as room approval cards: ids derive from the job id (a retry asks the same card);
+a wrong responder's answer is discarded; a stale answer is acknowledged and dropped."""
+
+from __future__ import annotations
+
+from signoff.desk.notify import Concierge, RoomLink, card_id
+from signoff.desk.workflow import NOTIFY
+from signoff.ledger import Job, Outbox
+from signoff.rooms import RoomService
+from tests.desk.conftest import World
+
+
+def _link(w: World) -> tuple[RoomService, Concierge, dict[str, object]]:
+    rooms = RoomService(w.ledger)
+    owner, _ = rooms.create_user("desk-owner")
+    priya, _ = rooms.create_user("priya")
+    ravi, _ = rooms.create_user("ravi")
+    agent, _ = rooms.create_agent(owner, "concierge")
+    room = rooms.create_room(owner, "desk-intake", agent_names=["concierge"], user_names=["priya", "ravi"])
+    users = {w.intakes["first"].report_id: "priya", w.intakes["second"].report_id: "ravi"}
+    concierge = Concierge(w.desk, w.actor("concierge"), RoomLink(rooms, agent, room.id, users))
+    return rooms, concierge, {"priya": priya, "ravi": ravi}
+
+
+def test_cards_are_keyed_by_job_and_answers_are_checked(reproduced: World) -> None:
+    w = reproduced
+    rooms, concierge, people = _link(w)
+    jobs = Outbox(w.ledger).jobs("pending", NOTIFY)
+    from signoff.desk.routes import _job_payload
+
+    first_job = next(j for j in jobs if j.job_id.endswith(w.intakes["first"].report_id))
+    job = Job(first_job.job_id, NOTIFY, None, _job_payload(w.desk, first_job.job_id), 1, "l", 0.0)
+    notice = concierge.deliver(job)
+    assert notice["card"] == card_id(job.job_id)
+    concierge.deliver(job)  # a retry asks the same card, not a second one
+    assert concierge.drain() == 2
+    assert len(rooms.pending_approvals(people["priya"])) == 1  # type: ignore[arg-type]
+    priya_card = card_id(first_job.job_id)
+    ravi_card = next(card_id(j.job_id) for j in jobs if j.job_id.endswith(w.intakes["second"].report_id))
+    # ravi answers priya's card: discarded by the rooms layer, nothing changes
+    wrong = rooms.answer_approval(people["ravi"], priya_card, "yes")  # type: ignore[arg-type]
+    assert wrong["outcome"] == "discarded"
+    assert concierge.collect_answers() == []
+    assert w.bug().state == "awaiting_reporter"
+    # priya says yes on her card: the bug's reproduction is confirmed
+    rooms.answer_approval(people["priya"], priya_card, "yes")  # type: ignore[arg-type]
+    applied = concierge.collect_answers()
+    assert [a["outcome"] for a in applied] == ["applied"]
+    assert w.bug().state == "fixing"
+    # ravi's answer arrives after the bug moved on: acknowledged and dropped
+    rooms.answer_approval(people["ravi"], ravi_card, "no")  # type: ignore[arg-type]
+    stale = concierge.collect_answers()
+    assert [a["outcome"] for a in stale] == ["needs_reason"]
+    assert w.bug().state == "fixing"
+    assert concierge.collect_answers() == []  # each card is applied once
+
+
+def test_a_stale_yes_is_dropped(reproduced: World) -> None:
+    w = reproduced
+    rooms, concierge, people = _link(w)
+    concierge.drain()
+    w.desk.confirm(w.reporter("first"), "yes", bug_id=w.bug_id)  # on the tracking page
+    ravi_job = next(j for j in Outbox(w.ledger).jobs(topic=NOTIFY) if j.job_id.endswith(w.intakes["second"].report_id))
+    rooms.answer_approval(people["ravi"], card_id(ravi_job.job_id), "yes")  # type: ignore[arg-type]
+    out = concierge.collect_answers()
+    assert [a["outcome"] for a in out] == ["stale"]
+    assert w.bug().confirmations == {w.intakes["first"].report_id}
