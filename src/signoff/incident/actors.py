@@ -87,6 +87,11 @@ class Actor:
             result = self.op(key, "post_message", body=body, thread_id=thread_id)
         return result
 
+    def replied(self, key: str, message_id: Any) -> bool:
+        """True when this actor already answered in the thread of `message_id` (a redelivery)."""
+        return any(m["sender"] == self.principal.sender and m.get("thread_id") == message_id
+                   for m in self.messages(key))
+
     def messages(self, key: str) -> list[dict[str, Any]]:
         """Every message of a room, oldest first (membership is checked by the server)."""
         out: list[dict[str, Any]] = []

@@ -205,25 +205,31 @@ class ApproverService(Actor):
         text = strip_mentions(str(p.get("body", "")))
         m = re.search(r"\bapprove (D-[A-Z]{2,8}-[0-9]+)\b", text)
         if m is None:
-            self.post(org, f"not signed: I only sign `approve D-...` for a draft in this room. {HELP}",
-                      thread_id=p.get("message_id"))
+            if not self.replied(org, p.get("message_id")):
+                self.post(org, "not signed: I only sign `approve D-...` for a draft in this room.",
+                          thread_id=p.get("message_id"))
             return
         d_id = m.group(1)
         agent = AGENT_OF[org]
         agent_sender = f"agent:{self.info.agents[agent]}"
-        drafts = [msg for msg in self.messages(org) if msg["sender"] == agent_sender
-                  and msg["body"].rstrip().endswith(f"approve {d_id}")]
         doc = self.documents(org).get(d_id)
         try:
-            if not drafts or doc is None or doc["created_by"] != agent_sender:
+            if doc is None or doc["created_by"] != agent_sender:
                 raise RefusedError(f"no draft {d_id} from {agent} in {private_room(org)}", "approve a posted draft")
             data = json.loads(doc["content"])
+            # The draft is the agent's message carrying exactly the drafted text, not any message of the
+            # agent's that happens to end with the command (an agent could post the command itself).
+            drafts = [msg for msg in self.messages(org)
+                      if msg["sender"] == agent_sender and msg["body"] == data["text"]]
+            if not drafts:
+                raise RefusedError(f"no draft {d_id} from {agent} in {private_room(org)}", "approve a posted draft")
             d = Disclosure(d_id, data["incident"], org, data["evidence"], drafts[-1]["body"])
             draft_msg = Message(drafts[-1]["message_id"], private_room(org), agent, drafts[-1]["body"])
             approval = Message(str(p.get("message_id")), private_room(org), self.sender_name(env), text)
             record = self.approver(org).approve(d, draft_msg, approval)
         except SignoffError as exc:
-            self.post(org, f"not signed: {exc.message}", thread_id=p.get("message_id"))
+            if not self.replied(org, p.get("message_id")):
+                self.post(org, f"not signed: {exc.message}", thread_id=p.get("message_id"))
             return
         self._publish_record(org, record)
         notice = f"{d_id} approved by {record['body']['approver']}; signed record {record['seq']}."
@@ -280,6 +286,8 @@ class CompanyAgent(Actor):
             self._from_commander(text)
             return
         # The agent's own human (the only other identity the server lets address it).
+        if self.replied(room or self.org, p.get("message_id")):
+            return
         verdict = airlock_scan(text)
         why = f" (airlock: {', '.join(verdict.families)})" if verdict.quarantined else ""
         self.post(room or self.org, f"I act only on requests the incident commander routes, and everything I "
@@ -442,17 +450,21 @@ class Mediator(Actor):
 
     def _from_human(self, who: str, text: str, p: dict[str, Any]) -> None:
         rec = self.open_record()
+        if rec is not None and rec.get("opened_msg") == p.get("message_id"):
+            rec = None  # the opening report delivered again: redo only what is missing
         if rec is None:
             verdict = airlock_scan(text)
             symptom = ("(quarantined report: " + ", ".join(verdict.families) + ")" if verdict.quarantined
                        else airlock_redact(text).text)
-            incident = f"INC-{len(self.records()) + 1:04d}"
-            rec = {"incident": incident, "status": "investigating", "commander": MEDIATOR,
+            known = self.records()
+            again = [r for r in known.values() if r.get("opened_msg") == p.get("message_id")]
+            incident = again[0]["incident"] if again else f"INC-{len(known) + 1:04d}"
+            rec = again[0] if again else {"incident": incident, "status": "investigating", "commander": MEDIATOR,
                    "opened_at": p.get("timestamp"), "opened_by": who, "symptoms": [{"by": who, "text": symptom,
                                                                                     "kind": "reported"}],
                    "hypotheses": [], "action_items": [], "disclosures": [], "requests": [], "refused_requests": 0,
                    "confirmations": {}, "root_cause": None, "fixes": {}, "e2e": None, "closed_at": None,
-                   "closed_by": None}
+                   "closed_by": None, "opened_msg": p.get("message_id")}
             self.save(rec)
             self.say(f"{incident} opened by the incident commander after {who}'s report; record: "
                      f"{self.record_name(incident)}.")
@@ -474,14 +486,18 @@ class Mediator(Actor):
             return
         ev = EVENT_ID.search(text)
         if ev and "fingerprint" in text and not FORBIDDEN_ASK.search(text):
+            if any(r["msg"] == p.get("message_id") for r in rec["requests"]):
+                return
             rec["requests"].append({"by": who, "what": f"fingerprint {ev.group(0)}", "msg": p.get("message_id")})
             self.save(rec)
             self.say(f"{incident}: {who} asks both sides for a salted fingerprint of {ev.group(0)}. Please "
                      "fingerprint it under the notary's salt and disclose it.", targets=list(AGENT_OF.values()))
             return
+        if self.replied(SHARED, p.get("message_id")):
+            return
         rec["refused_requests"] += 1
         self.save(rec)
-        self.post(SHARED, f"Not routed. {HELP}", targets=[], thread_id=p.get("message_id"))
+        self.post(SHARED, f"Not routed. {HELP}", thread_id=p.get("message_id"))
 
     def _from_notary(self, text: str) -> None:
         rec = self.open_record()

@@ -71,7 +71,9 @@ class RunInfo:
     users: dict[str, str]     # user name -> id
 
     def as_json(self) -> dict[str, Any]:
-        return {"db_url": self.db_url, "rooms": self.rooms, "agents": self.agents, "users": self.users}
+        # The database is named relative to the run folder, so a copied or moved run still opens.
+        db = "rooms.db" if self.db_url == _db_url(self.run_dir) else self.db_url
+        return {"db": db, "rooms": self.rooms, "agents": self.agents, "users": self.users}
 
     @classmethod
     def load(cls, run_dir: Path) -> RunInfo:
@@ -83,7 +85,9 @@ class RunInfo:
                                 "pass the folder `signoff incident demo` printed") from exc
         except ValueError as exc:
             raise UsageError(f"{path} is not a run file", "pass a folder written by `signoff incident demo`") from exc
-        return cls(Path(run_dir), str(data["db_url"]), dict(data["rooms"]), dict(data["agents"]), dict(data["users"]))
+        db = str(data["db"])
+        url = _db_url(Path(run_dir)) if db == "rooms.db" else db
+        return cls(Path(run_dir), url, dict(data["rooms"]), dict(data["agents"]), dict(data["users"]))
 
     def room_key(self, room_id: str) -> str | None:
         for key, rid in self.rooms.items():
@@ -99,6 +103,10 @@ class RunInfo:
             if i == ident:
                 return name
         return sender
+
+
+def _db_url(run_dir: Path) -> str:
+    return f"sqlite:///{(Path(run_dir) / 'rooms.db').resolve()}"
 
 
 def read_secrets(run_dir: Path) -> dict[str, str]:
@@ -126,7 +134,7 @@ def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> Run
     if (run_dir / "run.json").exists():
         raise UsageError(f"{run_dir} already holds a run", "pick a fresh folder")
     run_dir.mkdir(parents=True, exist_ok=True)
-    db_url = f"sqlite:///{(run_dir / 'rooms.db').resolve()}"
+    db_url = _db_url(run_dir)
     ledger = Ledger.from_url(db_url)
     try:
         rooms = RoomService(ledger)

@@ -1,0 +1,149 @@
+"""The incident in rooms: the demo passes the grader three times in a row from fresh state; the
+grader fails runs that are incomplete or where something crossed that should not have; replay."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff.incident.fixture import code_files, customer_names
+from signoff.incident.grade import grade
+from signoff.incident.recording import record_run, render, replay
+from signoff.incident.stack import SHARED, RunInfo, read_secrets
+from signoff.incident.workflow import Incident, new_run, run_demo, run_script
+from signoff.kernel.errors import UsageError
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+from signoff.rooms import RoomService
+from signoff.trust import KeyStore
+
+
+def fresh(tmp: Path, name: str) -> tuple[Settings, KeyStore]:
+    home = tmp / name
+    return Settings.load(home=home, env={}, cwd=tmp), KeyStore(home / "keys")
+
+
+def failed(result: dict[str, Any]) -> list[str]:
+    return [c["name"] + ": " + c["detail"] for c in result["checks"] if not c["ok"]]
+
+
+@pytest.fixture(scope="module")
+def finished(node: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, KeyStore, dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("finished")
+    settings, keys = fresh(tmp, "home")
+    summary = run_demo(tmp / "runs", keys, settings)
+    return Path(summary["run"]), keys, summary
+
+
+def test_demo_passes_the_grader_three_times_in_a_row_from_fresh_state(node: str, tmp_path: Path) -> None:
+    for attempt in range(3):
+        settings, keys = fresh(tmp_path, f"home{attempt}")
+        summary = run_demo(tmp_path / f"runs{attempt}", keys, settings)
+        result = grade(Path(summary["run"]), keys)
+        assert result["ok"], failed(result)
+        assert len(result["checks"]) >= 12
+        assert summary["incident"] == "INC-0001" and summary["status"] == "closed"
+        assert summary["code_lines_crossed"] == 0
+        assert summary["bug"] == {"events": 60, "rejected": 6}
+        assert summary["e2e"] == {"events": 60, "accepted": 60, "rejected": 0}
+        assert summary["disclosures_made"] == 5 and summary["posts_blocked_by_guards"] == 2
+        assert 0 < summary["time_to_root_cause_s"] <= summary["time_to_close_s"]
+        assert all(summary["preflight"].values()), summary["preflight"]
+
+
+def _copy(run: Path, tmp: Path) -> Path:
+    dest = tmp / run.name
+    shutil.copytree(run, dest)
+    return dest
+
+
+def _as(run: Path, who: str) -> tuple[RoomService, Ledger, Any]:
+    info = RunInfo.load(run)
+    ledger = Ledger.from_url(info.db_url)
+    rooms = RoomService(ledger)
+    return rooms, ledger, rooms.authenticate(read_secrets(run)[who])
+
+
+def test_grader_fails_a_disclosure_that_bypassed_the_guard(finished: tuple[Path, KeyStore, dict[str, Any]],
+                                                           tmp_path: Path) -> None:
+    run, keys, _ = finished
+    copy = _copy(run, tmp_path)
+    rooms, ledger, agent = _as(copy, "agent:payco-agent")
+    try:
+        # A compromised agent process posting with its own key, straight to the server (no guard).
+        info = RunInfo.load(copy)
+        rooms.post_message(agent, info.rooms[SHARED], "[disclosure D-PAY-9 · payco · INC-0001 · approved by priya]\n"
+                           "trust us\n\nevidence sha256 0000000000000000:\n{\"x\":1}")
+    finally:
+        ledger.close()
+    result = grade(copy, keys)
+    names = {c["name"]: c for c in result["checks"]}
+    assert not result["ok"]
+    assert not names["every disclosure in the shared room was approved and signed"]["ok"]
+    assert "D-PAY-9 crossed without a signed approval" in names[
+        "every disclosure in the shared room was approved and signed"]["detail"]
+    assert not names["ledgers intact and every disclosure signed"]["ok"]
+
+
+def test_grader_finds_a_customer_name_and_a_code_line_in_any_room(finished: tuple[Path, KeyStore, dict[str, Any]],
+                                                                   tmp_path: Path) -> None:
+    run, keys, _ = finished
+    copy = _copy(run, tmp_path)
+    rooms, ledger, priya = _as(copy, "user:priya")
+    info = RunInfo.load(copy)
+    name = next(n for n in customer_names() if any(ord(c) > 127 for c in n))
+    line = next(ln.strip() for p in code_files("shopco") for ln in p.read_text().splitlines() if "JSON.stringify" in ln)
+    try:
+        rooms.post_message(priya, info.rooms["payco"], f"fyi the customer was {name.upper()}")
+        rooms.post_message(priya, info.rooms[SHARED], f"is it this?   {line}")
+    finally:
+        ledger.close()
+    result = grade(copy, keys)
+    bad = {c["name"] for c in result["checks"] if not c["ok"]}
+    assert bad == {"no customer name in any post", "no line of either company's code in any post (measured)"}
+
+
+def test_grader_fails_an_unfinished_incident(node: str, tmp_path: Path) -> None:
+    settings, keys = fresh(tmp_path, "home")
+    run = new_run(tmp_path / "runs", keys)
+    with Incident(run, keys, settings) as inc:
+        run_script(inc, until=9)  # root cause confirmed, fixes not yet approved
+    result = grade(run, keys)
+    bad = {c["name"] for c in result["checks"] if not c["ok"]}
+    assert bad == {"both fixes approved", "simulation re-run with both fixes shows 0 rejected",
+                   "incident record closed by the mediator"}, failed(result)
+
+
+def test_replay_is_deterministic_and_as_payco_shows_only_what_payco_saw(
+        finished: tuple[Path, KeyStore, dict[str, Any]]) -> None:
+    run, keys, summary = finished
+    path = Path(summary["recording"])
+    assert render(replay(path)) == render(replay(path))
+    everything = replay(path)
+    rooms = {r["room"] for r in everything}
+    assert {"payco-internal", "shopco-internal", "payco-shopco-shared", "payco ledger", "shopco ledger"} <= rooms
+    payco = replay(path, "payco")
+    assert {r["room"] for r in payco} == {"payco-internal", "payco-shopco-shared", "payco ledger"}
+    shopco_private = [r["text"] for r in everything if r["room"] == "shopco-internal" and r["kind"] == "message"]
+    payco_text = "\n".join(render(payco)) + json.dumps(payco)
+    assert shopco_private and not any(t in payco_text for t in shopco_private if "Approve with" in t)
+    kinds = {r["kind"] for r in everything}
+    assert kinds == {"message", "document", "approval_card", "approval_record", "guard_decision"}
+    # The file is the record: a second recording of the same run is byte-identical.
+    again = record_run(run, keys, path.with_name("again.jsonl"))
+    assert again.read_bytes() == path.read_bytes()
+
+
+def test_replay_refuses_what_is_not_a_recording(tmp_path: Path) -> None:
+    bad = tmp_path / "x.jsonl"
+    bad.write_text('{"version": "something else"}\n')
+    with pytest.raises(UsageError, match=r"is not a signoff\.incident\.recording/v1 recording"):
+        replay(bad)
+    bad.write_text("not json\n")
+    with pytest.raises(UsageError, match="a line is not JSON"):
+        replay(bad)
+

