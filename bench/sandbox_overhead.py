@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from signoff.sandbox import Limits, Mount, prepare_python_env, run
+from signoff.sandbox.cgroups import CgroupSet
 
 SUITE = """
 def add(a, b):
@@ -41,6 +42,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--cpus", type=float, default=float(os.cpu_count() or 1))
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also time the sandbox with cgroups off (limits not enforced; breakdown only)")
     args = parser.parse_args()
 
     cache = Path(os.environ.get("SIGNOFF_BENCH_CACHE", tempfile.gettempdir())) / "signoff-bench-cache"
@@ -71,12 +74,22 @@ def main() -> int:
         assert ex.exit_code == 0, ex.stdout + ex.stderr
         return elapsed
 
+    def no_cgroups() -> float:
+        # Breakdown only: the same run without the per-run cgroups, to show what attaching costs.
+        real = CgroupSet.create
+        CgroupSet.create = classmethod(lambda cls, *a, **k: None)  # type: ignore[method-assign,assignment]
+        try:
+            return sandboxed()
+        finally:
+            CgroupSet.create = real  # type: ignore[method-assign]
+
     try:
         for _ in range(args.warmup):
             direct()
             sandboxed()
         d: list[float] = []
         s: list[float] = []
+        n: list[float] = []
         for i in range(args.runs):
             # interleave, alternating which goes first, so drift hits both alike
             if i % 2:
@@ -85,6 +98,8 @@ def main() -> int:
             else:
                 s.append(sandboxed())
                 d.append(direct())
+            if args.breakdown:
+                n.append(no_cgroups())
     finally:
         shutil.rmtree(suite_dir, ignore_errors=True)
 
@@ -96,8 +111,11 @@ def main() -> int:
     print(f"pytest, 2 tests, python {env.python_version}, cpus={args.cpus}, interleaved, {args.warmup} warm-up")
     print(show("direct", d))
     print(show("sandboxed", s))
+    if n:
+        print(show("no-cgroup", n) + "  (limits off: breakdown only)")
     ratio = statistics.median(s) / statistics.median(d)
     print(f"overhead {(statistics.median(s) - statistics.median(d)) * 1000:.1f} ms (median difference)")
+    print(f"ratio of minimums {min(s) / min(d):.3f} (less sensitive to other load on the machine)")
     print(f"ratio {ratio:.3f}")
     return 0
 
