@@ -81,8 +81,9 @@ class World:
         return self.desk.bug(self.bug_id)
 
 
-def open_world(home: Path, tokens: dict[str, str] | None = None, intakes: dict[str, Intake] | None = None) -> World:
-    settings = Settings.load(home=home, env={}, cwd=home.parent)
+def open_world(home: Path, tokens: dict[str, str] | None = None, intakes: dict[str, Intake] | None = None,
+               db_url: str | None = None) -> World:
+    settings = Settings.load(home=home, db_url=db_url, env={}, cwd=home.parent)
     ledger = Ledger.open(settings)
     if tokens is None:
         local = init_local(settings, ledger)
