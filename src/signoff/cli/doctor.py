@@ -18,7 +18,7 @@ from signoff.kernel.settings import Settings
 
 # Packages that contribute their own checks through `doctor_checks(settings) -> list[Check]`.
 CHECK_MODULES = ("signoff.sandbox.doctor", "signoff.web.doctor", "signoff.agents.doctor", "signoff.incident.doctor",
-                 "signoff.airlock.doctor")
+                 "signoff.airlock.doctor", "signoff.desk.doctor")
 
 
 def _version_of(cmd: list[str]) -> str | None:

@@ -39,8 +39,9 @@ class Measurement:
 def _baseline(repo: Path, base: str, test_dir: str, exclude: str) -> dict[str, str]:
     """The repository's own test files at `base` (path relative to test_dir -> text)."""
     out: dict[str, str] = {}
-    proc = gitrepo._git(repo, "ls-tree", "-r", "--name-only", base, "--", test_dir + "/")
-    for path in proc.stdout.decode().splitlines():
+    from signoff.desk.forge import _git
+
+    for path in _git(repo, "ls-tree", "-r", "--name-only", base, "--", test_dir + "/").splitlines():
         rel = path[len(test_dir) + 1:]
         if path == exclude or not rel:
             continue
