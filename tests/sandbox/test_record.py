@@ -164,3 +164,30 @@ def test_caller_ignoring_sigchld_still_gets_a_status(sandbox: None) -> None:
     finally:
         sig.signal(sig.SIGCHLD, previous)
     assert ex.exit_code == 7
+
+
+def test_interrupted_caller_leaves_nothing_running(sandbox: None) -> None:
+    import secrets
+    import signal as sig
+
+    from signoff.sandbox.proofs import processes_with
+
+    marker = "intr-" + secrets.token_hex(6)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = sig.signal(sig.SIGALRM, interrupt)
+    try:
+        sig.setitimer(sig.ITIMER_REAL, 0.5)
+        with pytest.raises(KeyboardInterrupt):
+            run(["sh", "-c", "setsid sh -c 'sleep 1000' \"$0\" & sleep 999", marker], timeout=60)
+    finally:
+        sig.setitimer(sig.ITIMER_REAL, 0)
+        sig.signal(sig.SIGALRM, previous)
+    import time
+
+    deadline = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_with(marker) == []

@@ -114,11 +114,19 @@ def run_tree(launch: Launch, stdout_w: int, stderr_w: int, stdout_r: int, stderr
     limits = {name: (launch.output_limit if name in ("stdout", "stderr") else launch.channel_limit)
               for name in streams}
     limits["_status"] = 1 << 20
-    data, truncated = _collect(streams, limits, backstop=launch.timeout + 60.0, keeper=keeper)
-    with contextlib.suppress(ChildProcessError):  # the caller may ignore SIGCHLD (auto-reaping)
-        os.waitpid(keeper, 0)
-    for fd in streams.values():
-        os.close(fd)
+    try:
+        data, truncated = _collect(streams, limits, backstop=launch.timeout + 60.0, keeper=keeper)
+    except BaseException:
+        # Interrupted (^C, an exception in a signal handler): the keeper's death takes the launcher
+        # and bubblewrap with it (parent-death signals), and the pid namespace with them.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(keeper, signal.SIGKILL)
+        raise
+    finally:
+        with contextlib.suppress(ChildProcessError):  # the caller may ignore SIGCHLD (auto-reaping)
+            os.waitpid(keeper, 0)
+        for fd in streams.values():
+            os.close(fd)
     try:
         report: dict[str, Any] = json.loads(data["_status"].decode() or "{}")
     except ValueError:
