@@ -1,0 +1,94 @@
+"""`signoff incident demo|grade|replay` and `signoff demo incident` through the CLI entry point, and
+another agent provider driving the company agents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff.agents.providers.scripted import register_script
+from signoff.cli.main import main
+from signoff.incident.workflow import Incident, new_run, run_script
+from signoff.kernel.settings import Settings
+from signoff.trust import KeyStore
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_demo_then_grade_then_replay(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "demo", "incident", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["ok"] and summary["grade"]["ok"]
+    assert summary["code_lines_crossed"] == 0 and summary["e2e"]["rejected"] == 0
+    run_dir = summary["run"]
+    code, out, _ = run(capsys, "incident", "grade", run_dir)
+    assert code == 0 and out.count("PASS") >= 12 and "FAIL" not in out
+    code, out, _ = run(capsys, "incident", "replay", run_dir, "--as", "payco")
+    assert code == 0 and "payco-internal" in out and "shopco-internal" not in out and "shopco ledger" not in out
+    assert "You're not permitted to direct messages to me in this room." in out
+    code, out, _ = run(capsys, "incident", "replay", summary["recording"], "--json")
+    assert code == 0 and {e["room"] for e in json.loads(out)["events"]} >= {"shopco-internal", "payco-internal"}
+
+
+def test_human_output_names_the_measurements(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "incident", "demo")
+    assert code == 0
+    for needle in ("time to root cause", "time to close", "disclosures made 5", "before the fixes: 6 of 60",
+                   "0 of 60 rejected", "lines of code that crossed (measured against both repositories): 0",
+                   "12/12 checks pass"):
+        assert needle in out, needle
+
+
+def test_grade_and_replay_errors_are_messages(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "incident", "grade", "no-such-run")
+    assert code == 2 and "no incident run 'no-such-run'" in err and "Traceback" not in err
+    code, _, err = run(capsys, "incident", "replay", str(home / "missing.jsonl"))
+    assert code == 2 and "no recording at" in err
+    bogus = home.parent / "r.jsonl"
+    bogus.write_text('{"version": "signoff.incident.recording/v1"}\n')
+    code, _, err = run(capsys, "incident", "replay", str(bogus), "--as", "bank")
+    assert code == 2 and "unknown organisation 'bank'" in err
+
+
+def test_grade_exit_1_for_an_unfinished_run(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = Settings.load()
+    keys = KeyStore(settings.keys_dir)
+    run_dir = new_run(settings.home / "incident-runs", keys)
+    with Incident(run_dir, keys, settings) as inc:
+        run_script(inc, until=3)
+    code, out, _ = run(capsys, "incident", "grade", run_dir.name, "--json")
+    result = json.loads(out)
+    assert code == 1 and not result["ok"]
+    status = {c["name"]: c["ok"] for c in result["checks"]}
+    assert status["every disclosure in the shared room was approved and signed"]
+    assert not status["incident record closed by the mediator"]
+    assert not status["direct cross-company request was refused visibly"]
+
+def _chatty(task: dict[str, Any]) -> dict[str, Any]:
+    """A 'model' that adds what it should not: a customer's name."""
+    return {"message": " ".join(f["text"] for f in task["facts"]) + " The first failure was for José Álvarez.",
+            "cites": [f["id"] for f in task["facts"]]}
+
+
+register_script("responder", _chatty, "test-chatty")
+
+
+def test_another_provider_drives_the_agents_and_the_guard_still_holds(node: str, tmp_path: Path) -> None:
+    (tmp_path / "signoff.toml").write_text('[agents.responder]\nprovider = "scripted"\nscript = "test-chatty"\n')
+    settings = Settings.load(home=tmp_path / "home", env={}, cwd=tmp_path)
+    keys = KeyStore(tmp_path / "home" / "keys")
+    run_dir = new_run(tmp_path / "runs", keys)
+    with Incident(run_dir, keys, settings) as inc:
+        run_script(inc, until=2)  # priya approved PayCo's draft without reading it closely
+        private = [m["body"] for m in inc.messages("priya", "payco")]
+        shared = [m["body"] for m in inc.messages("priya", "shared")]
+    assert any("José Álvarez" in b for b in private)  # the draft said it, inside PayCo
+    assert any(b.startswith("guard blocked D-PAY-1 to the shared room: customer_name") for b in private)
+    assert not any("[disclosure D-PAY-1" in b for b in shared)
