@@ -128,3 +128,18 @@ def test_a_symlink_in_the_repository_is_refused(world: World, sandbox_ok: None) 
     with pytest.raises(RefusedError) as exc:
         world.desk.submit_fix(world.actor("engineering"), world.bug_id, 1, 1, {"shoplite/link.py": "x = 1\n"})
     assert "symbolic link" in exc.value.message
+
+
+def test_a_human_resumes_a_bug_that_needs_one(fixing: World) -> None:
+    wrong = _source(fixing).replace("return round(amount, 2)", "return round(amount + 0.0, 2)")
+    _submit(fixing, {PATH: wrong})
+    _submit(fixing, {PATH: wrong}, attempt=2)
+    assert fixing.bug().state == "needs_human"
+    with pytest.raises(RefusedError):
+        fixing.desk.human_resume(fixing.actor("engineering"), fixing.bug_id, "reproducing")
+    with pytest.raises(RefusedError):
+        fixing.desk.human_resume(fixing.actor("release-bot"), fixing.bug_id, "reproducing")
+    b = fixing.desk.human_resume(fixing.actor("alice"), fixing.bug_id, "reproducing")
+    assert b.state == "reproducing" and b.needs_human is None
+    with pytest.raises(ConflictError):
+        fixing.desk.human_resume(fixing.actor("alice"), fixing.bug_id, "fixing")
