@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from signoff.cli.context import console, print_json, settings
 from signoff.kernel.errors import NotFoundError, UsageError
@@ -133,7 +134,7 @@ def register(app: typer.Typer) -> None:
         else:
             for a in result["attacks"]:
                 mark = "[green]blocked[/]" if a["blocked"] else "[bold red]NOT BLOCKED[/]"
-                console.print(f"{mark} [{a['kind']}] {a['name']}", highlight=False)
+                console.print(f"{mark} \\[{a['kind']}] {escape(a['name'])}", highlight=False)
                 console.print(f"     sent: {a['attack']}", highlight=False, markup=False)
                 console.print(f"     {a['how']}", highlight=False, markup=False)
             console.print(f"live attacks blocked {result['live']['blocked']}/{result['live']['total']}; forbidden "
