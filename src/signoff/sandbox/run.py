@@ -231,7 +231,11 @@ def _run_bwrap(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[st
             launch = Launch(exec_target=bwrap.binary_fd(), argv=argv, env={}, timeout=timeout, pass_fds=fds,
                             cgroup_files=cg.join_files if cg else [], rlimits=_rlimits(limits, timeout, cg is not None),
                             drop_to=(uid, gid) if root else None, output_limit=output_limit, channels=channels)
-            outcome = run_tree(launch, out_w, err_w, out_r, err_r, child_ends)
+            try:
+                outcome = run_tree(launch, out_w, err_w, out_r, err_r, child_ends)
+            except OSError as exc:
+                raise SandboxUnavailable(f"the sandbox could not be started: {exc}",
+                                         "the machine is out of processes or descriptors; retry later") from exc
             stats = cg.stats() if cg else {}
             escaped = cg.kill_all() if cg else 0
         finally:

@@ -100,7 +100,13 @@ def run_tree(launch: Launch, stdout_w: int, stderr_w: int, stdout_r: int, stderr
     `child_ends` are the caller's copies of write ends that only the tree may hold."""
     status_r, status_w = os.pipe()
     parent = os.getpid()
-    keeper = os.fork()
+    try:
+        keeper = os.fork()
+    except OSError:  # e.g. EAGAIN at the caller's own process limit: leave no descriptor behind
+        for fd in (status_r, status_w, stdout_w, stderr_w, stdout_r, stderr_r, *child_ends, *launch.channels.values()):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        raise
     if keeper == 0:  # pragma: no cover - runs in the forked keeper
         os.close(status_r)
         for fd in (stdout_r, stderr_r, *launch.channels.values()):
