@@ -151,3 +151,35 @@ def test_webhooks_over_http(review: World) -> None:
 @pytest.mark.parametrize("path", ["/desk/bugs", "/desk/bugs/BUG-0001"])
 def test_unknown_credentials_are_401(world: World, path: str) -> None:
     assert _client(world).get(path, headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def test_reporters_verify_the_release_over_http(review: World) -> None:
+    from signoff.desk.deploy import serve_commit
+
+    w = review
+    http = _client(w)
+    head = w.bug().change["head"]
+    w.desk.approve(w.actor("alice"), w.bug_id, head)
+    merge = w.desk.merge(w.actor("alice"), w.bug_id)
+    w.deliver()
+    with serve_commit(w.desk.forge.path(w.desk.config.repo), merge) as live:
+        dep = {"repo": "shoplite", "commit": merge, "environment": "production", "url": live.url}
+        r = http.post("/desk/deployments", headers=_bearer(w, "recorder"), json=dep)
+    assert r.status_code == 200 and r.json()["released"] == [w.bug_id]
+    first, second = w.intakes["first"], w.intakes["second"]
+    r = http.post(f"/desk/reports/{first.report_id}/verify", headers={"X-Desk-Capability": second.capability},
+                  json={"answer": "yes"})
+    assert r.status_code == 403
+    r = http.post(f"/desk/reports/{first.report_id}/verify", headers={"X-Desk-Capability": first.capability},
+                  json={"answer": "yes"})
+    assert r.status_code == 200 and r.json()["state"] == "verified"
+    r = http.post(f"/desk/reports/{second.report_id}/verify", headers={"X-Desk-Capability": second.capability},
+                  json={"answer": "no", "reason": "It still shows a negative total for two items."})
+    assert r.status_code == 200 and r.json()["state"] == "reopened"
+
+
+def test_signoff_serve_mounts_the_desk_router(world: World) -> None:
+    from signoff.cli.serve import _contributed
+
+    paths = {getattr(r, "path", "") for router in _contributed(world.settings) for r in router.routes}
+    assert {"/desk/reports", "/desk/webhooks/github", "/desk/deployments"} <= paths

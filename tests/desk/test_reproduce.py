@@ -86,6 +86,7 @@ def test_triage_is_advisory_and_stored_apart(bug: World) -> None:
     notes = bug.desk.notes(bug.bug_id)
     assert notes[0]["type"] == "note.triage" and notes[0]["evidence_kind"] == "simulated"
     assert notes[0]["note"].startswith("UNTRUSTED REPORTER CONTENT")
+    assert "likely_cause: the coupon amount" in notes[0]["note"] and "proving_test:" in notes[0]["note"]
 
 
 def test_a_note_with_instructions_is_quarantined(bug: World) -> None:

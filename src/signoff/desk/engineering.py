@@ -79,9 +79,9 @@ class EngineeringService:
 
     def triage(self, bug_id: str) -> None:
         d = self._dossier(bug_id)
-        agent = agent_for("triage", self.desk.settings, self.desk.ledger, script=self.script)
+        agent = agent_for("desk_triage", self.desk.settings, self.desk.ledger, script=self.script)
         try:
-            prop = agent.propose({"component_hint": d["component"], "components": [d["component"]]},
+            prop = agent.propose({"component": d["component"], "title": d["title"]},
                                  {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id)
         except ProposalRejected as exc:
             self.desk.add_note(self.actor, bug_id, "triage", {"rejected": exc.message}, {"kind": "advisory"})
