@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import multiprocessing
 import os
 import shutil
 import socket
@@ -34,7 +35,6 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ from signoff.rooms.client import HttpTransport, RoomsClient
 
 AGENTS = 20
 GRACE = 10.0  # seconds to wait for stragglers after the last send
+IN_FLIGHT = 64  # concurrent sends at most (an unbounded queue makes the load generator the bottleneck)
 
 
 def free_port() -> int:
@@ -102,28 +103,122 @@ def nonce_of(body: str) -> str:
     return body.rsplit(" ", 1)[-1]
 
 
-async def drive(rate: int, seconds: float, send: Callable[[int, str], Awaitable[None]], trial: Trial) -> None:
-    """Open-loop schedule: message i starts at t0 + i / rate."""
-    total = int(rate * seconds)
+@dataclass(frozen=True)
+class SendSpec:
+    """How the sender process posts one addressed message (picklable)."""
+
+    kind: str  # signoff | synapse
+    host: str
+    port: int
+    headers: dict[str, str]
+    target: str  # signoff: sender agent id; synapse: room id
+
+
+def request_for(spec: SendSpec, target: int, nonce: str) -> tuple[str, str, bytes]:
+    if spec.kind == "signoff":
+        body = {"body": f"m {nonce}", "target_names": [f"agent{target:02d}"]}
+        return "POST", f"/agents/{spec.target}/ops/send_targeted_message", json.dumps(body).encode()
+    body = {"msgtype": "m.text", "body": f"@agent{target:02d} m {nonce}"}
+    path = f"/_matrix/client/v3/rooms/{spec.target}/send/m.room.message/{uuid.uuid4().hex}"
+    return "PUT", path, json.dumps(body).encode()
+
+
+class RawPool:
+    """A minimal keep-alive HTTP/1.1 client: a load generator must cost less than the server it
+    measures, and httpx's pool does not at hundreds of requests per second."""
+
+    def __init__(self, host: str, port: int, size: int) -> None:
+        self.host, self.port, self.size = host, port, size
+        self._free: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+
+    async def open(self) -> None:
+        for _ in range(self.size):
+            self._free.put_nowait(await asyncio.open_connection(self.host, self.port))
+
+    async def request(self, method: str, path: str, headers: dict[str, str], body: bytes) -> int:
+        reader, writer = await self._free.get()
+        try:
+            head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\n"
+            head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+            writer.write(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            status_line = await reader.readline()
+            status = int(status_line.split()[1])
+            length, chunked = 0, False
+            while True:
+                line = await reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+                elif name.lower() == "transfer-encoding" and "chunked" in value.lower():
+                    chunked = True
+            if chunked:
+                while True:
+                    size = int((await reader.readline()).strip(), 16)
+                    await reader.readexactly(size + 2)
+                    if size == 0:
+                        break
+            else:
+                await reader.readexactly(length)
+        except BaseException:
+            writer.close()
+            reader, writer = await asyncio.open_connection(self.host, self.port)
+            raise
+        finally:
+            self._free.put_nowait((reader, writer))
+        return status
+
+
+async def _send_all(spec: SendSpec, rate: int, seconds: float) -> tuple[dict[str, float], int]:
+    pool = RawPool(spec.host, spec.port, IN_FLIGHT)
+    await pool.open()
+    sent: dict[str, float] = {}
+    errors = 0
     loop = asyncio.get_running_loop()
-    tasks = []
     start = loop.time() + 0.2
 
     async def one(i: int) -> None:
+        nonlocal errors
         nonce = uuid.uuid4().hex[:12]
-        trial.sent[nonce] = time.perf_counter()
+        sent[nonce] = time.perf_counter()  # the scheduled start: client-side queueing counts
+        method, path, body = request_for(spec, i % AGENTS, nonce)
         try:
-            await send(i % AGENTS, nonce)
-        except Exception:  # a failed send is a lost message
-            trial.sent.pop(nonce, None)
-            trial.errors += 1
+            status = await pool.request(method, path, spec.headers, body)
+        except (OSError, ValueError, asyncio.IncompleteReadError):
+            status = 0
+        if status != 200:  # a failed send is a lost message
+            sent.pop(nonce, None)
+            errors += 1
 
-    for i in range(total):
+    tasks = []
+    for i in range(int(rate * seconds)):
         delay = start + i / rate - loop.time()
         if delay > 0:
             await asyncio.sleep(delay)
         tasks.append(asyncio.create_task(one(i)))
     await asyncio.gather(*tasks)
+    return sent, errors
+
+
+def sender_process(spec: SendSpec, rate: int, seconds: float, out: Any) -> None:
+    """Runs in its own process so sending never competes with receiving for one interpreter."""
+    out.send(asyncio.run(_send_all(spec, rate, seconds)))
+    out.close()
+
+
+async def drive(spec: SendSpec, rate: int, seconds: float, trial: Trial) -> None:
+    """Open-loop schedule in a sender process: message i starts at t0 + i / rate. Receive times are
+    taken in this process; both use the system-wide monotonic clock."""
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=sender_process, args=(spec, rate, seconds, child), daemon=True)
+    proc.start()
+    sent, errors = await asyncio.to_thread(parent.recv)
+    await asyncio.to_thread(proc.join, 30)
+    trial.sent.update(sent)
+    trial.errors += errors
+    loop = asyncio.get_running_loop()
     deadline = loop.time() + GRACE
     while loop.time() < deadline and len(trial.received) < len(trial.sent):
         await asyncio.sleep(0.05)
@@ -147,7 +242,7 @@ class SignoffSide:
         self.receivers = [service.create_agent(admin, f"agent{i:02d}", policy=OPEN) for i in range(AGENTS)]
         self.room = service.create_room(admin, "bench", agent_names=["sender"] + [a.name for a, _ in self.receivers])
         ledger.close()
-        port = free_port()
+        port = self.port = free_port()
         self.base = f"http://127.0.0.1:{port}"
         env = {**os.environ, "SIGNOFF_HOME": str(self.tmp / "home"), "SIGNOFF_DB": db}
         self.log = (self.tmp / "signoff.log").open("w")
@@ -176,11 +271,10 @@ class SignoffSide:
                         trial.received.setdefault(nonce_of(event["payload"]["body"]), time.perf_counter())
 
             readers = [asyncio.create_task(receive(c)) for c in clients[:-1]]
-
-            async def send(target: int, nonce: str) -> None:
-                await sender.send_targeted_message(f"m {nonce}", [f"agent{target:02d}"])
-
-            await drive(rate, seconds, send, trial)
+            spec = SendSpec("signoff", "127.0.0.1", self.port, {
+                "Authorization": f"Bearer {self.sender_key}", "X-Switch-Connection-Id": sender.connection_id},
+                self.sender.id)
+            await drive(spec, rate, seconds, trial)
             for r in readers:
                 r.cancel()
         finally:
@@ -246,7 +340,7 @@ class SynapseSide:
                         "--config-path", str(config), "--data-directory", str(self.tmp),
                         "--generate-config", "--report-stats=no"], cwd=self.tmp, check=True,
                        capture_output=True)
-        port = free_port()
+        port = self.port = free_port()
         self.secret = uuid.uuid4().hex
         with config.open("a") as fh:
             fh.write(SYNAPSE_OVERRIDES)
@@ -316,14 +410,8 @@ class SynapseSide:
                                        headers=self._auth(token))
                 readers.append(asyncio.create_task(sync_loop(i, token, first.json()["next_batch"])))
 
-            async def send(target: int, nonce: str) -> None:
-                reply = await http.put(
-                    f"/_matrix/client/v3/rooms/{self.room}/send/m.room.message/{uuid.uuid4().hex}",
-                    json={"msgtype": "m.text", "body": f"@agent{target:02d} m {nonce}"},
-                    headers=self._auth(self.sender))
-                reply.raise_for_status()
-
-            await drive(rate, seconds, send, trial)
+            spec = SendSpec("synapse", "127.0.0.1", self.port, self._auth(self.sender), self.room)
+            await drive(spec, rate, seconds, trial)
             for r in readers:
                 r.cancel()
             await asyncio.gather(*readers, return_exceptions=True)
@@ -359,12 +447,15 @@ def main() -> int:
     parser.add_argument("--synapse-venv", type=Path, default=None,
                         help="reuse a venv that already has matrix-synapse (default: install into a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, databases)")
+    parser.add_argument("--signoff-only", action="store_true",
+                        help="skip Synapse (no ratio line; for profiling signoff alone)")
     args = parser.parse_args()
     rates = [int(r) for r in args.rates.split(",")]
     tmp = Path(tempfile.mkdtemp(prefix="rooms-bench-"))
     try:
-        python = synapse_python(args.synapse_venv, tmp)
-        sides = [SignoffSide(tmp), SynapseSide(tmp, python)]
+        sides: list[Any] = [SignoffSide(tmp)]
+        if not args.signoff_only:
+            sides.append(SynapseSide(tmp, synapse_python(args.synapse_venv, tmp)))
         for side in sides:
             side.start()
         rows = []
@@ -376,9 +467,11 @@ def main() -> int:
             rows += [summarise(name, rate, trials) for name, trials in results.items()]
         for side in sides:
             side.stop()
-        for name in ("signoff", "synapse"):
+        for name in [side.name for side in sides]:
             clean = [r["rate"] for r in rows if r["system"] == name and r["lost"] == 0]
             print(f"{name:8} highest rate without loss: {max(clean) if clean else 'none'}/s")
+        if args.signoff_only:
+            return 0
         at = 200 if 200 in rates else rates[-1]
         ours = next(r for r in rows if r["system"] == "signoff" and r["rate"] == at)
         theirs = next(r for r in rows if r["system"] == "synapse" and r["rate"] == at)
