@@ -53,3 +53,20 @@ def test_operator_commands(home: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["desk", "deploy-record", "--commit", "0" * 40, "--url", "http://127.0.0.1:9",
                  "--token", tokens["recorder"], "--json"]) == 1
     assert "cannot be found" in capsys.readouterr().out
+
+
+def test_engineering_and_concierge_commands(home: Path, sandbox_ok: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["desk", "init", "--json"]) == 0
+    tokens = json.loads(capsys.readouterr().out)["tokens"]
+    assert main(["desk", "report", "--title", "Coupon larger than the cart gives a negative total",
+                 "--component", "checkout", "--actual", "-100 with SAVE300", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["desk", "work", "--token", tokens["concierge"]]) == 3  # the concierge cannot do engineering
+    assert main(["desk", "deliver", "--token", tokens["engineering"]]) == 3
+    capsys.readouterr()
+    assert main(["desk", "work", "--token", tokens["engineering"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["handled"] >= 2
+    assert main(["desk", "deliver", "--token", tokens["concierge"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"delivered": 1}
+    assert main(["desk", "bugs", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bugs"][0]["state"] == "awaiting_reporter"

@@ -168,3 +168,13 @@ def test_a_failed_deployment_status_is_ignored(github: World) -> None:
     payload = {"action": "created", "deployment_status": {"state": "failure", "environment": "production"},
                "deployment": {"sha": "0" * 40}, "repository": _repository(), "sender": _user("x")}
     assert _send(github, "deployment_status", payload, "d-fail")["outcome"] == "ignored"
+
+
+def test_reviews_from_outside_the_repository_do_not_count(github: World) -> None:
+    payload = _review_payload(github, "drive-by")
+    payload["review"]["author_association"] = "NONE"
+    out = _send(github, "pull_request_review", payload, "d-outsider")
+    assert out["outcome"] == "ignored" and "not a member" in str(out["why"])
+    payload = _review_payload(github, "alice")
+    payload["review"]["author_association"] = "COLLABORATOR"
+    assert _send(github, "pull_request_review", payload, "d-collab")["outcome"] == "approval_recorded"

@@ -13,7 +13,7 @@ from typing import Any
 
 from signoff.agents import ProposalRejected, agent_for
 from signoff.desk import scripts as _scripts  # noqa: F401  (registers the ShopLite scripts)
-from signoff.desk.credentials import Actor
+from signoff.desk.credentials import Actor, require
 from signoff.desk.forge import _git
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import ConflictError, RefusedError
@@ -29,6 +29,8 @@ def _agent_info(proposal: Any) -> dict[str, Any]:
 
 class EngineeringService:
     def __init__(self, desk: Desk, actor: Actor, script: str = SCRIPT) -> None:
+        # Checked before any job is claimed: a worker without the authority must not lease work.
+        require(actor, "engineering", what="claim engineering work")
         self.desk = desk
         self.actor = actor
         self.script = script

@@ -620,6 +620,10 @@ class Desk:
             if reviewer.get("type") != "User":
                 return {"outcome": "ignored", "why": f"{reviewer.get('login')} is a {reviewer.get('type')}, "
                                                      "not a human user"}
+            association = str(review.get("author_association") or "").upper()
+            if association and association not in ("OWNER", "MEMBER", "COLLABORATOR"):
+                # Anyone can review a public pull request; only the repository's people count.
+                return {"outcome": "ignored", "why": f"{reviewer.get('login')} is not a member ({association})"}
             commit = str(review.get("commit_id", ""))
             if bug.change is None or commit != bug.change["head"]:
                 return {"outcome": "ignored", "why": "the review is of an older head"}
