@@ -37,6 +37,8 @@ class Connection:
     attached: bool = False
     evicted_tokens: dict[int, str] = field(default_factory=dict)  # stream token -> reason
     role: tuple[str, str] | None = None  # (room_id, role name)
+    rooms_version: int = 0  # bumped when `rooms` changes; streams then send subscription_changed
+    rooms_reason: str = ""
 
     @property
     def alive(self) -> bool:
@@ -184,13 +186,19 @@ class ConnectionRegistry:
                         raise ConflictError(f"connection {other.id} already holds room {room_id}",
                                             "pass takeover=true to move the room to this connection")
                     other.rooms.remove(room_id)
+                    other.rooms_version += 1
+                    other.rooms_reason = f"room {room_id} taken over by connection {conn.id}"
                     if other.scope == "single":
                         other.evicted_tokens[other.stream_token] = f"room {room_id} taken over"
                     warning = f"took room {room_id} over from connection {other.id}"
+            before = list(conn.rooms)
             if conn.scope == "single":
                 conn.rooms = [room_id]
             elif room_id not in conn.rooms:
                 conn.rooms.append(room_id)
+            if conn.rooms != before:
+                conn.rooms_version += 1
+                conn.rooms_reason = f"claimed room {room_id}"
         self._changed(conn.agent_id)
         return warning
 
@@ -198,6 +206,8 @@ class ConnectionRegistry:
         with self._lock:
             if room_id in conn.rooms:
                 conn.rooms.remove(room_id)
+                conn.rooms_version += 1
+                conn.rooms_reason = f"released room {room_id}"
         self._changed(conn.agent_id)
 
     def claimed_by_sibling(self, conn: Connection, room_id: str) -> bool:

@@ -116,6 +116,7 @@ async def frames(service: RoomService, opened: OpenStream, keepalive: float) -> 
     """connection_state, an optional gap, then events in sequence order until evicted."""
     conn, token, agent_id = opened.connection, opened.token, opened.agent.id
     position = opened.cursor
+    rooms_version = conn.rooms_version
     try:
         yield Frame("connection_state", opened.state)
         if opened.gap is not None:
@@ -125,6 +126,9 @@ async def frames(service: RoomService, opened: OpenStream, keepalive: float) -> 
             if reason is not None:
                 yield Frame("evicted", {"reason": reason})
                 return
+            if conn.rooms_version != rooms_version:
+                rooms_version = conn.rooms_version
+                yield Frame("subscription_changed", {"rooms": list(conn.rooms), "reason": conn.rooms_reason})
             addressed = conn.filter == "addressed"
             # An addressed-only stream wakes only for deliveries addressed to it.
             key = f"agent+:{agent_id}" if addressed else f"agent:{agent_id}"

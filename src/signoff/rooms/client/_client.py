@@ -47,6 +47,7 @@ class RoomsClient:
         self.cursor: int | None = None  # highest sequence seen
         self.server: dict[str, Any] | None = None  # the last connection_state
         self.rooms: list[str] = []  # rooms this client wants (re-claimed after an eviction)
+        self.subscribed: list[str] = []  # rooms the server says this connection holds
         self.receipts: dict[str, Receipt] = {}
         self.stale = False  # a gap was reported: re-read context
         self.gaps: list[dict[str, Any]] = []
@@ -113,8 +114,10 @@ class RoomsClient:
                 continue
             if frame.event == "connection_state":
                 self.server = frame.data
-                if self.cursor is None and isinstance(frame.data, dict):
-                    self.cursor = int(frame.data.get("cursor") or 0)
+                if isinstance(frame.data, dict):
+                    self.subscribed = list(frame.data.get("rooms") or [])
+                    if self.cursor is None:
+                        self.cursor = int(frame.data.get("cursor") or 0)
                 self._connected.set()
                 continue
             if frame.event == "gap":
@@ -122,6 +125,7 @@ class RoomsClient:
                 self.gaps.append(frame.data)
                 continue
             if frame.event == "subscription_changed":
+                self.subscribed = list((frame.data or {}).get("rooms") or [])
                 continue
             if frame.event == "evicted":
                 reason = str((frame.data or {}).get("reason", ""))
