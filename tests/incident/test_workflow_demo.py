@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from signoff.incident.actors import READ_ONLY_OPS, Actor
 from signoff.incident.fixture import code_files, customer_names
-from signoff.incident.grade import grade
+from signoff.incident.grade import grade, observe
 from signoff.incident.recording import record_run, render, replay
 from signoff.incident.stack import SHARED, RunInfo, read_secrets
 from signoff.incident.workflow import Incident, new_run, run_demo, run_script
-from signoff.kernel.errors import UsageError
+from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
@@ -147,3 +148,20 @@ def test_replay_refuses_what_is_not_a_recording(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="a line is not JSON"):
         replay(bad)
 
+
+
+def test_the_grader_reads_over_http_what_the_server_holds(finished: tuple[Path, KeyStore, dict[str, Any]],
+                                                          tmp_path: Path) -> None:
+    run, _keys, _ = finished
+    over_http, in_process = observe(run), observe(run, over_http=False)
+    assert over_http.messages == in_process.messages and over_http.documents == in_process.documents
+    assert over_http.cards == in_process.cards and over_http.record() is not None
+    info = RunInfo.load(run)
+    ledger = Ledger.from_url(info.db_url)
+    try:
+        observer = Actor(RoomService(ledger), info, "observer", read_secrets(run)["agent:observer"], [SHARED],
+                         tmp_path, allowed_ops=READ_ONLY_OPS)
+        with pytest.raises(RefusedError, match="observer may only use"):
+            observer.op(SHARED, "post_message", body="hello")
+    finally:
+        ledger.close()

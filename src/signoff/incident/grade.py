@@ -9,9 +9,11 @@ reaches the server. The signed chains it checks are the approver's and the guard
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from signoff.incident.stack import (
 )
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import RefusedError, SignoffError
 from signoff.ledger import Ledger, verify_chain
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore
@@ -76,37 +79,84 @@ class View:
         return None
 
 
-def observe(run_dir: Path) -> View:
-    """Read the incident through the room server as the read-only observer."""
+def observe(run_dir: Path, over_http: bool = True) -> View:
+    """Read the incident through the room server as the read-only observer.
+
+    By default the run's room server is started on a loopback port and the observer speaks the
+    agent protocol to it over HTTP (event stream, heartbeat, operations), as any outside agent
+    would; `over_http=False` calls the same operations in process."""
     info = RunInfo.load(run_dir)
+    key = read_secrets(run_dir)[f"agent:{OBSERVER}"]
     ledger = Ledger.from_url(info.db_url)
     try:
         rooms = RoomService(ledger)
+        if over_http:
+            from signoff.incident.evidence_server import LoopbackServer
+            from signoff.rooms.app import create_app
+
+            with LoopbackServer(create_app(service=rooms)) as server:
+                return asyncio.run(_observe_http(info, server.url, key))
         with tempfile.TemporaryDirectory() as state:
-            observer = Actor(rooms, info, OBSERVER, read_secrets(run_dir)[f"agent:{OBSERVER}"],
-                             [SHARED, *ORGS], Path(state), allowed_ops=READ_ONLY_OPS)
-            view = View(info)
-            for key in (SHARED, *ORGS):
-                ctx = observer.op(key, "read_context", limit=100_000)
-                flat = []
-                for thread in ctx["threads"]:
-                    root = thread["root"]
-                    if "body" in root:
-                        flat.append({**root, "thread": root["id"]})
-                    flat += [{**r, "thread": root["id"]} for r in thread["replies"]]
-                view.messages[key] = sorted(flat, key=lambda m: m["timestamp"])
-                view.documents[key] = observer.documents(key)
-            record = view.record()
-            if record is not None:
-                for org in ORGS:
-                    request = f"{record['incident']}/fix-{org}"
-                    try:
-                        view.cards[org] = observer.op(SHARED, "get_approval", request_id=request)
-                    except Exception:
-                        view.cards[org] = {}
-            return view
+            observer = Actor(rooms, info, OBSERVER, key, [SHARED, *ORGS], Path(state), allowed_ops=READ_ONLY_OPS)
+
+            async def read(room: str, op: str, args: dict[str, Any]) -> Any:
+                return observer.op(room, op, **args)
+
+            return asyncio.run(_collect(info, read))
     finally:
         ledger.close()
+
+
+Reader = Callable[[str, str, dict[str, Any]], Awaitable[Any]]
+
+
+async def _collect(info: RunInfo, read: Reader) -> View:
+    view = View(info)
+    for key in (SHARED, *ORGS):
+        ctx = await read(key, "read_context", {"limit": 100_000})
+        flat = []
+        for thread in ctx["threads"]:
+            root = thread["root"]
+            if "body" in root:
+                flat.append({**root, "thread": root["id"]})
+            flat += [{**r, "thread": root["id"]} for r in thread["replies"]]
+        view.messages[key] = sorted(flat, key=lambda m: m["timestamp"])
+        detail = await read(key, "get_room_detail", {"room_id": info.rooms[key]})
+        ids = [d["id"] for d in detail.get("documents", [])]
+        docs = await read(key, "load_internal_documents", {"ids": ids}) if ids else []
+        view.documents[key] = {d["name"]: d for d in docs}
+    record = view.record()
+    if record is not None:
+        for org in ORGS:
+            try:
+                view.cards[org] = await read(SHARED, "get_approval",
+                                             {"request_id": f"{record['incident']}/fix-{org}"})
+            except SignoffError:
+                view.cards[org] = {}  # a missing card is a failed check, not a crash
+    return view
+
+
+async def _observe_http(info: RunInfo, url: str, key: str) -> View:
+    from signoff.rooms.client import HttpTransport, RoomsClient
+
+    clients: dict[str, RoomsClient] = {}
+    try:
+        for room in (SHARED, *ORGS):
+            client = RoomsClient(HttpTransport(url, info.agents[OBSERVER], key), client_name="incident-grader")
+            await client.start()
+            await client.connect_to_room(info.rooms[room])
+            clients[room] = client
+
+        async def read(room: str, op: str, args: dict[str, Any]) -> Any:
+            # Refused in code before any request is sent: the observer only reads.
+            if op not in READ_ONLY_OPS:
+                raise RefusedError(f"the observer may only read, not {op}", "use a read operation")
+            return await clients[room].call(op, **args)
+
+        return await _collect(info, read)
+    finally:
+        for client in clients.values():
+            await client.close()
 
 
 def _code_lines(fixture: Path | None) -> set[str]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from signoff.incident.chain import verify_chain_file
 from signoff.incident.fixture import ORGS
-from signoff.incident.grade import observe
+from signoff.incident.grade import View, observe
 from signoff.incident.stack import ROOM_NAMES, SHARED, workspace
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import UsageError
@@ -34,8 +34,8 @@ def _visible(room: str) -> list[str]:
     return list(ORGS) if room == SHARED else [room]
 
 
-def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None) -> Path:
-    view = observe(run_dir)
+def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None, view: View | None = None) -> Path:
+    view = view or observe(run_dir)
     info = view.info
     rows: list[dict[str, Any]] = []
     for room, msgs in view.messages.items():

@@ -332,15 +332,16 @@ def new_run(base: Path, keys: KeyStore, fixture: Path | None = None) -> Path:
 def run_demo(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
              between: Callable[[int, Incident], None] | None = None) -> dict[str, Any]:
     """Provision a fresh run, play the whole incident, record it, and measure it (through the room server)."""
-    from signoff.incident.grade import measure
+    from signoff.incident.grade import measure, observe
     from signoff.incident.recording import record_run
 
     run_dir = new_run(base, keys, fixture)
     with Incident(run_dir, keys, settings, fixture) as inc:
         pre = inc.preflight()
         steps = run_script(inc, between=between)
-    recording = record_run(run_dir, keys)
-    metrics = measure(run_dir, keys, fixture)
+    view = observe(run_dir)  # through the room server, over HTTP
+    recording = record_run(run_dir, keys, view=view)
+    metrics = measure(run_dir, keys, fixture, view)
     return {"run": str(run_dir), "steps": steps, "preflight": pre, "recording": str(recording), **metrics}
 
 
