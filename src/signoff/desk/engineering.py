@@ -62,7 +62,7 @@ class EngineeringService:
         if step == "triage":
             if any(n["type"] == "note.triage" for n in self.desk.notes(bug.bug_id)):
                 return
-            self.triage(bug.bug_id)
+            self.triage(bug.bug_id, job.job_id)
         elif step == "reproduce":
             if bug.state not in ("reproducing", "reopened") or bug.round != p["round"]:
                 return
@@ -70,7 +70,7 @@ class EngineeringService:
         elif step == "review_test":
             if any(n["type"] == "note.review" and n.get("round") == p["round"] for n in self.desk.notes(bug.bug_id)):
                 return
-            self.review_test(bug.bug_id, p["round"])
+            self.review_test(bug.bug_id, p["round"], job.job_id)
         elif step == "fix":
             if bug.state != "fixing" or bug.round != p["round"]:
                 return
@@ -79,16 +79,17 @@ class EngineeringService:
     def _dossier(self, bug_id: str) -> dict[str, Any]:
         return self.desk.dossier(self.actor, bug_id)
 
-    def triage(self, bug_id: str) -> None:
+    def triage(self, bug_id: str, key: str | None = None) -> None:
         d = self._dossier(bug_id)
         agent = agent_for("desk_triage", self.desk.settings, self.desk.ledger, script=self.script)
         try:
             prop = agent.propose({"component": d["component"], "title": d["title"]},
                                  {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id)
         except ProposalRejected as exc:
-            self.desk.add_note(self.actor, bug_id, "triage", {"rejected": exc.message}, {"kind": "advisory"})
+            self.desk.add_note(self.actor, bug_id, "triage", {"rejected": exc.message}, {"kind": "advisory"},
+                               key=key)
             return
-        self.desk.add_note(self.actor, bug_id, "triage", prop.output, _agent_info(prop))
+        self.desk.add_note(self.actor, bug_id, "triage", prop.output, _agent_info(prop), key=key)
 
     def reproduce(self, bug_id: str, round_: int) -> None:
         d = self._dossier(bug_id)
@@ -104,7 +105,7 @@ class EngineeringService:
         self.desk.submit_reproduction(self.actor, bug_id, round_, prop.output["test_path"],
                                       prop.output["test_source"], _agent_info(prop))
 
-    def review_test(self, bug_id: str, round_: int) -> None:
+    def review_test(self, bug_id: str, round_: int, key: str | None = None) -> None:
         d = self._dossier(bug_id)
         if d["reproduction"] is None:
             return
@@ -112,7 +113,7 @@ class EngineeringService:
         prop = agent.propose({"compare": "does this test check what the report describes?",
                               "files": {d["reproduction"]["test_path"]: d["reproduction"]["test_source"]}},
                              {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id)
-        self.desk.add_note(self.actor, bug_id, "review", {**prop.output, "round": round_}, _agent_info(prop))
+        self.desk.add_note(self.actor, bug_id, "review", prop.output, _agent_info(prop), round_=round_, key=key)
 
     def fix(self, bug_id: str, round_: int) -> None:
         d = self._dossier(bug_id)

@@ -292,7 +292,8 @@ class Desk:
                 "reproduction": bug.reproduction, "rejected_tests": sorted(bug.rejected_tests),
                 "change": bug.change}
 
-    def add_note(self, actor: Actor, bug_id: str, kind: str, note: dict[str, Any], agent: dict[str, Any]) -> None:
+    def add_note(self, actor: Actor, bug_id: str, kind: str, note: dict[str, Any], agent: dict[str, Any],
+                 round_: int | None = None, key: str | None = None) -> None:
         """An advisory note (triage, model review): filtered like reporter text and stored apart.
         No code path reads a note to decide anything."""
         require(actor, "engineering", what="add an advisory note")
@@ -310,7 +311,10 @@ class Desk:
                        "raw_sha256": verdict.raw_sha256}
         payload["agent"] = {k: agent.get(k) for k in ("provider", "model", "kind", "call_id")}
         payload["evidence_kind"] = "advisory" if agent.get("kind") == "advisory" else "simulated"
-        self.ledger.append(f"desk/notes/{bug_id}", None, [NewEvent(f"note.{kind}", payload)])
+        payload["round"] = round_
+        # Keyed by the job that asked for it, so a redelivered job adds no second note.
+        self.ledger.append(f"desk/notes/{bug_id}", None, [NewEvent(f"note.{kind}", payload)],
+                           idempotency_key=f"desk:note:{key}" if key else None)
 
     # -- 3. reproduction --------------------------------------------------------------------------
 
