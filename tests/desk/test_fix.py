@@ -88,6 +88,11 @@ def test_success_opens_a_draft_for_a_human_and_ends_the_agents_part(fixing: Worl
     repro = b.reproduction
     assert forge.read(repo, cr["head"], repro["test_path"]) == repro["test_source"]  # copied unchanged
     assert forge.changed_paths(repo, repro["base"], cr["head"]) == [PATH, repro["test_path"]]
+    # the model's review of the draft is a note; it never becomes an approval, even when it says "approve"
+    fixing.engineering.drain()
+    review_notes = [n for n in fixing.desk.notes(fixing.bug_id) if n["type"] == "note.review"]
+    assert review_notes and "recommendation: approve" in review_notes[-1]["note"]
+    assert fixing.bug().approvals == [] and fixing.bug().state == "in_review"
     eng = fixing.actor("engineering")
     with pytest.raises(ConflictError):
         fixing.desk.submit_fix(eng, fixing.bug_id, 1, 2, {PATH: good})

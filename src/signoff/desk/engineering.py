@@ -71,6 +71,10 @@ class EngineeringService:
             if any(n["type"] == "note.review" and n.get("round") == p["round"] for n in self.desk.notes(bug.bug_id)):
                 return
             self.review_test(bug.bug_id, p["round"], job.job_id)
+        elif step == "review_change":
+            if bug.state != "in_review" or bug.round != p["round"]:
+                return
+            self.review_change(bug.bug_id, p["round"], job.job_id)
         elif step == "fix":
             if bug.state != "fixing" or bug.round != p["round"]:
                 return
@@ -112,6 +116,14 @@ class EngineeringService:
         agent = agent_for("reviewer", self.desk.settings, self.desk.ledger, script=self.script)
         prop = agent.propose({"compare": "does this test check what the report describes?",
                               "files": {d["reproduction"]["test_path"]: d["reproduction"]["test_source"]}},
+                             {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id)
+        self.desk.add_note(self.actor, bug_id, "review", prop.output, _agent_info(prop), round_=round_, key=key)
+
+    def review_change(self, bug_id: str, round_: int, key: str | None = None) -> None:
+        """The model's review of the draft: recorded as an advisory note, never as an approval."""
+        d = self._dossier(bug_id)
+        agent = agent_for("reviewer", self.desk.settings, self.desk.ledger, script=self.script)
+        prop = agent.propose({"review": "the draft change request", "diff": self.desk.change_diff(self.actor, bug_id)},
                              {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id)
         self.desk.add_note(self.actor, bug_id, "review", prop.output, _agent_info(prop), round_=round_, key=key)
 

@@ -283,6 +283,16 @@ class Desk:
 
     # -- 2. triage (advisory) ---------------------------------------------------------------------
 
+    def change_diff(self, actor: Actor, bug_id: str) -> str:
+        """The diff of the bug's change request, for the model's advisory review."""
+        require(actor, "engineering", "owner", what="read engineering work")
+        bug = self.bug(bug_id)
+        if bug.change is None:
+            raise ConflictError(f"{bug_id} has no change request", "nothing to review")
+        from signoff.repair import gitrepo
+
+        return gitrepo.diff_text(self.forge.path(bug.change["repo"]), bug.change["base"], bug.change["head"])
+
     def dossier(self, actor: Actor, bug_id: str) -> dict[str, Any]:
         """What engineering may read of a bug: dossiers (redacted, labelled), never raw text."""
         require(actor, "engineering", "owner", what="read engineering work")
@@ -453,7 +463,9 @@ class Desk:
                                               "fingerprint": m.detail.get("fingerprint"), "agent": agent_info}),
                     NewEvent("change.opened", {"round": round_, "repo": repo, "number": cr["number"],
                                                "head": cr["head"], "base": repro["base"], "branch": branch,
-                                               "assignee": self.config.owner, "draft": True})], []
+                                               "assignee": self.config.owner, "draft": True})], [
+                NewJob(f"{bug_id}:review-change:{round_}", ENGINEERING,
+                       {"bug_id": bug_id, "step": "review_change", "round": round_})]
         return self._update(bug_id, decide, idempotency_key=f"desk:{bug_id}:change:{round_}:{attempt}")
 
     def _fix_failed(self, bug_id: str, round_: int, attempt: int, reason: str, agent: dict[str, Any],
