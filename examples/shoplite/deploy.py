@@ -8,7 +8,9 @@ The process serves until it is stopped. The health endpoint reports the commit i
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from types import FrameType
 
 from signoff.desk.deploy import serve_commit
 
@@ -19,6 +21,11 @@ def main() -> int:
     parser.add_argument("--commit", required=True)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        raise SystemExit(0)  # unwinds the context manager, which stops the served process
+
+    signal.signal(signal.SIGTERM, stop)
     with serve_commit(args.repo, args.commit, port=args.port) as deployment:
         print(deployment.url, flush=True)
         deployment.wait()
