@@ -70,3 +70,27 @@ def test_engineering_and_concierge_commands(home: Path, sandbox_ok: None, capsys
     assert json.loads(capsys.readouterr().out) == {"delivered": 1}
     assert main(["desk", "bugs", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["bugs"][0]["state"] == "awaiting_reporter"
+
+
+def test_deploy_script_serves_a_commit_and_stops_cleanly(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+
+    from signoff.desk.release import health_check
+    from signoff.repair.fixture import examples_root
+
+    assert main(["desk", "init", "--json"]) == 0
+    repo = Path(json.loads(capsys.readouterr().out)["repo"])
+    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "main"], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    proc = subprocess.Popen([sys.executable, str(examples_root() / "shoplite" / "deploy.py"), "--repo", str(repo),
+                             "--commit", sha], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert health_check(url, "shoplite", sha)["ok"] is True
+        assert health_check(url, "shoplite", "0" * 40)["ok"] is False
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+    assert health_check(url, "shoplite", sha)["ok"] is False  # the served process stopped with it
