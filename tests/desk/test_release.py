@@ -38,6 +38,11 @@ def test_release_asks_every_reporter_and_their_word_closes_or_reopens(review: Wo
     assert result["outcome"] == "deployment_recorded" and result["released"] == [w.bug_id]
     b = w.bug()
     assert b.state == "released" and b.release is not None and b.release["health"]["ok"]
+    from pathlib import Path
+
+    from signoff.trust import KeyStore, verify_file
+    report = verify_file(Path(b.release["evidence"]), KeyStore(w.settings.keys_dir).trusted())
+    assert report.ok, report
     pending = {j.job_id for j in Outbox(w.ledger).jobs("pending")}
     for key in ("first", "second"):
         assert f"{w.bug_id}:notify:released:1:{w.intakes[key].report_id}" in pending
@@ -117,9 +122,14 @@ def test_health_must_name_the_service_and_the_exact_commit(review: World, impost
     with serve_commit(w.desk.forge.path(w.desk.config.repo), merge) as live:
         assert "is not 'production'" in str(_record(w, merge, live.url, environment="staging")["why"])
     assert "did not answer" in str(_record(w, merge, "http://127.0.0.1:9")["why"])
+    with serve_commit(w.desk.forge.path(w.desk.config.repo), merge) as live:
+        # every endpoint must answer: the real deployment and an impostor on the second address
+        both = w.desk.record_deployment(w.actor("recorder"), w.desk.config.repo, merge, "production", live.url,
+                                        also=[impostor])
+        assert "someone-else" in str(both["why"])
     assert w.bug().state == "merged"
     rejected = [e for e in w.ledger.read(f"desk/deploy/{w.desk.config.repo}") if e.type == "deployment.rejected"]
-    assert len(rejected) == 4
+    assert len(rejected) == 5
 
 
 def test_only_the_recorder_records(review: World) -> None:

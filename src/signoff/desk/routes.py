@@ -83,6 +83,7 @@ class DeploymentBody(Strict):
     commit: str
     environment: str
     url: str
+    also: list[str] = Field(default_factory=list, max_length=10)  # more endpoints that must answer
 
 
 def _translate(exc: Exception) -> Any:
@@ -279,7 +280,8 @@ def routers(settings: Settings) -> list[APIRouter]:
     @_http_errors
     def deployment(body: DeploymentBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        return desk.record_deployment(actor(desk, authorization), body.repo, body.commit, body.environment, body.url)
+        return desk.record_deployment(actor(desk, authorization), body.repo, body.commit, body.environment, body.url,
+                                      also=body.also)
 
     return [router]
 

@@ -28,6 +28,7 @@ from signoff.ledger import Event, Ledger, NewEvent, NewJob
 
 ENGINEERING = "desk.engineering"
 NOTIFY = "desk.notify"
+RELEASE_PREDICATE = "https://signoff.dev/desk/release/v1"
 BUG_PREFIX = "desk/bug/"
 FIELDS = ("title", "component", "steps", "expected", "actual", "environment")
 
@@ -699,7 +700,7 @@ class Desk:
 
     def record_deployment(self, actor: Actor, repo: str, commit: str, environment: str, url: str,
                           key: str | None = None, check_health: Callable[[str, str, str], dict[str, Any]] | None = None,
-                          ) -> dict[str, Any]:
+                          also: Sequence[str] = ()) -> dict[str, Any]:
         """The trusted recorder: the exact commit must exist (fail closed), the environment must be
         production, the health endpoint must name the expected service and commit. The deployment is
         kept in the history; every merged bug whose merge it contains is released."""
@@ -718,17 +719,22 @@ class Desk:
         elif environment != self.config.production_environment:
             problem = f"environment {environment!r} is not {self.config.production_environment!r}"
         else:
-            health = (check_health or health_check)(url, self.config.service, commit)
-            if not health.get("ok"):
-                problem = f"health check failed: {health.get('why')}"
+            # Every endpoint of the deployment (say, the immutable URL and the public domain) must answer.
+            for target in (url, *also):
+                health = (check_health or health_check)(target, self.config.service, commit)
+                if not health.get("ok"):
+                    problem = f"health check failed: {health.get('why')}"
+                    break
+            health = {"ok": problem is None, "urls": [url, *also], "service": self.config.service, "commit": commit}
         if problem:
             self.ledger.append(dcase, None, [NewEvent("deployment.rejected", {
                 "commit": commit, "environment": environment, "url": url, "reason": problem, "by": actor.name})],
                 idempotency_key=key)
             return {"outcome": "deployment_rejected", "why": problem}
         number = self.ledger.next_number(f"desk.deploy.{repo}")
+        evidence = self._release_evidence(repo, commit, environment, [url, *also], actor.name, number)
         dep = {"deployment_id": number, "commit": commit, "environment": environment, "url": url,
-               "health": health, "recorded_by": actor.name, "evidence_kind": "measured"}
+               "health": health, "recorded_by": actor.name, "evidence_kind": "measured", "evidence": evidence}
         self.ledger.append(dcase, None, [NewEvent("deployment.recorded", dep)],
                            idempotency_key=(key + ":dep") if key else None)
         released = []
@@ -747,6 +753,18 @@ class Desk:
                                                               f"desk:release:{bug.bug_id}:{number}"))
             released.append(bug.bug_id)
         return {"outcome": "deployment_recorded", "deployment_id": number, "released": released}
+
+    def _release_evidence(self, repo: str, commit: str, environment: str, urls: list[str], by: str,
+                          number: int) -> str:
+        """A signed in-toto statement of what the recorder measured (key `desk-recorder`)."""
+        from signoff.trust import KeyStore, statement, subject, write_evidence
+
+        st = statement([subject(f"git:{repo}", gitCommit=commit)], RELEASE_PREDICATE, {
+            "kind": "measured", "repository": repo, "commit": commit, "environment": environment,
+            "health": {"urls": urls, "service": self.config.service, "commit": commit, "ok": True},
+            "recorded_by": by, "deployment_id": number})
+        key = KeyStore(self.settings.keys_dir).ensure("desk-recorder")
+        return str(write_evidence(st, key, self.settings.evidence_dir, stem=f"desk-release-{commit[:12]}-{number}"))
 
     def human_resume(self, actor: Actor, bug_id: str, state: str) -> Bug:
         """A person takes a bug out of needs_human (back to reproduction, fixing or review)."""
