@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from signoff.sandbox import Limits, Mount, prepare_python_env, run
+from signoff.sandbox import Limits, Mount, prepare_python_env, run, spare
 from signoff.sandbox.cgroups import CgroupSet
 
 SUITE = """
@@ -75,13 +75,16 @@ def main() -> int:
         return elapsed
 
     def no_cgroups() -> float:
-        # Breakdown only: the same run without the per-run cgroups, to show what attaching costs.
-        real = CgroupSet.create
+        # Breakdown only: the same run without cgroups (and without touching the spare kept for
+        # the next sandboxed run), to show what the cgroups cost.
+        real = (CgroupSet.create, spare.take, spare.replenish)
         CgroupSet.create = classmethod(lambda cls, *a, **k: None)  # type: ignore[method-assign,assignment]
+        spare.take = lambda *a, **k: None  # type: ignore[assignment]
+        spare.replenish = lambda *a, **k: None  # type: ignore[assignment]
         try:
             return sandboxed()
         finally:
-            CgroupSet.create = real  # type: ignore[method-assign]
+            CgroupSet.create, spare.take, spare.replenish = real  # type: ignore[method-assign,assignment]
 
     try:
         for _ in range(args.warmup):

@@ -161,6 +161,19 @@ class CgroupSet:
             return None
         return made
 
+    def configure(self, limits: Limits) -> None:
+        """(Re)write the limits, e.g. on groups made ahead of time; read them back into `enforced`."""
+        if self.version == "v1":
+            self._configure_v1(limits)
+            return
+        d = self.dirs["unified"]
+        _write(d / "memory.max", str(limits.memory_mb << 20))
+        _write(d / "pids.max", str(limits.pids))
+        if (d / "cpu.max").exists():
+            _write(d / "cpu.max", f"{int(limits.cpus * _PERIOD_US)} {_PERIOD_US}")
+        self.enforced = {"memory_bytes": _read_int(d / "memory.max"), "pids": _read_int(d / "pids.max"),
+                         "cpu_quota": (d / "cpu.max").read_text().strip() if (d / "cpu.max").exists() else None}
+
     def _configure_v1(self, limits: Limits) -> None:
         mem, pids, cpu = self.dirs["memory"], self.dirs["pids"], self.dirs["cpu"]
         _write(mem / "memory.limit_in_bytes", str(limits.memory_mb << 20))

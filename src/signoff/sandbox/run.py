@@ -20,7 +20,7 @@ from typing import Any
 
 from signoff.kernel.errors import UsageError
 from signoff.kernel.ids import new_id
-from signoff.sandbox import bwrap, seccomp
+from signoff.sandbox import bwrap, seccomp, spare
 from signoff.sandbox.access import blocker
 from signoff.sandbox.cgroups import CgroupSet
 from signoff.sandbox.diagnose import namespace_failure
@@ -206,11 +206,53 @@ def _run_bwrap(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[st
     options, tail = bwrap.build_args(command=cmd, mounts=mounts, limits=limits, env=env, workdir=workdir,
                                      network=network, uid=uid, gid=gid, collect=bool(names))
     argv = ["bwrap", "--args", str(bwrap.FD_ARGS), "--", *tail]
+    collect_list = ("\n".join(names) + "\n").encode() if names else b""
+    filter_bytes = seccomp.filter_bytes(deny_inet)
+    started = None
+    if root:
+        ready = spare.take(output_limit)
+        if ready is not None and spare.launch(
+                ready, argv=argv, options=options, seccomp_filter=filter_bytes, collect_list=collect_list,
+                limits=limits, rlimits=_rlimits(limits, timeout, True), timeout=timeout):
+            started = ready
+    if started is not None:
+        cg: CgroupSet | None = started.cg
+        try:
+            outcome = spare.finish(started, timeout)
+            stats = started.cg.stats()
+            escaped = started.cg.kill_all()
+        finally:
+            started.cg.remove()
+    else:
+        outcome, stats, escaped, cg = _fresh(argv, options, filter_bytes, collect_list, limits, timeout, uid, gid,
+                                             root, output_limit)
+    if root and outcome.launch_error is None:
+        spare.replenish(uid, gid, output_limit)  # the next run of this thread skips the cgroup attach
+    status = _parse_status(outcome.channels.get("status", b""))
+    if outcome.launch_error:
+        raise SandboxUnavailable(f"the sandbox could not be started: {outcome.launch_error}",
+                                 "run `signoff sandbox check` to see which guarantee fails here")
+    if "child-pid" not in status and not outcome.timed_out:
+        raise namespace_failure(outcome.stderr.decode(errors="replace"), binary)
+    isolation = _isolation_bwrap(binary, limits, cg, mounts, workdir, network, deny_inet, env, uid, status,
+                                 escaped, outcome)
+    isolation["launch"] = "spare" if started is not None else "fresh"
+    if "exit-code" not in status and not outcome.timed_out:
+        # bubblewrap gave up after creating the namespaces (e.g. the command does not exist)
+        said = [ln for ln in outcome.stderr.decode(errors="replace").splitlines() if ln.startswith("bwrap: ")]
+        isolation["sandbox_error"] = said[-1] if said else "the command did not start"
+    return _execution(cmd, outcome, stats, isolation, names, workdir)
+
+
+def _fresh(argv: list[str], options: list[str], filter_bytes: bytes, collect_list: bytes, limits: Limits,
+           timeout: float, uid: int, gid: int, root: bool,
+           output_limit: int) -> tuple[Outcome, dict[str, int | None], int, CgroupSet | None]:
+    """Start a keeper and launcher now (the first runs of a thread, or no spare)."""
     passwd, group, hosts = bwrap.passwd_data(uid, gid)
     owned: list[int] = []
     try:
-        fds = [_memfd("seccomp", seccomp.filter_bytes(deny_inet)),
-               _memfd("passwd", passwd), _memfd("group", group), _memfd("hosts", hosts)]
+        fds = [_memfd("seccomp", filter_bytes), _memfd("passwd", passwd), _memfd("group", group),
+               _memfd("hosts", hosts)]
         owned += fds
         status_r, status_w = os.pipe()
         fds.append(status_w)
@@ -218,15 +260,15 @@ def _run_bwrap(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[st
         owned.append(fds[-1])
         channels = {"status": status_r}
         child_ends = [status_w]
-        if names:
+        if collect_list:
             collect_r, collect_w = os.pipe()
-            fds += [collect_w, _memfd("collect", ("\n".join(names) + "\n").encode())]
+            fds += [collect_w, _memfd("collect", collect_list)]
             owned.append(fds[-1])
             channels["collect"] = collect_r
             child_ends.append(collect_w)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        cg = CgroupSet.create(f"signoff-{new_id()}", limits) if root else None
+        cg = CgroupSet.create(f"signoff-{os.getpid()}-{new_id()}", limits) if root else None
         try:
             launch = Launch(exec_target=bwrap.binary_fd(), argv=argv, env={}, timeout=timeout, pass_fds=fds,
                             cgroup_files=cg.join_files if cg else [], rlimits=_rlimits(limits, timeout, cg is not None),
@@ -245,19 +287,7 @@ def _run_bwrap(cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[st
         for fd in owned:
             with contextlib.suppress(OSError):
                 os.close(fd)
-    status = _parse_status(outcome.channels.get("status", b""))
-    if outcome.launch_error:
-        raise SandboxUnavailable(f"the sandbox could not be started: {outcome.launch_error}",
-                                 "run `signoff sandbox check` to see which guarantee fails here")
-    if "child-pid" not in status and not outcome.timed_out:
-        raise namespace_failure(outcome.stderr.decode(errors="replace"), binary)
-    isolation = _isolation_bwrap(binary, limits, cg, mounts, workdir, network, deny_inet, env, uid, status,
-                                 escaped, outcome)
-    if "exit-code" not in status and not outcome.timed_out:
-        # bubblewrap gave up after creating the namespaces (e.g. the command does not exist)
-        said = [ln for ln in outcome.stderr.decode(errors="replace").splitlines() if ln.startswith("bwrap: ")]
-        isolation["sandbox_error"] = said[-1] if said else "the command did not start"
-    return _execution(cmd, outcome, stats, isolation, names, workdir)
+    return outcome, stats, escaped, cg
 
 
 def _parse_status(raw: bytes) -> dict[str, Any]:

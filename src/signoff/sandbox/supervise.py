@@ -75,6 +75,10 @@ class Launch:
     output_limit: int = 1 << 20
     channels: dict[str, int] = field(default_factory=dict)  # name -> read end of an extra pipe
     channel_limit: int = 8 << 20
+    # A tree started ahead of time (see spare.py) waits on these until the run's parameters arrive:
+    # the launcher reads {"argv", "rlimits"} on `go_fd`, the keeper {"timeout"} on `keeper_go_fd`.
+    go_fd: int | None = None
+    keeper_go_fd: int | None = None
 
 
 @dataclass
@@ -94,16 +98,33 @@ class Outcome:
     channels_truncated: dict[str, bool]
 
 
+@dataclass
+class Tree:
+    """A started keeper, and the caller's ends of its pipes."""
+
+    keeper: int
+    launch: Launch
+    streams: dict[str, int]
+    limits: dict[str, int]
+
+
 def run_tree(launch: Launch, stdout_w: int, stderr_w: int, stdout_r: int, stderr_r: int,
              child_ends: list[int]) -> Outcome:
     """Fork the keeper, collect output until every writer is gone, and return what happened.
     `child_ends` are the caller's copies of write ends that only the tree may hold."""
+    return finish_tree(start_tree(launch, stdout_w, stderr_w, stdout_r, stderr_r, child_ends))
+
+
+def start_tree(launch: Launch, stdout_w: int, stderr_w: int, stdout_r: int, stderr_r: int,
+               child_ends: list[int]) -> Tree:
     status_r, status_w = os.pipe()
     parent = os.getpid()
+    waiting = [fd for fd in (launch.go_fd, launch.keeper_go_fd) if fd is not None]
     try:
         keeper = os.fork()
     except OSError:  # e.g. EAGAIN at the caller's own process limit: leave no descriptor behind
-        for fd in (status_r, status_w, stdout_w, stderr_w, stdout_r, stderr_r, *child_ends, *launch.channels.values()):
+        for fd in (status_r, status_w, stdout_w, stderr_w, stdout_r, stderr_r, *child_ends,
+                   *launch.channels.values(), *waiting):
             with contextlib.suppress(OSError):
                 os.close(fd)
         raise
@@ -114,14 +135,21 @@ def run_tree(launch: Launch, stdout_w: int, stderr_w: int, stdout_r: int, stderr
                 os.close(fd)
         _keeper(launch, stdout_w, stderr_w, child_ends, status_w, parent)
     os.close(status_w)
-    for fd in (stdout_w, stderr_w, *child_ends):
+    for fd in (stdout_w, stderr_w, *child_ends, *waiting):
         os.close(fd)
     streams = {"stdout": stdout_r, "stderr": stderr_r, **launch.channels, "_status": status_r}
     limits = {name: (launch.output_limit if name in ("stdout", "stderr") else launch.channel_limit)
               for name in streams}
     limits["_status"] = 1 << 20
+    return Tree(keeper, launch, streams, limits)
+
+
+def finish_tree(tree: Tree, timeout: float | None = None) -> Outcome:
+    """Collect the tree's output until every writer is gone, reap the keeper, read its report."""
+    launch, streams, keeper = tree.launch, tree.streams, tree.keeper
+    wall = launch.timeout if timeout is None else timeout
     try:
-        data, truncated = _collect(streams, limits, backstop=launch.timeout + 60.0, keeper=keeper)
+        data, truncated = _collect(streams, tree.limits, backstop=wall + 60.0, keeper=keeper)
     except BaseException:
         # Interrupted (^C, an exception in a signal handler): the keeper's death takes the launcher
         # and bubblewrap with it (parent-death signals), and the pid namespace with them.
@@ -200,6 +228,7 @@ def _keeper(launch: Launch, stdout_w: int, stderr_w: int, child_ends: list[int],
         # Drop every descriptor the caller had open (other runs' pipes in other threads among them):
         # holding their write ends would delay those runs' end-of-output until we exit.
         keep = {0, 1, 2, status_w, stdout_w, stderr_w, *child_ends, *launch.pass_fds}
+        keep |= {fd for fd in (launch.go_fd, launch.keeper_go_fd) if fd is not None}
         if isinstance(launch.exec_target, int):
             keep.add(launch.exec_target)
         for name in os.listdir("/proc/self/fd"):
@@ -216,6 +245,18 @@ def _keeper(launch: Launch, stdout_w: int, stderr_w: int, child_ends: list[int],
         os.close(err_w)
         for fd in (stdout_w, stderr_w, *child_ends):
             os.close(fd)
+        if launch.go_fd is not None:
+            os.close(launch.go_fd)
+        if launch.keeper_go_fd is not None:
+            # Started ahead of time: wait for the run. No parameters means the spare was discarded.
+            raw = _read_line(launch.keeper_go_fd)
+            if not raw:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                os._exit(0)
+            launch.timeout = float(json.loads(raw)["timeout"])
+            started = time.monotonic()
         failure = _read_all(err_r)
         if failure:
             os.waitpid(pid, 0)
@@ -286,6 +327,20 @@ def _reap_tree(within: float = 10.0) -> int:  # pragma: no cover - keeper
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+def _read_line(fd: int) -> bytes:
+    """One newline-terminated message (not end-of-file: a process the caller forked may hold a copy
+    of the write end), or b"" when the writer went away without one. Closes `fd`."""
+    out = bytearray()
+    while not out.endswith(b"\n"):
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            out.clear()
+            break
+        out += chunk
+    os.close(fd)
+    return bytes(out)
+
+
 def _read_all(fd: int) -> bytes:
     out = bytearray()
     while chunk := os.read(fd, 4096):
@@ -302,6 +357,16 @@ def _launcher(launch: Launch, stdout_w: int, stderr_w: int, err_w: int) -> NoRet
         for path in launch.cgroup_files:
             with open(path, "w") as fh:
                 fh.write(me)
+        if launch.go_fd is not None:
+            # Started ahead of time, already inside the cgroups: the run's command line and rlimits.
+            if launch.keeper_go_fd is not None:
+                os.close(launch.keeper_go_fd)
+            raw = _read_line(launch.go_fd)
+            if not raw:
+                os._exit(0)
+            params = json.loads(raw)
+            launch.argv = [str(a) for a in params["argv"]]
+            launch.rlimits = [(int(r), int(v)) for r, v in params["rlimits"]]
         err = fcntl.fcntl(err_w, fcntl.F_DUPFD_CLOEXEC, 200)
         high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200) for fd in (stdout_w, stderr_w, *launch.pass_fds)]
         null = os.open("/dev/null", os.O_RDONLY)

@@ -1,0 +1,65 @@
+"""Spares: a thread's next launcher, started ahead of time inside fresh cgroups."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from signoff.sandbox import Limits, run
+from signoff.sandbox import spare as spare_mod
+
+PY = "/usr/bin/python3"
+
+
+def _warm() -> None:
+    for _ in range(2):
+        run(["true"])
+
+
+def test_third_run_of_a_thread_uses_a_spare_with_its_own_limits(sandbox: None) -> None:
+    _warm()
+    fork_40 = ("import os,time\nn=0\nfor _ in range(40):\n try:\n  if os.fork()==0:\n   time.sleep(1); os._exit(0)\n"
+               "  n+=1\n except OSError:\n  pass\nprint(n)")
+    ex = run([PY, "-c", fork_40], limits=Limits(pids=16, memory_mb=200, tmpfs_mb=64))
+    assert ex.isolation["launch"] == "spare"
+    assert ex.isolation["enforced"]["pids"] == 16 and ex.isolation["enforced"]["memory_bytes"] == 200 << 20
+    assert int(ex.stdout) < 16 and ex.pids_limit_hit
+    again = run(["sh", "-c", "id -u; echo $X"], env={"X": "y"})
+    assert again.isolation["launch"] == "spare" and again.stdout.split() == ["10001", "y"]
+
+
+def test_a_forked_copy_of_the_caller_does_not_hold_the_spare(sandbox: None) -> None:
+    """A child forked without exec keeps copies of the spare's pipes and lives until this run has
+    returned: were the run waiting for those copies to close, it would never return."""
+    _warm()
+    release_r, release_w = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked copy sits there holding every descriptor
+        try:
+            os.read(release_r, 1)
+        finally:
+            os._exit(0)
+    os.close(release_r)
+    try:
+        ex = run(["sh", "-c", "echo fine"], timeout=20)
+        assert ex.stdout == "fine\n" and not ex.timed_out and ex.isolation["launch"] == "spare"
+    finally:
+        os.write(release_w, b"x")
+        os.close(release_w)
+        os.waitpid(child, 0)
+
+
+def test_spares_of_finished_threads_are_discarded(sandbox: None) -> None:
+    def two_runs() -> None:
+        _warm()
+        run(["true"])
+
+    worker = threading.Thread(target=two_runs)
+    worker.start()
+    worker.join()
+    ident = worker.ident
+    run(["true"])  # the main thread's next run sweeps spares of threads that are gone
+    assert ident not in spare_mod._spares
+    mine = [p for p in Path("/sys/fs/cgroup/pids").rglob(f"signoff-{os.getpid()}-*")]
+    assert len(mine) <= 1  # at most the main thread's own spare
