@@ -105,3 +105,18 @@ def test_worker_delivers_by_topic_and_records_failures(sqlite_url: str) -> None:
     states = {s.job_id: (s.status, s.last_error) for s in Outbox(ledger).jobs()}
     assert states == {"ok-1": ("done", None), "boom-1": ("dead", "RuntimeError: gateway down"),
                       "other": ("pending", None)}
+
+
+def test_update_that_decides_nothing_writes_nothing(sqlite_url: str) -> None:
+    ledger = Ledger.from_url(sqlite_url)
+    ledger.append("a", 0, [NewEvent("x")])
+    result = ledger.update("a", lambda history: ([], []))
+    assert result.version == 1 and result.seqs == ()
+    assert ledger.count_events() == 1
+
+
+def test_outbox_payload_by_job_id(sqlite_url: str) -> None:
+    ledger = Ledger.from_url(sqlite_url)
+    ledger.enqueue([NewJob("j", "t", {"to": "alice"})])
+    assert Outbox(ledger).payload("j") == {"to": "alice"}
+    assert Outbox(ledger).payload("missing") is None

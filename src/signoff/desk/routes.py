@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -287,10 +286,4 @@ def routers(settings: Settings) -> list[APIRouter]:
 
 
 def _job_payload(desk: Desk, job_id: str) -> dict[str, Any]:
-    from sqlalchemy import select
-
-    from signoff.ledger.schema import outbox
-
-    with desk.ledger.engine.connect() as conn:
-        row = conn.execute(select(outbox.c.payload).where(outbox.c.job_id == job_id)).first()
-    return dict(json.loads(row.payload)) if row is not None else {}
+    return Outbox(desk.ledger).payload(job_id) or {}

@@ -95,17 +95,8 @@ class Desk:
                 raise NotFoundError(f"bug {bug_id} not found", "list bugs with `signoff desk bugs`")
             return decide(fold(bug_id, history))
 
-        for _ in range(20):
-            history = self.ledger.read(_case(bug_id))
-            events, jobs = run(history)
-            if not events and not jobs:
-                return fold(bug_id, history)
-            try:
-                self.ledger.append(_case(bug_id), len(history), events, jobs, idempotency_key)
-            except ConflictError:
-                continue
-            return self.bug(bug_id)
-        raise ConflictError(f"bug {bug_id} kept changing", "try again")
+        self.ledger.update(_case(bug_id), run, idempotency_key)
+        return self.bug(bug_id)
 
     # -- 1. intake --------------------------------------------------------------------------------
 

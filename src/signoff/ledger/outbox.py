@@ -160,6 +160,12 @@ class Outbox:
             for r in rows
         ]
 
+    def payload(self, job_id: str) -> dict[str, Any] | None:
+        """The payload a job was written with, or None when there is no such job."""
+        with self.ledger.engine.connect() as conn:
+            row = conn.execute(select(outbox.c.payload).where(outbox.c.job_id == job_id)).first()
+        return dict(json.loads(row.payload)) if row is not None else None
+
     def retry_dead(self, job_id: str) -> bool:
         """Operator action: give a dead job a fresh set of attempts."""
 

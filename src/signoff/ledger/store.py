@@ -249,10 +249,13 @@ class Ledger:
         attempts: int = 20,
     ) -> AppendResult:
         """Read the case, let `decide` choose events and jobs from its history, append them at the
-        version read; on a conflict read again and decide again."""
+        version read; on a conflict read again and decide again. A decision to append nothing
+        writes nothing and returns the version read."""
         for _ in range(attempts):
             history = self.read(case_id)
             new_events, jobs = decide(history)
+            if not new_events and not jobs:
+                return AppendResult(case_id, len(history), ())
             try:
                 return self.append(case_id, len(history), new_events, jobs, idempotency_key)
             except ConflictError:
