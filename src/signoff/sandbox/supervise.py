@@ -27,6 +27,7 @@ import resource
 import selectors
 import signal
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -39,6 +40,14 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _prctl_fn = _libc.prctl
 _prctl_fn.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _prctl_fn.restype = ctypes.c_int
+
+
+def _fork() -> int:
+    """os.fork, without Python 3.12's warning about forking a multi-threaded process: the child runs
+    only this module's code (no locks of other threads) and then execs or exits."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return os.fork()
 
 
 def _prctl(option: int, arg: int) -> None:
@@ -121,7 +130,7 @@ def start_tree(launch: Launch, stdout_w: int, stderr_w: int, stdout_r: int, stde
     parent = os.getpid()
     waiting = [fd for fd in (launch.go_fd, launch.keeper_go_fd) if fd is not None]
     try:
-        keeper = os.fork()
+        keeper = _fork()
     except OSError:  # e.g. EAGAIN at the caller's own process limit: leave no descriptor behind
         for fd in (status_r, status_w, stdout_w, stderr_w, stdout_r, stderr_r, *child_ends,
                    *launch.channels.values(), *waiting):
@@ -238,7 +247,7 @@ def _keeper(launch: Launch, stdout_w: int, stderr_w: int, child_ends: list[int],
                     os.close(fd)
         err_r, err_w = os.pipe()
         started = time.monotonic()
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             os.close(err_r)
             _launcher(launch, stdout_w, stderr_w, err_w)
