@@ -13,6 +13,7 @@ import pytest
 from signoff.incident.actors import READ_ONLY_OPS, Actor
 from signoff.incident.fixture import code_files, customer_names
 from signoff.incident.grade import grade, observe
+from signoff.incident.link import LocalAgent
 from signoff.incident.recording import record_run, render, replay
 from signoff.incident.stack import SHARED, RunInfo, read_secrets
 from signoff.incident.workflow import Incident, new_run, run_demo, run_script
@@ -159,8 +160,8 @@ def test_the_grader_reads_over_http_what_the_server_holds(finished: tuple[Path, 
     info = RunInfo.load(run)
     ledger = Ledger.from_url(info.db_url)
     try:
-        observer = Actor(RoomService(ledger), info, "observer", read_secrets(run)["agent:observer"], [SHARED],
-                         tmp_path, allowed_ops=READ_ONLY_OPS)
+        observer = Actor(LocalAgent(RoomService(ledger), read_secrets(run)["agent:observer"]), info, "observer",
+                         [SHARED], tmp_path, allowed_ops=READ_ONLY_OPS)
         with pytest.raises(RefusedError, match="observer may only use"):
             observer.op(SHARED, "post_message", body="hello")
     finally:

@@ -18,6 +18,7 @@ from signoff.incident.redteam import (
     LIVE,
     _record_overwrite,
     _role_hijack,
+    commander_holders,
     forbidden_actions,
     run_live,
 )
@@ -53,8 +54,7 @@ def test_live_attack_is_blocked(live: Incident, attack: object) -> None:
 def test_role_takeover_is_refused_and_the_commander_keeps_it(live: Incident) -> None:
     outcome = _role_hijack(live)
     assert outcome.blocked and "exclusive and currently held" in outcome.how
-    holders = live.service.connections.role_holders(live.info.rooms["shared"], "incident-commander")
-    assert holders == [live.info.agents["mediator"]]
+    assert commander_holders(live) == ["mediator"]
 
 
 def test_record_overwrite_is_refused(live: Incident) -> None:

@@ -1,8 +1,8 @@
 """A room-protocol agent as the incident's services and agents use it.
 
-Each actor authenticates with its own api key and acts only through the agent protocol's
-operations (`signoff.rooms.operations.call_operation`, the same code the HTTP server runs), one
-connection per room. It reads its durable event stream from a cursor it keeps in its own folder,
+Each actor authenticates with its own api key and acts only through the agent protocol (over
+HTTP by default, see `signoff.incident.link`), one connection per room. It reads each room's
+durable event stream from a cursor it keeps in its own folder,
 handles each event, and saves the cursor afterwards: delivery is at-least-once, so every effect a
 handler has must be idempotent (it checks the room before acting).
 """
@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from signoff.incident.link import AgentLink
 from signoff.incident.stack import ROLE_OF, SHARED, RunInfo
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
-from signoff.rooms import RoomService
-from signoff.rooms.model import Principal
-from signoff.rooms.operations import call_operation
 
 READ_ONLY_OPS = frozenset({"list_rooms", "get_room_detail", "read_context", "list_participants",
                            "load_internal_documents", "list_references", "get_approval", "list_roles"})
@@ -28,19 +25,20 @@ REFUSAL_TEXT = "You're not permitted to direct messages to me in this room."
 
 
 class Actor:
-    def __init__(self, rooms: RoomService, info: RunInfo, name: str, api_key: str, room_keys: list[str],
-                 state_dir: Path, allowed_ops: frozenset[str] | None = None) -> None:
-        self.rooms = rooms
+    def __init__(self, link: AgentLink, info: RunInfo, name: str, room_keys: list[str], state_dir: Path,
+                 allowed_ops: frozenset[str] | None = None) -> None:
+        self.link = link
         self.info = info
         self.name = name
-        self.principal: Principal = rooms.authenticate(api_key)
-        if self.principal.kind != "agent" or self.principal.name != name:
+        if info.agents.get(name) != link.agent_id:
             raise RefusedError(f"the key given for {name} is not {name}'s", "use the agent's own api key")
+        self.sender = link.sender
         self.room_keys = room_keys
         self.allowed_ops = allowed_ops
         self.state_path = Path(state_dir) / f"{name}.cursor"
-        self.cursor = self._load_cursor()
-        self.handlers: list[Callable[[dict[str, Any]], None]] = []
+        self.cursors = self._load_cursors()
+        # Reads of the room within one handled event; any write of this actor's clears them.
+        self._cache: dict[tuple[str, str], Any] = {}
         self.connect()
 
     # -- connection ---------------------------------------------------------------------------
@@ -51,30 +49,34 @@ class Actor:
     def connect(self) -> None:
         """Open one connection per room, claim it, and hold this agent's role in the shared room."""
         for key in self.room_keys:
-            self.rooms.connections.open(self.principal.id, self.conn_id(key), scope="single", filter_="all")
-            call_operation(self.rooms, self.principal, "connect_to_room", {"room_id": self.info.rooms[key]},
-                           self.conn_id(key))
+            self.link.open(self.conn_id(key), self.info.rooms[key])
         role = ROLE_OF.get(self.name)
         if role and SHARED in self.room_keys:
-            call_operation(self.rooms, self.principal, "assume_role", {"role": role}, self.conn_id(SHARED))
+            self.link.op(self.conn_id(SHARED), "assume_role", {"role": role})
 
     def beat(self) -> None:
-        """Heartbeat every connection; reconnect (and re-take the role) when one lapsed."""
-        try:
-            for key in self.room_keys:
-                self.rooms.connections.beat(self.principal.id, self.conn_id(key), self.cursor)
-            role = ROLE_OF.get(self.name)
-            if role and SHARED in self.room_keys and self.rooms.connections.role_of(self.principal.id) is None:
-                raise NotFoundError("role lease lapsed", "re-take it")
-        except (NotFoundError, ConflictError):
-            self.connect()
+        """Keep the shared-room connection (and with it the role lease) alive."""
+        if ROLE_OF.get(self.name) and SHARED in self.room_keys:
+            try:
+                self.link.events(self.conn_id(SHARED), self.info.rooms[SHARED], self._head_hint())
+            except (NotFoundError, ConflictError):
+                self.connect()
+
+    def _head_hint(self) -> int:
+        # Any cursor works for a keep-alive poll; the newest one returns the least.
+        return max(self.cursors.values(), default=0)
 
     def op(self, key: str, operation: str, /, **args: Any) -> Any:
         if self.allowed_ops is not None and operation not in self.allowed_ops:
             raise RefusedError(f"{self.name} may only use {', '.join(sorted(self.allowed_ops))}",
                                "this identity is read-only")
-        self.beat()
-        return call_operation(self.rooms, self.principal, operation, args, self.conn_id(key))
+        if operation not in READ_ONLY_OPS:
+            self._cache.clear()
+        try:
+            return self.link.op(self.conn_id(key), operation, args)
+        except ConflictError:
+            self.connect()  # the connection lapsed (or the server restarted): reopen and retry once
+            return self.link.op(self.conn_id(key), operation, args)
 
     # -- helpers over operations --------------------------------------------------------------
 
@@ -89,32 +91,26 @@ class Actor:
 
     def replied(self, key: str, message_id: Any) -> bool:
         """True when this actor already answered in the thread of `message_id` (a redelivery)."""
-        return any(m["sender"] == self.principal.sender and m.get("thread_id") == message_id
-                   for m in self.messages(key))
+        return any(m["sender"] == self.sender and m.get("thread_id") == message_id for m in self.messages(key))
 
     def messages(self, key: str) -> list[dict[str, Any]]:
         """Every message of a room, oldest first (membership is checked by the server)."""
-        out: list[dict[str, Any]] = []
-        after = 0
-        while True:
-            batch = self.rooms.read_messages(self.principal, self.info.rooms[key], after=after, limit=1000)
-            out += batch
-            if len(batch) < 1000:
-                return out
-            after = batch[-1]["sequence"]
+        if ("m", key) not in self._cache:
+            self._cache[("m", key)] = self.link.history(self.info.rooms[key])
+        return list(self._cache[("m", key)])
 
     def documents(self, key: str) -> dict[str, dict[str, Any]]:
         """The room's documents by name, with content."""
-        detail = self.op(key, "get_room_detail", room_id=self.info.rooms[key])
-        ids = [d["id"] for d in detail.get("documents", [])]
-        if not ids:
-            return {}
-        docs = self.op(key, "load_internal_documents", ids=ids)
-        return {d["name"]: d for d in docs}
+        if ("d", key) not in self._cache:
+            detail = self.op(key, "get_room_detail", room_id=self.info.rooms[key])
+            ids = [d["id"] for d in detail.get("documents", [])]
+            docs = self.op(key, "load_internal_documents", ids=ids) if ids else []
+            self._cache[("d", key)] = {d["name"]: d for d in docs}
+        return dict(self._cache[("d", key)])
 
     def own_document(self, key: str, name: str) -> dict[str, Any] | None:
         doc = self.documents(key).get(name)
-        if doc is not None and doc["created_by"] == self.principal.sender:
+        if doc is not None and doc["created_by"] == self.sender:
             return doc
         return None
 
@@ -123,34 +119,39 @@ class Actor:
         doc = self.documents(key).get(name)
         if doc is None:
             self.op(key, "create_room_document", name=name, content=content, description=description)
-        elif doc["created_by"] != self.principal.sender:
+        elif doc["created_by"] != self.sender:
             raise RefusedError(f"document {name!r} in {key} belongs to someone else", "use another name")
         elif doc["content"] != content:
             self.op(key, "update_room_document", document_id=doc["id"], content=content)
 
     # -- the event loop -----------------------------------------------------------------------
 
-    def _load_cursor(self) -> int:
+    def _load_cursors(self) -> dict[str, int]:
         try:
-            return int(json.loads(self.state_path.read_text(encoding="utf-8"))["cursor"])
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return 0
+            return {}
+        return {str(k): int(v) for k, v in data["cursors"].items()}
 
     def _save_cursor(self) -> None:
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"cursor": self.cursor}), encoding="utf-8")
+        tmp.write_text(json.dumps({"cursors": self.cursors}, sort_keys=True), encoding="utf-8")
         os.replace(tmp, self.state_path)
 
     def poll(self) -> int:
-        """Handle every event after the cursor; the cursor moves only after a handler returned."""
-        self.beat()
+        """Handle every event after each room's cursor; a cursor moves only after its handler returned."""
         handled = 0
-        for env in self.rooms.agent_events(self.principal.id, self.cursor):
-            self.handle(env)
-            self.cursor = int(env["sequence"])
-            self._save_cursor()
-            handled += 1
+        for key in self.room_keys:
+            for env in self.link.events(self.conn_id(key), self.info.rooms[key], self.cursors.get(key, 0)):
+                self._cache.clear()
+                try:
+                    self.handle(env)
+                finally:
+                    self._cache.clear()
+                self.cursors[key] = int(env["sequence"])
+                self._save_cursor()
+                handled += 1
         return handled
 
     def handle(self, env: dict[str, Any]) -> None:

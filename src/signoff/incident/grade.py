@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, Actor, strip_me
 from signoff.incident.chain import verify_chain_file
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.fixture import ORGS, code_files
+from signoff.incident.link import LocalAgent
 from signoff.incident.playbooks import parse_disclosure_post
 from signoff.incident.stack import (
     AGENT_OF,
@@ -94,10 +96,14 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
             from signoff.incident.evidence_server import LoopbackServer
             from signoff.rooms.app import create_app
 
-            with LoopbackServer(create_app(service=rooms)) as server:
+            server = LoopbackServer(create_app(service=rooms))
+            # Small request/response pairs: without this, Nagle and delayed ACKs add ~40 ms to each call.
+            server.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with server:
                 return asyncio.run(_observe_http(info, server.url, key))
         with tempfile.TemporaryDirectory() as state:
-            observer = Actor(rooms, info, OBSERVER, key, [SHARED, *ORGS], Path(state), allowed_ops=READ_ONLY_OPS)
+            observer = Actor(LocalAgent(rooms, key), info, OBSERVER, [SHARED, *ORGS], Path(state),
+                             allowed_ops=READ_ONLY_OPS)
 
             async def read(room: str, op: str, args: dict[str, Any]) -> Any:
                 return observer.op(room, op, **args)
@@ -130,7 +136,7 @@ async def _collect(info: RunInfo, read: Reader) -> View:
         for org in ORGS:
             try:
                 view.cards[org] = await read(SHARED, "get_approval",
-                                             {"request_id": f"{record['incident']}/fix-{org}"})
+                                             {"request_id": f"{record['incident']}-fix-{org}"})
             except SignoffError:
                 view.cards[org] = {}  # a missing card is a failed check, not a crash
     return view

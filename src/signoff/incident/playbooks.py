@@ -147,13 +147,13 @@ class NotaryService(Actor):
             "salts the notary issued (public inside each incident)")
         text = (f"{issued.incident} salt {issued.salt.hex()} (salt id {issued.salt_id}); fingerprints compare only "
                 f"inside {issued.incident}.")
-        if not any(m["body"].endswith(text) and m["sender"] == self.principal.sender for m in self.messages(SHARED)):
+        if not any(m["body"].endswith(text) and m["sender"] == self.sender for m in self.messages(SHARED)):
             self.post(SHARED, text, roles=["incident-commander"])
 
     def _compare(self, event_id: str, d_a: str, d_b: str, incident: str) -> None:
         marker = f"notary comparison {incident} {event_id} ({d_a} vs {d_b})"
         msgs = self.messages(SHARED)
-        if any(marker in m["body"] and m["sender"] == self.principal.sender for m in msgs):
+        if any(marker in m["body"] and m["sender"] == self.sender for m in msgs):
             return
         found: dict[str, dict[str, Any]] = {}
         for m in msgs:
@@ -233,7 +233,7 @@ class ApproverService(Actor):
             return
         self._publish_record(org, record)
         notice = f"{d_id} approved by {record['body']['approver']}; signed record {record['seq']}."
-        mine = [msg for msg in self.messages(org) if msg["sender"] == self.principal.sender]
+        mine = [msg for msg in self.messages(org) if msg["sender"] == self.sender]
         if not any(msg["body"].endswith(notice) for msg in mine):
             self.post(org, notice, targets=[agent])
 
@@ -311,7 +311,7 @@ class CompanyAgent(Actor):
                           f"{incident}: {fp['total_bytes']} bytes, {len(fp['fields'])} fields."}]
                 self._draft(f"fingerprint:{ev.group(0)}", incident, (facts, evidence))
         elif "Please get your fix approved" in text:
-            self.op(SHARED, "request_approval", request_id=f"{incident}/fix-{self.org}",
+            self.op(SHARED, "request_approval", request_id=f"{incident}-fix-{self.org}",
                     title=f"{ORG_TITLE[self.org]} fix for {incident}: {FIXES[self.org]}",
                     options=[{"id": "approve", "label": "Approve the fix", "decision": "accept"},
                              {"id": "decline", "label": "Decline", "decision": "decline"}],
@@ -347,7 +347,7 @@ class CompanyAgent(Actor):
         """Draft once per purpose: an evidence document plus the draft message ending with its approve command."""
         facts, evidence = facts_evidence
         docs = {n: d for n, d in self.documents(self.org).items()
-                if d["created_by"] == self.principal.sender and n.startswith("D-")}
+                if d["created_by"] == self.sender and n.startswith("D-")}
         existing = [d for d in docs.values() if d["description"] == purpose]
         if existing:
             data = json.loads(existing[0]["content"])
@@ -359,18 +359,18 @@ class CompanyAgent(Actor):
             self.op(self.org, "create_room_document", name=d.d_id, description=purpose,
                     content=canonical_text({"incident": incident, "evidence": evidence, "text": d.text,
                                             "kind": proposal.kind}))
-        if not any(m["sender"] == self.principal.sender and m["body"] == d.text for m in self.messages(self.org)):
+        if not any(m["sender"] == self.sender and m["body"] == d.text for m in self.messages(self.org)):
             self.post(self.org, d.text)
 
     def _fix_outcome(self, p: dict[str, Any]) -> None:
         request_id = str(p.get("request_id", ""))
-        if not request_id.endswith(f"/fix-{self.org}") or p.get("outcome") != "accepted" or not p.get("allowed"):
+        if not request_id.endswith(f"-fix-{self.org}") or p.get("outcome") != "accepted" or not p.get("allowed"):
             return
-        incident = request_id.split("/")[0]
+        incident = request_id.removesuffix(f"-fix-{self.org}")
         responder = self.info.name_of(str(p.get("responder")))
         text = (f"{ORG_TITLE[self.org]}'s fix for {incident} is approved by {responder} "
                 f"(card {request_id}): {FIXES[self.org]}.")
-        if any(m["sender"] == self.principal.sender and m["body"] == text for m in self.messages(SHARED)):
+        if any(m["sender"] == self.sender and m["body"] == text for m in self.messages(SHARED)):
             return
         self.guarded_post(text)
 
@@ -388,9 +388,10 @@ class CompanyAgent(Actor):
 
     def publish(self, job: Job) -> None:
         """Outbox handler: post an approved disclosure exactly once (the room is checked first)."""
+        self._cache.clear()
         d_id = str(job.payload["d_id"])
         header = f"[disclosure {d_id} · "
-        if any(m["sender"] == self.principal.sender and m["body"].startswith(header) for m in self.messages(SHARED)):
+        if any(m["sender"] == self.sender and m["body"].startswith(header) for m in self.messages(SHARED)):
             return
         doc = self.own_document(self.org, d_id)
         if doc is None:
@@ -415,7 +416,7 @@ class Mediator(Actor):
     def records(self) -> dict[str, dict[str, Any]]:
         out = {}
         for name, doc in self.documents(SHARED).items():
-            if name.endswith(" record") and doc["created_by"] == self.principal.sender:
+            if name.endswith(" record") and doc["created_by"] == self.sender:
                 out[name.split(" ")[0]] = json.loads(doc["content"])
         return out
 
@@ -430,7 +431,7 @@ class Mediator(Actor):
 
     def say(self, text: str, targets: list[str] | None = None, thread_id: str | None = None) -> None:
         """Post once: a redelivered event finds its message already in the room."""
-        if any(m["sender"] == self.principal.sender and m["body"].endswith(text) for m in self.messages(SHARED)):
+        if any(m["sender"] == self.sender and m["body"].endswith(text) for m in self.messages(SHARED)):
             return
         self.post(SHARED, text, targets=targets, thread_id=thread_id)
 
@@ -566,7 +567,7 @@ class Mediator(Actor):
                 else:
                     self.save(rec)
             return
-        m = re.match(rf"^{ORG_TITLE[org]}'s fix for {incident} is approved by [^(]+\(card ({incident}/fix-{org})\)",
+        m = re.match(rf"^{ORG_TITLE[org]}'s fix for {incident} is approved by [^(]+\(card ({incident}-fix-{org})\)",
                      body)
         if m and org not in rec["fixes"]:
             card = self.op(SHARED, "get_approval", request_id=m.group(1))

@@ -206,8 +206,8 @@ def _role_hijack(inc: Incident) -> Outcome:
     rogue = inc.actors[AGENT_OF["shopco"]]
     try:
         rogue.op(SHARED, "assume_role", role="incident-commander")
-        holders = inc.service.connections.role_holders(inc.info.rooms[SHARED], "incident-commander")
-        blocked = holders == [inc.info.agents[MEDIATOR]]
+        holders = commander_holders(inc)
+        blocked = holders == [MEDIATOR]
         how = f"holders after: {holders}"
     except SignoffError as exc:
         blocked, how = True, f"refused by the room server: {exc.message}"
@@ -215,6 +215,12 @@ def _role_hijack(inc: Incident) -> Outcome:
         rogue.connect()  # give the agent its own role back
     return Outcome("taking over the exclusive incident-commander role", "live",
                    "shopco-agent: assume_role incident-commander", blocked, how)
+
+
+def commander_holders(inc: Incident) -> list[str]:
+    """Who holds incident-commander, as the room server says (asked by the mediator's connection)."""
+    roles = inc.actors[MEDIATOR].op(SHARED, "list_roles")
+    return sorted(h["name"] for r in roles if r["name"] == "incident-commander" for h in r["held_by"])
 
 
 def _record_overwrite(inc: Incident) -> Outcome:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Callable
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from signoff.incident.actors import Actor
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fixture import ORGS, code_files, load_capture
 from signoff.incident.guard import Post
+from signoff.incident.link import AgentLink, HttpAgent, HttpUser, LocalAgent, LocalUser, UserLink
 from signoff.incident.notary import IssuedSalt
 from signoff.incident.playbooks import (
     PUBLISH_TOPIC,
@@ -33,6 +33,7 @@ from signoff.incident.playbooks import (
     NotaryService,
     parse_disclosure_post,
 )
+from signoff.incident.roomserver import RoomServerProcess
 from signoff.incident.simulate import simulate
 from signoff.incident.stack import (
     AGENT_OF,
@@ -63,20 +64,23 @@ class Stuck(SignoffError):
 
 
 class Incident:
-    def __init__(self, run_dir: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None) -> None:
+    def __init__(self, run_dir: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
+                 over_http: bool = True) -> None:
         self.run_dir = Path(run_dir)
         self.keys = keys
         self.settings = settings
         self.fixture = fixture
+        self.over_http = over_http
         self.info = RunInfo.load(self.run_dir)
         self.secrets = read_secrets(self.run_dir)
         self.ws = workspace(self.run_dir, keys)
-        self.exits = ExitStack()
         self.evidence_tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
         self.servers: dict[str, LoopbackServer] = {}
         self.actors: dict[str, Actor] = {}
+        self.users: dict[str, UserLink] = {}
         self.ledger: Ledger | None = None
         self.rooms: RoomService | None = None
+        self.rooms_server: RoomServerProcess | None = None
         self._start_rooms()
         self._start_evidence()
         for name in (NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"]):
@@ -92,6 +96,36 @@ class Incident:
     def _start_rooms(self) -> None:
         self.ledger = Ledger.from_url(self.info.db_url)
         self.rooms = RoomService(self.ledger)
+        if self.over_http:
+            # The room server as its own process, on a loopback port the OS picks.
+            self.rooms_server = RoomServerProcess(self.info.db_url)
+            self.rooms_server.__enter__()
+        self.users = {}
+
+    def _stop_rooms(self) -> None:
+        for actor in self.actors.values():
+            actor.link.close()
+        for user in self.users.values():
+            user.close()
+        self.users = {}
+        if self.rooms_server is not None:
+            self.rooms_server.__exit__(None, None, None)
+            self.rooms_server = None
+        if self.ledger is not None:
+            self.ledger.close()
+
+    def agent_link(self, name: str) -> AgentLink:
+        key = self.secrets[f"agent:{name}"]
+        if self.rooms_server is not None:
+            return HttpAgent(self.rooms_server.url, self.info.agents[name], key)
+        return LocalAgent(self.service, key)
+
+    def user_link(self, name: str) -> UserLink:
+        if name not in self.users:
+            token = self.secrets[f"user:{name}"]
+            self.users[name] = (HttpUser(self.rooms_server.url, token) if self.rooms_server is not None
+                                else LocalUser(self.service, token))
+        return self.users[name]
 
     def _start_evidence(self) -> None:
         captures = self.ws.captures
@@ -113,8 +147,10 @@ class Incident:
         return notary.current() if isinstance(notary, NotaryService) else None
 
     def _start_actor(self, name: str) -> None:
-        args = (self.service, self.info, name, self.secrets[f"agent:{name}"], AGENT_ROOMS[name],
-                self.run_dir / "agents")
+        old = self.actors.get(name)
+        if old is not None:
+            old.link.close()
+        args = (self.agent_link(name), self.info, name, AGENT_ROOMS[name], self.run_dir / "agents")
         actor: Actor
         if name == NOTARY:
             actor = NotaryService(*args)
@@ -134,8 +170,7 @@ class Incident:
         if name not in SERVICES:
             raise UsageError(f"unknown service {name!r}", f"use one of: {', '.join(SERVICES)}")
         if name == "rooms":
-            assert self.ledger is not None
-            self.ledger.close()
+            self._stop_rooms()
             self._start_rooms()
             for actor_name in list(self.actors):
                 self._start_actor(actor_name)  # their connections lived in the old server process
@@ -152,8 +187,7 @@ class Incident:
         for actor in self.actors.values():
             if isinstance(actor, CompanyAgent):
                 actor.evidence.close()
-        if self.ledger is not None:
-            self.ledger.close()
+        self._stop_rooms()
 
     def __enter__(self) -> Incident:
         return self
@@ -181,19 +215,20 @@ class Incident:
         agent.publish(job)
 
     def user(self, name: str) -> Principal:
+        """The person's identity as the server knows it (for assertions; people act through user_link)."""
         return self.service.authenticate(self.secrets[f"user:{name}"])
 
     def say(self, who: str, room: str, body: str, targets: list[str] | None = None,
             roles: list[str] | None = None) -> dict[str, Any]:
-        """A person posts (as the room server's user endpoint does)."""
+        """A person posts through the user endpoint; a role is addressed by typing @role."""
         for actor in self.actors.values():
             actor.beat()  # role mentions reach live holders only
-        receipt = self.service.post_message(self.user(who), self.info.rooms[room], body, target_names=targets or [],
-                                            target_roles=roles or [])
-        return {"message_id": receipt.message_id, "body": receipt.body, "target_statuses": receipt.target_statuses}
+        text = " ".join([*(f"@{r}" for r in roles or []), body])
+        result = self.user_link(who).post(self.info.rooms[room], text, targets or [])
+        return {"message_id": result["event_id"], "target_statuses": result.get("target_statuses", {})}
 
     def messages(self, who: str, room: str) -> list[dict[str, Any]]:
-        return self.service.read_messages(self.user(who), self.info.rooms[room], limit=1000)
+        return self.user_link(who).messages(self.info.rooms[room])
 
     def preflight(self) -> dict[str, Any]:
         """Before the incident: each guard blocks a deliberate draft in the shared room, and each
@@ -262,11 +297,11 @@ def _confirm(human: str) -> Callable[[Incident], None]:
 
 def _accept_fix(org: str) -> Callable[[Incident], None]:
     def step(inc: Incident) -> None:
-        user = inc.user(HUMANS[org])
-        cards = [c for c in inc.service.pending_approvals(user) if c.request_id.endswith(f"/fix-{org}")]
+        person = inc.user_link(HUMANS[org])
+        cards = [c for c in person.pending() if str(c["request_id"]).endswith(f"-fix-{org}")]
         if not cards:
             raise Stuck(f"{HUMANS[org]} has no fix card to answer", f"{AGENT_OF[org]} should have requested one")
-        inc.service.answer_approval(user, cards[0].request_id, "approve")
+        person.answer(cards[0]["request_id"], "approve")
 
     return step
 
