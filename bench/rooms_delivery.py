@@ -11,8 +11,10 @@ message we time send start -> arrival at the addressed receiver.
   `m.room.message` events (the same send-to-sync round trip Switch's bus makes).
 
 Prints per system and rate: p50 and p99 latency (median over runs, with min..max), lost messages,
-and the highest rate sustained without loss; then `ratio <x>` = Synapse p99 / signoff p99 at
-200 messages/s (the goal is at least 2).
+the send rate the server actually accepted, and the highest rate sustained without loss (every
+message delivered, sends accepted at >= 95% of the offered rate); then `ratio <x>` = Synapse p99 /
+signoff p99 at 200 messages/s (the goal is at least 2). The machine's other load hits both systems
+alike: runs are interleaved.
 
     python bench/rooms_delivery.py [--rates 50,100,200,400] [--seconds 5] [--runs 3] [--synapse-venv DIR]
 """
@@ -83,6 +85,7 @@ class Trial:
     sent: dict[str, float] = field(default_factory=dict)
     received: dict[str, float] = field(default_factory=dict)
     errors: int = 0
+    achieved: float = 0.0  # messages per second the server actually accepted
 
     def latencies(self) -> list[float]:
         return [self.received[k] - t for k, t in self.sent.items() if k in self.received]
@@ -170,7 +173,7 @@ class RawPool:
         return status
 
 
-async def _send_all(spec: SendSpec, rate: int, seconds: float) -> tuple[dict[str, float], int]:
+async def _send_all(spec: SendSpec, rate: int, seconds: float) -> tuple[dict[str, float], int, float]:
     pool = RawPool(spec.host, spec.port, IN_FLIGHT)
     await pool.open()
     sent: dict[str, float] = {}
@@ -198,7 +201,8 @@ async def _send_all(spec: SendSpec, rate: int, seconds: float) -> tuple[dict[str
             await asyncio.sleep(delay)
         tasks.append(asyncio.create_task(one(i)))
     await asyncio.gather(*tasks)
-    return sent, errors
+    elapsed = loop.time() - start
+    return sent, errors, len(tasks) / elapsed if elapsed > 0 else 0.0
 
 
 def sender_process(spec: SendSpec, rate: int, seconds: float, out: Any) -> None:
@@ -214,10 +218,11 @@ async def drive(spec: SendSpec, rate: int, seconds: float, trial: Trial) -> None
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=sender_process, args=(spec, rate, seconds, child), daemon=True)
     proc.start()
-    sent, errors = await asyncio.to_thread(parent.recv)
+    sent, errors, achieved = await asyncio.to_thread(parent.recv)
     await asyncio.to_thread(proc.join, 30)
     trial.sent.update(sent)
     trial.errors += errors
+    trial.achieved = achieved
     loop = asyncio.get_running_loop()
     deadline = loop.time() + GRACE
     while loop.time() < deadline and len(trial.received) < len(trial.sent):
@@ -430,12 +435,13 @@ def summarise(name: str, rate: int, trials: list[Trial]) -> dict[str, Any]:
     p99s = [percentile(t.latencies(), 0.99) * 1000 for t in trials]
     lost = [t.lost() for t in trials]
     sent = [len(t.sent) + t.errors for t in trials]
-    row = {"system": name, "rate": rate, "p50_ms": statistics.median(p50s), "p50_min": min(p50s),
+    achieved = min(t.achieved for t in trials)
+    row = {"system": name, "rate": rate, "achieved": achieved, "p50_ms": statistics.median(p50s), "p50_min": min(p50s),
            "p50_max": max(p50s), "p99_ms": statistics.median(p99s), "p99_min": min(p99s), "p99_max": max(p99s),
            "lost": sum(lost), "sent": sum(sent), "runs": len(trials)}
     print(f"{name:8} {rate:5d}/s  p50 {row['p50_ms']:8.1f} ms ({row['p50_min']:.1f}..{row['p50_max']:.1f})  "
           f"p99 {row['p99_ms']:8.1f} ms ({row['p99_min']:.1f}..{row['p99_max']:.1f})  "
-          f"lost {row['lost']}/{row['sent']}  runs {len(trials)}", flush=True)
+          f"lost {row['lost']}/{row['sent']}  accepted >= {achieved:.0f}/s  runs {len(trials)}", flush=True)
     return row
 
 
@@ -468,8 +474,14 @@ def main() -> int:
         for side in sides:
             side.stop()
         for name in [side.name for side in sides]:
-            clean = [r["rate"] for r in rows if r["system"] == name and r["lost"] == 0]
-            print(f"{name:8} highest rate without loss: {max(clean) if clean else 'none'}/s")
+            # Sustained: every run delivered everything and the server accepted sends at >= 95% of
+            # the offered rate (a server that falls behind slows its senders down).
+            best = "none"
+            for r in sorted((r for r in rows if r["system"] == name), key=lambda r: r["rate"]):
+                if r["lost"] or r["achieved"] < 0.95 * r["rate"]:
+                    break
+                best = str(r["rate"])
+            print(f"{name:8} highest rate sustained without loss: {best}/s")
         if args.signoff_only:
             return 0
         at = 200 if 200 in rates else rates[-1]

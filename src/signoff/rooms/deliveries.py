@@ -8,7 +8,7 @@ from collections import deque
 
 from signoff.rooms.projection import Delivery
 
-PER_AGENT = 2000
+PER_AGENT = 256  # enough for live streams; a stream further behind reads the table
 
 
 class RecentDeliveries:

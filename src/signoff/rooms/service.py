@@ -13,6 +13,7 @@ import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -671,8 +672,6 @@ class RoomService:
         query = select(rooms_messages).where(rooms_messages.c.room_id == room_id)
         for value, op in ((since, "since"), (before, "before")):
             if value is not None:
-                from datetime import datetime
-
                 try:
                     ms = int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
                 except (ValueError, AttributeError) as exc:
