@@ -23,27 +23,23 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def test_demo_then_grade_then_replay(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "demo", "incident", "--json")
-    summary = json.loads(out)
-    assert code == 0 and summary["ok"] and summary["grade"]["ok"]
-    assert summary["code_lines_crossed"] == 0 and summary["e2e"]["rejected"] == 0
-    run_dir = summary["run"]
+    code, out, _ = run(capsys, "demo", "incident")
+    assert code == 0, out
+    for needle in ("time to root cause", "time to close", "disclosures made 5", "before the fixes: 6 of 60",
+                   "0 of 60 rejected", "lines of code that crossed (measured against both repositories): 0",
+                   "12/12 checks pass"):
+        assert needle in out, needle
+    run_dir = next(line.split("run: ", 1)[1] for line in out.splitlines() if line.startswith("run: "))
+    code, out, _ = run(capsys, "incident", "grade", run_dir, "--json")
+    result = json.loads(out)
+    assert code == 0 and result["ok"] and result["metrics"]["code_lines_crossed"] == 0
     code, out, _ = run(capsys, "incident", "grade", run_dir)
     assert code == 0 and out.count("PASS") >= 12 and "FAIL" not in out
     code, out, _ = run(capsys, "incident", "replay", run_dir, "--as", "payco")
     assert code == 0 and "payco-internal" in out and "shopco-internal" not in out and "shopco ledger" not in out
     assert "You're not permitted to direct messages to me in this room." in out
-    code, out, _ = run(capsys, "incident", "replay", summary["recording"], "--json")
+    code, out, _ = run(capsys, "incident", "replay", str(Path(run_dir) / "recording.jsonl"), "--json")
     assert code == 0 and {e["room"] for e in json.loads(out)["events"]} >= {"shopco-internal", "payco-internal"}
-
-
-def test_human_output_names_the_measurements(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "incident", "demo")
-    assert code == 0
-    for needle in ("time to root cause", "time to close", "disclosures made 5", "before the fixes: 6 of 60",
-                   "0 of 60 rejected", "lines of code that crossed (measured against both repositories): 0",
-                   "12/12 checks pass"):
-        assert needle in out, needle
 
 
 def test_grade_and_replay_errors_are_messages(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,7 +57,7 @@ def test_grade_exit_1_for_an_unfinished_run(node: str, home: Path, capsys: pytes
     settings = Settings.load()
     keys = KeyStore(settings.keys_dir)
     run_dir = new_run(settings.home / "incident-runs", keys)
-    with Incident(run_dir, keys, settings) as inc:
+    with Incident(run_dir, keys, settings, over_http=False) as inc:
         run_script(inc, until=3)
     code, out, _ = run(capsys, "incident", "grade", run_dir.name, "--json")
     result = json.loads(out)
@@ -85,7 +81,7 @@ def test_another_provider_drives_the_agents_and_the_guard_still_holds(node: str,
     settings = Settings.load(home=tmp_path / "home", env={}, cwd=tmp_path)
     keys = KeyStore(tmp_path / "home" / "keys")
     run_dir = new_run(tmp_path / "runs", keys)
-    with Incident(run_dir, keys, settings) as inc:
+    with Incident(run_dir, keys, settings, over_http=False) as inc:
         run_script(inc, until=2)  # priya approved PayCo's draft without reading it closely
         private = [m["body"] for m in inc.messages("priya", "payco")]
         shared = [m["body"] for m in inc.messages("priya", "shared")]

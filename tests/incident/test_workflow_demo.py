@@ -37,13 +37,14 @@ def failed(result: dict[str, Any]) -> list[str]:
 def finished(node: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, KeyStore, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("finished")
     settings, keys = fresh(tmp, "home")
-    summary = run_demo(tmp / "runs", keys, settings)
+    summary = run_demo(tmp / "runs", keys, settings, over_http=False)
     return Path(summary["run"]), keys, summary
 
 
 def test_demo_passes_the_grader_three_times_in_a_row_from_fresh_state(node: str, tmp_path: Path) -> None:
     for attempt in range(3):
         settings, keys = fresh(tmp_path, f"home{attempt}")
+        # Over HTTP to a room server process, as the CLI runs it.
         summary = run_demo(tmp_path / f"runs{attempt}", keys, settings)
         result = grade(Path(summary["run"]), keys)
         assert result["ok"], failed(result)
@@ -112,7 +113,7 @@ def test_grader_finds_a_customer_name_and_a_code_line_in_any_room(finished: tupl
 def test_grader_fails_an_unfinished_incident(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path, "home")
     run = new_run(tmp_path / "runs", keys)
-    with Incident(run, keys, settings) as inc:
+    with Incident(run, keys, settings, over_http=False) as inc:
         run_script(inc, until=9)  # root cause confirmed, fixes not yet approved
     result = grade(run, keys)
     bad = {c["name"] for c in result["checks"] if not c["ok"]}

@@ -77,7 +77,9 @@ def test_a_crash_after_the_effect_before_the_cursor_resumes_once(node: str, tmp_
         save(self)
 
     monkeypatch.setattr(Actor, "_save_cursor", crashing_save)
-    with Incident(run, keys, settings) as inc:
+    # In process: the crash is about cursors and idempotent effects, not the transport (HTTP is
+    # covered by the restart test above).
+    with Incident(run, keys, settings, over_http=False) as inc:
         run_script(inc, until=step)
         armed["on"] = True
         with pytest.raises(Crash):
@@ -95,5 +97,6 @@ def test_unknown_service_is_a_usage_error(node: str, tmp_path: Path) -> None:
     run = new_run(tmp_path / "runs", keys)
     from signoff.kernel.errors import UsageError
 
-    with Incident(run, keys, settings) as inc, pytest.raises(UsageError, match="unknown service 'dns'"):
-        inc.restart("dns")
+    with Incident(run, keys, settings, over_http=False) as inc:
+        with pytest.raises(UsageError, match="unknown service 'dns'"):
+            inc.restart("dns")

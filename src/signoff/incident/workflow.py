@@ -365,13 +365,13 @@ def new_run(base: Path, keys: KeyStore, fixture: Path | None = None) -> Path:
 
 
 def run_demo(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
-             between: Callable[[int, Incident], None] | None = None) -> dict[str, Any]:
+             between: Callable[[int, Incident], None] | None = None, over_http: bool = True) -> dict[str, Any]:
     """Provision a fresh run, play the whole incident, record it, and measure it (through the room server)."""
     from signoff.incident.grade import measure, observe
     from signoff.incident.recording import record_run
 
     run_dir = new_run(base, keys, fixture)
-    with Incident(run_dir, keys, settings, fixture) as inc:
+    with Incident(run_dir, keys, settings, fixture, over_http=over_http) as inc:
         pre = inc.preflight()
         steps = run_script(inc, between=between)
     view = observe(run_dir)  # through the room server, over HTTP
