@@ -124,8 +124,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("redteam")
     def redteam_cmd(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
-        """Attack a live incident through the rooms, and fire forbidden actions at the controls; exit 0
-        only if every attack was blocked."""
+        """Attack a live incident through the rooms and at its controls; exit 0 only if all were blocked."""
         from signoff.incident.redteam import run_redteam
 
         result = run_redteam(runs_dir(), _keys(), settings(), fixture)
