@@ -45,6 +45,7 @@ class Operation:
     schema: dict[str, Any]
     handler: Handler
     needs_connection: bool
+    validator: jsonschema.protocols.Validator
 
 
 OPERATIONS: dict[str, Operation] = {}
@@ -62,7 +63,8 @@ def op(name: str, description: str, properties: dict[str, Any] | None = None,
               "additionalProperties": False}
 
     def register(fn: Handler) -> Handler:
-        OPERATIONS[name] = Operation(name, description, schema, fn, needs_connection)
+        OPERATIONS[name] = Operation(name, description, schema, fn, needs_connection,
+                                     jsonschema.Draft202012Validator(schema))
         return fn
 
     return register
@@ -71,7 +73,7 @@ def op(name: str, description: str, properties: dict[str, Any] | None = None,
 def validate_args(operation: Operation, args: Any) -> dict[str, Any]:
     if not isinstance(args, dict):
         raise UsageError(f"{operation.name}: the body must be a JSON object of arguments", "send {...}")
-    errors = sorted(jsonschema.Draft202012Validator(operation.schema).iter_errors(args), key=str)
+    errors = sorted(operation.validator.iter_errors(args), key=str)
     if errors:
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "arguments"

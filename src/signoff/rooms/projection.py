@@ -89,6 +89,10 @@ class Projector:
     def cursor(self) -> int:
         return self._cursor
 
+    def stored_cursor(self) -> int:
+        """The cursor as stored (moved by any process that applied events)."""
+        return self._read_cursor()
+
     def _batch(self, after: int) -> list[Event]:
         query = (select(events).where(events.c.seq > after, events.c.case_id.startswith(PREFIX, autoescape=True))
                  .order_by(events.c.seq).limit(BATCH))

@@ -131,6 +131,12 @@ class RoomService:
                 self._cache[key] = value
         return value
 
+    def _ensure_fresh(self) -> None:
+        """Make the cache exact before a check: if the stored projection cursor is not ours, another
+        process (or a catch-up in flight) moved it, so catch up. One small read, no lock."""
+        if self.projector.stored_cursor() != self.projector.cursor():
+            self.projector.catch_up()
+
     def _group_append(self, case_id: str, events: Sequence[NewEvent]) -> tuple[int, ...]:
         """Append and project, committing concurrent callers' events together (group commit):
         one transaction and one projection pass for everything that queued meanwhile."""
@@ -333,11 +339,25 @@ class RoomService:
         return row
 
     def authenticate(self, token: str) -> Principal:
-        """The user or agent behind a bearer token; registration keys are refused here."""
-        row = self._token_row(token)
-        if row is None or row.kind == "registration":
+        """The user or agent behind a bearer token; registration keys are refused here. One query:
+        this runs on every request."""
+        if not isinstance(token, str) or not token or len(token) > 500:
             raise RefusedError("invalid or unknown token", "send Authorization: Bearer <your user token or api key>")
-        return self.user(row.principal_id) if row.kind == "user" else self.agent(row.principal_id)
+        t, a, u = rooms_tokens, rooms_agents, rooms_users
+        row = self._one(
+            select(t.c.token_hash, t.c.kind, t.c.principal_id, a.c.name.label("a_name"), a.c.owner_user_id,
+                   u.c.name.label("u_name"), u.c.display_name, u.c.is_admin, u.c.external)
+            .select_from(t.outerjoin(a, (t.c.kind == "agent") & (a.c.agent_id == t.c.principal_id))
+                         .outerjoin(u, (t.c.kind == "user") & (u.c.user_id == t.c.principal_id)))
+            .where(t.c.token_hash == tokens.digest(token)))
+        if row is None or row.kind == "registration" or not tokens.same_digest(row.token_hash, token):
+            raise RefusedError("invalid or unknown token", "send Authorization: Bearer <your user token or api key>")
+        if row.kind == "agent" and row.a_name is not None:
+            return Principal("agent", row.principal_id, row.a_name, row.a_name, row.owner_user_id)
+        if row.kind == "user" and row.u_name is not None:
+            return Principal("user", row.principal_id, row.u_name, row.display_name, row.principal_id,
+                             bool(row.is_admin), bool(row.external))
+        raise RefusedError("invalid or unknown token", "send Authorization: Bearer <your user token or api key>")
 
     def authenticate_registration(self, token: str) -> Principal:
         row = self._token_row(token)
@@ -563,7 +583,7 @@ class RoomService:
             raise UsageError("message body must be non-empty text", "send {\"body\": \"...\"}")
         if len(body.encode()) > MAX_BODY:
             raise UsageError(f"message body is over {MAX_BODY} bytes", "shorten it or attach a document")
-        self.projector.catch_up()  # makes the cache exact (picks up other processes' changes)
+        self._ensure_fresh()
         room: Room = self._cached(("room", room_id), lambda: self.room(room_id))
         if room.internal_only and actor.external:
             raise RefusedError(f"room {room_id} is internal only", "external identities cannot post there")
