@@ -44,7 +44,10 @@ def make_engine(url: str) -> Engine:
 def _sqlite_engine(url: str, database: str | None) -> Engine:
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
+    # A pool as large as a busy server's worker threads: past it, connections are opened and closed
+    # per request, each paying for the PRAGMAs below.
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60},
+                           pool_size=20, max_overflow=40)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
