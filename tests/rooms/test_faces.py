@@ -80,6 +80,20 @@ def test_approval_answered_over_http(http_world: tuple[World, str]) -> None:
     assert s.approval(world.alice, "http-1").state == "accepted"
 
 
+def test_approval_ids_with_a_slash_are_answerable_over_http(http_world: tuple[World, str]) -> None:
+    world, base = http_world
+    s = world.service
+    s.request_approval(world.fixer, world.room_id, "coupon-01/merge", "Merge?",
+                       [{"id": "yes", "label": "Merge", "decision": "accept"}], s.clock.now() + 60, ["alice"])
+    with httpx.Client(base_url=base, timeout=10) as http:
+        card = http.get("/users/me/approvals/coupon-01/merge", headers={"Authorization": f"Bearer {world.alice_token}"})
+        assert card.status_code == 200
+        ok = http.post("/users/me/approvals/coupon-01/merge", json={"option_id": "yes"},
+                       headers={"Authorization": f"Bearer {world.alice_token}"})
+        assert ok.status_code == 200 and ok.json()["outcome"] == "accepted"
+    assert s.approval(world.alice, "coupon-01/merge").state == "accepted"
+
+
 class SwitchLikeTransport(InProcessTransport):
     """Our server's answers trimmed to what switch-core 0.19 returns from post operations."""
 

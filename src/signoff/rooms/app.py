@@ -345,12 +345,12 @@ def my_approvals(user: User, service: Svc) -> dict[str, Any]:
     return {"approvals": [c.to_dict() for c in service.pending_approvals(user)]}
 
 
-@users.get("/users/me/approvals/{request_id}")
+@users.get("/users/me/approvals/{request_id:path}")
 def approval(request_id: str, user: User, service: Svc) -> dict[str, Any]:
     return service.approval(user, request_id).to_dict()
 
 
-@users.post("/users/me/approvals/{request_id}")
+@users.post("/users/me/approvals/{request_id:path}")
 def answer(request_id: str, body: AnswerBody, user: User, service: Svc) -> dict[str, Any]:
     return service.answer_approval(user, request_id, body.option_id)
 
