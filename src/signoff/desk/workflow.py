@@ -30,6 +30,7 @@ ENGINEERING = "desk.engineering"
 NOTIFY = "desk.notify"
 RELEASE_PREDICATE = "https://signoff.dev/desk/release/v1"
 BUG_PREFIX = "desk/bug/"
+CLUSTERS = "desk/clusters"  # the cluster index: one event per accepted report, in order
 FIELDS = ("title", "component", "steps", "expected", "actual", "environment")
 
 
@@ -142,34 +143,68 @@ class Desk:
         number = self.ledger.next_number("desk.report")
         report_id = readable_id("RPT", number)
         token = new_token()
-        bug_id, new_bug = self._cluster(report_id, component, title)
+        bug_id, opener = self._cluster(report_id, component, title)
         attached = {"report_id": report_id, "token_sha256": _sha(token), "dossier": clean,
                     "rendered": dossier.render(), "redactions": dict(dossier.redactions),
                     "raw_sha256": verdict.raw_sha256, "component": component, "title": title}
-        events = [NewEvent("report.attached", attached)]
-        jobs: list[NewJob] = []
-        if new_bug:
-            events.insert(0, NewEvent("bug.opened", {"bug_id": bug_id, "component": component, "title": title}))
-            jobs = [NewJob(f"{bug_id}:triage", ENGINEERING, {"bug_id": bug_id, "step": "triage", "round": 1}),
-                    NewJob(f"{bug_id}:reproduce:1", ENGINEERING, {"bug_id": bug_id, "step": "reproduce",
-                                                                  "round": 1})]
-            self.ledger.append(_case(bug_id), 0, events, jobs)
-        else:
-            self.ledger.append(_case(bug_id), None, events)
+
+        def attach(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
+            # Whoever reaches an unwritten bug first opens it, from the opener's decision, so the
+            # opening is the same whether the opener or a joiner (or a retry) writes it.
+            events: list[NewEvent] = []
+            jobs: list[NewJob] = []
+            if not history:
+                events.append(NewEvent("bug.opened", {"bug_id": bug_id, "component": opener["component"],
+                                                      "title": opener["title"]}))
+                jobs = [NewJob(f"{bug_id}:triage", ENGINEERING, {"bug_id": bug_id, "step": "triage", "round": 1}),
+                        NewJob(f"{bug_id}:reproduce:1", ENGINEERING, {"bug_id": bug_id, "step": "reproduce",
+                                                                      "round": 1})]
+            if any(e.type == "report.attached" and e.payload["report_id"] == report_id for e in history):
+                return [], []
+            events.append(NewEvent("report.attached", attached))
+            return events, jobs
+
+        self.ledger.update(_case(bug_id), attach)
         self.ledger.append(f"desk/report/{report_id}", 0, [NewEvent("report.filed", {"bug_id": bug_id})])
         return Intake(report_id, bug_id, token, f"/desk/track/{report_id}")
 
-    def _cluster(self, report_id: str, component: str, title: str) -> tuple[str, bool]:
-        clusterer = airlock.Clusterer()
-        owner: dict[str, str] = {}
-        for bug in self.bugs():
-            for rid, r in bug.reports.items():
-                c = clusterer.add(airlock.Report(rid, r["component"], r["title"], rid, ""))
-                owner.setdefault(c.cluster_id, bug.bug_id)
-        c = clusterer.add(airlock.Report(report_id, component, title, report_id, ""))
-        if c.cluster_id in owner:
-            return owner[c.cluster_id], False
-        return readable_id(self.config.prefix, self.ledger.next_number(f"desk.bug.{self.config.prefix}")), True
+    def _cluster(self, report_id: str, component: str, title: str) -> tuple[str, dict[str, Any]]:
+        """Find the bug this report belongs to, or a new bug id, as one serialised decision.
+
+        The cluster index (case `desk/clusters`) records every accepted report's bug in order; the
+        decision is appended at the version it was read from, so of two intakes racing to open the
+        same bug one wins and the other, on its conflict, re-reads and joins the winner's bug.
+        Returns the bug id and the decision that opened that bug (its component and title)."""
+        decided: dict[str, Any] = {}
+
+        def decide(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
+            clusterer = airlock.Clusterer()
+            owner: dict[str, str] = {}
+            openers: dict[str, dict[str, Any]] = {}
+            last = 0
+            prefix = f"{self.config.prefix}-"
+            for e in history:
+                p = e.payload
+                c = clusterer.add(airlock.Report(p["report_id"], p["component"], p["title"], p["report_id"], ""))
+                owner.setdefault(c.cluster_id, p["bug_id"])
+                if p["opened"]:
+                    openers[p["bug_id"]] = p
+                    if p["bug_id"].startswith(prefix):
+                        last = max(last, int(p["bug_id"][len(prefix):]))
+            c = clusterer.add(airlock.Report(report_id, component, title, report_id, ""))
+            entry: dict[str, Any] = {"report_id": report_id, "component": component, "title": title}
+            if c.cluster_id in owner:
+                bug_id = owner[c.cluster_id]
+                entry |= {"bug_id": bug_id, "opened": False}
+                decided.update(bug_id=bug_id, opener=openers.get(bug_id, entry))
+            else:
+                bug_id = readable_id(self.config.prefix, last + 1)
+                entry |= {"bug_id": bug_id, "opened": True}
+                decided.update(bug_id=bug_id, opener=entry)
+            return [NewEvent("report.clustered", entry)], []
+
+        self.ledger.update(CLUSTERS, decide, attempts=200)
+        return decided["bug_id"], decided["opener"]
 
     # -- reporter capability --------------------------------------------------------------------
 

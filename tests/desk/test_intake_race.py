@@ -1,0 +1,119 @@
+"""Concurrent first reports of one bug: clustering is one serialised decision over the ledger, so
+racing intakes (threads, and separate processes) open exactly one bug and every report joins it."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff.desk.config import DeskConfig
+from signoff.desk.workflow import Desk, Intake, forge_for
+from signoff.kernel.errors import RefusedError
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+from signoff.ledger.store import NewEvent
+from tests.desk.conftest import COUPON, COUPON_2, OVERFLOW
+
+THREADS = 8
+PROCESSES = 4
+
+
+def _desk(home: Path, db_url: str) -> Desk:
+    settings = Settings.load(home=home, db_url=db_url, env={}, cwd=home.parent)
+    ledger = Ledger.open(settings)
+    return Desk(ledger, settings, forge_for(settings, ledger), DeskConfig())
+
+
+def _report(i: int) -> dict[str, str]:
+    return dict(COUPON if i % 2 == 0 else COUPON_2)
+
+
+def _assert_one_bug(desk: Desk, intakes: list[Intake]) -> None:
+    assert len(intakes) == len({i.report_id for i in intakes})
+    assert desk.bug_ids() == ["BUG-0001"], desk.bug_ids()
+    assert {i.bug_id for i in intakes} == {"BUG-0001"}
+    bug = desk.bug("BUG-0001")
+    assert sorted(bug.reports) == sorted(i.report_id for i in intakes)
+    events = desk.ledger.read("desk/bug/BUG-0001")
+    assert events[0].type == "bug.opened" and [e.type for e in events].count("bug.opened") == 1
+    # every reporter keeps their own capability, and only their own
+    for n, mine in enumerate(intakes):
+        actor = desk.reporter(mine.report_id, mine.capability)
+        assert desk.track(actor)["bug_id"] == "BUG-0001"
+        other = intakes[(n + 1) % len(intakes)]
+        with pytest.raises(RefusedError):
+            desk.reporter(mine.report_id, other.capability)
+
+
+def test_racing_threads_open_one_bug(db_url: str, tmp_path: Path) -> None:
+    desk = _desk(tmp_path / ".signoff", db_url)
+    barrier = threading.Barrier(THREADS)
+    results: list[Intake] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def intake(i: int) -> None:
+        try:
+            barrier.wait()
+            got = desk.submit_report(_report(i), f"198.51.100.{i + 1}")
+            with lock:
+                results.append(got)
+        except BaseException as exc:  # collected and re-raised below
+            with lock:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=intake, args=(i,)) for i in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(results) == THREADS
+    _assert_one_bug(desk, results)
+    # the next, different bug still opens its own
+    assert desk.submit_report(OVERFLOW, "203.0.113.1").bug_id == "BUG-0002"
+
+
+def _child(home: str, db_url: str, i: int, barrier: Any, out: Any) -> None:
+    desk = _desk(Path(home), db_url)
+    barrier.wait()
+    got = desk.submit_report(_report(i), f"192.0.2.{i + 1}")
+    out.put((got.report_id, got.bug_id, got.capability, got.tracking_path))
+
+
+def test_racing_processes_open_one_bug(db_url: str, tmp_path: Path) -> None:
+    home = tmp_path / ".signoff"
+    desk = _desk(home, db_url)  # creates the schema and the webhook secret before the race
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(PROCESSES)
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_child, args=(str(home), db_url, i, barrier, out)) for i in range(PROCESSES)]
+    for p in procs:
+        p.start()
+    results = [Intake(*out.get(timeout=300)) for _ in procs]
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    _assert_one_bug(desk, results)
+
+
+def test_a_bug_whose_opener_crashed_is_opened_by_the_next_report(world: Any) -> None:
+    """The cluster decision is written first; an intake that died right after it (its bug never
+    written) leaves no half bug: the next report of that bug opens it, jobs and all."""
+    desk = world.desk
+    desk.ledger.append("desk/clusters", 0, [NewEvent("report.clustered", {
+        "report_id": "RPT-0000", "bug_id": "BUG-0001", "opened": True,
+        "component": "checkout", "title": COUPON["title"]})])
+    later = desk.submit_report(COUPON_2, "198.51.100.8")
+    assert later.bug_id == "BUG-0001"
+    events = desk.ledger.read("desk/bug/BUG-0001")
+    assert [e.type for e in events] == ["bug.opened", "report.attached"]
+    assert events[0].payload["title"] == COUPON["title"]
+    assert sorted(desk.bug("BUG-0001").reports) == [later.report_id]
+    from signoff.ledger import Outbox
+    assert {"BUG-0001:triage", "BUG-0001:reproduce:1"} <= {j.job_id for j in Outbox(desk.ledger).jobs("pending")}
+    assert desk.submit_report(OVERFLOW, "198.51.100.9").bug_id == "BUG-0002"
