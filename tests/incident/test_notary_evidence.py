@@ -6,6 +6,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,21 +19,26 @@ from signoff.incident.notary import Notary
 from signoff.incident.simulate import SimulationResult
 from signoff.incident.wirecheck import scan
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
+from signoff.ledger import Ledger
 
 
 @pytest.fixture()
-def servers(buggy_run: SimulationResult) -> Iterator[dict[str, Any]]:
+def servers(buggy_run: SimulationResult, tmp_path: Path) -> Iterator[dict[str, Any]]:
     notary = Notary()
     notary.open_incident()
     tokens = {"payco": secrets.token_urlsafe(16), "shopco": secrets.token_urlsafe(16)}
     caps = {"payco": load_capture(buggy_run.payco_capture), "shopco": load_capture(buggy_run.shopco_capture)}
-    running = {org: LoopbackServer(make_app(EvidenceStore.of(org, caps[org]), tokens[org], lambda: notary.current))
+    ledgers = {org: Ledger.from_url(f"sqlite:///{tmp_path / f'{org}-fingerprints.db'}") for org in tokens}
+    running = {org: LoopbackServer(make_app(EvidenceStore.of(org, caps[org], ledgers[org]), tokens[org],
+                                            lambda: notary.current))
                for org in tokens}
     with running["payco"], running["shopco"]:
         clients = {org: EvidenceClient(running[org].url, tokens[org]) for org in tokens}
         yield {"notary": notary, "tokens": tokens, "servers": running, "clients": clients}
         for c in clients.values():
             c.close()
+    for ledger in ledgers.values():
+        ledger.close()
 
 
 def test_fingerprint_carries_no_value_and_no_unsalted_hash(buggy_run: SimulationResult) -> None:

@@ -4,8 +4,9 @@ The in-process API (see docs/incident.md for the full description):
 
 - `simulate(workdir, fixed_payco=, fixed_shopco=)` runs the PayCo/ShopCo fixture for real.
 - `scan(raw)` (wirecheck) and `fingerprint(event_id, raw, salt, incident)`.
-- `Notary` issues salts and compares fingerprints; `EvidenceStore`/`make_app`/`LoopbackServer`/
-  `EvidenceClient` serve an organisation's captures.
+- `Notary` issues salts and compares fingerprints (`state()`/`Notary.from_state` persist it);
+  `EvidenceStore`/`make_app`/`LoopbackServer`/`EvidenceClient` serve an organisation's captures,
+  with `SaltBudget` (in a ledger) limiting the fingerprints per salt.
 - `draft`, `Disclosure`, `published_text`; `Approver`, `Message`, `approver_app`/`ApproverClient` (the
   approver as an HTTP service holding its key); `Chain`, `verify_chain_file`.
 - `Guard`, `GuardConfig`, `build_config`, `Post`, `Verdict`; `Sender`, `RoomLog`.
@@ -14,6 +15,7 @@ The in-process API (see docs/incident.md for the full description):
 
 from signoff.incident.approvals import Approver, Message
 from signoff.incident.approver_service import ApproverClient, approver_app
+from signoff.incident.budget import SaltBudget
 from signoff.incident.chain import Chain, ChainReport, verify_chain_file
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
@@ -29,7 +31,8 @@ from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
 __all__ = [
     "Approver", "ApproverClient", "Chain", "ChainReport", "Comparison", "Disclosure", "EvidenceClient",
     "EvidenceStore", "Guard", "GuardConfig", "IssuedSalt", "Leaf", "LedgerReport", "LoopbackServer",
-    "Message", "Notary", "Post", "RoomLog", "Sender", "SimulationResult", "Verdict", "WireError", "Workspace",
+    "Message", "Notary", "Post", "RoomLog", "SaltBudget", "Sender", "SimulationResult", "Verdict", "WireError",
+    "Workspace",
     "approver_app", "build_config", "disclose", "draft", "fingerprint", "make_app", "published_text",
     "run_incident", "salt_id", "scan", "simulate", "verify_chain_file", "verify_ledger",
 ]

@@ -2,7 +2,10 @@
 
 It holds the organisation's captured requests and answers only counts, lengths and salted
 fingerprints. It requires the organisation's own bearer token; it fingerprints only with the salt
-the notary issued for the current incident, and at most `limit` distinct events per salt.
+the notary issued for the current incident, and at most `limit` distinct events per salt. That
+budget lives in the ledger the server is given (`signoff.incident.budget`), so restarting the
+server, or running several servers for one organisation on the same database, never resets or
+exceeds it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -20,7 +23,9 @@ import httpx
 import uvicorn
 from fastapi import FastAPI, Header, Request
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
+from signoff.incident.budget import FINGERPRINTS_PER_SALT, BudgetExhausted, SaltBudget
 from signoff.incident.fingerprint import fingerprint, salt_id
 from signoff.incident.fixture import Captured
 from signoff.incident.notary import IssuedSalt
@@ -31,8 +36,9 @@ from signoff.kernel.errors import (
     UnavailableError,
     UsageError,
 )
+from signoff.ledger import Ledger
 
-FINGERPRINTS_PER_SALT = 5
+__all__ = ["FINGERPRINTS_PER_SALT", "EvidenceClient", "EvidenceStore", "LoopbackServer", "make_app"]
 
 
 class _HttpError(Exception):
@@ -42,17 +48,21 @@ class _HttpError(Exception):
 
 @dataclass
 class EvidenceStore:
-    """What one organisation captured, and which events it already fingerprinted per salt."""
+    """What one organisation captured, and its durable per-salt fingerprint budget."""
 
     org: str
     captures: dict[str, Captured]
-    limit: int = FINGERPRINTS_PER_SALT
-    spent: dict[str, set[str]] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    budget: SaltBudget
+
+    @property
+    def limit(self) -> int:
+        return self.budget.limit
 
     @classmethod
-    def of(cls, org: str, captured: list[Captured], limit: int = FINGERPRINTS_PER_SALT) -> EvidenceStore:
-        return cls(org, {c.event_id: c for c in captured}, limit)
+    def of(cls, org: str, captured: list[Captured], ledger: Ledger,
+           limit: int = FINGERPRINTS_PER_SALT) -> EvidenceStore:
+        """`ledger` keeps the budget; the caller opens and closes it (one per organisation)."""
+        return cls(org, {c.event_id: c for c in captured}, SaltBudget(ledger, org, limit))
 
 
 def make_app(store: EvidenceStore, token: str, current_salt: Callable[[], IssuedSalt | None]) -> FastAPI:
@@ -100,12 +110,15 @@ def make_app(store: EvidenceStore, token: str, current_salt: Callable[[], Issued
         captured = store.captures.get(event_id)
         if captured is None:
             raise _HttpError(404, f"no captured event {event_id}", "list events with GET /v1/events")
-        with store.lock:
-            spent = store.spent.setdefault(salt_id(salt), set())
-            if event_id not in spent and len(spent) >= store.limit:
-                raise _HttpError(429, f"at most {store.limit} events are fingerprinted per salt",
-                                 "open a new incident with the notary for a fresh salt")
-            spent.add(event_id)
+        # Spend before answering (a failure after this costs a slot, never grants one); the ledger
+        # call blocks, so it runs off the event loop and requests really race on the database.
+        try:
+            await run_in_threadpool(store.budget.spend, salt_id(salt), event_id)
+        except BudgetExhausted as exc:
+            raise _HttpError(429, exc.message, exc.fix or "open a new incident for a fresh salt") from exc
+        except SignoffError as exc:
+            raise _HttpError(503, f"fingerprint budget unavailable: {exc.message}",
+                             exc.fix or "retry later") from exc
         fp = fingerprint(event_id, captured.raw, salt, incident)
         fp["org"] = store.org
         fp["status"] = captured.status

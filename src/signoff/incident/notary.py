@@ -4,18 +4,23 @@ fingerprints of the same event field by field.
 It holds no payloads. Its comparison says which fields match, which differ, the byte delta, and
 which side escaped; and, when the delta is a multiple of 4 and only one side escaped, that this fits
 non-ASCII characters written as 6-byte \\uXXXX escapes on one side and 2-byte UTF-8 on the other.
+
+Its only state is the salts it issued: `state()` gives them as JSON and `Notary.from_state(...)` /
+`Notary.restore(...)` rebuild a notary from them (part 2 keeps them in a room document only the
+notary writes), refusing state that names an incident or a salt twice.
 """
 
 from __future__ import annotations
 
 import secrets
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from signoff.incident.fingerprint import salt_id
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
-from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
+from signoff.kernel.errors import IntegrityError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import readable_id
 
 
@@ -34,12 +39,60 @@ class IssuedSalt:
         return {"incident": self.incident, "salt": self.salt.hex(), "salt_id": self.salt_id,
                 "issued_at": self.issued_at}
 
+    @classmethod
+    def from_json(cls, data: Any) -> IssuedSalt:
+        """Read back `as_json()` (salt_id optional; when present it must match the salt)."""
+        try:
+            incident, salt, issued_at = str(data["incident"]), bytes.fromhex(str(data["salt"])), str(data["issued_at"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IntegrityError("a stored notary salt is not {incident, salt (hex), issued_at}",
+                                 "restore the notary's state from an untouched copy") from exc
+        if not incident or len(salt) < 16:
+            raise IntegrityError(f"stored salt of {incident or '(no incident)'} is empty or shorter than 16 bytes",
+                                 "restore the notary's state from an untouched copy")
+        issued = cls(incident, salt, issued_at)
+        if "salt_id" in data and data["salt_id"] != issued.salt_id:
+            raise IntegrityError(f"stored salt of {incident} does not match its salt id",
+                                 "restore the notary's state from an untouched copy")
+        return issued
+
 
 @dataclass
 class Notary:
     clock: Clock = field(default_factory=SystemClock)
-    _issued: list[IssuedSalt] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Not an init argument: a notary's salts come only from open_incident or from restore().
+    _issued: list[IssuedSalt] = field(default_factory=list, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    @classmethod
+    def restore(cls, issued: Iterable[IssuedSalt], clock: Clock | None = None) -> Notary:
+        """A notary that already issued `issued` (oldest first; the last one is current)."""
+        salts = list(issued)
+        incidents, ids = [s.incident for s in salts], [s.salt_id for s in salts]
+        if len(set(incidents)) != len(incidents) or len(set(ids)) != len(ids):
+            raise IntegrityError("the notary's stored salts name an incident or a salt twice",
+                                 "restore the notary's state from an untouched copy")
+        notary = cls(clock or SystemClock())
+        notary._issued = salts
+        return notary
+
+    @classmethod
+    def from_state(cls, state: Any, clock: Clock | None = None) -> Notary:
+        """Rebuild from `state()`."""
+        if not isinstance(state, dict) or not isinstance(state.get("issued"), list):
+            raise IntegrityError("the notary's stored state is not {issued: [...]}",
+                                 "restore the notary's state from an untouched copy")
+        return cls.restore((IssuedSalt.from_json(i) for i in state["issued"]), clock)
+
+    def state(self) -> dict[str, Any]:
+        """Everything needed to restore this notary: the salts it issued, oldest first."""
+        with self._lock:
+            return {"issued": [s.as_json() for s in self._issued]}
+
+    @property
+    def issued(self) -> tuple[IssuedSalt, ...]:
+        with self._lock:
+            return tuple(self._issued)
 
     def open_incident(self, incident: str | None = None) -> IssuedSalt:
         """Issue a fresh salt; the new incident becomes the current one."""

@@ -108,10 +108,7 @@ class NotaryService(Actor):
         doc = self.own_document(SHARED, self.DOC)
         if doc is None:
             return
-        issued = [IssuedSalt(i["incident"], bytes.fromhex(i["salt"]), i["issued_at"])
-                  for i in json.loads(doc["content"])["issued"]]
-        # Part 1's Notary keeps its salts in memory only; restoring them goes through its dataclass field.
-        self.notary = Notary(_issued=issued)
+        self.notary = Notary.from_state(json.loads(doc["content"]))
 
     def current(self) -> IssuedSalt | None:
         try:
@@ -142,9 +139,8 @@ class NotaryService(Actor):
             except UsageError:
                 return  # an older incident's name: salts are never reissued
         issued = self.notary.current
-        self.write_document(SHARED, self.DOC, canonical_text({"issued": [
-            {"incident": s.incident, "salt": s.salt.hex(), "issued_at": s.issued_at} for s in self.notary._issued]}),
-            "salts the notary issued (public inside each incident)")
+        self.write_document(SHARED, self.DOC, canonical_text(self.notary.state()),
+                            "salts the notary issued (public inside each incident)")
         text = (f"{issued.incident} salt {issued.salt.hex()} (salt id {issued.salt_id}); fingerprints compare only "
                 f"inside {issued.incident}.")
         if not any(m["body"].endswith(text) and m["sender"] == self.sender for m in self.messages(SHARED)):
@@ -193,7 +189,7 @@ class ApproverService(Actor):
     def approver(self, org: str) -> Approver:
         key = self.ws.keys.ensure(f"incident-approver-{org}")
         cur = self.current()
-        notary = Notary(_issued=[cur] if cur else [])  # a read-only view of the notary's current incident
+        notary = Notary.restore([cur] if cur else [])  # a read-only view of the notary's current incident
         return Approver(org, HUMANS[org], private_room(org), key, Chain(self.ws.approvals_path(org), key), notary,
                         lambda: self.ws.guard_file_digest(org), self.ws.pins()[org])
 

@@ -57,7 +57,8 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
 
     captures = {"payco": load_capture(buggy.payco_capture), "shopco": load_capture(buggy.shopco_capture)}
     tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
-    servers = {org: LoopbackServer(make_app(EvidenceStore.of(org, captures[org]), tokens[org],
+    ledgers = {org: ws.evidence_ledger(org) for org in ORGS}
+    servers = {org: LoopbackServer(make_app(EvidenceStore.of(org, captures[org], ledgers[org]), tokens[org],
                                             lambda: notary.current)) for org in ORGS}
     fingerprints: dict[str, dict[str, Any]] = {}
     refused: dict[str, str] = {}
@@ -79,6 +80,8 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
         finally:
             for c in clients.values():
                 c.close()
+            for budget_ledger in ledgers.values():
+                budget_ledger.close()
 
     disclosures = {}
     for org in ORGS:

@@ -76,6 +76,7 @@ class Incident:
         self.ws = workspace(self.run_dir, keys)
         self.evidence_tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
         self.servers: dict[str, LoopbackServer] = {}
+        self.evidence_ledgers: dict[str, Ledger] = {}
         self.actors: dict[str, Actor] = {}
         self.users: dict[str, UserLink] = {}
         self.ledger: Ledger | None = None
@@ -132,7 +133,9 @@ class Incident:
         if not (captures / "payco-capture.jsonl").exists():
             simulate(captures, fixture=self.fixture)  # production traffic before the incident
         for org in ORGS:
-            store = EvidenceStore.of(org, load_capture(captures / f"{org}-capture.jsonl"))
+            # A restarted server reopens the same budget ledger: the salt's spent fingerprints stay spent.
+            ledger = self.evidence_ledgers[org] = self.ws.evidence_ledger(org)
+            store = EvidenceStore.of(org, load_capture(captures / f"{org}-capture.jsonl"), ledger)
             server = LoopbackServer(make_app(store, self.evidence_tokens[org], self.current_salt))
             server.__enter__()
             self.servers[org] = server
@@ -140,7 +143,10 @@ class Incident:
     def _stop_evidence(self) -> None:
         for server in self.servers.values():
             server.__exit__(None, None, None)
+        for ledger in self.evidence_ledgers.values():
+            ledger.close()
         self.servers = {}
+        self.evidence_ledgers = {}
 
     def current_salt(self) -> IssuedSalt | None:
         notary = self.actors.get(NOTARY)

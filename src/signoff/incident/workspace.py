@@ -3,6 +3,7 @@
 Layout under the root (by default `<home>/incident/`):
 
     captures/{payco,shopco}-capture.jsonl   what each organisation captured (the fixture writes these)
+    captures/<org>-fingerprints.db          the evidence server's ledger: its per-salt fingerprint budget
     <org>/guard.json                        the guard's configuration (shapes and name hashes only)
     <org>/approvals.jsonl                   the approver's signed, hash-chained records
     <org>/guard-log.jsonl                   the guard's signed, hash-chained decisions (rules, counts)
@@ -30,6 +31,7 @@ from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, UsageError
 from signoff.kernel.ids import readable_id
+from signoff.ledger import Ledger
 from signoff.trust import KeyStore
 
 SHARED_ROOM = "shared"
@@ -61,6 +63,12 @@ class Workspace:
     @property
     def captures(self) -> Path:
         return self.root / "captures"
+
+    def evidence_ledger(self, org: str) -> Ledger:
+        """The ledger `org`'s evidence servers keep their fingerprint budget in (the caller closes
+        it). It sits with the captures, which only the evidence servers read."""
+        self.captures.mkdir(parents=True, exist_ok=True)
+        return Ledger.from_url(f"sqlite:///{(self.captures / f'{check_org(org)}-fingerprints.db').resolve()}")
 
     @property
     def shared_room(self) -> RoomLog:
