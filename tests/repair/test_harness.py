@@ -12,6 +12,7 @@ from signoff.repair.harness import freeze, harness_digest, load
 
 
 def _harness(tmp_path: Path) -> Path:
+    # The files' contents are data to freeze and digest; these tests never run them.
     h = tmp_path / "h"
     (h / "sub").mkdir(parents=True)
     (h / "test_a.py").write_text("def test_a(): assert True\n")

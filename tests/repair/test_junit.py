@@ -14,6 +14,9 @@ from signoff.repair.runners import PYTEST_BOOTSTRAP, Runner
 from signoff.repair.verdict import outcome_of
 from tests.support.requires import require_binary
 
+# A harness run by the real pytest so that every outcome the parser must tell apart appears in a real
+# report: a pass, an assertion failure, parametrised cases, an import error inside a test, a skip (which
+# must never count as a pass), a setup error and a class member.
 HARNESS = '''\
 import pytest
 import shop
