@@ -122,7 +122,7 @@ class Budget:
                 reserved_micros=worst_micros, charged_micros=None, status="reserved", started_at=now,
             ))
 
-        self.ledger._with_retry(run)
+        self.ledger.transact(run)
 
     def _check_rate(self, conn: Connection, now: float, client: str | None, limit: int, name: str) -> None:
         query = select(agent_calls.c.started_at).where(agent_calls.c.started_at > now - HOUR)
@@ -143,7 +143,7 @@ class Budget:
             conn.execute(update(agent_calls).where(agent_calls.c.call_id == call_id).values(
                 charged_micros=charged_micros, status=status, finished_at=self.ledger.clock.now()))
 
-        self.ledger._with_retry(run)
+        self.ledger.transact(run)
 
     def usage(self) -> Usage:
         lim = self.limits

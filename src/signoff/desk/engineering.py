@@ -17,7 +17,7 @@ from signoff.desk.credentials import Actor, require
 from signoff.desk.forge import _git
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import ConflictError, RefusedError
-from signoff.ledger import Job, Outbox
+from signoff.ledger import Job, Outbox, Worker
 
 SCRIPT = "shoplite"
 
@@ -34,25 +34,14 @@ class EngineeringService:
         self.desk = desk
         self.actor = actor
         self.script = script
-        self.outbox = Outbox(desk.ledger, lease_seconds=300)
+        # Failures are recorded on the job; retried with backoff, dead after max attempts.
+        self.worker = Worker(Outbox(desk.ledger, lease_seconds=300), {ENGINEERING: lambda job: self.handle(job)})
 
     def run_once(self) -> bool:
-        job = self.outbox.claim([ENGINEERING])
-        if job is None:
-            return False
-        try:
-            self.handle(job)
-        except Exception as exc:  # recorded on the job; retried with backoff, dead after max attempts
-            self.outbox.fail(job, f"{type(exc).__name__}: {exc}")
-        else:
-            self.outbox.ack(job)
-        return True
+        return self.worker.run_once()
 
     def drain(self, limit: int = 100) -> int:
-        n = 0
-        while n < limit and self.run_once():
-            n += 1
-        return n
+        return self.worker.drain(limit)
 
     def handle(self, job: Job) -> None:
         p = job.payload

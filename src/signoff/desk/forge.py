@@ -23,7 +23,7 @@ from typing import Any
 
 from signoff.desk import webhooks
 from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
-from signoff.ledger import Ledger, NewEvent, NewJob, Outbox
+from signoff.ledger import Job, Ledger, NewEvent, NewJob, Outbox, Worker
 from signoff.repair import gitrepo
 
 TOPIC = "desk.forge.webhook"
@@ -229,19 +229,16 @@ class Forge:
     def deliver(self, target: Deliver, limit: int = 1000) -> int:
         """Send pending deliveries to `target(headers, body)`, signed; at-least-once (the desk
         refuses a delivery id it has seen, so a redelivery is harmless)."""
-        outbox = Outbox(self.ledger, lease_seconds=60)
         sent = 0
-        while sent < limit:
-            job = outbox.claim([TOPIC])
-            if job is None:
-                break
+
+        def send(job: Job) -> None:
+            nonlocal sent
             body = job.payload["body"].encode()
-            headers = webhooks.headers_for(job.payload["event"], job.payload["delivery"], self.secret, body)
-            try:
-                target(headers, body)
-            except Exception as exc:  # a failed delivery is retried with backoff, as GitHub does
-                outbox.fail(job, f"{type(exc).__name__}: {exc}")
-                continue
-            outbox.ack(job)
+            target(webhooks.headers_for(job.payload["event"], job.payload["delivery"], self.secret, body), body)
             sent += 1
+
+        # A failed delivery is retried with backoff, as GitHub does.
+        worker = Worker(Outbox(self.ledger, lease_seconds=60), {TOPIC: send})
+        while sent < limit and worker.run_once():
+            pass
         return sent

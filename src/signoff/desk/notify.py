@@ -17,7 +17,7 @@ from typing import Any
 from signoff.desk.credentials import Actor, require
 from signoff.desk.workflow import NOTIFY, Desk
 from signoff.kernel.errors import ConflictError
-from signoff.ledger import Job, NewEvent, Outbox
+from signoff.ledger import Job, NewEvent, Outbox, Worker
 
 CARD_NS = uuid.UUID("6f1c1a52-5d57-4a55-9b35-3f0d1f0f2b11")
 TEXT = {
@@ -47,7 +47,12 @@ class Concierge:
         self.desk = desk
         self.actor = actor
         self.link = link
-        self.outbox = Outbox(desk.ledger, lease_seconds=60)
+
+        def handle(job: Job) -> None:
+            self.deliver(job)
+
+        # A failed delivery is recorded on the job and retried with backoff.
+        self.worker = Worker(Outbox(desk.ledger, lease_seconds=60), {NOTIFY: handle})
 
     def deliver(self, job: Job) -> dict[str, Any]:
         p = job.payload
@@ -67,22 +72,10 @@ class Concierge:
         return notice
 
     def run_once(self) -> bool:
-        job = self.outbox.claim([NOTIFY])
-        if job is None:
-            return False
-        try:
-            self.deliver(job)
-        except Exception as exc:  # recorded on the job, retried with backoff
-            self.outbox.fail(job, f"{type(exc).__name__}: {exc}")
-        else:
-            self.outbox.ack(job)
-        return True
+        return self.worker.run_once()
 
     def drain(self, limit: int = 1000) -> int:
-        n = 0
-        while n < limit and self.run_once():
-            n += 1
-        return n
+        return self.worker.drain(limit)
 
     def collect_answers(self) -> list[dict[str, Any]]:
         """Apply answered cards once. "yes" confirms or verifies; "no" needs a reason, so the

@@ -2,7 +2,7 @@
 
 from signoff.ledger.audit import ChainReport, verify_chain
 from signoff.ledger.outbox import Job, JobState, Outbox, Worker, backoff
-from signoff.ledger.store import AppendResult, Event, Ledger, NewEvent, NewJob
+from signoff.ledger.store import AppendResult, Event, Ledger, NewEvent, NewJob, UnitOfWork
 
 __all__ = [
     "AppendResult",
@@ -14,6 +14,7 @@ __all__ = [
     "NewEvent",
     "NewJob",
     "Outbox",
+    "UnitOfWork",
     "Worker",
     "backoff",
     "verify_chain",

@@ -105,8 +105,7 @@ class Outbox:
                 lease_expires_at=expires,
             )
 
-        result: Job | None = self.ledger._with_retry(run)
-        return result
+        return self.ledger.transact(run)
 
     def ack(self, job: Job) -> bool:
         """Mark the job done. False when the lease was lost (someone else holds or finished it)."""
@@ -119,8 +118,7 @@ class Outbox:
             )
             return bool(res.rowcount == 1)
 
-        result: bool = self.ledger._with_retry(run)
-        return result
+        return self.ledger.transact(run)
 
     def fail(self, job: Job, error: str) -> str:
         """Record a failed attempt: back off, or park as dead after max attempts. Returns the status."""
@@ -144,8 +142,7 @@ class Outbox:
             )
             return status
 
-        result: str = self.ledger._with_retry(run)
-        return result
+        return self.ledger.transact(run)
 
     def jobs(self, status: str | None = None, topic: str | None = None) -> list[JobState]:
         query = select(outbox).order_by(outbox.c.created_at, outbox.c.job_id)
@@ -177,24 +174,36 @@ class Outbox:
             )
             return bool(res.rowcount == 1)
 
-        result: bool = self.ledger._with_retry(run)
-        return result
+        return self.ledger.transact(run)
 
 
 Handler = Callable[[Job], None]
 
 
-class Worker:
-    """Deliver outbox jobs to handlers by topic until stopped.
+def describe(exc: Exception) -> str:
+    """The error recorded on a failed job: the exception's type and text."""
+    return f"{type(exc).__name__}: {exc}"
 
-    A handler that raises fails the job (backoff, then dead after max attempts); one that returns
-    acknowledges it. Handlers must make their effect idempotent on `job.job_id`.
+
+class Worker:
+    """Deliver outbox jobs to handlers by topic: the one claim / handle / acknowledge loop.
+
+    A handler that returns acknowledges its job. One that raises one of `failures` (default: any
+    Exception) fails it: the error (`error_text(exc)`) is recorded, the job backs off and is parked
+    as dead after max attempts. Anything else (a BaseException such as KeyboardInterrupt, or an
+    exception outside a narrower `failures`) propagates with the lease held, as a crash does: the
+    lease lapses and the job is delivered again. Handlers must make their effect idempotent on
+    `job.job_id`.
     """
 
-    def __init__(self, outbox: Outbox, handlers: dict[str, Handler], idle_sleep: float = 0.05) -> None:
+    def __init__(self, outbox: Outbox, handlers: dict[str, Handler], idle_sleep: float = 0.05,
+                 failures: tuple[type[Exception], ...] = (Exception,),
+                 error_text: Callable[[Exception], str] = describe) -> None:
         self.outbox = outbox
         self.handlers = handlers
         self.idle_sleep = idle_sleep
+        self.failures = failures
+        self.error_text = error_text
         self._stop = threading.Event()
 
     def run_once(self) -> bool:
@@ -204,14 +213,14 @@ class Worker:
             return False
         try:
             self.handlers[job.topic](job)
-        except Exception as exc:  # any failure of a handler is the job's failure, recorded, not fatal
-            self.outbox.fail(job, f"{type(exc).__name__}: {exc}")
+        except self.failures as exc:  # the job's failure, recorded, not fatal to the worker
+            self.outbox.fail(job, self.error_text(exc))
         else:
             self.outbox.ack(job)
         return True
 
     def drain(self, limit: int = 10_000) -> int:
-        """Deliver every job that is due now; returns how many were handled."""
+        """Deliver every job that is due now, at most `limit`; returns how many were handled."""
         handled = 0
         while handled < limit and self.run_once():
             handled += 1

@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, RootTransaction, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlalchemy.exc import OperationalError
 
@@ -25,6 +25,7 @@ from signoff.ledger.engine import WRITE, is_postgres, make_engine, migrate
 from signoff.ledger.schema import cases, chain_head, counters, events, idempotency, outbox
 
 GENESIS = "0" * 64
+T = TypeVar("T")
 
 # Statements built once: constructing them per call costs more than executing them on SQLite.
 _SEL_IDEMPOTENT = select(idempotency.c.result).where(idempotency.c.key == bindparam("k"))
@@ -101,6 +102,23 @@ def event_hash(
     return sha256_bytes(canonical_text(body).encode())
 
 
+class UnitOfWork:
+    """An open write transaction: statements go through `conn`; `commit` or `rollback` ends it
+    early (the `with` block ends it otherwise)."""
+
+    def __init__(self, conn: Connection, tx: RootTransaction) -> None:
+        self.conn = conn
+        self._tx = tx
+
+    def commit(self) -> None:
+        if self._tx.is_active:
+            self._tx.commit()
+
+    def rollback(self) -> None:
+        if self._tx.is_active:
+            self._tx.rollback()
+
+
 class Ledger:
     def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
         self.engine = engine
@@ -126,16 +144,34 @@ class Ledger:
 
     # -- transactions -------------------------------------------------------------------------
 
-    def write(self) -> _WriteTx:
-        """A write transaction that holds the chain lock (SQLite: BEGIN IMMEDIATE)."""
-        return _WriteTx(self)
+    @contextlib.contextmanager
+    def transaction(self, lock_chain: bool = True) -> Iterator[UnitOfWork]:
+        """One write transaction (SQLite: BEGIN IMMEDIATE), committed when the block ends and
+        rolled back when it raises. With `lock_chain` (PostgreSQL) the chain head is locked first,
+        which serialises the transaction with every append.
 
-    def _with_retry(self, fn: Callable[[Connection], Any], lock_first: bool = True) -> Any:
-        """Run `fn` in a write transaction, retrying transient failures.
+        A `with` block cannot run itself again, so this form does not retry: use `transact` for
+        work that should be retried when the database reports a transient failure.
+        """
+        with self._queue_for_write(), self.engine.connect() as raw:
+            conn = raw.execution_options(**WRITE)
+            uow = UnitOfWork(conn, conn.begin())
+            try:
+                if lock_chain and is_postgres(self.engine):
+                    conn.execute(_LOCK_HEAD)
+                yield uow
+            except BaseException:
+                uow.rollback()
+                raise
+            uow.commit()
 
-        With `lock_first` (the default) the chain head is locked before `fn` runs, which serialises
-        the transaction with every append; `append` itself locks late to keep that window short and
-        retries the unique-key races that late locking allows.
+    def transact(self, work: Callable[[Connection], T], lock_chain: bool = True) -> T:
+        """Run `work` in a `transaction()` and return its result, running it again (in a fresh
+        transaction) after a transient failure. `work` must therefore have no effect outside the
+        database.
+
+        Without `lock_chain` the chain head is not locked up front; `append` locks it late to keep
+        that window short, and retries the unique-key races that late locking allows.
         """
         # SQLite can still answer "database is locked" under heavy multi-process load past
         # busy_timeout; PostgreSQL can report serialization/deadlock. Both are safe to retry
@@ -143,18 +179,14 @@ class Ledger:
         delay = 0.01
         for attempt in range(50):
             try:
-                with self._queue_for_write(), self.engine.connect() as raw:
-                    conn = raw.execution_options(**WRITE)
-                    with conn.begin():
-                        if lock_first and is_postgres(self.engine):
-                            conn.execute(_LOCK_HEAD)
-                        return fn(conn)
+                with self.transaction(lock_chain) as uow:
+                    return work(uow.conn)
             except (OperationalError, SAIntegrityError) as exc:
                 message = str(exc.orig).lower()
                 transient = "locked" in message or "deadlock" in message or "serializ" in message
                 # two appends racing to create the same case or idempotency key: the loser retries
                 # and then sees the winner's row (a conflict or a replay)
-                transient = transient or (not lock_first and isinstance(exc, SAIntegrityError))
+                transient = transient or (not lock_chain and isinstance(exc, SAIntegrityError))
                 if not transient or attempt == 49:
                     raise
                 time.sleep(delay)
@@ -258,8 +290,7 @@ class Ledger:
             return result
 
         pg = is_postgres(self.engine)
-        result: AppendResult = self._with_retry(run, lock_first=False)
-        return result
+        return self.transact(run, lock_chain=False)
 
     def update(
         self,
@@ -341,8 +372,7 @@ class Ledger:
                 conn.execute(update(counters).where(counters.c.name == name).values(value=value))
             return value
 
-        result: int = self._with_retry(run)
-        return result
+        return self.transact(run)
 
     # -- outbox (see outbox.py for the worker side) -------------------------------------------
 
@@ -355,17 +385,7 @@ class Ledger:
             for job, text_ in items:
                 _insert_job(conn, job, text_, case_id, now)
 
-        self._with_retry(run)
-
-
-class _WriteTx:
-    """Context manager form of a write transaction for callers that need several statements."""
-
-    def __init__(self, ledger: Ledger) -> None:
-        self._ledger = ledger
-
-    def run(self, fn: Callable[[Connection], Any]) -> Any:
-        return self._ledger._with_retry(fn)
+        self.transact(run)
 
 
 def _insert_job(conn: Connection, job: NewJob, text_: str, case_id: str | None, now: float) -> None:

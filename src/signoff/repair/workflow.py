@@ -27,7 +27,7 @@ from typing import Any
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import NotFoundError, SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Event, Ledger, NewEvent, NewJob, Outbox
+from signoff.ledger import Event, Job, Ledger, NewEvent, NewJob, Outbox, Worker
 from signoff.repair import gitrepo
 from signoff.repair.harness import freeze, harness_digest
 from signoff.repair.verdict import VERIFIED
@@ -141,7 +141,10 @@ class RepairDesk:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
         self.verifier, self.fixer = verifier, fixer
         self.max_attempts = max_attempts
-        self.outbox = Outbox(ledger)
+        # Only a SignoffError is a job's failure; anything else stops the loop with the lease held
+        # (the job is delivered again once the lease lapses).
+        self.worker = Worker(Outbox(ledger), {topic: self._run for topic in TOPICS}, failures=(SignoffError,),
+                             error_text=lambda exc: exc.message if isinstance(exc, SignoffError) else str(exc))
         self._cursor = 0
 
     # -- set-up ---------------------------------------------------------------------------------
@@ -184,14 +187,7 @@ class RepairDesk:
                     self.on_message(env)
                     done += 1
                     progressed = True
-            job = self.outbox.claim(list(TOPICS))
-            if job is not None:
-                try:
-                    self.run_job(job.topic, job.job_id, job.payload)
-                except SignoffError as exc:
-                    self.outbox.fail(job, exc.message)
-                else:
-                    self.outbox.ack(job)
+            if self.worker.run_once():
                 done += 1
                 progressed = True
             if not progressed:
@@ -302,6 +298,9 @@ class RepairDesk:
         self.ledger.append(case_key(case_id), 0, events, jobs, idempotency_key=idem)
 
     # -- jobs -----------------------------------------------------------------------------------
+
+    def _run(self, job: Job) -> None:
+        self.run_job(job.topic, job.job_id, job.payload)
 
     def run_job(self, topic: str, key: str, payload: dict[str, Any]) -> None:
         handlers: dict[str, Callable[[str, dict[str, Any]], None]] = {

@@ -1,14 +1,11 @@
-"""Applies ledger events (case ids `rooms.*`) to the rooms query tables, in chain order.
-
-The tables are a cache of the events: `rebuild()` drops their rows and replays every event. The
-cursor row is advanced in the same transaction as the rows it covers, with a compare-and-set, so
-two processes catching up at once never apply an event twice.
+"""The rooms projection's handlers: how each rooms event (case ids `rooms.*`) changes the rooms
+query tables. The ledger's projector (`signoff.ledger.projection`) runs them in chain order, keeps the
+cursor and rebuilds the tables from the events.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, select, update
 
 from signoff.ledger import Event, Ledger
-from signoff.ledger.schema import events
+from signoff.ledger import projection as ledger_projection
 from signoff.rooms.tables import (
     rooms_agents,
     rooms_approvals,
@@ -42,10 +39,11 @@ STRUCTURAL = frozenset({
 CURSOR = "rooms"
 BATCH = 500
 
-ALL_TABLES = (
+# Cleared by a rebuild (the cursor row too, by the ledger's projector).
+TABLES = (
     rooms_users, rooms_tokens, rooms_agents, rooms_rooms, rooms_members, rooms_messages,
     rooms_deliveries, rooms_documents, rooms_roles, rooms_references, rooms_room_references,
-    rooms_approvals, rooms_cursor,
+    rooms_approvals,
 )
 
 
@@ -75,85 +73,40 @@ class Applied:
 
 
 class Projector:
-    def __init__(self, ledger: Ledger, on_applied: Callable[[Applied], None] | None = None) -> None:
-        self.ledger = ledger
-        self._lock = threading.Lock()
-        self._on_applied = on_applied
-        self._cursor = self._read_cursor()
+    """The ledger's projector over the rooms tables, reporting each pass as an `Applied`."""
 
-    def _read_cursor(self) -> int:
-        with self.ledger.engine.connect() as conn:
-            value = conn.execute(select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR)).scalar()
-        return int(value or 0)
+    def __init__(self, ledger: Ledger, on_applied: Callable[[Applied], None] | None = None) -> None:
+        self._on_applied = on_applied
+        self._projector: ledger_projection.Projector[Applied] = ledger_projection.Projector(
+            ledger, name=CURSOR, prefix=PREFIX, cursor_table=rooms_cursor, tables=TABLES, start=Applied,
+            apply=_apply_into, on_pass=self._passed, batch=BATCH)
+
+    def _passed(self, result: Applied | None, cursor: int) -> None:
+        if self._on_applied is None:
+            return
+        applied = result if result is not None else Applied(foreign=True)
+        applied.cursor = cursor
+        self._on_applied(applied)
 
     def cursor(self) -> int:
-        return self._cursor
+        return self._projector.cursor()
 
     def stored_cursor(self) -> int:
         """The cursor as stored (moved by any process that applied events)."""
-        return self._read_cursor()
-
-    def _batch(self, after: int) -> list[Event]:
-        query = (select(events).where(events.c.seq > after, events.c.case_id.startswith(PREFIX, autoescape=True))
-                 .order_by(events.c.seq).limit(BATCH))
-        with self.ledger.engine.connect() as conn:
-            rows = conn.execute(query).all()
-        return [Event(int(r.seq), r.case_id, int(r.version), r.type, json.loads(r.payload), r.recorded_at,
-                      r.prev_hash, r.hash) for r in rows]
+        return self._projector.stored_cursor()
 
     def catch_up(self) -> int:
         """Apply every rooms event not applied yet; returns the cursor."""
-        with self._lock:
-            while True:
-                batch = self._batch(self._cursor)
-                if not batch:
-                    return self._cursor
-                applied = Applied()
-                expected = self._cursor
-
-                def run(conn: Connection, batch: list[Event] = batch, expected: int = expected,
-                        applied: Applied = applied) -> None:
-                    applied.keys.clear()
-                    applied.deliveries.clear()
-                    current = conn.execute(
-                        select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR)
-                    ).scalar()
-                    if int(current or 0) != expected:
-                        # Another process applied events meanwhile: take its cursor and read again.
-                        applied.foreign = True
-                        applied.cursor = int(current or 0)
-                        return
-                    for event in batch:
-                        applied.keys.update(apply(conn, event, applied.deliveries))
-                        applied.structural |= event.type in STRUCTURAL
-                    if current is None:
-                        conn.execute(insert(rooms_cursor).values(name=CURSOR, seq=batch[-1].seq))
-                    else:
-                        conn.execute(
-                            update(rooms_cursor).where(rooms_cursor.c.name == CURSOR).values(seq=batch[-1].seq)
-                        )
-                    applied.cursor = batch[-1].seq
-
-                self.ledger._with_retry(run)
-                self._cursor = applied.cursor
-                if self._on_applied is not None:
-                    self._on_applied(applied)
-                if not applied.foreign and len(batch) < BATCH:
-                    return self._cursor
+        return self._projector.catch_up()
 
     def rebuild(self) -> int:
         """Forget the tables and replay every rooms event (after a schema change or for a check)."""
-        with self._lock:
+        return self._projector.rebuild()
 
-            def run(conn: Connection) -> None:
-                for table in ALL_TABLES:
-                    conn.execute(delete(table))
 
-            self.ledger._with_retry(run)
-            self._cursor = 0
-            if self._on_applied is not None:
-                self._on_applied(Applied(foreign=True))
-        return self.catch_up()
+def _apply_into(conn: Connection, event: Event, applied: Applied) -> None:
+    applied.keys.update(apply(conn, event, applied.deliveries))
+    applied.structural |= event.type in STRUCTURAL
 
 
 _CHANNEL_TYPES: dict[str, str] = {}  # room id -> channel type (never changes once a room exists)

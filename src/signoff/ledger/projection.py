@@ -1,0 +1,111 @@
+"""Projections: query tables kept from the events of the cases whose ids start with a prefix.
+
+The tables are a cache of the events: `rebuild()` drops their rows and replays every event. A
+cursor row (one per projection, in a table with `name` and `seq` columns) records the last event
+applied; it is advanced in the same transaction as the rows it covers, with a compare-and-set, so
+two processes catching up at once never apply an event twice. A workflow supplies only its
+handlers: `apply(conn, event, into)` writes the rows of one event and notes what changed in `into`,
+a fresh `start()` value per pass.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+from sqlalchemy import Connection, Table, delete, insert, select, update
+
+from signoff.ledger.schema import events
+from signoff.ledger.store import Event, Ledger
+
+R = TypeVar("R")
+BATCH = 500
+
+
+class Projector(Generic[R]):
+    """Applies the events of one prefix, in chain order, to a projection's tables.
+
+    After every pass `on_pass(result, cursor)` is called: `result` is what `apply` noted, or None
+    when this process must drop what it derived in memory (another process applied events this
+    one never saw, or the tables were rebuilt).
+    """
+
+    def __init__(self, ledger: Ledger, *, name: str, prefix: str, cursor_table: Table, tables: Sequence[Table],
+                 start: Callable[[], R], apply: Callable[[Connection, Event, R], None],
+                 on_pass: Callable[[R | None, int], None] | None = None, batch: int = BATCH) -> None:
+        self.ledger = ledger
+        self.name, self.prefix = name, prefix
+        self._cursors, self._tables = cursor_table, tuple(tables)
+        self._start, self._apply, self._on_pass = start, apply, on_pass
+        self._batch_size = batch
+        self._lock = threading.Lock()
+        self._cursor = self.stored_cursor()
+
+    def cursor(self) -> int:
+        """The last event this process applied or saw applied."""
+        return self._cursor
+
+    def stored_cursor(self) -> int:
+        """The cursor as stored (moved by any process that applied events)."""
+        with self.ledger.engine.connect() as conn:
+            return self._read_cursor(conn) or 0
+
+    def _read_cursor(self, conn: Connection) -> int | None:
+        value = conn.execute(select(self._cursors.c.seq).where(self._cursors.c.name == self.name)).scalar()
+        return None if value is None else int(value)
+
+    def _batch(self, after: int) -> list[Event]:
+        query = (select(events).where(events.c.seq > after, events.c.case_id.startswith(self.prefix, autoescape=True))
+                 .order_by(events.c.seq).limit(self._batch_size))
+        with self.ledger.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [Event(int(r.seq), r.case_id, int(r.version), r.type, json.loads(r.payload), r.recorded_at,
+                      r.prev_hash, r.hash) for r in rows]
+
+    def catch_up(self) -> int:
+        """Apply every event not applied yet; returns the cursor."""
+        with self._lock:
+            while True:
+                batch = self._batch(self._cursor)
+                if not batch:
+                    return self._cursor
+                expected = self._cursor
+
+                def run(conn: Connection, batch: list[Event] = batch,
+                        expected: int = expected) -> tuple[R | None, int]:
+                    current = self._read_cursor(conn)
+                    if (current or 0) != expected:
+                        # Another process applied events meanwhile: take its cursor and read again.
+                        return None, current or 0
+                    result = self._start()  # fresh per attempt: a retried transaction starts over
+                    for event in batch:
+                        self._apply(conn, event, result)
+                    last = batch[-1].seq
+                    if current is None:
+                        conn.execute(insert(self._cursors).values(name=self.name, seq=last))
+                    else:
+                        conn.execute(update(self._cursors).where(self._cursors.c.name == self.name).values(seq=last))
+                    return result, last
+
+                result, self._cursor = self.ledger.transact(run)
+                if self._on_pass is not None:
+                    self._on_pass(result, self._cursor)
+                if result is not None and len(batch) < self._batch_size:
+                    return self._cursor
+
+    def rebuild(self) -> int:
+        """Forget the tables and replay every event (after a schema change or for a check)."""
+        with self._lock:
+
+            def run(conn: Connection) -> None:
+                for table in self._tables:
+                    conn.execute(delete(table))
+                conn.execute(delete(self._cursors).where(self._cursors.c.name == self.name))
+
+            self.ledger.transact(run)
+            self._cursor = 0
+            if self._on_pass is not None:
+                self._on_pass(None, 0)
+        return self.catch_up()
