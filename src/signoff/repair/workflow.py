@@ -223,6 +223,16 @@ class RepairDesk:
             self._log(desk_log, [NewEvent("repair.command_refused", {"message_id": message_id, "reason": "unknown"})],
                       [self._say(room_id, f"{verb} refused: there is no case {case_id}.", idem)], idem)
             return
+        # The harness is read once; the rules are applied to the case as it is when the decision is
+        # written (Ledger.update), so a command checked against a state that moved meanwhile is
+        # decided again, never recorded against the old state.
+        digest = self._current_digest(st) if verb == "approve" and exact else ""
+        self.ledger.update(case_key(case_id), lambda history: self._decide_command(
+            _folded(history), verb, exact, message_id, room_id, sender, digest, idem), idempotency_key=idem)
+
+    def _decide_command(self, st: CaseState, verb: str, exact: bool, message_id: str, room_id: str, sender: str,
+                        digest: str, idem: str) -> tuple[list[NewEvent], list[NewJob]]:
+        case_id, mention = st.case_id, f"@{self.verifier.name}"
         refusal = None
         if room_id != st.room_id:
             refusal = f"{verb} refused: commands for {case_id} count only in its case room."
@@ -237,32 +247,35 @@ class RepairDesk:
             refusal = f"{verb} refused: {case_id} is {st.state}, not awaiting review."
         elif verb == "accept" and (st.last_verdict or {}).get("verdict") != VERIFIED:
             refusal = f"accept refused: {case_id} has no VERIFIED candidate; it can only be rejected."
-        elif verb == "approve":
-            now = self._current_digest(st)
-            if now != st.harness_digest:
-                refusal = (f"approve refused: the harness changed since it was presented "
-                           f"(presented {st.harness_digest[:12]}, now {now[:12]}); nothing was approved.")
+        elif verb == "approve" and digest != st.harness_digest:
+            refusal = (f"approve refused: the harness changed since it was presented "
+                       f"(presented {st.harness_digest[:12]}, now {digest[:12]}); nothing was approved.")
         if refusal is not None:
-            self.ledger.append(case_key(case_id), None,
-                               [NewEvent("repair.command_refused", {"message_id": message_id, "verb": verb,
-                                                                    "room_id": room_id, "sender": sender,
-                                                                    "reason": refusal})],
-                               [self._say(room_id, refusal, idem)], idempotency_key=idem)
-            return
+            return ([NewEvent("repair.command_refused", {"message_id": message_id, "verb": verb, "room_id": room_id,
+                                                         "sender": sender, "reason": refusal})],
+                    [self._say(room_id, refusal, idem)])
         if verb == "approve":
-            events = [NewEvent("repair.approved", {"message_id": message_id, "by": sender,
-                                                   "harness_digest": st.harness_digest})]
-            jobs = [NewJob(f"{case_id}:reproduce", "repair.reproduce", {"case_id": case_id}),
-                    self._say(room_id, f"{case_id} approved (harness {st.harness_digest[:12]}); reproducing on "
-                                       f"base {st.base[:12]}.", idem)]
-        elif verb == "accept":
-            events = [NewEvent("repair.accepted", {"message_id": message_id, "by": sender,
-                                                   "candidate": st.candidates.get(max(st.verdicts), "")})]
-            jobs = [self._say(room_id, f"{case_id} accepted.", idem)]
-        else:
-            events = [NewEvent("repair.declined", {"message_id": message_id, "by": sender})]
-            jobs = [self._say(room_id, f"{case_id} rejected by review; closed.", idem)]
-        self.ledger.append(case_key(case_id), None, events, jobs, idempotency_key=idem)
+            return ([NewEvent("repair.approved", {"message_id": message_id, "by": sender,
+                                                  "harness_digest": st.harness_digest})],
+                    [NewJob(f"{case_id}:reproduce", "repair.reproduce", {"case_id": case_id}),
+                     self._say(room_id, f"{case_id} approved (harness {st.harness_digest[:12]}); reproducing on "
+                                        f"base {st.base[:12]}.", idem)])
+        if verb == "accept":
+            return ([NewEvent("repair.accepted", {"message_id": message_id, "by": sender,
+                                                  "candidate": st.candidates.get(max(st.verdicts), "")})],
+                    [self._say(room_id, f"{case_id} accepted.", idem)])
+        return ([NewEvent("repair.declined", {"message_id": message_id, "by": sender})],
+                [self._say(room_id, f"{case_id} rejected by review; closed.", idem)])
+
+    def _record(self, case_id: str, still: Callable[[CaseState], bool], events: list[NewEvent],
+                jobs: list[NewJob], idem: str) -> None:
+        """Record a job's outcome on the case while `still` holds for the case as it is then; when
+        another delivery of the job got there first, nothing is written."""
+
+        def decide(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
+            return (events, jobs) if still(_folded(history)) else ([], [])
+
+        self.ledger.update(case_key(case_id), decide, idempotency_key=idem)
 
     def _current_digest(self, st: CaseState) -> str:
         try:
@@ -347,9 +360,8 @@ class RepairDesk:
         self._post(st.room_id, f"@{p['operator_name']} contract for {st.case_id} is in document '{name}' "
                                f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it with "
                                f"`@{self.verifier.name} approve {st.case_id}`.", key)
-        self.ledger.append(case_key(st.case_id), None, [NewEvent("repair.contract_presented",
-                                                                 {"document_id": doc_id})],
-                           idempotency_key=f"repair:done:{key}")
+        self._record(st.case_id, lambda now: True, [NewEvent("repair.contract_presented", {"document_id": doc_id})],
+                     [], f"repair:done:{key}")
 
     def _request(self, st: CaseState, **overrides: Any) -> VerifyRequest:
         c = st.contract
@@ -381,7 +393,8 @@ class RepairDesk:
             events = [NewEvent("repair.blocked", {"reason": why, "evidence": str(result.evidence)})]
             jobs = [self._say(st.room_id, f"{st.case_id} blocked: the expected assertion did not fail on base "
                                           f"({why}). No fix will be requested.", f"{key}:said")]
-        self.ledger.append(case_key(st.case_id), None, events, jobs, idempotency_key=f"repair:done:{key}")
+        self._record(st.case_id, lambda now: now.reproduction is None and now.state != "BLOCKED", events, jobs,
+                     f"repair:done:{key}")
 
     def _job_handoff(self, key: str, p: dict[str, Any]) -> None:
         st = self.case(p["case_id"])
@@ -391,9 +404,9 @@ class RepairDesk:
         command = {"command_id": canonical_digest({"case": st.case_id, "attempt": attempt})[:24],
                    "action": "propose_fix", "case_id": st.case_id, "base": st.base, "attempt": attempt}
         receipt = self._post(st.room_id, json.dumps(command, sort_keys=True), key, targets=(self.fixer.name,))
-        self.ledger.append(case_key(st.case_id), None, [NewEvent("repair.fix_requested", {
-            "attempt": attempt, "command_id": command["command_id"], "receipt": receipt.to_dict()})],
-            idempotency_key=f"repair:done:{key}")
+        self._record(st.case_id, lambda now: attempt not in now.handoffs, [NewEvent("repair.fix_requested", {
+            "attempt": attempt, "command_id": command["command_id"], "receipt": receipt.to_dict()})], [],
+            f"repair:done:{key}")
 
     def _job_commit(self, key: str, p: dict[str, Any]) -> None:
         st = self.case(p["case_id"])
@@ -406,10 +419,10 @@ class RepairDesk:
         message = f"{st.case_id} attempt {attempt}: {proposal['summary'][:200]}"
         commit = gitrepo.commit_files(repo, st.base, files, message,
                                       ref=f"refs/signoff/repair/{st.case_id}/{attempt}")
-        self.ledger.append(case_key(st.case_id), None, [NewEvent("repair.candidate", {
+        self._record(st.case_id, lambda now: attempt not in now.candidates, [NewEvent("repair.candidate", {
             "attempt": attempt, "commit": commit})],
             [NewJob(f"{st.case_id}:verify:{attempt}", "repair.verify", {"case_id": st.case_id, "attempt": attempt})],
-            idempotency_key=f"repair:done:{key}")
+            f"repair:done:{key}")
 
     def _job_verify(self, key: str, p: dict[str, Any]) -> None:
         st = self.case(p["case_id"])
@@ -423,8 +436,8 @@ class RepairDesk:
             "attempt": attempt, "candidate": commit, "verdict": result.verdict, "reasons": result.reasons,
             "fingerprint": result.fingerprint, "evidence": str(result.evidence), "diff": diff,
             "tamper": result.tamper})]
-        self.ledger.append(case_key(st.case_id), None, events, [self._next(st, attempt, result.verdict)],
-                           idempotency_key=f"repair:done:{key}")
+        self._record(st.case_id, lambda now: attempt not in now.verdicts, events,
+                     [self._next(st, attempt, result.verdict)], f"repair:done:{key}")
 
     def _next(self, st: CaseState, attempt: int, verdict: str | None) -> NewJob:
         if verdict != VERIFIED and attempt < self.max_attempts:
@@ -456,8 +469,8 @@ class RepairDesk:
                     f"(fingerprint {v['fingerprint'][:12]}); diff and evidence in document '{name}', "
                     f"evidence file {v['evidence']}. Reply {action}.")
         self._post(st.room_id, text, key)
-        self.ledger.append(case_key(st.case_id), None, [NewEvent("repair.review_requested", {})],
-                           idempotency_key=f"repair:done:{key}")
+        self._record(st.case_id, lambda now: now.state not in ("AWAITING_REVIEW", *FINAL),
+                     [NewEvent("repair.review_requested", {})], [], f"repair:done:{key}")
 
     def _operator_name(self, st: CaseState) -> str:
         kind, _, ident = st.operator.partition(":")
@@ -504,7 +517,7 @@ class FixerWorker:
                                                               "verifier's recorded hand-off (receipt mismatch)."})],
                 idempotency_key=idem)
             return
-        if attempt in st.proposals or attempt in st.failures:
+        if not _open_attempt(st, attempt):
             return  # already acted on (a redelivery after a restart)
         c = st.contract
         repo = gitrepo.open_repo(Path(c.repo))
@@ -523,18 +536,29 @@ class FixerWorker:
             # A rejected proposal, a spent budget or a provider that gave no reply: a failed attempt,
             # recorded and said in the room; the next attempt (or the review) follows.
             why = exc.reason if isinstance(exc, ProposalRejected) else exc.message
-            desk.ledger.append(case_key(case_id), None, [NewEvent("repair.attempt_failed", {
+            desk._record(case_id, lambda now: _open_attempt(now, attempt), [NewEvent("repair.attempt_failed", {
                 "attempt": attempt, "reason": why})],
                 [desk.after_failed_attempt(st, attempt),
                  desk._say(st.room_id, f"{case_id} attempt {attempt}: the fixer's proposal was refused "
-                                       f"({why}).", idem)], idempotency_key=idem)
+                                       f"({why}).", idem)], idem)
             return
         out = proposal.output
-        desk.ledger.append(case_key(case_id), None, [NewEvent("repair.proposal", {
+        desk._record(case_id, lambda now: _open_attempt(now, attempt), [NewEvent("repair.proposal", {
             "attempt": attempt, "summary": out["summary"], "files": out["files"], "kind": proposal.kind,
             "provider": proposal.provider, "model": proposal.model, "record": proposal.record})],
-            [NewJob(f"{case_id}:commit:{attempt}", "repair.commit", {"case_id": case_id, "attempt": attempt})],
-            idempotency_key=idem)
+            [NewJob(f"{case_id}:commit:{attempt}", "repair.commit", {"case_id": case_id, "attempt": attempt})], idem)
+
+
+def _folded(history: list[Event]) -> CaseState:
+    st = fold(history)
+    if st is None:  # cases are never deleted: one that was read before still exists
+        raise NotFoundError("the repair case has no report event", "check the ledger with `signoff ledger verify`")
+    return st
+
+
+def _open_attempt(st: CaseState, attempt: int) -> bool:
+    """The fixer has not acted on this attempt yet."""
+    return attempt not in st.proposals and attempt not in st.failures
 
 
 def _tracked(repo: Path, commit: str) -> list[str]:
