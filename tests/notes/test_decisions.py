@@ -1,16 +1,28 @@
-"""Human decisions: append-only, replayed in order, last decision wins; ship refuses and says why."""
+"""Human decisions: events of the run's ledger case, replayed in order, last decision wins; ship
+refuses and says why; decisions.jsonl is an export, checked line by line when read offline."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.notes.decisions import decide, read_decisions, replay, state_of, text_digest
+from signoff.ledger import Ledger
+from signoff.notes.decisions import (
+    decide,
+    decisions,
+    export_decisions,
+    exported_state,
+    read_decisions,
+    replay,
+    state_of,
+    text_digest,
+)
 from signoff.notes.render import render
 from signoff.notes.run import start_run
 from tests.notes.gitrepo import Repo
@@ -30,64 +42,77 @@ def run(template: Path, tmp_path: Path) -> Path:
     return tmp_path / "run"
 
 
-def _status(run: Path) -> dict[str, str]:
-    return {s.id: s.status for s in state_of(run).sentences}
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings.load(home=str(tmp_path / "home"))
 
 
-def test_approve_all_then_edit_then_reject_last_wins(run: Path) -> None:
-    decide(run, "approve all", "alice")
-    assert set(_status(run).values()) == {"approved"}
-    state = decide(run, "edit S2 The changes touch many files.", "bob")
+@pytest.fixture
+def ledger(settings: Settings) -> Iterator[Ledger]:
+    opened = Ledger.open(settings)
+    yield opened
+    opened.close()
+
+
+def _status(ledger: Ledger, run: Path) -> dict[str, str]:
+    return {s.id: s.status for s in state_of(ledger, run).sentences}
+
+
+def test_approve_all_then_edit_then_reject_last_wins(ledger: Ledger, run: Path) -> None:
+    decide(ledger, run, "approve all", "alice")
+    assert set(_status(ledger, run).values()) == {"approved"}
+    state = decide(ledger, run, "edit S2 The changes touch many files.", "bob")
     assert state.get("S2").status == "pending" and state.get("S2").edited
-    state = decide(run, "reject S2", "carol")
+    state = decide(ledger, run, "reject S2", "carol")
     assert state.get("S2").status == "rejected"
-    assert _status(run)["S1"] == "approved"
-    assert [d["action"] for d in read_decisions(run)] == ["approve", "edit", "reject"]
+    assert _status(ledger, run)["S1"] == "approved"
+    assert [d["action"] for d in decisions(ledger, run)] == ["approve", "edit", "reject"]
     # ... and in the other order the approval wins, over the edited text.
-    state = decide(run, "approve S2", "alice")
+    state = decide(ledger, run, "approve S2", "alice")
     assert state.get("S2").status == "approved" and state.get("S2").text == "The changes touch many files."
 
 
-def test_reject_then_approve_all_approves_again(run: Path) -> None:
-    decide(run, "reject S1", "alice")
-    decide(run, "approve all", "bob")
-    assert _status(run)["S1"] == "approved"
+def test_reject_then_approve_all_approves_again(ledger: Ledger, run: Path) -> None:
+    decide(ledger, run, "reject S1", "alice")
+    decide(ledger, run, "approve all", "bob")
+    assert _status(ledger, run)["S1"] == "approved"
 
 
-def test_ship_refuses_and_names_each_blocker(run: Path) -> None:
+def test_ship_refuses_and_names_each_blocker(ledger: Ledger, run: Path) -> None:
     with pytest.raises(RefusedError, match="S1: not approved"):
-        decide(run, "ship", "alice")
-    decide(run, "approve all", "alice")
-    decide(run, "edit S1 This release brings 12 commits.", "bob")
+        decide(ledger, run, "ship", "alice")
+    decide(ledger, run, "approve all", "alice")
+    decide(ledger, run, "edit S1 This release brings 12 commits.", "bob")
     with pytest.raises(RefusedError) as err:
-        decide(run, "ship", "alice")
+        decide(ledger, run, "ship", "alice")
     assert "S1: not approved since its edit; NUMBER_UNSUPPORTED '12'" in err.value.message
-    decide(run, "approve S1", "alice")
+    decide(ledger, run, "approve S1", "alice")
     with pytest.raises(RefusedError, match="S1: NUMBER_UNSUPPORTED '12'"):
-        decide(run, "ship", "alice")
-    assert [d["action"] for d in read_decisions(run)] == ["approve", "edit", "approve"]  # refusals not written
-    decide(run, "reject S1", "alice")
-    state = decide(run, "ship", "alice")
+        decide(ledger, run, "ship", "alice")
+    assert [d["action"] for d in decisions(ledger, run)] == ["approve", "edit", "approve"]  # refusals not written
+    decide(ledger, run, "reject S1", "alice")
+    state = decide(ledger, run, "ship", "alice")
     assert state.shipped
     with pytest.raises(RefusedError, match="has shipped"):
-        decide(run, "approve S1", "alice")
-    text = render(run)
+        decide(ledger, run, "approve S1", "alice")
+    text = render(run, state)
     assert "12 commits" not in text and "[F" in text and "## Facts" in text
 
 
-def test_edited_sentence_that_verifies_can_ship(run: Path) -> None:
-    decide(run, "approve all", "alice")
-    s1 = state_of(run).get("S1")
+def test_edited_sentence_that_verifies_can_ship(ledger: Ledger, run: Path) -> None:
+    decide(ledger, run, "approve all", "alice")
+    s1 = state_of(ledger, run).get("S1")
     new = s1.text.replace("This release brings", "This range holds")
-    decide(run, f"edit S1 {new}", "bob")
-    decide(run, "approve S1", "alice")
-    assert decide(run, "ship", "alice").shipped
-    assert new in render(run)
+    decide(ledger, run, f"edit S1 {new}", "bob")
+    decide(ledger, run, "approve S1", "alice")
+    state = decide(ledger, run, "ship", "alice")
+    assert state.shipped
+    assert new in render(run, state)
 
 
-def test_render_refuses_before_ship(run: Path) -> None:
+def test_render_refuses_before_ship(ledger: Ledger, run: Path) -> None:
     with pytest.raises(RefusedError, match="not shipped"):
-        render(run)
+        render(run, state_of(ledger, run))
 
 
 @pytest.mark.parametrize("command, message", [
@@ -99,23 +124,41 @@ def test_render_refuses_before_ship(run: Path) -> None:
     ("ship now", "takes no argument"),
     ("edit S1 first line\n# injected heading", "line break"),
 ])
-def test_bad_commands_leave_the_log_untouched(run: Path, command: str, message: str) -> None:
-    decide(run, "approve S1", "alice")
-    before = (run / "decisions.jsonl").read_bytes()
+def test_bad_commands_leave_the_log_untouched(ledger: Ledger, run: Path, command: str, message: str) -> None:
+    decide(ledger, run, "approve S1", "alice")
+    before = (ledger.count_events(), decisions(ledger, run))
     with pytest.raises(UsageError, match=message):
-        decide(run, command, "alice")
-    assert (run / "decisions.jsonl").read_bytes() == before
+        decide(ledger, run, command, "alice")
+    assert (ledger.count_events(), decisions(ledger, run)) == before
 
 
-def test_approval_binds_the_text_it_saw(run: Path) -> None:
-    """A decisions file edited to move an approval onto other text grants nothing."""
-    decide(run, "approve S1", "alice")
-    lines = (run / "decisions.jsonl").read_text().splitlines()
+def test_approval_binds_the_text_it_saw(ledger: Ledger, run: Path) -> None:
+    """An exported decisions file edited to move an approval onto other text grants nothing when it
+    is replayed offline, and changes nothing in the record (the ledger)."""
+    decide(ledger, run, "approve S1", "alice")
+    lines = export_decisions(ledger, run).read_text().splitlines()
+    assert exported_state(run).get("S1").status == "approved"
     rec = json.loads(lines[0])
     rec["digests"]["S1"] = text_digest("something else")
     (run / "decisions.jsonl").write_text(json.dumps(rec) + "\n")
-    state = state_of(run)
+    state = exported_state(run)
     assert state.get("S1").status == "pending" and "other text" in state.get("S1").notes[0]
+    assert state_of(ledger, run).get("S1").status == "approved"
+
+
+def test_the_ledger_is_the_record_and_the_file_an_export(ledger: Ledger, run: Path) -> None:
+    decide(ledger, run, "approve all", "alice")
+    decide(ledger, run, "reject S2", "bob")
+    assert not (run / "decisions.jsonl").exists()  # deciding writes no file
+    recorded = decisions(ledger, run)
+    assert [d["seq"] for d in recorded] == [1, 2]
+    assert read_decisions(export_decisions(ledger, run).parent) == recorded
+    (run / "decisions.jsonl").unlink()
+    assert _status(ledger, run)["S2"] == "rejected"  # nothing is lost with the export
+    # A copy of the run folder is the same run: its decisions are the same case's.
+    copy = run.parent / "copy"
+    shutil.copytree(run, copy)
+    assert decisions(ledger, copy) == recorded
 
 
 def test_replay_is_pure_and_ordered() -> None:
@@ -130,20 +173,25 @@ def test_replay_is_pure_and_ordered() -> None:
     assert (state.get("S1").status, state.get("S2").status, state.get("S2").text) == ("rejected", "pending", "c")
 
 
-def test_malformed_decisions_file(run: Path) -> None:
+def test_malformed_decisions_file(ledger: Ledger, run: Path) -> None:
     (run / "decisions.jsonl").write_text('{"schema": "signoff/decision@2", "action": "ship"}\n')
     with pytest.raises(UsageError, match="decision@2"):
-        state_of(run)
+        exported_state(run)
     (run / "decisions.jsonl").write_text("{not json\n")
     with pytest.raises(UsageError, match="not valid JSON"):
-        decide(run, "approve S1", "alice")
+        exported_state(run)
+    (run / "decisions.jsonl").write_text('{"schema": "signoff/decision@1", "action": "delete"}\n')
+    with pytest.raises(UsageError, match="unknown action"):
+        exported_state(run)
+    # A damaged export is not the record: deciding reads the ledger and is not misled by it.
+    assert decide(ledger, run, "approve S1", "alice").get("S1").status == "approved"
 
 
-def test_review_and_new_run_refused_once_decided(run: Path, history: Repo, tmp_path: Path) -> None:
+def test_review_and_new_run_refused_once_decided(ledger: Ledger, settings: Settings, run: Path,
+                                                  history: Repo) -> None:
     from signoff.notes.run import review
 
-    decide(run, "approve S1", "alice")
-    settings = Settings.load(home=str(tmp_path / "home"))
+    decide(ledger, run, "approve S1", "alice")
     with pytest.raises(RefusedError, match="already has human decisions"):
         review(run, settings)
     with pytest.raises(UsageError, match="already holds a run"):

@@ -10,6 +10,7 @@ import pytest
 
 from signoff.kernel.errors import IntegrityError
 from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
 from signoff.notes.decisions import decide
 from signoff.notes.evidence import check, publish
 from signoff.notes.run import start_run
@@ -22,15 +23,25 @@ def shipped(history: Repo, tmp_path: Path) -> tuple[Path, Settings]:
     settings = Settings.load(home=str(tmp_path / "home"))
     run = tmp_path / "run"
     start_run(history.path, "v0.1.0..v0.2.0", run, settings)
-    decide(run, "approve all", "alice")
-    decide(run, "reject S2", "bob")
-    decide(run, "ship", "alice")
+    ledger = Ledger.open(settings)
+    decide(ledger, run, "approve all", "alice")
+    decide(ledger, run, "reject S2", "bob")
+    decide(ledger, run, "ship", "alice")
+    ledger.close()
     return run, settings
+
+
+def _publish(run: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
+    ledger = Ledger.open(settings)
+    try:
+        return publish(ledger, run, settings, commit_url)
+    finally:
+        ledger.close()
 
 
 def test_evidence_verifies_offline_and_tampering_fails(shipped: tuple[Path, Settings], tmp_path: Path) -> None:
     run, settings = shipped
-    text, path = publish(run, settings, "https://example.org/c/{hash}")
+    text, path = _publish(run, settings, "https://example.org/c/{hash}")
     trusted = KeyStore(settings.keys_dir).trusted()
     report = verify_file(path, trusted)
     assert report.ok and report.kind == "measured"
@@ -51,11 +62,11 @@ def test_evidence_verifies_offline_and_tampering_fails(shipped: tuple[Path, Sett
 
 def test_predicate_check_replays_the_run(shipped: tuple[Path, Settings]) -> None:
     run, settings = shipped
-    _, path = publish(run, settings)
+    _, path = _publish(run, settings)
     report = verify_file(path, KeyStore(settings.keys_dir).trusted())
     st = report.statement
     assert st is not None
-    # A decision slipped into the log after signing changes what ships (subject digests aside).
+    # A decision slipped into the exported log after signing changes what ships (subject digests aside).
     with (run / "decisions.jsonl").open("a") as fh:
         fh.write(json.dumps({"schema": "signoff/decision@1", "seq": 99, "action": "reject", "target": "S1",
                              "by": "mallory"}) + "\n")

@@ -13,7 +13,7 @@ import pytest
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
-from signoff.notes.decisions import read_decisions, state_of
+from signoff.notes.decisions import decisions, state_of
 from signoff.notes.room import poll_room
 from signoff.notes.run import start_run
 from signoff.rooms import OPEN, RoomService
@@ -64,10 +64,10 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
     assert "right after the mention" in out[3].detail
     assert "S1: not approved since its edit; NUMBER_UNSUPPORTED '99'" in out[5].detail
 
-    decisions = read_decisions(run)
-    assert [d["action"] for d in decisions] == ["approve", "edit"]
+    recorded = decisions(rooms.ledger, run)
+    assert [d["action"] for d in recorded] == ["approve", "edit"]
     assert all(d["source"] == "room" and d["ref"]["room_id"] == room.id and d["by"] == "alice"
-               and d["ref"]["sender"] == alice.sender for d in decisions)
+               and d["ref"]["sender"] == alice.sender for d in recorded)
 
     assert poll_room(run, rooms, notes, room.id, ["alice", "bob"]) == []  # cursor kept in the run
     say(bob, "reject S1")
@@ -75,12 +75,12 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
     out = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
     assert [(o.command, o.applied, o.detail) for o in out] == [("reject S1", True, "recorded"),
                                                                 ("ship", True, "shipped")]
-    assert state_of(run).shipped
+    assert state_of(rooms.ledger, run).shipped
 
     # A redelivery (cursor lost) applies nothing twice.
     (run / "room.json").write_text(json.dumps({"room_id": room.id, "agent": notes.id, "cursor": 0}))
     poll_room(run, rooms, notes, room.id, ["alice", "bob"])
-    assert len(read_decisions(run)) == 4
+    assert len(decisions(rooms.ledger, run)) == 4
 
     replies = [m["body"] for m in rooms.read_messages(alice, room.id, limit=1000) if m["sender"] == notes.sender]
     assert any("mallory is not a decider" in r for r in replies) and any("shipped" in r for r in replies)

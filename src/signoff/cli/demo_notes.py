@@ -89,9 +89,12 @@ def demo_notes(as_json: bool) -> dict[str, Any]:
     for r in rejected:
         codes = ", ".join(f"{e['code']} {e['token']!r}" for e in r["errors"] + r["judgments"])
         say(f"editor rejected {r['id']}: {codes}; the writer revised it once")
-    decide(run, "approve all", "demo-approver")
-    decide(run, "ship", "demo-approver")
-    _, evidence = publish(run, s)
+    from signoff.ledger import Ledger
+
+    ledger = Ledger.open(s)
+    decide(ledger, run, "approve all", "demo-approver")
+    decide(ledger, run, "ship", "demo-approver")
+    _, evidence = publish(ledger, run, s)
     final = run / "final.md"
     ours = grade(final, run / "snapshot.json")
     say(f"verified notes: {ours['claims']['supported']}/{ours['claims']['total']} claims, "

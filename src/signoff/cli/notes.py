@@ -139,10 +139,11 @@ def decide_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Record one human decision (append-only; replayed in order, last decision wins)."""
+    from signoff.ledger import Ledger
     from signoff.notes.decisions import decide
     from signoff.notes.run import run_dir
 
-    state = decide(run_dir(run, settings()), command, by or _login())
+    state = decide(Ledger.open(settings()), run_dir(run, settings()), command, by or _login())
     if as_json:
         print_json(state.as_json())
         return
@@ -157,11 +158,12 @@ def decide_cmd(
 @app.command("status")
 def status_cmd(run: Annotated[str, typer.Argument(help="Run folder.")], as_json: JsonOpt = False) -> None:
     """Replay the decisions and show each sentence's state and what still blocks shipping."""
+    from signoff.ledger import Ledger
     from signoff.notes.decisions import blockers, state_of
     from signoff.notes.run import run_dir
 
     folder = run_dir(run, settings())
-    state = state_of(folder)
+    state = state_of(Ledger.open(settings()), folder)
     problems = [] if state.shipped else blockers(folder, state)
     if as_json:
         print_json({**state.as_json(), "blockers": problems})
@@ -181,13 +183,14 @@ def render_cmd(
 ) -> None:
     """Write the shipped notes as Markdown with [F1] references and a facts appendix, and sign
     evidence of the verification beside them in the run folder (notes.intoto.json)."""
+    from signoff.ledger import Ledger
     from signoff.notes.evidence import publish
     from signoff.notes.run import run_dir
 
     if commit_url is not None and "{hash}" not in commit_url:
         raise UsageError(f"--commit-url {commit_url!r} has no {{hash}} placeholder",
                          "pass a template such as https://example.org/repo/commit/{hash}")
-    text, evidence = publish(run_dir(run, settings()), settings(), commit_url)
+    text, evidence = publish(Ledger.open(settings()), run_dir(run, settings()), settings(), commit_url)
     _out(out).write_text(text, encoding="utf-8")
     console.print(f"wrote {out}; evidence {evidence} (check with `signoff evidence verify`)", highlight=False)
 

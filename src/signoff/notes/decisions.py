@@ -1,16 +1,19 @@
 """Human decisions on a run: `approve S1`, `approve all`, `reject S2`, `edit S3 <text>`, `ship`.
 
-Decisions are appended to `decisions.jsonl` (never rewritten) and replayed in append order with
+Decisions are events of the run's ledger case (`notes.run.<digest of review.json>`, so they bind
+the reviewed sentences they were made on), decided with `Ledger.update`, and replayed in order with
 last-decision-wins: `approve all`, then `edit S3 ...`, then `reject S3` leaves S3 rejected. An
 approval records the digest of the exact text approved; an edit replaces the text and so voids any
 earlier approval of that sentence, and the edited text is verified again. `ship` is recorded only
 when every kept (not rejected) sentence is approved and passes verification; otherwise it is refused
 with the reason for each sentence, and nothing is written.
+
+`decisions.jsonl` in the run folder is an export of that case (written when the run is published),
+so that the signed evidence can be re-checked offline; it is never read back as the record.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -19,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.canonical import canonical_digest
-from signoff.kernel.clock import Clock, SystemClock, utc_iso
+from signoff.kernel.clock import Clock, utc_iso
 from signoff.kernel.errors import RefusedError, UsageError
+from signoff.ledger import Event, Ledger, NewEvent, NewJob
 from signoff.notes.documents import DECISION, dumps_line
 from signoff.notes.draft import MAX_TEXT
-from signoff.notes.run import DECISIONS_FILE, FACTS_FILE, SNAPSHOT_FILE, current_sentences
+from signoff.notes.run import DECISIONS_FILE, FACTS_FILE, SNAPSHOT_FILE, case_of, current_sentences
 from signoff.notes.verify import Verifier
 
 _COMMAND = re.compile(r"^\s*(approve|reject|edit|ship)\b\s*(.*)$", re.IGNORECASE | re.DOTALL)
@@ -98,7 +102,26 @@ class State:
                 "sentences": [s.__dict__ for s in self.sentences]}
 
 
+DECIDED = "notes.decided"
+
+
+def decisions(ledger: Ledger, folder: Path) -> list[dict[str, Any]]:
+    """The run's decisions, from its ledger case, in order."""
+    return [e.payload for e in ledger.read(case_of(folder)) if e.type == DECIDED]
+
+
+def export_decisions(ledger: Ledger, folder: Path) -> Path:
+    """Write the run's decisions to `decisions.jsonl` beside its other files (for offline checks)."""
+    path = folder / DECISIONS_FILE
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(dumps_line(d) + "\n" for d in decisions(ledger, folder)), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
 def read_decisions(folder: Path) -> list[dict[str, Any]]:
+    """The decisions in an exported `decisions.jsonl` (checked line by line: the file may have been
+    edited by anyone who could write the folder)."""
     path = folder / DECISIONS_FILE
     if not path.exists():
         return []
@@ -167,28 +190,27 @@ def blockers(folder: Path, state: State) -> list[str]:
     return problems
 
 
-def decide(folder: Path, command: str, by: str, clock: Clock | None = None, source: str = "cli",
+def decide(ledger: Ledger, folder: Path, command: str, by: str, clock: Clock | None = None, source: str = "cli",
            ref: dict[str, Any] | None = None) -> State:
-    """Check and append one decision; returns the state after it. `ref` records where the decision
+    """Check and record one decision; returns the state after it. `ref` records where the decision
     came from (a room message: room_id, message_id, sender); a decision whose message_id is already
-    in the log is not applied twice."""
+    recorded is not applied twice."""
     if not by or len(by) > 200:
         raise UsageError("a decision needs the name of the person making it", "pass --by NAME")
     sentences = current_sentences(folder)
     cmd = parse(command, [s["id"] for s in sentences])
-    path = folder / DECISIONS_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # one decider at a time: read, check, append
-        decisions = read_decisions(folder)
-        state = replay(sentences, decisions)
-        if ref and any(d.get("ref", {}).get("message_id") == ref.get("message_id") for d in decisions):
-            return state  # redelivered message: already applied
+    case = case_of(folder)
+    now = utc_iso((clock or ledger.clock).now())
+
+    def decide_on(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
+        earlier = [e.payload for e in history if e.type == DECIDED]
+        if ref and any(d.get("ref", {}).get("message_id") == ref.get("message_id") for d in earlier):
+            return [], []  # redelivered message: already applied
+        state = replay(sentences, earlier)
         if state.shipped:
             raise RefusedError("this run has shipped; no more decisions are taken",
                                "start a new run for further changes")
-        rec: dict[str, Any] = {"schema": DECISION, "seq": len(decisions) + 1,
-                               "at": utc_iso((clock or SystemClock()).now()), "by": by, "source": source,
+        rec: dict[str, Any] = {"schema": DECISION, "seq": len(earlier) + 1, "at": now, "by": by, "source": source,
                                "action": cmd.action, "target": cmd.target}
         if ref:
             rec["ref"] = dict(ref)
@@ -202,13 +224,17 @@ def decide(folder: Path, command: str, by: str, clock: Clock | None = None, sour
             if problems:
                 raise RefusedError("cannot ship: " + " | ".join(problems),
                                    "approve, edit or reject those sentences, then ship again")
-        os.write(fd, (dumps_line(rec) + "\n").encode("utf-8"))
-        os.fsync(fd)
-        return replay(sentences, [*decisions, rec])
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+        return [NewEvent(DECIDED, rec)], []
+
+    ledger.update(case, decide_on)
+    return state_of(ledger, folder)
 
 
-def state_of(folder: Path) -> State:
+def state_of(ledger: Ledger, folder: Path) -> State:
+    """The run's state from its decisions in the ledger."""
+    return replay(current_sentences(folder), decisions(ledger, folder))
+
+
+def exported_state(folder: Path) -> State:
+    """The run's state from the exported `decisions.jsonl` beside it (offline checks)."""
     return replay(current_sentences(folder), read_decisions(folder))

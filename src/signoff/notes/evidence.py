@@ -1,7 +1,8 @@
 """Notes evidence: a signed in-toto statement that a run shipped notes whose every kept sentence
 was approved and verified, and its offline check.
 
-The statement names the published `final.md`, the snapshot, the facts and the decision log by
+The statement names the published `final.md`, the snapshot, the facts and the decision log (the
+export of the run's ledger case) by
 SHA-256 (rechecked by `signoff evidence verify` when the files sit beside the evidence), and the
 tip commit by gitCommit. Importing this module registers the predicate check, which, when the run
 folder is beside the evidence, replays the decisions, verifies every kept sentence again from the
@@ -16,7 +17,8 @@ from typing import Any
 from signoff.kernel.digests import sha256_bytes, sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError
 from signoff.kernel.settings import Settings
-from signoff.notes.decisions import blockers, read_decisions, state_of, text_digest
+from signoff.ledger import Ledger
+from signoff.notes.decisions import blockers, decisions, export_decisions, exported_state, state_of, text_digest
 from signoff.notes.grade import grade
 from signoff.notes.render import render
 from signoff.notes.run import DECISIONS_FILE, FACTS_FILE, FINAL_FILE, SNAPSHOT_FILE, load_review
@@ -27,19 +29,22 @@ PREDICATE_TYPE = "https://signoff.dev/notes/v1"
 EVIDENCE_FILE = "notes.intoto.json"
 
 
-def publish(folder: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
-    """Render a shipped run into `final.md` in its folder and sign the evidence beside it."""
-    text = render(folder, commit_url)
+def publish(ledger: Ledger, folder: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
+    """Render a shipped run into `final.md` in its folder, export its decisions beside it and sign
+    the evidence."""
+    state = state_of(ledger, folder)
+    text = render(folder, state, commit_url)
     final = folder / FINAL_FILE
     final.write_text(text, encoding="utf-8")
-    state = state_of(folder)
+    recorded = decisions(ledger, folder)
+    exported = export_decisions(ledger, folder)
     snap = Snapshot(folder / SNAPSHOT_FILE)
     for _ in snap.commits():
         pass
     graded = grade(final, folder / SNAPSHOT_FILE)
     review = load_review(folder)
     approvals: dict[str, str] = {}
-    for d in read_decisions(folder):
+    for d in recorded:
         if d["action"] == "approve":
             for sid in d.get("digests", {}):
                 approvals[sid] = str(d.get("by"))
@@ -59,7 +64,7 @@ def publish(folder: Path, settings: Settings, commit_url: str | None = None) -> 
     subjects = [subject(FINAL_FILE, sha256=sha256_bytes(text.encode("utf-8"))),
                 subject(SNAPSHOT_FILE, sha256=sha256_file(folder / SNAPSHOT_FILE)),
                 subject(FACTS_FILE, sha256=sha256_file(folder / FACTS_FILE)),
-                subject(DECISIONS_FILE, sha256=sha256_file(folder / DECISIONS_FILE))]
+                subject(DECISIONS_FILE, sha256=sha256_file(exported))]
     if snap.head:
         subjects.append(subject(f"git:{snap.range}", gitCommit=snap.head))
     st = statement(subjects, PREDICATE_TYPE, predicate)
@@ -80,9 +85,9 @@ def check(st: dict[str, Any], base: Path) -> list[str]:
         return ["notes run files are not beside the evidence: signatures and digests checked, "
                 "the notes were not re-verified"]
     try:
-        state = state_of(base)
+        state = exported_state(base)
         problems = blockers(base, state)
-        text = render(base, p.get("commit_url"))
+        text = render(base, state, p.get("commit_url"))
         graded = grade(base / FINAL_FILE, base / SNAPSHOT_FILE)
     except SignoffError as exc:
         raise IntegrityError(f"notes run could not be re-verified: {exc.message}",

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import RefusedError
-from signoff.notes.decisions import blockers, state_of
+from signoff.notes.decisions import State, blockers
 from signoff.notes.facts import FactsFile
 from signoff.notes.run import FACTS_FILE
 
@@ -29,8 +29,8 @@ def _fact_line(f: dict[str, Any], commit_url: str | None) -> str:
     return f"- {anchor} {f['op']} of {f['of'][0]} and {f['of'][1]}: {f['value']}"
 
 
-def render(folder: Path, commit_url: str | None = None) -> str:
-    state = state_of(folder)
+def render(folder: Path, state: State, commit_url: str | None = None) -> str:
+    """The notes of a run in `state` (its decisions replayed)."""
     if not state.shipped:
         problems = blockers(folder, state)
         raise RefusedError("this run has not shipped yet" + (": " + " | ".join(problems) if problems else ""),

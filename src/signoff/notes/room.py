@@ -102,7 +102,7 @@ def _apply(folder: Path, rooms: RoomService, p: dict[str, Any], prefix: str, all
     if not body.startswith(prefix):
         return refuse(f"write the command right after the mention: `{prefix}approve S1`")
     try:
-        state = decide(folder, command, user.name, source="room",
+        state = decide(rooms.ledger, folder, command, user.name, source="room",
                        ref={"room_id": room_id, "message_id": message_id, "sender": sender})
     except SignoffError as exc:
         return refuse(exc.message)

@@ -5,7 +5,8 @@
     draft.json      the writer's sentences                      (signoff notes draft)
     review.json     verifier errors + editor judgments per round, and the current draft
     draft.r1.json   the draft after the one revision round, when a sentence was rejected
-    decisions.jsonl human decisions, append-only                (signoff notes decide)
+    decisions.jsonl export of the human decisions, which are events of the run's ledger case
+                    (signoff notes decide; exported by signoff notes render)
     final.md        the published notes                         (signoff notes render)
 
 Every step reads its inputs from the files, so each can be re-run or inspected on its own.
@@ -17,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.clock import SystemClock, utc_iso
+from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
 from signoff.notes.documents import REVIEW, check_schema, read_json, write_json
 from signoff.notes.draft import check_sentences, draft_doc, load_draft
 from signoff.notes.editor import merge
@@ -39,6 +42,25 @@ def run_dir(name: str | Path, settings: Settings | None = None) -> Path:
     if settings is not None and (settings.home / "notes" / str(name)).is_dir():
         return settings.home / "notes" / str(name)
     raise NotFoundError(f"notes run not found: {name}", "pass the --out folder of `signoff notes run`")
+
+
+def case_of(folder: Path) -> str:
+    """The ledger case of a run's decisions: named by the digest of its review, so decisions bind
+    the reviewed sentences they were made on (a copy of the folder is the same run)."""
+    review_file = folder / REVIEW_FILE
+    if not review_file.is_file():
+        raise NotFoundError(f"{folder} has no {REVIEW_FILE}", "run `signoff notes review RUN` first")
+    return f"notes.run.{sha256_file(review_file)}"
+
+
+def has_decisions(settings: Settings, folder: Path) -> bool:
+    if not (folder / REVIEW_FILE).is_file():
+        return False
+    ledger = Ledger.open(settings)
+    try:
+        return ledger.version(case_of(folder)) > 0
+    finally:
+        ledger.close()
 
 
 def writer_task(facts: FactsFile) -> dict[str, Any]:
@@ -73,8 +95,7 @@ def review(folder: Path, settings: Settings, role: str = "writer", script: str =
     """Verify, judge, and send rejected sentences back to the writer once (only those sentences)."""
     from signoff.notes.agents import judge, write
 
-    decisions = folder / DECISIONS_FILE
-    if decisions.exists() and decisions.stat().st_size > 0:
+    if has_decisions(settings, folder):
         raise RefusedError(f"{folder} already has human decisions; reviewing again would change the "
                            "sentences they were made on", "start a new run to review a new draft")
     snapshot, facts_path = folder / SNAPSHOT_FILE, folder / FACTS_FILE
@@ -134,8 +155,7 @@ def current_sentences(folder: Path) -> list[dict[str, Any]]:
 def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = False,
               role: str = "writer", script: str = "default") -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
-    decisions = folder / DECISIONS_FILE
-    if decisions.exists() and decisions.stat().st_size > 0:
+    if has_decisions(settings, folder):
         raise UsageError(f"{folder} already holds a run with human decisions",
                          "pick a new --out folder; decisions are never overwritten")
     snap = take_snapshot(repo, rev_range, folder / SNAPSHOT_FILE, merges=merges)
