@@ -11,7 +11,7 @@ from signoff.cli.context import console
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent, NewJob, Outbox, verify_chain
+from signoff.ledger import Job, Ledger, NewEvent, NewJob, Outbox, Worker, verify_chain
 from signoff.trust import KeyStore, statement, subject, verify_file, write_evidence
 
 
@@ -32,16 +32,16 @@ def run(s: Settings, quiet: bool = False) -> dict[str, Any]:
     )
     say(f"  appended 2 events to {case_id}; one notification waits in the outbox")
 
-    outbox = Outbox(ledger)
-    job = outbox.claim(["notify"])
     delivered = 0
-    while job is not None:
+
+    def notify(job: Job) -> None:
+        nonlocal delivered
         if job.job_id == f"{case_id}:notify":
             # The effect is keyed on the job id, so a redelivery would change nothing.
             ledger.append(case_id, None, [NewEvent("notified", job.payload)], idempotency_key=job.job_id)
             delivered += 1
-        outbox.ack(job)
-        job = outbox.claim(["notify"])
+
+    Worker(Outbox(ledger), {"notify": notify}).drain()
     say(f"  outbox worker delivered {delivered} job(s); case now at version {ledger.version(case_id)}")
 
     report = verify_chain(ledger)
