@@ -117,3 +117,40 @@ def test_a_bug_whose_opener_crashed_is_opened_by_the_next_report(world: Any) -> 
     from signoff.ledger import Outbox
     assert {"BUG-0001:triage", "BUG-0001:reproduce:1"} <= {j.job_id for j in Outbox(desk.ledger).jobs("pending")}
     assert desk.submit_report(OVERFLOW, "198.51.100.9").bug_id == "BUG-0002"
+
+
+def test_racing_reports_from_one_client_never_pass_its_limit(db_url: str, tmp_path: Path) -> None:
+    """The rate limit is one decision per client over the ledger (Ledger.update): racing intakes
+    from one client are counted one after another, so exactly `reports_per_hour` get through."""
+    settings = Settings.load(home=tmp_path / ".signoff", db_url=db_url, env={}, cwd=tmp_path)
+    ledger = Ledger.open(settings)
+    desk = Desk(ledger, settings, forge_for(settings, ledger), DeskConfig(reports_per_hour=3))
+    barrier = threading.Barrier(THREADS)
+    passed: list[Intake] = []
+    refused: list[str] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def intake(i: int) -> None:
+        try:
+            barrier.wait()
+            got = desk.submit_report(_report(i), "198.51.100.77")
+            with lock:
+                passed.append(got)
+        except RefusedError as exc:
+            with lock:
+                refused.append(exc.message)
+        except BaseException as exc:  # collected and re-raised below
+            with lock:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=intake, args=(i,)) for i in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(passed) == 3 and len(refused) == THREADS - 3
+    assert all("too many reports from this client (3 in the last hour)" in m for m in refused)
+    counted = ledger.case_ids("desk/intake/")
+    assert len(counted) == 1 and ledger.version(counted[0]) == 3
