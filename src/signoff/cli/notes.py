@@ -181,8 +181,9 @@ def render_cmd(
     commit_url: Annotated[str | None, typer.Option("--commit-url", help="Link template for hashes, e.g. "
                                                    "https://example.org/repo/commit/{hash}")] = None,
 ) -> None:
-    """Write the shipped notes as Markdown with [F1] references and a facts appendix, and sign
-    evidence of the verification beside them in the run folder (notes.intoto.json)."""
+    """Write the shipped notes as Markdown with [F1] references and a facts appendix, export the
+    decisions (decisions.jsonl) and sign evidence of the verification beside them in the run folder
+    (notes.intoto.json)."""
     from signoff.ledger import Ledger
     from signoff.notes.evidence import publish
     from signoff.notes.run import run_dir

@@ -9,7 +9,8 @@
                     (signoff notes decide; exported by signoff notes render)
     final.md        the published notes                         (signoff notes render)
 
-Every step reads its inputs from the files, so each can be re-run or inspected on its own.
+Every step reads its inputs from the files, so each can be re-run or inspected on its own; the
+human decisions are the exception: they are events of the run's ledger case (see decisions.py).
 """
 
 from __future__ import annotations
