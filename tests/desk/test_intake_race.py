@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,28 +50,34 @@ def _assert_one_bug(desk: Desk, intakes: list[Intake]) -> None:
             desk.reporter(mine.report_id, other.capability)
 
 
-def test_racing_threads_open_one_bug(db_url: str, tmp_path: Path) -> None:
-    desk = _desk(tmp_path / ".signoff", db_url)
+def _race(intake: Callable[[int], Any]) -> tuple[list[Any], list[BaseException]]:
+    """Run `intake(i)` in THREADS threads released together; what each returned or raised."""
     barrier = threading.Barrier(THREADS)
-    results: list[Intake] = []
+    results: list[Any] = []
     errors: list[BaseException] = []
     lock = threading.Lock()
 
-    def intake(i: int) -> None:
+    def one(i: int) -> None:
         try:
             barrier.wait()
-            got = desk.submit_report(_report(i), f"198.51.100.{i + 1}")
+            got = intake(i)
             with lock:
                 results.append(got)
-        except BaseException as exc:  # collected and re-raised below
+        except BaseException as exc:  # collected for the caller to check
             with lock:
                 errors.append(exc)
 
-    threads = [threading.Thread(target=intake, args=(i,)) for i in range(THREADS)]
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(THREADS)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    return results, errors
+
+
+def test_racing_threads_open_one_bug(db_url: str, tmp_path: Path) -> None:
+    desk = _desk(tmp_path / ".signoff", db_url)
+    results, errors = _race(lambda i: desk.submit_report(_report(i), f"198.51.100.{i + 1}"))
     assert not errors, errors
     assert len(results) == THREADS
     _assert_one_bug(desk, results)
@@ -125,32 +132,9 @@ def test_racing_reports_from_one_client_never_pass_its_limit(db_url: str, tmp_pa
     settings = Settings.load(home=tmp_path / ".signoff", db_url=db_url, env={}, cwd=tmp_path)
     ledger = Ledger.open(settings)
     desk = Desk(ledger, settings, forge_for(settings, ledger), DeskConfig(reports_per_hour=3))
-    barrier = threading.Barrier(THREADS)
-    passed: list[Intake] = []
-    refused: list[str] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-
-    def intake(i: int) -> None:
-        try:
-            barrier.wait()
-            got = desk.submit_report(_report(i), "198.51.100.77")
-            with lock:
-                passed.append(got)
-        except RefusedError as exc:
-            with lock:
-                refused.append(exc.message)
-        except BaseException as exc:  # collected and re-raised below
-            with lock:
-                errors.append(exc)
-
-    threads = [threading.Thread(target=intake, args=(i,)) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-    assert len(passed) == 3 and len(refused) == THREADS - 3
+    passed, errors = _race(lambda i: desk.submit_report(_report(i), "198.51.100.77"))
+    refused = [e.message for e in errors if isinstance(e, RefusedError)]
+    assert len(passed) == 3 and len(refused) == len(errors) == THREADS - 3, errors
     assert all("too many reports from this client (3 in the last hour)" in m for m in refused)
     counted = ledger.case_ids("desk/intake/")
     assert len(counted) == 1 and ledger.version(counted[0]) == 3
