@@ -3,7 +3,6 @@ people who are not deciders are refused; a redelivered message is applied once."
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,11 +11,11 @@ import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import Ledger, NewEvent
 from signoff.notes.decisions import decisions, state_of
-from signoff.notes.room import poll_room
+from signoff.notes.room import cursor_case, poll_room
 from signoff.notes.run import start_run
-from signoff.rooms import OPEN, RoomService
+from signoff.rooms import OPEN, Principal, Room, RoomService
 from tests.notes.gitrepo import Repo
 
 
@@ -77,8 +76,9 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
                                                                 ("ship", True, "shipped")]
     assert state_of(rooms.ledger, run).shipped
 
-    # A redelivery (cursor lost) applies nothing twice.
-    (run / "room.json").write_text(json.dumps({"room_id": room.id, "agent": notes.id, "cursor": 0}))
+    # A redelivery (cursor reset to the start) applies nothing twice.
+    rooms.ledger.append(cursor_case(run), None, [NewEvent("notes.room_cursor", {
+        "room_id": room.id, "agent": notes.id, "cursor": 0})])
     poll_room(run, rooms, notes, room.id, ["alice", "bob"])
     assert len(decisions(rooms.ledger, run)) == 4
 
@@ -86,18 +86,51 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
     assert any("mallory is not a decider" in r for r in replies) and any("shipped" in r for r in replies)
 
 
-def test_room_cursor_belongs_to_one_room(rooms: RoomService, template: Path, tmp_path: Path) -> None:
-    from signoff.kernel.errors import UsageError
-
+def _alice_and_notes(rooms: RoomService, template: Path, tmp_path: Path,
+                     *room_names: str) -> tuple[Path, Principal, Principal, list[Room]]:
+    """A copy of the run, user alice, the notes agent, and rooms holding both."""
     run = tmp_path / "run"
     shutil.copytree(template, run)
     rooms.init()
     alice, _ = rooms.create_user("alice", "Alice")
     notes, _ = rooms.create_agent(alice, "notes", "release notes", policy=OPEN)
-    one = rooms.create_room(alice, "one", agent_names=["notes"], user_names=["alice"])
-    two = rooms.create_room(alice, "two", agent_names=["notes"], user_names=["alice"])
+    made = [rooms.create_room(alice, name, agent_names=["notes"], user_names=["alice"]) for name in room_names]
+    return run, alice, notes, made
+
+
+def test_room_cursor_belongs_to_one_room(rooms: RoomService, template: Path, tmp_path: Path) -> None:
+    from signoff.kernel.errors import UsageError
+
+    run, _, notes, (one, two) = _alice_and_notes(rooms, template, tmp_path, "one", "two")
     poll_room(run, rooms, notes, one.id, ["alice"])
     with pytest.raises(UsageError, match="another room"):
         poll_room(run, rooms, notes, two.id, ["alice"])
     with pytest.raises(UsageError, match="no deciders"):
         poll_room(run, rooms, notes, one.id, [])
+
+
+class _Crash(BaseException):
+    """The process dying between a decision and saving the cursor."""
+
+
+def test_a_poll_that_dies_before_saving_its_cursor_applies_nothing_twice(
+        rooms: RoomService, template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import signoff.notes.room as room_module
+
+    run, alice, notes, (room,) = _alice_and_notes(rooms, template, tmp_path, "release-1")
+    rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
+    rooms.post_message(alice, room.id, "reject S1", target_names=["notes"])
+
+    def crashing_save(*args: object) -> None:
+        raise _Crash()
+
+    monkeypatch.setattr(room_module, "_save_cursor", crashing_save)
+    with pytest.raises(_Crash):
+        poll_room(run, rooms, notes, room.id, ["alice"])
+    assert [d["action"] for d in decisions(rooms.ledger, run)] == ["approve"]
+    monkeypatch.undo()
+
+    out = poll_room(run, rooms, notes, room.id, ["alice"])  # reads both messages again
+    assert [(o.command, o.applied) for o in out] == [("approve all", True), ("reject S1", True)]
+    assert [d["action"] for d in decisions(rooms.ledger, run)] == ["approve", "reject"]
+    assert poll_room(run, rooms, notes, room.id, ["alice"]) == []  # the cursor is saved now

@@ -5,23 +5,24 @@ Who decided is the room server's authenticated sender of the message (a user id)
 the text; only users named as deciders count, agents never do, and only messages the server marked
 as addressed to the notes agent are read. The decision records the room, the server-assigned
 message id and the sender, and a redelivered message is not applied twice. The cursor into the
-agent's event stream is kept in the run folder (`room.json`).
+agent's event stream is kept in the ledger too (case `notes.room.<digest of review.json>`), bound
+to the first room and agent the run was polled with.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import NotFoundError, SignoffError, UsageError
+from signoff.ledger import Event, Ledger, NewEvent, NewJob
 from signoff.notes.decisions import decide
+from signoff.notes.run import case_of
 from signoff.rooms import Principal, RoomService
 
-CURSOR_FILE = "room.json"
+CURSOR = "notes.room_cursor"
 
 
 @dataclass
@@ -33,26 +34,29 @@ class RoomOutcome:
     detail: str
 
 
-def _load_cursor(folder: Path, room_id: str, agent: Principal) -> int:
-    path = folder / CURSOR_FILE
-    if not path.exists():
+def cursor_case(folder: Path) -> str:
+    """The ledger case that holds how far a run has read its room."""
+    return "notes.room." + case_of(folder).removeprefix("notes.run.")
+
+
+def _load_cursor(ledger: Ledger, folder: Path, room_id: str, agent: Principal) -> int:
+    history = ledger.read(cursor_case(folder))
+    if not history:
         return 0
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not valid JSON: {exc.msg}", "delete it to read the room from the start") from None
-    if not isinstance(doc, dict) or doc.get("room_id") != room_id or doc.get("agent") != agent.id:
-        raise UsageError(f"this run takes decisions from another room or agent ({path})",
+    last = history[-1].payload
+    if last.get("room_id") != room_id or last.get("agent") != agent.id:
+        raise UsageError(f"this run takes decisions from another room or agent (room {last.get('room_id')})",
                          "pass the --room and --agent it was started with")
-    cursor = doc.get("cursor")
-    return cursor if isinstance(cursor, int) else 0
+    return int(last["cursor"])
 
 
-def _save_cursor(folder: Path, room_id: str, agent: Principal, cursor: int) -> None:
-    path = folder / CURSOR_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"room_id": room_id, "agent": agent.id, "cursor": cursor}) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+def _save_cursor(ledger: Ledger, folder: Path, room_id: str, agent: Principal, cursor: int) -> None:
+    def advance(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
+        if history and history[-1].payload.get("cursor") == cursor:
+            return [], []
+        return [NewEvent(CURSOR, {"room_id": room_id, "agent": agent.id, "cursor": cursor})], []
+
+    ledger.update(cursor_case(folder), advance)
 
 
 def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
@@ -62,7 +66,7 @@ def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
     if not allowed:
         raise UsageError("no deciders named", "pass --decider NAME for each person who may decide")
     rooms.room(room_id)  # NotFoundError for an unknown room
-    cursor = _load_cursor(folder, room_id, agent)
+    cursor = _load_cursor(rooms.ledger, folder, room_id, agent)
     outcomes: list[RoomOutcome] = []
     prefix = f"@{agent.name} "
     while True:
@@ -77,8 +81,8 @@ def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
             outcome = _apply(folder, rooms, p, prefix, allowed, room_id)
             outcomes.append(outcome)
             _reply(rooms, agent, room_id, outcome)
-            _save_cursor(folder, room_id, agent, cursor)
-        _save_cursor(folder, room_id, agent, cursor)
+            _save_cursor(rooms.ledger, folder, room_id, agent, cursor)
+        _save_cursor(rooms.ledger, folder, room_id, agent, cursor)
     return outcomes
 
 
