@@ -151,7 +151,9 @@ class Ledger:
         which serialises the transaction with every append.
 
         A `with` block cannot run itself again, so this form does not retry: use `transact` for
-        work that should be retried when the database reports a transient failure.
+        work that should be retried when the database reports a transient failure. Write through
+        `uow.conn` only: another ledger write inside the block would wait for this one (on SQLite
+        writers queue on a file lock) and never start.
         """
         with self._queue_for_write(), self.engine.connect() as raw:
             conn = raw.execution_options(**WRITE)
