@@ -196,3 +196,17 @@ def test_review_and_new_run_refused_once_decided(ledger: Ledger, settings: Setti
         review(run, settings)
     with pytest.raises(UsageError, match="already holds a run"):
         start_run(history.path, None, run, settings)
+
+
+def test_a_run_with_a_decisions_file_is_not_reviewed_again(ledger: Ledger, settings: Settings, run: Path,
+                                                           history: Repo, tmp_path: Path) -> None:
+    """A run decided before decisions moved into the ledger has only its file; it still counts."""
+    from signoff.notes.run import review
+
+    decide(ledger, run, "approve S1", "alice")
+    export_decisions(ledger, run)
+    elsewhere = Settings.load(home=str(tmp_path / "another-home"))  # a ledger without those decisions
+    with pytest.raises(RefusedError, match="already has human decisions"):
+        review(run, elsewhere)
+    with pytest.raises(UsageError, match="already holds a run"):
+        start_run(history.path, None, run, elsewhere)

@@ -55,6 +55,11 @@ def case_of(folder: Path) -> str:
 
 
 def has_decisions(settings: Settings, folder: Path) -> bool:
+    """Whether people decided on this run: in the ledger, or in a decisions file beside it (an
+    export, or the log of a run decided before decisions moved into the ledger)."""
+    exported = folder / DECISIONS_FILE
+    if exported.is_file() and exported.stat().st_size > 0:
+        return True
     if not (folder / REVIEW_FILE).is_file():
         return False
     ledger = Ledger.open(settings)
