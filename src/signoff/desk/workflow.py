@@ -316,9 +316,9 @@ class Desk:
         bug = self.bug(bug_id)
         if bug.change is None:
             raise ConflictError(f"{bug_id} has no change request", "nothing to review")
-        from signoff.repair import gitrepo
+        from signoff import git
 
-        return gitrepo.diff_text(self.forge.path(bug.change["repo"]), bug.change["base"], bug.change["head"])
+        return git.diff_text(self.forge.path(bug.change["repo"]), bug.change["base"], bug.change["head"])
 
     def dossier(self, actor: Actor, bug_id: str) -> dict[str, Any]:
         """What engineering may read of a bug: dossiers (redacted, labelled), never raw text."""
@@ -434,10 +434,9 @@ class Desk:
                     raise RefusedError(f"{path} goes through a symbolic link", "use the real path")
 
     def _mode(self, commit: str, path: str) -> str | None:
-        from signoff.desk.forge import _git
+        from signoff import git
 
-        out = _git(self.forge.path(self.config.repo), "ls-tree", commit, "--", path)
-        return out.split()[0] if out else None
+        return git.mode_at(self.forge.path(self.config.repo), commit, path)
 
     def submit_fix(self, actor: Actor, bug_id: str, round_: int, attempt: int, files: dict[str, str],
                    summary: str = "", agent: dict[str, Any] | None = None) -> Bug:
