@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from signoff import git
 from signoff.notes.facts import FactsFile, build_facts
 from signoff.notes.snapshot import take_snapshot
 from signoff.notes.verify import Verifier
@@ -29,7 +30,8 @@ def generate(repo: Path, commits: int, seed: int = 7) -> None:
     """A linear history built with git fast-import: each commit edits one to three of 400 text
     files (a few lines each), sometimes adds a binary blob, renames or deletes a file."""
     rng = random.Random(seed)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    repo.mkdir(parents=True, exist_ok=True)
+    git.run(repo, "init", "-q", "-b", "main")
     files: dict[str, list[str]] = {}
     names = [f"src/mod{i:03d}/file{i:03d}.py" for i in range(400)]
     people = [(f"Dev {i}", f"dev{i}@example.org") for i in range(12)]
@@ -64,8 +66,8 @@ def generate(repo: Path, commits: int, seed: int = 7) -> None:
         if n > 1:
             head += f"from :{n - 1}\n".encode()
         stream.append(head + b"".join(ops) + b"\n")
-    subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet"], input=b"".join(stream), check=True)
-    subprocess.run(["git", "-C", str(repo), "reset", "-q", "--hard", "main"], check=True)
+    git.run(repo, "fast-import", "--quiet", input_=b"".join(stream), timeout=3600)
+    git.run(repo, "reset", "-q", "--hard", "main", timeout=3600)
 
 
 def timed(fn: object) -> float:
@@ -96,6 +98,7 @@ def main() -> int:
             print(f"generated {args.commits} commits in {t:.1f} s")
 
         def baseline() -> None:
+            # Plain `git log` on purpose: it is what the snapshot is measured against.
             subprocess.run(["git", "-C", str(repo), "log", "--numstat", "--no-merges", "HEAD"],
                            stdout=subprocess.DEVNULL, check=True)
 

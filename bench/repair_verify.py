@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from signoff import git
 from signoff.kernel.settings import Settings
-from signoff.repair import gitrepo
 from signoff.repair.fixture import build, examples_root
 from signoff.repair.verifier import VerifyRequest, env_cache, verify
 from signoff.sandbox import prepare_python_env
@@ -68,8 +68,8 @@ def main() -> None:
         fixture = build(examples_root() / "coupon", tmp / "repo")
         harness = examples_root() / "coupon" / "harness"
         settings = Settings.load(home=tmp / ".signoff", env={})
-        checkouts = {"base": gitrepo.export(fixture.path, fixture.base, tmp / "base"),
-                     "candidate": gitrepo.export(fixture.path, fixture.candidates["genuine-fix"], tmp / "cand")}
+        checkouts = {"base": git.export(fixture.path, fixture.base, tmp / "base"),
+                     "candidate": git.export(fixture.path, fixture.candidates["genuine-fix"], tmp / "cand")}
         full(settings, fixture.path, harness)  # warm: prepares and caches the sandbox's Python environment
         # The baseline uses the very same prepared environment (pytest and nothing else), run on the host.
         python = str(prepare_python_env(None, env_cache(settings)).host_path / "bin" / "python")

@@ -12,6 +12,7 @@ LAYERS = {
     "ledger": 1,
     "trust": 1,
     "rooms": 2,
+    "git": 2,
     "sandbox": 2,
     "agents": 2,
     "airlock": 2,

@@ -75,3 +75,22 @@ def test_doctor_reports_each_check_with_a_fix(home: Path, capsys: pytest.Capture
     report = json.loads(out)
     db = next(c for c in report["checks"] if c["name"] == "database")
     assert code == 1 and not db["ok"] and "SIGNOFF_DB" in db["fix"]
+
+
+def test_doctor_surfaces_a_check_module_that_cannot_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from signoff.cli.doctor import all_checks
+    from signoff.kernel.settings import Settings
+
+    # A check module whose own dependency is missing, once as a required and once as an optional one.
+    (tmp_path / "probe_broken_doctor.py").write_text("import signoff_no_such_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    s = Settings.load(home=tmp_path / "home")
+    for optional in (frozenset(), frozenset({"probe_broken_doctor"})):
+        checks = all_checks(s, modules=("probe_broken_doctor",), optional=optional)
+        broken = [c for c in checks if c.name == "probe_broken_doctor"]
+        assert len(broken) == 1 and not broken[0].ok and broken[0].required and broken[0].fix
+        assert "signoff_no_such_dependency" in broken[0].detail
+    # An optional module that is absent as a whole adds no check and no failure.
+    absent = "probe_absent_doctor"
+    names = {c.name for c in all_checks(s, modules=(absent,), optional=frozenset({absent}))}
+    assert names == {c.name for c in all_checks(s, modules=())}

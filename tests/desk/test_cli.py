@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,9 @@ from signoff.cli.main import main
 
 
 def test_demo_runs_the_whole_loop(home: Path, sandbox_ok: None, capsys: pytest.CaptureFixture[str]) -> None:
+    before = dict(os.environ)
     assert main(["demo", "desk", "--json"]) == 0
+    assert dict(os.environ) == before  # the demo passes its home explicitly, it never sets SIGNOFF_HOME
     out = json.loads(capsys.readouterr().out)
     steps = {s["step"]: s for s in out["steps"]}
     assert steps["injection"]["outcome"] == "quarantined"

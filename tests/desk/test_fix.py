@@ -4,6 +4,9 @@ draft change request for a human owner, after which the agents can do nothing mo
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 
 from signoff.kernel.errors import ConflictError, RefusedError
@@ -105,28 +108,19 @@ def test_success_opens_a_draft_for_a_human_and_ends_the_agents_part(fixing: Worl
 
 
 def test_a_symlink_in_the_repository_is_refused(world: World, sandbox_ok: None) -> None:
-    from signoff.desk.forge import _git
+    from signoff import git
     from tests.desk.conftest import COUPON
 
     forge, repo = world.desk.forge, world.desk.config.repo
     bare = forge.path(repo)
-    blob = _git(bare, "hash-object", "-w", "--stdin", input_=b"checkout.py")  # a link inside the tree
-    import os
-    import tempfile
+    blob = git.output(bare, "hash-object", "-w", "--stdin", input_=b"checkout.py")  # a link inside the tree
     with tempfile.TemporaryDirectory() as tmp:
-        env_index = os.path.join(tmp, "index")
-        os.environ["GIT_INDEX_FILE"] = env_index
-        try:
-            import subprocess
-            subprocess.run(["git", "-C", str(bare), "read-tree", "main"], check=True, env=os.environ)
-            subprocess.run(["git", "-C", str(bare), "update-index", "--add", "--cacheinfo",
-                            f"120000,{blob},shoplite/link.py"], check=True, env=os.environ)
-            tree = subprocess.run(["git", "-C", str(bare), "write-tree"], check=True, capture_output=True,
-                                  text=True, env=os.environ).stdout.strip()
-        finally:
-            del os.environ["GIT_INDEX_FILE"]
-    commit = _git(bare, "commit-tree", tree, "-p", "main", "-m", "a link")
-    _git(bare, "update-ref", "refs/heads/main", commit)
+        env = {"GIT_INDEX_FILE": os.path.join(tmp, "index"), **git.Identity("t", "t@t.invalid").env()}
+        git.output(bare, "read-tree", "main", env=env)
+        git.output(bare, "update-index", "--add", "--cacheinfo", f"120000,{blob},shoplite/link.py", env=env)
+        tree = git.output(bare, "write-tree", env=env)
+        commit = git.output(bare, "commit-tree", tree, "-p", "main", "-m", "a link", env=env)
+    git.output(bare, "update-ref", "refs/heads/main", commit)
     world.intakes["first"] = world.desk.submit_report(COUPON, "198.51.100.7")
     world.engineering.reproduce(world.bug_id, 1)
     world.desk.confirm(world.reporter("first"), "yes", bug_id=world.bug_id)

@@ -59,11 +59,11 @@ def test_assertion_failure_reproduces_and_asks_the_reporters(bug: World) -> None
 def test_baseline_must_be_green_first(bug: World) -> None:
     forge, repo = bug.desk.forge, bug.desk.config.repo
     # main gains a failing test of its own: the baseline is red, so no reproduction can count
-    from signoff.desk.forge import _git
+    from signoff import git
 
     red = forge.commit(repo, forge.head(repo), {"tests/test_red.py": "def test_red():\n    assert 1 == 2\n"},
                        "a red test", "alice", "red")
-    _git(forge.path(repo), "update-ref", "refs/heads/main", red)
+    git.output(forge.path(repo), "update-ref", "refs/heads/main", red)
     _submit(bug, FAILING)
     b = bug.bug()
     assert b.state == "needs_human" and "baseline suite is not green" in (b.needs_human or "")

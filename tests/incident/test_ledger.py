@@ -16,7 +16,7 @@ from signoff.incident.walkthrough import approver_for, disclose
 from signoff.incident.workspace import Workspace, private_room, verify_ledger
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import RefusedError, UsageError
+from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.trust import KeyStore
 
 EVIDENCE = {"rows": [{"path": "data.customer.name", "delta": 8, "escaped_by": ["payco"]}]}
@@ -233,6 +233,12 @@ def test_approver_service_over_http(workspace: Workspace) -> None:
             with pytest.raises(UsageError):
                 client.approve(Disclosure("D-PAY-2", d.incident, "payco", EVIDENCE, "no command"),
                                *_msgs(workspace, d))
+            # One wire shape: the refusal's fix crosses the wire as {detail, fix}.
+            with pytest.raises(NotFoundError, match="no approval record for D-NONE") as missing:
+                client.record("D-NONE")
+            assert missing.value.fix == "approve the draft first"
+            raw = client.http.get("/v1/records/D-NONE")
+            assert raw.status_code == 404 and set(raw.json()) == {"detail", "fix"}
         finally:
             client.close()
         intruder = ApproverClient(server.url, "guessed")
@@ -242,3 +248,27 @@ def test_approver_service_over_http(workspace: Workspace) -> None:
         finally:
             intruder.close()
     assert verify_chain_file(workspace.approvals_path("payco"), workspace.keys.trusted()).ok
+
+
+def test_approver_client_reads_the_status_before_the_body() -> None:
+    """A proxy or a crashed service answers with a page that is not JSON: the client still raises the
+    error that status means, with the page's text, instead of failing to parse it."""
+    from fastapi import FastAPI
+    from fastapi.responses import PlainTextResponse
+
+    from signoff.incident.approver_service import ApproverClient
+    from signoff.incident.evidence_server import LoopbackServer
+
+    proxy = FastAPI()
+
+    @proxy.get("/v1/records/{d_id}")
+    def gateway(d_id: str) -> PlainTextResponse:
+        return PlainTextResponse("<html>502 Bad Gateway</html>", status_code=502)
+
+    with LoopbackServer(proxy) as server:
+        client = ApproverClient(server.url, "room-server-token")
+        try:
+            with pytest.raises(UnavailableError, match="502 Bad Gateway"):
+                client.record("D-PAY-1")
+        finally:
+            client.close()

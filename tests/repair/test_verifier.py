@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from signoff import git
 from signoff.kernel.settings import Settings
-from signoff.repair import gitrepo
 from signoff.repair.evidence import PREDICATE_TYPE, build_statement
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.verifier import VerifyRequest, verify
@@ -81,7 +81,7 @@ def test_genuine_fix_verified_false_fix_rejected(coupon: FixtureRepo, settings: 
 def test_candidate_rewriting_repo_tests_is_judged_by_the_harness_only(coupon: FixtureRepo,
                                                                       settings: Settings) -> None:
     genuine = (examples_root() / "coupon" / "candidates" / "genuine_fix" / "cart.py").read_text()
-    both = gitrepo.commit_files(coupon.path, coupon.base, {"cart.py": genuine,
+    both = git.commit_files(coupon.path, coupon.base, {"cart.py": genuine,
                                                            "tests/test_cart.py": "def test_x():\n    pass\n"}, "x")
     result = verify(request(coupon, both, allow=[]), settings)
     assert result.verdict == "VERIFIED"
@@ -217,7 +217,7 @@ def test_redacted_evidence_says_what_it_could_not_check(coupon: FixtureRepo, set
 
 
 def test_candidate_that_hides_files_from_export(coupon: FixtureRepo, settings: Settings) -> None:
-    hide = gitrepo.commit_files(coupon.path, coupon.base, {".gitattributes": "cart.py export-ignore\n"}, "hide")
+    hide = git.commit_files(coupon.path, coupon.base, {".gitattributes": "cart.py export-ignore\n"}, "hide")
     r = verify(request(coupon, hide, allow=[]), settings)
     assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["export_failed"])
 
@@ -225,7 +225,7 @@ def test_candidate_that_hides_files_from_export(coupon: FixtureRepo, settings: S
 def test_harness_configuration_governs_not_the_repository(coupon: FixtureRepo, settings: Settings,
                                                           tmp_path: Path) -> None:
     # The repository ships a conftest that would fail every test, and a pytest.ini that skips them.
-    hostile = gitrepo.commit_files(coupon.path, coupon.base, {
+    hostile = git.commit_files(coupon.path, coupon.base, {
         "conftest.py": "import pytest\n\n@pytest.fixture(autouse=True)\ndef sabotage():\n    raise RuntimeError('x')\n",
         "pytest.ini": "[pytest]\naddopts = -p no:junitxml\n",
         "cart.py": (examples_root() / "coupon" / "candidates" / "genuine_fix" / "cart.py").read_text()}, "hostile")
@@ -258,8 +258,8 @@ def test_command_template_runner(coupon: FixtureRepo, settings: Settings) -> Non
 def test_requirements_come_from_the_base_revision(coupon: FixtureRepo, tmp_path: Path) -> None:
     from signoff.repair.verifier import _requirements
 
-    base_req = gitrepo.commit_files(coupon.path, coupon.base, {"requirements-test.txt": "pytest\n"}, "reqs")
-    cand = gitrepo.commit_files(coupon.path, base_req, {"requirements-test.txt": "evil-package\n"}, "evil")
+    base_req = git.commit_files(coupon.path, coupon.base, {"requirements-test.txt": "pytest\n"}, "reqs")
+    cand = git.commit_files(coupon.path, base_req, {"requirements-test.txt": "evil-package\n"}, "evil")
     req = request(coupon, cand, requirements="requirements-test.txt")
     (tmp_path / "ws").mkdir()
     out = _requirements(req, coupon.path, base_req, tmp_path / "ws")

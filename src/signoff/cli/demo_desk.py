@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -26,17 +25,10 @@ def run_loop(home: Path) -> dict[str, Any]:
     from signoff.desk.workflow import Quarantined
     from signoff.ledger import Ledger, verify_chain
 
-    old = os.environ.get("SIGNOFF_HOME")
-    os.environ["SIGNOFF_HOME"] = str(home)
-    try:
-        settings = Settings.load()
-        ledger = Ledger.open(settings)
-        local = init_local(settings, ledger)
-    finally:
-        if old is None:
-            os.environ.pop("SIGNOFF_HOME", None)
-        else:
-            os.environ["SIGNOFF_HOME"] = old
+    # An explicit home wins over SIGNOFF_HOME and the TOML file, without touching the process environment.
+    settings = Settings.load(home=home)
+    ledger = Ledger.open(settings)
+    local = init_local(settings, ledger)
     desk = local.desk
     steps: list[dict[str, Any]] = []
 

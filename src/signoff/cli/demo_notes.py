@@ -4,11 +4,10 @@ that pass it."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from signoff import git
 from signoff.cli.context import console, settings
 from signoff.cli.demo import register
 from signoff.kernel.ids import new_id
@@ -25,11 +24,7 @@ verifier CLI. That change improved correctness by 35% and runs in under 2 second
 
 def _git(repo: Path, *args: str, who: str = "vy", when: int = 0) -> None:
     name, email = _PEOPLE[who]
-    stamp = f"2026-11-0{1 + when}T10:00:00+00:00"
-    env = {**os.environ, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
-           "GIT_COMMITTER_EMAIL": email, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp,
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True)
+    git.run(repo, *args, env=git.Identity(name, email, f"2026-11-0{1 + when}T10:00:00+00:00").env())
 
 
 def build_history(repo: Path) -> None:

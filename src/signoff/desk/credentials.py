@@ -3,20 +3,18 @@
 Roles: `public` (no credential), `reporter` (a per-report capability, see workflow), `concierge`
 (delivers notifications), `engineering` (claims work, submits reproductions and fixes, opens draft
 change requests), `owner` (a human, or the shared owner key), `recorder` (records deployments).
-Tokens are random 256-bit secrets shown once; only their SHA-256 is stored (ledger case
-`desk/credentials`) and compared in constant time.
+Tokens are minted, digested and compared by trust.credentials (256-bit secrets shown once; only
+their SHA-256 is stored, in ledger case `desk/credentials`).
 """
 
 from __future__ import annotations
 
-import hmac
 import re
 from dataclasses import dataclass
 
-from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.kernel.ids import new_token
 from signoff.ledger import Ledger, NewEvent
+from signoff.trust import credentials
 
 CASE = "desk/credentials"
 ROLES = ("concierge", "engineering", "owner", "recorder")
@@ -40,10 +38,6 @@ class Actor:
 PUBLIC = Actor("public", "public")
 
 
-def token_hash(token: str) -> str:
-    return sha256_bytes(token.encode())
-
-
 class Credentials:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
@@ -55,22 +49,21 @@ class Credentials:
         if not _NAME.match(name):
             raise UsageError(f"credential name {name!r} is not a valid login",
                              "use lower-case letters, digits, '.', '_' or '-'")
-        token = f"{PREFIX[role]}_{new_token()}"
+        token = credentials.mint(PREFIX[role])
         self.ledger.append(CASE, None, [NewEvent("credential.issued", {
             "role": role, "name": name, "human": bool(human) and role == "owner",
-            "shared": bool(shared) and role == "owner", "token_sha256": token_hash(token)})])
+            "shared": bool(shared) and role == "owner", "token_sha256": credentials.digest(token)})])
         return token
 
     def authenticate(self, token: str | None) -> Actor:
         if not token:
             raise Unauthenticated("missing credential", "send Authorization: Bearer <token>")
-        digest = token_hash(token)
         found: Actor | None = None
         for ev in self.ledger.read(CASE):
             p = ev.payload
-            if ev.type == "credential.issued" and hmac.compare_digest(p["token_sha256"], digest):
+            if ev.type == "credential.issued" and credentials.matches(p["token_sha256"], token):
                 found = Actor(p["role"], p["name"], bool(p.get("human")), bool(p.get("shared")))
-            if ev.type == "credential.revoked" and found is not None and p["token_sha256"] == digest:
+            if ev.type == "credential.revoked" and found is not None and credentials.matches(p["token_sha256"], token):
                 found = None
         if found is None:
             raise Unauthenticated("unknown credential",
@@ -78,7 +71,7 @@ class Credentials:
         return found
 
     def revoke(self, token: str) -> None:
-        self.ledger.append(CASE, None, [NewEvent("credential.revoked", {"token_sha256": token_hash(token)})])
+        self.ledger.append(CASE, None, [NewEvent("credential.revoked", {"token_sha256": credentials.digest(token)})])
 
     def list(self) -> list[dict[str, object]]:
         return [{k: v for k, v in e.payload.items() if k != "token_sha256"}

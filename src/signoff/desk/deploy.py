@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from signoff import git
 from signoff.kernel.errors import UnavailableError
-from signoff.repair import gitrepo
 
 
 @dataclass
@@ -33,11 +33,11 @@ class Deployment:
 
 @contextmanager
 def serve_commit(repo: str | Path, commit: str, port: int = 0) -> Iterator[Deployment]:
-    repo_path = gitrepo.open_repo(Path(repo))
-    sha = gitrepo.resolve(repo_path, commit)
+    repo_path = git.open_repo(Path(repo))
+    sha = git.resolve(repo_path, commit)
     tmp = Path(tempfile.mkdtemp(prefix="signoff-deploy-"))
     try:
-        tree = gitrepo.export(repo_path, sha, tmp / "app")
+        tree = git.export(repo_path, sha, tmp / "app")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(tree), "SHOPLITE_COMMIT": sha,
                "PYTHONDONTWRITEBYTECODE": "1"}
         proc = subprocess.Popen([sys.executable, "-m", "shoplite.server", str(port)], cwd=tree, env=env,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
+from signoff import git
 from signoff.agents import ProposalRejected, agent_for
 from signoff.desk import scripts as _scripts  # noqa: F401  (registers the ShopLite scripts)
 from signoff.desk.credentials import Actor, require
-from signoff.desk.forge import _git
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import ConflictError, RefusedError
 from signoff.ledger import Job, Outbox, Worker
@@ -123,7 +123,7 @@ class EngineeringService:
         base = repro["base"]
         bug = self.desk.bug(bug_id)
         files: dict[str, str] = {}
-        listing = _git(self.desk.forge.path(cfg.repo), "ls-tree", "-r", "--name-only", base).splitlines()
+        listing = git.tracked_paths(self.desk.forge.path(cfg.repo), base)
         for path in listing:
             if any(fnmatch.fnmatchcase(path, g) for g in cfg.fix_paths):
                 files[path] = self.desk.forge.read(cfg.repo, base, path) or ""

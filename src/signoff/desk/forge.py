@@ -11,20 +11,18 @@ The forge enforces no review policy: that is the desk's job, from the webhooks.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from signoff import git
 from signoff.desk import webhooks
 from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.ledger import Job, Ledger, NewEvent, NewJob, Outbox, Worker
-from signoff.repair import gitrepo
 
 TOPIC = "desk.forge.webhook"
 OWNER = webhooks.LOCAL_OWNER
@@ -32,17 +30,11 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 Deliver = Callable[[dict[str, str], bytes], Any]
 
 
-def _git(repo: Path, *args: str, input_: bytes | None = None) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "signoff forge",
-                "GIT_AUTHOR_EMAIL": "forge@signoff.invalid", "GIT_COMMITTER_NAME": "signoff forge",
-                "GIT_COMMITTER_EMAIL": "forge@signoff.invalid"})
-    proc = subprocess.run(["git", "-c", f"safe.directory={repo}", "-C", str(repo), *args], input=input_,
-                          capture_output=True, env=env, timeout=120, check=False)
-    if proc.returncode != 0:
-        raise UsageError(f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()[:300]}",
-                         "check the forge repository")
-    return proc.stdout.decode().strip()
+_IDENTITY = git.Identity("signoff forge", "forge@signoff.invalid")
+
+
+def _git(repo: Path, *args: str) -> str:
+    return git.output(repo, *args, env=_IDENTITY.env(), fix="check the forge repository")
 
 
 class Forge:
@@ -83,32 +75,28 @@ class Forge:
         return _git(self.path(name), "rev-parse", f"refs/heads/{branch}")
 
     def has_commit(self, name: str, sha: str) -> bool:
-        if not re.fullmatch(r"[0-9a-f]{40}", sha or ""):
-            return False
-        proc = subprocess.run(["git", "-C", str(self.path(name)), "cat-file", "-e", f"{sha}^{{commit}}"],
-                              capture_output=True, timeout=60, check=False)
-        return proc.returncode == 0
+        return git.has_commit(self.path(name), sha)
 
     def contains(self, name: str, deployed: str, merge: str) -> bool:
         """Does `deployed` contain `merge` (git ancestry)? False when either commit is unknown."""
         if not (self.has_commit(name, deployed) and self.has_commit(name, merge)):
             return False
-        return gitrepo.is_ancestor(self.path(name), merge, deployed)
+        return git.is_ancestor(self.path(name), merge, deployed)
 
     def tree(self, name: str, commit: str) -> str:
         return _git(self.path(name), "rev-parse", f"{commit}^{{tree}}")
 
     def changed_paths(self, name: str, base: str, head: str) -> list[str]:
-        return sorted({c.path for c in gitrepo.changed_paths(self.path(name), base, head)})
+        return sorted({c.path for c in git.changed_paths(self.path(name), base, head)})
 
     def read(self, name: str, commit: str, path: str) -> str | None:
-        data = gitrepo.read_file_at(self.path(name), commit, path)
+        data = git.read_file_at(self.path(name), commit, path)
         return data.decode("utf-8", errors="replace") if data is not None else None
 
     def commit(self, name: str, parent: str, files: dict[str, str], message: str, author: str, branch: str) -> str:
         """A commit of whole files on top of `parent`, stored as the branch's head."""
-        return gitrepo.commit_files(self.path(name), parent, files, message,
-                                    author=f"{author} <{author}@forge.invalid>", ref=f"refs/heads/{branch}")
+        return git.commit_files(self.path(name), parent, files, message,
+                                author=git.Identity(author, f"{author}@forge.invalid"), ref=f"refs/heads/{branch}")
 
     # -- change requests -------------------------------------------------------------------------
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from signoff import git
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
-from signoff.repair import gitrepo
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, env_cache, verify
 
@@ -39,13 +39,11 @@ class Measurement:
 def _baseline(repo: Path, base: str, test_dir: str, exclude: str) -> dict[str, str]:
     """The repository's own test files at `base` (path relative to test_dir -> text)."""
     out: dict[str, str] = {}
-    from signoff.desk.forge import _git
-
-    for path in _git(repo, "ls-tree", "-r", "--name-only", base, "--", test_dir + "/").splitlines():
+    for path in git.tracked_paths(repo, base, under=test_dir):
         rel = path[len(test_dir) + 1:]
         if path == exclude or not rel:
             continue
-        data = gitrepo.read_file_at(repo, base, path)
+        data = git.read_file_at(repo, base, path)
         if data is not None:
             out[rel] = data.decode("utf-8", errors="replace")
     return out
@@ -93,7 +91,7 @@ def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_pat
 
 def configured_checks(repo: Path, commit: str) -> list[str]:
     """The checkers the repository configures at `commit` (pyproject tables or their own files)."""
-    data = gitrepo.read_file_at(repo, commit, "pyproject.toml")
+    data = git.read_file_at(repo, commit, "pyproject.toml")
     tool: dict[str, Any] = {}
     if data is not None:
         try:
@@ -101,9 +99,9 @@ def configured_checks(repo: Path, commit: str) -> list[str]:
         except (tomllib.TOMLDecodeError, UnicodeDecodeError):
             tool = {}
     found = []
-    if "ruff" in tool or gitrepo.read_file_at(repo, commit, "ruff.toml") is not None:
+    if "ruff" in tool or git.read_file_at(repo, commit, "ruff.toml") is not None:
         found.append("ruff")
-    if "mypy" in tool or gitrepo.read_file_at(repo, commit, "mypy.ini") is not None:
+    if "mypy" in tool or git.read_file_at(repo, commit, "mypy.ini") is not None:
         found.append("mypy")
     return found
 
@@ -117,12 +115,12 @@ def run_checks(settings: Settings, repo: Path, commit: str, timeout: float = 120
     commands = {"ruff": [["-m", "ruff", "check", "--no-cache", "/src"],
                          ["-m", "ruff", "format", "--check", "--no-cache", "/src"]],
                 "mypy": [["-m", "mypy", "--cache-dir=/work/.mypy", "--config-file",
-                          "/src/mypy.ini" if gitrepo.read_file_at(repo, commit, "mypy.ini") else "/src/pyproject.toml",
+                          "/src/mypy.ini" if git.read_file_at(repo, commit, "mypy.ini") else "/src/pyproject.toml",
                           "/src"]]}
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="signoff-desk-checks-") as tmp:
         Path(tmp).chmod(0o755)  # the sandbox's unprivileged uid reads the export
-        tree = gitrepo.export(repo, commit, Path(tmp) / "src")
+        tree = git.export(repo, commit, Path(tmp) / "src")
         try:
             env = sandbox.prepare_python_env([CHECK_TOOLS[t] for t in tools], env_cache(settings))
         except SignoffError as exc:

@@ -8,7 +8,6 @@ only authenticate and call these methods.
 from __future__ import annotations
 
 import fnmatch
-import hmac
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,9 @@ from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, Us
 from signoff.kernel.ids import new_token, readable_id
 from signoff.kernel.settings import Settings
 from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.trust.credentials import digest as credential_digest
+from signoff.trust.credentials import matches as credential_matches
+from signoff.trust.credentials import shared_secret
 
 ENGINEERING = "desk.engineering"
 NOTIFY = "desk.notify"
@@ -141,7 +143,7 @@ class Desk:
         report_id = readable_id("RPT", number)
         token = new_token()
         bug_id, opener = self._cluster(report_id, component, title)
-        attached = {"report_id": report_id, "token_sha256": _sha(token), "dossier": clean,
+        attached = {"report_id": report_id, "token_sha256": credential_digest(token), "dossier": clean,
                     "rendered": dossier.render(), "redactions": dict(dossier.redactions),
                     "raw_sha256": verdict.raw_sha256, "component": component, "title": title}
 
@@ -215,7 +217,7 @@ class Desk:
             raise RefusedError("this tracking link is not valid", "use the link you were given when you reported")
         bug = self.bug(filed[0].payload["bug_id"])
         stored = bug.reports[report_id]["token_sha256"]
-        if not hmac.compare_digest(stored, _sha(capability)):
+        if not credential_matches(stored, capability):
             raise RefusedError("this tracking link is not valid", "use the link you were given when you reported")
         return Actor("reporter", report_id, report_id=report_id)
 
@@ -313,9 +315,9 @@ class Desk:
         bug = self.bug(bug_id)
         if bug.change is None:
             raise ConflictError(f"{bug_id} has no change request", "nothing to review")
-        from signoff.repair import gitrepo
+        from signoff import git
 
-        return gitrepo.diff_text(self.forge.path(bug.change["repo"]), bug.change["base"], bug.change["head"])
+        return git.diff_text(self.forge.path(bug.change["repo"]), bug.change["base"], bug.change["head"])
 
     def dossier(self, actor: Actor, bug_id: str) -> dict[str, Any]:
         """What engineering may read of a bug: dossiers (redacted, labelled), never raw text."""
@@ -431,10 +433,9 @@ class Desk:
                     raise RefusedError(f"{path} goes through a symbolic link", "use the real path")
 
     def _mode(self, commit: str, path: str) -> str | None:
-        from signoff.desk.forge import _git
+        from signoff import git
 
-        out = _git(self.forge.path(self.config.repo), "ls-tree", commit, "--", path)
-        return out.split()[0] if out else None
+        return git.mode_at(self.forge.path(self.config.repo), commit, path)
 
     def submit_fix(self, actor: Actor, bug_id: str, round_: int, attempt: int, files: dict[str, str],
                    summary: str = "", agent: dict[str, Any] | None = None) -> Bug:
@@ -591,14 +592,7 @@ class Desk:
     # -- webhooks ----------------------------------------------------------------------------------
 
     def webhook_secret(self) -> bytes:
-        path = self.settings.home / "desk" / "webhook.secret"
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(new_token())
-            tmp.chmod(0o600)
-            tmp.replace(path)
-        return path.read_text().strip().encode()
+        return webhook_secret(self.settings)
 
     def receive_webhook(self, headers: dict[str, str], body: bytes) -> dict[str, Any]:
         """A signed GitHub-format delivery: verified over the raw bytes, refused when replayed or
@@ -808,16 +802,13 @@ class Desk:
         return self._update(bug_id, decide)
 
 
+def webhook_secret(settings: Settings) -> bytes:
+    """The forge's webhook signing secret: one per home, whichever process creates it first."""
+    return shared_secret(settings.home / "desk" / "webhook.secret")
+
+
 def forge_for(settings: Settings, ledger: Ledger) -> Forge:
-    desk_dir = settings.home / "desk"
-    secret_path = desk_dir / "webhook.secret"
-    if not secret_path.exists():
-        desk_dir.mkdir(parents=True, exist_ok=True)
-        tmp = secret_path.with_suffix(".tmp")
-        tmp.write_text(new_token())
-        tmp.chmod(0o600)
-        tmp.replace(secret_path)
-    return Forge(desk_dir / "forge", ledger, secret_path.read_text().strip().encode())
+    return Forge(settings.home / "desk" / "forge", ledger, webhook_secret(settings))
 
 
 def open_desk(settings: Settings, ledger: Ledger | None = None) -> Desk:

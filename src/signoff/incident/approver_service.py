@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from signoff.incident.approvals import Approver, Message
 from signoff.incident.disclosure import Disclosure
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UsageError
+from signoff.kernel.wire import error_body, error_of
 
 
 def _message(data: Any) -> Message:
@@ -32,7 +33,7 @@ def approver_app(approver: Approver, token: str) -> FastAPI:
     app = FastAPI(title=f"{approver.org} approver", docs_url=None, redoc_url=None, openapi_url=None)
 
     def error(status: int, exc: SignoffError) -> JSONResponse:
-        return JSONResponse({"error": exc.message, "fix": exc.fix}, status_code=status)
+        return JSONResponse(error_body(exc), status_code=status)
 
     def authorised(header: str | None) -> bool:
         return bool(header) and secrets.compare_digest(str(header).encode(), f"Bearer {token}".encode())
@@ -76,15 +77,10 @@ class ApproverClient:
         self.http.close()
 
     def _check(self, response: httpx.Response) -> dict[str, Any]:
-        body = response.json()
-        if response.status_code == 200:
-            return dict(body)
-        message, fix = str(body.get("error")), body.get("fix")
-        if response.status_code == 403:
-            raise RefusedError(message, fix)
-        if response.status_code == 404:
-            raise NotFoundError(message, fix)
-        raise UsageError(message, fix)
+        # The status decides first: an error page (a proxy's, a crash's) need not be JSON at all.
+        if response.status_code != 200:
+            raise error_of(response, "approver service")
+        return dict(response.json())
 
     def approve(self, d: Disclosure, draft_msg: Message, approval_msg: Message) -> dict[str, Any]:
         payload = {"disclosure": {k: v for k, v in d.as_json().items() if not k.endswith("_sha256")},

@@ -30,12 +30,10 @@ from signoff.incident.fingerprint import fingerprint, salt_id
 from signoff.incident.fixture import Captured
 from signoff.incident.notary import IssuedSalt
 from signoff.kernel.errors import (
-    NotFoundError,
-    RefusedError,
     SignoffError,
     UnavailableError,
-    UsageError,
 )
+from signoff.kernel.wire import error_of
 from signoff.ledger import Ledger
 
 __all__ = ["FINGERPRINTS_PER_SALT", "EvidenceClient", "EvidenceStore", "LoopbackServer", "make_app"]
@@ -71,7 +69,7 @@ def make_app(store: EvidenceStore, token: str, current_salt: Callable[[], Issued
 
     @app.exception_handler(_HttpError)
     async def _err(_: Request, exc: _HttpError) -> JSONResponse:
-        return JSONResponse({"error": exc.message, "fix": exc.fix}, status_code=exc.status)
+        return JSONResponse({"detail": exc.message, "fix": exc.fix}, status_code=exc.status)
 
     def authorise(header: str | None) -> None:
         if not header or not header.startswith("Bearer "):
@@ -170,19 +168,7 @@ class EvidenceClient:
     def _check(self, response: httpx.Response) -> Any:
         if response.status_code == 200:
             return response.json()
-        try:
-            body = response.json()
-            message, fix = str(body.get("error")), str(body.get("fix"))
-        except ValueError:
-            message, fix = response.text[:200], "check the evidence server"
-        error: SignoffError
-        if response.status_code in (401, 403, 429):
-            error = RefusedError(f"evidence server refused ({response.status_code}): {message}", fix)
-        elif response.status_code == 404:
-            error = NotFoundError(message, fix)
-        else:
-            error = UsageError(f"evidence server said {response.status_code}: {message}", fix)
-        raise error
+        raise error_of(response, "evidence server", "check the evidence server")
 
     def summary(self) -> dict[str, Any]:
         return dict(self._check(self.http.get("/v1/summary")))

@@ -13,13 +13,11 @@ from typing import Any, Protocol
 
 import httpx
 
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError
+from signoff.kernel.wire import error_of
 from signoff.rooms import RoomService
 from signoff.rooms.model import Principal
 from signoff.rooms.operations import call_operation
-
-_BY_STATUS: dict[int, type[SignoffError]] = {400: UsageError, 401: RefusedError, 403: RefusedError,
-                                             404: NotFoundError, 409: ConflictError, 422: UsageError}
 
 
 class AgentLink(Protocol):
@@ -102,15 +100,7 @@ def _check(response: httpx.Response) -> Any:
     if response.status_code == 204:
         return None
     if response.status_code >= 400:
-        try:
-            body = response.json()
-        except ValueError:
-            body = {}
-        detail = body.get("detail") if isinstance(body, dict) else None
-        message = detail.get("message") if isinstance(detail, dict) else detail
-        kind = _BY_STATUS.get(response.status_code, SignoffError)
-        raise kind(f"room server: {message or response.text[:200]} ({response.status_code})",
-                   str(body.get("fix") if isinstance(body, dict) and body.get("fix") else "see the room server's docs"))
+        raise error_of(response, "room server", "see the room server's docs")
     return response.json()
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from signoff import git
 from signoff.kernel.errors import NotFoundError, UnavailableError, UsageError
 from signoff.notes.documents import SNAPSHOT, StreamedDoc, dumps_line, is_int, need, write_streamed
 
@@ -42,23 +42,11 @@ class SnapshotSummary:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _git() -> str:
-    git = shutil.which("git")
-    if git is None:
-        raise UnavailableError("git is not installed", "apt-get install -y git")
-    return git
-
-
-def _run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([_git(), "-C", str(repo), *args], capture_output=True, text=True, check=False,
-                          timeout=120)
-
-
 def check_range(repo: Path, rev_range: str | None) -> tuple[str, str | None]:
     """Validate the repository and the range; returns (range, resolved tip commit or None)."""
     if not repo.exists():
         raise NotFoundError(f"repository not found: {repo}", "pass --repo with the path of a git work tree")
-    if _run(repo, "rev-parse", "--git-dir").returncode != 0:
+    if git.run(repo, "rev-parse", "--git-dir", check=False).returncode != 0:
         raise UsageError(f"{repo} is not a git repository", "pass --repo with the path of a git work tree")
     rng = rev_range or "HEAD"
     sides = rng.split("..")
@@ -71,13 +59,15 @@ def check_range(repo: Path, rev_range: str | None) -> tuple[str, str | None]:
         if not _REV.match(name) or name.startswith("-"):
             raise UsageError(f"revision {name!r} in range {rng!r} is not a revision name",
                              "use tags, branch names or commit hashes")
-        out = _run(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
+        out = git.run(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}",
+                      check=False)
         if out.returncode != 0:
-            if name == "HEAD" and _run(repo, "rev-parse", "--verify", "--quiet", "HEAD").returncode != 0:
+            if name == "HEAD" and git.run(repo, "rev-parse", "--verify", "--quiet", "HEAD",
+                                          check=False).returncode != 0:
                 raise UsageError(f"{repo} has no commits yet", "commit something first, or pass another --repo")
             raise UsageError(f"revision {name!r} does not name a commit in {repo}",
                              "check the name with `git log --oneline` (tags must be fetched)")
-        resolved.append(out.stdout.strip())
+        resolved.append(out.stdout.decode().strip())
     return rng, resolved[-1]
 
 
@@ -149,9 +139,9 @@ def parse_log(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
         yield commit
 
 
-def log_command(repo: Path, rng: str, merges: bool) -> list[str]:
-    cmd = [_git(), "-C", str(repo), "-c", "core.quotepath=off", "log", f"--format={_FORMAT}", "--numstat", "-z",
-           "-M", "--no-color", "--no-ext-diff", "--encoding=UTF-8"]
+def log_args(rng: str, merges: bool) -> list[str]:
+    cmd = ["-c", "core.quotepath=off", "log", f"--format={_FORMAT}", "--numstat", "-z",
+           "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--encoding=UTF-8"]
     if not merges:
         cmd.append("--no-merges")
     cmd += ["--end-of-options", rng, "--"]
@@ -160,7 +150,7 @@ def log_command(repo: Path, rng: str, merges: bool) -> list[str]:
 
 def stream_commits(repo: Path, rng: str, merges: bool) -> Iterator[dict[str, Any]]:
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(log_command(repo, rng, merges), stdout=subprocess.PIPE, stderr=err)
+        proc = git.popen(repo, *log_args(rng, merges), stdout=subprocess.PIPE, stderr=err)
         assert proc.stdout is not None
         try:
             yield from parse_log(proc.stdout)

@@ -13,10 +13,10 @@ repository) it re-derives their digests too; where the paths were redacted it sa
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from signoff import git
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import IntegrityError, SignoffError
 from signoff.repair.verdict import VERDICTS, Run, classify, reason, summarize
@@ -151,9 +151,7 @@ def _check_inputs(p: dict[str, Any], ident: dict[str, Any]) -> list[str]:
     repo = inputs.get("repository")
     if repo and Path(repo).exists():
         for which in ("base", "candidate"):
-            ok = subprocess.run(["git", "-C", repo, "cat-file", "-e", f"{ident[which]}^{{commit}}"],
-                                capture_output=True, timeout=30, check=False).returncode == 0
-            if not ok:
+            if not git.has_commit(Path(repo), ident[which]):
                 notes.append(f"{which} commit {ident[which][:12]} is not in {repo}")
         notes.append("repository present: commits checked")
     else:

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from signoff import git
 from signoff.kernel.errors import NotFoundError, UsageError
 
-_ENV = {
-    "GIT_AUTHOR_NAME": "signoff fixture", "GIT_AUTHOR_EMAIL": "fixture@signoff.invalid",
-    "GIT_COMMITTER_NAME": "signoff fixture", "GIT_COMMITTER_EMAIL": "fixture@signoff.invalid",
-    "GIT_AUTHOR_DATE": "2026-11-06T12:00:00+00:00", "GIT_COMMITTER_DATE": "2026-11-06T12:00:00+00:00",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-}
+_IDENTITY = git.Identity("signoff fixture", "fixture@signoff.invalid", "2026-11-06T12:00:00+00:00")
 
 
 @dataclass
@@ -45,13 +40,7 @@ def examples_root() -> Path:
 
 
 def _git(repo: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(_ENV)
-    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env,
-                          timeout=60, check=False)
-    if proc.returncode != 0:
-        raise UsageError(f"git {args[0]} failed: {proc.stderr.strip()}", "check that git is installed")
-    return proc.stdout.strip()
+    return git.output(repo, *args, env=_IDENTITY.env(), timeout=60, fix="check that git is installed")
 
 
 def _copy_files(src: Path, dst: Path) -> None:

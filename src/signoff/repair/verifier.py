@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from signoff import git
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.repair import gitrepo
+from signoff.repair import paths
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id
@@ -167,7 +168,7 @@ def _requirements(req: VerifyRequest, repo: Path, base: str, workspace: Path) ->
     controls), or else a file on this machine."""
     if not req.requirements:
         return None
-    data = gitrepo.read_file_at(repo, base, req.requirements)
+    data = git.read_file_at(repo, base, req.requirements)
     if data is None:
         host = Path(req.requirements)
         if not host.is_file():
@@ -221,9 +222,9 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
 
     _validate(req)
     runner = Runner.parse(req.runner)
-    repo = gitrepo.open_repo(req.repo)
-    base = gitrepo.resolve(repo, req.base)
-    cand = gitrepo.resolve(repo, req.candidate)
+    repo = git.open_repo(req.repo)
+    base = git.resolve(repo, req.base)
+    cand = git.resolve(repo, req.candidate)
 
     # 1. Freeze before anything else runs.
     store = harness_store(settings)
@@ -246,10 +247,10 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
                                 f"approved {req.approved_digest[:12]}, now {frozen.digest[:12]}"))
 
     # 2. Policy from git alone.
-    changes = gitrepo.changed_paths(repo, base, cand)
-    descends = gitrepo.is_ancestor(repo, base, cand)
-    outside = gitrepo.disallowed(changes, req.allow)
-    tamper = gitrepo.test_edits(changes)
+    changes = git.changed_paths(repo, base, cand)
+    descends = git.is_ancestor(repo, base, cand)
+    outside = paths.disallowed(changes, req.allow)
+    tamper = paths.test_edits(changes)
     violations: list[dict[str, str]] = []
     if not descends:
         violations.append(reason("not_descendant", f"{cand[:12]} does not descend from {base[:12]}"))
@@ -269,10 +270,10 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
         trees: dict[str, Path] = {}
         if not preflight and not violations:
             try:
-                trees[base] = gitrepo.export(repo, base, workspace / "base")
+                trees[base] = git.export(repo, base, workspace / "base")
                 if cand != base and set(req.stages) != {"base"}:
-                    trees[cand] = gitrepo.export(repo, cand, workspace / "candidate")
-            except gitrepo.ExportError as exc:
+                    trees[cand] = git.export(repo, cand, workspace / "candidate")
+            except git.ExportError as exc:
                 preflight.append(reason("export_failed", str(exc)))
         if not preflight and not violations:
             # The harness is mounted from a copy that is re-digested first: the store may live where

@@ -24,11 +24,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from signoff import git
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import NotFoundError, SignoffError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Event, Job, Ledger, NewEvent, NewJob, Outbox, Worker
-from signoff.repair import gitrepo
 from signoff.repair.harness import freeze, harness_digest
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, harness_store, verify
@@ -294,8 +294,8 @@ class RepairDesk:
                       [self._say(room_id, f"{c.case_id} is open ({c.state}).", idem)], idem)
             return
         contract = Contract.from_json(watch["contract"])
-        repo = gitrepo.open_repo(Path(contract.repo))
-        base = gitrepo.resolve(repo, contract.base)
+        repo = git.open_repo(Path(contract.repo))
+        base = git.resolve(repo, contract.base)
         frozen = freeze(Path(contract.harness), harness_store(self.settings))
         number = self.ledger.next_number(f"repair.{contract.name}")
         case_id = f"{contract.name}-{number:02d}"
@@ -414,10 +414,10 @@ class RepairDesk:
         if attempt in st.candidates:
             return
         proposal = st.proposals[attempt]
-        repo = gitrepo.open_repo(Path(st.contract.repo))
+        repo = git.open_repo(Path(st.contract.repo))
         files = {f["path"]: f["content"] for f in proposal["files"]}
         message = f"{st.case_id} attempt {attempt}: {proposal['summary'][:200]}"
-        commit = gitrepo.commit_files(repo, st.base, files, message,
+        commit = git.commit_files(repo, st.base, files, message,
                                       ref=f"refs/signoff/repair/{st.case_id}/{attempt}")
         self._record(st.case_id, lambda now: attempt not in now.candidates, [NewEvent("repair.candidate", {
             "attempt": attempt, "commit": commit})],
@@ -431,7 +431,7 @@ class RepairDesk:
             return
         commit = st.candidates[attempt]
         result = verify(self._request(st, candidate=commit), self.settings)
-        diff = gitrepo.diff_text(gitrepo.open_repo(Path(st.contract.repo)), st.base, commit, limit=20_000)
+        diff = git.diff_text(git.open_repo(Path(st.contract.repo)), st.base, commit, limit=20_000)
         events = [NewEvent("repair.verdict", {
             "attempt": attempt, "candidate": commit, "verdict": result.verdict, "reasons": result.reasons,
             "fingerprint": result.fingerprint, "evidence": str(result.evidence), "diff": diff,
@@ -520,10 +520,10 @@ class FixerWorker:
         if not _open_attempt(st, attempt):
             return  # already acted on (a redelivery after a restart)
         c = st.contract
-        repo = gitrepo.open_repo(Path(c.repo))
+        repo = git.open_repo(Path(c.repo))
         files = {}
-        for path in _tracked(repo, st.base):
-            data = gitrepo.read_file_at(repo, st.base, path)
+        for path in git.tracked_paths(repo, st.base):
+            data = git.read_file_at(repo, st.base, path)
             if data is not None and len(data) < 100_000:
                 files[path] = data.decode("utf-8", errors="replace")
         task = {"case_id": case_id, "attempt": attempt, "behaviour": c.behaviour, "base": st.base,
@@ -561,9 +561,3 @@ def _open_attempt(st: CaseState, attempt: int) -> bool:
     return attempt not in st.proposals and attempt not in st.failures
 
 
-def _tracked(repo: Path, commit: str) -> list[str]:
-    import subprocess
-
-    proc = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "-z", commit],
-                          capture_output=True, timeout=60, check=True)
-    return [p for p in proc.stdout.decode().split("\0") if p]

@@ -22,15 +22,9 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from signoff.kernel.clock import Clock
-from signoff.kernel.errors import (
-    ConflictError,
-    NotFoundError,
-    RefusedError,
-    SignoffError,
-    UnavailableError,
-    UsageError,
-)
+from signoff.kernel.errors import RefusedError, SignoffError
 from signoff.kernel.settings import Settings
+from signoff.kernel.wire import error_body, status_of
 from signoff.ledger import Ledger
 from signoff.rooms import protocol
 from signoff.rooms.connections import HEARTBEAT_INTERVAL
@@ -39,24 +33,11 @@ from signoff.rooms.operations import call_operation, catalogue, find_operation
 from signoff.rooms.service import RoomService
 from signoff.rooms.streams import StreamParams, frames, open_stream, visible
 
-STATUS = {UsageError: 400, RefusedError: 403, NotFoundError: 404, ConflictError: 409, UnavailableError: 503}
-
 
 class Unauthenticated(RefusedError):
     """Missing or invalid bearer token (HTTP 401)."""
 
-
-def status_of(exc: SignoffError) -> int:
-    if isinstance(exc, Unauthenticated):
-        return 401
-    for kind, code in STATUS.items():
-        if isinstance(exc, kind):
-            return code
-    return 400
-
-
-def error_body(exc: SignoffError) -> dict[str, Any]:
-    return {"detail": exc.message, "fix": exc.fix}
+    http_status = 401
 
 
 # -- dependencies usable by other packages' routers --------------------------------------------

@@ -1,23 +1,13 @@
-"""Bearer tokens: generated once, shown once, stored only as SHA-256 digests."""
+"""The kinds of rooms bearer token; minting, digests and comparison are trust.credentials'."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+from signoff.trust import credentials
 
-from signoff.kernel.ids import new_token
-
-PREFIXES = {"user": "sou_", "agent": "soa_", "registration": "sor_"}
+PREFIXES = {"user": "sou", "agent": "soa", "registration": "sor"}
+digest = credentials.digest
+same_digest = credentials.matches
 
 
 def mint(kind: str) -> str:
-    return PREFIXES[kind] + new_token(32)
-
-
-def digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def same_digest(stored: str, token: str) -> bool:
-    """Constant-time comparison of a stored digest with a presented token's digest."""
-    return hmac.compare_digest(stored.encode(), digest(token).encode())
+    return credentials.mint(PREFIXES[kind])

@@ -9,13 +9,10 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import (
-    ConflictError,
-    NotFoundError,
-    RefusedError,
     SignoffError,
     UnavailableError,
-    UsageError,
 )
+from signoff.kernel.wire import error_of
 from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.streams import Frame, StreamParams
 
@@ -23,25 +20,9 @@ CONNECTION_HEADER = "X-Switch-Connection-Id"
 
 
 def _error(response: httpx.Response) -> SignoffError:
-    try:
-        body = response.json()
-    except ValueError:
-        body = {"detail": response.text}
-    detail = body.get("detail") if isinstance(body, dict) else body
-    if isinstance(detail, dict):
-        detail = detail.get("message") or json.dumps(detail)
-    fix = body.get("fix") if isinstance(body, dict) else None
-    message = f"HTTP {response.status_code} from {response.request.method} {response.request.url.path}: {detail}"
-    code = response.status_code
-    if code in (401, 403):
-        return RefusedError(message, fix or "check the api key and that the agent may do this")
-    if code == 404:
-        return NotFoundError(message, fix)
-    if code == 409:
-        return ConflictError(message, fix or "reopen the event stream, then retry")
-    if code >= 500:
-        return UnavailableError(message, fix or "the server failed; retry later")
-    return UsageError(message, fix)
+    fix = "check the api key and that the agent may do this" if response.status_code in (401, 403) else (
+        "reopen the event stream, then retry" if response.status_code == 409 else None)
+    return error_of(response, f"{response.request.method} {response.request.url.path}", fix)
 
 
 class HttpTransport(Transport):

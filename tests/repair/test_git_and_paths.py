@@ -1,4 +1,4 @@
-"""Git handling with real git: clean export, ancestry, changed paths, allowlist, tamper signal."""
+"""Git plumbing (signoff.git) on the coupon fixture, and repair's judgement of changed paths."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from signoff import git
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.repair import gitrepo
+from signoff.repair import paths
 from signoff.repair.fixture import FixtureRepo
 
 
@@ -17,26 +18,26 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def test_resolve_names_and_refuses_unknown(coupon: FixtureRepo) -> None:
-    assert gitrepo.resolve(coupon.path, "main") == coupon.base
-    assert gitrepo.resolve(coupon.path, "genuine-fix") == coupon.candidates["genuine-fix"]
+    assert git.resolve(coupon.path, "main") == coupon.base
+    assert git.resolve(coupon.path, "genuine-fix") == coupon.candidates["genuine-fix"]
     with pytest.raises(UsageError, match="not a commit"):
-        gitrepo.resolve(coupon.path, "no-such-branch")
+        git.resolve(coupon.path, "no-such-branch")
     with pytest.raises(UsageError, match="invalid revision"):
-        gitrepo.resolve(coupon.path, "--output=/tmp/x")
+        git.resolve(coupon.path, "--output=/tmp/x")
 
 
 def test_open_repo_refuses_plain_folder(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not a git repository"):
-        gitrepo.open_repo(tmp_path)
+        git.open_repo(tmp_path)
     with pytest.raises(NotFoundError):
-        gitrepo.open_repo(tmp_path / "absent")
+        git.open_repo(tmp_path / "absent")
 
 
 def test_export_is_clean_committed_tree_only(coupon: FixtureRepo, tmp_path: Path) -> None:
     # Dirty the work tree and add an untracked file: neither may reach the export.
     (coupon.path / "cart.py").write_text("BROKEN = True\n")
     (coupon.path / "secret_fix.py").write_text("FUTURE = 1\n")
-    out = gitrepo.export(coupon.path, coupon.base, tmp_path / "export")
+    out = git.export(coupon.path, coupon.base, tmp_path / "export")
     names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert names == ["README.md", "cart.py", "tests/test_cart.py"]
     assert not (out / ".git").exists()
@@ -49,28 +50,28 @@ def test_export_refuses_non_empty_folder_and_short_ids(coupon: FixtureRepo, tmp_
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "f").write_text("1")
     with pytest.raises(UsageError, match="not empty"):
-        gitrepo.export(coupon.path, coupon.base, tmp_path / "x")
+        git.export(coupon.path, coupon.base, tmp_path / "x")
     with pytest.raises(UsageError, match="full commit"):
-        gitrepo.export(coupon.path, "main", tmp_path / "y")
+        git.export(coupon.path, "main", tmp_path / "y")
 
 
 def test_ancestry(coupon: FixtureRepo) -> None:
     good = coupon.candidates["genuine-fix"]
-    assert gitrepo.is_ancestor(coupon.path, coupon.base, good)
-    assert not gitrepo.is_ancestor(coupon.path, good, coupon.base)
+    assert git.is_ancestor(coupon.path, coupon.base, good)
+    assert not git.is_ancestor(coupon.path, good, coupon.base)
     # Sibling branches do not descend from each other.
-    assert not gitrepo.is_ancestor(coupon.path, coupon.candidates["false-fix"], good)
+    assert not git.is_ancestor(coupon.path, coupon.candidates["false-fix"], good)
 
 
 def test_changed_paths_allowlist_and_tamper(coupon: FixtureRepo) -> None:
-    false_fix = gitrepo.changed_paths(coupon.path, coupon.base, coupon.candidates["false-fix"])
+    false_fix = git.changed_paths(coupon.path, coupon.base, coupon.candidates["false-fix"])
     assert [(c.status, c.path) for c in false_fix] == [("M", "tests/test_cart.py")]
-    assert gitrepo.disallowed(false_fix, ["cart.py"]) == ["tests/test_cart.py"]
-    assert gitrepo.disallowed(false_fix, []) == []
-    assert gitrepo.test_edits(false_fix) == ["tests/test_cart.py"]
-    genuine = gitrepo.changed_paths(coupon.path, coupon.base, coupon.candidates["genuine-fix"])
-    assert gitrepo.disallowed(genuine, ["cart.py"]) == []
-    assert gitrepo.test_edits(genuine) == []
+    assert paths.disallowed(false_fix, ["cart.py"]) == ["tests/test_cart.py"]
+    assert paths.disallowed(false_fix, []) == []
+    assert paths.test_edits(false_fix) == ["tests/test_cart.py"]
+    genuine = git.changed_paths(coupon.path, coupon.base, coupon.candidates["genuine-fix"])
+    assert paths.disallowed(genuine, ["cart.py"]) == []
+    assert paths.test_edits(genuine) == []
 
 
 @pytest.mark.parametrize(("path", "globs", "ok"), [
@@ -81,26 +82,26 @@ def test_changed_paths_allowlist_and_tamper(coupon: FixtureRepo) -> None:
     ("tests/test_cart.py", ["src/**", "cart.py"], False),
 ])
 def test_glob_matching(path: str, globs: list[str], ok: bool) -> None:
-    assert gitrepo.matches(path, globs) is ok
+    assert paths.matches(path, globs) is ok
 
 
 def test_commit_files_leaves_work_tree_and_index_alone(coupon: FixtureRepo) -> None:
     (coupon.path / "README.md").write_text("local edit\n")
     _git(coupon.path, "add", "README.md")
-    commit = gitrepo.commit_files(coupon.path, coupon.base, {"cart.py": "X = 1\n"}, "candidate 1",
+    commit = git.commit_files(coupon.path, coupon.base, {"cart.py": "X = 1\n"}, "candidate 1",
                                   ref="refs/signoff/test")
-    assert gitrepo.is_ancestor(coupon.path, coupon.base, commit)
+    assert git.is_ancestor(coupon.path, coupon.base, commit)
     assert _git(coupon.path, "show", f"{commit}:cart.py") == "X = 1"
     assert _git(coupon.path, "rev-parse", "refs/signoff/test") == commit
     assert _git(coupon.path, "diff", "--cached", "--name-only") == "README.md"
     assert (coupon.path / "README.md").read_text() == "local edit\n"
-    assert [c.path for c in gitrepo.changed_paths(coupon.path, coupon.base, commit)] == ["cart.py"]
+    assert [c.path for c in git.changed_paths(coupon.path, coupon.base, commit)] == ["cart.py"]
 
 
 def test_export_refuses_hidden_files_and_escaping_links(coupon: FixtureRepo, tmp_path: Path) -> None:
-    hide = gitrepo.commit_files(coupon.path, coupon.base, {".gitattributes": "cart.py export-ignore\n"}, "hide")
-    with pytest.raises(gitrepo.ExportError, match="hides committed files"):
-        gitrepo.export(coupon.path, hide, tmp_path / "a")
+    hide = git.commit_files(coupon.path, coupon.base, {".gitattributes": "cart.py export-ignore\n"}, "hide")
+    with pytest.raises(git.ExportError, match="hides committed files"):
+        git.export(coupon.path, hide, tmp_path / "a")
     # A symlink out of the tree, committed with plumbing (mode 120000).
     blob = subprocess.run(["git", "-C", str(coupon.path), "hash-object", "-w", "--stdin"], input=b"/etc/shadow",
                           capture_output=True, check=True).stdout.decode().strip()
@@ -113,5 +114,5 @@ def test_export_refuses_hidden_files_and_escaping_links(coupon: FixtureRepo, tmp
     env.update({"GIT_AUTHOR_NAME": "x", "GIT_AUTHOR_EMAIL": "x@x", "GIT_COMMITTER_NAME": "x",
                 "GIT_COMMITTER_EMAIL": "x@x"})
     evil = run("commit-tree", tree, "-p", coupon.base, "-m", "link")
-    with pytest.raises(gitrepo.ExportError, match="cannot be exported safely"):
-        gitrepo.export(coupon.path, evil, tmp_path / "b")
+    with pytest.raises(git.ExportError, match="cannot be exported safely"):
+        git.export(coupon.path, evil, tmp_path / "b")

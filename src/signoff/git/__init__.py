@@ -1,0 +1,29 @@
+"""The one adapter for running git: a clean environment, one trusted repository, no config that runs code.
+
+Every git process signoff starts goes through `command.run` (or `command.popen` for a stream).
+Repository plumbing the workflows share sits beside it: resolving revisions, ancestry, changed
+paths, reading a file at a revision, commits of whole files, and clean exports.
+"""
+
+from signoff.git.command import Identity, output, popen, run
+from signoff.git.export import ExportError, export
+from signoff.git.repo import (
+    Change,
+    changed_paths,
+    commit_files,
+    diff_text,
+    has_commit,
+    is_ancestor,
+    is_full_id,
+    mode_at,
+    open_repo,
+    read_file_at,
+    resolve,
+    tracked_paths,
+)
+
+__all__ = [
+    "Change", "ExportError", "Identity", "changed_paths", "commit_files", "diff_text", "export",
+    "has_commit", "is_ancestor", "is_full_id", "mode_at", "open_repo", "output", "popen", "read_file_at",
+    "resolve", "run", "tracked_paths",
+]

@@ -1,0 +1,127 @@
+"""Repository plumbing: resolve revisions, ancestry, changed paths, file contents, commits of whole files."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from signoff.git.command import Identity, output, run
+from signoff.kernel.errors import NotFoundError, UsageError
+
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+SUPERVISOR = Identity("signoff supervisor", "supervisor@signoff.invalid")
+
+
+def is_full_id(sha: str) -> bool:
+    return bool(_HEX40.match(sha or ""))
+
+
+def open_repo(path: Path) -> Path:
+    """`path` resolved, when it is inside a git work tree or a bare repository; UsageError when not."""
+    if not path.exists():
+        raise NotFoundError(f"repository not found: {path}", "pass --repo the folder of a git repository")
+    if run(path, "rev-parse", "--git-dir", check=False).returncode != 0:
+        raise UsageError(f"not a git repository: {path}", "pass --repo the folder of a git repository")
+    return path.resolve()
+
+
+def resolve(repo: Path, rev: str) -> str:
+    """The full commit id a revision names; UsageError naming the revision when it does not exist."""
+    if not rev or rev.startswith("-"):
+        raise UsageError(f"invalid revision {rev!r}", "pass a commit id, branch or tag")
+    proc = run(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+    out = proc.stdout.decode().strip()
+    if proc.returncode != 0 or not _HEX40.match(out):
+        raise UsageError(f"revision {rev!r} is not a commit in {repo}", "pass a commit id, branch or tag")
+    return out
+
+
+def has_commit(repo: Path, sha: str) -> bool:
+    """True when `sha` is a full commit id present in `repo`."""
+    if not is_full_id(sha):
+        return False
+    return run(repo, "cat-file", "-e", f"{sha}^{{commit}}", check=False).returncode == 0
+
+
+def is_ancestor(repo: Path, base: str, candidate: str) -> bool:
+    """True when `candidate` descends from `base` (or is it)."""
+    proc = run(repo, "merge-base", "--is-ancestor", base, candidate, check=False)
+    if proc.returncode not in (0, 1):
+        raise UsageError(f"git could not compare {base[:12]} and {candidate[:12]}: "
+                         f"{proc.stderr.decode(errors='replace').strip()}", "check both revisions exist")
+    return proc.returncode == 0
+
+
+@dataclass(frozen=True)
+class Change:
+    status: str  # A, M, D, T (renames are listed as a deletion and an addition)
+    path: str
+
+
+def changed_paths(repo: Path, base: str, candidate: str) -> list[Change]:
+    """Paths the candidate changes relative to base (NUL-separated, so any file name is safe)."""
+    proc = run(repo, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+               base, candidate)
+    parts = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+    changes: list[Change] = []
+    i = 0
+    while i + 1 < len(parts):
+        status, path = parts[i], parts[i + 1]
+        if not status:
+            break
+        changes.append(Change(status[0], path))
+        i += 2
+    return changes
+
+
+def diff_text(repo: Path, base: str, candidate: str, limit: int = 200_000) -> str:
+    """The patch from base to candidate as committed: no external diff, no textconv driver."""
+    proc = run(repo, "diff", "--no-color", "--no-ext-diff", "--no-textconv", base, candidate)
+    text = proc.stdout.decode("utf-8", errors="replace")
+    return text if len(text) <= limit else text[:limit] + "\n[diff truncated]\n"
+
+
+def read_file_at(repo: Path, commit: str, path: str) -> bytes | None:
+    """The bytes of `path` at `commit`, or None when that revision has no such file."""
+    proc = run(repo, "cat-file", "blob", f"{commit}:{path}", check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def tracked_paths(repo: Path, commit: str, under: str | None = None) -> list[str]:
+    """Every file path committed at `commit` (only those below the folder `under`, when given)."""
+    proc = run(repo, "ls-tree", "-r", "-z", "--name-only", commit, *(("--", under.rstrip("/") + "/") if under else ()))
+    return [p for p in proc.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
+
+
+def mode_at(repo: Path, commit: str, path: str) -> str | None:
+    """The tree entry mode of `path` at `commit` (`100644`, `120000` for a link, ...), None when absent."""
+    out = output(repo, "ls-tree", commit, "--", path)
+    return out.split()[0] if out else None
+
+
+def commit_files(repo: Path, parent: str, files: dict[str, str], message: str,
+                 author: Identity = SUPERVISOR, ref: str | None = None) -> str:
+    """Create a commit on top of `parent` replacing whole files, without touching any work tree.
+
+    Used by the supervisor to turn a fixer's full-file proposal into a candidate revision. The index
+    is a private temporary file, so a user's staged changes and checkout are left alone.
+    """
+    with tempfile.TemporaryDirectory(prefix="signoff-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **author.env()}
+        fix = "check the repository is writable"
+
+        def git(*args: str, data: bytes | None = None) -> str:
+            return output(repo, *args, input_=data, env=env, timeout=60, fix=fix)
+
+        git("read-tree", parent)
+        for path, content in sorted(files.items()):
+            blob = git("hash-object", "-w", "--stdin", data=content.encode())
+            git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}")
+        tree = git("write-tree")
+        commit = git("commit-tree", tree, "-p", parent, "-m", message)
+        if ref is not None:
+            # A ref keeps the candidate reachable, so garbage collection cannot prune it.
+            git("update-ref", ref, commit)
+        return commit
