@@ -10,9 +10,9 @@ import pytest
 from signoff.kernel import IntegrityError, UsageError, canonical_bytes, sha256_bytes
 from signoff.trust import (
     KeyStore,
+    TrustPolicy,
     pae,
     sign_envelope,
-    TrustPolicy,
     statement,
     subject,
     verify_envelope,
