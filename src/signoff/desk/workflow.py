@@ -607,8 +607,12 @@ class Desk:
         """A signed GitHub-format delivery: verified over the raw bytes, refused when replayed or
         from a repository not on the allowlist, then applied."""
         event, delivery, payload = webhooks.verify(self.webhook_secret(), headers, body)
-        case = f"desk/webhook/{delivery}"
-        if self.ledger.version(case):
+        # The signature covers the body only, so the delivery id is the sender's word: the same signed
+        # body under a new id (or the same id in another case) is the same delivery. De-duplicate on
+        # both the id and the signed content.
+        case = f"desk/webhook/{delivery.lower()}"
+        content = f"desk/webhook-content/{event}/{sha256_bytes(body)}"
+        if self.ledger.version(case) or self.ledger.version(content):
             raise ConflictError(f"delivery {delivery} was already processed", "a replay is refused")
         if event == "ping":
             result: dict[str, Any] = {"outcome": "pong"}
@@ -620,8 +624,10 @@ class Desk:
             if full_name not in allowed and not (full_name == f"{webhooks.LOCAL_OWNER}/{repo}" and repo in allowed):
                 raise RefusedError(f"repository {full_name!r} is not on the allowlist",
                                    "add its full name to [desk] repos_allowed")
-            result = self._apply_hook(event, delivery, repo, payload)
+            # keyed on the content: two copies racing past the check above apply one effect
+            result = self._apply_hook(event, content, repo, payload)
         try:
+            self.ledger.append(content, 0, [NewEvent("webhook.processed", {"event": event, "delivery": delivery})])
             self.ledger.append(case, 0, [NewEvent("webhook.processed", {"event": event, "result": result})])
         except ConflictError as exc:
             raise ConflictError(f"delivery {delivery} was already processed", "a replay is refused") from exc
@@ -633,8 +639,8 @@ class Desk:
                 return bug
         return None
 
-    def _apply_hook(self, event: str, delivery: str, repo: str, p: dict[str, Any]) -> dict[str, Any]:
-        key = f"desk:hook:{delivery}"
+    def _apply_hook(self, event: str, dedupe: str, repo: str, p: dict[str, Any]) -> dict[str, Any]:
+        key = f"desk:hook:{dedupe}"
         if event == "deployment_status":
             st, dep = p.get("deployment_status") or {}, p.get("deployment") or {}
             if st.get("state") != "success":
