@@ -24,6 +24,7 @@ ENDPOINTS = [
     ("POST", "/desk/notifications/x/delivered", {"lease_id": "x"}, {"concierge"}),
     ("POST", "/desk/bugs/BUG-0001/approve", {"head": HEAD}, {"alice", "bob", "shared"}),
     ("POST", "/desk/bugs/BUG-0001/merge", None, {"alice", "bob"}),
+    ("POST", "/desk/bugs/BUG-0001/disputes/0/accept", None, {"alice", "bob"}),
     ("POST", "/desk/deployments", {"repo": "shoplite", "commit": HEAD, "environment": "production",
                                    "url": "http://127.0.0.1:9"}, {"recorder"}),
 ]
@@ -45,7 +46,7 @@ def test_every_refusal(world: World, method: str, path: str, body: dict[str, obj
             "Authorization": "Bearer " + ("dke_" + "x" * 43 if caller == "unknown" else world.tokens[caller])}
         before = world.ledger.count_events()
         r = http.request(method, path, json=body, headers=headers)
-        engineering_work = path.startswith(ENGINEERING_PATHS) and "approve" not in path and "merge" not in path
+        engineering_work = path.startswith(ENGINEERING_PATHS) and not path.endswith(("/approve", "/merge", "/accept"))
         if caller in ("none", "unknown") or (caller == "concierge" and engineering_work):
             assert r.status_code == 401, (caller, r.status_code, r.text)
         else:

@@ -139,3 +139,22 @@ def test_only_the_recorder_records(review: World) -> None:
             w.desk.record_deployment(w.actor(who), w.desk.config.repo, "0" * 40, "production", "http://x")
     with pytest.raises(RefusedError):
         w.desk.record_deployment(w.actor("recorder"), "elsewhere", "0" * 40, "production", "http://x")
+
+
+def test_a_report_filed_after_the_release_cannot_reopen_it(review: World) -> None:
+    """The attacker files a look-alike report once the fix is live and answers the release question."""
+    w = review
+    merge = _approve_and_merge(w)
+    with serve_commit(w.desk.forge.path(w.desk.config.repo), merge) as live:
+        _record(w, merge, live.url)
+    late = w.desk.submit_report({"title": "Coupon bigger than the cart makes the total negative",
+                                 "component": "checkout", "actual": "negative total"}, "203.0.113.9")
+    assert late.bug_id == w.bug_id
+    attacker = w.desk.reporter(late.report_id, late.capability)
+    b = w.desk.verify_release(attacker, "no", "It is not fixed, reopen it.", bug_id=w.bug_id)
+    assert b.state == "released" and b.round == 1 and b.rejected_tests == set()
+    assert [(d["question"], d["answer"]) for d in b.disputes] == [("release", "no")]
+    b = w.desk.verify_release(attacker, "yes", bug_id=w.bug_id)
+    assert b.state == "released" and b.verified_by == set()
+    b = w.desk.accept_dispute(w.actor("bob"), w.bug_id, 0)
+    assert b.state == "reopened" and b.round == 2 and b.rejected_tests == set()

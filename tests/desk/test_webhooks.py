@@ -178,3 +178,19 @@ def test_reviews_from_outside_the_repository_do_not_count(github: World) -> None
     payload = _review_payload(github, "alice")
     payload["review"]["author_association"] = "COLLABORATOR"
     assert _send(github, "pull_request_review", payload, "d-collab")["outcome"] == "approval_recorded"
+
+
+@pytest.mark.parametrize("second_id", ["another-delivery", "SAME-DELIVERY", "Same-Delivery"])
+def test_a_replay_under_a_new_delivery_id_is_refused(github: World, second_id: str) -> None:
+    """The signature does not cover X-GitHub-Delivery: an attacker who captured one signed delivery
+    sends the same body and signature again under an id of her choosing."""
+    w = github
+    body = json.dumps(_review_payload(w)).encode()
+    headers = webhooks.headers_for("pull_request_review", "same-delivery", w.desk.webhook_secret(), body)
+    w.desk.receive_webhook(headers, body)
+    before = w.ledger.count_events()
+    with pytest.raises(ConflictError) as exc:
+        w.desk.receive_webhook(headers | {"X-GitHub-Delivery": second_id}, body)
+    assert "already processed" in exc.value.message
+    assert len(w.bug().approvals) == 1
+    assert w.ledger.count_events() == before  # nothing written for the replay

@@ -10,6 +10,7 @@ import pytest
 from signoff.kernel import IntegrityError, UsageError, canonical_bytes, sha256_bytes
 from signoff.trust import (
     KeyStore,
+    TrustPolicy,
     pae,
     sign_envelope,
     statement,
@@ -43,7 +44,7 @@ def _evidence(tmp_path: Path) -> tuple[Path, KeyStore]:
     artifact = tmp_path / "ev" / "artifact.txt"
     artifact.parent.mkdir()
     artifact.write_text("the thing")
-    st = statement([subject("artifact.txt", sha256=sha256_bytes(b"the thing"))], "https://signoff.dev/test/v1",
+    st = statement([subject("artifact.txt", sha256=sha256_bytes(b"the thing"))], "https://signoff.dev/ledger-demo/v1",
                    {"kind": "measured", "result": "ok"})
     return write_evidence(st, key, tmp_path / "ev", stem="t"), store
 
@@ -127,3 +128,84 @@ def test_statement_shape_is_checked(tmp_path: Path) -> None:
 
     with pytest.raises(IntegrityError, match="no subject"):
         check_statement(json.loads(verified.payload))
+
+
+def _signed(tmp_path: Path, store: KeyStore, key_name: str, ptype: str, subjects: list[dict[str, object]]) -> Path:
+    st = statement(subjects, ptype, {"kind": "measured"})
+    return write_evidence(st, store.ensure(key_name), tmp_path / "ev", stem=key_name)
+
+
+def test_subjects_outside_the_subjects_folder_are_never_read(tmp_path: Path) -> None:
+    """An attacker's statement names host files so that verification hashes them and prints a digest
+    prefix (an oracle for their contents). None of these may be opened."""
+    store = KeyStore(tmp_path / "keys")
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("root:hunter2\n")
+    (tmp_path / "ev").mkdir()
+    (tmp_path / "ev" / "link").symlink_to(secret)
+    (tmp_path / "ev" / "dirlink").symlink_to(tmp_path)
+    hostile = [str(secret), "../host-secret.txt", "link", "dirlink/host-secret.txt", "a/../../host-secret.txt",
+               "/etc/hostname"]
+    for name in hostile:
+        path = _signed(tmp_path, store, "verifier", "https://signoff.dev/ledger-demo/v1",
+                       [subject(name, sha256="0" * 64)])
+        report = verify_file(path, store.trusted())
+        # Had the file been read, the wrong digest would fail the report with the real digest's prefix.
+        assert report.ok, (name, report.problem)
+        assert any("outside the subjects folder" in n for n in report.notes), (name, report.notes)
+        assert sha256_bytes(secret.read_bytes())[:12] not in json.dumps(report.as_json())
+
+
+def test_subjects_folder_is_the_one_named(tmp_path: Path) -> None:
+    store = KeyStore(tmp_path / "keys")
+    elsewhere = tmp_path / "artifacts"
+    elsewhere.mkdir()
+    (elsewhere / "a.txt").write_text("built")
+    path = _signed(tmp_path, store, "verifier", "https://signoff.dev/ledger-demo/v1",
+                   [subject("a.txt", sha256=sha256_bytes(b"built"))])
+    beside = verify_file(path, store.trusted())
+    assert beside.ok and any("not present here" in n for n in beside.notes)
+    assert verify_file(path, store.trusted(), subjects=elsewhere).ok
+    (elsewhere / "a.txt").write_text("swapped")
+    assert "does not match the signed" in (verify_file(path, store.trusted(), subjects=elsewhere).problem or "")
+
+
+def test_a_key_may_sign_only_what_the_policy_allows(tmp_path: Path) -> None:
+    """A repair verdict signed with the agents' key is trusted as a key, and still a lie."""
+    store = KeyStore(tmp_path / "keys")
+    repair = "https://signoff.dev/repair-verification/v1"
+    path = _signed(tmp_path, store, "agents", repair, [subject("git:base", gitCommit="0" * 40)])
+    report = verify_file(path, store.trusted())
+    assert not report.ok
+    assert "agents, which may not sign" in (report.problem or "") and "allowed: verifier" in (report.problem or "")
+
+    unknown = _signed(tmp_path, store, "verifier", "https://attacker.example/verdict/v1",
+                      [subject("git:base", gitCommit="0" * 40)])
+    problem = verify_file(unknown, store.trusted()).problem or ""
+    assert "no trust policy names a signer" in problem
+    assert problem != report.problem
+
+    policy = TrustPolicy.from_config({"https://attacker.example/verdict/v1": ["verifier"]})
+    assert verify_file(unknown, store.trusted(), policy).ok
+    with pytest.raises(UsageError, match="list of key names"):
+        TrustPolicy.from_config({repair: 3})
+
+
+def test_cli_reads_the_policy_and_the_subjects_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIGNOFF_HOME", raising=False)
+    monkeypatch.delenv("SIGNOFF_CONFIG", raising=False)
+    store = KeyStore(tmp_path / ".signoff" / "keys")
+    path = _signed(tmp_path, store, "release-bot", "https://example.org/release/v1",
+                   [subject("a.txt", sha256="0" * 64)])
+    assert main(["evidence", "verify", str(path)]) == 1
+    assert "no trust policy names a signer" in capsys.readouterr().out
+    (tmp_path / "signoff.toml").write_text('[trust.signers]\n"https://example.org/release/v1" = ["release-*"]\n')
+    assert main(["evidence", "verify", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["evidence", "verify", str(path), "--subjects", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "not a folder" in err

@@ -11,7 +11,8 @@ from signoff.cli.context import console
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Job, Ledger, NewEvent, NewJob, Outbox, Worker, verify_chain
+from signoff.ledger import Job, Ledger, NewEvent, NewJob, Outbox, Worker, sign_checkpoint, verify_chain
+from signoff.ledger.checkpoints import KEY_NAME
 from signoff.trust import KeyStore, statement, subject, verify_file, write_evidence
 
 
@@ -44,8 +45,10 @@ def run(s: Settings, quiet: bool = False) -> dict[str, Any]:
     Worker(Outbox(ledger), {"notify": notify}).drain()
     say(f"  outbox worker delivered {delivered} job(s); case now at version {ledger.version(case_id)}")
 
-    report = verify_chain(ledger)
-    say(f"  ledger verify: {'ok' if report.ok else 'BROKEN'}, {report.count} events, head {report.head_hash[:16]}")
+    checkpoint = sign_checkpoint(ledger, KeyStore(s.keys_dir).ensure(KEY_NAME))
+    report = verify_chain(ledger, trusted=KeyStore(s.keys_dir).trusted())
+    say(f"  ledger verify: {'ok' if report.ok else 'BROKEN'}, {report.count} events, head {report.head_hash[:16]}, "
+        f"signed checkpoint at seq {checkpoint.seq}")
 
     key = KeyStore(s.keys_dir).ensure("verifier")
     events = ledger.read(case_id)

@@ -117,6 +117,10 @@ def show(bug_id: str, as_json: Json = False) -> None:
         console.print(f"  evidence (measured): {path}")
     for n in desk.notes(bug_id):
         console.print(f"  note ({n['type']}, {n.get('evidence_kind')}): advisory, never a decision")
+    for d in bug.summary()["disputes"]:
+        state = "accepted" if d["accepted"] else "open"
+        console.print(f"  dispute {d['index']} ({state}): {d['report_id']} answered {d['answer']!r} to the "
+                      f"{d['question']} question of round {d['round']}, after it was asked: not counted")
 
 
 @app.command("approve")
@@ -130,6 +134,15 @@ def approve(bug_id: str, head: Annotated[str | None, typer.Option(help="The head
         raise UsageError("name the head you reviewed", f"pass --head {bug.change['head'] if bug.change else 'SHA'}")
     out = desk.approve(who, bug_id, head).summary()
     print_json(out) if as_json else console.print(f"approved {head[:12]} of {bug_id}")
+
+
+@app.command("accept-dispute")
+def accept_dispute(bug_id: str, index: int, token: Token = None, as_json: Json = False) -> None:
+    """Agree with a "no" from a reporter who joined the bug after the question was asked (a human owner):
+    the bug reopens for a new reproduction; the test is not put on the rejected list."""
+    desk = _desk()
+    out = desk.accept_dispute(_actor(desk, token), bug_id, index).summary()
+    print_json(out) if as_json else console.print(f"{bug_id} reopened (round {out['round']}) on dispute {index}")
 
 
 @app.command("merge")

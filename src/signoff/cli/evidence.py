@@ -9,7 +9,7 @@ import typer
 
 from signoff.cli.context import console, print_json, settings
 from signoff.kernel.errors import NotFoundError
-from signoff.trust import KeyStore, PublicKey, verify_file
+from signoff.trust import KeyStore, PublicKey, TrustPolicy, verify_file
 
 app = typer.Typer(no_args_is_help=True)
 key_app = typer.Typer(no_args_is_help=True)
@@ -32,11 +32,21 @@ def _load_workflow_checks() -> None:
 def verify(
     files: Annotated[list[Path], typer.Argument(help="Evidence files (.intoto.json).")],
     key: Annotated[list[Path] | None, typer.Option("--key", help="Also trust this public key file (hex).")] = None,
+    subjects: Annotated[Path | None, typer.Option(
+        "--subjects", help="Recheck subject files under this folder (default: each evidence file's own folder)."
+    )] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Check signatures against trusted keys, the statement's shape and its subjects' digests."""
+    """Check signatures against trusted keys and the trust policy, the statement's shape and its subjects'
+    digests. Subject files are read only inside the subjects folder, never through an absolute path, `..`
+    or a link that leads out of it."""
     _load_workflow_checks()
-    store = KeyStore(settings().keys_dir)
+    if subjects is not None and not subjects.is_dir():
+        raise NotFoundError(f"--subjects names {subjects}, which is not a folder",
+                            "pass the folder that holds the files the evidence names")
+    s = settings()
+    policy = TrustPolicy.from_config(s.section("trust", "signers"))
+    store = KeyStore(s.keys_dir)
     trusted = store.trusted()
     for extra in key or []:
         if not extra.is_file():
@@ -45,7 +55,7 @@ def verify(
             )
         pub = PublicKey.from_hex(extra.read_text(), extra.stem)
         trusted[pub.keyid] = pub
-    reports = [verify_file(f, trusted) for f in files]
+    reports = [verify_file(f, trusted, policy, subjects) for f in files]
     if as_json:
         print_json([r.as_json() for r in reports])
     else:

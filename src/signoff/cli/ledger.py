@@ -8,25 +8,66 @@ import typer
 from rich.table import Table
 
 from signoff.cli.context import console, print_json, settings
-from signoff.ledger import Ledger, Outbox, verify_chain
+from signoff.ledger import Ledger, Outbox, Witness, sign_checkpoint, verify_chain
+from signoff.ledger.checkpoints import KEY_NAME
+from signoff.trust import KeyStore
 
 app = typer.Typer(no_args_is_help=True)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
+WitnessOpt = Annotated[list[str] | None, typer.Option(
+    "--witness", help="A witness: a JSON-lines file a second party keeps, or a second database URL.")]
+
+
 @app.command("verify")
-def verify(as_json: JsonOpt = False) -> None:
-    """Walk the hash chain; name the first broken entry (exit 1) or print count and head (exit 0)."""
-    ledger = Ledger.open(settings())
-    report = verify_chain(ledger)
+def verify(
+    witness: Annotated[str | None, typer.Option(
+        "--witness", help="Also check every checkpoint this witness (file or database URL) holds.")] = None,
+    require_signed: Annotated[bool, typer.Option(
+        "--require-signed", help="Fail (exit 1) when events after the last signed checkpoint are unsigned.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Walk the hash chain and check signed checkpoints (and a witness); name the first broken entry (exit 1)
+    or print count, head, the last signed checkpoint and any unsigned tail (exit 0)."""
+    s = settings()
+    ledger = Ledger.open(s)
+    report = verify_chain(ledger, trusted=KeyStore(s.keys_dir).trusted(),
+                          witness=Witness(witness) if witness else None)
+    ok = report.ok and not (require_signed and report.unsigned_tail)
     if as_json:
-        print_json({"ok": report.ok, "count": report.count, "head": report.head_hash,
-                    "problem": report.problem, "broken_seq": report.broken_seq})
-    elif report.ok:
-        console.print(f"ledger ok: {report.count} events, head {report.head_hash}")
-    else:
+        print_json({"ok": ok, "count": report.count, "head": report.head_hash,
+                    "problem": report.problem, "broken_seq": report.broken_seq,
+                    "last_checkpoint": report.last_checkpoint, "unsigned_tail": report.unsigned_tail,
+                    "witnessed": report.witnessed})
+    elif not report.ok:
         console.print(f"[bold red]ledger broken:[/] {report.problem}")
-    raise typer.Exit(0 if report.ok else 1)
+    else:
+        console.print(f"ledger ok: {report.count} events, head {report.head_hash}")
+        if report.last_checkpoint is None:
+            console.print(f"no signed checkpoint: all {report.count} events are unsigned "
+                          "(`signoff ledger checkpoint` signs the head)")
+        else:
+            console.print(f"last signed checkpoint: seq {report.last_checkpoint}; "
+                          f"unsigned tail: {report.unsigned_tail} event(s)")
+        if report.witnessed is not None:
+            console.print(f"witness agrees: {report.witnessed} checkpoint(s)")
+    raise typer.Exit(0 if ok else 1)
+
+
+@app.command("checkpoint")
+def checkpoint(witness: WitnessOpt = None, as_json: JsonOpt = False) -> None:
+    """Sign the chain's head with the `ledger` key (kept outside the database) and store it; copy it to each
+    witness."""
+    s = settings()
+    cp = sign_checkpoint(Ledger.open(s), KeyStore(s.keys_dir).ensure(KEY_NAME), witness or [])
+    if as_json:
+        print_json({"seq": cp.seq, "head": cp.head_hash, "signed_at": cp.signed_at, "keyid": cp.keyid,
+                    "witnesses": witness or []})
+        return
+    console.print(f"checkpoint signed: seq {cp.seq}, head {cp.head_hash}")
+    for w in witness or []:
+        console.print(f"witness: {w}")
 
 
 @app.command("cases")

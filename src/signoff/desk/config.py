@@ -28,6 +28,8 @@ class DeskConfig:
     max_file_bytes: int = 24_000
     fix_attempts: int = 2
     reports_per_hour: int = 20  # per client address
+    answers_per_report: int = 6  # answers one report may give on its bug, over all rounds
+    disputes_per_bug: int = 10  # answers from reporters not entitled to the question, kept for the owner
     timeout: float = 120.0
     checks: bool = True  # run the repository's configured formatter / linter / type checker
     production_environment: str = "production"

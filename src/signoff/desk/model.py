@@ -24,6 +24,10 @@ class Bug:
     component: str = ""
     title: str = ""
     reports: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attached_at: dict[str, int] = field(default_factory=dict)  # report id -> bug version it joined at
+    asked_at: dict[str, int] = field(default_factory=dict)  # question -> bug version it was posed at
+    answers: dict[str, int] = field(default_factory=dict)  # report id -> answers given
+    disputes: list[dict[str, Any]] = field(default_factory=list)  # answers by reporters not entitled
     confirmations: set[str] = field(default_factory=set)
     reproduction: dict[str, Any] | None = None
     rejected_tests: set[str] = field(default_factory=set)
@@ -48,19 +52,23 @@ class Bug:
             self.component, self.title = p["component"], p["title"]
         elif t == "report.attached":
             self.reports[p["report_id"]] = dict(p)
+            self.attached_at[p["report_id"]] = ev.version
         elif t == "reproduction.failed":
             self.repro_attempts += 1
             if p.get("needs_human"):
                 self._human(p["reason"])
         elif t == "reproduction.recorded":
             self.reproduction = dict(p)
+            self.asked_at["reproduction"] = ev.version
             self.state = "awaiting_reporter"
             self.times["reproduced"] = ev.recorded_at
         elif t == "confirmation.yes":
+            self._answered(p)
             self.confirmations.add(p["report_id"])
             self.state = "fixing"
             self.times["confirmed"] = ev.recorded_at
         elif t in ("confirmation.no", "verification.no"):
+            self._answered(p)
             if self.reproduction is not None:
                 self.rejected_tests.add(self.reproduction["test_sha256"])
             self._reopen()
@@ -88,16 +96,36 @@ class Bug:
             self.times["merged"] = ev.recorded_at
         elif t == "release.recorded":
             self.release = dict(p)
+            self.asked_at["release"] = ev.version
             self.state = "released"
             self.verified_by = set()
             self.times["released"] = ev.recorded_at
         elif t == "verification.yes":
+            self._answered(p)
             self.verified_by.add(p["report_id"])
             self.state = "verified"
             self.times["verified"] = ev.recorded_at
+        elif t == "answer.unentitled":
+            self._answered(p)
+            self.disputes.append({**p, "index": len(self.disputes), "at": ev.recorded_at, "accepted": False})
+        elif t == "dispute.accepted":
+            # A person agreed with a late reporter's "no": reopen, but the test is not put on the
+            # rejected list on that reporter's word.
+            self.disputes[p["index"]]["accepted"] = True
+            self._reopen()
+            self.times["reopened"] = ev.recorded_at
         elif t == "human.resumed":
             self.needs_human = None
             self.state = p["state"]
+
+    def _answered(self, p: dict[str, Any]) -> None:
+        self.answers[p["report_id"]] = self.answers.get(p["report_id"], 0) + 1
+
+    def entitled(self, report_id: str, question: str) -> bool:
+        """Whether a report's answer to `question` counts: it must have been filed before the
+        question was posed (a reproduction is judged by the people whose bug it was measured for)."""
+        joined, asked = self.attached_at.get(report_id), self.asked_at.get(question)
+        return joined is not None and asked is not None and joined < asked
 
     def _human(self, reason: str) -> None:
         self.needs_human = reason
@@ -120,7 +148,9 @@ class Bug:
         return {"bug_id": self.bug_id, "state": self.state, "round": self.round, "component": self.component,
                 "title": self.title, "reports": sorted(self.reports), "confirmations": sorted(self.confirmations),
                 "needs_human": self.needs_human, "change": self.change, "merge": self.merge,
-                "release": self.release, "verified_by": sorted(self.verified_by), "times": self.times}
+                "release": self.release, "verified_by": sorted(self.verified_by), "times": self.times,
+                "disputes": [{k: d[k] for k in ("index", "report_id", "question", "answer", "round", "reason",
+                                                "accepted", "at") if k in d} for d in self.disputes]}
 
 
 def fold(bug_id: str, events: list[Event]) -> Bug:

@@ -275,6 +275,12 @@ def routers(settings: Settings) -> list[APIRouter]:
         desk = desk_of(request)
         return {"merge_commit": desk.merge(actor(desk, authorization), bug_id)}
 
+    @router.post("/bugs/{bug_id}/disputes/{index}/accept")
+    @_http_errors
+    def accept_dispute(bug_id: str, index: int, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        return desk.accept_dispute(actor(desk, authorization), bug_id, index).summary()
+
     @router.post("/deployments")
     @_http_errors
     def deployment(body: DeploymentBody, request: Request, authorization: Auth = None) -> Any:

@@ -273,6 +273,8 @@ class Desk:
             if b.state != "awaiting_reporter" or b.reproduction is None or (round_ is not None and round_ != b.round):
                 raise ConflictError(f"{b.bug_id} is not waiting for a confirmation (state {b.state}, round {b.round})",
                                     "reload the tracking page: the bug has moved on")
+            if not self._counts(b, rid, "reproduction"):
+                return self._unentitled(b, rid, "reproduction", answer, why)
             if answer == "yes":
                 return [NewEvent("confirmation.yes", {"report_id": rid, "round": b.round})], [
                     NewJob(f"{b.bug_id}:fix:{b.round}", ENGINEERING,
@@ -282,6 +284,53 @@ class Desk:
                 NewJob(f"{b.bug_id}:reproduce:{nxt}", ENGINEERING, {"bug_id": b.bug_id, "step": "reproduce",
                                                                     "round": nxt})]
         return self._update(bug.bug_id, decide)
+
+    def _counts(self, b: Bug, rid: str | None, question: str) -> bool:
+        """Whether this report's answer decides `question`; refuses once the report has answered too often.
+
+        Anyone who files a similar report joins the bug and gets a capability, so a capability alone
+        must not let a stranger steer someone else's bug. Only reports filed before the question was
+        posed decide it; a later one is recorded for the owner (see `accept_dispute`)."""
+        assert rid is not None
+        if b.answers.get(rid, 0) >= self.config.answers_per_report:
+            raise RefusedError(f"report {rid} has answered {b.answers[rid]} times on {b.bug_id}: no more answers",
+                               "the owner has your earlier answers; add detail to a new report if it still fails")
+        if b.entitled(rid, question):
+            return True
+        if len(b.disputes) >= self.config.disputes_per_bug:
+            raise RefusedError(f"{b.bug_id} has {len(b.disputes)} answers waiting for the owner: no more are taken",
+                               "the owner will review the answers already given")
+        return False
+
+    def _unentitled(self, b: Bug, rid: str | None, question: str, answer: str,
+                    why: dict[str, Any] | None) -> tuple[list[NewEvent], list[NewJob]]:
+        # Recorded and shown to the owner; it changes no state, asks no agent and never grows the
+        # rejected-test list. A "no" reopens the bug only when a person agrees (`accept_dispute`).
+        return [NewEvent("answer.unentitled", {"report_id": rid, "question": question, "answer": answer,
+                                               "round": b.round, **(why or {})})], []
+
+    def accept_dispute(self, actor: Actor, bug_id: str, index: int) -> Bug:
+        """A person agrees with a "no" from a reporter who was not entitled to the question: the bug
+        reopens for a new reproduction; the test is not added to the rejected list."""
+        require(actor, "owner", what="accept a reporter's dispute")
+        if not actor.human or actor.shared:
+            raise RefusedError("only a named person may accept a dispute",
+                               "use your own owner credential (not a bot's, not the shared key)")
+
+        def decide(b: Bug) -> tuple[list[NewEvent], list[NewJob]]:
+            if not 0 <= index < len(b.disputes):
+                raise NotFoundError(f"{bug_id} has no dispute {index}", "list them in the bug's disputes")
+            d = b.disputes[index]
+            open_question = {"reproduction": b.state == "awaiting_reporter",
+                             "release": b.state in ("released", "verified")}[d["question"]]
+            if d["answer"] != "no" or d["accepted"] or d["round"] != b.round or not open_question:
+                raise ConflictError(f"dispute {index} of {bug_id} is not an open \"no\" of this round",
+                                    "reload the bug: it has moved on")
+            nxt = b.round + 1
+            return [NewEvent("dispute.accepted", {"index": index, "by": actor.name})], [
+                NewJob(f"{bug_id}:reproduce:{nxt}", ENGINEERING, {"bug_id": bug_id, "step": "reproduce",
+                                                                  "round": nxt})]
+        return self._update(bug_id, decide)
 
     # -- 8. reporter verifies the release -------------------------------------------------------
 
@@ -296,6 +345,8 @@ class Desk:
             if b.state not in ("released", "verified") or b.release is None:
                 raise ConflictError(f"{b.bug_id} has no release to check (state {b.state})",
                                     "you will be asked once the fix is live")
+            if not self._counts(b, rid, "release"):
+                return self._unentitled(b, rid, "release", answer, why)
             if answer == "yes":
                 if rid in b.verified_by:
                     return [], []
@@ -598,8 +649,12 @@ class Desk:
         """A signed GitHub-format delivery: verified over the raw bytes, refused when replayed or
         from a repository not on the allowlist, then applied."""
         event, delivery, payload = webhooks.verify(self.webhook_secret(), headers, body)
-        case = f"desk/webhook/{delivery}"
-        if self.ledger.version(case):
+        # The signature covers the body only, so the delivery id is the sender's word: the same signed
+        # body under a new id (or the same id in another case) is the same delivery. De-duplicate on
+        # both the id and the signed content.
+        case = f"desk/webhook/{delivery.lower()}"
+        content = f"desk/webhook-content/{event}/{sha256_bytes(body)}"
+        if self.ledger.version(case) or self.ledger.version(content):
             raise ConflictError(f"delivery {delivery} was already processed", "a replay is refused")
         if event == "ping":
             result: dict[str, Any] = {"outcome": "pong"}
@@ -611,8 +666,10 @@ class Desk:
             if full_name not in allowed and not (full_name == f"{webhooks.LOCAL_OWNER}/{repo}" and repo in allowed):
                 raise RefusedError(f"repository {full_name!r} is not on the allowlist",
                                    "add its full name to [desk] repos_allowed")
-            result = self._apply_hook(event, delivery, repo, payload)
+            # keyed on the content: two copies racing past the check above apply one effect
+            result = self._apply_hook(event, content, repo, payload)
         try:
+            self.ledger.append(content, 0, [NewEvent("webhook.processed", {"event": event, "delivery": delivery})])
             self.ledger.append(case, 0, [NewEvent("webhook.processed", {"event": event, "result": result})])
         except ConflictError as exc:
             raise ConflictError(f"delivery {delivery} was already processed", "a replay is refused") from exc
@@ -624,8 +681,8 @@ class Desk:
                 return bug
         return None
 
-    def _apply_hook(self, event: str, delivery: str, repo: str, p: dict[str, Any]) -> dict[str, Any]:
-        key = f"desk:hook:{delivery}"
+    def _apply_hook(self, event: str, dedupe: str, repo: str, p: dict[str, Any]) -> dict[str, Any]:
+        key = f"desk:hook:{dedupe}"
         if event == "deployment_status":
             st, dep = p.get("deployment_status") or {}, p.get("deployment") or {}
             if st.get("state") != "success":

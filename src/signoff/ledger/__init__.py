@@ -1,12 +1,14 @@
 """Durable state: append-only events per case, idempotency, outbox, hash-chained audit log."""
 
 from signoff.ledger.audit import ChainReport, verify_chain
+from signoff.ledger.checkpoints import Checkpoint, Witness, sign_checkpoint
 from signoff.ledger.outbox import Job, JobState, Outbox, Worker, backoff
 from signoff.ledger.store import AppendResult, Event, Ledger, NewEvent, NewJob, UnitOfWork
 
 __all__ = [
     "AppendResult",
     "ChainReport",
+    "Checkpoint",
     "Event",
     "Job",
     "JobState",
@@ -15,7 +17,9 @@ __all__ = [
     "NewJob",
     "Outbox",
     "UnitOfWork",
+    "Witness",
     "Worker",
     "backoff",
+    "sign_checkpoint",
     "verify_chain",
 ]

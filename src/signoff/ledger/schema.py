@@ -85,3 +85,16 @@ counters = Table(
     Column("name", String(200), primary_key=True),
     Column("value", BigInteger, nullable=False),
 )
+
+# Signed statements "the chain held `seq` events ending in `head_hash`". The signature is made with a
+# key kept outside the database, so a writer who can edit rows but lacks the key cannot rewrite the
+# history a checkpoint covers without `ledger verify` noticing.
+checkpoints = Table(
+    "checkpoints",
+    metadata,
+    Column("seq", BigInteger, primary_key=True),
+    Column("head_hash", String(64), nullable=False),
+    Column("signed_at", String(40), nullable=False),
+    Column("keyid", String(64), nullable=False),
+    Column("signature", String(128), nullable=False),
+)

@@ -10,8 +10,10 @@ from signoff.trust.evidence import (
 )
 from signoff.trust.intoto import EVIDENCE_KINDS, STATEMENT_TYPE, check_statement, statement, subject
 from signoff.trust.keys import KeyStore, PublicKey, SigningKey, key_id
+from signoff.trust.policy import DEFAULT_SIGNERS, TrustPolicy
 
 __all__ = [
+    "DEFAULT_SIGNERS",
     "EVIDENCE_KINDS",
     "INTOTO_PAYLOAD_TYPE",
     "STATEMENT_TYPE",
@@ -19,6 +21,7 @@ __all__ = [
     "KeyStore",
     "PublicKey",
     "SigningKey",
+    "TrustPolicy",
     "check_statement",
     "key_id",
     "pae",

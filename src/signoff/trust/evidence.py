@@ -23,6 +23,7 @@ from signoff.kernel.ids import new_id
 from signoff.trust.dsse import ensure_json_object, parse_envelope, sign_envelope, verify_envelope
 from signoff.trust.intoto import check_statement
 from signoff.trust.keys import PublicKey, SigningKey
+from signoff.trust.policy import TrustPolicy
 
 # A predicate check returns notes (things it could not check, said plainly) and raises
 # IntegrityError on anything wrong.
@@ -78,7 +79,10 @@ class EvidenceReport:
         }
 
 
-def verify_bytes(data: bytes, trusted: dict[str, PublicKey], base: Path) -> EvidenceReport:
+def verify_bytes(
+    data: bytes, trusted: dict[str, PublicKey], base: Path, policy: TrustPolicy | None = None
+) -> EvidenceReport:
+    """Verify an envelope; subjects that name files are rechecked only inside `base`."""
     env = parse_envelope(data)
     if envelope_bytes(env) != data:
         raise IntegrityError("file is not in the exact form it was signed in: altered",
@@ -87,6 +91,7 @@ def verify_bytes(data: bytes, trusted: dict[str, PublicKey], base: Path) -> Evid
     verified = verify_envelope(env, trusted)
     st = ensure_json_object(verified.payload)
     check_statement(st)
+    (policy or TrustPolicy()).check(st["predicateType"], verified.signers)
     notes = _check_subject_files(st, base)
     check = _CHECKS.get(st["predicateType"])
     if check is not None:
@@ -121,7 +126,11 @@ def _check_payload_form(env: dict[str, Any]) -> None:
                              "do not trust this file; obtain the original")
 
 
-def verify_file(path: Path, trusted: dict[str, PublicKey]) -> EvidenceReport:
+def verify_file(
+    path: Path, trusted: dict[str, PublicKey], policy: TrustPolicy | None = None, subjects: Path | None = None
+) -> EvidenceReport:
+    """Verify one evidence file. Subject files are looked up under `subjects`, by default the folder
+    that holds the evidence file, and never outside it."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -129,7 +138,7 @@ def verify_file(path: Path, trusted: dict[str, PublicKey]) -> EvidenceReport:
     except IsADirectoryError:
         return EvidenceReport(str(path), False, f"is a folder, not an evidence file: {path}")
     try:
-        report = verify_bytes(data, trusted, Path(path).parent)
+        report = verify_bytes(data, trusted, Path(path).parent if subjects is None else Path(subjects), policy)
     except SignoffError as exc:
         return EvidenceReport(str(path), False, exc.message)
     report.path = str(path)
@@ -137,16 +146,23 @@ def verify_file(path: Path, trusted: dict[str, PublicKey]) -> EvidenceReport:
 
 
 def _check_subject_files(st: dict[str, Any], base: Path) -> list[str]:
-    """Recompute sha256 of subjects that name files present beside the evidence or in the cwd."""
+    """Recompute sha256 of subjects that name files under `base`.
+
+    A statement comes from elsewhere, so its subject names are hostile paths: an absolute name, a
+    `..` or a link leading out of `base` would make verification read (and report on) host files.
+    Such a subject is never opened; it is named in a note instead."""
     notes: list[str] = []
+    root = base.resolve()
     for sub in st["subject"]:
         name = sub.get("name", "")
         want = sub["digest"].get("sha256")
         if not name or want is None or ":" in name:  # scheme-named subjects (git+, ledger:) are not files
             continue
-        candidates = [base / name, Path(name)]
-        found = next((c for c in candidates if c.is_file()), None)
+        found = _confined(root, name)
         if found is None:
+            notes.append(f"subject {name!r}: names a path outside the subjects folder, not read")
+            continue
+        if not found.is_file():
             notes.append(f"subject {name}: not present here, digest not rechecked")
             continue
         try:
@@ -157,3 +173,17 @@ def _check_subject_files(st: dict[str, Any], base: Path) -> list[str]:
             raise IntegrityError(f"subject {name}: file digest {got[:12]} does not match the signed {want[:12]}",
                                  "the file changed after the evidence was signed")
     return notes
+
+
+def _confined(root: Path, name: str) -> Path | None:
+    """The file `name` names under `root`, or None when it is absolute, climbs with `..`, or
+    resolves (through links) to somewhere outside `root`."""
+    if "\x00" in name or name.startswith(("/", "\\")):
+        return None
+    parts = Path(name).parts
+    if not parts or ".." in parts:
+        return None
+    resolved = (root / name).resolve()
+    if not resolved.is_relative_to(root):
+        return None
+    return resolved
