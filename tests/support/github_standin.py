@@ -323,6 +323,7 @@ def _repo_route(gh: GitHubStandIn, repo: RepoState, method: str, rest: str, quer
               "assignees": [], "merged": False,
               "html_url": f"https://github.com/{repo.full_name}/pull/{number}"}
         repo.pulls[number] = pr
+        subprocess.run(["git", "-C", str(repo.path), "update-ref", f"refs/pull/{number}/head", head_sha], check=True)
         return 201, pr, {"location": f"{gh.url}/repos/{repo.full_name}/pulls/{number}"}
     m = re.fullmatch(r"/pulls/(\d+)", rest)
     if method == "GET" and m:
