@@ -16,6 +16,7 @@ LAYERS = {
     "sandbox": 2,
     "agents": 2,
     "airlock": 2,
+    "github": 2,
     "repair": 3,
     "desk": 3,
     "notes": 3,

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from signoff.cli.context import console, print_json, settings
+from signoff.kernel.errors import UsageError
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -40,11 +41,12 @@ def print_result(result: Any) -> None:
 @app.command("verify")
 def verify_cmd(
     repo: Annotated[Path, typer.Option("--repo", help="The git repository.")],
-    base: Annotated[str, typer.Option("--base", help="The revision that shows the defect.")],
-    candidate: Annotated[str, typer.Option("--candidate", help="The revision that claims to fix it.")],
     harness: Annotated[Path, typer.Option("--harness", help="Folder of approved tests (frozen before running).")],
     expect: Annotated[str, typer.Option("--expect", help="Test id (relative to the harness) that must fail on base "
                                                            "by an assertion and pass on the candidate.")],
+    base: Annotated[str | None, typer.Option("--base", help="The revision that shows the defect.")] = None,
+    candidate: Annotated[str | None, typer.Option("--candidate",
+                                                  help="The revision that claims to fix it.")] = None,
     regression: Annotated[list[str] | None, typer.Option("--regression", help="Test id that must still pass.")] = None,
     allow: Annotated[list[str] | None, typer.Option("--allow", help="Glob of paths the candidate may change.")] = None,
     pythonpath: Annotated[list[str] | None, typer.Option("--pythonpath", help="Folder inside the checkout to "
@@ -58,21 +60,46 @@ def verify_cmd(
                                                         "approved; any other digest is INCONCLUSIVE.")] = None,
     evidence: Annotated[Path | None, typer.Option("--evidence", help="Write the evidence to this file.")] = None,
     redact_paths: Annotated[bool, typer.Option("--redact-paths", help="Leave host paths out of the evidence.")] = False,
+    github: Annotated[str | None, typer.Option("--github", help="owner/repo#N: verify the pull request's head "
+                                               "against its base and post the verdict as a check run.")] = None,
+    check_name: Annotated[str, typer.Option("--check-name", help="The check run's name (with --github).")] = (
+        "signoff/repair"),
+    evidence_url: Annotated[str | None, typer.Option("--evidence-url", help="Where the evidence file will be "
+                                                     "published; linked from the check run.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Judge CANDIDATE against the frozen harness: exit 0 VERIFIED, 1 REJECTED, 3 INCONCLUSIVE, 2 bad usage."""
     from signoff.repair.verifier import VerifyRequest, verify
 
+    client = None
+    if github is not None:
+        from signoff.github import git_url, github_client, parse_pull
+        from signoff.repair.github_check import pull_revisions
+
+        full_name, number = parse_pull(github)
+        client = github_client(settings())
+        base, candidate = pull_revisions(client, repo, full_name, number, git_url(settings()))
+    if base is None or candidate is None:
+        raise UsageError("name the revisions to compare", "pass --base and --candidate, or --github owner/repo#N")
     result = verify(VerifyRequest(
         repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
         regression=list(regression or []), allow=list(allow or []), pythonpath=list(pythonpath or []),
         requirements=requirements, runner=runner, repeat=repeat, timeout=timeout,
         approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
     ), settings())
+    posted = None
+    if client is not None and github is not None:
+        from signoff.repair.github_check import post_verdict
+
+        posted = post_verdict(client, parse_pull(github)[0], result, check_name, evidence_url)
     if as_json:
-        print_json(result.as_json())
+        print_json(result.as_json() | ({"check_run": {"id": posted["id"], "conclusion": posted["conclusion"]}}
+                                       if posted else {}))
     else:
         print_result(result)
+        if posted:
+            console.print(f"  check run {check_name} posted on {result.candidate[:12]}: {posted['conclusion']}",
+                          highlight=False)
     raise typer.Exit(result.exit_code)
 
 
