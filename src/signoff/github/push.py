@@ -1,6 +1,7 @@
 """Push a branch to GitHub over HTTPS with the App's installation token (or the configured token).
 
-The token travels in an `http.extraHeader` given through git's environment (`GIT_CONFIG_COUNT`),
+Git runs through the one git adapter (clean environment, no user or system config). The token
+travels in an `http.extraHeader` given through git's environment (`GIT_CONFIG_COUNT`),
 never in the URL or on the command line, so it shows up neither in `ps`, nor in the remote's
 configuration, nor in git's error messages.
 """
@@ -8,31 +9,23 @@ configuration, nor in git's error messages.
 from __future__ import annotations
 
 import base64
-import os
 import re
-import subprocess
 from pathlib import Path
 
+from signoff import git
 from signoff.github.client import GitHubClient
 from signoff.kernel.errors import UnavailableError, UsageError
 
 _BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,200}")
 
 
-def _git_env(client: GitHubClient) -> tuple[dict[str, str], str]:
+def _run(client: GitHubClient, checkout: Path, args: list[str], what: str, fix: str) -> None:
     token = client.auth.git_token(client.http, client.api_url)
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env |= {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_COUNT": "1",
-            "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}"}
-    return env, token
-
-
-def _run(client: GitHubClient, checkout: Path, args: list[str], what: str, fix: str) -> None:
-    env, token = _git_env(client)
-    r = subprocess.run(["git", "-C", str(checkout), *args], env=env, capture_output=True, text=True, timeout=300)
-    if r.returncode != 0:
-        detail = (r.stderr or r.stdout).strip().replace(token, "***")[-300:]
+    proc = git.run(checkout, *args, check=False, timeout=300,
+                   config=(("http.extraHeader", f"Authorization: Basic {basic}"),))
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).decode(errors="replace").strip().replace(token, "***")[-300:]
         raise UnavailableError(f"{what} failed: {detail}", fix)
 
 
