@@ -17,7 +17,7 @@ from signoff.ledger.schema import metadata
 from signoff.rooms import tables as rooms_tables
 
 TABLE_SETS = {
-    "ledger": {"cases", "events", "chain_head", "idempotency", "outbox", "counters"},
+    "ledger": {"cases", "events", "chain_head", "idempotency", "outbox", "counters", "checkpoints"},
     "rooms": {t.name for t in vars(rooms_tables).values() if getattr(t, "metadata", None) is metadata},
     "agents": {agent_calls.name},
 }
