@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         if callable(show):
             show()
         else:
-            context.err_console.print(f"error: {exc}")
+            context.err_console.print(f"error: {exc}", markup=False, highlight=False)
         return int(getattr(exc, "exit_code", 2))
     return int(result) if isinstance(result, int) else 0
 

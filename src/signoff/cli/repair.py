@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.progress import reporting
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -63,12 +64,13 @@ def verify_cmd(
     """Judge CANDIDATE against the frozen harness: exit 0 VERIFIED, 1 REJECTED, 3 INCONCLUSIVE, 2 bad usage."""
     from signoff.repair.verifier import VerifyRequest, verify
 
-    result = verify(VerifyRequest(
-        repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
-        regression=list(regression or []), allow=list(allow or []), pythonpath=list(pythonpath or []),
-        requirements=requirements, runner=runner, repeat=repeat, timeout=timeout,
-        approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
-    ), settings())
+    with reporting("repair verify") as progress:
+        result = verify(VerifyRequest(
+            repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
+            regression=list(regression or []), allow=list(allow or []), pythonpath=list(pythonpath or []),
+            requirements=requirements, runner=runner, repeat=repeat, timeout=timeout,
+            approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
+        ), settings(), progress)
     if as_json:
         print_json(result.as_json())
     else:

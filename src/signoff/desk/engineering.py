@@ -17,6 +17,7 @@ from signoff.desk.credentials import Actor, require
 from signoff.desk.forge import _git
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import ConflictError, RefusedError
+from signoff.kernel.progress import Progress, silent
 from signoff.ledger import Job, Outbox
 
 SCRIPT = "shoplite"
@@ -36,10 +37,11 @@ class EngineeringService:
         self.script = script
         self.outbox = Outbox(desk.ledger, lease_seconds=300)
 
-    def run_once(self) -> bool:
+    def run_once(self, progress: Progress = silent) -> bool:
         job = self.outbox.claim([ENGINEERING])
         if job is None:
             return False
+        progress(f"{job.payload.get('step')} {job.payload.get('bug_id')}")
         try:
             self.handle(job)
         except Exception as exc:  # recorded on the job; retried with backoff, dead after max attempts
@@ -48,9 +50,9 @@ class EngineeringService:
             self.outbox.ack(job)
         return True
 
-    def drain(self, limit: int = 100) -> int:
+    def drain(self, limit: int = 100, progress: Progress = silent) -> int:
         n = 0
-        while n < limit and self.run_once():
+        while n < limit and self.run_once(progress):
             n += 1
         return n
 
