@@ -18,7 +18,8 @@ _ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07|[()][0-9A-Za-z]|[=>7
 
 def _env(columns: int, extra: Mapping[str, str] | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR")}
-    env.update({"COLUMNS": str(columns), "TERM": "xterm-256color", **(extra or {})})
+    # UTF-8 whatever the locale of the machine running the tests (a test may override it)
+    env.update({"COLUMNS": str(columns), "TERM": "xterm-256color", "PYTHONIOENCODING": "utf-8", **(extra or {})})
     return env
 
 
@@ -44,11 +45,11 @@ def on_terminal(args: list[str], columns: int, cwd: Path, env: Mapping[str, str]
     finally:
         os.close(master)
     code = proc.wait(timeout=timeout)
-    text = b"".join(chunks).decode("utf-8", "replace")
+    text = b"".join(chunks).decode((env or {}).get("PYTHONIOENCODING", "utf-8"), "replace")
     return code, _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def on_pipes(args: list[str], columns: int, cwd: Path, env: Mapping[str, str] | None = None,
              timeout: float = 300.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SIGNOFF, *args], capture_output=True, text=True, cwd=cwd, env=_env(columns, env),
-                          timeout=timeout, check=False)
+    return subprocess.run([*SIGNOFF, *args], capture_output=True, text=True, encoding="utf-8", cwd=cwd,
+                          env=_env(columns, env), timeout=timeout, check=False)

@@ -71,6 +71,15 @@ def test_notes_snapshot_on_a_terminal_shows_a_live_display(home: Path, long_hist
     assert "notes snapshot: reading commits (" not in text  # the plain form is for pipes only
 
 
+def test_a_terminal_that_cannot_show_the_glyphs_gets_plain_lines(home: Path, long_history: Path) -> None:
+    code, text = on_terminal(["notes", "snapshot", "--repo", str(long_history), "-o", "s.json"], 100, home.parent,
+                             {"PYTHONIOENCODING": "latin-1"})
+    assert code == 0, text
+    lines = text.splitlines()
+    assert [line for line in lines if "reading commits" in line] == [
+        f"notes snapshot: reading commits ({n})" for n in (0, 1000, 2000, COMMITS)]
+
+
 def test_repair_verify_json_keeps_stdout_json_and_reports_each_step(
         home: Path, sandbox: None, coupon: FixtureRepo, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(_verify(coupon, "--json")) == 0

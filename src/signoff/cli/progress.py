@@ -1,8 +1,8 @@
 """Progress of long commands, always on standard error (standard output stays the result, and with
 `--json` only JSON).
 
-On a terminal each step is a line of rich's live display: a spinner while it runs, a bar when the
-step has a count, a check when the next step starts. Anywhere else each report is one plain line,
+On a (UTF-8) terminal each step is a line of rich's live display: a spinner while it runs, a bar
+when the step has a count, a check when the next step starts. Anywhere else each report is one plain line,
 `<command>: <step> (<done>/<total>)`, so that logs show what happened and when it stopped.
 """
 
@@ -27,7 +27,8 @@ def plain_line(command: str, step: str, done: int | None, total: int | None) -> 
 @contextmanager
 def reporting(command: str) -> Iterator[Progress]:
     """A progress callback for COMMAND, live on a terminal, plain lines otherwise."""
-    if not err_console.is_terminal:
+    # The live display draws with spinner and check glyphs: only on a terminal that can show them.
+    if not (err_console.is_terminal and err_console.encoding.replace("-", "") == "utf8"):
         def plain(step: str, done: int | None = None, total: int | None = None) -> None:
             err_console.print(plain_line(command, step, done, total), markup=False, highlight=False)
 
