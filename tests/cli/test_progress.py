@@ -131,3 +131,12 @@ def test_a_demo_reports_its_steps_and_keeps_json_clean(home: Path, capsys: pytes
     assert err.splitlines() == ["demo notes: running", "demo notes: building a git history",
                                 "demo notes: writing, checking and reviewing the notes",
                                 "demo notes: approving, publishing and signing"]
+
+
+def test_a_command_that_fails_before_its_first_step_prints_only_the_error(home: Path) -> None:
+    missing = home.parent / "no-such-repository"
+    code, text = on_terminal(["repair", "verify", "--repo", str(missing), "--base", "main", "--candidate", "fix",
+                              "--harness", str(home.parent), "--expect", "test_x.py::test_x"], 80, home.parent)
+    assert code == 2
+    assert text.splitlines() == [f"error: repository not found: {missing}",
+                                 "fix: pass --repo the folder of a git repository"]

@@ -34,30 +34,33 @@ def reporting(command: str) -> Iterator[Progress]:
 
         yield plain
         return
-    with LiveDisplay(SpinnerColumn(finished_text="[green]✓[/]"), TextColumn("{task.description}"), BarColumn(),
-                     TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err_console) as display:
-        steps: dict[str, TaskID] = {}
-        totals: dict[TaskID, int | None] = {}
-        running: list[TaskID] = []  # the step being worked on: the one most recently started
+    display = LiveDisplay(SpinnerColumn(finished_text="[green]✓[/]"), TextColumn("{task.description}"), BarColumn(),
+                          TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err_console)
+    steps: dict[str, TaskID] = {}
+    totals: dict[TaskID, int | None] = {}
+    running: list[TaskID] = []  # the step being worked on: the one most recently started
 
-        def finish() -> None:
-            for task in running:
-                total = totals[task] or 1
-                display.update(task, total=total, completed=total)
-            running.clear()
+    def finish() -> None:
+        for task in running:
+            total = totals[task] or 1
+            display.update(task, total=total, completed=total)
+        running.clear()
 
-        def live(step: str, done: int | None = None, total: int | None = None) -> None:
-            task = steps.get(step)
-            if task is None:
-                finish()
-                task = steps[step] = display.add_task(f"{command}: {step}", total=total, count="")
-                running.append(task)
-            totals[task] = total if total is not None else totals.get(task)
-            if done is not None:
-                display.update(task, completed=done, total=total,
-                               count=f"{done}/{total}" if total is not None else str(done))
-
-        try:
-            yield live
-        finally:
+    def live(step: str, done: int | None = None, total: int | None = None) -> None:
+        if not steps:
+            display.start()  # drawn from the first step on: a command that fails first shows nothing
+        task = steps.get(step)
+        if task is None:
             finish()
+            task = steps[step] = display.add_task(f"{command}: {step}", total=total, count="")
+            running.append(task)
+        totals[task] = total if total is not None else totals.get(task)
+        if done is not None:
+            display.update(task, completed=done, total=total,
+                           count=f"{done}/{total}" if total is not None else str(done))
+
+    try:
+        yield live
+        finish()  # a step that ended in an error keeps no check mark; the error follows
+    finally:
+        display.stop()  # restores the cursor, also after an error
