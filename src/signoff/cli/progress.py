@@ -2,8 +2,8 @@
 `--json` only JSON).
 
 On a (UTF-8) terminal each step is a line of rich's live display: a spinner while it runs, a bar
-when the step has a count, a check when the next step starts. Anywhere else each report is one plain line,
-`<command>: <step> (<done>/<total>)`, so that logs show what happened and when it stopped.
+when the step has a count, a check when the next step starts. Anywhere else each report is one
+plain line, `<command>: <step> (<done>/<total>)`, so that logs show what happened and when it stopped.
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ def reporting(command: str) -> Iterator[Progress]:
 
         yield plain
         return
-    display = LiveDisplay(SpinnerColumn(finished_text="[green]✓[/]"), TextColumn("{task.description}"), BarColumn(),
-                          TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err_console)
+    # Step names are data (a bug id, a path): never read as markup.
+    display = LiveDisplay(SpinnerColumn(finished_text="[green]✓[/]"), TextColumn("{task.description}", markup=False),
+                          BarColumn(), TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err_console)
     steps: dict[str, TaskID] = {}
     totals: dict[TaskID, int | None] = {}
     running: list[TaskID] = []  # the step being worked on: the one most recently started

@@ -174,6 +174,9 @@ def stream_commits(repo: Path, rng: str, merges: bool) -> Iterator[dict[str, Any
             raise UsageError(f"git log failed on {repo} ({rng}): {message}", "check the repository and the range")
 
 
+PROGRESS_EVERY = 1000  # commits between two progress reports: a long history shows it is moving
+
+
 def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = False,
                   progress: Progress = silent) -> SnapshotSummary:
     rng, head = check_range(repo, rev_range)
@@ -185,9 +188,6 @@ def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = F
     if trailer["count"] % PROGRESS_EVERY:
         progress("reading commits", done=trailer["count"])
     return SnapshotSummary(out, trailer["count"], head, rng, trailer["digest"])
-
-
-PROGRESS_EVERY = 1000  # commits between two progress reports: a long history shows it is moving
 
 
 def _counted(commits: Iterator[dict[str, Any]], progress: Progress) -> Iterator[dict[str, Any]]:
