@@ -6,7 +6,18 @@ from pathlib import Path
 import pytest
 
 from signoff import __version__
-from signoff.cli.main import main
+from signoff.cli.main import app, main
+
+GROUPS = ("demo", "doctor", "evidence", "ledger", "airlock", "sandbox", "rooms", "serve", "incident", "notes",
+          "repair", "desk", "agents")
+
+
+def test_the_cli_page_lists_every_command_group() -> None:
+    registered = {g.name for g in app.registered_groups} | {c.name for c in app.registered_commands}
+    assert registered == set(GROUPS)
+    page = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    for group in GROUPS:
+        assert f"`signoff {group}" in page, group
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -20,7 +31,7 @@ def test_version_and_help_list_every_group(capsys: pytest.CaptureFixture[str]) -
     assert code == 0 and out.strip() == f"signoff {__version__}"
     code, out, _ = run(capsys, "--help")
     assert code == 0
-    for group in ("demo", "doctor", "evidence", "ledger"):
+    for group in GROUPS:
         assert group in out
 
 
@@ -60,7 +71,8 @@ def test_bad_input_is_a_message_not_a_traceback(home: Path, capsys: pytest.Captu
     code, out, err = run(capsys, "ledger", "verify")
     assert code == 2 and "unsupported database URL" in err
     code, out, err = run(capsys, "ledger", "no-such-command")
-    assert code == 2 and "No such command" in err
+    assert code == 2 and err.splitlines() == ["error: No such command 'no-such-command'.",
+                                              "fix: see `signoff ledger --help`"]
 
 
 def test_doctor_reports_each_check_with_a_fix(home: Path, capsys: pytest.CaptureFixture[str],

@@ -19,6 +19,20 @@ def pg_bin(name: str) -> str | None:
     return matches[-1] if matches else None
 
 
+# A Unix socket's path must fit in sun_path (108 bytes with the final NUL); the server's socket is
+# `<dir>/.s.PGSQL.5432`. Room for that name, and then some.
+SOCKET_PATH_MAX = 100 - len("/.s.PGSQL.5432")
+
+
+def socket_dir(prefix: str) -> Path:
+    """A fresh folder for Unix sockets: under the temporary folder when its path is short enough,
+    else under /tmp (a long TMPDIR or a deep checkout must not break the sockets)."""
+    for base in (tempfile.gettempdir(), "/tmp"):
+        if len(os.fsencode(base)) + len(prefix) + 10 <= SOCKET_PATH_MAX:
+            return Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    raise RuntimeError("no folder with a path short enough for a Unix socket")
+
+
 class PgServer:
     """A throwaway PostgreSQL cluster on a Unix socket, run as the `postgres` user when we are root
     (the server refuses to run as root)."""
@@ -26,8 +40,7 @@ class PgServer:
     def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="signoff-pg-"))
         self.data = self.dir / "data"
-        self.sock = self.dir / "sock"
-        self.sock.mkdir()
+        self.sock = socket_dir("signoff-pg-")
         self.user = "postgres" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
 
     def _run(self, *args: str) -> None:
@@ -55,3 +68,4 @@ class PgServer:
             except subprocess.CalledProcessError:
                 pass
         shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.rmtree(self.sock, ignore_errors=True)

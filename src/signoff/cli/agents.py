@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.output import add_data_row, data_table
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import NotFoundError, UsageError
 
@@ -59,10 +59,10 @@ def list_roles(as_json: JsonOpt = False) -> None:
     if as_json:
         print_json(rows)
         return
-    table = Table("role", "provider", "model", "kind", "paths", "scripts")
+    table = data_table("role", "provider", "model", "kind", "paths", "scripts")
     for r in rows:
         paths = "none" if r["allowed_paths"] is None else ", ".join(r["allowed_paths"]) or "none"
-        table.add_row(r["role"], r["provider"], str(r["model"]), r["kind"], paths, ", ".join(r["scripts"]))
+        add_data_row(table, r["role"], r["provider"], str(r["model"]), r["kind"], paths, ", ".join(r["scripts"]))
     console.print(table)
 
 
@@ -124,10 +124,10 @@ def calls(
     if as_json:
         print_json(found)
         return
-    table = Table("call", "role", "provider", "model", "kind", "outcome", "cost $", "reason")
+    table = data_table("call", "role", "provider", "model", "kind", "outcome", "cost $", "reason")
     for r in found:
-        table.add_row(str(r.get("call_id", ""))[:8], r["role"], r["provider"], str(r["model"]), r["kind"],
-                      r["outcome"], f"{r['cost_usd']:.4f}", str(r.get("reason", ""))[:60])
+        add_data_row(table, str(r.get("call_id", ""))[:8], r["role"], r["provider"], str(r["model"]), r["kind"],
+                     r["outcome"], f"{r['cost_usd']:.4f}", str(r.get("reason", ""))[:60])
     console.print(table)
 
 

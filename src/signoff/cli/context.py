@@ -7,13 +7,13 @@ import json
 import sys
 from typing import Any, NoReturn
 
-from rich.console import Console
+from rich.markup import escape
 
+from signoff.cli.output import console, err_console
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
 
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True)
+__all__ = ["console", "err_console", "fail", "print_json", "report_error", "set_home", "settings"]
 
 _state: dict[str, Any] = {"home": None, "settings": None}
 
@@ -47,7 +47,8 @@ def _coded(message: str, fix: str | None, code: int) -> SignoffError:
 
 
 def report_error(exc: SignoffError) -> int:
-    err_console.print(f"[bold red]error:[/] {exc.message}", markup=True, highlight=False)
+    # The message and the fix are data (they quote paths and input): escaped, never read as markup.
+    err_console.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False)
     if exc.fix:
-        err_console.print(f"[bold]fix:[/] {exc.fix}", markup=True, highlight=False)
+        err_console.print(f"[bold]fix:[/] {escape(exc.fix)}", highlight=False)
     return exc.exit_code

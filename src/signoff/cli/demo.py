@@ -11,15 +11,23 @@ from typing import Annotated, Any
 
 import typer
 
-from signoff.cli.context import console, print_json, settings
+from signoff.cli.context import print_json, settings
+from signoff.cli.output import heading
+from signoff.cli.progress import reporting
+from signoff.kernel.progress import Progress
 
 app = typer.Typer(invoke_without_command=True)
 
-# name -> runner(as_json) returning a JSON-able summary; registered in the order they should run.
-DEMOS: dict[str, Callable[[bool], dict[str, Any]]] = {}
+# name -> runner(as_json, progress) returning a JSON-able summary; registered in the order they run.
+DemoFn = Callable[[bool, Progress], dict[str, Any]]
+DEMOS: dict[str, DemoFn] = {}
 
 
-DemoFn = Callable[[bool], dict[str, Any]]
+def run_demo(name: str, as_json: bool) -> dict[str, Any]:
+    """One demo with its progress on standard error (its result and story go to standard output)."""
+    with reporting(f"demo {name}") as progress:
+        progress("running")
+        return DEMOS[name](as_json, progress)
 
 
 def register(name: str, help_text: str) -> Callable[[DemoFn], DemoFn]:
@@ -27,7 +35,7 @@ def register(name: str, help_text: str) -> Callable[[DemoFn], DemoFn]:
         DEMOS[name] = fn
 
         def command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-            summary = fn(as_json)
+            summary = run_demo(name, as_json)
             if as_json:
                 print_json(summary)
             if summary.get("ok") is False:
@@ -49,10 +57,10 @@ def all_demos(
     if ctx.invoked_subcommand is not None:
         return
     results = {}
-    for name, fn in DEMOS.items():
+    for name in DEMOS:
         if not as_json:
-            console.rule(f"demo {name}")
-        results[name] = fn(as_json)
+            heading(f"demo {name}")
+        results[name] = run_demo(name, as_json)
     if as_json:
         print_json(results)
     if any(r.get("ok") is False for r in results.values()):
@@ -60,7 +68,7 @@ def all_demos(
 
 
 @register("ledger", "The foundation: ledger events, an outbox delivery, signed evidence verified offline.")
-def demo_ledger(as_json: bool) -> dict[str, Any]:
+def demo_ledger(as_json: bool, progress: Progress) -> dict[str, Any]:
     from signoff.cli.demo_ledger import run
 
     return run(settings(), quiet=as_json)

@@ -10,6 +10,7 @@ from typing import Any
 
 from signoff.cli.context import console, settings
 from signoff.cli.demo import register
+from signoff.kernel.progress import Progress
 
 
 def run(quiet: bool) -> dict[str, Any]:
@@ -60,5 +61,5 @@ def run(quiet: bool) -> dict[str, Any]:
 
 
 @register("agents", "Agents: a scripted proposal signed as simulated evidence, a hostile one rejected, the cap.")
-def demo_agents(as_json: bool) -> dict[str, Any]:
+def demo_agents(as_json: bool, progress: Progress) -> dict[str, Any]:
     return run(quiet=as_json)

@@ -10,6 +10,7 @@ from typing import Any
 from signoff.cli.context import console
 from signoff.cli.demo import register
 from signoff.kernel.errors import RefusedError
+from signoff.kernel.progress import Progress, silent, within
 from signoff.kernel.settings import Settings
 
 
@@ -17,7 +18,7 @@ def _stamp() -> float:
     return time.monotonic()
 
 
-def run_loop(home: Path) -> dict[str, Any]:
+def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     from signoff.desk.deploy import serve_commit
     from signoff.desk.engineering import EngineeringService
     from signoff.desk.local import init_local
@@ -34,6 +35,7 @@ def run_loop(home: Path) -> dict[str, Any]:
 
     def step(what: str, **info: Any) -> None:
         steps.append({"step": what, **info})
+        progress(f"done: {what}")
 
     eng_actor = desk.credentials.authenticate(local.tokens["engineering"])
     engineering = EngineeringService(desk, eng_actor)
@@ -62,7 +64,7 @@ def run_loop(home: Path) -> dict[str, Any]:
     r2 = desk.reporter(second.report_id, second.capability)
 
     # 2-3. triage (advisory) and reproduction in the sandbox.
-    engineering.drain()
+    engineering.drain(progress=within(progress, "engineering"))
     bug = desk.bug(bug_id)
     step("reproduced", state=bug.state, test=bug.reproduction["test_path"] if bug.reproduction else None,
          failure=bug.reproduction["message"] if bug.reproduction else None)
@@ -80,7 +82,7 @@ def run_loop(home: Path) -> dict[str, Any]:
     desk.confirm(r1, "yes", bug_id=bug_id)
 
     # 5. the fixer drafts; the desk measures; a draft change request goes to a human owner.
-    engineering.drain()
+    engineering.drain(progress=within(progress, "engineering"))
     t_draft = _stamp()
     bug = desk.bug(bug_id)
     step("draft", state=bug.state, change=bug.change)
@@ -129,10 +131,10 @@ def run_loop(home: Path) -> dict[str, Any]:
 
 
 @register("desk", "Bug desk: intake, reproduction, confirmation, fix, review, merge, release, verification.")
-def demo_desk(as_json: bool) -> dict[str, Any]:
+def demo_desk(as_json: bool, progress: Progress) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="signoff-demo-desk-") as tmp:
         home = Path(tmp) / ".signoff"
-        summary = run_loop(home)
+        summary = run_loop(home, progress)
     if not as_json:
         for s in summary["steps"]:
             detail = ", ".join(f"{k}={v}" for k, v in s.items() if k != "step" and not isinstance(v, dict))

@@ -8,16 +8,18 @@ from signoff.cli.context import console, settings
 from signoff.cli.demo import register
 from signoff.kernel.errors import UnavailableError
 from signoff.kernel.ids import new_id
+from signoff.kernel.progress import Progress
 
 
 @register("incident", "Two organisations find a shared bug in three rooms without code crossing: fingerprints, "
                       "a notary, signed disclosures, a guard; graded through the room server.")
-def demo_incident(as_json: bool) -> dict[str, Any]:
+def demo_incident(as_json: bool, progress: Progress) -> dict[str, Any]:
     """The whole workflow (part 2): rooms, roles, policies, scripted humans, graded; part 1's
     evidence flow runs inside it (fingerprints, notary, approvals, guard, ledgers)."""
     from signoff.cli.incident_workflow import demo_summary, print_demo
 
     s = settings()
+    progress("three rooms, scripted people, both organisations' agents, graded")
     try:
         summary = demo_summary(base=s.home / "demo-incident" / new_id()[:8])
     except UnavailableError as exc:

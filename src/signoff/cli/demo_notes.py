@@ -11,6 +11,7 @@ from signoff import git
 from signoff.cli.context import console, settings
 from signoff.cli.demo import register
 from signoff.kernel.ids import new_id
+from signoff.kernel.progress import Progress
 
 _PEOPLE = {"vy": ("Vivek", "vivek@studio.example"), "rd": ("Ritweek", "ritweek@studio.example"),
            "sa": ("Saurabh", "saurabh@studio.example")}
@@ -49,7 +50,7 @@ def build_history(repo: Path) -> None:
 
 
 @register("notes", "Release notes from a real git history: an invented metric fails, verified notes pass.")
-def demo_notes(as_json: bool) -> dict[str, Any]:
+def demo_notes(as_json: bool, progress: Progress) -> dict[str, Any]:
     from signoff.notes.decisions import decide
     from signoff.notes.evidence import publish
     from signoff.notes.grade import grade
@@ -62,11 +63,13 @@ def demo_notes(as_json: bool) -> dict[str, Any]:
     s = settings()
     folder = s.home / "notes" / f"demo-{new_id()[:8]}"
     repo = folder / "repo"
+    progress("building a git history")
     build_history(repo)
     say(f"git history: 4 commits by 3 people in {repo}")
 
     run = folder / "run"
     run.mkdir(parents=True)
+    progress("writing, checking and reviewing the notes")
     result = start_run(repo, None, run, s, script="demo")
     baseline = run / "baseline.md"
     baseline.write_text(BASELINE, encoding="utf-8")
@@ -84,6 +87,7 @@ def demo_notes(as_json: bool) -> dict[str, Any]:
     for r in rejected:
         codes = ", ".join(f"{e['code']} {e['token']!r}" for e in r["errors"] + r["judgments"])
         say(f"editor rejected {r['id']}: {codes}; the writer revised it once")
+    progress("approving, publishing and signing")
     from signoff.ledger import Ledger
 
     ledger = Ledger.open(s)

@@ -15,10 +15,11 @@ from typing import Any
 from signoff.cli.context import console, settings
 from signoff.cli.demo import register
 from signoff.kernel.ids import new_id
+from signoff.kernel.progress import Progress, within
 
 
 @register("repair", "Coupon fixture: false fix REJECTED, genuine fix VERIFIED, room flow to ACCEPTED.")
-def demo_repair(as_json: bool) -> dict[str, Any]:
+def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
     from signoff.ledger import Ledger
     from signoff.repair.fixture import build, examples_root
     from signoff.repair.setup import coupon_contract, open_repair_room
@@ -41,7 +42,7 @@ def demo_repair(as_json: bool) -> dict[str, Any]:
     for name in ("false-fix", "genuine-fix"):
         result = verify(VerifyRequest(repo=repo.path, base="main", candidate=name, harness=harness,
                                       expect=contract.expect, regression=list(contract.regression),
-                                      timeout=contract.timeout), s)
+                                      timeout=contract.timeout), s, within(progress, f"verify {name}"))
         standalone[name] = {"verdict": result.verdict, "reasons": [r["code"] for r in result.reasons],
                             "fingerprint": result.fingerprint, "evidence": str(result.evidence),
                             "tamper": result.tamper}
@@ -50,6 +51,7 @@ def demo_repair(as_json: bool) -> dict[str, Any]:
             + (f"; tamper signal: {', '.join(result.tamper)}" if result.tamper else ""))
         say(f"    evidence {result.evidence}")
 
+    progress("room flow: report, approvals, fixer attempts, verification")
     ledger = Ledger.open(s)
     try:
         room = open_repair_room(ledger, s, contract)

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
 
 app = typer.Typer(no_args_is_help=True)
@@ -175,7 +176,8 @@ def work(token: Token = None, as_json: Json = False) -> None:
     from signoff.desk.engineering import EngineeringService
 
     desk = _desk()
-    n = EngineeringService(desk, _actor(desk, token)).drain()
+    with reporting("desk work") as progress:
+        n = EngineeringService(desk, _actor(desk, token)).drain(progress=progress)
     print_json({"handled": n}) if as_json else console.print(f"handled {n} work item(s)")
 
 

@@ -9,9 +9,10 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.output import add_data_row, data_table
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
@@ -87,9 +88,9 @@ def doctor(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     if as_json:
         print_json({"ok": all(c.ok for c in checks if c.required), "checks": [c.as_json() for c in checks]})
     else:
-        table = Table("check", "status", "detail", "fix")
+        table = data_table("check", "status", "detail", "fix")
         for c in checks:
             status = "[green]ok[/]" if c.ok else ("[red]MISSING[/]" if c.required else "[yellow]optional[/]")
-            table.add_row(c.name, status, c.detail, "" if c.ok else (c.fix or ""))
+            add_data_row(table, c.name, Text.from_markup(status), c.detail, "" if c.ok else (c.fix or ""))
         console.print(table)
     raise typer.Exit(0 if all(c.ok for c in checks if c.required) else 1)

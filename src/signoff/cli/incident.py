@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.progress import reporting
 from signoff.incident.fixture import ORGS
 from signoff.incident.simulate import simulate as run_simulation
 from signoff.incident.walkthrough import run_incident
@@ -63,7 +64,8 @@ def setup(root: RootOpt = None, fixture: FixtureOpt = None, as_json: JsonOpt = F
 @app.command("run")
 def run(root: RootOpt = None, fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
     """The whole of part 1: reproduce, fingerprint, disclose with approvals, compare, verify, fix."""
-    summary = run_incident(_workspace(root), fixture)
+    with reporting("incident run") as progress:
+        summary = run_incident(_workspace(root), fixture, progress)
     if as_json:
         print_json(summary)
     else:

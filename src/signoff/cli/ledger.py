@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.output import add_data_row, data_table
 from signoff.ledger import Ledger, Outbox, Witness, sign_checkpoint, verify_chain
 from signoff.ledger.checkpoints import KEY_NAME
 from signoff.trust import KeyStore
@@ -79,9 +79,9 @@ def list_cases(prefix: Annotated[str, typer.Option(help="Only ids starting with 
     if as_json:
         print_json([{"case_id": c, "version": v} for c, v in rows])
         return
-    table = Table("case", "version")
+    table = data_table("case", "version")
     for c, v in rows:
-        table.add_row(c, str(v))
+        add_data_row(table, c, str(v))
     console.print(table)
 
 
@@ -98,9 +98,9 @@ def show(case_id: str, as_json: JsonOpt = False) -> None:
         print_json([{"seq": e.seq, "version": e.version, "type": e.type, "payload": e.payload,
                      "recorded_at": e.recorded_at, "hash": e.hash} for e in events])
         return
-    table = Table("v", "type", "recorded", "payload")
+    table = data_table("v", "type", "recorded", "payload")
     for e in events:
-        table.add_row(str(e.version), e.type, e.recorded_at, str(e.payload)[:120])
+        add_data_row(table, str(e.version), e.type, e.recorded_at, str(e.payload)[:120])
     console.print(table)
 
 
@@ -113,7 +113,7 @@ def jobs(status: Annotated[str | None, typer.Option(help="pending, done or dead.
     if as_json:
         print_json([s.__dict__ for s in states])
         return
-    table = Table("job", "topic", "status", "attempts", "last error")
+    table = data_table("job", "topic", "status", "attempts", "last error")
     for s in states:
-        table.add_row(s.job_id, s.topic, s.status, f"{s.attempts}/{s.max_attempts}", (s.last_error or "")[:80])
+        add_data_row(table, s.job_id, s.topic, s.status, f"{s.attempts}/{s.max_attempts}", (s.last_error or "")[:80])
     console.print(table)

@@ -75,7 +75,7 @@ app.add_typer(agents_app, name="agents", help="Agent roles and providers, spend 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; SignoffError becomes a two-line message and its exit code, never a traceback."""
     try:
-        result = app(args=argv, standalone_mode=False)
+        result = app(args=argv, prog_name="signoff", standalone_mode=False)
     except SignoffError as exc:
         return context.report_error(exc)
     except typer.Exit as exc:
@@ -84,13 +84,13 @@ def main(argv: list[str] | None = None) -> int:
         context.err_console.print("aborted")
         return 130
     except typer.TyperException as exc:
-        # usage errors of the command line itself (unknown command, missing argument)
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show()
-        else:
-            context.err_console.print(f"error: {exc}")
-        return int(getattr(exc, "exit_code", 2))
+        # usage errors of the command line itself (unknown command, missing argument): the same
+        # two lines as any other bad input, pointing at the help of the command that was meant
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "signoff"
+        error = SignoffError(exc.format_message(), f"see `{where} --help`")
+        error.exit_code = int(getattr(exc, "exit_code", 2))
+        return context.report_error(error)
     return int(result) if isinstance(result, int) else 0
 
 

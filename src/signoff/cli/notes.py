@@ -9,6 +9,8 @@ from typing import Annotated, Any
 import typer
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.output import heading
+from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
 
 app = typer.Typer(no_args_is_help=True)
@@ -54,7 +56,8 @@ def snapshot_cmd(
     """Read commits and their file changes from git, streaming, into a snapshot file."""
     from signoff.notes.snapshot import take_snapshot
 
-    s = take_snapshot(repo, rev_range, _out(out), merges=merges)
+    with reporting("notes snapshot") as progress:
+        s = take_snapshot(repo, rev_range, _out(out), merges=merges, progress=progress)
     console.print(f"snapshot {s.path}: {s.commits} commits in {s.range}, {s.digest[:19]}", highlight=False)
 
 
@@ -126,7 +129,7 @@ def review_cmd(
         print_json(doc)
         return
     for rnd in doc["rounds"]:
-        console.rule(f"round {rnd['round']}")
+        heading(f"round {rnd['round']}")
         _print_sentences(rnd["sentences"])
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
 
 app = typer.Typer(no_args_is_help=True)
@@ -81,12 +82,13 @@ def verify_cmd(
         base, candidate = pull_revisions(client, repo, full_name, number, git_url(settings()))
     if base is None or candidate is None:
         raise UsageError("name the revisions to compare", "pass --base and --candidate, or --github owner/repo#N")
-    result = verify(VerifyRequest(
-        repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
-        regression=list(regression or []), allow=list(allow or []), pythonpath=list(pythonpath or []),
-        requirements=requirements, runner=runner, repeat=repeat, timeout=timeout,
-        approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
-    ), settings())
+    with reporting("repair verify") as progress:
+        result = verify(VerifyRequest(
+            repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
+            regression=list(regression or []), allow=list(allow or []), pythonpath=list(pythonpath or []),
+            requirements=requirements, runner=runner, repeat=repeat, timeout=timeout,
+            approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
+        ), settings(), progress)
     posted = None
     if client is not None and github is not None:
         from signoff.repair.github_check import post_verdict

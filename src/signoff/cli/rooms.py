@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.output import add_data_row, data_table
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 
@@ -62,10 +62,10 @@ def user_list(as_json: JsonOpt = False) -> None:
     if as_json:
         print_json(rows)
         return
-    table = Table("name", "display name", "id", "admin", "external")
+    table = data_table("name", "display name", "id", "admin", "external")
     for r in rows:
-        table.add_row(str(r["name"]), str(r["display_name"]), str(r["user_id"]), str(r["admin"]),
-                      str(r["external"]))
+        add_data_row(table, str(r["name"]), str(r["display_name"]), str(r["user_id"]), str(r["admin"]),
+                     str(r["external"]))
     console.print(table)
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
 from signoff.cli.context import console, print_json
+from signoff.cli.output import add_data_row, data_table
 from signoff.kernel.errors import UsageError
 
 app = typer.Typer(no_args_is_help=True)
@@ -45,9 +46,10 @@ def check(as_json: JsonOpt = False) -> None:
     if as_json:
         print_json({"ok": ok, "checks": [c.as_json() for c in checks]})
     else:
-        table = Table("guarantee", "held", "evidence", "fix")
+        table = data_table("guarantee", "held", "evidence", "fix")
         for c in checks:
-            table.add_row(c.name, "[green]yes[/]" if c.ok else "[red]NO[/]", c.detail, "" if c.ok else (c.fix or ""))
+            add_data_row(table, c.name, Text.from_markup("[green]yes[/]" if c.ok else "[red]NO[/]"), c.detail,
+                         "" if c.ok else (c.fix or ""))
         console.print(table)
     raise typer.Exit(0 if ok else 1)
 

@@ -17,6 +17,7 @@ from signoff.desk import scripts as _scripts  # noqa: F401  (registers the ShopL
 from signoff.desk.credentials import Actor, require
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import ConflictError, RefusedError
+from signoff.kernel.progress import Progress, silent
 from signoff.ledger import Job, Outbox, Worker
 
 SCRIPT = "shoplite"
@@ -35,13 +36,20 @@ class EngineeringService:
         self.actor = actor
         self.script = script
         # Failures are recorded on the job; retried with backoff, dead after max attempts.
-        self.worker = Worker(Outbox(desk.ledger, lease_seconds=300), {ENGINEERING: lambda job: self.handle(job)})
+        self.worker = Worker(Outbox(desk.ledger, lease_seconds=300), {ENGINEERING: self._handle})
+        self._progress: Progress = silent
 
-    def run_once(self) -> bool:
+    def run_once(self, progress: Progress = silent) -> bool:
+        self._progress = progress
         return self.worker.run_once()
 
-    def drain(self, limit: int = 100) -> int:
+    def drain(self, limit: int = 100, progress: Progress = silent) -> int:
+        self._progress = progress
         return self.worker.drain(limit)
+
+    def _handle(self, job: Job) -> None:
+        self._progress(f"{job.payload.get('step')} {job.payload.get('bug_id')}")
+        self.handle(job)
 
     def handle(self, job: Job) -> None:
         p = job.payload

@@ -24,6 +24,7 @@ from signoff.incident.sender import Sender
 from signoff.incident.simulate import simulate
 from signoff.incident.workspace import AGENTS, APPROVERS, SHARED_ROOM, Workspace, private_room, verify_ledger
 from signoff.kernel.errors import RefusedError
+from signoff.kernel.progress import Progress, silent
 
 
 def approver_for(ws: Workspace, org: str, notary: Notary) -> Approver:
@@ -47,9 +48,11 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
     return d
 
 
-def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
+def run_incident(ws: Workspace, fixture: Path | None = None, progress: Progress = silent) -> dict[str, Any]:
     if not ws.is_set_up():
+        progress("setting up the guards")
         ws.setup(fixture)
+    progress("reproducing: PayCo sends the events to ShopCo")
     buggy = simulate(ws.captures, fixture=fixture)
     notary = Notary()
     issued = notary.open_incident(ws.next_incident())
@@ -68,6 +71,7 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
             failing = sorted(set(buggy.rejected) & {e["event_id"] for e in clients["shopco"].events()
                                                      if e["status"] == 401})
             target = failing[0]
+            progress("fingerprinting the failing event")
             for org in ORGS:
                 fingerprints[org] = clients[org].fingerprint(target, issued)
             wrong = EvidenceClient(servers["shopco"].url, tokens["payco"])
@@ -83,6 +87,7 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
             for budget_ledger in ledgers.values():
                 budget_ledger.close()
 
+    progress("signing and comparing the disclosures")
     disclosures = {}
     for org in ORGS:
         n = sum(1 for _ in Chain(ws.approvals_path(org)).records()) + 1
@@ -107,7 +112,9 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
             blocked[label] = "NOT BLOCKED"
         except RefusedError as exc:
             blocked[label] = exc.message
+    progress("verifying the ledgers")
     ledger = verify_ledger(ws)
+    progress("checking the fix: the events again")
     fixed = simulate(ws.root / "captures-fixed", fixed_shopco=True, fixture=fixture)
     rows = comparison.as_json()
     name_row = next((r for r in rows["rows"] if r["path"] == "data.customer.name"), None)

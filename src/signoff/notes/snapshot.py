@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from signoff import git
 from signoff.kernel.errors import NotFoundError, UnavailableError, UsageError
+from signoff.kernel.progress import Progress, silent
 from signoff.notes.documents import SNAPSHOT, StreamedDoc, dumps_line, is_int, need, write_streamed
 
 # Record separator starts a commit header; unit separator splits its fields. Git forbids NUL in
@@ -163,13 +164,27 @@ def stream_commits(repo: Path, rng: str, merges: bool) -> Iterator[dict[str, Any
             raise UsageError(f"git log failed on {repo} ({rng}): {message}", "check the repository and the range")
 
 
-def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = False) -> SnapshotSummary:
+PROGRESS_EVERY = 1000  # commits between two progress reports: a long history shows it is moving
+
+
+def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = False,
+                  progress: Progress = silent) -> SnapshotSummary:
     rng, head = check_range(repo, rev_range)
     header = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges}
     digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
     trailer: dict[str, Any] = {}
-    write_streamed(out, header, "commits", stream_commits(repo, rng, merges), trailer, digest)
+    progress("reading commits", done=0)
+    write_streamed(out, header, "commits", _counted(stream_commits(repo, rng, merges), progress), trailer, digest)
+    if trailer["count"] % PROGRESS_EVERY:
+        progress("reading commits", done=trailer["count"])
     return SnapshotSummary(out, trailer["count"], head, rng, trailer["digest"])
+
+
+def _counted(commits: Iterator[dict[str, Any]], progress: Progress) -> Iterator[dict[str, Any]]:
+    for n, commit in enumerate(commits, 1):
+        yield commit
+        if n % PROGRESS_EVERY == 0:
+            progress("reading commits", done=n)
 
 
 def _commit_ok(c: Any) -> bool:

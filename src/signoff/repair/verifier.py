@@ -27,6 +27,7 @@ from typing import Any
 from signoff import git
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
+from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
 from signoff.repair import paths
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
@@ -216,8 +217,9 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float) ->
     return Run("complete", "", cases, execution.exit_code, record, digest)
 
 
-def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
-    """Run the whole verification and (unless told not to) write signed evidence."""
+def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) -> VerifyResult:
+    """Run the whole verification and (unless told not to) write signed evidence; report each step to
+    `progress`."""
     from signoff import sandbox
 
     _validate(req)
@@ -229,6 +231,7 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
     # 1. Freeze before anything else runs.
     store = harness_store(settings)
     preflight: list[dict[str, str]] = []
+    progress("freezing the harness")
     if req.frozen_digest:
         try:
             frozen: FrozenHarness = load(store, req.frozen_digest)
@@ -269,6 +272,7 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
     try:
         trees: dict[str, Path] = {}
         if not preflight and not violations:
+            progress("exporting the revisions")
             try:
                 trees[base] = git.export(repo, base, workspace / "base")
                 if cand != base and set(req.stages) != {"base"}:
@@ -290,6 +294,7 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
             if not preflight:
                 if runner.needs_python:
                     try:
+                        progress("preparing the environment")
                         reqs = _requirements(req, repo, base, workspace)
                         penv = sandbox.prepare_python_env(reqs, env_cache(settings))
                         python, env_mounts = penv.python, list(penv.mounts)
@@ -330,9 +335,11 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
                 # One more worker than cores: a pytest run spends part of its time starting up and
                 # waiting on I/O, so the third execution should not wait for a whole round.
                 workers = max(1, min(len(jobs), (os.cpu_count() or 1) + 1))
+                progress("executions", done=0, total=len(jobs))
                 with ThreadPoolExecutor(max_workers=workers) as pool:
                     for stage, run in pool.map(execute, jobs):
                         runs[stage].append(run)
+                        progress("executions", done=sum(map(len, runs.values())), total=len(jobs))
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
                 if unavailable:
                     preflight.append(reason("sandbox_unavailable", unavailable[0].detail))
@@ -379,6 +386,7 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
     if req.write_evidence:
         from signoff.trust import KeyStore, write_evidence
 
+        progress("writing the evidence")
         key = KeyStore(settings.keys_dir).ensure("verifier")
         evidence_path = write_evidence(build_statement(predicate), key, settings.evidence_dir,
                                        path=req.evidence_path, stem=f"repair-{cand[:12]}")
