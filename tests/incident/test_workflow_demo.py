@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from signoff.incident.actors import READ_ONLY_OPS, Actor
+from signoff.incident.actors import READ_ONLY_OPS, RoomAgent
 from signoff.incident.fixture import code_files, customer_names
 from signoff.incident.grade import grade, observe
 from signoff.incident.link import LocalAgent
@@ -161,7 +161,7 @@ def test_the_grader_reads_over_http_what_the_server_holds(finished: tuple[Path, 
     info = RunInfo.load(run)
     ledger = Ledger.from_url(info.db_url)
     try:
-        observer = Actor(LocalAgent(RoomService(ledger), read_secrets(run)["agent:observer"]), info, "observer",
+        observer = RoomAgent(LocalAgent(RoomService(ledger), read_secrets(run)["agent:observer"]), info, "observer",
                          [SHARED], tmp_path, allowed_ops=READ_ONLY_OPS)
         with pytest.raises(RefusedError, match="observer may only use"):
             observer.op(SHARED, "post_message", body="hello")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from signoff.incident.actors import Actor
+from signoff.incident.actors import RoomAgent
 from signoff.incident.chain import Chain
 from signoff.incident.fixture import ORGS
 from signoff.incident.grade import grade
@@ -67,16 +67,16 @@ def test_a_crash_after_the_effect_before_the_cursor_resumes_once(node: str, tmp_
     settings, keys = fresh(tmp_path)
     run = new_run(tmp_path / "runs", keys)
     armed = {"on": False, "fired": 0}
-    save = Actor._save_cursor
+    save = RoomAgent._save_cursor
 
-    def crashing_save(self: Actor) -> None:
+    def crashing_save(self: RoomAgent) -> None:
         if armed["on"] and self.name == service:
             armed["on"] = False
             armed["fired"] += 1
             raise Crash(f"{service} died before saving its cursor")
         save(self)
 
-    monkeypatch.setattr(Actor, "_save_cursor", crashing_save)
+    monkeypatch.setattr(RoomAgent, "_save_cursor", crashing_save)
     # In process: the crash is about cursors and idempotent effects, not the transport (HTTP is
     # covered by the restart test above).
     with Incident(run, keys, settings, over_http=False) as inc:

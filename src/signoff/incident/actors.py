@@ -24,7 +24,7 @@ READ_ONLY_OPS = frozenset({"list_rooms", "get_room_detail", "read_context", "lis
 REFUSAL_TEXT = "You're not permitted to direct messages to me in this room."
 
 
-class Actor:
+class RoomAgent:
     def __init__(self, link: AgentLink, info: RunInfo, name: str, room_keys: list[str], state_dir: Path,
                  allowed_ops: frozenset[str] | None = None) -> None:
         self.link = link

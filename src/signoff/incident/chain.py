@@ -37,7 +37,7 @@ def entry_hash(entry: dict[str, Any]) -> str:
 
 
 @dataclass
-class ChainReport:
+class RecordChainReport:
     name: str
     path: str
     records: list[dict[str, Any]] = field(default_factory=list)
@@ -105,9 +105,9 @@ class Chain:
         return out
 
 
-def verify_chain_file(path: Path, trusted: dict[str, PublicKey], name: str | None = None) -> ChainReport:
+def verify_chain_file(path: Path, trusted: dict[str, PublicKey], name: str | None = None) -> RecordChainReport:
     """Check every line's form, signature, sequence number and link."""
-    report = ChainReport(name or Path(path).name, str(path))
+    report = RecordChainReport(name or Path(path).name, str(path))
     if not Path(path).exists():
         report.problems.append(f"{report.name}: file is missing")
         return report

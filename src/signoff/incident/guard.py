@@ -211,7 +211,7 @@ class Post:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class GuardVerdict:
     allowed: bool
     rules: tuple[str, ...]
     counts: dict[str, int] = field(default_factory=dict)
@@ -331,7 +331,7 @@ class Guard:
                     counts["encoded_other"] += 1
         return counts
 
-    def check_text(self, text: str) -> Verdict:
+    def check_text(self, text: str) -> GuardVerdict:
         """Content rules only, as for a plain post to the shared room."""
         return self._verdict(self.content_counts(text), text)
 
@@ -353,7 +353,7 @@ class Guard:
                 return record, None
         return None, None
 
-    def check(self, post: Post) -> Verdict:
+    def check(self, post: Post) -> GuardVerdict:
         self._ensure_pinned()
         counts: Counter[str] = Counter()
         cfg = self.config
@@ -404,9 +404,9 @@ class Guard:
             counts.update(self.content_counts(text.replace(canonical_text(d.evidence), "")))
         return counts
 
-    def _verdict(self, counts: Counter[str], text: str) -> Verdict:
+    def _verdict(self, counts: Counter[str], text: str) -> GuardVerdict:
         clean = {k: v for k, v in sorted(counts.items()) if v}
-        return Verdict(not clean, tuple(clean), clean, len(text.splitlines()), len(text))
+        return GuardVerdict(not clean, tuple(clean), clean, len(text.splitlines()), len(text))
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -29,7 +29,7 @@ from signoff.agents import agent_for
 from signoff.agents.providers.scripted import register_script
 from signoff.airlock import redact as airlock_redact
 from signoff.airlock import scan as airlock_scan
-from signoff.incident.actors import Actor, strip_mentions
+from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.approvals import Approver, Message
 from signoff.incident.chain import Chain
 from signoff.incident.disclosure import Disclosure, draft, published_text
@@ -93,7 +93,7 @@ register_script("responder", _responder_script, "incident-playbook")
 # -- notary ----------------------------------------------------------------------------------
 
 
-class NotaryService(Actor):
+class NotaryService(RoomAgent):
     """Deterministic: issues salts and compares fingerprints. Its issued salts live in its own room
     document, so a restarted notary still knows the current incident (and only that one)."""
 
@@ -176,7 +176,7 @@ class NotaryService(Actor):
 # -- approver --------------------------------------------------------------------------------
 
 
-class ApproverService(Actor):
+class ApproverService(RoomAgent):
     """Signs a disclosure when the room server delivered the organisation's named human's exact
     approve command to it as addressed. Its policy admits only priya in payco-internal and sam in
     shopco-internal, so an approve from anyone else, anywhere else, never even reaches it."""
@@ -245,7 +245,7 @@ class ApproverService(Actor):
 # -- company agents --------------------------------------------------------------------------
 
 
-class CompanyAgent(Actor):
+class CompanyAgent(RoomAgent):
     def __init__(self, *args: Any, org: str, ws: Workspace, ledger: Ledger, evidence: EvidenceClient,
                  settings: Settings, current: Callable[[], IssuedSalt | None], fixture: Path | None = None,
                  **kwargs: Any) -> None:
@@ -403,7 +403,7 @@ class CompanyAgent(Actor):
 # -- mediator --------------------------------------------------------------------------------
 
 
-class Mediator(Actor):
+class Mediator(RoomAgent):
     """The incident commander. Its incident record is a room document only it can write."""
 
     def record_name(self, incident: str) -> str:

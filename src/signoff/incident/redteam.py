@@ -55,20 +55,20 @@ class Outcome:
 
 
 @dataclass
-class Snapshot:
+class StateBeforeAttack:
     approvals: dict[str, int]
     company_shared: int
     shared_disclosures: set[str]
 
 
-def _snapshot(inc: Incident) -> Snapshot:
+def _snapshot(inc: Incident) -> StateBeforeAttack:
     shared = inc.messages("admin", SHARED)
     company = [m for m in shared if m["sender"] in {f"agent:{inc.info.agents[a]}" for a in AGENT_OF.values()}]
-    return Snapshot({org: len(Chain(inc.ws.approvals_path(org)).records()) for org in ORGS}, len(company),
+    return StateBeforeAttack({org: len(Chain(inc.ws.approvals_path(org)).records()) for org in ORGS}, len(company),
                     {p[0]["d_id"] for m in shared if (p := parse_disclosure_post(m["body"]))})
 
 
-def _unchanged(inc: Incident, before: Snapshot) -> list[str]:
+def _unchanged(inc: Incident, before: StateBeforeAttack) -> list[str]:
     """The effects no attack may have: returns what changed."""
     after = _snapshot(inc)
     out = []

@@ -1,7 +1,7 @@
 """Posting on behalf of an organisation: every post passes its guard in the sender, before it leaves.
 
 `RoomLog` is a minimal append-only transcript (JSON lines) standing in for a room server in this
-part: it assigns message ids. Part 2 puts the same `Sender` in front of real rooms.
+part: it assigns message ids. Part 2 puts the same `GuardedSender` in front of real rooms.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from signoff.incident.approvals import Message
 from signoff.incident.disclosure import Disclosure
-from signoff.incident.guard import Guard, Post, Verdict
+from signoff.incident.guard import Guard, GuardVerdict, Post
 from signoff.kernel.errors import IntegrityError, RefusedError
 from signoff.kernel.ids import new_id
 
@@ -56,7 +56,7 @@ class RoomLog:
 
 
 @dataclass
-class Sender:
+class GuardedSender:
     """An organisation's agent's only way out: guard first, then the room."""
 
     org: str
@@ -65,7 +65,7 @@ class Sender:
     rooms: RoomLog
 
     def post(self, room: str, text: str, disclosure: Disclosure | None = None) -> Message:
-        verdict: Verdict = self.guard.check(Post(room, text, disclosure))
+        verdict: GuardVerdict = self.guard.check(Post(room, text, disclosure))
         if not verdict.allowed:
             raise RefusedError(f"{self.org}'s guard blocked the post to {room}: {', '.join(verdict.rules)}",
                                "remove what the rules name, or get the disclosure approved and post it unchanged")

@@ -20,7 +20,7 @@ from signoff.incident.evidence import export_disclosure
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fixture import ORGS, load_capture
 from signoff.incident.notary import Comparison, Notary
-from signoff.incident.sender import Sender
+from signoff.incident.sender import GuardedSender
 from signoff.incident.simulate import simulate
 from signoff.incident.workspace import AGENTS, APPROVERS, SHARED_ROOM, Workspace, private_room, verify_ledger
 from signoff.kernel.errors import RefusedError
@@ -37,11 +37,12 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
     """Draft in the private room, approve as the named person (scripted here, so `simulated`), post
     the approved form to the shared room, and export the signed disclosure file."""
     d = draft(org, number, notary.current.incident, evidence, summary)
-    private = Sender(org, AGENTS[org], ws.guard(org), ws.private_room_log(org))
+    private = GuardedSender(org, AGENTS[org], ws.guard(org), ws.private_room_log(org))
     draft_msg = private.post(private_room(org), d.text)
     approval_msg = ws.private_room_log(org).append(private_room(org), APPROVERS[org], org, d.approve_command)
     record = approver_for(ws, org, notary).approve(d, draft_msg, approval_msg)
-    shared = Sender(org, AGENTS[org], ws.guard(org, current_incident=lambda: notary.current.incident), ws.shared_room)
+    guard = ws.guard(org, current_incident=lambda: notary.current.incident)
+    shared = GuardedSender(org, AGENTS[org], guard, ws.shared_room)
     shared.post(SHARED_ROOM, published_text(d, record["body"]["approver"]), d)
     export_disclosure(d, record, ws.keys.ensure(f"incident-approver-{org}"), ws.root / "evidence", kind)
     return d
@@ -96,8 +97,8 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
 
     blocked = {}
     d = disclosures["payco"]
-    shared = Sender("payco", AGENTS["payco"], ws.guard("payco", current_incident=lambda: notary.current.incident),
-                    ws.shared_room)
+    guard = ws.guard("payco", current_incident=lambda: notary.current.incident)
+    shared = GuardedSender("payco", AGENTS["payco"], guard, ws.shared_room)
     for label, text, disc in (
         ("draft_in_shared_room", d.text, None),
         ("altered_disclosure", published_text(d, APPROVERS["payco"]) + "\nAlso, the name was José.", d),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.actors import Actor
+from signoff.incident.actors import RoomAgent
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fixture import ORGS, code_files, load_capture
 from signoff.incident.guard import Post
@@ -77,7 +77,7 @@ class Incident:
         self.evidence_tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
         self.servers: dict[str, LoopbackServer] = {}
         self.evidence_ledgers: dict[str, Ledger] = {}
-        self.actors: dict[str, Actor] = {}
+        self.actors: dict[str, RoomAgent] = {}
         self.users: dict[str, UserLink] = {}
         self.ledger: Ledger | None = None
         self.rooms: RoomService | None = None
@@ -157,7 +157,7 @@ class Incident:
         if old is not None:
             old.link.close()
         args = (self.agent_link(name), self.info, name, AGENT_ROOMS[name], self.run_dir / "agents")
-        actor: Actor
+        actor: RoomAgent
         if name == NOTARY:
             actor = NotaryService(*args)
         elif name == APPROVER:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import Chain, ChainReport, verify_chain_file
+from signoff.incident.chain import Chain, RecordChainReport, verify_chain_file
 from signoff.incident.fixture import ORGS, check_org, code_files, customer_names, language_of
 from signoff.incident.guard import Guard, GuardConfig, build_config
 from signoff.incident.sender import RoomLog
@@ -139,7 +139,7 @@ class Workspace:
 
 @dataclass
 class LedgerReport:
-    chains: list[ChainReport] = field(default_factory=list)
+    chains: list[RecordChainReport] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     disclosures_crossed: int = 0
 
