@@ -23,7 +23,6 @@ from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, RoomAgent, stri
 from signoff.incident.chain import verify_chain_file
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.fixture import ORGS, code_files
-from signoff.incident.link import LocalAgent
 from signoff.incident.playbooks import parse_disclosure_post
 from signoff.incident.stack import (
     AGENT_OF,
@@ -42,6 +41,7 @@ from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError, SignoffError
 from signoff.ledger import Ledger, verify_chain
 from signoff.rooms import RoomService
+from signoff.rooms.client import InProcessSyncTransport, SyncRoomsClient
 from signoff.trust import KeyStore
 
 _WS = re.compile(r"\s+")
@@ -102,8 +102,8 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
             with server:
                 return asyncio.run(_observe_http(info, server.url, key))
         with tempfile.TemporaryDirectory() as state:
-            observer = RoomAgent(LocalAgent(rooms, key), info, OBSERVER, [SHARED, *ORGS], Path(state),
-                             allowed_ops=READ_ONLY_OPS)
+            client = SyncRoomsClient(InProcessSyncTransport(rooms, key))
+            observer = RoomAgent(client, info, OBSERVER, [SHARED, *ORGS], Path(state), allowed_ops=READ_ONLY_OPS)
 
             async def read(room: str, op: str, args: dict[str, Any]) -> Any:
                 return observer.op(room, op, **args)
