@@ -168,7 +168,7 @@ class Incident:
         args = (self.agent_client(name), self.info, name, AGENT_ROOMS[name], self.run_dir / "agents")
         actor: RoomAgent
         if name == NOTARY:
-            actor = NotaryService(*args)
+            actor = NotaryService(*args, ledger=self.service.ledger)
         elif name == APPROVER:
             actor = ApproverService(*args, ws=self.ws, current=self.current_salt)
         elif name == MEDIATOR:

@@ -10,27 +10,25 @@ from typing import Any
 from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.notary import IssuedSalt, Notary
 from signoff.incident.playbooks.posts import parse_disclosure_post
+from signoff.incident.salts import IssuedSalts
 from signoff.incident.stack import AGENT_OF, MEDIATOR, SHARED
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import SignoffError, UsageError
+from signoff.ledger import Ledger
 
 
 class NotaryService(RoomAgent):
-    """Deterministic: issues salts and compares fingerprints. Its issued salts live in its own room
-    document, so a restarted notary still knows the current incident (and only that one)."""
+    """Deterministic: issues salts and compares fingerprints. Its issued salts are a ledger case
+    (`signoff.incident.salts`), so a restarted notary still knows the current incident (and only
+    that one)."""
 
-    DOC = "notary-salts"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, ledger: Ledger, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.notary = Notary()
-        self._restore()
+        self.salts = IssuedSalts(ledger, self.client.agent_id)
 
-    def _restore(self) -> None:
-        doc = self.own_document(SHARED, self.DOC)
-        if doc is None:
-            return
-        self.notary = Notary.from_state(json.loads(doc["content"]))
+    @property
+    def notary(self) -> Notary:
+        return self.salts.notary()
 
     def current(self) -> IssuedSalt | None:
         try:
@@ -54,15 +52,10 @@ class NotaryService(RoomAgent):
             self._compare(*m.groups())
 
     def _issue(self, incident: str) -> None:
-        cur = self.current()
-        if cur is None or cur.incident != incident:
-            try:
-                self.notary.open_incident(incident)
-            except UsageError:
-                return  # an older incident's name: salts are never reissued
-        issued = self.notary.current
-        self.write_document(SHARED, self.DOC, canonical_text(self.notary.state()),
-                            "salts the notary issued (public inside each incident)")
+        try:
+            issued = self.salts.issue(incident)
+        except UsageError:
+            return  # an older incident's name: salts are never reissued
         text = (f"{issued.incident} salt {issued.salt.hex()} (salt id {issued.salt_id}); fingerprints compare only "
                 f"inside {issued.incident}.")
         if not any(m["body"].endswith(text) and m["sender"] == self.sender for m in self.messages(SHARED)):
