@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from signoff.incident.actors import RoomAgent
-from signoff.incident.chain import Chain
 from signoff.incident.fixture import ORGS
 from signoff.incident.grade import grade
 from signoff.incident.playbooks import parse_disclosure_post
@@ -32,7 +31,7 @@ def assert_exactly_once(inc: Incident, run: Path, keys: KeyStore) -> None:
     crossed = Counter(p[0]["d_id"] for m in shared if (p := parse_disclosure_post(m["body"])))
     assert crossed == Counter({"D-PAY-1": 1, "D-SHOP-1": 1, "D-PAY-2": 1, "D-SHOP-2": 1, "D-SHOP-3": 1})
     for org in ORGS:
-        ids = [r["body"]["d_id"] for r in Chain(inc.ws.approvals_path(org)).records()]
+        ids = [r["body"]["d_id"] for r in inc.ws.approvals(org).records()]
         assert len(ids) == len(set(ids)), ids
     bodies = Counter(m["body"] for m in shared if m["sender"] == f"agent:{inc.info.agents['mediator']}")
     assert max(bodies.values()) == 1, [b for b, n in bodies.items() if n > 1]

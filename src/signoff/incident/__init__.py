@@ -8,7 +8,7 @@ The in-process API (see docs/incident.md for the full description):
   `EvidenceStore`/`make_app`/`LoopbackServer`/`EvidenceClient` serve an organisation's captures,
   with `SaltBudget` (in a ledger) limiting the fingerprints per salt.
 - `draft`, `Disclosure`, `published_text`; `Approver`, `Message`, `approver_app`/`ApproverClient` (the
-  approver as an HTTP service holding its key); `Chain`, `verify_chain_file`.
+  approver as an HTTP service holding its key); `Chain` (signed records in a ledger case), `verify_records`.
 - `Guard`, `GuardConfig`, `build_config`, `Post`, `GuardVerdict`; `GuardedSender`, `RoomLog`.
 - `Workspace` (layout, setup, pins, guards) and `verify_ledger`; `run_incident` for the whole flow.
 """
@@ -16,7 +16,7 @@ The in-process API (see docs/incident.md for the full description):
 from signoff.incident.approvals import Approver, Message
 from signoff.incident.approver_service import ApproverClient, approver_app
 from signoff.incident.budget import SaltBudget
-from signoff.incident.chain import Chain, RecordChainReport, verify_chain_file
+from signoff.incident.chain import Chain, RecordChainReport, verify_records
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fingerprint import fingerprint, salt_id
@@ -64,6 +64,6 @@ __all__ = [
     "salt_id",
     "scan",
     "simulate",
-    "verify_chain_file",
     "verify_ledger",
+    "verify_records",
 ]

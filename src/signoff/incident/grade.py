@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, RoomAgent, strip_mentions
-from signoff.incident.chain import verify_chain_file
+from signoff.incident.chain import verify_records
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.fixture import ORGS, code_files
 from signoff.incident.playbooks import parse_disclosure_post
@@ -36,6 +36,7 @@ from signoff.incident.stack import (
     read_secrets,
     workspace,
 )
+from signoff.incident.workspace import Workspace
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError, SignoffError
@@ -203,11 +204,11 @@ def measure(run_dir: Path, keys: KeyStore, fixture: Path | None = None, view: Vi
     opened = rec.get("opened_at")
     confirmed = (rec.get("root_cause") or {}).get("confirmed_at")
     closed = rec.get("closed_at")
-    ws = workspace(run_dir, keys)
     blocked = 0
-    for org in ORGS:
-        report = verify_chain_file(ws.guard_log_path(org), keys.trusted())
-        blocked += sum(1 for r in report.records if not r["body"].get("allowed"))
+    with workspace(run_dir, keys) as ws:
+        for org in ORGS:
+            report = ws.guard_log(org).verify(keys.trusted())
+            blocked += sum(1 for r in report.records if not r["body"].get("allowed"))
     refused_approvals = sum(1 for org in ORGS for m in view.by(org, APPROVER) if m["body"].startswith("not signed"))
     e2e = rec.get("e2e") or {}
     logs = [e for _, h, e in _disclosures(view) if h["org"] == "shopco" and "rejected" in e and "events" in e]
@@ -227,11 +228,15 @@ def measure(run_dir: Path, keys: KeyStore, fixture: Path | None = None, view: Vi
 
 
 def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[str, Any]:
+    with workspace(run_dir, keys) as ws:
+        return _grade(run_dir, keys, ws, fixture)
+
+
+def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -> dict[str, Any]:
     view = observe(run_dir)
     info = view.info
     rec = view.record()
     incident = rec["incident"] if rec else "INC-????"
-    ws = workspace(run_dir, keys)
     checks: list[GradeCheck] = []
 
     # 1. every disclosure in the shared room was approved by its org's human and signed
@@ -247,10 +252,10 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
             problems.append(f"{d_id}: no approvals document by the approver in {org}'s room")
             continue
         key = keys.ensure(f"incident-approver-{org}").public
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "approvals.jsonl"
-            path.write_bytes(b"".join(canonical_bytes(r) + b"\n" for r in json.loads(doc["content"])))
-            report = verify_chain_file(path, {key.keyid: key}, f"{org} approvals (from the room)")
+        published = json.loads(doc["content"])
+        report = verify_records(((f"item {n}", r) for n, r in enumerate(published if isinstance(published, list)
+                                                                        else [published], 1)),
+                                {key.keyid: key}, f"{org} approvals (from the room)", f"{org} room document")
         if not report.ok:
             problems += report.problems
             continue
@@ -307,9 +312,9 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
     ledger_problems = []
     trusted = keys.trusted()
     for org in ORGS:
-        for path, role in ((ws.approvals_path(org), "approver"), (ws.guard_log_path(org), "guard")):
-            report = verify_chain_file(path, trusted, f"{org}/{role}")
-            ledger_problems += report.problems
+        for chain, role in ((ws.approvals(org), "approver"), (ws.guard_log(org), "guard")):
+            report = chain.verify(trusted, f"{org}/{role}")
+            ledger_problems += report.problems or ([] if report.records else [f"{org}/{role}: no records"])
             want = keys.ensure(f"incident-{role}-{org}").keyid
             ledger_problems += [f"{org}/{role} record {r['seq']} not signed by {org}'s {role} key"
                                 for r in report.records if r.get("keyid") != want]
@@ -321,9 +326,9 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
                         ledger_problems.append(f"{head['d_id']} crossed without a matching guard pass")
     room_ledger = Ledger.from_url(info.db_url)
     try:
-        chain = verify_chain(room_ledger)
-        if not chain.ok:
-            ledger_problems.append(f"room server ledger: {chain.problem} (seq {chain.broken_seq})")
+        audit = verify_chain(room_ledger)
+        if not audit.ok:
+            ledger_problems.append(f"room server ledger: {audit.problem} (seq {audit.broken_seq})")
     finally:
         room_ledger.close()
     checks.append(GradeCheck("ledgers intact and every disclosure signed", not ledger_problems,

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from signoff.incident.approvals import Approver
-from signoff.incident.chain import Chain
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence import export_disclosure
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
@@ -28,7 +27,7 @@ from signoff.kernel.errors import RefusedError
 
 def approver_for(ws: Workspace, org: str, notary: Notary) -> Approver:
     return Approver(org, APPROVERS[org], private_room(org), ws.keys.ensure(f"incident-approver-{org}"),
-                    Chain(ws.approvals_path(org), ws.keys.ensure(f"incident-approver-{org}")), notary,
+                    ws.approvals(org, ws.keys.ensure(f"incident-approver-{org}")), notary,
                     lambda: ws.guard_file_digest(org), ws.pins()[org])
 
 
@@ -86,7 +85,7 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
 
     disclosures = {}
     for org in ORGS:
-        n = sum(1 for _ in Chain(ws.approvals_path(org)).records()) + 1
+        n = len(ws.approvals(org).records()) + 1
         fp = fingerprints[org]
         summary = (f"{org}'s salted fingerprint of failing event {fp['event_id']} under {issued.incident}: "
                    f"{fp['total_bytes']} bytes, {len(fp['fields'])} fields.")

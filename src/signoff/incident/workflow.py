@@ -203,6 +203,7 @@ class Incident:
             if isinstance(actor, CompanyAgent):
                 actor.evidence.close()
         self._stop_rooms()
+        self.ws.close()
 
     def __enter__(self) -> Incident:
         return self

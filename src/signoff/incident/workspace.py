@@ -5,8 +5,9 @@ Layout under the root (by default `<home>/incident/`):
     captures/{payco,shopco}-capture.jsonl   what each organisation captured (the fixture writes these)
     captures/<org>-fingerprints.db          the evidence server's ledger: its per-salt fingerprint budget
     <org>/guard.json                        the guard's configuration (shapes and name hashes only)
-    <org>/approvals.jsonl                   the approver's signed, hash-chained records
-    <org>/guard-log.jsonl                   the guard's signed, hash-chained decisions (rules, counts)
+    <org>/records.db                        the organisation's ledger: the approver's signed, hash-chained
+                                            records (case incident-chain/<org>/approvals) and the guard's
+                                            signed decisions, rules and counts (incident-chain/<org>/guard-log)
     <org>/private-room.jsonl                the organisation's private room transcript
     shared-room.jsonl                       the shared room transcript
     pins.json                               each guard configuration's pinned digest
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import Chain, RecordChainReport, verify_chain_file
+from signoff.incident.chain import CASE_PREFIX, Chain, RecordChainReport
 from signoff.incident.fixture import ORGS, check_org, code_files, customer_names, language_of
 from signoff.incident.guard import Guard, GuardConfig, build_config
 from signoff.incident.sender import RoomLog
@@ -31,8 +32,8 @@ from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, UsageError
 from signoff.kernel.ids import readable_id
-from signoff.ledger import Ledger
-from signoff.trust import KeyStore
+from signoff.ledger import Ledger, verify_chain
+from signoff.trust import KeyStore, SigningKey
 
 SHARED_ROOM = "shared"
 APPROVERS = {"payco": "priya", "shopco": "sam"}
@@ -47,6 +48,8 @@ def private_room(org: str) -> str:
 class Workspace:
     root: Path
     keys: KeyStore
+    # One open ledger per organisation's records database, shared by everything using this workspace.
+    _ledgers: dict[str, Ledger] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def org_dir(self, org: str) -> Path:
         return self.root / check_org(org)
@@ -54,11 +57,34 @@ class Workspace:
     def guard_config_path(self, org: str) -> Path:
         return self.org_dir(org) / "guard.json"
 
-    def approvals_path(self, org: str) -> Path:
-        return self.org_dir(org) / "approvals.jsonl"
+    def records_db_path(self, org: str) -> Path:
+        return self.org_dir(org) / "records.db"
 
-    def guard_log_path(self, org: str) -> Path:
-        return self.org_dir(org) / "guard-log.jsonl"
+    def org_ledger(self, org: str) -> Ledger:
+        """The ledger of `org`'s approvals and guard decisions (closed by `close()`)."""
+        org = check_org(org)
+        if org not in self._ledgers:
+            self.org_dir(org).mkdir(parents=True, exist_ok=True)
+            self._ledgers[org] = Ledger.from_url(f"sqlite:///{self.records_db_path(org).resolve()}")
+        return self._ledgers[org]
+
+    def approvals(self, org: str, key: SigningKey | None = None) -> Chain:
+        """The approver's chain of `org` (signing with `key` when given)."""
+        return Chain(self.org_ledger(org), f"{CASE_PREFIX}{check_org(org)}/approvals", key)
+
+    def guard_log(self, org: str, key: SigningKey | None = None) -> Chain:
+        return Chain(self.org_ledger(org), f"{CASE_PREFIX}{check_org(org)}/guard-log", key)
+
+    def close(self) -> None:
+        for ledger in self._ledgers.values():
+            ledger.close()
+        self._ledgers.clear()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def captures(self) -> Path:
@@ -133,8 +159,8 @@ class Workspace:
         # The pin is of the file; the guard re-checks its parsed configuration against the same
         # file's digest, so an edit to either the file or the pins makes it refuse.
         expected = config.digest() if self.guard_file_digest(org) == pin else "pin-mismatch"
-        log = Chain(self.guard_log_path(org), self.keys.ensure(f"incident-guard-{org}")) if logged else None
-        return Guard(config, expected, log, self.approvals_path(org), current_incident=current_incident)
+        log = self.guard_log(org, self.keys.ensure(f"incident-guard-{org}")) if logged else None
+        return Guard(config, expected, log, self.approvals(org), current_incident=current_incident)
 
 
 @dataclass
@@ -162,17 +188,18 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
     approvals: dict[str, dict[str, dict[str, Any]]] = {}
     passed: dict[str, dict[str, dict[str, Any]]] = {}
     for org in ORGS:
-        a = verify_chain_file(ws.approvals_path(org), trusted, f"{org}/approvals")
-        g = verify_chain_file(ws.guard_log_path(org), trusted, f"{org}/guard-log")
+        if ws.records_db_path(org).exists():
+            # The ledger's own hash chain: rows changed, added or removed behind its back.
+            audit = verify_chain(ws.org_ledger(org))
+            if not audit.ok:
+                report.problems.append(f"{org} records ledger: {audit.problem}")
+        a = ws.approvals(org).verify(trusted, f"{org}/approvals")
+        g = ws.guard_log(org).verify(trusted, f"{org}/guard-log")
         for chain, role in ((a, "approver"), (g, "guard")):
             want = ws.keys.ensure(f"incident-{role}-{org}").keyid
             for rec in chain.records:
                 if rec.get("keyid") != want:
                     chain.problems.append(f"{chain.name} record {rec.get('seq')}: not signed by {org}'s {role} key")
-        if not ws.approvals_path(org).exists():
-            a.problems.clear()  # no approvals yet is fine; a crossing disclosure without one is not
-        if not ws.guard_log_path(org).exists():
-            g.problems.clear()
         report.chains += [a, g]
         approvals[org] = {r["body"]["d_id"]: r["body"] for r in a.records if isinstance(r.get("body"), dict)}
         passed[org] = {r["body"]["d_id"]: r["body"] for r in g.records

@@ -11,7 +11,6 @@ from typing import Any
 
 from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.approvals import Approver, Message
-from signoff.incident.chain import Chain
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.notary import IssuedSalt, Notary
 from signoff.incident.stack import AGENT_OF, HUMANS
@@ -34,7 +33,7 @@ class ApproverService(RoomAgent):
         key = self.ws.keys.ensure(f"incident-approver-{org}")
         cur = self.current()
         notary = Notary.restore([cur] if cur else [])  # a read-only view of the notary's current incident
-        return Approver(org, HUMANS[org], private_room(org), key, Chain(self.ws.approvals_path(org), key), notary,
+        return Approver(org, HUMANS[org], private_room(org), key, self.ws.approvals(org, key), notary,
                         lambda: self.ws.guard_file_digest(org), self.ws.pins()[org])
 
     def handle(self, env: dict[str, Any]) -> None:

@@ -16,7 +16,6 @@ from signoff.agents import agent_for
 from signoff.agents.providers.scripted import register_script
 from signoff.airlock import scan as airlock_scan
 from signoff.incident.actors import RoomAgent, strip_mentions
-from signoff.incident.chain import Chain
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence_server import EvidenceClient
 from signoff.incident.guard import Post
@@ -191,7 +190,7 @@ class CompanyAgent(RoomAgent):
             raise RefusedError(f"no draft document {d_id}", "draft first")
         data = json.loads(doc["content"])
         d = Disclosure(d_id, data["incident"], self.org, data["evidence"], data["text"])
-        record = next((r for r in Chain(self.ws.approvals_path(self.org)).records() if r["body"]["d_id"] == d_id), None)
+        record = next((r for r in self.ws.approvals(self.org).records() if r["body"]["d_id"] == d_id), None)
         if record is None:
             raise RefusedError(f"no signed approval for {d_id}", "wait for the approver")
         self.guarded_post(published_text(d, str(record["body"]["approver"])), d)
