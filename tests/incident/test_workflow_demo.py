@@ -162,7 +162,7 @@ def test_the_grader_reads_over_http_what_the_server_holds(finished: tuple[Path, 
     ledger = Ledger.from_url(info.db_url)
     try:
         client = SyncRoomsClient(InProcessSyncTransport(RoomService(ledger), read_secrets(run)["agent:observer"]))
-        observer = RoomAgent(client, info, "observer", [SHARED], tmp_path, allowed_ops=READ_ONLY_OPS)
+        observer = RoomAgent(client, info, "observer", [SHARED], ledger, allowed_ops=READ_ONLY_OPS)
         with pytest.raises(RefusedError, match="observer may only use"):
             observer.op(SHARED, "post_message", body="hello")
     finally:

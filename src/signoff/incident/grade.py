@@ -13,7 +13,6 @@ import asyncio
 import json
 import re
 import socket
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,14 +101,14 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
             server.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with server:
                 return asyncio.run(_observe_http(info, server.url, key))
-        with tempfile.TemporaryDirectory() as state:
-            client = SyncRoomsClient(InProcessSyncTransport(rooms, key))
-            observer = RoomAgent(client, info, OBSERVER, [SHARED, *ORGS], Path(state), allowed_ops=READ_ONLY_OPS)
+        client = SyncRoomsClient(InProcessSyncTransport(rooms, key))
+        # Read-only: it never polls, so it never saves a cursor into the run's ledger.
+        observer = RoomAgent(client, info, OBSERVER, [SHARED, *ORGS], ledger, allowed_ops=READ_ONLY_OPS)
 
-            async def read(room: str, op: str, args: dict[str, Any]) -> Any:
-                return observer.op(room, op, **args)
+        async def read(room: str, op: str, args: dict[str, Any]) -> Any:
+            return observer.op(room, op, **args)
 
-            return asyncio.run(_collect(info, read))
+        return asyncio.run(_collect(info, read))
     finally:
         ledger.close()
 

@@ -3,7 +3,7 @@
 `Incident(run_dir, keys, settings)` starts every service of one run over the run's room server
 database: both evidence servers (HTTP on loopback), the notary, the approver, the mediator, both
 company agents and an outbox worker. `restart(name)` stops one service and starts it again from
-durable state only (the room server, its ledger, the chains, the agent's cursor), as a crashed
+durable state only (the room server, the run's ledger with each agent's cursor, the chains), as a crashed
 process would come back. Humans are scripted (`SCRIPT`): each step reads the room the way a person
 would (e.g. copies the approve command from the draft) and posts through the room server as that
 user. Nothing here decides whether the run was good: `signoff.incident.grade` does, from the room
@@ -165,7 +165,7 @@ class Incident:
         old = self.actors.get(name)
         if old is not None:
             old.client.close()
-        args = (self.agent_client(name), self.info, name, AGENT_ROOMS[name], self.run_dir / "agents")
+        args = (self.agent_client(name), self.info, name, AGENT_ROOMS[name], self.service.ledger)
         actor: RoomAgent
         if name == NOTARY:
             actor = NotaryService(*args, ledger=self.service.ledger)
