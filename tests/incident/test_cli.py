@@ -65,10 +65,10 @@ def test_verify_ledger_without_state_is_a_clear_error(home: Path, capsys: pytest
 def test_damaged_state_is_a_message_not_a_traceback(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "incident", "run", "--json")[0] == 0
     capsys.readouterr()
-    shared = home / "incident" / "shared-room.jsonl"
-    shared.write_text(shared.read_text() + "{not json\n")
+    secrets = home / "incident" / "rooms-secrets.json"
+    secrets.write_text(secrets.read_text()[:-5])
     code, out, err = run(capsys, "incident", "verify-ledger")
-    assert code == 1 and "shared-room.jsonl line" in out and "Traceback" not in err
+    assert code == 1 and "rooms-secrets.json is damaged" in out and "Traceback" not in err
     tamper.append_row(home / "incident" / "payco" / "records.db", "payco", "approvals", '"garbage"')
     code, out, _ = run(capsys, "incident", "verify-ledger", "--json")
     assert code == 1 and any("not a chain record" in p for p in json.loads(out)["problems"])

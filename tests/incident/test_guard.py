@@ -110,9 +110,8 @@ def test_guard_holds_no_names_and_no_code(workspace: Workspace) -> None:
 def _approved(ws: Workspace, notary: Notary,
               text: str = "field data.customer.name differs by 8 bytes.") -> tuple[Disclosure, dict[str, Any]]:
     d = draft("payco", 1, notary.current.incident, {"rows": [{"path": "data.customer.name", "delta": 8}]}, text)
-    log = ws.private_room_log("payco")
-    m1 = log.append(private_room("payco"), "payco-agent", "payco", d.text)
-    m2 = log.append(private_room("payco"), "priya", "payco", d.approve_command)
+    m1 = ws.rooms.post("payco-agent", private_room("payco"), d.text)
+    m2 = ws.rooms.post("priya", private_room("payco"), d.approve_command)
     record = approver_for(ws, "payco", notary).approve(d, m1, m2)
     return d, record
 

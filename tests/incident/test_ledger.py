@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from signoff.incident.approvals import Message
-from signoff.incident.disclosure import Disclosure, draft
+from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.notary import Notary
 from signoff.incident.walkthrough import approver_for, disclose
-from signoff.incident.workspace import Workspace, private_room, verify_ledger
+from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room, verify_ledger
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError, UsageError
@@ -29,10 +29,11 @@ def _draft(notary: Notary, n: int = 1) -> Disclosure:
 
 def _msgs(ws: Workspace, d: Disclosure, sender: str = "priya", room: str | None = None,
           text: str | None = None) -> tuple[Message, Message]:
-    log = ws.private_room_log("payco")
-    room = room or private_room("payco")
-    m1 = log.append(private_room("payco"), "payco-agent", "payco", d.text)
-    m2 = log.append(room, sender, "payco", text if text is not None else d.approve_command)
+    """The draft as payco's agent posts it, and the approval as `sender` posts it: both read back from
+    the room server, so ids, rooms and senders are the server's."""
+    m1 = ws.rooms.post("payco-agent", private_room("payco"), d.text)
+    m2 = ws.rooms.post(sender, room or private_room("payco"), text if text is not None else d.approve_command)
+    assert (m1.sender, m2.sender) == ("payco-agent", sender)
     return m1, m2
 
 
@@ -80,9 +81,9 @@ def test_approver_refuses(workspace: Workspace, case: str, match: str) -> None:
     if case == "wrong_sender":
         sender = "payco-agent"
     elif case == "other_orgs_approver":
-        sender = "sam"
+        sender, room = "sam", SHARED_ROOM  # the server keeps sam out of payco-internal (tested below)
     elif case == "wrong_room":
-        room = "shared"
+        room = SHARED_ROOM
     elif case == "paraphrased":
         text = "yes, approve it"
     elif case == "stale_incident":
@@ -162,12 +163,28 @@ def test_resigned_record_with_another_key_is_refused(workspace: Workspace, tmp_p
 
 def test_shared_room_disclosure_swapped_after_approval_is_named(workspace: Workspace) -> None:
     _crossed(workspace)
-    path = workspace.root / "shared-room.jsonl"
-    rows: list[dict[str, Any]] = [json.loads(ln) for ln in path.read_text().splitlines()]
-    rows[0]["evidence_sha256"] = "0" * 64
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # Someone with write access to the room server's database swaps the evidence of a crossed post.
+    with sqlite3.connect(workspace.root / "rooms.db") as conn:
+        changed = conn.execute("UPDATE rooms_messages SET body = replace(body, '\"i\":1', '\"i\":7') "
+                               "WHERE body LIKE '[disclosure D-PAY-1 %'").rowcount
+    assert changed == 1
     problems = verify_ledger(workspace).all_problems()
-    assert any(f"{rows[0]['d_id']} in the shared room differs" in p for p in problems)
+    assert any("D-PAY-1 in the shared room differs" in p for p in problems)
+
+
+def test_a_disclosure_posted_by_anyone_but_the_orgs_agent_is_named(workspace: Workspace) -> None:
+    notary = _crossed(workspace, 1)
+    d = draft("payco", 1, notary.current.incident, {**EVIDENCE, "i": 1}, "Finding 1: data.customer.name is longer.")
+    workspace.rooms.post("sam", SHARED_ROOM, published_text(d, "priya"))  # not through payco's guarded sender
+    problems = verify_ledger(workspace).all_problems()
+    assert any("D-PAY-1 in the shared room was posted by sam, not by payco's agent" in p for p in problems)
+
+
+def test_the_room_server_keeps_people_out_of_other_organisations_rooms(workspace: Workspace) -> None:
+    with pytest.raises(RefusedError):
+        workspace.rooms.post("sam", private_room("payco"), "approve D-PAY-1")
+    with pytest.raises(RefusedError):
+        workspace.rooms.post("shopco-agent", private_room("payco"), "hello")
 
 
 def test_replaying_an_approval_with_other_content_is_refused(workspace: Workspace) -> None:

@@ -9,7 +9,7 @@ The in-process API (see docs/incident.md for the full description):
   with `SaltBudget` (in a ledger) limiting the fingerprints per salt.
 - `draft`, `Disclosure`, `published_text`; `Approver`, `Message`, `approver_app`/`ApproverClient` (the
   approver as an HTTP service holding its key); `Chain` (signed records in a ledger case), `verify_records`.
-- `Guard`, `GuardConfig`, `build_config`, `Post`, `GuardVerdict`; `GuardedSender`, `RoomLog`.
+- `Guard`, `GuardConfig`, `build_config`, `Post`, `GuardVerdict`; `GuardedSender`; `WorkspaceRooms` (part 1's rooms).
 - `Workspace` (layout, setup, pins, guards) and `verify_ledger`; `run_incident` for the whole flow.
 """
 
@@ -22,11 +22,12 @@ from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, Loop
 from signoff.incident.fingerprint import fingerprint, salt_id
 from signoff.incident.guard import Guard, GuardConfig, GuardVerdict, Post, build_config
 from signoff.incident.notary import Comparison, IssuedSalt, Notary
-from signoff.incident.sender import GuardedSender, RoomLog
+from signoff.incident.sender import GuardedSender
 from signoff.incident.simulate import SimulationResult, simulate
 from signoff.incident.walkthrough import disclose, run_incident
 from signoff.incident.wirecheck import Leaf, WireError, scan
 from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
+from signoff.incident.workspace_rooms import WorkspaceRooms
 
 __all__ = [
     "Approver",
@@ -48,11 +49,11 @@ __all__ = [
     "Notary",
     "Post",
     "RecordChainReport",
-    "RoomLog",
     "SaltBudget",
     "SimulationResult",
     "WireError",
     "Workspace",
+    "WorkspaceRooms",
     "approver_app",
     "build_config",
     "disclose",

@@ -22,6 +22,7 @@ from signoff.incident.notary import Comparison, Notary
 from signoff.incident.sender import GuardedSender
 from signoff.incident.simulate import simulate
 from signoff.incident.workspace import AGENTS, APPROVERS, SHARED_ROOM, Workspace, private_room, verify_ledger
+from signoff.incident.workspace_rooms import NOTARY_AGENT
 from signoff.kernel.errors import RefusedError
 
 
@@ -36,12 +37,12 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
     """Draft in the private room, approve as the named person (scripted here, so `simulated`), post
     the approved form to the shared room, and export the signed disclosure file."""
     d = draft(org, number, notary.current.incident, evidence, summary)
-    private = GuardedSender(org, AGENTS[org], ws.guard(org), ws.private_room_log(org))
+    private = GuardedSender(org, AGENTS[org], ws.guard(org), ws.rooms)
     draft_msg = private.post(private_room(org), d.text)
-    approval_msg = ws.private_room_log(org).append(private_room(org), APPROVERS[org], org, d.approve_command)
+    approval_msg = ws.rooms.post(APPROVERS[org], private_room(org), d.approve_command)  # as the person
     record = approver_for(ws, org, notary).approve(d, draft_msg, approval_msg)
     guard = ws.guard(org, current_incident=lambda: notary.current.incident)
-    shared = GuardedSender(org, AGENTS[org], guard, ws.shared_room)
+    shared = GuardedSender(org, AGENTS[org], guard, ws.rooms)
     shared.post(SHARED_ROOM, published_text(d, record["body"]["approver"]), d)
     export_disclosure(d, record, ws.keys.ensure(f"incident-approver-{org}"), ws.root / "evidence", kind)
     return d
@@ -53,7 +54,7 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
     buggy = simulate(ws.captures, fixture=fixture)
     notary = Notary()
     issued = notary.open_incident(ws.next_incident())
-    ws.shared_room.append(SHARED_ROOM, "notary", "notary", f"incident {issued.incident} salt {issued.salt.hex()}")
+    ws.rooms.post(NOTARY_AGENT, SHARED_ROOM, f"incident {issued.incident} salt {issued.salt.hex()}")
 
     captures = {"payco": load_capture(buggy.payco_capture), "shopco": load_capture(buggy.shopco_capture)}
     tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
@@ -92,12 +93,12 @@ def run_incident(ws: Workspace, fixture: Path | None = None) -> dict[str, Any]:
         disclosures[org] = disclose(ws, org, notary, n, {"fingerprint": fp}, summary)
     comparison: Comparison = notary.compare(disclosures["payco"].evidence["fingerprint"],
                                             disclosures["shopco"].evidence["fingerprint"])
-    ws.shared_room.append(SHARED_ROOM, "notary", "notary", comparison.table())
+    ws.rooms.post(NOTARY_AGENT, SHARED_ROOM, comparison.table())
 
     blocked = {}
     d = disclosures["payco"]
     guard = ws.guard("payco", current_incident=lambda: notary.current.incident)
-    shared = GuardedSender("payco", AGENTS["payco"], guard, ws.shared_room)
+    shared = GuardedSender("payco", AGENTS["payco"], guard, ws.rooms)
     for label, text, disc in (
         ("draft_in_shared_room", d.text, None),
         ("altered_disclosure", published_text(d, APPROVERS["payco"]) + "\nAlso, the name was José.", d),

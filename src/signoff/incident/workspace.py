@@ -8,8 +8,8 @@ Layout under the root (by default `<home>/incident/`):
     <org>/records.db                        the organisation's ledger: the approver's signed, hash-chained
                                             records (case incident-chain/<org>/approvals) and the guard's
                                             signed decisions, rules and counts (incident-chain/<org>/guard-log)
-    <org>/private-room.jsonl                the organisation's private room transcript
-    shared-room.jsonl                       the shared room transcript
+    rooms.db, rooms-secrets.json            the rooms (a real room server's ledger: both private rooms and
+                                            the shared one) and its identities' credentials (mode 0600)
     pins.json                               each guard configuration's pinned digest
 
 Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incident-guard-<org>`.
@@ -25,23 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from signoff.incident.chain import CASE_PREFIX, Chain, RecordChainReport
+from signoff.incident.disclosure import Disclosure, parse_disclosure_post, published_text
 from signoff.incident.fixture import ORGS, check_org, code_files, customer_names, language_of
 from signoff.incident.guard import Guard, GuardConfig, build_config
-from signoff.incident.sender import RoomLog
+from signoff.incident.workspace_rooms import AGENTS, APPROVERS, SHARED_ROOM, WorkspaceRooms, private_room
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
-from signoff.kernel.errors import IntegrityError, UsageError
+from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.ids import readable_id
 from signoff.ledger import Ledger, verify_chain
 from signoff.trust import KeyStore, SigningKey
-
-SHARED_ROOM = "shared"
-APPROVERS = {"payco": "priya", "shopco": "sam"}
-AGENTS = {"payco": "payco-agent", "shopco": "shopco-agent"}
-
-
-def private_room(org: str) -> str:
-    return f"{check_org(org)}-internal"
 
 
 @dataclass
@@ -50,6 +43,7 @@ class Workspace:
     keys: KeyStore
     # One open ledger per organisation's records database, shared by everything using this workspace.
     _ledgers: dict[str, Ledger] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _rooms: WorkspaceRooms | None = field(default=None, init=False, repr=False, compare=False)
 
     def org_dir(self, org: str) -> Path:
         return self.root / check_org(org)
@@ -79,6 +73,9 @@ class Workspace:
         for ledger in self._ledgers.values():
             ledger.close()
         self._ledgers.clear()
+        if self._rooms is not None:
+            self._rooms.close()
+            self._rooms = None
 
     def __enter__(self) -> Workspace:
         return self
@@ -97,11 +94,11 @@ class Workspace:
         return Ledger.from_url(f"sqlite:///{(self.captures / f'{check_org(org)}-fingerprints.db').resolve()}")
 
     @property
-    def shared_room(self) -> RoomLog:
-        return RoomLog(self.root / "shared-room.jsonl")
-
-    def private_room_log(self, org: str) -> RoomLog:
-        return RoomLog(self.org_dir(org) / "private-room.jsonl")
+    def rooms(self) -> WorkspaceRooms:
+        """The workspace's rooms (created with the part-1 cast on first use; closed by `close()`)."""
+        if self._rooms is None:
+            self._rooms = WorkspaceRooms(self.root)
+        return self._rooms
 
     @property
     def pins_path(self) -> Path:
@@ -206,22 +203,31 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
                        if isinstance(r.get("body"), dict) and r["body"].get("allowed") and r["body"].get("d_id")
                        and r["body"].get("room") == SHARED_ROOM}
     try:
-        rows = ws.shared_room.rows()
-    except IntegrityError as exc:
+        shared = ws.rooms.messages(SHARED_ROOM)
+        drafts = {org: {m.msg_id: m for m in ws.rooms.messages(private_room(org))} for org in ORGS}
+    except SignoffError as exc:
         report.problems.append(exc.message)
-        rows = []
-    for row in rows:
-        d_id = row.get("d_id")
-        if not d_id:
+        shared, drafts = [], {}
+    for m in shared:
+        parsed = parse_disclosure_post(m.text)
+        if parsed is None:
             continue
+        head, evidence = parsed
+        d_id, org = head["d_id"], head["org"]
         report.disclosures_crossed += 1
-        org = str(row.get("org"))
+        if org not in AGENTS or m.sender != AGENTS[org]:
+            report.problems.append(f"{d_id} in the shared room was posted by {m.sender}, not by {org}'s agent")
+            continue
         record = approvals.get(org, {}).get(d_id)
         if record is None:
-            report.problems.append(f"{d_id} crossed to the shared room ({row.get('msg_id')}) with no signed approval")
+            report.problems.append(f"{d_id} crossed to the shared room ({m.msg_id}) with no signed approval")
             continue
-        if record.get("evidence_sha256") != row.get("evidence_sha256") or record.get("text_sha256") != row.get(
-                "text_sha256"):
+        # What crossed must be exactly the published form of the draft that was approved.
+        draft_msg = drafts.get(org, {}).get(str(record.get("draft_msg_id")))
+        d = Disclosure(d_id, head["incident"], org, evidence, draft_msg.text) if draft_msg else None
+        signed = d is not None and (record.get("evidence_sha256"), record.get("text_sha256")) == (
+            d.evidence_sha256, d.text_sha256)
+        if d is None or not signed or m.text != published_text(d, str(record.get("approver"))):
             report.problems.append(f"{d_id} in the shared room differs from what {record.get('approver')} approved")
         if d_id not in passed.get(org, {}):
             report.problems.append(f"{d_id} crossed but {org}'s guard log has no pass for it")
@@ -233,3 +239,6 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
             elif record.get("evidence_sha256") != entry.get("evidence_sha256"):
                 report.problems.append(f"{org}'s guard passed {d_id} with evidence that was not approved")
     return report
+
+
+__all__ = ["AGENTS", "APPROVERS", "SHARED_ROOM", "LedgerReport", "Workspace", "private_room", "verify_ledger"]
