@@ -285,3 +285,11 @@ def test_a_row_added_behind_the_ledgers_back_is_named(workspace: Workspace) -> N
     problems = verify_ledger(workspace).all_problems()
     assert any("payco/approvals record 2" in p and "signature does not verify (edited)" in p for p in problems)
     assert any("payco records ledger" in p for p in problems)
+
+
+def test_incident_names_are_events_that_survive_a_new_process(workspace: Workspace) -> None:
+    assert [workspace.next_incident(), workspace.next_incident()] == ["INC-0001", "INC-0002"]
+    with Workspace(workspace.root, workspace.keys) as again:  # as the next `signoff incident run` would
+        assert again.next_incident() == "INC-0003"
+        assert [e.payload["incident"] for e in again.rooms.ledger.read("incident-names")] == [
+            "INC-0001", "INC-0002", "INC-0003"]

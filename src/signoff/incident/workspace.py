@@ -17,9 +17,8 @@ Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incid
 
 from __future__ import annotations
 
-import fcntl
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,8 +32,11 @@ from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.ids import readable_id
-from signoff.ledger import Ledger, verify_chain
+from signoff.ledger import Event, Ledger, NewEvent, NewJob, verify_chain
 from signoff.trust import KeyStore, SigningKey
+
+INCIDENT_NAMES = "incident-names"
+INCIDENT_NAMED = "incident.named"
 
 
 @dataclass
@@ -105,15 +107,17 @@ class Workspace:
         return self.root / "pins.json"
 
     def next_incident(self) -> str:
-        """A fresh incident name for this workspace (the notary itself keeps no state across runs)."""
-        path = self.root / "incidents.txt"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a+", encoding="utf-8") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            fh.seek(0)
-            name = readable_id("INC", len([ln for ln in fh.read().splitlines() if ln.strip()]) + 1)
-            fh.write(name + "\n")
-        return name
+        """A fresh incident name for this workspace (the notary itself keeps no state across runs): one
+        `incident.named` event per name in the case `incident-names` of the workspace's ledger (the
+        rooms' `rooms.db`), decided at the version read, so racing runs never share a name."""
+        named: list[str] = []
+
+        def decide(history: list[Event]) -> tuple[Sequence[NewEvent], Sequence[NewJob]]:
+            named[:] = [readable_id("INC", len(history) + 1)]
+            return [NewEvent(INCIDENT_NAMED, {"incident": named[0]})], []
+
+        self.rooms.ledger.update(INCIDENT_NAMES, decide)
+        return named[0]
 
     def is_set_up(self) -> bool:
         return self.pins_path.exists() and all(self.guard_config_path(o).exists() for o in ORGS)
