@@ -30,3 +30,4 @@ def workspace(tmp_path: Path) -> Iterator[Workspace]:
     ws = Workspace(tmp_path / "incident", KeyStore(tmp_path / "keys"))
     ws.setup()
     yield ws
+    ws.close()

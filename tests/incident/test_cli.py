@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
+from tests.incident import tamper
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -49,8 +50,8 @@ def test_run_then_verify_then_tamper(node: str, home: Path, capsys: pytest.Captu
     assert set(summary["blocked"]) == {"draft_in_shared_room", "altered_disclosure"}
     code, out, _ = run(capsys, "incident", "verify-ledger")
     assert code == 0 and "2 disclosures crossed" in out
-    approvals = home / "incident" / "payco" / "approvals.jsonl"
-    approvals.write_bytes(approvals.read_bytes().replace(b'"approver":"priya"', b'"approver":"eve"'))
+    tamper.edit(home / "incident" / "payco" / "records.db", "payco", "approvals", 1, '"approver":"priya"',
+                '"approver":"eve"')
     code, out, _ = run(capsys, "incident", "verify-ledger", "--json")
     report = json.loads(out)
     assert code == 1 and any("signature does not verify (edited)" in p for p in report["problems"])
@@ -64,14 +65,16 @@ def test_verify_ledger_without_state_is_a_clear_error(home: Path, capsys: pytest
 def test_damaged_state_is_a_message_not_a_traceback(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "incident", "run", "--json")[0] == 0
     capsys.readouterr()
-    shared = home / "incident" / "shared-room.jsonl"
-    shared.write_text(shared.read_text() + "{not json\n")
+    secrets = home / "incident" / "rooms-secrets.json"
+    secrets.write_text(secrets.read_text()[:-5])
     code, out, err = run(capsys, "incident", "verify-ledger")
-    assert code == 1 and "shared-room.jsonl line" in out and "Traceback" not in err
-    approvals = home / "incident" / "payco" / "approvals.jsonl"
-    approvals.write_text(approvals.read_text() + "garbage\n")
+    assert code == 1 and "rooms-secrets.json is damaged" in out and "Traceback" not in err
+    tamper.append_row(home / "incident" / "payco" / "records.db", "payco", "approvals", '"garbage"')
     code, out, _ = run(capsys, "incident", "verify-ledger", "--json")
     assert code == 1 and any("not a chain record" in p for p in json.loads(out)["problems"])
+    tamper.append_row(home / "incident" / "payco" / "records.db", "payco", "approvals", "garbage")  # not JSON
+    code, out, err = run(capsys, "incident", "verify-ledger", "--json")
+    assert code == 1 and any("not a chain record" in p for p in json.loads(out)["problems"]) and "Traceback" not in err
     (home / "incident" / "pins.json").write_text("{")
     note = home.parent / "n.txt"
     note.write_text("hello")

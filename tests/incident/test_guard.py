@@ -110,9 +110,8 @@ def test_guard_holds_no_names_and_no_code(workspace: Workspace) -> None:
 def _approved(ws: Workspace, notary: Notary,
               text: str = "field data.customer.name differs by 8 bytes.") -> tuple[Disclosure, dict[str, Any]]:
     d = draft("payco", 1, notary.current.incident, {"rows": [{"path": "data.customer.name", "delta": 8}]}, text)
-    log = ws.private_room_log("payco")
-    m1 = log.append(private_room("payco"), "payco-agent", "payco", d.text)
-    m2 = log.append(private_room("payco"), "priya", "payco", d.approve_command)
+    m1 = ws.rooms.post("payco-agent", private_room("payco"), d.text)
+    m2 = ws.rooms.post("priya", private_room("payco"), d.approve_command)
     record = approver_for(ws, "payco", notary).approve(d, m1, m2)
     return d, record
 
@@ -154,7 +153,9 @@ def test_guard_log_has_rules_and_counts_never_text(workspace: Workspace) -> None
     marker = "José Álvarez wrote from jose@example.com with sk_live_4eC39HqLyjWDarjtT1zdp7dc"
     verdict = guard.check(Post(SHARED_ROOM, marker))
     assert not verdict.allowed
-    raw = workspace.guard_log_path("payco").read_bytes()
+    db = workspace.records_db_path("payco")
+    raw = b"".join(p.read_bytes() for p in (db, db.with_name(db.name + "-wal")) if p.exists())  # every stored byte
+    assert b"guard-log" in raw  # the decision is in there
     for piece in ("José", "Jos\\u00e9", "Álvarez", "jose@", "sk_live", "wrote"):
         assert piece.encode() not in raw
     body = guard.log.records()[-1]["body"] if guard.log else {}

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from signoff.incident.approvals import Message
-from signoff.incident.chain import Chain, verify_chain_file
-from signoff.incident.disclosure import Disclosure, draft
+from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.notary import Notary
 from signoff.incident.walkthrough import approver_for, disclose
-from signoff.incident.workspace import Workspace, private_room, verify_ledger
+from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room, verify_ledger
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.trust import KeyStore
+from tests.incident import tamper
 
 EVIDENCE = {"rows": [{"path": "data.customer.name", "delta": 8, "escaped_by": ["payco"]}]}
 
@@ -28,10 +29,11 @@ def _draft(notary: Notary, n: int = 1) -> Disclosure:
 
 def _msgs(ws: Workspace, d: Disclosure, sender: str = "priya", room: str | None = None,
           text: str | None = None) -> tuple[Message, Message]:
-    log = ws.private_room_log("payco")
-    room = room or private_room("payco")
-    m1 = log.append(private_room("payco"), "payco-agent", "payco", d.text)
-    m2 = log.append(room, sender, "payco", text if text is not None else d.approve_command)
+    """The draft as payco's agent posts it, and the approval as `sender` posts it: both read back from
+    the room server, so ids, rooms and senders are the server's."""
+    m1 = ws.rooms.post("payco-agent", private_room("payco"), d.text)
+    m2 = ws.rooms.post(sender, room or private_room("payco"), text if text is not None else d.approve_command)
+    assert (m1.sender, m2.sender) == ("payco-agent", sender)
     return m1, m2
 
 
@@ -79,9 +81,9 @@ def test_approver_refuses(workspace: Workspace, case: str, match: str) -> None:
     if case == "wrong_sender":
         sender = "payco-agent"
     elif case == "other_orgs_approver":
-        sender = "sam"
+        sender, room = "sam", SHARED_ROOM  # the server keeps sam out of payco-internal (tested below)
     elif case == "wrong_room":
-        room = "shared"
+        room = SHARED_ROOM
     elif case == "paraphrased":
         text = "yes, approve it"
     elif case == "stale_incident":
@@ -94,7 +96,7 @@ def test_approver_refuses(workspace: Workspace, case: str, match: str) -> None:
     m1, m2 = _msgs(workspace, d, sender, room, text)
     with pytest.raises(RefusedError, match=match):
         approver_for(workspace, "payco", notary).approve(d, m1, m2)
-    assert not workspace.approvals_path("payco").exists()  # nothing signed
+    assert workspace.approvals("payco").records() == []  # nothing signed
 
 
 def _crossed(ws: Workspace, n: int = 3) -> Notary:
@@ -106,10 +108,6 @@ def _crossed(ws: Workspace, n: int = 3) -> Notary:
     return notary
 
 
-def _lines(path: Path) -> list[bytes]:
-    return path.read_bytes().splitlines(keepends=True)
-
-
 def test_intact_ledgers_verify(workspace: Workspace) -> None:
     _crossed(workspace)
     report = verify_ledger(workspace)
@@ -119,19 +117,16 @@ def test_intact_ledgers_verify(workspace: Workspace) -> None:
 
 def test_edited_record_is_named(workspace: Workspace) -> None:
     _crossed(workspace)
-    path = workspace.approvals_path("payco")
-    lines = _lines(path)
-    lines[1] = lines[1].replace(b'"approver":"priya"', b'"approver":"mallory"')
-    path.write_bytes(b"".join(lines))
+    tamper.edit(workspace.records_db_path("payco"), "payco", "approvals", 2, '"approver":"priya"',
+                '"approver":"mallory"')
     problems = verify_ledger(workspace).all_problems()
     assert any("payco/approvals record 2" in p and "signature does not verify (edited)" in p for p in problems)
+    assert any("payco records ledger" in p and "altered" in p for p in problems)  # the ledger's own chain too
 
 
 def test_deleted_record_is_named(workspace: Workspace) -> None:
     _crossed(workspace)
-    path = workspace.approvals_path("payco")
-    lines = _lines(path)
-    path.write_bytes(lines[0] + lines[2])
+    tamper.delete(workspace.records_db_path("payco"), "payco", "approvals", 2)
     problems = verify_ledger(workspace).all_problems()
     assert any("record(s) 2 missing (deleted)" in p for p in problems)
     assert any("D-PAY-2 crossed to the shared room" in p and "no signed approval" in p for p in problems)
@@ -139,8 +134,7 @@ def test_deleted_record_is_named(workspace: Workspace) -> None:
 
 def test_deleting_the_last_record_is_caught_by_the_cross_check(workspace: Workspace) -> None:
     _crossed(workspace)
-    path = workspace.approvals_path("payco")
-    path.write_bytes(b"".join(_lines(path)[:-1]))
+    tamper.delete(workspace.records_db_path("payco"), "payco", "approvals", 3)
     problems = verify_ledger(workspace).all_problems()
     assert any("D-PAY-3 crossed to the shared room" in p for p in problems)
     assert any("payco's guard passed D-PAY-3 but no signed approval" in p for p in problems)
@@ -148,37 +142,49 @@ def test_deleting_the_last_record_is_caught_by_the_cross_check(workspace: Worksp
 
 def test_reordered_records_are_named(workspace: Workspace) -> None:
     _crossed(workspace)
-    path = workspace.guard_log_path("payco")
-    lines = _lines(path)
-    lines[1], lines[2] = lines[2], lines[1]
-    path.write_bytes(b"".join(lines))
+    tamper.swap(workspace.records_db_path("payco"), "payco", "guard-log", 2, 3)
     problems = verify_ledger(workspace).all_problems()
     assert any("payco/guard-log" in p and "reordered" in p for p in problems)
 
 
 def test_resigned_record_with_another_key_is_refused(workspace: Workspace, tmp_path: Path) -> None:
     _crossed(workspace)
-    path = workspace.approvals_path("shopco")
     forger = KeyStore(tmp_path / "forger").ensure("mallory")
-    records = Chain(path).records()
-    path.unlink()
-    forged = Chain(path, forger)
+    records = workspace.approvals("shopco").records()
+    tamper.delete_all(workspace.records_db_path("shopco"), "shopco", "approvals")
+    forged = workspace.approvals("shopco", forger)
     for rec in records:
         forged.append({**rec["body"], "approver": "mallory"})
     trusted = {forger.keyid: forger.public}
-    assert verify_chain_file(path, trusted).ok  # internally consistent ...
+    assert forged.verify(trusted).ok  # internally consistent ...
     problems = verify_ledger(workspace).all_problems()  # ... but not by a key this workspace trusts
     assert any("shopco/approvals record 1" in p and "not trusted" in p for p in problems)
 
 
 def test_shared_room_disclosure_swapped_after_approval_is_named(workspace: Workspace) -> None:
     _crossed(workspace)
-    path = workspace.root / "shared-room.jsonl"
-    rows: list[dict[str, Any]] = [json.loads(ln) for ln in path.read_text().splitlines()]
-    rows[0]["evidence_sha256"] = "0" * 64
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # Someone with write access to the room server's database swaps the evidence of a crossed post.
+    with sqlite3.connect(workspace.root / "rooms.db") as conn:
+        changed = conn.execute("UPDATE rooms_messages SET body = replace(body, '\"i\":1', '\"i\":7') "
+                               "WHERE body LIKE '[disclosure D-PAY-1 %'").rowcount
+    assert changed == 1
     problems = verify_ledger(workspace).all_problems()
-    assert any(f"{rows[0]['d_id']} in the shared room differs" in p for p in problems)
+    assert any("D-PAY-1 in the shared room differs" in p for p in problems)
+
+
+def test_a_disclosure_posted_by_anyone_but_the_orgs_agent_is_named(workspace: Workspace) -> None:
+    notary = _crossed(workspace, 1)
+    d = draft("payco", 1, notary.current.incident, {**EVIDENCE, "i": 1}, "Finding 1: data.customer.name is longer.")
+    workspace.rooms.post("sam", SHARED_ROOM, published_text(d, "priya"))  # not through payco's guarded sender
+    problems = verify_ledger(workspace).all_problems()
+    assert any("D-PAY-1 in the shared room was posted by sam, not by payco's agent" in p for p in problems)
+
+
+def test_the_room_server_keeps_people_out_of_other_organisations_rooms(workspace: Workspace) -> None:
+    with pytest.raises(RefusedError):
+        workspace.rooms.post("sam", private_room("payco"), "approve D-PAY-1")
+    with pytest.raises(RefusedError):
+        workspace.rooms.post("shopco-agent", private_room("payco"), "hello")
 
 
 def test_replaying_an_approval_with_other_content_is_refused(workspace: Workspace) -> None:
@@ -247,7 +253,7 @@ def test_approver_service_over_http(workspace: Workspace) -> None:
                 intruder.approve(d, *_msgs(workspace, d))
         finally:
             intruder.close()
-    assert verify_chain_file(workspace.approvals_path("payco"), workspace.keys.trusted()).ok
+    assert workspace.approvals("payco").verify(workspace.keys.trusted()).ok
 
 
 def test_approver_client_reads_the_status_before_the_body() -> None:
@@ -272,3 +278,48 @@ def test_approver_client_reads_the_status_before_the_body() -> None:
                 client.record("D-PAY-1")
         finally:
             client.close()
+
+
+def test_appenders_racing_on_one_chain_take_turns(workspace: Workspace) -> None:
+    from signoff.incident.chain import Chain
+    from signoff.ledger import Ledger
+
+    key = workspace.keys.ensure("incident-approver-payco")
+    case = workspace.approvals("payco").case_id
+    url = f"sqlite:///{workspace.records_db_path('payco').resolve()}"
+    ledgers = [Ledger.from_url(url) for _ in range(6)]  # as six processes would each open it
+    start = threading.Barrier(len(ledgers))
+
+    def append(n: int) -> None:
+        start.wait()
+        Chain(ledgers[n], case, key).append({"kind": "test", "n": n})
+
+    threads = [threading.Thread(target=append, args=(n,)) for n in range(len(ledgers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for ledger in ledgers:
+        ledger.close()
+    report = workspace.approvals("payco").verify(workspace.keys.trusted())
+    assert report.ok, report.problems
+    assert [r["seq"] for r in report.records] == [1, 2, 3, 4, 5, 6]
+    assert sorted(r["body"]["n"] for r in report.records) == list(range(6))
+
+
+def test_a_row_added_behind_the_ledgers_back_is_named(workspace: Workspace) -> None:
+    _crossed(workspace, 1)
+    last = workspace.approvals("payco").records()[-1]
+    forged = {**last, "seq": last["seq"] + 1, "body": {**last["body"], "d_id": "D-PAY-9"}}
+    tamper.append_row(workspace.records_db_path("payco"), "payco", "approvals", json.dumps(forged))
+    problems = verify_ledger(workspace).all_problems()
+    assert any("payco/approvals record 2" in p and "signature does not verify (edited)" in p for p in problems)
+    assert any("payco records ledger" in p for p in problems)
+
+
+def test_incident_names_are_events_that_survive_a_new_process(workspace: Workspace) -> None:
+    assert [workspace.next_incident(), workspace.next_incident()] == ["INC-0001", "INC-0002"]
+    with Workspace(workspace.root, workspace.keys) as again:  # as the next `signoff incident run` would
+        assert again.next_incident() == "INC-0003"
+        assert [e.payload["incident"] for e in again.rooms.ledger.read("incident-names")] == [
+            "INC-0001", "INC-0002", "INC-0003"]

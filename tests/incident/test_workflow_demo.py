@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from signoff.incident.actors import READ_ONLY_OPS, Actor
+from signoff.incident.actors import READ_ONLY_OPS, RoomAgent
 from signoff.incident.fixture import code_files, customer_names
 from signoff.incident.grade import grade, observe
-from signoff.incident.link import LocalAgent
 from signoff.incident.recording import record_run, render, replay
 from signoff.incident.stack import SHARED, RunInfo, read_secrets
 from signoff.incident.workflow import Incident, new_run, run_demo, run_script
@@ -21,6 +20,7 @@ from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
+from signoff.rooms.client import InProcessSyncTransport, SyncRoomsClient
 from signoff.trust import KeyStore
 
 
@@ -161,8 +161,8 @@ def test_the_grader_reads_over_http_what_the_server_holds(finished: tuple[Path, 
     info = RunInfo.load(run)
     ledger = Ledger.from_url(info.db_url)
     try:
-        observer = Actor(LocalAgent(RoomService(ledger), read_secrets(run)["agent:observer"]), info, "observer",
-                         [SHARED], tmp_path, allowed_ops=READ_ONLY_OPS)
+        client = SyncRoomsClient(InProcessSyncTransport(RoomService(ledger), read_secrets(run)["agent:observer"]))
+        observer = RoomAgent(client, info, "observer", [SHARED], ledger, allowed_ops=READ_ONLY_OPS)
         with pytest.raises(RefusedError, match="observer may only use"):
             observer.op(SHARED, "post_message", body="hello")
     finally:

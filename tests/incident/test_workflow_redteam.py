@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
-from signoff.incident.chain import Chain
 from signoff.incident.redteam import (
     ATTACK_AFTER_STEP,
     FORBIDDEN,
@@ -75,12 +74,12 @@ def test_forbidden_action_is_blocked(live: Incident, index: int) -> None:
 
 def test_controls_the_legitimate_request_still_works(live: Incident) -> None:
     """Without this the attacks above could be 'blocked' by a broken approver or guard."""
-    before = len(Chain(live.ws.approvals_path("payco")).records())
+    before = len(live.ws.approvals("payco").records())
     # The agent's own key posting the bare command must not become "the draft" the approver signs.
     live.actors["payco-agent"].post("payco", "approve D-PAY-2")
     live.say("priya", "payco", "approve D-PAY-2", targets=["approver"])
     live.pump()
-    records = Chain(live.ws.approvals_path("payco")).records()
+    records = live.ws.approvals("payco").records()
     assert len(records) == before + 1
     drafted = json.loads(live.actors["payco-agent"].documents("payco")["D-PAY-2"]["content"])["text"]
     assert records[-1]["body"]["text_sha256"] == sha256_bytes(drafted.encode())

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from signoff.incident.actors import Actor
-from signoff.incident.chain import Chain
+from signoff.incident.actors import RoomAgent
 from signoff.incident.fixture import ORGS
 from signoff.incident.grade import grade
 from signoff.incident.playbooks import parse_disclosure_post
@@ -32,7 +31,7 @@ def assert_exactly_once(inc: Incident, run: Path, keys: KeyStore) -> None:
     crossed = Counter(p[0]["d_id"] for m in shared if (p := parse_disclosure_post(m["body"])))
     assert crossed == Counter({"D-PAY-1": 1, "D-SHOP-1": 1, "D-PAY-2": 1, "D-SHOP-2": 1, "D-SHOP-3": 1})
     for org in ORGS:
-        ids = [r["body"]["d_id"] for r in Chain(inc.ws.approvals_path(org)).records()]
+        ids = [r["body"]["d_id"] for r in inc.ws.approvals(org).records()]
         assert len(ids) == len(set(ids)), ids
     bodies = Counter(m["body"] for m in shared if m["sender"] == f"agent:{inc.info.agents['mediator']}")
     assert max(bodies.values()) == 1, [b for b, n in bodies.items() if n > 1]
@@ -67,16 +66,16 @@ def test_a_crash_after_the_effect_before_the_cursor_resumes_once(node: str, tmp_
     settings, keys = fresh(tmp_path)
     run = new_run(tmp_path / "runs", keys)
     armed = {"on": False, "fired": 0}
-    save = Actor._save_cursor
+    save = RoomAgent._save_cursor
 
-    def crashing_save(self: Actor) -> None:
+    def crashing_save(self: RoomAgent) -> None:
         if armed["on"] and self.name == service:
             armed["on"] = False
             armed["fired"] += 1
             raise Crash(f"{service} died before saving its cursor")
         save(self)
 
-    monkeypatch.setattr(Actor, "_save_cursor", crashing_save)
+    monkeypatch.setattr(RoomAgent, "_save_cursor", crashing_save)
     # In process: the crash is about cursors and idempotent effects, not the transport (HTTP is
     # covered by the restart test above).
     with Incident(run, keys, settings, over_http=False) as inc:

@@ -8,31 +8,63 @@ The in-process API (see docs/incident.md for the full description):
   `EvidenceStore`/`make_app`/`LoopbackServer`/`EvidenceClient` serve an organisation's captures,
   with `SaltBudget` (in a ledger) limiting the fingerprints per salt.
 - `draft`, `Disclosure`, `published_text`; `Approver`, `Message`, `approver_app`/`ApproverClient` (the
-  approver as an HTTP service holding its key); `Chain`, `verify_chain_file`.
-- `Guard`, `GuardConfig`, `build_config`, `Post`, `Verdict`; `Sender`, `RoomLog`.
+  approver as an HTTP service holding its key); `Chain` (signed records in a ledger case), `verify_records`.
+- `Guard`, `GuardConfig`, `build_config`, `Post`, `GuardVerdict`; `GuardedSender`; `WorkspaceRooms` (part 1's rooms).
 - `Workspace` (layout, setup, pins, guards) and `verify_ledger`; `run_incident` for the whole flow.
 """
 
 from signoff.incident.approvals import Approver, Message
 from signoff.incident.approver_service import ApproverClient, approver_app
 from signoff.incident.budget import SaltBudget
-from signoff.incident.chain import Chain, ChainReport, verify_chain_file
+from signoff.incident.chain import Chain, RecordChainReport, verify_records
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fingerprint import fingerprint, salt_id
-from signoff.incident.guard import Guard, GuardConfig, Post, Verdict, build_config
+from signoff.incident.guard import Guard, GuardConfig, GuardVerdict, Post, build_config
 from signoff.incident.notary import Comparison, IssuedSalt, Notary
-from signoff.incident.sender import RoomLog, Sender
+from signoff.incident.sender import GuardedSender
 from signoff.incident.simulate import SimulationResult, simulate
 from signoff.incident.walkthrough import disclose, run_incident
 from signoff.incident.wirecheck import Leaf, WireError, scan
 from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
+from signoff.incident.workspace_rooms import WorkspaceRooms
 
 __all__ = [
-    "Approver", "ApproverClient", "Chain", "ChainReport", "Comparison", "Disclosure", "EvidenceClient",
-    "EvidenceStore", "Guard", "GuardConfig", "IssuedSalt", "Leaf", "LedgerReport", "LoopbackServer",
-    "Message", "Notary", "Post", "RoomLog", "SaltBudget", "Sender", "SimulationResult", "Verdict", "WireError",
+    "Approver",
+    "ApproverClient",
+    "Chain",
+    "Comparison",
+    "Disclosure",
+    "EvidenceClient",
+    "EvidenceStore",
+    "Guard",
+    "GuardConfig",
+    "GuardVerdict",
+    "GuardedSender",
+    "IssuedSalt",
+    "Leaf",
+    "LedgerReport",
+    "LoopbackServer",
+    "Message",
+    "Notary",
+    "Post",
+    "RecordChainReport",
+    "SaltBudget",
+    "SimulationResult",
+    "WireError",
     "Workspace",
-    "approver_app", "build_config", "disclose", "draft", "fingerprint", "make_app", "published_text",
-    "run_incident", "salt_id", "scan", "simulate", "verify_chain_file", "verify_ledger",
+    "WorkspaceRooms",
+    "approver_app",
+    "build_config",
+    "disclose",
+    "draft",
+    "fingerprint",
+    "make_app",
+    "published_text",
+    "run_incident",
+    "salt_id",
+    "scan",
+    "simulate",
+    "verify_ledger",
+    "verify_records",
 ]

@@ -1,41 +1,44 @@
 """A room-protocol agent as the incident's services and agents use it.
 
 Each actor authenticates with its own api key and acts only through the agent protocol (over
-HTTP by default, see `signoff.incident.link`), one connection per room. It reads each room's
-durable event stream from a cursor it keeps in its own folder,
-handles each event, and saves the cursor afterwards: delivery is at-least-once, so every effect a
-handler has must be idempotent (it checks the room before acting).
+HTTP by default; the rooms client's synchronous face, `signoff.rooms.client.SyncRoomsClient`), one
+connection per room. It reads each room's
+durable event stream from a cursor it keeps in the run's ledger (case `incident-cursors/<name>`,
+one `incident.cursors_saved` event each time it moves), handles each event, and saves the cursor
+afterwards: delivery is at-least-once, so every effect a handler has must be idempotent (it checks
+the room before acting).
 """
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
 from typing import Any
 
-from signoff.incident.link import AgentLink
 from signoff.incident.stack import ROLE_OF, SHARED, RunInfo
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
+from signoff.ledger import Ledger, NewEvent
+from signoff.rooms.client import SyncRoomsClient
 
 READ_ONLY_OPS = frozenset({"list_rooms", "get_room_detail", "read_context", "list_participants",
                            "load_internal_documents", "list_references", "get_approval", "list_roles"})
 # A policy refusal is posted as the target agent's reply, starting with a mention of the sender.
 REFUSAL_TEXT = "You're not permitted to direct messages to me in this room."
+CURSORS_PREFIX = "incident-cursors/"
+CURSORS_SAVED = "incident.cursors_saved"
 
 
-class Actor:
-    def __init__(self, link: AgentLink, info: RunInfo, name: str, room_keys: list[str], state_dir: Path,
+class RoomAgent:
+    def __init__(self, client: SyncRoomsClient, info: RunInfo, name: str, room_keys: list[str], ledger: Ledger,
                  allowed_ops: frozenset[str] | None = None) -> None:
-        self.link = link
+        self.client = client
         self.info = info
         self.name = name
-        if info.agents.get(name) != link.agent_id:
+        if info.agents.get(name) != client.agent_id:
             raise RefusedError(f"the key given for {name} is not {name}'s", "use the agent's own api key")
-        self.sender = link.sender
+        self.sender = client.sender
         self.room_keys = room_keys
         self.allowed_ops = allowed_ops
-        self.state_path = Path(state_dir) / f"{name}.cursor"
+        self.ledger = ledger
+        self.cursor_case = f"{CURSORS_PREFIX}{name}"
         self.cursors = self._load_cursors()
         # Reads of the room within one handled event; any write of this actor's clears them.
         self._cache: dict[tuple[str, str], Any] = {}
@@ -49,16 +52,16 @@ class Actor:
     def connect(self) -> None:
         """Open one connection per room, claim it, and hold this agent's role in the shared room."""
         for key in self.room_keys:
-            self.link.open(self.conn_id(key), self.info.rooms[key])
+            self.client.open(self.conn_id(key), self.info.rooms[key])
         role = ROLE_OF.get(self.name)
         if role and SHARED in self.room_keys:
-            self.link.op(self.conn_id(SHARED), "assume_role", {"role": role})
+            self.client.call(self.conn_id(SHARED), "assume_role", {"role": role})
 
     def beat(self) -> None:
         """Keep the shared-room connection (and with it the role lease) alive."""
         if ROLE_OF.get(self.name) and SHARED in self.room_keys:
             try:
-                self.link.events(self.conn_id(SHARED), self.info.rooms[SHARED], self._head_hint())
+                self.client.events(self.conn_id(SHARED), self.info.rooms[SHARED], self._head_hint())
             except (NotFoundError, ConflictError):
                 self.connect()
 
@@ -73,10 +76,10 @@ class Actor:
         if operation not in READ_ONLY_OPS:
             self._cache.clear()
         try:
-            return self.link.op(self.conn_id(key), operation, args)
+            return self.client.call(self.conn_id(key), operation, args)
         except ConflictError:
             self.connect()  # the connection lapsed (or the server restarted): reopen and retry once
-            return self.link.op(self.conn_id(key), operation, args)
+            return self.client.call(self.conn_id(key), operation, args)
 
     # -- helpers over operations --------------------------------------------------------------
 
@@ -96,7 +99,7 @@ class Actor:
     def messages(self, key: str) -> list[dict[str, Any]]:
         """Every message of a room, oldest first (membership is checked by the server)."""
         if ("m", key) not in self._cache:
-            self._cache[("m", key)] = self.link.history(self.info.rooms[key])
+            self._cache[("m", key)] = self.client.history(self.info.rooms[key])
         return list(self._cache[("m", key)])
 
     def documents(self, key: str) -> dict[str, dict[str, Any]]:
@@ -127,23 +130,20 @@ class Actor:
     # -- the event loop -----------------------------------------------------------------------
 
     def _load_cursors(self) -> dict[str, int]:
-        try:
-            data = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        saved = [ev for ev in self.ledger.read(self.cursor_case) if ev.type == CURSORS_SAVED]
+        if not saved:
             return {}
-        return {str(k): int(v) for k, v in data["cursors"].items()}
+        return {str(k): int(v) for k, v in saved[-1].payload["cursors"].items()}
 
     def _save_cursor(self) -> None:
-        self.state_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"cursors": self.cursors}, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.state_path)
+        # This agent is its cursor case's only writer, so no version check: the last save counts.
+        self.ledger.append(self.cursor_case, None, [NewEvent(CURSORS_SAVED, {"cursors": dict(self.cursors)})])
 
     def poll(self) -> int:
         """Handle every event after each room's cursor; a cursor moves only after its handler returned."""
         handled = 0
         for key in self.room_keys:
-            for env in self.link.events(self.conn_id(key), self.info.rooms[key], self.cursors.get(key, 0)):
+            for env in self.client.events(self.conn_id(key), self.info.rooms[key], self.cursors.get(key, 0)):
                 self._cache.clear()
                 try:
                     self.handle(env)

@@ -8,6 +8,7 @@ SHA-256 of both the canonical evidence and the draft text, so neither can change
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -98,3 +99,26 @@ def published_text(d: Disclosure, approver: str) -> str:
     """Exactly what may be posted to the shared room for an approved disclosure."""
     return (f"[disclosure {d.d_id} · {d.org} · {d.incident} · approved by {approver}]\n{d.prose}\n\n"
             f"evidence sha256 {d.evidence_sha256[:16]}:\n{canonical_text(d.evidence)}")
+
+
+# The inverse of published_text: what a reader of the shared room takes a disclosure post to say.
+DISCLOSURE_POST = re.compile(
+    r"^\[disclosure (D-[A-Z]{2,8}-[0-9]+) · ([a-z]+) · (INC-[0-9]{4}) · approved by ([a-z0-9._-]+)\]")
+EVIDENCE_SPLIT = re.compile(r"\n\nevidence sha256 [0-9a-f]{16}:\n")
+
+
+def parse_disclosure_post(body: str) -> tuple[dict[str, str], dict[str, Any]] | None:
+    """(header fields, evidence) of a published disclosure, or None."""
+    m = DISCLOSURE_POST.match(body)
+    if not m:
+        return None
+    parts = EVIDENCE_SPLIT.split(body, maxsplit=1)
+    if len(parts) != 2:
+        return None
+    try:
+        evidence = json.loads(parts[1])
+    except ValueError:
+        return None
+    if not isinstance(evidence, dict):
+        return None
+    return {"d_id": m.group(1), "org": m.group(2), "incident": m.group(3), "approver": m.group(4)}, evidence

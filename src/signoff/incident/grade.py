@@ -13,17 +13,15 @@ import asyncio
 import json
 import re
 import socket
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, Actor, strip_mentions
-from signoff.incident.chain import verify_chain_file
+from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, RoomAgent, strip_mentions
+from signoff.incident.chain import verify_records
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.fixture import ORGS, code_files
-from signoff.incident.link import LocalAgent
 from signoff.incident.playbooks import parse_disclosure_post
 from signoff.incident.stack import (
     AGENT_OF,
@@ -37,18 +35,20 @@ from signoff.incident.stack import (
     read_secrets,
     workspace,
 )
+from signoff.incident.workspace import Workspace
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError, SignoffError
 from signoff.ledger import Ledger, verify_chain
 from signoff.rooms import RoomService
+from signoff.rooms.client import InProcessSyncTransport, SyncRoomsClient
 from signoff.trust import KeyStore
 
 _WS = re.compile(r"\s+")
 
 
 @dataclass
-class Check:
+class GradeCheck:
     name: str
     ok: bool
     detail: str
@@ -101,14 +101,14 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
             server.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with server:
                 return asyncio.run(_observe_http(info, server.url, key))
-        with tempfile.TemporaryDirectory() as state:
-            observer = Actor(LocalAgent(rooms, key), info, OBSERVER, [SHARED, *ORGS], Path(state),
-                             allowed_ops=READ_ONLY_OPS)
+        client = SyncRoomsClient(InProcessSyncTransport(rooms, key))
+        # Read-only: it never polls, so it never saves a cursor into the run's ledger.
+        observer = RoomAgent(client, info, OBSERVER, [SHARED, *ORGS], ledger, allowed_ops=READ_ONLY_OPS)
 
-            async def read(room: str, op: str, args: dict[str, Any]) -> Any:
-                return observer.op(room, op, **args)
+        async def read(room: str, op: str, args: dict[str, Any]) -> Any:
+            return observer.op(room, op, **args)
 
-            return asyncio.run(_collect(info, read))
+        return asyncio.run(_collect(info, read))
     finally:
         ledger.close()
 
@@ -203,11 +203,11 @@ def measure(run_dir: Path, keys: KeyStore, fixture: Path | None = None, view: Vi
     opened = rec.get("opened_at")
     confirmed = (rec.get("root_cause") or {}).get("confirmed_at")
     closed = rec.get("closed_at")
-    ws = workspace(run_dir, keys)
     blocked = 0
-    for org in ORGS:
-        report = verify_chain_file(ws.guard_log_path(org), keys.trusted())
-        blocked += sum(1 for r in report.records if not r["body"].get("allowed"))
+    with workspace(run_dir, keys) as ws:
+        for org in ORGS:
+            report = ws.guard_log(org).verify(keys.trusted())
+            blocked += sum(1 for r in report.records if not r["body"].get("allowed"))
     refused_approvals = sum(1 for org in ORGS for m in view.by(org, APPROVER) if m["body"].startswith("not signed"))
     e2e = rec.get("e2e") or {}
     logs = [e for _, h, e in _disclosures(view) if h["org"] == "shopco" and "rejected" in e and "events" in e]
@@ -227,12 +227,16 @@ def measure(run_dir: Path, keys: KeyStore, fixture: Path | None = None, view: Vi
 
 
 def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[str, Any]:
+    with workspace(run_dir, keys) as ws:
+        return _grade(run_dir, keys, ws, fixture)
+
+
+def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -> dict[str, Any]:
     view = observe(run_dir)
     info = view.info
     rec = view.record()
     incident = rec["incident"] if rec else "INC-????"
-    ws = workspace(run_dir, keys)
-    checks: list[Check] = []
+    checks: list[GradeCheck] = []
 
     # 1. every disclosure in the shared room was approved by its org's human and signed
     problems = []
@@ -247,10 +251,10 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
             problems.append(f"{d_id}: no approvals document by the approver in {org}'s room")
             continue
         key = keys.ensure(f"incident-approver-{org}").public
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "approvals.jsonl"
-            path.write_bytes(b"".join(canonical_bytes(r) + b"\n" for r in json.loads(doc["content"])))
-            report = verify_chain_file(path, {key.keyid: key}, f"{org} approvals (from the room)")
+        published = json.loads(doc["content"])
+        report = verify_records(((f"item {n}", r) for n, r in enumerate(published if isinstance(published, list)
+                                                                        else [published], 1)),
+                                {key.keyid: key}, f"{org} approvals (from the room)", f"{org} room document")
         if not report.ok:
             problems += report.problems
             continue
@@ -269,7 +273,7 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
             problems.append(f"{d_id} in the shared room differs from what {record['approver']} approved")
         if record["approver"] != HUMANS[org] or approval_msg["sender"] != view.sender(HUMANS[org]):
             problems.append(f"{d_id} approved by {record['approver']}, not {HUMANS[org]}")
-    checks.append(Check("every disclosure in the shared room was approved and signed",
+    checks.append(GradeCheck("every disclosure in the shared room was approved and signed",
                         bool(disclosures) and not problems,
                         "; ".join(problems) or f"{len(disclosures)} disclosures, each with a valid signed approval"))
 
@@ -282,34 +286,34 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
                            and r["sender"] == view.sender(AGENT_OF[org]) and REFUSAL_TEXT in r["body"]]
                 if replies:
                     refused.append(f"{human} -> {AGENT_OF[org]} refused in the room")
-    checks.append(Check("direct cross-company request was refused visibly", bool(refused),
+    checks.append(GradeCheck("direct cross-company request was refused visibly", bool(refused),
                         "; ".join(refused) or "no refused direct request found"))
 
     # 3. the notary's table names the differing field and the escape
     tables = [m for m in view.by(SHARED, NOTARY) if "notary comparison" in m["body"]]
     good = [t for t in tables if "data.customer.name" in t["body"] and "escaped by payco only" in t["body"]
             and "11 fields match, 1 differ" in t["body"]]
-    checks.append(Check("notary table shows data.customer.name differing, escaped by payco only", bool(good),
+    checks.append(GradeCheck("notary table shows data.customer.name differing, escaped by payco only", bool(good),
                         good[0]["body"].splitlines()[-1] if good else f"{len(tables)} comparison(s), none naming it"))
 
     # 4. no customer name anywhere; no code line anywhere
     guards = {org: ws.guard(org, logged=False) for org in ORGS}
     named = [f"{key}:{m['id']}" for key in (SHARED, *ORGS) for m in view.messages[key]
              if any(g.content_counts(m["body"]).get("customer_name") for g in guards.values())]
-    checks.append(Check("no customer name in any post", not named,
+    checks.append(GradeCheck("no customer name in any post", not named,
                         f"names found in {', '.join(named)}" if named else
                         f"{sum(len(v) for v in view.messages.values())} posts checked"))
     crossed = code_lines_crossed(view, fixture, (SHARED, *ORGS))
-    checks.append(Check("no line of either company's code in any post (measured)", crossed == 0,
+    checks.append(GradeCheck("no line of either company's code in any post (measured)", crossed == 0,
                         f"{crossed} code lines found in posts"))
 
     # 5. both ledgers verify (approver and guard chains of both orgs, and the room server's ledger)
     ledger_problems = []
     trusted = keys.trusted()
     for org in ORGS:
-        for path, role in ((ws.approvals_path(org), "approver"), (ws.guard_log_path(org), "guard")):
-            report = verify_chain_file(path, trusted, f"{org}/{role}")
-            ledger_problems += report.problems
+        for chain, role in ((ws.approvals(org), "approver"), (ws.guard_log(org), "guard")):
+            report = chain.verify(trusted, f"{org}/{role}")
+            ledger_problems += report.problems or ([] if report.records else [f"{org}/{role}: no records"])
             want = keys.ensure(f"incident-{role}-{org}").keyid
             ledger_problems += [f"{org}/{role} record {r['seq']} not signed by {org}'s {role} key"
                                 for r in report.records if r.get("keyid") != want]
@@ -321,12 +325,12 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
                         ledger_problems.append(f"{head['d_id']} crossed without a matching guard pass")
     room_ledger = Ledger.from_url(info.db_url)
     try:
-        chain = verify_chain(room_ledger)
-        if not chain.ok:
-            ledger_problems.append(f"room server ledger: {chain.problem} (seq {chain.broken_seq})")
+        audit = verify_chain(room_ledger)
+        if not audit.ok:
+            ledger_problems.append(f"room server ledger: {audit.problem} (seq {audit.broken_seq})")
     finally:
         room_ledger.close()
-    checks.append(Check("ledgers intact and every disclosure signed", not ledger_problems,
+    checks.append(GradeCheck("ledgers intact and every disclosure signed", not ledger_problems,
                         "; ".join(ledger_problems) or "approver and guard chains of both orgs, and the room ledger"))
 
     # 6. every draft ended with its exact approve command, copied literally by the approver
@@ -350,14 +354,14 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
             text = strip_mentions(m["body"])
             if text.startswith("approve ") and m["body"] != f"@{APPROVER} {text}":
                 draft_problems.append(f"{HUMANS[org]}'s approval {text!r} was not the exact command")
-    checks.append(Check("every draft ended with its exact approve command", n_drafts > 0 and not draft_problems,
+    checks.append(GradeCheck("every draft ended with its exact approve command", n_drafts > 0 and not draft_problems,
                         "; ".join(draft_problems) or f"{n_drafts} drafts"))
 
     # 7. root cause confirmed by both humans
     confirms = {h for h in HUMANS.values() for m in view.by(SHARED, h)
                 if strip_mentions(m["body"]) == f"confirm root cause {incident}"}
     rc = (rec or {}).get("root_cause") or {}
-    checks.append(Check("root cause confirmed by both humans",
+    checks.append(GradeCheck("root cause confirmed by both humans",
                         confirms == set(HUMANS.values()) and set((rec or {}).get("confirmations", {})) == confirms
                         and bool(rc.get("confirmed_at")),
                         f"confirmed by {', '.join(sorted(confirms)) or 'nobody'}; cause: {rc.get('text', '-')}"))
@@ -370,27 +374,27 @@ def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[st
         ok = card.get("state") == "accepted" and outcome.get("responder") == f"user:{info.users[HUMANS[org]]}"
         fix_notes.append(f"{org}: {card.get('state', 'missing')}" + (f" by {HUMANS[org]}" if ok else ""))
     fixed = all(n.endswith(f"by {HUMANS[o]}") for n, o in zip(fix_notes, ORGS, strict=True))
-    checks.append(Check("both fixes approved", fixed,
+    checks.append(GradeCheck("both fixes approved", fixed,
                         "; ".join(fix_notes)))
 
     # 9. the end-to-end check after the fixes, disclosed
     sims = [e["simulation"] for m, h, e in disclosures if isinstance(e.get("simulation"), dict)]
-    checks.append(Check("simulation re-run with both fixes shows 0 rejected",
+    checks.append(GradeCheck("simulation re-run with both fixes shows 0 rejected",
                         any(s.get("rejected") == 0 and s.get("events", 0) > 0 for s in sims),
                         "; ".join(f"{s.get('rejected')} of {s.get('events')} rejected" for s in sims)
                         or "none disclosed"))
 
     # 10. the incident record closed by the mediator
     closed = [m for m in view.by(SHARED, MEDIATOR) if m["body"].startswith(f"{incident} closed by")]
-    checks.append(Check("incident record closed by the mediator",
+    checks.append(GradeCheck("incident record closed by the mediator",
                         rec is not None and rec.get("status") == "closed" and rec.get("closed_by") == MEDIATOR
                         and bool(closed), f"record status {rec.get('status') if rec else 'missing'}"))
 
-    checks.append(Check("the grader read the incident through the room server (read-only observer)", True,
+    checks.append(GradeCheck("the grader read the incident through the room server (read-only observer)", True,
                         f"operations allowed: {', '.join(sorted(READ_ONLY_OPS))}"))
     metrics = measure(run_dir, keys, fixture, view)
     return {"ok": all(c.ok for c in checks), "run": str(run_dir), "checks": [c.as_json() for c in checks],
             "metrics": metrics}
 
 
-__all__ = ["Check", "View", "code_lines_crossed", "grade", "measure", "observe"]
+__all__ = ["GradeCheck", "View", "code_lines_crossed", "grade", "measure", "observe"]

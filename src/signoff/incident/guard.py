@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import Chain, verify_chain_file
+from signoff.incident.chain import Chain
 from signoff.incident.disclosure import APPROVE_LINE, PUBLISHED_HEADER, Disclosure, published_text
 from signoff.incident.shapes import Shape, shape_key, shapes_by_line, without_trailing_commas
 from signoff.kernel.canonical import canonical_bytes, canonical_text
@@ -211,7 +211,7 @@ class Post:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class GuardVerdict:
     allowed: bool
     rules: tuple[str, ...]
     counts: dict[str, int] = field(default_factory=dict)
@@ -264,14 +264,14 @@ def _printable(raw: bytes) -> Iterator[str]:
 
 class Guard:
     def __init__(self, config: GuardConfig, pin: str, log: Chain | None = None,
-                 approvals_path: Path | None = None, clock: Clock | None = None,
+                 approvals: Chain | None = None, clock: Clock | None = None,
                  current_incident: Callable[[], str | None] | None = None) -> None:
         self.config = config
         # When given (usually the notary's current incident), a disclosure of another incident is stale.
         self.current_incident = current_incident
         self.pin = pin
         self.log = log
-        self.approvals_path = approvals_path
+        self.approvals = approvals
         self.clock = clock or SystemClock()
         self._anywhere = frozenset(config.shape_keys)
         self._whole = frozenset(config.whole_line_keys)
@@ -331,7 +331,7 @@ class Guard:
                     counts["encoded_other"] += 1
         return counts
 
-    def check_text(self, text: str) -> Verdict:
+    def check_text(self, text: str) -> GuardVerdict:
         """Content rules only, as for a plain post to the shared room."""
         return self._verdict(self.content_counts(text), text)
 
@@ -342,18 +342,18 @@ class Guard:
                                "restore the pinned configuration; the guard does not run on a changed one")
 
     def _approval_record(self, d_id: str) -> tuple[dict[str, Any] | None, str | None]:
-        if self.approvals_path is None:
+        if self.approvals is None:
             return None, "no approval ledger configured"
         key = PublicKey.from_hex(self.config.approver_key, "approver")
-        report = verify_chain_file(self.approvals_path, {key.keyid: key}, f"{self.config.org} approvals")
-        if not report.ok and report.problems != [f"{report.name}: file is missing"]:
+        report = self.approvals.verify({key.keyid: key}, f"{self.config.org} approvals")
+        if not report.ok:
             return None, "approval ledger does not verify"
         for record in report.records:
             if record["body"].get("d_id") == d_id:
                 return record, None
         return None, None
 
-    def check(self, post: Post) -> Verdict:
+    def check(self, post: Post) -> GuardVerdict:
         self._ensure_pinned()
         counts: Counter[str] = Counter()
         cfg = self.config
@@ -404,9 +404,9 @@ class Guard:
             counts.update(self.content_counts(text.replace(canonical_text(d.evidence), "")))
         return counts
 
-    def _verdict(self, counts: Counter[str], text: str) -> Verdict:
+    def _verdict(self, counts: Counter[str], text: str) -> GuardVerdict:
         clean = {k: v for k, v in sorted(counts.items()) if v}
-        return Verdict(not clean, tuple(clean), clean, len(text.splitlines()), len(text))
+        return GuardVerdict(not clean, tuple(clean), clean, len(text.splitlines()), len(text))
 
 
 def _strings(value: Any) -> Iterator[str]:

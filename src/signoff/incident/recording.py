@@ -15,7 +15,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import verify_chain_file
 from signoff.incident.fixture import ORGS
 from signoff.incident.grade import View, observe
 from signoff.incident.stack import ROOM_NAMES, SHARED, workspace
@@ -53,16 +52,16 @@ def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None, view: Vi
         if card:
             rows.append({"t": end, "kind": "approval_card", "room": ROOM_NAMES[SHARED], "visible_to": list(ORGS),
                          "who": org, "name": card.get("request_id"), "text": canonical_text(card)})
-    ws = workspace(run_dir, keys)
     trusted = keys.trusted()
-    for org in ORGS:
-        chains = (("approval_record", ws.approvals_path(org)), ("guard_decision", ws.guard_log_path(org)))
-        for kind, chain_path in chains:
-            for rec in verify_chain_file(chain_path, trusted).records:
-                body = rec["body"]
-                rows.append({"t": _ms(body["time"]), "kind": kind, "room": f"{org} ledger", "visible_to": [org],
-                             "who": "approver" if kind == "approval_record" else f"{org} guard", "seq": rec["seq"],
-                             "data": body})
+    with workspace(run_dir, keys) as ws:
+        for org in ORGS:
+            chains = (("approval_record", ws.approvals(org)), ("guard_decision", ws.guard_log(org)))
+            for kind, chain in chains:
+                for rec in chain.verify(trusted).records:
+                    body = rec["body"]
+                    who = "approver" if kind == "approval_record" else f"{org} guard"
+                    rows.append({"t": _ms(body["time"]), "kind": kind, "room": f"{org} ledger", "visible_to": [org],
+                                 "who": who, "seq": rec["seq"], "data": body})
     order = {"message": 0, "approval_record": 1, "guard_decision": 1, "document": 2, "approval_card": 3}
     rows.sort(key=lambda r: (r["t"], order[r["kind"]], r["room"], r.get("seq", r.get("n", 0)), r.get("name", "")))
     path = path or Path(run_dir) / "recording.jsonl"

@@ -1,7 +1,8 @@
 """The incident's rooms, identities, policies and roles on a room server, and the run folder.
 
-One run lives in a folder: the room server's database (`rooms.db`, the ledger), part 1's workspace
-(`ws/`: pinned guards, approval and guard-log chains, captures), each agent's cursor (`agents/`),
+One run lives in a folder: the room server's database (`rooms.db`, the run's ledger, which also
+holds each agent's cursor), part 1's workspace (`ws/`: pinned guards, each organisation's records
+ledger with its approval and guard-log chains, captures),
 `run.json` (names and ids, no secrets) and `secrets.json` (api keys and user tokens, mode 0600, the
 way a deployment keeps each identity's credentials next to the process that uses it).
 
@@ -17,13 +18,13 @@ Addressing is enforced by the room server, never by a prompt:
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from signoff.incident.fixture import ORGS
 from signoff.incident.workspace import Workspace
+from signoff.incident.workspace_rooms import write_secret_file
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
@@ -118,12 +119,6 @@ def read_secrets(run_dir: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
-def _write_secret_file(path: Path, data: dict[str, str]) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-
-
 def workspace(run_dir: Path, keys: KeyStore) -> Workspace:
     return Workspace(Path(run_dir) / "ws", keys)
 
@@ -181,7 +176,7 @@ def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> Run
         workspace(run_dir, keys).setup(fixture)
         (run_dir / "run.json").write_text(json.dumps(info.as_json(), indent=1, sort_keys=True) + "\n",
                                           encoding="utf-8")
-        _write_secret_file(run_dir / "secrets.json", secrets)
+        write_secret_file(run_dir / "secrets.json", secrets)
         return info
     finally:
         ledger.close()

@@ -14,22 +14,22 @@ from pathlib import Path
 from typing import Any
 
 from signoff.incident.approvals import Approver
-from signoff.incident.chain import Chain
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence import export_disclosure
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fixture import ORGS, load_capture
 from signoff.incident.notary import Comparison, Notary
-from signoff.incident.sender import Sender
+from signoff.incident.sender import GuardedSender
 from signoff.incident.simulate import simulate
 from signoff.incident.workspace import AGENTS, APPROVERS, SHARED_ROOM, Workspace, private_room, verify_ledger
+from signoff.incident.workspace_rooms import NOTARY_AGENT
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.progress import Progress, silent
 
 
 def approver_for(ws: Workspace, org: str, notary: Notary) -> Approver:
     return Approver(org, APPROVERS[org], private_room(org), ws.keys.ensure(f"incident-approver-{org}"),
-                    Chain(ws.approvals_path(org), ws.keys.ensure(f"incident-approver-{org}")), notary,
+                    ws.approvals(org, ws.keys.ensure(f"incident-approver-{org}")), notary,
                     lambda: ws.guard_file_digest(org), ws.pins()[org])
 
 
@@ -38,11 +38,12 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
     """Draft in the private room, approve as the named person (scripted here, so `simulated`), post
     the approved form to the shared room, and export the signed disclosure file."""
     d = draft(org, number, notary.current.incident, evidence, summary)
-    private = Sender(org, AGENTS[org], ws.guard(org), ws.private_room_log(org))
+    private = GuardedSender(org, AGENTS[org], ws.guard(org), ws.rooms)
     draft_msg = private.post(private_room(org), d.text)
-    approval_msg = ws.private_room_log(org).append(private_room(org), APPROVERS[org], org, d.approve_command)
+    approval_msg = ws.rooms.post(APPROVERS[org], private_room(org), d.approve_command)  # as the person
     record = approver_for(ws, org, notary).approve(d, draft_msg, approval_msg)
-    shared = Sender(org, AGENTS[org], ws.guard(org, current_incident=lambda: notary.current.incident), ws.shared_room)
+    guard = ws.guard(org, current_incident=lambda: notary.current.incident)
+    shared = GuardedSender(org, AGENTS[org], guard, ws.rooms)
     shared.post(SHARED_ROOM, published_text(d, record["body"]["approver"]), d)
     export_disclosure(d, record, ws.keys.ensure(f"incident-approver-{org}"), ws.root / "evidence", kind)
     return d
@@ -56,7 +57,7 @@ def run_incident(ws: Workspace, fixture: Path | None = None, progress: Progress 
     buggy = simulate(ws.captures, fixture=fixture)
     notary = Notary()
     issued = notary.open_incident(ws.next_incident())
-    ws.shared_room.append(SHARED_ROOM, "notary", "notary", f"incident {issued.incident} salt {issued.salt.hex()}")
+    ws.rooms.post(NOTARY_AGENT, SHARED_ROOM, f"incident {issued.incident} salt {issued.salt.hex()}")
 
     captures = {"payco": load_capture(buggy.payco_capture), "shopco": load_capture(buggy.shopco_capture)}
     tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
@@ -90,19 +91,19 @@ def run_incident(ws: Workspace, fixture: Path | None = None, progress: Progress 
     progress("signing and comparing the disclosures")
     disclosures = {}
     for org in ORGS:
-        n = sum(1 for _ in Chain(ws.approvals_path(org)).records()) + 1
+        n = len(ws.approvals(org).records()) + 1
         fp = fingerprints[org]
         summary = (f"{org}'s salted fingerprint of failing event {fp['event_id']} under {issued.incident}: "
                    f"{fp['total_bytes']} bytes, {len(fp['fields'])} fields.")
         disclosures[org] = disclose(ws, org, notary, n, {"fingerprint": fp}, summary)
     comparison: Comparison = notary.compare(disclosures["payco"].evidence["fingerprint"],
                                             disclosures["shopco"].evidence["fingerprint"])
-    ws.shared_room.append(SHARED_ROOM, "notary", "notary", comparison.table())
+    ws.rooms.post(NOTARY_AGENT, SHARED_ROOM, comparison.table())
 
     blocked = {}
     d = disclosures["payco"]
-    shared = Sender("payco", AGENTS["payco"], ws.guard("payco", current_incident=lambda: notary.current.incident),
-                    ws.shared_room)
+    guard = ws.guard("payco", current_incident=lambda: notary.current.incident)
+    shared = GuardedSender("payco", AGENTS["payco"], guard, ws.rooms)
     for label, text, disc in (
         ("draft_in_shared_room", d.text, None),
         ("altered_disclosure", published_text(d, APPROVERS["payco"]) + "\nAlso, the name was José.", d),

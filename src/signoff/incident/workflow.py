@@ -3,7 +3,7 @@
 `Incident(run_dir, keys, settings)` starts every service of one run over the run's room server
 database: both evidence servers (HTTP on loopback), the notary, the approver, the mediator, both
 company agents and an outbox worker. `restart(name)` stops one service and starts it again from
-durable state only (the room server, its ledger, the chains, the agent's cursor), as a crashed
+durable state only (the room server, the run's ledger with each agent's cursor, the chains), as a crashed
 process would come back. Humans are scripted (`SCRIPT`): each step reads the room the way a person
 would (e.g. copies the approve command from the draft) and posts through the room server as that
 user. Nothing here decides whether the run was good: `signoff.incident.grade` does, from the room
@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.actors import Actor
+from signoff.incident.actors import RoomAgent
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fixture import ORGS, code_files, load_capture
 from signoff.incident.guard import Post
-from signoff.incident.link import AgentLink, HttpAgent, HttpUser, LocalAgent, LocalUser, UserLink
 from signoff.incident.notary import IssuedSalt
 from signoff.incident.playbooks import (
     PUBLISH_TOPIC,
@@ -53,6 +52,14 @@ from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, Outbox, Worker
 from signoff.rooms import RoomService
+from signoff.rooms.client import (
+    HttpSyncTransport,
+    HttpUserTransport,
+    InProcessSyncTransport,
+    InProcessUserTransport,
+    RoomsUserClient,
+    SyncRoomsClient,
+)
 from signoff.rooms.model import Principal
 from signoff.trust import KeyStore
 
@@ -77,8 +84,8 @@ class Incident:
         self.evidence_tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
         self.servers: dict[str, LoopbackServer] = {}
         self.evidence_ledgers: dict[str, Ledger] = {}
-        self.actors: dict[str, Actor] = {}
-        self.users: dict[str, UserLink] = {}
+        self.actors: dict[str, RoomAgent] = {}
+        self.users: dict[str, RoomsUserClient] = {}
         self.ledger: Ledger | None = None
         self.rooms: RoomService | None = None
         self.rooms_server: RoomServerProcess | None = None
@@ -105,7 +112,7 @@ class Incident:
 
     def _stop_rooms(self) -> None:
         for actor in self.actors.values():
-            actor.link.close()
+            actor.client.close()
         for user in self.users.values():
             user.close()
         self.users = {}
@@ -115,17 +122,19 @@ class Incident:
         if self.ledger is not None:
             self.ledger.close()
 
-    def agent_link(self, name: str) -> AgentLink:
+    def agent_client(self, name: str) -> SyncRoomsClient:
         key = self.secrets[f"agent:{name}"]
         if self.rooms_server is not None:
-            return HttpAgent(self.rooms_server.url, self.info.agents[name], key)
-        return LocalAgent(self.service, key)
+            return SyncRoomsClient(HttpSyncTransport(self.rooms_server.url, self.info.agents[name], key,
+                                                     client_name="signoff-incident"))
+        return SyncRoomsClient(InProcessSyncTransport(self.service, key))
 
-    def user_link(self, name: str) -> UserLink:
+    def user_client(self, name: str) -> RoomsUserClient:
         if name not in self.users:
             token = self.secrets[f"user:{name}"]
-            self.users[name] = (HttpUser(self.rooms_server.url, token) if self.rooms_server is not None
-                                else LocalUser(self.service, token))
+            self.users[name] = RoomsUserClient(HttpUserTransport(self.rooms_server.url, token)
+                                               if self.rooms_server is not None
+                                               else InProcessUserTransport(self.service, token))
         return self.users[name]
 
     def _start_evidence(self) -> None:
@@ -155,11 +164,11 @@ class Incident:
     def _start_actor(self, name: str) -> None:
         old = self.actors.get(name)
         if old is not None:
-            old.link.close()
-        args = (self.agent_link(name), self.info, name, AGENT_ROOMS[name], self.run_dir / "agents")
-        actor: Actor
+            old.client.close()
+        args = (self.agent_client(name), self.info, name, AGENT_ROOMS[name], self.service.ledger)
+        actor: RoomAgent
         if name == NOTARY:
-            actor = NotaryService(*args)
+            actor = NotaryService(*args, ledger=self.service.ledger)
         elif name == APPROVER:
             actor = ApproverService(*args, ws=self.ws, current=self.current_salt)
         elif name == MEDIATOR:
@@ -194,6 +203,7 @@ class Incident:
             if isinstance(actor, CompanyAgent):
                 actor.evidence.close()
         self._stop_rooms()
+        self.ws.close()
 
     def __enter__(self) -> Incident:
         return self
@@ -221,7 +231,7 @@ class Incident:
         agent.publish(job)
 
     def user(self, name: str) -> Principal:
-        """The person's identity as the server knows it (for assertions; people act through user_link)."""
+        """The person's identity as the server knows it (for assertions; people act through user_client)."""
         return self.service.authenticate(self.secrets[f"user:{name}"])
 
     def say(self, who: str, room: str, body: str, targets: list[str] | None = None,
@@ -230,11 +240,11 @@ class Incident:
         for actor in self.actors.values():
             actor.beat()  # role mentions reach live holders only
         text = " ".join([*(f"@{r}" for r in roles or []), body])
-        result = self.user_link(who).post(self.info.rooms[room], text, targets or [])
+        result = self.user_client(who).post(self.info.rooms[room], text, targets or [])
         return {"message_id": result["event_id"], "target_statuses": result.get("target_statuses", {})}
 
     def messages(self, who: str, room: str) -> list[dict[str, Any]]:
-        return self.user_link(who).messages(self.info.rooms[room])
+        return self.user_client(who).messages(self.info.rooms[room])
 
     def preflight(self) -> dict[str, Any]:
         """Before the incident: each guard blocks a deliberate draft in the shared room, and each
@@ -303,7 +313,7 @@ def _confirm(human: str) -> Callable[[Incident], None]:
 
 def _accept_fix(org: str) -> Callable[[Incident], None]:
     def step(inc: Incident) -> None:
-        person = inc.user_link(HUMANS[org])
+        person = inc.user_client(HUMANS[org])
         cards = [c for c in person.pending() if str(c["request_id"]).endswith(f"-fix-{org}")]
         if not cards:
             raise Stuck(f"{HUMANS[org]} has no fix card to answer", f"{AGENT_OF[org]} should have requested one")

@@ -5,10 +5,11 @@ Layout under the root (by default `<home>/incident/`):
     captures/{payco,shopco}-capture.jsonl   what each organisation captured (the fixture writes these)
     captures/<org>-fingerprints.db          the evidence server's ledger: its per-salt fingerprint budget
     <org>/guard.json                        the guard's configuration (shapes and name hashes only)
-    <org>/approvals.jsonl                   the approver's signed, hash-chained records
-    <org>/guard-log.jsonl                   the guard's signed, hash-chained decisions (rules, counts)
-    <org>/private-room.jsonl                the organisation's private room transcript
-    shared-room.jsonl                       the shared room transcript
+    <org>/records.db                        the organisation's ledger: the approver's signed, hash-chained
+                                            records (case incident-chain/<org>/approvals) and the guard's
+                                            signed decisions, rules and counts (incident-chain/<org>/guard-log)
+    rooms.db, rooms-secrets.json            the rooms (a real room server's ledger: both private rooms and
+                                            the shared one) and its identities' credentials (mode 0600)
     pins.json                               each guard configuration's pinned digest
 
 Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incident-guard-<org>`.
@@ -16,37 +17,35 @@ Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incid
 
 from __future__ import annotations
 
-import fcntl
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import Chain, ChainReport, verify_chain_file
+from signoff.incident.chain import CASE_PREFIX, Chain, RecordChainReport
+from signoff.incident.disclosure import Disclosure, parse_disclosure_post, published_text
 from signoff.incident.fixture import ORGS, check_org, code_files, customer_names, language_of
 from signoff.incident.guard import Guard, GuardConfig, build_config
-from signoff.incident.sender import RoomLog
+from signoff.incident.workspace_rooms import AGENTS, APPROVERS, SHARED_ROOM, WorkspaceRooms, private_room
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
-from signoff.kernel.errors import IntegrityError, UsageError
+from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.ids import readable_id
-from signoff.ledger import Ledger
-from signoff.trust import KeyStore
+from signoff.ledger import Event, Ledger, NewEvent, NewJob, verify_chain
+from signoff.trust import KeyStore, SigningKey
 
-SHARED_ROOM = "shared"
-APPROVERS = {"payco": "priya", "shopco": "sam"}
-AGENTS = {"payco": "payco-agent", "shopco": "shopco-agent"}
-
-
-def private_room(org: str) -> str:
-    return f"{check_org(org)}-internal"
+INCIDENT_NAMES = "incident-names"
+INCIDENT_NAMED = "incident.named"
 
 
 @dataclass
 class Workspace:
     root: Path
     keys: KeyStore
+    # One open ledger per organisation's records database, shared by everything using this workspace.
+    _ledgers: dict[str, Ledger] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _rooms: WorkspaceRooms | None = field(default=None, init=False, repr=False, compare=False)
 
     def org_dir(self, org: str) -> Path:
         return self.root / check_org(org)
@@ -54,11 +53,37 @@ class Workspace:
     def guard_config_path(self, org: str) -> Path:
         return self.org_dir(org) / "guard.json"
 
-    def approvals_path(self, org: str) -> Path:
-        return self.org_dir(org) / "approvals.jsonl"
+    def records_db_path(self, org: str) -> Path:
+        return self.org_dir(org) / "records.db"
 
-    def guard_log_path(self, org: str) -> Path:
-        return self.org_dir(org) / "guard-log.jsonl"
+    def org_ledger(self, org: str) -> Ledger:
+        """The ledger of `org`'s approvals and guard decisions (closed by `close()`)."""
+        org = check_org(org)
+        if org not in self._ledgers:
+            self.org_dir(org).mkdir(parents=True, exist_ok=True)
+            self._ledgers[org] = Ledger.from_url(f"sqlite:///{self.records_db_path(org).resolve()}")
+        return self._ledgers[org]
+
+    def approvals(self, org: str, key: SigningKey | None = None) -> Chain:
+        """The approver's chain of `org` (signing with `key` when given)."""
+        return Chain(self.org_ledger(org), f"{CASE_PREFIX}{check_org(org)}/approvals", key)
+
+    def guard_log(self, org: str, key: SigningKey | None = None) -> Chain:
+        return Chain(self.org_ledger(org), f"{CASE_PREFIX}{check_org(org)}/guard-log", key)
+
+    def close(self) -> None:
+        for ledger in self._ledgers.values():
+            ledger.close()
+        self._ledgers.clear()
+        if self._rooms is not None:
+            self._rooms.close()
+            self._rooms = None
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def captures(self) -> Path:
@@ -71,26 +96,28 @@ class Workspace:
         return Ledger.from_url(f"sqlite:///{(self.captures / f'{check_org(org)}-fingerprints.db').resolve()}")
 
     @property
-    def shared_room(self) -> RoomLog:
-        return RoomLog(self.root / "shared-room.jsonl")
-
-    def private_room_log(self, org: str) -> RoomLog:
-        return RoomLog(self.org_dir(org) / "private-room.jsonl")
+    def rooms(self) -> WorkspaceRooms:
+        """The workspace's rooms (created with the part-1 cast on first use; closed by `close()`)."""
+        if self._rooms is None:
+            self._rooms = WorkspaceRooms(self.root)
+        return self._rooms
 
     @property
     def pins_path(self) -> Path:
         return self.root / "pins.json"
 
     def next_incident(self) -> str:
-        """A fresh incident name for this workspace (the notary itself keeps no state across runs)."""
-        path = self.root / "incidents.txt"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a+", encoding="utf-8") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            fh.seek(0)
-            name = readable_id("INC", len([ln for ln in fh.read().splitlines() if ln.strip()]) + 1)
-            fh.write(name + "\n")
-        return name
+        """A fresh incident name for this workspace (the notary itself keeps no state across runs): one
+        `incident.named` event per name in the case `incident-names` of the workspace's ledger (the
+        rooms' `rooms.db`), decided at the version read, so racing runs never share a name."""
+        named: list[str] = []
+
+        def decide(history: list[Event]) -> tuple[Sequence[NewEvent], Sequence[NewJob]]:
+            named[:] = [readable_id("INC", len(history) + 1)]
+            return [NewEvent(INCIDENT_NAMED, {"incident": named[0]})], []
+
+        self.rooms.ledger.update(INCIDENT_NAMES, decide)
+        return named[0]
 
     def is_set_up(self) -> bool:
         return self.pins_path.exists() and all(self.guard_config_path(o).exists() for o in ORGS)
@@ -133,13 +160,13 @@ class Workspace:
         # The pin is of the file; the guard re-checks its parsed configuration against the same
         # file's digest, so an edit to either the file or the pins makes it refuse.
         expected = config.digest() if self.guard_file_digest(org) == pin else "pin-mismatch"
-        log = Chain(self.guard_log_path(org), self.keys.ensure(f"incident-guard-{org}")) if logged else None
-        return Guard(config, expected, log, self.approvals_path(org), current_incident=current_incident)
+        log = self.guard_log(org, self.keys.ensure(f"incident-guard-{org}")) if logged else None
+        return Guard(config, expected, log, self.approvals(org), current_incident=current_incident)
 
 
 @dataclass
 class LedgerReport:
-    chains: list[ChainReport] = field(default_factory=list)
+    chains: list[RecordChainReport] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     disclosures_crossed: int = 0
 
@@ -162,39 +189,49 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
     approvals: dict[str, dict[str, dict[str, Any]]] = {}
     passed: dict[str, dict[str, dict[str, Any]]] = {}
     for org in ORGS:
-        a = verify_chain_file(ws.approvals_path(org), trusted, f"{org}/approvals")
-        g = verify_chain_file(ws.guard_log_path(org), trusted, f"{org}/guard-log")
+        if ws.records_db_path(org).exists():
+            # The ledger's own hash chain: rows changed, added or removed behind its back.
+            audit = verify_chain(ws.org_ledger(org))
+            if not audit.ok:
+                report.problems.append(f"{org} records ledger: {audit.problem}")
+        a = ws.approvals(org).verify(trusted, f"{org}/approvals")
+        g = ws.guard_log(org).verify(trusted, f"{org}/guard-log")
         for chain, role in ((a, "approver"), (g, "guard")):
             want = ws.keys.ensure(f"incident-{role}-{org}").keyid
             for rec in chain.records:
                 if rec.get("keyid") != want:
                     chain.problems.append(f"{chain.name} record {rec.get('seq')}: not signed by {org}'s {role} key")
-        if not ws.approvals_path(org).exists():
-            a.problems.clear()  # no approvals yet is fine; a crossing disclosure without one is not
-        if not ws.guard_log_path(org).exists():
-            g.problems.clear()
         report.chains += [a, g]
         approvals[org] = {r["body"]["d_id"]: r["body"] for r in a.records if isinstance(r.get("body"), dict)}
         passed[org] = {r["body"]["d_id"]: r["body"] for r in g.records
                        if isinstance(r.get("body"), dict) and r["body"].get("allowed") and r["body"].get("d_id")
                        and r["body"].get("room") == SHARED_ROOM}
     try:
-        rows = ws.shared_room.rows()
-    except IntegrityError as exc:
+        shared = ws.rooms.messages(SHARED_ROOM)
+        drafts = {org: {m.msg_id: m for m in ws.rooms.messages(private_room(org))} for org in ORGS}
+    except SignoffError as exc:
         report.problems.append(exc.message)
-        rows = []
-    for row in rows:
-        d_id = row.get("d_id")
-        if not d_id:
+        shared, drafts = [], {}
+    for m in shared:
+        parsed = parse_disclosure_post(m.text)
+        if parsed is None:
             continue
+        head, evidence = parsed
+        d_id, org = head["d_id"], head["org"]
         report.disclosures_crossed += 1
-        org = str(row.get("org"))
+        if org not in AGENTS or m.sender != AGENTS[org]:
+            report.problems.append(f"{d_id} in the shared room was posted by {m.sender}, not by {org}'s agent")
+            continue
         record = approvals.get(org, {}).get(d_id)
         if record is None:
-            report.problems.append(f"{d_id} crossed to the shared room ({row.get('msg_id')}) with no signed approval")
+            report.problems.append(f"{d_id} crossed to the shared room ({m.msg_id}) with no signed approval")
             continue
-        if record.get("evidence_sha256") != row.get("evidence_sha256") or record.get("text_sha256") != row.get(
-                "text_sha256"):
+        # What crossed must be exactly the published form of the draft that was approved.
+        draft_msg = drafts.get(org, {}).get(str(record.get("draft_msg_id")))
+        d = Disclosure(d_id, head["incident"], org, evidence, draft_msg.text) if draft_msg else None
+        signed = d is not None and (record.get("evidence_sha256"), record.get("text_sha256")) == (
+            d.evidence_sha256, d.text_sha256)
+        if d is None or not signed or m.text != published_text(d, str(record.get("approver"))):
             report.problems.append(f"{d_id} in the shared room differs from what {record.get('approver')} approved")
         if d_id not in passed.get(org, {}):
             report.problems.append(f"{d_id} crossed but {org}'s guard log has no pass for it")
@@ -206,3 +243,6 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
             elif record.get("evidence_sha256") != entry.get("evidence_sha256"):
                 report.problems.append(f"{org}'s guard passed {d_id} with evidence that was not approved")
     return report
+
+
+__all__ = ["AGENTS", "APPROVERS", "SHARED_ROOM", "LedgerReport", "Workspace", "private_room", "verify_ledger"]

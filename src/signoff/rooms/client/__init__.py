@@ -1,24 +1,53 @@
-"""Async client for rooms servers (signoff's own, or a Switch 0.19 core over HTTP).
+"""The rooms client: how anything above the rooms layer reaches a rooms server (signoff's own, in
+process or over HTTP, or a Switch 0.19 core over HTTP). Two faces over the same server calls:
+
+async, with a live event stream (resumes, heartbeats, receipts):
 
     transport = HttpTransport(base_url, agent_id, api_key)      # or InProcessTransport(service, api_key)
     async with RoomsClient(transport) as client:
         await client.connect_to_room(room_id)
         receipt = await client.send_targeted_message("please review", ["reviewer"])
+
+sync, polling durable events from a cursor the caller keeps (deterministic workflows), and a
+person's face over the user endpoints:
+
+    agent = SyncRoomsClient(HttpSyncTransport(base_url, agent_id, api_key))  # or InProcessSyncTransport
+    agent.open("me@shared", room_id)
+    events = agent.events("me@shared", room_id, after=cursor)
+    person = RoomsUserClient(HttpUserTransport(base_url, token))           # or InProcessUserTransport
 """
 
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._http import HttpTransport, parse_sse
 from signoff.rooms.client._inprocess import InProcessTransport
+from signoff.rooms.client._sync import (
+    HttpSyncTransport,
+    HttpUserTransport,
+    InProcessSyncTransport,
+    InProcessUserTransport,
+    RoomsUserClient,
+    SyncRoomsClient,
+    SyncTransport,
+    UserTransport,
+)
 from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.streams import Frame, StreamParams
 
 __all__ = [
     "Frame",
+    "HttpSyncTransport",
     "HttpTransport",
+    "HttpUserTransport",
+    "InProcessSyncTransport",
     "InProcessTransport",
+    "InProcessUserTransport",
     "IncompatibleServer",
     "RoomsClient",
+    "RoomsUserClient",
     "StreamParams",
+    "SyncRoomsClient",
+    "SyncTransport",
     "Transport",
+    "UserTransport",
     "parse_sse",
 ]

@@ -1,0 +1,220 @@
+"""The mediator's playbook (role incident-commander): opens the incident, keeps the incident record
+as a room document only it can write, routes evidence requests between the companies and refuses any
+other cross-company request, asks the notary to compare, proposes the root cause, records both
+humans' confirmations and both fix approvals, asks for the end-to-end check and closes."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from signoff.airlock import redact as airlock_redact
+from signoff.airlock import scan as airlock_scan
+from signoff.incident.actors import RoomAgent, strip_mentions
+from signoff.incident.playbooks.posts import EVENT_ID, FIXES, ORG_TITLE, parse_disclosure_post
+from signoff.incident.stack import AGENT_OF, HUMANS, MEDIATOR, NOTARY, ORG_OF_AGENT, SHARED
+
+# Requests the commander never routes: code, payloads, customer data, anyone's configuration.
+FORBIDDEN_ASK = re.compile(
+    r"(?i)\b(code|source|sources|\.py\b|\.js\b|function|payload|payloads|raw bytes|body of|customer|names?|"
+    r"e-?mail|config|configuration|signoff\.toml|settings|keys?|tokens?|secrets?|passwords?|prompt|"
+    r"instructions|override|ignore (all|previous)|approvals?\.jsonl|guard)\b")
+HELP = ("The commander routes only evidence requests between the companies (counts, lengths, salted "
+        "fingerprints); code, payloads, customer data and anyone's configuration never cross. Ask, for "
+        "example: please ask for a salted fingerprint of evt_0007.")
+
+
+class Mediator(RoomAgent):
+    """The incident commander. Its incident record is a room document only it can write."""
+
+    def record_name(self, incident: str) -> str:
+        return f"{incident} record"
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for name, doc in self.documents(SHARED).items():
+            if name.endswith(" record") and doc["created_by"] == self.sender:
+                out[name.split(" ")[0]] = json.loads(doc["content"])
+        return out
+
+    def open_record(self) -> dict[str, Any] | None:
+        recs = [r for r in self.records().values() if r["status"] != "closed"]
+        return recs[-1] if recs else None
+
+    def save(self, rec: dict[str, Any]) -> None:
+        self.write_document(SHARED, self.record_name(rec["incident"]), json.dumps(rec, indent=1, sort_keys=True,
+                                                                                  ensure_ascii=False),
+                            "incident record: status, symptoms, hypotheses, action items (commander only)")
+
+    def say(self, text: str, targets: list[str] | None = None, thread_id: str | None = None) -> None:
+        """Post once: a redelivered event finds its message already in the room."""
+        if any(m["sender"] == self.sender and m["body"].endswith(text) for m in self.messages(SHARED)):
+            return
+        self.post(SHARED, text, targets=targets, thread_id=thread_id)
+
+    def handle(self, env: dict[str, Any]) -> None:
+        if env.get("type") != "message" or self.event_room(env) != SHARED:
+            return
+        p = env["payload"]
+        sender = self.sender_name(env)
+        body = str(p.get("body", ""))
+        if sender in HUMANS.values():
+            if p.get("addressed"):
+                self._from_human(sender, strip_mentions(body), p)
+        elif sender == NOTARY:
+            self._from_notary(strip_mentions(body))
+        elif sender in ORG_OF_AGENT:
+            self._from_company(ORG_OF_AGENT[sender], body, p)
+
+    def _from_human(self, who: str, text: str, p: dict[str, Any]) -> None:
+        rec = self.open_record()
+        if rec is not None and rec.get("opened_msg") == p.get("message_id"):
+            rec = None  # the opening report delivered again: redo only what is missing
+        if rec is None:
+            verdict = airlock_scan(text)
+            symptom = ("(quarantined report: " + ", ".join(verdict.families) + ")" if verdict.quarantined
+                       else airlock_redact(text).text)
+            known = self.records()
+            again = [r for r in known.values() if r.get("opened_msg") == p.get("message_id")]
+            incident = again[0]["incident"] if again else f"INC-{len(known) + 1:04d}"
+            rec = again[0] if again else {"incident": incident, "status": "investigating", "commander": MEDIATOR,
+                   "opened_at": p.get("timestamp"), "opened_by": who, "symptoms": [{"by": who, "text": symptom,
+                                                                                    "kind": "reported"}],
+                   "hypotheses": [], "action_items": [], "disclosures": [], "requests": [], "refused_requests": 0,
+                   "confirmations": {}, "root_cause": None, "fixes": {}, "e2e": None, "closed_at": None,
+                   "closed_by": None, "opened_msg": p.get("message_id")}
+            self.save(rec)
+            self.say(f"{incident} opened by the incident commander after {who}'s report; record: "
+                     f"{self.record_name(incident)}.")
+            self.say(f"issue a salt for {incident}", targets=[NOTARY])
+            return
+        incident = rec["incident"]
+        if text == f"confirm root cause {incident}":
+            if rec["root_cause"] is None or who in rec["confirmations"]:
+                return
+            rec["confirmations"][who] = p.get("message_id")
+            if set(rec["confirmations"]) == set(HUMANS.values()):
+                rec["root_cause"]["confirmed_at"] = p.get("timestamp")
+                rec["status"] = "fixing"
+                rec["action_items"] = [{"org": o, "item": FIXES[o], "state": "awaiting approval"} for o in FIXES]
+            self.save(rec)
+            if rec["status"] == "fixing":
+                self.say(f"Root cause of {incident} confirmed by priya and sam. Action items: {FIXES['payco']}; "
+                         f"{FIXES['shopco']}. Please get your fix approved.", targets=list(AGENT_OF.values()))
+            return
+        ev = EVENT_ID.search(text)
+        if ev and "fingerprint" in text and not FORBIDDEN_ASK.search(text):
+            if any(r["msg"] == p.get("message_id") for r in rec["requests"]):
+                return
+            rec["requests"].append({"by": who, "what": f"fingerprint {ev.group(0)}", "msg": p.get("message_id")})
+            self.save(rec)
+            self.say(f"{incident}: {who} asks both sides for a salted fingerprint of {ev.group(0)}. Please "
+                     "fingerprint it under the notary's salt and disclose it.", targets=list(AGENT_OF.values()))
+            return
+        if self.replied(SHARED, p.get("message_id")):
+            return
+        rec["refused_requests"] += 1
+        self.save(rec)
+        self.post(SHARED, f"Not routed. {HELP}", thread_id=p.get("message_id"))
+
+    def _from_notary(self, text: str) -> None:
+        rec = self.open_record()
+        if rec is None:
+            return
+        incident = rec["incident"]
+        if text.startswith(f"{incident} salt "):
+            self.say(f"{incident} is open. Please investigate at home and disclose what you can share (counts, "
+                     "lengths, fingerprints); every disclosure needs your approver's signature.",
+                     targets=list(AGENT_OF.values()))
+            return
+        m = re.match(rf"^notary comparison {incident} (evt_[0-9]{{4}}) ", text)
+        if not m or rec["root_cause"] is not None:
+            return
+        docs = self.documents(SHARED)
+        doc = docs.get("notary-comparisons")
+        if doc is None or doc["created_by"] != f"agent:{self.info.agents[NOTARY]}":
+            return
+        comparison = json.loads(doc["content"]).get(f"{incident}/{m.group(1)}")
+        if comparison is None:
+            return
+        rec["hypotheses"] = [{"text": f, "source": "notary", "kind": "measured"} for f in comparison["findings"]]
+        rows = [r for r in comparison["rows"] if r["status"] != "match"]
+        if len(rows) == 1 and len(rows[0]["escaped_by"]) == 1:
+            row = rows[0]
+            other = next(o for o in comparison["orgs"] if o not in row["escaped_by"])
+            cause = (f"{row['path']} is {abs(row['delta'])} bytes longer as {row['escaped_by'][0]} signed it: "
+                     f"{row['escaped_by'][0]} signs JSON with \\u-escaped non-ASCII characters and {other} verifies "
+                     "a re-serialised body with raw UTF-8, so the HMACs differ for accented names.")
+            rec["root_cause"] = {"text": cause, "proposed_at": None, "confirmed_at": None, "field": row["path"]}
+            rec["status"] = "root cause proposed"
+            self.save(rec)
+            self.say(f"Proposed root cause for {incident}: {cause}\nPriya and Sam, please confirm with: "
+                     f"@incident-commander confirm root cause {incident}")
+        else:
+            self.save(rec)
+
+    def _from_company(self, org: str, body: str, p: dict[str, Any]) -> None:
+        rec = self.open_record()
+        if rec is None:
+            return
+        incident = rec["incident"]
+        parsed = parse_disclosure_post(body)
+        if parsed is not None:
+            head, evidence = parsed
+            if head["incident"] != incident or head["org"] != org:
+                return
+            if not any(d["d_id"] == head["d_id"] for d in rec["disclosures"]):
+                rec["disclosures"].append({"d_id": head["d_id"], "org": org, "msg": p.get("message_id"),
+                                           "approved_by": head["approver"]})
+                if "rejected" in evidence and "events" in evidence:
+                    rec["symptoms"].append({"by": org, "kind": "reported", "text": f"{len(evidence['rejected'])} of "
+                                            f"{evidence['events']} webhooks failed: {', '.join(evidence['rejected'])}"})
+                self.save(rec)
+            self._maybe_compare(rec)
+            sim = evidence.get("simulation")
+            if isinstance(sim, dict) and org == "shopco" and len(rec["fixes"]) == 2 and rec["status"] != "closed":
+                rec["e2e"] = {"d_id": head["d_id"], **sim}
+                if sim.get("rejected") == 0:
+                    rec["status"] = "closed"
+                    rec["closed_at"] = p.get("timestamp")
+                    rec["closed_by"] = MEDIATOR
+                    self.save(rec)
+                    self.say(f"{incident} closed by the incident commander: root cause confirmed by priya and sam, "
+                             f"both fixes approved, end-to-end check {sim['rejected']} of {sim['events']} rejected.")
+                else:
+                    self.save(rec)
+            return
+        m = re.match(rf"^{ORG_TITLE[org]}'s fix for {incident} is approved by [^(]+\(card ({incident}-fix-{org})\)",
+                     body)
+        if m and org not in rec["fixes"]:
+            card = self.op(SHARED, "get_approval", request_id=m.group(1))
+            outcome = card.get("outcome") or {}
+            if card.get("state") == "accepted" and outcome.get("responder_name") and \
+                    card["responders"] == [self.info.users[HUMANS[org]]]:
+                rec["fixes"][org] = {"card": m.group(1), "approved_by": HUMANS[org]}
+                for item in rec["action_items"]:
+                    if item["org"] == org:
+                        item["state"] = "approved"
+                self.save(rec)
+                if len(rec["fixes"]) == 2:
+                    self.say(f"Both fixes for {incident} are approved. Please re-run the end-to-end check and "
+                             "disclose the result.", targets=[AGENT_OF["shopco"]])
+
+    def _maybe_compare(self, rec: dict[str, Any]) -> None:
+        incident = rec["incident"]
+        msgs = self.messages(SHARED)
+        by_event: dict[str, dict[str, str]] = {}
+        for m in msgs:
+            parsed = parse_disclosure_post(m["body"])
+            if parsed is None or parsed[0]["incident"] != incident:
+                continue
+            head, evidence = parsed
+            fp = evidence.get("fingerprint")
+            if isinstance(fp, dict) and m["sender"] == f"agent:{self.info.agents[AGENT_OF[head['org']]]}":
+                by_event.setdefault(str(fp.get("event_id")), {})[head["org"]] = head["d_id"]
+        for event_id, ids in sorted(by_event.items()):
+            if set(ids) == {"payco", "shopco"} and rec["root_cause"] is None:
+                self.say(f"compare {event_id} {ids['payco']} {ids['shopco']} for {incident}",
+                         targets=[NOTARY])
+                return

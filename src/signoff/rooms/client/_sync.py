@@ -1,0 +1,259 @@
+"""The synchronous face of the rooms client: an agent or a person acting step by step, without a
+background stream.
+
+A workflow that must be deterministic (the incident's pump handles every waiting event, service by
+service, in a fixed order) cannot consume a live stream. It polls instead: `SyncRoomsClient.events`
+returns a room's durable events after a cursor the caller keeps, and every poll also refreshes the
+connection's liveness (and so its role lease). One connection per room, named by the caller.
+`RoomsUserClient` is a person's face (the user endpoints): post, read, answer approval cards.
+
+Each face runs over a transport: over HTTP (`signoff serve`, or a Switch server) or in process
+(straight into a `RoomService`, the same operation code the server runs). The HTTP transports map
+errors exactly as the async client does.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
+from signoff.rooms.client._http import CONNECTION_HEADER, _error
+from signoff.rooms.model import Principal
+from signoff.rooms.operations import call_operation
+from signoff.rooms.service import RoomService
+
+PAGE = 1000  # messages per page when reading a whole room
+
+
+class SyncTransport(ABC):
+    """Acts as one agent, synchronously."""
+
+    agent_id: str
+    sender: str  # the sender id the server writes on this agent's messages
+
+    @abstractmethod
+    def open(self, connection_id: str, room_id: str) -> None:
+        """Open (or reopen) the connection `connection_id` and connect it to `room_id`."""
+
+    @abstractmethod
+    def poll(self, connection_id: str, room_id: str, after: int) -> list[dict[str, Any]]:
+        """The room's events after sequence `after` (at most one page), keeping the connection alive."""
+
+    @abstractmethod
+    def call(self, op: str, args: dict[str, Any], connection_id: str) -> Any:
+        """Run an operation on the connection; returns the unwrapped `result`."""
+
+    @abstractmethod
+    def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
+        """Up to `limit` messages of the room after sequence `after`, oldest first."""
+
+    def close(self) -> None:
+        return None
+
+
+class UserTransport(ABC):
+    """Acts as one person, synchronously (the user endpoints)."""
+
+    @abstractmethod
+    def post(self, room_id: str, body: str, targets: list[str]) -> dict[str, Any]:
+        """Post a message; returns `{event_id, sequence, target_statuses}` as the server assigned them."""
+
+    @abstractmethod
+    def messages_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]: ...
+
+    @abstractmethod
+    def pending(self) -> list[dict[str, Any]]:
+        """The approval cards waiting for this person."""
+
+    @abstractmethod
+    def answer(self, request_id: str, option_id: str) -> dict[str, Any]: ...
+
+    def close(self) -> None:
+        return None
+
+
+class SyncRoomsClient:
+    """One agent's synchronous connection(s) to a rooms server."""
+
+    def __init__(self, transport: SyncTransport) -> None:
+        self.transport = transport
+        self.agent_id = transport.agent_id
+        self.sender = transport.sender
+
+    def open(self, connection_id: str, room_id: str) -> None:
+        self.transport.open(connection_id, room_id)
+
+    def events(self, connection_id: str, room_id: str, after: int) -> list[dict[str, Any]]:
+        return self.transport.poll(connection_id, room_id, after)
+
+    def call(self, connection_id: str, op: str, args: dict[str, Any]) -> Any:
+        return self.transport.call(op, args, connection_id)
+
+    def history(self, room_id: str) -> list[dict[str, Any]]:
+        """Every message of the room, oldest first."""
+        return all_pages(lambda after: self.transport.history_page(room_id, after, PAGE))
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+class RoomsUserClient:
+    """One person's synchronous face to a rooms server."""
+
+    def __init__(self, transport: UserTransport) -> None:
+        self.transport = transport
+
+    def post(self, room_id: str, body: str, targets: list[str] | None = None) -> dict[str, Any]:
+        return self.transport.post(room_id, body, targets or [])
+
+    def messages(self, room_id: str) -> list[dict[str, Any]]:
+        """Every message of the room this person may read, oldest first."""
+        return all_pages(lambda after: self.transport.messages_page(room_id, after, PAGE))
+
+    def pending(self) -> list[dict[str, Any]]:
+        return self.transport.pending()
+
+    def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
+        return self.transport.answer(request_id, option_id)
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+def all_pages(page: Callable[[int], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Read page after page (by sequence) until a short one: no room is cut off at one page."""
+    out: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        batch = page(after)
+        out += batch
+        if len(batch) < PAGE:
+            return out
+        after = int(batch[-1]["sequence"])
+
+
+# -- in process -------------------------------------------------------------------------------
+
+
+class InProcessSyncTransport(SyncTransport):
+    def __init__(self, service: RoomService, api_key: str) -> None:
+        self.service = service
+        self.principal: Principal = service.authenticate(api_key)
+        self.agent_id = self.principal.id
+        self.sender = self.principal.sender
+
+    def open(self, connection_id: str, room_id: str) -> None:
+        self.service.connections.open(self.agent_id, connection_id, scope="single", filter_="all")
+        self.call("connect_to_room", {"room_id": room_id}, connection_id)
+
+    def poll(self, connection_id: str, room_id: str, after: int) -> list[dict[str, Any]]:
+        try:
+            self.service.connections.beat(self.agent_id, connection_id, after)
+        except (NotFoundError, ConflictError):
+            self.open(connection_id, room_id)  # the connection lapsed: a poll over HTTP reopens it too
+        return [e for e in self.service.agent_events(self.agent_id, after, limit=PAGE) if e.get("room_id") == room_id]
+
+    def call(self, op: str, args: dict[str, Any], connection_id: str) -> Any:
+        return call_operation(self.service, self.principal, op, dict(args), connection_id)
+
+    def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
+        return self.service.read_messages(self.principal, room_id, after=after, limit=limit)
+
+
+class InProcessUserTransport(UserTransport):
+    def __init__(self, service: RoomService, token: str) -> None:
+        self.service = service
+        self.principal = service.authenticate(token)
+
+    def post(self, room_id: str, body: str, targets: list[str]) -> dict[str, Any]:
+        r = self.service.post_message(self.principal, room_id, body, target_names=targets)
+        return {"event_id": r.message_id, "sequence": r.sequence, "target_statuses": dict(r.target_statuses)}
+
+    def messages_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
+        return self.service.read_messages(self.principal, room_id, after=after, limit=limit)
+
+    def pending(self) -> list[dict[str, Any]]:
+        return [c.to_dict() for c in self.service.pending_approvals(self.principal)]
+
+    def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
+        return self.service.answer_approval(self.principal, request_id, option_id)
+
+
+# -- over HTTP --------------------------------------------------------------------------------
+
+
+class _HttpBase:
+    def __init__(self, base_url: str, token: str, timeout: float) -> None:
+        self._base = base_url.rstrip("/")
+        self._http = httpx.Client(base_url=self._base, headers={"Authorization": f"Bearer {token}"},
+                                  timeout=timeout)
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.TransportError as exc:
+            raise UnavailableError(f"cannot reach {self._base}: {exc!r}", "is the server running?") from exc
+        if response.status_code >= 400:
+            raise _error(response)
+        return None if response.status_code == 204 else response.json()
+
+    def close(self) -> None:
+        self._http.close()
+
+
+class HttpSyncTransport(_HttpBase, SyncTransport):
+    """The agent protocol's long-poll form: `GET /agents/{id}/events` answers JSON, opens the
+    connection when it is new and refreshes its liveness."""
+
+    def __init__(self, base_url: str, agent_id: str, api_key: str, *, timeout: float = 60.0,
+                 client_name: str = "signoff-rooms-client") -> None:
+        super().__init__(base_url, api_key, timeout)
+        self.agent_id = agent_id
+        self.sender = f"agent:{agent_id}"
+        self._client_name = client_name
+
+    def _events(self, connection_id: str, room_id: str, start_from: str) -> list[dict[str, Any]]:
+        params = {"connection_id": connection_id, "scope": "single", "filter": "all", "rooms": room_id,
+                  "start_from": start_from, "protocol": "1", "protocol_accepts": "1", "client": self._client_name}
+        data = self._send("GET", f"/agents/{self.agent_id}/events", params=params)
+        return list(data["events"]) if data else []
+
+    def open(self, connection_id: str, room_id: str) -> None:
+        self._events(connection_id, room_id, "head")
+        self.call("connect_to_room", {"room_id": room_id}, connection_id)
+
+    def poll(self, connection_id: str, room_id: str, after: int) -> list[dict[str, Any]]:
+        return self._events(connection_id, room_id, str(after))
+
+    def call(self, op: str, args: dict[str, Any], connection_id: str) -> Any:
+        data = self._send("POST", f"/agents/{self.agent_id}/ops/{op}", json=args,
+                          headers={CONNECTION_HEADER: connection_id})
+        return data["result"]
+
+    def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
+        data = self._send("GET", f"/agents/{self.agent_id}/rooms/{room_id}/history",
+                          params={"after": after, "limit": limit})
+        return list(data["messages"])
+
+
+class HttpUserTransport(_HttpBase, UserTransport):
+    def __init__(self, base_url: str, token: str, *, timeout: float = 60.0) -> None:
+        super().__init__(base_url, token, timeout)
+
+    def post(self, room_id: str, body: str, targets: list[str]) -> dict[str, Any]:
+        return dict(self._send("POST", f"/users/me/rooms/{room_id}/messages",
+                               json={"body": body, "target_names": targets}))
+
+    def messages_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
+        data = self._send("GET", f"/users/me/rooms/{room_id}/messages", params={"after": after, "limit": limit})
+        return list(data["messages"])
+
+    def pending(self) -> list[dict[str, Any]]:
+        return list(self._send("GET", "/users/me/approvals")["approvals"])
+
+    def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
+        return dict(self._send("POST", f"/users/me/approvals/{request_id}", json={"option_id": option_id}))
