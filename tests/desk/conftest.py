@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from signoff.desk.config import DeskConfig
-from signoff.desk.credentials import Actor
+from signoff.desk.credentials import DeskCaller
 from signoff.desk.engineering import EngineeringService
 from signoff.desk.local import LocalDesk, init_local
 from signoff.desk.notify import Concierge
@@ -50,10 +50,10 @@ class World:
     tokens: dict[str, str]
     intakes: dict[str, Intake] = field(default_factory=dict)
 
-    def actor(self, name: str) -> Actor:
+    def actor(self, name: str) -> DeskCaller:
         return self.desk.credentials.authenticate(self.tokens[name])
 
-    def reporter(self, key: str) -> Actor:
+    def reporter(self, key: str) -> DeskCaller:
         i = self.intakes[key]
         return self.desk.reporter(i.report_id, i.capability)
 

@@ -26,10 +26,8 @@ def test_cards_are_keyed_by_job_and_answers_are_checked(reproduced: World) -> No
     w = reproduced
     rooms, concierge, people = _link(w)
     jobs = Outbox(w.ledger).jobs("pending", NOTIFY)
-    from signoff.desk.routes import _job_payload
-
     first_job = next(j for j in jobs if j.job_id.endswith(w.intakes["first"].report_id))
-    job = Job(first_job.job_id, NOTIFY, None, _job_payload(w.desk, first_job.job_id), 1, "l", 0.0)
+    job = Job(first_job.job_id, NOTIFY, None, Outbox(w.ledger).payload(first_job.job_id) or {}, 1, "l", 0.0)
     notice = concierge.deliver(job)
     assert notice["card"] == card_id(job.job_id)
     concierge.deliver(job)  # a retry asks the same card, not a second one

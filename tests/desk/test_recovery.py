@@ -10,9 +10,7 @@ from tests.desk.conftest import COUPON, World, open_world
 
 
 def _job(w: World, job_id: str, topic: str) -> Job:
-    from signoff.desk.routes import _job_payload
-
-    return Job(job_id, topic, None, _job_payload(w.desk, job_id), 1, "lease", 0.0)
+    return Job(job_id, topic, None, Outbox(w.ledger).payload(job_id) or {}, 1, "lease", 0.0)
 
 
 def test_an_engineering_job_redelivered_after_its_effect_changes_nothing(reproduced: World) -> None:
@@ -81,8 +79,8 @@ def test_a_webhook_applied_before_a_crash_is_applied_once(review: World) -> None
                "pull_request": {"number": b.change["number"], "head": {"sha": b.change["head"]}},
                "repository": {"name": "shoplite", "full_name": "local/shoplite"}}
     # applied, then the process died before marking the delivery as seen; the sender redelivers
-    w.desk._apply_hook("pull_request_review", "d-crash", "shoplite", payload)
-    w.desk._apply_hook("pull_request_review", "d-crash", "shoplite", payload)
+    w.desk.apply_hook("pull_request_review", "d-crash", "shoplite", payload)
+    w.desk.apply_hook("pull_request_review", "d-crash", "shoplite", payload)
     assert len(w.bug().approvals) == 1
 
 

@@ -11,7 +11,6 @@ from typing import Any
 from signoff.desk.deploy import serve_commit
 from signoff.desk.engineering import EngineeringService
 from signoff.desk.notify import Concierge
-from signoff.desk.routes import _job_payload
 from signoff.desk.workflow import ENGINEERING, NOTIFY
 from signoff.ledger import Job, Outbox, verify_chain
 from tests.desk.conftest import COUPON, COUPON_2, World, open_world
@@ -34,7 +33,7 @@ def _redeliver_everything_done(w: World) -> None:
     eng = EngineeringService(w.desk, w.actor("engineering"))
     concierge = Concierge(w.desk, w.actor("concierge"))
     for state in Outbox(w.ledger).jobs("done"):
-        job = Job(state.job_id, state.topic, None, _job_payload(w.desk, state.job_id), 2, "lease", 0.0)
+        job = Job(state.job_id, state.topic, None, Outbox(w.ledger).payload(state.job_id) or {}, 2, "lease", 0.0)
         if state.topic == ENGINEERING:
             eng.handle(job)
         elif state.topic == NOTIFY:

@@ -102,23 +102,19 @@ def bugs(as_json: Json = False) -> None:
 @app.command("show")
 def show(bug_id: str, as_json: Json = False) -> None:
     """A bug's events, evidence files and advisory notes."""
-    desk = _desk()
-    bug = desk.bug(bug_id)
-    evidence = [e.payload.get("evidence") for e in desk.ledger.read(f"desk/bug/{bug_id}")
-                if e.payload.get("evidence")]
-    out = {"summary": bug.summary(), "log": bug.log, "evidence": evidence, "notes": desk.notes(bug_id),
-           "reproduction": bug.reproduction}
+    out = _desk().record(bug_id)
     if as_json:
         print_json(out)
         return
-    console.print(f"{bug_id}: {bug.state} (round {bug.round}) {bug.title}")
-    for entry in bug.log:
+    summary = out["summary"]
+    console.print(f"{bug_id}: {summary['state']} (round {summary['round']}) {summary['title']}")
+    for entry in out["log"]:
         console.print(f"  v{entry['version']:<3} {entry['at']}  {entry['type']}")
-    for path in evidence:
+    for path in out["evidence"]:
         console.print(f"  evidence (measured): {path}")
-    for n in desk.notes(bug_id):
+    for n in out["notes"]:
         console.print(f"  note ({n['type']}, {n.get('evidence_kind')}): advisory, never a decision")
-    for d in bug.summary()["disputes"]:
+    for d in summary["disputes"]:
         state = "accepted" if d["accepted"] else "open"
         console.print(f"  dispute {d['index']} ({state}): {d['report_id']} answered {d['answer']!r} to the "
                       f"{d['question']} question of round {d['round']}, after it was asked: not counted")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from signoff.kernel.errors import RefusedError, UsageError
+from signoff.kernel.errors import RefusedError, Unauthenticated, UsageError
 from signoff.ledger import Ledger, NewEvent
 from signoff.trust import credentials
 
@@ -22,12 +22,10 @@ PREFIX = {"concierge": "dkc", "engineering": "dke", "owner": "dko", "recorder": 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,38}$")
 
 
-class Unauthenticated(RefusedError):
-    """No credential, or one the desk does not know (HTTP 401)."""
-
-
 @dataclass(frozen=True)
-class Actor:
+class DeskCaller:
+    """Who is calling the desk, as their credential (or a reporter's capability) says."""
+
     role: str  # public | reporter | concierge | engineering | owner | recorder
     name: str  # login for owners; the service name otherwise
     human: bool = False  # owners only: a person (not a bot)
@@ -35,7 +33,7 @@ class Actor:
     report_id: str | None = None  # reporters only
 
 
-PUBLIC = Actor("public", "public")
+PUBLIC = DeskCaller("public", "public")
 
 
 class Credentials:
@@ -55,14 +53,14 @@ class Credentials:
             "shared": bool(shared) and role == "owner", "token_sha256": credentials.digest(token)})])
         return token
 
-    def authenticate(self, token: str | None) -> Actor:
+    def authenticate(self, token: str | None) -> DeskCaller:
         if not token:
             raise Unauthenticated("missing credential", "send Authorization: Bearer <token>")
-        found: Actor | None = None
+        found: DeskCaller | None = None
         for ev in self.ledger.read(CASE):
             p = ev.payload
             if ev.type == "credential.issued" and credentials.matches(p["token_sha256"], token):
-                found = Actor(p["role"], p["name"], bool(p.get("human")), bool(p.get("shared")))
+                found = DeskCaller(p["role"], p["name"], bool(p.get("human")), bool(p.get("shared")))
             if ev.type == "credential.revoked" and found is not None and credentials.matches(p["token_sha256"], token):
                 found = None
         if found is None:
@@ -78,7 +76,7 @@ class Credentials:
                 for e in self.ledger.read(CASE) if e.type == "credential.issued"]
 
 
-def require(actor: Actor, *roles: str, what: str) -> None:
+def require(actor: DeskCaller, *roles: str, what: str) -> None:
     """RefusedError (403) unless the actor holds one of `roles`. The concierge asking for
     engineering work is answered as unauthenticated (401): that credential does not exist there."""
     if actor.role in roles:

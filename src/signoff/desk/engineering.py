@@ -14,7 +14,7 @@ from typing import Any
 from signoff import git
 from signoff.agents import ProposalRejected, agent_for
 from signoff.desk import scripts as _scripts  # noqa: F401  (registers the ShopLite scripts)
-from signoff.desk.credentials import Actor, require
+from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import ConflictError, RefusedError
 from signoff.kernel.progress import Progress, silent
@@ -29,7 +29,7 @@ def _agent_info(proposal: Any) -> dict[str, Any]:
 
 
 class EngineeringService:
-    def __init__(self, desk: Desk, actor: Actor, script: str = SCRIPT) -> None:
+    def __init__(self, desk: Desk, actor: DeskCaller, script: str = SCRIPT) -> None:
         # Checked before any job is claimed: a worker without the authority must not lease work.
         require(actor, "engineering", what="claim engineering work")
         self.desk = desk
@@ -146,7 +146,8 @@ class EngineeringService:
             out = {f["path"]: f["content"] for f in prop.output["files"]}
             info = _agent_info(prop)
         except ProposalRejected as exc:
-            self.desk._fix_failed(bug_id, round_, attempt, f"proposal rejected: {exc.message}", {"kind": "advisory"})
+            self.desk.fix_failed(self.actor, bug_id, round_, attempt, f"proposal rejected: {exc.message}",
+                                 {"kind": "advisory"})
             return
         try:
             self.desk.submit_fix(self.actor, bug_id, round_, attempt, out, prop.output.get("summary", ""), info)

@@ -12,9 +12,6 @@ from typing import Any
 
 from signoff.ledger import Event
 
-STATES = ("reproducing", "awaiting_reporter", "fixing", "in_review", "merged", "released", "verified", "reopened",
-          "needs_human")
-
 
 @dataclass
 class Bug:
@@ -41,6 +38,7 @@ class Bug:
     needs_human: str | None = None
     times: dict[str, str] = field(default_factory=dict)
     log: list[dict[str, Any]] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)  # every evidence file its events name, in order
     version: int = 0
 
     def apply(self, ev: Event) -> None:
@@ -48,6 +46,8 @@ class Bug:
         t = ev.type
         self.version = ev.version
         self.log.append({"version": ev.version, "type": t, "at": ev.recorded_at})
+        if p.get("evidence"):
+            self.evidence.append(p["evidence"])
         if t == "bug.opened":
             self.component, self.title = p["component"], p["title"]
         elif t == "report.attached":

@@ -14,17 +14,23 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from signoff.desk.credentials import Actor, require
+from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.workflow import NOTIFY, Desk
 from signoff.kernel.errors import ConflictError
 from signoff.ledger import Job, NewEvent, Outbox, Worker
 
+LEASE_SECONDS = 60
 CARD_NS = uuid.UUID("6f1c1a52-5d57-4a55-9b35-3f0d1f0f2b11")
 TEXT = {
     "reproduced": "{bug} was reproduced by a failing test. Is this the bug you saw?",
     "released": "{bug} is fixed in {commit} and is live now. Does it work for you?",
 }
 TITLE = {"reproduced": "Is this the bug you saw?", "released": "Does the live fix work for you?"}
+
+
+def notice_text(payload: dict[str, Any]) -> str:
+    """What a notification job tells its reporter."""
+    return TEXT[payload["kind"]].format(bug=payload["bug_id"], commit=str(payload.get("commit", ""))[:12])
 
 
 def card_id(job_id: str) -> str:
@@ -42,7 +48,7 @@ class RoomLink:
 
 
 class Concierge:
-    def __init__(self, desk: Desk, actor: Actor, link: RoomLink | None = None) -> None:
+    def __init__(self, desk: Desk, actor: DeskCaller, link: RoomLink | None = None) -> None:
         require(actor, "concierge", what="deliver notifications")
         self.desk = desk
         self.actor = actor
@@ -52,13 +58,16 @@ class Concierge:
             self.deliver(job)
 
         # A failed delivery is recorded on the job and retried with backoff.
-        self.worker = Worker(Outbox(desk.ledger, lease_seconds=60), {NOTIFY: handle})
+        self.outbox = Outbox(desk.ledger, lease_seconds=LEASE_SECONDS)
+        self.worker = Worker(self.outbox, {NOTIFY: handle})
 
     def deliver(self, job: Job) -> dict[str, Any]:
+        """Put the job's notice on its reporter's tracking page (and ask the card, when linked);
+        idempotent on the job id, so a retried delivery adds nothing."""
         p = job.payload
-        text = TEXT[p["kind"]].format(bug=p["bug_id"], commit=str(p.get("commit", ""))[:12])
         case = f"desk/inbox/{p['report_id']}"
-        notice = {"job_id": job.job_id, "kind": p["kind"], "bug_id": p["bug_id"], "round": p["round"], "text": text}
+        notice = {"job_id": job.job_id, "kind": p["kind"], "bug_id": p["bug_id"], "round": p["round"],
+                  "text": notice_text(p)}
         card = None
         if self.link is not None and p["report_id"] in self.link.users:
             card = card_id(job.job_id)
@@ -70,6 +79,25 @@ class Concierge:
             notice["card"] = card
         self.desk.ledger.append(case, None, [NewEvent("notice.delivered", notice)], idempotency_key=job.job_id)
         return notice
+
+    def claim(self) -> dict[str, Any] | None:
+        """A notification for a concierge outside this process to deliver (the HTTP face), leased to
+        it; None when there is none. It reports back with `delivered`."""
+        job = self.outbox.claim([NOTIFY])
+        if job is None:
+            return None
+        p = job.payload
+        return {"job_id": job.job_id, "lease_id": job.lease_id, "report_id": p["report_id"], "kind": p["kind"],
+                "text": notice_text(p)}
+
+    def delivered(self, job_id: str, lease_id: str) -> bool:
+        """The outside concierge delivered a claimed notification: the notice is recorded as `deliver`
+        records it, and the job is done. False when the job is not pending or the lease was lost."""
+        if not any(j.job_id == job_id for j in self.outbox.jobs("pending", NOTIFY)):
+            return False
+        job = Job(job_id, NOTIFY, None, self.outbox.payload(job_id) or {}, 0, lease_id, 0.0)
+        self.deliver(job)
+        return self.outbox.ack(job)
 
     def run_once(self) -> bool:
         return self.worker.run_once()
@@ -106,7 +134,7 @@ class Concierge:
         base = {"report_id": rid, "card": card.request_id, "kind": notice["kind"], "round": notice["round"]}
         if card.state == "expired":
             return base | {"outcome": "expired"}
-        reporter = Actor("reporter", rid, report_id=rid)
+        reporter = DeskCaller("reporter", rid, report_id=rid)
         answer = "yes" if card.state == "accepted" else "no"
         if answer == "no":
             return base | {"outcome": "needs_reason", "note": "a 'no' needs a reason on the tracking page"}

@@ -1,12 +1,29 @@
-"""The recorder's health check: the deployment must answer with the expected service and commit."""
+"""Release: the trusted recorder's deployments, their signed evidence, and the bugs they release.
+
+A deployment counts only for the desk's repository, an exact commit that exists (fail closed), the
+production environment, and endpoints whose health check names the expected service and commit.
+Every merged bug whose merge commit a recorded deployment contains is released; a deployment that
+arrives before its merge is kept and reconciled when the merge is recorded (see review).
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlparse
+
+from signoff.desk import decisions
+from signoff.desk.base import DeskBase
+from signoff.desk.credentials import DeskCaller, require
+from signoff.kernel.errors import RefusedError
+from signoff.ledger import NewEvent
+
+RELEASE_PREDICATE = "https://signoff.dev/desk/release/v1"
+HealthCheck = Callable[[str, str, str], dict[str, Any]]
 
 
 def health_check(url: str, service: str, commit: str, timeout: float = 5.0) -> dict[str, Any]:
@@ -32,3 +49,82 @@ def health_check(url: str, service: str, commit: str, timeout: float = 5.0) -> d
     if data.get("commit") != commit:
         return {"ok": False, "why": f"{target} serves commit {str(data.get('commit'))[:12]}, not {commit[:12]}"}
     return {"ok": True, "url": target, "service": service, "commit": commit}
+
+
+def deploy_case(repo: str) -> str:
+    return f"desk/deploy/{repo}"
+
+
+class ReleaseSteps(DeskBase):
+    def deployments(self, repo: str) -> list[dict[str, Any]]:
+        """The recorded (accepted) deployments of `repo`, oldest first."""
+        return [e.payload for e in self.ledger.read(deploy_case(repo)) if e.type == "deployment.recorded"]
+
+    def deployment_containing(self, merge_commit: str) -> dict[str, Any] | None:
+        """The latest recorded deployment of the desk's repository that contains `merge_commit`."""
+        for dep in reversed(self.deployments(self.config.repo)):
+            if self.forge.contains(self.config.repo, dep["commit"], merge_commit):
+                return dict(dep)
+        return None
+
+    def record_deployment(self, actor: DeskCaller, repo: str, commit: str, environment: str, url: str,
+                          key: str | None = None, check_health: HealthCheck | None = None,
+                          also: Sequence[str] = ()) -> dict[str, Any]:
+        """The trusted recorder: the exact commit must exist (fail closed), the environment must be
+        production, the health endpoint must name the expected service and commit. The deployment is
+        kept in the history; every merged bug whose merge it contains is released."""
+        require(actor, "recorder", what="record a deployment")
+        if repo != self.config.repo:
+            raise RefusedError(f"repository {repo!r} is not the desk's repository", f"record {self.config.repo}")
+        dcase = deploy_case(repo)
+        problem = None
+        health: dict[str, Any] = {}
+        if not re.fullmatch(r"[0-9a-f]{40}", commit):
+            problem = f"{commit!r} is not a full commit SHA"
+        elif not self.forge.has_commit(repo, commit):
+            problem = f"commit {commit[:12]} cannot be found in {repo}: failing closed"
+        elif environment != self.config.production_environment:
+            problem = f"environment {environment!r} is not {self.config.production_environment!r}"
+        else:
+            # Every endpoint of the deployment (say, the immutable URL and the public domain) must answer.
+            for target in (url, *also):
+                health = (check_health or health_check)(target, self.config.service, commit)
+                if not health.get("ok"):
+                    problem = f"health check failed: {health.get('why')}"
+                    break
+            health = {"ok": problem is None, "urls": [url, *also], "service": self.config.service, "commit": commit}
+        if problem:
+            self.ledger.append(dcase, None, [NewEvent("deployment.rejected", {
+                "commit": commit, "environment": environment, "url": url, "reason": problem, "by": actor.name})],
+                idempotency_key=key)
+            return {"outcome": "deployment_rejected", "why": problem}
+        number = self.ledger.next_number(f"desk.deploy.{repo}")
+        evidence = self.release_evidence(repo, commit, environment, [url, *also], actor.name, number)
+        dep = {"deployment_id": number, "commit": commit, "environment": environment, "url": url,
+               "health": health, "recorded_by": actor.name, "evidence_kind": "measured", "evidence": evidence}
+        self.ledger.append(dcase, None, [NewEvent("deployment.recorded", dep)],
+                           idempotency_key=(key + ":dep") if key else None)
+        released = []
+        for bug in self.bugs():
+            if bug.state != "merged" or bug.merge is None:
+                continue
+            merge_commit = bug.merge["merge_commit"]
+            if not self.forge.contains(repo, commit, merge_commit):
+                continue
+            cmd = decisions.Release(merge_commit, dep)
+            self.decide(bug.bug_id, cmd,
+                        idempotency_key=(f"{key}:{bug.bug_id}" if key else f"desk:release:{bug.bug_id}:{number}"))
+            released.append(bug.bug_id)
+        return {"outcome": "deployment_recorded", "deployment_id": number, "released": released}
+
+    def release_evidence(self, repo: str, commit: str, environment: str, urls: list[str], by: str,
+                         number: int) -> str:
+        """A signed in-toto statement of what the recorder measured (key `desk-recorder`)."""
+        from signoff.trust import KeyStore, statement, subject, write_evidence
+
+        st = statement([subject(f"git:{repo}", gitCommit=commit)], RELEASE_PREDICATE, {
+            "kind": "measured", "repository": repo, "commit": commit, "environment": environment,
+            "health": {"urls": urls, "service": self.config.service, "commit": commit, "ok": True},
+            "recorded_by": by, "deployment_id": number})
+        key = KeyStore(self.settings.keys_dir).ensure("desk-recorder")
+        return str(write_evidence(st, key, self.settings.evidence_dir, stem=f"desk-release-{commit[:12]}-{number}"))

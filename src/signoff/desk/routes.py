@@ -17,12 +17,13 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from signoff.desk import credentials, webhooks
-from signoff.desk.credentials import Actor, require
-from signoff.desk.notify import TEXT
-from signoff.desk.workflow import ENGINEERING, NOTIFY, Desk, Quarantined, forge_for
+from signoff.desk import credentials
+from signoff.desk.credentials import DeskCaller, require
+from signoff.desk.notify import Concierge
+from signoff.desk.workflow import ENGINEERING, Desk, Quarantined, forge_for
+from signoff.kernel.errors import Unauthenticated
 from signoff.kernel.settings import Settings
-from signoff.ledger import Job, NewEvent, Outbox
+from signoff.ledger import Job, Outbox
 
 F = TypeVar("F", bound=Callable[..., Any])
 # Module level: FastAPI resolves the (string) annotations in this module's namespace.
@@ -85,35 +86,30 @@ class DeploymentBody(Strict):
     also: list[str] = Field(default_factory=list, max_length=10)  # more endpoints that must answer
 
 
-def _translate(exc: Exception) -> Any:
-    """The desk's 401s (unknown credential, unsigned webhook) and quarantine answers, in the rooms
-    app's error shapes."""
-    from signoff.rooms.app import Unauthenticated
-
-    if isinstance(exc, credentials.Unauthenticated | webhooks.BadSignature):
-        raise Unauthenticated(exc.message, exc.fix) from exc
-    if isinstance(exc, Quarantined):
-        return JSONResponse({"quarantined": True, "families": exc.families, "detail": exc.message,
-                             "fix": exc.fix}, status_code=422)
-    raise exc
+def _quarantined(exc: Quarantined) -> JSONResponse:
+    """The airlock's answer (422) names the families it held, in the `{detail, fix}` shape."""
+    return JSONResponse({"quarantined": True, "families": exc.families, "detail": exc.message,
+                         "fix": exc.fix}, status_code=422)
 
 
 def _http_errors(fn: F) -> F:
+    # Every other error (401 for an unknown credential or an unsigned webhook included) is answered
+    # by the rooms app's one SignoffError handler.
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
                 return await fn(*args, **kwargs)
-            except (credentials.Unauthenticated, webhooks.BadSignature, Quarantined) as exc:
-                return _translate(exc)
+            except Quarantined as exc:
+                return _quarantined(exc)
         return async_wrapper  # type: ignore[return-value]
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (credentials.Unauthenticated, webhooks.BadSignature, Quarantined) as exc:
-            return _translate(exc)
+        except Quarantined as exc:
+            return _quarantined(exc)
     return wrapper  # type: ignore[return-value]
 
 
@@ -128,11 +124,11 @@ def routers(settings: Settings) -> list[APIRouter]:
             request.app.state.desk = desk
         return desk
 
-    def actor(desk: Desk, authorization: str | None) -> Actor:
+    def actor(desk: Desk, authorization: str | None) -> DeskCaller:
         if not authorization:
             return credentials.PUBLIC
         if not authorization.lower().startswith("bearer "):
-            raise credentials.Unauthenticated("malformed Authorization header", "send Authorization: Bearer <token>")
+            raise Unauthenticated("malformed Authorization header", "send Authorization: Bearer <token>")
         return desk.credentials.authenticate(authorization[7:].strip())
 
     # -- public ------------------------------------------------------------------------------------
@@ -237,29 +233,14 @@ def routers(settings: Settings) -> list[APIRouter]:
     @_http_errors
     def notifications(request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        require(actor(desk, authorization), "concierge", what="deliver notifications")
-        job = Outbox(desk.ledger, lease_seconds=60).claim([NOTIFY])
-        if job is None:
-            return Response(status_code=204)
-        p = job.payload
-        return {"job_id": job.job_id, "lease_id": job.lease_id, "report_id": p["report_id"], "kind": p["kind"],
-                "text": TEXT[p["kind"]].format(bug=p["bug_id"], commit=str(p.get("commit", ""))[:12])}
+        notice = Concierge(desk, actor(desk, authorization)).claim()
+        return Response(status_code=204) if notice is None else notice
 
     @router.post("/notifications/{job_id}/delivered")
     @_http_errors
     def delivered(job_id: str, body: LeaseBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        require(actor(desk, authorization), "concierge", what="deliver notifications")
-        pending = [j for j in Outbox(desk.ledger).jobs("pending", NOTIFY) if j.job_id == job_id]
-        if not pending:
-            return {"acknowledged": False}
-        job = Job(job_id, NOTIFY, None, {}, 0, body.lease_id, 0.0)
-        payload = _job_payload(desk, job_id)
-        text = TEXT[payload["kind"]].format(bug=payload["bug_id"], commit=str(payload.get("commit", ""))[:12])
-        desk.ledger.append(f"desk/inbox/{payload['report_id']}", None, [NewEvent("notice.delivered", {
-            "job_id": job_id, "kind": payload["kind"], "bug_id": payload["bug_id"], "round": payload["round"],
-            "text": text})], idempotency_key=job_id)
-        return {"acknowledged": Outbox(desk.ledger).ack(job)}
+        return {"acknowledged": Concierge(desk, actor(desk, authorization)).delivered(job_id, body.lease_id)}
 
     # -- owners and the recorder -----------------------------------------------------------------
 
@@ -289,7 +270,3 @@ def routers(settings: Settings) -> list[APIRouter]:
                                       also=body.also)
 
     return [router]
-
-
-def _job_payload(desk: Desk, job_id: str) -> dict[str, Any]:
-    return Outbox(desk.ledger).payload(job_id) or {}

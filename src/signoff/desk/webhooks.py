@@ -13,17 +13,29 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from pathlib import Path
 from typing import Any
 
-from signoff.kernel.errors import RefusedError, UsageError
+from signoff.kernel.errors import Unauthenticated, UsageError
+from signoff.kernel.settings import Settings
+from signoff.trust.credentials import shared_secret
 
 MAX_BODY = 1_000_000
 LOCAL_OWNER = "local"  # the owner name of the local forge's repositories
 EVENTS = ("pull_request", "pull_request_review", "deployment_status", "ping")
 
 
-class BadSignature(RefusedError):
+class BadSignature(Unauthenticated):
     """Unsigned or wrongly signed delivery (HTTP 401)."""
+
+
+def secret_path(settings: Settings) -> Path:
+    return settings.home / "desk" / "webhook.secret"
+
+
+def signing_secret(settings: Settings) -> bytes:
+    """The forge's webhook signing secret: one per home, whichever process creates it first."""
+    return shared_secret(secret_path(settings))
 
 
 def sign(secret: bytes, body: bytes) -> str:

@@ -37,6 +37,12 @@ class RefusedError(SignoffError):
     exit_code = 3
 
 
+class Unauthenticated(RefusedError):
+    """No credential, or one nobody issued (HTTP 401): the caller is not known at all."""
+
+    http_status = 401
+
+
 class IntegrityError(SignoffError):
     """Stored or supplied data failed a digest, signature or chain check."""
 

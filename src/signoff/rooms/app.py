@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from signoff.kernel.clock import Clock
-from signoff.kernel.errors import RefusedError, SignoffError
+from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import error_body, status_of
 from signoff.ledger import Ledger
@@ -32,13 +32,6 @@ from signoff.rooms.model import Principal
 from signoff.rooms.operations import call_operation, catalogue, find_operation
 from signoff.rooms.service import RoomService
 from signoff.rooms.streams import StreamParams, frames, open_stream, visible
-
-
-class Unauthenticated(RefusedError):
-    """Missing or invalid bearer token (HTTP 401)."""
-
-    http_status = 401
-
 
 # -- dependencies usable by other packages' routers --------------------------------------------
 

@@ -1,0 +1,109 @@
+"""Receiving the forge's webhooks: a signed delivery (signoff.desk.webhooks checks the signature over
+the raw bytes) is refused when replayed or from a repository not on the allowlist, then applied: a
+push clears approvals, a member's review approves the exact head, a merge is checked and recorded,
+a successful production deployment is recorded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signoff.desk import decisions, webhooks
+from signoff.desk.credentials import DeskCaller
+from signoff.desk.model import Bug
+from signoff.desk.review import ReviewSteps
+from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.errors import ConflictError, RefusedError
+from signoff.ledger import NewEvent
+
+MEMBERS = ("OWNER", "MEMBER", "COLLABORATOR")  # the associations whose reviews count
+
+
+class ReceivingSteps(ReviewSteps):
+    def webhook_secret(self) -> bytes:
+        return webhooks.signing_secret(self.settings)
+
+    def receive_webhook(self, headers: dict[str, str], body: bytes) -> dict[str, Any]:
+        """A signed GitHub-format delivery: verified over the raw bytes, refused when replayed or
+        from a repository not on the allowlist, then applied."""
+        event, delivery, payload = webhooks.verify(self.webhook_secret(), headers, body)
+        # The signature covers the body only, so the delivery id is the sender's word: the same signed
+        # body under a new id (or the same id in another case) is the same delivery. De-duplicate on
+        # both the id and the signed content.
+        case = f"desk/webhook/{delivery.lower()}"
+        content = f"desk/webhook-content/{event}/{sha256_bytes(body)}"
+        if self.ledger.version(case) or self.ledger.version(content):
+            raise ConflictError(f"delivery {delivery} was already processed", "a replay is refused")
+        if event == "ping":
+            result: dict[str, Any] = {"outcome": "pong"}
+        else:
+            repo, full_name = webhooks.repo_of(payload)
+            # An entry with an owner ("octo-org/shoplite") matches GitHub's full name exactly; a bare
+            # name ("shoplite") matches only the local forge's repository of that name.
+            allowed = self.config.repos_allowed
+            if full_name not in allowed and not (full_name == f"{webhooks.LOCAL_OWNER}/{repo}" and repo in allowed):
+                raise RefusedError(f"repository {full_name!r} is not on the allowlist",
+                                   "add its full name to [desk] repos_allowed")
+            # keyed on the content: two copies racing past the check above apply one effect
+            result = self.apply_hook(event, content, repo, payload)
+        try:
+            self.ledger.append(content, 0, [NewEvent("webhook.processed", {"event": event, "delivery": delivery})])
+            self.ledger.append(case, 0, [NewEvent("webhook.processed", {"event": event, "result": result})])
+        except ConflictError as exc:
+            raise ConflictError(f"delivery {delivery} was already processed", "a replay is refused") from exc
+        return result
+
+    def bug_for_change(self, repo: str, number: int) -> Bug | None:
+        for bug in self.bugs():
+            if bug.change and bug.change["repo"] == repo and bug.change["number"] == number:
+                return bug
+        return None
+
+    def apply_hook(self, event: str, dedupe: str, repo: str, p: dict[str, Any]) -> dict[str, Any]:
+        """Apply a verified delivery's payload; every effect is keyed on `dedupe`, so applying the same
+        delivery twice (a crash before it was marked processed) has one effect."""
+        key = f"desk:hook:{dedupe}"
+        if event == "deployment_status":
+            st, dep = p.get("deployment_status") or {}, p.get("deployment") or {}
+            if st.get("state") != "success":
+                return {"outcome": "ignored", "why": f"deployment state {st.get('state')}"}
+            return self.record_deployment(DeskCaller("recorder", "github"), repo, str(dep.get("sha", "")),
+                                          str(st.get("environment") or dep.get("environment") or ""),
+                                          str(st.get("environment_url") or ""), key=key)
+        pr = p.get("pull_request") or {}
+        number = int(p.get("number") or pr.get("number") or 0)
+        bug = self.bug_for_change(repo, number)
+        if bug is None:
+            return {"outcome": "ignored", "why": f"{repo}#{number} is not a desk change"}
+        head = str((pr.get("head") or {}).get("sha", ""))
+        if event == "pull_request" and p.get("action") == "synchronize":
+            cmd = decisions.PushChange(head, (p.get("sender") or {}).get("login"))
+            self.decide(bug.bug_id, cmd, idempotency_key=key)
+            return {"outcome": "approvals_cleared", "bug_id": bug.bug_id, "head": head}
+        if event == "pull_request_review":
+            return self._review(bug, p.get("review") or {}, key)
+        if event == "pull_request" and p.get("action") == "closed":
+            if not pr.get("merged"):
+                return {"outcome": "ignored", "why": "closed without merging"}
+            merged_by = pr.get("merged_by") or {}
+            login, kind = str(merged_by.get("login", "")), str(merged_by.get("type", ""))
+            merge_commit = str(pr.get("merge_commit_sha") or "")
+            return self.record_merge(bug.bug_id, head, login, kind, merge_commit, key)
+        return {"outcome": "ignored", "why": f"{event}/{p.get('action')} is not used"}
+
+    def _review(self, bug: Bug, review: dict[str, Any], key: str) -> dict[str, Any]:
+        reviewer = review.get("user") or {}
+        if str(review.get("state", "")).lower() != "approved":
+            return {"outcome": "ignored", "why": f"review state {review.get('state')}"}
+        if reviewer.get("type") != "User":
+            return {"outcome": "ignored", "why": f"{reviewer.get('login')} is a {reviewer.get('type')}, "
+                                                 "not a human user"}
+        association = str(review.get("author_association") or "").upper()
+        if association and association not in MEMBERS:
+            # Anyone can review a public pull request; only the repository's people count.
+            return {"outcome": "ignored", "why": f"{reviewer.get('login')} is not a member ({association})"}
+        commit = str(review.get("commit_id", ""))
+        if bug.change is None or commit != bug.change["head"]:
+            return {"outcome": "ignored", "why": "the review is of an older head"}
+        login = str(reviewer.get("login", "")).lower()
+        self.record_approval(bug.bug_id, commit, login, f"human:{login}", False, "forge", key=key)
+        return {"outcome": "approval_recorded", "bug_id": bug.bug_id, "login": login}
