@@ -13,6 +13,7 @@ import functools
 import os
 import shutil
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,13 +106,21 @@ def _version(path: str) -> str | None:
     return text if out.returncode == 0 and text else None
 
 
-@functools.lru_cache(maxsize=1)
+_binary_fd: list[int] = []
+_binary_fd_lock = threading.Lock()
+
+
 def binary_fd() -> int:
     """An open descriptor of the binary, executed with fexecve: the launcher has already dropped to
-    the unprivileged uid, which may not be able to traverse the path (a venv under /root)."""
-    found = locate()
-    assert found is not None
-    return os.open(found.path, os.O_RDONLY | os.O_CLOEXEC)
+    the unprivileged uid, which may not be able to traverse the path (a venv under /root). Opened
+    once per process under a lock (an lru_cache lets concurrent first calls each open one, and all
+    but one leak)."""
+    with _binary_fd_lock:
+        if not _binary_fd:
+            found = locate()
+            assert found is not None
+            _binary_fd.append(os.open(found.path, os.O_RDONLY | os.O_CLOEXEC))
+        return _binary_fd[0]
 
 
 @functools.lru_cache(maxsize=1)
