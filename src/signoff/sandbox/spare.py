@@ -33,7 +33,7 @@ from signoff.kernel.ids import new_id
 from signoff.sandbox import bwrap
 from signoff.sandbox.cgroups import CgroupSet
 from signoff.sandbox.model import Limits
-from signoff.sandbox.supervise import Launch, Outcome, Tree, finish_tree, start_tree
+from signoff.sandbox.supervise import Launch, Outcome, Tree, finish_tree, memfd, start_tree
 
 
 @dataclass
@@ -53,14 +53,6 @@ _spares: dict[threading.Thread, Spare] = {}
 _runs: dict[threading.Thread, int] = {}
 
 
-def _memfd(name: str, data: bytes = b"") -> int:
-    fd = os.memfd_create(name)
-    if data:
-        os.write(fd, data)
-        os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
 def _fill(fd: int, data: bytes) -> None:
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
@@ -74,8 +66,8 @@ def make(uid: int, gid: int, output_limit: int) -> Spare | None:
     if cg is None:
         return None
     passwd, group, hosts = bwrap.passwd_data(uid, gid)
-    memfds = {"seccomp": _memfd("seccomp"), "passwd": _memfd("passwd", passwd), "group": _memfd("group", group),
-              "hosts": _memfd("hosts", hosts), "args": _memfd("args"), "collect": _memfd("collect")}
+    memfds = {"seccomp": memfd("seccomp"), "passwd": memfd("passwd", passwd), "group": memfd("group", group),
+              "hosts": memfd("hosts", hosts), "args": memfd("args"), "collect": memfd("collect")}
     status_r, status_w = os.pipe()
     collect_r, collect_w = os.pipe()
     out_r, out_w = os.pipe()

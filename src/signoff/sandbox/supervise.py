@@ -50,6 +50,15 @@ def _fork() -> int:
         return os.fork()
 
 
+def memfd(name: str, data: bytes = b"") -> int:
+    """An anonymous file holding `data`, positioned at its start (what bubblewrap reads from a descriptor)."""
+    fd = os.memfd_create(name)
+    if data:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 def _prctl(option: int, arg: int) -> None:
     if _prctl_fn(option, arg, 0, 0, 0) != 0:
         err = ctypes.get_errno()
