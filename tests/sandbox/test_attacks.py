@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from signoff.sandbox import Limits, Mount, run
+from signoff.sandbox.proofs import FLOOD as FLOOD_PATHS
 from signoff.sandbox.proofs import listener, processes_with
 from tests.support.requires import require
 
@@ -202,6 +203,27 @@ def _proc(pid: int, name: str) -> str:
 def _session(pid: int) -> int | None:
     fields = _proc(pid, "stat").rsplit(")", 1)[-1].split()
     return int(fields[3]) if len(fields) > 3 else None
+
+
+def test_dev_and_dev_shm_floods_end_in_enospc_not_an_oom_kill(sandbox: None) -> None:
+    """The reported attack: 3 x 200 MB into /dev/shm (then the same into /dev itself) under the
+    default 384 MB memory limit. It used to end in an OOM kill; it must stop at the bound, cleanly."""
+    limits = Limits()
+    # control: the host's /dev/shm takes twice the bound
+    target = Path("/dev/shm") / f"signoff-control-{secrets.token_hex(4)}"
+    try:
+        control = host_python(FLOOD_PATHS, "1", str(limits.shm_mb * 2), str(target))
+    finally:
+        for leftover in target.parent.glob(f"{target.name}*"):
+            leftover.unlink()
+    assert f"WROTE {limits.shm_mb * 2}" in control.stdout, control.stdout
+    ex = run([PY, "-c", FLOOD_PATHS, "3", "200", "/dev/shm/flood", "/dev/flood"], limits=limits, timeout=60)
+    assert not ex.oom_killed and ex.exit_code == 0, (ex.stdout, ex.stderr)
+    ended = dict(line.split(" ", 1) for line in ex.stdout.splitlines())
+    errname, written = ended["/dev/shm/flood"].split()
+    assert errname == "ENOSPC" and int(written) <= limits.shm_mb
+    assert ended["/dev/flood"].split()[0] == "EROFS"  # the rest of /dev takes nothing at all
+    assert ex.isolation["limits"]["shm_mb"] == limits.shm_mb
 
 
 DAEMONS = ("sleep 1000 & setsid sh -c 'sleep 1001; : {m}' & sh -c \"setsid sh -c 'sleep 1002; : {m}' &\"; "

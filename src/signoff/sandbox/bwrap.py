@@ -173,7 +173,10 @@ def build_args(*, command: list[str], mounts: list[Mount], limits: Limits, env: 
                 argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     else:
         argv += ["--ro-bind-data", str(FD_HOSTS), "/etc/hosts"]
-    argv += ["--proc", "/proc", "--dev", "/dev",
+    # bubblewrap's /dev is a tmpfs without a size (as large as the host's RAM) that the sandbox uid
+    # owns: /dev/shm gets its own bounded tmpfs and the rest of /dev is made read-only.
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm",
+             "--remount-ro", "/dev",
              "--size", str(limits.tmpfs_mb << 20), "--tmpfs", workdir,
              "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
     # Mounts under the work area go after its tmpfs, so they land on top of it.

@@ -185,8 +185,8 @@ def _isolation_bwrap(binary: bwrap.Binary, limits: Limits, cg: CgroupSet | None,
     })
     mechanisms = {
         "namespaces": "user, mount, pid, net, ipc, uts, cgroup (bubblewrap); nested user namespaces disabled",
-        "filesystem": f"new root; read-only binds; tmpfs {workdir} ({limits.tmpfs_mb} MB) and /tmp "
-                      f"({limits.tmp_mb} MB); / remounted read-only",
+        "filesystem": f"new root; read-only binds; tmpfs {workdir} ({limits.tmpfs_mb} MB), /tmp "
+                      f"({limits.tmp_mb} MB) and /dev/shm ({limits.shm_mb} MB); / and /dev remounted read-only",
         "seccomp": f"classic BPF, sha256 {seccomp.filter_digest(deny_inet)}"
                    + ("; IP sockets refused" if deny_inet else ""),
         "limits": (f"cgroup {cg.version}: memory, pids, cpu" if cg else "rlimits: DATA, NPROC")

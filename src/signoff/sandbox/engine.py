@@ -53,7 +53,8 @@ def engine_argv(engine: str, name: str, image: str, cmd: list[str], mounts: list
             "--ulimit", f"fsize={limits.fsize_mb << 20}", "--ulimit", f"nofile={limits.nofile}",
             "--ulimit", "core=0",
             "--tmpfs", f"{workdir}:rw,size={limits.tmpfs_mb}m,mode=1777",
-            "--tmpfs", f"/tmp:rw,size={limits.tmp_mb}m,mode=1777", "--workdir", workdir]
+            "--tmpfs", f"/tmp:rw,size={limits.tmp_mb}m,mode=1777", "--shm-size", f"{limits.shm_mb}m",
+            "--workdir", workdir]
     for m in mounts:
         argv += ["--volume", f"{m.src}:{m.dst}:{'rw' if m.writable else 'ro'}"]
     for key, value in env.items():

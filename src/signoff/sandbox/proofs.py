@@ -152,6 +152,37 @@ def _memory() -> tuple[bool, str]:
     return ok, f"320 MB allocated under memory=96 MB: oom_killed={ex.oom_killed}, exit={ex.exit_code}"
 
 
+# Writes `count` x `mb` MB to each path given, and prints per path how the writes ended.
+FLOOD = """import errno, sys
+count, mb = int(sys.argv[1]), int(sys.argv[2])
+for path in sys.argv[3:]:
+    written = 0
+    try:
+        for i in range(count):
+            with open(f"{path}.{i}", "wb") as fh:
+                for _ in range(mb):
+                    fh.write(bytes(1 << 20))
+                    fh.flush()
+                    written += 1
+        print(path, "WROTE", written)
+    except OSError as e:
+        print(path, errno.errorcode.get(e.errno, e.errno), written)
+"""
+
+
+def _dev_bounded() -> tuple[bool, str]:
+    limits = Limits()
+    # /dev/shm here is the sandbox's own, not the host's
+    ex = run([PY, "-c", FLOOD, "3", "200", "/dev/shm/flood", "/dev/flood"], limits=limits, timeout=60)  # noqa: S108
+    ended = dict(line.split(" ", 1) for line in ex.stdout.splitlines() if " " in line)
+    shm = ended.get("/dev/shm/flood", "").split()  # noqa: S108
+    dev = ended.get("/dev/flood", "").split()
+    ok = (not ex.oom_killed and ex.exit_code == 0 and shm[:1] == ["ENOSPC"] and int(shm[1]) <= limits.shm_mb
+          and dev[:1] in (["EROFS"], ["ENOSPC"]))
+    return ok, (f"3 x 200 MB into /dev/shm: {' '.join(shm) or ex.stderr.strip()[:60]} MB "
+                f"(bound {limits.shm_mb} MB); into /dev: {' '.join(dev[:1]) or '?'}; oom_killed={ex.oom_killed}")
+
+
 def _cpu() -> tuple[bool, str]:
     script = ("import os,time\nfor _ in range(2):\n if os.fork()==0:\n  t=time.time()\n"
               "  while time.time()-t<1.5: pass\n  os._exit(0)\nos.wait(); os.wait()")
@@ -221,6 +252,7 @@ PROOFS: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
     ("read-only root and checkout", _read_only),
     ("process limit", _pids),
     ("memory limit", _memory),
+    ("/dev and /dev/shm bounded", _dev_bounded),
     ("CPU share", _cpu),
     ("timeout kills the tree", _timeout_tree),
     ("unprivileged uid", _uid),
