@@ -168,6 +168,8 @@ def discard(spare: Spare) -> None:
 def replenish(uid: int, gid: int, output_limit: int) -> None:
     """After this thread's second run, keep one spare ready for its next run."""
     me = threading.current_thread()
+    if isinstance(me, threading._DummyThread):
+        return  # a thread not started by `threading`: its stand-in object outlives it and is reused
     with _lock:
         _runs[me] = _runs.get(me, 0) + 1
         wanted = _runs[me] >= 2 and me not in _spares
