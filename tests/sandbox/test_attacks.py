@@ -10,11 +10,13 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from signoff.sandbox import Limits, Mount, run
+from signoff.sandbox.proofs import FLOOD as FLOOD_PATHS
 from signoff.sandbox.proofs import listener, processes_with
 from tests.support.requires import require
 
@@ -39,28 +41,25 @@ def sandbox_uid_python(script: str, *args: str) -> subprocess.CompletedProcess[s
 
 
 def test_host_loopback_listener_gets_no_connection(sandbox: None) -> None:
-    with listener() as (port, peers):
-        control = host_python(CONNECT, "127.0.0.1", str(port))
+    with listener() as srv:
+        control = host_python(CONNECT, "127.0.0.1", str(srv.port))
         assert "CONNECTED" in control.stdout
-        time.sleep(0.2)
-        assert len(peers) == 1
-        ex = run([PY, "-c", CONNECT, "127.0.0.1", str(port)])
-        time.sleep(0.2)
+        assert len(srv.peers()) == 1
+        ex = run([PY, "-c", CONNECT, "127.0.0.1", str(srv.port)])
         assert ex.exit_code == 0, ex.stderr
         assert "REFUSED" in ex.stdout and "ConnectionRefusedError" in ex.stdout  # the namespace alone
-        assert len(peers) == 1
+        assert len(srv.peers()) == 1
         assert ex.isolation["guarantees"]["network_isolated"] is True
 
 
 def test_seccomp_socket_rule_alone_blocks_the_network(sandbox: None) -> None:
     """With the host network shared (network=True) only the seccomp layer stands: it still refuses."""
-    with listener() as (port, peers):
-        shared = run([PY, "-c", CONNECT, "127.0.0.1", str(port)], network=True)
+    with listener() as srv:
+        shared = run([PY, "-c", CONNECT, "127.0.0.1", str(srv.port)], network=True)
         assert "CONNECTED" in shared.stdout  # control: without either layer the connection succeeds
-        ex = run([PY, "-c", CONNECT, "127.0.0.1", str(port)], network=True, deny_inet=True)
+        ex = run([PY, "-c", CONNECT, "127.0.0.1", str(srv.port)], network=True, deny_inet=True)
         assert "REFUSED 13 PermissionError" in ex.stdout
-        time.sleep(0.2)
-        assert len(peers) == 1
+        assert len(srv.peers()) == 1
 
 
 def test_name_resolution_fails(sandbox: None) -> None:
@@ -91,13 +90,12 @@ def test_outside_address_unreachable(sandbox: None) -> None:
     address = _host_address()
     require("network interface", address is not None, "a non-loopback IPv4 address on this machine")
     assert address is not None
-    with listener("0.0.0.0") as (port, peers):
-        control = host_python(CONNECT, address, str(port))
+    with listener("0.0.0.0") as srv:
+        control = host_python(CONNECT, address, str(srv.port))
         assert "CONNECTED" in control.stdout
-        ex = run([PY, "-c", CONNECT, address, str(port)])
+        ex = run([PY, "-c", CONNECT, address, str(srv.port)])
         assert f"REFUSED {errno.ENETUNREACH}" in ex.stdout
-        time.sleep(0.2)
-        assert len(peers) == 1
+        assert len(srv.peers()) == 1
 
 
 def test_world_readable_secret_outside_the_mounts_is_invisible(world_dir: Path) -> None:
@@ -184,6 +182,50 @@ def test_tmpfs_flood_gets_a_clean_error(world_dir: Path) -> None:
     assert not ex.oom_killed and ex.exit_code == 0
 
 
+def _until(condition: Callable[[], bool], within: float = 30.0) -> bool:
+    """Wait for a state the test can observe (not for a length of time); False if it never came."""
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _proc(pid: int, name: str) -> str:
+    """/proc/<pid>/<name>, or "" once the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/{name}").read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _session(pid: int) -> int | None:
+    fields = _proc(pid, "stat").rsplit(")", 1)[-1].split()
+    return int(fields[3]) if len(fields) > 3 else None
+
+
+def test_dev_and_dev_shm_floods_end_in_enospc_not_an_oom_kill(sandbox: None) -> None:
+    """The reported attack: 3 x 200 MB into /dev/shm (then the same into /dev itself) under the
+    default 384 MB memory limit. It used to end in an OOM kill; it must stop at the bound, cleanly."""
+    limits = Limits()
+    # control: the host's /dev/shm takes twice the bound
+    target = Path("/dev/shm") / f"signoff-control-{secrets.token_hex(4)}"
+    try:
+        control = host_python(FLOOD_PATHS, "1", str(limits.shm_mb * 2), str(target))
+    finally:
+        for leftover in target.parent.glob(f"{target.name}*"):
+            leftover.unlink()
+    assert f"WROTE {limits.shm_mb * 2}" in control.stdout, control.stdout
+    ex = run([PY, "-c", FLOOD_PATHS, "3", "200", "/dev/shm/flood", "/dev/flood"], limits=limits, timeout=60)
+    assert not ex.oom_killed and ex.exit_code == 0, (ex.stdout, ex.stderr)
+    ended = dict(line.split(" ", 1) for line in ex.stdout.splitlines())
+    errname, written = ended["/dev/shm/flood"].split()
+    assert errname == "ENOSPC" and int(written) <= limits.shm_mb
+    assert ended["/dev/flood"].split()[0] == "EROFS"  # the rest of /dev takes nothing at all
+    assert ex.isolation["limits"]["shm_mb"] == limits.shm_mb
+
+
 DAEMONS = ("sleep 1000 & setsid sh -c 'sleep 1001; : {m}' & sh -c \"setsid sh -c 'sleep 1002; : {m}' &\"; "
            "{py} -c 'import os,time\nif os.fork(): os._exit(0)\nos.setsid()\n"
            "if os.fork(): os._exit(0)\ntime.sleep(1003)' {m}; "
@@ -195,10 +237,17 @@ def test_timeout_kills_the_whole_tree(sandbox: None) -> None:
     script = DAEMONS.format(m=marker, py=PY)
     control = subprocess.Popen(["sh", "-c", script], start_new_session=True)
     try:
-        time.sleep(0.5)
+        # Started when the shell has reached its last step (`exec sleep 999`) and the double-forked
+        # Python daemon exists: the one marked process in a session that is neither its own nor the shell's.
+        def daemons_started() -> bool:
+            if _proc(control.pid, "cmdline") != "sleep\x00999\x00":
+                return False
+            return any(_session(pid) not in (pid, control.pid, None) for pid in processes_with(marker)
+                       if _proc(pid, "cmdline").startswith(PY))
+
+        assert _until(daemons_started)
         control.kill()
         control.wait()
-        time.sleep(0.2)
         left = processes_with(marker)
         assert len(left) >= 2  # control: plain kill leaves the detached children running
     finally:

@@ -23,7 +23,8 @@ def test_check_proves_every_guarantee(sandbox: None, capsys: pytest.CaptureFixtu
     report = json.loads(out)
     names = {c["name"] for c in report["checks"]}
     assert {"network", "outside files hidden", "read-only root and checkout", "process limit", "memory limit",
-            "CPU share", "timeout kills the tree", "unprivileged uid", "no capabilities", "seccomp"} <= names
+            "CPU share", "timeout kills the tree", "unprivileged uid", "no capabilities", "seccomp",
+            "/dev and /dev/shm bounded"} <= names
     failed = [c for c in report["checks"] if not c["ok"]]
     assert code == 0 and report["ok"] and not failed, failed
 

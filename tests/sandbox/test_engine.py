@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from signoff.sandbox import Limits, Mount, SandboxUnavailable, run
-from signoff.sandbox.engine import engine_answers, engine_argv
+from signoff.sandbox.engine import _remove, engine_answers, engine_argv
 
 
 def test_engine_argv_carries_the_reference_flags() -> None:
@@ -32,3 +32,17 @@ def test_engine_runs_when_it_answers_and_is_refused_otherwise(engine: str) -> No
     with pytest.raises(SandboxUnavailable) as info:
         run(["true"], backend=engine)
     assert "does not answer" in info.value.message and info.value.fix
+
+
+@pytest.mark.parametrize("engine", ["docker", "podman"])
+def test_engine_refuses_deny_inet_rather_than_dropping_it(engine: str) -> None:
+    with pytest.raises(SandboxUnavailable) as info:
+        run(["true"], backend=engine, network=True, deny_inet=True)
+    assert "deny_inet" in info.value.message and "bwrap" in (info.value.fix or "")
+
+
+def test_container_removal_counts_only_when_the_engine_confirms_it() -> None:
+    # Real executables standing in for the engine CLI: one that succeeds, one that fails, one absent.
+    assert _remove("/bin/true", "signoff-x") is True
+    assert _remove("/bin/false", "signoff-x") is False
+    assert _remove("/nonexistent/signoff-engine", "signoff-x") is False

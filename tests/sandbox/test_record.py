@@ -10,8 +10,8 @@ import pytest
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import UsageError
 from signoff.sandbox import Limits, Mount, SandboxUnavailable, run
-from signoff.sandbox import run as run_module
 from signoff.sandbox.diagnose import namespace_failure
+from signoff.sandbox.record import GUARANTEES, guarantees
 
 
 def test_record_carries_outcome_usage_and_isolation(sandbox: None) -> None:
@@ -25,6 +25,7 @@ def test_record_carries_outcome_usage_and_isolation(sandbox: None) -> None:
     assert iso["enforced"]["memory_bytes"] == 384 << 20 and iso["enforced"]["pids"] == 96
     assert iso["limits"]["cpus"] == 0.75 and iso["network"] == "none"
     assert all(iso["guarantees"].values()), iso["guarantees"]
+    assert tuple(iso["guarantees"]) == GUARANTEES
     record = ex.as_json()
     json.dumps(record)
     assert ex.digest() == canonical_digest(record)
@@ -72,7 +73,17 @@ def test_unsafe_mode_is_recorded(sandbox: None) -> None:
     ex = run(["sh", "-c", "id -u"], unsafe_no_sandbox=True)
     assert ex.isolation["unsafe"] is True and ex.isolation["backend"] == "none"
     assert ex.isolation["guarantees"]["network_isolated"] is False
+    assert tuple(ex.isolation["guarantees"]) == GUARANTEES
     assert ex.stdout.strip() == "0"  # it really ran as us: no isolation
+
+
+def test_a_backend_cannot_leave_out_or_invent_a_guarantee() -> None:
+    held = dict.fromkeys(GUARANTEES, True)
+    assert guarantees(held) == held
+    with pytest.raises(ValueError, match=r"missing.*tree_killed"):
+        guarantees({k: v for k, v in held.items() if k != "tree_killed"})
+    with pytest.raises(ValueError, match=r"unknown.*isolated_enough"):
+        guarantees(held | {"isolated_enough": True})
 
 
 @pytest.mark.parametrize(
@@ -108,7 +119,9 @@ def test_no_backend_refuses_with_cause_and_fix(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(SandboxUnavailable) as info:
         run(["true"])
     assert "no sandbox backend" in info.value.message and "--unsafe-no-sandbox" in (info.value.fix or "")
-    assert run_module is run
+    with pytest.raises(SandboxUnavailable) as named:
+        run(["true"], backend="bwrap")  # asked for by name, it is not replaced by another backend
+    assert "bubblewrap (bwrap) is not installed" in named.value.message and named.value.fix
 
 
 def test_namespace_failure_names_apparmor(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -60,6 +60,27 @@ def test_spares_of_finished_threads_are_discarded(sandbox: None) -> None:
     worker.join()
     ident = worker.ident
     run(["true"])  # the main thread's next run sweeps spares of threads that are gone
-    assert ident not in spare_mod._spares
+    assert worker not in spare_mod._spares and not any(t.ident == ident for t in spare_mod._spares)
     mine = [p for p in Path("/sys/fs/cgroup/pids").rglob(f"signoff-{os.getpid()}-*")]
     assert len(mine) <= 1  # at most the main thread's own spare
+
+
+def test_a_thread_not_started_by_threading_gets_no_spare(sandbox: None) -> None:
+    """Such a thread is known to `threading` only through a stand-in object that is never dropped and
+    is handed to the next foreign thread with the same ident: a spare filed under it could be taken
+    by a thread that did not fork it."""
+    import _thread
+
+    launches: list[str] = []
+    done = threading.Event()
+
+    def foreign() -> None:
+        try:
+            launches.extend(run(["true"]).isolation["launch"] for _ in range(3))
+        finally:
+            done.set()
+
+    _thread.start_new_thread(foreign, ())
+    assert done.wait(120)
+    assert launches == ["fresh", "fresh", "fresh"]
+    assert not any(isinstance(t, threading._DummyThread) for t in spare_mod._spares)

@@ -13,6 +13,7 @@ import functools
 import os
 import shutil
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,13 +106,21 @@ def _version(path: str) -> str | None:
     return text if out.returncode == 0 and text else None
 
 
-@functools.lru_cache(maxsize=1)
+_binary_fd: list[int] = []
+_binary_fd_lock = threading.Lock()
+
+
 def binary_fd() -> int:
     """An open descriptor of the binary, executed with fexecve: the launcher has already dropped to
-    the unprivileged uid, which may not be able to traverse the path (a venv under /root)."""
-    found = locate()
-    assert found is not None
-    return os.open(found.path, os.O_RDONLY | os.O_CLOEXEC)
+    the unprivileged uid, which may not be able to traverse the path (a venv under /root). Opened
+    once per process under a lock (an lru_cache lets concurrent first calls each open one, and all
+    but one leak)."""
+    with _binary_fd_lock:
+        if not _binary_fd:
+            found = locate()
+            assert found is not None
+            _binary_fd.append(os.open(found.path, os.O_RDONLY | os.O_CLOEXEC))
+        return _binary_fd[0]
 
 
 @functools.lru_cache(maxsize=1)
@@ -164,7 +173,10 @@ def build_args(*, command: list[str], mounts: list[Mount], limits: Limits, env: 
                 argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     else:
         argv += ["--ro-bind-data", str(FD_HOSTS), "/etc/hosts"]
-    argv += ["--proc", "/proc", "--dev", "/dev",
+    # bubblewrap's /dev is a tmpfs without a size (as large as the host's RAM) that the sandbox uid
+    # owns: /dev/shm gets its own bounded tmpfs and the rest of /dev is made read-only.
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm",
+             "--remount-ro", "/dev",
              "--size", str(limits.tmpfs_mb << 20), "--tmpfs", workdir,
              "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
     # Mounts under the work area go after its tmpfs, so they land on top of it.

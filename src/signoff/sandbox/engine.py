@@ -16,7 +16,9 @@ import shutil
 import subprocess
 
 from signoff.kernel.ids import new_id
+from signoff.sandbox.backend import Request
 from signoff.sandbox.model import Execution, Limits, Mount, SandboxUnavailable
+from signoff.sandbox.record import GUARANTEES, execution, guarantees
 from signoff.sandbox.supervise import Launch, run_tree
 
 DEFAULT_IMAGE = "python:3.11-slim"
@@ -51,7 +53,8 @@ def engine_argv(engine: str, name: str, image: str, cmd: list[str], mounts: list
             "--ulimit", f"fsize={limits.fsize_mb << 20}", "--ulimit", f"nofile={limits.nofile}",
             "--ulimit", "core=0",
             "--tmpfs", f"{workdir}:rw,size={limits.tmpfs_mb}m,mode=1777",
-            "--tmpfs", f"/tmp:rw,size={limits.tmp_mb}m,mode=1777", "--workdir", workdir]
+            "--tmpfs", f"/tmp:rw,size={limits.tmp_mb}m,mode=1777", "--shm-size", f"{limits.shm_mb}m",
+            "--workdir", workdir]
     for m in mounts:
         argv += ["--volume", f"{m.src}:{m.dst}:{'rw' if m.writable else 'ro'}"]
     for key, value in env.items():
@@ -59,42 +62,65 @@ def engine_argv(engine: str, name: str, image: str, cmd: list[str], mounts: list
     return [*argv, image, *cmd]
 
 
-def run_engine(engine: str, cmd: list[str], mounts: list[Mount], limits: Limits, env: dict[str, str],
-               timeout: float, workdir: str, network: bool, names: list[str], output_limit: int) -> Execution:
-    from signoff.sandbox.run import _execution
+class Engine:
+    """Docker or Podman, whichever `name` says."""
 
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def available(self) -> bool:
+        return engine_answers(self.name)
+
+    def run(self, request: Request) -> Execution:
+        return _run(self.name, request)
+
+
+def _run(engine: str, req: Request) -> Execution:
+    cmd, mounts, limits, env, network = req.command, req.mounts, req.limits, req.env, req.network
+    if req.deny_inet:
+        # The engine's seccomp profile is its own; replacing it to add the socket rule would drop the rest.
+        raise SandboxUnavailable(f"refusing IP sockets (deny_inet) is not supported by the {engine} backend",
+                                 "use the bwrap backend, or run without deny_inet")
     version = engine_version(engine)
     exe = shutil.which(engine)
     if version is None or exe is None:
         raise SandboxUnavailable(f"the {engine} engine does not answer here",
                                  f"start the {engine} engine, or use the bwrap backend")
-    if names:
+    if req.collect:
         raise SandboxUnavailable(f"collecting files is not supported by the {engine} backend",
                                  "use the bwrap backend, or print results on stdout")
     image = os.environ.get("SIGNOFF_SANDBOX_IMAGE", DEFAULT_IMAGE)
     name = f"signoff-{new_id()}"
-    argv = engine_argv(engine, name, image, cmd, mounts, limits, env, workdir, network)
+    argv = engine_argv(engine, name, image, cmd, mounts, limits, env, req.workdir, network)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     launch = Launch(exec_target=exe, argv=argv, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-                    timeout=timeout, output_limit=output_limit)
+                    timeout=req.timeout, output_limit=req.output_limit)
     outcome = run_tree(launch, out_w, err_w, out_r, err_r, [])
+    removed = True
     if outcome.timed_out:  # the CLI died; the container lives in the engine until removed
-        subprocess.run([exe, "rm", "--force", name], capture_output=True, timeout=30, check=False)
+        removed = _remove(exe, name)
+    weaker = ["peak memory, OOM and pids-limit events are not read back from the engine"]
+    if not removed:
+        weaker.append(f"the timed-out container {name} could not be removed: it may still run")
     isolation = {
         "backend": engine, "version": version, "unsafe": False, "uid": 10001, "image": image,
         "limits": limits.as_json(), "enforced": {"engine": True}, "cgroups": "engine",
         "network": "host" if network else "none", "mounts": [m.as_json() for m in mounts],
-        "workdir": workdir, "env_keys": sorted(env),
-        "guarantees": {"network_isolated": not network, "outside_files_hidden": True, "read_only_root": True,
-                       "read_only_mounts": all(not m.writable for m in mounts), "private_tmp": True,
-                       "pid_namespace": True, "ipc_uts_namespaces": True, "no_capabilities": True,
-                       "no_new_privs": True, "seccomp": True, "unprivileged_uid": True,
-                       "clean_environment": True, "memory_limit": True, "pids_limit": True,
-                       "cpu_share": True, "file_size_limit": True, "open_files_limit": True,
-                       "wall_clock": True, "tree_killed": True},
+        "workdir": req.workdir, "env_keys": sorted(env),
+        "guarantees": guarantees(dict.fromkeys(GUARANTEES, True) | {
+            "network_isolated": not network, "read_only_mounts": all(not m.writable for m in mounts),
+            "tree_killed": removed}),
         "mechanisms": {"engine": f"{engine} run with the reference flags; the engine's default seccomp profile"},
-        "weaker": ["peak memory, OOM and pids-limit events are not read back from the engine"],
-        "escaped_processes_killed": 0, "reaped_after_exit": outcome.reaped_after,
+        "weaker": weaker, "escaped_processes_killed": 0, "reaped_after_exit": outcome.reaped_after,
     }
-    return _execution(cmd, outcome, {}, isolation, names, workdir, {})
+    return execution(cmd, outcome, {}, isolation, [], {})
+
+
+def _remove(exe: str, name: str) -> bool:
+    """`rm --force` the container; True only when the engine says it is gone."""
+    try:
+        done = subprocess.run([exe, "rm", "--force", name], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0

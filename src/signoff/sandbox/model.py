@@ -44,6 +44,17 @@ class Limits:
 
     @property
     def tmp_mb(self) -> int:
+        """The private /tmp: a quarter of the work area (at least 16 MB together with /dev/shm)."""
+        return self._tmp_share - self.shm_mb
+
+    @property
+    def shm_mb(self) -> int:
+        """/dev/shm (POSIX shared memory, semaphores), a quarter of the /tmp share; the rest of /dev
+        is read-only. Without a bound it was a tmpfs as large as the host's RAM."""
+        return max(4, self._tmp_share // 4)
+
+    @property
+    def _tmp_share(self) -> int:
         return max(16, self.tmpfs_mb // 4)
 
     def validate(self) -> None:
@@ -60,16 +71,18 @@ class Limits:
                              "pass pids >= 4 (the sandbox itself uses two)")
         # tmpfs pages are charged to the memory cgroup: keep room for the processes themselves.
         headroom = min(64, self.memory_mb // 4)
-        if self.tmpfs_mb + self.tmp_mb > self.memory_mb - headroom:
+        writable = self.tmpfs_mb + self.tmp_mb + self.shm_mb
+        if writable > self.memory_mb - headroom:
             raise UsageError(
-                f"the writable areas ({self.tmpfs_mb} MB work + {self.tmp_mb} MB /tmp) are not smaller than "
-                f"the memory limit ({self.memory_mb} MB) by {headroom} MB: a file flood would end in an OOM kill",
-                f"raise memory_mb to at least {self.tmpfs_mb + self.tmp_mb + headroom} or lower tmpfs_mb",
+                f"the writable areas ({self.tmpfs_mb} MB work + {self.tmp_mb} MB /tmp + {self.shm_mb} MB "
+                f"/dev/shm) are not smaller than the memory limit ({self.memory_mb} MB) by {headroom} MB: "
+                "a file flood would end in an OOM kill",
+                f"raise memory_mb to at least {writable + headroom} or lower tmpfs_mb",
             )
 
     def as_json(self) -> dict[str, Any]:
         return {"memory_mb": self.memory_mb, "pids": self.pids, "cpus": float(self.cpus),
-                "tmpfs_mb": self.tmpfs_mb, "tmp_mb": self.tmp_mb, "fsize_mb": self.fsize_mb,
+                "tmpfs_mb": self.tmpfs_mb, "tmp_mb": self.tmp_mb, "shm_mb": self.shm_mb, "fsize_mb": self.fsize_mb,
                 "nofile": self.nofile}
 
 

@@ -14,7 +14,6 @@ import shutil
 import socket
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,15 +25,44 @@ from signoff.sandbox.run import run
 PY = "/usr/bin/python3"
 
 
+class Listener:
+    """A TCP listener on the host that records who connected."""
+
+    def __init__(self, srv: socket.socket) -> None:
+        self._srv = srv
+        self.port: int = srv.getsockname()[1]
+        self._accepted: list[tuple[str, int]] = []
+        self._probes: set[tuple[str, int]] = set()
+        self._changed = threading.Condition()
+
+    def record(self, addr: tuple[str, int]) -> None:
+        with self._changed:
+            self._accepted.append(addr)
+            self._changed.notify_all()
+
+    def peers(self) -> list[str]:
+        """Everyone whose connection was established before this call. A probe connection joins the
+        same accept queue, which is served in order: once the probe is accepted, so is every earlier
+        connection (no waiting for a while and hoping)."""
+        host = self._srv.getsockname()[0]
+        with socket.create_connection(("127.0.0.1" if host == "0.0.0.0" else host, self.port), 5) as probe:  # noqa: S104
+            mine = probe.getsockname()[:2]
+            with self._changed:
+                self._probes.add(mine)
+                if not self._changed.wait_for(lambda: mine in self._accepted, timeout=30):
+                    raise RuntimeError("the listener did not accept its own probe connection")
+                return [f"{a}:{p}" for a, p in self._accepted if (a, p) not in self._probes]
+
+
 @contextlib.contextmanager
-def listener(host: str = "127.0.0.1") -> Iterator[tuple[int, list[str]]]:
-    """A TCP listener on the host; yields its port and the peers that connected."""
+def listener(host: str = "127.0.0.1") -> Iterator[Listener]:
+    """A TCP listener on `host` for the duration of the block."""
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind((host, 0))
     srv.listen(16)
-    srv.settimeout(0.2)
-    peers: list[str] = []
+    srv.settimeout(0.2)  # how often the accept loop looks at `stop`
+    found = Listener(srv)
     stop = threading.Event()
 
     def accept() -> None:
@@ -43,13 +71,13 @@ def listener(host: str = "127.0.0.1") -> Iterator[tuple[int, list[str]]]:
                 conn, addr = srv.accept()
             except (TimeoutError, OSError):
                 continue
-            peers.append(f"{addr[0]}:{addr[1]}")
+            found.record((addr[0], addr[1]))
             conn.close()
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
     try:
-        yield srv.getsockname()[1], peers
+        yield found
     finally:
         stop.set()
         thread.join(timeout=2)
@@ -79,11 +107,11 @@ def processes_with(marker: str) -> list[int]:
 
 
 def _network() -> tuple[bool, str]:
-    with listener() as (port, peers):
+    with listener() as srv:
+        port = srv.port
         ex = run([PY, "-c", f"import socket\ntry:\n socket.create_connection(('127.0.0.1',{port}),2)\n"
                   " print('CONNECTED')\nexcept OSError as e:\n print(type(e).__name__)"])
-        time.sleep(0.05)
-        ok = "CONNECTED" not in ex.stdout and not peers and ex.exit_code == 0
+        ok = "CONNECTED" not in ex.stdout and not srv.peers() and ex.exit_code == 0
         return ok, f"connect to the host's 127.0.0.1:{port}: {ex.stdout.strip() or ex.stderr.strip()[:80]}"
 
 
@@ -124,6 +152,37 @@ def _memory() -> tuple[bool, str]:
     return ok, f"320 MB allocated under memory=96 MB: oom_killed={ex.oom_killed}, exit={ex.exit_code}"
 
 
+# Writes `count` x `mb` MB to each path given, and prints per path how the writes ended.
+FLOOD = """import errno, sys
+count, mb = int(sys.argv[1]), int(sys.argv[2])
+for path in sys.argv[3:]:
+    written = 0
+    try:
+        for i in range(count):
+            with open(f"{path}.{i}", "wb") as fh:
+                for _ in range(mb):
+                    fh.write(bytes(1 << 20))
+                    fh.flush()
+                    written += 1
+        print(path, "WROTE", written)
+    except OSError as e:
+        print(path, errno.errorcode.get(e.errno, e.errno), written)
+"""
+
+
+def _dev_bounded() -> tuple[bool, str]:
+    limits = Limits()
+    # /dev/shm here is the sandbox's own, not the host's
+    ex = run([PY, "-c", FLOOD, "3", "200", "/dev/shm/flood", "/dev/flood"], limits=limits, timeout=60)  # noqa: S108
+    ended = dict(line.split(" ", 1) for line in ex.stdout.splitlines() if " " in line)
+    shm = ended.get("/dev/shm/flood", "").split()  # noqa: S108
+    dev = ended.get("/dev/flood", "").split()
+    ok = (not ex.oom_killed and ex.exit_code == 0 and shm[:1] == ["ENOSPC"] and int(shm[1]) <= limits.shm_mb
+          and dev[:1] in (["EROFS"], ["ENOSPC"]))
+    return ok, (f"3 x 200 MB into /dev/shm: {' '.join(shm) or ex.stderr.strip()[:60]} MB "
+                f"(bound {limits.shm_mb} MB); into /dev: {' '.join(dev[:1]) or '?'}; oom_killed={ex.oom_killed}")
+
+
 def _cpu() -> tuple[bool, str]:
     script = ("import os,time\nfor _ in range(2):\n if os.fork()==0:\n  t=time.time()\n"
               "  while time.time()-t<1.5: pass\n  os._exit(0)\nos.wait(); os.wait()")
@@ -138,8 +197,7 @@ def _timeout_tree() -> tuple[bool, str]:
     script = (f"sleep 1000 & setsid sh -c 'sleep 1001; echo {marker}' & "
               f"sh -c \"setsid sh -c 'sleep 1002; echo {marker}' &\" ; exec sleep 999")
     ex = run(["sh", "-c", script], timeout=1.0)
-    time.sleep(0.1)
-    left = processes_with(marker)
+    left = processes_with(marker)  # the keeper reaps the whole tree before the run returns
     ok = ex.timed_out and not left
     return ok, f"timeout with setsid'd and double-forked children: timed_out={ex.timed_out}, {len(left)} left"
 
@@ -194,6 +252,7 @@ PROOFS: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
     ("read-only root and checkout", _read_only),
     ("process limit", _pids),
     ("memory limit", _memory),
+    ("/dev and /dev/shm bounded", _dev_bounded),
     ("CPU share", _cpu),
     ("timeout kills the tree", _timeout_tree),
     ("unprivileged uid", _uid),

@@ -8,8 +8,15 @@ cgroups and its parameters (command line, rlimits, timeout) into two pipes, and 
 exactly as a freshly started one would. Nothing of the sandbox starts before the parameters arrive,
 and the launcher cannot exec before it is inside the cgroups.
 
-A spare belongs to the thread that forked it (parent-death signals follow the forking thread), and to
-the process (a forked child never uses its parent's spares). Unused spares are discarded at exit.
+A spare belongs to the thread that forked it, and to the process (a forked child never uses its
+parent's spares). The keeper's parent-death signal follows the forking *thread*: when that thread
+ends, the kernel kills the keeper. So a spare is filed under the thread object, never under
+`threading.get_ident()`: the ident of a finished thread is handed to the next thread started (a
+thread pool per call does it all the time), and a spare filed under it was taken by a thread that
+did not fork it, whose keeper the kernel then killed in the middle of the run ("the keeper ended
+without a report", and a bubblewrap left running with no wall clock). Spares of finished threads
+are discarded by the next run of any thread; `release_all()` discards every spare at once (and
+runs at exit).
 """
 
 from __future__ import annotations
@@ -26,13 +33,13 @@ from signoff.kernel.ids import new_id
 from signoff.sandbox import bwrap
 from signoff.sandbox.cgroups import CgroupSet
 from signoff.sandbox.model import Limits
-from signoff.sandbox.supervise import Launch, Outcome, Tree, finish_tree, start_tree
+from signoff.sandbox.supervise import Launch, Outcome, Tree, finish_tree, memfd, start_tree
 
 
 @dataclass
 class Spare:
     owner: int  # pid of the process that made it
-    thread: int
+    thread: threading.Thread  # the forking thread: the keeper dies with it
     tree: Tree
     cg: CgroupSet
     memfds: dict[str, int]
@@ -41,16 +48,9 @@ class Spare:
 
 
 _lock = threading.Lock()
-_spares: dict[int, Spare] = {}
-_runs: dict[int, int] = {}
-
-
-def _memfd(name: str, data: bytes = b"") -> int:
-    fd = os.memfd_create(name)
-    if data:
-        os.write(fd, data)
-        os.lseek(fd, 0, os.SEEK_SET)
-    return fd
+# Keyed by the Thread object itself (held strongly, so it cannot be freed and its id reused).
+_spares: dict[threading.Thread, Spare] = {}
+_runs: dict[threading.Thread, int] = {}
 
 
 def _fill(fd: int, data: bytes) -> None:
@@ -66,8 +66,8 @@ def make(uid: int, gid: int, output_limit: int) -> Spare | None:
     if cg is None:
         return None
     passwd, group, hosts = bwrap.passwd_data(uid, gid)
-    memfds = {"seccomp": _memfd("seccomp"), "passwd": _memfd("passwd", passwd), "group": _memfd("group", group),
-              "hosts": _memfd("hosts", hosts), "args": _memfd("args"), "collect": _memfd("collect")}
+    memfds = {"seccomp": memfd("seccomp"), "passwd": memfd("passwd", passwd), "group": memfd("group", group),
+              "hosts": memfd("hosts", hosts), "args": memfd("args"), "collect": memfd("collect")}
     status_r, status_w = os.pipe()
     collect_r, collect_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -87,13 +87,13 @@ def make(uid: int, gid: int, output_limit: int) -> Spare | None:
             os.close(fd)
         cg.remove()
         return None
-    return Spare(os.getpid(), threading.get_ident(), tree, cg, memfds, go_launcher_w, go_keeper_w)
+    return Spare(os.getpid(), threading.current_thread(), tree, cg, memfds, go_launcher_w, go_keeper_w)
 
 
 def take(output_limit: int) -> Spare | None:
     """This thread's spare, if it has a live one made for the same output bound."""
     with _lock:
-        spare = _spares.pop(threading.get_ident(), None)
+        spare = _spares.pop(threading.current_thread(), None)
     if spare is None:
         return None
     if spare.owner != os.getpid() or spare.tree.launch.output_limit != output_limit or not _alive(spare):
@@ -103,11 +103,13 @@ def take(output_limit: int) -> Spare | None:
 
 
 def _alive(spare: Spare) -> bool:
+    """Whether the keeper still waits. It is not reaped here (WNOWAIT): `discard` signals and waits
+    for that pid, which must not have been handed to another process meanwhile."""
     try:
-        pid, _ = os.waitpid(spare.tree.keeper, os.WNOHANG)
+        found = os.waitid(os.P_PID, spare.tree.keeper, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     except ChildProcessError:
         return False
-    return pid == 0
+    return found is None
 
 
 def launch(spare: Spare, *, argv: list[str], options: list[str], seccomp_filter: bytes, collect_list: bytes,
@@ -165,13 +167,15 @@ def discard(spare: Spare) -> None:
 
 def replenish(uid: int, gid: int, output_limit: int) -> None:
     """After this thread's second run, keep one spare ready for its next run."""
-    me = threading.get_ident()
+    me = threading.current_thread()
+    if isinstance(me, threading._DummyThread):
+        return  # a thread not started by `threading`: its stand-in object outlives it and is reused
     with _lock:
         _runs[me] = _runs.get(me, 0) + 1
         wanted = _runs[me] >= 2 and me not in _spares
-        live = {t.ident for t in threading.enumerate()}
-        stale = [t for t in _spares if t not in live]
-        gone = [_spares.pop(t) for t in stale]
+        for ended in [t for t in _runs if not t.is_alive()]:
+            del _runs[ended]
+        gone = [_spares.pop(t) for t in list(_spares) if not t.is_alive()]
     for spare in gone:
         discard(spare)
     if not wanted:
@@ -183,7 +187,8 @@ def replenish(uid: int, gid: int, output_limit: int) -> None:
 
 
 @atexit.register
-def _discard_all() -> None:
+def release_all() -> None:
+    """Discard every spare of this process (its descriptors, processes and cgroups)."""
     with _lock:
         left = list(_spares.values())
         _spares.clear()

@@ -50,6 +50,15 @@ def _fork() -> int:
         return os.fork()
 
 
+def memfd(name: str, data: bytes = b"") -> int:
+    """An anonymous file holding `data`, positioned at its start (what bubblewrap reads from a descriptor)."""
+    fd = os.memfd_create(name)
+    if data:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 def _prctl(option: int, arg: int) -> None:
     if _prctl_fn(option, arg, 0, 0, 0) != 0:
         err = ctypes.get_errno()
@@ -377,6 +386,11 @@ def _launcher(launch: Launch, stdout_w: int, stderr_w: int, err_w: int) -> NoRet
             launch.argv = [str(a) for a in params["argv"]]
             launch.rlimits = [(int(r), int(v)) for r, v in params["rlimits"]]
         err = fcntl.fcntl(err_w, fcntl.F_DUPFD_CLOEXEC, 200)
+        # Everything still needed is copied above the low numbers before any of them is overwritten:
+        # the binary's descriptor may itself be one of 0..2+len(pass_fds).
+        target = launch.exec_target
+        if isinstance(target, int):
+            target = fcntl.fcntl(target, fcntl.F_DUPFD_CLOEXEC, 200)
         high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200) for fd in (stdout_w, stderr_w, *launch.pass_fds)]
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
@@ -384,9 +398,6 @@ def _launcher(launch: Launch, stdout_w: int, stderr_w: int, err_w: int) -> NoRet
         os.dup2(high[1], 2)
         for i, fd in enumerate(high[2:]):
             os.dup2(fd, 3 + i)
-        target = launch.exec_target
-        if isinstance(target, int):
-            target = fcntl.fcntl(target, fcntl.F_DUPFD_CLOEXEC, 200)
         keep = sorted({err, target}) if isinstance(target, int) else [err]
         start = 3 + len(high) - 2
         for fd in keep:
