@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from signoff.airlock import FAMILIES, scan
+from signoff.airlock import FAMILIES, scan, scan_fields
 from signoff.airlock.redact import find as airlock_find
 from signoff.kernel.errors import SignoffError
 
@@ -241,6 +241,85 @@ def hard_negatives() -> list[str]:
     text = (ROOT / "tests/data/airlock/hard_negatives.txt").read_text(encoding="utf-8")
     body = "\n".join(line for line in text.split("\n") if not line.startswith("# "))
     return [record.strip() for record in body.split("\n=====\n") if record.strip()]
+
+
+# --- our own corpora, split by source: tuning files and held-out files -------------------------
+
+DATA = ROOT / "tests/data/airlock"
+TUNING_FILES = ("tune_attacks.txt", "tune_negatives.txt")
+HELDOUT_FILES = ("heldout_attacks.txt", "heldout_negatives.txt")
+NEGATIVE = "negative"
+
+
+class Sample:
+    """One record of an authored corpus: a family (or "negative"), its language and disguise, and
+    either free text (scanned with `scan`) or form fields (scanned with `scan_fields`)."""
+
+    __slots__ = ("disguise", "family", "fields", "language", "source", "text")
+
+    def __init__(self, source: str, family: str, language: str, disguise: str, body: str) -> None:
+        self.source, self.family, self.language, self.disguise = source, family, language, disguise
+        self.text = expand(body)
+        lines = [line for line in self.text.split("\n") if line.strip()]
+        self.fields: dict[str, str] | None = None
+        if disguise == "fields" and all(": " in line for line in lines):
+            self.fields = dict(line.split(": ", 1) for line in lines)  # type: ignore[misc]
+
+
+_CYRILLIC_LOOKALIKES = str.maketrans({"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "i": "і", "x": "х", "y": "у",
+                                      "A": "А", "E": "Е", "O": "О", "P": "Р", "C": "С", "T": "Т", "M": "М", "H": "Н"})
+_LEET_SPELLING = str.maketrans({"o": "0", "i": "1", "e": "3", "a": "4", "s": "5", "t": "7"})
+ENCODERS: dict[str, Callable[[str], str]] = {
+    "b64": lambda s: base64.b64encode(s.encode()).decode(),
+    "hex": lambda s: s.encode().hex(),
+    "rot13": lambda s: codecs.encode(s, "rot13"),
+    "url": lambda s: urllib.parse.quote(s),
+    "html": lambda s: "".join(f"&#{ord(c)};" for c in s),
+    "zw": lambda s: "\u200b".join(s),
+    "vs": lambda s: "".join(c + "\ufe0f" if c.isalpha() else c for c in s),
+    "tag": lambda s: "".join(chr(0xE0000 + ord(c)) for c in s if ord(c) < 128),
+    "rlo": lambda s: "\u202e" + s + "\u202c",
+    "cyr": lambda s: s.translate(_CYRILLIC_LOOKALIKES),
+    "leet": lambda s: s.lower().translate(_LEET_SPELLING),
+    "fw": lambda s: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in s),
+}
+
+
+def expand(body: str) -> str:
+    """Replace every {{kind:text}} marker, innermost first, with `text` encoded by `kind`."""
+    while True:
+        end = body.find("}}")
+        start = body.rfind("{{", 0, end)
+        if end < 0 or start < 0:
+            return body
+        kind, _, inner = body[start + 2 : end].partition(":")
+        body = body[:start] + ENCODERS[kind](inner) + body[end + 2 :]
+
+
+def authored(name: str) -> list[Sample]:
+    text = (DATA / name).read_text(encoding="utf-8")
+    samples: list[Sample] = []
+    header: list[str] | None = None
+    body: list[str] = []
+    for line in [*text.split("\n"), "=== end"]:
+        if line.startswith("=== "):
+            if header is not None:
+                family, language, disguise = header
+                samples.append(Sample(name, family, language, disguise, "\n".join(body).strip()))
+            header, body = line[4:].split(), []
+        elif header is not None:
+            body.append(line)
+    return samples
+
+
+def verdict_of(sample: Sample) -> tuple[bool, tuple[str, ...]]:
+    if sample.fields is not None:
+        try:
+            verdict = scan_fields(sample.fields)
+        except SignoffError:
+            return True, ("refused",)
+        return verdict.quarantined, verdict.families
+    return quarantined(sample.text)
 
 
 # --- PII corpus for the redaction comparison ----------------------------------------------------

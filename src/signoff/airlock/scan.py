@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from signoff.airlock import families as fam
+from signoff.airlock import signals
 from signoff.airlock.decode import decode_all
 from signoff.airlock.dossier import Dossier, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
-from signoff.airlock.normalise import Normalised, normalise
+from signoff.airlock.normalise import Normalised, normalise, scan_views
 from signoff.airlock.redact import DEFAULT_REGION, redact_text
 
 QUARANTINE_NOTICE = (
@@ -137,10 +138,13 @@ def detect(text: str) -> list[Hit]:
         hits[fam.HIDDEN_UNICODE] = Hit(fam.HIDDEN_UNICODE, "invisible characters: " + ", ".join(normalised.suspicious))
     for family, where in _scan_views(normalised.plain, normalised.folded, fam.RULES):
         hits.setdefault(family, Hit(family, where))
+    for family, where in _score(normalised.text):
+        hits.setdefault(family, Hit(family, where))
     for piece in decode_all(normalised.text, normalised.smuggled):
         inner = normalise(piece.text)
         rules = tuple(r for r in fam.RULES if piece.kind != "rot13" or r.name in fam.ROT13_FAMILIES)
         found = list(_scan_views(inner.plain, inner.folded, rules))
+        found += _score(inner.text)
         if inner.suspicious and piece.kind != "tag":
             found.append((fam.HIDDEN_UNICODE, "decoded"))
         for family, where in found:
@@ -169,6 +173,17 @@ def _first_hit(rule: fam.Family, whole: str, sentences: str) -> str | None:
     if rule.pattern.search(whole) is not None:
         return "whole text"
     return None
+
+
+def _score(shown: str) -> list[tuple[str, str]]:
+    """The weak-signal score over the sentences of the shown text, each read in both views."""
+    plain: list[str] = []
+    folded: list[str] = []
+    for sentence in _segments(shown):
+        p, f = scan_views(sentence)
+        plain.append(p)
+        folded.append(f)
+    return signals.score(plain, folded)
 
 
 def _segments(view: str) -> list[str]:
