@@ -298,14 +298,14 @@ _DICTATE_OTHER = [
     r"(?:только|ничего больше)|(?:只需|只回答|只说|仅回答|只要回答)|(?:とだけ|だけを|のみ)|(?:이라고만|라고만|만 답)",
 ]
 EXFIL = "exfil"
-_SECRET_OBJECT = (  # noqa: S105 - the names of secrets, not a secret
+_SENSITIVE_OBJECT = (
     r"(?:\.env|env file|environment variables|env vars|secrets?|credentials|passwords?|api (?:keys?|tokens?)|"
     r"tokens?|deploy keys?|ssh keys?|private keys?|id_rsa|\.ssh|customer (?:list|data|emails)|user data|"
     r"personal data|database dump|db dump|session cookies?|cookies|keys)"
 )
 _EXFIL_EN = [
     rf"\b(?:send|sends|sending|forward|email|e-mail|post|paste|upload|share|leak|transmit|exfiltrate|collect|"
-    rf"copy|dump|export|curl|mail)\w* (?:\S+ ){{0,8}}?{_SECRET_OBJECT}\b",
+    rf"copy|dump|export|curl|mail)\w* (?:\S+ ){{0,8}}?{_SENSITIVE_OBJECT}\b",
     r"\b(?:to|at|into|on) (?:https?://|www\.)|\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b|curl (?:-\S+ )*@",
 ]
 _EXFIL_OTHER = [
