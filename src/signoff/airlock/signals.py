@@ -29,7 +29,7 @@ _AGENT_WORD = (
     r"(?:ai|a\.i\.|assistant|ai assistant|agent|ai agent|coding agent|llm|language model|model|bot|chatbot|"
     r"copilot|automation|automated (?:system|reviewer|agent|triage|tool)|triage (?:bot|agent|model|assistant)|"
     r"review(?:er|ing)? (?:bot|agent|assistant|model)|release (?:bot|agent)|deployment (?:bot|agent)|"
-    r"ci (?:bot|agent)|merge bot|classifier|tool)"
+    r"ci (?:bot|agent)|merge bot|(?:ai|bot|automated|llm|robot) reviewer|classifier|tool)"
 )
 
 # Someone other than the maintainers is being addressed: an agent, a bot, "whoever triages this",
@@ -63,7 +63,7 @@ _ADDRESS_OTHER = [
     r"caro|cara|lieber|liebe|hallo|hinweis an den|hinweis an die|an den|an die|beste|drogi|droga)"
     r" ?(?:\S+ )?(?:assistant|assistente|asistente|agent|agente|bot|ki-agent|ki|ia|modelo|modello|modele|"
     r"robot|asystent|agencie)\b",
-    r"(?:^|[.!?:;] )(?:assistant|assistente|asistente|agente|agent|bot|ki-agent|modelo|modello|asystent|"
+    r"(?:^|[.!?:;] )(?:assistant|assistent|assistente|asistente|agente|agent|bot|ki-agent|modelo|modello|asystent|"
     r"ассистент|агент|бот|модель)(?: ia| ki| revisor| de revision| di revisione| de revue| ai)? ?[,:]",
     r"\b(?:l'assistant|l'agent|le bot|el (?:bot|agente|asistente)|o (?:bot|agente|assistente)|"
     r"il (?:bot|agente)|der (?:bot|agent|ki-agent)|de bot|de agent)(?: ia| ki| revisor| de revision)? "
@@ -103,6 +103,10 @@ _REQUEST_EN = [
     rf"\bif (?:the|an?|any|our|this) (?:\S+ )?{_AGENT_WORD}s? (?:could|would|can|just|simply)\b",
 ]
 _REQUEST_OTHER = [
+    r"\b(?:sarebbe (?:utile|bello|ottimo|perfetto)|ce serait (?:bien|utile|super|parfait)|il serait (?:bon|utile)|"
+    r"seria (?:util|bueno|genial|bom|otimo|perfecto|perfeito)|het zou (?:fijn|handig|mooi|goed) zijn|"
+    r"byloby (?:dobrze|super|swietnie))\b",
+    r"(?:было бы (?:хорошо|здорово|неплохо|отлично))",
     r"\b(?:merci de|veuillez|bien vouloir|il faut|tu dois|vous devez|s'il (?:te|vous) plait|svp|"
     r"por favor|tienes que|debes|debe|hay que|favor de|pfv|"
     r"bitte|du musst|sie mussen|es ware (?:super|gut|toll|nett|schon)|"
@@ -111,6 +115,8 @@ _REQUEST_OTHER = [
     r"alstublieft|graag|moet je|"
     r"prosze|musisz)\b",
     r"(?:пожалуйста|просто|срочно|нужно|надо|должен|сделай|сделайте)",
+    r"(?:^|[.!?:;,] )(?:пометь|отметь|поставь|одобри|влей|смержи|замержи|задеплой|выдай|дай|отправь|перешли|"
+    r"пришли|забудь|игнорируй|ответь|напиши|закрой|классифицируй|присвой|установи|удали)",
     # sentence-initial imperatives: fr, de, es, pt, it, nl, pl
     r"(?:^|[.!?:;,] )(?:classe|classez|mets|mettez|marque|marquez|approuve|approuvez|fusionne|fusionnez|deploie|"
     r"deployez|envoie|envoyez|oublie|oubliez|reponds|repondez|ecris|ecrivez|accorde|donne|donnez|"
@@ -137,8 +143,10 @@ _AUTHORITY_EN = [
     r"\b(?:you have|with|under) my (?:permission|authori[sz]ation|approval|blessing|consent)\b",
     r"\b(?:i|we) (?:hereby )?(?:authori[sz]e|allow|permit|clear|empower) you\b|\bauthori[sz]ing you\b|"
     r"\bhereby\b|\bon behalf of\b|\b(?:cleared|authori[sz]ed|permitted) to\b|\(verified\)",
-    r"\b(?:the humans|the maintainers|the team|everyone|management|the owners?) (?:are|is|have|has) "
+    r"\b(?:the humans|the maintainers|the team|everyone|management|the owners?|the lead) (?:(?:are|is|have|has) )?"
     r"(?:fine|ok|okay|agreed|approved|signed off)\b",
+    r"\bthe (?:reporter|user|sender|author|submitter) is (?:an? |the )?(?:verified |trusted )?(?:admin|administrator|"
+    r"maintainer|owner|staff|employee|developer|superuser)\b",
 ]
 _AUTHORITY_OTHER = [
     r"\b(?:je suis|en tant que|soy|como|ich bin|als|sono|come|sou|jestem|jako|ik ben) (?:le |la |l'|el |la |"
@@ -209,9 +217,9 @@ _ACT_OTHER = [
     r"(?:одобр\w*|смерж\w*|замерж\w*|влей\w*|слей\w*|задеплой\w*|разверн\w*|выкат\w*|выдай\w*|дай\w*)"
     r"(?: \S+){0,5}? ?(?:пулл?-?реквест\w*|pr|ветк\w*|main|master|продакшн\w*|прод\b|патч\w*|исправлени\w*|"
     r"права|доступ\w*)",
-    r"(?:批准|合并|合入|部署|发布|授予|授权|审批通过)(?:\S{0,12})(?:拉取请求|pr|分支|main|master|生产|主分支|权限|补丁|修复)",
-    r"(?:プルリクエスト|pr|ブランチ|main|master|本番|権限|パッチ)(?:\S{0,12})(?:承認|マージ|デプロイ|リリース|付与)",
-    r"(?:풀 ?리퀘스트|pr|브랜치|main|master|프로덕션|운영|권한|패치)(?:\S{0,12})(?:승인|병합|머지|배포|부여)",
+    r"(?:批准|合并|合入|部署|发布|授予|授权|审批通过)(?:.{0,12})(?:拉取请求|pr|分支|main|master|生产|主分支|权限|补丁|修复)",
+    r"(?:プルリクエスト|pr|ブランチ|main|master|本番|権限|パッチ)(?:.{0,12})(?:承認|マージ|デプロイ|リリース|付与)",
+    r"(?:풀 ?리퀘스트|pr|브랜치|main|master|프로덕션|운영|권한|패치)(?:.{0,12})(?:승인|병합|머지|배포|부여)",
 ]
 
 # Review, tests or the process are to be skipped, now.
@@ -223,7 +231,7 @@ _BYPASS_EN = [
     r"checking|canary|rubric|rules|policy|process|the usual|pipeline|qa|verification|what your)\b",
     r"\bskip[_ ]checks\b|\bno-verify\b|\bpush (?:--force|-f)\b|"
     r"\bforce[- ]?push\w* (?:\S+ ){0,4}?(?:main|master|over|prod|production|trunk|head:main|head:master)\b|"
-    r"\bregardless\b|"
+    r"\bregardless\b|\b(?:enable|turn on|switch on|set) auto-?merge\b|"
     r"\bno matter what\b|\b(?:ci|tests?) (?:is|are) (?:known )?(?:flaky|broken|unnecessary|not needed)\b",
 ]
 _BYPASS_OTHER = [
@@ -235,9 +243,9 @@ _BYPASS_OTHER = [
     r"\b(?:salta|omite|pula|ignora|saute|ignore|salte) (?:\S+ ){0,2}?(?:los |as |les |i )?(?:tests|pruebas|"
     r"testes|test|revision|revue|revisione)\b",
     r"(?:без (?:ревью|проверк\w*|тест\w*)|пропусти\w* (?:тест\w*|проверк\w*))",
-    r"(?:跳过|绕过|无需|不用)(?:\S{0,6})(?:审查|评审|测试|检查|审核)",
-    r"(?:レビュー|テスト|チェック)(?:\S{0,6})(?:スキップ|省略|飛ばし|なしで)",
-    r"(?:리뷰|테스트|검토)(?:\S{0,6})(?:건너|생략|없이)",
+    r"(?:跳过|绕过|无需|不用)(?:.{0,6})(?:审查|评审|测试|检查|审核)",
+    r"(?:レビュー|テスト|チェック)(?:.{0,6})(?:スキップ|省略|飛ばし|なしで)",
+    r"(?:리뷰|테스트|검토)(?:.{0,6})(?:건너|생략|없이)",
 ]
 
 # Right now, first, before anyone looks.
@@ -342,9 +350,9 @@ _PRIOR_OTHER = [
     r"\b(?:wat je eerder|wat je is|wat u is|eerder|vorige|eerdere)\b|\b(?:wczesniejsz\w*|poprzedni\w*|"
     r"polecenia|instrukcje)\b|\b(?:daha once|onceki|sana verilen|talimat\w*)\b",
     r"(?:прежни\w*|предыдущи\w*|ранее|раньше|что тебе говорили|указани\w*|инструкци\w*)",
-    r"(?:之前|以前|先前|此前|原来|原來|上面)(?:\S{0,8})(?:指示|要求|指令|规则|規則|设定|說明|说明)",
-    r"(?:これまで|今まで|以前|前の|先ほど|最初の)(?:\S{0,8})(?:指示|命令|ルール|設定)",
-    r"(?:지금까지|이전|앞서|기존|처음)(?:\S{0,8})(?:지시|지침|명령|규칙)",
+    r"(?:之前|以前|先前|此前|原来|原來|上面)(?:.{0,8})(?:指示|要求|指令|规则|規則|设定|說明|说明)",
+    r"(?:これまで|今まで|以前|前の|先ほど|最初の)(?:.{0,8})(?:指示|命令|ルール|設定)",
+    r"(?:지금까지|이전|앞서|기존|처음)(?:.{0,8})(?:지시|지침|명령|규칙)",
 ]
 DISMISS = "dismiss"
 _DISMISS_EN = [
@@ -355,6 +363,8 @@ _DISMISS_EN = [
     r"lifted)|"
     r"(?:none|no part) of (?:\S+ ){0,4}?(?:binds?|appl(?:y|ies)|matters?)|(?:without|free of|free from) "
     r"(?:\S+ )?(?:usual|normal|standard|earlier|prior) (?:restrictions|rules|limits|constraints|policies))\b",
+    r"\b(?:are|were|is|was|have been|has been|be|being) (?:now )?(?:lifted|suspended|waived|revoked|void|"
+    r"switched off|cancell?ed|no longer in (?:force|effect))\b",
     r"\b(?:with|has|have) (?:no|unlimited|unrestricted) (?:\S+ )?(?:rules|restrictions|limits|limitations|"
     r"rights|filters|boundaries|guidelines)\b|\b(?:unrestricted|unfiltered|uncensored|unbound)\b",
 ]
@@ -374,8 +384,8 @@ _DISMISS_OTHER = [
 PERSONA = "persona"
 _PERSONA_EN = [
     r"\b(?:pretend|imagine|suppose|act as if|behave as if) (?:that )?(?:you are|you're|to be|yourself)\b",
-    r"\b(?:you are|you're) (?:now |hereby )?(?:the|an?|my) (?:\S+ ){0,2}?(?:agent|assistant|bot|administrator|"
-    r"admin|operator|maintainer)\b",
+    r"\b(?:you are|you're) (?:now|hereby|henceforth|from now on) (?:the|an?|my) (?:\S+ ){0,2}?(?:agent|assistant|"
+    r"bot|administrator|admin|operator|maintainer)\b",
     r"\bthe developer has (?:updated|changed|replaced)\b",
 ]
 # Text posing as a message from the system or an administrator.
@@ -387,6 +397,9 @@ _HEADER_EN = [
     r"developer|system|security team|platform)\b|\bthis is the (?:\S+ )?(?:team|administrator|admin|system) "
     r"speaking\b",
     r"(?:^|[.!?] )(?:system|developer|admin) message\b",
+    r"\b(?:begin|start|end) (?:of )?(?:the )?(?:admin|system|developer|root|operator) (?:override|message|"
+    r"instructions?|mode|prompt)\b|\b(?:admin|system|developer|root) override ?:",
+    r"\"role\" ?: ?\"(?:system|developer)\"",
     r"<\|(?:system|user|assistant|end|im_start|im_end)\|>",
 ]
 _PERSONA_OTHER = [
