@@ -120,6 +120,11 @@ _OVERRIDE = [
     r"(?:of )?(?:the|your|my|these|those) (?:previous|above|prior|initial|original|hidden|secret|full|entire|"
     r"system|first|exact) (?:instructions|prompt|system prompt|directions|rules|guidelines)\b",
     r"\bwhat (?:is|are|was|were) your (?:system prompt|instructions|initial prompt|original instructions|rules)\b",
+    r"\brepeat (?:the |all )?(?:words|text|everything|sentences?|lines?) (?:above|before|preceding)\b",
+    r"\b(?:print|show|output|give me|tell me|repeat|list) (?:me )?the (?:first|last) (?:[0-9]+|few|hundred) "
+    r"(?:words|lines|characters|sentences) of (?:your|the) (?:prompt|instructions|system prompt|context)\b",
+    r"\b(?:now |instead |please )?(?:focus on|turn to|start|begin|proceed (?:to|with)|here is|this is) your new "
+    r"(?:task|assignment|job|mission|instructions?|objective)\b",
     # jailbreak framing
     r"\bdo anything now\b",
     r"\b(?:developer|dan|god|jailbreak|jailbroken|unfiltered|unrestricted|evil|dude|stan|anti-?dan) mode\b",
@@ -258,6 +263,8 @@ _AGENT = [
     r"\b(?:invisible|hidden) (?:to|from) (?:humans|human readers|people)\b|\bvisible (?:only )?to (?:the )?"
     r"(?:llms?|ais?|models?|bots?|agents?)\b",
     r"\bif (?:questioned|asked|anyone asks)\b[^.]{0,30},? (?:report|say|answer|reply|respond|tell|claim|state)\b",
+    # a markdown image whose address carries a placeholder: a renderer fetches it and leaks the data
+    r"!\[[^\]\n]{0,60}\]\(https?://[^)\s]{0,200}[?&][a-z_]{1,20}=(?:\{|\[|<|\$|%7b)",
     rf"{_IMP}(?:visit|open|navigate to|go to|click|follow) (?:a |the |this )?(?:website|link|url|page)? ?(?:at )?"
     r"(?:the link )?(?:https?://|www\.)",
 ]

@@ -41,16 +41,16 @@ _ADDRESS_EN = [
     rf"\b(?:dear|hey|hi|hello|attention|attn|note to|note for|message (?:to|for)|instructions? for|memo (?:to|for)|"
     rf"calling all|hello to|to) (?:the |any |all |our |every |you,? )?(?:\S+ )?{_AGENT_WORD}s?\b",
     rf"\b(?:if|when|once) (?:an? |the |any )?(?:\S+ )?{_AGENT_WORD}s? (?:reads|is reading|processes|handles|"
-    rf"reviews|triages|summari[sz]es|sees|parses|picks up)\b",
+    rf"reviews|triages|summari[sz]es|sees|parses|picks up) (?:this|these|the (?:report|ticket|issue|text|"
+    r"following|message))\b",
     rf"\b(?:the|this|any|an?) (?:\S+ )?{_AGENT_WORD}s? (?:reading|processing|handling|reviewing|triaging|"
     rf"summari[sz]ing|going through|working on|looking at) (?:this|these|the)\b",
-    rf"\bthe (?:\S+ )?{_AGENT_WORD}s? (?:should|must|could|can|would|will|needs? to|has to|is (?:asked|required|"
-    rf"expected|allowed|cleared|authori[sz]ed) to|may)\b",
-    rf"\b(?:if|once|when) (?:the|an?|any|our|this) (?:\S+ )?{_AGENT_WORD}s? (?:could |would |can |just |simply |)"
-    r"\w+(?:ed|s)\b",
+    # the polite past: "it would help if the review bot approved ..."
+    rf"\b(?:if|once) (?:the|an?|any|our|this) (?:\S+ )?{_AGENT_WORD}s? (?:(?:just |simply |)\w+ed|(?:could|would) "
+    r"\w+)\b",
     rf"\b(?:ask\w*|tell\w*|want|need|instruct\w*|order\w*|authori[sz]\w*|allow\w*|permit\w*|expect\w*|"
     rf"require\w*|get) (?:the |an? |our |any |this )?(?:\S+ )?{_AGENT_WORD}s? to\b",
-    rf"\b(?:could|can|would|will|should|must|may|might) (?:the|an?|our|any|this) (?:\S+ )?{_AGENT_WORD}s?\b",
+    rf"\b(?:could|can|would|will) (?:the|an?|our|any|this) (?:\S+ )?{_AGENT_WORD}s?\b",
     r"\b(?:whoever|whatever|anyone|anything|the one) (?:\S+ ){0,2}?(?:reads|reviews|triages|automates|handles|"
     r"processes|picks up) (?:this|these|triage|the (?:ticket|report|issue|queue))\b",
     r"\bas (?:the|an?|our) (?:\S+ ){0,2}?(?:reviewer|agent|assistant|bot|model|triager|release manager|approver|"
@@ -65,9 +65,6 @@ _ADDRESS_OTHER = [
     r"robot|asystent|agencie)\b",
     r"(?:^|[.!?:;] )(?:assistant|assistent|assistente|asistente|agente|agent|bot|ki-agent|modelo|modello|asystent|"
     r"ассистент|агент|бот|модель)(?: ia| ki| revisor| de revision| di revisione| de revue| ai)? ?[,:]",
-    r"\b(?:l'assistant|l'agent|le bot|el (?:bot|agente|asistente)|o (?:bot|agente|assistente)|"
-    r"il (?:bot|agente)|der (?:bot|agent|ki-agent)|de bot|de agent)(?: ia| ki| revisor| de revision)? "
-    r"(?:doit|devrait|pourrait|debe|deberia|puede|deve|dovrebbe|soll|sollte|muss|kann|moet|zou)\b",
     r"(?:дорогой|уважаемый|привет|вниманию) (?:\S+ )?(?:ассистент|агент|бот|модель|ии)",
     r"(?:ии-ассистент|ии-агент|ассистент|агент|бот)(?:,| должен| должна| пусть)",
     r"\b(?:wenn|falls|ob|si|se|als|quand|cuando|quando|jesli|als) (?:der |die |das |el |la |le |l'|il |o |a |de |"
@@ -75,6 +72,20 @@ _ADDRESS_OTHER = [
     r"(?:亲爱的|致|给|请)(?:\S*)?(?:助手|助理|机器人|智能体|代理|模型|ai)",
     r"(?:アシスタント|エージェント|ボット|ai|モデル)(?:へ|に|さん|様)?(?:、|:|：|へ)",
     r"(?:어시스턴트|에이전트|봇|ai|모델)(?:님|에게|께)?(?:,|:)",
+]
+
+# An agent in the third person with a modal: an order to it, or an honest description of what a
+# chatbot should do ("the assistant should answer in French"), hence weaker than ADDRESS.
+THIRD = "third_person"
+_THIRD_EN = [
+    rf"\bthe (?:\S+ )?{_AGENT_WORD}s? (?:should|must|needs? to|has to|is (?:asked|required|expected|allowed|"
+    rf"cleared|authori[sz]ed) to|may|will|is to)\b",
+    rf"\b(?:should|must|may|might) (?:the|an?|our|any|this) (?:\S+ )?{_AGENT_WORD}s?\b",
+]
+_THIRD_OTHER = [
+    r"\b(?:l'assistant|l'agent|le bot|el (?:bot|agente|asistente)|o (?:bot|agente|assistente)|"
+    r"il (?:bot|agente)|der (?:bot|agent|ki-agent)|de bot|de agent)(?: ia| ki| revisor| de revision)? "
+    r"(?:doit|devrait|pourrait|debe|deberia|puede|deve|dovrebbe|soll|sollte|muss|kann|moet|zou)\b",
 ]
 
 # A request or an order aimed at the reader, including the polite indirect forms.
@@ -280,7 +291,10 @@ CLASSIFY = "classify"
 _CLASSIFY_EN = [
     r"\b(?:mark|marked|set|label|labell?ed|classify|classified|flag|flagged|tag|tagged|rate|rated|treat|triage|"
     r"triaged|escalate|escalated|prioriti[sz]e|file|filed|categori[sz]e|assign|bump|raise|upgrade|log|record|"
-    r"list|carry|sit|keep|put|move|page|wake|downgrade|lower|deprioriti[sz]e|reclassify)\b",
+    r"list|carry|sit|keep|put|move|downgrade|lower|deprioriti[sz]e|reclassify)\b(?: \S+){0,5}? (?:as |to |at |"
+    r"into |in |under |with |on )?(?:a |an |the |its )?(?:\S+ )?(?:p[0-4]|sev ?[0-4]|sev-[0-4]|severity|priority|"
+    r"critical|blocker|urgent|highest|top|maximum|max|security-critical|emergency|showstopper|label|queue)\b",
+    r"\b(?:page|wake up|wake|alert|call) (?:\S+ )?(?:everyone|everybody|the on-call|on-call|the team|the whole)\b",
 ]
 _CLASSIFY_OTHER = [
     r"\b(?:classe|classez|marque|marquez|mets|mettez|passe|passez|stufe|stuft|setze|setzt|markiere|"
@@ -293,7 +307,7 @@ _CLASSIFY_OTHER = [
 # Output dictation and data leaving: what agent directives are made of.
 DICTATE = "dictate"
 _DICTATE_EN = [
-    r"\b(?:say|state|write|reply|respond|answer|output|print|report|conclude|summari[sz]e)\w* (?:\S+ ){0,6}?"
+    r"\b(?:say|state|write|reply|respond|answer|output|print|report|conclude|summari[sz]e) (?:\S+ ){0,6}?"
     r"(?:only|just|nothing (?:else|but|more)|solely|exactly|verbatim)\b",
     r"\b(?:only|just|simply|solely) (?:say|state|write|reply|respond|answer|output|print|report)\b",
     r"\b(?:your|the) (?:entire |whole |only |full )?(?:response|reply|answer|output|summary) (?:must|should|will|"
@@ -329,12 +343,15 @@ PRIOR = "prior"
 _PRIOR_EN = [
     r"\b(?:what|everything|anything|all) (?:\S+ ){0,3}?(?:you were|you've been|you have been|you got|you "
     r"received|were you|your \S+ (?:told|gave)|told you|given to you|configured|set up|instructed)\b",
-    r"\b(?:your|the|my|all|any|those|these) (?:\S+ ){0,2}?(?:earlier|prior|previous|original|initial|usual|"
+    r"\b(?:your|all|all of the|all the|all your|any of your) (?:\S+ ){0,2}?(?:earlier|prior|previous|original|"
+    r"initial|usual|"
     r"current|existing|old|standing|default|above|preceding|configured|operator'?s?) (?:\S+ )?(?:rules|"
     r"instructions|guidance|guidelines|policies|directions|directives|restrictions|constraints|prompts?|"
     r"configuration|programming|orders|limits|setup)\b",
     r"\b(?:rules|instructions|guidance|guidelines|policies|directions|directives|restrictions|orders) (?:above|"
     r"before|earlier|you (?:were|got|received|have)|from (?:before|earlier|your operators?)|that came before)\b",
+    r"\b(?:all|your) (?:\S+ )?(?:assignments|tasks|commands|instructions)\b|\bthe (?:assignments|tasks|commands|"
+    r"instructions) (?:above|before|so far)\b",
     r"\b(?:you were|you've been|you have been) (?:\S+ )?(?:told|given|configured|set up|instructed|programmed|"
     r"briefed)\b|\bpreviously instructed\b|\byour operators?\b",
 ]
@@ -342,7 +359,7 @@ _PRIOR_OTHER = [
     r"\b(?:ce qu'on t'a|ce qu'on vous a|ce que l'on t'a|qu'on t'a)\b|\b(?:tes|vos|les) (?:\S+ )?(?:consignes|"
     r"instructions|regles|directives)\b|\b(?:auparavant|precedemment|d'avant|recues)\b",
     r"\b(?:was man dir|was dir|was ihnen)\b|\b(?:deine|ihre|die) (?:\S+ )?(?:vorgaben|anweisungen|regeln|"
-    r"instruktionen)\b|\b(?:bisherigen?|vorherigen?|zuvor|vorher|fruheren?)\b",
+    r"instruktionen)\b|\b(?:bisherigen?|vorherigen?|zuvor|vorher|fruheren?|davor|obigen?)\b",
     r"\b(?:lo que te (?:dijeron|pidieron|indicaron)|lo que le dijeron|o que (?:te|lhe) (?:disseram|pediram))\b|"
     r"\b(?:las|tus|sus|as|suas|tuas|le) (?:\S+ )?(?:indicaciones|instrucciones|reglas|orientacoes|instrucoes|"
     r"regras|istruzioni|regole|indicazioni)\b|\b(?:antes|anteriores|previas|ate agora|hasta ahora|in "
@@ -436,6 +453,7 @@ def _signal(name: str, english: list[str], other: list[str]) -> Signal:
 
 SIGNALS: tuple[Signal, ...] = (
     _signal(ADDRESS, _ADDRESS_EN, _ADDRESS_OTHER),
+    _signal(THIRD, _THIRD_EN, _THIRD_OTHER),
     _signal(REQUEST, _REQUEST_EN, _REQUEST_OTHER),
     _signal(AUTHORITY, _AUTHORITY_EN, _AUTHORITY_OTHER),
     _signal(ACT, _ACT_EN, _ACT_OTHER),
@@ -454,7 +472,7 @@ SIGNALS: tuple[Signal, ...] = (
 # --- how signals add up to a family --------------------------------------------------------------
 
 # weights of the context signals that turn an action into an order aimed at the reader
-_PRESSURE = {ADDRESS: 2, AUTHORITY: 2, BYPASS: 2, REQUEST: 1, URGENT: 1}
+_PRESSURE = {ADDRESS: 2, AUTHORITY: 2, BYPASS: 2, THIRD: 1, REQUEST: 1, URGENT: 1}
 
 
 def _pressure(found: frozenset[str]) -> int:
@@ -473,9 +491,9 @@ def _severity(found: frozenset[str]) -> bool:
 
 
 def _directive(found: frozenset[str]) -> bool:
-    if EXFIL in found and (ADDRESS in found or REQUEST in found or AUTHORITY in found):
+    if EXFIL in found and found & {ADDRESS, THIRD, REQUEST, AUTHORITY}:
         return True
-    return DICTATE in found and (ADDRESS in found or (REQUEST in found and AUTHORITY in found))
+    return DICTATE in found and (ADDRESS in found or len(found & {THIRD, REQUEST, AUTHORITY}) >= 2)
 
 
 def _override(found: frozenset[str]) -> bool:
@@ -484,7 +502,8 @@ def _override(found: frozenset[str]) -> bool:
 
 def _persona(found: frozenset[str]) -> bool:
     posing = found & {PERSONA, HEADER}
-    return bool(posing) and (len(posing) == 2 or bool(found & {ADDRESS, REQUEST, AUTHORITY, DISMISS, DICTATE, ACT}))
+    context = {ADDRESS, THIRD, REQUEST, AUTHORITY, DISMISS, DICTATE, ACT}
+    return bool(posing) and (len(posing) == 2 or bool(found & context))
 
 
 RULES: tuple[tuple[str, object], ...] = (
