@@ -96,7 +96,7 @@ _REQUEST_EN = [
     r"\byou (?:must|should|need to|have to|are to|shall|will now|can now|may now|are (?:asked|required|"
     r"expected|instructed|ordered|cleared|authori[sz]ed|allowed|permitted) to)\b",
     r"\b(?:it|that) (?:would|will|'d) (?:really |greatly |be (?:really |very )?)?(?:help|helpful|great|nice|"
-    r"appreciated|ideal|best|good|perfect)\b",
+    r"appreciated|ideal|best|good|perfect|lovely|wonderful|awesome|cool|fantastic|super|amazing|brilliant|kind)\b",
     r"\b(?:i|we)(?:'d| would) (?:really |much |greatly )?(?:appreciate|like|love|prefer|want)\b",
     r"\b(?:could|can|would|will) you (?:please |kindly |just |simply )?\w+",
     r"\b(?:i|we) (?:need|want|require|expect|order|instruct|ask|am asking|are asking|command) (?:you|the|that|"
