@@ -162,13 +162,13 @@ def detect(text: str) -> list[Hit]:
         hits[fam.HIDDEN_UNICODE] = Hit(fam.HIDDEN_UNICODE, "invisible characters: " + ", ".join(normalised.suspicious))
     for family, where in _scan_views(normalised.plain, normalised.folded, fam.RULES):
         hits.setdefault(family, Hit(family, where))
-    for family, where in _score(normalised.text):
+    for family, where in _score(normalised):
         hits.setdefault(family, Hit(family, where))
     for piece in decode_all(normalised.text, normalised.smuggled):
         inner = normalise(piece.text)
         rules = tuple(r for r in fam.RULES if piece.kind != "rot13" or r.name in fam.ROT13_FAMILIES)
         found = list(_scan_views(inner.plain, inner.folded, rules))
-        found += _score(inner.text)
+        found += _score(inner)
         if inner.suspicious and piece.kind != "tag":
             found.append((fam.HIDDEN_UNICODE, "decoded"))
         for family, where in found:
@@ -199,14 +199,12 @@ def _first_hit(rule: fam.Family, whole: str, sentences: str) -> str | None:
     return None
 
 
-def _score(shown: str) -> list[tuple[str, str]]:
-    """The weak-signal score over the sentences of the shown text, each read in both views."""
-    plain: list[str] = []
-    folded: list[str] = []
-    for sentence in _segments(shown):
-        p, f = scan_views(sentence)
-        plain.append(p)
-        folded.append(f)
+def _score(normalised: Normalised) -> list[tuple[str, str]]:
+    """The weak-signal score over the sentences of the text, each read in both views."""
+    plain, folded = _segments(normalised.plain), _segments(normalised.folded)
+    if len(plain) != len(folded):  # folding moved a sentence boundary: derive both views per sentence
+        views = [scan_views(sentence) for sentence in _segments(normalised.text)]
+        plain, folded = [view[0] for view in views], [view[1] for view in views]
     return signals.score(plain, folded)
 
 

@@ -469,6 +469,9 @@ SIGNALS: tuple[Signal, ...] = (
     _signal(HEADER, _HEADER_EN, _HEADER_OTHER),
 )
 
+_ANCHORS = tuple(signal for signal in SIGNALS if signal.name in {ACT, SEVERITY, DICTATE, EXFIL, PRIOR, PERSONA, HEADER})
+_CONTEXT = tuple(signal for signal in SIGNALS if signal not in _ANCHORS)
+
 # --- how signals add up to a family --------------------------------------------------------------
 
 # weights of the context signals that turn an action into an order aimed at the reader
@@ -523,14 +526,20 @@ def score(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -> li
     if count == 0:
         return []
     per_sentence: list[set[str]] = [set() for _ in range(count)]
-    for view, sentences in ((0, plain_sentences), (1, folded_sentences)):
-        joined, starts = _join(sentences)
-        for signal in SIGNALS:
-            pattern = signal.other if view == 0 else signal.english
-            if pattern is None:
-                continue
-            for span in pattern.finditer(joined):
-                per_sentence[bisect_right(starts, span.start) - 1].add(signal.name)
+    views = [_join(plain_sentences), _join(folded_sentences)]
+    # every rule needs one of the anchors; without any, the context signals need not be located
+    anchored = False
+    for group in (_ANCHORS, _CONTEXT):
+        if group is _CONTEXT and not anchored:
+            break
+        for view, (joined, starts) in enumerate(views):
+            for signal in group:
+                pattern = signal.other if view == 0 else signal.english
+                if pattern is None:
+                    continue
+                for span in pattern.finditer(joined):
+                    per_sentence[bisect_right(starts, span.start) - 1].add(signal.name)
+                    anchored = True
     found: dict[str, str] = {}
     for first in range(count):
         window = frozenset().union(*per_sentence[first : first + WINDOW])
