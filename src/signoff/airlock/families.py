@@ -120,6 +120,9 @@ _OVERRIDE = [
     r"(?:of )?(?:the|your|my|these|those) (?:previous|above|prior|initial|original|hidden|secret|full|entire|"
     r"system|first|exact) (?:instructions|prompt|system prompt|directions|rules|guidelines)\b",
     r"\bwhat (?:is|are|was|were) your (?:system prompt|instructions|initial prompt|original instructions|rules)\b",
+    r"(?:^|[.!?:;] )(?:all )?(?:previous|prior|earlier|above|original|initial) (?:instructions|rules|directives|"
+    r"guidelines|prompts?) (?:are|were|have been|has been|is) (?:now |hereby )?(?:suspended|void|null|lifted|revoked|"
+    r"cancell?ed|disabled|overridden|superseded|invalid|no longer valid|no longer in effect)\b",
     r"\brepeat (?:the |all )?(?:words|text|everything|sentences?|lines?) (?:above|before|preceding)\b",
     r"\b(?:print|show|output|give me|tell me|repeat|list) (?:me )?the (?:first|last) (?:[0-9]+|few|hundred) "
     r"(?:words|lines|characters|sentences) of (?:your|the) (?:prompt|instructions|system prompt|context)\b",
@@ -217,6 +220,9 @@ _PRIVILEGED = [
     r"branch|branches|backups?|audit logs?|bucket|s3 bucket|cluster|namespace|everything|all (?:data|files|"
     r"users|records|branches|tables|repos))\b",
     r"\brm -rf (?:/|~|\*|\$home|/\*)(?: |$)",
+    # a line that is nothing but a chat-ops command to a review or merge bot
+    r"^(?:@\S+ )?/(?:approve|lgtm|merge|deploy|ship|land|force-merge|override|unhold|hold cancel)(?: [a-z0-9/#._-]+)?$",
+    r"(?:^|[.!?:;] )@?bors (?:r\+|merge|try)",
     rf"{_IMP}(?:grant|give|add|make|promote|elevate) (?:me|us|him|her|them|user \S+|the user \S+|\S+@\S+|this "
     r"account|my account)(?: \S+){0,2}? (?:an? )?(?:admin|administrator|owner|maintainer|write|push|root|sudo|"
     r"superuser|collaborator|elevated)(?: (?:access|rights|permissions?|role|privileges|status))?\b",

@@ -56,8 +56,12 @@ _ADDRESS_EN = [
     r"\bas (?:the|an?|our) (?:\S+ ){0,2}?(?:reviewer|agent|assistant|bot|model|triager|release manager|approver|"
     r"maintainer|deployer)s?,? you\b",
     rf"\b(?:you|yourself),? (?:the |an? )?(?:\S+ )?{_AGENT_WORD}\b",
+    r"\b(?:once|when|after|as soon as) you(?:'ve| have)? (?:read|processed|reviewed|seen|finished reading|parsed) "
+    r"(?:this|these|the (?:report|ticket|issue|above|text))\b",
 ]
 _ADDRESS_OTHER = [
+    # a mention of a bot (the plain view: the folded one reads "@" as a leetspeak "a")
+    r"@[a-z0-9_-]*(?:bot|agent|ai|assistant|gpt|copilot)\b",
     # French, Spanish, Portuguese, Italian, German, Dutch, Polish, Russian, Chinese, Japanese, Korean
     r"\b(?:cher|chere|a l'|au|a la|pour l'|pour le|note pour l'|message pour l'|hola|querido|estimado|"
     r"caro|cara|lieber|liebe|hallo|hinweis an den|hinweis an die|an den|an die|beste|drogi|droga)"
@@ -69,6 +73,8 @@ _ADDRESS_OTHER = [
     r"(?:ии-ассистент|ии-агент|ассистент|агент|бот)(?:,| должен| должна| пусть)",
     r"\b(?:wenn|falls|ob|si|se|als|quand|cuando|quando|jesli|als) (?:der |die |das |el |la |le |l'|il |o |a |de |"
     r"het )?\S*(?:bot|agent|assistent|assistant|asistente|assistente|agente|ki|ia)\b",
+    r"\b(?:que|dass|che|dat|zeby|aby) (?:el |la |le |l'|o |a |der |die |il |de |het )?(?:\S+ )?(?:bot|agente|"
+    r"agent|asistente|assistente|assistant|assistent|ki-agent)\b",
     r"(?:亲爱的|致|给|请)(?:\S*)?(?:助手|助理|机器人|智能体|代理|模型|ai)",
     r"(?:アシスタント|エージェント|ボット|ai|モデル)(?:へ|に|さん|様)?(?:、|:|：|へ)",
     r"(?:어시스턴트|에이전트|봇|ai|모델)(?:님|에게|께)?(?:,|:)",
@@ -107,7 +113,8 @@ _REQUEST_EN = [
     r"\bno need to (?:wait|ask|check|review|run)\b",
     r"(?:^|[.!?:;,] |[=>] ?)(?:approve|merge|push|force-push|force push|deploy|redeploy|ship|land|grant|give|add|"
     r"close|mark|label|file|tag|send|forward|post|reply|respond|answer|state|release|publish|promote|escalate|"
-    r"classify|set|cut|roll|rotate|paste|upload|collect|run|execute|sign off|bump|raise|treat|put|make)\b",
+    r"classify|set|cut|roll|rotate|paste|upload|collect|run|execute|sign off|bump|raise|treat|put|make|proceed|"
+    r"go ahead|create|generate|invite|remove|delete|disable|enable|change|update|include|reveal)\b",
     r"\b(?:i'?m|i am|we'?re|we are) (?:\S+ )?(?:asking|telling|instructing|ordering|requesting)\b|"
     r"\b(?:don'?t|do not) let\b",
     rf"\b(?:could|can|would|will) (?:the|an?|our|any|this) (?:\S+ )?{_AGENT_WORD}s?\b|"
@@ -155,7 +162,9 @@ _AUTHORITY_EN = [
     r"\b(?:i|we) (?:hereby )?(?:authori[sz]e|allow|permit|clear|empower) you\b|\bauthori[sz]ing you\b|"
     r"\bhereby\b|\bon behalf of\b|\b(?:cleared|authori[sz]ed|permitted) to\b|\(verified\)",
     r"\b(?:the humans|the maintainers|the team|everyone|management|the owners?|the lead) (?:(?:are|is|have|has) )?"
-    r"(?:fine|ok|okay|agreed|approved|signed off)\b",
+    r"(?:fine|ok|okay|agreed|approved|signed off|asked|requested|decided|instructed|want|wants)\b",
+    r"\bapproval (?:was |has been |is )?(?:granted|given) by\b|\bapproved by (?:the |our )?(?:project |team |tech )?"
+    r"(?:lead|owner|maintainers?|cto|manager)\b",
     r"\bthe (?:reporter|user|sender|author|submitter) is (?:an? |the )?(?:verified |trusted )?(?:admin|administrator|"
     r"maintainer|owner|staff|employee|developer|superuser)\b",
 ]
@@ -200,8 +209,18 @@ _ACT_EN = [
     r"\b(?:rotate|reset|change|disable|remove|turn off) (?:the |all |our )?(?:\S+ )?(?:database |admin |"
     r"production |root )?(?:password|credentials|2fa|mfa|branch protection|audit log|signing|security checks?)\b",
     r"\bgit push (?:--force|-f)\b|\bpush --force\b|\bmerge_to\(|\bapprove_pr\(",
+    r"(?:^|[.!?:;,] |please |just |now |then |and |simply )(?:approve|merge|deploy|ship|land|push|release|publish|"
+    r"sign off on|rubber-stamp|accept) (?:it|this|that|them|these)\b|\bpush (?:it|this|them) through\b",
+    r"\b(?:this|it|that|the (?:change|fix|pr|patch|branch)) (?:should |must |can |to |will |shall )?be (?:approved|"
+    r"merged|deployed|shipped|released|landed|pushed|published)\b",
+    r"\bproceed (?:with|to) (?:the )?(?:merge|merging|deploy\w*|release|releasing|rollout|approval|approving)\b",
+    r"\b(?:create|generate|mint|issue)\w* (?:\S+ ){0,4}?(?:access token|api key|deploy key|ssh key|credentials|"
+    r"token)\b",
+    r"\badd\w* (?:\S+ ){0,5}?(?:to|into) (?:the |our )?(?:repository |repo |org |organi[sz]ation |ci |actions )?"
+    r"(?:secrets|deploy keys|collaborators|admins|owners|maintainers)\b",
 ]
 _ACT_OTHER = [
+    r"@\S+ (?:approve|merge|deploy|ship|land|release|publish)\b",
     # fr
     r"\b(?:approuv\w*|fusionn\w*|merg\w*|deploi\w*|deploy\w*|valid\w*|publi\w*|pousse\w*) (?:\S+ ){0,5}?"
     r"(?:la |le |les |cette |ce |une |un )?(?:pull request|pr|branche|main|master|production|prod|correctif|"
@@ -263,12 +282,14 @@ _BYPASS_OTHER = [
 URGENT = "urgent"
 _URGENT_EN = [
     r"\b(?:now|right now|immediately|right away|asap|at once|straight away|today|tonight|this minute|before "
-    r"anyone|first|directly|straight)\b",
+    r"anyone|first|directly|straight|without delay|no delay)\b",
 ]
 _URGENT_OTHER = [
-    r"\b(?:tout de suite|immediatement|maintenant|directement|sofort|direkt|jetzt|ahora|ahora mismo|"
+    r"\b(?:aujourd'hui|heute|hoy|hoje|oggi|vandaag|dzisiaj|bugun|"
+    r"tout de suite|immediatement|maintenant|directement|sofort|direkt|jetzt|ahora|ahora mismo|"
     r"inmediatamente|hoy mismo|agora|imediatamente|subito|adesso|direttamente|meteen|nu|natychmiast|teraz)\b",
-    r"(?:немедленно|сейчас|срочно|сразу)|(?:立即|马上|立刻|现在)|(?:すぐに|直ちに|今すぐ)|(?:즉시|지금 바로|당장)",
+    r"(?:немедленно|сейчас|срочно|сразу|сегодня)|(?:立即|马上|立刻|现在|今天)|(?:すぐに|直ちに|今すぐ|今日)|"
+    r"(?:즉시|지금 바로|당장|오늘)",
 ]
 
 # Severity or priority words, and the verbs that set them.
@@ -291,8 +312,8 @@ CLASSIFY = "classify"
 _CLASSIFY_EN = [
     r"\b(?:mark|marked|set|label|labell?ed|classify|classified|flag|flagged|tag|tagged|rate|rated|treat|triage|"
     r"triaged|escalate|escalated|prioriti[sz]e|file|filed|categori[sz]e|assign|bump|raise|upgrade|log|record|"
-    r"list|carry|sit|keep|put|move|downgrade|lower|deprioriti[sz]e|reclassify)\b(?: \S+){0,5}? (?:as |to |at |"
-    r"into |in |under |with |on )?(?:a |an |the |its )?(?:\S+ )?(?:p[0-4]|sev ?[0-4]|sev-[0-4]|severity|priority|"
+    r"list|carry|sit|keep|put|move|downgrade|lower|deprioriti[sz]e|reclassify|change|update|switch)\b(?: \S+){0,5}? "
+    r"(?:as |to |at |into |in |under |with |on )?(?:a |an |the |its )?(?:\S+ )?(?:p[0-4]|sev ?[0-4]|sev-[0-4]|severity|priority|"
     r"critical|blocker|urgent|highest|top|maximum|max|security-critical|emergency|showstopper|label|queue)\b",
     r"\b(?:page|wake up|wake|alert|call) (?:\S+ )?(?:everyone|everybody|the on-call|on-call|the team|the whole)\b",
 ]
@@ -327,7 +348,8 @@ _SENSITIVE_OBJECT = (
 )
 _EXFIL_EN = [
     rf"\b(?:send|sends|sending|forward|email|e-mail|post|paste|upload|share|leak|transmit|exfiltrate|collect|"
-    rf"copy|dump|export|curl|mail)\w* (?:\S+ ){{0,8}}?{_SENSITIVE_OBJECT}\b",
+    rf"copy|dump|export|curl|mail|include|reveal|print|output|echo|expose|disclose|attach|put)\w* (?:\S+ ){{0,8}}?"
+    rf"{_SENSITIVE_OBJECT}\b",
     r"\b(?:to|at|into|on) (?:https?://|www\.)|\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b|curl (?:-\S+ )*@",
 ]
 _EXFIL_OTHER = [
@@ -350,6 +372,7 @@ _PRIOR_EN = [
     r"configuration|programming|orders|limits|setup)\b",
     r"\b(?:rules|instructions|guidance|guidelines|policies|directions|directives|restrictions|orders) (?:above|"
     r"before|earlier|you (?:were|got|received|have)|from (?:before|earlier|your operators?)|that came before)\b",
+    r"\b(?:outdated|obsolete|old) (?:instructions|rules|prompts?|system prompt|guidelines)\b|"
     r"\b(?:all|your) (?:\S+ )?(?:assignments|tasks|commands|instructions)\b|\bthe (?:assignments|tasks|commands|"
     r"instructions) (?:above|before|so far)\b",
     r"\b(?:you were|you've been|you have been) (?:\S+ )?(?:told|given|configured|set up|instructed|programmed|"
@@ -359,7 +382,8 @@ _PRIOR_OTHER = [
     r"\b(?:ce qu'on t'a|ce qu'on vous a|ce que l'on t'a|qu'on t'a)\b|\b(?:tes|vos|les) (?:\S+ )?(?:consignes|"
     r"instructions|regles|directives)\b|\b(?:auparavant|precedemment|d'avant|recues)\b",
     r"\b(?:was man dir|was dir|was ihnen)\b|\b(?:deine|ihre|die) (?:\S+ )?(?:vorgaben|anweisungen|regeln|"
-    r"instruktionen)\b|\b(?:bisherigen?|vorherigen?|zuvor|vorher|fruheren?|davor|obigen?)\b",
+    r"instruktionen)\b|\b(?:bisherigen?|vorherigen?|zuvor|vorher|fruheren?|davor|obigen?|vorhergehenden?|"
+    r"vorangegangenen?)\b|\b(?:die|deine|ihre|alle) (?:\S+ )?(?:anweisung|anweisungen|auftrage|befehle)\b",
     r"\b(?:lo que te (?:dijeron|pidieron|indicaron)|lo que le dijeron|o que (?:te|lhe) (?:disseram|pediram))\b|"
     r"\b(?:las|tus|sus|as|suas|tuas|le) (?:\S+ )?(?:indicaciones|instrucciones|reglas|orientacoes|instrucoes|"
     r"regras|istruzioni|regole|indicazioni)\b|\b(?:antes|anteriores|previas|ate agora|hasta ahora|in "
@@ -380,6 +404,8 @@ _DISMISS_EN = [
     r"lifted)|"
     r"(?:none|no part) of (?:\S+ ){0,4}?(?:binds?|appl(?:y|ies)|matters?)|(?:without|free of|free from) "
     r"(?:\S+ )?(?:usual|normal|standard|earlier|prior) (?:restrictions|rules|limits|constraints|policies))\b",
+    r"\bend of (?:the )?(?:\S+ )?(?:instructions|prompt|system prompt|rules)\b|\bnew (?:rules?|polic(?:y|ies)|"
+    r"instructions?) ?:",
     r"\b(?:are|were|is|was|have been|has been|be|being) (?:now )?(?:lifted|suspended|waived|revoked|void|"
     r"switched off|cancell?ed|no longer in (?:force|effect))\b",
     r"\b(?:with|has|have) (?:no|unlimited|unrestricted) (?:\S+ )?(?:rules|restrictions|limits|limitations|"
@@ -404,6 +430,7 @@ _PERSONA_EN = [
     r"\b(?:you are|you're) (?:now|hereby|henceforth|from now on) (?:the|an?|my) (?:\S+ ){0,2}?(?:agent|assistant|"
     r"bot|administrator|admin|operator|maintainer)\b",
     r"\bthe developer has (?:updated|changed|replaced)\b",
+    r"\b(?:you are|you're) now in (?:\S+ )?mode\b",
 ]
 # Text posing as a message from the system or an administrator.
 HEADER = "header"
@@ -417,6 +444,7 @@ _HEADER_EN = [
     r"\b(?:begin|start|end) (?:of )?(?:the )?(?:admin|system|developer|root|operator) (?:override|message|"
     r"instructions?|mode|prompt)\b|\b(?:admin|system|developer|root) override ?:",
     r"\"role\" ?: ?\"(?:system|developer)\"",
+    r"\[(?:system|assistant|developer)\]\(#",
     r"<\|(?:system|user|assistant|end|im_start|im_end)\|>",
 ]
 _PERSONA_OTHER = [
