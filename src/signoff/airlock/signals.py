@@ -313,8 +313,8 @@ _CLASSIFY_EN = [
     r"\b(?:mark|marked|set|label|labell?ed|classify|classified|flag|flagged|tag|tagged|rate|rated|treat|triage|"
     r"triaged|escalate|escalated|prioriti[sz]e|file|filed|categori[sz]e|assign|bump|raise|upgrade|log|record|"
     r"list|carry|sit|keep|put|move|downgrade|lower|deprioriti[sz]e|reclassify|change|update|switch)\b(?: \S+){0,5}? "
-    r"(?:as |to |at |into |in |under |with |on )?(?:a |an |the |its )?(?:\S+ )?(?:p[0-4]|sev ?[0-4]|sev-[0-4]|severity|priority|"
-    r"critical|blocker|urgent|highest|top|maximum|max|security-critical|emergency|showstopper|label|queue)\b",
+    r"(?:as |to |at |into |in |under |with |on )?(?:a |an |the |its )?(?:\S+ )?(?:p[0-4]|sev ?[0-4]|sev-[0-4]|"
+    r"severity|priority|critical|blocker|urgent|highest|top|maximum|max|security-critical|emergency|showstopper|label|queue)\b",
     r"\b(?:page|wake up|wake|alert|call) (?:\S+ )?(?:everyone|everybody|the on-call|on-call|the team|the whole)\b",
 ]
 _CLASSIFY_OTHER = [
