@@ -15,7 +15,7 @@ the window walk is one pass over the sentence list, so the whole is linear in th
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from signoff.airlock import families as fam
@@ -149,12 +149,17 @@ _REQUEST_OTHER = [
 ]
 
 # Someone claims the authority to order the reader about, or says the review already happened.
-AUTHORITY = "authority"
-_AUTHORITY_EN = [
+# A claim to a role. Honest reports make it too ("I'm the admin of our workspace and the billing
+# page is gone"), so it weighs less than a claim to authority over the reader.
+CLAIM = "claim"
+_CLAIM_EN = [
     r"\b(?:i am|i'm|im|we are|we're|this is|speaking as|as) (?:the |a |an |one of the |your |our )?(?:\S+ )?"
     r"(?:admin|administrator|owner|owners|maintainer|maintainers|lead|team lead|tech lead|product owner|"
     r"manager|release manager|vp|cto|ceo|director|security team|platform team|on-call|operator|root|sysadmin|"
     r"developer of this|author of this)\b",
+]
+AUTHORITY = "authority"
+_AUTHORITY_EN = [
     r"\b(?:pre-?approved|already (?:been )?(?:approved|reviewed|checked|vetted|signed off|verified|tested)|"
     r"signed off (?:verbally|already|on it)|approved (?:verbally|offline|by (?:the |our )?(?:lead|owner|"
     r"maintainers?|team|security))|has (?:been )?(?:approved|cleared|authori[sz]ed) by)\b",
@@ -168,7 +173,7 @@ _AUTHORITY_EN = [
     r"\bthe (?:reporter|user|sender|author|submitter) is (?:an? |the )?(?:verified |trusted )?(?:admin|administrator|"
     r"maintainer|owner|staff|employee|developer|superuser)\b",
 ]
-_AUTHORITY_OTHER = [
+_CLAIM_OTHER = [
     r"\b(?:je suis|en tant que|soy|como|ich bin|als|sono|come|sou|jestem|jako|ik ben) (?:le |la |l'|el |la |"
     r"der |die |il |o |a |de |een |un |una |ein |eine )?(?:\S+ )?(?:administrateur|administrador|administrator|"
     r"amministratore|administratorem|responsable|proprietaire|propietario|eigentumer|mainteneur|maintainer|"
@@ -177,6 +182,11 @@ _AUTHORITY_OTHER = [
     r"(?:我是(?:管理员|负责人|项目负责人|维护者|所有者))",
     r"(?:私は(?:管理者|オーナー|責任者|メンテナ))",
     r"(?:저는 (?:관리자|소유자|책임자))",
+]
+_AUTHORITY_OTHER = [
+    r"\b(?:j'autorise|je t'autorise|je vous autorise|ich erlaube dir|ich autorisiere|te autorizo|autorizo|"
+    r"eu autorizo|ti autorizzo|autorizzo|pre-?aprobado|ya aprobado|deja aprobado|bereits genehmigt|"
+    r"deja valide|gia approvato|ja aprovado)\b",
 ]
 
 # An action on a repository, a deployment, access rights or the verdict itself.
@@ -347,11 +357,16 @@ _SENSITIVE_OBJECT = (
     r"personal data|database dump|db dump|session cookies?|cookies|keys)"
 )
 _EXFIL_EN = [
-    rf"\b(?:send|sends|sending|forward|email|e-mail|post|paste|upload|share|leak|transmit|exfiltrate|collect|"
+    rf"\b(?:send|sends|sending|forward|email|e-mail|paste|upload|share|leak|transmit|exfiltrate|collect|"
     rf"copy|dump|export|curl|mail|include|reveal|print|output|echo|expose|disclose|attach|put)\w* (?:\S+ ){{0,8}}?"
     rf"{_SENSITIVE_OBJECT}\b",
-    r"\b(?:to|at|into|on) (?:https?://|www\.)|\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b|curl (?:-\S+ )*@",
+    # "post", but not the HTTP method of a logged request ("POST /admin/token")
+    rf"\bpost\w* (?:the |all |your |our |my |every |its |their )(?:\S+ ){{0,6}}?{_SENSITIVE_OBJECT}\b",
+    r"\bcurl (?:-\S+ )*@",
 ]
+# Somewhere to send it: a web address or a mail address.
+DEST = "destination"
+_DEST_EN = [r"\b(?:to|at|into|on) (?:https?://|www\.)|\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b"]
 _EXFIL_OTHER = [
     r"\b(?:envoie|envoyez|transmets|schick\w*|send\w*|sende|envia|envie|manda|invia|wyslij|stuur)\w* "
     r"(?:\S+ ){0,6}?(?:\.env|fichier \.env|mot de passe|mots de passe|identifiants|zugangsdaten|passworter|"
@@ -483,6 +498,7 @@ SIGNALS: tuple[Signal, ...] = (
     _signal(ADDRESS, _ADDRESS_EN, _ADDRESS_OTHER),
     _signal(THIRD, _THIRD_EN, _THIRD_OTHER),
     _signal(REQUEST, _REQUEST_EN, _REQUEST_OTHER),
+    _signal(CLAIM, _CLAIM_EN, _CLAIM_OTHER),
     _signal(AUTHORITY, _AUTHORITY_EN, _AUTHORITY_OTHER),
     _signal(ACT, _ACT_EN, _ACT_OTHER),
     _signal(BYPASS, _BYPASS_EN, _BYPASS_OTHER),
@@ -491,6 +507,7 @@ SIGNALS: tuple[Signal, ...] = (
     _signal(CLASSIFY, _CLASSIFY_EN, _CLASSIFY_OTHER),
     _signal(DICTATE, _DICTATE_EN, _DICTATE_OTHER),
     _signal(EXFIL, _EXFIL_EN, _EXFIL_OTHER),
+    _signal(DEST, _DEST_EN, []),
     _signal(PRIOR, _PRIOR_EN, _PRIOR_OTHER),
     _signal(DISMISS, _DISMISS_EN, _DISMISS_OTHER),
     _signal(PERSONA, _PERSONA_EN, _PERSONA_OTHER),
@@ -503,41 +520,51 @@ _CONTEXT = tuple(signal for signal in SIGNALS if signal not in _ANCHORS)
 # --- how signals add up to a family --------------------------------------------------------------
 
 # weights of the context signals that turn an action into an order aimed at the reader
-_PRESSURE = {ADDRESS: 2, AUTHORITY: 2, BYPASS: 2, THIRD: 1, REQUEST: 1, URGENT: 1}
+_PRESSURE = {ADDRESS: 2, AUTHORITY: 2, BYPASS: 2, THIRD: 1, CLAIM: 1, REQUEST: 1, URGENT: 1}
+# what makes a sentence aimed at a reader rather than a description of what happened
+_AIM = frozenset({ADDRESS, THIRD, REQUEST, AUTHORITY, CLAIM})
 
 
 def _pressure(found: frozenset[str]) -> int:
     return sum(weight for name, weight in _PRESSURE.items() if name in found)
 
 
-def _privileged(found: frozenset[str]) -> bool:
-    return ACT in found and _pressure(found) >= 3
+def _privileged(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
+    # the action itself must sit in an aimed sentence, or right after one that addresses an agent
+    # ("# note for the bot" above a command): "the bot merged it into main without waiting for
+    # CI" describes a bug, however many signals its neighbours carry
+    aimed_act = any(
+        ACT in one and (one & _AIM or (index > 0 and ADDRESS in sentences[index - 1]))
+        for index, one in enumerate(sentences)
+    )
+    return aimed_act and _pressure(found) >= 3
 
 
-def _severity(found: frozenset[str]) -> bool:
+def _severity(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
     if SEVERITY not in found:
         return False
     aimed = _pressure(found - {URGENT})
     return (CLASSIFY in found and aimed >= 1) or aimed >= 4
 
 
-def _directive(found: frozenset[str]) -> bool:
-    if EXFIL in found and found & {ADDRESS, THIRD, REQUEST, AUTHORITY}:
+def _directive(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
+    if EXFIL in found and (found & {ADDRESS, THIRD, AUTHORITY} or {DEST, REQUEST} <= found):
         return True
-    return DICTATE in found and (ADDRESS in found or len(found & {THIRD, REQUEST, AUTHORITY}) >= 2)
+    return DICTATE in found and (ADDRESS in found or len(found & {THIRD, REQUEST, AUTHORITY, CLAIM}) >= 2)
 
 
-def _override(found: frozenset[str]) -> bool:
+def _override(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
     return PRIOR in found and DISMISS in found
 
 
-def _persona(found: frozenset[str]) -> bool:
+def _persona(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
     posing = found & {PERSONA, HEADER}
-    context = {ADDRESS, THIRD, REQUEST, AUTHORITY, DISMISS, DICTATE, ACT}
+    context = {ADDRESS, THIRD, REQUEST, AUTHORITY, CLAIM, DISMISS, DICTATE, ACT}
     return bool(posing) and (len(posing) == 2 or bool(found & context))
 
 
-RULES: tuple[tuple[str, object], ...] = (
+Rule = Callable[[frozenset[str], Sequence[frozenset[str]]], bool]
+RULES: tuple[tuple[str, Rule], ...] = (
     (fam.INSTRUCTION_OVERRIDE, _override),
     (fam.ROLE_IMPERSONATION, _persona),
     (fam.PRIVILEGED_ACTION, _privileged),
@@ -568,16 +595,18 @@ def score(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -> li
                 for span in pattern.finditer(joined):
                     per_sentence[bisect_right(starts, span.start) - 1].add(signal.name)
                     anchored = True
+    frozen = [frozenset(one) for one in per_sentence]
     found: dict[str, str] = {}
     for first in range(count):
-        window = frozenset().union(*per_sentence[first : first + WINDOW])
+        sentences = frozen[first : first + WINDOW]
+        window = frozenset().union(*sentences)
         if len(window) < 2:
             continue
         for family, rule in RULES:
-            if family not in found and rule(window):  # type: ignore[operator]
-                last = min(first + WINDOW, count)
-                found[family] = f"signals in sentences {first + 1}-{last}" if last > first + 1 else (
-                    f"signals in sentence {first + 1}")
+            if family not in found and rule(window, sentences):
+                last = first + len(sentences)
+                place = f"sentences {first + 1}-{last}" if last > first + 1 else f"sentence {first + 1}"
+                found[family] = f"signals in {place}"
     return list(found.items())
 
 
