@@ -111,10 +111,6 @@ _REQUEST_EN = [
     r"\b(?:just|simply|now|then|first|immediately) (?:approve|merge|push|deploy|ship|land|grant|give|add|close|"
     r"mark|label|file|tag|send|forward|post|say|reply|respond|answer|state|write|release|publish|delete)\b",
     r"\bno need to (?:wait|ask|check|review|run)\b",
-    r"(?:^|[.!?:;,] |[=>] ?)(?:approve|merge|push|force-push|force push|deploy|redeploy|ship|land|grant|give|add|"
-    r"close|mark|label|file|tag|send|forward|post|reply|respond|answer|state|release|publish|promote|escalate|"
-    r"classify|set|cut|roll|rotate|paste|upload|collect|run|execute|sign off|bump|raise|treat|put|make|proceed|"
-    r"go ahead|create|generate|invite|remove|delete|disable|enable|change|update|include|reveal)\b",
     r"\b(?:i'?m|i am|we'?re|we are) (?:\S+ )?(?:asking|telling|instructing|ordering|requesting)\b|"
     r"\b(?:don'?t|do not) let\b",
     rf"\b(?:could|can|would|will) (?:the|an?|our|any|this) (?:\S+ )?{_AGENT_WORD}s?\b|"
@@ -133,8 +129,21 @@ _REQUEST_OTHER = [
     r"alstublieft|graag|moet je|"
     r"prosze|musisz)\b",
     r"(?:пожалуйста|просто|срочно|нужно|надо|должен|сделай|сделайте)",
-    r"(?:^|[.!?:;,] )(?:пометь|отметь|поставь|одобри|влей|смержи|замержи|задеплой|выдай|дай|отправь|перешли|"
-    r"пришли|забудь|игнорируй|ответь|напиши|закрой|классифицируй|присвой|установи|удали)",
+    r"(?:请|麻烦|务必|必须|直接)",
+    r"(?:ください|して下さい|してください|しなさい|せよ)",
+    r"(?:주세요|하세요|하십시오|해라)",
+]
+
+# A sentence that starts with an order ("Merge it.", "Bot: ship it", "next=merge ..."). Not on a
+# title line: titles are noun phrases that often start with a verb ("Merge queue skips checks").
+IMPERATIVE = "imperative"
+_IMPERATIVE_EN = [
+    r"(?:^|[.!?:;,] |[=>] ?)(?:approve|merge|push|force-push|force push|deploy|redeploy|ship|land|grant|give|add|"
+    r"close|mark|label|file|tag|send|forward|post|reply|respond|answer|state|release|publish|promote|escalate|"
+    r"classify|set|cut|roll|rotate|paste|upload|collect|run|execute|sign off|bump|raise|treat|put|make|proceed|"
+    r"go ahead|create|generate|invite|remove|delete|disable|enable|change|update|include|reveal)\b",
+]
+_IMPERATIVE_OTHER = [
     # sentence-initial imperatives: fr, de, es, pt, it, nl, pl
     r"(?:^|[.!?:;,] )(?:classe|classez|mets|mettez|marque|marquez|approuve|approuvez|fusionne|fusionnez|deploie|"
     r"deployez|envoie|envoyez|oublie|oubliez|reponds|repondez|ecris|ecrivez|accorde|donne|donnez|"
@@ -143,10 +152,13 @@ _REQUEST_OTHER = [
     r"ignora|responde|escribe|classifique|aprove|faca|envie|esqueca|responda|escreva|conceda|classifica|segna|"
     r"approva|unisci|invia|dimentica|rispondi|scrivi|concedi|zet|markeer|keur|stuur|vergeet|negeer|antwoord|"
     r"oznacz|ustaw|zatwierdz|scal|wyslij|zapomnij|odpowiedz)\b",
-    r"(?:请|麻烦|务必|必须|直接)",
-    r"(?:ください|して下さい|してください|しなさい|せよ)",
-    r"(?:주세요|하세요|하십시오|해라)",
+    r"(?:^|[.!?:;,] )(?:пометь|отметь|поставь|одобри|влей|смержи|замержи|задеплой|выдай|дай|отправь|перешли|"
+    r"пришли|забудь|игнорируй|ответь|напиши|закрой|классифицируй|присвой|установи|удали)",
 ]
+_TITLE_LABEL = compile_re(
+    r"^(?:\*\*|#+ )?(?:title|summary|subject|titel|titre|titulo|titolo|tytul|baslik|onderwerp|заголовок|"
+    r"标题|標題|タイトル|件名|제목)\s*(?:\*\*)?\s*[:：]"
+)
 
 # Someone claims the authority to order the reader about, or says the review already happened.
 # A claim to a role. Honest reports make it too ("I'm the admin of our workspace and the billing
@@ -196,6 +208,10 @@ _REPO_OBJECT = (
     r"trunk|prod|production|staging|repo|repository|release|build|hotfix|commit|commits|diff|#[0-9]+|"
     r"pr ?#?[0-9]+|servers?|canary|npm|pypi|docker hub|registry|tag|version|v[0-9][0-9.]*)"
 )
+_PROTECTED = (
+    r"(?:main|master|trunk|prod|production|live|origin/main|origin/master|head:main|head:master|npm|pypi|"
+    r"docker hub|the registry|main branch|master branch|default branch|release branch)"
+)
 _ACT_VERB = (
     r"(?:approv\w*|merg\w*|land|lands|landed|landing|push\w*|force[- ]?push\w*|deploy\w*|redeploy\w*|ship|"
     r"ships|shipped|shipping|releas\w*|publish\w*|roll\w* (?:it |this |them )?out|sign\w* off|rubber-?stamp\w*|"
@@ -203,8 +219,11 @@ _ACT_VERB = (
     r"revert\w*|rebas\w*)"
 )
 _ACT_EN = [
-    rf"\b{_ACT_VERB}\b(?: \S+){{0,5}}? (?:(?:to|into|onto|on|in|over) )?(?:the |this |that |my |our |it |its )?"
-    rf"(?:\S+ )?{_REPO_OBJECT}\b",
+    # on a particular object ("this PR", "#482", "the linked branch") or a protected target ("main",
+    # "production"): "pushing to a branch" or "open draft pull requests" name none
+    rf"\b{_ACT_VERB}\b(?: \S+){{0,5}}? (?:(?:to|into|onto|on|in|over) )?(?:(?:the|this|that|my|our|your|its|these|"
+    rf"those|his|her) (?:\S+ )?{_REPO_OBJECT}|{_PROTECTED}|#[0-9]+|pr ?#?[0-9]+|(?:build|version|release|commit) "
+    r"v?[0-9][0-9a-z.]*)\b",
     rf"\b{_REPO_OBJECT}\b(?: \S+){{0,3}}? (?:is |as |be )?(?:marked |set )?(?:approved|merged|landed|deployed|"
     r"shipped|released|accepted|signed off)\b",
     r"\b(?:mark|set|label|flag) (?:\S+ ){0,3}?(?:as )?(?:approved|lgtm|accepted|verified|reviewed|ready to merge|"
@@ -292,7 +311,7 @@ _BYPASS_OTHER = [
 URGENT = "urgent"
 _URGENT_EN = [
     r"\b(?:now|right now|immediately|right away|asap|at once|straight away|today|tonight|this minute|before "
-    r"anyone|first|directly|straight|without delay|no delay)\b",
+    r"anyone|without delay|no delay)\b",
 ]
 _URGENT_OTHER = [
     r"\b(?:aujourd'hui|heute|hoy|hoje|oggi|vandaag|dzisiaj|bugun|"
@@ -498,6 +517,7 @@ SIGNALS: tuple[Signal, ...] = (
     _signal(ADDRESS, _ADDRESS_EN, _ADDRESS_OTHER),
     _signal(THIRD, _THIRD_EN, _THIRD_OTHER),
     _signal(REQUEST, _REQUEST_EN, _REQUEST_OTHER),
+    _signal(IMPERATIVE, _IMPERATIVE_EN, _IMPERATIVE_OTHER),
     _signal(CLAIM, _CLAIM_EN, _CLAIM_OTHER),
     _signal(AUTHORITY, _AUTHORITY_EN, _AUTHORITY_OTHER),
     _signal(ACT, _ACT_EN, _ACT_OTHER),
@@ -529,12 +549,16 @@ def _pressure(found: frozenset[str]) -> int:
     return sum(weight for name, weight in _PRESSURE.items() if name in found)
 
 
+SALUTATION = "salutation"  # derived: a short sentence that addresses an agent, and nothing else much
+_SHORT = 60  # characters: a line that only addresses someone ("# note for the bot", "Dear assistant,")
+
+
 def _privileged(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
     # the action itself must sit in an aimed sentence, or right after one that addresses an agent
     # ("# note for the bot" above a command): "the bot merged it into main without waiting for
     # CI" describes a bug, however many signals its neighbours carry
     aimed_act = any(
-        ACT in one and (one & _AIM or (index > 0 and ADDRESS in sentences[index - 1]))
+        ACT in one and (one & _AIM or (index > 0 and SALUTATION in sentences[index - 1]))
         for index, one in enumerate(sentences)
     )
     return aimed_act and _pressure(found) >= 3
@@ -595,6 +619,13 @@ def score(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -> li
                 for span in pattern.finditer(joined):
                     per_sentence[bisect_right(starts, span.start) - 1].add(signal.name)
                     anchored = True
+    for index, one in enumerate(per_sentence):
+        if ADDRESS in one and len(plain_sentences[index]) <= _SHORT:
+            one.add(SALUTATION)
+        if IMPERATIVE in one:
+            one.discard(IMPERATIVE)
+            if _TITLE_LABEL.search(plain_sentences[index]) is None:
+                one.add(REQUEST)
     frozen = [frozenset(one) for one in per_sentence]
     found: dict[str, str] = {}
     for first in range(count):
