@@ -237,7 +237,7 @@ _PRIVILEGED = [
 _AGENT = [
     rf"\b(?:dear|hey|hi|hello|attention|attn|note to|message to|memo to|instructions? for|to you,?|calling "
     rf"all|listen(?: up)?,?) (?:the |all |any |our |you,? )?{_AI}s?\b",
-    rf"\bif you (?:are|'re|were) (?:an? |the )?(?:{_AI}|model|automated)\b",
+    rf"\bif you(?: are|'re| were) (?:an? |the )?(?:{_AI}|model|automated)\b",
     rf"\b{_AI}s? (?:reading|processing|summari[sz]ing|reviewing|triaging|analy[sz]ing|parsing|handling) this\b",
     rf"\bwhen (?:you|the {_AI}) (?:read|reads|process|processes|summari[sz]e|summari[sz]es|triage|triages|"
     r"review|reviews|parse|parses) (?:this|these|the following)\b",

@@ -37,7 +37,8 @@ _AGENT_WORD = (
 ADDRESS = "address"
 _ADDRESS_EN = [
     rf"(?:^|[.!?:;(] )(?:dear |hey |hi |hello |attention |attn |note to |note for |message (?:to|for) |"
-    rf"instructions? for |memo (?:to|for) |to )?(?:the |any |all |our |every )?(?:\S+ )?{_AGENT_WORD}s?\b ?[,:]",
+    rf"instructions? for |memo (?:to|for) |to )?(?:the |any |all |our |every )?(?:\S+ )?{_AGENT_WORD}s?\b ?"
+    r"(?:[,:!]|\x{2014}|\x{2013}| - )",
     rf"\b(?:dear|hey|hi|hello|attention|attn|note to|note for|message (?:to|for)|instructions? for|memo (?:to|for)|"
     rf"calling all|hello to|to) (?:the |any |all |our |every |you,? )?(?:\S+ )?{_AGENT_WORD}s?\b",
     rf"\b(?:if|when|once) (?:an? |the |any )?(?:\S+ )?{_AGENT_WORD}s? (?:reads|is reading|processes|handles|"
@@ -99,8 +100,8 @@ REQUEST = "request"
 _REQUEST_EN = [
     r"\b(?:please|pls|plz|kindly|go ahead and|make sure (?:to|you)|be sure to|remember to|do not forget to|"
     r"don'?t forget to)\b",
-    r"\byou (?:must|should|need to|have to|are to|shall|will now|can now|may now|are (?:asked|required|"
-    r"expected|instructed|ordered|cleared|authori[sz]ed|allowed|permitted) to)\b",
+    r"\byou(?: must| should| need to| have to| are to| shall| will now| can now| may now|(?: are|'re) (?:asked|"
+    r"required|expected|instructed|ordered|cleared|authori[sz]ed|allowed|permitted) to)\b",
     r"\b(?:it|that) (?:would|will|'d) (?:really |greatly |be (?:really |very )?)?(?:help|helpful|great|nice|"
     r"appreciated|ideal|best|good|perfect|lovely|wonderful|awesome|cool|fantastic|super|amazing|brilliant|kind)\b",
     r"\b(?:i|we)(?:'d| would) (?:really |much |greatly )?(?:appreciate|like|love|prefer|want)\b",
@@ -141,12 +142,14 @@ _IMPERATIVE_EN = [
     r"(?:^|[.!?:;,] |[=>] ?)(?:approve|merge|push|force-push|force push|deploy|redeploy|ship|land|grant|give|add|"
     r"close|mark|label|file|tag|send|forward|post|reply|respond|answer|state|release|publish|promote|escalate|"
     r"classify|set|cut|roll|rotate|paste|upload|collect|run|execute|sign off|bump|raise|treat|put|make|proceed|"
-    r"go ahead|create|generate|invite|remove|delete|disable|enable|change|update|include|reveal)\b",
+    r"go ahead|create|generate|invite|remove|delete|disable|enable|change|update|include|reveal|obey|follow|"
+    r"trust)\b",
 ]
 _IMPERATIVE_OTHER = [
     # sentence-initial imperatives: fr, de, es, pt, it, nl, pl
     r"(?:^|[.!?:;,] )(?:classe|classez|mets|mettez|marque|marquez|approuve|approuvez|fusionne|fusionnez|deploie|"
-    r"deployez|envoie|envoyez|oublie|oubliez|reponds|repondez|ecris|ecrivez|accorde|donne|donnez|"
+    r"deployez|envoie|envoyez|oublie|oubliez|reponds|repondez|ecris|ecrivez|accorde|donne|donnez|valide|validez|"
+    r"publie|publiez|pousse|poussez|ferme|fermez|"
     r"setze|setzen sie|stufe|markiere|genehmige|merge|gib|schicke|sende|vergiss|ignoriere|antworte|schreibe|"
     r"erteile|clasifica|clasifique|marca|pon|ponga|aprueba|apruebe|fusiona|despliega|concede|envia|olvida|"
     r"ignora|responde|escribe|classifique|aprove|faca|envie|esqueca|responda|escreva|conceda|classifica|segna|"
@@ -177,13 +180,14 @@ _AUTHORITY_EN = [
     r"maintainers?|team|security))|has (?:been )?(?:approved|cleared|authori[sz]ed) by)\b",
     r"\b(?:you have|with|under) my (?:permission|authori[sz]ation|approval|blessing|consent)\b",
     r"\b(?:i|we) (?:hereby )?(?:authori[sz]e|allow|permit|clear|empower) you\b|\bauthori[sz]ing you\b|"
-    r"\bhereby\b|\bon behalf of\b|\b(?:cleared|authori[sz]ed|permitted) to\b|\(verified\)",
+    r"\bhereby\b|\bon behalf of\b|\b(?:cleared|authori[sz]ed|permitted) to\b|\(verified\)|"
+    r"\byou(?: are|'re) (?:now )?(?:allowed|free) to\b",
     r"\b(?:the humans|the maintainers|the team|everyone|management|the owners?|the lead) (?:(?:are|is|have|has) )?"
     r"(?:fine|ok|okay|agreed|approved|signed off|asked|requested|decided|instructed|want|wants)\b",
     r"\bapproval (?:was |has been |is )?(?:granted|given) by\b|\bapproved by (?:the |our )?(?:project |team |tech )?"
     r"(?:lead|owner|maintainers?|cto|manager)\b",
-    r"\bthe (?:reporter|user|sender|author|submitter) is (?:an? |the )?(?:verified |trusted )?(?:admin|administrator|"
-    r"maintainer|owner|staff|employee|developer|superuser)\b",
+    r"\bthe (?:reporter|user|sender|author|submitter) (?:is|has) (?:an? |the )?(?:verified |trusted |full )?(?:admin|"
+    r"administrator|maintainer|owner|staff|employee|developer|superuser|root)\b",
 ]
 _CLAIM_OTHER = [
     r"\b(?:je suis|en tant que|soy|como|ich bin|als|sono|come|sou|jestem|jako|ik ben) (?:le |la |l'|el |la |"
@@ -198,7 +202,7 @@ _CLAIM_OTHER = [
 _AUTHORITY_OTHER = [
     r"\b(?:j'autorise|je t'autorise|je vous autorise|ich erlaube dir|ich autorisiere|te autorizo|autorizo|"
     r"eu autorizo|ti autorizzo|autorizzo|pre-?aprobado|ya aprobado|deja aprobado|bereits genehmigt|"
-    r"deja valide|gia approvato|ja aprovado)\b",
+    r"deja valide|deja relu|deja approuve|deja verifie|gia approvato|ja aprovado|ya revisado|bereits gepruft)\b",
 ]
 
 # An action on a repository, a deployment, access rights or the verdict itself.
@@ -240,6 +244,8 @@ _ACT_EN = [
     r"\bgit push (?:--force|-f)\b|\bpush --force\b|\bmerge_to\(|\bapprove_pr\(",
     r"(?:^|[.!?:;,] |please |just |now |then |and |simply )(?:approve|merge|deploy|ship|land|push|release|publish|"
     r"sign off on|rubber-stamp|accept) (?:it|this|that|them|these)\b|\bpush (?:it|this|them) through\b",
+    r"\b(?:may|can|should|must|will|to|go ahead and) (?:\S+ )?(?:approve|merge|deploy|ship|land|push|release|"
+    r"publish) (?:it|this|that|them)\b",
     r"\b(?:this|it|that|the (?:change|fix|pr|patch|branch)) (?:should |must |can |to |will |shall )?be (?:approved|"
     r"merged|deployed|shipped|released|landed|pushed|published)\b",
     r"\bproceed (?:with|to) (?:the )?(?:merge|merging|deploy\w*|release|releasing|rollout|approval|approving)\b",
@@ -290,6 +296,8 @@ _BYPASS_EN = [
     r"checking|canary|rubric|rules|policy|process|the usual|pipeline|qa|verification|what your)\b",
     r"\bskip[_ ]checks\b|\bno-verify\b|\bpush (?:--force|-f)\b|"
     r"\bforce[- ]?push\w* (?:\S+ ){0,4}?(?:main|master|over|prod|production|trunk|head:main|head:master)\b|"
+    r"\bno (?:human |code |manual |further |peer )?(?:review|reviews|approval|sign-?off)\b|"
+    r"\b(?:review|approval|tests?|checks?|ci) (?:is |are )?(?:not )?(?:needed|necessary|required)\b|"
     r"\bregardless\b|\b(?:enable|turn on|switch on|set) auto-?merge\b|"
     r"\bno matter what\b|\b(?:ci|tests?) (?:is|are) (?:known )?(?:flaky|broken|unnecessary|not needed)\b",
 ]
@@ -306,6 +314,10 @@ _BYPASS_OTHER = [
     r"(?:レビュー|テスト|チェック)(?:.{0,6})(?:スキップ|省略|飛ばし|なしで)",
     r"(?:리뷰|테스트|검토)(?:.{0,6})(?:건너|생략|없이)",
 ]
+
+# A negated modal: "the deploy bot should not deploy to production on Fridays" is a wish, not an order.
+NEGATED = "negated"
+_NEGATED_EN = [r"\b(?:should|must|will|can|may|would|could|does|do|is|are)(?: not|n'?t)\b|\bnever\b|\bno longer\b"]
 
 # Right now, first, before anyone looks.
 URGENT = "urgent"
@@ -397,7 +409,7 @@ _EXFIL_OTHER = [
 # Earlier instructions and the wish to drop them: paraphrased overrides, in many languages.
 PRIOR = "prior"
 _PRIOR_EN = [
-    r"\b(?:what|everything|anything|all) (?:\S+ ){0,3}?(?:you were|you've been|you have been|you got|you "
+    r"\b(?:what|whatever|everything|anything|all) (?:\S+ ){0,3}?(?:you were|you've been|you have been|you got|you "
     r"received|were you|your \S+ (?:told|gave)|told you|given to you|configured|set up|instructed)\b",
     r"\b(?:your|all|all of the|all the|all your|any of your) (?:\S+ ){0,2}?(?:earlier|prior|previous|original|"
     r"initial|usual|"
@@ -433,8 +445,8 @@ DISMISS = "dismiss"
 _DISMISS_EN = [
     r"\b(?:ignore|disregard|forget|discard|drop|dismiss|set aside|put aside|throw out|abandon|override|"
     r"overrule|scrap|stop (?:following|obeying|paying attention to|listening to)|pay no (?:attention|heed) to|"
-    r"no longer (?:follow|obey|apply|applies|bind|binds|matter)|do not (?:follow|obey|apply)|don'?t (?:follow|"
-    r"obey|apply)|(?:are|is) (?:void|null)|(?:are|is) now (?:void|null|cancell?ed|obsolete|outdated|revoked|superseded|"
+    r"no longer (?:follow|obey|apply|applies|bind|binds|matters?|counts?)|do not (?:follow|obey|apply)|"
+    r"don'?t (?:follow|obey|apply)|(?:are|is) (?:void|null)|(?:are|is) now (?:void|null|cancell?ed|obsolete|outdated|revoked|superseded|"
     r"lifted)|"
     r"(?:none|no part) of (?:\S+ ){0,4}?(?:binds?|appl(?:y|ies)|matters?)|(?:without|free of|free from) "
     r"(?:\S+ )?(?:usual|normal|standard|earlier|prior) (?:restrictions|rules|limits|constraints|policies))\b",
@@ -478,6 +490,8 @@ _HEADER_EN = [
     r"\b(?:begin|start|end) (?:of )?(?:the )?(?:admin|system|developer|root|operator) (?:override|message|"
     r"instructions?|mode|prompt)\b|\b(?:admin|system|developer|root) override ?:",
     r"\"role\" ?: ?\"(?:system|developer)\"",
+    r"^#{1,6} ?(?:system|developer|admin|administrator|assistant|operator)(?: (?:message|prompt|note|notice|"
+    r"instructions?|override))? ?:?$",
     r"\[(?:system|assistant|developer)\]\(#",
     r"<\|(?:system|user|assistant|end|im_start|im_end)\|>",
 ]
@@ -523,8 +537,9 @@ SIGNALS: tuple[Signal, ...] = (
     _signal(ACT, _ACT_EN, _ACT_OTHER),
     _signal(BYPASS, _BYPASS_EN, _BYPASS_OTHER),
     _signal(URGENT, _URGENT_EN, _URGENT_OTHER),
+    _signal(NEGATED, _NEGATED_EN, []),
     _signal(SEVERITY, _SEVERITY_EN, _SEVERITY_EN + _SEVERITY_OTHER),  # "sev1" must not be leet-folded
-    _signal(CLASSIFY, _CLASSIFY_EN, _CLASSIFY_OTHER),
+    _signal(CLASSIFY, _CLASSIFY_EN, _CLASSIFY_EN + _CLASSIFY_OTHER),  # "sev0" must not be leet-folded
     _signal(DICTATE, _DICTATE_EN, _DICTATE_OTHER),
     _signal(EXFIL, _EXFIL_EN, _EXFIL_OTHER),
     _signal(DEST, _DEST_EN, []),
@@ -561,7 +576,9 @@ def _privileged(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> b
         ACT in one and (one & _AIM or (index > 0 and SALUTATION in sentences[index - 1]))
         for index, one in enumerate(sentences)
     )
-    return aimed_act and _pressure(found) >= 3
+    # "the bot should merge PR 12": a third-person order on the action itself weighs like an address
+    ordered = any({THIRD, ACT} <= one and NEGATED not in one for one in sentences)
+    return aimed_act and _pressure(found) + ordered >= 3
 
 
 def _severity(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
