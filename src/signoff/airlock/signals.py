@@ -446,7 +446,8 @@ _DISMISS_EN = [
     r"\b(?:ignore|disregard|forget|discard|drop|dismiss|set aside|put aside|throw out|abandon|override|"
     r"overrule|scrap|stop (?:following|obeying|paying attention to|listening to)|pay no (?:attention|heed) to|"
     r"no longer (?:follow|obey|apply|applies|bind|binds|matters?|counts?)|do not (?:follow|obey|apply)|"
-    r"don'?t (?:follow|obey|apply)|(?:are|is) (?:void|null)|(?:are|is) now (?:void|null|cancell?ed|obsolete|outdated|revoked|superseded|"
+    r"don'?t (?:follow|obey|apply)|(?:are|is) (?:void|null)|"
+    r"(?:are|is) now (?:void|null|cancell?ed|obsolete|outdated|revoked|superseded|"
     r"lifted)|"
     r"(?:none|no part) of (?:\S+ ){0,4}?(?:binds?|appl(?:y|ies)|matters?)|(?:without|free of|free from) "
     r"(?:\S+ )?(?:usual|normal|standard|earlier|prior) (?:restrictions|rules|limits|constraints|policies))\b",
