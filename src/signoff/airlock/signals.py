@@ -601,8 +601,12 @@ def _override(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> boo
 
 def _persona(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
     posing = found & {PERSONA, HEADER}
-    context = {ADDRESS, THIRD, REQUEST, AUTHORITY, CLAIM, DISMISS, DICTATE, ACT}
-    return bool(posing) and (len(posing) == 2 or bool(found & context))
+    if not posing:
+        return False
+    context = found & {ADDRESS, THIRD, REQUEST, AUTHORITY, CLAIM, DISMISS, DICTATE, ACT}
+    # a bare "### System" heading above "Please fix" is an issue form, not a system message
+    weak_only = posing == {HEADER} and context <= {REQUEST, CLAIM} and len(context) < 2
+    return len(posing) == 2 or (bool(context) and not weak_only)
 
 
 Rule = Callable[[frozenset[str], Sequence[frozenset[str]]], bool]
