@@ -222,8 +222,10 @@ def _fold(text: str) -> str:
     for i, word in enumerate(words):
         # two letters, or one letter and two digits-for-letters ("7h15"): "p0" and "v2" are words in
         # their own right ("sev1" is read on the plain view)
+        if _LEET_CHARS.isdisjoint(word):
+            continue
         leet = sum(ch in _LEET_CHARS for ch in word)
         letters = sum(ch.isalpha() for ch in word)
-        if leet and (letters >= 2 or (letters == 1 and leet >= 2)):
+        if letters >= 2 or (letters == 1 and leet >= 2):
             words[i] = word.translate(_LEET)
     return " ".join(words)

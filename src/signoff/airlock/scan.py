@@ -210,16 +210,6 @@ def _score(normalised: Normalised) -> list[tuple[str, str]]:
 
 def _segments(view: str) -> list[str]:
     """Sentences: split at line breaks and at . ! ? followed by a space (linear, no regex)."""
-    out: list[str] = []
-    for line in view.split("\n"):
-        start = 0
-        for index in range(len(line) - 1):
-            if line[index] in ".!?" and line[index + 1] == " ":
-                piece = line[start : index + 1].strip()
-                if piece:
-                    out.append(piece)
-                start = index + 2
-        piece = line[start:].strip()
-        if piece:
-            out.append(piece)
-    return out
+    for mark in ".!?":
+        view = view.replace(mark + " ", mark + "\n")
+    return [piece for piece in (line.strip() for line in view.split("\n")) if piece]
