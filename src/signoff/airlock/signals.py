@@ -163,7 +163,6 @@ _TITLE_LABEL = compile_re(
     r"标题|標題|タイトル|件名|제목)\s*(?:\*\*)?\s*[:：]"
 )
 
-# Someone claims the authority to order the reader about, or says the review already happened.
 # A claim to a role. Honest reports make it too ("I'm the admin of our workspace and the billing
 # page is gone"), so it weighs less than a claim to authority over the reader.
 CLAIM = "claim"
@@ -173,6 +172,18 @@ _CLAIM_EN = [
     r"manager|release manager|vp|cto|ceo|director|security team|platform team|on-call|operator|root|sysadmin|"
     r"developer of this|author of this)\b",
 ]
+_CLAIM_OTHER = [
+    r"\b(?:je suis|en tant que|soy|como|ich bin|als|sono|come|sou|jestem|jako|ik ben) (?:le |la |l'|el |la |"
+    r"der |die |il |o |a |de |een |un |una |ein |eine )?(?:\S+ )?(?:administrateur|administrador|administrator|"
+    r"amministratore|administratorem|responsable|proprietaire|propietario|eigentumer|mainteneur|maintainer|"
+    r"chef|lider|leiter|beheerder|owner)\b",
+    r"(?:я (?:администратор|владелец|руководитель|мейнтейнер)|как (?:администратор|владелец))",
+    r"(?:我是(?:管理员|负责人|项目负责人|维护者|所有者))",
+    r"(?:私は(?:管理者|オーナー|責任者|メンテナ))",
+    r"(?:저는 (?:관리자|소유자|책임자))",
+]
+
+# Someone claims authority over the reader, or says the review already happened.
 AUTHORITY = "authority"
 _AUTHORITY_EN = [
     r"\b(?:pre-?approved|already (?:been )?(?:approved|reviewed|checked|vetted|signed off|verified|tested)|"
@@ -188,16 +199,6 @@ _AUTHORITY_EN = [
     r"(?:lead|owner|maintainers?|cto|manager)\b",
     r"\bthe (?:reporter|user|sender|author|submitter) (?:is|has) (?:an? |the )?(?:verified |trusted |full )?(?:admin|"
     r"administrator|maintainer|owner|staff|employee|developer|superuser|root)\b",
-]
-_CLAIM_OTHER = [
-    r"\b(?:je suis|en tant que|soy|como|ich bin|als|sono|come|sou|jestem|jako|ik ben) (?:le |la |l'|el |la |"
-    r"der |die |il |o |a |de |een |un |una |ein |eine )?(?:\S+ )?(?:administrateur|administrador|administrator|"
-    r"amministratore|administratorem|responsable|proprietaire|propietario|eigentumer|mainteneur|maintainer|"
-    r"chef|lider|leiter|beheerder|owner)\b",
-    r"(?:я (?:администратор|владелец|руководитель|мейнтейнер)|как (?:администратор|владелец))",
-    r"(?:我是(?:管理员|负责人|项目负责人|维护者|所有者))",
-    r"(?:私は(?:管理者|オーナー|責任者|メンテナ))",
-    r"(?:저는 (?:관리자|소유자|책임자))",
 ]
 _AUTHORITY_OTHER = [
     r"\b(?:j'autorise|je t'autorise|je vous autorise|ich erlaube dir|ich autorisiere|te autorizo|autorizo|"
