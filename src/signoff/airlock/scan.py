@@ -168,7 +168,7 @@ def detect(text: str) -> list[Hit]:
         inner = normalise(piece.text)
         rules = tuple(r for r in fam.RULES if piece.kind != "rot13" or r.name in fam.ROT13_FAMILIES)
         found = list(_scan_views(inner.plain, inner.folded, rules))
-        found += _score(inner)
+        found += _score(inner, english_only=piece.kind == "rot13")
         if inner.suspicious and piece.kind != "tag":
             found.append((fam.HIDDEN_UNICODE, "decoded"))
         for family, where in found:
@@ -199,17 +199,19 @@ def _first_hit(rule: fam.Family, whole: str, sentences: str) -> str | None:
     return None
 
 
-def _score(normalised: Normalised) -> list[tuple[str, str]]:
+def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[str, str]]:
     """The weak-signal score over the sentences of the text, each read in both views."""
     plain, folded = _segments(normalised.plain), _segments(normalised.folded)
     if len(plain) != len(folded):  # folding moved a sentence boundary: derive both views per sentence
         views = [scan_views(sentence) for sentence in _segments(normalised.text)]
         plain, folded = [view[0] for view in views], [view[1] for view in views]
-    return signals.score(plain, folded)
+    return signals.score(plain, folded, english_only=english_only)
 
 
 def _segments(view: str) -> list[str]:
-    """Sentences: split at line breaks and at . ! ? followed by a space (linear, no regex)."""
+    """Sentences: split at line breaks, at . ! ? followed by a space, and after the ideographic full
+    stop (Chinese and Japanese put no space after it). Linear, no regex."""
     for mark in ".!?":
         view = view.replace(mark + " ", mark + "\n")
+    view = view.replace("\u3002", "\u3002\n")
     return [piece for piece in (line.strip() for line in view.split("\n")) if piece]

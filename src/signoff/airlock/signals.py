@@ -106,8 +106,9 @@ _REQUEST_EN = [
     r"appreciated|ideal|best|good|perfect|lovely|wonderful|awesome|cool|fantastic|super|amazing|brilliant|kind)\b",
     r"\b(?:i|we)(?:'d| would) (?:really |much |greatly )?(?:appreciate|like|love|prefer|want)\b",
     r"\b(?:could|can|would|will) you (?:please |kindly |just |simply )?\w+",
-    r"\b(?:i|we) (?:need|want|require|expect|order|instruct|ask|am asking|are asking|command) (?:you|the|that|"
-    r"this|it)\b",
+    r"\b(?:i|we) (?:need|want|require|expect|order|instruct|ask|am asking|are asking|command) you\b",
+    r"\b(?:i|we) (?:need|want|require|expect) (?:this|it|that|the (?:ticket|issue|pr|change|fix|bug)) (?:to be|to get|"
+    r"to carry|to have|merged|approved|deployed|released)\b",
     r"\b(?:your|the) (?:only |real |main |first |next )?(?:job|task|goal|duty|mission) (?:is|now is|here is) to\b",
     r"\b(?:just|simply|now|then|first|immediately) (?:approve|merge|push|deploy|ship|land|grant|give|add|close|"
     r"mark|label|file|tag|send|forward|post|say|reply|respond|answer|state|write|release|publish|delete)\b",
@@ -558,8 +559,9 @@ _CONTEXT = tuple(signal for signal in SIGNALS if signal not in _ANCHORS)
 
 # weights of the context signals that turn an action into an order aimed at the reader
 _PRESSURE = {ADDRESS: 2, AUTHORITY: 2, BYPASS: 2, THIRD: 1, CLAIM: 1, REQUEST: 1, URGENT: 1}
-# what makes a sentence aimed at a reader rather than a description of what happened
-_AIM = frozenset({ADDRESS, THIRD, REQUEST, AUTHORITY, CLAIM})
+# What makes a sentence aimed at a reader rather than a description of what happened. Not a role
+# claim: "I'm the admin and granting admin rights fails" is a bug report.
+_AIM = frozenset({ADDRESS, THIRD, REQUEST, AUTHORITY})
 
 
 def _pressure(found: frozenset[str]) -> int:
@@ -580,7 +582,9 @@ def _privileged(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> b
     )
     # "the bot should merge PR 12": a third-person order on the action itself weighs like an address
     ordered = any({THIRD, ACT} <= one and NEGATED not in one for one in sentences)
-    return aimed_act and _pressure(found) + ordered >= 3
+    # urgency counts on the action ("merge it now"), not in "please have a look today"
+    urgent = any({URGENT, ACT} <= one for one in sentences)
+    return aimed_act and _pressure(found - {URGENT}) + ordered + urgent >= 3
 
 
 def _severity(found: frozenset[str], sentences: Sequence[frozenset[str]]) -> bool:
@@ -620,10 +624,14 @@ RULES: tuple[tuple[str, Rule], ...] = (
 )
 
 
-def score(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -> list[tuple[str, str]]:
+def score(
+    plain_sentences: Sequence[str], folded_sentences: Sequence[str], *, english_only: bool = False
+) -> list[tuple[str, str]]:
     """(family, where) for every family whose signals meet within WINDOW neighbouring sentences.
 
-    The two lists are the same sentences in the plain and the folded view (same length)."""
+    The two lists are the same sentences in the plain and the folded view (same length).
+    `english_only` skips the other-language patterns: a rot13 reading leaves non-Latin text as it
+    was, and reading it again would only count the same signals twice."""
     count = len(plain_sentences)
     if count == 0:
         return []
@@ -635,6 +643,8 @@ def score(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -> li
         if group is _CONTEXT and not anchored:
             break
         for view, (joined, starts) in enumerate(views):
+            if view == 0 and english_only:
+                continue
             for signal in group:
                 pattern = signal.other if view == 0 else signal.english
                 if pattern is None:
