@@ -86,7 +86,7 @@ _ADDRESS_OTHER = [
 THIRD = "third_person"
 _THIRD_EN = [
     rf"\bthe (?:\S+ )?{_AGENT_WORD}s? (?:should|must|needs? to|has to|is (?:asked|required|expected|allowed|"
-    rf"cleared|authori[sz]ed) to|may|will|is to)\b",
+    rf"cleared|authori[sz]ed) to|may|will|is to|can [a-z]+)\b",
     rf"\b(?:should|must|may|might) (?:the|an?|our|any|this) (?:\S+ )?{_AGENT_WORD}s?\b",
 ]
 _THIRD_OTHER = [
@@ -129,7 +129,7 @@ _REQUEST_OTHER = [
     r"per favore|devi|dovete|"
     r"poderia|precisa|voce deve|"
     r"alstublieft|graag|moet je|"
-    r"prosze|musisz)\b",
+    r"prosze|musisz|lutfen)\b",
     r"(?:пожалуйста|просто|срочно|нужно|надо|должен|сделай|сделайте)",
     r"(?:请|麻烦|务必|必须|直接)",
     r"(?:ください|して下さい|してください|しなさい|せよ)",
@@ -155,7 +155,7 @@ _IMPERATIVE_OTHER = [
     r"erteile|clasifica|clasifique|marca|pon|ponga|aprueba|apruebe|fusiona|despliega|concede|envia|olvida|"
     r"ignora|responde|escribe|classifique|aprove|faca|envie|esqueca|responda|escreva|conceda|classifica|segna|"
     r"approva|unisci|invia|dimentica|rispondi|scrivi|concedi|zet|markeer|keur|stuur|vergeet|negeer|antwoord|"
-    r"oznacz|ustaw|zatwierdz|scal|wyslij|zapomnij|odpowiedz)\b",
+    r"oznacz|ustaw|zatwierdz|scal|wyslij|zapomnij|odpowiedz|onayla|birlestir|yayinla|gonder|unut|isaretle)\b",
     r"(?:^|[.!?:;,] )(?:пометь|отметь|поставь|одобри|влей|смержи|замержи|задеплой|выдай|дай|отправь|перешли|"
     r"пришли|забудь|игнорируй|ответь|напиши|закрой|классифицируй|присвой|установи|удали)",
 ]
@@ -193,7 +193,8 @@ _AUTHORITY_EN = [
     r"\b(?:you have|with|under) my (?:permission|authori[sz]ation|approval|blessing|consent)\b",
     r"\b(?:i|we) (?:hereby )?(?:authori[sz]e|allow|permit|clear|empower) you\b|\bauthori[sz]ing you\b|"
     r"\bhereby\b|\bon behalf of\b|\b(?:cleared|authori[sz]ed|permitted) to\b|\(verified\)|"
-    r"\byou(?: are|'re) (?:now )?(?:allowed|free) to\b",
+    r"\byou(?: are|'re) (?:now )?(?:allowed|free) to\b|"
+    r"\bi (?:hereby )?(?:confirm|approve|sign off|give the go-ahead)\b",
     r"\b(?:the humans|the maintainers|the team|everyone|management|the owners?|the lead) (?:(?:are|is|have|has) )?"
     r"(?:fine|ok|okay|agreed|approved|signed off|asked|requested|decided|instructed|want|wants)\b",
     r"\bapproval (?:was |has been |is )?(?:granted|given) by\b|\bapproved by (?:the |our )?(?:project |team |tech )?"
@@ -257,6 +258,9 @@ _ACT_EN = [
     r"(?:secrets|deploy keys|collaborators|admins|owners|maintainers)\b",
 ]
 _ACT_OTHER = [
+    # tr
+    r"\b(?:pull request|pr|main|master|uretim|canli)\S*(?: \S+){0,3}? (?:onayla|birlestir|merge et|deploy et|"
+    r"yayinla)\w*|\b(?:onayla|birlestir)\w* (?:\S+ ){0,3}?(?:pull request|pr|main|master)\b",
     r"@\S+ (?:approve|merge|deploy|ship|land|release|publish)\b",
     # fr
     r"\b(?:approuv\w*|fusionn\w*|merg\w*|deploi\w*|deploy\w*|valid\w*|publi\w*|pousse\w*) (?:\S+ ){0,5}?"
@@ -328,7 +332,7 @@ _URGENT_EN = [
     r"anyone|without delay|no delay)\b",
 ]
 _URGENT_OTHER = [
-    r"\b(?:aujourd'hui|heute|hoy|hoje|oggi|vandaag|dzisiaj|bugun|"
+    r"\b(?:aujourd'hui|heute|hoy|hoje|oggi|vandaag|dzisiaj|bugun|hemen|simdi|derhal|"
     r"tout de suite|immediatement|maintenant|directement|sofort|direkt|jetzt|ahora|ahora mismo|"
     r"inmediatamente|hoy mismo|agora|imediatamente|subito|adesso|direttamente|meteen|nu|natychmiast|teraz)\b",
     r"(?:немедленно|сейчас|срочно|сразу|сегодня)|(?:立即|马上|立刻|现在|今天)|(?:すぐに|直ちに|今すぐ|今日)|"
