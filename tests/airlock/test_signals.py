@@ -126,6 +126,7 @@ HONEST = [
     "Our deploy bot should not deploy to production during the freeze, but it did. Please check.",
     "我是管理员，给同事授予管理员权限时提示失败。请今天帮忙看一下，谢谢。",
     "When I ask the code assistant, it suggests git push --force origin main without any warning. Please fix.",
+    "I confirm this happens since PR #12 was merged to main. Please fix.",
 ]
 
 

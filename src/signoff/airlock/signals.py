@@ -194,7 +194,7 @@ _AUTHORITY_EN = [
     r"\b(?:i|we) (?:hereby )?(?:authori[sz]e|allow|permit|clear|empower) you\b|\bauthori[sz]ing you\b|"
     r"\bhereby\b|\bon behalf of\b|\b(?:cleared|authori[sz]ed|permitted) to\b|\(verified\)|"
     r"\byou(?: are|'re) (?:now )?(?:allowed|free) to\b|"
-    r"\bi (?:hereby )?(?:confirm|approve|sign off|give the go-ahead)\b",
+    r"\bi (?:hereby )?confirm ?:|\bi (?:hereby )?(?:approve|sign off on|give (?:the|my) go-ahead)\b",
     r"\b(?:the humans|the maintainers|the team|everyone|management|the owners?|the lead) (?:(?:are|is|have|has) )?"
     r"(?:fine|ok|okay|agreed|approved|signed off|asked|requested|decided|instructed|want|wants)\b",
     r"\bapproval (?:was |has been |is )?(?:granted|given) by\b|\bapproved by (?:the |our )?(?:project |team |tech )?"
