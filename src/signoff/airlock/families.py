@@ -120,6 +120,14 @@ _OVERRIDE = [
     r"(?:of )?(?:the|your|my|these|those) (?:previous|above|prior|initial|original|hidden|secret|full|entire|"
     r"system|first|exact) (?:instructions|prompt|system prompt|directions|rules|guidelines)\b",
     r"\bwhat (?:is|are|was|were) your (?:system prompt|instructions|initial prompt|original instructions|rules)\b",
+    r"(?:^|[.!?:;] )(?:all )?(?:previous|prior|earlier|above|original|initial) (?:instructions|rules|directives|"
+    r"guidelines|prompts?) (?:are|were|have been|has been|is) (?:now |hereby )?(?:suspended|void|null|lifted|revoked|"
+    r"cancell?ed|disabled|overridden|superseded|invalid|no longer valid|no longer in effect)\b",
+    r"\brepeat (?:the |all )?(?:words|text|everything|sentences?|lines?) (?:above|before|preceding)\b",
+    r"\b(?:print|show|output|give me|tell me|repeat|list) (?:me )?the (?:first|last) (?:[0-9]+|few|hundred) "
+    r"(?:words|lines|characters|sentences) of (?:your|the) (?:prompt|instructions|system prompt|context)\b",
+    r"\b(?:now |instead |please )?(?:focus on|turn to|start|begin|proceed (?:to|with)|here is|this is) your new "
+    r"(?:task|assignment|job|mission|instructions?|objective)\b",
     # jailbreak framing
     r"\bdo anything now\b",
     r"\b(?:developer|dan|god|jailbreak|jailbroken|unfiltered|unrestricted|evil|dude|stan|anti-?dan) mode\b",
@@ -212,6 +220,9 @@ _PRIVILEGED = [
     r"branch|branches|backups?|audit logs?|bucket|s3 bucket|cluster|namespace|everything|all (?:data|files|"
     r"users|records|branches|tables|repos))\b",
     r"\brm -rf (?:/|~|\*|\$home|/\*)(?: |$)",
+    # a line that is nothing but a chat-ops command to a review or merge bot
+    r"^(?:@\S+ )?/(?:approve|lgtm|merge|deploy|ship|land|force-merge|override|unhold|hold cancel)(?: [a-z0-9/#._-]+)?$",
+    r"(?:^|[.!?:;] )@?bors (?:r\+|merge|try)",
     rf"{_IMP}(?:grant|give|add|make|promote|elevate) (?:me|us|him|her|them|user \S+|the user \S+|\S+@\S+|this "
     r"account|my account)(?: \S+){0,2}? (?:an? )?(?:admin|administrator|owner|maintainer|write|push|root|sudo|"
     r"superuser|collaborator|elevated)(?: (?:access|rights|permissions?|role|privileges|status))?\b",
@@ -226,7 +237,7 @@ _PRIVILEGED = [
 _AGENT = [
     rf"\b(?:dear|hey|hi|hello|attention|attn|note to|message to|memo to|instructions? for|to you,?|calling "
     rf"all|listen(?: up)?,?) (?:the |all |any |our |you,? )?{_AI}s?\b",
-    rf"\bif you (?:are|'re|were) (?:an? |the )?(?:{_AI}|model|automated)\b",
+    rf"\bif you(?: are|'re| were) (?:an? |the )?(?:{_AI}|model|automated)\b",
     rf"\b{_AI}s? (?:reading|processing|summari[sz]ing|reviewing|triaging|analy[sz]ing|parsing|handling) this\b",
     rf"\bwhen (?:you|the {_AI}) (?:read|reads|process|processes|summari[sz]e|summari[sz]es|triage|triages|"
     r"review|reviews|parse|parses) (?:this|these|the following)\b",
@@ -258,6 +269,8 @@ _AGENT = [
     r"\b(?:invisible|hidden) (?:to|from) (?:humans|human readers|people)\b|\bvisible (?:only )?to (?:the )?"
     r"(?:llms?|ais?|models?|bots?|agents?)\b",
     r"\bif (?:questioned|asked|anyone asks)\b[^.]{0,30},? (?:report|say|answer|reply|respond|tell|claim|state)\b",
+    # a markdown image whose address carries a placeholder: a renderer fetches it and leaks the data
+    r"!\[[^\]\n]{0,60}\]\(https?://[^)\s]{0,200}[?&][a-z_]{1,20}=(?:\{|\[|<|\$|%7b)",
     rf"{_IMP}(?:visit|open|navigate to|go to|click|follow) (?:a |the |this )?(?:website|link|url|page)? ?(?:at )?"
     r"(?:the link )?(?:https?://|www\.)",
 ]

@@ -220,7 +220,12 @@ def _fold(text: str) -> str:
         return text
     words = text.split(" ")
     for i, word in enumerate(words):
-        # two letters at least: "p0" is a word in its own right ("sev1" is read on the plain view)
-        if any(ch in _LEET_CHARS for ch in word) and sum(ch.isalpha() for ch in word) >= 2:
+        # two letters, or one letter and two digits-for-letters ("7h15"): "p0" and "v2" are words in
+        # their own right ("sev1" is read on the plain view)
+        if _LEET_CHARS.isdisjoint(word):
+            continue
+        leet = sum(ch in _LEET_CHARS for ch in word)
+        letters = sum(ch.isalpha() for ch in word)
+        if letters >= 2 or (letters == 1 and leet >= 2):
             words[i] = word.translate(_LEET)
     return " ".join(words)

@@ -10,14 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
+from signoff.airlock import signals
 from signoff.airlock.decode import decode_all
-from signoff.airlock.dossier import Dossier, fields_from_mapping, split_fields
+from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
-from signoff.airlock.normalise import Normalised, normalise
+from signoff.airlock.normalise import Normalised, normalise, scan_views
 from signoff.airlock.redact import DEFAULT_REGION, redact_text
 
 QUARANTINE_NOTICE = (
@@ -36,6 +37,9 @@ class Hit:
     where: str  # "sentence 3", "whole text", "decoded base64", "invisible characters" -- never the text
 
 
+JOINED = "joined"  # the key of `Verdict.by_field` for all fields read together
+
+
 @dataclass(frozen=True)
 class Verdict:
     quarantined: bool
@@ -44,6 +48,10 @@ class Verdict:
     raw_sha256: str
     dossier: Dossier | None
     message: str
+    # scan_fields only: the families that fired on each field alone, and on all of them together
+    # (key JOINED). A field that is not one of the dossier's names is keyed "field <n>", so no
+    # submitted text ever appears here.
+    by_field: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
@@ -57,6 +65,8 @@ class Verdict:
             "hits": [{"family": hit.family, "where": hit.where} for hit in self.hits],
             "message": self.message,
         }
+        if self.by_field:
+            out["by_field"] = {name: list(found) for name, found in self.by_field.items()}
         if self.dossier is not None:
             out["dossier"] = self.dossier.to_dict()
         return out
@@ -74,24 +84,38 @@ def scan(text: str | bytes, *, region: str = DEFAULT_REGION, limit: int = MAX_BY
 
 
 def scan_fields(fields: Mapping[str, str], *, region: str = DEFAULT_REGION, limit: int = MAX_BYTES) -> Verdict:
-    """Scan a structured submission (form fields). Every field is scanned, and all of them together."""
+    """Scan a structured submission (form fields): every field alone, and all of them together.
+
+    Together means twice: as labelled lines ("title: ...") and as one run of text with the values
+    side by side, so that an instruction split across fields ("... please disregard the" in the
+    title, "rules above and ..." in the steps) is read whole. Any hit holds the whole submission;
+    `Verdict.by_field` says which families fired on which field and on the joined text."""
     for name, value in fields.items():
         if not isinstance(name, str) or not isinstance(value, str):
             from signoff.kernel.errors import UsageError
 
             raise UsageError("report fields must be text", "send every field as a string")
     raw = json.dumps(dict(fields), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    joined = "\n".join(f"{name}: {value}" for name, value in fields.items())
-    _accept(joined, limit)
+    labelled = "\n".join(f"{name}: {value}" for name, value in fields.items())
+    _accept(labelled, limit)
     digest = hashlib.sha256(raw).hexdigest()
-    hits = detect(joined)
-    for value in fields.values():
-        if not hits:
-            hits = detect(value)
+    run_on = " ".join(" ".join(value.split()) for value in fields.values())
+    hits: dict[str, Hit] = {}
+    by_field: dict[str, tuple[str, ...]] = {}
+    for number, (name, value) in enumerate(fields.items(), start=1):
+        key = name if canonical_field(name) == name else f"field {number}"
+        found = detect(value)
+        by_field[key] = tuple(hit.family for hit in found)
+        for hit in found:
+            hits.setdefault(hit.family, Hit(hit.family, f"{key}: {hit.where}"))
+    joined = detect(labelled) + detect(run_on)
+    by_field[JOINED] = tuple(name for name in fam.FAMILIES if any(hit.family == name for hit in joined))
+    for hit in joined:
+        hits.setdefault(hit.family, Hit(hit.family, f"{JOINED} fields: {hit.where}"))
     if hits:
-        return _quarantine(hits, digest)
+        return replace(_quarantine(list(hits.values()), digest), by_field=by_field)
     shown = {name: normalise(value).text for name, value in fields_from_mapping(fields).items()}
-    return _clean(shown, normalise(joined), digest, region)
+    return replace(_clean(shown, normalise(labelled), digest, region), by_field=by_field)
 
 
 def _accept(text: str | bytes, limit: int) -> tuple[bytes, str]:
@@ -108,6 +132,7 @@ def _accept(text: str | bytes, limit: int) -> tuple[bytes, str]:
 
 def _quarantine(hits: list[Hit], digest: str) -> Verdict:
     names = tuple(name for name in fam.FAMILIES if any(hit.family == name for hit in hits))
+    hits = [hit for name in names for hit in hits if hit.family == name]
     message = QUARANTINE_NOTICE.format(families=", ".join(name.replace("_", " ") for name in names))
     return Verdict(True, names, tuple(hits), digest, None, message)
 
@@ -137,10 +162,13 @@ def detect(text: str) -> list[Hit]:
         hits[fam.HIDDEN_UNICODE] = Hit(fam.HIDDEN_UNICODE, "invisible characters: " + ", ".join(normalised.suspicious))
     for family, where in _scan_views(normalised.plain, normalised.folded, fam.RULES):
         hits.setdefault(family, Hit(family, where))
+    for family, where in _score(normalised):
+        hits.setdefault(family, Hit(family, where))
     for piece in decode_all(normalised.text, normalised.smuggled):
         inner = normalise(piece.text)
         rules = tuple(r for r in fam.RULES if piece.kind != "rot13" or r.name in fam.ROT13_FAMILIES)
         found = list(_scan_views(inner.plain, inner.folded, rules))
+        found += _score(inner, english_only=piece.kind == "rot13")
         if inner.suspicious and piece.kind != "tag":
             found.append((fam.HIDDEN_UNICODE, "decoded"))
         for family, where in found:
@@ -171,18 +199,19 @@ def _first_hit(rule: fam.Family, whole: str, sentences: str) -> str | None:
     return None
 
 
+def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[str, str]]:
+    """The weak-signal score over the sentences of the text, each read in both views."""
+    plain, folded = _segments(normalised.plain), _segments(normalised.folded)
+    if len(plain) != len(folded):  # folding moved a sentence boundary: derive both views per sentence
+        views = [scan_views(sentence) for sentence in _segments(normalised.text)]
+        plain, folded = [view[0] for view in views], [view[1] for view in views]
+    return signals.score(plain, folded, english_only=english_only)
+
+
 def _segments(view: str) -> list[str]:
-    """Sentences: split at line breaks and at . ! ? followed by a space (linear, no regex)."""
-    out: list[str] = []
-    for line in view.split("\n"):
-        start = 0
-        for index in range(len(line) - 1):
-            if line[index] in ".!?" and line[index + 1] == " ":
-                piece = line[start : index + 1].strip()
-                if piece:
-                    out.append(piece)
-                start = index + 2
-        piece = line[start:].strip()
-        if piece:
-            out.append(piece)
-    return out
+    """Sentences: split at line breaks, at . ! ? followed by a space, and after the ideographic full
+    stop (Chinese and Japanese put no space after it). Linear, no regex."""
+    for mark in ".!?":
+        view = view.replace(mark + " ", mark + "\n")
+    view = view.replace("\u3002", "\u3002\n")
+    return [piece for piece in (line.strip() for line in view.split("\n")) if piece]
