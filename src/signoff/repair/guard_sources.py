@@ -1,0 +1,453 @@
+"""The files signoff places in /runner to watch a run from inside it (see `repair/guard.py`).
+
+They run in the sandbox beside the code under test, so they can be attacked like anything else in
+that process; each is one layer among several and never the only evidence. What they do:
+
+- the pytest bootstrap starts isolated (`-I`: no PYTHON* variables, no user site, no script folder
+  on the path), reads the run's secret key from the environment and removes it, takes an integrity
+  snapshot of the framework, installs an audit hook, and lets the checkout join the import path only
+  after pytest has loaded its plugins (so entry points, `.pth`, `sitecustomize`, `usercustomize` and
+  `conftest.py` shipped in the checkout are never loaded as such);
+- the guard plugin records every test's outcome from pytest's own reports, checks the snapshot
+  after each test and at the end, and writes an HMAC-authenticated record after the JUnit report,
+  including that report's SHA-256;
+- the node preload does the same for each test file's process under `node --test`.
+"""
+
+from __future__ import annotations
+
+PYTEST_BOOTSTRAP = '''\
+"""signoff runner: guard, then pytest, then (only after plugins are loaded) the checkout."""
+import importlib.util
+import sys
+
+import os.path
+
+here = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("signoff_guard", os.path.join(here, "signoff_guard.py"))
+guard = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(guard)  # reads and removes the key, snapshots, installs the audit hook
+
+import pytest  # noqa: E402 -- resolved from the prepared environment; the checkout is not on the path
+
+guard.start([p for p in sys.argv[1].split(":") if p])
+sys.modules["signoff_guard"] = guard  # so that its own functions are in the integrity snapshot
+raise SystemExit(guard.finish(pytest.main(sys.argv[2:], plugins=[guard.Plugin()])))
+'''
+
+PYTEST_GUARD = '''\
+"""signoff guard for pytest: snapshot, audit hook, outcomes, authenticated record."""
+import builtins
+import hashlib
+import hmac
+import json
+import os
+import sys
+import threading
+
+import pytest
+
+_KEY = os.environ.pop("SIGNOFF_GUARD_KEY", "").encode()
+_WORK = os.getcwd().rstrip("/") + "/"
+_RECORD = _WORK + "signoff-guard.json"
+_RUNNER = os.path.dirname(os.path.abspath(__file__)).rstrip("/") + "/"
+where = {"checkout": ("/src/",), "harness": "/harness/", "report": _WORK + "junit.xml"}
+_WATCHED = ("_pytest", "pytest", "pluggy", "unittest", "signoff_guard")
+_BROAD = ("builtins", "os", "posix", "sys", "importlib", "importlib._bootstrap", "importlib._bootstrap_external",
+          "importlib.util", "importlib.machinery", "traceback", "inspect", "atexit", "types", "json", "hmac",
+          "hashlib", "xml.etree.ElementTree", "threading", "io")
+# Hooks pytest itself replaces for the length of a session.
+_MANAGED = {"sys.unraisablehook", "sys.breakpointhook", "threading.excepthook", "sys.excepthook",
+            "sys.displayhook", "threading._trace_hook", "threading._profile_hook"}
+_AssertionError = AssertionError
+_getframe = sys._getframe
+_trusted = tuple(sorted({p.rstrip("/") + "/" for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                          *sys.path) if p and p != "/"}))
+_open = builtins.open
+_dumps = json.dumps
+_hmac_new = hmac.new
+_sha256 = hashlib.sha256
+_exists = os.path.exists
+
+findings = []
+cases = {}
+state = {"snapshot": {}, "hooks": {}, "exitstatus": None, "started": False, "finished": False}
+
+
+def _note(text):
+    if text not in findings and len(findings) < 50:
+        findings.append(text)
+
+
+def _origin(filename):
+    filename = filename or ""
+    if filename.startswith(where["harness"]):
+        return "harness"
+    if filename.startswith(where["checkout"]):
+        return "checkout"
+    if filename.startswith(_RUNNER) or filename.startswith(_trusted):
+        return "trusted"
+    if filename.startswith("<frozen "):
+        return "trusted"
+    return "unknown"  # /work, /tmp, code compiled from a string...
+
+
+def _untrusted_caller():
+    """The first frame on the stack whose code comes from the checkout or from nowhere we know."""
+    f = _getframe(2)
+    while f is not None:
+        where = _origin(f.f_code.co_filename)
+        if where in ("checkout", "unknown"):
+            return f"{f.f_code.co_filename}:{f.f_lineno}"
+        f = f.f_back
+    return None
+
+
+def _watched(name):
+    return name in _BROAD or any(name == w or name.startswith(w + ".") for w in _WATCHED)
+
+
+def _code(value):
+    inner = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
+    return getattr(inner, "__code__", None)
+
+
+def _interesting(value):
+    return callable(value) or isinstance(value, (staticmethod, classmethod, property))
+
+
+def _entries():
+    out = []
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not _watched(name):
+            continue
+        core = name not in _BROAD
+        for attr, val in list(vars(mod).items()):
+            if not _interesting(val) or f"{name}.{attr}" in _MANAGED:
+                continue
+            out.append((core, f"{name}.{attr}", mod, attr, [(val, _code(val))]))
+            if isinstance(val, type) and getattr(val, "__module__", None) == name:
+                for a, v in list(vars(val).items()):
+                    if _interesting(v):
+                        out.append((core, f"{name}.{attr}.{a}", val, a, [(v, _code(v))]))
+    return out
+
+
+def snapshot():
+    state["snapshot"] = _entries()
+
+
+_MISSING = object()
+
+
+def _compare(core_only=False):
+    for core, label, owner, attr, accepted in state["snapshot"]:
+        if core_only and not core:
+            continue
+        value = vars(owner).get(attr, _MISSING)
+        if value is _MISSING:
+            _note(f"removed: {label}")
+        elif not any(value is old for old, _c in accepted):
+            _note(f"replaced: {label}")
+        elif not any(value is old and (c is None or _code(value) is c) for old, c in accepted):
+            _note(f"code replaced: {label}")
+
+
+def _rebase():
+    """After pytest's own configuration: accept what the environment's plugins patched (pytest's
+    legacypath plugin patches Config, for one), refuse anything else, and take that as the baseline."""
+    for _core, label, owner, attr, accepted in state["snapshot"]:
+        value = vars(owner).get(attr, _MISSING)
+        old, old_code = accepted[0]
+        if value is not _MISSING and (value is not old or _code(value) is not old_code):
+            code = _code(value)
+            if code is None or _origin(code.co_filename) != "trusted":
+                _note(f"replaced during configuration: {label}")
+            # Both stay acceptable: pytest undoes its own patches when the session ends.
+            accepted.append((value, code))
+
+
+def _hook_snapshot(pm):
+    out = {}
+    for name in dir(pm.hook):
+        caller = getattr(pm.hook, name, None)
+        impls = getattr(caller, "get_hookimpls", None)
+        if impls is None:
+            continue
+        out[name] = [(i.function, getattr(i.function, "__code__", None)) for i in impls()]
+    return out
+
+
+def _check_hooks(pm):
+    before = state["hooks"]
+    for name in dir(pm.hook):
+        caller = getattr(pm.hook, name, None)
+        impls = getattr(caller, "get_hookimpls", None)
+        if impls is None:
+            continue
+        now = impls()
+        for fn, code in before.get(name, []):
+            match = [i for i in now if i.function is fn]
+            if not match:
+                _note(f"hook implementation removed: {name}")
+            elif code is not None and getattr(fn, "__code__", None) is not code:
+                _note(f"hook implementation rewritten: {name}")
+        for i in now:
+            code = getattr(i.function, "__code__", None)
+            where = _origin(code.co_filename) if code is not None else "trusted"
+            if where in ("checkout", "unknown"):
+                _note(f"hook {name} implemented outside the harness and environment: {code.co_filename}")
+    for plugin in pm.get_plugins():
+        where = _origin(getattr(plugin, "__file__", None) or "")
+        if getattr(plugin, "__file__", None) and where in ("checkout", "unknown"):
+            _note(f"plugin loaded from outside the harness and environment: {plugin.__file__}")
+
+
+def _check_hooks_of_interpreter():
+    for label, fn in (("trace function", sys.gettrace()), ("profile function", sys.getprofile()),
+                      ("thread trace function", getattr(threading, "_trace_hook", None)),
+                      ("thread profile function", getattr(threading, "_profile_hook", None))):
+        if fn is None:
+            continue
+        code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)
+        where = _origin(code.co_filename) if code is not None else "trusted"
+        if where in ("checkout", "unknown"):
+            _note(f"{label} installed from {code.co_filename}")
+    for label, hooks in (("import finder", sys.meta_path), ("path hook", sys.path_hooks)):
+        for h in hooks:
+            kind = h if isinstance(h, type) else type(h)
+            mod = sys.modules.get(getattr(kind, "__module__", "") or "")
+            where = _origin(getattr(mod, "__file__", None) or "") if mod is not None else "unknown"
+            if mod is not None and getattr(mod, "__file__", None) is None:
+                where = "trusted"  # built-in and frozen importers
+            if where in ("checkout", "unknown"):
+                _note(f"{label} {kind.__qualname__} installed from {getattr(mod, '__file__', '?')}")
+    for name in ("sitecustomize", "usercustomize"):
+        mod = sys.modules.get(name)
+        if mod is not None and _origin(getattr(mod, "__file__", None) or "") != "trusted":
+            _note(f"{name} imported from {getattr(mod, '__file__', '?')}")
+    for name, mod in list(sys.modules.items()):
+        file_ = getattr(mod, "__file__", None) or ""
+        if name.rsplit(".", 1)[-1] == "conftest" and file_.startswith(where["checkout"]):
+            _note(f"the checkout's {mod.__file__} was imported")
+
+
+def _audit(event, args):
+    if event == "sys.settrace" or event == "sys.setprofile":
+        who = _untrusted_caller()
+        if who:
+            _note(f"{event} called from {who}")
+    elif event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
+        target = getattr(args[0], "__code__", None)
+        if target is not None and _origin(target.co_filename) != "checkout":
+            _note(f"code of {getattr(args[0], '__qualname__', '?')} ({target.co_filename}) replaced")
+    elif event == "sys.addaudithook":
+        who = _untrusted_caller()
+        if who:
+            _note(f"audit hook added from {who}")
+    elif event in ("open", "os.remove", "os.rename", "os.replace", "os.truncate", "os.link", "os.symlink"):
+        path = args[0] if args else None
+        if isinstance(path, bytes):
+            path = path.decode(errors="replace")
+        if not isinstance(path, str) or not _is_report(path):
+            return
+        writing = event != "open"
+        if len(args) > 1 and isinstance(args[1], str) and any(c in args[1] for c in "wax+"):
+            writing = True
+        if len(args) > 2 and isinstance(args[2], int) and args[2] & (os.O_WRONLY | os.O_RDWR):
+            writing = True
+        if writing:
+            who = _untrusted_caller()
+            if who:
+                _note(f"the report {path} was written from {who}")
+
+
+def _is_report(path):
+    base = path.rsplit("/", 1)[-1]
+    if not (base.startswith("junit") and base.endswith(".xml")) and not base.startswith("signoff-guard"):
+        return False
+    return os.path.abspath(path).startswith(_WORK)
+
+
+sys.addaudithook(_audit)
+
+
+def start(paths):
+    """Called by the bootstrap before pytest.main: nothing from the checkout is importable yet."""
+    state["paths"] = paths
+    where["checkout"] = tuple(p.rstrip("/") + "/" for p in paths) or ("/src/",)
+
+
+def _sha_file(path):
+    try:
+        with _open(path, "rb") as fh:
+            return _sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _write_record():
+    body = {"v": 1, "started": state["started"], "finished": state["finished"],
+            "exitstatus": state["exitstatus"], "junit_sha256": _sha_file(where["report"]),
+            "cases": cases, "findings": findings}
+    text = _dumps(body, sort_keys=True, separators=(",", ":"))
+    mac = _hmac_new(_KEY, text.encode(), "sha256").hexdigest()
+    with _open(_RECORD, "w") as fh:
+        fh.write(_dumps({"body": text, "mac": mac}))
+
+
+def finish(status):
+    state["exitstatus_main"] = int(status)
+    _compare()
+    _check_hooks_of_interpreter()
+    state["finished"] = True
+    _write_record()
+    return status
+
+
+def _case(nodeid):
+    return cases.setdefault(nodeid, {"outcome": "passed", "assertion": False, "exception": None, "origin": None,
+                                     "message": ""})
+
+
+class Plugin:
+    """Registered by the bootstrap itself, never found on a path."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config):
+        # Entry points were loaded from the environment alone; now the checkout may join the path
+        # (appended: it can never shadow pytest, the standard library or the environment).
+        where["harness"] = str(early_config.rootpath).rstrip("/") + "/"
+        xml = getattr(early_config.known_args_namespace, "xmlpath", None)
+        if xml:
+            where["report"] = os.path.abspath(xml)
+        snapshot()
+        state["hooks"] = _hook_snapshot(early_config.pluginmanager)
+        state["pm"] = early_config.pluginmanager
+        state["started"] = True
+        sys.path.extend(p for p in state.get("paths", []) if p not in sys.path)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_configure(self, config):
+        _rebase()
+        state["hooks"] = _hook_snapshot(config.pluginmanager)
+
+    def pytest_runtest_makereport(self, item, call):
+        if call.when != "call":
+            return None
+        c = _case(item.nodeid)
+        fn = getattr(item, "obj", None)
+        code = getattr(fn, "__code__", None)
+        if code is not None and _origin(code.co_filename) in ("checkout", "unknown"):
+            _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
+        excinfo = call.excinfo
+        if excinfo is None:
+            return None
+        value = excinfo.value
+        c["exception"] = type(value).__name__
+        c["assertion"] = isinstance(value, _AssertionError)
+        tb = value.__traceback__
+        last = None
+        while tb is not None:
+            last = tb
+            tb = tb.tb_next
+        c["origin"] = _origin(last.tb_frame.f_code.co_filename) if last is not None else None
+        c["message"] = str(value)[:2000]
+        return None
+
+    def pytest_runtest_logreport(self, report):
+        c = _case(report.nodeid)
+        if report.failed:
+            c["outcome"] = "failed" if report.when == "call" else ("failed" if c["outcome"] == "failed" else "error")
+        elif report.skipped and c["outcome"] == "passed":
+            c["outcome"] = "skipped"
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            cases[report.nodeid or "<session>"] = {"outcome": "error", "assertion": False, "exception": None,
+                                                  "origin": None, "message": str(report.longrepr)[:500]}
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        _compare(core_only=True)
+        _check_hooks_of_interpreter()
+        pm = state.get("pm")
+        if pm is not None:
+            _check_hooks(pm)
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        state["exitstatus"] = int(exitstatus)
+'''
+
+NODE_GUARD = r"""'use strict';
+// signoff guard for node --test: runs first in the runner and in every test file's process (--require).
+if (!process.env.NODE_TEST_CONTEXT) {
+  // The runner process never loads the code under test: at its end it records the SHA-256 of the
+  // report it wrote, so a report replaced by a test file's process is caught.
+  const fs = require('node:fs');
+  const crypto = require('node:crypto');
+  const path = require('node:path');
+  const key = process.env.SIGNOFF_GUARD_KEY || '';
+  const files = (process.env.SIGNOFF_GUARD_FILES || '').split(':');
+  const dest = ([...process.execArgv, ...process.argv].find((a) => a.startsWith('--test-reporter-destination=')) || '').split('=')[1] || '';
+  const last = process.argv[process.argv.length - 1] || '';
+  const index = files.indexOf(path.resolve(last));
+  process.on('exit', () => {
+    if (index < 0 || !dest) return;
+    let sha = null;
+    try { sha = crypto.createHash('sha256').update(fs.readFileSync(dest)).digest('hex'); } catch (e) { sha = null; }
+    const body = JSON.stringify({ v: 1, runner: true, report_sha256: sha, exitCode: process.exitCode ?? 0 });
+    const mac = crypto.createHmac('sha256', key).update(body).digest('hex');
+    fs.writeFileSync(`/work/signoff-guard-${index}-runner.json`, JSON.stringify({ body, mac }));
+  });
+} else {
+  const fs = require('node:fs');
+  const crypto = require('node:crypto');
+  const path = require('node:path');
+  const key = process.env.SIGNOFF_GUARD_KEY || '';
+  delete process.env.SIGNOFF_GUARD_KEY;
+  const files = (process.env.SIGNOFF_GUARD_FILES || '').split(':');
+  const index = files.indexOf(path.resolve(process.argv[1] || ''));
+  const out = `/work/signoff-guard-${index}.json`;
+  const writeFileSync = fs.writeFileSync;
+  const createHmac = crypto.createHmac;
+  const stringify = JSON.stringify;
+  const Module = require('node:module');
+  const watched = {
+    'node:assert': require('node:assert'), 'node:assert/strict': require('node:assert/strict'),
+    'node:test': require('node:test'), 'node:module': Module, 'Module.prototype': Module.prototype,
+    'Module._extensions': Module._extensions, process: process, 'Function.prototype': Function.prototype,
+    'Object': Object, 'Reflect': Reflect, 'Promise.prototype': Promise.prototype, 'Error': Error,
+    'fs': fs, 'JSON': JSON,
+  };
+  const snapshot = [];
+  for (const [label, obj] of Object.entries(watched)) {
+    for (const name of Reflect.ownKeys(obj)) {
+      const d = Object.getOwnPropertyDescriptor(obj, name);
+      if (!d) continue;
+      const value = 'value' in d ? d.value : d.get;
+      if (typeof value === 'function') snapshot.push([label, obj, name, value]);
+    }
+  }
+  const findings = [];
+  const note = (t) => { if (!findings.includes(t) && findings.length < 50) findings.push(t); };
+  const check = () => {
+    for (const [label, obj, name, value] of snapshot) {
+      const d = Object.getOwnPropertyDescriptor(obj, name);
+      const now = d ? ('value' in d ? d.value : d.get) : undefined;
+      if (now !== value) note(`replaced: ${label}.${String(name)}`);
+    }
+  };
+  let written = false;
+  const record = (how) => {
+    if (written) return;
+    written = true;
+    check();
+    const body = stringify({ v: 1, file: process.argv[1], how, exitCode: process.exitCode ?? 0, findings });
+    const mac = createHmac('sha256', key).update(body).digest('hex');
+    writeFileSync(out, stringify({ body, mac }));
+  };
+  // The test runner calls process.exit itself once the file's tests are done; a file that calls it
+  // earlier is caught by the canaries and by the missing tests, and a reallyExit leaves no record.
+  process.on('exit', () => record('exit'));
+}
+"""
