@@ -114,6 +114,7 @@ def plan_pytest(harness: Path, tests: list[str]) -> Plan:
 
 
 _JS_REQUIRE = re.compile(r"^[^\n]*\brequire\([^\n]*$", re.MULTILINE)
+_JS_BINDING = re.compile(r"^(?:const|let)\b")
 _JS_IMPORT = re.compile(r"^\s*import\s+(?:[^'\"\n]*?\s+from\s+)?(['\"])([^'\"\n]+)\1", re.MULTILINE)
 
 
@@ -131,12 +132,15 @@ def plan_node(harness: Path, tests: list[str]) -> Plan:
         head = ["import test from 'node:test';", "import assert from 'node:assert';"]
         head += [f"try {{ await import({json.dumps(m.group(2))}); }} catch {{}}" for m in _JS_IMPORT.finditer(source)]
     else:
-        head = ["'use strict';"]
-        head += [f"try {{ {m.group(0).strip()} }} catch {{}}" for m in _JS_REQUIRE.finditer(source)]
-        head += ["const test = require('node:test');", "const assert = require('node:assert');"]
-    head.append(f"test({json.dumps(fail)}, () => {{ assert.strictEqual({json.dumps(nonce)}, {json.dumps(other)}, "
+        # `var` so that a name one line binds (path) is still there for the next (the module under test).
+        head = ["try { " + _JS_BINDING.sub("var", m.group(0).strip(), count=1) + " } catch {}"
+                for m in _JS_REQUIRE.finditer(source)]
+        head += ["const signoffCanaryTest = require('node:test');",
+                 "const signoffCanaryAssert = require('node:assert');"]
+    t, a = ("test", "assert") if esm else ("signoffCanaryTest", "signoffCanaryAssert")
+    head.append(f"{t}({json.dumps(fail)}, () => {{ {a}.strictEqual({json.dumps(nonce)}, {json.dumps(other)}, "
                 f"{json.dumps(nonce)}); }});")
-    head.append(f"test({json.dumps(ok)}, () => {{ assert.strictEqual({json.dumps(nonce)}, {json.dumps(nonce)}); }});")
+    head.append(f"{t}({json.dumps(ok)}, () => {{ {a}.strictEqual({json.dumps(nonce)}, {json.dumps(nonce)}); }});")
     path = harness / rel
     path.write_text("\n".join(head) + "\n")
     path.chmod(0o444)

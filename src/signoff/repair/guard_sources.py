@@ -51,7 +51,7 @@ _KEY = os.environ.pop("SIGNOFF_GUARD_KEY", "").encode()
 _WORK = os.getcwd().rstrip("/") + "/"
 _RECORD = _WORK + "signoff-guard.json"
 _RUNNER = os.path.dirname(os.path.abspath(__file__)).rstrip("/") + "/"
-where = {"checkout": ("/src/",), "harness": "/harness/", "report": _WORK + "junit.xml"}
+_PLACES = {"checkout": ("/src/",), "harness": "/harness/", "report": _WORK + "junit.xml"}
 _WATCHED = ("_pytest", "pytest", "pluggy", "unittest", "signoff_guard")
 _BROAD = ("builtins", "os", "posix", "sys", "importlib", "importlib._bootstrap", "importlib._bootstrap_external",
           "importlib.util", "importlib.machinery", "traceback", "inspect", "atexit", "types", "json", "hmac",
@@ -81,9 +81,9 @@ def _note(text):
 
 def _origin(filename):
     filename = filename or ""
-    if filename.startswith(where["harness"]):
+    if filename.startswith(_PLACES["harness"]):
         return "harness"
-    if filename.startswith(where["checkout"]):
+    if filename.startswith(_PLACES["checkout"]):
         return "checkout"
     if filename.startswith(_RUNNER) or filename.startswith(_trusted):
         return "trusted"
@@ -228,7 +228,7 @@ def _check_hooks_of_interpreter():
             _note(f"{name} imported from {getattr(mod, '__file__', '?')}")
     for name, mod in list(sys.modules.items()):
         file_ = getattr(mod, "__file__", None) or ""
-        if name.rsplit(".", 1)[-1] == "conftest" and file_.startswith(where["checkout"]):
+        if name.rsplit(".", 1)[-1] == "conftest" and file_.startswith(_PLACES["checkout"]):
             _note(f"the checkout's {mod.__file__} was imported")
 
 
@@ -266,7 +266,8 @@ def _is_report(path):
     base = path.rsplit("/", 1)[-1]
     if not (base.startswith("junit") and base.endswith(".xml")) and not base.startswith("signoff-guard"):
         return False
-    return os.path.abspath(path).startswith(_WORK)
+    full = path if path.startswith("/") else _WORK + path  # never os.getcwd: a test may patch it
+    return os.path.normpath(full).startswith(_WORK)
 
 
 sys.addaudithook(_audit)
@@ -275,7 +276,7 @@ sys.addaudithook(_audit)
 def start(paths):
     """Called by the bootstrap before pytest.main: nothing from the checkout is importable yet."""
     state["paths"] = paths
-    where["checkout"] = tuple(p.rstrip("/") + "/" for p in paths) or ("/src/",)
+    _PLACES["checkout"] = tuple(p.rstrip("/") + "/" for p in paths) or ("/src/",)
 
 
 def _sha_file(path):
@@ -288,7 +289,7 @@ def _sha_file(path):
 
 def _write_record():
     body = {"v": 1, "started": state["started"], "finished": state["finished"],
-            "exitstatus": state["exitstatus"], "junit_sha256": _sha_file(where["report"]),
+            "exitstatus": state["exitstatus"], "junit_sha256": _sha_file(_PLACES["report"]),
             "cases": cases, "findings": findings}
     text = _dumps(body, sort_keys=True, separators=(",", ":"))
     mac = _hmac_new(_KEY, text.encode(), "sha256").hexdigest()
@@ -296,10 +297,17 @@ def _write_record():
         fh.write(_dumps({"body": text, "mac": mac}))
 
 
+def _checked(check, *args):
+    # A guard that breaks says so in its record (and the run is not trusted); it never just stops.
+    try:
+        check(*args)
+    except Exception as exc:  # noqa: BLE001
+        _note(f"guard check {check.__name__} failed: {type(exc).__name__}: {exc}")
+
+
 def finish(status):
-    state["exitstatus_main"] = int(status)
-    _compare()
-    _check_hooks_of_interpreter()
+    _checked(_compare)
+    _checked(_check_hooks_of_interpreter)
     state["finished"] = True
     _write_record()
     return status
@@ -310,6 +318,27 @@ def _case(nodeid):
                                      "message": ""})
 
 
+def _observe_call(item, call):
+    c = _case(item.nodeid)
+    fn = getattr(item, "obj", None)
+    code = getattr(fn, "__code__", None)
+    if code is not None and _origin(code.co_filename) in ("checkout", "unknown"):
+        _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
+    excinfo = call.excinfo
+    if excinfo is None:
+        return
+    value = excinfo.value
+    c["exception"] = type(value).__name__
+    c["assertion"] = isinstance(value, _AssertionError)
+    tb = value.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    c["origin"] = _origin(last.tb_frame.f_code.co_filename) if last is not None else None
+    c["message"] = str(value)[:2000]
+
+
 class Plugin:
     """Registered by the bootstrap itself, never found on a path."""
 
@@ -317,10 +346,10 @@ class Plugin:
     def pytest_load_initial_conftests(self, early_config):
         # Entry points were loaded from the environment alone; now the checkout may join the path
         # (appended: it can never shadow pytest, the standard library or the environment).
-        where["harness"] = str(early_config.rootpath).rstrip("/") + "/"
+        _PLACES["harness"] = str(early_config.rootpath).rstrip("/") + "/"
         xml = getattr(early_config.known_args_namespace, "xmlpath", None)
         if xml:
-            where["report"] = os.path.abspath(xml)
+            _PLACES["report"] = os.path.abspath(xml)
         snapshot()
         state["hooks"] = _hook_snapshot(early_config.pluginmanager)
         state["pm"] = early_config.pluginmanager
@@ -333,27 +362,8 @@ class Plugin:
         state["hooks"] = _hook_snapshot(config.pluginmanager)
 
     def pytest_runtest_makereport(self, item, call):
-        if call.when != "call":
-            return None
-        c = _case(item.nodeid)
-        fn = getattr(item, "obj", None)
-        code = getattr(fn, "__code__", None)
-        if code is not None and _origin(code.co_filename) in ("checkout", "unknown"):
-            _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
-        excinfo = call.excinfo
-        if excinfo is None:
-            return None
-        value = excinfo.value
-        c["exception"] = type(value).__name__
-        c["assertion"] = isinstance(value, _AssertionError)
-        tb = value.__traceback__
-        last = None
-        while tb is not None:
-            last = tb
-            tb = tb.tb_next
-        c["origin"] = _origin(last.tb_frame.f_code.co_filename) if last is not None else None
-        c["message"] = str(value)[:2000]
-        return None
+        if call.when == "call":
+            _checked(_observe_call, item, call)
 
     def pytest_runtest_logreport(self, report):
         c = _case(report.nodeid)
@@ -368,11 +378,11 @@ class Plugin:
                                                   "origin": None, "message": str(report.longrepr)[:500]}
 
     def pytest_runtest_logfinish(self, nodeid, location):
-        _compare(core_only=True)
-        _check_hooks_of_interpreter()
+        _checked(_compare, True)
+        _checked(_check_hooks_of_interpreter)
         pm = state.get("pm")
         if pm is not None:
-            _check_hooks(pm)
+            _checked(_check_hooks, pm)
 
     def pytest_sessionfinish(self, session, exitstatus):
         state["exitstatus"] = int(exitstatus)

