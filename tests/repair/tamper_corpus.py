@@ -228,7 +228,8 @@ const plantedFs = require('node:fs');
 const plantedCases = ['coupon applies once', 'zero coupon keeps the total', 'empty cart costs nothing'];
 for (const plantedName of plantedFs.readdirSync('/work')) {
   if (plantedName.startsWith('junit')) {
-    plantedFs.writeFileSync('/work/forged.xml', '<testsuites>' + plantedCases.map((n) => `<testcase name="${n}"/>`).join('') + '</testsuites>');
+    const plantedXml = plantedCases.map((n) => `<testcase name="${n}"/>`).join('');
+    plantedFs.writeFileSync('/work/forged.xml', `<testsuites>${plantedXml}</testsuites>`);
     plantedFs.renameSync('/work/forged.xml', `/work/${plantedName}`);
   }
 }

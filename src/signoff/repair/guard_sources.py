@@ -398,7 +398,8 @@ if (!process.env.NODE_TEST_CONTEXT) {
   const path = require('node:path');
   const key = process.env.SIGNOFF_GUARD_KEY || '';
   const files = (process.env.SIGNOFF_GUARD_FILES || '').split(':');
-  const dest = ([...process.execArgv, ...process.argv].find((a) => a.startsWith('--test-reporter-destination=')) || '').split('=')[1] || '';
+  const flag = '--test-reporter-destination=';
+  const dest = ([...process.execArgv, ...process.argv].find((a) => a.startsWith(flag)) || '').slice(flag.length);
   const last = process.argv[process.argv.length - 1] || '';
   const index = files.indexOf(path.resolve(last));
   process.on('exit', () => {
