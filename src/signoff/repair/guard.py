@@ -37,6 +37,7 @@ from signoff.repair.verdict import outcome_of
 
 PYTEST_RECORD = "signoff-guard.json"
 PYTEST_JUNIT = "junit.xml"
+PYTEST_USAGE_ERROR = 4
 NODE_CANARY_REPORT = "junit-canary.xml"
 _SKIP_WORDS = re.compile(r"skip|xfail", re.IGNORECASE)
 
@@ -207,6 +208,10 @@ def check_pytest(plan: Plan, tests: list[str], cases: list[Case] | None, files: 
         return findings, None, recorded
     guard_cases = [Case(k, str(v.get("outcome")), bool(v.get("assertion")), v.get("exception"),
                         str(v.get("message") or "")) for k, v in recorded.items()]
+    if body is not None and not findings and not cases and not recorded and exit_code == PYTEST_USAGE_ERROR:
+        # pytest refused the command line before running anything (a test id the harness does not
+        # hold), as the authenticated record confirms: nothing ran, which is `missing_test`, not a pass.
+        return findings, cases, recorded
     findings += _canary_findings(plan, cases)
     if body is not None:
         for c in _canary_findings(plan, guard_cases):
