@@ -247,6 +247,19 @@ def check_node(plan: Plan, files_run: list[str], reports: list[str], files: dict
     return findings
 
 
+def assertion_origins(runs: list[Any], test_id: str) -> set[str | None]:
+    """Where the failing assertions of `test_id` were raised, as the guard saw them in each run:
+    "harness" (the test), "checkout" (the code under test), or another place."""
+    out: set[str | None] = set()
+    for run in runs:
+        observed = (run.guard or {}).get("observed") or {}
+        cases = [Case(k, str(v.get("outcome")), bool(v.get("assertion")), None, "") for k, v in observed.items()]
+        for c in select(cases, test_id):
+            if c.outcome == "failed" and c.assertion:
+                out.add(observed[c.id].get("origin"))
+    return out
+
+
 # -- static collection: what the frozen harness defines, read from its syntax tree ----------------
 
 def static_tests(harness: Path, file_: str) -> set[str] | None:

@@ -423,7 +423,7 @@ class RepairDesk:
         events = [NewEvent("repair.verdict", {
             "attempt": attempt, "candidate": commit, "verdict": result.verdict, "reasons": result.reasons,
             "fingerprint": result.fingerprint, "evidence": str(result.evidence), "diff": diff,
-            "tamper": result.tamper})]
+            "tamper": result.tamper, "signals": result.signals})]
         self.ledger.append(case_key(st.case_id), None, events, [self._next(st, attempt, result.verdict)],
                            idempotency_key=f"repair:done:{key}")
 
