@@ -154,3 +154,51 @@ def test_harness_that_uses_framework_features_is_no_false_alarm(coupon: FixtureR
                              harness=harness, expect="test_rich.py::test_once",
                              regression=["test_rich.py::test_zero", "test_rich.py::TestCart"]), settings)
     assert r.verdict == "VERIFIED", r.reasons
+
+
+GENUINE_WITH_HOOKS = """\
+import functools
+import sys
+
+
+class _VendoredSixStyleImporter:
+    # Appended after the standard finders, as six does: it only sees what nothing else found.
+    def find_spec(self, name, path, target=None):
+        return None
+
+
+sys.meta_path.append(_VendoredSixStyleImporter())
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def total_after_coupon(cents: int, percent: int) -> int:
+    return cents * (100 - percent) // 100
+
+
+def checkout_total(prices: list[int], percent: int) -> int:
+    return total_after_coupon(sum(prices), percent)
+"""
+
+
+def test_genuine_code_with_its_own_decorator_and_appended_finder_is_no_false_alarm(
+        coupon: FixtureRepo, settings: Settings, tmp_path: Path) -> None:
+    # Library code that decorates the harness's tests or appends an import finder is not tampering:
+    # the test is still what its module defines, and the finder cannot intercept a test module.
+    harness = tmp_path / "harness"
+    harness.mkdir()
+    (harness / "test_deco.py").write_text(
+        "import cart\n\n\ndef _plain(f):\n    return f\n\n\n"
+        "@(getattr(cart, 'logged', None) or _plain)\ndef test_once():\n"
+        "    assert cart.total_after_coupon(10000, 10) == 9000\n")
+    cand = gitrepo.commit_files(coupon.path, coupon.base, {"cart.py": GENUINE_WITH_HOOKS}, "fix with helpers")
+    r = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=cand, harness=harness,
+                             expect="test_deco.py::test_once"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    # The diff still shows the reviewer the import hook.
+    assert "import hook" in {s["what"] for s in r.signals}

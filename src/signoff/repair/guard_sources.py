@@ -53,13 +53,16 @@ _RECORD = _WORK + "signoff-guard.json"
 _RUNNER = os.path.dirname(os.path.abspath(__file__)).rstrip("/") + "/"
 _PLACES = {"checkout": ("/src/",), "harness": "/harness/", "report": _WORK + "junit.xml"}
 _WATCHED = ("_pytest", "pytest", "pluggy", "unittest", "signoff_guard")
+# Checked at the end only: a test may patch these for its own length (monkeypatch undoes it). What
+# the guard itself uses from json, hmac and hashlib it holds directly, and code swapped inside any of
+# them shows in the audit hook.
 _BROAD = ("builtins", "os", "posix", "sys", "importlib", "importlib._bootstrap", "importlib._bootstrap_external",
-          "importlib.util", "importlib.machinery", "traceback", "inspect", "atexit", "types", "json", "hmac",
-          "hashlib", "xml.etree.ElementTree", "threading", "io")
+          "importlib.util", "importlib.machinery", "atexit", "types", "threading", "io")
 # Hooks pytest itself replaces for the length of a session.
 _MANAGED = {"sys.unraisablehook", "sys.breakpointhook", "threading.excepthook", "sys.excepthook",
             "sys.displayhook", "threading._trace_hook", "threading._profile_hook"}
 _AssertionError = AssertionError
+_PathFinder = __import__("importlib.machinery").machinery.PathFinder
 _getframe = sys._getframe
 _trusted = tuple(sorted({p.rstrip("/") + "/" for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
                                                           *sys.path) if p and p != "/"}))
@@ -213,15 +216,23 @@ def _check_hooks_of_interpreter():
         where = _origin(code.co_filename) if code is not None else "trusted"
         if where in ("checkout", "unknown"):
             _note(f"{label} installed from {code.co_filename}")
-    for label, hooks in (("import finder", sys.meta_path), ("path hook", sys.path_hooks)):
+    # Only finders placed before the standard ones can intercept a module the standard ones would
+    # find (a test module); one appended after them (six does that) only sees what nothing else found.
+    for label, hooks, standard in (("import finder", sys.meta_path, _PathFinder),
+                                   ("path hook", sys.path_hooks, None)):
         for h in hooks:
+            if standard is not None and h is standard:
+                break
+            if standard is None and "FileFinder" in getattr(h, "__qualname__", ""):
+                break
             kind = h if isinstance(h, type) else type(h)
-            mod = sys.modules.get(getattr(kind, "__module__", "") or "")
-            where = _origin(getattr(mod, "__file__", None) or "") if mod is not None else "unknown"
-            if mod is not None and getattr(mod, "__file__", None) is None:
-                where = "trusted"  # built-in and frozen importers
-            if where in ("checkout", "unknown"):
-                _note(f"{label} {kind.__qualname__} installed from {getattr(mod, '__file__', '?')}")
+            if getattr(h, "__code__", None) is not None:
+                file_ = h.__code__.co_filename
+            else:
+                mod = sys.modules.get(getattr(kind, "__module__", "") or "")
+                file_ = getattr(mod, "__file__", None) if mod is not None else "?"
+            if file_ is not None and _origin(file_) in ("checkout", "unknown"):
+                _note(f"{label} {getattr(kind, '__qualname__', kind)} installed from {file_}")
     for name in ("sitecustomize", "usercustomize"):
         mod = sys.modules.get(name)
         if mod is not None and _origin(getattr(mod, "__file__", None) or "") != "trusted":
@@ -321,9 +332,15 @@ def _case(nodeid):
 def _observe_call(item, call):
     c = _case(item.nodeid)
     fn = getattr(item, "obj", None)
+    fn = getattr(fn, "__func__", fn)
     code = getattr(fn, "__code__", None)
     if code is not None and _origin(code.co_filename) in ("checkout", "unknown"):
-        _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
+        # A harness test decorated by the code under test is the harness's own choice; a test
+        # function that is no longer what its module defines was swapped.
+        parent = getattr(getattr(item, "parent", None), "obj", None)
+        defined = getattr(parent, getattr(item, "originalname", None) or item.name, None)
+        if getattr(defined, "__func__", defined) is not fn:
+            _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
     if excinfo is None:
         return
@@ -423,16 +440,17 @@ if (!process.env.NODE_TEST_CONTEXT) {
   const createHmac = crypto.createHmac;
   const stringify = JSON.stringify;
   const Module = require('node:module');
+  // What decides a test's outcome. Not fs or process.emit: common packages (graceful-fs,
+  // signal-exit) patch those for good reasons; the guard holds what it needs from them itself.
   const watched = {
-    'node:assert': require('node:assert'), 'node:assert/strict': require('node:assert/strict'),
-    'node:test': require('node:test'), 'node:module': Module, 'Module.prototype': Module.prototype,
-    'Module._extensions': Module._extensions, process: process, 'Function.prototype': Function.prototype,
-    'Object': Object, 'Reflect': Reflect, 'Promise.prototype': Promise.prototype, 'Error': Error,
-    'fs': fs, 'JSON': JSON,
+    'node:assert': [require('node:assert')], 'node:assert/strict': [require('node:assert/strict')],
+    'node:test': [require('node:test')], 'node:module': [Module], 'Module.prototype': [Module.prototype],
+    'Module._extensions': [Module._extensions], 'Function.prototype': [Function.prototype, ['call', 'apply', 'bind']],
+    process: [process, ['exit', 'kill', 'abort']],
   };
   const snapshot = [];
-  for (const [label, obj] of Object.entries(watched)) {
-    for (const name of Reflect.ownKeys(obj)) {
+  for (const [label, [obj, only]] of Object.entries(watched)) {
+    for (const name of only || Reflect.ownKeys(obj)) {
       const d = Object.getOwnPropertyDescriptor(obj, name);
       if (!d) continue;
       const value = 'value' in d ? d.value : d.get;

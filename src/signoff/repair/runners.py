@@ -110,7 +110,9 @@ class Runner:
                     *[f"{HARNESS_MOUNT}/{t}" for t in tests]]
             if plan is None:
                 return argv, [JUNIT]
-            return [*argv, f"{HARNESS_MOUNT}/{plan.canary_file}"], [JUNIT, PYTEST_RECORD]
+            # The failing canary must not stop the session (a harness `-x` would): run everything.
+            return [*argv[:-len(tests)], f"--maxfail={2**31 - 1}", *argv[-len(tests):],
+                    f"{HARNESS_MOUNT}/{plan.canary_file}"], [JUNIT, PYTEST_RECORD]
         if self.kind == "node":
             files = _files_of(tests)
             guard = f"--require {RUNNER_MOUNT}/signoff_guard.cjs " if plan is not None else ""
