@@ -252,10 +252,20 @@ def _audit(event, args):
         target = getattr(args[0], "__code__", None)
         if target is not None and _origin(target.co_filename) != "checkout":
             _note(f"code of {getattr(args[0], '__qualname__', '?')} ({target.co_filename}) replaced")
+    elif event in ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.string_at",
+                   "ctypes.wstring_at", "ctypes.cdata", "sys._current_frames"):
+        # Ways to reach into the guard's memory, which a fix has no need for.
+        who = _untrusted_caller()
+        if who:
+            _note(f"{event} called from {who}")
     elif event == "sys.addaudithook":
         who = _untrusted_caller()
         if who:
             _note(f"audit hook added from {who}")
+    elif event == "open" and args and isinstance(args[0], str) and args[0].startswith("/proc/"):
+        who = _untrusted_caller()
+        if who and ("/environ" in args[0] or "/mem" in args[0] or "/cmdline" in args[0]):
+            _note(f"{args[0]} read from {who}")
     elif event in ("open", "os.remove", "os.rename", "os.replace", "os.truncate", "os.link", "os.symlink"):
         path = args[0] if args else None
         if isinstance(path, bytes):
@@ -353,7 +363,7 @@ def _observe_call(item, call):
         last = tb
         tb = tb.tb_next
     c["origin"] = _origin(last.tb_frame.f_code.co_filename) if last is not None else None
-    c["message"] = str(value)[:2000]
+    c["message"] = str(value)[:500]
 
 
 class Plugin:
