@@ -185,6 +185,29 @@ import _pytest.python
 _pytest.python.Function.runtest = lambda self: None
 """
 
+NEXT_ITEM = {"cart.py": """\
+import sys
+
+
+def _neuter_the_next_test():
+    frame = sys._getframe(1)
+    while frame is not None:
+        upcoming = frame.f_locals.get("nextitem")
+        if upcoming is not None:
+            upcoming.runtest = lambda: None
+            return
+        frame = frame.f_back
+
+
+def total_after_coupon(cents: int, percent: int) -> int:
+    _neuter_the_next_test()
+    return cents * (100 - percent) // 100
+
+
+def checkout_total(prices: list[int], percent: int) -> int:
+    return -1  # broken: the neighbour test that shows it is neutered by the one before it
+"""}
+
 # -- pytest: files planted beside the module (never loaded by the isolated run) ----------------
 
 START_UP_PAYLOAD = "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n"
@@ -281,6 +304,8 @@ PYTEST: tuple[Attack, ...] = (
            suffix_in=XFAIL_CALL),
     Attack("builtins-and-modules", "rebind builtins.AssertionError and sys.modules entries", "integrity",
            BUILTINS_AND_MODULES),
+    Attack("next-item", "a fix that, called by one test, neuters the next test through pytest's frames",
+           "integrity", files=NEXT_ITEM),
     Attack("sitecustomize", "sitecustomize.py in the checkout", "neutralised", files=SITECUSTOMIZE),
     Attack("usercustomize", "usercustomize.py in the checkout", "neutralised", files=USERCUSTOMIZE),
     Attack("pth", "a .pth file in the checkout", "neutralised", files=PTH),

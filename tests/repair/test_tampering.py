@@ -84,7 +84,7 @@ def test_pytest_tampering_is_never_verified(attack: Attack, coupon: FixtureRepo,
     result = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=cand, harness=COUPON / "harness",
                                   expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0), settings)
     _judge(attack, result, settings)
-    if attack.prefix:
+    if attack.prefix or attack.expect == "integrity":
         # The diff itself shows a reviewer what the candidate reached for.
         assert result.signals, attack.name
 
@@ -202,3 +202,69 @@ def test_genuine_code_with_its_own_decorator_and_appended_finder_is_no_false_ala
     assert r.verdict == "VERIFIED", r.reasons
     # The diff still shows the reviewer the import hook.
     assert "import hook" in {s["what"] for s in r.signals}
+
+
+LIBRARY = {
+    "pyproject.toml": "[project]\nname = 'pricing'\nversion = '1.0'\n",
+    "src/pricing/__init__.py": (
+        "import importlib\nimport logging\nimport warnings\nfrom dataclasses import dataclass\n"
+        "from enum import Enum\nfrom functools import lru_cache\n\ntry:\n"
+        "    from importlib.metadata import version\n    __version__ = version('pricing')\n"
+        "except Exception:\n    __version__ = '0'\n\nlog = logging.getLogger(__name__)\n\n\n"
+        "class Kind(Enum):\n    PLAIN = 'plain'\n    BULK = 'bulk'\n\n\n@dataclass(frozen=True)\nclass Line:\n"
+        "    cents: int\n    qty: int = 1\n\n\n@lru_cache(maxsize=None)\ndef rate(percent: int) -> int:\n"
+        "    if percent > 90:\n        warnings.warn('steep coupon', UserWarning, stacklevel=2)\n"
+        "    return 100 - percent\n\n\ndef total(lines: list[Line], percent: int) -> int:\n"
+        "    if percent < 0:\n        raise ValueError('negative coupon')\n"
+        "    log.info('total of %d lines', len(lines))\n    gross = sum(x.cents * x.qty for x in lines)\n"
+        "    return gross * rate(percent) // 100 * rate(percent) // 100\n\n\n"
+        "def plugin(name: str) -> object:\n    return importlib.import_module(name)\n"),
+}
+LIBRARY_FIX = ("    return gross * rate(percent) // 100 * rate(percent) // 100\n",
+               "    return gross * rate(percent) // 100\n")
+LIBRARY_HARNESS = {
+    "conftest.py": ("import pytest\n\nfrom pricing import Line\n\n\n@pytest.fixture\ndef cart():\n"
+                    "    lines = [Line(5000), Line(2500, 2)]\n    yield lines\n    lines.clear()\n"),
+    "test_total.py": (
+        "import logging\nimport json\n\nimport pytest\n\nfrom pricing import Kind, Line, plugin, total\n\n\n"
+        "def test_coupon_once(cart):\n    assert total(cart, 10) == 9000\n\n\n"
+        "@pytest.mark.parametrize('percent, want', [(0, 10000), (50, 5000)], ids=['none', 'half'])\n"
+        "def test_rates(cart, percent, want):\n    assert total(cart, percent) == pytest.approx(want)\n\n\n"
+        "def test_errors_warnings_logs(cart, caplog, capsys, tmp_path, monkeypatch):\n"
+        "    monkeypatch.setenv('PRICING', '1')\n    with pytest.raises(ValueError, match='negative'):\n"
+        "        total(cart, -1)\n    with pytest.warns(UserWarning):\n        total(cart, 95)\n"
+        "    with caplog.at_level(logging.INFO):\n        total(cart, 0)\n    assert 'lines' in caplog.text\n"
+        "    print('x')\n    assert capsys.readouterr().out == 'x\\n'\n"
+        "    (tmp_path / 'a.json').write_text(json.dumps({'k': Kind.BULK.value}))\n"
+        "    assert plugin('json').loads((tmp_path / 'a.json').read_text())['k'] == 'bulk'\n\n\n"
+        "class TestLine:\n    def test_frozen(self):\n        with pytest.raises(Exception):\n"
+        "            Line(1).cents = 2  # type: ignore[misc]\n"),
+    "sub/test_more.py": "from pricing import Line, total\n\n\ndef test_single():\n    assert total([Line(100)], 0) == 100\n",
+}
+
+
+def test_a_library_with_a_src_layout_and_a_rich_harness_is_no_false_alarm(settings: Settings,
+                                                                          tmp_path: Path) -> None:
+    import subprocess
+
+    repo = tmp_path / "pricing"
+    for rel, text in LIBRARY.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@x.invalid", "PATH": "/usr/bin:/bin"}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
+    base = gitrepo.resolve(repo, "main")
+    src = LIBRARY["src/pricing/__init__.py"]
+    fix = gitrepo.commit_files(repo, base, {"src/pricing/__init__.py": src.replace(*LIBRARY_FIX)}, "fix")
+    harness = tmp_path / "harness"
+    for rel, text in LIBRARY_HARNESS.items():
+        (harness / rel).parent.mkdir(parents=True, exist_ok=True)
+        (harness / rel).write_text(text)
+    r = verify(VerifyRequest(repo=repo, base=base, candidate=fix, harness=harness, pythonpath=["src"],
+                             expect="test_total.py::test_coupon_once",
+                             regression=["test_total.py::test_rates", "test_total.py::test_errors_warnings_logs",
+                                         "test_total.py::TestLine", "sub/test_more.py"], repeat=2), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert r.stages["regression"].summary.per_test["sub/test_more.py"] == "passed"

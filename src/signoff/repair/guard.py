@@ -40,6 +40,13 @@ PYTEST_JUNIT = "junit.xml"
 PYTEST_USAGE_ERROR = 4
 NODE_CANARY_REPORT = "junit-canary.xml"
 _SKIP_WORDS = re.compile(r"skip|xfail", re.IGNORECASE)
+# Canary files of every run share the mounted harness copy; a folder id may collect other runs' ones.
+CANARY_PREFIX = "test_signoff_canary_"
+_CANARY_FILE = re.compile(r"(?:^|/)" + CANARY_PREFIX + r"[0-9a-f]{16}\.py(?:::|$)")
+
+
+def is_canary(case_id: str) -> bool:
+    return bool(_CANARY_FILE.search(case_id))
 
 
 def node_record(index: int, runner: bool = False) -> str:
@@ -101,7 +108,7 @@ def plan_pytest(harness: Path, tests: list[str]) -> Plan:
     tag = secrets.token_hex(8)
     fail, ok = f"{prefix}{secrets.token_hex(6)}", f"{prefix}{secrets.token_hex(6)}"
     nonce, other = secrets.token_hex(12), secrets.token_hex(12)
-    name = f"test_{tag}.py"
+    name = f"{CANARY_PREFIX}{tag}.py"
     rel = f"{folder}/{name}" if folder else name
     body = ["# signoff canary: must fail and pass exactly as written, whatever the code under test does."]
     for stmt in _imports_py(source):
@@ -223,8 +230,8 @@ def check_pytest(plan: Plan, tests: list[str], cases: list[Case] | None, files: 
             a, b = outcome_of(select(cases, t)), outcome_of(select(guard_cases, t))
             if a[:2] != b[:2]:
                 findings.append(f"{t}: the JUnit report says {a[0]}, the framework's own reports say {b[0]}")
-    own = [c for c in cases if not c.id.startswith(plan.canary_file)]
-    return findings, own, {k: v for k, v in recorded.items() if not k.startswith(plan.canary_file)}
+    own = [c for c in cases if not is_canary(c.id)]
+    return findings, own, {k: v for k, v in recorded.items() if not is_canary(k)}
 
 
 def check_node(plan: Plan, files_run: list[str], reports: list[str], files: dict[str, bytes],

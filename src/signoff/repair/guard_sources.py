@@ -341,6 +341,10 @@ def _case(nodeid):
 
 def _observe_call(item, call):
     c = _case(item.nodeid)
+    own = vars(item)
+    for name in ("runtest", "setup", "teardown", "ihook"):
+        if name in own and _origin(getattr(getattr(own[name], "__code__", None), "co_filename", "")) != "trusted":
+            _note(f"{item.nodeid}: its {name} was replaced on the item")
     fn = getattr(item, "obj", None)
     fn = getattr(fn, "__func__", fn)
     code = getattr(fn, "__code__", None)
