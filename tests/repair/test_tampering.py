@@ -239,7 +239,8 @@ LIBRARY_HARNESS = {
         "    assert plugin('json').loads((tmp_path / 'a.json').read_text())['k'] == 'bulk'\n\n\n"
         "class TestLine:\n    def test_frozen(self):\n        with pytest.raises(Exception):\n"
         "            Line(1).cents = 2  # type: ignore[misc]\n"),
-    "sub/test_more.py": "from pricing import Line, total\n\n\ndef test_single():\n    assert total([Line(100)], 0) == 100\n",
+    "sub/test_more.py": ("from pricing import Line, total\n\n\ndef test_single():\n"
+                         "    assert total([Line(100)], 0) == 100\n"),
 }
 
 
