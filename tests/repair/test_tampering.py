@@ -269,3 +269,58 @@ def test_a_library_with_a_src_layout_and_a_rich_harness_is_no_false_alarm(settin
                                          "test_total.py::TestLine", "sub/test_more.py"], repeat=2), settings)
     assert r.verdict == "VERIFIED", r.reasons
     assert r.stages["regression"].summary.per_test["sub/test_more.py"] == "passed"
+
+
+PLUGIN_HARNESS = '''\
+import asyncio
+
+import pytest
+from hypothesis import given, strategies as st
+
+import cart
+
+
+def test_once():
+    assert cart.total_after_coupon(10000, 10) == 9000
+
+
+@given(st.integers(min_value=0, max_value=10**6))
+def test_zero_any(cents):
+    assert cart.total_after_coupon(cents, 0) == cents
+
+
+def test_mocker(mocker):
+    spy = mocker.spy(cart, "total_after_coupon")
+    assert cart.checkout_total([100], 0) == 100
+    assert spy.call_count == 1
+
+
+@pytest.mark.asyncio
+async def test_async():
+    await asyncio.sleep(0)
+    assert cart.checkout_total([], 10) == 0
+
+
+@pytest.mark.timeout(30)
+def test_timeout_marker():
+    assert cart.checkout_total([200], 50) == 100
+'''
+
+
+def test_pytest_plugins_from_the_requirements_are_no_false_alarm(coupon: FixtureRepo, settings: Settings,
+                                                                 tmp_path: Path) -> None:
+    # hypothesis, pytest-mock, pytest-asyncio and pytest-timeout load as entry points, patch pytest
+    # during configuration and rewrite code objects of their own: none of that is the candidate's.
+    harness = tmp_path / "harness"
+    harness.mkdir()
+    (harness / "test_plug.py").write_text(PLUGIN_HARNESS)
+    genuine = (COUPON / "candidates" / "genuine_fix" / "cart.py").read_text()
+    base = gitrepo.commit_files(coupon.path, coupon.base, {
+        "requirements-test.txt": "pytest-mock\npytest-asyncio\nhypothesis\npytest-timeout\nattrs\nsix\n"}, "reqs")
+    cand = gitrepo.commit_files(coupon.path, base, {"cart.py": "import attr\nimport six\n" + genuine}, "fix")
+    r = verify(VerifyRequest(repo=coupon.path, base=base, candidate=cand, harness=harness,
+                             requirements="requirements-test.txt", expect="test_plug.py::test_once",
+                             regression=["test_plug.py::test_zero_any", "test_plug.py::test_mocker",
+                                         "test_plug.py::test_async", "test_plug.py::test_timeout_marker"],
+                             timeout=300.0), settings)
+    assert r.verdict == "VERIFIED", r.reasons

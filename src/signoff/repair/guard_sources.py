@@ -44,6 +44,7 @@ import json
 import os
 import sys
 import threading
+import types
 
 import pytest
 
@@ -95,9 +96,13 @@ def _origin(filename):
     return "unknown"  # /work, /tmp, code compiled from a string...
 
 
-def _untrusted_caller():
-    """The first frame on the stack whose code comes from the checkout or from nowhere we know."""
+def _untrusted_caller(whole_stack=True):
+    """The first frame on the stack whose code comes from the checkout or from nowhere we know
+    (with whole_stack=False, only the frame that caused the event)."""
     f = _getframe(2)
+    if not whole_stack:
+        where = _origin(f.f_code.co_filename) if f is not None else "trusted"
+        return f"{f.f_code.co_filename}:{f.f_lineno}" if where in ("checkout", "unknown") else None
     while f is not None:
         where = _origin(f.f_code.co_filename)
         if where in ("checkout", "unknown"):
@@ -115,8 +120,13 @@ def _code(value):
     return getattr(inner, "__code__", None)
 
 
+_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.WrapperDescriptorType,
+          types.MethodDescriptorType, types.ClassMethodDescriptorType, type, staticmethod, classmethod, property)
+
+
 def _interesting(value):
-    return callable(value) or isinstance(value, (staticmethod, classmethod, property))
+    # Functions, methods and classes; not arbitrary callables (mock's `call` builds itself anew).
+    return isinstance(value, _KINDS)
 
 
 def _entries():
@@ -249,9 +259,12 @@ def _audit(event, args):
         if who:
             _note(f"{event} called from {who}")
     elif event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
+        # Only the frame doing it: the standard library and libraries rewrite code objects of their
+        # own (types.coroutine, hypothesis) while code from the checkout is further up the stack.
         target = getattr(args[0], "__code__", None)
-        if target is not None and _origin(target.co_filename) != "checkout":
-            _note(f"code of {getattr(args[0], '__qualname__', '?')} ({target.co_filename}) replaced")
+        who = _untrusted_caller(whole_stack=False)
+        if who and target is not None and _origin(target.co_filename) != "checkout":
+            _note(f"code of {getattr(args[0], '__qualname__', '?')} ({target.co_filename}) replaced from {who}")
     elif event in ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.string_at",
                    "ctypes.wstring_at", "ctypes.cdata", "sys._current_frames"):
         # Ways to reach into the guard's memory, which a fix has no need for.
