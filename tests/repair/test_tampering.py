@@ -324,3 +324,34 @@ def test_pytest_plugins_from_the_requirements_are_no_false_alarm(coupon: Fixture
                                          "test_plug.py::test_async", "test_plug.py::test_timeout_marker"],
                              timeout=300.0), settings)
     assert r.verdict == "VERIFIED", r.reasons
+
+
+ESM_HARNESS = """\
+import test from 'node:test';
+import assert from 'node:assert';
+import cart from '/src/cart.js';
+
+test('coupon applies once', () => {
+  assert.strictEqual(cart.totalAfterCoupon(10000, 10), 9000);
+});
+test('zero coupon', () => {
+  assert.strictEqual(cart.totalAfterCoupon(10000, 0), 10000);
+});
+"""
+
+
+def test_node_esm_harness_gets_the_same_guard(coupon_js: FixtureRepo, settings: Settings, tmp_path: Path) -> None:
+    require_binary("node", "apt-get install -y nodejs")
+    harness = tmp_path / "harness"
+    harness.mkdir()
+    (harness / "coupon.test.mjs").write_text(ESM_HARNESS)
+
+    def judge(candidate: str) -> VerifyResult:
+        return verify(VerifyRequest(repo=coupon_js.path, base=coupon_js.base, candidate=candidate, harness=harness,
+                                    runner="node", expect="coupon.test.mjs::coupon applies once",
+                                    regression=["coupon.test.mjs::zero coupon"]), settings)
+
+    assert judge(coupon_js.candidates["genuine-fix"]).verdict == "VERIFIED"
+    attack = next(a for a in NODE if a.name == "node-assert-patch")
+    tampered = judge(_candidate(coupon_js, "cart.js", "function totalAfterCoupon(", attack))
+    assert tampered.verdict == "INCONCLUSIVE" and _codes(tampered)[0] == "harness_integrity"

@@ -39,7 +39,8 @@ PYTEST_RECORD = "signoff-guard.json"
 PYTEST_JUNIT = "junit.xml"
 PYTEST_USAGE_ERROR = 4
 NODE_CANARY_REPORT = "junit-canary.xml"
-_SKIP_WORDS = re.compile(r"skip|xfail", re.IGNORECASE)
+_SKIP_WORDS = re.compile(r"skip|xfail|todo", re.IGNORECASE)
+_JS_SUFFIXES = (".js", ".mjs", ".cjs")
 # Canary files of every run share the mounted harness copy; a folder id may collect other runs' ones.
 CANARY_PREFIX = "test_signoff_canary_"
 _CANARY_FILE = re.compile(r"(?:^|/)" + CANARY_PREFIX + r"[0-9a-f]{16}\.py(?:::|$)")
@@ -322,6 +323,11 @@ def static_findings(harness: Path, tests: list[str], cases: list[Case], skips: b
         file_ = t.split("::", 1)[0]
         defined = static_tests(harness, file_)
         if defined is None:
+            if file_.endswith(_JS_SUFFIXES) and not skips:
+                # node: a skip or todo the harness never asked for came from the code under test.
+                skipped = [c.id for c in select(cases, t) if c.outcome == "skipped"]
+                if skipped:
+                    findings.append(f"{skipped[0]} was skipped, but nothing in the harness skips a test")
             continue
         errored = any(c.id == file_ and c.outcome == "error" for c in cases)
         wanted = [d for d in defined if d == t or d.startswith(t + "::")] if "::" in t else sorted(defined)
