@@ -355,3 +355,29 @@ def test_node_esm_harness_gets_the_same_guard(coupon_js: FixtureRepo, settings: 
     attack = next(a for a in NODE if a.name == "node-assert-patch")
     tampered = judge(_candidate(coupon_js, "cart.js", "function totalAfterCoupon(", attack))
     assert tampered.verdict == "INCONCLUSIVE" and _codes(tampered)[0] == "harness_integrity"
+
+
+def test_committed_bytecode_never_runs_instead_of_the_source(coupon: FixtureRepo, settings: Settings,
+                                                             tmp_path: Path) -> None:
+    # A .pyc that Python would load without checking the source (unchecked hash) carries the fix,
+    # while the reviewed cart.py keeps the defect.
+    import py_compile
+    import subprocess
+    import sys
+
+    genuine = tmp_path / "cart.py"
+    genuine.write_text((COUPON / "candidates" / "genuine_fix" / "cart.py").read_text())
+    tag = sys.implementation.cache_tag
+    pyc = coupon.path / "__pycache__" / f"cart.{tag}.pyc"
+    pyc.parent.mkdir(exist_ok=True)
+    py_compile.compile(str(genuine), cfile=str(pyc), dfile="cart.py", doraise=True,
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@x.invalid", "PATH": "/usr/bin:/bin"}
+    for args in (["checkout", "-q", "-b", "bytecode", coupon.base], ["add", "-f", str(pyc)],
+                 ["commit", "-q", "-m", "fix"]):
+        subprocess.run(["git", "-C", str(coupon.path), *args], check=True, env=env, capture_output=True)
+    r = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate="bytecode", harness=COUPON / "harness",
+                             expect=EXPECT, regression=list(NEIGHBOURS)), settings)
+    assert r.verdict == "REJECTED" and "candidate_failed" in _codes(r), r.reasons
+    assert "compiled bytecode (runs instead of the reviewed source)" in {s["what"] for s in r.signals}

@@ -65,7 +65,8 @@ class Plan:
     nonce: str  # must appear in the failing canary's message
 
     def as_json(self) -> dict[str, Any]:
-        # The key authenticated one finished run; it is recorded so the record can be re-checked.
+        # What the evidence records: the canaries and the nonce (harmless once the run is over), never
+        # the key, so a copy of the evidence cannot be used to authenticate anything.
         return {"canary_file": self.canary_file, "failing": self.failing, "passing": self.passing,
                 "nonce": self.nonce}
 

@@ -19,14 +19,13 @@ from __future__ import annotations
 PYTEST_BOOTSTRAP = '''\
 """signoff runner: guard, then pytest, then (only after plugins are loaded) the checkout."""
 import importlib.util
-import sys
-
 import os.path
+import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("signoff_guard", os.path.join(here, "signoff_guard.py"))
 guard = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(guard)  # reads and removes the key, snapshots, installs the audit hook
+spec.loader.exec_module(guard)  # reads, scrubs and removes the key, installs the audit hook
 
 import pytest  # noqa: E402 -- resolved from the prepared environment; the checkout is not on the path
 
@@ -48,7 +47,28 @@ import types
 
 import pytest
 
-_KEY = os.environ.pop("SIGNOFF_GUARD_KEY", "").encode()
+def _scrub_environment(name):
+    """Overwrite the variable's value in the process's initial environment block, so that neither
+    /proc/self/environ nor a child reading /proc/<pid>/environ shows it after the guard read it."""
+    try:
+        import ctypes
+
+        environ = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
+        addresses = ctypes.cast(environ, ctypes.POINTER(ctypes.c_void_p))
+        prefix = name.encode() + b"="
+        i = 0
+        while environ[i] is not None:
+            entry = environ[i]
+            if entry.startswith(prefix):
+                ctypes.memset(addresses[i] + len(prefix), ord("0"), len(entry) - len(prefix))
+            i += 1
+    except (ImportError, OSError, ValueError, AttributeError):
+        pass  # no ctypes here: the key is still removed from os.environ below
+
+
+_KEY = os.environ.get("SIGNOFF_GUARD_KEY", "").encode()
+_scrub_environment("SIGNOFF_GUARD_KEY")
+os.environ.pop("SIGNOFF_GUARD_KEY", None)
 _WORK = os.getcwd().rstrip("/") + "/"
 _RECORD = _WORK + "signoff-guard.json"
 _RUNNER = os.path.dirname(os.path.abspath(__file__)).rstrip("/") + "/"

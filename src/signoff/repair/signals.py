@@ -44,6 +44,8 @@ MAX_SIGNALS = 100
 
 def _start_up(path: str) -> str | None:
     name = path.rsplit("/", 1)[-1]
+    if name.endswith((".pyc", ".pyo")) or "__pycache__/" in path:
+        return "compiled bytecode (runs instead of the reviewed source)"
     if name in START_UP_NAMES or name.endswith(START_UP_SUFFIXES):
         return "interpreter start-up file" if name != "conftest.py" else "conftest.py outside the harness"
     if any(part.endswith(START_UP_PARTS) for part in path.split("/")[:-1]):
@@ -57,13 +59,18 @@ def scan_diff(diff: str) -> list[dict[str, Any]]:
     path: str | None = None
     line = 0
     for raw in diff.splitlines():
+        added: str | None = None
         if raw.startswith("+++ "):
             target = raw[4:].strip()
-            path = target[2:] if target.startswith("b/") else None
-            if path:
-                what = _start_up(path)
-                if what:
-                    out.append({"path": path, "line": 0, "what": what, "text": path})
+            added = target[2:] if target.startswith("b/") else None
+            path = added
+        elif raw.startswith("Binary files ") and " and b/" in raw and raw.endswith(" differ"):
+            added = raw.split(" and b/", 1)[1][:-len(" differ")]
+            path = None
+        if raw.startswith(("+++ ", "Binary files ")):
+            what = _start_up(added) if added else None
+            if added and what:
+                out.append({"path": added, "line": 0, "what": what, "text": added})
             continue
         if raw.startswith("@@"):
             m = re.search(r"\+(\d+)", raw)

@@ -298,6 +298,8 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
                     trees[cand] = gitrepo.export(repo, cand, workspace / "candidate")
             except gitrepo.ExportError as exc:
                 preflight.append(reason("export_failed", str(exc)))
+            for tree in trees.values():
+                _drop_bytecode(tree)
         if not preflight and not violations:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
@@ -412,6 +414,13 @@ def verify(req: VerifyRequest, settings: Settings) -> VerifyResult:
                                        path=req.evidence_path, stem=f"repair-{cand[:12]}")
     return VerifyResult(verdict, reasons, stages, fp, evidence_path, base, cand, frozen.digest,
                         sorted({c.path for c in changes}), tamper, predicate, signals)
+
+
+def _drop_bytecode(tree: Path) -> None:
+    """Committed bytecode would run instead of the source a person reviews (a crafted .pyc matches
+    its .py's size and time, or is unchecked): the run sees source only; the diff signal shows it."""
+    for p in [*tree.rglob("*.pyc"), *tree.rglob("*.pyo")]:
+        p.unlink()
 
 
 def _rmtree(path: Path) -> None:
