@@ -208,6 +208,24 @@ def checkout_total(prices: list[int], percent: int) -> int:
     return -1  # broken: the neighbour test that shows it is neutered by the one before it
 """}
 
+SELF_RESTORING = """\
+import _pytest.python
+_real = _pytest.python.Function.runtest
+def _runtest(self):
+    if self.name.startswith("test_coupon"):
+        _pytest.python.Function.runtest = _real  # put back before anyone looks
+        return None
+    return _real(self)
+_pytest.python.Function.runtest = _runtest
+"""
+
+SKIP_FROM_CODE = """\
+def _hide():
+    from _pytest.outcomes import skip
+    skip("flaky on this platform")
+"""
+SKIP_CALL = "    _hide()\n"
+
 # -- pytest: files planted beside the module (never loaded by the isolated run) ----------------
 
 START_UP_PAYLOAD = "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n"
@@ -304,6 +322,10 @@ PYTEST: tuple[Attack, ...] = (
            suffix_in=XFAIL_CALL),
     Attack("builtins-and-modules", "rebind builtins.AssertionError and sys.modules entries", "integrity",
            BUILTINS_AND_MODULES),
+    Attack("self-restoring", "a runtest patch that neuters only the expected test and puts itself back",
+           "integrity", SELF_RESTORING),
+    Attack("skip-from-code", "the code under test raises pytest's Skipped exception", "integrity", SKIP_FROM_CODE,
+           suffix_in=SKIP_CALL),
     Attack("next-item", "a fix that, called by one test, neuters the next test through pytest's frames",
            "integrity", files=NEXT_ITEM),
     Attack("sitecustomize", "sitecustomize.py in the checkout", "neutralised", files=SITECUSTOMIZE),

@@ -394,13 +394,19 @@ def _observe_call(item, call):
     value = excinfo.value
     c["exception"] = type(value).__name__
     c["assertion"] = isinstance(value, _AssertionError)
+    # Where it was raised: the deepest frame of the test or the code under test (a frame of pytest or
+    # unittest helpers such as assertEqual or skip() counts for whoever called it).
     tb = value.__traceback__
-    last = None
+    origin = None
     while tb is not None:
-        last = tb
+        where = _origin(tb.tb_frame.f_code.co_filename)
+        if where != "trusted":
+            origin = where
         tb = tb.tb_next
-    c["origin"] = _origin(last.tb_frame.f_code.co_filename) if last is not None else None
+    c["origin"] = origin
     c["message"] = str(value)[:500]
+    if type(value).__name__ in ("Skipped", "XFailed", "Exit") and origin in ("checkout", "unknown"):
+        _note(f"{item.nodeid}: the code under test raised {type(value).__name__} (skip, xfail or exit)")
 
 
 class Plugin:
@@ -440,6 +446,14 @@ class Plugin:
         if report.failed:
             cases[report.nodeid or "<session>"] = {"outcome": "error", "assertion": False, "exception": None,
                                                   "origin": None, "message": str(report.longrepr)[:500]}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item):
+        # Right before the test runs: a patch that puts itself back afterwards is still in place here.
+        _checked(_compare, True)
+        pm = state.get("pm")
+        if pm is not None:
+            _checked(_check_hooks, pm)
 
     def pytest_runtest_logfinish(self, nodeid, location):
         _checked(_compare, True)
