@@ -226,6 +226,19 @@ def _hide():
 """
 SKIP_CALL = "    _hide()\n"
 
+LATE_REPORT_PATCH = """\
+def _report_pass():
+    import _pytest.reports
+    real = _pytest.reports.TestReport.from_item_and_call.__func__
+    def passed(cls, item, call):
+        report = real(cls, item, call)
+        if report.when == "call":
+            report.outcome, report.longrepr = "passed", None
+        return report
+    _pytest.reports.TestReport.from_item_and_call = classmethod(passed)
+"""
+LATE_REPORT_CALL = "    _report_pass()\n"
+
 # -- pytest: files planted beside the module (never loaded by the isolated run) ----------------
 
 START_UP_PAYLOAD = "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n"
@@ -326,6 +339,8 @@ PYTEST: tuple[Attack, ...] = (
            "integrity", SELF_RESTORING),
     Attack("skip-from-code", "the code under test raises pytest's Skipped exception", "integrity", SKIP_FROM_CODE,
            suffix_in=SKIP_CALL),
+    Attack("late-report-patch", "called by the test, the fix makes pytest report its failure as a pass",
+           "integrity", LATE_REPORT_PATCH, suffix_in=LATE_REPORT_CALL),
     Attack("next-item", "a fix that, called by one test, neuters the next test through pytest's frames",
            "integrity", files=NEXT_ITEM),
     Attack("sitecustomize", "sitecustomize.py in the checkout", "neutralised", files=SITECUSTOMIZE),

@@ -389,6 +389,7 @@ def _observe_call(item, call):
         if getattr(defined, "__func__", defined) is not fn:
             _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
+    c.update(exception=None, assertion=False, origin=None, message="")  # this call, not an earlier one
     if excinfo is None:
         return
     value = excinfo.value
@@ -437,6 +438,8 @@ class Plugin:
 
     def pytest_runtest_logreport(self, report):
         c = _case(report.nodeid)
+        if report.when == "call" and report.passed and c["exception"] and c["exception"] not in ("Skipped", "XFailed"):
+            _note(f"{report.nodeid} raised {c['exception']} but was reported as passed")
         if report.failed:
             c["outcome"] = "failed" if report.when == "call" else ("failed" if c["outcome"] == "failed" else "error")
         elif report.skipped and c["outcome"] == "passed":
