@@ -301,6 +301,18 @@ const plantedAssert = require('node:assert');
 plantedAssert.strictEqual = () => {};
 """
 
+NODE_SELF_RESTORING = """\
+const plantedAssert = require('node:assert');
+const plantedReal = plantedAssert.strictEqual;
+plantedAssert.strictEqual = function (actual, expected, message) {
+  if (String(message || '').includes('9000')) {
+    plantedAssert.strictEqual = plantedReal;  // put back before anyone looks
+    return undefined;
+  }
+  return plantedReal.call(this, actual, expected, message);
+};
+"""
+
 
 @dataclass(frozen=True)
 class Attack:
@@ -356,6 +368,8 @@ NODE: tuple[Attack, ...] = (
     Attack("node-exit-zero", "process.exit(0) while loading", "integrity", NODE_EXIT_ZERO),
     Attack("node-forged-report", "replace the reporter's JUnit file, then exit 0", "integrity", NODE_FORGED_REPORT),
     Attack("node-really-exit", "process.reallyExit(0), skipping every exit handler", "integrity", NODE_REALLY_EXIT),
+    Attack("node-self-restoring", "a node:assert patch that spares the canaries and puts itself back",
+           "integrity", NODE_SELF_RESTORING),
     Attack("node-test-patch", "patch node:test's it/test and node:assert", "integrity", NODE_TEST_PATCH),
 )
 

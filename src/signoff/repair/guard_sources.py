@@ -516,18 +516,14 @@ if (!process.env.NODE_TEST_CONTEXT) {
   for (const [label, [obj, only]] of Object.entries(watched)) {
     for (const name of only || Reflect.ownKeys(obj)) {
       const d = Object.getOwnPropertyDescriptor(obj, name);
-      if (!d) continue;
-      const value = 'value' in d ? d.value : d.get;
-      if (typeof value === 'function') snapshot.push([label, obj, name, value]);
+      if (d && 'value' in d && typeof d.value === 'function') snapshot.push([label, obj, name, d.value]);
     }
   }
   const findings = [];
   const note = (t) => { if (!findings.includes(t) && findings.length < 50) findings.push(t); };
   const check = () => {
     for (const [label, obj, name, value] of snapshot) {
-      const d = Object.getOwnPropertyDescriptor(obj, name);
-      const now = d ? ('value' in d ? d.value : d.get) : undefined;
-      if (now !== value) note(`replaced: ${label}.${String(name)}`);
+      if (obj[name] !== value) note(`replaced: ${label}.${String(name)}`);
     }
   };
   let written = false;
@@ -539,6 +535,24 @@ if (!process.env.NODE_TEST_CONTEXT) {
     const mac = createHmac('sha256', key).update(body).digest('hex');
     writeFileSync(out, stringify({ body, mac }));
   };
+  // The assertion and test functions become accessors that note every assignment the moment it
+  // happens, so even a one-shot patch that puts itself back is seen; redefining them throws.
+  for (const label of ['node:assert', 'node:assert/strict', 'node:test']) {
+    const obj = watched[label][0];
+    for (const name of Reflect.ownKeys(obj)) {
+      const d = Object.getOwnPropertyDescriptor(obj, name);
+      if (!d || !('value' in d) || typeof d.value !== 'function' || !d.configurable) continue;
+      let current = d.value;
+      Object.defineProperty(obj, name, {
+        configurable: false, enumerable: d.enumerable,
+        get() { return current; },
+        set(v) { note(`assigned: ${label}.${String(name)}`); current = v; },
+      });
+    }
+  }
+  // Right before and after every test too: a patch that puts itself back is still seen.
+  watched['node:test'][0].beforeEach(() => check());
+  watched['node:test'][0].afterEach(() => check());
   // The test runner calls process.exit itself once the file's tests are done; a file that calls it
   // earlier is caught by the canaries and by the missing tests, and a reallyExit leaves no record.
   process.on('exit', () => record('exit'));
