@@ -36,7 +36,7 @@ LINE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((what, re.compile
     ("process introspection", r"/proc/self|\bsys\.argv\b|\bprocess\.(?:argv|execArgv)\b"),
 ))
 
-START_UP_NAMES = ("sitecustomize.py", "usercustomize.py", "conftest.py", "entry_points.txt", "__init__.pth")
+START_UP_NAMES = ("sitecustomize.py", "usercustomize.py", "conftest.py")
 START_UP_SUFFIXES = (".pth",)
 START_UP_PARTS = (".dist-info", ".egg-info")
 MAX_SIGNALS = 100
@@ -48,7 +48,7 @@ def _start_up(path: str) -> str | None:
         return "compiled bytecode (runs instead of the reviewed source)"
     if name in START_UP_NAMES or name.endswith(START_UP_SUFFIXES):
         return "interpreter start-up file" if name != "conftest.py" else "conftest.py outside the harness"
-    if any(part.endswith(START_UP_PARTS) for part in path.split("/")[:-1]):
+    if name == "entry_points.txt" or any(part.endswith(START_UP_PARTS) for part in path.split("/")[:-1]):
         return "plugin entry point (package metadata)"
     return None
 
