@@ -49,21 +49,25 @@ import pytest
 
 def _scrub_environment(name):
     """Overwrite the variable's value in the process's initial environment block, so that neither
-    /proc/self/environ nor a child reading /proc/<pid>/environ shows it after the guard read it."""
+    /proc/self/environ nor a child reading /proc/<pid>/environ shows it after the guard read it.
+    (Through /proc/self/mem: no ctypes to import on every run.)"""
     try:
-        import ctypes
-
-        environ = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
-        addresses = ctypes.cast(environ, ctypes.POINTER(ctypes.c_void_p))
-        prefix = name.encode() + b"="
-        i = 0
-        while environ[i] is not None:
-            entry = environ[i]
-            if entry.startswith(prefix):
-                ctypes.memset(addresses[i] + len(prefix), ord("0"), len(entry) - len(prefix))
-            i += 1
-    except (ImportError, OSError, ValueError, AttributeError):
-        pass  # no ctypes here: the key is still removed from os.environ below
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[-3]), int(fields[-2])  # env_start, env_end
+        with open("/proc/self/mem", "r+b", buffering=0) as mem:
+            mem.seek(start)
+            block = mem.read(end - start)
+            prefix = b"\\0" + name.encode() + b"="
+            at = (b"\\0" + block).find(prefix)
+            if at >= 0:
+                value_at = at + len(prefix) - 1
+                stop = block.find(b"\\0", value_at)
+                stop = len(block) if stop < 0 else stop
+                mem.seek(start + value_at)
+                mem.write(b"0" * (stop - value_at))
+    except (OSError, ValueError, IndexError):
+        pass  # the key is still removed from os.environ below
 
 
 _KEY = os.environ.get("SIGNOFF_GUARD_KEY", "").encode()
@@ -73,13 +77,18 @@ _WORK = os.getcwd().rstrip("/") + "/"
 _RECORD = _WORK + "signoff-guard.json"
 _RUNNER = os.path.dirname(os.path.abspath(__file__)).rstrip("/") + "/"
 _PLACES = {"checkout": ("/src/",), "harness": "/harness/", "report": _WORK + "junit.xml"}
-_WATCHED = ("_pytest", "pytest", "pluggy", "unittest", "signoff_guard")
+# What runs, judges and reports a test: checked right before every test, and at the end with the rest.
+_HOT = ("_pytest.python", "_pytest.runner", "_pytest.reports", "_pytest.main", "_pytest.nodes",
+        "_pytest.fixtures", "_pytest.skipping", "_pytest.outcomes", "_pytest.unittest", "_pytest.junitxml",
+        "_pytest.assertion", "_pytest.config", "_pytest.python_api", "_pytest.raises", "_pytest.warnings",
+        "pluggy", "unittest.case", "unittest.result", "signoff_guard")
 # Checked at the end only: a test may patch these for its own length (monkeypatch undoes it). What
 # the guard itself uses from json, hmac and hashlib it holds directly, and code swapped inside any of
 # them shows in the audit hook.
 _BROAD = ("builtins", "os", "posix", "sys", "importlib", "importlib._bootstrap", "importlib._bootstrap_external",
           "importlib.util", "importlib.machinery", "atexit", "types", "threading", "io")
 # Hooks pytest itself replaces for the length of a session.
+_MANAGED_MODULES = {"sys", "threading"}
 _MANAGED = {"sys.unraisablehook", "sys.breakpointhook", "threading.excepthook", "sys.excepthook",
             "sys.displayhook", "threading._trace_hook", "threading._profile_hook"}
 _AssertionError = AssertionError
@@ -105,6 +114,8 @@ def _note(text):
 
 def _origin(filename):
     filename = filename or ""
+    if "/." in filename:
+        filename = os.path.normpath(filename)
     if filename.startswith(_PLACES["harness"]):
         return "harness"
     if filename.startswith(_PLACES["checkout"]):
@@ -119,7 +130,7 @@ def _origin(filename):
 def _untrusted_caller(whole_stack=True):
     """The first frame on the stack whose code comes from the checkout or from nowhere we know
     (with whole_stack=False, only the frame that caused the event)."""
-    f = _getframe(2)
+    f = _getframe(3)  # past this function, _audit_event and _audit
     if not whole_stack:
         where = _origin(f.f_code.co_filename) if f is not None else "trusted"
         return f"{f.f_code.co_filename}:{f.f_lineno}" if where in ("checkout", "unknown") else None
@@ -132,72 +143,84 @@ def _untrusted_caller(whole_stack=True):
 
 
 def _watched(name):
-    return name in _BROAD or any(name == w or name.startswith(w + ".") for w in _WATCHED)
+    return name in _BROAD or name == "pytest" or name.startswith(_HOT)
 
 
 def _code(value):
-    inner = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
-    return getattr(inner, "__code__", None)
+    kind = type(value)
+    if kind is types.FunctionType:
+        return value.__code__
+    if kind in (staticmethod, classmethod, types.MethodType):
+        return getattr(value.__func__, "__code__", None)
+    if kind is property:
+        return getattr(value.fget, "__code__", None)
+    return None  # classes and built-in functions: identity alone
 
 
-_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.WrapperDescriptorType,
-          types.MethodDescriptorType, types.ClassMethodDescriptorType, type, staticmethod, classmethod, property)
-
-
-def _interesting(value):
-    # Functions, methods and classes; not arbitrary callables (mock's `call` builds itself anew).
-    return isinstance(value, _KINDS)
+# Functions, methods and classes; not arbitrary callables (mock's `call` builds itself anew).
+_KIND_SET = {types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.WrapperDescriptorType,
+             types.MethodDescriptorType, types.ClassMethodDescriptorType, staticmethod, classmethod, property}
 
 
 def _entries():
+    # Each entry: [core, label parts, namespace, attr, value, code, other accepted (value, code)].
     out = []
+    kinds, code_of = _KIND_SET, _code
     for name, mod in list(sys.modules.items()):
         if mod is None or not _watched(name):
             continue
         core = name not in _BROAD
-        for attr, val in list(vars(mod).items()):
-            if not _interesting(val) or f"{name}.{attr}" in _MANAGED:
+        space = vars(mod)
+        for attr, val in list(space.items()):
+            kind = type(val)
+            if kind not in kinds and not isinstance(val, type):
                 continue
-            out.append((core, f"{name}.{attr}", mod, attr, [(val, _code(val))]))
-            if isinstance(val, type) and getattr(val, "__module__", None) == name:
-                for a, v in list(vars(val).items()):
-                    if _interesting(v):
-                        out.append((core, f"{name}.{attr}.{a}", val, a, [(v, _code(v))]))
+            if name in _MANAGED_MODULES and f"{name}.{attr}" in _MANAGED:
+                continue
+            out.append([core, (name, attr), space, attr, val, code_of(val), []])
+            if isinstance(val, type) and val.__module__ == name:
+                inner = vars(val)
+                for a, v in list(inner.items()):
+                    if type(v) in kinds or isinstance(v, type):
+                        out.append([core, (name, attr, a), inner, a, v, code_of(v), []])
     return out
 
 
 def snapshot():
     state["snapshot"] = _entries()
+    state["core"] = [e for e in state["snapshot"] if e[0]]
 
 
 _MISSING = object()
 
 
 def _compare(core_only=False):
-    for core, label, owner, attr, accepted in state["snapshot"]:
-        if core_only and not core:
+    # The fast path is one dict lookup and one or two identity tests per entry.
+    for entry in state["core" if core_only else "snapshot"]:
+        value = entry[2].get(entry[3], _MISSING)
+        old, old_code = entry[4], entry[5]
+        if value is old and (old_code is None or _code(value) is old_code):
             continue
-        value = vars(owner).get(attr, _MISSING)
+        label = ".".join(entry[1])
         if value is _MISSING:
             _note(f"removed: {label}")
-        elif not any(value is old for old, _c in accepted):
-            _note(f"replaced: {label}")
-        elif not any(value is old and (c is None or _code(value) is c) for old, c in accepted):
-            _note(f"code replaced: {label}")
+        elif not any(value is v and (c is None or _code(value) is c) for v, c in entry[6]):
+            _note(f"replaced: {label}" if value is not old else f"code replaced: {label}")
 
 
 def _rebase():
     """After pytest's own configuration: accept what the environment's plugins patched (pytest's
     legacypath plugin patches Config, for one), refuse anything else, and take that as the baseline."""
-    for _core, label, owner, attr, accepted in state["snapshot"]:
-        value = vars(owner).get(attr, _MISSING)
-        old, old_code = accepted[0]
+    for entry in state["snapshot"]:
+        _core, parts, space, attr, old, old_code, extra = entry
+        value = space.get(attr, _MISSING)
         if value is not _MISSING and (value is not old or _code(value) is not old_code):
             code = _code(value)
             if code is None or _origin(code.co_filename) != "trusted":
-                _note(f"replaced during configuration: {label}")
+                _note(f"replaced during configuration: {'.'.join(parts)}")
             # Both stay acceptable: pytest undoes its own patches when the session ends.
-            accepted.append((value, code))
+            extra.append((old, old_code))
+            entry[4], entry[5] = value, code
 
 
 def _hook_snapshot(pm):
@@ -273,7 +296,21 @@ def _check_hooks_of_interpreter():
             _note(f"the checkout's {mod.__file__} was imported")
 
 
+_MEMORY_EVENTS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.string_at",
+                  "ctypes.wstring_at", "ctypes.cdata", "sys._current_frames"}
+_FILE_EVENTS = {"open", "os.remove", "os.rename", "os.replace", "os.truncate", "os.link", "os.symlink"}
+_WATCHED_EVENTS = {"sys.settrace", "sys.setprofile", "object.__setattr__", "sys.addaudithook", "compile",
+                   *_MEMORY_EVENTS, *_FILE_EVENTS}
+
+
 def _audit(event, args):
+    # Called for every audited event in the process: leave at once for all but a few.
+    if event not in _WATCHED_EVENTS:
+        return
+    _audit_event(event, args)
+
+
+def _audit_event(event, args):
     if event == "sys.settrace" or event == "sys.setprofile":
         who = _untrusted_caller()
         if who:
@@ -285,8 +322,14 @@ def _audit(event, args):
         who = _untrusted_caller(whole_stack=False)
         if who and target is not None and _origin(target.co_filename) != "checkout":
             _note(f"code of {getattr(args[0], '__qualname__', '?')} ({target.co_filename}) replaced from {who}")
-    elif event in ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.string_at",
-                   "ctypes.wstring_at", "ctypes.cdata", "sys._current_frames"):
+    elif event == "compile" and len(args) > 1 and isinstance(args[1], str):
+        # Code the checkout compiles under the name of a file it does not own would pass for trusted.
+        name = args[1]
+        if _origin(name) in ("trusted", "harness") and not name.startswith("<"):
+            who = _untrusted_caller(whole_stack=False)
+            if who:
+                _note(f"code compiled under the name {name} from {who}")
+    elif event in _MEMORY_EVENTS:
         # Ways to reach into the guard's memory, which a fix has no need for.
         who = _untrusted_caller()
         if who:
@@ -299,7 +342,7 @@ def _audit(event, args):
         who = _untrusted_caller()
         if who and ("/environ" in args[0] or "/mem" in args[0] or "/cmdline" in args[0]):
             _note(f"{args[0]} read from {who}")
-    elif event in ("open", "os.remove", "os.rename", "os.replace", "os.truncate", "os.link", "os.symlink"):
+    elif event in _FILE_EVENTS:
         path = args[0] if args else None
         if isinstance(path, bytes):
             path = path.decode(errors="replace")
@@ -459,11 +502,9 @@ class Plugin:
             _checked(_check_hooks, pm)
 
     def pytest_runtest_logfinish(self, nodeid, location):
-        _checked(_compare, True)
+        # The framework itself is checked before the next test and at the end; hooks of the
+        # interpreter (trace, import) after each test too.
         _checked(_check_hooks_of_interpreter)
-        pm = state.get("pm")
-        if pm is not None:
-            _checked(_check_hooks, pm)
 
     def pytest_sessionfinish(self, session, exitstatus):
         state["exitstatus"] = int(exitstatus)
