@@ -239,6 +239,29 @@ def _report_pass():
 """
 LATE_REPORT_CALL = "    _report_pass()\n"
 
+FORGED_ORIGIN_PLUGIN = """\
+import sys
+_SOURCE = (
+    "import pytest\\n"
+    "class Quiet:\\n"
+    "    @pytest.hookimpl(hookwrapper=True)\\n"
+    "    def pytest_runtest_makereport(self, item, call):\\n"
+    "        outcome = yield\\n"
+    "        report = outcome.get_result()\\n"
+    "        if report.when == 'call':\\n"
+    "            report.outcome, report.longrepr = 'passed', None\\n"
+)
+_space = {}
+exec(compile(_SOURCE, "/usr/lib/python3.11/functools.py", "exec"), _space)  # passes for the stdlib
+_frame = sys._getframe(0)
+while _frame is not None:
+    _config = getattr(_frame.f_locals.get("self"), "config", None)
+    if _config is not None and hasattr(_config, "pluginmanager"):
+        _config.pluginmanager.register(_space["Quiet"](), "quiet")
+        break
+    _frame = _frame.f_back
+"""
+
 # -- pytest: files planted beside the module (never loaded by the isolated run) ----------------
 
 START_UP_PAYLOAD = "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n"
@@ -353,6 +376,8 @@ PYTEST: tuple[Attack, ...] = (
            suffix_in=SKIP_CALL),
     Attack("late-report-patch", "called by the test, the fix makes pytest report its failure as a pass",
            "integrity", LATE_REPORT_PATCH, suffix_in=LATE_REPORT_CALL),
+    Attack("forged-origin-plugin", "a plugin compiled under a standard-library file name, registered through "
+           "pytest's frames, turns failures into passes", "integrity", FORGED_ORIGIN_PLUGIN),
     Attack("next-item", "a fix that, called by one test, neuters the next test through pytest's frames",
            "integrity", files=NEXT_ITEM),
     Attack("sitecustomize", "sitecustomize.py in the checkout", "neutralised", files=SITECUSTOMIZE),
