@@ -31,6 +31,9 @@ def _diff(path: str, *added: str, context: str = "x = 1") -> str:
     ("gc.get_objects()", "interpreter hook"),
     ("open('/work/junit.xml', 'w')", "report file"),
     ("open('/proc/self/environ').read()", "process introspection"),
+    ("if os.environ.get('PYTEST_CURRENT_TEST'):", "test detection"),
+    ("checkout = os.environ['SIGNOFF_CHECKOUT']", "test detection"),
+    ("def __eq__(self, other):", "comparison override"),
 ])
 def test_added_lines_that_reach_for_the_framework_are_flagged(line: str, what: str) -> None:
     (found,) = [s for s in scan_diff(_diff("pkg/mod.py", line)) if s["what"] == what]

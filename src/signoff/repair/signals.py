@@ -34,6 +34,10 @@ LINE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((what, re.compile
                          r"\batexit\b|\b__code__\b|\bgc\.get_(?:referrers|objects|referents)\b|\bctypes\b"),
     ("report file", r"junit|\.xml['\"]|signoff-guard|SIGNOFF_GUARD"),
     ("process introspection", r"/proc/self|\bsys\.argv\b|\bprocess\.(?:argv|execArgv)\b"),
+    # Code that behaves differently under test, or values that compare equal to anything.
+    ("test detection", r"PYTEST_CURRENT_TEST|PYTEST_VERSION|PYTEST_XDIST|\bSIGNOFF_\w+|NODE_TEST_CONTEXT|"
+                       r"['\"]/harness\b"),
+    ("comparison override", r"\bdef\s+__(?:eq|ne|bool|hash)__\b|\[Symbol\.toPrimitive\]|\bvalueOf\s*\("),
 ))
 
 START_UP_NAMES = ("sitecustomize.py", "usercustomize.py", "conftest.py")
