@@ -10,7 +10,7 @@ import pytest
 
 from signoff.kernel.errors import UsageError
 from signoff.repair.junit import ReportError, check_test_id, parse_generic, parse_node, parse_pytest, select
-from signoff.repair.runners import PYTEST_BOOTSTRAP, Runner
+from signoff.repair.runners import Runner
 from signoff.repair.verdict import outcome_of
 from tests.support.requires import require_binary
 
@@ -70,8 +70,8 @@ def _run_pytest(tmp_path: Path, ids: list[str], checkout_files: dict[str, str] |
         (src / name).write_text(text)
     runner = tmp_path / "runner"
     runner.mkdir(exist_ok=True)
-    (runner / "run_pytest.py").write_text(PYTEST_BOOTSTRAP)
-    (runner / "pytest.ini").write_text("[pytest]\n")
+    for name, text in Runner("pytest").files().items():  # the bootstrap, the guard, an empty pytest.ini
+        (runner / name).write_text(text)
     junit = tmp_path / "junit.xml"
     proc = subprocess.run(
         [sys.executable, "-I", "-B", str(runner / "run_pytest.py"), str(src), "-p", "no:cacheprovider",

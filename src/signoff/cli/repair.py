@@ -34,6 +34,10 @@ def print_result(result: Any) -> None:
     if result.tamper:
         console.print(f"  tamper signal: the candidate edits the repository's own tests: {', '.join(result.tamper)} "
                       "(reported only; the verdict uses the frozen harness)", highlight=False)
+    if result.signals:
+        from signoff.repair.signals import summary
+
+        console.print(f"  tamper signal: the diff reaches for {summary(result.signals)} (review it)", highlight=False)
     console.print(f"  fingerprint {result.fingerprint}", highlight=False)
     if result.evidence:
         console.print(f"  evidence {result.evidence}", highlight=False)

@@ -5,7 +5,9 @@ The desk never takes an agent's word for a test result: it runs the proposed tes
 - `reproduce`: one run of the proposed test on the base revision plus the baseline suite. The
   reproduction counts only if the baseline is green and the test fails by an assertion with a
   complete report (repair's `summarize`: syntax, import and collection errors, timeouts and
-  missing reports are not reproductions).
+  missing reports are not reproductions), the run guard found no tampering (`harness_integrity`:
+  something in the checkout that makes the framework fail tests is not a defect the test shows),
+  and the failing assertion was raised by the test itself, not by code in the checkout.
 - `verify_fix`: repair's full verdict on the candidate (base fails by assertion, candidate passes
   the test, the whole baseline suite passes, only allowed paths changed), then the repository's
   configured checks (ruff lint and format, mypy) on the candidate tree, also in the sandbox.
@@ -22,6 +24,8 @@ from typing import Any
 from signoff import git
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
+from signoff.repair.guard import assertion_origins
+from signoff.repair.signals import summary as signal_summary
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, env_cache, verify
 
@@ -75,6 +79,10 @@ def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_pat
               "baseline": {"outcome": reg_s.outcome, "per_test": reg_s.per_test, "message": reg_s.message},
               "fingerprint": result.fingerprint, "harness_digest": result.harness_digest}
     evidence = str(result.evidence) if result.evidence else None
+    tampered = [s for s in (base_s, reg_s) if s.outcome == "incomplete" and s.status == "harness_integrity"]
+    if tampered:
+        return Measurement(False, f"not a reproduction: the run shows tampering ({tampered[0].message[:300]})",
+                           detail | {"harness_integrity": True}, evidence)
     if reg_s.outcome not in ("passed", "none"):
         return Measurement(False, f"baseline suite is not green ({reg_s.outcome}: {reg_s.message[:200]})",
                            detail | {"baseline_red": True}, evidence)
@@ -86,6 +94,11 @@ def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_pat
                  "missing": "the test was not found in the report", "skipped": "the test was skipped",
                  "failed": "the test failed without an assertion error"}.get(base_s.outcome, base_s.outcome)
         return Measurement(False, f"not a reproduction: {shown}", detail, evidence)
+    origins = assertion_origins(result.stages["base"].runs, test_rel)
+    if "harness" not in origins:
+        where = ", ".join(sorted(o or "unknown" for o in origins)) or "nowhere the guard saw"
+        return Measurement(False, f"not a reproduction: the assertion was raised from {where}, not by the test",
+                           detail, evidence)
     return Measurement(True, f"fails by assertion: {base_s.message[:300]}", detail, evidence)
 
 
@@ -152,15 +165,17 @@ def verify_fix(settings: Settings, repo: Path, base: str, candidate: str, test_d
                                       regression=regression, allow=[*allow, test_path], timeout=timeout,
                                       redact_paths=True), settings)
     detail: dict[str, Any] = {"verdict": result.verdict, "reasons": result.reasons, "fingerprint": result.fingerprint,
-                              "changed": result.changed}
+                              "changed": result.changed, "signals": result.signals}
     evidence = str(result.evidence) if result.evidence else None
+    # The static tamper signal goes wherever the reason goes (the change request a person reviews).
+    signal = f" Tamper signal on the diff: {signal_summary(result.signals)}." if result.signals else ""
     if result.verdict != VERIFIED:
         why = "; ".join(f"{r['code']}: {r['detail']}" for r in result.reasons)[:500]
-        return Measurement(False, f"{result.verdict}: {why}", detail, evidence)
+        return Measurement(False, f"{result.verdict}: {why}{signal}", detail, evidence)
     if checks:
         chk = run_checks(settings, repo, candidate, timeout)
         detail["checks"] = chk.detail.get("checks", [])
         if not chk.ok:
             return Measurement(False, chk.reason, detail, evidence)
-    return Measurement(True, "VERIFIED: fails on base by assertion, passes with the fix, whole suite passes",
-                       detail, evidence)
+    return Measurement(True, "VERIFIED: fails on base by assertion, passes with the fix, whole suite passes"
+                       + signal, detail, evidence)

@@ -3,11 +3,13 @@
 Inside the sandbox the layout is fixed: the exported revision at /src, the frozen harness at
 /harness, this module's runner files at /runner (all read-only), and the writable tmpfs at /work.
 
-pytest is started through a small bootstrap that imports pytest from the prepared environment
-*before* the checkout joins the import path, and appends (never prepends) the checkout folders, so
-a candidate cannot shadow pytest or its JUnit plugin with a module of the same name. The harness's
-own `pytest.ini` governs the run when present; otherwise an empty one does, so the repository's
-configuration and conftest files never apply.
+pytest is started isolated (`python -I`) through a bootstrap that loads signoff's guard and pytest
+from the prepared environment *before* the checkout joins the import path, and appends (never
+prepends) the checkout folders only after pytest has loaded its plugins, so a candidate can neither
+shadow pytest nor ship plugins, `.pth` files or `sitecustomize`. The harness's own `pytest.ini`
+governs the run when present; otherwise an empty one does, so the repository's configuration and
+conftest files never apply. Under node every test file's process loads the guard first
+(`--require`). Both write the authenticated record that `repair/guard.py` checks.
 """
 
 from __future__ import annotations
@@ -20,6 +22,17 @@ from typing import Any
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import UsageError
+from signoff.repair.guard import (
+    NODE_CANARY_REPORT,
+    PYTEST_RECORD,
+    Plan,
+    check_node,
+    check_pytest,
+    node_record,
+    plan_node,
+    plan_pytest,
+)
+from signoff.repair.guard_sources import NODE_GUARD, PYTEST_BOOTSTRAP, PYTEST_GUARD
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, parse_generic, parse_node, parse_pytest
 
 SRC_MOUNT = "/src"
@@ -27,15 +40,6 @@ RUNNER_MOUNT = "/runner"
 WORKDIR = "/work"
 JUNIT = "junit.xml"
 
-PYTEST_BOOTSTRAP = '''\
-"""signoff runner: import pytest before the code under test can shadow it, then run it."""
-import sys
-
-import pytest  # resolved from the prepared environment; the checkout is not on the path yet
-
-sys.path.extend(p for p in sys.argv[1].split(":") if p)
-raise SystemExit(pytest.main(sys.argv[2:]))
-'''
 EMPTY_INI = "[pytest]\n"
 RUNNERS = ("pytest", "node")
 
@@ -66,8 +70,15 @@ class Runner:
     def files(self) -> dict[str, str]:
         """Files placed in /runner for this runner."""
         if self.kind == "pytest":
-            return {"run_pytest.py": PYTEST_BOOTSTRAP, "pytest.ini": EMPTY_INI}
+            return {"run_pytest.py": PYTEST_BOOTSTRAP, "signoff_guard.py": PYTEST_GUARD, "pytest.ini": EMPTY_INI}
+        if self.kind == "node":
+            return {"signoff_guard.cjs": NODE_GUARD}
         return {}
+
+    @property
+    def guarded(self) -> bool:
+        """Whether runs get canaries and the guard (a command template runs whatever it names)."""
+        return self.kind in ("pytest", "node")
 
     def spec(self) -> dict[str, Any]:
         return {"kind": self.kind, "template": self.template,
@@ -86,8 +97,8 @@ class Runner:
         return folder
 
     def command(self, tests: list[str], harness_files: tuple[str, ...], python: str | None,
-                pythonpath: list[str]) -> tuple[list[str], list[str]]:
-        """(argv, report files to collect) for running `tests`."""
+                pythonpath: list[str], plan: Plan | None = None) -> tuple[list[str], list[str]]:
+        """(argv, report files to collect) for running `tests`, with the plan's canary when given."""
         paths = ":".join([SRC_MOUNT, *[f"{SRC_MOUNT}/{p}" for p in pythonpath]])
         if self.kind == "pytest":
             assert python is not None
@@ -97,16 +108,27 @@ class Runner:
                     f"--confcutdir={HARNESS_MOUNT}", "-o", "junit_family=xunit1", "-o", "console_output_style=classic",
                     f"--junitxml={WORKDIR}/{JUNIT}", "-q", "--color=no",
                     *[f"{HARNESS_MOUNT}/{t}" for t in tests]]
-            return argv, [JUNIT]
+            if plan is None:
+                return argv, [JUNIT]
+            # The failing canary must not stop the session (a harness `-x` would): run everything.
+            return [*argv[:-len(tests)], f"--maxfail={2**31 - 1}", *argv[-len(tests):],
+                    f"{HARNESS_MOUNT}/{plan.canary_file}"], [JUNIT, PYTEST_RECORD]
         if self.kind == "node":
             files = _files_of(tests)
+            guard = f"--require {RUNNER_MOUNT}/signoff_guard.cjs " if plan is not None else ""
             lines = ["rc=0"]
-            for i, f in enumerate(files):
+            runs = [(f, f"junit-{i}.xml") for i, f in enumerate(files)]
+            if plan is not None:
+                runs.append((plan.canary_file, NODE_CANARY_REPORT))
+            for f, report in runs:
                 lines.append(
-                    f"node --test --test-reporter=junit --test-reporter-destination={WORKDIR}/junit-{i}.xml "
+                    f"node {guard}--test --test-reporter=junit --test-reporter-destination={WORKDIR}/{report} "
                     f"{shlex.quote(HARNESS_MOUNT + '/' + f)} || rc=1")
             lines.append("exit $rc")
-            return ["/bin/sh", "-c", "\n".join(lines)], [f"junit-{i}.xml" for i in range(len(files))]
+            collect = [report for _f, report in runs]
+            if plan is not None:
+                collect += [node_record(i, runner) for i in range(len(runs)) for runner in (False, True)]
+            return ["/bin/sh", "-c", "\n".join(lines)], collect
         assert self.template is not None
         values = {
             "tests": " ".join(shlex.quote(f"{HARNESS_MOUNT}/{t}") for t in tests),
@@ -126,6 +148,34 @@ class Runner:
             "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT,
             "HYPOTHESIS_STORAGE_DIRECTORY": f"{WORKDIR}/.hypothesis", "NO_COLOR": "1",
         }
+
+    def plan(self, harness: Path, tests: list[str]) -> Plan | None:
+        """A fresh plan (key, canaries written into `harness`) for one guarded execution."""
+        if self.kind == "pytest":
+            return plan_pytest(harness, tests)
+        if self.kind == "node":
+            return plan_node(harness, tests)
+        return None
+
+    def check_guard(self, plan: Plan, tests: list[str], cases: list[Case] | None, files: dict[str, bytes],
+                    exit_code: int | None) -> tuple[list[str], list[Case] | None, dict[str, Any]]:
+        """(findings, the cases without canaries, what the guard observed) for one execution."""
+        if self.kind == "pytest":
+            return check_pytest(plan, tests, cases, files, exit_code)
+        data = files.get(NODE_CANARY_REPORT)
+        try:
+            canary = parse_node(data, plan.canary_file) if data is not None else None
+        except ReportError as exc:
+            return [f"the canary report is malformed: {exc}"], cases, {}
+        reports = [*[f"junit-{i}.xml" for i in range(len(_files_of(tests)))], NODE_CANARY_REPORT]
+        return check_node(plan, _files_of(tests), reports, files, canary, exit_code), cases, {}
+
+    def guard_env(self, plan: Plan, tests: list[str]) -> dict[str, str]:
+        """What the guard reads (and removes) at start: the run's key, and for node the file order."""
+        env = {"SIGNOFF_GUARD_KEY": plan.key}
+        if self.kind == "node":
+            env["SIGNOFF_GUARD_FILES"] = ":".join(f"{HARNESS_MOUNT}/{f}" for f in [*_files_of(tests), plan.canary_file])
+        return env
 
     def read(self, tests: list[str], files: dict[str, bytes]) -> list[Case] | None:
         """Cases from the collected reports; None when a report is absent. ReportError when malformed."""

@@ -20,11 +20,12 @@ EXIT_CODES = {VERIFIED: 0, REJECTED: 1, INCONCLUSIVE: 3}
 
 # Why an execution did not complete -> the INCONCLUSIVE reason code it produces.
 RUN_STATUSES = ("complete", "timeout", "resource_limit", "no_report", "bad_report", "inconsistent",
-                "sandbox_unavailable")
+                "sandbox_unavailable", "harness_integrity")
 
 REASONS = {
     # INCONCLUSIVE
     "harness_changed": "the harness digest changed since it was approved",
+    "harness_integrity": "the run shows signs of tampering with the test framework or its report",
     "sandbox_unavailable": "the sandbox is unavailable",
     "environment_unprepared": "the test environment could not be prepared",
     "export_failed": "a revision could not be exported completely and safely",
@@ -57,16 +58,17 @@ class Run:
     exit_code: int | None = None
     record: dict[str, Any] | None = None  # the sandbox's execution record
     record_digest: str | None = None
+    guard: dict[str, Any] | None = None  # canaries, integrity findings and what the guard observed
 
     def as_json(self) -> dict[str, Any]:
         return {"status": self.status, "detail": self.detail, "exit_code": self.exit_code,
                 "cases": [c.as_json() for c in self.cases], "record": self.record,
-                "record_digest": self.record_digest}
+                "record_digest": self.record_digest, "guard": self.guard}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Run:
         return cls(str(d["status"]), str(d.get("detail", "")), [Case.from_json(c) for c in d.get("cases", [])],
-                   d.get("exit_code"), d.get("record"), d.get("record_digest"))
+                   d.get("exit_code"), d.get("record"), d.get("record_digest"), d.get("guard"))
 
 
 @dataclass
@@ -145,6 +147,15 @@ def classify(base: Summary, candidate: Summary, regression: Summary,
         return INCONCLUSIVE, list(preflight)
     if violations:
         return REJECTED, list(violations)
+    verdict, reasons = _classify_runs(base, candidate, regression)
+    # Tampering outranks every other finding: a run that shows it proves nothing either way.
+    tampered = [r for r in reasons if r["code"] == "harness_integrity"]
+    if tampered:
+        return INCONCLUSIVE, tampered + [r for r in reasons if r["code"] != "harness_integrity"]
+    return verdict, reasons
+
+
+def _classify_runs(base: Summary, candidate: Summary, regression: Summary) -> tuple[str, list[dict[str, str]]]:
     inconclusive: list[dict[str, str]] = []
     rejecting: list[dict[str, str]] = []
     stages = {"base": base, "candidate": candidate, "regression": regression}

@@ -29,11 +29,12 @@ from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import paths
+from signoff.repair import guard, paths
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id
 from signoff.repair.runners import RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
+from signoff.repair.signals import scan as scan_signals
 from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, reason, summarize
 
 STAGES = ("base", "candidate", "regression")
@@ -115,6 +116,7 @@ class VerifyResult:
     changed: list[str]
     tamper: list[str]
     predicate: dict[str, Any]
+    signals: list[dict[str, Any]] = field(default_factory=list)  # the static tamper signal on the diff
 
     @property
     def exit_code(self) -> int:
@@ -132,6 +134,7 @@ class VerifyResult:
             "harness_digest": self.harness_digest,
             "changed": self.changed,
             "tamper": self.tamper,
+            "signals": self.signals,
         }
 
 
@@ -191,7 +194,8 @@ def _node_environment() -> dict[str, Any]:
     return {"kind": "node", "version": version}
 
 
-def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float) -> Run:
+def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, plan: guard.Plan | None = None,
+            harness: Path | None = None) -> Run:
     record = execution.as_json()
     digest = canonical_digest(record)
     tail = (execution.stderr or execution.stdout or "")[-600:].strip()
@@ -204,17 +208,36 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float) ->
         cases = runner.read(tests, execution.files)
     except ReportError as exc:
         return Run("bad_report", str(exc), [], execution.exit_code, record, digest)
+    if plan is not None and harness is not None:
+        findings, cases, observed = runner.check_guard(plan, tests, cases, execution.files, execution.exit_code)
+        if cases is not None and not findings:
+            findings = guard.static_findings(harness, tests, cases, guard.harness_skips(harness))
+        facts = {"plan": plan.as_json(), "findings": findings, "observed": observed}
+        if findings and (cases is not None or execution.exit_code == 0 or observed):
+            return Run("harness_integrity", "; ".join(findings), cases or [], execution.exit_code, record, digest,
+                       facts)
+        if cases is not None:
+            return _complete(execution, cases, record, digest, facts)
     if cases is None:
         return Run("no_report", f"exit {execution.exit_code}, no JUnit report; {tail}", [], execution.exit_code,
                    record, digest)
+    return _complete(execution, cases, record, digest)
+
+
+def _complete(execution: Any, cases: list[Any], record: dict[str, Any], digest: str,
+              facts: dict[str, Any] | None = None) -> Run:
+    if facts is not None:
+        # A guarded run always has a failing canary, so its exit status says nothing about the
+        # tests; the guard checked it against the framework's own status instead.
+        return Run("complete", "", cases, execution.exit_code, record, digest, facts)
     bad = any(c.outcome in ("failed", "error") for c in cases)
     if bad and execution.exit_code == 0:
         return Run("inconsistent", "the report shows failures but the runner exited 0", cases,
-                   execution.exit_code, record, digest)
+                   execution.exit_code, record, digest, facts)
     if cases and not bad and execution.exit_code not in (0, None):
         return Run("inconsistent", f"the report shows no failure but the runner exited {execution.exit_code}",
-                   cases, execution.exit_code, record, digest)
-    return Run("complete", "", cases, execution.exit_code, record, digest)
+                   cases, execution.exit_code, record, digest, facts)
+    return Run("complete", "", cases, execution.exit_code, record, digest, facts)
 
 
 def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) -> VerifyResult:
@@ -254,6 +277,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
     descends = git.is_ancestor(repo, base, cand)
     outside = paths.disallowed(changes, req.allow)
     tamper = paths.test_edits(changes)
+    signals = scan_signals(repo, base, cand)
     violations: list[dict[str, str]] = []
     if not descends:
         violations.append(reason("not_descendant", f"{cand[:12]} does not descend from {base[:12]}"))
@@ -279,6 +303,8 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
                     trees[cand] = git.export(repo, cand, workspace / "candidate")
             except git.ExportError as exc:
                 preflight.append(reason("export_failed", str(exc)))
+            for tree in trees.values():
+                _drop_bytecode(tree)
         if not preflight and not violations:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
@@ -314,23 +340,27 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
                     tests = stage_tests[stage]
                     if not tests or stage not in req.stages:
                         continue
-                    argv, collect = runner.command(tests, frozen.files, python, req.pythonpath)
-                    commands[stage] = argv
+                    # The identity records the command without this run's canary, so that the
+                    # fingerprint stays the same for the same inputs.
+                    commands[stage] = runner.command(tests, frozen.files, python, req.pythonpath)[0]
                     mounts = [sandbox.Mount(trees[stage_rev[stage]], SRC_MOUNT),
                               sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
                               *env_mounts]
-                    env = runner.env(python, req.pythonpath)
                     for _ in range(req.repeat):
-                        jobs.append((stage, argv, collect, mounts, env, tests))
+                        # Fresh canaries and a fresh key for every execution, written before any runs.
+                        plan = runner.plan(mounted, tests)
+                        argv, collect = runner.command(tests, frozen.files, python, req.pythonpath, plan)
+                        env = runner.env(python, req.pythonpath) | (runner.guard_env(plan, tests) if plan else {})
+                        jobs.append((stage, argv, collect, mounts, env, tests, plan))
 
                 def execute(job: tuple[Any, ...]) -> tuple[str, Run]:
-                    stage, argv, collect, mounts, env, tests = job
+                    stage, argv, collect, mounts, env, tests, plan = job
                     try:
                         ex = sandbox.run(argv, mounts, limits=_limits(), env=env, timeout=req.timeout, workdir=WORKDIR,
                                          network=False, backend=req.backend, collect=collect)
                     except sandbox.SandboxUnavailable as exc:
                         return stage, Run("sandbox_unavailable", exc.message)
-                    return stage, _to_run(ex, runner, tests, req.timeout)
+                    return stage, _to_run(ex, runner, tests, req.timeout, plan, mounted)
 
                 # One more worker than cores: a pytest run spends part of its time starting up and
                 # waiting on I/O, so the third execution should not wait for a whole round.
@@ -371,7 +401,8 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
         "environment": environment,
         "tests": {"expected": req.expect, "regression": list(req.regression)},
         "policy": {"allow": list(req.allow), "descends": descends, "disallowed": outside,
-                   "changed": sorted({c.path for c in changes}), "tamper": tamper},
+                   "changed": sorted({c.path for c in changes}), "tamper": tamper,
+                   "signals": signals},
         "preflight": preflight,
         "stages": {s: stages[s].evidence_json() for s in STAGES},
         "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
@@ -391,7 +422,14 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
         evidence_path = write_evidence(build_statement(predicate), key, settings.evidence_dir,
                                        path=req.evidence_path, stem=f"repair-{cand[:12]}")
     return VerifyResult(verdict, reasons, stages, fp, evidence_path, base, cand, frozen.digest,
-                        sorted({c.path for c in changes}), tamper, predicate)
+                        sorted({c.path for c in changes}), tamper, predicate, signals)
+
+
+def _drop_bytecode(tree: Path) -> None:
+    """Committed bytecode would run instead of the source a person reviews (a crafted .pyc matches
+    its .py's size and time, or is unchecked): the run sees source only; the diff signal shows it."""
+    for p in [*tree.rglob("*.pyc"), *tree.rglob("*.pyo")]:
+        p.unlink()
 
 
 def _rmtree(path: Path) -> None:

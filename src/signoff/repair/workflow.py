@@ -435,7 +435,7 @@ class RepairDesk:
         events = [NewEvent("repair.verdict", {
             "attempt": attempt, "candidate": commit, "verdict": result.verdict, "reasons": result.reasons,
             "fingerprint": result.fingerprint, "evidence": str(result.evidence), "diff": diff,
-            "tamper": result.tamper})]
+            "tamper": result.tamper, "signals": result.signals})]
         self._record(st.case_id, lambda now: attempt not in now.verdicts, events,
                      [self._next(st, attempt, result.verdict)], f"repair:done:{key}")
 

@@ -1,0 +1,344 @@
+"""The run guard: layers that keep a run's result from resting only on the process the candidate controls.
+
+The code under test runs in the same process as the test framework, so it can patch that framework,
+exit early, write its own report, or skip tests. Each execution therefore gets, besides its JUnit
+report, checks the candidate would have to defeat all at once:
+
+- **canaries**: a test file with random names placed beside the expected test, importing what that
+  test imports, run through the same collection and run path. One must fail by an assertion whose
+  message carries a fresh nonce, one must pass. A framework that cannot fail, or cannot pass, shows.
+- **an authenticated record**: the guard in the sandbox (`guard_sources.py`) records outcomes from the
+  framework's own reports, integrity findings (snapshot of the framework taken before the checkout
+  is importable, an audit hook, hooks and importers from the checkout) and the JUnit report's
+  SHA-256, and signs it with HMAC under a per-run key given only to the guard. No record, a bad MAC,
+  a report that changed after it was written, or outcomes that differ are all tampering.
+- **static collection** here on the host, from the frozen harness's syntax tree (never importing
+  anything): a test that exists in the harness but is absent from a complete run, or skipped when the
+  harness never skips, was removed by something else.
+
+Any finding makes the run `harness_integrity` (INCONCLUSIVE), never a pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from signoff.repair.junit import Case, select
+from signoff.repair.verdict import outcome_of
+
+PYTEST_RECORD = "signoff-guard.json"
+PYTEST_JUNIT = "junit.xml"
+PYTEST_USAGE_ERROR = 4
+NODE_CANARY_REPORT = "junit-canary.xml"
+_SKIP_WORDS = re.compile(r"skip|xfail|todo", re.IGNORECASE)
+_JS_SUFFIXES = (".js", ".mjs", ".cjs")
+# Canary files of every run share the mounted harness copy; a folder id may collect other runs' ones.
+CANARY_PREFIX = "test_signoff_canary_"
+_CANARY_FILE = re.compile(r"(?:^|/)" + CANARY_PREFIX + r"[0-9a-f]{16}\.py(?:::|$)")
+
+
+def is_canary(case_id: str) -> bool:
+    return bool(_CANARY_FILE.search(case_id))
+
+
+def node_record(index: int, runner: bool = False) -> str:
+    return f"signoff-guard-{index}-runner.json" if runner else f"signoff-guard-{index}.json"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One execution's secrets and canaries (made fresh for every run, never reused)."""
+
+    key: str
+    canary_file: str  # relative to the harness
+    failing: str  # test id of the canary that must fail by an assertion
+    passing: str  # test id of the canary that must pass
+    nonce: str  # must appear in the failing canary's message
+
+    def as_json(self) -> dict[str, Any]:
+        # What the evidence records: the canaries and the nonce (harmless once the run is over), never
+        # the key, so a copy of the evidence cannot be used to authenticate anything.
+        return {"canary_file": self.canary_file, "failing": self.failing, "passing": self.passing,
+                "nonce": self.nonce}
+
+
+def _imports_py(source: str) -> list[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    lines = source.splitlines()
+    out = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+                isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            out.append("\n".join(lines[node.lineno - 1:node.end_lineno]).strip())
+    return out
+
+
+def _function_prefix(harness: Path) -> str:
+    ini = harness / "pytest.ini"
+    if ini.is_file():
+        cp = configparser.ConfigParser()
+        try:
+            cp.read_string(ini.read_text(errors="replace"))
+            first = (cp.get("pytest", "python_functions", fallback="") or "").split()
+        except configparser.Error:
+            first = []
+        if first and re.fullmatch(r"[A-Za-z_]\w*\*", first[0]):
+            return first[0][:-1]
+    return "test_"
+
+
+def plan_pytest(harness: Path, tests: list[str]) -> Plan:
+    """Write a canary module beside the first test file and return the run's plan."""
+    first = tests[0].split("::", 1)[0]
+    folder = str(Path(first).parent) if first.endswith(".py") else first.rstrip("/")
+    folder = "" if folder in (".", "") else folder
+    plain = first.endswith(".py") and (harness / first).is_file()
+    source = (harness / first).read_text(errors="replace") if plain else ""
+    prefix = _function_prefix(harness)
+    tag = secrets.token_hex(8)
+    fail, ok = f"{prefix}{secrets.token_hex(6)}", f"{prefix}{secrets.token_hex(6)}"
+    nonce, other = secrets.token_hex(12), secrets.token_hex(12)
+    name = f"{CANARY_PREFIX}{tag}.py"
+    rel = f"{folder}/{name}" if folder else name
+    body = ["# signoff canary: must fail and pass exactly as written, whatever the code under test does."]
+    for stmt in _imports_py(source):
+        body.append("try:\n" + "\n".join("    " + ln for ln in stmt.splitlines()) + "\nexcept Exception:\n    pass")
+    body.append(f"\n\ndef {fail}():\n    assert {nonce!r} == {other!r}, {nonce!r}\n")
+    body.append(f"\ndef {ok}():\n    assert {nonce!r} == {nonce!r}\n")
+    path = harness / rel
+    path.write_text("\n".join(body) + "\n")
+    path.chmod(0o444)
+    return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
+
+
+_JS_REQUIRE = re.compile(r"^[^\n]*\brequire\([^\n]*$", re.MULTILINE)
+_JS_BINDING = re.compile(r"^(?:const|let)\b")
+_JS_IMPORT = re.compile(r"^\s*import\s+(?:[^'\"\n]*?\s+from\s+)?(['\"])([^'\"\n]+)\1", re.MULTILINE)
+
+
+def plan_node(harness: Path, tests: list[str]) -> Plan:
+    first = tests[0].split("::", 1)[0]
+    source = (harness / first).read_text(errors="replace") if (harness / first).is_file() else ""
+    folder = str(Path(first).parent)
+    folder = "" if folder == "." else folder
+    fail, ok = secrets.token_hex(6), secrets.token_hex(6)
+    nonce, other = secrets.token_hex(12), secrets.token_hex(12)
+    esm = first.endswith(".mjs") or bool(_JS_IMPORT.search(source))
+    name = f"{secrets.token_hex(8)}.test.{'mjs' if esm else 'js'}"
+    rel = f"{folder}/{name}" if folder else name
+    if esm:
+        head = ["import test from 'node:test';", "import assert from 'node:assert';"]
+        head += [f"try {{ await import({json.dumps(m.group(2))}); }} catch {{}}" for m in _JS_IMPORT.finditer(source)]
+    else:
+        # `var` so that a name one line binds (path) is still there for the next (the module under test).
+        head = ["try { " + _JS_BINDING.sub("var", m.group(0).strip(), count=1) + " } catch {}"
+                for m in _JS_REQUIRE.finditer(source)]
+        head += ["const signoffCanaryTest = require('node:test');",
+                 "const signoffCanaryAssert = require('node:assert');"]
+    t, a = ("test", "assert") if esm else ("signoffCanaryTest", "signoffCanaryAssert")
+    head.append(f"{t}({json.dumps(fail)}, () => {{ {a}.strictEqual({json.dumps(nonce)}, {json.dumps(other)}, "
+                f"{json.dumps(nonce)}); }});")
+    head.append(f"{t}({json.dumps(ok)}, () => {{ {a}.strictEqual({json.dumps(nonce)}, {json.dumps(nonce)}); }});")
+    path = harness / rel
+    path.write_text("\n".join(head) + "\n")
+    path.chmod(0o444)
+    return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
+
+
+def _read_record(data: bytes | None, key: str, what: str, findings: list[str]) -> dict[str, Any] | None:
+    if data is None:
+        findings.append(f"{what}: no guard record (the process ended, or the guard was disabled, before it finished)")
+        return None
+    try:
+        outer = json.loads(data)
+        body_text = outer["body"]
+        mac = outer["mac"]
+        if not isinstance(body_text, str) or not isinstance(mac, str):
+            raise TypeError("body and mac must be strings")
+    except (ValueError, KeyError, TypeError) as exc:
+        findings.append(f"{what}: the guard record is malformed ({exc})")
+        return None
+    want = hmac.new(key.encode(), body_text.encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(want, mac):
+        findings.append(f"{what}: the guard record is not authenticated by this run's key (forged)")
+        return None
+    body = json.loads(body_text)
+    if not isinstance(body, dict):
+        findings.append(f"{what}: the guard record is malformed")
+        return None
+    for f in body.get("findings") or []:
+        findings.append(f"{what}: {f}")
+    return body
+
+
+def _canary_findings(plan: Plan, cases: list[Case]) -> list[str]:
+    out = []
+    failing = [c for c in cases if c.id == plan.failing]
+    passing = [c for c in cases if c.id == plan.passing]
+    if not failing or not all(c.outcome == "failed" and c.assertion and plan.nonce in c.message for c in failing):
+        shown = failing[0].outcome if failing else "missing"
+        out.append(f"the canary that must fail by an assertion did not ({shown})")
+    if not passing or not all(c.outcome == "passed" for c in passing):
+        shown = passing[0].outcome if passing else "missing"
+        out.append(f"the canary that must pass did not ({shown})")
+    return out
+
+
+def check_pytest(plan: Plan, tests: list[str], cases: list[Case] | None, files: dict[str, bytes],
+                 exit_code: int | None) -> tuple[list[str], list[Case] | None, dict[str, Any]]:
+    """(findings, the report's cases without the canaries, what the guard recorded per case)."""
+    findings: list[str] = []
+    if exit_code == 0:
+        findings.append("pytest exited 0 although the canary must fail")
+    body = _read_record(files.get(PYTEST_RECORD), plan.key, "guard", findings)
+    recorded: dict[str, Any] = {}
+    if body is not None:
+        if not body.get("finished"):
+            findings.append("the guard did not finish")
+        if body.get("exitstatus") is None or body.get("exitstatus") != exit_code:
+            findings.append(f"pytest finished with status {body.get('exitstatus')}, but the process exited {exit_code}")
+        junit = files.get(PYTEST_JUNIT)
+        if junit is not None and body.get("junit_sha256") != hashlib.sha256(junit).hexdigest():
+            findings.append("the JUnit report is not the one pytest wrote (changed after the session finished)")
+        recorded = {k: v for k, v in (body.get("cases") or {}).items() if isinstance(v, dict)}
+    if cases is None:
+        return findings, None, recorded
+    guard_cases = [Case(k, str(v.get("outcome")), bool(v.get("assertion")), v.get("exception"),
+                        str(v.get("message") or "")) for k, v in recorded.items()]
+    if body is not None and not findings and not cases and not recorded and exit_code == PYTEST_USAGE_ERROR:
+        # pytest refused the command line before running anything (a test id the harness does not
+        # hold), as the authenticated record confirms: nothing ran, which is `missing_test`, not a pass.
+        return findings, cases, recorded
+    findings += _canary_findings(plan, cases)
+    if body is not None:
+        for c in _canary_findings(plan, guard_cases):
+            findings.append(f"guard: {c}")
+        fail = recorded.get(plan.failing) or {}
+        if fail.get("origin") not in ("harness", None):
+            findings.append(f"the canary's assertion was raised from {fail.get('origin')}, not from the test")
+        for t in tests:
+            a, b = outcome_of(select(cases, t)), outcome_of(select(guard_cases, t))
+            if a[:2] != b[:2]:
+                findings.append(f"{t}: the JUnit report says {a[0]}, the framework's own reports say {b[0]}")
+    own = [c for c in cases if not is_canary(c.id)]
+    return findings, own, {k: v for k, v in recorded.items() if not is_canary(k)}
+
+
+def check_node(plan: Plan, files_run: list[str], reports: list[str], files: dict[str, bytes],
+               canary_cases: list[Case] | None, exit_code: int | None) -> list[str]:
+    findings: list[str] = []
+    if exit_code == 0:
+        findings.append("node exited 0 although the canary must fail")
+    for i, (f, report) in enumerate(zip([*files_run, plan.canary_file], reports, strict=True)):
+        body = _read_record(files.get(node_record(i)), plan.key, f, findings)
+        if body is not None and body.get("how") != "exit":
+            findings.append(f"{f}: the guard did not see the process end normally")
+        runner = _read_record(files.get(node_record(i, runner=True)), plan.key, f"{f} (runner)", findings)
+        data = files.get(report)
+        if runner is not None and data is not None and runner.get("report_sha256") != hashlib.sha256(data).hexdigest():
+            findings.append(f"{f}: the report is not the one node's test runner wrote")
+    if canary_cases is None:
+        findings.append("the canary file wrote no report")
+    else:
+        findings += _canary_findings(plan, canary_cases)
+    return findings
+
+
+def assertion_origins(runs: list[Any], test_id: str) -> set[str | None]:
+    """Where the failing assertions of `test_id` were raised, as the guard saw them in each run:
+    "harness" (the test), "checkout" (the code under test), or another place."""
+    out: set[str | None] = set()
+    for run in runs:
+        observed = (run.guard or {}).get("observed") or {}
+        cases = [Case(k, str(v.get("outcome")), bool(v.get("assertion")), None, "") for k, v in observed.items()]
+        for c in select(cases, test_id):
+            if c.outcome == "failed" and c.assertion:
+                out.add(observed[c.id].get("origin"))
+    return out
+
+
+# -- static collection: what the frozen harness defines, read from its syntax tree ----------------
+
+def static_tests(harness: Path, file_: str) -> set[str] | None:
+    """Ids (file::name, file::Class::name) a pytest module defines plainly, or None when it is not
+    plain enough to say (custom collection, `__test__`, unparsable)."""
+    path = harness / file_
+    if not file_.endswith(".py") or not path.is_file():
+        return None
+    ini = harness / "pytest.ini"
+    if ini.is_file() and re.search(r"python_(functions|classes)|--deselect|(^|\s)-[km]\b|--ignore",
+                                   ini.read_text(errors="replace")):
+        return None
+    source = path.read_text(errors="replace")
+    if "__test__" in source or _collection_customised(harness):
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            out.add(f"{file_}::{node.name}")
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not node.bases:
+            methods = [n for n in node.body if isinstance(n, ast.FunctionDef)]
+            if any(m.name == "__init__" for m in methods):
+                continue
+            out.update(f"{file_}::{node.name}::{m.name}" for m in methods if m.name.startswith("test"))
+    return out
+
+
+def _collection_customised(harness: Path) -> bool:
+    """Whether the harness's own conftest files change what is collected (then absence is theirs)."""
+    for p in harness.rglob("conftest.py"):
+        if re.search(r"collect|deselect|pytest_plugins", p.read_text(errors="replace")):
+            return True
+    return False
+
+
+def harness_skips(harness: Path) -> bool:
+    """Whether anything in the harness could skip or xfail a test (then a skip is the harness's own)."""
+    for p in harness.rglob("*"):
+        if p.is_file() and p.suffix in (".py", ".ini", ".cfg", ".toml", ".js", ".mjs", ".cjs"):
+            if _SKIP_WORDS.search(p.read_text(errors="replace")):
+                return True
+    return False
+
+
+def static_findings(harness: Path, tests: list[str], cases: list[Case], skips: bool) -> list[str]:
+    """Tests the harness plainly defines but a complete run did not report, or skipped without cause."""
+    findings: list[str] = []
+    for t in tests:
+        file_ = t.split("::", 1)[0]
+        defined = static_tests(harness, file_)
+        if defined is None:
+            if file_.endswith(_JS_SUFFIXES) and not skips:
+                # node: a skip or todo the harness never asked for came from the code under test.
+                skipped = [c.id for c in select(cases, t) if c.outcome == "skipped"]
+                if skipped:
+                    findings.append(f"{skipped[0]} was skipped, but nothing in the harness skips a test")
+            continue
+        errored = any(c.id == file_ and c.outcome == "error" for c in cases)
+        wanted = [d for d in defined if d == t or d.startswith(t + "::")] if "::" in t else sorted(defined)
+        if not errored:
+            for d in wanted:
+                if not select(cases, d):
+                    findings.append(f"{d} is defined in the harness but the run did not report it (deselected?)")
+        if not skips:
+            # Only plain test functions: an async one without its plugin is skipped by pytest itself.
+            skipped = [c.id for c in select(cases, t) if c.outcome == "skipped" and c.id.split("[", 1)[0] in defined]
+            if skipped:
+                findings.append(f"{skipped[0]} was skipped, but nothing in the harness skips a test")
+    return findings[:20]
