@@ -106,7 +106,7 @@ def agent_for(role: str, settings: Settings, ledger: Ledger | None = None, scrip
 
 class Agent:
     def __init__(self, spec: RoleSpec, provider: Provider, settings: Settings, ledger: Ledger | None = None,
-                 limits: config.Limits | None = None, provider_settings: ProviderSettings | None = None) -> None:
+                 limits: config.SpendLimits | None = None, provider_settings: ProviderSettings | None = None) -> None:
         self.spec = spec
         self.provider = provider
         self.settings = settings
