@@ -187,9 +187,9 @@ def test_agent_calls_on_each_database(db_url: str, configure, wire: WireServer, 
     out = {"sentences": [{"text": "A fact.", "cites": ["F1"]}]}
     wire.answer(Canned(body=openai_completion(json.dumps(out))))
     proposal = agent_for("writer", settings).propose({"facts": []})
-    scripted = agent_for("editor", settings).propose({"sentences": []})
+    scripted = agent_for("reviewer", settings).propose({"files": []})
     ledger = Ledger.open(settings)
     assert [e.payload["record"]["call_id"] for e in ledger.read("agents/writer")] == [proposal.record["call_id"]]
-    assert ledger.read("agents/editor")[0].payload["record"]["kind"] == scripted.kind == "simulated"
+    assert ledger.read("agents/reviewer")[0].payload["record"]["kind"] == scripted.kind == "simulated"
     assert Budget(ledger, SpendLimits()).calls()[0]["status"] == "settled"
     ledger.close()
