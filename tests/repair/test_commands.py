@@ -8,8 +8,8 @@ import pytest
 
 from signoff.repair.case import CaseState, Contract
 from signoff.repair.commands import (
-    Command,
-    Report,
+    DefectReport,
+    OperatorCommand,
     decide,
     message_key,
     next_step,
@@ -32,8 +32,8 @@ def _case(state: str = "CONTRACT_PROPOSED", **changes: object) -> CaseState:
 
 
 def _command(verb: str = "approve", *, room_id: str = "room-1", sender: str = OPERATOR, exact: bool = True,
-             digest: str = DIGEST) -> Command:
-    return Command(verb, "coupon-01", exact, "$m1", room_id, sender, digest if verb == "approve" else "")
+             digest: str = DIGEST) -> OperatorCommand:
+    return OperatorCommand(verb, "coupon-01", exact, "$m1", room_id, sender, digest if verb == "approve" else "")
 
 
 def _refused(events: list, jobs: list) -> str:  # type: ignore[type-arg]
@@ -68,7 +68,7 @@ def test_exact_approval_by_the_operator_in_the_case_room_approves_and_reproduces
     (_command(digest="c" * 64), "the harness changed since it was presented"),
     (_command(digest="unreadable"), "the harness changed since it was presented"),
 ])
-def test_approval_is_refused_unless_every_rule_holds(command: Command, why: str) -> None:
+def test_approval_is_refused_unless_every_rule_holds(command: OperatorCommand, why: str) -> None:
     assert why in _refused(*decide(_case(), command, VERIFIER))
 
 
@@ -100,7 +100,7 @@ def test_a_command_for_an_unknown_case_is_refused_and_said() -> None:
 
 
 def test_a_report_opens_a_case_from_the_watched_contract_or_notes_the_open_one() -> None:
-    report = Report("$r1", "room-1", "user:bob", "the coupon is applied twice " * 500)
+    report = DefectReport("$r1", "room-1", "user:bob", "the coupon is applied twice " * 500)
     watch = {"contract": CONTRACT.as_json(), "operator": OPERATOR, "operator_name": "alice"}
     events, jobs = open_case("coupon-02", report, watch, "b" * 40, DIGEST)
     assert [e.type for e in events] == ["repair.reported", "repair.contract_proposed"]

@@ -26,7 +26,7 @@ Decision = tuple[list[NewEvent], list[NewJob]]
 
 
 @dataclass(frozen=True)
-class Command:
+class OperatorCommand:
     """A verb addressed to the verifier, as the room server delivered it."""
 
     verb: str  # approve | accept | reject
@@ -61,12 +61,12 @@ def say(room_id: str, text: str, key: str) -> NewJob:
     return NewJob(f"say:{key}", "repair.say", {"room_id": room_id, "text": text, "marker": key})
 
 
-def refuse_unknown(command: Command) -> Decision:
+def refuse_unknown(command: OperatorCommand) -> Decision:
     return ([NewEvent("repair.command_refused", {"message_id": command.message_id, "reason": "unknown"})],
             [say(command.room_id, f"{command.verb} refused: there is no case {command.case_id}.", command.key)])
 
 
-def refusal(st: CaseState, command: Command, verifier_name: str) -> str | None:
+def refusal(st: CaseState, command: OperatorCommand, verifier_name: str) -> str | None:
     """Why `command` does not count against the case as it is, or None when it does."""
     verb, case_id = command.verb, st.case_id
     if command.room_id != st.room_id:
@@ -88,7 +88,7 @@ def refusal(st: CaseState, command: Command, verifier_name: str) -> str | None:
     return None
 
 
-def decide(st: CaseState, command: Command, verifier_name: str) -> Decision:
+def decide(st: CaseState, command: OperatorCommand, verifier_name: str) -> Decision:
     """What an operator's command does to the case: a refusal said in the room, or the transition."""
     case_id, room_id, key = st.case_id, command.room_id, command.key
     why = refusal(st, command, verifier_name)
@@ -112,7 +112,7 @@ def decide(st: CaseState, command: Command, verifier_name: str) -> Decision:
 
 
 @dataclass(frozen=True)
-class Report:
+class DefectReport:
     """A message addressed to the verifier in a watched room that names no command."""
 
     message_id: str
@@ -125,13 +125,13 @@ class Report:
         return message_key(self.message_id)
 
 
-def note_open(open_case: CaseState, report: Report) -> Decision:
+def note_open(open_case: CaseState, report: DefectReport) -> Decision:
     """A report in a room whose case is still open opens nothing; the room is told which case is."""
     return ([NewEvent("repair.noted", {"message_id": report.message_id})],
             [say(report.room_id, f"{open_case.case_id} is open ({open_case.state}).", report.key)])
 
 
-def open_case(case_id: str, report: Report, watch: dict[str, Any], base: str, harness_digest: str) -> Decision:
+def open_case(case_id: str, report: DefectReport, watch: dict[str, Any], base: str, harness_digest: str) -> Decision:
     """A new case from a report: the watched contract on the resolved base, with the frozen harness's
     digest, proposed to the operator."""
     contract = Contract.from_json(watch["contract"])

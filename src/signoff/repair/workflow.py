@@ -14,6 +14,7 @@ decisions), `jobs` (the effects, one handler per topic) and `fixer` (the fixer a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Job, Ledger, NewEvent, Outbox, Worker
 from signoff.repair import commands
 from signoff.repair.case import FINAL, CaseState, Contract, case_key, folded, read_case, read_cases
-from signoff.repair.commands import Command, Report
+from signoff.repair.commands import DefectReport, OperatorCommand
 from signoff.repair.fixer import FixerWorker
 from signoff.repair.harness import freeze, harness_digest
 from signoff.repair.jobs import TOPICS, RepairJobs
@@ -108,10 +109,10 @@ class RepairWorkflow:
         body, sender = str(p.get("body", "")), str(p.get("sender", ""))
         parsed = commands.parse_command(body, self.verifier.name)
         if parsed is None:
-            self._on_report(Report(message_id, room_id, sender, body))
+            self._on_report(DefectReport(message_id, room_id, sender, body))
             return
         verb, case_id, exact = parsed
-        command = Command(verb, case_id, exact, message_id, room_id, sender)
+        command = OperatorCommand(verb, case_id, exact, message_id, room_id, sender)
         try:
             st = self.case(case_id)
         except NotFoundError:
@@ -122,7 +123,7 @@ class RepairWorkflow:
         # written (Ledger.update), so a command checked against a state that moved meanwhile is
         # decided again, never recorded against the old state.
         if verb == "approve" and exact:
-            command = Command(verb, case_id, exact, message_id, room_id, sender, self._current_digest(st))
+            command = replace(command, harness_digest=self._current_digest(st))
         self.ledger.update(case_key(case_id), lambda history: commands.decide(
             folded(history), command, self.verifier.name), idempotency_key=command.key)
 
@@ -136,7 +137,7 @@ class RepairWorkflow:
         except SignoffError:
             return "unreadable"
 
-    def _on_report(self, report: Report) -> None:
+    def _on_report(self, report: DefectReport) -> None:
         watch = self._watch(report.room_id)
         if watch is None:
             return
