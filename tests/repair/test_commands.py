@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,10 @@ from signoff.repair.commands import (
     open_case,
     parse_command,
     refuse_unknown,
+    reproduction,
 )
+from signoff.repair.verdict import Summary
+from signoff.repair.verifier import StageResult, VerifyResult
 
 VERIFIER = "verifier"
 OPERATOR = "user:alice"
@@ -117,3 +121,34 @@ def test_after_an_attempt_another_follows_until_verified_or_out_of_attempts() ->
     assert next_step("c", 1, None, 2).key == "c:handoff:2"
     assert next_step("c", 1, "VERIFIED", 2).key == "c:review"
     assert next_step("c", 2, "INCONCLUSIVE", 2).key == "c:review"
+
+
+def _base_run(summary: Summary, reasons: list[dict[str, str]]) -> VerifyResult:
+    return VerifyResult("INCONCLUSIVE", reasons, {"base": StageResult("base", "b" * 40, [], [], [], summary)}, "f" * 64,
+                        Path("/evidence/base.json"), "b" * 40, "b" * 40, DIGEST, [], [], {})
+
+
+def test_a_base_run_that_fails_by_the_assertion_reproduces_and_hands_off() -> None:
+    run = _base_run(Summary("failed", assertion=True, message="assert 8100 == 9000\nmore"), [])
+    events, jobs = reproduction(_case("APPROVED"), run, "coupon-01:reproduce")
+    assert [e.type for e in events] == ["repair.reproduced"]
+    assert events[0].payload == {"message": "assert 8100 == 9000\nmore", "fingerprint": "f" * 64,
+                                 "evidence": "/evidence/base.json"}
+    assert [(j.key, j.payload.get("attempt")) for j in jobs] == [("coupon-01:handoff:1", 1),
+                                                                  ("say:coupon-01:reproduce:said", None)]
+    assert jobs[1].payload["text"] == "coupon-01 reproduced on base: assert 8100 == 9000"
+
+
+@pytest.mark.parametrize(("summary", "reasons", "why"), [
+    (Summary("passed"), [{"code": "expected_not_failing", "text": "t", "detail": "base: it passed"},
+                         {"code": "regression_failed", "text": "t", "detail": "candidate: x"}], "base: it passed"),
+    (Summary("failed", assertion=False, message="ImportError"), [], "failed"),
+    (Summary("not_run"), [{"code": "sandbox_unavailable", "text": "no sandbox here", "detail": ""}],
+     "no sandbox here"),
+])
+def test_any_other_base_run_blocks_the_case_and_says_why(summary: Summary, reasons: list[dict[str, str]],
+                                                         why: str) -> None:
+    events, jobs = reproduction(_case("APPROVED"), _base_run(summary, reasons), "k")
+    assert [e.type for e in events] == ["repair.blocked"] and events[0].payload["reason"] == why
+    assert [j.topic for j in jobs] == ["repair.say"]  # no hand-off: no fix is requested
+    assert f"({why}). No fix will be requested." in jobs[0].payload["text"]

@@ -19,6 +19,7 @@ from typing import Any
 from signoff.ledger import NewEvent, NewJob
 from signoff.repair.case import CaseState, Contract
 from signoff.repair.verdict import VERIFIED
+from signoff.repair.verifier import VerifyResult
 
 _COMMAND = re.compile(r"\b(approve|accept|reject)\s+([A-Za-z0-9][\w.-]*)")
 
@@ -153,3 +154,24 @@ def next_step(case_id: str, attempt: int, verdict: str | None, max_attempts: int
         return NewJob(f"{case_id}:handoff:{attempt + 1}", "repair.handoff",
                       {"case_id": case_id, "attempt": attempt + 1})
     return NewJob(f"{case_id}:review", "repair.review", {"case_id": case_id})
+
+
+# Reasons that explain a base run that did not show the defect (or why nothing ran at all).
+_BASE_REASON_CODES = ("harness_changed", "sandbox_unavailable", "environment_unprepared", "export_failed")
+
+
+def reproduction(st: CaseState, result: VerifyResult, key: str) -> Decision:
+    """What the base run shows: the defect (the expected assertion failed), so the first hand-off
+    follows; or anything else, and the case is BLOCKED with the reason said in the room."""
+    base = result.stages["base"].summary
+    said = f"{key}:said"
+    if base.assertion and base.outcome == "failed":
+        return ([NewEvent("repair.reproduced", {"message": base.message, "fingerprint": result.fingerprint,
+                                                "evidence": str(result.evidence)})],
+                [NewJob(f"{st.case_id}:handoff:1", "repair.handoff", {"case_id": st.case_id, "attempt": 1}),
+                 say(st.room_id, f"{st.case_id} reproduced on base: {base.message.splitlines()[0]}", said)])
+    reasons = [r for r in result.reasons if r["detail"].startswith("base:") or r["code"] in _BASE_REASON_CODES]
+    why = "; ".join(r["detail"] or r["text"] for r in reasons) or base.outcome
+    return ([NewEvent("repair.blocked", {"reason": why, "evidence": str(result.evidence)})],
+            [say(st.room_id, f"{st.case_id} blocked: the expected assertion did not fail on base ({why}). "
+                             "No fix will be requested.", said)])

@@ -17,7 +17,7 @@ from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent, NewJob
 from signoff.repair.case import FINAL, CaseState, read_case, record
-from signoff.repair.commands import next_step, say
+from signoff.repair.commands import next_step, reproduction
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, verify
 from signoff.rooms import Principal, Receipt, RoomService
@@ -118,22 +118,7 @@ class RepairJobs:
         if st.reproduction is not None or st.state == "BLOCKED":
             return
         result = verify(self._request(st, stages=("base",)), self.settings)
-        base = result.stages["base"].summary
-        if base.assertion and base.outcome == "failed":
-            events = [NewEvent("repair.reproduced", {"message": base.message, "fingerprint": result.fingerprint,
-                                                     "evidence": str(result.evidence)})]
-            jobs = [NewJob(f"{st.case_id}:handoff:1", "repair.handoff", {"case_id": st.case_id, "attempt": 1}),
-                    say(st.room_id, f"{st.case_id} reproduced on base: {base.message.splitlines()[0]}",
-                        f"{key}:said")]
-        else:
-            # Only the base stage ran; say why it did not show the defect (or why nothing ran).
-            base_reasons = [r for r in result.reasons if r["detail"].startswith("base:") or
-                            r["code"] in ("harness_changed", "sandbox_unavailable", "environment_unprepared",
-                                          "export_failed")]
-            why = "; ".join(r["detail"] or r["text"] for r in base_reasons) or base.outcome
-            events = [NewEvent("repair.blocked", {"reason": why, "evidence": str(result.evidence)})]
-            jobs = [say(st.room_id, f"{st.case_id} blocked: the expected assertion did not fail on base "
-                                    f"({why}). No fix will be requested.", f"{key}:said")]
+        events, jobs = reproduction(st, result, key)
         record(self.ledger, st.case_id, lambda now: now.reproduction is None and now.state != "BLOCKED", events,
                jobs, f"repair:done:{key}")
 
