@@ -66,3 +66,64 @@ def test_imports_point_down_only() -> None:
                 violations.append(f"{rel}:{lineno} ({own}, layer {LAYERS[own]}) imports {module} "
                                   f"(layer {LAYERS[target]})")
     assert not violations, "imports that point up or across the layers:\n" + "\n".join(violations)
+
+
+def _module_name(path: Path) -> str:
+    parts = ("signoff", *path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str) -> bool:
+    relative = Path(*name.split(".")[1:])
+    return (ROOT / relative).with_suffix(".py").is_file() or (ROOT / relative / "__init__.py").is_file()
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _private_uses(source: str, own: str) -> list[str]:
+    """Private names (`_x`) module `own` takes from another: imported by name, or read as an
+    attribute of an imported module."""
+    tree = ast.parse(source)
+    modules: dict[str, str] = {}  # local name -> the signoff module it is bound to
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("signoff.") and alias.asname:
+                    modules[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and \
+                node.module.split(".")[0] == "signoff" and node.module != own:
+            for alias in node.names:
+                if _private(alias.name):
+                    found.append(f"from {node.module} import {alias.name}")
+                elif _is_module(f"{node.module}.{alias.name}"):
+                    modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _private(node.attr):
+            module = modules.get(node.value.id)
+            if module is not None and module != own:
+                found.append(f"{node.value.id}.{node.attr} ({module}), line {node.lineno}")
+    return found
+
+
+# Known uses still to be made public; empty since issue 14.
+PRIVATE_PENDING: set[str] = set()
+
+
+def test_no_module_takes_another_modules_private_names() -> None:
+    found = {f"{path.relative_to(ROOT)}: {use}" for path in sorted(ROOT.rglob("*.py"))
+             for use in _private_uses(path.read_text(), _module_name(path))}
+    violations = sorted(found - PRIVATE_PENDING)
+    assert not violations, "private names used across modules:\n" + "\n".join(violations)
+
+
+def test_the_private_name_check_sees_imports_and_module_attributes() -> None:
+    source = ("from signoff.desk import forge\nimport signoff.ledger.store as store\n"
+              "from signoff.rooms.service import _loads, RoomService\n"
+              "forge._git('status')\nstore._with_retry\nforge.push\nRoomService._cached\n")
+    assert sorted(_private_uses(source, "signoff.cli.x")) == [
+        "forge._git (signoff.desk.forge), line 4", "from signoff.rooms.service import _loads",
+        "store._with_retry (signoff.ledger.store), line 5"]
+    assert _private_uses("from signoff.cli.x import _own\n", "signoff.cli.x") == []

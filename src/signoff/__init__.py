@@ -1,10 +1,87 @@
-"""signoff: agents draft, people sign off, code verifies."""
+"""signoff: agents draft, people sign off, code verifies.
 
+The library's public face, for using signoff from Python (each name is imported on first use, so
+`import signoff` stays cheap):
+
+    import signoff
+    settings = signoff.Settings.load()
+    result = signoff.verify(signoff.VerifyRequest(repo=..., base=..., candidate=..., harness=..., expect=...),
+                            settings)
+    verdict = signoff.scan(report_text)           # untrusted text, normalised and scanned
+    ledger = signoff.Ledger.open(settings)        # events, jobs, one unit of work
+    rooms = signoff.RoomService(ledger)           # or signoff.RoomsClient over HTTP
+    check = signoff.verify_file(evidence_path, signoff.KeyStore(settings.keys_dir).trusted())
+
+Everything else lives in the packages (`signoff.repair`, `signoff.rooms`, ...), each with its own
+small facade in its `__init__`.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("signoff")
 except PackageNotFoundError:  # running from a source tree without an install
     __version__ = "0.0.0+src"
 
-__all__ = ["__version__"]
+# name -> the package facade it comes from
+_PUBLIC = {
+    "Settings": "signoff.kernel",
+    "SignoffError": "signoff.kernel",
+    "Ledger": "signoff.ledger",
+    "NewEvent": "signoff.ledger",
+    "NewJob": "signoff.ledger",
+    "KeyStore": "signoff.trust",
+    "statement": "signoff.trust",
+    "verify_file": "signoff.trust",
+    "scan": "signoff.airlock",
+    "verify": "signoff.repair",
+    "VerifyRequest": "signoff.repair",
+    "VerifyResult": "signoff.repair",
+    "RoomService": "signoff.rooms",
+    "RoomsClient": "signoff.rooms.client",
+}
+
+if TYPE_CHECKING:
+    from signoff.airlock import scan
+    from signoff.kernel import Settings, SignoffError
+    from signoff.ledger import Ledger, NewEvent, NewJob
+    from signoff.repair import VerifyRequest, VerifyResult, verify
+    from signoff.rooms import RoomService
+    from signoff.rooms.client import RoomsClient
+    from signoff.trust import KeyStore, statement, verify_file
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'signoff' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PUBLIC])
+
+
+__all__ = [
+    "KeyStore",
+    "Ledger",
+    "NewEvent",
+    "NewJob",
+    "RoomService",
+    "RoomsClient",
+    "Settings",
+    "SignoffError",
+    "VerifyRequest",
+    "VerifyResult",
+    "__version__",
+    "scan",
+    "statement",
+    "verify",
+    "verify_file",
+]

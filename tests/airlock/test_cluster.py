@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from signoff.airlock import Clusterer, Report, cluster, jaccard, title_words
+from signoff.airlock import Clusterer, Report, cluster
+from signoff.airlock.cluster import jaccard, title_words
 
 
 def test_title_normalisation_drops_filler_and_folds_synonyms() -> None:

@@ -12,8 +12,9 @@ from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.repair.fixture import FixtureRepo, examples_root
+from signoff.repair.jobs import RepairJobs
 from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
-from signoff.repair.workflow import FixerWorker, RepairDesk
+from signoff.repair.workflow import RepairWorkflow
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore, verify_file
 from tests.repair.test_verifier import _sandbox_works
@@ -47,7 +48,7 @@ def _room(settings: Settings, repo: FixtureRepo, harness: Path = HARNESS, clock:
 def _report(r: RepairRoom) -> str:
     r.say(r.operator, f"@{r.verifier.name} A 10% coupon is applied twice: 10000 cents gives 8100, not 9000.")
     r.run()
-    (case,) = r.desk.cases()
+    (case,) = r.workflow.cases()
     assert case.state == "CONTRACT_PROPOSED"
     return case.case_id
 
@@ -75,7 +76,7 @@ def test_full_flow_to_accepted_with_refusals(any_db_settings: Settings, coupon: 
     r.say(r.operator, f"@{v} approve {case_id}", r.other_room_id)
     r.say(r.operator, f"> @{v} approve {case_id}\nlooks right to me")
     r.run()
-    assert r.desk.case(case_id).state == "CONTRACT_PROPOSED"
+    assert r.workflow.case(case_id).state == "CONTRACT_PROPOSED"
     said = _bodies(r)
     assert any("only the linked operator" in b for b in said)
     assert any("only the exact command" in b for b in said)
@@ -83,7 +84,7 @@ def test_full_flow_to_accepted_with_refusals(any_db_settings: Settings, coupon: 
 
     r.say(r.operator, f"@{v} approve {case_id}")
     r.run()
-    st = r.desk.case(case_id)
+    st = r.workflow.case(case_id)
     assert st.state == "AWAITING_REVIEW"
     assert st.history == ["REPORTED", "CONTRACT_PROPOSED", "APPROVED", "REPRODUCED", "FIX_REQUESTED",
                           "FIX_REQUESTED", "CANDIDATE", "VERIFIED", "AWAITING_REVIEW"]
@@ -95,10 +96,10 @@ def test_full_flow_to_accepted_with_refusals(any_db_settings: Settings, coupon: 
 
     r.say(r.bystander, f"@{v} accept {case_id}")
     r.run()
-    assert r.desk.case(case_id).state == "AWAITING_REVIEW"
+    assert r.workflow.case(case_id).state == "AWAITING_REVIEW"
     r.say(r.operator, f"@{v} accept {case_id}")
     r.run()
-    assert r.desk.case(case_id).state == "ACCEPTED"
+    assert r.workflow.case(case_id).state == "ACCEPTED"
 
 
 def test_harness_changed_after_presentation_refuses_approval(settings: Settings, coupon: FixtureRepo,
@@ -112,7 +113,7 @@ def test_harness_changed_after_presentation_refuses_approval(settings: Settings,
     (harness / "test_coupon.py").write_text((harness / "test_coupon.py").read_text().replace("9000", "8100"))
     r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
     r.run()
-    assert r.desk.case(case_id).state == "CONTRACT_PROPOSED"
+    assert r.workflow.case(case_id).state == "CONTRACT_PROPOSED"
     assert any("the harness changed since it was presented" in b for b in _bodies(r))
 
 
@@ -121,7 +122,7 @@ def test_base_that_does_not_reproduce_blocks_the_repair(settings: Settings, coup
     case_id = _report(r)
     r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
     r.run()
-    st = r.desk.case(case_id)
+    st = r.workflow.case(case_id)
     assert st.state == "BLOCKED"
     assert st.handoffs == {}  # no fix was ever requested
     assert any("blocked" in b and "base: it passed" in b and "candidate" not in b for b in _bodies(r))
@@ -133,8 +134,8 @@ def test_fixer_ignores_a_copied_hand_off(settings: Settings, coupon: FixtureRepo
     # Stop before the fixer acts: run only the verifier's side.
     r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
     for _ in range(20):
-        r.desk.poll()
-    handoff = r.desk.case(case_id).handoffs[1]
+        r.workflow.poll()
+    handoff = r.workflow.case(case_id).handoffs[1]
     # Another agent of the same owner may address the fixer, and pastes the exact hand-off text.
     copycat, _ = r.rooms.create_agent(r.rooms.user(r.verifier.owner_user_id), f"copycat-{r.verifier.name[-6:]}")
     r.rooms.add_member(r.rooms.user(r.verifier.owner_user_id), r.room_id, agent_name=copycat.name)
@@ -145,9 +146,9 @@ def test_fixer_ignores_a_copied_hand_off(settings: Settings, coupon: FixtureRepo
             if e["type"] == "message" and e["payload"]["addressed"] and "propose_fix" in e["payload"]["body"]]
     assert seen.count(handoff["command_id"]) == 2  # the genuine hand-off and the copy
     r.run()
-    refusals = r.desk.ledger.read(f"repair.fixer.{r.fixer_agent.id}")
+    refusals = r.workflow.ledger.read(f"repair.fixer.{r.fixer_agent.id}")
     assert [e.type for e in refusals] == ["repair.handoff_refused"]
-    st = r.desk.case(case_id)
+    st = r.workflow.case(case_id)
     assert sorted(st.failures) == [1] and sorted(st.proposals) == [2]  # each attempt acted on once
 
 
@@ -164,15 +165,15 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
     r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
 
     if point == "after_handoff_post":
-        original = RepairDesk._post
+        original = RepairJobs.post
 
-        def crashing_post(self: RepairDesk, room_id: str, text: str, marker: str, targets: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+        def crashing_post(self: RepairJobs, room_id: str, text: str, marker: str, targets: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
             receipt = original(self, room_id, text, marker, targets)
             if targets:
                 raise _Crash()
             return receipt
 
-        monkeypatch.setattr(RepairDesk, "_post", crashing_post)
+        monkeypatch.setattr(RepairJobs, "post", crashing_post)
     else:
         from signoff.ledger import Outbox
 
@@ -188,16 +189,16 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
         r.run()
     monkeypatch.undo()
 
-    # A new process: new ledger connection, new desk and fixer, cursors from zero; leases have expired.
+    # A new process: new ledger connection, new workflow and fixer, cursors from zero; leases have expired.
     later = FixedClock(clock.now() + 3600)
     ledger = Ledger.from_url(settings.db_url, clock=later)
     rooms = RoomService(ledger)
-    desk = RepairDesk(ledger, rooms, settings, r.verifier, r.fixer_agent)
-    fixer = FixerWorker(desk, r.fixer_agent)
+    workflow = RepairWorkflow(ledger, rooms, settings, r.verifier, r.fixer_agent)
+    fixer = workflow.fixer_worker()
     for _ in range(50):
-        if desk.poll() + fixer.poll() == 0:
+        if workflow.poll() + fixer.poll() == 0:
             break
-    st = desk.case(case_id)
+    st = workflow.case(case_id)
     assert st.state == "AWAITING_REVIEW"
     bodies = [m["body"] for m in rooms.read_messages(r.operator, r.room_id, limit=1000)]
     handoffs = [b for b in bodies if '"action": "propose_fix"' in b]
@@ -216,11 +217,11 @@ def test_harness_edited_after_approval_changes_nothing(settings: Settings, coupo
     r = _room(settings, coupon, harness=harness)
     case_id = _report(r)
     r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
-    r.desk.poll(max_steps=3)  # approval recorded; nothing verified yet
+    r.workflow.poll(max_steps=3)  # approval recorded; nothing verified yet
     # Someone weakens the harness folder after approval: the frozen, approved copy is what runs.
     (harness / "test_coupon.py").write_text("def test_coupon_applies_once():\n    pass\n")
     r.run()
-    st = r.desk.case(case_id)
+    st = r.workflow.case(case_id)
     assert st.state == "AWAITING_REVIEW" and st.verdicts[2]["verdict"] == "VERIFIED"
     assert st.reproduction is not None and "must leave 9000" in st.reproduction["message"]
 
@@ -241,7 +242,7 @@ def test_hand_off_received_over_the_agent_protocol_matches_the_receipt(settings:
             await client.connect_to_room(r.room_id)
             r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
             for _ in range(20):
-                r.desk.poll()  # the verifier's side only: it reproduces, then hands off
+                r.workflow.poll()  # the verifier's side only: it reproduces, then hands off
             return await client.next_event(
                 lambda e: e["type"] == "message" and "propose_fix" in e["payload"]["body"], timeout=60)
 
@@ -250,6 +251,6 @@ def test_hand_off_received_over_the_agent_protocol_matches_the_receipt(settings:
     r.fixer.on_message(event)
     r.fixer.on_message(event)  # a redelivery changes nothing
     r.run()
-    st = r.desk.case(case_id)
+    st = r.workflow.case(case_id)
     assert st.state == "AWAITING_REVIEW"
-    assert r.desk.ledger.read(f"repair.fixer.{r.fixer_agent.id}") == []  # nothing refused
+    assert r.workflow.ledger.read(f"repair.fixer.{r.fixer_agent.id}") == []  # nothing refused

@@ -6,9 +6,9 @@ are reserved against the budget first (BudgetExceeded) and every call is recorde
 """
 
 from signoff.agents import scripts as _scripts  # noqa: F401  (registers the default scripts)
-from signoff.agents.agent import Agent, agent_for, attempts, make_provider
+from signoff.agents.agent import Agent, ProviderTraits, agent_for, attempts, make_provider, provider_traits
 from signoff.agents.budget import Budget, BudgetExceeded, Usage
-from signoff.agents.config import Limits, limits, provider_settings
+from signoff.agents.config import SpendLimits, limits, provider_settings
 from signoff.agents.prompt import Prompt, build_prompt
 from signoff.agents.proposal import Proposal, ProposalRejected, check_output
 from signoff.agents.providers.base import CallFailed, Reply
@@ -20,12 +20,13 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "CallFailed",
-    "Limits",
     "Prompt",
     "Proposal",
     "ProposalRejected",
+    "ProviderTraits",
     "Reply",
     "RoleSpec",
+    "SpendLimits",
     "Usage",
     "agent_for",
     "attempts",
@@ -36,6 +37,7 @@ __all__ = [
     "limits",
     "make_provider",
     "provider_settings",
+    "provider_traits",
     "register_role",
     "register_script",
     "roles",

@@ -7,7 +7,7 @@ import dataclasses
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from signoff.agents import config
 from signoff.agents.budget import Budget
@@ -22,6 +22,10 @@ from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
+
+if TYPE_CHECKING:  # the HTTP providers are imported only when configured
+    from signoff.agents.providers.anthropic import AnthropicProvider
+    from signoff.agents.providers.openai import OpenAIProvider
 
 _LEDGERS: dict[str, Ledger] = {}
 _LEDGERS_LOCK = threading.Lock()
@@ -49,20 +53,44 @@ def attempts(ledger: Ledger, role: str, case_id: str | None = None) -> dict[str,
     return counts
 
 
-def make_provider(ps: ProviderSettings) -> Provider:
-    if ps.provider == "scripted":
-        return ScriptedProvider(ps.script)
-    if ps.provider == "replay":
-        return ReplayProvider(ps.replay_path)
-    if ps.provider == "openai":
+_ProviderClass = type[ScriptedProvider] | type[ReplayProvider] | type["OpenAIProvider"] | type["AnthropicProvider"]
+
+
+def _provider_class(name: str) -> _ProviderClass:
+    if name == "scripted":
+        return ScriptedProvider
+    if name == "replay":
+        return ReplayProvider
+    if name == "openai":
         from signoff.agents.providers.openai import OpenAIProvider
 
-        return OpenAIProvider(ps)
-    if ps.provider == "anthropic":
+        return OpenAIProvider
+    if name == "anthropic":
         from signoff.agents.providers.anthropic import AnthropicProvider
 
-        return AnthropicProvider(ps)
-    raise UsageError(f"unknown provider {ps.provider!r}", f"use one of {', '.join(config.PROVIDERS)}")
+        return AnthropicProvider
+    raise UsageError(f"unknown provider {name!r}", f"use one of {', '.join(config.PROVIDERS)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderTraits:
+    kind: str  # the evidence kind of its outputs: "simulated" or "advisory"
+    metered: bool  # a hosted model: calls are reserved against the budget and rate limits
+
+
+def provider_traits(name: str) -> ProviderTraits:
+    """What provider `name` declares about itself, without configuring one (no key is needed)."""
+    cls = _provider_class(name)
+    return ProviderTraits(cls.kind, cls.metered)
+
+
+def make_provider(ps: ProviderSettings) -> Provider:
+    cls = _provider_class(ps.provider)
+    if issubclass(cls, ScriptedProvider):
+        return cls(ps.script)
+    if issubclass(cls, ReplayProvider):
+        return cls(ps.replay_path)
+    return cls(ps)
 
 
 def agent_for(role: str, settings: Settings, ledger: Ledger | None = None, script: str = "default") -> Agent:
@@ -78,7 +106,7 @@ def agent_for(role: str, settings: Settings, ledger: Ledger | None = None, scrip
 
 class Agent:
     def __init__(self, spec: RoleSpec, provider: Provider, settings: Settings, ledger: Ledger | None = None,
-                 limits: config.Limits | None = None, provider_settings: ProviderSettings | None = None) -> None:
+                 limits: config.SpendLimits | None = None, provider_settings: ProviderSettings | None = None) -> None:
         self.spec = spec
         self.provider = provider
         self.settings = settings

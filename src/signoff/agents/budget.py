@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, insert, select, update
 
-from signoff.agents.config import Limits
+from signoff.agents.config import SpendLimits
 from signoff.agents.tables import agent_calls
 from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import RefusedError
@@ -95,7 +95,7 @@ class Usage:
 
 
 class Budget:
-    def __init__(self, ledger: Ledger, limits: Limits) -> None:
+    def __init__(self, ledger: Ledger, limits: SpendLimits) -> None:
         self.ledger = ledger
         self.limits = limits
 

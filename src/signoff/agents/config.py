@@ -33,7 +33,9 @@ _SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "authorization"
 
 
 @dataclass(frozen=True)
-class Limits:
+class SpendLimits:
+    """The agents' spend budget per period and call rate limits (`[agents]` in signoff.toml)."""
+
     budget_micros: int = 5_000_000
     period: str = "month"
     calls_per_hour: int = 60
@@ -51,7 +53,7 @@ def _number(table: str, key: str, value: Any, minimum: float = 0) -> float:
     return float(value)
 
 
-def limits(settings: Settings) -> Limits:
+def limits(settings: Settings) -> SpendLimits:
     raw = settings.section("agents")
     budget = _number("agents", "budget_usd", raw.get("budget_usd", 5.0))
     period = raw.get("budget_period", "month")
@@ -63,7 +65,7 @@ def limits(settings: Settings) -> Limits:
     evidence = raw.get("evidence_files", True)
     if not isinstance(evidence, bool):
         raise UsageError("[agents] evidence_files must be true or false", "fix evidence_files in signoff.toml")
-    return Limits(round(budget * 1_000_000), period, per_hour, per_client, evidence)
+    return SpendLimits(round(budget * 1_000_000), period, per_hour, per_client, evidence)
 
 
 def provider_settings(role: str, settings: Settings) -> ProviderSettings:

@@ -166,29 +166,6 @@ REPRODUCER = register_role(RoleSpec(
     allowed_paths=["tests/**"],
 ))
 
-TRIAGE = register_role(RoleSpec(
-    name="triage",
-    description="an advisory reading of a report: severity, component, summary, possible duplicate",
-    schema={
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["severity", "component", "summary", "labels"],
-        "properties": {
-            "severity": {"enum": ["low", "medium", "high", "critical"]},
-            "component": _text(100, 1),
-            "summary": _text(500, 1),
-            "labels": {"type": "array", "maxItems": 10, "items": _text(40, 1)},
-            "duplicate_of": {"type": ["string", "null"], "maxLength": 100},
-        },
-    },
-    prefix=_prefix(
-        "You are the triage assistant of a public bug desk. Read the sanitised report and give an "
-        "advisory severity, the component it concerns, a one-sentence neutral summary and labels. "
-        "Your answer is a note for people; it never changes the state of a case."
-    ),
-    max_output_bytes=10_000,
-))
-
 REVIEWER = register_role(RoleSpec(
     name="reviewer",
     description="an advisory review of a proposed change; never an approval",
@@ -242,24 +219,6 @@ WRITER = register_role(RoleSpec(
     prefix=_prefix(
         "You are the writer of release notes. Draft short sentences from the facts in the task. Every "
         "sentence cites the ids of the facts it states; state nothing the cited facts do not support."
-    ),
-))
-
-EDITOR = register_role(RoleSpec(
-    name="editor",
-    description="edits drafted sentences for clarity without changing what they claim or cite",
-    schema={
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["sentences", "changes"],
-        "properties": {
-            "sentences": {"type": "array", "maxItems": 200, "items": _SENTENCE},
-            "changes": {"type": "array", "maxItems": 200, "items": _text(500, 1)},
-        },
-    },
-    prefix=_prefix(
-        "You are the editor of release notes. Make the drafted sentences clear and consistent. Keep each "
-        "sentence's citations; never add a claim the cited facts do not support. List what you changed."
     ),
 ))
 

@@ -49,32 +49,6 @@ def reproducer(task: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-_SEVERITY_WORDS = (
-    ("critical", ("data loss", "security", "breach", "crash on start", "charged twice")),
-    ("high", ("crash", "exception", "negative total", "wrong total", "overflow", "infinity", "nan")),
-    ("medium", ("wrong", "incorrect", "error", "fails", "broken")),
-)
-
-
-def triage(task: dict[str, Any]) -> dict[str, Any]:
-    """Keyword rules over the title and any outside text; components from task["components"]
-    ({name: [keywords]})."""
-    text = " ".join([str(task.get("title", "")), *[str(v) for v in task.get("untrusted", {}).values()]]).lower()
-    severity = "low"
-    for level, words in _SEVERITY_WORDS:
-        if any(w in text for w in words):
-            severity = level
-            break
-    component = "unknown"
-    for name, words in sorted(task.get("components", {}).items()):
-        if any(str(w).lower() in text for w in words):
-            component = name
-            break
-    title = " ".join(str(task.get("title", "")).split())[:200] or "report without a title"
-    return {"severity": severity, "component": component, "summary": title,
-            "labels": sorted({severity, component}), "duplicate_of": task.get("duplicate_of")}
-
-
 def reviewer(task: dict[str, Any]) -> dict[str, Any]:
     """Asks for changes when a proposed file is outside task["allowed_paths"] or a diff deletes an
     assertion; otherwise recommends approval (advisory)."""
@@ -105,17 +79,6 @@ def writer(task: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def editor(task: dict[str, Any]) -> dict[str, Any]:
-    """Normalises spacing, capitalisation and the final full stop; keeps every citation."""
-    sentences, changes = [], []
-    for number, s in enumerate(task.get("sentences", []), 1):
-        edited = _sentence(" ".join(str(s["text"]).split()))
-        if edited != s["text"]:
-            changes.append(f"sentence {number}: normalised spacing and punctuation")
-        sentences.append({"text": edited, "cites": list(s["cites"])})
-    return {"sentences": sentences, "changes": changes}
-
-
 def responder(task: dict[str, Any]) -> dict[str, Any]:
     """States the shareable facts (task["facts"] = [{id, text, shareable}]) and nothing else."""
     shared = [f for f in task.get("facts", []) if f.get("shareable")]
@@ -137,6 +100,6 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-for _role, _fn in (("fixer", fixer), ("reproducer", reproducer), ("triage", triage), ("reviewer", reviewer),
-                   ("writer", writer), ("editor", editor), ("responder", responder)):
+for _role, _fn in (("fixer", fixer), ("reproducer", reproducer), ("reviewer", reviewer), ("writer", writer),
+                   ("responder", responder)):
     register_script(_role, _fn)

@@ -11,7 +11,7 @@ any agent or workflow reads it.
 
 from __future__ import annotations
 
-from signoff.airlock.cluster import Cluster, Clusterer, Report, cluster, jaccard, title_words
+from signoff.airlock.cluster import Cluster, Clusterer, Report, cluster
 from signoff.airlock.dossier import HEADER, Dossier
 from signoff.airlock.families import DESCRIPTIONS, FAMILIES
 from signoff.airlock.limits import MAX_BYTES
@@ -50,10 +50,8 @@ __all__ = [
     "Verdict",
     "cluster",
     "detect",
-    "jaccard",
     "normalise",
     "redact",
     "scan",
     "scan_fields",
-    "title_words",
 ]

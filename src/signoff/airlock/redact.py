@@ -260,7 +260,7 @@ def _known_secret_patterns() -> list[Pattern]:
     return patterns
 
 
-_SECRET_PATTERNS: list[Pattern] = _known_secret_patterns()
+SECRET_PATTERNS: list[Pattern] = _known_secret_patterns()
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=")
 
 
@@ -274,7 +274,7 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _secrets(text: str) -> Iterator[Finding]:
-    for pattern in _SECRET_PATTERNS:
+    for pattern in SECRET_PATTERNS:
         for span in pattern.finditer(text):
             core = span.text.strip(" \t\n=:\"'")
             if not core:

@@ -23,7 +23,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _role_rows() -> list[dict[str, Any]]:
-    from signoff.agents import provider_settings, roles, scripts
+    from signoff.agents import provider_settings, provider_traits, roles, scripts
     from signoff.agents.prompt import system_text
 
     s = settings()
@@ -31,12 +31,13 @@ def _role_rows() -> list[dict[str, Any]]:
     rows = []
     for spec in roles():
         ps = provider_settings(spec.name, s)
-        hosted = ps.provider in ("openai", "anthropic")
+        traits = provider_traits(ps.provider)
+        hosted = traits.metered
         rows.append({
             "role": spec.name,
             "provider": ps.provider,
             "model": ps.model if hosted else (f"script:{ps.script}" if ps.provider == "scripted" else ps.replay_path),
-            "kind": "advisory" if hosted else "simulated",
+            "kind": traits.kind,
             "base_url": ps.base_url if hosted else None,
             "key_env": ps.api_key_env if hosted else None,
             "structured": ps.structured if hosted else None,

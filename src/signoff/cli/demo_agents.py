@@ -14,7 +14,7 @@ from signoff.kernel.progress import Progress
 
 
 def run(quiet: bool) -> dict[str, Any]:
-    from signoff.agents import Budget, BudgetExceeded, Limits, ProposalRejected, agent_for
+    from signoff.agents import Budget, BudgetExceeded, ProposalRejected, SpendLimits, agent_for
     from signoff.ledger import Ledger
     from signoff.trust import KeyStore, verify_file
 
@@ -44,7 +44,7 @@ def run(quiet: bool) -> dict[str, Any]:
     refused = ""
     try:
         ledger = Ledger.from_url(f"sqlite:///{folder / 'budget.db'}")
-        budget = Budget(ledger, Limits(budget_micros=50_000))
+        budget = Budget(ledger, SpendLimits(budget_micros=50_000))
         budget.reserve("call-1", "demo", "fixer", "openai", "example-model", 30_000)
         try:
             budget.reserve("call-2", "demo", "fixer", "openai", "example-model", 30_000)

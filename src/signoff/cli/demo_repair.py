@@ -58,7 +58,7 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
         v = room.verifier.name
         room.say(room.operator, f"@{v} A 10% coupon is applied twice. On a 10000-cent cart I expect 9000 cents.")
         room.run()
-        case_id = next(c.case_id for c in room.desk.cases() if c.room_id == room.room_id)
+        case_id = next(c.case_id for c in room.workflow.cases() if c.room_id == room.room_id)
         say(f"room flow: case {case_id}, contract presented as a room document")
         room.say(room.bystander, f"@{v} approve {case_id}")
         room.say(room.operator, f"> @{v} approve {case_id}")
@@ -70,7 +70,7 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
         say(f"  {len(refused)} approvals refused (another user, a quote, another room)")
         room.say(room.operator, f"@{v} approve {case_id}")
         room.run()
-        st = room.desk.case(case_id)
+        st = room.workflow.case(case_id)
         for attempt in sorted(set(st.failures) | set(st.verdicts)):
             if attempt in st.failures:
                 say(f"  attempt {attempt}: proposal refused by the agents layer ({st.failures[attempt]})")
@@ -80,7 +80,7 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
         if st.state == "AWAITING_REVIEW":
             room.say(room.operator, f"@{v} accept {case_id}")
             room.run()
-            st = room.desk.case(case_id)
+            st = room.workflow.case(case_id)
         say(f"  states: {' -> '.join(st.history)}")
         flow_evidence = [v_["evidence"] for v_ in st.verdicts.values()]
         for path in flow_evidence:

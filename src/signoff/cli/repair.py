@@ -125,18 +125,13 @@ def freeze_cmd(
         console.print(f"{frozen.digest}  {len(frozen.files)} files  {frozen.path}", highlight=False)
 
 
-def _desk_cases() -> list[Any]:
+def _cases() -> list[Any]:
     from signoff.ledger import Ledger
-    from signoff.repair.workflow import fold
+    from signoff.repair import read_cases
 
     ledger = Ledger.open(settings())
     try:
-        out = []
-        for key in ledger.case_ids("repair.case."):
-            st = fold(ledger.read(key))
-            if st is not None:
-                out.append(st)
-        return out
+        return read_cases(ledger)
     finally:
         ledger.close()
 
@@ -144,7 +139,7 @@ def _desk_cases() -> list[Any]:
 @app.command("cases")
 def cases_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List repair cases of the room workflow and their states (from the ledger)."""
-    found = _desk_cases()
+    found = _cases()
     if as_json:
         print_json([{"case_id": c.case_id, "state": c.state, "room_id": c.room_id, "base": c.base,
                      "harness_digest": c.harness_digest} for c in found])
@@ -158,12 +153,14 @@ def cases_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON."
 def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-01.")],
              as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Show one case: its state history, attempts, verdicts and evidence files."""
-    from signoff.kernel.errors import NotFoundError
+    from signoff.ledger import Ledger
+    from signoff.repair import read_case
 
-    match = [c for c in _desk_cases() if c.case_id == case_id]
-    if not match:
-        raise NotFoundError(f"no repair case {case_id}", "list them with `signoff repair cases`")
-    c = match[0]
+    ledger = Ledger.open(settings())
+    try:
+        c = read_case(ledger, case_id)
+    finally:
+        ledger.close()
     data = {"case_id": c.case_id, "state": c.state, "history": c.history, "base": c.base,
             "harness_digest": c.harness_digest, "contract": c.contract.as_json(),
             "failed_attempts": {str(k): v for k, v in c.failures.items()},
@@ -181,44 +178,15 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
                       highlight=False)
 
 
-def _contract(path: Path) -> Any:
-    """A contract file (TOML): name, behaviour, repo, base, harness, expect, regression, allow, ...
-    Relative paths are taken from the file's folder."""
-    import tomllib
-
-    from signoff.kernel.errors import NotFoundError, UsageError
-    from signoff.repair.workflow import Contract
-
-    if not path.is_file():
-        raise NotFoundError(f"contract file not found: {path}", "pass a TOML file describing the contract")
-    try:
-        data = tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path} is not valid TOML: {exc}", "fix the contract file") from exc
-    for key in ("repo", "harness"):
-        if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
-            data[key] = str((path.parent / data[key]).resolve())
-    try:
-        contract = Contract.from_json(data)
-    except TypeError as exc:
-        raise UsageError(f"{path}: {exc}", "use the keys name, behaviour, repo, base, harness, expect, regression, "
-                                           "allow, pythonpath, runner, timeout, fixer_script") from exc
-    if not contract.name or not contract.expect:
-        raise UsageError(f"{path}: the contract needs a name and an expected test", "set name and expect")
-    return contract
-
-
-def _desk(verifier: str, fixer: str) -> tuple[Any, Any, Any]:
+def _workflow(verifier: str, fixer: str) -> tuple[Any, Any]:
     from signoff.ledger import Ledger
-    from signoff.repair.workflow import FixerWorker, RepairDesk
+    from signoff.repair import RepairWorkflow
     from signoff.rooms import RoomService
 
     s = settings()
     ledger = Ledger.open(s)
     rooms = RoomService(ledger)
-    v, f = rooms.agent_by_name(verifier), rooms.agent_by_name(fixer)
-    desk = RepairDesk(ledger, rooms, s, v, f)
-    return ledger, desk, FixerWorker(desk, f)
+    return ledger, RepairWorkflow(ledger, rooms, s, rooms.agent_by_name(verifier), rooms.agent_by_name(fixer))
 
 
 @app.command("watch")
@@ -230,11 +198,13 @@ def watch_cmd(
     fixer: Annotated[str, typer.Option("--fixer", help="The fixer agent's name.")] = "fixer",
 ) -> None:
     """Link a room to a contract and an operator: reports there open repair cases."""
-    c = _contract(contract)
-    ledger, desk, _ = _desk(verifier, fixer)
+    from signoff.repair import Contract
+
+    c = Contract.load(contract)
+    ledger, workflow = _workflow(verifier, fixer)
     try:
-        desk.rooms.room(room)
-        desk.watch(room, c, desk.rooms.user_by_name(operator))
+        workflow.rooms.room(room)
+        workflow.watch(room, c, workflow.rooms.user_by_name(operator))
     finally:
         ledger.close()
     console.print(f"watching room {room} with contract {c.name} for operator {operator}", highlight=False)
@@ -254,13 +224,13 @@ def run_cmd(
 
     import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
 
-    ledger, desk, worker = _desk(verifier, fixer)
-    worker.script = script
+    ledger, workflow = _workflow(verifier, fixer)
+    worker = workflow.fixer_worker(script)
     try:
         while True:
             handled = 0
             for _ in range(1000):
-                step = desk.poll() + worker.poll()
+                step = workflow.poll() + worker.poll()
                 handled += step
                 if step == 0:
                     break
@@ -271,5 +241,5 @@ def run_cmd(
             time.sleep(1.0)
     finally:
         ledger.close()
-    for c in desk.cases():
+    for c in workflow.cases():
         console.print(f"{c.case_id:<16} {c.state}", highlight=False)

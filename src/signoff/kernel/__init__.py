@@ -14,6 +14,7 @@ from signoff.kernel.errors import (
     UsageError,
 )
 from signoff.kernel.ids import new_id, new_token, readable_id
+from signoff.kernel.settings import Settings
 
 __all__ = [
     "Clock",
@@ -22,6 +23,7 @@ __all__ = [
     "IntegrityError",
     "NotFoundError",
     "RefusedError",
+    "Settings",
     "SignoffError",
     "SystemClock",
     "UnavailableError",

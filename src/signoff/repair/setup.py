@@ -9,14 +9,14 @@ from pathlib import Path
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
-from signoff.repair.workflow import Contract, FixerWorker, RepairDesk
+from signoff.repair.workflow import Contract, FixerWorker, RepairWorkflow
 from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, Principal, RoomService
 
 
 @dataclass
 class RepairRoom:
     rooms: RoomService
-    desk: RepairDesk
+    workflow: RepairWorkflow
     fixer: FixerWorker
     room_id: str
     other_room_id: str
@@ -33,7 +33,7 @@ class RepairRoom:
     def run(self, rounds: int = 50) -> None:
         """Let both agents work until neither has anything left to do."""
         for _ in range(rounds):
-            if self.desk.poll() + self.fixer.poll() == 0:
+            if self.workflow.poll() + self.fixer.poll() == 0:
                 return
 
 
@@ -63,7 +63,7 @@ def open_repair_room(ledger: Ledger, settings: Settings, contract: Contract, suf
     room = rooms.create_room(owner, f"repair {contract.name} {tag}", agent_names=[verifier.name, fixer.name],
                              user_names=[operator.name, bystander.name])
     other = rooms.create_room(owner, f"elsewhere {tag}", agent_names=[verifier.name], user_names=[operator.name])
-    desk = RepairDesk(ledger, rooms, settings, verifier, fixer)
-    desk.watch(room.id, contract, operator)
-    return RepairRoom(rooms, desk, FixerWorker(desk, fixer), room.id, other.id, operator, bystander, verifier, fixer,
+    workflow = RepairWorkflow(ledger, rooms, settings, verifier, fixer)
+    workflow.watch(room.id, contract, operator)
+    return RepairRoom(rooms, workflow, workflow.fixer_worker(), room.id, other.id, operator, bystander, verifier, fixer,
                       contract)

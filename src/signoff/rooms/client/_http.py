@@ -19,7 +19,7 @@ from signoff.rooms.streams import Frame, StreamParams
 CONNECTION_HEADER = "X-Switch-Connection-Id"
 
 
-def _error(response: httpx.Response) -> SignoffError:
+def error_from_response(response: httpx.Response) -> SignoffError:
     fix = "check the api key and that the agent may do this" if response.status_code in (401, 403) else (
         "reopen the event stream, then retry" if response.status_code == 409 else None)
     return error_of(response, f"{response.request.method} {response.request.url.path}", fix)
@@ -43,7 +43,7 @@ class HttpTransport(Transport):
         except httpx.TransportError as exc:
             raise UnavailableError(f"cannot reach {self._base}: {exc!r}", "is the server running?") from exc
         if response.status_code >= 400:
-            raise _error(response)
+            raise error_from_response(response)
         return response.json()
 
     async def call(self, op: str, args: dict[str, Any], connection_id: str | None) -> Any:
@@ -69,7 +69,7 @@ class HttpTransport(Transport):
     async def operations(self) -> dict[str, Any]:
         response = await self._http.get(self._url("/ops"), headers=self._headers)
         if response.status_code >= 400:
-            raise _error(response)
+            raise error_from_response(response)
         result: dict[str, Any] = response.json()
         return result
 
@@ -97,10 +97,10 @@ class HttpTransport(Transport):
                     detail = body.get("detail") if isinstance(body, dict) else None
                     if isinstance(detail, dict) and "contract" in detail:
                         raise IncompatibleServer(detail)
-                    raise _error(response)
+                    raise error_from_response(response)
                 if response.status_code >= 400:
                     await response.aread()
-                    raise _error(response)
+                    raise error_from_response(response)
                 async for frame in parse_sse(response.aiter_lines()):
                     yield frame
         except httpx.TransportError as exc:

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
-from signoff.rooms.client._http import CONNECTION_HEADER, _error
+from signoff.rooms.client._http import CONNECTION_HEADER, error_from_response
 from signoff.rooms.model import Principal
 from signoff.rooms.operations import call_operation
 from signoff.rooms.service import RoomService
@@ -198,7 +198,7 @@ class _HttpBase:
         except httpx.TransportError as exc:
             raise UnavailableError(f"cannot reach {self._base}: {exc!r}", "is the server running?") from exc
         if response.status_code >= 400:
-            raise _error(response)
+            raise error_from_response(response)
         return None if response.status_code == 204 else response.json()
 
     def close(self) -> None:

@@ -1,0 +1,102 @@
+"""The fixer agent's side of a repair case.
+
+It acts only on a hand-off whose server receipt matches the one the verifier recorded when it sent
+it, asks `signoff.agents` for full-file replacements of the allowed paths, and records the proposal
+(or the refused attempt) on the case; the verifier's jobs take it from there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from signoff import git
+from signoff.kernel.errors import NotFoundError, SignoffError
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger, NewEvent, NewJob
+from signoff.repair.case import CaseState, case_key, read_case, record
+from signoff.repair.commands import next_step, say
+from signoff.rooms import Principal, RoomService, handoff_matches
+
+_MAX_FILE_BYTES = 100_000  # larger files are not shown to the fixer
+
+
+class FixerWorker:
+    """Reads the fixer agent's room deliveries and answers the verifier's hand-offs."""
+
+    def __init__(self, ledger: Ledger, rooms: RoomService, settings: Settings, fixer: Principal,
+                 max_attempts: int, script: str | None = None) -> None:
+        self.ledger, self.rooms, self.settings = ledger, rooms, settings
+        self.fixer, self.max_attempts, self.script = fixer, max_attempts, script
+        self._cursor = 0
+
+    def poll(self) -> int:
+        done = 0
+        for env in self.rooms.agent_events(self.fixer.id, self._cursor):
+            self._cursor = env["sequence"]
+            if env.get("type") == "message" and (env.get("payload") or {}).get("addressed"):
+                self.on_message(env)
+                done += 1
+        return done
+
+    def _handoff(self, env: dict[str, Any]) -> tuple[CaseState, int] | None:
+        """The case and attempt of a genuine hand-off: the verifier's recorded receipt and command id."""
+        body = str(env["payload"].get("body", ""))
+        try:
+            command = json.loads(body.split(" ", 1)[1].rsplit(" [ref ", 1)[0])
+            case_id, attempt = str(command["case_id"]), int(command["attempt"])
+            st = read_case(self.ledger, case_id)
+        except (ValueError, KeyError, IndexError, TypeError, NotFoundError):
+            return None
+        recorded = st.handoffs.get(attempt)
+        if recorded is None or not handoff_matches(env, recorded["receipt"]) or \
+                command.get("command_id") != recorded["command_id"]:
+            return None
+        return st, attempt
+
+    def on_message(self, env: dict[str, Any]) -> None:
+        from signoff.agents import ProposalRejected, agent_for
+
+        p = env["payload"]
+        idem = f"repair:fixer:{p['message_id']}"
+        found = self._handoff(env)
+        if found is None:
+            self.ledger.append(f"repair.fixer.{self.fixer.id}", None, [NewEvent("repair.handoff_refused", {
+                "message_id": p["message_id"], "room_id": env.get("room_id"), "sender": p.get("sender")})],
+                [NewJob(f"say:{idem}", "repair.say", {"room_id": env.get("room_id"), "marker": idem,
+                                                      "text": "hand-off refused: this message is not the "
+                                                              "verifier's recorded hand-off (receipt mismatch)."})],
+                idempotency_key=idem)
+            return
+        st, attempt = found
+        if not st.open_attempt(attempt):
+            return  # already acted on (a redelivery after a restart)
+        case_id, c = st.case_id, st.contract
+        repo = git.open_repo(Path(c.repo))
+        files = {}
+        for path in git.tracked_paths(repo, st.base):
+            data = git.read_file_at(repo, st.base, path)
+            if data is not None and len(data) < _MAX_FILE_BYTES:
+                files[path] = data.decode("utf-8", errors="replace")
+        task = {"case_id": case_id, "attempt": attempt, "behaviour": c.behaviour, "base": st.base,
+                "allowed_paths": list(c.allow), "files": files}
+        agent = agent_for("fixer", self.settings, self.ledger, script=self.script or c.fixer_script)
+        try:
+            proposal = agent.propose(task, client=f"repair:{case_id}", case_id=case_key(case_id),
+                                     allowed_paths=list(c.allow) or None)
+        except SignoffError as exc:
+            # A rejected proposal, a spent budget or a provider that gave no reply: a failed attempt,
+            # recorded and said in the room; the next attempt (or the review) follows.
+            why = exc.reason if isinstance(exc, ProposalRejected) else exc.message
+            record(self.ledger, case_id, lambda now: now.open_attempt(attempt), [NewEvent("repair.attempt_failed", {
+                "attempt": attempt, "reason": why})],
+                [next_step(case_id, attempt, None, self.max_attempts),
+                 say(st.room_id, f"{case_id} attempt {attempt}: the fixer's proposal was refused ({why}).", idem)],
+                idem)
+            return
+        out = proposal.output
+        record(self.ledger, case_id, lambda now: now.open_attempt(attempt), [NewEvent("repair.proposal", {
+            "attempt": attempt, "summary": out["summary"], "files": out["files"], "kind": proposal.kind,
+            "provider": proposal.provider, "model": proposal.model, "record": proposal.record})],
+            [NewJob(f"{case_id}:commit:{attempt}", "repair.commit", {"case_id": case_id, "attempt": attempt})], idem)

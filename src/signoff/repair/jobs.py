@@ -1,0 +1,193 @@
+"""The repair workflow's effects: one handler per outbox topic, run by the ledger's `Worker`.
+
+Each handler first checks whether its effect already happened (the case's events, the room's
+documents, the verifier's earlier messages), then records its outcome only while the case still
+needs it, so a job delivered again after a crash or a lapsed lease repeats nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from signoff import git
+from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger, NewEvent, NewJob
+from signoff.repair.case import FINAL, CaseState, read_case, record
+from signoff.repair.commands import next_step, reproduction
+from signoff.repair.verdict import VERIFIED
+from signoff.repair.verifier import VerifyRequest, verify
+from signoff.rooms import Principal, Receipt, RoomService
+
+TOPICS = ("repair.say", "repair.present", "repair.reproduce", "repair.handoff", "repair.commit",
+          "repair.verify", "repair.review")
+
+_PAGE = 1000  # the most messages the room service returns at once
+
+
+def ref_tag(marker: str) -> str:
+    """The tag a posted message carries, by which a redelivered job finds it."""
+    return f"[ref {canonical_digest(marker)[:10]}]"
+
+
+class RepairJobs:
+    """The handlers of the repair topics, acting as the verifier agent."""
+
+    def __init__(self, ledger: Ledger, rooms: RoomService, settings: Settings, verifier: Principal,
+                 fixer: Principal, max_attempts: int) -> None:
+        self.ledger, self.rooms, self.settings = ledger, rooms, settings
+        self.verifier, self.fixer = verifier, fixer
+        self.max_attempts = max_attempts
+
+    def run(self, topic: str, key: str, payload: dict[str, Any]) -> None:
+        handlers: dict[str, Callable[[str, dict[str, Any]], None]] = {
+            "repair.say": self.on_say, "repair.present": self.on_present, "repair.reproduce": self.on_reproduce,
+            "repair.handoff": self.on_handoff, "repair.commit": self.on_commit, "repair.verify": self.on_verify,
+            "repair.review": self.on_review,
+        }
+        handlers[topic](key, payload)
+
+    # -- posting once ---------------------------------------------------------------------------
+
+    def _room_messages(self, room_id: str) -> Iterator[dict[str, Any]]:
+        """Every message of the room in order, page by page (a long room has more than one page)."""
+        after = 0
+        while True:
+            page = self.rooms.read_messages(self.verifier, room_id, after=after, limit=_PAGE)
+            yield from page
+            if not page:
+                return
+            after = page[-1]["sequence"]
+
+    def posted(self, room_id: str, tag: str) -> dict[str, Any] | None:
+        """The verifier's earlier message carrying `tag`, if an earlier run already posted it."""
+        for msg in self._room_messages(room_id):
+            if msg["sender"] == self.verifier.sender and tag in msg["body"]:
+                return msg
+        return None
+
+    def post(self, room_id: str, text: str, marker: str, targets: tuple[str, ...] = ()) -> Receipt:
+        tag = ref_tag(marker)
+        found = self.posted(room_id, tag)
+        if found is not None:
+            return Receipt(found["message_id"], room_id, found["sender"], found["body"], bool(targets),
+                           found.get("thread_id"))
+        return self.rooms.post_message(self.verifier, room_id, f"{text} {tag}", target_names=targets)
+
+    # -- handlers -------------------------------------------------------------------------------
+
+    def on_say(self, key: str, p: dict[str, Any]) -> None:
+        self.post(p["room_id"], p["text"], p["marker"])
+
+    def on_present(self, key: str, p: dict[str, Any]) -> None:
+        st = read_case(self.ledger, p["case_id"])
+        c = st.contract
+        name = f"contract {st.case_id}"
+        content = "\n".join([
+            f"# Repair contract {st.case_id}", "", f"Expected behaviour: {c.behaviour}", "",
+            f"- base revision: {st.base}", f"- harness digest: {st.harness_digest}",
+            f"- expected test (must fail on base by an assertion, then pass): {c.expect}",
+            f"- regression tests (must keep passing): {', '.join(c.regression) or 'none'}",
+            f"- paths the fix may change: {', '.join(c.allow) or 'any'}",
+            f"- runner: {c.runner}", "",
+            f"Approve exactly this with `@{self.verifier.name} approve {st.case_id}`.",
+        ])
+        docs = {d["name"]: d for d in self.rooms.documents(self.verifier, st.room_id)}
+        doc_id = docs[name]["document_id"] if name in docs else self.rooms.create_document(
+            self.verifier, st.room_id, name, content, description="the executable contract of a repair case")
+        self.post(st.room_id, f"@{p['operator_name']} contract for {st.case_id} is in document '{name}' "
+                              f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it with "
+                              f"`@{self.verifier.name} approve {st.case_id}`.", key)
+        record(self.ledger, st.case_id, lambda now: True,
+               [NewEvent("repair.contract_presented", {"document_id": doc_id})], [], f"repair:done:{key}")
+
+    def _request(self, st: CaseState, **overrides: Any) -> VerifyRequest:
+        c = st.contract
+        fields: dict[str, Any] = dict(
+            repo=Path(c.repo), base=st.base, candidate=st.base, harness=None, expect=c.expect,
+            regression=list(c.regression), allow=list(c.allow), pythonpath=list(c.pythonpath), runner=c.runner,
+            timeout=c.timeout, approved_digest=st.harness_digest, frozen_digest=st.harness_digest)
+        fields.update(overrides)
+        return VerifyRequest(**fields)
+
+    def on_reproduce(self, key: str, p: dict[str, Any]) -> None:
+        st = read_case(self.ledger, p["case_id"])
+        if st.reproduction is not None or st.state == "BLOCKED":
+            return
+        result = verify(self._request(st, stages=("base",)), self.settings)
+        events, jobs = reproduction(st, result, key)
+        record(self.ledger, st.case_id, lambda now: now.reproduction is None and now.state != "BLOCKED", events,
+               jobs, f"repair:done:{key}")
+
+    def on_handoff(self, key: str, p: dict[str, Any]) -> None:
+        st = read_case(self.ledger, p["case_id"])
+        attempt = int(p["attempt"])
+        if attempt in st.handoffs:
+            return
+        command = {"command_id": canonical_digest({"case": st.case_id, "attempt": attempt})[:24],
+                   "action": "propose_fix", "case_id": st.case_id, "base": st.base, "attempt": attempt}
+        receipt = self.post(st.room_id, json.dumps(command, sort_keys=True), key, targets=(self.fixer.name,))
+        record(self.ledger, st.case_id, lambda now: attempt not in now.handoffs, [NewEvent("repair.fix_requested", {
+            "attempt": attempt, "command_id": command["command_id"], "receipt": receipt.to_dict()})], [],
+            f"repair:done:{key}")
+
+    def on_commit(self, key: str, p: dict[str, Any]) -> None:
+        st = read_case(self.ledger, p["case_id"])
+        attempt = int(p["attempt"])
+        if attempt in st.candidates:
+            return
+        proposal = st.proposals[attempt]
+        repo = git.open_repo(Path(st.contract.repo))
+        files = {f["path"]: f["content"] for f in proposal["files"]}
+        message = f"{st.case_id} attempt {attempt}: {proposal['summary'][:200]}"
+        commit = git.commit_files(repo, st.base, files, message, ref=f"refs/signoff/repair/{st.case_id}/{attempt}")
+        record(self.ledger, st.case_id, lambda now: attempt not in now.candidates, [NewEvent("repair.candidate", {
+            "attempt": attempt, "commit": commit})],
+            [NewJob(f"{st.case_id}:verify:{attempt}", "repair.verify", {"case_id": st.case_id, "attempt": attempt})],
+            f"repair:done:{key}")
+
+    def on_verify(self, key: str, p: dict[str, Any]) -> None:
+        st = read_case(self.ledger, p["case_id"])
+        attempt = int(p["attempt"])
+        if attempt in st.verdicts:
+            return
+        commit = st.candidates[attempt]
+        result = verify(self._request(st, candidate=commit), self.settings)
+        diff = git.diff_text(git.open_repo(Path(st.contract.repo)), st.base, commit, limit=20_000)
+        events = [NewEvent("repair.verdict", {
+            "attempt": attempt, "candidate": commit, "verdict": result.verdict, "reasons": result.reasons,
+            "fingerprint": result.fingerprint, "evidence": str(result.evidence), "diff": diff,
+            "tamper": result.tamper, "signals": result.signals})]
+        record(self.ledger, st.case_id, lambda now: attempt not in now.verdicts, events,
+               [next_step(st.case_id, attempt, result.verdict, self.max_attempts)], f"repair:done:{key}")
+
+    def on_review(self, key: str, p: dict[str, Any]) -> None:
+        st = read_case(self.ledger, p["case_id"])
+        if st.state in ("AWAITING_REVIEW", *FINAL):
+            return
+        v = st.last_verdict
+        if v is None:
+            text = (f"@{self._operator_name(st)} {st.case_id}: no candidate after {self.max_attempts} attempts "
+                    f"({'; '.join(st.failures.values())}). Reply `@{self.verifier.name} reject {st.case_id}`.")
+        else:
+            name = f"review {st.case_id} attempt {v['attempt']}"
+            docs = {d["name"] for d in self.rooms.documents(self.verifier, st.room_id)}
+            if name not in docs:
+                self.rooms.create_document(self.verifier, st.room_id, name,
+                                           f"verdict {v['verdict']}\nevidence {v['evidence']}\n\n{v['diff']}",
+                                           description="verdict, evidence and diff of a repair candidate")
+            action = (f"`@{self.verifier.name} accept {st.case_id}` or `@{self.verifier.name} reject {st.case_id}`"
+                      if v["verdict"] == VERIFIED else f"`@{self.verifier.name} reject {st.case_id}`")
+            text = (f"@{self._operator_name(st)} {st.case_id}: {v['verdict']} for candidate {v['candidate'][:12]} "
+                    f"(fingerprint {v['fingerprint'][:12]}); diff and evidence in document '{name}', "
+                    f"evidence file {v['evidence']}. Reply {action}.")
+        self.post(st.room_id, text, key)
+        record(self.ledger, st.case_id, lambda now: now.state not in ("AWAITING_REVIEW", *FINAL),
+               [NewEvent("repair.review_requested", {})], [], f"repair:done:{key}")
+
+    def _operator_name(self, st: CaseState) -> str:
+        kind, _, ident = st.operator.partition(":")
+        return self.rooms.user(ident).name if kind == "user" else st.operator

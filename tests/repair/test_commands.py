@@ -1,0 +1,154 @@
+"""The repair rules as pure decisions: no database, no room, no sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from signoff.repair.case import CaseState, Contract
+from signoff.repair.commands import (
+    DefectReport,
+    OperatorCommand,
+    decide,
+    message_key,
+    next_step,
+    note_open,
+    open_case,
+    parse_command,
+    refuse_unknown,
+    reproduction,
+)
+from signoff.repair.verdict import Summary
+from signoff.repair.verifier import StageResult, VerifyResult
+
+VERIFIER = "verifier"
+OPERATOR = "user:alice"
+DIGEST = "a" * 64
+CONTRACT = Contract(name="coupon", behaviour="applied once", repo="/repo", base="main", harness="/harness",
+                    expect="test_coupon.py::test_once")
+
+
+def _case(state: str = "CONTRACT_PROPOSED", **changes: object) -> CaseState:
+    st = CaseState("coupon-01", state, "room-1", OPERATOR, CONTRACT, "b" * 40, DIGEST)
+    return replace(st, **changes)  # type: ignore[arg-type]
+
+
+def _command(verb: str = "approve", *, room_id: str = "room-1", sender: str = OPERATOR, exact: bool = True,
+             digest: str = DIGEST) -> OperatorCommand:
+    return OperatorCommand(verb, "coupon-01", exact, "$m1", room_id, sender, digest if verb == "approve" else "")
+
+
+def _refused(events: list, jobs: list) -> str:  # type: ignore[type-arg]
+    (event,) = events
+    assert event.type == "repair.command_refused"
+    (job,) = jobs
+    assert job.topic == "repair.say" and job.payload["text"] == event.payload["reason"]
+    return str(event.payload["reason"])
+
+
+def test_parse_command_tells_commands_from_reports_and_exact_from_embedded() -> None:
+    assert parse_command("@verifier approve coupon-01", VERIFIER) == ("approve", "coupon-01", True)
+    assert parse_command("  @verifier accept coupon-01 \n", VERIFIER) == ("accept", "coupon-01", True)
+    assert parse_command("> @verifier approve coupon-01\nlooks right", VERIFIER) == ("approve", "coupon-01", False)
+    assert parse_command("@other approve coupon-01", VERIFIER) == ("approve", "coupon-01", False)
+    assert parse_command("@verifier the coupon is applied twice", VERIFIER) is None
+
+
+def test_exact_approval_by_the_operator_in_the_case_room_approves_and_reproduces() -> None:
+    events, jobs = decide(_case(), _command(), VERIFIER)
+    assert [e.type for e in events] == ["repair.approved"]
+    assert events[0].payload == {"message_id": "$m1", "by": OPERATOR, "harness_digest": DIGEST}
+    assert [j.topic for j in jobs] == ["repair.reproduce", "repair.say"]
+    assert jobs[0].key == "coupon-01:reproduce"
+    assert jobs[1].payload["marker"] == message_key("$m1")
+
+
+@pytest.mark.parametrize(("command", "why"), [
+    (_command(room_id="room-2"), "count only in its case room"),
+    (_command(sender="user:mallory"), "only the linked operator"),
+    (_command(exact=False), "only the exact command `@verifier approve coupon-01`"),
+    (_command(digest="c" * 64), "the harness changed since it was presented"),
+    (_command(digest="unreadable"), "the harness changed since it was presented"),
+])
+def test_approval_is_refused_unless_every_rule_holds(command: OperatorCommand, why: str) -> None:
+    assert why in _refused(*decide(_case(), command, VERIFIER))
+
+
+def test_approval_counts_only_while_the_contract_awaits_it() -> None:
+    assert "is APPROVED, not awaiting approval" in _refused(*decide(_case("APPROVED"), _command(), VERIFIER))
+
+
+def test_accept_needs_review_and_a_verified_candidate() -> None:
+    assert "not awaiting review" in _refused(*decide(_case("CANDIDATE"), _command("accept"), VERIFIER))
+    rejected = _case("AWAITING_REVIEW", verdicts={1: {"verdict": "REJECTED"}}, candidates={1: "c1"})
+    assert "no VERIFIED candidate" in _refused(*decide(rejected, _command("accept"), VERIFIER))
+    verified = _case("AWAITING_REVIEW", verdicts={1: {"verdict": "REJECTED"}, 2: {"verdict": "VERIFIED"}},
+                     candidates={1: "c1", 2: "c2"})
+    events, jobs = decide(verified, _command("accept"), VERIFIER)
+    assert [e.type for e in events] == ["repair.accepted"] and events[0].payload["candidate"] == "c2"
+    assert jobs[0].payload["text"] == "coupon-01 accepted."
+
+
+def test_reject_closes_a_case_under_review_whatever_its_verdict() -> None:
+    events, _ = decide(_case("AWAITING_REVIEW", verdicts={1: {"verdict": "REJECTED"}}), _command("reject"), VERIFIER)
+    assert [e.type for e in events] == ["repair.declined"]
+    assert "not awaiting review" in _refused(*decide(_case("ACCEPTED"), _command("reject"), VERIFIER))
+
+
+def test_a_command_for_an_unknown_case_is_refused_and_said() -> None:
+    events, jobs = refuse_unknown(_command())
+    assert events[0].payload == {"message_id": "$m1", "reason": "unknown"}
+    assert jobs[0].payload["text"] == "approve refused: there is no case coupon-01."
+
+
+def test_a_report_opens_a_case_from_the_watched_contract_or_notes_the_open_one() -> None:
+    report = DefectReport("$r1", "room-1", "user:bob", "the coupon is applied twice " * 500)
+    watch = {"contract": CONTRACT.as_json(), "operator": OPERATOR, "operator_name": "alice"}
+    events, jobs = open_case("coupon-02", report, watch, "b" * 40, DIGEST)
+    assert [e.type for e in events] == ["repair.reported", "repair.contract_proposed"]
+    assert events[0].payload["operator"] == OPERATOR and len(events[0].payload["report"]) == 4000
+    assert [(j.key, j.payload) for j in jobs] == [
+        ("coupon-02:present", {"case_id": "coupon-02", "operator_name": "alice"})]
+    events, jobs = note_open(_case("FIX_REQUESTED"), report)
+    assert [e.type for e in events] == ["repair.noted"]
+    assert jobs[0].payload["text"] == "coupon-01 is open (FIX_REQUESTED)."
+
+
+def test_after_an_attempt_another_follows_until_verified_or_out_of_attempts() -> None:
+    assert next_step("c", 1, "REJECTED", 2).key == "c:handoff:2"
+    assert next_step("c", 1, None, 2).key == "c:handoff:2"
+    assert next_step("c", 1, "VERIFIED", 2).key == "c:review"
+    assert next_step("c", 2, "INCONCLUSIVE", 2).key == "c:review"
+
+
+def _base_run(summary: Summary, reasons: list[dict[str, str]]) -> VerifyResult:
+    return VerifyResult("INCONCLUSIVE", reasons, {"base": StageResult("base", "b" * 40, [], [], [], summary)}, "f" * 64,
+                        Path("/evidence/base.json"), "b" * 40, "b" * 40, DIGEST, [], [], {})
+
+
+def test_a_base_run_that_fails_by_the_assertion_reproduces_and_hands_off() -> None:
+    run = _base_run(Summary("failed", assertion=True, message="assert 8100 == 9000\nmore"), [])
+    events, jobs = reproduction(_case("APPROVED"), run, "coupon-01:reproduce")
+    assert [e.type for e in events] == ["repair.reproduced"]
+    assert events[0].payload == {"message": "assert 8100 == 9000\nmore", "fingerprint": "f" * 64,
+                                 "evidence": "/evidence/base.json"}
+    assert [(j.key, j.payload.get("attempt")) for j in jobs] == [("coupon-01:handoff:1", 1),
+                                                                  ("say:coupon-01:reproduce:said", None)]
+    assert jobs[1].payload["text"] == "coupon-01 reproduced on base: assert 8100 == 9000"
+
+
+@pytest.mark.parametrize(("summary", "reasons", "why"), [
+    (Summary("passed"), [{"code": "expected_not_failing", "text": "t", "detail": "base: it passed"},
+                         {"code": "regression_failed", "text": "t", "detail": "candidate: x"}], "base: it passed"),
+    (Summary("failed", assertion=False, message="ImportError"), [], "failed"),
+    (Summary("not_run"), [{"code": "sandbox_unavailable", "text": "no sandbox here", "detail": ""}],
+     "no sandbox here"),
+])
+def test_any_other_base_run_blocks_the_case_and_says_why(summary: Summary, reasons: list[dict[str, str]],
+                                                         why: str) -> None:
+    events, jobs = reproduction(_case("APPROVED"), _base_run(summary, reasons), "k")
+    assert [e.type for e in events] == ["repair.blocked"] and events[0].payload["reason"] == why
+    assert [j.topic for j in jobs] == ["repair.say"]  # no hand-off: no fix is requested
+    assert f"({why}). No fix will be requested." in jobs[0].payload["text"]
