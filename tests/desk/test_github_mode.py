@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ from signoff.desk.workflow import Desk, forge_for
 from signoff.github import GitHubClient, TokenAuth
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
 from tests.desk.conftest import Template, World, _from
 from tests.support.github_standin import Fault, GitHubStandIn
 
@@ -109,8 +113,6 @@ def test_github_mode_is_chosen_by_config_and_needs_a_full_name(tmp_path: Path) -
         '[desk]\nforge = "github"\nrepo = "octo-org/shoplite"\nrepos_allowed = ["octo-org/shoplite"]\n'
         '[github]\ntoken = "github_pat_x"\napi_url = "http://127.0.0.1:9"\n')
     settings = Settings.load(home=home, env={}, cwd=tmp_path)
-    from signoff.ledger import Ledger
-
     ledger = Ledger.open(settings)
     try:
         assert isinstance(forge_for(settings, ledger), GitHubForge)
@@ -386,16 +388,12 @@ class _ImpersonatedHealth:
     """A front for `upstream` whose /health claims `commit` (a stale cache that was told the new SHA)."""
 
     def __init__(self, upstream: str, commit: str) -> None:
-        import threading
-        import urllib.request
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 -- the name http.server calls
+            def do_GET(self) -> None:
                 if self.path == "/health":
                     data = json.dumps({"service": "shoplite", "commit": commit}).encode()
                 else:
-                    with urllib.request.urlopen(upstream + self.path, timeout=5) as r:  # noqa: S310 -- loopback
+                    with urllib.request.urlopen(upstream + self.path, timeout=5) as r:
                         data = r.read()
                 self.send_response(200)
                 self.send_header("content-length", str(len(data)))
@@ -446,3 +444,51 @@ def test_a_rewritten_merge_is_observed_and_never_approved_again(in_review: GitHu
     assert g.w.bug().state == "merged" and len(g.w.bug().rewrites) == 1
     with pytest.raises(RefusedError):
         g.desk.observe_history(g.w.actor("engineering"))
+
+
+# -- the operator's commands -----------------------------------------------------------------------------
+
+def test_cli_in_github_mode_with_githubs_refusals_as_clear_errors(home: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.cli.main import main
+    from tests.github.conftest import make_source
+
+    with GitHubStandIn(tmp_path / "github") as gh:
+        gh.tokens.add(TOKEN)
+        gh.add_repo(FULL, make_source(tmp_path / "src"))
+        gh.repos[FULL].required = ["ci"]
+        config = tmp_path / "signoff.toml"
+
+        def configure(token: str) -> None:
+            config.write_text(f'[desk]\nforge = "github"\nrepo = "{FULL}"\nrepos_allowed = ["{FULL}"]\n'
+                              f'[github]\ntoken = "{token}"\napi_url = "{gh.url}"\ngit_url = "{gh.url}"\n'
+                              "max_wait = 1\n")
+        configure(TOKEN)
+        assert main(["desk", "init", "--json"]) == 0
+        tokens = json.loads(capsys.readouterr().out)["tokens"]
+        assert main(["desk", "history", "--token", tokens["alice"], "--json"]) == 0
+        assert json.loads(capsys.readouterr().out) == {"rewritten": []}
+        assert main(["desk", "sync", "BUG-0001", "--token", tokens["alice"]]) != 0
+        main_sha = gh.git(FULL, "rev-parse", "refs/heads/main")
+        assert main(["desk", "deploy-record", "--commit", main_sha, "--url", "http://127.0.0.1:9",
+                     "--token", tokens["recorder"], "--json"]) == 1
+        assert "'ci' has no run" in capsys.readouterr().out
+        capsys.readouterr()
+        for token, fault in [("github_pat_revoked", None),
+                             (TOKEN, Fault("GET", f"/repos/{FULL}/commits/{main_sha}", 403,
+                                           {"message": "API rate limit exceeded"},
+                                           {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "4102444800"}))]:
+            configure(token)
+            if fault:
+                gh.faults.append(fault)
+            assert main(["desk", "deploy-record", "--commit", main_sha, "--url", "http://127.0.0.1:9",
+                         "--token", tokens["recorder"]]) not in (0, 1)
+            err = capsys.readouterr().err
+            assert "Traceback" not in err and "error:" in err and "fix:" in err and "GitHub" in err, err
+        settings = Settings.load(home=home, env={}, cwd=tmp_path)
+        ledger = Ledger.open(settings)
+        try:
+            events = ledger.read(f"desk/deploy/{FULL}")
+        finally:
+            ledger.close()
+        assert [e.type for e in events] == ["deployment.rejected"]  # the refusals wrote nothing
