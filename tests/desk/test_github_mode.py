@@ -417,8 +417,7 @@ class _ImpersonatedHealth:
 
 def test_a_rewritten_merge_is_observed_and_never_approved_again(in_review: GitHubWorld) -> None:
     g = in_review
-    merge = _merge(g)
-    g.desk.forge.head(FULL)  # the mirror has seen main with the merge
+    merge = _merge(g)  # the desk keeps the merge commit in its mirror when it records the merge
     bug = g.w.bug()
     approvals = list(bug.approvals)
     # Someone rewrites main: the merge commit is replaced by a commit with the same tree.

@@ -101,9 +101,9 @@ class Forge:
             return None
         return self.tree(name, sha)
 
-    def commit_with_tree(self, name: str, tree: str, limit: int = 200) -> str | None:
-        """The newest of the last `limit` commits of main whose tree is `tree`."""
-        for line in _git(self.path(name), "log", f"-{limit}", "--format=%H %T", "refs/heads/main").splitlines():
+    def commit_with_tree(self, name: str, tree: str, limit: int = 200, branch: str = "main") -> str | None:
+        """The newest of the last `limit` commits of `branch` whose tree is `tree`."""
+        for line in _git(self.path(name), "log", f"-{limit}", "--format=%H %T", f"refs/heads/{branch}").splitlines():
             sha, _, commit_tree = line.partition(" ")
             if commit_tree == tree:
                 return sha

@@ -182,6 +182,7 @@ class GitHubForge(Forge):
         return decisions.required_checks_problem(sha, repo.required_checks(branch), repo.check_runs(sha),
                                                  repo.workflow_runs(sha), name, branch)
 
-    def commit_with_tree(self, name: str, tree: str, limit: int = 200) -> str | None:
-        self.head(name)
-        return super().commit_with_tree(name, tree, limit)
+    def commit_with_tree(self, name: str, tree: str, limit: int = 200, branch: str = "main") -> str | None:
+        branch = self.default_branch(name) if branch == "main" else branch
+        self.head(name, branch)
+        return super().commit_with_tree(name, tree, limit, branch)
