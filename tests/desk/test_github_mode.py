@@ -491,3 +491,23 @@ def test_cli_in_github_mode_with_githubs_refusals_as_clear_errors(home: Path, tm
         finally:
             ledger.close()
         assert [e.type for e in events] == ["deployment.rejected"]  # the refusals wrote nothing
+
+
+def test_githubs_deployment_status_webhook_goes_through_the_same_checks(in_review: GitHubWorld) -> None:
+    g = in_review
+    merge = _merge(g)
+    with serve_commit(g.gh.repos[FULL].path, merge) as live:
+        def status(number: int) -> dict[str, object]:
+            owner, name = FULL.split("/")
+            bot = {"login": "deployer[bot]", "type": "Bot"}
+            return {"action": "created",
+                    "deployment_status": {"id": number, "state": "success", "environment": "production",
+                                          "environment_url": live.url, "creator": bot},
+                    "deployment": {"id": number, "sha": merge, "ref": "main", "environment": "production",
+                                   "creator": bot},
+                    "repository": {"name": name, "full_name": FULL, "owner": {"login": owner}}, "sender": bot}
+        out = g.send("deployment_status", status(1))
+        assert out["outcome"] == "deployment_rejected" and "'ci' has no run" in out["why"]
+        g.gh.workflow_run(FULL, merge)
+        out = g.send("deployment_status", status(2))
+    assert out["outcome"] == "deployment_recorded" and out["released"] == [g.w.bug_id]
