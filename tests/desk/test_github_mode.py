@@ -8,6 +8,7 @@ Rate-limit waits go through an injected sleep, so nothing here sleeps for real."
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import threading
@@ -18,13 +19,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from fastapi.testclient import TestClient
 
 from signoff.desk import webhooks
 from signoff.desk.config import DeskConfig
 from signoff.desk.deploy import serve_commit
 from signoff.desk.github_forge import GitHubForge
 from signoff.desk.workflow import Desk, forge_for
-from signoff.github import GitHubClient, TokenAuth
+from signoff.github import AppAuth, GitHubClient
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
@@ -69,17 +73,25 @@ class GitHubWorld:
                                            also=urls[1:])
 
 
+def _app(gh: GitHubStandIn) -> AppAuth:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption()).decode()
+    gh.add_app("123456", key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode(), 42)
+    return AppAuth("123456", pem, 42)
+
+
 @pytest.fixture
 def ghw(templates: dict[str, Template], tmp_path: Path) -> Iterator[GitHubWorld]:
-    """BUG-0001 reproduced (awaiting its reporters), its repository on the GitHub stand-in (the same
-    commits as the local template), and the desk in GitHub mode with a token."""
+    """BUG-0001 confirmed (the fixer's turn), its repository on the GitHub stand-in (the same commits
+    as the local template), and the desk in GitHub mode as a GitHub App installation."""
     w = _from(templates["reproduced"], tmp_path)
     with GitHubStandIn(tmp_path / "github") as gh:
-        gh.tokens.add(TOKEN)
         gh.add_repo(FULL, w.desk.forge.path("shoplite"))
         gh.repos[FULL].required = ["ci"]
         out = GitHubWorld(w, gh)
-        client = GitHubClient(TokenAuth(TOKEN), gh.url, sleep=out.waits.append, max_wait=30)
+        client = GitHubClient(_app(gh), gh.url, sleep=out.waits.append, max_wait=30)
         forge = GitHubForge(w.settings.home / "desk" / "forge", w.ledger, webhooks.signing_secret(w.settings),
                             client, gh.url)
         w.desk = Desk(w.ledger, w.settings, forge, DeskConfig(forge="github", repo=FULL, repos_allowed=(FULL,)))
@@ -139,11 +151,20 @@ def test_the_fix_becomes_a_draft_pull_request_pushed_with_the_token_and_assigned
     assert ghw.gh.git(FULL, "rev-parse", f"refs/heads/{change['branch']}") == change["head"] == pr["head"]["sha"]
     assert ghw.gh.git(FULL, "show", f"{change['head']}:tests/test_bug_0001.py") == bug.reproduction[
         "test_source"].strip()
+    # Pushed with the App's installation token (from the JWT exchange), as x-access-token.
     pushes = [r for r in ghw.gh.requests if r["path"].endswith("/git-receive-pack")]
-    assert pushes and all(r["headers"]["authorization"].startswith("Basic ") for r in pushes)
+    assert pushes
+    installation_tokens = set(ghw.gh.installation_tokens)
+    for r in pushes:
+        scheme, _, value = r["headers"]["authorization"].partition(" ")
+        user, _, token = base64.b64decode(value).decode().partition(":")
+        assert scheme == "Basic" and user == "x-access-token" and token in installation_tokens
+    api = [r for r in ghw.gh.requests if r["path"] == f"/repos/{FULL}/pulls" and r["method"] == "POST"]
+    assert api and all(r["headers"]["authorization"].removeprefix("Bearer ") in installation_tokens for r in api)
     # The token is in no URL the stand-in saw and not in the mirror's configuration.
-    assert not any(TOKEN in r["path"] + r["query"] for r in ghw.gh.requests)
-    assert TOKEN not in (ghw.desk.forge.path(FULL) / "config").read_text()
+    for token in installation_tokens:
+        assert not any(token in r["path"] + r["query"] for r in ghw.gh.requests)
+        assert token not in (ghw.desk.forge.path(FULL) / "config").read_text()
     # The change's paths and diff are read from the pull request's commits.
     assert ghw.desk.changed_paths(bug) == [PATH, "tests/test_bug_0001.py"]
     assert "max(amount, 0.0)" in ghw.desk.change_diff(ghw.w.actor("engineering"), ghw.w.bug_id)
@@ -511,3 +532,31 @@ def test_githubs_deployment_status_webhook_goes_through_the_same_checks(in_revie
         g.gh.workflow_run(FULL, merge)
         out = g.send("deployment_status", status(2))
     assert out["outcome"] == "deployment_recorded" and out["released"] == [g.w.bug_id]
+
+
+def test_http_sync_and_history_answer_with_the_error_shape(in_review: GitHubWorld) -> None:
+    from signoff.desk.routes import routers
+    from signoff.rooms.app import create_app
+
+    g = in_review
+    app = create_app(g.w.ledger, g.w.settings, routers=routers(g.w.settings))
+    app.state.desk = g.desk
+    http = TestClient(app)
+
+    def bearer(who: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {g.w.tokens[who]}"}
+
+    sync = f"/desk/bugs/{g.w.bug_id}/sync"
+    assert http.post(sync).status_code == 401
+    assert http.post(sync, headers=bearer("engineering")).status_code == 403
+    assert http.post("/desk/history", headers=bearer("engineering")).status_code == 403
+    g.gh.review(FULL, 1, "alice")
+    before = g.stored
+    g.gh.faults.append(Fault("GET", f"/repos/{FULL}/pulls/1/reviews", 200, [{"id": 1}] * 30, truncate=True))
+    cut = http.post(sync, headers=bearer("alice"))
+    assert cut.status_code == 503  # GitHub's fault, not the caller's: retry later
+    assert "cut short" in cut.json()["detail"] and cut.json()["fix"]
+    assert g.stored == before
+    ok = http.post(sync, headers=bearer("alice"))
+    assert ok.status_code == 200 and ok.json()["approvals"] == ["alice"]
+    assert http.post("/desk/history", headers=bearer("recorder")).json() == {"rewritten": []}
