@@ -282,6 +282,57 @@ def test_a_release_applies_only_to_the_merge_it_contains() -> None:
     assert d.decide(h.bug, d.Release(MERGE, {"commit": "f" * 40}), CONFIG)[0][0].type == "release.recorded"
 
 
+# -- GitHub: required checks and rewritten history -----------------------------------------------------------
+
+FULL = "octo-org/shoplite"
+
+
+def _ci(run_id: int, name: str = "ci", conclusion: str | None = "success", status: str = "completed",
+        **origin: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A workflow run of MERGE (push, main, this repository unless `origin` says otherwise) and its check run."""
+    wf = {"id": run_id, "head_sha": MERGE, "check_suite_id": 100 + run_id, "event": "push", "head_branch": "main",
+          "repository": {"full_name": FULL}, "head_repository": {"full_name": FULL}} | origin
+    return wf, {"id": run_id, "name": name, "head_sha": MERGE, "status": status, "conclusion": conclusion,
+                "check_suite": {"id": 100 + run_id}}
+
+
+def _problem(*runs: tuple[dict[str, Any], dict[str, Any]], required: tuple[str, ...] = ("ci",)) -> str | None:
+    return d.required_checks_problem(MERGE, required, [c for _, c in runs], [w for w, _ in runs], FULL, "main")
+
+
+def test_required_checks_must_be_green_from_a_push_to_the_default_branch() -> None:
+    assert _problem(_ci(1)) is None
+    assert "requires no status checks" in str(_problem(_ci(1), required=()))
+    assert "'lint' has no run" in str(_problem(_ci(1), required=("ci", "lint")))
+    assert "'pull_request' run" in str(_problem(_ci(1, event="pull_request")))
+    assert "'pull_request_target' run" in str(_problem(_ci(1, event="pull_request_target")))
+    assert "mallory/shoplite" in str(_problem(_ci(1, head_repository={"full_name": "mallory/shoplite"})))
+    assert "branch 'topic'" in str(_problem(_ci(1, head_branch="topic")))
+    assert "completed/failure" in str(_problem(_ci(1, conclusion="failure")))
+    assert "in_progress" in str(_problem(_ci(1, conclusion=None, status="in_progress")))
+    # a check run outside every workflow run of the SHA cannot be attributed: fail closed
+    orphan = ({"id": 9, "head_sha": "0" * 40, "check_suite_id": 109}, _ci(9)[1])
+    assert "cannot be attributed" in str(_problem(orphan))
+    # the latest trusted run decides; runs from pull requests and forks never outvote it
+    assert "failure" in str(_problem(_ci(1), _ci(2, conclusion="failure"), _ci(3, event="pull_request"),
+                                     _ci(4, head_repository={"full_name": "mallory/shoplite"})))
+    assert _problem(_ci(1, conclusion="failure"), _ci(2)) is None  # a re-run that passed
+
+
+def test_a_rewrite_is_observed_once_and_changes_nothing_else() -> None:
+    h = released()
+    before = h.bug
+    cmd = d.ObserveRewrite("merge_commit", MERGE, "n" * 40, "t" * 40)
+    events, jobs = d.decide(h.bug, cmd, CONFIG)
+    assert [e.type for e in events] == ["history.rewritten"] and jobs == []
+    h.apply((events, jobs))
+    after = h.bug
+    assert after.rewrites[0]["new"] == "n" * 40
+    assert (after.state, after.merge, after.release, after.approvals) == (before.state, before.merge,
+                                                                            before.release, before.approvals)
+    assert d.decide(after, cmd, CONFIG) == d.NOTHING
+
+
 # -- engineering's submissions -------------------------------------------------------------------------------
 
 def test_a_failed_fix_is_retried_then_needs_a_human() -> None:

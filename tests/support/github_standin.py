@@ -94,6 +94,8 @@ class GitHubStandIn:
         bare.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "clone", "-q", "--bare", str(source), str(bare)], check=True)
         subprocess.run(["git", "-C", str(bare), "config", "http.receivepack", "true"], check=True)
+        # GitHub serves any commit reachable from its refs when a client asks for it by SHA.
+        subprocess.run(["git", "-C", str(bare), "config", "uploadpack.allowReachableSHA1InWant", "true"], check=True)
         state = RepoState(full_name, bare)
         self.repos[full_name] = state
         return state
@@ -104,6 +106,83 @@ class GitHubStandIn:
     def git(self, full_name: str, *args: str) -> str:
         r = subprocess.run(["git", "-C", str(self.repos[full_name].path), *args], capture_output=True, text=True)
         return r.stdout.strip() if r.returncode == 0 else ""
+
+    # -- what happens on GitHub without signoff (people, Actions), in the documented shapes -------
+
+    def review(self, full_name: str, number: int, login: str, state: str = "APPROVED", kind: str = "User",
+               association: str = "MEMBER", commit_id: str | None = None) -> dict[str, Any]:
+        """A review as GET /pulls/{n}/reviews lists it (state in capitals, as the REST API gives it)."""
+        pr = self.repos[full_name].pulls[number]
+        review = {"id": self.next_id(), "user": _user(login, kind), "body": "", "state": state,
+                  "commit_id": commit_id or _head(self, self.repos[full_name], pr),
+                  "author_association": association, "submitted_at": _now(),
+                  "html_url": f"{pr['html_url']}#pullrequestreview-1"}
+        self.repos[full_name].reviews.setdefault(number, []).append(review)
+        return review
+
+    def merge(self, full_name: str, number: int, login: str, kind: str = "User") -> str:
+        """Merge a pull request with a merge commit, as the merge button does."""
+        repo = self.repos[full_name]
+        pr = repo.pulls[number]
+        head = _head(self, repo, pr)
+        base = self.git(full_name, "rev-parse", f"refs/heads/{pr['base']['ref']}")
+        env = {**os.environ, "GIT_AUTHOR_NAME": login, "GIT_AUTHOR_EMAIL": f"{login}@users.noreply.github.com",
+               "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com"}
+
+        def run(*args: str) -> str:
+            return subprocess.run(["git", "-C", str(repo.path), *args], check=True, capture_output=True,
+                                  text=True, env=env).stdout.strip()
+        tree = run("merge-tree", "--write-tree", base, head).splitlines()[0]
+        merge = run("commit-tree", tree, "-p", base, "-p", head, "-m",
+                    f"Merge pull request #{number} from {pr['head']['ref']}")
+        run("update-ref", f"refs/heads/{pr['base']['ref']}", merge, base)
+        pr.update({"state": "closed", "merged": True, "merged_by": _user(login, kind), "merge_commit_sha": merge,
+                   "merged_at": _now()})
+        pr["head"]["sha"] = head
+        return merge
+
+    def force_push(self, full_name: str, branch: str, sha: str) -> None:
+        """Someone force-pushes `branch` to `sha`; the commits it drops are garbage-collected at once
+        (GitHub does it later; the API then no longer finds them)."""
+        path = str(self.repos[full_name].path)
+        subprocess.run(["git", "-C", path, "update-ref", f"refs/heads/{branch}", sha], check=True)
+        for pr in self.repos[full_name].pulls.values():  # a dropped merge no longer pins its pull ref
+            if pr.get("merged"):
+                subprocess.run(["git", "-C", path, "update-ref", "-d", f"refs/pull/{pr['number']}/head"], check=True)
+        subprocess.run(["git", "-C", path, "reflog", "expire", "--expire=now", "--all"], check=True)
+        subprocess.run(["git", "-C", path, "gc", "-q", "--prune=now"], check=True)
+
+    def webhook(self, full_name: str, event: str, action: str, number: int, sender: str,
+                sender_type: str = "User", review: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The payload GitHub sends for a pull request event (webhook events and payloads docs)."""
+        repo = self.repos[full_name]
+        pr = repo.pulls[number]
+        _head(self, repo, pr)
+        owner, name = full_name.split("/")
+        payload: dict[str, Any] = {"action": action, "number": number, "pull_request": pr,
+                                   "repository": {"id": 1, "name": name, "full_name": full_name,
+                                                  "owner": _user(owner, "Organization")},
+                                   "sender": _user(sender, sender_type)}
+        if review is not None:
+            payload["review"] = review | {"state": review["state"].lower()}  # webhooks use lower case
+        return payload
+
+    def workflow_run(self, full_name: str, sha: str, name: str = "ci", conclusion: str | None = "success",
+                     event: str = "push", branch: str | None = None, head_repo: str | None = None,
+                     status: str = "completed") -> dict[str, Any]:
+        """A GitHub Actions workflow run of `sha` and the check run its job reports (the check run
+        belongs to the workflow run's check suite, as on GitHub)."""
+        repo = self.repos[full_name]
+        suite = self.next_id()
+        run = {"id": self.next_id(), "name": name, "head_branch": branch or repo.default_branch, "head_sha": sha,
+               "event": event, "status": status, "conclusion": conclusion, "check_suite_id": suite,
+               "repository": {"full_name": full_name}, "head_repository": {"full_name": head_repo or full_name},
+               "html_url": f"https://github.com/{full_name}/actions/runs/{suite}"}
+        repo.workflow_runs.append(run)
+        repo.check_runs.append({"id": self.next_id(), "head_sha": sha, "name": name, "status": status,
+                                "conclusion": conclusion, "app": {"slug": "github-actions"},
+                                "check_suite": {"id": suite}, "pull_requests": [], "output": {}})
+        return run
 
     def token_valid(self, token: str) -> bool:
         if token in self.tokens:
@@ -256,6 +335,21 @@ def _user(login: str, kind: str = "User") -> dict[str, Any]:
     return {"login": login, "id": int(hashlib.sha256(login.encode()).hexdigest()[:6], 16), "type": kind}
 
 
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _head(gh: GitHubStandIn, repo: RepoState, pr: dict[str, Any]) -> str:
+    """An open pull request's head follows its branch, as on GitHub."""
+    if pr.get("state") == "open":
+        sha = gh.git(repo.full_name, "rev-parse", "--verify", "-q", f"refs/heads/{pr['head']['ref']}")
+        if sha and sha != pr["head"]["sha"]:
+            pr["head"]["sha"] = sha
+            subprocess.run(["git", "-C", str(repo.path), "update-ref", f"refs/pull/{pr['number']}/head", sha],
+                           check=True)
+    return str(pr["head"]["sha"])
+
+
 def _page(gh: GitHubStandIn, items: list[Any], query: dict[str, list[str]], path: str,
           key: str | None = None) -> tuple[int, Any, dict[str, str]]:
     per = min(int(query.get("per_page", ["30"])[0]), gh.page_size_cap)
@@ -325,11 +419,18 @@ def _repo_route(gh: GitHubStandIn, repo: RepoState, method: str, rest: str, quer
         repo.pulls[number] = pr
         subprocess.run(["git", "-C", str(repo.path), "update-ref", f"refs/pull/{number}/head", head_sha], check=True)
         return 201, pr, {"location": f"{gh.url}/repos/{repo.full_name}/pulls/{number}"}
+    if method == "GET" and rest == "/pulls":
+        state = query.get("state", ["open"])[0]
+        pulls = [p for n, p in sorted(repo.pulls.items()) if state == "all" or p["state"] == state]
+        for p in pulls:
+            _head(gh, repo, p)
+        return _page(gh, pulls, query, full)
     m = re.fullmatch(r"/pulls/(\d+)", rest)
     if method == "GET" and m:
         pr = repo.pulls.get(int(m.group(1)))
         if pr is None:
             raise _Answer(404, not_found)
+        _head(gh, repo, pr)
         return 200, pr, {}
     m = re.fullmatch(r"/issues/(\d+)/assignees", rest)
     if method == "POST" and m:

@@ -154,13 +154,42 @@ def merge(bug_id: str, token: Token = None, as_json: Json = False) -> None:
     print_json(out) if as_json else console.print(f"merged as {sha[:12]}; {bug_id} is {out['state']}")
 
 
+@app.command("sync")
+def sync(bug_id: str, token: Token = None, as_json: Json = False) -> None:
+    """Read a change's head and reviews from the forge's API (GitHub's in GitHub mode), for a webhook
+    that was lost or late (owner credential)."""
+    desk = _desk()
+    out = desk.sync_change(_actor(desk, token), bug_id)
+    print_json(out) if as_json else console.print(
+        f"{bug_id}: head {out['head'][:12]}, approvals: {', '.join(out['approvals']) or 'none'}")
+
+
+@app.command("history")
+def history(token: Token = None, as_json: Json = False) -> None:
+    """Look for recorded merge commits the forge no longer has, replaced by a commit with the same tree
+    (a rewritten history); each is recorded as a `history.rewritten` observation, never as an approval."""
+    desk = _desk()
+    out = {"rewritten": desk.observe_history(_actor(desk, token))}
+    if as_json:
+        print_json(out)
+        return
+    for r in out["rewritten"]:
+        console.print(f"{r['bug_id']}: {r['old'][:12]} was replaced by {r['new'][:12]} (same tree)")
+    if not out["rewritten"]:
+        console.print("no rewritten history")
+
+
 @app.command("deploy-record")
 def deploy_record(commit: Annotated[str, typer.Option()], url: Annotated[str, typer.Option()],
-                  environment: Annotated[str, typer.Option()] = "production", token: Token = None,
-                  as_json: Json = False) -> None:
-    """Record a deployment (recorder credential): exact commit, health, ancestry."""
+                  environment: Annotated[str, typer.Option()] = "production",
+                  also: Annotated[list[str] | None, typer.Option(
+                      "--also", help="Another URL of the same deployment (repeatable).")] = None,
+                  token: Token = None, as_json: Json = False) -> None:
+    """Record a deployment (recorder credential): exact commit, required checks (GitHub), health and
+    the same assets on every URL, ancestry."""
     desk = _desk()
-    out = desk.record_deployment(_actor(desk, token), desk.config.repo, commit, environment, url)
+    out = desk.record_deployment(_actor(desk, token), desk.config.repo, commit, environment, url,
+                                 also=also or ())
     print_json(out) if as_json else console.print(json.dumps(out))
     if out["outcome"] != "deployment_recorded":
         raise typer.Exit(1)

@@ -73,7 +73,7 @@ class DeskBase:
         notes and current reproduction (what `signoff desk show` prints)."""
         bug = self.bug(bug_id)
         return {"summary": bug.summary(), "log": bug.log, "evidence": bug.evidence, "notes": self.notes(bug_id),
-                "reproduction": bug.reproduction}
+                "reproduction": bug.reproduction, "rewrites": bug.rewrites}
 
     def report_bug_id(self, report_id: str) -> str:
         """The bug a filed report joined."""

@@ -34,6 +34,8 @@ class DeskConfig:
     checks: bool = True  # run the repository's configured formatter / linter / type checker
     production_environment: str = "production"
     owner: str = "alice"  # the human a draft change request is assigned to
+    forge: str = "local"  # local (bare repositories on this machine) or github (repo = "owner/name")
+    assets: tuple[str, ...] = ()  # paths every deployment endpoint must serve byte for byte alike
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -62,6 +64,14 @@ class DeskConfig:
                              'e.g. prefix = "BUG"')
         if not 1 <= self.max_fix_files <= 2:
             raise UsageError("[desk] max_fix_files must be 1 or 2", "the fixer returns at most two files")
+        if self.forge not in ("local", "github"):
+            raise UsageError(f"[desk] forge {self.forge!r} is not known", 'use "local" or "github"')
+        if self.forge == "github" and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}",
+                                                        self.repo):
+            raise UsageError(f"[desk] repo {self.repo!r} is not a GitHub repository's full name",
+                             'with forge = "github", set repo = "owner/name"')
+        if any(not a.startswith("/") or "//" in a for a in self.assets):
+            raise UsageError("[desk] assets must be paths starting with /", 'e.g. assets = ["/static/app.js"]')
         if not 1 <= self.fix_attempts <= 5:
             raise UsageError("[desk] fix_attempts must be 1 to 5", "the default is 2")
 

@@ -384,14 +384,84 @@ def release(bug: Bug, cmd: Release, config: DeskConfig) -> Decision:
     return [NewEvent("release.recorded", cmd.deployment)], release_jobs(bug, cmd.deployment)
 
 
+# -- GitHub: required checks of a deployed commit, and rewritten history ------------------------------
+
+def _run_origin(run: dict[str, Any] | None, full_name: str, default_branch: str) -> str | None:
+    """Why a workflow run may not vouch for a deployment (None: it may)."""
+    if run is None:
+        return "cannot be attributed to a workflow run"
+    if run.get("event") != "push":
+        return f"comes from a {run.get('event')!r} run, not a push"
+    if ((run.get("head_repository") or {}).get("full_name") != full_name
+            or (run.get("repository") or {}).get("full_name") != full_name):
+        return f"comes from {(run.get('head_repository') or {}).get('full_name')!r}, not {full_name}"
+    if run.get("head_branch") != default_branch:
+        return f"ran on branch {run.get('head_branch')!r}, not {default_branch!r}"
+    return None
+
+
+def required_checks_problem(sha: str, required: Sequence[str], check_runs: Sequence[dict[str, Any]],
+                            workflow_runs: Sequence[dict[str, Any]], full_name: str,
+                            default_branch: str) -> str | None:
+    """Why the required checks do not vouch for deploying `sha` (None: they do).
+
+    Every check that branch protection requires must have a run on exactly `sha` belonging to a
+    workflow run of a push to the default branch of this repository; pull-request runs, runs from
+    forks and from other branches are not evidence. The latest such run must have succeeded. A
+    required check that cannot be attributed to such a run fails closed, and so does a default
+    branch that requires no checks at all."""
+    if not required:
+        return f"branch protection of {default_branch!r} requires no status checks: failing closed"
+    suites = {w.get("check_suite_id"): w for w in workflow_runs if w.get("head_sha") == sha}
+    for name in required:
+        runs = [r for r in check_runs if r.get("name") == name and r.get("head_sha") == sha]
+        if not runs:
+            return f"required check {name!r} has no run on {sha[:12]}"
+        trusted: list[dict[str, Any]] = []
+        refused: list[str] = []
+        for r in runs:
+            why = _run_origin(suites.get((r.get("check_suite") or {}).get("id")), full_name, default_branch)
+            if why:
+                refused.append(why)
+            else:
+                trusted.append(r)
+        if not trusted:
+            return f"required check {name!r} on {sha[:12]} {refused[-1]}: failing closed"
+        latest = max(trusted, key=lambda r: int(r.get("id") or 0))
+        if latest.get("status") != "completed" or latest.get("conclusion") != "success":
+            return (f"required check {name!r} on {sha[:12]} is {latest.get('status')}"
+                    f"/{latest.get('conclusion')}, not completed/success")
+    return None
+
+
+@dataclass(frozen=True)
+class ObserveRewrite:
+    """A recorded commit GitHub no longer has, and the commit with the same tree that took its place."""
+
+    what: str  # which recorded commit: merge_commit
+    old: str
+    new: str
+    tree: str
+
+
+def observe_rewrite(bug: Bug, cmd: ObserveRewrite, config: DeskConfig) -> Decision:
+    """Only an observation for people: the new commit inherits no approval, merge or release."""
+    if any(r["old"] == cmd.old and r["new"] == cmd.new for r in bug.rewrites):
+        return NOTHING
+    return [NewEvent("history.rewritten", {"what": cmd.what, "old": cmd.old, "new": cmd.new, "tree": cmd.tree,
+                                           "note": "observation only: approvals and the merge stay with the "
+                                                   "old commit; a person decides"})], []
+
+
 # -- one entry point -------------------------------------------------------------------------------------
 
 Command = (Confirm | VerifyRelease | AcceptDispute | HumanResume | RecordReproduction | FixFailed | FixVerified
-           | RecordApproval | PushChange | RecordMerge | Release)
+           | RecordApproval | PushChange | RecordMerge | Release | ObserveRewrite)
 RULES: dict[type[Any], Callable[[Bug, Any, DeskConfig], Decision]] = {
     Confirm: confirm, VerifyRelease: verify_release, AcceptDispute: accept_dispute, HumanResume: human_resume,
     RecordReproduction: record_reproduction, FixFailed: fix_failed, FixVerified: fix_verified,
     RecordApproval: record_approval, PushChange: push_change, RecordMerge: record_merge, Release: release,
+    ObserveRewrite: observe_rewrite,
 }
 
 

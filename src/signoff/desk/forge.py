@@ -74,6 +74,9 @@ class Forge:
     def head(self, name: str, branch: str = "main") -> str:
         return _git(self.path(name), "rev-parse", f"refs/heads/{branch}")
 
+    def fetch(self, name: str, *shas: str) -> None:
+        """Make the commits readable here (the local forge holds every commit already)."""
+
     def has_commit(self, name: str, sha: str) -> bool:
         return git.has_commit(self.path(name), sha)
 
@@ -88,6 +91,23 @@ class Forge:
 
     def changed_paths(self, name: str, base: str, head: str) -> list[str]:
         return sorted({c.path for c in git.changed_paths(self.path(name), base, head)})
+
+    def diff(self, name: str, base: str, head: str) -> str:
+        return git.diff_text(self.path(name), base, head)
+
+    def known_tree(self, name: str, sha: str) -> str | None:
+        """The tree of a commit this machine has seen, even if the forge has dropped it since."""
+        if not git.has_commit(self.path(name), sha):
+            return None
+        return self.tree(name, sha)
+
+    def commit_with_tree(self, name: str, tree: str, limit: int = 200, branch: str = "main") -> str | None:
+        """The newest of the last `limit` commits of `branch` whose tree is `tree`."""
+        for line in _git(self.path(name), "log", f"-{limit}", "--format=%H %T", f"refs/heads/{branch}").splitlines():
+            sha, _, commit_tree = line.partition(" ")
+            if commit_tree == tree:
+                return sha
+        return None
 
     def read(self, name: str, commit: str, path: str) -> str | None:
         data = git.read_file_at(self.path(name), commit, path)
@@ -211,6 +231,13 @@ class Forge:
                                                                  "delivery": delivery,
                                                                  "body": json.dumps(payload, sort_keys=True)})])
         return delivery
+
+    def reviews(self, name: str, number: int) -> list[dict[str, Any]]:
+        return list(self.change(name, number).get("reviews", []))
+
+    def deploy_problem(self, name: str, sha: str) -> str | None:
+        """Why the forge's checks do not vouch for deploying `sha`: the local forge runs no CI."""
+        return None
 
     # -- delivery --------------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ class Bug:
     needs_human: str | None = None
     times: dict[str, str] = field(default_factory=dict)
     log: list[dict[str, Any]] = field(default_factory=list)
+    rewrites: list[dict[str, Any]] = field(default_factory=list)  # history.rewritten observations
     evidence: list[str] = field(default_factory=list)  # every evidence file its events name, in order
     version: int = 0
 
@@ -114,6 +115,8 @@ class Bug:
             self.disputes[p["index"]]["accepted"] = True
             self._reopen()
             self.times["reopened"] = ev.recorded_at
+        elif t == "history.rewritten":
+            self.rewrites.append(dict(p))  # an observation: no state changes
         elif t == "human.resumed":
             self.needs_human = None
             self.state = p["state"]

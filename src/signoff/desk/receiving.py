@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from signoff.desk import decisions, webhooks
-from signoff.desk.credentials import DeskCaller
+from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.model import Bug
 from signoff.desk.review import ReviewSteps
 from signoff.kernel.digests import sha256_bytes
@@ -43,8 +43,10 @@ class ReceivingSteps(ReviewSteps):
             if full_name not in allowed and not (full_name == f"{webhooks.LOCAL_OWNER}/{repo}" and repo in allowed):
                 raise RefusedError(f"repository {full_name!r} is not on the allowlist",
                                    "add its full name to [desk] repos_allowed")
+            # The desk names a GitHub repository by its full name, a local one by its bare name.
+            name = full_name if full_name == self.config.repo else repo
             # keyed on the content: two copies racing past the check above apply one effect
-            result = self.apply_hook(event, content, repo, payload)
+            result = self.apply_hook(event, content, name, payload)
         try:
             self.ledger.append(content, 0, [NewEvent("webhook.processed", {"event": event, "delivery": delivery})])
             self.ledger.append(case, 0, [NewEvent("webhook.processed", {"event": event, "result": result})])
@@ -90,6 +92,24 @@ class ReceivingSteps(ReviewSteps):
             return self.record_merge(bug.bug_id, head, login, kind, merge_commit, key)
         return {"outcome": "ignored", "why": f"{event}/{p.get('action')} is not used"}
 
+    def sync_change(self, actor: DeskCaller, bug_id: str) -> dict[str, Any]:
+        """Read the change's head and reviews from the forge's API (GitHub's, in GitHub mode), for
+        when a webhook was lost or arrived late. The same rules apply as to webhooks, and a review
+        counts once whichever way it arrives (it is keyed on the forge's review id)."""
+        require(actor, "owner", what="read the change from the forge")
+        bug = self.bug(bug_id)
+        if bug.change is None or bug.state != "in_review":
+            raise ConflictError(f"{bug_id} has no change under review (state {bug.state})", "nothing to read")
+        repo, number = bug.change["repo"], int(bug.change["number"])
+        head = str(self.forge.change(repo, number)["head"])
+        reviews = self.forge.reviews(repo, number)  # read everything before writing anything
+        if head != bug.change["head"]:
+            bug = self.decide(bug_id, decisions.PushChange(head, None), idempotency_key=f"desk:sync:{bug_id}:{head}")
+        outcomes = [self._review(bug, r, f"desk:sync:{bug_id}:{head}:{r.get('id')}") for r in reviews]
+        return {"bug_id": bug_id, "head": head,
+                "approvals": sorted({o["login"] for o in outcomes if o["outcome"] == "approval_recorded"}),
+                "ignored": [o["why"] for o in outcomes if o["outcome"] == "ignored"]}
+
     def _review(self, bug: Bug, review: dict[str, Any], key: str) -> dict[str, Any]:
         reviewer = review.get("user") or {}
         if str(review.get("state", "")).lower() != "approved":
@@ -105,5 +125,8 @@ class ReceivingSteps(ReviewSteps):
         if bug.change is None or commit != bug.change["head"]:
             return {"outcome": "ignored", "why": "the review is of an older head"}
         login = str(reviewer.get("login", "")).lower()
+        if review.get("id") is not None:
+            # The same review by webhook and by the API is one approval.
+            key = f"desk:review:{bug.change['repo']}:{bug.change['number']}:{review['id']}"
         self.record_approval(bug.bug_id, commit, login, f"human:{login}", False, "forge", key=key)
         return {"outcome": "approval_recorded", "bug_id": bug.bug_id, "login": login}

@@ -19,6 +19,8 @@ from urllib.parse import urlparse
 from signoff.desk import decisions
 from signoff.desk.base import DeskBase
 from signoff.desk.credentials import DeskCaller, require
+from signoff.desk.model import Bug
+from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError
 from signoff.ledger import NewEvent
 
@@ -49,6 +51,41 @@ def health_check(url: str, service: str, commit: str, timeout: float = 5.0) -> d
     if data.get("commit") != commit:
         return {"ok": False, "why": f"{target} serves commit {str(data.get('commit'))[:12]}, not {commit[:12]}"}
     return {"ok": True, "url": target, "service": service, "commit": commit}
+
+
+def asset_digests(url: str, paths: Sequence[str], timeout: float = 5.0) -> dict[str, Any]:
+    """SHA-256 of each asset `url` serves at `paths`: {"ok", "digests"} or {"ok": False, "why"}."""
+    digests: dict[str, str] = {}
+    for path in paths:
+        target = url.rstrip("/") + path
+        try:
+            with urllib.request.urlopen(target, timeout=timeout) as resp:  # noqa: S310 -- url checked by health
+                status, body = resp.status, resp.read(10_000_000)
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            return {"ok": False, "why": f"{target} did not answer: {exc}"}
+        if status != 200:
+            return {"ok": False, "why": f"{target} answered {status}"}
+        digests[path] = sha256_bytes(body)
+    return {"ok": True, "digests": digests}
+
+
+def same_build(urls: Sequence[str], paths: Sequence[str]) -> dict[str, Any]:
+    """Whether every endpoint serves the same bytes at every asset path (health alone names a commit,
+    which a stale cache or a half-finished rollout can still claim)."""
+    first: dict[str, str] | None = None
+    for url in urls:
+        got = asset_digests(url, paths)
+        if not got["ok"]:
+            return got
+        if first is None:
+            first = got["digests"]
+            continue
+        for path, digest in got["digests"].items():
+            if digest != first[path]:
+                return {"ok": False, "why": f"{url.rstrip('/')}{path} serves sha256 {digest[:12]}, but "
+                                            f"{urls[0].rstrip('/')}{path} serves {first[path][:12]}: "
+                                            "not the same build"}
+    return {"ok": True, "digests": first or {}}
 
 
 def deploy_case(repo: str) -> str:
@@ -85,6 +122,8 @@ class ReleaseSteps(DeskBase):
             problem = f"commit {commit[:12]} cannot be found in {repo}: failing closed"
         elif environment != self.config.production_environment:
             problem = f"environment {environment!r} is not {self.config.production_environment!r}"
+        elif (ci := self.forge.deploy_problem(repo, commit)) is not None:
+            problem = f"required checks: {ci}"
         else:
             # Every endpoint of the deployment (say, the immutable URL and the public domain) must answer.
             for target in (url, *also):
@@ -92,7 +131,11 @@ class ReleaseSteps(DeskBase):
                 if not health.get("ok"):
                     problem = f"health check failed: {health.get('why')}"
                     break
-            health = {"ok": problem is None, "urls": [url, *also], "service": self.config.service, "commit": commit}
+            assets = same_build([url, *also], self.config.assets) if problem is None else {"ok": True}
+            if not assets["ok"]:
+                problem = f"asset check failed: {assets['why']}"
+            health = {"ok": problem is None, "urls": [url, *also], "service": self.config.service, "commit": commit,
+                      "assets": assets.get("digests", {})}
         if problem:
             self.ledger.append(dcase, None, [NewEvent("deployment.rejected", {
                 "commit": commit, "environment": environment, "url": url, "reason": problem, "by": actor.name})],
@@ -110,12 +153,41 @@ class ReleaseSteps(DeskBase):
                 continue
             merge_commit = bug.merge["merge_commit"]
             if not self.forge.contains(repo, commit, merge_commit):
+                self.observe_rewrite(bug)
                 continue
             cmd = decisions.Release(merge_commit, dep)
             self.decide(bug.bug_id, cmd,
                         idempotency_key=(f"{key}:{bug.bug_id}" if key else f"desk:release:{bug.bug_id}:{number}"))
             released.append(bug.bug_id)
         return {"outcome": "deployment_recorded", "deployment_id": number, "released": released}
+
+    def observe_rewrite(self, bug: Bug) -> dict[str, Any] | None:
+        """When the bug's recorded merge commit is gone from the forge and a commit of main with the
+        same tree took its place (a rebase or a force-push), record a `history.rewritten`
+        observation. It is only that: the merge, its approvals and any release stay with the old
+        commit, and nothing is released by the new one; a person decides what happens next."""
+        if bug.merge is None:
+            return None
+        old = str(bug.merge["merge_commit"])
+        repo = self.config.repo
+        if self.forge.has_commit(repo, old):
+            return None
+        tree = self.forge.known_tree(repo, old)
+        new = self.forge.commit_with_tree(repo, tree) if tree else None
+        if tree is None or new is None or new == old or any(r["new"] == new for r in bug.rewrites):
+            return None
+        self.decide(bug.bug_id, decisions.ObserveRewrite("merge_commit", old, new, tree),
+                    idempotency_key=f"desk:{bug.bug_id}:rewritten:{old}:{new}")
+        return {"bug_id": bug.bug_id, "old": old, "new": new, "tree": tree}
+
+    def observe_history(self, actor: DeskCaller) -> list[dict[str, Any]]:
+        """Look for rewritten history under every merged bug (see observe_rewrite)."""
+        require(actor, "owner", "recorder", what="check the history")
+        found = []
+        for bug in self.bugs():
+            if bug.state in ("merged", "released", "verified") and (seen := self.observe_rewrite(bug)):
+                found.append(seen)
+        return found
 
     def release_evidence(self, repo: str, commit: str, environment: str, urls: list[str], by: str,
                          number: int) -> str:

@@ -4,6 +4,7 @@ merge as the forge reports it, and a person resuming a bug that needs one."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from signoff.desk import codeowners, decisions
@@ -77,6 +78,10 @@ class ReviewSteps(ReleaseSteps):
         """The merge the forge reported: recorded if it keeps the rules (and released at once if a
         recorded deployment already contains it), otherwise refused and handed to a person."""
         made: list[tuple[Bug, decisions.RecordMerge]] = []
+        if re.fullmatch(r"[0-9a-f]{40}", merge_commit):
+            # Keep the merge commit here too: if the forge's history is rewritten later, its tree is
+            # what tells a rewrite from a new change (see ReleaseSteps.observe_rewrite).
+            self.forge.fetch(self.config.repo, merge_commit)
 
         def command(b: Bug) -> decisions.RecordMerge:
             paths = tuple(self.changed_paths(b)) if b.change is not None else ()

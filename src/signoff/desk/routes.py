@@ -256,6 +256,18 @@ def routers(settings: Settings) -> list[APIRouter]:
         desk = desk_of(request)
         return {"merge_commit": desk.merge(actor(desk, authorization), bug_id)}
 
+    @router.post("/bugs/{bug_id}/sync")
+    @_http_errors
+    def sync(bug_id: str, request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        return desk.sync_change(actor(desk, authorization), bug_id)
+
+    @router.post("/history")
+    @_http_errors
+    def history(request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        return {"rewritten": desk.observe_history(actor(desk, authorization))}
+
     @router.post("/bugs/{bug_id}/disputes/{index}/accept")
     @_http_errors
     def accept_dispute(bug_id: str, index: int, request: Request, authorization: Auth = None) -> Any:

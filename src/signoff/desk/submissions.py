@@ -28,7 +28,7 @@ class SubmissionSteps(DeskBase):
         bug = self.bug(bug_id)
         if bug.change is None:
             raise ConflictError(f"{bug_id} has no change request", "nothing to review")
-        return git.diff_text(self.forge.path(bug.change["repo"]), bug.change["base"], bug.change["head"])
+        return self.forge.diff(bug.change["repo"], bug.change["base"], bug.change["head"])
 
     def dossier(self, actor: DeskCaller, bug_id: str) -> dict[str, Any]:
         """What engineering may read of a bug: dossiers (redacted, labelled), never raw text."""
@@ -134,6 +134,7 @@ class SubmissionSteps(DeskBase):
         if attempt != bug.fix_attempts + 1:
             raise ConflictError(f"attempt {attempt} is not the next one ({bug.fix_attempts + 1})", "reload the bug")
         repro = bug.reproduction
+        self.forge.fetch(self.config.repo, repro["base"])
         agent_info = {k: (agent or {}).get(k) for k in ("provider", "model", "kind", "call_id")}
         try:
             self.check_fix_files(repro["base"], files, repro["test_path"])

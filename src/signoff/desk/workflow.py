@@ -17,13 +17,16 @@ Faces (HTTP, CLI, the demo) only authenticate and call `Desk`.
 
 from __future__ import annotations
 
+from signoff.desk.config import DeskConfig
 from signoff.desk.decisions import ENGINEERING, NOTIFY
 from signoff.desk.forge import Forge
+from signoff.desk.github_forge import GitHubForge
 from signoff.desk.intake import Intake, IntakeSteps, Quarantined
 from signoff.desk.receiving import ReceivingSteps
 from signoff.desk.reporters import ReporterSteps
 from signoff.desk.submissions import SubmissionSteps
 from signoff.desk.webhooks import signing_secret
+from signoff.github import git_url, github_client
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 
@@ -32,13 +35,19 @@ class Desk(IntakeSteps, ReporterSteps, SubmissionSteps, ReceivingSteps):
     """Every step of the desk (see the module docstring for which part holds which)."""
 
 
-def forge_for(settings: Settings, ledger: Ledger) -> Forge:
-    return Forge(settings.home / "desk" / "forge", ledger, signing_secret(settings))
+def forge_for(settings: Settings, ledger: Ledger, config: DeskConfig | None = None) -> Forge:
+    """The forge `[desk] forge` names: the local one, or GitHub (through `[github]`)."""
+    config = config or DeskConfig.load(settings)
+    root = settings.home / "desk" / "forge"
+    if config.forge == "github":
+        return GitHubForge(root, ledger, signing_secret(settings), github_client(settings), git_url(settings))
+    return Forge(root, ledger, signing_secret(settings))
 
 
 def open_desk(settings: Settings, ledger: Ledger | None = None) -> Desk:
     ledger = ledger or Ledger.open(settings)
-    return Desk(ledger, settings, forge_for(settings, ledger))
+    config = DeskConfig.load(settings)
+    return Desk(ledger, settings, forge_for(settings, ledger, config), config)
 
 
 __all__ = ["ENGINEERING", "NOTIFY", "Desk", "Intake", "Quarantined", "forge_for", "open_desk"]

@@ -62,6 +62,9 @@ class Repo:
         body: dict[str, Any] = self.client.request("GET", f"{self._base}/pulls/{number}")
         return body
 
+    def pulls(self, state: str = "open") -> list[dict[str, Any]]:
+        return list(self.client.paginate(f"{self._base}/pulls", {"state": state}))
+
     def create_pull(self, title: str, head: str, base: str, body: str, draft: bool = True) -> dict[str, Any]:
         pr: dict[str, Any] = self.client.request("POST", f"{self._base}/pulls", json_body={
             "title": title, "head": head, "base": base, "body": body, "draft": draft})
