@@ -10,7 +10,10 @@ consecutive sentences. Honest reports carry one or two of them ("after PR #311 w
 
 Each signal has an English pattern (read on the folded view: lookalikes and leetspeak undone) and
 one for other languages (read on the plain view, which keeps Cyrillic and CJK intact). All are RE2;
-the window walk is one pass over the sentence list, so the whole is linear in the input."""
+the window walk is one pass over the sentence list, so the whole is linear in the input.
+
+The module is long because it is mostly the signal tables themselves (each signal in English and in
+the other languages, side by side); the scoring logic follows them at the end."""
 
 from __future__ import annotations
 

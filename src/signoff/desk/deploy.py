@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,5 +58,4 @@ def serve_commit(repo: str | Path, commit: str, port: int = 0) -> Iterator[Deplo
                 proc.kill()
                 proc.wait()
     finally:
-        time.sleep(0)
         shutil.rmtree(tmp, ignore_errors=True)
