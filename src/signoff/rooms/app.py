@@ -247,8 +247,7 @@ def subscribe(agent_id: str, body: SlotBody, service: Svc, caller: Caller) -> di
     agent = _agent_for_path(caller, agent_id)
     conn = service.connections.get(agent.id, body.connection_id)
     service.require_read(agent, body.room_id)
-    warning = service.connections.claim(conn, body.room_id, body.takeover)
-    service.notifier.notify([f"agent:{agent.id}"])
+    warning = service.connections.claim(conn, body.room_id, body.takeover)  # claim wakes the streams
     return {"ok": True, "rooms": list(conn.rooms), "warning": warning}
 
 

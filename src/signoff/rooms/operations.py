@@ -15,6 +15,7 @@ import jsonschema
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.rooms.connections import Connection
 from signoff.rooms.model import Principal
+from signoff.rooms.references import REFERENCE_TYPES
 from signoff.rooms.service import RoomService
 
 
@@ -237,8 +238,6 @@ def _delete_doc(ctx: OpContext, a: dict[str, Any]) -> Any:
 
 @op("list_reference_types", "Reference types this server knows.")
 def _ref_types(ctx: OpContext, a: dict[str, Any]) -> Any:
-    from signoff.rooms.service import REFERENCE_TYPES
-
     return [{"type": t, "value_schema": {"urls": ["https://..."]}} for t in REFERENCE_TYPES]
 
 

@@ -1,0 +1,79 @@
+"""Roles of a room: definitions (ledger events) and leases held by live connections."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from signoff.kernel.errors import RefusedError, UsageError
+from signoff.ledger import NewEvent
+from signoff.rooms.connections import Connection
+from signoff.rooms.model import Principal, check_name
+from signoff.rooms.store import RoomStore
+from signoff.rooms.tables import rooms_roles
+
+if TYPE_CHECKING:
+    from signoff.rooms.identities import Identities
+    from signoff.rooms.membership import Membership
+
+
+def role_event(room_id: str, name: Any, instructions: Any, exclusive: Any) -> NewEvent:
+    check_name("role", name)
+    if not isinstance(instructions, str) or not isinstance(exclusive, bool):
+        raise UsageError("a role needs text instructions and a true/false exclusive flag", "fix the role")
+    return NewEvent("role.defined", {"room_id": room_id, "name": name, "instructions": instructions,
+                                     "exclusive": exclusive})
+
+
+class Roles:
+    def __init__(self, store: RoomStore, identities: Identities, membership: Membership) -> None:
+        self.store = store
+        self.identities = identities
+        self.membership = membership
+
+    def define_role(self, actor: Principal, room_id: str, name: str, instructions: str = "",
+                    exclusive: bool = False) -> None:
+        room = self.membership.require_read(actor, room_id)
+        self.membership.require_manage(actor, room)
+        self.store.append(f"rooms.room.{room_id}", [role_event(room_id, name, instructions, exclusive)])
+
+    def roles(self, room_id: str) -> list[dict[str, Any]]:
+        rows = self.store.all(select(rooms_roles).where(rooms_roles.c.room_id == room_id)
+                              .order_by(rooms_roles.c.name))
+        return [{"name": r.name, "instructions": r.instructions, "exclusive": bool(r.exclusive)} for r in rows]
+
+    def list_roles(self, actor: Principal, room_id: str) -> list[dict[str, Any]]:
+        self.membership.require_read(actor, room_id)
+        out = []
+        for role in self.roles(room_id):
+            holders = [self.identities.agent(a)
+                       for a in self.store.connections.role_holders(room_id, role["name"])]
+            out.append({
+                "name": role["name"], "exclusive": role["exclusive"],
+                "held_by": [{"name": h.name, "present_here": True, "session_room": room_id} for h in holders],
+                "assumable_by_me": actor.kind == "agent" and (not role["exclusive"] or not holders
+                                                              or holders == [actor]),
+                "instructions_preview": role["instructions"][:200],
+            })
+        return out
+
+    def assume_role(self, actor: Principal, room_id: str, role: str, connection: Connection) -> dict[str, Any]:
+        """A lease on the role held by `connection`; it lapses with the connection's heartbeat."""
+        self.membership.require_read(actor, room_id)
+        if actor.kind != "agent" or connection.agent_id != actor.id:
+            raise RefusedError("only an agent can assume a role, on its own connection", "use your connection")
+        found = [r for r in self.roles(room_id) if r["name"] == role]
+        if not found:
+            raise UsageError(f"role {role!r} is not defined in this room", "list_roles shows the roles")
+        self.store.connections.set_role(connection, room_id, role, found[0]["exclusive"])
+        self.store.append(f"rooms.room.{room_id}", [NewEvent("role.assumed", {
+            "room_id": room_id, "role": role, "agent_id": actor.id, "connection_id": connection.id})])
+        return {"role": role, "instructions": found[0]["instructions"]}
+
+    def release_role(self, actor: Principal) -> dict[str, Any]:
+        released = self.store.connections.release_role(actor.id)
+        if released is not None:
+            self.store.append(f"rooms.room.{released[0]}", [NewEvent("role.released", {
+                "room_id": released[0], "role": released[1], "agent_id": actor.id})])
+        return {"released": released[1] if released else None}
