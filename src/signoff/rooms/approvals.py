@@ -15,7 +15,7 @@ from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, Us
 from signoff.ledger import Event, NewEvent
 from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
-from signoff.rooms.model import Approval, ApprovalOption, Principal
+from signoff.rooms.model import Approval, ApprovalOption, Principal, check_text
 from signoff.rooms.store import RoomStore, loads
 from signoff.rooms.tables import rooms_approvals
 
@@ -62,6 +62,7 @@ class Approvals:
         self.membership.require_read(actor, room_id)
         if not isinstance(title, str) or not title.strip():
             raise UsageError("an approval card needs a title", "pass title")
+        check_text("title", title)
         if not isinstance(options, list) or not options:
             raise UsageError("an approval card needs options", "pass [{id, label, decision: accept|decline}]")
         clean_options = []
@@ -69,6 +70,7 @@ class Approvals:
             if not isinstance(o, dict) or not isinstance(o.get("id"), str) or not isinstance(o.get("label"), str) \
                     or o.get("decision") not in ("accept", "decline"):
                 raise UsageError(f"bad approval option {o!r}", "each option is {id, label, decision: accept|decline}")
+            check_text("option label", o["label"])
             clean_options.append({"id": o["id"], "label": o["label"], "decision": o["decision"]})
         if len({o["id"] for o in clean_options}) != len(clean_options):
             raise UsageError("approval option ids must be unique", "rename the duplicates")
@@ -91,10 +93,21 @@ class Approvals:
             return self.request_approval(actor, room_id, request_id, title, options, expires_at, responders)
         return self._card(request_id)
 
+    def _visible(self, actor: Principal, request_id: str) -> Approval:
+        """The card, for its room's readers and its named responders. Anyone else gets the same
+        bare refusal whether or not the card exists: no room id, no requester, nothing written."""
+        try:
+            card = self._card(request_id)
+            if actor.id in card.responders:
+                return card
+            self.membership.require_read(actor, card.room_id)
+            return card
+        except (NotFoundError, RefusedError) as exc:
+            raise RefusedError("you may not see or answer this approval card",
+                               "use the request_id of a card in one of your rooms") from exc
+
     def approval(self, actor: Principal, request_id: str) -> Approval:
-        card = self._card(request_id)
-        self.membership.require_read(actor, card.room_id)
-        return card
+        return self._visible(actor, request_id)
 
     def pending_approvals(self, actor: Principal) -> list[Approval]:
         rows = self.store.all(select(rooms_approvals.c.request_id).where(rooms_approvals.c.state == "pending"))
@@ -106,7 +119,7 @@ class Approvals:
         discarded and recorded; an answer after expiry yields the `expired` outcome."""
         if actor.kind != "user":
             raise RefusedError("only people answer approval cards", "answer with a user token")
-        card = self._card(request_id)
+        card = self._visible(actor, request_id)
         if not isinstance(option_id, str) or option_id not in {o.id for o in card.options}:
             raise UsageError(f"unknown option {option_id!r}",
                              f"choose one of {', '.join(o.id for o in card.options)}")

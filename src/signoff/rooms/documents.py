@@ -11,7 +11,7 @@ from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
 from signoff.rooms.membership import Membership
-from signoff.rooms.model import MAX_DOCUMENT, Principal
+from signoff.rooms.model import MAX_DOCUMENT, Principal, check_text
 from signoff.rooms.store import RoomStore
 from signoff.rooms.tables import rooms_documents
 
@@ -34,12 +34,12 @@ class Documents:
                         instructions: str = "") -> str:
         """A room document; its creator is its only writer."""
         self.membership.require_read(actor, room_id)
-        for field_name, value in (("name", name), ("content", content), ("description", description),
+        check_text("document name", name, allow_newlines=False)
+        for field_name, value in (("content", content), ("description", description),
                                   ("instructions", instructions)):
-            if not isinstance(value, str):
-                raise UsageError(f"document {field_name} must be text", "send a string")
-        if not name.strip():
-            raise UsageError("document name must not be empty", "pass a name")
+            check_text(f"document {field_name}", value)
+        if not name.strip() or len(name) > 200:
+            raise UsageError("document name must be 1-200 characters", "pass a short name")
         if len(content.encode()) > MAX_DOCUMENT:
             raise UsageError("document content is over 1 MiB", "split it into several documents")
         taken = self.store.one(select(rooms_documents.c.document_id).where(
@@ -68,11 +68,13 @@ class Documents:
         if (row.created_by_kind, row.created_by_id) != (actor.kind, actor.id):
             raise UsageError(f"{actor.name} did not create document {row.name!r} ({document_id})",
                              "only its creator may change it; create your own document instead")
-        if content is not None and (not isinstance(content, str) or len(content.encode()) > MAX_DOCUMENT):
+        if content is not None and len(check_text("document content", content).encode()) > MAX_DOCUMENT:
             raise UsageError("document content must be text of at most 1 MiB", "send a smaller string")
-        for value in (name, description, instructions):
-            if value is not None and not isinstance(value, str):
-                raise UsageError("document fields must be text", "send strings")
+        for field_name, value in (("name", name), ("description", description), ("instructions", instructions)):
+            if value is not None:
+                check_text(f"document {field_name}", value, allow_newlines=field_name != "name")
+        if name is not None and (not name.strip() or len(name) > 200):
+            raise UsageError("document name must be 1-200 characters", "pass a short name")
         version = int(row.version) + 1
         self.store.append(f"rooms.doc.{document_id}", [NewEvent("document.updated", {
             "document_id": document_id, "room_id": row.room_id, "content": content, "name": name,

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
 from signoff.rooms import tokens
-from signoff.rooms.model import Principal, check_name
+from signoff.rooms.model import Principal, check_distinct, check_name, check_text
 from signoff.rooms.policy import OWNER_ONLY, validate_policy
 from signoff.rooms.store import RoomStore, loads
-from signoff.rooms.tables import rooms_agents, rooms_users
+from signoff.rooms.tables import rooms_agents, rooms_groups, rooms_users
 
 DEFAULT_PROFILE: dict[str, Any] = {
     "connection_model": "always_on",
@@ -33,8 +33,11 @@ class Identities:
                     external: bool = False) -> tuple[Principal, str]:
         """A user and its token (shown once; only its digest is stored)."""
         check_name("user", name)
-        if display_name is not None and (not isinstance(display_name, str) or len(display_name) > 200):
-            raise UsageError("display name must be text of at most 200 characters", "shorten it")
+        if display_name is not None:
+            check_text("display name", display_name, allow_newlines=False)
+            if not display_name.strip() or len(display_name) > 200:
+                raise UsageError("display name must be 1-200 characters", "shorten it")
+        check_distinct("user", name, self._names(rooms_users))
         user_id = new_id()
         token = tokens.mint("user")
         payload = {
@@ -46,6 +49,9 @@ class Identities:
         except ConflictError as exc:
             raise ConflictError(f"user {name!r} already exists", "pick another name") from exc
         return self.user(user_id), token
+
+    def _names(self, table: Table) -> list[str]:
+        return [r.name for r in self.store.all(select(table.c.name))]
 
     def user(self, user_id: str) -> Principal:
         row = self.store.one(select(rooms_users).where(rooms_users.c.user_id == user_id))
@@ -95,9 +101,9 @@ class Identities:
         if owner_user.kind != "user":
             raise RefusedError("an agent's owner must be a user", "pass a user")
         check_name("agent", name)
-        if not isinstance(description, str):
-            raise UsageError("description must be text", "send a string")
-        policy = validate_policy(policy)
+        check_text("description", description)
+        check_distinct("agent", name, self._names(rooms_agents))
+        policy = self._valid_policy(policy)
         profile = dict(profile or DEFAULT_PROFILE)
         key = tokens.mint("agent")
         existing = self.store.one(select(rooms_agents).where(rooms_agents.c.name == name))
@@ -129,9 +135,27 @@ class Identities:
         if actor.kind != "user" or not (actor.is_admin or actor.id == target.owner_user_id):
             raise RefusedError("only the agent's owner or an admin may change its addressing policy",
                                "use the owner's user token (agent keys cannot change policies)")
-        clean = validate_policy(policy)
+        clean = self._valid_policy(policy)
         self.store.append(f"rooms.agent.{target.name}", [NewEvent("agent.policy_set", {
             "agent_id": agent_id, "policy": clean, "by": actor.sender})])
+        return clean
+
+    def _valid_policy(self, policy: Any) -> dict[str, Any] | None:
+        """A well-formed policy whose `room_groups` name existing groups by id: a group's name is
+        chosen by whoever created it, so a policy that matched names could be spoofed."""
+        clean = validate_policy(policy)
+        wanted = sorted({g for rule in (clean or {}).get("rules", []) if rule["room_groups"] != "*"
+                         for g in rule["room_groups"]})
+        if wanted:
+            rows = self.store.all(select(rooms_groups.c.group_id, rooms_groups.c.name)
+                                  .where(rooms_groups.c.group_id.in_(wanted) | rooms_groups.c.name.in_(wanted)))
+            ids = {r.group_id for r in rows}
+            for ref in wanted:
+                if ref not in ids:
+                    named = next((r.group_id for r in rows if r.name == ref), None)
+                    raise UsageError(f"room_groups lists {ref!r}, which is not a room group id",
+                                     f"use the group's id ({named})" if named else
+                                     "create the group (create_room_group) and use its id")
         return clean
 
     def policy(self, agent_id: str) -> dict[str, Any] | None:

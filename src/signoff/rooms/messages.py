@@ -17,7 +17,7 @@ from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
 from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
-from signoff.rooms.model import MAX_BODY, Principal, Room
+from signoff.rooms.model import MAX_BODY, Principal, Room, check_position, check_text
 from signoff.rooms.policy import Sender, Target, permits
 from signoff.rooms.receipts import Receipt
 from signoff.rooms.roles import Roles
@@ -26,6 +26,7 @@ from signoff.rooms.tables import rooms_messages
 
 MENTION = re.compile(r"(?<![\w@])@([a-z0-9][a-z0-9._-]*)")
 REFUSAL = "You're not permitted to direct messages to me in this room."
+MAX_PAGE = 1000  # messages per read; larger limits are read as this
 
 
 def _message_dict(r: Any) -> dict[str, Any]:
@@ -63,6 +64,7 @@ class Messages:
         message id, the exact stored text and per-target statuses."""
         if not isinstance(body, str) or not body.strip():
             raise UsageError("message body must be non-empty text", "send {\"body\": \"...\"}")
+        check_text("message body", body)
         if len(body.encode()) > MAX_BODY:
             raise UsageError(f"message body is over {MAX_BODY} bytes", "shorten it or attach a document")
         self.store.ensure_fresh()
@@ -113,7 +115,7 @@ class Messages:
                 continue
             policy = records[agent.id][0]
             target = Target(agent.id, agent.owner_user_id, policy)
-            ok = permits(policy, target, sender, room_id, room.group_name)
+            ok = permits(policy, target, sender, room_id, room.group_id)
             addressed[agent.id] = ok
             if not ok:
                 refused.append(agent)
@@ -132,7 +134,8 @@ class Messages:
                 "addressed_agents": {actor.id: True} if actor.kind == "agent" else {}}))
         seqs = self.store.group_append(f"rooms.room.{room_id}", events)
         statuses: dict[str, str] = {}
-        holders = {h for r in role_list for h in self.store.connections.role_holders(room_id, r)}
+        # A sender holding a targeted role is not its own target (it never receives its own post).
+        holders = {h for r in role_list for h in self.store.connections.role_holders(room_id, r)} - {actor.id}
         for agent in agents.values():
             if agent.name in names or agent.id in holders:
                 statuses[agent.name] = ("not_permitted" if addressed.get(agent.id) is False
@@ -144,7 +147,8 @@ class Messages:
     def read_messages(self, actor: Principal, room_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """Messages of a room in order, after sequence `after` (membership checked)."""
         self.membership.require_read(actor, room_id)
-        limit = max(1, min(int(limit), 1000))
+        check_position("after", after)
+        limit = max(1, min(int(limit), MAX_PAGE))
         rows = self.store.all(select(rooms_messages).where(rooms_messages.c.room_id == room_id,
                                                       rooms_messages.c.seq > after)
                          .order_by(rooms_messages.c.seq).limit(limit))
@@ -163,12 +167,13 @@ class Messages:
         self.membership.require_read(actor, room_id)
         if not isinstance(limit, int) or limit < 1:
             raise UsageError("limit must be a positive integer", "pass limit=50")
+        limit = min(limit, MAX_PAGE)
         query = select(rooms_messages).where(rooms_messages.c.room_id == room_id)
         for value, op in ((since, "since"), (before, "before")):
             if value is not None:
                 try:
                     ms = int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-                except (ValueError, AttributeError) as exc:
+                except (ValueError, AttributeError, OverflowError) as exc:
                     raise UsageError(f"{op} must be an ISO-8601 time", "e.g. 2026-01-01T00:00:00Z") from exc
                 query = query.where(rooms_messages.c.timestamp >= ms if op == "since"
                                     else rooms_messages.c.timestamp < ms)

@@ -12,7 +12,7 @@ from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
 from signoff.rooms.documents import Documents
 from signoff.rooms.membership import Membership
-from signoff.rooms.model import Principal
+from signoff.rooms.model import Principal, check_text
 from signoff.rooms.store import RoomStore
 from signoff.rooms.tables import rooms_references, rooms_room_references
 
@@ -34,6 +34,11 @@ class References:
                 isinstance(u, str) and u.startswith(("https://", "http://")) for u in urls):
             raise UsageError("a reference value must be {\"urls\": [\"https://...\", ...]} with at least one URL",
                              "pass value={\"urls\": [\"https://example.org/doc\"]}")
+        check_text("reference name", name, allow_newlines=False)
+        if not name.strip() or len(name) > 200:
+            raise UsageError("reference name must be 1-200 characters", "pass a short name")
+        check_text("description", description)
+        check_text("instructions", instructions)
         reference_id = new_id()
         self.store.append(f"rooms.ref.{reference_id}", [NewEvent("reference.created", {
             "reference_id": reference_id, "type": type, "name": name, "description": description,

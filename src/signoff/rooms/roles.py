@@ -9,7 +9,7 @@ from sqlalchemy import select
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import NewEvent
 from signoff.rooms.connections import Connection
-from signoff.rooms.model import Principal, check_name
+from signoff.rooms.model import Principal, check_name, check_text
 from signoff.rooms.store import RoomStore
 from signoff.rooms.tables import rooms_roles
 
@@ -18,12 +18,14 @@ if TYPE_CHECKING:
     from signoff.rooms.membership import Membership
 
 
-def role_event(room_id: str, name: Any, instructions: Any, exclusive: Any) -> NewEvent:
+def role_event(room_id: str, name: Any, instructions: Any, exclusive: Any, by: str) -> NewEvent:
+    """A role's definition; `by` (the defining sender) owns it."""
     check_name("role", name)
     if not isinstance(instructions, str) or not isinstance(exclusive, bool):
         raise UsageError("a role needs text instructions and a true/false exclusive flag", "fix the role")
+    check_text("role instructions", instructions)
     return NewEvent("role.defined", {"room_id": room_id, "name": name, "instructions": instructions,
-                                     "exclusive": exclusive})
+                                     "exclusive": exclusive, "by": by})
 
 
 class Roles:
@@ -34,14 +36,28 @@ class Roles:
 
     def define_role(self, actor: Principal, room_id: str, name: str, instructions: str = "",
                     exclusive: bool = False) -> None:
+        """Define a role, or redefine one this actor defined (the room's owner may redefine any).
+        A role someone holds cannot be redefined: turning a held exclusive role non-exclusive
+        would let another agent assume it and receive what is addressed to it."""
         room = self.membership.require_read(actor, room_id)
         self.membership.require_manage(actor, room)
-        self.store.append(f"rooms.room.{room_id}", [role_event(room_id, name, instructions, exclusive)])
+        event = role_event(room_id, name, instructions, exclusive, actor.sender)
+        existing = next((r for r in self.roles(room_id) if r["name"] == name), None)
+        if existing is not None:
+            owner = actor.is_admin or actor.owner_user_id == room.owner_user_id
+            if not owner and existing["defined_by"] != actor.sender:
+                raise RefusedError(f"role {name!r} was defined by someone else",
+                                   "only the role's definer or the room's owner may redefine it")
+            if self.store.connections.role_holders(room_id, name):
+                raise UsageError(f"role {name!r} is currently held; a held role cannot be redefined",
+                                 "wait until its holder releases it")
+        self.store.append(f"rooms.room.{room_id}", [event])
 
     def roles(self, room_id: str) -> list[dict[str, Any]]:
         rows = self.store.all(select(rooms_roles).where(rooms_roles.c.room_id == room_id)
                               .order_by(rooms_roles.c.name))
-        return [{"name": r.name, "instructions": r.instructions, "exclusive": bool(r.exclusive)} for r in rows]
+        return [{"name": r.name, "instructions": r.instructions, "exclusive": bool(r.exclusive),
+                 "defined_by": r.defined_by} for r in rows]
 
     def list_roles(self, actor: Principal, room_id: str) -> list[dict[str, Any]]:
         self.membership.require_read(actor, room_id)

@@ -25,6 +25,7 @@ from signoff.ledger import Ledger
 from signoff.rooms.approvals import Approvals
 from signoff.rooms.delivery import Streams
 from signoff.rooms.documents import Documents
+from signoff.rooms.groups import Groups
 from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
 from signoff.rooms.messages import Messages
@@ -33,17 +34,18 @@ from signoff.rooms.references import References
 from signoff.rooms.roles import Roles
 from signoff.rooms.store import RoomStore
 from signoff.rooms.tables import rooms_users
-from signoff.rooms.tokens import Credentials
+from signoff.rooms.tokens import Credentials, Lifetimes
 
 
 class RoomService:
-    def __init__(self, ledger: Ledger, clock: Clock | None = None) -> None:
+    def __init__(self, ledger: Ledger, clock: Clock | None = None, lifetimes: Lifetimes | None = None) -> None:
         self.store = store = RoomStore(ledger, clock)
         self.ledger, self.clock = store.ledger, store.clock
         self.notifier, self.connections, self.projector = store.notifier, store.connections, store.projector
         self.identities = identities = Identities(store)
-        self.credentials = credentials = Credentials(store, identities)
-        self.membership = membership = Membership(store, identities)
+        self.credentials = credentials = Credentials(store, identities, lifetimes)
+        self.groups = groups = Groups(store, identities)
+        self.membership = membership = Membership(store, identities, groups)
         self.roles = roles = Roles(store, identities, membership)
         self.messages = messages = Messages(store, identities, membership, roles)
         documents = Documents(store, membership)
@@ -61,9 +63,16 @@ class RoomService:
             credentials.authenticate, credentials.authenticate_registration)
         self.create_registration_key, self.rotate_user_token = (
             credentials.create_registration_key, credentials.rotate_user_token)
+        self.rotate_token, self.revoke_token = credentials.rotate, credentials.revoke
+        self.revoke_registration_key = credentials.revoke_registration_key
         self.room, self.is_member, self.require_read = membership.room, membership.is_member, membership.require_read
         self.create_room, self.add_member, self.remove_member = (
             membership.create_room, membership.add_member, membership.remove_member)
+        self.invite_agent, self.invitations, self.answer_invitation = (
+            membership.invite_agent, membership.invitations, membership.answer_invitation)
+        self.room_invitations = membership.room_invitations
+        self.create_group, self.group, self.allow_group_owner, self.list_groups = (
+            groups.create_group, groups.group, groups.allow_owner, groups.list_groups)
         self.members, self.list_rooms, self.status, self.participants = (
             membership.members, membership.list_rooms, membership.status, membership.participants)
         self.post_message, self.read_messages, self.message = (
@@ -108,7 +117,7 @@ class RoomService:
         return {
             "id": room.id, "room_id": room.id, "name": room.name, "description": room.description,
             "instructions": room.instructions, "channel_type": room.channel_type,
-            "internal_only": room.internal_only, "group_name": room.group_name,
+            "internal_only": room.internal_only, "group_name": room.group_name, "group_id": room.group_id,
             "owner_user_id": room.owner_user_id, "participants": self.participants(actor, room_id),
             "roles": self.list_roles(actor, room_id), **refs,
         }
