@@ -48,6 +48,6 @@ def downgrade() -> None:
     op.drop_index("ix_rooms_invitations_agent_id", "rooms_invitations")
     op.drop_table("rooms_invitations")
     op.drop_table("rooms_groups")
-    op.drop_column("rooms_roles", "defined_by")
-    op.drop_column("rooms_rooms", "group_id")
-    op.drop_column("rooms_tokens", "issued_at")
+    for table, column in (("rooms_roles", "defined_by"), ("rooms_rooms", "group_id"), ("rooms_tokens", "issued_at")):
+        with op.batch_alter_table(table) as batch:  # SQLite rebuilds the table
+            batch.drop_column(column)
