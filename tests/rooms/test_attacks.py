@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.rooms import OPEN, Principal, RoomService
 from signoff.rooms.operations import call_operation
 from tests.rooms.conftest import World
@@ -37,7 +37,7 @@ def test_a_caller_cannot_put_a_room_in_someone_elses_group(world: World, bob_age
     _unchanged(s, head)
     # Look-alike group names are refused too, so the name a person reads stays unambiguous.
     for lookalike in ("alice_team", "alice-tearn", "a1ice-team"):
-        with pytest.raises(ConflictError, match="looks like"):
+        with pytest.raises(UsageError, match="looks like"):
             s.create_room(bob_agent, "trap", group_name=lookalike)
     _unchanged(s, head)
 
@@ -103,6 +103,16 @@ def test_a_held_exclusive_role_cannot_be_redefined_and_hijacked(world: World, bo
     # Over the protocol the refusal is a 403 / 400 a Switch client maps to permission / caller error.
     with pytest.raises(RefusedError):
         call_operation(s, bob_agent, "define_role", {"name": "gatekeeper", "instructions": "x"}, thief.id)
+
+
+def test_a_role_cannot_squat_an_agents_name(world: World, bob_agent: Principal) -> None:
+    s = world.service
+    s.add_member(world.bob, world.room_id, agent_name="mallory")
+    for name in ("reviewer", "rev1ewer"):
+        with pytest.raises(UsageError, match="looks like the existing agent 'reviewer'"):
+            s.define_role(bob_agent, world.room_id, name, "intercept reviews")
+    with pytest.raises(UsageError, match="looks like the existing agent 'fixer'"):
+        s.create_room(world.alice, "r", agent_names=["fixer"], roles=[{"name": "fixer", "instructions": ""}])
 
 
 def test_a_definer_may_redefine_its_own_free_role(world: World) -> None:
@@ -184,16 +194,23 @@ def test_names_with_control_or_foreign_characters_are_refused(world: World, name
 def test_look_alike_names_are_refused(world: World, name: str) -> None:
     s = world.service
     s.create_user("victim")
-    s.create_agent(world.alice, "victim")
-    _refused_as_user_and_agent(world, name, ConflictError, "looks like the existing {kind} 'victim'")
+    _refused_as_user_and_agent(world, name, UsageError, "looks like the existing user 'victim'")
+
+
+def test_an_agent_cannot_take_a_users_name_or_the_reverse(world: World) -> None:
+    s = world.service
+    with pytest.raises(UsageError, match="looks like the existing user 'alice'"):
+        s.create_agent(world.bob, "a1ice")
+    with pytest.raises(UsageError, match="looks like the existing agent 'fixer'"):
+        s.create_user("fixer")
 
 
 def _refused_as_user_and_agent(world: World, name: str, error: type[Exception], match: str) -> None:
     s = world.service
     head = s.head()
-    with pytest.raises(error, match=match.format(kind="user")):
+    with pytest.raises(error, match=match.replace("{kind}", "user")):
         s.create_user(name)
-    with pytest.raises(error, match=match.format(kind="agent")):
+    with pytest.raises(error, match=match.replace("{kind}", "agent")):
         s.create_agent(world.bob, name)
     _unchanged(s, head)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
 from signoff.rooms.identities import Identities
@@ -42,14 +42,15 @@ class Groups:
         """A group owned by the actor's user (an agent creates it for its owner)."""
         check_name("room group", name)
         check_text("description", description)
-        check_distinct("room group", name, [r.name for r in self.store.all(select(rooms_groups.c.name))])
+        check_distinct("room group", name,
+                       [("room group", r.name) for r in self.store.all(select(rooms_groups.c.name))])
         group_id = new_id()
         try:
             self.store.append(f"rooms.group.{name}", [NewEvent("group.created", {
                 "group_id": group_id, "name": name, "owner_user_id": actor.owner_user_id,
                 "description": description, "by": actor.sender})], expected=0)
-        except ConflictError as exc:
-            raise ConflictError(f"room group {name!r} already exists", "pick another name") from exc
+        except ConflictError as exc:  # a 400: over the agent protocol a 409 means "reconnect"
+            raise UsageError(f"room group {name!r} already exists", "pick another name") from exc
         return self.group(group_id)
 
     def allow_owner(self, actor: Principal, group_ref: str, user_name: str) -> dict[str, Any]:

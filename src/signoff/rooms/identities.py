@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table, select
+from sqlalchemy import select
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
@@ -37,7 +37,7 @@ class Identities:
             check_text("display name", display_name, allow_newlines=False)
             if not display_name.strip() or len(display_name) > 200:
                 raise UsageError("display name must be 1-200 characters", "shorten it")
-        check_distinct("user", name, self._names(rooms_users))
+        check_distinct("user", name, self._names())
         user_id = new_id()
         token = tokens.mint("user")
         payload = {
@@ -50,8 +50,10 @@ class Identities:
             raise ConflictError(f"user {name!r} already exists", "pick another name") from exc
         return self.user(user_id), token
 
-    def _names(self, table: Table) -> list[str]:
-        return [r.name for r in self.store.all(select(table.c.name))]
+    def _names(self) -> list[tuple[str, str]]:
+        """Every user and agent name: people read them side by side in a room."""
+        users = [("user", r.name) for r in self.store.all(select(rooms_users.c.name))]
+        return users + [("agent", r.name) for r in self.store.all(select(rooms_agents.c.name))]
 
     def user(self, user_id: str) -> Principal:
         row = self.store.one(select(rooms_users).where(rooms_users.c.user_id == user_id))
@@ -102,7 +104,7 @@ class Identities:
             raise RefusedError("an agent's owner must be a user", "pass a user")
         check_name("agent", name)
         check_text("description", description)
-        check_distinct("agent", name, self._names(rooms_agents))
+        check_distinct("agent", name, self._names())
         policy = self._valid_policy(policy)
         profile = dict(profile or DEFAULT_PROFILE)
         key = tokens.mint("agent")

@@ -86,7 +86,8 @@ class Membership:
             if not isinstance(role, dict):
                 raise UsageError("each role is an object {name, instructions, exclusive}", "fix the roles list")
             role_events.append(role_event(room_id, role.get("name"), role.get("instructions", ""),
-                                          role.get("exclusive", False), actor.sender))
+                                          role.get("exclusive", False), actor.sender,
+                                          [m.name for kind, m in members if kind == "agent"]))
         group = self.groups.admit(actor, group_name) if group_name is not None else None
         events = [NewEvent("room.created", {
             "room_id": room_id, "name": name, "description": description, "instructions": instructions,

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from signoff.kernel.errors import ConflictError, UsageError
+from signoff.kernel.errors import UsageError
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")  # always fullmatch: `$` would let "name\n" through
 CHANNEL_TYPES = ("channel_public", "channel_private", "direct")
@@ -38,13 +38,15 @@ def skeleton(name: str) -> str:
     return folded
 
 
-def check_distinct(kind: str, name: str, existing: Iterable[str]) -> None:
-    """Refuse a new name that a reader could take for an existing one ("victim" and "vict1m")."""
+def check_distinct(kind: str, name: str, existing: Iterable[tuple[str, str]]) -> None:
+    """Refuse a new name that a reader could take for an existing (kind, name) ("victim" and
+    "vict1m", or an agent named like a user). A 400, not a 409: over the agent protocol a 409
+    means "reconnect"."""
     wanted = skeleton(name)
-    for other in existing:
-        if other != name and skeleton(other) == wanted:
-            raise ConflictError(f"{kind} name {name!r} looks like the existing {kind} {other!r}",
-                                "pick a name that reads differently")
+    for other_kind, other in existing:
+        if (other_kind, other) != (kind, name) and skeleton(other) == wanted:
+            raise UsageError(f"{kind} name {name!r} looks like the existing {other_kind} {other!r}",
+                             "pick a name that reads differently")
 
 
 def check_text(field_name: str, value: Any, max_bytes: int | None = None, allow_newlines: bool = True) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -9,7 +10,7 @@ from sqlalchemy import select
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import NewEvent
 from signoff.rooms.connections import Connection
-from signoff.rooms.model import Principal, check_name, check_text
+from signoff.rooms.model import Principal, check_distinct, check_name, check_text
 from signoff.rooms.store import RoomStore
 from signoff.rooms.tables import rooms_roles
 
@@ -18,9 +19,12 @@ if TYPE_CHECKING:
     from signoff.rooms.membership import Membership
 
 
-def role_event(room_id: str, name: Any, instructions: Any, exclusive: Any, by: str) -> NewEvent:
-    """A role's definition; `by` (the defining sender) owns it."""
+def role_event(room_id: str, name: Any, instructions: Any, exclusive: Any, by: str,
+               agent_names: Iterable[str] = ()) -> NewEvent:
+    """A role's definition; `by` (the defining sender) owns it. A role may not read like an agent
+    of the room: `@name` and `target_roles` must not be confused (or squatted)."""
     check_name("role", name)
+    check_distinct("role", name, [("agent", n) for n in agent_names])
     if not isinstance(instructions, str) or not isinstance(exclusive, bool):
         raise UsageError("a role needs text instructions and a true/false exclusive flag", "fix the role")
     check_text("role instructions", instructions)
@@ -41,7 +45,8 @@ class Roles:
         would let another agent assume it and receive what is addressed to it."""
         room = self.membership.require_read(actor, room_id)
         self.membership.require_manage(actor, room)
-        event = role_event(room_id, name, instructions, exclusive, actor.sender)
+        event = role_event(room_id, name, instructions, exclusive, actor.sender,
+                           [m.name for m in self.membership.members(room_id) if m.kind == "agent"])
         existing = next((r for r in self.roles(room_id) if r["name"] == name), None)
         if existing is not None:
             owner = actor.is_admin or actor.owner_user_id == room.owner_user_id
