@@ -87,6 +87,15 @@ def test_an_out_of_range_cursor_on_history_endpoints_is_a_400(client: Client, af
     _refused(agent, 400)
 
 
+@pytest.mark.parametrize("expires_at", ["1" + "0" * 400, "1e308", "true"])
+def test_an_approval_that_never_expires_is_a_400(client: Client, expires_at: str) -> None:
+    head = client.world.service.head()
+    raw = ('{"request_id": "r1", "title": "t", "responders": ["alice"], "expires_at": ' + expires_at
+           + ', "options": [{"id": "y", "label": "Yes", "decision": "accept"}]}')
+    _refused(client.op("request_approval", raw), 400)
+    assert client.world.service.head() == head
+
+
 def test_targeting_a_role_one_holds_itself_over_http(client: Client) -> None:
     w = client.world
     w.service.define_role(w.fixer, w.room_id, "oncall", "pages")
@@ -180,3 +189,26 @@ def test_no_route_answers_hostile_json_with_a_5xx(client: Client, method: str, r
     assert response.status_code < 500, (method, path, query, body[:300], headers, response.text[:500])
     if response.status_code >= 400:
         assert "detail" in response.json()
+
+
+def _arguments(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Arguments shaped like the operation's schema (its names, its required keys) with hostile
+    values, so that they get past the schema check into the service often."""
+    schema = OPERATIONS[name].schema
+    fields = sorted(schema["properties"])
+    typed = st.one_of(hostile_text, hostile_number, st.lists(hostile_text, max_size=3), values)
+    required = st.fixed_dictionaries({key: typed for key in schema["required"]})
+    optional = st.dictionaries(st.sampled_from(fields), typed, max_size=4) if fields else st.just({})
+    return st.tuples(required, optional).map(lambda pair: {**pair[1], **pair[0]})
+
+
+@pytest.mark.parametrize("name", sorted(OPERATIONS))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(data=st.data())
+def test_no_operation_answers_hostile_arguments_with_a_5xx(client: Client, name: str, data: st.DataObject) -> None:
+    args = data.draw(_arguments(name))
+    response = client.op(name, json.dumps(args).encode("utf-8", "surrogatepass"))
+    assert response.status_code < 500, (name, args, response.text[:500])
+    if response.status_code >= 400:
+        assert response.json()["detail"]

@@ -20,6 +20,7 @@ from signoff.rooms.store import RoomStore, loads
 from signoff.rooms.tables import rooms_approvals
 
 DECIDED = ("approval.answered", "approval.expired")
+MAX_EXPIRY = 253402300799.0  # 9999-12-31T23:59:59Z; beyond it a time cannot be shown (or made a float)
 
 
 def _case(request_id: str) -> str:
@@ -74,7 +75,8 @@ class Approvals:
             clean_options.append({"id": o["id"], "label": o["label"], "decision": o["decision"]})
         if len({o["id"] for o in clean_options}) != len(clean_options):
             raise UsageError("approval option ids must be unique", "rename the duplicates")
-        if not isinstance(expires_at, int | float) or expires_at <= self.store.clock.now():
+        if not isinstance(expires_at, int | float) or isinstance(expires_at, bool) \
+                or not self.store.clock.now() < expires_at <= MAX_EXPIRY:
             raise UsageError("expires_at must be a future time in epoch seconds", "pass now + a few minutes")
         if not isinstance(responders, list) or not responders:
             raise UsageError("name at least one responder (user name or id)", "pass responders=[\"alice\"]")
