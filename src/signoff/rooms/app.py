@@ -19,7 +19,6 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Respons
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
 
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import (
@@ -33,6 +32,22 @@ from signoff.kernel.errors import (
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import protocol
+from signoff.rooms.bodies import (
+    AllowBody,
+    AnswerBody,
+    BeatBody,
+    GroupBody,
+    InvitationAnswer,
+    LegacyMessageBody,
+    MemberBody,
+    PolicyBody,
+    RegisterBody,
+    RegistrationKeyBody,
+    RoomBody,
+    SlotBody,
+    UserBody,
+    UserMessageBody,
+)
 from signoff.rooms.connections import HEARTBEAT_INTERVAL
 from signoff.rooms.guard import BodyGuard
 from signoff.rooms.model import Principal
@@ -103,91 +118,6 @@ def _agent_for_path(principal: Principal, agent_id: str) -> Principal:
 Svc = Annotated[RoomService, Depends(get_service)]
 Caller = Annotated[Principal, Depends(current_principal)]
 User = Annotated[Principal, Depends(current_user)]
-
-
-# -- request bodies ----------------------------------------------------------------------------
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RegisterBody(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    name: str
-    description: str = ""
-    connector_type: str | None = None
-    integration_profile: dict[str, Any] | None = None
-    overwrite: bool = False
-
-
-class BeatBody(Strict):
-    connection_id: str
-    cursor: int
-
-
-class SlotBody(Strict):
-    connection_id: str
-    room_id: str
-    takeover: bool = False
-
-
-class LegacyMessageBody(Strict):
-    room_id: str
-    content: str
-
-
-class UserMessageBody(Strict):
-    body: str
-    thread_id: str | None = None
-    target_names: list[str] = Field(default_factory=list)
-
-
-class AnswerBody(Strict):
-    option_id: str
-
-
-class PolicyBody(Strict):
-    policy: dict[str, Any] | None
-
-
-class RoomBody(Strict):
-    name: str
-    description: str = ""
-    agent_names: list[str] = Field(default_factory=list)
-    user_names: list[str] = Field(default_factory=list)
-    channel_type: str = "channel_private"
-    internal_only: bool = False
-    instructions: str = ""
-    group_name: str | None = None
-
-
-class GroupBody(Strict):
-    name: str
-    description: str = ""
-
-
-class AllowBody(Strict):
-    user_name: str
-
-
-class InvitationAnswer(Strict):
-    accept: bool
-
-
-class RegistrationKeyBody(Strict):
-    owner_name: str | None = None
-
-
-class MemberBody(Strict):
-    agent_name: str | None = None
-    user_name: str | None = None
-
-
-class UserBody(Strict):
-    name: str
-    display_name: str | None = None
-    admin: bool = False
-    external: bool = False
 
 
 # -- agent protocol ----------------------------------------------------------------------------
