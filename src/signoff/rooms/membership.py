@@ -19,7 +19,7 @@ from signoff.rooms.groups import Groups
 from signoff.rooms.identities import Identities
 from signoff.rooms.model import CHANNEL_TYPES, Principal, Room, check_text
 from signoff.rooms.policy import Sender, Target, permits
-from signoff.rooms.roles import role_event
+from signoff.rooms.roles import others_agents, role_event
 from signoff.rooms.store import RoomStore
 from signoff.rooms.tables import rooms_agents, rooms_invitations, rooms_members, rooms_rooms, rooms_users
 
@@ -87,7 +87,7 @@ class Membership:
                 raise UsageError("each role is an object {name, instructions, exclusive}", "fix the roles list")
             role_events.append(role_event(room_id, role.get("name"), role.get("instructions", ""),
                                           role.get("exclusive", False), actor.sender,
-                                          [m.name for kind, m in members if kind == "agent"]))
+                                          others_agents(actor, [m for _, m in members])))
         group = self.groups.admit(actor, group_name) if group_name is not None else None
         events = [NewEvent("room.created", {
             "room_id": room_id, "name": name, "description": description, "instructions": instructions,

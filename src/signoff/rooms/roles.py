@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 def role_event(room_id: str, name: Any, instructions: Any, exclusive: Any, by: str,
                agent_names: Iterable[str] = ()) -> NewEvent:
-    """A role's definition; `by` (the defining sender) owns it. A role may not read like an agent
-    of the room: `@name` and `target_roles` must not be confused (or squatted)."""
+    """A role's definition; `by` (the defining sender) owns it. A role may not read like one of
+    `agent_names` (the room's agents of other owners): a role named after someone's agent would
+    catch what `target_roles` sends "to" it."""
     check_name("role", name)
     check_distinct("role", name, [("agent", n) for n in agent_names])
     if not isinstance(instructions, str) or not isinstance(exclusive, bool):
@@ -30,6 +31,13 @@ def role_event(room_id: str, name: Any, instructions: Any, exclusive: Any, by: s
     check_text("role instructions", instructions)
     return NewEvent("role.defined", {"room_id": room_id, "name": name, "instructions": instructions,
                                      "exclusive": exclusive, "by": by})
+
+
+def others_agents(actor: Principal, members: Iterable[Principal]) -> list[str]:
+    """Names of the agents among `members` whose owner is not the actor's (none for an admin)."""
+    if actor.is_admin:
+        return []
+    return [m.name for m in members if m.kind == "agent" and m.owner_user_id != actor.owner_user_id]
 
 
 class Roles:
@@ -46,7 +54,7 @@ class Roles:
         room = self.membership.require_read(actor, room_id)
         self.membership.require_manage(actor, room)
         event = role_event(room_id, name, instructions, exclusive, actor.sender,
-                           [m.name for m in self.membership.members(room_id) if m.kind == "agent"])
+                           others_agents(actor, self.membership.members(room_id)))
         existing = next((r for r in self.roles(room_id) if r["name"] == name), None)
         if existing is not None:
             owner = actor.is_admin or actor.owner_user_id == room.owner_user_id
