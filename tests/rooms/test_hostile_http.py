@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from signoff.rooms.app import admin, agents, create_app, users
+from signoff.rooms.guard import MAX_BODY_BYTES
 from signoff.rooms.operations import OPERATIONS
 from tests.rooms.conftest import World
 
@@ -54,6 +55,13 @@ def test_deeply_nested_json_on_an_operation_is_a_422(client: Client, depth: int)
     head = client.world.service.head()
     raw = '{"body": ' + "[" * depth + "]" * depth + "}"
     assert "nested deeper" in _refused(client.op("post_message", raw), 422)["detail"]
+    assert client.world.service.head() == head
+
+
+def test_a_body_over_the_limit_is_a_413_and_changes_nothing(client: Client) -> None:
+    head = client.world.service.head()
+    raw = b'{"body": "' + b"a" * (MAX_BODY_BYTES + 1) + b'"}'
+    assert "over" in _refused(client.op("post_message", raw), 413)["detail"]
     assert client.world.service.head() == head
 
 

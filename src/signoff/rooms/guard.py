@@ -83,8 +83,6 @@ def check_body(raw: bytes) -> None:
     """Raise BadBody unless `raw` is empty or JSON the service can take."""
     if not raw.strip():
         return
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadBody(413, f"the body is over {MAX_BODY_BYTES} bytes", "send less; put large text in documents")
     if nesting(raw) > MAX_DEPTH:
         raise BadBody(422, f"the JSON body is nested deeper than {MAX_DEPTH} levels", "send a flatter body")
     try:
@@ -114,11 +112,14 @@ class BodyGuard:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size <= MAX_BODY_BYTES + 1:
+            if size <= MAX_BODY_BYTES:  # past it, stop keeping the body (the answer is 413)
                 chunks.append(chunk)
             more = bool(message.get("more_body"))
         raw = b"".join(chunks)
         try:
+            if size > MAX_BODY_BYTES:
+                raise BadBody(413, f"the body is over {MAX_BODY_BYTES} bytes",
+                              "send less; put large text in documents")
             check_body(raw)
         except BadBody as exc:
             await _respond(send, exc.status, {"detail": exc.detail, "fix": exc.fix})

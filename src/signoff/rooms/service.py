@@ -61,8 +61,7 @@ class RoomService:
         self.set_policy, self.policy = identities.set_policy, identities.policy
         self.authenticate, self.authenticate_registration = (
             credentials.authenticate, credentials.authenticate_registration)
-        self.create_registration_key, self.rotate_user_token = (
-            credentials.create_registration_key, credentials.rotate_user_token)
+        self.create_registration_key = credentials.create_registration_key
         self.rotate_token, self.revoke_token = credentials.rotate, credentials.revoke
         self.revoke_registration_key = credentials.revoke_registration_key
         self.room, self.is_member, self.require_read = membership.room, membership.is_member, membership.require_read

@@ -138,9 +138,6 @@ class Credentials:
             expected=0)
         return key
 
-    def rotate_user_token(self, name: str) -> str:
-        return self.rotate("user", name)
-
     def rotate(self, kind: Kind, name: str) -> str:
         """A new token for the user or agent `name` (shown once); the old one stops working."""
         token = mint(kind)
