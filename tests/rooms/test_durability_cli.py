@@ -47,3 +47,28 @@ def test_cli_init_and_user_add(home: Path, capsys: pytest.CaptureFixture[str]) -
     service = RoomService(Ledger.from_url(f"sqlite:///{home / 'signoff.db'}"))
     assert service.authenticate(carol["token"]).name == "carol"
     assert service.authenticate_registration(boot["registration_key"]).id == boot["admin_user_id"]
+
+
+def test_an_upgraded_database_replays_its_events_into_the_new_access_columns(sqlite_url: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    from signoff.ledger.engine import MIGRATIONS
+
+    ledger = Ledger.from_url(sqlite_url)
+    world = make_world(RoomService(ledger))
+    world.service.define_role(world.fixer, world.room_id, "scribe", "notes")
+    with ledger.engine.connect() as conn:  # back to the schema before rooms_0002
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = conn
+        command.downgrade(config, "rooms_0001")
+        conn.commit()
+    ledger.close()
+    upgraded = Ledger.from_url(sqlite_url)  # migrates to the newest schema on open
+    service = RoomService(upgraded)
+    assert service.authenticate(world.alice_token) == world.alice
+    assert service.authenticate_registration(world.registration_key).id == world.admin.id
+    assert [r["defined_by"] for r in service.roles.roles(world.room_id)] == [world.fixer.sender]
+    assert [m.name for m in service.members(world.room_id)] == ["fixer", "reviewer", "alice", "bob"]
+    upgraded.close()

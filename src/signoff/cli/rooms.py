@@ -1,28 +1,33 @@
-"""`signoff rooms`: bootstrap the room server's identities (admin, users, agents, rooms)."""
+"""`signoff rooms`: bootstrap the room server's identities (admin, users, agents, rooms) and manage
+their tokens (rotate, revoke)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from signoff.cli.context import console, print_json, settings
+from signoff.cli.context import console, fail, print_json, settings
 from signoff.cli.output import add_data_row, data_table
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
+from signoff.rooms.tokens import Lifetimes
 
 app = typer.Typer(no_args_is_help=True)
 user_app = typer.Typer(no_args_is_help=True)
 agent_app = typer.Typer(no_args_is_help=True)
 room_app = typer.Typer(no_args_is_help=True)
+token_app = typer.Typer(no_args_is_help=True)
 app.add_typer(user_app, name="user", help="Add and list users (people).")
 app.add_typer(agent_app, name="agent", help="Add agents owned by a user.")
 app.add_typer(room_app, name="room", help="Create rooms.")
+app.add_typer(token_app, name="token", help="Rotate or revoke user tokens, agent keys and registration keys.")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _service() -> RoomService:
-    return RoomService(Ledger.open(settings()))
+    loaded = settings()
+    return RoomService(Ledger.open(loaded), lifetimes=Lifetimes.from_settings(loaded))
 
 
 @app.command("init")
@@ -98,3 +103,39 @@ def room_create(name: str, owner: Annotated[str, typer.Option(help="Owner user n
         print_json({"room_id": room.id, "name": room.name})
         return
     console.print(f"room {room.name} ({room.id})")
+
+
+TokenKind = Annotated[Literal["user", "agent"], typer.Argument(help="user (a token) or agent (an api key).")]
+
+
+@token_app.command("rotate")
+def token_rotate(kind: TokenKind, name: str, as_json: JsonOpt = False) -> None:
+    """Issue a new token for a user or agent and print it once; the old one stops working."""
+    token = _service().rotate_token(kind, name)
+    if as_json:
+        print_json({"kind": kind, "name": name, "token": token})
+        return
+    console.print(f"new {'token' if kind == 'user' else 'api key'} for {kind} {name}: {token}")
+
+
+@token_app.command("revoke")
+def token_revoke(kind: Annotated[Literal["user", "agent", "registration"], typer.Argument(
+                     help="user, agent, or registration (a registration key, passed with --key).")],
+                 name: Annotated[str | None, typer.Argument(help="The user or agent name.")] = None,
+                 key: Annotated[str | None, typer.Option(help="The registration key to revoke.")] = None,
+                 as_json: JsonOpt = False) -> None:
+    """Make a user's token, an agent's key or a registration key stop working now."""
+    service = _service()
+    if kind == "registration":
+        if key is None or name is not None:
+            fail("revoking a registration key needs the key itself",
+                 "signoff rooms token revoke registration --key KEY")
+        service.revoke_registration_key(key)
+    else:
+        if name is None or key is not None:
+            fail(f"name the {kind} whose token to revoke", f"signoff rooms token revoke {kind} NAME")
+        service.revoke_token(kind, name)
+    if as_json:
+        print_json({"kind": kind, "name": name, "revoked": True})
+        return
+    console.print(f"revoked the {kind} {'key' if kind == 'registration' else name}")

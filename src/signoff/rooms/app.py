@@ -19,7 +19,6 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Respons
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
 
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated
@@ -27,11 +26,29 @@ from signoff.kernel.settings import Settings
 from signoff.kernel.wire import error_body, status_of
 from signoff.ledger import Ledger
 from signoff.rooms import protocol
+from signoff.rooms.bodies import (
+    AllowBody,
+    AnswerBody,
+    BeatBody,
+    GroupBody,
+    InvitationAnswer,
+    LegacyMessageBody,
+    MemberBody,
+    PolicyBody,
+    RegisterBody,
+    RegistrationKeyBody,
+    RoomBody,
+    SlotBody,
+    UserBody,
+    UserMessageBody,
+)
 from signoff.rooms.connections import HEARTBEAT_INTERVAL
+from signoff.rooms.guard import BodyGuard
 from signoff.rooms.model import Principal
 from signoff.rooms.operations import call_operation, catalogue, find_operation
 from signoff.rooms.service import RoomService
 from signoff.rooms.streams import StreamParams, frames, open_stream, visible
+from signoff.rooms.tokens import Lifetimes
 
 # -- dependencies usable by other packages' routers --------------------------------------------
 
@@ -75,73 +92,6 @@ def _agent_for_path(principal: Principal, agent_id: str) -> Principal:
 Svc = Annotated[RoomService, Depends(get_service)]
 Caller = Annotated[Principal, Depends(current_principal)]
 User = Annotated[Principal, Depends(current_user)]
-
-
-# -- request bodies ----------------------------------------------------------------------------
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RegisterBody(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    name: str
-    description: str = ""
-    connector_type: str | None = None
-    integration_profile: dict[str, Any] | None = None
-    overwrite: bool = False
-
-
-class BeatBody(Strict):
-    connection_id: str
-    cursor: int
-
-
-class SlotBody(Strict):
-    connection_id: str
-    room_id: str
-    takeover: bool = False
-
-
-class LegacyMessageBody(Strict):
-    room_id: str
-    content: str
-
-
-class UserMessageBody(Strict):
-    body: str
-    thread_id: str | None = None
-    target_names: list[str] = Field(default_factory=list)
-
-
-class AnswerBody(Strict):
-    option_id: str
-
-
-class PolicyBody(Strict):
-    policy: dict[str, Any] | None
-
-
-class RoomBody(Strict):
-    name: str
-    description: str = ""
-    agent_names: list[str] = Field(default_factory=list)
-    user_names: list[str] = Field(default_factory=list)
-    channel_type: str = "channel_private"
-    internal_only: bool = False
-    instructions: str = ""
-
-
-class MemberBody(Strict):
-    agent_name: str | None = None
-    user_name: str | None = None
-
-
-class UserBody(Strict):
-    name: str
-    display_name: str | None = None
-    admin: bool = False
-    external: bool = False
 
 
 # -- agent protocol ----------------------------------------------------------------------------
@@ -221,8 +171,7 @@ def subscribe(agent_id: str, body: SlotBody, service: Svc, caller: Caller) -> di
     agent = _agent_for_path(caller, agent_id)
     conn = service.connections.get(agent.id, body.connection_id)
     service.require_read(agent, body.room_id)
-    warning = service.connections.claim(conn, body.room_id, body.takeover)
-    service.notifier.notify([f"agent:{agent.id}"])
+    warning = service.connections.claim(conn, body.room_id, body.takeover)  # claim wakes the streams
     return {"ok": True, "rooms": list(conn.rooms), "warning": warning}
 
 
@@ -287,14 +236,49 @@ def my_rooms(user: User, service: Svc) -> dict[str, Any]:
 @users.post("/users/me/rooms")
 def create_room(body: RoomBody, user: User, service: Svc) -> dict[str, Any]:
     room = service.create_room(user, body.name, body.description, body.agent_names, body.user_names,
-                               body.channel_type, body.internal_only, body.instructions)
-    return {"id": room.id, "name": room.name}
+                               body.channel_type, body.internal_only, body.instructions, body.group_name)
+    return {"id": room.id, "name": room.name, "invitations": service.room_invitations(room.id)}
 
 
 @users.post("/users/me/rooms/{room_id}/members")
 def add_member(room_id: str, body: MemberBody, user: User, service: Svc) -> dict[str, Any]:
+    if body.agent_name is not None and body.user_name is None:
+        invited = service.invite_agent(user, room_id, body.agent_name)
+        return {"room_id": room_id, "member_id": invited["agent_id"], "kind": "agent",
+                "status": invited["status"], "invitation_id": invited["invitation_id"]}
     member = service.add_member(user, room_id, body.agent_name, body.user_name)
-    return {"room_id": room_id, "member_id": member.id, "kind": member.kind}
+    return {"room_id": room_id, "member_id": member.id, "kind": member.kind, "status": "joined"}
+
+
+@users.get("/users/me/invitations")
+def my_invitations(user: User, service: Svc) -> dict[str, Any]:
+    return {"invitations": service.invitations(user)}
+
+
+@users.post("/users/me/invitations/{invitation_id}")
+def answer_invitation(invitation_id: str, body: InvitationAnswer, user: User, service: Svc) -> dict[str, Any]:
+    return service.answer_invitation(user, invitation_id, body.accept)
+
+
+@users.get("/users/me/room-groups")
+def my_groups(user: User, service: Svc) -> dict[str, Any]:
+    return {"room_groups": service.list_groups(user)}
+
+
+@users.post("/users/me/room-groups")
+def create_group(body: GroupBody, user: User, service: Svc) -> dict[str, Any]:
+    return service.create_group(user, body.name, body.description)
+
+
+@users.post("/users/me/room-groups/{group_id}/allowed-owners")
+def allow_group_owner(group_id: str, body: AllowBody, user: User, service: Svc) -> dict[str, Any]:
+    return service.allow_group_owner(user, group_id, body.user_name)
+
+
+@users.post("/users/me/token")
+def rotate_my_token(user: User, service: Svc) -> dict[str, Any]:
+    """A new token for the caller; the one it used stops working."""
+    return {"token": service.rotate_token("user", user.name)}
 
 
 @users.post("/users/me/rooms/{room_id}/messages")
@@ -356,8 +340,9 @@ def add_user(body: UserBody, user: User, service: Svc) -> dict[str, Any]:
 
 
 @admin.post("/admin/registration-keys")
-def add_registration_key(user: User, service: Svc) -> dict[str, Any]:
-    return {"registration_key": service.create_registration_key(user)}
+def add_registration_key(user: User, service: Svc, body: RegistrationKeyBody | None = None) -> dict[str, Any]:
+    owner = service.user_by_name(body.owner_name) if body is not None and body.owner_name else None
+    return {"registration_key": service.create_registration_key(user, owner)}
 
 
 # -- the app -------------------------------------------------------------------------------------
@@ -383,7 +368,7 @@ def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
     if service is None:
         if ledger is None:
             ledger = Ledger.open(settings or Settings.load())
-        service = RoomService(ledger, clock)
+        service = RoomService(ledger, clock, Lifetimes.from_settings(settings))
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -396,6 +381,7 @@ def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
                 await task
 
     app = FastAPI(title="signoff rooms", version=protocol.SERVER_VERSION, lifespan=lifespan)
+    app.add_middleware(BodyGuard)
     app.state.rooms = service
     app.state.settings = settings
     app.state.keepalive_seconds = keepalive_seconds

@@ -3,24 +3,76 @@
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from signoff.kernel.errors import UsageError
 
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")  # always fullmatch: `$` would let "name\n" through
 CHANNEL_TYPES = ("channel_public", "channel_private", "direct")
 MAX_BODY = 64 * 1024
 MAX_DOCUMENT = 1024 * 1024
+MAX_POSITION = 2**63 - 1  # sequence numbers are signed 64-bit in the database
+# Characters that read alike once lowercased, mapped to one of them (digits that pass for letters,
+# letter pairs that pass for one letter, and the separators).
+_CONFUSABLE = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"), ("|", "l"),
+               ("5", "s"), ("_", ""), ("-", ""), (".", ""))
 
 
 def check_name(kind: str, name: Any) -> str:
-    if not isinstance(name, str) or not NAME_RE.match(name) or len(name) > 100:
+    if not isinstance(name, str) or len(name) > 100 or not NAME_RE.fullmatch(name):
         raise UsageError(
             f"bad {kind} name {name!r}",
             "names are 1-100 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit",
         )
     return name
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like to a reader: NFKC-folded, case-folded, look-alikes merged."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    for seen, same in _CONFUSABLE:
+        folded = folded.replace(seen, same)
+    return folded
+
+
+def check_distinct(kind: str, name: str, existing: Iterable[tuple[str, str]]) -> None:
+    """Refuse a new name that a reader could take for an existing (kind, name) ("victim" and
+    "vict1m", or an agent named like a user). A 400, not a 409: over the agent protocol a 409
+    means "reconnect"."""
+    wanted = skeleton(name)
+    for other_kind, other in existing:
+        if (other_kind, other) != (kind, name) and skeleton(other) == wanted:
+            raise UsageError(f"{kind} name {name!r} looks like the existing {other_kind} {other!r}",
+                             "pick a name that reads differently")
+
+
+def check_text(field_name: str, value: Any, max_bytes: int | None = None, allow_newlines: bool = True) -> str:
+    """Text that can be stored and shown: a string of Unicode scalar values (no lone surrogates),
+    no NUL or other control characters (tabs and, where allowed, newlines excepted)."""
+    if not isinstance(value, str):
+        raise UsageError(f"{field_name} must be text", "send a string")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"{field_name} is not valid Unicode (a lone surrogate at {exc.start})",
+                         "send UTF-8 text; encode surrogate pairs as one character") from exc
+    allowed = "\t\n\r" if allow_newlines else "\t"
+    bad = next((c for c in value if unicodedata.category(c) == "Cc" and c not in allowed), None)
+    if bad is not None:
+        raise UsageError(f"{field_name} contains the control character {bad!r}", "remove control characters")
+    if max_bytes is not None and size > max_bytes:
+        raise UsageError(f"{field_name} is over {max_bytes} bytes", "shorten it")
+    return value
+
+
+def check_position(field_name: str, value: Any) -> int:
+    """A sequence position or count the database can hold."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_POSITION:
+        raise UsageError(f"{field_name} must be an integer from 0 to {MAX_POSITION}", f"pass {field_name}=0")
+    return value
 
 
 @dataclass(frozen=True)
@@ -51,6 +103,7 @@ class Room:
     internal_only: bool
     owner_user_id: str
     group_name: str | None
+    group_id: str | None = None  # what addressing policies match
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import jsonschema
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.rooms.connections import Connection
 from signoff.rooms.model import Principal
+from signoff.rooms.references import REFERENCE_TYPES
 from signoff.rooms.service import RoomService
 
 
@@ -53,7 +54,7 @@ OPERATIONS: dict[str, Operation] = {}
 S = {"type": "string"}
 SN = {"type": ["string", "null"]}
 B = {"type": "boolean"}
-I = {"type": "integer", "minimum": 1}  # noqa: E741
+I = {"type": "integer", "minimum": 1}  # noqa: E741  (larger than a page reads one page)
 LS = {"type": "array", "items": {"type": "string"}}
 
 
@@ -134,14 +135,40 @@ def _create_room(ctx: OpContext, a: dict[str, Any]) -> Any:
         ctx.agent, a["name"], a.get("description", ""), a.get("agent_names", []), a.get("user_names", []),
         a.get("channel_type", "channel_private"), a.get("internal_only", False), a.get("instructions") or "",
         a.get("group_name"), a.get("roles", []))
-    return {"id": room.id, "name": room.name, "matrix_room_id": None, "failed_attachments": []}
+    return {"id": room.id, "name": room.name, "matrix_room_id": None, "failed_attachments": [],
+            "invitations": ctx.service.room_invitations(room.id)}
 
 
-@op("invite_agent_to_room", "Add an agent to a room.", {"room_id": S, "agent_name": S, "include_subagents": B},
-    ("room_id", "agent_name"))
+@op("invite_agent_to_room", "Add an agent to a room; without its owner's consent it is invited instead.",
+    {"room_id": S, "agent_name": S, "include_subagents": B}, ("room_id", "agent_name"))
 def _invite(ctx: OpContext, a: dict[str, Any]) -> Any:
-    member = ctx.service.add_member(ctx.agent, a["room_id"], agent_name=a["agent_name"])
-    return {"room_id": a["room_id"], "agent_id": member.id, "agent_name": member.name}
+    return ctx.service.invite_agent(ctx.agent, a["room_id"], a["agent_name"])
+
+
+@op("list_invitations", "Rooms this agent is invited to (it joins once it or its owner accepts).")
+def _invitations(ctx: OpContext, a: dict[str, Any]) -> Any:
+    return ctx.service.invitations(ctx.agent)
+
+
+@op("accept_invitation", "Join the room of an invitation.", {"invitation_id": S}, ("invitation_id",))
+def _accept(ctx: OpContext, a: dict[str, Any]) -> Any:
+    return ctx.service.answer_invitation(ctx.agent, a["invitation_id"], True)
+
+
+@op("decline_invitation", "Decline an invitation.", {"invitation_id": S}, ("invitation_id",))
+def _decline(ctx: OpContext, a: dict[str, Any]) -> Any:
+    return ctx.service.answer_invitation(ctx.agent, a["invitation_id"], False)
+
+
+@op("list_room_groups", "Room groups this agent's rooms may join (its owner's and those that allow it).")
+def _groups(ctx: OpContext, a: dict[str, Any]) -> Any:
+    return ctx.service.list_groups(ctx.agent)
+
+
+@op("create_room_group", "Create a room group owned by this agent's owner; policies name it by its id.",
+    {"name": S, "description": S, "color": SN, "parent_group_name": SN}, ("name",))
+def _create_group(ctx: OpContext, a: dict[str, Any]) -> Any:
+    return ctx.service.create_group(ctx.agent, a["name"], a.get("description", ""))
 
 
 @op("add_users_to_room", "Add users to a room.", {"room_id": S, "user_names": LS}, ("room_id", "user_names"))
@@ -237,8 +264,6 @@ def _delete_doc(ctx: OpContext, a: dict[str, Any]) -> Any:
 
 @op("list_reference_types", "Reference types this server knows.")
 def _ref_types(ctx: OpContext, a: dict[str, Any]) -> Any:
-    from signoff.rooms.service import REFERENCE_TYPES
-
     return [{"type": t, "value_schema": {"urls": ["https://..."]}} for t in REFERENCE_TYPES]
 
 

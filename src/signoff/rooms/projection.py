@@ -14,6 +14,7 @@ from sqlalchemy import Connection, delete, insert, select, update
 
 from signoff.ledger import Event, Ledger
 from signoff.ledger import projection as ledger_projection
+from signoff.rooms import projection_access as access
 from signoff.rooms.tables import (
     rooms_agents,
     rooms_approvals,
@@ -35,7 +36,7 @@ PREFIX = "rooms."
 STRUCTURAL = frozenset({
     "user.created", "user.token_rotated", "regkey.created", "agent.registered", "agent.policy_set",
     "room.created", "room.member_added", "room.member_removed", "role.defined",
-})
+}) | access.STRUCTURAL
 CURSOR = "rooms"
 BATCH = 500
 
@@ -43,7 +44,7 @@ BATCH = 500
 TABLES = (
     rooms_users, rooms_tokens, rooms_agents, rooms_rooms, rooms_members, rooms_messages,
     rooms_deliveries, rooms_documents, rooms_roles, rooms_references, rooms_room_references,
-    rooms_approvals,
+    rooms_approvals, *access.TABLES,
 )
 
 
@@ -182,7 +183,7 @@ def _user_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]
             external=p["external"], created_at=ev.recorded_at,
         )
     )
-    conn.execute(insert(rooms_tokens).values(token_hash=p["token_hash"], kind="user", principal_id=p["user_id"]))
+    access.insert_token(conn, ev, p["token_hash"], "user", p["user_id"])
     return set()
 
 
@@ -190,15 +191,13 @@ def _user_token_rotated(conn: Connection, ev: Event, sink: list[Delivery]) -> se
     p = ev.payload
     conn.execute(delete(rooms_tokens).where(rooms_tokens.c.principal_id == p["user_id"],
                                             rooms_tokens.c.kind == "user"))
-    conn.execute(insert(rooms_tokens).values(token_hash=p["token_hash"], kind="user", principal_id=p["user_id"]))
+    access.insert_token(conn, ev, p["token_hash"], "user", p["user_id"])
     return set()
 
 
 def _regkey_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
-    conn.execute(
-        insert(rooms_tokens).values(token_hash=p["token_hash"], kind="registration", principal_id=p["owner_user_id"])
-    )
+    access.insert_token(conn, ev, p["token_hash"], "registration", p["owner_user_id"])
     return set()
 
 
@@ -221,7 +220,7 @@ def _agent_registered(conn: Connection, ev: Event, sink: list[Delivery]) -> set[
         conn.execute(update(rooms_agents).where(rooms_agents.c.agent_id == p["agent_id"]).values(**values))
     conn.execute(delete(rooms_tokens).where(rooms_tokens.c.principal_id == p["agent_id"],
                                             rooms_tokens.c.kind == "agent"))
-    conn.execute(insert(rooms_tokens).values(token_hash=p["token_hash"], kind="agent", principal_id=p["agent_id"]))
+    access.insert_token(conn, ev, p["token_hash"], "agent", p["agent_id"])
     return set()
 
 
@@ -238,7 +237,7 @@ def _room_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]
         insert(rooms_rooms).values(
             room_id=p["room_id"], name=p["name"], description=p["description"], instructions=p["instructions"],
             channel_type=p["channel_type"], internal_only=p["internal_only"], owner_user_id=p["owner_user_id"],
-            group_name=p.get("group_name"), created_at=ev.recorded_at,
+            group_name=p.get("group_name"), group_id=p.get("group_id"), created_at=ev.recorded_at,
         )
     )
     return set()
@@ -341,7 +340,7 @@ def _role_defined(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]
     p = ev.payload
     conn.execute(delete(rooms_roles).where(rooms_roles.c.room_id == p["room_id"], rooms_roles.c.name == p["name"]))
     conn.execute(insert(rooms_roles).values(room_id=p["room_id"], name=p["name"], instructions=p["instructions"],
-                                            exclusive=p["exclusive"]))
+                                            exclusive=p["exclusive"], defined_by=p.get("by")))
     return set()
 
 
@@ -421,4 +420,5 @@ _HANDLERS: dict[str, Callable[[Connection, Event, list[Delivery]], set[str]]] = 
     "approval.answered": _approval_outcome,
     "approval.expired": _approval_outcome,
     "approval.discarded": _approval_discarded,
+    **access.HANDLERS,
 }

@@ -1,7 +1,7 @@
 """Query tables of the rooms projection (SQLAlchemy Core on the ledger's metadata).
 
 The ledger events under case ids `rooms.*` are the source of truth; these tables are rebuilt from
-them by `projection.Projector` and must agree with migration `rooms_0001`.
+them by `projection.Projector` and must agree with migrations `rooms_0001` and `rooms_0002`.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ rooms_tokens = Table(
     Column("token_hash", String(64), primary_key=True),
     Column("kind", String(20), nullable=False),
     Column("principal_id", String(64), nullable=False, index=True),
+    Column("issued_at", Float, nullable=True),  # epoch seconds; expiry is issued_at + the configured lifetime
 )
 
 rooms_agents = Table(
@@ -62,6 +63,7 @@ rooms_rooms = Table(
     Column("owner_user_id", String(64), nullable=False),
     Column("group_name", String(200), nullable=True),
     Column("created_at", String(40), nullable=False),
+    Column("group_id", String(64), nullable=True),  # what policies match (a group's name is only shown)
 )
 
 rooms_members = Table(
@@ -125,6 +127,7 @@ rooms_roles = Table(
     Column("name", String(100), primary_key=True),
     Column("instructions", Text, nullable=False),
     Column("exclusive", Boolean, nullable=False),
+    Column("defined_by", String(100), nullable=True),  # sender that defined it; NULL: the room's owner only
 )
 
 rooms_references = Table(
@@ -157,4 +160,26 @@ rooms_approvals = Table(
     Column("state", String(20), nullable=False),  # pending | accepted | declined | expired
     Column("outcome", Text, nullable=True),  # JSON of the outcome event payload
     Column("requested_seq", BigInteger, nullable=False),
+)
+
+# A room group belongs to its owner; only rooms of the owner (or of users it allowed) join it.
+rooms_groups = Table(
+    "rooms_groups",
+    metadata,
+    Column("group_id", String(64), primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("owner_user_id", String(64), nullable=False),
+    Column("description", Text, nullable=False),
+    Column("allowed", Text, nullable=False),  # JSON list of user ids whose rooms may join
+)
+
+# An agent joins a room only with its owner's consent: a pending invitation until accepted.
+rooms_invitations = Table(
+    "rooms_invitations",
+    metadata,
+    Column("invitation_id", String(64), primary_key=True),
+    Column("room_id", String(64), nullable=False),
+    Column("agent_id", String(64), nullable=False, index=True),
+    Column("invited_by", String(100), nullable=False),
+    Column("state", String(20), nullable=False),  # pending | accepted | declined
 )

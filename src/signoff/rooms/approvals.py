@@ -1,0 +1,176 @@
+"""Approval cards: an agent asks, named people answer; the first allowed answer decides.
+
+Each card is its own ledger case (`rooms.approval.<request_id>`); answers and expiry are decisions
+over that case's history through `Ledger.update`, so racing answers decide once.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import select
+
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.ledger import Event, NewEvent
+from signoff.rooms.identities import Identities
+from signoff.rooms.membership import Membership
+from signoff.rooms.model import Approval, ApprovalOption, Principal, check_text
+from signoff.rooms.store import RoomStore, loads
+from signoff.rooms.tables import rooms_approvals
+
+DECIDED = ("approval.answered", "approval.expired")
+MAX_EXPIRY = 253402300799.0  # 9999-12-31T23:59:59Z; beyond it a time cannot be shown (or made a float)
+
+
+def _case(request_id: str) -> str:
+    return f"rooms.approval.{request_id}"
+
+
+class Approvals:
+    def __init__(self, store: RoomStore, identities: Identities, membership: Membership) -> None:
+        self.store = store
+        self.identities = identities
+        self.membership = membership
+
+    def _card(self, request_id: str) -> Approval:
+        row = self.store.one(select(rooms_approvals).where(rooms_approvals.c.request_id == request_id))
+        if row is None:
+            raise NotFoundError(f"no approval request {request_id!r}", "use the request_id the agent created")
+        card = json.loads(row.card)
+        return Approval(
+            request_id=row.request_id, room_id=row.room_id, requester_agent_id=row.requester_agent_id,
+            title=card["title"], options=tuple(ApprovalOption(**o) for o in card["options"]),
+            responders=tuple(card["responders"]), expires_at=float(row.expires_at), state=row.state,
+            outcome=loads(row.outcome),
+        )
+
+    def request_approval(self, actor: Principal, room_id: str, request_id: str, title: str,
+                         options: list[dict[str, Any]], expires_at: float, responders: list[str]) -> Approval:
+        """Post an approval card (idempotent by request_id: a retry returns the same card)."""
+        if actor.kind != "agent":
+            raise RefusedError("approval cards are requested by agents", "use an agent's key")
+        if not isinstance(request_id, str) or not 1 <= len(request_id) <= 150:
+            raise UsageError("request_id must be 1-150 characters", "use a stable id per decision")
+        existing = self.store.one(select(rooms_approvals.c.request_id)
+                                  .where(rooms_approvals.c.request_id == request_id))
+        if existing is not None:
+            card = self._card(request_id)
+            if card.requester_agent_id != actor.id or card.room_id != room_id:
+                raise ConflictError(f"request_id {request_id!r} is already used by another card",
+                                    "use a fresh request_id")
+            return card
+        self.membership.require_read(actor, room_id)
+        if not isinstance(title, str) or not title.strip():
+            raise UsageError("an approval card needs a title", "pass title")
+        check_text("title", title)
+        if not isinstance(options, list) or not options:
+            raise UsageError("an approval card needs options", "pass [{id, label, decision: accept|decline}]")
+        clean_options = []
+        for o in options:
+            if not isinstance(o, dict) or not isinstance(o.get("id"), str) or not isinstance(o.get("label"), str) \
+                    or o.get("decision") not in ("accept", "decline"):
+                raise UsageError(f"bad approval option {o!r}", "each option is {id, label, decision: accept|decline}")
+            check_text("option label", o["label"])
+            clean_options.append({"id": o["id"], "label": o["label"], "decision": o["decision"]})
+        if len({o["id"] for o in clean_options}) != len(clean_options):
+            raise UsageError("approval option ids must be unique", "rename the duplicates")
+        if not isinstance(expires_at, int | float) or isinstance(expires_at, bool) \
+                or not self.store.clock.now() < expires_at <= MAX_EXPIRY:
+            raise UsageError("expires_at must be a future time in epoch seconds", "pass now + a few minutes")
+        if not isinstance(responders, list) or not responders:
+            raise UsageError("name at least one responder (user name or id)", "pass responders=[\"alice\"]")
+        responder_ids = []
+        for r in responders:
+            try:
+                responder_ids.append(self.identities.user(r).id)
+            except NotFoundError:
+                responder_ids.append(self.identities.user_by_name(r).id)
+        payload = {"request_id": request_id, "room_id": room_id, "requester_agent_id": actor.id,
+                   "requester_name": actor.name, "title": title, "options": clean_options,
+                   "responders": responder_ids, "expires_at": float(expires_at)}
+        try:
+            self.store.append(_case(request_id), [NewEvent("approval.requested", payload)], expected=0)
+        except ConflictError:
+            return self.request_approval(actor, room_id, request_id, title, options, expires_at, responders)
+        return self._card(request_id)
+
+    def _visible(self, actor: Principal, request_id: str) -> Approval:
+        """The card, for its room's readers and its named responders. Anyone else gets the same
+        bare refusal whether or not the card exists: no room id, no requester, nothing written."""
+        try:
+            card = self._card(request_id)
+            if actor.id in card.responders:
+                return card
+            self.membership.require_read(actor, card.room_id)
+            return card
+        except (NotFoundError, RefusedError) as exc:
+            raise RefusedError("you may not see or answer this approval card",
+                               "use the request_id of a card in one of your rooms") from exc
+
+    def approval(self, actor: Principal, request_id: str) -> Approval:
+        return self._visible(actor, request_id)
+
+    def pending_approvals(self, actor: Principal) -> list[Approval]:
+        rows = self.store.all(select(rooms_approvals.c.request_id).where(rooms_approvals.c.state == "pending"))
+        cards = [self._card(r.request_id) for r in rows]
+        return [c for c in cards if actor.id in c.responders or actor.is_admin]
+
+    def answer_approval(self, actor: Principal, request_id: str, option_id: str) -> dict[str, Any]:
+        """A human answers. The first allowed answer decides; a wrong responder's answer is
+        discarded and recorded; an answer after expiry yields the `expired` outcome."""
+        if actor.kind != "user":
+            raise RefusedError("only people answer approval cards", "answer with a user token")
+        card = self._visible(actor, request_id)
+        if not isinstance(option_id, str) or option_id not in {o.id for o in card.options}:
+            raise UsageError(f"unknown option {option_id!r}",
+                             f"choose one of {', '.join(o.id for o in card.options)}")
+        outcome: dict[str, Any] = {}
+
+        def decide(history: list[Event]) -> tuple[list[NewEvent], list[Any]]:
+            outcome.clear()
+            done = [e for e in history if e.type in DECIDED]
+            if done:
+                outcome.update(done[0].payload)
+                return [], []
+            base = {"request_id": request_id, "room_id": card.room_id,
+                    "requester_agent_id": card.requester_agent_id}
+            if self.store.clock.now() >= card.expires_at:
+                outcome.update({**base, "outcome": "expired", "option_id": None, "responder": None,
+                                "responder_name": None, "allowed": None})
+                return [NewEvent("approval.expired", dict(outcome))], []
+            if actor.id not in card.responders:
+                outcome.update({**base, "outcome": "discarded", "option_id": option_id,
+                                "responder": actor.sender, "responder_name": actor.display_name,
+                                "allowed": False})
+                return [NewEvent("approval.discarded", dict(outcome))], []
+            option = next(o for o in card.options if o.id == option_id)
+            outcome.update({**base, "outcome": "accepted" if option.decision == "accept" else "declined",
+                            "option_id": option_id, "decision": option.decision, "responder": actor.sender,
+                            "responder_name": actor.display_name, "allowed": True})
+            return [NewEvent("approval.answered", dict(outcome))], []
+
+        if self.store.ledger.update(_case(request_id), decide).seqs:
+            self.store.projector.catch_up()
+        return dict(outcome)
+
+    def expire_approvals(self) -> list[str]:
+        """Record the `expired` outcome of every pending card past its time."""
+        rows = self.store.all(select(rooms_approvals.c.request_id, rooms_approvals.c.room_id,
+                                     rooms_approvals.c.requester_agent_id).where(
+            rooms_approvals.c.state == "pending", rooms_approvals.c.expires_at <= self.store.clock.now()))
+        expired = []
+        for r in rows:
+            def decide(history: list[Event], r: Any = r) -> tuple[list[NewEvent], list[Any]]:
+                if any(e.type in DECIDED for e in history):
+                    return [], []
+                return [NewEvent("approval.expired", {
+                    "request_id": r.request_id, "room_id": r.room_id, "requester_agent_id": r.requester_agent_id,
+                    "outcome": "expired", "option_id": None, "responder": None, "responder_name": None,
+                    "allowed": None})], []
+
+            if self.store.ledger.update(_case(r.request_id), decide).seqs:
+                expired.append(r.request_id)
+        if expired:
+            self.store.projector.catch_up()
+        return expired

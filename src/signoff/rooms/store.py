@@ -1,0 +1,145 @@
+"""What every rooms aggregate shares: the ledger, the projector that keeps the query tables, the
+hot-path cache, group commit, and the live connections and notifier.
+
+Every change is a ledger event under a `rooms.*` case; the query tables follow through the
+projector before a write returns, so a caller reads its own writes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Select
+
+from signoff.kernel.clock import Clock
+from signoff.ledger import AppendResult, Ledger, NewEvent
+from signoff.rooms.connections import ConnectionRegistry
+from signoff.rooms.delivery import RecentDeliveries
+from signoff.rooms.notify import Notifier
+from signoff.rooms.projection import Applied, Projector
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+@dataclass
+class _Pending:
+    case_id: str
+    events: list[NewEvent]
+    seqs: tuple[int, ...] | None = None
+    error: BaseException | None = None
+    done: bool = False
+
+
+class RoomStore:
+    def __init__(self, ledger: Ledger, clock: Clock | None = None) -> None:
+        self.ledger = ledger
+        self.clock: Clock = clock or ledger.clock
+        self.notifier = Notifier()
+        self._cache: dict[tuple[str, ...], Any] = {}
+        self._cache_lock = threading.Lock()
+        self._cache_generation = 0
+        self._group = threading.Condition()
+        self._pending: list[_Pending] = []
+        self._leader = False
+        self.projector = Projector(ledger, on_applied=self._applied)
+        self.recent = RecentDeliveries(self.projector.cursor())
+        self.connections = ConnectionRegistry(
+            self.clock, on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"])
+        )
+        self.projector.catch_up()
+
+    def _applied(self, applied: Applied) -> None:
+        if applied.foreign or applied.structural:
+            with self._cache_lock:
+                self._cache.clear()
+                self._cache_generation += 1
+        if applied.foreign:
+            self.recent.reset(applied.cursor)
+            self.notifier.notify_all()
+            return
+        self.recent.add(applied.deliveries)
+        self.notifier.notify(applied.keys)
+
+    # Hot-path reads (posting) come from a cache of rooms, members, roles and agent settings. It is
+    # exact whenever the projector is caught up: every change to those goes through the projector,
+    # which clears the cache (and another process's changes are detected as foreign).
+    def cached(self, key: tuple[str, ...], load: Callable[[], Any]) -> Any:
+        with self._cache_lock:
+            if key in self._cache:
+                return self._cache[key]
+            generation = self._cache_generation
+        value = load()
+        with self._cache_lock:
+            if generation == self._cache_generation:
+                self._cache[key] = value
+        return value
+
+    def ensure_fresh(self) -> None:
+        """Make the cache exact before a check: if the stored projection cursor is not ours, another
+        process (or a catch-up in flight) moved it, so catch up. One small read, no lock."""
+        if self.projector.stored_cursor() != self.projector.cursor():
+            self.projector.catch_up()
+
+    def group_append(self, case_id: str, events: Sequence[NewEvent]) -> tuple[int, ...]:
+        """Append and project, committing concurrent callers' events together (group commit):
+        one transaction and one projection pass for everything that queued meanwhile."""
+        item = _Pending(case_id, list(events))
+        with self._group:
+            self._pending.append(item)
+            while not item.done and self._leader:
+                self._group.wait()
+            if not item.done:
+                self._leader = True
+                batch, self._pending = self._pending, []
+            else:
+                batch = []
+        if batch:
+            try:
+                by_case: dict[str, list[_Pending]] = {}
+                for it in batch:
+                    by_case.setdefault(it.case_id, []).append(it)
+                for case, items in by_case.items():
+                    try:
+                        result = self.ledger.append(case, None, [e for it in items for e in it.events])
+                    except Exception as exc:  # every caller of this case gets the failure
+                        for it in items:
+                            it.error = exc
+                        continue
+                    offset = 0
+                    for it in items:
+                        it.seqs = result.seqs[offset:offset + len(it.events)]
+                        offset += len(it.events)
+                self.projector.catch_up()
+            finally:
+                with self._group:
+                    for it in batch:
+                        it.done = True
+                    self._leader = False
+                    self._group.notify_all()
+        if item.error is not None:
+            raise item.error
+        assert item.seqs is not None
+        return item.seqs
+
+    def append(self, case_id: str, events: Sequence[NewEvent], expected: int | None = None,
+               idempotency_key: str | None = None) -> AppendResult:
+        result = self.ledger.append(case_id, expected, events, idempotency_key=idempotency_key)
+        self.projector.catch_up()
+        return result
+
+    def all(self, query: Select[Any]) -> list[Any]:
+        with self.ledger.engine.connect() as conn:
+            return list(conn.execute(query).all())
+
+    def one(self, query: Select[Any]) -> Any:
+        with self.ledger.engine.connect() as conn:
+            return conn.execute(query).first()
+
+    def now_ms(self) -> int:
+        return int(self.clock.now() * 1000)
