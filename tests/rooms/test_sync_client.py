@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from signoff.kernel.errors import NotFoundError, RefusedError
+from signoff.kernel.errors import RefusedError
 from signoff.rooms.client import (
     HttpSyncTransport,
     HttpUserTransport,
@@ -80,7 +80,7 @@ def test_refusals_are_the_same_errors_on_both_transports(faces: Faces,
                                                         person_for: Callable[[str], RoomsUserClient]) -> None:
     world, agent, _ = faces
     agent.open("fixer@case", world.room_id)
-    with pytest.raises(NotFoundError):
+    with pytest.raises(RefusedError):  # a card one may not read and a missing card answer alike (no probing)
         agent.call("fixer@case", "get_approval", {"request_id": "no-such-card"})
     other = world.service.create_room(world.alice, "case-2", agent_names=[], user_names=["alice"])
     with pytest.raises(RefusedError):
