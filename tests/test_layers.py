@@ -21,9 +21,11 @@ LAYERS = {
     "desk": 3,
     "notes": 3,
     "incident": 3,
+    "gate": 3,
     "cli": 4,
     "web": 4,
     "bridges": 4,
+    "mcp": 4,
 }
 ROOT = Path(signoff.__file__).parent
 # Imports across one layer are allowed only where a workflow is declared to build on another:
