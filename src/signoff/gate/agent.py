@@ -13,6 +13,16 @@ from signoff.rooms.client import HttpTransport, Transport
 ENV_URL, ENV_AGENT, ENV_KEY = "SIGNOFF_ROOMS_URL", "SIGNOFF_AGENT_ID", "SIGNOFF_AGENT_KEY"
 
 
+def rooms_url(url: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    """The rooms server's URL: `url`, else SIGNOFF_ROOMS_URL."""
+    url = url or (os.environ if env is None else env).get(ENV_URL)
+    if not url:
+        raise UsageError("no rooms server URL", f"pass --url or set {ENV_URL} (the URL of `signoff serve`)")
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"bad rooms URL {url!r}", "pass the URL of `signoff serve`, e.g. http://127.0.0.1:8787")
+    return url.rstrip("/")
+
+
 @dataclass(frozen=True)
 class RoomsAgent:
     url: str
@@ -36,9 +46,7 @@ class RoomsAgent:
                              "set SIGNOFF_ROOMS_URL, SIGNOFF_AGENT_ID and SIGNOFF_AGENT_KEY "
                              "(signoff rooms agent add NAME --owner USER prints the id and key)")
         assert url and agent_id and key
-        if not url.startswith(("http://", "https://")):
-            raise UsageError(f"bad rooms URL {url!r}", "pass the URL of `signoff serve`, e.g. http://127.0.0.1:8787")
-        return cls(url.rstrip("/"), agent_id, key)
+        return cls(rooms_url(url, env), agent_id, key)
 
     def transport(self) -> Transport:
         return HttpTransport(self.url, self.agent_id, self.key)

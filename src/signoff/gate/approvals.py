@@ -85,7 +85,7 @@ class Approvals:
             await transport.aclose()
 
     @contextlib.asynccontextmanager
-    async def _connected(self, room_id: str) -> AsyncIterator[RoomsClient]:
+    async def connected(self, room_id: str) -> AsyncIterator[RoomsClient]:
         transport = self._transport()
         try:
             async with RoomsClient(transport) as client:
@@ -112,7 +112,7 @@ class Approvals:
             raise UsageError(f"expires_in must be between 0 and {int(MAX_WAIT)} seconds", "pass e.g. 600")
         room_id = await self.room_id(room)
         digest = content_digest(content)
-        async with self._connected(room_id) as client:
+        async with self.connected(room_id) as client:
             card = await client.request_approval(new_request_id(digest), title, list(options or DEFAULT_OPTIONS),
                                                  time.time() + expires_in, list(responders))
         return {**card, "content_digest": digest}
@@ -134,7 +134,7 @@ class Approvals:
         if first.state != "pending" or timeout == 0:
             return first
         deadline = time.monotonic() + timeout
-        async with self._connected(first.room_id) as client:
+        async with self.connected(first.room_id) as client:
             while True:
                 now = await self.decision(request_id, content)  # read after connecting: no answer slips by
                 left = deadline - time.monotonic()
