@@ -11,22 +11,13 @@ import pytest
 
 from signoff.gate import bound_content, content_digest
 from signoff.kernel.errors import RefusedError
-from tests.conftest import wait_for
 from tests.mcp.conftest import Served, error_text, http_client, result, stdio_client
 
 PLAN = "DROP TABLE sessions;\n-- on db-prod-2, during the maintenance window\n"
 
 
 def pending_card(served: Served, token: str, request_id: str) -> dict[str, Any]:
-    person = served.person(token)
-    found: list[dict[str, Any]] = []
-
-    def seen() -> bool:
-        found[:] = [c for c in person.pending() if c["request_id"] == request_id]
-        return bool(found)
-
-    assert wait_for(seen), f"card {request_id} never reached the person"
-    return found[0]
+    return served.pending_card(token, lambda c: c["request_id"] == request_id)
 
 
 async def ask(client: Any, content: str = PLAN, responders: list[str] | None = None) -> dict[str, Any]:

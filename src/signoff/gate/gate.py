@@ -93,13 +93,18 @@ class Gate:
                                        content, self.approvers, expires_in=self.timeout)
         decision = await approvals.wait(str(card["request_id"]), self.timeout, content)
         if decision.approved:
-            return record_decision(settings, action, digest, decision, "ran", agent.url)
+            return record_decision(settings, action, digest, decision, "approved", agent.url)
         if decision.state in ("pending", "expired") and self.on_timeout == "raise":
             record = record_decision(settings, action, digest, decision, "timed_out", agent.url)
             raise GateTimeout(f"{action}: no answer from {', '.join(self.approvers)} within {self.timeout:g} s",
                               decision, record)
         record = record_decision(settings, action, digest, decision, "refused", agent.url)
         raise GateRefused(f"{action} was not approved: {decision.reason or decision.state}", decision, record)
+
+    def record_changed(self, record: dict[str, Any]) -> dict[str, Any]:
+        agent, settings = self._resolved()
+        return record_decision(settings, record["action"], record["arguments_sha256"], record["decision"],
+                               "arguments_changed", agent.url)
 
     def check(self, action: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         return cast(dict[str, Any], run_sync(self.acheck(action, arguments)))
@@ -117,8 +122,10 @@ class Gate:
             b.apply_defaults()
             return dict(b.arguments)
 
-        def unchanged(approved: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-            if call_content(action, bound(args, kwargs)) != call_content(action, approved):
+        def unchanged(approved: str, record: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+            # Compared as text taken before asking: the arguments are the caller's live objects.
+            if call_content(action, bound(args, kwargs)) != approved:
+                self.record_changed(record)
                 raise RefusedError(f"the arguments of {action} changed after they were approved",
                                    "do not mutate arguments while an approval is pending")
 
@@ -126,8 +133,9 @@ class Gate:
             @functools.wraps(fn)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 arguments = bound(args, kwargs)
-                await self.acheck(action, arguments)
-                unchanged(arguments, args, kwargs)
+                approved = call_content(action, arguments)
+                record = await self.acheck(action, arguments)
+                unchanged(approved, record, args, kwargs)
                 return await fn(*args, **kwargs)
 
             return cast(F, async_wrapper)
@@ -135,8 +143,9 @@ class Gate:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             arguments = bound(args, kwargs)
-            self.check(action, arguments)
-            unchanged(arguments, args, kwargs)
+            approved = call_content(action, arguments)
+            record = self.check(action, arguments)
+            unchanged(approved, record, args, kwargs)
             return fn(*args, **kwargs)
 
         return cast(F, wrapper)

@@ -24,20 +24,22 @@ def case_for(action: str) -> str:
     return f"gate/{action}"[:200]
 
 
-def record_decision(settings: Settings, action: str, digest: str, decision: Decision,
+def record_decision(settings: Settings, action: str, digest: str, decision: Decision | dict[str, Any],
                     outcome: str, rooms_url: str) -> dict[str, Any]:
     """Sign the decision, write the evidence file and append the ledger event; returns the record.
 
-    `outcome` is what the gate did: ran, refused, timed_out."""
+    `outcome` is what the gate did: approved (the call went ahead), refused, timed_out, or
+    arguments_changed (approved, but the arguments changed before the call, so it did not run)."""
+    shown = decision.to_dict() if isinstance(decision, Decision) else dict(decision)
     record = {"kind": "reported", "action": action, "arguments_sha256": digest, "outcome": outcome,
-              "decision": decision.to_dict(), "rooms": rooms_url}
+              "decision": shown, "rooms": rooms_url}
     st = statement([subject(f"call:{action}", sha256=digest)], PREDICATE_TYPE, record)
     key = KeyStore(settings.keys_dir).ensure(KEY_NAME)
     path = write_evidence(st, key, settings.evidence_dir / "gate", stem="gate")
     ledger = Ledger.open(settings)
     try:
         result = ledger.append(case_for(action), None, [NewEvent(EVENT_TYPE, {**record, "evidence": str(path)})],
-                               idempotency_key=f"gate:{decision.request_id}:{outcome}")
+                               idempotency_key=f"gate:{shown['request_id']}:{outcome}")
     finally:
         ledger.close()
     return {**record, "evidence": Path(path), "event_seq": result.seqs[0]}
