@@ -106,6 +106,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     fixer, fixer_key = rooms.create_agent(alice, "fixer", "proposes fixes")
     helper, helper_key = rooms.create_agent(alice, "helper", "another agent")
     room = rooms.create_room(alice, "ops", agent_names=["fixer", "helper"], user_names=["alice", "bob"])
+    rooms.create_room(alice, "board", user_names=["alice"])  # no agent is a member
     ledger.close()
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}

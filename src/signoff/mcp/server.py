@@ -151,7 +151,7 @@ def _check_claims(text: str, repo: Path, range_: str) -> dict[str, Any]:
 def build_server(caller: Caller, settings: Settings, default_room: str | None = None,
                  **server_options: Any) -> MCPServer:
     tools = Tools(caller, settings, default_room)
-    mcp: MCPServer = MCPServer("signoff", instructions=INSTRUCTIONS, **server_options)
+    mcp: MCPServer = MCPServer("signoff", instructions=INSTRUCTIONS, log_level="WARNING", **server_options)
 
     @mcp.tool()
     async def request_approval(question: str, content: str, responders: list[str], room: str = "",
