@@ -16,19 +16,11 @@ from signoff.repair.fixture import FixtureRepo, build, examples_root
 from signoff.repair.harness import freeze
 from signoff.repair.verifier import harness_store
 from tests.mcp.conftest import Served, error_text, result, stdio_client
+from tests.repair.test_verifier import _sandbox_works
 from tests.support.requires import require
 
 HARNESS = examples_root() / "coupon" / "harness"
 EXPECT = "test_coupon.py::test_coupon_applies_once"
-
-
-def _sandbox_works() -> bool:
-    try:
-        from signoff.sandbox import run
-
-        return run(["/bin/true"], [], timeout=20).exit_code == 0
-    except Exception:
-        return False
 
 
 @pytest.fixture(scope="module")
