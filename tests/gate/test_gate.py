@@ -4,6 +4,7 @@ answers over the rooms API; every decision is signed and in the ledger."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,7 +17,7 @@ from signoff.gate.record import EVENT_TYPE, PREDICATE_TYPE, case_for
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import Ledger
 from signoff.trust import KeyStore, verify_file
-from tests.support.serve import Served
+from tests.support.serve import Served, signoff
 
 
 def for_call(action: str, arguments: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
@@ -72,6 +73,10 @@ def test_sync_function_runs_only_after_yes_to_exactly_its_arguments(served: Serv
         ledger.close()
     assert last.payload["outcome"] == "approved" and last.payload["decision"]["request_id"] == card["request_id"]
     check_recorded(served, {**last.payload, "event_seq": last.seq}, "approved")
+    # Offline, with the CLI: the trust policy entitles the gate key to this statement type.
+    checked = subprocess.run(signoff("evidence", "verify", last.payload["evidence"]), env=served.env(),
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_async_function_wrong_person_then_no_raises_with_the_reason(served: Served) -> None:
