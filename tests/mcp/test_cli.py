@@ -16,7 +16,8 @@ from signoff.cli.main import main
     (["--url", "ftp://x"], {"SIGNOFF_AGENT_ID": "a", "SIGNOFF_AGENT_KEY": "k"}, "error: bad rooms URL 'ftp://x'"),
     (["--transport", "http"], {}, "error: no rooms server URL"),
     (["--transport", "http", "--url", "http://127.0.0.1:1", "--agent-id", "a"], {}, "error: --agent-id is for stdio"),
-    (["--transport", "http", "--url", "http://127.0.0.1:1", "--port", "70000"], {}, "error: port 70000 is out of range"),
+    (["--transport", "http", "--url", "http://127.0.0.1:1", "--port", "70000"], {},
+     "error: port 70000 is out of range"),
 ])
 def test_bad_configuration(home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                            args: list[str], env: dict[str, str], message: str) -> None:
