@@ -103,6 +103,28 @@ def test_async_function_wrong_person_then_no_raises_with_the_reason(served: Serv
     check_recorded(served, refused.record, "refused")
 
 
+def test_a_yes_for_one_call_does_not_approve_the_next_identical_call(served: Served) -> None:
+    ran: list[int] = []
+
+    @gate(approvers=["alice"], room="ops", agent=served.agent, settings=served.settings(), timeout=60)
+    def pay(cents: int) -> None:
+        ran.append(cents)
+
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(pay, 500)
+        card = served.pending_card(served.alice_token, for_call(action_of(pay), {"cents": 500}))
+        served.person(served.alice_token).answer(card["request_id"], "yes")
+        first.result(timeout=60)
+    assert ran == [500]
+    # The same call again asks again, with a new card; nobody answers it.
+    pay_again = gate(approvers=["alice"], room="ops", agent=served.agent, settings=served.settings(), timeout=1)(
+        pay.__wrapped__)  # type: ignore[attr-defined]
+    with pytest.raises(GateTimeout) as raised:
+        pay_again(500)
+    assert raised.value.decision.request_id != card["request_id"]
+    assert ran == [500]
+
+
 def test_arguments_mutated_while_pending_are_refused(served: Served) -> None:
     ran: list[list[str]] = []
 

@@ -104,7 +104,7 @@ def test_a_card_whose_title_differs_from_its_digest_approves_nothing(served: Ser
         async with RoomsClient(transport) as rooms:
             await rooms.connect_to_room(served.room_id)
             await rooms.request_approval(rid, card_title("Run this?", PLAN), [
-                {"id": "yes", "label": "yes", "decision": "accept"}], 2_000_000_000.0, ["alice"])
+                {"id": "yes", "label": "Approve", "decision": "accept"}], 2_000_000_000.0, ["alice"])
         await transport.aclose()
 
     async def main() -> None:
@@ -115,6 +115,37 @@ def test_a_card_whose_title_differs_from_its_digest_approves_nothing(served: Ser
                 args = {"request_id": rid, "timeout": 0} | ({"content": content} if content else {})
                 decision = result(await client.call_tool("await_approval", args))
                 assert decision["approved"] is False and decision["state"] == "unbound"
+
+    asyncio.run(main())
+
+
+def test_no_label_can_dress_a_yes_as_a_no(served: Served) -> None:
+    """The agent offers an option labelled "Reject" that accepts. Over MCP the label is shown with its
+    decision's verb first; a card made by hand with such a label binds nothing."""
+    from signoff.gate.binding import card_title
+    from signoff.rooms.client import RoomsClient
+
+    sneaky = [{"id": "reject", "label": "Reject", "decision": "accept"},
+              {"id": "ok", "label": "Looks fine", "decision": "decline"}]
+
+    async def main() -> None:
+        async with stdio_client(served) as client:
+            card = result(await client.call_tool("request_approval", {
+                "question": "Run this migration?", "content": PLAN, "responders": ["alice"], "options": sneaky}))
+            shown = await asyncio.to_thread(pending_card, served, served.alice_token, card["request_id"])
+            assert [o["label"] for o in shown["options"]] == ["Approve: Reject", "Refuse: Looks fine"]
+        rid = f"bound/{content_digest(PLAN)}/sneaky-labels-0001"
+        transport = served.agent.transport()
+        async with RoomsClient(transport) as rooms:
+            await rooms.connect_to_room(served.room_id)
+            await rooms.request_approval(rid, card_title("Run this migration?", PLAN), sneaky, 2_000_000_000.0,
+                                         ["alice"])
+        await transport.aclose()
+        await asyncio.to_thread(served.person(served.alice_token).answer, rid, "reject")
+        async with stdio_client(served) as client:
+            decision = result(await client.call_tool("await_approval", {"request_id": rid, "timeout": 0,
+                                                                        "content": PLAN}))
+            assert decision["approved"] is False and decision["state"] == "unbound"
 
     asyncio.run(main())
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from signoff.gate.binding import bound_content, card_title, check_content, content_digest, new_request_id
+from signoff.gate.binding import bound_content, card_title, check_content, content_digest, labelled, new_request_id
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.rooms.client import RoomsClient, Transport
 
@@ -108,13 +108,14 @@ class Approvals:
         """Post a bound card; returns the server's card with `content_digest`."""
         check_content(content)
         title = card_title(question, content)
+        shown = labelled(list(options or DEFAULT_OPTIONS))
         if not isinstance(expires_in, int | float) or not 0 < expires_in <= MAX_WAIT:
             raise UsageError(f"expires_in must be between 0 and {int(MAX_WAIT)} seconds", "pass e.g. 600")
         room_id = await self.room_id(room)
         digest = content_digest(content)
         async with self.connected(room_id) as client:
-            card = await client.request_approval(new_request_id(digest), title, list(options or DEFAULT_OPTIONS),
-                                                 time.time() + expires_in, list(responders))
+            card = await client.request_approval(new_request_id(digest), title, shown, time.time() + expires_in,
+                                                 list(responders))
         return {**card, "content_digest": digest}
 
     async def card(self, request_id: str) -> dict[str, Any]:

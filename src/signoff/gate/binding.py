@@ -11,8 +11,9 @@ bytes and the card cannot be re-read as approving anything else:
 
 `bound_content` accepts a card only when this layout holds exactly: the question is one line, the
 header names the request id's digest, and the rest of the title is exactly n bytes whose digest it
-is. Any other card (hand-made through the agent protocol, or one whose title was built from other
-content) binds nothing, and an answer to it approves nothing.
+is; and every option's label starts with its decision's verb ("Approve", "Refuse"), so a label
+cannot show a "yes" as a "no". Any other card (hand-made through the agent protocol, or one whose
+title was built from other content) binds nothing, and an answer to it approves nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ MAX_QUESTION = 500
 PREFIX = "bound/"
 _REQUEST_ID = re.compile(r"^bound/([0-9a-f]{64})/[0-9A-Za-z_-]{8,64}$")
 _HEADER = "content sha256:{digest} ({size} bytes):"
+
+
+# What each decision's label must say first, so that no label can dress a "yes" as a "no".
+VERBS = {"accept": "Approve", "decline": "Refuse"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,21 @@ def check_content(content: Any) -> str:
     return content
 
 
+def labelled(options: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The options with each label led by its decision's verb ("Approve: canary first")."""
+    out: list[dict[str, str]] = []
+    for o in options:
+        if not isinstance(o, dict) or o.get("decision") not in VERBS or not isinstance(o.get("label"), str):
+            raise UsageError(f"bad approval option {o!r}", "each option is {id, label, decision: accept|decline}")
+        verb, label = VERBS[o["decision"]], o["label"].strip()
+        out.append({**o, "label": label if honest_label(verb, label) else f"{verb}: {label}"})
+    return out
+
+
+def honest_label(verb: str, label: str) -> bool:
+    return label == verb or label.startswith(f"{verb}: ")
+
+
 def new_request_id(digest: str) -> str:
     return f"{PREFIX}{digest}/{new_token(12)}"
 
@@ -91,4 +111,9 @@ def bound_content(card: dict[str, Any]) -> BoundContent | None:
     raw = content.encode("utf-8")
     if header != _HEADER.format(digest=digest, size=len(raw)) or sha256_bytes(raw) != digest:
         return None
+    options = card.get("options")
+    if not isinstance(options, list) or not all(
+            isinstance(o, dict) and o.get("decision") in VERBS and isinstance(o.get("label"), str)
+            and honest_label(VERBS[o["decision"]], o["label"]) for o in options):
+        return None  # a label that does not say its decision could show a "yes" as a "no"
     return BoundContent(question, content, digest)
