@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.gate import bound_content, content_digest
+from signoff.gate import RoomsAgent, bound_content, content_digest
 from signoff.kernel.errors import RefusedError
 from tests.mcp.conftest import Served, error_text, http_client, result, stdio_client
 
@@ -199,5 +199,9 @@ def test_bad_input_is_an_error_with_a_fix(served: Served) -> None:
             assert "error: this agent is not a member of a room 'nowhere'" in text
             text = error_text(await client.call_tool("await_approval", {"request_id": "bound/nothing"}))
             assert "error:" in text
+        wrong = RoomsAgent(served.url, served.agent.agent_id, "soa_not-the-key")
+        async with stdio_client(served, wrong) as client:
+            text = error_text(await client.call_tool("post_message", {"body": "hello"}))
+            assert "error: POST" in text and "(401): invalid or unknown token" in text and "fix:" in text
 
     asyncio.run(main())
