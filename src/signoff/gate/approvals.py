@@ -66,7 +66,7 @@ def decide(card: dict[str, Any], content: str | None = None) -> Decision:
         return Decision(request_id, room_id, "approved" if state == "accepted" else "declined", bound.digest,
                         responder=outcome.get("responder"), responder_name=name, option_id=option,
                         reason="" if state == "accepted" else f"{name or 'the responder'} chose {option!r}")
-    if state == "expired":
+    if state == "expired" or (state == "pending" and float(card.get("expires_at") or 0) <= time.time()):
         return Decision(request_id, room_id, "expired", bound.digest, reason="nobody answered before the card expired")
     return Decision(request_id, room_id, "pending", bound.digest, reason="waiting for a listed responder")
 
