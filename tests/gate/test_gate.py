@@ -206,3 +206,27 @@ def test_bad_gates_are_refused_before_anything_is_asked(served: Served) -> None:
 
     with pytest.raises(UsageError, match="not plain JSON"):
         takes_bytes(b"\x00")
+
+
+def test_a_sync_gated_function_called_inside_a_running_event_loop(served: Served) -> None:
+    """Sync code called from async code (a framework's sync tool inside its loop) still waits for
+    the answer, on its own thread, and runs after the "yes"."""
+    ran: list[str] = []
+
+    @gate(approvers=["alice"], room="ops", agent=served.agent, settings=served.settings(), timeout=60)
+    def tag(release: str) -> str:
+        ran.append(release)
+        return release
+
+    def approve() -> None:
+        card = served.pending_card(served.alice_token, for_call(action_of(tag), {"release": "v9"}))
+        served.person(served.alice_token).answer(card["request_id"], "yes")
+
+    async def main() -> str:
+        with ThreadPoolExecutor(1) as pool:
+            answered = pool.submit(approve)
+            value = tag("v9")  # blocks this loop's thread until approved, by design of a sync call
+            answered.result(timeout=60)
+        return value
+
+    assert asyncio.run(main()) == "v9" and ran == ["v9"]
