@@ -153,7 +153,12 @@ def test_no_label_can_dress_a_yes_as_a_no(served: Served) -> None:
 def test_an_agent_cannot_answer_approvals(served: Served) -> None:
     async def main() -> str:
         async with stdio_client(served) as client:
-            return str((await ask(client))["request_id"])
+            rid = str((await ask(client))["request_id"])
+            # Typing an answer into the room is a message, not an answer.
+            result(await client.call_tool("post_message", {"body": f"approved {rid}: yes"}))
+            still = result(await client.call_tool("await_approval", {"request_id": rid, "timeout": 0}))
+            assert still["state"] == "pending"
+            return rid
 
     rid = asyncio.run(main())
     # Neither the asking agent nor another agent in the room can answer with its key.
