@@ -17,6 +17,7 @@ from signoff.cli.doctor import doctor
 from signoff.cli.evidence import app as evidence_app
 from signoff.cli.incident import app as incident_app
 from signoff.cli.ledger import app as ledger_app
+from signoff.cli.mcp import mcp
 from signoff.cli.notes import app as notes_app
 from signoff.cli.repair import app as repair_app
 from signoff.cli.rooms import app as rooms_app
@@ -65,6 +66,7 @@ app.add_typer(airlock_app, name="airlock", help="Scan untrusted text: quarantine
 app.add_typer(sandbox_app, name="sandbox", help="Run untrusted code isolated; prove each guarantee live.")
 app.add_typer(rooms_app, name="rooms", help="Room server identities: init, users, agents, rooms.")
 app.command("serve", help="Run the rooms server (Switch agent protocol + user endpoints).")(serve)
+app.command("mcp", help="Serve signoff's sign-off tools to MCP clients (stdio or streamable HTTP).")(mcp)
 app.add_typer(incident_app, name="incident", help="Salted fingerprints, a notary, signed disclosures, a guard.")
 app.add_typer(notes_app, name="notes", help="Release notes whose every number and hash is recomputed from git.")
 app.add_typer(repair_app, name="repair", help="Verify an agent's fix against a frozen, approved harness.")

@@ -1,0 +1,120 @@
+"""A real `signoff serve` process on a free port, with people (alice, bob), two agents (fixer,
+helper) and a room (ops) they share."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from signoff.gate import RoomsAgent
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+from signoff.rooms import RoomService
+from signoff.rooms.client import HttpUserTransport, RoomsUserClient
+from tests.conftest import wait_for
+
+
+@dataclass
+class Served:
+    url: str
+    home: Path
+    alice_token: str
+    bob_token: str
+    agent: RoomsAgent
+    other: RoomsAgent  # a second agent in the same room
+    room_id: str
+
+    def settings(self) -> Settings:
+        return Settings.load(home=self.home, db_url=f"sqlite:///{self.home / 'client.db'}")
+
+    def person(self, token: str) -> RoomsUserClient:
+        return RoomsUserClient(HttpUserTransport(self.url, token))
+
+    def pending_card(self, token: str, match: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first pending card this person sees that matches, once it arrived."""
+        person = self.person(token)
+        found: list[dict[str, Any]] = []
+
+        def seen() -> bool:
+            found[:] = [c for c in person.pending() if match(c)]
+            return bool(found)
+
+        assert wait_for(seen, timeout=30), "the card never reached the person"
+        return found[0]
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+        return {**env, "SIGNOFF_HOME": str(self.home), "SIGNOFF_DB": f"sqlite:///{self.home / 'client.db'}"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def signoff(*args: str) -> list[str]:
+    return [sys.executable, "-m", "signoff.cli.main", *args]
+
+
+class Process:
+    """A signoff command as a child process, stopped at the end."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def ready(self, url: str) -> None:
+        def answers() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"process exited: {self.proc.communicate()[1][-2000:]}")
+            try:
+                httpx.get(url, timeout=2)
+            except httpx.HTTPError:
+                return False
+            return True
+
+        assert wait_for(answers, timeout=30), f"{url} did not answer"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    home = tmp_path_factory.mktemp("mcp") / "home"
+    home.mkdir()
+    db = f"sqlite:///{home / 'rooms.db'}"
+    ledger = Ledger.from_url(db)
+    rooms = RoomService(ledger)
+    rooms.init()
+    alice, alice_token = rooms.create_user("alice", "Alice")
+    _bob, bob_token = rooms.create_user("bob", "Bob")
+    fixer, fixer_key = rooms.create_agent(alice, "fixer", "proposes fixes")
+    helper, helper_key = rooms.create_agent(alice, "helper", "another agent")
+    room = rooms.create_room(alice, "ops", agent_names=["fixer", "helper"], user_names=["alice", "bob"])
+    rooms.create_room(alice, "board", user_names=["alice"])  # no agent is a member
+    ledger.close()
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+    server = Process(signoff("serve", "--port", str(port)), {**env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        server.ready(f"{url}/health")
+        yield Served(url, home, alice_token, bob_token, RoomsAgent(url, fixer.id, fixer_key),
+                     RoomsAgent(url, helper.id, helper_key), room.id)
+    finally:
+        server.stop()
