@@ -18,8 +18,12 @@ person's face over the user endpoints:
 """
 
 from signoff.rooms.client._client import RoomsClient
+from signoff.rooms.client._context import ContextPager, page_back, page_back_sync
 from signoff.rooms.client._http import HttpTransport, parse_sse
 from signoff.rooms.client._inprocess import InProcessTransport
+from signoff.rooms.client._operator import Operator, SignoffOperator, SwitchOperator, operator_for
+from signoff.rooms.client._refusal import is_refusal_text, refused_by, refuses
+from signoff.rooms.client._register import Registered, integration_profile, register_agent, registration_body
 from signoff.rooms.client._sync import (
     HttpSyncTransport,
     HttpUserTransport,
@@ -34,6 +38,7 @@ from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.streams import Frame, StreamParams
 
 __all__ = [
+    "ContextPager",
     "Frame",
     "HttpSyncTransport",
     "HttpTransport",
@@ -42,12 +47,25 @@ __all__ = [
     "InProcessTransport",
     "InProcessUserTransport",
     "IncompatibleServer",
+    "Operator",
+    "Registered",
     "RoomsClient",
     "RoomsUserClient",
+    "SignoffOperator",
     "StreamParams",
+    "SwitchOperator",
     "SyncRoomsClient",
     "SyncTransport",
     "Transport",
     "UserTransport",
+    "integration_profile",
+    "is_refusal_text",
+    "operator_for",
+    "page_back",
+    "page_back_sync",
     "parse_sse",
+    "refused_by",
+    "refuses",
+    "register_agent",
+    "registration_body",
 ]
