@@ -18,6 +18,7 @@ person's face over the user endpoints:
 """
 
 from signoff.rooms.client._client import RoomsClient
+from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
 from signoff.rooms.client._context import ContextPager, page_back, page_back_sync
 from signoff.rooms.client._http import HttpTransport, parse_sse
 from signoff.rooms.client._inprocess import InProcessTransport
@@ -49,7 +50,9 @@ __all__ = [
     "IncompatibleServer",
     "Operator",
     "Registered",
+    "Role",
     "RoomsClient",
+    "RoomsConfig",
     "RoomsUserClient",
     "SignoffOperator",
     "StreamParams",
@@ -68,4 +71,5 @@ __all__ = [
     "refuses",
     "register_agent",
     "registration_body",
+    "write_private_json",
 ]
