@@ -134,3 +134,20 @@ def test_a_poll_that_dies_before_saving_its_cursor_applies_nothing_twice(
     assert [(o.command, o.applied) for o in out] == [("approve all", True), ("reject S1", True)]
     assert [d["action"] for d in decisions(rooms.ledger, run)] == ["approve", "reject"]
     assert poll_room(run, rooms, notes, room.id, ["alice"]) == []  # the cursor is saved now
+
+
+def test_configured_identities_decide_and_a_copied_display_name_does_not(
+        rooms: RoomService, template: Path, tmp_path: Path) -> None:
+    from signoff.rooms.client import Identities
+
+    run, alice, notes, (room,) = _alice_and_notes(rooms, template, tmp_path, "external")
+    mallory, _ = rooms.create_user("mallory", "alice")  # the same display name as alice
+    rooms.add_member(alice, room.id, user_name="mallory")
+    # Sender ids as an external server would write them: opaque, bound by configuration only.
+    identities = Identities.configured({"alice": alice.sender})
+    rooms.post_message(mallory, room.id, "approve all", target_names=["notes"])
+    rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
+    out = poll_room(run, rooms, notes, room.id, ["alice", "mallory"], identities)
+    assert [(o.sender, o.applied) for o in out] == [(mallory.sender, False), (alice.sender, True)]
+    assert "not bound to anyone" in out[0].detail
+    assert [d["by"] for d in decisions(rooms.ledger, run)] == ["alice"]

@@ -260,10 +260,13 @@ def room_cmd(
     from signoff.notes.room import outcomes_json, poll_room
     from signoff.notes.run import run_dir
     from signoff.rooms import RoomService
+    from signoff.rooms.client import Identities, RoomsConfig
 
     folder = run_dir(run, settings())
     rooms = RoomService(Ledger.open(settings()))
-    outcomes = poll_room(folder, rooms, rooms.agent_by_name(agent), room, decider or [])
+    people = RoomsConfig.from_settings(settings()).people  # [rooms.people]: who each sender id is
+    outcomes = poll_room(folder, rooms, rooms.agent_by_name(agent), room, decider or [],
+                         Identities.configured(people) if people else None)
     if as_json:
         print_json(outcomes_json(outcomes))
         return

@@ -21,6 +21,7 @@ from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
 from signoff.rooms.client._context import ContextPager, page_back, page_back_sync
 from signoff.rooms.client._http import HttpTransport, parse_sse
+from signoff.rooms.client._identity import Identities, Person, probe_sender
 from signoff.rooms.client._inprocess import InProcessTransport
 from signoff.rooms.client._operator import Operator, SignoffOperator, SwitchOperator, operator_for
 from signoff.rooms.client._refusal import is_refusal_text, refused_by, refuses
@@ -44,11 +45,13 @@ __all__ = [
     "HttpSyncTransport",
     "HttpTransport",
     "HttpUserTransport",
+    "Identities",
     "InProcessSyncTransport",
     "InProcessTransport",
     "InProcessUserTransport",
     "IncompatibleServer",
     "Operator",
+    "Person",
     "Registered",
     "Role",
     "RoomsClient",
@@ -67,6 +70,7 @@ __all__ = [
     "page_back",
     "page_back_sync",
     "parse_sse",
+    "probe_sender",
     "refused_by",
     "refuses",
     "register_agent",
