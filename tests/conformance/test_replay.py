@@ -230,3 +230,18 @@ def test_recordings_hold_no_secrets(name: str) -> None:
                 for key in ("api_key", "password", "key", "token"):
                     assert body.get(key) in (None, "<redacted>")
     assert "Bearer " not in text and "switch_auth=" not in text
+
+
+def test_capabilities_are_negotiated_from_the_catalogue_switch_answered() -> None:
+    from signoff.rooms.client import Capabilities
+
+    data = json.loads((RECORDINGS.parent / "switch-0.19-operations.json").read_text())
+    switch = Capabilities.from_catalogue(data["operations"])
+    assert len(switch.operations) == 45
+    assert not switch.approval_cards and switch.room_links
+    assert switch.decision_channel == "addressed_command"
+    # Everything the client and the scenario rely on is offered by Switch 0.19.
+    assert switch.missing("connect_to_room", "post_message", "send_targeted_message", "read_context",
+                          "create_room", "create_room_document", "update_room_document",
+                          "load_internal_documents", "list_participants") == []
+    assert data["operations"]["read_context"]["arguments"] == ["before", "limit", "since"]

@@ -211,3 +211,14 @@ def test_receipts_in_a_busy_room(target: Target) -> None:
             assert handoff_matches(event, receipt)
 
     run(scenario())
+
+
+def test_capabilities_are_read_from_the_server(target: Target) -> None:
+    async def scenario() -> None:
+        async with pair(target) as p:
+            caps = await p.fixer.capabilities()
+            assert caps.missing("connect_to_room", "send_targeted_message", "read_context") == []
+            if target.kind == "embedded":
+                assert caps.approval_cards and caps.decision_channel == "approval_card"
+
+    run(scenario())

@@ -17,6 +17,7 @@ person's face over the user endpoints:
     person = RoomsUserClient(HttpUserTransport(base_url, token))           # or InProcessUserTransport
 """
 
+from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
 from signoff.rooms.client._context import ContextPager, page_back, page_back_sync
@@ -40,6 +41,7 @@ from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.streams import Frame, StreamParams
 
 __all__ = [
+    "Capabilities",
     "ContextPager",
     "Frame",
     "HttpSyncTransport",

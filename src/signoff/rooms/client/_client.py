@@ -22,6 +22,7 @@ from signoff.kernel.errors import (
     UnavailableError,
     UsageError,
 )
+from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._context import page_back
 from signoff.rooms.client._refusal import refuses
 from signoff.rooms.client._transport import IncompatibleServer, Transport
@@ -309,6 +310,10 @@ class RoomsClient:
         roots = {receipt.message_id, receipt.thread_id}
         return [reply for thread in context.get("threads") or [] if (thread.get("root") or {}).get("id") in roots
                 for reply in thread.get("replies") or [] if refuses(reply, receipt, thread["root"]["id"])]
+
+    async def capabilities(self) -> Capabilities:
+        """What this server offers (approval cards, room links), from its operation catalogue."""
+        return Capabilities.from_catalogue(await self.transport.operations())
 
     async def request_approval(self, request_id: str, title: str, options: list[dict[str, str]],
                                expires_at: float, responders: list[str]) -> dict[str, Any]:
