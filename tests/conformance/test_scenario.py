@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -222,3 +223,43 @@ def test_capabilities_are_read_from_the_server(target: Target) -> None:
                 assert caps.approval_cards and caps.decision_channel == "approval_card"
 
     run(scenario())
+
+
+def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) -> None:
+    """Notes' room decisions through the client: the decider is bound by configured sender id (here
+    the reviewer agent stands in for a bridged person, as a Switch core without a bridge has no
+    people), a command from anyone else is refused, and every command is answered once."""
+    from signoff.kernel.settings import Settings
+    from signoff.ledger import Ledger
+    from signoff.notes.decisions import decisions
+    from signoff.notes.room import poll_room_client
+    from signoff.notes.run import start_run
+    from signoff.rooms.client import Identities
+    from tests.notes.gitrepo import rich_history
+    from tests.support.requires import require_binary
+
+    require_binary("git", "apt-get install -y git")
+    repo = rich_history(tmp_path / "repo")
+    settings = Settings.load(home=str(tmp_path / "home"))
+    start_run(repo.path, "v0.1.0..v0.2.0", tmp_path / "run", settings)
+    ledger = Ledger.open(settings)
+
+    async def scenario() -> None:
+        async with pair(target) as p:
+            target.step("notes decisions")
+            decider = await p.reviewer.post_message("hello")  # learn the stand-in's sender id from a receipt
+            identities = Identities.configured({"alice": decider.sender})
+            approve = await p.reviewer.send_targeted_message("approve all", [p.fixer_name])
+            unknown = await p.reviewer.send_targeted_message("I think approve S2", [p.fixer_name])
+            out = await poll_room_client(tmp_path / "run", ledger, p.fixer, p.fixer_name, p.room_id, ["alice"],
+                                         identities)
+            commands = [(o.message_id, o.applied) for o in out if o.sender == decider.sender]
+            assert commands == [(approve.message_id, True), (unknown.message_id, False)]
+            assert await poll_room_client(tmp_path / "run", ledger, p.fixer, p.fixer_name, p.room_id, ["alice"],
+                                          identities) == []
+            assert [d["ref"]["message_id"] for d in decisions(ledger, tmp_path / "run")] == [approve.message_id]
+
+    try:
+        run(scenario())
+    finally:
+        ledger.close()

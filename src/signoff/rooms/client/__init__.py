@@ -20,7 +20,7 @@ person's face over the user endpoints:
 from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
-from signoff.rooms.client._context import ContextPager, page_back, page_back_sync
+from signoff.rooms.client._context import ContextPager, page_back, page_back_sync, read_room
 from signoff.rooms.client._http import HttpTransport, parse_sse
 from signoff.rooms.client._identity import Identities, Person, probe_sender
 from signoff.rooms.client._inprocess import InProcessTransport
@@ -73,6 +73,7 @@ __all__ = [
     "page_back_sync",
     "parse_sse",
     "probe_sender",
+    "read_room",
     "refused_by",
     "refuses",
     "register_agent",

@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from signoff.kernel.errors import UnavailableError
+
 MAX_LIMIT = 1000
 
 
@@ -31,15 +33,18 @@ def iso_ms(ms: int) -> str:
 
 
 class ContextPager:
-    """The arguments of each next `read_context` call, and what each answer tells."""
+    """The arguments of each next `read_context` call, and what each answer tells. With
+    `message_id` None it reads the whole room (`seen` then holds every entry)."""
 
-    def __init__(self, message_id: str, page: int = 50, max_pages: int = 40) -> None:
+    def __init__(self, message_id: str | None, page: int = 50, max_pages: int = 40) -> None:
         self.message_id = message_id
         self.limit = page
         self.pages_left = max_pages
         self.before: int | None = None
-        self.seen: set[str] = set()
+        self.seen: dict[str, dict[str, Any]] = {}
+        self.pages: list[list[dict[str, Any]]] = []  # the fresh entries of each page, newest page first
         self.done = False
+        self.truncated = False
 
     def args(self) -> dict[str, Any]:
         args: dict[str, Any] = {"limit": self.limit}
@@ -50,14 +55,19 @@ class ContextPager:
     def feed(self, context: dict[str, Any]) -> dict[str, Any] | None:
         """The entry when this page holds it; otherwise prepares the next page (or sets `done`)."""
         self.pages_left -= 1
+        self.truncated = bool(context.get("truncated"))
         fresh = 0
+        self.pages.append([])
         for entry in entries(context):
-            if entry.get("id") == self.message_id and "body" in entry:
+            if "body" not in entry:
+                continue  # a thread root older than this page: it comes with its own page
+            if self.message_id is not None and entry.get("id") == self.message_id:
                 self.done = True
                 return entry
             ident = str(entry.get("id"))
             if ident not in self.seen:
-                self.seen.add(ident)
+                self.seen[ident] = entry
+                self.pages[-1].append(entry)
                 fresh += 1
         oldest = context.get("oldest_timestamp")
         if not context.get("truncated") or not isinstance(oldest, int) or self.pages_left <= 0:
@@ -80,6 +90,21 @@ async def page_back(call: Callable[..., Awaitable[Any]], message_id: str, page: 
         if found is not None:
             return found
     return None
+
+
+async def read_room(call: Callable[..., Awaitable[Any]], page: int = 100, max_pages: int = 200) -> list[dict[str, Any]]:
+    """Every message of the connected room that `read_context` reaches, oldest first. Raises
+    UnavailableError when the room is longer than `max_pages` pages: a partial read would look
+    like a complete one."""
+    pager = ContextPager(None, page, max_pages)
+    while not pager.done:
+        pager.feed(await call("read_context", **pager.args()))
+        if pager.done and pager.pages_left <= 0 and pager.truncated:
+            raise UnavailableError(f"the room has more than {max_pages} pages of context",
+                                   "read it in parts (since/before) or raise max_pages")
+    # Oldest page first, then by time; entries of one millisecond keep the server's order.
+    ordered = [entry for found in reversed(pager.pages) for entry in found]
+    return sorted(ordered, key=lambda e: int(e.get("timestamp") or 0))
 
 
 def page_back_sync(call: Callable[..., Any], message_id: str, page: int = 50,
