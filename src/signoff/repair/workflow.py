@@ -33,6 +33,7 @@ from signoff.repair.harness import freeze, harness_digest
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, harness_store, verify
 from signoff.rooms import Principal, Receipt, RoomService, handoff_matches
+from signoff.rooms.client import Person
 
 STATES = ("REPORTED", "CONTRACT_PROPOSED", "APPROVED", "REPRODUCED", "BLOCKED", "FIX_REQUESTED", "CANDIDATE",
           "VERIFIED", "REJECTED", "INCONCLUSIVE", "AWAITING_REVIEW", "ACCEPTED", "DECLINED")
@@ -76,10 +77,11 @@ class CaseState:
     case_id: str
     state: str
     room_id: str
-    operator: str  # the linked operator's sender id (user:<id>)
+    operator: str  # the linked operator's sender id, opaque (as the server writes it)
     contract: Contract
     base: str
     harness_digest: str
+    operator_name: str = ""  # whom replies @-mention (display only: commands are checked by `operator`)
     attempt: int = 0
     handoffs: dict[int, dict[str, Any]] = field(default_factory=dict)  # attempt -> {command_id, receipt}
     proposals: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -109,7 +111,7 @@ def fold(events: list[Event]) -> CaseState | None:
         p = ev.payload
         if ev.type == "repair.reported":
             st = CaseState(p["case_id"], "REPORTED", p["room_id"], p["operator"], Contract.from_json(p["contract"]),
-                           p["base"], p["harness_digest"])
+                           p["base"], p["harness_digest"], str(p.get("operator_name") or ""))
         if st is None:
             continue
         if ev.type in _STATE_OF:
@@ -149,8 +151,9 @@ class RepairDesk:
 
     # -- set-up ---------------------------------------------------------------------------------
 
-    def watch(self, room_id: str, contract: Contract, operator: Principal) -> None:
-        """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count."""
+    def watch(self, room_id: str, contract: Contract, operator: Principal | Person) -> None:
+        """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count:
+        a principal of the embedded server, or a person bound by sender id (`[rooms.people]`)."""
         self.ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
             "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
             "operator_name": operator.name})],
@@ -302,6 +305,7 @@ class RepairDesk:
         events = [
             NewEvent("repair.reported", {"case_id": case_id, "room_id": room_id, "message_id": message_id,
                                          "reporter": sender, "report": body[:4000], "operator": watch["operator"],
+                                         "operator_name": watch["operator_name"],
                                          "contract": contract.as_json(), "base": base,
                                          "harness_digest": frozen.digest}),
             NewEvent("repair.contract_proposed", {"harness_digest": frozen.digest, "base": base}),
@@ -473,8 +477,9 @@ class RepairDesk:
                      [NewEvent("repair.review_requested", {})], [], f"repair:done:{key}")
 
     def _operator_name(self, st: CaseState) -> str:
-        kind, _, ident = st.operator.partition(":")
-        return self.rooms.user(ident).name if kind == "user" else st.operator
+        # Sender ids are opaque (a Matrix id on Switch): the name comes from the watch, never from
+        # parsing the id. Cases reported before the name was recorded fall back to the id itself.
+        return st.operator_name or st.operator
 
 
 class FixerWorker:
