@@ -91,7 +91,7 @@ class RoomsConfig:
             raise UsageError(f"{self.keys_path} is not a rooms keys file", "run `signoff rooms connect` again")
         if data.get("url") != self.url:
             raise UsageError(f"{self.keys_path} holds keys for {data.get('url')}, not {self.url}",
-                             "run `signoff rooms connect` for this server")
+                             "set [rooms] keys to another file for this server (or move that one aside)")
         return {str(k): dict(v) for k, v in data["agents"].items()}
 
     def key(self, role: str) -> dict[str, str]:
