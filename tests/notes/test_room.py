@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,3 +135,103 @@ def test_a_poll_that_dies_before_saving_its_cursor_applies_nothing_twice(
     assert [(o.command, o.applied) for o in out] == [("approve all", True), ("reject S1", True)]
     assert [d["action"] for d in decisions(rooms.ledger, run)] == ["approve", "reject"]
     assert poll_room(run, rooms, notes, room.id, ["alice"]) == []  # the cursor is saved now
+
+
+def test_configured_identities_decide_and_a_copied_display_name_does_not(
+        rooms: RoomService, template: Path, tmp_path: Path) -> None:
+    from signoff.rooms.client import Identities
+
+    run, alice, notes, (room,) = _alice_and_notes(rooms, template, tmp_path, "external")
+    mallory, _ = rooms.create_user("mallory", "alice")  # the same display name as alice
+    rooms.add_member(alice, room.id, user_name="mallory")
+    # Sender ids as an external server would write them: opaque, bound by configuration only.
+    identities = Identities.configured({"alice": alice.sender})
+    rooms.post_message(mallory, room.id, "approve all", target_names=["notes"])
+    rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
+    out = poll_room(run, rooms, notes, room.id, ["alice", "mallory"], identities)
+    assert [(o.sender, o.applied) for o in out] == [(mallory.sender, False), (alice.sender, True)]
+    assert "not bound to anyone" in out[0].detail
+    assert [d["by"] for d in decisions(rooms.ledger, run)] == ["alice"]
+
+
+def test_decisions_through_the_rooms_client_on_any_server(rooms: RoomService, template: Path,
+                                                          tmp_path: Path) -> None:
+    """The client path (used with [rooms] url): the room's context read back, sender ids bound by
+    configuration, each command answered once, our own replies never read as commands."""
+    import asyncio
+
+    from signoff.notes.room import poll_room_client
+    from signoff.rooms.client import Identities, InProcessTransport, RoomsClient
+
+    run = tmp_path / "run"
+    shutil.copytree(template, run)
+    rooms.init()
+    alice, _ = rooms.create_user("alice", "Alice")
+    bob, _ = rooms.create_user("bob", "Bob")
+    mallory, _ = rooms.create_user("mallory", "alice")
+    notes, notes_key = rooms.create_agent(alice, "notes", "release notes", policy=OPEN)
+    room = rooms.create_room(alice, "release-x", agent_names=["notes"], user_names=["alice", "bob", "mallory"])
+    identities = Identities.configured({"alice": alice.sender, "bob": bob.sender})
+
+    def poll() -> list[Any]:
+        async def go() -> list[Any]:
+            async with RoomsClient(InProcessTransport(rooms, notes_key), heartbeat_interval=0.2) as client:
+                return await poll_room_client(run, rooms.ledger, client, "notes", room.id, ["alice", "bob"],
+                                              identities)
+        return asyncio.run(go())
+
+    rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
+    rooms.post_message(mallory, room.id, "ship", target_names=["notes"])
+    rooms.post_message(bob, room.id, "I think @notes approve S2")
+    rooms.post_message(alice, room.id, "just chatting")
+    out = poll()
+    assert [(o.sender, o.command, o.applied) for o in out] == [
+        (alice.sender, "approve all", True), (mallory.sender, "ship", False),
+        (bob.sender, "I think @notes approve S2", False)]
+    assert "not bound to anyone" in out[1].detail and "right after the mention" in out[2].detail
+    assert poll() == []  # answered once; the replies (which mention @notes) are not commands
+    rooms.post_message(bob, room.id, "reject S1", target_names=["notes"])
+    rooms.post_message(bob, room.id, "ship", target_names=["notes"])
+    out = poll()
+    assert [(o.command, o.applied, o.detail) for o in out] == [("reject S1", True, "recorded"),
+                                                                ("ship", True, "shipped")]
+    assert [(d["by"], d["ref"]["sender"]) for d in decisions(rooms.ledger, run)] == [
+        ("alice", alice.sender), ("bob", bob.sender), ("bob", bob.sender)]
+    replies = [m for m in rooms.read_messages(alice, room.id, limit=1000) if m["sender"] == notes.sender]
+    assert len(replies) == 5 and all(m["thread_id"] for m in replies)
+
+
+def test_notes_room_cli_on_a_server_at_rooms_url(rooms: RoomService, template: Path, tmp_path: Path,
+                                                 home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from signoff.cli.main import main
+    from signoff.rooms.app import create_app
+    from tests.rooms.conftest import Server
+
+    run = tmp_path / "run"
+    shutil.copytree(template, run)
+    boot = rooms.init()
+    alice, _ = rooms.create_user("alice", "Alice")
+    server = Server(create_app(service=rooms, keepalive_seconds=0.5))
+    base = server.start()
+    try:
+        config = home.parent / "signoff.toml"
+        config.write_text(f'[rooms]\nurl = "{base}"\n[rooms.roles.notes]\nname = "notes"\n')
+        # Without bound deciders an external server is refused up front.
+        assert main(["rooms", "connect", "--registration-key", boot["registration_key"]]) == 0
+        notes = rooms.agent_by_name("notes")
+        rooms.set_policy(rooms.user(boot["admin_user_id"]), notes.id, OPEN)
+        room = rooms.create_room(alice, "release-cli", agent_names=["notes"], user_names=["alice"])
+        capsys.readouterr()
+        assert main(["notes", "room", str(run), "--room", room.id, "--decider", "alice"]) == 2
+        assert "[rooms.people]" in capsys.readouterr().err
+        config.write_text(config.read_text() + f'[rooms.people]\nalice = "{alice.sender}"\n')
+        rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
+        assert main(["notes", "room", str(run), "--room", room.id, "--decider", "alice", "--json"]) == 0
+        [outcome] = json.loads(capsys.readouterr().out)
+        assert (outcome["command"], outcome["applied"], outcome["sender"]) == ("approve all", True, alice.sender)
+        assert main(["notes", "room", str(run), "--room", room.id, "--decider", "alice", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out) == []
+    finally:
+        server.stop()

@@ -254,3 +254,24 @@ def test_hand_off_received_over_the_agent_protocol_matches_the_receipt(settings:
     st = r.workflow.case(case_id)
     assert st.state == "AWAITING_REVIEW"
     assert r.workflow.ledger.read(f"repair.fixer.{r.fixer_agent.id}") == []  # nothing refused
+
+
+def test_an_operator_bound_by_sender_id_is_named_from_the_watch(settings: Settings, coupon: FixtureRepo) -> None:
+    """On an external server the operator is a configured identity (an opaque sender id and a
+    name), not a principal of ours: commands count by that id, replies name the configured name."""
+    from signoff.rooms.client import Person
+
+    r = _room(settings, coupon)
+    room = r.rooms.create_room(r.rooms.user(str(r.verifier.owner_user_id)), "bound operator",
+                               agent_names=[r.verifier.name, r.fixer_agent.name],
+                               user_names=[r.operator.name, r.bystander.name])
+    r.workflow.watch(room.id, r.contract, Person("ops-lead", "user", r.operator.sender))
+    r.say(r.operator, f"@{r.verifier.name} the coupon is applied twice.", room.id)
+    r.run()
+    [case] = [c for c in r.workflow.cases() if c.room_id == room.id]
+    assert (case.operator, case.operator_name) == (r.operator.sender, "ops-lead")
+    assert any(b.startswith("@ops-lead contract for") for b in _bodies(r, room.id))
+    r.say(r.bystander, f"@{r.verifier.name} approve {case.case_id}", room.id)
+    r.run()
+    assert r.workflow.case(case.case_id).state == "CONTRACT_PROPOSED"
+    assert any("only the linked operator" in b for b in _bodies(r, room.id))

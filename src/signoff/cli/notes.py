@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from signoff.cli.context import console, print_json, settings
+from signoff.cli.context import console, fail, print_json, settings
 from signoff.cli.output import heading
 from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
+
+if TYPE_CHECKING:
+    from signoff.notes.room import RoomOutcome
+    from signoff.rooms.client import RoomsConfig
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -247,23 +251,57 @@ def run_cmd(
                   highlight=False)
 
 
+def _poll_external(folder: Path, config: RoomsConfig, role: str, room: str, deciders: list[str]) -> list[RoomOutcome]:
+    """On the server at [rooms] url, as the agent `signoff rooms connect` registered for `role`."""
+    import asyncio
+
+    from signoff.ledger import Ledger
+    from signoff.notes.room import poll_room_client
+    from signoff.rooms.client import Identities, RoomsClient
+
+    if not config.people:
+        fail("on an external server the deciders must be bound by sender id",
+             "add [rooms.people] NAME = \"<sender id as the server writes it>\" for each decider")
+    name = config.key(role)["name"]
+    ledger = Ledger.open(settings())
+
+    async def poll() -> list[RoomOutcome]:
+        async with RoomsClient(config.agent_transport(role)) as client:
+            return await poll_room_client(folder, ledger, client, name, room, deciders,
+                                          Identities.configured(config.people))
+
+    try:
+        return asyncio.run(poll())
+    finally:
+        ledger.close()
+
+
 @app.command("room")
 def room_cmd(
     run: Annotated[str, typer.Argument(help="Run folder.")],
     room: Annotated[str, typer.Option("--room", help="Room id the decisions are made in.")],
-    agent: Annotated[str, typer.Option("--agent", help="Name of the notes agent people address.")] = "notes",
+    agent: Annotated[str, typer.Option("--agent", help="Name of the notes agent people address "
+                                       "(with [rooms] url: its role under [rooms.roles]).")] = "notes",
     decider: Annotated[list[str] | None, typer.Option("--decider", help="A user who may decide (repeat).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Apply the decisions people addressed to the notes agent in a room (`@notes approve S1`)."""
+    """Apply the decisions people addressed to the notes agent in a room (`@notes approve S1`), on the
+    embedded server or, with [rooms] url, on that server (deciders bound under [rooms.people])."""
     from signoff.ledger import Ledger
     from signoff.notes.room import outcomes_json, poll_room
     from signoff.notes.run import run_dir
     from signoff.rooms import RoomService
+    from signoff.rooms.client import Identities, RoomsConfig
 
     folder = run_dir(run, settings())
-    rooms = RoomService(Ledger.open(settings()))
-    outcomes = poll_room(folder, rooms, rooms.agent_by_name(agent), room, decider or [])
+    config = RoomsConfig.from_settings(settings())
+    people = config.people  # [rooms.people]: who each sender id is
+    if config.embedded:
+        rooms = RoomService(Ledger.open(settings()))
+        outcomes = poll_room(folder, rooms, rooms.agent_by_name(agent), room, decider or [],
+                             Identities.configured(people) if people else None)
+    else:
+        outcomes = _poll_external(folder, config, agent, room, decider or [])
     if as_json:
         print_json(outcomes_json(outcomes))
         return

@@ -9,8 +9,10 @@ import typer
 
 from signoff.cli.context import console, fail, print_json, settings
 from signoff.cli.output import add_data_row, data_table
+from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
+from signoff.rooms.client import RoomsConfig
 from signoff.rooms.tokens import Lifetimes
 
 app = typer.Typer(no_args_is_help=True)
@@ -139,3 +141,28 @@ def token_revoke(kind: Annotated[Literal["user", "agent", "registration"], typer
         print_json({"kind": kind, "name": name, "revoked": True})
         return
     console.print(f"revoked the {kind} {'key' if kind == 'registration' else name}")
+@app.command("connect")
+def connect(
+    registration_key: Annotated[str | None, typer.Option(
+        help="A registration key of the server at [rooms] url (or SIGNOFF_ROOMS_REGISTRATION_KEY).",
+        envvar="SIGNOFF_ROOMS_REGISTRATION_KEY", show_default=False)] = None,
+    overwrite: Annotated[bool, typer.Option(help="Register again (rotates every role's key).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Register every [rooms.roles] role on the server at [rooms] url and store their keys (mode 0600)."""
+    config = RoomsConfig.from_settings(settings())
+    if not registration_key:
+        raise UsageError("a registration key is needed to register agents",
+                         "pass --registration-key or set SIGNOFF_ROOMS_REGISTRATION_KEY")
+    done = config.connect(registration_key, overwrite=overwrite)
+    keys = config.keys()
+    rows = [{"role": role, "name": k["name"], "agent_id": k["agent_id"], "registered_now": role in done}
+            for role, k in sorted(keys.items())]
+    if as_json:
+        print_json({"url": config.url, "keys": str(config.keys_path), "agents": rows})
+        return
+    table = data_table("role", "agent", "id", "registered now")
+    for r in rows:
+        add_data_row(table, str(r["role"]), str(r["name"]), str(r["agent_id"]), "yes" if r["registered_now"] else "no")
+    console.print(table)
+    console.print(f"keys stored in {config.keys_path} (mode 0600)")

@@ -1,8 +1,9 @@
 """Human decisions from a room: people address the notes agent (`@notes approve S1`) and the
 workflow applies each command exactly as the CLI would.
 
-Who decided is the room server's authenticated sender of the message (a user id), never a name in
-the text; only users named as deciders count, agents never do, and only messages the server marked
+Who decided is the room server's authenticated sender of the message, an opaque id bound to a
+person by the server's directory or by configuration (`[rooms.people]`), never a name in the
+text; only people named as deciders count, agents never do, and only messages the server marked
 as addressed to the notes agent are read. The decision records the room, the server-assigned
 message id and the sender, and a redelivered message is not applied twice. The cursor into the
 agent's event stream is kept in the ledger too (case `notes.room.<digest of review.json>`), bound
@@ -16,13 +17,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.kernel.errors import NotFoundError, SignoffError, UsageError
+from signoff.kernel.errors import SignoffError, UsageError
 from signoff.ledger import Event, Ledger, NewEvent, NewJob
 from signoff.notes.decisions import decide
 from signoff.notes.run import case_of
 from signoff.rooms import Principal, RoomService
+from signoff.rooms.client import Identities, RoomsClient, read_room
 
 CURSOR = "notes.room_cursor"
+HANDLED = "notes.room_handled"
 
 
 @dataclass
@@ -60,12 +63,15 @@ def _save_cursor(ledger: Ledger, folder: Path, room_id: str, agent: Principal, c
 
 
 def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
-              deciders: Iterable[str]) -> list[RoomOutcome]:
-    """Apply every new command addressed to `agent` in `room_id`; reply to each in its thread."""
+              deciders: Iterable[str], identities: Identities | None = None) -> list[RoomOutcome]:
+    """Apply every new command addressed to `agent` in `room_id`; reply to each in its thread.
+    `identities` says who each sender id is (configured `[rooms.people]`); by default the room's
+    members as this server's directory knows them."""
     allowed = set(deciders)
     if not allowed:
         raise UsageError("no deciders named", "pass --decider NAME for each person who may decide")
     rooms.room(room_id)  # NotFoundError for an unknown room
+    identities = identities or Identities.of_directory(rooms.members(room_id))
     cursor = _load_cursor(rooms.ledger, folder, room_id, agent)
     outcomes: list[RoomOutcome] = []
     prefix = f"@{agent.name} "
@@ -78,7 +84,7 @@ def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
             p = env.get("payload") or {}
             if env.get("type") != "message" or env.get("room_id") != room_id or not p.get("addressed"):
                 continue
-            outcome = _apply(folder, rooms, p, prefix, allowed, room_id)
+            outcome = _apply(folder, rooms.ledger, p, prefix, allowed, room_id, identities)
             outcomes.append(outcome)
             _reply(rooms, agent, room_id, outcome)
             _save_cursor(rooms.ledger, folder, room_id, agent, cursor)
@@ -86,40 +92,90 @@ def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
     return outcomes
 
 
-def _apply(folder: Path, rooms: RoomService, p: dict[str, Any], prefix: str, allowed: set[str],
-           room_id: str) -> RoomOutcome:
+def _apply(folder: Path, ledger: Ledger, p: dict[str, Any], prefix: str, allowed: set[str],
+           room_id: str, identities: Identities) -> RoomOutcome:
     body, sender, message_id = str(p.get("body", "")).strip(), str(p.get("sender", "")), str(p.get("message_id"))
     command = body[len(prefix):].strip() if body.startswith(prefix) else body
 
     def refuse(why: str) -> RoomOutcome:
         return RoomOutcome(message_id, sender, command, False, why)
 
-    kind, _, ident = sender.partition(":")
-    if kind != "user":
+    person = identities.who(sender)
+    if person is None:
+        return refuse("the sender is not bound to anyone who decides here")
+    if person.kind != "user":
         return refuse("only people decide on release notes; agents cannot")
-    try:
-        user = rooms.user(ident)
-    except NotFoundError:
-        return refuse("the sender is not a known user")
-    if user.name not in allowed:
-        return refuse(f"{user.name} is not a decider for this run")
+    if person.name not in allowed:
+        return refuse(f"{person.name} is not a decider for this run")
     if not body.startswith(prefix):
         return refuse(f"write the command right after the mention: `{prefix}approve S1`")
     try:
-        state = decide(rooms.ledger, folder, command, user.name, source="room",
+        state = decide(ledger, folder, command, person.name, source="room",
                        ref={"room_id": room_id, "message_id": message_id, "sender": sender})
     except SignoffError as exc:
         return refuse(exc.message)
     return RoomOutcome(message_id, sender, command, True, "shipped" if state.shipped else "recorded")
 
 
-def _reply(rooms: RoomService, agent: Principal, room_id: str, outcome: RoomOutcome) -> None:
+def _reply_text(outcome: RoomOutcome) -> str:
     text = (f"{outcome.command}: {outcome.detail}" if outcome.applied
             else f"not applied ({outcome.command}): {outcome.detail}")
+    return text[:4000]
+
+
+def _reply(rooms: RoomService, agent: Principal, room_id: str, outcome: RoomOutcome) -> None:
     try:
-        rooms.post_message(agent, room_id, text[:4000], thread_id=outcome.message_id)
+        rooms.post_message(agent, room_id, _reply_text(outcome), thread_id=outcome.message_id)
     except SignoffError:
         pass  # the decision log is the record; a reply that cannot be posted changes nothing
+
+
+# -- any server, through the rooms client -----------------------------------------------------
+
+
+def handled_case(folder: Path) -> str:
+    """The ledger case listing the room messages a run has answered (and its own replies)."""
+    return cursor_case(folder) + ".handled"
+
+
+async def poll_room_client(folder: Path, ledger: Ledger, client: RoomsClient, agent_name: str, room_id: str,
+                           deciders: Iterable[str], identities: Identities) -> list[RoomOutcome]:
+    """The same decisions from a room on any server (`signoff serve`, a Switch core): the room's
+    context is read back through the client (a Switch core keeps no durable event cursor: its
+    numbering restarts with the server), and every message that mentions the agent and has not
+    been answered yet is applied, oldest first, and answered in its thread. Who decided comes
+    from `identities` only. What was answered is kept in the ledger (`handled_case`), and a
+    decision already recorded for a message id is never recorded twice."""
+    allowed = set(deciders)
+    if not allowed:
+        raise UsageError("no deciders named", "pass --decider NAME for each person who may decide")
+    await client.connect_to_room(room_id)
+    case = handled_case(folder)
+    done = {str(e.payload["message_id"]) for e in ledger.read(case)}
+    own = {str(e.payload["sender"]) for e in ledger.read(case) if e.payload.get("sender")}
+    prefix, mention = f"@{agent_name} ", f"@{agent_name}"
+    outcomes: list[RoomOutcome] = []
+    for entry in await read_room(client.call):
+        message_id, sender = str(entry.get("id")), str(entry.get("sender", ""))
+        if message_id in done or sender in own or mention not in str(entry.get("body", "")):
+            continue
+        if entry.get("sender_name") == agent_name:
+            # Our own greeting or reply from before we learned our sender id (it is opaque). Skipping
+            # on a display name only ever drops that sender's own message, never grants anything.
+            continue
+        outcome = _apply(folder, ledger, {"body": entry.get("body"), "sender": sender, "message_id": message_id},
+                         prefix, allowed, room_id, identities)
+        outcomes.append(outcome)
+        ledger.append(case, None, [NewEvent(HANDLED, {"message_id": message_id})],
+                      idempotency_key=f"{case}:{message_id}")
+        try:
+            reply = await client.post_message(_reply_text(outcome), thread_id=message_id)
+        except SignoffError:
+            continue  # the decision log is the record; a reply that cannot be posted changes nothing
+        own.add(reply.sender)  # our own replies mention the agent too: never read them as commands
+        ledger.append(case, None, [NewEvent(HANDLED, {"message_id": reply.message_id, "sender": reply.sender})],
+                      idempotency_key=f"{case}:{reply.message_id}")
+    return outcomes
 
 
 def outcomes_json(outcomes: list[RoomOutcome]) -> list[dict[str, Any]]:

@@ -83,10 +83,11 @@ class CaseState:
     case_id: str
     state: str
     room_id: str
-    operator: str  # the linked operator's sender id (user:<id>)
+    operator: str  # the linked operator's sender id, opaque (as the server writes it)
     contract: Contract
     base: str
     harness_digest: str
+    operator_name: str = ""  # whom replies @-mention (display only: commands are checked by `operator`)
     attempt: int = 0
     handoffs: dict[int, dict[str, Any]] = field(default_factory=dict)  # attempt -> {command_id, receipt}
     proposals: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -112,7 +113,7 @@ def fold(events: list[Event]) -> CaseState | None:
         p = ev.payload
         if ev.type == "repair.reported":
             st = CaseState(p["case_id"], "REPORTED", p["room_id"], p["operator"], Contract.from_json(p["contract"]),
-                           p["base"], p["harness_digest"])
+                           p["base"], p["harness_digest"], str(p.get("operator_name") or ""))
         if st is None:
             continue
         if ev.type in _STATE_OF:

@@ -139,7 +139,8 @@ def open_case(case_id: str, report: DefectReport, watch: dict[str, Any], base: s
     events = [
         NewEvent("repair.reported", {"case_id": case_id, "room_id": report.room_id, "message_id": report.message_id,
                                      "reporter": report.sender, "report": report.body[:4000],
-                                     "operator": watch["operator"], "contract": contract.as_json(), "base": base,
+                                     "operator": watch["operator"], "operator_name": watch["operator_name"],
+                                     "contract": contract.as_json(), "base": base,
                                      "harness_digest": harness_digest}),
         NewEvent("repair.contract_proposed", {"harness_digest": harness_digest, "base": base}),
     ]

@@ -189,5 +189,6 @@ class RepairJobs:
                [NewEvent("repair.review_requested", {})], [], f"repair:done:{key}")
 
     def _operator_name(self, st: CaseState) -> str:
-        kind, _, ident = st.operator.partition(":")
-        return self.rooms.user(ident).name if kind == "user" else st.operator
+        # Sender ids are opaque (a Matrix id on Switch): the name comes from the watch, never from
+        # parsing the id. Cases reported before the name was recorded fall back to the id itself.
+        return st.operator_name or st.operator

@@ -31,6 +31,7 @@ from signoff.repair.harness import freeze, harness_digest
 from signoff.repair.jobs import TOPICS, RepairJobs
 from signoff.repair.verifier import harness_store
 from signoff.rooms import Principal, RoomService
+from signoff.rooms.client import Person
 
 __all__ = ["CaseState", "Contract", "FixerWorker", "RepairWorkflow"]
 
@@ -56,8 +57,9 @@ class RepairWorkflow:
 
     # -- set-up and reading ---------------------------------------------------------------------
 
-    def watch(self, room_id: str, contract: Contract, operator: Principal) -> None:
-        """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count."""
+    def watch(self, room_id: str, contract: Contract, operator: Principal | Person) -> None:
+        """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count:
+        a principal of the embedded server, or a person bound by sender id (`[rooms.people]`)."""
         self.ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
             "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
             "operator_name": operator.name})],

@@ -17,9 +17,16 @@ person's face over the user endpoints:
     person = RoomsUserClient(HttpUserTransport(base_url, token))           # or InProcessUserTransport
 """
 
+from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._client import RoomsClient
+from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
+from signoff.rooms.client._context import ContextPager, page_back, page_back_sync, read_room
 from signoff.rooms.client._http import HttpTransport, parse_sse
+from signoff.rooms.client._identity import Identities, Person, probe_sender
 from signoff.rooms.client._inprocess import InProcessTransport
+from signoff.rooms.client._operator import Operator, SignoffOperator, SwitchOperator, operator_for
+from signoff.rooms.client._refusal import is_refusal_text, refused_by, refuses
+from signoff.rooms.client._register import Registered, integration_profile, register_agent, registration_body
 from signoff.rooms.client._sync import (
     HttpSyncTransport,
     HttpUserTransport,
@@ -34,20 +41,42 @@ from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.streams import Frame, StreamParams
 
 __all__ = [
+    "Capabilities",
+    "ContextPager",
     "Frame",
     "HttpSyncTransport",
     "HttpTransport",
     "HttpUserTransport",
+    "Identities",
     "InProcessSyncTransport",
     "InProcessTransport",
     "InProcessUserTransport",
     "IncompatibleServer",
+    "Operator",
+    "Person",
+    "Registered",
+    "Role",
     "RoomsClient",
+    "RoomsConfig",
     "RoomsUserClient",
+    "SignoffOperator",
     "StreamParams",
+    "SwitchOperator",
     "SyncRoomsClient",
     "SyncTransport",
     "Transport",
     "UserTransport",
+    "integration_profile",
+    "is_refusal_text",
+    "operator_for",
+    "page_back",
+    "page_back_sync",
     "parse_sse",
+    "probe_sender",
+    "read_room",
+    "refused_by",
+    "refuses",
+    "register_agent",
+    "registration_body",
+    "write_private_json",
 ]

@@ -22,6 +22,9 @@ from signoff.kernel.errors import (
     UnavailableError,
     UsageError,
 )
+from signoff.rooms.client._capabilities import Capabilities
+from signoff.rooms.client._context import page_back
+from signoff.rooms.client._refusal import refuses
 from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.receipts import Receipt
 from signoff.rooms.streams import StreamParams
@@ -53,6 +56,8 @@ class RoomsClient:
         self.gaps: list[dict[str, Any]] = []
         self.evictions: list[str] = []
         self.reconnects = 0
+        self.opened = 0  # connection_state frames seen: one per stream the server opened
+        self._open_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._queue: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
         self._connected = asyncio.Event()
         self._reopen = asyncio.Event()
@@ -92,6 +97,17 @@ class RoomsClient:
                 await task
         self._tasks = []
 
+    async def wait_opened(self, count: int, timeout: float = 30.0) -> None:
+        """Until the server has opened `count` streams for this client (e.g. after a restart)."""
+        if self.opened >= count:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._open_waiters.append((count, waiter))
+        try:
+            await asyncio.wait_for(waiter, timeout)
+        finally:
+            self._open_waiters.remove((count, waiter))
+
     def reconnect(self) -> None:
         """Drop the current stream and reopen it (resuming from the cursor)."""
         self._reopen.set()
@@ -119,10 +135,13 @@ class RoomsClient:
                     if self.cursor is None:
                         self.cursor = int(frame.data.get("cursor") or 0)
                 self._connected.set()
+                self.opened += 1
+                for count, waiter in self._open_waiters:
+                    if count <= self.opened and not waiter.done():
+                        waiter.set_result(None)
                 continue
             if frame.event == "gap":
-                self.stale = True
-                self.gaps.append(frame.data)
+                await self._on_gap(frame.data if isinstance(frame.data, dict) else {})
                 continue
             if frame.event == "subscription_changed":
                 self.subscribed = list((frame.data or {}).get("rooms") or [])
@@ -137,6 +156,25 @@ class RoomsClient:
                 self.cursor = frame.id
             if isinstance(frame.data, dict):
                 await self._queue.put(frame.data)
+
+    async def _on_gap(self, gap: dict[str, Any]) -> None:
+        """The server lost (or never had) what our cursor points at: a Switch core after a restart
+        numbers events from 1 again. Keeping the old cursor would drop every new event as already
+        seen, and the heartbeat would keep reporting it; so the cursor moves to where the server
+        resumed, and what we missed is read back from the room's context and handed to the consumer
+        as one `context_recovered` event per room."""
+        self.gaps.append(gap)
+        self.stale = True
+        resumed = gap.get("resumed_at")
+        self.cursor = int(resumed) if isinstance(resumed, int) and resumed >= 0 else 0
+        if len(self.rooms) != 1:
+            return  # read_context is room-implicit: with several rooms the consumer re-reads each
+        try:
+            context = await self.read_context()
+        except SignoffError:
+            return  # stays stale; the consumer can retry read_context
+        await self._queue.put({"type": "context_recovered", "room_id": self.rooms[0],
+                               "payload": {"gap": gap, "context": context}})
 
     async def _read_loop(self) -> None:
         delay = self.backoff_initial
@@ -225,7 +263,7 @@ class RoomsClient:
         if sender is None or body is None:
             # A Switch core returns only the event id: read the stored message back to learn the
             # exact text and our own sender id as the server writes them.
-            found = await self._find_message(message_id)
+            found = await self.find_message(message_id)
             sender = sender or (found or {}).get("sender") or ""
             body = body or (found or {}).get("body") or fallback_body
         receipt = Receipt(message_id=message_id, room_id=self._room(), sender=str(sender), body=str(body),
@@ -235,14 +273,11 @@ class RoomsClient:
         self.receipts[message_id] = receipt
         return receipt
 
-    async def _find_message(self, message_id: str) -> dict[str, Any] | None:
-        context = await self.call("read_context", limit=50)
-        for thread in context.get("threads", []):
-            for entry in [thread.get("root", {}), *thread.get("replies", [])]:
-                if entry.get("id") == message_id:
-                    found: dict[str, Any] = entry
-                    return found
-        return None
+    async def find_message(self, message_id: str, page: int = 50, max_pages: int = 40) -> dict[str, Any] | None:
+        """The connected room's entry for `message_id`, paging back through `read_context` (newest
+        first) until it is found or the room's start is reached. In a busy room the message we just
+        sent may already be further back than one page."""
+        return await page_back(self.call, message_id, page, max_pages)
 
     async def post_message(self, body: str, thread_id: str | None = None) -> Receipt:
         args: dict[str, Any] = {"body": body}
@@ -267,6 +302,18 @@ class RoomsClient:
         result: dict[str, Any] = await self.call("read_context", limit=limit)
         self.stale = False
         return result
+
+    async def refusals(self, receipt: Receipt, limit: int = 50) -> list[dict[str, Any]]:
+        """The refusals posted in reply to `receipt`, read back from the room: on Switch they reach
+        the sender only through its own policy, so an addressed-only stream may never show them."""
+        context = await self.call("read_context", limit=limit)
+        roots = {receipt.message_id, receipt.thread_id}
+        return [reply for thread in context.get("threads") or [] if (thread.get("root") or {}).get("id") in roots
+                for reply in thread.get("replies") or [] if refuses(reply, receipt, thread["root"]["id"])]
+
+    async def capabilities(self) -> Capabilities:
+        """What this server offers (approval cards, room links), from its operation catalogue."""
+        return Capabilities.from_catalogue(await self.transport.operations())
 
     async def request_approval(self, request_id: str, title: str, options: list[dict[str, str]],
                                expires_at: float, responders: list[str]) -> dict[str, Any]:

@@ -1,0 +1,147 @@
+"""Where the workflows' rooms are: the embedded server (default) or a server at `[rooms] url`
+(`signoff serve`, or a Switch core), with one agent key per workflow role.
+
+    [rooms]
+    url = "https://switch.example.org"       # absent: the embedded server, in process
+    keys = ".signoff/rooms/agents.json"      # optional; written by `signoff rooms connect`, mode 0600
+
+    [rooms.roles.verifier]                    # one table per workflow role that acts as an agent
+    name = "repair-verifier"                  # the agent's name on that server
+    description = "checks candidate fixes"
+
+    [rooms.people]                            # people bound to workflow roles by their sender id,
+    operator = "@switch-slack-alice:example.org"   # as the server writes it (opaque; never a name)
+
+`signoff rooms connect` registers every role (with the body each server needs) and stores the
+returned agent ids and keys in the keys file. `agent_transport(role)` then reaches the server as
+that agent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.settings import Settings
+from signoff.rooms.client._http import HttpTransport
+from signoff.rooms.client._register import Registered, register_agent
+from signoff.rooms.client._sync import HttpSyncTransport
+
+NAME_RULE = "lower-case letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+
+@dataclass(frozen=True)
+class Role:
+    role: str
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class RoomsConfig:
+    url: str | None
+    keys_path: Path
+    roles: dict[str, Role] = field(default_factory=dict)
+    people: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def embedded(self) -> bool:
+        return self.url is None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RoomsConfig:
+        raw = settings.section("rooms")
+        url = raw.get("url")
+        if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
+            raise UsageError(f"[rooms] url must be an http(s) URL, not {url!r}",
+                             "set url = \"https://host:port\" or remove it for the embedded server")
+        keys = raw.get("keys")
+        keys_path = Path(keys) if isinstance(keys, str) and keys else settings.home / "rooms" / "agents.json"
+        if not keys_path.is_absolute():
+            keys_path = (settings.config_path.parent if settings.config_path else Path.cwd()) / keys_path
+        roles: dict[str, Role] = {}
+        for role, table in (raw.get("roles") or {}).items():
+            if not isinstance(table, dict):
+                raise UsageError(f"[rooms.roles.{role}] must be a table", "give it name = \"...\"")
+            name = table.get("name", role)
+            if not isinstance(name, str) or not _valid_name(name):
+                raise UsageError(f"[rooms.roles.{role}] name {name!r} is not a valid agent name", f"use {NAME_RULE}")
+            roles[str(role)] = Role(str(role), name, str(table.get("description") or f"signoff {role}"))
+        people = raw.get("people") or {}
+        if not isinstance(people, dict) or not all(isinstance(v, str) and v for v in people.values()):
+            raise UsageError("[rooms.people] maps a role to a sender id (a non-empty string)",
+                             "e.g. operator = \"@switch-slack-alice:example.org\"")
+        return cls(url.rstrip("/") if url else None, keys_path, roles, {str(k): str(v) for k, v in people.items()})
+
+    # -- agent keys -------------------------------------------------------------------------------
+
+    def keys(self) -> dict[str, dict[str, str]]:
+        """The stored keys by role; {} before `signoff rooms connect`."""
+        try:
+            data = json.loads(self.keys_path.read_text())
+        except FileNotFoundError:
+            return {}
+        except ValueError as exc:
+            raise UsageError(f"{self.keys_path} is not valid JSON", "run `signoff rooms connect` again") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("agents"), dict):
+            raise UsageError(f"{self.keys_path} is not a rooms keys file", "run `signoff rooms connect` again")
+        if data.get("url") != self.url:
+            raise UsageError(f"{self.keys_path} holds keys for {data.get('url')}, not {self.url}",
+                             "set [rooms] keys to another file for this server (or move that one aside)")
+        return {str(k): dict(v) for k, v in data["agents"].items()}
+
+    def key(self, role: str) -> dict[str, str]:
+        found = self.keys().get(role)
+        if found is None:
+            raise NotFoundError(f"no agent key for role {role!r} on {self.url}",
+                                "run `signoff rooms connect` (and list the role under [rooms.roles])")
+        return found
+
+    def connect(self, registration_key: str, overwrite: bool = False) -> dict[str, Registered]:
+        """Register every configured role (already stored ones are kept unless `overwrite`)."""
+        if self.url is None:
+            raise UsageError("[rooms] url is not set: the embedded server needs no agent keys",
+                             "set [rooms] url to the server to connect to")
+        if not self.roles:
+            raise UsageError("no roles under [rooms.roles]", "add [rooms.roles.<role>] name = \"...\"")
+        stored = self.keys()
+        done: dict[str, Registered] = {}
+        for role in self.roles.values():
+            if role.role in stored and not overwrite:
+                continue
+            done[role.role] = register_agent(self.url, registration_key, role.name, role.description,
+                                             overwrite=overwrite)
+            stored[role.role] = {"name": role.name, "agent_id": done[role.role].agent_id,
+                                 "api_key": done[role.role].api_key}
+            write_private_json(self.keys_path, {"url": self.url, "agents": stored})  # each key as soon as it exists
+        return done
+
+    def agent_transport(self, role: str) -> HttpTransport:
+        found = self.key(role)
+        assert self.url is not None
+        return HttpTransport(self.url, found["agent_id"], found["api_key"])
+
+    def agent_sync_transport(self, role: str) -> HttpSyncTransport:
+        found = self.key(role)
+        assert self.url is not None
+        return HttpSyncTransport(self.url, found["agent_id"], found["api_key"])
+
+
+def _valid_name(name: str) -> bool:
+    return bool(name) and (name[0].islower() or name[0].isdigit()) and all(
+        c.islower() or c.isdigit() or c in "._-" for c in name) and name.isascii()
+
+
+def write_private_json(path: Path, data: dict[str, Any]) -> None:
+    """Replace `path` with `data`, readable by its owner only (mode 0600) from the first byte."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)  # a leftover (or a planted link) is never written through
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+    os.replace(tmp, path)  # replaces a link at `path` itself, never the file it points to
