@@ -1,0 +1,14 @@
+"""The pages' routers, picked up by `signoff serve` beside the rooms, desk and other APIs."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from signoff.kernel.settings import Settings
+from signoff.web import assets, home, signin_pages
+
+
+def routers(settings: Settings | None) -> list[APIRouter]:
+    # The pages read the settings the app was built with (app.state.settings), like every router.
+    del settings
+    return [assets.router, signin_pages.router, home.router]
