@@ -18,8 +18,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     s.add_user("alice", "Alice")
     s.add_user("mallory", '<img src=x id=pwned onerror="document.title=1">')
     s.start()
-    yield s
-    s.stop()
+    try:
+        yield s
+    finally:
+        s.stop()
 
 
 def test_sign_in_and_out_with_a_password(site: Site, tabs: Any) -> None:
@@ -159,8 +161,10 @@ def strict_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     s = make_site(tmp_path_factory, "[web]\nsignin_attempts = 3\n")
     s.add_user("carol")
     s.start()
-    yield s
-    s.stop()
+    try:
+        yield s
+    finally:
+        s.stop()
 
 
 def test_guessing_passwords_is_stopped(strict_site: Site) -> None:
