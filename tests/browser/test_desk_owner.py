@@ -4,8 +4,10 @@ exact head and merging; refused as a bot, with the shared key, as a non-owner, o
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -88,6 +90,13 @@ def _api(review: Review, who: str, path: str, body: dict[str, Any] | None = None
                       headers={"Authorization": f"Bearer {review.tokens[who]}"})
 
 
+def _signed_in(review: Review, name: str) -> httpx.Client:
+    client = httpx.Client(base_url=review.site.url)
+    csrf = client.get("/signin").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    assert client.post("/signin", data={"csrf": csrf, "name": name, "password": PASSWORD}).status_code == 303
+    return client
+
+
 def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:
     head = review.bug().change["head"]
     # The API's refusals, beside the pages: a bot cannot approve, the shared key cannot merge.
@@ -105,11 +114,13 @@ def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:
     assert "merge refused: no human approval of this exact head" in page.get_by_role("alert").inner_text()
     assert review.bug().state == "in_review"
     # A forged approval of another head is refused by the desk.
-    with httpx.Client(base_url=review.site.url) as client:
-        csrf = client.get("/signin").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
-        client.post("/signin", data={"csrf": csrf, "name": "alice", "password": PASSWORD})
+    client = _signed_in(review, "alice")
+    try:
+        csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
         stale = client.post(f"/bugs/{review.bug_id}/approve", data={"csrf": csrf, "head": "0" * 40})
         assert stale.status_code == 409 and "review the current head" in stale.text
+    finally:
+        client.close()
     page.goto(f"/bugs/{review.bug_id}")
     page.get_by_label("Note (optional)").fill("the diff clamps the total at zero")
     page.get_by_label("Note (optional)").press("Tab")
@@ -124,3 +135,58 @@ def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:
     assert "by alice" in page.get_by_role("region", name="Change request").inner_text()
     assert page.get_by_role("button", name="Merge").count() == 0
     assert axe_violations(page) == []
+
+
+def test_evidence_carries_kind_badges_and_verify_results(review: Review, tabs: Any) -> None:
+    tab = tabs(review.site)
+    tab.expect_refusal(404)
+    tab.sign_in("alice")
+    page = tab.page
+    page.goto(f"/bugs/{review.bug_id}")
+    timeline = page.get_by_role("region", name="Reproduction").locator(".evidence-file")
+    assert timeline.count() >= 1
+    assert timeline.first.locator(".badge").inner_text() == "measured"
+    assert "verified: signed by" in timeline.first.inner_text()
+    page.get_by_role("link", name="Evidence", exact=True).click()
+    files = page.locator(".evidence-file")
+    assert files.count() >= timeline.count()
+    kinds = {files.nth(i).locator(".badge").inner_text() for i in range(files.count())}
+    assert "measured" in kinds and kinds <= {"measured", "reported", "simulated", "advisory", "unlabelled"}
+    assert axe_violations(page) == [] and overflow(page) == 0
+    with page.expect_download() as download:
+        files.first.get_by_role("link").click()
+    raw = Path(download.value.path()).read_text()
+    assert '"payloadType"' in raw and '"signatures"' in raw
+    # The download is confined to the evidence folder, however the name is spelt.
+    client = _signed_in(review, "alice")
+    try:
+        for name in ("..%2Fsignoff.db", "%2e%2e%2fweb%2fsecret", "%2Fetc%2Fpasswd", "..%2F..%2Fsignoff.toml",
+                     "agents%2F..%2F..%2Fsignoff.db"):
+            r = client.get(f"/evidence/raw/{name}")
+            assert r.status_code == 404 and "no evidence file" in r.text, name
+        page.goto("/evidence/raw/nothing-here.intoto.json")
+        assert "no evidence file" in page.get_by_role("alert").inner_text()
+    finally:
+        client.close()
+
+
+def test_the_ledger_page_shows_the_chain_and_its_checkpoints(review: Review, tabs: Any) -> None:
+    tab = tabs(review.site)
+    tab.sign_in("alice")
+    page = tab.page
+    page.get_by_role("link", name="Ledger").click()
+    assert "intact" in page.get_by_role("region", name="Hash chain").inner_text()
+    assert axe_violations(page) == []
+    review.site.cli("ledger", "checkpoint")
+    page.reload()
+    chain = page.get_by_role("region", name="Hash chain").inner_text()
+    assert "Last signed checkpoint at event" in chain or "Signed up to the head" in chain
+    assert "event " in page.get_by_role("region", name="Signed checkpoints").inner_text()
+    # A writer with database access but no key rewrites an event: the page says the chain is broken.
+    db = sqlite3.connect(review.site.home / "signoff.db")
+    db.execute("UPDATE events SET payload = replace(payload, 'alice', 'mallory') WHERE seq = "
+               "(SELECT max(seq) FROM events WHERE payload LIKE '%alice%')")
+    db.commit()
+    db.close()
+    page.reload()
+    assert "broken" in page.get_by_role("alert").inner_text()

@@ -5,6 +5,7 @@ The desk decides every step; a refusal is shown with its reason and what to do."
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -14,6 +15,7 @@ from signoff.desk import Desk, DeskCaller
 from signoff.desk.local import LocalDesk
 from signoff.kernel.errors import RefusedError, UnavailableError
 from signoff.web.desk_access import desk_of, desk_owner
+from signoff.web.evidence_pages import verified
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in
 
@@ -75,8 +77,9 @@ def bug_page(request: Request, bug_id: str) -> Response:
         change = {**bug.change, "tier": TIERS[tier], "paths": paths, "missing": missing,
                   "diff": diff_lines(desk.change_diff(owner, bug_id)),
                   "approvals": [a for a in bug.approvals if a["head"] == bug.change["head"]]}
+    files = verified(desk.settings, [Path(p) for p in bug.evidence])
     return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,
-                evidence=bug.evidence, notes=desk.notes(bug_id), change=change, owner=owner)
+                files=files, notes=desk.notes(bug_id), change=change, owner=owner)
 
 
 @router.post("/bugs/{bug_id}/approve")
