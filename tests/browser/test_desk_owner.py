@@ -15,7 +15,7 @@ import pytest
 
 from signoff.desk.model import fold
 from signoff.ledger import Ledger
-from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
+from tests.browser.conftest import Site, axe_violations, make_site, overflow
 from tests.desk.conftest import COUPON, open_world, sandbox_ok  # noqa: F401 (a fixture)
 
 
@@ -90,13 +90,6 @@ def _api(review: Review, who: str, path: str, body: dict[str, Any] | None = None
                       headers={"Authorization": f"Bearer {review.tokens[who]}"})
 
 
-def _signed_in(review: Review, name: str) -> httpx.Client:
-    client = httpx.Client(base_url=review.site.url)
-    csrf = client.get("/signin").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
-    assert client.post("/signin", data={"csrf": csrf, "name": name, "password": PASSWORD}).status_code == 303
-    return client
-
-
 def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:
     head = review.bug().change["head"]
     # The API's refusals, beside the pages: a bot cannot approve, the shared key cannot merge.
@@ -114,9 +107,8 @@ def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:
     assert "merge refused: no human approval of this exact head" in page.get_by_role("alert").inner_text()
     assert review.bug().state == "in_review"
     # A forged approval of another head is refused by the desk.
-    client = _signed_in(review, "alice")
+    client, csrf = review.site.signed_in("alice")
     try:
-        csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
         stale = client.post(f"/bugs/{review.bug_id}/approve", data={"csrf": csrf, "head": "0" * 40})
         assert stale.status_code == 409 and "review the current head" in stale.text
     finally:
@@ -158,7 +150,7 @@ def test_evidence_carries_kind_badges_and_verify_results(review: Review, tabs: A
     raw = Path(download.value.path()).read_text()
     assert '"payloadType"' in raw and '"signatures"' in raw
     # The download is confined to the evidence folder, however the name is spelt.
-    client = _signed_in(review, "alice")
+    client, _ = review.site.signed_in("alice")
     try:
         for name in ("..%2Fsignoff.db", "%2e%2e%2fweb%2fsecret", "%2Fetc%2Fpasswd", "..%2F..%2Fsignoff.toml",
                      "agents%2F..%2F..%2Fsignoff.db"):

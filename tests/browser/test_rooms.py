@@ -170,15 +170,8 @@ def test_a_wrong_responder_is_refused_as_on_the_api(world: Rooms, tabs: Any) -> 
     service.ledger.close()
 
 
-def _signed_in_client(site: Site, name: str) -> tuple[httpx.Client, str]:
-    client = httpx.Client(base_url=site.url)
-    csrf = client.get("/signin").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
-    assert client.post("/signin", data={"csrf": csrf, "name": name, "password": PASSWORD}).status_code == 303
-    return client, csrf
-
-
 def test_forged_posts_and_outsiders_are_refused(world: Rooms) -> None:
-    bob, csrf = _signed_in_client(world.site, "bob")
+    bob, csrf = world.site.signed_in("bob")
     try:
         forged = bob.post(f"/rooms/{world.room_id}/messages", data={"body": "forged"})
         assert forged.status_code == 403 and "no valid CSRF token" in forged.text
@@ -191,7 +184,7 @@ def test_forged_posts_and_outsiders_are_refused(world: Rooms) -> None:
         assert refused.status_code == 403 and "bob is not a responder" in refused.text
     finally:
         bob.close()
-    eve, _ = _signed_in_client(world.site, "eve")
+    eve, _ = world.site.signed_in("eve")
     try:
         assert eve.get(f"/rooms/{world.room_id}").status_code == 403
         assert eve.get(f"/rooms/{world.room_id}/live?after=0").status_code == 403
