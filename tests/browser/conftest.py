@@ -141,6 +141,14 @@ class Tab:
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
 
+    def screenshot(self, name: str) -> None:
+        """With SIGNOFF_SCREENSHOTS set to a folder (docs/screenshots for the docs), keep a picture
+        of the page as it is now."""
+        folder = os.environ.get("SIGNOFF_SCREENSHOTS")
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
     def expect_refusal(self, status: int) -> None:
         """The test means to be refused with `status`: Chromium logs a refused page load as a
         console error, which is then not a fault."""

@@ -82,6 +82,7 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
     assert page.locator("pre.diff .add").count() > 0
     assert "tier 1" in page.get_by_role("region", name="Change request").inner_text()
     assert "no human approval of this exact head" in page.locator(".missing").inner_text()
+    tab.screenshot("bug")
     assert axe_violations(page) == [] and overflow(page) == 0
 
 
@@ -141,6 +142,7 @@ def test_evidence_carries_kind_badges_and_verify_results(review: Review, tabs: A
     assert "verified: signed by" in timeline.first.inner_text()
     page.get_by_role("link", name="Evidence", exact=True).click()
     files = page.locator(".evidence-file")
+    tab.screenshot("evidence")
     assert files.count() >= timeline.count()
     kinds = {files.nth(i).locator(".badge").inner_text() for i in range(files.count())}
     assert "measured" in kinds and kinds <= {"measured", "reported", "simulated", "advisory", "unlabelled"}
@@ -168,6 +170,7 @@ def test_the_ledger_page_shows_the_chain_and_its_checkpoints(review: Review, tab
     page = tab.page
     page.get_by_role("link", name="Ledger").click()
     assert "intact" in page.get_by_role("region", name="Hash chain").inner_text()
+    tab.screenshot("ledger")
     assert axe_violations(page) == []
     review.site.cli("ledger", "checkpoint")
     page.reload()

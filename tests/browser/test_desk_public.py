@@ -95,6 +95,7 @@ def test_a_clean_report_shows_its_tracking_link_once(site: Site, tabs: Any) -> N
     page = tab.page
     page.goto("/")
     page.get_by_role("link", name="Report a bug").click()
+    tab.screenshot("report")
     assert axe_violations(page) == [] and overflow(page) == 0
     page.keyboard.press("Tab")
     page.get_by_label("What goes wrong, in one line").focus()
@@ -107,7 +108,7 @@ def test_a_clean_report_shows_its_tracking_link_once(site: Site, tabs: Any) -> N
     page.get_by_role("heading", name="Your tracking link (shown only this once)").wait_for()
     link = page.get_by_label("Tracking link", exact=True).input_value()
     assert link.startswith(site.url + "/track/RPT-") and "#cap=" in link
-    assert page.get_by_role("button", name="Copy the link").is_visible()
+    page.get_by_role("button", name="Copy the link").wait_for()  # shown by its script
     assert axe_violations(page) == [] and overflow(page) == 0
     page.get_by_role("link", name="Open the tracking page").click()
     page.get_by_role("heading", name="The search box ignores accents").wait_for()
@@ -126,6 +127,7 @@ def test_a_hostile_report_is_held_and_never_echoed(site: Site, tabs: Any) -> Non
     alert = page.get_by_role("alert")
     assert "instruction override" in alert.inner_text()
     assert page.get_by_role("heading", name="Your report could not be accepted").is_visible()
+    tab.screenshot("report-held")
     assert axe_violations(page) == []
     assert seen.bodies and not any("HOSTILE-MARKER-7Q" in b for b in seen.bodies)
 
@@ -140,6 +142,7 @@ def test_the_tracking_link_opens_in_a_fresh_browser_and_confirms(site: Site, rep
     assert "We reproduced the bug" in page.locator("#track-state").inner_text()
     assert "On the current code it fails with" in page.locator("#test-words").inner_text()
     assert page.get_by_role("heading", name="Is this the bug you saw?").is_visible()
+    tab.screenshot("tracking")
     assert axe_violations(page) == []
     page.get_by_label("Yes", exact=True).check()
     page.get_by_role("button", name="Send the answer").click()

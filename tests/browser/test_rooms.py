@@ -68,6 +68,7 @@ def test_a_room_shows_its_messages_members_policies_and_documents(world: Rooms, 
     assert axe_violations(page) == []
     page.get_by_role("link", name="case-1").click()
     page.get_by_role("heading", name="Room case-1").wait_for()
+    tab.screenshot("room")
     first = page.locator(".message").first
     assert first.locator(".badge.kind").inner_text() == "agent"
     assert first.locator(".body").inner_text() == "I drafted a fix for the coupon rounding."
@@ -134,6 +135,7 @@ def test_a_card_is_answered_in_place_with_the_keyboard(world: Rooms, tabs: Any) 
     tab.sign_in("alice")
     page = tab.page
     card = page.locator(".card", has_text="Merge the coupon fix?")
+    tab.screenshot("home")
     assert int(page.locator("#count-cards").inner_text()) >= 1
     card.get_by_label("Approve").focus()
     page.keyboard.press("Space")

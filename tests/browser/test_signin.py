@@ -29,6 +29,7 @@ def test_sign_in_and_out_with_a_password(site: Site, tabs: Any) -> None:
     page = tab.page
     page.goto("/")
     assert page.url.endswith("/signin"), "the start page is for signed-in people"
+    tab.screenshot("signin")
     assert axe_violations(page) == []
     tab.sign_in("alice")
     page.get_by_role("heading", name="Waiting for me").wait_for()
