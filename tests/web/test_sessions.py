@@ -171,3 +171,21 @@ def test_cli_passwords_and_links(tmp_path: Path) -> None:
     assert bad.returncode != 0 and "is not an http(s) address" in bad.stderr + bad.stdout
     link = _cli(home, "rooms", "user", "link", "dave", "--url", "https://signoff.example.org/")
     assert "https://signoff.example.org/signin/link#sol_" in link.stdout
+
+
+def test_cookies_are_secure_behind_https(service: RoomService, clients: Clients) -> None:
+    # A proxy on this machine that terminated TLS says so (uvicorn trusts it from loopback).
+    client = clients()
+    https = {"X-Forwarded-Proto": "https"}
+    page = client.get("/signin", headers=https)
+    assert "secure" in page.headers["set-cookie"].lower()
+    csrf = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    client.cookies.set("signoff_browser", page.cookies["signoff_browser"])
+    signed = client.post("/signin", headers=https, data={"csrf": csrf, "name": "alice", "password": PASSWORD})
+    assert signed.status_code == 303
+    cookie = signed.headers["set-cookie"].lower()
+    assert "signoff_session=" in cookie and "secure" in cookie and "httponly" in cookie
+    assert "samesite=strict" in cookie
+    # Over plain HTTP the cookie is not marked Secure (the browser would drop it).
+    plain = clients().get("/signin")
+    assert "secure" not in plain.headers["set-cookie"].lower()
