@@ -32,7 +32,7 @@ def test_quarantined_report_stores_no_content(world: World) -> None:
 def test_accepted_report_gets_id_and_capability_kept_only_as_hash(world: World) -> None:
     intake = world.desk.submit_report({**COUPON, "environment": "mail me at priya@example.com"}, "198.51.100.7")
     assert intake.report_id == "RPT-0001" and intake.bug_id == "BUG-0001"
-    assert intake.as_json()["tracking_url"] == f"/desk/track/RPT-0001#cap={intake.capability}"
+    assert intake.as_json()["tracking_url"] == f"/track/RPT-0001#cap={intake.capability}"
     stored = _all_payload_text(world)
     assert intake.capability not in stored
     assert "priya@example.com" not in stored  # redacted before storage

@@ -3,6 +3,7 @@ their tokens (rotate, revoke)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Literal
 
 import typer
@@ -13,6 +14,7 @@ from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from signoff.rooms.client import RoomsConfig
+from signoff.rooms.signin import LINK_SECONDS, SignIns, check_password_rules
 from signoff.rooms.tokens import Lifetimes
 
 app = typer.Typer(no_args_is_help=True)
@@ -46,18 +48,64 @@ def init(as_json: JsonOpt = False,
     console.print("store these now: only their digests are kept.")
 
 
+def _read_password() -> str:
+    """A new password: typed twice at a terminal (hidden), else the first line of standard input."""
+    if sys.stdin.isatty():
+        password: str = typer.prompt("password", hide_input=True, confirmation_prompt=True)
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    check_password_rules(password)
+    return password
+
+
 @user_app.command("add")
 def user_add(name: str, as_json: JsonOpt = False,
              display_name: Annotated[str | None, typer.Option(help="Name people see.")] = None,
              admin: Annotated[bool, typer.Option(help="Make the user an admin.")] = False,
              external: Annotated[bool, typer.Option(help="An outside identity (kept out of internal rooms).")]
+             = False,
+             password: Annotated[bool, typer.Option(
+                 "--password", help="Also set a password for the web pages (asked for, or read from stdin).")]
              = False) -> None:
     """Create a user and print its token once."""
-    user, token = _service().create_user(name, display_name, admin, external)
+    secret = _read_password() if password else None  # before creating: a bad password changes nothing
+    service = _service()
+    user, token = service.create_user(name, display_name, admin, external)
+    if secret is not None:
+        SignIns(service.ledger).set_password(user.id, secret)
     if as_json:
-        print_json({"user_id": user.id, "name": user.name, "token": token})
+        print_json({"user_id": user.id, "name": user.name, "token": token, "password_set": secret is not None})
         return
     console.print(f"user {user.name} ({user.id})\ntoken: {token}")
+
+
+@user_app.command("password")
+def user_password(name: str) -> None:
+    """Set or change a user's password for the web pages (asked for, or read from stdin)."""
+    service = _service()
+    user = service.user_by_name(name)
+    SignIns(service.ledger).set_password(user.id, _read_password())
+    console.print(f"password set for {user.name}")
+
+
+@user_app.command("link")
+def user_link(name: str,
+              url: Annotated[str, typer.Option(help="Where `signoff serve` is reached.")] = "http://127.0.0.1:8787",
+              minutes: Annotated[int, typer.Option(help="How long the link stays valid.")] = LINK_SECONDS // 60,
+              as_json: JsonOpt = False) -> None:
+    """Print a one-time sign-in link for the web pages (spent by its first use)."""
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"--url {url!r} is not an http(s) address", "e.g. --url https://signoff.example.org")
+    service = _service()
+    user = service.user_by_name(name)
+    token = SignIns(service.ledger).issue_link(user.id, minutes * 60)
+    # The secret travels in the fragment: browsers never send it to a server log; the page posts it.
+    link = f"{url.rstrip('/')}/signin/link#{token}"
+    if as_json:
+        print_json({"user": user.name, "link": link, "minutes": minutes})
+        return
+    console.print(f"one-time sign-in link for {user.name} (valid {minutes} minutes):")
+    print(link)
 
 
 @user_app.command("list")

@@ -101,7 +101,7 @@ class IntakeSteps(DeskBase):
 
         self.ledger.update(bug_case(bug_id), attach)
         self.ledger.append(report_case(report_id), 0, [NewEvent("report.filed", {"bug_id": bug_id})])
-        return Intake(report_id, bug_id, token, f"/desk/track/{report_id}")
+        return Intake(report_id, bug_id, token, f"/track/{report_id}")  # the tracking page (signoff.web)
 
     def _cluster(self, report_id: str, component: str, title: str) -> tuple[str, dict[str, Any]]:
         """Find the bug this report belongs to, or a new bug id, as one serialised decision.

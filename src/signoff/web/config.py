@@ -1,0 +1,30 @@
+"""Web settings: `[web]` in signoff.toml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from signoff.kernel.errors import UsageError
+from signoff.kernel.settings import Settings
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    session_hours: float = 12.0  # a session ends this long after sign-in, whatever happens
+    signin_attempts: int = 5  # failed sign-ins allowed per window, per client address and per name
+    signin_window_minutes: int = 15
+
+    @classmethod
+    def load(cls, settings: Settings | None) -> WebConfig:
+        section = settings.section("web") if settings is not None else {}
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(section) - known)
+        if unknown:
+            raise UsageError(f"unknown [web] setting(s): {', '.join(unknown)}", f"use only: {', '.join(sorted(known))}")
+        cfg = cls(**section)
+        if not 0 < cfg.session_hours <= 24 * 30:
+            raise UsageError("[web] session_hours must be above 0 and at most 720", "the default is 12")
+        if not 1 <= cfg.signin_attempts <= 100 or not 1 <= cfg.signin_window_minutes <= 24 * 60:
+            raise UsageError("[web] signin_attempts is 1-100 and signin_window_minutes 1-1440",
+                             "the defaults are 5 and 15")
+        return cfg

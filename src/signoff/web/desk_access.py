@@ -1,0 +1,36 @@
+"""The desk as the pages reach it: the one `Desk` of the app, and who among the signed-in people
+is a desk owner.
+
+A person signed in to the pages acts as a desk owner only when a human (not shared) owner
+credential was issued under their room user name (`signoff desk credential owner <name>`): the
+admin who creates room users and desk credentials binds the two, never a name typed in a page.
+"""
+
+from __future__ import annotations
+
+from fastapi import Request
+
+from signoff.desk import Desk, DeskCaller
+from signoff.desk.workflow import open_desk
+from signoff.rooms import Principal
+from signoff.web.state import web_state
+
+
+def desk_of(request: Request) -> Desk | None:
+    """The app's desk (shared with the desk's API routes), or None when the app has no settings."""
+    desk: Desk | None = getattr(request.app.state, "desk", None)
+    if desk is None:
+        web = web_state(request)
+        if web.settings is None:
+            return None
+        desk = open_desk(web.settings, web.rooms.ledger)
+        request.app.state.desk = desk
+    return desk
+
+
+def desk_owner(desk: Desk, user: Principal) -> DeskCaller | None:
+    """The owner `user` is at the desk, if a human owner credential carries their name."""
+    for c in desk.credentials.list():
+        if c.get("role") == "owner" and c.get("human") and not c.get("shared") and c.get("name") == user.name:
+            return DeskCaller("owner", user.name, human=True)
+    return None

@@ -1,0 +1,100 @@
+"""The desk's pages for owners: the bug board by state, and a bug's page (dossiers labelled
+untrusted, the reproduction, advisory notes labelled advisory, the change as a diff with its tier,
+the approvals so far and what is still missing), with "approve this exact head" and "merge".
+The desk decides every step; a refusal is shown with its reason and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import RedirectResponse
+
+from signoff.desk import Desk, DeskCaller
+from signoff.desk.local import LocalDesk
+from signoff.kernel.errors import RefusedError, UnavailableError
+from signoff.web.desk_access import desk_of, desk_owner
+from signoff.web.evidence_pages import verified
+from signoff.web.render import PageRoute, page
+from signoff.web.state import checked_form, signed_in
+
+router = APIRouter(route_class=PageRoute)
+STATES = ("reproducing", "awaiting_reporter", "fixing", "in_review", "needs_human", "reopened", "merged",
+          "released", "verified")
+TIERS = {0: "tier 0: documentation only", 1: "tier 1: code (one human approval of the exact head)",
+         2: "tier 2: sensitive paths (two distinct humans, one of them a code owner)"}
+
+
+def _owner(request: Request) -> tuple[Desk, DeskCaller]:
+    user = signed_in(request)
+    desk = desk_of(request)
+    if desk is None:
+        raise UnavailableError("this server has no bug desk", "run `signoff serve` on a desk's home")
+    owner = desk_owner(desk, user)
+    if owner is None:
+        raise RefusedError(f"{user.name} is not a desk owner",
+                           f"an admin issues one: signoff desk credential owner {user.name}")
+    return desk, owner
+
+
+def diff_lines(diff: str) -> list[tuple[str, str]]:
+    """(class, line) for each line of a unified diff: what the style sheet colours."""
+    out = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---", "diff ", "index ")):
+            kind = "file"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        else:
+            kind = "ctx"
+        out.append((kind, line))
+    return out
+
+
+@router.get("/bugs")
+def board(request: Request) -> Response:
+    desk, _ = _owner(request)
+    by_state: dict[str, list[dict[str, Any]]] = {s: [] for s in STATES}
+    for bug in desk.bugs():
+        by_state.setdefault(bug.state, []).append(bug.summary())
+    return page(request, "board.html", by_state=by_state)
+
+
+@router.get("/bugs/{bug_id}")
+def bug_page(request: Request, bug_id: str) -> Response:
+    desk, owner = _owner(request)
+    bug = desk.bug(bug_id)
+    dossier = desk.dossier(owner, bug_id)
+    change: dict[str, Any] | None = None
+    if bug.change is not None:
+        tier, paths = desk.tier(bug)
+        missing = desk.merge_check(bug, bug.change["head"], owner.name, "User")
+        change = {**bug.change, "tier": TIERS[tier], "paths": paths, "missing": missing,
+                  "diff": diff_lines(desk.change_diff(owner, bug_id)),
+                  "approvals": [a for a in bug.approvals if a["head"] == bug.change["head"]]}
+    files = verified(desk.settings, [Path(p) for p in bug.evidence])
+    return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,
+                files=files, notes=desk.notes(bug_id), change=change, owner=owner)
+
+
+@router.post("/bugs/{bug_id}/approve")
+async def approve(request: Request, bug_id: str) -> Response:
+    form = await checked_form(request)
+    desk, owner = _owner(request)
+    desk.approve(owner, bug_id, form.get("head", ""), form.get("note", ""))
+    return RedirectResponse(f"/bugs/{bug_id}#change", status_code=303)
+
+
+@router.post("/bugs/{bug_id}/merge")
+async def merge(request: Request, bug_id: str) -> Response:
+    await checked_form(request)
+    desk, owner = _owner(request)
+    desk.merge(owner, bug_id)
+    # The desk records a merge only from the forge's signed webhook: deliver the local forge's now.
+    LocalDesk(desk).deliver_webhooks()
+    return RedirectResponse(f"/bugs/{bug_id}", status_code=303)

@@ -1,0 +1,83 @@
+"""Rendering pages: the Jinja2 environment (autoescaped), the security headers every page sends,
+and errors as pages (a refusal says what and what to do, never a traceback)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.routing import APIRoute
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from signoff.kernel.errors import SignoffError
+from signoff.kernel.ids import new_token
+from signoff.kernel.wire import status_of
+from signoff.web.sessions import BROWSER_COOKIE, SignInNeeded, valid_browser_id
+from signoff.web.state import web_state
+
+HERE = Path(__file__).parent
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+
+templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]),
+                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+def secure(request: Request) -> bool:
+    return request.url.scheme == "https"
+
+
+def set_cookie(request: Request, response: Response, name: str, value: str, max_age: int | None) -> None:
+    response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict", secure=secure(request),
+                        path="/")
+
+
+def page(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    """Render `template` with the caller's page context (who is signed in, the CSRF token)."""
+    web = web_state(request)
+    user = getattr(request.state, "user", None)
+    html = templates.get_template(template).render(
+        user=user, csrf=web.sessions.csrf_token(request.state.browser), path=request.url.path, **context)
+    return HTMLResponse(html, status_code=status_code)
+
+
+def error_page(request: Request, exc: SignoffError) -> Response:
+    if isinstance(exc, SignInNeeded):
+        return RedirectResponse("/signin", status_code=303)
+    status = status_of(exc)
+    return page(request, "error.html", status, status=status, message=exc.message, fix=exc.fix)
+
+
+class PageRoute(APIRoute):
+    """A route that renders a page: security headers on every answer, a browser id cookie (the
+    CSRF anchor) for every visitor, SignoffError rendered as an error page."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        original = super().get_route_handler()
+
+        async def handler(request: Request) -> Response:
+            browser = request.cookies.get(BROWSER_COOKIE)
+            fresh = not valid_browser_id(browser)
+            request.state.browser = new_token(32) if fresh else browser
+            try:
+                response = await original(request)
+            except SignoffError as exc:
+                response = error_page(request, exc)
+            for name, value in SECURITY_HEADERS.items():
+                response.headers[name] = value
+            response.headers.setdefault("Cache-Control", "no-store")
+            if fresh:
+                set_cookie(request, response, BROWSER_COOKIE, request.state.browser, None)
+            return response
+
+        return handler

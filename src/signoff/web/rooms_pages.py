@@ -1,0 +1,137 @@
+"""Rooms in the browser: my rooms, a room's messages (live over SSE), posting and addressing an
+agent, the room's members, roles, policies and documents (read-only), and approval cards answered
+in place with a reason. Every rule is the room service's: a page only calls it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import RedirectResponse, StreamingResponse
+
+from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.rooms import Approval, Principal, RoomService
+from signoff.web.render import PageRoute, page
+from signoff.web.state import checked_form, signed_in, web_state
+
+router = APIRouter(route_class=PageRoute)
+HISTORY = 200  # messages a room page shows; older ones stay in the API
+KINDS = {"user": "person", "agent": "agent"}
+
+
+def sender_kind(sender: str) -> str:
+    """person, agent or system, from the server-assigned sender id (never from a name)."""
+    return KINDS.get(sender.split(":", 1)[0], "system")
+
+
+def _shown(message: dict[str, Any]) -> dict[str, Any]:
+    return {"id": message["id"], "sender": message["sender"], "sender_name": message["sender_name"],
+            "kind": sender_kind(message["sender"]), "body": message["body"], "timestamp": message["timestamp"]}
+
+
+def _cards_in(rooms: RoomService, user: Principal, room_id: str | None) -> list[Approval]:
+    return [c for c in rooms.pending_approvals(user) if room_id is None or c.room_id == room_id]
+
+
+@router.get("/rooms")
+def my_rooms(request: Request) -> Response:
+    user = signed_in(request)
+    return page(request, "rooms.html", rooms=web_state(request).rooms.list_rooms(user))
+
+
+@router.get("/rooms/{room_id}")
+def room_page(request: Request, room_id: str) -> Response:
+    user = signed_in(request)
+    rooms = web_state(request).rooms
+    cursor = rooms.head()  # read before the messages: the live stream resumes from here, missing none
+    detail = rooms.room_detail(user, room_id)
+    context = rooms.read_context(user, room_id, limit=HISTORY)
+    threads = [{"root": _shown(t["root"]) if "sender" in t["root"] else None,
+                "root_id": t["root"]["id"], "replies": [_shown(m) for m in t["replies"]]}
+               for t in context["threads"]]
+    agents = [p for p in detail["participants"] if p["type"] == "agent"]
+    policies = {a["id"]: rooms.policy(a["id"]) for a in agents}
+    notice = {"sent": request.query_params.get("sent"),
+              "statuses": [s.split(":", 1) for s in request.query_params.getlist("status") if ":" in s]}
+    return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
+                policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
+                documents=rooms.documents(user, room_id), cards=_cards_in(rooms, user, room_id), cursor=cursor,
+                notice=notice)
+
+
+@router.post("/rooms/{room_id}/messages")
+async def post(request: Request, room_id: str) -> Response:
+    form = await checked_form(request)
+    user = signed_in(request)
+    target = form.get("target", "")
+    receipt = web_state(request).rooms.post_message(user, room_id, form.get("body", ""),
+                                                     form.get("thread_id") or None, [target] if target else [])
+    statuses = sorted(receipt.target_statuses.items())
+    query = [("sent", receipt.message_id)] + [("status", f"{k}:{v}") for k, v in statuses]
+    return RedirectResponse(f"/rooms/{room_id}?{urlencode(query)}#messages", status_code=303)
+
+
+@router.get("/rooms/{room_id}/documents/{document_id}")
+def document(request: Request, room_id: str, document_id: str) -> Response:
+    user = signed_in(request)
+    rooms = web_state(request).rooms
+    room = rooms.require_read(user, room_id)
+    found = [d for d in rooms.documents(user, room_id) if d["id"] == document_id]
+    if not found:
+        raise UsageError(f"room {room.name} has no document {document_id!r}", "open it from the room page")
+    return page(request, "document.html", room=room, doc=rooms.load_documents(user, [document_id])[0])
+
+
+@router.get("/rooms/{room_id}/live")
+async def live(request: Request, room_id: str) -> Response:
+    """The room's new messages as server-sent events (JSON; the page's script renders them as text)."""
+    user = signed_in(request)
+    rooms = web_state(request).rooms
+    rooms.require_read(user, room_id)
+    try:
+        after = int(request.headers.get("last-event-id") or request.query_params.get("after", "0"))
+    except ValueError as exc:
+        raise UsageError("after must be a sequence number", "reload the room page") from exc
+
+    async def events() -> AsyncIterator[bytes]:
+        yield b"retry: 2000\n\n"
+        async for message in rooms.watch_room(user, room_id, after=after):
+            data = {**_shown({**message, "id": message["message_id"]}),
+                    "thread_id": message["thread_id"]}
+            yield f"id: {message['sequence']}\nevent: message\ndata: {json.dumps(data)}\n\n".encode()
+
+    return StreamingResponse(events(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.post("/approvals/answer")
+async def answer(request: Request) -> Response:
+    """Answer a card with a reason. The service decides: a wrong responder's answer is discarded
+    (and refused here), a decided card keeps its first answer."""
+    form = await checked_form(request)
+    user = signed_in(request)
+    rooms = web_state(request).rooms
+    request_id, option_id, reason = form.get("request_id", ""), form.get("option_id", ""), form.get("reason", "")
+    if not reason.strip():
+        raise UsageError("an answer needs a reason", "say in a sentence why you decide so")
+    card = rooms.approval(user, request_id)
+    outcome = rooms.answer_approval(user, request_id, option_id)
+    if outcome["outcome"] == "discarded":
+        raise RefusedError(f"{user.name} is not a responder of this card: the answer was recorded and discarded",
+                           "only the people the card names may answer it")
+    if outcome["outcome"] == "expired":
+        raise ConflictError("this card expired before it was answered", "ask the agent for a new card")
+    if outcome.get("responder") != user.sender or outcome.get("option_id") != option_id:
+        raise ConflictError(f"this card was already answered ({outcome['outcome']} by {outcome['responder_name']})",
+                            "the first answer decides; nothing was changed")
+    label = next(o.label for o in card.options if o.id == option_id)
+    try:
+        rooms.post_message(user, card.room_id, f"Answered \u201c{card.title}\u201d: {label}. Reason: {reason.strip()}")
+    except RefusedError as exc:
+        raise ConflictError(f"your answer ({label}) was recorded, but the reason could not be posted: {exc.message}",
+                            "ask the room's owner to add you, then post the reason in the room") from exc
+    back = form.get("back", "")
+    return RedirectResponse(back if back in ("/", f"/rooms/{card.room_id}") else "/", status_code=303)

@@ -1,0 +1,15 @@
+"""The pages' routers, picked up by `signoff serve` beside the rooms, desk and other APIs."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from signoff.kernel.settings import Settings
+from signoff.web import assets, desk_owner, desk_public, evidence_pages, home, rooms_pages, signin_pages
+
+
+def routers(settings: Settings | None) -> list[APIRouter]:
+    # The pages read the settings the app was built with (app.state.settings), like every router.
+    del settings
+    return [assets.router, signin_pages.router, home.router, rooms_pages.router, desk_public.router,
+            desk_owner.router, evidence_pages.router]

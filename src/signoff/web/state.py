@@ -1,0 +1,77 @@
+"""What the pages share in one app: the room service, sessions, sign-ins and the throttle, built
+once from the app's ledger and settings."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from fastapi import Request
+
+from signoff.kernel.errors import RefusedError
+from signoff.kernel.ids import new_token
+from signoff.kernel.settings import Settings
+from signoff.rooms import Principal, RoomService
+from signoff.rooms.signin import SignIns
+from signoff.trust.credentials import shared_secret
+from signoff.web.config import WebConfig
+from signoff.web.sessions import BROWSER_COOKIE, SESSION_COOKIE, Sessions, SignInNeeded
+from signoff.web.throttle import Throttle
+
+_LOCK = threading.Lock()
+
+
+@dataclass
+class WebState:
+    rooms: RoomService
+    settings: Settings | None
+    config: WebConfig
+    sessions: Sessions
+    signins: SignIns
+    throttle: Throttle
+
+
+def web_state(request: Request) -> WebState:
+    app_state = request.app.state
+    with _LOCK:
+        found: WebState | None = getattr(app_state, "web", None)
+        if found is None:
+            rooms: RoomService = app_state.rooms
+            settings: Settings | None = app_state.settings
+            config = WebConfig.load(settings)
+            # One secret for every process on this home (CSRF tokens stay valid across them);
+            # an app built without settings (in-process use) keeps its own.
+            secret = shared_secret(settings.home / "web" / "secret") if settings else new_token().encode()
+            found = WebState(rooms, settings, config, Sessions(rooms.ledger, secret, config.session_hours),
+                             SignIns(rooms.ledger),
+                             Throttle(rooms.ledger, config.signin_attempts, config.signin_window_minutes * 60))
+            app_state.web = found
+    return found
+
+
+def signed_in(request: Request) -> Principal:
+    """The person this browser's session signs in (SignInNeeded otherwise)."""
+    web = web_state(request)
+    user_id = web.sessions.user_id(request.cookies.get(SESSION_COOKIE))
+    if user_id is None:
+        raise SignInNeeded("sign in first", "sign in with your password or a one-time link")
+    user = web.rooms.user(user_id)
+    request.state.user = user
+    return user
+
+
+def maybe_signed_in(request: Request) -> Principal | None:
+    try:
+        return signed_in(request)
+    except SignInNeeded:
+        request.state.user = None
+        return None
+
+
+async def checked_form(request: Request) -> dict[str, str]:
+    """The posted form's text fields, after its CSRF token is checked (403 without a good one)."""
+    form = await request.form()
+    web = web_state(request)
+    if not web.sessions.csrf_ok(request.cookies.get(BROWSER_COOKIE), form.get("csrf")):
+        raise RefusedError("this form has no valid CSRF token", "reload the page and send the form again")
+    return {k: v for k, v in form.items() if isinstance(v, str)}

@@ -1,0 +1,199 @@
+"""Browser tests: Playwright drives Debian's Chromium against a real `signoff serve` process.
+
+Each module gets its own server on a fresh home (`Site`); each test gets a fresh browser context
+(no cookies), and its page fails the test on any console error or uncaught script error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.requires import require
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+PASSWORD = "correct horse battery staple"
+
+
+def _playwright_importable() -> bool:
+    try:
+        import axe_playwright_python  # noqa: F401
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Site:
+    """A signoff home with a running `signoff serve`; `cli` runs more commands against the same home."""
+
+    def __init__(self, root: Path, config: str = "") -> None:
+        self.root = root
+        self.home = root / ".signoff"
+        self.env = {**os.environ, "SIGNOFF_HOME": str(self.home), "SIGNOFF_CONFIG": str(root / "signoff.toml")}
+        self.env.pop("SIGNOFF_DB", None)
+        (root / "signoff.toml").write_text(config)
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def cli(self, *args: str, stdin: str | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([sys.executable, "-m", "signoff.cli.main", *args], cwd=self.root, env=self.env,
+                              input=stdin or "", capture_output=True, text=True, timeout=120)
+        if ok and done.returncode != 0:
+            raise AssertionError(f"signoff {' '.join(args)} failed: {done.stdout}{done.stderr}")
+        return done
+
+    def cli_json(self, *args: str, stdin: str | None = None) -> Any:
+        return json.loads(self.cli(*args, "--json", stdin=stdin).stdout)
+
+    def add_user(self, name: str, display_name: str | None = None, admin: bool = False) -> dict[str, Any]:
+        extra = ["--display-name", display_name] if display_name else []
+        extra += ["--admin"] if admin else []
+        created: dict[str, Any] = self.cli_json("rooms", "user", "add", name, "--password", *extra,
+                                                stdin=PASSWORD + "\n")
+        return created
+
+    def csrf(self, client: httpx.Client, path: str = "/signin") -> str:
+        """The CSRF token a page gives this client (a browser without a script: its own cookie jar)."""
+        html = client.get(path).text
+        return html.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+
+    def signed_in(self, name: str) -> tuple[httpx.Client, str]:
+        """A plain HTTP client signed in as `name`, and its CSRF token; the caller closes it."""
+        client = httpx.Client(base_url=self.url)
+        csrf = self.csrf(client)
+        assert client.post("/signin", data={"csrf": csrf, "name": name, "password": PASSWORD}).status_code == 303
+        return client, csrf
+
+    def start(self) -> None:
+        log = (self.root / "serve.log").open("wb")
+        self.process = subprocess.Popen([sys.executable, "-m", "signoff.cli.main", "serve", "--port",
+                                         str(self.port)], cwd=self.root, env=self.env, stdout=log,
+                                        stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            if self.process.poll() is not None:
+                raise AssertionError(f"signoff serve exited: {(self.root / 'serve.log').read_text()}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise
+            time.sleep(0.05)  # readiness poll of a starting process, bounded by the deadline
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    require("chromium", os.path.exists(CHROMIUM), "apt-get install -y chromium")
+    require("playwright", _playwright_importable, "pip install -e '.[dev]' (playwright, axe-playwright-python)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def make_site(tmp_path_factory: pytest.TempPathFactory, config: str = "") -> Site:
+    site = Site(tmp_path_factory.mktemp("site"), config)
+    site.cli("rooms", "init")
+    return site
+
+
+class Tab:
+    """A page in a fresh context, collecting console errors and uncaught script errors."""
+
+    def __init__(self, browser: Any, site: Site, width: int = 1024) -> None:
+        self.site = site
+        self.context = browser.new_context(viewport={"width": width, "height": 800}, base_url=site.url)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.refusals: set[int] = set()
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def screenshot(self, name: str) -> None:
+        """With SIGNOFF_SCREENSHOTS set to a folder (docs/screenshots for the docs), keep a picture
+        of the page as it is now."""
+        folder = os.environ.get("SIGNOFF_SCREENSHOTS")
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+    def expect_refusal(self, status: int) -> None:
+        """The test means to be refused with `status`: Chromium logs a refused page load as a
+        console error, which is then not a fault."""
+        self.refusals.add(status)
+
+    def unexpected_errors(self) -> list[str]:
+        allowed = {f"Failed to load resource: the server responded with a status of {s} " for s in self.refusals}
+        return [e for e in self.errors if not any(e.startswith(a) for a in allowed)]
+
+    def sign_in(self, name: str, password: str = PASSWORD) -> None:
+        self.page.goto("/signin")
+        self.page.get_by_label("User name").fill(name)
+        self.page.get_by_label("Password").fill(password)
+        self.page.get_by_role("button", name="Sign in").click()
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def tabs(browser: Any) -> Iterator[Any]:
+    """`tabs(site, width=...)` opens a fresh tab; at the end, no tab may have logged an error."""
+    opened: list[Tab] = []
+
+    def open_tab(site: Site, width: int = 1024) -> Tab:
+        tab = Tab(browser, site, width)
+        opened.append(tab)
+        return tab
+
+    yield open_tab
+    errors = [e for t in opened for e in t.unexpected_errors()]
+    for t in opened:
+        t.close()
+    assert not errors, f"console errors: {errors}"
+
+
+def axe_violations(page: Any) -> list[str]:
+    """Serious and critical axe-core violations on the page (axe-core ships in axe-playwright-python)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']]}"
+            for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
+
+
+def overflow(page: Any) -> int:
+    """How many CSS pixels the page is wider than its viewport (0: no horizontal scrolling)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"))
