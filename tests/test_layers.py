@@ -28,7 +28,8 @@ LAYERS = {
 ROOT = Path(signoff.__file__).parent
 # Imports across one layer are allowed only where a workflow is declared to build on another:
 # the desk reuses repair's sandboxed execution and assertion-failure rules (issue: Desk).
-ACROSS = {("desk", "repair")}
+# The CLI is the one entry point of every face: it registers `signoff bridge` (issue: Matrix bridge).
+ACROSS = {("desk", "repair"), ("cli", "bridges")}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
