@@ -17,7 +17,13 @@ from mautrix.types import RoomID, UserID
 from signoff.bridges.matrix import BridgeStore, MatrixBridge
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
-from signoff.rooms.client import InProcessSyncTransport, InProcessUserTransport, RoomsUserClient, SyncRoomsClient
+from signoff.rooms.client import (
+    HttpUserTransport,
+    InProcessSyncTransport,
+    InProcessUserTransport,
+    RoomsUserClient,
+    SyncRoomsClient,
+)
 from tests.support.matrix_people import WAIT, Event, MatrixPerson
 from tests.support.synapse import MatrixAccount, Synapse
 
@@ -34,11 +40,13 @@ class World:
     alice: MatrixAccount
     matrix_room: str = ""
 
-    def bridge(self) -> MatrixBridge:
-        """A bridge process as `signoff bridge matrix` builds it (a new one after each 'restart')."""
+    def bridge(self, rooms_url: str | None = None) -> MatrixBridge:
+        """A bridge process as `signoff bridge matrix` builds it (a new one after each 'restart'),
+        on the rooms server in this ledger or, with `rooms_url`, on a `signoff serve`."""
         matrix = ClientAPI(UserID(self.bot.user_id), self.bot.device_id, base_url=self.synapse.base,
                            token=self.bot.access_token)
-        rooms = RoomsUserClient(InProcessUserTransport(self.service, self.bridge_token))
+        rooms = RoomsUserClient(HttpUserTransport(rooms_url, self.bridge_token) if rooms_url
+                                else InProcessUserTransport(self.service, self.bridge_token))
         return MatrixBridge(rooms, BridgeStore(self.ledger, self.room_id, self.matrix_room), matrix,
                             self.room_id, self.matrix_room)
 

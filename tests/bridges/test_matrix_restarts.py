@@ -4,13 +4,16 @@ when the bridge or Synapse restarts, and junk from Matrix is counted and skipped
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from signoff.bridges.matrix import MESSAGE_ID_KEY, MatrixBridge
 from tests.bridges.matrix_world import World, bridged, make_world, open_matrix_room, run_until, until_seen
 from tests.support.matrix_people import MatrixPerson, body_of
-from tests.support.synapse import Synapse
+from tests.support.synapse import Synapse, free_port, stop_process, wait_http
 
 
 def _in_signoff(world: World, text: str) -> list[dict[str, Any]]:
@@ -70,6 +73,45 @@ def test_nothing_is_lost_or_doubled_across_bridge_and_synapse_restarts(synapse: 
                 [original] = [m for m in world.messages() if m["body"] == text]
                 assert event["content"][MESSAGE_ID_KEY] == original["message_id"]
             assert not _in_matrix(world, alice, "one")  # nothing from Matrix echoed back
+
+    asyncio.run(run())
+
+
+def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: Synapse, tmp_path: Path) -> None:
+    world = make_world(synapse, tmp_path)
+    port = free_port()
+    env = {**os.environ, "SIGNOFF_HOME": str(tmp_path / "home"), "SIGNOFF_DB": f"sqlite:///{tmp_path / 'ledger.db'}"}
+
+    def serve() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([sys.executable, "-m", "signoff.cli.main", "serve", "--port", str(port)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_http(f"http://127.0.0.1:{port}/health", proc, "signoff serve")
+        return proc
+
+    async def run() -> None:
+        server = serve()
+        try:
+            async with MatrixPerson(synapse, world.alice) as alice:
+                await open_matrix_room(world, alice)
+                bridge = world.bridge(rooms_url=f"http://127.0.0.1:{port}")
+                await bridge.start()
+                await alice.say(world.matrix_room, "one")
+                world.helper.call("helper-1", "post_message", {"body": "two"})
+                await _both_ways(world, bridge, alice, "one", "two")
+
+                stop_process(server)
+                assert await bridge.attempt(bridge.step) is False  # signoff is gone: logged, no crash
+                await alice.say(world.matrix_room, "three")
+                world.helper.call("helper-1", "post_message", {"body": "four"})  # the ledger is still there
+                server = serve()
+                await _both_ways(world, bridge, alice, "three", "four")
+                await bridge.close()
+                for text in ("one", "three"):
+                    assert len(_in_signoff(world, text)) == 1, text
+                for text in ("two", "four"):
+                    assert len(_in_matrix(world, alice, text)) == 1, text
+        finally:
+            stop_process(server)
 
     asyncio.run(run())
 
