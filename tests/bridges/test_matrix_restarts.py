@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from signoff.bridges.matrix import MESSAGE_ID_KEY, MatrixBridge
+from signoff.ledger import NewEvent
+from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
 from tests.bridges.matrix_world import World, bridged, make_world, open_matrix_room, run_until, until_seen
 from tests.support.matrix_people import MatrixPerson, body_of
 from tests.support.synapse import Synapse, free_port, stop_process, wait_http
@@ -112,6 +114,42 @@ def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: S
                     assert len(_in_matrix(world, alice, text)) == 1, text
         finally:
             stop_process(server)
+
+    asyncio.run(run())
+
+
+def test_relays_cut_by_a_crash_are_settled_once_and_a_lookalike_is_never_adopted(
+        synapse: Synapse, tmp_path: Path) -> None:
+    async def run() -> None:
+        async with bridged(synapse, tmp_path) as (world, alice, bridge):
+            await alice.say(world.matrix_room, "first")
+            await run_until(bridge, lambda: bool(_in_signoff(world, "first")))
+            speaker = world.alice.user_id[1:]
+            # The crash: the bridge recorded both relays as pending and died; one post had reached
+            # the rooms server, the other had not. Meanwhile Mallory, a signoff user in the room,
+            # posted the very text of the first, hoping the bridge would adopt hers.
+            reached, lost = await alice.say(world.matrix_room, "second"), await alice.say(world.matrix_room, "third")
+            for event_id, text in ((reached, "second"), (lost, "third")):
+                bridge.store.record(bridge.state, NewEvent("relay.pending", {
+                    "matrix_event_id": event_id, "body": f"{speaker}: {text}", "signoff_head": bridge.state.after}))
+            admin = world.service.user_by_name("admin")
+            _, mallory_token = world.service.create_user("mallory")
+            world.service.add_member(admin, world.room_id, user_name="mallory")
+            lookalike = RoomsUserClient(InProcessUserTransport(world.service, mallory_token)).post(
+                world.room_id, f"{speaker}: second")
+            genuine = RoomsUserClient(InProcessUserTransport(world.service, world.bridge_token)).post(
+                world.room_id, f"{speaker}: second")
+
+            restarted = world.bridge()
+            await restarted.start()
+            await restarted.step(timeout_ms=0)  # the sync that replays both Matrix events
+            await restarted.close()
+            assert restarted.state.to_signoff[reached] == genuine["event_id"] != lookalike["event_id"]
+            assert restarted.state.pending == {}
+            assert [m["message_id"] for m in _in_signoff(world, "second")] == [lookalike["event_id"],
+                                                                                genuine["event_id"]]
+            [third] = _in_signoff(world, "third")
+            assert restarted.state.to_signoff[lost] == third["message_id"]
 
     asyncio.run(run())
 

@@ -78,9 +78,12 @@ class MatrixBridge:
         crash, else post it now (so it is neither lost nor doubled)."""
         known = set(self.state.to_signoff.values())
         for message in self._messages_after(head):
-            if message["body"] == body and message["sender_kind"] == "user" and message["message_id"] not in known:
-                self._record(NewEvent("relay.done", {"matrix_event_id": event_id,
-                                                     "message_id": message["message_id"]}))
+            # Only the bridge's own post is adopted: anyone in the room can post the same text.
+            ours = message["sender"] == self.state.own_sender if self.state.own_sender else \
+                message["sender_kind"] == "user"
+            if message["body"] == body and ours and message["message_id"] not in known:
+                self._record(NewEvent("relay.done", {"matrix_event_id": event_id, "message_id": message["message_id"],
+                                                     "sender": message["sender"]}))
                 return
         self._post(event_id, body)
 
@@ -179,7 +182,11 @@ class MatrixBridge:
 
     def _post(self, event_id: str, body: str) -> None:
         receipt = self.rooms.post(self.signoff_room, body)
-        self._record(NewEvent("relay.done", {"matrix_event_id": event_id, "message_id": receipt["event_id"]}))
+        done: dict[str, Any] = {"matrix_event_id": event_id, "message_id": receipt["event_id"]}
+        if self.state.own_sender is None:  # learnt once, from the first post read back
+            [posted] = self._messages_after(int(receipt["sequence"]) - 1)[:1]
+            done["sender"] = posted["sender"]
+        self._record(NewEvent("relay.done", done))
 
     def _since_own_join(self, events: list[Any]) -> list[Any]:
         """The events after the bot's own (latest) join: what was said once the bridge was there."""

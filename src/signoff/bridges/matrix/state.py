@@ -16,6 +16,7 @@ class BridgeState:
     after: int | None = None  # last signoff message sequence relayed to Matrix; None before the first start
     to_signoff: dict[str, str] = field(default_factory=dict)  # Matrix event id -> signoff message id
     pending: dict[str, tuple[str, int]] = field(default_factory=dict)  # Matrix event id -> (body, signoff head)
+    own_sender: str | None = None  # the sender id the rooms server writes on the bridge's posts
     edits: set[str] = field(default_factory=set)  # Matrix ids of edits already observed
 
 
@@ -30,6 +31,7 @@ def apply(state: BridgeState, kind: str, p: dict[str, Any]) -> None:
     elif kind == "relay.done":
         state.pending.pop(str(p["matrix_event_id"]), None)
         state.to_signoff[str(p["matrix_event_id"])] = str(p["message_id"])
+        state.own_sender = str(p["sender"]) if p.get("sender") else state.own_sender
     elif kind == "edit.observed":
         state.edits.add(str(p["matrix_event_id"]))
 
