@@ -6,7 +6,7 @@ message we time send start -> arrival at the addressed receiver.
 
 - signoff: `signoff serve` in its own process on SQLite; receivers are `RoomsClient`s over HTTP
   (SSE, filter=addressed, 2 s heartbeats); the sender calls `send_targeted_message`.
-- Synapse: installed with pip into a throwaway venv in a temp dir (never a project dependency),
+- Synapse: installed with pip into a throwaway venv (cached as for the tests; never a project dependency),
   SQLite, rate limits lifted; receivers long-poll `/sync` on the room; the sender `PUT`s
   `m.room.message` events (the same send-to-sync round trip Switch's bus makes).
 
@@ -23,14 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import hashlib
-import hmac
 import json
 import multiprocessing
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -43,6 +39,11 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: the one Synapse harness
+
+from tests.support.synapse import Synapse, free_port, stop_process, wait_http
+from tests.support.synapse import synapse_python as cached_synapse_python
+
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, RoomService
 from signoff.rooms.client import HttpTransport, RoomsClient
@@ -50,34 +51,6 @@ from signoff.rooms.client import HttpTransport, RoomsClient
 AGENTS = 20
 GRACE = 10.0  # seconds to wait for stragglers after the last send
 IN_FLIGHT = 64  # concurrent sends at most (an unbounded queue makes the load generator the bottleneck)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_http(url: str, proc: subprocess.Popen[bytes], what: str, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"{what} exited with code {proc.returncode} before it answered (see its log)")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(url, timeout=2).status_code < 500:
-                return
-        time.sleep(0.2)
-    raise SystemExit(f"{what} did not answer {url} within {timeout} s")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @dataclass
@@ -289,78 +262,36 @@ class SignoffSide:
         return trial
 
     def stop(self) -> None:
-        stop(self.proc)
+        stop_process(self.proc)
         self.log.close()
 
 
 # -- Synapse -----------------------------------------------------------------------------------
 
-SYNAPSE_OVERRIDES = """
-rc_message: {per_second: 100000, burst_count: 100000}
-rc_joins: {local: {per_second: 10000, burst_count: 10000}, remote: {per_second: 10000, burst_count: 10000}}
-rc_invites: {per_room: {per_second: 10000, burst_count: 10000}, per_user: {per_second: 10000, burst_count: 10000}}
-rc_registration: {per_second: 10000, burst_count: 10000}
-rc_joins_per_room: {per_second: 10000, burst_count: 10000}
-rc_room_creation: {per_second: 10000, burst_count: 10000}
-rc_login:
-  address: {per_second: 10000, burst_count: 10000}
-  account: {per_second: 10000, burst_count: 10000}
-  failed_attempts: {per_second: 10000, burst_count: 10000}
-presence: {enabled: false}
-enable_registration: false
-suppress_key_server_warning: true
-trusted_key_servers: []
-report_stats: false
-"""
-
-
-def synapse_python(venv: Path | None, tmp: Path) -> Path:
-    """The Python of a venv with matrix-synapse, creating one under `tmp` when none is given."""
-    if venv is not None:
-        python = venv / "bin" / "python"
-        if not python.exists():
-            raise SystemExit(f"--synapse-venv {venv} has no bin/python")
-        return python
-    target = tmp / "synapse-venv"
-    print(f"installing matrix-synapse into a throwaway venv ({target}) ...", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", str(target)], check=True)
-    done = subprocess.run([str(target / "bin" / "pip"), "install", "-q", "matrix-synapse"],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"pip install matrix-synapse failed:\n{done.stderr[-2000:]}")
-    return target / "bin" / "python"
+def synapse_python(venv: Path | None) -> Path:
+    """The Python of a venv with matrix-synapse: the given one, else the cached test install."""
+    if venv is None:
+        print("using (or installing) the cached matrix-synapse venv ...", flush=True)
+        return cached_synapse_python()
+    python = venv / "bin" / "python"
+    if not python.exists():
+        raise SystemExit(f"--synapse-venv {venv} has no bin/python")
+    return python
 
 
 class SynapseSide:
     name = "synapse"
 
     def __init__(self, tmp: Path, python: Path) -> None:
-        self.tmp = tmp / "synapse"
-        self.python = python
+        self.server = Synapse(tmp / "synapse", python, server_name="bench.local")
+        self.port = self.server.port
+        self.base = self.server.base
 
     def start(self) -> None:
-        self.tmp.mkdir(parents=True, exist_ok=True)
-        config = self.tmp / "homeserver.yaml"
-        subprocess.run([str(self.python), "-m", "synapse.app.homeserver", "--server-name", "bench.local",
-                        "--config-path", str(config), "--data-directory", str(self.tmp),
-                        "--generate-config", "--report-stats=no"], cwd=self.tmp, check=True,
-                       capture_output=True)
-        port = self.port = free_port()
-        self.secret = uuid.uuid4().hex
-        with config.open("a") as fh:
-            fh.write(SYNAPSE_OVERRIDES)
-            fh.write(f"registration_shared_secret: \"{self.secret}\"\n")
-            fh.write(f"listeners:\n  - port: {port}\n    type: http\n    tls: false\n"
-                     "    bind_addresses: ['127.0.0.1']\n    x_forwarded: false\n"
-                     "    resources:\n      - names: [client]\n        compress: false\n")
-        self.base = f"http://127.0.0.1:{port}"
-        self.log = (self.tmp / "stderr.log").open("w")
-        self.proc = subprocess.Popen([str(self.python), "-m", "synapse.app.homeserver", "-c", str(config)],
-                                     cwd=self.tmp, stdout=self.log, stderr=subprocess.STDOUT)
-        wait_http(f"{self.base}/_matrix/client/versions", self.proc, "synapse")
+        self.server.start()
         with httpx.Client(base_url=self.base, timeout=30) as http:
-            self.sender = self._register(http, "sender")
-            self.receivers = [self._register(http, f"agent{i:02d}") for i in range(AGENTS)]
+            self.sender = self.server.register("sender").access_token
+            self.receivers = [self.server.register(f"agent{i:02d}").access_token for i in range(AGENTS)]
             created = http.post("/_matrix/client/v3/createRoom", json={"preset": "public_chat", "name": "bench"},
                                 headers=self._auth(self.sender))
             created.raise_for_status()
@@ -368,16 +299,6 @@ class SynapseSide:
             for user in self.receivers:
                 http.post(f"/_matrix/client/v3/join/{self.room}", json={},
                           headers=self._auth(user)).raise_for_status()
-
-    def _register(self, http: httpx.Client, name: str) -> str:
-        nonce = http.get("/_synapse/admin/v1/register").json()["nonce"]
-        password = uuid.uuid4().hex
-        mac = hmac.new(self.secret.encode(), b"\x00".join([nonce.encode(), name.encode(), password.encode(),
-                                                            b"notadmin"]), hashlib.sha1).hexdigest()
-        reply = http.post("/_synapse/admin/v1/register", json={"nonce": nonce, "username": name,
-                                                                "password": password, "admin": False, "mac": mac})
-        reply.raise_for_status()
-        return str(reply.json()["access_token"])
 
     @staticmethod
     def _auth(token: str) -> dict[str, str]:
@@ -423,8 +344,7 @@ class SynapseSide:
         return trial
 
     def stop(self) -> None:
-        stop(self.proc)
-        self.log.close()
+        self.server.stop()
 
 
 # -- main --------------------------------------------------------------------------------------
@@ -451,7 +371,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--synapse-venv", type=Path, default=None,
-                        help="reuse a venv that already has matrix-synapse (default: install into a temp dir)")
+                        help="reuse a venv that already has matrix-synapse (default: the cached test install)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, databases)")
     parser.add_argument("--signoff-only", action="store_true",
                         help="skip Synapse (no ratio line; for profiling signoff alone)")
@@ -461,7 +381,7 @@ def main() -> int:
     try:
         sides: list[Any] = [SignoffSide(tmp)]
         if not args.signoff_only:
-            sides.append(SynapseSide(tmp, synapse_python(args.synapse_venv, tmp)))
+            sides.append(SynapseSide(tmp, synapse_python(args.synapse_venv)))
         for side in sides:
             side.start()
         rows = []

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.pg import PgServer, pg_bin
 from tests.support.requires import require
+from tests.support.synapse_fixture import synapse  # noqa: F401  (the session's Synapse, for tests/bridges)
 
 
 @pytest.fixture(scope="session")

@@ -29,9 +29,10 @@ LAYERS = {
 }
 ROOT = Path(signoff.__file__).parent
 # Imports across one layer are allowed only where a workflow is declared to build on another:
-# the desk reuses repair's sandboxed execution and assertion-failure rules (issue: Desk); the CLI
-# starts the MCP face (`signoff mcp`), which stays importable without the CLI.
-ACROSS = {("desk", "repair"), ("cli", "mcp")}
+# the desk reuses repair's sandboxed execution and assertion-failure rules (issue: Desk). The CLI is
+# the one entry point of every face: it starts the MCP face (`signoff mcp`) and registers
+# `signoff bridge` (issue: Matrix bridge); both stay importable without the CLI.
+ACROSS = {("desk", "repair"), ("cli", "mcp"), ("cli", "bridges")}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

@@ -9,7 +9,7 @@ from signoff import __version__
 from signoff.cli.main import app, main
 
 GROUPS = ("demo", "doctor", "evidence", "ledger", "airlock", "sandbox", "rooms", "serve", "incident", "notes",
-          "repair", "desk", "agents", "mcp")
+          "repair", "desk", "agents", "mcp", "bridge")
 
 
 def test_the_cli_page_lists_every_command_group() -> None:

@@ -11,6 +11,7 @@ from signoff import __version__
 from signoff.cli import context
 from signoff.cli.agents import app as agents_app
 from signoff.cli.airlock import app as airlock_app
+from signoff.cli.bridge import app as bridge_app
 from signoff.cli.demo import app as demo_app
 from signoff.cli.desk import app as desk_app
 from signoff.cli.doctor import doctor
@@ -64,6 +65,7 @@ app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and ver
 app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
 app.add_typer(airlock_app, name="airlock", help="Scan untrusted text: quarantine it or redact it into a dossier.")
 app.add_typer(sandbox_app, name="sandbox", help="Run untrusted code isolated; prove each guarantee live.")
+app.add_typer(bridge_app, name="bridge", help="Bridge signoff rooms to the chat people use (Matrix).")
 app.add_typer(rooms_app, name="rooms", help="Room server identities: init, users, agents, rooms.")
 app.command("serve", help="Run the rooms server (Switch agent protocol + user endpoints).")(serve)
 app.command("mcp", help="Serve signoff's sign-off tools to MCP clients (stdio or streamable HTTP).")(mcp)

@@ -1,0 +1,84 @@
+"""`signoff bridge matrix`: relay a signoff room and a Matrix room both ways (docs/bridges.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import signal
+from typing import Annotated
+
+import typer
+
+from signoff.cli.context import console, fail, settings
+from signoff.ledger import Ledger
+from signoff.rooms import RoomService
+from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
+
+app = typer.Typer(no_args_is_help=True)
+matrix_app = typer.Typer(no_args_is_help=True)
+app.add_typer(matrix_app, name="matrix", help="Bridge signoff rooms to a Matrix room (plain bot account).")
+
+MATRIX_TOKEN_ENV = "SIGNOFF_MATRIX_TOKEN"  # noqa: S105  (the name of a variable, not a secret)
+SIGNOFF_TOKEN_ENV = "SIGNOFF_BRIDGE_TOKEN"  # noqa: S105
+
+
+def _secret(name: str, what: str) -> str:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        fail(f"{name} is not set", f"export {name}=<{what}> (secrets never go on the command line)")
+    return value
+
+
+@matrix_app.command("run")
+def run(
+    room: Annotated[str, typer.Option(help="The signoff room id to bridge.")],
+    matrix_room: Annotated[str, typer.Option(help="The Matrix room id (it starts with !) to bridge it to.")],
+    homeserver: Annotated[str, typer.Option(help="The homeserver's client API URL, e.g. http://127.0.0.1:8008.")],
+    matrix_user: Annotated[str, typer.Option(help="The bridge bot's Matrix id, e.g. @signoff:example.org.")],
+    rooms_url: Annotated[str | None, typer.Option(
+        help="A `signoff serve` URL; without it the bridge uses the rooms server in this ledger.")] = None,
+) -> None:
+    """Relay until interrupted (Ctrl-C or SIGTERM). Tokens come from SIGNOFF_MATRIX_TOKEN (the bot's
+    Matrix access token) and SIGNOFF_BRIDGE_TOKEN (the signoff user the bridge posts as)."""
+    if importlib.util.find_spec("mautrix") is None:
+        fail("the Matrix bridge needs the mautrix library", "pip install 'signoff[matrix]'")
+    if not matrix_room.startswith("!") or len(matrix_room) < 2:
+        fail(f"{matrix_room!r} is not a Matrix room id", "pass the room's id (it starts with !), not an alias")
+    if not matrix_user.startswith("@") or ":" not in matrix_user:
+        fail(f"{matrix_user!r} is not a Matrix user id", "pass the bot's id, e.g. @signoff:example.org")
+    matrix_token, signoff_token = _secret(MATRIX_TOKEN_ENV, "access token"), _secret(SIGNOFF_TOKEN_ENV, "user token")
+
+    from mautrix.client import ClientAPI
+    from mautrix.errors import MatrixRequestError
+    from mautrix.types import UserID
+
+    from signoff.bridges.matrix import BridgeStore, MatrixBridge
+
+    ledger = Ledger.open(settings())
+    transport = (HttpUserTransport(rooms_url, signoff_token) if rooms_url
+                 else InProcessUserTransport(RoomService(ledger), signoff_token))
+
+    async def serve() -> None:
+        matrix = ClientAPI(UserID(matrix_user), base_url=homeserver, token=matrix_token)
+        bridge = MatrixBridge(RoomsUserClient(transport), BridgeStore(ledger, room, matrix_room), matrix, room,
+                              matrix_room)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        console.print(f"bridging room {room} <-> {matrix_room} on {homeserver}")
+        try:
+            await bridge.run(stop)
+        except MatrixRequestError as exc:
+            fail(f"the homeserver refused the bridge: {exc}",
+                 "check SIGNOFF_MATRIX_TOKEN and that the bot is invited to the Matrix room")
+        finally:
+            await bridge.close()
+        console.print(f"stopped; skipped Matrix events: {dict(bridge.skipped) or 'none'}")
+
+    try:
+        asyncio.run(serve())
+    finally:
+        transport.close()
+        ledger.close()
