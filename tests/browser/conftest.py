@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,10 +119,17 @@ def browser() -> Iterator[Any]:
     require("playwright", _playwright_importable, "pip install -e '.[dev]' (playwright, axe-playwright-python)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    # Chromium keeps its singleton socket under $TMPDIR; a long TMPDIR (as CI sets) overflows a Unix
+    # socket's 108-byte path, so the browser gets a short temporary folder of its own.
+    short = tempfile.mkdtemp(prefix="signoff-chromium-", dir="/tmp")
+    try:
+        with sync_playwright() as p:
+            launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                         env={**os.environ, "TMPDIR": short})
+            yield launched
+            launched.close()
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def make_site(tmp_path_factory: pytest.TempPathFactory, config: str = "") -> Site:
