@@ -3,6 +3,13 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
+# Tests run in parallel worker processes (pytest-xdist), each with its own PostgreSQL cluster, temp
+# folders and session fixtures. Many tests start sandboxes, servers and git, which wait on I/O, so one
+# worker more than the cores keeps them busy; more than that only adds contention on 2 cores.
+# `make test TEST_WORKERS=0` runs serially. Whole files go to one worker, so a module's fixtures are
+# built once.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+PYTEST_PARALLEL := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 .PHONY: demo test lint install install-dev clean
 
@@ -24,7 +31,7 @@ lint: install-dev
 	$(BIN)/mypy
 
 test: install-dev lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .signoff .pytest_cache .mypy_cache .ruff_cache

@@ -24,6 +24,9 @@ from signoff.kernel.errors import UnavailableError, UsageError
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 WRITE = {"signoff_write": True}
+# A connection that runs each statement on its own, without BEGIN and ROLLBACK around it: for reads
+# made of one statement (a statement is atomic by itself), which saves two round trips on PostgreSQL.
+_SINGLE = "signoff_single_statement"
 
 
 def make_engine(url: str) -> Engine:
@@ -62,12 +65,25 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        if conn.get_execution_options().get("signoff_write"):
+        options = conn.get_execution_options()
+        if options.get(_SINGLE):
+            return  # the driver is in autocommit mode (isolation_level None): each statement stands alone
+        if options.get("signoff_write"):
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         else:
             conn.exec_driver_sql("BEGIN")
 
     return engine
+
+
+@contextlib.contextmanager
+def single_statement(engine: Engine) -> Iterator[Connection]:
+    """A connection for a read that is one statement: no transaction is opened around it."""
+    with engine.connect() as conn:
+        if is_postgres(engine):
+            yield conn.execution_options(isolation_level="AUTOCOMMIT")
+        else:
+            yield conn.execution_options(**{_SINGLE: True})
 
 
 def is_postgres(engine: Engine) -> bool:

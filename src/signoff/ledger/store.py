@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -21,7 +22,7 @@ from signoff.kernel.clock import Clock, SystemClock, utc_iso
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import ConflictError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger.engine import WRITE, is_postgres, make_engine, migrate
+from signoff.ledger.engine import WRITE, is_postgres, make_engine, migrate, single_statement
 from signoff.ledger.schema import cases, chain_head, counters, events, idempotency, outbox
 
 GENESIS = "0" * 64
@@ -39,12 +40,23 @@ _UPD_CASE = (
     .where(cases.c.case_id == bindparam("cid"))
     .values(version=bindparam("v"), updated_at=bindparam("at"))
 )
+_INS_CASE = insert(cases).values(case_id=bindparam("cid"), version=bindparam("v"), updated_at=bindparam("at"))
 _UPD_HEAD = update(chain_head).where(chain_head.c.id == 1).values(seq=bindparam("s"), hash=bindparam("h"))
 _SEL_CASE_EVENTS = (
     select(events)
     .where(events.c.case_id == bindparam("cid"), events.c.version > bindparam("after"))
     .order_by(events.c.version)
 )
+
+
+@functools.lru_cache(maxsize=64)
+def _pg_write(count: int, new_case: bool) -> Any:
+    """One statement (writable CTEs, one round trip) that inserts `count` events, writes the case row
+    and moves the chain head; built once per shape so SQLAlchemy's compiled cache applies."""
+    values: list[dict[str, Any]] = [{c.name: bindparam(f"{c.name}_{i}") for c in events.columns} for i in range(count)]
+    new_events = insert(events).values(values).cte("new_events")
+    case_row = (_INS_CASE if new_case else _UPD_CASE).cte("case_row")
+    return _UPD_HEAD.add_cte(new_events).add_cte(case_row)
 
 
 @dataclass(frozen=True)
@@ -271,12 +283,16 @@ class Ledger:
                 seqs.append(seq)
                 prev = digest
             if rows:
-                conn.execute(insert(events), rows)
-                if current is None:
-                    conn.execute(insert(cases).values(case_id=case_id, version=version, updated_at=stamp))
+                case_params = {"cid": case_id, "v": version, "at": stamp}
+                write_case = _INS_CASE if current is None else _UPD_CASE
+                if pg:
+                    params = {f"{k}_{i}": v for i, row in enumerate(rows) for k, v in row.items()}
+                    statement = _pg_write(len(rows), current is None)
+                    conn.execute(statement, {**params, **case_params, "s": seq, "h": prev})
                 else:
-                    conn.execute(_UPD_CASE, {"cid": case_id, "v": version, "at": stamp})
-                conn.execute(_UPD_HEAD, {"s": seq, "h": prev})
+                    conn.execute(insert(events), rows)
+                    conn.execute(write_case, case_params)
+                    conn.execute(_UPD_HEAD, {"s": seq, "h": prev})
             for job, text_ in zip(jobs, job_payloads, strict=True):
                 _insert_job(conn, job, text_, case_id, now)
             result = AppendResult(case_id, version, tuple(seqs))
@@ -319,12 +335,12 @@ class Ledger:
         )
 
     def read(self, case_id: str, after_version: int = 0) -> list[Event]:
-        with self.engine.connect() as conn:
+        with single_statement(self.engine) as conn:
             rows = conn.execute(_SEL_CASE_EVENTS, {"cid": case_id, "after": after_version}).all()
         return [_event(r) for r in rows]
 
     def version(self, case_id: str) -> int:
-        with self.engine.connect() as conn:
+        with single_statement(self.engine) as conn:
             value = conn.execute(_SEL_CASE_VERSION, {"cid": case_id}).scalar()
         return int(value or 0)
 
@@ -336,7 +352,7 @@ class Ledger:
             query = select(events).where(events.c.seq > last).order_by(events.c.seq).limit(batch)
             if prefix is not None:
                 query = query.where(events.c.case_id.startswith(prefix, autoescape=True))
-            with self.engine.connect() as conn:
+            with single_statement(self.engine) as conn:
                 rows = conn.execute(query).all()
             if not rows:
                 return
@@ -352,7 +368,7 @@ class Ledger:
             return [r.case_id for r in conn.execute(query)]
 
     def head(self) -> tuple[int, str]:
-        with self.engine.connect() as conn:
+        with single_statement(self.engine) as conn:
             row = conn.execute(_SEL_HEAD).one()
         return int(row.seq), str(row.hash)
 
