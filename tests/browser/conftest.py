@@ -113,8 +113,11 @@ class Site:
                 self.process.wait(timeout=20)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope, not session: while Playwright's sync API is open it keeps an asyncio loop
+    # running in this thread, and every later test that calls asyncio.run() in the same worker
+    # would fail ("cannot be called from a running event loop").
     require("chromium", os.path.exists(CHROMIUM), "apt-get install -y chromium")
     require("playwright", _playwright_importable, "pip install -e '.[dev]' (playwright, axe-playwright-python)")
     from playwright.sync_api import sync_playwright

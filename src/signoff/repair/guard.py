@@ -71,9 +71,22 @@ class Plan:
                 "nonce": self.nonce}
 
 
+def _parse(source: str) -> ast.Module:
+    """`ast.parse`, retried on CPython 3.11's spurious "AST constructor recursion depth mismatch"
+    SystemError under threads (python/cpython#106905); parsing is deterministic, so a retry gives
+    the true answer (a SyntaxError, or the tree)."""
+    for attempt in range(3):
+        try:
+            return ast.parse(source)
+        except SystemError as exc:
+            if "recursion depth mismatch" not in str(exc) or attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
 def _imports_py(source: str) -> list[str]:
     try:
-        tree = ast.parse(source)
+        tree = _parse(source)
     except SyntaxError:
         return []
     lines = source.splitlines()
@@ -285,7 +298,7 @@ def static_tests(harness: Path, file_: str) -> set[str] | None:
     if "__test__" in source or _collection_customised(harness):
         return None
     try:
-        tree = ast.parse(source)
+        tree = _parse(source)
     except SyntaxError:
         return None
     out: set[str] = set()
