@@ -41,7 +41,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: the one Synapse harness
 
-from tests.support.synapse import Synapse, free_port, stop_process, wait_http
+from tests.support.net import free_port
+from tests.support.synapse import Synapse, stop_process, wait_http
 from tests.support.synapse import synapse_python as cached_synapse_python
 
 from signoff.ledger import Ledger

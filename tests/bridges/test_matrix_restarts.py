@@ -15,7 +15,8 @@ from signoff.ledger import NewEvent
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
 from tests.bridges.matrix_world import World, bridged, make_world, open_matrix_room, run_until, until_seen
 from tests.support.matrix_people import MatrixPerson, body_of
-from tests.support.synapse import Synapse, free_port, stop_process, wait_http
+from tests.support.net import free_port
+from tests.support.synapse import Synapse, stop_process, wait_http
 
 
 def _in_signoff(world: World, text: str) -> list[dict[str, Any]]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.net import free_port
 from tests.support.requires import require
 
 CHROMIUM = "/usr/bin/chromium"
@@ -38,12 +38,6 @@ def _playwright_importable() -> bool:
     return True
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Site:
     """A signoff home with a running `signoff serve`; `cli` runs more commands against the same home."""
 
@@ -53,7 +47,7 @@ class Site:
         self.env = {**os.environ, "SIGNOFF_HOME": str(self.home), "SIGNOFF_CONFIG": str(root / "signoff.toml")}
         self.env.pop("SIGNOFF_DB", None)
         (root / "signoff.toml").write_text(config)
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
 

@@ -14,7 +14,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from signoff.gate import RoomsAgent
-from tests.support.serve import Process, Served, free_port, served, signoff
+from tests.support.net import free_port
+from tests.support.serve import Process, Served, served, signoff
 
 __all__ = ["Served", "served"]
 

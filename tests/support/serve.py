@@ -4,7 +4,6 @@ helper) and a room (ops) they share."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, RoomsUserClient
 from tests.conftest import wait_for
+from tests.support.net import free_port
 
 
 @dataclass
@@ -54,12 +54,6 @@ class Served:
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
         return {**env, "SIGNOFF_HOME": str(self.home), "SIGNOFF_DB": f"sqlite:///{self.home / 'client.db'}"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def signoff(*args: str) -> list[str]:

@@ -14,7 +14,6 @@ import hashlib
 import hmac
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+
+from tests.support.net import free_port
 
 SYNAPSE_VERSION = "1.163.2"
 
@@ -51,12 +52,6 @@ suppress_key_server_warning: true
 trusted_key_servers: []
 report_stats: false
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class ServerFailed(RuntimeError):
