@@ -20,7 +20,9 @@ FixtureOpt = Annotated[Path | None, typer.Option("--fixture", help="The payco-sh
 
 
 def runs_dir() -> Path:
-    return settings().home / "incident-runs"
+    from signoff.incident.console import runs_base
+
+    return runs_base(settings().home)
 
 
 def _keys() -> KeyStore:

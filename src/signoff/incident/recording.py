@@ -33,7 +33,10 @@ def _visible(room: str) -> list[str]:
     return list(ORGS) if room == SHARED else [room]
 
 
-def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None, view: View | None = None) -> Path:
+def timeline(run_dir: Path, keys: KeyStore, view: View | None = None) -> list[dict[str, Any]]:
+    """Every row a recording holds, in order, read now from the run (the room server through the
+    observer's view, and both organisations' chains): a recording of a finished run, or the state
+    of one still going."""
     view = view or observe(run_dir)
     info = view.info
     rows: list[dict[str, Any]] = []
@@ -64,6 +67,11 @@ def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None, view: Vi
                                  "who": who, "seq": rec["seq"], "data": body})
     order = {"message": 0, "approval_record": 1, "guard_decision": 1, "document": 2, "approval_card": 3}
     rows.sort(key=lambda r: (r["t"], order[r["kind"]], r["room"], r.get("seq", r.get("n", 0)), r.get("name", "")))
+    return rows
+
+
+def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None, view: View | None = None) -> Path:
+    rows = timeline(run_dir, keys, view)
     path = path or Path(run_dir) / "recording.jsonl"
     with open(path, "w", encoding="utf-8") as fh:
         head = {"version": VERSION, "run": Path(run_dir).name, "rooms": ROOM_NAMES}
@@ -91,9 +99,14 @@ def load(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def replay(path: Path, as_org: str | None = None) -> list[dict[str, Any]]:
     """The recorded timeline in order, optionally only what one organisation could see."""
+    _head, rows = load(path)
+    return visible(rows, as_org)
+
+
+def visible(rows: list[dict[str, Any]], as_org: str | None = None) -> list[dict[str, Any]]:
+    """The rows `as_org` could see (all of them for None), each with its offset from the first."""
     if as_org is not None and as_org not in ORGS:
         raise UsageError(f"unknown organisation {as_org!r}", f"use --as with one of: {', '.join(ORGS)}")
-    _head, rows = load(path)
     if as_org is not None:
         rows = [r for r in rows if as_org in r.get("visible_to", [])]
     start = min((r["t"] for r in rows), default=0)
@@ -123,4 +136,4 @@ def render(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-__all__ = ["load", "record_run", "render", "replay"]
+__all__ = ["load", "record_run", "render", "replay", "timeline", "visible"]

@@ -192,11 +192,12 @@ def run_live(inc: Incident, attack: Live) -> Outcome:
     if not notes and not problems:
         notes.append("no effect: not addressed to anyone who could act on it")
     notes.append("no approval signed, nothing crossed")
-    return Outcome(attack.name, "live", f"{attack.who} in {attack.room}: {_sent_text(attack)}", not problems,
+    return Outcome(attack.name, "live", f"{attack.who} in {attack.room}: {sent_text(attack)}", not problems,
                    "; ".join(problems) if problems else "; ".join(notes))
 
 
-def _sent_text(attack: Live) -> str:
+def sent_text(attack: Live) -> str:
+    """The text exactly as posted: the addressed agents and roles, then the body."""
     prefix = " ".join([*(f"@{t}" for t in attack.targets), *(f"@{r}" for r in attack.roles)])
     return f"{prefix} {attack.text}".strip()
 
@@ -435,4 +436,5 @@ def run_redteam(base: Path, keys: KeyStore, settings: Settings, fixture: Path | 
     }
 
 
-__all__ = ["ATTACK_AFTER_STEP", "FORBIDDEN", "LIVE", "Live", "Outcome", "forbidden_actions", "run_live", "run_redteam"]
+__all__ = ["ATTACK_AFTER_STEP", "FORBIDDEN", "LIVE", "Live", "Outcome", "forbidden_actions", "run_live", "run_redteam",
+           "sent_text"]

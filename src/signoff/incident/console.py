@@ -1,0 +1,191 @@
+"""What the incident console shows of one run: the three lanes (PayCo's room, the shared room,
+ShopCo's room), the incident record, the notary's byte table, both approvals ledgers with their
+chain status, and the guards' decisions as counts and rules (a guard decision holds no text).
+
+A finished run is read from its recording alone, so the same recording always gives the same
+console; a run still going is read from its room server and chains as they are now (the same rows
+a recording would hold). Viewed as one organisation, the rows are cut down by
+`recording.visible` before anything else sees them: the other company's lane and ledgers are not
+frosted copies, they are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from signoff.incident.fixture import ORGS
+from signoff.incident.grade import observe
+from signoff.incident.recording import load, timeline, visible
+from signoff.incident.stack import NOTARY, ROOM_NAMES, SHARED, workspace
+from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.trust import KeyStore
+
+LANES = ("payco", SHARED, "shopco")  # left to right, as the console shows them
+LANE_OF_ROOM = {name: key for key, name in ROOM_NAMES.items()}
+ORG_NAMES = {"payco": "PayCo", "shopco": "ShopCo"}
+RUN_NAME = re.compile(r"^run-[A-Za-z0-9_-]{1,64}$")
+
+
+def runs_base(home: Path) -> Path:
+    """Where `signoff incident demo` keeps its runs, under a signoff home."""
+    return Path(home) / "incident-runs"
+
+
+def recording_of(run_dir: Path) -> Path:
+    return Path(run_dir) / "recording.jsonl"
+
+
+def list_runs(base: Path) -> list[dict[str, Any]]:
+    """The runs under `base`, newest first: name and whether it is recorded (finished)."""
+    if not base.is_dir():
+        return []
+    found = [p for p in base.iterdir() if RUN_NAME.match(p.name) and (p / "run.json").is_file()]
+    found.sort(key=lambda p: ((p / "run.json").stat().st_mtime, p.name), reverse=True)
+    return [{"name": p.name, "recorded": recording_of(p).is_file()} for p in found]
+
+
+def find_run(base: Path, name: str) -> Path:
+    """The run folder called `name` under `base` (a bare run name: never a path)."""
+    path = base / name
+    if not RUN_NAME.match(name) or not (path / "run.json").is_file():
+        raise NotFoundError(f"no incident run {name!r}", "open one from the list of runs")
+    return path
+
+
+def check_org(as_org: str | None) -> str | None:
+    if as_org in (None, ""):
+        return None
+    if as_org not in ORGS:
+        raise UsageError(f"unknown organisation {as_org!r}", f"view as one of: {', '.join(ORGS)}, or as both")
+    return as_org
+
+
+@dataclass
+class Step:
+    """One row of the timeline, as the scrubber and the lanes show it."""
+
+    n: int
+    offset_ms: int
+    kind: str
+    lane: str | None
+    who: str
+    label: str
+    row: dict[str, Any]
+
+    @property
+    def stamp(self) -> str:
+        secs = self.offset_ms / 1000
+        return f"+{int(secs // 60):02d}:{secs % 60:06.3f}"
+
+
+@dataclass
+class OrgLedger:
+    org: str
+    approvals: list[Step] = field(default_factory=list)
+    chain_ok: bool = False
+    chain_detail: str = ""
+    decisions: list[Step] = field(default_factory=list)
+
+    def tally(self, upto: int) -> dict[str, Any]:
+        """Guard decisions up to step `upto`: passed, blocked, and how often each rule fired."""
+        shown = [d.row["data"] for d in self.decisions if d.n < upto]
+        rules: dict[str, int] = {}
+        for data in shown:
+            for rule in data.get("rules", []):
+                rules[rule] = rules.get(rule, 0) + 1
+        return {"passed": sum(1 for d in shown if d.get("allowed")),
+                "blocked": sum(1 for d in shown if not d.get("allowed")), "rules": dict(sorted(rules.items()))}
+
+
+@dataclass
+class Console:
+    run: str
+    as_org: str | None
+    recorded: bool
+    steps: list[Step]
+    ledgers: dict[str, OrgLedger]
+    at: int
+
+    @property
+    def shown_lanes(self) -> tuple[str, ...]:
+        return LANES if self.as_org is None else (self.as_org, SHARED)
+
+    def lane(self, key: str) -> list[Step]:
+        return [s for s in self.steps if s.kind == "message" and s.lane == key]
+
+    def latest_document(self, suffix: str, who: str) -> Step | None:
+        found = [s for s in self.steps if s.kind == "document" and s.row["name"].endswith(suffix) and s.who == who]
+        return found[-1] if found else None
+
+    @property
+    def record(self) -> tuple[Step, dict[str, Any]] | None:
+        step = self.latest_document(" record", "mediator")
+        if step is None:
+            return None
+        try:
+            data = json.loads(step.row["text"])
+        except ValueError:
+            return None
+        return (step, data) if isinstance(data, dict) else None
+
+    @property
+    def notary_tables(self) -> list[Step]:
+        return [s for s in self.lane(SHARED) if s.who == NOTARY and "notary comparison" in s.row["text"]]
+
+    @property
+    def last_ms(self) -> int:
+        return self.steps[-1].offset_ms if self.steps else 0
+
+
+def _label(row: dict[str, Any]) -> str:
+    kind = row["kind"]
+    if kind == "message":
+        return str(row["text"]).partition("\n")[0][:120]
+    if kind == "approval_record":
+        d = row["data"]
+        return f"signed {d.get('d_id')} for {d.get('approver')}"
+    if kind == "guard_decision":
+        d = row["data"]
+        verdict = "passed" if d.get("allowed") else "blocked (" + ", ".join(d.get("rules", [])) + ")"
+        return f"{verdict} {d.get('d_id', 'a post')} to {d.get('room')}"
+    return f"{kind.replace('_', ' ')} {row.get('name')}"
+
+
+def rows_of(run_dir: Path, keys: KeyStore) -> tuple[bool, list[dict[str, Any]]]:
+    """(recorded, rows): the recording's rows, or the rows of a run still going, read now."""
+    path = recording_of(run_dir)
+    if path.is_file():
+        return True, load(path)[1]
+    return False, timeline(run_dir, keys, observe(run_dir, over_http=False))
+
+
+def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | None = None,
+          rows: tuple[bool, list[dict[str, Any]]] | None = None) -> Console:
+    as_org = check_org(as_org)
+    recorded, all_rows = rows or rows_of(run_dir, keys)
+    shown = visible(all_rows, as_org)
+    steps = [Step(n, r["offset_ms"], r["kind"], LANE_OF_ROOM.get(r["room"]), str(r.get("who", "")), _label(r), r)
+             for n, r in enumerate(shown)]
+    ledgers: dict[str, OrgLedger] = {}
+    orgs = ORGS if as_org is None else (as_org,)
+    trusted = keys.trusted()
+    with workspace(run_dir, keys) as ws:
+        for org in orgs:
+            report = ws.approvals(org).verify(trusted, f"{org} approvals")
+            ledger = OrgLedger(org, chain_ok=report.ok,
+                            chain_detail="; ".join(report.problems) if report.problems else
+                            f"{len(report.records)} signed records, chain intact")
+            ledger.approvals = [s for s in steps if s.kind == "approval_record" and s.row["room"] == f"{org} ledger"]
+            ledger.decisions = [s for s in steps if s.kind == "guard_decision" and s.row["room"] == f"{org} ledger"]
+            ledgers[org] = ledger
+    if at is not None and not 0 <= at <= len(steps):
+        raise UsageError(f"step {at} is outside this timeline (0-{len(steps)})", "move the scrubber within the run")
+    return Console(Path(run_dir).name, as_org, recorded, steps, ledgers, len(steps) if at is None else at)
+
+
+__all__ = ["LANES", "ORG_NAMES", "Console", "OrgLedger", "Step", "build", "check_org", "find_run", "list_runs",
+           "recording_of", "rows_of", "runs_base"]

@@ -1,0 +1,143 @@
+"""The incident console: the runs, one run's three lanes beside its record, notary table, approvals
+ledgers and guard decisions (live while it runs, replayed from its recording once finished), viewed
+as both companies or as one of them. The page only calls `signoff.incident.console`; the view is
+cut down there, before rendering, so a frosted lane has nothing in it to leak."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from signoff.incident import console
+from signoff.incident.postmortem import postmortem
+from signoff.kernel.errors import UsageError
+from signoff.kernel.settings import Settings
+from signoff.trust import KeyStore
+from signoff.web.render import PageRoute, page
+from signoff.web.state import signed_in, web_state
+
+router = APIRouter(route_class=PageRoute)
+LIVE_POLL_SECONDS = 1.0  # how often the live stream re-reads a running incident's rooms
+
+
+def incident_settings(request: Request) -> Settings:
+    settings = web_state(request).settings
+    if settings is None:
+        raise UsageError("the incident console needs a signoff home", "start the pages with `signoff serve`")
+    return settings
+
+
+def runs_base(request: Request) -> Path:
+    return console.runs_base(incident_settings(request).home)
+
+
+def keys_of(request: Request) -> KeyStore:
+    return KeyStore(incident_settings(request).keys_dir)
+
+
+def only_params(request: Request, *names: str) -> None:
+    """Refuse a parameter the page does not take, rather than ignore what the sender meant by it."""
+    extra = sorted(set(request.query_params) - set(names))
+    if extra:
+        takes = f"it takes only {', '.join(names)}" if names else "it takes none"
+        raise UsageError(f"this page takes no {extra[0]!r} parameter", f"leave it out: {takes}")
+
+
+def one_param(request: Request, name: str) -> str | None:
+    """A query parameter given at most once: a repeated one is refused, never resolved either way."""
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise UsageError(f"{name} is given {len(values)} times", f"give {name} once")
+    return values[0] if values else None
+
+
+def view_of(request: Request) -> str | None:
+    return console.check_org(one_param(request, "as"))
+
+
+def step_of(request: Request) -> int | None:
+    raw = one_param(request, "at")
+    if raw in (None, ""):
+        return None
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise UsageError("at must be a step number", "move the scrubber, or open the run again") from exc
+
+
+def link(run: str, as_org: str | None, **extra: Any) -> str:
+    query = [("as", as_org)] if as_org else []
+    query += [(k, str(v)) for k, v in extra.items() if v is not None]
+    return f"/incident/runs/{run}" + (f"?{urlencode(query)}" if query else "")
+
+
+@router.get("/incident")
+def runs(request: Request) -> Response:
+    signed_in(request)
+    return page(request, "incident_runs.html", runs=console.list_runs(runs_base(request)))
+
+
+@router.get("/incident/runs/{run}")
+def run_page(request: Request, run: str) -> Response:
+    signed_in(request)
+    only_params(request, "as", "at")
+    as_org = view_of(request)
+    at = step_of(request)
+    run_dir = console.find_run(runs_base(request), run)
+    view = console.build(run_dir, keys_of(request), as_org, at)
+    return page(request, "incident_run.html", c=view, org_names=console.ORG_NAMES, link=link,
+                json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
+
+
+def _frame(step: console.Step) -> dict[str, Any]:
+    return {"n": step.n, "id": step.row["id"], "lane": step.lane, "who": step.who, "stamp": step.stamp,
+            "text": step.row["text"], "t": step.row["t"]}
+
+
+@router.get("/incident/runs/{run}/live")
+async def live(request: Request, run: str) -> Response:
+    """A running incident's new lane messages as server-sent events, cut to the view first; `done`
+    once the run is recorded (the page then reloads into the replay)."""
+    signed_in(request)
+    only_params(request, "as", "since")
+    as_org = view_of(request)
+    run_dir = console.find_run(runs_base(request), run)
+    keys = keys_of(request)
+    try:
+        seen_upto = int(one_param(request, "since") or "0")
+    except ValueError as exc:
+        raise UsageError("since must be a time in milliseconds", "reload the run page") from exc
+
+    async def events() -> AsyncIterator[bytes]:
+        yield b"retry: 2000\n\n"
+        sent: set[str] = set()
+        while True:
+            view = await run_in_threadpool(console.build, run_dir, keys, as_org)
+            for step in view.steps:
+                if step.kind == "message" and step.row["t"] >= seen_upto and step.row["id"] not in sent:
+                    sent.add(step.row["id"])
+                    yield f"event: message\ndata: {json.dumps(_frame(step), ensure_ascii=False)}\n\n".encode()
+            if view.recorded:
+                yield b"event: done\ndata: {}\n\n"
+                return
+            await asyncio.sleep(LIVE_POLL_SECONDS)
+
+    return StreamingResponse(events(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.get("/incident/runs/{run}/postmortem")
+def postmortem_page(request: Request, run: str) -> Response:
+    """Built from what both sides approved: the same page for both companies, so it takes no view."""
+    signed_in(request)
+    only_params(request)
+    report = postmortem(console.find_run(runs_base(request), run))
+    return page(request, "incident_postmortem.html", run=run, pm=report, org_names=console.ORG_NAMES)

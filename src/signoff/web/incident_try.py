@@ -1,0 +1,75 @@
+"""The "try to break it" page: a visitor's text through the real disclosure guards and the real airlock, and
+the red team's attacks with their exact text. Anyone may try (no sign-in): the page is rate-limited
+per client address in this process's memory, stores nothing and logs nothing of the text (the
+request log holds the path only; the text travels in the form body)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+
+from fastapi import APIRouter, Request, Response
+
+from signoff.incident.breakit import MAX_CHARS, attacks, try_text, try_workspace
+from signoff.kernel.errors import RefusedError
+from signoff.trust import KeyStore
+from signoff.web.incident_pages import incident_settings
+from signoff.web.render import PageRoute, page
+from signoff.web.state import checked_form, maybe_signed_in
+
+router = APIRouter(route_class=PageRoute)
+TRIES_PER_MINUTE = 10
+
+
+class TooManyTries(RefusedError):
+    http_status = 429
+
+
+class Window:
+    """At most `limit` tries per client in any `seconds`: kept in memory, so nothing is written."""
+
+    def __init__(self, limit: int, seconds: float) -> None:
+        self.limit = limit
+        self.seconds = seconds
+        self.lock = threading.Lock()
+        self.tries: dict[str, deque[float]] = {}
+
+    def take(self, client: str) -> None:
+        now = time.monotonic()
+        with self.lock:
+            recent = self.tries.setdefault(client, deque())
+            while recent and recent[0] <= now - self.seconds:
+                recent.popleft()
+            if len(recent) >= self.limit:
+                raise TooManyTries(f"at most {self.limit} tries a minute from one address",
+                                   "wait a minute, then try again")
+            recent.append(now)
+            for key in [k for k, v in self.tries.items() if not v]:
+                del self.tries[key]
+
+
+WINDOW = Window(TRIES_PER_MINUTE, 60.0)
+
+
+def _page(request: Request, status: int = 200, **context: object) -> Response:
+    return page(request, "incident_try.html", status, attacks=attacks(), max_chars=MAX_CHARS,
+                tries_per_minute=TRIES_PER_MINUTE, **{"text": "", "result": None, **context})
+
+
+@router.get("/incident/try")
+def try_page(request: Request) -> Response:
+    maybe_signed_in(request)
+    return _page(request)
+
+
+@router.post("/incident/try")
+async def try_post(request: Request) -> Response:
+    form = await checked_form(request)
+    maybe_signed_in(request)
+    WINDOW.take(request.client.host if request.client else "unknown")
+    settings = incident_settings(request)
+    text = form.get("text", "")
+    with try_workspace(settings.home, KeyStore(settings.keys_dir)) as ws:
+        result = try_text(ws, text)
+    return _page(request, text=text, result=result)

@@ -1,0 +1,226 @@
+"""The incident console against a real `signoff serve` and a real recorded run (`signoff incident
+demo`: room server, evidence servers, guards, approver, notary, the real Node.js fixture): the
+three lanes and the panels beside them, replay with the scrubber and presentation mode, and "view
+as" from the attacker's side: nothing of the other company's room or ledgers in any answer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from signoff.incident.recording import load
+from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
+from tests.support.requires import require_binary
+
+ROOM = {"payco": "payco-internal", "shopco": "shopco-internal"}
+OTHER = {"payco": "shopco", "shopco": "payco"}
+
+
+@dataclass
+class World:
+    site: Site
+    run: str
+    rows: list[dict[str, Any]]
+
+    def secrets_of(self, org: str) -> list[str]:
+        """What only `org` could see: its room's message ids and the texts that appear nowhere else,
+        its approval records' message ids and digests, its guard's name on its decisions."""
+        own = [r for r in self.rows if r["visible_to"] == [org]]
+        elsewhere = " ".join(r.get("text", "") for r in self.rows if org not in r["visible_to"] or
+                             len(r["visible_to"]) > 1)
+        out = [r["id"] for r in own if r["kind"] == "message"]
+        out += [r["text"] for r in own if r["kind"] == "message" and len(r["text"]) >= 24
+                and r["text"] not in elsewhere]
+        for r in own:
+            if r["kind"] == "approval_record":
+                out += [r["data"]["draft_msg_id"], r["data"]["approval_msg_id"], r["data"]["text_sha256"]]
+        out.append(f"{org} guard")
+        return out
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    require_binary("node", "apt-get install -y nodejs (ShopCo's side of the fixture is JavaScript)")
+    site = make_site(tmp_path_factory)
+    site.add_user("alice", "Alice")
+    site.add_user("bob", "Bob")
+    summary = json.loads(site.cli("incident", "demo", "--json").stdout)
+    run = Path(summary["run"])
+    _head, rows = load(run / "recording.jsonl")
+    site.start()
+    try:
+        yield World(site, run.name, rows)
+    finally:
+        site.stop()
+
+
+@pytest.fixture
+def alice(world: World) -> Iterator[httpx.Client]:
+    client, _ = world.site.signed_in("alice")
+    yield client
+    client.close()
+
+
+def test_the_secrets_are_really_in_the_recording(world: World) -> None:
+    # Guards the leak tests below: they look for something that exists.
+    for org in ("payco", "shopco"):
+        secrets = world.secrets_of(org)
+        assert len(secrets) >= 10, secrets
+        assert any(s.startswith("$") for s in secrets)
+
+
+def test_the_full_view_shows_three_lanes_and_the_panels(world: World, alice: httpx.Client) -> None:
+    html = alice.get(f"/incident/runs/{world.run}").text
+    for heading in ("PayCo private room", "Shared room", "ShopCo private room", "Incident record",
+                    "Notary's byte table", "PayCo: signed approvals", "ShopCo: signed approvals"):
+        assert heading in html, heading
+    assert "Chain intact" in html and "Chain broken" not in html
+    assert "data.customer.name" in html and "11 fields match, 1 differ" in html
+    # Both secrets sets are present in the full view: the leak tests would see a leak.
+    for org in ("payco", "shopco"):
+        assert all(s in html for s in world.secrets_of(org) if s.startswith("$"))
+    # Guard decisions as counts and rules: the blocked draft is named by its rule.
+    assert "draft_outside_private_room" in html
+
+
+@pytest.mark.parametrize("org", ["payco", "shopco"])
+def test_viewed_as_one_company_nothing_of_the_other_reaches_the_browser(world: World, alice: httpx.Client,
+                                                                        org: str) -> None:
+    other = OTHER[org]
+    secrets = world.secrets_of(other)
+    n = len([r for r in world.rows if org in r["visible_to"]])
+    answers = {}
+    for at in ("", "0", "1", str(n // 2), str(n)):
+        answers[f"page at={at}"] = alice.get(f"/incident/runs/{world.run}", params={"as": org, "at": at})
+    answers["live frames"] = alice.get(f"/incident/runs/{world.run}/live", params={"as": org})
+    for name, r in answers.items():
+        assert r.status_code == 200, (name, r.status_code, r.text[:300])
+        leaked = [s for s in secrets if s in r.text]
+        assert not leaked, f"{name} leaked {other}'s {leaked[:3]}"
+    page_html = answers["page at="].text
+    assert "Frosted" in page_html and f"lane-{org}" in page_html and f'id="lane-{other}"' not in page_html
+    # The viewer's own side is all there.
+    assert all(s in page_html for s in world.secrets_of(org) if s.startswith("$"))
+    frames = [json.loads(line[6:]) for line in answers["live frames"].text.splitlines() if line.startswith("data: {\"")]
+    assert frames and {f["lane"] for f in frames} == {org, "shared"}
+    assert "event: done" in answers["live frames"].text
+
+
+def test_the_postmortem_holds_only_what_both_sides_saw(world: World, alice: httpx.Client) -> None:
+    r = alice.get(f"/incident/runs/{world.run}/postmortem")
+    assert r.status_code == 200
+    for org in ("payco", "shopco"):
+        leaked = [s for s in world.secrets_of(org) if s in r.text]
+        assert not leaked, f"the postmortem holds {org}'s private {leaked[:3]}"
+    html = r.text
+    assert "Time to root cause" in html and "Time to close" in html
+    assert '<dd id="code-lines">0</dd>' in html
+    assert "data.customer.name" in html and "confirmed by priya and sam" in html
+    assert "D-SHOP-2</strong> from ShopCo, approved by sam" in html  # what PayCo received
+    assert "D-PAY-2</strong> from PayCo, approved by priya" in html  # what ShopCo received
+    assert "0 of 60 webhooks rejected" in html
+
+
+def test_tricks_with_the_view_are_refused(world: World, alice: httpx.Client) -> None:
+    base = f"/incident/runs/{world.run}"
+    secrets = world.secrets_of("shopco")
+    for query in ("as=payco&as=shopco", "as=shopco&as=payco", "as=PayCo", "as=payco%00", "as=both",
+                  "as=payco&at=-1", "as=payco&at=x", "as=payco&at=100000", "as=payco&at=1&at=2"):
+        for path in (base, f"{base}/live", f"{base}/postmortem"):
+            r = alice.get(f"{path}?{query}")
+            assert r.status_code == 400, (path, query, r.status_code)
+            assert "What to do:" in r.text and not any(s in r.text for s in secrets), (path, query)
+    for query in ("as=payco&since=x", "as=payco&since=1&since=2", "as=payco&lane=shopco"):
+        r = alice.get(f"{base}/live?{query}")
+        assert r.status_code == 400 and "What to do:" in r.text, query
+    # A slash in the name never reaches the page (no route matches it); a name that is not a run's is refused.
+    assert alice.get("/incident/runs/..%2F..%2Fkeys").status_code == 404
+    for path in ("/incident/runs/run-nothere", "/incident/runs/.hidden", "/incident/runs/run-%00",
+                 "/incident/runs/run-nothere/live", "/incident/runs/ws/postmortem"):
+        r = alice.get(path)
+        assert r.status_code == 404 and "What to do:" in r.text, path
+    with httpx.Client(base_url=world.site.url) as anonymous:
+        for path in ("/incident", base, f"{base}?as=payco", f"{base}/live?as=payco", f"{base}/postmortem"):
+            r = anonymous.get(path)
+            assert r.status_code == 303 and r.headers["location"] == "/signin", path
+
+
+def test_the_same_recording_always_gives_the_same_page(world: World, alice: httpx.Client) -> None:
+    for query in ({}, {"as": "payco", "at": "7"}):
+        first = alice.get(f"/incident/runs/{world.run}", params=query).text
+        again = alice.get(f"/incident/runs/{world.run}", params=query).text
+        assert first == again
+    # Another person sees the same console (only the header's name and CSRF token differ).
+    bob, _ = world.site.signed_in("bob")
+    try:
+        theirs = bob.get(f"/incident/runs/{world.run}").text
+    finally:
+        bob.close()
+    mine = alice.get(f"/incident/runs/{world.run}").text
+    assert theirs.split('<main id="main">', 1)[1] == mine.split('<main id="main">', 1)[1]
+
+
+def test_replay_with_the_scrubber_and_presentation_mode(world: World, tabs: Any) -> None:
+    tab = tabs(world.site)
+    tab.sign_in("alice")
+    page = tab.page
+    page.get_by_role("link", name="Incidents").click()
+    assert axe_violations(page) == []
+    page.get_by_role("link", name=world.run).click()
+    page.get_by_role("heading", name="Shared room").wait_for()
+    tab.screenshot("incident-console")
+    assert axe_violations(page) == []
+    shared = page.locator("#lane-shared li")
+    total = shared.count()
+    assert total > 10 and page.locator("#lane-shared li:visible").count() == total
+    scrubber = page.get_by_label("Timeline: step")
+    scrubber.fill("0")
+    assert page.locator("#lane-shared li:visible").count() == 0
+    assert page.locator(".tally .blocked").first.inner_text() == "0"
+    # The keyboard: presentation mode on P, then the arrow keys step through the run.
+    page.locator("h1").click()
+    page.keyboard.press("p")
+    assert "presenting" in (page.locator("body").get_attribute("class") or "")
+    assert page.get_by_role("button", name="Presentation mode (P)").get_attribute("aria-pressed") == "true"
+    assert not page.locator(".panels").is_visible()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert page.locator("#at-out").inner_text() == "3"
+    visible_steps = page.locator("#timeline li[data-step]").evaluate_all(
+        "els => els.filter(e => !e.hidden).map(e => Number(e.dataset.step))")
+    assert visible_steps == [0, 1, 2]
+    tab.screenshot("incident-presentation")
+    page.keyboard.press("p")
+    assert "presenting" not in (page.locator("body").get_attribute("class") or "")
+    # The scrubber's button loads the step from the server: the same view as the script showed.
+    page.get_by_role("button", name="Show this step").click()
+    page.wait_for_url(f"**/incident/runs/{world.run}?at=3")
+    assert page.locator("#timeline li:visible").count() == 3
+    assert overflow(page) == 0
+    assert axe_violations(page) == []
+
+
+def test_view_as_payco_frosts_shopco(world: World, tabs: Any) -> None:
+    tab = tabs(world.site, width=375)
+    tab.sign_in("alice")
+    page = tab.page
+    page.goto(f"/incident/runs/{world.run}")
+    page.get_by_role("link", name="View as PayCo").click()
+    page.wait_for_url("**as=payco")
+    frosted = page.locator(".lane.frosted")
+    assert "not shown to PayCo" in frosted.inner_text()
+    assert page.locator("#lane-shopco").count() == 0
+    assert page.get_by_role("heading", name="ShopCo: signed approvals").count() == 0
+    assert page.get_by_role("heading", name="PayCo: signed approvals").count() == 1
+    html = page.content()
+    assert not [s for s in world.secrets_of("shopco") if s in html]
+    assert overflow(page) == 0
+    assert axe_violations(page) == []
+    tab.screenshot("incident-view-as-payco")
+    assert PASSWORD not in html
