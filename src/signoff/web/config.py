@@ -13,6 +13,7 @@ class WebConfig:
     session_hours: float = 12.0  # a session ends this long after sign-in, whatever happens
     signin_attempts: int = 5  # failed sign-ins allowed per window, per client address and per name
     signin_window_minutes: int = 15
+    incident_tries_per_minute: int = 10  # "try to break it" tries per client address, per process
 
     @classmethod
     def load(cls, settings: Settings | None) -> WebConfig:
@@ -27,4 +28,6 @@ class WebConfig:
         if not 1 <= cfg.signin_attempts <= 100 or not 1 <= cfg.signin_window_minutes <= 24 * 60:
             raise UsageError("[web] signin_attempts is 1-100 and signin_window_minutes 1-1440",
                              "the defaults are 5 and 15")
+        if not 1 <= cfg.incident_tries_per_minute <= 1000:
+            raise UsageError("[web] incident_tries_per_minute must be 1-1000", "the default is 10")
         return cfg

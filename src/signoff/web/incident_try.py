@@ -16,10 +16,10 @@ from signoff.kernel.errors import RefusedError
 from signoff.trust import KeyStore
 from signoff.web.incident_pages import incident_settings
 from signoff.web.render import PageRoute, page
-from signoff.web.state import checked_form, maybe_signed_in
+from signoff.web.state import checked_form, maybe_signed_in, web_state
 
 router = APIRouter(route_class=PageRoute)
-TRIES_PER_MINUTE = 10
+_LOCK = threading.Lock()
 
 
 class TooManyTries(RefusedError):
@@ -49,12 +49,18 @@ class Window:
                 del self.tries[key]
 
 
-WINDOW = Window(TRIES_PER_MINUTE, 60.0)
+def window(request: Request) -> Window:
+    """This app's window, sized by `[web] incident_tries_per_minute`."""
+    with _LOCK:
+        found: Window | None = getattr(request.app.state, "incident_tries", None)
+        if found is None:
+            found = request.app.state.incident_tries = Window(web_state(request).config.incident_tries_per_minute, 60.0)
+    return found
 
 
 def _page(request: Request, status: int = 200, **context: object) -> Response:
     return page(request, "incident_try.html", status, attacks=attacks(), max_chars=MAX_CHARS,
-                tries_per_minute=TRIES_PER_MINUTE, **{"text": "", "result": None, **context})
+                tries_per_minute=window(request).limit, **{"text": "", "result": None, **context})
 
 
 @router.get("/incident/try")
@@ -67,7 +73,7 @@ def try_page(request: Request) -> Response:
 async def try_post(request: Request) -> Response:
     form = await checked_form(request)
     maybe_signed_in(request)
-    WINDOW.take(request.client.host if request.client else "unknown")
+    window(request).take(request.client.host if request.client else "unknown")
     settings = incident_settings(request)
     text = form.get("text", "")
     with try_workspace(settings.home, KeyStore(settings.keys_dir)) as ws:
