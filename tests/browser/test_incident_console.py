@@ -16,7 +16,7 @@ import pytest
 
 from signoff.incident.recording import load
 from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
-from tests.support.requires import require_binary
+from tests.support.requires import require_binary, require_sandbox
 
 ROOM = {"payco": "payco-internal", "shopco": "shopco-internal"}
 OTHER = {"payco": "shopco", "shopco": "payco"}
@@ -224,3 +224,38 @@ def test_view_as_payco_frosts_shopco(world: World, tabs: Any) -> None:
     assert axe_violations(page) == []
     tab.screenshot("incident-view-as-payco")
     assert PASSWORD not in html
+
+
+def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None:
+    require_sandbox()
+    tab = tabs(world.site)
+    tab.sign_in("alice")
+    page = tab.page
+    page.goto("/incident")
+    page.get_by_role("link", name="Preflight: check every control before an incident").click()
+    assert axe_violations(page) == []
+    # The home's incident controls were never set up: that item fails, with its fix.
+    with page.expect_navigation(timeout=180_000):  # a whole incident's services start and stop
+        page.get_by_role("button", name="Run the preflight").click()
+    status = page.get_by_role("status")
+    assert status.get_by_role("heading").inner_text().startswith("Preflight fails")
+    failed = page.locator(".checks li.fail")
+    assert failed.count() == 1 and "controls pinned" in failed.inner_text()
+    assert "Fix: run `signoff incident setup`" in failed.inner_text()
+    assert page.locator(".checks li.pass", has_text="shopco evidence server refuses payco's token").count() == 1
+    world.site.cli("incident", "setup")
+    with page.expect_navigation(timeout=180_000):
+        page.get_by_role("button", name="Run the preflight").click()
+    assert page.get_by_role("status").get_by_role("heading").inner_text().startswith("Preflight passes: 20 of 20")
+    assert page.locator(".checks li.fail").count() == 0
+    tab.screenshot("incident-preflight")
+    assert axe_violations(page) == []
+
+
+def test_the_preflight_needs_a_person_and_a_token(world: World) -> None:
+    with httpx.Client(base_url=world.site.url) as anonymous:
+        r = anonymous.post("/incident/preflight")
+        assert r.status_code == 403 and "no valid CSRF token" in r.text
+        csrf = world.site.csrf(anonymous, "/signin")
+        r = anonymous.post("/incident/preflight", data={"csrf": csrf})
+        assert r.status_code == 303 and r.headers["location"] == "/signin"

@@ -85,5 +85,6 @@ def test_damaged_state_is_a_message_not_a_traceback(node: str, home: Path, capsy
 def test_setup_pins_both_guards(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "incident", "setup", "--json")
     pins = json.loads(out)["pins"]
-    assert code == 0 and set(pins) == {"payco", "shopco"} and all(len(p) == 64 for p in pins.values())
+    assert code == 0 and set(pins) == {"payco", "shopco", "playbooks", "settings"}
+    assert all(len(p) == 64 for p in pins.values())
     assert (home / "keys" / "incident-approver-payco.pub").is_file()

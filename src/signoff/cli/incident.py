@@ -51,14 +51,16 @@ def simulate(
 
 @app.command("setup")
 def setup(root: RootOpt = None, fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
-    """Build both guards' configurations from the fixture and pin them; create the approver keys."""
+    """Build both guards' configurations from the fixture and pin them, with the playbooks and the
+    settings; create the approver keys."""
     ws = _workspace(root)
-    pins = ws.setup(fixture)
+    pins = ws.setup(fixture, settings())
     if as_json:
         print_json({"root": str(ws.root), "pins": pins})
     else:
-        for org, pin in pins.items():
-            console.print(f"{org}: guard pinned at {pin[:16]}")
+        for name, pin in pins.items():
+            what = "guard" if name in ORGS else name
+            console.print(f"{name}: {what} pinned at {pin[:16]}", highlight=False)
 
 
 @app.command("run")

@@ -143,4 +143,24 @@ def register(app: typer.Typer) -> None:
                           f"code lines in any room: {result['code_lines_in_rooms']}", highlight=False)
         raise typer.Exit(0 if result["ok"] else 1)
 
-    _ = (demo, grade_cmd, replay_cmd, redteam_cmd, UsageError)
+    @app.command("preflight")
+    def preflight_cmd(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
+        """Before an incident: every control checked (pins, services, tokens, approver, roles, sandbox,
+        guards), each pass or fail with its fix; exit 0 only if all pass."""
+        from signoff.incident.preflight import preflight
+
+        checks = preflight(settings().home, _keys(), settings(), fixture)
+        ok = all(c.ok for c in checks)
+        if as_json:
+            print_json({"ok": ok, "checks": [c.as_json() for c in checks]})
+        else:
+            for c in checks:
+                mark = "[green]PASS[/]" if c.ok else "[bold red]FAIL[/]"
+                console.print(f"{mark} {escape(c.name)}", highlight=False)
+                console.print(f"     {c.detail}", highlight=False, markup=False)
+                if not c.ok and c.fix:
+                    console.print(f"     fix: {c.fix}", highlight=False, markup=False)
+            console.print("[green]preflight passes[/]" if ok else "[bold red]preflight fails[/]")
+        raise typer.Exit(0 if ok else 1)
+
+    _ = (demo, grade_cmd, replay_cmd, redteam_cmd, preflight_cmd, UsageError)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from signoff.incident.fixture import ORGS, fixture_dir
+from signoff.incident.fixture import fixture_dir
+from signoff.incident.pins import pin_checks
 from signoff.incident.workspace import Workspace
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import SignoffError
@@ -19,9 +20,5 @@ def doctor_checks(settings: Settings) -> list[Check]:
         checks.append(Check("incident fixture", False, exc.message, exc.fix, required=False))
     ws = Workspace(settings.home / "incident", KeyStore(settings.keys_dir))
     if ws.is_set_up():
-        pins = ws.pins()
-        changed = [org for org in ORGS if ws.guard_file_digest(org) != pins.get(org)]
-        checks.append(Check("incident guard pins", not changed,
-                            "both guards match their pins" if not changed else f"changed: {', '.join(changed)}",
-                            "restore the guard configuration, or re-run `signoff incident setup` on purpose"))
+        checks += [Check(f"incident: {c.name}", c.ok, c.detail, c.fix) for c in pin_checks(ws, settings)]
     return checks

@@ -27,11 +27,13 @@ from signoff.incident.chain import CASE_PREFIX, Chain, RecordChainReport
 from signoff.incident.disclosure import Disclosure, parse_disclosure_post, published_text
 from signoff.incident.fixture import ORGS, check_org, code_files, customer_names, language_of
 from signoff.incident.guard import Guard, GuardConfig, build_config
+from signoff.incident.pins import control_pins
 from signoff.incident.workspace_rooms import AGENTS, APPROVERS, SHARED_ROOM, WorkspaceRooms, private_room
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.ids import readable_id
+from signoff.kernel.settings import Settings
 from signoff.ledger import Event, Ledger, NewEvent, NewJob, verify_chain
 from signoff.trust import KeyStore, SigningKey
 
@@ -122,8 +124,9 @@ class Workspace:
     def is_set_up(self) -> bool:
         return self.pins_path.exists() and all(self.guard_config_path(o).exists() for o in ORGS)
 
-    def setup(self, fixture: Path | None = None) -> dict[str, str]:
-        """Build both guards' configurations from the fixture and pin their digests."""
+    def setup(self, fixture: Path | None = None, settings: Settings | None = None) -> dict[str, str]:
+        """Build both guards' configurations from the fixture and pin their digests, with the
+        playbooks' and (given `settings`) the agents' and incident settings' (`incident.pins`)."""
         names = customer_names(fixture)
         pins = {}
         for org in ORGS:
@@ -134,6 +137,7 @@ class Workspace:
                                approver=APPROVERS[org], approver_key=approver_key)
             cfg.write(self.guard_config_path(org))
             pins[org] = sha256_file(self.guard_config_path(org))
+        pins.update(control_pins(settings))
         self.pins_path.parent.mkdir(parents=True, exist_ok=True)
         self.pins_path.write_bytes(canonical_bytes(pins) + b"\n")
         return pins

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,11 +19,12 @@ from starlette.concurrency import run_in_threadpool
 
 from signoff.incident import console
 from signoff.incident.postmortem import postmortem
-from signoff.kernel.errors import UsageError
+from signoff.incident.preflight import preflight
+from signoff.kernel.errors import ConflictError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
 from signoff.web.render import PageRoute, page
-from signoff.web.state import signed_in, web_state
+from signoff.web.state import checked_form, signed_in, web_state
 
 router = APIRouter(route_class=PageRoute)
 LIVE_POLL_SECONDS = 1.0  # how often the live stream re-reads a running incident's rooms
@@ -141,3 +143,26 @@ def postmortem_page(request: Request, run: str) -> Response:
     only_params(request)
     report = postmortem(console.find_run(runs_base(request), run))
     return page(request, "incident_postmortem.html", run=run, pm=report, org_names=console.ORG_NAMES)
+
+
+_PREFLIGHT = threading.Lock()  # one preflight at a time: each starts a whole incident's services
+
+
+@router.get("/incident/preflight")
+def preflight_page(request: Request) -> Response:
+    signed_in(request)
+    return page(request, "incident_preflight.html", checks=None)
+
+
+@router.post("/incident/preflight")
+async def preflight_run(request: Request) -> Response:
+    await checked_form(request)
+    signed_in(request)
+    settings = incident_settings(request)
+    if not _PREFLIGHT.acquire(blocking=False):
+        raise ConflictError("a preflight is running already", "wait for it to finish, then run it again")
+    try:
+        checks = await run_in_threadpool(preflight, settings.home, keys_of(request), settings)
+    finally:
+        _PREFLIGHT.release()
+    return page(request, "incident_preflight.html", checks=checks, ok=all(c.ok for c in checks))
