@@ -6,7 +6,9 @@ as" from the attacker's side: nothing of the other company's room or ledgers in 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,10 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.incident.recording import load
+from signoff.incident.recording import load, record_run
+from signoff.incident.workflow import Incident, new_run, run_script
+from signoff.kernel.settings import Settings
+from signoff.trust import KeyStore
 from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 from tests.support.requires import require_binary, require_sandbox
 
@@ -259,3 +264,94 @@ def test_the_preflight_needs_a_person_and_a_token(world: World) -> None:
         csrf = world.site.csrf(anonymous, "/signin")
         r = anonymous.post("/incident/preflight", data={"csrf": csrf})
         assert r.status_code == 303 and r.headers["location"] == "/signin"
+
+
+class Frames:
+    """Every line of one live stream, read in a thread until the server ends it (`done`)."""
+
+    def __init__(self, client: httpx.Client, url: str) -> None:
+        self.lines: list[str] = []
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._read, args=(client, url), daemon=True)
+        self.thread.start()
+
+    def _read(self, client: httpx.Client, url: str) -> None:
+        try:
+            with client.stream("GET", url, timeout=httpx.Timeout(10, read=120)) as r:
+                assert r.status_code == 200
+                for line in r.iter_lines():
+                    self.lines.append(line)
+        except BaseException as exc:  # reported by the test, not lost in the thread
+            self.error = exc
+
+    def finish(self) -> str:
+        self.thread.join(timeout=120)
+        assert not self.thread.is_alive() and self.error is None, self.error
+        return "\n".join(self.lines)
+
+
+def test_watch_a_live_incident(world: World, tabs: Any, alice: httpx.Client) -> None:
+    site = world.site
+    settings = Settings.load(home=site.home, env={}, cwd=site.root)
+    keys = KeyStore(settings.keys_dir)
+    run_dir = new_run(site.home / "incident-runs", keys)
+    with Incident(run_dir, keys, settings, over_http=False) as inc:
+        tab = tabs(site)
+        tab.sign_in("alice")
+        page = tab.page
+        page.goto("/incident")
+        assert page.locator("li", has_text=run_dir.name).locator(".badge.live").inner_text() == "running"
+        page.get_by_role("link", name=run_dir.name).click()
+        page.get_by_text("Live: new messages appear in the lanes.").wait_for()
+        assert page.locator("#lane-shared li").count() == 0
+        payco = tabs(site)
+        payco.sign_in("bob")
+        payco.page.goto(f"/incident/runs/{run_dir.name}?as=payco")
+        payco.page.get_by_text("Live: new messages appear in the lanes.").wait_for()
+        frames = Frames(alice, f"/incident/runs/{run_dir.name}/live?as=payco")
+        run_script(inc, until=1)  # sam reports the symptom; the commander opens the incident
+        # Without a reload: over the live stream, in each lane.
+        page.locator("#lane-shared li", has_text="signatures are failing").wait_for()
+        page.locator("#lane-payco li", has_text="Approve with: approve D-PAY-1").wait_for()
+        page.locator("#lane-shopco li", has_text="Approve with: approve D-SHOP-1").wait_for()
+        assert page.locator("#lane-shared li", has_text="signatures are failing").locator(".body").inner_text() == \
+            "@incident-commander signatures are failing: some PayCo webhooks are rejected with 401 by our " \
+            "verifier since this morning."
+        tab.screenshot("incident-live")
+        assert axe_violations(page) == []
+        payco.page.locator("#lane-payco li", has_text="Approve with: approve D-PAY-1").wait_for()
+        run_script(inc, start=1, until=3)
+        payco.page.locator("#lane-shared li", has_text="[disclosure D-SHOP-1").wait_for()
+        assert payco.page.locator("#lane-shopco").count() == 0
+    # The run is over: both pages turn into its replay. (Recording reads the rooms with asyncio.run,
+    # which cannot run in this thread while the sync Playwright's loop does.)
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(record_run, run_dir, keys).result()
+    page.get_by_text("Replay of the recording").wait_for()
+    payco.page.get_by_text("Replay of the recording").wait_for()
+    stream = frames.finish()
+    assert stream.rstrip().endswith("event: done\ndata: {}")
+    _head, rows = load(run_dir / "recording.jsonl")
+    finished = World(site, run_dir.name, rows)
+    shopco_only = finished.secrets_of("shopco")
+    assert [s for s in shopco_only if s.startswith("$")], "ShopCo's room had messages to leak"
+    for where, text in (("live frames", stream), ("PayCo's page", payco.page.content())):
+        leaked = [s for s in shopco_only if s in text]
+        assert not leaked, f"{where} carried ShopCo's {leaked[:3]}"
+    lanes = {json.loads(line[6:])["lane"] for line in stream.splitlines() if line.startswith('data: {"')}
+    assert lanes == {"payco", "shared"}
+
+
+def test_the_postmortem_page(world: World, tabs: Any) -> None:
+    tab = tabs(world.site)
+    tab.sign_in("alice")
+    page = tab.page
+    page.goto(f"/incident/runs/{world.run}")
+    page.get_by_role("link", name="Postmortem").click()
+    page.get_by_role("heading", name="Measured outcome").wait_for()
+    assert page.locator("#code-lines").inner_text() == "0"
+    assert page.get_by_role("heading", name="PayCo received").count() == 1
+    assert page.locator(".timeline li").count() > 10
+    tab.screenshot("incident-postmortem")
+    assert overflow(page) == 0
+    assert axe_violations(page) == []
