@@ -18,8 +18,10 @@ import pytest
 
 from signoff.incident.recording import load, record_run
 from signoff.incident.workflow import Incident, new_run, run_script
+from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
+from signoff.web.config import WebConfig
 from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 from tests.support.requires import require_binary, require_sandbox
 
@@ -52,9 +54,10 @@ class World:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     require_binary("node", "apt-get install -y nodejs (ShopCo's side of the fixture is JavaScript)")
-    site = make_site(tmp_path_factory)
+    site = make_site(tmp_path_factory, '[web]\nincident_views = { carol = "payco" }\n')
     site.add_user("alice", "Alice")
     site.add_user("bob", "Bob")
+    site.add_user("carol", "Carol (PayCo)")
     summary = json.loads(site.cli("incident", "demo", "--json").stdout)
     run = Path(summary["run"])
     _head, rows = load(run / "recording.jsonl")
@@ -355,3 +358,32 @@ def test_the_postmortem_page(world: World, tabs: Any) -> None:
     tab.screenshot("incident-postmortem")
     assert overflow(page) == 0
     assert axe_violations(page) == []
+
+
+def test_a_person_bound_to_payco_gets_payco_s_view_only(world: World) -> None:
+    carol, _ = world.site.signed_in("carol")
+    base = f"/incident/runs/{world.run}"
+    secrets = world.secrets_of("shopco")
+    try:
+        assert f'href="{base}?as=payco"' in carol.get("/incident").text
+        for path in (base, f"{base}?as=shopco", f"{base}?as=", f"{base}/live", f"{base}/live?as=shopco",
+                     f"{base}?at=3"):
+            r = carol.get(path)
+            assert r.status_code == 403, (path, r.status_code)
+            assert "carol may see incidents as PayCo only" in r.text and "?as=payco" in r.text
+            assert not [s for s in secrets if s in r.text], path
+        for path in (f"{base}?as=payco", f"{base}?as=payco&at=5", f"{base}/live?as=payco", f"{base}/postmortem"):
+            r = carol.get(path)
+            assert r.status_code == 200, path
+            assert not [s for s in secrets if s in r.text], path
+        assert "Both companies" not in carol.get(f"{base}?as=payco").text
+    finally:
+        carol.close()
+
+
+def test_a_bad_incident_views_setting_is_refused(tmp_path: Path) -> None:
+    for bad in ('incident_views = { dave = "evilcorp" }', 'incident_views = "payco"', "incident_views = { dave = 1 }"):
+        (tmp_path / "signoff.toml").write_text(f"[web]\n{bad}\n")
+        settings = Settings.load(home=tmp_path / "home", env={}, cwd=tmp_path)
+        with pytest.raises(UsageError, match="incident_views maps user names to a company"):
+            WebConfig.load(settings)

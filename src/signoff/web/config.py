@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from signoff.incident.fixture import ORGS
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 
@@ -14,6 +15,8 @@ class WebConfig:
     signin_attempts: int = 5  # failed sign-ins allowed per window, per client address and per name
     signin_window_minutes: int = 15
     incident_tries_per_minute: int = 10  # "try to break it" tries per client address, per process
+    # room user name -> the one company whose view of an incident that person may open
+    incident_views: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, settings: Settings | None) -> WebConfig:
@@ -30,4 +33,8 @@ class WebConfig:
                              "the defaults are 5 and 15")
         if not 1 <= cfg.incident_tries_per_minute <= 1000:
             raise UsageError("[web] incident_tries_per_minute must be 1-1000", "the default is 10")
+        views = cfg.incident_views
+        if not isinstance(views, dict) or not all(isinstance(k, str) and v in ORGS for k, v in views.items()):
+            raise UsageError("[web] incident_views maps user names to a company",
+                             f'write it as incident_views = {{ alice = "payco" }}, with one of: {", ".join(ORGS)}')
         return cfg

@@ -20,8 +20,9 @@ from starlette.concurrency import run_in_threadpool
 from signoff.incident import console
 from signoff.incident.postmortem import postmortem
 from signoff.incident.preflight import preflight
-from signoff.kernel.errors import ConflictError, UsageError
+from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
+from signoff.rooms import Principal
 from signoff.trust import KeyStore
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
@@ -61,8 +62,19 @@ def one_param(request: Request, name: str) -> str | None:
     return values[0] if values else None
 
 
-def view_of(request: Request) -> str | None:
-    return console.check_org(one_param(request, "as"))
+def view_of(request: Request, user: Principal) -> str | None:
+    """The view asked for, if this person may open it: someone bound to one company
+    (`[web] incident_views`) sees the incident as that company only."""
+    as_org = console.check_org(one_param(request, "as"))
+    bound = bound_org(request, user)
+    if bound is not None and as_org != bound:
+        raise RefusedError(f"{user.name} may see incidents as {console.ORG_NAMES[bound]} only",
+                           f"open the run with ?as={bound}")
+    return as_org
+
+
+def bound_org(request: Request, user: Principal) -> str | None:
+    return web_state(request).config.incident_views.get(user.name)
 
 
 def step_of(request: Request) -> int | None:
@@ -83,19 +95,21 @@ def link(run: str, as_org: str | None, **extra: Any) -> str:
 
 @router.get("/incident")
 def runs(request: Request) -> Response:
-    signed_in(request)
-    return page(request, "incident_runs.html", runs=console.list_runs(runs_base(request)))
+    user = signed_in(request)
+    return page(request, "incident_runs.html", runs=console.list_runs(runs_base(request)),
+                bound=bound_org(request, user))
 
 
 @router.get("/incident/runs/{run}")
 def run_page(request: Request, run: str) -> Response:
-    signed_in(request)
+    user = signed_in(request)
     only_params(request, "as", "at")
-    as_org = view_of(request)
+    as_org = view_of(request, user)
     at = step_of(request)
     run_dir = console.find_run(runs_base(request), run)
     view = console.build(run_dir, keys_of(request), as_org, at)
     return page(request, "incident_run.html", c=view, org_names=console.ORG_NAMES, link=link,
+                bound=bound_org(request, user),
                 json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
 
 
@@ -108,9 +122,9 @@ def _frame(step: console.Step) -> dict[str, Any]:
 async def live(request: Request, run: str) -> Response:
     """A running incident's new lane messages as server-sent events, cut to the view first; `done`
     once the run is recorded (the page then reloads into the replay)."""
-    signed_in(request)
+    user = signed_in(request)
     only_params(request, "as", "since")
-    as_org = view_of(request)
+    as_org = view_of(request, user)
     run_dir = console.find_run(runs_base(request), run)
     keys = keys_of(request)
     try:
