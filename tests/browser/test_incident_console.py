@@ -203,6 +203,8 @@ def test_replay_with_the_scrubber_and_presentation_mode(world: World, tabs: Any)
     visible_steps = page.locator("#timeline li[data-step]").evaluate_all(
         "els => els.filter(e => !e.hidden).map(e => Number(e.dataset.step))")
     assert visible_steps == [0, 1, 2]
+    step_three = page.locator('#timeline li[data-step="2"]').inner_text()
+    assert " ".join(page.locator("#now").inner_text().split()) == " ".join(step_three.split())
     tab.screenshot("incident-presentation")
     page.keyboard.press("p")
     assert "presenting" not in (page.locator("body").get_attribute("class") or "")

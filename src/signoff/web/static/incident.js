@@ -14,6 +14,12 @@
       steps[i].hidden = Number(steps[i].getAttribute("data-step")) >= at;
     }
     if (out) { out.textContent = String(at); }
+    var now = document.getElementById("now");
+    var last = document.querySelector('#timeline li[data-step="' + String(at - 1) + '"]');
+    if (now) {
+      now.textContent = last ? last.querySelector(".stamp").textContent + " " +
+        last.querySelector(".what").textContent : "Before the first step.";
+    }
     var tallies = document.querySelectorAll(".tally");
     for (var j = 0; j < tallies.length; j++) {
       var section = tallies[j].closest("section");
