@@ -6,6 +6,8 @@ as" from the attacker's side: nothing of the other company's room or ledgers in 
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -389,3 +391,23 @@ def test_a_bad_incident_views_setting_is_refused(tmp_path: Path) -> None:
         settings = Settings.load(home=tmp_path / "home", env={}, cwd=tmp_path)
         with pytest.raises(UsageError, match="incident_views maps user names to a company"):
             WebConfig.load(settings)
+
+
+def test_a_rewritten_approval_shows_as_a_broken_chain(world: World, alice: httpx.Client) -> None:
+    runs = world.site.home / "incident-runs"
+    copy = runs / "run-tampered"
+    shutil.copytree(runs / world.run, copy)
+    db = sqlite3.connect(copy / "ws" / "payco" / "records.db")
+    try:
+        changed = db.execute("UPDATE events SET payload = replace(payload, '\"approver\":\"priya\"', "
+                             "'\"approver\":\"mallory\"') WHERE case_id = 'incident-chain/payco/approvals'").rowcount
+        db.commit()
+    finally:
+        db.close()
+    assert changed >= 1
+    html = alice.get(f"/incident/runs/{copy.name}").text
+    payco = html.split('id="ledger-payco-h"', 1)[1].split('id="ledger-shopco-h"', 1)[0]
+    shopco = html.split('id="ledger-shopco-h"', 1)[1]
+    assert "Chain broken" in payco and "Chain intact" not in payco
+    assert "Chain intact" in shopco
+    assert "Chain intact" in alice.get(f"/incident/runs/{world.run}").text.split('id="ledger-shopco-h"', 1)[0]
