@@ -163,10 +163,10 @@ def rows_of(run_dir: Path, keys: KeyStore) -> tuple[bool, list[dict[str, Any]]]:
     return False, timeline(run_dir, keys, observe(run_dir, over_http=False))
 
 
-def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | None = None,
-          rows: tuple[bool, list[dict[str, Any]]] | None = None) -> Console:
+def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | None = None) -> Console:
+    """The console of one run, as `as_org` sees it (both companies for None), up to step `at`."""
     as_org = check_org(as_org)
-    recorded, all_rows = rows or rows_of(run_dir, keys)
+    recorded, all_rows = rows_of(run_dir, keys)
     shown = visible(all_rows, as_org)
     steps = [Step(n, r["offset_ms"], r["kind"], LANE_OF_ROOM.get(r["room"]), str(r.get("who", "")), _label(r), r)
              for n, r in enumerate(shown)]
