@@ -223,7 +223,14 @@ def test_view_as_payco_frosts_shopco(world: World, tabs: Any) -> None:
     tab.sign_in("alice")
     page = tab.page
     page.goto(f"/incident/runs/{world.run}")
-    page.get_by_role("link", name="View as PayCo").click()
+    # With the keyboard alone: Tab to the link, Enter.
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.textContent") == "View as PayCo":
+            break
+    else:
+        raise AssertionError("the keyboard never reached 'View as PayCo'")
+    page.keyboard.press("Enter")
     page.wait_for_url("**as=payco")
     frosted = page.locator(".lane.frosted")
     assert "not shown to PayCo" in frosted.inner_text()
