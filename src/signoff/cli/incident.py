@@ -66,8 +66,12 @@ def setup(root: RootOpt = None, fixture: FixtureOpt = None, as_json: JsonOpt = F
 @app.command("run")
 def run(root: RootOpt = None, fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
     """The whole of part 1: reproduce, fingerprint, disclose with approvals, compare, verify, fix."""
+    ws = _workspace(root)
     with reporting("incident run") as progress:
-        summary = run_incident(_workspace(root), fixture, progress)
+        if not ws.is_set_up():
+            progress("setting up the guards")
+            ws.setup(fixture, settings())  # pinned with the settings, as `incident setup` pins them
+        summary = run_incident(ws, fixture, progress)
     if as_json:
         print_json(summary)
     else:
@@ -130,7 +134,7 @@ def guard_check(
             raise UsageError(f"{file} is not a UTF-8 text file", "pass a text file") from exc
     ws = _workspace(root)
     if not ws.is_set_up():
-        ws.setup(fixture)
+        ws.setup(fixture, settings())
     from signoff.incident.guard import Post
 
     verdict = ws.guard(org).check(Post(room, text))
