@@ -337,6 +337,8 @@ def test_watch_a_live_incident(world: World, tabs: Any, alice: httpx.Client) -> 
         run_script(inc, start=1, until=3)
         payco.page.locator("#lane-shared li", has_text="[disclosure D-SHOP-1").wait_for()
         assert payco.page.locator("#lane-shopco").count() == 0
+        early = alice.get(f"/incident/runs/{run_dir.name}/postmortem")
+        assert early.status_code == 409 and "still going" in early.text and "What to do:" in early.text
     # The run is over: both pages turn into its replay. (Recording reads the rooms with asyncio.run,
     # which cannot run in this thread while the sync Playwright's loop does.)
     with ThreadPoolExecutor(1) as pool:

@@ -1,7 +1,8 @@
 """The incident console: the runs, one run's three lanes beside its record, notary table, approvals
 ledgers and guard decisions (live while it runs, replayed from its recording once finished), viewed
-as both companies or as one of them. The page only calls `signoff.incident.console`; the view is
-cut down there, before rendering, so a frosted lane has nothing in it to leak."""
+as both companies or as one of them; a finished run's postmortem; the preflight panel. The pages
+only call `signoff.incident` (console, postmortem, preflight); the view is cut down in
+`console.build`, before rendering, so a frosted lane has nothing in it to leak."""
 
 from __future__ import annotations
 
