@@ -13,12 +13,20 @@ Addressing is enforced by the room server, never by a prompt:
 - in `payco-internal` only priya (and the approver's notices) may address payco-agent, and only
   priya may address the approver there (sam likewise in `shopco-internal`);
 - nobody may address the observer, which only reads.
+
+Fix approvals are approval cards where the server offers them (`decision_channel` `approval_card`).
+Where it does not (`addressed_command`: a Switch core, or signoff's own server with cards switched off
+in the client's view), the org's human addresses the approver in the org's private room with the
+exact command (`approve fix INC-0001-fix-payco`), the approver signs it like a disclosure approval
+and tells the mediator in the shared room; for that the approver is a member of the shared room,
+which nobody may address it in, and the mediator's policy admits it there.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +36,9 @@ from signoff.incident.workspace_rooms import write_secret_file
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
+from signoff.rooms.client import Capabilities
 from signoff.rooms.model import Principal
+from signoff.rooms.operations import catalogue
 from signoff.trust import KeyStore
 
 SHARED = "shared"
@@ -70,11 +80,24 @@ class RunInfo:
     rooms: dict[str, str]     # room key -> room id
     agents: dict[str, str]    # agent name -> id
     users: dict[str, str]     # user name -> id
+    # Operations the run chose not to use although the server offers them (the client's view).
+    without: list[str] = field(default_factory=list)
+    decision_channel: str = "approval_card"  # how fix approvals are decided (see the module's doc)
+
+    @property
+    def cards(self) -> bool:
+        return self.decision_channel == "approval_card"
+
+    def agent_rooms(self, name: str) -> list[str]:
+        """The rooms an agent works in, in this run."""
+        extra = [SHARED] if name == APPROVER and not self.cards else []
+        return AGENT_ROOMS[name] + extra
 
     def as_json(self) -> dict[str, Any]:
         # The database is named relative to the run folder, so a copied or moved run still opens.
         db = "rooms.db" if self.db_url == _db_url(self.run_dir) else self.db_url
-        return {"db": db, "rooms": self.rooms, "agents": self.agents, "users": self.users}
+        return {"db": db, "rooms": self.rooms, "agents": self.agents, "users": self.users,
+                "without": self.without, "decision_channel": self.decision_channel}
 
     @classmethod
     def load(cls, run_dir: Path) -> RunInfo:
@@ -88,7 +111,8 @@ class RunInfo:
             raise UsageError(f"{path} is not a run file", "pass a folder written by `signoff incident demo`") from exc
         db = str(data["db"])
         url = _db_url(Path(run_dir)) if db == "rooms.db" else db
-        return cls(Path(run_dir), url, dict(data["rooms"]), dict(data["agents"]), dict(data["users"]))
+        return cls(Path(run_dir), url, dict(data["rooms"]), dict(data["agents"]), dict(data["users"]),
+                   [str(op) for op in data.get("without", [])], str(data.get("decision_channel", "approval_card")))
 
     def room_key(self, room_id: str) -> str | None:
         for key, rid in self.rooms.items():
@@ -123,13 +147,18 @@ def workspace(run_dir: Path, keys: KeyStore) -> Workspace:
     return Workspace(Path(run_dir) / "ws", keys)
 
 
-def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> RunInfo:
-    """Create the room server's identities, rooms, roles and policies for one run, and pin the guards."""
+def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None, without: Iterable[str] = ()) -> RunInfo:
+    """Create the room server's identities, rooms, roles and policies for one run, and pin the guards.
+    `without` names operations the run does not use (e.g. `request_approval`: fix approvals by
+    addressed commands instead of cards)."""
     run_dir = Path(run_dir)
     if (run_dir / "run.json").exists():
         raise UsageError(f"{run_dir} already holds a run", "pick a fresh folder")
     run_dir.mkdir(parents=True, exist_ok=True)
     db_url = _db_url(run_dir)
+    skipped = sorted(set(without))
+    channel = Capabilities.from_catalogue(catalogue()).without(*skipped).decision_channel
+    placed = RunInfo(run_dir, db_url, {}, {}, {}, skipped, channel)
     ledger = Ledger.from_url(db_url)
     try:
         rooms = RoomService(ledger)
@@ -144,10 +173,8 @@ def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> Run
         for name in AGENT_ROOMS:
             agents[name], secrets[f"agent:{name}"] = rooms.create_agent(admin, name, f"incident {name}")
         room_members: dict[str, tuple[list[str], list[str]]] = {
-            "payco": ([a for a, r in AGENT_ROOMS.items() if "payco" in r], ["priya", "dave"]),
-            "shopco": ([a for a, r in AGENT_ROOMS.items() if "shopco" in r], ["sam"]),
-            SHARED: ([a for a, r in AGENT_ROOMS.items() if SHARED in r], ["priya", "sam"]),
-        }
+            key: ([a for a in AGENT_ROOMS if key in placed.agent_rooms(a)], people)
+            for key, people in (("payco", ["priya", "dave"]), ("shopco", ["sam"]), (SHARED, ["priya", "sam"]))}
         room_ids: dict[str, str] = {}
         for key, (agent_names, user_names) in room_members.items():
             roles = ([{"name": r, "instructions": text, "exclusive": excl} for r, (_, excl, text) in ROLES.items()]
@@ -166,13 +193,14 @@ def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> Run
                                  _rule([shop], [uid["sam"]], [aid[APPROVER]])],
             APPROVER: [_rule([pay], [uid["priya"]]), _rule([shop], [uid["sam"]])],
             MEDIATOR: [_rule([shared], [uid["priya"], uid["sam"]],
-                             [aid[NOTARY], aid[AGENT_OF["payco"]], aid[AGENT_OF["shopco"]]])],
+                             [aid[NOTARY], aid[AGENT_OF["payco"]], aid[AGENT_OF["shopco"]],
+                              *([] if placed.cards else [aid[APPROVER]])])],
             NOTARY: [_rule([shared], [], [aid[MEDIATOR]])],
             OBSERVER: [_rule([])],
         }
         for name, rules in policies.items():
             rooms.set_policy(admin, aid[name], {"rules": rules})
-        info = RunInfo(run_dir, db_url, room_ids, aid, uid)
+        info = RunInfo(run_dir, db_url, room_ids, aid, uid, skipped, channel)
         workspace(run_dir, keys).setup(fixture)
         (run_dir / "run.json").write_text(json.dumps(info.as_json(), indent=1, sort_keys=True) + "\n",
                                           encoding="utf-8")

@@ -36,7 +36,6 @@ from signoff.incident.roomserver import RoomServerProcess
 from signoff.incident.simulate import simulate
 from signoff.incident.stack import (
     AGENT_OF,
-    AGENT_ROOMS,
     APPROVER,
     HUMANS,
     MEDIATOR,
@@ -48,7 +47,7 @@ from signoff.incident.stack import (
     workspace,
 )
 from signoff.incident.workspace import SHARED_ROOM
-from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.errors import RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, Outbox, Worker
 from signoff.rooms import RoomService
@@ -90,9 +89,26 @@ class Incident:
         self.rooms: RoomService | None = None
         self.rooms_server: RoomServerProcess | None = None
         self._start_rooms()
+        self.decision_channel = self.negotiate()
         self._start_evidence()
         for name in (NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"]):
             self._start_actor(name)
+
+    def negotiate(self) -> str:
+        """How fix approvals are decided on this server, from its operation catalogue (less what the
+        run chose not to use): it must be the channel the run's rooms and policies were made for."""
+        client = self.agent_client(MEDIATOR)
+        try:
+            offered = client.capabilities().without(*self.info.without)
+        finally:
+            client.close()
+        if offered.decision_channel != self.info.decision_channel:
+            self._stop_rooms()
+            self.ws.close()
+            raise RefusedError(f"this run was provisioned for fix approvals by {self.info.decision_channel}, "
+                               f"but the room server offers {offered.decision_channel}",
+                               "provision a new run against this server")
+        return offered.decision_channel
 
     # -- services ------------------------------------------------------------------------------
 
@@ -165,7 +181,7 @@ class Incident:
         old = self.actors.get(name)
         if old is not None:
             old.client.close()
-        args = (self.agent_client(name), self.info, name, AGENT_ROOMS[name], self.service.ledger)
+        args = (self.agent_client(name), self.info, name, self.info.agent_rooms(name), self.service.ledger)
         actor: RoomAgent
         if name == NOTARY:
             actor = NotaryService(*args, ledger=self.service.ledger)
@@ -269,6 +285,7 @@ class Incident:
 # -- the scripted humans ---------------------------------------------------------------------
 
 APPROVE_LINE = re.compile(r"^Approve with: (approve (D-[A-Z]{2,8}-[0-9]+))$")
+FIX_LINE = re.compile(r"^To approve the fix, address the approver: (approve fix INC-[0-9]{4}-fix-[a-z]+)$")
 
 
 def _approve_latest(org: str) -> Callable[[Incident], None]:
@@ -313,6 +330,9 @@ def _confirm(human: str) -> Callable[[Incident], None]:
 
 def _accept_fix(org: str) -> Callable[[Incident], None]:
     def step(inc: Incident) -> None:
+        if inc.decision_channel == "addressed_command":
+            _command_fix(inc, org)
+            return
         person = inc.user_client(HUMANS[org])
         cards = [c for c in person.pending() if str(c["request_id"]).endswith(f"-fix-{org}")]
         if not cards:
@@ -320,6 +340,17 @@ def _accept_fix(org: str) -> Callable[[Incident], None]:
         person.answer(cards[0]["request_id"], "approve")
 
     return step
+
+
+def _command_fix(inc: Incident, org: str) -> None:
+    """Without approval cards: the org's human copies the approve command from the agent's request."""
+    agent_sender = f"agent:{inc.info.agents[AGENT_OF[org]]}"
+    for m in reversed(inc.messages(HUMANS[org], org)):
+        hit = FIX_LINE.match(m["body"].rstrip().rsplit("\n", 1)[-1])
+        if m["sender"] == agent_sender and hit:
+            inc.say(HUMANS[org], org, hit.group(1), targets=[APPROVER])
+            return
+    raise Stuck(f"{HUMANS[org]} found no fix to approve in {org}-internal", f"{AGENT_OF[org]} should have asked")
 
 
 def _say(who: str, room: str, body: str | Callable[[Incident], str], targets: list[str] | None = None,
@@ -372,21 +403,24 @@ def run_script(inc: Incident, until: int | None = None, start: int = 0,
     return done
 
 
-def new_run(base: Path, keys: KeyStore, fixture: Path | None = None) -> Path:
+def new_run(base: Path, keys: KeyStore, fixture: Path | None = None, without: tuple[str, ...] = ()) -> Path:
     from signoff.kernel.ids import new_id
 
     run_dir = Path(base) / f"run-{new_id()[:10]}"
-    provision(run_dir, keys, fixture)
+    provision(run_dir, keys, fixture, without)
     return run_dir
 
 
 def run_demo(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
-             between: Callable[[int, Incident], None] | None = None, over_http: bool = True) -> dict[str, Any]:
-    """Provision a fresh run, play the whole incident, record it, and measure it (through the room server)."""
+             between: Callable[[int, Incident], None] | None = None, over_http: bool = True,
+             without: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Provision a fresh run, play the whole incident, record it, and measure it (through the room
+    server). `without` names server operations not to use (`request_approval`: fix approvals by
+    addressed commands)."""
     from signoff.incident.grade import measure, observe
     from signoff.incident.recording import record_run
 
-    run_dir = new_run(base, keys, fixture)
+    run_dir = new_run(base, keys, fixture, without)
     with Incident(run_dir, keys, settings, fixture, over_http=over_http) as inc:
         pre = inc.preflight()
         steps = run_script(inc, between=between)

@@ -21,9 +21,10 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
+from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._http import CONNECTION_HEADER, error_from_response
 from signoff.rooms.model import Principal
-from signoff.rooms.operations import call_operation
+from signoff.rooms.operations import call_operation, catalogue
 from signoff.rooms.service import RoomService
 
 PAGE = 1000  # messages per page when reading a whole room
@@ -50,6 +51,10 @@ class SyncTransport(ABC):
     @abstractmethod
     def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
         """Up to `limit` messages of the room after sequence `after`, oldest first."""
+
+    @abstractmethod
+    def operations(self) -> dict[str, Any]:
+        """The server's operation catalogue (what it offers)."""
 
     def close(self) -> None:
         return None
@@ -96,6 +101,10 @@ class SyncRoomsClient:
     def history(self, room_id: str) -> list[dict[str, Any]]:
         """Every message of the room, oldest first."""
         return all_pages(lambda after: self.transport.history_page(room_id, after, PAGE))
+
+    def capabilities(self) -> Capabilities:
+        """What this server offers (approval cards, room links), from its operation catalogue."""
+        return Capabilities.from_catalogue(self.transport.operations())
 
     def close(self) -> None:
         self.transport.close()
@@ -162,6 +171,9 @@ class InProcessSyncTransport(SyncTransport):
 
     def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
         return self.service.read_messages(self.principal, room_id, after=after, limit=limit)
+
+    def operations(self) -> dict[str, Any]:
+        return catalogue()
 
 
 class InProcessUserTransport(UserTransport):
@@ -239,6 +251,9 @@ class HttpSyncTransport(_HttpBase, SyncTransport):
         data = self._send("GET", f"/agents/{self.agent_id}/rooms/{room_id}/history",
                           params={"after": after, "limit": limit})
         return list(data["messages"])
+
+    def operations(self) -> dict[str, Any]:
+        return dict(self._send("GET", f"/agents/{self.agent_id}/ops"))
 
 
 class HttpUserTransport(_HttpBase, UserTransport):
