@@ -81,3 +81,17 @@ def test_a_run_made_for_cards_does_not_start_where_the_client_sees_none(tmp_path
                                                                          '"without": ["request_approval"]'))
     with pytest.raises(RefusedError, match="provisioned for fix approvals by approval_card"):
         Incident(run, keys, settings, over_http=False)
+
+
+def test_the_demo_command_runs_without_cards(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from signoff.cli.main import main
+
+    code = main(["incident", "demo", "--no-approval-cards", "--json"])
+    out = capsys.readouterr().out
+    summary = json.loads(out)
+    assert code == 0 and summary["ok"], out[-2000:]
+    assert RunInfo.load(Path(summary["run"])).decision_channel == "addressed_command"
+    fixes = next(c for c in summary["grade"]["checks"] if c["name"] == "both fixes approved")
+    assert fixes["detail"] == "payco: command by priya; shopco: command by sam"

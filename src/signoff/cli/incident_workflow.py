@@ -57,11 +57,12 @@ def print_demo(summary: dict[str, Any]) -> None:
     console.print(f"run: {summary['run']}\nreplay: signoff incident replay {summary['recording']}", highlight=False)
 
 
-def demo_summary(fixture: Path | None = None, base: Path | None = None) -> dict[str, Any]:
+def demo_summary(fixture: Path | None = None, base: Path | None = None, cards: bool = True) -> dict[str, Any]:
     from signoff.incident.grade import grade
     from signoff.incident.workflow import run_demo
 
-    summary = run_demo(base or runs_dir(), _keys(), settings(), fixture)
+    summary = run_demo(base or runs_dir(), _keys(), settings(), fixture,
+                       without=() if cards else ("request_approval",))
     summary["grade"] = grade(Path(summary["run"]), _keys(), fixture)
     summary["ok"] = summary["grade"]["ok"]
     summary["kind"] = "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured"
@@ -78,9 +79,13 @@ def print_grade(result: dict[str, Any]) -> None:
 
 def register(app: typer.Typer) -> None:
     @app.command("demo")
-    def demo(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
+    def demo(fixture: FixtureOpt = None, as_json: JsonOpt = False,
+             no_cards: Annotated[bool, typer.Option("--no-approval-cards", help=(
+                 "Decide the fixes as a server without approval cards would (a Switch core): by the "
+                 "human's exact command to the approver, checked against the message the server recorded."))]
+             = False) -> None:
         """The whole incident in three rooms, offline, with scripted humans; graded through the room server."""
-        summary = demo_summary(fixture)
+        summary = demo_summary(fixture, cards=not no_cards)
         if as_json:
             print_json(summary)
         else:
