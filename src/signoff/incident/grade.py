@@ -90,6 +90,8 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
     would; `over_http=False` calls the same operations in process."""
     info = RunInfo.load(run_dir)
     key = read_secrets(run_dir)[f"agent:{OBSERVER}"]
+    if info.url is not None:  # an external server: only its API is ours
+        return asyncio.run(_observe_http(info, info.url, key))
     ledger = Ledger.from_url(info.db_url)
     try:
         rooms = RoomService(ledger)
@@ -324,15 +326,18 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
                     if head["org"] == org and (head["d_id"] not in passed or passed[head["d_id"]].get(
                             "evidence_sha256") != sha256_bytes(canonical_bytes(evidence))):
                         ledger_problems.append(f"{head['d_id']} crossed without a matching guard pass")
+    # The run's ledger: the room server's own, or with an external server the run's (whose server
+    # keeps its database to itself).
+    run_ledger = "the run's ledger" if info.url else "the room ledger"
     room_ledger = Ledger.from_url(info.db_url)
     try:
         audit = verify_chain(room_ledger)
         if not audit.ok:
-            ledger_problems.append(f"room server ledger: {audit.problem} (seq {audit.broken_seq})")
+            ledger_problems.append(f"{run_ledger}: {audit.problem} (seq {audit.broken_seq})")
     finally:
         room_ledger.close()
     checks.append(GradeCheck("ledgers intact and every disclosure signed", not ledger_problems,
-                        "; ".join(ledger_problems) or "approver and guard chains of both orgs, and the room ledger"))
+                        "; ".join(ledger_problems) or f"approver and guard chains of both orgs, and {run_ledger}"))
 
     # 6. every draft ended with its exact approve command, copied literally by the approver
     draft_problems = []

@@ -32,7 +32,7 @@ from signoff.incident.playbooks import (
     NotaryService,
     parse_disclosure_post,
 )
-from signoff.incident.roomserver import RoomServerProcess
+from signoff.incident.roomserver import POLL_WAIT, RoomServerProcess
 from signoff.incident.simulate import simulate
 from signoff.incident.stack import (
     AGENT_OF,
@@ -41,6 +41,7 @@ from signoff.incident.stack import (
     MEDIATOR,
     NOTARY,
     SHARED,
+    Provisioner,
     RunInfo,
     provision,
     read_secrets,
@@ -114,11 +115,24 @@ class Incident:
 
     @property
     def service(self) -> RoomService:
-        assert self.rooms is not None
+        if self.rooms is None:
+            raise UsageError("this run's rooms are on an external server", "reach them through its API")
         return self.rooms
+
+    @property
+    def run_ledger(self) -> Ledger:
+        """The run's own ledger: the agents' cursors, the notary's salts, the outbox."""
+        assert self.ledger is not None
+        return self.ledger
+
+    def _url(self) -> str | None:
+        return self.info.url or (self.rooms_server.url if self.rooms_server is not None else None)
 
     def _start_rooms(self) -> None:
         self.ledger = Ledger.from_url(self.info.db_url)
+        if self.info.url is not None:
+            self.users = {}
+            return  # an external server: nothing of it runs here
         self.rooms = RoomService(self.ledger)
         if self.over_http:
             # The room server as its own process, on a loopback port the OS picks.
@@ -140,16 +154,18 @@ class Incident:
 
     def agent_client(self, name: str) -> SyncRoomsClient:
         key = self.secrets[f"agent:{name}"]
-        if self.rooms_server is not None:
-            return SyncRoomsClient(HttpSyncTransport(self.rooms_server.url, self.info.agents[name], key,
-                                                     client_name="signoff-incident"))
+        url = self._url()
+        if url is not None:
+            # Each service polls its rooms in turn: an idle poll must not wait out the server's keepalive.
+            return SyncRoomsClient(HttpSyncTransport(url, self.info.agents[name], key, client_name="signoff-incident",
+                                                     poll_wait=POLL_WAIT))
         return SyncRoomsClient(InProcessSyncTransport(self.service, key))
 
     def user_client(self, name: str) -> RoomsUserClient:
         if name not in self.users:
             token = self.secrets[f"user:{name}"]
-            self.users[name] = RoomsUserClient(HttpUserTransport(self.rooms_server.url, token)
-                                               if self.rooms_server is not None
+            url = self._url()
+            self.users[name] = RoomsUserClient(HttpUserTransport(url, token) if url is not None
                                                else InProcessUserTransport(self.service, token))
         return self.users[name]
 
@@ -181,10 +197,10 @@ class Incident:
         old = self.actors.get(name)
         if old is not None:
             old.client.close()
-        args = (self.agent_client(name), self.info, name, self.info.agent_rooms(name), self.service.ledger)
+        args = (self.agent_client(name), self.info, name, self.info.agent_rooms(name), self.run_ledger)
         actor: RoomAgent
         if name == NOTARY:
-            actor = NotaryService(*args, ledger=self.service.ledger)
+            actor = NotaryService(*args, ledger=self.run_ledger)
         elif name == APPROVER:
             actor = ApproverService(*args, ws=self.ws, current=self.current_salt)
         elif name == MEDIATOR:
@@ -192,7 +208,7 @@ class Incident:
         else:
             org = next(o for o, a in AGENT_OF.items() if a == name)
             client = EvidenceClient(self.servers[org].url, self.evidence_tokens[org])
-            actor = CompanyAgent(*args, org=org, ws=self.ws, ledger=self.service.ledger, evidence=client,
+            actor = CompanyAgent(*args, org=org, ws=self.ws, ledger=self.run_ledger, evidence=client,
                                  settings=self.settings, current=self.current_salt, fixture=self.fixture)
         self.actors[name] = actor
 
@@ -200,6 +216,9 @@ class Incident:
         """Stop one service and start it again from durable state only."""
         if name not in SERVICES:
             raise UsageError(f"unknown service {name!r}", f"use one of: {', '.join(SERVICES)}")
+        if name == "rooms" and self.info.url is not None:
+            raise UsageError(f"the room server at {self.info.url} is not this run's to restart",
+                             "restart it where it runs; the agents reconnect")
         if name == "rooms":
             self._stop_rooms()
             self._start_rooms()
@@ -232,7 +251,7 @@ class Incident:
     def pump(self, limit: int = 500) -> int:
         """Let every service handle what is waiting, until nothing is (deterministic order)."""
         order = [NOTARY, MEDIATOR, APPROVER, AGENT_OF["payco"], AGENT_OF["shopco"]]
-        worker = Worker(Outbox(self.service.ledger), {PUBLISH_TOPIC: self._publish})
+        worker = Worker(Outbox(self.run_ledger), {PUBLISH_TOPIC: self._publish})
         total = 0
         for _ in range(limit):
             n = sum(self.actors[name].poll() for name in order) + worker.drain()
@@ -403,24 +422,27 @@ def run_script(inc: Incident, until: int | None = None, start: int = 0,
     return done
 
 
-def new_run(base: Path, keys: KeyStore, fixture: Path | None = None, without: tuple[str, ...] = ()) -> Path:
+def new_run(base: Path, keys: KeyStore, fixture: Path | None = None, without: tuple[str, ...] = (),
+            server: Callable[[dict[str, str]], Provisioner] | None = None) -> Path:
     from signoff.kernel.ids import new_id
 
     run_dir = Path(base) / f"run-{new_id()[:10]}"
-    provision(run_dir, keys, fixture, without)
+    provision(run_dir, keys, fixture, without, server)
     return run_dir
 
 
 def run_demo(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
              between: Callable[[int, Incident], None] | None = None, over_http: bool = True,
-             without: tuple[str, ...] = ()) -> dict[str, Any]:
+             without: tuple[str, ...] = (), server: Callable[[dict[str, str]], Provisioner] | None = None,
+             ) -> dict[str, Any]:
     """Provision a fresh run, play the whole incident, record it, and measure it (through the room
     server). `without` names server operations not to use (`request_approval`: fix approvals by
-    addressed commands)."""
+    addressed commands); `server` provisions on an external server (`signoff.incident.external`)
+    instead of a room server of the run's own."""
     from signoff.incident.grade import measure, observe
     from signoff.incident.recording import record_run
 
-    run_dir = new_run(base, keys, fixture, without)
+    run_dir = new_run(base, keys, fixture, without, server)
     with Incident(run_dir, keys, settings, fixture, over_http=over_http) as inc:
         pre = inc.preflight()
         steps = run_script(inc, between=between)

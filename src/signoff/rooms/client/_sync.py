@@ -223,15 +223,19 @@ class HttpSyncTransport(_HttpBase, SyncTransport):
     answers the long poll but opens no connection for it (use the async `RoomsClient` there)."""
 
     def __init__(self, base_url: str, agent_id: str, api_key: str, *, timeout: float = 60.0,
-                 client_name: str = "signoff-rooms-client") -> None:
+                 client_name: str = "signoff-rooms-client", poll_wait: float | None = None) -> None:
         super().__init__(base_url, api_key, timeout)
         self.agent_id = agent_id
         self.sender = f"agent:{agent_id}"
         self._client_name = client_name
+        self._poll_wait = poll_wait  # seconds an idle poll waits (None: the server's keepalive)
 
     def _events(self, connection_id: str, room_id: str, start_from: str) -> list[dict[str, Any]]:
-        params = {"connection_id": connection_id, "scope": "single", "filter": "all", "rooms": room_id,
-                  "start_from": start_from, "protocol": "1", "protocol_accepts": "1", "client": self._client_name}
+        params: dict[str, Any] = {"connection_id": connection_id, "scope": "single", "filter": "all",
+                                  "rooms": room_id, "start_from": start_from, "protocol": "1",
+                                  "protocol_accepts": "1", "client": self._client_name}
+        if self._poll_wait is not None:
+            params["wait"] = self._poll_wait
         data = self._send("GET", f"/agents/{self.agent_id}/events", params=params)
         return list(data["events"]) if data else []
 
