@@ -66,3 +66,25 @@ def test_the_incident_on_an_external_server(node: str, server: tuple[str, str], 
         assert inc.rooms is None and inc.rooms_server is None  # nothing of the server runs here
         with pytest.raises(UsageError, match="not this run's to restart"):
             inc.restart("rooms")
+
+
+def test_the_demo_command_on_an_external_server(node: str, server: tuple[str, str], home: Path,
+                                                capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from signoff.cli.main import main
+
+    url, admin_token = server
+    config = home.parent / "signoff.toml"
+    config.write_text(f'[rooms]\nurl = "{url}"\n')
+    monkeypatch.setenv("SIGNOFF_CONFIG", str(config))
+    code = main(["incident", "demo", "--json"])
+    err = capsys.readouterr().err
+    assert code == 2 and "error: [rooms] url is set" in err and "fix: pass --operator" in err
+    assert not (home / "incident-runs").exists()  # nothing was provisioned
+
+    code = main(["incident", "demo", "--json", "--operator", admin_token])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["ok"]
+    assert RunInfo.load(Path(summary["run"])).url == url
