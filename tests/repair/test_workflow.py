@@ -13,8 +13,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.jobs import RepairJobs
-from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
-from signoff.repair.workflow import RepairWorkflow
+from signoff.repair.setup import RepairRoom, coupon_contract, embedded_agents, open_repair_room
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore, verify_file
 from tests.support.requires import require_sandbox
@@ -192,8 +191,7 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
     later = FixedClock(clock.now() + 3600)
     ledger = Ledger.from_url(settings.db_url, clock=later)
     rooms = RoomService(ledger)
-    workflow = RepairWorkflow(ledger, rooms, settings, r.verifier, r.fixer_agent)
-    fixer = workflow.fixer_worker()
+    workflow, fixer = embedded_agents(ledger, rooms, settings, r.verifier, r.fixer_agent)
     for _ in range(50):
         if workflow.poll() + fixer.poll() == 0:
             break

@@ -13,6 +13,8 @@ from signoff.kernel.errors import UsageError
 
 app = typer.Typer(no_args_is_help=True)
 
+_ROLE_HELP = ("The {0} agent's name on the embedded server; with [rooms] url, its role under [rooms.roles] "
+              "(default: the role {0}).")
 _COLOURS = {"VERIFIED": "green", "REJECTED": "red", "INCONCLUSIVE": "yellow"}
 
 
@@ -178,33 +180,45 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
                       highlight=False)
 
 
-def _workflow(verifier: str, fixer: str) -> tuple[Any, Any]:
+def _agents(verifier: str, fixer: str, script: str | None = None) -> tuple[Any, Any, Any]:
+    """The ledger, the verifier's workflow and the fixer's worker, each agent reaching its rooms
+    through the rooms client: in process on the embedded server, over HTTP at [rooms] url."""
     from signoff.ledger import Ledger
     from signoff.repair import RepairWorkflow
-    from signoff.rooms import RoomService
+    from signoff.repair.rooms import SyncRepairRooms
+    from signoff.rooms.client import RoomsConfig
 
     s = settings()
+    config = RoomsConfig.from_settings(s)
     ledger = Ledger.open(s)
-    rooms = RoomService(ledger)
-    return ledger, RepairWorkflow(ledger, rooms, s, rooms.agent_by_name(verifier), rooms.agent_by_name(fixer))
+    try:
+        v_rooms = SyncRepairRooms(config.sync_agent(verifier, ledger), config.agent_name(verifier))
+        f_rooms = SyncRepairRooms(config.sync_agent(fixer, ledger), config.agent_name(fixer))
+    except BaseException:
+        ledger.close()
+        raise
+    workflow = RepairWorkflow(ledger, v_rooms, s, config.agent_name(fixer))
+    return ledger, workflow, workflow.fixer_worker(f_rooms, script)
 
 
 @app.command("watch")
 def watch_cmd(
     room: Annotated[str, typer.Option("--room", help="Room id where defects are reported.")],
     contract: Annotated[Path, typer.Option("--contract", help="Contract file (TOML).")],
-    operator: Annotated[str, typer.Option("--operator", help="User name whose commands count.")],
-    verifier: Annotated[str, typer.Option("--verifier", help="The verifier agent's name.")] = "verifier",
-    fixer: Annotated[str, typer.Option("--fixer", help="The fixer agent's name.")] = "fixer",
+    operator: Annotated[str, typer.Option("--operator", help="The person whose commands count: a user of the "
+                                                              "embedded server, or a name under [rooms.people].")],
+    verifier: Annotated[str, typer.Option("--verifier", help=_ROLE_HELP.format("verifier"))] = "verifier",
+    fixer: Annotated[str, typer.Option("--fixer", help=_ROLE_HELP.format("fixer"))] = "fixer",
 ) -> None:
     """Link a room to a contract and an operator: reports there open repair cases."""
     from signoff.repair import Contract
+    from signoff.rooms.client import RoomsConfig
 
     c = Contract.load(contract)
-    ledger, workflow = _workflow(verifier, fixer)
+    ledger, workflow, _ = _agents(verifier, fixer)
     try:
-        workflow.rooms.room(room)
-        workflow.watch(room, c, workflow.rooms.user_by_name(operator))
+        workflow.rooms.describe(room)  # NotFoundError unless the verifier is in that room
+        workflow.watch(room, c, RoomsConfig.from_settings(settings()).person(operator, ledger))
     finally:
         ledger.close()
     console.print(f"watching room {room} with contract {c.name} for operator {operator}", highlight=False)
@@ -212,8 +226,8 @@ def watch_cmd(
 
 @app.command("run")
 def run_cmd(
-    verifier: Annotated[str, typer.Option("--verifier", help="The verifier agent's name.")] = "verifier",
-    fixer: Annotated[str, typer.Option("--fixer", help="The fixer agent's name.")] = "fixer",
+    verifier: Annotated[str, typer.Option("--verifier", help=_ROLE_HELP.format("verifier"))] = "verifier",
+    fixer: Annotated[str, typer.Option("--fixer", help=_ROLE_HELP.format("fixer"))] = "fixer",
     follow: Annotated[bool, typer.Option("--follow", help="Keep running, polling every second.")] = False,
     script: Annotated[str | None, typer.Option("--script", help="Scripted fixer to use (default: the "
                                                                 "contract's).")] = None,
@@ -224,8 +238,7 @@ def run_cmd(
 
     import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
 
-    ledger, workflow = _workflow(verifier, fixer)
-    worker = workflow.fixer_worker(script)
+    ledger, workflow, worker = _agents(verifier, fixer, script)
     try:
         while True:
             handled = 0

@@ -17,7 +17,8 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent, NewJob
 from signoff.repair.case import CaseState, case_key, read_case, record
 from signoff.repair.commands import next_step, say
-from signoff.rooms import Principal, RoomService, handoff_matches
+from signoff.repair.rooms import RepairRooms
+from signoff.rooms import handoff_matches
 
 _MAX_FILE_BYTES = 100_000  # larger files are not shown to the fixer
 
@@ -25,16 +26,14 @@ _MAX_FILE_BYTES = 100_000  # larger files are not shown to the fixer
 class FixerWorker:
     """Reads the fixer agent's room deliveries and answers the verifier's hand-offs."""
 
-    def __init__(self, ledger: Ledger, rooms: RoomService, settings: Settings, fixer: Principal,
-                 max_attempts: int, script: str | None = None) -> None:
+    def __init__(self, ledger: Ledger, rooms: RepairRooms, settings: Settings, max_attempts: int,
+                 script: str | None = None) -> None:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
-        self.fixer, self.max_attempts, self.script = fixer, max_attempts, script
-        self._cursor = 0
+        self.max_attempts, self.script = max_attempts, script
 
     def poll(self) -> int:
         done = 0
-        for env in self.rooms.agent_events(self.fixer.id, self._cursor):
-            self._cursor = env["sequence"]
+        for env in self.rooms.events():
             if env.get("type") == "message" and (env.get("payload") or {}).get("addressed"):
                 self.on_message(env)
                 done += 1
@@ -62,7 +61,7 @@ class FixerWorker:
         idem = f"repair:fixer:{p['message_id']}"
         found = self._handoff(env)
         if found is None:
-            self.ledger.append(f"repair.fixer.{self.fixer.id}", None, [NewEvent("repair.handoff_refused", {
+            self.ledger.append(f"repair.fixer.{self.rooms.agent_id}", None, [NewEvent("repair.handoff_refused", {
                 "message_id": p["message_id"], "room_id": env.get("room_id"), "sender": p.get("sender")})],
                 [NewJob(f"say:{idem}", "repair.say", {"room_id": env.get("room_id"), "marker": idem,
                                                       "text": "hand-off refused: this message is not the "

@@ -8,7 +8,7 @@ needs it, so a job delivered again after a crash or a lapsed lease repeats nothi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,28 +18,22 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent, NewJob
 from signoff.repair.case import FINAL, CaseState, read_case, record
 from signoff.repair.commands import next_step, reproduction
+from signoff.repair.rooms import RepairRooms
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, verify
-from signoff.rooms import Principal, Receipt, RoomService
+from signoff.rooms import Receipt
 
 TOPICS = ("repair.say", "repair.present", "repair.reproduce", "repair.handoff", "repair.commit",
           "repair.verify", "repair.review")
 
-_PAGE = 1000  # the most messages the room service returns at once
-
-
-def ref_tag(marker: str) -> str:
-    """The tag a posted message carries, by which a redelivered job finds it."""
-    return f"[ref {canonical_digest(marker)[:10]}]"
-
 
 class RepairJobs:
-    """The handlers of the repair topics, acting as the verifier agent."""
+    """The handlers of the repair topics, acting as the verifier agent through its rooms."""
 
-    def __init__(self, ledger: Ledger, rooms: RoomService, settings: Settings, verifier: Principal,
-                 fixer: Principal, max_attempts: int) -> None:
+    def __init__(self, ledger: Ledger, rooms: RepairRooms, settings: Settings, fixer_name: str,
+                 max_attempts: int) -> None:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
-        self.verifier, self.fixer = verifier, fixer
+        self.fixer_name = fixer_name
         self.max_attempts = max_attempts
 
     def run(self, topic: str, key: str, payload: dict[str, Any]) -> None:
@@ -50,32 +44,8 @@ class RepairJobs:
         }
         handlers[topic](key, payload)
 
-    # -- posting once ---------------------------------------------------------------------------
-
-    def _room_messages(self, room_id: str) -> Iterator[dict[str, Any]]:
-        """Every message of the room in order, page by page (a long room has more than one page)."""
-        after = 0
-        while True:
-            page = self.rooms.read_messages(self.verifier, room_id, after=after, limit=_PAGE)
-            yield from page
-            if not page:
-                return
-            after = page[-1]["sequence"]
-
-    def posted(self, room_id: str, tag: str) -> dict[str, Any] | None:
-        """The verifier's earlier message carrying `tag`, if an earlier run already posted it."""
-        for msg in self._room_messages(room_id):
-            if msg["sender"] == self.verifier.sender and tag in msg["body"]:
-                return msg
-        return None
-
     def post(self, room_id: str, text: str, marker: str, targets: tuple[str, ...] = ()) -> Receipt:
-        tag = ref_tag(marker)
-        found = self.posted(room_id, tag)
-        if found is not None:
-            return Receipt(found["message_id"], room_id, found["sender"], found["body"], bool(targets),
-                           found.get("thread_id"))
-        return self.rooms.post_message(self.verifier, room_id, f"{text} {tag}", target_names=targets)
+        return self.rooms.post(room_id, text, marker, targets)
 
     # -- handlers -------------------------------------------------------------------------------
 
@@ -93,14 +63,13 @@ class RepairJobs:
             f"- regression tests (must keep passing): {', '.join(c.regression) or 'none'}",
             f"- paths the fix may change: {', '.join(c.allow) or 'any'}",
             f"- runner: {c.runner}", "",
-            f"Approve exactly this with `@{self.verifier.name} approve {st.case_id}`.",
+            f"Approve exactly this with `@{self.rooms.name} approve {st.case_id}`.",
         ])
-        docs = {d["name"]: d for d in self.rooms.documents(self.verifier, st.room_id)}
-        doc_id = docs[name]["document_id"] if name in docs else self.rooms.create_document(
-            self.verifier, st.room_id, name, content, description="the executable contract of a repair case")
+        doc_id = self.rooms.documents(st.room_id).get(name) or self.rooms.create_document(
+            st.room_id, name, content, "the executable contract of a repair case")
         self.post(st.room_id, f"@{p['operator_name']} contract for {st.case_id} is in document '{name}' "
                               f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it with "
-                              f"`@{self.verifier.name} approve {st.case_id}`.", key)
+                              f"`@{self.rooms.name} approve {st.case_id}`.", key)
         record(self.ledger, st.case_id, lambda now: True,
                [NewEvent("repair.contract_presented", {"document_id": doc_id})], [], f"repair:done:{key}")
 
@@ -129,7 +98,7 @@ class RepairJobs:
             return
         command = {"command_id": canonical_digest({"case": st.case_id, "attempt": attempt})[:24],
                    "action": "propose_fix", "case_id": st.case_id, "base": st.base, "attempt": attempt}
-        receipt = self.post(st.room_id, json.dumps(command, sort_keys=True), key, targets=(self.fixer.name,))
+        receipt = self.post(st.room_id, json.dumps(command, sort_keys=True), key, targets=(self.fixer_name,))
         record(self.ledger, st.case_id, lambda now: attempt not in now.handoffs, [NewEvent("repair.fix_requested", {
             "attempt": attempt, "command_id": command["command_id"], "receipt": receipt.to_dict()})], [],
             f"repair:done:{key}")
@@ -171,16 +140,15 @@ class RepairJobs:
         v = st.last_verdict
         if v is None:
             text = (f"@{self._operator_name(st)} {st.case_id}: no candidate after {self.max_attempts} attempts "
-                    f"({'; '.join(st.failures.values())}). Reply `@{self.verifier.name} reject {st.case_id}`.")
+                    f"({'; '.join(st.failures.values())}). Reply `@{self.rooms.name} reject {st.case_id}`.")
         else:
             name = f"review {st.case_id} attempt {v['attempt']}"
-            docs = {d["name"] for d in self.rooms.documents(self.verifier, st.room_id)}
-            if name not in docs:
-                self.rooms.create_document(self.verifier, st.room_id, name,
+            if name not in self.rooms.documents(st.room_id):
+                self.rooms.create_document(st.room_id, name,
                                            f"verdict {v['verdict']}\nevidence {v['evidence']}\n\n{v['diff']}",
-                                           description="verdict, evidence and diff of a repair candidate")
-            action = (f"`@{self.verifier.name} accept {st.case_id}` or `@{self.verifier.name} reject {st.case_id}`"
-                      if v["verdict"] == VERIFIED else f"`@{self.verifier.name} reject {st.case_id}`")
+                                           "verdict, evidence and diff of a repair candidate")
+            action = (f"`@{self.rooms.name} accept {st.case_id}` or `@{self.rooms.name} reject {st.case_id}`"
+                      if v["verdict"] == VERIFIED else f"`@{self.rooms.name} reject {st.case_id}`")
             text = (f"@{self._operator_name(st)} {st.case_id}: {v['verdict']} for candidate {v['candidate'][:12]} "
                     f"(fingerprint {v['fingerprint'][:12]}); diff and evidence in document '{name}', "
                     f"evidence file {v['evidence']}. Reply {action}.")

@@ -308,7 +308,7 @@ class AgentLoop:
             raise UsageError(f"this agent does not work in room {room_id}", "pass it in the loop's rooms")
         return client
 
-    async def call(self, room_id: str, op: str, **args: Any) -> Any:
+    async def call(self, room_id: str, op: str, /, **args: Any) -> Any:
         """Any other operation, on the connection that holds `room_id`."""
         return await self._client(room_id).call(op, **args)
 
