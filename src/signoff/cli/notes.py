@@ -339,22 +339,18 @@ def agent_cmd(
     key = AGENT_ROLES[role]
     check_options(key, repo)
     config = RoomsConfig.from_settings(settings())
-    crew = Crew({r: config.roles[r].name for r in AGENT_ROLES.values() if r in config.roles})
+    crew = Crew({r: config.agent_name(r) for r in AGENT_ROLES.values()})
     ledger = Ledger.open(settings())
     try:
         identities: Identities | None = Identities.configured(config.people) if config.people else None
         if config.embedded:
-            from signoff.rooms import RoomService
-            from signoff.rooms.client import InProcessTransport
+            from signoff.rooms.client import embedded_rooms
 
-            rooms = RoomService(ledger)
+            rooms = embedded_rooms(ledger)
             rooms.room(room)  # NotFoundError for an unknown room
-            # Other processes write what this one streams: look at the database every quarter second.
-            transport: Any = InProcessTransport(rooms, agent=rooms.agent_by_name(crew.name(key)),
-                                                keepalive_seconds=0.25)
             identities = identities or Identities.of_directory(rooms.members(room))
-        else:
-            transport = config.agent_transport(key)
+        # Other processes write what this one streams: on the embedded server look every quarter second.
+        transport = config.stream_transport(key, ledger, poll_seconds=0.25)
         agent = NotesAgent(key, settings(), ledger, room, crew, identities, repo, writer, script)
 
         async def serve() -> None:
