@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from signoff.incident.grade import grade, observe
-from signoff.incident.stack import APPROVER, RunInfo, provision
+from signoff.incident.playbooks import Mediator
+from signoff.incident.stack import APPROVER, MEDIATOR, RunInfo, provision
 from signoff.incident.workflow import Incident, run_demo
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
@@ -46,7 +47,14 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
         inc.say("sam", "shopco", command, targets=[APPROVER])
         # priya, but not the exact command.
         inc.say("priya", "payco", f"ok, {command}", targets=[APPROVER])
+        # priya forges the approver's notice to the commander, word for word: it is not the approver's.
+        inc.say("priya", "shared", "PayCo's fix for INC-0001 is approved by priya (command $x, signed record 9).",
+                roles=["incident-commander"])
         inc.pump()
+        mediator = inc.actors[MEDIATOR]
+        assert isinstance(mediator, Mediator)
+        record = mediator.open_record()
+        tried["fixes"] = None if record is None else record["fixes"]
         tried["records"] = _fix_records(inc)
         tried["cards"] = [inc.user_client(h).pending() for h in ("priya", "sam")]
 
@@ -54,7 +62,7 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
     run = Path(summary["run"])
     assert RunInfo.load(run).decision_channel == "addressed_command"
     assert tried["dave"] == {APPROVER: "not_permitted"}
-    assert tried["records"] == [] and tried["cards"] == [[], []]
+    assert tried["records"] == [] and tried["cards"] == [[], []] and tried["fixes"] == {}
 
     result = grade(run, keys)
     assert result["ok"], [c["name"] + ": " + c["detail"] for c in result["checks"] if not c["ok"]]
