@@ -88,3 +88,15 @@ def test_the_demo_command_on_an_external_server(node: str, server: tuple[str, st
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["ok"]
     assert RunInfo.load(Path(summary["run"])).url == url
+
+
+def test_a_refused_operator_leaves_no_run_behind(server: tuple[str, str], tmp_path: Path) -> None:
+    from signoff.incident.stack import provision
+    from signoff.kernel.errors import SignoffError
+
+    url, _ = server
+    keys = KeyStore(tmp_path / "keys")
+    with pytest.raises(SignoffError) as refused:
+        provision(tmp_path / "run", keys, server=lambda secrets: ServerProvisioner(url, "not-a-token", secrets))
+    assert refused.value.fix
+    assert not (tmp_path / "run").exists()

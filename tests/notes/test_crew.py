@@ -116,6 +116,7 @@ def test_the_crew_hands_work_over_by_receipt_and_refuses_copies(crew: tuple[Crew
 @pytest.mark.parametrize(("args", "message"), [
     (["bogus", "--room", "r"], "unknown notes agent 'bogus'"),
     (["scout", "--room", "r"], "the notes-scout reads git"),
+    (["editor", "--room", "r", "--repo", "/no/such/repo"], "repository not found: /no/such/repo"),
     (["writer", "--room", "no-such-room"], "no-such-room"),
 ])
 def test_agent_command_errors_are_messages(home: Path, capsys: pytest.CaptureFixture[str], args: list[str],

@@ -25,6 +25,7 @@ which nobody may address it in, and the mediator's policy admits it there.
 from __future__ import annotations
 
 import json
+import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -235,7 +236,18 @@ def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None, withou
     run_dir = Path(run_dir)
     if (run_dir / "run.json").exists():
         raise UsageError(f"{run_dir} already holds a run", "pick a fresh folder")
+    fresh = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _provision(run_dir, keys, fixture, without, server)
+    except BaseException:
+        if fresh:  # a run that failed half way leaves no folder behind (what an external server made stays)
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def _provision(run_dir: Path, keys: KeyStore, fixture: Path | None, without: Iterable[str],
+               server: Callable[[dict[str, str]], Provisioner] | None) -> RunInfo:
     db_url = _db_url(run_dir)
     skipped = sorted(set(without))
     ledger = Ledger.from_url(db_url)

@@ -71,6 +71,8 @@ def check_options(role: str, repo: Path | None) -> None:
         raise UsageError(f"unknown notes agent {role!r}", f"use one of: {', '.join(ROLES)}")
     if role in (SCOUT, EDITOR) and repo is None:
         raise UsageError(f"the {role} reads git", "pass --repo PATH")
+    if repo is not None and not repo.is_dir():
+        raise UsageError(f"repository not found: {repo}", "pass --repo with the path of a git work tree")
 
 
 def handoffs_case(run: str) -> str:
