@@ -145,7 +145,8 @@ class NotesAgent:
         if m is None:
             raise UsageError("not a request", "write: notes A..B (a range of this repository)")
         rev_range = m.group(1)  # checked by git (`rev-parse`, after --end-of-options) in the snapshot
-        run = "notes-" + canonical_digest({"room": self.room_id, "message": str(p["message_id"])})[7:19]
+        # Named by the request it answers: a redelivered request finds its run again.
+        run = "notes-" + canonical_digest({"room": self.room_id, "message": str(p["message_id"])})[:12]
         folder = run_folder(self.settings, run)
         if self._sent("draft", run) is None:
             await asyncio.to_thread(scout, self.repo, rev_range, folder, self.settings)
