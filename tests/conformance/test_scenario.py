@@ -273,3 +273,71 @@ def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) ->
         run(scenario())
     finally:
         ledger.close()
+
+
+def test_notes_agents_hand_work_over_on_the_server(target: Target, tmp_path: Path) -> None:
+    """Notes' scout, writer and editor as room agents on the runtime, over HTTP: a stand-in for a
+    person (an agent bound by its configured sender id, as bridged people are on Switch) asks the
+    scout, and the work moves by four addressed hand-offs, each matching its sender's receipt."""
+    from signoff.kernel.settings import Settings
+    from signoff.ledger import Ledger
+    from signoff.notes.crew import EDITOR, ROLES, SCOUT, WRITER, Crew, NotesAgent, handoffs
+    from signoff.notes.run import load_review
+    from signoff.rooms.client import AgentLoop, Identities
+    from tests.notes.gitrepo import rich_history
+    from tests.support.requires import require_binary
+
+    require_binary("git", "apt-get install -y git")
+    repo = rich_history(tmp_path / "repo")
+    settings = Settings.load(home=str(tmp_path / "home"))
+    ledger = Ledger.open(settings)
+
+    async def scenario() -> None:
+        target.step("notes agents")
+        names = {role: target.name(role) for role in (*ROLES, "asker")}
+        with target.http() as http:
+            regs = {role: await asyncio.to_thread(register_agent, target.base_url, target.registration_key,
+                                                  name, "signoff conformance", http=http)
+                    for role, name in names.items()}
+        for reg in regs.values():
+            await asyncio.to_thread(target.operator.set_policy, reg.agent_id, None)
+        asker = _client(target, regs["asker"].agent_id, regs["asker"].api_key)
+        async with asker:
+            room = await asker.call("create_room", name=target.name("room"), description="conformance",
+                                    agent_names=list(names.values()))
+            await asker.connect_to_room(room["id"])
+            hello = await asker.post_message("hello")  # learn the stand-in's sender id from a receipt
+            people = Identities.configured({"alice": hello.sender})
+            crew = Crew({role: names[role] for role in ROLES})
+            agents = {role: NotesAgent(role, settings, ledger, room["id"], crew, people, repo.path, script="demo")
+                      for role in ROLES}
+            loops = [AgentLoop(target.transport(regs[role].agent_id, regs[role].api_key), ledger, [room["id"]],
+                               agents[role].handle, agent_name=names[role], heartbeat_interval=0.5)
+                     for role in ROLES]
+            for loop in loops:
+                await loop.start()
+            tasks = [asyncio.create_task(loop.run()) for loop in loops]
+            try:
+                await asker.send_targeted_message("notes v0.1.0..v0.2.0", [names[SCOUT]])
+
+                async def done() -> None:
+                    while not agents[EDITOR].done:
+                        await asyncio.sleep(0.05)
+
+                await asyncio.wait_for(done(), 120)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                for loop in loops:
+                    await loop.close()
+        run_name = agents[EDITOR].done[0]
+        sent = handoffs(ledger, run_name)
+        assert [(h["from"], h["to"]) for h in sent] == [(SCOUT, WRITER), (WRITER, EDITOR), (EDITOR, WRITER),
+                                                        (WRITER, EDITOR)]
+        assert all(h["receipt"]["message_id"] and h["receipt"]["sender"] for h in sent)
+        assert [r["round"] for r in load_review(settings.home / "notes" / run_name)["rounds"]] == [0, 1]
+
+    try:
+        run(scenario())
+    finally:
+        ledger.close()

@@ -48,3 +48,29 @@ def test_streams_see_messages_written_by_another_process(sqlite_url: str) -> Non
                                                              local2.message_id]
     sequences = [e["sequence"] for e in first.agent_events(world.reviewer.id, 0)]
     assert sequences == sorted(set(sequences))
+
+
+def test_an_agent_stream_sees_a_message_posted_by_another_process(sqlite_url: str) -> None:
+    """The in-process transport's stream (what `signoff notes agent` runs on the embedded server)
+    wakes for a message another RoomService on the same database posted."""
+    from signoff.rooms.client import InProcessTransport, RoomsClient
+
+    first = RoomService(Ledger.from_url(sqlite_url))
+    world = make_world(first)
+    second = RoomService(Ledger.from_url(sqlite_url))
+
+    async def scenario() -> str:
+        transport = InProcessTransport(first, world.reviewer_key, keepalive_seconds=0.05)
+        async with RoomsClient(transport, heartbeat_interval=0.05) as client:
+            await client.connect_to_room(world.room_id)
+            sent = second.post_message(second.user(world.alice.id), world.room_id, "from elsewhere",
+                                       target_names=["reviewer"])
+            event = await client.next_event(lambda e: e.get("type") == "message", timeout=20)
+            assert event["payload"]["message_id"] == sent.message_id
+            return str(event["payload"]["body"])
+
+    try:
+        assert asyncio.run(scenario()) == "@reviewer from elsewhere"
+    finally:
+        first.ledger.close()
+        second.ledger.close()

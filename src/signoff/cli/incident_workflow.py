@@ -5,8 +5,9 @@ Registered on `signoff incident` by `register(app)`; runs live under `<home>/inc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -14,6 +15,9 @@ from rich.markup import escape
 from signoff.cli.context import console, print_json, settings
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.trust import KeyStore
+
+if TYPE_CHECKING:
+    from signoff.incident.stack import Provisioner
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 FixtureOpt = Annotated[Path | None, typer.Option("--fixture", help="The payco-shopco fixture folder.")]
@@ -59,11 +63,27 @@ def print_demo(summary: dict[str, Any]) -> None:
     console.print(f"run: {summary['run']}\nreplay: signoff incident replay {summary['recording']}", highlight=False)
 
 
-def demo_summary(fixture: Path | None = None, base: Path | None = None) -> dict[str, Any]:
+def _external(operator: str | None) -> Callable[[dict[str, str]], Provisioner] | None:
+    """With [rooms] url: provision there, as the operator (a signoff admin's user token)."""
+    from signoff.incident.external import ServerProvisioner
+    from signoff.rooms.client import RoomsConfig
+
+    url = RoomsConfig.from_settings(settings()).url
+    if url is None:
+        return None
+    if not operator:
+        raise UsageError(f"[rooms] url is set ({url}): the incident provisions its rooms there as an operator",
+                         "pass --operator TOKEN (an admin's user token) or set SIGNOFF_ROOMS_OPERATOR")
+    return lambda secrets: ServerProvisioner(url, operator, secrets)
+
+
+def demo_summary(fixture: Path | None = None, base: Path | None = None, cards: bool = True,
+                 operator: str | None = None) -> dict[str, Any]:
     from signoff.incident.grade import grade
     from signoff.incident.workflow import run_demo
 
-    summary = run_demo(base or runs_dir(), _keys(), settings(), fixture)
+    summary = run_demo(base or runs_dir(), _keys(), settings(), fixture,
+                       without=() if cards else ("request_approval",), server=_external(operator))
     summary["grade"] = grade(Path(summary["run"]), _keys(), fixture)
     summary["ok"] = summary["grade"]["ok"]
     summary["kind"] = "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured"
@@ -80,9 +100,18 @@ def print_grade(result: dict[str, Any]) -> None:
 
 def register(app: typer.Typer) -> None:
     @app.command("demo")
-    def demo(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
-        """The whole incident in three rooms, offline, with scripted humans; graded through the room server."""
-        summary = demo_summary(fixture)
+    def demo(fixture: FixtureOpt = None, as_json: JsonOpt = False,
+             no_cards: Annotated[bool, typer.Option("--no-approval-cards", help=(
+                 "Decide the fixes as a server without approval cards would (a Switch core): by the "
+                 "human's exact command to the approver, checked against the message the server recorded."))]
+             = False,
+             operator: Annotated[str | None, typer.Option(
+                 "--operator", envvar="SIGNOFF_ROOMS_OPERATOR", show_default=False,
+                 help="With [rooms] url: an admin's user token on that server, to provision the run.")] = None,
+             ) -> None:
+        """The whole incident in three rooms, offline, with scripted humans; graded through the room
+        server (the run's own, or with [rooms] url that server)."""
+        summary = demo_summary(fixture, cards=not no_cards, operator=operator)
         if as_json:
             print_json(summary)
         else:

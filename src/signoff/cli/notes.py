@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -310,3 +311,56 @@ def room_cmd(
         console.print(f"{mark} {o.command!r} from {o.sender}: {o.detail}", highlight=False)
     if not outcomes:
         console.print("no new decisions in the room")
+
+
+AGENT_ROLES = {"scout": "notes-scout", "writer": "notes-writer", "editor": "notes-editor"}
+
+
+@app.command("agent")
+def agent_cmd(
+    role: Annotated[str, typer.Argument(help="scout, writer or editor.")],
+    room: Annotated[str, typer.Option("--room", help="Room id the agents work in.")],
+    repo: Annotated[Path | None, typer.Option("--repo", help="Git work tree (scout and editor).")] = None,
+    writer: WriterOpt = "writer",
+    script: ScriptOpt = "default",
+) -> None:
+    """Run one of notes' room agents until stopped: the scout takes snapshot and facts from git when a
+    person asks (`@notes-scout notes A..B`), the writer drafts and revises, the editor re-checks
+    against git, verifies and judges; each hands over by an addressed, receipt-checked message. On
+    the embedded server, or with [rooms] url as the agent registered for role notes-ROLE."""
+    import asyncio
+
+    from signoff.ledger import Ledger
+    from signoff.notes.crew import Crew, NotesAgent, check_options
+    from signoff.rooms.client import AgentLoop, Identities, RoomsConfig
+
+    if role not in AGENT_ROLES:
+        raise UsageError(f"unknown notes agent {role!r}", f"use one of: {', '.join(AGENT_ROLES)}")
+    key = AGENT_ROLES[role]
+    check_options(key, repo)
+    config = RoomsConfig.from_settings(settings())
+    crew = Crew({r: config.agent_name(r) for r in AGENT_ROLES.values()})
+    ledger = Ledger.open(settings())
+    try:
+        identities: Identities | None = Identities.configured(config.people) if config.people else None
+        if config.embedded:
+            from signoff.rooms.client import embedded_rooms
+
+            rooms = embedded_rooms(ledger)
+            rooms.room(room)  # NotFoundError for an unknown room
+            identities = identities or Identities.of_directory(rooms.members(room))
+        # Other processes write what this one streams: on the embedded server look every quarter second.
+        transport = config.stream_transport(key, ledger, poll_seconds=0.25)
+        agent = NotesAgent(key, settings(), ledger, room, crew, identities, repo, writer, script)
+
+        async def serve() -> None:
+            async with AgentLoop(transport, ledger, [room], agent.handle, agent_name=agent.name) as loop:
+                console.print(f"{agent.name} ready in room {room}", highlight=False)
+                sys.stdout.flush()  # whoever started this process waits for that line
+                await loop.run()
+
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        ledger.close()

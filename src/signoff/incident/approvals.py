@@ -17,10 +17,12 @@ from signoff.incident.chain import Chain
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.notary import Notary
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
+from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, RefusedError
 from signoff.trust import PublicKey, SigningKey
 
 RECORD_KIND = "signoff.incident.approval/v1"
+FIX_KIND = "signoff.incident.fix-approval/v1"
 
 
 @dataclass(frozen=True)
@@ -58,24 +60,11 @@ class Approver:
         if d.org != self.org:
             raise RefusedError(f"{d.d_id} is {d.org}'s disclosure; this is {self.org}'s approver",
                                f"ask {d.org}'s approver")
-        if approval.sender != self.approver:
-            raise RefusedError(f"approval of {d.d_id} from {approval.sender!r} does not count",
-                               f"only {self.org}'s named approver ({self.approver}) can approve")
-        if approval.room != self.private_room or draft_msg.room != self.private_room:
-            raise RefusedError(f"approvals for {self.org} count only in {self.private_room}",
-                               f"draft and approve {d.d_id} in {self.private_room}")
-        if approval.text.strip() != d.approve_command:
-            raise RefusedError(f"approval text is not the exact command {d.approve_command!r}",
-                               f"reply with exactly: {d.approve_command}")
+        self._admit_message(d.d_id, d.approve_command, draft_msg, approval)
         if draft_msg.text != d.text:
             raise RefusedError(f"the draft message does not carry {d.d_id}'s text",
                                "approve the draft exactly as it was posted")
-        if not self.notary.is_current(d.incident):
-            raise RefusedError(f"{d.incident} is not the notary's current incident",
-                               "draft against the incident the notary most recently issued a salt for")
-        if self.guard_digest() != self.guard_pin:
-            raise RefusedError(f"{self.org}'s guard configuration differs from its pin",
-                               "restore the pinned guard configuration; nothing is signed until it matches")
+        self._admit_state(d.incident)
         existing = self.find(d.d_id)
         if existing is not None:
             body = existing["body"]
@@ -99,6 +88,50 @@ class Approver:
             "guard_pin": self.guard_pin,
         }
         return self.chain.append(body)
+
+    def approve_fix(self, request_id: str, incident: str, fix: str, request_msg: Message,
+                    approval: Message) -> dict[str, Any]:
+        """Where the server has no approval cards: sign and chain the approval of a fix, asked for by
+        the org's agent in its private room (`request_msg`) and given by the org's named human with the
+        exact command `approve fix <request_id>` there (`approval`), or refuse naming why."""
+        command = f"approve fix {request_id}"
+        if request_id != f"{incident}-fix-{self.org}":
+            raise RefusedError(f"{request_id} is not {self.org}'s fix for {incident}", f"ask {self.org}'s approver")
+        self._admit_message(request_id, command, request_msg, approval)
+        self._admit_state(incident)
+        fix_sha256 = sha256_bytes(fix.encode("utf-8"))
+        existing = self.find(request_id)
+        if existing is not None:
+            if existing["body"].get("fix_sha256") == fix_sha256:
+                return existing
+            raise RefusedError(f"{request_id} was already approved for another fix", "ask for a new fix approval")
+        return self.chain.append({
+            "kind": FIX_KIND, "d_id": request_id, "incident": incident, "org": self.org,
+            "salt": self.notary.current.salt.hex(), "fix_sha256": fix_sha256, "approver": approval.sender,
+            "sender": request_msg.sender, "draft_msg_id": request_msg.msg_id, "approval_msg_id": approval.msg_id,
+            "time": utc_iso(self.clock.now()), "guard_pin": self.guard_pin,
+        })
+
+    def _admit_message(self, what: str, command: str, asked: Message, approval: Message) -> None:
+        """Every approval: the named approver, in the private room, with the exact command."""
+        if approval.sender != self.approver:
+            raise RefusedError(f"approval of {what} from {approval.sender!r} does not count",
+                               f"only {self.org}'s named approver ({self.approver}) can approve")
+        if approval.room != self.private_room or asked.room != self.private_room:
+            raise RefusedError(f"approvals for {self.org} count only in {self.private_room}",
+                               f"draft and approve {what} in {self.private_room}")
+        if approval.text.strip() != command:
+            raise RefusedError(f"approval text is not the exact command {command!r}",
+                               f"reply with exactly: {command}")
+
+    def _admit_state(self, incident: str) -> None:
+        """Every approval: for the notary's current incident, under the pinned guard."""
+        if not self.notary.is_current(incident):
+            raise RefusedError(f"{incident} is not the notary's current incident",
+                               "draft against the incident the notary most recently issued a salt for")
+        if self.guard_digest() != self.guard_pin:
+            raise RefusedError(f"{self.org}'s guard configuration differs from its pin",
+                               "restore the pinned guard configuration; nothing is signed until it matches")
 
     def find(self, d_id: str) -> dict[str, Any] | None:
         for record in self.chain.records():

@@ -23,6 +23,7 @@ from signoff.incident.chain import verify_records
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.fixture import ORGS, code_files
 from signoff.incident.playbooks import parse_disclosure_post
+from signoff.incident.playbooks.posts import FIX_APPROVED, ORG_TITLE
 from signoff.incident.stack import (
     AGENT_OF,
     APPROVER,
@@ -89,6 +90,8 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
     would; `over_http=False` calls the same operations in process."""
     info = RunInfo.load(run_dir)
     key = read_secrets(run_dir)[f"agent:{OBSERVER}"]
+    if info.url is not None:  # an external server: only its API is ours
+        return asyncio.run(_observe_http(info, info.url, key))
     ledger = Ledger.from_url(info.db_url)
     try:
         rooms = RoomService(ledger)
@@ -323,15 +326,18 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
                     if head["org"] == org and (head["d_id"] not in passed or passed[head["d_id"]].get(
                             "evidence_sha256") != sha256_bytes(canonical_bytes(evidence))):
                         ledger_problems.append(f"{head['d_id']} crossed without a matching guard pass")
+    # The run's ledger: the room server's own, or with an external server the run's (whose server
+    # keeps its database to itself).
+    run_ledger = "the run's ledger" if info.url else "the room ledger"
     room_ledger = Ledger.from_url(info.db_url)
     try:
         audit = verify_chain(room_ledger)
         if not audit.ok:
-            ledger_problems.append(f"room server ledger: {audit.problem} (seq {audit.broken_seq})")
+            ledger_problems.append(f"{run_ledger}: {audit.problem} (seq {audit.broken_seq})")
     finally:
         room_ledger.close()
     checks.append(GradeCheck("ledgers intact and every disclosure signed", not ledger_problems,
-                        "; ".join(ledger_problems) or "approver and guard chains of both orgs, and the room ledger"))
+                        "; ".join(ledger_problems) or f"approver and guard chains of both orgs, and {run_ledger}"))
 
     # 6. every draft ended with its exact approve command, copied literally by the approver
     draft_problems = []
@@ -366,9 +372,13 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
                         and bool(rc.get("confirmed_at")),
                         f"confirmed by {', '.join(sorted(confirms)) or 'nobody'}; cause: {rc.get('text', '-')}"))
 
-    # 8. both fixes approved (approval cards answered by each org's human)
+    # 8. both fixes approved (approval cards answered by each org's human, or where the server has
+    # none, each org's human's exact command to the approver, signed and announced by the approver)
     fix_notes = []
     for org in ORGS:
+        if not info.cards:
+            fix_notes.append(_fix_by_command(view, keys, org, incident))
+            continue
         card = view.cards.get(org) or {}
         outcome = card.get("outcome") or {}
         ok = card.get("state") == "accepted" and outcome.get("responder") == f"user:{info.users[HUMANS[org]]}"
@@ -395,6 +405,30 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
     metrics = measure(run_dir, keys, fixture, view)
     return {"ok": all(c.ok for c in checks), "run": str(run_dir), "checks": [c.as_json() for c in checks],
             "metrics": metrics}
+
+
+def _fix_by_command(view: View, keys: KeyStore, org: str, incident: str) -> str:
+    """`<org>: approved by <human>` when the approver announced the fix in the shared room, citing a
+    message in the org's room that is the human's exact command, with a signed record of it."""
+    request_id = f"{incident}-fix-{org}"
+    notices = [FIX_APPROVED.match(strip_mentions(m["body"])) for m in view.by(SHARED, APPROVER)]
+    cited = [n for n in notices if n is not None and n.group(1) == ORG_TITLE[org] and n.group(2) == incident]
+    if not cited:
+        return f"{org}: no approval announced by the approver"
+    command = next((m for m in view.messages[org] if m["id"] == cited[-1].group(4)), None)
+    if command is None or command["sender"] != view.sender(HUMANS[org]) or \
+            command["body"] != f"@{APPROVER} approve fix {request_id}":
+        return f"{org}: the approval does not cite {HUMANS[org]}'s exact command in {org}'s room"
+    doc = view.documents[org].get("approvals")
+    key = keys.ensure(f"incident-approver-{org}").public
+    published = json.loads(doc["content"]) if doc is not None and doc["created_by"] == view.sender(APPROVER) else []
+    report = verify_records(((f"item {n}", r) for n, r in enumerate(published, 1)), {key.keyid: key},
+                            f"{org} approvals (from the room)", f"{org} room document")
+    signed = [r["body"] for r in report.records if r["body"].get("d_id") == request_id]
+    if not report.ok or not signed or signed[0]["approval_msg_id"] != command["id"] or \
+            signed[0]["approver"] != HUMANS[org]:
+        return f"{org}: no valid signed record of {HUMANS[org]}'s approval of {request_id}"
+    return f"{org}: command by {HUMANS[org]}"
 
 
 __all__ = ["GradeCheck", "View", "code_lines_crossed", "grade", "measure", "observe"]

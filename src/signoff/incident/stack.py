@@ -1,7 +1,7 @@
 """The incident's rooms, identities, policies and roles on a room server, and the run folder.
 
 One run lives in a folder: the room server's database (`rooms.db`, the run's ledger, which also
-holds each agent's cursor), part 1's workspace (`ws/`: pinned guards, each organisation's records
+holds each agent's cursor; with an external server at `[rooms] url`, only the run's ledger), part 1's workspace (`ws/`: pinned guards, each organisation's records
 ledger with its approval and guard-log chains, captures),
 `run.json` (names and ids, no secrets) and `secrets.json` (api keys and user tokens, mode 0600, the
 way a deployment keeps each identity's credentials next to the process that uses it).
@@ -13,12 +13,22 @@ Addressing is enforced by the room server, never by a prompt:
 - in `payco-internal` only priya (and the approver's notices) may address payco-agent, and only
   priya may address the approver there (sam likewise in `shopco-internal`);
 - nobody may address the observer, which only reads.
+
+Fix approvals are approval cards where the server offers them (`decision_channel` `approval_card`).
+Where it does not (`addressed_command`: a Switch core, or signoff's own server with cards switched off
+in the client's view), the org's human addresses the approver in the org's private room with the
+exact command (`approve fix INC-0001-fix-payco`), the approver signs it like a disclosure approval
+and tells the mediator in the shared room; for that the approver is a member of the shared room,
+which nobody may address it in, and the mediator's policy admits it there.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import shutil
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +38,8 @@ from signoff.incident.workspace_rooms import write_secret_file
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
-from signoff.rooms.model import Principal
+from signoff.rooms.client import Capabilities
+from signoff.rooms.operations import catalogue
 from signoff.trust import KeyStore
 
 SHARED = "shared"
@@ -70,11 +81,27 @@ class RunInfo:
     rooms: dict[str, str]     # room key -> room id
     agents: dict[str, str]    # agent name -> id
     users: dict[str, str]     # user name -> id
+    # Operations the run chose not to use although the server offers them (the client's view).
+    without: list[str] = field(default_factory=list)
+    decision_channel: str = "approval_card"  # how fix approvals are decided (see the module's doc)
+    # An external room server (`[rooms] url`); None: the run's own, on `db_url`. With an external
+    # server, `db_url` is only the run's ledger (cursors, the notary, the outbox).
+    url: str | None = None
+
+    @property
+    def cards(self) -> bool:
+        return self.decision_channel == "approval_card"
+
+    def agent_rooms(self, name: str) -> list[str]:
+        """The rooms an agent works in, in this run."""
+        extra = [SHARED] if name == APPROVER and not self.cards else []
+        return AGENT_ROOMS[name] + extra
 
     def as_json(self) -> dict[str, Any]:
         # The database is named relative to the run folder, so a copied or moved run still opens.
         db = "rooms.db" if self.db_url == _db_url(self.run_dir) else self.db_url
-        return {"db": db, "rooms": self.rooms, "agents": self.agents, "users": self.users}
+        return {"db": db, "rooms": self.rooms, "agents": self.agents, "users": self.users,
+                "without": self.without, "decision_channel": self.decision_channel, "url": self.url}
 
     @classmethod
     def load(cls, run_dir: Path) -> RunInfo:
@@ -88,7 +115,9 @@ class RunInfo:
             raise UsageError(f"{path} is not a run file", "pass a folder written by `signoff incident demo`") from exc
         db = str(data["db"])
         url = _db_url(Path(run_dir)) if db == "rooms.db" else db
-        return cls(Path(run_dir), url, dict(data["rooms"]), dict(data["agents"]), dict(data["users"]))
+        return cls(Path(run_dir), url, dict(data["rooms"]), dict(data["agents"]), dict(data["users"]),
+                   [str(op) for op in data.get("without", [])], str(data.get("decision_channel", "approval_card")),
+                   data.get("url"))
 
     def room_key(self, room_id: str) -> str | None:
         for key, rid in self.rooms.items():
@@ -123,56 +152,130 @@ def workspace(run_dir: Path, keys: KeyStore) -> Workspace:
     return Workspace(Path(run_dir) / "ws", keys)
 
 
-def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> RunInfo:
-    """Create the room server's identities, rooms, roles and policies for one run, and pin the guards."""
+class Provisioner(ABC):
+    """Where a run's identities, rooms and policies are made: the run's own embedded server, or an
+    external one through the operator adapter (`signoff.incident.external`)."""
+
+    url: str | None = None  # the external server's address; None for the run's own server
+
+    @abstractmethod
+    def catalogue(self) -> dict[str, Any]:
+        """The server's operation catalogue (what it offers)."""
+
+    @abstractmethod
+    def create_user(self, name: str, display_name: str) -> tuple[str, str]:
+        """A person: (user id, user token)."""
+
+    @abstractmethod
+    def create_agent(self, name: str, description: str) -> tuple[str, str]:
+        """An agent: (agent id, api key)."""
+
+    @abstractmethod
+    def create_room(self, name: str, agent_names: list[str], user_names: list[str],
+                    roles: list[dict[str, Any]]) -> str:
+        """A room with its members and roles: its id."""
+
+    @abstractmethod
+    def set_policy(self, agent_id: str, rules: list[dict[str, Any]]) -> None:
+        """An agent's addressing policy."""
+
+    def close(self) -> None:
+        return None
+
+
+class EmbeddedProvisioner(Provisioner):
+    """The run's own room server: a `RoomService` on the run's database, with an admin of its own."""
+
+    def __init__(self, ledger: Ledger, secrets: dict[str, str]) -> None:
+        self.rooms = RoomService(ledger)
+        self.admin, secrets["user:admin"] = self.rooms.create_user("admin", "Switch admin", admin=True)
+
+    def catalogue(self) -> dict[str, Any]:
+        return catalogue()
+
+    def create_user(self, name: str, display_name: str) -> tuple[str, str]:
+        user, token = self.rooms.create_user(name, display_name)
+        return user.id, token
+
+    def create_agent(self, name: str, description: str) -> tuple[str, str]:
+        agent, key = self.rooms.create_agent(self.admin, name, description)
+        return agent.id, key
+
+    def create_room(self, name: str, agent_names: list[str], user_names: list[str],
+                    roles: list[dict[str, Any]]) -> str:
+        return self.rooms.create_room(self.admin, name, f"incident room {name}", agent_names=agent_names,
+                                      user_names=user_names, roles=roles, group_name="crosswire").id
+
+    def set_policy(self, agent_id: str, rules: list[dict[str, Any]]) -> None:
+        self.rooms.set_policy(self.admin, agent_id, {"rules": rules})
+
+
+def _policies(uid: dict[str, str], aid: dict[str, str], room_ids: dict[str, str],
+              cards: bool) -> dict[str, list[dict[str, Any]]]:
+    shared, pay, shop = room_ids[SHARED], room_ids["payco"], room_ids["shopco"]
+    return {
+        AGENT_OF["payco"]: [_rule([shared], [uid["priya"]], [aid[MEDIATOR]]),
+                            _rule([pay], [uid["priya"]], [aid[APPROVER]])],
+        AGENT_OF["shopco"]: [_rule([shared], [uid["sam"]], [aid[MEDIATOR]]),
+                             _rule([shop], [uid["sam"]], [aid[APPROVER]])],
+        APPROVER: [_rule([pay], [uid["priya"]]), _rule([shop], [uid["sam"]])],
+        MEDIATOR: [_rule([shared], [uid["priya"], uid["sam"]],
+                         [aid[NOTARY], aid[AGENT_OF["payco"]], aid[AGENT_OF["shopco"]],
+                          *([] if cards else [aid[APPROVER]])])],
+        NOTARY: [_rule([shared], [], [aid[MEDIATOR]])],
+        OBSERVER: [_rule([])],
+    }
+
+
+def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None, without: Iterable[str] = (),
+              server: Callable[[dict[str, str]], Provisioner] | None = None) -> RunInfo:
+    """Create the room server's identities, rooms, roles and policies for one run, and pin the guards.
+    `without` names operations the run does not use (e.g. `request_approval`: fix approvals by
+    addressed commands instead of cards). `server` makes them elsewhere (given the run's secrets to
+    fill); by default on the run's own server, whose database is the run's ledger."""
     run_dir = Path(run_dir)
     if (run_dir / "run.json").exists():
         raise UsageError(f"{run_dir} already holds a run", "pick a fresh folder")
+    fresh = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
-    db_url = _db_url(run_dir)
-    ledger = Ledger.from_url(db_url)
     try:
-        rooms = RoomService(ledger)
-        secrets: dict[str, str] = {}
-        admin, secrets["user:admin"] = rooms.create_user("admin", "Switch admin", admin=True)
-        users: dict[str, Principal] = {"admin": admin}
-        for org, name in HUMANS.items():
-            users[name], secrets[f"user:{name}"] = rooms.create_user(name, f"{name.title()} ({org} on-call)")
-        for name, org in EXTRA_USERS.items():
-            users[name], secrets[f"user:{name}"] = rooms.create_user(name, f"{name.title()} ({org} engineer)")
-        agents: dict[str, Principal] = {}
-        for name in AGENT_ROOMS:
-            agents[name], secrets[f"agent:{name}"] = rooms.create_agent(admin, name, f"incident {name}")
-        room_members: dict[str, tuple[list[str], list[str]]] = {
-            "payco": ([a for a, r in AGENT_ROOMS.items() if "payco" in r], ["priya", "dave"]),
-            "shopco": ([a for a, r in AGENT_ROOMS.items() if "shopco" in r], ["sam"]),
-            SHARED: ([a for a, r in AGENT_ROOMS.items() if SHARED in r], ["priya", "sam"]),
-        }
-        room_ids: dict[str, str] = {}
-        for key, (agent_names, user_names) in room_members.items():
-            roles = ([{"name": r, "instructions": text, "exclusive": excl} for r, (_, excl, text) in ROLES.items()]
-                     if key == SHARED else [])
-            room = rooms.create_room(admin, ROOM_NAMES[key], f"incident room {ROOM_NAMES[key]}",
-                                     agent_names=agent_names, user_names=user_names, roles=roles,
-                                     group_name="crosswire")
-            room_ids[key] = room.id
-        uid = {n: p.id for n, p in users.items()}
-        aid = {n: p.id for n, p in agents.items()}
-        shared, pay, shop = room_ids[SHARED], room_ids["payco"], room_ids["shopco"]
-        policies = {
-            AGENT_OF["payco"]: [_rule([shared], [uid["priya"]], [aid[MEDIATOR]]),
-                                _rule([pay], [uid["priya"]], [aid[APPROVER]])],
-            AGENT_OF["shopco"]: [_rule([shared], [uid["sam"]], [aid[MEDIATOR]]),
-                                 _rule([shop], [uid["sam"]], [aid[APPROVER]])],
-            APPROVER: [_rule([pay], [uid["priya"]]), _rule([shop], [uid["sam"]])],
-            MEDIATOR: [_rule([shared], [uid["priya"], uid["sam"]],
-                             [aid[NOTARY], aid[AGENT_OF["payco"]], aid[AGENT_OF["shopco"]]])],
-            NOTARY: [_rule([shared], [], [aid[MEDIATOR]])],
-            OBSERVER: [_rule([])],
-        }
-        for name, rules in policies.items():
-            rooms.set_policy(admin, aid[name], {"rules": rules})
-        info = RunInfo(run_dir, db_url, room_ids, aid, uid)
+        return _provision(run_dir, keys, fixture, without, server)
+    except BaseException:
+        if fresh:  # a run that failed half way leaves no folder behind (what an external server made stays)
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def _provision(run_dir: Path, keys: KeyStore, fixture: Path | None, without: Iterable[str],
+               server: Callable[[dict[str, str]], Provisioner] | None) -> RunInfo:
+    db_url = _db_url(run_dir)
+    skipped = sorted(set(without))
+    ledger = Ledger.from_url(db_url)
+    secrets: dict[str, str] = {}
+    try:
+        where = server(secrets) if server is not None else EmbeddedProvisioner(ledger, secrets)
+        try:
+            uid: dict[str, str] = {}
+            for org, name in HUMANS.items():
+                uid[name], secrets[f"user:{name}"] = where.create_user(name, f"{name.title()} ({org} on-call)")
+            for name, org in EXTRA_USERS.items():
+                uid[name], secrets[f"user:{name}"] = where.create_user(name, f"{name.title()} ({org} engineer)")
+            aid: dict[str, str] = {}
+            for name in AGENT_ROOMS:
+                aid[name], secrets[f"agent:{name}"] = where.create_agent(name, f"incident {name}")
+            channel = Capabilities.from_catalogue(where.catalogue()).without(*skipped).decision_channel
+            placed = RunInfo(run_dir, db_url, {}, {}, {}, skipped, channel, where.url)
+            room_ids: dict[str, str] = {}
+            for key, people in (("payco", ["priya", "dave"]), ("shopco", ["sam"]), (SHARED, ["priya", "sam"])):
+                roles = ([{"name": r, "instructions": text, "exclusive": excl}
+                          for r, (_, excl, text) in ROLES.items()] if key == SHARED else [])
+                room_ids[key] = where.create_room(ROOM_NAMES[key], [a for a in AGENT_ROOMS
+                                                                    if key in placed.agent_rooms(a)], people, roles)
+            for name, rules in _policies(uid, aid, room_ids, placed.cards).items():
+                where.set_policy(aid[name], rules)
+        finally:
+            where.close()
+        info = RunInfo(run_dir, db_url, room_ids, aid, uid, skipped, channel, where.url)
         workspace(run_dir, keys).setup(fixture)
         (run_dir / "run.json").write_text(json.dumps(info.as_json(), indent=1, sort_keys=True) + "\n",
                                           encoding="utf-8")

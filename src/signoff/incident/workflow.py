@@ -32,23 +32,23 @@ from signoff.incident.playbooks import (
     NotaryService,
     parse_disclosure_post,
 )
-from signoff.incident.roomserver import RoomServerProcess
+from signoff.incident.roomserver import POLL_WAIT, RoomServerProcess
 from signoff.incident.simulate import simulate
 from signoff.incident.stack import (
     AGENT_OF,
-    AGENT_ROOMS,
     APPROVER,
     HUMANS,
     MEDIATOR,
     NOTARY,
     SHARED,
+    Provisioner,
     RunInfo,
     provision,
     read_secrets,
     workspace,
 )
 from signoff.incident.workspace import SHARED_ROOM
-from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.errors import RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, Outbox, Worker
 from signoff.rooms import RoomService
@@ -90,19 +90,49 @@ class Incident:
         self.rooms: RoomService | None = None
         self.rooms_server: RoomServerProcess | None = None
         self._start_rooms()
+        self.decision_channel = self.negotiate()
         self._start_evidence()
         for name in (NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"]):
             self._start_actor(name)
+
+    def negotiate(self) -> str:
+        """How fix approvals are decided on this server, from its operation catalogue (less what the
+        run chose not to use): it must be the channel the run's rooms and policies were made for."""
+        client = self.agent_client(MEDIATOR)
+        try:
+            offered = client.capabilities().without(*self.info.without)
+        finally:
+            client.close()
+        if offered.decision_channel != self.info.decision_channel:
+            self._stop_rooms()
+            self.ws.close()
+            raise RefusedError(f"this run was provisioned for fix approvals by {self.info.decision_channel}, "
+                               f"but the room server offers {offered.decision_channel}",
+                               "provision a new run against this server")
+        return offered.decision_channel
 
     # -- services ------------------------------------------------------------------------------
 
     @property
     def service(self) -> RoomService:
-        assert self.rooms is not None
+        if self.rooms is None:
+            raise UsageError("this run's rooms are on an external server", "reach them through its API")
         return self.rooms
+
+    @property
+    def run_ledger(self) -> Ledger:
+        """The run's own ledger: the agents' cursors, the notary's salts, the outbox."""
+        assert self.ledger is not None
+        return self.ledger
+
+    def _url(self) -> str | None:
+        return self.info.url or (self.rooms_server.url if self.rooms_server is not None else None)
 
     def _start_rooms(self) -> None:
         self.ledger = Ledger.from_url(self.info.db_url)
+        if self.info.url is not None:
+            self.users = {}
+            return  # an external server: nothing of it runs here
         self.rooms = RoomService(self.ledger)
         if self.over_http:
             # The room server as its own process, on a loopback port the OS picks.
@@ -124,16 +154,18 @@ class Incident:
 
     def agent_client(self, name: str) -> SyncRoomsClient:
         key = self.secrets[f"agent:{name}"]
-        if self.rooms_server is not None:
-            return SyncRoomsClient(HttpSyncTransport(self.rooms_server.url, self.info.agents[name], key,
-                                                     client_name="signoff-incident"))
+        url = self._url()
+        if url is not None:
+            # Each service polls its rooms in turn: an idle poll must not wait out the server's keepalive.
+            return SyncRoomsClient(HttpSyncTransport(url, self.info.agents[name], key, client_name="signoff-incident",
+                                                     poll_wait=POLL_WAIT))
         return SyncRoomsClient(InProcessSyncTransport(self.service, key))
 
     def user_client(self, name: str) -> RoomsUserClient:
         if name not in self.users:
             token = self.secrets[f"user:{name}"]
-            self.users[name] = RoomsUserClient(HttpUserTransport(self.rooms_server.url, token)
-                                               if self.rooms_server is not None
+            url = self._url()
+            self.users[name] = RoomsUserClient(HttpUserTransport(url, token) if url is not None
                                                else InProcessUserTransport(self.service, token))
         return self.users[name]
 
@@ -165,10 +197,10 @@ class Incident:
         old = self.actors.get(name)
         if old is not None:
             old.client.close()
-        args = (self.agent_client(name), self.info, name, AGENT_ROOMS[name], self.service.ledger)
+        args = (self.agent_client(name), self.info, name, self.info.agent_rooms(name), self.run_ledger)
         actor: RoomAgent
         if name == NOTARY:
-            actor = NotaryService(*args, ledger=self.service.ledger)
+            actor = NotaryService(*args, ledger=self.run_ledger)
         elif name == APPROVER:
             actor = ApproverService(*args, ws=self.ws, current=self.current_salt)
         elif name == MEDIATOR:
@@ -176,7 +208,7 @@ class Incident:
         else:
             org = next(o for o, a in AGENT_OF.items() if a == name)
             client = EvidenceClient(self.servers[org].url, self.evidence_tokens[org])
-            actor = CompanyAgent(*args, org=org, ws=self.ws, ledger=self.service.ledger, evidence=client,
+            actor = CompanyAgent(*args, org=org, ws=self.ws, ledger=self.run_ledger, evidence=client,
                                  settings=self.settings, current=self.current_salt, fixture=self.fixture)
         self.actors[name] = actor
 
@@ -184,6 +216,9 @@ class Incident:
         """Stop one service and start it again from durable state only."""
         if name not in SERVICES:
             raise UsageError(f"unknown service {name!r}", f"use one of: {', '.join(SERVICES)}")
+        if name == "rooms" and self.info.url is not None:
+            raise UsageError(f"the room server at {self.info.url} is not this run's to restart",
+                             "restart it where it runs; the agents reconnect")
         if name == "rooms":
             self._stop_rooms()
             self._start_rooms()
@@ -216,7 +251,7 @@ class Incident:
     def pump(self, limit: int = 500) -> int:
         """Let every service handle what is waiting, until nothing is (deterministic order)."""
         order = [NOTARY, MEDIATOR, APPROVER, AGENT_OF["payco"], AGENT_OF["shopco"]]
-        worker = Worker(Outbox(self.service.ledger), {PUBLISH_TOPIC: self._publish})
+        worker = Worker(Outbox(self.run_ledger), {PUBLISH_TOPIC: self._publish})
         total = 0
         for _ in range(limit):
             n = sum(self.actors[name].poll() for name in order) + worker.drain()
@@ -269,6 +304,7 @@ class Incident:
 # -- the scripted humans ---------------------------------------------------------------------
 
 APPROVE_LINE = re.compile(r"^Approve with: (approve (D-[A-Z]{2,8}-[0-9]+))$")
+FIX_LINE = re.compile(r"^To approve the fix, address the approver: (approve fix INC-[0-9]{4}-fix-[a-z]+)$")
 
 
 def _approve_latest(org: str) -> Callable[[Incident], None]:
@@ -313,6 +349,9 @@ def _confirm(human: str) -> Callable[[Incident], None]:
 
 def _accept_fix(org: str) -> Callable[[Incident], None]:
     def step(inc: Incident) -> None:
+        if inc.decision_channel == "addressed_command":
+            _command_fix(inc, org)
+            return
         person = inc.user_client(HUMANS[org])
         cards = [c for c in person.pending() if str(c["request_id"]).endswith(f"-fix-{org}")]
         if not cards:
@@ -320,6 +359,17 @@ def _accept_fix(org: str) -> Callable[[Incident], None]:
         person.answer(cards[0]["request_id"], "approve")
 
     return step
+
+
+def _command_fix(inc: Incident, org: str) -> None:
+    """Without approval cards: the org's human copies the approve command from the agent's request."""
+    agent_sender = f"agent:{inc.info.agents[AGENT_OF[org]]}"
+    for m in reversed(inc.messages(HUMANS[org], org)):
+        hit = FIX_LINE.match(m["body"].rstrip().rsplit("\n", 1)[-1])
+        if m["sender"] == agent_sender and hit:
+            inc.say(HUMANS[org], org, hit.group(1), targets=[APPROVER])
+            return
+    raise Stuck(f"{HUMANS[org]} found no fix to approve in {org}-internal", f"{AGENT_OF[org]} should have asked")
 
 
 def _say(who: str, room: str, body: str | Callable[[Incident], str], targets: list[str] | None = None,
@@ -372,21 +422,27 @@ def run_script(inc: Incident, until: int | None = None, start: int = 0,
     return done
 
 
-def new_run(base: Path, keys: KeyStore, fixture: Path | None = None) -> Path:
+def new_run(base: Path, keys: KeyStore, fixture: Path | None = None, without: tuple[str, ...] = (),
+            server: Callable[[dict[str, str]], Provisioner] | None = None) -> Path:
     from signoff.kernel.ids import new_id
 
     run_dir = Path(base) / f"run-{new_id()[:10]}"
-    provision(run_dir, keys, fixture)
+    provision(run_dir, keys, fixture, without, server)
     return run_dir
 
 
 def run_demo(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
-             between: Callable[[int, Incident], None] | None = None, over_http: bool = True) -> dict[str, Any]:
-    """Provision a fresh run, play the whole incident, record it, and measure it (through the room server)."""
+             between: Callable[[int, Incident], None] | None = None, over_http: bool = True,
+             without: tuple[str, ...] = (), server: Callable[[dict[str, str]], Provisioner] | None = None,
+             ) -> dict[str, Any]:
+    """Provision a fresh run, play the whole incident, record it, and measure it (through the room
+    server). `without` names server operations not to use (`request_approval`: fix approvals by
+    addressed commands); `server` provisions on an external server (`signoff.incident.external`)
+    instead of a room server of the run's own."""
     from signoff.incident.grade import measure, observe
     from signoff.incident.recording import record_run
 
-    run_dir = new_run(base, keys, fixture)
+    run_dir = new_run(base, keys, fixture, without, server)
     with Incident(run_dir, keys, settings, fixture, over_http=over_http) as inc:
         pre = inc.preflight()
         steps = run_script(inc, between=between)

@@ -22,6 +22,7 @@ FACTS = "signoff/facts@1"
 DRAFT = "signoff/draft@1"
 VERDICT = "signoff/verdict@1"
 REVIEW = "signoff/review@1"
+REVIEW_ROUND = "signoff/review-round@1"
 DECISION = "signoff/decision@1"
 GRADE = "signoff/grade@1"
 

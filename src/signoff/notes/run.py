@@ -31,7 +31,7 @@ from signoff.notes.snapshot import take_snapshot
 from signoff.notes.verify import Verifier
 
 SNAPSHOT_FILE, FACTS_FILE, DRAFT_FILE, REVIEW_FILE = "snapshot.json", "facts.json", "draft.json", "review.json"
-DECISIONS_FILE, FINAL_FILE = "decisions.jsonl", "final.md"
+DECISIONS_FILE, FINAL_FILE, REVISED_FILE = "decisions.jsonl", "final.md", "draft.r1.json"
 MAX_COMMITS_FOR_WRITER = 200
 
 
@@ -96,58 +96,94 @@ def _record_summary(record: dict[str, Any]) -> dict[str, Any]:
     return {k: record.get(k) for k in ("role", "provider", "model", "kind", "prompt_digest", "output_digest")}
 
 
-def review(folder: Path, settings: Settings, role: str = "writer", script: str = "default",
-           editor_role: str = "notes-editor") -> dict[str, Any]:
-    """Verify, judge, and send rejected sentences back to the writer once (only those sentences)."""
-    from signoff.notes.agents import judge, write
-
+def refuse_if_decided(settings: Settings, folder: Path) -> None:
     if has_decisions(settings, folder):
         raise RefusedError(f"{folder} already has human decisions; reviewing again would change the "
                            "sentences they were made on", "start a new run to review a new draft")
-    snapshot, facts_path = folder / SNAPSHOT_FILE, folder / FACTS_FILE
-    sentences = load_draft(folder / DRAFT_FILE)
-    cited = {f for s in sentences for f in s["facts"]}
-    verifier = Verifier(snapshot, facts_path, cited)
-    rounds: list[dict[str, Any]] = []
-    current = sentences
-    for round_no in (0, 1):
-        verdict = verifier.verdict(current)
-        judgments, record = judge(current, verifier.facts.by_id, settings, editor_role)
-        reviewed = merge(verdict, judgments)
-        rounds.append({"round": round_no, "editor": _record_summary(record), "sentences": reviewed})
-        rejected = [r for r in reviewed if r["status"] == "rejected"]
-        if not rejected or round_no == 1:
-            break
-        task = writer_task(FactsFile(facts_path, wanted=cited | _first_commit_ids()))
-        task["revise"] = [{"id": r["id"], "text": r["text"], "cites": r["facts"],
-                           "problems": [f"{p['code']}: {p['token']}" for p in r["errors"] + r["judgments"]]}
-                          for r in rejected]
-        revised, wrecord = write(task, settings, role, script)
-        if len(revised) != len(rejected):
-            raise UsageError(f"the writer returned {len(revised)} sentences for {len(rejected)} to revise",
-                             "a revision must return one sentence per rejected sentence, in order")
-        by_id = {r["id"]: {"id": r["id"], "text": new["text"], "facts": list(new["cites"])}
-                 for r, new in zip(rejected, revised, strict=True)}
-        current = [by_id.get(s["id"], s) for s in current]
-        # The revised sentences may cite facts the first pass did not load.
-        newly = {f for s in current for f in s["facts"]} - cited
-        if newly:
-            cited |= newly
-            verifier = Verifier(snapshot, facts_path, cited)
-        write_json(folder / "draft.r1.json", draft_doc(current, writer=_record_summary(wrecord),
-                                                      revised=sorted(by_id, key=lambda x: int(x[1:]))))
+
+
+def cited_by(sentences: list[dict[str, Any]]) -> set[str]:
+    return {f for s in sentences for f in s["facts"]}
+
+
+def verifier_for(folder: Path, sentences: list[dict[str, Any]], known: Verifier | None = None) -> Verifier:
+    """A verifier covering every fact the sentences cite (`known` is reused when it already does)."""
+    cited = cited_by(sentences)
+    if known is not None and cited <= known.cited:
+        return known
+    return Verifier(folder / SNAPSHOT_FILE, folder / FACTS_FILE, cited | (known.cited if known else set()))
+
+
+def judge_round(verifier: Verifier, sentences: list[dict[str, Any]], round_no: int, settings: Settings,
+                editor_role: str = "notes-editor") -> dict[str, Any]:
+    """One review round: the verifier's errors, then the editor's judgments, per sentence."""
+    from signoff.notes.agents import judge
+
+    verdict = verifier.verdict(sentences)
+    judgments, record = judge(sentences, verifier.facts.by_id, settings, editor_role)
+    return {"round": round_no, "editor": _record_summary(record), "sentences": merge(verdict, judgments)}
+
+
+def rejected_in(round_doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in round_doc["sentences"] if r["status"] == "rejected"]
+
+
+def revision_task(folder: Path, sentences: list[dict[str, Any]], rejected: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the writer sees to revise the rejected sentences (and only those)."""
+    task = writer_task(FactsFile(folder / FACTS_FILE, wanted=cited_by(sentences) | _first_commit_ids()))
+    task["revise"] = [{"id": r["id"], "text": r["text"], "cites": r["facts"],
+                       "problems": [f"{p['code']}: {p['token']}" for p in r["errors"] + r["judgments"]]}
+                      for r in rejected]
+    return task
+
+
+def apply_revision(folder: Path, sentences: list[dict[str, Any]], rejected: list[dict[str, Any]],
+                   revised: list[dict[str, Any]], record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Replace the rejected sentences by the writer's revisions, keep the others byte for byte, and
+    write draft.r1.json."""
+    if len(revised) != len(rejected):
+        raise UsageError(f"the writer returned {len(revised)} sentences for {len(rejected)} to revise",
+                         "a revision must return one sentence per rejected sentence, in order")
+    by_id = {r["id"]: {"id": r["id"], "text": new["text"], "facts": list(new["cites"])}
+             for r, new in zip(rejected, revised, strict=True)}
+    current = [by_id.get(s["id"], s) for s in sentences]
+    check_sentences(current, "the writer's revision", "draft")
+    write_json(folder / REVISED_FILE, draft_doc(current, writer=_record_summary(record),
+                                                revised=sorted(by_id, key=lambda x: int(x[1:]))))
+    return current
+
+
+def finish_review(folder: Path, rounds: list[dict[str, Any]]) -> dict[str, Any]:
     doc = {"schema": REVIEW, "created": utc_iso(SystemClock().now()),
-           "draft": "draft.r1.json" if len(rounds) > 1 else DRAFT_FILE, "rounds": rounds,
+           "draft": REVISED_FILE if len(rounds) > 1 else DRAFT_FILE, "rounds": rounds,
            "sentences": rounds[-1]["sentences"]}
     write_json(folder / REVIEW_FILE, doc)
     return doc
+
+
+def review(folder: Path, settings: Settings, role: str = "writer", script: str = "default",
+           editor_role: str = "notes-editor") -> dict[str, Any]:
+    """Verify, judge, and send rejected sentences back to the writer once (only those sentences)."""
+    from signoff.notes.agents import write
+
+    refuse_if_decided(settings, folder)
+    sentences = load_draft(folder / DRAFT_FILE)
+    verifier = verifier_for(folder, sentences)
+    rounds = [judge_round(verifier, sentences, 0, settings, editor_role)]
+    rejected = rejected_in(rounds[0])
+    if rejected:
+        revised, record = write(revision_task(folder, sentences, rejected), settings, role, script)
+        current = apply_revision(folder, sentences, rejected, revised, record)
+        # The revised sentences may cite facts the first pass did not load.
+        rounds.append(judge_round(verifier_for(folder, current, verifier), current, 1, settings, editor_role))
+    return finish_review(folder, rounds)
 
 
 def load_review(folder: Path) -> dict[str, Any]:
     path = folder / REVIEW_FILE
     doc = check_schema(read_json(path, "review"), REVIEW, path, "review")
     check_sentences(doc.get("sentences"), path, "review")
-    if doc.get("draft") not in (DRAFT_FILE, "draft.r1.json"):
+    if doc.get("draft") not in (DRAFT_FILE, REVISED_FILE):
         raise UsageError(f"review {path}: draft must name draft.json or draft.r1.json", "run the review again")
     return doc
 

@@ -113,6 +113,7 @@ class Verifier:
 
     def __init__(self, snapshot_path: Path, facts_path: Path, cited: Iterable[str]) -> None:
         cited = set(cited)
+        self.cited = frozenset(cited)
         self.facts = FactsFile(facts_path, wanted=cited)
         wanted_hashes = {f["hash"] for f in self.facts.by_id.values() if f["kind"] == "commit"}
         snap = Snapshot(snapshot_path)

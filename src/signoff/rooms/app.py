@@ -118,6 +118,7 @@ async def agent_events(
     start_from: str = "head", spawn_capable: bool = False, protocol_: Annotated[str | None, Query(
         alias="protocol")] = None, protocol_accepts: str | None = None, client: str | None = None,
     client_version: str | None = None, rooms: str | None = None,
+    wait: Annotated[float | None, Query(ge=0, le=60)] = None,
     last_event_id: Annotated[str | None, Header()] = None, accept: Annotated[str | None, Header()] = None,
 ) -> Response:
     agent = _agent_for_path(caller, agent_id)
@@ -131,11 +132,12 @@ async def agent_events(
     conn = opened.connection
 
     if "text/event-stream" not in (accept or ""):
-        # Legacy long poll: one batch of events, or 204 after the wait.
+        # Legacy long poll: one batch of events, or 204 after the wait (the server's keepalive, or
+        # less when the caller asks: a client polling many rooms in turn cannot wait on each).
         key = f"agent:{agent.id}"
         cursor = opened.cursor
         try:
-            deadline = asyncio.get_running_loop().time() + keepalive
+            deadline = asyncio.get_running_loop().time() + (keepalive if wait is None else min(wait, keepalive))
             while True:
                 seen = service.notifier.version(key)
                 batch = await run_in_threadpool(service.agent_events, agent.id, cursor)

@@ -147,6 +147,9 @@ async def frames(service: RoomService, opened: OpenStream, keepalive: float) -> 
             if len(batch) >= BATCH:
                 continue
             if not await service.notifier.wait(key, seen, keepalive):
+                # Quiet for a keepalive: another process on the same database (an agent on the
+                # embedded server) may have posted; catching up wakes this stream for it.
+                await run_in_threadpool(service.store.ensure_fresh)
                 yield Frame(None)
     finally:
         service.connections.detach(conn, token)

@@ -13,7 +13,8 @@ from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.approvals import Approver, Message
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.notary import IssuedSalt, Notary
-from signoff.incident.stack import AGENT_OF, HUMANS
+from signoff.incident.playbooks.posts import FIX_COMMAND, FIXES, fix_approved, fix_request
+from signoff.incident.stack import AGENT_OF, HUMANS, MEDIATOR, SHARED
 from signoff.incident.workspace import Workspace, private_room
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import RefusedError, SignoffError
@@ -42,6 +43,10 @@ class ApproverService(RoomAgent):
         if env.get("type") != "message" or not p.get("addressed") or org not in HUMANS:
             return
         text = strip_mentions(str(p.get("body", "")))
+        fix = FIX_COMMAND.match(text)
+        if fix is not None and not self.info.cards:
+            self._approve_fix(org, env, text, fix.group(1), fix.group(2))
+            return
         m = re.search(r"\bapprove (D-[A-Z]{2,8}-[0-9]+)\b", text)
         if m is None:
             if not self.replied(org, p.get("message_id")):
@@ -75,6 +80,35 @@ class ApproverService(RoomAgent):
         mine = [msg for msg in self.messages(org) if msg["sender"] == self.sender]
         if not any(msg["body"].endswith(notice) for msg in mine):
             self.post(org, notice, targets=[agent])
+
+    def _approve_fix(self, org: str, env: dict[str, Any], text: str, request_id: str, incident: str) -> None:
+        """A fix approval by addressed command (no approval cards on this server): accepted only for
+        the message exactly as the server recorded it (its id, the authenticated sender, the text,
+        this room) answering the org agent's own request in the same room."""
+        p = env["payload"]
+        message_id = str(p.get("message_id"))
+        agent_sender = f"agent:{self.info.agents[AGENT_OF[org]]}"
+        try:
+            stored = [m for m in self.messages(org) if m["message_id"] == message_id]
+            if len(stored) != 1 or stored[0]["sender"] != p.get("sender") or stored[0]["body"] != p.get("body"):
+                raise RefusedError("the command does not match the message the room server recorded",
+                                   "approve in the room, as yourself")
+            ask = fix_request(org, incident)
+            requests = [m for m in self.messages(org) if m["sender"] == agent_sender and m["body"] == ask]
+            if not requests:
+                raise RefusedError(f"no fix request {request_id} from {AGENT_OF[org]} in {private_room(org)}",
+                                   "approve a fix the agent asked for")
+            request_msg = Message(requests[-1]["message_id"], private_room(org), AGENT_OF[org], ask)
+            approval = Message(message_id, private_room(org), self.sender_name(env), text)
+            record = self.approver(org).approve_fix(request_id, incident, FIXES[org], request_msg, approval)
+        except SignoffError as exc:
+            if not self.replied(org, message_id):
+                self.post(org, f"not signed: {exc.message}", thread_id=message_id)
+            return
+        self._publish_record(org, record)
+        notice = fix_approved(org, incident, str(record["body"]["approver"]), message_id, int(record["seq"]))
+        if not any(m["sender"] == self.sender and m["body"].endswith(notice) for m in self.messages(SHARED)):
+            self.post(SHARED, notice, targets=[MEDIATOR])
 
     def _publish_record(self, org: str, record: dict[str, Any]) -> None:
         doc = self.own_document(org, "approvals")

@@ -20,7 +20,7 @@ from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence_server import EvidenceClient
 from signoff.incident.guard import Post
 from signoff.incident.notary import IssuedSalt
-from signoff.incident.playbooks.posts import EVENT_ID, FIXES, ORG_TITLE, PUBLISH_TOPIC
+from signoff.incident.playbooks.posts import EVENT_ID, FIXES, ORG_TITLE, PUBLISH_TOPIC, fix_request
 from signoff.incident.simulate import simulate
 from signoff.incident.stack import APPROVER, HUMANS, MEDIATOR, SHARED
 from signoff.incident.workspace import SHARED_ROOM, Workspace
@@ -102,6 +102,10 @@ class CompanyAgent(RoomAgent):
                 facts = [{"id": "fp", "text": f"{ORG_TITLE[self.org]}'s salted fingerprint of {ev.group(0)} under "
                           f"{incident}: {fp['total_bytes']} bytes, {len(fp['fields'])} fields."}]
                 self._draft(f"fingerprint:{ev.group(0)}", incident, (facts, evidence))
+        elif "Please get your fix approved" in text and not self.info.cards:
+            ask = fix_request(self.org, incident)
+            if not any(m["sender"] == self.sender and m["body"] == ask for m in self.messages(self.org)):
+                self.post(self.org, ask)
         elif "Please get your fix approved" in text:
             self.op(SHARED, "request_approval", request_id=f"{incident}-fix-{self.org}",
                     title=f"{ORG_TITLE[self.org]} fix for {incident}: {FIXES[self.org]}",

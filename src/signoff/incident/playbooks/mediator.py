@@ -12,8 +12,8 @@ from typing import Any
 from signoff.airlock import redact as airlock_redact
 from signoff.airlock import scan as airlock_scan
 from signoff.incident.actors import RoomAgent, strip_mentions
-from signoff.incident.playbooks.posts import EVENT_ID, FIXES, ORG_TITLE, parse_disclosure_post
-from signoff.incident.stack import AGENT_OF, HUMANS, MEDIATOR, NOTARY, ORG_OF_AGENT, SHARED
+from signoff.incident.playbooks.posts import EVENT_ID, FIX_APPROVED, FIXES, ORG_TITLE, parse_disclosure_post
+from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, NOTARY, ORG_OF_AGENT, SHARED
 
 # Requests the commander never routes: code, payloads, customer data, anyone's configuration.
 FORBIDDEN_ASK = re.compile(
@@ -64,6 +64,8 @@ class Mediator(RoomAgent):
                 self._from_human(sender, strip_mentions(body), p)
         elif sender == NOTARY:
             self._from_notary(strip_mentions(body))
+        elif sender == APPROVER and p.get("addressed") and not self.info.cards:
+            self._from_approver(strip_mentions(body), p)
         elif sender in ORG_OF_AGENT:
             self._from_company(ORG_OF_AGENT[sender], body, p)
 
@@ -187,19 +189,35 @@ class Mediator(RoomAgent):
             return
         m = re.match(rf"^{ORG_TITLE[org]}'s fix for {incident} is approved by [^(]+\(card ({incident}-fix-{org})\)",
                      body)
-        if m and org not in rec["fixes"]:
+        if m and org not in rec["fixes"] and self.info.cards:
             card = self.op(SHARED, "get_approval", request_id=m.group(1))
             outcome = card.get("outcome") or {}
             if card.get("state") == "accepted" and outcome.get("responder_name") and \
                     card["responders"] == [self.info.users[HUMANS[org]]]:
-                rec["fixes"][org] = {"card": m.group(1), "approved_by": HUMANS[org]}
-                for item in rec["action_items"]:
-                    if item["org"] == org:
-                        item["state"] = "approved"
-                self.save(rec)
-                if len(rec["fixes"]) == 2:
-                    self.say(f"Both fixes for {incident} are approved. Please re-run the end-to-end check and "
-                             "disclose the result.", targets=[AGENT_OF["shopco"]])
+                self._fix_approved(rec, org, {"card": m.group(1), "approved_by": HUMANS[org]})
+
+    def _from_approver(self, text: str, p: dict[str, Any]) -> None:
+        """A fix approved by addressed command (no approval cards): the approver's own notice, which
+        only the approver's authenticated message can be."""
+        rec = self.open_record()
+        m = FIX_APPROVED.match(text)
+        if rec is None or m is None or m.group(2) != rec["incident"]:
+            return
+        org = next(o for o, title in ORG_TITLE.items() if title == m.group(1))
+        if m.group(3) != HUMANS[org] or org in rec["fixes"]:
+            return
+        self._fix_approved(rec, org, {"command": m.group(4), "signed_record": int(m.group(5)),
+                                      "approved_by": HUMANS[org], "notice": p.get("message_id")})
+
+    def _fix_approved(self, rec: dict[str, Any], org: str, how: dict[str, Any]) -> None:
+        rec["fixes"][org] = how
+        for item in rec["action_items"]:
+            if item["org"] == org:
+                item["state"] = "approved"
+        self.save(rec)
+        if len(rec["fixes"]) == 2:
+            self.say(f"Both fixes for {rec['incident']} are approved. Please re-run the end-to-end check and "
+                     "disclose the result.", targets=[AGENT_OF["shopco"]])
 
     def _maybe_compare(self, rec: dict[str, Any]) -> None:
         incident = rec["incident"]

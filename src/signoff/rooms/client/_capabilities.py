@@ -36,5 +36,10 @@ class Capabilities:
         """`approval_card`, or `addressed_command` (receipt-checked) where cards are missing."""
         return "approval_card" if self.approval_cards else "addressed_command"
 
+    def without(self, *names: str) -> Capabilities:
+        """This view with `names` switched off: a client may decide not to use what a server offers
+        (to run a fallback on purpose, e.g. decisions by addressed commands on signoff's own server)."""
+        return Capabilities(self.operations - frozenset(names))
+
     def missing(self, *names: str) -> list[str]:
         return [n for n in names if n not in self.operations]

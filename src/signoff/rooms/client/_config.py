@@ -144,12 +144,17 @@ class RoomsConfig:
         found = self.roles.get(role)
         return found.name if found is not None else role
 
-    def stream_transport(self, role: str, ledger: Ledger) -> Transport:
+    def stream_transport(self, role: str, ledger: Ledger, poll_seconds: float | None = None) -> Transport:
         """The async client's transport as `role`'s agent: in process on the embedded server
-        (the agent called `agent_name(role)`), over HTTP with the stored key otherwise."""
+        (the agent called `agent_name(role)`), over HTTP with the stored key otherwise. On the
+        embedded server, `poll_seconds` is how often a quiet stream looks at the database for what
+        other processes wrote (default: the keepalive, 15 s)."""
         if self.url is None:
             rooms = embedded_rooms(ledger)
-            return InProcessTransport(rooms, agent=rooms.agent_by_name(self.agent_name(role)))
+            agent = rooms.agent_by_name(self.agent_name(role))
+            if poll_seconds is None:
+                return InProcessTransport(rooms, agent=agent)
+            return InProcessTransport(rooms, agent=agent, keepalive_seconds=poll_seconds)
         return self.agent_transport(role)
 
     def sync_agent(self, role: str, ledger: Ledger) -> SyncRoomsClient:

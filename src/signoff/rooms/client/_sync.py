@@ -21,10 +21,11 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
+from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._http import CONNECTION_HEADER, error_from_response
 from signoff.rooms.client._inprocess import acting_agent
 from signoff.rooms.model import Principal
-from signoff.rooms.operations import call_operation
+from signoff.rooms.operations import call_operation, catalogue
 from signoff.rooms.service import RoomService
 
 PAGE = 1000  # messages per page when reading a whole room
@@ -51,6 +52,10 @@ class SyncTransport(ABC):
     @abstractmethod
     def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
         """Up to `limit` messages of the room after sequence `after`, oldest first."""
+
+    @abstractmethod
+    def operations(self) -> dict[str, Any]:
+        """The server's operation catalogue (what it offers)."""
 
     def close(self) -> None:
         return None
@@ -97,6 +102,10 @@ class SyncRoomsClient:
     def history(self, room_id: str) -> list[dict[str, Any]]:
         """Every message of the room, oldest first."""
         return all_pages(lambda after: self.transport.history_page(room_id, after, PAGE))
+
+    def capabilities(self) -> Capabilities:
+        """What this server offers (approval cards, room links), from its operation catalogue."""
+        return Capabilities.from_catalogue(self.transport.operations())
 
     def close(self) -> None:
         self.transport.close()
@@ -164,6 +173,9 @@ class InProcessSyncTransport(SyncTransport):
     def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
         return self.service.read_messages(self.principal, room_id, after=after, limit=limit)
 
+    def operations(self) -> dict[str, Any]:
+        return catalogue()
+
 
 class InProcessUserTransport(UserTransport):
     def __init__(self, service: RoomService, token: str) -> None:
@@ -212,15 +224,19 @@ class HttpSyncTransport(_HttpBase, SyncTransport):
     answers the long poll but opens no connection for it (use the async `RoomsClient` there)."""
 
     def __init__(self, base_url: str, agent_id: str, api_key: str, *, timeout: float = 60.0,
-                 client_name: str = "signoff-rooms-client") -> None:
+                 client_name: str = "signoff-rooms-client", poll_wait: float | None = None) -> None:
         super().__init__(base_url, api_key, timeout)
         self.agent_id = agent_id
         self.sender = f"agent:{agent_id}"
         self._client_name = client_name
+        self._poll_wait = poll_wait  # seconds an idle poll waits (None: the server's keepalive)
 
     def _events(self, connection_id: str, room_id: str, start_from: str) -> list[dict[str, Any]]:
-        params = {"connection_id": connection_id, "scope": "single", "filter": "all", "rooms": room_id,
-                  "start_from": start_from, "protocol": "1", "protocol_accepts": "1", "client": self._client_name}
+        params: dict[str, Any] = {"connection_id": connection_id, "scope": "single", "filter": "all",
+                                  "rooms": room_id, "start_from": start_from, "protocol": "1",
+                                  "protocol_accepts": "1", "client": self._client_name}
+        if self._poll_wait is not None:
+            params["wait"] = self._poll_wait
         data = self._send("GET", f"/agents/{self.agent_id}/events", params=params)
         return list(data["events"]) if data else []
 
@@ -240,6 +256,9 @@ class HttpSyncTransport(_HttpBase, SyncTransport):
         data = self._send("GET", f"/agents/{self.agent_id}/rooms/{room_id}/history",
                           params={"after": after, "limit": limit})
         return list(data["messages"])
+
+    def operations(self) -> dict[str, Any]:
+        return dict(self._send("GET", f"/agents/{self.agent_id}/ops"))
 
 
 class HttpUserTransport(_HttpBase, UserTransport):

@@ -1,0 +1,68 @@
+"""The incident's rooms on an external server (`[rooms] url`, e.g. `signoff serve` elsewhere)
+instead of a room server of the run's own.
+
+Everything goes through the server's public faces: people through the operator adapter
+(`operator_for`: `create_user`), agents registered with a registration key the operator mints
+(`register_agent`), rooms made by one of the run's agents (`create_room`, owned by the operator,
+with its members and roles), policies set by the operator (`set_policy`). The run never opens the
+server's database; its own ledger (cursors, the notary's salts, the outbox) stays in the run folder.
+The people post through the user endpoints, so the server must have them: a Switch core has no user
+API (its people arrive through bridges) and is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signoff.incident.stack import Provisioner
+from signoff.kernel.errors import UsageError
+from signoff.rooms.client import HttpSyncTransport, Operator, operator_for, register_agent
+
+
+class ServerProvisioner(Provisioner):
+    def __init__(self, url: str, operator_credential: str, secrets: dict[str, str]) -> None:
+        self.base = url.rstrip("/")
+        self.url = self.base
+        self.operator: Operator = operator_for(self.base, operator_credential)
+        if self.operator.kind != "signoff":
+            self.operator.close()
+            raise UsageError("the incident's people post through the rooms user API, which a Switch core "
+                             "does not have (its people arrive through bridges)",
+                             "run the incident on signoff's own server (`signoff serve`)")
+        self.registration_key = self.operator.registration_key("signoff incident")
+        self.secrets = secrets
+        self.maker: HttpSyncTransport | None = None  # the agent that creates the rooms
+
+    def _agent(self) -> HttpSyncTransport:
+        if self.maker is None:
+            raise UsageError("no agent registered yet", "create the agents before the rooms")
+        return self.maker
+
+    def catalogue(self) -> dict[str, Any]:
+        return self._agent().operations()
+
+    def create_user(self, name: str, display_name: str) -> tuple[str, str]:
+        created = self.operator.create_user(name)
+        return str(created["id"]), str(created["token"])
+
+    def create_agent(self, name: str, description: str) -> tuple[str, str]:
+        registered = register_agent(self.base, self.registration_key, name, description)
+        if self.maker is None:
+            self.maker = HttpSyncTransport(self.base, registered.agent_id, registered.api_key,
+                                           client_name="signoff-incident-provision")
+        return registered.agent_id, registered.api_key
+
+    def create_room(self, name: str, agent_names: list[str], user_names: list[str],
+                    roles: list[dict[str, Any]]) -> str:
+        room = self._agent().call("create_room", {
+            "name": name, "description": f"incident room {name}", "agent_names": agent_names,
+            "user_names": user_names, "roles": roles}, "")  # needs no connection: none is opened
+        return str(room["id"])
+
+    def set_policy(self, agent_id: str, rules: list[dict[str, Any]]) -> None:
+        self.operator.set_policy(agent_id, {"rules": rules})
+
+    def close(self) -> None:
+        if self.maker is not None:
+            self.maker.close()
+        self.operator.close()
