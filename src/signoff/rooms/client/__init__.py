@@ -8,6 +8,11 @@ async, with a live event stream (resumes, heartbeats, receipts):
         await client.connect_to_room(room_id)
         receipt = await client.send_targeted_message("please review", ["reviewer"])
 
+one agent's durable loop over that client (cursor, inbox, serial sends; see `_agent_loop`):
+
+    async with AgentLoop(transport, ledger, [room_id], handler) as agent:
+        await agent.run(idle=5.0)
+
 sync, polling durable events from a cursor the caller keeps (deterministic workflows), and a
 person's face over the user endpoints:
 
@@ -17,6 +22,7 @@ person's face over the user endpoints:
     person = RoomsUserClient(HttpUserTransport(base_url, token))           # or InProcessUserTransport
 """
 
+from signoff.rooms.client._agent_loop import AgentLoop, AgentStore, agent_case, event_key, ref_tag
 from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
@@ -41,6 +47,8 @@ from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.streams import Frame, StreamParams
 
 __all__ = [
+    "AgentLoop",
+    "AgentStore",
     "Capabilities",
     "ContextPager",
     "Frame",
@@ -66,6 +74,8 @@ __all__ = [
     "SyncTransport",
     "Transport",
     "UserTransport",
+    "agent_case",
+    "event_key",
     "integration_profile",
     "is_refusal_text",
     "operator_for",
@@ -74,6 +84,7 @@ __all__ = [
     "parse_sse",
     "probe_sender",
     "read_room",
+    "ref_tag",
     "refused_by",
     "refuses",
     "register_agent",

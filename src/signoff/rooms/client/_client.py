@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -57,6 +58,9 @@ class RoomsClient:
         self.evictions: list[str] = []
         self.reconnects = 0
         self.opened = 0  # connection_state frames seen: one per stream the server opened
+        self.streaming = False  # a stream is open right now
+        self.beats = 0  # heartbeats the server answered
+        self.last_beat: float | None = None  # when it last did (time.time())
         self._open_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._queue: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
         self._connected = asyncio.Event()
@@ -108,6 +112,11 @@ class RoomsClient:
         finally:
             self._open_waiters.remove((count, waiter))
 
+    @property
+    def connected(self) -> bool:
+        """True while a stream is open (between its connection_state and its end)."""
+        return self.streaming
+
     def reconnect(self) -> None:
         """Drop the current stream and reopen it (resuming from the cursor)."""
         self._reopen.set()
@@ -135,6 +144,7 @@ class RoomsClient:
                     if self.cursor is None:
                         self.cursor = int(frame.data.get("cursor") or 0)
                 self._connected.set()
+                self.streaming = True
                 self.opened += 1
                 for count, waiter in self._open_waiters:
                     if count <= self.opened and not waiter.done():
@@ -155,7 +165,11 @@ class RoomsClient:
                     continue  # already delivered before a reconnect
                 self.cursor = frame.id
             if isinstance(frame.data, dict):
-                await self._queue.put(frame.data)
+                # The stream position travels with the event (a Switch core's envelope lacks it),
+                # so a consumer can keep a durable cursor per event.
+                data = frame.data if frame.id is None or "sequence" in frame.data else {**frame.data,
+                                                                                       "sequence": frame.id}
+                await self._queue.put(data)
 
     async def _on_gap(self, gap: dict[str, Any]) -> None:
         """The server lost (or never had) what our cursor points at: a Switch core after a restart
@@ -185,6 +199,7 @@ class RoomsClient:
             try:
                 done, _ = await asyncio.wait([consume, reopen], return_when=asyncio.FIRST_COMPLETED)
             finally:  # also when this loop itself is cancelled (close): never leave the stream running
+                self.streaming = False
                 for task in (consume, reopen):
                     if not task.done():
                         task.cancel()
@@ -213,6 +228,8 @@ class RoomsClient:
                 continue
             try:
                 await self.transport.beat(self.connection_id, self.cursor or 0)
+                self.beats += 1
+                self.last_beat = time.time()
             except (NotFoundError, ConflictError):
                 self.reconnect()  # the connection died or lost its stream: reopen
             except SignoffError:

@@ -1,0 +1,339 @@
+"""AgentLoop: one agent's durable event loop over the async `RoomsClient`, in one or more rooms.
+
+The contract:
+- One connection per room (a `RoomsClient` each, all as the same agent over one transport); each
+  beats on its own, reopens after a drop or an eviction, and `status()` tells how each one is doing.
+- Durable state is one ledger case per agent (`agent_case`), written only by this loop: the
+  inbox (every event received, with the room's stream position), which of them were handled,
+  and the receipt of every keyed send. A second loop for the same agent fails with ConflictError
+  on its first write instead of interleaving.
+- An event is written to the inbox before its handler runs, and recorded as handled after the
+  handler returned; the stream resumes after the last position in the inbox. A process killed at
+  any point therefore loses nothing: on restart, every event received but not handled is handed
+  over again, oldest first, then the stream resumes where the inbox ends. Each event is handed
+  over once per key (a message's server-assigned id) across reconnects, gaps and restarts, except
+  one killed mid-handler, which is handed over again: handlers must be idempotent.
+- A handler that raises SignoffError has handled its event (the error is recorded with it); any
+  other exception stops the loop with the event still pending.
+- Sends are serialised per agent. A send with a `key` happens once: its receipt is recorded under
+  the key, and a send interrupted between the server's answer and that record is found again in
+  the room by the key's tag (`ref_tag`) instead of being posted twice.
+- Hand-offs are checked against the sender's receipt with `handoff_matches`: message id,
+  addressed flag, room, authenticated sender and exact text must all match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.errors import SignoffError, UsageError
+from signoff.ledger import Ledger, NewEvent
+from signoff.rooms.client._client import RoomsClient
+from signoff.rooms.client._context import read_room
+from signoff.rooms.client._transport import Transport
+from signoff.rooms.receipts import Receipt, handoff_matches
+
+RECEIVED = "rooms.agent.received"
+HANDLED = "rooms.agent.handled"
+SENDING = "rooms.agent.sending"
+SENT = "rooms.agent.sent"
+OPENED = "rooms.agent.opened"
+
+T = TypeVar("T")
+Handler = Callable[["AgentLoop", dict[str, Any]], Awaitable[None]]
+
+
+def agent_case(agent_id: str) -> str:
+    """The ledger case that holds one agent's cursor, inbox and sends."""
+    return f"rooms.agent.{agent_id}"
+
+
+def ref_tag(key: str) -> str:
+    """The tag a keyed message carries, by which an interrupted send is found again."""
+    return f"[ref {canonical_digest(key)[:10]}]"
+
+
+def event_key(env: Mapping[str, Any]) -> str:
+    """What makes an event the same event across redeliveries: a message's server-assigned id;
+    for anything else, its type and payload (without the per-recipient `addressed` flag)."""
+    raw = env.get("payload")
+    payload: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    if env.get("type") == "message" and payload.get("message_id"):
+        return f"message:{payload['message_id']}"
+    rest = {k: v for k, v in payload.items() if k != "addressed"}
+    return f"{env.get('type')}:{env.get('room_id')}:{canonical_digest(rest)[:32]}"
+
+
+@dataclass
+class AgentState:
+    """What the ledger case says, folded: positions per room, pending inbox, handled, sends."""
+
+    version: int = 0
+    cursors: dict[str, int] = field(default_factory=dict)
+    received: set[str] = field(default_factory=set)
+    pending: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # key -> (room, event), in order
+    handled: dict[str, str | None] = field(default_factory=dict)  # key -> error text, if any
+    sending: set[str] = field(default_factory=set)
+    sent: dict[str, Receipt] = field(default_factory=dict)
+    sender: str | None = None  # our own sender id, as the server writes it (from a receipt)
+
+
+class AgentStore:
+    """The agent's ledger case. Single writer: every append expects the version it last saw."""
+
+    def __init__(self, ledger: Ledger, case: str) -> None:
+        self.ledger, self.case = ledger, case
+        self.state = self.load()
+
+    def load(self) -> AgentState:
+        st = AgentState()
+        for ev in self.ledger.read(self.case):
+            st.version = ev.version
+            p = ev.payload
+            if ev.type == RECEIVED:
+                st.received.add(p["key"])
+                st.pending[p["key"]] = (p["room_id"], p["event"])
+                if p.get("position") is not None:
+                    st.cursors[p["room_id"]] = int(p["position"])
+            elif ev.type == HANDLED:
+                st.pending.pop(p["key"], None)
+                st.handled[p["key"]] = p.get("error")
+            elif ev.type == OPENED:
+                st.cursors.setdefault(p["room_id"], int(p["position"]))
+            elif ev.type == SENDING:
+                st.sending.add(p["key"])
+            elif ev.type == SENT:
+                receipt = Receipt.from_dict(p["receipt"])
+                st.sent[p["key"]] = receipt
+                st.sender = receipt.sender or st.sender
+        return st
+
+    def _append(self, type_: str, payload: dict[str, Any]) -> None:
+        result = self.ledger.append(self.case, self.state.version, [NewEvent(type_, payload)])
+        self.state.version = result.version
+
+    def receive(self, room_id: str, key: str, env: dict[str, Any], position: int | None) -> None:
+        self._append(RECEIVED, {"room_id": room_id, "key": key, "event": env, "position": position})
+        self.state.received.add(key)
+        self.state.pending[key] = (room_id, env)
+        if position is not None:
+            self.state.cursors[room_id] = position
+
+    def opened(self, room_id: str, position: int) -> None:
+        """Where a room's first stream started: a restart before any event resumes here, not at the head."""
+        self._append(OPENED, {"room_id": room_id, "position": position})
+        self.state.cursors[room_id] = position
+
+    def handle(self, key: str, error: str | None) -> None:
+        self._append(HANDLED, {"key": key, "error": error})
+        self.state.pending.pop(key, None)
+        self.state.handled[key] = error
+
+    def begin_send(self, key: str) -> None:
+        self._append(SENDING, {"key": key})
+        self.state.sending.add(key)
+
+    def end_send(self, key: str, receipt: Receipt) -> None:
+        self._append(SENT, {"key": key, "receipt": receipt.to_dict()})
+        self.state.sent[key] = receipt
+        self.state.sender = receipt.sender or self.state.sender
+
+
+class AgentLoop:
+    """One agent in `rooms`, handing each event to `handler` once (see the module's contract)."""
+
+    def __init__(self, transport: Transport, ledger: Ledger, rooms: Iterable[str], handler: Handler, *,
+                 agent_name: str | None = None, case: str | None = None, heartbeat_interval: float = 2.0,
+                 backoff_initial: float = 1.0, backoff_max: float = 30.0) -> None:
+        self.rooms = list(dict.fromkeys(rooms))
+        if not self.rooms:
+            raise UsageError("an agent loop needs at least one room", "pass the room ids it works in")
+        self.transport = transport
+        self.agent_id = transport.agent_id
+        self.agent_name = agent_name
+        self.handler = handler
+        self.store = AgentStore(ledger, case or agent_case(self.agent_id))
+        self.clients = {room: RoomsClient(transport, heartbeat_interval=heartbeat_interval,
+                                          backoff_initial=backoff_initial, backoff_max=backoff_max)
+                        for room in self.rooms}
+        self._send_lock = asyncio.Lock()
+        self._arrived: asyncio.Queue[tuple[str, dict[str, Any]] | BaseException] = asyncio.Queue()
+        self._pumps: list[asyncio.Task[None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.handled_now = 0  # events handed to the handler by this process
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> AgentLoop:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self, timeout: float = 30.0) -> None:
+        """Open one stream per room, resuming after the inbox's last position in that room."""
+        self._loop = asyncio.get_running_loop()
+        try:
+            for room, client in self.clients.items():
+                client.rooms = [room]
+                client.cursor = self.store.state.cursors.get(room)
+                await client.start(timeout)
+                await client.connect_to_room(room)
+                if room not in self.store.state.cursors and client.cursor is not None:
+                    await asyncio.to_thread(self.store.opened, room, client.cursor)
+        except BaseException:
+            await self.close()
+            raise
+        self._pumps = [asyncio.create_task(self._pump(room, client)) for room, client in self.clients.items()]
+
+    async def close(self) -> None:
+        for task in self._pumps:
+            task.cancel()
+        for task in self._pumps:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._pumps = []
+        for client in self.clients.values():
+            await client.close()
+
+    async def _pump(self, room: str, client: RoomsClient) -> None:
+        try:
+            async for env in client.events():
+                await self._arrived.put((room, env))
+        except BaseException as exc:  # a fatal stream error reaches whoever runs the loop
+            if not isinstance(exc, asyncio.CancelledError):
+                await self._arrived.put(exc)
+            raise
+
+    # -- handling -------------------------------------------------------------------------------
+
+    async def _handle(self, key: str, room: str, env: dict[str, Any]) -> None:
+        try:
+            await self.handler(self, env)
+        except SignoffError as exc:
+            await asyncio.to_thread(self.store.handle, key, exc.message)
+        else:
+            await asyncio.to_thread(self.store.handle, key, None)
+        self.handled_now += 1
+
+    async def drain_pending(self) -> int:
+        """Hand over what an earlier process received but did not finish; returns how many."""
+        pending = list(self.store.state.pending.items())
+        for key, (room, env) in pending:
+            await self._handle(key, room, env)
+        return len(pending)
+
+    async def step(self, timeout: float | None = None) -> bool:
+        """Take the next arriving event: record it, hand it over unless already seen. False when
+        nothing arrived within `timeout`."""
+        try:
+            item = await asyncio.wait_for(self._arrived.get(), timeout)
+        except TimeoutError:
+            return False
+        if isinstance(item, BaseException):
+            raise item
+        room, env = item
+        key = event_key(env)
+        if key in self.store.state.received:
+            return True  # a redelivery (a reconnect, a gap's re-read, a restart)
+        position = env.get("sequence")
+        await asyncio.to_thread(self.store.receive, room, key, env,
+                                int(position) if isinstance(position, int) else None)
+        await self._handle(key, room, env)
+        return True
+
+    async def run(self, until: Callable[[], bool] | None = None, idle: float | None = None) -> None:
+        """Drain the pending inbox, then handle events until `until()` holds (checked after each
+        event) or, with `idle`, until nothing arrived for that long."""
+        await self.drain_pending()
+        while until is None or not until():
+            if not await self.step(idle) and idle is not None:
+                return
+
+    # -- sending --------------------------------------------------------------------------------
+
+    async def send(self, room_id: str, body: str, *, key: str | None = None, targets: Iterable[str] = (),
+                   roles: Iterable[str] = (), thread_id: str | None = None) -> Receipt:
+        """Post `body` in `room_id` (addressed to `targets`/`roles` when given). With `key`, at
+        most once: the text gets the key's tag, and a repeat returns the first receipt."""
+        client = self._client(room_id)
+        names, role_names = list(targets), list(roles)
+        async with self._send_lock:
+            text = body
+            if key is not None:
+                known = self.store.state.sent.get(key)
+                if known is not None:
+                    return known
+                text = f"{body} {ref_tag(key)}"
+                if key in self.store.state.sending:
+                    found = await self._find_own(client, room_id, ref_tag(key), bool(names or role_names), thread_id)
+                    if found is not None:
+                        await asyncio.to_thread(self.store.end_send, key, found)
+                        return found
+                else:
+                    await asyncio.to_thread(self.store.begin_send, key)
+            if names or role_names:
+                receipt = await client.send_targeted_message(text, names, role_names, thread_id)
+            else:
+                receipt = await client.post_message(text, thread_id)
+            if key is not None:
+                await asyncio.to_thread(self.store.end_send, key, receipt)
+            return receipt
+
+    async def _find_own(self, client: RoomsClient, room_id: str, tag: str, addressed: bool,
+                        thread_id: str | None) -> Receipt | None:
+        """Our message carrying `tag`, if an interrupted send reached the server. Ours means our
+        sender id once a receipt taught it; before that, our display name (a message someone else
+        posts under our name with our tag can at worst suppress our own repeat)."""
+        own = self.store.state.sender
+        for entry in reversed(await read_room(client.call)):
+            if tag not in str(entry.get("body", "")):
+                continue
+            mine = entry.get("sender") == own if own else (
+                self.agent_name is not None and entry.get("sender_name") == self.agent_name)
+            if mine:
+                return Receipt(str(entry["id"]), room_id, str(entry.get("sender", "")), str(entry["body"]),
+                               addressed, thread_id)
+        return None
+
+    def _client(self, room_id: str) -> RoomsClient:
+        client = self.clients.get(room_id)
+        if client is None:
+            raise UsageError(f"this agent does not work in room {room_id}", "pass it in the loop's rooms")
+        return client
+
+    async def call(self, room_id: str, op: str, **args: Any) -> Any:
+        """Any other operation, on the connection that holds `room_id`."""
+        return await self._client(room_id).call(op, **args)
+
+    # -- hand-offs and state --------------------------------------------------------------------
+
+    @staticmethod
+    def is_handoff(env: Mapping[str, Any], receipt: Receipt | Mapping[str, Any]) -> bool:
+        """True only for the exact message the sender's receipt records (`handoff_matches`)."""
+        return handoff_matches(env, receipt)
+
+    def handled(self, key: str) -> bool:
+        return key in self.store.state.handled
+
+    def status(self) -> dict[str, dict[str, Any]]:
+        """Per room: whether the stream is open, the cursor, the last heartbeat, reconnects, gaps."""
+        return {room: {"connected": c.connected, "cursor": c.cursor, "saved_cursor": self.store.state.cursors.get(room),
+                       "last_beat": c.last_beat, "beats": c.beats, "reconnects": c.reconnects, "opened": c.opened,
+                       "gaps": len(c.gaps), "evictions": list(c.evictions)} for room, c in self.clients.items()}
+
+    # -- for synchronous code (outbox jobs) in a worker thread ----------------------------------
+
+    def blocking(self, coro: Coroutine[Any, Any, T], timeout: float = 120.0) -> T:
+        """Run `coro` on the loop's event loop from another thread and wait for it (a job handler
+        run with `asyncio.to_thread` posting through this agent)."""
+        if self._loop is None:
+            coro.close()
+            raise UsageError("the agent loop has not started", "start it before calling from a thread")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)

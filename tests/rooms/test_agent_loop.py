@@ -1,0 +1,251 @@
+"""The agent runtime (`AgentLoop`) on the embedded server, in process: a durable inbox and cursor
+across restarts, at-most-once keyed sends, serial sends, receipt-checked hand-offs, one writer
+per agent, and its connection state."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, agent_case, event_key, ref_tag
+from tests.rooms.conftest import World
+
+
+class Crash(Exception):
+    """Stands for the process dying inside a handler (not a SignoffError: the loop stops)."""
+
+
+def _addressed(env: dict[str, Any]) -> bool:
+    return env.get("type") == "message" and bool((env.get("payload") or {}).get("addressed"))
+
+
+class Recorder:
+    """A handler that notes every addressed message body it is handed, optionally failing."""
+
+    def __init__(self, crash_on: str | None = None, refuse_on: str | None = None) -> None:
+        self.bodies: list[str] = []
+        self.crash_on, self.refuse_on = crash_on, refuse_on
+
+    async def __call__(self, agent: AgentLoop, env: dict[str, Any]) -> None:
+        if not _addressed(env):
+            return
+        body = str(env["payload"]["body"])
+        self.bodies.append(body)
+        if self.crash_on and self.crash_on in body:
+            raise Crash(body)
+        if self.refuse_on and self.refuse_on in body:
+            raise RefusedError("not for me", "ask someone else")
+
+
+def _loop(world: World, handler: Any, rooms: list[str] | None = None) -> AgentLoop:
+    return AgentLoop(InProcessTransport(world.service, world.reviewer_key), world.service.ledger,
+                     [world.room_id] if rooms is None else rooms, handler, agent_name="reviewer",
+                     heartbeat_interval=0.05)
+
+
+def _ask(world: World, text: str, room_id: str | None = None) -> str:
+    return world.service.post_message(world.alice, room_id or world.room_id, text,
+                                      target_names=["reviewer"]).message_id
+
+
+async def _until(check: Any, timeout: float = 20.0) -> None:
+    async def poll() -> None:
+        while not check():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+def test_a_restart_hands_over_what_arrived_meanwhile_once_and_nothing_twice(world: World) -> None:
+    first, second = Recorder(), Recorder()
+
+    async def scenario() -> None:
+        async with _loop(world, first) as agent:
+            for i in range(3):
+                _ask(world, f"one {i}")
+            await agent.run(until=lambda: len(first.bodies) == 3)
+        for i in range(2):  # while no process runs
+            _ask(world, f"two {i}")
+        async with _loop(world, second) as agent:
+            await agent.run(until=lambda: len(second.bodies) == 2)
+            _ask(world, "three")
+            await agent.run(until=lambda: len(second.bodies) == 3)
+
+    asyncio.run(scenario())
+    assert first.bodies == [f"@reviewer one {i}" for i in range(3)]
+    assert second.bodies == ["@reviewer two 0", "@reviewer two 1", "@reviewer three"]
+
+
+def test_a_restart_before_any_event_resumes_where_the_first_stream_started(world: World) -> None:
+    later = Recorder()
+
+    async def scenario() -> None:
+        async with _loop(world, Recorder()):
+            pass  # opened, then gone before anything arrived
+        _ask(world, "while down")
+        async with _loop(world, later) as agent:
+            await agent.run(until=lambda: len(later.bodies) == 1)
+
+    asyncio.run(scenario())
+    assert later.bodies == ["@reviewer while down"]
+
+
+def test_an_event_whose_handler_died_is_handed_over_again_and_then_never(world: World) -> None:
+    dying, after = Recorder(crash_on="boom"), Recorder()
+
+    async def scenario() -> None:
+        async with _loop(world, dying) as agent:
+            _ask(world, "fine")
+            _ask(world, "boom")
+            _ask(world, "queued")
+            with pytest.raises(Crash):
+                await agent.run()
+        async with _loop(world, after) as agent:
+            assert [env["payload"]["body"] for _, env in agent.store.state.pending.values()] == ["@reviewer boom"]
+            await agent.run(until=lambda: len(after.bodies) == 2)
+
+    asyncio.run(scenario())
+    assert dying.bodies == ["@reviewer fine", "@reviewer boom"]
+    assert after.bodies == ["@reviewer boom", "@reviewer queued"]
+
+
+def test_a_refusing_handler_has_handled_its_event(world: World) -> None:
+    refusing, after = Recorder(refuse_on="no"), Recorder()
+
+    async def scenario() -> None:
+        async with _loop(world, refusing) as agent:
+            no = _ask(world, "no thanks")
+            await agent.run(until=lambda: len(refusing.bodies) == 1)
+            assert agent.store.state.handled[f"message:{no}"] == "not for me"
+        _ask(world, "next")
+        async with _loop(world, after) as agent:
+            await agent.run(until=lambda: len(after.bodies) == 1)
+
+    asyncio.run(scenario())
+    assert after.bodies == ["@reviewer next"]
+
+
+def test_a_keyed_send_posts_once_even_when_the_process_died_before_recording_it(world: World) -> None:
+    s = world.service
+
+    async def scenario() -> None:
+        async with _loop(world, Recorder()) as agent:
+            a = await agent.send(world.room_id, "hello", key="greet")
+            again = await agent.send(world.room_id, "hello", key="greet")
+            assert again == a and a.body.endswith(ref_tag("greet"))
+            # The server took this one, but the process died before the receipt was recorded.
+            agent.store.begin_send("reply")
+            lost = await agent.clients[world.room_id].send_targeted_message(
+                f"done {ref_tag('reply')}", ["fixer"])
+        async with _loop(world, Recorder()) as agent:
+            found = await agent.send(world.room_id, "done", key="reply", targets=["fixer"])
+            assert (found.message_id, found.sender, found.body) == (lost.message_id, lost.sender, lost.body)
+
+    asyncio.run(scenario())
+    bodies = [m["body"] for m in s.read_messages(world.reviewer, world.room_id, after=0, limit=100)]
+    assert sum(ref_tag("greet") in b for b in bodies) == 1
+    assert sum(ref_tag("reply") in b for b in bodies) == 1
+
+
+def test_someone_else_posting_our_tag_does_not_stand_for_our_send(world: World) -> None:
+    async def scenario() -> None:
+        async with _loop(world, Recorder()) as agent:
+            await agent.send(world.room_id, "first", key="warmup")  # teaches the loop its sender id
+            agent.store.begin_send("decision")
+        # Mallory-in-the-room (bob) copies the tag, hoping the repeat is suppressed.
+        world.service.post_message(world.bob, world.room_id, f"@reviewer done {ref_tag('decision')}")
+        async with _loop(world, Recorder()) as agent:
+            receipt = await agent.send(world.room_id, "done", key="decision")
+            assert receipt.sender != world.bob.sender
+
+    asyncio.run(scenario())
+    ours = [m for m in world.service.read_messages(world.reviewer, world.room_id, after=0, limit=100)
+            if ref_tag("decision") in m["body"] and m["sender"] == world.reviewer.sender]
+    assert len(ours) == 1
+
+
+def test_sends_of_one_agent_are_serial(world: World) -> None:
+    async def scenario() -> list[str]:
+        async with _loop(world, Recorder()) as agent:
+            receipts = await asyncio.gather(*(agent.send(world.room_id, f"n{i}", key=f"n{i}") for i in range(8)))
+        return [r.message_id for r in receipts]
+
+    ids = asyncio.run(scenario())
+    order = [m["message_id"] for m in world.service.read_messages(world.reviewer, world.room_id, after=0, limit=100)]
+    assert [i for i in order if i in ids] == ids  # the room holds them in the order they were asked for
+
+
+def test_only_the_exact_recorded_message_is_a_handoff(world: World) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def keep(agent: AgentLoop, env: dict[str, Any]) -> None:
+        if _addressed(env):
+            seen.append(env)
+
+    async def scenario() -> Any:
+        sender = AgentLoop(InProcessTransport(world.service, world.fixer_key), world.service.ledger,
+                           [world.room_id], keep, agent_name="fixer")
+        async with sender, _loop(world, keep) as receiver:
+            receipt = await sender.send(world.room_id, '{"action": "review"}', key="h1", targets=["reviewer"])
+            # bob copies the exact text, mention included
+            world.service.post_message(world.bob, world.room_id, receipt.body, target_names=["reviewer"])
+            await receiver.run(until=lambda: len(seen) == 2)
+        return receipt
+
+    receipt = asyncio.run(scenario())
+    genuine, copied = seen
+    assert AgentLoop.is_handoff(genuine, receipt)
+    assert not AgentLoop.is_handoff(copied, receipt)
+    assert not AgentLoop.is_handoff({**genuine, "room_id": "elsewhere"}, receipt)
+
+
+def test_two_processes_for_one_agent_do_not_interleave_their_records(world: World) -> None:
+    other = AgentStore(world.service.ledger, agent_case(world.reviewer.id))
+    mine = AgentStore(world.service.ledger, agent_case(world.reviewer.id))
+    mine.begin_send("a")
+    with pytest.raises(ConflictError):
+        other.begin_send("b")
+
+
+def test_events_of_several_rooms_and_the_connection_state(world: World) -> None:
+    second = world.service.create_room(world.alice, "case-2", agent_names=["fixer", "reviewer"],
+                                       user_names=["alice"]).id
+    recorder = Recorder()
+
+    async def scenario() -> dict[str, Any]:
+        async with _loop(world, recorder, [world.room_id, second]) as agent:
+            _ask(world, "in one")
+            _ask(world, "in two", second)
+            await agent.run(until=lambda: len(recorder.bodies) == 2)
+            await _until(lambda: all(s["beats"] >= 1 for s in agent.status().values()))
+            return agent.status()
+
+    status = asyncio.run(scenario())
+    assert sorted(recorder.bodies) == ["@reviewer in one", "@reviewer in two"]
+    assert set(status) == {world.room_id, second}
+    assert all(s["connected"] and s["last_beat"] is not None and s["saved_cursor"] for s in status.values())
+
+
+def test_bad_use_is_refused_clearly(world: World) -> None:
+    with pytest.raises(UsageError):
+        _loop(world, Recorder(), [])
+
+    async def scenario() -> None:
+        async with _loop(world, Recorder()) as agent:
+            with pytest.raises(UsageError):
+                await agent.send("not-a-room-of-ours", "hi")
+
+    asyncio.run(scenario())
+    with pytest.raises(UsageError):
+        _loop(world, Recorder()).blocking(asyncio.sleep(0))
+
+
+def test_the_same_message_has_one_key_whoever_it_is_delivered_to() -> None:
+    env = {"type": "message", "room_id": "r", "payload": {"message_id": "m1", "addressed": True, "body": "x"}}
+    assert event_key(env) == event_key({**env, "payload": {**env["payload"], "addressed": False}}) == "message:m1"
+    card = {"type": "approval_outcome", "room_id": "r", "payload": {"request_id": "q", "addressed": True}}
+    assert event_key(card) == event_key({**card, "payload": {"request_id": "q", "addressed": False}})
+    assert event_key(card) != event_key({**card, "payload": {"request_id": "q2"}})
