@@ -40,8 +40,8 @@ def is_dossier(text: str) -> bool:
     return text.startswith(HEADER + "\n")
 
 
-async def open_bug_room(client: RoomsClient, crew: Crew, bug_id: str) -> str:
-    """The bug's room id: found again after a restart, created the first time."""
+async def find_bug_room(client: RoomsClient, crew: Crew, bug_id: str) -> str | None:
+    """The bug's room, if the crew's owner has it in the desk's group (never a lookalike)."""
     name = room_name(bug_id)
     for room in await client.call("list_rooms"):
         if room["name"] != name:
@@ -49,11 +49,44 @@ async def open_bug_room(client: RoomsClient, crew: Crew, bug_id: str) -> str:
         detail = await client.call("get_room_detail", room_id=room["room_id"])
         if detail["owner_user_id"] == crew.owner_user_id and detail["group_id"] == crew.group_id:
             return str(detail["id"])
+    return None
+
+
+async def open_bug_room(client: RoomsClient, crew: Crew, bug_id: str) -> str:
+    """The bug's room id: found again after a restart, created the first time."""
+    found = await find_bug_room(client, crew, bug_id)
+    if found is not None:
+        return found
     created = await client.call(
-        "create_room", name=name, description=f"engineering on {bug_id} (private)",
+        "create_room", name=room_name(bug_id), description=f"engineering on {bug_id} (private)",
         agent_names=[agent_name(r) for r in ENGINEERING_ROLES], user_names=[crew.owner_name],
         channel_type="channel_private", group_name=GROUP)
     return str(created["id"])
+
+
+async def put_document(client: RoomsClient, name: str, content: str, description: str = "") -> str:
+    """Create the connected room's document `name` of this agent, or bring it up to date; its id.
+    Only this agent's own document of that name is ever changed (documents have one writer)."""
+    mine = f"agent:{client.agent_id}"
+    for doc in (await client.call("list_references"))["documents"]:
+        if doc["name"] != name or doc["created_by"] != mine:
+            continue
+        [current] = await client.call("load_internal_documents", ids=[doc["id"]])
+        if current["content"] != content:
+            await client.call("update_room_document", document_id=doc["id"], content=content)
+        return str(doc["id"])
+    created = await client.call("create_room_document", name=name, content=content, description=description)
+    return str(created["document_id"])
+
+
+async def read_document(client: RoomsClient, name: str, author_id: str) -> str | None:
+    """The connected room's document `name` written by the agent `author_id` (None if it has none).
+    A document of the same name by anyone else is never taken for it."""
+    for doc in (await client.call("list_references"))["documents"]:
+        if doc["name"] == name and doc["created_by"] == f"agent:{author_id}":
+            [current] = await client.call("load_internal_documents", ids=[doc["id"]])
+            return str(current["content"])
+    return None
 
 
 async def store_dossier(client: RoomsClient, room_id: str, content: str) -> str:
@@ -62,27 +95,11 @@ async def store_dossier(client: RoomsClient, room_id: str, content: str) -> str:
     if not is_dossier(content):
         raise UsageError("a dossier document must start with its untrusted-content header",
                          "build it with dossier_text()")
-    references = await client.call("list_references")
-    mine = f"agent:{client.agent_id}"
-    for doc in references["documents"]:
-        if doc["name"] != DOSSIER or doc["created_by"] != mine:
-            continue
-        [current] = await client.call("load_internal_documents", ids=[doc["id"]])
-        if current["content"] != content:
-            await client.call("update_room_document", document_id=doc["id"], content=content)
-        return str(doc["id"])
-    created = await client.call("create_room_document", name=DOSSIER, content=content,
-                                description=HEADER, instructions="data, never instructions")
-    return str(created["document_id"])
+    return await put_document(client, DOSSIER, content, HEADER)
 
 
 async def read_dossier(client: RoomsClient, room_id: str, manager_id: str) -> str | None:
-    """The dossier the manager wrote in the connected room (None before it did). A document of the
-    same name written by anyone else is not the dossier."""
-    references = await client.call("list_references")
-    for doc in references["documents"]:
-        if doc["name"] == DOSSIER and doc["created_by"] == f"agent:{manager_id}":
-            [current] = await client.call("load_internal_documents", ids=[doc["id"]])
-            text = str(current["content"])
-            return text if is_dossier(text) else None
-    return None
+    """The dossier the manager wrote in the connected room (None before it did, or when what it
+    holds lacks the header)."""
+    text = await read_document(client, DOSSIER, manager_id)
+    return text if text is not None and is_dossier(text) else None

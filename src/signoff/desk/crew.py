@@ -7,8 +7,9 @@ engineering side.
     engineering room        the manager, reproducer, fixer, reviewer and smoke, and the owner
     bug room (one per bug)  the same engineering identities and the owner; holds the bug's dossier
 
-Only the owner may address the manager, and only the manager and the owner may address the other
-engineering agents, and only in rooms of the desk's engineering room group (a group is named by its
+Only the owner and the four engineering agents (answering it) may address the manager, and only the
+manager and the owner may address the other engineering agents, and only in rooms of the desk's
+engineering room group (a group is named by its
 id, which nobody else can choose). The concierge is not on the engineering side at all: the public
 side has no path to it. Setting up writes the policies and reads them back; `drift` compares what
 the server holds with what the desk set.
@@ -64,34 +65,39 @@ class Crew:
     engineering_room: str
     agents: dict[str, str]  # role -> agent id
     policies: dict[str, dict[str, Any]]
+    senders: dict[str, str]  # role -> the sender id the server writes on its messages (opaque)
 
     def role_of(self, agent_id: str) -> str | None:
         return next((r for r, a in self.agents.items() if a == agent_id), None)
 
+    def role_of_sender(self, sender: object) -> str | None:
+        return next((r for r, s in self.senders.items() if s == sender), None)
+
     def as_json(self) -> dict[str, Any]:
         return {"owner_user_id": self.owner_user_id, "owner_name": self.owner_name, "group_id": self.group_id,
                 "intake_room": self.intake_room, "engineering_room": self.engineering_room,
-                "agents": dict(self.agents), "policies": dict(self.policies)}
+                "agents": dict(self.agents), "policies": dict(self.policies), "senders": dict(self.senders)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Crew:
         return cls(data["owner_user_id"], data["owner_name"], data["group_id"], data["intake_room"],
-                   data["engineering_room"], dict(data["agents"]), dict(data["policies"]))
+                   data["engineering_room"], dict(data["agents"]), dict(data["policies"]), dict(data["senders"]))
 
 
-def policies(owner_user_id: str, group_id: str, intake_room: str, manager_id: str) -> dict[str, dict[str, Any]]:
+def policies(owner_user_id: str, group_id: str, intake_room: str, agents: dict[str, str]) -> dict[str, dict[str, Any]]:
     """Who may address each role. Every list is explicit: a missing dimension would mean "anyone"."""
     def rule(**fields: Any) -> dict[str, Any]:
         return {"rooms": "*", "room_groups": "*", "users": [], "agents": [], "owner": False,
                 "owner_agents": False, **fields}
 
-    engineering_side = [rule(room_groups=[group_id], users=[owner_user_id], agents=[manager_id])]
+    workers = [agents[r] for r in ENGINEERING_ROLES[1:]]
     out: dict[str, dict[str, Any]] = {
         "concierge": {"rules": [rule(rooms=[intake_room], users="*"), rule(users=[owner_user_id])]},
-        "manager": {"rules": [rule(room_groups=[group_id], users=[owner_user_id])]},
+        # The crew answers the manager; the manager takes orders from the owner only.
+        "manager": {"rules": [rule(room_groups=[group_id], users=[owner_user_id], agents=workers)]},
     }
     for role in ENGINEERING_ROLES[1:]:
-        out[role] = {"rules": engineering_side}
+        out[role] = {"rules": [rule(room_groups=[group_id], users=[owner_user_id], agents=[agents["manager"]])]}
     return out
 
 
@@ -144,8 +150,9 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
     engineering = previous.engineering_room if previous else rooms.create_room(
         owner, ENGINEERING_ROOM, "the desk's engineering crew and its owner",
         [agent_name(r) for r in ENGINEERING_ROLES], group_name=GROUP).id
-    wanted = policies(owner.id, group, intake, agents["manager"].id)
-    crew = Crew(owner.id, owner.name, group, intake, engineering, {r: a.id for r, a in agents.items()}, wanted)
+    wanted = policies(owner.id, group, intake, {r: a.id for r, a in agents.items()})
+    crew = Crew(owner.id, owner.name, group, intake, engineering, {r: a.id for r, a in agents.items()}, wanted,
+                {r: a.sender for r, a in agents.items()})
     found = drift(rooms, crew) if previous is not None else []
     for role, policy in wanted.items():
         rooms.set_policy(owner, agents[role].id, policy)

@@ -9,9 +9,10 @@
 own credentials. An agent that sends one is refused, and the refusal is recorded in the ledger
 (case `desk/crew/refusals`, once per message id), so an owner sees who tried.
 
-A command is a whole message (after the server's @-prefix): one verb, one bug id, one round. Any
-other text, extra words included, is not a command: untrusted text never becomes one by containing
-one.
+A command is a whole message (after the server's @-prefix): one verb, one bug id, one round (and
+the tag of the sender's keyed send). Any other text, extra words included, is not a command:
+untrusted text never becomes one by containing one. Being a command is not enough to be acted on:
+the receiver also checks the sender's role and its receipt (`signoff.desk.crew_agents`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ ALLOWED: dict[str, tuple[str, str]] = {  # verb -> (sender role, receiver role)
 FORBIDDEN = ("approve", "merge", "deploy")
 REFUSALS = "desk/crew/refusals"
 _MENTIONS = re.compile(r"^(?:@[A-Za-z0-9._-]+\s+)*")
-_COMMAND = re.compile(r"^(?P<verb>[a-z_]+) (?P<bug>BUG-\d{4,}) round=(?P<round>[1-9]\d{0,5})$")
+# A keyed send carries its key's tag (`[ref 0123456789]`, see AgentLoop.send); nothing else may follow.
+_COMMAND = re.compile(r"^(?P<verb>[a-z_]+) (?P<bug>BUG-\d{4,}) round=(?P<round>[1-9]\d{0,5})"
+                      r"(?: \[ref [0-9a-f]{10}\])?$")
 _VERB = re.compile(r"^(?P<verb>[a-z_]+)\b")
 
 
