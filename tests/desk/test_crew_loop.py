@@ -60,7 +60,7 @@ async def _until(check: Callable[[], bool], what: str, timeout: float = 180.0) -
 def _dump(c: Crewed) -> str:
     jobs = [(j.job_id, j.status, j.last_error) for j in Outbox(c.world.ledger).jobs()]
     events = [(e.type, e.recorded_at) for e in c.world.ledger.read("desk/bug/BUG-0001")]
-    from signoff.rooms.client._agent_loop import AgentStore, agent_case
+    from signoff.rooms.client import AgentStore, agent_case
     agents = {r: (AgentStore(c.world.ledger, agent_case(c.crew.agents[r])).state.handled,
                   list(AgentStore(c.world.ledger, agent_case(c.crew.agents[r])).state.pending))
               for r in crew_agents.PROCESS_ROLES}

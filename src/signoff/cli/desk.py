@@ -336,3 +336,37 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
     for d in drift:
         console.print(f"drift found and corrected: {d}")
     console.print("policies set and read back: as the desk set them")
+
+
+@crew_app.command("run")
+def crew_run(role: Annotated[list[str] | None, typer.Option(
+                 "--role", help="A role to run (repeat; default: manager, reproducer and fixer).")] = None,
+             url: Annotated[str | None, typer.Option(
+                 help="The rooms server (`signoff serve` on this home); default: [rooms] url, else in process.")]
+             = None,
+             token: Token = None) -> None:
+    """Run crew members until stopped (SIGTERM or Ctrl-C): each an agent loop in the engineering
+    room. The manager needs the engineering credential (--token or SIGNOFF_DESK_TOKEN)."""
+    import asyncio
+
+    from signoff.desk import crew_agents
+    from signoff.desk.crew import require_crew
+
+    roles = list(role or crew_agents.PROCESS_ROLES)
+    for r in roles:
+        if r not in crew_agents.PROCESS_ROLES:
+            raise UsageError(f"{r!r} does not run as a crew process",
+                             f"run one of {', '.join(crew_agents.PROCESS_ROLES)}")
+    desk = _desk()
+    crew = require_crew(desk.ledger)
+    engineering = _actor(desk, token) if "manager" in roles else None
+    if engineering is not None and engineering.role != "engineering":
+        raise UsageError("the manager needs the engineering credential", "pass the dke_... token")
+    asyncio.run(crew_agents.serve_crew(desk, crew, roles, url or _rooms_url(), engineering,
+                                       lambda line: console.print(line)))
+
+
+def _rooms_url() -> str | None:
+    from signoff.rooms.client import RoomsConfig
+
+    return RoomsConfig.from_settings(settings()).url

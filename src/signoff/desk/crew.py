@@ -27,7 +27,7 @@ from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent
 from signoff.rooms import RoomService
-from signoff.rooms.client import RoomsConfig
+from signoff.rooms.client import AgentStore, RoomsConfig, agent_case
 from signoff.rooms.model import Principal
 
 CASE = "desk/crew"
@@ -162,7 +162,18 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
                          "check that this is the desk's rooms server and run setup again")
     if previous != crew:
         rooms.ledger.append(CASE, None, [NewEvent("crew.set_up", crew.as_json())])
+    _start_cursors(rooms, crew)
     return crew, found
+
+
+def _start_cursors(rooms: RoomService, crew: Crew) -> None:
+    """Each engineering agent's stream starts where the crew was set up, not where its process
+    first connects: a hand-off sent before a member's first start still reaches it."""
+    head = rooms.head()
+    for role in ENGINEERING_ROLES:
+        store = AgentStore(rooms.ledger, agent_case(crew.agents[role]))
+        if crew.engineering_room not in store.state.cursors:
+            store.opened(crew.engineering_room, head)
 
 
 def drift(rooms: RoomService, crew: Crew) -> list[str]:

@@ -36,7 +36,7 @@ from typing import Any
 from signoff.agents import ProposalRejected
 from signoff.desk import bug_rooms, crew_commands
 from signoff.desk.credentials import DeskCaller
-from signoff.desk.crew import Crew, agent_name
+from signoff.desk.crew import Crew, agent_name, key_role
 from signoff.desk.crew_commands import Command
 from signoff.desk.engineering import (
     SCRIPT,
@@ -50,8 +50,7 @@ from signoff.desk.engineering import (
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import RefusedError, SignoffError
 from signoff.ledger import Job, NewEvent, Outbox, Worker
-from signoff.rooms.client import AgentLoop, RoomsClient, Transport
-from signoff.rooms.client._agent_loop import AgentStore, agent_case
+from signoff.rooms.client import AgentLoop, AgentStore, RoomsClient, Transport, agent_case
 from signoff.rooms.receipts import Receipt, handoff_matches
 
 PROCESS_ROLES = ("manager", "reproducer", "fixer")
@@ -307,7 +306,47 @@ async def run_member(member: Member, stop: asyncio.Event, *, idle: float = 0.2,
                     break  # the claim itself failed (the job's own failures are recorded on it)
 
 
-def members(desk: Desk, crew: Crew, transports: dict[str, Transport], engineering: DeskCaller,
+def members(desk: Desk, crew: Crew, transports: dict[str, Transport], engineering: DeskCaller | None,
             roles: Iterable[str] = PROCESS_ROLES, script: str = SCRIPT) -> list[Member]:
     return [Member(role, desk, crew, transports[role], engineering if role == "manager" else None, script)
             for role in roles]
+
+
+async def serve_crew(desk: Desk, crew: Crew, roles: Iterable[str], url: str | None, engineering: DeskCaller | None,
+                     say: Callable[[str], None], stop: asyncio.Event | None = None) -> None:
+    """Run `roles` until `stop` is set or the process is asked to stop (SIGTERM, SIGINT): over
+    HTTP to `url`, or on this process's own embedded server, which then picks up what other
+    processes write to the ledger."""
+    import signal
+
+    from signoff.rooms import RoomService
+    from signoff.rooms.client import HttpTransport, InProcessTransport, RoomsConfig
+
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    keys = RoomsConfig(None, RoomsConfig.from_settings(desk.settings).keys_path)
+    service = RoomService(desk.ledger) if url is None else None
+    transports: dict[str, Transport] = {}
+    for role in roles:
+        found = keys.key(key_role(role))
+        transports[role] = (InProcessTransport(service, found["api_key"]) if service is not None
+                            else HttpTransport(url or "", found["agent_id"], found["api_key"]))
+    running = members(desk, crew, transports, engineering, roles)
+    tasks = [asyncio.create_task(run_member(m, stop)) for m in running]
+    say(f"crew running: {', '.join(m.role for m in running)} ({url or 'embedded server'})")
+    try:
+        while not stop.is_set():
+            if service is not None:
+                await asyncio.to_thread(service.refresh)
+            done, _ = await asyncio.wait(tasks, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                failure = task.exception()
+                if failure is not None:
+                    raise failure
+                stop.set()  # a member ended on its own: stop the others too
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    say("crew stopped")
