@@ -313,10 +313,10 @@ def members(desk: Desk, crew: Crew, transports: dict[str, Transport], engineerin
 
 
 async def serve_crew(desk: Desk, crew: Crew, roles: Iterable[str], url: str | None, engineering: DeskCaller | None,
-                     say: Callable[[str], None], stop: asyncio.Event | None = None) -> None:
-    """Run `roles` until `stop` is set or the process is asked to stop (SIGTERM, SIGINT): over
-    HTTP to `url`, or on this process's own embedded server, which then picks up what other
-    processes write to the ledger."""
+                     say: Callable[[str], None], stop: asyncio.Event | None = None, signals: bool = True) -> None:
+    """Run `roles` until `stop` is set or (with `signals`, in the main thread) the process is asked
+    to stop (SIGTERM, SIGINT): over HTTP to `url`, or on this process's own embedded server, which
+    then picks up what other processes write to the ledger."""
     import signal
 
     from signoff.rooms import RoomService
@@ -324,7 +324,7 @@ async def serve_crew(desk: Desk, crew: Crew, roles: Iterable[str], url: str | No
 
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in (signal.SIGTERM, signal.SIGINT) if signals else ():
         loop.add_signal_handler(sig, stop.set)
     keys = RoomsConfig(None, RoomsConfig.from_settings(desk.settings).keys_path)
     service = RoomService(desk.ledger) if url is None else None
@@ -350,3 +350,33 @@ async def serve_crew(desk: Desk, crew: Crew, roles: Iterable[str], url: str | No
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)
     say("crew stopped")
+
+
+class CrewThread:
+    """The crew in a background thread of this process, on the embedded server (the demo)."""
+
+    def __init__(self, desk: Desk, crew: Crew, engineering: DeskCaller) -> None:
+        import threading
+
+        self._loop = asyncio.new_event_loop()
+        self._stop = asyncio.Event()
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._loop.run_until_complete(serve_crew(desk, crew, PROCESS_ROLES, None, engineering,
+                                                         lambda _line: None, self._stop, signals=False))
+            except BaseException as exc:  # reported by stop()
+                self._error = exc
+            finally:
+                self._loop.close()
+
+        self._thread = threading.Thread(target=run, name="desk-crew", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout=60)
+        if self._error is not None:
+            raise self._error
