@@ -28,6 +28,13 @@ def test_demo_runs_the_whole_loop(home: Path, sandbox_ok: None, capsys: pytest.C
     assert steps["verified then reopened"] == {"step": "verified then reopened", "verified": "verified",
                                                "final": "reopened", "round": 2}
     assert out["final_states"]["BUG-0001"] == "reopened" and out["ledger_chain_ok"] is True
+    # The crew worked in rooms: each hand-off and answer once, the reporters answered their cards.
+    assert steps["crew"]["roles"] == ["concierge", "fixer", "manager", "reproducer", "reviewer", "smoke"]
+    assert [h for h in out["crew_handoffs"] if "BUG-0001" in h] == [
+        "start_reproduction BUG-0001 round=1", "propose_reproduction BUG-0001 round=1",
+        "start_fix BUG-0001 round=1", "submit_fix BUG-0001 round=1"]
+    assert steps["card answered"]["outcomes"] == ["applied"]
+    assert steps["agent approves in the room"]["outcome"] == "refused"
     assert out["seconds_confirmation_to_draft"] >= 0 and out["seconds_merge_to_verified_release"] >= 0
 
 

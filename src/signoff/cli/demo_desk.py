@@ -1,16 +1,19 @@
-"""`signoff demo desk`: the whole loop offline, with scripted agents and scripted people."""
+"""`signoff demo desk`: the whole loop offline, with scripted agents and scripted people. The crew
+works in rooms on the embedded server: the manager hands work to the reproducer and the fixer with
+receipted messages, the reporters answer their cards in the public room."""
 
 from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from signoff.cli.context import console
 from signoff.cli.demo import register
-from signoff.kernel.errors import RefusedError
-from signoff.kernel.progress import Progress, silent, within
+from signoff.kernel.errors import RefusedError, UnavailableError
+from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
 
 
@@ -18,13 +21,27 @@ def _stamp() -> float:
     return time.monotonic()
 
 
+def _until(check: Callable[[], bool], what: str, timeout: float = 300.0) -> None:
+    """Wait for the crew (in its own thread) to bring the bug where `check` says."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise UnavailableError(f"the crew did not finish {what} in {timeout:.0f} s",
+                                   "run `signoff desk crew` to see which member is not connected")
+        time.sleep(0.05)
+
+
 def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
+    from signoff.desk import crew_commands
+    from signoff.desk.crew import agent_name, setup
+    from signoff.desk.crew_agents import CrewThread
     from signoff.desk.deploy import serve_commit
-    from signoff.desk.engineering import EngineeringService
     from signoff.desk.local import init_local
-    from signoff.desk.notify import Concierge
+    from signoff.desk.notify import Concierge, RoomLink, card_id
     from signoff.desk.workflow import Quarantined
     from signoff.ledger import Ledger, verify_chain
+    from signoff.rooms import RoomService
+    from signoff.rooms.approvals import answer_note
 
     # An explicit home wins over SIGNOFF_HOME and the TOML file, without touching the process environment.
     settings = Settings.load(home=home)
@@ -37,9 +54,17 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
         steps.append({"step": what, **info})
         progress(f"done: {what}")
 
+    # The crew and the people on the embedded rooms server: alice owns the crew, priya and ravi
+    # are reporters linked to room users in the public intake room.
+    rooms = RoomService(ledger)
+    owner, _ = rooms.create_user("alice", "Alice")
+    people = {name: rooms.create_user(name, name.title())[0] for name in ("priya", "ravi")}
+    crew, _ = setup(rooms, settings, "alice")
+    for name in people:
+        rooms.add_member(owner, crew.intake_room, user_name=name)
+    step("crew", roles=sorted(crew.agents), rooms={"intake": crew.intake_room, "engineering": crew.engineering_room})
+
     eng_actor = desk.credentials.authenticate(local.tokens["engineering"])
-    engineering = EngineeringService(desk, eng_actor)
-    concierge = Concierge(desk, desk.credentials.authenticate(local.tokens["concierge"]))
     alice = desk.credentials.authenticate(local.tokens["alice"])
     recorder = desk.credentials.authenticate(local.tokens["recorder"])
 
@@ -60,37 +85,59 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     step("intake", reports=[first.report_id, second.report_id], bug=first.bug_id,
          same_bug=first.bug_id == second.bug_id)
     bug_id = first.bug_id
-    r1 = desk.reporter(first.report_id, first.capability)
-    r2 = desk.reporter(second.report_id, second.capability)
+    link = RoomLink(rooms, rooms.agent(crew.agents["concierge"]), crew.intake_room,
+                    {first.report_id: "priya", second.report_id: "ravi"})
+    concierge = Concierge(desk, desk.credentials.authenticate(local.tokens["concierge"]), link)
 
-    # 2-3. triage (advisory) and reproduction in the sandbox.
-    engineering.drain(progress=within(progress, "engineering"))
-    bug = desk.bug(bug_id)
-    step("reproduced", state=bug.state, test=bug.reproduction["test_path"] if bug.reproduction else None,
-         failure=bug.reproduction["message"] if bug.reproduction else None)
-    concierge.drain()
+    def card(report_id: str, kind: str) -> str:
+        bug = desk.bug(bug_id)
+        return card_id(f"{bug_id}:notify:{kind}:{bug.round}:{report_id}")
 
-    # 4. the wrong reporter is refused; the original reporter confirms.
+    def answer(person: str, request_id: str, option: str, reason: str | None = None) -> None:
+        rooms.answer_approval(people[person], request_id, option)
+        if reason is not None:
+            title = rooms.approval(people[person], request_id).title
+            rooms.post_message(people[person], crew.intake_room, answer_note(title, option.title(), reason))
+
+    crew_thread = CrewThread(desk, crew, eng_actor)
     try:
-        outsider = desk.submit_report({"title": "A huge price gives an infinite total", "component": "checkout",
-                                         "actual": "total shows inf"}, client="192.0.2.1")
-        desk.confirm(desk.reporter(outsider.report_id, outsider.capability), "yes", bug_id=bug_id)
-        step("wrong reporter", outcome="accepted (unexpected)")
-    except RefusedError as exc:
-        step("wrong reporter", outcome="refused", why=exc.message)
-    t_confirm = _stamp()
-    desk.confirm(r1, "yes", bug_id=bug_id)
+        # 2-3. the manager hands the reproduction over in the engineering room; the desk measures it.
+        _until(lambda: desk.bug(bug_id).state == "awaiting_reporter", "the reproduction")
+        bug = desk.bug(bug_id)
+        step("reproduced", state=bug.state, test=bug.reproduction["test_path"] if bug.reproduction else None,
+             failure=bug.reproduction["message"] if bug.reproduction else None)
+        concierge.drain()
 
-    # 5. the fixer drafts; the desk measures; a draft change request goes to a human owner.
-    engineering.drain(progress=within(progress, "engineering"))
-    t_draft = _stamp()
-    bug = desk.bug(bug_id)
-    step("draft", state=bug.state, change=bug.change)
-    try:
-        desk.approve(eng_actor, bug_id, bug.change["head"] if bug.change else "")
-        step("engineering approves", outcome="accepted (unexpected)")
-    except RefusedError as exc:
-        step("engineering approves", outcome="refused", why=exc.message)
+        # 4. the wrong reporter is refused; the original reporter says yes on her card.
+        try:
+            outsider = desk.submit_report({"title": "A huge price gives an infinite total", "component": "checkout",
+                                           "actual": "total shows inf"}, client="192.0.2.1")
+            desk.confirm(desk.reporter(outsider.report_id, outsider.capability), "yes", bug_id=bug_id)
+            step("wrong reporter", outcome="accepted (unexpected)")
+        except RefusedError as exc:
+            step("wrong reporter", outcome="refused", why=exc.message)
+        t_confirm = _stamp()
+        answer("priya", card(first.report_id, "reproduced"), "yes")
+        step("card answered", outcomes=[a["outcome"] for a in concierge.collect_answers()])
+
+        # 5. the fixer drafts through the room; the desk measures; a draft goes to a human owner.
+        _until(lambda: desk.bug(bug_id).state == "in_review", "the draft")
+        t_draft = _stamp()
+        bug = desk.bug(bug_id)
+        step("draft", state=bug.state, change=bug.change)
+        try:
+            desk.approve(eng_actor, bug_id, bug.change["head"] if bug.change else "")
+            step("engineering approves", outcome="accepted (unexpected)")
+        except RefusedError as exc:
+            step("engineering approves", outcome="refused", why=exc.message)
+        reviewer = rooms.agent(crew.agents["reviewer"])
+        rooms.post_message(reviewer, crew.engineering_room, f"approve {bug_id} round=1",
+                           target_names=[agent_name("manager")])
+        _until(lambda: len(crew_commands.refusals(ledger)) == 1, "the refusal of an agent's approve")
+        step("agent approves in the room", outcome="refused",
+             why=crew_commands.refusals(ledger)[0]["why"])
+    finally:
+        crew_thread.stop()
 
     # 6. a human reviews the exact head in the forge and merges; the signed webhooks record it.
     assert bug.change is not None
@@ -107,25 +154,32 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     step("released", **result, state=desk.bug(bug_id).state)
     concierge.drain()
 
-    # 8. the first reporter says yes; the second says no, with a reason, and the bug reopens.
-    desk.verify_release(r1, "yes", bug_id=bug_id)
+    # 8. the first reporter says yes on her card; the second says no, with a reason, and it reopens.
+    answer("priya", card(first.report_id, "released"), "yes")
+    concierge.collect_answers()
     t_verified = _stamp()
     verified_state = desk.bug(bug_id).state
-    desk.verify_release(r2, "no", "With two items at 100 and SAVE300 I still see a negative total on my phone.",
-                        bug_id=bug_id)
+    answer("ravi", card(second.report_id, "released"), "no",
+           "With two items at 100 and SAVE300 I still see a negative total on my phone.")
+    concierge.collect_answers()
     final = desk.bug(bug_id)
     step("verified then reopened", verified=verified_state, final=final.state, round=final.round)
     chain = verify_chain(ledger)
     states = {b.bug_id: b.state for b in desk.bugs()}
+    handoffs = [crew_commands.strip_mentions(m["body"]).split(" [ref")[0]
+                for m in rooms.read_messages(owner, crew.engineering_room, 0, 1000)
+                if m["sender"] in crew.senders.values() and m["sender"] != crew.senders["reviewer"]]
     return {
         "ok": verified_state == "verified" and final.state == "reopened" and chain.ok,
         "steps": steps,
         "seconds_confirmation_to_draft": round(t_draft - t_confirm, 2),
         "seconds_merge_to_verified_release": round(t_verified - t_merge, 2),
         "final_states": states,
-        "tracking_first": desk.track(r1)["state"],
+        "tracking_first": desk.track(desk.reporter(first.report_id, first.capability))["state"],
         "ledger_chain_ok": chain.ok,
+        "crew_handoffs": handoffs,
         "evidence_kinds": {"reproduction": "measured", "triage": "simulated (scripted agent)",
+                           "crew proposals": "simulated (scripted agents)", "reports": "reported",
                            "people": "simulated (scripted)"},
     }
 
@@ -139,6 +193,7 @@ def demo_desk(as_json: bool, progress: Progress) -> dict[str, Any]:
         for s in summary["steps"]:
             detail = ", ".join(f"{k}={v}" for k, v in s.items() if k != "step" and not isinstance(v, dict))
             console.print(f"[bold]{s['step']}[/bold]: {detail}")
+        console.print(f"crew hand-offs in the engineering room: {'; '.join(summary['crew_handoffs'])}")
         console.print(f"confirmation -> draft: {summary['seconds_confirmation_to_draft']} s; "
                       f"merge -> verified release: {summary['seconds_merge_to_verified_release']} s")
         console.print(f"final states: {summary['final_states']} (labelled simulated: scripted agents and people)")

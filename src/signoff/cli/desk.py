@@ -15,6 +15,8 @@ from signoff.kernel.errors import UsageError
 app = typer.Typer(no_args_is_help=True)
 forge_app = typer.Typer(no_args_is_help=True)
 app.add_typer(forge_app, name="forge", help="The local forge: change requests, reviews, webhook deliveries.")
+crew_app = typer.Typer()
+app.add_typer(crew_app, name="crew", help="The desk crew: room agents, their rooms and policies, their status.")
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Token = Annotated[str | None, typer.Option("--token", envvar="SIGNOFF_DESK_TOKEN",
@@ -256,3 +258,115 @@ def forge_secret() -> None:
     desk.webhook_secret()
     console.print(str(settings().home / "desk" / "webhook.secret"))
 
+
+
+@crew_app.callback(invoke_without_command=True)
+def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
+             help="The server running the crew (default: [rooms] url); without one, this process's view.")] = None,
+         token: Token = None, as_json: Json = False) -> None:
+    """Each crew role's status (connected only with an open stream and a heartbeat under 90 s),
+    the policy drift and the refused commands, as the server sees them."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from signoff.desk.crew_status import crew_view
+    from signoff.rooms import RoomService
+    from signoff.rooms.client import RoomsConfig
+
+    server = url or RoomsConfig.from_settings(settings()).url
+    if server is not None:
+        out = _server_crew(server, token)
+    else:
+        desk = _desk()
+        out = crew_view(desk.ledger, RoomService(desk.ledger))
+        out["view"] = "this process (the embedded server): a crew running elsewhere shows as not running"
+    if as_json:
+        print_json(out)
+        return
+    if not out["set_up"]:
+        console.print("the desk has no crew yet: run `signoff desk crew setup --owner <user>`")
+        return
+    if "view" in out:
+        console.print(f"view: {out['view']}")
+    for r in out["roles"]:
+        beat = "no heartbeat" if r["last_beat_seconds"] is None else f"last heartbeat {r['last_beat_seconds']} s ago"
+        console.print(f"{r['role']:<11} {r['agent']:<16} {r['state']:<12} {beat}")
+    for d in out["drift"]:
+        console.print(f"policy drift: {d}")
+    for r in out["refusals"]:
+        console.print(f"refused: {r['sender_role'] or r['sender']} sent {r['text']!r}: {r['why']}")
+
+
+def _server_crew(url: str, token: str | None) -> Any:
+    import httpx
+
+    from signoff.kernel.errors import UnavailableError
+    from signoff.kernel.wire import error_of
+
+    if not token:
+        raise UsageError("reading the crew from a server needs an owner credential",
+                         "pass --token or set SIGNOFF_DESK_TOKEN")
+    try:
+        response = httpx.get(f"{url.rstrip('/')}/desk/crew", headers={"Authorization": f"Bearer {token}"},
+                             timeout=30)
+    except httpx.TransportError as exc:
+        raise UnavailableError(f"cannot reach {url}: {exc!r}", "is `signoff serve` running there?") from exc
+    if response.status_code >= 400:
+        raise error_of(response, f"GET {url}/desk/crew", "check the owner credential")
+    return response.json()
+
+
+@crew_app.command("setup")
+def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns the crew (a person).")],
+               as_json: Json = False) -> None:
+    """Register the crew as room agents (keys to the rooms keys file, mode 0600), create the public
+    intake and engineering rooms, set each agent's addressing policy and read it back. Run again,
+    it reports any drift and sets the policies again."""
+    from signoff.desk import crew as crew_setup_module
+    from signoff.rooms import RoomService
+
+    desk = _desk()
+    crew, drift = crew_setup_module.setup(RoomService(desk.ledger), settings(), owner)
+    out = crew.as_json() | {"drift_found": drift}
+    if as_json:
+        print_json(out)
+        return
+    for role, agent_id in crew.agents.items():
+        console.print(f"{role:<11} {crew_setup_module.agent_name(role):<16} {agent_id}")
+    console.print(f"intake room {crew.intake_room}; engineering room {crew.engineering_room}")
+    for d in drift:
+        console.print(f"drift found and corrected: {d}")
+    console.print("policies set and read back: as the desk set them")
+
+
+@crew_app.command("run")
+def crew_run(role: Annotated[list[str] | None, typer.Option(
+                 "--role", help="A role to run (repeat; default: manager, reproducer and fixer).")] = None,
+             url: Annotated[str | None, typer.Option(
+                 help="The rooms server (`signoff serve` on this home); default: [rooms] url, else in process.")]
+             = None,
+             token: Token = None) -> None:
+    """Run crew members until stopped (SIGTERM or Ctrl-C): each an agent loop in the engineering
+    room. The manager needs the engineering credential (--token or SIGNOFF_DESK_TOKEN)."""
+    import asyncio
+
+    from signoff.desk import crew_agents
+    from signoff.desk.crew import require_crew
+
+    roles = list(role or crew_agents.PROCESS_ROLES)
+    for r in roles:
+        if r not in crew_agents.PROCESS_ROLES:
+            raise UsageError(f"{r!r} does not run as a crew process",
+                             f"run one of {', '.join(crew_agents.PROCESS_ROLES)}")
+    desk = _desk()
+    crew = require_crew(desk.ledger)
+    engineering = _actor(desk, token) if "manager" in roles else None
+    if engineering is not None and engineering.role != "engineering":
+        raise UsageError("the manager needs the engineering credential", "pass the dke_... token")
+    asyncio.run(crew_agents.serve_crew(desk, crew, roles, url or _rooms_url(), engineering,
+                                       lambda line: console.print(line)))
+
+
+def _rooms_url() -> str | None:
+    from signoff.rooms.client import RoomsConfig
+
+    return RoomsConfig.from_settings(settings()).url

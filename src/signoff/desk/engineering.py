@@ -28,6 +28,53 @@ def _agent_info(proposal: Any) -> dict[str, Any]:
             "call_id": proposal.record.get("call_id")}
 
 
+# -- work orders and proposals: what an agent is given and what it gives back ---------------------
+# Shared by this service (in-process calls) and the crew (the same orders carried through rooms).
+
+def reproduction_order(desk: Desk, actor: DeskCaller, bug_id: str, round_: int) -> dict[str, Any]:
+    d = desk.dossier(actor, bug_id)
+    return {"bug_id": bug_id, "round": round_, "test_path": desk.config.test_path(bug_id),
+            "rejected_tests": d["rejected_tests"], "module": "shoplite.checkout"}
+
+
+def propose_reproduction(desk: Desk, order: dict[str, Any], report: str, script: str = SCRIPT,
+                         client: str = "desk-engineering") -> dict[str, Any]:
+    """The reproducer's test for a work order (ProposalRejected when its output is refused)."""
+    agent = agent_for("reproducer", desk.settings, desk.ledger, script=script)
+    prop = agent.propose({"test_path": order["test_path"], "round": order["round"],
+                          "rejected_tests": order["rejected_tests"], "module": order["module"]},
+                         {"report": report}, client=client, case_id=order["bug_id"],
+                         allowed_paths=[order["test_path"]])
+    return {"test_path": prop.output["test_path"], "test_source": prop.output["test_source"],
+            "agent": _agent_info(prop)}
+
+
+def fix_order(desk: Desk, actor: DeskCaller, bug_id: str, round_: int) -> dict[str, Any]:
+    """The fixer's work order: the confirmed test and the files it may change, read at the base."""
+    d = desk.dossier(actor, bug_id)
+    repro = d["reproduction"]
+    cfg = desk.config
+    files: dict[str, str] = {}
+    for path in git.tracked_paths(desk.forge.path(cfg.repo), repro["base"]):
+        if any(fnmatch.fnmatchcase(path, g) for g in cfg.fix_paths):
+            files[path] = desk.forge.read(cfg.repo, repro["base"], path) or ""
+    return {"bug_id": bug_id, "round": round_, "attempt": desk.bug(bug_id).fix_attempts + 1, "files": files,
+            "test": {"path": repro["test_path"], "source": repro["test_source"], "failure": repro["message"]},
+            "max_files": cfg.max_fix_files, "fix_paths": list(cfg.fix_paths)}
+
+
+def propose_fix(desk: Desk, order: dict[str, Any], report: str, script: str = SCRIPT,
+                client: str = "desk-engineering") -> dict[str, Any]:
+    """The fixer's change for a work order (ProposalRejected when its output is refused)."""
+    agent = agent_for("fixer", desk.settings, desk.ledger, script=script)
+    prop = agent.propose({"files": order["files"], "test": order["test"], "attempt": order["attempt"],
+                          "max_files": order["max_files"]},
+                         {"report": report}, client=client, case_id=order["bug_id"],
+                         allowed_paths=list(order["fix_paths"]))
+    return {"files": {f["path"]: f["content"] for f in prop.output["files"]},
+            "summary": prop.output.get("summary", ""), "agent": _agent_info(prop)}
+
+
 class EngineeringService:
     def __init__(self, desk: Desk, actor: DeskCaller, script: str = SCRIPT) -> None:
         # Checked before any job is claimed: a worker without the authority must not lease work.
@@ -94,17 +141,12 @@ class EngineeringService:
 
     def reproduce(self, bug_id: str, round_: int) -> None:
         d = self._dossier(bug_id)
-        path = self.desk.config.test_path(bug_id)
-        agent = agent_for("reproducer", self.desk.settings, self.desk.ledger, script=self.script)
         try:
-            prop = agent.propose({"test_path": path, "round": round_, "rejected_tests": d["rejected_tests"],
-                                  "module": "shoplite.checkout"},
-                                 {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id,
-                                 allowed_paths=[path])
+            out = propose_reproduction(self.desk, reproduction_order(self.desk, self.actor, bug_id, round_),
+                                       "\n\n".join(d["dossiers"]), self.script)
         except ProposalRejected as exc:
             raise RefusedError(f"reproducer proposal rejected: {exc.message}", "the job is retried") from exc
-        self.desk.submit_reproduction(self.actor, bug_id, round_, prop.output["test_path"],
-                                      prop.output["test_source"], _agent_info(prop))
+        self.desk.submit_reproduction(self.actor, bug_id, round_, out["test_path"], out["test_source"], out["agent"])
 
     def review_test(self, bug_id: str, round_: int, key: str | None = None) -> None:
         d = self._dossier(bug_id)
@@ -126,32 +168,20 @@ class EngineeringService:
 
     def fix(self, bug_id: str, round_: int) -> None:
         d = self._dossier(bug_id)
-        repro = d["reproduction"]
-        cfg = self.desk.config
-        base = repro["base"]
-        bug = self.desk.bug(bug_id)
-        files: dict[str, str] = {}
-        listing = git.tracked_paths(self.desk.forge.path(cfg.repo), base)
-        for path in listing:
-            if any(fnmatch.fnmatchcase(path, g) for g in cfg.fix_paths):
-                files[path] = self.desk.forge.read(cfg.repo, base, path) or ""
-        agent = agent_for("fixer", self.desk.settings, self.desk.ledger, script=self.script)
-        attempt = bug.fix_attempts + 1
+        order = fix_order(self.desk, self.actor, bug_id, round_)
         try:
-            prop = agent.propose({"files": files, "test": {"path": repro["test_path"], "source": repro["test_source"],
-                                                           "failure": repro["message"]},
-                                  "attempt": attempt, "max_files": cfg.max_fix_files},
-                                 {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id,
-                                 allowed_paths=list(cfg.fix_paths))
-            out = {f["path"]: f["content"] for f in prop.output["files"]}
-            info = _agent_info(prop)
+            out = propose_fix(self.desk, order, "\n\n".join(d["dossiers"]), self.script)
         except ProposalRejected as exc:
-            self.desk.fix_failed(self.actor, bug_id, round_, attempt, f"proposal rejected: {exc.message}",
+            self.desk.fix_failed(self.actor, bug_id, round_, order["attempt"], f"proposal rejected: {exc.message}",
                                  {"kind": "advisory"})
             return
-        try:
-            self.desk.submit_fix(self.actor, bug_id, round_, attempt, out, prop.output.get("summary", ""), info)
-        except (RefusedError, ConflictError):
-            # A refused proposal is recorded by the desk as a failed attempt (and retried or handed to a
-            # human there); a conflict means the bug moved on. Either way this job is done.
-            return
+        submit_fix(self.desk, self.actor, bug_id, round_, order["attempt"], out)
+
+
+def submit_fix(desk: Desk, actor: DeskCaller, bug_id: str, round_: int, attempt: int, out: dict[str, Any]) -> None:
+    try:
+        desk.submit_fix(actor, bug_id, round_, attempt, out["files"], out["summary"], out["agent"])
+    except (RefusedError, ConflictError):
+        # A refused proposal is recorded by the desk as a failed attempt (and retried or handed to a
+        # human there); a conflict means the bug moved on. Either way this job is done.
+        return

@@ -5,7 +5,9 @@ notice to the reporter's tracking page (ledger case `desk/inbox/<report>`, idemp
 id) and, where the report is linked to a room user, asks an approval card whose request id derives
 from the job id (uuid5), so a retried delivery asks the same card. Card answers are collected by
 `collect_answers`: a wrong responder's answer is discarded by the rooms layer; a stale answer (the
-bug moved on) is acknowledged and dropped.
+bug moved on) is acknowledged and dropped. A "no" carries the reason its reporter posted with the
+answer (the web console's answer form posts it), through the airlock; without one the reporter is
+asked for it on the tracking page.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signoff.desk.credentials import DeskCaller, require
-from signoff.desk.workflow import NOTIFY, Desk
+from signoff.desk.workflow import NOTIFY, Desk, Quarantined
 from signoff.kernel.errors import ConflictError
 from signoff.ledger import Job, NewEvent, Outbox, Worker
 
@@ -106,8 +108,9 @@ class Concierge:
         return self.worker.drain(limit)
 
     def collect_answers(self) -> list[dict[str, Any]]:
-        """Apply answered cards once. "yes" confirms or verifies; "no" needs a reason, so the
-        reporter is asked for it on the tracking page and nothing changes until it arrives."""
+        """Apply answered cards once. "yes" confirms or verifies; "no" needs the reason the reporter
+        posted with it (through the airlock): without one, or with one the airlock holds, the reporter
+        is asked for it on the tracking page and nothing changes until it arrives."""
         if self.link is None:
             return []
         out = []
@@ -136,16 +139,24 @@ class Concierge:
             return base | {"outcome": "expired"}
         reporter = DeskCaller("reporter", rid, report_id=rid)
         answer = "yes" if card.state == "accepted" else "no"
+        reason = None
         if answer == "no":
-            return base | {"outcome": "needs_reason", "note": "a 'no' needs a reason on the tracking page"}
+            # The reason the reporter posted with the answer, if any; it passes the airlock like a
+            # reason given on the tracking page (the desk's answer steps filter it).
+            reason = self.link.rooms.answer_reason(self.link.agent, card.request_id) if self.link else None
+            if reason is None:
+                return base | {"outcome": "needs_reason", "note": "a 'no' needs a reason on the tracking page"}
         try:
             if notice["kind"] == "reproduced":
-                self.desk.confirm(reporter, "yes", bug_id=notice["bug_id"], round_=notice["round"])
+                self.desk.confirm(reporter, answer, reason, bug_id=notice["bug_id"], round_=notice["round"])
             else:
                 bug = self.desk.bug(notice["bug_id"])
                 if bug.round != notice["round"]:
                     raise ConflictError("stale", "")
-                self.desk.verify_release(reporter, "yes", bug_id=notice["bug_id"])
+                self.desk.verify_release(reporter, answer, reason, bug_id=notice["bug_id"])
         except ConflictError:
             return base | {"outcome": "stale", "note": "the bug moved on; answer acknowledged and dropped"}
+        except Quarantined as exc:
+            return base | {"outcome": "reason_held", "families": list(exc.families),
+                           "note": "the reason could not be accepted; the reporter is asked again on the tracking page"}
         return base | {"outcome": "applied", "answer": answer}

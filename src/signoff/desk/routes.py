@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from signoff.desk import credentials
 from signoff.desk.credentials import DeskCaller, require
+from signoff.desk.crew_status import crew_view
 from signoff.desk.notify import Concierge
 from signoff.desk.workflow import ENGINEERING, Desk, Quarantined, forge_for
 from signoff.kernel.errors import Unauthenticated
@@ -226,6 +227,13 @@ def routers(settings: Settings) -> list[APIRouter]:
         desk = desk_of(request)
         desk.add_note(actor(desk, authorization), bug_id, body.kind, body.note, {"kind": "advisory"})
         return {"ok": True}
+
+    @router.get("/crew")
+    @_http_errors
+    def crew(request: Request, authorization: Auth = None) -> Any:
+        desk = desk_of(request)
+        require(actor(desk, authorization), "owner", what="read the crew's status")
+        return crew_view(desk.ledger, request.app.state.rooms)
 
     # -- concierge ---------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, Us
 from signoff.ledger import Event, NewEvent
 from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
+from signoff.rooms.messages import Messages
 from signoff.rooms.model import Approval, ApprovalOption, Principal, check_text
 from signoff.rooms.store import RoomStore, loads
 from signoff.rooms.tables import rooms_approvals
@@ -27,11 +28,23 @@ def _case(request_id: str) -> str:
     return f"rooms.approval.{request_id}"
 
 
+def answer_note(title: str, label: str, reason: str) -> str:
+    """The message a person posts with their answer, giving its reason (the web console does)."""
+    return f"Answered \u201c{title}\u201d: {label}. Reason: {reason.strip()}"
+
+
+def _reason_in(body: str, title: str, label: str) -> str | None:
+    head = answer_note(title, label, "")
+    return body[len(head):].strip() or None if body.startswith(head) else None
+
+
 class Approvals:
-    def __init__(self, store: RoomStore, identities: Identities, membership: Membership) -> None:
+    def __init__(self, store: RoomStore, identities: Identities, membership: Membership,
+                 messages: Messages) -> None:
         self.store = store
         self.identities = identities
         self.membership = membership
+        self.messages = messages
 
     def _card(self, request_id: str) -> Approval:
         row = self.store.one(select(rooms_approvals).where(rooms_approvals.c.request_id == request_id))
@@ -153,6 +166,30 @@ class Approvals:
         if self.store.ledger.update(_case(request_id), decide).seqs:
             self.store.projector.catch_up()
         return dict(outcome)
+
+    def answer_reason(self, actor: Principal, request_id: str) -> str | None:
+        """The reason the card's deciding responder posted with their answer (`answer_note`, in the
+        card's room, after the answer), or None. Only that person's own post counts: a reason typed
+        by anyone else, or posted before they answered, is not theirs for this card."""
+        card = self._visible(actor, request_id)
+        decided = [e for e in self.store.ledger.read(_case(request_id)) if e.type == "approval.answered"]
+        if not decided:
+            return None
+        answer = decided[0].payload
+        label = next((o.label for o in card.options if o.id == answer["option_id"]), None)
+        if label is None:
+            return None
+        after = decided[0].seq
+        while True:
+            page = self.messages.read_messages(actor, card.room_id, after, 500)
+            for m in page:
+                if m["sender"] == answer["responder"] and not m["auto_reply"]:
+                    found = _reason_in(m["body"], card.title, label)
+                    if found is not None:
+                        return found
+            if len(page) < 500:
+                return None
+            after = page[-1]["sequence"]
 
     def expire_approvals(self) -> list[str]:
         """Record the `expired` outcome of every pending card past its time."""

@@ -47,12 +47,14 @@ class Notifier:
             if self._counters.get(key, 0) != seen:
                 return True
             self._waiters.setdefault(key, set()).add(entry)
+        # Not asyncio.wait_for: on Python 3.11 a cancellation racing the event's wake-up could leave
+        # the cancelled stream waiting forever (a client's close() then hung).
+        waiter = asyncio.ensure_future(event.wait())
         try:
-            await asyncio.wait_for(event.wait(), timeout)
-            return True
-        except TimeoutError:
-            return self.version(key) != seen
+            done, _ = await asyncio.wait({waiter}, timeout=timeout)
+            return bool(done) or self.version(key) != seen
         finally:
+            waiter.cancel()
             with self._lock:
                 waiters = self._waiters.get(key)
                 if waiters is not None:

@@ -50,7 +50,7 @@ class RoomService:
         self.messages = messages = Messages(store, identities, membership, roles)
         documents = Documents(store, membership)
         self.references = references = References(store, membership, documents)
-        self.approvals = approvals = Approvals(store, identities, membership)
+        self.approvals = approvals = Approvals(store, identities, membership, messages)
         self.streams = streams = Streams(store)
 
         # The public surface, one name per operation (each defined in its aggregate's module).
@@ -87,6 +87,7 @@ class RoomService:
         self.request_approval, self.approval, self.pending_approvals = (
             approvals.request_approval, approvals.approval, approvals.pending_approvals)
         self.answer_approval, self.expire_approvals = approvals.answer_approval, approvals.expire_approvals
+        self.answer_reason = approvals.answer_reason
         self.head, self.agent_events, self.recent_events = streams.head, streams.agent_events, streams.recent_events
         self.last_agent_seq, self.subscribe = streams.last_agent_seq, streams.subscribe
 

@@ -1,6 +1,8 @@
 """The desk's pages for owners: the bug board by state, and a bug's page (dossiers labelled
 untrusted, the reproduction, advisory notes labelled advisory, the change as a diff with its tier,
 the approvals so far and what is still missing), with "approve this exact head" and "merge".
+The crew page shows each crew role's status from the server's own view of its connections
+(heartbeats), the policy drift and the commands it refused.
 The desk decides every step; a refusal is shown with its reason and what to do."""
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
 from signoff.desk import Desk, DeskCaller
+from signoff.desk.crew_status import crew_view
 from signoff.desk.local import LocalDesk
 from signoff.kernel.errors import RefusedError, UnavailableError
 from signoff.web.desk_access import desk_of, desk_owner
 from signoff.web.evidence_pages import verified
 from signoff.web.render import PageRoute, page
-from signoff.web.state import checked_form, signed_in
+from signoff.web.state import checked_form, signed_in, web_state
 
 router = APIRouter(route_class=PageRoute)
 STATES = ("reproducing", "awaiting_reporter", "fixing", "in_review", "needs_human", "reopened", "merged",
@@ -98,3 +101,9 @@ async def merge(request: Request, bug_id: str) -> Response:
     # The desk records a merge only from the forge's signed webhook: deliver the local forge's now.
     LocalDesk(desk).deliver_webhooks()
     return RedirectResponse(f"/bugs/{bug_id}", status_code=303)
+
+
+@router.get("/crew")
+def crew_page(request: Request) -> Response:
+    desk, _ = _owner(request)
+    return page(request, "crew.html", crew=crew_view(desk.ledger, web_state(request).rooms))

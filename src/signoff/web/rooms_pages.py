@@ -14,6 +14,7 @@ from fastapi.responses import RedirectResponse, StreamingResponse
 
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 from signoff.rooms import Approval, Principal, RoomService
+from signoff.rooms.approvals import answer_note
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
 
@@ -129,7 +130,7 @@ async def answer(request: Request) -> Response:
                             "the first answer decides; nothing was changed")
     label = next(o.label for o in card.options if o.id == option_id)
     try:
-        rooms.post_message(user, card.room_id, f"Answered \u201c{card.title}\u201d: {label}. Reason: {reason.strip()}")
+        rooms.post_message(user, card.room_id, answer_note(card.title, label, reason))
     except RefusedError as exc:
         raise ConflictError(f"your answer ({label}) was recorded, but the reason could not be posted: {exc.message}",
                             "ask the room's owner to add you, then post the reason in the room") from exc

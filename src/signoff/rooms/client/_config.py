@@ -123,8 +123,12 @@ class RoomsConfig:
                                              overwrite=overwrite)
             stored[role.role] = {"name": role.name, "agent_id": done[role.role].agent_id,
                                  "api_key": done[role.role].api_key}
-            write_private_json(self.keys_path, {"url": self.url, "agents": stored})  # each key as soon as it exists
+            self.store_keys(stored)  # each key as soon as it exists
         return done
+
+    def store_keys(self, agents: dict[str, dict[str, str]]) -> None:
+        """Replace the keys file's agents (role -> {name, agent_id, api_key}) for this server."""
+        write_private_json(self.keys_path, {"url": self.url, "agents": agents})
 
     def agent_transport(self, role: str) -> HttpTransport:
         found = self.key(role)

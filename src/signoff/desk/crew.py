@@ -1,0 +1,186 @@
+"""The desk crew: six room agents with their own keys, the rooms they work in, and who may address
+whom there. The ledger stays the authority (`signoff.desk.workflow`); the rooms carry the work and
+the answers, and the server's addressing policies are the boundary between the public side and the
+engineering side.
+
+    public intake room      the concierge and the reporters; anyone there may address the concierge
+    engineering room        the manager, reproducer, fixer, reviewer and smoke, and the owner
+    bug room (one per bug)  the same engineering identities and the owner; holds the bug's dossier
+
+Only the owner and the four engineering agents (answering it) may address the manager, and only the
+manager and the owner may address the other engineering agents, and only in rooms of the desk's
+engineering room group (a group is named by its
+id, which nobody else can choose). The concierge is not on the engineering side at all: the public
+side has no path to it. Setting up writes the policies and reads them back; `drift` compares what
+the server holds with what the desk set.
+
+The record (agent ids, room ids, the group, the policies) is ledger case `desk/crew`; the agents'
+keys are written once to the rooms keys file (mode 0600), never to the ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger, NewEvent
+from signoff.rooms import RoomService
+from signoff.rooms.client import AgentStore, RoomsConfig, agent_case
+from signoff.rooms.model import Principal
+
+CASE = "desk/crew"
+ROLES: dict[str, str] = {
+    "concierge": "public-facing: answers reporters; no repository access, cannot run code",
+    "manager": "hands engineering work over to the crew and checks what comes back",
+    "reproducer": "writes a failing test from the dossier",
+    "fixer": "drafts a change that makes the reproduction pass",
+    "reviewer": "reviews tests and drafts (advisory only)",
+    "smoke": "deployment acceptance: checks the live release",
+}
+ENGINEERING_ROLES = ("manager", "reproducer", "fixer", "reviewer", "smoke")
+GROUP = "desk-engineering"
+INTAKE_ROOM = "desk-intake"
+ENGINEERING_ROOM = "desk-engineering"
+
+
+def agent_name(role: str) -> str:
+    return f"desk-{role}"
+
+
+def key_role(role: str) -> str:
+    """The crew role's entry in the rooms keys file."""
+    return f"desk.{role}"
+
+
+@dataclass(frozen=True)
+class Crew:
+    """What setup recorded: who the crew is on the server, where it works, and the policies set."""
+
+    owner_user_id: str
+    owner_name: str
+    group_id: str
+    intake_room: str
+    engineering_room: str
+    agents: dict[str, str]  # role -> agent id
+    policies: dict[str, dict[str, Any]]
+    senders: dict[str, str]  # role -> the sender id the server writes on its messages (opaque)
+
+    def role_of(self, agent_id: str) -> str | None:
+        return next((r for r, a in self.agents.items() if a == agent_id), None)
+
+    def role_of_sender(self, sender: object) -> str | None:
+        return next((r for r, s in self.senders.items() if s == sender), None)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"owner_user_id": self.owner_user_id, "owner_name": self.owner_name, "group_id": self.group_id,
+                "intake_room": self.intake_room, "engineering_room": self.engineering_room,
+                "agents": dict(self.agents), "policies": dict(self.policies), "senders": dict(self.senders)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Crew:
+        return cls(data["owner_user_id"], data["owner_name"], data["group_id"], data["intake_room"],
+                   data["engineering_room"], dict(data["agents"]), dict(data["policies"]), dict(data["senders"]))
+
+
+def policies(owner_user_id: str, group_id: str, intake_room: str, agents: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Who may address each role. Every list is explicit: a missing dimension would mean "anyone"."""
+    def rule(**fields: Any) -> dict[str, Any]:
+        return {"rooms": "*", "room_groups": "*", "users": [], "agents": [], "owner": False,
+                "owner_agents": False, **fields}
+
+    workers = [agents[r] for r in ENGINEERING_ROLES[1:]]
+    out: dict[str, dict[str, Any]] = {
+        "concierge": {"rules": [rule(rooms=[intake_room], users="*"), rule(users=[owner_user_id])]},
+        # The crew answers the manager; the manager takes orders from the owner only.
+        "manager": {"rules": [rule(room_groups=[group_id], users=[owner_user_id], agents=workers)]},
+    }
+    for role in ENGINEERING_ROLES[1:]:
+        out[role] = {"rules": [rule(room_groups=[group_id], users=[owner_user_id], agents=[agents["manager"]])]}
+    return out
+
+
+def recorded(ledger: Ledger) -> Crew | None:
+    """The crew as setup last recorded it (None before `signoff desk crew setup`)."""
+    found = None
+    for ev in ledger.read(CASE):
+        if ev.type == "crew.set_up":
+            found = Crew.from_json(ev.payload)
+    return found
+
+
+def require_crew(ledger: Ledger) -> Crew:
+    crew = recorded(ledger)
+    if crew is None:
+        raise NotFoundError("the desk has no crew yet", "run `signoff desk crew setup --owner <user>`")
+    return crew
+
+
+def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew, list[str]]:
+    """Register the crew (owned by `owner_name`, a rooms user), create the group and the two rooms,
+    set every policy and read it back. Run again, it keeps what exists, sets the policies again,
+    and re-keys nothing. Returns the crew and the drift found before the policies were set again."""
+    owner = rooms.user_by_name(owner_name)
+    keys = RoomsConfig.from_settings(settings)
+    if not keys.embedded:
+        raise UsageError("`desk crew setup` writes to this home's own rooms server",
+                         "run it on the server's home (where `signoff serve` runs), without [rooms] url")
+    previous = recorded(rooms.ledger)
+    if previous is not None and previous.owner_user_id != owner.id:
+        raise UsageError(f"the crew belongs to {previous.owner_name}, not {owner_name}",
+                         f"run setup with --owner {previous.owner_name}")
+    stored = keys.keys()
+    agents: dict[str, Principal] = {}
+    for role, description in ROLES.items():
+        name = agent_name(role)
+        try:
+            agents[role] = rooms.agent_by_name(name)
+        except NotFoundError:
+            agents[role], key = rooms.create_agent(owner, name, description)
+            stored[key_role(role)] = {"name": name, "agent_id": agents[role].id, "api_key": key}
+            keys.store_keys(stored)  # each key as soon as it exists: a crash never strands an agent
+    if key_role("manager") not in stored:
+        raise NotFoundError("the crew's keys are missing from the rooms keys file",
+                            f"restore {keys.keys_path} (or re-key the crew with `signoff rooms agent rotate`)")
+    group = previous.group_id if previous else rooms.create_group(owner, GROUP, "the desk's engineering side")["id"]
+    intake = previous.intake_room if previous else rooms.create_room(
+        owner, INTAKE_ROOM, "public intake: reporters and the concierge", [agent_name("concierge")],
+        channel_type="channel_public").id
+    engineering = previous.engineering_room if previous else rooms.create_room(
+        owner, ENGINEERING_ROOM, "the desk's engineering crew and its owner",
+        [agent_name(r) for r in ENGINEERING_ROLES], group_name=GROUP).id
+    wanted = policies(owner.id, group, intake, {r: a.id for r, a in agents.items()})
+    crew = Crew(owner.id, owner.name, group, intake, engineering, {r: a.id for r, a in agents.items()}, wanted,
+                {r: a.sender for r, a in agents.items()})
+    found = drift(rooms, crew) if previous is not None else []
+    for role, policy in wanted.items():
+        rooms.set_policy(owner, agents[role].id, policy)
+    after = drift(rooms, crew)
+    if after:
+        raise UsageError(f"the server did not keep the crew's policies: {'; '.join(after)}",
+                         "check that this is the desk's rooms server and run setup again")
+    if previous != crew:
+        rooms.ledger.append(CASE, None, [NewEvent("crew.set_up", crew.as_json())])
+    _start_cursors(rooms, crew)
+    return crew, found
+
+
+def _start_cursors(rooms: RoomService, crew: Crew) -> None:
+    """Each engineering agent's stream starts where the crew was set up, not where its process
+    first connects: a hand-off sent before a member's first start still reaches it."""
+    head = rooms.head()
+    for role in ENGINEERING_ROLES:
+        store = AgentStore(rooms.ledger, agent_case(crew.agents[role]))
+        if crew.engineering_room not in store.state.cursors:
+            store.opened(crew.engineering_room, head)
+
+
+def drift(rooms: RoomService, crew: Crew) -> list[str]:
+    """Each role whose policy on the server is not the one the desk set, in words."""
+    out = []
+    for role, agent_id in crew.agents.items():
+        held = rooms.policy(agent_id)
+        if held != crew.policies[role]:
+            out.append(f"{role}: the server holds {held!r}, the desk set {crew.policies[role]!r}")
+    return out

@@ -1,0 +1,382 @@
+"""The crew at work: the manager, the reproducer and the fixer, each an `AgentLoop` (the rooms
+client's durable runtime) in the engineering room, on the embedded server or over HTTP.
+
+    manager      claims the desk's engineering jobs (the ledger is the authority). For a reproduction
+                 or a fix it writes the bug's room: the dossier and a work order (documents), then
+                 hands the job over with one addressed, keyed message in the engineering room. The
+                 triage and review notes (advisory) it still writes itself, through the engineering
+                 service. When the answer comes back it reads the proposal document and submits it
+                 to the desk with the engineering credential, where the desk measures it.
+    reproducer   on `start_reproduction`: reads the dossier and the work order, asks its model for a
+                 failing test, writes it as a document, answers `propose_reproduction`.
+    fixer        on `start_fix`: the same with the confirmed test and the files it may change,
+                 answering `submit_fix`.
+
+A message is acted on only when it is one of the allowlisted commands (`crew_commands`), its sender
+is the role that command comes from, and it is exactly the message that sender's receipt records
+(message id, addressed flag, room, sender, text: `handoff_matches`, against the receipts the
+sender's own loop keeps in the ledger). A copied or forged hand-off is recorded as ignored; an
+`approve`, `merge` or `deploy` is refused and recorded. Reproducer and fixer hold no desk
+credential and no repository access: their whole input is the room's documents, and they treat
+the dossier as untrusted data.
+
+Each effect is idempotent, so the loops' at-least-once hand-over is safe: hand-offs and answers are
+keyed sends (once per job, once per command message), documents are updated in place, and the
+manager's submissions check that the bug is still where the command says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from signoff.agents import ProposalRejected
+from signoff.desk import bug_rooms, crew_commands
+from signoff.desk.credentials import DeskCaller
+from signoff.desk.crew import Crew, agent_name, key_role
+from signoff.desk.crew_commands import Command
+from signoff.desk.engineering import (
+    SCRIPT,
+    EngineeringService,
+    fix_order,
+    propose_fix,
+    propose_reproduction,
+    reproduction_order,
+    submit_fix,
+)
+from signoff.desk.workflow import ENGINEERING, Desk
+from signoff.kernel.errors import RefusedError, SignoffError
+from signoff.ledger import Job, NewEvent, Outbox, Worker
+from signoff.rooms.client import AgentLoop, AgentStore, RoomsClient, Transport, agent_case
+from signoff.rooms.receipts import Receipt, handoff_matches
+
+PROCESS_ROLES = ("manager", "reproducer", "fixer")
+IGNORED = "desk/crew/ignored"
+ORDER = {"start_reproduction": "work-reproduction-r{round}", "start_fix": "work-fix-r{round}"}
+RESULT = {"propose_reproduction": "reproduction-r{round}", "submit_fix": "fix-r{round}"}
+
+
+def sender_receipt(desk: Desk, crew: Crew, role: str, env: dict[str, Any]) -> tuple[Receipt | None, bool]:
+    """The receipt `role`'s own loop recorded for the message in `env`, if that message is exactly
+    the one it sent (the receipts live in the sender's agent case, written only by its loop); and
+    whether that sender still has a send in flight (its receipt may not be written yet)."""
+    payload = env.get("payload") or {}
+    message_id = payload.get("message_id")
+    state = AgentStore(desk.ledger, agent_case(crew.agents[role])).state
+    for receipt in state.sent.values():
+        if receipt.message_id == message_id and handoff_matches(env, receipt):
+            return receipt, False
+    return None, bool(state.sending - set(state.sent))
+
+
+async def await_receipt(desk: Desk, crew: Crew, role: str, env: dict[str, Any],
+                        patience: float = 30.0) -> Receipt | None:
+    """`sender_receipt`, waiting while the sender has a send in flight: a receiver can see a
+    message before its sender has written the server's answer down. A copy, posted while the
+    sender sends nothing, is answered at once."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + patience
+    while True:
+        receipt, in_flight = await asyncio.to_thread(sender_receipt, desk, crew, role, env)
+        if receipt is not None or not in_flight or loop.time() > deadline:
+            return receipt
+        await asyncio.sleep(0.05)
+
+
+def ignored(desk: Desk) -> list[dict[str, Any]]:
+    """Commands a crew member ignored (wrong sender, no matching receipt), newest last."""
+    return [dict(e.payload) for e in desk.ledger.read(IGNORED)]
+
+
+@dataclass
+class Member:
+    """One crew role's behaviour, run by `run_member` on an `AgentLoop`."""
+
+    role: str
+    desk: Desk
+    crew: Crew
+    transport: Transport
+    engineering: DeskCaller | None = None  # the manager's desk credential
+    script: str = SCRIPT
+    loop: AgentLoop | None = field(default=None, repr=False)
+
+    # -- receiving ------------------------------------------------------------------------------
+
+    async def on_event(self, loop: AgentLoop, env: dict[str, Any]) -> None:
+        payload = env.get("payload") or {}
+        if env.get("type") != "message" or payload.get("addressed") is not True:
+            return
+        body = str(payload.get("body", ""))
+        sender = payload.get("sender")
+        sender_role = self.crew.role_of_sender(sender)
+        try:
+            command = crew_commands.parse(body)
+        except RefusedError as exc:
+            await asyncio.to_thread(crew_commands.record_refusal, self.desk.ledger, str(payload.get("message_id")),
+                                    str(env.get("room_id")), str(sender), sender_role, body, exc.message)
+            return
+        if command is None:
+            return  # plain talk: nothing to act on
+        why = await self._refuse(command, sender_role, env)
+        if why is not None:
+            await asyncio.to_thread(self._ignore, env, command, sender_role, why)
+            return
+        await self.act(command, env)
+
+    async def _refuse(self, command: Command, sender_role: str | None, env: dict[str, Any]) -> str | None:
+        if env.get("room_id") != self.crew.engineering_room:
+            return "crew commands are taken only in the engineering room"
+        if not crew_commands.accepts(command, sender_role, self.role):
+            return f"{command.verb} is not for {self.role} from {sender_role or 'this sender'}"
+        assert sender_role is not None
+        if await await_receipt(self.desk, self.crew, sender_role, env) is None:
+            return f"no receipt of {sender_role} matches this message (a copy, or edited)"
+        return None
+
+    def _ignore(self, env: dict[str, Any], command: Command, sender_role: str | None, why: str) -> None:
+        payload = env.get("payload") or {}
+        self.desk.ledger.append(IGNORED, None, [NewEvent("crew.command_ignored", {
+            "by": self.role, "message_id": payload.get("message_id"), "sender": payload.get("sender"),
+            "sender_role": sender_role, "command": command.text, "why": why})],
+            idempotency_key=f"ignored:{self.role}:{payload.get('message_id')}")
+
+    async def act(self, command: Command, env: dict[str, Any]) -> None:
+        if command.verb == "start_reproduction":
+            await self._reproduce(command, env)
+        elif command.verb == "start_fix":
+            await self._fix(command, env)
+        elif command.verb == "propose_reproduction":
+            await self._receive_reproduction(command)
+        elif command.verb == "submit_fix":
+            await self._receive_fix(command)
+
+    # -- the bug's room -------------------------------------------------------------------------
+
+    async def _in_bug_room(self, bug_id: str, work: Callable[[RoomsClient, str], Any]) -> Any:
+        """Run `work(client, room_id)` on a connection to the bug's room (the loop itself holds
+        only the engineering room)."""
+        async with RoomsClient(self.transport, heartbeat_interval=3600) as client:
+            room = await (bug_rooms.open_bug_room(client, self.crew, bug_id) if self.role == "manager"
+                          else bug_rooms.find_bug_room(client, self.crew, bug_id))
+            if room is None:
+                raise RefusedError(f"{bug_id} has no room of the desk's crew", "the manager opens it first")
+            await client.connect_to_room(room)
+            return await work(client, room)
+
+    async def _inputs(self, command: Command) -> tuple[str, dict[str, Any]]:
+        """The dossier (untrusted) and the manager's work order for `command`."""
+        manager = self.crew.agents["manager"]
+
+        async def read(client: RoomsClient, room: str) -> tuple[str | None, str | None]:
+            return (await bug_rooms.read_dossier(client, room, manager),
+                    await bug_rooms.read_document(client, ORDER[command.verb].format(round=command.round), manager))
+
+        dossier, order = await self._in_bug_room(command.bug_id, read)
+        if dossier is None or order is None:
+            raise RefusedError(f"the manager's dossier or work order for {command.text} is missing",
+                               "the manager writes both before it hands the work over")
+        return dossier, json.loads(order)
+
+    async def _answer(self, command: Command, env: dict[str, Any], verb: str, result: dict[str, Any]) -> None:
+        assert self.loop is not None
+        name = RESULT[verb].format(round=command.round)
+
+        async def write(client: RoomsClient, room: str) -> str:
+            return await bug_rooms.put_document(client, name, json.dumps(result, sort_keys=True),
+                                                f"{self.role}'s answer to {command.text}")
+
+        await self._in_bug_room(command.bug_id, write)
+        message_id = str((env.get("payload") or {}).get("message_id"))
+        await self.loop.send(self.crew.engineering_room, f"{verb} {command.bug_id} round={command.round}",
+                             key=f"answer:{message_id}", targets=[agent_name("manager")])
+
+    # -- reproducer and fixer -------------------------------------------------------------------
+
+    async def _reproduce(self, command: Command, env: dict[str, Any]) -> None:
+        dossier, order = await self._inputs(command)
+        try:
+            result = await asyncio.to_thread(propose_reproduction, self.desk, order, dossier, self.script,
+                                             "desk-reproducer")
+        except ProposalRejected as exc:
+            raise RefusedError(f"the reproducer's proposal was rejected: {exc.message}",
+                               "an owner resumes the bug or asks again") from exc
+        await self._answer(command, env, "propose_reproduction", result)
+
+    async def _fix(self, command: Command, env: dict[str, Any]) -> None:
+        dossier, order = await self._inputs(command)
+        try:
+            result = await asyncio.to_thread(propose_fix, self.desk, order, dossier, self.script, "desk-fixer")
+        except ProposalRejected as exc:
+            result = {"rejected": exc.message}
+        await self._answer(command, env, "submit_fix", result | {"attempt": order["attempt"]})
+
+    # -- manager: answers -----------------------------------------------------------------------
+
+    async def _result(self, command: Command, role: str) -> dict[str, Any]:
+        author = self.crew.agents[role]
+
+        async def read(client: RoomsClient, room: str) -> str | None:
+            return await bug_rooms.read_document(client, RESULT[command.verb].format(round=command.round), author)
+
+        text = await self._in_bug_room(command.bug_id, read)
+        if text is None:
+            raise RefusedError(f"{role}'s document for {command.text} is missing", f"{role} writes it first")
+        out: dict[str, Any] = json.loads(text)
+        return out
+
+    async def _receive_reproduction(self, command: Command) -> None:
+        bug = self.desk.bug(command.bug_id)
+        if bug.state not in ("reproducing", "reopened") or bug.round != command.round:
+            return  # the bug moved on: a redelivered answer does nothing
+        out = await self._result(command, "reproducer")
+        assert self.engineering is not None
+        await asyncio.to_thread(self.desk.submit_reproduction, self.engineering, command.bug_id, command.round,
+                                out["test_path"], out["test_source"], out["agent"])
+
+    async def _receive_fix(self, command: Command) -> None:
+        bug = self.desk.bug(command.bug_id)
+        out = await self._result(command, "fixer")
+        if bug.state != "fixing" or bug.round != command.round or bug.fix_attempts + 1 != out["attempt"]:
+            return
+        assert self.engineering is not None
+        if "rejected" in out:
+            await asyncio.to_thread(self.desk.fix_failed, self.engineering, command.bug_id, command.round,
+                                    out["attempt"], f"proposal rejected: {out['rejected']}", {"kind": "advisory"})
+            return
+        await asyncio.to_thread(submit_fix, self.desk, self.engineering, command.bug_id, command.round,
+                                out["attempt"], out)
+
+    # -- manager: jobs --------------------------------------------------------------------------
+
+    def work_once(self) -> bool:
+        """Claim and handle one engineering job (in a worker thread); False when none was due."""
+        assert self.engineering is not None
+        service = EngineeringService(self.desk, self.engineering, self.script)
+
+        def handle(job: Job) -> None:
+            step, p = job.payload["step"], job.payload
+            if step not in ("reproduce", "fix"):
+                service.handle(job)  # triage and reviews: advisory notes, written in process
+                return
+            bug = self.desk.bug(p["bug_id"])
+            wanted = ("reproducing", "reopened") if step == "reproduce" else ("fixing",)
+            if bug.state not in wanted or bug.round != p["round"]:
+                return  # done already: a redelivered job is a no-op
+            assert self.loop is not None
+            self.loop.blocking(self._hand_over(job, step, p["bug_id"], p["round"]))
+
+        return Worker(Outbox(self.desk.ledger, lease_seconds=300), {ENGINEERING: handle}).run_once()
+
+    async def _hand_over(self, job: Job, step: str, bug_id: str, round_: int) -> None:
+        assert self.engineering is not None and self.loop is not None
+        verb = "start_reproduction" if step == "reproduce" else "start_fix"
+        order = await asyncio.to_thread(reproduction_order if step == "reproduce" else fix_order,
+                                        self.desk, self.engineering, bug_id, round_)
+        dossier = bug_rooms.dossier_text(await asyncio.to_thread(self.desk.dossier, self.engineering, bug_id))
+
+        async def write(client: RoomsClient, room: str) -> None:
+            await bug_rooms.store_dossier(client, room, dossier)
+            await bug_rooms.put_document(client, ORDER[verb].format(round=round_), json.dumps(order, sort_keys=True),
+                                         f"the manager's work order for {verb} {bug_id} round={round_}")
+
+        await self._in_bug_room(bug_id, write)
+        target = "reproducer" if step == "reproduce" else "fixer"
+        await self.loop.send(self.crew.engineering_room, f"{verb} {bug_id} round={round_}",
+                             key=f"handoff:{job.job_id}", targets=[agent_name(target)])
+
+
+async def run_member(member: Member, stop: asyncio.Event, *, idle: float = 0.2,
+                     heartbeat_interval: float = 2.0) -> None:
+    """Run one crew member until `stop` is set: its loop in the engineering room, and, for the
+    manager, the desk's engineering jobs whenever no event is waiting."""
+    async with AgentLoop(member.transport, member.desk.ledger, [member.crew.engineering_room], member.on_event,
+                         agent_name=agent_name(member.role), heartbeat_interval=heartbeat_interval) as loop:
+        member.loop = loop
+        await loop.drain_pending()
+        while not stop.is_set():
+            await loop.run(until=stop.is_set, idle=idle)
+            while member.role == "manager" and not stop.is_set():
+                try:
+                    if not await asyncio.to_thread(member.work_once):
+                        break
+                except SignoffError:
+                    break  # the claim itself failed (the job's own failures are recorded on it)
+
+
+def members(desk: Desk, crew: Crew, transports: dict[str, Transport], engineering: DeskCaller | None,
+            roles: Iterable[str] = PROCESS_ROLES, script: str = SCRIPT) -> list[Member]:
+    return [Member(role, desk, crew, transports[role], engineering if role == "manager" else None, script)
+            for role in roles]
+
+
+async def serve_crew(desk: Desk, crew: Crew, roles: Iterable[str], url: str | None, engineering: DeskCaller | None,
+                     say: Callable[[str], None], stop: asyncio.Event | None = None, signals: bool = True) -> None:
+    """Run `roles` until `stop` is set or (with `signals`, in the main thread) the process is asked
+    to stop (SIGTERM, SIGINT): over HTTP to `url`, or on this process's own embedded server, which
+    then picks up what other processes write to the ledger."""
+    import signal
+
+    from signoff.rooms import RoomService
+    from signoff.rooms.client import HttpTransport, InProcessTransport, RoomsConfig
+
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT) if signals else ():
+        loop.add_signal_handler(sig, stop.set)
+    keys = RoomsConfig(None, RoomsConfig.from_settings(desk.settings).keys_path)
+    service = RoomService(desk.ledger) if url is None else None
+    transports: dict[str, Transport] = {}
+    for role in roles:
+        found = keys.key(key_role(role))
+        transports[role] = (InProcessTransport(service, found["api_key"]) if service is not None
+                            else HttpTransport(url or "", found["agent_id"], found["api_key"]))
+    running = members(desk, crew, transports, engineering, roles)
+    tasks = [asyncio.create_task(run_member(m, stop)) for m in running]
+    say(f"crew running: {', '.join(m.role for m in running)} ({url or 'embedded server'})")
+    try:
+        while not stop.is_set():
+            if service is not None:
+                await asyncio.to_thread(service.refresh)
+            done, _ = await asyncio.wait(tasks, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                failure = task.exception()
+                if failure is not None:
+                    raise failure
+                stop.set()  # a member ended on its own: stop the others too
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    say("crew stopped")
+
+
+class CrewThread:
+    """The crew in a background thread of this process, on the embedded server (the demo)."""
+
+    def __init__(self, desk: Desk, crew: Crew, engineering: DeskCaller) -> None:
+        import threading
+
+        self._loop = asyncio.new_event_loop()
+        self._stop = asyncio.Event()
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._loop.run_until_complete(serve_crew(desk, crew, PROCESS_ROLES, None, engineering,
+                                                         lambda _line: None, self._stop, signals=False))
+            except BaseException as exc:  # reported by stop()
+                self._error = exc
+            finally:
+                self._loop.close()
+
+        self._thread = threading.Thread(target=run, name="desk-crew", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout=60)
+        if self._error is not None:
+            raise self._error

@@ -1,0 +1,62 @@
+"""Crew status, as the rooms server sees it: a role is `connected` only while one of its
+connections has a stream open and its last heartbeat is under the threshold (90 s); `stale` when a
+connection is left but its stream dropped or its beats stopped (a killed process); `not running`
+when the registered identity has nothing behind it. The threshold and the clock are parameters, so
+staleness is tested by moving a clock, never by waiting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.desk.crew import Crew, agent_name, drift, recorded
+from signoff.desk.crew_commands import refusals
+from signoff.kernel.clock import Clock
+from signoff.ledger import Ledger
+from signoff.rooms import RoomService
+from signoff.rooms.connections import ConnectionRegistry
+
+THRESHOLD = 90.0
+STATES = ("connected", "stale", "not running")
+
+
+@dataclass(frozen=True)
+class RoleStatus:
+    role: str
+    agent: str
+    agent_id: str
+    state: str  # one of STATES
+    last_beat_seconds: float | None  # age of the newest heartbeat; None when not running
+    stream_open: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {"role": self.role, "agent": self.agent, "agent_id": self.agent_id, "state": self.state,
+                "last_beat_seconds": self.last_beat_seconds, "stream_open": self.stream_open}
+
+
+def crew_status(crew: Crew, connections: ConnectionRegistry, clock: Clock,
+                threshold: float = THRESHOLD) -> list[RoleStatus]:
+    now = clock.now()
+    out = []
+    for role, agent_id in crew.agents.items():
+        live = connections.connections(agent_id)
+        if not live:
+            out.append(RoleStatus(role, agent_name(role), agent_id, "not running", None, False))
+            continue
+        age = round(max(0.0, now - max(c.last_beat for c in live)), 1)
+        stream_open = any(c.attached for c in live)
+        state = "connected" if stream_open and age < threshold else "stale"
+        out.append(RoleStatus(role, agent_name(role), agent_id, state, age, stream_open))
+    return out
+
+
+def crew_view(ledger: Ledger, rooms: RoomService, threshold: float = THRESHOLD) -> dict[str, Any]:
+    """What `signoff desk crew`, `GET /desk/crew` and the crew page show: each role's status from
+    this server's connections, the policy drift, and the refused commands."""
+    crew = recorded(ledger)
+    if crew is None:
+        return {"set_up": False, "threshold_seconds": threshold, "roles": [], "drift": [], "refusals": []}
+    return {"set_up": True, "threshold_seconds": threshold, "owner": crew.owner_name,
+            "rooms": {"intake": crew.intake_room, "engineering": crew.engineering_room},
+            "roles": [s.as_json() for s in crew_status(crew, rooms.connections, rooms.clock, threshold)],
+            "drift": drift(rooms, crew), "refusals": refusals(ledger)}
