@@ -7,9 +7,10 @@ projector before a write returns, so a caller reads its own writes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,8 @@ from sqlalchemy import Select
 
 from signoff.kernel.clock import Clock
 from signoff.ledger import AppendResult, Ledger, NewEvent
+from signoff.ledger.engine import is_postgres
+from signoff.rooms import fanout
 from signoff.rooms.connections import ConnectionRegistry
 from signoff.rooms.delivery import RecentDeliveries
 from signoff.rooms.notify import Notifier
@@ -47,7 +50,7 @@ class RoomStore:
         self._group = threading.Condition()
         self._pending: list[_Pending] = []
         self._leader = False
-        self.projector = Projector(ledger, on_applied=self._applied)
+        self.projector = Projector(ledger, on_applied=self._applied, on_skip=self._skipped, channel=fanout.CHANNEL)
         self.recent = RecentDeliveries(self.projector.cursor())
         self.connections = ConnectionRegistry(
             self.clock, on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"])
@@ -65,6 +68,25 @@ class RoomStore:
             return
         self.recent.add(applied.deliveries)
         self.notifier.notify(applied.keys)
+
+    def _skipped(self, after: int, upto: int) -> None:
+        """Another process (a replica) applied (after, upto]: take in exactly what it holds."""
+        applied = fanout.applied_between(self.ledger.engine, after, upto)
+        self._applied(applied if applied is not None else Applied(foreign=True, cursor=upto))
+
+    @contextlib.contextmanager
+    def fanout(self) -> Iterator[None]:
+        """While open (on PostgreSQL), events other replicas apply reach this process's streams as
+        they commit, through LISTEN/NOTIFY; without it they arrive with the next `refresh`."""
+        if not is_postgres(self.ledger.engine):
+            yield
+            return
+        listener = fanout.Listener(fanout.conninfo(self.ledger.engine), fanout.CHANNEL, self.projector.follow)
+        listener.start()
+        try:
+            yield
+        finally:
+            listener.stop()
 
     # Hot-path reads (posting) come from a cache of rooms, members, roles and agent settings. It is
     # exact whenever the projector is caught up: every change to those goes through the projector,

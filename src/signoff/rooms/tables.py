@@ -1,12 +1,12 @@
 """Query tables of the rooms projection (SQLAlchemy Core on the ledger's metadata).
 
 The ledger events under case ids `rooms.*` are the source of truth; these tables are rebuilt from
-them by `projection.Projector` and must agree with migrations `rooms_0001` and `rooms_0002`.
+them by `projection.Projector` and must agree with migrations `rooms_0001` to `rooms_0003`.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, String, Table, Text
+from sqlalchemy import BigInteger, Boolean, Column, Float, Index, Integer, String, Table, Text
 
 from signoff.ledger.schema import metadata
 
@@ -103,6 +103,7 @@ rooms_deliveries = Table(
     Column("type", String(40), nullable=False),
     Column("addressed", Boolean, nullable=False),
     Column("envelope", Text, nullable=False),  # JSON, without "sequence"
+    Index("ix_rooms_deliveries_seq", "seq"),  # a replica reads the range another one applied
 )
 
 rooms_documents = Table(
