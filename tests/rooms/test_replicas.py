@@ -1,7 +1,8 @@
 """Three `signoff serve` replicas on one PostgreSQL serve one deployment: a stream on one replica
 receives what is posted through another (LISTEN/NOTIFY, not the periodic refresh, which these
-replicas run only once an hour), a client moved to another replica resumes from its cursor, and a
-replica killed mid-stream loses and doubles nothing."""
+replicas run only once an hour), a client moved to another replica resumes from its cursor, a
+replica killed mid-stream loses and doubles nothing, and connection state (slots, role leases, the
+connection limit) holds across replicas and outlives a killed one."""
 
 from __future__ import annotations
 
@@ -18,14 +19,18 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+from sqlalchemy import select
 
-from signoff.kernel.errors import UsageError
+from signoff.kernel.clock import FixedClock
+from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpTransport
+from signoff.rooms.connections import HEARTBEAT_TTL, MAX_CONNECTIONS, PURGE_AFTER
 from signoff.rooms.streams import StreamParams
+from signoff.rooms.tables import rooms_connections
 from tests.conftest import _fresh_pg_database
 from tests.rooms.conftest import World, make_world
 from tests.support.net import free_port
@@ -262,3 +267,197 @@ def test_a_bad_housekeeping_interval_is_refused_with_a_fix(tmp_path: Path, value
         create_app(settings=settings)
     assert "housekeeping_seconds" in caught.value.message and caught.value.fix
     assert not (tmp_path / "ledger.db").exists(), "a refused setting must not create the database"
+
+
+# -- connection state shared by the replicas ----------------------------------------------------
+
+
+async def call(http: httpx.AsyncClient, url: str, agent_id: str, key: str, connection_id: str, operation: str,
+               **args: object) -> httpx.Response:
+    return await http.post(f"{url}/agents/{agent_id}/ops/{operation}", json=args,
+                           headers={"Authorization": f"Bearer {key}", "X-Switch-Connection-Id": connection_id})
+
+
+async def open_as(url: str, agent_id: str, key: str, room_id: str, connection_id: str) -> Stream:
+    stream = Stream(url, agent_id, key, room_id, connection_id, None)
+    await asyncio.wait_for(stream.opened.wait(), WAIT)
+    return stream
+
+
+def test_an_exclusive_role_held_through_one_replica_is_refused_through_the_others(deployment: Deployment) -> None:
+    a, b, c = deployment.replicas
+    w = deployment.world
+    role = f"oncall-{uuid.uuid4().hex[:6]}"
+
+    async def scenario() -> None:
+        fixer_conn, reviewer_conn = str(uuid.uuid4()), str(uuid.uuid4())
+        fixer = await open_as(a.url, w.fixer.id, w.fixer_key, w.room_id, fixer_conn)
+        reviewer = await open_as(b.url, w.reviewer.id, w.reviewer_key, w.room_id, reviewer_conn)
+        async with httpx.AsyncClient(timeout=30) as http:
+            defined = await call(http, c.url, w.fixer.id, w.fixer_key, fixer_conn, "define_role", name=role,
+                                 instructions="answers pages", exclusive=True)
+            assert defined.status_code == 200, defined.text
+            # The reviewer's stream is on B: a post through C sees it live, and the role delivers to it.
+            sent = await call(http, c.url, w.fixer.id, w.fixer_key, fixer_conn, "send_targeted_message",
+                              body="are you there", target_names=["reviewer"])
+            assert sent.json()["result"]["target_statuses"] == {"reviewer": "live"}, sent.text
+            # The fixer's stream is on A; it assumes the role through C, the reviewer tries through B and A.
+            held = await call(http, c.url, w.fixer.id, w.fixer_key, fixer_conn, "assume_role", role=role)
+            assert held.status_code == 200, held.text
+            for url in (b.url, a.url):
+                taken = await call(http, url, w.reviewer.id, w.reviewer_key, reviewer_conn, "assume_role", role=role)
+                assert taken.status_code == 400 and "exclusive" in taken.json()["detail"], taken.text
+            listed = await call(http, b.url, w.reviewer.id, w.reviewer_key, reviewer_conn, "list_roles")
+            holders = {r["name"]: [h["name"] for h in r["held_by"]] for r in listed.json()["result"]}
+            assert holders[role] == ["fixer"]
+            released = await call(http, b.url, w.fixer.id, w.fixer_key, fixer_conn, "release_role")
+            assert released.json()["result"] == {"released": role}
+            taken = await call(http, a.url, w.reviewer.id, w.reviewer_key, reviewer_conn, "assume_role", role=role)
+            assert taken.status_code == 200, taken.text
+            await call(http, a.url, w.reviewer.id, w.reviewer_key, reviewer_conn, "release_role")
+        await fixer.close()
+        await reviewer.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_role_lease_outlives_the_replica_that_granted_it(deployment: Deployment) -> None:
+    a, b, _c = deployment.replicas
+    victim = deployment.start_replica()
+    deployment.extra.append(victim)
+    w = deployment.world
+    role = f"lead-{uuid.uuid4().hex[:6]}"
+
+    async def scenario() -> None:
+        fixer_conn, reviewer_conn = str(uuid.uuid4()), str(uuid.uuid4())
+        first = await open_as(victim.url, w.fixer.id, w.fixer_key, w.room_id, fixer_conn)
+        reviewer = await open_as(b.url, w.reviewer.id, w.reviewer_key, w.room_id, reviewer_conn)
+        async with httpx.AsyncClient(timeout=30) as http:
+            await call(http, victim.url, w.fixer.id, w.fixer_key, fixer_conn, "define_role", name=role,
+                       instructions="leads", exclusive=True)
+            held = await call(http, victim.url, w.fixer.id, w.fixer_key, fixer_conn, "assume_role", role=role)
+            assert held.status_code == 200, held.text
+            victim.process.proc.send_signal(signal.SIGKILL)
+            await first.close()
+            # The client reattaches the same connection through another replica and beats there.
+            second = await open_as(a.url, w.fixer.id, w.fixer_key, w.room_id, fixer_conn)
+            beat = await http.post(f"{b.url}/agents/{w.fixer.id}/connection/beat",
+                                   headers={"Authorization": f"Bearer {w.fixer_key}"},
+                                   json={"connection_id": fixer_conn, "cursor": second.cursor or 0})
+            assert beat.status_code == 200, beat.text
+            taken = await call(http, b.url, w.reviewer.id, w.reviewer_key, reviewer_conn, "assume_role", role=role)
+            assert taken.status_code == 400 and "exclusive" in taken.json()["detail"], taken.text
+            listed = await call(http, a.url, w.reviewer.id, w.reviewer_key, reviewer_conn, "list_roles")
+            holders = {r["name"]: [h["name"] for h in r["held_by"]] for r in listed.json()["result"]}
+            assert holders[role] == ["fixer"], "the lease was lost with the replica"
+            await call(http, a.url, w.fixer.id, w.fixer_key, fixer_conn, "release_role")
+        await second.close()
+        await reviewer.close()
+
+    asyncio.run(scenario())
+    assert victim.process.proc.wait(timeout=WAIT) == -signal.SIGKILL
+
+
+def test_a_room_taken_over_through_another_replica_evicts_the_old_stream(deployment: Deployment) -> None:
+    a, b, c = deployment.replicas
+    w = deployment.world
+
+    async def scenario() -> tuple[list[str], dict[str, str]]:
+        old = Stream(a.url, w.reviewer.id, w.reviewer_key, w.room_id, str(uuid.uuid4()), None)
+        evicted: list[str] = []
+
+        async def watch() -> None:
+            async for frame in old.transport.events(old.params):
+                if frame.event == "connection_state":
+                    old.opened.set()
+                if frame.event == "evicted":
+                    evicted.append(str(frame.data["reason"]))
+                    return
+
+        old.task.cancel()
+        watcher = asyncio.create_task(watch())
+        await asyncio.wait_for(old.opened.wait(), WAIT)
+        new = await open_as(b.url, w.reviewer.id, w.reviewer_key, w.room_id, str(uuid.uuid4()))
+        await asyncio.wait_for(watcher, WAIT)
+        async with httpx.AsyncClient(timeout=30) as http:
+            status = await call(http, c.url, w.reviewer.id, w.reviewer_key, new.params.connection_id or "",
+                                "list_rooms")
+        await new.close()
+        await old.transport.aclose()
+        return evicted, {r["room_id"]: r["connected"] for r in status.json()["result"]}
+
+    evicted, connected = asyncio.run(scenario())
+    assert evicted == ["room " + w.room_id + " taken over"]
+    assert connected[w.room_id] is True
+
+
+def test_an_agent_cannot_exceed_its_connection_limit_by_spreading_over_replicas(deployment: Deployment) -> None:
+    """At most MAX_CONNECTIONS live connections per agent, counted across replicas; and a
+    connection id another agent holds is refused on every replica."""
+    w = deployment.world
+    urls = [r.url for r in deployment.replicas]
+    ledger = Ledger.from_url(deployment.db_url)
+    try:  # an agent of its own: the other tests' connections stay live (housekeeping is hourly)
+        service = RoomService(ledger)
+        alice = service.user(w.alice.id)
+        helper, helper_key = service.create_agent(alice, f"helper{uuid.uuid4().hex[:6]}", "spreads out")
+        service.add_member(alice, w.room_id, agent_name=helper.name)
+    finally:
+        ledger.close()
+    helper_id = helper.id
+
+    async def scenario() -> tuple[list[SignoffError], list[SignoffError]]:
+        streams = []
+        for n in range(MAX_CONNECTIONS):
+            streams.append(await open_as(urls[n % 3], helper_id, helper_key, w.room_id, str(uuid.uuid4())))
+        over: list[SignoffError] = []
+        for url in urls:
+            transport = HttpTransport(url, helper_id, helper_key)
+            params = StreamParams(connection_id=str(uuid.uuid4()), protocol="1", protocol_accepts="1")
+            try:
+                async for _frame in transport.events(params):
+                    break
+            except SignoffError as exc:
+                over.append(exc)
+            await transport.aclose()
+        stolen: list[SignoffError] = []
+        for url in urls:  # the reviewer names one of the helper's connection ids
+            transport = HttpTransport(url, w.reviewer.id, w.reviewer_key)
+            params = StreamParams(connection_id=streams[0].params.connection_id, protocol="1", protocol_accepts="1")
+            try:
+                async for _frame in transport.events(params):
+                    break
+            except SignoffError as exc:
+                stolen.append(exc)
+            await transport.aclose()
+        for stream in streams:
+            await stream.close()
+        return over, stolen
+
+    over, stolen = asyncio.run(scenario())
+    assert [type(e) for e in over] == [ConflictError] * 3
+    assert all(f"{MAX_CONNECTIONS} live connections" in e.message for e in over)
+    assert [type(e) for e in stolen] == [RefusedError] * 3
+
+
+def test_lapsed_connections_neither_count_nor_pile_up_where_no_server_sweeps(db_url: str) -> None:
+    """Connection rows outlive processes now: one process after another (the embedded client, the
+    CLI) each opening a fresh connection and never sweeping must not lock the agent out."""
+    clock = FixedClock(1_800_000_000.0)
+    ledger = Ledger.from_url(db_url, clock)
+    world = make_world(RoomService(ledger))
+    for n in range(MAX_CONNECTIONS + 8):
+        RoomService(ledger).connections.open(world.fixer.id, f"run-{n}")  # a fresh process's registry
+        clock.advance(HEARTBEAT_TTL + 1)
+    registry = RoomService(ledger).connections
+    opened = [registry.open(world.fixer.id, f"now-{n}")[0] for n in range(MAX_CONNECTIONS)]
+    with pytest.raises(ConflictError, match=f"{MAX_CONNECTIONS} live connections"):
+        registry.open(world.fixer.id, "one-too-many")
+    assert {c.id for c in registry.connections(world.fixer.id)} == {c.id for c in opened}
+    clock.advance(PURGE_AFTER + HEARTBEAT_TTL + 1)
+    registry.open(world.fixer.id, "after-an-hour")
+    with ledger.engine.connect() as conn:
+        left = conn.execute(select(rooms_connections.c.connection_id)
+                            .where(rooms_connections.c.agent_id == world.fixer.id)).scalars().all()
+    assert sorted(left) == sorted(["after-an-hour", *(c.id for c in opened)]), "dead rows piled up"
+    ledger.close()

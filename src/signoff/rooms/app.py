@@ -149,7 +149,7 @@ async def agent_events(
                     return Response(status_code=204)
                 await service.notifier.wait(key, seen, left)
         finally:
-            service.connections.detach(conn, opened.token)
+            await run_in_threadpool(service.connections.detach, conn, opened.token)
 
     async def sse() -> AsyncIterator[bytes]:
         async for item in frames(service, opened, keepalive):
@@ -352,7 +352,7 @@ async def _housekeeping(service: RoomService, interval: float) -> None:
     while True:
         await asyncio.sleep(interval)
         try:
-            service.connections.sweep()
+            await run_in_threadpool(service.connections.sweep)
             await run_in_threadpool(service.expire_approvals)
             await run_in_threadpool(service.refresh)
         except SignoffError:

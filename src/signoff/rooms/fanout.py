@@ -7,6 +7,9 @@ exactly what that range holds, read back from the tables the sender committed: t
 into its in-memory recent cache, the streams they concern are woken, and its lookup cache is dropped
 when identities, rooms, members, roles or policies changed.
 
+Connection changes (slots, leases, new streams) travel the same way on `signoff_connections`, with
+the agent id as payload: the other replicas read that agent's connections again.
+
 Notifications are a wake-up, never the record: a replica that misses some (its listening connection
 broke) catches up from the stored cursor when it listens again and in its periodic refresh.
 """
@@ -70,24 +73,27 @@ def conninfo(engine: Engine) -> str:
 
 
 class Listener:
-    """LISTEN on a channel in a thread of its own, and call `on_wake` from a second thread: once per
-    burst of notifications (a burst that arrives while one wake-up runs costs one more), and once
-    each time listening (re)starts, to catch up on anything notified while nobody listened.
+    """LISTEN on some channels in a thread of its own, and call `on_wake` from a second thread with
+    the payloads that arrived, by channel: once per burst (a burst that arrives while one call runs
+    costs one more), and with None each time listening (re)starts, to catch up on everything that
+    was notified while nobody listened.
 
-    A notification's payload is never trusted: anyone who may connect to the database may NOTIFY,
-    so `on_wake` reads the stored cursor itself."""
+    A notification's payload is only a hint (anyone who may connect to the database may NOTIFY):
+    `on_wake` reads the state it concerns from the tables."""
 
-    def __init__(self, dsn: str, channel: str, on_wake: Callable[[], object]) -> None:
-        self._dsn, self._channel, self._on_wake = dsn, channel, on_wake
+    def __init__(self, dsn: str, channels: tuple[str, ...],
+                 on_wake: Callable[[dict[str, set[str]] | None], object]) -> None:
+        self._dsn, self._channels, self._on_wake = dsn, channels, on_wake
         self._stop = threading.Event()
         self._listening = threading.Event()
         self._wanted = threading.Condition()
-        self._pending = False
-        self._threads = [threading.Thread(target=self._listen, name=f"listen-{channel}", daemon=True),
-                         threading.Thread(target=self._follow, name=f"follow-{channel}", daemon=True)]
+        self._pending: dict[str, set[str]] = {}
+        self._everything = False
+        self._threads = [threading.Thread(target=self._listen, name="rooms-listen", daemon=True),
+                         threading.Thread(target=self._follow, name="rooms-follow", daemon=True)]
 
     def start(self, timeout: float = 10.0) -> bool:
-        """Start both threads; True once the channel is listened to (False if not within `timeout`)."""
+        """Start both threads; True once the channels are listened to (False if not within `timeout`)."""
         for thread in self._threads:
             thread.start()
         return self._listening.wait(timeout)
@@ -99,21 +105,27 @@ class Listener:
         for thread in self._threads:
             thread.join()
 
-    def _wake(self) -> None:
+    def _wake(self, channel: str | None, payload: str = "") -> None:
         with self._wanted:
-            self._pending = True
+            if channel is None:
+                self._everything = True
+            elif len(self._pending.setdefault(channel, set())) < MAX_ROWS:
+                self._pending[channel].add(payload)
+            else:
+                self._everything = True  # a flood of distinct payloads: catch up on everything instead
             self._wanted.notify_all()
 
     def _listen(self) -> None:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self._dsn, autocommit=True) as conn:
-                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
-                    self._wake()  # whatever was notified while nobody listened
+                    for channel in self._channels:
+                        conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                    self._wake(None)  # whatever was notified while nobody listened
                     self._listening.set()
                     while not self._stop.is_set():
-                        for _note in conn.notifies(timeout=POLL_SECONDS):
-                            self._wake()
+                        for note in conn.notifies(timeout=POLL_SECONDS):
+                            self._wake(note.channel, note.payload)
             except psycopg.Error:
                 self._listening.clear()
                 self._stop.wait(RECONNECT_SECONDS)
@@ -121,13 +133,14 @@ class Listener:
     def _follow(self) -> None:
         while True:
             with self._wanted:
-                while not self._stop.is_set() and not self._pending:
+                while not self._stop.is_set() and not self._pending and not self._everything:
                     self._wanted.wait()
                 if self._stop.is_set():
                     return
-                self._pending = False
+                notes = None if self._everything else self._pending
+                self._pending, self._everything = {}, False
             try:
-                self._on_wake()
+                self._on_wake(notes)
             except Exception:  # the database is away: retry shortly; the periodic refresh covers it too
-                self._wake()
+                self._wake(None)
                 self._stop.wait(RECONNECT_SECONDS)

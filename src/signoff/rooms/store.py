@@ -19,7 +19,7 @@ from sqlalchemy import Select
 from signoff.kernel.clock import Clock
 from signoff.ledger import AppendResult, Ledger, NewEvent
 from signoff.ledger.engine import is_postgres
-from signoff.rooms import fanout
+from signoff.rooms import connections, fanout
 from signoff.rooms.connections import ConnectionRegistry
 from signoff.rooms.delivery import RecentDeliveries
 from signoff.rooms.notify import Notifier
@@ -53,8 +53,8 @@ class RoomStore:
         self.projector = Projector(ledger, on_applied=self._applied, on_skip=self._skipped, channel=fanout.CHANNEL)
         self.recent = RecentDeliveries(self.projector.cursor())
         self.connections = ConnectionRegistry(
-            self.clock, on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"])
-        )
+            ledger, self.clock,
+            on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"]))
         self.projector.catch_up()
 
     def _applied(self, applied: Applied) -> None:
@@ -74,6 +74,15 @@ class RoomStore:
         applied = fanout.applied_between(self.ledger.engine, after, upto)
         self._applied(applied if applied is not None else Applied(foreign=True, cursor=upto))
 
+    def _woken(self, notes: dict[str, set[str]] | None) -> None:
+        """Other replicas changed something (None: maybe anything, while this one was not listening)."""
+        if notes is None or fanout.CHANNEL in notes:
+            self.projector.follow()
+        if notes is None:
+            self.connections.reload_all()
+        elif connections.CHANNEL in notes:
+            self.connections.reload(notes[connections.CHANNEL])
+
     @contextlib.contextmanager
     def fanout(self) -> Iterator[None]:
         """While open (on PostgreSQL), events other replicas apply reach this process's streams as
@@ -81,7 +90,8 @@ class RoomStore:
         if not is_postgres(self.ledger.engine):
             yield
             return
-        listener = fanout.Listener(fanout.conninfo(self.ledger.engine), fanout.CHANNEL, self.projector.follow)
+        listener = fanout.Listener(fanout.conninfo(self.ledger.engine), (fanout.CHANNEL, connections.CHANNEL),
+                                   self._woken)
         listener.start()
         try:
             yield
