@@ -7,8 +7,9 @@ two processes catching up at once never apply an event twice. A workflow supplie
 handlers: `apply(conn, event, into)` writes the rows of one event and notes what changed in `into`,
 a fresh `start()` value per pass.
 
-On PostgreSQL a projection may name a `channel`: each pass then sends `NOTIFY channel, '<cursor>'`
-in its own transaction, so other processes learn of the rows at commit (see `follow`).
+On PostgreSQL a projection may name a `channel`: each pass then sends `NOTIFY channel, '<origin>
+<cursor>'` in its own transaction, so other processes learn of the rows at commit (see `follow`);
+`origin` names the sender, so that it can ignore its own notifications.
 """
 
 from __future__ import annotations
@@ -42,13 +43,13 @@ class Projector(Generic[R]):
                  start: Callable[[], R], apply: Callable[[Connection, Event, R], None],
                  on_pass: Callable[[R | None, int], None] | None = None,
                  on_skip: Callable[[int, int], None] | None = None, channel: str | None = None,
-                 batch: int = BATCH) -> None:
+                 origin: str = "", batch: int = BATCH) -> None:
         self.ledger = ledger
         self.name, self.prefix = name, prefix
         self._cursors, self._tables = cursor_table, tuple(tables)
         self._start, self._apply, self._on_pass, self._on_skip = start, apply, on_pass, on_skip
         self._notify = text("SELECT pg_notify(:channel, :cursor)") if channel and is_postgres(ledger.engine) else None
-        self.channel = channel
+        self.channel, self._origin = channel, origin
         self._batch_size = batch
         self._lock = threading.Lock()
         self._cursor = self.stored_cursor()
@@ -66,19 +67,25 @@ class Projector(Generic[R]):
         value = conn.execute(select(self._cursors.c.seq).where(self._cursors.c.name == self.name)).scalar()
         return None if value is None else int(value)
 
-    def _batch(self, after: int) -> list[Event]:
+    def _batch(self, after: int) -> tuple[int, list[Event]]:
+        """The stored cursor, and the events after `after` unless another process already moved the
+        cursor past it (then there is no point in a write transaction that would find it moved)."""
         query = (select(events).where(events.c.seq > after, events.c.case_id.startswith(self.prefix, autoescape=True))
                  .order_by(events.c.seq).limit(self._batch_size))
         with self.ledger.engine.connect() as conn:
-            rows = conn.execute(query).all()
-        return [Event(int(r.seq), r.case_id, int(r.version), r.type, json.loads(r.payload), r.recorded_at,
+            stored = self._read_cursor(conn) or 0
+            rows = conn.execute(query).all() if stored <= after else []
+        return stored, [Event(int(r.seq), r.case_id, int(r.version), r.type, json.loads(r.payload), r.recorded_at,
                       r.prev_hash, r.hash) for r in rows]
 
     def catch_up(self) -> int:
         """Apply every event not applied yet; returns the cursor."""
         with self._lock:
             while True:
-                batch = self._batch(self._cursor)
+                stored, batch = self._batch(self._cursor)
+                if stored > self._cursor:
+                    self._skip_to(stored)
+                    continue
                 if not batch:
                     return self._cursor
                 expected = self._cursor
@@ -98,7 +105,7 @@ class Projector(Generic[R]):
                     else:
                         conn.execute(update(self._cursors).where(self._cursors.c.name == self.name).values(seq=last))
                     if self._notify is not None:
-                        conn.execute(self._notify, {"channel": self.channel, "cursor": str(last)})
+                        conn.execute(self._notify, {"channel": self.channel, "cursor": f"{self._origin} {last}"})
                     return result, last
 
                 result, cursor = self.ledger.transact(run)

@@ -9,7 +9,7 @@ reattaches through any replica. Every change is one transaction that holds a per
 for a role, a per-role lock), so slot takeovers, exclusive roles and the connection limit hold
 across replicas. Each process keeps a mirror of the rows for its hot paths (which stream sees
 which room, who holds a role), updated after its own writes and, on PostgreSQL, when another
-replica notifies a change (`NOTIFY signoff_connections, '<agent id>'`, sent in the writing
+replica notifies a change (`NOTIFY signoff_connections, '<origin> <agent id>'`, sent in the writing
 transaction). Beats are not notified: a beat only makes a connection live longer, so a mirror that
 says "live" is right, and one that says "lapsed" is checked against the table first.
 """
@@ -118,8 +118,9 @@ def _refuse_foreign(db: Database, rows: dict[str, Connection], connection_id: st
 
 class ConnectionRegistry:
     def __init__(self, ledger: Ledger, clock: Clock, ttl: float = HEARTBEAT_TTL,
-                 on_change: Callable[[str], None] | None = None) -> None:
+                 on_change: Callable[[str], None] | None = None, origin: str = "") -> None:
         self.ledger = ledger
+        self._origin = origin  # names this process in its notifications, so that it can skip its own
         self.clock = clock
         self.ttl = ttl
         self._postgres = is_postgres(ledger.engine)
@@ -154,7 +155,7 @@ class ConnectionRegistry:
                 elif values != before[cid]:
                     db.execute(update(table).where(table.c.connection_id == cid).values(**values))
             if notify and self._postgres:
-                db.execute(_NOTIFY, {"channel": CHANNEL, "agent": agent_id})
+                db.execute(_NOTIFY, {"channel": CHANNEL, "agent": f"{self._origin} {agent_id}"})
             written.clear()
             written.update(rows)
             return result

@@ -79,11 +79,13 @@ class Listener:
     was notified while nobody listened.
 
     A notification's payload is only a hint (anyone who may connect to the database may NOTIFY):
-    `on_wake` reads the state it concerns from the tables."""
+    `on_wake` reads the state it concerns from the tables. Payloads that start with `ignore` and a
+    space are this process's own and are dropped: a forged one only drops itself."""
 
     def __init__(self, dsn: str, channels: tuple[str, ...],
-                 on_wake: Callable[[dict[str, set[str]] | None], object]) -> None:
+                 on_wake: Callable[[dict[str, set[str]] | None], object], ignore: str = "") -> None:
         self._dsn, self._channels, self._on_wake = dsn, channels, on_wake
+        self._own = f"{ignore} " if ignore else None
         self._stop = threading.Event()
         self._listening = threading.Event()
         self._wanted = threading.Condition()
@@ -125,7 +127,8 @@ class Listener:
                     self._listening.set()
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=POLL_SECONDS):
-                            self._wake(note.channel, note.payload)
+                            if self._own is None or not note.payload.startswith(self._own):
+                                self._wake(note.channel, note.payload)
             except psycopg.Error:
                 self._listening.clear()
                 self._stop.wait(RECONNECT_SECONDS)

@@ -77,11 +77,13 @@ class Projector:
     """The ledger's projector over the rooms tables, reporting each pass as an `Applied`."""
 
     def __init__(self, ledger: Ledger, on_applied: Callable[[Applied], None] | None = None,
-                 on_skip: Callable[[int, int], None] | None = None, channel: str | None = None) -> None:
+                 on_skip: Callable[[int, int], None] | None = None, channel: str | None = None,
+                 origin: str = "") -> None:
         self._on_applied = on_applied
         self._projector: ledger_projection.Projector[Applied] = ledger_projection.Projector(
             ledger, name=CURSOR, prefix=PREFIX, cursor_table=rooms_cursor, tables=TABLES, start=Applied,
-            apply=_apply_into, on_pass=self._passed, on_skip=on_skip, channel=channel, batch=BATCH)
+            apply=_apply_into, on_pass=self._passed, on_skip=on_skip, channel=channel, origin=origin,
+            batch=BATCH)
 
     def _passed(self, result: Applied | None, cursor: int) -> None:
         if self._on_applied is None:

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import Select
 
 from signoff.kernel.clock import Clock
+from signoff.kernel.ids import new_id
 from signoff.ledger import AppendResult, Ledger, NewEvent
 from signoff.ledger.engine import is_postgres
 from signoff.rooms import connections, fanout
@@ -50,11 +51,14 @@ class RoomStore:
         self._group = threading.Condition()
         self._pending: list[_Pending] = []
         self._leader = False
-        self.projector = Projector(ledger, on_applied=self._applied, on_skip=self._skipped, channel=fanout.CHANNEL)
+        self.origin = new_id()  # names this process in its notifications
+        self.projector = Projector(ledger, on_applied=self._applied, on_skip=self._skipped, channel=fanout.CHANNEL,
+                                   origin=self.origin)
         self.recent = RecentDeliveries(self.projector.cursor())
         self.connections = ConnectionRegistry(
             ledger, self.clock,
-            on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"]))
+            on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"]),
+            origin=self.origin)
         self.projector.catch_up()
 
     def _applied(self, applied: Applied) -> None:
@@ -81,7 +85,7 @@ class RoomStore:
         if notes is None:
             self.connections.reload_all()
         elif connections.CHANNEL in notes:
-            self.connections.reload(notes[connections.CHANNEL])
+            self.connections.reload(note.rpartition(" ")[2] for note in notes[connections.CHANNEL])
 
     @contextlib.contextmanager
     def fanout(self) -> Iterator[None]:
@@ -91,7 +95,7 @@ class RoomStore:
             yield
             return
         listener = fanout.Listener(fanout.conninfo(self.ledger.engine), (fanout.CHANNEL, connections.CHANNEL),
-                                   self._woken)
+                                   self._woken, ignore=self.origin)
         listener.start()
         try:
             yield
