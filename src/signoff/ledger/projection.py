@@ -6,6 +6,10 @@ applied; it is advanced in the same transaction as the rows it covers, with a co
 two processes catching up at once never apply an event twice. A workflow supplies only its
 handlers: `apply(conn, event, into)` writes the rows of one event and notes what changed in `into`,
 a fresh `start()` value per pass.
+
+On PostgreSQL a projection may name a `channel`: each pass then sends `NOTIFY channel, '<origin>
+<cursor>'` in its own transaction, so other processes learn of the rows at commit (see `follow`);
+`origin` names the sender, so that it can ignore its own notifications.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
-from sqlalchemy import Connection, Table, delete, insert, select, update
+from sqlalchemy import Connection, Table, delete, insert, select, text, update
 
+from signoff.ledger.engine import is_postgres
 from signoff.ledger.schema import events
 from signoff.ledger.store import Event, Ledger
 
@@ -29,16 +34,22 @@ class Projector(Generic[R]):
 
     After every pass `on_pass(result, cursor)` is called: `result` is what `apply` noted, or None
     when this process must drop what it derived in memory (another process applied events this
-    one never saw, or the tables were rebuilt).
+    one never saw, or the tables were rebuilt). With `on_skip`, a range another process applied is
+    reported as `on_skip(after, upto)` instead (the rows of that range are committed and readable),
+    so the caller can pick up exactly what changed rather than drop everything.
     """
 
     def __init__(self, ledger: Ledger, *, name: str, prefix: str, cursor_table: Table, tables: Sequence[Table],
                  start: Callable[[], R], apply: Callable[[Connection, Event, R], None],
-                 on_pass: Callable[[R | None, int], None] | None = None, batch: int = BATCH) -> None:
+                 on_pass: Callable[[R | None, int], None] | None = None,
+                 on_skip: Callable[[int, int], None] | None = None, channel: str | None = None,
+                 origin: str = "", batch: int = BATCH) -> None:
         self.ledger = ledger
         self.name, self.prefix = name, prefix
         self._cursors, self._tables = cursor_table, tuple(tables)
-        self._start, self._apply, self._on_pass = start, apply, on_pass
+        self._start, self._apply, self._on_pass, self._on_skip = start, apply, on_pass, on_skip
+        self._notify = text("SELECT pg_notify(:channel, :cursor)") if channel and is_postgres(ledger.engine) else None
+        self.channel, self._origin = channel, origin
         self._batch_size = batch
         self._lock = threading.Lock()
         self._cursor = self.stored_cursor()
@@ -56,19 +67,25 @@ class Projector(Generic[R]):
         value = conn.execute(select(self._cursors.c.seq).where(self._cursors.c.name == self.name)).scalar()
         return None if value is None else int(value)
 
-    def _batch(self, after: int) -> list[Event]:
+    def _batch(self, after: int) -> tuple[int, list[Event]]:
+        """The stored cursor, and the events after `after` unless another process already moved the
+        cursor past it (then there is no point in a write transaction that would find it moved)."""
         query = (select(events).where(events.c.seq > after, events.c.case_id.startswith(self.prefix, autoescape=True))
                  .order_by(events.c.seq).limit(self._batch_size))
         with self.ledger.engine.connect() as conn:
-            rows = conn.execute(query).all()
-        return [Event(int(r.seq), r.case_id, int(r.version), r.type, json.loads(r.payload), r.recorded_at,
+            stored = self._read_cursor(conn) or 0
+            rows = conn.execute(query).all() if stored <= after else []
+        return stored, [Event(int(r.seq), r.case_id, int(r.version), r.type, json.loads(r.payload), r.recorded_at,
                       r.prev_hash, r.hash) for r in rows]
 
     def catch_up(self) -> int:
         """Apply every event not applied yet; returns the cursor."""
         with self._lock:
             while True:
-                batch = self._batch(self._cursor)
+                stored, batch = self._batch(self._cursor)
+                if stored > self._cursor:
+                    self._skip_to(stored)
+                    continue
                 if not batch:
                     return self._cursor
                 expected = self._cursor
@@ -87,13 +104,34 @@ class Projector(Generic[R]):
                         conn.execute(insert(self._cursors).values(name=self.name, seq=last))
                     else:
                         conn.execute(update(self._cursors).where(self._cursors.c.name == self.name).values(seq=last))
+                    if self._notify is not None:
+                        conn.execute(self._notify, {"channel": self.channel, "cursor": f"{self._origin} {last}"})
                     return result, last
 
-                result, self._cursor = self.ledger.transact(run)
+                result, cursor = self.ledger.transact(run)
+                if result is None and cursor > expected:
+                    self._skip_to(cursor)
+                    continue
+                self._cursor = cursor
                 if self._on_pass is not None:
                     self._on_pass(result, self._cursor)
                 if result is not None and len(batch) < self._batch_size:
                     return self._cursor
+
+    def follow(self, upto: int) -> int:
+        """Take a cursor another process stored (from its notification): the events up to `upto`
+        are applied and committed, so nothing is applied here. Returns the cursor."""
+        with self._lock:
+            if upto > self._cursor:
+                self._skip_to(upto)
+            return self._cursor
+
+    def _skip_to(self, upto: int) -> None:
+        after, self._cursor = self._cursor, upto
+        if self._on_skip is not None:
+            self._on_skip(after, upto)
+        elif self._on_pass is not None:
+            self._on_pass(None, upto)
 
     def rebuild(self) -> int:
         """Forget the tables and replay every event (after a schema change or for a check)."""

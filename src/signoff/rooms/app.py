@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from signoff.kernel.clock import Clock
-from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated
+from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated, UsageError
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import error_body, status_of
 from signoff.ledger import Ledger
@@ -151,7 +151,7 @@ async def agent_events(
                     return Response(status_code=204)
                 await service.notifier.wait(key, seen, left)
         finally:
-            service.connections.detach(conn, opened.token)
+            await run_in_threadpool(service.connections.detach, conn, opened.token)
 
     async def sse() -> AsyncIterator[bytes]:
         async for item in frames(service, opened, keepalive):
@@ -354,11 +354,19 @@ async def _housekeeping(service: RoomService, interval: float) -> None:
     while True:
         await asyncio.sleep(interval)
         try:
-            service.connections.sweep()
+            await run_in_threadpool(service.connections.sweep)
             await run_in_threadpool(service.expire_approvals)
             await run_in_threadpool(service.refresh)
         except SignoffError:
             continue
+
+
+def _housekeeping_seconds(settings: Settings | None, default: float) -> float:
+    value = (settings.section("rooms") if settings is not None else {}).get("housekeeping_seconds", default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 3600:
+        raise UsageError(f"[rooms] housekeeping_seconds must be a number of seconds from 0 to 3600, not {value!r}",
+                         f"set housekeeping_seconds = {HEARTBEAT_INTERVAL} in signoff.toml")
+    return float(value)
 
 
 def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
@@ -366,7 +374,9 @@ def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
                clock: Clock | None = None, keepalive_seconds: float = 15.0,
                housekeeping_seconds: float = HEARTBEAT_INTERVAL) -> FastAPI:
     """The rooms server. Pass a ledger (or settings to open one) or a ready service; `routers`
-    are included after the rooms routes and share its service and auth dependencies."""
+    are included after the rooms routes and share its service and auth dependencies. Settings'
+    `[rooms] housekeeping_seconds` overrides `housekeeping_seconds`."""
+    housekeeping_seconds = _housekeeping_seconds(settings, housekeeping_seconds)
     if service is None:
         if ledger is None:
             ledger = Ledger.open(settings or Settings.load())
@@ -376,7 +386,8 @@ def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         task = asyncio.create_task(_housekeeping(service, housekeeping_seconds))
         try:
-            yield
+            with service.store.fanout():  # on PostgreSQL: other replicas' events, as they commit
+                yield
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -254,8 +254,7 @@ class Membership:
 
     def status_by_profile(self, agent_id: str, room_id: str, profile: dict[str, Any]) -> str:
         model = profile.get("connection_model", "always_on")
-        connections, now = self.store.connections, self.store.clock.now()
-        conns = [c for c in connections.connections(agent_id) if now - c.last_beat <= connections.ttl]
+        conns = self.store.connections.live_connections(agent_id)
         if model == "session_passive":
             return "awaiting_manual_poll"
         if model == "always_on":

@@ -76,11 +76,14 @@ class Applied:
 class Projector:
     """The ledger's projector over the rooms tables, reporting each pass as an `Applied`."""
 
-    def __init__(self, ledger: Ledger, on_applied: Callable[[Applied], None] | None = None) -> None:
+    def __init__(self, ledger: Ledger, on_applied: Callable[[Applied], None] | None = None,
+                 on_skip: Callable[[int, int], None] | None = None, channel: str | None = None,
+                 origin: str = "") -> None:
         self._on_applied = on_applied
         self._projector: ledger_projection.Projector[Applied] = ledger_projection.Projector(
             ledger, name=CURSOR, prefix=PREFIX, cursor_table=rooms_cursor, tables=TABLES, start=Applied,
-            apply=_apply_into, on_pass=self._passed, batch=BATCH)
+            apply=_apply_into, on_pass=self._passed, on_skip=on_skip, channel=channel, origin=origin,
+            batch=BATCH)
 
     def _passed(self, result: Applied | None, cursor: int) -> None:
         if self._on_applied is None:
@@ -99,6 +102,10 @@ class Projector:
     def catch_up(self) -> int:
         """Apply every rooms event not applied yet; returns the cursor."""
         return self._projector.catch_up()
+
+    def follow(self) -> int:
+        """Take the stored cursor, which other processes moved, without applying anything."""
+        return self._projector.follow(self._projector.stored_cursor())
 
     def rebuild(self) -> int:
         """Forget the tables and replay every rooms event (after a schema change or for a check)."""

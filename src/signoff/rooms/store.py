@@ -7,16 +7,20 @@ projector before a write returns, so a caller reads its own writes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select
 
 from signoff.kernel.clock import Clock
+from signoff.kernel.ids import new_id
 from signoff.ledger import AppendResult, Ledger, NewEvent
+from signoff.ledger.engine import is_postgres
+from signoff.rooms import connections, fanout
 from signoff.rooms.connections import ConnectionRegistry
 from signoff.rooms.delivery import RecentDeliveries
 from signoff.rooms.notify import Notifier
@@ -47,11 +51,14 @@ class RoomStore:
         self._group = threading.Condition()
         self._pending: list[_Pending] = []
         self._leader = False
-        self.projector = Projector(ledger, on_applied=self._applied)
+        self.origin = new_id()  # names this process in its notifications
+        self.projector = Projector(ledger, on_applied=self._applied, on_skip=self._skipped, channel=fanout.CHANNEL,
+                                   origin=self.origin)
         self.recent = RecentDeliveries(self.projector.cursor())
         self.connections = ConnectionRegistry(
-            self.clock, on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"])
-        )
+            ledger, self.clock,
+            on_change=lambda agent_id: self.notifier.notify([f"agent:{agent_id}", f"agent+:{agent_id}"]),
+            origin=self.origin)
         self.projector.catch_up()
 
     def _applied(self, applied: Applied) -> None:
@@ -65,6 +72,35 @@ class RoomStore:
             return
         self.recent.add(applied.deliveries)
         self.notifier.notify(applied.keys)
+
+    def _skipped(self, after: int, upto: int) -> None:
+        """Another process (a replica) applied (after, upto]: take in exactly what it holds."""
+        applied = fanout.applied_between(self.ledger.engine, after, upto)
+        self._applied(applied if applied is not None else Applied(foreign=True, cursor=upto))
+
+    def _woken(self, notes: dict[str, set[str]] | None) -> None:
+        """Other replicas changed something (None: maybe anything, while this one was not listening)."""
+        if notes is None or fanout.CHANNEL in notes:
+            self.projector.follow()
+        if notes is None:
+            self.connections.reload_all()
+        elif connections.CHANNEL in notes:
+            self.connections.reload(note.rpartition(" ")[2] for note in notes[connections.CHANNEL])
+
+    @contextlib.contextmanager
+    def fanout(self) -> Iterator[None]:
+        """While open (on PostgreSQL), events other replicas apply reach this process's streams as
+        they commit, through LISTEN/NOTIFY; without it they arrive with the next `refresh`."""
+        if not is_postgres(self.ledger.engine):
+            yield
+            return
+        listener = fanout.Listener(fanout.conninfo(self.ledger.engine), (fanout.CHANNEL, connections.CHANNEL),
+                                   self._woken, ignore=self.origin)
+        listener.start()
+        try:
+            yield
+        finally:
+            listener.stop()
 
     # Hot-path reads (posting) come from a cache of rooms, members, roles and agent settings. It is
     # exact whenever the projector is caught up: every change to those goes through the projector,

@@ -95,12 +95,12 @@ async def open_stream(service: RoomService, agent: Principal, params: StreamPara
         cursor = head
     for room_id in params.rooms:
         await run_in_threadpool(service.require_read, agent, room_id)
-    conn, token = service.connections.open(
-        agent.id, params.connection_id, params.scope, params.filter, params.spawn_capable,
-        {"name": params.client, "version": params.client_version, **declared})
+    conn, token = await run_in_threadpool(
+        service.connections.open, agent.id, params.connection_id, params.scope, params.filter,
+        params.spawn_capable, {"name": params.client, "version": params.client_version, **declared})
     conn.cursor = cursor
     for room_id in params.rooms:
-        service.connections.claim(conn, room_id, takeover=True)
+        await run_in_threadpool(service.connections.claim, conn, room_id, True)
     state = {
         "connection_id": conn.id, "agent_id": agent.id, "scope": conn.scope, "filter": conn.filter,
         "spawn_capable": conn.spawn_capable, "rooms": list(conn.rooms), "cursor": cursor,
@@ -152,4 +152,4 @@ async def frames(service: RoomService, opened: OpenStream, keepalive: float) -> 
                 await run_in_threadpool(service.store.ensure_fresh)
                 yield Frame(None)
     finally:
-        service.connections.detach(conn, token)
+        await run_in_threadpool(service.connections.detach, conn, token)

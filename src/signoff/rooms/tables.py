@@ -1,12 +1,13 @@
 """Query tables of the rooms projection (SQLAlchemy Core on the ledger's metadata).
 
 The ledger events under case ids `rooms.*` are the source of truth; these tables are rebuilt from
-them by `projection.Projector` and must agree with migrations `rooms_0001` and `rooms_0002`.
+them by `projection.Projector` and must agree with migrations `rooms_0001` to `rooms_0004`. One table is
+not a projection: `rooms_connections`, the live connections every replica shares.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, String, Table, Text
+from sqlalchemy import BigInteger, Boolean, Column, Float, Index, Integer, String, Table, Text
 
 from signoff.ledger.schema import metadata
 
@@ -103,6 +104,7 @@ rooms_deliveries = Table(
     Column("type", String(40), nullable=False),
     Column("addressed", Boolean, nullable=False),
     Column("envelope", Text, nullable=False),  # JSON, without "sequence"
+    Index("ix_rooms_deliveries_seq", "seq"),  # a replica reads the range another one applied
 )
 
 rooms_documents = Table(
@@ -182,4 +184,30 @@ rooms_invitations = Table(
     Column("agent_id", String(64), nullable=False, index=True),
     Column("invited_by", String(100), nullable=False),
     Column("state", String(20), nullable=False),  # pending | accepted | declined
+)
+
+# Live agent connections, shared by every server process (replica) on the database: not a projection
+# of events (a rebuild leaves it alone), but state that must outlive the process a stream is on.
+rooms_connections = Table(
+    "rooms_connections",
+    metadata,
+    Column("connection_id", String(200), primary_key=True),
+    Column("agent_id", String(64), nullable=False, index=True),
+    Column("incarnation", Integer, nullable=False),  # bumped when a dead id is opened again
+    Column("scope", String(10), nullable=False),
+    Column("filter", String(10), nullable=False),
+    Column("spawn_capable", Boolean, nullable=False),
+    Column("client", Text, nullable=False),  # JSON object
+    Column("rooms", Text, nullable=False),  # JSON list of room ids, in claim order
+    Column("rooms_version", Integer, nullable=False),
+    Column("rooms_reason", Text, nullable=False),
+    Column("role_room", String(64), nullable=True),
+    Column("role_name", String(100), nullable=True),
+    Column("cursor", BigInteger, nullable=False),
+    Column("last_beat", Float, nullable=False),  # epoch seconds, by the clock of the replica that took it
+    Column("stream_token", Integer, nullable=False),  # a stream with an older token is evicted
+    Column("attached", Boolean, nullable=False),
+    Column("evicted_token", Integer, nullable=True),  # the stream evicted by a room takeover ...
+    Column("evicted_reason", Text, nullable=True),  # ... and why
+    Column("dead_reason", Text, nullable=True),  # set when the connection died; the row is purged later
 )

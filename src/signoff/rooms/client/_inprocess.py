@@ -42,18 +42,18 @@ class InProcessTransport(Transport):
         return await run_in_threadpool(call_operation, self.service, self.agent, op, dict(args), connection_id)
 
     async def beat(self, connection_id: str, cursor: int) -> dict[str, Any]:
-        conn = self.service.connections.beat(self.agent.id, connection_id, cursor)
+        conn = await run_in_threadpool(self.service.connections.beat, self.agent.id, connection_id, cursor)
         return {"ok": True, "rooms": list(conn.rooms), "cursor": conn.cursor}
 
     async def subscribe(self, connection_id: str, room_id: str, takeover: bool = False) -> dict[str, Any]:
-        conn = self.service.connections.get(self.agent.id, connection_id)
+        conn = await run_in_threadpool(self.service.connections.get, self.agent.id, connection_id)
         await run_in_threadpool(self.service.require_read, self.agent, room_id)
-        warning = self.service.connections.claim(conn, room_id, takeover)
+        warning = await run_in_threadpool(self.service.connections.claim, conn, room_id, takeover)
         return {"ok": True, "rooms": list(conn.rooms), "warning": warning}
 
     async def unsubscribe(self, connection_id: str, room_id: str) -> dict[str, Any]:
-        conn = self.service.connections.get(self.agent.id, connection_id)
-        self.service.connections.unclaim(conn, room_id)
+        conn = await run_in_threadpool(self.service.connections.get, self.agent.id, connection_id)
+        await run_in_threadpool(self.service.connections.unclaim, conn, room_id)
         return {"ok": True, "rooms": list(conn.rooms)}
 
     async def operations(self) -> dict[str, Any]:

@@ -1,0 +1,149 @@
+"""Fan-out between replicas: several `signoff serve` processes on one PostgreSQL.
+
+Whichever replica applies a batch of rooms events (its own posts, or stragglers it catches up on)
+sends `NOTIFY signoff_rooms, '<cursor>'` in the same transaction (see the ledger's projector). Every
+other replica LISTENs on that channel with psycopg's notification API and, on each cursor, picks up
+exactly what that range holds, read back from the tables the sender committed: the deliveries go
+into its in-memory recent cache, the streams they concern are woken, and its lookup cache is dropped
+when identities, rooms, members, roles or policies changed.
+
+Connection changes (slots, leases, new streams) travel the same way on `signoff_connections`, with
+the agent id as payload: the other replicas read that agent's connections again.
+
+Notifications are a wake-up, never the record: a replica that misses some (its listening connection
+broke) catches up from the stored cursor when it listens again and in its periodic refresh.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+
+import psycopg
+from psycopg import sql
+from sqlalchemy import Engine, select
+
+from signoff.ledger.schema import events
+from signoff.rooms.projection import PREFIX, STRUCTURAL, Applied, Delivery
+from signoff.rooms.tables import rooms_deliveries
+
+CHANNEL = "signoff_rooms"
+# A range holding more than this many deliveries is not copied into memory: the replica drops its
+# recent cache instead and its streams read the table (one query each), as after a restart.
+MAX_ROWS = 20_000
+RECONNECT_SECONDS = 0.5
+POLL_SECONDS = 0.5  # how often the listening thread checks whether it should stop
+
+
+def applied_between(engine: Engine, after: int, upto: int) -> Applied | None:
+    """What another process applied in the sequence range (after, upto], or None when the range is
+    too large to copy (then the caller drops its caches)."""
+    in_range = (rooms_deliveries.c.seq > after, rooms_deliveries.c.seq <= upto)
+    deliveries_query = (select(rooms_deliveries.c.agent_id, rooms_deliveries.c.seq, rooms_deliveries.c.room_id,
+                               rooms_deliveries.c.addressed, rooms_deliveries.c.envelope)
+                        .where(*in_range).order_by(rooms_deliveries.c.seq, rooms_deliveries.c.agent_id)
+                        .limit(MAX_ROWS + 1))
+    events_query = (select(events.c.type, events.c.payload)
+                    .where(events.c.seq > after, events.c.seq <= upto,
+                           events.c.case_id.startswith(PREFIX, autoescape=True))
+                    .limit(MAX_ROWS + 1))
+    with engine.connect() as conn:
+        rows = conn.execute(deliveries_query).all()
+        changes = conn.execute(events_query).all()
+    if len(rows) > MAX_ROWS or len(changes) > MAX_ROWS:
+        return None
+    applied = Applied(cursor=upto)
+    for r in rows:
+        applied.deliveries.append(Delivery(r.agent_id, int(r.seq), r.room_id, bool(r.addressed), r.envelope))
+        applied.keys.update((f"agent:{r.agent_id}", f"room:{r.room_id}"))
+        if r.addressed:
+            applied.keys.add(f"agent+:{r.agent_id}")
+    for change in changes:
+        applied.structural |= change.type in STRUCTURAL
+        room_id = json.loads(change.payload).get("room_id")
+        if isinstance(room_id, str):
+            applied.keys.add(f"room:{room_id}")
+    return applied
+
+
+def conninfo(engine: Engine) -> str:
+    """The psycopg connection string for a SQLAlchemy PostgreSQL engine."""
+    return engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class Listener:
+    """LISTEN on some channels in a thread of its own, and call `on_wake` from a second thread with
+    the payloads that arrived, by channel: once per burst (a burst that arrives while one call runs
+    costs one more), and with None each time listening (re)starts, to catch up on everything that
+    was notified while nobody listened.
+
+    A notification's payload is only a hint (anyone who may connect to the database may NOTIFY):
+    `on_wake` reads the state it concerns from the tables. Payloads that start with `ignore` and a
+    space are this process's own and are dropped: a forged one only drops itself."""
+
+    def __init__(self, dsn: str, channels: tuple[str, ...],
+                 on_wake: Callable[[dict[str, set[str]] | None], object], ignore: str = "") -> None:
+        self._dsn, self._channels, self._on_wake = dsn, channels, on_wake
+        self._own = f"{ignore} " if ignore else None
+        self._stop = threading.Event()
+        self._listening = threading.Event()
+        self._wanted = threading.Condition()
+        self._pending: dict[str, set[str]] = {}
+        self._everything = False
+        self._threads = [threading.Thread(target=self._listen, name="rooms-listen", daemon=True),
+                         threading.Thread(target=self._follow, name="rooms-follow", daemon=True)]
+
+    def start(self, timeout: float = 10.0) -> bool:
+        """Start both threads; True once the channels are listened to (False if not within `timeout`)."""
+        for thread in self._threads:
+            thread.start()
+        return self._listening.wait(timeout)
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._wanted:
+            self._wanted.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+    def _wake(self, channel: str | None, payload: str = "") -> None:
+        with self._wanted:
+            if channel is None:
+                self._everything = True
+            elif len(self._pending.setdefault(channel, set())) < MAX_ROWS:
+                self._pending[channel].add(payload)
+            else:
+                self._everything = True  # a flood of distinct payloads: catch up on everything instead
+            self._wanted.notify_all()
+
+    def _listen(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self._dsn, autocommit=True) as conn:
+                    for channel in self._channels:
+                        conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                    self._wake(None)  # whatever was notified while nobody listened
+                    self._listening.set()
+                    while not self._stop.is_set():
+                        for note in conn.notifies(timeout=POLL_SECONDS):
+                            if self._own is None or not note.payload.startswith(self._own):
+                                self._wake(note.channel, note.payload)
+            except psycopg.Error:
+                self._listening.clear()
+                self._stop.wait(RECONNECT_SECONDS)
+
+    def _follow(self) -> None:
+        while True:
+            with self._wanted:
+                while not self._stop.is_set() and not self._pending and not self._everything:
+                    self._wanted.wait()
+                if self._stop.is_set():
+                    return
+                notes = None if self._everything else self._pending
+                self._pending, self._everything = {}, False
+            try:
+                self._on_wake(notes)
+            except Exception:  # the database is away: retry shortly; the periodic refresh covers it too
+                self._wake(None)
+                self._stop.wait(RECONNECT_SECONDS)
