@@ -13,6 +13,7 @@ class WebConfig:
     session_hours: float = 12.0  # a session ends this long after sign-in, whatever happens
     signin_attempts: int = 5  # failed sign-ins allowed per window, per client address and per name
     signin_window_minutes: int = 15
+    notes_deciders: tuple[str, ...] = ()  # room user names who may decide on release notes in the pages
 
     @classmethod
     def load(cls, settings: Settings | None) -> WebConfig:
@@ -21,7 +22,10 @@ class WebConfig:
         unknown = sorted(set(section) - known)
         if unknown:
             raise UsageError(f"unknown [web] setting(s): {', '.join(unknown)}", f"use only: {', '.join(sorted(known))}")
-        cfg = cls(**section)
+        deciders = section.get("notes_deciders", [])
+        if not isinstance(deciders, list) or not all(isinstance(d, str) and d for d in deciders):
+            raise UsageError("[web] notes_deciders must be a list of room user names", 'e.g. ["alice", "bob"]')
+        cfg = cls(**{**section, "notes_deciders": tuple(deciders)})
         if not 0 < cfg.session_hours <= 24 * 30:
             raise UsageError("[web] session_hours must be above 0 and at most 720", "the default is 12")
         if not 1 <= cfg.signin_attempts <= 100 or not 1 <= cfg.signin_window_minutes <= 24 * 60:
