@@ -19,7 +19,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.notes.decisions import decide, decisions, state_of
 from signoff.notes.run import start_run
-from tests.browser.conftest import Site, axe_violations, make_site, overflow
+from tests.browser.conftest import Site, axe_violations, make_site, overflow, tab_to
 from tests.support.requires import require_binary
 
 
@@ -57,15 +57,6 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
     finally:
         site.stop()
         ledger.close()
-
-
-def _tab_to(page: Any, name: str, limit: int = 300) -> None:
-    """Move the focus with the Tab key alone until it is on the control named `name`."""
-    for _ in range(limit):
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement && document.activeElement.textContent.trim()") == name:
-            return
-    raise AssertionError(f"{name!r} cannot be reached with the Tab key")
 
 
 def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tabs: Any) -> None:
@@ -124,10 +115,10 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     s2.get_by_role("button", name="Save the edit of S2").click()
     # Keyboard only: Tab to the button, Enter.
     page.locator("h1").click()
-    _tab_to(page, "Approve S2")
+    tab_to(page, "Approve S2")
     page.keyboard.press("Enter")
     page.locator("li#S2.status-approved").wait_for()
-    _tab_to(page, "Ship")
+    tab_to(page, "Ship")
     page.keyboard.press("Enter")
     page.locator(".ready", has_text="Shipped").wait_for()
 

@@ -14,16 +14,27 @@ from typing import Any
 import httpx
 import pytest
 
+from signoff.agents import register_script
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.repair import read_case
 from signoff.repair.fixture import build, examples_root
 from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
-from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
+from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow, tab_to
+from tests.repair.tamper_corpus import RUNTEST_NOOP
 from tests.support.requires import require_sandbox
 
 HARNESS = examples_root() / "coupon" / "harness"
 REPORT = "A 10% coupon is applied twice: 10000 cents gives 8100, not 9000."
+
+
+def _tampering_fixer(task: dict[str, Any]) -> dict[str, Any]:
+    """A fixer that keeps the defect and makes pytest's runtest a no-op, so that every test "passes"."""
+    cart = task["files"]["cart.py"]
+    return {"summary": "a faster test run", "files": [{"path": "cart.py", "content": RUNTEST_NOOP + cart}]}
+
+
+register_script("fixer", _tampering_fixer, name="web-tamper")
 
 
 @dataclass
@@ -32,8 +43,10 @@ class Workspace:
     ledger: Ledger
     flow: RepairRoom  # the case the flow test drives to ACCEPTED
     attacked: RepairRoom  # a case the attacks leave as it was
+    tampered: RepairRoom  # a case whose candidates tamper with the test run
     flow_case: str
     attacked_case: str
+    tampered_case: str
 
     def state(self, case_id: str) -> str:
         return read_case(self.ledger, case_id).state
@@ -46,9 +59,11 @@ class Workspace:
         return len(r.rooms.read_messages(r.verifier, r.room_id, limit=1000))
 
 
-def _case(site: Site, ledger: Ledger, settings: Settings, suffix: str) -> tuple[RepairRoom, str]:
+def _case(site: Site, ledger: Ledger, settings: Settings, suffix: str, **contract: Any) -> tuple[RepairRoom, str]:
+    from dataclasses import replace
+
     repo = build(examples_root() / "coupon", site.root / f"coupon-{suffix}")
-    r = open_repair_room(ledger, settings, coupon_contract(repo.path, HARNESS), suffix=suffix)
+    r = open_repair_room(ledger, settings, replace(coupon_contract(repo.path, HARNESS), **contract), suffix=suffix)
     for who in (r.operator, r.bystander):
         site.cli("rooms", "user", "password", who.name, stdin=PASSWORD + "\n")
     r.say(r.operator, f"@{r.verifier.name} {REPORT}")
@@ -67,9 +82,13 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     ledger = Ledger.open(settings)
     flow, flow_case = _case(site, ledger, settings, "flow")
     attacked, attacked_case = _case(site, ledger, settings, "attack")
+    tampered, tampered_case = _case(site, ledger, settings, "tamper", fixer_script="web-tamper")
+    tampered.say(tampered.operator, f"@{tampered.verifier.name} approve {tampered_case}")
+    tampered.run()  # in this process, where the tampering fixer is registered, before the server starts
+    assert read_case(ledger, tampered_case).state == "AWAITING_REVIEW"
     site.start()
     try:
-        yield Workspace(site, ledger, flow, attacked, flow_case, attacked_case)
+        yield Workspace(site, ledger, flow, attacked, tampered, flow_case, attacked_case, tampered_case)
     finally:
         site.stop()
         ledger.close()
@@ -173,7 +192,8 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     assert axe_violations(page) == [] and overflow(page) == 0
 
     # Accept, with the keyboard alone.
-    page.get_by_role("button", name=f"Accept {case_id}").focus()
+    page.locator("h1").click()
+    tab_to(page, f"Accept {case_id}")
     page.keyboard.press("Enter")
     page.get_by_role("status").wait_for()
     w.verifier_runs(r)
@@ -211,3 +231,26 @@ def test_an_evidence_file_opens_as_what_it_proves(workspace: Workspace, tabs: An
     stages = page.get_by_role("table", name="Stages, re-derived from the recorded runs").inner_text()
     assert "failed (assertion)" in stages
     assert axe_violations(page) == []
+
+
+def test_tampering_is_shown_first_and_the_case_can_only_be_rejected(workspace: Workspace, tabs: Any) -> None:
+    w, r, case_id = workspace, workspace.tampered, workspace.tampered_case
+    tab = tabs(w.site)
+    tab.sign_in(r.operator.name)
+    page = tab.page
+    page.goto(f"/repair/{case_id}")
+    alert = page.get_by_role("alert")
+    assert alert.count() == 1 and "Tampering found (harness_integrity)" in alert.inner_text()
+    assert page.locator("main > *").nth(2).get_attribute("role") == "alert"  # right under the title
+    diff = page.get_by_role("region", name="Diff")
+    assert diff.locator("#verdict").inner_text() == "INCONCLUSIVE" and "harness_integrity" in diff.inner_text()
+    assert "_pytest" in diff.get_by_role("note").inner_text()  # the static signal on the added lines
+    assert page.get_by_role("region", name="Attempts").locator(".retry").count() == 1
+    assert "harness_integrity" in page.get_by_role("region", name="Attempts").locator(".retry").inner_text()
+    assert page.get_by_role("button", name=f"Accept {case_id}").count() == 0
+    assert "can only be rejected" in page.get_by_role("region", name="Review").inner_text()
+    assert axe_violations(page) == []
+    page.get_by_role("button", name=f"Reject {case_id}").click()
+    page.get_by_role("status").wait_for()
+    w.verifier_runs(r)
+    assert w.state(case_id) == "DECLINED"
