@@ -139,6 +139,7 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
 def test_attacks_on_the_decisions_are_refused_and_record_nothing(review: Review) -> None:
     run = review.attacked
     decide(review.ledger, run, "edit S1 This release brings 12 commits.", "alice")  # no longer verifies
+    decide(review.ledger, run, 'edit S4 <img src=x onerror="document.title=1"> wrote 2 of the 4 commits.', "alice")
     alice, csrf = review.site.signed_in("alice")
     bob, bob_csrf = review.site.signed_in("bob")
     before = decisions(review.ledger, run)
@@ -149,7 +150,9 @@ def test_attacks_on_the_decisions_are_refused_and_record_nothing(review: Review)
             assert r.status_code == 403 and "CSRF" in r.text
         r = bob.post(url, data={"csrf": bob_csrf, "action": "approve_all"})
         assert r.status_code == 403 and "bob may not decide" in r.text
-        assert "You can read this run" in bob.get("/notes/runs/attacked").text  # reading is open to the signed in
+        shown = bob.get("/notes/runs/attacked").text
+        assert "You can read this run" in shown  # reading is open to everyone signed in
+        assert "&lt;img src=x" in shown and "<img src=x" not in shown  # an edit's markup is text
         r = alice.post(url, data={"csrf": csrf, "action": "approve", "sentence": "S1"})
         assert r.status_code == 403 and "S1 does not verify: NUMBER_UNSUPPORTED" in r.text
         for form, message in (({"action": "frobnicate"}, "not a decision"),
@@ -174,4 +177,4 @@ def test_attacks_on_the_decisions_are_refused_and_record_nothing(review: Review)
         alice.close()
         bob.close()
     assert decisions(review.ledger, run) == before
-    assert review.actions(run) == [("edit", "S1", "alice", "cli")]
+    assert review.actions(run) == [("edit", "S1", "alice", "cli"), ("edit", "S4", "alice", "cli")]

@@ -26,6 +26,7 @@ from tests.support.requires import require_sandbox
 
 HARNESS = examples_root() / "coupon" / "harness"
 REPORT = "A 10% coupon is applied twice: 10000 cents gives 8100, not 9000."
+MARKUP = '<img src=x onerror="document.title=1"><script>document.title=2</script>'  # in a hostile report
 
 
 def _tampering_fixer(task: dict[str, Any]) -> dict[str, Any]:
@@ -59,14 +60,15 @@ class Workspace:
         return len(r.rooms.read_messages(r.verifier, r.room_id, limit=1000))
 
 
-def _case(site: Site, ledger: Ledger, settings: Settings, suffix: str, **contract: Any) -> tuple[RepairRoom, str]:
+def _case(site: Site, ledger: Ledger, settings: Settings, suffix: str, report: str = REPORT,
+          **contract: Any) -> tuple[RepairRoom, str]:
     from dataclasses import replace
 
     repo = build(examples_root() / "coupon", site.root / f"coupon-{suffix}")
     r = open_repair_room(ledger, settings, replace(coupon_contract(repo.path, HARNESS), **contract), suffix=suffix)
     for who in (r.operator, r.bystander):
         site.cli("rooms", "user", "password", who.name, stdin=PASSWORD + "\n")
-    r.say(r.operator, f"@{r.verifier.name} {REPORT}")
+    r.say(r.operator, f"@{r.verifier.name} {report}")
     r.run()
     (case,) = [c for c in r.workflow.cases() if c.room_id == r.room_id]
     assert case.state == "CONTRACT_PROPOSED"
@@ -81,7 +83,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     settings = Settings.load(home=str(site.home), env={})
     ledger = Ledger.open(settings)
     flow, flow_case = _case(site, ledger, settings, "flow")
-    attacked, attacked_case = _case(site, ledger, settings, "attack")
+    attacked, attacked_case = _case(site, ledger, settings, "attack", report=f"{REPORT} {MARKUP}")
     tampered, tampered_case = _case(site, ledger, settings, "tamper", fixer_script="web-tamper")
     tampered.say(tampered.operator, f"@{tampered.verifier.name} approve {tampered_case}")
     tampered.run()  # in this process, where the tampering fixer is registered, before the server starts
@@ -120,6 +122,9 @@ def test_attacks_on_the_case_actions_are_refused_and_change_nothing(workspace: W
         assert resp.status_code == 403 and "not in the room" in resp.text and REPORT not in resp.text
         resp = outsider.post(f"/repair/{case_id}/approve", data={"csrf": out_csrf, "harness_digest": digest})
         assert resp.status_code == 403
+        # The report's markup is text on the page, never markup.
+        shown = operator.get(f"/repair/{case_id}").text
+        assert "&lt;img src=x" in shown and "&lt;script&gt;" in shown and MARKUP not in shown
         # The operator approving another digest than the one presented: 409.
         resp = operator.post(f"/repair/{case_id}/approve", data={"csrf": op_csrf, "harness_digest": "0" * 64})
         assert resp.status_code == 409 and "reload the case" in resp.text
