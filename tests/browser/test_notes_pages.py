@@ -85,8 +85,18 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     tab.screenshot("notes-run")
     assert axe_violations(page) == [] and overflow(page) == 0
 
+    reader = tabs(review.site)  # bob reads the same run while alice decides
+    reader.sign_in("bob")
+    reader.page.goto("/notes/runs/release-0.2")
+    assert "This release brings" not in reader.page.locator("#preview-text").inner_text()
     page.get_by_role("button", name="Approve all").click()
     assert page.locator("li.sentence.status-approved").count() == 10
+    # The reader's preview follows the decisions live, with its [F#] tags and its grade.
+    first = "This release brings 4 commits from 3 contributors. [F8][F12]"
+    reader.page.locator("#preview-text", has_text=first).wait_for()
+    assert reader.page.locator("#decision-count").inner_text() == "1"
+    assert reader.page.locator("#grade-ours").inner_text().endswith("(100.0%)")
+    assert "Decisions changed (1 so far" in reader.page.locator("#live-status").inner_text()
     page.get_by_role("button", name="Reject S3").click()  # after approve all: the last decision wins
     assert page.locator("li#S3 .badge.status").inner_text() == "rejected"
     assert "1157.1%" not in page.locator("pre.preview").inner_text()
@@ -173,6 +183,7 @@ def test_attacks_on_the_decisions_are_refused_and_record_nothing(review: Review)
         assert not bad["ok"] and bad["errors"][0]["code"] == "HASH_UNSUPPORTED"
         assert alice.get(check, params={"sentence": "S99", "text": "x"}).status_code == 404
         assert alice.get(check, params={"sentence": "S9", "text": "a\nb"}).status_code == 400
+        assert alice.get("/notes/live/%2e%2e%2Fsignoff.db").status_code == 404
     finally:
         alice.close()
         bob.close()

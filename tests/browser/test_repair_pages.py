@@ -122,6 +122,7 @@ def test_attacks_on_the_case_actions_are_refused_and_change_nothing(workspace: W
         assert resp.status_code == 403 and "not in the room" in resp.text and REPORT not in resp.text
         resp = outsider.post(f"/repair/{case_id}/approve", data={"csrf": out_csrf, "harness_digest": digest})
         assert resp.status_code == 403
+        assert outsider.get(f"/repair/{case_id}/live").status_code == 403  # nor follow it live
         # The report's markup is text on the page, never markup.
         shown = operator.get(f"/repair/{case_id}").text
         assert "&lt;img src=x" in shown and "&lt;script&gt;" in shown and MARKUP not in shown
@@ -179,6 +180,9 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     assert sent[-1]["body"] == f"@{r.verifier.name} approve {case_id}"
     w.verifier_runs(r)
     assert w.state(case_id) == "AWAITING_REVIEW"
+    # The open page follows the case live, whoever moved it (here `signoff repair run`, another process).
+    page.locator("#case-state", has_text="awaiting review").wait_for()
+    assert "now awaiting review" in page.locator("#live-status").inner_text()
 
     page.goto(f"/repair/{case_id}")
     assert page.locator("#case-state").inner_text() == "awaiting review"
@@ -246,7 +250,9 @@ def test_tampering_is_shown_first_and_the_case_can_only_be_rejected(workspace: W
     page.goto(f"/repair/{case_id}")
     alert = page.get_by_role("alert")
     assert alert.count() == 1 and "Tampering found (harness_integrity)" in alert.inner_text()
-    assert page.locator("main > *").nth(2).get_attribute("role") == "alert"  # right under the title
+    # Shown first: before the report, the contract and everything else the page holds.
+    order = page.evaluate("Array.from(document.querySelectorAll('main > section')).map(s => s.getAttribute('role'))")
+    assert order[0] == "alert"
     diff = page.get_by_role("region", name="Diff")
     assert diff.locator("#verdict").inner_text() == "INCONCLUSIVE" and "harness_integrity" in diff.inner_text()
     assert "_pytest" in diff.get_by_role("note").inner_text()  # the static signal on the added lines

@@ -25,9 +25,10 @@ from signoff.notes.draft import MAX_TEXT
 from signoff.notes.facts import FactsFile
 from signoff.notes.grade import grade, grade_text
 from signoff.notes.render import preview
-from signoff.notes.run import FACTS_FILE, REVIEW_FILE, SNAPSHOT_FILE, load_review
+from signoff.notes.run import FACTS_FILE, REVIEW_FILE, SNAPSHOT_FILE, case_of, load_review
 from signoff.rooms import Principal
 from signoff.web.evidence_pages import home_settings
+from signoff.web.live_case import case_stream
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
 
@@ -119,12 +120,36 @@ def _deciders(request: Request) -> tuple[str, ...]:
 
 def _run_page(request: Request, user: Principal, name: str, folder: Path, status: int = 200,
               refusal: SignoffError | None = None) -> Response:
-    state = state_of(web_state(request).rooms.ledger, folder)
+    ledger = web_state(request).rooms.ledger
+    state = state_of(ledger, folder)
     notes = preview(folder, state)
     return page(request, "notes_run.html", status, run=name, state=state, sentences=_sentences(folder, state),
                 preview=notes, grades=_grades(folder, notes), blockers=[] if state.shipped else blockers(folder, state),
                 may_decide=user.name in _deciders(request), deciders=_deciders(request), refusal=refusal,
-                max_text=MAX_TEXT)
+                max_text=MAX_TEXT, version=ledger.version(case_of(folder)))
+
+
+def grade_line(result: dict[str, Any]) -> str:
+    c = result["claims"]
+    return f"{c['supported']}/{c['total']} ({c['pct']}%)"
+
+
+@router.get("/notes/live/{name:path}")
+def run_live(request: Request, name: str) -> Response:
+    """The preview and its grade as decisions are made (server-sent events), for the open run page."""
+    signed_in(request)
+    folder = _run(request, name)
+    ledger = web_state(request).rooms.ledger
+
+    def update() -> dict[str, Any]:
+        state = state_of(ledger, folder)
+        notes = preview(folder, state)
+        return {"fields": {"preview-text": notes, "decision-count": str(state.count),
+                           "grade-ours": grade_line(_grades(folder, notes)["ours"])},
+                "notice": f"Decisions changed ({state.count} so far; the preview above is current): "
+                          "reload to decide on the sentences as they are now."}
+
+    return case_stream(request, ledger, case_of(folder), update)
 
 
 @router.get("/notes/runs/{name:path}")

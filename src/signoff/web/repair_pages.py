@@ -27,6 +27,7 @@ from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.desk_owner import diff_lines
 from signoff.web.evidence_pages import home_settings, verified
+from signoff.web.live_case import case_stream
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
 
@@ -131,7 +132,26 @@ def case_page(request: Request, case_id: str) -> Response:
     return page(request, "repair_case.html", case=st, report=reported, timeline=_timeline(events),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
                 diff=diff_lines(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
-                operator=user.sender == st.operator, sent=request.query_params.get("sent"))
+                operator=user.sender == st.operator, sent=request.query_params.get("sent"), version=events[-1].version)
+
+
+def shown_state(st: CaseState) -> str:
+    return st.state.replace("_", " ").lower()
+
+
+@router.get("/repair/{case_id}/live")
+def case_live(request: Request, case_id: str) -> Response:
+    """The case's state as it moves (server-sent events), for the open case page."""
+    user = signed_in(request)
+    _case(request, user, case_id)
+    ledger = web_state(request).rooms.ledger
+
+    def update() -> dict[str, Any]:
+        state = shown_state(read_case(ledger, case_id))
+        return {"fields": {"case-state": state},
+                "notice": f"The case moved on (now {state}): reload to see its stages, attempts and diff."}
+
+    return case_stream(request, ledger, case_key(case_id), update)
 
 
 def _current_digest(st: CaseState) -> str:
