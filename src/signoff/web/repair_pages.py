@@ -17,12 +17,12 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, UnavailableError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError
 from signoff.ledger import Event
 from signoff.repair import CaseState, read_case, read_cases
 from signoff.repair.case import case_key
 from signoff.repair.commands import OperatorCommand, refusal
-from signoff.repair.harness import harness_digest
+from signoff.repair.harness import digest_now
 from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.desk_owner import diff_lines
@@ -154,13 +154,6 @@ def case_live(request: Request, case_id: str) -> Response:
     return case_stream(request, ledger, case_key(case_id), update)
 
 
-def _current_digest(st: CaseState) -> str:
-    try:
-        return harness_digest(Path(st.contract.harness))
-    except SignoffError:
-        return "unreadable"
-
-
 @router.post("/repair/{case_id}/{verb}")
 async def act(request: Request, case_id: str, verb: str) -> Response:
     form = await checked_form(request)
@@ -177,7 +170,7 @@ async def act(request: Request, case_id: str, verb: str) -> Response:
         if shown != st.harness_digest:
             raise ConflictError(f"the contract you approved names harness {shown[:12] or 'nothing'}, but "
                                 f"{case_id} presents {st.harness_digest[:12]}", "reload the case and review it")
-        now = _current_digest(st)
+        now = digest_now(Path(st.contract.harness))
     command = OperatorCommand(verb, case_id, True, "", st.room_id, user.sender, now)
     why = refusal(st, command, st.verifier_name)
     if why is not None:
