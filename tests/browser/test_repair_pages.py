@@ -186,7 +186,7 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
 
     page.goto(f"/repair/{case_id}")
     assert page.locator("#case-state").inner_text() == "awaiting review"
-    stages = page.get_by_role("table", name="The latest verified run, from its evidence file").inner_text()
+    stages = page.get_by_role("table", name="The latest run, from its evidence file (which verifies)").inner_text()
     assert "base" in stages and "failed (assertion)" in stages and "candidate" in stages and "passed" in stages
     attempts = page.get_by_role("region", name="Attempts")
     assert attempts.locator(".retry").count() == 1  # attempt 1 (a test edit) refused; why is shown

@@ -102,15 +102,16 @@ def _stages(statement: dict[str, Any] | None) -> list[dict[str, Any]]:
             for name in STAGES if isinstance(stages.get(name), dict)]
 
 
-def _evidence(request: Request, st: CaseState, events: list[Event]) -> tuple[list[dict[str, Any]],
-                                                                             dict[str, Any] | None]:
+def _evidence(request: Request, events: list[Event]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The case's evidence files (verified), and the statement of its latest verification when that
     file verifies (the stages are shown only from a file that does)."""
     settings = home_settings(request)
     named = [str(e.payload["evidence"]) for e in events if e.payload.get("evidence")]
     files = verified(settings, [Path(p) for p in dict.fromkeys(named)])
     statement = None
-    last = st.last_verdict or st.reproduction
+    # The latest execution: a verdict, else the reproduction on base, else the run that blocked it.
+    runs = [e.payload for e in events if e.type in ("repair.verdict", "repair.reproduced", "repair.blocked")]
+    last = runs[-1] if runs else None
     if last is not None and last.get("evidence"):
         trusted = KeyStore(settings.keys_dir).trusted()
         report = verify_file(Path(str(last["evidence"])), trusted,
@@ -125,7 +126,7 @@ def case_page(request: Request, case_id: str) -> Response:
     st = _case(request, user, case_id)
     events = web_state(request).rooms.ledger.read(case_key(case_id))
     reported = next(e.payload for e in events if e.type == "repair.reported")
-    files, statement = _evidence(request, st, events)
+    files, statement = _evidence(request, events)
     verdict = st.last_verdict
     integrity = [r for r in (verdict or {}).get("reasons", []) if r["code"] == "harness_integrity"]
     blocked = next((e.payload["reason"] for e in events if e.type == "repair.blocked"), None)
