@@ -203,3 +203,12 @@ def axe_violations(page: Any) -> list[str]:
 def overflow(page: Any) -> int:
     """How many CSS pixels the page is wider than its viewport (0: no horizontal scrolling)."""
     return int(page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"))
+
+
+def tab_to(page: Any, name: str, limit: int = 300) -> None:
+    """Move the focus with the Tab key alone until it is on the control whose text is `name`."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement && document.activeElement.textContent.trim()") == name:
+            return
+    raise AssertionError(f"{name!r} cannot be reached with the Tab key")

@@ -86,10 +86,12 @@ def test_ship_refuses_and_names_each_blocker(ledger: Ledger, run: Path) -> None:
     with pytest.raises(RefusedError) as err:
         decide(ledger, run, "ship", "alice")
     assert "S1: not approved since its edit; NUMBER_UNSUPPORTED '12'" in err.value.message
-    decide(ledger, run, "approve S1", "alice")
-    with pytest.raises(RefusedError, match="S1: NUMBER_UNSUPPORTED '12'"):
+    # A sentence that no longer verifies cannot be approved: refused with the verifier's codes.
+    with pytest.raises(RefusedError, match="S1 does not verify: NUMBER_UNSUPPORTED '12'"):
+        decide(ledger, run, "approve S1", "alice")
+    with pytest.raises(RefusedError, match="S1: not approved since its edit; NUMBER_UNSUPPORTED '12'"):
         decide(ledger, run, "ship", "alice")
-    assert [d["action"] for d in decisions(ledger, run)] == ["approve", "edit", "approve"]  # refusals not written
+    assert [d["action"] for d in decisions(ledger, run)] == ["approve", "edit"]  # refusals not written
     decide(ledger, run, "reject S1", "alice")
     state = decide(ledger, run, "ship", "alice")
     assert state.shipped
@@ -108,6 +110,43 @@ def test_edited_sentence_that_verifies_can_ship(ledger: Ledger, run: Path) -> No
     state = decide(ledger, run, "ship", "alice")
     assert state.shipped
     assert new in render(run, state)
+
+
+def test_approve_all_skips_a_sentence_that_does_not_verify(ledger: Ledger, run: Path) -> None:
+    decide(ledger, run, "edit S1 This release brings 12 commits.", "bob")
+    state = decide(ledger, run, "approve all", "alice")
+    s1 = state.get("S1")
+    assert s1.status == "pending" and "does not verify: NUMBER_UNSUPPORTED '12'" in s1.notes[0]
+    assert all(s.status == "approved" for s in state.sentences if s.id != "S1")
+    (recorded,) = [d for d in decisions(ledger, run) if d["action"] == "approve"]
+    assert "S1" not in recorded["digests"] and "S1" in recorded["unverified"]
+    # ... and the export, replayed offline, gives the same state.
+    export_decisions(ledger, run)
+    assert exported_state(run).get("S1").status == "pending"
+
+
+def test_approve_all_refused_when_nothing_verifies(ledger: Ledger, run: Path) -> None:
+    for s in state_of(ledger, run).sentences:
+        decide(ledger, run, f"edit {s.id} About 4242 things changed.", "bob")
+    before = decisions(ledger, run)
+    with pytest.raises(RefusedError, match="cannot approve: S1 does not verify"):
+        decide(ledger, run, "approve all", "alice")
+    assert decisions(ledger, run) == before
+
+
+def test_preview_renders_the_approved_sentences_before_ship(ledger: Ledger, run: Path) -> None:
+    from signoff.notes.grade import grade_text
+    from signoff.notes.render import preview
+
+    assert "- " not in preview(run, state_of(ledger, run)).split("## Facts")[0]  # nothing approved yet
+    state = decide(ledger, run, "approve S1", "alice")
+    text = preview(run, state)
+    s1 = state.get("S1")
+    assert f"- {s1.text} " + "".join(f"[{f}]" for f in s1.facts) in text
+    assert all(s.text not in text for s in state.sentences if s.id != "S1")
+    graded = grade_text(text, "preview.md", run / "snapshot.json")
+    assert graded["ok"] and graded["file"] == "preview.md"
+    assert grade_text("We made it 77% faster in 9 commits.", "one-shot.md", run / "snapshot.json")["ok"] is False
 
 
 def test_render_refuses_before_ship(ledger: Ledger, run: Path) -> None:

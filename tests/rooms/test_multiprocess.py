@@ -74,3 +74,18 @@ def test_an_agent_stream_sees_a_message_posted_by_another_process(sqlite_url: st
     finally:
         first.ledger.close()
         second.ledger.close()
+def test_an_agent_polling_sees_a_message_another_process_wrote_with_nothing_written_here(db_url: str) -> None:
+    """A long-running agent process (`signoff repair run --follow`) that only reads must still see a
+    message that `signoff serve` wrote (a person's click in the pages), without a write of its own."""
+    first = RoomService(Ledger.from_url(db_url))
+    world = make_world(first)
+    second = RoomService(Ledger.from_url(db_url))
+    seen = first.agent_events(world.reviewer.id, 0)
+    cursor = seen[-1]["sequence"] if seen else 0
+    remote = second.post_message(second.agent(world.fixer.id), world.room_id, "from elsewhere",
+                                 target_names=["reviewer"])
+    got = [e["payload"]["message_id"] for e in first.agent_events(world.reviewer.id, cursor)
+           if e["type"] == "message"]
+    assert got == [remote.message_id]
+    first.ledger.close()
+    second.ledger.close()

@@ -158,6 +158,9 @@ def replay(sentences: list[dict[str, Any]], decisions: list[dict[str, Any]]) -> 
             if sid not in ids:
                 continue
             s = state.get(sid)
+            if action == "approve" and sid in (rec.get("unverified") or {}):
+                s.notes.append(f"decision {rec.get('seq')}: not approved: {rec['unverified'][sid]}")
+                continue
             if action == "approve":
                 digest = (rec.get("digests") or {}).get(sid)
                 if digest != text_digest(s.text):
@@ -172,19 +175,28 @@ def replay(sentences: list[dict[str, Any]], decisions: list[dict[str, Any]]) -> 
     return state
 
 
+def verifier_errors(folder: Path, sentences: list[SentenceState]) -> dict[str, list[dict[str, Any]]]:
+    """The verifier's errors for each sentence's current text (edits included), facts recomputed first."""
+    verifier = Verifier(folder / SNAPSHOT_FILE, folder / FACTS_FILE, {f for s in sentences for f in s.facts})
+    return {s.id: verifier.check({"id": s.id, "text": s.text, "facts": s.facts})["errors"] for s in sentences}
+
+
+def codes(errors: list[dict[str, Any]]) -> str:
+    return "; ".join(f"{e['code']} {e['token']!r}" for e in errors)
+
+
 def blockers(folder: Path, state: State) -> list[str]:
     """Why this state may not ship (empty when it may)."""
     kept = [s for s in state.sentences if s.status != "rejected"]
     if not kept:
         return ["no sentence is kept: there is nothing to ship"]
-    verifier = Verifier(folder / SNAPSHOT_FILE, folder / FACTS_FILE, {f for s in kept for f in s.facts})
+    errors = verifier_errors(folder, kept)
     problems = []
     for s in kept:
-        result = verifier.check({"id": s.id, "text": s.text, "facts": s.facts})
         why = []
         if s.status != "approved":
             why.append("not approved" + (" since its edit" if s.edited else ""))
-        why += [f"{e['code']} {e['token']!r}" for e in result["errors"]]
+        why += [f"{e['code']} {e['token']!r}" for e in errors[s.id]]
         if why:
             problems.append(f"{s.id}: " + "; ".join(why))
     return problems
@@ -216,7 +228,14 @@ def decide(ledger: Ledger, folder: Path, command: str, by: str, clock: Clock | N
             rec["ref"] = dict(ref)
         if cmd.action == "approve":
             chosen = state.sentences if cmd.target == "all" else [state.get(str(cmd.target))]
-            rec["digests"] = {s.id: text_digest(s.text) for s in chosen}
+            errors = verifier_errors(folder, chosen)
+            unverified = {s.id: f"does not verify: {codes(errors[s.id])}" for s in chosen if errors[s.id]}
+            if len(unverified) == len(chosen):
+                raise RefusedError("cannot approve: " + " | ".join(f"{sid} {why}" for sid, why in unverified.items()),
+                                   "edit the sentence until it verifies, or reject it")
+            rec["digests"] = {s.id: text_digest(s.text) for s in chosen if s.id not in unverified}
+            if unverified:
+                rec["unverified"] = unverified
         if cmd.action == "edit":
             rec["text"] = cmd.text
         if cmd.action == "ship":

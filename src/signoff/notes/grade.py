@@ -67,6 +67,11 @@ def grade(markdown_path: Path, snapshot_path: Path) -> dict[str, Any]:
         markdown = markdown_path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{markdown_path} is not UTF-8 text", "pass a Markdown file") from None
+    return grade_text(markdown, markdown_path.name, snapshot_path)
+
+
+def grade_text(markdown: str, name: str, snapshot_path: Path) -> dict[str, Any]:
+    """`grade` of Markdown already in hand (a preview that is not a file yet)."""
     support = snapshot_support(snapshot_path)
     total = supported = checkable = good = 0
     unsupported: list[dict[str, Any]] = []
@@ -85,7 +90,7 @@ def grade(markdown_path: Path, snapshot_path: Path) -> dict[str, Any]:
                 unsupported.append({"sentence": sentence, "kind": c.kind, "token": c.token})
         good += ok_all
     return {
-        "schema": GRADE, "file": markdown_path.name, "ok": not unsupported,
+        "schema": GRADE, "file": name, "ok": not unsupported,
         "claims": {"total": total, "supported": supported, "pct": _pct(supported, total)},
         "sentences": {"checkable": checkable, "supported": good, "pct": _pct(good, checkable)},
         "unsupported": unsupported,

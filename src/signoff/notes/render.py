@@ -35,6 +35,11 @@ def render(folder: Path, state: State, commit_url: str | None = None) -> str:
         problems = blockers(folder, state)
         raise RefusedError("this run has not shipped yet" + (": " + " | ".join(problems) if problems else ""),
                            "decide on every sentence, then `signoff notes decide RUN ship`")
+    return preview(folder, state, commit_url)
+
+
+def preview(folder: Path, state: State, commit_url: str | None = None) -> str:
+    """The notes as they would render with the decisions so far: the approved sentences only."""
     kept = [s for s in state.sentences if s.status == "approved"]
     cited = [f for s in kept for f in s.facts]
     facts = FactsFile(folder / FACTS_FILE, wanted=set(cited))

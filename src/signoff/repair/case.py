@@ -88,6 +88,7 @@ class CaseState:
     base: str
     harness_digest: str
     operator_name: str = ""  # whom replies @-mention (display only: commands are checked by `operator`)
+    verifier_name: str = ""  # the verifier agent commands address (empty for cases opened before it was kept)
     attempt: int = 0
     handoffs: dict[int, dict[str, Any]] = field(default_factory=dict)  # attempt -> {command_id, receipt}
     proposals: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -113,7 +114,8 @@ def fold(events: list[Event]) -> CaseState | None:
         p = ev.payload
         if ev.type == "repair.reported":
             st = CaseState(p["case_id"], "REPORTED", p["room_id"], p["operator"], Contract.from_json(p["contract"]),
-                           p["base"], p["harness_digest"], str(p.get("operator_name") or ""))
+                           p["base"], p["harness_digest"], str(p.get("operator_name") or ""),
+                           str(p.get("verifier_name") or ""))
         if st is None:
             continue
         if ev.type in _STATE_OF:

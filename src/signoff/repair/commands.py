@@ -140,6 +140,7 @@ def open_case(case_id: str, report: DefectReport, watch: dict[str, Any], base: s
         NewEvent("repair.reported", {"case_id": case_id, "room_id": report.room_id, "message_id": report.message_id,
                                      "reporter": report.sender, "report": report.body[:4000],
                                      "operator": watch["operator"], "operator_name": watch["operator_name"],
+                                     "verifier_name": watch.get("verifier_name", ""),
                                      "contract": contract.as_json(), "base": base,
                                      "harness_digest": harness_digest}),
         NewEvent("repair.contract_proposed", {"harness_digest": harness_digest, "base": base}),

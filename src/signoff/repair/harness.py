@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from signoff.kernel.digests import tree_digest, tree_manifest
-from signoff.kernel.errors import IntegrityError, NotFoundError, UsageError
+from signoff.kernel.errors import IntegrityError, NotFoundError, SignoffError, UsageError
 
 # Caches that tools write next to tests; they are neither digested nor copied.
 EXCLUDE = ("__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", ".DS_Store")
@@ -34,6 +34,15 @@ def harness_digest(folder: Path) -> str:
     """The digest a harness folder would be frozen under (the same rules as `freeze`)."""
     _check_folder(folder)
     return tree_digest(folder, exclude=EXCLUDE)
+
+
+def digest_now(folder: Path) -> str:
+    """The harness folder's digest as it is now, or "unreadable" (which matches no approved digest)
+    when it cannot be digested: what an approval is checked against at the moment it is made."""
+    try:
+        return harness_digest(folder)
+    except SignoffError:
+        return "unreadable"
 
 
 def _check_folder(folder: Path) -> list[dict[str, object]]:

@@ -27,7 +27,7 @@ from signoff.repair import commands
 from signoff.repair.case import FINAL, CaseState, Contract, case_key, folded, read_case, read_cases
 from signoff.repair.commands import DefectReport, OperatorCommand
 from signoff.repair.fixer import FixerWorker
-from signoff.repair.harness import freeze, harness_digest
+from signoff.repair.harness import digest_now, freeze
 from signoff.repair.jobs import TOPICS, RepairJobs
 from signoff.repair.rooms import RepairRooms
 from signoff.repair.verifier import harness_store
@@ -62,7 +62,7 @@ class RepairWorkflow:
         server's directory), never by a name in a message."""
         self.ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
             "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
-            "operator_name": operator.name})],
+            "operator_name": operator.name, "verifier_name": self.verifier.name})],
             idempotency_key=f"repair:watch:{room_id}:{canonical_digest(contract.as_json())}")
 
     def _watch(self, room_id: str) -> dict[str, Any] | None:
@@ -124,19 +124,13 @@ class RepairWorkflow:
         # written (Ledger.update), so a command checked against a state that moved meanwhile is
         # decided again, never recorded against the old state.
         if verb == "approve" and exact:
-            command = replace(command, harness_digest=self._current_digest(st))
+            command = replace(command, harness_digest=digest_now(Path(st.contract.harness)))
         self.ledger.update(case_key(case_id), lambda history: commands.decide(
             folded(history), command, self.rooms.name), idempotency_key=command.key)
 
     @property
     def _verifier_log(self) -> str:
         return f"repair.desk.{self.rooms.agent_id}"
-
-    def _current_digest(self, st: CaseState) -> str:
-        try:
-            return harness_digest(Path(st.contract.harness))
-        except SignoffError:
-            return "unreadable"
 
     def _on_report(self, report: DefectReport) -> None:
         watch = self._watch(report.room_id)

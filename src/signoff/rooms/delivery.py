@@ -81,6 +81,12 @@ class Streams:
         """The agent's durable stream after `after`: envelopes with `sequence`, in order (from
         memory when recent, else from the table)."""
         cached = self.recent_events(agent_id, after, limit, addressed_only)
+        if cached == []:
+            # Memory covers what this process projected, and every local write catches up with
+            # other processes' first; a reader that writes nothing (an agent polling while a person
+            # acts through `signoff serve`) catches up here, with one small read only when idle.
+            self.store.ensure_fresh()
+            cached = self.recent_events(agent_id, after, limit, addressed_only)
         if cached is not None:
             return cached
         query = (select(rooms_deliveries.c.seq, rooms_deliveries.c.envelope)

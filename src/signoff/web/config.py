@@ -17,6 +17,7 @@ class WebConfig:
     incident_tries_per_minute: int = 10  # "try to break it" tries per client address, per process
     # room user name -> the one company whose view of an incident that person may open
     incident_views: dict[str, str] = field(default_factory=dict)
+    notes_deciders: tuple[str, ...] = ()  # room user names who may decide on release notes in the pages
 
     @classmethod
     def load(cls, settings: Settings | None) -> WebConfig:
@@ -25,7 +26,10 @@ class WebConfig:
         unknown = sorted(set(section) - known)
         if unknown:
             raise UsageError(f"unknown [web] setting(s): {', '.join(unknown)}", f"use only: {', '.join(sorted(known))}")
-        cfg = cls(**section)
+        deciders = section.get("notes_deciders", [])
+        if not isinstance(deciders, list) or not all(isinstance(d, str) and d for d in deciders):
+            raise UsageError("[web] notes_deciders must be a list of room user names", 'e.g. ["alice", "bob"]')
+        cfg = cls(**{**section, "notes_deciders": tuple(deciders)})
         if not 0 < cfg.session_hours <= 24 * 30:
             raise UsageError("[web] session_hours must be above 0 and at most 720", "the default is 12")
         if not 1 <= cfg.signin_attempts <= 100 or not 1 <= cfg.signin_window_minutes <= 24 * 60:

@@ -27,7 +27,8 @@ SUFFIX = ".intoto.json"
 TIMELINE = 200  # files the evidence page verifies and shows, newest first
 
 
-def _settings(request: Request) -> Settings:
+def home_settings(request: Request) -> Settings:
+    """The settings of the home this server serves (503 without one)."""
     settings = web_state(request).settings
     if settings is None:
         raise UnavailableError("this server has no signoff home", "run `signoff serve` on a home")
@@ -74,14 +75,14 @@ def evidence_files(settings: Settings) -> list[Path]:
 @router.get("/evidence")
 def evidence(request: Request) -> Response:
     signed_in(request)
-    settings = _settings(request)
+    settings = home_settings(request)
     return page(request, "evidence.html", files=verified(settings, evidence_files(settings)), limit=TIMELINE)
 
 
 @router.get("/evidence/raw/{name:path}")
 def raw(request: Request, name: str) -> Response:
     signed_in(request)
-    found = confined(_settings(request).evidence_dir, name)
+    found = confined(home_settings(request).evidence_dir, name)
     if found is None:
         raise NotFoundError(f"no evidence file {name!r}", "download files from the evidence page")
     return Response(found.read_bytes(), media_type="application/json",
@@ -91,7 +92,7 @@ def raw(request: Request, name: str) -> Response:
 @router.get("/ledger")
 def ledger(request: Request) -> Response:
     signed_in(request)
-    settings = _settings(request)
+    settings = home_settings(request)
     store = web_state(request).rooms.ledger
     report = verify_chain(store, trusted=KeyStore(settings.keys_dir).trusted())
     return page(request, "ledger.html", report=report, checkpoints=list(reversed(stored(store.engine)))[:50])

@@ -13,6 +13,9 @@ from signoff.web import (
     home,
     incident_pages,
     incident_try,
+    notes_pages,
+    repair_pages,
+    repair_verify_page,
     rooms_pages,
     signin_pages,
 )
@@ -22,5 +25,6 @@ def routers(settings: Settings | None) -> list[APIRouter]:
     # The pages read the settings the app was built with (app.state.settings), like every router.
     del settings
     return [assets.router, signin_pages.router, home.router, rooms_pages.router, desk_public.router,
-            desk_owner.router, evidence_pages.router, incident_pages.router,
-            incident_try.router]
+            desk_owner.router, evidence_pages.router, incident_pages.router, incident_try.router,
+            # /repair/verify before /repair/{case_id}: the first route that matches answers.
+            repair_verify_page.router, repair_pages.router, notes_pages.router]

@@ -1,0 +1,181 @@
+"""The repair workspace: the cases and their states, and a case's page (the report, the contract
+with "approve this contract" bound to its harness digest, the timeline, the stages, the attempts
+and why each retry happened, the diff with the tamper signal and any `harness_integrity` finding,
+the evidence with kind badges), with "accept" and "reject" for the linked operator.
+
+The pages decide nothing: a button sends the person's own message `@<verifier> <verb> <case>` to
+the case room, which the verifier judges as it judges any message (`signoff repair run`). Before
+sending, the page asks the workflow's own rule (`commands.refusal`) so that a refused click is
+answered at once and leaves nothing behind, not even a refused message in the room.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import RedirectResponse
+
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError
+from signoff.ledger import Event
+from signoff.repair import CaseState, read_case, read_cases
+from signoff.repair.case import case_key
+from signoff.repair.commands import OperatorCommand, refusal
+from signoff.repair.harness import digest_now
+from signoff.rooms import Principal
+from signoff.trust import KeyStore, TrustPolicy, verify_file
+from signoff.web.desk_owner import diff_lines
+from signoff.web.evidence_pages import home_settings, verified
+from signoff.web.live_case import case_stream
+from signoff.web.render import PageRoute, page
+from signoff.web.state import checked_form, signed_in, web_state
+
+router = APIRouter(route_class=PageRoute)
+VERBS = ("approve", "accept", "reject")
+STAGES = ("base", "candidate", "regression")
+
+
+def _visible(request: Request, user: Principal) -> set[str]:
+    """The rooms whose cases `user` may see: the rooms they are in (every room for an admin)."""
+    return {r["room_id"] for r in web_state(request).rooms.list_rooms(user)}
+
+
+def _case(request: Request, user: Principal, case_id: str) -> CaseState:
+    try:
+        st = read_case(web_state(request).rooms.ledger, case_id)
+    except NotFoundError:
+        raise NotFoundError(f"no repair case {case_id}", "pick a case from the repair page") from None
+    if st.room_id not in _visible(request, user):
+        raise RefusedError(f"{user.name} is not in the room of {case_id}", "ask the room's owner to add you")
+    return st
+
+
+@router.get("/repair")
+def cases(request: Request) -> Response:
+    user = signed_in(request)
+    rooms = _visible(request, user)
+    found = [c for c in read_cases(web_state(request).rooms.ledger) if c.room_id in rooms]
+    return page(request, "repair_cases.html", cases=found)
+
+
+def _timeline(events: list[Event]) -> list[dict[str, str]]:
+    out = []
+    for ev in events:
+        p = ev.payload
+        what = ev.type.removeprefix("repair.").replace("_", " ")
+        detail = str(p.get("verdict") or p.get("reason") or p.get("attempt") or p.get("commit") or "")
+        out.append({"at": ev.recorded_at, "what": what, "detail": detail[:300]})
+    return out
+
+
+def _outcome(st: CaseState, n: int) -> str:
+    if n in st.failures:
+        return f"proposal refused: {st.failures[n]}"
+    verdict = st.verdicts.get(n)
+    if verdict is None:
+        return "in progress"
+    codes = ", ".join(r["code"] for r in verdict["reasons"])
+    return f"{verdict['verdict']}: {codes}" if codes else verdict["verdict"]
+
+
+def _why_retried(st: CaseState, n: int) -> str:
+    if n in st.failures:
+        return st.failures[n]
+    verdict = st.verdicts.get(n) or {"reasons": []}
+    return "; ".join(f"{r['code']}: {r['detail'] or r['text']}" for r in verdict["reasons"])
+
+
+def _attempts(st: CaseState) -> list[dict[str, Any]]:
+    """Each attempt with what came of it and, when another followed, why."""
+    return [{"n": n, "receipt": (st.handoffs[n].get("receipt") or {}).get("message_id", ""),
+             "summary": (st.proposals.get(n) or {}).get("summary", ""), "candidate": st.candidates.get(n, ""),
+             "outcome": _outcome(st, n), "retry": _why_retried(st, n) if n + 1 in st.handoffs else None}
+            for n in sorted(st.handoffs)]
+
+
+def _stages(statement: dict[str, Any] | None) -> list[dict[str, Any]]:
+    if statement is None:
+        return []
+    stages = statement["predicate"].get("stages") or {}
+    return [{"name": name, "tests": stages[name].get("tests", []), **stages[name].get("summary", {})}
+            for name in STAGES if isinstance(stages.get(name), dict)]
+
+
+def _evidence(request: Request, events: list[Event]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The case's evidence files (verified), and the statement of its latest verification when that
+    file verifies (the stages are shown only from a file that does)."""
+    settings = home_settings(request)
+    named = [str(e.payload["evidence"]) for e in events if e.payload.get("evidence")]
+    files = verified(settings, [Path(p) for p in dict.fromkeys(named)])
+    statement = None
+    # The latest execution: a verdict, else the reproduction on base, else the run that blocked it.
+    runs = [e.payload for e in events if e.type in ("repair.verdict", "repair.reproduced", "repair.blocked")]
+    last = runs[-1] if runs else None
+    if last is not None and last.get("evidence"):
+        trusted = KeyStore(settings.keys_dir).trusted()
+        report = verify_file(Path(str(last["evidence"])), trusted,
+                             TrustPolicy.from_config(settings.section("trust", "signers")))
+        statement = report.statement if report.ok else None
+    return files, statement
+
+
+@router.get("/repair/{case_id}")
+def case_page(request: Request, case_id: str) -> Response:
+    user = signed_in(request)
+    st = _case(request, user, case_id)
+    events = web_state(request).rooms.ledger.read(case_key(case_id))
+    reported = next(e.payload for e in events if e.type == "repair.reported")
+    files, statement = _evidence(request, events)
+    verdict = st.last_verdict
+    integrity = [r for r in (verdict or {}).get("reasons", []) if r["code"] == "harness_integrity"]
+    blocked = next((e.payload["reason"] for e in events if e.type == "repair.blocked"), None)
+    return page(request, "repair_case.html", case=st, report=reported, timeline=_timeline(events),
+                stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
+                diff=diff_lines(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
+                operator=user.sender == st.operator, sent=request.query_params.get("sent"), version=events[-1].version)
+
+
+def shown_state(st: CaseState) -> str:
+    return st.state.replace("_", " ").lower()
+
+
+@router.get("/repair/{case_id}/live")
+def case_live(request: Request, case_id: str) -> Response:
+    """The case's state as it moves (server-sent events), for the open case page."""
+    user = signed_in(request)
+    _case(request, user, case_id)
+    ledger = web_state(request).rooms.ledger
+
+    def update() -> dict[str, Any]:
+        state = shown_state(read_case(ledger, case_id))
+        return {"fields": {"case-state": state},
+                "notice": f"The case moved on (now {state}): reload to see its stages, attempts and diff."}
+
+    return case_stream(request, ledger, case_key(case_id), update)
+
+
+@router.post("/repair/{case_id}/{verb}")
+async def act(request: Request, case_id: str, verb: str) -> Response:
+    form = await checked_form(request)
+    user = signed_in(request)
+    if verb not in VERBS:
+        raise NotFoundError(f"no action {verb!r}", "use the buttons on the case page")
+    st = _case(request, user, case_id)
+    if not st.verifier_name:
+        raise UnavailableError(f"{case_id} does not record its verifier agent",
+                               f"send `@<verifier> {verb} {case_id}` in the case room")
+    now = ""
+    if verb == "approve":
+        shown = form.get("harness_digest", "")
+        if shown != st.harness_digest:
+            raise ConflictError(f"the contract you approved names harness {shown[:12] or 'nothing'}, but "
+                                f"{case_id} presents {st.harness_digest[:12]}", "reload the case and review it")
+        now = digest_now(Path(st.contract.harness))
+    command = OperatorCommand(verb, case_id, True, "", st.room_id, user.sender, now)
+    why = refusal(st, command, st.verifier_name)
+    if why is not None:
+        kind = RefusedError if user.sender != st.operator else ConflictError
+        raise kind(why, "only the linked operator acts on a case, in the state the case page shows")
+    web_state(request).rooms.post_message(user, st.room_id, f"@{st.verifier_name} {verb} {case_id}")
+    return RedirectResponse(f"/repair/{case_id}?sent={verb}#actions", status_code=303)
