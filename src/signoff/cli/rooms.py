@@ -14,7 +14,7 @@ from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from signoff.rooms.client import RoomsConfig
-from signoff.rooms.signin import LINK_SECONDS, SignIns, check_password_rules
+from signoff.rooms.signin import LINK_SECONDS, SignIns, check_password_rules, link_url
 from signoff.rooms.tokens import Lifetimes
 
 app = typer.Typer(no_args_is_help=True)
@@ -99,8 +99,7 @@ def user_link(name: str,
     service = _service()
     user = service.user_by_name(name)
     token = SignIns(service.ledger).issue_link(user.id, minutes * 60)
-    # The secret travels in the fragment: browsers never send it to a server log; the page posts it.
-    link = f"{url.rstrip('/')}/signin/link#{token}"
+    link = link_url(url, token)
     if as_json:
         print_json({"user": user.name, "link": link, "minutes": minutes})
         return
