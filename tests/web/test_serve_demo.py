@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.net import free_port
 from tests.support.requires import require_sandbox
+from tests.support.web import csrf_of
 
 LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/signin/link#(sol_\S+)$")
 
@@ -89,13 +90,9 @@ def demo_server(demo_folder: Path) -> Iterator[tuple[str, str]]:
         server.stop()
 
 
-def _csrf(client: httpx.Client, path: str) -> str:
-    return client.get(path).text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
-
-
 def _redeem(base: str, secret: str) -> tuple[httpx.Client, httpx.Response]:
     client = httpx.Client(base_url=base)
-    return client, client.post("/signin/link", data={"csrf": _csrf(client, "/signin/link"), "code": secret})
+    return client, client.post("/signin/link", data={"csrf": csrf_of(client, "/signin/link"), "code": secret})
 
 
 def _text(html: str) -> str:
