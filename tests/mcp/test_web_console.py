@@ -1,12 +1,16 @@
 """Approvals asked over MCP (`request_approval`, the SDK's own client over stdio) and answered in the
 web console's form, as a browser without a script sends it: by the right person, by the wrong
-person, and after the content changed; `await_approval` reads the outcome back from the server."""
+person, after the content changed, and by whoever holds a people's role when the answer arrives;
+`await_approval` reads the outcome back from the server."""
 
 from __future__ import annotations
 
 import asyncio
 import html
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,7 +18,7 @@ from typing import Any
 import httpx
 
 from signoff.gate import content_digest
-from tests.mcp.conftest import Served, result, stdio_client
+from tests.mcp.conftest import Served, error_text, result, stdio_client
 
 # Content an agent might send: markup in it is shown as text, never run.
 PLAN = "UPDATE prices SET cents = cents * 2;\n-- then reload <script>alert('pwned')</script> & notify\n"
@@ -139,5 +143,55 @@ def test_a_yes_in_the_web_console_does_not_approve_changed_content(served: Serve
             pending = result(await client.call_tool("await_approval", {
                 "request_id": fresh, "timeout": 0, "content": changed}))
             assert pending["state"] == "pending" and pending["approved"] is False
+
+    asyncio.run(main())
+
+
+def rooms_cli(served: Served, *args: str) -> subprocess.CompletedProcess[str]:
+    """`signoff rooms ...` on the served database, as its operator runs it."""
+    env = {**served.env(), "SIGNOFF_DB": f"sqlite:///{served.home / 'rooms.db'}"}
+    return subprocess.run([sys.executable, "-m", "signoff.cli.main", "rooms", *args], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_a_card_for_a_role_is_answered_by_whoever_holds_it_when_the_answer_arrives(served: Served) -> None:
+    assert rooms_cli(served, "user", "add", "ops-admin", "--admin").returncode == 0
+    # Only an admin grants: bob cannot make himself the DBA.
+    selfmade = rooms_cli(served, "role", "grant", "dba", "bob", "--by", "bob")
+    assert selfmade.returncode != 0 and selfmade.stderr.startswith("error: only an admin")
+    assert "fix: " in selfmade.stderr and "Traceback" not in selfmade.stderr
+    assert json.loads(rooms_cli(served, "role", "list", "--json").stdout) == []
+    assert rooms_cli(served, "role", "grant", "dba", "bob", "--by", "ops-admin").returncode == 0
+    assert json.loads(rooms_cli(served, "role", "list", "--json").stdout) == [{"role": "dba", "users": ["bob"]}]
+
+    async def main() -> None:
+        async with stdio_client(served) as client:
+            card = await ask(client, responders=["role:dba"])
+            rid = card["request_id"]
+            assert card["responders"] == []  # nobody is named: the role is resolved at each answer
+            shown = await asyncio.to_thread(
+                lambda: served.pending_card(served.bob_token, lambda c: c["request_id"] == rid)
+                and card_on_home(served, "bob", rid))
+            assert shown is not None and content_digest(PLAN) in shown
+            assert await asyncio.to_thread(card_on_home, served, "alice", rid) is None
+            refused = await asyncio.to_thread(answer, served, "alice", rid, "yes", "I can do it.")
+            assert refused.status_code == 403 and "not a responder" in refused.text
+            # The rota changes while the card waits: bob's role passes to alice.
+            assert rooms_cli(served, "role", "grant", "dba", "alice", "--by", "ops-admin").returncode == 0
+            assert rooms_cli(served, "role", "revoke", "dba", "bob", "--by", "ops-admin").returncode == 0
+            late = await asyncio.to_thread(answer, served, "bob", rid, "yes", "Still mine, surely.")
+            assert late.status_code == 403
+            still = result(await client.call_tool("await_approval", {"request_id": rid, "timeout": 0}))
+            assert still["state"] == "pending"
+            waiting = asyncio.create_task(client.call_tool("await_approval", {
+                "request_id": rid, "timeout": 60, "content": PLAN}))
+            sent = await asyncio.to_thread(answer, served, "alice", rid, "yes", "On call for the database now.")
+            assert sent.status_code == 303
+            decision = result(await waiting)
+            assert decision["approved"] is True and decision["responder_name"] == "Alice"
+            # A role nobody holds is refused when asked, with what to do.
+            error = error_text(await client.call_tool("request_approval", {
+                "question": "Run it?", "content": PLAN, "responders": ["role:release-managers"]}))
+            assert "nobody holds the role 'release-managers'" in error and "signoff rooms role grant" in error
 
     asyncio.run(main())
