@@ -7,6 +7,7 @@ import json
 import os
 import queue
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -151,3 +152,13 @@ def test_serve_demo_will_not_take_over_a_visitor_it_did_not_create(tmp_path: Pat
     listed = _signoff(tmp_path, "rooms", "user", "list", "--json")
     assert listed.returncode == 0
     assert [(u["name"], u["admin"]) for u in json.loads(listed.stdout)] == [("visitor", False)]
+
+
+def test_serve_says_clearly_when_the_port_is_taken(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = _signoff(tmp_path, "serve", "--port", str(port))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith(f"error: cannot listen on 127.0.0.1:{port}") and lines[1].startswith("fix: ")
+    assert not (tmp_path / ".signoff").exists()  # refused before the database was opened

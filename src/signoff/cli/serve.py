@@ -61,12 +61,12 @@ def serve(
         from signoff.cli.serve_demo import open_demo, require_demo_state
 
         require_demo_state(current)
+    listener = _listen(host, port)  # before the database is opened: a taken port changes nothing
     ledger = Ledger.open(current)
     app = create_app(ledger, current, routers=_contributed(current))
     visit = None
     if demo:
         visit = open_demo(app, current)
-    listener = _listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{listener.getsockname()[1]}"
     console.print(f"signoff rooms serving on {url} (database {current.db_url.split('?')[0]})", highlight=False)
