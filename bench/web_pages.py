@@ -103,6 +103,7 @@ def seed(home: Path, bugs: int, messages: int) -> tuple[Settings, str, str, str]
     print(f"seeded {count} bugs in {time.perf_counter() - started:.1f} s", flush=True)
     if count != bugs:
         raise SystemExit(f"expected {bugs} bugs, the desk made {count}: reports joined clusters")
+    print(f"the ledger holds {ledger.count_events()} events", flush=True)
     ledger.close()
     return settings, alice_token, local.tokens["alice"], room.id
 
