@@ -81,6 +81,7 @@ def test_the_right_person_approves_in_the_web_console(served: Served) -> None:
             decision = result(await waiting)
             assert decision["approved"] is True and decision["state"] == "approved"
             assert decision["responder_name"] == "Alice" and decision["content_digest"] == content_digest(PLAN)
+            assert decision["responder_role"] is None  # named on the card
             # The reason is said in the room, and the card has left her list.
             assert "Reason: Prices were halved by mistake." in await asyncio.to_thread(room_text, served)
             assert await asyncio.to_thread(card_on_home, served, "alice", rid) is None
@@ -189,6 +190,7 @@ def test_a_card_for_a_role_is_answered_by_whoever_holds_it_when_the_answer_arriv
             assert sent.status_code == 303
             decision = result(await waiting)
             assert decision["approved"] is True and decision["responder_name"] == "Alice"
+            assert decision["responder_role"] == "dba"
             # A role nobody holds is refused when asked, with what to do.
             error = error_text(await client.call_tool("request_approval", {
                 "question": "Run it?", "content": PLAN, "responders": ["role:release-managers"]}))
