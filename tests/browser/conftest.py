@@ -22,6 +22,7 @@ import pytest
 
 from tests.support.net import free_port
 from tests.support.requires import require
+from tests.support.web import csrf_of, password_client
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -70,15 +71,11 @@ class Site:
 
     def csrf(self, client: httpx.Client, path: str = "/signin") -> str:
         """The CSRF token a page gives this client (a browser without a script: its own cookie jar)."""
-        html = client.get(path).text
-        return html.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        return csrf_of(client, path)
 
     def signed_in(self, name: str) -> tuple[httpx.Client, str]:
         """A plain HTTP client signed in as `name`, and its CSRF token; the caller closes it."""
-        client = httpx.Client(base_url=self.url)
-        csrf = self.csrf(client)
-        assert client.post("/signin", data={"csrf": csrf, "name": name, "password": PASSWORD}).status_code == 303
-        return client, csrf
+        return password_client(self.url, name, PASSWORD)
 
     def start(self) -> None:
         log = (self.root / "serve.log").open("wb")

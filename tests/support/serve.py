@@ -1,5 +1,5 @@
-"""A real `signoff serve` process on a free port, with people (alice, bob), two agents (fixer,
-helper) and a room (ops) they share."""
+"""A real `signoff serve` process on a free port, with people (alice, bob, who also have a password
+for the web console), two agents (fixer, helper) and a room (ops) they share."""
 
 from __future__ import annotations
 
@@ -19,8 +19,12 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, RoomsUserClient
+from signoff.rooms.signin import SignIns
 from tests.conftest import wait_for
 from tests.support.net import free_port
+from tests.support.web import password_client
+
+PASSWORD = "people sign off in the browser too"
 
 
 @dataclass
@@ -50,6 +54,10 @@ class Served:
 
         assert wait_for(seen, timeout=30), "the card never reached the person"
         return found[0]
+
+    def web(self, name: str) -> tuple[httpx.Client, str]:
+        """The web console signed in as `name` (alice or bob), and its CSRF token; the caller closes it."""
+        return password_client(self.url, name, PASSWORD)
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
@@ -96,7 +104,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     rooms = RoomService(ledger)
     rooms.init()
     alice, alice_token = rooms.create_user("alice", "Alice")
-    _bob, bob_token = rooms.create_user("bob", "Bob")
+    bob, bob_token = rooms.create_user("bob", "Bob")
+    for person in (alice, bob):  # people also answer in the web console, signed in with a password
+        SignIns(ledger).set_password(person.id, PASSWORD)
     fixer, fixer_key = rooms.create_agent(alice, "fixer", "proposes fixes")
     helper, helper_key = rooms.create_agent(alice, "helper", "another agent")
     room = rooms.create_room(alice, "ops", agent_names=["fixer", "helper"], user_names=["alice", "bob"])

@@ -4,13 +4,13 @@ receipted messages, the reporters answer their cards in the public room."""
 
 from __future__ import annotations
 
-import tempfile
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from signoff.cli.context import console
+from signoff.cli.context import console, settings
 from signoff.cli.demo import register
 from signoff.kernel.errors import RefusedError, UnavailableError
 from signoff.kernel.progress import Progress, silent
@@ -184,11 +184,17 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     }
 
 
+def last_run_home(settings: Settings) -> Path:
+    """Where `signoff demo desk` keeps its last run, for `signoff serve --demo` to show. Each run
+    starts on a fresh home there: the same reports filed again would join the last run's bug."""
+    return settings.home / "demo-desk"
+
+
 @register("desk", "Bug desk: intake, reproduction, confirmation, fix, review, merge, release, verification.")
 def demo_desk(as_json: bool, progress: Progress) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="signoff-demo-desk-") as tmp:
-        home = Path(tmp) / ".signoff"
-        summary = run_loop(home, progress)
+    home = last_run_home(settings())
+    shutil.rmtree(home, ignore_errors=True)
+    summary = run_loop(home, progress)
     if not as_json:
         for s in summary["steps"]:
             detail = ", ".join(f"{k}={v}" for k, v in s.items() if k != "step" and not isinstance(v, dict))

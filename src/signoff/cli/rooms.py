@@ -14,7 +14,7 @@ from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from signoff.rooms.client import RoomsConfig
-from signoff.rooms.signin import LINK_SECONDS, SignIns, check_password_rules
+from signoff.rooms.signin import LINK_SECONDS, SignIns, check_password_rules, link_url
 from signoff.rooms.tokens import Lifetimes
 
 app = typer.Typer(no_args_is_help=True)
@@ -22,10 +22,12 @@ user_app = typer.Typer(no_args_is_help=True)
 agent_app = typer.Typer(no_args_is_help=True)
 room_app = typer.Typer(no_args_is_help=True)
 token_app = typer.Typer(no_args_is_help=True)
+role_app = typer.Typer(no_args_is_help=True)
 app.add_typer(user_app, name="user", help="Add and list users (people).")
 app.add_typer(agent_app, name="agent", help="Add agents owned by a user.")
 app.add_typer(room_app, name="room", help="Create rooms.")
 app.add_typer(token_app, name="token", help="Rotate or revoke user tokens, agent keys and registration keys.")
+app.add_typer(role_app, name="role", help="People's roles: who may answer an approval card addressed to role:NAME.")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
@@ -99,8 +101,7 @@ def user_link(name: str,
     service = _service()
     user = service.user_by_name(name)
     token = SignIns(service.ledger).issue_link(user.id, minutes * 60)
-    # The secret travels in the fragment: browsers never send it to a server log; the page posts it.
-    link = f"{url.rstrip('/')}/signin/link#{token}"
+    link = link_url(url, token)
     if as_json:
         print_json({"user": user.name, "link": link, "minutes": minutes})
         return
@@ -153,6 +154,47 @@ def room_create(name: str, owner: Annotated[str, typer.Option(help="Owner user n
         print_json({"room_id": room.id, "name": room.name})
         return
     console.print(f"room {room.name} ({room.id})")
+
+
+ByAdmin = Annotated[str, typer.Option("--by", help="The admin user recorded as granting or revoking.")]
+
+
+def _change_role(role: str, user: str, by: str, as_json: bool, grant: bool) -> None:
+    service = _service()
+    person = service.user_by_name(user)
+    change = service.grant_person_role if grant else service.revoke_person_role
+    change(service.user_by_name(by), role, person.id)
+    if as_json:
+        print_json({"role": role, "user": person.name, "holds": grant})
+        return
+    console.print(f"{person.name} {'now holds' if grant else 'no longer holds'} role {role}")
+
+
+@role_app.command("grant")
+def role_grant(role: str, user: str, by: ByAdmin = "admin", as_json: JsonOpt = False) -> None:
+    """Let a person answer approval cards addressed to role:ROLE (from their next answer on)."""
+    _change_role(role, user, by, as_json, grant=True)
+
+
+@role_app.command("revoke")
+def role_revoke(role: str, user: str, by: ByAdmin = "admin", as_json: JsonOpt = False) -> None:
+    """Take a person's role away: from now on their answers to role:ROLE cards are discarded."""
+    _change_role(role, user, by, as_json, grant=False)
+
+
+@role_app.command("list")
+def role_list(as_json: JsonOpt = False) -> None:
+    """Every people's role and who holds it now."""
+    service = _service()
+    rows = [{"role": role, "users": sorted(service.user(u).name for u in ids)}
+            for role, ids in sorted(service.people_role_table().items())]
+    if as_json:
+        print_json(rows)
+        return
+    table = data_table("role", "held by")
+    for r in rows:
+        add_data_row(table, str(r["role"]), ", ".join(r["users"]))
+    console.print(table)
 
 
 TokenKind = Annotated[Literal["user", "agent"], typer.Argument(help="user (a token) or agent (an api key).")]

@@ -4,6 +4,7 @@ packages contribute: any module `signoff.<pkg>.routes` that defines `routers(set
 from __future__ import annotations
 
 import importlib
+import socket
 from typing import Annotated, Any
 
 import typer
@@ -11,6 +12,7 @@ import typer
 from signoff.cli.context import console, settings
 from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
+from signoff.rooms.signin import LINK_SECONDS, link_url
 
 ROUTE_PACKAGES = ("web", "repair", "desk", "notes", "incident", "bridges")
 
@@ -30,9 +32,22 @@ def _contributed(current: Any) -> list[Any]:
     return routers
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """The bound socket, before anything is printed: the address shown (and a sign-in link) names
+    the real port, also for --port 0."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                         "pick another --port (0 picks a free one) or stop what uses it") from exc
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind (loopback unless told otherwise).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port (0 picks a free one).")] = 8787,
+    demo: Annotated[bool, typer.Option("--demo", help="Serve the state `signoff demo` left here, and print a "
+                                       "one-time sign-in link to look around.")] = False,
 ) -> None:
     """Run the rooms server (FastAPI + uvicorn) on the ledger database."""
     import uvicorn
@@ -42,7 +57,23 @@ def serve(
     if not 0 <= port <= 65535:
         raise UsageError(f"port {port} is out of range", "pick a port between 1 and 65535 (or 0)")
     current = settings()
+    if demo:
+        from signoff.cli.serve_demo import open_demo, require_demo_state
+
+        require_demo_state(current)
+    listener = _listen(host, port)  # before the database is opened: a taken port changes nothing
     ledger = Ledger.open(current)
     app = create_app(ledger, current, routers=_contributed(current))
-    console.print(f"signoff rooms serving on http://{host}:{port} (database {current.db_url.split('?')[0]})")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    visit = None
+    if demo:
+        visit = open_demo(app, current)
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{listener.getsockname()[1]}"
+    console.print(f"signoff rooms serving on {url} (database {current.db_url.split('?')[0]})", highlight=False)
+    if visit is not None:
+        desk = f"the desk demo's last run in {visit.desk_home}" if visit.desk_home else "no desk demo run"
+        console.print(f"demo: the state `signoff demo` left in {visit.home} ({desk}). Sign in as {visit.user} "
+                      f"with this one-time link (valid {LINK_SECONDS // 60} minutes):", highlight=False)
+        print(link_url(url, visit.signin_token), flush=True)
+        console.print(f"another link: signoff rooms user link {visit.user} --url {url}", highlight=False)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])

@@ -9,6 +9,7 @@ them into the one facade the faces call.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +51,9 @@ class DeskBase:
         self.config = config or DeskConfig.load(settings)
         self.credentials = Credentials(ledger)
         self.clock = ledger.clock
+        self._bugs: dict[str, Bug] = {}  # bugs() folds, as of event seq _bugs_seq
+        self._bugs_seq = 0
+        self._bugs_lock = threading.Lock()
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -63,7 +67,21 @@ class DeskBase:
         return sorted(c[len(BUG_PREFIX):] for c in self.ledger.case_ids(BUG_PREFIX))
 
     def bugs(self) -> list[Bug]:
-        return [self.bug(b) for b in self.bug_ids()]
+        """Every bug, folded. The board, the home page and the API list them all on each request, so
+        the folds are kept between calls: one query finds the bug events appended since the last
+        call (by any process), and only the bugs they touch are folded again."""
+        with self._bugs_lock:
+            grouped: dict[str, list[Event]] = {}
+            for e in self.ledger.stream(after_seq=self._bugs_seq, prefix=BUG_PREFIX):
+                grouped.setdefault(e.case_id[len(BUG_PREFIX):], []).append(e)
+                self._bugs_seq = e.seq
+            folded = dict(self._bugs)
+            for bug_id, new in grouped.items():
+                # A bug first seen now has all its events here (each after the last call); a known
+                # one is read again in full. A fresh object each time: lists handed out never change.
+                folded[bug_id] = self.bug(bug_id) if bug_id in folded else fold(bug_id, new)
+            self._bugs = folded
+            return [folded[b] for b in sorted(folded)]
 
     def notes(self, bug_id: str) -> list[dict[str, Any]]:
         return [{"type": e.type, **e.payload, "at": e.recorded_at} for e in self.ledger.read(f"desk/notes/{bug_id}")]

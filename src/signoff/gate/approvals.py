@@ -40,6 +40,7 @@ class Decision:
     responder_name: str | None = None
     option_id: str | None = None
     reason: str = ""
+    responder_role: str | None = None  # the people's role the responder answered by, if not named
 
     @property
     def approved(self) -> bool:
@@ -65,7 +66,8 @@ def decide(card: dict[str, Any], content: str | None = None) -> Decision:
         name, option = outcome.get("responder_name"), outcome.get("option_id")
         return Decision(request_id, room_id, "approved" if state == "accepted" else "declined", bound.digest,
                         responder=outcome.get("responder"), responder_name=name, option_id=option,
-                        reason="" if state == "accepted" else f"{name or 'the responder'} chose {option!r}")
+                        reason="" if state == "accepted" else f"{name or 'the responder'} chose {option!r}",
+                        responder_role=outcome.get("responder_role"))
     if state == "expired" or (state == "pending" and float(card.get("expires_at") or 0) <= time.time()):
         return Decision(request_id, room_id, "expired", bound.digest, reason="nobody answered before the card expired")
     return Decision(request_id, room_id, "pending", bound.digest, reason="waiting for a listed responder")

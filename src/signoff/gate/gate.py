@@ -64,7 +64,8 @@ class Gate:
                  on_timeout: TimeoutPolicy = "raise", agent: RoomsAgent | None = None,
                  settings: Settings | None = None) -> None:
         if not isinstance(approvers, list) or not approvers or not all(isinstance(a, str) and a for a in approvers):
-            raise UsageError("gate needs approvers: a list of people's names", 'pass approvers=["alice"]')
+            raise UsageError("gate needs approvers: a list of people's names (or role:NAME)",
+                             'pass approvers=["alice"] or ["role:dba"]')
         if on_timeout not in ("raise", "refuse"):
             raise UsageError(f"bad on_timeout {on_timeout!r}", 'pass on_timeout="raise" or "refuse"')
         if question is not None:

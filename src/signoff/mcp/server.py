@@ -25,8 +25,9 @@ from signoff.mcp.harness import QUESTION, frozen, harness_content
 
 T = TypeVar("T")
 INSTRUCTIONS = (
-    "signoff: people sign off, code verifies. request_approval asks named people to approve exact content "
-    "(bound to its digest) and await_approval waits for their answer; you cannot answer approvals yourself. "
+    "signoff: people sign off, code verifies. request_approval asks named people (or a role:NAME) to approve "
+    "exact content (bound to its digest) and await_approval waits for their answer; you cannot answer approvals "
+    "yourself. "
     "verify_fix judges a candidate with a frozen harness a person approved (request_harness_approval). "
     "check_claims checks sentences against git history; scan_text screens untrusted text."
 )
@@ -157,8 +158,9 @@ def build_server(caller: Caller, settings: Settings, default_room: str | None = 
     async def request_approval(question: str, content: str, responders: list[str], room: str = "",
                                options: list[dict[str, str]] | None = None,
                                expires_in: float = 3600.0) -> dict[str, Any]:
-        """Ask named people to approve the exact `content` (one-line `question`). The approval is bound
-        to the content's SHA-256; returns the request id for await_approval."""
+        """Ask named people (`responders`: names, or `role:NAME` for whoever holds that people's role when
+        answering) to approve the exact `content` (one-line `question`). The approval is bound to the
+        content's SHA-256; returns the request id for await_approval."""
         return await _guarded(lambda: tools.request_approval(question, content, responders, room, options,
                                                              expires_in))
 

@@ -1,4 +1,5 @@
-"""Approval cards: an agent asks, named people answer; the first allowed answer decides.
+"""Approval cards: an agent asks, named people (or people holding a named role) answer; the first
+allowed answer decides.
 
 Each card is its own ledger case (`rooms.approval.<request_id>`); answers and expiry are decisions
 over that case's history through `Ledger.update`, so racing answers decide once.
@@ -17,6 +18,7 @@ from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
 from signoff.rooms.messages import Messages
 from signoff.rooms.model import Approval, ApprovalOption, Principal, check_text
+from signoff.rooms.people_roles import PeopleRoles, role_of
 from signoff.rooms.store import RoomStore, loads
 from signoff.rooms.tables import rooms_approvals
 
@@ -40,11 +42,12 @@ def _reason_in(body: str, title: str, label: str) -> str | None:
 
 class Approvals:
     def __init__(self, store: RoomStore, identities: Identities, membership: Membership,
-                 messages: Messages) -> None:
+                 messages: Messages, people_roles: PeopleRoles) -> None:
         self.store = store
         self.identities = identities
         self.membership = membership
         self.messages = messages
+        self.people_roles = people_roles
 
     def _card(self, request_id: str) -> Approval:
         row = self.store.one(select(rooms_approvals).where(rooms_approvals.c.request_id == request_id))
@@ -55,8 +58,17 @@ class Approvals:
             request_id=row.request_id, room_id=row.room_id, requester_agent_id=row.requester_agent_id,
             title=card["title"], options=tuple(ApprovalOption(**o) for o in card["options"]),
             responders=tuple(card["responders"]), expires_at=float(row.expires_at), state=row.state,
-            outcome=loads(row.outcome),
+            outcome=loads(row.outcome), responder_roles=tuple(card.get("responder_roles", ())),
         )
+
+    def _answering_as(self, actor: Principal, card: Approval) -> str | None:
+        """How the actor may answer the card now: "named", or the role they hold now; None if not."""
+        if actor.kind != "user":
+            return None
+        if actor.id in card.responders:
+            return "named"
+        role = self.people_roles.holds_any(actor.id, card.responder_roles)
+        return f"role:{role}" if role else None
 
     def request_approval(self, actor: Principal, room_id: str, request_id: str, title: str,
                          options: list[dict[str, Any]], expires_at: float, responders: list[str]) -> Approval:
@@ -91,10 +103,21 @@ class Approvals:
         if not isinstance(expires_at, int | float) or isinstance(expires_at, bool) \
                 or not self.store.clock.now() < expires_at <= MAX_EXPIRY:
             raise UsageError("expires_at must be a future time in epoch seconds", "pass now + a few minutes")
-        if not isinstance(responders, list) or not responders:
-            raise UsageError("name at least one responder (user name or id)", "pass responders=[\"alice\"]")
-        responder_ids = []
+        if not isinstance(responders, list) or not responders or not all(isinstance(r, str) for r in responders):
+            raise UsageError("name at least one responder (user name or id, or role:NAME)",
+                             "pass responders=[\"alice\"] or [\"role:dba\"]")
+        responder_ids: list[str] = []
+        roles: list[str] = []
         for r in responders:
+            role = role_of(r)
+            if role is not None:
+                # Checked now only so that a card nobody could answer is refused with a reason; who
+                # holds the role is decided again at each answer.
+                if not self.people_roles.holders(role):
+                    raise UsageError(f"nobody holds the role {role!r} on this server",
+                                     f"an admin grants it: signoff rooms role grant {role} USER")
+                roles.append(role)
+                continue
             try:
                 responder_ids.append(self.identities.user(r).id)
             except NotFoundError:
@@ -102,6 +125,8 @@ class Approvals:
         payload = {"request_id": request_id, "room_id": room_id, "requester_agent_id": actor.id,
                    "requester_name": actor.name, "title": title, "options": clean_options,
                    "responders": responder_ids, "expires_at": float(expires_at)}
+        if roles:
+            payload["responder_roles"] = sorted(set(roles))
         try:
             self.store.append(_case(request_id), [NewEvent("approval.requested", payload)], expected=0)
         except ConflictError:
@@ -113,7 +138,7 @@ class Approvals:
         bare refusal whether or not the card exists: no room id, no requester, nothing written."""
         try:
             card = self._card(request_id)
-            if actor.id in card.responders:
+            if self._answering_as(actor, card) is not None:
                 return card
             self.membership.require_read(actor, card.room_id)
             return card
@@ -127,7 +152,7 @@ class Approvals:
     def pending_approvals(self, actor: Principal) -> list[Approval]:
         rows = self.store.all(select(rooms_approvals.c.request_id).where(rooms_approvals.c.state == "pending"))
         cards = [self._card(r.request_id) for r in rows]
-        return [c for c in cards if actor.id in c.responders or actor.is_admin]
+        return [c for c in cards if actor.is_admin or self._answering_as(actor, c) is not None]
 
     def answer_approval(self, actor: Principal, request_id: str, option_id: str) -> dict[str, Any]:
         """A human answers. The first allowed answer decides; a wrong responder's answer is
@@ -152,7 +177,9 @@ class Approvals:
                 outcome.update({**base, "outcome": "expired", "option_id": None, "responder": None,
                                 "responder_name": None, "allowed": None})
                 return [NewEvent("approval.expired", dict(outcome))], []
-            if actor.id not in card.responders:
+            # Resolved here, at the answer (and again on a retry): a role held now, not when asked.
+            answering_as = self._answering_as(actor, card)
+            if answering_as is None:
                 outcome.update({**base, "outcome": "discarded", "option_id": option_id,
                                 "responder": actor.sender, "responder_name": actor.display_name,
                                 "allowed": False})
@@ -161,6 +188,8 @@ class Approvals:
             outcome.update({**base, "outcome": "accepted" if option.decision == "accept" else "declined",
                             "option_id": option_id, "decision": option.decision, "responder": actor.sender,
                             "responder_name": actor.display_name, "allowed": True})
+            if answering_as != "named":
+                outcome["responder_role"] = answering_as[len("role:"):]
             return [NewEvent("approval.answered", dict(outcome))], []
 
         if self.store.ledger.update(_case(request_id), decide).seqs:

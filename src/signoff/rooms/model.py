@@ -124,6 +124,7 @@ class Approval:
     expires_at: float
     state: str  # pending | accepted | declined | expired
     outcome: dict[str, Any] | None = field(default=None)
+    responder_roles: tuple[str, ...] = ()  # people's roles (people_roles.py), resolved at each answer
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,6 +134,7 @@ class Approval:
             "title": self.title,
             "options": [{"id": o.id, "label": o.label, "decision": o.decision} for o in self.options],
             "responders": list(self.responders),
+            "responder_roles": list(self.responder_roles),
             "expires_at": self.expires_at,
             "state": self.state,
             "outcome": self.outcome,

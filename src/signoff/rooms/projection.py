@@ -378,6 +378,7 @@ def _reference_attached(conn: Connection, ev: Event, sink: list[Delivery]) -> se
 def _approval_requested(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
     p = ev.payload
     card = {k: p[k] for k in ("title", "options", "responders", "expires_at")}
+    card["responder_roles"] = p.get("responder_roles", [])  # cards asked before people's roles have none
     conn.execute(
         insert(rooms_approvals).values(
             request_id=p["request_id"], room_id=p["room_id"], requester_agent_id=p["requester_agent_id"],

@@ -30,6 +30,7 @@ from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
 from signoff.rooms.messages import Messages
 from signoff.rooms.model import Principal
+from signoff.rooms.people_roles import PeopleRoles
 from signoff.rooms.references import References
 from signoff.rooms.roles import Roles
 from signoff.rooms.store import RoomStore
@@ -50,7 +51,8 @@ class RoomService:
         self.messages = messages = Messages(store, identities, membership, roles)
         documents = Documents(store, membership)
         self.references = references = References(store, membership, documents)
-        self.approvals = approvals = Approvals(store, identities, membership, messages)
+        self.people_roles = people_roles = PeopleRoles(store)
+        self.approvals = approvals = Approvals(store, identities, membership, messages, people_roles)
         self.streams = streams = Streams(store)
 
         # The public surface, one name per operation (each defined in its aggregate's module).
@@ -88,6 +90,8 @@ class RoomService:
             approvals.request_approval, approvals.approval, approvals.pending_approvals)
         self.answer_approval, self.expire_approvals = approvals.answer_approval, approvals.expire_approvals
         self.answer_reason = approvals.answer_reason
+        self.grant_person_role, self.revoke_person_role = people_roles.grant, people_roles.revoke
+        self.people_role_table = people_roles.table
         self.head, self.agent_events, self.recent_events = streams.head, streams.agent_events, streams.recent_events
         self.last_agent_seq, self.subscribe = streams.last_agent_seq, streams.subscribe
 

@@ -34,6 +34,12 @@ def _link_case(token: str) -> str:
     return f"signin.link.{credentials.digest(token)}"
 
 
+def link_url(base_url: str, token: str) -> str:
+    """The sign-in page's address carrying `token`. The secret travels in the fragment: browsers
+    never send it to a server (or its logs); the page's script posts it."""
+    return f"{base_url.rstrip('/')}/signin/link#{token}"
+
+
 def check_password_rules(password: str) -> None:
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise UsageError(f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters",

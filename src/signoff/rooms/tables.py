@@ -157,7 +157,7 @@ rooms_approvals = Table(
     Column("request_id", String(200), primary_key=True),
     Column("room_id", String(64), nullable=False, index=True),
     Column("requester_agent_id", String(64), nullable=False),
-    Column("card", Text, nullable=False),  # JSON: title, options, responders, expires_at
+    Column("card", Text, nullable=False),  # JSON: title, options, responders, responder_roles, expires_at
     Column("expires_at", Float, nullable=False),
     Column("state", String(20), nullable=False),  # pending | accepted | declined | expired
     Column("outcome", Text, nullable=True),  # JSON of the outcome event payload

@@ -16,7 +16,7 @@ from fastapi.responses import RedirectResponse
 from signoff.desk import Desk, DeskCaller
 from signoff.desk.crew_status import crew_view
 from signoff.desk.local import LocalDesk
-from signoff.kernel.errors import RefusedError, UnavailableError
+from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
 from signoff.web.desk_access import desk_of, desk_owner
 from signoff.web.evidence_pages import verified
 from signoff.web.render import PageRoute, page
@@ -25,6 +25,7 @@ from signoff.web.state import checked_form, signed_in, web_state
 router = APIRouter(route_class=PageRoute)
 STATES = ("reproducing", "awaiting_reporter", "fixing", "in_review", "needs_human", "reopened", "merged",
           "released", "verified")
+PER_STATE = 100  # bugs a board section lists; the rest are a page away
 TIERS = {0: "tier 0: documentation only", 1: "tier 1: code (one human approval of the exact head)",
          2: "tier 2: sensitive paths (two distinct humans, one of them a code owner)"}
 
@@ -59,13 +60,33 @@ def diff_lines(diff: str) -> list[tuple[str, str]]:
     return out
 
 
+def _page_number(raw: str | None) -> int:
+    try:
+        number = int(raw or "1")
+    except ValueError:
+        number = 0
+    if not 1 <= number <= 1_000_000:
+        raise UsageError(f"page {raw!r} is not a page number", "pages are numbered from 1")
+    return number
+
+
 @router.get("/bugs")
 def board(request: Request) -> Response:
+    """Every state with its count and its first PER_STATE bugs; `?state=S&page=N` pages through one state."""
     desk, _ = _owner(request)
-    by_state: dict[str, list[dict[str, Any]]] = {s: [] for s in STATES}
+    only = request.query_params.get("state")
+    number = _page_number(request.query_params.get("page"))
+    by_state: dict[str, list[Any]] = {s: [] for s in STATES}
     for bug in desk.bugs():
-        by_state.setdefault(bug.state, []).append(bug.summary())
-    return page(request, "board.html", by_state=by_state)
+        by_state.setdefault(bug.state, []).append(bug)
+    if only is not None and only not in by_state:
+        raise UsageError(f"no state {only!r} on the board", f"use one of: {', '.join(by_state)}")
+    shown = {state: bugs for state, bugs in by_state.items() if only in (None, state)}
+    first = (number - 1) * PER_STATE if only else 0
+    # Only the bugs shown are summarised and rendered: at 1,000 bugs, rendering all was most of the time.
+    sections = [{"state": state, "count": len(bugs), "bugs": [b.summary() for b in bugs[first:first + PER_STATE]],
+                 "first": first} for state, bugs in shown.items()]
+    return page(request, "board.html", sections=sections, only=only, number=number, per_state=PER_STATE)
 
 
 @router.get("/bugs/{bug_id}")

@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from signoff.gate import bound_content
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.ids import new_token
 from signoff.kernel.wire import status_of
@@ -31,6 +32,8 @@ SECURITY_HEADERS = {
 
 templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]),
                         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+# A card bound to content (signoff.gate) shows its question, and its content verbatim with its digest.
+templates.filters["bound"] = lambda card: bound_content(card.to_dict())
 
 
 def secure(request: Request) -> bool:

@@ -1,0 +1,164 @@
+"""`signoff serve --demo` after a real `signoff demo` run: a real server process whose pages answer
+with the demo's rooms, bugs and evidence once the printed one-time link is redeemed."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support.net import free_port
+from tests.support.requires import require_sandbox
+from tests.support.web import csrf_of
+
+LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/signin/link#(sol_\S+)$")
+
+
+def _env() -> dict[str, str]:
+    # As after `make demo`: the default home (.signoff in the working folder), nothing configured.
+    return {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+
+
+def _signoff(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "signoff.cli.main", *args], cwd=folder, env=_env(),
+                          capture_output=True, text=True, timeout=240)
+
+
+class DemoServer:
+    def __init__(self, folder: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "signoff.cli.main", "serve", "--demo", "--port",
+                                      str(free_port())], cwd=folder, env=_env(), stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.output: list[str] = []
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def link(self) -> tuple[str, str]:
+        """The base URL and the sign-in secret of the link the server prints at start."""
+        while True:
+            try:
+                line = self.lines.get(timeout=60)
+            except queue.Empty:
+                raise AssertionError(f"no sign-in link printed: {self.output}") from None
+            if line is None:
+                raise AssertionError(f"signoff serve --demo exited: {self.output}")
+            self.output.append(line)
+            found = LINK.match(line)
+            if found:
+                return found.group(1), found.group(2)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    require_sandbox()  # the demos reproduce and verify in the real sandbox
+    folder = tmp_path_factory.mktemp("newcomer")
+    for name in ("repair", "desk"):
+        done = _signoff(folder, "demo", name, "--json")
+        assert done.returncode == 0, f"signoff demo {name} failed: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+    return folder
+
+
+@pytest.fixture(scope="module")
+def demo_server(demo_folder: Path) -> Iterator[tuple[str, str]]:
+    server = DemoServer(demo_folder)
+    try:
+        yield server.link()
+    finally:
+        server.stop()
+
+
+def _redeem(base: str, secret: str) -> tuple[httpx.Client, httpx.Response]:
+    client = httpx.Client(base_url=base)
+    return client, client.post("/signin/link", data={"csrf": csrf_of(client, "/signin/link"), "code": secret})
+
+
+def _text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_the_printed_link_signs_in_and_the_pages_show_the_demos_data(demo_server: tuple[str, str]) -> None:
+    base, secret = demo_server
+    anonymous = httpx.get(f"{base}/bugs")
+    assert anonymous.status_code in (303, 401) and "Coupon larger" not in anonymous.text
+    client, signed = _redeem(base, secret)
+    try:
+        assert signed.status_code == 303 and signed.headers["location"] == "/"
+        assert "Signed in as Demo visitor (visitor)" in _text(client.get("/").text)
+        # The repair demo's room, with the operator's report and the refusals it provoked.
+        rooms = client.get("/rooms")
+        assert rooms.status_code == 200
+        room_id = re.search(r'href="/rooms/([0-9a-f]+)">repair coupon', rooms.text)
+        assert room_id, rooms.text
+        room = _text(client.get(f"/rooms/{room_id.group(1)}").text)
+        assert "A 10% coupon is applied twice" in room and "refused" in room
+        # The desk demo's last run: its bug, reopened by the second reporter's "no".
+        board = _text(client.get("/bugs").text)
+        reopened = board.split("reopened", 1)[1].split("merged", 1)[0]
+        assert "Coupon larger than the cart gives a negative total" in reopened
+        bug = client.get("/bugs/BUG-0001")
+        assert bug.status_code == 200 and "UNTRUSTED REPORTER CONTENT" in bug.text
+        evidence = _text(client.get("/evidence").text)
+        assert "repair-" in evidence and "verified" in evidence
+    finally:
+        client.close()
+    # The link was spent by its first use.
+    again, second = _redeem(base, secret)
+    again.close()
+    assert second.status_code == 403 and "not valid" in second.text
+
+
+def test_serve_demo_refuses_a_folder_the_demos_never_ran_in(tmp_path: Path) -> None:
+    done = _signoff(tmp_path, "serve", "--demo", "--port", str(free_port()))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith("error: ") and "holds no demo state" in lines[0]
+    assert lines[1].startswith("fix: ") and "make demo" in lines[1]
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / ".signoff").exists()  # nothing opened, nothing written
+
+
+def test_serve_demo_will_not_take_over_a_visitor_it_did_not_create(tmp_path: Path) -> None:
+    # A home where someone else's `visitor` exists (not an admin): the demo never hands it a link.
+    (tmp_path / ".signoff" / "demo-repair").mkdir(parents=True)
+    made = _signoff(tmp_path, "rooms", "user", "add", "visitor", "--json")
+    assert made.returncode == 0, made.stderr
+    done = _signoff(tmp_path, "serve", "--demo", "--port", str(free_port()))
+    assert done.returncode == 4 and "sol_" not in done.stdout  # a conflict
+    assert done.stderr.startswith("error: ") and "not the demo's visitor" in done.stderr
+    listed = _signoff(tmp_path, "rooms", "user", "list", "--json")
+    assert listed.returncode == 0
+    assert [(u["name"], u["admin"]) for u in json.loads(listed.stdout)] == [("visitor", False)]
+
+
+def test_serve_says_clearly_when_the_port_is_taken(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = _signoff(tmp_path, "serve", "--port", str(port))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith(f"error: cannot listen on 127.0.0.1:{port}") and lines[1].startswith("fix: ")
+    assert not (tmp_path / ".signoff").exists()  # refused before the database was opened
