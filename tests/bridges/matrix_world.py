@@ -1,6 +1,7 @@
 """A signoff room and a Matrix room for one test: an in-process rooms server on a fresh SQLite
-ledger (admin, the bridge's user, an open agent and an owner-only one), and on the session's Synapse
-a bot account for the bridge and a person, Alice, who owns the Matrix room."""
+ledger (admin, the bridge's user, Alice's signoff user, an open agent, an owner-only one and one
+whose policy admits Alice by name), and on the session's Synapse a bot account for the bridge and a
+person, Alice, who owns the Matrix room."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ class World:
     helper: SyncRoomsClient
     bot: MatrixAccount
     alice: MatrixAccount
+    alice_token: str  # Alice's signoff user token (she claims her Matrix account with it)
     matrix_room: str = ""
 
     def bridge(self, rooms_url: str | None = None) -> MatrixBridge:
@@ -50,6 +52,9 @@ class World:
         return MatrixBridge(rooms, BridgeStore(self.ledger, self.room_id, self.matrix_room), matrix,
                             self.room_id, self.matrix_room)
 
+    def person(self, token: str) -> RoomsUserClient:
+        return RoomsUserClient(InProcessUserTransport(self.service, token))
+
     def messages(self) -> list[dict[str, object]]:
         return self.service.read_messages(self.service.user_by_name("admin"), self.room_id, limit=1000)
 
@@ -61,12 +66,15 @@ def make_world(synapse: Synapse, tmp: Path) -> World:
     _, bridge_token = service.create_user("matrix-bridge", external=True)
     _, helper_key = service.create_agent(admin, "helper", policy=OPEN)
     service.create_agent(admin, "guarded", policy=OWNER_ONLY)
-    room = service.create_room(admin, "chat", agent_names=["helper", "guarded"], user_names=["matrix-bridge"])
+    alice, alice_token = service.create_user("alice")
+    service.create_agent(admin, "deployer", policy={"rules": [{"users": [alice.id]}]})
+    room = service.create_room(admin, "chat", agent_names=["helper", "guarded", "deployer"],
+                               user_names=["matrix-bridge", "alice"])
     helper = SyncRoomsClient(InProcessSyncTransport(service, helper_key))
     helper.open("helper-1", room.id)
     tag = uuid.uuid4().hex[:8]
     return World(synapse, ledger, service, room.id, bridge_token, helper,
-                 synapse.register(f"bot-{tag}"), synapse.register(f"alice-{tag}"))
+                 synapse.register(f"bot-{tag}"), synapse.register(f"alice-{tag}"), alice_token)
 
 
 async def open_matrix_room(world: World, alice: MatrixPerson) -> str:

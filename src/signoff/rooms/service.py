@@ -5,6 +5,7 @@
 - membership (`membership`): rooms, members, read and manage rights, availability;
 - messages (`messages`), documents (`documents`), roles (`roles`), references (`references`);
 - approvals (`approvals`): approval cards and their decisions;
+- claims (`claims`): chat accounts claimed by people, through a bridge user;
 - delivery (`delivery`): each agent's durable event stream.
 
 Every change is a ledger event under a `rooms.*` case; the query tables follow through the
@@ -23,6 +24,7 @@ from signoff.kernel.clock import Clock
 from signoff.kernel.errors import ConflictError
 from signoff.ledger import Ledger
 from signoff.rooms.approvals import Approvals
+from signoff.rooms.claims import Claims
 from signoff.rooms.delivery import Streams
 from signoff.rooms.documents import Documents
 from signoff.rooms.groups import Groups
@@ -52,6 +54,7 @@ class RoomService:
         self.references = references = References(store, membership, documents)
         self.approvals = approvals = Approvals(store, identities, membership)
         self.streams = streams = Streams(store)
+        self.claims = Claims(store, identities, membership, messages, approvals)
 
         # The public surface, one name per operation (each defined in its aggregate's module).
         self.create_user, self.user, self.user_by_name, self.users = (
@@ -87,6 +90,7 @@ class RoomService:
         self.request_approval, self.approval, self.pending_approvals = (
             approvals.request_approval, approvals.approval, approvals.pending_approvals)
         self.answer_approval, self.expire_approvals = approvals.answer_approval, approvals.expire_approvals
+        self.room_approvals = approvals.room_approvals
         self.head, self.agent_events, self.recent_events = streams.head, streams.agent_events, streams.recent_events
         self.last_agent_seq, self.subscribe = streams.last_agent_seq, streams.subscribe
 
