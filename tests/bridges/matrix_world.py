@@ -25,7 +25,7 @@ from signoff.rooms.client import (
     RoomsUserClient,
     SyncRoomsClient,
 )
-from tests.support.matrix_people import WAIT, Event, MatrixPerson
+from tests.support.matrix_people import WAIT, Event, MatrixPerson, body_of
 from tests.support.synapse import MatrixAccount, Synapse
 
 
@@ -117,3 +117,37 @@ async def run_until(bridge: MatrixBridge, done: Callable[[], bool], timeout: flo
     async with asyncio.timeout(timeout):
         while not done():
             await bridge.step(timeout_ms=1000)
+
+
+async def open_direct(world: World, person: MatrixPerson) -> str:
+    return str(await person.api.create_room(invitees=[UserID(world.bot.user_id)], is_direct=True))
+
+
+def from_bot(world: World, room: str, start: str) -> Callable[[Event], bool]:
+    """A notice or message the bot wrote in `room` that starts with `start`."""
+    def match(event: Event) -> bool:
+        return event["room_id"] == room and event.get("sender") == world.bot.user_id \
+            and body_of(event).startswith(start)
+    return match
+
+
+async def claim(world: World, bridge: MatrixBridge, person: MatrixPerson, signoff_token: str) -> None:
+    """`person` claims the signoff user of `signoff_token` the way people do: a code, sent to the
+    bot in a direct message."""
+    code = world.person(signoff_token).claim_code("matrix-bridge", str(person.user_id))["code"]
+    direct = await open_direct(world, person)
+    await person.say(direct, f"claim {code}")
+    await until_seen(bridge, person, from_bot(world, direct, "claimed: "))
+
+
+async def another_person(world: World, owner: MatrixPerson, name: str) -> MatrixAccount:
+    """A new Matrix account, invited by `owner` into the bridged Matrix room and joined."""
+    account = world.synapse.register(f"{name}-{uuid.uuid4().hex[:8]}")
+    await owner.api.invite_user(RoomID(world.matrix_room), UserID(account.user_id))
+    joiner = ClientAPI(UserID(account.user_id), account.device_id, base_url=world.synapse.base,
+                       token=account.access_token)
+    try:
+        await joiner.join_room(RoomID(world.matrix_room))
+    finally:
+        await joiner.api.session.close()
+    return account

@@ -10,21 +10,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from mautrix.types import UserID
-
-from tests.bridges.matrix_world import World, bridged, run_until, until_seen
-from tests.support.matrix_people import Event, MatrixPerson, body_of
+from tests.bridges.matrix_world import World, bridged, from_bot, open_direct, run_until, until_seen
+from tests.support.matrix_people import MatrixPerson, body_of
 from tests.support.synapse import Synapse
-
-
-async def open_direct(world: World, person: MatrixPerson) -> str:
-    return str(await person.api.create_room(invitees=[UserID(world.bot.user_id)], is_direct=True))
-
-
-def _notice_in(room: str, bot: str, start: str) -> Any:
-    def match(event: Event) -> bool:
-        return event["room_id"] == room and event.get("sender") == bot and body_of(event).startswith(start)
-    return match
 
 
 def _in_signoff(world: World, text: str) -> list[dict[str, Any]]:
@@ -45,7 +33,7 @@ def test_claim_in_a_direct_message_then_speak_as_yourself_then_revoke(synapse: S
             code = signoff_alice.claim_code("matrix-bridge", world.alice.user_id)["code"]
             direct = await open_direct(world, alice)
             await alice.say(direct, f"claim {code}")
-            claimed = await until_seen(bridge, alice, _notice_in(direct, bot, "claimed: "))
+            claimed = await until_seen(bridge, alice, from_bot(world, direct, "claimed: "))
             assert f"{world.alice.user_id} now speaks as alice in signoff" in body_of(claimed)
 
             await alice.say(world.matrix_room, "@deployer deploy v2")
@@ -74,7 +62,7 @@ def test_a_code_seen_by_someone_else_claims_nothing_for_them(synapse: Synapse, t
             async with MatrixPerson(synapse, mallory_account) as mallory:
                 direct = await open_direct(world, mallory)
                 await mallory.say(direct, f"claim {code}")
-                refused = await until_seen(bridge, mallory, _notice_in(direct, world.bot.user_id, "refused: "))
+                refused = await until_seen(bridge, mallory, from_bot(world, direct, "refused: "))
                 assert "unknown, already used, expired" in body_of(refused)
                 assert "\nfix: " in body_of(refused)
                 await mallory.say(direct, "claim")  # not a claim: counted, not answered
@@ -83,6 +71,6 @@ def test_a_code_seen_by_someone_else_claims_nothing_for_them(synapse: Synapse, t
             # the code is still Alice's to use
             direct = await open_direct(world, alice)
             await alice.say(direct, f"claim {code}")
-            await until_seen(bridge, alice, _notice_in(direct, world.bot.user_id, "claimed: "))
+            await until_seen(bridge, alice, from_bot(world, direct, "claimed: "))
 
     asyncio.run(run())

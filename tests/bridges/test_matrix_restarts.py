@@ -13,7 +13,15 @@ from typing import Any
 from signoff.bridges.matrix import MESSAGE_ID_KEY, MatrixBridge
 from signoff.ledger import NewEvent
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
-from tests.bridges.matrix_world import World, bridged, make_world, open_matrix_room, run_until, until_seen
+from tests.bridges.matrix_world import (
+    World,
+    bridged,
+    claim,
+    make_world,
+    open_matrix_room,
+    run_until,
+    until_seen,
+)
 from tests.support.matrix_people import MatrixPerson, body_of
 from tests.support.net import free_port
 from tests.support.synapse import Synapse, stop_process, wait_http
@@ -102,6 +110,7 @@ def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: S
                 world.helper.call("helper-1", "post_message", {"body": "two"})
                 await _both_ways(world, bridge, alice, "one", "two")
 
+                await claim(world, bridge, alice, world.alice_token)  # redeemed over HTTP
                 stop_process(server)
                 assert await bridge.attempt(bridge.step) is False  # signoff is gone: logged, no crash
                 await alice.say(world.matrix_room, "three")
@@ -111,6 +120,10 @@ def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: S
                 await bridge.close()
                 for text in ("one", "three"):
                     assert len(_in_signoff(world, text)) == 1, text
+                # said before the claim: an outsider; after it, and across the restart: Alice herself
+                [one], [three] = _in_signoff(world, "one"), _in_signoff(world, "three")
+                assert one["sender"] == world.service.user_by_name("matrix-bridge").sender
+                assert (three["sender"], three["body"]) == (world.service.user_by_name("alice").sender, "three")
                 for text in ("two", "four"):
                     assert len(_in_matrix(world, alice, text)) == 1, text
         finally:
