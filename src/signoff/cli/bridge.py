@@ -1,4 +1,5 @@
-"""`signoff bridge matrix`: relay a signoff room and a Matrix room both ways (docs/bridges.md)."""
+"""`signoff bridge matrix`: relay a signoff room and a Matrix room both ways, and let people claim
+their Matrix accounts (docs/bridges.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Annotated
 
 import typer
 
-from signoff.cli.context import console, fail, settings
+from signoff.cli.context import console, fail, print_json, settings
+from signoff.cli.output import add_data_row, data_table
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
@@ -21,6 +23,10 @@ app.add_typer(matrix_app, name="matrix", help="Bridge signoff rooms to a Matrix 
 
 MATRIX_TOKEN_ENV = "SIGNOFF_MATRIX_TOKEN"  # noqa: S105  (the name of a variable, not a secret)
 SIGNOFF_TOKEN_ENV = "SIGNOFF_BRIDGE_TOKEN"  # noqa: S105
+USER_TOKEN_ENV = "SIGNOFF_USER_TOKEN"  # noqa: S105  (a person's own token, for their claims)
+RoomsUrl = Annotated[str | None, typer.Option(
+    help="A `signoff serve` URL; without it, the rooms server in this ledger.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _secret(name: str, what: str) -> str:
@@ -82,3 +88,51 @@ def run(
     finally:
         transport.close()
         ledger.close()
+
+
+# -- identity claims ---------------------------------------------------------------------------
+
+
+def _person(rooms_url: str | None) -> RoomsUserClient:
+    """The caller, by their own token (SIGNOFF_USER_TOKEN): a claim is theirs to make or end."""
+    token = _secret(USER_TOKEN_ENV, "your signoff user token")
+    if rooms_url:
+        return RoomsUserClient(HttpUserTransport(rooms_url, token))
+    return RoomsUserClient(InProcessUserTransport(RoomService(Ledger.open(settings())), token))
+
+
+@matrix_app.command("claim-code")
+def claim_code(
+    matrix_user: Annotated[str, typer.Option(help="Your Matrix id, e.g. @alice:example.org.")],
+    bridge: Annotated[str, typer.Option(help="The bridge's signoff user name.")] = "matrix-bridge",
+    rooms_url: RoomsUrl = None, as_json: JsonOpt = False,
+) -> None:
+    """A one-time code (valid ten minutes) that claims your Matrix account as your signoff user:
+    send `claim <code>` to the bridge's bot in a direct message, from that account."""
+    made = _person(rooms_url).claim_code(bridge, matrix_user)
+    if as_json:
+        print_json(made)
+        return
+    console.print(f"send this to the bridge bot in a direct message from {made['external_id']}, "
+                  f"before {made['expires_at']}:\nclaim {made['code']}", markup=False)
+
+
+@matrix_app.command("claims")
+def claims(rooms_url: RoomsUrl = None, as_json: JsonOpt = False) -> None:
+    """Your claims (a bridge's user sees those made through it; an admin sees all)."""
+    found = _person(rooms_url).claims()
+    if as_json:
+        print_json(found)
+        return
+    table = data_table("claim", "matrix account", "signoff user", "bridge", "state", "since")
+    for c in found:
+        add_data_row(table, c["claim_id"], c["external_id"], c["user_name"], c["bridge"],
+                     c["state"] if c["state"] == "active" else f"{c['state']} ({c['reason']})", c["made_at"])
+    console.print(table)
+
+
+@matrix_app.command("revoke")
+def revoke(claim_id: str, rooms_url: RoomsUrl = None) -> None:
+    """End a claim now: the Matrix account is an outsider again (its person, the bridge or an admin)."""
+    ended = _person(rooms_url).revoke_claim(claim_id)
+    console.print(f"claim {ended['claim_id']} of {ended['external_id']} is {ended['state']}", markup=False)
