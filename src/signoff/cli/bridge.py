@@ -7,7 +7,9 @@ import asyncio
 import importlib.util
 import os
 import signal
+from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
@@ -44,31 +46,51 @@ def run(
     matrix_user: Annotated[str, typer.Option(help="The bridge bot's Matrix id, e.g. @signoff:example.org.")],
     rooms_url: Annotated[str | None, typer.Option(
         help="A `signoff serve` URL; without it the bridge uses the rooms server in this ledger.")] = None,
+    registration: Annotated[Path | None, typer.Option(
+        help="An application-service registration (`signoff bridge matrix registration`): agents speak as "
+             "puppets and the bot's token is the registration's. Without it: plain bot mode.")] = None,
 ) -> None:
     """Relay until interrupted (Ctrl-C or SIGTERM). Tokens come from SIGNOFF_MATRIX_TOKEN (the bot's
-    Matrix access token) and SIGNOFF_BRIDGE_TOKEN (the signoff user the bridge posts as)."""
-    if importlib.util.find_spec("mautrix") is None:
-        fail("the Matrix bridge needs the mautrix library", "pip install 'signoff[matrix]'")
+    Matrix access token; not needed with --registration) and SIGNOFF_BRIDGE_TOKEN (the signoff
+    user the bridge posts as)."""
+    _need_mautrix()
     if not matrix_room.startswith("!") or len(matrix_room) < 2:
         fail(f"{matrix_room!r} is not a Matrix room id", "pass the room's id (it starts with !), not an alias")
     if not matrix_user.startswith("@") or ":" not in matrix_user:
         fail(f"{matrix_user!r} is not a Matrix user id", "pass the bot's id, e.g. @signoff:example.org")
-    matrix_token, signoff_token = _secret(MATRIX_TOKEN_ENV, "access token"), _secret(SIGNOFF_TOKEN_ENV, "user token")
 
     from mautrix.client import ClientAPI
     from mautrix.errors import MatrixRequestError
     from mautrix.types import UserID
 
     from signoff.bridges.matrix import BridgeStore, MatrixBridge
+    from signoff.bridges.matrix.appservice import Puppets, Transactions, load
+
+    registered = load(registration) if registration is not None else None
+    if registered is not None and registered.bot != matrix_user:
+        fail(f"the registration's bot is {registered.bot}, not {matrix_user}", f"pass --matrix-user {registered.bot}")
+    matrix_token = _secret(MATRIX_TOKEN_ENV, "access token") if registered is None else registered.as_token
+    signoff_token = _secret(SIGNOFF_TOKEN_ENV, "user token")
 
     ledger = Ledger.open(settings())
     transport = (HttpUserTransport(rooms_url, signoff_token) if rooms_url
                  else InProcessUserTransport(RoomService(ledger), signoff_token))
 
     async def serve() -> None:
-        matrix = ClientAPI(UserID(matrix_user), base_url=homeserver, token=matrix_token)
+        puppets = Puppets(registered, homeserver) if registered is not None else None
+        matrix = puppets.bot if puppets is not None else ClientAPI(UserID(matrix_user), base_url=homeserver,
+                                                                    token=matrix_token)
         bridge = MatrixBridge(RoomsUserClient(transport), BridgeStore(ledger, room, matrix_room), matrix, room,
-                              matrix_room)
+                              matrix_room, puppets)
+        pushes = None
+        if registered is not None:
+            pushes = Transactions(registered.hs_token, bridge.receive)
+            where = urlsplit(registered.url or "")
+            try:
+                await pushes.start(where.hostname or "127.0.0.1", where.port or 80)
+            except OSError as exc:
+                fail(f"cannot listen at {registered.url} for the homeserver: {exc.strerror}",
+                     "free the port, or write a registration with another --url (and give it to the homeserver)")
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -80,6 +102,8 @@ def run(
             fail(f"the homeserver refused the bridge: {exc}",
                  "check SIGNOFF_MATRIX_TOKEN and that the bot is invited to the Matrix room")
         finally:
+            if pushes is not None:
+                await pushes.stop()
             await bridge.close()
         console.print(f"stopped; skipped Matrix events: {dict(bridge.skipped) or 'none'}")
 
@@ -88,6 +112,33 @@ def run(
     finally:
         transport.close()
         ledger.close()
+
+
+def _need_mautrix() -> None:
+    if importlib.util.find_spec("mautrix") is None:
+        fail("the Matrix bridge needs the mautrix library", "pip install 'signoff[matrix]'")
+
+
+@matrix_app.command("registration")
+def registration_file(
+    out: Annotated[Path, typer.Argument(help="Where to write the registration (JSON, which Synapse reads as YAML).")],
+    domain: Annotated[str, typer.Option(help="The homeserver's server_name, e.g. example.org.")],
+    url: Annotated[str, typer.Option(help="Where the bridge listens for the homeserver's pushes.")]
+    = "http://127.0.0.1:29330",
+    bot: Annotated[str, typer.Option(help="The bot's localpart (sender_localpart).")] = "signoff",
+    puppet_prefix: Annotated[str, typer.Option(help="Localpart prefix of the agents' puppets.")] = "signoff_",
+    force: Annotated[bool, typer.Option(help="Replace an existing file (new tokens).")] = False,
+) -> None:
+    """Write an application-service registration with fresh tokens (readable by its owner only)."""
+    _need_mautrix()
+    from signoff.bridges.matrix.appservice import generate
+
+    if out.exists() and not force:
+        fail(f"{out} exists", "pass --force to replace it (then give the homeserver the new file)")
+    made = generate(domain, url, bot, puppet_prefix)
+    made.write(out)
+    console.print(f"wrote {out}; list it in the homeserver's app_service_config_files and restart it, then run "
+                  f"the bridge with --registration {out} --matrix-user {made.bot}", markup=False)
 
 
 # -- identity claims ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from mautrix.client import ClientAPI
 from mautrix.errors import MatrixConnectionError, MatrixRequestError
 from mautrix.types import EventID, EventType, Filter, FilterID, RoomEventFilter, RoomFilter, RoomID, SyncToken
 
+from signoff.bridges.matrix.appservice import NotReady, Puppets
 from signoff.bridges.matrix.cards import CARD_KEY, Choice, card_text, outcome_text, reaction_choice, reply_choice
 from signoff.bridges.matrix.inbound import Edit, Reaction, Redaction, Relay, Skip, classify
 from signoff.bridges.matrix.state import BridgeState, BridgeStore
@@ -57,8 +58,11 @@ def _refusal(exc: SignoffError) -> bool:
 
 class MatrixBridge:
     def __init__(self, rooms: RoomsUserClient, store: BridgeStore, matrix: ClientAPI, signoff_room: str,
-                 matrix_room: str) -> None:
+                 matrix_room: str, puppets: Puppets | None = None) -> None:
+        """`matrix` acts as the bot (in application-service mode, the registration's bot intent);
+        with `puppets`, signoff's agents speak in Matrix as puppets of their own."""
         self.rooms = rooms
+        self.puppets = puppets
         self.store = store
         self.matrix = matrix
         self.signoff_room = signoff_room
@@ -68,6 +72,10 @@ class MatrixBridge:
         self._filter: FilterID | None = None
         self.started = False
         self.failures = 0
+        # In application-service mode the homeserver pushes events (receive) while the loop relays
+        # signoff's side: one at a time, so that the state folds in order.
+        self._turn = asyncio.Lock()
+        self._arrived = asyncio.Event()
 
     # -- start ---------------------------------------------------------------------------------
 
@@ -76,14 +84,15 @@ class MatrixBridge:
         the Matrix room and at the signoff room's present (older history is not replayed); settle
         relays a crash interrupted."""
         await self.matrix.join_room(self.matrix_room, max_retries=0)  # a refusal is final; outages retry in run()
-        # Every joined room: the bridged one, and the direct messages that carry claim codes.
-        self._filter = await self.matrix.create_filter(Filter(room=RoomFilter(
-            timeline=RoomEventFilter(limit=PAGE))))
+        if self.puppets is None:
+            # Every joined room: the bridged one, and the direct messages that carry claim codes.
+            self._filter = await self.matrix.create_filter(Filter(room=RoomFilter(
+                timeline=RoomEventFilter(limit=PAGE))))
         self.state = self.store.load()
         if self.state.after is None:
             history = self.rooms.messages(self.signoff_room)
             self._record(NewEvent("signoff.position", {"after": int(history[-1]["sequence"]) if history else 0}))
-        if self.state.since is None:
+        if self.state.since is None and self.puppets is None:
             first = await self.matrix.sync(timeout=0, filter_id=self._filter)
             for event in self._since_own_join(self._timeline(first).get("events", [])):
                 await self._handle(event)
@@ -151,9 +160,35 @@ class MatrixBridge:
 
     async def step(self, timeout_ms: int = 30_000) -> None:
         """Relay what signoff has for Matrix, then wait up to `timeout_ms` for Matrix and relay that."""
-        await self.outbound()
-        await self.inbound(timeout_ms)
-        await self.outbound()
+        async with self._turn:
+            await self.outbound()
+        if self.puppets is None:
+            async with self._turn:
+                await self.inbound(timeout_ms)
+        else:  # the homeserver pushes (receive); wait for a push or the time
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), timeout_ms / 1000)
+            self._arrived.clear()
+        async with self._turn:
+            await self.outbound()
+
+    async def receive(self, events: list[Any]) -> None:
+        """A transaction the homeserver pushed (application-service mode), handled in order and
+        recorded before this returns: only then may the homeserver count it delivered."""
+        if not self.started:
+            raise NotReady("the bridge has not started")
+        async with self._turn:
+            for event in events:
+                room = event.get("room_id") if isinstance(event, dict) else None
+                if room == self.matrix_room:
+                    await self._handle(event)
+                elif isinstance(room, str) and self._invites_me_to_direct(event):
+                    await self._join_direct(room)
+                elif isinstance(room, str):
+                    await self._direct_message(RoomID(room), event)
+                else:
+                    self._skip("malformed")
+        self._arrived.set()
 
     async def outbound(self) -> None:
         relayed_here = set(self.state.to_signoff.values())
@@ -169,10 +204,17 @@ class MatrixBridge:
         await self._show_cards()
 
     async def _send_to_matrix(self, message: dict[str, Any]) -> None:
-        content = {"msgtype": "m.text", "body": f"{message['sender_name']}: {message['body']}",
-                   MESSAGE_ID_KEY: message["message_id"], SENDER_KEY: message["sender"]}
         # (the transaction id of a message keeps the form earlier versions sent it under)
-        await self._send(self.matrix_room, content, "signoff-" + _TXN_UNSAFE.sub("_", str(message["message_id"])))
+        txn = "signoff-" + _TXN_UNSAFE.sub("_", str(message["message_id"]))
+        ids = {MESSAGE_ID_KEY: message["message_id"], SENDER_KEY: message["sender"]}
+        if self.puppets is not None and message["sender_kind"] == "agent":
+            puppet = await self.puppets.intent(str(message["sender_name"]), self.matrix_room)
+            body = {"msgtype": "m.text", "body": message["body"], **ids}
+            await puppet.send_message_event(self.matrix_room, EventType.ROOM_MESSAGE, body,  # type: ignore[arg-type]
+                                            txn_id=txn)
+            return
+        content = {"msgtype": "m.text", "body": f"{message['sender_name']}: {message['body']}", **ids}
+        await self._send(self.matrix_room, content, txn)
 
     async def _show_cards(self) -> None:
         """Show the room's new approval cards in Matrix (a card decided before the bridge saw it
@@ -204,6 +246,8 @@ class MatrixBridge:
         self._record(NewEvent("matrix.position", {"since": str(body["next_batch"])}))
 
     async def _handle(self, event: Any) -> None:
+        if self.puppets is not None and isinstance(event, dict) and self.puppets.agent_of(event.get("sender")):
+            return  # an agent's own message, sent by its puppet
         seen = classify(event, str(self.matrix.mxid))
         if isinstance(seen, Skip):
             self._skip(seen.reason)
@@ -248,9 +292,10 @@ class MatrixBridge:
                 or seen.event_id in self.state.refused:
             return  # a sync replayed after a restart
         assert self.state.after is not None
-        self._record(NewEvent("relay.pending", {"matrix_event_id": seen.event_id, "body": seen.body,
+        text = self.puppets.addressing(seen.body, seen.mentions) if self.puppets else seen.body
+        self._record(NewEvent("relay.pending", {"matrix_event_id": seen.event_id, "body": text,
                                                 "sender": seen.sender, "signoff_head": self.state.after}))
-        await self._post(seen.event_id, seen.body, seen.sender)
+        await self._post(seen.event_id, text, seen.sender)
 
     async def _post(self, event_id: str, text: str, sender: str | None) -> None:
         try:
@@ -304,13 +349,10 @@ class MatrixBridge:
     async def _direct(self, body: dict[str, Any]) -> None:
         rooms = body.get("rooms", {}) if isinstance(body.get("rooms"), dict) else {}
         for room_id, invited in (rooms.get("invite") or {}).items():
-            if room_id != self.matrix_room and self._invited_to_direct(invited):
-                try:
-                    await self.matrix.join_room(RoomID(room_id), max_retries=0)
-                except MatrixRequestError as exc:
-                    if exc.http_status >= 500:
-                        raise
-                    self._skip("invite_refused")
+            events = invited.get("invite_state", {}).get("events", []) if isinstance(invited, dict) else []
+            if room_id != self.matrix_room and isinstance(events, list) \
+                    and any(self._invites_me_to_direct(e) for e in events):
+                await self._join_direct(room_id)
         for room_id, room in (rooms.get("join") or {}).items():
             if room_id == self.matrix_room or not isinstance(room, dict):
                 continue
@@ -319,12 +361,18 @@ class MatrixBridge:
             for event in events if isinstance(events, list) else []:
                 await self._direct_message(RoomID(room_id), event)
 
-    def _invited_to_direct(self, invited: Any) -> bool:
-        events = invited.get("invite_state", {}).get("events", []) if isinstance(invited, dict) else []
-        me = str(self.matrix.mxid)
-        return any(isinstance(e, dict) and e.get("type") == "m.room.member" and e.get("state_key") == me
-                   and isinstance(e.get("content"), dict) and e["content"].get("is_direct") is True
-                   for e in events if isinstance(events, list))
+    def _invites_me_to_direct(self, e: Any) -> bool:
+        return (isinstance(e, dict) and e.get("type") == "m.room.member" and e.get("state_key") == str(self.matrix.mxid)
+                and isinstance(e.get("content"), dict) and e["content"].get("membership") == "invite"
+                and e["content"].get("is_direct") is True)
+
+    async def _join_direct(self, room_id: str) -> None:
+        try:
+            await self.matrix.join_room(RoomID(room_id), max_retries=0)
+        except MatrixRequestError as exc:
+            if exc.http_status >= 500:
+                raise
+            self._skip("invite_refused")
 
     async def _direct_message(self, room_id: RoomID, event: Any) -> None:
         """`claim <code>` in a direct message: the rooms server decides (the code is bound to the

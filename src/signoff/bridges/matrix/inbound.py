@@ -30,6 +30,7 @@ class Relay:
     sender: str
     body: str  # as typed (without a reply's quoted fallback)
     reply_to: str | None = None  # the event it answers (m.in_reply_to)
+    mentions: tuple[str, ...] = ()  # Matrix ids the client says it mentions (m.mentions)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,10 @@ def classify(event: Any, bot_user_id: str) -> Inbound:
     text = without_fallback(body) if reply_to else body
     if not text.strip():
         return Skip("malformed")
-    return Relay(event_id, sender, text, reply_to)
+    listed = content.get("m.mentions")
+    user_ids = listed.get("user_ids") if isinstance(listed, dict) else None
+    mentions = tuple(u for u in user_ids[:50] if isinstance(u, str)) if isinstance(user_ids, list) else ()
+    return Relay(event_id, sender, text, reply_to, mentions)
 
 
 def _reaction(event_id: str, sender: str, content: dict[str, Any]) -> Inbound:
