@@ -5,11 +5,20 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from signoff.kernel.settings import Settings
-from signoff.web import assets, desk_owner, desk_public, evidence_pages, home, rooms_pages, signin_pages
+from signoff.web import (
+    assets,
+    claims_pages,
+    desk_owner,
+    desk_public,
+    evidence_pages,
+    home,
+    rooms_pages,
+    signin_pages,
+)
 
 
 def routers(settings: Settings | None) -> list[APIRouter]:
     # The pages read the settings the app was built with (app.state.settings), like every router.
     del settings
     return [assets.router, signin_pages.router, home.router, rooms_pages.router, desk_public.router,
-            desk_owner.router, evidence_pages.router]
+            desk_owner.router, evidence_pages.router, claims_pages.router]
