@@ -192,3 +192,40 @@ def test_a_hostile_flood_is_counted_and_skipped_and_the_next_message_still_arriv
                                             "too_large": 1}
 
     asyncio.run(run())
+
+
+def test_a_claimed_persons_relays_cut_by_a_crash_are_settled_once_as_that_person(
+        synapse: Synapse, tmp_path: Path) -> None:
+    async def run() -> None:
+        async with bridged(synapse, tmp_path) as (world, alice, bridge):
+            await claim(world, bridge, alice, world.alice_token)
+            await alice.say(world.matrix_room, "first")
+            await run_until(bridge, lambda: bool(_in_signoff(world, "first")))
+            me = str(alice.user_id)
+            reached, lost = await alice.say(world.matrix_room, "second"), await alice.say(world.matrix_room, "third")
+            for event_id, text in ((reached, "second"), (lost, "third")):
+                bridge.store.record(bridge.state, NewEvent("relay.pending", {
+                    "matrix_event_id": event_id, "body": text, "sender": me, "signoff_head": bridge.state.after}))
+            # Mallory posts the very text first; then the relay that reached the server before the crash
+            admin = world.service.user_by_name("admin")
+            _, mallory_token = world.service.create_user("mallory")
+            world.service.add_member(admin, world.room_id, user_name="mallory")
+            lookalike = world.person(mallory_token).post(world.room_id, "second")
+            genuine = world.person(world.bridge_token).relay(world.room_id, me, "second")
+
+            restarted = world.bridge()
+            await restarted.start()
+            await restarted.step(timeout_ms=0)
+            await restarted.close()
+            alice_sender = world.service.user_by_name("alice").sender
+            assert restarted.state.to_signoff[reached] == genuine["event_id"] != lookalike["event_id"]
+            assert restarted.state.pending == {}
+            assert [m["message_id"] for m in world.messages() if m["body"] == "second"] == [
+                lookalike["event_id"], genuine["event_id"]]
+            [third] = [m for m in world.messages() if m["body"] == "third"]
+            assert restarted.state.to_signoff[lost] == third["message_id"] and third["sender"] == alice_sender
+            # adopting the claimed person's post did not take her for the bridge's own sender (the
+            # bridge has posted nothing as itself yet)
+            assert restarted.state.own_sender is None
+
+    asyncio.run(run())
