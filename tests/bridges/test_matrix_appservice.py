@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import subprocess
 import sys
@@ -16,16 +17,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from mautrix.types import UserID
 
 from signoff.bridges.matrix import MESSAGE_ID_KEY, BridgeStore, MatrixBridge
 from signoff.bridges.matrix.appservice import Puppets, Registration, Transactions, load
-from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
+from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
 from tests.bridges.matrix_world import World, make_world, run_until, until_seen
 from tests.support.matrix_people import Event, MatrixPerson, body_of
 from tests.support.net import free_port
-from tests.support.synapse import Synapse
+from tests.support.synapse import Synapse, stop_process, wait_http
 
 SIGNOFF = [sys.executable, "-m", "signoff.cli.main"]
 
@@ -134,3 +136,83 @@ def test_a_registration_is_not_overwritten_and_a_bad_one_is_an_error_and_fix(tmp
     lines = run.stderr.strip().splitlines()
     assert run.returncode == 2 and lines[0].startswith(f"error: {path} is not a registration file written by signoff")
     assert lines[1].startswith("fix: ") and "Traceback" not in run.stderr
+
+
+def _serve(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen([*SIGNOFF, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_http(f"http://127.0.0.1:{port}/health", proc, "signoff serve")
+    return proc
+
+
+def test_a_push_is_acknowledged_only_once_recorded_and_hostile_pushes_are_refused_or_counted(
+        as_synapse: tuple[Synapse, Registration], tmp_path: Path) -> None:
+    """What the homeserver does, done by hand: pushes to the registration's URL with its hs_token."""
+    server, registration = as_synapse
+    world = make_world(server, tmp_path)
+    port = free_port()
+    env = {**os.environ, "SIGNOFF_HOME": str(tmp_path / "home"), "SIGNOFF_DB": f"sqlite:///{tmp_path / 'ledger.db'}"}
+    url = f"{registration.url}/_matrix/app/v1/transactions"
+    auth = {"Authorization": f"Bearer {registration.hs_token}"}
+    me = world.alice.user_id
+
+    def message(event_id: str, body: Any) -> dict[str, Any]:
+        return {"type": "m.room.message", "room_id": world.matrix_room, "sender": me, "event_id": event_id,
+                "content": {"msgtype": "m.text", "body": body}}
+
+    def relayed(text: str) -> list[dict[str, Any]]:
+        return [m for m in world.messages() if str(m["body"]).endswith(text)]
+
+    async def run() -> None:
+        nonlocal signoff
+        async with MatrixPerson(server, world.alice) as alice, httpx.AsyncClient(timeout=30) as push:
+            world.matrix_room = str(await alice.api.create_room(invitees=[UserID(registration.bot)]))
+            puppets = Puppets(registration, server.base)
+            rooms = RoomsUserClient(HttpUserTransport(f"http://127.0.0.1:{port}", world.bridge_token))
+            bridge = MatrixBridge(rooms, BridgeStore(world.ledger, world.room_id, world.matrix_room), puppets.bot,
+                                  world.room_id, world.matrix_room, puppets)
+            pushes = Transactions(registration.hs_token, bridge.receive)
+            where = urlsplit(registration.url or "")
+            await pushes.start(str(where.hostname), int(where.port or 0))
+            try:
+                early = await push.put(f"{url}/early", headers=auth, json={"events": [message("$early", "early")]})
+                assert early.status_code == 503  # not started: the homeserver keeps it and sends it again
+                await bridge.start()
+                head = world.ledger.head()
+                for headers, body, status in (({}, {"events": []}, 403),
+                                              ({"Authorization": "Bearer forged"}, {"events": []}, 403),
+                                              (auth, "not json", 400), (auth, {"events": 5}, 400)):
+                    sent = await push.put(f"{url}/bad", headers=headers,
+                                          **({"content": body} if isinstance(body, str) else {"json": body}))
+                    assert sent.status_code == status and "errcode" in sent.json()
+                assert world.ledger.head() == head  # nothing recorded
+
+                flood = ["junk", {}, {**message("$u", "x"), "type": "org.hostile.flood"},
+                         message("$big", "x" * 20_000), message("$num", 12345),
+                         message("$ok", "@helper after the push flood")]
+                assert (await push.put(f"{url}/t1", headers=auth, json={"events": flood})).status_code == 200
+                assert dict(bridge.skipped) == {"malformed": 3, "unknown_type": 1, "too_large": 1}
+                # the homeserver may send a transaction twice: the junk is counted again, nothing doubles
+                assert (await push.put(f"{url}/t1", headers=auth, json={"events": flood})).status_code == 200
+                assert [m["body"] for m in relayed("after the push flood")] == [
+                    f"{me[1:]}: @helper after the push flood"]
+
+                stop_process(signoff)  # the rooms server goes away: the push is not taken
+                down = await push.put(f"{url}/t2", headers=auth, json={"events": [message("$down", "while down")]})
+                assert down.status_code == 503 and relayed("while down") == []
+                signoff = _serve(port, env)
+                for _ in range(2):  # sent again once signoff is back: relayed once
+                    again = await push.put(f"{url}/t2", headers=auth,
+                                           json={"events": [message("$down", "while down")]})
+                    assert again.status_code == 200
+                assert len(relayed("while down")) == 1
+            finally:
+                await pushes.stop()
+                await bridge.close()
+                rooms.close()
+
+    signoff = _serve(port, env)
+    try:
+        asyncio.run(run())
+    finally:
+        stop_process(signoff)

@@ -288,9 +288,12 @@ class MatrixBridge:
             log.info("skipped a Matrix event (%s); skipped so far: %s", reason, dict(self.skipped))
 
     async def _relay(self, seen: Relay) -> None:
-        if seen.event_id in self.state.to_signoff or seen.event_id in self.state.pending \
-                or seen.event_id in self.state.refused:
-            return  # a sync replayed after a restart
+        if seen.event_id in self.state.to_signoff or seen.event_id in self.state.refused:
+            return  # a sync (or push) replayed after a restart
+        if seen.event_id in self.state.pending:
+            # a round cut by an outage after the relay was recorded: settle it now, not at a restart
+            await self._settle(seen.event_id, *self.state.pending[seen.event_id])
+            return
         assert self.state.after is not None
         text = self.puppets.addressing(seen.body, seen.mentions) if self.puppets else seen.body
         self._record(NewEvent("relay.pending", {"matrix_event_id": seen.event_id, "body": text,
