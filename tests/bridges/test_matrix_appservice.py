@@ -71,6 +71,10 @@ async def _bridge(world: World, registration: Registration) -> AsyncIterator[Mat
         await bridge.close()
 
 
+def _relayed(world: World, text: str) -> list[dict[str, Any]]:
+    return [m for m in world.messages() if str(m["body"]).endswith(text)]
+
+
 def _from_puppet(puppet: str, text: str) -> Any:
     def match(event: Event) -> bool:
         return event.get("sender") == puppet and body_of(event) == text
@@ -114,10 +118,26 @@ def test_agents_speak_as_puppets_and_a_mention_of_a_puppet_addresses_its_agent(
                 assert not [m for m in world.messages() if "hello from the helper" in str(m["body"])
                             and m["sender_kind"] != "agent"]
 
+            # while the bridge is down, Alice speaks: the homeserver keeps the push and sends it again
+            await alice.say(world.matrix_room, "said while the bridge was down")
             async with _bridge(world, registration) as restarted:
-                await restarted.step(timeout_ms=0)
+                await run_until(restarted, lambda: bool(_relayed(world, "said while the bridge was down")))
+                server.stop()  # the homeserver goes away, and comes back
+                try:
+                    world.helper.call("helper-1", "post_message", {"body": "said while synapse was down"})
+                    assert await restarted.attempt(restarted.step) is False  # logged, no crash
+                finally:
+                    server.start()
+                await until_seen(restarted, alice, _from_puppet(helper_puppet, "said while synapse was down"))
+                await alice.say(world.matrix_room, "said after synapse came back")
+                await run_until(restarted, lambda: bool(_relayed(world, "said after synapse came back")))
+            async with _bridge(world, registration) as third:
+                await third.step(timeout_ms=0)
             await alice.sync(0)
-            assert len([e for e in alice.seen if _from_puppet(helper_puppet, "hello from the helper")(e)]) == 1
+            for text in ("hello from the helper", "said while synapse was down"):
+                assert len([e for e in alice.seen if _from_puppet(helper_puppet, text)(e)]) == 1, text
+            for text in ("said while the bridge was down", "said after synapse came back"):
+                assert len(_relayed(world, text)) == 1, text
 
     asyncio.run(run())
 
