@@ -23,11 +23,12 @@ from mautrix.types import UserID
 
 from signoff.bridges.matrix import MESSAGE_ID_KEY, BridgeStore, MatrixBridge
 from signoff.bridges.matrix.appservice import Puppets, Registration, Transactions, load
+from signoff.bridges.matrix.cards import CARD_KEY
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
-from tests.bridges.matrix_world import World, make_world, run_until, until_seen
+from tests.bridges.matrix_world import World, claim, from_bot, make_world, run_until, until_seen
 from tests.support.matrix_people import Event, MatrixPerson, body_of
 from tests.support.net import free_port
-from tests.support.synapse import Synapse, stop_process, wait_http
+from tests.support.synapse import MatrixAccount, Synapse, stop_process, wait_http
 
 SIGNOFF = [sys.executable, "-m", "signoff.cli.main"]
 
@@ -138,6 +139,35 @@ def test_agents_speak_as_puppets_and_a_mention_of_a_puppet_addresses_its_agent(
                 assert len([e for e in alice.seen if _from_puppet(helper_puppet, text)(e)]) == 1, text
             for text in ("said while the bridge was down", "said after synapse came back"):
                 assert len(_relayed(world, text)) == 1, text
+
+    asyncio.run(run())
+
+
+def test_a_claim_by_direct_message_and_a_card_work_in_application_service_mode(
+        as_synapse: tuple[Synapse, Registration], tmp_path: Path) -> None:
+    server, registration = as_synapse
+    world = make_world(server, tmp_path)
+    world.bot = MatrixAccount(str(registration.bot), registration.as_token, "", "")  # the bot is the service's
+
+    async def run() -> None:
+        async with MatrixPerson(server, world.alice) as alice:
+            world.matrix_room = str(await alice.api.create_room(invitees=[UserID(registration.bot)]))
+            async with _bridge(world, registration) as bridge:
+                await claim(world, bridge, alice, world.alice_token)  # the invitation and the code are pushed
+                await alice.say(world.matrix_room, "@deployer go")
+                await run_until(bridge, lambda: bool(_relayed(world, "@deployer go")))
+                [posted] = _relayed(world, "@deployer go")
+                assert (posted["sender"], posted["body"]) == (world.service.user_by_name("alice").sender,
+                                                              "@deployer go")
+                world.helper.call("helper-1", "request_approval", {
+                    "request_id": "as-card", "title": "Go?", "expires_at": world.service.clock.now() + 600,
+                    "responders": ["alice"], "options": [{"id": "go", "label": "Go", "decision": "accept"}]})
+                card = await until_seen(bridge, alice, lambda e: e.get("content", {}).get(CARD_KEY) == "as-card")
+                assert card["sender"] == registration.bot
+                await alice.reply(world.matrix_room, card["event_id"], "yes")
+                await until_seen(bridge, alice, from_bot(world, world.matrix_room, "approved by alice"))
+                admin = world.service.user_by_name("admin")
+                assert world.service.approval(admin, "as-card").state == "accepted"
 
     asyncio.run(run())
 

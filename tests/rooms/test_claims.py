@@ -14,7 +14,7 @@ import pytest
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.rooms import Principal
-from signoff.rooms.claims import CODE_SECONDS
+from signoff.rooms.claims import CODE_SECONDS, MAX_WAITING_CODES
 from signoff.rooms.client import RoomsUserClient
 from tests.rooms.conftest import World
 
@@ -211,3 +211,15 @@ def test_an_agent_key_cannot_claim_or_relay(bridged: Bridged, world: World) -> N
         world.service.claims.issue_code(fixer, "matrix-bridge", ALICE_MX)
     with pytest.raises(RefusedError):
         world.service.claims.relay_message(fixer, world.room_id, ALICE_MX, "hi")
+
+
+def test_nobody_piles_unused_codes_into_a_bridges_claims(bridged: Bridged, clock: FixedClock) -> None:
+    for _ in range(MAX_WAITING_CODES):
+        bridged.alice.claim_code("matrix-bridge", ALICE_MX)
+    head = _head(bridged)
+    with pytest.raises(RefusedError, match="unused claim codes"):
+        bridged.alice.claim_code("matrix-bridge", ALICE_MX)
+    assert _head(bridged) == head
+    bridged.bob.claim_code("matrix-bridge", "@bob:example.org")  # a limit per person
+    clock.advance(CODE_SECONDS)
+    bridged.alice.claim_code("matrix-bridge", ALICE_MX)  # expired codes no longer count

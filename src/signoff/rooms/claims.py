@@ -35,6 +35,7 @@ from signoff.rooms.receipts import Receipt
 from signoff.rooms.store import RoomStore
 
 CODE_SECONDS = 600.0
+MAX_WAITING_CODES = 5  # unused, unexpired codes per person and bridge
 CASE_PREFIX = "rooms.claims."
 MAX_EXTERNAL_ID = 255
 MATRIX_USER = re.compile(r"@[^\s:@]+:[^\s@]+\Z")
@@ -136,11 +137,22 @@ class Claims:
         if bridge.id == actor.id:
             raise UsageError("a bridge does not claim accounts for itself", "mint the code with your own token")
         code = tokens.mint("claim")
-        expires_at = self.store.clock.now() + CODE_SECONDS
+        now = self.store.clock.now()
+        expires_at = now + CODE_SECONDS
         code_id = new_id()
-        self.store.ledger.append(CASE_PREFIX + bridge.id, None, [NewEvent("claim.code_issued", {
-            "code_id": code_id, "code_hash": tokens.digest(code), "user_id": actor.id, "external_id": external_id,
-            "expires_at": expires_at})])
+
+        def decide(history: list[Event]) -> tuple[list[NewEvent], list[Any]]:
+            # A bridge's claims are read on every relay: nobody may pile codes into them.
+            waiting = [c for c in fold(bridge.id, history).codes
+                       if c.user_id == actor.id and c.claim_id is None and now < c.expires_at]
+            if len(waiting) >= MAX_WAITING_CODES:
+                raise RefusedError(f"you have {len(waiting)} unused claim codes for this bridge",
+                                   "use one, or wait until they expire (ten minutes after each was made)")
+            return [NewEvent("claim.code_issued", {
+                "code_id": code_id, "code_hash": tokens.digest(code), "user_id": actor.id,
+                "external_id": external_id, "expires_at": expires_at})], []
+
+        self.store.ledger.update(CASE_PREFIX + bridge.id, decide)
         return {"code": code, "code_id": code_id, "bridge": bridge.name, "external_id": external_id,
                 "expires_at": utc_iso(expires_at)}
 

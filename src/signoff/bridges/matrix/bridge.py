@@ -28,7 +28,17 @@ from typing import Any
 
 from mautrix.client import ClientAPI
 from mautrix.errors import MatrixConnectionError, MatrixRequestError
-from mautrix.types import EventID, EventType, Filter, FilterID, RoomEventFilter, RoomFilter, RoomID, SyncToken
+from mautrix.types import (
+    EventID,
+    EventType,
+    Filter,
+    FilterID,
+    PaginationDirection,
+    RoomEventFilter,
+    RoomFilter,
+    RoomID,
+    SyncToken,
+)
 
 from signoff.bridges.matrix.appservice import NotReady, Puppets
 from signoff.bridges.matrix.cards import CARD_KEY, Choice, card_text, outcome_text, reaction_choice, reply_choice
@@ -41,6 +51,7 @@ from signoff.rooms.client import RoomsUserClient
 
 log = logging.getLogger("signoff.bridge.matrix")
 PAGE = 1000
+DIRECT_PAGE = 50  # a new direct-message room's history read when the bot joins it
 MESSAGE_ID_KEY = "org.signoff.message_id"
 SENDER_KEY = "org.signoff.sender"
 _TXN_UNSAFE = re.compile(r"[^A-Za-z0-9._~-]")
@@ -376,6 +387,13 @@ class MatrixBridge:
             if exc.http_status >= 500:
                 raise
             self._skip("invite_refused")
+            return
+        if self.puppets is not None:
+            # The homeserver pushed nothing said before the bot joined (people send the code right
+            # after inviting): read what is there. Handling a message twice is harmless.
+            said = await self.matrix.get_messages(RoomID(room_id), PaginationDirection.BACKWARD, limit=DIRECT_PAGE)
+            for event in reversed(said.events):  # type: ignore[attr-defined]  # (a NamedTuple mypy cannot read)
+                await self._direct_message(RoomID(room_id), event.serialize())
 
     async def _direct_message(self, room_id: RoomID, event: Any) -> None:
         """`claim <code>` in a direct message: the rooms server decides (the code is bound to the
