@@ -22,8 +22,10 @@ import pytest
 from mautrix.types import UserID
 
 from signoff.bridges.matrix import MESSAGE_ID_KEY, BridgeStore, MatrixBridge
-from signoff.bridges.matrix.appservice import Puppets, Registration, Transactions, load
 from signoff.bridges.matrix.cards import CARD_KEY
+from signoff.bridges.matrix.puppets import Puppets
+from signoff.bridges.matrix.pushes import Transactions
+from signoff.bridges.matrix.registration import Registration, load
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
 from tests.bridges.matrix_world import World, claim, from_bot, make_world, run_until, until_seen
 from tests.support.matrix_people import Event, MatrixPerson, body_of

@@ -64,7 +64,9 @@ def run(
     from mautrix.types import UserID
 
     from signoff.bridges.matrix import BridgeStore, MatrixBridge
-    from signoff.bridges.matrix.appservice import Puppets, Transactions, load
+    from signoff.bridges.matrix.puppets import Puppets
+    from signoff.bridges.matrix.pushes import Transactions
+    from signoff.bridges.matrix.registration import load
 
     registered = load(registration) if registration is not None else None
     if registered is not None and registered.bot != matrix_user:
@@ -131,7 +133,7 @@ def registration_file(
 ) -> None:
     """Write an application-service registration with fresh tokens (readable by its owner only)."""
     _need_mautrix()
-    from signoff.bridges.matrix.appservice import generate
+    from signoff.bridges.matrix.registration import generate
 
     if out.exists() and not force:
         fail(f"{out} exists", "pass --force to replace it (then give the homeserver the new file)")

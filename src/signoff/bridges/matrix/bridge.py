@@ -40,9 +40,10 @@ from mautrix.types import (
     SyncToken,
 )
 
-from signoff.bridges.matrix.appservice import NotReady, Puppets
 from signoff.bridges.matrix.cards import CARD_KEY, Choice, card_text, outcome_text, reaction_choice, reply_choice
 from signoff.bridges.matrix.inbound import Edit, Reaction, Redaction, Relay, Skip, classify
+from signoff.bridges.matrix.puppets import Puppets
+from signoff.bridges.matrix.pushes import NotReady
 from signoff.bridges.matrix.state import BridgeState, BridgeStore
 from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated, UnavailableError, UsageError
 from signoff.ledger import NewEvent
