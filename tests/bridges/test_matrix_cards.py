@@ -121,3 +121,27 @@ def test_an_edit_or_redaction_of_the_deciding_answer_changes_nothing_approved(
             assert len([e for e in alice.seen if _card_event("release-2.2")(e)]) == 1
 
     asyncio.run(run())
+
+
+def test_a_card_decided_in_signoff_is_closed_in_matrix_once(synapse: Synapse, tmp_path: Path) -> None:
+    async def run() -> None:
+        async with bridged(synapse, tmp_path) as (world, alice, bridge):
+            await claim(world, bridge, alice, world.alice_token)
+            _ask(world, "release-2.3")
+            card = await until_seen(bridge, alice, _card_event("release-2.3"))
+            world.person(world.alice_token).answer("release-2.3", "ship")  # on the web console or the API
+            said = await until_seen(bridge, alice, _reply_to(world, card["event_id"], "approved in signoff"))
+            assert body_of(said) == "approved in signoff by alice"
+            await alice.reply(world.matrix_room, card["event_id"], "no")  # too late, from Matrix
+            await until_seen(bridge, alice, _reply_to(world, card["event_id"],
+                                                      "ignored: this card was already approved by alice"))
+            await bridge.close()
+            restarted = world.bridge()
+            await restarted.start()
+            await restarted.step(timeout_ms=0)
+            await restarted.close()
+            await alice.sync(0)
+            assert len([e for e in alice.seen if _reply_to(world, card["event_id"], "approved in signoff")(e)]) == 1
+            assert _state(world, "release-2.3")["state"] == "accepted"
+
+    asyncio.run(run())

@@ -40,7 +40,15 @@ from mautrix.types import (
     SyncToken,
 )
 
-from signoff.bridges.matrix.cards import CARD_KEY, Choice, card_text, outcome_text, reaction_choice, reply_choice
+from signoff.bridges.matrix.cards import (
+    CARD_KEY,
+    Choice,
+    card_text,
+    closed_text,
+    outcome_text,
+    reaction_choice,
+    reply_choice,
+)
 from signoff.bridges.matrix.inbound import Edit, Reaction, Redaction, Relay, Skip, classify
 from signoff.bridges.matrix.puppets import Puppets
 from signoff.bridges.matrix.pushes import NotReady
@@ -230,7 +238,14 @@ class MatrixBridge:
 
     async def _show_cards(self) -> None:
         """Show the room's new approval cards in Matrix (a card decided before the bridge saw it
-        is passed over: there is nothing left to answer)."""
+        is passed over: there is nothing left to answer), and say when a shown card was decided
+        elsewhere (the web console, the API) or expired."""
+        for request_id, card_event in list(self.state.open_cards.items()):
+            card = self.rooms.approval(request_id)
+            if card["state"] != "pending":
+                await self._send(self.matrix_room, _reply_notice(card_event, closed_text(card)),
+                                 _txn("closed", request_id))
+                self._record(NewEvent("card.closed", {"request_id": request_id, "outcome": card["state"]}))
         while True:
             page = self.rooms.room_approvals(self.signoff_room, self.state.cards_after)
             for card in page:

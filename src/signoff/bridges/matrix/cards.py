@@ -64,3 +64,12 @@ def outcome_text(outcome: dict[str, Any], external_id: str, event_id: str) -> st
         return f"ignored: this card was already {verdict} by {who}"
     reason = f": {via['reason']}" if via.get("reason") else ""
     return f"{verdict} by {who} ({external_id}){reason}"
+
+
+def closed_text(card: dict[str, Any]) -> str:
+    """A shown card that was decided outside Matrix, or expired."""
+    outcome = card.get("outcome") or {}
+    if card["state"] == "expired":
+        return "expired: nobody answered this card in time (nothing was decided)"
+    verdict = "approved" if card["state"] == "accepted" else "declined"
+    return f"{verdict} in signoff by {outcome.get('responder_name') or 'someone'}"

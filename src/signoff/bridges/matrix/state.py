@@ -25,6 +25,7 @@ class BridgeState:
     refused: set[str] = field(default_factory=set)  # Matrix ids the rooms server refused to relay
     cards_after: int = 0  # the last approval card (its request sequence) shown in Matrix
     cards: dict[str, str] = field(default_factory=dict)  # Matrix event id of a card -> request id
+    open_cards: dict[str, str] = field(default_factory=dict)  # request id -> Matrix event id, until decided
     answers: set[str] = field(default_factory=set)  # Matrix ids of replies/reactions passed on as answers
     redactions: set[str] = field(default_factory=set)  # Matrix ids of redactions observed
 
@@ -49,10 +50,16 @@ def apply(state: BridgeState, kind: str, p: dict[str, Any]) -> None:
     elif kind == "edit.observed":
         state.edits.add(str(p["matrix_event_id"]))
     elif kind == "card.shown":
-        state.cards[str(p["matrix_event_id"])] = str(p["request_id"])
+        if p.get("matrix_event_id"):
+            state.cards[str(p["matrix_event_id"])] = str(p["request_id"])
+            state.open_cards[str(p["request_id"])] = str(p["matrix_event_id"])
         state.cards_after = max(state.cards_after, int(p["sequence"]))
     elif kind == "answer.relayed":
         state.answers.add(str(p["matrix_event_id"]))
+        if p.get("outcome") in ("accepted", "declined", "expired"):
+            state.open_cards.pop(str(p["request_id"]), None)
+    elif kind == "card.closed":
+        state.open_cards.pop(str(p["request_id"]), None)
     elif kind == "redaction.observed":
         state.redactions.add(str(p["matrix_event_id"]))
 
