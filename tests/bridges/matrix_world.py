@@ -1,6 +1,7 @@
 """A signoff room and a Matrix room for one test: an in-process rooms server on a fresh SQLite
-ledger (admin, the bridge's user, an open agent and an owner-only one), and on the session's Synapse
-a bot account for the bridge and a person, Alice, who owns the Matrix room."""
+ledger (admin, the bridge's user, Alice's signoff user, an open agent, an owner-only one and one
+whose policy admits Alice by name), and on the session's Synapse a bot account for the bridge and a
+person, Alice, who owns the Matrix room."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from signoff.rooms.client import (
     RoomsUserClient,
     SyncRoomsClient,
 )
-from tests.support.matrix_people import WAIT, Event, MatrixPerson
+from tests.support.matrix_people import WAIT, Event, MatrixPerson, body_of
 from tests.support.synapse import MatrixAccount, Synapse
 
 
@@ -38,6 +39,7 @@ class World:
     helper: SyncRoomsClient
     bot: MatrixAccount
     alice: MatrixAccount
+    alice_token: str  # Alice's signoff user token (she claims her Matrix account with it)
     matrix_room: str = ""
 
     def bridge(self, rooms_url: str | None = None) -> MatrixBridge:
@@ -50,6 +52,9 @@ class World:
         return MatrixBridge(rooms, BridgeStore(self.ledger, self.room_id, self.matrix_room), matrix,
                             self.room_id, self.matrix_room)
 
+    def person(self, token: str) -> RoomsUserClient:
+        return RoomsUserClient(InProcessUserTransport(self.service, token))
+
     def messages(self) -> list[dict[str, object]]:
         return self.service.read_messages(self.service.user_by_name("admin"), self.room_id, limit=1000)
 
@@ -61,12 +66,15 @@ def make_world(synapse: Synapse, tmp: Path) -> World:
     _, bridge_token = service.create_user("matrix-bridge", external=True)
     _, helper_key = service.create_agent(admin, "helper", policy=OPEN)
     service.create_agent(admin, "guarded", policy=OWNER_ONLY)
-    room = service.create_room(admin, "chat", agent_names=["helper", "guarded"], user_names=["matrix-bridge"])
+    alice, alice_token = service.create_user("alice")
+    service.create_agent(admin, "deployer", policy={"rules": [{"users": [alice.id]}]})
+    room = service.create_room(admin, "chat", agent_names=["helper", "guarded", "deployer"],
+                               user_names=["matrix-bridge", "alice"])
     helper = SyncRoomsClient(InProcessSyncTransport(service, helper_key))
     helper.open("helper-1", room.id)
     tag = uuid.uuid4().hex[:8]
     return World(synapse, ledger, service, room.id, bridge_token, helper,
-                 synapse.register(f"bot-{tag}"), synapse.register(f"alice-{tag}"))
+                 synapse.register(f"bot-{tag}"), synapse.register(f"alice-{tag}"), alice_token)
 
 
 async def open_matrix_room(world: World, alice: MatrixPerson) -> str:
@@ -109,3 +117,37 @@ async def run_until(bridge: MatrixBridge, done: Callable[[], bool], timeout: flo
     async with asyncio.timeout(timeout):
         while not done():
             await bridge.step(timeout_ms=1000)
+
+
+async def open_direct(world: World, person: MatrixPerson) -> str:
+    return str(await person.api.create_room(invitees=[UserID(world.bot.user_id)], is_direct=True))
+
+
+def from_bot(world: World, room: str, start: str) -> Callable[[Event], bool]:
+    """A notice or message the bot wrote in `room` that starts with `start`."""
+    def match(event: Event) -> bool:
+        return event["room_id"] == room and event.get("sender") == world.bot.user_id \
+            and body_of(event).startswith(start)
+    return match
+
+
+async def claim(world: World, bridge: MatrixBridge, person: MatrixPerson, signoff_token: str) -> None:
+    """`person` claims the signoff user of `signoff_token` the way people do: a code, sent to the
+    bot in a direct message."""
+    code = world.person(signoff_token).claim_code("matrix-bridge", str(person.user_id))["code"]
+    direct = await open_direct(world, person)
+    await person.say(direct, f"claim {code}")
+    await until_seen(bridge, person, from_bot(world, direct, "claimed: "))
+
+
+async def another_person(world: World, owner: MatrixPerson, name: str) -> MatrixAccount:
+    """A new Matrix account, invited by `owner` into the bridged Matrix room and joined."""
+    account = world.synapse.register(f"{name}-{uuid.uuid4().hex[:8]}")
+    await owner.api.invite_user(RoomID(world.matrix_room), UserID(account.user_id))
+    joiner = ClientAPI(UserID(account.user_id), account.device_id, base_url=world.synapse.base,
+                       token=account.access_token)
+    try:
+        await joiner.join_room(RoomID(world.matrix_room))
+    finally:
+        await joiner.api.session.close()
+    return account

@@ -13,7 +13,15 @@ from typing import Any
 from signoff.bridges.matrix import MESSAGE_ID_KEY, MatrixBridge
 from signoff.ledger import NewEvent
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
-from tests.bridges.matrix_world import World, bridged, make_world, open_matrix_room, run_until, until_seen
+from tests.bridges.matrix_world import (
+    World,
+    bridged,
+    claim,
+    make_world,
+    open_matrix_room,
+    run_until,
+    until_seen,
+)
 from tests.support.matrix_people import MatrixPerson, body_of
 from tests.support.net import free_port
 from tests.support.synapse import Synapse, stop_process, wait_http
@@ -102,6 +110,7 @@ def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: S
                 world.helper.call("helper-1", "post_message", {"body": "two"})
                 await _both_ways(world, bridge, alice, "one", "two")
 
+                await claim(world, bridge, alice, world.alice_token)  # redeemed over HTTP
                 stop_process(server)
                 assert await bridge.attempt(bridge.step) is False  # signoff is gone: logged, no crash
                 await alice.say(world.matrix_room, "three")
@@ -111,6 +120,10 @@ def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: S
                 await bridge.close()
                 for text in ("one", "three"):
                     assert len(_in_signoff(world, text)) == 1, text
+                # said before the claim: an outsider; after it, and across the restart: Alice herself
+                [one], [three] = _in_signoff(world, "one"), _in_signoff(world, "three")
+                assert one["sender"] == world.service.user_by_name("matrix-bridge").sender
+                assert (three["sender"], three["body"]) == (world.service.user_by_name("alice").sender, "three")
                 for text in ("two", "four"):
                     assert len(_in_matrix(world, alice, text)) == 1, text
         finally:
@@ -177,5 +190,42 @@ def test_a_hostile_flood_is_counted_and_skipped_and_the_next_message_still_arriv
             assert [m["body"] for m in relayed] == [f"{world.alice.user_id[1:]}: @helper after the flood"]
             assert dict(bridge.skipped) == {"unknown_type": 60, "malformed": 2, "unsupported_msgtype": 3,
                                             "too_large": 1}
+
+    asyncio.run(run())
+
+
+def test_a_claimed_persons_relays_cut_by_a_crash_are_settled_once_as_that_person(
+        synapse: Synapse, tmp_path: Path) -> None:
+    async def run() -> None:
+        async with bridged(synapse, tmp_path) as (world, alice, bridge):
+            await claim(world, bridge, alice, world.alice_token)
+            await alice.say(world.matrix_room, "first")
+            await run_until(bridge, lambda: bool(_in_signoff(world, "first")))
+            me = str(alice.user_id)
+            reached, lost = await alice.say(world.matrix_room, "second"), await alice.say(world.matrix_room, "third")
+            for event_id, text in ((reached, "second"), (lost, "third")):
+                bridge.store.record(bridge.state, NewEvent("relay.pending", {
+                    "matrix_event_id": event_id, "body": text, "sender": me, "signoff_head": bridge.state.after}))
+            # Mallory posts the very text first; then the relay that reached the server before the crash
+            admin = world.service.user_by_name("admin")
+            _, mallory_token = world.service.create_user("mallory")
+            world.service.add_member(admin, world.room_id, user_name="mallory")
+            lookalike = world.person(mallory_token).post(world.room_id, "second")
+            genuine = world.person(world.bridge_token).relay(world.room_id, me, "second")
+
+            restarted = world.bridge()
+            await restarted.start()
+            await restarted.step(timeout_ms=0)
+            await restarted.close()
+            alice_sender = world.service.user_by_name("alice").sender
+            assert restarted.state.to_signoff[reached] == genuine["event_id"] != lookalike["event_id"]
+            assert restarted.state.pending == {}
+            assert [m["message_id"] for m in world.messages() if m["body"] == "second"] == [
+                lookalike["event_id"], genuine["event_id"]]
+            [third] = [m for m in world.messages() if m["body"] == "third"]
+            assert restarted.state.to_signoff[lost] == third["message_id"] and third["sender"] == alice_sender
+            # adopting the claimed person's post did not take her for the bridge's own sender (the
+            # bridge has posted nothing as itself yet)
+            assert restarted.state.own_sender is None
 
     asyncio.run(run())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,7 @@ from signoff.kernel.clock import FixedClock
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, Principal, RoomService
 from signoff.rooms.app import create_app
+from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
 
 
 @dataclass
@@ -107,6 +108,23 @@ def http_world(world: World, serve_app: Any) -> tuple[World, str]:
     app = create_app(service=world.service, keepalive_seconds=0.5)
     base, _ = serve_app(app)
     return world, base
+
+
+@pytest.fixture(params=["in_process", "http"])
+def person_for(request: pytest.FixtureRequest, http_world: tuple[World, str]) -> Iterator[
+        Callable[[str], RoomsUserClient]]:
+    world, base = http_world
+    opened: list[RoomsUserClient] = []
+
+    def make(token: str) -> RoomsUserClient:
+        transport = (HttpUserTransport(base, token, timeout=20) if request.param == "http"
+                     else InProcessUserTransport(world.service, token))
+        opened.append(RoomsUserClient(transport))
+        return opened[-1]
+
+    yield make
+    for client in opened:
+        client.close()
 
 
 def run(coro: Any) -> Any:

@@ -11,30 +11,12 @@ from signoff.rooms.client import (
     HttpSyncTransport,
     HttpUserTransport,
     InProcessSyncTransport,
-    InProcessUserTransport,
     RoomsUserClient,
     SyncRoomsClient,
 )
 from tests.rooms.conftest import World
 
 Faces = tuple[World, SyncRoomsClient, RoomsUserClient]
-
-
-@pytest.fixture(params=["in_process", "http"])
-def person_for(request: pytest.FixtureRequest, http_world: tuple[World, str]) -> Iterator[
-        Callable[[str], RoomsUserClient]]:
-    world, base = http_world
-    opened: list[RoomsUserClient] = []
-
-    def make(token: str) -> RoomsUserClient:
-        transport = (HttpUserTransport(base, token, timeout=20) if request.param == "http"
-                     else InProcessUserTransport(world.service, token))
-        opened.append(RoomsUserClient(transport))
-        return opened[-1]
-
-    yield make
-    for client in opened:
-        client.close()
 
 
 @pytest.fixture

@@ -5,68 +5,20 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
-from signoff.web.routes import routers
-from tests.rooms.conftest import Server
-
-PASSWORD = "a long enough passphrase"
-Clients = Callable[[], httpx.Client]
-
-
-@pytest.fixture
-def clock() -> FixedClock:
-    return FixedClock(1_800_000_000.0)
-
-
-@pytest.fixture
-def service(db_url: str, clock: FixedClock) -> Iterator[RoomService]:
-    ledger = Ledger.from_url(db_url, clock)
-    s = RoomService(ledger)
-    s.init()
-    alice, _ = s.create_user("alice", "Alice")
-    SignIns(ledger).set_password(alice.id, PASSWORD)
-    yield s
-    ledger.close()
-
-
-@pytest.fixture
-def clients(service: RoomService) -> Iterator[Callable[[], httpx.Client]]:
-    """Browsers (cookie jars) on one real server of the service's app."""
-    server = Server(create_app(service=service, routers=routers(None)))
-    base = server.start()
-    made: list[httpx.Client] = []
-
-    def new() -> httpx.Client:
-        made.append(httpx.Client(base_url=base, follow_redirects=False))
-        return made[-1]
-
-    yield new
-    for c in made:
-        c.close()
-    server.stop()
-
-
-def _csrf(client: httpx.Client, path: str = "/signin") -> str:
-    return client.get(path).text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
-
-
-def _sign_in(client: httpx.Client, name: str = "alice", password: str = PASSWORD) -> int:
-    return client.post("/signin", data={"csrf": _csrf(client), "name": name, "password": password}).status_code
+from tests.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
 
 def test_a_session_expires(service: RoomService, clock: FixedClock, clients: Clients) -> None:
     client = clients()
-    assert _sign_in(client) == 303
+    assert sign_in(client) == 303
     assert client.get("/").status_code == 200
     clock.advance(11.9 * 3600)
     assert client.get("/").status_code == 200
@@ -77,9 +29,9 @@ def test_a_session_expires(service: RoomService, clock: FixedClock, clients: Cli
 
 def test_sign_out_ends_the_session_even_for_a_copied_cookie(service: RoomService, clients: Clients) -> None:
     client = clients()
-    assert _sign_in(client) == 303
+    assert sign_in(client) == 303
     stolen = client.cookies["signoff_session"]
-    csrf = _csrf(client, "/")
+    csrf = csrf_of(client, "/")
     assert client.post("/signout", data={"csrf": csrf}).status_code == 303
     thief = clients()
     thief.cookies.set("signoff_session", stolen)
@@ -88,7 +40,7 @@ def test_sign_out_ends_the_session_even_for_a_copied_cookie(service: RoomService
 
 def test_an_unknown_user_and_a_wrong_password_get_the_same_answer(service: RoomService, clients: Clients) -> None:
     client = clients()
-    csrf = _csrf(client)
+    csrf = csrf_of(client)
     nobody = client.post("/signin", data={"csrf": csrf, "name": "nobody", "password": PASSWORD})
     wrong = client.post("/signin", data={"csrf": csrf, "name": "alice", "password": "wrong password here"})
     assert nobody.status_code == wrong.status_code == 401
@@ -99,16 +51,16 @@ def test_a_user_without_a_password_cannot_sign_in_with_any(service: RoomService,
     service.create_user("bob")
     client = clients()
     for guess in ("", "no password is set for this user", PASSWORD):
-        assert _sign_in(client, "bob", guess) == 401
+        assert sign_in(client, "bob", guess) == 401
 
 
 def test_the_throttle_forgives_after_its_window(service: RoomService, clock: FixedClock, clients: Clients) -> None:
     client = clients()
     for _ in range(5):
-        assert _sign_in(client, password="not it, not it") == 401
-    assert _sign_in(client) == 429
+        assert sign_in(client, password="not it, not it") == 401
+    assert sign_in(client) == 429
     clock.advance(15 * 60 + 1)
-    assert _sign_in(client) == 303
+    assert sign_in(client) == 303
 
 
 def test_a_link_expires_and_is_spent_once_under_a_race(service: RoomService, clock: FixedClock) -> None:

@@ -30,13 +30,17 @@ from signoff.rooms.bodies import (
     AllowBody,
     AnswerBody,
     BeatBody,
+    ClaimCodeBody,
     GroupBody,
     InvitationAnswer,
     LegacyMessageBody,
     MemberBody,
     PolicyBody,
+    RedeemBody,
     RegisterBody,
     RegistrationKeyBody,
+    RelayedAnswerBody,
+    RelayedMessageBody,
     RoomBody,
     SlotBody,
     UserBody,
@@ -300,6 +304,11 @@ def user_room(room_id: str, user: User, service: Svc) -> dict[str, Any]:
     return service.room_detail(user, room_id)
 
 
+@users.get("/users/me/rooms/{room_id}/approvals")
+def room_approvals(room_id: str, user: User, service: Svc, after: int = 0, limit: int = 100) -> dict[str, Any]:
+    return {"approvals": service.room_approvals(user, room_id, after, limit)}
+
+
 @users.get("/users/me/approvals")
 def my_approvals(user: User, service: Svc) -> dict[str, Any]:
     return {"approvals": [c.to_dict() for c in service.pending_approvals(user)]}
@@ -313,6 +322,40 @@ def approval(request_id: str, user: User, service: Svc) -> dict[str, Any]:
 @users.post("/users/me/approvals/{request_id:path}")
 def answer(request_id: str, body: AnswerBody, user: User, service: Svc) -> dict[str, Any]:
     return service.answer_approval(user, request_id, body.option_id)
+
+
+# -- identity claims and what a bridge relays under them (see claims) ------------------------
+
+@users.post("/users/me/claims/codes")
+def claim_code(body: ClaimCodeBody, user: User, service: Svc) -> dict[str, Any]:
+    return service.claims.issue_code(user, body.bridge, body.external_id)
+
+
+@users.post("/users/me/claims/redeem")
+def redeem_claim(body: RedeemBody, user: User, service: Svc) -> dict[str, Any]:
+    return service.claims.redeem(user, body.code, body.external_id)
+
+
+@users.get("/users/me/claims")
+def my_claims(user: User, service: Svc) -> dict[str, Any]:
+    return {"claims": service.claims.claims(user)}
+
+
+@users.post("/users/me/claims/{claim_id}/revoke")
+def revoke_claim(claim_id: str, user: User, service: Svc) -> dict[str, Any]:
+    return service.claims.revoke(user, claim_id)
+
+
+@users.post("/users/me/relayed/rooms/{room_id}/messages")
+def relayed_post(room_id: str, body: RelayedMessageBody, user: User, service: Svc) -> dict[str, Any]:
+    receipt, claim = service.claims.relay_message(user, room_id, body.external_id, body.body, body.thread_id)
+    return {"event_id": receipt.message_id, "sequence": receipt.sequence, "sender": receipt.sender,
+            "claim": claim}
+
+
+@users.post("/users/me/relayed/approvals/{request_id:path}")
+def relayed_answer(request_id: str, body: RelayedAnswerBody, user: User, service: Svc) -> dict[str, Any]:
+    return service.claims.relay_answer(user, request_id, body.external_id, body.option_id, body.evidence)
 
 
 # -- owners and admins -------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from signoff.ledger import Event, NewEvent
 from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
 from signoff.rooms.messages import Messages
-from signoff.rooms.model import Approval, ApprovalOption, Principal, check_text
+from signoff.rooms.model import Approval, ApprovalOption, Principal, check_position, check_text
 from signoff.rooms.people_roles import PeopleRoles, role_of
 from signoff.rooms.store import RoomStore, loads
 from signoff.rooms.tables import rooms_approvals
@@ -149,14 +149,26 @@ class Approvals:
     def approval(self, actor: Principal, request_id: str) -> Approval:
         return self._visible(actor, request_id)
 
+    def room_approvals(self, actor: Principal, room_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """The cards of a room in the order they were requested, after sequence `after` (for its
+        readers: a bridge shows them in chat)."""
+        self.membership.require_read(actor, room_id)
+        check_position("after", after)
+        rows = self.store.all(select(rooms_approvals.c.request_id, rooms_approvals.c.requested_seq).where(
+            rooms_approvals.c.room_id == room_id, rooms_approvals.c.requested_seq > after)
+            .order_by(rooms_approvals.c.requested_seq).limit(max(1, min(int(limit), 1000))))
+        return [{**self._card(r.request_id).to_dict(), "sequence": int(r.requested_seq)} for r in rows]
+
     def pending_approvals(self, actor: Principal) -> list[Approval]:
         rows = self.store.all(select(rooms_approvals.c.request_id).where(rooms_approvals.c.state == "pending"))
         cards = [self._card(r.request_id) for r in rows]
         return [c for c in cards if actor.is_admin or self._answering_as(actor, c) is not None]
 
-    def answer_approval(self, actor: Principal, request_id: str, option_id: str) -> dict[str, Any]:
+    def answer_approval(self, actor: Principal, request_id: str, option_id: str,
+                        via: dict[str, Any] | None = None) -> dict[str, Any]:
         """A human answers. The first allowed answer decides; a wrong responder's answer is
-        discarded and recorded; an answer after expiry yields the `expired` outcome."""
+        discarded and recorded; an answer after expiry yields the `expired` outcome. `via` (an
+        answer a bridge relayed under an identity claim) is recorded with the answer."""
         if actor.kind != "user":
             raise RefusedError("only people answer approval cards", "answer with a user token")
         card = self._visible(actor, request_id)
@@ -172,7 +184,7 @@ class Approvals:
                 outcome.update(done[0].payload)
                 return [], []
             base = {"request_id": request_id, "room_id": card.room_id,
-                    "requester_agent_id": card.requester_agent_id}
+                    "requester_agent_id": card.requester_agent_id, **({"via": via} if via else {})}
             if self.store.clock.now() >= card.expires_at:
                 outcome.update({**base, "outcome": "expired", "option_id": None, "responder": None,
                                 "responder_name": None, "allowed": None})

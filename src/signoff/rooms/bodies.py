@@ -46,6 +46,28 @@ class AnswerBody(Strict):
     option_id: str
 
 
+class ClaimCodeBody(Strict):
+    bridge: str
+    external_id: str
+
+
+class RedeemBody(Strict):
+    code: str
+    external_id: str
+
+
+class RelayedMessageBody(Strict):
+    external_id: str
+    body: str
+    thread_id: str | None = None
+
+
+class RelayedAnswerBody(Strict):
+    external_id: str
+    option_id: str
+    evidence: dict[str, str] = Field(default_factory=dict)
+
+
 class PolicyBody(Strict):
     policy: dict[str, Any] | None
 

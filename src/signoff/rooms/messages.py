@@ -59,9 +59,11 @@ class Messages:
 
     def post_message(self, actor: Principal, room_id: str, body: str, thread_id: str | None = None,
                      target_names: Iterable[str] = (), target_roles: Iterable[str] = (),
-                     attachments: list[dict[str, Any]] | None = None) -> Receipt:
+                     attachments: list[dict[str, Any]] | None = None, via: dict[str, Any] | None = None
+                     ) -> Receipt:
         """Post `body` (prefixed with @targets when given). Returns the receipt: server-assigned
-        message id, the exact stored text and per-target statuses."""
+        message id, the exact stored text and per-target statuses. `via` records, in the ledger,
+        the bridge that relayed the message for `actor` under an identity claim (see claims)."""
         if not isinstance(body, str) or not body.strip():
             raise UsageError("message body must be non-empty text", "send {\"body\": \"...\"}")
         check_text("message body", body)
@@ -123,7 +125,7 @@ class Messages:
             "room_id": room_id, "message_id": message_id, "sender_kind": actor.kind, "sender_id": actor.id,
             "sender": actor.sender, "sender_name": actor.display_name, "body": text, "thread_id": root,
             "timestamp": now, "attachments": attachments or [], "auto_reply": False,
-            "addressed_agents": addressed})]
+            "addressed_agents": addressed, **({"via": via} if via else {})})]
         for agent in refused:
             # The refusal appears in the thread, @-mentions the sender and never triggers refusals itself.
             events.append(NewEvent("message.posted", {

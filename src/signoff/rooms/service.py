@@ -5,6 +5,7 @@
 - membership (`membership`): rooms, members, read and manage rights, availability;
 - messages (`messages`), documents (`documents`), roles (`roles`), references (`references`);
 - approvals (`approvals`): approval cards and their decisions;
+- claims (`claims`): chat accounts claimed by people, through a bridge user;
 - delivery (`delivery`): each agent's durable event stream.
 
 Every change is a ledger event under a `rooms.*` case; the query tables follow through the
@@ -23,6 +24,7 @@ from signoff.kernel.clock import Clock
 from signoff.kernel.errors import ConflictError
 from signoff.ledger import Ledger
 from signoff.rooms.approvals import Approvals
+from signoff.rooms.claims import Claims
 from signoff.rooms.delivery import Streams
 from signoff.rooms.documents import Documents
 from signoff.rooms.groups import Groups
@@ -54,6 +56,7 @@ class RoomService:
         self.people_roles = people_roles = PeopleRoles(store)
         self.approvals = approvals = Approvals(store, identities, membership, messages, people_roles)
         self.streams = streams = Streams(store)
+        self.claims = Claims(store, identities, membership, messages, approvals)
 
         # The public surface, one name per operation (each defined in its aggregate's module).
         self.create_user, self.user, self.user_by_name, self.users = (
@@ -92,6 +95,7 @@ class RoomService:
         self.answer_reason = approvals.answer_reason
         self.grant_person_role, self.revoke_person_role = people_roles.grant, people_roles.revoke
         self.people_role_table = people_roles.table
+        self.room_approvals = approvals.room_approvals
         self.head, self.agent_events, self.recent_events = streams.head, streams.agent_events, streams.recent_events
         self.last_agent_seq, self.subscribe = streams.last_agent_seq, streams.subscribe
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from signoff.rooms.identities import Identities
     from signoff.rooms.store import RoomStore
 
-PREFIXES = {"user": "sou", "agent": "soa", "registration": "sor"}
+PREFIXES = {"user": "sou", "agent": "soa", "registration": "sor", "claim": "soc"}
 _INVALID = ("invalid or unknown token", "send Authorization: Bearer <your user token or api key>")
 DAY = 86400.0
 Kind = Literal["user", "agent"]

@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from signoff.kernel.settings import Settings
 from signoff.web import (
     assets,
+    claims_pages,
     desk_owner,
     desk_public,
     evidence_pages,
@@ -26,5 +27,6 @@ def routers(settings: Settings | None) -> list[APIRouter]:
     del settings
     return [assets.router, signin_pages.router, home.router, rooms_pages.router, desk_public.router,
             desk_owner.router, evidence_pages.router, incident_pages.router, incident_try.router,
+            claims_pages.router,
             # /repair/verify before /repair/{case_id}: the first route that matches answers.
             repair_verify_page.router, repair_pages.router, notes_pages.router]

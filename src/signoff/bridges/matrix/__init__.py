@@ -1,4 +1,4 @@
-"""`signoff bridge matrix`: signoff rooms in a Matrix room (plain bot-account mode), on mautrix."""
+"""`signoff bridge matrix`: signoff rooms in a Matrix room (bot or application-service mode), on mautrix."""
 
 from signoff.bridges.matrix.bridge import MESSAGE_ID_KEY, MatrixBridge
 from signoff.bridges.matrix.inbound import classify

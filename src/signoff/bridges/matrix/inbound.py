@@ -1,10 +1,10 @@
 """What one Matrix timeline event means to the bridge, decided without I/O.
 
-Everything from Matrix is untrusted: an event that is not a well-formed text message is skipped
-with a reason (counted, never relayed, never a crash). The Matrix sender's id is written without
-its `@`, so that a display of who spoke can never address a signoff agent by accident; only the
-words the person typed can mention an agent, and the rooms server's policy decides whether that
-mention addresses it."""
+Everything from Matrix is untrusted: an event that is not a well-formed text message, reaction or
+redaction is skipped with a reason (counted, never relayed, never a crash). What a person typed is
+relayed as typed, with their Matrix id beside it; the rooms server decides whether that id has a
+claimed signoff identity (see signoff.rooms.claims) and, if not, writes it without its `@` so that
+who spoke can never address an agent."""
 
 from __future__ import annotations
 
@@ -28,7 +28,24 @@ STATE_OR_SIGNALS = ("m.room.member", "m.room.create", "m.room.power_levels", "m.
 class Relay:
     event_id: str
     sender: str
-    body: str  # as it will be posted in signoff
+    body: str  # as typed (without a reply's quoted fallback)
+    reply_to: str | None = None  # the event it answers (m.in_reply_to)
+    mentions: tuple[str, ...] = ()  # Matrix ids the client says it mentions (m.mentions)
+
+
+@dataclass(frozen=True)
+class Reaction:
+    event_id: str
+    sender: str
+    target: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Redaction:
+    event_id: str
+    sender: str
+    redacts: str
 
 
 @dataclass(frozen=True)
@@ -44,11 +61,7 @@ class Skip:
     reason: str  # malformed | too_large | unknown_type | unsupported_msgtype | own | state
 
 
-Inbound = Relay | Edit | Skip
-
-
-def speaker(user_id: str) -> str:
-    return user_id[1:] if user_id.startswith("@") else user_id
+Inbound = Relay | Edit | Reaction | Redaction | Skip
 
 
 def classify(event: Any, bot_user_id: str) -> Inbound:
@@ -63,6 +76,11 @@ def classify(event: Any, bot_user_id: str) -> Inbound:
         return Skip("own")
     if kind in STATE_OR_SIGNALS or "state_key" in event:
         return Skip("state")
+    if kind == "m.reaction":
+        return _reaction(event_id, sender, content)
+    if kind == "m.room.redaction":
+        redacts = event.get("redacts", content.get("redacts"))  # top level before room version 11
+        return Redaction(event_id, sender, redacts) if isinstance(redacts, str) else Skip("malformed")
     if kind != "m.room.message":
         return Skip("unknown_type")
     msgtype, body = content.get("msgtype"), content.get("body")
@@ -79,6 +97,34 @@ def classify(event: Any, bot_user_id: str) -> Inbound:
         if not (isinstance(new, dict) and isinstance(new.get("body"), str) and isinstance(original, str)):
             return Skip("malformed")
         return Edit(event_id, sender, original, str(new["body"]))
-    if not body.strip():
+    in_reply_to = relates.get("m.in_reply_to") if isinstance(relates, dict) else None
+    reply_to = in_reply_to.get("event_id") if isinstance(in_reply_to, dict) else in_reply_to
+    if reply_to is not None and not isinstance(reply_to, str):
         return Skip("malformed")
-    return Relay(event_id, sender, f"{speaker(sender)}: {body}")
+    text = without_fallback(body) if reply_to else body
+    if not text.strip():
+        return Skip("malformed")
+    listed = content.get("m.mentions")
+    user_ids = listed.get("user_ids") if isinstance(listed, dict) else None
+    mentions = tuple(u for u in user_ids[:50] if isinstance(u, str)) if isinstance(user_ids, list) else ()
+    return Relay(event_id, sender, text, reply_to, mentions)
+
+
+def _reaction(event_id: str, sender: str, content: dict[str, Any]) -> Inbound:
+    relates = content.get("m.relates_to")
+    if not isinstance(relates, dict) or relates.get("rel_type") != "m.annotation":
+        return Skip("malformed")
+    target, key = relates.get("event_id"), relates.get("key")
+    if not isinstance(target, str) or not isinstance(key, str) or len(key) > 64:
+        return Skip("malformed")
+    return Reaction(event_id, sender, target, key)
+
+
+def without_fallback(body: str) -> str:
+    """A reply's own words: clients may quote the original first (`> ...` lines, then a blank line)."""
+    lines = body.split("\n")
+    while lines and lines[0].startswith(">"):
+        lines.pop(0)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)

@@ -1,6 +1,8 @@
 """What the Matrix bridge remembers, in the ledger: its positions on both sides (the Matrix sync
 token and the signoff message cursor) and which event was relayed as which message, so that a
-restart of the bridge, of Synapse or of the rooms server neither loses nor doubles a message."""
+restart of the bridge, of Synapse or of the rooms server neither loses nor doubles a message; and
+which approval card became which Matrix event, and which Matrix answers, edits and redactions it
+has already passed on or observed."""
 
 from __future__ import annotations
 
@@ -15,9 +17,17 @@ class BridgeState:
     since: str | None = None  # Matrix sync token; None before the first start
     after: int | None = None  # last signoff message sequence relayed to Matrix; None before the first start
     to_signoff: dict[str, str] = field(default_factory=dict)  # Matrix event id -> signoff message id
-    pending: dict[str, tuple[str, int]] = field(default_factory=dict)  # Matrix event id -> (body, signoff head)
+    # Matrix event id -> (text, signoff head, Matrix sender); the sender is None in records written
+    # before identity claims, whose text is the whole posted body.
+    pending: dict[str, tuple[str, int, str | None]] = field(default_factory=dict)
     own_sender: str | None = None  # the sender id the rooms server writes on the bridge's posts
     edits: set[str] = field(default_factory=set)  # Matrix ids of edits already observed
+    refused: set[str] = field(default_factory=set)  # Matrix ids the rooms server refused to relay
+    cards_after: int = 0  # the last approval card (its request sequence) shown in Matrix
+    cards: dict[str, str] = field(default_factory=dict)  # Matrix event id of a card -> request id
+    open_cards: dict[str, str] = field(default_factory=dict)  # request id -> Matrix event id, until decided
+    answers: set[str] = field(default_factory=set)  # Matrix ids of replies/reactions passed on as answers
+    redactions: set[str] = field(default_factory=set)  # Matrix ids of redactions observed
 
 
 def apply(state: BridgeState, kind: str, p: dict[str, Any]) -> None:
@@ -27,13 +37,31 @@ def apply(state: BridgeState, kind: str, p: dict[str, Any]) -> None:
     elif kind == "signoff.position":
         state.after = int(p["after"])
     elif kind == "relay.pending":
-        state.pending[str(p["matrix_event_id"])] = (str(p["body"]), int(p["signoff_head"]))
+        state.pending[str(p["matrix_event_id"])] = (str(p["body"]), int(p["signoff_head"]),
+                                                    str(p["sender"]) if p.get("sender") else None)
     elif kind == "relay.done":
         state.pending.pop(str(p["matrix_event_id"]), None)
         state.to_signoff[str(p["matrix_event_id"])] = str(p["message_id"])
-        state.own_sender = str(p["sender"]) if p.get("sender") else state.own_sender
+        if p.get("sender") and not p.get("claim_id"):  # a claimed person's post is not the bridge's own
+            state.own_sender = str(p["sender"])
+    elif kind == "relay.refused":
+        state.pending.pop(str(p["matrix_event_id"]), None)
+        state.refused.add(str(p["matrix_event_id"]))
     elif kind == "edit.observed":
         state.edits.add(str(p["matrix_event_id"]))
+    elif kind == "card.shown":
+        if p.get("matrix_event_id"):
+            state.cards[str(p["matrix_event_id"])] = str(p["request_id"])
+            state.open_cards[str(p["request_id"])] = str(p["matrix_event_id"])
+        state.cards_after = max(state.cards_after, int(p["sequence"]))
+    elif kind == "answer.relayed":
+        state.answers.add(str(p["matrix_event_id"]))
+        if p.get("outcome") in ("accepted", "declined", "expired"):
+            state.open_cards.pop(str(p["request_id"]), None)
+    elif kind == "card.closed":
+        state.open_cards.pop(str(p["request_id"]), None)
+    elif kind == "redaction.observed":
+        state.redactions.add(str(p["matrix_event_id"]))
 
 
 def fold(history: list[Event]) -> BridgeState:

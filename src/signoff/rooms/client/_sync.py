@@ -78,6 +78,37 @@ class UserTransport(ABC):
     @abstractmethod
     def answer(self, request_id: str, option_id: str) -> dict[str, Any]: ...
 
+    @abstractmethod
+    def room_approvals(self, room_id: str, after: int) -> list[dict[str, Any]]:
+        """A page of the room's approval cards requested after sequence `after`, oldest first."""
+
+    @abstractmethod
+    def approval(self, request_id: str) -> dict[str, Any]:
+        """One approval card of a room this person reads (or that names them), with its state."""
+
+    # Identity claims (rooms.claims): a person mints a code; a bridge redeems it and relays.
+
+    @abstractmethod
+    def claim_code(self, bridge: str, external_id: str) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def redeem_claim(self, code: str, external_id: str) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def claims(self) -> list[dict[str, Any]]: ...
+
+    @abstractmethod
+    def revoke_claim(self, claim_id: str) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def relay(self, room_id: str, external_id: str, body: str) -> dict[str, Any]:
+        """Post what a chat account typed (as its claimed person, else as an outsider):
+        `{event_id, sequence, sender, claim}`."""
+
+    @abstractmethod
+    def relay_answer(self, request_id: str, external_id: str, option_id: str,
+                     evidence: dict[str, str]) -> dict[str, Any]: ...
+
     def close(self) -> None:
         return None
 
@@ -129,6 +160,33 @@ class RoomsUserClient:
 
     def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
         return self.transport.answer(request_id, option_id)
+
+    def approval(self, request_id: str) -> dict[str, Any]:
+        return self.transport.approval(request_id)
+
+    def room_approvals(self, room_id: str, after: int = 0) -> list[dict[str, Any]]:
+        return self.transport.room_approvals(room_id, after)
+
+    def claim_code(self, bridge: str, external_id: str) -> dict[str, Any]:
+        """A one-time code (shown once) with which the chat account `external_id` claims to be
+        this person, through the bridge user `bridge`."""
+        return self.transport.claim_code(bridge, external_id)
+
+    def redeem_claim(self, code: str, external_id: str) -> dict[str, Any]:
+        return self.transport.redeem_claim(code, external_id)
+
+    def claims(self) -> list[dict[str, Any]]:
+        return self.transport.claims()
+
+    def revoke_claim(self, claim_id: str) -> dict[str, Any]:
+        return self.transport.revoke_claim(claim_id)
+
+    def relay(self, room_id: str, external_id: str, body: str) -> dict[str, Any]:
+        return self.transport.relay(room_id, external_id, body)
+
+    def relay_answer(self, request_id: str, external_id: str, option_id: str,
+                     evidence: dict[str, str]) -> dict[str, Any]:
+        return self.transport.relay_answer(request_id, external_id, option_id, evidence)
 
     def close(self) -> None:
         self.transport.close()
@@ -194,6 +252,33 @@ class InProcessUserTransport(UserTransport):
 
     def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
         return self.service.answer_approval(self.principal, request_id, option_id)
+
+    def approval(self, request_id: str) -> dict[str, Any]:
+        return self.service.approval(self.principal, request_id).to_dict()
+
+    def room_approvals(self, room_id: str, after: int) -> list[dict[str, Any]]:
+        return self.service.room_approvals(self.principal, room_id, after)
+
+    def claim_code(self, bridge: str, external_id: str) -> dict[str, Any]:
+        return self.service.claims.issue_code(self.principal, bridge, external_id)
+
+    def redeem_claim(self, code: str, external_id: str) -> dict[str, Any]:
+        return self.service.claims.redeem(self.principal, code, external_id)
+
+    def claims(self) -> list[dict[str, Any]]:
+        return self.service.claims.claims(self.principal)
+
+    def revoke_claim(self, claim_id: str) -> dict[str, Any]:
+        return self.service.claims.revoke(self.principal, claim_id)
+
+    def relay(self, room_id: str, external_id: str, body: str) -> dict[str, Any]:
+        receipt, claim = self.service.claims.relay_message(self.principal, room_id, external_id, body)
+        return {"event_id": receipt.message_id, "sequence": receipt.sequence, "sender": receipt.sender,
+                "claim": claim}
+
+    def relay_answer(self, request_id: str, external_id: str, option_id: str,
+                     evidence: dict[str, str]) -> dict[str, Any]:
+        return self.service.claims.relay_answer(self.principal, request_id, external_id, option_id, evidence)
 
 
 # -- over HTTP --------------------------------------------------------------------------------
@@ -278,3 +363,30 @@ class HttpUserTransport(_HttpBase, UserTransport):
 
     def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
         return dict(self._send("POST", f"/users/me/approvals/{request_id}", json={"option_id": option_id}))
+
+    def approval(self, request_id: str) -> dict[str, Any]:
+        return dict(self._send("GET", f"/users/me/approvals/{request_id}"))
+
+    def room_approvals(self, room_id: str, after: int) -> list[dict[str, Any]]:
+        return list(self._send("GET", f"/users/me/rooms/{room_id}/approvals", params={"after": after})["approvals"])
+
+    def claim_code(self, bridge: str, external_id: str) -> dict[str, Any]:
+        return dict(self._send("POST", "/users/me/claims/codes", json={"bridge": bridge, "external_id": external_id}))
+
+    def redeem_claim(self, code: str, external_id: str) -> dict[str, Any]:
+        return dict(self._send("POST", "/users/me/claims/redeem", json={"code": code, "external_id": external_id}))
+
+    def claims(self) -> list[dict[str, Any]]:
+        return list(self._send("GET", "/users/me/claims")["claims"])
+
+    def revoke_claim(self, claim_id: str) -> dict[str, Any]:
+        return dict(self._send("POST", f"/users/me/claims/{claim_id}/revoke"))
+
+    def relay(self, room_id: str, external_id: str, body: str) -> dict[str, Any]:
+        return dict(self._send("POST", f"/users/me/relayed/rooms/{room_id}/messages",
+                               json={"external_id": external_id, "body": body}))
+
+    def relay_answer(self, request_id: str, external_id: str, option_id: str,
+                     evidence: dict[str, str]) -> dict[str, Any]:
+        return dict(self._send("POST", f"/users/me/relayed/approvals/{request_id}", json={
+            "external_id": external_id, "option_id": option_id, "evidence": evidence}))
