@@ -1,8 +1,9 @@
 """The incident's rooms, identities, policies and roles on a room server, and the run folder.
 
 One run lives in a folder: the room server's database (`rooms.db`, the run's ledger, which also
-holds each agent's cursor; with an external server at `[rooms] url`, only the run's ledger), part 1's workspace (`ws/`: pinned guards, each organisation's records
-ledger with its approval and guard-log chains, captures),
+holds each agent's cursor; with an external server at `[rooms] url`, only the run's ledger), part 1's
+workspace (`ws/`: pinned guards, each organisation's records ledger with its approval and
+guard-log chains, captures),
 `run.json` (names and ids, no secrets) and `secrets.json` (api keys and user tokens, mode 0600, the
 way a deployment keeps each identity's credentials next to the process that uses it).
 

@@ -62,7 +62,7 @@ class RepairWorkflow:
         server's directory), never by a name in a message."""
         self.ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
             "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
-            "operator_name": operator.name, "verifier_name": self.verifier.name})],
+            "operator_name": operator.name, "verifier_name": self.rooms.name})],
             idempotency_key=f"repair:watch:{room_id}:{canonical_digest(contract.as_json())}")
 
     def _watch(self, room_id: str) -> dict[str, Any] | None:
