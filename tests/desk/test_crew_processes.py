@@ -4,8 +4,10 @@ lose no work and repeat none; the server's crew status shows a killed member as 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,6 +120,11 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
     _wait(lambda: d.states().get("manager") == "connected" and d.states().get("fixer") == "connected",
           "manager and fixer connected", d)
     assert d.states()["reproducer"] == "not running"
+    # The CLI asks the server for the same view.
+    shown = subprocess.run(signoff("desk", "crew", "--url", d.url, "--json"), capture_output=True, text=True,
+                           env={**d.env, "SIGNOFF_DESK_TOKEN": d.tokens["alice"]}, timeout=60, check=True)
+    by_role = {r["role"]: r["state"] for r in json.loads(shown.stdout)["roles"]}
+    assert by_role["manager"] == "connected" and by_role["reproducer"] == "not running"
 
     # A report arrives while the reproducer is down: the hand-off waits for it in the room.
     report = httpx.post(f"{d.url}/desk/reports", json=COUPON, timeout=30).json()
