@@ -249,3 +249,14 @@ def test_the_same_message_has_one_key_whoever_it_is_delivered_to() -> None:
     card = {"type": "approval_outcome", "room_id": "r", "payload": {"request_id": "q", "addressed": True}}
     assert event_key(card) == event_key({**card, "payload": {"request_id": "q", "addressed": False}})
     assert event_key(card) != event_key({**card, "payload": {"request_id": "q2"}})
+
+
+def test_records_from_several_threads_of_one_loop_never_conflict(world: World) -> None:
+    # A handler's record and a job's send are written from different worker threads at once.
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = AgentStore(world.service.ledger, agent_case(world.reviewer.id))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(store.begin_send, [f"k{i}" for i in range(40)]))
+    assert store.state.sending == {f"k{i}" for i in range(40)}
+    assert AgentStore(world.service.ledger, agent_case(world.reviewer.id)).state.sending == store.state.sending

@@ -128,6 +128,28 @@ class RepairWorkflow:
         self.ledger.update(case_key(case_id), lambda history: commands.decide(
             folded(history), command, self.rooms.name), idempotency_key=command.key)
 
+    def on_card(self, env: dict[str, Any]) -> None:
+        """An answer on one of the verifier's approval cards (`approval_outcome`, addressed to the
+        requester): decided by the same rules as the typed command, by the responder the server
+        authenticated. Anything that is not an answer on a card of ours changes nothing."""
+        p = env.get("payload") or {}
+        if env.get("type") != "approval_outcome" or p.get("addressed") is not True \
+                or p.get("requester_agent_id") != self.rooms.agent_id:
+            return
+        request_id = str(p.get("request_id") or "")
+        case_id = request_id.removeprefix("repair-card:").rsplit(":", 1)[0]
+        try:
+            st = self.case(case_id)
+        except NotFoundError:
+            return
+        command = commands.card_command(st, {**p, "room_id": env.get("room_id")})
+        if command is None:
+            return
+        if command.verb == "approve":
+            command = replace(command, harness_digest=self._current_digest(st))
+        self.ledger.update(case_key(case_id), lambda history: commands.decide(
+            folded(history), command, self.rooms.name), idempotency_key=command.key)
+
     @property
     def _verifier_log(self) -> str:
         return f"repair.desk.{self.rooms.agent_id}"

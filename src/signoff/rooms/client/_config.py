@@ -146,7 +146,9 @@ class RoomsConfig:
 
     def stream_transport(self, role: str, ledger: Ledger) -> Transport:
         """The async client's transport as `role`'s agent: in process on the embedded server
-        (the agent called `agent_name(role)`), over HTTP with the stored key otherwise."""
+        (the agent called `agent_name(role)`; a process that streams from it while others write
+        must run the server's `housekeeping` to see their events), over HTTP with the stored key
+        otherwise."""
         if self.url is None:
             rooms = embedded_rooms(ledger)
             return InProcessTransport(rooms, agent=rooms.agent_by_name(self.agent_name(role)))
