@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, agent_case, event_key, ref_tag
 from tests.rooms.conftest import World
 
@@ -234,6 +234,8 @@ def test_bad_use_is_refused_clearly(world: World) -> None:
         _loop(world, Recorder(), [])
 
     async def scenario() -> None:
+        with pytest.raises(NotFoundError):
+            await _loop(world, Recorder(), ["not-a-room"]).start()  # at once, not a stream that never opens
         async with _loop(world, Recorder()) as agent:
             with pytest.raises(UsageError):
                 await agent.send("not-a-room-of-ours", "hi")

@@ -187,6 +187,9 @@ class AgentLoop:
     async def start(self, timeout: float = 30.0) -> None:
         """Open one stream per room, resuming after the inbox's last position in that room."""
         self._loop = asyncio.get_running_loop()
+        for room in self.rooms:
+            # A room we may not read would only show as a stream that never opens: say so now.
+            await self.transport.call("get_room_detail", {"room_id": room}, None)
         try:
             for room, client in self.clients.items():
                 client.rooms = [room]
