@@ -153,3 +153,30 @@ def test_repair_agent_refuses_bad_input_clearly_and_writes_nothing(
     assert "fix:" in err
     assert ledger.read(agent_case(verifier.id)) == [] and ledger.count_events() == before
     ledger.close()
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--room", "no-such-room", "--operator", "alice"], "no room no-such-room"),
+    (["--operator", "nobody"], "no user named 'nobody'"),
+    (["--operator", "alice", "--verifier", "ghost"], "no agent named 'ghost'"),
+])
+def test_repair_watch_refuses_an_unknown_room_person_or_agent_and_links_nothing(
+        home: Path, tmp_path: Path, args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.kernel.settings import Settings
+    from signoff.ledger import Ledger
+    from signoff.rooms import RoomService
+
+    ledger = Ledger.open(Settings.load())
+    rooms = RoomService(ledger)
+    alice, _ = rooms.create_user("alice")
+    rooms.create_agent(alice, "verifier")
+    room = rooms.create_room(alice, "coupon", agent_names=["verifier"], user_names=["alice"])
+    contract = tmp_path / "contract.toml"
+    contract.write_text('name = "coupon"\nbehaviour = "b"\nrepo = "."\nbase = "main"\nharness = "."\n'
+                        'expect = "test_coupon.py::test_once"\n')
+    argv = ["repair", "watch", "--contract", str(contract), *args]
+    assert main(argv if "--room" in args else [*argv, "--room", room.id]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "fix:" in err and "Traceback" not in err
+    assert ledger.case_ids("repair.room.") == []
+    ledger.close()

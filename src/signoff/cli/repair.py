@@ -214,17 +214,25 @@ def watch_cmd(
     operator: Annotated[str, typer.Option("--operator", help="The person whose commands count: a user of the "
                                                               "embedded server, or a name under [rooms.people].")],
     verifier: Annotated[str, typer.Option("--verifier", help=_ROLE_HELP.format("verifier"))] = "verifier",
-    fixer: Annotated[str, typer.Option("--fixer", help=_ROLE_HELP.format("fixer"))] = "fixer",
 ) -> None:
     """Link a room to a contract and an operator: reports there open repair cases."""
+    import asyncio
+
+    from signoff.ledger import Ledger
     from signoff.repair import Contract
+    from signoff.repair.workflow import watch_room
     from signoff.rooms.client import RoomsConfig
 
     c = Contract.load(contract)
-    ledger, workflow, _ = _agents(verifier, fixer)
+    config = RoomsConfig.from_settings(settings())
+    ledger = Ledger.open(settings())
     try:
-        workflow.rooms.describe(room)  # NotFoundError unless the verifier is in that room
-        workflow.watch(room, c, RoomsConfig.from_settings(settings()).person(operator, ledger))
+        person = config.person(operator, ledger)
+        # One call that needs no connection (so any server, a Switch core too): NotFoundError
+        # unless the verifier is in that room.
+        transport = config.stream_transport(verifier, ledger)
+        asyncio.run(transport.call("get_room_detail", {"room_id": room}, None))
+        watch_room(ledger, room, c, person)
     finally:
         ledger.close()
     console.print(f"watching room {room} with contract {c.name} for operator {operator}", highlight=False)

@@ -36,6 +36,16 @@ from signoff.rooms.client import Person
 __all__ = ["CaseState", "Contract", "FixerWorker", "RepairWorkflow"]
 
 
+def watch_room(ledger: Ledger, room_id: str, contract: Contract, operator: Person) -> None:
+    """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count,
+    bound by the sender id the server writes (`Identities`: configured, or the embedded server's
+    directory), never by a name in a message."""
+    ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
+        "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
+        "operator_name": operator.name})],
+        idempotency_key=f"repair:watch:{room_id}:{canonical_digest(contract.as_json())}")
+
+
 class RepairWorkflow:
     """The verifier agent's side: reads its room deliveries, keeps cases, runs the outbox jobs."""
 
@@ -57,13 +67,7 @@ class RepairWorkflow:
     # -- set-up and reading ---------------------------------------------------------------------
 
     def watch(self, room_id: str, contract: Contract, operator: Person) -> None:
-        """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count,
-        bound by the sender id the server writes (`Identities`: configured, or the embedded
-        server's directory), never by a name in a message."""
-        self.ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
-            "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
-            "operator_name": operator.name})],
-            idempotency_key=f"repair:watch:{room_id}:{canonical_digest(contract.as_json())}")
+        watch_room(self.ledger, room_id, contract, operator)
 
     def _watch(self, room_id: str) -> dict[str, Any] | None:
         events = self.ledger.read(f"repair.room.{room_id}")
