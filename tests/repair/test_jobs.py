@@ -6,8 +6,8 @@ from pathlib import Path
 
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
-from signoff.repair.jobs import ref_tag
 from signoff.repair.setup import coupon_contract, open_repair_room
+from signoff.rooms.client import ref_tag
 
 
 def test_a_redelivered_say_in_a_long_room_posts_once(tmp_path: Path) -> None:

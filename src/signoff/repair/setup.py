@@ -1,5 +1,7 @@
-"""A ready room for a repair case: an operator, a bystander, the verifier and fixer agents, the case
-room and a second room. Used by `signoff demo repair` and the workflow tests."""
+"""A ready room for a repair case on the embedded server: an operator, a bystander, the verifier
+and fixer agents, the case room and a second room. Used by `signoff demo repair` and the workflow
+tests. The people and rooms are provisioned on the server; the agents act through the rooms
+client only (in process)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from pathlib import Path
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
+from signoff.repair.rooms import SyncRepairRooms
 from signoff.repair.workflow import Contract, FixerWorker, RepairWorkflow
 from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, Principal, RoomService
+from signoff.rooms.client import InProcessSyncTransport, Person, SyncRoomsClient, embedded_rooms
 
 
 @dataclass
@@ -52,7 +56,7 @@ def open_repair_room(ledger: Ledger, settings: Settings, contract: Contract, suf
     import signoff.repair.scripts  # noqa: F401  (registers the coupon fixer script)
 
     tag = suffix or new_id()[:6]
-    rooms = RoomService(ledger)
+    rooms = embedded_rooms(ledger)
     owner, _ = rooms.create_user(f"repair-owner-{tag}", "repair bot owner")
     operator, _ = rooms.create_user(f"alice-{tag}", "Alice (operator)")
     bystander, _ = rooms.create_user(f"mallory-{tag}", "Mallory")
@@ -63,7 +67,19 @@ def open_repair_room(ledger: Ledger, settings: Settings, contract: Contract, suf
     room = rooms.create_room(owner, f"repair {contract.name} {tag}", agent_names=[verifier.name, fixer.name],
                              user_names=[operator.name, bystander.name])
     other = rooms.create_room(owner, f"elsewhere {tag}", agent_names=[verifier.name], user_names=[operator.name])
-    workflow = RepairWorkflow(ledger, rooms, settings, verifier, fixer)
-    workflow.watch(room.id, contract, operator)
-    return RepairRoom(rooms, workflow, workflow.fixer_worker(), room.id, other.id, operator, bystander, verifier, fixer,
+    workflow, fixer_worker = embedded_agents(ledger, rooms, settings, verifier, fixer)
+    workflow.watch(room.id, contract, Person(operator.name, "user", operator.sender))
+    return RepairRoom(rooms, workflow, fixer_worker, room.id, other.id, operator, bystander, verifier, fixer,
                       contract)
+
+
+def agent_rooms(rooms: RoomService, agent: Principal) -> SyncRepairRooms:
+    """An agent's rooms on the embedded server, through the in-process client."""
+    return SyncRepairRooms(SyncRoomsClient(InProcessSyncTransport(rooms, agent=agent)), agent.name)
+
+
+def embedded_agents(ledger: Ledger, rooms: RoomService, settings: Settings, verifier: Principal, fixer: Principal,
+                    script: str | None = None) -> tuple[RepairWorkflow, FixerWorker]:
+    """The verifier's workflow and the fixer's worker, each acting as its own agent."""
+    workflow = RepairWorkflow(ledger, agent_rooms(rooms, verifier), settings, fixer.name)
+    return workflow, workflow.fixer_worker(agent_rooms(rooms, fixer), script)

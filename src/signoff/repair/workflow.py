@@ -29,41 +29,45 @@ from signoff.repair.commands import DefectReport, OperatorCommand
 from signoff.repair.fixer import FixerWorker
 from signoff.repair.harness import freeze, harness_digest
 from signoff.repair.jobs import TOPICS, RepairJobs
+from signoff.repair.rooms import RepairRooms
 from signoff.repair.verifier import harness_store
-from signoff.rooms import Principal, RoomService
 from signoff.rooms.client import Person
 
 __all__ = ["CaseState", "Contract", "FixerWorker", "RepairWorkflow"]
 
 
+def watch_room(ledger: Ledger, room_id: str, contract: Contract, operator: Person) -> None:
+    """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count,
+    bound by the sender id the server writes (`Identities`: configured, or the embedded server's
+    directory), never by a name in a message."""
+    ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
+        "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
+        "operator_name": operator.name})],
+        idempotency_key=f"repair:watch:{room_id}:{canonical_digest(contract.as_json())}")
+
+
 class RepairWorkflow:
     """The verifier agent's side: reads its room deliveries, keeps cases, runs the outbox jobs."""
 
-    def __init__(self, ledger: Ledger, rooms: RoomService, settings: Settings, verifier: Principal,
-                 fixer: Principal, max_attempts: int = 2) -> None:
+    def __init__(self, ledger: Ledger, rooms: RepairRooms, settings: Settings, fixer_name: str,
+                 max_attempts: int = 2) -> None:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
-        self.verifier, self.fixer = verifier, fixer
+        self.fixer_name = fixer_name
         self.max_attempts = max_attempts
-        self.jobs = RepairJobs(ledger, rooms, settings, verifier, fixer, max_attempts)
+        self.jobs = RepairJobs(ledger, rooms, settings, fixer_name, max_attempts)
         # Only a SignoffError is a job's failure; anything else stops the loop with the lease held
         # (the job is delivered again once the lease lapses).
         self.worker = Worker(Outbox(ledger), {topic: self._run for topic in TOPICS}, failures=(SignoffError,),
                              error_text=lambda exc: exc.message if isinstance(exc, SignoffError) else str(exc))
-        self._cursor = 0
 
-    def fixer_worker(self, script: str | None = None) -> FixerWorker:
+    def fixer_worker(self, fixer_rooms: RepairRooms, script: str | None = None) -> FixerWorker:
         """The fixer agent's side of this workflow (`script` overrides the contract's scripted fixer)."""
-        return FixerWorker(self.ledger, self.rooms, self.settings, self.fixer, self.max_attempts, script)
+        return FixerWorker(self.ledger, fixer_rooms, self.settings, self.max_attempts, script)
 
     # -- set-up and reading ---------------------------------------------------------------------
 
-    def watch(self, room_id: str, contract: Contract, operator: Principal | Person) -> None:
-        """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count:
-        a principal of the embedded server, or a person bound by sender id (`[rooms.people]`)."""
-        self.ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
-            "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
-            "operator_name": operator.name})],
-            idempotency_key=f"repair:watch:{room_id}:{canonical_digest(contract.as_json())}")
+    def watch(self, room_id: str, contract: Contract, operator: Person) -> None:
+        watch_room(self.ledger, room_id, contract, operator)
 
     def _watch(self, room_id: str) -> dict[str, Any] | None:
         events = self.ledger.read(f"repair.room.{room_id}")
@@ -82,8 +86,7 @@ class RepairWorkflow:
         done = 0
         for _ in range(max_steps):
             progressed = False
-            for env in self.rooms.agent_events(self.verifier.id, self._cursor):
-                self._cursor = env["sequence"]
+            for env in self.rooms.events():
                 if env.get("type") == "message":
                     self.on_message(env)
                     done += 1
@@ -109,7 +112,7 @@ class RepairWorkflow:
             return  # not directed at the verifier: it is conversation, never a command
         message_id, room_id = str(p.get("message_id")), str(env.get("room_id"))
         body, sender = str(p.get("body", "")), str(p.get("sender", ""))
-        parsed = commands.parse_command(body, self.verifier.name)
+        parsed = commands.parse_command(body, self.rooms.name)
         if parsed is None:
             self._on_report(DefectReport(message_id, room_id, sender, body))
             return
@@ -127,11 +130,33 @@ class RepairWorkflow:
         if verb == "approve" and exact:
             command = replace(command, harness_digest=self._current_digest(st))
         self.ledger.update(case_key(case_id), lambda history: commands.decide(
-            folded(history), command, self.verifier.name), idempotency_key=command.key)
+            folded(history), command, self.rooms.name), idempotency_key=command.key)
+
+    def on_card(self, env: dict[str, Any]) -> None:
+        """An answer on one of the verifier's approval cards (`approval_outcome`, addressed to the
+        requester): decided by the same rules as the typed command, by the responder the server
+        authenticated. Anything that is not an answer on a card of ours changes nothing."""
+        p = env.get("payload") or {}
+        if env.get("type") != "approval_outcome" or p.get("addressed") is not True \
+                or p.get("requester_agent_id") != self.rooms.agent_id:
+            return
+        request_id = str(p.get("request_id") or "")
+        case_id = request_id.removeprefix("repair-card:").rsplit(":", 1)[0]
+        try:
+            st = self.case(case_id)
+        except NotFoundError:
+            return
+        command = commands.card_command(st, {**p, "room_id": env.get("room_id")})
+        if command is None:
+            return
+        if command.verb == "approve":
+            command = replace(command, harness_digest=self._current_digest(st))
+        self.ledger.update(case_key(case_id), lambda history: commands.decide(
+            folded(history), command, self.rooms.name), idempotency_key=command.key)
 
     @property
     def _verifier_log(self) -> str:
-        return f"repair.desk.{self.verifier.id}"
+        return f"repair.desk.{self.rooms.agent_id}"
 
     def _current_digest(self, st: CaseState) -> str:
         try:

@@ -27,6 +27,7 @@ from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
 from signoff.rooms.client._context import ContextPager, page_back, page_back_sync, read_room
+from signoff.rooms.client._embedded import embedded_rooms
 from signoff.rooms.client._http import HttpTransport, parse_sse
 from signoff.rooms.client._identity import Identities, Person, probe_sender
 from signoff.rooms.client._inprocess import InProcessTransport
@@ -75,6 +76,7 @@ __all__ = [
     "Transport",
     "UserTransport",
     "agent_case",
+    "embedded_rooms",
     "event_key",
     "integration_profile",
     "is_refusal_text",

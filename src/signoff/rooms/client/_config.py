@@ -14,7 +14,8 @@
 
 `signoff rooms connect` registers every role (with the body each server needs) and stores the
 returned agent ids and keys in the keys file. `agent_transport(role)` then reaches the server as
-that agent.
+that agent. A workflow that runs on either asks `stream_transport` / `sync_agent` (the embedded
+server in process, else HTTP) and `person` (configured, else the embedded server's directory).
 """
 
 from __future__ import annotations
@@ -27,9 +28,14 @@ from typing import Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+from signoff.rooms.client._embedded import embedded_rooms
 from signoff.rooms.client._http import HttpTransport
+from signoff.rooms.client._identity import Person
+from signoff.rooms.client._inprocess import InProcessTransport
 from signoff.rooms.client._register import Registered, register_agent
-from signoff.rooms.client._sync import HttpSyncTransport
+from signoff.rooms.client._sync import HttpSyncTransport, InProcessSyncTransport, SyncRoomsClient
+from signoff.rooms.client._transport import Transport
 
 NAME_RULE = "lower-case letters, digits, '.', '_' or '-', starting with a letter or digit"
 
@@ -133,6 +139,43 @@ class RoomsConfig:
         found = self.key(role)
         assert self.url is not None
         return HttpSyncTransport(self.url, found["agent_id"], found["api_key"])
+
+    # -- a workflow's agents and people, on whichever server is configured ----------------------
+
+    def agent_name(self, role: str) -> str:
+        """The agent's name for `role`: its [rooms.roles] name, or the role itself (on the
+        embedded server a role is named by its agent)."""
+        found = self.roles.get(role)
+        return found.name if found is not None else role
+
+    def stream_transport(self, role: str, ledger: Ledger) -> Transport:
+        """The async client's transport as `role`'s agent: in process on the embedded server
+        (the agent called `agent_name(role)`; a process that streams from it while others write
+        must run the server's `housekeeping` to see their events), over HTTP with the stored key
+        otherwise."""
+        if self.url is None:
+            rooms = embedded_rooms(ledger)
+            return InProcessTransport(rooms, agent=rooms.agent_by_name(self.agent_name(role)))
+        return self.agent_transport(role)
+
+    def sync_agent(self, role: str, ledger: Ledger) -> SyncRoomsClient:
+        """The synchronous client as `role`'s agent (signoff's servers only: see `HttpSyncTransport`)."""
+        if self.url is None:
+            rooms = embedded_rooms(ledger)
+            return SyncRoomsClient(InProcessSyncTransport(rooms, agent=rooms.agent_by_name(self.agent_name(role))))
+        return SyncRoomsClient(self.agent_sync_transport(role))
+
+    def person(self, name: str, ledger: Ledger) -> Person:
+        """The person called `name`, bound by sender id: [rooms.people] first; on the embedded
+        server, its directory. Never from a name in a message."""
+        sender = self.people.get(name)
+        if sender is not None:
+            return Person(name, "user", sender)
+        if self.url is None:
+            user = embedded_rooms(ledger).user_by_name(name)
+            return Person(user.name, "user", user.sender)
+        raise NotFoundError(f"{name!r} is not bound to a sender id on {self.url}",
+                            f"add [rooms.people] {name} = \"<sender id as the server writes it>\"")
 
 
 def _valid_name(name: str) -> bool:

@@ -17,16 +17,22 @@ from signoff.rooms.service import RoomService
 from signoff.rooms.streams import Frame, StreamParams, frames, open_stream
 
 
+def acting_agent(service: RoomService, api_key: str | None, agent: Principal | None) -> Principal:
+    """The agent an in-process transport acts as: given, or authenticated by its key."""
+    if agent is None:
+        if api_key is None:
+            raise RefusedError("an in-process transport needs the agent's api key (or its Principal)",
+                               "pass api_key=...")
+        agent = service.authenticate(api_key)
+    if agent.kind != "agent":
+        raise RefusedError("the in-process transport acts as an agent", "pass an agent's api key")
+    return agent
+
+
 class InProcessTransport(Transport):
     def __init__(self, service: RoomService, api_key: str | None = None, agent: Principal | None = None,
                  keepalive_seconds: float = 15.0) -> None:
-        if agent is None:
-            if api_key is None:
-                raise RefusedError("an in-process transport needs the agent's api key (or its Principal)",
-                                   "pass api_key=...")
-            agent = service.authenticate(api_key)
-        if agent.kind != "agent":
-            raise RefusedError("the in-process transport acts as an agent", "pass an agent's api key")
+        agent = acting_agent(service, api_key, agent)
         self.service = service
         self.agent = agent
         self.agent_id = agent.id

@@ -22,6 +22,7 @@ import httpx
 
 from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
 from signoff.rooms.client._http import CONNECTION_HEADER, error_from_response
+from signoff.rooms.client._inprocess import acting_agent
 from signoff.rooms.model import Principal
 from signoff.rooms.operations import call_operation
 from signoff.rooms.service import RoomService
@@ -140,9 +141,9 @@ def all_pages(page: Callable[[int], list[dict[str, Any]]]) -> list[dict[str, Any
 
 
 class InProcessSyncTransport(SyncTransport):
-    def __init__(self, service: RoomService, api_key: str) -> None:
+    def __init__(self, service: RoomService, api_key: str | None = None, agent: Principal | None = None) -> None:
         self.service = service
-        self.principal: Principal = service.authenticate(api_key)
+        self.principal: Principal = acting_agent(service, api_key, agent)
         self.agent_id = self.principal.id
         self.sender = self.principal.sender
 
@@ -232,7 +233,7 @@ class HttpSyncTransport(_HttpBase, SyncTransport):
 
     def call(self, op: str, args: dict[str, Any], connection_id: str) -> Any:
         data = self._send("POST", f"/agents/{self.agent_id}/ops/{op}", json=args,
-                          headers={CONNECTION_HEADER: connection_id})
+                          headers={CONNECTION_HEADER: connection_id} if connection_id else {})
         return data["result"]
 
     def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
