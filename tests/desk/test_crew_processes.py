@@ -132,7 +132,7 @@ async def _approve_as_reviewer(d: Desk) -> None:
         assert sent.addressed
 
 
-def _wait(check: Any, what: str, d: Desk, timeout: float = 120) -> None:
+def _wait(check: Any, what: str, d: Desk, timeout: float = 300) -> None:
     assert wait_for(check, timeout=timeout), f"{what}: crew {d.states()}, bug {d.bug_state()}, {d.commands()}"
 
 
@@ -177,7 +177,7 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
     _wait(lambda: "start_fix BUG-0001 round=1" in d.commands(), "the fix hand-off", d)
     d.kill("manager")
     d.start("manager")
-    _wait(lambda: d.bug_state() == "in_review", "the draft", d, timeout=180)
+    _wait(lambda: d.bug_state() == "in_review", "the draft", d)
 
     # Every step happened exactly once.
     assert d.commands() == ["start_reproduction BUG-0001 round=1", "propose_reproduction BUG-0001 round=1",
