@@ -185,3 +185,20 @@ def test_the_ledger_page_shows_the_chain_and_its_checkpoints(review: Review, tab
     db.close()
     page.reload()
     assert "broken" in page.get_by_role("alert").inner_text()
+
+
+def test_the_crew_page_shows_each_role_as_the_server_sees_it(review: Review, tabs: Any) -> None:
+    review.site.cli("desk", "crew", "setup", "--owner", "alice")
+    tab = tabs(review.site, width=375)
+    tab.sign_in("alice")
+    page = tab.page
+    page.get_by_role("link", name="Crew", exact=True).click()
+    table = page.get_by_role("table", name="Crew status")
+    table.wait_for()
+    rows = table.get_by_role("row")
+    assert rows.count() == 7  # the header and six roles
+    assert "desk-manager" in table.inner_text() and "not running" in table.inner_text()
+    assert "connected" not in table.inner_text().replace("not running", "")
+    assert "As the desk set them." in page.get_by_role("region", name="Addressing policies").inner_text()
+    tab.screenshot("crew")
+    assert axe_violations(page) == [] and overflow(page) == 0

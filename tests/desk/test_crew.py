@@ -264,3 +264,23 @@ def test_cli_sets_up_the_crew_and_shows_its_status(home: Path, capsys: pytest.Ca
     assert main(["desk", "crew", "--url", "http://127.0.0.1:9"]) != 0
     err = capsys.readouterr().err
     assert "error:" in err and "owner credential" in err
+
+
+def test_cli_crew_run_refuses_bad_input_without_touching_state(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.cli.main import main
+
+    assert main(["desk", "init", "--json"]) == 0
+    tokens = json.loads(capsys.readouterr().out)["tokens"]
+    assert main(["desk", "crew", "run", "--role", "manager", "--token", tokens["engineering"]]) != 0
+    err = capsys.readouterr().err
+    assert "no crew yet" in err and "fix:" in err and "Traceback" not in err
+    assert main(["rooms", "user", "add", "alice"]) == 0
+    assert main(["desk", "crew", "setup", "--owner", "alice"]) == 0
+    capsys.readouterr()
+    for args, expected in ((["--role", "concierge"], "does not run as a crew process"),
+                           (["--role", "manager"], "needs your desk credential"),
+                           (["--role", "manager", "--token", tokens["alice"]], "engineering credential"),
+                           (["--role", "manager", "--token", "dke_forged"], "unknown credential")):
+        assert main(["desk", "crew", "run", *args]) != 0, args
+        err = capsys.readouterr().err
+        assert expected in err and "error:" in err and "Traceback" not in err, (args, err)

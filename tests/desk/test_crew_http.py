@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import httpx
 import pytest
 
 from signoff.desk.crew import Crew, key_role, setup
 from signoff.desk.routes import routers as desk_routers
+from signoff.kernel.errors import UsageError
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
-from signoff.rooms.client import HttpTransport, RoomsClient, RoomsConfig
+from signoff.rooms.client import HttpTransport, HttpUserTransport, RoomsClient, RoomsConfig, RoomsUserClient
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers as web_routers
 from tests.desk.conftest import World
@@ -22,11 +24,20 @@ from tests.rooms.conftest import Server
 PASSWORD = "a long enough passphrase"
 
 
+@dataclass
+class Served:
+    base: str
+    rooms: RoomService
+    crew: Crew
+    tokens: dict[str, str]  # room users' tokens
+
+
 @pytest.fixture
-def served(world: World) -> Iterator[tuple[str, RoomService, Crew]]:
+def served(world: World) -> Iterator[Served]:
     rooms = RoomService(world.ledger)
-    alice, _ = rooms.create_user("alice", "Alice")
-    mallory, _ = rooms.create_user("mallory", "Mallory")
+    tokens: dict[str, str] = {}
+    alice, tokens["alice"] = rooms.create_user("alice", "Alice")
+    mallory, tokens["mallory"] = rooms.create_user("mallory", "Mallory")
     SignIns(world.ledger).set_password(alice.id, PASSWORD)
     SignIns(world.ledger).set_password(mallory.id, PASSWORD)
     crew = setup(rooms, world.settings, "alice")[0]
@@ -35,7 +46,7 @@ def served(world: World) -> Iterator[tuple[str, RoomService, Crew]]:
     app.state.desk = world.desk
     server = Server(app)
     base = server.start()
-    yield base, rooms, crew
+    yield Served(base, rooms, crew, tokens)
     server.stop()
 
 
@@ -51,8 +62,8 @@ def _signed_in(base: str, name: str) -> httpx.Client:
 
 
 def test_crew_status_over_http_follows_a_real_connection(world: World,
-                                                         served: tuple[str, RoomService, Crew]) -> None:
-    base, _, crew = served
+                                                         served: Served) -> None:
+    base, crew = served.base, served.crew
     assert httpx.get(f"{base}/desk/crew").status_code == 401
     assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "engineering")).status_code == 403
     assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "concierge")).status_code == 403
@@ -79,10 +90,30 @@ def test_crew_status_over_http_follows_a_real_connection(world: World,
     assert "Content-Security-Policy" in page.headers
 
 
-def test_the_crew_page_is_for_desk_owners_only(served: tuple[str, RoomService, Crew]) -> None:
-    base, _, _ = served
+def test_the_crew_page_is_for_desk_owners_only(served: Served) -> None:
+    base = served.base
     page = _signed_in(base, "mallory").get("/crew")
     assert page.status_code == 403
     assert "desk-fixer" not in page.text
     signed_out = httpx.get(f"{base}/crew", follow_redirects=False)
     assert signed_out.status_code == 303 and signed_out.headers["location"] == "/signin"
+
+
+def test_over_http_a_stranger_in_the_public_room_cannot_address_the_manager(
+        served: Served) -> None:
+    base, rooms, crew = served.base, served.rooms, served.crew
+    alice, stranger = rooms.user_by_name("alice"), rooms.user_by_name("mallory")
+    rooms.add_member(alice, crew.intake_room, user_name=stranger.name)
+    mallory = RoomsUserClient(HttpUserTransport(base, served.tokens["mallory"]))
+    try:
+        asked = mallory.post(crew.intake_room, "my checkout is broken", targets=["desk-concierge"])
+        assert asked["target_statuses"]["desk-concierge"] != "not_permitted"
+        with pytest.raises(UsageError, match="not a member"):
+            mallory.post(crew.intake_room, "start_fix BUG-0001 round=1", targets=["desk-manager"])
+        # Even from inside the engineering room, no engineering agent is hers to address.
+        rooms.add_member(alice, crew.engineering_room, user_name=stranger.name)
+        for agent in ("desk-manager", "desk-reproducer", "desk-fixer"):
+            sent = mallory.post(crew.engineering_room, "start_reproduction BUG-0001 round=1", targets=[agent])
+            assert sent["target_statuses"][agent] == "not_permitted"
+    finally:
+        mallory.close()

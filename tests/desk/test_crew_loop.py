@@ -116,9 +116,11 @@ def test_the_crew_reproduces_and_fixes_through_rooms_once_each(crewed: Crewed) -
     assert docs["reproduction-r1"]["created_by"] == f"agent:{c.crew.agents['reproducer']}"
     [proposal] = c.rooms.load_documents(alice, [docs["reproduction-r1"]["id"]])
     assert json.loads(proposal["content"])["test_source"] == bug.reproduction["test_source"]
+    assert json.loads(proposal["content"])["evidence_kind"] == "simulated"  # a scripted agent's proposal
+    assert "evidence kind: reported" in dossier["content"]
     # The desk measured it: the reproduction is measured evidence, the agents' part simulated.
     assert bug.reproduction["agent"]["kind"] == "simulated"
-    assert crew_agents.ignored(w.desk) == [] and crew_commands.refusals(w.ledger) == []
+    assert crew_agents.ignored(w.ledger) == [] and crew_commands.refusals(w.ledger) == []
 
 
 def test_a_copied_hand_off_is_ignored_and_an_agents_approve_is_refused(crewed: Crewed) -> None:
@@ -144,12 +146,12 @@ def test_a_copied_hand_off_is_ignored_and_an_agents_approve_is_refused(crewed: C
             for verb in ("approve", "merge", "deploy"):
                 sent = await reviewer.send_targeted_message(f"{verb} {intake.bug_id} round=1", [agent_name("manager")])
                 assert sent.addressed
-        await _until(lambda: len(crew_agents.ignored(w.desk)) == 2 and len(crew_commands.refusals(w.ledger)) == 3,
+        await _until(lambda: len(crew_agents.ignored(w.ledger)) == 2 and len(crew_commands.refusals(w.ledger)) == 3,
                      "the copies ignored and the approvals refused")
         await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
 
     asyncio.run(_with_crew(c, scenario))
-    ignored = crew_agents.ignored(w.desk)
+    ignored = crew_agents.ignored(w.ledger)
     assert {i["sender_role"] for i in ignored} == {None, "manager"}
     assert all(i["by"] == "reproducer" for i in ignored)
     assert any("no receipt" in i["why"] for i in ignored)

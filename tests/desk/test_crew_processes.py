@@ -4,8 +4,11 @@ lose no work and repeat none; the server's crew status shows a killed member as 
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import signal
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,11 +18,13 @@ import httpx
 import pytest
 
 from signoff.desk import crew_commands
-from signoff.desk.crew import Crew, setup
+from signoff.desk.crew import Crew, key_role, setup
+from signoff.desk.crew_agents import IGNORED
 from signoff.desk.local import init_local
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
+from signoff.rooms.client import HttpTransport, HttpUserTransport, RoomsClient, RoomsConfig, RoomsUserClient
 from tests.conftest import wait_for
 from tests.desk.conftest import COUPON
 from tests.support.net import free_port
@@ -33,6 +38,7 @@ class Desk:
     url: str
     env: dict[str, str]
     tokens: dict[str, str]
+    owner_token: str  # alice's rooms token
     crew: Crew
     server: Process
     members: dict[str, Process]
@@ -68,14 +74,24 @@ class Desk:
             return None
         return str(r.json()["summary"]["state"]) if r.status_code == 200 else None
 
+    def recorded(self, case: str) -> list[dict[str, Any]]:
+        ledger = Ledger.from_url(self.db)
+        try:
+            return [dict(e.payload) for e in ledger.read(case)]
+        finally:
+            ledger.close()
+
     def commands(self) -> list[str]:
-        """Every crew command posted in the engineering room, read from the ledger itself."""
+        """Every crew command the running members posted in the engineering room, and the bug's
+    reproduction events, read from the ledger itself."""
         ledger = Ledger.from_url(self.db)
         try:
             rooms = RoomService(ledger)
             alice = rooms.user_by_name("alice")
+            members = {self.crew.senders[r] for r in ("manager", "reproducer", "fixer")}
             bodies = [crew_commands.strip_mentions(m["body"])
-                      for m in rooms.read_messages(alice, self.crew.engineering_room, 0, 1000)]
+                      for m in rooms.read_messages(alice, self.crew.engineering_room, 0, 1000)
+                      if m["sender"] in members]
             events = [e.type for e in ledger.read("desk/bug/BUG-0001")]
         finally:
             ledger.close()
@@ -91,13 +107,14 @@ def desk(tmp_path: Path, sandbox_ok: None) -> Iterator[Desk]:
     ledger = Ledger.open(settings)
     tokens = init_local(settings, ledger).tokens
     rooms = RoomService(ledger)
-    rooms.create_user("alice", "Alice")
+    _, owner_token = rooms.create_user("alice", "Alice")
     crew = setup(rooms, settings, "alice")[0]
     ledger.close()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
     env |= {"SIGNOFF_HOME": str(home), "SIGNOFF_DB": db,
             "SIGNOFF_REPAIR_ENV_CACHE": os.environ["SIGNOFF_REPAIR_ENV_CACHE"]}
-    d = Desk(home, db, f"http://127.0.0.1:{free_port()}", env, tokens, crew, None, {})  # type: ignore[arg-type]
+    d = Desk(home, db, f"http://127.0.0.1:{free_port()}", env, tokens, owner_token, crew,
+             None, {})  # type: ignore[arg-type]
     d.start_server()
     try:
         yield d
@@ -107,10 +124,19 @@ def desk(tmp_path: Path, sandbox_ok: None) -> Iterator[Desk]:
         d.server.stop()
 
 
-def _wait(check: Any, what: str, d: Desk, timeout: float = 120) -> None:
+async def _approve_as_reviewer(d: Desk) -> None:
+    key = RoomsConfig.from_settings(Settings.load(home=d.home, db_url=d.db, env={})).key(key_role("reviewer"))
+    async with RoomsClient(HttpTransport(d.url, key["agent_id"], key["api_key"]), heartbeat_interval=3600) as c:
+        await c.connect_to_room(d.crew.engineering_room)
+        sent = await c.send_targeted_message("approve BUG-0001 round=1", ["desk-manager"])
+        assert sent.addressed
+
+
+def _wait(check: Any, what: str, d: Desk, timeout: float = 300) -> None:
     assert wait_for(check, timeout=timeout), f"{what}: crew {d.states()}, bug {d.bug_state()}, {d.commands()}"
 
 
+@pytest.mark.timeout(900)  # several sandboxed runs in child processes on a loaded machine
 def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -> None:
     d = desk
     d.start("manager")
@@ -118,12 +144,26 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
     _wait(lambda: d.states().get("manager") == "connected" and d.states().get("fixer") == "connected",
           "manager and fixer connected", d)
     assert d.states()["reproducer"] == "not running"
+    # The CLI asks the server for the same view.
+    shown = subprocess.run(signoff("desk", "crew", "--url", d.url, "--json"), capture_output=True, text=True,
+                           env={**d.env, "SIGNOFF_DESK_TOKEN": d.tokens["alice"]}, timeout=60, check=True)
+    by_role = {r["role"]: r["state"] for r in json.loads(shown.stdout)["roles"]}
+    assert by_role["manager"] == "connected" and by_role["reproducer"] == "not running"
 
     # A report arrives while the reproducer is down: the hand-off waits for it in the room.
     report = httpx.post(f"{d.url}/desk/reports", json=COUPON, timeout=30).json()
     _wait(lambda: "start_reproduction BUG-0001 round=1" in d.commands(), "the hand-off", d)
     d.start("reproducer")
     _wait(lambda: d.bug_state() == "awaiting_reporter", "the reproduction", d)
+
+    # The owner pastes the manager's hand-off; the reviewer agent tries to approve: over HTTP, the
+    # copy is ignored and the approval refused, both recorded.
+    owner = RoomsUserClient(HttpUserTransport(d.url, d.owner_token))
+    owner.post(d.crew.engineering_room, "start_reproduction BUG-0001 round=1", targets=["desk-reproducer"])
+    owner.close()
+    asyncio.run(_approve_as_reviewer(d))
+    _wait(lambda: len(d.recorded(IGNORED)) == 1 and len(d.recorded(crew_commands.REFUSALS)) == 1,
+          "the copy ignored and the approval refused", d)
 
     # The reproducer is killed: the server's view says so (its stream closed, its beats stop).
     d.kill("reproducer")
@@ -138,7 +178,7 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
     _wait(lambda: "start_fix BUG-0001 round=1" in d.commands(), "the fix hand-off", d)
     d.kill("manager")
     d.start("manager")
-    _wait(lambda: d.bug_state() == "in_review", "the draft", d, timeout=180)
+    _wait(lambda: d.bug_state() == "in_review", "the draft", d)
 
     # Every step happened exactly once.
     assert d.commands() == ["start_reproduction BUG-0001 round=1", "propose_reproduction BUG-0001 round=1",

@@ -125,3 +125,58 @@ def test_watch_and_run_drive_a_room_case(home: Path, coupon: FixtureRepo, tmp_pa
     bad.write_text('name = "x"\nsurprise = 1\n')
     assert main(["repair", "watch", "--room", room.id, "--contract", str(bad), "--operator", "alice"]) == 2
     assert "surprise" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["nobody"], "unknown repair agent"),
+    (["verifier", "--decisions", "maybe"], "unknown decision mode"),
+    (["verifier"], "no room is watched yet"),  # and no --room
+    (["verifier", "--room", "no-such-room"], "no room no-such-room"),
+    (["fixer", "--fixer", "ghost", "--room", "x"], "no agent named 'ghost'"),
+])
+def test_repair_agent_refuses_bad_input_clearly_and_writes_nothing(
+        home: Path, args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.kernel.settings import Settings
+    from signoff.ledger import Ledger
+    from signoff.rooms import RoomService
+    from signoff.rooms.client import agent_case
+
+    ledger = Ledger.open(Settings.load())
+    rooms = RoomService(ledger)
+    alice, _ = rooms.create_user("alice")
+    verifier, _ = rooms.create_agent(alice, "verifier")
+    rooms.create_agent(alice, "fixer")
+    before = ledger.count_events()
+    assert main(["repair", "agent", *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+    assert "fix:" in err
+    assert ledger.read(agent_case(verifier.id)) == [] and ledger.count_events() == before
+    ledger.close()
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--room", "no-such-room", "--operator", "alice"], "no room no-such-room"),
+    (["--operator", "nobody"], "no user named 'nobody'"),
+    (["--operator", "alice", "--verifier", "ghost"], "no agent named 'ghost'"),
+])
+def test_repair_watch_refuses_an_unknown_room_person_or_agent_and_links_nothing(
+        home: Path, tmp_path: Path, args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.kernel.settings import Settings
+    from signoff.ledger import Ledger
+    from signoff.rooms import RoomService
+
+    ledger = Ledger.open(Settings.load())
+    rooms = RoomService(ledger)
+    alice, _ = rooms.create_user("alice")
+    rooms.create_agent(alice, "verifier")
+    room = rooms.create_room(alice, "coupon", agent_names=["verifier"], user_names=["alice"])
+    contract = tmp_path / "contract.toml"
+    contract.write_text('name = "coupon"\nbehaviour = "b"\nrepo = "."\nbase = "main"\nharness = "."\n'
+                        'expect = "test_coupon.py::test_once"\n')
+    argv = ["repair", "watch", "--contract", str(contract), *args]
+    assert main(argv if "--room" in args else [*argv, "--room", room.id]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "fix:" in err and "Traceback" not in err
+    assert ledger.case_ids("repair.room.") == []
+    ledger.close()

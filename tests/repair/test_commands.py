@@ -11,6 +11,7 @@ from signoff.repair.case import CaseState, Contract
 from signoff.repair.commands import (
     DefectReport,
     OperatorCommand,
+    card_command,
     decide,
     message_key,
     next_step,
@@ -152,3 +153,56 @@ def test_any_other_base_run_blocks_the_case_and_says_why(summary: Summary, reaso
     assert [e.type for e in events] == ["repair.blocked"] and events[0].payload["reason"] == why
     assert [j.topic for j in jobs] == ["repair.say"]  # no hand-off: no fix is requested
     assert f"({why}). No fix will be requested." in jobs[0].payload["text"]
+
+
+CARD = "repair-card:coupon-01:contract"
+
+
+def _with_card(state: str = "CONTRACT_PROPOSED", stage: str = "contract",
+               verbs: dict[str, str] | None = None) -> CaseState:
+    request_id = f"repair-card:coupon-01:{stage}"
+    return _case(state, cards={request_id: {"stage": stage, "verbs": verbs or {"approve": "approve"}}})
+
+
+def _answer(**changes: object) -> dict[str, object]:
+    return {"request_id": CARD, "room_id": "room-1", "outcome": "accepted", "option_id": "approve",
+            "responder": OPERATOR, "allowed": True, **changes}
+
+
+def test_with_a_card_asked_a_typed_command_no_longer_decides() -> None:
+    why = _refused(*decide(_with_card(), _command(), VERIFIER))
+    assert "approval card" in why and CARD in why
+    review = _with_card("AWAITING_REVIEW", "review", {"accept": "accept", "reject": "reject"})
+    assert "approval card" in _refused(*decide(review, _command("reject"), VERIFIER))
+    # Without a card the typed command still decides (the fallback where a server has no cards).
+    events, _ = decide(_case(), _command(), VERIFIER)
+    assert [e.type for e in events] == ["repair.approved"]
+
+
+def test_the_operator_answer_on_the_card_approves_by_the_same_rules() -> None:
+    st = _with_card()
+    command = card_command(st, _answer())
+    assert command is not None and (command.verb, command.via, command.sender) == ("approve", "card", OPERATOR)
+    events, _ = decide(st, replace(command, harness_digest=DIGEST), VERIFIER)
+    assert [e.type for e in events] == ["repair.approved"] and events[0].payload["message_id"] == f"card:{CARD}"
+    # The rules still hold on a card: a changed harness refuses it.
+    assert "harness changed" in _refused(*decide(st, replace(command, harness_digest="c" * 64), VERIFIER))
+
+
+@pytest.mark.parametrize("changes", [
+    {"allowed": False, "outcome": "discarded", "responder": "user:mallory"},  # not a responder
+    {"outcome": "expired", "option_id": None, "responder": None, "allowed": None},
+    {"request_id": "repair-card:coupon-01:review"},  # a card this case never asked
+    {"option_id": "reject"},  # an option the card does not have
+    {"responder": None},
+])
+def test_anything_but_an_allowed_answer_on_our_card_is_no_command(changes: dict[str, object]) -> None:
+    assert card_command(_with_card(), _answer(**changes)) is None
+
+
+def test_a_card_answered_by_someone_else_is_refused_by_sender() -> None:
+    # The server admits only named responders; if it did not, the sender rule would still refuse.
+    command = card_command(_with_card(), _answer(responder="user:mallory"))
+    assert command is not None
+    assert "only the linked operator" in _refused(*decide(_with_card(), replace(command, harness_digest=DIGEST),
+                                                          VERIFIER))

@@ -80,10 +80,15 @@ def test_full_flow_to_accepted_with_refusals(any_db_settings: Settings, coupon: 
     assert any("only the exact command" in b for b in said)
     assert any("only in its case room" in b for b in _bodies(r, r.other_room_id))
 
-    r.say(r.operator, f"@{v} approve {case_id}")
+    approved = r.say(r.operator, f"@{v} approve {case_id}")
     r.run()
     st = r.workflow.case(case_id)
     assert st.state == "AWAITING_REVIEW"
+    # Each hand-off records who asked for it and from which message; the retry, why.
+    first, retry = st.handoffs[1], st.handoffs[2]
+    assert (first["asked_by"], first["from_message"], first["reason"]) == (r.operator.sender, approved, "approved")
+    assert (retry["asked_by"], retry["from_message"]) == (r.verifier.sender, first["receipt"]["message_id"])
+    assert retry["reason"].startswith("attempt 1 refused:") and "tests/test_cart.py" in retry["reason"]
     assert st.history == ["REPORTED", "CONTRACT_PROPOSED", "APPROVED", "REPRODUCED", "FIX_REQUESTED",
                           "FIX_REQUESTED", "CANDIDATE", "VERIFIED", "AWAITING_REVIEW"]
     # Attempt 1 was the test edit to expect 8100: refused by the agents layer, never applied.
@@ -272,3 +277,48 @@ def test_an_operator_bound_by_sender_id_is_named_from_the_watch(settings: Settin
     r.run()
     assert r.workflow.case(case.case_id).state == "CONTRACT_PROPOSED"
     assert any("only the linked operator" in b for b in _bodies(r, room.id))
+
+
+def test_a_fixer_that_sees_its_hand_off_before_the_verifier_recorded_it_waits_for_the_record(
+        settings: Settings, coupon: FixtureRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As separate processes the fixer can be handed the message between the server's answer to
+    the verifier and the verifier's record of that receipt: it waits for the record, then acts."""
+    import threading
+
+    from signoff.repair.fixer import FixerWorker
+    from signoff.repair.setup import agent_rooms
+
+    r = _room(settings, coupon)
+    case_id = _report(r)
+    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    fixer = FixerWorker(r.workflow.ledger, agent_rooms(r.rooms, r.fixer_agent), settings, 2, receipt_wait=60)
+    waiting = threading.Event()
+    original_wait = FixerWorker._await_receipt
+
+    def noting_wait(self: FixerWorker, st, attempt):  # type: ignore[no-untyped-def]
+        waiting.set()  # it read the case, and the receipt was not there
+        return original_wait(self, st, attempt)
+
+    monkeypatch.setattr(FixerWorker, "_await_receipt", noting_wait)
+    delivered: list[threading.Thread] = []
+    original_post = RepairJobs.post
+
+    def post_then_deliver(self: RepairJobs, room_id: str, text: str, marker: str, targets: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+        receipt = original_post(self, room_id, text, marker, targets)
+        if targets and not delivered:  # the first hand-off: the fixer sees it before it is recorded
+            [env] = [e for e in r.rooms.agent_events(r.fixer_agent.id, 0)
+                     if (e.get("payload") or {}).get("message_id") == receipt.message_id]
+            delivered.append(threading.Thread(target=fixer.on_message, args=(env,)))
+            delivered[0].start()
+            assert waiting.wait(60)
+        return receipt
+
+    monkeypatch.setattr(RepairJobs, "post", post_then_deliver)
+    for _ in range(20):
+        r.workflow.poll()
+        if 1 in r.workflow.case(case_id).handoffs:
+            break
+    delivered[0].join(120)
+    st = r.workflow.case(case_id)
+    assert r.workflow.ledger.read(f"repair.fixer.{r.fixer_agent.id}") == []  # not refused
+    assert 1 in st.failures or 1 in st.proposals  # acted on

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, agent_case, event_key, ref_tag
 from tests.rooms.conftest import World
 
@@ -234,6 +234,8 @@ def test_bad_use_is_refused_clearly(world: World) -> None:
         _loop(world, Recorder(), [])
 
     async def scenario() -> None:
+        with pytest.raises(NotFoundError):
+            await _loop(world, Recorder(), ["not-a-room"]).start()  # at once, not a stream that never opens
         async with _loop(world, Recorder()) as agent:
             with pytest.raises(UsageError):
                 await agent.send("not-a-room-of-ours", "hi")
@@ -249,3 +251,14 @@ def test_the_same_message_has_one_key_whoever_it_is_delivered_to() -> None:
     card = {"type": "approval_outcome", "room_id": "r", "payload": {"request_id": "q", "addressed": True}}
     assert event_key(card) == event_key({**card, "payload": {"request_id": "q", "addressed": False}})
     assert event_key(card) != event_key({**card, "payload": {"request_id": "q2"}})
+
+
+def test_records_from_several_threads_of_one_loop_never_conflict(world: World) -> None:
+    # A handler's record and a job's send are written from different worker threads at once.
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = AgentStore(world.service.ledger, agent_case(world.reviewer.id))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(store.begin_send, [f"k{i}" for i in range(40)]))
+    assert store.state.sending == {f"k{i}" for i in range(40)}
+    assert AgentStore(world.service.ledger, agent_case(world.reviewer.id)).state.sending == store.state.sending

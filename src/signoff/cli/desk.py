@@ -294,6 +294,8 @@ def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
         console.print(f"policy drift: {d}")
     for r in out["refusals"]:
         console.print(f"refused: {r['sender_role'] or r['sender']} sent {r['text']!r}: {r['why']}")
+    for i in out.get("ignored", []):
+        console.print(f"ignored by {i['by']}: {i['command']!r}: {i['why']}")
 
 
 def _server_crew(url: str, token: str | None) -> Any:

@@ -166,6 +166,9 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
     data = {"case_id": c.case_id, "state": c.state, "history": c.history, "base": c.base,
             "harness_digest": c.harness_digest, "contract": c.contract.as_json(),
             "failed_attempts": {str(k): v for k, v in c.failures.items()},
+            "requests": {str(k): {"asked_by": v.get("asked_by"), "from_message": v.get("from_message"),
+                                  "reason": v.get("reason"), "message_id": v["receipt"]["message_id"]}
+                         for k, v in c.handoffs.items()},
             "candidates": {str(k): v for k, v in c.candidates.items()},
             "verdicts": {str(k): {"verdict": v["verdict"], "fingerprint": v["fingerprint"], "evidence": v["evidence"],
                                   "reasons": [r["code"] for r in v["reasons"]]} for k, v in c.verdicts.items()}}
@@ -173,6 +176,9 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
         print_json(data)
         return
     console.print(f"{c.case_id}: {c.state}  ({' -> '.join(c.history)})", highlight=False)
+    for k, v in c.handoffs.items():
+        console.print(f"  attempt {k}: asked by {v.get('asked_by')} from message {v.get('from_message')} "
+                      f"({v.get('reason')})", highlight=False)
     for k, reason_text in c.failures.items():
         console.print(f"  attempt {k}: proposal refused: {reason_text}", highlight=False)
     for k, v in c.verdicts.items():
@@ -208,17 +214,25 @@ def watch_cmd(
     operator: Annotated[str, typer.Option("--operator", help="The person whose commands count: a user of the "
                                                               "embedded server, or a name under [rooms.people].")],
     verifier: Annotated[str, typer.Option("--verifier", help=_ROLE_HELP.format("verifier"))] = "verifier",
-    fixer: Annotated[str, typer.Option("--fixer", help=_ROLE_HELP.format("fixer"))] = "fixer",
 ) -> None:
     """Link a room to a contract and an operator: reports there open repair cases."""
+    import asyncio
+
+    from signoff.ledger import Ledger
     from signoff.repair import Contract
+    from signoff.repair.workflow import watch_room
     from signoff.rooms.client import RoomsConfig
 
     c = Contract.load(contract)
-    ledger, workflow, _ = _agents(verifier, fixer)
+    config = RoomsConfig.from_settings(settings())
+    ledger = Ledger.open(settings())
     try:
-        workflow.rooms.describe(room)  # NotFoundError unless the verifier is in that room
-        workflow.watch(room, c, RoomsConfig.from_settings(settings()).person(operator, ledger))
+        person = config.person(operator, ledger)
+        # One call that needs no connection (so any server, a Switch core too): NotFoundError
+        # unless the verifier is in that room.
+        transport = config.stream_transport(verifier, ledger)
+        asyncio.run(transport.call("get_room_detail", {"room_id": room}, None))
+        watch_room(ledger, room, c, person, config.agent_name(verifier))
     finally:
         ledger.close()
     console.print(f"watching room {room} with contract {c.name} for operator {operator}", highlight=False)
@@ -256,3 +270,61 @@ def run_cmd(
         ledger.close()
     for c in workflow.cases():
         console.print(f"{c.case_id:<16} {c.state}", highlight=False)
+
+
+@app.command("agent")
+def agent_cmd(
+    role: Annotated[str, typer.Argument(help="verifier or fixer.")],
+    room: Annotated[list[str] | None, typer.Option("--room", help="A room to work in (repeat; default: every "
+                                                                  "watched room).")] = None,
+    verifier: Annotated[str, typer.Option("--verifier", help=_ROLE_HELP.format("verifier"))] = "verifier",
+    fixer: Annotated[str, typer.Option("--fixer", help=_ROLE_HELP.format("fixer"))] = "fixer",
+    script: Annotated[str | None, typer.Option("--script", help="Scripted fixer to use (default: the "
+                                                                "contract's).")] = None,
+    decisions: Annotated[str, typer.Option("--decisions", help="auto: people decide on approval cards where the "
+                                           "server has them, else by addressed commands; command: always "
+                                           "addressed commands.")] = "auto",
+) -> None:
+    """Run the verifier or the fixer as its own agent process over the agent protocol, until stopped
+    (SIGTERM or Ctrl-C). It keeps a durable cursor and inbox: kill it at any point and start it
+    again, and nothing is lost or done twice."""
+    import asyncio
+    import sys
+
+    import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
+    from signoff.ledger import Ledger
+    from signoff.repair.agent_process import run_fixer, run_verifier, watched_rooms
+    from signoff.rooms.client import RoomsConfig
+
+    if role not in ("verifier", "fixer"):
+        raise UsageError(f"unknown repair agent {role!r}", "run `signoff repair agent verifier` or `... fixer`")
+    if decisions not in ("auto", "command"):
+        raise UsageError(f"unknown decision mode {decisions!r}", "use --decisions auto or --decisions command")
+    s = settings()
+    config = RoomsConfig.from_settings(s)
+    ledger = Ledger.open(s)
+    try:
+        rooms = list(room or []) or watched_rooms(ledger)
+        me = verifier if role == "verifier" else fixer
+        transport = config.stream_transport(me, ledger)
+        name = config.agent_name(me)
+        also = []
+        if config.embedded:
+            from signoff.rooms.app import housekeeping
+            from signoff.rooms.client import embedded_rooms
+
+            # Other processes (the other agent, people) write the embedded server's database:
+            # pick up their events every second, as `signoff serve` does.
+            also.append(lambda: housekeeping(embedded_rooms(ledger), 1.0))
+
+        def ready() -> None:
+            console.print(f"repair {role} {name} ready in {len(rooms)} room(s)", highlight=False)
+            sys.stdout.flush()  # whoever started the process waits for this line
+
+        if role == "verifier":
+            asyncio.run(run_verifier(transport, ledger, s, name, config.agent_name(fixer), rooms, ready, also,
+                                     decisions))
+        else:
+            asyncio.run(run_fixer(transport, ledger, s, name, rooms, script, ready=ready, also=also))
+    finally:
+        ledger.close()

@@ -30,7 +30,8 @@ def room_name(bug_id: str) -> str:
 def dossier_text(dossier: dict[str, Any]) -> str:
     """The document's content, from the desk's engineering view of the bug (`Desk.dossier`)."""
     parts = [HEADER, "", f"bug: {dossier['bug_id']} (round {dossier['round']})",
-             f"component: {dossier['component']}", ""]
+             f"component: {dossier['component']}",
+             "evidence kind: reported (the reporters' words after the airlock; nothing here was measured)", ""]
     for index, text in enumerate(dossier["dossiers"], 1):
         parts += [f"--- report {index} ({HEADER}) ---", text, ""]
     return "\n".join(parts).rstrip() + "\n"

@@ -49,7 +49,7 @@ from signoff.desk.engineering import (
 )
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import RefusedError, SignoffError
-from signoff.ledger import Job, NewEvent, Outbox, Worker
+from signoff.ledger import Job, Ledger, NewEvent, Outbox, Worker
 from signoff.rooms.client import AgentLoop, AgentStore, RoomsClient, Transport, agent_case
 from signoff.rooms.receipts import Receipt, handoff_matches
 
@@ -86,9 +86,9 @@ async def await_receipt(desk: Desk, crew: Crew, role: str, env: dict[str, Any],
         await asyncio.sleep(0.05)
 
 
-def ignored(desk: Desk) -> list[dict[str, Any]]:
+def ignored(ledger: Ledger) -> list[dict[str, Any]]:
     """Commands a crew member ignored (wrong sender, no matching receipt), newest last."""
-    return [dict(e.payload) for e in desk.ledger.read(IGNORED)]
+    return [dict(e.payload) for e in ledger.read(IGNORED)]
 
 
 @dataclass
@@ -203,15 +203,16 @@ class Member:
         except ProposalRejected as exc:
             raise RefusedError(f"the reproducer's proposal was rejected: {exc.message}",
                                "an owner resumes the bug or asks again") from exc
-        await self._answer(command, env, "propose_reproduction", result)
+        await self._answer(command, env, "propose_reproduction", result | {"evidence_kind": result["agent"]["kind"]})
 
     async def _fix(self, command: Command, env: dict[str, Any]) -> None:
         dossier, order = await self._inputs(command)
         try:
             result = await asyncio.to_thread(propose_fix, self.desk, order, dossier, self.script, "desk-fixer")
         except ProposalRejected as exc:
-            result = {"rejected": exc.message}
-        await self._answer(command, env, "submit_fix", result | {"attempt": order["attempt"]})
+            result = {"rejected": exc.message, "agent": {"kind": "advisory"}}
+        await self._answer(command, env, "submit_fix", result | {"attempt": order["attempt"],
+                                                                "evidence_kind": result["agent"]["kind"]})
 
     # -- manager: answers -----------------------------------------------------------------------
 

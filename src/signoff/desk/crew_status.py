@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signoff.desk.crew import Crew, agent_name, drift, recorded
+from signoff.desk.crew_agents import ignored
 from signoff.desk.crew_commands import refusals
 from signoff.kernel.clock import Clock
 from signoff.ledger import Ledger
@@ -52,11 +53,12 @@ def crew_status(crew: Crew, connections: ConnectionRegistry, clock: Clock,
 
 def crew_view(ledger: Ledger, rooms: RoomService, threshold: float = THRESHOLD) -> dict[str, Any]:
     """What `signoff desk crew`, `GET /desk/crew` and the crew page show: each role's status from
-    this server's connections, the policy drift, and the refused commands."""
+    this server's connections, the policy drift, the refused and the ignored commands."""
     crew = recorded(ledger)
     if crew is None:
-        return {"set_up": False, "threshold_seconds": threshold, "roles": [], "drift": [], "refusals": []}
+        return {"set_up": False, "threshold_seconds": threshold, "roles": [], "drift": [], "refusals": [],
+                "ignored": []}
     return {"set_up": True, "threshold_seconds": threshold, "owner": crew.owner_name,
             "rooms": {"intake": crew.intake_room, "engineering": crew.engineering_room},
             "roles": [s.as_json() for s in crew_status(crew, rooms.connections, rooms.clock, threshold)],
-            "drift": drift(rooms, crew), "refusals": refusals(ledger)}
+            "drift": drift(rooms, crew), "refusals": refusals(ledger), "ignored": ignored(ledger)}

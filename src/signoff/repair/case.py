@@ -96,11 +96,17 @@ class CaseState:
     candidates: dict[int, str] = field(default_factory=dict)
     verdicts: dict[int, dict[str, Any]] = field(default_factory=dict)
     reproduction: dict[str, Any] | None = None
+    approval: dict[str, Any] | None = None  # the approval event: who approved, from which message
+    cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> {stage, verbs}
     history: list[str] = field(default_factory=list)
 
     @property
     def last_verdict(self) -> dict[str, Any] | None:
         return self.verdicts[max(self.verdicts)] if self.verdicts else None
+
+    def card(self, stage: str) -> str | None:
+        """The request id of the approval card asked for `stage` (contract, review), if any."""
+        return next((rid for rid, c in self.cards.items() if c["stage"] == stage), None)
 
     def open_attempt(self, attempt: int) -> bool:
         """The fixer has not acted on this attempt yet."""
@@ -123,6 +129,10 @@ def fold(events: list[Event]) -> CaseState | None:
             st.history.append(st.state)
         if ev.type == "repair.reproduced":
             st.reproduction = p
+        elif ev.type == "repair.approved":
+            st.approval = p
+        elif ev.type == "repair.card_requested":
+            st.cards[str(p["request_id"])] = {"stage": p["stage"], "verbs": dict(p["verbs"])}
         elif ev.type == "repair.fix_requested":
             st.attempt = int(p["attempt"])
             st.handoffs[int(p["attempt"])] = p

@@ -37,6 +37,7 @@ class OperatorCommand:
     room_id: str
     sender: str  # the server-recorded sender id
     harness_digest: str = ""  # the harness as read when an exact approval arrived
+    via: str = "message"  # "message" (an addressed command) or "card" (an approval card's answer)
 
     @property
     def key(self) -> str:
@@ -57,6 +58,27 @@ def parse_command(body: str, verifier_name: str) -> tuple[str, str, bool] | None
     return verb, case_id, body.strip() == f"@{verifier_name} {verb} {case_id}"
 
 
+def card_request_id(case_id: str, stage: str) -> str:
+    """The approval card of one decision: `stage` is contract (approve) or review (accept/reject)."""
+    return f"repair-card:{case_id}:{stage}"
+
+
+def card_command(st: CaseState, outcome: dict[str, Any]) -> OperatorCommand | None:
+    """The operator's answer on one of the case's cards, as a command; None when it is not one (an
+    unknown card or option, a discarded or expired answer). Who answered is the responder the
+    server authenticated; the rules then apply exactly as to a typed command."""
+    request_id = str(outcome.get("request_id") or "")
+    card = st.cards.get(request_id)
+    if card is None or outcome.get("allowed") is not True or outcome.get("outcome") not in ("accepted", "declined"):
+        return None
+    verb = card["verbs"].get(str(outcome.get("option_id")))
+    responder = outcome.get("responder")
+    if verb is None or not isinstance(responder, str):
+        return None
+    return OperatorCommand(verb, st.case_id, True, f"card:{request_id}", str(outcome.get("room_id")), responder,
+                           via="card")
+
+
 def say(room_id: str, text: str, key: str) -> NewJob:
     """The job that posts `text` in the room once (the marker makes a redelivery find the first post)."""
     return NewJob(f"say:{key}", "repair.say", {"room_id": room_id, "text": text, "marker": key})
@@ -74,6 +96,10 @@ def refusal(st: CaseState, command: OperatorCommand, verifier_name: str) -> str 
         return f"{verb} refused: commands for {case_id} count only in its case room."
     if command.sender != st.operator:
         return f"{verb} refused: only the linked operator can {verb} {case_id}."
+    stage = "contract" if verb == "approve" else "review"
+    card = st.card(stage)
+    if command.via == "message" and card is not None:
+        return f"{verb} refused: {case_id} is decided on its approval card ({card}), not by a message."
     if not command.exact:
         return (f"{verb} refused: only the exact command `@{verifier_name} {verb} {case_id}` counts; "
                 "a quoted or embedded command does not.")

@@ -8,6 +8,7 @@ it, asks `signoff.agents` for full-file replacements of the allowed paths, and r
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from signoff import git
 from signoff.kernel.errors import NotFoundError, SignoffError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent, NewJob
-from signoff.repair.case import CaseState, case_key, read_case, record
+from signoff.repair.case import FINAL, CaseState, case_key, read_case, record
 from signoff.repair.commands import next_step, say
 from signoff.repair.rooms import RepairRooms
 from signoff.rooms import handoff_matches
@@ -27,9 +28,12 @@ class FixerWorker:
     """Reads the fixer agent's room deliveries and answers the verifier's hand-offs."""
 
     def __init__(self, ledger: Ledger, rooms: RepairRooms, settings: Settings, max_attempts: int,
-                 script: str | None = None) -> None:
+                 script: str | None = None, receipt_wait: float = 0.0) -> None:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
         self.max_attempts, self.script = max_attempts, script
+        # As its own process the fixer can see a hand-off before the verifier has recorded its
+        # receipt (it records it right after the server answers): wait this long for it.
+        self.receipt_wait = receipt_wait
 
     def poll(self) -> int:
         done = 0
@@ -48,11 +52,24 @@ class FixerWorker:
             st = read_case(self.ledger, case_id)
         except (ValueError, KeyError, IndexError, TypeError, NotFoundError):
             return None
-        recorded = st.handoffs.get(attempt)
+        recorded = st.handoffs.get(attempt) or self._await_receipt(st, attempt)
         if recorded is None or not handoff_matches(env, recorded["receipt"]) or \
                 command.get("command_id") != recorded["command_id"]:
             return None
         return st, attempt
+
+    def _await_receipt(self, st: CaseState, attempt: int) -> dict[str, Any] | None:
+        """The verifier's record of hand-off `attempt`, once written, while that attempt is the
+        next one the case can ask for; None when it is not, or not within `receipt_wait`."""
+        if st.state in FINAL or attempt != st.attempt + 1 or attempt > self.max_attempts:
+            return None
+        deadline = time.monotonic() + self.receipt_wait
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            found = read_case(self.ledger, st.case_id).handoffs.get(attempt)
+            if found is not None:
+                return found
+        return None
 
     def on_message(self, env: dict[str, Any]) -> None:
         from signoff.agents import ProposalRejected, agent_for

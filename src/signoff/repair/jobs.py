@@ -14,17 +14,33 @@ from typing import Any
 
 from signoff import git
 from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent, NewJob
 from signoff.repair.case import FINAL, CaseState, read_case, record
-from signoff.repair.commands import next_step, reproduction
+from signoff.repair.commands import card_request_id, next_step, reproduction
 from signoff.repair.rooms import RepairRooms
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, verify
 from signoff.rooms import Receipt
 
+CARD_SECONDS = 7 * 24 * 3600.0  # how long an approval card waits for its answer
+
 TOPICS = ("repair.say", "repair.present", "repair.reproduce", "repair.handoff", "repair.commit",
           "repair.verify", "repair.review")
+
+
+def why_asked(st: CaseState, attempt: int) -> dict[str, Any]:
+    """Who asked for this attempt and from which message: the first, the operator's approval; a
+    retry, the verifier itself, from its hand-off whose attempt failed, and why it failed."""
+    if attempt == 1 or attempt - 1 not in st.handoffs:
+        approval = st.approval or {}
+        return {"asked_by": approval.get("by"), "from_message": approval.get("message_id"), "reason": "approved"}
+    previous = st.handoffs[attempt - 1]["receipt"]
+    failed = st.failures.get(attempt - 1)
+    verdict = (st.verdicts.get(attempt - 1) or {}).get("verdict")
+    reason = f"attempt {attempt - 1} refused: {failed}" if failed else f"attempt {attempt - 1} {verdict}"
+    return {"asked_by": previous["sender"], "from_message": previous["message_id"], "reason": reason}
 
 
 class RepairJobs:
@@ -63,13 +79,16 @@ class RepairJobs:
             f"- regression tests (must keep passing): {', '.join(c.regression) or 'none'}",
             f"- paths the fix may change: {', '.join(c.allow) or 'any'}",
             f"- runner: {c.runner}", "",
-            f"Approve exactly this with `@{self.rooms.name} approve {st.case_id}`.",
+            f"Approve exactly this with `@{self.rooms.name} approve {st.case_id}` (or its approval card, "
+            "where this server has them).",
         ])
         doc_id = self.rooms.documents(st.room_id).get(name) or self.rooms.create_document(
             st.room_id, name, content, "the executable contract of a repair case")
+        card = self._card(st, "contract", f"Approve the repair contract {st.case_id} (harness "
+                                          f"{st.harness_digest[:12]}, base {st.base[:12]})", {"approve": "approve"})
+        how = (f"on the approval card {card}" if card else f"with `@{self.rooms.name} approve {st.case_id}`")
         self.post(st.room_id, f"@{p['operator_name']} contract for {st.case_id} is in document '{name}' "
-                              f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it with "
-                              f"`@{self.rooms.name} approve {st.case_id}`.", key)
+                              f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it {how}.", key)
         record(self.ledger, st.case_id, lambda now: True,
                [NewEvent("repair.contract_presented", {"document_id": doc_id})], [], f"repair:done:{key}")
 
@@ -100,8 +119,8 @@ class RepairJobs:
                    "action": "propose_fix", "case_id": st.case_id, "base": st.base, "attempt": attempt}
         receipt = self.post(st.room_id, json.dumps(command, sort_keys=True), key, targets=(self.fixer_name,))
         record(self.ledger, st.case_id, lambda now: attempt not in now.handoffs, [NewEvent("repair.fix_requested", {
-            "attempt": attempt, "command_id": command["command_id"], "receipt": receipt.to_dict()})], [],
-            f"repair:done:{key}")
+            "attempt": attempt, "command_id": command["command_id"], "receipt": receipt.to_dict(),
+            **why_asked(st, attempt)})], [], f"repair:done:{key}")
 
     def on_commit(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
@@ -147,14 +166,37 @@ class RepairJobs:
                 self.rooms.create_document(st.room_id, name,
                                            f"verdict {v['verdict']}\nevidence {v['evidence']}\n\n{v['diff']}",
                                            "verdict, evidence and diff of a repair candidate")
-            action = (f"`@{self.rooms.name} accept {st.case_id}` or `@{self.rooms.name} reject {st.case_id}`"
-                      if v["verdict"] == VERIFIED else f"`@{self.rooms.name} reject {st.case_id}`")
+            verbs = {"accept": "accept", "reject": "reject"} if v["verdict"] == VERIFIED else {"reject": "reject"}
+            card = self._card(st, "review", f"{st.case_id}: {v['verdict']} for candidate {v['candidate'][:12]}",
+                              verbs)
+            action = f"on the approval card {card}" if card else " or ".join(
+                f"`@{self.rooms.name} {verb} {st.case_id}`" for verb in verbs)
             text = (f"@{self._operator_name(st)} {st.case_id}: {v['verdict']} for candidate {v['candidate'][:12]} "
                     f"(fingerprint {v['fingerprint'][:12]}); diff and evidence in document '{name}', "
                     f"evidence file {v['evidence']}. Reply {action}.")
         self.post(st.room_id, text, key)
         record(self.ledger, st.case_id, lambda now: now.state not in ("AWAITING_REVIEW", *FINAL),
                [NewEvent("repair.review_requested", {})], [], f"repair:done:{key}")
+
+    def _card(self, st: CaseState, stage: str, title: str, verbs: dict[str, str]) -> str | None:
+        """Where the server has approval cards, the card for this decision (asked once, recorded on
+        the case, so a typed command no longer decides it); None where decisions are addressed
+        commands, or when the server refuses the card (the command then decides)."""
+        if st.card(stage) is not None:
+            return st.card(stage)
+        if self.rooms.decision_channel != "approval_card":
+            return None
+        request_id = card_request_id(st.case_id, stage)
+        options = [{"id": option, "label": option.capitalize(),
+                    "decision": "decline" if verb == "reject" else "accept"} for option, verb in verbs.items()]
+        try:
+            self.rooms.request_card(st.room_id, request_id, title, options, [self._operator_name(st)],
+                                    self.ledger.clock.now() + CARD_SECONDS)
+        except SignoffError:
+            return None  # e.g. the server knows the operator by another name: the command decides
+        record(self.ledger, st.case_id, lambda now: now.card(stage) is None, [NewEvent("repair.card_requested", {
+            "request_id": request_id, "stage": stage, "verbs": verbs})], [], f"repair:card:{request_id}")
+        return request_id
 
     def _operator_name(self, st: CaseState) -> str:
         # Sender ids are opaque (a Matrix id on Switch): the name comes from the watch, never from

@@ -25,6 +25,9 @@ class RepairRooms(ABC):
 
     name: str  # the agent's name: people address it as `@<name>`
     agent_id: str
+    # How people decide (`Capabilities.decision_channel`): "approval_card" where the server has
+    # cards and this face uses them, else "addressed_command" (a typed, receipt-checked command).
+    decision_channel: str = "addressed_command"
 
     def events(self) -> list[dict[str, Any]]:
         """New events, for a step-by-step driver; none where an `AgentLoop` delivers them."""
@@ -35,16 +38,27 @@ class RepairRooms(ABC):
         """Post `text` (addressed to `targets`) once: a repeat with the same marker returns the first
         post's receipt."""
 
-    @abstractmethod
     def describe(self, room_id: str) -> dict[str, Any]:
         """The room as the server describes it to this agent (NotFoundError: not a room of ours)."""
+        return dict(self.call(room_id, "get_room_detail", room_id=room_id))
 
     def documents(self, room_id: str) -> dict[str, str]:
         """The room's documents: name -> document id."""
         return {str(d["name"]): str(d["id"]) for d in self.describe(room_id).get("documents") or []}
 
+    def create_document(self, room_id: str, name: str, content: str, description: str) -> str:
+        return str(self.call(room_id, "create_room_document", name=name, content=content,
+                             description=description)["document_id"])
+
     @abstractmethod
-    def create_document(self, room_id: str, name: str, content: str, description: str) -> str: ...
+    def call(self, room_id: str, op: str, /, **args: Any) -> Any:
+        """Any other operation, on this agent's connection to `room_id`."""
+
+    def request_card(self, room_id: str, request_id: str, title: str, options: list[dict[str, str]],
+                     responders: list[str], expires_at: float) -> dict[str, Any]:
+        """Ask `responders` to decide on an approval card (idempotent by request id)."""
+        return dict(self.call(room_id, "request_approval", request_id=request_id, title=title, options=options,
+                              expires_at=expires_at, responders=responders))
 
 
 class SyncRepairRooms(RepairRooms):
@@ -62,7 +76,7 @@ class SyncRepairRooms(RepairRooms):
             self._open.add(room_id)
         return conn
 
-    def _call(self, room_id: str, op: str, /, **args: Any) -> Any:
+    def call(self, room_id: str, op: str, /, **args: Any) -> Any:
         return self.client.call(self._conn(room_id), op, args)
 
     def events(self) -> list[dict[str, Any]]:
@@ -84,19 +98,13 @@ class SyncRepairRooms(RepairRooms):
                                msg.get("thread_id"))
         body = f"{text} {tag}"
         if names:
-            result = self._call(room_id, "send_targeted_message", body=body, target_names=names)
+            result = self.call(room_id, "send_targeted_message", body=body, target_names=names)
         else:
-            result = self._call(room_id, "post_message", body=body)
+            result = self.call(room_id, "post_message", body=body)
         return Receipt(str(result["event_id"]), room_id, str(result.get("sender") or self.client.sender),
                        str(result.get("body") or body), bool(result.get("addressed", bool(names))),
                        target_statuses=dict(result.get("target_statuses") or {}), sequence=result.get("sequence"))
 
-    def describe(self, room_id: str) -> dict[str, Any]:
-        return dict(self._call(room_id, "get_room_detail", room_id=room_id))
-
-    def create_document(self, room_id: str, name: str, content: str, description: str) -> str:
-        return str(self._call(room_id, "create_room_document", name=name, content=content,
-                              description=description)["document_id"])
 
 
 class LoopRepairRooms(RepairRooms):
@@ -108,10 +116,5 @@ class LoopRepairRooms(RepairRooms):
     def post(self, room_id: str, text: str, marker: str, targets: Iterable[str] = ()) -> Receipt:
         return self.agent.blocking(self.agent.send(room_id, text, key=marker, targets=list(targets)))
 
-    def describe(self, room_id: str) -> dict[str, Any]:
-        return dict(self.agent.blocking(self.agent.call(room_id, "get_room_detail", room_id=room_id)))
-
-    def create_document(self, room_id: str, name: str, content: str, description: str) -> str:
-        result = self.agent.blocking(self.agent.call(room_id, "create_room_document", name=name, content=content,
-                                                     description=description))
-        return str(result["document_id"])
+    def call(self, room_id: str, op: str, /, **args: Any) -> Any:
+        return self.agent.blocking(self.agent.call(room_id, op, **args))

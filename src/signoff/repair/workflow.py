@@ -36,6 +36,16 @@ from signoff.rooms.client import Person
 __all__ = ["CaseState", "Contract", "FixerWorker", "RepairWorkflow"]
 
 
+def watch_room(ledger: Ledger, room_id: str, contract: Contract, operator: Person, verifier_name: str) -> None:
+    """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count,
+    bound by the sender id the server writes (`Identities`: configured, or the embedded server's
+    directory), never by a name in a message; commands address the agent `verifier_name`."""
+    ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
+        "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
+        "operator_name": operator.name, "verifier_name": verifier_name})],
+        idempotency_key=f"repair:watch:{room_id}:{canonical_digest(contract.as_json())}")
+
+
 class RepairWorkflow:
     """The verifier agent's side: reads its room deliveries, keeps cases, runs the outbox jobs."""
 
@@ -57,13 +67,7 @@ class RepairWorkflow:
     # -- set-up and reading ---------------------------------------------------------------------
 
     def watch(self, room_id: str, contract: Contract, operator: Person) -> None:
-        """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count,
-        bound by the sender id the server writes (`Identities`: configured, or the embedded
-        server's directory), never by a name in a message."""
-        self.ledger.append(f"repair.room.{room_id}", None, [NewEvent("repair.watch", {
-            "room_id": room_id, "contract": contract.as_json(), "operator": operator.sender,
-            "operator_name": operator.name, "verifier_name": self.rooms.name})],
-            idempotency_key=f"repair:watch:{room_id}:{canonical_digest(contract.as_json())}")
+        watch_room(self.ledger, room_id, contract, operator, self.rooms.name)
 
     def _watch(self, room_id: str) -> dict[str, Any] | None:
         events = self.ledger.read(f"repair.room.{room_id}")
@@ -125,6 +129,28 @@ class RepairWorkflow:
         # decided again, never recorded against the old state.
         if verb == "approve" and exact:
             command = replace(command, harness_digest=digest_now(Path(st.contract.harness)))
+        self.ledger.update(case_key(case_id), lambda history: commands.decide(
+            folded(history), command, self.rooms.name), idempotency_key=command.key)
+
+    def on_card(self, env: dict[str, Any]) -> None:
+        """An answer on one of the verifier's approval cards (`approval_outcome`, addressed to the
+        requester): decided by the same rules as the typed command, by the responder the server
+        authenticated. Anything that is not an answer on a card of ours changes nothing."""
+        p = env.get("payload") or {}
+        if env.get("type") != "approval_outcome" or p.get("addressed") is not True \
+                or p.get("requester_agent_id") != self.rooms.agent_id:
+            return
+        request_id = str(p.get("request_id") or "")
+        case_id = request_id.removeprefix("repair-card:").rsplit(":", 1)[0]
+        try:
+            st = self.case(case_id)
+        except NotFoundError:
+            return
+        command = commands.card_command(st, {**p, "room_id": env.get("room_id")})
+        if command is None:
+            return
+        if command.verb == "approve":
+            command = replace(command, harness_digest=self._current_digest(st))
         self.ledger.update(case_key(case_id), lambda history: commands.decide(
             folded(history), command, self.rooms.name), idempotency_key=command.key)
 

@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from signoff.kernel.clock import Clock
-from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, Unauthenticated, UsageError
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import error_body, status_of
 from signoff.ledger import Ledger
@@ -153,7 +153,13 @@ async def agent_events(
                 left = deadline - asyncio.get_running_loop().time()
                 if left <= 0:
                     return Response(status_code=204)
-                await service.notifier.wait(key, seen, left)
+                # A client waiting in a long poll is alive: without this, a wait longer than the
+                # heartbeat TTL lets the sweep kill the connection the poll was meant to keep.
+                try:
+                    service.connections.beat(agent.id, conn.id, cursor)
+                except (NotFoundError, ConflictError):
+                    return Response(status_code=204)
+                await service.notifier.wait(key, seen, min(left, HEARTBEAT_INTERVAL))
         finally:
             await run_in_threadpool(service.connections.detach, conn, opened.token)
 
@@ -392,8 +398,9 @@ def add_registration_key(user: User, service: Svc, body: RegistrationKeyBody | N
 
 # -- the app -------------------------------------------------------------------------------------
 
-async def _housekeeping(service: RoomService, interval: float) -> None:
-    """Evict lapsed connections, expire approval cards, pick up other processes' events."""
+async def housekeeping(service: RoomService, interval: float) -> None:
+    """Evict lapsed connections, expire approval cards, pick up other processes' events (the
+    server runs it; so does any other process that streams from the embedded server)."""
     while True:
         await asyncio.sleep(interval)
         try:
@@ -427,7 +434,7 @@ def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        task = asyncio.create_task(_housekeeping(service, housekeeping_seconds))
+        task = asyncio.create_task(housekeeping(service, housekeeping_seconds))
         try:
             with service.store.fanout():  # on PostgreSQL: other replicas' events, as they commit
                 yield

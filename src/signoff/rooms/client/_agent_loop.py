@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -88,6 +89,9 @@ class AgentStore:
 
     def __init__(self, ledger: Ledger, case: str) -> None:
         self.ledger, self.case = ledger, case
+        # The loop's records come from worker threads (a handler's, a send's): one at a time, so
+        # each append expects the version the previous one left.
+        self._lock = threading.Lock()
         self.state = self.load()
 
     def load(self) -> AgentState:
@@ -113,35 +117,39 @@ class AgentStore:
                 st.sender = receipt.sender or st.sender
         return st
 
-    def _append(self, type_: str, payload: dict[str, Any]) -> None:
-        result = self.ledger.append(self.case, self.state.version, [NewEvent(type_, payload)])
-        self.state.version = result.version
+    @contextlib.contextmanager
+    def _append(self, type_: str, payload: dict[str, Any]) -> Iterator[AgentState]:
+        """Append one record, then (still holding the lock) let the caller fold it into the state."""
+        with self._lock:
+            result = self.ledger.append(self.case, self.state.version, [NewEvent(type_, payload)])
+            self.state.version = result.version
+            yield self.state
 
     def receive(self, room_id: str, key: str, env: dict[str, Any], position: int | None) -> None:
-        self._append(RECEIVED, {"room_id": room_id, "key": key, "event": env, "position": position})
-        self.state.received.add(key)
-        self.state.pending[key] = (room_id, env)
-        if position is not None:
-            self.state.cursors[room_id] = position
+        with self._append(RECEIVED, {"room_id": room_id, "key": key, "event": env, "position": position}) as st:
+            st.received.add(key)
+            st.pending[key] = (room_id, env)
+            if position is not None:
+                st.cursors[room_id] = position
 
     def opened(self, room_id: str, position: int) -> None:
         """Where a room's first stream started: a restart before any event resumes here, not at the head."""
-        self._append(OPENED, {"room_id": room_id, "position": position})
-        self.state.cursors[room_id] = position
+        with self._append(OPENED, {"room_id": room_id, "position": position}) as st:
+            st.cursors[room_id] = position
 
     def handle(self, key: str, error: str | None) -> None:
-        self._append(HANDLED, {"key": key, "error": error})
-        self.state.pending.pop(key, None)
-        self.state.handled[key] = error
+        with self._append(HANDLED, {"key": key, "error": error}) as st:
+            st.pending.pop(key, None)
+            st.handled[key] = error
 
     def begin_send(self, key: str) -> None:
-        self._append(SENDING, {"key": key})
-        self.state.sending.add(key)
+        with self._append(SENDING, {"key": key}) as st:
+            st.sending.add(key)
 
     def end_send(self, key: str, receipt: Receipt) -> None:
-        self._append(SENT, {"key": key, "receipt": receipt.to_dict()})
-        self.state.sent[key] = receipt
-        self.state.sender = receipt.sender or self.state.sender
+        with self._append(SENT, {"key": key, "receipt": receipt.to_dict()}) as st:
+            st.sent[key] = receipt
+            st.sender = receipt.sender or st.sender
 
 
 class AgentLoop:
@@ -179,6 +187,9 @@ class AgentLoop:
     async def start(self, timeout: float = 30.0) -> None:
         """Open one stream per room, resuming after the inbox's last position in that room."""
         self._loop = asyncio.get_running_loop()
+        for room in self.rooms:
+            # A room we may not read would only show as a stream that never opens: say so now.
+            await self.transport.call("get_room_detail", {"room_id": room}, None)
         try:
             for room, client in self.clients.items():
                 client.rooms = [room]

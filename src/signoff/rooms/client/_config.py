@@ -150,9 +150,10 @@ class RoomsConfig:
 
     def stream_transport(self, role: str, ledger: Ledger, poll_seconds: float | None = None) -> Transport:
         """The async client's transport as `role`'s agent: in process on the embedded server
-        (the agent called `agent_name(role)`), over HTTP with the stored key otherwise. On the
-        embedded server, `poll_seconds` is how often a quiet stream looks at the database for what
-        other processes wrote (default: the keepalive, 15 s)."""
+        (the agent called `agent_name(role)`; a process that streams from it while others write
+        must run the server's `housekeeping` to see their events, or pass `poll_seconds`: how often a
+        quiet stream looks at the database for what other processes wrote, default the keepalive,
+        15 s), over HTTP with the stored key otherwise."""
         if self.url is None:
             rooms = embedded_rooms(ledger)
             agent = rooms.agent_by_name(self.agent_name(role))

@@ -1,0 +1,126 @@
+"""The repair agents as their own processes (`signoff repair agent verifier|fixer`), each an
+`AgentLoop` over the agent protocol: in process on the embedded server, over HTTP on `signoff
+serve` or a Switch core.
+
+The verifier hands each message to the workflow (`RepairWorkflow.on_message`) and runs the outbox
+jobs, which post through its loop (serially, each keyed post at most once), woken by each event
+and every second for jobs that come due. The fixer hands each addressed message to `FixerWorker`,
+which acts only on a hand-off matching the verifier's recorded receipt. Both keep their cursor and
+inbox in the workflow's ledger (which they share), so either can be killed at any point and
+started again: what arrived meanwhile is handled, and nothing already done is done again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from signoff.kernel.errors import UsageError
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger
+from signoff.repair.fixer import FixerWorker
+from signoff.repair.rooms import LoopRepairRooms
+from signoff.repair.workflow import RepairWorkflow
+from signoff.rooms.client import AgentLoop, Transport
+
+JOB_WAKE_SECONDS = 1.0  # how soon a job that came due (a retry, a lapsed lease) is picked up
+RECEIPT_WAIT_SECONDS = 60.0  # how long the fixer waits for the verifier's record of a hand-off it sees
+
+
+def _addressed_message(env: dict[str, Any]) -> bool:
+    return env.get("type") == "message" and bool((env.get("payload") or {}).get("addressed"))
+
+
+async def run_verifier(transport: Transport, ledger: Ledger, settings: Settings, name: str, fixer_name: str,
+                       rooms: list[str], ready: Callable[[], None] = lambda: None,
+                       also: Sequence[Callable[[], Coroutine[Any, Any, None]]] = (), decisions: str = "auto") -> None:
+    """Run the verifier until SIGTERM or SIGINT (or until cancelled), with `also` alongside (the
+    embedded server's housekeeping, when it runs in this process). `decisions`: "auto" asks on
+    approval cards where the server has them, "command" always takes addressed commands."""
+    wake = asyncio.Event()
+    holder: list[RepairWorkflow] = []
+
+    async def handle(agent: AgentLoop, env: dict[str, Any]) -> None:
+        if env.get("type") == "message":
+            await asyncio.to_thread(holder[0].on_message, env)
+        elif env.get("type") == "approval_outcome":
+            await asyncio.to_thread(holder[0].on_card, env)
+        wake.set()
+
+    agent = AgentLoop(transport, ledger, rooms, handle, agent_name=name)
+    face = LoopRepairRooms(agent, name)
+    workflow = RepairWorkflow(ledger, face, settings, fixer_name)
+    holder.append(workflow)
+
+    async def jobs() -> None:
+        while True:
+            while await asyncio.to_thread(workflow.worker.run_once):
+                pass
+            wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), JOB_WAKE_SECONDS)
+
+    async with agent:
+        face.decision_channel = await _decision_channel(agent, rooms[0], decisions)
+        ready()
+        await _until_stopped(agent.run(), jobs(), *(work() for work in also))
+
+
+async def run_fixer(transport: Transport, ledger: Ledger, settings: Settings, name: str, rooms: list[str],
+                    script: str | None = None, max_attempts: int = 2, ready: Callable[[], None] = lambda: None,
+                    also: Sequence[Callable[[], Coroutine[Any, Any, None]]] = ()) -> None:
+    """Run the fixer until SIGTERM or SIGINT (or until cancelled), with `also` alongside."""
+    holder: list[FixerWorker] = []
+
+    async def handle(agent: AgentLoop, env: dict[str, Any]) -> None:
+        if _addressed_message(env):
+            await asyncio.to_thread(holder[0].on_message, env)
+
+    agent = AgentLoop(transport, ledger, rooms, handle, agent_name=name)
+    holder.append(FixerWorker(ledger, LoopRepairRooms(agent, name), settings, max_attempts, script,
+                              receipt_wait=RECEIPT_WAIT_SECONDS))
+    async with agent:
+        ready()
+        await _until_stopped(agent.run(), *(work() for work in also))
+
+
+async def _decision_channel(agent: AgentLoop, room_id: str, decisions: str) -> str:
+    if decisions == "command":
+        return "addressed_command"
+    if decisions != "auto":
+        raise UsageError(f"unknown decision mode {decisions!r}", "use --decisions auto or --decisions command")
+    return (await agent.clients[room_id].capabilities()).decision_channel
+
+
+async def _until_stopped(*work: Coroutine[Any, Any, None]) -> None:
+    """Run `work` until one part ends (its error is raised) or the process is told to stop."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    tasks = [asyncio.create_task(w) for w in work]
+    stopper = asyncio.create_task(stop.wait())
+    try:
+        done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if task is not stopper and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+        for task in [*tasks, stopper]:
+            task.cancel()
+        for task in [*tasks, stopper]:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+def watched_rooms(ledger: Ledger) -> list[str]:
+    """The rooms `signoff repair watch` linked to a contract."""
+    rooms = [case.removeprefix("repair.room.") for case in ledger.case_ids("repair.room.")]
+    if not rooms:
+        raise UsageError("no room is watched yet", "run `signoff repair watch` first, or pass --room")
+    return rooms
