@@ -61,13 +61,18 @@ class Approvals:
             outcome=loads(row.outcome), responder_roles=tuple(card.get("responder_roles", ())),
         )
 
-    def _answering_as(self, actor: Principal, card: Approval) -> str | None:
-        """How the actor may answer the card now: "named", or the role they hold now; None if not."""
+    def _answering_as(self, actor: Principal, card: Approval,
+                      held: dict[str, set[str]] | None = None) -> str | None:
+        """How the actor may answer the card now: "named", or the role they hold now; None if not.
+        `held` is the people's roles table when the caller already read it."""
         if actor.kind != "user":
             return None
         if actor.id in card.responders:
             return "named"
-        role = self.people_roles.holds_any(actor.id, card.responder_roles)
+        if not card.responder_roles:
+            return None
+        table = held if held is not None else self.people_roles.table()
+        role = next((r for r in card.responder_roles if actor.id in table.get(r, set())), None)
         return f"role:{role}" if role else None
 
     def request_approval(self, actor: Principal, room_id: str, request_id: str, title: str,
@@ -162,7 +167,8 @@ class Approvals:
     def pending_approvals(self, actor: Principal) -> list[Approval]:
         rows = self.store.all(select(rooms_approvals.c.request_id).where(rooms_approvals.c.state == "pending"))
         cards = [self._card(r.request_id) for r in rows]
-        return [c for c in cards if actor.is_admin or self._answering_as(actor, c) is not None]
+        held = self.people_roles.table() if any(c.responder_roles for c in cards) else {}
+        return [c for c in cards if actor.is_admin or self._answering_as(actor, c, held) is not None]
 
     def answer_approval(self, actor: Principal, request_id: str, option_id: str,
                         via: dict[str, Any] | None = None) -> dict[str, Any]:

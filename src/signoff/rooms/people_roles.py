@@ -69,8 +69,3 @@ class PeopleRoles:
 
     def holders(self, role: str) -> set[str]:
         return self.table().get(role, set())
-
-    def holds_any(self, user_id: str, roles: tuple[str, ...]) -> str | None:
-        """The first of `roles` the user holds now, if any."""
-        table = self.table() if roles else {}
-        return next((r for r in roles if user_id in table.get(r, set())), None)
