@@ -47,8 +47,10 @@ class RepairRooms(ABC):
         return {str(d["name"]): str(d["id"]) for d in self.describe(room_id).get("documents") or []}
 
     def create_document(self, room_id: str, name: str, content: str, description: str) -> str:
-        return str(self.call(room_id, "create_room_document", name=name, content=content,
-                             description=description)["document_id"])
+        # A Switch core requires `instructions` (signoff's server takes it too): how to use it.
+        return str(self.call(room_id, "create_room_document", name=name, content=content, description=description,
+                             instructions=f"Written by the repair verifier ({description}); read it, do not edit it."
+                             )["document_id"])
 
     @abstractmethod
     def call(self, room_id: str, op: str, /, **args: Any) -> Any:
