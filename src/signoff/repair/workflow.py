@@ -150,7 +150,7 @@ class RepairWorkflow:
         if command is None:
             return
         if command.verb == "approve":
-            command = replace(command, harness_digest=self._current_digest(st))
+            command = replace(command, harness_digest=digest_now(Path(st.contract.harness)))
         self.ledger.update(case_key(case_id), lambda history: commands.decide(
             folded(history), command, self.rooms.name), idempotency_key=command.key)
 
