@@ -1,14 +1,15 @@
 """Fan-out between replicas: several `signoff serve` processes on one PostgreSQL.
 
 Whichever replica applies a batch of rooms events (its own posts, or stragglers it catches up on)
-sends `NOTIFY signoff_rooms, '<cursor>'` in the same transaction (see the ledger's projector). Every
-other replica LISTENs on that channel with psycopg's notification API and, on each cursor, picks up
-exactly what that range holds, read back from the tables the sender committed: the deliveries go
+sends `NOTIFY signoff_rooms, '<origin> <cursor>'` in the same transaction (see the ledger's
+projector). Every other replica LISTENs on that channel with psycopg's notification API and, on a
+wake-up, picks up exactly the range up to the stored cursor, read back from the tables the sender
+committed, in one statement: the deliveries go
 into its in-memory recent cache, the streams they concern are woken, and its lookup cache is dropped
 when identities, rooms, members, roles or policies changed.
 
 Connection changes (slots, leases, new streams) travel the same way on `signoff_connections`, with
-the agent id as payload: the other replicas read that agent's connections again.
+`<origin> <agent id>` as payload: the other replicas read that agent's connections again.
 
 Notifications are a wake-up, never the record: a replica that misses some (its listening connection
 broke) catches up from the stored cursor when it listens again and in its periodic refresh.
@@ -30,8 +31,9 @@ from signoff.rooms.projection import CURSOR, PREFIX, STRUCTURAL, Applied, Delive
 from signoff.rooms.tables import rooms_cursor, rooms_deliveries
 
 CHANNEL = "signoff_rooms"
-# A range holding more than this many deliveries is not copied into memory: the replica drops its
-# recent cache instead and its streams read the table (one query each), as after a restart.
+# A range of more than twice this many rows (deliveries and events) is not copied into memory: the
+# replica drops its recent cache instead and its streams read the table (one query each), as after
+# a restart. It also caps the distinct payloads a burst of notifications collects.
 MAX_ROWS = 20_000
 RECONNECT_SECONDS = 0.5
 POLL_SECONDS = 0.5  # how often the listening thread checks whether it should stop
