@@ -84,17 +84,22 @@ def nonce_of(body: str) -> str:
 class SendSpec:
     """How the sender process posts one addressed message (picklable)."""
 
-    kind: str  # signoff | synapse
+    kind: str  # signoff | signoff-mention | synapse
     host: str
     port: int
     headers: dict[str, str]
     target: str  # signoff: sender agent id; synapse: room id
+    room: str = ""  # signoff-mention: the room posted to
+    more_ports: tuple[int, ...] = ()  # sends go round robin over `port` and these (replicas)
 
 
 def request_for(spec: SendSpec, target: int, nonce: str) -> tuple[str, str, bytes]:
     if spec.kind == "signoff":
         body = {"body": f"m {nonce}", "target_names": [f"agent{target:02d}"]}
         return "POST", f"/agents/{spec.target}/ops/send_targeted_message", json.dumps(body).encode()
+    if spec.kind == "signoff-mention":  # no connection needed: any replica accepts it
+        body = {"room_id": spec.room, "content": f"@agent{target:02d} m {nonce}"}
+        return "POST", f"/agents/{spec.target}/message", json.dumps(body).encode()
     body = {"msgtype": "m.text", "body": f"@agent{target:02d} m {nonce}"}
     path = f"/_matrix/client/v3/rooms/{spec.target}/send/m.room.message/{uuid.uuid4().hex}"
     return "PUT", path, json.dumps(body).encode()
@@ -148,8 +153,9 @@ class RawPool:
 
 
 async def _send_all(spec: SendSpec, rate: int, seconds: float) -> tuple[dict[str, float], int, float]:
-    pool = RawPool(spec.host, spec.port, IN_FLIGHT)
-    await pool.open()
+    pools = [RawPool(spec.host, port, IN_FLIGHT) for port in (spec.port, *spec.more_ports)]
+    for pool in pools:
+        await pool.open()
     sent: dict[str, float] = {}
     errors = 0
     loop = asyncio.get_running_loop()
@@ -161,7 +167,7 @@ async def _send_all(spec: SendSpec, rate: int, seconds: float) -> tuple[dict[str
         sent[nonce] = time.perf_counter()  # the scheduled start: client-side queueing counts
         method, path, body = request_for(spec, i % AGENTS, nonce)
         try:
-            status = await pool.request(method, path, spec.headers, body)
+            status = await pools[i % len(pools)].request(method, path, spec.headers, body)
         except (OSError, ValueError, asyncio.IncompleteReadError):
             status = 0
         if status != 200:  # a failed send is a lost message
@@ -206,6 +212,31 @@ async def drive(spec: SendSpec, rate: int, seconds: float, trial: Trial) -> None
 # -- signoff -----------------------------------------------------------------------------------
 
 
+async def open_receivers(bases: list[str], receivers: list[tuple[Any, str]], room_id: str,
+                         trial: Trial) -> tuple[list[RoomsClient], list[asyncio.Task[None]]]:
+    """One addressed-only stream per receiver (receiver i on server bases[i % len]), each recording
+    when its addressed messages arrive."""
+    clients = []
+    for i, (agent, key) in enumerate(receivers):
+        client = RoomsClient(HttpTransport(bases[i % len(bases)], agent.id, key), filter="addressed")
+        clients.append(client)
+        await client.start()
+        await client.connect_to_room(room_id)
+
+    async def receive(client: RoomsClient) -> None:
+        async for event in client.events():
+            if event.get("type") == "message" and event["payload"].get("addressed"):
+                trial.received.setdefault(nonce_of(event["payload"]["body"]), time.perf_counter())
+
+    return clients, [asyncio.create_task(receive(c)) for c in clients]
+
+
+async def close_clients(clients: list[RoomsClient]) -> None:
+    for client in clients:
+        await client.close()
+        await client.transport.aclose()
+
+
 class SignoffSide:
     name = "signoff"
 
@@ -232,24 +263,13 @@ class SignoffSide:
 
     async def trial(self, rate: int, seconds: float) -> Trial:
         trial = Trial()
-        clients = []
+        clients: list[RoomsClient] = []
         try:
-            for agent, key in self.receivers:
-                client = RoomsClient(HttpTransport(self.base, agent.id, key), filter="addressed")
-                await client.start()
-                await client.connect_to_room(self.room.id)
-                clients.append(client)
+            clients, readers = await open_receivers([self.base], self.receivers, self.room.id, trial)
             sender = RoomsClient(HttpTransport(self.base, self.sender.id, self.sender_key))
+            clients.append(sender)
             await sender.start()
             await sender.connect_to_room(self.room.id)
-            clients.append(sender)
-
-            async def receive(client: RoomsClient) -> None:
-                async for event in client.events():
-                    if event.get("type") == "message" and event["payload"].get("addressed"):
-                        trial.received.setdefault(nonce_of(event["payload"]["body"]), time.perf_counter())
-
-            readers = [asyncio.create_task(receive(c)) for c in clients[:-1]]
             spec = SendSpec("signoff", "127.0.0.1", self.port, {
                 "Authorization": f"Bearer {self.sender_key}", "X-Switch-Connection-Id": sender.connection_id},
                 self.sender.id)
@@ -257,9 +277,7 @@ class SignoffSide:
             for r in readers:
                 r.cancel()
         finally:
-            for client in clients:
-                await client.close()
-                await client.transport.aclose()
+            await close_clients(clients)
         return trial
 
     def stop(self) -> None:

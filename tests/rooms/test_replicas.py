@@ -86,12 +86,13 @@ def deployment(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
 class Stream:
     """One agent event stream on one replica, recording every frame id exactly as served."""
 
-    def __init__(self, url: str, agent_id: str, key: str, room_id: str, connection_id: str,
+    def __init__(self, url: str, agent_id: str, key: str, room_id: str | None, connection_id: str,
                  cursor: int | None) -> None:
         self.transport = HttpTransport(url, agent_id, key)
         start = "head" if cursor is None else str(cursor)
         self.params = StreamParams(connection_id=connection_id, start_from=start,
-                                   last_event_id=None if cursor is None else start, rooms=[room_id],
+                                   last_event_id=None if cursor is None else start,
+                                   rooms=[room_id] if room_id else [],
                                    protocol="1", protocol_accepts="1")
         self.ids: list[int] = []
         self.messages: list[str] = []
@@ -188,6 +189,32 @@ def test_a_forged_notification_does_not_move_a_replica_past_events(deployment: D
     assert stream.messages == [sent]
 
 
+def test_a_replica_whose_listening_connection_drops_catches_up(deployment: Deployment) -> None:
+    """PostgreSQL ends every LISTEN session (a restart, a failover, an idle-session killer): what is
+    posted while nobody listens still reaches the streams, from the stored cursor on reconnect."""
+    a, b, _c = deployment.replicas
+    world = deployment.world
+
+    def drop_listeners() -> int:
+        with psycopg.connect(deployment.db_url, autocommit=True) as conn:
+            rows = conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                "WHERE datname = current_database() AND query LIKE 'LISTEN%'").fetchall()
+        return len(rows)
+
+    async def scenario() -> tuple[int, list[str], Stream]:
+        stream = await open_stream(a.url, world, None, str(uuid.uuid4()))
+        dropped = await asyncio.to_thread(drop_listeners)
+        async with httpx.AsyncClient(timeout=30) as http:
+            sent = [await post(http, b.url, world, f"while nobody listens {n}") for n in range(3)]
+            await stream.until(len(sent))
+        await stream.close()
+        return dropped, sent, stream
+
+    dropped, sent, stream = asyncio.run(scenario())
+    assert dropped >= 3, "every replica listens on a connection of its own"
+    assert stream.messages == sent
+
+
 def test_a_client_moved_to_another_replica_resumes_from_its_cursor(deployment: Deployment) -> None:
     a, b, c = deployment.replicas
     world = deployment.world
@@ -278,7 +305,7 @@ async def call(http: httpx.AsyncClient, url: str, agent_id: str, key: str, conne
                            headers={"Authorization": f"Bearer {key}", "X-Switch-Connection-Id": connection_id})
 
 
-async def open_as(url: str, agent_id: str, key: str, room_id: str, connection_id: str) -> Stream:
+async def open_as(url: str, agent_id: str, key: str, room_id: str | None, connection_id: str) -> Stream:
     stream = Stream(url, agent_id, key, room_id, connection_id, None)
     await asyncio.wait_for(stream.opened.wait(), WAIT)
     return stream
@@ -407,9 +434,21 @@ def test_an_agent_cannot_exceed_its_connection_limit_by_spreading_over_replicas(
     helper_id = helper.id
 
     async def scenario() -> tuple[list[SignoffError], list[SignoffError]]:
-        streams = []
-        for n in range(MAX_CONNECTIONS):
-            streams.append(await open_as(urls[n % 3], helper_id, helper_key, w.room_id, str(uuid.uuid4())))
+        streams: list[Stream] = []
+
+        async def keep_beating() -> None:  # as every client does, so that none lapses meanwhile
+            async with httpx.AsyncClient(timeout=30) as http:
+                while True:
+                    await asyncio.gather(*(
+                        http.post(f"{urls[n % 3]}/agents/{helper_id}/connection/beat",
+                                  headers={"Authorization": f"Bearer {helper_key}"},
+                                  json={"connection_id": stream.params.connection_id, "cursor": 0})
+                        for n, stream in enumerate(list(streams))))
+                    await asyncio.sleep(HEARTBEAT_TTL / 6)
+
+        beating = asyncio.create_task(keep_beating())
+        for n in range(MAX_CONNECTIONS):  # no room: a claim would take the room over from the previous one
+            streams.append(await open_as(urls[n % 3], helper_id, helper_key, None, str(uuid.uuid4())))
         over: list[SignoffError] = []
         for url in urls:
             transport = HttpTransport(url, helper_id, helper_key)
@@ -430,12 +469,15 @@ def test_an_agent_cannot_exceed_its_connection_limit_by_spreading_over_replicas(
             except SignoffError as exc:
                 stolen.append(exc)
             await transport.aclose()
+        beating.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beating
         for stream in streams:
             await stream.close()
         return over, stolen
 
     over, stolen = asyncio.run(scenario())
-    assert [type(e) for e in over] == [ConflictError] * 3
+    assert [type(e) for e in over] == [ConflictError] * 3, over
     assert all(f"{MAX_CONNECTIONS} live connections" in e.message for e in over)
     assert [type(e) for e in stolen] == [RefusedError] * 3
 

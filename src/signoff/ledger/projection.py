@@ -118,12 +118,13 @@ class Projector(Generic[R]):
                 if result is not None and len(batch) < self._batch_size:
                     return self._cursor
 
-    def follow(self, upto: int) -> int:
-        """Take a cursor another process stored (from its notification): the events up to `upto`
-        are applied and committed, so nothing is applied here. Returns the cursor."""
+    def follow(self, read: Callable[[int], int]) -> int:
+        """Take what other processes applied (after their notification), applying nothing here:
+        `read(cursor)`, run under this projector's lock, picks up what they applied after `cursor`
+        and returns the stored cursor it read up to. Returns the cursor."""
         with self._lock:
-            if upto > self._cursor:
-                self._skip_to(upto)
+            upto = read(self._cursor)
+            self._cursor = max(self._cursor, upto)
             return self._cursor
 
     def _skip_to(self, upto: int) -> None:

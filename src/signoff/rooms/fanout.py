@@ -1,14 +1,15 @@
 """Fan-out between replicas: several `signoff serve` processes on one PostgreSQL.
 
 Whichever replica applies a batch of rooms events (its own posts, or stragglers it catches up on)
-sends `NOTIFY signoff_rooms, '<cursor>'` in the same transaction (see the ledger's projector). Every
-other replica LISTENs on that channel with psycopg's notification API and, on each cursor, picks up
-exactly what that range holds, read back from the tables the sender committed: the deliveries go
+sends `NOTIFY signoff_rooms, '<origin> <cursor>'` in the same transaction (see the ledger's
+projector). Every other replica LISTENs on that channel with psycopg's notification API and, on a
+wake-up, picks up exactly the range up to the stored cursor, read back from the tables the sender
+committed, in one statement: the deliveries go
 into its in-memory recent cache, the streams they concern are woken, and its lookup cache is dropped
 when identities, rooms, members, roles or policies changed.
 
 Connection changes (slots, leases, new streams) travel the same way on `signoff_connections`, with
-the agent id as payload: the other replicas read that agent's connections again.
+`<origin> <agent id>` as payload: the other replicas read that agent's connections again.
 
 Notifications are a wake-up, never the record: a replica that misses some (its listening connection
 broke) catches up from the stored cursor when it listens again and in its periodic refresh.
@@ -19,52 +20,63 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import psycopg
 from psycopg import sql
-from sqlalchemy import Engine, select
+from sqlalchemy import BigInteger, Boolean, Engine, String, Text, cast, literal, null, select, union_all
 
 from signoff.ledger.schema import events
-from signoff.rooms.projection import PREFIX, STRUCTURAL, Applied, Delivery
-from signoff.rooms.tables import rooms_deliveries
+from signoff.rooms.projection import CURSOR, PREFIX, STRUCTURAL, Applied, Delivery
+from signoff.rooms.tables import rooms_cursor, rooms_deliveries
 
 CHANNEL = "signoff_rooms"
-# A range holding more than this many deliveries is not copied into memory: the replica drops its
-# recent cache instead and its streams read the table (one query each), as after a restart.
+# A range of more than twice this many rows (deliveries and events) is not copied into memory: the
+# replica drops its recent cache instead and its streams read the table (one query each), as after
+# a restart. It also caps the distinct payloads a burst of notifications collects.
 MAX_ROWS = 20_000
 RECONNECT_SECONDS = 0.5
 POLL_SECONDS = 0.5  # how often the listening thread checks whether it should stop
 
 
-def applied_between(engine: Engine, after: int, upto: int) -> Applied | None:
-    """What another process applied in the sequence range (after, upto], or None when the range is
-    too large to copy (then the caller drops its caches)."""
-    in_range = (rooms_deliveries.c.seq > after, rooms_deliveries.c.seq <= upto)
-    deliveries_query = (select(rooms_deliveries.c.agent_id, rooms_deliveries.c.seq, rooms_deliveries.c.room_id,
-                               rooms_deliveries.c.addressed, rooms_deliveries.c.envelope)
-                        .where(*in_range).order_by(rooms_deliveries.c.seq, rooms_deliveries.c.agent_id)
-                        .limit(MAX_ROWS + 1))
-    events_query = (select(events.c.type, events.c.payload)
-                    .where(events.c.seq > after, events.c.seq <= upto,
-                           events.c.case_id.startswith(PREFIX, autoescape=True))
-                    .limit(MAX_ROWS + 1))
+def applied_since(engine: Engine, after: int, upto: int | None = None) -> tuple[int, Applied | None]:
+    """What other processes applied after `after`, up to `upto` or else the stored cursor: that
+    cursor, and the range's deliveries and changes (None when the range is too large to copy; then
+    the caller drops its caches). One statement, so one round trip and one consistent snapshot."""
+    bound: Any = (literal(upto, BigInteger) if upto is not None else
+                  select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR).scalar_subquery())
+    d = rooms_deliveries.c
+    # Three row kinds in one shape: kind, seq, name, room_id, addressed, body.
+    cursor = select(literal("c").label("kind"), cast(bound, BigInteger).label("seq"), null_of(String).label("name"),
+                    null_of(String).label("room_id"), null_of(Boolean).label("addressed"), null_of(Text).label("body"))
+    deliveries = select(literal("d"), d.seq, d.agent_id, d.room_id, d.addressed, d.envelope).where(
+        d.seq > after, d.seq <= bound)
+    changes = select(literal("e"), events.c.seq, events.c.type, null_of(String), null_of(Boolean),
+                     events.c.payload).where(events.c.seq > after, events.c.seq <= bound,
+                                             events.c.case_id.startswith(PREFIX, autoescape=True))
+    query = union_all(cursor, deliveries, changes).order_by("kind", "seq", "name").limit(2 * MAX_ROWS + 1)
     with engine.connect() as conn:
-        rows = conn.execute(deliveries_query).all()
-        changes = conn.execute(events_query).all()
-    if len(rows) > MAX_ROWS or len(changes) > MAX_ROWS:
-        return None
-    applied = Applied(cursor=upto)
+        rows = conn.execute(query).all()
+    reached = int(rows[0].seq or 0) if rows and rows[0].kind == "c" else 0
+    if len(rows) > 2 * MAX_ROWS:
+        return reached, None
+    applied = Applied(cursor=reached)
     for r in rows:
-        applied.deliveries.append(Delivery(r.agent_id, int(r.seq), r.room_id, bool(r.addressed), r.envelope))
-        applied.keys.update((f"agent:{r.agent_id}", f"room:{r.room_id}"))
-        if r.addressed:
-            applied.keys.add(f"agent+:{r.agent_id}")
-    for change in changes:
-        applied.structural |= change.type in STRUCTURAL
-        room_id = json.loads(change.payload).get("room_id")
-        if isinstance(room_id, str):
-            applied.keys.add(f"room:{room_id}")
-    return applied
+        if r.kind == "d":
+            applied.deliveries.append(Delivery(r.name, int(r.seq), r.room_id, bool(r.addressed), r.body))
+            applied.keys.update((f"agent:{r.name}", f"room:{r.room_id}"))
+            if r.addressed:
+                applied.keys.add(f"agent+:{r.name}")
+        elif r.kind == "e":
+            applied.structural |= r.name in STRUCTURAL
+            room_id = json.loads(r.body).get("room_id")
+            if isinstance(room_id, str):
+                applied.keys.add(f"room:{room_id}")
+    return reached, applied
+
+
+def null_of(kind: Any) -> Any:
+    return cast(null(), kind)
 
 
 def conninfo(engine: Engine) -> str:

@@ -103,9 +103,10 @@ class Projector:
         """Apply every rooms event not applied yet; returns the cursor."""
         return self._projector.catch_up()
 
-    def follow(self) -> int:
-        """Take the stored cursor, which other processes moved, without applying anything."""
-        return self._projector.follow(self._projector.stored_cursor())
+    def follow(self, read: Callable[[int], int]) -> int:
+        """Take what other processes applied: `read(cursor)` picks it up and returns the cursor it
+        reached (see the ledger's `Projector.follow`)."""
+        return self._projector.follow(read)
 
     def rebuild(self) -> int:
         """Forget the tables and replay every rooms event (after a schema change or for a check)."""

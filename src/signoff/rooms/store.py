@@ -75,13 +75,20 @@ class RoomStore:
 
     def _skipped(self, after: int, upto: int) -> None:
         """Another process (a replica) applied (after, upto]: take in exactly what it holds."""
-        applied = fanout.applied_between(self.ledger.engine, after, upto)
+        _, applied = fanout.applied_since(self.ledger.engine, after, upto)
         self._applied(applied if applied is not None else Applied(foreign=True, cursor=upto))
+
+    def _followed(self, after: int) -> int:
+        """Take in what other replicas applied after `after`, up to the stored cursor; returns it."""
+        upto, applied = fanout.applied_since(self.ledger.engine, after)
+        if upto > after:
+            self._applied(applied if applied is not None else Applied(foreign=True, cursor=upto))
+        return upto
 
     def _woken(self, notes: dict[str, set[str]] | None) -> None:
         """Other replicas changed something (None: maybe anything, while this one was not listening)."""
         if notes is None or fanout.CHANNEL in notes:
-            self.projector.follow()
+            self.projector.follow(self._followed)
         if notes is None:
             self.connections.reload_all()
         elif connections.CHANNEL in notes:
