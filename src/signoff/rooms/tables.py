@@ -1,7 +1,7 @@
 """Query tables of the rooms projection (SQLAlchemy Core on the ledger's metadata).
 
 The ledger events under case ids `rooms.*` are the source of truth; these tables are rebuilt from
-them by `projection.Projector` and must agree with migrations `rooms_0001` to `rooms_0004`. One table is
+them by `projection.Projector` and must agree with migrations `rooms_0001` to `rooms_0005`. One table is
 not a projection: `rooms_connections`, the live connections every replica shares.
 """
 
@@ -91,6 +91,7 @@ rooms_messages = Table(
     Column("timestamp", BigInteger, nullable=False),  # epoch ms
     Column("auto_reply", Boolean, nullable=False),
     Column("attachments", Text, nullable=False),  # JSON list
+    Index("ix_rooms_messages_room_seq", "room_id", "seq"),  # a room's latest page without sorting the room
 )
 
 # One row per (agent, event) the agent may see: its durable stream, with the server's per-target
