@@ -198,7 +198,11 @@ def axe_violations(page: Any) -> list[str]:
 
 
 def overflow(page: Any) -> int:
-    """How many CSS pixels the page is wider than its viewport (0: no horizontal scrolling)."""
+    """How many CSS pixels the page is wider than its viewport (0: no horizontal scrolling).
+
+    Measured once the page has loaded: right after a navigation the text is there before the
+    style sheet is, and a page without its styles is as wide as its longest line."""
+    page.wait_for_load_state("load")
     return int(page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"))
 
 

@@ -167,3 +167,22 @@ def test_the_grader_reads_over_http_what_the_server_holds(finished: tuple[Path, 
             observer.op(SHARED, "post_message", body="hello")
     finally:
         ledger.close()
+
+
+def test_the_grader_and_the_console_share_the_observers_connections(
+        finished: tuple[Path, KeyStore, dict[str, Any]]) -> None:
+    """The console reads a live run in process while the grader (or the recorder) reads it over
+    HTTP, both as the observer. Each connects to every room; with connections of their own, the one
+    that connected last takes each room from the other, whose next read of the room then fails.
+    Shared, there is one connection per room, and it keeps its room whoever connected last."""
+    run, _keys, _ = finished
+    first = observe(run)
+    observe(run, over_http=False)
+    assert observe(run).messages == first.messages
+    info = RunInfo.load(run)
+    ledger = Ledger.from_url(info.db_url)
+    try:
+        held = sorted(c.rooms for c in RoomService(ledger).connections.connections(info.agents["observer"]))
+    finally:
+        ledger.close()
+    assert held == sorted([room] for room in info.rooms.values())

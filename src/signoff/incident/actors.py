@@ -26,6 +26,14 @@ CURSORS_PREFIX = "incident-cursors/"
 CURSORS_SAVED = "incident.cursors_saved"
 
 
+def connection_id(name: str, key: str) -> str:
+    """The id of `name`'s connection to room `key`. Fixed, so that two readers acting as the same
+    agent (the console's in-process observer and the grader over HTTP, say) share one connection
+    per room: with ids of their own, each connect_to_room would take the room over from the other
+    and the other's next room-implicit read would find itself connected to nothing."""
+    return f"{name}@{key}"
+
+
 class RoomAgent:
     def __init__(self, client: SyncRoomsClient, info: RunInfo, name: str, room_keys: list[str], ledger: Ledger,
                  allowed_ops: frozenset[str] | None = None) -> None:
@@ -47,7 +55,7 @@ class RoomAgent:
     # -- connection ---------------------------------------------------------------------------
 
     def conn_id(self, key: str) -> str:
-        return f"{self.name}@{key}"
+        return connection_id(self.name, key)
 
     def connect(self) -> None:
         """Open one connection per room, claim it, and hold this agent's role in the shared room."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, RoomAgent, strip_mentions
+from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, RoomAgent, connection_id, strip_mentions
 from signoff.incident.chain import verify_records
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.fixture import ORGS, code_files
@@ -151,7 +151,8 @@ async def _observe_http(info: RunInfo, url: str, key: str) -> View:
     clients: dict[str, RoomsClient] = {}
     try:
         for room in (SHARED, *ORGS):
-            client = RoomsClient(HttpTransport(url, info.agents[OBSERVER], key), client_name="incident-grader")
+            client = RoomsClient(HttpTransport(url, info.agents[OBSERVER], key), client_name="incident-grader",
+                                 connection_id=connection_id(OBSERVER, room))
             await client.start()
             await client.connect_to_room(info.rooms[room])
             clients[room] = client

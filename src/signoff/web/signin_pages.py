@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
+from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import NotFoundError, RefusedError
 from signoff.rooms.signin import BAD_SIGNIN
@@ -35,6 +36,12 @@ def signin_form(request: Request) -> Response:
 @router.post("/signin")
 async def signin(request: Request) -> Response:
     form = await checked_form(request)
+    # A worker thread, not the event loop: argon2 and the ledger's reads and appends take a loaded
+    # machine seconds, and on the loop they would stall every other request and stream meanwhile.
+    return await run_in_threadpool(_password_signin, request, form)
+
+
+def _password_signin(request: Request, form: dict[str, str]) -> Response:
     web = web_state(request)
     request.state.user = None
     name = form.get("name", "").strip()[:100]
@@ -59,6 +66,10 @@ def link_form(request: Request) -> Response:
 @router.post("/signin/link")
 async def link_signin(request: Request) -> Response:
     form = await checked_form(request)
+    return await run_in_threadpool(_link_signin, request, form)
+
+
+def _link_signin(request: Request, form: dict[str, str]) -> Response:
     web = web_state(request)
     web.throttle.check(_client(request))
     try:
