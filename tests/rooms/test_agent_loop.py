@@ -150,6 +150,38 @@ def test_a_keyed_send_posts_once_even_when_the_process_died_before_recording_it(
     assert sum(ref_tag("reply") in b for b in bodies) == 1
 
 
+def test_a_restart_records_the_receipt_of_a_send_the_dead_process_posted(world: World) -> None:
+    # Killed after the server took the hand-off, before its receipt was written: receivers check
+    # hand-offs against receipts, so the next start records it without the send being repeated.
+    async def scenario() -> None:
+        async with _loop(world, Recorder()) as agent:
+            await agent.send(world.room_id, "first", key="warmup")  # teaches the loop its sender id
+            agent.store.begin_send("handoff", world.room_id, True, None)
+            lost = await agent.clients[world.room_id].send_targeted_message(
+                f"start_fix {ref_tag('handoff')}", ["fixer"])
+        async with _loop(world, Recorder()) as agent:
+            receipt = agent.store.state.sent["handoff"]
+            assert (receipt.message_id, receipt.sender, receipt.body, receipt.addressed) == (
+                lost.message_id, lost.sender, lost.body, True)
+        assert AgentStore(world.service.ledger, agent_case(world.reviewer.id)).state.sent["handoff"] == receipt
+
+    asyncio.run(scenario())
+    bodies = [m["body"] for m in world.service.read_messages(world.reviewer, world.room_id, after=0, limit=100)]
+    assert sum(ref_tag("handoff") in b for b in bodies) == 1
+
+
+def test_a_restart_does_not_take_someone_elses_copy_of_our_tag_for_a_receipt(world: World) -> None:
+    async def scenario() -> None:
+        async with _loop(world, Recorder()) as agent:
+            await agent.send(world.room_id, "first", key="warmup")
+            agent.store.begin_send("handoff", world.room_id, True, None)
+        world.service.post_message(world.bob, world.room_id, f"@fixer start_fix {ref_tag('handoff')}")
+        async with _loop(world, Recorder()) as agent:
+            assert "handoff" not in agent.store.state.sent
+
+    asyncio.run(scenario())
+
+
 def test_someone_else_posting_our_tag_does_not_stand_for_our_send(world: World) -> None:
     async def scenario() -> None:
         async with _loop(world, Recorder()) as agent:

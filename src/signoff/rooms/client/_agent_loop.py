@@ -17,7 +17,9 @@ The contract:
   other exception stops the loop with the event still pending.
 - Sends are serialised per agent. A send with a `key` happens once: its receipt is recorded under
   the key, and a send interrupted between the server's answer and that record is found again in
-  the room by the key's tag (`ref_tag`) instead of being posted twice.
+  the room by the key's tag (`ref_tag`) instead of being posted twice: at the next start (so that
+  receivers checking the hand-off find its receipt without waiting for the send to be repeated),
+  else when the key is sent again.
 - Hand-offs are checked against the sender's receipt with `handoff_matches`: message id,
   addressed flag, room, authenticated sender and exact text must all match.
 """
@@ -80,6 +82,7 @@ class AgentState:
     pending: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # key -> (room, event), in order
     handled: dict[str, str | None] = field(default_factory=dict)  # key -> error text, if any
     sending: set[str] = field(default_factory=set)
+    sending_to: dict[str, tuple[str, bool, str | None]] = field(default_factory=dict)  # key -> room, addressed, thread
     sent: dict[str, Receipt] = field(default_factory=dict)
     sender: str | None = None  # our own sender id, as the server writes it (from a receipt)
 
@@ -111,6 +114,8 @@ class AgentStore:
                 st.cursors.setdefault(p["room_id"], int(p["position"]))
             elif ev.type == SENDING:
                 st.sending.add(p["key"])
+                if "room_id" in p:  # records written before sends said where they went have no room
+                    st.sending_to[p["key"]] = (p["room_id"], bool(p["addressed"]), p.get("thread_id"))
             elif ev.type == SENT:
                 receipt = Receipt.from_dict(p["receipt"])
                 st.sent[p["key"]] = receipt
@@ -142,9 +147,14 @@ class AgentStore:
             st.pending.pop(key, None)
             st.handled[key] = error
 
-    def begin_send(self, key: str) -> None:
-        with self._append(SENDING, {"key": key}) as st:
+    def begin_send(self, key: str, room_id: str | None = None, addressed: bool = False,
+                   thread_id: str | None = None) -> None:
+        """A keyed send is about to be posted (in `room_id`, when known: a restart then finds it)."""
+        where = {} if room_id is None else {"room_id": room_id, "addressed": addressed, "thread_id": thread_id}
+        with self._append(SENDING, {"key": key, **where}) as st:
             st.sending.add(key)
+            if room_id is not None:
+                st.sending_to[key] = (room_id, addressed, thread_id)
 
     def end_send(self, key: str, receipt: Receipt) -> None:
         with self._append(SENT, {"key": key, "receipt": receipt.to_dict()}) as st:
@@ -198,10 +208,25 @@ class AgentLoop:
                 await client.connect_to_room(room)
                 if room not in self.store.state.cursors and client.cursor is not None:
                     await asyncio.to_thread(self.store.opened, room, client.cursor)
+            await self._settle_interrupted_sends()
         except BaseException:
             await self.close()
             raise
         self._pumps = [asyncio.create_task(self._pump(room, client)) for room, client in self.clients.items()]
+
+    async def _settle_interrupted_sends(self) -> None:
+        """Record the receipt of every keyed send an earlier process posted but was killed before
+        writing down. Receivers check hand-offs against these receipts and wait only so long for
+        one in flight; the repeat that would find it (the caller sending the key again) may come
+        much later, e.g. when a job's lease lapses."""
+        for key in sorted(self.store.state.sending - set(self.store.state.sent)):
+            where = self.store.state.sending_to.get(key)
+            if where is None or where[0] not in self.clients:
+                continue
+            room_id, addressed, thread_id = where
+            found = await self._find_own(self.clients[room_id], room_id, ref_tag(key), addressed, thread_id)
+            if found is not None:
+                await asyncio.to_thread(self.store.end_send, key, found)
 
     async def close(self) -> None:
         for task in self._pumps:
@@ -288,7 +313,7 @@ class AgentLoop:
                         await asyncio.to_thread(self.store.end_send, key, found)
                         return found
                 else:
-                    await asyncio.to_thread(self.store.begin_send, key)
+                    await asyncio.to_thread(self.store.begin_send, key, room_id, bool(names or role_names), thread_id)
             if names or role_names:
                 receipt = await client.send_targeted_message(text, names, role_names, thread_id)
             else:
