@@ -1,5 +1,6 @@
 """Benchmark: snapshot + facts of a generated 20,000-commit repository against `git log --numstat`
-alone, measured in the same run (goal: at most 1.5x), and verifier throughput in sentences/second.
+alone, measured in the same run (goal: at most 1.3x on a quiet machine, 1.5x under load), and verifier
+throughput in sentences/second.
 
     python bench/notes_snapshot.py [--commits 20000] [--runs 3] [--keep DIR]
 
@@ -20,8 +21,7 @@ import time
 from pathlib import Path
 
 from signoff import git
-from signoff.notes.facts import FactsFile, build_facts
-from signoff.notes.snapshot import take_snapshot
+from signoff.notes.facts import FactsFile, snapshot_and_facts
 from signoff.notes.verify import Verifier
 from signoff.notes.writer import write_default
 
@@ -103,8 +103,8 @@ def main() -> int:
                            stdout=subprocess.DEVNULL, check=True)
 
         def ours() -> None:
-            take_snapshot(repo, None, work / "snapshot.json")
-            build_facts(work / "snapshot.json", work / "facts.json")
+            # What `signoff notes run` and the scout do: both files in one pass over git's output.
+            snapshot_and_facts(repo, None, work / "snapshot.json", work / "facts.json")
 
         base_t, ours_t, base_cpu, ours_cpu = [], [], [], []
         baseline()  # warm the page cache for both sides
@@ -136,7 +136,7 @@ def main() -> int:
         mb, mo = statistics.median(base_t), statistics.median(ours_t)
         print(f"git log --numstat: median {mb:.2f} s (min {min(base_t):.2f}, max {max(base_t):.2f}); "
               f"snapshot+facts: median {mo:.2f} s (min {min(ours_t):.2f}, max {max(ours_t):.2f}); "
-              f"runs {args.runs}; goal <= 1.5x")
+              f"runs {args.runs}; goal <= 1.3x quiet, <= 1.5x under load")
         cb, co = statistics.median(base_cpu), statistics.median(ours_cpu)
         print(f"cpu time (git + python): git log median {cb:.2f} s, snapshot+facts median {co:.2f} s, "
               f"cpu ratio {co / cb:.2f}")

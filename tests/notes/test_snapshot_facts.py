@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from signoff.kernel.errors import UsageError
-from signoff.notes.facts import FactsFile, build_facts
+from signoff.notes.facts import FactsFile, build_facts, snapshot_and_facts
 from signoff.notes.snapshot import Snapshot, take_snapshot
 from tests.notes.gitrepo import Repo
 
@@ -78,6 +78,34 @@ def test_counts_equal_git_log_numstat(history: Repo, tmp_path: Path, rng: str, m
     assert commit_facts == base["commits"]
     files = {f["path"] for f in FactsFile(tmp_path / "f.json").facts() if f["kind"] == "file"}
     assert files == base["paths"]
+
+
+@pytest.mark.parametrize("merges", [False, True])
+@pytest.mark.parametrize("rng", ["HEAD", "v0.1.0..v0.2.0"])
+def test_one_pass_writes_the_files_of_the_two_steps(history: Repo, tmp_path: Path, rng: str, merges: bool) -> None:
+    take_snapshot(history.path, rng, tmp_path / "s.json", merges=merges)
+    build_facts(tmp_path / "s.json", tmp_path / "f.json")
+    snap, facts = snapshot_and_facts(history.path, rng, tmp_path / "s1.json", tmp_path / "f1.json", merges=merges)
+    assert (tmp_path / "s1.json").read_bytes() == (tmp_path / "s.json").read_bytes()
+    assert (tmp_path / "f1.json").read_bytes() == (tmp_path / "f.json").read_bytes()
+    assert snap.digest == facts.snapshot_digest == json.loads((tmp_path / "s.json").read_text())["digest"]
+    assert facts.commits == snap.commits == len(numstat_baseline(history.path, rng, merges)["commits"])
+    build_facts(tmp_path / "s1.json", tmp_path / "f2.json")  # the snapshot written in one pass verifies
+    assert (tmp_path / "f2.json").read_bytes() == (tmp_path / "f1.json").read_bytes()
+
+
+def test_one_pass_that_fails_midway_leaves_neither_file(history: Repo, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from signoff.notes import snapshot
+
+    def progress(step: str, done: int | None = None, total: int | None = None) -> None:
+        if done:
+            raise KeyboardInterrupt  # an interrupt after git has printed two commits
+
+    monkeypatch.setattr(snapshot, "PROGRESS_EVERY", 2)
+    with pytest.raises(KeyboardInterrupt):
+        snapshot_and_facts(history.path, None, tmp_path / "s.json", tmp_path / "f.json", progress=progress)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_snapshot_records_renames_binary_empty_merges_and_unicode(history: Repo, built: tuple[Path, Path]) -> None:

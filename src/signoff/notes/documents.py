@@ -91,40 +91,65 @@ def is_num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
+class StreamWriter:
+    """Write `{header..., key: [items...], trailer...}` with one item per line, an item at a time.
+
+    The layout is ordinary JSON, and `StreamedDoc` can read it back one item at a time. The file
+    appears (atomically) only when `close` writes the trailer, which always carries `count`, so a
+    truncated file is detected; leaving the `with` block by an exception leaves nothing behind.
+    With `digest` (a hashlib object), each item's line is fed to it and the trailer gets `digest`.
+    Lines are encoded once and written as bytes through a large buffer: a snapshot has one line
+    per commit, and this runs while git is still printing the history.
+    """
+
+    def __init__(self, path: Path, header: dict[str, Any], key: str, digest: Any = None) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.digest, self.count, self._placed = path, digest, 0, False
+        self._tmp = path.with_name(path.name + ".tmp")
+        self._fh = self._tmp.open("wb", buffering=_WRITE_BUFFER)
+        head = dumps_line(header)
+        self._fh.write((head[:-1] + ("," if header else "") + json.dumps(key) + ":[\n").encode("utf-8"))
+
+    def __enter__(self) -> StreamWriter:
+        return self
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        if not self._placed:  # left before `close` finished: an exception, or a stream that was cut
+            self._fh.close()
+            self._tmp.unlink(missing_ok=True)
+
+    def add(self, item: Any) -> None:
+        line = dumps_line(item).encode("utf-8")
+        self._fh.write(b",\n" + line if self.count else line)
+        if self.digest is not None:
+            self.digest.update(line)
+            self.digest.update(b"\n")
+        self.count += 1
+
+    def close(self, trailer: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Write the trailer (adding `count`, and `digest` when hashing) and put the file in place."""
+        trail = trailer if trailer is not None else {}
+        trail["count"] = self.count
+        if self.digest is not None:
+            trail["digest"] = "sha256:" + self.digest.hexdigest()
+        self._fh.write(("\n]," + dumps_line(trail)[1:] + "\n").encode("utf-8"))
+        self._fh.close()
+        os.replace(self._tmp, self.path)
+        self._placed = True
+        return trail
+
+
+_WRITE_BUFFER = 1 << 20
+
+
 def write_streamed(path: Path, header: dict[str, Any], key: str, items: Iterable[Any],
                    trailer: dict[str, Any] | None = None, digest: Any = None) -> dict[str, Any]:
-    """Write `{header..., key: [items...], trailer...}` with one item per line, streaming `items`.
-
-    The layout is ordinary JSON, and `iter_streamed` can read it back one item at a time. The
-    trailer is computed after the items (it may be updated by the iterator while it runs) and
-    always carries `count`, so a truncated file is detected. With `digest` (a hashlib object), each
-    item's line is fed to it and the trailer gets `digest`.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    head = dumps_line(header)
-    trail = trailer if trailer is not None else {}
-    count = 0
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(head[:-1] + ("," if header else "") + json.dumps(key) + ":[\n")
-            for item in items:
-                if count:
-                    fh.write(",\n")
-                line = dumps_line(item)
-                fh.write(line)
-                if digest is not None:
-                    digest.update(line.encode("utf-8") + b"\n")
-                count += 1
-            trail["count"] = count
-            if digest is not None:
-                trail["digest"] = "sha256:" + digest.hexdigest()
-            fh.write("\n]," + dumps_line(trail)[1:] + "\n")
-    except BaseException:
-        tmp.unlink(missing_ok=True)  # a failed stream leaves nothing behind
-        raise
-    os.replace(tmp, path)
-    return trail
+    """`StreamWriter` over an iterable. The trailer is completed after the items (the iterator may
+    update it while it runs)."""
+    with StreamWriter(path, header, key, digest) as out:
+        for item in items:
+            out.add(item)
+        return out.close(trailer)
 
 
 class StreamedDoc:

@@ -26,8 +26,7 @@ from signoff.ledger import Ledger
 from signoff.notes.documents import REVIEW, check_schema, read_json, write_json
 from signoff.notes.draft import check_sentences, draft_doc, load_draft
 from signoff.notes.editor import merge
-from signoff.notes.facts import FactsFile, build_facts
-from signoff.notes.snapshot import take_snapshot
+from signoff.notes.facts import FactsFile, snapshot_and_facts
 from signoff.notes.verify import Verifier
 
 SNAPSHOT_FILE, FACTS_FILE, DRAFT_FILE, REVIEW_FILE = "snapshot.json", "facts.json", "draft.json", "review.json"
@@ -200,8 +199,7 @@ def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Setting
     if has_decisions(settings, folder):
         raise UsageError(f"{folder} already holds a run with human decisions",
                          "pick a new --out folder; decisions are never overwritten")
-    snap = take_snapshot(repo, rev_range, folder / SNAPSHOT_FILE, merges=merges)
-    facts = build_facts(folder / SNAPSHOT_FILE, folder / FACTS_FILE)
+    snap, facts = snapshot_and_facts(repo, rev_range, folder / SNAPSHOT_FILE, folder / FACTS_FILE, merges=merges)
     write_json(folder / DRAFT_FILE, make_draft(folder / FACTS_FILE, settings, role, script))
     doc = review(folder, settings, role, script)
     return {"folder": str(folder), "commits": snap.commits, "facts": facts.count, "range": snap.range,

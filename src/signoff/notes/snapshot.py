@@ -23,7 +23,7 @@ from typing import IO, Any
 from signoff import git
 from signoff.kernel.errors import NotFoundError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
-from signoff.notes.documents import SNAPSHOT, StreamedDoc, dumps_line, is_int, need, write_streamed
+from signoff.notes.documents import SNAPSHOT, StreamedDoc, StreamWriter, dumps_line, is_int, need
 
 # Record separator starts a commit header; unit separator splits its fields. Git forbids NUL in
 # commit messages, so a header is always exactly one NUL-terminated token of the -z stream.
@@ -170,21 +170,30 @@ PROGRESS_EVERY = 1000  # commits between two progress reports: a long history sh
 def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = False,
                   progress: Progress = silent) -> SnapshotSummary:
     rng, head = check_range(repo, rev_range)
-    header = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges}
-    digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
-    trailer: dict[str, Any] = {}
-    progress("reading commits", done=0)
-    write_streamed(out, header, "commits", _counted(stream_commits(repo, rng, merges), progress), trailer, digest)
-    if trailer["count"] % PROGRESS_EVERY:
-        progress("reading commits", done=trailer["count"])
+    with snapshot_writer(out, rng, head, merges) as snap:
+        for commit in read_commits(repo, rng, merges, progress):
+            snap.add(commit)
+        trailer = snap.close()
     return SnapshotSummary(out, trailer["count"], head, rng, trailer["digest"])
 
 
-def _counted(commits: Iterator[dict[str, Any]], progress: Progress) -> Iterator[dict[str, Any]]:
-    for n, commit in enumerate(commits, 1):
+def snapshot_writer(out: Path, rng: str, head: str | None, merges: bool) -> StreamWriter:
+    """The snapshot file being written: its header, and the content digest seeded with it."""
+    header = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges}
+    digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
+    return StreamWriter(out, header, "commits", digest)
+
+
+def read_commits(repo: Path, rng: str, merges: bool, progress: Progress = silent) -> Iterator[dict[str, Any]]:
+    """The range's commits from git, newest first, reporting progress as they stream by."""
+    progress("reading commits", done=0)
+    n = 0
+    for n, commit in enumerate(stream_commits(repo, rng, merges), 1):
         yield commit
         if n % PROGRESS_EVERY == 0:
             progress("reading commits", done=n)
+    if n % PROGRESS_EVERY:
+        progress("reading commits", done=n)
 
 
 def _commit_ok(c: Any) -> bool:

@@ -27,7 +27,7 @@ from signoff.kernel.errors import ConflictError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.notes.documents import REVIEW_ROUND, check_schema, read_json, write_json
 from signoff.notes.draft import load_draft
-from signoff.notes.facts import build_facts
+from signoff.notes.facts import snapshot_and_facts
 from signoff.notes.run import (
     DRAFT_FILE,
     FACTS_FILE,
@@ -105,8 +105,7 @@ def scout(repo: Path, rev_range: str | None, folder: Path, settings: Settings, m
     if (folder / REVIEW_FILE).exists() or has_decisions(settings, folder):
         raise UsageError(f"{folder} already holds a reviewed run", "ask for the notes again (a new run)")
     folder.mkdir(parents=True, exist_ok=True)
-    take_snapshot(repo, rev_range, folder / SNAPSHOT_FILE, merges=merges)
-    build_facts(folder / SNAPSHOT_FILE, folder / FACTS_FILE)
+    snapshot_and_facts(repo, rev_range, folder / SNAPSHOT_FILE, folder / FACTS_FILE, merges=merges)
     return handoff_of("draft", folder, FACTS_FILE)
 
 
