@@ -5,13 +5,16 @@ sandbox, interleaved in one run, with the same interpreter and virtual environme
 
 The CPU share defaults to the machine's core count, so the number is the sandbox's cost and not the
 quota working (a 0.75-CPU quota slows CPU-bound work by design; pass --cpus 0.75 to see that).
-Prints medians, spread and a final line `ratio <x>`. Needs root for cgroups, like the sandbox.
+Prints medians, spread and a final line `ratio <x>`, and CPU time beside wall time (this process and
+every process it waited for: pytest directly, or the keeper, launcher, bubblewrap and pytest), which a
+busy machine bends less. Needs root for cgroups, like the sandbox.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -37,6 +40,11 @@ def test_add_negative():
 """
 
 
+def cpu_now() -> float:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -59,18 +67,24 @@ def main() -> int:
     limits = Limits(cpus=args.cpus)
     mounts = [Mount(suite_dir, "/src"), *env.mounts]
 
+    cpu: dict[str, list[float]] = {"direct": [], "sandboxed": []}
+
     def direct() -> float:
-        t0 = time.perf_counter()
+        c0, t0 = cpu_now(), time.perf_counter()
         out = subprocess.run([direct_python, *args_common, str(suite_dir)], cwd=suite_dir, env=direct_env,
                              capture_output=True, text=True, check=False)
         elapsed = time.perf_counter() - t0
+        cpu["direct"].append(cpu_now() - c0)
         assert out.returncode == 0, out.stdout + out.stderr
         return elapsed
 
-    def sandboxed() -> float:
-        t0 = time.perf_counter()
+    def sandboxed(cpu_into: list[float] = cpu["sandboxed"]) -> float:
+        # The CPU of a run includes the spare it makes for the next one (its keeper is waited for
+        # when that spare is used), so in steady state each run pays for exactly one spare.
+        c0, t0 = cpu_now(), time.perf_counter()
         ex = run([env.python, *args_common, "/src"], mounts, limits, env=env.env())
         elapsed = time.perf_counter() - t0
+        cpu_into.append(cpu_now() - c0)
         assert ex.exit_code == 0, ex.stdout + ex.stderr
         return elapsed
 
@@ -82,14 +96,17 @@ def main() -> int:
         spare.take = lambda *a, **k: None  # type: ignore[assignment]
         spare.replenish = lambda *a, **k: None  # type: ignore[assignment]
         try:
-            return sandboxed()
+            return sandboxed([])
         finally:
             CgroupSet.create, spare.take, spare.replenish = real  # type: ignore[method-assign,assignment]
 
+    load = [" ".join(f"{x:.2f}" for x in os.getloadavg())]
     try:
         for _ in range(args.warmup):
             direct()
             sandboxed()
+        cpu["direct"].clear()
+        cpu["sandboxed"].clear()
         d: list[float] = []
         s: list[float] = []
         n: list[float] = []
@@ -116,6 +133,9 @@ def main() -> int:
     print(show("sandboxed", s))
     if n:
         print(show("no-cgroup", n) + "  (limits off: breakdown only)")
+    cd, cs = statistics.median(cpu["direct"]), statistics.median(cpu["sandboxed"])
+    print(f"cpu time  direct median {cd * 1000:.1f} ms, sandboxed median {cs * 1000:.1f} ms, cpu ratio {cs / cd:.3f}")
+    print(f"load average before/after: {load[0]} / {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ratio = statistics.median(s) / statistics.median(d)
     print(f"overhead {(statistics.median(s) - statistics.median(d)) * 1000:.1f} ms (median difference)")
     print(f"ratio of minimums {min(s) / min(d):.3f} (less sensitive to other load on the machine)")

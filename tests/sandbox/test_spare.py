@@ -8,6 +8,7 @@ from pathlib import Path
 
 from signoff.sandbox import Limits, run
 from signoff.sandbox import spare as spare_mod
+from signoff.sandbox.cgroups import CgroupSet
 
 PY = "/usr/bin/python3"
 
@@ -27,6 +28,34 @@ def test_third_run_of_a_thread_uses_a_spare_with_its_own_limits(sandbox: None) -
     assert int(ex.stdout) < 16 and ex.pids_limit_hit
     again = run(["sh", "-c", "id -u; echo $X"], env={"X": "y"})
     assert again.isolation["launch"] == "spare" and again.stdout.split() == ["10001", "y"]
+
+
+def test_a_spare_made_with_the_limits_of_the_next_run_enforces_them(sandbox: None) -> None:
+    """The spare a run leaves behind is configured with that run's limits; the next run with the same
+    limits does not write them again, and they hold all the same."""
+    tight = Limits(pids=12, memory_mb=150, tmpfs_mb=64)
+    fork_30 = ("import os,time\nn=0\nfor _ in range(30):\n try:\n  if os.fork()==0:\n   time.sleep(1); os._exit(0)\n"
+               "  n+=1\n except OSError:\n  pass\nprint(n)")
+    runs = [run([PY, "-c", fork_30], limits=tight) for _ in range(3)]
+    assert [ex.isolation["launch"] for ex in runs][2] == "spare"
+    for ex in runs:
+        assert ex.isolation["enforced"]["pids"] == 12 and ex.isolation["enforced"]["memory_bytes"] == 150 << 20
+        assert int(ex.stdout) < 12 and ex.pids_limit_hit
+
+
+def test_groups_made_ahead_take_a_larger_or_smaller_memory_limit(sandbox: None) -> None:
+    """On v1 the kernel refuses memory > memory+swap at any step, so raising the limit of groups made
+    with a smaller one must write memory+swap first (it once failed, and the run fell back to fresh)."""
+    cg = CgroupSet.create(f"signoff-{os.getpid()}-test-raise", Limits(memory_mb=150))
+    assert cg is not None  # the sandbox fixture requires cgroups
+    try:
+        for mb in (384, 120, 384):
+            cg.configure(Limits(memory_mb=mb))
+            assert cg.enforced["memory_bytes"] == mb << 20
+            if cg.version == "v1" and (cg.dirs["memory"] / "memory.memsw.limit_in_bytes").exists():
+                assert int((cg.dirs["memory"] / "memory.memsw.limit_in_bytes").read_text()) == mb << 20
+    finally:
+        cg.remove()
 
 
 def test_a_forked_copy_of_the_caller_does_not_hold_the_spare(sandbox: None) -> None:

@@ -16,7 +16,7 @@ from signoff.sandbox.cgroups import CgroupSet
 from signoff.sandbox.diagnose import namespace_failure
 from signoff.sandbox.model import Execution, Limits, Mount, SandboxUnavailable
 from signoff.sandbox.record import execution, guarantees
-from signoff.sandbox.supervise import Launch, Outcome, memfd, run_tree
+from signoff.sandbox.supervise import Launch, Outcome, finish_tree, memfd, start_tree
 
 
 class Bubblewrap:
@@ -65,7 +65,7 @@ def _run(req: Request) -> Execution:
     if started is not None:
         cg: CgroupSet | None = started.cg
         try:
-            outcome = spare.finish(started, timeout)
+            outcome = spare.finish(started, timeout, meanwhile=lambda: _replenish(root, uid, gid, output_limit, limits))
             stats = started.cg.stats()
             escaped = started.cg.kill_all()
         finally:
@@ -73,8 +73,6 @@ def _run(req: Request) -> Execution:
     else:
         outcome, stats, escaped, cg = _fresh(argv, options, filter_bytes, collect_list, limits, timeout, uid, gid,
                                              root, output_limit)
-    if root and outcome.launch_error is None:
-        spare.replenish(uid, gid, output_limit)  # the next run of this thread skips the cgroup attach
     status = _parse_status(outcome.channels.get("status", b""))
     if outcome.launch_error:
         raise SandboxUnavailable(f"the sandbox could not be started: {outcome.launch_error}",
@@ -121,10 +119,11 @@ def _fresh(argv: list[str], options: list[str], filter_bytes: bytes, collect_lis
                             cgroup_files=cg.join_files if cg else [], rlimits=rlimits(limits, timeout, cg is not None),
                             drop_to=(uid, gid) if root else None, output_limit=output_limit, channels=channels)
             try:
-                outcome = run_tree(launch, out_w, err_w, out_r, err_r, child_ends)
+                tree = start_tree(launch, out_w, err_w, out_r, err_r, child_ends)
             except OSError as exc:
                 raise SandboxUnavailable(f"the sandbox could not be started: {exc}",
                                          "the machine is out of processes or descriptors; retry later") from exc
+            outcome = finish_tree(tree, meanwhile=lambda: _replenish(root, uid, gid, output_limit, limits))
             stats = cg.stats() if cg else {}
             escaped = cg.kill_all() if cg else 0
         finally:
@@ -135,6 +134,15 @@ def _fresh(argv: list[str], options: list[str], filter_bytes: bytes, collect_lis
             with contextlib.suppress(OSError):
                 os.close(fd)
     return outcome, stats, escaped, cg
+
+
+def _replenish(root: bool, uid: int, gid: int, output_limit: int, limits: Limits) -> None:
+    """Make this thread's next spare while the run it follows is under way: the fork, the cgroups
+    and the cgroup attach then cost no time between the request and its result. The new keeper
+    closes every descriptor it inherits, the running tree's pipes among them."""
+    if root:
+        with contextlib.suppress(OSError):  # out of processes or descriptors: the next run starts fresh
+            spare.replenish(uid, gid, output_limit, limits)
 
 
 def _parse_status(raw: bytes) -> dict[str, Any]:

@@ -176,9 +176,15 @@ class CgroupSet:
 
     def _configure_v1(self, limits: Limits) -> None:
         mem, pids, cpu = self.dirs["memory"], self.dirs["pids"], self.dirs["cpu"]
-        _write(mem / "memory.limit_in_bytes", str(limits.memory_mb << 20))
+        # The kernel keeps memory <= memory+swap at every step: a raised limit (groups made ahead of
+        # time with a smaller one) goes to memsw first, a lowered one to memory first.
+        files = [mem / "memory.limit_in_bytes"]
         if (mem / "memory.memsw.limit_in_bytes").exists():
-            _write(mem / "memory.memsw.limit_in_bytes", str(limits.memory_mb << 20))
+            current = _read_int(files[0])
+            raising = current is not None and limits.memory_mb << 20 > current
+            files.insert(0 if raising else 1, mem / "memory.memsw.limit_in_bytes")
+        for f in files:
+            _write(f, str(limits.memory_mb << 20))
         _write(pids / "pids.max", str(limits.pids))
         _write(cpu / "cpu.cfs_period_us", str(_PERIOD_US))
         _write(cpu / "cpu.cfs_quota_us", str(int(limits.cpus * _PERIOD_US)))

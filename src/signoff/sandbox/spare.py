@@ -27,6 +27,7 @@ import json
 import os
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from signoff.kernel.ids import new_id
@@ -42,6 +43,7 @@ class Spare:
     thread: threading.Thread  # the forking thread: the keeper dies with it
     tree: Tree
     cg: CgroupSet
+    limits: Limits  # what its cgroups were configured with
     memfds: dict[str, int]
     go_launcher: int
     go_keeper: int
@@ -60,20 +62,30 @@ def _fill(fd: int, data: bytes) -> None:
     os.lseek(fd, 0, os.SEEK_SET)
 
 
-def make(uid: int, gid: int, output_limit: int) -> Spare | None:
-    """Fork a waiting keeper + launcher inside fresh cgroups (root only), or None."""
-    cg = CgroupSet.create(f"signoff-{os.getpid()}-{new_id()}", Limits())
+def make(uid: int, gid: int, output_limit: int, limits: Limits) -> Spare | None:
+    """Fork a waiting keeper + launcher inside fresh cgroups configured with `limits` (root only), or None."""
+    cg = CgroupSet.create(f"signoff-{os.getpid()}-{new_id()}", limits)
     if cg is None:
         return None
     passwd, group, hosts = bwrap.passwd_data(uid, gid)
-    memfds = {"seccomp": memfd("seccomp"), "passwd": memfd("passwd", passwd), "group": memfd("group", group),
-              "hosts": memfd("hosts", hosts), "args": memfd("args"), "collect": memfd("collect")}
-    status_r, status_w = os.pipe()
-    collect_r, collect_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    go_launcher_r, go_launcher_w = os.pipe()
-    go_keeper_r, go_keeper_w = os.pipe()
+    opened: list[int] = []  # closed again if the spare cannot be made (out of descriptors)
+    try:
+        memfds: dict[str, int] = {}
+        for name, data in (("seccomp", b""), ("passwd", passwd), ("group", group), ("hosts", hosts),
+                           ("args", b""), ("collect", b"")):
+            memfds[name] = memfd(name, data)
+            opened.append(memfds[name])
+        pipes: list[tuple[int, int]] = []
+        for _ in range(6):
+            pipes.append(os.pipe())
+            opened += pipes[-1]
+    except OSError:
+        for fd in opened:
+            os.close(fd)
+        cg.remove()
+        return None
+    (status_r, status_w), (collect_r, collect_w), (out_r, out_w), (err_r, err_w), \
+        (go_launcher_r, go_launcher_w), (go_keeper_r, go_keeper_w) = pipes
     fds = [memfds["seccomp"], memfds["passwd"], memfds["group"], memfds["hosts"], status_w, memfds["args"],
            collect_w, memfds["collect"]]
     launch = Launch(exec_target=bwrap.binary_fd(), argv=["bwrap"], env={}, timeout=0.0, pass_fds=fds,
@@ -87,7 +99,7 @@ def make(uid: int, gid: int, output_limit: int) -> Spare | None:
             os.close(fd)
         cg.remove()
         return None
-    return Spare(os.getpid(), threading.current_thread(), tree, cg, memfds, go_launcher_w, go_keeper_w)
+    return Spare(os.getpid(), threading.current_thread(), tree, cg, limits, memfds, go_launcher_w, go_keeper_w)
 
 
 def take(output_limit: int) -> Spare | None:
@@ -119,7 +131,8 @@ def launch(spare: Spare, *, argv: list[str], options: list[str], seccomp_filter:
         _fill(spare.memfds["seccomp"], seccomp_filter)
         _fill(spare.memfds["args"], b"".join(o.encode() + b"\0" for o in options))
         _fill(spare.memfds["collect"], collect_list)
-        spare.cg.configure(limits)
+        if _cgroup_limits(limits) != _cgroup_limits(spare.limits):
+            spare.cg.configure(limits)  # else the groups already hold these values (read back when made)
         spare.tree.launch.timeout = timeout
         _send(spare.go_keeper, {"timeout": timeout})
         os.close(spare.go_keeper)
@@ -140,9 +153,9 @@ def _send(fd: int, message: dict[str, object]) -> None:
         data = data[os.write(fd, data):]
 
 
-def finish(spare: Spare, timeout: float) -> Outcome:
+def finish(spare: Spare, timeout: float, meanwhile: Callable[[], None] | None = None) -> Outcome:
     try:
-        return finish_tree(spare.tree, timeout)
+        return finish_tree(spare.tree, timeout, meanwhile)
     finally:
         for fd in spare.memfds.values():
             with contextlib.suppress(OSError):
@@ -165,8 +178,13 @@ def discard(spare: Spare) -> None:
     spare.cg.remove()
 
 
-def replenish(uid: int, gid: int, output_limit: int) -> None:
-    """After this thread's second run, keep one spare ready for its next run."""
+def _cgroup_limits(limits: Limits) -> tuple[int, int, float]:
+    return limits.memory_mb, limits.pids, limits.cpus
+
+
+def replenish(uid: int, gid: int, output_limit: int, limits: Limits) -> None:
+    """After this thread's second run, keep one spare ready for its next run, its cgroups configured
+    with this run's limits (a thread's next run most often asks for the same)."""
     me = threading.current_thread()
     if isinstance(me, threading._DummyThread):
         return  # a thread not started by `threading`: its stand-in object outlives it and is reused
@@ -180,7 +198,7 @@ def replenish(uid: int, gid: int, output_limit: int) -> None:
         discard(spare)
     if not wanted:
         return
-    made = make(uid, gid, output_limit)
+    made = make(uid, gid, output_limit, limits)
     if made is not None:
         with _lock:
             _spares[me] = made

@@ -28,6 +28,7 @@ import selectors
 import signal
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -162,11 +163,14 @@ def start_tree(launch: Launch, stdout_w: int, stderr_w: int, stdout_r: int, stde
     return Tree(keeper, launch, streams, limits)
 
 
-def finish_tree(tree: Tree, timeout: float | None = None) -> Outcome:
-    """Collect the tree's output until every writer is gone, reap the keeper, read its report."""
+def finish_tree(tree: Tree, timeout: float | None = None, meanwhile: Callable[[], None] | None = None) -> Outcome:
+    """Collect the tree's output until every writer is gone, reap the keeper, read its report.
+    `meanwhile` runs first, while the tree runs; if it raises, the tree is ended as on an interrupt."""
     launch, streams, keeper = tree.launch, tree.streams, tree.keeper
     wall = launch.timeout if timeout is None else timeout
     try:
+        if meanwhile is not None:
+            meanwhile()
         data, truncated = _collect(streams, tree.limits, backstop=wall + 60.0, keeper=keeper)
     except BaseException:
         # Interrupted (^C, an exception in a signal handler): the keeper's death takes the launcher
