@@ -84,38 +84,46 @@ def _tokens(stream: IO[bytes]) -> Iterator[bytes]:
 
 def _text(raw: bytes) -> str:
     # Non-UTF-8 bytes in names or messages are shown, never dropped; JSON cannot hold raw bytes.
+    # (parse_log spells this out inline where it runs once per commit or file.)
     return raw.decode("utf-8", errors="backslashreplace")
 
 
 def parse_log(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
-    """Parse `git log --format=_FORMAT --numstat -z` output one commit at a time."""
+    """Parse `git log --format=_FORMAT --numstat -z` output one commit at a time.
+
+    This runs once per token of a long history while git is still printing it, so it keeps to
+    local names and one decode per field; keys are created in sorted order, the order in which
+    `dumps_line` writes them."""
     commit: dict[str, Any] | None = None
+    files: list[dict[str, Any]] = []
     tokens = _tokens(stream)
     after_header = False
     for raw in tokens:
-        if raw.startswith(b"\x1e"):
+        if raw[:1] == b"\x1e":
             if commit is not None:
                 yield commit
-            fields = _text(raw[1:]).split("\x1f", 9)
+            fields = raw[1:].decode("utf-8", "backslashreplace").split("\x1f", 9)
             if len(fields) != 10 or not _HEX40.match(fields[0]):
                 raise UnavailableError("git log printed a commit header signoff cannot parse",
                                        "report this with the output of `git --version`")
             body = fields[9]
             body = body[:-1] if body.endswith("\x1f") else body
+            files = []
             commit = {
+                "author": {"date": fields[4], "email": fields[3], "name": fields[2]},
+                "body": body.rstrip("\n"),
+                "committer": {"date": fields[7], "email": fields[6], "name": fields[5]},
+                "files": files,
                 "hash": fields[0],
                 "parents": fields[1].split() if fields[1] else [],
-                "author": {"name": fields[2], "email": fields[3], "date": fields[4]},
-                "committer": {"name": fields[5], "email": fields[6], "date": fields[7]},
                 "subject": fields[8],
-                "body": body.rstrip("\n"),
-                "files": [],
             }
             after_header = True
             continue
-        if after_header and raw.startswith(b"\n"):
-            raw = raw[1:]
-        after_header = False
+        if after_header:
+            after_header = False
+            if raw[:1] == b"\n":
+                raw = raw[1:]
         if not raw:
             continue
         if commit is None:
@@ -124,18 +132,15 @@ def parse_log(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
         added, deleted, path = raw.split(b"\t", 2)
         old: str | None = None
         if path:
-            new = _text(path)
+            new = path.decode("utf-8", "backslashreplace")
         else:
             old = _text(next(tokens, b""))
             new = _text(next(tokens, b""))
-        binary = added == b"-"
-        commit["files"].append({
-            "path": new,
-            "old_path": old,
-            "added": 0 if binary else int(added),
-            "deleted": 0 if binary else int(deleted),
-            "binary": binary,
-        })
+        if added == b"-":
+            files.append({"added": 0, "binary": True, "deleted": 0, "old_path": old, "path": new})
+        else:
+            files.append({"added": int(added), "binary": False, "deleted": int(deleted), "old_path": old,
+                          "path": new})
     if commit is not None:
         yield commit
 
