@@ -29,9 +29,10 @@ class Crewed:
     def key(self, role: str) -> str:
         return RoomsConfig.from_settings(self.world.settings).key(key_role(role))["api_key"]
 
-    def members(self) -> list[crew_agents.Member]:
+    def members(self) -> list[crew_agents.Running]:
         transports = {r: InProcessTransport(self.rooms, self.key(r)) for r in crew_agents.PROCESS_ROLES}
-        return crew_agents.members(self.world.desk, self.crew, transports, self.world.actor("engineering"))
+        return crew_agents.members(self.world.desk, self.crew, transports, self.world.actor("engineering"),
+                                   concierge=self.world.actor("concierge"))
 
     def messages(self, room: str | None = None) -> list[dict[str, Any]]:
         return self.rooms.read_messages(self.rooms.user_by_name("alice"), room or self.crew.engineering_room,
@@ -70,7 +71,7 @@ def _dump(c: Crewed) -> str:
                       indent=1)
 
 
-async def _with_crew(c: Crewed, scenario: Callable[[dict[str, crew_agents.Member]], Any]) -> None:
+async def _with_crew(c: Crewed, scenario: Callable[[dict[str, crew_agents.Running]], Any]) -> None:
     stop = asyncio.Event()
     running = {m.role: m for m in c.members()}
     tasks = [asyncio.create_task(crew_agents.run_member(m, stop, heartbeat_interval=0.5)) for m in running.values()]
@@ -89,10 +90,14 @@ def test_the_crew_reproduces_and_fixes_through_rooms_once_each(crewed: Crewed) -
     w = c.world
     intake = w.desk.submit_report(COUPON, "198.51.100.7")
 
-    async def scenario(_: dict[str, crew_agents.Member]) -> None:
+    async def scenario(_: dict[str, crew_agents.Running]) -> None:
         await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
         w.desk.confirm(w.desk.reporter(intake.report_id, intake.capability), "yes", bug_id=intake.bug_id)
         await _until(lambda: w.desk.bug(intake.bug_id).state == "in_review", "the draft")
+        await _until(lambda: len(reviews()) == 2, "the reviewer's notes on the test and the draft")
+
+    def reviews() -> list[dict[str, Any]]:
+        return [n for n in w.desk.notes(intake.bug_id) if n["type"] == "note.review"]
 
     asyncio.run(_with_crew(c, scenario))
     bug = w.desk.bug(intake.bug_id)
@@ -101,15 +106,17 @@ def test_the_crew_reproduces_and_fixes_through_rooms_once_each(crewed: Crewed) -
     assert types.count("reproduction.recorded") == 1
     # One hand-off and one answer per step, each addressed and each from its own identity.
     for verb, sender in (("start_reproduction", "manager"), ("propose_reproduction", "reproducer"),
-                         ("start_fix", "manager"), ("submit_fix", "fixer")):
+                         ("start_fix", "manager"), ("submit_fix", "fixer"), ("start_review", "manager"),
+                         ("submit_review", "reviewer")):
         sent = c.commands(verb)
-        assert len(sent) == 1, (verb, [m["body"] for m in c.messages()])
+        assert len(sent) == (2 if "review" in verb else 1), (verb, [m["body"] for m in c.messages()])
         assert sent[0]["sender"] == c.crew.senders[sender]
     # The bug's room holds the dossier (headed untrusted), the work orders and the answers.
     alice = c.rooms.user_by_name("alice")
     [room] = [r["room_id"] for r in c.rooms.list_rooms(alice) if r["name"] == bug_rooms.room_name(intake.bug_id)]
     docs = {d["name"]: d for d in c.rooms.documents(alice, room)}
-    assert set(docs) == {"dossier", "work-reproduction-r1", "reproduction-r1", "work-fix-r1", "fix-r1"}
+    assert set(docs) == {"dossier", "work-reproduction-r1", "reproduction-r1", "work-fix-r1", "fix-r1",
+                         "work-review-test-r1", "review-test-r1", "work-review-change-r1", "review-change-r1"}
     [dossier] = c.rooms.load_documents(alice, [docs["dossier"]["id"]])
     assert dossier["content"].startswith(bug_rooms.HEADER + "\n")
     assert docs["dossier"]["created_by"] == f"agent:{c.crew.agents['manager']}"
@@ -121,6 +128,14 @@ def test_the_crew_reproduces_and_fixes_through_rooms_once_each(crewed: Crewed) -
     # The desk measured it: the reproduction is measured evidence, the agents' part simulated.
     assert bug.reproduction["agent"]["kind"] == "simulated"
     assert crew_agents.ignored(w.ledger) == [] and crew_commands.refusals(w.ledger) == []
+    # The reviewer's opinions are advisory notes, written by its identity in the room; the scripted
+    # reviewer recommends "approve" for the draft, and that approves nothing.
+    assert docs["review-change-r1"]["created_by"] == f"agent:{c.crew.agents['reviewer']}"
+    [review] = c.rooms.load_documents(alice, [docs["review-change-r1"]["id"]])
+    assert json.loads(review["content"])["label"].startswith("advisory")
+    assert json.loads(review["content"])["note"]["recommendation"] == "approve"
+    assert [n["evidence_kind"] for n in reviews()] == ["simulated", "simulated"]  # scripted, never measured
+    assert bug.approvals == [] and bug.state == "in_review"
 
 
 def test_a_copied_hand_off_is_ignored_and_an_agents_approve_is_refused(crewed: Crewed) -> None:
@@ -129,7 +144,7 @@ def test_a_copied_hand_off_is_ignored_and_an_agents_approve_is_refused(crewed: C
     alice = c.rooms.user_by_name("alice")
     intake = w.desk.submit_report(COUPON, "198.51.100.7")
 
-    async def scenario(running: dict[str, crew_agents.Member]) -> None:
+    async def scenario(running: dict[str, crew_agents.Running]) -> None:
         await _until(lambda: len(c.commands("start_reproduction")) == 1, "the hand-off")
         original = c.commands("start_reproduction")[0]
         text = crew_commands.strip_mentions(original["body"])

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from signoff.desk.base import report_case
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent
@@ -184,3 +185,30 @@ def drift(rooms: RoomService, crew: Crew) -> list[str]:
         if held != crew.policies[role]:
             out.append(f"{role}: the server holds {held!r}, the desk set {crew.policies[role]!r}")
     return out
+
+
+# -- reporters linked to room users ------------------------------------------------------------------
+
+REPORTERS = "desk/crew/reporters"
+
+
+def link_reporter(rooms: RoomService, report_id: str, user_name: str) -> dict[str, str]:
+    """Link a filed report to the rooms user who filed it (the owner does this, on the server's
+    home): the user joins the public intake room, and the concierge asks that user the report's
+    cards and answers that user about it. The sender id is kept as the server writes it."""
+    crew = require_crew(rooms.ledger)
+    owner = rooms.user_by_name(crew.owner_name)
+    user = rooms.user_by_name(user_name)
+    if rooms.ledger.version(report_case(report_id)) == 0:
+        raise NotFoundError(f"no report {report_id}", "link a report id the desk gave its reporter")
+    if user.id not in {m.id for m in rooms.members(crew.intake_room)}:
+        rooms.add_member(owner, crew.intake_room, user_name=user.name)
+    link = {"report_id": report_id, "user": user.name, "sender": user.sender}
+    if reporter_links(rooms.ledger).get(report_id) != link:
+        rooms.ledger.append(REPORTERS, None, [NewEvent("crew.reporter_linked", link)])
+    return link
+
+
+def reporter_links(ledger: Ledger) -> dict[str, dict[str, str]]:
+    """Report id -> {report_id, user, sender}, the latest link of each report."""
+    return {str(e.payload["report_id"]): dict(e.payload) for e in ledger.read(REPORTERS)}
