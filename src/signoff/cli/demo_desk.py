@@ -190,7 +190,7 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     states = {b.bug_id: b.state for b in desk.bugs()}
     handoffs = [crew_commands.strip_mentions(m["body"]).split(" [ref")[0]
                 for m in rooms.read_messages(owner, crew.engineering_room, 0, 1000)
-                if m["sender"] in crew.senders.values() and crew_commands.parse(m["body"]) is not None]
+                if m["sender"] in crew.senders.values() and _is_command(m["body"])]
     return {
         "ok": verified_state == "verified" and final.state == "reopened" and chain.ok and smoke["ok"],
         "steps": steps,
@@ -205,6 +205,16 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
                            "reviews": "simulated (scripted reviewer; advisory notes)", "smoke": "measured",
                            "people": "simulated (scripted)"},
     }
+
+
+def _is_command(body: str) -> bool:
+    """Whether a crew member's message is an allowlisted command (the refused `approve` is not)."""
+    from signoff.desk import crew_commands
+
+    try:
+        return crew_commands.parse(body) is not None
+    except RefusedError:
+        return False
 
 
 def _document(rooms: Any, reader: Any, bug_id: str, name: str) -> dict[str, Any] | None:
