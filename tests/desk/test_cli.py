@@ -27,9 +27,10 @@ def test_demo_runs_the_whole_loop(home: Path, sandbox_ok: None, capsys: pytest.C
     assert steps["released"]["released"] == ["BUG-0001"]
     assert steps["verified then reopened"] == {"step": "verified then reopened", "verified": "verified",
                                                "final": "reopened", "round": 2}
-    # Round 2: handed over with round 1's test rejected; on the fixed code no new test fails, so
-    # after two measured attempts the bug needs a human.
-    assert steps["round 2"] == {"step": "round 2", "handed_over": True, "rejected_tests": 1, "state": "needs_human"}
+    # Round 2: handed over with round 1's test rejected; on the fixed code no new test fails: the
+    # retry is handed over with the measured attempt in its work order, then the bug needs a human.
+    assert steps["round 2"] == {"step": "round 2", "handed_over": True, "rejected_tests": 1, "failed_tests": 1,
+                                "state": "needs_human"}
     assert out["final_states"]["BUG-0001"] == "needs_human" and out["ledger_chain_ok"] is True
     # The whole crew worked in rooms: each hand-off and answer once (round 2's reproduction twice,
     # as the desk retries a failed one), the reporters answered the concierge's cards.

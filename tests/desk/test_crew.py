@@ -277,7 +277,10 @@ def test_cli_crew_run_refuses_bad_input_without_touching_state(home: Path, capsy
     assert main(["rooms", "user", "add", "alice"]) == 0
     assert main(["desk", "crew", "setup", "--owner", "alice"]) == 0
     capsys.readouterr()
-    for args, expected in ((["--role", "concierge"], "does not run as a crew process"),
+    for args, expected in ((["--role", "desk-owner"], "does not run as a crew process"),
+                           (["--role", "concierge"], "needs the desk's concierge credential"),
+                           (["--role", "concierge", "--concierge-token", tokens["engineering"]],
+                            "concierge credential only"),
                            (["--role", "manager"], "needs your desk credential"),
                            (["--role", "manager", "--token", tokens["alice"]], "engineering credential"),
                            (["--role", "manager", "--token", "dke_forged"], "unknown credential")):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from signoff.desk import bug_rooms, crew_agents, crew_commands
+from signoff.desk import bug_rooms, crew_agents, crew_commands, crew_serve
 from signoff.desk.crew import Crew, agent_name, key_role, link_reporter, reporter_links, setup
 from signoff.desk.deploy import serve_commit
 from signoff.kernel.errors import NotFoundError, RefusedError
@@ -32,9 +32,9 @@ class Crewed:
     def key(self, role: str) -> str:
         return RoomsConfig.from_settings(self.world.settings).key(key_role(role))["api_key"]
 
-    def members(self) -> list[crew_agents.Running]:
+    def members(self) -> list[crew_serve.Running]:
         transports = {r: InProcessTransport(self.rooms, self.key(r)) for r in crew_agents.PROCESS_ROLES}
-        return crew_agents.members(self.world.desk, self.crew, transports, self.world.actor("engineering"),
+        return crew_serve.members(self.world.desk, self.crew, transports, self.world.actor("engineering"),
                                    concierge=self.world.actor("concierge"))
 
     def messages(self, room: str | None = None) -> list[dict[str, Any]]:
@@ -74,10 +74,10 @@ def _dump(c: Crewed) -> str:
                       indent=1)
 
 
-async def _with_crew(c: Crewed, scenario: Callable[[dict[str, crew_agents.Running]], Any]) -> None:
+async def _with_crew(c: Crewed, scenario: Callable[[dict[str, crew_serve.Running]], Any]) -> None:
     stop = asyncio.Event()
     running = {m.role: m for m in c.members()}
-    tasks = [asyncio.create_task(crew_agents.run_member(m, stop, heartbeat_interval=0.5)) for m in running.values()]
+    tasks = [asyncio.create_task(crew_serve.run_member(m, stop, heartbeat_interval=0.5)) for m in running.values()]
     try:
         try:
             await scenario(running)
@@ -93,7 +93,7 @@ def test_the_crew_reproduces_and_fixes_through_rooms_once_each(crewed: Crewed) -
     w = c.world
     intake = w.desk.submit_report(COUPON, "198.51.100.7")
 
-    async def scenario(_: dict[str, crew_agents.Running]) -> None:
+    async def scenario(_: dict[str, crew_serve.Running]) -> None:
         await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
         w.desk.confirm(w.desk.reporter(intake.report_id, intake.capability), "yes", bug_id=intake.bug_id)
         await _until(lambda: w.desk.bug(intake.bug_id).state == "in_review", "the draft")
@@ -147,7 +147,7 @@ def test_a_copied_hand_off_is_ignored_and_an_agents_approve_is_refused(crewed: C
     alice = c.rooms.user_by_name("alice")
     intake = w.desk.submit_report(COUPON, "198.51.100.7")
 
-    async def scenario(running: dict[str, crew_agents.Running]) -> None:
+    async def scenario(running: dict[str, crew_serve.Running]) -> None:
         await _until(lambda: len(c.commands("start_reproduction")) == 1, "the hand-off")
         original = c.commands("start_reproduction")[0]
         text = crew_commands.strip_mentions(original["body"])
@@ -214,7 +214,7 @@ def test_the_concierge_asks_cards_and_answers_through_the_airlock_and_cannot_rea
     priya, ravi, stranger = (c.rooms.user_by_name(n) for n in ("priya", "ravi", "stranger"))
     intake = c.crew.intake_room
 
-    async def scenario(running: dict[str, crew_agents.Running]) -> None:
+    async def scenario(running: dict[str, crew_serve.Running]) -> None:
         # The notices of the reproduction become cards for the linked reporters, asked by the concierge.
         await _until(lambda: _card(c, "priya") is not None and _card(c, "ravi") is not None, "the cards")
         # A linked reporter asks: she hears her own report's state, nothing else.
@@ -276,7 +276,7 @@ def test_the_concierge_asks_cards_and_answers_through_the_airlock_and_cannot_rea
     for where in (c.crew.engineering_room, room):
         with pytest.raises((NotFoundError, RefusedError)):
             c.rooms.documents(agent, where)
-    member = crew_agents.members(w.desk, c.crew, {"concierge": InProcessTransport(c.rooms, c.key("concierge"))},
+    member = crew_serve.members(w.desk, c.crew, {"concierge": InProcessTransport(c.rooms, c.key("concierge"))},
                                  None, ["concierge"], concierge=concierge)[0]
     assert not hasattr(member, "engineering") and not hasattr(member, "script")  # no model, no workspace
 
@@ -299,7 +299,7 @@ def test_the_smoke_accepts_the_live_release_and_copies_to_reviewer_and_smoke_are
     merge = w.desk.merge(w.actor("alice"), w.bug_id)
     w.deliver()
 
-    async def scenario(running: dict[str, crew_agents.Running]) -> None:
+    async def scenario(running: dict[str, crew_serve.Running]) -> None:
         with serve_commit(w.desk.forge.path(w.desk.config.repo), merge) as live:
             w.desk.record_deployment(w.actor("recorder"), w.desk.config.repo, merge, "production", live.url)
             await _until(lambda: bool(w.desk.smoke_checks(w.bug_id)), "the smoke's check of the live release")

@@ -35,7 +35,7 @@ def _until(check: Callable[[], bool], what: str, timeout: float = 300.0) -> None
 def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     from signoff.desk import crew_commands
     from signoff.desk.crew import agent_name, link_reporter, setup
-    from signoff.desk.crew_agents import CrewThread
+    from signoff.desk.crew_serve import CrewThread
     from signoff.desk.deploy import serve_commit
     from signoff.desk.local import init_local
     from signoff.desk.notify import card_id
@@ -178,11 +178,12 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
         step("verified then reopened", verified=verified_state, final=final.state, round=final.round)
         # The reopened bug goes back to the reproducer: round 2, with round 1's test on the rejected
         # list of its work order. On the fixed code a new test passes, so the desk measures no
-        # reproduction (twice) and hands the bug to a human: the fix is live, the reporter disagrees.
+        # reproduction; the retry's work order lists that measured attempt; after the second the
+        # bug goes to a human: the fix is live, the reporter disagrees.
         _until(lambda: desk.bug(bug_id).state != "reopened", "the crew's round 2")
         order = _document(rooms, owner, bug_id, "work-reproduction-r2")
         step("round 2", handed_over=order is not None, rejected_tests=len((order or {}).get("rejected_tests", [])),
-             state=desk.bug(bug_id).state)
+             failed_tests=len((order or {}).get("failed_tests", [])), state=desk.bug(bug_id).state)
     finally:
         crew_thread.stop()
 

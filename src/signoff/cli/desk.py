@@ -356,7 +356,7 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
     (--concierge-token or SIGNOFF_DESK_CONCIERGE_TOKEN); the others hold none."""
     import asyncio
 
-    from signoff.desk import crew_agents
+    from signoff.desk import crew_agents, crew_serve
     from signoff.desk.crew import require_crew
 
     roles = list(role or crew_agents.PROCESS_ROLES)
@@ -378,8 +378,8 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
         if concierge.role != "concierge":
             raise UsageError("the concierge runs with the concierge credential only",
                              "pass the concierge's token, not another role's")
-    asyncio.run(crew_agents.serve_crew(desk, crew, roles, url or _rooms_url(), engineering,
-                                       lambda line: console.print(line), concierge=concierge))
+    asyncio.run(crew_serve.serve_crew(desk, crew, roles, url or _rooms_url(), engineering,
+                                      lambda line: console.print(line), concierge=concierge))
 
 
 @crew_app.command("link")

@@ -56,7 +56,7 @@ class LoopCards:
 
 @dataclass
 class ConciergeMember:
-    """The concierge's behaviour, run by `crew_agents.run_member` on an `AgentLoop`."""
+    """The concierge's behaviour, run by `crew_serve.run_member` on an `AgentLoop`."""
 
     desk: Desk
     crew: Crew
@@ -79,8 +79,9 @@ class ConciergeMember:
 
     def work_once(self) -> bool:
         """Deliver one due notification (in a worker thread); False when none was due."""
-        delivered = self._concierge().run_once()
-        self._concierge().collect_answers()
+        concierge = self._concierge()
+        delivered = concierge.run_once()
+        concierge.collect_answers()
         return delivered
 
     async def on_event(self, loop: AgentLoop, env: dict[str, Any]) -> None:
