@@ -287,3 +287,21 @@ def test_cli_crew_run_refuses_bad_input_without_touching_state(home: Path, capsy
         assert main(["desk", "crew", "run", *args]) != 0, args
         err = capsys.readouterr().err
         assert expected in err and "error:" in err and "Traceback" not in err, (args, err)
+    # Linking a report that does not exist, or to a user who does not: refused, nothing recorded.
+    assert main(["desk", "report", "--title", "Coupon makes the total negative", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["report_id"]
+    for args, expected in ((["RPT-9999", "alice"], "no report RPT-9999"), ([report, "nobody"], "nobody")):
+        assert main(["desk", "crew", "link", *args]) != 0, args
+        err = capsys.readouterr().err
+        assert expected in err and "error:" in err and "fix:" in err and "Traceback" not in err, (args, err)
+    from signoff.cli.context import settings
+    from signoff.desk.crew import reporter_links
+    from signoff.ledger import Ledger
+
+    ledger = Ledger.open(settings())
+    try:
+        assert reporter_links(ledger) == {}
+    finally:
+        ledger.close()
+    assert main(["desk", "crew", "link", report, "alice", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["user"] == "alice"
