@@ -168,13 +168,15 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
 
 
 def _start_cursors(rooms: RoomService, crew: Crew) -> None:
-    """Each engineering agent's stream starts where the crew was set up, not where its process
-    first connects: a hand-off sent before a member's first start still reaches it."""
+    """Each agent's stream starts where the crew was set up, not where its process first connects:
+    a hand-off (or a reporter's question to the concierge) sent before a member's first start
+    still reaches it."""
     head = rooms.head()
-    for role in ENGINEERING_ROLES:
-        store = AgentStore(rooms.ledger, agent_case(crew.agents[role]))
-        if crew.engineering_room not in store.state.cursors:
-            store.opened(crew.engineering_room, head)
+    for role, agent_id in crew.agents.items():
+        room = crew.intake_room if role == "concierge" else crew.engineering_room
+        store = AgentStore(rooms.ledger, agent_case(agent_id))
+        if room not in store.state.cursors:
+            store.opened(room, head)
 
 
 def drift(rooms: RoomService, crew: Crew) -> list[str]:
