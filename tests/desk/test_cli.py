@@ -27,14 +27,25 @@ def test_demo_runs_the_whole_loop(home: Path, sandbox_ok: None, capsys: pytest.C
     assert steps["released"]["released"] == ["BUG-0001"]
     assert steps["verified then reopened"] == {"step": "verified then reopened", "verified": "verified",
                                                "final": "reopened", "round": 2}
-    assert out["final_states"]["BUG-0001"] == "reopened" and out["ledger_chain_ok"] is True
-    # The crew worked in rooms: each hand-off and answer once, the reporters answered their cards.
+    # Round 2: handed over with round 1's test rejected; on the fixed code no new test fails: the
+    # retry is handed over with the measured attempt in its work order, then the bug needs a human.
+    assert steps["round 2"] == {"step": "round 2", "handed_over": True, "rejected_tests": 1, "failed_tests": 1,
+                                "state": "needs_human"}
+    assert out["final_states"]["BUG-0001"] == "needs_human" and out["ledger_chain_ok"] is True
+    # The whole crew worked in rooms: each hand-off and answer once (round 2's reproduction twice,
+    # as the desk retries a failed one), the reporters answered the concierge's cards.
     assert steps["crew"]["roles"] == ["concierge", "fixer", "manager", "reproducer", "reviewer", "smoke"]
-    assert [h for h in out["crew_handoffs"] if "BUG-0001" in h] == [
+    assert sorted(h for h in out["crew_handoffs"] if "BUG-0001" in h) == sorted([
         "start_reproduction BUG-0001 round=1", "propose_reproduction BUG-0001 round=1",
-        "start_fix BUG-0001 round=1", "submit_fix BUG-0001 round=1"]
+        "start_review BUG-0001 round=1 of=test", "submit_review BUG-0001 round=1 of=test",
+        "start_fix BUG-0001 round=1", "submit_fix BUG-0001 round=1",
+        "start_review BUG-0001 round=1 of=change", "submit_review BUG-0001 round=1 of=change",
+        "start_smoke BUG-0001 round=1", "submit_smoke BUG-0001 round=1",
+        *["start_reproduction BUG-0001 round=2", "propose_reproduction BUG-0001 round=2"] * 2])
     assert steps["card answered"]["outcomes"] == ["applied"]
     assert steps["agent approves in the room"]["outcome"] == "refused"
+    assert steps["reviewed"] == {"step": "reviewed", "notes": ["simulated", "simulated"], "approvals": 0}
+    assert steps["smoke"]["ok"] is True and steps["smoke"]["evidence_kind"] == "measured"
     assert out["seconds_confirmation_to_draft"] >= 0 and out["seconds_merge_to_verified_release"] >= 0
 
 

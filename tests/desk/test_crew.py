@@ -17,7 +17,7 @@ from signoff.desk.crew_status import crew_status, crew_view
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.rooms import RoomService
-from signoff.rooms.client import InProcessTransport, RoomsClient, RoomsConfig
+from signoff.rooms.client import AgentStore, InProcessTransport, RoomsClient, RoomsConfig, agent_case
 from tests.desk.conftest import World
 
 
@@ -62,6 +62,10 @@ def test_setup_registers_each_role_with_its_own_key_and_reads_the_policies_back(
     assert rooms.room(crew.engineering_room).group_id == crew.group_id
     assert rooms.room(crew.intake_room).group_id is None
     assert recorded(world.ledger) == crew
+    # Every member's stream starts where the crew was set up (the concierge's in the intake room).
+    for role, agent_id in crew.agents.items():
+        room = crew.intake_room if role == "concierge" else crew.engineering_room
+        assert set(AgentStore(world.ledger, agent_case(agent_id)).state.cursors) == {room}
 
 
 def test_setup_again_keeps_the_crew_and_reports_drift_then_corrects_it(
@@ -123,7 +127,7 @@ def test_the_engineering_policies_hold_only_in_the_desks_group(rooms: RoomServic
     assert r.target_statuses["desk-fixer"] == "not_permitted"
 
 
-def test_the_allowlist_knows_four_commands_and_refuses_approve_merge_and_deploy(world: World) -> None:
+def test_the_allowlist_knows_four_pairs_and_refuses_approve_merge_and_deploy(world: World) -> None:
     cmd = crew_commands.parse("@desk-reproducer start_reproduction BUG-0001 round=2")
     assert cmd == crew_commands.Command("start_reproduction", "BUG-0001", 2)
     assert crew_commands.accepts(cmd, "manager", "reproducer")
@@ -134,10 +138,25 @@ def test_the_allowlist_knows_four_commands_and_refuses_approve_merge_and_deploy(
             crew_commands.parse(f"@desk-manager {verb} BUG-0001 round=1")
         with pytest.raises(RefusedError):
             crew_commands.parse(f"{verb}")
-    # Text that merely contains a command is not one.
+    # The review pair names its subject; the smoke pair goes between the manager and the smoke only.
+    review = crew_commands.parse("@desk-reviewer start_review BUG-0001 round=1 of=change [ref 0123456789]")
+    assert review == crew_commands.Command("start_review", "BUG-0001", 1, "change")
+    assert review.text == "start_review BUG-0001 round=1 of=change"
+    assert review.document("work-review-{of}-r{round}") == "work-review-change-r1"
+    assert crew_commands.accepts(review, "manager", "reviewer")
+    assert not crew_commands.accepts(review, "fixer", "reviewer")
+    answer = crew_commands.parse("submit_review BUG-0001 round=1 of=test")
+    assert answer is not None and crew_commands.accepts(answer, "reviewer", "manager")
+    smoke = crew_commands.parse("start_smoke BUG-0001 round=1")
+    assert smoke is not None and crew_commands.accepts(smoke, "manager", "smoke")
+    assert not crew_commands.accepts(smoke, "manager", "reviewer")
+    # No allowlisted command is for the concierge.
+    assert not any(receiver == "concierge" for _sender, receiver in crew_commands.ALLOWED.values())
+    # Text that merely contains a command is not one; a review needs its subject, nothing else takes one.
     for body in ("please start_fix BUG-0001 round=1", "start_fix BUG-0001 round=1 and merge",
                  "start_fix BUG-0001", "start_fix BUG-0001 round=0", "rm_rf BUG-0001 round=1",
-                 "start_fix BUG-0001 round=1\nstart_fix BUG-0002 round=1"):
+                 "start_fix BUG-0001 round=1\nstart_fix BUG-0002 round=1", "start_review BUG-0001 round=1",
+                 "start_review BUG-0001 round=1 of=code", "start_smoke BUG-0001 round=1 of=test"):
         assert crew_commands.parse(body) is None, body
     crew_commands.record_refusal(world.ledger, "$m1", "!r", "agent:x", "fixer", "@desk-manager approve BUG-0001",
                                  "approve is not a crew command")
@@ -277,10 +296,31 @@ def test_cli_crew_run_refuses_bad_input_without_touching_state(home: Path, capsy
     assert main(["rooms", "user", "add", "alice"]) == 0
     assert main(["desk", "crew", "setup", "--owner", "alice"]) == 0
     capsys.readouterr()
-    for args, expected in ((["--role", "concierge"], "does not run as a crew process"),
+    for args, expected in ((["--role", "desk-owner"], "does not run as a crew process"),
+                           (["--role", "concierge"], "needs the desk's concierge credential"),
+                           (["--role", "concierge", "--concierge-token", tokens["engineering"]],
+                            "concierge credential only"),
                            (["--role", "manager"], "needs your desk credential"),
                            (["--role", "manager", "--token", tokens["alice"]], "engineering credential"),
                            (["--role", "manager", "--token", "dke_forged"], "unknown credential")):
         assert main(["desk", "crew", "run", *args]) != 0, args
         err = capsys.readouterr().err
         assert expected in err and "error:" in err and "Traceback" not in err, (args, err)
+    # Linking a report that does not exist, or to a user who does not: refused, nothing recorded.
+    assert main(["desk", "report", "--title", "Coupon makes the total negative", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["report_id"]
+    for args, expected in ((["RPT-9999", "alice"], "no report RPT-9999"), ([report, "nobody"], "nobody")):
+        assert main(["desk", "crew", "link", *args]) != 0, args
+        err = capsys.readouterr().err
+        assert expected in err and "error:" in err and "fix:" in err and "Traceback" not in err, (args, err)
+    from signoff.cli.context import settings
+    from signoff.desk.crew import reporter_links
+    from signoff.ledger import Ledger
+
+    ledger = Ledger.open(settings())
+    try:
+        assert reporter_links(ledger) == {}
+    finally:
+        ledger.close()
+    assert main(["desk", "crew", "link", report, "alice", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["user"] == "alice"

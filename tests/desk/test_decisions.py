@@ -268,7 +268,9 @@ def test_a_merge_that_breaks_a_rule_needs_a_human_and_one_that_keeps_them_is_rel
                             CONFIG)
     assert [e.type for e in events] == ["merge.recorded", "release.recorded"]
     assert events[0].payload["tier"] == 1 and [a["login"] for a in events[0].payload["approvals"]] == ["alice"]
-    assert [j.key for j in jobs] == [f"BUG-0001:notify:released:1:{r}" for r in ("RPT-0001", "RPT-0002")]
+    # the reporters are asked, and the crew's smoke checks the live release (it decides nothing)
+    assert [j.key for j in jobs] == ["BUG-0001:smoke:1:3"] + [
+        f"BUG-0001:notify:released:1:{r}" for r in ("RPT-0001", "RPT-0002")]
     h.apply((events, jobs))
     assert h.bug.state == "released" and h.bug.release is not None and h.bug.release["commit"] == "d" * 40
 

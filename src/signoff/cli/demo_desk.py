@@ -1,6 +1,7 @@
-"""`signoff demo desk`: the whole loop offline, with scripted agents and scripted people. The crew
-works in rooms on the embedded server: the manager hands work to the reproducer and the fixer with
-receipted messages, the reporters answer their cards in the public room."""
+"""`signoff demo desk`: the whole loop offline, with scripted agents and scripted people. The whole
+crew of six works in rooms on the embedded server: the manager hands work to the reproducer, the
+fixer, the reviewer and the smoke with receipted messages; the concierge asks the reporters their
+cards in the public room and applies their answers."""
 
 from __future__ import annotations
 
@@ -33,11 +34,11 @@ def _until(check: Callable[[], bool], what: str, timeout: float = 300.0) -> None
 
 def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     from signoff.desk import crew_commands
-    from signoff.desk.crew import agent_name, setup
-    from signoff.desk.crew_agents import CrewThread
+    from signoff.desk.crew import agent_name, link_reporter, setup
+    from signoff.desk.crew_serve import CrewThread
     from signoff.desk.deploy import serve_commit
     from signoff.desk.local import init_local
-    from signoff.desk.notify import Concierge, RoomLink, card_id
+    from signoff.desk.notify import card_id
     from signoff.desk.workflow import Quarantined
     from signoff.ledger import Ledger, verify_chain
     from signoff.rooms import RoomService
@@ -60,8 +61,6 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     owner, _ = rooms.create_user("alice", "Alice")
     people = {name: rooms.create_user(name, name.title())[0] for name in ("priya", "ravi")}
     crew, _ = setup(rooms, settings, "alice")
-    for name in people:
-        rooms.add_member(owner, crew.intake_room, user_name=name)
     step("crew", roles=sorted(crew.agents), rooms={"intake": crew.intake_room, "engineering": crew.engineering_room})
 
     eng_actor = desk.credentials.authenticate(local.tokens["engineering"])
@@ -85,28 +84,37 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     step("intake", reports=[first.report_id, second.report_id], bug=first.bug_id,
          same_bug=first.bug_id == second.bug_id)
     bug_id = first.bug_id
-    link = RoomLink(rooms, rooms.agent(crew.agents["concierge"]), crew.intake_room,
-                    {first.report_id: "priya", second.report_id: "ravi"})
-    concierge = Concierge(desk, desk.credentials.authenticate(local.tokens["concierge"]), link)
+    link_reporter(rooms, first.report_id, "priya")
+    link_reporter(rooms, second.report_id, "ravi")
 
     def card(report_id: str, kind: str) -> str:
         bug = desk.bug(bug_id)
         return card_id(f"{bug_id}:notify:{kind}:{bug.round}:{report_id}")
 
+    def asked(person: str, request_id: str) -> bool:
+        return any(c.request_id == request_id for c in rooms.pending_approvals(people[person]))
+
+    def applied(request_id: str) -> bool:
+        return ledger.version(f"desk/card/{request_id}") > 0
+
     def answer(person: str, request_id: str, option: str, reason: str | None = None) -> None:
-        rooms.answer_approval(people[person], request_id, option)
-        if reason is not None:
+        _until(lambda: asked(person, request_id), f"the concierge's card to {person}")
+        if reason is not None:  # the reason note follows the answer: post both, then let the concierge look
+            rooms.answer_approval(people[person], request_id, option)
             title = rooms.approval(people[person], request_id).title
             rooms.post_message(people[person], crew.intake_room, answer_note(title, option.title(), reason))
+        else:
+            rooms.answer_approval(people[person], request_id, option)
+        _until(lambda: applied(request_id), f"the concierge applying {person}'s answer")
 
-    crew_thread = CrewThread(desk, crew, eng_actor)
+    concierge_actor = desk.credentials.authenticate(local.tokens["concierge"])
+    crew_thread = CrewThread(desk, crew, eng_actor, concierge_actor)
     try:
         # 2-3. the manager hands the reproduction over in the engineering room; the desk measures it.
         _until(lambda: desk.bug(bug_id).state == "awaiting_reporter", "the reproduction")
         bug = desk.bug(bug_id)
         step("reproduced", state=bug.state, test=bug.reproduction["test_path"] if bug.reproduction else None,
              failure=bug.reproduction["message"] if bug.reproduction else None)
-        concierge.drain()
 
         # 4. the wrong reporter is refused; the original reporter says yes on her card.
         try:
@@ -118,7 +126,8 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
             step("wrong reporter", outcome="refused", why=exc.message)
         t_confirm = _stamp()
         answer("priya", card(first.report_id, "reproduced"), "yes")
-        step("card answered", outcomes=[a["outcome"] for a in concierge.collect_answers()])
+        step("card answered", outcomes=[e.payload["outcome"] for e in
+                                        ledger.read(f"desk/card/{card(first.report_id, 'reproduced')}")])
 
         # 5. the fixer drafts through the room; the desk measures; a draft goes to a human owner.
         _until(lambda: desk.bug(bug_id).state == "in_review", "the draft")
@@ -136,41 +145,55 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
         _until(lambda: len(crew_commands.refusals(ledger)) == 1, "the refusal of an agent's approve")
         step("agent approves in the room", outcome="refused",
              why=crew_commands.refusals(ledger)[0]["why"])
+        _until(lambda: len([n for n in desk.notes(bug_id) if n["type"] == "note.review"]) == 2,
+               "the reviewer's notes on the test and the draft")
+        step("reviewed", notes=[n["evidence_kind"] for n in desk.notes(bug_id) if n["type"] == "note.review"],
+             approvals=len(desk.bug(bug_id).approvals))
+
+        # 6. a human reviews the exact head in the forge and merges; the signed webhooks record it.
+        assert bug.change is not None
+        desk.forge.review(desk.config.repo, bug.change["number"], "alice", "approved", commit_id=bug.change["head"])
+        local.deliver_webhooks()
+        merge_commit = desk.merge(alice, bug_id)
+        local.deliver_webhooks()
+        t_merge = _stamp()
+        step("merged", state=desk.bug(bug_id).state, merge_commit=merge_commit)
+
+        # 7. release: deploy the merged main on a loopback port; the recorder checks it, and the
+        # crew's smoke checks the live release again (measured).
+        with serve_commit(desk.forge.path(desk.config.repo), merge_commit) as live:
+            result = desk.record_deployment(recorder, desk.config.repo, merge_commit, "production", live.url)
+            _until(lambda: bool(desk.smoke_checks(bug_id)), "the smoke's check of the live release")
+        smoke = desk.smoke_checks(bug_id)[0]
+        step("released", **result, state=desk.bug(bug_id).state)
+        step("smoke", ok=smoke["ok"], evidence_kind=smoke["evidence_kind"], seconds=smoke["seconds"])
+
+        # 8. the first reporter says yes on her card; the second says no, with a reason, and it reopens.
+        answer("priya", card(first.report_id, "released"), "yes")
+        t_verified = _stamp()
+        verified_state = desk.bug(bug_id).state
+        answer("ravi", card(second.report_id, "released"), "no",
+               "With two items at 100 and SAVE300 I still see a negative total on my phone.")
+        final = desk.bug(bug_id)
+        step("verified then reopened", verified=verified_state, final=final.state, round=final.round)
+        # The reopened bug goes back to the reproducer: round 2, with round 1's test on the rejected
+        # list of its work order. On the fixed code a new test passes, so the desk measures no
+        # reproduction; the retry's work order lists that measured attempt; after the second the
+        # bug goes to a human: the fix is live, the reporter disagrees.
+        _until(lambda: desk.bug(bug_id).state != "reopened", "the crew's round 2")
+        order = _document(rooms, owner, bug_id, "work-reproduction-r2")
+        step("round 2", handed_over=order is not None, rejected_tests=len((order or {}).get("rejected_tests", [])),
+             failed_tests=len((order or {}).get("failed_tests", [])), state=desk.bug(bug_id).state)
     finally:
         crew_thread.stop()
 
-    # 6. a human reviews the exact head in the forge and merges; the signed webhooks record it.
-    assert bug.change is not None
-    desk.forge.review(desk.config.repo, bug.change["number"], "alice", "approved", commit_id=bug.change["head"])
-    local.deliver_webhooks()
-    merge_commit = desk.merge(alice, bug_id)
-    local.deliver_webhooks()
-    t_merge = _stamp()
-    step("merged", state=desk.bug(bug_id).state, merge_commit=merge_commit)
-
-    # 7. release: deploy the merged main on a loopback port; the recorder checks it.
-    with serve_commit(desk.forge.path(desk.config.repo), merge_commit) as live:
-        result = desk.record_deployment(recorder, desk.config.repo, merge_commit, "production", live.url)
-    step("released", **result, state=desk.bug(bug_id).state)
-    concierge.drain()
-
-    # 8. the first reporter says yes on her card; the second says no, with a reason, and it reopens.
-    answer("priya", card(first.report_id, "released"), "yes")
-    concierge.collect_answers()
-    t_verified = _stamp()
-    verified_state = desk.bug(bug_id).state
-    answer("ravi", card(second.report_id, "released"), "no",
-           "With two items at 100 and SAVE300 I still see a negative total on my phone.")
-    concierge.collect_answers()
-    final = desk.bug(bug_id)
-    step("verified then reopened", verified=verified_state, final=final.state, round=final.round)
     chain = verify_chain(ledger)
     states = {b.bug_id: b.state for b in desk.bugs()}
     handoffs = [crew_commands.strip_mentions(m["body"]).split(" [ref")[0]
                 for m in rooms.read_messages(owner, crew.engineering_room, 0, 1000)
-                if m["sender"] in crew.senders.values() and m["sender"] != crew.senders["reviewer"]]
+                if m["sender"] in crew.senders.values() and _is_command(m["body"])]
     return {
-        "ok": verified_state == "verified" and final.state == "reopened" and chain.ok,
+        "ok": verified_state == "verified" and final.state == "reopened" and chain.ok and smoke["ok"],
         "steps": steps,
         "seconds_confirmation_to_draft": round(t_draft - t_confirm, 2),
         "seconds_merge_to_verified_release": round(t_verified - t_merge, 2),
@@ -180,8 +203,34 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
         "crew_handoffs": handoffs,
         "evidence_kinds": {"reproduction": "measured", "triage": "simulated (scripted agent)",
                            "crew proposals": "simulated (scripted agents)", "reports": "reported",
+                           "reviews": "simulated (scripted reviewer; advisory notes)", "smoke": "measured",
                            "people": "simulated (scripted)"},
     }
+
+
+def _is_command(body: str) -> bool:
+    """Whether a crew member's message is an allowlisted command (the refused `approve` is not)."""
+    from signoff.desk import crew_commands
+
+    try:
+        return crew_commands.parse(body) is not None
+    except RefusedError:
+        return False
+
+
+def _document(rooms: Any, reader: Any, bug_id: str, name: str) -> dict[str, Any] | None:
+    """A JSON document of the bug's room, as a member of it reads it (None when there is none)."""
+    import json
+
+    from signoff.desk.bug_rooms import room_name
+
+    room = next((r["room_id"] for r in rooms.list_rooms(reader) if r["name"] == room_name(bug_id)), None)
+    found = [d for d in rooms.documents(reader, room) if d["name"] == name] if room else []
+    if not found:
+        return None
+    [doc] = rooms.load_documents(reader, [found[0]["id"]])
+    out: dict[str, Any] = json.loads(doc["content"])
+    return out
 
 
 def last_run_home(settings: Settings) -> Path:

@@ -342,16 +342,21 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
 
 @crew_app.command("run")
 def crew_run(role: Annotated[list[str] | None, typer.Option(
-                 "--role", help="A role to run (repeat; default: manager, reproducer and fixer).")] = None,
+                 "--role", help="A role to run (repeat; default: the whole crew).")] = None,
              url: Annotated[str | None, typer.Option(
                  help="The rooms server (`signoff serve` on this home); default: [rooms] url, else in process.")]
              = None,
-             token: Token = None) -> None:
-    """Run crew members until stopped (SIGTERM or Ctrl-C): each an agent loop in the engineering
-    room. The manager needs the engineering credential (--token or SIGNOFF_DESK_TOKEN)."""
+             token: Token = None,
+             concierge_token: Annotated[str | None, typer.Option(
+                 "--concierge-token", envvar="SIGNOFF_DESK_CONCIERGE_TOKEN",
+                 help="The desk's concierge credential (for --role concierge).")] = None) -> None:
+    """Run crew members until stopped (SIGTERM or Ctrl-C): each an agent loop, the concierge in the
+    public intake room, the others in the engineering room. The manager needs the engineering
+    credential (--token or SIGNOFF_DESK_TOKEN), the concierge the concierge credential
+    (--concierge-token or SIGNOFF_DESK_CONCIERGE_TOKEN); the others hold none."""
     import asyncio
 
-    from signoff.desk import crew_agents
+    from signoff.desk import crew_agents, crew_serve
     from signoff.desk.crew import require_crew
 
     roles = list(role or crew_agents.PROCESS_ROLES)
@@ -364,8 +369,34 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
     engineering = _actor(desk, token) if "manager" in roles else None
     if engineering is not None and engineering.role != "engineering":
         raise UsageError("the manager needs the engineering credential", "pass the dke_... token")
-    asyncio.run(crew_agents.serve_crew(desk, crew, roles, url or _rooms_url(), engineering,
-                                       lambda line: console.print(line)))
+    concierge = None
+    if "concierge" in roles:
+        if not concierge_token:
+            raise UsageError("the concierge needs the desk's concierge credential",
+                             "pass --concierge-token or set SIGNOFF_DESK_CONCIERGE_TOKEN")
+        concierge = desk.credentials.authenticate(concierge_token)
+        if concierge.role != "concierge":
+            raise UsageError("the concierge runs with the concierge credential only",
+                             "pass the concierge's token, not another role's")
+    asyncio.run(crew_serve.serve_crew(desk, crew, roles, url or _rooms_url(), engineering,
+                                      lambda line: console.print(line), concierge=concierge))
+
+
+@crew_app.command("link")
+def crew_link(report_id: Annotated[str, typer.Argument(help="The report (R-...).")],
+              user: Annotated[str, typer.Argument(help="The rooms user who filed it.")],
+              as_json: Json = False) -> None:
+    """Link a report to the rooms user who filed it (run on the server's home): the user joins the
+    public intake room, gets the report's cards from the concierge and may ask it about the report."""
+    from signoff.desk.crew import link_reporter
+    from signoff.rooms import RoomService
+
+    desk = _desk()
+    link = link_reporter(RoomService(desk.ledger), report_id, user)
+    if as_json:
+        print_json(link)
+        return
+    console.print(f"{link['report_id']} linked to {link['user']} (in the intake room)", highlight=False)
 
 
 def _rooms_url() -> str | None:

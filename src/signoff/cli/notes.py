@@ -349,15 +349,20 @@ def agent_cmd(
             rooms = embedded_rooms(ledger)
             rooms.room(room)  # NotFoundError for an unknown room
             identities = identities or Identities.of_directory(rooms.members(room))
-        # Other processes write what this one streams: on the embedded server look every quarter second.
-        transport = config.stream_transport(key, ledger, poll_seconds=0.25)
+        transport = config.stream_transport(key, ledger)
         agent = NotesAgent(key, settings(), ledger, room, crew, identities, repo, writer, script)
 
         async def serve() -> None:
-            async with AgentLoop(transport, ledger, [room], agent.handle, agent_name=agent.name) as loop:
-                console.print(f"{agent.name} ready in room {room}", highlight=False)
-                sys.stdout.flush()  # whoever started this process waits for that line
-                await loop.run()
+            # Other processes write what this one streams: on the embedded server, its housekeeping.
+            beside = [asyncio.create_task(work()) for work in config.housekeeping(ledger)]
+            try:
+                async with AgentLoop(transport, ledger, [room], agent.handle, agent_name=agent.name) as loop:
+                    console.print(f"{agent.name} ready in room {room}", highlight=False)
+                    sys.stdout.flush()  # whoever started this process waits for that line
+                    await loop.run()
+            finally:
+                for task in beside:
+                    task.cancel()
 
         asyncio.run(serve())
     except KeyboardInterrupt:

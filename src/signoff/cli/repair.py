@@ -308,14 +308,8 @@ def agent_cmd(
         me = verifier if role == "verifier" else fixer
         transport = config.stream_transport(me, ledger)
         name = config.agent_name(me)
-        also = []
-        if config.embedded:
-            from signoff.rooms.app import housekeeping
-            from signoff.rooms.client import embedded_rooms
-
-            # Other processes (the other agent, people) write the embedded server's database:
-            # pick up their events every second, as `signoff serve` does.
-            also.append(lambda: housekeeping(embedded_rooms(ledger), 1.0))
+        # Other processes (the other agent, people) write the embedded server's database.
+        also = config.housekeeping(ledger)
 
         def ready() -> None:
             console.print(f"repair {role} {name} ready in {len(rooms)} room(s)", highlight=False)

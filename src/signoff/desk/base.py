@@ -30,6 +30,11 @@ def bug_case(bug_id: str) -> str:
     return BUG_PREFIX + bug_id
 
 
+def smoke_case(bug_id: str) -> str:
+    """The crew smoke's checks of a bug's live release (see ReleaseSteps.record_smoke)."""
+    return f"desk/smoke/{bug_id}"
+
+
 def report_case(report_id: str) -> str:
     """Where a report's filing is kept: the bug it joined."""
     return f"desk/report/{report_id}"
@@ -88,10 +93,13 @@ class DeskBase:
 
     def record(self, bug_id: str) -> dict[str, Any]:
         """Everything kept about a bug: its summary, event log, measured evidence files, advisory
-        notes and current reproduction (what `signoff desk show` prints)."""
+        notes, current reproduction and the smoke's checks of its release (what `signoff desk show` prints)."""
         bug = self.bug(bug_id)
         return {"summary": bug.summary(), "log": bug.log, "evidence": bug.evidence, "notes": self.notes(bug_id),
-                "reproduction": bug.reproduction, "rewrites": bug.rewrites}
+                "reproduction": bug.reproduction, "rewrites": bug.rewrites, "smoke": self.smoke_checks(bug_id)}
+
+    def smoke_checks(self, bug_id: str) -> list[dict[str, Any]]:
+        return [dict(e.payload) for e in self.ledger.read(smoke_case(bug_id)) if e.type == "smoke.checked"]
 
     def report_bug_id(self, report_id: str) -> str:
         """The bug a filed report joined."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from signoff.desk.base import report_case
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent
@@ -167,13 +168,15 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
 
 
 def _start_cursors(rooms: RoomService, crew: Crew) -> None:
-    """Each engineering agent's stream starts where the crew was set up, not where its process
-    first connects: a hand-off sent before a member's first start still reaches it."""
+    """Each agent's stream starts where the crew was set up, not where its process first connects:
+    a hand-off (or a reporter's question to the concierge) sent before a member's first start
+    still reaches it."""
     head = rooms.head()
-    for role in ENGINEERING_ROLES:
-        store = AgentStore(rooms.ledger, agent_case(crew.agents[role]))
-        if crew.engineering_room not in store.state.cursors:
-            store.opened(crew.engineering_room, head)
+    for role, agent_id in crew.agents.items():
+        room = crew.intake_room if role == "concierge" else crew.engineering_room
+        store = AgentStore(rooms.ledger, agent_case(agent_id))
+        if room not in store.state.cursors:
+            store.opened(room, head)
 
 
 def drift(rooms: RoomService, crew: Crew) -> list[str]:
@@ -184,3 +187,30 @@ def drift(rooms: RoomService, crew: Crew) -> list[str]:
         if held != crew.policies[role]:
             out.append(f"{role}: the server holds {held!r}, the desk set {crew.policies[role]!r}")
     return out
+
+
+# -- reporters linked to room users ------------------------------------------------------------------
+
+REPORTERS = "desk/crew/reporters"
+
+
+def link_reporter(rooms: RoomService, report_id: str, user_name: str) -> dict[str, str]:
+    """Link a filed report to the rooms user who filed it (the owner does this, on the server's
+    home): the user joins the public intake room, and the concierge asks that user the report's
+    cards and answers that user about it. The sender id is kept as the server writes it."""
+    crew = require_crew(rooms.ledger)
+    owner = rooms.user_by_name(crew.owner_name)
+    user = rooms.user_by_name(user_name)
+    if rooms.ledger.version(report_case(report_id)) == 0:
+        raise NotFoundError(f"no report {report_id}", "link a report id the desk gave its reporter")
+    if user.id not in {m.id for m in rooms.members(crew.intake_room)}:
+        rooms.add_member(owner, crew.intake_room, user_name=user.name)
+    link = {"report_id": report_id, "user": user.name, "sender": user.sender}
+    if reporter_links(rooms.ledger).get(report_id) != link:
+        rooms.ledger.append(REPORTERS, None, [NewEvent("crew.reporter_linked", link)])
+    return link
+
+
+def reporter_links(ledger: Ledger) -> dict[str, dict[str, str]]:
+    """Report id -> {report_id, user, sender}, the latest link of each report."""
+    return {str(e.payload["report_id"]): dict(e.payload) for e in ledger.read(REPORTERS)}

@@ -1,24 +1,31 @@
-"""The crew at work: the manager, the reproducer and the fixer, each an `AgentLoop` (the rooms
-client's durable runtime) in the engineering room, on the embedded server or over HTTP.
+"""The crew at work: the manager, the reproducer, the fixer, the reviewer and the smoke, each an
+`AgentLoop` (the rooms client's durable runtime) in the engineering room, on the embedded server or
+over HTTP (the concierge, in the public room, is `crew_concierge`).
 
     manager      claims the desk's engineering jobs (the ledger is the authority). For a reproduction
                  or a fix it writes the bug's room: the dossier and a work order (documents), then
                  hands the job over with one addressed, keyed message in the engineering room. The
-                 triage and review notes (advisory) it still writes itself, through the engineering
-                 service. When the answer comes back it reads the proposal document and submits it
-                 to the desk with the engineering credential, where the desk measures it.
+                 triage note (advisory) it still writes itself, through the engineering service.
+                 Reviews and the smoke check of a release it hands over the same way. When the
+                 answer comes back it reads the answer's document and submits it to the desk with
+                 the engineering credential, where the desk measures it (a review it records as an
+                 advisory note, the smoke's measurement beside the release).
     reproducer   on `start_reproduction`: reads the dossier and the work order, asks its model for a
                  failing test, writes it as a document, answers `propose_reproduction`.
     fixer        on `start_fix`: the same with the confirmed test and the files it may change,
                  answering `submit_fix`.
+    reviewer     on `start_review ... of=test|change`: asks its model about the test or the diff in
+                 the work order and answers `submit_review` with an advisory opinion (never an approval).
+    smoke        on `start_smoke`: runs the desk's deployment check (`release.acceptance_check`) on
+                 the release's endpoints and answers `submit_smoke` with what it measured.
 
 A message is acted on only when it is one of the allowlisted commands (`crew_commands`), its sender
 is the role that command comes from, and it is exactly the message that sender's receipt records
 (message id, addressed flag, room, sender, text: `handoff_matches`, against the receipts the
 sender's own loop keeps in the ledger). A copied or forged hand-off is recorded as ignored; an
 `approve`, `merge` or `deploy` is refused and recorded. Reproducer and fixer hold no desk
-credential and no repository access: their whole input is the room's documents, and they treat
-the dossier as untrusted data.
+credential and no repository access (nor do the reviewer and the smoke): their whole input is the
+room's documents, and they treat the dossier as untrusted data.
 
 Each effect is idempotent, so the loops' at-least-once hand-over is safe: hand-offs and answers are
 keyed sends (once per job, once per command message), documents are updated in place, and the
@@ -29,14 +36,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from signoff.agents import ProposalRejected
 from signoff.desk import bug_rooms, crew_commands
 from signoff.desk.credentials import DeskCaller
-from signoff.desk.crew import Crew, agent_name, key_role
+from signoff.desk.crew import Crew, agent_name
 from signoff.desk.crew_commands import Command
 from signoff.desk.engineering import (
     SCRIPT,
@@ -44,19 +51,31 @@ from signoff.desk.engineering import (
     fix_order,
     propose_fix,
     propose_reproduction,
+    propose_review,
     reproduction_order,
+    review_order,
+    run_smoke,
+    smoke_order,
     submit_fix,
 )
+from signoff.desk.model import Bug
 from signoff.desk.workflow import ENGINEERING, Desk
-from signoff.kernel.errors import RefusedError, SignoffError
+from signoff.kernel.errors import RefusedError
 from signoff.ledger import Job, Ledger, NewEvent, Outbox, Worker
 from signoff.rooms.client import AgentLoop, AgentStore, RoomsClient, Transport, agent_case
 from signoff.rooms.receipts import Receipt, handoff_matches
 
-PROCESS_ROLES = ("manager", "reproducer", "fixer")
+ENGINEERING_PROCESSES = ("manager", "reproducer", "fixer", "reviewer", "smoke")
+PROCESS_ROLES = (*ENGINEERING_PROCESSES, "concierge")  # the whole crew
 IGNORED = "desk/crew/ignored"
-ORDER = {"start_reproduction": "work-reproduction-r{round}", "start_fix": "work-fix-r{round}"}
-RESULT = {"propose_reproduction": "reproduction-r{round}", "submit_fix": "fix-r{round}"}
+ORDER = {"start_reproduction": "work-reproduction-r{round}", "start_fix": "work-fix-r{round}",
+         "start_review": "work-review-{of}-r{round}", "start_smoke": "work-smoke-r{round}"}
+RESULT = {"propose_reproduction": "reproduction-r{round}", "submit_fix": "fix-r{round}",
+          "submit_review": "review-{of}-r{round}", "submit_smoke": "smoke-r{round}"}
+HANDOFF = {  # engineering job step -> (command, the role it goes to)
+    "reproduce": ("start_reproduction", "reproducer"), "fix": ("start_fix", "fixer"),
+    "review_test": ("start_review", "reviewer"), "review_change": ("start_review", "reviewer"),
+    "smoke": ("start_smoke", "smoke")}
 
 
 def sender_receipt(desk: Desk, crew: Crew, role: str, env: dict[str, Any]) -> tuple[Receipt | None, bool]:
@@ -93,7 +112,7 @@ def ignored(ledger: Ledger) -> list[dict[str, Any]]:
 
 @dataclass
 class Member:
-    """One crew role's behaviour, run by `run_member` on an `AgentLoop`."""
+    """One engineering role's behaviour, run by `crew_serve.run_member` on an `AgentLoop`."""
 
     role: str
     desk: Desk
@@ -102,6 +121,10 @@ class Member:
     engineering: DeskCaller | None = None  # the manager's desk credential
     script: str = SCRIPT
     loop: AgentLoop | None = field(default=None, repr=False)
+
+    @property
+    def room(self) -> str:
+        return self.crew.engineering_room
 
     # -- receiving ------------------------------------------------------------------------------
 
@@ -144,14 +167,18 @@ class Member:
             idempotency_key=f"ignored:{self.role}:{payload.get('message_id')}")
 
     async def act(self, command: Command, env: dict[str, Any]) -> None:
-        if command.verb == "start_reproduction":
-            await self._reproduce(command, env)
-        elif command.verb == "start_fix":
-            await self._fix(command, env)
+        work = {"start_reproduction": self._reproduce, "start_fix": self._fix, "start_review": self._review,
+                "start_smoke": self._smoke}.get(command.verb)
+        if work is not None:
+            await work(command, env)
         elif command.verb == "propose_reproduction":
             await self._receive_reproduction(command)
         elif command.verb == "submit_fix":
             await self._receive_fix(command)
+        elif command.verb == "submit_review":
+            await self._receive_review(command)
+        elif command.verb == "submit_smoke":
+            await self._receive_smoke(command)
 
     # -- the bug's room -------------------------------------------------------------------------
 
@@ -172,7 +199,7 @@ class Member:
 
         async def read(client: RoomsClient, room: str) -> tuple[str | None, str | None]:
             return (await bug_rooms.read_dossier(client, room, manager),
-                    await bug_rooms.read_document(client, ORDER[command.verb].format(round=command.round), manager))
+                    await bug_rooms.read_document(client, command.document(ORDER[command.verb]), manager))
 
         dossier, order = await self._in_bug_room(command.bug_id, read)
         if dossier is None or order is None:
@@ -182,7 +209,8 @@ class Member:
 
     async def _answer(self, command: Command, env: dict[str, Any], verb: str, result: dict[str, Any]) -> None:
         assert self.loop is not None
-        name = RESULT[verb].format(round=command.round)
+        answer = Command(verb, command.bug_id, command.round, command.of)
+        name = answer.document(RESULT[verb])
 
         async def write(client: RoomsClient, room: str) -> str:
             return await bug_rooms.put_document(client, name, json.dumps(result, sort_keys=True),
@@ -190,8 +218,8 @@ class Member:
 
         await self._in_bug_room(command.bug_id, write)
         message_id = str((env.get("payload") or {}).get("message_id"))
-        await self.loop.send(self.crew.engineering_room, f"{verb} {command.bug_id} round={command.round}",
-                             key=f"answer:{message_id}", targets=[agent_name("manager")])
+        await self.loop.send(self.crew.engineering_room, answer.text, key=f"answer:{message_id}",
+                             targets=[agent_name("manager")])
 
     # -- reproducer and fixer -------------------------------------------------------------------
 
@@ -214,13 +242,28 @@ class Member:
         await self._answer(command, env, "submit_fix", result | {"attempt": order["attempt"],
                                                                 "evidence_kind": result["agent"]["kind"]})
 
+    async def _review(self, command: Command, env: dict[str, Any]) -> None:
+        dossier, order = await self._inputs(command)
+        try:
+            result = await asyncio.to_thread(propose_review, self.desk, order, dossier, self.script, "desk-reviewer")
+        except ProposalRejected as exc:
+            result = {"note": {"rejected": exc.message}, "agent": {"kind": "advisory"}}
+        await self._answer(command, env, "submit_review", result | {
+            "job_id": order["job_id"], "label": "advisory: a review note, never an approval",
+            "evidence_kind": "advisory" if result["agent"]["kind"] == "advisory" else "simulated"})
+
+    async def _smoke(self, command: Command, env: dict[str, Any]) -> None:
+        _dossier, order = await self._inputs(command)
+        result = await asyncio.to_thread(run_smoke, order, agent_name("smoke"), self.desk.clock.now())
+        await self._answer(command, env, "submit_smoke", result | {"job_id": order["job_id"]})
+
     # -- manager: answers -----------------------------------------------------------------------
 
     async def _result(self, command: Command, role: str) -> dict[str, Any]:
         author = self.crew.agents[role]
 
         async def read(client: RoomsClient, room: str) -> str | None:
-            return await bug_rooms.read_document(client, RESULT[command.verb].format(round=command.round), author)
+            return await bug_rooms.read_document(client, command.document(RESULT[command.verb]), author)
 
         text = await self._in_bug_room(command.bug_id, read)
         if text is None:
@@ -250,134 +293,80 @@ class Member:
         await asyncio.to_thread(submit_fix, self.desk, self.engineering, command.bug_id, command.round,
                                 out["attempt"], out)
 
+    async def _receive_review(self, command: Command) -> None:
+        out = await self._result(command, "reviewer")
+        assert self.engineering is not None
+        # The reviewer's opinion is a note: nothing reads it to decide (an "approve" in it approves nothing).
+        await asyncio.to_thread(self.desk.add_note, self.engineering, command.bug_id, "review", out["note"],
+                                out["agent"], round_=command.round, key=out["job_id"])
+
+    async def _receive_smoke(self, command: Command) -> None:
+        bug = self.desk.bug(command.bug_id)
+        if bug.release is None or bug.round != command.round:
+            return
+        out = await self._result(command, "smoke")
+        assert self.engineering is not None
+        await asyncio.to_thread(self.desk.record_smoke, self.engineering, command.bug_id, command.round, out,
+                                key=out["job_id"])
+
     # -- manager: jobs --------------------------------------------------------------------------
 
     def work_once(self) -> bool:
-        """Claim and handle one engineering job (in a worker thread); False when none was due."""
+        """The manager: claim and handle one engineering job (in a worker thread); False when none
+        was due. The others only answer what they are handed."""
+        if self.role != "manager":
+            return False
         assert self.engineering is not None
         service = EngineeringService(self.desk, self.engineering, self.script)
 
         def handle(job: Job) -> None:
             step, p = job.payload["step"], job.payload
-            if step not in ("reproduce", "fix"):
-                service.handle(job)  # triage and reviews: advisory notes, written in process
+            if step not in HANDOFF:
+                service.handle(job)  # triage: an advisory note, written in process
                 return
-            bug = self.desk.bug(p["bug_id"])
-            wanted = ("reproducing", "reopened") if step == "reproduce" else ("fixing",)
-            if bug.state not in wanted or bug.round != p["round"]:
+            if not self._due(step, self.desk.bug(p["bug_id"]), p["round"]):
                 return  # done already: a redelivered job is a no-op
             assert self.loop is not None
             self.loop.blocking(self._hand_over(job, step, p["bug_id"], p["round"]))
 
         return Worker(Outbox(self.desk.ledger, lease_seconds=300), {ENGINEERING: handle}).run_once()
 
+    def _due(self, step: str, bug: Bug, round_: int) -> bool:
+        """Whether the bug still waits for this job's step (the engineering service's own checks)."""
+        if bug.round != round_:
+            return False
+        if step == "reproduce":
+            return bug.state in ("reproducing", "reopened")
+        if step == "fix":
+            return bug.state == "fixing"
+        if step == "review_test":
+            return bug.reproduction is not None
+        if step == "review_change":
+            return bug.state == "in_review"
+        return bug.release is not None  # smoke
+
+    def _order(self, job: Job, step: str, bug_id: str, round_: int) -> dict[str, Any]:
+        assert self.engineering is not None
+        if step == "reproduce":
+            return reproduction_order(self.desk, self.engineering, bug_id, round_)
+        if step == "fix":
+            return fix_order(self.desk, self.engineering, bug_id, round_)
+        if step == "smoke":
+            return smoke_order(self.desk, bug_id, round_) | {"job_id": job.job_id}
+        return review_order(self.desk, self.engineering, bug_id, round_, step.removeprefix("review_"), job.job_id)
+
     async def _hand_over(self, job: Job, step: str, bug_id: str, round_: int) -> None:
         assert self.engineering is not None and self.loop is not None
-        verb = "start_reproduction" if step == "reproduce" else "start_fix"
-        order = await asyncio.to_thread(reproduction_order if step == "reproduce" else fix_order,
-                                        self.desk, self.engineering, bug_id, round_)
+        verb, target = HANDOFF[step]
+        command = Command(verb, bug_id, round_, step.removeprefix("review_") if verb == "start_review" else None)
+        order = await asyncio.to_thread(self._order, job, step, bug_id, round_)
         dossier = bug_rooms.dossier_text(await asyncio.to_thread(self.desk.dossier, self.engineering, bug_id))
 
         async def write(client: RoomsClient, room: str) -> None:
             await bug_rooms.store_dossier(client, room, dossier)
-            await bug_rooms.put_document(client, ORDER[verb].format(round=round_), json.dumps(order, sort_keys=True),
-                                         f"the manager's work order for {verb} {bug_id} round={round_}")
+            await bug_rooms.put_document(client, command.document(ORDER[verb]), json.dumps(order, sort_keys=True),
+                                         f"the manager's work order for {command.text}")
 
         await self._in_bug_room(bug_id, write)
-        target = "reproducer" if step == "reproduce" else "fixer"
-        await self.loop.send(self.crew.engineering_room, f"{verb} {bug_id} round={round_}",
-                             key=f"handoff:{job.job_id}", targets=[agent_name(target)])
-
-
-async def run_member(member: Member, stop: asyncio.Event, *, idle: float = 0.2,
-                     heartbeat_interval: float = 2.0) -> None:
-    """Run one crew member until `stop` is set: its loop in the engineering room, and, for the
-    manager, the desk's engineering jobs whenever no event is waiting."""
-    async with AgentLoop(member.transport, member.desk.ledger, [member.crew.engineering_room], member.on_event,
-                         agent_name=agent_name(member.role), heartbeat_interval=heartbeat_interval) as loop:
-        member.loop = loop
-        await loop.drain_pending()
-        while not stop.is_set():
-            await loop.run(until=stop.is_set, idle=idle)
-            while member.role == "manager" and not stop.is_set():
-                try:
-                    if not await asyncio.to_thread(member.work_once):
-                        break
-                except SignoffError:
-                    break  # the claim itself failed (the job's own failures are recorded on it)
-
-
-def members(desk: Desk, crew: Crew, transports: dict[str, Transport], engineering: DeskCaller | None,
-            roles: Iterable[str] = PROCESS_ROLES, script: str = SCRIPT) -> list[Member]:
-    return [Member(role, desk, crew, transports[role], engineering if role == "manager" else None, script)
-            for role in roles]
-
-
-async def serve_crew(desk: Desk, crew: Crew, roles: Iterable[str], url: str | None, engineering: DeskCaller | None,
-                     say: Callable[[str], None], stop: asyncio.Event | None = None, signals: bool = True) -> None:
-    """Run `roles` until `stop` is set or (with `signals`, in the main thread) the process is asked
-    to stop (SIGTERM, SIGINT): over HTTP to `url`, or on this process's own embedded server, which
-    then picks up what other processes write to the ledger."""
-    import signal
-
-    from signoff.rooms import RoomService
-    from signoff.rooms.client import HttpTransport, InProcessTransport, RoomsConfig
-
-    stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT) if signals else ():
-        loop.add_signal_handler(sig, stop.set)
-    keys = RoomsConfig(None, RoomsConfig.from_settings(desk.settings).keys_path)
-    service = RoomService(desk.ledger) if url is None else None
-    transports: dict[str, Transport] = {}
-    for role in roles:
-        found = keys.key(key_role(role))
-        transports[role] = (InProcessTransport(service, found["api_key"]) if service is not None
-                            else HttpTransport(url or "", found["agent_id"], found["api_key"]))
-    running = members(desk, crew, transports, engineering, roles)
-    tasks = [asyncio.create_task(run_member(m, stop)) for m in running]
-    say(f"crew running: {', '.join(m.role for m in running)} ({url or 'embedded server'})")
-    try:
-        while not stop.is_set():
-            if service is not None:
-                await asyncio.to_thread(service.refresh)
-            done, _ = await asyncio.wait(tasks, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                failure = task.exception()
-                if failure is not None:
-                    raise failure
-                stop.set()  # a member ended on its own: stop the others too
-    finally:
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    say("crew stopped")
-
-
-class CrewThread:
-    """The crew in a background thread of this process, on the embedded server (the demo)."""
-
-    def __init__(self, desk: Desk, crew: Crew, engineering: DeskCaller) -> None:
-        import threading
-
-        self._loop = asyncio.new_event_loop()
-        self._stop = asyncio.Event()
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                self._loop.run_until_complete(serve_crew(desk, crew, PROCESS_ROLES, None, engineering,
-                                                         lambda _line: None, self._stop, signals=False))
-            except BaseException as exc:  # reported by stop()
-                self._error = exc
-            finally:
-                self._loop.close()
-
-        self._thread = threading.Thread(target=run, name="desk-crew", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        if not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(timeout=60)
-        if self._error is not None:
-            raise self._error
+        await self.loop.send(self.crew.engineering_room, command.text, key=f"handoff:{job.job_id}",
+                             targets=[agent_name(target)])

@@ -4,6 +4,14 @@
     propose_reproduction BUG-0001 round=1   reproducer -> manager (the test travels as a room document)
     start_fix BUG-0001 round=1              manager -> fixer
     submit_fix BUG-0001 round=1             fixer -> manager (the files travel as a room document)
+    start_review BUG-0001 round=1 of=test   manager -> reviewer (of=test: the reproduction; of=change: the draft)
+    submit_review BUG-0001 round=1 of=test  reviewer -> manager (an advisory note, as a room document)
+    start_smoke BUG-0001 round=1            manager -> smoke (the deployed release to accept)
+    submit_smoke BUG-0001 round=1           smoke -> manager (what it measured, as a room document)
+
+Each pair is a request and its answer; nothing here approves, merges or deploys. The review pair
+carries the reviewer's opinion (recorded as an advisory note, never an approval), the smoke pair a
+measurement of the live release (recorded beside it; it changes no state).
 
 `approve`, `merge` and `deploy` do not exist on this path: people do those, on the desk, with their
 own credentials. An agent that sends one is refused, and the refusal is recorded in the ledger
@@ -28,13 +36,18 @@ ALLOWED: dict[str, tuple[str, str]] = {  # verb -> (sender role, receiver role)
     "propose_reproduction": ("reproducer", "manager"),
     "start_fix": ("manager", "fixer"),
     "submit_fix": ("fixer", "manager"),
+    "start_review": ("manager", "reviewer"),
+    "submit_review": ("reviewer", "manager"),
+    "start_smoke": ("manager", "smoke"),
+    "submit_smoke": ("smoke", "manager"),
 }
+REVIEWS = ("start_review", "submit_review")  # these, and only these, name what is reviewed (of=...)
 FORBIDDEN = ("approve", "merge", "deploy")
 REFUSALS = "desk/crew/refusals"
 _MENTIONS = re.compile(r"^(?:@[A-Za-z0-9._-]+\s+)*")
 # A keyed send carries its key's tag (`[ref 0123456789]`, see AgentLoop.send); nothing else may follow.
 _COMMAND = re.compile(r"^(?P<verb>[a-z_]+) (?P<bug>BUG-\d{4,}) round=(?P<round>[1-9]\d{0,5})"
-                      r"(?: \[ref [0-9a-f]{10}\])?$")
+                      r"(?: of=(?P<of>test|change))?(?: \[ref [0-9a-f]{10}\])?$")
 _VERB = re.compile(r"^(?P<verb>[a-z_]+)\b")
 
 
@@ -43,10 +56,15 @@ class Command:
     verb: str
     bug_id: str
     round: int
+    of: str | None = None  # a review's subject: test or change
 
     @property
     def text(self) -> str:
-        return f"{self.verb} {self.bug_id} round={self.round}"
+        return f"{self.verb} {self.bug_id} round={self.round}" + (f" of={self.of}" if self.of else "")
+
+    def document(self, template: str) -> str:
+        """A room document's name for this command (`template` with its round and subject)."""
+        return template.format(round=self.round, of=self.of)
 
 
 def strip_mentions(body: str) -> str:
@@ -64,9 +82,9 @@ def parse(body: str) -> Command | None:
                            "people approve, merge and deploy on the desk; agents may only send "
                            + ", ".join(ALLOWED))
     found = _COMMAND.match(text)
-    if found is None or found["verb"] not in ALLOWED:
+    if found is None or found["verb"] not in ALLOWED or (found["of"] is None) == (found["verb"] in REVIEWS):
         return None
-    return Command(found["verb"], found["bug"], int(found["round"]))
+    return Command(found["verb"], found["bug"], int(found["round"]), found["of"])
 
 
 def accepts(command: Command, sender_role: str | None, receiver_role: str) -> bool:

@@ -364,8 +364,10 @@ def record_merge(bug: Bug, cmd: RecordMerge, config: DeskConfig) -> Decision:
 # -- release -------------------------------------------------------------------------------------------
 
 def release_jobs(bug: Bug, deployment: dict[str, Any]) -> list[NewJob]:
-    """One "does the live fix work for you?" notice per report of the bug."""
-    return [NewJob(f"{bug.bug_id}:notify:released:{bug.round}:{rid}", NOTIFY,
+    """One "does the live fix work for you?" notice per report of the bug, and the smoke check
+    of the live release (deployment acceptance, measured; it changes no state)."""
+    smoke = _job(bug.bug_id, "smoke", bug.round, f"{bug.bug_id}:smoke:{bug.round}:{deployment.get('deployment_id')}")
+    return [smoke] + [NewJob(f"{bug.bug_id}:notify:released:{bug.round}:{rid}", NOTIFY,
                    {"bug_id": bug.bug_id, "report_id": rid, "kind": "released", "round": bug.round,
                     "commit": deployment["commit"]}) for rid in sorted(bug.reports)]
 

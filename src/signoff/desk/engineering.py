@@ -9,12 +9,14 @@ leaves the job to be retried with backoff (the agents package books an unknown o
 from __future__ import annotations
 
 import fnmatch
+import time
 from typing import Any
 
 from signoff import git
 from signoff.agents import ProposalRejected, agent_for
 from signoff.desk import scripts as _scripts  # noqa: F401  (registers the ShopLite scripts)
 from signoff.desk.credentials import DeskCaller, require
+from signoff.desk.release import acceptance_check
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import ConflictError, RefusedError
 from signoff.kernel.progress import Progress, silent
@@ -32,9 +34,12 @@ def _agent_info(proposal: Any) -> dict[str, Any]:
 # Shared by this service (in-process calls) and the crew (the same orders carried through rooms).
 
 def reproduction_order(desk: Desk, actor: DeskCaller, bug_id: str, round_: int) -> dict[str, Any]:
+    """What the reproducer is asked: the tests reporters rejected (never reused) and the ones the
+    desk measured as no reproduction in this round (a retry should not repeat them)."""
     d = desk.dossier(actor, bug_id)
     return {"bug_id": bug_id, "round": round_, "test_path": desk.config.test_path(bug_id),
-            "rejected_tests": d["rejected_tests"], "module": "shoplite.checkout"}
+            "rejected_tests": d["rejected_tests"], "failed_tests": desk.bug(bug_id).failed_tests,
+            "module": "shoplite.checkout"}
 
 
 def propose_reproduction(desk: Desk, order: dict[str, Any], report: str, script: str = SCRIPT,
@@ -42,7 +47,8 @@ def propose_reproduction(desk: Desk, order: dict[str, Any], report: str, script:
     """The reproducer's test for a work order (ProposalRejected when its output is refused)."""
     agent = agent_for("reproducer", desk.settings, desk.ledger, script=script)
     prop = agent.propose({"test_path": order["test_path"], "round": order["round"],
-                          "rejected_tests": order["rejected_tests"], "module": order["module"]},
+                          "rejected_tests": order["rejected_tests"], "failed_tests": order.get("failed_tests", []),
+                          "module": order["module"]},
                          {"report": report}, client=client, case_id=order["bug_id"],
                          allowed_paths=[order["test_path"]])
     return {"test_path": prop.output["test_path"], "test_source": prop.output["test_source"],
@@ -73,6 +79,44 @@ def propose_fix(desk: Desk, order: dict[str, Any], report: str, script: str = SC
                          allowed_paths=list(order["fix_paths"]))
     return {"files": {f["path"]: f["content"] for f in prop.output["files"]},
             "summary": prop.output.get("summary", ""), "agent": _agent_info(prop)}
+
+
+def review_order(desk: Desk, actor: DeskCaller, bug_id: str, round_: int, of: str, job_id: str) -> dict[str, Any]:
+    """What the reviewer reads: the reproduction's test (of=test) or the draft's diff (of=change)."""
+    d = desk.dossier(actor, bug_id)
+    task: dict[str, Any]
+    if of == "test":
+        repro = d["reproduction"] or {}
+        task = {"compare": "does this test check what the report describes?",
+                "files": {repro.get("test_path", ""): repro.get("test_source", "")}}
+    else:
+        task = {"review": "the draft change request", "diff": desk.change_diff(actor, bug_id)}
+    return {"bug_id": bug_id, "round": round_, "of": of, "job_id": job_id, "task": task}
+
+
+def propose_review(desk: Desk, order: dict[str, Any], report: str, script: str = SCRIPT,
+                   client: str = "desk-engineering") -> dict[str, Any]:
+    """The reviewer's opinion on a review order: advisory, whatever it recommends."""
+    agent = agent_for("reviewer", desk.settings, desk.ledger, script=script)
+    prop = agent.propose(order["task"], {"report": report}, client=client, case_id=order["bug_id"])
+    return {"note": prop.output, "agent": _agent_info(prop)}
+
+
+def smoke_order(desk: Desk, bug_id: str, round_: int) -> dict[str, Any]:
+    """The live release the smoke accepts: the recorded deployment's endpoints and commit."""
+    release = desk.bug(bug_id).release or {}
+    urls = list((release.get("health") or {}).get("urls") or [release.get("url", "")])
+    return {"bug_id": bug_id, "round": round_, "deployment_id": release.get("deployment_id"),
+            "commit": release.get("commit", ""), "urls": urls, "service": desk.config.service,
+            "assets": list(desk.config.assets)}
+
+
+def run_smoke(order: dict[str, Any], by: str, now: float) -> dict[str, Any]:
+    """The deployment check on the live release, measured here (no model involved)."""
+    started = time.monotonic()
+    result = acceptance_check(order["urls"], order["service"], order["commit"], order["assets"])
+    return result | {"seconds": round(time.monotonic() - started, 3), "checked_at": now, "by": by,
+                     "evidence_kind": "measured"}
 
 
 class EngineeringService:
@@ -123,6 +167,12 @@ class EngineeringService:
             if bug.state != "fixing" or bug.round != p["round"]:
                 return
             self.fix(bug.bug_id, p["round"])
+        elif step == "smoke":
+            if bug.release is None or bug.round != p["round"]:
+                return
+            order = smoke_order(self.desk, bug.bug_id, p["round"])
+            result = run_smoke(order, "desk-engineering", self.desk.clock.now())
+            self.desk.record_smoke(self.actor, bug.bug_id, p["round"], result, key=job.job_id)
 
     def _dossier(self, bug_id: str) -> dict[str, Any]:
         return self.desk.dossier(self.actor, bug_id)
@@ -149,22 +199,18 @@ class EngineeringService:
         self.desk.submit_reproduction(self.actor, bug_id, round_, out["test_path"], out["test_source"], out["agent"])
 
     def review_test(self, bug_id: str, round_: int, key: str | None = None) -> None:
-        d = self._dossier(bug_id)
-        if d["reproduction"] is None:
+        if self._dossier(bug_id)["reproduction"] is None:
             return
-        agent = agent_for("reviewer", self.desk.settings, self.desk.ledger, script=self.script)
-        prop = agent.propose({"compare": "does this test check what the report describes?",
-                              "files": {d["reproduction"]["test_path"]: d["reproduction"]["test_source"]}},
-                             {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id)
-        self.desk.add_note(self.actor, bug_id, "review", prop.output, _agent_info(prop), round_=round_, key=key)
+        self._review(bug_id, round_, "test", key)
 
     def review_change(self, bug_id: str, round_: int, key: str | None = None) -> None:
         """The model's review of the draft: recorded as an advisory note, never as an approval."""
-        d = self._dossier(bug_id)
-        agent = agent_for("reviewer", self.desk.settings, self.desk.ledger, script=self.script)
-        prop = agent.propose({"review": "the draft change request", "diff": self.desk.change_diff(self.actor, bug_id)},
-                             {"report": "\n\n".join(d["dossiers"])}, client="desk-engineering", case_id=bug_id)
-        self.desk.add_note(self.actor, bug_id, "review", prop.output, _agent_info(prop), round_=round_, key=key)
+        self._review(bug_id, round_, "change", key)
+
+    def _review(self, bug_id: str, round_: int, of: str, key: str | None) -> None:
+        order = review_order(self.desk, self.actor, bug_id, round_, of, key or "")
+        out = propose_review(self.desk, order, "\n\n".join(self._dossier(bug_id)["dossiers"]), self.script)
+        self.desk.add_note(self.actor, bug_id, "review", out["note"], out["agent"], round_=round_, key=key)
 
     def fix(self, bug_id: str, round_: int) -> None:
         d = self._dossier(bug_id)

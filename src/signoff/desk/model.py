@@ -28,6 +28,7 @@ class Bug:
     confirmations: set[str] = field(default_factory=set)
     reproduction: dict[str, Any] | None = None
     rejected_tests: set[str] = field(default_factory=set)
+    failed_tests: list[dict[str, Any]] = field(default_factory=list)  # this round's, as measured
     repro_attempts: int = 0
     fix_attempts: int = 0
     change: dict[str, Any] | None = None
@@ -56,6 +57,7 @@ class Bug:
             self.attached_at[p["report_id"]] = ev.version
         elif t == "reproduction.failed":
             self.repro_attempts += 1
+            self.failed_tests.append({"test_sha256": p.get("test_sha256"), "measured": p.get("measured")})
             if p.get("needs_human"):
                 self._human(p["reason"])
         elif t == "reproduction.recorded":
@@ -139,6 +141,7 @@ class Bug:
         self.reproduction = None
         self.round += 1
         self.repro_attempts = 0
+        self.failed_tests = []
         self.fix_attempts = 0
         self.change = None
         self.approvals = []

@@ -7,14 +7,15 @@ from the job id (uuid5), so a retried delivery asks the same card. Card answers 
 `collect_answers`: a wrong responder's answer is discarded by the rooms layer; a stale answer (the
 bug moved on) is acknowledged and dropped. A "no" carries the reason its reporter posted with the
 answer (the web console's answer form posts it), through the airlock; without one the reporter is
-asked for it on the tracking page.
+asked for it on the tracking page. `Cards` is where the cards go: a rooms service (`RoomLink`) or
+the concierge process's agent loop (`crew_concierge`).
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.workflow import NOTIFY, Desk, Quarantined
@@ -39,18 +40,42 @@ def card_id(job_id: str) -> str:
     return str(uuid.uuid5(CARD_NS, job_id))
 
 
+class Cards(Protocol):
+    """Where cards go and how their answers come back: a room, and the reporters linked to room users."""
+
+    users: dict[str, str]  # report id -> rooms user name of its reporter
+
+    def ask(self, request_id: str, title: str, options: list[dict[str, str]], expires_at: float,
+            responders: list[str]) -> None: ...
+
+    def outcome(self, request_id: str) -> tuple[str, str | None]:
+        """The card's state (pending, accepted, declined, expired) and the reason its responder
+        posted with the answer, if any."""
+        ...
+
+
 @dataclass
 class RoomLink:
-    """Where cards go: the rooms service, the concierge's agent and the room."""
+    """Cards asked straight on a rooms service as the concierge's agent (tests; the crew's
+    concierge process asks through its agent loop instead, `crew_concierge.LoopCards`)."""
 
     rooms: Any  # signoff.rooms.RoomService
     agent: Any  # the concierge's rooms Principal (an agent)
     room_id: str
     users: dict[str, str]  # report id -> rooms user name of its reporter
 
+    def ask(self, request_id: str, title: str, options: list[dict[str, str]], expires_at: float,
+            responders: list[str]) -> None:
+        self.rooms.request_approval(self.agent, self.room_id, request_id, title, options, expires_at=expires_at,
+                                    responders=responders)
+
+    def outcome(self, request_id: str) -> tuple[str, str | None]:
+        state = str(self.rooms.approval(self.agent, request_id).state)
+        return state, (self.rooms.answer_reason(self.agent, request_id) if state == "declined" else None)
+
 
 class Concierge:
-    def __init__(self, desk: Desk, actor: DeskCaller, link: RoomLink | None = None) -> None:
+    def __init__(self, desk: Desk, actor: DeskCaller, link: Cards | None = None) -> None:
         require(actor, "concierge", what="deliver notifications")
         self.desk = desk
         self.actor = actor
@@ -73,11 +98,9 @@ class Concierge:
         card = None
         if self.link is not None and p["report_id"] in self.link.users:
             card = card_id(job.job_id)
-            self.link.rooms.request_approval(
-                self.link.agent, self.link.room_id, card, TITLE[p["kind"]],
-                [{"id": "yes", "label": "Yes", "decision": "accept"},
-                 {"id": "no", "label": "No", "decision": "decline"}],
-                expires_at=self.desk.clock.now() + 23 * 3600, responders=[self.link.users[p["report_id"]]])
+            self.link.ask(card, TITLE[p["kind"]], [{"id": "yes", "label": "Yes", "decision": "accept"},
+                                                   {"id": "no", "label": "No", "decision": "decline"}],
+                          self.desk.clock.now() + 23 * 3600, [self.link.users[p["report_id"]]])
             notice["card"] = card
         self.desk.ledger.append(case, None, [NewEvent("notice.delivered", notice)], idempotency_key=job.job_id)
         return notice
@@ -110,7 +133,8 @@ class Concierge:
     def collect_answers(self) -> list[dict[str, Any]]:
         """Apply answered cards once. "yes" confirms or verifies; "no" needs the reason the reporter
         posted with it (through the airlock): without one, or with one the airlock holds, the reporter
-        is asked for it on the tracking page and nothing changes until it arrives."""
+        is asked for it on the tracking page (reported once) and the card is looked at again later,
+        so a reason posted after the answer still counts."""
         if self.link is None:
             return []
         out = []
@@ -122,38 +146,40 @@ class Concierge:
                 done = f"desk/card/{card}"
                 if self.desk.ledger.version(done):
                     continue
-                state = self.link.rooms.approval(self.link.agent, card)
-                if state.state == "pending":
+                state, reason = self.link.outcome(card)
+                if state == "pending":
                     continue
-                result = self._apply(rid, ev.payload, state)
+                result = self._apply(rid, ev.payload, card, state, reason)
                 try:
-                    self.desk.ledger.append(done, 0, [NewEvent("card.applied", result)])
+                    if result["outcome"] == "needs_reason":
+                        self.desk.ledger.append(f"{done}/needs-reason", 0, [NewEvent("card.needs_reason", result)])
+                    else:
+                        self.desk.ledger.append(done, 0, [NewEvent("card.applied", result)])
                 except ConflictError:
-                    continue
+                    continue  # applied (or reported) already
                 out.append(result)
         return out
 
-    def _apply(self, rid: str, notice: dict[str, Any], card: Any) -> dict[str, Any]:
-        base = {"report_id": rid, "card": card.request_id, "kind": notice["kind"], "round": notice["round"]}
-        if card.state == "expired":
+    def _apply(self, rid: str, notice: dict[str, Any], card: str, state: str, reason: str | None) -> dict[str, Any]:
+        base = {"report_id": rid, "card": card, "kind": notice["kind"], "round": notice["round"]}
+        if state == "expired":
             return base | {"outcome": "expired"}
         reporter = DeskCaller("reporter", rid, report_id=rid)
-        answer = "yes" if card.state == "accepted" else "no"
-        reason = None
-        if answer == "no":
-            # The reason the reporter posted with the answer, if any; it passes the airlock like a
-            # reason given on the tracking page (the desk's answer steps filter it).
-            reason = self.link.rooms.answer_reason(self.link.agent, card.request_id) if self.link else None
-            if reason is None:
-                return base | {"outcome": "needs_reason", "note": "a 'no' needs a reason on the tracking page"}
+        answer = "yes" if state == "accepted" else "no"
+        if answer == "no" and reason is None:
+            # The reason passes the airlock like a reason given on the tracking page (the desk's
+            # answer steps filter it); without one nothing changes yet.
+            return base | {"outcome": "needs_reason", "note": "a 'no' needs a reason on the tracking page"}
         try:
             if notice["kind"] == "reproduced":
-                self.desk.confirm(reporter, answer, reason, bug_id=notice["bug_id"], round_=notice["round"])
+                self.desk.confirm(reporter, answer, reason if answer == "no" else None, bug_id=notice["bug_id"],
+                                  round_=notice["round"])
             else:
                 bug = self.desk.bug(notice["bug_id"])
                 if bug.round != notice["round"]:
                     raise ConflictError("stale", "")
-                self.desk.verify_release(reporter, answer, reason, bug_id=notice["bug_id"])
+                self.desk.verify_release(reporter, answer, reason if answer == "no" else None,
+                                         bug_id=notice["bug_id"])
         except ConflictError:
             return base | {"outcome": "stale", "note": "the bug moved on; answer acknowledged and dropped"}
         except Quarantined as exc:

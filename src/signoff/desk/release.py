@@ -17,11 +17,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 from signoff.desk import decisions
-from signoff.desk.base import DeskBase
+from signoff.desk.base import DeskBase, smoke_case
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.model import Bug
 from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import RefusedError
+from signoff.kernel.errors import ConflictError, RefusedError
 from signoff.ledger import NewEvent
 
 RELEASE_PREDICATE = "https://signoff.dev/desk/release/v1"
@@ -88,8 +88,28 @@ def same_build(urls: Sequence[str], paths: Sequence[str]) -> dict[str, Any]:
     return {"ok": True, "digests": first or {}}
 
 
+def acceptance_check(urls: Sequence[str], service: str, commit: str, assets: Sequence[str],
+                     check_health: HealthCheck | None = None) -> dict[str, Any]:
+    """The deployment check: every endpoint (say, the immutable URL and the public domain) answers
+    its health check naming `service` and `commit`, and all serve the same bytes at `assets`. The
+    recorder runs it before a deployment counts; the crew's smoke runs it again on the live release."""
+    problem = None
+    for target in urls:
+        health = (check_health or health_check)(target, service, commit)
+        if not health.get("ok"):
+            problem = f"health check failed: {health.get('why')}"
+            break
+    same = same_build(urls, assets) if problem is None else {"ok": True}
+    if not same["ok"]:
+        problem = f"asset check failed: {same['why']}"
+    out: dict[str, Any] = {"ok": problem is None, "urls": list(urls), "service": service, "commit": commit,
+           "assets": same.get("digests", {})}
+    return out | ({"why": problem} if problem else {})
+
+
 def deploy_case(repo: str) -> str:
     return f"desk/deploy/{repo}"
+
 
 
 class ReleaseSteps(DeskBase):
@@ -125,17 +145,9 @@ class ReleaseSteps(DeskBase):
         elif (ci := self.forge.deploy_problem(repo, commit)) is not None:
             problem = f"required checks: {ci}"
         else:
-            # Every endpoint of the deployment (say, the immutable URL and the public domain) must answer.
-            for target in (url, *also):
-                health = (check_health or health_check)(target, self.config.service, commit)
-                if not health.get("ok"):
-                    problem = f"health check failed: {health.get('why')}"
-                    break
-            assets = same_build([url, *also], self.config.assets) if problem is None else {"ok": True}
-            if not assets["ok"]:
-                problem = f"asset check failed: {assets['why']}"
-            health = {"ok": problem is None, "urls": [url, *also], "service": self.config.service, "commit": commit,
-                      "assets": assets.get("digests", {})}
+            health = acceptance_check([url, *also], self.config.service, commit, self.config.assets, check_health)
+            problem = None if health["ok"] else health["why"]
+            health.pop("why", None)
         if problem:
             self.ledger.append(dcase, None, [NewEvent("deployment.rejected", {
                 "commit": commit, "environment": environment, "url": url, "reason": problem, "by": actor.name})],
@@ -160,6 +172,23 @@ class ReleaseSteps(DeskBase):
                         idempotency_key=(f"{key}:{bug.bug_id}" if key else f"desk:release:{bug.bug_id}:{number}"))
             released.append(bug.bug_id)
         return {"outcome": "deployment_recorded", "deployment_id": number, "released": released}
+
+    def record_smoke(self, actor: DeskCaller, bug_id: str, round_: int, result: dict[str, Any],
+                     key: str | None = None) -> None:
+        """What the crew's smoke measured on a released bug's live deployment (`acceptance_check`),
+        kept beside the release (case `desk/smoke/<bug>`). It changes no state: the reporters say
+        whether the fix works for them; this records whether the release still answers as deployed."""
+        require(actor, "engineering", what="record a smoke check")
+        bug = self.bug(bug_id)
+        if bug.release is None or bug.round != round_:
+            raise ConflictError(f"{bug_id} has no release in round {round_} (state {bug.state})",
+                                "the smoke checks the current release only")
+        fields = ("ok", "why", "urls", "service", "commit", "assets", "checked_at", "seconds")
+        payload = {k: result[k] for k in fields if k in result} | {
+            "round": round_, "deployment_id": bug.release.get("deployment_id"), "evidence_kind": "measured",
+            "by": str(result.get("by", actor.name))}
+        self.ledger.append(smoke_case(bug_id), None, [NewEvent("smoke.checked", payload)],
+                           idempotency_key=f"desk:smoke:{key}" if key else None)
 
     def observe_rewrite(self, bug: Bug) -> dict[str, Any] | None:
         """When the bug's recorded merge commit is gone from the forge and a commit of main with the

@@ -297,10 +297,11 @@ def _request_approval(ctx: OpContext, a: dict[str, Any]) -> Any:
     return card.to_dict()
 
 
-@op("get_approval", "The state of an approval card (its outcome once decided).", {"request_id": S},
-    ("request_id",))
+@op("get_approval", "The state of an approval card (its outcome once decided, with the reason its "
+    "responder posted with the answer, if any).", {"request_id": S}, ("request_id",))
 def _get_approval(ctx: OpContext, a: dict[str, Any]) -> Any:
-    return ctx.service.approval(ctx.agent, a["request_id"]).to_dict()
+    card = ctx.service.approval(ctx.agent, a["request_id"]).to_dict()
+    return card | {"reason": ctx.service.answer_reason(ctx.agent, a["request_id"])}
 
 
 def find_operation(name: str) -> Operation:

@@ -15,13 +15,16 @@
 `signoff rooms connect` registers every role (with the body each server needs) and stores the
 returned agent ids and keys in the keys file. `agent_transport(role)` then reaches the server as
 that agent. A workflow that runs on either asks `stream_transport` / `sync_agent` (the embedded
-server in process, else HTTP) and `person` (configured, else the embedded server's directory).
+server in process, else HTTP) and `person` (configured, else the embedded server's directory); an
+agent process on the embedded server runs `housekeeping` beside its loop, the one way it sees
+what other processes write.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,7 @@ from signoff.rooms.client._register import Registered, register_agent
 from signoff.rooms.client._sync import HttpSyncTransport, InProcessSyncTransport, SyncRoomsClient
 from signoff.rooms.client._transport import Transport
 
+EMBEDDED_FOLLOW_SECONDS = 0.25  # how soon a process on the embedded server sees another process's writes
 NAME_RULE = "lower-case letters, digits, '.', '_' or '-', starting with a letter or digit"
 
 
@@ -148,19 +152,22 @@ class RoomsConfig:
         found = self.roles.get(role)
         return found.name if found is not None else role
 
-    def stream_transport(self, role: str, ledger: Ledger, poll_seconds: float | None = None) -> Transport:
-        """The async client's transport as `role`'s agent: in process on the embedded server
-        (the agent called `agent_name(role)`; a process that streams from it while others write
-        must run the server's `housekeeping` to see their events, or pass `poll_seconds`: how often a
-        quiet stream looks at the database for what other processes wrote, default the keepalive,
-        15 s), over HTTP with the stored key otherwise."""
+    def stream_transport(self, role: str, ledger: Ledger) -> Transport:
+        """The async client's transport as `role`'s agent: in process on the embedded server (the
+        agent called `agent_name(role)`), over HTTP with the stored key otherwise. A process that
+        streams from the embedded server while others write its database runs `housekeeping` too."""
         if self.url is None:
             rooms = embedded_rooms(ledger)
-            agent = rooms.agent_by_name(self.agent_name(role))
-            if poll_seconds is None:
-                return InProcessTransport(rooms, agent=agent)
-            return InProcessTransport(rooms, agent=agent, keepalive_seconds=poll_seconds)
+            return InProcessTransport(rooms, agent=rooms.agent_by_name(self.agent_name(role)))
         return self.agent_transport(role)
+
+    def housekeeping(self, ledger: Ledger) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+        """What a process on the embedded server runs beside its agents, as `signoff serve` does:
+        the server's housekeeping (lapsed connections, expired cards, and other processes' writes,
+        picked up every `EMBEDDED_FOLLOW_SECONDS`). Nothing over HTTP: that server runs its own."""
+        if self.url is not None:
+            return []
+        return [lambda: embedded_housekeeping(ledger)]
 
     def sync_agent(self, role: str, ledger: Ledger) -> SyncRoomsClient:
         """The synchronous client as `role`'s agent (signoff's servers only: see `HttpSyncTransport`)."""
@@ -180,6 +187,13 @@ class RoomsConfig:
             return Person(user.name, "user", user.sender)
         raise NotFoundError(f"{name!r} is not bound to a sender id on {self.url}",
                             f"add [rooms.people] {name} = \"<sender id as the server writes it>\"")
+
+
+async def embedded_housekeeping(ledger: Ledger, interval: float = EMBEDDED_FOLLOW_SECONDS) -> None:
+    """The embedded server's housekeeping in this process, until cancelled (see `RoomsConfig.housekeeping`)."""
+    from signoff.rooms.app import housekeeping  # the server's own loop (FastAPI-side module)
+
+    await housekeeping(embedded_rooms(ledger), interval)
 
 
 def _valid_name(name: str) -> bool:
