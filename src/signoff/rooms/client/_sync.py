@@ -53,6 +53,11 @@ class SyncTransport(ABC):
     def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
         """Up to `limit` messages of the room after sequence `after`, oldest first."""
 
+    def history(self, room_id: str) -> list[dict[str, Any]]:
+        """Every message of the room, oldest first (by sequence; a server that pages by time
+        overrides this)."""
+        return all_pages(lambda after: self.history_page(room_id, after, PAGE))
+
     @abstractmethod
     def operations(self) -> dict[str, Any]:
         """The server's operation catalogue (what it offers)."""
@@ -119,7 +124,11 @@ class SyncRoomsClient:
     def __init__(self, transport: SyncTransport) -> None:
         self.transport = transport
         self.agent_id = transport.agent_id
-        self.sender = transport.sender
+
+    @property
+    def sender(self) -> str:
+        """Our sender id as the server writes it (a stream transport learns it at its first open)."""
+        return self.transport.sender
 
     def open(self, connection_id: str, room_id: str) -> None:
         self.transport.open(connection_id, room_id)
@@ -132,7 +141,7 @@ class SyncRoomsClient:
 
     def history(self, room_id: str) -> list[dict[str, Any]]:
         """Every message of the room, oldest first."""
-        return all_pages(lambda after: self.transport.history_page(room_id, after, PAGE))
+        return self.transport.history(room_id)
 
     def capabilities(self) -> Capabilities:
         """What this server offers (approval cards, room links), from its operation catalogue."""
