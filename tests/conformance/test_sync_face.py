@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from signoff.kernel.errors import UsageError
+from signoff.rooms import handoff_matches
 from signoff.rooms.client import StreamSyncTransport, SyncRoomsClient, register_agent
 from tests.conformance.conftest import Target
 
@@ -95,6 +96,11 @@ def test_sync_face_holds_the_stream_and_acts_in_the_room(target: Target) -> None
         event = next(e for e in got if e["payload"].get("message_id") == sent["event_id"])
         assert event["room_id"] == p.room_id and event["payload"]["addressed"] is True
         assert event["payload"]["sender"] == p.fixer.sender
+        # The receipt holds the text as stored (a Switch core adds the @-prefix and answers only
+        # the event id): the receiver's event matches it, a copy by someone else does not.
+        receipt = p.fixer.receipt("fixer@room", p.room_id, sent, "patch ready", True)
+        assert receipt.body.endswith("patch ready") and handoff_matches(event, receipt)
+        assert not handoff_matches({**event, "payload": {**event["payload"], "sender": p.reviewer.sender}}, receipt)
         # The cursor the caller keeps: nothing at or before it comes back.
         cursor = int(got[-1]["sequence"])
         assert p.reviewer.events("reviewer@room", p.room_id, cursor) == []

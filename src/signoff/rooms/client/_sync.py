@@ -22,10 +22,12 @@ import httpx
 
 from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
 from signoff.rooms.client._capabilities import Capabilities
+from signoff.rooms.client._context import page_back_sync
 from signoff.rooms.client._http import CONNECTION_HEADER, error_from_response
 from signoff.rooms.client._inprocess import acting_agent
 from signoff.rooms.model import Principal
 from signoff.rooms.operations import call_operation, catalogue
+from signoff.rooms.receipts import Receipt
 from signoff.rooms.service import RoomService
 
 PAGE = 1000  # messages per page when reading a whole room
@@ -142,6 +144,20 @@ class SyncRoomsClient:
     def history(self, room_id: str) -> list[dict[str, Any]]:
         """Every message of the room, oldest first."""
         return self.transport.history(room_id)
+
+    def receipt(self, connection_id: str, room_id: str, result: dict[str, Any], body: str, addressed: bool,
+                thread_id: str | None = None) -> Receipt:
+        """The receipt of a send that answered `result`. A Switch core answers only the event id
+        (and target statuses), and stores an addressed text with the @-prefix it added: the exact
+        text and our sender id are then read back from the room, as the async client does."""
+        message_id = str(result["event_id"])
+        sender, stored = result.get("sender"), result.get("body")
+        if sender is None or stored is None:
+            found = page_back_sync(lambda op, **args: self.call(connection_id, op, args), message_id) or {}
+            sender, stored = sender or found.get("sender") or self.sender, stored or found.get("body") or body
+        return Receipt(message_id, room_id, str(sender), str(stored), bool(result.get("addressed", addressed)),
+                       thread_id, target_statuses=dict(result.get("target_statuses") or {}),
+                       sequence=result.get("sequence"))
 
     def capabilities(self) -> Capabilities:
         """What this server offers (approval cards, room links), from its operation catalogue."""
