@@ -32,7 +32,7 @@ class SyncPair:
 
 
 def _face(target: Target, agent_id: str, key: str) -> SyncRoomsClient:
-    http = httpx.AsyncClient(timeout=30.0, transport=target.recorder) if target.recorder else None
+    http = httpx.AsyncClient(timeout=30.0, transport=target.recorder.child()) if target.recorder else None
     return SyncRoomsClient(StreamSyncTransport(target.base_url, agent_id, key, timeout=30.0, poll_wait=0.2,
                                                http=http))
 

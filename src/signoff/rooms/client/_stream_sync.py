@@ -116,7 +116,10 @@ class StreamSyncTransport(SyncTransport):
                              client_name=self._client_name)
         client.rooms = [room_id]  # claimed at stream open (with takeover), re-claimed after an eviction
         await client.start()
-        stream = _Stream(client, room_id, int(start_from) if start_from.isdigit() else int(client.cursor or 0))
+        # From "head": where the server put the connection (its connection_state), not the client's
+        # cursor, which the first events may already have moved.
+        head = int((client.server or {}).get("cursor") or 0)
+        stream = _Stream(client, room_id, int(start_from) if start_from.isdigit() else head)
         stream.task = asyncio.create_task(self._pump(stream))
         return stream
 
