@@ -331,6 +331,7 @@ def test_the_sync_face_learns_its_sender_polls_and_reads_history_as_switch_answe
     fixer, _ = _sync_face(exchanges, fixer_id)
     try:
         fixer.open("fixer@room", room_id)
+        assert fixer.sender.startswith("@switch-agent-") and fixer.sender != reviewer.sender
         result = fixer.call("fixer@room", "send_targeted_message", sent["request"])
         assert set(result) == {"event_id", "target_statuses"}  # no sender, no stored text
         receipt = fixer.receipt("fixer@room", room_id, result, "patch ready", True)
@@ -383,7 +384,8 @@ def test_the_sync_face_refuses_to_guess_its_sender_when_someone_else_joined_unde
                                "replies": []})
     face, _ = _sync_face(exchanges, reviewer_id)
     try:
+        face.open("reviewer@room", room_id)
         with pytest.raises(UnavailableError, match="2 joins under its name"):
-            face.open("reviewer@room", room_id)
+            assert face.sender
     finally:
         face.close()

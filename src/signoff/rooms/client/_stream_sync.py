@@ -40,6 +40,7 @@ class _Stream:
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (epoch, envelope)
     seen_epoch: int = 0  # the epoch of the caller's last poll
     task: asyncio.Task[None] | None = None
+    joined: dict[str, Any] = field(default_factory=dict)  # what connect_to_room answered
 
 
 def history_message(entry: dict[str, Any], room_id: str) -> dict[str, Any]:
@@ -55,7 +56,7 @@ class StreamSyncTransport(SyncTransport):
 
     def __init__(self, base_url: str, agent_id: str, api_key: str, *, timeout: float = 60.0,
                  client_name: str = CLIENT_NAME, poll_wait: float = 0.5, sender: str | None = None,
-                 http: httpx.AsyncClient | None = None) -> None:
+                 read_timeout: float = 60.0, http: httpx.AsyncClient | None = None) -> None:
         self.agent_id = agent_id
         self._client_name = client_name
         self._poll_wait = poll_wait  # how long an idle poll waits for an event already on its way
@@ -66,7 +67,10 @@ class StreamSyncTransport(SyncTransport):
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"rooms-stream-{agent_id[:8]}",
                                         daemon=True)
         self._thread.start()
-        self._http = HttpTransport(base_url, agent_id, api_key, timeout=timeout, client=http)
+        # A stream silent for `read_timeout` is dropped and reopened (servers send keep-alives
+        # every 15 s; a stream left on a server that went away would otherwise hang).
+        self._http = HttpTransport(base_url, agent_id, api_key, timeout=timeout, read_timeout=read_timeout,
+                                   client=http)
 
     def _run(self, coro: Coroutine[Any, Any, T], timeout: float = 120.0) -> T:
         if self._loop.is_closed():
@@ -79,30 +83,45 @@ class StreamSyncTransport(SyncTransport):
     @property
     def sender(self) -> str:  # type: ignore[override]
         if self._sender is None:
-            raise UsageError("this agent's sender id is not known before a connection is open",
-                             "open a connection to one of its rooms first")
+            self._sender = self._learn_sender()
         return self._sender
 
-    def _learn_sender(self, connection_id: str, joined: dict[str, Any]) -> None:
+    def _learn_sender(self, timeout: float = 30.0) -> str:
         """Our own sender id as the server writes it. signoff's server lists it with the room's
         participants; a Switch core does not, but writes it on the room_join the server recorded
         when this agent was added to the room (a join is the joining member's own event, so
-        nobody else can write one as us; a display name alone could be anyone's)."""
-        if self._sender is not None:
-            return
-        own: dict[str, Any] = next((p for p in joined.get("participants") or [] if p.get("id") == self.agent_id), {})
+        nobody else can write one as us; a display name alone could be anyone's). Right after a
+        room is made, a Switch core may not have joined us to its Matrix room yet (read_context
+        then answers 400): it is asked again until `timeout`."""
+        if not self._streams:
+            raise UsageError("this agent's sender id is not known before a connection is open",
+                             "open a connection to one of its rooms first")
+        deadline = time.monotonic() + timeout
+        while True:
+            for conn, stream in list(self._streams.items()):
+                found = self._senders_in(conn, stream)
+                if len(found) == 1:
+                    return found.pop()
+                if len(found) > 1:
+                    raise UnavailableError(f"cannot tell this agent's sender id in room {stream.room_id} "
+                                           f"({len(found)} joins under its name)",
+                                           "pass sender= (the id the server writes on this agent's messages)")
+            if time.monotonic() > deadline:
+                raise UnavailableError("this agent's own join is in none of its rooms' context",
+                                       "pass sender= (the id the server writes on this agent's messages)")
+            time.sleep(0.5)
+
+    def _senders_in(self, connection_id: str, stream: _Stream) -> set[str]:
+        own: dict[str, Any] = next((p for p in stream.joined.get("participants") or []
+                                    if p.get("id") == self.agent_id), {})
         if own.get("sender"):
-            self._sender = str(own["sender"])
-            return
-        name = own.get("name")
-        entries = self._run(read_room(self._stream_call(connection_id)))
-        found = {str(e["sender"]) for e in entries if e.get("kind") == "room_join" and e.get("sender_name") == name
-                 and e.get("sender")}
-        if len(found) != 1:
-            raise UnavailableError(f"cannot tell this agent's sender id in room {joined.get('room_id')} "
-                                   f"({len(found)} joins under its name {name!r})",
-                                   "pass sender= (the id the server writes on this agent's messages)")
-        self._sender = found.pop()
+            return {str(own["sender"])}
+        try:
+            entries = self._run(read_room(self._stream_call(connection_id)))
+        except UsageError:
+            return set()  # not (yet) a member of the room's Matrix room
+        return {str(e["sender"]) for e in entries if e.get("kind") == "room_join"
+                and e.get("sender_name") == own.get("name") and e.get("sender")}
 
     # -- connections -----------------------------------------------------------------------------
 
@@ -143,6 +162,8 @@ class StreamSyncTransport(SyncTransport):
         if old is not None:
             self._run(self._stop(old))
         stream = self._run(self._start(connection_id, room_id, start_from))
+        if old is not None and old.room_id == room_id:
+            stream.joined = old.joined
         self._streams[connection_id] = stream
         return stream
 
@@ -150,8 +171,7 @@ class StreamSyncTransport(SyncTransport):
         stream = self._streams.get(connection_id)
         if stream is None or stream.room_id != room_id or not stream.client.connected:
             stream = self._open_stream(connection_id, room_id, "head")
-        joined = self._run(stream.client.connect_to_room(room_id))
-        self._learn_sender(connection_id, joined)
+        stream.joined = self._run(stream.client.connect_to_room(room_id))
 
     def poll(self, connection_id: str, room_id: str, after: int) -> list[dict[str, Any]]:
         stream = self._streams.get(connection_id)
@@ -175,6 +195,13 @@ class StreamSyncTransport(SyncTransport):
                              if e == stream.epoch and int(env.get("sequence") or 0) > after]
             stream.seen_epoch = stream.epoch
         return [env for env in out if env.get("room_id") in (None, room_id)]
+
+    def status(self) -> dict[str, dict[str, Any]]:
+        """Per connection: its room, whether its stream is open, how often the server opened it,
+        the gaps it reported (a restart), and the stream position."""
+        return {conn: {"room_id": s.room_id, "connected": s.client.connected, "opened": s.client.opened,
+                       "gaps": list(s.client.gaps), "cursor": s.client.cursor, "reconnects": s.client.reconnects}
+                for conn, s in self._streams.items()}
 
     def call(self, op: str, args: dict[str, Any], connection_id: str) -> Any:
         return self._run(self._http.call(op, args, connection_id or None))
