@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ def op_result(exchanges: list[dict[str, Any]], op: str, agent: str | None = None
 
 def test_every_recorded_stream_parses_into_frames_the_client_understands() -> None:
     files = sorted(RECORDINGS.glob("*.json"))
-    assert len(files) == 9
+    assert len(files) == 10
     seen = 0
     for path in files:
         for exchange in streams(recording(path.stem)):
@@ -262,6 +263,13 @@ class RecordedServer(httpx.AsyncBaseTransport):
         self.streams = [e for e in mine if "sse" in e]
         self.ops = [e for e in mine if "/ops/" in e["path"]]
         self.asked: list[str] = []
+        self.cuts: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+
+    def cut(self) -> None:
+        """End every open stream, as a server going away does."""
+        for loop, cut in self.cuts:
+            loop.call_soon_threadsafe(cut.set)
+        self.cuts = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
@@ -269,7 +277,7 @@ class RecordedServer(httpx.AsyncBaseTransport):
             recorded = self.streams.pop(0)
             assert request.url.params["start_from"] == recorded["query"]["start_from"]
             return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                                  stream=_OpenStream(recorded["sse"]))
+                                  stream=_OpenStream(recorded["sse"], self))
         body = json.loads(request.content or b"null")
         if path.endswith("/connection/beat"):
             return httpx.Response(200, json={"ok": True, "cursor": body["cursor"], "rooms": []})
@@ -282,12 +290,16 @@ class RecordedServer(httpx.AsyncBaseTransport):
 
 
 class _OpenStream(httpx.AsyncByteStream):
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], server: RecordedServer) -> None:
         self._data = ("\n".join(lines) + "\n").encode()
+        self._server = server
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         yield self._data
-        await asyncio.Event().wait()  # the recording ends here; the socket stays open
+        # The recording ends here; the socket stays open until the server is cut (a restart).
+        cut = asyncio.Event()
+        self._server.cuts.append((asyncio.get_running_loop(), cut))
+        await cut.wait()
 
 
 def _sync_face(exchanges: list[dict[str, Any]], agent_id: str) -> tuple[SyncRoomsClient, RecordedServer]:
@@ -387,5 +399,39 @@ def test_the_sync_face_refuses_to_guess_its_sender_when_someone_else_joined_unde
         face.open("reviewer@room", room_id)
         with pytest.raises(UnavailableError, match="2 joins under its name"):
             assert face.sender
+    finally:
+        face.close()
+
+
+def _poll_for(face: SyncRoomsClient, room_id: str, after: int, message_id: str) -> list[dict[str, Any]]:
+    got: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 20
+    while not any(e["payload"].get("message_id") == message_id for e in got):
+        assert time.monotonic() < deadline, got
+        got += face.events("reviewer@room", room_id, int(got[-1]["sequence"]) if got else after)
+    return got
+
+
+def test_the_sync_face_takes_the_renumbered_events_after_switch_restarted() -> None:
+    exchanges = recording("sync_face_after_a_restart_that_loses_events_hands_over_the_renumbered_ones")
+    posts = {e["request"]["body"]: e["response"]["result"]["event_id"] for e in exchanges
+             if e["path"].endswith("/ops/post_message")}
+    room_id = op_result(exchanges, "create_room")[0]["id"]
+    fixer_id = next(agent_of(e) for e in exchanges if e["path"].endswith("/ops/post_message"))
+    reviewer_id = next(agent_of(e) for e in streams(exchanges) if agent_of(e) != fixer_id)
+    [gap] = [f.data for e in streams(exchanges) if agent_of(e) == reviewer_id for f in frames_of(e["sse"])
+             if f.event == "gap"]
+    face, server = _sync_face(exchanges, reviewer_id)
+    try:
+        face.open("reviewer@room", room_id)
+        cursor = int(_poll_for(face, room_id, 0, posts["after the mark"])[-1]["sequence"])
+        server.cut()  # Switch restarts: the stream reopens from the cursor and hears of the gap
+        after = _poll_for(face, room_id, cursor, posts["after restart"])
+        [new] = [e for e in after if e["payload"]["message_id"] == posts["after restart"]]
+        assert new["sequence"] <= cursor  # numbered afresh, below the old cursor, and still handed over
+        assert face.events("reviewer@room", room_id, new["sequence"]) == []
+        transport = face.transport
+        assert isinstance(transport, StreamSyncTransport) and transport.status()["reviewer@room"]["gaps"] == [gap]
+        assert server.streams == [] and server.asked == ["connect_to_room", "read_context"]  # the gap's re-read
     finally:
         face.close()
