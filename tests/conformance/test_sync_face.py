@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms import handoff_matches
 from signoff.rooms.client import StreamSyncTransport, SyncRoomsClient, register_agent
 from tests.conformance.conftest import Target
@@ -185,3 +185,19 @@ def test_sync_face_after_a_restart_that_loses_events_hands_over_the_renumbered_o
         assert int(new["sequence"]) <= cursor
         # From then on the caller's cursor is in the new numbering.
         assert p.reviewer.events("reviewer@room", p.room_id, int(after[-1]["sequence"])) == []
+
+
+def test_sync_face_with_a_wrong_key_is_refused_at_open(target: Target) -> None:
+    with sync_pair(target) as (p, _keys):
+        forged = SyncRoomsClient(StreamSyncTransport(target.base_url, p.reviewer.agent_id, "not-the-key",
+                                                     timeout=30.0, poll_wait=0.2))
+        try:
+            with pytest.raises(RefusedError):
+                forged.open("forged@room", p.room_id)
+            with pytest.raises(RefusedError):
+                forged.events("forged@room", p.room_id, 0)
+        finally:
+            forged.close()
+        # The real reviewer's connection is untouched.
+        names = {x["name"] for x in p.reviewer.call("reviewer@room", "list_participants", {})}
+        assert p.reviewer_name in names

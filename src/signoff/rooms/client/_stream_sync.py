@@ -143,7 +143,7 @@ class StreamSyncTransport(SyncTransport):
         return stream
 
     async def _pump(self, stream: _Stream) -> None:
-        async for env in stream.client.events():
+        async for env in stream.client.events():  # raises what ended the stream for good
             with self._changed:
                 if env.get("type") == RECOVERED:
                     stream.epoch += 1  # the server restarted: what follows is numbered afresh
@@ -180,6 +180,10 @@ class StreamSyncTransport(SyncTransport):
         elif stream.epoch == stream.seen_epoch and after < stream.start:
             # The caller resumes from before where this stream began: read from there.
             stream = self._open_stream(connection_id, room_id, str(after))
+        if stream.task is not None and stream.task.done() and not stream.task.cancelled():
+            failed = stream.task.exception()
+            if failed is not None:
+                raise failed  # the stream ended for good (an incompatible server, a refused key)
         deadline = time.monotonic() + self._poll_wait
         with self._changed:
             while True:

@@ -331,7 +331,7 @@ class _HttpBase:
 class HttpSyncTransport(_HttpBase, SyncTransport):
     """The agent protocol's long-poll form: `GET /agents/{id}/events` answers JSON, opens the
     connection when it is new and refreshes its liveness. signoff's server only: a Switch core
-    answers the long poll but opens no connection for it (use the async `RoomsClient` there)."""
+    answers the long poll but opens no connection for it (use `StreamSyncTransport` there)."""
 
     def __init__(self, base_url: str, agent_id: str, api_key: str, *, timeout: float = 60.0,
                  client_name: str = "signoff-rooms-client", poll_wait: float | None = None) -> None:
