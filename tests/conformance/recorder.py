@@ -53,14 +53,20 @@ class _TeeStream(httpx.AsyncByteStream):
 class Recorder(httpx.AsyncBaseTransport):
     """Every exchange, in order: `{step, method, path, query, request, status, response | sse}`."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Recorder | None = None) -> None:
         self._inner = httpx.AsyncHTTPTransport()
-        self.exchanges: list[dict[str, Any]] = []
+        self._root = root or self
+        self.exchanges: list[dict[str, Any]] = self._root.exchanges if root else []
         self.step = ""
+
+    def child(self) -> Recorder:
+        """Another async transport into the same recording: an httpx transport serves one event
+        loop, and a client running its own loop (the sync face's stream thread) needs its own."""
+        return Recorder(self._root)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = request.content
-        entry: dict[str, Any] = {"step": self.step, "method": request.method, "path": request.url.path,
+        entry: dict[str, Any] = {"step": self._root.step, "method": request.method, "path": request.url.path,
                                  "query": dict(request.url.params), "request": _json(body)}
         if "last-event-id" in request.headers:
             entry["last_event_id"] = request.headers["last-event-id"]

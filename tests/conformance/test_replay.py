@@ -5,14 +5,17 @@ CI cannot run a Switch core; these keep the client honest about its real answers
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from signoff.kernel.errors import RefusedError, UsageError
+from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
 from signoff.kernel.wire import error_from
 from signoff.rooms import Receipt, handoff_matches
 from signoff.rooms.client import (
@@ -20,6 +23,8 @@ from signoff.rooms.client import (
     Frame,
     RoomsClient,
     StreamParams,
+    StreamSyncTransport,
+    SyncRoomsClient,
     Transport,
     is_refusal_text,
     parse_sse,
@@ -62,7 +67,7 @@ def op_result(exchanges: list[dict[str, Any]], op: str, agent: str | None = None
 
 def test_every_recorded_stream_parses_into_frames_the_client_understands() -> None:
     files = sorted(RECORDINGS.glob("*.json"))
-    assert len(files) == 7
+    assert len(files) == 10
     seen = 0
     for path in files:
         for exchange in streams(recording(path.stem)):
@@ -245,3 +250,188 @@ def test_capabilities_are_negotiated_from_the_catalogue_switch_answered() -> Non
                           "create_room", "create_room_document", "update_room_document",
                           "load_internal_documents", "list_participants") == []
     assert data["operations"]["read_context"]["arguments"] == ["before", "limit", "since"]
+
+
+class RecordedServer(httpx.AsyncBaseTransport):
+    """One agent's side of a recording, served over httpx as the Switch core answered it: each
+    stream request gets the next recorded stream (then stays open and idle), each operation the
+    next recorded answer to that operation, after checking the client asked exactly what it
+    asked of Switch. Beats are answered as Switch does (`{ok, cursor, rooms}`)."""
+
+    def __init__(self, exchanges: list[dict[str, Any]], agent_id: str) -> None:
+        mine = [e for e in exchanges if e["path"].startswith(f"/agents/{agent_id}/")]
+        self.streams = [e for e in mine if "sse" in e]
+        self.ops = [e for e in mine if "/ops/" in e["path"]]
+        self.asked: list[str] = []
+        self.cuts: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+
+    def cut(self) -> None:
+        """End every open stream, as a server going away does."""
+        for loop, cut in self.cuts:
+            loop.call_soon_threadsafe(cut.set)
+        self.cuts = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path.endswith("/events"):
+            recorded = self.streams.pop(0)
+            assert request.url.params["start_from"] == recorded["query"]["start_from"]
+            return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                                  stream=_OpenStream(recorded["sse"], self))
+        body = json.loads(request.content or b"null")
+        if path.endswith("/connection/beat"):
+            return httpx.Response(200, json={"ok": True, "cursor": body["cursor"], "rooms": []})
+        op = path.rsplit("/", 1)[1]
+        self.asked.append(op)
+        recorded = next(e for e in self.ops if e["path"].endswith(f"/ops/{op}"))
+        self.ops.remove(recorded)
+        assert body == recorded["request"], op
+        return httpx.Response(recorded["status"], json=recorded["response"])
+
+
+class _OpenStream(httpx.AsyncByteStream):
+    def __init__(self, lines: list[str], server: RecordedServer) -> None:
+        self._data = ("\n".join(lines) + "\n").encode()
+        self._server = server
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self._data
+        # The recording ends here; the socket stays open until the server is cut (a restart).
+        cut = asyncio.Event()
+        self._server.cuts.append((asyncio.get_running_loop(), cut))
+        await cut.wait()
+
+
+def _sync_face(exchanges: list[dict[str, Any]], agent_id: str) -> tuple[SyncRoomsClient, RecordedServer]:
+    server = RecordedServer(exchanges, agent_id)
+    http = httpx.AsyncClient(transport=server, timeout=10.0)
+    return SyncRoomsClient(StreamSyncTransport("http://switch.invalid", agent_id, "key", poll_wait=2.0,
+                                               http=http)), server
+
+
+def test_the_sync_face_learns_its_sender_polls_and_reads_history_as_switch_answered() -> None:
+    exchanges = recording("sync_face_holds_the_stream_and_acts_in_the_room")
+    [sent] = [e for e in exchanges if e["path"].endswith("/ops/send_targeted_message")]
+    [reply] = [e for e in exchanges if e["path"].endswith("/ops/post_message")]
+    fixer_id, reviewer_id = agent_of(sent), agent_of(reply)
+    room_id = op_result(exchanges, "create_room")[0]["id"]
+    # What the fixer's stream recorded of the reviewer's reply: the reviewer's sender id as Switch writes it.
+    reply_id = reply["response"]["result"]["event_id"]
+    [seen_reply] = [f.data for e in streams(exchanges) if agent_of(e) == fixer_id for f in frames_of(e["sse"])
+                    if f.event == "message" and f.data["payload"]["message_id"] == reply_id]
+
+    reviewer, server = _sync_face(exchanges, reviewer_id)
+    try:
+        reviewer.open("reviewer@room", room_id)
+        # Switch lists no sender with the participants: it is learned from the agent's own room_join.
+        assert reviewer.sender == seen_reply["payload"]["sender"]
+        assert reviewer.sender.startswith("@switch-agent-")
+        reviewer.call("reviewer@room", "list_participants", {})
+        [event] = reviewer.events("reviewer@room", room_id, 0)
+        assert event["payload"]["message_id"] == sent["response"]["result"]["event_id"]
+        assert event["sequence"] == 1 and event["payload"]["addressed"] is True
+        history = reviewer.history(room_id)
+        [mine] = [m for m in history if m["message_id"] == event["payload"]["message_id"]]
+        assert mine["body"] == event["payload"]["body"] and mine["sender"] == event["payload"]["sender"]
+        assert all(m["sender"] for m in history)  # room joins are not history messages
+        reviewer.call("reviewer@room", "post_message", {"body": "looking", "thread_id": mine["message_id"]})
+        assert server.asked == ["connect_to_room", "read_context", "list_participants", "read_context",
+                                "post_message"]
+    finally:
+        reviewer.close()
+
+    fixer, _ = _sync_face(exchanges, fixer_id)
+    try:
+        fixer.open("fixer@room", room_id)
+        assert fixer.sender.startswith("@switch-agent-") and fixer.sender != reviewer.sender
+        result = fixer.call("fixer@room", "send_targeted_message", sent["request"])
+        assert set(result) == {"event_id", "target_statuses"}  # no sender, no stored text
+        receipt = fixer.receipt("fixer@room", room_id, result, "patch ready", True)
+        assert receipt.sender == fixer.sender and receipt.body != "patch ready"  # Switch added the @-prefix
+        assert handoff_matches(event, receipt)
+        replies = [m for m in fixer.history(room_id) if m["message_id"] == seen_reply["payload"]["message_id"]]
+        assert [m["thread_id"] for m in replies] == [receipt.message_id]
+    finally:
+        fixer.close()
+
+
+def test_the_sync_face_resumes_from_a_saved_cursor_as_switch_answered() -> None:
+    exchanges = recording("sync_face_resumes_from_the_callers_cursor")
+    posts = [e for e in exchanges if e["path"].endswith("/ops/post_message")]
+    first, second = (p["response"]["result"]["event_id"] for p in posts)
+    reviewer_id = next(agent_of(e) for e in exchanges if e["path"].endswith("/ops/read_context")
+                       and e["request"] == {"limit": 5})
+    room_id = op_result(exchanges, "create_room")[0]["id"]
+    face, server = _sync_face(exchanges, reviewer_id)
+    try:
+        face.open("reviewer@room", room_id)
+        got = face.events("reviewer@room", room_id, 0)  # below where the stream began: read from 0
+        ids = [e["payload"].get("message_id") for e in got]
+        assert first in ids and second not in ids
+        cursor = int(next(e for e in got if e["payload"].get("message_id") == first)["sequence"])
+        assert len(server.streams) == 2  # the open (from head) and the poll's reopen from 0 were asked for
+        # The process that saved `cursor` is gone; the next stream starts from it, as recorded.
+        face.close()
+        face, server = _sync_face(exchanges[exchanges.index(posts[1]):], reviewer_id)
+        again = face.events("reviewer@room", room_id, cursor)
+        assert [e["payload"]["message_id"] for e in again] == [second]
+        older = face.events("reviewer@room", room_id, cursor - 1)
+        assert [e["payload"]["message_id"] for e in older] == [first, second]
+        assert face.call("reviewer@room", "read_context", {"limit": 5})["threads"]
+        assert server.streams == []  # each stream started where the recorded one did (start_from checked)
+    finally:
+        face.close()
+
+
+def test_the_sync_face_refuses_to_guess_its_sender_when_someone_else_joined_under_its_name() -> None:
+    exchanges = copy.deepcopy(recording("sync_face_holds_the_stream_and_acts_in_the_room"))
+    [reply] = [e for e in exchanges if e["path"].endswith("/ops/post_message")]
+    reviewer_id = agent_of(reply)
+    room_id = op_result(exchanges, "create_room")[0]["id"]
+    context = op_result(exchanges, "read_context", reviewer_id)[0]
+    [own] = [t for t in context["threads"] if t["root"].get("kind") == "room_join"
+             and t["root"]["sender_name"].startswith("reviewer-")]
+    # A person whose display name is the agent's name joins too: a name proves nothing.
+    context["threads"].append({"root": {**own["root"], "id": "$impostor", "sender": "@mallory:localhost"},
+                               "replies": []})
+    face, _ = _sync_face(exchanges, reviewer_id)
+    try:
+        face.open("reviewer@room", room_id)
+        with pytest.raises(UnavailableError, match="2 joins under its name"):
+            assert face.sender
+    finally:
+        face.close()
+
+
+def _poll_for(face: SyncRoomsClient, room_id: str, after: int, message_id: str) -> list[dict[str, Any]]:
+    got: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 20
+    while not any(e["payload"].get("message_id") == message_id for e in got):
+        assert time.monotonic() < deadline, got
+        got += face.events("reviewer@room", room_id, int(got[-1]["sequence"]) if got else after)
+    return got
+
+
+def test_the_sync_face_takes_the_renumbered_events_after_switch_restarted() -> None:
+    exchanges = recording("sync_face_after_a_restart_that_loses_events_hands_over_the_renumbered_ones")
+    posts = {e["request"]["body"]: e["response"]["result"]["event_id"] for e in exchanges
+             if e["path"].endswith("/ops/post_message")}
+    room_id = op_result(exchanges, "create_room")[0]["id"]
+    fixer_id = next(agent_of(e) for e in exchanges if e["path"].endswith("/ops/post_message"))
+    reviewer_id = next(agent_of(e) for e in streams(exchanges) if agent_of(e) != fixer_id)
+    [gap] = [f.data for e in streams(exchanges) if agent_of(e) == reviewer_id for f in frames_of(e["sse"])
+             if f.event == "gap"]
+    face, server = _sync_face(exchanges, reviewer_id)
+    try:
+        face.open("reviewer@room", room_id)
+        cursor = int(_poll_for(face, room_id, 0, posts["after the mark"])[-1]["sequence"])
+        server.cut()  # Switch restarts: the stream reopens from the cursor and hears of the gap
+        after = _poll_for(face, room_id, cursor, posts["after restart"])
+        [new] = [e for e in after if e["payload"]["message_id"] == posts["after restart"]]
+        assert new["sequence"] <= cursor  # numbered afresh, below the old cursor, and still handed over
+        assert face.events("reviewer@room", room_id, new["sequence"]) == []
+        transport = face.transport
+        assert isinstance(transport, StreamSyncTransport) and transport.status()["reviewer@room"]["gaps"] == [gap]
+        assert server.streams == [] and server.asked == ["connect_to_room", "read_context"]  # the gap's re-read
+    finally:
+        face.close()

@@ -68,6 +68,29 @@ def test_the_incident_on_an_external_server(node: str, server: tuple[str, str], 
             inc.restart("rooms")
 
 
+def test_two_runs_on_one_server_each_with_names_of_its_own(node: str, server: tuple[str, str],
+                                                             tmp_path: Path) -> None:
+    url, admin_token = server
+    home = tmp_path / "home"
+    settings, keys = Settings.load(home=home, env={}, cwd=tmp_path), KeyStore(home / "keys")
+    runs = [run_demo(tmp_path / "runs", keys, settings,
+                     server=lambda secrets: ServerProvisioner(url, admin_token, secrets)) for _ in range(2)]
+    infos = [RunInfo.load(Path(r["run"])) for r in runs]
+    assert infos[0].suffix != infos[1].suffix and all(i.suffix.startswith(".r") for i in infos)
+    assert not set(infos[0].agents.values()) & set(infos[1].agents.values())
+    assert not set(infos[0].rooms.values()) & set(infos[1].rooms.values())
+    for summary, info in zip(runs, infos, strict=True):
+        result = grade(Path(summary["run"]), keys)
+        assert result["ok"], [c["name"] + ": " + c["detail"] for c in result["checks"] if not c["ok"]]
+        assert summary["status"] == "closed"
+        # The server knows each run's people and agents by their suffixed names.
+        with Incident(Path(summary["run"]), keys, settings) as inc:
+            detail = inc.actors["mediator"].op("shared", "get_room_detail", room_id=info.rooms["shared"])
+            names = {p["name"] for p in detail["participants"]}
+            assert {f"mediator{info.suffix}", f"priya{info.suffix}", f"sam{info.suffix}"} <= names
+            assert detail["name"] == f"payco-shopco-shared{info.suffix}"
+
+
 def test_the_demo_command_on_an_external_server(node: str, server: tuple[str, str], home: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:

@@ -55,7 +55,7 @@ class RoomAgent:
     # -- connection ---------------------------------------------------------------------------
 
     def conn_id(self, key: str) -> str:
-        return connection_id(self.name, key)
+        return connection_id(self.info.server_name(self.name), key)  # ids are the server's, as names are
 
     def connect(self) -> None:
         """Open one connection per room, claim it, and hold this agent's role in the shared room."""
@@ -94,7 +94,8 @@ class RoomAgent:
     def post(self, key: str, body: str, targets: list[str] | None = None, roles: list[str] | None = None,
              thread_id: str | None = None) -> dict[str, Any]:
         if targets or roles:
-            result: dict[str, Any] = self.op(key, "send_targeted_message", body=body, target_names=targets or [],
+            names = [self.info.server_name(t) for t in targets or []]
+            result: dict[str, Any] = self.op(key, "send_targeted_message", body=body, target_names=names,
                                              target_roles=roles or [], thread_id=thread_id)
         else:
             result = self.op(key, "post_message", body=body, thread_id=thread_id)

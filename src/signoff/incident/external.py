@@ -8,10 +8,14 @@ with its members and roles), policies set by the operator (`set_policy`). The ru
 server's database; its own ledger (cursors, the notary's salts, the outbox) stays in the run folder.
 The people post through the user endpoints, so the server must have them: a Switch core has no user
 API (its people arrive through bridges) and is refused.
+
+Every name it makes carries the run's suffix (`.r<6 hex>`), so that one server hosts any number of
+runs: the run keeps its own names (priya, mediator, ...) and addresses through `RunInfo.server_name`.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from signoff.incident.stack import Provisioner
@@ -31,6 +35,9 @@ class ServerProvisioner(Provisioner):
                              "run the incident on signoff's own server (`signoff serve`)")
         self.registration_key = self.operator.registration_key("signoff incident")
         self.secrets = secrets
+        # After a dot: the egress guard reads 20 or more characters of [A-Za-z0-9_-] with digits
+        # as a token, and a dot ends such a word (a fix card id with a dashed suffix tripped it).
+        self.suffix = f".r{uuid.uuid4().hex[:6]}"
         self.maker: HttpSyncTransport | None = None  # the agent that creates the rooms
 
     def _agent(self) -> HttpSyncTransport:
@@ -42,11 +49,11 @@ class ServerProvisioner(Provisioner):
         return self._agent().operations()
 
     def create_user(self, name: str, display_name: str) -> tuple[str, str]:
-        created = self.operator.create_user(name)
+        created = self.operator.create_user(name + self.suffix)
         return str(created["id"]), str(created["token"])
 
     def create_agent(self, name: str, description: str) -> tuple[str, str]:
-        registered = register_agent(self.base, self.registration_key, name, description)
+        registered = register_agent(self.base, self.registration_key, name + self.suffix, description)
         if self.maker is None:
             self.maker = HttpSyncTransport(self.base, registered.agent_id, registered.api_key,
                                            client_name="signoff-incident-provision")
@@ -55,8 +62,9 @@ class ServerProvisioner(Provisioner):
     def create_room(self, name: str, agent_names: list[str], user_names: list[str],
                     roles: list[dict[str, Any]]) -> str:
         room = self._agent().call("create_room", {
-            "name": name, "description": f"incident room {name}", "agent_names": agent_names,
-            "user_names": user_names, "roles": roles}, "")  # needs no connection: none is opened
+            "name": name + self.suffix, "description": f"incident room {name}",
+            "agent_names": [a + self.suffix for a in agent_names],
+            "user_names": [u + self.suffix for u in user_names], "roles": roles}, "")  # needs no connection
         return str(room["id"])
 
     def set_policy(self, agent_id: str, rules: list[dict[str, Any]]) -> None:

@@ -82,7 +82,8 @@ def _approver(inc: Incident) -> Check:
     missing = []
     for org in ORGS:
         detail = approver.op(org, "get_room_detail", room_id=inc.info.rooms[org])
-        if not any(p.get("name") == APPROVER and p.get("type") == "agent" for p in detail["participants"]):
+        if not any(p.get("name") == inc.info.server_name(APPROVER) and p.get("type") == "agent"
+                   for p in detail["participants"]):
             missing.append(ROOM_NAMES[org])
     return Check("approver connected and in its rooms", not missing,
                  f"not a member of {', '.join(missing)}" if missing else
@@ -94,7 +95,7 @@ def _roles(inc: Incident) -> Check:
     listed = inc.actors[MEDIATOR].op("shared", "list_roles")
     held = {r["name"]: sorted(h["name"] for h in r["held_by"]) for r in listed}
     wrong = [f"{role} held by {', '.join(held.get(role, [])) or 'nobody'} (want {agent})"
-             for role, (agent, _, _) in ROLES.items() if held.get(role) != [agent]]
+             for role, (agent, _, _) in ROLES.items() if held.get(role) != [inc.info.server_name(agent)]]
     return Check("every role held", not wrong, "; ".join(wrong) or f"{len(ROLES)} roles, each held by its agent",
                  "start the missing agent; it takes its role when it connects")
 

@@ -88,6 +88,17 @@ class RunInfo:
     # An external room server (`[rooms] url`); None: the run's own, on `db_url`. With an external
     # server, `db_url` is only the run's ledger (cursors, the notary, the outbox).
     url: str | None = None
+    # Appended to every name the run made on the server (people, agents, rooms): a server keeps
+    # names unique, and one external server hosts many runs. "" on the run's own server.
+    suffix: str = ""
+
+    def server_name(self, name: str) -> str:
+        """A person's or agent's name as the server knows it (what an @mention or a target names)."""
+        return f"{name}{self.suffix}"
+
+    def fix_card(self, incident: str, org: str) -> str:
+        """The request id of `org`'s fix approval card (card ids, too, are unique server-wide)."""
+        return f"{incident}-fix-{org}{self.suffix}"
 
     @property
     def cards(self) -> bool:
@@ -102,7 +113,8 @@ class RunInfo:
         # The database is named relative to the run folder, so a copied or moved run still opens.
         db = "rooms.db" if self.db_url == _db_url(self.run_dir) else self.db_url
         return {"db": db, "rooms": self.rooms, "agents": self.agents, "users": self.users,
-                "without": self.without, "decision_channel": self.decision_channel, "url": self.url}
+                "without": self.without, "decision_channel": self.decision_channel, "url": self.url,
+                "suffix": self.suffix}
 
     @classmethod
     def load(cls, run_dir: Path) -> RunInfo:
@@ -118,7 +130,7 @@ class RunInfo:
         url = _db_url(Path(run_dir)) if db == "rooms.db" else db
         return cls(Path(run_dir), url, dict(data["rooms"]), dict(data["agents"]), dict(data["users"]),
                    [str(op) for op in data.get("without", [])], str(data.get("decision_channel", "approval_card")),
-                   data.get("url"))
+                   data.get("url"), str(data.get("suffix", "")))
 
     def room_key(self, room_id: str) -> str | None:
         for key, rid in self.rooms.items():
@@ -158,6 +170,7 @@ class Provisioner(ABC):
     external one through the operator adapter (`signoff.incident.external`)."""
 
     url: str | None = None  # the external server's address; None for the run's own server
+    suffix: str = ""  # what it appends to the names it makes (see RunInfo.suffix)
 
     @abstractmethod
     def catalogue(self) -> dict[str, Any]:
@@ -265,7 +278,7 @@ def _provision(run_dir: Path, keys: KeyStore, fixture: Path | None, without: Ite
             for name in AGENT_ROOMS:
                 aid[name], secrets[f"agent:{name}"] = where.create_agent(name, f"incident {name}")
             channel = Capabilities.from_catalogue(where.catalogue()).without(*skipped).decision_channel
-            placed = RunInfo(run_dir, db_url, {}, {}, {}, skipped, channel, where.url)
+            placed = RunInfo(run_dir, db_url, {}, {}, {}, skipped, channel, where.url, where.suffix)
             room_ids: dict[str, str] = {}
             for key, people in (("payco", ["priya", "dave"]), ("shopco", ["sam"]), (SHARED, ["priya", "sam"])):
                 roles = ([{"name": r, "instructions": text, "exclusive": excl}
@@ -276,7 +289,7 @@ def _provision(run_dir: Path, keys: KeyStore, fixture: Path | None, without: Ite
                 where.set_policy(aid[name], rules)
         finally:
             where.close()
-        info = RunInfo(run_dir, db_url, room_ids, aid, uid, skipped, channel, where.url)
+        info = RunInfo(run_dir, db_url, room_ids, aid, uid, skipped, channel, where.url, where.suffix)
         workspace(run_dir, keys).setup(fixture)
         (run_dir / "run.json").write_text(json.dumps(info.as_json(), indent=1, sort_keys=True) + "\n",
                                           encoding="utf-8")

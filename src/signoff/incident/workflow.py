@@ -275,7 +275,8 @@ class Incident:
         for actor in self.actors.values():
             actor.beat()  # role mentions reach live holders only
         text = " ".join([*(f"@{r}" for r in roles or []), body])
-        result = self.user_client(who).post(self.info.rooms[room], text, targets or [])
+        result = self.user_client(who).post(self.info.rooms[room], text,
+                                            [self.info.server_name(t) for t in targets or []])
         return {"message_id": result["event_id"], "target_statuses": result.get("target_statuses", {})}
 
     def messages(self, who: str, room: str) -> list[dict[str, Any]]:
@@ -353,7 +354,7 @@ def _accept_fix(org: str) -> Callable[[Incident], None]:
             _command_fix(inc, org)
             return
         person = inc.user_client(HUMANS[org])
-        cards = [c for c in person.pending() if str(c["request_id"]).endswith(f"-fix-{org}")]
+        cards = [c for c in person.pending() if str(c["request_id"]).endswith(inc.info.fix_card("", org))]
         if not cards:
             raise Stuck(f"{HUMANS[org]} has no fix card to answer", f"{AGENT_OF[org]} should have requested one")
         person.answer(cards[0]["request_id"], "approve")

@@ -103,9 +103,7 @@ class SyncRepairRooms(RepairRooms):
             result = self.call(room_id, "send_targeted_message", body=body, target_names=names)
         else:
             result = self.call(room_id, "post_message", body=body)
-        return Receipt(str(result["event_id"]), room_id, str(result.get("sender") or self.client.sender),
-                       str(result.get("body") or body), bool(result.get("addressed", bool(names))),
-                       target_statuses=dict(result.get("target_statuses") or {}), sequence=result.get("sequence"))
+        return self.client.receipt(self._conn(room_id), room_id, result, body, bool(names))
 
 
 

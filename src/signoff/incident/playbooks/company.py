@@ -107,11 +107,11 @@ class CompanyAgent(RoomAgent):
             if not any(m["sender"] == self.sender and m["body"] == ask for m in self.messages(self.org)):
                 self.post(self.org, ask)
         elif "Please get your fix approved" in text:
-            self.op(SHARED, "request_approval", request_id=f"{incident}-fix-{self.org}",
+            self.op(SHARED, "request_approval", request_id=self.info.fix_card(incident, self.org),
                     title=f"{ORG_TITLE[self.org]} fix for {incident}: {FIXES[self.org]}",
                     options=[{"id": "approve", "label": "Approve the fix", "decision": "accept"},
                              {"id": "decline", "label": "Decline", "decision": "decline"}],
-                    expires_at=time.time() + 86_400, responders=[HUMANS[self.org]])
+                    expires_at=time.time() + 86_400, responders=[self.info.server_name(HUMANS[self.org])])
         elif "re-run the end-to-end check" in text and self.org == "shopco":
             out = self.ws.root / "captures-fixed"
             result = simulate(out, fixed_payco=True, fixed_shopco=True, fixture=self.fixture)
@@ -160,9 +160,10 @@ class CompanyAgent(RoomAgent):
 
     def _fix_outcome(self, p: dict[str, Any]) -> None:
         request_id = str(p.get("request_id", ""))
-        if not request_id.endswith(f"-fix-{self.org}") or p.get("outcome") != "accepted" or not p.get("allowed"):
+        ending = self.info.fix_card("", self.org)
+        if not request_id.endswith(ending) or p.get("outcome") != "accepted" or not p.get("allowed"):
             return
-        incident = request_id.removesuffix(f"-fix-{self.org}")
+        incident = request_id.removesuffix(ending)
         responder = self.info.name_of(str(p.get("responder")))
         text = (f"{ORG_TITLE[self.org]}'s fix for {incident} is approved by {responder} "
                 f"(card {request_id}): {FIXES[self.org]}.")

@@ -187,7 +187,8 @@ class Mediator(RoomAgent):
                 else:
                     self.save(rec)
             return
-        m = re.match(rf"^{ORG_TITLE[org]}'s fix for {incident} is approved by [^(]+\(card ({incident}-fix-{org})\)",
+        m = re.match(rf"^{ORG_TITLE[org]}'s fix for {incident} is approved by [^(]+\(card "
+                     rf"({re.escape(self.info.fix_card(incident, org))})\)",
                      body)
         if m and org not in rec["fixes"] and self.info.cards:
             card = self.op(SHARED, "get_approval", request_id=m.group(1))

@@ -16,7 +16,7 @@ one agent's durable loop over that client (cursor, inbox, serial sends; see `_ag
 sync, polling durable events from a cursor the caller keeps (deterministic workflows), and a
 person's face over the user endpoints:
 
-    agent = SyncRoomsClient(HttpSyncTransport(base_url, agent_id, api_key))  # or InProcessSyncTransport
+    agent = SyncRoomsClient(StreamSyncTransport(base_url, agent_id, api_key))  # any server; or InProcessSyncTransport
     agent.open("me@shared", room_id)
     events = agent.events("me@shared", room_id, after=cursor)
     person = RoomsUserClient(HttpUserTransport(base_url, token))           # or InProcessUserTransport
@@ -26,7 +26,7 @@ from signoff.rooms.client._agent_loop import AgentLoop, AgentStore, agent_case, 
 from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
-from signoff.rooms.client._context import ContextPager, page_back, page_back_sync, read_room
+from signoff.rooms.client._context import ContextPager, page_back, page_back_sync, read_room, read_room_sync
 from signoff.rooms.client._embedded import embedded_rooms
 from signoff.rooms.client._http import HttpTransport, parse_sse
 from signoff.rooms.client._identity import Identities, Person, probe_sender
@@ -34,6 +34,7 @@ from signoff.rooms.client._inprocess import InProcessTransport
 from signoff.rooms.client._operator import Operator, SignoffOperator, SwitchOperator, operator_for
 from signoff.rooms.client._refusal import is_refusal_text, refused_by, refuses
 from signoff.rooms.client._register import Registered, integration_profile, register_agent, registration_body
+from signoff.rooms.client._stream_sync import StreamSyncTransport
 from signoff.rooms.client._sync import (
     HttpSyncTransport,
     HttpUserTransport,
@@ -70,6 +71,7 @@ __all__ = [
     "RoomsUserClient",
     "SignoffOperator",
     "StreamParams",
+    "StreamSyncTransport",
     "SwitchOperator",
     "SyncRoomsClient",
     "SyncTransport",
@@ -86,6 +88,7 @@ __all__ = [
     "parse_sse",
     "probe_sender",
     "read_room",
+    "read_room_sync",
     "ref_tag",
     "refused_by",
     "refuses",

@@ -37,7 +37,8 @@ from signoff.rooms.client._http import HttpTransport
 from signoff.rooms.client._identity import Person
 from signoff.rooms.client._inprocess import InProcessTransport
 from signoff.rooms.client._register import Registered, register_agent
-from signoff.rooms.client._sync import HttpSyncTransport, InProcessSyncTransport, SyncRoomsClient
+from signoff.rooms.client._stream_sync import StreamSyncTransport
+from signoff.rooms.client._sync import InProcessSyncTransport, SyncRoomsClient
 from signoff.rooms.client._transport import Transport
 
 EMBEDDED_FOLLOW_SECONDS = 0.25  # how soon a process on the embedded server sees another process's writes
@@ -139,10 +140,12 @@ class RoomsConfig:
         assert self.url is not None
         return HttpTransport(self.url, found["agent_id"], found["api_key"])
 
-    def agent_sync_transport(self, role: str) -> HttpSyncTransport:
+    def agent_sync_transport(self, role: str) -> StreamSyncTransport:
+        """The synchronous face over HTTP: each connection holds its SSE stream (any server; a
+        Switch core opens no connection for the long poll that `HttpSyncTransport` uses)."""
         found = self.key(role)
         assert self.url is not None
-        return HttpSyncTransport(self.url, found["agent_id"], found["api_key"])
+        return StreamSyncTransport(self.url, found["agent_id"], found["api_key"])
 
     # -- a workflow's agents and people, on whichever server is configured ----------------------
 
@@ -170,7 +173,8 @@ class RoomsConfig:
         return [lambda: embedded_housekeeping(ledger)]
 
     def sync_agent(self, role: str, ledger: Ledger) -> SyncRoomsClient:
-        """The synchronous client as `role`'s agent (signoff's servers only: see `HttpSyncTransport`)."""
+        """The synchronous client as `role`'s agent: in process on the embedded server, over the
+        event stream at [rooms] url (any server)."""
         if self.url is None:
             rooms = embedded_rooms(ledger)
             return SyncRoomsClient(InProcessSyncTransport(rooms, agent=rooms.agent_by_name(self.agent_name(role))))

@@ -19,13 +19,17 @@ MAX_LIMIT = 1000
 
 
 def entries(context: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Every entry of a `read_context` answer (thread roots and replies)."""
+    """Every entry of a `read_context` answer (thread roots and replies). A reply carries its
+    thread's root id as `thread_id` (the answer says it only by nesting); a root has None."""
     for thread in context.get("threads") or []:
         if not isinstance(thread, dict):
             continue
-        for entry in [thread.get("root") or {}, *(thread.get("replies") or [])]:
+        root = thread.get("root") or {}
+        if isinstance(root, dict):
+            yield {**root, "thread_id": None}
+        for entry in thread.get("replies") or []:
             if isinstance(entry, dict):
-                yield entry
+                yield {**entry, "thread_id": root.get("id") if isinstance(root, dict) else None}
 
 
 def iso_ms(ms: int) -> str:
@@ -45,6 +49,15 @@ class ContextPager:
         self.pages: list[list[dict[str, Any]]] = []  # the fresh entries of each page, newest page first
         self.done = False
         self.truncated = False
+
+    def room(self) -> list[dict[str, Any]]:
+        """After a whole-room read: every entry, oldest first (UnavailableError if cut off)."""
+        if self.pages_left <= 0 and self.truncated:
+            raise UnavailableError(f"the room has more than {len(self.pages)} pages of context",
+                                   "read it in parts (since/before) or raise max_pages")
+        # Oldest page first, then by time; entries of one millisecond keep the server's order.
+        ordered = [entry for found in reversed(self.pages) for entry in found]
+        return sorted(ordered, key=lambda e: int(e.get("timestamp") or 0))
 
     def args(self) -> dict[str, Any]:
         args: dict[str, Any] = {"limit": self.limit}
@@ -99,12 +112,15 @@ async def read_room(call: Callable[..., Awaitable[Any]], page: int = 100, max_pa
     pager = ContextPager(None, page, max_pages)
     while not pager.done:
         pager.feed(await call("read_context", **pager.args()))
-        if pager.done and pager.pages_left <= 0 and pager.truncated:
-            raise UnavailableError(f"the room has more than {max_pages} pages of context",
-                                   "read it in parts (since/before) or raise max_pages")
-    # Oldest page first, then by time; entries of one millisecond keep the server's order.
-    ordered = [entry for found in reversed(pager.pages) for entry in found]
-    return sorted(ordered, key=lambda e: int(e.get("timestamp") or 0))
+    return pager.room()
+
+
+def read_room_sync(call: Callable[..., Any], page: int = 100, max_pages: int = 200) -> list[dict[str, Any]]:
+    """`read_room` for synchronous callers."""
+    pager = ContextPager(None, page, max_pages)
+    while not pager.done:
+        pager.feed(call("read_context", **pager.args()))
+    return pager.room()
 
 
 def page_back_sync(call: Callable[..., Any], message_id: str, page: int = 50,

@@ -22,10 +22,12 @@ import httpx
 
 from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
 from signoff.rooms.client._capabilities import Capabilities
+from signoff.rooms.client._context import page_back_sync
 from signoff.rooms.client._http import CONNECTION_HEADER, error_from_response
 from signoff.rooms.client._inprocess import acting_agent
 from signoff.rooms.model import Principal
 from signoff.rooms.operations import call_operation, catalogue
+from signoff.rooms.receipts import Receipt
 from signoff.rooms.service import RoomService
 
 PAGE = 1000  # messages per page when reading a whole room
@@ -52,6 +54,11 @@ class SyncTransport(ABC):
     @abstractmethod
     def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
         """Up to `limit` messages of the room after sequence `after`, oldest first."""
+
+    def history(self, room_id: str) -> list[dict[str, Any]]:
+        """Every message of the room, oldest first (by sequence; a server that pages by time
+        overrides this)."""
+        return all_pages(lambda after: self.history_page(room_id, after, PAGE))
 
     @abstractmethod
     def operations(self) -> dict[str, Any]:
@@ -119,7 +126,11 @@ class SyncRoomsClient:
     def __init__(self, transport: SyncTransport) -> None:
         self.transport = transport
         self.agent_id = transport.agent_id
-        self.sender = transport.sender
+
+    @property
+    def sender(self) -> str:
+        """Our sender id as the server writes it (a stream transport learns it at its first open)."""
+        return self.transport.sender
 
     def open(self, connection_id: str, room_id: str) -> None:
         self.transport.open(connection_id, room_id)
@@ -132,7 +143,21 @@ class SyncRoomsClient:
 
     def history(self, room_id: str) -> list[dict[str, Any]]:
         """Every message of the room, oldest first."""
-        return all_pages(lambda after: self.transport.history_page(room_id, after, PAGE))
+        return self.transport.history(room_id)
+
+    def receipt(self, connection_id: str, room_id: str, result: dict[str, Any], body: str, addressed: bool,
+                thread_id: str | None = None) -> Receipt:
+        """The receipt of a send that answered `result`. A Switch core answers only the event id
+        (and target statuses), and stores an addressed text with the @-prefix it added: the exact
+        text and our sender id are then read back from the room, as the async client does."""
+        message_id = str(result["event_id"])
+        sender, stored = result.get("sender"), result.get("body")
+        if sender is None or stored is None:
+            found = page_back_sync(lambda op, **args: self.call(connection_id, op, args), message_id) or {}
+            sender, stored = sender or found.get("sender") or self.sender, stored or found.get("body") or body
+        return Receipt(message_id, room_id, str(sender), str(stored), bool(result.get("addressed", addressed)),
+                       thread_id, target_statuses=dict(result.get("target_statuses") or {}),
+                       sequence=result.get("sequence"))
 
     def capabilities(self) -> Capabilities:
         """What this server offers (approval cards, room links), from its operation catalogue."""
@@ -306,7 +331,7 @@ class _HttpBase:
 class HttpSyncTransport(_HttpBase, SyncTransport):
     """The agent protocol's long-poll form: `GET /agents/{id}/events` answers JSON, opens the
     connection when it is new and refreshes its liveness. signoff's server only: a Switch core
-    answers the long poll but opens no connection for it (use the async `RoomsClient` there)."""
+    answers the long poll but opens no connection for it (use `StreamSyncTransport` there)."""
 
     def __init__(self, base_url: str, agent_id: str, api_key: str, *, timeout: float = 60.0,
                  client_name: str = "signoff-rooms-client", poll_wait: float | None = None) -> None:
