@@ -16,7 +16,6 @@ import signoff.notes.evidence
 import signoff.repair.evidence  # noqa: F401
 from signoff.kernel.errors import NotFoundError, UnavailableError
 from signoff.kernel.settings import Settings
-from signoff.ledger import verify_chain
 from signoff.ledger.checkpoints import stored
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.render import PageRoute, page
@@ -93,6 +92,7 @@ def raw(request: Request, name: str) -> Response:
 def ledger(request: Request) -> Response:
     signed_in(request)
     settings = home_settings(request)
-    store = web_state(request).rooms.ledger
-    report = verify_chain(store, trusted=KeyStore(settings.keys_dir).trusted())
-    return page(request, "ledger.html", report=report, checkpoints=list(reversed(stored(store.engine)))[:50])
+    web = web_state(request)
+    report = web.chain.verify(KeyStore(settings.keys_dir).trusted())
+    return page(request, "ledger.html", report=report,
+                checkpoints=list(reversed(stored(web.rooms.ledger.engine)))[:50])
