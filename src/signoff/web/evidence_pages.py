@@ -48,6 +48,8 @@ def confined(root: Path, name: str) -> Path | None:
 
 def verified(settings: Settings, paths: list[Path]) -> list[dict[str, Any]]:
     """`evidence verify` of each file, as the page shows it (names relative to the evidence folder)."""
+    if not paths:
+        return []  # no keys to read from disk (a bug page without evidence yet)
     trusted = KeyStore(settings.keys_dir).trusted()
     policy = TrustPolicy.from_config(settings.section("trust", "signers"))
     root = settings.evidence_dir.resolve()
