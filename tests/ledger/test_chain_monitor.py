@@ -5,7 +5,8 @@ the database (another connection, as the sqlite3 shell would) is found on the ve
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,20 @@ def _filled(url: str, keys: KeyStore) -> Ledger:
     return ledger
 
 
+@contextmanager
+def _watched(url: str, keys: KeyStore) -> Iterator[tuple[Ledger, ChainMonitor]]:
+    """A filled ledger and a monitor that verified it once (the page visited before the attack)."""
+    ledger = _filled(url, keys)
+    monitor = ChainMonitor(ledger)
+    first = monitor.verify(keys.trusted())
+    assert first.ok and first.count == N and first.last_checkpoint == N
+    try:
+        yield ledger, monitor
+    finally:
+        monitor.close()
+        ledger.close()
+
+
 @pytest.fixture
 def keys(tmp_path: Path) -> KeyStore:
     return KeyStore(tmp_path / "keys")
@@ -47,54 +62,37 @@ def test_an_old_row_changed_after_a_visit_is_found_on_the_next(tmp_path: Path, k
     last = N - 1 if how == "reorder" else N
     for seq in range(1, last + 1):
         url = f"sqlite:///{tmp_path / f'{how}-{seq}.db'}"
-        ledger = _filled(url, keys)
-        monitor = ChainMonitor(ledger)
-        first = monitor.verify(keys.trusted())
-        assert first.ok and first.count == N and first.last_checkpoint == N
-        _attack(url, TAMPERS[how](seq))
-        report = monitor.verify(keys.trusted())
-        assert not report.ok, f"{how} of seq {seq} after a visit went unnoticed"
-        assert report == verify_chain(ledger, trusted=keys.trusted())
-        assert monitor.verify(keys.trusted()) == report  # and it stays broken
-        monitor.close()
-        ledger.close()
+        with _watched(url, keys) as (ledger, monitor):
+            _attack(url, TAMPERS[how](seq))
+            report = monitor.verify(keys.trusted())
+            assert not report.ok, f"{how} of seq {seq} after a visit went unnoticed"
+            assert report == verify_chain(ledger, trusted=keys.trusted())
+            assert monitor.verify(keys.trusted()) == report  # and it stays broken
 
 
 def test_an_edit_that_keeps_the_length_and_the_hash_is_found(sqlite_url: str, keys: KeyStore) -> None:
-    ledger = _filled(sqlite_url, keys)
-    monitor = ChainMonitor(ledger)
-    assert monitor.verify(keys.trusted()).ok
-    _attack(sqlite_url, ["UPDATE events SET payload = replace(payload, 'event 2', 'event 7') WHERE seq = 3"])
-    report = monitor.verify(keys.trusted())
-    assert not report.ok and report.broken_seq == 3 and "altered" in (report.problem or "")
-    monitor.close()
-    ledger.close()
+    with _watched(sqlite_url, keys) as (_, monitor):
+        _attack(sqlite_url, ["UPDATE events SET payload = replace(payload, 'event 2', 'event 7') WHERE seq = 3"])
+        report = monitor.verify(keys.trusted())
+        assert not report.ok and report.broken_seq == 3 and "altered" in (report.problem or "")
 
 
 def test_a_consistent_rewrite_of_verified_history_is_found_by_the_checkpoint(db_url: str, keys: KeyStore) -> None:
-    ledger = _filled(db_url, keys)
-    monitor = ChainMonitor(ledger)
-    assert monitor.verify(keys.trusted()).ok
-    _rewrite(ledger, 2, {"i": "forged"})
-    report = monitor.verify(keys.trusted())
-    assert not report.ok and "history up to it was rewritten" in (report.problem or "")
-    assert report == verify_chain(ledger, trusted=keys.trusted())
-    monitor.close()
-    ledger.close()
+    with _watched(db_url, keys) as (ledger, monitor):
+        _rewrite(ledger, 2, {"i": "forged"})
+        report = monitor.verify(keys.trusted())
+        assert not report.ok and "history up to it was rewritten" in (report.problem or "")
+        assert report == verify_chain(ledger, trusted=keys.trusted())
 
 
 @pytest.mark.parametrize("how", sorted(TAMPERS))
 def test_a_tamper_after_a_visit_is_found_on_each_database(db_url: str, keys: KeyStore, how: str) -> None:
-    ledger = _filled(db_url, keys)
-    monitor = ChainMonitor(ledger)
-    assert monitor.verify(keys.trusted()).ok
-    with ledger.engine.begin() as conn:
-        for statement in TAMPERS[how](4):
-            conn.exec_driver_sql(statement)
-    report = monitor.verify(keys.trusted())
-    assert not report.ok and report == verify_chain(ledger, trusted=keys.trusted())
-    monitor.close()
-    ledger.close()
+    with _watched(db_url, keys) as (ledger, monitor):
+        with ledger.engine.begin() as conn:
+            for statement in TAMPERS[how](4):
+                conn.exec_driver_sql(statement)
+        report = monitor.verify(keys.trusted())
+        assert not report.ok and report == verify_chain(ledger, trusted=keys.trusted())
 
 
 def test_only_the_new_events_are_hashed_again(db_url: str, keys: KeyStore, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -122,13 +120,9 @@ def test_only_the_new_events_are_hashed_again(db_url: str, keys: KeyStore, monke
 
 def test_the_checkpoints_are_checked_against_the_keys_of_each_call(sqlite_url: str, keys: KeyStore,
                                                                    tmp_path: Path) -> None:
-    ledger = _filled(sqlite_url, keys)
-    monitor = ChainMonitor(ledger)
-    assert monitor.verify(keys.trusted()).ok
-    # Nothing was written since: the chain's answer is reused, the keys are not.
-    others = KeyStore(tmp_path / "others")
-    others.ensure("ledger")
-    report = monitor.verify(others.trusted())
-    assert not report.ok and "not signed by a trusted ledger key" in (report.problem or "")
-    monitor.close()
-    ledger.close()
+    with _watched(sqlite_url, keys) as (_, monitor):
+        # Nothing was written since: the chain's answer is reused, the keys are not.
+        others = KeyStore(tmp_path / "others")
+        others.ensure("ledger")
+        report = monitor.verify(others.trusted())
+        assert not report.ok and "not signed by a trusted ledger key" in (report.problem or "")
