@@ -126,3 +126,17 @@ def test_the_checkpoints_are_checked_against_the_keys_of_each_call(sqlite_url: s
         others.ensure("ledger")
         report = monitor.verify(others.trusted())
         assert not report.ok and "not signed by a trusted ledger key" in (report.problem or "")
+
+
+def test_a_consistent_truncation_below_a_checkpoint_is_found(sqlite_url: str, keys: KeyStore) -> None:
+    with _watched(sqlite_url, keys) as (ledger, monitor):
+        # The newest events go, and the head and the case versions are made to agree with what is left.
+        _attack(sqlite_url, [
+            "DELETE FROM events WHERE seq > 7",
+            "UPDATE chain_head SET seq = 7, hash = (SELECT hash FROM events WHERE seq = 7) WHERE id = 1",
+            "UPDATE cases SET version = (SELECT count(*) FROM events e WHERE e.case_id = cases.case_id)",
+        ])
+        assert verify_chain(ledger).ok  # the chain alone agrees with itself
+        report = monitor.verify(keys.trusted())
+        assert not report.ok and "events were deleted" in (report.problem or "")
+        assert report == verify_chain(ledger, trusted=keys.trusted())

@@ -227,7 +227,7 @@ class ChainMonitor:
         hashes = {seq: "" for seq in wanted}
         start = self._walked.copy() if self._walked is not None else None
         if start is not None and not self._unchanged(start, hashes):
-            start = None
+            start, hashes = None, {seq: "" for seq in wanted}  # nothing read from changed rows is kept
         # From a verified, unchanged prefix the walk names the same first broken entry as one from
         # the first event would.
         report, walked = _walk(self.ledger, self.batch, hashes, start)
