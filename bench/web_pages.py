@@ -18,7 +18,10 @@ work (routing, auth, reading, rendering), not a network:
     /bugs/{id}           GET /desk/bugs/{id}
 
 The evidence and ledger pages have no JSON twin (the CLI's `evidence verify` and `ledger verify`
-are theirs); they are timed alone, for the 100 ms goal.
+are theirs); they are timed alone, for the 100 ms goal. The ledger page is timed twice: as visited
+again and again with nothing written in between (its monitor then reuses its last answer), and as
+visited after one event is appended before each visit (untimed), so that each visit re-reads every
+stored event against the digest of what it walked and walks the new one: what a busy server pays.
 
 Each run times every pair `--requests` times, interleaved (page, API, page, API...), so the
 machine's other load hits both alike. Prints per page: p50 and p95 of page and API (medians over
@@ -49,7 +52,7 @@ from signoff.cli.serve import _contributed
 from signoff.desk.local import init_local
 from signoff.kernel.ids import readable_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import Ledger, NewEvent
 from signoff.rooms import OPEN, RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
@@ -66,6 +69,7 @@ class Pair:
     name: str
     page: str
     api: str | None  # None: a page without a JSON twin, timed alone
+    write_first: bool = False  # append one event before each visit (untimed)
 
 
 def seed(home: Path, bugs: int, messages: int) -> tuple[Settings, str, str, str]:
@@ -147,7 +151,9 @@ async def measure(settings: Settings, pairs: list[Pair], api_headers: dict[str, 
         for run in range(runs):
             for p in pairs:
                 pages, apis = [], []
-                for _ in range(requests):
+                for i in range(requests):
+                    if p.write_first:
+                        ledger.append("bench/writes", None, [NewEvent("bench.write", {"run": run, "i": i})])
                     pages.append(await timed(browser, p.page, {}))
                     if p.api is not None:
                         apis.append(await timed(api, p.api, api_headers[p.name]))
@@ -181,9 +187,10 @@ def main() -> None:
                  Pair("room", f"/rooms/{room_id}", f"/users/me/rooms/{room_id}/messages?limit=200"),
                  Pair("board", "/bugs", "/desk/bugs"),
                  Pair("bug", f"/bugs/{middle}", f"/desk/bugs/{middle}"),
-                 Pair("evidence", "/evidence", None), Pair("ledger", "/ledger", None)]
+                 Pair("evidence", "/evidence", None), Pair("ledger", "/ledger", None),
+                 Pair("ledger+w", "/ledger", None, write_first=True)]
         headers = {"home": user, "rooms": user, "room": user, "board": owner, "bug": owner, "evidence": {},
-                   "ledger": {}}
+                   "ledger": {}, "ledger+w": {}}
         results = asyncio.run(measure(settings, pairs, headers, args.runs, args.requests))
     print(f"\n{args.runs} runs x {args.requests} requests per page and per API call, interleaved; "
           f"os.cpu_count()={os.cpu_count()}, load average {os.getloadavg()[0]:.1f} (a shared, loaded machine)")

@@ -22,18 +22,20 @@ MAX_TEST_BYTES = 50_000
 class SubmissionSteps(DeskBase):
     # -- reading and advisory notes -------------------------------------------------------------
 
-    def change_diff(self, actor: DeskCaller, bug_id: str) -> str:
-        """The diff of the bug's change request, for the model's advisory review."""
+    def change_diff(self, actor: DeskCaller, bug_id: str, bug: Bug | None = None) -> str:
+        """The diff of the bug's change request, for the model's advisory review (`bug`: the bug
+        as the caller just read it, so that a page showing both reads it once)."""
         require(actor, "engineering", "owner", what="read engineering work")
-        bug = self.bug(bug_id)
+        bug = bug if bug is not None and bug.bug_id == bug_id else self.bug(bug_id)
         if bug.change is None:
             raise ConflictError(f"{bug_id} has no change request", "nothing to review")
         return self.forge.diff(bug.change["repo"], bug.change["base"], bug.change["head"])
 
-    def dossier(self, actor: DeskCaller, bug_id: str) -> dict[str, Any]:
-        """What engineering may read of a bug: dossiers (redacted, labelled), never raw text."""
+    def dossier(self, actor: DeskCaller, bug_id: str, bug: Bug | None = None) -> dict[str, Any]:
+        """What engineering may read of a bug: dossiers (redacted, labelled), never raw text
+        (`bug`: the bug as the caller just read it, read once for a page or answer that shows both)."""
         require(actor, "engineering", "owner", what="read engineering work")
-        bug = self.bug(bug_id)
+        bug = bug if bug is not None and bug.bug_id == bug_id else self.bug(bug_id)
         return {"bug_id": bug_id, "state": bug.state, "round": bug.round, "component": bug.component,
                 "title": bug.title, "dossiers": [r["rendered"] for r in bug.reports.values()],
                 "reproduction": bug.reproduction, "rejected_tests": sorted(bug.rejected_tests),

@@ -59,10 +59,14 @@ class References:
 
     def list_references(self, actor: Principal, room_id: str) -> dict[str, Any]:
         self.membership.require_read(actor, room_id)
+        return self.references_of(room_id)
+
+    def references_of(self, room_id: str) -> dict[str, Any]:
+        """The room's references and documents, for a caller that checked the read already."""
         rows = self.store.all(select(rooms_references).join(
             rooms_room_references, rooms_room_references.c.reference_id == rooms_references.c.reference_id)
             .where(rooms_room_references.c.room_id == room_id))
         refs = [{"id": r.reference_id, "type": r.type, "name": r.name, "description": r.description,
                  "instructions": r.instructions, "value": json.loads(r.value)} for r in rows]
         return {"reference_types": list(REFERENCE_TYPES), "references": refs,
-                "documents": self.documents.documents(actor, room_id), "packages": [], "linked_rooms": []}
+                "documents": self.documents.documents_of(room_id), "packages": [], "linked_rooms": []}

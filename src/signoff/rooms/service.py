@@ -120,12 +120,12 @@ class RoomService:
         return self.create_agent(owner, name, description, profile=profile, overwrite=overwrite)
 
     def room_detail(self, actor: Principal, room_id: str) -> dict[str, Any]:
-        room = self.require_read(actor, room_id)
-        refs = self.list_references(actor, room_id)
+        room = self.require_read(actor, room_id)  # once: the parts below are read unchecked
+        refs = self.references.references_of(room_id)
         return {
             "id": room.id, "room_id": room.id, "name": room.name, "description": room.description,
             "instructions": room.instructions, "channel_type": room.channel_type,
             "internal_only": room.internal_only, "group_name": room.group_name, "group_id": room.group_id,
-            "owner_user_id": room.owner_user_id, "participants": self.participants(actor, room_id),
-            "roles": self.list_roles(actor, room_id), **refs,
+            "owner_user_id": room.owner_user_id, "participants": self.membership.participants_of(room_id),
+            "roles": self.roles.roles_for(actor, room_id), **refs,
         }

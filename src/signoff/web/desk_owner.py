@@ -92,14 +92,14 @@ def board(request: Request) -> Response:
 @router.get("/bugs/{bug_id}")
 def bug_page(request: Request, bug_id: str) -> Response:
     desk, owner = _owner(request)
-    bug = desk.bug(bug_id)
-    dossier = desk.dossier(owner, bug_id)
+    bug = desk.bug(bug_id)  # read once: the dossier and the diff below are made from it
+    dossier = desk.dossier(owner, bug_id, bug)
     change: dict[str, Any] | None = None
     if bug.change is not None:
         tier, paths = desk.tier(bug)
         missing = desk.merge_check(bug, bug.change["head"], owner.name, "User")
         change = {**bug.change, "tier": TIERS[tier], "paths": paths, "missing": missing,
-                  "diff": diff_lines(desk.change_diff(owner, bug_id)),
+                  "diff": diff_lines(desk.change_diff(owner, bug_id, bug)),
                   "approvals": [a for a in bug.approvals if a["head"] == bug.change["head"]]}
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
     return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,

@@ -16,7 +16,6 @@ import signoff.notes.evidence
 import signoff.repair.evidence  # noqa: F401
 from signoff.kernel.errors import NotFoundError, UnavailableError
 from signoff.kernel.settings import Settings
-from signoff.ledger import verify_chain
 from signoff.ledger.checkpoints import stored
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.render import PageRoute, page
@@ -49,6 +48,8 @@ def confined(root: Path, name: str) -> Path | None:
 
 def verified(settings: Settings, paths: list[Path]) -> list[dict[str, Any]]:
     """`evidence verify` of each file, as the page shows it (names relative to the evidence folder)."""
+    if not paths:
+        return []  # no keys to read from disk (a bug page without evidence yet)
     trusted = KeyStore(settings.keys_dir).trusted()
     policy = TrustPolicy.from_config(settings.section("trust", "signers"))
     root = settings.evidence_dir.resolve()
@@ -93,6 +94,7 @@ def raw(request: Request, name: str) -> Response:
 def ledger(request: Request) -> Response:
     signed_in(request)
     settings = home_settings(request)
-    store = web_state(request).rooms.ledger
-    report = verify_chain(store, trusted=KeyStore(settings.keys_dir).trusted())
-    return page(request, "ledger.html", report=report, checkpoints=list(reversed(stored(store.engine)))[:50])
+    web = web_state(request)
+    report = web.chain.verify(KeyStore(settings.keys_dir).trusted())
+    return page(request, "ledger.html", report=report,
+                checkpoints=list(reversed(stored(web.rooms.ledger.engine)))[:50])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
@@ -28,9 +28,27 @@ def sender_kind(sender: str) -> str:
     return KINDS.get(sender.split(":", 1)[0], "system")
 
 
-def _shown(message: dict[str, Any]) -> dict[str, Any]:
-    return {"id": message["id"], "sender": message["sender"], "sender_name": message["sender_name"],
-            "kind": sender_kind(message["sender"]), "body": message["body"], "timestamp": message["timestamp"]}
+class Shown(NamedTuple):
+    """A message as the page shows it (attributes, not a dict: Jinja2 reads an attribute at once and
+    a dict key only after a failed attribute lookup, 1,000 times a room page)."""
+
+    id: str
+    sender: str
+    sender_name: str
+    kind: str
+    body: str
+    timestamp: int
+
+
+class Thread(NamedTuple):
+    root_id: str
+    root: bool  # whether the thread's first message is among those shown
+    messages: list[Shown]
+
+
+def _shown(message: dict[str, Any]) -> Shown:
+    return Shown(message["id"], message["sender"], message["sender_name"], sender_kind(message["sender"]),
+                 message["body"], message["timestamp"])
 
 
 def _cards_in(rooms: RoomService, user: Principal, room_id: str | None) -> list[Approval]:
@@ -50,8 +68,8 @@ def room_page(request: Request, room_id: str) -> Response:
     cursor = rooms.head()  # read before the messages: the live stream resumes from here, missing none
     detail = rooms.room_detail(user, room_id)
     context = rooms.read_context(user, room_id, limit=HISTORY)
-    threads = [{"root": _shown(t["root"]) if "sender" in t["root"] else None,
-                "root_id": t["root"]["id"], "replies": [_shown(m) for m in t["replies"]]}
+    threads = [Thread(t["root"]["id"], "sender" in t["root"],
+                      [_shown(m) for m in ([t["root"]] if "sender" in t["root"] else []) + t["replies"]])
                for t in context["threads"]]
     agents = [p for p in detail["participants"] if p["type"] == "agent"]
     policies = {a["id"]: rooms.policy(a["id"]) for a in agents}
@@ -59,7 +77,7 @@ def room_page(request: Request, room_id: str) -> Response:
               "statuses": [s.split(":", 1) for s in request.query_params.getlist("status") if ":" in s]}
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
                 policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
-                documents=rooms.documents(user, room_id), cards=_cards_in(rooms, user, room_id), cursor=cursor,
+                documents=detail["documents"], cards=_cards_in(rooms, user, room_id), cursor=cursor,
                 notice=notice)
 
 
@@ -100,7 +118,7 @@ async def live(request: Request, room_id: str) -> Response:
     async def events() -> AsyncIterator[bytes]:
         yield b"retry: 2000\n\n"
         async for message in rooms.watch_room(user, room_id, after=after):
-            data = {**_shown({**message, "id": message["message_id"]}),
+            data = {**_shown({**message, "id": message["message_id"]})._asdict(),
                     "thread_id": message["thread_id"]}
             yield f"id: {message['sequence']}\nevent: message\ndata: {json.dumps(data)}\n\n".encode()
 

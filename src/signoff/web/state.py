@@ -11,6 +11,7 @@ from fastapi import Request
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.ids import new_token
 from signoff.kernel.settings import Settings
+from signoff.ledger import ChainMonitor
 from signoff.rooms import Principal, RoomService
 from signoff.rooms.signin import SignIns
 from signoff.trust.credentials import shared_secret
@@ -29,6 +30,7 @@ class WebState:
     sessions: Sessions
     signins: SignIns
     throttle: Throttle
+    chain: ChainMonitor  # the ledger page's chain status, kept between visits
 
 
 def web_state(request: Request) -> WebState:
@@ -44,7 +46,8 @@ def web_state(request: Request) -> WebState:
             secret = shared_secret(settings.home / "web" / "secret") if settings else new_token().encode()
             found = WebState(rooms, settings, config, Sessions(rooms.ledger, secret, config.session_hours),
                              SignIns(rooms.ledger),
-                             Throttle(rooms.ledger, config.signin_attempts, config.signin_window_minutes * 60))
+                             Throttle(rooms.ledger, config.signin_attempts, config.signin_window_minutes * 60),
+                             ChainMonitor(rooms.ledger))
             app_state.web = found
     return found
 
