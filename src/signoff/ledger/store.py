@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -13,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, RootTransaction, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, RootTransaction, bindparam, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlalchemy.exc import OperationalError
 
@@ -32,8 +31,6 @@ T = TypeVar("T")
 _SEL_IDEMPOTENT = select(idempotency.c.result).where(idempotency.c.key == bindparam("k"))
 _SEL_CASE_VERSION = select(cases.c.version).where(cases.c.case_id == bindparam("cid"))
 _SEL_HEAD = select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)
-_SEL_HEAD_FOR_WRITE = _SEL_HEAD.with_for_update()
-_SEL_CASE_VERSION_FOR_WRITE = _SEL_CASE_VERSION.with_for_update()
 _LOCK_HEAD = select(chain_head.c.id).where(chain_head.c.id == 1).with_for_update()
 _UPD_CASE = (
     update(cases)
@@ -49,14 +46,14 @@ _SEL_CASE_EVENTS = (
 )
 
 
-@functools.lru_cache(maxsize=64)
-def _pg_write(count: int, new_case: bool) -> Any:
-    """One statement (writable CTEs, one round trip) that inserts `count` events, writes the case row
-    and moves the chain head; built once per shape so SQLAlchemy's compiled cache applies."""
-    values: list[dict[str, Any]] = [{c.name: bindparam(f"{c.name}_{i}") for c in events.columns} for i in range(count)]
-    new_events = insert(events).values(values).cte("new_events")
-    case_row = (_INS_CASE if new_case else _UPD_CASE).cte("case_row")
-    return _UPD_HEAD.add_cte(new_events).add_cte(case_row)
+# On PostgreSQL an append is one call of the function migration 0003 creates, made in autocommit so
+# that the chain-head lock it takes is held for that one statement only.
+_PG_APPEND = text(
+    "SELECT * FROM signoff_append(:case_id, :case_json, :expected, :stamp, CAST(:types AS text[]),"
+    " CAST(:payloads AS text[]), CAST(:before_prev AS text[]), :before_seq, CAST(:before_version AS text[]),"
+    " CAST(:job_ids AS text[]), CAST(:job_topics AS text[]), CAST(:job_payloads AS text[]),"
+    " CAST(:job_max AS integer[]), CAST(:job_available AS double precision[]), :now, :idem)"
+)
 
 
 @dataclass(frozen=True)
@@ -112,6 +109,28 @@ def event_hash(
         "prev": prev,
     }
     return sha256_bytes(canonical_text(body).encode())
+
+
+def hash_parts(case_id: str, type_: str, payload_text: str, recorded_at: str) -> tuple[str, str, str]:
+    """The canonical text `event_hash` digests, cut around the three values an append on PostgreSQL
+    learns only on the server: the text is `a + prev + b + str(seq) + c + str(version) + "}"`.
+    (RFC 8785 orders the keys: case_id, payload, prev, recorded_at, seq, type, version.)"""
+    a = f'{{"case_id":{canonical_text(case_id)},"payload":{canonical_text(payload_text)},"prev":"'
+    b = f'","recorded_at":{canonical_text(recorded_at)},"seq":'
+    c = f',"type":{canonical_text(type_)},"version":'
+    return a, b, c
+
+
+def _replayed(stored_text: str) -> AppendResult:
+    stored = json.loads(stored_text)
+    return AppendResult(stored["case_id"], stored["version"], tuple(stored["seqs"]), True)
+
+
+def _conflict(case_id: str, current: int, expected: int) -> ConflictError:
+    return ConflictError(
+        f"case {case_id} is at version {current}, not {expected}",
+        "re-read the case and apply the change again",
+    )
 
 
 class UnitOfWork:
@@ -187,20 +206,26 @@ class Ledger:
         Without `lock_chain` the chain head is not locked up front; `append` locks it late to keep
         that window short, and retries the unique-key races that late locking allows.
         """
-        # SQLite can still answer "database is locked" under heavy multi-process load past
-        # busy_timeout; PostgreSQL can report serialization/deadlock. Both are safe to retry
-        # because the transaction rolled back whole.
+        def once() -> T:
+            with self.transaction(lock_chain) as uow:
+                return work(uow.conn)
+
+        # two appends racing to create the same case or idempotency key: the loser retries and then
+        # sees the winner's row (a conflict or a replay)
+        return self._retry(once, integrity_is_transient=not lock_chain)
+
+    def _retry(self, once: Callable[[], T], integrity_is_transient: bool) -> T:
+        """`once()`, run again after a failure that rolled its transaction back whole: SQLite can
+        still answer "database is locked" under heavy multi-process load past busy_timeout, and
+        PostgreSQL can report a serialization failure or a deadlock."""
         delay = 0.01
         for attempt in range(50):
             try:
-                with self.transaction(lock_chain) as uow:
-                    return work(uow.conn)
+                return once()
             except (OperationalError, SAIntegrityError) as exc:
                 message = str(exc.orig).lower()
                 transient = "locked" in message or "deadlock" in message or "serializ" in message
-                # two appends racing to create the same case or idempotency key: the loser retries
-                # and then sees the winner's row (a conflict or a replay)
-                transient = transient or (not lock_chain and isinstance(exc, SAIntegrityError))
+                transient = transient or (integrity_is_transient and isinstance(exc, SAIntegrityError))
                 if not transient or attempt == 49:
                     raise
                 time.sleep(delay)
@@ -242,22 +267,23 @@ class Ledger:
         payloads = [canonical_text(e.payload) for e in new_events]
         job_payloads = [canonical_text(j.payload) for j in jobs]
 
+        if is_postgres(self.engine):
+            return self._retry(
+                lambda: self._append_pg(case_id, expected_version, new_events, payloads, jobs, job_payloads,
+                                        idempotency_key),
+                integrity_is_transient=True,
+            )
+
         def run(conn: Connection) -> AppendResult:
             if idempotency_key is not None:
                 row = conn.execute(_SEL_IDEMPOTENT, {"k": idempotency_key}).first()
                 if row is not None:
-                    stored = json.loads(row.result)
-                    return AppendResult(stored["case_id"], stored["version"], tuple(stored["seqs"]), True)
-            # PostgreSQL: lock this case's row so a writer on the same case waits and then sees our
-            # version; writers on other cases go on until the short chain-head lock below.
-            current = conn.execute(_SEL_CASE_VERSION_FOR_WRITE if pg else _SEL_CASE_VERSION, {"cid": case_id}).scalar()
+                    return _replayed(row.result)
+            current = conn.execute(_SEL_CASE_VERSION, {"cid": case_id}).scalar()
             current_version = int(current or 0)
             if expected_version is not None and current_version != expected_version:
-                raise ConflictError(
-                    f"case {case_id} is at version {current_version}, not {expected_version}",
-                    "re-read the case and apply the change again",
-                )
-            head = conn.execute(_SEL_HEAD_FOR_WRITE if pg else _SEL_HEAD).one()
+                raise _conflict(case_id, current_version, expected_version)
+            head = conn.execute(_SEL_HEAD).one()
             seq, prev = int(head.seq), head.hash
             now = self.clock.now()
             stamp = utc_iso(now)
@@ -283,19 +309,12 @@ class Ledger:
                 seqs.append(seq)
                 prev = digest
             if rows:
-                case_params = {"cid": case_id, "v": version, "at": stamp}
+                conn.execute(insert(events), rows)
                 write_case = _INS_CASE if current is None else _UPD_CASE
-                if pg:
-                    params = {f"{k}_{i}": v for i, row in enumerate(rows) for k, v in row.items()}
-                    statement = _pg_write(len(rows), current is None)
-                    conn.execute(statement, {**params, **case_params, "s": seq, "h": prev})
-                else:
-                    conn.execute(insert(events), rows)
-                    conn.execute(write_case, case_params)
-                    conn.execute(_UPD_HEAD, {"s": seq, "h": prev})
+                conn.execute(write_case, {"cid": case_id, "v": version, "at": stamp})
+                conn.execute(_UPD_HEAD, {"s": seq, "h": prev})
             for job, text_ in zip(jobs, job_payloads, strict=True):
                 _insert_job(conn, job, text_, case_id, now)
-            result = AppendResult(case_id, version, tuple(seqs))
             if idempotency_key is not None:
                 conn.execute(
                     insert(idempotency).values(
@@ -305,10 +324,52 @@ class Ledger:
                         recorded_at=stamp,
                     )
                 )
-            return result
+            return AppendResult(case_id, version, tuple(seqs))
 
-        pg = is_postgres(self.engine)
         return self.transact(run, lock_chain=False)
+
+    def _append_pg(
+        self,
+        case_id: str,
+        expected_version: int | None,
+        new_events: Sequence[NewEvent],
+        payloads: list[str],
+        jobs: Sequence[NewJob],
+        job_payloads: list[str],
+        idempotency_key: str | None,
+    ) -> AppendResult:
+        """The append as one statement in autocommit (one round trip): the function checks the
+        version, hashes, and writes events, case row, chain head, jobs and idempotency record."""
+        now = self.clock.now()
+        stamp = utc_iso(now)
+        parts = [hash_parts(case_id, ev.type, text_, stamp) for ev, text_ in zip(new_events, payloads, strict=True)]
+        params = {
+            "case_id": case_id,
+            "case_json": canonical_text(case_id),
+            "expected": expected_version,
+            "stamp": stamp,
+            "types": [ev.type for ev in new_events],
+            "payloads": payloads,
+            "before_prev": [a for a, _, _ in parts],
+            "before_seq": parts[0][1] if parts else "",
+            "before_version": [c for _, _, c in parts],
+            "job_ids": [j.key for j in jobs],
+            "job_topics": [j.topic for j in jobs],
+            "job_payloads": job_payloads,
+            "job_max": [j.max_attempts for j in jobs],
+            "job_available": [now + j.delay for j in jobs],
+            "now": now,
+            "idem": idempotency_key,
+        }
+        with single_statement(self.engine) as conn:
+            row = conn.execute(_PG_APPEND, params).one()
+        if row.outcome == "replayed":
+            return _replayed(row.result)
+        if row.outcome == "conflict":
+            assert expected_version is not None
+            raise _conflict(case_id, int(row.version), expected_version)
+        first = int(row.first_seq or 0)
+        return AppendResult(case_id, int(row.version), tuple(range(first, first + len(new_events))))
 
     def update(
         self,
