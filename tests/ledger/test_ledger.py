@@ -5,7 +5,7 @@ import pytest
 from signoff.kernel import ConflictError, FixedClock, UsageError
 from signoff.kernel.canonical import canonical_text
 from signoff.ledger import Ledger, NewEvent, NewJob, Outbox, backoff, verify_chain
-from signoff.ledger.store import event_hash, hash_parts
+from signoff.ledger.store import event_hash, hash_parts, stamp_part
 
 # Strings JSON escapes in every way RFC 8785 knows: quotes, backslashes, control characters,
 # non-ASCII (written as is) and a character beyond the Basic Multilingual Plane.
@@ -131,7 +131,7 @@ def test_outbox_payload_by_job_id(sqlite_url: str) -> None:
 @pytest.mark.parametrize("text_", AWKWARD)
 def test_hash_parts_cut_the_text_event_hash_digests(text_: str) -> None:
     case_id, type_, payload = f"case {text_}", f"type {text_}", canonical_text({"k": text_, text_: [1, None]})
-    a, b, c = hash_parts(case_id, type_, payload, "2026-12-01T18:00:00.000001Z")
+    (a, c), b = hash_parts(case_id, type_, payload), stamp_part("2026-12-01T18:00:00.000001Z")
     body = {"seq": 12345678901, "case_id": case_id, "version": 42, "type": type_, "payload": payload,
             "recorded_at": "2026-12-01T18:00:00.000001Z", "prev": "ab" * 32}
     assert a + "ab" * 32 + b + "12345678901" + c + "42}" == canonical_text(body)

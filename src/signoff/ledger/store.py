@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,13 +33,14 @@ _SEL_IDEMPOTENT = select(idempotency.c.result).where(idempotency.c.key == bindpa
 _SEL_CASE_VERSION = select(cases.c.version).where(cases.c.case_id == bindparam("cid"))
 _SEL_HEAD = select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)
 _LOCK_HEAD = select(chain_head.c.id).where(chain_head.c.id == 1).with_for_update()
-_UPD_CASE = (
-    update(cases)
-    .where(cases.c.case_id == bindparam("cid"))
-    .values(version=bindparam("v"), updated_at=bindparam("at"))
-)
-_INS_CASE = insert(cases).values(case_id=bindparam("cid"), version=bindparam("v"), updated_at=bindparam("at"))
-_UPD_HEAD = update(chain_head).where(chain_head.c.id == 1).values(seq=bindparam("s"), hash=bindparam("h"))
+# An append on SQLite, in the sqlite3 module's own parameter style (see Ledger.append).
+_SQLITE_CASE_VERSION = "SELECT version FROM cases WHERE case_id = ?"
+_SQLITE_HEAD = "SELECT seq, hash FROM chain_head WHERE id = 1"
+_SQLITE_INSERT_EVENT = ("INSERT INTO events (seq, case_id, version, type, payload, recorded_at, prev_hash, hash)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+_SQLITE_UPDATE_CASE = "UPDATE cases SET version = ?, updated_at = ? WHERE case_id = ?"
+_SQLITE_INSERT_CASE = "INSERT INTO cases (version, updated_at, case_id) VALUES (?, ?, ?)"
+_SQLITE_UPDATE_HEAD = "UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1"
 _SEL_CASE_EVENTS = (
     select(events)
     .where(events.c.case_id == bindparam("cid"), events.c.version > bindparam("after"))
@@ -111,14 +113,17 @@ def event_hash(
     return sha256_bytes(canonical_text(body).encode())
 
 
-def hash_parts(case_id: str, type_: str, payload_text: str, recorded_at: str) -> tuple[str, str, str]:
-    """The canonical text `event_hash` digests, cut around the three values an append on PostgreSQL
-    learns only on the server: the text is `a + prev + b + str(seq) + c + str(version) + "}"`.
-    (RFC 8785 orders the keys: case_id, payload, prev, recorded_at, seq, type, version.)"""
+def hash_parts(case_id: str, type_: str, payload_text: str) -> tuple[str, str]:
+    """The canonical text `event_hash` digests is `a + prev + stamp_part(recorded_at) + str(seq) + c +
+    str(version) + "}"` (RFC 8785 orders the keys: case_id, payload, prev, recorded_at, seq, type,
+    version). Cut this way, an append canonicalises the payload before it takes the chain head, and
+    the PostgreSQL function fills in the values only the server knows."""
     a = f'{{"case_id":{canonical_text(case_id)},"payload":{canonical_text(payload_text)},"prev":"'
-    b = f'","recorded_at":{canonical_text(recorded_at)},"seq":'
-    c = f',"type":{canonical_text(type_)},"version":'
-    return a, b, c
+    return a, f',"type":{canonical_text(type_)},"version":'
+
+
+def stamp_part(recorded_at: str) -> str:
+    return f'","recorded_at":{canonical_text(recorded_at)},"seq":'
 
 
 def _replayed(stored_text: str) -> AppendResult:
@@ -186,7 +191,9 @@ class Ledger:
         `uow.conn` only: another ledger write inside the block would wait for this one (on SQLite
         writers queue on a file lock) and never start.
         """
-        with self._queue_for_write(), self.engine.connect() as raw:
+        # the connection is taken from the pool before queueing, so the writer lock covers only the
+        # transaction itself
+        with self.engine.connect() as raw, self._queue_for_write():
             conn = raw.execution_options(**WRITE)
             uow = UnitOfWork(conn, conn.begin())
             try:
@@ -222,10 +229,12 @@ class Ledger:
         for attempt in range(50):
             try:
                 return once()
-            except (OperationalError, SAIntegrityError) as exc:
-                message = str(exc.orig).lower()
+            except (OperationalError, SAIntegrityError, sqlite3.OperationalError, sqlite3.IntegrityError) as exc:
+                # the sqlite3 errors come from the statements an append sends to the driver directly
+                message = str(getattr(exc, "orig", exc)).lower()
                 transient = "locked" in message or "deadlock" in message or "serializ" in message
-                transient = transient or (integrity_is_transient and isinstance(exc, SAIntegrityError))
+                unique = isinstance(exc, (SAIntegrityError, sqlite3.IntegrityError))
+                transient = transient or (integrity_is_transient and unique)
                 if not transient or attempt == 49:
                     raise
                 time.sleep(delay)
@@ -265,12 +274,13 @@ class Ledger:
         if not new_events and not jobs:
             raise UsageError("nothing to append", "pass at least one event or job")
         payloads = [canonical_text(e.payload) for e in new_events]
+        parts = [hash_parts(case_id, e.type, text_) for e, text_ in zip(new_events, payloads, strict=True)]
         job_payloads = [canonical_text(j.payload) for j in jobs]
 
         if is_postgres(self.engine):
             return self._retry(
-                lambda: self._append_pg(case_id, expected_version, new_events, payloads, jobs, job_payloads,
-                                        idempotency_key),
+                lambda: self._append_pg(case_id, expected_version, new_events, payloads, parts, jobs,
+                                        job_payloads, idempotency_key),
                 integrity_is_transient=True,
             )
 
@@ -279,40 +289,33 @@ class Ledger:
                 row = conn.execute(_SEL_IDEMPOTENT, {"k": idempotency_key}).first()
                 if row is not None:
                     return _replayed(row.result)
-            current = conn.execute(_SEL_CASE_VERSION, {"cid": case_id}).scalar()
-            current_version = int(current or 0)
+            # The statements that run under the writer lock go to the sqlite3 connection directly:
+            # SQLAlchemy's per-statement machinery cost more than SQLite's work here, and every
+            # writer waits while the lock is held.
+            db = conn.connection.driver_connection
+            assert db is not None
+            found = db.execute(_SQLITE_CASE_VERSION, (case_id,)).fetchone()
+            current_version = int(found[0]) if found else 0
             if expected_version is not None and current_version != expected_version:
                 raise _conflict(case_id, current_version, expected_version)
-            head = conn.execute(_SEL_HEAD).one()
-            seq, prev = int(head.seq), head.hash
+            seq, prev = db.execute(_SQLITE_HEAD).fetchone()
             now = self.clock.now()
             stamp = utc_iso(now)
+            between = stamp_part(stamp)
             version = current_version
             seqs: list[int] = []
             rows = []
-            for ev, text_ in zip(new_events, payloads, strict=True):
+            for ev, text_, (before_prev, before_version) in zip(new_events, payloads, parts, strict=True):
                 seq += 1
                 version += 1
-                digest = event_hash(seq, case_id, version, ev.type, text_, stamp, prev)
-                rows.append(
-                    {
-                        "seq": seq,
-                        "case_id": case_id,
-                        "version": version,
-                        "type": ev.type,
-                        "payload": text_,
-                        "recorded_at": stamp,
-                        "prev_hash": prev,
-                        "hash": digest,
-                    }
-                )
+                digest = sha256_bytes(f"{before_prev}{prev}{between}{seq}{before_version}{version}}}".encode())
+                rows.append((seq, case_id, version, ev.type, text_, stamp, prev, digest))
                 seqs.append(seq)
                 prev = digest
             if rows:
-                conn.execute(insert(events), rows)
-                write_case = _INS_CASE if current is None else _UPD_CASE
-                conn.execute(write_case, {"cid": case_id, "v": version, "at": stamp})
-                conn.execute(_UPD_HEAD, {"s": seq, "h": prev})
+                db.executemany(_SQLITE_INSERT_EVENT, rows)
+                db.execute(_SQLITE_UPDATE_CASE if found else _SQLITE_INSERT_CASE, (version, stamp, case_id))
+                db.execute(_SQLITE_UPDATE_HEAD, (seq, prev))
             for job, text_ in zip(jobs, job_payloads, strict=True):
                 _insert_job(conn, job, text_, case_id, now)
             if idempotency_key is not None:
@@ -334,6 +337,7 @@ class Ledger:
         expected_version: int | None,
         new_events: Sequence[NewEvent],
         payloads: list[str],
+        parts: list[tuple[str, str]],
         jobs: Sequence[NewJob],
         job_payloads: list[str],
         idempotency_key: str | None,
@@ -342,7 +346,6 @@ class Ledger:
         version, hashes, and writes events, case row, chain head, jobs and idempotency record."""
         now = self.clock.now()
         stamp = utc_iso(now)
-        parts = [hash_parts(case_id, ev.type, text_, stamp) for ev, text_ in zip(new_events, payloads, strict=True)]
         params = {
             "case_id": case_id,
             "case_json": canonical_text(case_id),
@@ -350,9 +353,9 @@ class Ledger:
             "stamp": stamp,
             "types": [ev.type for ev in new_events],
             "payloads": payloads,
-            "before_prev": [a for a, _, _ in parts],
-            "before_seq": parts[0][1] if parts else "",
-            "before_version": [c for _, _, c in parts],
+            "before_prev": [a for a, _ in parts],
+            "before_seq": stamp_part(stamp),
+            "before_version": [c for _, c in parts],
             "job_ids": [j.key for j in jobs],
             "job_topics": [j.topic for j in jobs],
             "job_payloads": job_payloads,
