@@ -41,11 +41,11 @@ _SQLITE_INSERT_EVENT = ("INSERT INTO events (seq, case_id, version, type, payloa
 _SQLITE_UPDATE_CASE = "UPDATE cases SET version = ?, updated_at = ? WHERE case_id = ?"
 _SQLITE_INSERT_CASE = "INSERT INTO cases (version, updated_at, case_id) VALUES (?, ?, ?)"
 _SQLITE_UPDATE_HEAD = "UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1"
-_SEL_CASE_EVENTS = (
-    select(events)
-    .where(events.c.case_id == bindparam("cid"), events.c.version > bindparam("after"))
-    .order_by(events.c.version)
-)
+# A case's events: the read every update() makes, in the driver's parameter style ("?" for sqlite3,
+# "%s" for psycopg). Sent as driver SQL it costs about 60% of the CPU time of the Core statement
+# (measured on SQLite: 190 against 300 us for a case of 28 events), and update() runs it on every try.
+_CASE_EVENTS = ("SELECT seq, case_id, version, type, payload, recorded_at, prev_hash, hash FROM events"
+                " WHERE case_id = {p} AND version > {p} ORDER BY version")
 
 
 # On PostgreSQL an append is one call of the function migration 0003 creates, made in autocommit so
@@ -165,6 +165,7 @@ class Ledger:
         # moment the holder lets go, where SQLite's own busy handler sleeps in growing steps (up to
         # 100 ms), which starves throughput once several processes write at once.
         self._writer_lock = Path(database + ".writer") if database and database != ":memory:" else None
+        self._case_events = _CASE_EVENTS.format(p="%s" if is_postgres(engine) else "?")
 
     @classmethod
     def open(cls, settings: Settings | None = None, clock: Clock | None = None) -> Ledger:
@@ -400,8 +401,9 @@ class Ledger:
 
     def read(self, case_id: str, after_version: int = 0) -> list[Event]:
         with single_statement(self.engine) as conn:
-            rows = conn.execute(_SEL_CASE_EVENTS, {"cid": case_id, "after": after_version}).all()
-        return [_event(r) for r in rows]
+            rows = conn.exec_driver_sql(self._case_events, (case_id, after_version)).all()
+        return [Event(int(seq), cid, int(version), type_, json.loads(payload), at, prev, digest)
+                for seq, cid, version, type_, payload, at, prev, digest in rows]
 
     def version(self, case_id: str) -> int:
         with single_statement(self.engine) as conn:
