@@ -211,8 +211,8 @@ class Ledger:
         transaction) after a transient failure. `work` must therefore have no effect outside the
         database.
 
-        Without `lock_chain` the chain head is not locked up front; `append` locks it late to keep
-        that window short, and retries the unique-key races that late locking allows.
+        Without `lock_chain` the chain head is not locked up front, and the unique-key races that
+        allows (two writers creating the same row) are retried too.
         """
         def once() -> T:
             with self.transaction(lock_chain) as uow:
