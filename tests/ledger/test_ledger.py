@@ -3,7 +3,13 @@ from __future__ import annotations
 import pytest
 
 from signoff.kernel import ConflictError, FixedClock, UsageError
-from signoff.ledger import Ledger, NewEvent, NewJob, Outbox, backoff
+from signoff.kernel.canonical import canonical_text
+from signoff.ledger import Ledger, NewEvent, NewJob, Outbox, backoff, verify_chain
+from signoff.ledger.store import event_hash, hash_parts, stamp_part
+
+# Strings JSON escapes in every way RFC 8785 knows: quotes, backslashes, control characters,
+# non-ASCII (written as is) and a character beyond the Basic Multilingual Plane.
+AWKWARD = ['plain', 'quote " and \\ backslash', 'tab\tnew\nline\x01\x1f\x7f', 'caf\u00e9 \u2028 \U0001f600', '']
 
 
 def test_optimistic_concurrency_is_per_case(db_url: str) -> None:
@@ -26,16 +32,16 @@ def test_idempotency_key_applies_once(db_url: str) -> None:
     assert len(Outbox(ledger).jobs()) == 1
 
 
-def test_jobs_are_written_with_their_events_or_not_at_all(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+def test_jobs_are_written_with_their_events_or_not_at_all(db_url: str) -> None:
+    ledger = Ledger.from_url(db_url)
     ledger.append("a", 0, [NewEvent("x")])
     with pytest.raises(ConflictError):
         ledger.append("a", 0, [NewEvent("y")], jobs=[NewJob("lost?", "t")])
     assert Outbox(ledger).jobs() == []
 
 
-def test_bad_input_changes_nothing(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+def test_bad_input_changes_nothing(db_url: str) -> None:
+    ledger = Ledger.from_url(db_url)
     with pytest.raises(UsageError):
         ledger.append("", 0, [NewEvent("x")])
     with pytest.raises(UsageError):
@@ -45,8 +51,8 @@ def test_bad_input_changes_nothing(sqlite_url: str) -> None:
     assert ledger.count_events() == 0 and ledger.case_ids() == []
 
 
-def test_counters_and_stream(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+def test_counters_and_stream(db_url: str) -> None:
+    ledger = Ledger.from_url(db_url)
     assert [ledger.next_number("bug") for _ in range(3)] == [1, 2, 3]
     for i in range(5):
         ledger.append(f"c{i % 2}", None, [NewEvent("e", {"i": i})])
@@ -107,8 +113,8 @@ def test_worker_delivers_by_topic_and_records_failures(sqlite_url: str) -> None:
                       "other": ("pending", None)}
 
 
-def test_update_that_decides_nothing_writes_nothing(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+def test_update_that_decides_nothing_writes_nothing(db_url: str) -> None:
+    ledger = Ledger.from_url(db_url)
     ledger.append("a", 0, [NewEvent("x")])
     result = ledger.update("a", lambda history: ([], []))
     assert result.version == 1 and result.seqs == ()
@@ -120,3 +126,50 @@ def test_outbox_payload_by_job_id(sqlite_url: str) -> None:
     ledger.enqueue([NewJob("j", "t", {"to": "alice"})])
     assert Outbox(ledger).payload("j") == {"to": "alice"}
     assert Outbox(ledger).payload("missing") is None
+
+
+@pytest.mark.parametrize("text_", AWKWARD)
+def test_hash_parts_cut_the_text_event_hash_digests(text_: str) -> None:
+    case_id, type_, payload = f"case {text_}", f"type {text_}", canonical_text({"k": text_, text_: [1, None]})
+    (a, c), b = hash_parts(case_id, type_, payload), stamp_part("2026-12-01T18:00:00.000001Z")
+    body = {"seq": 12345678901, "case_id": case_id, "version": 42, "type": type_, "payload": payload,
+            "recorded_at": "2026-12-01T18:00:00.000001Z", "prev": "ab" * 32}
+    assert a + "ab" * 32 + b + "12345678901" + c + "42}" == canonical_text(body)
+
+
+def test_stored_hashes_are_the_ones_the_chain_walk_recomputes(db_url: str) -> None:
+    """On PostgreSQL the server hashes each event (migration 0003); the walk hashes in Python."""
+    ledger = Ledger.from_url(db_url)
+    results = []
+    for i, text_ in enumerate(AWKWARD):
+        case_id = f"case {text_}"
+        events = [NewEvent(f"type {text_}", {"k": text_, "i": i}), NewEvent("second", {text_: [text_]})]
+        results.append(ledger.append(case_id, 0, events, jobs=[NewJob(f"job {text_}", "t", {"v": text_})],
+                                     idempotency_key=f"key {text_}"))
+        results.append(ledger.append(case_id, None, [NewEvent("anywhere")]))
+    stored = list(ledger.stream())
+    assert [e.seq for e in stored] == [s for r in results for s in r.seqs] == list(range(1, 3 * len(AWKWARD) + 1))
+    prev = "0" * 64
+    for e in stored:
+        assert e.prev_hash == prev
+        assert e.hash == event_hash(e.seq, e.case_id, e.version, e.type, canonical_text(e.payload), e.recorded_at, prev)
+        prev = e.hash
+    assert ledger.head() == (len(stored), prev)
+    assert [ledger.version(f"case {t}") for t in AWKWARD] == [3] * len(AWKWARD)
+    report = verify_chain(ledger)
+    assert report.ok and report.count == len(stored), report.problem
+    replay = ledger.append("case plain", 0, [NewEvent("x")], idempotency_key="key plain")
+    assert replay.replayed and (replay.case_id, replay.version, replay.seqs) == ("case plain", 2, (1, 2))
+    assert sorted(j.job_id for j in Outbox(ledger).jobs()) == sorted(f"job {t}" for t in AWKWARD)
+
+
+def test_jobs_without_events_leave_the_case_where_it_is(db_url: str) -> None:
+    ledger = Ledger.from_url(db_url)
+    ledger.append("a", 0, [NewEvent("x")])
+    result = ledger.append("a", 1, [], jobs=[NewJob("j1", "t"), NewJob("j1", "t", {"second": True})],
+                           idempotency_key="only-jobs")
+    assert (result.version, result.seqs, result.replayed) == (1, (), False)
+    assert ledger.append("a", 1, [], jobs=[NewJob("j2", "t")], idempotency_key="only-jobs").replayed
+    assert ledger.append("new", None, [], jobs=[NewJob("j3", "t")]).version == 0
+    assert [(j.job_id, Outbox(ledger).payload(j.job_id)) for j in Outbox(ledger).jobs()] == [("j1", {}), ("j3", {})]
+    assert ledger.version("a") == 1 and ledger.case_ids() == ["a"] and ledger.count_events() == 1
