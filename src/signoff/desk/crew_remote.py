@@ -127,6 +127,11 @@ def _identities(base: str, config: RoomsConfig, owner_name: str, group: str, det
     """The owner's user id and every agent's sender id, as the server reports its rooms' members
     (never from a name in a message). The rooms belong to the agents' owner, the registration
     key's: it must be the user called `owner_name`, and match its [rooms.people] binding if any."""
+    if any("participants" not in d or "owner_user_id" not in d for d in details):
+        # A Switch core's room detail has agent names and statuses only: no owner, no sender ids.
+        raise UsageError(f"{base} does not say who owns the crew's rooms or which sender ids their members "
+                         "have (a Switch core's room detail lists agent names only)",
+                         "set the crew up on signoff's own server (`signoff serve`); on Switch it is not supported yet")
     members = {str(p["id"]): p for d in details for p in d.get("participants", [])}
     owners = {str(d.get("owner_user_id") or "") for d in details}
     owner = members.get(next(iter(owners))) if len(owners) == 1 else None

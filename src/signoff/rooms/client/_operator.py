@@ -113,8 +113,8 @@ class SwitchOperator(Operator):
                                     json={"policy": policy}).json())
 
     def policy(self, agent_id: str) -> dict[str, Any] | None:
-        held = self._wire.send("GET", f"/gateway/agents/{agent_id}/addressing-policy", self._auth).json()
-        held = held.get("policy", held) if isinstance(held, dict) else held
+        # The gateway has no GET on the policy path (405); the agent's record carries it.
+        held = self._wire.send("GET", f"/gateway/agents/{agent_id}", self._auth).json()["addressing_policy"]
         return None if held is None else dict(held)
 
     def registration_key(self, label: str = "signoff", owner_name: str | None = None) -> str:
