@@ -74,11 +74,11 @@ def test_setup_again_keeps_the_crew_and_reports_drift_then_corrects_it(
     assert again == crew and found == []
     # Someone opens the manager to anyone: the drift is reported, then setup sets the policy again.
     rooms.set_policy(rooms.user_by_name("alice"), crew.agents["manager"], None)
-    assert [d.split(":")[0] for d in drift(rooms, crew)] == ["manager"]
+    assert [d.split(":")[0] for d in drift(rooms.policy, crew)] == ["manager"]
     assert crew_view(world.ledger, rooms)["drift"]
     _, found = setup(rooms, world.settings, "alice")
     assert [d.split(":")[0] for d in found] == ["manager"]
-    assert drift(rooms, crew) == []
+    assert drift(rooms.policy, crew) == []
     assert len([e for e in world.ledger.read("desk/crew") if e.type == "crew.set_up"]) == 1
 
 

@@ -268,17 +268,22 @@ def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
     the policy drift and the refused commands, as the server sees them."""
     if ctx.invoked_subcommand is not None:
         return
+    from signoff.desk.crew import recorded
     from signoff.desk.crew_status import crew_view
     from signoff.rooms import RoomService
     from signoff.rooms.client import RoomsConfig
 
-    server = url or RoomsConfig.from_settings(settings()).url
+    keys = RoomsConfig.from_settings(settings())
+    desk = None if url else _desk()
+    remote = desk is not None and (crew_record := recorded(desk.ledger)) is not None and crew_record.server
+    server = url or (None if remote else keys.url)
     if server is not None:
         out = _server_crew(server, token)
     else:
-        desk = _desk()
-        out = crew_view(desk.ledger, RoomService(desk.ledger))
-        out["view"] = "this process (the embedded server): a crew running elsewhere shows as not running"
+        assert desk is not None
+        out = crew_view(desk.ledger, RoomService(desk.ledger), keys=keys)
+        if not remote:
+            out["view"] = "this process (the embedded server): a crew running elsewhere shows as not running"
     if as_json:
         print_json(out)
         return
@@ -290,7 +295,9 @@ def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
     for r in out["roles"]:
         beat = "no heartbeat" if r["last_beat_seconds"] is None else f"last heartbeat {r['last_beat_seconds']} s ago"
         console.print(f"{r['role']:<11} {r['agent']:<16} {r['state']:<12} {beat}")
-    for d in out["drift"]:
+    if out["drift"] is None:
+        console.print(f"policies: read at setup only on {out['server']} (`signoff desk crew setup` reports drift)")
+    for d in out["drift"] or []:
         console.print(f"policy drift: {d}")
     for r in out["refusals"]:
         console.print(f"refused: {r['sender_role'] or r['sender']} sent {r['text']!r}: {r['why']}")
@@ -319,15 +326,29 @@ def _server_crew(url: str, token: str | None) -> Any:
 
 @crew_app.command("setup")
 def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns the crew (a person).")],
+               operator: Annotated[str | None, typer.Option(
+                   "--operator", envvar="SIGNOFF_ROOMS_OPERATOR", show_default=False,
+                   help="With [rooms] url: an operator credential on that server (a signoff admin's user "
+                        "token, or EMAIL:PASSWORD for a Switch gateway).")] = None,
                as_json: Json = False) -> None:
     """Register the crew as room agents (keys to the rooms keys file, mode 0600), create the public
     intake and engineering rooms, set each agent's addressing policy and read it back. Run again,
-    it reports any drift and sets the policies again."""
+    it reports any drift and sets the policies again. With [rooms] url, all of it on that server
+    through its public faces (--operator)."""
     from signoff.desk import crew as crew_setup_module
+    from signoff.desk.crew_remote import setup_remote
     from signoff.rooms import RoomService
+    from signoff.rooms.client import RoomsConfig
 
     desk = _desk()
-    crew, drift = crew_setup_module.setup(RoomService(desk.ledger), settings(), owner)
+    url = RoomsConfig.from_settings(settings()).url
+    if url is None:
+        crew, drift = crew_setup_module.setup(RoomService(desk.ledger), settings(), owner)
+    elif not operator:
+        raise UsageError(f"[rooms] url is set ({url}): the crew is set up there as an operator",
+                         "pass --operator CREDENTIAL (an admin's user token) or set SIGNOFF_ROOMS_OPERATOR")
+    else:
+        crew, drift = setup_remote(desk.ledger, settings(), owner, operator)
     out = crew.as_json() | {"drift_found": drift}
     if as_json:
         print_json(out)
@@ -378,7 +399,11 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
         if concierge.role != "concierge":
             raise UsageError("the concierge runs with the concierge credential only",
                              "pass the concierge's token, not another role's")
-    asyncio.run(crew_serve.serve_crew(desk, crew, roles, url or _rooms_url(), engineering,
+    server = url or _rooms_url()
+    if crew.server is not None and (server or "").rstrip("/") != crew.server:
+        raise UsageError(f"the crew was set up on {crew.server}, not {server or 'this home`s own server'}",
+                         f"run it with --url {crew.server} (or that [rooms] url)")
+    asyncio.run(crew_serve.serve_crew(desk, crew, roles, server, engineering,
                                       lambda line: console.print(line), concierge=concierge))
 
 

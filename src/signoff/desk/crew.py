@@ -20,6 +20,7 @@ keys are written once to the rooms keys file (mode 0600), never to the ledger.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +68,7 @@ class Crew:
     agents: dict[str, str]  # role -> agent id
     policies: dict[str, dict[str, Any]]
     senders: dict[str, str]  # role -> the sender id the server writes on its messages (opaque)
+    server: str | None = None  # the external rooms server's URL; None: this home's own
 
     def role_of(self, agent_id: str) -> str | None:
         return next((r for r, a in self.agents.items() if a == agent_id), None)
@@ -77,12 +79,14 @@ class Crew:
     def as_json(self) -> dict[str, Any]:
         return {"owner_user_id": self.owner_user_id, "owner_name": self.owner_name, "group_id": self.group_id,
                 "intake_room": self.intake_room, "engineering_room": self.engineering_room,
-                "agents": dict(self.agents), "policies": dict(self.policies), "senders": dict(self.senders)}
+                "agents": dict(self.agents), "policies": dict(self.policies), "senders": dict(self.senders),
+                **({"server": self.server} if self.server else {})}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Crew:
         return cls(data["owner_user_id"], data["owner_name"], data["group_id"], data["intake_room"],
-                   data["engineering_room"], dict(data["agents"]), dict(data["policies"]), dict(data["senders"]))
+                   data["engineering_room"], dict(data["agents"]), dict(data["policies"]), dict(data["senders"]),
+                   data.get("server"))
 
 
 def policies(owner_user_id: str, group_id: str, intake_room: str, agents: dict[str, str]) -> dict[str, dict[str, Any]]:
@@ -125,8 +129,8 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
     owner = rooms.user_by_name(owner_name)
     keys = RoomsConfig.from_settings(settings)
     if not keys.embedded:
-        raise UsageError("`desk crew setup` writes to this home's own rooms server",
-                         "run it on the server's home (where `signoff serve` runs), without [rooms] url")
+        raise UsageError("with [rooms] url set, the crew is set up on that server",
+                         "run `signoff desk crew setup --owner USER --operator CREDENTIAL`")
     previous = recorded(rooms.ledger)
     if previous is not None and previous.owner_user_id != owner.id:
         raise UsageError(f"the crew belongs to {previous.owner_name}, not {owner_name}",
@@ -154,10 +158,10 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
     wanted = policies(owner.id, group, intake, {r: a.id for r, a in agents.items()})
     crew = Crew(owner.id, owner.name, group, intake, engineering, {r: a.id for r, a in agents.items()}, wanted,
                 {r: a.sender for r, a in agents.items()})
-    found = drift(rooms, crew) if previous is not None else []
+    found = drift(rooms.policy, crew) if previous is not None else []
     for role, policy in wanted.items():
         rooms.set_policy(owner, agents[role].id, policy)
-    after = drift(rooms, crew)
+    after = drift(rooms.policy, crew)
     if after:
         raise UsageError(f"the server did not keep the crew's policies: {'; '.join(after)}",
                          "check that this is the desk's rooms server and run setup again")
@@ -179,11 +183,11 @@ def _start_cursors(rooms: RoomService, crew: Crew) -> None:
             store.opened(room, head)
 
 
-def drift(rooms: RoomService, crew: Crew) -> list[str]:
-    """Each role whose policy on the server is not the one the desk set, in words."""
+def drift(policy_of: Callable[[str], dict[str, Any] | None], crew: Crew) -> list[str]:
+    """Each role whose policy on the server (`policy_of(agent_id)`) is not the one the desk set, in words."""
     out = []
     for role, agent_id in crew.agents.items():
-        held = rooms.policy(agent_id)
+        held = policy_of(agent_id)
         if held != crew.policies[role]:
             out.append(f"{role}: the server holds {held!r}, the desk set {crew.policies[role]!r}")
     return out
@@ -199,6 +203,9 @@ def link_reporter(rooms: RoomService, report_id: str, user_name: str) -> dict[st
     home): the user joins the public intake room, and the concierge asks that user the report's
     cards and answers that user about it. The sender id is kept as the server writes it."""
     crew = require_crew(rooms.ledger)
+    if crew.server is not None:
+        raise UsageError(f"linking a reporter to a user on {crew.server} is not supported yet",
+                         "link reporters on a crew set up on this home's own rooms server")
     owner = rooms.user_by_name(crew.owner_name)
     user = rooms.user_by_name(user_name)
     if rooms.ledger.version(report_case(report_id)) == 0:

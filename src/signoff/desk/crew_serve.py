@@ -71,12 +71,13 @@ def members(desk: Desk, crew: Crew, transports: dict[str, Transport], engineerin
     return out
 
 
-def transports_for(desk: Desk, roles: Iterable[str], url: str | None) -> dict[str, Transport]:
+def transports_for(desk: Desk, crew: Crew, roles: Iterable[str], url: str | None) -> dict[str, Transport]:
     """Each role's transport with its key from the rooms keys file: over HTTP to `url` (`signoff
-    serve` on this home), or in process on this process's embedded server."""
+    serve` on this home, or the external server the crew was set up on), or in process on this
+    process's embedded server."""
     from signoff.rooms.client import HttpTransport, InProcessTransport, RoomsConfig, embedded_rooms
 
-    keys = RoomsConfig(None, RoomsConfig.from_settings(desk.settings).keys_path)
+    keys = RoomsConfig(crew.server, RoomsConfig.from_settings(desk.settings).keys_path)
     out: dict[str, Transport] = {}
     for role in roles:
         found = keys.key(key_role(role))
@@ -100,7 +101,7 @@ async def serve_crew(desk: Desk, crew: Crew, roles: Iterable[str], url: str | No
     for sig in (signal.SIGTERM, signal.SIGINT) if signals else ():
         loop.add_signal_handler(sig, stop.set)
     roles = list(roles)
-    running = members(desk, crew, transports_for(desk, roles, url), engineering, roles, concierge=concierge)
+    running = members(desk, crew, transports_for(desk, crew, roles, url), engineering, roles, concierge=concierge)
     beside = RoomsConfig(url, Path()).housekeeping(desk.ledger)
     tasks = [asyncio.create_task(run_member(m, stop)) for m in running]
     helpers = [asyncio.create_task(work()) for work in beside]

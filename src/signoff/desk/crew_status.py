@@ -9,12 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from signoff.desk.crew import Crew, agent_name, drift, recorded
+from signoff.desk.crew import Crew, agent_name, drift, key_role, recorded
 from signoff.desk.crew_agents import ignored
 from signoff.desk.crew_commands import refusals
 from signoff.kernel.clock import Clock
+from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
+from signoff.rooms.client import HttpSyncTransport, RoomsConfig
 from signoff.rooms.connections import ConnectionRegistry
 
 THRESHOLD = 90.0
@@ -51,14 +53,44 @@ def crew_status(crew: Crew, connections: ConnectionRegistry, clock: Clock,
     return out
 
 
-def crew_view(ledger: Ledger, rooms: RoomService, threshold: float = THRESHOLD) -> dict[str, Any]:
+def crew_view(ledger: Ledger, rooms: RoomService, threshold: float = THRESHOLD,
+              keys: RoomsConfig | None = None) -> dict[str, Any]:
     """What `signoff desk crew`, `GET /desk/crew` and the crew page show: each role's status from
-    this server's connections, the policy drift, the refused and the ignored commands."""
+    this server's connections, the policy drift, the refused and the ignored commands. A crew on an
+    external server is asked there (with the crew's keys from `keys`); its policies are read at
+    setup only (reading them needs the operator credential), so `drift` is None."""
     crew = recorded(ledger)
     if crew is None:
         return {"set_up": False, "threshold_seconds": threshold, "roles": [], "drift": [], "refusals": [],
                 "ignored": []}
-    return {"set_up": True, "threshold_seconds": threshold, "owner": crew.owner_name,
-            "rooms": {"intake": crew.intake_room, "engineering": crew.engineering_room},
-            "roles": [s.as_json() for s in crew_status(crew, rooms.connections, rooms.clock, threshold)],
-            "drift": drift(rooms, crew), "refusals": refusals(ledger), "ignored": ignored(ledger)}
+    view: dict[str, Any] = {"set_up": True, "threshold_seconds": threshold, "owner": crew.owner_name,
+                            "rooms": {"intake": crew.intake_room, "engineering": crew.engineering_room},
+                            "refusals": refusals(ledger), "ignored": ignored(ledger)}
+    if crew.server is None:
+        return view | {"roles": [s.as_json() for s in crew_status(crew, rooms.connections, rooms.clock, threshold)],
+                       "drift": drift(rooms.policy, crew)}
+    if keys is None:
+        raise UsageError(f"the crew is on {crew.server}: its status is asked there with the crew's keys",
+                         "pass the rooms keys (RoomsConfig.from_settings)")
+    return view | {"server": crew.server, "roles": [s.as_json() for s in remote_status(crew, keys)], "drift": None}
+
+
+
+def remote_status(crew: Crew, keys: RoomsConfig) -> list[RoleStatus]:
+    """Each role as the external server reports it (`live`: a connection whose beats arrive within
+    the server's own limit); anything else is `not running` (the server does not say why)."""
+    seen: dict[str, Any] = {}
+    for asker, room in (("manager", crew.engineering_room), ("concierge", crew.intake_room)):
+        key = keys.key(key_role(asker))
+        transport = HttpSyncTransport(crew.server or "", key["agent_id"], key["api_key"],
+                                      client_name="signoff-desk-crew-status")
+        try:
+            detail = transport.call("get_room_detail", {"room_id": room}, "")
+        finally:
+            transport.close()
+        seen |= {str(p["id"]): p.get("status") for p in detail.get("participants", [])}
+    out = []
+    for role, agent_id in crew.agents.items():
+        live = seen.get(agent_id) == "live"
+        out.append(RoleStatus(role, agent_name(role), agent_id, "connected" if live else "not running", None, live))
+    return out

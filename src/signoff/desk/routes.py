@@ -25,6 +25,7 @@ from signoff.desk.workflow import ENGINEERING, Desk, Quarantined, forge_for
 from signoff.kernel.errors import Unauthenticated
 from signoff.kernel.settings import Settings
 from signoff.ledger import Job, Outbox
+from signoff.rooms.client import RoomsConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 # Module level: FastAPI resolves the (string) annotations in this module's namespace.
@@ -233,7 +234,7 @@ def routers(settings: Settings) -> list[APIRouter]:
     def crew(request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         require(actor(desk, authorization), "owner", what="read the crew's status")
-        return crew_view(desk.ledger, request.app.state.rooms)
+        return crew_view(desk.ledger, request.app.state.rooms, keys=RoomsConfig.from_settings(desk.settings))
 
     # -- concierge ---------------------------------------------------------------------------------
 

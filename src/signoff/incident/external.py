@@ -20,57 +20,47 @@ from typing import Any
 
 from signoff.incident.stack import Provisioner
 from signoff.kernel.errors import UsageError
-from signoff.rooms.client import HttpSyncTransport, Operator, operator_for, register_agent
+from signoff.rooms.client import ServerSetup
 
 
 class ServerProvisioner(Provisioner):
     def __init__(self, url: str, operator_credential: str, secrets: dict[str, str]) -> None:
-        self.base = url.rstrip("/")
-        self.url = self.base
-        self.operator: Operator = operator_for(self.base, operator_credential)
-        if self.operator.kind != "signoff":
-            self.operator.close()
+        self.server = ServerSetup(url, operator_credential, label="signoff incident",
+                                  client_name="signoff-incident-provision")
+        self.url = self.server.base
+        if self.server.kind != "signoff":
+            self.server.close()
             raise UsageError("the incident's people post through the rooms user API, which a Switch core "
                              "does not have (its people arrive through bridges)",
                              "run the incident on signoff's own server (`signoff serve`)")
-        self.registration_key = self.operator.registration_key("signoff incident")
         self.secrets = secrets
         # After a dot: the egress guard reads 20 or more characters of [A-Za-z0-9_-] with digits
         # as a token, and a dot ends such a word (a fix card id with a dashed suffix tripped it).
         self.suffix = f".r{uuid.uuid4().hex[:6]}"
-        self.maker: HttpSyncTransport | None = None  # the agent that creates the rooms
-
-    def _agent(self) -> HttpSyncTransport:
-        if self.maker is None:
-            raise UsageError("no agent registered yet", "create the agents before the rooms")
-        return self.maker
 
     def catalogue(self) -> dict[str, Any]:
-        return self._agent().operations()
+        if self.server.maker is None:
+            raise UsageError("no agent registered yet", "create the agents before the rooms")
+        return self.server.maker.operations()
 
     def create_user(self, name: str, display_name: str) -> tuple[str, str]:
-        created = self.operator.create_user(name + self.suffix)
+        created = self.server.operator.create_user(name + self.suffix)
         return str(created["id"]), str(created["token"])
 
     def create_agent(self, name: str, description: str) -> tuple[str, str]:
-        registered = register_agent(self.base, self.registration_key, name + self.suffix, description)
-        if self.maker is None:
-            self.maker = HttpSyncTransport(self.base, registered.agent_id, registered.api_key,
-                                           client_name="signoff-incident-provision")
+        registered = self.server.register(name + self.suffix, description)
         return registered.agent_id, registered.api_key
 
     def create_room(self, name: str, agent_names: list[str], user_names: list[str],
                     roles: list[dict[str, Any]]) -> str:
-        room = self._agent().call("create_room", {
+        room = self.server.call("create_room", {
             "name": name + self.suffix, "description": f"incident room {name}",
             "agent_names": [a + self.suffix for a in agent_names],
-            "user_names": [u + self.suffix for u in user_names], "roles": roles}, "")  # needs no connection
+            "user_names": [u + self.suffix for u in user_names], "roles": roles})
         return str(room["id"])
 
     def set_policy(self, agent_id: str, rules: list[dict[str, Any]]) -> None:
-        self.operator.set_policy(agent_id, {"rules": rules})
+        self.server.operator.set_policy(agent_id, {"rules": rules})
 
     def close(self) -> None:
-        if self.maker is not None:
-            self.maker.close()
-        self.operator.close()
+        self.server.close()

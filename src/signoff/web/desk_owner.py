@@ -17,6 +17,7 @@ from signoff.desk import Desk, DeskCaller
 from signoff.desk.crew_status import crew_view
 from signoff.desk.local import LocalDesk
 from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
+from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
 from signoff.web.evidence_pages import verified
 from signoff.web.render import PageRoute, page
@@ -127,4 +128,5 @@ async def merge(request: Request, bug_id: str) -> Response:
 @router.get("/crew")
 def crew_page(request: Request) -> Response:
     desk, _ = _owner(request)
-    return page(request, "crew.html", crew=crew_view(desk.ledger, web_state(request).rooms))
+    return page(request, "crew.html", crew=crew_view(desk.ledger, web_state(request).rooms,
+                                                  keys=RoomsConfig.from_settings(desk.settings)))

@@ -32,6 +32,7 @@ from signoff.rooms.client._http import HttpTransport, parse_sse
 from signoff.rooms.client._identity import Identities, Person, probe_sender
 from signoff.rooms.client._inprocess import InProcessTransport
 from signoff.rooms.client._operator import Operator, SignoffOperator, SwitchOperator, operator_for
+from signoff.rooms.client._provision import ServerSetup
 from signoff.rooms.client._refusal import is_refusal_text, refused_by, refuses
 from signoff.rooms.client._register import Registered, integration_profile, register_agent, registration_body
 from signoff.rooms.client._stream_sync import StreamSyncTransport
@@ -69,6 +70,7 @@ __all__ = [
     "RoomsClient",
     "RoomsConfig",
     "RoomsUserClient",
+    "ServerSetup",
     "SignoffOperator",
     "StreamParams",
     "StreamSyncTransport",

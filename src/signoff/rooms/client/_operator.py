@@ -29,8 +29,13 @@ class Operator(ABC):
         """Set (or with None clear: open to anyone) an agent's addressing policy."""
 
     @abstractmethod
-    def registration_key(self, label: str = "signoff") -> str:
-        """A new registration key owned by this operator (to register agents with)."""
+    def policy(self, agent_id: str) -> dict[str, Any] | None:
+        """The addressing policy the server holds for an agent (None: open to anyone)."""
+
+    @abstractmethod
+    def registration_key(self, label: str = "signoff", owner_name: str | None = None) -> str:
+        """A new registration key (to register agents with), owned by this operator or, where the
+        server allows an admin to name one, by the user `owner_name`."""
 
     @abstractmethod
     def create_user(self, name: str, *, email: str | None = None, password: str | None = None,
@@ -71,8 +76,14 @@ class SignoffOperator(Operator):
         return dict(self._wire.send("PUT", f"/admin/agents/{agent_id}/addressing-policy", self._auth,
                                     json={"policy": policy}).json())
 
-    def registration_key(self, label: str = "signoff") -> str:
-        return str(self._wire.send("POST", "/admin/registration-keys", self._auth).json()["registration_key"])
+    def policy(self, agent_id: str) -> dict[str, Any] | None:
+        held = self._wire.send("GET", f"/admin/agents/{agent_id}/addressing-policy", self._auth).json()["policy"]
+        return None if held is None else dict(held)
+
+    def registration_key(self, label: str = "signoff", owner_name: str | None = None) -> str:
+        body = {"owner_name": owner_name} if owner_name else None
+        return str(self._wire.send("POST", "/admin/registration-keys", self._auth,
+                                   json=body).json()["registration_key"])
 
     def create_user(self, name: str, *, email: str | None = None, password: str | None = None,
                     admin: bool = False) -> dict[str, Any]:
@@ -101,7 +112,15 @@ class SwitchOperator(Operator):
         return dict(self._wire.send("PUT", f"/gateway/agents/{agent_id}/addressing-policy", self._auth,
                                     json={"policy": policy}).json())
 
-    def registration_key(self, label: str = "signoff") -> str:
+    def policy(self, agent_id: str) -> dict[str, Any] | None:
+        # The gateway has no GET on the policy path (405); the agent's record carries it.
+        held = self._wire.send("GET", f"/gateway/agents/{agent_id}", self._auth).json()["addressing_policy"]
+        return None if held is None else dict(held)
+
+    def registration_key(self, label: str = "signoff", owner_name: str | None = None) -> str:
+        if owner_name is not None and owner_name != self.user.get("name"):
+            raise UsageError("a Switch registration key belongs to the user who logs in",
+                             f"log in as {owner_name} (--operator EMAIL:PASSWORD) to own the agents")
         return str(self._wire.send("POST", "/gateway/api-keys", self._auth, json={"label": label}).json()["key"])
 
     def create_user(self, name: str, *, email: str | None = None, password: str | None = None,

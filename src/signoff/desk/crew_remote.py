@@ -1,0 +1,172 @@
+"""The crew on an external rooms server (`[rooms] url`: `signoff serve` on another home, or a Switch
+core), set up through the server's public faces only (`rooms.client.ServerSetup`): the six agents
+registered with a registration key owned by the crew's owner, the group and the rooms created by the
+manager's agent, the policies set and read back through the operator adapter. The desk's ledger
+keeps the crew record (with the server's ids) and the agents' cursors; the keys go to the rooms
+keys file (mode 0600). Crew status is what the server answers about each agent (`get_room_detail`:
+`live` while its connection beats, `crew_status.remote_status`): this home holds none of the server's
+connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from signoff.desk.crew import (
+    CASE,
+    ENGINEERING_ROLES,
+    ENGINEERING_ROOM,
+    GROUP,
+    INTAKE_ROOM,
+    ROLES,
+    Crew,
+    agent_name,
+    drift,
+    key_role,
+    policies,
+    recorded,
+)
+from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.settings import Settings
+from signoff.ledger import Ledger, NewEvent
+from signoff.rooms.client import (
+    AgentStore,
+    HttpTransport,
+    RoomsClient,
+    RoomsConfig,
+    ServerSetup,
+    agent_case,
+)
+
+OPERATOR_ENV = "SIGNOFF_ROOMS_OPERATOR"
+
+
+def setup_remote(ledger: Ledger, settings: Settings, owner_name: str, operator: str) -> tuple[Crew, list[str]]:
+    """As `crew.setup`, on the server at [rooms] url. Run again, it keeps every identity and room,
+    reports the policies that drifted and sets them again. Returns the crew and the drift."""
+    config = RoomsConfig.from_settings(settings)
+    if config.url is None:
+        raise UsageError("the crew goes on this home's own rooms server", "run setup without --operator")
+    url = config.url
+    previous = recorded(ledger)
+    if previous is not None and previous.server != url:
+        raise UsageError(f"the crew was set up on {previous.server or 'this home`s own rooms server'}, not {url}",
+                         "set [rooms] url back, or set the crew up on a fresh home")
+    if previous is not None and previous.owner_name != owner_name:
+        raise UsageError(f"the crew belongs to {previous.owner_name}, not {owner_name}",
+                         f"run setup with --owner {previous.owner_name}")
+    server = ServerSetup(url, operator, label="signoff desk crew", owner_name=owner_name,
+                         client_name="signoff-desk-crew-setup")
+    try:
+        crew = _provision(server, config, previous, owner_name)
+        found = drift(server.operator.policy, crew) if previous is not None else []
+        for role, policy in crew.policies.items():
+            server.operator.set_policy(crew.agents[role], policy)
+        after = drift(server.operator.policy, crew)
+    finally:
+        server.close()
+    if after:
+        raise UsageError(f"the server did not keep the crew's policies: {'; '.join(after)}",
+                         "check the operator credential (an admin, or the crew's owner) and run setup again")
+    if previous != crew:
+        ledger.append(CASE, None, [NewEvent("crew.set_up", crew.as_json())])
+    asyncio.run(_start_cursors(ledger, config, crew))
+    return crew, found
+
+
+def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, owner_name: str) -> Crew:
+    stored = config.keys()
+    agents: dict[str, str] = {}
+    for role, description in ROLES.items():
+        entry = stored.get(key_role(role))
+        if entry is None:
+            if previous is not None:
+                raise NotFoundError(f"the key of the crew's {role} is missing from the rooms keys file",
+                                    f"restore {config.keys_path}")
+            registered = server.register(agent_name(role), description)
+            entry = {"name": agent_name(role), "agent_id": registered.agent_id, "api_key": registered.api_key}
+            stored[key_role(role)] = entry
+            config.store_keys(stored)  # each key as soon as it exists: a crash never strands an agent
+        agents[role] = entry["agent_id"]
+
+    def as_agent(role: str) -> None:
+        server.act_as(stored[key_role(role)]["agent_id"], stored[key_role(role)]["api_key"])
+
+    # Found again when a setup stopped halfway (each is checked below: owner, group, members).
+    as_agent("concierge")
+    intake = _named(server.call("list_rooms", {}), INTAKE_ROOM, "room_id") or str(server.call("create_room", {
+        "name": INTAKE_ROOM, "description": "public intake: reporters and the concierge",
+        "agent_names": [agent_name("concierge")], "user_names": [owner_name],
+        "channel_type": "channel_public"})["id"])
+    intake_detail = server.call("get_room_detail", {"room_id": intake})
+    as_agent("manager")
+    group = _named(server.call("list_room_groups", {}), GROUP, "id") or str(server.call(
+        "create_room_group", {"name": GROUP, "description": "the desk's engineering side"})["id"])
+    engineering = _named(server.call("list_rooms", {}), ENGINEERING_ROOM, "room_id") or str(server.call(
+        "create_room", {"name": ENGINEERING_ROOM, "description": "the desk's engineering crew and its owner",
+                        "agent_names": [agent_name(r) for r in ENGINEERING_ROLES], "user_names": [owner_name],
+                        "channel_type": "channel_private", "group_name": GROUP})["id"])
+    detail = server.call("get_room_detail", {"room_id": engineering})
+    if previous is not None and (previous.group_id, previous.intake_room, previous.engineering_room) != (
+            group, intake, engineering):
+        raise UsageError(f"the crew's rooms on {server.base} are not the ones the desk recorded",
+                         "check [rooms] url names the server the crew was set up on")
+    owner_id, senders = _identities(server.base, config, owner_name, group, [intake_detail, detail], agents)
+    wanted = policies(owner_id, group, intake, agents)
+    return Crew(owner_id, owner_name, group, intake, engineering, agents, wanted, senders, server.base)
+
+
+def _named(listed: Any, name: str, id_field: str) -> str | None:
+    entries = listed if isinstance(listed, list) else listed.get("rooms") or listed.get("groups") or []
+    return next((str(e[id_field]) for e in entries if e.get("name") == name), None)
+
+
+def _identities(base: str, config: RoomsConfig, owner_name: str, group: str, details: list[dict[str, Any]],
+                agents: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The owner's user id and every agent's sender id, as the server reports its rooms' members
+    (never from a name in a message). The rooms belong to the agents' owner, the registration
+    key's: it must be the user called `owner_name`, and match its [rooms.people] binding if any."""
+    if any("participants" not in d or "owner_user_id" not in d for d in details):
+        # A Switch core's room detail has agent names and statuses only: no owner, no sender ids.
+        raise UsageError(f"{base} does not say who owns the crew's rooms or which sender ids their members "
+                         "have (a Switch core's room detail lists agent names only)",
+                         "set the crew up on signoff's own server (`signoff serve`); on Switch it is not supported yet")
+    members = {str(p["id"]): p for d in details for p in d.get("participants", [])}
+    owners = {str(d.get("owner_user_id") or "") for d in details}
+    owner = members.get(next(iter(owners))) if len(owners) == 1 else None
+    if owner is None or owner.get("name") != owner_name or details[-1].get("group_id") != group:
+        raise UsageError(f"the crew's rooms on {base} do not belong to {owner_name} in its group {GROUP}",
+                         f"set the crew up as that server's admin with --owner {owner_name}, on a fresh home")
+    bound = config.people.get(owner_name)
+    if bound is not None and bound != owner.get("sender"):
+        raise UsageError(f"[rooms.people] binds {owner_name} to {bound}, the server names {owner.get('sender')}",
+                         "correct [rooms.people] (the sender id as the server writes it)")
+    missing = [r for r, a in agents.items() if a not in members]
+    if missing:
+        raise UsageError(f"the crew's rooms on {base} lack {', '.join(agent_name(r) for r in missing)}",
+                         "add them to the rooms (or set the crew up on a fresh home)")
+    return str(owner["id"]), {r: str(members[a]["sender"]) for r, a in agents.items()}
+
+
+def _room_of(crew: Crew, role: str) -> str:
+    return crew.intake_room if role == "concierge" else crew.engineering_room
+
+
+async def _start_cursors(ledger: Ledger, config: RoomsConfig, crew: Crew) -> None:
+    """Each agent's stream starts where the crew was set up (as on this home's own server): one
+    short stream per agent reads the server's position. Its connection lapses by itself."""
+    for role, agent_id in crew.agents.items():
+        store = AgentStore(ledger, agent_case(agent_id))
+        room = _room_of(crew, role)
+        if room in store.state.cursors:
+            continue
+        key = config.key(key_role(role))
+        client = RoomsClient(HttpTransport(crew.server or "", agent_id, key["api_key"]), heartbeat_interval=3600)
+        client.rooms = [room]
+        await client.start()
+        try:
+            if client.cursor is not None:
+                store.opened(room, client.cursor)
+        finally:
+            await client.close()
