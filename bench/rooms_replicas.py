@@ -20,83 +20,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-import psycopg
+from rooms_load import AGENTS, Deployment, Trial, fresh_database, percentile, summarise
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: the one PostgreSQL harness
 
-from rooms_delivery import AGENTS, SendSpec, Trial, close_clients, drive, open_receivers, percentile, summarise
-from tests.support.net import free_port
 from tests.support.pg import PgServer
-from tests.support.synapse import stop_process, wait_http
-
-from signoff.ledger import Ledger
-from signoff.rooms import OPEN, RoomService
-from signoff.rooms.client import RoomsClient
-
-
-def fresh_database(server_url: str, name: str) -> str:
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return server_url.replace("/postgres?", f"/{name}?", 1)
-
-
-class Deployment:
-    def __init__(self, tmp: Path, server_url: str, replicas: int) -> None:
-        self.tmp, self.count = tmp / f"replicas{replicas}", replicas
-        self.tmp.mkdir()
-        self.name = f"{replicas} replica{'s' if replicas > 1 else ''}"
-        self.db = fresh_database(server_url, f"bench_replicas{replicas}")
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.ports: list[int] = []
-        self.log = (self.tmp / "serve.log").open("w")
-
-    def start(self) -> None:
-        ledger = Ledger.from_url(self.db)
-        service = RoomService(ledger)
-        admin = service.user(service.init()["admin_user_id"])
-        self.sender, self.sender_key = service.create_agent(admin, "sender", policy=OPEN)
-        self.receivers = [service.create_agent(admin, f"agent{i:02d}", policy=OPEN) for i in range(AGENTS)]
-        self.room = service.create_room(admin, "bench", agent_names=["sender"] + [a.name for a, _ in self.receivers])
-        ledger.close()
-        for _ in range(self.count):
-            port = free_port()
-            env = {**os.environ, "SIGNOFF_HOME": str(self.tmp / "home"), "SIGNOFF_DB": self.db}
-            proc = subprocess.Popen([sys.executable, "-m", "signoff.cli.main", "serve", "--port", str(port)],
-                                    env=env, stdout=self.log, stderr=subprocess.STDOUT)
-            wait_http(f"http://127.0.0.1:{port}/health", proc, "signoff serve")
-            self.procs.append(proc)
-            self.ports.append(port)
-
-    async def trial(self, rate: int, seconds: float) -> Trial:
-        trial = Trial()
-        clients: list[RoomsClient] = []
-        try:
-            bases = [f"http://127.0.0.1:{port}" for port in self.ports]
-            clients, readers = await open_receivers(bases, self.receivers, self.room.id, trial)
-            # Message i goes to receiver i % 20 through replica i % n: with 3 replicas and 20
-            # receivers spread the same way, most posts land on a replica the receiver is not on.
-            spec = SendSpec("signoff-mention", "127.0.0.1", self.ports[0],
-                            {"Authorization": f"Bearer {self.sender_key}"}, self.sender.id, room=self.room.id,
-                            more_ports=tuple(self.ports[1:]))
-            await drive(spec, rate, seconds, trial)
-            for r in readers:
-                r.cancel()
-        finally:
-            await close_clients(clients)
-        return trial
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            stop_process(proc)
-        self.log.close()
 
 
 def cross_replica_share(count: int) -> float:
@@ -118,7 +52,8 @@ def main() -> int:
     sides: list[Deployment] = []
     try:
         url = server.start()
-        sides = [Deployment(tmp, url, 1), Deployment(tmp, url, 3)]
+        sides = [Deployment(tmp / f"replicas{n}", fresh_database(url, f"bench_replicas{n}"), n, kind="signoff-mention")
+                 for n in (1, 3)]
         for side in sides:
             side.start()
         results: dict[str, list[Trial]] = {s.name: [] for s in sides}

@@ -63,8 +63,9 @@ class Projector(Generic[R]):
         with self.ledger.engine.connect() as conn:
             return self._read_cursor(conn) or 0
 
-    def _read_cursor(self, conn: Connection) -> int | None:
-        value = conn.execute(select(self._cursors.c.seq).where(self._cursors.c.name == self.name)).scalar()
+    def _read_cursor(self, conn: Connection, for_update: bool = False) -> int | None:
+        query = select(self._cursors.c.seq).where(self._cursors.c.name == self.name)
+        value = conn.execute(query.with_for_update() if for_update else query).scalar()
         return None if value is None else int(value)
 
     def _batch(self, after: int) -> tuple[int, list[Event]]:
@@ -92,7 +93,11 @@ class Projector(Generic[R]):
 
                 def run(conn: Connection, batch: list[Event] = batch,
                         expected: int = expected) -> tuple[R | None, int]:
-                    current = self._read_cursor(conn)
+                    # The cursor row's lock makes passes of several processes take turns; appends
+                    # go on meanwhile (the events read are a gapless prefix of the chain: sequence
+                    # numbers are taken under the chain lock, held to commit). A first pass that
+                    # races another to insert the row fails on its key and is retried.
+                    current = self._read_cursor(conn, for_update=True)
                     if (current or 0) != expected:
                         # Another process applied events meanwhile: take its cursor and read again.
                         return None, current or 0
@@ -108,7 +113,7 @@ class Projector(Generic[R]):
                         conn.execute(self._notify, {"channel": self.channel, "cursor": f"{self._origin} {last}"})
                     return result, last
 
-                result, cursor = self.ledger.transact(run)
+                result, cursor = self.ledger.transact(run, lock_chain=False)
                 if result is None and cursor > expected:
                     self._skip_to(cursor)
                     continue

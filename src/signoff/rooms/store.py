@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,8 @@ class RoomStore:
         self._cache: dict[tuple[str, ...], Any] = {}
         self._cache_lock = threading.Lock()
         self._cache_generation = 0
+        self._fresh_lock = threading.Lock()
+        self._fresh_since = float("-inf")  # when the last finished freshness check started
         self._group = threading.Condition()
         self._pending: list[_Pending] = []
         self._leader = False
@@ -112,22 +115,34 @@ class RoomStore:
     # Hot-path reads (posting) come from a cache of rooms, members, roles and agent settings. It is
     # exact whenever the projector is caught up: every change to those goes through the projector,
     # which clears the cache (and another process's changes are detected as foreign).
-    def cached(self, key: tuple[str, ...], load: Callable[[], Any]) -> Any:
+    def cached(self, key: tuple[str, ...], load: Callable[[], Any], keep_none: bool = True) -> Any:
+        """The cached value of `key`, else `load()` (kept unless it is None and not `keep_none`:
+        what anyone may ask for, such as unknown tokens, must not grow the cache)."""
         with self._cache_lock:
             if key in self._cache:
                 return self._cache[key]
             generation = self._cache_generation
         value = load()
         with self._cache_lock:
-            if generation == self._cache_generation:
+            if generation == self._cache_generation and (keep_none or value is not None):
                 self._cache[key] = value
         return value
 
     def ensure_fresh(self) -> None:
         """Make the cache exact before a check: if the stored projection cursor is not ours, another
-        process (or a catch-up in flight) moved it, so catch up. One small read, no lock."""
-        if self.projector.stored_cursor() != self.projector.cursor():
-            self.projector.catch_up()
+        process (or a catch-up in flight) moved it, so catch up. One small read.
+
+        Concurrent callers share checks: a check that started after a caller asked saw every commit
+        made before it asked, so the caller needs no check of its own (under load, one read serves
+        every request that queued behind the one in flight)."""
+        asked = time.monotonic()
+        with self._fresh_lock:
+            if self._fresh_since > asked:
+                return
+            started = time.monotonic()
+            if self.projector.stored_cursor() != self.projector.cursor():
+                self.projector.catch_up()
+            self._fresh_since = started
 
     def group_append(self, case_id: str, events: Sequence[NewEvent]) -> tuple[int, ...]:
         """Append and project, committing concurrent callers' events together (group commit):
