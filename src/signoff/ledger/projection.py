@@ -5,7 +5,8 @@ cursor row (one per projection, in a table with `name` and `seq` columns) record
 applied; it is advanced in the same transaction as the rows it covers, with a compare-and-set, so
 two processes catching up at once never apply an event twice. A workflow supplies only its
 handlers: `apply(conn, event, into)` writes the rows of one event and notes what changed in `into`,
-a fresh `start()` value per pass.
+a fresh `start()` value per pass; an optional `finish(conn, into)` writes, once per pass, rows that
+`apply` only collected (no handler may read them back within the pass).
 
 On PostgreSQL a projection may name a `channel`: each pass then sends `NOTIFY channel, '<origin>
 <cursor>'` in its own transaction, so other processes learn of the rows at commit (see `follow`);
@@ -41,13 +42,15 @@ class Projector(Generic[R]):
 
     def __init__(self, ledger: Ledger, *, name: str, prefix: str, cursor_table: Table, tables: Sequence[Table],
                  start: Callable[[], R], apply: Callable[[Connection, Event, R], None],
+                 finish: Callable[[Connection, R], None] | None = None,
                  on_pass: Callable[[R | None, int], None] | None = None,
                  on_skip: Callable[[int, int], None] | None = None, channel: str | None = None,
                  origin: str = "", batch: int = BATCH) -> None:
         self.ledger = ledger
         self.name, self.prefix = name, prefix
         self._cursors, self._tables = cursor_table, tuple(tables)
-        self._start, self._apply, self._on_pass, self._on_skip = start, apply, on_pass, on_skip
+        self._start, self._apply, self._finish = start, apply, finish
+        self._on_pass, self._on_skip = on_pass, on_skip
         self._notify = text("SELECT pg_notify(:channel, :cursor)") if channel and is_postgres(ledger.engine) else None
         self.channel, self._origin = channel, origin
         self._batch_size = batch
@@ -104,6 +107,8 @@ class Projector(Generic[R]):
                     result = self._start()  # fresh per attempt: a retried transaction starts over
                     for event in batch:
                         self._apply(conn, event, result)
+                    if self._finish is not None:
+                        self._finish(conn, result)
                     last = batch[-1].seq
                     if current is None:
                         conn.execute(insert(self._cursors).values(name=self.name, seq=last))

@@ -39,6 +39,7 @@ STRUCTURAL = frozenset({
 }) | access.STRUCTURAL
 CURSOR = "rooms"
 BATCH = 500
+ROWS_PER_INSERT = 500  # delivery rows per statement (6 parameters each: well inside every limit)
 
 # Cleared by a rebuild (the cursor row too, by the ledger's projector).
 TABLES = (
@@ -59,6 +60,7 @@ class Delivery:
     room_id: str
     addressed: bool
     envelope: str  # JSON without "sequence"
+    type: str
 
 
 @dataclass
@@ -82,8 +84,8 @@ class Projector:
         self._on_applied = on_applied
         self._projector: ledger_projection.Projector[Applied] = ledger_projection.Projector(
             ledger, name=CURSOR, prefix=PREFIX, cursor_table=rooms_cursor, tables=TABLES, start=Applied,
-            apply=_apply_into, on_pass=self._passed, on_skip=on_skip, channel=channel, origin=origin,
-            batch=BATCH)
+            apply=_apply_into, finish=_write_deliveries, on_pass=self._passed, on_skip=on_skip, channel=channel,
+            origin=origin, batch=BATCH)
 
     def _passed(self, result: Applied | None, cursor: int) -> None:
         if self._on_applied is None:
@@ -150,29 +152,24 @@ def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict
         "channel_type": _channel_type(conn, room_id),
         "payload": payload,
     }
-    rows = []
     keys = {f"room:{room_id}"}
     for agent_id, addressed in recipients:
         env = dict(envelope)
         env["payload"] = payload if type_ == "room_join" else {**payload, "addressed": addressed}
-        text = _dumps(env)
-        rows.append(
-            {
-                "agent_id": agent_id,
-                "seq": seq,
-                "room_id": room_id,
-                "type": type_,
-                "addressed": addressed,
-                "envelope": text,
-            }
-        )
         keys.add(f"agent:{agent_id}")
         if addressed:
             keys.add(f"agent+:{agent_id}")
-        sink.append(Delivery(agent_id, seq, room_id, addressed, text))
-    if rows:
-        conn.execute(insert(rooms_deliveries), rows)
-    return keys
+        sink.append(Delivery(agent_id, seq, room_id, addressed, _dumps(env), type_))
+    return keys  # the rows are written once per pass, by _write_deliveries
+
+
+def _write_deliveries(conn: Connection, applied: Applied) -> None:
+    """The delivery rows of a whole pass, a few multi-row statements in all: one statement per row
+    (executemany) costs PostgreSQL a statement per recipient of every message."""
+    rows = [{"agent_id": d.agent_id, "seq": d.seq, "room_id": d.room_id, "type": d.type, "addressed": d.addressed,
+             "envelope": d.envelope} for d in applied.deliveries]
+    for start in range(0, len(rows), ROWS_PER_INSERT):
+        conn.execute(insert(rooms_deliveries).values(rows[start:start + ROWS_PER_INSERT]))
 
 
 def apply(conn: Connection, event: Event, sink: list[Delivery]) -> set[str]:
