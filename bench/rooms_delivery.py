@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from rooms_load import AGENTS, Deployment, SendSpec, Trial, drive, fresh_database, nonce_of, summarise
+from rooms_load import AGENTS, Deployment, SendSpec, Trial, drive, fresh_database, measure, nonce_of, summarise
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: the one Synapse harness
 
@@ -119,12 +119,17 @@ class SynapseSide:
             await asyncio.gather(*readers, return_exceptions=True)
         return trial
 
+    async def open(self) -> None:
+        """Nothing to connect ahead: each run long-polls /sync afresh."""
+
+    async def close(self) -> None:
+        """Nothing left open between runs."""
+
     def stop(self) -> None:
         self.server.stop()
 
 
 # -- main --------------------------------------------------------------------------------------
-
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -150,13 +155,8 @@ def main() -> int:
             sides.append(SynapseSide(tmp, synapse_python(args.synapse_venv)))
         for side in sides:
             side.start()
-        rows = []
-        for rate in rates:
-            results: dict[str, list[Trial]] = {s.name: [] for s in sides}
-            for _ in range(args.runs):
-                for side in sides:  # interleaved, so background load hits both alike
-                    results[side.name].append(asyncio.run(side.trial(rate, args.seconds)))
-            rows += [summarise(name, rate, trials) for name, trials in results.items()]
+        results = asyncio.run(measure(sides, rates, args.runs, args.seconds))
+        rows = [summarise(name, rate, trials) for (name, rate), trials in results.items()]
         for name in [side.name for side in sides]:
             # Sustained: every run delivered everything and the server accepted sends at >= 95% of
             # the offered rate (a server that falls behind slows its senders down).

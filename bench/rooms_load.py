@@ -192,31 +192,40 @@ async def drive(spec: SendSpec, rate: int, seconds: float, trial: Trial) -> None
         await asyncio.sleep(0.05)
 
 
-async def open_receivers(bases: list[str], receivers: list[tuple[Any, str]], room_id: str,
-                         trial: Trial) -> tuple[list[RoomsClient], list[asyncio.Task[None]]]:
-    """One addressed-only stream per receiver (receiver i on server bases[i % len]), each recording
-    when its addressed messages arrive."""
-    clients = []
-    for i, (agent, key) in enumerate(receivers):
-        client = RoomsClient(HttpTransport(bases[i % len(bases)], agent.id, key), filter="addressed")
-        clients.append(client)
-        await client.start()
-        await client.connect_to_room(room_id)
+class Receivers:
+    """One addressed-only stream per receiving agent (receiver i on server bases[i % len]), open
+    across runs (connecting twenty agents is not what a run measures); each arrival is recorded in
+    the current run's trial."""
 
-    async def receive(client: RoomsClient) -> None:
+    def __init__(self) -> None:
+        self.trial = Trial()
+        self.clients: list[RoomsClient] = []
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def open(self, bases: list[str], receivers: list[tuple[Any, str]], room_id: str) -> None:
+        for i, (agent, key) in enumerate(receivers):
+            client = RoomsClient(HttpTransport(bases[i % len(bases)], agent.id, key), filter="addressed")
+            self.clients.append(client)
+            await client.start()
+            await client.connect_to_room(room_id)
+        self.tasks = [asyncio.create_task(self._receive(c)) for c in self.clients]
+
+    async def _receive(self, client: RoomsClient) -> None:
         async for event in client.events():
             if event.get("type") == "message" and event["payload"].get("addressed"):
-                trial.received.setdefault(nonce_of(event["payload"]["body"]), time.perf_counter())
+                self.trial.received.setdefault(nonce_of(event["payload"]["body"]), time.perf_counter())
 
-    return clients, [asyncio.create_task(receive(c)) for c in clients]
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await close_clients(self.clients)
 
 
 async def close_clients(clients: list[RoomsClient]) -> None:
     for client in clients:
         await client.close()
         await client.transport.aclose()
-
-
 
 
 def summarise(name: str, rate: int, trials: list[Trial]) -> dict[str, Any]:
@@ -232,6 +241,28 @@ def summarise(name: str, rate: int, trials: list[Trial]) -> dict[str, Any]:
           f"p99 {row['p99_ms']:8.1f} ms ({row['p99_min']:.1f}..{row['p99_max']:.1f})  "
           f"lost {row['lost']}/{row['sent']}  accepted >= {achieved:.0f}/s  runs {len(trials)}", flush=True)
     return row
+
+
+async def measure(sides: list[Any], rates: list[int], runs: int, seconds: float,
+                  warmup: float = 1.0) -> dict[tuple[str, int], list[Trial]]:
+    """`runs` runs of `seconds` per side and rate, sides interleaved so that the machine's other load
+    hits them alike, after a warm-up run per side (`warmup` seconds at the first rate, not
+    counted: the first posts pay for cold caches and connection pools). Each side has `name`, and
+    async `open()`, `trial(rate, seconds)` and `close()`."""
+    results: dict[tuple[str, int], list[Trial]] = {}
+    for side in sides:
+        await side.open()
+    try:
+        for side in sides:
+            await side.trial(rates[0], warmup)
+        for rate in rates:
+            for _ in range(runs):
+                for side in sides:
+                    results.setdefault((side.name, rate), []).append(await side.trial(rate, seconds))
+        return results
+    finally:
+        for side in sides:
+            await side.close()
 
 
 def fresh_database(server_url: str, name: str) -> str:
@@ -274,30 +305,33 @@ class Deployment:
             wait_http(f"http://127.0.0.1:{port}/health", proc, "signoff serve")
             self.ports.append(port)
 
+    async def open(self) -> None:
+        """Connect the receivers (and the sender, for `send_targeted_message`) for the runs to come."""
+        bases = [f"http://127.0.0.1:{port}" for port in self.ports]
+        self.live = Receivers()
+        self.clients: list[RoomsClient] = []
+        await self.live.open(bases, self.receivers, self.room.id)
+        headers = {"Authorization": f"Bearer {self.sender_key}"}
+        if self.kind == "signoff":
+            sender = RoomsClient(HttpTransport(bases[0], self.sender.id, self.sender_key))
+            self.clients.append(sender)
+            await sender.start()
+            await sender.connect_to_room(self.room.id)
+            headers["X-Switch-Connection-Id"] = sender.connection_id
+        # Message i goes to receiver i % AGENTS through replica i % replicas: with several
+        # replicas and the receivers spread the same way, most posts land on a replica the
+        # receiver is not on.
+        self.spec = SendSpec(self.kind, "127.0.0.1", self.ports[0], headers, self.sender.id, room=self.room.id,
+                             more_ports=tuple(self.ports[1:]) if self.kind == "signoff-mention" else ())
+
     async def trial(self, rate: int, seconds: float) -> Trial:
-        trial = Trial()
-        clients: list[RoomsClient] = []
-        try:
-            bases = [f"http://127.0.0.1:{port}" for port in self.ports]
-            clients, readers = await open_receivers(bases, self.receivers, self.room.id, trial)
-            headers = {"Authorization": f"Bearer {self.sender_key}"}
-            if self.kind == "signoff":
-                sender = RoomsClient(HttpTransport(bases[0], self.sender.id, self.sender_key))
-                clients.append(sender)
-                await sender.start()
-                await sender.connect_to_room(self.room.id)
-                headers["X-Switch-Connection-Id"] = sender.connection_id
-            # Message i goes to receiver i % AGENTS through replica i % replicas: with several
-            # replicas and the receivers spread the same way, most posts land on a replica the
-            # receiver is not on.
-            spec = SendSpec(self.kind, "127.0.0.1", self.ports[0], headers, self.sender.id, room=self.room.id,
-                            more_ports=tuple(self.ports[1:]) if self.kind == "signoff-mention" else ())
-            await drive(spec, rate, seconds, trial)
-            for r in readers:
-                r.cancel()
-        finally:
-            await close_clients(clients)
+        trial = self.live.trial = Trial()
+        await drive(self.spec, rate, seconds, trial)
         return trial
+
+    async def close(self) -> None:
+        await self.live.close()
+        await close_clients(self.clients)
 
     def stop(self) -> None:
         for proc in self.procs:
