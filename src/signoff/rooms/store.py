@@ -129,8 +129,10 @@ class RoomStore:
         return value
 
     def ensure_fresh(self) -> None:
-        """Make the cache exact before a check: if the stored projection cursor is not ours, another
-        process (or a catch-up in flight) moved it, so catch up. One small read.
+        """Make the cache exact before a check: if the stored projection cursor is ahead of ours,
+        another process (or a pass of ours about to report) moved it, so take in what it applied (one
+        more statement; events appended but not yet applied by anyone are not in the tables either,
+        and the next pass or housekeeping applies them). One small read otherwise.
 
         Concurrent callers share checks: a check that started after a caller asked saw every commit
         made before it asked, so the caller needs no check of its own (under load, one read serves
@@ -140,7 +142,10 @@ class RoomStore:
             if self._fresh_since > asked:
                 return
             started = time.monotonic()
-            if self.projector.stored_cursor() != self.projector.cursor():
+            stored, ours = self.projector.stored_cursor(), self.projector.cursor()
+            if stored > ours:  # another process (a replica) applied events: take in just those
+                self.projector.follow(self._followed)
+            elif stored < ours:  # the tables were rebuilt meanwhile
                 self.projector.catch_up()
             self._fresh_since = started
 
