@@ -39,7 +39,6 @@ STRUCTURAL = frozenset({
 }) | access.STRUCTURAL
 CURSOR = "rooms"
 BATCH = 500
-ROWS_PER_INSERT = 500  # rows per statement (at most 12 parameters each: well inside every limit)
 
 # Cleared by a rebuild (the cursor row too, by the ledger's projector).
 TABLES = (
@@ -65,7 +64,7 @@ class Delivery:
 
 class Sink(list[Delivery]):
     """What a pass delivers, and what it writes once, at its end (`_write_rows`): message and
-    delivery rows, a few multi-row statements in all (no handler reads them back). It also keeps
+    delivery rows, one executemany per table (no handler reads them back). It also keeps
     the agent members of the rooms the pass has read: exact within a pass, since membership only
     changes through the pass's own events and the cursor lock keeps other passes out."""
 
@@ -177,14 +176,15 @@ def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict
 
 
 def _write_rows(conn: Connection, applied: Applied) -> None:
-    """The message and delivery rows of a whole pass, a few multi-row statements in all: a
-    statement per row (executemany) costs PostgreSQL one per message and per recipient."""
+    """The message and delivery rows of a whole pass, one executemany per table (a statement
+    compiled once; psycopg pipelines the rows), rather than one call per message. Multi-row
+    `VALUES` statements were slower: SQLAlchemy compiles one for every distinct row count."""
     assert isinstance(applied.deliveries, Sink)
     deliveries = [{"agent_id": d.agent_id, "seq": d.seq, "room_id": d.room_id, "type": d.type,
                    "addressed": d.addressed, "envelope": d.envelope} for d in applied.deliveries]
     for table, rows in ((rooms_messages, applied.deliveries.messages), (rooms_deliveries, deliveries)):
-        for start in range(0, len(rows), ROWS_PER_INSERT):
-            conn.execute(insert(table).values(rows[start:start + ROWS_PER_INSERT]))
+        if rows:
+            conn.execute(insert(table), rows)
 
 
 def apply(conn: Connection, event: Event, sink: Sink) -> set[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,8 +48,6 @@ class RoomStore:
         self._cache: dict[tuple[str, ...], Any] = {}
         self._cache_lock = threading.Lock()
         self._cache_generation = 0
-        self._fresh_lock = threading.Lock()
-        self._fresh_since = float("-inf")  # when the last finished freshness check started
         self._group = threading.Condition()
         self._pending: list[_Pending] = []
         self._leader = False
@@ -131,23 +128,14 @@ class RoomStore:
     def ensure_fresh(self) -> None:
         """Make the cache exact before a check: if the stored projection cursor is ahead of ours,
         another process (or a pass of ours about to report) moved it, so take in what it applied (one
-        more statement; events appended but not yet applied by anyone are not in the tables either,
-        and the next pass or housekeeping applies them). One small read otherwise.
-
-        Concurrent callers share checks: a check that started after a caller asked saw every commit
-        made before it asked, so the caller needs no check of its own (under load, one read serves
-        every request that queued behind the one in flight)."""
-        asked = time.monotonic()
-        with self._fresh_lock:
-            if self._fresh_since > asked:
-                return
-            started = time.monotonic()
-            stored, ours = self.projector.stored_cursor(), self.projector.cursor()
-            if stored > ours:  # another process (a replica) applied events: take in just those
-                self.projector.follow(self._followed)
-            elif stored < ours:  # the tables were rebuilt meanwhile
-                self.projector.catch_up()
-            self._fresh_since = started
+        more statement, none when our own pass covered it; events appended but not yet applied by
+        anyone are not in the tables either, and the next pass or housekeeping applies them). One
+        small read, and no lock, otherwise: requests must not queue behind a pass."""
+        stored, ours = self.projector.stored_cursor(), self.projector.cursor()
+        if stored > ours:
+            self.projector.follow(lambda after: after if after >= stored else self._followed(after))
+        elif stored < ours:  # the tables were rebuilt meanwhile
+            self.projector.catch_up()
 
     def group_append(self, case_id: str, events: Sequence[NewEvent]) -> tuple[int, ...]:
         """Append and project, committing concurrent callers' events together (group commit):
