@@ -92,6 +92,45 @@ def test_revoked_credentials_stop_working_at_once(world: World) -> None:
     assert s.rotate_token("agent", "fixer").startswith("soa_")  # the owner can issue a new key
 
 
+def test_a_token_used_before_is_refused_at_once_after_its_revocation_anywhere(db_url: str,
+                                                                            clock: FixedClock) -> None:
+    """Tokens are looked up from a cache on every request: a revocation, a rotation or a re-key made
+    through another process on the same database (another replica) must still stop the old token
+    on the very next request, with no notification in between (none is listened for here)."""
+    here_ledger, there_ledger = Ledger.from_url(db_url, clock), Ledger.from_url(db_url, clock)
+    try:
+        here = RoomService(here_ledger)
+        world = make_world(here)
+        there = RoomService(there_ledger)
+        for token, principal in ((world.fixer_key, world.fixer), (world.bob_token, world.bob),
+                                 (world.alice_token, world.alice), (world.reviewer_key, world.reviewer)):
+            assert here.authenticate(token) == principal  # now cached here
+        there.revoke_token("agent", "fixer")
+        there.revoke_token("user", "bob")
+        there.rotate_token("user", "alice")
+        _, new_key = there.create_agent(world.alice, "reviewer", "reviews", overwrite=True)
+        for token in (world.fixer_key, world.bob_token, world.alice_token, world.reviewer_key):
+            with pytest.raises(RefusedError, match="invalid or unknown token"):
+                here.authenticate(token)
+        assert here.authenticate(new_key).id == world.reviewer.id
+        clock.advance(90 * DAY)  # a cached token still expires on time
+        with pytest.raises(RefusedError, match="expired"):
+            here.authenticate(new_key)
+    finally:
+        here_ledger.close()
+        there_ledger.close()
+
+
+def test_unknown_tokens_do_not_grow_the_lookup_cache(world: World) -> None:
+    s = world.service
+    assert s.authenticate(world.alice_token) == world.alice
+    before = len(s.store._cache)
+    for n in range(50):
+        with pytest.raises(RefusedError):
+            s.authenticate(f"soa_made-up-{n}")
+    assert len(s.store._cache) == before
+
+
 def test_a_user_rotates_its_own_token_over_http(world: World) -> None:
     http = TestClient(create_app(service=world.service))
     response = http.post("/users/me/token", headers={"Authorization": f"Bearer {world.bob_token}"})

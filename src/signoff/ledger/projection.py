@@ -5,7 +5,8 @@ cursor row (one per projection, in a table with `name` and `seq` columns) record
 applied; it is advanced in the same transaction as the rows it covers, with a compare-and-set, so
 two processes catching up at once never apply an event twice. A workflow supplies only its
 handlers: `apply(conn, event, into)` writes the rows of one event and notes what changed in `into`,
-a fresh `start()` value per pass.
+a fresh `start()` value per pass; an optional `finish(conn, into)` writes, once per pass, rows that
+`apply` only collected (no handler may read them back within the pass).
 
 On PostgreSQL a projection may name a `channel`: each pass then sends `NOTIFY channel, '<origin>
 <cursor>'` in its own transaction, so other processes learn of the rows at commit (see `follow`);
@@ -41,13 +42,15 @@ class Projector(Generic[R]):
 
     def __init__(self, ledger: Ledger, *, name: str, prefix: str, cursor_table: Table, tables: Sequence[Table],
                  start: Callable[[], R], apply: Callable[[Connection, Event, R], None],
+                 finish: Callable[[Connection, R], None] | None = None,
                  on_pass: Callable[[R | None, int], None] | None = None,
                  on_skip: Callable[[int, int], None] | None = None, channel: str | None = None,
                  origin: str = "", batch: int = BATCH) -> None:
         self.ledger = ledger
         self.name, self.prefix = name, prefix
         self._cursors, self._tables = cursor_table, tuple(tables)
-        self._start, self._apply, self._on_pass, self._on_skip = start, apply, on_pass, on_skip
+        self._start, self._apply, self._finish = start, apply, finish
+        self._on_pass, self._on_skip = on_pass, on_skip
         self._notify = text("SELECT pg_notify(:channel, :cursor)") if channel and is_postgres(ledger.engine) else None
         self.channel, self._origin = channel, origin
         self._batch_size = batch
@@ -63,8 +66,9 @@ class Projector(Generic[R]):
         with self.ledger.engine.connect() as conn:
             return self._read_cursor(conn) or 0
 
-    def _read_cursor(self, conn: Connection) -> int | None:
-        value = conn.execute(select(self._cursors.c.seq).where(self._cursors.c.name == self.name)).scalar()
+    def _read_cursor(self, conn: Connection, for_update: bool = False) -> int | None:
+        query = select(self._cursors.c.seq).where(self._cursors.c.name == self.name)
+        value = conn.execute(query.with_for_update() if for_update else query).scalar()
         return None if value is None else int(value)
 
     def _batch(self, after: int) -> tuple[int, list[Event]]:
@@ -92,13 +96,19 @@ class Projector(Generic[R]):
 
                 def run(conn: Connection, batch: list[Event] = batch,
                         expected: int = expected) -> tuple[R | None, int]:
-                    current = self._read_cursor(conn)
+                    # The cursor row's lock makes passes of several processes take turns; appends
+                    # go on meanwhile (the events read are a gapless prefix of the chain: sequence
+                    # numbers are taken under the chain lock, held to commit). A first pass that
+                    # races another to insert the row fails on its key and is retried.
+                    current = self._read_cursor(conn, for_update=True)
                     if (current or 0) != expected:
                         # Another process applied events meanwhile: take its cursor and read again.
                         return None, current or 0
                     result = self._start()  # fresh per attempt: a retried transaction starts over
                     for event in batch:
                         self._apply(conn, event, result)
+                    if self._finish is not None:
+                        self._finish(conn, result)
                     last = batch[-1].seq
                     if current is None:
                         conn.execute(insert(self._cursors).values(name=self.name, seq=last))
@@ -108,7 +118,7 @@ class Projector(Generic[R]):
                         conn.execute(self._notify, {"channel": self.channel, "cursor": f"{self._origin} {last}"})
                     return result, last
 
-                result, cursor = self.ledger.transact(run)
+                result, cursor = self.ledger.transact(run, lock_chain=False)
                 if result is None and cursor > expected:
                     self._skip_to(cursor)
                     continue

@@ -46,13 +46,14 @@ def applied_since(engine: Engine, after: int, upto: int | None = None) -> tuple[
     bound: Any = (literal(upto, BigInteger) if upto is not None else
                   select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR).scalar_subquery())
     d = rooms_deliveries.c
-    # Three row kinds in one shape: kind, seq, name, room_id, addressed, body.
+    # Three row kinds in one shape: kind, seq, name, room_id, addressed, body, type.
     cursor = select(literal("c").label("kind"), cast(bound, BigInteger).label("seq"), null_of(String).label("name"),
-                    null_of(String).label("room_id"), null_of(Boolean).label("addressed"), null_of(Text).label("body"))
-    deliveries = select(literal("d"), d.seq, d.agent_id, d.room_id, d.addressed, d.envelope).where(
+                    null_of(String).label("room_id"), null_of(Boolean).label("addressed"), null_of(Text).label("body"),
+                    null_of(String).label("type"))
+    deliveries = select(literal("d"), d.seq, d.agent_id, d.room_id, d.addressed, d.envelope, d.type).where(
         d.seq > after, d.seq <= bound)
     changes = select(literal("e"), events.c.seq, events.c.type, null_of(String), null_of(Boolean),
-                     events.c.payload).where(events.c.seq > after, events.c.seq <= bound,
+                     events.c.payload, null_of(String)).where(events.c.seq > after, events.c.seq <= bound,
                                              events.c.case_id.startswith(PREFIX, autoescape=True))
     query = union_all(cursor, deliveries, changes).order_by("kind", "seq", "name").limit(2 * MAX_ROWS + 1)
     with engine.connect() as conn:
@@ -63,7 +64,7 @@ def applied_since(engine: Engine, after: int, upto: int | None = None) -> tuple[
     applied = Applied(cursor=reached)
     for r in rows:
         if r.kind == "d":
-            applied.deliveries.append(Delivery(r.name, int(r.seq), r.room_id, bool(r.addressed), r.body))
+            applied.deliveries.append(Delivery(r.name, int(r.seq), r.room_id, bool(r.addressed), r.body, r.type))
             applied.keys.update((f"agent:{r.name}", f"room:{r.room_id}"))
             if r.addressed:
                 applied.keys.add(f"agent+:{r.name}")

@@ -59,6 +59,19 @@ class Delivery:
     room_id: str
     addressed: bool
     envelope: str  # JSON without "sequence"
+    type: str
+
+
+class Sink(list[Delivery]):
+    """What a pass delivers, and what it writes once, at its end (`_write_rows`): message and
+    delivery rows, one executemany per table (no handler reads them back). It also keeps
+    the agent members of the rooms the pass has read: exact within a pass, since membership only
+    changes through the pass's own events and the cursor lock keeps other passes out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[dict[str, Any]] = []
+        self.members: dict[str, list[str]] = {}
 
 
 @dataclass
@@ -67,7 +80,7 @@ class Applied:
     had applied events this process never saw (then in-memory caches must be dropped)."""
 
     keys: set[str] = field(default_factory=set)
-    deliveries: list[Delivery] = field(default_factory=list)
+    deliveries: list[Delivery] = field(default_factory=Sink)
     foreign: bool = False
     structural: bool = False  # identities, rooms, membership, roles or policies changed
     cursor: int = 0
@@ -82,8 +95,8 @@ class Projector:
         self._on_applied = on_applied
         self._projector: ledger_projection.Projector[Applied] = ledger_projection.Projector(
             ledger, name=CURSOR, prefix=PREFIX, cursor_table=rooms_cursor, tables=TABLES, start=Applied,
-            apply=_apply_into, on_pass=self._passed, on_skip=on_skip, channel=channel, origin=origin,
-            batch=BATCH)
+            apply=_apply_into, finish=_write_rows, on_pass=self._passed, on_skip=on_skip, channel=channel,
+            origin=origin, batch=BATCH)
 
     def _passed(self, result: Applied | None, cursor: int) -> None:
         if self._on_applied is None:
@@ -114,6 +127,7 @@ class Projector:
 
 
 def _apply_into(conn: Connection, event: Event, applied: Applied) -> None:
+    assert isinstance(applied.deliveries, Sink)  # a pass's Applied always starts with one
     applied.keys.update(apply(conn, event, applied.deliveries))
     applied.structural |= event.type in STRUCTURAL
 
@@ -121,13 +135,13 @@ def _apply_into(conn: Connection, event: Event, applied: Applied) -> None:
 _CHANNEL_TYPES: dict[str, str] = {}  # room id -> channel type (never changes once a room exists)
 
 
-def _members(conn: Connection, room_id: str, kind: str) -> list[str]:
-    rows = conn.execute(
-        select(rooms_members.c.member_id).where(
-            rooms_members.c.room_id == room_id, rooms_members.c.member_kind == kind
-        )
-    ).all()
-    return [r.member_id for r in rows]
+def _agents(conn: Connection, room_id: str, sink: Sink) -> list[str]:
+    """The room's agent members (read once per pass)."""
+    if room_id not in sink.members:
+        rows = conn.execute(select(rooms_members.c.member_id).where(
+            rooms_members.c.room_id == room_id, rooms_members.c.member_kind == "agent")).all()
+        sink.members[room_id] = [r.member_id for r in rows]
+    return sink.members[room_id]
 
 
 def _channel_type(conn: Connection, room_id: str) -> str | None:
@@ -142,7 +156,7 @@ def _channel_type(conn: Connection, room_id: str) -> str | None:
 
 
 def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict[str, Any],
-             recipients: Iterable[tuple[str, bool]], sink: list[Delivery]) -> set[str]:
+             recipients: Iterable[tuple[str, bool]], sink: Sink) -> set[str]:
     envelope = {
         "type": type_,
         "room_id": room_id,
@@ -150,32 +164,30 @@ def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict
         "channel_type": _channel_type(conn, room_id),
         "payload": payload,
     }
-    rows = []
     keys = {f"room:{room_id}"}
     for agent_id, addressed in recipients:
         env = dict(envelope)
         env["payload"] = payload if type_ == "room_join" else {**payload, "addressed": addressed}
-        text = _dumps(env)
-        rows.append(
-            {
-                "agent_id": agent_id,
-                "seq": seq,
-                "room_id": room_id,
-                "type": type_,
-                "addressed": addressed,
-                "envelope": text,
-            }
-        )
         keys.add(f"agent:{agent_id}")
         if addressed:
             keys.add(f"agent+:{agent_id}")
-        sink.append(Delivery(agent_id, seq, room_id, addressed, text))
-    if rows:
-        conn.execute(insert(rooms_deliveries), rows)
-    return keys
+        sink.append(Delivery(agent_id, seq, room_id, addressed, _dumps(env), type_))
+    return keys  # the rows are written once per pass, by _write_rows
 
 
-def apply(conn: Connection, event: Event, sink: list[Delivery]) -> set[str]:
+def _write_rows(conn: Connection, applied: Applied) -> None:
+    """The message and delivery rows of a whole pass, one executemany per table (a statement
+    compiled once; psycopg pipelines the rows), rather than one call per message. Multi-row
+    `VALUES` statements were slower: SQLAlchemy compiles one for every distinct row count."""
+    assert isinstance(applied.deliveries, Sink)
+    deliveries = [{"agent_id": d.agent_id, "seq": d.seq, "room_id": d.room_id, "type": d.type,
+                   "addressed": d.addressed, "envelope": d.envelope} for d in applied.deliveries]
+    for table, rows in ((rooms_messages, applied.deliveries.messages), (rooms_deliveries, deliveries)):
+        if rows:
+            conn.execute(insert(table), rows)
+
+
+def apply(conn: Connection, event: Event, sink: Sink) -> set[str]:
     """Apply one event; returns the notifier keys it touches and adds its deliveries to `sink`."""
     handler = _HANDLERS.get(event.type)
     if handler is None:
@@ -183,7 +195,7 @@ def apply(conn: Connection, event: Event, sink: list[Delivery]) -> set[str]:
     return handler(conn, event, sink)
 
 
-def _user_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _user_created(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_users).values(
@@ -195,7 +207,7 @@ def _user_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]
     return set()
 
 
-def _user_token_rotated(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _user_token_rotated(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(delete(rooms_tokens).where(rooms_tokens.c.principal_id == p["user_id"],
                                             rooms_tokens.c.kind == "user"))
@@ -203,13 +215,13 @@ def _user_token_rotated(conn: Connection, ev: Event, sink: list[Delivery]) -> se
     return set()
 
 
-def _regkey_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _regkey_created(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     access.insert_token(conn, ev, p["token_hash"], "registration", p["owner_user_id"])
     return set()
 
 
-def _agent_registered(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _agent_registered(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     exists = conn.execute(select(rooms_agents.c.agent_id).where(rooms_agents.c.agent_id == p["agent_id"])).first()
     values = {
@@ -232,14 +244,14 @@ def _agent_registered(conn: Connection, ev: Event, sink: list[Delivery]) -> set[
     return set()
 
 
-def _agent_policy_set(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _agent_policy_set(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     policy = None if p["policy"] is None else _dumps(p["policy"])
     conn.execute(update(rooms_agents).where(rooms_agents.c.agent_id == p["agent_id"]).values(policy=policy))
     return set()
 
 
-def _room_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _room_created(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_rooms).values(
@@ -251,7 +263,7 @@ def _room_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]
     return set()
 
 
-def _member_added(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _member_added(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     room_id, kind, member_id = p["room_id"], p["kind"], p["member_id"]
     exists = conn.execute(
@@ -262,9 +274,10 @@ def _member_added(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]
     ).first()
     if exists is not None:
         return set()
-    others = [a for a in _members(conn, room_id, "agent") if a != member_id]
+    others = [a for a in _agents(conn, room_id, sink) if a != member_id]
     conn.execute(insert(rooms_members).values(room_id=room_id, member_kind=kind, member_id=member_id,
                                               joined_seq=ev.seq))
+    sink.members.pop(room_id, None)
     payload = {
         "member": f"{kind}:{member_id}",
         "member_name": p["name"],
@@ -274,7 +287,7 @@ def _member_added(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]
     return _deliver(conn, ev.seq, room_id, "room_join", payload, [(a, False) for a in others], sink)
 
 
-def _member_removed(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _member_removed(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(
         delete(rooms_members).where(
@@ -282,25 +295,23 @@ def _member_removed(conn: Connection, ev: Event, sink: list[Delivery]) -> set[st
             rooms_members.c.member_id == p["member_id"],
         )
     )
+    sink.members.pop(p["room_id"], None)
     return {f"room:{p['room_id']}"}
 
 
-def _message_posted(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _message_posted(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     room_id = p["room_id"]
-    conn.execute(
-        insert(rooms_messages).values(
-            seq=ev.seq, message_id=p["message_id"], room_id=room_id, sender_kind=p["sender_kind"],
-            sender_id=p["sender_id"], sender=p["sender"], sender_name=p["sender_name"], body=p["body"],
-            thread_id=p.get("thread_id"), timestamp=p["timestamp"], auto_reply=bool(p.get("auto_reply")),
-            attachments=_dumps(p.get("attachments") or []),
-        )
-    )
+    sink.messages.append(dict(
+        seq=ev.seq, message_id=p["message_id"], room_id=room_id, sender_kind=p["sender_kind"],
+        sender_id=p["sender_id"], sender=p["sender"], sender_name=p["sender_name"], body=p["body"],
+        thread_id=p.get("thread_id"), timestamp=p["timestamp"], auto_reply=bool(p.get("auto_reply")),
+        attachments=_dumps(p.get("attachments") or [])))
     addressed: dict[str, bool] = p.get("addressed_agents") or {}
     # An agent never receives its own messages.
     recipients = [
         (a, bool(addressed.get(a, False)))
-        for a in _members(conn, room_id, "agent")
+        for a in _agents(conn, room_id, sink)
         if not (p["sender_kind"] == "agent" and a == p["sender_id"])
     ]
     payload = {
@@ -316,7 +327,7 @@ def _message_posted(conn: Connection, ev: Event, sink: list[Delivery]) -> set[st
     return _deliver(conn, ev.seq, room_id, "message", payload, recipients, sink)
 
 
-def _document_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _document_created(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_documents).values(
@@ -328,7 +339,7 @@ def _document_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[
     return {f"room:{p['room_id']}"}
 
 
-def _document_updated(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _document_updated(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     changes = {k: p[k] for k in ("name", "description", "instructions", "content") if p.get(k) is not None}
     conn.execute(
@@ -339,12 +350,12 @@ def _document_updated(conn: Connection, ev: Event, sink: list[Delivery]) -> set[
     return {f"room:{p['room_id']}"}
 
 
-def _document_deleted(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _document_deleted(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     conn.execute(delete(rooms_documents).where(rooms_documents.c.document_id == ev.payload["document_id"]))
     return {f"room:{ev.payload['room_id']}"}
 
 
-def _role_defined(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _role_defined(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(delete(rooms_roles).where(rooms_roles.c.room_id == p["room_id"], rooms_roles.c.name == p["name"]))
     conn.execute(insert(rooms_roles).values(room_id=p["room_id"], name=p["name"], instructions=p["instructions"],
@@ -352,7 +363,7 @@ def _role_defined(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]
     return set()
 
 
-def _reference_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _reference_created(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(
         insert(rooms_references).values(
@@ -363,7 +374,7 @@ def _reference_created(conn: Connection, ev: Event, sink: list[Delivery]) -> set
     return set()
 
 
-def _reference_attached(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _reference_attached(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     exists = conn.execute(
         select(rooms_room_references.c.room_id).where(
@@ -376,7 +387,7 @@ def _reference_attached(conn: Connection, ev: Event, sink: list[Delivery]) -> se
     return set()
 
 
-def _approval_requested(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _approval_requested(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     card = {k: p[k] for k in ("title", "options", "responders", "expires_at")}
     card["responder_roles"] = p.get("responder_roles", [])  # cards asked before people's roles have none
@@ -386,11 +397,11 @@ def _approval_requested(conn: Connection, ev: Event, sink: list[Delivery]) -> se
             card=_dumps(card), expires_at=p["expires_at"], state="pending", outcome=None, requested_seq=ev.seq,
         )
     )
-    recipients = [(a, a == p["requester_agent_id"]) for a in _members(conn, p["room_id"], "agent")]
+    recipients = [(a, a == p["requester_agent_id"]) for a in _agents(conn, p["room_id"], sink)]
     return _deliver(conn, ev.seq, p["room_id"], "approval_request", dict(p), recipients, sink)
 
 
-def _approval_outcome(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _approval_outcome(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(
         update(rooms_approvals)
@@ -398,18 +409,18 @@ def _approval_outcome(conn: Connection, ev: Event, sink: list[Delivery]) -> set[
         .values(state=p["outcome"], outcome=_dumps(p))
     )
     requester = p["requester_agent_id"]
-    recipients = [(a, a == requester) for a in _members(conn, p["room_id"], "agent")]
+    recipients = [(a, a == requester) for a in _agents(conn, p["room_id"], sink)]
     return _deliver(conn, ev.seq, p["room_id"], "approval_outcome", dict(p), recipients, sink)
 
 
-def _approval_discarded(conn: Connection, ev: Event, sink: list[Delivery]) -> set[str]:
+def _approval_discarded(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     requester = p["requester_agent_id"]
     return _deliver(conn, ev.seq, p["room_id"], "approval_response_discarded", dict(p), [(requester, True)],
                     sink)
 
 
-_HANDLERS: dict[str, Callable[[Connection, Event, list[Delivery]], set[str]]] = {
+_HANDLERS: dict[str, Callable[[Connection, Event, Sink], set[str]]] = {
     "user.created": _user_created,
     "user.token_rotated": _user_token_rotated,
     "regkey.created": _regkey_created,

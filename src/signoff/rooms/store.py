@@ -112,21 +112,29 @@ class RoomStore:
     # Hot-path reads (posting) come from a cache of rooms, members, roles and agent settings. It is
     # exact whenever the projector is caught up: every change to those goes through the projector,
     # which clears the cache (and another process's changes are detected as foreign).
-    def cached(self, key: tuple[str, ...], load: Callable[[], Any]) -> Any:
+    def cached(self, key: tuple[str, ...], load: Callable[[], Any], keep_none: bool = True) -> Any:
+        """The cached value of `key`, else `load()` (kept unless it is None and not `keep_none`:
+        what anyone may ask for, such as unknown tokens, must not grow the cache)."""
         with self._cache_lock:
             if key in self._cache:
                 return self._cache[key]
             generation = self._cache_generation
         value = load()
         with self._cache_lock:
-            if generation == self._cache_generation:
+            if generation == self._cache_generation and (keep_none or value is not None):
                 self._cache[key] = value
         return value
 
     def ensure_fresh(self) -> None:
-        """Make the cache exact before a check: if the stored projection cursor is not ours, another
-        process (or a catch-up in flight) moved it, so catch up. One small read, no lock."""
-        if self.projector.stored_cursor() != self.projector.cursor():
+        """Make the cache exact before a check: if the stored projection cursor is ahead of ours,
+        another process (or a pass of ours about to report) moved it, so take in what it applied (one
+        more statement, none when our own pass covered it; events appended but not yet applied by
+        anyone are not in the tables either, and the next pass or housekeeping applies them). One
+        small read, and no lock, otherwise: requests must not queue behind a pass."""
+        stored, ours = self.projector.stored_cursor(), self.projector.cursor()
+        if stored > ours:
+            self.projector.follow(lambda after: after if after >= stored else self._followed(after))
+        elif stored < ours:  # the tables were rebuilt meanwhile
             self.projector.catch_up()
 
     def group_append(self, case_id: str, events: Sequence[NewEvent]) -> tuple[int, ...]:

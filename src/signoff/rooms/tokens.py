@@ -89,18 +89,15 @@ class Credentials:
         return row
 
     def authenticate(self, token: str) -> Principal:
-        """The user or agent behind a bearer token; registration keys are refused here. One query:
-        this runs on every request."""
+        """The user or agent behind a bearer token; registration keys are refused here. This runs on
+        every request: the token's row comes from the store's cache (exact once `ensure_fresh` has
+        run, since every credential event is structural and clears it), and its lifetime is checked
+        on every use."""
         if not isinstance(token, str) or not token or len(token) > 500:
             raise RefusedError(*_INVALID)
-        t, a, u = rooms_tokens, rooms_agents, rooms_users
-        row = self.store.one(
-            select(t.c.token_hash, t.c.kind, t.c.principal_id, t.c.issued_at, a.c.name.label("a_name"),
-                   a.c.owner_user_id,
-                   u.c.name.label("u_name"), u.c.display_name, u.c.is_admin, u.c.external)
-            .select_from(t.outerjoin(a, (t.c.kind == "agent") & (a.c.agent_id == t.c.principal_id))
-                         .outerjoin(u, (t.c.kind == "user") & (u.c.user_id == t.c.principal_id)))
-            .where(t.c.token_hash == digest(token)))
+        hashed = digest(token)
+        self.store.ensure_fresh()
+        row = self.store.cached(("token", hashed), lambda: self._principal_row(hashed), keep_none=False)
         if row is None or row.kind == "registration" or not same_digest(row.token_hash, token):
             raise RefusedError(*_INVALID)
         self._refuse_expired(row.kind, row.issued_at)
@@ -110,6 +107,17 @@ class Credentials:
             return Principal("user", row.principal_id, row.u_name, row.display_name, row.principal_id,
                              bool(row.is_admin), bool(row.external))
         raise RefusedError(*_INVALID)
+
+    def _principal_row(self, hashed: str) -> Any:
+        """The token's row joined with its user or agent (one query), or None."""
+        t, a, u = rooms_tokens, rooms_agents, rooms_users
+        return self.store.one(
+            select(t.c.token_hash, t.c.kind, t.c.principal_id, t.c.issued_at, a.c.name.label("a_name"),
+                   a.c.owner_user_id,
+                   u.c.name.label("u_name"), u.c.display_name, u.c.is_admin, u.c.external)
+            .select_from(t.outerjoin(a, (t.c.kind == "agent") & (a.c.agent_id == t.c.principal_id))
+                         .outerjoin(u, (t.c.kind == "user") & (u.c.user_id == t.c.principal_id)))
+            .where(t.c.token_hash == hashed))
 
     def authenticate_registration(self, token: str) -> Principal:
         row = self._token_row(token)
