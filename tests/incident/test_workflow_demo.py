@@ -41,6 +41,7 @@ def finished(node: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path,
     return Path(summary["run"]), keys, summary
 
 
+@pytest.mark.slow
 def test_demo_passes_the_grader_three_times_in_a_row_from_fresh_state(node: str, tmp_path: Path) -> None:
     for attempt in range(3):
         settings, keys = fresh(tmp_path, f"home{attempt}")
@@ -110,6 +111,7 @@ def test_grader_finds_a_customer_name_and_a_code_line_in_any_room(finished: tupl
     assert bad == {"no customer name in any post", "no line of either company's code in any post (measured)"}
 
 
+@pytest.mark.slow
 def test_grader_fails_an_unfinished_incident(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path, "home")
     run = new_run(tmp_path / "runs", keys)
