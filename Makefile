@@ -7,9 +7,10 @@ PYTEST_ARGS ?=
 # folders and session fixtures. Many tests start sandboxes, servers and git, which wait on I/O, so one
 # worker more than the cores keeps them busy; more than that only adds contention on 2 cores.
 # `make test TEST_WORKERS=0` runs serially. Whole files go to one worker, so a module's fixtures are
-# built once.
+# built once; they are handed out in collection order, where tests/conftest.py puts the files with
+# the most `slow` tests first (xdist's own reorder would put the files with the most tests first).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
-PYTEST_PARALLEL := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+PYTEST_PARALLEL := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 .PHONY: demo test lint install install-dev clean
 

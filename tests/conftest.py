@@ -6,6 +6,7 @@ import os
 import pwd
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,15 @@ import pytest
 from tests.support.pg import PgServer, pg_bin
 from tests.support.requires import require
 from tests.support.synapse_fixture import synapse  # noqa: F401  (the session's Synapse, for tests/bridges)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with the most tests marked `slow` run first. `make test` hands whole files to its
+    workers in this order (--dist loadfile --no-loadscope-reorder): a long file handed out last would
+    keep one worker busy after the others had finished. The sort is stable, so a file's tests stay
+    together and in order."""
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.path])
 
 
 @pytest.fixture(scope="session")

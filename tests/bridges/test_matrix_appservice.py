@@ -84,6 +84,7 @@ def _from_puppet(puppet: str, text: str) -> Any:
     return match
 
 
+@pytest.mark.slow
 def test_agents_speak_as_puppets_and_a_mention_of_a_puppet_addresses_its_agent(
         as_synapse: tuple[Synapse, Registration], tmp_path: Path) -> None:
     server, registration = as_synapse
@@ -174,6 +175,7 @@ def test_a_claim_by_direct_message_and_a_card_work_in_application_service_mode(
     asyncio.run(run())
 
 
+@pytest.mark.slow
 def test_a_registration_is_not_overwritten_and_a_bad_one_is_an_error_and_fix(tmp_path: Path) -> None:
     path = tmp_path / "registration.yaml"
     path.write_text("not: ours\n")
@@ -197,6 +199,7 @@ def _serve(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return proc
 
 
+@pytest.mark.slow
 def test_a_push_is_acknowledged_only_once_recorded_and_hostile_pushes_are_refused_or_counted(
         as_synapse: tuple[Synapse, Registration], tmp_path: Path) -> None:
     """What the homeserver does, done by hand: pushes to the registration's URL with its hs_token."""

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
@@ -26,6 +28,7 @@ def _args(room: str, matrix_room: str, synapse: Synapse, bot: str) -> list[str]:
             "--homeserver", synapse.base, "--matrix-user", bot]
 
 
+@pytest.mark.slow
 def test_the_command_relays_both_ways_and_stops_on_sigterm(synapse: Synapse, tmp_path: Path) -> None:
     world = make_world(synapse, tmp_path)
     env = {**os.environ, "SIGNOFF_HOME": str(tmp_path / "home"), "SIGNOFF_DB": f"sqlite:///{tmp_path / 'ledger.db'}",
@@ -58,6 +61,7 @@ def test_the_command_relays_both_ways_and_stops_on_sigterm(synapse: Synapse, tmp
         f"{world.alice.user_id[1:]}: @guarded run the migration"]
 
 
+@pytest.mark.slow
 def test_a_refused_matrix_token_is_an_error_and_fix(synapse: Synapse, tmp_path: Path) -> None:
     world = make_world(synapse, tmp_path)
     env = {**os.environ, "SIGNOFF_HOME": str(tmp_path / "home"), "SIGNOFF_DB": f"sqlite:///{tmp_path / 'ledger.db'}",
@@ -86,6 +90,7 @@ def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*SIGNOFF, "bridge", "matrix", *args], env=env, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_claim_code_claims_and_revoke_from_the_command_line(tmp_path: Path) -> None:
     service, ledger, env, bridge_token = _claims_world(tmp_path)
     made = _cli(env, "claim-code", "--matrix-user", "@alice:example.org")
@@ -103,6 +108,7 @@ def test_claim_code_claims_and_revoke_from_the_command_line(tmp_path: Path) -> N
     ledger.close()
 
 
+@pytest.mark.slow
 def test_claim_commands_refuse_bad_input_with_error_and_fix(tmp_path: Path) -> None:
     _, ledger, env, _ = _claims_world(tmp_path)
     head = ledger.head()

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from signoff.bridges.matrix import MESSAGE_ID_KEY, MatrixBridge
 from signoff.ledger import NewEvent
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
@@ -42,6 +44,7 @@ async def _both_ways(world: World, bridge: MatrixBridge, alice: MatrixPerson, to
     await until_seen(bridge, alice, lambda e: e in _in_matrix(world, alice, to_matrix))
 
 
+@pytest.mark.slow
 def test_nothing_is_lost_or_doubled_across_bridge_and_synapse_restarts(synapse: Synapse, tmp_path: Path) -> None:
     world = make_world(synapse, tmp_path)
 
@@ -88,6 +91,7 @@ def test_nothing_is_lost_or_doubled_across_bridge_and_synapse_restarts(synapse: 
     asyncio.run(run())
 
 
+@pytest.mark.slow
 def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: Synapse, tmp_path: Path) -> None:
     world = make_world(synapse, tmp_path)
     port = free_port()

@@ -53,6 +53,7 @@ def review(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequ
         site.stop()
 
 
+@pytest.mark.slow
 def test_a_non_owner_is_refused(review: Review, tabs: Any) -> None:
     tab = tabs(review.site)
     tab.expect_refusal(403)

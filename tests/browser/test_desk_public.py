@@ -90,6 +90,7 @@ class Responses:
             self.bodies.append("")
 
 
+@pytest.mark.slow
 def test_a_clean_report_shows_its_tracking_link_once(site: Site, tabs: Any) -> None:
     tab = tabs(site, width=375)
     page = tab.page
@@ -169,6 +170,7 @@ def second_site(copies: Callable[[], Site]) -> Site:
     return copies()
 
 
+@pytest.mark.slow
 def test_a_second_reporter_says_no_with_a_reason(second_site: Site, reproduced: Filed, tabs: Any) -> None:
     site = second_site
     tab = tabs(site)

@@ -77,6 +77,7 @@ def alice(world: World) -> Iterator[httpx.Client]:
     client.close()
 
 
+@pytest.mark.slow
 def test_the_secrets_are_really_in_the_recording(world: World) -> None:
     # Guards the leak tests below: they look for something that exists.
     for org in ("payco", "shopco"):
@@ -245,6 +246,7 @@ def test_view_as_payco_frosts_shopco(world: World, tabs: Any) -> None:
     assert PASSWORD not in html
 
 
+@pytest.mark.slow
 def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None:
     require_sandbox()
     tab = tabs(world.site)
@@ -304,6 +306,7 @@ class Frames:
         return "\n".join(self.lines)
 
 
+@pytest.mark.slow
 def test_watch_a_live_incident(world: World, tabs: Any, alice: httpx.Client) -> None:
     site = world.site
     settings = Settings.load(home=site.home, env={}, cwd=site.root)

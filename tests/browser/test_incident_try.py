@@ -52,6 +52,7 @@ def code_line() -> str:
                 if "hmac.new(" in ln)
 
 
+@pytest.mark.slow
 def test_a_code_line_is_blocked_by_the_guard_whose_code_it_is(site: Site) -> None:
     r = tried(site, f"our signer does: {code_line()}")
     assert r.status_code == 200
@@ -111,6 +112,7 @@ def test_nothing_of_the_text_is_stored_or_logged(site: Site) -> None:
         site.start()
 
 
+@pytest.mark.slow
 def test_the_rate_limit_refuses_after_the_configured_tries(tmp_path_factory: pytest.TempPathFactory) -> None:
     limited = make_site(tmp_path_factory, "[web]\nincident_tries_per_minute = 3\n")
     limited.start()

@@ -59,6 +59,7 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
         ledger.close()
 
 
+@pytest.mark.slow
 def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tabs: Any) -> None:
     tab = tabs(review.site)
     tab.expect_refusal(403)

@@ -100,6 +100,7 @@ def _csrf(client: httpx.Client, path: str) -> str:
     return client.get(path).text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
 
 
+@pytest.mark.slow
 def test_attacks_on_the_case_actions_are_refused_and_change_nothing(workspace: Workspace) -> None:
     w, r, case_id = workspace, workspace.attacked, workspace.attacked_case
     digest = read_case(w.ledger, case_id).harness_digest
@@ -153,6 +154,7 @@ def test_attacks_on_the_case_actions_are_refused_and_change_nothing(workspace: W
     assert w.state(case_id) == "CONTRACT_PROPOSED"
 
 
+@pytest.mark.slow
 def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tabs: Any) -> None:
     w, r, case_id = workspace, workspace.flow, workspace.flow_case
     digest = read_case(w.ledger, case_id).harness_digest

@@ -60,6 +60,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rooms]:
         site.stop()
 
 
+@pytest.mark.slow
 def test_a_room_shows_its_messages_members_policies_and_documents(world: Rooms, tabs: Any) -> None:
     tab = tabs(world.site)
     tab.sign_in("alice")

@@ -24,6 +24,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         s.stop()
 
 
+@pytest.mark.slow
 def test_sign_in_and_out_with_a_password(site: Site, tabs: Any) -> None:
     tab = tabs(site)
     page = tab.page
@@ -163,6 +164,7 @@ def strict_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         s.stop()
 
 
+@pytest.mark.slow
 def test_guessing_passwords_is_stopped(strict_site: Site) -> None:
     with httpx.Client(base_url=strict_site.url) as guesser:
         token = strict_site.csrf(guesser)

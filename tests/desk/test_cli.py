@@ -11,6 +11,7 @@ import pytest
 from signoff.cli.main import main
 
 
+@pytest.mark.slow
 def test_demo_runs_the_whole_loop(home: Path, sandbox_ok: None, capsys: pytest.CaptureFixture[str]) -> None:
     before = dict(os.environ)
     assert main(["demo", "desk", "--json"]) == 0

@@ -92,6 +92,7 @@ def _child(home: str, db_url: str, i: int, barrier: Any, out: Any) -> None:
     out.put((got.report_id, got.bug_id, got.capability, got.tracking_path))
 
 
+@pytest.mark.slow
 def test_racing_processes_open_one_bug(db_url: str, tmp_path: Path) -> None:
     home = tmp_path / ".signoff"
     desk = _desk(home, db_url)  # creates the schema and the webhook secret before the race

@@ -42,6 +42,7 @@ def test_guard_check_exit_codes(home: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 2 and "no such file" in err
 
 
+@pytest.mark.slow
 def test_run_then_verify_then_tamper(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "incident", "run", "--json")
     summary = json.loads(out)

@@ -97,6 +97,7 @@ def test_restarted_server_process_refuses_a_sixth_fingerprint(
         ledger.close()
 
 
+@pytest.mark.slow
 def test_two_server_processes_on_one_database_cannot_exceed_five(
         db_url: str, start_server: Any, buggy_run: SimulationResult) -> None:
     issued, token = Notary().open_incident(), secrets.token_urlsafe(16)

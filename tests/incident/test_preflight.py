@@ -38,6 +38,7 @@ def scratch_runs() -> set[Path]:
     return set(Path(tempfile.gettempdir()).glob("incident-preflight-*"))
 
 
+@pytest.mark.slow
 def test_preflight_fails_until_set_up_then_passes(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     require_sandbox()
     before = scratch_runs()
@@ -60,6 +61,7 @@ def test_preflight_fails_until_set_up_then_passes(node: str, home: Path, capsys:
     assert code == 0 and out.count("PASS") == len(CHECKLIST) and "preflight passes" in out
 
 
+@pytest.mark.slow
 def test_a_changed_guard_and_changed_settings_fail_with_their_fix(node: str, home: Path, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     require_sandbox()

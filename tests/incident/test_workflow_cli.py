@@ -22,6 +22,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_demo_then_grade_then_replay(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "demo", "incident")
     assert code == 0, out
@@ -53,6 +54,7 @@ def test_grade_and_replay_errors_are_messages(home: Path, capsys: pytest.Capture
     assert code == 2 and "unknown organisation 'bank'" in err
 
 
+@pytest.mark.slow
 def test_grade_exit_1_for_an_unfinished_run(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     settings = Settings.load()
     keys = KeyStore(settings.keys_dir)

@@ -1,5 +1,6 @@
-"""The incident in rooms: the demo passes the grader three times in a row from fresh state; the
-grader fails runs that are incomplete or where something crossed that should not have; replay."""
+"""The incident in rooms: the grader fails runs that are incomplete or where something crossed that
+should not have; replay. (That the demo passes the grader three times in a row from fresh state is
+in test_workflow_demo_repeat.py: a file of its own, so a worker can run it beside this one.)"""
 
 from __future__ import annotations
 
@@ -39,23 +40,6 @@ def finished(node: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path,
     settings, keys = fresh(tmp, "home")
     summary = run_demo(tmp / "runs", keys, settings, over_http=False)
     return Path(summary["run"]), keys, summary
-
-
-def test_demo_passes_the_grader_three_times_in_a_row_from_fresh_state(node: str, tmp_path: Path) -> None:
-    for attempt in range(3):
-        settings, keys = fresh(tmp_path, f"home{attempt}")
-        # Over HTTP to a room server process, as the CLI runs it.
-        summary = run_demo(tmp_path / f"runs{attempt}", keys, settings)
-        result = grade(Path(summary["run"]), keys)
-        assert result["ok"], failed(result)
-        assert len(result["checks"]) >= 12
-        assert summary["incident"] == "INC-0001" and summary["status"] == "closed"
-        assert summary["code_lines_crossed"] == 0
-        assert summary["bug"] == {"events": 60, "rejected": 6}
-        assert summary["e2e"] == {"events": 60, "accepted": 60, "rejected": 0}
-        assert summary["disclosures_made"] == 5 and summary["posts_blocked_by_guards"] == 2
-        assert 0 < summary["time_to_root_cause_s"] <= summary["time_to_close_s"]
-        assert all(summary["preflight"].values()), summary["preflight"]
 
 
 def _copy(run: Path, tmp: Path) -> Path:
@@ -110,6 +94,7 @@ def test_grader_finds_a_customer_name_and_a_code_line_in_any_room(finished: tupl
     assert bad == {"no customer name in any post", "no line of either company's code in any post (measured)"}
 
 
+@pytest.mark.slow
 def test_grader_fails_an_unfinished_incident(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path, "home")
     run = new_run(tmp_path / "runs", keys)

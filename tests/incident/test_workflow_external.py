@@ -45,6 +45,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, str]]:
         proc.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("without", [(), ("request_approval",)], ids=["cards", "no-cards"])
 def test_the_incident_on_an_external_server(node: str, server: tuple[str, str], tmp_path: Path,
                                             without: tuple[str, ...]) -> None:
@@ -68,6 +69,7 @@ def test_the_incident_on_an_external_server(node: str, server: tuple[str, str], 
             inc.restart("rooms")
 
 
+@pytest.mark.slow
 def test_two_runs_on_one_server_each_with_names_of_its_own(node: str, server: tuple[str, str],
                                                              tmp_path: Path) -> None:
     url, admin_token = server
@@ -91,6 +93,7 @@ def test_two_runs_on_one_server_each_with_names_of_its_own(node: str, server: tu
             assert detail["name"] == f"payco-shopco-shared{info.suffix}"
 
 
+@pytest.mark.slow
 def test_the_demo_command_on_an_external_server(node: str, server: tuple[str, str], home: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,6 +116,7 @@ def test_the_demo_command_on_an_external_server(node: str, server: tuple[str, st
     assert RunInfo.load(Path(summary["run"])).url == url
 
 
+@pytest.mark.slow
 def test_a_refused_operator_leaves_no_run_behind(server: tuple[str, str], tmp_path: Path) -> None:
     from signoff.incident.stack import provision
     from signoff.kernel.errors import SignoffError

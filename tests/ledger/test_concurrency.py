@@ -8,6 +8,8 @@ import signal
 import time
 from collections import Counter
 
+import pytest
+
 from signoff.ledger import Ledger, NewJob, Outbox, verify_chain
 from tests.ledger.workers import append_many, deliver_forever
 
@@ -33,6 +35,7 @@ def _check_dense(ledger: Ledger, expected_total: int) -> None:
     assert report.count == expected_total
 
 
+@pytest.mark.slow
 def test_sixteen_writers_threads_and_processes(db_url: str) -> None:
     Ledger.from_url(db_url).close()  # migrate once up front
     ctx = multiprocessing.get_context("spawn")
@@ -48,6 +51,7 @@ def test_sixteen_writers_threads_and_processes(db_url: str) -> None:
     ledger.close()
 
 
+@pytest.mark.slow
 def test_outbox_survives_workers_killed_at_random(db_url: str) -> None:
     ledger = Ledger.from_url(db_url)
     jobs = [NewJob(f"job-{i}", "effect", {"i": i}) for i in range(30)]

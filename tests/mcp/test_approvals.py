@@ -25,6 +25,7 @@ async def ask(client: Any, content: str = PLAN, responders: list[str] | None = N
         "question": "Run this migration?", "content": content, "responders": responders or ["alice"]}))
 
 
+@pytest.mark.slow
 def test_stdio_tools_and_an_approval_by_the_right_person(served: Served) -> None:
     async def main() -> None:
         async with stdio_client(served) as client:
@@ -172,6 +173,7 @@ def test_an_agent_cannot_answer_approvals(served: Served) -> None:
     assert card["state"] == "pending"
 
 
+@pytest.mark.slow
 def test_http_needs_an_agent_key_and_asks_as_that_agent(served: Served, mcp_http: str) -> None:
     async def main() -> None:
         async with http_client(mcp_http, f"{served.other.agent_id}:{served.other.key}") as client:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.mcp.conftest import Served
 
@@ -11,6 +12,7 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "attacker", "version": "0"}}}
 
 
+@pytest.mark.slow
 def test_a_session_cannot_be_borrowed_with_another_agents_key(served: Served, mcp_http: str) -> None:
     owner = {"Authorization": f"Bearer {served.other.agent_id}:{served.other.key}", **ACCEPT}
     thief = {"Authorization": f"Bearer {served.agent.agent_id}:{served.agent.key}", **ACCEPT}

@@ -37,6 +37,7 @@ def verify_args(coupon: FixtureRepo, harness: str, approval: str) -> dict[str, A
             "approval": approval, "expect": EXPECT, "allow": ["cart.py"], "timeout": 60}
 
 
+@pytest.mark.slow
 def test_verify_fix_refuses_a_harness_no_person_approved(served: Served, coupon: FixtureRepo,
                                                          tmp_path: Path) -> None:
     store = harness_store(served.settings())

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pytest
 
 from signoff.gate import content_digest
 from tests.mcp.conftest import Served, error_text, result, stdio_client
@@ -60,6 +61,7 @@ def room_text(served: Served) -> str:
         return html.unescape(re.sub(r"<[^>]+>", " ", web.get(f"/rooms/{served.room_id}").text))
 
 
+@pytest.mark.slow
 def test_the_right_person_approves_in_the_web_console(served: Served) -> None:
     async def main() -> None:
         async with stdio_client(served) as client:

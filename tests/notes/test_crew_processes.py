@@ -119,6 +119,7 @@ class Agent:
         return err
 
 
+@pytest.mark.slow
 def test_three_agent_processes_produce_a_reviewed_run(setup: Setup, history: Repo) -> None:
     s = setup
     agents = {role: Agent(s, role, history.path) for role in (SCOUT, WRITER, EDITOR)}

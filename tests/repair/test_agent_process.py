@@ -208,6 +208,7 @@ def _case_state(stage: Stage) -> str | None:
         ledger.close()
 
 
+@pytest.mark.slow
 def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage, tmp_path: Path,
                                                                      coupon: FixtureRepo) -> None:
     watched = _cli(stage.env, "repair", "watch", "--room", stage.room_id, "--contract",

@@ -55,6 +55,7 @@ def agent_db(tmp_path: Path) -> Iterator[str]:
     yield f"sqlite:///{tmp_path / 'agent.db'}"
 
 
+@pytest.mark.slow
 def test_an_agent_killed_inside_a_handler_loses_and_repeats_nothing(served: Served, agent_db: str) -> None:
     alice = served.person(served.alice_token)
     helper = "helper"

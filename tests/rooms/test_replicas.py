@@ -149,6 +149,7 @@ def room_order(dep: Deployment) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
+@pytest.mark.slow
 def test_messages_posted_through_other_replicas_stream_from_this_one(deployment: Deployment) -> None:
     a, b, c = deployment.replicas
     world = deployment.world
@@ -242,6 +243,7 @@ def test_a_client_moved_to_another_replica_resumes_from_its_cursor(deployment: D
     assert ids == sorted(set(ids)), "an event was doubled or reordered across the move"
 
 
+@pytest.mark.slow
 def test_a_replica_killed_mid_stream_loses_and_doubles_nothing(deployment: Deployment) -> None:
     a, b, _c = deployment.replicas
     victim = deployment.start_replica()

@@ -49,6 +49,7 @@ def test_events_after_a_cursor_and_server_assigned_receipts(faces: Faces) -> Non
     assert stored and stored[0]["sender"] == world.fixer.sender and stored[0]["body"] == "on it"
 
 
+@pytest.mark.slow
 def test_history_reads_past_one_page(faces: Faces) -> None:
     world, agent, person = faces
     for n in range(1003):

@@ -102,6 +102,7 @@ def busy_machine() -> Iterator[None]:
         hog.wait()
 
 
+@pytest.mark.slow
 def test_concurrent_runs_on_a_busy_machine_all_start_and_leak_nothing(sandbox: None, busy_machine: None) -> None:
     marker = "stress-" + secrets.token_hex(6)
     env = {**os.environ, "SIGNOFF_STRESS_MARKER": marker}

@@ -100,6 +100,7 @@ def _text(html: str) -> str:
     return " ".join(re.sub(r"<[^>]+>", " ", html).split())
 
 
+@pytest.mark.slow
 def test_the_printed_link_signs_in_and_the_pages_show_the_demos_data(demo_server: tuple[str, str]) -> None:
     base, secret = demo_server
     anonymous = httpx.get(f"{base}/bugs")
@@ -141,6 +142,7 @@ def test_serve_demo_refuses_a_folder_the_demos_never_ran_in(tmp_path: Path) -> N
     assert not (tmp_path / ".signoff").exists()  # nothing opened, nothing written
 
 
+@pytest.mark.slow
 def test_serve_demo_will_not_take_over_a_visitor_it_did_not_create(tmp_path: Path) -> None:
     # A home where someone else's `visitor` exists (not an admin): the demo never hands it a link.
     (tmp_path / ".signoff" / "demo-repair").mkdir(parents=True)

@@ -105,6 +105,7 @@ def _cli(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess
                           cwd=home.parent, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_passwords_and_links(tmp_path: Path) -> None:
     home = tmp_path / ".signoff"
     short = _cli(home, "rooms", "user", "add", "dave", "--password", stdin="short\n")

@@ -1,30 +1,94 @@
-"""Entry point: `signoff`. Each command group lives in its own module and is registered here."""
+"""Entry point: `signoff`. Each command group lives in its own module, listed in COMMANDS and imported
+only when that command runs: every group pulls in a different stack (FastAPI, SQLAlchemy and
+Alembic, Git, the sandbox), and importing them all cost each `signoff` process about a second."""
 
 from __future__ import annotations
 
+import importlib
 import sys
-from typing import Annotated
+from collections.abc import Iterator, MutableMapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+
+if TYPE_CHECKING:  # Typer's own copy of Click (0.29 vendors it), whose types its groups use
+    from typer._click import Command, Context
 
 from signoff import __version__
 from signoff.cli import context
-from signoff.cli.agents import app as agents_app
-from signoff.cli.airlock import app as airlock_app
-from signoff.cli.bridge import app as bridge_app
-from signoff.cli.demo import app as demo_app
-from signoff.cli.desk import app as desk_app
-from signoff.cli.doctor import doctor
-from signoff.cli.evidence import app as evidence_app
-from signoff.cli.incident import app as incident_app
-from signoff.cli.ledger import app as ledger_app
-from signoff.cli.mcp import mcp
-from signoff.cli.notes import app as notes_app
-from signoff.cli.repair import app as repair_app
-from signoff.cli.rooms import app as rooms_app
-from signoff.cli.sandbox import app as sandbox_app
-from signoff.cli.serve import serve
 from signoff.kernel.errors import SignoffError
+
+# name -> (module, attribute, help), in the order `signoff --help` lists them (single commands first,
+# as Typer lists them). An attribute that is a typer.Typer becomes a group, a function a command.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "doctor": ("signoff.cli.doctor", "doctor",
+               "Check what signoff needs on this machine and print the fix for anything missing."),
+    "serve": ("signoff.cli.serve", "serve", "Run the rooms server (Switch agent protocol + user endpoints)."),
+    "mcp": ("signoff.cli.mcp", "mcp", "Serve signoff's sign-off tools to MCP clients (stdio or streamable HTTP)."),
+    "demo": ("signoff.cli.demo", "app", "Run the workflows end to end offline on embedded defaults."),
+    "evidence": ("signoff.cli.evidence", "app", "Sign, export keys for and verify evidence files offline."),
+    "ledger": ("signoff.cli.ledger", "app", "Inspect the durable ledger and verify its hash chain."),
+    "airlock": ("signoff.cli.airlock", "app", "Scan untrusted text: quarantine it or redact it into a dossier."),
+    "sandbox": ("signoff.cli.sandbox", "app", "Run untrusted code isolated; prove each guarantee live."),
+    "bridge": ("signoff.cli.bridge", "app", "Bridge signoff rooms to the chat people use (Matrix)."),
+    "rooms": ("signoff.cli.rooms", "app", "Room server identities: init, users, agents, rooms."),
+    "incident": ("signoff.cli.incident", "app", "Salted fingerprints, a notary, signed disclosures, a guard."),
+    "notes": ("signoff.cli.notes", "app", "Release notes whose every number and hash is recomputed from git."),
+    "repair": ("signoff.cli.repair", "app", "Verify an agent's fix against a frozen, approved harness."),
+    "desk": ("signoff.cli.desk", "app",
+             "Bug desk: reports, reproductions, fixes, merges, releases, reporters' word."),
+    "agents": ("signoff.cli.agents", "app", "Agent roles and providers, spend and rate limits, recorded calls."),
+}
+
+
+def _load(name: str) -> Command:
+    module, attribute, help_text = COMMANDS[name]
+    target = getattr(importlib.import_module(module), attribute)
+    if isinstance(target, typer.Typer):
+        group = typer.main.get_group(target)
+        group.name, group.help = name, help_text
+        return group
+    single = typer.Typer(add_completion=False)
+    single.command(name, help=help_text)(target)
+    return typer.main.get_command(single)
+
+
+class _Commands(MutableMapping[str, "Command"]):
+    """The root's subcommands: every name is known up front (for listing, and for the "did you
+    mean" of a typo); a command's module is imported on first lookup."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Command] = {}
+
+    def __getitem__(self, name: str) -> Command:
+        if name not in self._loaded:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._loaded[name] = _load(name)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: Command) -> None:
+        raise TypeError(f"add {name!r} to COMMANDS in signoff.cli.main")
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError(f"{name!r} is listed in COMMANDS in signoff.cli.main")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class _LazyGroup(TyperGroup):
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _Commands()
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        return list(self.commands)  # the names only: TyperGroup's own would import every module
+
 
 app = typer.Typer(
     name="signoff",
@@ -32,6 +96,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_LazyGroup,
 )
 
 
@@ -55,25 +120,6 @@ def root(
 ) -> None:
     """Agents draft, people sign off, code verifies."""
     context.set_home(home)
-
-
-app.add_typer(demo_app, name="demo", help="Run the workflows end to end offline on embedded defaults.")
-app.command("doctor", help="Check what signoff needs on this machine and print the fix for anything missing.")(
-    doctor
-)
-app.add_typer(evidence_app, name="evidence", help="Sign, export keys for and verify evidence files offline.")
-app.add_typer(ledger_app, name="ledger", help="Inspect the durable ledger and verify its hash chain.")
-app.add_typer(airlock_app, name="airlock", help="Scan untrusted text: quarantine it or redact it into a dossier.")
-app.add_typer(sandbox_app, name="sandbox", help="Run untrusted code isolated; prove each guarantee live.")
-app.add_typer(bridge_app, name="bridge", help="Bridge signoff rooms to the chat people use (Matrix).")
-app.add_typer(rooms_app, name="rooms", help="Room server identities: init, users, agents, rooms.")
-app.command("serve", help="Run the rooms server (Switch agent protocol + user endpoints).")(serve)
-app.command("mcp", help="Serve signoff's sign-off tools to MCP clients (stdio or streamable HTTP).")(mcp)
-app.add_typer(incident_app, name="incident", help="Salted fingerprints, a notary, signed disclosures, a guard.")
-app.add_typer(notes_app, name="notes", help="Release notes whose every number and hash is recomputed from git.")
-app.add_typer(repair_app, name="repair", help="Verify an agent's fix against a frozen, approved harness.")
-app.add_typer(desk_app, name="desk", help="Bug desk: reports, reproductions, fixes, merges, releases, reporters' word.")
-app.add_typer(agents_app, name="agents", help="Agent roles and providers, spend and rate limits, recorded calls.")
 
 
 def main(argv: list[str] | None = None) -> int:
