@@ -131,6 +131,7 @@ def _wait(check: Any, what: str, r: Remote, timeout: float = 300) -> None:
     assert wait_for(check, timeout=timeout, interval=0.5), f"{what}: crew {r.states()}, room {r.engineering_room()}"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)  # a sandboxed run in a child process on a loaded machine
 def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remote: Remote) -> None:
     r = remote
