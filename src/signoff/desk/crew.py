@@ -89,20 +89,28 @@ class Crew:
                    data.get("server"))
 
 
-def policies(owner_user_id: str, group_id: str, intake_room: str, agents: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """Who may address each role. Every list is explicit: a missing dimension would mean "anyone"."""
+def policies(owner_id: str, group_id: str, intake_room: str, agents: dict[str, str], *,
+             owner_agent: bool = False) -> dict[str, dict[str, Any]]:
+    """Who may address each role. Every list is explicit: a missing dimension would mean "anyone".
+    `owner_agent`: the owner is an agent standing in for them (on Switch, where people come only
+    through bridges), named among the agents instead of the users."""
     def rule(**fields: Any) -> dict[str, Any]:
         return {"rooms": "*", "room_groups": "*", "users": [], "agents": [], "owner": False,
                 "owner_agents": False, **fields}
 
+    def owner_and(*others: str, **fields: Any) -> dict[str, Any]:
+        if owner_agent:
+            return rule(agents=[*others, owner_id], **fields)
+        return rule(users=[owner_id], agents=list(others), **fields)
+
     workers = [agents[r] for r in ENGINEERING_ROLES[1:]]
     out: dict[str, dict[str, Any]] = {
-        "concierge": {"rules": [rule(rooms=[intake_room], users="*"), rule(users=[owner_user_id])]},
+        "concierge": {"rules": [rule(rooms=[intake_room], users="*"), owner_and()]},
         # The crew answers the manager; the manager takes orders from the owner only.
-        "manager": {"rules": [rule(room_groups=[group_id], users=[owner_user_id], agents=workers)]},
+        "manager": {"rules": [owner_and(*workers, room_groups=[group_id])]},
     }
     for role in ENGINEERING_ROLES[1:]:
-        out[role] = {"rules": [rule(room_groups=[group_id], users=[owner_user_id], agents=[agents["manager"]])]}
+        out[role] = {"rules": [owner_and(agents["manager"], room_groups=[group_id])]}
     return out
 
 
