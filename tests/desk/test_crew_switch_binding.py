@@ -63,7 +63,7 @@ def test_without_a_binding_the_owner_is_not_taken_from_a_display_name() -> None:
 
 
 def test_a_binding_to_another_member_is_refused() -> None:
-    people, standin, details, contexts = recorded()
+    _people, standin, details, contexts = recorded()
     puppet = join_of(contexts, "admin")  # the owner's display name, someone else's join
     with pytest.raises(UsageError, match="binds Admin to"):
         bind_by_joins(BASE, "Admin", {"Admin": puppet}, standin, details, contexts)
