@@ -48,7 +48,10 @@ async def find_bug_room(client: RoomsClient, crew: Crew, bug_id: str) -> str | N
         if room["name"] != name:
             continue
         detail = await client.call("get_room_detail", room_id=room["room_id"])
-        if detail["owner_user_id"] == crew.owner_user_id and detail["group_id"] == crew.group_id:
+        # A Switch core names no room owner: there the desk's group (by id) is what a lookalike
+        # cannot have, since only the group's owner places rooms in it.
+        owner = detail.get("owner_user_id", crew.owner_user_id if crew.owner_agent else None)
+        if owner == crew.owner_user_id and detail.get("group_id") == crew.group_id:
             return str(detail["id"])
     return None
 
@@ -60,7 +63,8 @@ async def open_bug_room(client: RoomsClient, crew: Crew, bug_id: str) -> str:
         return found
     created = await client.call(
         "create_room", name=room_name(bug_id), description=f"engineering on {bug_id} (private)",
-        agent_names=[agent_name(r) for r in ENGINEERING_ROLES], user_names=[crew.owner_name],
+        agent_names=[*(agent_name(r) for r in ENGINEERING_ROLES), *([crew.owner_agent] if crew.owner_agent else [])],
+        user_names=[crew.owner_name],
         channel_type="channel_private", group_name=GROUP)
     return str(created["id"])
 

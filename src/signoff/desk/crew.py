@@ -69,6 +69,7 @@ class Crew:
     policies: dict[str, dict[str, Any]]
     senders: dict[str, str]  # role -> the sender id the server writes on its messages (opaque)
     server: str | None = None  # the external rooms server's URL; None: this home's own
+    owner_agent: str | None = None  # the name of the agent standing in for the owner (on Switch), if any
 
     def role_of(self, agent_id: str) -> str | None:
         return next((r for r, a in self.agents.items() if a == agent_id), None)
@@ -80,13 +81,14 @@ class Crew:
         return {"owner_user_id": self.owner_user_id, "owner_name": self.owner_name, "group_id": self.group_id,
                 "intake_room": self.intake_room, "engineering_room": self.engineering_room,
                 "agents": dict(self.agents), "policies": dict(self.policies), "senders": dict(self.senders),
-                **({"server": self.server} if self.server else {})}
+                **({"server": self.server} if self.server else {}),
+                **({"owner_agent": self.owner_agent} if self.owner_agent else {})}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Crew:
         return cls(data["owner_user_id"], data["owner_name"], data["group_id"], data["intake_room"],
                    data["engineering_room"], dict(data["agents"]), dict(data["policies"]), dict(data["senders"]),
-                   data.get("server"))
+                   data.get("server"), data.get("owner_agent"))
 
 
 def policies(owner_id: str, group_id: str, intake_room: str, agents: dict[str, str], *,

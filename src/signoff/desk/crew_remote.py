@@ -130,7 +130,8 @@ def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, 
         owner_id, senders = bind_by_joins(server.base, owner_name, config.people, standin, details, contexts)
     wanted = policies(owner_id, group, intake, agents,
                       owner_agent=standin is not None and owner_id == standin["agent_id"])
-    return Crew(owner_id, owner_name, group, intake, engineering, agents, wanted, senders, server.base)
+    return Crew(owner_id, owner_name, group, intake, engineering, agents, wanted, senders, server.base,
+                standin["name"] if standin and owner_id == standin["agent_id"] else None)
 
 
 def _named(listed: Any, name: str, id_field: str) -> str | None:
