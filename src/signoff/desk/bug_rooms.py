@@ -72,10 +72,7 @@ async def open_bug_room(client: RoomsClient, crew: Crew, bug_id: str) -> str:
 async def put_document(client: RoomsClient, name: str, content: str, description: str = "") -> str:
     """Create the connected room's document `name` of this agent, or bring it up to date; its id.
     Only this agent's own document of that name is ever changed (documents have one writer)."""
-    mine = f"agent:{client.agent_id}"
-    for doc in (await client.call("list_references"))["documents"]:
-        if doc["name"] != name or doc["created_by"] != mine:
-            continue
+    for doc in await _written_by(client, name, client.agent_id):
         [current] = await client.call("load_internal_documents", ids=[doc["id"]])
         if current["content"] != content:
             await client.call("update_room_document", document_id=doc["id"], content=content)
@@ -89,11 +86,24 @@ async def put_document(client: RoomsClient, name: str, content: str, description
 async def read_document(client: RoomsClient, name: str, author_id: str) -> str | None:
     """The connected room's document `name` written by the agent `author_id` (None if it has none).
     A document of the same name by anyone else is never taken for it."""
-    for doc in (await client.call("list_references"))["documents"]:
-        if doc["name"] == name and doc["created_by"] == f"agent:{author_id}":
-            [current] = await client.call("load_internal_documents", ids=[doc["id"]])
-            return str(current["content"])
+    for doc in await _written_by(client, name, author_id):
+        [current] = await client.call("load_internal_documents", ids=[doc["id"]])
+        return str(current["content"])
     return None
+
+
+async def _written_by(client: RoomsClient, name: str, author_id: str) -> list[dict[str, Any]]:
+    """The connected room's documents called `name` that `author_id` wrote. signoff's server names
+    each document's writer. A Switch core names none (a document has one writer there too, but
+    the listing does not say whose): there a name counts only while a single document has it, so
+    a second one (whoever wrote it) makes the name unreadable rather than someone else's."""
+    named = [d for d in (await client.call("list_references"))["documents"] if d["name"] == name]
+    if all("created_by" in d for d in named):
+        return [d for d in named if d["created_by"] == f"agent:{author_id}"]
+    if len(named) > 1:
+        raise UsageError(f"the room holds {len(named)} documents called {name} and does not say whose they are",
+                         "remove the ones the crew did not write")
+    return named
 
 
 async def store_dossier(client: RoomsClient, room_id: str, content: str) -> str:
