@@ -69,6 +69,7 @@ class Crew:
     policies: dict[str, dict[str, Any]]
     senders: dict[str, str]  # role -> the sender id the server writes on its messages (opaque)
     server: str | None = None  # the external rooms server's URL; None: this home's own
+    owner_agent: str | None = None  # the name of the agent standing in for the owner (on Switch), if any
 
     def role_of(self, agent_id: str) -> str | None:
         return next((r for r, a in self.agents.items() if a == agent_id), None)
@@ -80,29 +81,38 @@ class Crew:
         return {"owner_user_id": self.owner_user_id, "owner_name": self.owner_name, "group_id": self.group_id,
                 "intake_room": self.intake_room, "engineering_room": self.engineering_room,
                 "agents": dict(self.agents), "policies": dict(self.policies), "senders": dict(self.senders),
-                **({"server": self.server} if self.server else {})}
+                **({"server": self.server} if self.server else {}),
+                **({"owner_agent": self.owner_agent} if self.owner_agent else {})}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Crew:
         return cls(data["owner_user_id"], data["owner_name"], data["group_id"], data["intake_room"],
                    data["engineering_room"], dict(data["agents"]), dict(data["policies"]), dict(data["senders"]),
-                   data.get("server"))
+                   data.get("server"), data.get("owner_agent"))
 
 
-def policies(owner_user_id: str, group_id: str, intake_room: str, agents: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """Who may address each role. Every list is explicit: a missing dimension would mean "anyone"."""
+def policies(owner_id: str, group_id: str, intake_room: str, agents: dict[str, str], *,
+             owner_agent: bool = False) -> dict[str, dict[str, Any]]:
+    """Who may address each role. Every list is explicit: a missing dimension would mean "anyone".
+    `owner_agent`: the owner is an agent standing in for them (on Switch, where people come only
+    through bridges), named among the agents instead of the users."""
     def rule(**fields: Any) -> dict[str, Any]:
         return {"rooms": "*", "room_groups": "*", "users": [], "agents": [], "owner": False,
                 "owner_agents": False, **fields}
 
+    def owner_and(*others: str, **fields: Any) -> dict[str, Any]:
+        if owner_agent:
+            return rule(agents=[*others, owner_id], **fields)
+        return rule(users=[owner_id], agents=list(others), **fields)
+
     workers = [agents[r] for r in ENGINEERING_ROLES[1:]]
     out: dict[str, dict[str, Any]] = {
-        "concierge": {"rules": [rule(rooms=[intake_room], users="*"), rule(users=[owner_user_id])]},
+        "concierge": {"rules": [rule(rooms=[intake_room], users="*"), owner_and()]},
         # The crew answers the manager; the manager takes orders from the owner only.
-        "manager": {"rules": [rule(room_groups=[group_id], users=[owner_user_id], agents=workers)]},
+        "manager": {"rules": [owner_and(*workers, room_groups=[group_id])]},
     }
     for role in ENGINEERING_ROLES[1:]:
-        out[role] = {"rules": [rule(room_groups=[group_id], users=[owner_user_id], agents=[agents["manager"]])]}
+        out[role] = {"rules": [owner_and(agents["manager"], room_groups=[group_id])]}
     return out
 
 

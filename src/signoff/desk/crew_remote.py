@@ -36,10 +36,16 @@ from signoff.rooms.client import (
     RoomsClient,
     RoomsConfig,
     ServerSetup,
+    StreamSyncTransport,
     agent_case,
+    joined_as,
 )
 
 OPERATOR_ENV = "SIGNOFF_ROOMS_OPERATOR"
+# On a server whose rooms name no user members (Switch: people come through bridges), the owner acts
+# through an agent standing in for them: the rooms role `owner` in the keys file (`signoff rooms
+# connect` with [rooms.roles.owner]), bound by its sender id under [rooms.people].
+OWNER_STANDIN = "owner"
 
 
 def setup_remote(ledger: Ledger, settings: Settings, owner_name: str, operator: str) -> tuple[Crew, list[str]]:
@@ -94,10 +100,12 @@ def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, 
         server.act_as(stored[key_role(role)]["agent_id"], stored[key_role(role)]["api_key"])
 
     # Found again when a setup stopped halfway (each is checked below: owner, group, members).
+    standin = stored.get(OWNER_STANDIN)
+    with_owner = [standin["name"]] if standin else []  # in the rooms as a member where people are not
     as_agent("concierge")
     intake = _named(server.call("list_rooms", {}), INTAKE_ROOM, "room_id") or str(server.call("create_room", {
         "name": INTAKE_ROOM, "description": "public intake: reporters and the concierge",
-        "agent_names": [agent_name("concierge")], "user_names": [owner_name],
+        "agent_names": [agent_name("concierge"), *with_owner], "user_names": [owner_name],
         "channel_type": "channel_public"})["id"])
     intake_detail = server.call("get_room_detail", {"room_id": intake})
     as_agent("manager")
@@ -105,16 +113,25 @@ def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, 
         "create_room_group", {"name": GROUP, "description": "the desk's engineering side"})["id"])
     engineering = _named(server.call("list_rooms", {}), ENGINEERING_ROOM, "room_id") or str(server.call(
         "create_room", {"name": ENGINEERING_ROOM, "description": "the desk's engineering crew and its owner",
-                        "agent_names": [agent_name(r) for r in ENGINEERING_ROLES], "user_names": [owner_name],
+                        "agent_names": [*(agent_name(r) for r in ENGINEERING_ROLES), *with_owner],
+                        "user_names": [owner_name],
                         "channel_type": "channel_private", "group_name": GROUP})["id"])
     detail = server.call("get_room_detail", {"room_id": engineering})
     if previous is not None and (previous.group_id, previous.intake_room, previous.engineering_room) != (
             group, intake, engineering):
         raise UsageError(f"the crew's rooms on {server.base} are not the ones the desk recorded",
                          "check [rooms] url names the server the crew was set up on")
-    owner_id, senders = _identities(server.base, config, owner_name, group, [intake_detail, detail], agents)
-    wanted = policies(owner_id, group, intake, agents)
-    return Crew(owner_id, owner_name, group, intake, engineering, agents, wanted, senders, server.base)
+    details = [intake_detail, detail]
+    if all("participants" in d and "owner_user_id" in d for d in details):
+        owner_id, senders = _identities(server.base, config, owner_name, group, details, agents)
+    else:  # a Switch core's room detail: agent names only, no owner, no users, no sender ids
+        contexts = [_context(server.base, stored[key_role(role)], room)
+                    for role, room in (("concierge", intake), ("manager", engineering))]
+        owner_id, senders = bind_by_joins(server.base, owner_name, config.people, standin, details, contexts)
+    wanted = policies(owner_id, group, intake, agents,
+                      owner_agent=standin is not None and owner_id == standin["agent_id"])
+    return Crew(owner_id, owner_name, group, intake, engineering, agents, wanted, senders, server.base,
+                standin["name"] if standin and owner_id == standin["agent_id"] else None)
 
 
 def _named(listed: Any, name: str, id_field: str) -> str | None:
@@ -127,11 +144,6 @@ def _identities(base: str, config: RoomsConfig, owner_name: str, group: str, det
     """The owner's user id and every agent's sender id, as the server reports its rooms' members
     (never from a name in a message). The rooms belong to the agents' owner, the registration
     key's: it must be the user called `owner_name`, and match its [rooms.people] binding if any."""
-    if any("participants" not in d or "owner_user_id" not in d for d in details):
-        # A Switch core's room detail has agent names and statuses only: no owner, no sender ids.
-        raise UsageError(f"{base} does not say who owns the crew's rooms or which sender ids their members "
-                         "have (a Switch core's room detail lists agent names only)",
-                         "set the crew up on signoff's own server (`signoff serve`); on Switch it is not supported yet")
     members = {str(p["id"]): p for d in details for p in d.get("participants", [])}
     owners = {str(d.get("owner_user_id") or "") for d in details}
     owner = members.get(next(iter(owners))) if len(owners) == 1 else None
@@ -147,6 +159,57 @@ def _identities(base: str, config: RoomsConfig, owner_name: str, group: str, det
         raise UsageError(f"the crew's rooms on {base} lack {', '.join(agent_name(r) for r in missing)}",
                          "add them to the rooms (or set the crew up on a fresh home)")
     return str(owner["id"]), {r: str(members[a]["sender"]) for r, a in agents.items()}
+
+
+def bind_by_joins(base: str, owner_name: str, people: dict[str, str], standin: dict[str, str] | None,
+                  details: list[dict[str, Any]], contexts: list[list[dict[str, Any]]]) -> tuple[str, dict[str, str]]:
+    """The owner and every agent's sender id where the room detail names no owner and no senders
+    (a Switch core). `details` and `contexts` are the intake room's and the engineering room's
+    `get_room_detail` and `read_context` (as the concierge and the manager read them). The owner is
+    the stand-in agent [rooms.people] binds by sender id; each agent's sender id is the one its own
+    room join carries (`joined_as`), in the room it works in. A name in a message, or a display
+    name alone, binds nobody. Returns the stand-in's agent id (the owner in the policies) and the
+    roles' sender ids."""
+    bound = people.get(owner_name)
+    if bound is None or standin is None:
+        raise UsageError(f"{base} names no owner of its rooms and no user members (on Switch people come through "
+                         f"bridges), so the crew's owner {owner_name} needs an agent standing in for them",
+                         f"register one as rooms role `{OWNER_STANDIN}` ([rooms.roles.{OWNER_STANDIN}], `signoff rooms "
+                         f"connect`) and bind its sender id under [rooms.people] {owner_name}")
+    rooms = {"concierge": 0, **{r: 1 for r in ENGINEERING_ROLES}}
+    senders: dict[str, str] = {}
+    for role, at in [(OWNER_STANDIN, 0), (OWNER_STANDIN, 1), *rooms.items()]:
+        name = standin["name"] if role == OWNER_STANDIN else agent_name(role)
+        room = details[at].get("name") or details[at].get("id")
+        if name not in (details[at].get("agent_names") or []):
+            raise UsageError(f"room {room} on {base} does not hold {name}",
+                             "add it to the room (or set the crew up on a fresh home)")
+        found = joined_as(contexts[at], name)
+        if role == OWNER_STANDIN:
+            if found != {bound}:
+                raise UsageError(f"[rooms.people] binds {owner_name} to {bound}, but {name} joined room {room} "
+                                 f"as {', '.join(sorted(found)) or 'nobody'}",
+                                 "correct [rooms.people] (the sender id on the stand-in's own join)")
+            continue
+        if len(found) != 1 or bound in found:
+            raise UsageError(f"cannot tell {name}'s sender id in room {room} on {base} "
+                             f"({len(found)} joins under its name)", "set the crew up on a fresh home")
+        senders[role] = found.pop()
+    if len(set(senders.values())) != len(senders):
+        raise UsageError(f"two of the crew's agents share a sender id on {base}", "set the crew up on a fresh home")
+    return standin["agent_id"], senders
+
+
+def _context(base: str, key: dict[str, str], room: str) -> list[dict[str, Any]]:
+    """The room's context as one of the crew reads it, once its own join is there (its sender id is
+    learned from it: the stream transport waits for that)."""
+    transport = StreamSyncTransport(base, key["agent_id"], key["api_key"], client_name="signoff-desk-crew-setup")
+    try:
+        transport.open("setup", room)
+        _ = transport.sender
+        return transport.context("setup")
+    finally:
+        transport.close()
 
 
 def _room_of(crew: Crew, role: str) -> str:

@@ -89,8 +89,11 @@ def remote_status(crew: Crew, keys: RoomsConfig) -> list[RoleStatus]:
         finally:
             transport.close()
         seen |= {str(p["id"]): p.get("status") for p in detail.get("participants", [])}
+        # A Switch core names its rooms' agents only by name (`agent_statuses`); the names are the
+        # server's record of who is in the room, and the crew's names are its own (`agent_name`).
+        seen |= {f"name:{n}": s for n, s in (detail.get("agent_statuses") or {}).items()}
     out = []
     for role, agent_id in crew.agents.items():
-        live = seen.get(agent_id) == "live"
+        live = "live" in (seen.get(agent_id), seen.get(f"name:{agent_name(role)}"))
         out.append(RoleStatus(role, agent_name(role), agent_id, "connected" if live else "not running", None, live))
     return out

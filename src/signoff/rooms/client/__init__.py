@@ -35,7 +35,7 @@ from signoff.rooms.client._operator import Operator, SignoffOperator, SwitchOper
 from signoff.rooms.client._provision import ServerSetup
 from signoff.rooms.client._refusal import is_refusal_text, refused_by, refuses
 from signoff.rooms.client._register import Registered, integration_profile, register_agent, registration_body
-from signoff.rooms.client._stream_sync import StreamSyncTransport
+from signoff.rooms.client._stream_sync import StreamSyncTransport, joined_as
 from signoff.rooms.client._sync import (
     HttpSyncTransport,
     HttpUserTransport,
@@ -84,6 +84,7 @@ __all__ = [
     "event_key",
     "integration_profile",
     "is_refusal_text",
+    "joined_as",
     "operator_for",
     "page_back",
     "page_back_sync",

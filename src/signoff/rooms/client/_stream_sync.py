@@ -51,6 +51,14 @@ def history_message(entry: dict[str, Any], room_id: str) -> dict[str, Any]:
             "attachments": list(entry.get("attachments") or [])}
 
 
+def joined_as(entries: list[dict[str, Any]], name: str) -> set[str]:
+    """The sender ids of the room joins made under `name` (as `read_context` gives them). A join is
+    the joining member's own, authenticated event: the one place a Switch core writes a member's
+    sender id beside its name. Messages are never read for this (their text is anyone's)."""
+    return {str(e["sender"]) for e in entries if e.get("kind") == "room_join"
+            and e.get("sender_name") == name and e.get("sender")}
+
+
 class StreamSyncTransport(SyncTransport):
     """Acts as one agent synchronously, each connection backed by a live SSE stream."""
 
@@ -117,11 +125,14 @@ class StreamSyncTransport(SyncTransport):
         if own.get("sender"):
             return {str(own["sender"])}
         try:
-            entries = self._run(read_room(self._stream_call(connection_id)))
+            entries = self.context(connection_id)
         except UsageError:
             return set()  # not (yet) a member of the room's Matrix room
-        return {str(e["sender"]) for e in entries if e.get("kind") == "room_join"
-                and e.get("sender_name") == own.get("name") and e.get("sender")}
+        return joined_as(entries, str(own.get("name")))
+
+    def context(self, connection_id: str) -> list[dict[str, Any]]:
+        """The connection's room as `read_context` gives it (every page), joins included."""
+        return list(self._run(read_room(self._stream_call(connection_id))))
 
     # -- connections -----------------------------------------------------------------------------
 
