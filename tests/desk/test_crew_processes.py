@@ -182,12 +182,8 @@ def _wait(check: Any, what: str, d: Desk, timeout: float = 300) -> None:
     assert wait_for(check, timeout=timeout), f"{what}: crew {d.states()}, bug {d.bug_state()}, {d.commands()}"
 
 
-<<<<<<< HEAD
-@pytest.mark.timeout(1800)  # several sandboxed runs in child processes on a loaded machine
-=======
 @pytest.mark.slow
-@pytest.mark.timeout(900)  # several sandboxed runs in child processes on a loaded machine
->>>>>>> wip/fasttests
+@pytest.mark.timeout(1800)  # several sandboxed runs in child processes on a loaded machine
 def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -> None:
     d = desk
     for role in ("manager", "fixer", "concierge"):
