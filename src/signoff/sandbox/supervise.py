@@ -18,6 +18,7 @@ Layout (three processes, no interpreter start-up on the path):
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import fcntl
@@ -26,6 +27,7 @@ import os
 import resource
 import selectors
 import signal
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -177,12 +179,13 @@ def finish_tree(tree: Tree, timeout: float | None = None, meanwhile: Callable[[]
         # and bubblewrap with it (parent-death signals), and the pid namespace with them.
         with contextlib.suppress(ProcessLookupError):
             os.kill(keeper, signal.SIGKILL)
-        raise
-    finally:
         with contextlib.suppress(ChildProcessError):  # the caller may ignore SIGCHLD (auto-reaping)
             os.waitpid(keeper, 0)
+        raise
+    finally:
         for fd in streams.values():
             os.close(fd)
+    _reap_later(keeper)
     try:
         report: dict[str, Any] = json.loads(data["_status"].decode() or "{}")
     except ValueError:
@@ -201,6 +204,42 @@ def finish_tree(tree: Tree, timeout: float | None = None, meanwhile: Callable[[]
         stdout_truncated=truncated["stdout"], stderr_truncated=truncated["stderr"],
         channels={k: data[k] for k in launch.channels}, channels_truncated={k: truncated[k] for k in launch.channels},
     )
+
+
+_exited_lock = threading.Lock()
+_exiting: list[int] = []  # keepers that reported and closed their pipes, possibly still exiting
+
+
+def _reap_later(keeper: int) -> None:
+    """Reap a keeper that has reported, without waiting for its exit: once its status pipe is
+    closed, all that is left of it is the kernel freeing its copy of the caller's memory (a few ms
+    for a large interpreter). It is reaped now if already gone, else by a later run or at exit.
+    Its pid stays ours until reaped, so no other process can be mistaken for it."""
+    with _exited_lock:
+        _exiting.append(keeper)
+        pending = list(_exiting)
+        _exiting.clear()
+    left = []
+    for pid in pending:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped already (the caller ignores SIGCHLD)
+            continue
+        if not done:
+            left.append(pid)
+    with _exited_lock:
+        _exiting.extend(left)
+
+
+@atexit.register
+def reap_exited() -> None:
+    """Wait for every keeper not yet reaped (they have reported; they are only exiting)."""
+    with _exited_lock:
+        pending = list(_exiting)
+        _exiting.clear()
+    for pid in pending:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def _collect(streams: dict[str, int], limits: dict[str, int], backstop: float,
@@ -290,6 +329,9 @@ def _keeper(launch: Launch, stdout_w: int, stderr_w: int, child_ends: list[int],
         report = {"launch_error": f"{type(exc).__name__}: {exc}"}
     with contextlib.suppress(OSError):
         os.write(status_w, json.dumps(report).encode())
+        # Closed before exiting: the kernel tears down this copy of the caller's address space
+        # before it closes descriptors, and the caller need not wait for that (see _reap_later).
+        os.close(status_w)
     os._exit(0)
 
 
