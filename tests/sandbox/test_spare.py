@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
 
-from signoff.sandbox import Limits, run
+from signoff.sandbox import Limits, bwrap, run
 from signoff.sandbox import spare as spare_mod
 from signoff.sandbox.cgroups import CgroupSet
 
@@ -113,3 +114,26 @@ def test_a_thread_not_started_by_threading_gets_no_spare(sandbox: None) -> None:
     assert done.wait(120)
     assert launches == ["fresh", "fresh", "fresh"]
     assert not any(isinstance(t, threading._DummyThread) for t in spare_mod._spares)
+
+
+def test_a_spare_waiting_in_a_shell_passes_every_argument_rlimit_and_no_environment(sandbox: None) -> None:
+    """A spare's launcher waits in a small shell (no copy of this interpreter left to tear down
+    during the run). Arguments reach the command byte for byte, newlines and shell syntax included;
+    the rlimits hold; bubblewrap's pid 1 and the command's stdin carry nothing of the spare's pipes."""
+    _warm()
+    tricky = ["a b", "line1\nline2\n", "$HOME `id` $(id) \\ \"q\" 'q'", "", "*", ";exit 3", "é\t\r"]
+    script = ("import json,os,resource,sys\nprint(json.dumps({'argv': sys.argv[1:], "
+              "'pid1': open('/proc/1/environ','rb').read().decode(), 'stdin': os.readlink('/proc/self/fd/0'), "
+              "'nofile': resource.getrlimit(resource.RLIMIT_NOFILE), "
+              "'fsize': resource.getrlimit(resource.RLIMIT_FSIZE), "
+              "'core': resource.getrlimit(resource.RLIMIT_CORE)}))")
+    limits = Limits(nofile=321, fsize_mb=7)
+    ex = run([PY, "-c", script, *tricky], limits=limits)
+    assert ex.isolation["launch"] == "spare"
+    # where there is a dash, the shell path was the one taken
+    assert spare_mod._waiter(bwrap.SANDBOX_UID, bwrap.SANDBOX_GID) is not None or not Path("/usr/bin/dash").exists()
+    got = json.loads(ex.stdout)
+    assert got["argv"] == tricky
+    assert got["pid1"] == ""
+    assert got["stdin"] == "/dev/null"
+    assert got["nofile"] == [321, 321] and got["fsize"] == [7 << 20, 7 << 20] and got["core"] == [0, 0]

@@ -23,15 +23,20 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
 import os
+import resource
+import shlex
 import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from signoff.kernel.ids import new_id
 from signoff.sandbox import bwrap
+from signoff.sandbox.access import blocker
 from signoff.sandbox.cgroups import CgroupSet
 from signoff.sandbox.model import Limits
 from signoff.sandbox.supervise import Launch, Outcome, Tree, finish_tree, memfd, start_tree
@@ -91,7 +96,7 @@ def make(uid: int, gid: int, output_limit: int, limits: Limits) -> Spare | None:
     launch = Launch(exec_target=bwrap.binary_fd(), argv=["bwrap"], env={}, timeout=0.0, pass_fds=fds,
                     cgroup_files=cg.join_files, drop_to=(uid, gid), output_limit=output_limit,
                     channels={"status": status_r, "collect": collect_r},
-                    go_fd=go_launcher_r, keeper_go_fd=go_keeper_r)
+                    go_fd=go_launcher_r, keeper_go_fd=go_keeper_r, waiter=_waiter(uid, gid))
     try:
         tree = start_tree(launch, out_w, err_w, out_r, err_r, [status_w, collect_w])
     except OSError:
@@ -137,7 +142,10 @@ def launch(spare: Spare, *, argv: list[str], options: list[str], seccomp_filter:
         _send(spare.go_keeper, {"timeout": timeout})
         os.close(spare.go_keeper)
         spare.go_keeper = -1
-        _send(spare.go_launcher, {"argv": argv, "rlimits": rlimits})
+        if spare.tree.launch.waiter is not None:
+            _send_line(spare.go_launcher, waiter_line(argv, rlimits))
+        else:
+            _send(spare.go_launcher, {"argv": argv, "rlimits": rlimits})
         os.close(spare.go_launcher)
         spare.go_launcher = -1
     except OSError:
@@ -148,9 +156,60 @@ def launch(spare: Spare, *, argv: list[str], options: list[str], seccomp_filter:
 
 def _send(fd: int, message: dict[str, object]) -> None:
     """One JSON line (the reader stops at the newline, not at end-of-file)."""
-    data = json.dumps(message).encode() + b"\n"
+    _send_line(fd, json.dumps(message))
+
+
+def _send_line(fd: int, line: str) -> None:
+    data = line.encode() + b"\n"
     while data:
         data = data[os.write(fd, data):]
+
+
+# How a POSIX shell's `ulimit` names each rlimit, and the unit it counts in.
+_ULIMIT = {resource.RLIMIT_CORE: ("-c", 512), resource.RLIMIT_FSIZE: ("-f", 512),
+           resource.RLIMIT_NOFILE: ("-n", 1), resource.RLIMIT_CPU: ("-t", 1),
+           resource.RLIMIT_DATA: ("-d", 1024), resource.RLIMIT_NPROC: ("-p", 1)}
+
+
+def waiter_line(argv: list[str], rlimits: list[tuple[int, int]]) -> str:
+    """The one line of shell words the waiting shell runs: lower each rlimit (soft and hard, never
+    above the current hard limit, as the launcher does), then exec bubblewrap with `argv`."""
+    words = []
+    for res, value in rlimits:
+        flag, unit = _ULIMIT[res]
+        hard = resource.getrlimit(res)[1]  # the launcher was forked from us: the same limits
+        cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        words.append(f"ulimit {flag} {cap // unit}")
+    binary = bwrap.locate()
+    assert binary is not None
+    # stdin is the go pipe until here; bubblewrap gets /dev/null, as from the launcher
+    # Found through the shell's PATH (not exported: the environment stays empty) so that its
+    # argv[0] is plain "bwrap": pid 1's command line names no host path.
+    words.append("PATH=" + shlex.quote(os.path.dirname(binary.path)))
+    words.append("exec " + " ".join(_shell_word(a) for a in ["bwrap", *argv[1:]]) + " </dev/null")
+    return "; ".join(words)
+
+
+def _shell_word(arg: str) -> str:
+    """`arg` as one shell word on one line: newlines come from the waiting shell's $nl."""
+    return '"$nl"'.join(shlex.quote(part) for part in arg.split("\n"))
+
+
+@functools.lru_cache(maxsize=4)
+def _waiter(uid: int, gid: int) -> str | None:
+    """The shell a spare's launcher waits in, or None (it then waits in Python): the shell must
+    be dash-like (it exports nothing but PWD when started with no environment), and the sandbox uid
+    must be able to execute bubblewrap by its path, a file named bwrap."""
+    binary = bwrap.locate()
+    shell = next((p for p in ("/usr/bin/dash", "/bin/dash") if os.access(p, os.X_OK)), None)
+    if shell is None or binary is None or os.path.basename(binary.path) != "bwrap" or ":" in binary.path:
+        return None
+    try:
+        if blocker(Path(binary.path), uid, gid) is not None or os.stat(binary.path).st_mode & 0o001 == 0:
+            return None
+    except OSError:
+        return None
+    return shell
 
 
 def finish(spare: Spare, timeout: float, meanwhile: Callable[[], None] | None = None) -> Outcome:

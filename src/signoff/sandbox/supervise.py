@@ -34,6 +34,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+# No line (the spare was discarded): end quietly. PWD is the one variable a POSIX shell started
+# with an empty environment exports; bubblewrap's pid 1 must see an empty environment.
+# Arguments with newlines arrive as quoted pieces joined by "$nl" (the line holds no newline).
+WAITER_SCRIPT = 'IFS= read -r line || exit 0; unset PWD; nl="\n"; eval "$line"'
+
 _PR_SET_PDEATHSIG = 1
 _PR_CAPBSET_DROP = 24
 _PR_SET_CHILD_SUBREAPER = 36
@@ -100,6 +105,11 @@ class Launch:
     # the launcher reads {"argv", "rlimits"} on `go_fd`, the keeper {"timeout"} on `keeper_go_fd`.
     go_fd: int | None = None
     keeper_go_fd: int | None = None
+    # With a spare: a POSIX shell the launcher execs once everything but the command line is done
+    # (cgroups, descriptors, capabilities, uid), so that this copy of the caller's interpreter is
+    # torn down before the run instead of during it. It reads one line of shell words on stdin
+    # (the go pipe): the rlimits and the exec of bubblewrap (see spare.waiter_line).
+    waiter: str | None = None
 
 
 @dataclass
@@ -421,10 +431,10 @@ def _launcher(launch: Launch, stdout_w: int, stderr_w: int, err_w: int) -> NoRet
         for path in launch.cgroup_files:
             with open(path, "w") as fh:
                 fh.write(me)
-        if launch.go_fd is not None:
+        if launch.go_fd is not None and launch.keeper_go_fd is not None:
+            os.close(launch.keeper_go_fd)
+        if launch.go_fd is not None and launch.waiter is None:
             # Started ahead of time, already inside the cgroups: the run's command line and rlimits.
-            if launch.keeper_go_fd is not None:
-                os.close(launch.keeper_go_fd)
             raw = _read_line(launch.go_fd)
             if not raw:
                 os._exit(0)
@@ -438,7 +448,11 @@ def _launcher(launch: Launch, stdout_w: int, stderr_w: int, err_w: int) -> NoRet
         if isinstance(target, int):
             target = fcntl.fcntl(target, fcntl.F_DUPFD_CLOEXEC, 200)
         high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200) for fd in (stdout_w, stderr_w, *launch.pass_fds)]
-        null = os.open("/dev/null", os.O_RDONLY)
+        # The waiting shell reads its line on stdin, and gives bubblewrap /dev/null in its place.
+        waiting = None
+        if launch.waiter is not None and launch.go_fd is not None:
+            waiting = fcntl.fcntl(launch.go_fd, fcntl.F_DUPFD_CLOEXEC, 200)
+        null = os.open("/dev/null", os.O_RDONLY) if waiting is None else waiting
         os.dup2(null, 0)
         os.dup2(high[0], 1)
         os.dup2(high[1], 2)
@@ -468,6 +482,8 @@ def _launcher(launch: Launch, stdout_w: int, stderr_w: int, err_w: int) -> NoRet
             os.setresuid(uid, uid, uid)
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # after setuid: changing credentials clears it
         _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+        if waiting is not None and launch.waiter is not None:
+            os.execve(launch.waiter, ["sh", "-c", WAITER_SCRIPT], {})  # noqa: S606
         if launch.search_path:
             os.execvpe(launch.argv[0], launch.argv, launch.env)  # noqa: S606
         os.execve(target, launch.argv, launch.env)  # noqa: S606
