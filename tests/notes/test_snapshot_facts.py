@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from signoff.kernel.errors import UsageError
+from signoff.notes.documents import dumps_line
 from signoff.notes.facts import FactsFile, build_facts, snapshot_and_facts
 from signoff.notes.snapshot import Snapshot, take_snapshot
 from tests.notes.gitrepo import Repo
@@ -204,3 +205,16 @@ def test_parse_log_yields_commits_while_the_stream_is_still_being_read() -> None
         {"path": "logo.bin", "old_path": None, "added": 0, "deleted": 0, "binary": True}]
     assert stream.pos < len(data) // 2  # streamed: most of the output is not read yet
     assert sum(1 for _ in commits) == 19_999
+
+
+@pytest.mark.parametrize("merges", [False, True])
+def test_snapshot_lines_are_the_canonical_encoding_of_each_commit(history: Repo, tmp_path: Path,
+                                                                   merges: bool) -> None:
+    """Commits are written without sorting their keys (the parser builds them in sorted order); every
+    line must still be exactly the canonical (sorted) encoding the digest and the readers assume."""
+    take_snapshot(history.path, "HEAD", tmp_path / "s.json", merges=merges)
+    lines = (tmp_path / "s.json").read_text(encoding="utf-8").splitlines()[1:-1]
+    assert lines
+    for line in lines:
+        line = line.removesuffix(",")
+        assert line == dumps_line(json.loads(line))

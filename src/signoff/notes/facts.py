@@ -64,6 +64,7 @@ class _PathTally:
     deleted: int = 0
     binary: bool = False
     commits: int = 0
+    last: int = 0  # the last commit (by number) that touched the path: counted once per commit
 
 
 class Aggregate:
@@ -84,16 +85,15 @@ class Aggregate:
         if author is None:
             author = self.authors[email] = _Tally()
             self.names[email] = commit["author"]["name"]
+        # The range's own totals are sums over the paths, taken when asked (`count`), not per file.
         rng.commits += 1
+        n = rng.commits
         author.commits += 1
         paths = self.paths
-        seen: set[str] = set()
+        author_paths = author.paths
         for f in commit["files"]:
             path, added, deleted = f["path"], f["added"], f["deleted"]
-            rng.paths.add(path)
-            author.paths.add(path)
-            rng.added += added
-            rng.deleted += deleted
+            author_paths.add(path)
             author.added += added
             author.deleted += deleted
             p = paths.get(path)
@@ -103,13 +103,23 @@ class Aggregate:
             p.deleted += deleted
             if f["binary"]:
                 p.binary = True
-            if path not in seen:
+            if p.last != n:
                 p.commits += 1
-                seen.add(path)
+                p.last = n
 
     def count(self, metric: str, scope: str) -> int | None:
         if scope == "range":
-            return len(self.authors) if metric == "contributors" else self.range.metric(metric)
+            if metric == "contributors":
+                return len(self.authors)
+            if metric == "commits":
+                return self.range.commits
+            if metric == "files_changed":
+                return len(self.paths)
+            if metric == "lines_added":
+                return sum(p.added for p in self.paths.values())
+            if metric == "lines_deleted":
+                return sum(p.deleted for p in self.paths.values())
+            return None
         if scope.startswith("author:") and metric in AUTHOR_METRICS:
             tally = self.authors.get(scope[len("author:"):])
             return tally.metric(metric) if tally is not None else 0

@@ -23,7 +23,7 @@ from typing import IO, Any
 from signoff import git
 from signoff.kernel.errors import NotFoundError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
-from signoff.notes.documents import SNAPSHOT, StreamedDoc, StreamWriter, dumps_line, is_int, need
+from signoff.notes.documents import SNAPSHOT, StreamedDoc, StreamWriter, dumps_line, dumps_sorted_line, is_int, need
 
 # Record separator starts a commit header; unit separator splits its fields. Git forbids NUL in
 # commit messages, so a header is always exactly one NUL-terminated token of the -z stream.
@@ -186,7 +186,7 @@ def snapshot_writer(out: Path, rng: str, head: str | None, merges: bool) -> Stre
     """The snapshot file being written: its header, and the content digest seeded with it."""
     header = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges}
     digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
-    return StreamWriter(out, header, "commits", digest)
+    return StreamWriter(out, header, "commits", digest, encode=dumps_sorted_line)
 
 
 def read_commits(repo: Path, rng: str, merges: bool, progress: Progress = silent) -> Iterator[dict[str, Any]]:
