@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -11,7 +12,6 @@ from typing import Any
 import pytest
 
 from signoff.kernel.errors import UsageError
-from signoff.notes.documents import dumps_line
 from signoff.notes.facts import FactsFile, build_facts, snapshot_and_facts
 from signoff.notes.snapshot import Snapshot, take_snapshot
 from tests.notes.gitrepo import Repo
@@ -207,14 +207,14 @@ def test_parse_log_yields_commits_while_the_stream_is_still_being_read() -> None
     assert sum(1 for _ in commits) == 19_999
 
 
-@pytest.mark.parametrize("merges", [False, True])
-def test_snapshot_lines_are_the_canonical_encoding_of_each_commit(history: Repo, tmp_path: Path,
-                                                                   merges: bool) -> None:
-    """Commits are written without sorting their keys (the parser builds them in sorted order); every
-    line must still be exactly the canonical (sorted) encoding the digest and the readers assume."""
-    take_snapshot(history.path, "HEAD", tmp_path / "s.json", merges=merges)
-    lines = (tmp_path / "s.json").read_text(encoding="utf-8").splitlines()[1:-1]
-    assert lines
-    for line in lines:
-        line = line.removesuffix(",")
-        assert line == dumps_line(json.loads(line))
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
+def test_tokens_decode_as_token_by_token_across_any_chunk_boundary(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stream is decoded a chunk at a time; a chunk may end inside a multi-byte character or an
+    invalid sequence, and the tokens must still be those of decoding each token on its own."""
+    from signoff.notes import snapshot
+
+    raw = [b"\x1eabc\x1fd\xc3\xa9f", "é€😀".encode(), b"bad \xff\xfe here", b"cut \xe2\x82", b"", b"tail \xf0\x9f"]
+    monkeypatch.setattr(snapshot, "_CHUNK", chunk)
+    got = list(snapshot._tokens(io.BytesIO(b"\0".join(raw))))
+    assert got == [t.decode("utf-8", "backslashreplace") for t in raw]
+    assert "bad \\xff\\xfe here" in got and "cut \\xe2\\x82" in got

@@ -23,7 +23,7 @@ from typing import IO, Any
 from signoff import git
 from signoff.kernel.errors import NotFoundError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
-from signoff.notes.documents import SNAPSHOT, StreamedDoc, StreamWriter, dumps_line, dumps_sorted_line, is_int, need
+from signoff.notes.documents import SNAPSHOT, StreamedDoc, StreamWriter, dumps_line, is_int, need
 
 # Record separator starts a commit header; unit separator splits its fields. Git forbids NUL in
 # commit messages, so a header is always exactly one NUL-terminated token of the -z stream.
@@ -72,37 +72,38 @@ def check_range(repo: Path, rev_range: str | None) -> tuple[str, str | None]:
     return rng, resolved[-1]
 
 
-def _tokens(stream: IO[bytes]) -> Iterator[bytes]:
+def _tokens(stream: IO[bytes]) -> Iterator[str]:
+    """The NUL-separated tokens of the stream, decoded a chunk at a time (up to its last NUL): no
+    NUL byte is ever part of a multi-byte UTF-8 sequence, so this decodes exactly as token by token
+    would, with one decode per megabyte instead of three per commit. Non-UTF-8 bytes in names or
+    messages are shown (backslash escapes), never dropped; JSON cannot hold raw bytes."""
     rest = b""
     while chunk := stream.read(_CHUNK):
-        parts = (rest + chunk).split(b"\0")
-        rest = parts.pop()
-        yield from parts
+        data = rest + chunk
+        cut = data.rfind(b"\0") + 1
+        rest = data[cut:]
+        if cut:
+            parts = data[:cut - 1].decode("utf-8", "backslashreplace").split("\0")
+            yield from parts
     if rest:
-        yield rest
-
-
-def _text(raw: bytes) -> str:
-    # Non-UTF-8 bytes in names or messages are shown, never dropped; JSON cannot hold raw bytes.
-    # (parse_log spells this out inline where it runs once per commit or file.)
-    return raw.decode("utf-8", errors="backslashreplace")
+        yield rest.decode("utf-8", "backslashreplace")
 
 
 def parse_log(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
     """Parse `git log --format=_FORMAT --numstat -z` output one commit at a time.
 
     This runs once per token of a long history while git is still printing it, so it keeps to
-    local names and one decode per field; keys are created in sorted order, the order in which
-    `dumps_line` writes them."""
+    local names and works on text decoded a chunk at a time (`_tokens`); keys are created in
+    sorted order, the order in which `dumps_line` writes them."""
     commit: dict[str, Any] | None = None
     files: list[dict[str, Any]] = []
     tokens = _tokens(stream)
     after_header = False
     for raw in tokens:
-        if raw[:1] == b"\x1e":
+        if raw[:1] == "\x1e":
             if commit is not None:
                 yield commit
-            fields = raw[1:].decode("utf-8", "backslashreplace").split("\x1f", 9)
+            fields = raw[1:].split("\x1f", 9)
             if len(fields) != 10 or not _HEX40.match(fields[0]):
                 raise UnavailableError("git log printed a commit header signoff cannot parse",
                                        "report this with the output of `git --version`")
@@ -122,21 +123,19 @@ def parse_log(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
             continue
         if after_header:
             after_header = False
-            if raw[:1] == b"\n":
+            if raw[:1] == "\n":
                 raw = raw[1:]
         if not raw:
             continue
         if commit is None:
             raise UnavailableError("git log printed file changes before any commit",
                                    "report this with the output of `git --version`")
-        added, deleted, path = raw.split(b"\t", 2)
+        added, deleted, new = raw.split("\t", 2)
         old: str | None = None
-        if path:
-            new = path.decode("utf-8", "backslashreplace")
-        else:
-            old = _text(next(tokens, b""))
-            new = _text(next(tokens, b""))
-        if added == b"-":
+        if not new:  # a rename: the old and the new path follow as two tokens
+            old = next(tokens, "")
+            new = next(tokens, "")
+        if added == "-":
             files.append({"added": 0, "binary": True, "deleted": 0, "old_path": old, "path": new})
         else:
             files.append({"added": int(added), "binary": False, "deleted": int(deleted), "old_path": old,
@@ -186,7 +185,7 @@ def snapshot_writer(out: Path, rng: str, head: str | None, merges: bool) -> Stre
     """The snapshot file being written: its header, and the content digest seeded with it."""
     header = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges}
     digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
-    return StreamWriter(out, header, "commits", digest, encode=dumps_sorted_line)
+    return StreamWriter(out, header, "commits", digest)
 
 
 def read_commits(repo: Path, rng: str, merges: bool, progress: Progress = silent) -> Iterator[dict[str, Any]]:
