@@ -24,9 +24,12 @@ from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """(url, the admin's user token) of a fresh `signoff serve`."""
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(url, the admin's user token) of one `signoff serve` that the module's runs share: every run
+    provisions names of its own (a suffix per run), so runs on one server never meet, which is what
+    an external server is for; starting one per test cost 4-12 s of setup each under load."""
+    tmp_path = tmp_path_factory.mktemp("external")
     db = f"sqlite:///{tmp_path / 'server.db'}"
     ledger = Ledger.from_url(db)
     try:
