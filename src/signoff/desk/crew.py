@@ -214,17 +214,26 @@ def link_reporter(rooms: RoomService, report_id: str, user_name: str) -> dict[st
     cards and answers that user about it. The sender id is kept as the server writes it."""
     crew = require_crew(rooms.ledger)
     if crew.server is not None:
-        raise UsageError(f"linking a reporter to a user on {crew.server} is not supported yet",
-                         "link reporters on a crew set up on this home's own rooms server")
+        raise UsageError(f"the crew is on {crew.server}: the reporter is linked there, as an operator",
+                         "pass --operator CREDENTIAL (that server's admin's or the crew owner's user token)")
     owner = rooms.user_by_name(crew.owner_name)
     user = rooms.user_by_name(user_name)
-    if rooms.ledger.version(report_case(report_id)) == 0:
-        raise NotFoundError(f"no report {report_id}", "link a report id the desk gave its reporter")
+    require_report(rooms.ledger, report_id)
     if user.id not in {m.id for m in rooms.members(crew.intake_room)}:
         rooms.add_member(owner, crew.intake_room, user_name=user.name)
-    link = {"report_id": report_id, "user": user.name, "sender": user.sender}
-    if reporter_links(rooms.ledger).get(report_id) != link:
-        rooms.ledger.append(REPORTERS, None, [NewEvent("crew.reporter_linked", link)])
+    return record_link(rooms.ledger, report_id, user.name, user.sender)
+
+
+def require_report(ledger: Ledger, report_id: str) -> None:
+    if ledger.version(report_case(report_id)) == 0:
+        raise NotFoundError(f"no report {report_id}", "link a report id the desk gave its reporter")
+
+
+def record_link(ledger: Ledger, report_id: str, user_name: str, sender: str) -> dict[str, str]:
+    """The link as the server names the user (its sender id as the server writes it); once."""
+    link = {"report_id": report_id, "user": user_name, "sender": sender}
+    if reporter_links(ledger).get(report_id) != link:
+        ledger.append(REPORTERS, None, [NewEvent("crew.reporter_linked", link)])
     return link
 
 

@@ -25,7 +25,10 @@ from signoff.desk.crew import (
     drift,
     key_role,
     policies,
+    record_link,
     recorded,
+    require_crew,
+    require_report,
 )
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
@@ -210,6 +213,36 @@ def _context(base: str, key: dict[str, str], room: str) -> list[dict[str, Any]]:
         return transport.context("setup")
     finally:
         transport.close()
+
+
+def link_remote(ledger: Ledger, settings: Settings, report_id: str, user_name: str,
+                operator: str) -> dict[str, str]:
+    """`crew.link_reporter` for a crew on an external server: the operator (that server's admin, or
+    the crew's owner) adds the user, who must exist there, to the intake room; the user's sender id
+    is the one the server reports for that member (`get_room_detail`, read by the concierge), never
+    a name in a message."""
+    crew = require_crew(ledger)
+    if crew.server is None:
+        raise UsageError("the crew is on this home's own rooms server", "link the reporter without --operator")
+    require_report(ledger, report_id)
+    config = RoomsConfig.from_settings(settings)
+    server = ServerSetup(crew.server, operator, label="signoff desk crew")
+    try:
+        try:
+            server.operator.add_user_to_room(crew.intake_room, user_name)
+        except NotFoundError as exc:
+            raise NotFoundError(f"{crew.server} has no user {user_name}: {exc.message}",
+                                f"create the user there first (an admin), then link {report_id} to them") from exc
+        key = config.key(key_role("concierge"))
+        server.act_as(key["agent_id"], key["api_key"])
+        detail = server.call("get_room_detail", {"room_id": crew.intake_room})
+    finally:
+        server.close()
+    found = [p for p in detail.get("participants", []) if p.get("type") == "user" and p.get("name") == user_name]
+    if len(found) != 1 or not found[0].get("sender"):
+        raise UsageError(f"{crew.server} does not name {user_name} among the intake room's members",
+                         "check the user's name on that server and link again")
+    return record_link(ledger, report_id, user_name, str(found[0]["sender"]))
 
 
 def _room_of(crew: Crew, role: str) -> str:
