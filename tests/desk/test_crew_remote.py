@@ -30,6 +30,7 @@ from signoff.desk.workflow import forge_for
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
+from signoff.rooms.approvals import answer_note
 from signoff.rooms.client import HttpUserTransport, RoomsUserClient, SignoffOperator
 from tests.conftest import wait_for
 from tests.desk.conftest import COUPON
@@ -46,6 +47,7 @@ class Remote:
     env: dict[str, str]
     tokens: dict[str, str]  # the desk's credentials
     members: dict[str, Process] = field(default_factory=dict)
+    people: dict[str, str] = field(default_factory=dict)  # user name -> user token on the server
 
     def cli(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(signoff(*args), capture_output=True, text=True, env={**self.env, **(env or {})},
@@ -65,7 +67,8 @@ class Remote:
 
     def start(self, role: str) -> None:
         self.members[role] = Process(signoff("desk", "crew", "run", "--role", role),
-                                     {**self.env, "SIGNOFF_DESK_TOKEN": self.tokens["engineering"]})
+                                     {**self.env, "SIGNOFF_DESK_TOKEN": self.tokens["engineering"],
+                                      "SIGNOFF_DESK_CONCIERGE_TOKEN": self.tokens["concierge"]})
 
     def kill(self, role: str) -> None:
         proc = self.members.pop(role).proc
@@ -99,7 +102,7 @@ def remote(tmp_path: Path, sandbox_ok: None) -> Iterator[Remote]:
         rooms = RoomService(ledger)
         admin = str(rooms.init()["admin_token"])
         alice = rooms.create_user("alice", "Alice")[1]
-        rooms.create_user("mallory", "Mallory")
+        people = {name: rooms.create_user(name, name.title())[1] for name in ("mallory", "priya")}
     finally:
         ledger.close()
     url = f"http://127.0.0.1:{free_port()}"
@@ -117,7 +120,7 @@ def remote(tmp_path: Path, sandbox_ok: None) -> Iterator[Remote]:
         tokens = init_local(settings, desk_ledger).tokens
     finally:
         desk_ledger.close()
-    r = Remote(url, admin, alice, settings, env, tokens)
+    r = Remote(url, admin, alice, settings, env, tokens, people=people)
     try:
         server.ready(f"{url}/health")
         yield r
@@ -217,3 +220,92 @@ def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remot
     finally:
         operator.close()
     assert r.crew() == crew  # same identities, rooms and group: nothing re-keyed or made twice
+
+
+def _as(r: Remote, token: str) -> RoomsUserClient:
+    return RoomsUserClient(HttpUserTransport(r.url, token))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)  # two sandboxed rounds in child processes on a loaded machine
+def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(remote: Remote) -> None:
+    r = remote
+    assert r.setup().returncode == 0
+    crew = r.crew()
+    ledger, desk = r.desk()
+    try:
+        intake = desk.submit_report(COUPON, "198.51.100.7")
+    finally:
+        ledger.close()
+    rid = intake.report_id
+
+    # Linking on the external server needs the operator; a user the server lacks, a report the
+    # desk lacks and an operator who may not manage the intake room are refused with a fix line.
+    for args, env, said in (
+            ((rid, "priya"), {}, "--operator"),
+            ((rid, "nobody"), {"SIGNOFF_ROOMS_OPERATOR": r.admin}, "no user nobody"),
+            (("R-9999", "priya"), {"SIGNOFF_ROOMS_OPERATOR": r.admin}, "no report R-9999"),
+            ((rid, "priya"), {"SIGNOFF_ROOMS_OPERATOR": r.people["mallory"]}, "error:")):
+        refused = r.cli("desk", "crew", "link", *args, "--json", env=env)
+        assert refused.returncode != 0 and said in refused.stderr and "fix:" in refused.stderr, refused.stderr
+        assert "Traceback" not in refused.stderr
+    linked = r.cli("desk", "crew", "link", rid, "priya", "--json", env={"SIGNOFF_ROOMS_OPERATOR": r.admin})
+    assert linked.returncode == 0, linked.stderr
+    link = json.loads(linked.stdout)
+    priya, mallory = _as(r, r.people["priya"]), _as(r, r.people["mallory"])
+    operator = SignoffOperator(r.url, r.admin)
+    try:  # mallory is in the public room too: a stranger who sees priya's card there
+        operator.add_user_to_room(crew.intake_room, "mallory")
+    finally:
+        operator.close()
+    try:
+        # The sender id is the server's own for priya (what her posts carry there).
+        posted = priya.post(crew.intake_room, "hello")
+        assert link == {"report_id": rid, "user": "priya", "sender": _sender_of(priya, crew.intake_room, posted)}
+        again = r.cli("desk", "crew", "link", rid, "priya", "--json", env={"SIGNOFF_ROOMS_OPERATOR": r.admin})
+        assert again.returncode == 0 and json.loads(again.stdout) == link
+
+        for role in ("manager", "reproducer", "concierge"):
+            r.start(role)
+
+        def card() -> dict[str, Any] | None:
+            pending = priya.pending()
+            return pending[0] if pending else None
+
+        _wait(lambda: card() is not None, "the concierge's card for priya", r)
+        first = card()
+        assert first is not None and "Is this the bug you saw?" in first["title"]
+        # Someone else answering priya's card is discarded by the server (and recorded); nothing moves.
+        _refused(mallory, first["request_id"])
+        # priya says no, with her reason after the answer: it reaches the desk through the airlock.
+        priya.answer(first["request_id"], "no")
+        priya.post(crew.intake_room, answer_note(first["title"], "No", "My total was -100 twice, with two items."))
+        ledger, desk = r.desk()
+        try:
+            _wait(lambda: desk.bug(intake.bug_id).round == 2, "priya's no applied", r)
+            events = [e for e in ledger.read(f"desk/bug/{intake.bug_id}")]
+            assert [e.type for e in events].count("confirmation.no") == 1
+            assert "-100 twice" in json.dumps([e.payload for e in events])
+            # Round 2 is measured and asked again; priya's yes moves the bug on.
+            _wait(lambda: (c := card()) is not None and c["request_id"] != first["request_id"], "round 2's card", r)
+            second = card()
+            assert second is not None
+            _refused(mallory, second["request_id"])
+            priya.answer(second["request_id"], "yes")
+            _wait(lambda: desk.bug(intake.bug_id).state == "fixing", "priya's yes applied", r)
+            assert [e.type for e in ledger.read(f"desk/bug/{intake.bug_id}")].count("confirmation.yes") == 1
+        finally:
+            ledger.close()
+    finally:
+        priya.transport.close()
+        mallory.transport.close()
+
+
+def _refused(stranger: RoomsUserClient, request_id: str) -> None:
+    answered = stranger.answer(request_id, "yes")
+    assert answered["outcome"] == "discarded" and answered["allowed"] is False
+    assert stranger.approval(request_id)["state"] == "pending"
+
+
+def _sender_of(client: RoomsUserClient, room: str, posted: dict[str, Any]) -> str:
+    return next(str(m["sender"]) for m in client.messages(room) if m["message_id"] == posted["event_id"])
