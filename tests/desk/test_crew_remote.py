@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,15 +27,21 @@ from signoff.desk.config import DeskConfig
 from signoff.desk.crew import Crew, key_role, recorded
 from signoff.desk.crew_agents import IGNORED
 from signoff.desk.local import init_local
+from signoff.desk.routes import routers as desk_routers
 from signoff.desk.workflow import Desk as DeskWorkflow
 from signoff.desk.workflow import forge_for
+from signoff.kernel.errors import NotFoundError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
+from signoff.rooms.app import create_app
 from signoff.rooms.approvals import answer_note
 from signoff.rooms.client import HttpUserTransport, RoomsUserClient, SignoffOperator
+from signoff.rooms.signin import SignIns
+from signoff.web.routes import routers as web_routers
 from tests.conftest import wait_for
 from tests.desk.conftest import COUPON
+from tests.rooms.conftest import Server
 from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 
@@ -130,6 +138,52 @@ def remote(tmp_path: Path, sandbox_ok: None) -> Iterator[Remote]:
         server.stop()
 
 
+PASSWORD = "a long enough passphrase"
+
+
+@contextmanager
+def _desk_served(r: Remote) -> Iterator[str]:
+    """The desk's home served in process (its API and its web console); the crew is elsewhere."""
+    ledger, desk = r.desk()
+    rooms = RoomService(ledger)
+    try:
+        try:
+            alice = rooms.user_by_name("alice")
+        except NotFoundError:
+            alice = rooms.create_user("alice", "Alice")[0]
+        SignIns(ledger).set_password(alice.id, PASSWORD)
+        app = create_app(service=rooms, settings=r.settings,
+                         routers=[*desk_routers(r.settings), *web_routers(r.settings)])
+        app.state.desk = desk
+        server = Server(app)
+        try:
+            yield server.start()
+        finally:
+            server.stop()
+    finally:
+        ledger.close()
+
+
+def _shown(r: Remote, desk_url: str) -> dict[str, str]:
+    answer = httpx.get(f"{desk_url}/desk/crew", headers={"Authorization": f"Bearer {r.tokens['alice']}"}, timeout=60)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["server"] == r.url and answer.json()["drift"] is None
+    return {s["role"]: s["state"] for s in answer.json()["roles"]}
+
+
+def _signed_in(base: str) -> httpx.Client:
+    client = httpx.Client(base_url=base, follow_redirects=False, timeout=60)
+    csrf = client.get("/signin").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    assert client.post("/signin", data={"csrf": csrf, "name": "alice", "password": PASSWORD}).status_code == 303
+    return client
+
+
+def _page_states(html: str) -> dict[str, str]:
+    """Role -> the status badge in the crew page's table."""
+    rows = re.findall(r'<th scope="row">(\w+)</th>.*?<span class="badge crew-[\w-]+">([\w ]+)</span>', html)
+    return dict(rows)
+
+
 def _wait(check: Any, what: str, r: Remote, timeout: float = 300) -> None:
     assert wait_for(check, timeout=timeout, interval=0.5), f"{what}: crew {r.states()}, room {r.engineering_room()}"
 
@@ -201,12 +255,24 @@ def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remot
             ledger.close()
 
     _wait(lambda: len(ignored()) == 1, "the copied hand-off ignored", r)
+    # The desk's own server shows the same view, over HTTP and on the owner's page.
+    with _desk_served(r) as desk_url:
+        _wait(lambda: _shown(r, desk_url) == r.states(), "GET /desk/crew as the CLI", r)
+        shown = _shown(r, desk_url)
+        assert shown["manager"] == shown["reproducer"] == "connected" and shown["fixer"] == "not running"
+        page = _signed_in(desk_url).get("/crew")
+        assert page.status_code == 200 and r.url in page.text and "Read at setup only" in page.text
+        assert _page_states(page.text)["reproducer"] == "connected"
     assert sum(1 for b in r.engineering_room() if b.startswith("propose_reproduction")) == 1
 
     # A killed reproducer shows as not running once the server's connection lapses.
     r.kill("reproducer")
     _wait(lambda: r.states()["reproducer"] == "not running", "the killed reproducer shown", r)
     assert r.states()["manager"] == "connected"
+    with _desk_served(r) as desk_url:
+        assert _shown(r, desk_url)["reproducer"] == "not running"
+        assert _page_states(_signed_in(desk_url).get("/crew").text)["reproducer"] == "not running"
+        assert httpx.get(f"{desk_url}/desk/crew", timeout=30).status_code == 401
 
     # Someone opens the manager's policy on the server: the next setup reports it and sets it again.
     operator = SignoffOperator(r.url, r.admin)

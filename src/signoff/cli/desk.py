@@ -354,7 +354,7 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
         print_json(out)
         return
     for role, agent_id in crew.agents.items():
-        console.print(f"{role:<11} {crew_setup_module.agent_name(role):<16} {agent_id}")
+        console.print(f"{role:<11} {crew.agent_name(role):<16} {agent_id}")
     console.print(f"intake room {crew.intake_room}; engineering room {crew.engineering_room}")
     for d in drift:
         console.print(f"drift found and corrected: {d}")
