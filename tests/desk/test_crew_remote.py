@@ -30,13 +30,13 @@ from signoff.desk.local import init_local
 from signoff.desk.routes import routers as desk_routers
 from signoff.desk.workflow import Desk as DeskWorkflow
 from signoff.desk.workflow import forge_for
-from signoff.kernel.errors import NotFoundError
+from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.approvals import answer_note
-from signoff.rooms.client import HttpUserTransport, RoomsUserClient, SignoffOperator
+from signoff.rooms.client import HttpSyncTransport, HttpUserTransport, RoomsUserClient, SignoffOperator
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers as web_routers
 from tests.conftest import wait_for
@@ -375,3 +375,69 @@ def _refused(stranger: RoomsUserClient, request_id: str) -> None:
 
 def _sender_of(client: RoomsUserClient, room: str, posted: dict[str, Any]) -> str:
     return next(str(m["sender"]) for m in client.messages(room) if m["message_id"] == posted["event_id"])
+
+
+def _another_desk(r: Remote, tmp_path: Path, name: str, desk_toml: str) -> Remote:
+    """A second desk home (its own ledger, keys and credentials) on the same rooms server."""
+    config = tmp_path / f"{name}.toml"
+    config.write_text(f'[rooms]\nurl = "{r.url}"\n{desk_toml}')
+    home, db = tmp_path / f"{name}-home", f"sqlite:///{tmp_path / f'{name}.db'}"
+    env = {**r.env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config)}
+    settings = Settings.load(home=home, db_url=db, env={"SIGNOFF_CONFIG": str(config)}, cwd=tmp_path)
+    ledger = Ledger.open(settings)
+    try:
+        tokens = init_local(settings, ledger).tokens
+    finally:
+        ledger.close()
+    return Remote(r.url, r.admin, r.alice, settings, env, tokens, people=r.people)
+
+
+def test_two_desks_on_one_server_each_have_their_own_crew_and_cannot_reach_the_other(
+        remote: Remote, tmp_path: Path) -> None:
+    first = remote
+    assert first.setup().returncode == 0
+    # A second desk with the default names collides with the first's identities: refused, with the fix.
+    clash = _another_desk(first, tmp_path, "clash", "")
+    refused = clash.setup()
+    assert refused.returncode != 0 and "crew_prefix" in refused.stderr and "fix:" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr
+    config = Path(clash.env["SIGNOFF_CONFIG"])  # a prefix that is no name on a server: refused
+    config.write_text(config.read_text() + '[desk]\ncrew_prefix = "Shop Desk!"\n')
+    shown = clash.setup()
+    assert shown.returncode != 0 and "crew_prefix" in shown.stderr and "fix:" in shown.stderr
+
+    # Same owner (alice), same server: with its own prefix the second desk gets its own everything.
+    second = _another_desk(first, tmp_path, "shop", '[desk]\ncrew_prefix = "shop"\n')
+    done = second.setup()
+    assert done.returncode == 0, done.stderr
+    one, two = first.crew(), second.crew()
+    assert two.prefix == "shop" and one.prefix == "desk"
+    assert not set(one.agents.values()) & set(two.agents.values())
+    assert one.group_id != two.group_id
+    assert {one.intake_room, one.engineering_room}.isdisjoint({two.intake_room, two.engineering_room})
+    listed = httpx.get(f"{first.url}/users/me/rooms", headers={"Authorization": f"Bearer {first.alice}"}, timeout=30)
+    names = {room["name"] for room in listed.json()["rooms"]}
+    assert {"desk-intake", "desk-engineering", "shop-intake", "shop-engineering"} <= names
+    # Setup again on each finds everything again: nothing made twice, nothing re-keyed.
+    for desk, crew in ((first, one), (second, two)):
+        again = desk.setup()
+        assert again.returncode == 0 and json.loads(again.stdout)["drift_found"] == [], again.stderr
+        assert desk.crew() == crew
+    # Each desk's policies name only its own manager and its own group.
+    assert two.policies["reproducer"]["rules"][0]["agents"] == [two.agents["manager"]]
+    assert two.policies["reproducer"]["rules"][0]["room_groups"] == [two.group_id]
+
+    # The first desk's manager cannot reach the second's engineering room, nor address its crew.
+    key = json.loads((first.settings.home / "rooms" / "agents.json").read_text())["agents"][key_role("manager")]
+    manager = HttpSyncTransport(first.url, key["agent_id"], key["api_key"])
+    try:
+        with pytest.raises((RefusedError, NotFoundError)):
+            manager.open("intruder", two.engineering_room)
+        with pytest.raises((RefusedError, NotFoundError)):
+            manager.call("get_room_detail", {"room_id": two.engineering_room}, "")
+        manager.open("own", one.engineering_room)
+        with pytest.raises(UsageError, match="shop-reproducer' is not a member"):
+            manager.call("send_targeted_message", {"body": "start_reproduction BUG-0001 round=1",
+                                                   "target_names": ["shop-reproducer"]}, "own")
+    finally:
+        manager.close()

@@ -31,7 +31,7 @@ from signoff.desk.crew import (
     require_crew,
     require_report,
 )
-from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent
 from signoff.rooms.client import (
@@ -95,7 +95,13 @@ def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, 
             if previous is not None:
                 raise NotFoundError(f"the key of the crew's {role} is missing from the rooms keys file",
                                     f"restore {config.keys_path}")
-            registered = server.register(agent_name(role, prefix), description)
+            try:
+                registered = server.register(agent_name(role, prefix), description)
+            except ConflictError as exc:  # agent names are server-wide: another desk has this one
+                raise UsageError(f"{server.base} already has an agent {agent_name(role, prefix)} (another desk's "
+                                 f"crew, or one set up from another home): {exc.message}",
+                                 'give this desk its own names: set [desk] crew_prefix = "..." and run setup '
+                                 "again") from exc
             entry = {"name": agent_name(role, prefix), "agent_id": registered.agent_id, "api_key": registered.api_key}
             stored[key_role(role)] = entry
             config.store_keys(stored)  # each key as soon as it exists: a crash never strands an agent
