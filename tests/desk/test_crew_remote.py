@@ -117,18 +117,8 @@ def remote(tmp_path: Path, sandbox_ok: None) -> Iterator[Remote]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
     server = Process(signoff("serve", "--port", url.rsplit(":", 1)[1]),
                      {**base, "SIGNOFF_HOME": str(tmp_path / "server-home"), "SIGNOFF_DB": server_db})
-    config = tmp_path / "signoff.toml"
-    config.write_text(f'[rooms]\nurl = "{url}"\n')
-    home, db = tmp_path / "desk-home", f"sqlite:///{tmp_path / 'desk.db'}"
-    env = {**base, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config),
-           "SIGNOFF_REPAIR_ENV_CACHE": os.environ["SIGNOFF_REPAIR_ENV_CACHE"]}
-    settings = Settings.load(home=home, db_url=db, env={"SIGNOFF_CONFIG": str(config)}, cwd=tmp_path)
-    desk_ledger = Ledger.open(settings)
-    try:
-        tokens = init_local(settings, desk_ledger).tokens
-    finally:
-        desk_ledger.close()
-    r = Remote(url, admin, alice, settings, env, tokens, people=people)
+    base["SIGNOFF_REPAIR_ENV_CACHE"] = os.environ["SIGNOFF_REPAIR_ENV_CACHE"]
+    r = Remote(url, admin, alice, *_desk_home(tmp_path, "desk", url, base, ""), people=people)
     try:
         server.ready(f"{url}/health")
         yield r
@@ -377,19 +367,24 @@ def _sender_of(client: RoomsUserClient, room: str, posted: dict[str, Any]) -> st
     return next(str(m["sender"]) for m in client.messages(room) if m["message_id"] == posted["event_id"])
 
 
-def _another_desk(r: Remote, tmp_path: Path, name: str, desk_toml: str) -> Remote:
-    """A second desk home (its own ledger, keys and credentials) on the same rooms server."""
+def _desk_home(tmp_path: Path, name: str, url: str, base: dict[str, str],
+               desk_toml: str) -> tuple[Settings, dict[str, str], dict[str, str]]:
+    """A desk home (its own ledger, keys and credentials) whose crew goes on the server at `url`."""
     config = tmp_path / f"{name}.toml"
-    config.write_text(f'[rooms]\nurl = "{r.url}"\n{desk_toml}')
+    config.write_text(f'[rooms]\nurl = "{url}"\n{desk_toml}')
     home, db = tmp_path / f"{name}-home", f"sqlite:///{tmp_path / f'{name}.db'}"
-    env = {**r.env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config)}
+    env = {**base, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config)}
     settings = Settings.load(home=home, db_url=db, env={"SIGNOFF_CONFIG": str(config)}, cwd=tmp_path)
     ledger = Ledger.open(settings)
     try:
-        tokens = init_local(settings, ledger).tokens
+        return settings, env, init_local(settings, ledger).tokens
     finally:
         ledger.close()
-    return Remote(r.url, r.admin, r.alice, settings, env, tokens, people=r.people)
+
+
+def _another_desk(r: Remote, tmp_path: Path, name: str, desk_toml: str) -> Remote:
+    """A second desk on the same rooms server."""
+    return Remote(r.url, r.admin, r.alice, *_desk_home(tmp_path, name, r.url, r.env, desk_toml), people=r.people)
 
 
 def test_two_desks_on_one_server_each_have_their_own_crew_and_cannot_reach_the_other(
@@ -423,6 +418,12 @@ def test_two_desks_on_one_server_each_have_their_own_crew_and_cannot_reach_the_o
         again = desk.setup()
         assert again.returncode == 0 and json.loads(again.stdout)["drift_found"] == [], again.stderr
         assert desk.crew() == crew
+    # A crew's names are its identities: changing the prefix under a set-up crew is refused.
+    renamed = Path(second.env["SIGNOFF_CONFIG"])
+    renamed.write_text(renamed.read_text().replace('"shop"', '"shop2"'))
+    moved = second.setup()
+    assert moved.returncode != 0 and "crew_prefix 'shop'" in moved.stderr and "fix:" in moved.stderr, moved.stderr
+    assert second.crew() == two
     # Each desk's policies name only its own manager and its own group.
     assert two.policies["reproducer"]["rules"][0]["agents"] == [two.agents["manager"]]
     assert two.policies["reproducer"]["rules"][0]["room_groups"] == [two.group_id]
