@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signoff.desk.base import report_case
+from signoff.desk.config import DeskConfig
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent
@@ -68,8 +69,6 @@ def engineering_room_name(prefix: str = DEFAULT_PREFIX) -> str:
 def crew_prefix(settings: Settings, previous: Crew | None) -> str:
     """The prefix this setup uses: the configured one, which must be the recorded crew's (a crew's
     names are its identities on the server: renaming would strand its rooms and keys)."""
-    from signoff.desk.config import DeskConfig
-
     prefix = DeskConfig.load(settings).crew_prefix
     if previous is not None and previous.prefix != prefix:
         raise UsageError(f"the crew was set up with crew_prefix {previous.prefix!r}, not {prefix!r}",
