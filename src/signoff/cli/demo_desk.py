@@ -34,7 +34,7 @@ def _until(check: Callable[[], bool], what: str, timeout: float = 300.0) -> None
 
 def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     from signoff.desk import crew_commands
-    from signoff.desk.crew import agent_name, link_reporter, setup
+    from signoff.desk.crew import link_reporter, setup
     from signoff.desk.crew_serve import CrewThread
     from signoff.desk.deploy import serve_commit
     from signoff.desk.local import init_local
@@ -141,7 +141,7 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
             step("engineering approves", outcome="refused", why=exc.message)
         reviewer = rooms.agent(crew.agents["reviewer"])
         rooms.post_message(reviewer, crew.engineering_room, f"approve {bug_id} round=1",
-                           target_names=[agent_name("manager")])
+                           target_names=[crew.agent_name("manager")])
         _until(lambda: len(crew_commands.refusals(ledger)) == 1, "the refusal of an agent's approve")
         step("agent approves in the room", outcome="refused",
              why=crew_commands.refusals(ledger)[0]["why"])

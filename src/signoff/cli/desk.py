@@ -354,7 +354,7 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
         print_json(out)
         return
     for role, agent_id in crew.agents.items():
-        console.print(f"{role:<11} {crew_setup_module.agent_name(role):<16} {agent_id}")
+        console.print(f"{role:<11} {crew.agent_name(role):<16} {agent_id}")
     console.print(f"intake room {crew.intake_room}; engineering room {crew.engineering_room}")
     for d in drift:
         console.print(f"drift found and corrected: {d}")
@@ -410,14 +410,23 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
 @crew_app.command("link")
 def crew_link(report_id: Annotated[str, typer.Argument(help="The report (R-...).")],
               user: Annotated[str, typer.Argument(help="The rooms user who filed it.")],
+              operator: Annotated[str | None, typer.Option(
+                  "--operator", envvar="SIGNOFF_ROOMS_OPERATOR", show_default=False,
+                  help="With the crew on an external server: that server's admin's (or the crew owner's) "
+                       "user token.")] = None,
               as_json: Json = False) -> None:
-    """Link a report to the rooms user who filed it (run on the server's home): the user joins the
-    public intake room, gets the report's cards from the concierge and may ask it about the report."""
+    """Link a report to the rooms user who filed it (on the server's home, or with --operator on the
+    external server the crew is on): the user joins the public intake room, gets the report's cards
+    from the concierge and may ask it about the report."""
     from signoff.desk.crew import link_reporter
+    from signoff.desk.crew_remote import link_remote
     from signoff.rooms import RoomService
 
     desk = _desk()
-    link = link_reporter(RoomService(desk.ledger), report_id, user)
+    if operator:
+        link = link_remote(desk.ledger, settings(), report_id, user, operator)
+    else:
+        link = link_reporter(RoomService(desk.ledger), report_id, user)
     if as_json:
         print_json(link)
         return

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from signoff.desk.crew import ENGINEERING_ROLES, GROUP, Crew, agent_name
+from signoff.desk.crew import ENGINEERING_ROLES, Crew
 from signoff.kernel.errors import UsageError
 from signoff.rooms.client import RoomsClient
 
@@ -63,9 +63,10 @@ async def open_bug_room(client: RoomsClient, crew: Crew, bug_id: str) -> str:
         return found
     created = await client.call(
         "create_room", name=room_name(bug_id), description=f"engineering on {bug_id} (private)",
-        agent_names=[*(agent_name(r) for r in ENGINEERING_ROLES), *([crew.owner_agent] if crew.owner_agent else [])],
+        agent_names=[*(crew.agent_name(r) for r in ENGINEERING_ROLES),
+                     *([crew.owner_agent] if crew.owner_agent else [])],
         user_names=[crew.owner_name],
-        channel_type="channel_private", group_name=GROUP)
+        channel_type="channel_private", group_name=crew.group_name)
     return str(created["id"])
 
 

@@ -35,6 +35,9 @@ class DeskConfig:
     production_environment: str = "production"
     owner: str = "alice"  # the human a draft change request is assigned to
     forge: str = "local"  # local (bare repositories on this machine) or github (repo = "owner/name")
+    # Names the crew's agents, group and rooms on their rooms server (`<crew_prefix>-manager`,
+    # `<crew_prefix>-engineering`): two desks sharing one server each need their own.
+    crew_prefix: str = "desk"
     assets: tuple[str, ...] = ()  # paths every deployment endpoint must serve byte for byte alike
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -62,6 +65,9 @@ class DeskConfig:
         if not re.fullmatch(r"[A-Z][A-Z0-9]{1,9}", self.prefix):
             raise UsageError(f"[desk] prefix {self.prefix!r} must be 2-10 capital letters or digits",
                              'e.g. prefix = "BUG"')
+        if not re.fullmatch(r"[a-z][a-z0-9-]{0,23}", self.crew_prefix):
+            raise UsageError(f"[desk] crew_prefix {self.crew_prefix!r} must be 1-24 lowercase letters, digits "
+                             "or dashes, starting with a letter", 'e.g. crew_prefix = "shop-desk"')
         if not 1 <= self.max_fix_files <= 2:
             raise UsageError("[desk] max_fix_files must be 1 or 2", "the fixer returns at most two files")
         if self.forge not in ("local", "github"):

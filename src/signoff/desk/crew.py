@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signoff.desk.base import report_case
+from signoff.desk.config import DeskConfig
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent
@@ -42,13 +43,37 @@ ROLES: dict[str, str] = {
     "smoke": "deployment acceptance: checks the live release",
 }
 ENGINEERING_ROLES = ("manager", "reproducer", "fixer", "reviewer", "smoke")
-GROUP = "desk-engineering"
-INTAKE_ROOM = "desk-intake"
-ENGINEERING_ROOM = "desk-engineering"
+# The names on the rooms server are the desk's `[desk] crew_prefix` (default "desk", the names every
+# crew set up before the prefix existed has, so such a crew keeps its rooms and identities) and a
+# fixed suffix. Agent names are unique server-wide and group names per owner, so two desks on one
+# server need two prefixes.
+DEFAULT_PREFIX = "desk"
 
 
-def agent_name(role: str) -> str:
-    return f"desk-{role}"
+def agent_name(role: str, prefix: str = DEFAULT_PREFIX) -> str:
+    return f"{prefix}-{role}"
+
+
+def group_name(prefix: str = DEFAULT_PREFIX) -> str:
+    return f"{prefix}-engineering"
+
+
+def intake_room_name(prefix: str = DEFAULT_PREFIX) -> str:
+    return f"{prefix}-intake"
+
+
+def engineering_room_name(prefix: str = DEFAULT_PREFIX) -> str:
+    return f"{prefix}-engineering"
+
+
+def crew_prefix(settings: Settings, previous: Crew | None) -> str:
+    """The prefix this setup uses: the configured one, which must be the recorded crew's (a crew's
+    names are its identities on the server: renaming would strand its rooms and keys)."""
+    prefix = DeskConfig.load(settings).crew_prefix
+    if previous is not None and previous.prefix != prefix:
+        raise UsageError(f"the crew was set up with crew_prefix {previous.prefix!r}, not {prefix!r}",
+                         f'set [desk] crew_prefix = "{previous.prefix}" back (or set the crew up on a fresh home)')
+    return prefix
 
 
 def key_role(role: str) -> str:
@@ -70,6 +95,14 @@ class Crew:
     senders: dict[str, str]  # role -> the sender id the server writes on its messages (opaque)
     server: str | None = None  # the external rooms server's URL; None: this home's own
     owner_agent: str | None = None  # the name of the agent standing in for the owner (on Switch), if any
+    prefix: str = DEFAULT_PREFIX  # `[desk] crew_prefix` at setup: the names on the server
+
+    def agent_name(self, role: str) -> str:
+        return agent_name(role, self.prefix)
+
+    @property
+    def group_name(self) -> str:
+        return group_name(self.prefix)
 
     def role_of(self, agent_id: str) -> str | None:
         return next((r for r, a in self.agents.items() if a == agent_id), None)
@@ -82,13 +115,14 @@ class Crew:
                 "intake_room": self.intake_room, "engineering_room": self.engineering_room,
                 "agents": dict(self.agents), "policies": dict(self.policies), "senders": dict(self.senders),
                 **({"server": self.server} if self.server else {}),
-                **({"owner_agent": self.owner_agent} if self.owner_agent else {})}
+                **({"owner_agent": self.owner_agent} if self.owner_agent else {}),
+                **({"prefix": self.prefix} if self.prefix != DEFAULT_PREFIX else {})}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Crew:
         return cls(data["owner_user_id"], data["owner_name"], data["group_id"], data["intake_room"],
                    data["engineering_room"], dict(data["agents"]), dict(data["policies"]), dict(data["senders"]),
-                   data.get("server"), data.get("owner_agent"))
+                   data.get("server"), data.get("owner_agent"), data.get("prefix", DEFAULT_PREFIX))
 
 
 def policies(owner_id: str, group_id: str, intake_room: str, agents: dict[str, str], *,
@@ -145,10 +179,11 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
     if previous is not None and previous.owner_user_id != owner.id:
         raise UsageError(f"the crew belongs to {previous.owner_name}, not {owner_name}",
                          f"run setup with --owner {previous.owner_name}")
+    prefix = crew_prefix(settings, previous)
     stored = keys.keys()
     agents: dict[str, Principal] = {}
     for role, description in ROLES.items():
-        name = agent_name(role)
+        name = agent_name(role, prefix)
         try:
             agents[role] = rooms.agent_by_name(name)
         except NotFoundError:
@@ -158,16 +193,17 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
     if key_role("manager") not in stored:
         raise NotFoundError("the crew's keys are missing from the rooms keys file",
                             f"restore {keys.keys_path} (or re-key the crew with `signoff rooms agent rotate`)")
-    group = previous.group_id if previous else rooms.create_group(owner, GROUP, "the desk's engineering side")["id"]
+    group = previous.group_id if previous else rooms.create_group(
+        owner, group_name(prefix), "the desk's engineering side")["id"]
     intake = previous.intake_room if previous else rooms.create_room(
-        owner, INTAKE_ROOM, "public intake: reporters and the concierge", [agent_name("concierge")],
-        channel_type="channel_public").id
+        owner, intake_room_name(prefix), "public intake: reporters and the concierge",
+        [agent_name("concierge", prefix)], channel_type="channel_public").id
     engineering = previous.engineering_room if previous else rooms.create_room(
-        owner, ENGINEERING_ROOM, "the desk's engineering crew and its owner",
-        [agent_name(r) for r in ENGINEERING_ROLES], group_name=GROUP).id
+        owner, engineering_room_name(prefix), "the desk's engineering crew and its owner",
+        [agent_name(r, prefix) for r in ENGINEERING_ROLES], group_name=group_name(prefix)).id
     wanted = policies(owner.id, group, intake, {r: a.id for r, a in agents.items()})
     crew = Crew(owner.id, owner.name, group, intake, engineering, {r: a.id for r, a in agents.items()}, wanted,
-                {r: a.sender for r, a in agents.items()})
+                {r: a.sender for r, a in agents.items()}, prefix=prefix)
     found = drift(rooms.policy, crew) if previous is not None else []
     for role, policy in wanted.items():
         rooms.set_policy(owner, agents[role].id, policy)
@@ -214,17 +250,26 @@ def link_reporter(rooms: RoomService, report_id: str, user_name: str) -> dict[st
     cards and answers that user about it. The sender id is kept as the server writes it."""
     crew = require_crew(rooms.ledger)
     if crew.server is not None:
-        raise UsageError(f"linking a reporter to a user on {crew.server} is not supported yet",
-                         "link reporters on a crew set up on this home's own rooms server")
+        raise UsageError(f"the crew is on {crew.server}: the reporter is linked there, as an operator",
+                         "pass --operator CREDENTIAL (that server's admin's or the crew owner's user token)")
     owner = rooms.user_by_name(crew.owner_name)
     user = rooms.user_by_name(user_name)
-    if rooms.ledger.version(report_case(report_id)) == 0:
-        raise NotFoundError(f"no report {report_id}", "link a report id the desk gave its reporter")
+    require_report(rooms.ledger, report_id)
     if user.id not in {m.id for m in rooms.members(crew.intake_room)}:
         rooms.add_member(owner, crew.intake_room, user_name=user.name)
-    link = {"report_id": report_id, "user": user.name, "sender": user.sender}
-    if reporter_links(rooms.ledger).get(report_id) != link:
-        rooms.ledger.append(REPORTERS, None, [NewEvent("crew.reporter_linked", link)])
+    return record_link(rooms.ledger, report_id, user.name, user.sender)
+
+
+def require_report(ledger: Ledger, report_id: str) -> None:
+    if ledger.version(report_case(report_id)) == 0:
+        raise NotFoundError(f"no report {report_id}", "link a report id the desk gave its reporter")
+
+
+def record_link(ledger: Ledger, report_id: str, user_name: str, sender: str) -> dict[str, str]:
+    """The link as the server names the user (its sender id as the server writes it); once."""
+    link = {"report_id": report_id, "user": user_name, "sender": sender}
+    if reporter_links(ledger).get(report_id) != link:
+        ledger.append(REPORTERS, None, [NewEvent("crew.reporter_linked", link)])
     return link
 
 

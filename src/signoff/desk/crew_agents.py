@@ -43,7 +43,7 @@ from typing import Any
 from signoff.agents import ProposalRejected
 from signoff.desk import bug_rooms, crew_commands
 from signoff.desk.credentials import DeskCaller
-from signoff.desk.crew import Crew, agent_name
+from signoff.desk.crew import Crew
 from signoff.desk.crew_commands import Command
 from signoff.desk.engineering import (
     SCRIPT,
@@ -219,7 +219,7 @@ class Member:
         await self._in_bug_room(command.bug_id, write)
         message_id = str((env.get("payload") or {}).get("message_id"))
         await self.loop.send(self.crew.engineering_room, answer.text, key=f"answer:{message_id}",
-                             targets=[agent_name("manager")])
+                             targets=[self.crew.agent_name("manager")])
 
     # -- reproducer and fixer -------------------------------------------------------------------
 
@@ -254,7 +254,7 @@ class Member:
 
     async def _smoke(self, command: Command, env: dict[str, Any]) -> None:
         _dossier, order = await self._inputs(command)
-        result = await asyncio.to_thread(run_smoke, order, agent_name("smoke"), self.desk.clock.now())
+        result = await asyncio.to_thread(run_smoke, order, self.crew.agent_name("smoke"), self.desk.clock.now())
         await self._answer(command, env, "submit_smoke", result | {"job_id": order["job_id"]})
 
     # -- manager: answers -----------------------------------------------------------------------
@@ -369,4 +369,4 @@ class Member:
 
         await self._in_bug_room(bug_id, write)
         await self.loop.send(self.crew.engineering_room, command.text, key=f"handoff:{job.job_id}",
-                             targets=[agent_name(target)])
+                             targets=[self.crew.agent_name(target)])

@@ -16,18 +16,22 @@ from typing import Any
 from signoff.desk.crew import (
     CASE,
     ENGINEERING_ROLES,
-    ENGINEERING_ROOM,
-    GROUP,
-    INTAKE_ROOM,
     ROLES,
     Crew,
     agent_name,
+    crew_prefix,
     drift,
+    engineering_room_name,
+    group_name,
+    intake_room_name,
     key_role,
     policies,
+    record_link,
     recorded,
+    require_crew,
+    require_report,
 )
-from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent
 from signoff.rooms.client import (
@@ -65,7 +69,7 @@ def setup_remote(ledger: Ledger, settings: Settings, owner_name: str, operator: 
     server = ServerSetup(url, operator, label="signoff desk crew", owner_name=owner_name,
                          client_name="signoff-desk-crew-setup")
     try:
-        crew = _provision(server, config, previous, owner_name)
+        crew = _provision(server, config, previous, owner_name, crew_prefix(settings, previous))
         found = drift(server.operator.policy, crew) if previous is not None else []
         for role, policy in crew.policies.items():
             server.operator.set_policy(crew.agents[role], policy)
@@ -81,7 +85,8 @@ def setup_remote(ledger: Ledger, settings: Settings, owner_name: str, operator: 
     return crew, found
 
 
-def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, owner_name: str) -> Crew:
+def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, owner_name: str,
+               prefix: str) -> Crew:
     stored = config.keys()
     agents: dict[str, str] = {}
     for role, description in ROLES.items():
@@ -90,8 +95,14 @@ def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, 
             if previous is not None:
                 raise NotFoundError(f"the key of the crew's {role} is missing from the rooms keys file",
                                     f"restore {config.keys_path}")
-            registered = server.register(agent_name(role), description)
-            entry = {"name": agent_name(role), "agent_id": registered.agent_id, "api_key": registered.api_key}
+            try:
+                registered = server.register(agent_name(role, prefix), description)
+            except ConflictError as exc:  # agent names are server-wide: another desk has this one
+                raise UsageError(f"{server.base} already has an agent {agent_name(role, prefix)} (another desk's "
+                                 f"crew, or one set up from another home): {exc.message}",
+                                 'give this desk its own names: set [desk] crew_prefix = "..." and run setup '
+                                 "again") from exc
+            entry = {"name": agent_name(role, prefix), "agent_id": registered.agent_id, "api_key": registered.api_key}
             stored[key_role(role)] = entry
             config.store_keys(stored)  # each key as soon as it exists: a crash never strands an agent
         agents[role] = entry["agent_id"]
@@ -103,19 +114,21 @@ def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, 
     standin = stored.get(OWNER_STANDIN)
     with_owner = [standin["name"]] if standin else []  # in the rooms as a member where people are not
     as_agent("concierge")
-    intake = _named(server.call("list_rooms", {}), INTAKE_ROOM, "room_id") or str(server.call("create_room", {
-        "name": INTAKE_ROOM, "description": "public intake: reporters and the concierge",
-        "agent_names": [agent_name("concierge"), *with_owner], "user_names": [owner_name],
+    group_called, intake_called = group_name(prefix), intake_room_name(prefix)
+    intake = _named(server.call("list_rooms", {}), intake_called, "room_id") or str(server.call("create_room", {
+        "name": intake_called, "description": "public intake: reporters and the concierge",
+        "agent_names": [agent_name("concierge", prefix), *with_owner], "user_names": [owner_name],
         "channel_type": "channel_public"})["id"])
     intake_detail = server.call("get_room_detail", {"room_id": intake})
     as_agent("manager")
-    group = _named(server.call("list_room_groups", {}), GROUP, "id") or str(server.call(
-        "create_room_group", {"name": GROUP, "description": "the desk's engineering side"})["id"])
-    engineering = _named(server.call("list_rooms", {}), ENGINEERING_ROOM, "room_id") or str(server.call(
-        "create_room", {"name": ENGINEERING_ROOM, "description": "the desk's engineering crew and its owner",
-                        "agent_names": [*(agent_name(r) for r in ENGINEERING_ROLES), *with_owner],
+    group = _named(server.call("list_room_groups", {}), group_called, "id") or str(server.call(
+        "create_room_group", {"name": group_called, "description": "the desk's engineering side"})["id"])
+    engineering_called = engineering_room_name(prefix)
+    engineering = _named(server.call("list_rooms", {}), engineering_called, "room_id") or str(server.call(
+        "create_room", {"name": engineering_called, "description": "the desk's engineering crew and its owner",
+                        "agent_names": [*(agent_name(r, prefix) for r in ENGINEERING_ROLES), *with_owner],
                         "user_names": [owner_name],
-                        "channel_type": "channel_private", "group_name": GROUP})["id"])
+                        "channel_type": "channel_private", "group_name": group_called})["id"])
     detail = server.call("get_room_detail", {"room_id": engineering})
     if previous is not None and (previous.group_id, previous.intake_room, previous.engineering_room) != (
             group, intake, engineering):
@@ -123,15 +136,16 @@ def _provision(server: ServerSetup, config: RoomsConfig, previous: Crew | None, 
                          "check [rooms] url names the server the crew was set up on")
     details = [intake_detail, detail]
     if all("participants" in d and "owner_user_id" in d for d in details):
-        owner_id, senders = _identities(server.base, config, owner_name, group, details, agents)
+        owner_id, senders = _identities(server.base, config, owner_name, group, details, agents, prefix)
     else:  # a Switch core's room detail: agent names only, no owner, no users, no sender ids
         contexts = [_context(server.base, stored[key_role(role)], room)
                     for role, room in (("concierge", intake), ("manager", engineering))]
-        owner_id, senders = bind_by_joins(server.base, owner_name, config.people, standin, details, contexts)
+        owner_id, senders = bind_by_joins(server.base, owner_name, config.people, standin, details, contexts,
+                                          prefix)
     wanted = policies(owner_id, group, intake, agents,
                       owner_agent=standin is not None and owner_id == standin["agent_id"])
     return Crew(owner_id, owner_name, group, intake, engineering, agents, wanted, senders, server.base,
-                standin["name"] if standin and owner_id == standin["agent_id"] else None)
+                standin["name"] if standin and owner_id == standin["agent_id"] else None, prefix)
 
 
 def _named(listed: Any, name: str, id_field: str) -> str | None:
@@ -140,7 +154,7 @@ def _named(listed: Any, name: str, id_field: str) -> str | None:
 
 
 def _identities(base: str, config: RoomsConfig, owner_name: str, group: str, details: list[dict[str, Any]],
-                agents: dict[str, str]) -> tuple[str, dict[str, str]]:
+                agents: dict[str, str], prefix: str) -> tuple[str, dict[str, str]]:
     """The owner's user id and every agent's sender id, as the server reports its rooms' members
     (never from a name in a message). The rooms belong to the agents' owner, the registration
     key's: it must be the user called `owner_name`, and match its [rooms.people] binding if any."""
@@ -148,7 +162,7 @@ def _identities(base: str, config: RoomsConfig, owner_name: str, group: str, det
     owners = {str(d.get("owner_user_id") or "") for d in details}
     owner = members.get(next(iter(owners))) if len(owners) == 1 else None
     if owner is None or owner.get("name") != owner_name or details[-1].get("group_id") != group:
-        raise UsageError(f"the crew's rooms on {base} do not belong to {owner_name} in its group {GROUP}",
+        raise UsageError(f"the crew's rooms on {base} do not belong to {owner_name} in its group {group_name(prefix)}",
                          f"set the crew up as that server's admin with --owner {owner_name}, on a fresh home")
     bound = config.people.get(owner_name)
     if bound is not None and bound != owner.get("sender"):
@@ -156,13 +170,14 @@ def _identities(base: str, config: RoomsConfig, owner_name: str, group: str, det
                          "correct [rooms.people] (the sender id as the server writes it)")
     missing = [r for r, a in agents.items() if a not in members]
     if missing:
-        raise UsageError(f"the crew's rooms on {base} lack {', '.join(agent_name(r) for r in missing)}",
+        raise UsageError(f"the crew's rooms on {base} lack {', '.join(agent_name(r, prefix) for r in missing)}",
                          "add them to the rooms (or set the crew up on a fresh home)")
     return str(owner["id"]), {r: str(members[a]["sender"]) for r, a in agents.items()}
 
 
 def bind_by_joins(base: str, owner_name: str, people: dict[str, str], standin: dict[str, str] | None,
-                  details: list[dict[str, Any]], contexts: list[list[dict[str, Any]]]) -> tuple[str, dict[str, str]]:
+                  details: list[dict[str, Any]], contexts: list[list[dict[str, Any]]],
+                  prefix: str = "desk") -> tuple[str, dict[str, str]]:
     """The owner and every agent's sender id where the room detail names no owner and no senders
     (a Switch core). `details` and `contexts` are the intake room's and the engineering room's
     `get_room_detail` and `read_context` (as the concierge and the manager read them). The owner is
@@ -179,7 +194,7 @@ def bind_by_joins(base: str, owner_name: str, people: dict[str, str], standin: d
     rooms = {"concierge": 0, **{r: 1 for r in ENGINEERING_ROLES}}
     senders: dict[str, str] = {}
     for role, at in [(OWNER_STANDIN, 0), (OWNER_STANDIN, 1), *rooms.items()]:
-        name = standin["name"] if role == OWNER_STANDIN else agent_name(role)
+        name = standin["name"] if role == OWNER_STANDIN else agent_name(role, prefix)
         room = details[at].get("name") or details[at].get("id")
         if name not in (details[at].get("agent_names") or []):
             raise UsageError(f"room {room} on {base} does not hold {name}",
@@ -210,6 +225,36 @@ def _context(base: str, key: dict[str, str], room: str) -> list[dict[str, Any]]:
         return transport.context("setup")
     finally:
         transport.close()
+
+
+def link_remote(ledger: Ledger, settings: Settings, report_id: str, user_name: str,
+                operator: str) -> dict[str, str]:
+    """`crew.link_reporter` for a crew on an external server: the operator (that server's admin, or
+    the crew's owner) adds the user, who must exist there, to the intake room; the user's sender id
+    is the one the server reports for that member (`get_room_detail`, read by the concierge), never
+    a name in a message."""
+    crew = require_crew(ledger)
+    if crew.server is None:
+        raise UsageError("the crew is on this home's own rooms server", "link the reporter without --operator")
+    require_report(ledger, report_id)
+    config = RoomsConfig.from_settings(settings)
+    server = ServerSetup(crew.server, operator, label="signoff desk crew")
+    try:
+        try:
+            server.operator.add_user_to_room(crew.intake_room, user_name)
+        except NotFoundError as exc:
+            raise NotFoundError(f"{crew.server} has no user {user_name}: {exc.message}",
+                                f"create the user there first (an admin), then link {report_id} to them") from exc
+        key = config.key(key_role("concierge"))
+        server.act_as(key["agent_id"], key["api_key"])
+        detail = server.call("get_room_detail", {"room_id": crew.intake_room})
+    finally:
+        server.close()
+    found = [p for p in detail.get("participants", []) if p.get("type") == "user" and p.get("name") == user_name]
+    if len(found) != 1 or not found[0].get("sender"):
+        raise UsageError(f"{crew.server} does not name {user_name} among the intake room's members",
+                         "check the user's name on that server and link again")
+    return record_link(ledger, report_id, user_name, str(found[0]["sender"]))
 
 
 def _room_of(crew: Crew, role: str) -> str:

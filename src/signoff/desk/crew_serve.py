@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from signoff.desk.credentials import DeskCaller
-from signoff.desk.crew import Crew, agent_name, key_role
+from signoff.desk.crew import Crew, key_role
 from signoff.desk.crew_agents import PROCESS_ROLES, Member
 from signoff.desk.crew_concierge import ConciergeMember
 from signoff.desk.engineering import SCRIPT
@@ -25,6 +25,7 @@ class Running(Protocol):
 
     role: str
     desk: Desk
+    crew: Crew
     transport: Transport
     loop: AgentLoop | None
 
@@ -41,7 +42,7 @@ async def run_member(member: Running, stop: asyncio.Event, *, idle: float = 0.2,
     """Run one crew member until `stop` is set: its loop in its room and, whenever no event is
     waiting, its outbox work (the manager's engineering jobs, the concierge's notifications)."""
     async with AgentLoop(member.transport, member.desk.ledger, [member.room], member.on_event,
-                         agent_name=agent_name(member.role), heartbeat_interval=heartbeat_interval) as loop:
+                         agent_name=member.crew.agent_name(member.role), heartbeat_interval=heartbeat_interval) as loop:
         member.loop = loop
         await loop.drain_pending()
         while not stop.is_set():

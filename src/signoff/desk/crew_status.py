@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from signoff.desk.crew import Crew, agent_name, drift, key_role, recorded
+from signoff.desk.crew import Crew, drift, key_role, recorded
 from signoff.desk.crew_agents import ignored
 from signoff.desk.crew_commands import refusals
 from signoff.kernel.clock import Clock
@@ -44,12 +44,12 @@ def crew_status(crew: Crew, connections: ConnectionRegistry, clock: Clock,
     for role, agent_id in crew.agents.items():
         live = connections.connections(agent_id)
         if not live:
-            out.append(RoleStatus(role, agent_name(role), agent_id, "not running", None, False))
+            out.append(RoleStatus(role, crew.agent_name(role), agent_id, "not running", None, False))
             continue
         age = round(max(0.0, now - max(c.last_beat for c in live)), 1)
         stream_open = any(c.attached for c in live)
         state = "connected" if stream_open and age < threshold else "stale"
-        out.append(RoleStatus(role, agent_name(role), agent_id, state, age, stream_open))
+        out.append(RoleStatus(role, crew.agent_name(role), agent_id, state, age, stream_open))
     return out
 
 
@@ -94,6 +94,7 @@ def remote_status(crew: Crew, keys: RoomsConfig) -> list[RoleStatus]:
         seen |= {f"name:{n}": s for n, s in (detail.get("agent_statuses") or {}).items()}
     out = []
     for role, agent_id in crew.agents.items():
-        live = "live" in (seen.get(agent_id), seen.get(f"name:{agent_name(role)}"))
-        out.append(RoleStatus(role, agent_name(role), agent_id, "connected" if live else "not running", None, live))
+        live = "live" in (seen.get(agent_id), seen.get(f"name:{crew.agent_name(role)}"))
+        state = "connected" if live else "not running"
+        out.append(RoleStatus(role, crew.agent_name(role), agent_id, state, None, live))
     return out

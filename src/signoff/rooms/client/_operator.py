@@ -42,6 +42,10 @@ class Operator(ABC):
                     admin: bool = False) -> dict[str, Any]:
         """A new person (admins only); returns at least `{id, name}`."""
 
+    @abstractmethod
+    def add_user_to_room(self, room_id: str, user_name: str) -> dict[str, Any]:
+        """Add an existing person to a room the operator may manage (its owner's, or as an admin)."""
+
     def close(self) -> None:
         self._http.close()
 
@@ -90,6 +94,10 @@ class SignoffOperator(Operator):
         return dict(self._wire.send("POST", "/admin/users", self._auth,
                                     json={"name": name, "admin": admin}).json())
 
+    def add_user_to_room(self, room_id: str, user_name: str) -> dict[str, Any]:
+        return dict(self._wire.send("POST", f"/users/me/rooms/{room_id}/members", self._auth,
+                                    json={"user_name": user_name}).json())
+
 
 class SwitchOperator(Operator):
     kind = "switch"
@@ -129,6 +137,11 @@ class SwitchOperator(Operator):
             raise UsageError("a Switch user needs an email and a password", "pass email=... and password=...")
         return dict(self._wire.send("POST", "/gateway/users", self._auth, json={
             "name": name, "email": email, "password": password, "role": "admin" if admin else "user"}).json())
+
+    def add_user_to_room(self, room_id: str, user_name: str) -> dict[str, Any]:
+        # A Switch room names no user members: people reach it only through bridges.
+        raise UsageError("a Switch core's rooms hold no user members (people come through bridges)",
+                         "reach the reporter through a bridge; link reporters on signoff's server")
 
 
 def operator_for(base_url: str, credential: str, transport: httpx.BaseTransport | None = None) -> Operator:
