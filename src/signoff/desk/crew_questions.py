@@ -40,6 +40,25 @@ def question_text(title: str, card: str) -> str:
             "reason.")
 
 
+def heard(env: dict[str, Any]) -> Message:
+    """A `message` event as delivered: its id, room, authenticated sender, text, flag and thread."""
+    p = env.get("payload") or {}
+    thread = p.get("thread_id")
+    return Message(str(p.get("message_id")), str(env.get("room_id")), str(p.get("sender")), str(p.get("body", "")),
+                   p.get("addressed") is True, thread if isinstance(thread, str) else None)
+
+
+def admit(asked: dict[str, Any], said: Message) -> re.Match[str]:
+    """The receipt rule for an answer (`said`, after the server's @-prefix) to the question
+    recorded in `asked`; RefusedError naming why it does not count."""
+    question = Message(str(asked["message_id"]), str(asked["room_id"]), str(asked["sender"]), str(asked["body"]))
+    hit = admit_answer(f"the question on card {asked['card']}", ANSWER, question, said,
+                       responder=str(asked["responder"]), room=str(asked["room_id"]),
+                       responder_label="the reporter's linked identity", in_reply=True)
+    assert hit is not None  # a pattern always gives its match
+    return hit
+
+
 @dataclass
 class LoopQuestions:
     """`notify.Cards` as addressed questions through the concierge's agent loop (called from a
@@ -95,11 +114,9 @@ class LoopQuestions:
     def judge(self, env: dict[str, Any]) -> bool:
         """Record `env` as an answer when the receipt rule admits it, else as ignored; False when
         it is neither in a question's thread nor shaped like an answer (plain talk)."""
-        p = env.get("payload") or {}
         if env.get("type") != "message" or env.get("room_id") != self.room_id:
             return False
-        raw = Message(str(p.get("message_id")), self.room_id, str(p.get("sender")), str(p.get("body", "")),
-                      p.get("addressed") is True, p.get("thread_id") if isinstance(p.get("thread_id"), str) else None)
+        raw = heard(env)
         said = Message(raw.msg_id, raw.room, raw.sender, strip_mentions(raw.text), raw.addressed, raw.thread_id)
         asked = self._asked_in(said.thread_id)
         if asked is None:
@@ -109,12 +126,8 @@ class LoopQuestions:
             return True
         if said.sender == asked["sender"]:
             return True  # the concierge's own message in the thread
-        question = Message(str(asked["message_id"]), str(asked["room_id"]), str(asked["sender"]), str(asked["body"]))
         try:
-            hit = admit_answer(f"the question on card {asked['card']}", ANSWER, question, said,
-                               responder=str(asked["responder"]), room=self.room_id,
-                               responder_label="the reporter's linked identity", in_reply=True)
-            assert hit is not None
+            hit = admit(asked, said)
             found = self.loop.blocking(page_back(lambda op, **a: self.loop.call(self.room_id, op, **a), raw.msg_id))
             stored = [] if found is None else [Message(str(found.get("id")), self.room_id, str(found.get("sender")),
                                                        str(found.get("body")))]
