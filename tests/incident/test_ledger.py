@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from signoff.incident.approvals import Message
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.notary import Notary
 from signoff.incident.walkthrough import approver_for, disclose
@@ -17,6 +16,7 @@ from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room, ver
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
+from signoff.rooms.decisions import Message
 from signoff.trust import KeyStore
 from tests.incident import tamper
 

@@ -141,7 +141,9 @@ def policies(owner_id: str, group_id: str, intake_room: str, agents: dict[str, s
 
     workers = [agents[r] for r in ENGINEERING_ROLES[1:]]
     out: dict[str, dict[str, Any]] = {
-        "concierge": {"rules": [rule(rooms=[intake_room], users="*"), owner_and()]},
+        # On Switch reporters, like the owner, are agents standing in for bridged people.
+        "concierge": {"rules": [rule(rooms=[intake_room], users="*", **({"agents": "*"} if owner_agent else {})),
+                                owner_and()]},
         # The crew answers the manager; the manager takes orders from the owner only.
         "manager": {"rules": [owner_and(*workers, room_groups=[group_id])]},
     }

@@ -29,10 +29,11 @@ from signoff import airlock
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.crew import Crew, reporter_links
 from signoff.desk.crew_commands import strip_mentions
-from signoff.desk.notify import Concierge
+from signoff.desk.crew_questions import LoopQuestions
+from signoff.desk.notify import Cards, Concierge
 from signoff.desk.workflow import Desk
 from signoff.kernel.errors import SignoffError
-from signoff.rooms.client import AgentLoop, Transport
+from signoff.rooms.client import AgentLoop, Capabilities, Transport
 
 
 @dataclass
@@ -64,6 +65,10 @@ class ConciergeMember:
     credential: DeskCaller  # the desk's concierge credential: notices and cards, nothing else
     role: str = "concierge"
     loop: AgentLoop | None = field(default=None, repr=False)
+    # Operations the concierge will not use even where the server offers them (to run the
+    # addressed-question fallback on purpose, e.g. `("request_approval",)` on signoff's server).
+    without: tuple[str, ...] = ()
+    channel: str | None = None  # the decision channel, negotiated from the server's catalogue once
 
     def __post_init__(self) -> None:
         require(self.credential, "concierge", what="run the concierge")
@@ -72,10 +77,21 @@ class ConciergeMember:
     def room(self) -> str:
         return self.crew.intake_room
 
-    def _concierge(self) -> Concierge:
+    def _cards(self) -> Cards:
+        """Approval cards where the server has them, else addressed questions (`crew_questions`)."""
         assert self.loop is not None
-        users = {rid: link["user"] for rid, link in reporter_links(self.desk.ledger).items()}
-        return Concierge(self.desk, self.credential, LoopCards(self.loop, self.room, users))
+        links = reporter_links(self.desk.ledger)
+        users = {rid: link["user"] for rid, link in links.items()}
+        if self.channel is None:
+            offered = Capabilities.from_catalogue(self.loop.blocking(self.transport.operations()))
+            self.channel = offered.without(*self.without).decision_channel
+        if self.channel == "approval_card":
+            return LoopCards(self.loop, self.room, users)
+        return LoopQuestions(self.loop, self.desk.ledger, self.room, users,
+                             {link["user"]: link["sender"] for link in links.values()}, self.desk.clock)
+
+    def _concierge(self) -> Concierge:
+        return Concierge(self.desk, self.credential, self._cards())
 
     def work_once(self) -> bool:
         """Deliver one due notification (in a worker thread); False when none was due."""
@@ -88,7 +104,9 @@ class ConciergeMember:
         if env.get("room_id") != self.room:
             return
         payload = env.get("payload") or {}
-        if (env.get("type") == "message" and payload.get("addressed") is True
+        cards = await asyncio.to_thread(self._cards)
+        answered = isinstance(cards, LoopQuestions) and await asyncio.to_thread(cards.judge, env)
+        if (not answered and env.get("type") == "message" and payload.get("addressed") is True
                 and payload.get("sender") != self.crew.senders["concierge"]):
             reply = await asyncio.to_thread(self.reply_to, str(payload.get("sender")), str(payload.get("body", "")))
             await loop.send(self.room, reply, key=f"reply:{payload.get('message_id')}")

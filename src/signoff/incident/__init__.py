@@ -13,7 +13,7 @@ The in-process API (see docs/incident.md for the full description):
 - `Workspace` (layout, setup, pins, guards) and `verify_ledger`; `run_incident` for the whole flow.
 """
 
-from signoff.incident.approvals import Approver, Message
+from signoff.incident.approvals import Approver
 from signoff.incident.approver_service import ApproverClient, approver_app
 from signoff.incident.budget import SaltBudget
 from signoff.incident.chain import Chain, RecordChainReport, verify_records
@@ -28,6 +28,7 @@ from signoff.incident.walkthrough import disclose, run_incident
 from signoff.incident.wirecheck import Leaf, WireError, scan
 from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
 from signoff.incident.workspace_rooms import WorkspaceRooms
+from signoff.rooms.decisions import Message
 
 __all__ = [
     "Approver",

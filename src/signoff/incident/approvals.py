@@ -10,7 +10,6 @@ matches its pin.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from signoff.incident.chain import Chain
@@ -19,20 +18,11 @@ from signoff.incident.notary import Notary
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, RefusedError
+from signoff.rooms.decisions import Message, admit_answer
 from signoff.trust import PublicKey, SigningKey
 
 RECORD_KIND = "signoff.incident.approval/v1"
 FIX_KIND = "signoff.incident.fix-approval/v1"
-
-
-@dataclass(frozen=True)
-class Message:
-    """A chat message as the room server recorded it (server-assigned id, authenticated sender)."""
-
-    msg_id: str
-    room: str
-    sender: str
-    text: str
 
 
 class Approver:
@@ -114,15 +104,8 @@ class Approver:
 
     def _admit_message(self, what: str, command: str, asked: Message, approval: Message) -> None:
         """Every approval: the named approver, in the private room, with the exact command."""
-        if approval.sender != self.approver:
-            raise RefusedError(f"approval of {what} from {approval.sender!r} does not count",
-                               f"only {self.org}'s named approver ({self.approver}) can approve")
-        if approval.room != self.private_room or asked.room != self.private_room:
-            raise RefusedError(f"approvals for {self.org} count only in {self.private_room}",
-                               f"draft and approve {what} in {self.private_room}")
-        if approval.text.strip() != command:
-            raise RefusedError(f"approval text is not the exact command {command!r}",
-                               f"reply with exactly: {command}")
+        admit_answer(what, command, asked, approval, responder=self.approver, room=self.private_room,
+                     responder_label=f"{self.org}'s named approver")
 
     def _admit_state(self, incident: str) -> None:
         """Every approval: for the notary's current incident, under the pinned guard."""

@@ -14,10 +14,11 @@ import httpx
 from fastapi import FastAPI, Header, Request
 from fastapi.responses import JSONResponse
 
-from signoff.incident.approvals import Approver, Message
+from signoff.incident.approvals import Approver
 from signoff.incident.disclosure import Disclosure
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UsageError
 from signoff.kernel.wire import error_body, error_of
+from signoff.rooms.decisions import Message
 
 
 def _message(data: Any) -> Message:

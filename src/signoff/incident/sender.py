@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from signoff.incident.approvals import Message
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.guard import Guard, GuardVerdict, Post
 from signoff.incident.workspace_rooms import WorkspaceRooms
 from signoff.kernel.errors import RefusedError
+from signoff.rooms.decisions import Message
 
 
 @dataclass

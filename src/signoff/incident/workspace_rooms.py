@@ -18,12 +18,12 @@ from typing import Any
 
 from sqlalchemy.exc import DatabaseError
 
-from signoff.incident.approvals import Message
 from signoff.incident.fixture import check_org
 from signoff.kernel.errors import IntegrityError, NotFoundError
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, InProcessUserTransport, RoomsUserClient, SyncRoomsClient
+from signoff.rooms.decisions import Message
 
 SHARED_ROOM = "shared"
 APPROVERS = {"payco": "priya", "shopco": "sam"}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from signoff.incident.actors import RoomAgent, strip_mentions
-from signoff.incident.approvals import Approver, Message
+from signoff.incident.approvals import Approver
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.notary import IssuedSalt, Notary
 from signoff.incident.playbooks.posts import FIX_COMMAND, FIXES, fix_approved, fix_request
@@ -18,6 +18,7 @@ from signoff.incident.stack import AGENT_OF, HUMANS, MEDIATOR, SHARED
 from signoff.incident.workspace import Workspace, private_room
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import RefusedError, SignoffError
+from signoff.rooms.decisions import Message, recorded_once
 
 
 class ApproverService(RoomAgent):
@@ -89,8 +90,8 @@ class ApproverService(RoomAgent):
         message_id = str(p.get("message_id"))
         agent_sender = f"agent:{self.info.agents[AGENT_OF[org]]}"
         try:
-            stored = [m for m in self.messages(org) if m["message_id"] == message_id]
-            if len(stored) != 1 or stored[0]["sender"] != p.get("sender") or stored[0]["body"] != p.get("body"):
+            stored = (Message(m["message_id"], org, m["sender"], m["body"]) for m in self.messages(org))
+            if not recorded_once(stored, Message(message_id, org, str(p.get("sender")), str(p.get("body")))):
                 raise RefusedError("the command does not match the message the room server recorded",
                                    "approve in the room, as yourself")
             ask = fix_request(org, incident)
