@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, RootTransaction, bindparam, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, RootTransaction, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlalchemy.exc import OperationalError
 
@@ -49,12 +49,13 @@ _CASE_EVENTS = ("SELECT seq, case_id, version, type, payload, recorded_at, prev_
 
 
 # On PostgreSQL an append is one call of the function migration 0003 creates, made in autocommit so
-# that the chain-head lock it takes is held for that one statement only.
-_PG_APPEND = text(
-    "SELECT * FROM signoff_append(:case_id, :case_json, :expected, :stamp, CAST(:types AS text[]),"
-    " CAST(:payloads AS text[]), CAST(:before_prev AS text[]), :before_seq, CAST(:before_version AS text[]),"
-    " CAST(:job_ids AS text[]), CAST(:job_topics AS text[]), CAST(:job_payloads AS text[]),"
-    " CAST(:job_max AS integer[]), CAST(:job_available AS double precision[]), :now, :idem)"
+# that the chain-head lock it takes is held for that one statement only. Sent as driver SQL with
+# positional parameters: SQLAlchemy's binding of sixteen named parameters cost more client CPU than
+# the call's own round trip (see docs/ledger.md, Benchmark).
+_PG_APPEND = (
+    "SELECT outcome, version, first_seq, result FROM signoff_append(%s::text, %s::text, %s::integer, %s::text,"
+    " %s::text[], %s::text[], %s::text[], %s::text, %s::text[], %s::text[], %s::text[], %s::text[],"
+    " %s::integer[], %s::double precision[], %s::double precision, %s::text)"
 )
 
 
@@ -347,26 +348,26 @@ class Ledger:
         version, hashes, and writes events, case row, chain head, jobs and idempotency record."""
         now = self.clock.now()
         stamp = utc_iso(now)
-        params = {
-            "case_id": case_id,
-            "case_json": canonical_text(case_id),
-            "expected": expected_version,
-            "stamp": stamp,
-            "types": [ev.type for ev in new_events],
-            "payloads": payloads,
-            "before_prev": [a for a, _ in parts],
-            "before_seq": stamp_part(stamp),
-            "before_version": [c for _, c in parts],
-            "job_ids": [j.key for j in jobs],
-            "job_topics": [j.topic for j in jobs],
-            "job_payloads": job_payloads,
-            "job_max": [j.max_attempts for j in jobs],
-            "job_available": [now + j.delay for j in jobs],
-            "now": now,
-            "idem": idempotency_key,
-        }
+        params = (
+            case_id,
+            canonical_text(case_id),
+            expected_version,
+            stamp,
+            [ev.type for ev in new_events],
+            payloads,
+            [a for a, _ in parts],
+            stamp_part(stamp),
+            [c for _, c in parts],
+            [j.key for j in jobs],
+            [j.topic for j in jobs],
+            job_payloads,
+            [j.max_attempts for j in jobs],
+            [now + j.delay for j in jobs],
+            now,
+            idempotency_key,
+        )
         with single_statement(self.engine) as conn:
-            row = conn.execute(_PG_APPEND, params).one()
+            row = conn.exec_driver_sql(_PG_APPEND, params).one()
         if row.outcome == "replayed":
             return _replayed(row.result)
         if row.outcome == "conflict":
