@@ -78,7 +78,7 @@ def room_page(request: Request, room_id: str) -> Response:
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
                 policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
                 documents=detail["documents"], cards=_cards_in(rooms, user, room_id), cursor=cursor,
-                notice=notice)
+                notice=notice, reply=request.query_params.get("reply"))
 
 
 @router.post("/rooms/{room_id}/messages")
