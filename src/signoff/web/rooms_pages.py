@@ -72,7 +72,8 @@ def room_page(request: Request, room_id: str) -> Response:
                       [_shown(m) for m in ([t["root"]] if "sender" in t["root"] else []) + t["replies"]])
                for t in context["threads"]]
     agents = [p for p in detail["participants"] if p["type"] == "agent"]
-    policies = {a["id"]: rooms.policy(a["id"]) for a in agents}
+    settings = rooms.agent_settings({a["id"] for a in agents})  # one query, not one per agent
+    policies = {a["id"]: settings.get(a["id"], (None, {}))[0] for a in agents}
     notice = {"sent": request.query_params.get("sent"),
               "statuses": [s.split(":", 1) for s in request.query_params.getlist("status") if ":" in s]}
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
