@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, text, update
 
 from signoff.ledger import Event, Ledger
 from signoff.ledger import projection as ledger_projection
@@ -175,16 +175,34 @@ def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict
     return keys  # the rows are written once per pass, by _write_rows
 
 
+# On PostgreSQL a whole pass's delivery rows go as one statement of one array per column: one
+# execution however many rows, where an executemany still executes (and plans) one INSERT per row.
+_DELIVERIES_UNNEST = text(
+    "INSERT INTO rooms_deliveries (agent_id, seq, room_id, type, addressed, envelope) SELECT * FROM unnest("
+    "CAST(:agent_id AS text[]), CAST(:seq AS bigint[]), CAST(:room_id AS text[]), CAST(:type AS text[]), "
+    "CAST(:addressed AS boolean[]), CAST(:envelope AS text[]))")
+
+
 def _write_rows(conn: Connection, applied: Applied) -> None:
-    """The message and delivery rows of a whole pass, one executemany per table (a statement
-    compiled once; psycopg pipelines the rows), rather than one call per message. Multi-row
-    `VALUES` statements were slower: SQLAlchemy compiles one for every distinct row count."""
-    assert isinstance(applied.deliveries, Sink)
-    deliveries = [{"agent_id": d.agent_id, "seq": d.seq, "room_id": d.room_id, "type": d.type,
-                   "addressed": d.addressed, "envelope": d.envelope} for d in applied.deliveries]
-    for table, rows in ((rooms_messages, applied.deliveries.messages), (rooms_deliveries, deliveries)):
-        if rows:
-            conn.execute(insert(table), rows)
+    """The message and delivery rows of a whole pass, written once at its end: messages with one
+    executemany (a statement compiled once; psycopg pipelines the rows), deliveries as one
+    `unnest` statement on PostgreSQL. Multi-row `VALUES` statements were slower: SQLAlchemy
+    compiles one for every distinct row count."""
+    sink = applied.deliveries
+    assert isinstance(sink, Sink)
+    if sink.messages:
+        conn.execute(insert(rooms_messages), sink.messages)
+    if not sink:
+        return
+    if conn.dialect.name == "postgresql":
+        conn.execute(_DELIVERIES_UNNEST, {
+            "agent_id": [d.agent_id for d in sink], "seq": [d.seq for d in sink],
+            "room_id": [d.room_id for d in sink], "type": [d.type for d in sink],
+            "addressed": [d.addressed for d in sink], "envelope": [d.envelope for d in sink]})
+    else:
+        conn.execute(insert(rooms_deliveries), [{"agent_id": d.agent_id, "seq": d.seq, "room_id": d.room_id,
+                                                 "type": d.type, "addressed": d.addressed,
+                                                 "envelope": d.envelope} for d in sink])
 
 
 def apply(conn: Connection, event: Event, sink: Sink) -> set[str]:
