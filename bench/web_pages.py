@@ -13,7 +13,9 @@ work (routing, auth, reading, rendering), not a network:
     page                 API twin
     /                    GET /users/me/approvals
     /rooms               GET /users/me/rooms
-    /rooms/{id}          GET /users/me/rooms/{id}/messages?limit=200 (the page shows the latest 200)
+    /rooms/{id}          GET /users/me/rooms/{id}/messages?after=<the sequence before the latest 200>&limit=200
+                         (the page shows the latest 200; `after=0` would read the room's first 200,
+                         so the warm-up checks that both answers hold the same messages)
     /bugs                GET /desk/bugs
     /bugs/{id}           GET /desk/bugs/{id}
 
@@ -36,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -56,6 +59,7 @@ from signoff.ledger import Ledger, NewEvent
 from signoff.rooms import OPEN, RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
+from signoff.web.rooms_pages import HISTORY
 
 PASSWORD = "a bench passphrase, long enough"
 WORDS = ("coupon", "cart", "checkout", "invoice", "refund", "shipping", "tax", "discount", "currency", "receipt",
@@ -72,8 +76,9 @@ class Pair:
     write_first: bool = False  # append one event before each visit (untimed)
 
 
-def seed(home: Path, bugs: int, messages: int) -> tuple[Settings, str, str, str]:
-    """The seeded home's settings, alice's user token and desk owner token, and the room's id."""
+def seed(home: Path, bugs: int, messages: int) -> tuple[Settings, str, str, str, int]:
+    """The seeded home's settings, alice's user token and desk owner token, the room's id, and the
+    sequence just before the latest HISTORY messages (the API twin reads after it)."""
     settings = Settings.load(home=home)
     ledger = Ledger.open(settings)
     rooms = RoomService(ledger)
@@ -83,10 +88,13 @@ def seed(home: Path, bugs: int, messages: int) -> tuple[Settings, str, str, str]
     fixer, _ = rooms.create_agent(alice, "fixer", "proposes fixes", policy=OPEN)
     room = rooms.create_room(alice, "ops", agent_names=["fixer"], user_names=["alice"])
     started = time.perf_counter()
+    before_shown = 0
     for i in range(messages):
         sender = alice if i % 3 else fixer
-        rooms.post_message(sender, room.id, f"message {i}: the {WORDS[i % 20]} step {i % 7} is done, next up "
-                                            f"{WORDS[(i * 7) % 20]}")
+        receipt = rooms.post_message(sender, room.id, f"message {i}: the {WORDS[i % 20]} step {i % 7} is done, "
+                                                      f"next up {WORDS[(i * 7) % 20]}")
+        if i == messages - HISTORY and receipt.sequence is not None:
+            before_shown = receipt.sequence - 1
     print(f"seeded {messages} messages in {time.perf_counter() - started:.1f} s", flush=True)
     local = init_local(settings, ledger, people=("alice",))
     desk = local.desk
@@ -109,7 +117,16 @@ def seed(home: Path, bugs: int, messages: int) -> tuple[Settings, str, str, str]
         raise SystemExit(f"expected {bugs} bugs, the desk made {count}: reports joined clusters")
     print(f"the ledger holds {ledger.count_events()} events", flush=True)
     ledger.close()
-    return settings, alice_token, local.tokens["alice"], room.id
+    return settings, alice_token, local.tokens["alice"], room.id, before_shown
+
+
+def same_messages(page_html: str, api_json: dict[str, Any]) -> None:
+    """Stop unless the room page and its twin hold the same messages (a twin must not read less)."""
+    shown = re.findall(r'id="m-([^"]+)"', page_html)
+    read = [m["message_id"] for m in api_json["messages"]]
+    if shown != read:
+        raise SystemExit(f"the room page shows {len(shown)} messages and its API twin reads {len(read)}, "
+                         f"not the same ones (first {shown[:1]} against {read[:1]}): fix the twin's query")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -148,6 +165,10 @@ async def measure(settings: Settings, pairs: list[Pair], api_headers: dict[str, 
             await timed(browser, p.page, {})
             if p.api is not None:
                 await timed(api, p.api, api_headers[p.name])
+        room = next(p for p in pairs if p.name == "room")
+        assert room.api is not None
+        twin = await api.get(room.api, headers=api_headers["room"])
+        same_messages((await browser.get(room.page)).text, twin.json())
         for run in range(runs):
             for p in pairs:
                 pages, apis = [], []
@@ -178,13 +199,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="signoff-bench-web-") as tmp:
         os.environ.pop("SIGNOFF_DB", None)  # SQLite under the temporary home, whatever the shell says
-        settings, user_token, owner_token, room_id = seed(Path(tmp) / ".signoff", args.bugs, args.messages)
+        home = Path(tmp) / ".signoff"
+        settings, user_token, owner_token, room_id, before_shown = seed(home, args.bugs, args.messages)
         user = {"Authorization": f"Bearer {user_token}"}
         owner = {"Authorization": f"Bearer {owner_token}"}
         middle = readable_id("BUG", max(1, args.bugs // 2))
         pairs = [Pair("home", "/", "/users/me/approvals"),
                  Pair("rooms", "/rooms", "/users/me/rooms"),
-                 Pair("room", f"/rooms/{room_id}", f"/users/me/rooms/{room_id}/messages?limit=200"),
+                 Pair("room", f"/rooms/{room_id}",
+                      f"/users/me/rooms/{room_id}/messages?after={before_shown}&limit={HISTORY}"),
                  Pair("board", "/bugs", "/desk/bugs"),
                  Pair("bug", f"/bugs/{middle}", f"/desk/bugs/{middle}"),
                  Pair("evidence", "/evidence", None), Pair("ledger", "/ledger", None),

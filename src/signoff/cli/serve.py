@@ -76,4 +76,5 @@ def serve(
                       f"with this one-time link (valid {LINK_SECONDS // 60} minutes):", highlight=False)
         print(link_url(url, visit.signin_token), flush=True)
         console.print(f"another link: signoff rooms user link {visit.user} --url {url}", highlight=False)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
+    # No access log: at warning level it printed nothing anyway, and each request still paid for it.
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[listener])

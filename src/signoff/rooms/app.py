@@ -202,18 +202,27 @@ def list_ops(agent_id: str, caller: Caller) -> dict[str, Any]:
 
 
 @agents.post("/agents/{agent_id}/ops/{name}")
-async def call_op(request: Request, agent_id: str, name: str, service: Svc, caller: Caller,
-                  x_switch_connection_id: Annotated[str | None, Header()] = None) -> dict[str, Any]:
-    agent = _agent_for_path(caller, agent_id)
-    find_operation(name)
+async def call_op(request: Request, agent_id: str, name: str, service: Svc,
+                  authorization: Annotated[str | None, Header()] = None,
+                  x_switch_connection_id: Annotated[str | None, Header()] = None) -> Any:
     raw = await request.body()
-    try:
-        args = json.loads(raw) if raw.strip() else {}
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return JSONResponse({"detail": f"malformed JSON body: {exc}", "fix": "send a JSON object of arguments"},
-                            status_code=422)  # type: ignore[return-value]
-    result = await run_in_threadpool(call_operation, service, agent, name, args, x_switch_connection_id)
-    return {"result": result}
+    return await run_in_threadpool(_operation_call, service, authorization, agent_id, name, raw,
+                                   x_switch_connection_id)
+
+
+def _operation_call(service: RoomService, authorization: str | None, agent_id: str, name: str, raw: bytes,
+                    connection_id: str | None) -> dict[str, Any] | JSONResponse:
+    """Authentication and the operation in one worker thread (a sync dependency would take a hop of
+    its own), with one freshness check for both: they are the hot path of every post."""
+    with service.store.one_freshness_check():
+        agent = _agent_for_path(current_principal(service, authorization), agent_id)
+        find_operation(name)
+        try:
+            args = json.loads(raw) if raw.strip() else {}
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            return JSONResponse({"detail": f"malformed JSON body: {exc}", "fix": "send a JSON object of arguments"},
+                                status_code=422)
+        return {"result": call_operation(service, agent, name, args, connection_id)}
 
 
 @agents.post("/agents/{agent_id}/message")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from sqlalchemy import select
@@ -174,3 +175,9 @@ class Identities:
 
     def agent_setting(self, agent_id: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         return self.agent_settings({agent_id})[agent_id]
+
+    def cached_setting(self, agent_id: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """(policy, profile) from the store's cache (exact once `store.ensure_fresh()` has run)."""
+        setting: tuple[dict[str, Any] | None, dict[str, Any]] = self.store.cached(
+            ("agent", agent_id), partial(self.agent_setting, agent_id))
+        return setting

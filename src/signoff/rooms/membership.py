@@ -43,15 +43,27 @@ class Membership:
             rooms_members.c.member_id == principal.id))
         return row is not None
 
+    def cached_room(self, room_id: str) -> Room:
+        """The room from the store's cache (exact once `store.ensure_fresh()` has run)."""
+        room: Room = self.store.cached(("room", room_id), lambda: self.room(room_id))
+        return room
+
+    def cached_members(self, room_id: str) -> list[Principal]:
+        """The room's members from the store's cache (exact once `store.ensure_fresh()` has run)."""
+        members: list[Principal] = self.store.cached(("members", room_id), lambda: self.members(room_id))
+        return members
+
     def require_read(self, actor: Principal, room_id: str) -> Room:
-        """Membership (or ownership, or admin) is checked on every read; internal-only rooms are
-        closed to external users whatever else holds."""
-        room = self.room(room_id)
+        """Membership (or ownership, or admin) is checked on every read and every post; internal-only
+        rooms are closed to external users whatever else holds. The room and its members come from
+        the store's cache, made exact first: every change to either is structural and clears it."""
+        self.store.ensure_fresh()
+        room = self.cached_room(room_id)
         if room.internal_only and actor.external:
-            raise RefusedError(f"room {room_id} is internal only", "external identities cannot read it")
+            raise RefusedError(f"room {room_id} is internal only", "external identities cannot read or post there")
         if actor.is_admin or (actor.kind == "user" and actor.id == room.owner_user_id):
             return room
-        if not self.is_member(actor, room_id):
+        if not any(m.kind == actor.kind and m.id == actor.id for m in self.cached_members(room_id)):
             raise RefusedError(f"{actor.kind} {actor.name} is not a member of room {room_id}",
                                "ask a member to invite you")
         return room
@@ -272,12 +284,13 @@ class Membership:
     def participants_of(self, room_id: str) -> list[dict[str, Any]]:
         """The room's members with their kind and status, for a caller that checked the read already."""
         out = []
-        for m in self.members(room_id):
+        for m in self.cached_members(room_id):
             entry: dict[str, Any] = {"id": m.id, "name": m.name, "display_name": m.display_name,
                                      "type": m.kind, "sender": m.sender}
             if m.kind == "agent":
                 role = self.store.connections.role_of(m.id)
-                entry.update({"agent_type": None, "status": self.status(m.id, room_id),
+                entry.update({"agent_type": None,
+                              "status": self.status_by_profile(m.id, room_id, self.identities.cached_setting(m.id)[1]),
                               "room_role": role[1] if role and role[0] == room_id else None,
                               "can_delegate": False, "can_accept": False, "alias": None})
             out.append(entry)

@@ -7,17 +7,16 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterable
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 from sqlalchemy import select
 
-from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
+from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
 from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
-from signoff.rooms.model import MAX_BODY, Principal, Room, check_position, check_text
+from signoff.rooms.model import MAX_BODY, Principal, check_position, check_text
 from signoff.rooms.policy import Sender, Target, permits
 from signoff.rooms.receipts import Receipt
 from signoff.rooms.roles import Roles
@@ -29,12 +28,17 @@ REFUSAL = "You're not permitted to direct messages to me in this room."
 MAX_PAGE = 1000  # messages per read; larger limits are read as this
 
 
+def _attachments(stored: str) -> list[Any]:
+    attachments: list[Any] = [] if stored == "[]" else json.loads(stored)  # most messages have none
+    return attachments
+
+
 def _message_dict(r: Any) -> dict[str, Any]:
     return {
         "sequence": int(r.seq), "message_id": r.message_id, "room_id": r.room_id, "sender": r.sender,
         "sender_kind": r.sender_kind, "sender_id": r.sender_id, "sender_name": r.sender_name,
         "body": r.body, "thread_id": r.thread_id, "timestamp": int(r.timestamp),
-        "auto_reply": bool(r.auto_reply), "attachments": json.loads(r.attachments),
+        "auto_reply": bool(r.auto_reply), "attachments": _attachments(r.attachments),
     }
 
 
@@ -69,20 +73,13 @@ class Messages:
         check_text("message body", body)
         if len(body.encode()) > MAX_BODY:
             raise UsageError(f"message body is over {MAX_BODY} bytes", "shorten it or attach a document")
-        self.store.ensure_fresh()
-        room: Room = self.store.cached(("room", room_id), lambda: self.membership.room(room_id))
-        if room.internal_only and actor.external:
-            raise RefusedError(f"room {room_id} is internal only", "external identities cannot post there")
-        members: list[Principal] = self.store.cached(("members", room_id), lambda: self.membership.members(room_id))
-        member = any(m.kind == actor.kind and m.id == actor.id for m in members)
-        if not (member or actor.is_admin or (actor.kind == "user" and actor.id == room.owner_user_id)):
-            raise RefusedError(f"{actor.kind} {actor.name} is not a member of room {room_id}",
-                               "ask a member to invite you")
+        room = self.membership.require_read(actor, room_id)
+        members = self.membership.cached_members(room_id)
         root = self._resolve_thread(room_id, thread_id)
         agents = {m.name: m for m in members if m.kind == "agent"}
         users = {m.name for m in members if m.kind == "user"}
         names, role_list = list(target_names), list(target_roles)
-        roles = {r["name"] for r in self.store.cached(("roles", room_id), lambda: self.roles.roles(room_id))} \
+        roles = {r["name"] for r in self.roles.cached_roles(room_id)} \
             if (role_list or "@" in body) else set()
         for n in names:
             if n not in agents and n not in users:
@@ -105,7 +102,7 @@ class Messages:
         mentioned.discard(actor.id if actor.kind == "agent" else "")
         wanted = sorted(mentioned | {agents[n].id for n in names if n in agents})
         records: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
-            a: self.store.cached(("agent", a), partial(self.identities.agent_setting, a)) for a in wanted}
+            a: self.identities.cached_setting(a) for a in wanted}
 
         sender = Sender(actor.kind, actor.id, actor.owner_user_id)
         message_id = "$" + new_id()
@@ -186,7 +183,7 @@ class Messages:
         order: list[str] = []
         for r in rows:
             entry = {"id": r.message_id, "kind": "message", "sender": r.sender, "sender_name": r.sender_name,
-                     "body": r.body, "timestamp": int(r.timestamp), "attachments": json.loads(r.attachments)}
+                     "body": r.body, "timestamp": int(r.timestamp), "attachments": _attachments(r.attachments)}
             root = r.thread_id or r.message_id
             if root not in threads:
                 threads[root] = {"root": entry if root == r.message_id else {"id": root}, "replies": []}

@@ -72,6 +72,11 @@ class Roles:
         return [{"name": r.name, "instructions": r.instructions, "exclusive": bool(r.exclusive),
                  "defined_by": r.defined_by} for r in rows]
 
+    def cached_roles(self, room_id: str) -> list[dict[str, Any]]:
+        """The room's roles from the store's cache (exact once `store.ensure_fresh()` has run)."""
+        roles: list[dict[str, Any]] = self.store.cached(("roles", room_id), lambda: self.roles(room_id))
+        return roles
+
     def list_roles(self, actor: Principal, room_id: str) -> list[dict[str, Any]]:
         self.membership.require_read(actor, room_id)
         return self.roles_for(actor, room_id)
@@ -79,7 +84,7 @@ class Roles:
     def roles_for(self, actor: Principal, room_id: str) -> list[dict[str, Any]]:
         """The room's roles as `actor` sees them, for a caller that checked the read already."""
         out = []
-        for role in self.roles(room_id):
+        for role in self.cached_roles(room_id):
             holders = [self.identities.agent(a)
                        for a in self.store.connections.role_holders(room_id, role["name"])]
             out.append({

@@ -8,6 +8,7 @@ projector before a write returns, so a caller reads its own writes.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +26,9 @@ from signoff.rooms.connections import ConnectionRegistry
 from signoff.rooms.delivery import RecentDeliveries
 from signoff.rooms.notify import Notifier
 from signoff.rooms.projection import Applied, Projector
+
+# Set for one request by `one_freshness_check`: True once its freshness check has run.
+_CHECKED: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("signoff_rooms_checked", default=None)
 
 
 def loads(text: str | None) -> Any:
@@ -125,12 +129,29 @@ class RoomStore:
                 self._cache[key] = value
         return value
 
+    @contextlib.contextmanager
+    def one_freshness_check(self) -> Iterator[None]:
+        """Within the block (one request, in one thread), `ensure_fresh` reads the stored cursor
+        once: the first check already covers everything committed before the request arrived, and
+        what commits during it is concurrent with it either way. Its own writes project in its own
+        pass, so they need no check."""
+        reset = _CHECKED.set([False])
+        try:
+            yield
+        finally:
+            _CHECKED.reset(reset)
+
     def ensure_fresh(self) -> None:
         """Make the cache exact before a check: if the stored projection cursor is ahead of ours,
         another process (or a pass of ours about to report) moved it, so take in what it applied (one
         more statement, none when our own pass covered it; events appended but not yet applied by
         anyone are not in the tables either, and the next pass or housekeeping applies them). One
         small read, and no lock, otherwise: requests must not queue behind a pass."""
+        checked = _CHECKED.get()
+        if checked is not None:
+            if checked[0]:
+                return
+            checked[0] = True
         stored, ours = self.projector.stored_cursor(), self.projector.cursor()
         if stored > ours:
             self.projector.follow(lambda after: after if after >= stored else self._followed(after))

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse, StreamingResponse
+from markupsafe import Markup, escape
 
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 from signoff.rooms import Approval, Principal, RoomService
@@ -42,8 +43,49 @@ class Shown(NamedTuple):
 
 class Thread(NamedTuple):
     root_id: str
-    root: bool  # whether the thread's first message is among those shown
-    messages: list[Shown]
+    html: Markup  # the thread's item up to its reply form (thread_html)
+
+
+_RENDERED: dict[tuple[str, str, str, str], Markup] = {}
+_RENDERED_MAX = 4096
+
+
+
+def message_html(message: dict[str, Any]) -> Markup:
+    """A message's list item, every field escaped. A message never changes once posted, and the key
+    holds every field shown, so a room's pages render each message once, not on every visit (200
+    a page); the cache is emptied when full."""
+    key = (message["id"], message["sender"], message["sender_name"], message["body"])
+    html = _RENDERED.get(key)
+    if html is None:
+        m = _shown(message)
+        html = Markup("").join([
+            Markup('<li class="message kind-'), m.kind, Markup('" id="m-'), m.id,
+            Markup('">\n<p class="from"><span class="badge kind">'), m.kind, Markup("</span> <strong>"),
+            m.sender_name, Markup('</strong> <code class="sender">'), m.sender,
+            Markup('</code></p>\n<p class="body">'), m.body, Markup("</p>\n</li>\n")])
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        _RENDERED[key] = html
+    return html
+
+
+_OLDER = '<li class="meta">(the start of this thread is older)</li>\n'
+
+
+def thread_html(thread: dict[str, Any], replying: bool) -> Markup:
+    """A thread of read_context as the room page shows it, up to where its reply form goes (the
+    page puts the one reply form in the thread it was asked for, and a link to it in the others).
+    Built as a string, not in the template: a template loop over 200 threads was most of the page."""
+    root = thread["root"]
+    shown = [root] if "sender" in root else []
+    rid = escape(root["id"])
+    messages = "".join([message_html(m) for m in shown + thread["replies"]])
+    link = "" if replying else (f'<p class="reply"><a href="?reply={escape(quote(root["id"], safe=""))}#reply">'
+                                "Reply in thread</a></p>\n")
+    return Markup(  # noqa: S704 -- every value in it is escaped: rid, the link's id, message_html's fields
+        f'<li class="thread" id="t-{rid}" data-root="{rid}">\n<ol class="messages">\n'
+        f'{"" if shown else _OLDER}{messages}</ol>\n{link}')
 
 
 def _shown(message: dict[str, Any]) -> Shown:
@@ -65,20 +107,22 @@ def my_rooms(request: Request) -> Response:
 def room_page(request: Request, room_id: str) -> Response:
     user = signed_in(request)
     rooms = web_state(request).rooms
-    cursor = rooms.head()  # read before the messages: the live stream resumes from here, missing none
-    detail = rooms.room_detail(user, room_id)
-    context = rooms.read_context(user, room_id, limit=HISTORY)
-    threads = [Thread(t["root"]["id"], "sender" in t["root"],
-                      [_shown(m) for m in ([t["root"]] if "sender" in t["root"] else []) + t["replies"]])
-               for t in context["threads"]]
-    agents = [p for p in detail["participants"] if p["type"] == "agent"]
-    policies = {a["id"]: rooms.policy(a["id"]) for a in agents}
+    with rooms.store.one_freshness_check():  # the page's reads are one request's: one check for all of them
+        cursor = rooms.head()  # read before the messages: the live stream resumes from here, missing none
+        detail = rooms.room_detail(user, room_id)
+        context = rooms.read_context(user, room_id, limit=HISTORY)
+        agents = [p for p in detail["participants"] if p["type"] == "agent"]
+        settings = rooms.agent_settings({a["id"] for a in agents})  # one query, not one per agent
+        cards = _cards_in(rooms, user, room_id)
+    reply = request.query_params.get("reply")
+    threads = [Thread(t["root"]["id"], thread_html(t, replying=t["root"]["id"] == reply)) for t in context["threads"]]
+    policies = {a["id"]: settings.get(a["id"], (None, {}))[0] for a in agents}
     notice = {"sent": request.query_params.get("sent"),
               "statuses": [s.split(":", 1) for s in request.query_params.getlist("status") if ":" in s]}
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
                 policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
-                documents=detail["documents"], cards=_cards_in(rooms, user, room_id), cursor=cursor,
-                notice=notice)
+                documents=detail["documents"], cards=cards, cursor=cursor,
+                notice=notice, reply=reply)
 
 
 @router.post("/rooms/{room_id}/messages")
