@@ -314,6 +314,24 @@ class Flaky:
         self.done.append(body)
 
 
+def _handled(world: World, flaky: Flaky, texts: list[str], attempts: int = 8) -> list[str | None]:
+    """Ask each text in turn and run the loop (fast backoff) until each is handled; the errors."""
+
+    async def scenario() -> list[str | None]:
+        loop = _loop(world, flaky)
+        loop.retry_initial, loop.retry_attempts = 0.01, attempts
+        out: list[str | None] = []
+        async with loop as agent:
+            for text in texts:
+                key = f"message:{_ask(world, text)}"
+                await agent.run(until=lambda: key in agent.store.state.handled)
+                out.append(agent.store.state.handled[key])
+            assert agent.retrying == []
+        return out
+
+    return asyncio.run(scenario())
+
+
 @pytest.mark.parametrize("error", [
     ConflictError("POST /ops/post_message (409): connection c1 is not open; reconnect and resume"),
     UnavailableError("POST /ops/post_message (502): bad gateway"),
@@ -323,46 +341,18 @@ class Flaky:
 def test_a_transient_failure_leaves_the_event_pending_and_it_is_retried_with_backoff(
         world: World, error: Exception) -> None:
     flaky = Flaky(2, error)
-
-    async def scenario() -> None:
-        loop = _loop(world, flaky)
-        loop.retry_initial = 0.01
-        async with loop as agent:
-            first = _ask(world, "review the test")
-            await agent.run(until=lambda: f"message:{first}" in agent.store.state.handled)
-            assert agent.store.state.handled[f"message:{first}"] is None and agent.retrying == []
-
-    asyncio.run(scenario())
+    assert _handled(world, flaky, ["review the test"]) == [None]
     assert flaky.calls == {"@reviewer review the test": 3} and flaky.done == ["@reviewer review the test"]
 
 
 def test_transient_failures_are_retried_a_bounded_number_of_times_then_recorded(world: World) -> None:
     flaky = Flaky(100, ConflictError("connection c1 is not open; reconnect and resume"))
-
-    async def scenario() -> None:
-        loop = _loop(world, flaky)
-        loop.retry_initial, loop.retry_attempts = 0.01, 4
-        async with loop as agent:
-            first = _ask(world, "review the test")
-            await agent.run(until=lambda: f"message:{first}" in agent.store.state.handled)
-            assert agent.store.state.handled[f"message:{first}"] == "connection c1 is not open; reconnect and resume"
-            second = _ask(world, "and the change")
-            await agent.run(until=lambda: f"message:{second}" in agent.store.state.handled)
-
-    asyncio.run(scenario())
+    assert _handled(world, flaky, ["review the test", "and the change"], attempts=4) == [
+        "connection c1 is not open; reconnect and resume"] * 2
     assert flaky.calls == {"@reviewer review the test": 4, "@reviewer and the change": 4}
 
 
 def test_a_bad_request_that_is_not_about_the_connection_is_not_retried(world: World) -> None:
     flaky = Flaky(1, UsageError("POST /ops/post_message (400): body is required", "pass a body"))
-
-    async def scenario() -> None:
-        loop = _loop(world, flaky)
-        loop.retry_initial = 0.01
-        async with loop as agent:
-            first = _ask(world, "review the test")
-            await agent.run(until=lambda: f"message:{first}" in agent.store.state.handled)
-            assert agent.store.state.handled[f"message:{first}"] == "POST /ops/post_message (400): body is required"
-
-    asyncio.run(scenario())
+    assert _handled(world, flaky, ["review the test"]) == ["POST /ops/post_message (400): body is required"]
     assert flaky.calls == {"@reviewer review the test": 1}

@@ -120,6 +120,18 @@ def receipt_of(desk: Desk, crew: Crew, role: str, message_id: str) -> tuple[Rece
     return found, bool(state.sending - set(state.sent))
 
 
+def recovered_message(room_id: str, entry: dict[str, Any], me: str, receipt: Receipt | None) -> dict[str, Any]:
+    """The `message` event a `read_context` entry stands for, as member `me` would have received
+    it. The entry does not say whether it was addressed to `me`; the server said so to the sender
+    (`me`'s target status in its send's receipt), so without a receipt it is not."""
+    addressed = receipt is not None and receipt.addressed and \
+        receipt.target_statuses.get(me, "not_permitted") != "not_permitted"
+    return {"type": "message", "room_id": room_id, "payload": {
+        "message_id": str(entry.get("id")), "sender": entry.get("sender"), "sender_name": entry.get("sender_name"),
+        "body": str(entry.get("body", "")), "thread_id": entry.get("thread_id"), "timestamp": entry.get("timestamp"),
+        "recovered": True, "addressed": addressed}}
+
+
 def ignored(ledger: Ledger) -> list[dict[str, Any]]:
     """Commands a crew member ignored (wrong sender, no matching receipt), newest last."""
     return [dict(e.payload) for e in ledger.read(IGNORED)]
@@ -193,11 +205,7 @@ class Member:
         if command is None or sender_role == self.role:
             return None
         receipt, in_flight = receipt_of(self.desk, self.crew, sender_role, message_id) if sender_role else (None, False)
-        env = {"type": "message", "room_id": self.room, "payload": {
-            "message_id": message_id, "sender": sender, "sender_name": entry.get("sender_name"), "body": body,
-            "thread_id": entry.get("thread_id"), "timestamp": entry.get("timestamp"), "recovered": True,
-            "addressed": receipt is not None and receipt.addressed
-            and receipt.target_statuses.get(me, "not_permitted") != "not_permitted"}}
+        env = recovered_message(self.room, entry, me, receipt)
         if receipt is None:
             # A send in flight may be this one, its receipt not written yet: the stream (or the
             # next re-read) brings it again.
