@@ -288,3 +288,26 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
     assert [e for e in d.recorded_events("desk/bug/BUG-0001") if e.startswith("confirmation.")] == ["confirmation.yes"]
     states = d.states()
     assert all(states[r] == "connected" for r in ("manager", "fixer", "reviewer", "smoke", "concierge")), states
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_a_hand_off_sent_while_the_receiver_and_the_server_were_down_is_acted_on_once(desk: Desk) -> None:
+    d = desk
+    d.start("manager")
+    _wait(lambda: d.states().get("manager") == "connected", "the manager connected", d)
+    httpx.post(f"{d.url}/desk/reports", json=COUPON, timeout=30).raise_for_status()
+    _wait(lambda: "start_reproduction BUG-0001 round=1" in d.commands(), "the hand-off", d)
+    # The reproducer has never run; the owner pastes the hand-off; then `signoff serve` restarts.
+    owner = RoomsUserClient(HttpUserTransport(d.url, d.owner_token))
+    owner.post(d.crew.engineering_room, "start_reproduction BUG-0001 round=1", targets=["desk-reproducer"])
+    owner.close()
+    d.server.stop()
+    d.start_server()
+    d.start("reproducer")
+    _wait(lambda: d.bug_state() == "awaiting_reporter", "the reproduction after both came back", d)
+    _wait(lambda: len(d.recorded(IGNORED)) == 1, "the copy ignored", d)
+    assert d.commands().count("propose_reproduction BUG-0001 round=1") == 1
+    assert d.commands().count("event reproduction.recorded") == 1
+    [copy] = d.recorded(IGNORED)
+    assert copy["by"] == "reproducer" and copy["sender_role"] is None

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, agent_case, event_key, ref_tag
 from tests.rooms.conftest import World
 
@@ -294,3 +294,65 @@ def test_records_from_several_threads_of_one_loop_never_conflict(world: World) -
         list(pool.map(store.begin_send, [f"k{i}" for i in range(40)]))
     assert store.state.sending == {f"k{i}" for i in range(40)}
     assert AgentStore(world.service.ledger, agent_case(world.reviewer.id)).state.sending == store.state.sending
+
+
+class Flaky:
+    """A handler that fails transiently on its first `failures` calls for each message, then works."""
+
+    def __init__(self, failures: int, error: Exception) -> None:
+        self.failures, self.error = failures, error
+        self.calls: dict[str, int] = {}
+        self.done: list[str] = []
+
+    async def __call__(self, agent: AgentLoop, env: dict[str, Any]) -> None:
+        if not _addressed(env):
+            return
+        body = str(env["payload"]["body"])
+        self.calls[body] = self.calls.get(body, 0) + 1
+        if self.calls[body] <= self.failures:
+            raise self.error
+        self.done.append(body)
+
+
+def _handled(world: World, flaky: Flaky, texts: list[str], attempts: int = 8) -> list[str | None]:
+    """Ask each text in turn and run the loop (fast backoff) until each is handled; the errors."""
+
+    async def scenario() -> list[str | None]:
+        loop = _loop(world, flaky)
+        loop.retry_initial, loop.retry_attempts = 0.01, attempts
+        out: list[str | None] = []
+        async with loop as agent:
+            for text in texts:
+                key = f"message:{_ask(world, text)}"
+                await agent.run(until=lambda: key in agent.store.state.handled)
+                out.append(agent.store.state.handled[key])
+            assert agent.retrying == []
+        return out
+
+    return asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("error", [
+    ConflictError("POST /ops/post_message (409): connection c1 is not open; reconnect and resume"),
+    UnavailableError("POST /ops/post_message (502): bad gateway"),
+    UsageError("POST /ops/post_message (400): Not connected to a room. Call connect_to_room first"),
+    TimeoutError("the server did not answer in time"),
+])
+def test_a_transient_failure_leaves_the_event_pending_and_it_is_retried_with_backoff(
+        world: World, error: Exception) -> None:
+    flaky = Flaky(2, error)
+    assert _handled(world, flaky, ["review the test"]) == [None]
+    assert flaky.calls == {"@reviewer review the test": 3} and flaky.done == ["@reviewer review the test"]
+
+
+def test_transient_failures_are_retried_a_bounded_number_of_times_then_recorded(world: World) -> None:
+    flaky = Flaky(100, ConflictError("connection c1 is not open; reconnect and resume"))
+    assert _handled(world, flaky, ["review the test", "and the change"], attempts=4) == [
+        "connection c1 is not open; reconnect and resume"] * 2
+    assert flaky.calls == {"@reviewer review the test": 4, "@reviewer and the change": 4}
+
+
+def test_a_bad_request_that_is_not_about_the_connection_is_not_retried(world: World) -> None:
+    flaky = Flaky(1, UsageError("POST /ops/post_message (400): body is required", "pass a body"))
+    assert _handled(world, flaky, ["review the test"]) == ["POST /ops/post_message (400): body is required"]
+    assert flaky.calls == {"@reviewer review the test": 1}

@@ -27,6 +27,13 @@ sender's own loop keeps in the ledger). A copied or forged hand-off is recorded 
 credential and no repository access (nor do the reviewer and the smoke): their whole input is the
 room's documents, and they treat the dossier as untrusted data.
 
+A hand-off the stream never delivered (a Switch core restarted while the receiver was down: its
+buffer is gone, and the member gets only `context_recovered`) is found again by `recover`, at
+start-up and after each gap: it re-reads the engineering room and takes every command message its
+loop never received through the same receipt check. A re-read does not say whether a message was
+addressed to the reader, so that flag comes from the server's answer to the sender (the target
+status in the sender's receipt); a command with no receipt of its sender is ignored and recorded.
+
 Each effect is idempotent, so the loops' at-least-once hand-over is safe: hand-offs and answers are
 keyed sends (once per job, once per command message), documents are updated in place, and the
 manager's submissions check that the bug is still where the command says.
@@ -62,7 +69,7 @@ from signoff.desk.model import Bug
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import RefusedError
 from signoff.ledger import Job, Ledger, NewEvent, Outbox, Worker
-from signoff.rooms.client import AgentLoop, AgentStore, RoomsClient, Transport, agent_case
+from signoff.rooms.client import AgentLoop, AgentStore, RoomsClient, Transport, agent_case, read_room
 from signoff.rooms.receipts import Receipt, handoff_matches
 
 ENGINEERING_PROCESSES = ("manager", "reproducer", "fixer", "reviewer", "smoke")
@@ -105,6 +112,26 @@ async def await_receipt(desk: Desk, crew: Crew, role: str, env: dict[str, Any],
         await asyncio.sleep(0.05)
 
 
+def receipt_of(desk: Desk, crew: Crew, role: str, message_id: str) -> tuple[Receipt | None, bool]:
+    """The receipt `role`'s loop recorded for `message_id`, whatever the message says; and
+    whether that sender still has a send in flight (like `sender_receipt`)."""
+    state = AgentStore(desk.ledger, agent_case(crew.agents[role])).state
+    found = next((r for r in state.sent.values() if r.message_id == message_id), None)
+    return found, bool(state.sending - set(state.sent))
+
+
+def recovered_message(room_id: str, entry: dict[str, Any], me: str, receipt: Receipt | None) -> dict[str, Any]:
+    """The `message` event a `read_context` entry stands for, as member `me` would have received
+    it. The entry does not say whether it was addressed to `me`; the server said so to the sender
+    (`me`'s target status in its send's receipt), so without a receipt it is not."""
+    addressed = receipt is not None and receipt.addressed and \
+        receipt.target_statuses.get(me, "not_permitted") != "not_permitted"
+    return {"type": "message", "room_id": room_id, "payload": {
+        "message_id": str(entry.get("id")), "sender": entry.get("sender"), "sender_name": entry.get("sender_name"),
+        "body": str(entry.get("body", "")), "thread_id": entry.get("thread_id"), "timestamp": entry.get("timestamp"),
+        "recovered": True, "addressed": addressed}}
+
+
 def ignored(ledger: Ledger) -> list[dict[str, Any]]:
     """Commands a crew member ignored (wrong sender, no matching receipt), newest last."""
     return [dict(e.payload) for e in ledger.read(IGNORED)]
@@ -129,6 +156,9 @@ class Member:
     # -- receiving ------------------------------------------------------------------------------
 
     async def on_event(self, loop: AgentLoop, env: dict[str, Any]) -> None:
+        if env.get("type") == "context_recovered":
+            await self.recover(loop)
+            return
         payload = env.get("payload") or {}
         if env.get("type") != "message" or payload.get("addressed") is not True:
             return
@@ -148,6 +178,41 @@ class Member:
             await asyncio.to_thread(self._ignore, env, command, sender_role, why)
             return
         await self.act(command, env)
+
+    async def recover(self, loop: AgentLoop) -> int:
+        """Take the engineering room's command messages this loop never received (see the module
+        docstring); returns how many were handed over."""
+        entries = await read_room(lambda op, **args: loop.call(self.room, op, **args))
+        me, taken = agent_name(self.role), 0
+        for entry in entries:
+            env = await asyncio.to_thread(self._recovered_event, entry, me)
+            if env is not None and await loop.take(self.room, env):
+                taken += 1
+        return taken
+
+    def _recovered_event(self, entry: dict[str, Any], me: str) -> dict[str, Any] | None:
+        """The `message` event a re-read `entry` stands for, or None when there is nothing to take
+        (not a command, received already, or a copy: recorded as ignored)."""
+        assert self.loop is not None
+        message_id, body, sender = str(entry.get("id")), str(entry.get("body", "")), entry.get("sender")
+        if f"message:{message_id}" in self.loop.store.state.received:
+            return None
+        try:
+            command = crew_commands.parse(body)
+        except RefusedError:
+            return None  # a forbidden verb is recorded when it arrives addressed; nothing to do here
+        sender_role = self.crew.role_of_sender(sender)
+        if command is None or sender_role == self.role:
+            return None
+        receipt, in_flight = receipt_of(self.desk, self.crew, sender_role, message_id) if sender_role else (None, False)
+        env = recovered_message(self.room, entry, me, receipt)
+        if receipt is None:
+            # A send in flight may be this one, its receipt not written yet: the stream (or the
+            # next re-read) brings it again.
+            if not in_flight and crew_commands.ALLOWED[command.verb][1] == self.role:
+                self._ignore(env, command, sender_role, "found in the room's history with no receipt of its sender")
+            return None
+        return env
 
     async def _refuse(self, command: Command, sender_role: str | None, env: dict[str, Any]) -> str | None:
         if env.get("room_id") != self.crew.engineering_room:

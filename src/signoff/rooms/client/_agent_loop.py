@@ -13,8 +13,13 @@ The contract:
   over again, oldest first, then the stream resumes where the inbox ends. Each event is handed
   over once per key (a message's server-assigned id) across reconnects, gaps and restarts, except
   one killed mid-handler, which is handed over again: handlers must be idempotent.
-- A handler that raises SignoffError has handled its event (the error is recorded with it); any
-  other exception stops the loop with the event still pending.
+- A handler that fails transiently (`is_transient`: the server's "reconnect" 409, "not connected
+  to a room", a 5xx, an unreachable server, a timeout) leaves its event pending: it is handed over
+  again after a backoff (`retry_initial`, doubling to `retry_max`), up to `retry_attempts` times in
+  all, then recorded as handled with its error. Any other SignoffError (a refusal by policy, a bad
+  request) has handled its event at once (the error is recorded with it); any other exception
+  stops the loop with the event still pending. A retry repeats the handler from the start, so
+  what it did before failing must be keyed (keyed sends, idempotent effects).
 - Sends are serialised per agent. A send with a `key` happens once: its receipt is recorded under
   the key, and a send interrupted between the server's answer and that record is found again in
   the room by the key's tag (`ref_tag`) instead of being posted twice: at the next start (so that
@@ -29,12 +34,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from signoff.kernel.canonical import canonical_digest
-from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.errors import ConflictError, SignoffError, UnavailableError, UsageError
 from signoff.ledger import Ledger, NewEvent
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._context import read_room
@@ -59,6 +65,20 @@ def agent_case(agent_id: str) -> str:
 def ref_tag(key: str) -> str:
     """The tag a keyed message carries, by which an interrupted send is found again."""
     return f"[ref {canonical_digest(key)[:10]}]"
+
+
+# Switch's answer to an operation on a connection that holds no room (after a core restart, the
+# connection is new): a 400, but it means "connect again", not "this request is wrong".
+NOT_CONNECTED = "not connected to a room"
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a handler's failure may pass by itself: over the agent protocol a 409 means
+    "reconnect" (and a ledger conflict "re-read"), 5xx and transport errors are UnavailableError,
+    and a timeout is one. A refusal (401/403) or a bad request (400) is permanent."""
+    if isinstance(exc, ConflictError | UnavailableError | TimeoutError):
+        return True
+    return isinstance(exc, UsageError) and NOT_CONNECTED in exc.message.lower()
 
 
 def event_key(env: Mapping[str, Any]) -> str:
@@ -167,7 +187,8 @@ class AgentLoop:
 
     def __init__(self, transport: Transport, ledger: Ledger, rooms: Iterable[str], handler: Handler, *,
                  agent_name: str | None = None, case: str | None = None, heartbeat_interval: float = 2.0,
-                 backoff_initial: float = 1.0, backoff_max: float = 30.0) -> None:
+                 backoff_initial: float = 1.0, backoff_max: float = 30.0, retry_initial: float = 1.0,
+                 retry_max: float = 30.0, retry_attempts: int = 8) -> None:
         self.rooms = list(dict.fromkeys(rooms))
         if not self.rooms:
             raise UsageError("an agent loop needs at least one room", "pass the room ids it works in")
@@ -184,6 +205,9 @@ class AgentLoop:
         self._pumps: list[asyncio.Task[None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self.handled_now = 0  # events handed to the handler by this process
+        self.retry_initial, self.retry_max, self.retry_attempts = retry_initial, retry_max, retry_attempts
+        self.failures: dict[str, int] = {}  # key -> transient failures so far, in this process
+        self._retry_at: dict[str, float] = {}  # key -> when (time.monotonic()) to hand it over again
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -250,28 +274,88 @@ class AgentLoop:
     # -- handling -------------------------------------------------------------------------------
 
     async def _handle(self, key: str, room: str, env: dict[str, Any]) -> None:
+        self._retry_at.pop(key, None)
         try:
             await self.handler(self, env)
         except SignoffError as exc:
+            if self._retry_later(key, exc):
+                return
             await asyncio.to_thread(self.store.handle, key, exc.message)
+        except TimeoutError as exc:
+            if self._retry_later(key, exc):
+                return
+            await asyncio.to_thread(self.store.handle, key, f"timed out: {exc!r}")
         else:
             await asyncio.to_thread(self.store.handle, key, None)
+        self.failures.pop(key, None)
         self.handled_now += 1
 
+    def _retry_later(self, key: str, exc: BaseException) -> bool:
+        """Schedule another hand-over of a transiently failed event; False when it may not retry."""
+        if not is_transient(exc):
+            return False
+        failed = self.failures.get(key, 0) + 1
+        self.failures[key] = failed
+        if failed >= self.retry_attempts:
+            return False
+        delay = min(self.retry_initial * 2 ** (failed - 1), self.retry_max)
+        self._retry_at[key] = time.monotonic() + delay
+        return True
+
+    def _next_retry(self) -> tuple[str, float] | None:
+        """The pending event whose retry comes first, and in how many seconds (<= 0: due)."""
+        if not self._retry_at:
+            return None
+        key = min(self._retry_at, key=self._retry_at.__getitem__)
+        return key, self._retry_at[key] - time.monotonic()
+
+    async def _retry_due(self) -> bool:
+        """Hand over the first retry that is due; False when none is."""
+        nxt = self._next_retry()
+        if nxt is None or nxt[1] > 0:
+            return False
+        key = nxt[0]
+        if key not in self.store.state.pending:  # handled meanwhile (e.g. taken again by a re-read)
+            self._retry_at.pop(key, None)
+            return await self._retry_due()
+        room, env = self.store.state.pending[key]
+        await self._handle(key, room, env)
+        return True
+
+    @property
+    def retrying(self) -> list[str]:
+        """Keys of events waiting for a retry after a transient failure."""
+        return sorted(self._retry_at)
+
     async def drain_pending(self) -> int:
-        """Hand over what an earlier process received but did not finish; returns how many."""
-        pending = list(self.store.state.pending.items())
+        """Hand over what an earlier process received but did not finish (except events waiting
+        for their retry's backoff); returns how many."""
+        pending = [(k, v) for k, v in self.store.state.pending.items() if k not in self._retry_at]
         for key, (room, env) in pending:
             await self._handle(key, room, env)
         return len(pending)
 
+    async def take(self, room: str, env: dict[str, Any]) -> bool:
+        """Hand over an event found outside the stream (a member's re-read of the room after a
+        gap or at start-up), once per key like a streamed one; False when it was received already."""
+        key = event_key(env)
+        if key in self.store.state.received:
+            return False
+        await asyncio.to_thread(self.store.receive, room, key, env, None)
+        await self._handle(key, room, env)
+        return True
+
     async def step(self, timeout: float | None = None) -> bool:
         """Take the next arriving event: record it, hand it over unless already seen. False when
-        nothing arrived within `timeout`."""
+        nothing arrived within `timeout`. A retry that falls due meanwhile is taken first."""
+        if await self._retry_due():
+            return True
+        nxt = self._next_retry()
+        wait = timeout if nxt is None else max(nxt[1], 0.0) if timeout is None else min(timeout, max(nxt[1], 0.0))
         try:
-            item = await asyncio.wait_for(self._arrived.get(), timeout)
+            item = await asyncio.wait_for(self._arrived.get(), wait)
         except TimeoutError:
-            return False
+            return await self._retry_due()
         if isinstance(item, BaseException):
             raise item
         room, env = item
