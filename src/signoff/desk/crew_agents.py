@@ -183,7 +183,7 @@ class Member:
         """Take the engineering room's command messages this loop never received (see the module
         docstring); returns how many were handed over."""
         entries = await read_room(lambda op, **args: loop.call(self.room, op, **args))
-        me, taken = agent_name(self.role), 0
+        me, taken = self.crew.agent_name(self.role), 0
         for entry in entries:
             env = await asyncio.to_thread(self._recovered_event, entry, me)
             if env is not None and await loop.take(self.room, env):
