@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
@@ -175,6 +176,11 @@ class Identities:
 
     def agent_setting(self, agent_id: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         return self.agent_settings({agent_id})[agent_id]
+
+    def policies(self, agent_ids: Iterable[str]) -> dict[str, dict[str, Any] | None]:
+        """The addressing policies of existing agents, from the store's cache (made exact first)."""
+        self.store.ensure_fresh()
+        return {a: self.cached_setting(a)[0] for a in agent_ids}
 
     def cached_setting(self, agent_id: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """(policy, profile) from the store's cache (exact once `store.ensure_fresh()` has run)."""

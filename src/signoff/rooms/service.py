@@ -64,7 +64,7 @@ class RoomService:
         self.agent, self.agent_by_name, self.agent_record, self.create_agent = (
             identities.agent, identities.agent_by_name, identities.agent_record, identities.create_agent)
         self.set_policy, self.policy = identities.set_policy, identities.policy
-        self.agent_settings = identities.agent_settings
+        self.policies = identities.policies
         self.authenticate, self.authenticate_registration = (
             credentials.authenticate, credentials.authenticate_registration)
         self.create_registration_key = credentials.create_registration_key

@@ -46,28 +46,18 @@ class Thread(NamedTuple):
     html: Markup  # the thread's item up to its reply form (thread_html)
 
 
-_RENDERED: dict[tuple[str, str, str, str], Markup] = {}
+_RENDERED: dict[tuple[Any, ...], Markup] = {}  # threads as shown (thread_html)
 _RENDERED_MAX = 4096
 
 
-
 def message_html(message: dict[str, Any]) -> Markup:
-    """A message's list item, every field escaped. A message never changes once posted, and the key
-    holds every field shown, so a room's pages render each message once, not on every visit (200
-    a page); the cache is emptied when full."""
-    key = (message["id"], message["sender"], message["sender_name"], message["body"])
-    html = _RENDERED.get(key)
-    if html is None:
-        m = _shown(message)
-        html = Markup("").join([
-            Markup('<li class="message kind-'), m.kind, Markup('" id="m-'), m.id,
-            Markup('">\n<p class="from"><span class="badge kind">'), m.kind, Markup("</span> <strong>"),
-            m.sender_name, Markup('</strong> <code class="sender">'), m.sender,
-            Markup('</code></p>\n<p class="body">'), m.body, Markup("</p>\n</li>\n")])
-        if len(_RENDERED) >= _RENDERED_MAX:
-            _RENDERED.clear()
-        _RENDERED[key] = html
-    return html
+    """A message's list item, every field escaped."""
+    m = _shown(message)
+    return Markup("").join([
+        Markup('<li class="message kind-'), m.kind, Markup('" id="m-'), m.id,
+        Markup('">\n<p class="from"><span class="badge kind">'), m.kind, Markup("</span> <strong>"),
+        m.sender_name, Markup('</strong> <code class="sender">'), m.sender,
+        Markup('</code></p>\n<p class="body">'), m.body, Markup("</p>\n</li>\n")])
 
 
 _OLDER = '<li class="meta">(the start of this thread is older)</li>\n'
@@ -76,16 +66,26 @@ _OLDER = '<li class="meta">(the start of this thread is older)</li>\n'
 def thread_html(thread: dict[str, Any], replying: bool) -> Markup:
     """A thread of read_context as the room page shows it, up to where its reply form goes (the
     page puts the one reply form in the thread it was asked for, and a link to it in the others).
-    Built as a string, not in the template: a template loop over 200 threads was most of the page."""
+    Built as a string, not in the template (a template loop over 200 threads and their messages
+    was most of the page), and kept: messages never change once posted, and the key holds every
+    field shown of every message, so a thread is rendered again only when it has grown."""
     root = thread["root"]
     shown = [root] if "sender" in root else []
-    rid = escape(root["id"])
-    messages = "".join([message_html(m) for m in shown + thread["replies"]])
-    link = "" if replying else (f'<p class="reply"><a href="?reply={escape(quote(root["id"], safe=""))}#reply">'
-                                "Reply in thread</a></p>\n")
-    return Markup(  # noqa: S704 -- every value in it is escaped: rid, the link's id, message_html's fields
-        f'<li class="thread" id="t-{rid}" data-root="{rid}">\n<ol class="messages">\n'
-        f'{"" if shown else _OLDER}{messages}</ol>\n{link}')
+    messages = shown + thread["replies"]
+    key = (root["id"], replying, bool(shown), *[(m["id"], m["sender"], m["sender_name"], m["body"]) for m in messages])
+    html = _RENDERED.get(key)
+    if html is None:
+        rid = escape(root["id"])
+        items = "".join([message_html(m) for m in messages])
+        link = "" if replying else (f'<p class="reply"><a href="?reply={escape(quote(root["id"], safe=""))}#reply">'
+                                    "Reply in thread</a></p>\n")
+        html = Markup(  # noqa: S704 -- every value in it is escaped: rid, the link's id, message_html's fields
+            f'<li class="thread" id="t-{rid}" data-root="{rid}">\n<ol class="messages">\n'
+            f'{"" if shown else _OLDER}{items}</ol>\n{link}')
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        _RENDERED[key] = html
+    return html
 
 
 def _shown(message: dict[str, Any]) -> Shown:
@@ -112,11 +112,10 @@ def room_page(request: Request, room_id: str) -> Response:
         detail = rooms.room_detail(user, room_id)
         context = rooms.read_context(user, room_id, limit=HISTORY)
         agents = [p for p in detail["participants"] if p["type"] == "agent"]
-        settings = rooms.agent_settings({a["id"] for a in agents})  # one query, not one per agent
+        policies = rooms.policies(a["id"] for a in agents)  # from the rooms cache: no query
         cards = _cards_in(rooms, user, room_id)
     reply = request.query_params.get("reply")
     threads = [Thread(t["root"]["id"], thread_html(t, replying=t["root"]["id"] == reply)) for t in context["threads"]]
-    policies = {a["id"]: settings.get(a["id"], (None, {}))[0] for a in agents}
     notice = {"sent": request.query_params.get("sent"),
               "statuses": [s.split(":", 1) for s in request.query_params.getlist("status") if ":" in s]}
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
