@@ -30,8 +30,8 @@ def sender_kind(sender: str) -> str:
 
 
 class Shown(NamedTuple):
-    """A message as the page shows it (attributes, not a dict: Jinja2 reads an attribute at once and
-    a dict key only after a failed attribute lookup, 1,000 times a room page)."""
+    """A message as the room page and its live stream show it (the sender's kind from the
+    server-assigned sender id)."""
 
     id: str
     sender: str
