@@ -7,11 +7,12 @@ import hashlib
 import hmac
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import Row, bindparam, select
+from sqlalchemy import Row, select
 
 from signoff.ledger.checkpoints import Checkpoint, Witness, stored
 from signoff.ledger.schema import cases, events
@@ -52,15 +53,86 @@ def verify_chain(
     return _check_checkpoints(report, hashes, trusted, own, theirs)
 
 
+COLUMNS = tuple(column.name for column in events.columns)  # the table's order, as rows come
+_INTEGERS = frozenset({"seq", "version"})
+SEP = "\x1f"  # between a column's values in a digest; never inside a value that is digested
+
+
+class ColumnDigest:
+    """What a later re-read compares the stored events with: per column, a SHA-256 over its values
+    in seq order, joined by SEP. That is what SQLite's `group_concat(column, char(31))` gives, so
+    there a re-read is one statement whose work is SQLite's, done without holding Python's GIL (a
+    re-read in a background thread then barely slows the requests beside it). The values are
+    unambiguous only while each is of its column's type (integer or text) and holds no SEP: a row
+    that is not is still digested, but `exact` turns False and such a digest never vouches for a
+    row (the monitor walks again from the first event instead)."""
+
+    def __init__(self) -> None:
+        self.parts = [hashlib.sha256() for _ in COLUMNS]
+        self.rows = 0
+        self.exact = True
+
+    def update(self, row: tuple[Any, ...]) -> None:
+        lead = SEP if self.rows else ""
+        for part, name, value in zip(self.parts, COLUMNS, row, strict=True):
+            if name in _INTEGERS:
+                ok = type(value) is int
+            else:
+                ok = type(value) is str and SEP not in value
+            self.exact = self.exact and ok
+            part.update((lead + (str(value) if ok else "")).encode())
+        self.rows += 1
+
+    def copy(self) -> ColumnDigest:
+        other = ColumnDigest()
+        other.parts = [part.copy() for part in self.parts]
+        other.rows, other.exact = self.rows, self.exact
+        return other
+
+    def value(self) -> bytes:
+        return hashlib.sha256(b"".join(part.digest() for part in self.parts)).digest()
+
+
+def _mistyped(row: tuple[Any, ...]) -> str | None:
+    """The first column whose stored value is not of the type the ledger writes (an integer or
+    text): a value the database was made to hold some other way."""
+    for name, value in zip(COLUMNS, row, strict=True):
+        if type(value) is not (int if name in _INTEGERS else str):
+            return name
+    return None
+
+
+def _columns_digest(conn: sqlite3.Connection, upto: int, hashes: dict[int, str]) -> bytes | None:
+    """The ColumnDigest of stored events 1..upto, computed in SQLite in one statement (one snapshot);
+    None when a value is not of its column's type or the rows are not exactly seq 1..upto. Fills in
+    the hashes at the positions `hashes` names."""
+    # No SEP-in-value check is needed here: the walked values hold none (else the digest is not
+    # exact), so equal strings over the same row count hold the same number of SEPs, all between
+    # values. A type check is: an integer and its text, or text and its bytes, join alike.
+    bad = " + ".join(f"sum(typeof({c}) != '{'integer' if c in _INTEGERS else 'text'}')" for c in COLUMNS)
+    joined = ", ".join(f"group_concat({c}, char(31))" for c in COLUMNS)
+    row = conn.execute(f"SELECT count(*), min(seq), max(seq), {bad}, {joined} "  # noqa: S608 (names are ours)
+                       "FROM (SELECT * FROM events WHERE seq <= ? ORDER BY seq)", (upto,)).fetchone()
+    count, low, high, flawed, values = row[0], row[1], row[2], row[3], row[4:]
+    if count != upto or (upto and (low != 1 or high != upto)) or flawed:
+        return None
+    texts = ["" if v is None else str(v) for v in values]
+    if hashes:
+        for seq, value in enumerate(texts[COLUMNS.index("hash")].split(SEP), start=1):
+            if seq in hashes:
+                hashes[seq] = value
+    return hashlib.sha256(b"".join(hashlib.sha256(t.encode()).digest() for t in texts)).digest()
+
+
 @dataclass
 class _Walked:
     """Where a walk stopped: the events verified (1..count), the last hash, each case's version, and
-    a SHA-256 over the stored rows walked, in order (what a later visit compares them with)."""
+    a digest of the stored rows walked, in order (what a later visit compares them with)."""
 
     count: int = 0
     prev: str = GENESIS
     per_case: dict[str, int] = field(default_factory=dict)
-    digest: Any = field(default_factory=hashlib.sha256)
+    digest: ColumnDigest = field(default_factory=ColumnDigest)
 
     def copy(self) -> _Walked:
         return _Walked(self.count, self.prev, dict(self.per_case), self.digest.copy())
@@ -81,11 +153,6 @@ def _rows(ledger: Ledger, after: int, upto: int | None, batch: int) -> Iterator[
         last_seq = int(rows[-1].seq)
 
 
-def _stored(row: Row[Any]) -> bytes:
-    """A row's stored columns, unambiguously (repr of a tuple of str and int), for the digest."""
-    return repr(tuple(row)).encode()
-
-
 def _walk(ledger: Ledger, batch: int, hashes: dict[int, str], start: _Walked | None = None
           ) -> tuple[ChainReport, _Walked]:
     """Walk the chain (on from `start`, already verified); fill in the hash at each position
@@ -95,6 +162,10 @@ def _walk(ledger: Ledger, batch: int, hashes: dict[int, str], start: _Walked | N
     prev = walked.prev
     per_case = walked.per_case
     for r in _rows(ledger, walked.count, None, batch):
+        mistyped = _mistyped(tuple(r))
+        if mistyped is not None:
+            problem = f"event seq {expected_seq}: its {mistyped} is not stored as the ledger writes it: altered"
+            return ChainReport(False, expected_seq - 1, prev, problem, expected_seq), walked
         seq = int(r.seq)
         where = f"event seq {seq} (case {r.case_id}, version {r.version})"
         if seq != expected_seq:
@@ -115,7 +186,7 @@ def _walk(ledger: Ledger, batch: int, hashes: dict[int, str], start: _Walked | N
         prev = r.hash
         if seq in hashes:
             hashes[seq] = r.hash
-        walked.digest.update(_stored(r))
+        walked.digest.update(tuple(r))
         expected_seq += 1
     count = expected_seq - 1
     walked.count, walked.prev = count, prev
@@ -173,34 +244,75 @@ def _checkpoint_problem(cp: Checkpoint, count: int, hashes: dict[int, str], trus
 
 
 
+@dataclass(frozen=True)
+class Reread:
+    """A background monitor's re-reading of the events it verified: the last re-read that found
+    events 1..upto as walked, when (`time.time()`), and whether one is under way."""
+
+    upto: int | None
+    at: float | None
+    running: bool
+
+
 class ChainMonitor:
     """`verify_chain` with stored checkpoints, for a process that asks again and again (the ledger
-    page), reporting exactly what `verify_chain` would without walking the whole chain each time.
+    page), without walking the whole chain each time.
 
-    It keeps, per process, where its last good walk stopped and a SHA-256 over the stored rows it
-    walked. A later call re-reads those rows and compares them with the digest (a cheap read: no
-    per-event hashing), walks only the events appended since, and repeats the head, case-version and
-    checkpoint checks. Any difference in an old row (altered, deleted, inserted, reordered, its hash
-    rewritten) sends it to a full walk from the first event, which names the first broken entry as
-    `ledger verify` does. On SQLite, when no connection at all committed anything since the last call
-    (`PRAGMA data_version`, on a connection of its own that never writes), nothing can have changed,
-    and the last answer is reused after the checkpoints are checked again against the trusted keys."""
+    It keeps, per process, where its last good walk stopped and a digest (`ColumnDigest`) of the
+    stored rows it walked. A later call walks only the events appended since, repeats the head,
+    case-version and checkpoint checks, and re-reads the rows walked before against the digest (a
+    read with no per-event hashing). Any difference in an old row (altered, deleted, inserted,
+    reordered, its hash rewritten) sends it to a full walk from the first event, which names the
+    first broken entry as `ledger verify` does. On SQLite, when no connection at all committed
+    anything since the last call (`PRAGMA data_version`, on a connection of its own that never
+    writes), nothing can have changed, and the last answer is reused after the checkpoints are
+    checked again against the trusted keys.
 
-    def __init__(self, ledger: Ledger, batch: int = 2000) -> None:
+    The re-read is the one cost that grows with the ledger (every stored row, each time something
+    was written). By default a call makes it and answers exactly what `verify_chain` would. With
+    `background=True` (the ledger page) a call answers from the new events and the checks above at
+    once, and the re-read runs in a thread of its own, one at a time, spaced so that it takes at
+    most a third of a core: an old row changed in the database is then found by the first call
+    after the re-read that follows the change, and `reread()` says how far and how recently the
+    old rows were last found unchanged."""
+
+    def __init__(self, ledger: Ledger, batch: int = 2000, background: bool = False) -> None:
         self.ledger = ledger
         self.batch = batch
+        self.background = background
         self._lock = threading.Lock()
         self._walked: _Walked | None = None  # the last good walk
         self._seen: tuple[int, ChainReport, dict[int, str]] | None = None  # data_version, report, hashes
-        database = ledger.engine.url.database if ledger.engine.dialect.name == "sqlite" else None
-        self._watch = (sqlite3.connect(database, check_same_thread=False)
-                       if database and database != ":memory:" else None)
-        self._upto = str(select(events).where(events.c.seq <= bindparam("upto")).order_by(events.c.seq)
-                         .compile(dialect=ledger.engine.dialect))
+        self._marks: dict[int, str] = {}  # the chain's hash at each checkpoint position met so far
+        self._database = ledger.engine.url.database if ledger.engine.dialect.name == "sqlite" else None
+        if self._database == ":memory:":
+            self._database = None
+        self._watch = self._connect()
+        self._reader: threading.Thread | None = None
+        self._reread_version: int | None = None  # data_version when the last re-read started
+        self._next_reread = 0.0  # time.monotonic() before which no re-read starts
+        self._changed = False  # a re-read found a verified row changed: walk from the first event
+        self._confirmed: tuple[int, float] | None = None  # events 1..n found as walked, at (time.time())
+
+    def _connect(self) -> sqlite3.Connection | None:
+        return sqlite3.connect(self._database, check_same_thread=False) if self._database else None
 
     def close(self) -> None:
+        self.settle()
         if self._watch is not None:
             self._watch.close()
+
+    def settle(self, timeout: float | None = None) -> None:
+        """Wait for a re-read under way (background mode) to finish."""
+        reader = self._reader
+        if reader is not None:
+            reader.join(timeout)
+
+    def reread(self) -> Reread:
+        with self._lock:
+            running = self._reader is not None and self._reader.is_alive()
+            upto, at = self._confirmed if self._confirmed is not None else (None, None)
+            return Reread(upto, at, running)
 
     def _data_version(self) -> int | None:
         if self._watch is None:
@@ -216,39 +328,104 @@ class ChainMonitor:
             if version is not None and seen is not None and seen[0] == version and wanted <= seen[2].keys():
                 report, hashes = seen[1], seen[2]
             else:
+                in_full = self._walked is None or self._changed
                 report, hashes = self._recheck(wanted)
                 if version is not None:
                     self._seen = (version, report, hashes)
+                if in_full:
+                    self._reread_version = version  # a walk from the first event read every row
+            if self.background and report.ok:
+                self._start_reread(version)
         if not report.ok:
             return report
         return _check_checkpoints(report, dict(hashes), trusted, own, None)
 
     def _recheck(self, wanted: set[int]) -> tuple[ChainReport, dict[int, str]]:
         hashes = {seq: "" for seq in wanted}
-        start = self._walked.copy() if self._walked is not None else None
-        if start is not None and not self._unchanged(start, hashes):
-            start, hashes = None, {seq: "" for seq in wanted}  # nothing read from changed rows is kept
+        start = self._walked.copy() if self._walked is not None and not self._changed else None
+        if start is not None:
+            if self.background:
+                self._known_hashes(start, hashes)  # the rows themselves: the re-read's to vouch for
+            elif not self._unchanged(start, hashes):
+                start, hashes = None, {seq: "" for seq in wanted}  # nothing read from changed rows is kept
         # From a verified, unchanged prefix the walk names the same first broken entry as one from
         # the first event would.
         report, walked = _walk(self.ledger, self.batch, hashes, start)
+        if not report.ok and start is not None and self.background:
+            # The prefix was not read back first, so only a walk from the first event names the
+            # first broken entry as `ledger verify` would.
+            start, hashes = None, {seq: "" for seq in wanted}
+            report, walked = _walk(self.ledger, self.batch, hashes)
         self._walked = walked if report.ok else None
+        if start is None:
+            self._changed, self._marks = False, {}
+            if report.ok:
+                self._confirmed = (walked.count, time.time())  # a walk from the first event read every row
+        self._marks.update((seq, h) for seq, h in hashes.items() if h)
         return report, hashes
 
-    def _unchanged(self, walked: _Walked, hashes: dict[int, str]) -> bool:
-        """Whether the stored events 1..walked.count are byte for byte those walked; fills in the
-        hashes at the positions `hashes` names among them."""
-        digest = hashlib.sha256()
-        for r in self._stored_rows(walked.count):
-            digest.update(repr(r).encode())  # as _stored does for the walk's rows
-            if r[0] in hashes:
-                hashes[int(r[0])] = str(r[-1])
-        return hmac.compare_digest(digest.digest(), walked.digest.digest())
+    def _known_hashes(self, walked: _Walked, hashes: dict[int, str]) -> None:
+        """The chain's hash at the positions `hashes` names among events 1..walked.count: as met by
+        an earlier walk, else as stored (a checkpoint signed at a position walked before it existed)."""
+        missing = []
+        for seq in hashes:
+            if seq == walked.count:
+                hashes[seq] = walked.prev
+            elif seq < walked.count:
+                if seq in self._marks:
+                    hashes[seq] = self._marks[seq]
+                else:
+                    missing.append(seq)
+        if missing:
+            with self.ledger.engine.connect() as conn:
+                for row in conn.execute(select(events.c.seq, events.c.hash).where(events.c.seq.in_(missing))):
+                    hashes[int(row.seq)] = str(row.hash)
 
-    def _stored_rows(self, upto: int) -> Iterator[tuple[Any, ...]]:
-        """Events 1..upto as tuples of their columns in table order. On SQLite, straight from the
-        monitor's own connection, in one statement (one snapshot): the driver's tuples, without
-        SQLAlchemy's rows around them, make this read a third cheaper; the values, and so their
-        repr, are the same."""
-        if self._watch is None:
-            return (tuple(r) for r in _rows(self.ledger, 0, upto, self.batch))
-        return iter(self._watch.execute(self._upto, (upto,)).fetchall())
+    def _unchanged(self, walked: _Walked, hashes: dict[int, str], conn: sqlite3.Connection | None = None) -> bool:
+        """Whether the stored events 1..walked.count are those walked (the same digest); fills in
+        the hashes at the positions `hashes` names among them."""
+        if not walked.digest.exact:
+            return False
+        conn = conn or self._watch
+        if conn is not None:
+            now = _columns_digest(conn, walked.count, hashes)
+        else:
+            digest = ColumnDigest()
+            for r in _rows(self.ledger, 0, walked.count, self.batch):
+                digest.update(tuple(r))
+                if r.seq in hashes:
+                    hashes[int(r.seq)] = str(r.hash)
+            now = digest.value() if digest.exact and digest.rows == walked.count else None
+        return now is not None and hmac.compare_digest(now, walked.digest.value())
+
+    def _start_reread(self, version: int | None) -> None:
+        """Start a re-read of the walked rows in a thread, unless one runs, nothing was committed
+        since the last one started, or the last one ended too recently (called under the lock)."""
+        if self._walked is None or (self._reader is not None and self._reader.is_alive()):
+            return
+        if version is not None and version == self._reread_version:
+            return
+        if time.monotonic() < self._next_reread:
+            return
+        self._reread_version = version
+        walked = self._walked.copy()
+        self._reader = threading.Thread(target=self._reread, args=(walked,), name="ledger-reread", daemon=True)
+        self._reader.start()
+
+    def _reread(self, walked: _Walked) -> None:
+        began = time.monotonic()
+        conn = self._connect()
+        try:
+            same = self._unchanged(walked, {}, conn)
+        except Exception:  # unreadable counts as changed: the next call walks in full and says why
+            same = False
+        finally:
+            if conn is not None:
+                conn.close()
+        with self._lock:
+            self._next_reread = time.monotonic() + 2 * (time.monotonic() - began)
+            if same:
+                if self._confirmed is None or self._confirmed[0] <= walked.count:
+                    self._confirmed = (walked.count, time.time())
+            elif self._walked is not None and self._walked.count >= walked.count:
+                self._changed, self._seen = True, None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -96,5 +97,7 @@ def ledger(request: Request) -> Response:
     settings = home_settings(request)
     web = web_state(request)
     report = web.chain.verify(KeyStore(settings.keys_dir).trusted())
-    return page(request, "ledger.html", report=report,
+    reread = web.chain.reread()
+    age = None if reread.at is None else max(0, round(time.time() - reread.at))
+    return page(request, "ledger.html", report=report, reread=reread, reread_age=age,
                 checkpoints=list(reversed(stored(web.rooms.ledger.engine)))[:50])

@@ -47,7 +47,7 @@ def web_state(request: Request) -> WebState:
             found = WebState(rooms, settings, config, Sessions(rooms.ledger, secret, config.session_hours),
                              SignIns(rooms.ledger),
                              Throttle(rooms.ledger, config.signin_attempts, config.signin_window_minutes * 60),
-                             ChainMonitor(rooms.ledger))
+                             ChainMonitor(rooms.ledger, background=True))
             app_state.web = found
     return found
 
