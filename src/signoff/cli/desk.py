@@ -262,7 +262,7 @@ def forge_secret() -> None:
 
 @crew_app.callback(invoke_without_command=True)
 def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
-             help="The server running the crew (default: [rooms] url); without one, this process's view.")] = None,
+             help="The server running the crew (default: \\[rooms] url); without one, this process's view.")] = None,
          token: Token = None, as_json: Json = False) -> None:
     """Each crew role's status (connected only with an open stream and a heartbeat under 90 s),
     the policy drift and the refused commands, as the server sees them."""
@@ -328,12 +328,12 @@ def _server_crew(url: str, token: str | None) -> Any:
 def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns the crew (a person).")],
                operator: Annotated[str | None, typer.Option(
                    "--operator", envvar="SIGNOFF_ROOMS_OPERATOR", show_default=False,
-                   help="With [rooms] url: an operator credential on that server (a signoff admin's user "
+                   help="With \\[rooms] url: an operator credential on that server (a signoff admin's user "
                         "token, or EMAIL:PASSWORD for a Switch gateway).")] = None,
                as_json: Json = False) -> None:
     """Register the crew as room agents (keys to the rooms keys file, mode 0600), create the public
     intake and engineering rooms, set each agent's addressing policy and read it back. Run again,
-    it reports any drift and sets the policies again. With [rooms] url, all of it on that server
+    it reports any drift and sets the policies again. With \\[rooms] url, all of it on that server
     through its public faces (--operator)."""
     from signoff.desk import crew as crew_setup_module
     from signoff.desk.crew_remote import setup_remote
@@ -365,7 +365,7 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
 def crew_run(role: Annotated[list[str] | None, typer.Option(
                  "--role", help="A role to run (repeat; default: the whole crew).")] = None,
              url: Annotated[str | None, typer.Option(
-                 help="The rooms server (`signoff serve` on this home); default: [rooms] url, else in process.")]
+                 help="The rooms server (`signoff serve` on this home); default: \\[rooms] url, else in process.")]
              = None,
              token: Token = None,
              concierge_token: Annotated[str | None, typer.Option(
