@@ -103,7 +103,7 @@ def bugs(as_json: Json = False) -> None:
 
 @app.command("show")
 def show(bug_id: str, as_json: Json = False) -> None:
-    """A bug's events, evidence files and advisory notes."""
+    """A bug's events, evidence files, advisory notes, smoke checks and disputes."""
     out = _desk().record(bug_id)
     if as_json:
         print_json(out)
@@ -116,6 +116,11 @@ def show(bug_id: str, as_json: Json = False) -> None:
         console.print(f"  evidence (measured): {path}")
     for n in out["notes"]:
         console.print(f"  note ({n['type']}, {n.get('evidence_kind')}): advisory, never a decision")
+    for s in out["smoke"]:
+        result = "ok" if s["ok"] else f"failed: {s.get('why')}"
+        console.print(f"  smoke check ({s['evidence_kind']}): round {s['round']} {result}; commit "
+                      f"{str(s.get('commit', ''))[:12]} at {', '.join(s.get('urls') or [])} by {s.get('by')}",
+                      markup=False, highlight=False)
     for d in summary["disputes"]:
         state = "accepted" if d["accepted"] else "open"
         console.print(f"  dispute {d['index']} ({state}): {d['report_id']} answered {d['answer']!r} to the "
