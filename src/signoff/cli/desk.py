@@ -267,10 +267,12 @@ def forge_secret() -> None:
 
 @crew_app.callback(invoke_without_command=True)
 def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
-             help="The server running the crew (default: \\[rooms] url); without one, this process's view.")] = None,
+             help="The server running the crew (default: \\[rooms] url); without one, this home's database "
+                  "as it stands.")] = None,
          token: Token = None, as_json: Json = False) -> None:
     """Each crew role's status (connected only with an open stream and a heartbeat under 90 s),
-    the policy drift and the refused commands, as the server sees them."""
+    the policy drift and the refused commands, as the server sees them (without one, as this home's
+    database holds them)."""
     if ctx.invoked_subcommand is not None:
         return
     from signoff.desk.crew import recorded
@@ -288,7 +290,10 @@ def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
         assert desk is not None
         out = crew_view(desk.ledger, RoomService(desk.ledger), keys=keys)
         if not remote:
-            out["view"] = "this process (the embedded server): a crew running elsewhere shows as not running"
+            out["view"] = ("this home's database as it stands (no server asked, nothing swept here): a member "
+                           "beating on this database shows as connected; a stopped one stays stale (a killed one "
+                           "first connected, until its last heartbeat is 90 s old) until `signoff serve` or a crew "
+                           "process on this database sweeps its connection, then not running")
     if as_json:
         print_json(out)
         return
