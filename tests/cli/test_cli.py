@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
+from rich.text import Text
 from typer.core import TyperGroup
 
 from signoff import __version__
@@ -41,6 +44,32 @@ def test_version_and_help_list_every_group(capsys: pytest.CaptureFixture[str]) -
     assert code == 0
     for group in GROUPS:
         assert group in out
+
+
+def _help_texts(command: Any, path: str) -> list[tuple[str, str]]:
+    """Every help text of `command` and the commands under it: its own, and each option's."""
+    texts = [(path, command.help or "")] + [(f"{path} {p.name}", getattr(p, "help", None) or "")
+                                            for p in command.params]
+    for name, sub in getattr(command, "commands", {}).items():
+        texts += _help_texts(sub, f"{path} {name}")
+    return [(where, text) for where, text in texts if text]
+
+
+def test_no_help_text_loses_a_bracketed_word_to_markup() -> None:
+    # Typer renders help as Rich markup, where "[rooms]" is a style tag and vanishes: a literal
+    # bracket in help must be escaped ("\\[rooms]").
+    for where, text in _help_texts(typer.main.get_command(app), "signoff"):
+        assert Text.from_markup(text).plain == text.replace("\\[", "["), where
+
+
+def test_the_crew_help_shows_the_rooms_section_literally(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "60")  # narrow, as in CI: the help wraps inside its panels
+    code, out, _ = run(capsys, "desk", "crew", "--help")
+    shown = " ".join(re.sub(r"[\u2500-\u257f]", " ", out).split())  # no box drawing, no line breaks
+    assert code == 0
+    assert "(default: [rooms] url)" in shown and "With [rooms] url, all of it on that server" in shown
+    assert "\\[" not in shown
 
 
 def test_demo_then_verify_then_tamper(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

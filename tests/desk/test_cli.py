@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
+from signoff.desk.deploy import serve_commit
+from tests.desk.conftest import World
 
 
 @pytest.mark.slow
@@ -116,3 +118,26 @@ def test_deploy_script_serves_a_commit_and_stops_cleanly(home: Path, capsys: pyt
         proc.terminate()
         assert proc.wait(timeout=30) == 0
     assert health_check(url, "shoplite", sha)["ok"] is False  # the served process stopped with it
+
+
+def test_show_prints_the_smoke_check_with_its_evidence_kind(review: World, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    w = review
+    bug = w.bug()
+    assert bug.change is not None
+    w.desk.approve(w.actor("alice"), w.bug_id, bug.change["head"])
+    merge = w.desk.merge(w.actor("alice"), w.bug_id)
+    w.deliver()
+    with serve_commit(w.desk.forge.path(w.desk.config.repo), merge) as live:
+        w.desk.record_deployment(w.actor("recorder"), w.desk.config.repo, merge, "production", live.url)
+        w.engineering.drain()  # without a crew, the engineering service checks the live release itself
+    [check] = w.desk.smoke_checks(w.bug_id)
+    assert check["ok"] and check["evidence_kind"] == "measured"
+    w.ledger.close()
+    monkeypatch.setenv("SIGNOFF_HOME", str(w.home))
+    monkeypatch.chdir(w.home.parent)
+    assert main(["desk", "show", w.bug_id]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"  smoke check (measured): round 1 ok; commit {merge[:12]} at {live.url} by {check['by']}" in lines
+    assert main(["desk", "show", w.bug_id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["smoke"] == [check]

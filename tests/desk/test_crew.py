@@ -8,6 +8,7 @@ import asyncio
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -277,7 +278,7 @@ def test_cli_sets_up_the_crew_and_shows_its_status(home: Path, capsys: pytest.Ca
     assert main(["desk", "crew", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert [r["state"] for r in shown["roles"]] == ["not running"] * len(ROLES)
-    assert shown["drift"] == [] and "this process" in shown["view"]
+    assert shown["drift"] == [] and "this home's database" in shown["view"]
     assert main(["desk", "crew"]) == 0
     assert "desk-manager" in capsys.readouterr().out
     assert main(["desk", "crew", "--url", "http://127.0.0.1:9"]) != 0
@@ -324,3 +325,40 @@ def test_cli_crew_run_refuses_bad_input_without_touching_state(home: Path, capsy
         ledger.close()
     assert main(["desk", "crew", "link", report, "alice", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["user"] == "alice"
+
+
+def test_cli_view_without_a_server_shows_a_stopped_member_stale_until_its_connection_is_swept(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    from signoff.cli.main import main
+    from signoff.kernel.settings import Settings
+    from signoff.ledger import Ledger
+
+    assert main(["desk", "init", "--json"]) == 0
+    assert main(["rooms", "user", "add", "alice"]) == 0
+    capsys.readouterr()
+    assert main(["desk", "crew", "setup", "--owner", "alice", "--json"]) == 0
+    agents = json.loads(capsys.readouterr().out)["agents"]
+    ledger = Ledger.open(Settings.load())
+    try:
+        # The reviewer's process was killed two minutes ago: its stream never closed, its beats
+        # stopped, and no process on this database has swept its connection since.
+        RoomService(ledger, FixedClock(time.time() - 120)).connections.open(agents["reviewer"], "killed-reviewer")
+
+        def shown() -> dict[str, Any]:
+            assert main(["desk", "crew", "--json"]) == 0
+            out: dict[str, Any] = json.loads(capsys.readouterr().out)
+            return out
+
+        view = shown()
+        states = {r["role"]: r["state"] for r in view["roles"]}
+        assert states.pop("reviewer") == "stale" and set(states.values()) == {"not running"}
+        assert "a stopped one stays stale" in view["view"] and "sweeps its connection" in view["view"]
+        assert main(["desk", "crew"]) == 0
+        assert "view: this home's database as it stands" in capsys.readouterr().out
+        # What `signoff serve` or a crew process on this database does every few seconds:
+        RoomService(ledger).connections.sweep()
+        assert {r["state"] for r in shown()["roles"]} == {"not running"}
+    finally:
+        ledger.close()

@@ -103,7 +103,7 @@ def bugs(as_json: Json = False) -> None:
 
 @app.command("show")
 def show(bug_id: str, as_json: Json = False) -> None:
-    """A bug's events, evidence files and advisory notes."""
+    """A bug's events, evidence files, advisory notes, smoke checks and disputes."""
     out = _desk().record(bug_id)
     if as_json:
         print_json(out)
@@ -116,6 +116,11 @@ def show(bug_id: str, as_json: Json = False) -> None:
         console.print(f"  evidence (measured): {path}")
     for n in out["notes"]:
         console.print(f"  note ({n['type']}, {n.get('evidence_kind')}): advisory, never a decision")
+    for s in out["smoke"]:
+        result = "ok" if s["ok"] else f"failed: {s.get('why')}"
+        console.print(f"  smoke check ({s['evidence_kind']}): round {s['round']} {result}; commit "
+                      f"{str(s.get('commit', ''))[:12]} at {', '.join(s.get('urls') or [])} by {s.get('by')}",
+                      markup=False, highlight=False)
     for d in summary["disputes"]:
         state = "accepted" if d["accepted"] else "open"
         console.print(f"  dispute {d['index']} ({state}): {d['report_id']} answered {d['answer']!r} to the "
@@ -262,10 +267,12 @@ def forge_secret() -> None:
 
 @crew_app.callback(invoke_without_command=True)
 def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
-             help="The server running the crew (default: [rooms] url); without one, this process's view.")] = None,
+             help="The server running the crew (default: \\[rooms] url); without one, this home's database "
+                  "as it stands.")] = None,
          token: Token = None, as_json: Json = False) -> None:
     """Each crew role's status (connected only with an open stream and a heartbeat under 90 s),
-    the policy drift and the refused commands, as the server sees them."""
+    the policy drift and the refused commands, as the server sees them (without one, as this home's
+    database holds them)."""
     if ctx.invoked_subcommand is not None:
         return
     from signoff.desk.crew import recorded
@@ -283,7 +290,10 @@ def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
         assert desk is not None
         out = crew_view(desk.ledger, RoomService(desk.ledger), keys=keys)
         if not remote:
-            out["view"] = "this process (the embedded server): a crew running elsewhere shows as not running"
+            out["view"] = ("this home's database as it stands (no server asked, nothing swept here): a member "
+                           "beating on this database shows as connected; a stopped one stays stale (a killed one "
+                           "first connected, until its last heartbeat is 90 s old) until `signoff serve` or a crew "
+                           "process on this database sweeps its connection, then not running")
     if as_json:
         print_json(out)
         return
@@ -328,12 +338,12 @@ def _server_crew(url: str, token: str | None) -> Any:
 def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns the crew (a person).")],
                operator: Annotated[str | None, typer.Option(
                    "--operator", envvar="SIGNOFF_ROOMS_OPERATOR", show_default=False,
-                   help="With [rooms] url: an operator credential on that server (a signoff admin's user "
+                   help="With \\[rooms] url: an operator credential on that server (a signoff admin's user "
                         "token, or EMAIL:PASSWORD for a Switch gateway).")] = None,
                as_json: Json = False) -> None:
     """Register the crew as room agents (keys to the rooms keys file, mode 0600), create the public
     intake and engineering rooms, set each agent's addressing policy and read it back. Run again,
-    it reports any drift and sets the policies again. With [rooms] url, all of it on that server
+    it reports any drift and sets the policies again. With \\[rooms] url, all of it on that server
     through its public faces (--operator)."""
     from signoff.desk import crew as crew_setup_module
     from signoff.desk.crew_remote import setup_remote
@@ -365,7 +375,7 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
 def crew_run(role: Annotated[list[str] | None, typer.Option(
                  "--role", help="A role to run (repeat; default: the whole crew).")] = None,
              url: Annotated[str | None, typer.Option(
-                 help="The rooms server (`signoff serve` on this home); default: [rooms] url, else in process.")]
+                 help="The rooms server (`signoff serve` on this home); default: \\[rooms] url, else in process.")]
              = None,
              token: Token = None,
              concierge_token: Annotated[str | None, typer.Option(

@@ -107,10 +107,10 @@ def register(app: typer.Typer) -> None:
              = False,
              operator: Annotated[str | None, typer.Option(
                  "--operator", envvar="SIGNOFF_ROOMS_OPERATOR", show_default=False,
-                 help="With [rooms] url: an admin's user token on that server, to provision the run.")] = None,
+                 help="With \\[rooms] url: an admin's user token on that server, to provision the run.")] = None,
              ) -> None:
         """The whole incident in three rooms, offline, with scripted humans; graded through the room
-        server (the run's own, or with [rooms] url that server)."""
+        server (the run's own, or with \\[rooms] url that server)."""
         summary = demo_summary(fixture, cards=not no_cards, operator=operator)
         if as_json:
             print_json(summary)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 app = typer.Typer(no_args_is_help=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-WriterOpt = Annotated[str, typer.Option("--writer", help="Agent role of the writer (signoff.toml [agents.ROLE]).")]
+WriterOpt = Annotated[str, typer.Option("--writer", help="Agent role of the writer (signoff.toml \\[agents.ROLE]).")]
 ScriptOpt = Annotated[str, typer.Option("--script", help="Scripted writer to use when the role is scripted: "
                                                      "default or demo.")]
 
@@ -282,12 +282,12 @@ def room_cmd(
     run: Annotated[str, typer.Argument(help="Run folder.")],
     room: Annotated[str, typer.Option("--room", help="Room id the decisions are made in.")],
     agent: Annotated[str, typer.Option("--agent", help="Name of the notes agent people address "
-                                       "(with [rooms] url: its role under [rooms.roles]).")] = "notes",
+                                       "(with \\[rooms] url: its role under \\[rooms.roles]).")] = "notes",
     decider: Annotated[list[str] | None, typer.Option("--decider", help="A user who may decide (repeat).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Apply the decisions people addressed to the notes agent in a room (`@notes approve S1`), on the
-    embedded server or, with [rooms] url, on that server (deciders bound under [rooms.people])."""
+    embedded server or, with \\[rooms] url, on that server (deciders bound under \\[rooms.people])."""
     from signoff.ledger import Ledger
     from signoff.notes.room import outcomes_json, poll_room
     from signoff.notes.run import run_dir
@@ -327,7 +327,7 @@ def agent_cmd(
     """Run one of notes' room agents until stopped: the scout takes snapshot and facts from git when a
     person asks (`@notes-scout notes A..B`), the writer drafts and revises, the editor re-checks
     against git, verifies and judges; each hands over by an addressed, receipt-checked message. On
-    the embedded server, or with [rooms] url as the agent registered for role notes-ROLE."""
+    the embedded server, or with \\[rooms] url as the agent registered for role notes-ROLE."""
     import asyncio
 
     from signoff.ledger import Ledger

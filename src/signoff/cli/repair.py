@@ -13,7 +13,7 @@ from signoff.kernel.errors import UsageError
 
 app = typer.Typer(no_args_is_help=True)
 
-_ROLE_HELP = ("The {0} agent's name on the embedded server; with [rooms] url, its role under [rooms.roles] "
+_ROLE_HELP = ("The {0} agent's name on the embedded server; with \\[rooms] url, its role under \\[rooms.roles] "
               "(default: the role {0}).")
 _COLOURS = {"VERIFIED": "green", "REJECTED": "red", "INCONCLUSIVE": "yellow"}
 
@@ -212,7 +212,7 @@ def watch_cmd(
     room: Annotated[str, typer.Option("--room", help="Room id where defects are reported.")],
     contract: Annotated[Path, typer.Option("--contract", help="Contract file (TOML).")],
     operator: Annotated[str, typer.Option("--operator", help="The person whose commands count: a user of the "
-                                                              "embedded server, or a name under [rooms.people].")],
+                                                              "embedded server, or a name under \\[rooms.people].")],
     verifier: Annotated[str, typer.Option("--verifier", help=_ROLE_HELP.format("verifier"))] = "verifier",
 ) -> None:
     """Link a room to a contract and an operator: reports there open repair cases."""

@@ -234,12 +234,12 @@ def token_revoke(kind: Annotated[Literal["user", "agent", "registration"], typer
 @app.command("connect")
 def connect(
     registration_key: Annotated[str | None, typer.Option(
-        help="A registration key of the server at [rooms] url (or SIGNOFF_ROOMS_REGISTRATION_KEY).",
+        help="A registration key of the server at \\[rooms] url (or SIGNOFF_ROOMS_REGISTRATION_KEY).",
         envvar="SIGNOFF_ROOMS_REGISTRATION_KEY", show_default=False)] = None,
     overwrite: Annotated[bool, typer.Option(help="Register again (rotates every role's key).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Register every [rooms.roles] role on the server at [rooms] url and store their keys (mode 0600)."""
+    """Register every \\[rooms.roles] role on the server at \\[rooms] url and store their keys (mode 0600)."""
     config = RoomsConfig.from_settings(settings())
     if not registration_key:
         raise UsageError("a registration key is needed to register agents",
