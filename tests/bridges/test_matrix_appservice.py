@@ -74,6 +74,13 @@ async def _bridge(world: World, registration: Registration) -> AsyncIterator[Mat
         await bridge.close()
 
 
+# How long a test waits for the homeserver's pushes. A push the homeserver could not deliver (the
+# bridge not listening yet, or not started: NotReady) is sent again by Synapse's recoverer after
+# 2, 4, 8, 16, 32, 64 s..., with everything after it queued behind it, so under load the first
+# pushes can come a minute or two late.
+PUSH_WAIT = 240.0
+
+
 def _relayed(world: World, text: str) -> list[dict[str, Any]]:
     return [m for m in world.messages() if str(m["body"]).endswith(text)]
 
@@ -106,7 +113,8 @@ def test_agents_speak_as_puppets_and_a_mention_of_a_puppet_addresses_its_agent(
                 await alice.say(world.matrix_room, f"@{registration.puppet_prefix}guarded:{server.server_name} "
                                 "drop the table")
                 outsider = world.service.user_by_name("matrix-bridge").sender
-                await run_until(bridge, lambda: len([m for m in world.messages() if m["sender"] == outsider]) == 3)
+                await run_until(bridge, lambda: len([m for m in world.messages() if m["sender"] == outsider]) == 3,
+                                PUSH_WAIT)
                 by_text = {str(m["body"]).split(": ", 1)[-1]: m for m in world.messages() if m["sender"] == outsider}
                 assert set(by_text) == {"@helper helper: check the build", "@helper and the docs",
                                         "@guarded drop the table"}
@@ -125,7 +133,7 @@ def test_agents_speak_as_puppets_and_a_mention_of_a_puppet_addresses_its_agent(
             # while the bridge is down, Alice speaks: the homeserver keeps the push and sends it again
             await alice.say(world.matrix_room, "said while the bridge was down")
             async with _bridge(world, registration) as restarted:
-                await run_until(restarted, lambda: bool(_relayed(world, "said while the bridge was down")))
+                await run_until(restarted, lambda: bool(_relayed(world, "said while the bridge was down")), PUSH_WAIT)
                 server.stop()  # the homeserver goes away, and comes back
                 try:
                     world.helper.call("helper-1", "post_message", {"body": "said while synapse was down"})
@@ -134,7 +142,7 @@ def test_agents_speak_as_puppets_and_a_mention_of_a_puppet_addresses_its_agent(
                     server.start()
                 await until_seen(restarted, alice, _from_puppet(helper_puppet, "said while synapse was down"))
                 await alice.say(world.matrix_room, "said after synapse came back")
-                await run_until(restarted, lambda: bool(_relayed(world, "said after synapse came back")))
+                await run_until(restarted, lambda: bool(_relayed(world, "said after synapse came back")), PUSH_WAIT)
             async with _bridge(world, registration) as third:
                 await third.step(timeout_ms=0)
             await alice.sync(0)
@@ -158,7 +166,7 @@ def test_a_claim_by_direct_message_and_a_card_work_in_application_service_mode(
             async with _bridge(world, registration) as bridge:
                 await claim(world, bridge, alice, world.alice_token)  # the invitation and the code are pushed
                 await alice.say(world.matrix_room, "@deployer go")
-                await run_until(bridge, lambda: bool(_relayed(world, "@deployer go")))
+                await run_until(bridge, lambda: bool(_relayed(world, "@deployer go")), PUSH_WAIT)
                 [posted] = _relayed(world, "@deployer go")
                 assert (posted["sender"], posted["body"]) == (world.service.user_by_name("alice").sender,
                                                               "@deployer go")

@@ -257,7 +257,8 @@ def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None
     assert axe_violations(page) == []
     # The home's incident controls were never set up: that item fails, with its fix.
     with page.expect_navigation(timeout=180_000):  # a whole incident's services start and stop
-        page.get_by_role("button", name="Run the preflight").click()
+        # The click waits for the navigation it starts as well, under its own deadline.
+        page.get_by_role("button", name="Run the preflight").click(timeout=180_000)
     status = page.get_by_role("status")
     assert status.get_by_role("heading").inner_text().startswith("Preflight fails")
     failed = page.locator(".checks li.fail")
@@ -266,7 +267,7 @@ def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None
     assert page.locator(".checks li.pass", has_text="shopco evidence server refuses payco's token").count() == 1
     world.site.cli("incident", "setup")
     with page.expect_navigation(timeout=180_000):
-        page.get_by_role("button", name="Run the preflight").click()
+        page.get_by_role("button", name="Run the preflight").click(timeout=180_000)
     assert page.get_by_role("status").get_by_role("heading").inner_text().startswith("Preflight passes: 20 of 20")
     assert page.locator(".checks li.fail").count() == 0
     tab.screenshot("incident-preflight")
