@@ -241,10 +241,29 @@ class Killed(BaseException):
     handling records anything: the outbox job stays claimed, a begun send stays without receipt)."""
 
 
-def _members(site: Site, roles: tuple[str, ...]) -> dict[str, crew_serve.Running]:
+def _start(site: Site, roles: tuple[str, ...], stop: asyncio.Event, tasks: dict[str, asyncio.Task[None]],
+           patience: float | None = None) -> dict[str, crew_serve.Running]:
+    """Start `roles` (each member's own task in `tasks`), with the given receipt patience."""
     w = site.c.world
-    return {m.role: m for m in crew_serve.members(w.desk, site.c.crew, {r: site.faulty[r] for r in roles},
-                                                  w.actor("engineering"), roles, concierge=w.actor("concierge"))}
+    running = {m.role: m for m in crew_serve.members(w.desk, site.c.crew, {r: site.faulty[r] for r in roles},
+                                                     w.actor("engineering"), roles, concierge=w.actor("concierge"))}
+    for role, member in running.items():
+        if isinstance(member, crew_agents.Member) and patience is not None:
+            member.patience = patience
+        tasks[role] = asyncio.create_task(crew_serve.run_member(member, stop, heartbeat_interval=0.5))
+    return running
+
+
+async def _stop(stop: asyncio.Event, tasks: dict[str, asyncio.Task[None]]) -> None:
+    """Stop every member; a member that failed fails the test, unless it was killed on purpose."""
+    stop.set()
+    for outcome in await asyncio.gather(*tasks.values(), return_exceptions=True):
+        if outcome is not None and not isinstance(outcome, Killed):
+            raise outcome
+
+
+def _deferred(member: crew_serve.Running, event: str, times: int) -> bool:
+    return member.loop is not None and member.loop.deferrals.get(event, 0) >= times
 
 
 def test_a_hand_off_whose_sender_died_before_writing_its_receipt_waits_for_it_and_is_acted_on_once(
@@ -258,38 +277,29 @@ def test_a_hand_off_whose_sender_died_before_writing_its_receipt_waits_for_it_an
     intake = w.desk.submit_report(COUPON, "198.51.100.7")
 
     async def scenario() -> None:
-        stop = asyncio.Event()
-        running = _members(site, crew_agents.PROCESS_ROLES)
-        reproducer = running["reproducer"]
-        assert isinstance(reproducer, crew_agents.Member)
-        reproducer.patience = 0.2
-        tasks = {r: asyncio.create_task(crew_serve.run_member(m, stop, heartbeat_interval=0.5))
-                 for r, m in running.items()}
+        stop, tasks = asyncio.Event(), {}
         try:
+            reproducer = _start(site, crew_agents.PROCESS_ROLES, stop, tasks, patience=0.2)["reproducer"]
             await _until(lambda: tasks["manager"].done(), "the manager killed mid-send")
             assert isinstance(tasks["manager"].exception(), Killed)
             [handed] = c.commands("start_reproduction")
             manager = _inbox(site, "manager").state
             [key] = manager.sending - set(manager.sent)
             assert handed["body"].endswith(ref_tag(key)) and handed["sender"] == c.crew.senders["manager"]
+            event = f"message:{handed['message_id']}"
             # The reproducer's patience passes, more than once: the hand-off is neither ignored
             # nor acted on; it stays pending and its loop hands it over again.
-            event = f"message:{handed['message_id']}"
-            assert reproducer.loop is not None
-            loop = reproducer.loop
-            await _until(lambda: loop.deferrals.get(event, 0) >= 2, "the hand-off handed over again")
+            await _until(lambda: _deferred(reproducer, event, 2), "the hand-off handed over again")
             assert crew_agents.ignored(w.ledger) == [] and c.commands("propose_reproduction") == []
-            assert event in loop.store.state.pending and event not in loop.store.state.handled
+            assert event in _inbox(site, "reproducer").state.pending
             # The manager starts again: its loop finds the hand-off by its tag and records the
             # receipt (its job is still claimed: it hands nothing over again), and the reproducer acts.
             site.faulty["manager"] = Faulty(site.faulty["manager"].inner)
-            again = _members(site, ("manager",))["manager"]
-            tasks["manager"] = asyncio.create_task(crew_serve.run_member(again, stop, heartbeat_interval=0.5))
+            _start(site, ("manager",), stop, tasks)
             await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
-            assert loop.store.state.handled[event] is None
+            assert _inbox(site, "reproducer").state.handled[event] is None
         finally:
-            stop.set()
-            await asyncio.gather(*tasks.values(), return_exceptions=True)
+            await _stop(stop, tasks)
 
     try:
         asyncio.run(scenario())
@@ -309,27 +319,26 @@ def test_a_copy_of_a_receipted_hand_off_is_ignored_at_once_while_another_send_is
     intake = w.desk.submit_report(COUPON, "198.51.100.7")
 
     async def scenario() -> None:
-        stop = asyncio.Event()
-        running = _members(site, crew_agents.PROCESS_ROLES)
-        reproducer, manager = running["reproducer"], running["manager"]
-        assert isinstance(reproducer, crew_agents.Member)
-        reproducer.patience = 120.0  # a copy waiting for a receipt would outlast the wait below
-        tasks = [asyncio.create_task(crew_serve.run_member(m, stop, heartbeat_interval=0.5)) for m in running.values()]
+        stop, tasks = asyncio.Event(), {}
         try:
+            # A copy waiting for a receipt would outlast the wait for it to be ignored below.
+            running = _start(site, crew_agents.PROCESS_ROLES, stop, tasks, patience=120.0)
+            reproducer = running["reproducer"]
+            assert isinstance(reproducer, crew_agents.Member)
             await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
             [handed] = c.commands("start_reproduction")
             # A send of the manager is in flight (begun, no receipt), unrelated to the hand-off;
             # the manager's credential posts the old hand-off again outside a keyed send.
-            assert manager.loop is not None
-            manager.loop.store.begin_send("unrelated", c.crew.engineering_room, True, None)
-            copy = await manager.loop.send(c.crew.engineering_room, crew_commands.strip_mentions(handed["body"]),
-                                           targets=[agent_name("reproducer")])
+            manager = running["manager"].loop
+            assert manager is not None
+            manager.store.begin_send("unrelated", c.crew.engineering_room, True, None)
+            copy = await manager.send(c.crew.engineering_room, crew_commands.strip_mentions(handed["body"]),
+                                      targets=[agent_name("reproducer")])
             assert copy.addressed and copy.body == handed["body"] and copy.message_id != handed["message_id"]
             await _until(lambda: len(crew_agents.ignored(w.ledger)) == 1, "the copy ignored", timeout=30.0)
             assert copy.message_id not in reproducer.waited
         finally:
-            stop.set()
-            await asyncio.gather(*tasks)
+            await _stop(stop, tasks)
 
     try:
         asyncio.run(scenario())
