@@ -3,7 +3,10 @@ after the server already stored the answer) is retried and the work done once, a
 recorded and not retried, and a hand-off the server's stream lost while its receiver was down (a
 Switch core's buffer after a restart: only a gap comes back) is found in the room's history and
 acted on once, through the same receipt check, while a copy found there is ignored. On the
-embedded server and over HTTP to the rooms app on a real uvicorn server."""
+embedded server and over HTTP to the rooms app on a real uvicorn server. A hand-off whose sender
+was killed after the server took it, before its loop wrote the receipt, waits (undecided, handed
+over again) until the sender's next start records the receipt, then is acted on once; a copy
+whose tag is of no send in flight is ignored at once, even while another send is in flight."""
 
 from __future__ import annotations
 
@@ -16,10 +19,18 @@ import pytest
 
 from signoff.desk import crew_agents, crew_commands, crew_serve
 from signoff.desk.crew import agent_name, key_role
-from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UnavailableError
+from signoff.kernel.errors import ConflictError, RefusedError, UnavailableError
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
-from signoff.rooms.client import AgentStore, HttpTransport, InProcessTransport, RoomsConfig, Transport, agent_case
+from signoff.rooms.client import (
+    AgentStore,
+    HttpTransport,
+    InProcessTransport,
+    RoomsConfig,
+    Transport,
+    agent_case,
+    ref_tag,
+)
 from signoff.rooms.streams import Frame, StreamParams
 from tests.desk.conftest import COUPON
 from tests.desk.test_crew_loop import Crewed, _until, crewed  # noqa: F401  (crewed is a fixture)
@@ -32,7 +43,7 @@ class Faulty(Transport):
     raised once, before the operation reaches the server or (`after`) once the server has done it."""
 
     inner: Transport
-    faults: dict[str, list[tuple[SignoffError, bool]]] = field(default_factory=dict)
+    faults: dict[str, list[tuple[BaseException, bool]]] = field(default_factory=dict)
     lost: set[str] = field(default_factory=set)  # message ids the server's stream has forgotten
     gap: bool = False  # the next stream opens with a gap frame (a restarted Switch core)
     raised: list[str] = field(default_factory=list)
@@ -223,6 +234,121 @@ def test_a_hand_off_the_stream_lost_while_its_receiver_was_down_is_acted_on_once
 
     asyncio.run(site.run(started, ("reproducer",)))
     assert len(c.commands("propose_reproduction")) == 1 and len(crew_agents.ignored(w.ledger)) == 1
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL: raised from a transport, it ends the member's process there (no error
+    handling records anything: the outbox job stays claimed, a begun send stays without receipt)."""
+
+
+def _start(site: Site, roles: tuple[str, ...], stop: asyncio.Event, tasks: dict[str, asyncio.Task[None]],
+           patience: float | None = None) -> dict[str, crew_serve.Running]:
+    """Start `roles` (each member's own task in `tasks`), with the given receipt patience."""
+    w = site.c.world
+    running = {m.role: m for m in crew_serve.members(w.desk, site.c.crew, {r: site.faulty[r] for r in roles},
+                                                     w.actor("engineering"), roles, concierge=w.actor("concierge"))}
+    for role, member in running.items():
+        if isinstance(member, crew_agents.Member) and patience is not None:
+            member.patience = patience
+        tasks[role] = asyncio.create_task(crew_serve.run_member(member, stop, heartbeat_interval=0.5))
+    return running
+
+
+async def _stop(stop: asyncio.Event, tasks: dict[str, asyncio.Task[None]]) -> None:
+    """Stop every member; a member that failed fails the test, unless it was killed on purpose."""
+    stop.set()
+    for outcome in await asyncio.gather(*tasks.values(), return_exceptions=True):
+        if outcome is not None and not isinstance(outcome, Killed):
+            raise outcome
+
+
+def _deferred(member: crew_serve.Running, event: str, times: int) -> bool:
+    return member.loop is not None and member.loop.deferrals.get(event, 0) >= times
+
+
+def test_a_hand_off_whose_sender_died_before_writing_its_receipt_waits_for_it_and_is_acted_on_once(
+        crewed: Crewed) -> None:  # noqa: F811
+    c, w = crewed, crewed.world
+    site = Site(c, http=False)
+    site.start()
+    # The manager is killed right after the server took its hand-off: the send was begun (its key
+    # is in `sending`), the message is in the room with the key's tag, the receipt is not written.
+    site.faulty["manager"].faults = {"send_targeted_message": [(Killed("SIGKILL"), True)]}
+    intake = w.desk.submit_report(COUPON, "198.51.100.7")
+
+    async def scenario() -> None:
+        stop, tasks = asyncio.Event(), {}
+        try:
+            reproducer = _start(site, crew_agents.PROCESS_ROLES, stop, tasks, patience=0.2)["reproducer"]
+            await _until(lambda: tasks["manager"].done(), "the manager killed mid-send")
+            assert isinstance(tasks["manager"].exception(), Killed)
+            [handed] = c.commands("start_reproduction")
+            manager = _inbox(site, "manager").state
+            [key] = manager.sending - set(manager.sent)
+            assert handed["body"].endswith(ref_tag(key)) and handed["sender"] == c.crew.senders["manager"]
+            event = f"message:{handed['message_id']}"
+            # The reproducer's patience passes, more than once: the hand-off is neither ignored
+            # nor acted on; it stays pending and its loop hands it over again.
+            await _until(lambda: _deferred(reproducer, event, 2), "the hand-off handed over again")
+            assert crew_agents.ignored(w.ledger) == [] and c.commands("propose_reproduction") == []
+            assert event in _inbox(site, "reproducer").state.pending
+            # The manager starts again: its loop finds the hand-off by its tag and records the
+            # receipt (its job is still claimed: it hands nothing over again), and the reproducer acts.
+            site.faulty["manager"] = Faulty(site.faulty["manager"].inner)
+            _start(site, ("manager",), stop, tasks)
+            await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
+            assert _inbox(site, "reproducer").state.handled[event] is None
+        finally:
+            await _stop(stop, tasks)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        site.stop()
+    # One hand-off (never re-posted), one answer, one reproduction; nothing ignored.
+    assert len(c.commands("start_reproduction")) == 1 and len(c.commands("propose_reproduction")) == 1
+    assert [e.type for e in w.ledger.read(f"desk/bug/{intake.bug_id}")].count("reproduction.recorded") == 1
+    assert crew_agents.ignored(w.ledger) == [] and crew_commands.refusals(w.ledger) == []
+
+
+def test_a_copy_of_a_receipted_hand_off_is_ignored_at_once_while_another_send_is_in_flight(
+        crewed: Crewed) -> None:  # noqa: F811
+    c, w = crewed, crewed.world
+    site = Site(c, http=False)
+    site.start()
+    intake = w.desk.submit_report(COUPON, "198.51.100.7")
+
+    async def scenario() -> None:
+        stop, tasks = asyncio.Event(), {}
+        try:
+            # A copy waiting for a receipt would outlast the wait for it to be ignored below.
+            running = _start(site, crew_agents.PROCESS_ROLES, stop, tasks, patience=120.0)
+            reproducer = running["reproducer"]
+            assert isinstance(reproducer, crew_agents.Member)
+            await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
+            [handed] = c.commands("start_reproduction")
+            # A send of the manager is in flight (begun, no receipt), unrelated to the hand-off;
+            # the manager's credential posts the old hand-off again outside a keyed send.
+            manager = running["manager"].loop
+            assert manager is not None
+            manager.store.begin_send("unrelated", c.crew.engineering_room, True, None)
+            copy = await manager.send(c.crew.engineering_room, crew_commands.strip_mentions(handed["body"]),
+                                      targets=[agent_name("reproducer")])
+            assert copy.addressed and copy.body == handed["body"] and copy.message_id != handed["message_id"]
+            await _until(lambda: len(crew_agents.ignored(w.ledger)) == 1, "the copy ignored", timeout=30.0)
+            assert copy.message_id not in reproducer.waited
+        finally:
+            await _stop(stop, tasks)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        site.stop()
+    [ignored] = crew_agents.ignored(w.ledger)
+    assert ignored["sender_role"] == "manager" and ignored["by"] == "reproducer"
+    assert "no receipt of manager" in ignored["why"]
+    assert len(c.commands("propose_reproduction")) == 1
+    assert [e.type for e in w.ledger.read(f"desk/bug/{intake.bug_id}")].count("reproduction.recorded") == 1
 
 
 def _received(site: Site, role: str) -> list[tuple[str, dict[str, Any]]]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError, UsageError
-from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, agent_case, event_key, ref_tag
+from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, Undecided, agent_case, event_key, ref_tag
 from tests.rooms.conftest import World
 
 
@@ -297,10 +297,11 @@ def test_records_from_several_threads_of_one_loop_never_conflict(world: World) -
 
 
 class Flaky:
-    """A handler that fails transiently on its first `failures` calls for each message, then works."""
+    """A handler that fails transiently on its first `failures` calls for each message, then works;
+    first, when `undecided` is given, it leaves each message undecided that many times."""
 
-    def __init__(self, failures: int, error: Exception) -> None:
-        self.failures, self.error = failures, error
+    def __init__(self, failures: int, error: Exception, undecided: int = 0) -> None:
+        self.failures, self.error, self.undecided = failures, error, undecided
         self.calls: dict[str, int] = {}
         self.done: list[str] = []
 
@@ -309,17 +310,20 @@ class Flaky:
             return
         body = str(env["payload"]["body"])
         self.calls[body] = self.calls.get(body, 0) + 1
-        if self.calls[body] <= self.failures:
+        if self.calls[body] <= self.undecided:
+            raise Undecided("the sender's receipt is not written yet")
+        if self.calls[body] <= self.undecided + self.failures:
             raise self.error
         self.done.append(body)
 
 
-def _handled(world: World, flaky: Flaky, texts: list[str], attempts: int = 8) -> list[str | None]:
+def _handled(world: World, flaky: Flaky, texts: list[str], attempts: int = 8,
+             retry_max: float = 30.0) -> list[str | None]:
     """Ask each text in turn and run the loop (fast backoff) until each is handled; the errors."""
 
     async def scenario() -> list[str | None]:
         loop = _loop(world, flaky)
-        loop.retry_initial, loop.retry_attempts = 0.01, attempts
+        loop.retry_initial, loop.retry_max, loop.retry_attempts = 0.01, retry_max, attempts
         out: list[str | None] = []
         async with loop as agent:
             for text in texts:
@@ -356,3 +360,18 @@ def test_a_bad_request_that_is_not_about_the_connection_is_not_retried(world: Wo
     flaky = Flaky(1, UsageError("POST /ops/post_message (400): body is required", "pass a body"))
     assert _handled(world, flaky, ["review the test"]) == ["POST /ops/post_message (400): body is required"]
     assert flaky.calls == {"@reviewer review the test": 1}
+
+
+def test_an_undecided_event_is_handed_over_again_beyond_the_bound_with_capped_backoff(world: World) -> None:
+    # Undecided twelve times (uncapped, the last backoff alone would be 0.01 * 2**11 = 20 s), then
+    # done: none of those hand-overs counts against the four attempts a transient failure gets.
+    flaky = Flaky(0, UnavailableError("unused"), undecided=12)
+    assert _handled(world, flaky, ["review the test"], attempts=4, retry_max=0.05) == [None]
+    assert flaky.calls == {"@reviewer review the test": 13} and flaky.done == ["@reviewer review the test"]
+
+
+def test_after_being_undecided_other_transient_failures_still_stop_at_the_bound(world: World) -> None:
+    flaky = Flaky(100, ConflictError("connection c1 is not open; reconnect and resume"), undecided=6)
+    assert _handled(world, flaky, ["review the test"], attempts=3, retry_max=0.05) == [
+        "connection c1 is not open; reconnect and resume"]
+    assert flaky.calls == {"@reviewer review the test": 6 + 3} and flaky.done == []

@@ -22,7 +22,12 @@ over HTTP (the concierge, in the public room, is `crew_concierge`).
 A message is acted on only when it is one of the allowlisted commands (`crew_commands`), its sender
 is the role that command comes from, and it is exactly the message that sender's receipt records
 (message id, addressed flag, room, sender, text: `handoff_matches`, against the receipts the
-sender's own loop keeps in the ledger). A copied or forged hand-off is recorded as ignored; an
+sender's own loop keeps in the ledger). A receiver can see a hand-off before its sender's loop has
+written the receipt down (or the sender was killed in between): when the message carries the tag
+of a keyed send its sender began and has no receipt of (`in_flight`), the receiver waits up to
+`patience` for it, then leaves the event undecided (`Undecided`): its loop hands it over again
+later, for as long as that holds, and the sender's next start records the receipt. A copied or
+forged hand-off (no receipt, and no tag of a send in flight) is recorded as ignored at once; an
 `approve`, `merge` or `deploy` is refused and recorded. Reproducer and fixer hold no desk
 credential and no repository access (nor do the reviewer and the smoke): their whole input is the
 room's documents, and they treat the dossier as untrusted data.
@@ -69,7 +74,16 @@ from signoff.desk.model import Bug
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import RefusedError
 from signoff.ledger import Job, Ledger, NewEvent, Outbox, Worker
-from signoff.rooms.client import AgentLoop, AgentStore, RoomsClient, Transport, agent_case, read_room
+from signoff.rooms.client import (
+    AgentLoop,
+    AgentStore,
+    RoomsClient,
+    Transport,
+    Undecided,
+    agent_case,
+    read_room,
+    ref_tag,
+)
 from signoff.rooms.receipts import Receipt, handoff_matches
 
 ENGINEERING_PROCESSES = ("manager", "reproducer", "fixer", "reviewer", "smoke")
@@ -85,39 +99,47 @@ HANDOFF = {  # engineering job step -> (command, the role it goes to)
     "smoke": ("start_smoke", "smoke")}
 
 
+def in_flight(store: AgentStore, body: str) -> bool:
+    """Whether `body` carries the tag (`ref_tag`) of a keyed send the store's agent began and holds
+    no receipt of: then this message may be that send, its receipt not written yet (the sender's
+    loop writes it when the server answers, or at its next start if it was killed before)."""
+    state = store.state
+    return any(ref_tag(key) in body for key in state.sending - set(state.sent))
+
+
 def sender_receipt(desk: Desk, crew: Crew, role: str, env: dict[str, Any]) -> tuple[Receipt | None, bool]:
     """The receipt `role`'s own loop recorded for the message in `env`, if that message is exactly
     the one it sent (the receipts live in the sender's agent case, written only by its loop); and
-    whether that sender still has a send in flight (its receipt may not be written yet)."""
+    whether, without one, this message is in flight for that sender (`in_flight`)."""
     payload = env.get("payload") or {}
     message_id = payload.get("message_id")
-    state = AgentStore(desk.ledger, agent_case(crew.agents[role])).state
-    for receipt in state.sent.values():
+    store = AgentStore(desk.ledger, agent_case(crew.agents[role]))
+    for receipt in store.state.sent.values():
         if receipt.message_id == message_id and handoff_matches(env, receipt):
             return receipt, False
-    return None, bool(state.sending - set(state.sent))
+    return None, in_flight(store, str(payload.get("body", "")))
 
 
 async def await_receipt(desk: Desk, crew: Crew, role: str, env: dict[str, Any],
-                        patience: float = 30.0) -> Receipt | None:
-    """`sender_receipt`, waiting while the sender has a send in flight: a receiver can see a
-    message before its sender has written the server's answer down. A copy, posted while the
-    sender sends nothing, is answered at once."""
+                        patience: float = 30.0) -> tuple[Receipt | None, bool]:
+    """`sender_receipt`, waiting up to `patience` seconds while the message is in flight for its
+    sender: a receiver can see a message before its sender has written the server's answer down.
+    A copy (a message whose tag is of no send in flight) is answered at once."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + patience
     while True:
-        receipt, in_flight = await asyncio.to_thread(sender_receipt, desk, crew, role, env)
-        if receipt is not None or not in_flight or loop.time() > deadline:
-            return receipt
+        receipt, pending = await asyncio.to_thread(sender_receipt, desk, crew, role, env)
+        if receipt is not None or not pending or loop.time() >= deadline:
+            return receipt, pending
         await asyncio.sleep(0.05)
 
 
-def receipt_of(desk: Desk, crew: Crew, role: str, message_id: str) -> tuple[Receipt | None, bool]:
+def receipt_of(desk: Desk, crew: Crew, role: str, message_id: str, body: str) -> tuple[Receipt | None, bool]:
     """The receipt `role`'s loop recorded for `message_id`, whatever the message says; and
-    whether that sender still has a send in flight (like `sender_receipt`)."""
-    state = AgentStore(desk.ledger, agent_case(crew.agents[role])).state
-    found = next((r for r in state.sent.values() if r.message_id == message_id), None)
-    return found, bool(state.sending - set(state.sent))
+    whether, without one, the message (`body`) is in flight for that sender (`in_flight`)."""
+    store = AgentStore(desk.ledger, agent_case(crew.agents[role]))
+    found = next((r for r in store.state.sent.values() if r.message_id == message_id), None)
+    return found, found is None and in_flight(store, body)
 
 
 def recovered_message(room_id: str, entry: dict[str, Any], me: str, receipt: Receipt | None) -> dict[str, Any]:
@@ -148,6 +170,8 @@ class Member:
     engineering: DeskCaller | None = None  # the manager's desk credential
     script: str = SCRIPT
     loop: AgentLoop | None = field(default=None, repr=False)
+    patience: float = 30.0  # how long a command waits, once, for the receipt of a send in flight
+    waited: set[str] = field(default_factory=set, init=False, repr=False)  # message ids that waited
 
     @property
     def room(self) -> str:
@@ -204,23 +228,36 @@ class Member:
         sender_role = self.crew.role_of_sender(sender)
         if command is None or sender_role == self.role:
             return None
-        receipt, in_flight = receipt_of(self.desk, self.crew, sender_role, message_id) if sender_role else (None, False)
+        receipt, pending = receipt_of(self.desk, self.crew, sender_role, message_id, body) if sender_role \
+            else (None, False)
         env = recovered_message(self.room, entry, me, receipt)
         if receipt is None:
-            # A send in flight may be this one, its receipt not written yet: the stream (or the
-            # next re-read) brings it again.
-            if not in_flight and crew_commands.ALLOWED[command.verb][1] == self.role:
+            # In flight for its sender, its receipt not written yet: the stream (or the next
+            # re-read) brings it again.
+            if not pending and crew_commands.ALLOWED[command.verb][1] == self.role:
                 self._ignore(env, command, sender_role, "found in the room's history with no receipt of its sender")
             return None
         return env
 
     async def _refuse(self, command: Command, sender_role: str | None, env: dict[str, Any]) -> str | None:
+        """Why the command is not acted on, or None. Raises `Undecided` when its sender's receipt
+        is still missing after `patience` but the message is in flight for the sender (killed
+        between the server's answer and the receipt, say): the loop hands it over again later,
+        and the sender's next start records the receipt."""
         if env.get("room_id") != self.crew.engineering_room:
             return "crew commands are taken only in the engineering room"
         if not crew_commands.accepts(command, sender_role, self.role):
             return f"{command.verb} is not for {self.role} from {sender_role or 'this sender'}"
         assert sender_role is not None
-        if await await_receipt(self.desk, self.crew, sender_role, env) is None:
+        message_id = str((env.get("payload") or {}).get("message_id"))
+        patience = 0.0 if message_id in self.waited else self.patience  # waited once in this process
+        receipt, pending = await await_receipt(self.desk, self.crew, sender_role, env, patience)
+        if receipt is None and pending:
+            self.waited.add(message_id)
+            raise Undecided(f"{sender_role} has not written down the receipt of message {message_id} yet",
+                            f"it is handed over again; {sender_role}'s next start records the receipt")
+        self.waited.discard(message_id)
+        if receipt is None:
             return f"no receipt of {sender_role} matches this message (a copy, or edited)"
         return None
 

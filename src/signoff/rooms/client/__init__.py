@@ -22,7 +22,7 @@ person's face over the user endpoints:
     person = RoomsUserClient(HttpUserTransport(base_url, token))           # or InProcessUserTransport
 """
 
-from signoff.rooms.client._agent_loop import AgentLoop, AgentStore, agent_case, event_key, ref_tag
+from signoff.rooms.client._agent_loop import AgentLoop, AgentStore, Undecided, agent_case, event_key, ref_tag
 from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._config import Role, RoomsConfig, write_private_json
@@ -78,6 +78,7 @@ __all__ = [
     "SyncRoomsClient",
     "SyncTransport",
     "Transport",
+    "Undecided",
     "UserTransport",
     "agent_case",
     "embedded_rooms",

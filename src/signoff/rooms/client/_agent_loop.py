@@ -16,10 +16,14 @@ The contract:
 - A handler that fails transiently (`is_transient`: the server's "reconnect" 409, "not connected
   to a room", a 5xx, an unreachable server, a timeout) leaves its event pending: it is handed over
   again after a backoff (`retry_initial`, doubling to `retry_max`), up to `retry_attempts` times in
-  all, then recorded as handled with its error. Any other SignoffError (a refusal by policy, a bad
-  request) has handled its event at once (the error is recorded with it); any other exception
-  stops the loop with the event still pending. A retry repeats the handler from the start, so
-  what it did before failing must be keyed (keyed sends, idempotent effects).
+  all, then recorded as handled with its error. A handler that cannot decide its event yet
+  because it waits on something another party will do (e.g. the receipt its sender's loop has not
+  written down) raises `Undecided` (an UnavailableError): the event stays pending and is handed
+  over again with the same backoff (capped at `retry_max`), with no bound on attempts while it
+  says so, and those hand-overs do not count against `retry_attempts`. Any other SignoffError (a
+  refusal by policy, a bad request) has handled its event at once (the error is recorded with it);
+  any other exception stops the loop with the event still pending. A retry repeats the handler
+  from the start, so what it did before failing must be keyed (keyed sends, idempotent effects).
 - Sends are serialised per agent. A send with a `key` happens once: its receipt is recorded under
   the key, and a send interrupted between the server's answer and that record is found again in
   the room by the key's tag (`ref_tag`) instead of being posted twice: at the next start (so that
@@ -70,6 +74,13 @@ def ref_tag(key: str) -> str:
 # Switch's answer to an operation on a connection that holds no room (after a core restart, the
 # connection is new): a 400, but it means "connect again", not "this request is wrong".
 NOT_CONNECTED = "not connected to a room"
+
+
+class Undecided(UnavailableError):
+    """A handler cannot decide its event yet: what it waits on (another party's record, e.g. the
+    receipt of a send still in flight) is not there. The loop leaves the event pending and hands it
+    over again after a backoff, for as long as the handler says so (`retry_attempts` does not
+    bound these hand-overs)."""
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -207,6 +218,7 @@ class AgentLoop:
         self.handled_now = 0  # events handed to the handler by this process
         self.retry_initial, self.retry_max, self.retry_attempts = retry_initial, retry_max, retry_attempts
         self.failures: dict[str, int] = {}  # key -> transient failures so far, in this process
+        self.deferrals: dict[str, int] = {}  # key -> hand-overs its handler left undecided, in this process
         self._retry_at: dict[str, float] = {}  # key -> when (time.monotonic()) to hand it over again
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -288,17 +300,22 @@ class AgentLoop:
         else:
             await asyncio.to_thread(self.store.handle, key, None)
         self.failures.pop(key, None)
+        self.deferrals.pop(key, None)
         self.handled_now += 1
 
     def _retry_later(self, key: str, exc: BaseException) -> bool:
-        """Schedule another hand-over of a transiently failed event; False when it may not retry."""
+        """Schedule another hand-over of a transiently failed (or undecided) event; False when it
+        may not retry. Only transient failures count against `retry_attempts`."""
         if not is_transient(exc):
             return False
-        failed = self.failures.get(key, 0) + 1
-        self.failures[key] = failed
-        if failed >= self.retry_attempts:
-            return False
-        delay = min(self.retry_initial * 2 ** (failed - 1), self.retry_max)
+        if isinstance(exc, Undecided):
+            self.deferrals[key] = self.deferrals.get(key, 0) + 1
+        else:
+            self.failures[key] = self.failures.get(key, 0) + 1
+            if self.failures[key] >= self.retry_attempts:
+                return False
+        tries = self.failures.get(key, 0) + self.deferrals.get(key, 0)
+        delay = min(self.retry_initial * 2 ** min(tries - 1, 32), self.retry_max)  # no overflow, however long
         self._retry_at[key] = time.monotonic() + delay
         return True
 
