@@ -11,7 +11,7 @@ whose tag is of no send in flight is ignored at once, even while another send is
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,12 +236,15 @@ def test_a_hand_off_the_stream_lost_while_its_receiver_was_down_is_acted_on_once
     assert len(c.commands("propose_reproduction")) == 1 and len(crew_agents.ignored(w.ledger)) == 1
 
 
+Tasks = dict[str, "asyncio.Task[None]"]  # each running member's task, by role
+
+
 class Killed(BaseException):
     """Stands for SIGKILL: raised from a transport, it ends the member's process there (no error
     handling records anything: the outbox job stays claimed, a begun send stays without receipt)."""
 
 
-def _start(site: Site, roles: tuple[str, ...], stop: asyncio.Event, tasks: dict[str, asyncio.Task[None]],
+def _start(site: Site, roles: tuple[str, ...], stop: asyncio.Event, tasks: Tasks,
            patience: float | None = None) -> dict[str, crew_serve.Running]:
     """Start `roles` (each member's own task in `tasks`), with the given receipt patience."""
     w = site.c.world
@@ -254,12 +257,29 @@ def _start(site: Site, roles: tuple[str, ...], stop: asyncio.Event, tasks: dict[
     return running
 
 
-async def _stop(stop: asyncio.Event, tasks: dict[str, asyncio.Task[None]]) -> None:
+async def _stop(stop: asyncio.Event, tasks: Tasks) -> None:
     """Stop every member; a member that failed fails the test, unless it was killed on purpose."""
     stop.set()
     for outcome in await asyncio.gather(*tasks.values(), return_exceptions=True):
         if outcome is not None and not isinstance(outcome, Killed):
             raise outcome
+
+
+def _with_crew(site: Site, scenario: Callable[[asyncio.Event, Tasks], Awaitable[None]]) -> None:
+    """Run `scenario` with a stop event and the members' tasks it starts (`_start`); then stop every
+    member (`_stop`) and, last, the site."""
+    async def run() -> None:
+        stop: asyncio.Event = asyncio.Event()
+        tasks: Tasks = {}
+        try:
+            await scenario(stop, tasks)
+        finally:
+            await _stop(stop, tasks)
+
+    try:
+        asyncio.run(run())
+    finally:
+        site.stop()
 
 
 def _deferred(member: crew_serve.Running, event: str, times: int) -> bool:
@@ -276,35 +296,28 @@ def test_a_hand_off_whose_sender_died_before_writing_its_receipt_waits_for_it_an
     site.faulty["manager"].faults = {"send_targeted_message": [(Killed("SIGKILL"), True)]}
     intake = w.desk.submit_report(COUPON, "198.51.100.7")
 
-    async def scenario() -> None:
-        stop, tasks = asyncio.Event(), {}
-        try:
-            reproducer = _start(site, crew_agents.PROCESS_ROLES, stop, tasks, patience=0.2)["reproducer"]
-            await _until(lambda: tasks["manager"].done(), "the manager killed mid-send")
-            assert isinstance(tasks["manager"].exception(), Killed)
-            [handed] = c.commands("start_reproduction")
-            manager = _inbox(site, "manager").state
-            [key] = manager.sending - set(manager.sent)
-            assert handed["body"].endswith(ref_tag(key)) and handed["sender"] == c.crew.senders["manager"]
-            event = f"message:{handed['message_id']}"
-            # The reproducer's patience passes, more than once: the hand-off is neither ignored
-            # nor acted on; it stays pending and its loop hands it over again.
-            await _until(lambda: _deferred(reproducer, event, 2), "the hand-off handed over again")
-            assert crew_agents.ignored(w.ledger) == [] and c.commands("propose_reproduction") == []
-            assert event in _inbox(site, "reproducer").state.pending
-            # The manager starts again: its loop finds the hand-off by its tag and records the
-            # receipt (its job is still claimed: it hands nothing over again), and the reproducer acts.
-            site.faulty["manager"] = Faulty(site.faulty["manager"].inner)
-            _start(site, ("manager",), stop, tasks)
-            await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
-            assert _inbox(site, "reproducer").state.handled[event] is None
-        finally:
-            await _stop(stop, tasks)
+    async def scenario(stop: asyncio.Event, tasks: Tasks) -> None:
+        reproducer = _start(site, crew_agents.PROCESS_ROLES, stop, tasks, patience=0.2)["reproducer"]
+        await _until(lambda: tasks["manager"].done(), "the manager killed mid-send")
+        assert isinstance(tasks["manager"].exception(), Killed)
+        [handed] = c.commands("start_reproduction")
+        manager = _inbox(site, "manager").state
+        [key] = manager.sending - set(manager.sent)
+        assert handed["body"].endswith(ref_tag(key)) and handed["sender"] == c.crew.senders["manager"]
+        event = f"message:{handed['message_id']}"
+        # The reproducer's patience passes, more than once: the hand-off is neither ignored
+        # nor acted on; it stays pending and its loop hands it over again.
+        await _until(lambda: _deferred(reproducer, event, 2), "the hand-off handed over again")
+        assert crew_agents.ignored(w.ledger) == [] and c.commands("propose_reproduction") == []
+        assert event in _inbox(site, "reproducer").state.pending
+        # The manager starts again: its loop finds the hand-off by its tag and records the
+        # receipt (its job is still claimed: it hands nothing over again), and the reproducer acts.
+        site.faulty["manager"] = Faulty(site.faulty["manager"].inner)
+        _start(site, ("manager",), stop, tasks)
+        await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
+        assert _inbox(site, "reproducer").state.handled[event] is None
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        site.stop()
+    _with_crew(site, scenario)
     # One hand-off (never re-posted), one answer, one reproduction; nothing ignored.
     assert len(c.commands("start_reproduction")) == 1 and len(c.commands("propose_reproduction")) == 1
     assert [e.type for e in w.ledger.read(f"desk/bug/{intake.bug_id}")].count("reproduction.recorded") == 1
@@ -318,32 +331,25 @@ def test_a_copy_of_a_receipted_hand_off_is_ignored_at_once_while_another_send_is
     site.start()
     intake = w.desk.submit_report(COUPON, "198.51.100.7")
 
-    async def scenario() -> None:
-        stop, tasks = asyncio.Event(), {}
-        try:
-            # A copy waiting for a receipt would outlast the wait for it to be ignored below.
-            running = _start(site, crew_agents.PROCESS_ROLES, stop, tasks, patience=120.0)
-            reproducer = running["reproducer"]
-            assert isinstance(reproducer, crew_agents.Member)
-            await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
-            [handed] = c.commands("start_reproduction")
-            # A send of the manager is in flight (begun, no receipt), unrelated to the hand-off;
-            # the manager's credential posts the old hand-off again outside a keyed send.
-            manager = running["manager"].loop
-            assert manager is not None
-            manager.store.begin_send("unrelated", c.crew.engineering_room, True, None)
-            copy = await manager.send(c.crew.engineering_room, crew_commands.strip_mentions(handed["body"]),
-                                      targets=[agent_name("reproducer")])
-            assert copy.addressed and copy.body == handed["body"] and copy.message_id != handed["message_id"]
-            await _until(lambda: len(crew_agents.ignored(w.ledger)) == 1, "the copy ignored", timeout=30.0)
-            assert copy.message_id not in reproducer.waited
-        finally:
-            await _stop(stop, tasks)
+    async def scenario(stop: asyncio.Event, tasks: Tasks) -> None:
+        # A copy waiting for a receipt would outlast the wait for it to be ignored below.
+        running = _start(site, crew_agents.PROCESS_ROLES, stop, tasks, patience=120.0)
+        reproducer = running["reproducer"]
+        assert isinstance(reproducer, crew_agents.Member)
+        await _until(lambda: w.desk.bug(intake.bug_id).state == "awaiting_reporter", "the reproduction")
+        [handed] = c.commands("start_reproduction")
+        # A send of the manager is in flight (begun, no receipt), unrelated to the hand-off;
+        # the manager's credential posts the old hand-off again outside a keyed send.
+        manager = running["manager"].loop
+        assert manager is not None
+        manager.store.begin_send("unrelated", c.crew.engineering_room, True, None)
+        copy = await manager.send(c.crew.engineering_room, crew_commands.strip_mentions(handed["body"]),
+                                  targets=[agent_name("reproducer")])
+        assert copy.addressed and copy.body == handed["body"] and copy.message_id != handed["message_id"]
+        await _until(lambda: len(crew_agents.ignored(w.ledger)) == 1, "the copy ignored", timeout=30.0)
+        assert copy.message_id not in reproducer.waited
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        site.stop()
+    _with_crew(site, scenario)
     [ignored] = crew_agents.ignored(w.ledger)
     assert ignored["sender_role"] == "manager" and ignored["by"] == "reproducer"
     assert "no receipt of manager" in ignored["why"]

@@ -34,12 +34,13 @@ def _filled(url: str, keys: KeyStore) -> Ledger:
 
 
 @contextmanager
-def _watched(url: str, keys: KeyStore) -> Iterator[tuple[Ledger, ChainMonitor]]:
+def _watched(url: str, keys: KeyStore, background: bool = False) -> Iterator[tuple[Ledger, ChainMonitor]]:
     """A filled ledger and a monitor that verified it once (the page visited before the attack)."""
     ledger = _filled(url, keys)
-    monitor = ChainMonitor(ledger)
+    monitor = ChainMonitor(ledger, background=background)
     first = monitor.verify(keys.trusted())
     assert first.ok and first.count == N and first.last_checkpoint == N
+    assert monitor.reread().upto == N  # a first walk reads every row
     try:
         yield ledger, monitor
     finally:
@@ -178,21 +179,8 @@ def test_a_value_stored_as_bytes_of_the_same_text_is_not_vouched_for(sqlite_url:
         assert report == verify_chain(ledger, trusted=keys.trusted())
 
 
-@contextmanager
-def _background(url: str, keys: KeyStore) -> Iterator[tuple[Ledger, ChainMonitor]]:
-    ledger = _filled(url, keys)
-    monitor = ChainMonitor(ledger, background=True)
-    first = monitor.verify(keys.trusted())
-    assert first.ok and first.count == N and monitor.reread().upto == N  # a first walk reads every row
-    try:
-        yield ledger, monitor
-    finally:
-        monitor.close()
-        ledger.close()
-
-
 def test_in_the_background_a_call_does_not_wait_for_the_read_back(sqlite_url: str, keys: KeyStore) -> None:
-    with _background(sqlite_url, keys) as (ledger, monitor):
+    with _watched(sqlite_url, keys, background=True) as (ledger, monitor):
         release, started = threading.Event(), threading.Event()
         real = monitor._unchanged
 
@@ -215,7 +203,7 @@ def test_in_the_background_a_call_does_not_wait_for_the_read_back(sqlite_url: st
 @pytest.mark.parametrize("how", sorted(TAMPERS))
 def test_in_the_background_an_old_row_changed_is_found_after_the_read_back(db_url: str, keys: KeyStore,
                                                                           how: str) -> None:
-    with _background(db_url, keys) as (ledger, monitor):
+    with _watched(db_url, keys, background=True) as (ledger, monitor):
         ledger.append("case-1", None, [NewEvent("step", {"i": 100})])
         assert monitor.verify(keys.trusted()).ok
         monitor.settle(30)
@@ -233,7 +221,7 @@ def test_in_the_background_an_old_row_changed_is_found_after_the_read_back(db_ur
 def test_in_the_background_a_rewrite_is_named_as_verify_chain_names_it(sqlite_url: str, keys: KeyStore) -> None:
     # The new events' walk starts from a prefix not read back yet: a problem it meets is named
     # only after a walk from the first event, never as the fast walk saw it.
-    with _background(sqlite_url, keys) as (ledger, monitor):
+    with _watched(sqlite_url, keys, background=True) as (ledger, monitor):
         _rewrite(ledger, 2, {"i": "forged"})
         report = monitor.verify(keys.trusted())
         assert not report.ok and "history up to it was rewritten" in (report.problem or "")
