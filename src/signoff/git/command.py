@@ -12,6 +12,7 @@ the one repository of the call, never `*`.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -90,9 +91,31 @@ def output(repo: Path, *args: str, **kwargs: Any) -> str:
 
 
 def popen(repo: Path, *args: str, stdout: int | IO[Any], stderr: int | IO[Any]) -> subprocess.Popen[bytes]:
-    """A streaming git process with the same environment and overrides as `run`."""
-    return subprocess.Popen(_argv(repo, args), stdout=stdout, stderr=stderr,
+    """A streaming git process with the same environment and overrides as `run`.
+
+    A piped stdout is widened to `PIPE_BYTES` where the kernel allows it: with the default 64 KB
+    pipe, git stops printing whenever the reader is busy with what it read, so git's time and the
+    reader's add up instead of overlapping (measured on a 20,000-commit log: 4.6 s against 3.6 s)."""
+    proc = subprocess.Popen(_argv(repo, args), stdout=stdout, stderr=stderr,
                             env=environment(repo, config=_neutral_filters(repo, TIMEOUT)))
+    if proc.stdout is not None:
+        widen_pipe(proc.stdout.fileno())
+    return proc
+
+
+PIPE_BYTES = 1 << 20  # Linux's default pipe-max-size: any user may ask for this much
+
+
+def widen_pipe(fd: int) -> None:
+    """Ask for a `PIPE_BYTES` pipe buffer; where the kernel or the user's pipe quota says no, the
+    pipe keeps its size, which is only slower."""
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setsize is None:
+        return
+    try:
+        fcntl.fcntl(fd, setsize, PIPE_BYTES)
+    except OSError:
+        pass
 
 
 def _neutral_filters(repo: Path, timeout: float) -> Config:

@@ -30,7 +30,9 @@ from signoff.notes.documents import SNAPSHOT, StreamedDoc, StreamWriter, dumps_l
 _FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cn%x1f%ce%x1f%cI%x1f%s%x1f%b%x1f"
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _REV = re.compile(r"^[A-Za-z0-9_./@^~{}:+-]+$")
-_CHUNK = 1 << 20
+# Read a chunk well under the pipe's size (`git.popen` widens it to 1 MB): git keeps printing into
+# the pipe while a chunk is parsed, so the two overlap; with 1 MB chunks git waited for each one.
+_CHUNK = 1 << 16
 
 
 @dataclass
@@ -75,7 +77,7 @@ def check_range(repo: Path, rev_range: str | None) -> tuple[str, str | None]:
 def _tokens(stream: IO[bytes]) -> Iterator[str]:
     """The NUL-separated tokens of the stream, decoded a chunk at a time (up to its last NUL): no
     NUL byte is ever part of a multi-byte UTF-8 sequence, so this decodes exactly as token by token
-    would, with one decode per megabyte instead of three per commit. Non-UTF-8 bytes in names or
+    would, with one decode per chunk instead of three per commit. Non-UTF-8 bytes in names or
     messages are shown (backslash escapes), never dropped; JSON cannot hold raw bytes."""
     rest = b""
     while chunk := stream.read(_CHUNK):
