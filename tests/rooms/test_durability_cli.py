@@ -9,7 +9,7 @@ import pytest
 
 from signoff.cli.main import main
 from signoff.ledger import Ledger
-from signoff.rooms import RoomService
+from signoff.rooms import OPEN, RoomService
 from tests.rooms.conftest import make_world
 
 
@@ -30,6 +30,35 @@ def test_events_and_sequences_survive_a_restart(db_url: str) -> None:
     # The tables are a projection: rebuilding from the events gives the same streams.
     reopened.projector.rebuild()
     assert reopened.agent_events(world.reviewer.id, 0)[: len(before)] == before
+    reopened.ledger.close()
+
+
+
+def test_every_recipient_reads_its_own_envelope_from_the_tables_after_a_rebuild(db_url: str) -> None:
+    """A pass shares one encoded envelope among the recipients that see the same one (addressed or
+    not) and, on PostgreSQL, sends each shared envelope once: no recipient may get another's."""
+    ledger = Ledger.from_url(db_url)
+    world = make_world(RoomService(ledger))
+    service = world.service
+    third, _ = service.create_agent(world.alice, "third", "watches", policy=OPEN)
+    service.add_member(world.alice, world.room_id, agent_name="third")
+    bodies = ['plain', 'quote " and \\ backslash', 'caf\u00e9 \u2028 \U0001f600']
+    for i, body in enumerate(bodies):
+        service.post_message(world.fixer, world.room_id, body, target_names=[["reviewer"], ["third"], []][i])
+    agents = (world.reviewer.id, third.id)
+    before = {a: service.agent_events(a, 0) for a in agents}
+    ledger.close()
+    rebuilt = RoomService(Ledger.from_url(db_url))
+    rebuilt.projector.rebuild()  # one pass over every event: messages to many recipients together
+    rebuilt.ledger.close()
+    reopened = RoomService(Ledger.from_url(db_url))  # nothing in memory: the rows as stored
+    after = {a: reopened.agent_events(a, 0) for a in agents}
+    assert after == before
+    seen = {a: [(e["payload"]["body"], e["payload"]["addressed"]) for e in after[a] if e["type"] == "message"]
+            for a in agents}
+    sent = ["@reviewer " + bodies[0], "@third " + bodies[1], bodies[2]]
+    assert seen[world.reviewer.id] == [(sent[0], True), (sent[1], False), (sent[2], False)]
+    assert seen[third.id] == [(sent[0], False), (sent[1], True), (sent[2], False)]
     reopened.ledger.close()
 
 
