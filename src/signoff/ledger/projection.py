@@ -22,6 +22,7 @@ from typing import Generic, TypeVar
 
 from sqlalchemy import Connection, Table, delete, insert, select, text, update
 
+from signoff.kernel.shared_read import SharedRead
 from signoff.ledger.engine import is_postgres, single_statement
 from signoff.ledger.schema import events
 from signoff.ledger.store import Event, Ledger
@@ -52,6 +53,9 @@ class Projector(Generic[R]):
         self._start, self._apply, self._finish = start, apply, finish
         self._on_pass, self._on_skip = on_pass, on_skip
         self._notify = text("SELECT pg_notify(:channel, :cursor)") if channel and is_postgres(ledger.engine) else None
+        self._cursor_query = select(cursor_table.c.seq).where(cursor_table.c.name == name)
+        self._cursor_locked = self._cursor_query.with_for_update()
+        self._shared_cursor = SharedRead(self._stored_cursor_now)
         self.channel, self._origin = channel, origin
         self._batch_size = batch
         self._lock = threading.Lock()
@@ -62,15 +66,19 @@ class Projector(Generic[R]):
         return self._cursor
 
     def stored_cursor(self) -> int:
-        """The cursor as stored (moved by any process that applied events). One statement outside
-        a transaction: requests read it before every check, and a BEGIN/ROLLBACK around it doubled
-        its round trips."""
+        """The cursor as stored (moved by any process that applied events), as read by a statement
+        that started after this call. Requests read it before every check, so concurrent callers
+        share one read (`SharedRead`)."""
+        return self._shared_cursor.get()
+
+    def _stored_cursor_now(self) -> int:
+        # One statement outside a transaction: a BEGIN/ROLLBACK around it doubled its round trips.
         with single_statement(self.ledger.engine) as conn:
             return self._read_cursor(conn) or 0
 
     def _read_cursor(self, conn: Connection, for_update: bool = False) -> int | None:
-        query = select(self._cursors.c.seq).where(self._cursors.c.name == self.name)
-        value = conn.execute(query.with_for_update() if for_update else query).scalar()
+        # Built once: making the statement and its cache key anew cost as much as running it.
+        value = conn.execute(self._cursor_locked if for_update else self._cursor_query).scalar()
         return None if value is None else int(value)
 
     def _batch(self, after: int) -> tuple[int, list[Event]]:
