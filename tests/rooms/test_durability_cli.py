@@ -43,10 +43,14 @@ def test_every_recipient_reads_its_own_envelope_from_the_tables_after_a_rebuild(
     third, _ = service.create_agent(world.alice, "third", "watches", policy=OPEN)
     service.add_member(world.alice, world.room_id, agent_name="third")
     bodies = ['plain', 'quote " and \\ backslash', 'caf\u00e9 \u2028 \U0001f600']
+    first = None
     for i, body in enumerate(bodies):
-        service.post_message(world.fixer, world.room_id, body, target_names=[["reviewer"], ["third"], []][i])
+        receipt = service.post_message(world.fixer, world.room_id, body, target_names=[["reviewer"], ["third"], []][i],
+                                       thread_id=first)  # the later ones reply in the first one's thread
+        first = first or receipt.message_id
     agents = (world.reviewer.id, third.id)
     before = {a: service.agent_events(a, 0) for a in agents}
+    history = service.read_messages(world.alice, world.room_id)
     ledger.close()
     rebuilt = RoomService(Ledger.from_url(db_url))
     rebuilt.projector.rebuild()  # one pass over every event: messages to many recipients together
@@ -54,8 +58,12 @@ def test_every_recipient_reads_its_own_envelope_from_the_tables_after_a_rebuild(
     reopened = RoomService(Ledger.from_url(db_url))  # nothing in memory: the rows as stored
     after = {a: reopened.agent_events(a, 0) for a in agents}
     assert after == before
+    assert reopened.read_messages(reopened.user(world.alice.id), world.room_id) == history
+    assert [m["body"] for m in history][-3:] == ["@reviewer " + bodies[0], "@third " + bodies[1], bodies[2]]
     seen = {a: [(e["payload"]["body"], e["payload"]["addressed"]) for e in after[a] if e["type"] == "message"]
             for a in agents}
+    threads = [e["payload"]["thread_id"] for e in after[third.id] if e["type"] == "message"]
+    assert threads == [None, first, first]
     sent = ["@reviewer " + bodies[0], "@third " + bodies[1], bodies[2]]
     assert seen[world.reviewer.id] == [(sent[0], True), (sent[1], False), (sent[2], False)]
     assert seen[third.id] == [(sent[0], False), (sent[1], True), (sent[2], False)]

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, text, update
+from sqlalchemy import Connection, delete, insert, select, update
 
 from signoff.ledger import Event, Ledger
 from signoff.ledger import projection as ledger_projection
@@ -181,36 +181,46 @@ def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict
     return keys  # the rows are written once per pass, by _write_rows
 
 
-# On PostgreSQL a whole pass's delivery rows go as one statement with two JSON parameters: one
-# execution however many rows, where an executemany still executes one INSERT per row. A message's
-# recipients share one or two envelopes, so the envelopes go once each and the rows name them by
-# position (encoding each envelope again for every row was most of the statement's JSON). (Arrays
-# per column with `unnest` were dearer: psycopg escapes each element of a text array in Python.)
-_DELIVERIES_FROM_JSON = text(
-    "INSERT INTO rooms_deliveries (agent_id, seq, room_id, type, addressed, envelope) "
-    "SELECT r.agent_id, r.seq, r.room_id, r.type, r.addressed, e.envelope "
-    "FROM json_to_recordset(CAST(:rows AS json)) "
-    "AS r(agent_id text, seq bigint, room_id text, type text, addressed boolean, e bigint) "
-    "JOIN json_array_elements_text(CAST(:envelopes AS json)) WITH ORDINALITY AS e(envelope, n) ON e.n = r.e")
+# On PostgreSQL a whole pass's message and delivery rows go as one statement each, with one array
+# per column in psycopg's binary format (`%b`; its text format escaped every element with a
+# regular expression in Python): one execution however many rows, where an executemany executes
+# one INSERT per row. A message's recipients share one or two envelopes, so the envelopes go once
+# each and the delivery rows name them by position. Both replaced JSON parameters (a JSON object
+# per row, encoded in Python and parsed again by the server) and an executemany for messages.
+_PG_MESSAGES = (
+    "INSERT INTO rooms_messages (seq, message_id, room_id, sender_kind, sender_id, sender, sender_name, body,"
+    " thread_id, timestamp, auto_reply, attachments) SELECT * FROM unnest(%b::bigint[], %b::text[], %b::text[],"
+    " %b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::bigint[], %b::boolean[],"
+    " %b::text[])")
+_MESSAGE_COLUMNS = ("seq", "message_id", "room_id", "sender_kind", "sender_id", "sender", "sender_name", "body",
+                    "thread_id", "timestamp", "auto_reply", "attachments")
+_PG_DELIVERIES = (
+    "INSERT INTO rooms_deliveries (agent_id, seq, room_id, type, addressed, envelope)"
+    " SELECT r.agent_id, r.seq, r.room_id, r.type, r.addressed, (%b::text[])[r.e]"
+    " FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::text[], %b::boolean[], %b::integer[])"
+    " AS r(agent_id, seq, room_id, type, addressed, e)")
 
 
 def _write_rows(conn: Connection, applied: Applied) -> None:
-    """The message and delivery rows of a whole pass, written once at its end: messages with one
-    executemany (a statement compiled once; psycopg pipelines the rows), deliveries as one
-    statement on PostgreSQL. Multi-row `VALUES` statements were slower: SQLAlchemy compiles one
-    for every distinct row count."""
+    """The message and delivery rows of a whole pass, written once at its end: on PostgreSQL one
+    statement per table (above); elsewhere one executemany per table (a statement compiled once).
+    Multi-row `VALUES` statements were slower: SQLAlchemy compiles one for every distinct row count."""
     sink = applied.deliveries
     assert isinstance(sink, Sink)
+    postgres = conn.dialect.name == "postgresql"
     if sink.messages:
-        conn.execute(insert(rooms_messages), sink.messages)
+        if postgres:
+            conn.exec_driver_sql(_PG_MESSAGES, tuple([m[c] for m in sink.messages] for c in _MESSAGE_COLUMNS))
+        else:
+            conn.execute(insert(rooms_messages), sink.messages)
     if not sink:
         return
-    if conn.dialect.name == "postgresql":
-        position: dict[str, int] = {}  # envelope -> its 1-based position in `envelopes`
-        numbered = [{"agent_id": d.agent_id, "seq": d.seq, "room_id": d.room_id, "type": d.type,
-                     "addressed": d.addressed, "e": position.setdefault(d.envelope, len(position) + 1)}
-                    for d in sink]
-        conn.execute(_DELIVERIES_FROM_JSON, {"rows": json.dumps(numbered), "envelopes": json.dumps(list(position))})
+    if postgres:
+        position: dict[str, int] = {}  # envelope -> its 1-based position in the envelopes array
+        numbers = [position.setdefault(d.envelope, len(position) + 1) for d in sink]
+        conn.exec_driver_sql(_PG_DELIVERIES, (
+            list(position), [d.agent_id for d in sink], [d.seq for d in sink], [d.room_id for d in sink],
+            [d.type for d in sink], [d.addressed for d in sink], numbers))
         return
     conn.execute(insert(rooms_deliveries), [
         {"agent_id": d.agent_id, "seq": d.seq, "room_id": d.room_id, "type": d.type, "addressed": d.addressed,
