@@ -24,7 +24,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from sqlalchemy import BigInteger, Boolean, Engine, String, Text, cast, literal, null, select, union_all
+from sqlalchemy import BigInteger, Boolean, Engine, String, Text, bindparam, cast, literal, null, select, union_all
 
 from signoff.ledger.schema import events
 from signoff.rooms.projection import CURSOR, PREFIX, STRUCTURAL, Applied, Delivery
@@ -39,12 +39,15 @@ RECONNECT_SECONDS = 0.5
 POLL_SECONDS = 0.5  # how often the listening thread checks whether it should stop
 
 
-def applied_since(engine: Engine, after: int, upto: int | None = None) -> tuple[int, Applied | None]:
-    """What other processes applied after `after`, up to `upto` or else the stored cursor: that
-    cursor, and the range's deliveries and changes (None when the range is too large to copy; then
-    the caller drops its caches). One statement, so one round trip and one consistent snapshot."""
-    bound: Any = (literal(upto, BigInteger) if upto is not None else
+def null_of(kind: Any) -> Any:
+    return cast(null(), kind)
+
+
+def _range_query(upto_given: bool) -> Any:
+    """The statement of `applied_since`, with `after` (and `upto` when given) as parameters."""
+    bound: Any = (bindparam("upto", type_=BigInteger) if upto_given else
                   select(rooms_cursor.c.seq).where(rooms_cursor.c.name == CURSOR).scalar_subquery())
+    after = bindparam("after", type_=BigInteger)
     d = rooms_deliveries.c
     # Three row kinds in one shape: kind, seq, name, room_id, addressed, body, type.
     cursor = select(literal("c").label("kind"), cast(bound, BigInteger).label("seq"), null_of(String).label("name"),
@@ -55,9 +58,21 @@ def applied_since(engine: Engine, after: int, upto: int | None = None) -> tuple[
     changes = select(literal("e"), events.c.seq, events.c.type, null_of(String), null_of(Boolean),
                      events.c.payload, null_of(String)).where(events.c.seq > after, events.c.seq <= bound,
                                              events.c.case_id.startswith(PREFIX, autoescape=True))
-    query = union_all(cursor, deliveries, changes).order_by("kind", "seq", "name").limit(2 * MAX_ROWS + 1)
+    return union_all(cursor, deliveries, changes).order_by("kind", "seq", "name").limit(2 * MAX_ROWS + 1)
+
+
+# Built once: every wake-up of every replica runs one, and building the union and its cache key
+# anew cost a replica more than the rest of taking in the range.
+_RANGE_UPTO, _RANGE_STORED = _range_query(True), _range_query(False)
+
+
+def applied_since(engine: Engine, after: int, upto: int | None = None) -> tuple[int, Applied | None]:
+    """What other processes applied after `after`, up to `upto` or else the stored cursor: that
+    cursor, and the range's deliveries and changes (None when the range is too large to copy; then
+    the caller drops its caches). One statement, so one round trip and one consistent snapshot."""
+    query, params = (_RANGE_STORED, {"after": after}) if upto is None else (_RANGE_UPTO, {"after": after, "upto": upto})
     with engine.connect() as conn:
-        rows = conn.execute(query).all()
+        rows = conn.execute(query, params).all()
     reached = int(rows[0].seq or 0) if rows and rows[0].kind == "c" else 0
     if len(rows) > 2 * MAX_ROWS:
         return reached, None
@@ -74,10 +89,6 @@ def applied_since(engine: Engine, after: int, upto: int | None = None) -> tuple[
             if isinstance(room_id, str):
                 applied.keys.add(f"room:{room_id}")
     return reached, applied
-
-
-def null_of(kind: Any) -> Any:
-    return cast(null(), kind)
 
 
 def conninfo(engine: Engine) -> str:
