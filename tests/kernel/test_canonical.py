@@ -3,6 +3,7 @@ import os
 from pathlib import Path
 
 import pytest
+import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +45,48 @@ def test_known_vector_from_rfc8785_ordering() -> None:
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), 2**60, {1: "x"}, {"a": object()}])
 def test_values_json_cannot_hold_exactly_are_refused(bad: object) -> None:
+    with pytest.raises(UsageError):
+        canonical_bytes(bad)
+
+
+# Wider than JSON needs, on purpose: lone surrogates, every control character, integers just past
+# the I-JSON limit, ASCII and non-ASCII keys, tuples. Whatever rfc8785 writes or refuses,
+# canonical_bytes must write or refuse the same (its fast path may only be faster).
+_any_text = st.text(st.characters(codec=None, categories=None), max_size=12)
+_edges = st.sampled_from([2**53 - 1, -(2**53) + 1, 2**53, -(2**53), "\x00\x1f\x7f\u2028\\\"", "\ud800", 1.0, 1e21])
+_wide_scalars = st.none() | st.booleans() | st.integers(-(2**54), 2**54) | _any_text | st.floats() | _edges
+_wide_values = st.recursive(
+    _wide_scalars,
+    lambda children: (st.lists(children, max_size=4) | st.lists(children, max_size=3).map(tuple)
+                      | st.dictionaries(st.text(max_size=4) | _any_text, children, max_size=4)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=400)
+@given(_wide_values)
+def test_every_value_is_written_or_refused_exactly_as_rfc8785_does(value: object) -> None:
+    try:
+        expected = rfc8785.dumps(value)  # type: ignore[arg-type]
+    except (rfc8785.CanonicalizationError, TypeError, ValueError):
+        with pytest.raises(UsageError):
+            canonical_bytes(value)
+        return
+    assert canonical_bytes(value) == expected
+
+
+@pytest.mark.parametrize("value", [
+    {"\ue000": 1, "\U0001f600": 2},  # UTF-16 puts the emoji (a surrogate pair) first; code points do not
+    {"b": "tab\tquote\"back\\slash\x01\x1f\x7f\u2028", "a": [None, True, False, 2**53 - 1, -(2**53) + 1]},
+    {"a": 1.5, "b": 1e21, "c": 1e-7, "d": -0.0},
+    ("tuple", ["list"]),
+])
+def test_values_either_path_takes_are_rfc8785s_bytes(value: object) -> None:
+    assert canonical_bytes(value) == rfc8785.dumps(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [{"lone": "\ud800"}, [2**53], {"k": True, 1: 2}])
+def test_what_the_fast_path_would_write_anyway_is_still_refused(bad: object) -> None:
     with pytest.raises(UsageError):
         canonical_bytes(bad)
 
