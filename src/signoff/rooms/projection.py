@@ -14,6 +14,7 @@ from sqlalchemy import Connection, delete, insert, select, update
 
 from signoff.ledger import Event, Ledger
 from signoff.ledger import projection as ledger_projection
+from signoff.ledger.engine import is_postgres
 from signoff.rooms import projection_access as access
 from signoff.rooms.tables import (
     rooms_agents,
@@ -187,13 +188,11 @@ def _deliver(conn: Connection, seq: int, room_id: str, type_: str, payload: dict
 # one INSERT per row. A message's recipients share one or two envelopes, so the envelopes go once
 # each and the delivery rows name them by position. Both replaced JSON parameters (a JSON object
 # per row, encoded in Python and parsed again by the server) and an executemany for messages.
-_PG_MESSAGES = (
-    "INSERT INTO rooms_messages (seq, message_id, room_id, sender_kind, sender_id, sender, sender_name, body,"
-    " thread_id, timestamp, auto_reply, attachments) SELECT * FROM unnest(%b::bigint[], %b::text[], %b::text[],"
-    " %b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::bigint[], %b::boolean[],"
-    " %b::text[])")
-_MESSAGE_COLUMNS = ("seq", "message_id", "room_id", "sender_kind", "sender_id", "sender", "sender_name", "body",
-                    "thread_id", "timestamp", "auto_reply", "attachments")
+_MESSAGE_COLUMNS = tuple(c.name for c in rooms_messages.columns)  # every column, in the table's order
+_ARRAY_OF = {int: "bigint", str: "text", bool: "boolean"}
+_PG_MESSAGES = (  # names and types from the table definition, never from input
+    f"INSERT INTO rooms_messages ({', '.join(_MESSAGE_COLUMNS)}) SELECT * FROM unnest("  # noqa: S608
+    + ", ".join(f"%b::{_ARRAY_OF[c.type.python_type]}[]" for c in rooms_messages.columns) + ")")
 _PG_DELIVERIES = (
     "INSERT INTO rooms_deliveries (agent_id, seq, room_id, type, addressed, envelope)"
     " SELECT r.agent_id, r.seq, r.room_id, r.type, r.addressed, (%b::text[])[r.e]"
@@ -207,7 +206,7 @@ def _write_rows(conn: Connection, applied: Applied) -> None:
     Multi-row `VALUES` statements were slower: SQLAlchemy compiles one for every distinct row count."""
     sink = applied.deliveries
     assert isinstance(sink, Sink)
-    postgres = conn.dialect.name == "postgresql"
+    postgres = is_postgres(conn.engine)
     if sink.messages:
         if postgres:
             conn.exec_driver_sql(_PG_MESSAGES, tuple([m[c] for m in sink.messages] for c in _MESSAGE_COLUMNS))
