@@ -7,11 +7,12 @@ import sys
 import threading
 from pathlib import Path
 
+import argon2
 import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.ledger import Ledger
-from signoff.rooms import RoomService
+from signoff.rooms import RoomService, signin
 from signoff.rooms.signin import SignIns
 from tests.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
@@ -45,6 +46,25 @@ def test_an_unknown_user_and_a_wrong_password_get_the_same_answer(service: RoomS
     wrong = client.post("/signin", data={"csrf": csrf, "name": "alice", "password": "wrong password here"})
     assert nobody.status_code == wrong.status_code == 401
     assert nobody.text.replace("nobody", "alice") == wrong.text
+
+
+def test_a_sign_in_for_an_unknown_name_hashes_nothing_then(clients: Clients, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hash verified against for a name without a password is made when the pages start (not at
+    import, which cost every process half a second), so no sign-in pays for making it: one that did
+    would take longer, and tell that the name has no password."""
+    signin._dummy_hash.cache_clear()  # as in a process that has not served a page yet
+    client = clients()
+    csrf = csrf_of(client)
+    made: list[str] = []
+    original = argon2.PasswordHasher.hash
+
+    def counting(self: argon2.PasswordHasher, password: str | bytes, **kwargs: object) -> str:
+        made.append("hash")
+        return original(self, password, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(argon2.PasswordHasher, "hash", counting)
+    assert client.post("/signin", data={"csrf": csrf, "name": "nobody", "password": PASSWORD}).status_code == 401
+    assert made == []
 
 
 def test_a_user_without_a_password_cannot_sign_in_with_any(service: RoomService, clients: Clients) -> None:

@@ -22,8 +22,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import psycopg
-from psycopg import sql
 from sqlalchemy import BigInteger, Boolean, Engine, String, Text, bindparam, cast, literal, null, select, union_all
 
 from signoff.ledger.schema import events
@@ -142,6 +140,11 @@ class Listener:
             self._wanted.notify_all()
 
     def _listen(self) -> None:
+        # Imported here, on PostgreSQL only: psycopg costs every `signoff` process a third of a
+        # second to import, and most of them never listen.
+        import psycopg
+        from psycopg import sql
+
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self._dsn, autocommit=True) as conn:

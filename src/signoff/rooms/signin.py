@@ -10,6 +10,8 @@ so two redemptions racing cannot both win).
 
 from __future__ import annotations
 
+import functools
+
 import argon2
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
@@ -21,9 +23,21 @@ MIN_PASSWORD = 10
 MAX_PASSWORD = 1024
 LINK_SECONDS = 15 * 60
 _HASHER = argon2.PasswordHasher()  # argon2id with the library's current recommended cost
-# Verified against when the user has no password, so that the time taken does not tell.
-_DUMMY = _HASHER.hash("no password is set for this user")
 BAD_SIGNIN = ("the name or password is not right", "check both, or ask an admin for a sign-in link")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified against when the user has no password, so that the time taken does not tell. Made
+    once per process by `prepare_checks` rather than at import: hashing costs half a second of CPU,
+    which every process that imported this module paid."""
+    return _HASHER.hash("no password is set for this user")
+
+
+def prepare_checks() -> None:
+    """Make what `SignIns.check_password` verifies against for a user without a password, before the
+    first check: made during one, it would make that check slower and so tell."""
+    _dummy_hash()
 
 
 def _password_case(user_id: str) -> str:
@@ -69,7 +83,7 @@ class SignIns:
         exists or has a password."""
         stored = self._stored(user_id) if user_id else None
         try:
-            _HASHER.verify(stored or _DUMMY, password if isinstance(password, str) else "")
+            _HASHER.verify(stored or _dummy_hash(), password if isinstance(password, str) else "")
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             return False
         return stored is not None

@@ -13,7 +13,7 @@ from signoff.kernel.ids import new_token
 from signoff.kernel.settings import Settings
 from signoff.ledger import ChainMonitor
 from signoff.rooms import Principal, RoomService
-from signoff.rooms.signin import SignIns
+from signoff.rooms.signin import SignIns, prepare_checks
 from signoff.trust.credentials import shared_secret
 from signoff.web.config import WebConfig
 from signoff.web.sessions import BROWSER_COOKIE, SESSION_COOKIE, Sessions, SignInNeeded
@@ -44,6 +44,7 @@ def web_state(request: Request) -> WebState:
             # One secret for every process on this home (CSRF tokens stay valid across them);
             # an app built without settings (in-process use) keeps its own.
             secret = shared_secret(settings.home / "web" / "secret") if settings else new_token().encode()
+            prepare_checks()
             found = WebState(rooms, settings, config, Sessions(rooms.ledger, secret, config.session_hours),
                              SignIns(rooms.ledger),
                              Throttle(rooms.ledger, config.signin_attempts, config.signin_window_minutes * 60),
