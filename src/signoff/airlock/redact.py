@@ -10,6 +10,7 @@ Every replacement is `[REDACTED:<kind>]`; `Redacted.counts` says how many of eac
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
 from collections import Counter
@@ -238,8 +239,11 @@ def _streets(text: str) -> Iterator[Finding]:
         yield Finding("street_address", span.start, span.end)
 
 
-def _known_secret_patterns() -> list[Pattern]:
-    """detect-secrets' plugin patterns, made RE2-compatible where a lookaround only marked a boundary."""
+@functools.cache
+def secret_patterns() -> list[Pattern]:
+    """detect-secrets' plugin patterns, made RE2-compatible where a lookaround only marked a boundary.
+    Compiled on first use, not at import: that cost every process importing the airlock a quarter of
+    a second, most of which never redact."""
     from detect_secrets.core.plugins.util import (  # type: ignore[import-untyped]
         get_mapping_from_secret_type_to_class,
     )
@@ -260,7 +264,6 @@ def _known_secret_patterns() -> list[Pattern]:
     return patterns
 
 
-SECRET_PATTERNS: list[Pattern] = _known_secret_patterns()
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=")
 
 
@@ -274,7 +277,7 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _secrets(text: str) -> Iterator[Finding]:
-    for pattern in SECRET_PATTERNS:
+    for pattern in secret_patterns():
         for span in pattern.finditer(text):
             core = span.text.strip(" \t\n=:\"'")
             if not core:
