@@ -26,6 +26,7 @@ from signoff.bridges.matrix.cards import CARD_KEY
 from signoff.bridges.matrix.puppets import Puppets
 from signoff.bridges.matrix.pushes import Transactions
 from signoff.bridges.matrix.registration import Registration, load
+from signoff.kernel.tls import tls_context
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
 from tests.bridges.matrix_world import World, claim, from_bot, make_world, run_until, until_seen
 from tests.support.matrix_people import Event, MatrixPerson, body_of
@@ -228,7 +229,8 @@ def test_a_push_is_acknowledged_only_once_recorded_and_hostile_pushes_are_refuse
 
     async def run() -> None:
         nonlocal signoff
-        async with MatrixPerson(server, world.alice) as alice, httpx.AsyncClient(timeout=30) as push:
+        async with MatrixPerson(server, world.alice) as alice, httpx.AsyncClient(timeout=30,
+                                                                                 verify=tls_context()) as push:
             world.matrix_room = str(await alice.api.create_room(invitees=[UserID(registration.bot)]))
             puppets = Puppets(registration, server.base)
             rooms = RoomsUserClient(HttpUserTransport(f"http://127.0.0.1:{port}", world.bridge_token))

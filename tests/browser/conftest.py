@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from signoff.kernel.tls import tls_context
 from tests.support.net import free_port
 from tests.support.requires import require
 from tests.support.web import csrf_of, password_client
@@ -87,7 +88,7 @@ class Site:
             if self.process.poll() is not None:
                 raise AssertionError(f"signoff serve exited: {(self.root / 'serve.log').read_text()}")
             try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                if httpx.get(f"{self.url}/health", timeout=2, verify=tls_context()).status_code == 200:
                     return
             except httpx.TransportError:
                 if time.monotonic() > deadline:

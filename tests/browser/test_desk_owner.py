@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from signoff.desk.model import fold
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 from tests.browser.conftest import Site, axe_violations, make_site, overflow
 from tests.conftest import wait_for
@@ -90,7 +91,7 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
 
 def _api(review: Review, who: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
     return httpx.post(f"{review.site.url}/desk/bugs/{review.bug_id}/{path}", json=body,
-                      headers={"Authorization": f"Bearer {review.tokens[who]}"})
+                      headers={"Authorization": f"Bearer {review.tokens[who]}"}, verify=tls_context())
 
 
 def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:

@@ -22,6 +22,7 @@ from signoff.incident.recording import load, record_run
 from signoff.incident.workflow import Incident, new_run, run_script
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
+from signoff.kernel.tls import tls_context
 from signoff.trust import KeyStore
 from signoff.web.config import WebConfig
 from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
@@ -156,7 +157,7 @@ def test_tricks_with_the_view_are_refused(world: World, alice: httpx.Client) -> 
                  "/incident/runs/run-nothere/live", "/incident/runs/ws/postmortem"):
         r = alice.get(path)
         assert r.status_code == 404 and "What to do:" in r.text, path
-    with httpx.Client(base_url=world.site.url) as anonymous:
+    with httpx.Client(base_url=world.site.url, verify=tls_context()) as anonymous:
         for path in ("/incident", base, f"{base}?as=payco", f"{base}/live?as=payco", f"{base}/postmortem"):
             r = anonymous.get(path)
             assert r.status_code == 303 and r.headers["location"] == "/signin", path
@@ -275,7 +276,7 @@ def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None
 
 
 def test_the_preflight_needs_a_person_and_a_token(world: World) -> None:
-    with httpx.Client(base_url=world.site.url) as anonymous:
+    with httpx.Client(base_url=world.site.url, verify=tls_context()) as anonymous:
         r = anonymous.post("/incident/preflight")
         assert r.status_code == 403 and "no valid CSRF token" in r.text
         csrf = world.site.csrf(anonymous, "/signin")

@@ -15,6 +15,7 @@ import pytest
 
 from signoff.incident.fixture import code_files, customer_names
 from signoff.incident.redteam import FORBIDDEN, LIVE, sent_text
+from signoff.kernel.tls import tls_context
 from tests.browser.conftest import Site, axe_violations, make_site, overflow
 
 
@@ -30,7 +31,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 def tried(site: Site, text: str, client: httpx.Client | None = None) -> httpx.Response:
     own = client is None
-    client = client or httpx.Client(base_url=site.url)
+    client = client or httpx.Client(base_url=site.url, verify=tls_context())
     try:
         return client.post("/incident/try", data={"csrf": site.csrf(client, "/incident/try"), "text": text})
     finally:
@@ -81,7 +82,7 @@ def test_a_harmless_post_passes_everything(site: Site) -> None:
 
 
 def test_the_red_team_attacks_are_listed_with_their_exact_text(site: Site) -> None:
-    page_html = httpx.get(f"{site.url}/incident/try").text
+    page_html = httpx.get(f"{site.url}/incident/try", verify=tls_context()).text
     shown = [html.unescape(t) for t in re.findall(r'<pre class="attack">(.*?)</pre>', page_html, re.S)]
     assert shown == [sent_text(a) for a in LIVE]
     names = [html.unescape(n) for n in re.findall(r"<li><strong>(.*?)</strong>", page_html)]
@@ -89,7 +90,7 @@ def test_the_red_team_attacks_are_listed_with_their_exact_text(site: Site) -> No
 
 
 def test_bad_input_and_forged_forms_are_refused(site: Site) -> None:
-    with httpx.Client(base_url=site.url) as client:
+    with httpx.Client(base_url=site.url, verify=tls_context()) as client:
         forged = client.post("/incident/try", data={"text": "no token"})
         assert forged.status_code == 403 and "no valid CSRF token" in forged.text
         for text, expect in (("", "no text to try"), ("   ", "no text to try"),
@@ -117,7 +118,7 @@ def test_the_rate_limit_refuses_after_the_configured_tries(tmp_path_factory: pyt
     limited = make_site(tmp_path_factory, "[web]\nincident_tries_per_minute = 3\n")
     limited.start()
     try:
-        with httpx.Client(base_url=limited.url) as client:
+        with httpx.Client(base_url=limited.url, verify=tls_context()) as client:
             statuses = [tried(limited, "hello", client).status_code for _ in range(4)]
             assert statuses == [200, 200, 200, 429]
             refused = tried(limited, "hello", client)

@@ -33,6 +33,7 @@ import pytest
 import uvicorn
 
 from signoff.kernel.clock import SystemClock
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
@@ -66,7 +67,8 @@ class Target:
 
     def http(self) -> httpx.Client:
         """A synchronous client for registration (recorded when recording)."""
-        return httpx.Client(timeout=30.0, transport=self.recorder.sync() if self.recorder else None)
+        return httpx.Client(timeout=30.0, transport=self.recorder.sync() if self.recorder else None,
+                            verify=tls_context())
 
     def step(self, name: str) -> None:
         if self.recorder is not None:
@@ -77,7 +79,7 @@ def wait_healthy(base_url: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            if httpx.get(f"{base_url}/health", timeout=2.0).status_code == 200:
+            if httpx.get(f"{base_url}/health", timeout=2.0, verify=tls_context()).status_code == 200:
                 return
         except httpx.TransportError:
             pass

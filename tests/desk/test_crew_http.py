@@ -13,6 +13,7 @@ import pytest
 from signoff.desk.crew import Crew, key_role, setup
 from signoff.desk.routes import routers as desk_routers
 from signoff.kernel.errors import UsageError
+from signoff.kernel.tls import tls_context
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpTransport, HttpUserTransport, RoomsClient, RoomsConfig, RoomsUserClient
@@ -55,7 +56,7 @@ def _bearer(world: World, who: str) -> dict[str, str]:
 
 
 def _signed_in(base: str, name: str) -> httpx.Client:
-    client = httpx.Client(base_url=base, follow_redirects=False)
+    client = httpx.Client(base_url=base, follow_redirects=False, verify=tls_context())
     csrf = client.get("/signin").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
     assert client.post("/signin", data={"csrf": csrf, "name": name, "password": PASSWORD}).status_code == 303
     return client
@@ -64,12 +65,13 @@ def _signed_in(base: str, name: str) -> httpx.Client:
 def test_crew_status_over_http_follows_a_real_connection(world: World,
                                                          served: Served) -> None:
     base, crew = served.base, served.crew
-    assert httpx.get(f"{base}/desk/crew").status_code == 401
-    assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "engineering")).status_code == 403
-    assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "concierge")).status_code == 403
+    assert httpx.get(f"{base}/desk/crew", verify=tls_context()).status_code == 401
+    assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "engineering"),
+                     verify=tls_context()).status_code == 403
+    assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "concierge"), verify=tls_context()).status_code == 403
 
     def states() -> dict[str, str]:
-        r = httpx.get(f"{base}/desk/crew", headers=_bearer(world, "alice"))
+        r = httpx.get(f"{base}/desk/crew", headers=_bearer(world, "alice"), verify=tls_context())
         assert r.status_code == 200, r.text
         return {s["role"]: s["state"] for s in r.json()["roles"]}
 
@@ -95,7 +97,7 @@ def test_the_crew_page_is_for_desk_owners_only(served: Served) -> None:
     page = _signed_in(base, "mallory").get("/crew")
     assert page.status_code == 403
     assert "desk-fixer" not in page.text
-    signed_out = httpx.get(f"{base}/crew", follow_redirects=False)
+    signed_out = httpx.get(f"{base}/crew", follow_redirects=False, verify=tls_context())
     assert signed_out.status_code == 303 and signed_out.headers["location"] == "/signin"
 
 

@@ -29,6 +29,7 @@ from signoff.desk.workflow import Desk as DeskWorkflow
 from signoff.desk.workflow import forge_for
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.client import (
@@ -134,7 +135,7 @@ class Desk:
 
     def states(self) -> dict[str, str]:
         try:
-            r = httpx.get(f"{self.url}/desk/crew", headers=self.owner(), timeout=10)
+            r = httpx.get(f"{self.url}/desk/crew", headers=self.owner(), timeout=10, verify=tls_context())
         except httpx.TransportError:
             return {}
         assert r.status_code == 200, r.text
@@ -142,7 +143,7 @@ class Desk:
 
     def bug_state(self) -> str | None:
         try:
-            r = httpx.get(f"{self.url}/desk/bugs/BUG-0001", headers=self.owner(), timeout=10)
+            r = httpx.get(f"{self.url}/desk/bugs/BUG-0001", headers=self.owner(), timeout=10, verify=tls_context())
         except httpx.TransportError:
             return None
         return str(r.json()["summary"]["state"]) if r.status_code == 200 else None
@@ -249,7 +250,7 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
 
     # A report arrives while the reproducer is down: the hand-off waits for it in the room. Its
     # reporter, priya, is linked to her room account (on the server's home, by the owner).
-    report = httpx.post(f"{d.url}/desk/reports", json=COUPON, timeout=30).json()
+    report = httpx.post(f"{d.url}/desk/reports", json=COUPON, timeout=30, verify=tls_context()).json()
     linked = subprocess.run(signoff("desk", "crew", "link", report["report_id"], "priya", "--json"),
                             capture_output=True, text=True, env=d.env, timeout=60)
     assert linked.returncode == 0, linked.stderr
@@ -353,7 +354,7 @@ def test_a_hand_off_sent_while_the_receiver_and_the_server_were_down_is_acted_on
     d = desk
     d.start("manager")
     _wait(lambda: d.states().get("manager") == "connected", "the manager connected", d)
-    httpx.post(f"{d.url}/desk/reports", json=COUPON, timeout=30).raise_for_status()
+    httpx.post(f"{d.url}/desk/reports", json=COUPON, timeout=30, verify=tls_context()).raise_for_status()
     _wait(lambda: "start_reproduction BUG-0001 round=1" in d.commands(), "the hand-off", d)
     # The reproducer has never run; the owner pastes the hand-off; then `signoff serve` restarts.
     owner = RoomsUserClient(HttpUserTransport(d.url, d.owner_token))

@@ -32,6 +32,7 @@ from signoff.desk.workflow import Desk as DeskWorkflow
 from signoff.desk.workflow import forge_for
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
@@ -155,14 +156,15 @@ def _desk_served(r: Remote) -> Iterator[str]:
 
 
 def _shown(r: Remote, desk_url: str) -> dict[str, str]:
-    answer = httpx.get(f"{desk_url}/desk/crew", headers={"Authorization": f"Bearer {r.tokens['alice']}"}, timeout=60)
+    answer = httpx.get(f"{desk_url}/desk/crew", headers={"Authorization": f"Bearer {r.tokens['alice']}"}, timeout=60,
+                       verify=tls_context())
     assert answer.status_code == 200, answer.text
     assert answer.json()["server"] == r.url and answer.json()["drift"] is None
     return {s["role"]: s["state"] for s in answer.json()["roles"]}
 
 
 def _signed_in(base: str) -> httpx.Client:
-    client = httpx.Client(base_url=base, follow_redirects=False, timeout=60)
+    client = httpx.Client(base_url=base, follow_redirects=False, timeout=60, verify=tls_context())
     csrf = client.get("/signin").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
     assert client.post("/signin", data={"csrf": csrf, "name": "alice", "password": PASSWORD}).status_code == 303
     return client
@@ -204,7 +206,8 @@ def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remot
         assert all(operator.policy(crew.agents[role]) == crew.policies[role] for role in crew.agents)
     finally:
         operator.close()
-    listed = httpx.get(f"{r.url}/users/me/rooms", headers={"Authorization": f"Bearer {r.alice}"}, timeout=30)
+    listed = httpx.get(f"{r.url}/users/me/rooms", headers={"Authorization": f"Bearer {r.alice}"}, timeout=30,
+                       verify=tls_context())
     names = {room["name"] for room in listed.json()["rooms"]}
     assert {"desk-intake", "desk-engineering"} <= names
 
@@ -262,7 +265,7 @@ def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remot
     with _desk_served(r) as desk_url:
         assert _shown(r, desk_url)["reproducer"] == "not running"
         assert _page_states(_signed_in(desk_url).get("/crew").text)["reproducer"] == "not running"
-        assert httpx.get(f"{desk_url}/desk/crew", timeout=30).status_code == 401
+        assert httpx.get(f"{desk_url}/desk/crew", timeout=30, verify=tls_context()).status_code == 401
 
     # Someone opens the manager's policy on the server: the next setup reports it and sets it again.
     operator = SignoffOperator(r.url, r.admin)
@@ -410,7 +413,8 @@ def test_two_desks_on_one_server_each_have_their_own_crew_and_cannot_reach_the_o
     assert not set(one.agents.values()) & set(two.agents.values())
     assert one.group_id != two.group_id
     assert {one.intake_room, one.engineering_room}.isdisjoint({two.intake_room, two.engineering_room})
-    listed = httpx.get(f"{first.url}/users/me/rooms", headers={"Authorization": f"Bearer {first.alice}"}, timeout=30)
+    listed = httpx.get(f"{first.url}/users/me/rooms", headers={"Authorization": f"Bearer {first.alice}"}, timeout=30,
+                       verify=tls_context())
     names = {room["name"] for room in listed.json()["rooms"]}
     assert {"desk-intake", "desk-engineering", "shop-intake", "shop-engineering"} <= names
     # Setup again on each finds everything again: nothing made twice, nothing re-keyed.

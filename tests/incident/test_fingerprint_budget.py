@@ -25,6 +25,7 @@ from signoff.incident.fixture import load_capture
 from signoff.incident.notary import IssuedSalt, Notary
 from signoff.incident.simulate import SimulationResult
 from signoff.kernel.errors import IntegrityError, RefusedError
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +110,7 @@ def test_two_server_processes_on_one_database_cannot_exceed_five(
     def ask(n: int, event_id: str) -> None:
         body = {"incident": issued.incident, "salt": issued.salt.hex(), "event_id": event_id}
         with httpx.Client(base_url=servers[n % 2].url, headers={"Authorization": f"Bearer {token}"},
-                          timeout=60) as http:
+                          timeout=60, verify=tls_context()) as http:
             barrier.wait()
             statuses[event_id] = http.post("/v1/fingerprint", json=body).status_code
 

@@ -11,6 +11,7 @@ import pytest
 
 from signoff.gate import RoomsAgent, bound_content, content_digest
 from signoff.kernel.errors import RefusedError
+from signoff.kernel.tls import tls_context
 from tests.mcp.conftest import Served, error_text, http_client, result, stdio_client
 
 PLAN = "DROP TABLE sessions;\n-- on db-prod-2, during the maintenance window\n"
@@ -167,7 +168,7 @@ def test_an_agent_cannot_answer_approvals(served: Served) -> None:
         with pytest.raises(RefusedError):
             served.person(agent.key).answer(rid, "yes")
     raw = httpx.post(f"{served.url}/users/me/approvals/{rid}", json={"option_id": "yes"},
-                     headers={"Authorization": f"Bearer {served.agent.key}"})
+                     headers={"Authorization": f"Bearer {served.agent.key}"}, verify=tls_context())
     assert raw.status_code == 403
     card = pending_card(served, served.alice_token, rid)
     assert card["state"] == "pending"
@@ -191,7 +192,8 @@ def test_http_needs_an_agent_key_and_asks_as_that_agent(served: Served, mcp_http
                    f"{served.agent.agent_id}:{served.other.key}"):
         headers = {"Accept": "application/json, text/event-stream"} | (
             {"Authorization": f"Bearer {bearer}"} if bearer else {})
-        response = httpx.post(mcp_http, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
+        response = httpx.post(mcp_http, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers,
+                              verify=tls_context())
         assert response.status_code == 401, bearer
 
 

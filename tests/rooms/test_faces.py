@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from signoff.kernel.errors import RefusedError
+from signoff.kernel.tls import tls_context
 from signoff.rooms import handoff_matches
 from signoff.rooms.client import InProcessTransport, RoomsClient
 from signoff.rooms.streams import StreamParams, frames, open_stream
@@ -65,7 +66,7 @@ def test_approval_answered_over_http(http_world: tuple[World, str]) -> None:
     s = world.service
     s.request_approval(world.fixer, world.room_id, "http-1", "Ship it?",
                        [{"id": "ship", "label": "Ship", "decision": "accept"}], s.clock.now() + 60, ["alice"])
-    with httpx.Client(base_url=base, timeout=10) as http:
+    with httpx.Client(base_url=base, timeout=10, verify=tls_context()) as http:
         pending = http.get("/users/me/approvals", headers={"Authorization": f"Bearer {world.alice_token}"})
         assert [c["request_id"] for c in pending.json()["approvals"]] == ["http-1"]
         wrong = http.post("/users/me/approvals/http-1", json={"option_id": "ship"},
@@ -85,7 +86,7 @@ def test_approval_ids_with_a_slash_are_answerable_over_http(http_world: tuple[Wo
     s = world.service
     s.request_approval(world.fixer, world.room_id, "coupon-01/merge", "Merge?",
                        [{"id": "yes", "label": "Merge", "decision": "accept"}], s.clock.now() + 60, ["alice"])
-    with httpx.Client(base_url=base, timeout=10) as http:
+    with httpx.Client(base_url=base, timeout=10, verify=tls_context()) as http:
         card = http.get("/users/me/approvals/coupon-01/merge", headers={"Authorization": f"Bearer {world.alice_token}"})
         assert card.status_code == 200
         ok = http.post("/users/me/approvals/coupon-01/merge", json={"option_id": "yes"},

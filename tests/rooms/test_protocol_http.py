@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from signoff.kernel.clock import FixedClock
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService, handoff_matches
 from signoff.rooms.app import create_app
@@ -30,7 +31,7 @@ async def _frames(base: str, world: World, cid: str, n: int, last_event_id: str 
         headers["Last-Event-ID"] = last_event_id
     query = {"connection_id": cid, "scope": "all", "protocol": "1", "protocol_accepts": "1", **params}
     got: list[Frame] = []
-    async with httpx.AsyncClient(timeout=httpx.Timeout(10, read=10)) as http, http.stream(
+    async with httpx.AsyncClient(timeout=httpx.Timeout(10, read=10), verify=tls_context()) as http, http.stream(
             "GET", f"{base}/agents/{world.reviewer.id}/events", params=query, headers=headers) as response:
         assert response.status_code == 200, await response.aread()
         async for frame in parse_sse(response.aiter_lines()):
@@ -76,7 +77,7 @@ def test_heartbeat_lapse_evicts(world: World, serve_app: Any, clock: FixedClock)
             if s.connections.connections(world.reviewer.id):
                 break
             await asyncio.sleep(0.01)
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(verify=tls_context()) as http:
             beat = await http.post(f"{base}/agents/{world.reviewer.id}/connection/beat",
                                    json={"connection_id": cid, "cursor": 0}, headers=_auth(world.reviewer_key))
             assert beat.status_code == 200 and beat.json()["ok"] is True
@@ -95,7 +96,7 @@ def test_heartbeat_lapse_evicts(world: World, serve_app: Any, clock: FixedClock)
 def test_protocol_mismatch_is_409_with_explanation(http_world: tuple[World, str]) -> None:
     world, base = http_world
     r = httpx.get(f"{base}/agents/{world.reviewer.id}/events", headers=_auth(world.reviewer_key),
-                  params={"connection_id": "c1", "protocol": "5", "protocol_accepts": "5"})
+                  params={"connection_id": "c1", "protocol": "5", "protocol_accepts": "5"}, verify=tls_context())
     assert r.status_code == 409
     detail = r.json()["detail"]
     assert detail["contract"] == "agent-protocol"
@@ -110,7 +111,7 @@ def test_bad_requests_get_clear_4xx_and_change_nothing(http_world: tuple[World, 
     head = s.head()
     url = f"{base}/agents/{agent.id}"
     key = _auth(world.fixer_key)
-    with httpx.Client(timeout=10) as http:
+    with httpx.Client(timeout=10, verify=tls_context()) as http:
         # A live connection of the reviewer, whose id the fixer then tries to use.
         s.connections.open(world.reviewer.id, "reviewer-conn")
         cases = [
@@ -154,7 +155,7 @@ def test_bad_requests_get_clear_4xx_and_change_nothing(http_world: tuple[World, 
 
 def test_register_rotate_and_user_endpoints(http_world: tuple[World, str]) -> None:
     world, base = http_world
-    with httpx.Client(timeout=10) as http:
+    with httpx.Client(timeout=10, verify=tls_context()) as http:
         reg = http.post(f"{base}/agents", json={"name": "helper", "description": "helps"},
                         headers=_auth(world.registration_key))
         assert reg.status_code == 200

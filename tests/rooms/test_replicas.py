@@ -24,6 +24,7 @@ from sqlalchemy import select
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
@@ -157,7 +158,7 @@ def test_messages_posted_through_other_replicas_stream_from_this_one(deployment:
     async def scenario() -> tuple[list[str], Stream]:
         stream = await open_stream(a.url, world, None, str(uuid.uuid4()))
         sent: list[str] = []
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
             for n in range(12):  # never through A: A's own posts would make it catch up anyway
                 sent.append(await post(http, (b, c)[n % 2].url, world, f"elsewhere {n}"))
             await stream.until(len(sent))
@@ -180,7 +181,7 @@ def test_a_forged_notification_does_not_move_a_replica_past_events(deployment: D
         with psycopg.connect(deployment.db_url, autocommit=True) as conn:
             conn.execute("SELECT pg_notify('signoff_rooms', '9223372036854775000')")
             conn.execute("SELECT pg_notify('signoff_rooms', 'not a number')")
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
             sent = await post(http, b.url, world, "after the forgery")
             await stream.until(1)
         await stream.close()
@@ -205,7 +206,7 @@ def test_a_replica_whose_listening_connection_drops_catches_up(deployment: Deplo
     async def scenario() -> tuple[int, list[str], Stream]:
         stream = await open_stream(a.url, world, None, str(uuid.uuid4()))
         dropped = await asyncio.to_thread(drop_listeners)
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
             sent = [await post(http, b.url, world, f"while nobody listens {n}") for n in range(3)]
             await stream.until(len(sent))
         await stream.close()
@@ -224,7 +225,7 @@ def test_a_client_moved_to_another_replica_resumes_from_its_cursor(deployment: D
     async def scenario() -> tuple[list[str], list[str], list[int]]:
         first = await open_stream(a.url, world, None, connection_id)
         sent: list[str] = []
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
             for n in range(4):
                 sent.append(await post(http, c.url, world, f"before the move {n}"))
             await first.until(4)
@@ -256,7 +257,7 @@ def test_a_replica_killed_mid_stream_loses_and_doubles_nothing(deployment: Deplo
         first = await open_stream(victim.url, world, None, connection_id)
         accepted: list[str] = []
         attempted = 0
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
 
             async def send(url: str, count: int) -> None:
                 nonlocal attempted
@@ -322,7 +323,7 @@ def test_an_exclusive_role_held_through_one_replica_is_refused_through_the_other
         fixer_conn, reviewer_conn = str(uuid.uuid4()), str(uuid.uuid4())
         fixer = await open_as(a.url, w.fixer.id, w.fixer_key, w.room_id, fixer_conn)
         reviewer = await open_as(b.url, w.reviewer.id, w.reviewer_key, w.room_id, reviewer_conn)
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
             defined = await call(http, c.url, w.fixer.id, w.fixer_key, fixer_conn, "define_role", name=role,
                                  instructions="answers pages", exclusive=True)
             assert defined.status_code == 200, defined.text
@@ -361,7 +362,7 @@ def test_a_role_lease_outlives_the_replica_that_granted_it(deployment: Deploymen
         fixer_conn, reviewer_conn = str(uuid.uuid4()), str(uuid.uuid4())
         first = await open_as(victim.url, w.fixer.id, w.fixer_key, w.room_id, fixer_conn)
         reviewer = await open_as(b.url, w.reviewer.id, w.reviewer_key, w.room_id, reviewer_conn)
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
             await call(http, victim.url, w.fixer.id, w.fixer_key, fixer_conn, "define_role", name=role,
                        instructions="leads", exclusive=True)
             held = await call(http, victim.url, w.fixer.id, w.fixer_key, fixer_conn, "assume_role", role=role)
@@ -408,7 +409,7 @@ def test_a_room_taken_over_through_another_replica_evicts_the_old_stream(deploym
         await asyncio.wait_for(old.opened.wait(), WAIT)
         new = await open_as(b.url, w.reviewer.id, w.reviewer_key, w.room_id, str(uuid.uuid4()))
         await asyncio.wait_for(watcher, WAIT)
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
             status = await call(http, c.url, w.reviewer.id, w.reviewer_key, new.params.connection_id or "",
                                 "list_rooms")
         await new.close()
@@ -439,7 +440,7 @@ def test_an_agent_cannot_exceed_its_connection_limit_by_spreading_over_replicas(
         streams: list[Stream] = []
 
         async def keep_beating() -> None:  # as every client does, so that none lapses meanwhile
-            async with httpx.AsyncClient(timeout=30) as http:
+            async with httpx.AsyncClient(timeout=30, verify=tls_context()) as http:
                 while True:
                     await asyncio.gather(*(
                         http.post(f"{urls[n % 3]}/agents/{helper_id}/connection/beat",

@@ -16,6 +16,7 @@ import pytest
 
 from signoff.gate import RoomsAgent
 from signoff.kernel.settings import Settings
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, RoomsUserClient
@@ -79,7 +80,7 @@ class Process:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"process exited: {self.proc.communicate()[1][-2000:]}")
             try:
-                httpx.get(url, timeout=2)
+                httpx.get(url, timeout=2, verify=tls_context())
             except httpx.HTTPError:
                 return False
             return True

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import httpx
 
+from signoff.kernel.tls import tls_context
 from tests.support.net import free_port
 
 SYNAPSE_VERSION = "1.163.2"
@@ -65,7 +66,7 @@ def wait_http(url: str, proc: subprocess.Popen[bytes], what: str, timeout: float
         if proc.poll() is not None:
             raise ServerFailed(f"{what} exited with code {proc.returncode} before it answered (see its log)")
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(url, timeout=2).status_code < 500:
+            if httpx.get(url, timeout=2, verify=tls_context()).status_code < 500:
                 return
         time.sleep(0.2)  # polling a server that is starting up, not synchronising with an event
     raise ServerFailed(f"{what} did not answer {url} within {timeout} s")
@@ -183,7 +184,7 @@ class Synapse:
 
     def register(self, name: str, admin: bool = False) -> MatrixAccount:
         """A new account through the shared-secret admin API (registration is otherwise closed)."""
-        with httpx.Client(base_url=self.base, timeout=30) as http:
+        with httpx.Client(base_url=self.base, timeout=30, verify=tls_context()) as http:
             nonce = http.get("/_synapse/admin/v1/register").json()["nonce"]
             password = uuid.uuid4().hex
             mac = hmac.new(self.secret.encode(), b"\x00".join(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import httpx
 
+from signoff.kernel.tls import tls_context
+
 
 def csrf_of(client: httpx.Client, path: str = "/signin") -> str:
     """The CSRF token the page at `path` gives this client."""
@@ -13,7 +15,7 @@ def csrf_of(client: httpx.Client, path: str = "/signin") -> str:
 
 def password_client(base_url: str, name: str, password: str) -> tuple[httpx.Client, str]:
     """A client signed in as `name` with its password, and its CSRF token; the caller closes it."""
-    client = httpx.Client(base_url=base_url)
+    client = httpx.Client(base_url=base_url, verify=tls_context())
     csrf = csrf_of(client)
     answer = client.post("/signin", data={"csrf": csrf, "name": name, "password": password})
     assert answer.status_code == 303, f"sign-in as {name} failed: {answer.status_code}"

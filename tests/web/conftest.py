@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from signoff.kernel.clock import FixedClock
+from signoff.kernel.tls import tls_context
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
@@ -43,7 +44,7 @@ def clients(service: RoomService) -> Iterator[Callable[[], httpx.Client]]:
     made: list[httpx.Client] = []
 
     def new() -> httpx.Client:
-        made.append(httpx.Client(base_url=base, follow_redirects=False))
+        made.append(httpx.Client(base_url=base, follow_redirects=False, verify=tls_context()))
         return made[-1]
 
     yield new

@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from signoff.kernel.tls import tls_context
 from tests.support.net import free_port
 from tests.support.requires import require_sandbox
 from tests.support.web import csrf_of
@@ -92,7 +93,7 @@ def demo_server(demo_folder: Path) -> Iterator[tuple[str, str]]:
 
 
 def _redeem(base: str, secret: str) -> tuple[httpx.Client, httpx.Response]:
-    client = httpx.Client(base_url=base)
+    client = httpx.Client(base_url=base, verify=tls_context())
     return client, client.post("/signin/link", data={"csrf": csrf_of(client, "/signin/link"), "code": secret})
 
 
@@ -103,7 +104,7 @@ def _text(html: str) -> str:
 @pytest.mark.slow
 def test_the_printed_link_signs_in_and_the_pages_show_the_demos_data(demo_server: tuple[str, str]) -> None:
     base, secret = demo_server
-    anonymous = httpx.get(f"{base}/bugs")
+    anonymous = httpx.get(f"{base}/bugs", verify=tls_context())
     assert anonymous.status_code in (303, 401) and "Coupon larger" not in anonymous.text
     client, signed = _redeem(base, secret)
     try:

@@ -11,6 +11,7 @@ import typer
 from signoff.cli.context import console, print_json, settings
 from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
+from signoff.kernel.tls import tls_context
 
 app = typer.Typer(no_args_is_help=True)
 forge_app = typer.Typer(no_args_is_help=True)
@@ -326,7 +327,7 @@ def _server_crew(url: str, token: str | None) -> Any:
                          "pass --token or set SIGNOFF_DESK_TOKEN")
     try:
         response = httpx.get(f"{url.rstrip('/')}/desk/crew", headers={"Authorization": f"Bearer {token}"},
-                             timeout=30)
+                             timeout=30, verify=tls_context())
     except httpx.TransportError as exc:
         raise UnavailableError(f"cannot reach {url}: {exc!r}", "is `signoff serve` running there?") from exc
     if response.status_code >= 400:

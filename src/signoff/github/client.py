@@ -27,6 +27,7 @@ import httpx
 
 from signoff.github.auth import Auth
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, UnavailableError, UsageError
+from signoff.kernel.tls import tls_context
 
 API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -42,7 +43,7 @@ class GitHubClient:
         self.auth = auth
         self.api_url = api_url.rstrip("/")
         self.max_wait = max_wait
-        self.http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False,
+        self.http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False, verify=tls_context(),
                                  headers={"Accept": "application/vnd.github+json",
                                           "X-GitHub-Api-Version": API_VERSION, "User-Agent": "signoff"})
         self._sleep = sleep

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from signoff.incident.approvals import Approver
 from signoff.incident.disclosure import Disclosure
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UsageError
+from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_body, error_of
 from signoff.rooms.decisions import Message
 
@@ -72,7 +73,8 @@ def approver_app(approver: Approver, token: str) -> FastAPI:
 
 class ApproverClient:
     def __init__(self, base_url: str, token: str) -> None:
-        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30,
+                                 verify=tls_context())
 
     def close(self) -> None:
         self.http.close()

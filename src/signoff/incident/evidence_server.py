@@ -33,6 +33,7 @@ from signoff.kernel.errors import (
     SignoffError,
     UnavailableError,
 )
+from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
 from signoff.ledger import Ledger
 
@@ -160,7 +161,8 @@ class EvidenceClient:
     """What an organisation's agent uses to ask its own evidence server."""
 
     def __init__(self, base_url: str, token: str) -> None:
-        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30,
+                                 verify=tls_context())
 
     def close(self) -> None:
         self.http.close()

@@ -35,6 +35,7 @@ from signoff.incident.workspace import Workspace
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
+from signoff.kernel.tls import tls_context
 from signoff.trust import KeyStore
 
 CANARIES = {
@@ -54,7 +55,8 @@ def _attempt(name: str, call: Callable[[], Any], fix: str, ok_detail: str) -> Ch
 def _services(inc: Incident) -> list[Check]:
     assert inc.rooms_server is not None
     url = inc.rooms_server.url
-    checks = [_attempt("room server up", lambda: httpx.get(f"{url}/health", timeout=5).raise_for_status(),
+    checks = [_attempt("room server up",
+                       lambda: httpx.get(f"{url}/health", timeout=5, verify=tls_context()).raise_for_status(),
                        "start the room server (`signoff serve`), or look at its log", f"answers at {url}")]
     for org in ORGS:
         def own(org: str = org) -> None:

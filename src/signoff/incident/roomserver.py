@@ -14,6 +14,7 @@ import sys
 from types import TracebackType
 
 from signoff.kernel.errors import UnavailableError
+from signoff.kernel.tls import tls_context
 
 # A short long-poll wait: the incident's services poll each room in turn.
 POLL_WAIT = 0.002
@@ -66,7 +67,7 @@ class RoomServerProcess:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
-                httpx.get(f"{self.url}/users/me", timeout=2)
+                httpx.get(f"{self.url}/users/me", timeout=2, verify=tls_context())
                 return
             except httpx.HTTPError:
                 time.sleep(0.02)

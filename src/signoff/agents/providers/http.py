@@ -24,6 +24,7 @@ import httpx
 
 from signoff.agents.providers.base import CallFailed, ProviderSettings
 from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.tls import tls_context
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 # Error codes that mean money ran out, not "slow down": retrying cannot help.
@@ -84,7 +85,7 @@ def post_json(
     name = ps.provider
     attempts = 0
     timeout = httpx.Timeout(ps.timeout, connect=min(ps.timeout, 10.0))
-    with httpx.Client(timeout=timeout, transport=transport, follow_redirects=False) as http:
+    with httpx.Client(timeout=timeout, transport=transport, follow_redirects=False, verify=tls_context()) as http:
         while True:
             if cancel is not None and cancel.is_set():
                 raise CallFailed(f"{name} call cancelled before it was sent", "nothing was spent",

@@ -12,6 +12,7 @@ from signoff.kernel.errors import (
     SignoffError,
     UnavailableError,
 )
+from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
 from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.streams import Frame, StreamParams
@@ -32,7 +33,7 @@ class HttpTransport(Transport):
         self._base = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {api_key}"}
         self._read_timeout = read_timeout
-        self._http = client or httpx.AsyncClient(timeout=timeout)
+        self._http = client or httpx.AsyncClient(timeout=timeout, verify=tls_context())
 
     def _url(self, path: str) -> str:
         return f"{self._base}/agents/{self.agent_id}{path}"

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
+from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
 
 SWITCH_COOKIE = "switch_auth"
@@ -55,7 +56,7 @@ class Operator(ABC):
 class _Http:
     def __init__(self, base_url: str, timeout: float, transport: httpx.BaseTransport | None) -> None:
         self.base = base_url.rstrip("/")
-        self.http = httpx.Client(base_url=self.base, timeout=timeout, transport=transport)
+        self.http = httpx.Client(base_url=self.base, timeout=timeout, transport=transport, verify=tls_context())
 
     def send(self, method: str, path: str, headers: dict[str, str], **kwargs: Any) -> httpx.Response:
         try:

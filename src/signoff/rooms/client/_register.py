@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import UnavailableError, UsageError
+from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
 
 CONNECTOR_TYPE = "signoff"
@@ -50,7 +51,7 @@ def register_agent(base_url: str, registration_key: str, name: str, description:
                    http: httpx.Client | None = None) -> Registered:
     """`POST /agents` with the body every server accepts; returns the agent id and its key."""
     base = base_url.rstrip("/")
-    client = http or httpx.Client(timeout=30.0)
+    client = http or httpx.Client(timeout=30.0, verify=tls_context())
     try:
         response = client.post(f"{base}/agents", json=registration_body(
             name, description, overwrite=overwrite, connection_model=connection_model),

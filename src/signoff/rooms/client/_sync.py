@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
+from signoff.kernel.tls import tls_context
 from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._context import page_back_sync
 from signoff.rooms.client._http import CONNECTION_HEADER, error_from_response
@@ -313,7 +314,7 @@ class _HttpBase:
     def __init__(self, base_url: str, token: str, timeout: float) -> None:
         self._base = base_url.rstrip("/")
         self._http = httpx.Client(base_url=self._base, headers={"Authorization": f"Bearer {token}"},
-                                  timeout=timeout)
+                                  timeout=timeout, verify=tls_context())
 
     def _send(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
