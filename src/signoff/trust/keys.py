@@ -9,6 +9,7 @@ store's own.
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,13 +97,21 @@ class KeyStore:
         pem = private.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
-        # O_EXCL: two processes creating the same key at once must not overwrite each other.
+        # Written whole under a name of its own, then linked into place: a link fails when the key
+        # exists, so of two processes (or threads) creating it at once one wins and the other loads
+        # the winner's key, and nobody ever reads a key file that is still being written.
+        fd, staged = tempfile.mkstemp(dir=self.root, prefix=f".{name}.", suffix=".staged")
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return self.load(name)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(pem)
+            with os.fdopen(fd, "wb") as fh:  # mkstemp makes it 0600
+                fh.write(pem)
+                fh.flush()
+                os.fsync(fh.fileno())
+            try:
+                os.link(staged, path)
+            except FileExistsError:
+                return self.load(name)
+        finally:
+            os.unlink(staged)
         key = SigningKey(private, name)
         (self.root / f"{name}.pub").write_text(key.public.hex() + "\n")
         return key
