@@ -95,12 +95,13 @@ def is_postgres(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql"
 
 
-def _alembic_config(conn: Connection) -> Config:
+def _alembic_config(conn: Connection | None = None) -> Config:
     from alembic.config import Config
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    cfg.attributes["connection"] = conn
+    if conn is not None:
+        cfg.attributes["connection"] = conn
     return cfg
 
 
@@ -117,12 +118,9 @@ def script_heads() -> frozenset[str]:
 
 
 def _script_directory() -> ScriptDirectory:
-    from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    return ScriptDirectory.from_config(cfg)
+    return ScriptDirectory.from_config(_alembic_config())
 
 
 @contextlib.contextmanager
