@@ -18,8 +18,7 @@ from signoff.github.auth import TokenAuth
 from signoff.github.client import GitHubClient
 from signoff.incident.evidence_server import EvidenceClient
 from signoff.kernel.tls import tls_context
-from signoff.rooms.client import HttpSyncTransport, HttpUserTransport
-from signoff.rooms.client._http import HttpTransport
+from signoff.rooms.client import HttpSyncTransport, HttpTransport, HttpUserTransport
 
 
 def test_the_shared_context_verifies_certificates_and_host_names() -> None:
