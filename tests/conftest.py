@@ -15,6 +15,9 @@ import pytest
 from tests.support.pg import PgServer, pg_bin
 from tests.support.requires import require
 from tests.support.synapse_fixture import synapse  # noqa: F401  (the session's Synapse, for tests/bridges)
+from tests.support.template_db import copied_sqlite_migrations, migrated_pg_template
+
+REAL_MIGRATIONS = "real_migrations"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -48,23 +51,42 @@ def pg_server() -> Iterator[str]:
         server.stop()
 
 
-def _fresh_pg_database(server_url: str) -> str:
+@pytest.fixture(autouse=True)
+def _migrations_from_template(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fresh SQLite ledgers opened in the test's own process start as a copy of a migrated template
+    (tests/support/template_db.py); a test marked `real_migrations` migrates for real."""
+    if request.node.get_closest_marker(REAL_MIGRATIONS):
+        yield
+        return
+    with copied_sqlite_migrations():
+        yield
+
+
+@pytest.fixture(scope="session")
+def _pg_template(pg_server: str) -> str:
+    return migrated_pg_template(pg_server)
+
+
+def _fresh_pg_database(request: pytest.FixtureRequest, server_url: str) -> str:
+    """A new database on the server: a copy of the migrated template, or empty for a test marked
+    `real_migrations`."""
     import psycopg
 
     name = f"t_{uuid.uuid4().hex[:12]}"
-    conninfo = server_url.replace("postgresql://", "postgresql://", 1)
-    with psycopg.connect(conninfo, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+    template = "" if request.node.get_closest_marker(REAL_MIGRATIONS) else \
+        f' TEMPLATE "{request.getfixturevalue("_pg_template")}"'
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"{template}')
     return server_url.replace("/postgres?", f"/{name}?", 1)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A fresh, empty database of each kind."""
+    """A fresh database of each kind, at the newest schema (empty for a test marked `real_migrations`)."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'ledger.db'}"
     server = request.getfixturevalue("pg_server")
-    return _fresh_pg_database(server)
+    return _fresh_pg_database(request, server)
 
 
 @pytest.fixture

@@ -7,10 +7,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from sqlalchemy import text
 
 from signoff.ledger import Ledger
 from signoff.ledger.engine import HEADS, make_engine, migrate, script_heads, stored_revisions
+
+# These tests are about the migration path itself: fresh databases here are empty, not template copies.
+pytestmark = pytest.mark.real_migrations
 
 
 def test_the_known_heads_are_the_heads_of_the_migration_scripts() -> None:

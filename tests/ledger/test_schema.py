@@ -16,6 +16,9 @@ from signoff.ledger import Ledger
 from signoff.ledger.schema import metadata
 from signoff.rooms import tables as rooms_tables
 
+# These tests are about the migration path itself: fresh databases here are empty, not template copies.
+pytestmark = pytest.mark.real_migrations
+
 TABLE_SETS = {
     "ledger": {"cases", "events", "chain_head", "idempotency", "outbox", "counters", "checkpoints"},
     "rooms": {t.name for t in vars(rooms_tables).values() if getattr(t, "metadata", None) is metadata},

@@ -68,8 +68,9 @@ class Deployment:
 
 
 @pytest.fixture(scope="module")
-def deployment(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
-    db_url = _fresh_pg_database(pg_server)
+def deployment(request: pytest.FixtureRequest, pg_server: str,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    db_url = _fresh_pg_database(request, pg_server)
     ledger = Ledger.from_url(db_url)
     world = make_world(RoomService(ledger))
     ledger.close()
