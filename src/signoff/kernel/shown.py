@@ -35,6 +35,13 @@ def short(digest: str) -> str:
     return digest[:SHORT]
 
 
+def names(given: str, digest: str) -> bool:
+    """Whether `given` names `digest`: all of it, or its first `SHORT` or more hex digits (a git
+    commit id is a digest too)."""
+    given = given.strip().lower()
+    return bool(_HEX.match(given)) and len(digest) >= len(given) and hmac.compare_digest(digest[:len(given)], given)
+
+
 def check_shown(given: str | None, content: Any, what: str, fix: str) -> None:
     """Refuse (ConflictError, nothing recorded) unless `given` is the digest, or its first `SHORT` or
     more hex digits, of `content` as it is now. `what` names the content in the message."""
@@ -45,6 +52,6 @@ def check_shown(given: str | None, content: Any, what: str, fix: str) -> None:
     if not _HEX.match(given):
         raise UsageError(f"{given[:70]!r} is not the digest of a shown {what}", fix)
     now = shown_digest(content)
-    if not hmac.compare_digest(now[:len(given)], given):
+    if not names(given, now):
         raise ConflictError(f"the {what} changed since it was shown (shown {short(given)}, now {short(now)}); "
                             "nothing was recorded", fix)
