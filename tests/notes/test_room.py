@@ -255,3 +255,21 @@ def test_notes_room_cli_on_a_server_at_rooms_url(rooms: RoomService, template: P
         assert json.loads(capsys.readouterr().out) == []
     finally:
         server.stop()
+
+
+def test_a_room_approval_of_text_edited_since_it_was_shown_is_refused(rooms: RoomService, template: Path,
+                                                                      tmp_path: Path) -> None:
+    """Alice copies `approve S2 #<digest>` from her page; Bob edits S2 in the room before it is read:
+    her approval is answered with the refusal and records nothing."""
+    run, alice, notes, (room,) = _alice_and_notes(rooms, template, tmp_path, "release-2")
+    bob, _ = rooms.create_user("bob", "Bob")
+    rooms.add_member(alice, room.id, user_name="bob")
+    seen = named(rooms.ledger, run, "approve S2")
+    edit = named(rooms.ledger, run, "edit S2 " + "Notably, " + state_of(rooms.ledger, run).get("S2").text)
+    rooms.post_message(bob, room.id, edit, target_names=["notes"])
+    rooms.post_message(alice, room.id, seen, target_names=["notes"])
+    out = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
+    assert [(o.command, o.applied) for o in out] == [(edit, True), (seen, False)]
+    assert "the sentence S2 changed since it was shown" in out[1].detail and "reload" in out[1].detail
+    assert [d["action"] for d in decisions(rooms.ledger, run)] == ["edit"]
+    assert state_of(rooms.ledger, run).get("S2").status == "pending"
