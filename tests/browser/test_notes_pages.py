@@ -17,7 +17,7 @@ import pytest
 from signoff.cli.demo_notes import BASELINE, build_history
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
-from signoff.notes.decisions import decide, decisions, state_of
+from signoff.notes.decisions import decide, decisions, shown_of, state_of
 from signoff.notes.run import start_run
 from tests.browser.conftest import Site, axe_violations, make_site, overflow, tab_to
 from tests.support.requires import require_binary
@@ -164,14 +164,17 @@ def test_attacks_on_the_decisions_are_refused_and_record_nothing(review: Review)
         shown = bob.get("/notes/runs/attacked").text
         assert "You can read this run" in shown  # reading is open to everyone signed in
         assert "&lt;img src=x" in shown and "<img src=x" not in shown  # an edit's markup is text
-        r = alice.post(url, data={"csrf": csrf, "action": "approve", "sentence": "S1"})
+        shown = shown_of(state_of(review.ledger, run), "approve", "S1")
+        r = alice.post(url, data={"csrf": csrf, "action": "approve", "sentence": "S1", "shown": shown})
         assert r.status_code == 403 and "S1 does not verify: NUMBER_UNSUPPORTED" in r.text
+        r = alice.post(url, data={"csrf": csrf, "action": "approve", "sentence": "S1"})
+        assert r.status_code == 400 and "does not say which text it was shown" in r.text
         for form, message in (({"action": "frobnicate"}, "not a decision"),
                               ({"action": "approve", "sentence": "S99"}, "no sentence S99"),
                               ({"action": "approve", "sentence": "S1 S2"}, "takes nothing after the id"),
                               ({"action": "edit", "sentence": "S2", "text": "one\n# two"}, "line break"),
                               ({"action": "edit", "sentence": "S2", "text": "  "}, "needs the new text")):
-            r = alice.post(url, data={"csrf": csrf, **form})
+            r = alice.post(url, data={"csrf": csrf, "shown": shown, **form})
             assert r.status_code == 400 and message in r.text, form
         # Spelt so that the client sends them as they are (it would resolve a plain `..` itself).
         for name in ("%2e%2e", "%2e%2e%2F%2e%2e", "..%2Fsignoff.db", "%2e%2e/%2e%2e/etc", "attacked/%2e%2e/%2e%2e/web",

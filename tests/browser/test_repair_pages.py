@@ -171,6 +171,10 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
 
     contract = page.get_by_role("region", name="Contract")
     assert digest in contract.inner_text() and "test_coupon.py::test_coupon_applies_once" in contract.inner_text()
+    # The harness files the digest names, each with its own digest and text, before approving.
+    harness = contract.get_by_role("list", name="Harness files")
+    harness.get_by_text("test_coupon.py").click()
+    assert "def test_coupon_applies_once" in harness.locator("pre.harness-file").inner_text()
     assert REPORT in page.get_by_role("region", name="Report untrusted").inner_text()
     assert axe_violations(page) == [] and overflow(page) == 0
     contract.scroll_into_view_if_needed()
@@ -202,11 +206,14 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     assert "approved" in timeline and "verdict: VERIFIED" in timeline and "review requested" in timeline
     assert axe_violations(page) == [] and overflow(page) == 0
 
-    # Accept, with the keyboard alone.
+    # Accept, with the keyboard alone: it names the candidate the page shows.
+    candidate = str((read_case(w.ledger, case_id).last_verdict or {})["candidate"])
     page.locator("h1").click()
-    tab_to(page, f"Accept {case_id}")
+    tab_to(page, f"Accept {case_id} (candidate {candidate[:12]})")
     page.keyboard.press("Enter")
     page.get_by_role("status").wait_for()
+    sent = [m for m in r.rooms.read_messages(r.operator, r.room_id, limit=1000) if m["sender"] == r.operator.sender]
+    assert sent[-1]["body"] == f"@{r.verifier.name} accept {case_id} {candidate}"
     w.verifier_runs(r)
     assert w.state(case_id) == "ACCEPTED"
     page.goto(f"/repair/{case_id}")

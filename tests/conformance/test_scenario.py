@@ -241,7 +241,7 @@ def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) ->
     people), a command from anyone else is refused, and every command is answered once."""
     from signoff.kernel.settings import Settings
     from signoff.ledger import Ledger
-    from signoff.notes.decisions import decisions
+    from signoff.notes.decisions import bound, decisions, state_of
     from signoff.notes.room import poll_room_client
     from signoff.notes.run import start_run
     from signoff.rooms.client import Identities
@@ -259,7 +259,8 @@ def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) ->
             target.step("notes decisions")
             decider = await p.reviewer.post_message("hello")  # learn the stand-in's sender id from a receipt
             identities = Identities.configured({"alice": decider.sender})
-            approve = await p.reviewer.send_targeted_message("approve all", [p.fixer_name])
+            named = bound("approve all", state_of(ledger, tmp_path / "run"))  # as the page or CLI shows it
+            approve = await p.reviewer.send_targeted_message(named, [p.fixer_name])
             unknown = await p.reviewer.send_targeted_message("I think approve S2", [p.fixer_name])
             out = await poll_room_client(tmp_path / "run", ledger, p.fixer, p.fixer_name, p.room_id, ["alice"],
                                          identities)

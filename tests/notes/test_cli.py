@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,22 @@ def test_demo_notes(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert summary["ok"] and not summary["baseline"]["ok"] and summary["ours"]["ok"]
     assert {u["token"] for u in summary["baseline"]["unsupported"]} == {"35%"}
     assert summary["rejected_in_review"]
+
+
+def test_a_cli_decision_is_bound_to_the_text_it_names_or_prints(home: Path, history: Repo,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Alice reads `status` and types the digest it showed; Bob edits S2 first: her approval of S2 is
+    refused (exit 4) and nothing is recorded. Without a digest, the CLI prints the text it decides on."""
+    assert run(capsys, "notes", "run", "--repo", str(history.path), "--out", "r", "--script", "demo")[0] == 0
+    code, out, _ = run(capsys, "notes", "status", "r")
+    seen = re.search(r"pending S2 #([0-9a-f]{12}): (.*) \[", out)
+    assert code == 0 and seen
+    code, out, _ = run(capsys, "notes", "decide", "r", f"edit S2 Notably, {seen.group(2)}", "--by", "bob")
+    assert code == 0 and f"deciding on S2: {seen.group(2)} [" in out
+    code, _, err = run(capsys, "notes", "decide", "r", f"approve S2 #{seen.group(1)}", "--by", "alice")
+    assert code == 4 and "sentence S2 changed since it was shown" in err and "signoff notes status" in err
+    code, out, _ = run(capsys, "notes", "status", "r", "--json")
+    status = json.loads(out)
+    assert status["decisions"] == 1 and status["sentences"][1]["status"] == "pending"
+    code, _, _ = run(capsys, "notes", "decide", "r", f"approve S2 #{status['shown']['S2']}", "--by", "alice")
+    assert code == 0

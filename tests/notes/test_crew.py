@@ -14,7 +14,7 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.notes.crew import EDITOR, ROLES, SCOUT, WRITER, Crew, NotesAgent, handoffs
-from signoff.notes.decisions import state_of
+from signoff.notes.decisions import bound, state_of
 from signoff.notes.room import poll_room
 from signoff.notes.run import load_review
 from signoff.rooms import RoomService
@@ -106,10 +106,13 @@ def test_the_crew_hands_work_over_by_receipt_and_refuses_copies(crew: tuple[Crew
 
     # People decide through the listener, as before.
     listener = world.agents["notes"][0]
-    service.post_message(world.alice, room, "approve all", target_names=["notes"])
-    service.post_message(world.alice, room, "ship", target_names=["notes"])
+    approve_all = bound("approve all", state_of(service.ledger, folder))
+    service.post_message(world.alice, room, approve_all, target_names=["notes"])
     outcomes = poll_room(folder, service, listener, room, ["alice"], people)
-    assert [(o.command, o.applied) for o in outcomes] == [("approve all", True), ("ship", True)]
+    ship = bound("ship", state_of(service.ledger, folder))
+    service.post_message(world.alice, room, ship, target_names=["notes"])
+    outcomes += poll_room(folder, service, listener, room, ["alice"], people)
+    assert [(o.command, o.applied) for o in outcomes] == [(approve_all, True), (ship, True)]
     assert state_of(service.ledger, folder).shipped
 
 

@@ -1,5 +1,6 @@
 """Decisions from a room: the authenticated sender decides, never a name in the text; agents and
-people who are not deciders are refused; a redelivered message is applied once."""
+people who are not deciders are refused; a redelivered message is applied once; a command names the
+digest of the text it decides on, and one that names none is answered with that text instead."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent
-from signoff.notes.decisions import decisions, state_of
+from signoff.notes.decisions import bound, decisions, state_of
 from signoff.notes.room import cursor_case, poll_room
 from signoff.notes.run import start_run
 from signoff.rooms import OPEN, Principal, Room, RoomService
@@ -25,6 +26,11 @@ def rooms(sqlite_url: str) -> Iterator[RoomService]:
     ledger = Ledger.from_url(sqlite_url, FixedClock(1_800_000_000.0))
     yield RoomService(ledger)
     ledger.close()
+
+
+def named(ledger: Ledger, run: Path, command: str) -> str:
+    """`command` naming the digest of what it decides on now, as a person copies it from the page."""
+    return bound(command, state_of(ledger, run))
 
 
 @pytest.fixture(scope="module")
@@ -49,20 +55,26 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
     def say(who: object, text: str) -> str:
         return rooms.post_message(who, room.id, text, target_names=["notes"]).message_id  # type: ignore[arg-type]
 
-    say(alice, "approve all")
+    say(alice, "approve all")  # names no text: answered with the text and the command that names it
+    approve_all = named(rooms.ledger, run, "approve all")
+    say(alice, approve_all)
     say(mallory, "ship")
     say(fixer, "approve S1")
     rooms.post_message(bob, room.id, "I think @notes approve S2")
-    say(alice, "edit S1 This release brings 99 commits.")
-    say(alice, "ship")
+    edit = named(rooms.ledger, run, "edit S1 This release brings 99 commits.")
+    say(alice, edit)
     out = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
     assert [(o.command, o.applied) for o in out] == [
-        ("approve all", True), ("ship", False), ("approve S1", False), ("I think @notes approve S2", False),
-        ("edit S1 This release brings 99 commits.", True), ("ship", False)]
-    assert "mallory is not a decider" in out[1].detail
-    assert "agents cannot" in out[2].detail
-    assert "right after the mention" in out[3].detail
-    assert "S1: not approved since its edit; NUMBER_UNSUPPORTED '99'" in out[5].detail
+        ("approve all", False), (approve_all, True), ("ship", False), ("approve S1", False),
+        ("I think @notes approve S2", False), (edit, True)]
+    assert "names no text" in out[0].detail and f"send `@notes {approve_all}`" in out[0].detail
+    assert "S1: This release brings" in out[0].detail
+    assert "mallory is not a decider" in out[2].detail
+    assert "agents cannot" in out[3].detail
+    assert "right after the mention" in out[4].detail
+    say(alice, named(rooms.ledger, run, "ship"))
+    (out,) = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
+    assert not out.applied and "S1: not approved since its edit; NUMBER_UNSUPPORTED '99'" in out.detail
 
     recorded = decisions(rooms.ledger, run)
     assert [d["action"] for d in recorded] == ["approve", "edit"]
@@ -70,11 +82,13 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
                and d["ref"]["sender"] == alice.sender for d in recorded)
 
     assert poll_room(run, rooms, notes, room.id, ["alice", "bob"]) == []  # cursor kept in the run
-    say(bob, "reject S1")
-    say(bob, "ship")
+    reject = named(rooms.ledger, run, "reject S1")
+    say(bob, reject)
+    assert [o.applied for o in poll_room(run, rooms, notes, room.id, ["alice", "bob"])] == [True]
+    ship = named(rooms.ledger, run, "ship")
+    say(bob, ship)
     out = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
-    assert [(o.command, o.applied, o.detail) for o in out] == [("reject S1", True, "recorded"),
-                                                                ("ship", True, "shipped")]
+    assert [(o.command, o.applied, o.detail) for o in out] == [(ship, True, "shipped")]
     assert state_of(rooms.ledger, run).shipped
 
     # A redelivery (cursor reset to the start) applies nothing twice.
@@ -119,8 +133,9 @@ def test_a_poll_that_dies_before_saving_its_cursor_applies_nothing_twice(
     import signoff.notes.room as room_module
 
     run, alice, notes, (room,) = _alice_and_notes(rooms, template, tmp_path, "release-1")
-    rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
-    rooms.post_message(alice, room.id, "reject S1", target_names=["notes"])
+    approve_all, reject = named(rooms.ledger, run, "approve all"), named(rooms.ledger, run, "reject S1")
+    rooms.post_message(alice, room.id, approve_all, target_names=["notes"])
+    rooms.post_message(alice, room.id, reject, target_names=["notes"])
 
     def crashing_save(*args: object) -> None:
         raise _Crash()
@@ -132,7 +147,7 @@ def test_a_poll_that_dies_before_saving_its_cursor_applies_nothing_twice(
     monkeypatch.undo()
 
     out = poll_room(run, rooms, notes, room.id, ["alice"])  # reads both messages again
-    assert [(o.command, o.applied) for o in out] == [("approve all", True), ("reject S1", True)]
+    assert [(o.command, o.applied) for o in out] == [(approve_all, True), (reject, True)]
     assert [d["action"] for d in decisions(rooms.ledger, run)] == ["approve", "reject"]
     assert poll_room(run, rooms, notes, room.id, ["alice"]) == []  # the cursor is saved now
 
@@ -146,8 +161,9 @@ def test_configured_identities_decide_and_a_copied_display_name_does_not(
     rooms.add_member(alice, room.id, user_name="mallory")
     # Sender ids as an external server would write them: opaque, bound by configuration only.
     identities = Identities.configured({"alice": alice.sender})
-    rooms.post_message(mallory, room.id, "approve all", target_names=["notes"])
-    rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
+    approve_all = named(rooms.ledger, run, "approve all")
+    rooms.post_message(mallory, room.id, approve_all, target_names=["notes"])
+    rooms.post_message(alice, room.id, approve_all, target_names=["notes"])
     out = poll_room(run, rooms, notes, room.id, ["alice", "mallory"], identities)
     assert [(o.sender, o.applied) for o in out] == [(mallory.sender, False), (alice.sender, True)]
     assert "not bound to anyone" in out[0].detail
@@ -180,21 +196,24 @@ def test_decisions_through_the_rooms_client_on_any_server(rooms: RoomService, te
                                               identities)
         return asyncio.run(go())
 
-    rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
+    approve_all = named(rooms.ledger, run, "approve all")
+    rooms.post_message(alice, room.id, approve_all, target_names=["notes"])
     rooms.post_message(mallory, room.id, "ship", target_names=["notes"])
     rooms.post_message(bob, room.id, "I think @notes approve S2")
     rooms.post_message(alice, room.id, "just chatting")
     out = poll()
     assert [(o.sender, o.command, o.applied) for o in out] == [
-        (alice.sender, "approve all", True), (mallory.sender, "ship", False),
+        (alice.sender, approve_all, True), (mallory.sender, "ship", False),
         (bob.sender, "I think @notes approve S2", False)]
     assert "not bound to anyone" in out[1].detail and "right after the mention" in out[2].detail
     assert poll() == []  # answered once; the replies (which mention @notes) are not commands
-    rooms.post_message(bob, room.id, "reject S1", target_names=["notes"])
-    rooms.post_message(bob, room.id, "ship", target_names=["notes"])
+    reject = named(rooms.ledger, run, "reject S1")
+    rooms.post_message(bob, room.id, reject, target_names=["notes"])
     out = poll()
-    assert [(o.command, o.applied, o.detail) for o in out] == [("reject S1", True, "recorded"),
-                                                                ("ship", True, "shipped")]
+    ship = named(rooms.ledger, run, "ship")
+    rooms.post_message(bob, room.id, ship, target_names=["notes"])
+    out += poll()
+    assert [(o.command, o.applied, o.detail) for o in out] == [(reject, True, "recorded"), (ship, True, "shipped")]
     assert [(d["by"], d["ref"]["sender"]) for d in decisions(rooms.ledger, run)] == [
         ("alice", alice.sender), ("bob", bob.sender), ("bob", bob.sender)]
     replies = [m for m in rooms.read_messages(alice, room.id, limit=1000) if m["sender"] == notes.sender]
@@ -227,11 +246,30 @@ def test_notes_room_cli_on_a_server_at_rooms_url(rooms: RoomService, template: P
         assert main(["notes", "room", str(run), "--room", room.id, "--decider", "alice"]) == 2
         assert "[rooms.people]" in capsys.readouterr().err
         config.write_text(config.read_text() + f'[rooms.people]\nalice = "{alice.sender}"\n')
-        rooms.post_message(alice, room.id, "approve all", target_names=["notes"])
+        approve_all = named(rooms.ledger, run, "approve all")
+        rooms.post_message(alice, room.id, approve_all, target_names=["notes"])
         assert main(["notes", "room", str(run), "--room", room.id, "--decider", "alice", "--json"]) == 0
         [outcome] = json.loads(capsys.readouterr().out)
-        assert (outcome["command"], outcome["applied"], outcome["sender"]) == ("approve all", True, alice.sender)
+        assert (outcome["command"], outcome["applied"], outcome["sender"]) == (approve_all, True, alice.sender)
         assert main(["notes", "room", str(run), "--room", room.id, "--decider", "alice", "--json"]) == 0
         assert json.loads(capsys.readouterr().out) == []
     finally:
         server.stop()
+
+
+def test_a_room_approval_of_text_edited_since_it_was_shown_is_refused(rooms: RoomService, template: Path,
+                                                                      tmp_path: Path) -> None:
+    """Alice copies `approve S2 #<digest>` from her page; Bob edits S2 in the room before it is read:
+    her approval is answered with the refusal and records nothing."""
+    run, alice, notes, (room,) = _alice_and_notes(rooms, template, tmp_path, "release-2")
+    bob, _ = rooms.create_user("bob", "Bob")
+    rooms.add_member(alice, room.id, user_name="bob")
+    seen = named(rooms.ledger, run, "approve S2")
+    edit = named(rooms.ledger, run, "edit S2 " + "Notably, " + state_of(rooms.ledger, run).get("S2").text)
+    rooms.post_message(bob, room.id, edit, target_names=["notes"])
+    rooms.post_message(alice, room.id, seen, target_names=["notes"])
+    out = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
+    assert [(o.command, o.applied) for o in out] == [(edit, True), (seen, False)]
+    assert "the sentence S2 changed since it was shown" in out[1].detail and "reload" in out[1].detail
+    assert [d["action"] for d in decisions(rooms.ledger, run)] == ["edit"]
+    assert state_of(rooms.ledger, run).get("S2").status == "pending"

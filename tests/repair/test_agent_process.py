@@ -273,7 +273,12 @@ def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage
             assert wait_for(lambda: any(c["request_id"] == REVIEW_CARD for c in stage.alice.pending()), WAIT)
             assert stage.alice.answer(REVIEW_CARD, "accept")["outcome"] == "accepted"
         else:
-            stage.alice.post(stage.room_id, "accept coupon-01", ["verifier"])
+            ledger = stage.ledger()
+            try:
+                candidate = str((read_case(ledger, "coupon-01").last_verdict or {})["candidate"])
+            finally:
+                ledger.close()
+            stage.alice.post(stage.room_id, f"accept coupon-01 {candidate[:12]}", ["verifier"])
         assert wait_for(lambda: _case_state(stage) == "ACCEPTED", WAIT), (
             _case_state(stage), verifier.said(), fixer.said(), _diagnosis(stage))
         assert wait_for(lambda: any("coupon-01 accepted" in b for b in _bodies(stage)), WAIT)

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
+from signoff.kernel.digests import sha256_file
+from signoff.repair import read_case
 from signoff.repair.fixture import FixtureRepo, examples_root
 from tests.support.requires import require_sandbox
 
@@ -115,10 +117,18 @@ def test_watch_and_run_drive_a_room_case(home: Path, coupon: FixtureRepo, tmp_pa
     rooms.post_message(alice, room.id, "@verifier the coupon is applied twice")
     assert main(["repair", "run"]) == 0
     assert "coupon-01        CONTRACT_PROPOSED" in capsys.readouterr().out
+    # The harness the contract names can be read, file by file, before approving it.
+    assert main(["repair", "harness", "coupon-01"]) == 0
+    shown = capsys.readouterr().out
+    assert "def test_coupon_applies_once" in shown and (Path(HARNESS) / "test_coupon.py").read_text() in shown
+    assert main(["repair", "harness", "coupon-01", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["files"]
+    assert entry["path"] == "test_coupon.py" and entry["sha256"] == sha256_file(Path(HARNESS) / "test_coupon.py")
     rooms.post_message(alice, room.id, "@verifier approve coupon-01")
     assert main(["repair", "run"]) == 0
     assert "coupon-01        AWAITING_REVIEW" in capsys.readouterr().out
-    rooms.post_message(alice, room.id, "@verifier accept coupon-01")
+    candidate = str((read_case(rooms.ledger, "coupon-01").last_verdict or {})["candidate"])
+    rooms.post_message(alice, room.id, f"@verifier accept coupon-01 {candidate[:12]}")
     assert main(["repair", "run"]) == 0
     assert "coupon-01        ACCEPTED" in capsys.readouterr().out
     bad = tmp_path / "bad.toml"

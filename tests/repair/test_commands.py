@@ -36,9 +36,13 @@ def _case(state: str = "CONTRACT_PROPOSED", **changes: object) -> CaseState:
     return replace(st, **changes)  # type: ignore[arg-type]
 
 
+CANDIDATE = "c2" * 20  # the candidate under review in these cases
+
+
 def _command(verb: str = "approve", *, room_id: str = "room-1", sender: str = OPERATOR, exact: bool = True,
-             digest: str = DIGEST) -> OperatorCommand:
-    return OperatorCommand(verb, "coupon-01", exact, "$m1", room_id, sender, digest if verb == "approve" else "")
+             digest: str = DIGEST, candidate: str = CANDIDATE[:12]) -> OperatorCommand:
+    return OperatorCommand(verb, "coupon-01", exact, "$m1", room_id, sender, digest if verb == "approve" else "",
+                           candidate=candidate if verb == "accept" else "")
 
 
 def _refused(events: list, jobs: list) -> str:  # type: ignore[type-arg]
@@ -50,10 +54,14 @@ def _refused(events: list, jobs: list) -> str:  # type: ignore[type-arg]
 
 
 def test_parse_command_tells_commands_from_reports_and_exact_from_embedded() -> None:
-    assert parse_command("@verifier approve coupon-01", VERIFIER) == ("approve", "coupon-01", True)
-    assert parse_command("  @verifier accept coupon-01 \n", VERIFIER) == ("accept", "coupon-01", True)
-    assert parse_command("> @verifier approve coupon-01\nlooks right", VERIFIER) == ("approve", "coupon-01", False)
-    assert parse_command("@other approve coupon-01", VERIFIER) == ("approve", "coupon-01", False)
+    assert parse_command("@verifier approve coupon-01", VERIFIER) == ("approve", "coupon-01", True, "")
+    assert parse_command("  @verifier accept coupon-01 \n", VERIFIER) == ("accept", "coupon-01", True, "")
+    assert parse_command(f"@verifier accept coupon-01 {'c' * 12}", VERIFIER) == ("accept", "coupon-01", True, "c" * 12)
+    assert parse_command(f"@verifier approve coupon-01 {'c' * 12}", VERIFIER) == (
+        "approve", "coupon-01", False, "c" * 12)  # only an acceptance names a commit
+    assert parse_command("> @verifier approve coupon-01\nlooks right", VERIFIER) == (
+        "approve", "coupon-01", False, "")
+    assert parse_command("@other approve coupon-01", VERIFIER) == ("approve", "coupon-01", False, "")
     assert parse_command("@verifier the coupon is applied twice", VERIFIER) is None
 
 
@@ -85,11 +93,27 @@ def test_accept_needs_review_and_a_verified_candidate() -> None:
     assert "not awaiting review" in _refused(*decide(_case("CANDIDATE"), _command("accept"), VERIFIER))
     rejected = _case("AWAITING_REVIEW", verdicts={1: {"verdict": "REJECTED"}}, candidates={1: "c1"})
     assert "no VERIFIED candidate" in _refused(*decide(rejected, _command("accept"), VERIFIER))
-    verified = _case("AWAITING_REVIEW", verdicts={1: {"verdict": "REJECTED"}, 2: {"verdict": "VERIFIED"}},
-                     candidates={1: "c1", 2: "c2"})
+    verified = _case("AWAITING_REVIEW", verdicts={1: {"verdict": "REJECTED", "candidate": "c1" * 20},
+                                                  2: {"verdict": "VERIFIED", "candidate": CANDIDATE}},
+                     candidates={1: "c1" * 20, 2: CANDIDATE})
     events, jobs = decide(verified, _command("accept"), VERIFIER)
-    assert [e.type for e in events] == ["repair.accepted"] and events[0].payload["candidate"] == "c2"
+    assert [e.type for e in events] == ["repair.accepted"] and events[0].payload["candidate"] == CANDIDATE
     assert jobs[0].payload["text"] == "coupon-01 accepted."
+
+
+def test_an_acceptance_counts_only_for_the_candidate_it_names() -> None:
+    """The operator reviewed attempt 1; a later candidate is under review when the acceptance
+    arrives: it accepts nothing. One that names no candidate is told which to review."""
+    verified = _case("AWAITING_REVIEW", verdicts={2: {"verdict": "VERIFIED", "candidate": CANDIDATE}},
+                     candidates={1: "c1" * 20, 2: CANDIDATE})
+    why = _refused(*decide(verified, _command("accept", candidate="c1" * 6), VERIFIER))
+    assert "is not the one under review" in why and CANDIDATE[:12] in why
+    for shorter in ("", CANDIDATE[:11]):  # none, or too few digits to name one
+        why = _refused(*decide(verified, _command("accept", candidate=shorter), VERIFIER))
+        assert "accept refused" in why
+    assert "names the candidate" in _refused(*decide(verified, _command("accept", candidate=""), VERIFIER))
+    events, _ = decide(verified, _command("accept", candidate=CANDIDATE), VERIFIER)  # the full id names it too
+    assert [e.type for e in events] == ["repair.accepted"]
 
 
 def test_reject_closes_a_case_under_review_whatever_its_verdict() -> None:

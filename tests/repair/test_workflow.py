@@ -97,10 +97,17 @@ def test_full_flow_to_accepted_with_refusals(any_db_settings: Settings, coupon: 
     assert "-    return discounted" in st.verdicts[2]["diff"]
     assert verify_file(Path(st.verdicts[2]["evidence"]), KeyStore(settings.keys_dir).trusted()).ok
 
-    r.say(r.bystander, f"@{v} accept {case_id}")
+    candidate = st.verdicts[2]["candidate"]
+    r.say(r.bystander, f"@{v} accept {case_id} {candidate[:12]}")
+    r.say(r.operator, f"@{v} accept {case_id}")  # names no candidate: told which to review
+    r.say(r.operator, f"@{v} accept {case_id} {st.base[:12]}")  # names a commit not under review
     r.run()
     assert r.workflow.case(case_id).state == "AWAITING_REVIEW"
-    r.say(r.operator, f"@{v} accept {case_id}")
+    said = [m["body"] for m in r.rooms.read_messages(r.operator, r.room_id, limit=1000)
+            if m["sender"] == r.verifier.sender]
+    assert any(f"accept {case_id} {candidate[:12]}`" in b for b in said)
+    assert any("is not the one under review" in b for b in said)
+    r.say(r.operator, f"@{v} accept {case_id} {candidate[:12]}")
     r.run()
     assert r.workflow.case(case_id).state == "ACCEPTED"
 

@@ -78,7 +78,8 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
                 say(f"  attempt {attempt}: candidate {st.verdicts[attempt]['candidate'][:12]} "
                     f"{st.verdicts[attempt]['verdict']}")
         if st.state == "AWAITING_REVIEW":
-            room.say(room.operator, f"@{v} accept {case_id}")
+            candidate = str((st.last_verdict or {}).get("candidate") or "")
+            room.say(room.operator, f"@{v} accept {case_id} {candidate[:12]}")
             room.run()
             st = room.workflow.case(case_id)
         say(f"  states: {' -> '.join(st.history)}")

@@ -151,12 +151,20 @@ def accept_dispute(bug_id: str, index: int, token: Token = None, as_json: Json =
 
 
 @app.command("merge")
-def merge(bug_id: str, token: Token = None, as_json: Json = False) -> None:
-    """Merge a bug's change request in the local forge (a human owner; the desk checks first)."""
+def merge(bug_id: str, head: Annotated[str | None, typer.Option(help="The head SHA you reviewed.")] = None,
+          token: Token = None, as_json: Json = False) -> None:
+    """Merge a bug's change request in the local forge (a human owner; the desk checks first). It
+    merges the head named by --head, else the head printed here first, and no other."""
     from signoff.desk.local import LocalDesk
 
     desk = _desk()
-    sha = desk.merge(_actor(desk, token), bug_id)
+    who = _actor(desk, token)
+    bug = desk.bug(bug_id)
+    if head is None and bug.change is not None:
+        head = str(bug.change["head"])
+        if not as_json:
+            console.print(f"merging head {head} of {bug_id}", highlight=False)
+    sha = desk.merge(who, bug_id, head)
     LocalDesk(desk).deliver_webhooks()
     out = {"merge_commit": sha, "state": desk.bug(bug_id).state}
     print_json(out) if as_json else console.print(f"merged as {sha[:12]}; {bug_id} is {out['state']}")

@@ -142,16 +142,23 @@ def review_cmd(
 def decide_cmd(
     run: Annotated[str, typer.Argument(help="Run folder.")],
     command: Annotated[str, typer.Argument(help='"approve S1", "approve all", "reject S2", "edit S3 <text>", '
-                                                '"ship".')],
+                                                '"ship"; each may name the digest it was shown: "approve S1 '
+                                                '#3fa9c2d1e0b7" (from `signoff notes status`).')],
     by: Annotated[str | None, typer.Option("--by", help="Who decides (default: the login name).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Record one human decision (append-only; replayed in order, last decision wins)."""
+    """Record one human decision (append-only; replayed in order, last decision wins). It is bound
+    to the text it decides on: the one named by `#<digest>`, else the text printed here first."""
     from signoff.ledger import Ledger
-    from signoff.notes.decisions import decide
+    from signoff.notes.decisions import bound, decide, state_of, what_is_decided
     from signoff.notes.run import run_dir
 
-    state = decide(Ledger.open(settings()), run_dir(run, settings()), command, by or _login())
+    ledger, folder = Ledger.open(settings()), run_dir(run, settings())
+    before = state_of(ledger, folder)
+    if not as_json:
+        for line in what_is_decided(before, command):
+            console.print(f"deciding on {line}", highlight=False, markup=False)
+    state = decide(ledger, folder, bound(command, before), by or _login(), require_shown=True)
     if as_json:
         print_json(state.as_json())
         return
@@ -166,20 +173,26 @@ def decide_cmd(
 @app.command("status")
 def status_cmd(run: Annotated[str, typer.Argument(help="Run folder.")], as_json: JsonOpt = False) -> None:
     """Replay the decisions and show each sentence's state and what still blocks shipping."""
+    from signoff.kernel.shown import short
     from signoff.ledger import Ledger
-    from signoff.notes.decisions import blockers, state_of
+    from signoff.notes.decisions import blockers, shown_of, state_of
     from signoff.notes.run import run_dir
 
     folder = run_dir(run, settings())
     state = state_of(Ledger.open(settings()), folder)
     problems = [] if state.shipped else blockers(folder, state)
+    shown = {s.id: short(shown_of(state, "approve", s.id)) for s in state.sentences}
+    whole = {"all": short(shown_of(state, "approve", "all")), "ship": short(shown_of(state, "ship"))}
     if as_json:
-        print_json({**state.as_json(), "blockers": problems})
+        print_json({**state.as_json(), "blockers": problems, "shown": {**shown, **whole}})
         return
     for s in state.sentences:
-        console.print(f"{s.status:>8} {s.id}{' (edited)' if s.edited else ''}: {s.text}", highlight=False)
+        console.print(f"{s.status:>8} {s.id} #{shown[s.id]}{' (edited)' if s.edited else ''}: {s.text} "
+                      + "".join(f"[{f}]" for f in s.facts), highlight=False, markup=False)
     for p in problems:
         console.print(f"[red]blocks ship[/] {p}", highlight=False)
+    console.print(f"decide on exactly this: approve all #{whole['all']} | ship #{whole['ship']} | approve S1 "
+                  f"#<its digest>", highlight=False, markup=False)
 
 
 @app.command("render")

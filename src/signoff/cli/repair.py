@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from signoff.cli.context import console, print_json, settings
+from signoff.cli.output import heading
 from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
 
@@ -184,6 +185,34 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
     for k, v in c.verdicts.items():
         console.print(f"  attempt {k}: {v['candidate'][:12]} {v['verdict']}  evidence {v['evidence']}",
                       highlight=False)
+
+
+@app.command("harness")
+def harness_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-01.")],
+                as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Show the harness a case's contract approves: every file's digest and text, read from the
+    frozen copy every run uses and checked against the harness digest (what approving approves)."""
+    from signoff.ledger import Ledger
+    from signoff.repair import read_case
+    from signoff.repair.harness import shown_files
+    from signoff.repair.verifier import harness_store
+
+    ledger = Ledger.open(settings())
+    try:
+        c = read_case(ledger, case_id)
+    finally:
+        ledger.close()
+    files = shown_files(harness_store(settings()), c.harness_digest)
+    if as_json:
+        print_json({"case_id": c.case_id, "harness_digest": c.harness_digest,
+                    "files": [{"path": f.path, "sha256": f.sha256, "size": f.size, "executable": f.executable,
+                               "text": f.text} for f in files]})
+        return
+    console.print(f"harness {c.harness_digest} of {c.case_id}: {len(files)} file(s)", highlight=False)
+    for f in files:
+        heading(f"{f.path}  sha256 {f.sha256}  {f.size} bytes{'  executable' if f.executable else ''}")
+        console.print(f.text if f.text is not None else "(not text, or too long to print: compare it by its digest)",
+                      highlight=False, markup=False)
 
 
 def _agents(verifier: str, fixer: str, script: str | None = None) -> tuple[Any, Any, Any]:

@@ -58,9 +58,10 @@ class ReviewSteps(ReleaseSteps):
         paths = self.changed_paths(bug) if bug.change is not None else []
         return decisions.merge_check(bug, head, merged_by, merged_by_type, paths, self.config)
 
-    def merge(self, actor: DeskCaller, bug_id: str) -> str:
+    def merge(self, actor: DeskCaller, bug_id: str, head: str | None = None) -> str:
         """Merge in the local forge, as the owner. The desk checks first, and records the merge only
-        from the forge's signed webhook."""
+        from the forge's signed webhook. `head` is the head the person reviewed (every face sends
+        the one it showed): a change request whose head moved since is not merged."""
         require(actor, "owner", what="merge a change")
         if not actor.human or actor.shared:
             raise RefusedError(f"{actor.name} cannot merge: a named human user must",
@@ -68,6 +69,10 @@ class ReviewSteps(ReleaseSteps):
         bug = self.bug(bug_id)
         if bug.change is None:
             raise ConflictError(f"{bug_id} has no change request", "nothing to merge")
+        if head is not None and head != bug.change["head"]:
+            raise ConflictError(f"the head of {bug_id}'s change is now {bug.change['head'][:12]}, not the "
+                                f"{head[:12] or 'nothing'} you reviewed; nothing was merged",
+                                "reload the bug and review the new head")
         why = self.merge_check(bug, bug.change["head"], actor.name, "User")
         if why:
             raise RefusedError(f"merge refused: {why}", "get the approvals the change needs first")

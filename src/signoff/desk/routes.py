@@ -80,6 +80,10 @@ class ApproveBody(Strict):
     note: str = ""
 
 
+class MergeBody(Strict):
+    head: str  # the head the person reviewed: a change whose head moved since is not merged
+
+
 class DeploymentBody(Strict):
     repo: str
     commit: str
@@ -261,9 +265,9 @@ def routers(settings: Settings) -> list[APIRouter]:
 
     @router.post("/bugs/{bug_id}/merge")
     @_http_errors
-    def merge(bug_id: str, request: Request, authorization: Auth = None) -> Any:
+    def merge(bug_id: str, request: Request, authorization: Auth = None, body: MergeBody | None = None) -> Any:
         desk = desk_of(request)
-        return {"merge_commit": desk.merge(actor(desk, authorization), bug_id)}
+        return {"merge_commit": desk.merge(actor(desk, authorization), bug_id, body.head if body else None)}
 
     @router.post("/bugs/{bug_id}/sync")
     @_http_errors

@@ -8,9 +8,8 @@ counts for `verify_fix` only when the card binds exactly this text for exactly t
 from __future__ import annotations
 
 from signoff.gate.binding import MAX_CONTENT
-from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.settings import Settings
-from signoff.repair.harness import FrozenHarness, load
+from signoff.repair.harness import FrozenHarness, load, shown_files
 from signoff.repair.verifier import harness_store
 
 QUESTION = "Approve this frozen repair harness as the definition of fixed?"
@@ -25,17 +24,13 @@ def frozen(settings: Settings, digest: str) -> FrozenHarness:
     return load(harness_store(settings), digest)
 
 
-def harness_content(harness: FrozenHarness) -> str:
-    head = [f"signoff repair harness sha256:{harness.digest}", f"{len(harness.files)} files"]
-    headers: list[str] = []
-    bodies: list[str] = []
-    for rel in harness.files:
-        data = (harness.path / rel).read_bytes()
-        headers.append(f"--- {rel} (sha256:{sha256_bytes(data)}, {len(data)} bytes)")
-        try:
-            bodies.append(data.decode("utf-8"))
-        except UnicodeDecodeError:
-            bodies.append("(not UTF-8 text; compare the digest)")
+def harness_content(settings: Settings, harness: FrozenHarness) -> str:
+    """The card's text: the files as `repair.harness.shown_files` reads them (each file's bytes
+    checked against the digest they are shown under), the way every face shows a harness."""
+    files = shown_files(harness_store(settings), harness.digest)
+    head = [f"signoff repair harness sha256:{harness.digest}", f"{len(files)} files"]
+    headers = [f"--- {f.path} (sha256:{f.sha256}, {f.size} bytes)" for f in files]
+    bodies = [f.text if f.text is not None else "(not UTF-8 text, or too long; compare the digest)" for f in files]
     full = "\n".join(head + [part for pair in zip(headers, bodies, strict=True) for part in pair])
     if len(full.encode("utf-8")) <= MAX_CONTENT:
         return full

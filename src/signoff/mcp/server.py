@@ -69,13 +69,13 @@ class Tools:
 
     async def request_harness_approval(self, harness: str, responders: list[str], room: str,
                                        expires_in: float) -> dict[str, Any]:
-        content = harness_content(frozen(self.settings, harness))
+        content = harness_content(self.settings, frozen(self.settings, harness))
         card = await self.approvals().request(self.room(room), QUESTION, content, responders, expires_in)
         return _card_summary(card)
 
     async def approved_harness(self, harness: str, approval: str) -> Decision:
         """The decision on `approval`, if it approves exactly this frozen harness; else refused."""
-        content = harness_content(frozen(self.settings, harness))
+        content = harness_content(self.settings, frozen(self.settings, harness))
         decision = await self.approvals().decision(approval, content)
         if not decision.approved:
             raise RefusedError(f"harness {harness[:12]} is not approved by {approval!r}: "

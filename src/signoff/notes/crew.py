@@ -189,7 +189,8 @@ class NotesAgent:
         # Keyed: said once, however often the last hand-off is redelivered.
         await loop.send(self.room_id, f"release notes {handoff.run} are reviewed: {len(result['sentences'])} "
                         f"sentences, {rejected} rejected, after {len(result['rounds'])} round(s). Decide by "
-                        f"addressing the notes agent (approve all, reject S2, edit S3 ..., ship).",
+                        f"addressing the notes agent (approve all, reject S2, edit S3 ..., ship); it answers with "
+                        f"the text each decides on and the command, with its #digest, that decides on exactly it.",
                         key=f"notes:reviewed:{handoff.run}", thread_id=thread)
         self.done.append(handoff.run)
 

@@ -8,6 +8,13 @@ earlier approval of that sentence, and the edited text is verified again. `ship`
 when every kept (not rejected) sentence is approved and passes verification; otherwise it is refused
 with the reason for each sentence, and nothing is written.
 
+A decision names what the person saw (`#<digest>` after the id, `all`, or `ship`; see
+`signoff.kernel.shown`): the sentence's text and citations for one sentence, every sentence's for
+`approve all`, and every sentence with its status for `ship`. The digest is checked against the run
+as it is when the decision is written, so an approval of a page that loaded before someone else's
+edit is refused, never recorded against text the person did not see. Every face sends it: the pages
+from what they rendered, the CLI from what it prints.
+
 `decisions.jsonl` in the run folder is an export of that case (written when the run is published),
 so that the signed evidence can be re-checked offline; it is never read back as the record.
 """
@@ -24,6 +31,7 @@ from typing import Any
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.clock import Clock, utc_iso
 from signoff.kernel.errors import RefusedError, UsageError
+from signoff.kernel.shown import check_shown, short, shown_digest
 from signoff.ledger import Event, Ledger, NewEvent, NewJob
 from signoff.notes.documents import DECISION, dumps_line
 from signoff.notes.draft import MAX_TEXT
@@ -32,7 +40,9 @@ from signoff.notes.verify import Verifier
 
 _COMMAND = re.compile(r"^\s*(approve|reject|edit|ship)\b\s*(.*)$", re.IGNORECASE | re.DOTALL)
 _SID = re.compile(r"^(S[1-9][0-9]*)\b\s*(.*)$", re.DOTALL)
-USAGE = "use: approve S1 | approve all | reject S2 | edit S3 <new text> | ship"
+_SHOWN = re.compile(r"^#(\S*)\s*(.*)$", re.DOTALL)  # `#<digest of what was shown>` before any text
+USAGE = "use: approve S1 | approve all | reject S2 | edit S3 <new text> | ship (each may name #<digest shown>)"
+RELOAD = "reload the page (or run `signoff notes status RUN`) and review the text as it is now"
 
 
 def text_digest(text: str) -> str:
@@ -44,6 +54,13 @@ class Command:
     action: str
     target: str | None = None
     text: str | None = None
+    shown: str | None = None  # the digest (or its first 12+ hex digits) of what the person saw
+
+
+def _shown(rest: str) -> tuple[str | None, str]:
+    """The `#<digest>` at the start of `rest`, if any, and what follows it."""
+    m = _SHOWN.match(rest)
+    return (m.group(1), m.group(2).strip()) if m else (None, rest)
 
 
 def parse(command: str, known: list[str]) -> Command:
@@ -52,15 +69,19 @@ def parse(command: str, known: list[str]) -> Command:
         raise UsageError(f"not a decision: {command!r}", USAGE)
     action, rest = m.group(1).lower(), m.group(2).strip()
     if action == "ship":
+        shown, rest = _shown(rest)
         if rest:
             raise UsageError(f"ship takes no argument, got {rest!r}", USAGE)
-        return Command("ship")
-    if action == "approve" and rest.lower() == "all":
-        return Command("approve", "all")
+        return Command("ship", shown=shown)
+    if action == "approve" and rest.lower().split(maxsplit=1)[:1] == ["all"]:
+        shown, rest = _shown(rest[3:].strip())
+        if rest:
+            raise UsageError(f"approve all takes nothing after it, got {rest!r}", USAGE)
+        return Command("approve", "all", shown=shown)
     sm = _SID.match(rest)
     if not sm:
         raise UsageError(f"{action} needs a sentence id like S1, got {rest!r}", USAGE)
-    sid, tail = sm.group(1), sm.group(2).strip()
+    sid, (shown, tail) = sm.group(1), _shown(sm.group(2).strip())
     if sid not in known:
         raise UsageError(f"no sentence {sid} in this run (it has {', '.join(known) or 'none'})",
                          "check the ids with `signoff notes review RUN` or the review.json file")
@@ -71,10 +92,10 @@ def parse(command: str, known: list[str]) -> Command:
             raise UsageError(f"the new text of {sid} has a line break", "a sentence is one line of text")
         if len(tail) > MAX_TEXT:
             raise UsageError(f"the new text of {sid} is longer than {MAX_TEXT} characters", "shorten it")
-        return Command("edit", sid, tail)
+        return Command("edit", sid, tail, shown)
     if tail:
         raise UsageError(f"{action} {sid} takes nothing after the id, got {tail!r}", USAGE)
-    return Command(action, sid)
+    return Command(action, sid, shown=shown)
 
 
 @dataclass
@@ -103,6 +124,50 @@ class State:
 
 
 DECIDED = "notes.decided"
+
+
+def shown_content(state: State, action: str, target: str | None) -> Any:
+    """What a face shows for a decision, as the digest covers it: one sentence's text and citations;
+    every sentence's for `approve all`; every sentence with its status for `ship`."""
+    if action == "ship":
+        return [{"id": s.id, "text": s.text, "facts": s.facts, "status": s.status} for s in state.sentences]
+    chosen = state.sentences if target == "all" else [state.get(str(target))]
+    return [{"id": s.id, "text": s.text, "facts": s.facts} for s in chosen]
+
+
+def shown_of(state: State, action: str, target: str | None = None) -> str:
+    """The digest a face sends with a decision on what it rendered from `state`."""
+    return shown_digest(shown_content(state, action, target))
+
+
+def bound(command: str, state: State) -> str:
+    """`command` naming the digest of what it decides on in `state` (for a face that has just shown
+    that content): `approve S1` -> `approve S1 #3fa9c2d1e0b7`."""
+    cmd = parse(command, [s.id for s in state.sentences])
+    if cmd.shown:
+        return command.strip()
+    digest = short(shown_of(state, cmd.action, cmd.target))
+    if cmd.action == "ship":
+        return f"ship #{digest}"
+    head = f"{cmd.action} {cmd.target} #{digest}"
+    return f"{head} {cmd.text}" if cmd.action == "edit" else head
+
+
+def asks_for_shown(state: State, command: str, prefix: str = "") -> str | None:
+    """For a decision that names no digest (typed where nothing was shown, e.g. in a room): what it
+    would decide on and the exact command that decides on exactly that; None when it names one."""
+    if parse(command, [s.id for s in state.sentences]).shown:
+        return None
+    return ("not recorded: it names no text. It would decide on: " + " | ".join(what_is_decided(state, command))
+            + f". To decide on exactly this, send `{prefix}{bound(command, state)}`.")
+
+
+def what_is_decided(state: State, command: str) -> list[str]:
+    """The lines a face prints before deciding: exactly the content the decision's digest covers."""
+    cmd = parse(command, [s.id for s in state.sentences])
+    rows = shown_content(state, cmd.action, cmd.target)
+    return [f"{r['id']}{' (' + r['status'] + ')' if 'status' in r else ''}: {r['text']} "
+            + "".join(f"[{f}]" for f in r["facts"]) for r in rows]
 
 
 def decisions(ledger: Ledger, folder: Path) -> list[dict[str, Any]]:
@@ -203,10 +268,12 @@ def blockers(folder: Path, state: State) -> list[str]:
 
 
 def decide(ledger: Ledger, folder: Path, command: str, by: str, clock: Clock | None = None, source: str = "cli",
-           ref: dict[str, Any] | None = None) -> State:
+           ref: dict[str, Any] | None = None, require_shown: bool = False) -> State:
     """Check and record one decision; returns the state after it. `ref` records where the decision
     came from (a room message: room_id, message_id, sender); a decision whose message_id is already
-    recorded is not applied twice."""
+    recorded is not applied twice. A decision that names `#<digest>` is refused unless that is the
+    digest of what it decides on as the run is now; with `require_shown` (every face), one that
+    names none is refused too."""
     if not by or len(by) > 200:
         raise UsageError("a decision needs the name of the person making it", "pass --by NAME")
     sentences = current_sentences(folder)
@@ -222,8 +289,14 @@ def decide(ledger: Ledger, folder: Path, command: str, by: str, clock: Clock | N
         if state.shipped:
             raise RefusedError("this run has shipped; no more decisions are taken",
                                "start a new run for further changes")
+        if cmd.shown is not None or require_shown:
+            what = ("set of sentences and their decisions" if cmd.action == "ship"
+                    else "set of sentences" if cmd.target == "all" else f"sentence {cmd.target}")
+            check_shown(cmd.shown, shown_content(state, cmd.action, cmd.target), what, RELOAD)
         rec: dict[str, Any] = {"schema": DECISION, "seq": len(earlier) + 1, "at": now, "by": by, "source": source,
                                "action": cmd.action, "target": cmd.target}
+        if cmd.shown is not None:
+            rec["shown"] = cmd.shown
         if ref:
             rec["ref"] = dict(ref)
         if cmd.action == "approve":

@@ -5,7 +5,9 @@ Who decided is the room server's authenticated sender of the message, an opaque 
 person by the server's directory or by configuration (`[rooms.people]`), never a name in the
 text; only people named as deciders count, agents never do, and only messages the server marked
 as addressed to the notes agent are read. The decision records the room, the server-assigned
-message id and the sender, and a redelivered message is not applied twice. The cursor into the
+message id and the sender, and a redelivered message is not applied twice. A room shows no
+sentence, so a command must name the digest of the text it decides on (`approve S1 #3fa9c2d1e0b7`);
+one that does not is answered with that text and the exact command to send. The cursor into the
 agent's event stream is kept in the ledger too (case `notes.room.<digest of review.json>`), bound
 to the first room and agent the run was polled with.
 """
@@ -19,7 +21,7 @@ from typing import Any
 
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.ledger import Event, Ledger, NewEvent, NewJob
-from signoff.notes.decisions import decide
+from signoff.notes.decisions import asks_for_shown, decide, state_of
 from signoff.notes.run import case_of
 from signoff.rooms import Principal, RoomService
 from signoff.rooms.client import Identities, RoomsClient, read_room
@@ -110,10 +112,15 @@ def _apply(folder: Path, ledger: Ledger, p: dict[str, Any], prefix: str, allowed
     if not body.startswith(prefix):
         return refuse(f"write the command right after the mention: `{prefix}approve S1`")
     try:
+        # A room shows no sentence: a command that names no digest is answered with the text it
+        # would decide on and the command that decides on exactly that text.
+        ask = asks_for_shown(state_of(ledger, folder), command, prefix)
+        if ask is not None:
+            return refuse(ask)
         state = decide(ledger, folder, command, person.name, source="room",
-                       ref={"room_id": room_id, "message_id": message_id, "sender": sender})
+                       ref={"room_id": room_id, "message_id": message_id, "sender": sender}, require_shown=True)
     except SignoffError as exc:
-        return refuse(exc.message)
+        return refuse(exc.message + (f" ({exc.fix})" if exc.fix else ""))
     return RoomOutcome(message_id, sender, command, True, "shipped" if state.shipped else "recorded")
 
 

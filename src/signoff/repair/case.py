@@ -97,7 +97,7 @@ class CaseState:
     verdicts: dict[int, dict[str, Any]] = field(default_factory=dict)
     reproduction: dict[str, Any] | None = None
     approval: dict[str, Any] | None = None  # the approval event: who approved, from which message
-    cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> {stage, verbs}
+    cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> {stage, verbs, candidate}
     history: list[str] = field(default_factory=list)
 
     @property
@@ -132,7 +132,8 @@ def fold(events: list[Event]) -> CaseState | None:
         elif ev.type == "repair.approved":
             st.approval = p
         elif ev.type == "repair.card_requested":
-            st.cards[str(p["request_id"])] = {"stage": p["stage"], "verbs": dict(p["verbs"])}
+            st.cards[str(p["request_id"])] = {"stage": p["stage"], "verbs": dict(p["verbs"]),
+                                              "candidate": str(p.get("candidate") or "")}
         elif ev.type == "repair.fix_requested":
             st.attempt = int(p["attempt"])
             st.handoffs[int(p["attempt"])] = p

@@ -7,7 +7,9 @@ are tested without a database, a room or a sandbox.
 Authority is judged from what the room server recorded, never from message text: approval,
 acceptance and rejection count only as the exact command `@<verifier> <verb> <case>`, addressed,
 in the case room, from the linked operator, and (for approval) only while the harness still
-digests to what was presented.
+digests to what was presented. An acceptance names the candidate commit the person reviewed
+(`@<verifier> accept <case> <commit>`, 12 or more hex digits; an approval card carries the candidate
+it was asked for), and it is refused unless that is the candidate under review.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from signoff.kernel.shown import names
 from signoff.ledger import NewEvent, NewJob
 from signoff.repair.case import CaseState, Contract
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyResult
 
-_COMMAND = re.compile(r"\b(approve|accept|reject)\s+([A-Za-z0-9][\w.-]*)")
+_COMMAND = re.compile(r"\b(approve|accept|reject)\s+([A-Za-z0-9][\w.-]*)(?:[ \t]+([0-9a-f]{12,64})\b)?")
 
 Decision = tuple[list[NewEvent], list[NewJob]]
 
@@ -38,6 +41,7 @@ class OperatorCommand:
     sender: str  # the server-recorded sender id
     harness_digest: str = ""  # the harness as read when an exact approval arrived
     via: str = "message"  # "message" (an addressed command) or "card" (an approval card's answer)
+    candidate: str = ""  # the candidate commit an acceptance names (as the person was shown it)
 
     @property
     def key(self) -> str:
@@ -49,13 +53,16 @@ def message_key(message_id: str) -> str:
     return f"repair:msg:{message_id}"
 
 
-def parse_command(body: str, verifier_name: str) -> tuple[str, str, bool] | None:
-    """(verb, case id, exact) when the body names a command, else None (it is a report)."""
+def parse_command(body: str, verifier_name: str) -> tuple[str, str, bool, str] | None:
+    """(verb, case id, exact, named commit) when the body names a command, else None (it is a report).
+    Exact: the body is the command alone, `@<verifier> <verb> <case>` (an acceptance followed by the
+    candidate commit it accepts)."""
     m = _COMMAND.search(body)
     if m is None:
         return None
-    verb, case_id = m.group(1), m.group(2)
-    return verb, case_id, body.strip() == f"@{verifier_name} {verb} {case_id}"
+    verb, case_id, commit = m.group(1), m.group(2), m.group(3) or ""
+    exact = body.strip() == " ".join(filter(None, (f"@{verifier_name}", verb, case_id, commit)))
+    return verb, case_id, exact and (verb == "accept" or not commit), commit
 
 
 def card_request_id(case_id: str, stage: str) -> str:
@@ -76,7 +83,7 @@ def card_command(st: CaseState, outcome: dict[str, Any]) -> OperatorCommand | No
     if verb is None or not isinstance(responder, str):
         return None
     return OperatorCommand(verb, st.case_id, True, f"card:{request_id}", str(outcome.get("room_id")), responder,
-                           via="card")
+                           via="card", candidate=str(card.get("candidate") or ""))
 
 
 def say(room_id: str, text: str, key: str) -> NewJob:
@@ -109,6 +116,14 @@ def refusal(st: CaseState, command: OperatorCommand, verifier_name: str) -> str 
         return f"{verb} refused: {case_id} is {st.state}, not awaiting review."
     if verb == "accept" and (st.last_verdict or {}).get("verdict") != VERIFIED:
         return f"accept refused: {case_id} has no VERIFIED candidate; it can only be rejected."
+    if verb == "accept":
+        reviewed = str((st.last_verdict or {}).get("candidate") or "")
+        if not command.candidate:
+            return (f"accept refused: an acceptance names the candidate it accepts. Read the review of "
+                    f"{reviewed[:12]}, then send `@{verifier_name} accept {case_id} {reviewed[:12]}`.")
+        if not names(command.candidate, reviewed):
+            return (f"accept refused: the candidate accepted ({command.candidate[:12]}) is not the one under "
+                    f"review ({reviewed[:12]}); nothing was accepted. Review {reviewed[:12]} and accept it by name.")
     if verb == "approve" and command.harness_digest != st.harness_digest:
         return (f"approve refused: the harness changed since it was presented "
                 f"(presented {st.harness_digest[:12]}, now {command.harness_digest[:12]}); nothing was approved.")

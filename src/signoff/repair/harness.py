@@ -4,16 +4,22 @@ The harness is what defines "fixed". It is digested and copied before anything r
 then mounts the frozen copy read-only, so neither the candidate nor a later edit of the original
 folder can change what is judged. The store is keyed by the tree digest, and a stored copy is
 re-digested before use: a store that was altered on disk is refused, not trusted.
+
+`shown_files` is the harness as a person reviews it before approving its digest (the case page,
+`signoff repair harness`, the contract document): every file's bytes, read from the frozen copy
+and checked against the approved digest, so what is shown is exactly what will run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import tree_digest, tree_manifest
 from signoff.kernel.errors import IntegrityError, NotFoundError, SignoffError, UsageError
 
@@ -21,6 +27,7 @@ from signoff.kernel.errors import IntegrityError, NotFoundError, SignoffError, U
 EXCLUDE = ("__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", ".DS_Store")
 MAX_FILES = 2000
 MAX_BYTES = 32 * 1024 * 1024
+SHOWN_TEXT = 256 * 1024  # a file up to this size, in UTF-8, is shown whole; others by digest and size
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,43 @@ def load(store: Path, digest: str) -> FrozenHarness:
                              "freeze the approved harness again and re-approve it")
     files = tuple(str(e["path"]) for e in tree_manifest(target, exclude=EXCLUDE))
     return FrozenHarness(digest, target, files)
+
+
+@dataclass(frozen=True)
+class HarnessFile:
+    """One file of a frozen harness as a face shows it."""
+
+    path: str
+    sha256: str
+    size: int
+    executable: bool
+    text: str | None  # None: not UTF-8 text, or longer than SHOWN_TEXT (shown by digest and size only)
+
+
+def shown_files(store: Path, digest: str) -> list[HarnessFile]:
+    """The files of the frozen harness `digest`, each read once and checked: the manifest they were
+    read under digests to `digest`, and each file's bytes to its manifest entry (IntegrityError
+    otherwise, NotFoundError when this home has no frozen copy)."""
+    target = store / digest
+    if not target.is_dir():
+        raise NotFoundError(f"no frozen harness {digest[:12]} in this home", "freeze the harness with "
+                            "`signoff repair freeze`, or view the case where it was frozen")
+    manifest = tree_manifest(target, exclude=EXCLUDE)
+    if hashlib.sha256(canonical_bytes(manifest)).hexdigest() != digest:
+        raise IntegrityError(f"frozen harness {digest[:12]} was altered on disk",
+                             "freeze the approved harness again and re-approve it")
+    out = []
+    for entry in manifest:
+        data = (target / str(entry["path"])).read_bytes() if entry["type"] == "file" else b""
+        if entry["type"] != "file" or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise IntegrityError(f"frozen harness {digest[:12]}: {entry['path']} changed while it was read",
+                                 "freeze the approved harness again and re-approve it")
+        try:
+            text: str | None = data.decode("utf-8") if len(data) <= SHOWN_TEXT else None
+        except UnicodeDecodeError:
+            text = None
+        out.append(HarnessFile(str(entry["path"]), str(entry["sha256"]), len(data), entry.get("mode") == "755", text))
+    return out
 
 
 def _seal(root: Path) -> None:

@@ -19,12 +19,14 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, NewEvent, NewJob
 from signoff.repair.case import FINAL, CaseState, read_case, record
 from signoff.repair.commands import card_request_id, next_step, reproduction
+from signoff.repair.harness import shown_files
 from signoff.repair.rooms import RepairRooms
 from signoff.repair.verdict import VERIFIED
-from signoff.repair.verifier import VerifyRequest, verify
+from signoff.repair.verifier import VerifyRequest, harness_store, verify
 from signoff.rooms import Receipt
 
 CARD_SECONDS = 7 * 24 * 3600.0  # how long an approval card waits for its answer
+DOCUMENT_TEXT = 512 * 1024  # harness text a contract document carries (a room document holds 1 MiB)
 
 TOPICS = ("repair.say", "repair.present", "repair.reproduce", "repair.handoff", "repair.commit",
           "repair.verify", "repair.review")
@@ -78,7 +80,7 @@ class RepairJobs:
             f"- expected test (must fail on base by an assertion, then pass): {c.expect}",
             f"- regression tests (must keep passing): {', '.join(c.regression) or 'none'}",
             f"- paths the fix may change: {', '.join(c.allow) or 'any'}",
-            f"- runner: {c.runner}", "",
+            f"- runner: {c.runner}", "", *self._harness_text(st), "",
             f"Approve exactly this with `@{self.rooms.name} approve {st.case_id}` (or its approval card, "
             "where this server has them).",
         ])
@@ -91,6 +93,20 @@ class RepairJobs:
                               f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it {how}.", key)
         record(self.ledger, st.case_id, lambda now: True,
                [NewEvent("repair.contract_presented", {"document_id": doc_id})], [], f"repair:done:{key}")
+
+    def _harness_text(self, st: CaseState) -> list[str]:
+        """The harness files the contract approves, as the document shows them: each file's digest
+        and text (within the room's document size), so its digest is approved with its bytes seen."""
+        lines = [f"## Harness files ({st.harness_digest[:12]})", ""]
+        budget = DOCUMENT_TEXT
+        for f in shown_files(harness_store(self.settings), st.harness_digest):
+            lines.append(f"### {f.path}  sha256 {f.sha256}  {f.size} bytes{'  executable' if f.executable else ''}")
+            if f.text is not None and len(f.text.encode()) <= budget:
+                budget -= len(f.text.encode())
+                lines += ["", "```", f.text.rstrip("\n"), "```", ""]
+            else:
+                lines += ["", f"(not shown here: see `signoff repair harness {st.case_id}` or the case page)", ""]
+        return lines
 
     def _request(self, st: CaseState, **overrides: Any) -> VerifyRequest:
         c = st.contract
@@ -168,9 +184,11 @@ class RepairJobs:
                                            "verdict, evidence and diff of a repair candidate")
             verbs = {"accept": "accept", "reject": "reject"} if v["verdict"] == VERIFIED else {"reject": "reject"}
             card = self._card(st, "review", f"{st.case_id}: {v['verdict']} for candidate {v['candidate'][:12]}",
-                              verbs)
+                              verbs, candidate=v["candidate"])
+            # An acceptance names the candidate reviewed: a later one is never accepted by it.
             action = f"on the approval card {card}" if card else " or ".join(
-                f"`@{self.rooms.name} {verb} {st.case_id}`" for verb in verbs)
+                f"`@{self.rooms.name} {verb} {st.case_id}{' ' + v['candidate'][:12] if verb == 'accept' else ''}`"
+                for verb in verbs)
             text = (f"@{self._operator_name(st)} {st.case_id}: {v['verdict']} for candidate {v['candidate'][:12]} "
                     f"(fingerprint {v['fingerprint'][:12]}); diff and evidence in document '{name}', "
                     f"evidence file {v['evidence']}. Reply {action}.")
@@ -178,7 +196,7 @@ class RepairJobs:
         record(self.ledger, st.case_id, lambda now: now.state not in ("AWAITING_REVIEW", *FINAL),
                [NewEvent("repair.review_requested", {})], [], f"repair:done:{key}")
 
-    def _card(self, st: CaseState, stage: str, title: str, verbs: dict[str, str]) -> str | None:
+    def _card(self, st: CaseState, stage: str, title: str, verbs: dict[str, str], candidate: str = "") -> str | None:
         """Where the server has approval cards, the card for this decision (asked once, recorded on
         the case, so a typed command no longer decides it); None where decisions are addressed
         commands, or when the server refuses the card (the command then decides)."""
@@ -195,7 +213,8 @@ class RepairJobs:
         except SignoffError:
             return None  # e.g. the server knows the operator by another name: the command decides
         record(self.ledger, st.case_id, lambda now: now.card(stage) is None, [NewEvent("repair.card_requested", {
-            "request_id": request_id, "stage": stage, "verbs": verbs})], [], f"repair:card:{request_id}")
+            "request_id": request_id, "stage": stage, "verbs": verbs, "candidate": candidate})], [],
+            f"repair:card:{request_id}")
         return request_id
 
     def _operator_name(self, st: CaseState) -> str:

@@ -116,8 +116,8 @@ class RepairWorkflow:
         if parsed is None:
             self._on_report(DefectReport(message_id, room_id, sender, body))
             return
-        verb, case_id, exact = parsed
-        command = OperatorCommand(verb, case_id, exact, message_id, room_id, sender)
+        verb, case_id, exact, commit = parsed
+        command = OperatorCommand(verb, case_id, exact, message_id, room_id, sender, candidate=commit)
         try:
             st = self.case(case_id)
         except NotFoundError:

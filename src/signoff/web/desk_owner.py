@@ -117,9 +117,9 @@ async def approve(request: Request, bug_id: str) -> Response:
 
 @router.post("/bugs/{bug_id}/merge")
 async def merge(request: Request, bug_id: str) -> Response:
-    await checked_form(request)
+    form = await checked_form(request)
     desk, owner = _owner(request)
-    desk.merge(owner, bug_id)
+    desk.merge(owner, bug_id, form.get("head", ""))  # the head the page showed, and no other
     # The desk records a merge only from the forge's signed webhook: deliver the local forge's now.
     LocalDesk(desk).deliver_webhooks()
     return RedirectResponse(f"/bugs/{bug_id}", status_code=303)

@@ -8,6 +8,11 @@ Every decision goes through `signoff.notes.decisions.decide`, as on the command 
 last decision wins, an edit is verified again, a sentence that does not verify cannot be approved,
 ship is refused until every kept sentence is approved and verifies. Who may decide in the pages is
 `[web] notes_deciders` (room user names); the person recorded is the one signed in.
+
+Every form carries `shown`, the digest of exactly what the page rendered for it (the sentence's
+text and citations; every sentence for "approve all"; every sentence and its status for "ship"),
+and `decide` refuses a decision whose digest is not that of the run as it is when it is written:
+a page loaded before someone else's edit cannot approve that edit.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UsageError
 from signoff.kernel.wire import status_of
-from signoff.notes.decisions import SentenceState, State, blockers, decide, state_of, verifier_errors
+from signoff.notes.decisions import SentenceState, State, blockers, decide, shown_of, state_of, verifier_errors
 from signoff.notes.draft import MAX_TEXT
 from signoff.notes.facts import FactsFile
 from signoff.notes.grade import grade, grade_text
@@ -101,6 +106,7 @@ def _sentences(folder: Path, state: State) -> list[dict[str, Any]]:
         earlier = ({"text": first["text"], "marks": [*first.get("errors", []), *first.get("judgments", [])]}
                    if len(review["rounds"]) > 1 and first.get("status") == "rejected" else None)
         out.append({"id": s.id, "text": s.text, "status": s.status, "edited": s.edited, "by": s.by, "notes": s.notes,
+                    "shown": shown_of(state, "approve", s.id),
                     "facts": [{"id": fid, "detail": fact_detail(facts[fid]) if fid in facts else "not in the facts"}
                               for fid in s.facts],
                     "errors": errors[s.id], "overclaims": _overclaims(reviewed.get(s.id)), "earlier": earlier})
@@ -126,7 +132,8 @@ def _run_page(request: Request, user: Principal, name: str, folder: Path, status
     return page(request, "notes_run.html", status, run=name, state=state, sentences=_sentences(folder, state),
                 preview=notes, grades=_grades(folder, notes), blockers=[] if state.shipped else blockers(folder, state),
                 may_decide=user.name in _deciders(request), deciders=_deciders(request), refusal=refusal,
-                max_text=MAX_TEXT, version=ledger.version(case_of(folder)))
+                max_text=MAX_TEXT, version=ledger.version(case_of(folder)),
+                shown_all=shown_of(state, "approve", "all"), shown_ship=shown_of(state, "ship"))
 
 
 def grade_line(result: dict[str, Any]) -> str:
@@ -159,14 +166,18 @@ def run_page(request: Request, name: str) -> Response:
 
 
 def _command(form: dict[str, str]) -> str:
+    """The decision the form asks for, naming the digest of what the page showed (`shown`)."""
     action, sid, text = form.get("action", ""), form.get("sentence", ""), form.get("text", "")
     if action not in ACTIONS:
         raise UsageError(f"not a decision: {action!r}", "use the buttons on the run page")
+    shown = form.get("shown", "").strip()
+    if not shown or any(c.isspace() or c == "#" for c in shown):
+        raise UsageError("the form does not say which text it was shown", "reload the run page and decide there")
     if action == "approve_all":
-        return "approve all"
+        return f"approve all #{shown}"
     if action == "ship":
-        return "ship"
-    return f"edit {sid} {text.strip()}" if action == "edit" else f"{action} {sid}"
+        return f"ship #{shown}"
+    return f"edit {sid} #{shown} {text.strip()}" if action == "edit" else f"{action} {sid} #{shown}"
 
 
 @router.post("/notes/decide/{name:path}")
@@ -178,7 +189,7 @@ async def decide_page(request: Request, name: str) -> Response:
         raise RefusedError(f"{user.name} may not decide on release notes here",
                            f"an admin adds them to [web] notes_deciders: \"{user.name}\"")
     try:
-        decide(web_state(request).rooms.ledger, folder, _command(form), user.name, source="web")
+        decide(web_state(request).rooms.ledger, folder, _command(form), user.name, source="web", require_shown=True)
     except SignoffError as exc:
         # The refusal is shown on the run page itself, beside the sentences it is about.
         return _run_page(request, user, name, folder, status_of(exc), exc)

@@ -3,6 +3,13 @@ with "approve this contract" bound to its harness digest, the timeline, the stag
 and why each retry happened, the diff with the tamper signal and any `harness_integrity` finding,
 the evidence with kind badges), with "accept" and "reject" for the linked operator.
 
+What is approved is what the page shows: the contract section shows every harness file (its
+digest and text, read from the frozen copy and checked against the harness digest), and the
+approve form is offered, and taken, only when they could be shown. The accept form carries the
+candidate commit and the digest of the review the page showed (candidate, verdict, reasons,
+fingerprint, evidence, diff); a form for anything else is refused (409) and nothing is sent, and
+the message it sends names that candidate, which the verifier checks again.
+
 The pages decide nothing: a button sends the person's own message `@<verifier> <verb> <case>` to
 the case room, which the verifier judges as it judges any message (`signoff repair run`). Before
 sending, the page asks the workflow's own rule (`commands.refusal`) so that a refused click is
@@ -17,12 +24,14 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, UnavailableError
+from signoff.kernel.shown import check_shown, shown_digest
 from signoff.ledger import Event
 from signoff.repair import CaseState, read_case, read_cases
 from signoff.repair.case import case_key
 from signoff.repair.commands import OperatorCommand, refusal
-from signoff.repair.harness import digest_now
+from signoff.repair.harness import HarnessFile, digest_now, shown_files
+from signoff.repair.verifier import harness_store
 from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.desk_owner import diff_lines
@@ -120,6 +129,21 @@ def _evidence(request: Request, events: list[Event]) -> tuple[list[dict[str, Any
     return files, statement
 
 
+def _harness(request: Request, st: CaseState) -> tuple[list[HarnessFile], SignoffError | None]:
+    """The harness files the contract names, or why they cannot be shown (then nobody approves it here)."""
+    try:
+        return shown_files(harness_store(home_settings(request)), st.harness_digest), None
+    except SignoffError as exc:
+        return [], exc
+
+
+def _review_content(verdict: dict[str, Any] | None) -> dict[str, Any]:
+    """The review the case page shows for a candidate (what "accept" accepts)."""
+    v = verdict or {}
+    return {k: v.get(k) for k in ("candidate", "verdict", "reasons", "fingerprint", "evidence", "diff", "tamper",
+                                  "signals")}
+
+
 @router.get("/repair/{case_id}")
 def case_page(request: Request, case_id: str) -> Response:
     user = signed_in(request)
@@ -130,7 +154,9 @@ def case_page(request: Request, case_id: str) -> Response:
     verdict = st.last_verdict
     integrity = [r for r in (verdict or {}).get("reasons", []) if r["code"] == "harness_integrity"]
     blocked = next((e.payload["reason"] for e in events if e.type == "repair.blocked"), None)
+    harness, unshown = _harness(request, st)
     return page(request, "repair_case.html", case=st, report=reported, timeline=_timeline(events),
+                harness=harness, harness_unshown=unshown, review_shown=shown_digest(_review_content(verdict)),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
                 diff=diff_lines(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
                 operator=user.sender == st.operator, sent=request.query_params.get("sent"), version=events[-1].version)
@@ -171,11 +197,23 @@ async def act(request: Request, case_id: str, verb: str) -> Response:
         if shown != st.harness_digest:
             raise ConflictError(f"the contract you approved names harness {shown[:12] or 'nothing'}, but "
                                 f"{case_id} presents {st.harness_digest[:12]}", "reload the case and review it")
+        _, unshown = _harness(request, st)
+        if unshown is not None:
+            raise RefusedError(f"the harness of {case_id} cannot be shown here ({unshown.message}), so it "
+                                   "cannot be approved here", unshown.fix)
         now = digest_now(Path(st.contract.harness))
-    command = OperatorCommand(verb, case_id, True, "", st.room_id, user.sender, now)
+    # An acceptance names the candidate the page showed; the workflow's rule refuses any other.
+    candidate = form.get("candidate", "").strip().lower() if verb == "accept" else ""
+    command = OperatorCommand(verb, case_id, True, "", st.room_id, user.sender, now, candidate=candidate)
     why = refusal(st, command, st.verifier_name)
     if why is not None:
         kind = RefusedError if user.sender != st.operator else ConflictError
-        raise kind(why, "only the linked operator acts on a case, in the state the case page shows")
-    web_state(request).rooms.post_message(user, st.room_id, f"@{st.verifier_name} {verb} {case_id}")
+        raise kind(why, "only the linked operator acts on a case, in the state the case page shows; "
+                        "reload the case and review it")
+    if verb == "accept":
+        # The whole review the page showed (verdict, reasons, evidence, diff), not only its commit.
+        check_shown(form.get("shown"), _review_content(st.last_verdict), f"review of {case_id}",
+                    "reload the case and review its diff and evidence")
+    body = f"@{st.verifier_name} {verb} {case_id}" + (f" {candidate}" if candidate else "")
+    web_state(request).rooms.post_message(user, st.room_id, body)
     return RedirectResponse(f"/repair/{case_id}?sent={verb}#actions", status_code=303)
