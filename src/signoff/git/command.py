@@ -60,7 +60,6 @@ _DRIVER_KEYS: dict[tuple[str, str], str] = {
     ("diff", "textconv"): NO_PROGRAM, ("diff", "command"): NO_PROGRAM, ("diff", "binary"): "false",
     ("diff", "cachetextconv"): "false", ("merge", "driver"): NO_PROGRAM, ("gpg", "program"): NO_PROGRAM,
     ("credential", "helper"): "", ("difftool", "cmd"): NO_PROGRAM, ("mergetool", "cmd"): NO_PROGRAM,
-    ("remote", "uploadpack"): "git-upload-pack", ("remote", "receivepack"): "git-receive-pack",
     ("remote", "proxy"): "", ("http", "proxy"): "", ("http", "sslverify"): "true", ("http", "curloptresolve"): "",
     ("protocol", "allow"): "never", ("submodule", "update"): "none",
 }
