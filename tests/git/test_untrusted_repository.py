@@ -78,6 +78,7 @@ def _build(root: Path) -> Origin:
     base = plain(repo, "rev-parse", "HEAD")
     (repo / "f.txt").write_bytes(b"second $Format:%B$ $Id$\ncrlf\r\n")
     (repo / "app.py").write_bytes(b"X = 2\n")
+    (repo / "data.bin").write_bytes(b"\x00\x02bin\n")
     (repo / "naïve.txt").write_bytes(b"non-ASCII name\n")
     (repo / "old.txt").rename(repo / "new.txt")
     (repo / ".gitattributes").write_text(ATTRIBUTES_FILE)
@@ -298,6 +299,8 @@ def test_a_hostile_setting_runs_nothing_and_changes_no_byte(case: str, origin: O
     # And the export is the commit itself: every blob byte for byte, modes and links kept, nothing left out.
     assert got["export"] == committed_tree(origin.bare, origin.head)
     assert got["signals"] == [".gitattributes"]
+    # The reviewed diff shows the lines of a file the checkout marks `-diff`; only content makes a file binary.
+    assert "-X = 1\n+X = 2\n" in got["diff"] and "Binary files a/data.bin and b/data.bin differ\n" in got["diff"]
 
 
 def test_the_hostile_repository_is_hostile_to_plain_git(origin: Origin, tmp_path: Path) -> None:
