@@ -1,8 +1,8 @@
 """Benchmark: full verification of the coupon case against the same three pytest runs made directly.
 
-Full verification = freeze the harness, check ancestry and paths, export both revisions with `git
-archive`, run base/expected, candidate/expected and candidate/regression in the sandbox (concurrently
-where cores allow), parse the JUnit reports, decide, and sign the evidence. The baseline runs the
+Full verification = freeze the harness, check ancestry and paths, export both revisions blob by blob
+(one `git cat-file --batch`), run base/expected, candidate/expected and candidate/regression in the
+sandbox (concurrently where cores allow), parse the JUnit reports, decide, and sign the evidence. The baseline runs the
 same three pytest commands directly on the host, one after another, on plain checkouts (no
 sandbox, no export, no evidence), with the same prepared Python environment (pytest only; the
 project's own venv would load many more plugins and make the baseline unfairly slow). Both start

@@ -3,7 +3,9 @@ errors. Waits go through an injected sleep, so nothing here sleeps for real."""
 
 from __future__ import annotations
 
+import http.server
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -213,6 +215,36 @@ def test_a_branch_is_pushed_with_the_token_and_a_draft_opened(github: GitHubStan
         repo.create_pull("Fix BUG-0001", "signoff/BUG-0001", "main", "body")
     # the token is never on the command line nor stored in the checkout's configuration
     assert "ghs_" not in (work / ".git" / "config").read_text()
+
+
+def test_a_checkout_that_rewrites_the_url_does_not_receive_the_token(github: GitHubStandIn, tmp_path: Path) -> None:
+    """The checkout's own config redirects GitHub's URL (`url.<base>.insteadOf`) to a server the
+    attacker runs: git may go there, the installation token must not."""
+    seen: list[str] = []
+
+    class Listener(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("Authorization") or "")
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Listener)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        client = GitHubClient(_app(github), github.url)
+        work = tmp_path / "work"
+        subprocess.run(["git", "clone", "-q", str(github.repos[FULL].path), str(work)], check=True)
+        subprocess.run(["git", "-C", str(work), "config", f"url.http://127.0.0.1:{evil.server_address[1]}/.insteadOf",
+                        f"{github.url}/"], check=True)
+        with pytest.raises(UnavailableError):
+            push_branch(client, work, FULL, "signoff/x", "HEAD", git_url=github.url)
+    finally:
+        evil.shutdown()
+    assert seen, "the rewritten URL was not contacted, so the test proves nothing"
+    assert all("Basic" not in h for h in seen)
 
 
 def test_a_push_with_a_bad_token_fails_without_leaking_it(github: GitHubStandIn, tmp_path: Path) -> None:

@@ -142,6 +142,38 @@ def test_check_claims_codes_per_sentence(served: Served, history: tuple[Path, li
     assert checked["ok"] is False
 
 
+def test_check_claims_runs_no_program_the_repository_names(served: Served, tmp_path: Path) -> None:
+    """Issue 34, finding 3: an agent hands check_claims a repository whose own config sets
+    log.showSignature and gpg.program; its newest commit carries a signature, so `git log` would run
+    the program on the host, as the server."""
+    repo, marker = tmp_path / "repo", tmp_path / "ran"
+    repo.mkdir()
+    env = Identity("Dev", "dev@example.org", "2026-11-01T10:00:00+00:00").env()
+    git.output(repo, "init", "-q", "-b", "main", env=env)
+    (repo / "f.txt").write_text("one\n")
+    git.output(repo, "add", "-A", env=env)
+    tree = git.output(repo, "write-tree", env=env)
+    signed = (f"tree {tree}\nauthor Dev <dev@example.org> 1793527200 +0000\n"
+              "committer Dev <dev@example.org> 1793527200 +0000\n"
+              "gpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\nsigned release\n")
+    head = git.output(repo, "hash-object", "-t", "commit", "-w", "--stdin", input_=signed.encode(), env=env)
+    git.output(repo, "update-ref", "refs/heads/main", head, env=env)
+    program = tmp_path / "gpg"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\ncat >/dev/null\n")
+    program.chmod(0o755)
+    with (repo / ".git" / "config").open("a") as config:
+        config.write(f"[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {program}\n")
+
+    async def main() -> dict[str, Any]:
+        async with stdio_client(served) as client:
+            return result(await client.call_tool("check_claims", {"text": f"Commit {head[:9]} is signed.",
+                                                                  "repo": str(repo)}))
+
+    checked = asyncio.run(main())
+    assert not marker.exists(), "check_claims ran the program named in the repository's config"
+    assert checked["ok"] is True and checked["head"] == head
+
+
 def test_scan_text_quarantines_an_injection(served: Served) -> None:
     async def main() -> tuple[dict[str, Any], dict[str, Any]]:
         async with stdio_client(served) as client:

@@ -12,6 +12,7 @@ from signoff import git
 from signoff.kernel.settings import Settings
 from signoff.repair.evidence import PREDICATE_TYPE, build_statement
 from signoff.repair.fixture import FixtureRepo, examples_root
+from signoff.repair.signals import ATTRIBUTES
 from signoff.repair.verifier import VerifyRequest, verify
 from signoff.trust import KeyStore, verify_file, write_evidence
 from tests.support.requires import require_binary, require_sandbox
@@ -208,10 +209,30 @@ def test_redacted_evidence_says_what_it_could_not_check(coupon: FixtureRepo, set
     assert "frozen harness re-digested: matches" in notes
 
 
-def test_candidate_that_hides_files_from_export(coupon: FixtureRepo, settings: Settings) -> None:
-    hide = git.commit_files(coupon.path, coupon.base, {".gitattributes": "cart.py export-ignore\n"}, "hide")
-    r = verify(request(coupon, hide, allow=[]), settings)
-    assert (r.verdict, codes(r)) == ("INCONCLUSIVE", ["export_failed"])
+def test_code_in_the_commit_message_never_reaches_the_run(coupon: FixtureRepo, settings: Settings) -> None:
+    """Issue 34, finding 1, as the attacker built it: the committed cart.py keeps the bug and ends in a
+    `$Format:%B$` comment, the tree marks it export-subst, and the commit message holds the fix.
+    `git archive` wrote the message into the file, so the bug "passed" and the diff showed a comment."""
+    buggy = git.read_file_at(coupon.path, coupon.base, "cart.py")
+    assert buggy is not None
+    message = ("tidy a comment\n\n"
+               "def total_after_coupon(cents: int, percent: int) -> int:\n    return cents * (100 - percent) // 100\n")
+    attack = git.commit_files(coupon.path, coupon.base, {"cart.py": buggy.decode() + "# $Format:%B$\n",
+                                                          ".gitattributes": "cart.py export-subst\n"}, message)
+    r = verify(request(coupon, attack, allow=[]), settings)
+    assert (r.verdict, codes(r)) == ("REJECTED", ["candidate_failed"])
+    assert [s["path"] for s in r.signals if s["what"] == ATTRIBUTES] == [".gitattributes"]
+
+
+def test_export_attributes_of_a_real_project_are_ignored_not_refused(coupon: FixtureRepo, settings: Settings) -> None:
+    # tqdm marks folders export-ignore, versioneer uses export-subst (issue 37): the fix is verified on
+    # its committed bytes, and the attributes file is pointed out to the person who reviews it.
+    fix = (examples_root() / "coupon" / "candidates" / "genuine_fix" / "cart.py").read_text()
+    candidate = git.commit_files(coupon.path, coupon.base, {
+        "cart.py": fix, ".gitattributes": "cart.py export-ignore\n*.py export-subst ident eol=crlf\n"}, "fix")
+    r = verify(request(coupon, candidate, allow=[]), settings)
+    assert (r.verdict, r.reasons) == ("VERIFIED", [])
+    assert [s["path"] for s in r.signals if s["what"] == ATTRIBUTES] == [".gitattributes"]
 
 
 def test_harness_configuration_governs_not_the_repository(coupon: FixtureRepo, settings: Settings,

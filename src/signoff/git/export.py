@@ -1,19 +1,30 @@
-"""Export a revision clean: exactly its committed files, nothing from history or anyone's work tree.
+"""Export a revision clean: exactly its committed blobs, byte for byte, nothing else.
 
-A revision is exported with `git archive`, so the tree under test holds no `.git`, no other
-history and no uncommitted file, which keeps the code under test from reading later commits.
+The tree under test holds no `.git`, no other history and no uncommitted file, which keeps the code
+under test from reading later commits. It is written object by object from one `git cat-file
+--batch`, never with `git archive` or a checkout: those honour the tree's own `.gitattributes`
+(`export-subst` writes the commit message into a file, `export-ignore` hides files, `ident`, `eol`,
+`text`, `working-tree-encoding` and filters rewrite bytes). Attributes play no part here, and every
+object is hashed again on arrival, so what is exported is what the commit id names, whatever the
+repository's config, replace refs or object files say.
 """
 
 from __future__ import annotations
 
-import io
+import hashlib
 import os
-import tarfile
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
-from signoff.git.command import run
-from signoff.git.repo import is_full_id, tracked_paths
+from signoff.git.command import popen
+from signoff.git.repo import is_full_id
 from signoff.kernel.errors import UsageError
+
+_FILE, _EXECUTABLE, _LINK, _TREE, _GITLINK = "file", "executable", "link", "tree", "gitlink"
 
 
 class ExportError(Exception):
@@ -23,39 +34,181 @@ class ExportError(Exception):
 def export(repo: Path, commit: str, dest: Path) -> Path:
     """Write the committed tree of `commit` into the empty folder `dest`, world-readable.
 
-    Members are extracted with tarfile's "data" filter: absolute paths, `..`, links leaving the tree
-    and device files are refused, so a hostile commit cannot write outside `dest`. `run` switches off
-    the filter drivers the repository's config defines, so the bytes are the committed bytes.
+    Regular files keep git's two modes (0644, or 0755 when committed executable); symbolic links are
+    written as links and refused when they point outside the tree; a submodule (gitlink) becomes an
+    empty folder, as `git archive` writes it. Paths git itself would never check out (`..`, `.git`,
+    an absolute path, a file inside a link) are refused, so a hostile commit cannot write outside `dest`.
     """
     if not is_full_id(commit):
         raise UsageError(f"export needs a full commit id, got {commit!r}", "resolve the revision first")
     dest.mkdir(parents=True, exist_ok=True)
     if any(dest.iterdir()):
         raise UsageError(f"export folder is not empty: {dest}", "export into a fresh folder")
-    proc = run(repo, "archive", "--format=tar", commit)
+    dest.chmod(0o755)
     try:
-        with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as tar:
-            tar.extractall(dest, filter="data")
-    except (tarfile.TarError, OSError) as exc:
-        raise ExportError(f"revision {commit[:12]} cannot be exported safely: {exc}") from exc
-    # `git archive` honours the tree's own .gitattributes: a revision could mark files export-ignore
-    # and so hide them from the test run. Every committed path must be in the export.
-    missing = [p for p in tracked_paths(repo, commit) if not os.path.lexists(dest / p)]
-    if missing:
-        raise ExportError(f"revision {commit[:12]} hides committed files from export: {', '.join(missing[:5])}")
-    _make_readable(dest)
+        with _Objects(repo) as objects:
+            kind, body = objects.read(commit)
+            if kind != "commit" or not body.startswith(b"tree "):
+                raise ExportError(f"{commit[:12]} is not a commit")
+            entries = list(_walk(objects, body[5:body.index(b"\n")].decode("ascii"), b""))
+            _write(os.fsencode(dest), entries, objects)
+    except OSError as exc:
+        raise ExportError(f"revision {commit[:12]} cannot be exported: {exc}") from exc
     return dest
 
 
-def _make_readable(root: Path) -> None:
-    # The sandbox reads the export as an unprivileged uid: folders need r-x and files r for others.
-    root.chmod(0o755)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for d in dirnames:
-            p = Path(dirpath, d)
-            if not p.is_symlink():
-                p.chmod(0o755)
-        for f in filenames:
-            p = Path(dirpath, f)
-            if not p.is_symlink():
-                p.chmod(0o755 if p.stat().st_mode & 0o111 else 0o644)
+@dataclass
+class _Objects:
+    """One `git cat-file --batch` process: object ids in, verified (type, bytes) out."""
+
+    repo: Path
+    proc: subprocess.Popen[bytes] | None = field(default=None, init=False)
+
+    def __enter__(self) -> _Objects:
+        self.proc = popen(self.repo, "cat-file", "--batch", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL)
+        return self
+
+    def __exit__(self, failed: type[BaseException] | None, *_: object) -> None:
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        if failed is not None:
+            self.proc.kill()  # it may be blocked on a pipe nobody reads any more
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except (BrokenPipeError, ValueError):
+                pass
+        if self.proc.wait(timeout=60) != 0 and failed is None:
+            raise ExportError("git cat-file failed while exporting")
+
+    def read(self, oid: str) -> tuple[str, bytes]:
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(oid.encode() + b"\n")
+        self.proc.stdin.flush()
+        return _answer(self.proc.stdout, oid)
+
+    def read_many(self, oids: list[str], kind: str) -> Iterator[bytes]:
+        """Each object's bytes in order; the ids are written by a thread while the answers are read,
+        so neither pipe can fill up and stall the other side."""
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        stdin = self.proc.stdin
+
+        def feed() -> None:
+            try:
+                stdin.write(b"".join(oid.encode() + b"\n" for oid in oids))
+                stdin.flush()
+            except (BrokenPipeError, ValueError):
+                pass
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        for oid in oids:
+            got, body = _answer(self.proc.stdout, oid)
+            if got != kind:
+                raise ExportError(f"object {oid[:12]} is a {got}, the tree lists it as a {kind}")
+            yield body
+        writer.join()  # every answer has been read, so the writer is done (on an error, `__exit__` kills git)
+
+
+def _answer(out: IO[bytes], oid: str) -> tuple[str, bytes]:
+    """One `--batch` answer, checked: it must be the object asked for, and its bytes must hash to its id."""
+    header = out.readline().split()
+    if len(header) != 3 or header[0].decode(errors="replace") != oid:
+        raise ExportError(f"object {oid[:12]} is missing from the repository (signoff never fetches one on "
+                          "demand: in a partial clone, fetch the revision's files first)")
+    kind, size = header[1].decode(), int(header[2])
+    body = out.read(size)
+    if len(body) != size or out.read(1) != b"\n":
+        raise ExportError(f"git cat-file stopped while reading {oid[:12]}")
+    digest = (hashlib.sha1 if len(oid) == 40 else hashlib.sha256)(b"%s %d\0" % (kind.encode(), size) + body)
+    if digest.hexdigest() != oid:
+        # A replace ref, graft or edited object file would hand over other bytes under this id.
+        raise ExportError(f"object {oid[:12]} does not hash to its id")
+    return kind, body
+
+
+def _mode(mode: bytes) -> str | None:
+    if mode == b"40000":
+        return _TREE
+    if mode == b"160000":
+        return _GITLINK
+    if mode == b"120000":
+        return _LINK
+    if mode.startswith(b"100"):  # git's own rule: the owner's execute bit decides (old trees hold 100664)
+        return _EXECUTABLE if int(mode, 8) & 0o100 else _FILE
+    return None
+
+
+def _walk(objects: _Objects, tree: str, prefix: bytes) -> Iterator[tuple[str, str, bytes]]:
+    """(kind, object id, path) for every entry below `tree`, trees descended into."""
+    kind, body = objects.read(tree)
+    if kind != "tree":
+        raise ExportError(f"object {tree[:12]} is a {kind}, its parent lists it as a tree")
+    size = 20 if len(tree) == 40 else 32
+    i = 0
+    while i < len(body):
+        space = body.index(b" ", i)
+        nul = body.index(b"\0", space)
+        mode, name, oid = _mode(body[i:space]), body[space + 1:nul], body[nul + 1:nul + 1 + size].hex()
+        i = nul + 1 + size
+        path = prefix + name
+        if mode is None or not _checkout_safe(name):
+            raise ExportError(f"committed path {path.decode(errors='replace')!r} is not one git would check out")
+        if mode == _TREE:
+            yield from _walk(objects, oid, path + b"/")
+        else:
+            yield mode, oid, path
+
+
+def _checkout_safe(name: bytes) -> bool:
+    return name not in (b"", b".", b"..") and b"/" not in name and name.lower() != b".git"
+
+
+def _write(root: bytes, entries: list[tuple[str, str, bytes]], objects: _Objects) -> None:
+    """Folders first, then each blob as it arrives (to every path that holds it), links last: no
+    file is ever written through a link, and no link is kept that resolves outside the tree."""
+    taken = {path for _, _, path in entries}
+    made: set[bytes] = set()
+    holders: dict[str, list[tuple[str, bytes]]] = {}
+    for kind, oid, path in entries:
+        parent = path.rpartition(b"/")[0]
+        if parent in taken or any(parent[:i] in taken for i in range(len(parent)) if parent[i:i + 1] == b"/"):
+            raise ExportError(f"committed path {path.decode(errors='replace')!r} lies inside another committed file")
+        _folders(root, parent, made)
+        if kind == _GITLINK:
+            os.mkdir(os.path.join(root, path), 0o755)
+            os.chmod(os.path.join(root, path), 0o755)  # noqa: S103 (the sandbox's unprivileged uid reads the export)
+        else:
+            holders.setdefault(oid, []).append((kind, path))
+    links: list[tuple[bytes, bytes]] = []
+    oids = sorted(holders)
+    for oid, content in zip(oids, objects.read_many(oids, "blob"), strict=True):
+        for kind, path in holders[oid]:
+            if kind == _LINK:
+                links.append((path, content))
+                continue
+            fd = os.open(os.path.join(root, path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(content)
+                os.fchmod(f.fileno(), 0o755 if kind == _EXECUTABLE else 0o644)
+    for path, pointed in links:
+        if os.path.isabs(pointed) or not pointed:
+            raise ExportError(f"committed link {path.decode(errors='replace')!r} points outside the tree")
+        os.symlink(pointed, os.path.join(root, path))
+    # Checked once every link exists: a link may lead through another one created after it.
+    real_root = os.path.realpath(root)
+    for path, _ in links:
+        resolved = os.path.realpath(os.path.join(root, path))
+        if os.path.commonpath([real_root, resolved]) != real_root:
+            raise ExportError(f"committed link {path.decode(errors='replace')!r} points outside the tree")
+
+
+def _folders(root: bytes, parent: bytes, made: set[bytes]) -> None:
+    if not parent or parent in made:
+        return
+    _folders(root, parent.rpartition(b"/")[0], made)
+    target = os.path.join(root, parent)
+    if not os.path.isdir(target) or os.path.islink(target):
+        os.mkdir(target, 0o755)
+    os.chmod(target, 0o755)  # noqa: S103 (the sandbox's unprivileged uid reads the export)
+    made.add(parent)

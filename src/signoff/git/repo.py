@@ -62,8 +62,8 @@ class Change:
 
 def changed_paths(repo: Path, base: str, candidate: str) -> list[Change]:
     """Paths the candidate changes relative to base (NUL-separated, so any file name is safe)."""
-    proc = run(repo, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
-               base, candidate)
+    proc = run(repo, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative",
+               "--ignore-submodules=none", base, candidate)
     parts = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
     changes: list[Change] = []
     i = 0
@@ -77,10 +77,32 @@ def changed_paths(repo: Path, base: str, candidate: str) -> list[Change]:
 
 
 def diff_text(repo: Path, base: str, candidate: str, limit: int = 200_000) -> str:
-    """The patch from base to candidate as committed: no external diff, no textconv driver."""
-    proc = run(repo, "diff", "--no-color", "--no-ext-diff", "--no-textconv", base, candidate)
-    text = proc.stdout.decode("utf-8", errors="replace")
+    """The patch from base to candidate as committed: no external diff, no textconv driver, and no
+    attribute may hide a file's lines (`-diff`, `binary`): only content decides what is binary."""
+    proc = run(repo, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--text",
+               "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", base, candidate)
+    text = _binary_by_content(proc.stdout).decode("utf-8", errors="replace")
     return text if len(text) <= limit else text[:limit] + "\n[diff truncated]\n"
+
+
+_FILE_HEADER = re.compile(rb"(?m)^(?=diff --git )")
+
+
+def _binary_by_content(patch: bytes) -> bytes:
+    """`--text` prints every file's lines whatever the attributes say; a file whose lines hold a NUL
+    byte is binary by git's own content rule and is shown the way git shows it, in one line."""
+    if b"\0" not in patch:
+        return patch
+    out = []
+    for part in _FILE_HEADER.split(patch):
+        if b"\0" in part:
+            header = part.split(b"\n@@", 1)[0].split(b"\n")
+            sides = {line[:4]: line[4:] for line in header if line.startswith((b"--- ", b"+++ "))}
+            kept = [line for line in header if line and not line.startswith((b"--- ", b"+++ "))]
+            part = b"\n".join([*kept, b"Binary files %s and %s differ\n" % (sides.get(b"--- ", b"/dev/null"),
+                                                                              sides.get(b"+++ ", b"/dev/null"))])
+        out.append(part)
+    return b"".join(out)
 
 
 def read_file_at(repo: Path, commit: str, path: str) -> bytes | None:

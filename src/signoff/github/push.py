@@ -19,11 +19,13 @@ from signoff.kernel.errors import UnavailableError, UsageError
 _BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,200}")
 
 
-def _run(client: GitHubClient, checkout: Path, args: list[str], what: str, fix: str) -> None:
+def _run(client: GitHubClient, checkout: Path, url: str, args: list[str], what: str, fix: str) -> None:
     token = client.auth.git_token(client.http, client.api_url)
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    # The header is bound to the URL itself: a checkout's `url.<base>.insteadOf` may rewrite where git
+    # connects, and the token must not follow it there.
     proc = git.run(checkout, *args, check=False, timeout=300,
-                   config=(("http.extraHeader", f"Authorization: Basic {basic}"),))
+                   config=((f"http.{url}.extraHeader", f"Authorization: Basic {basic}"),))
     if proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).decode(errors="replace").strip().replace(token, "***")[-300:]
         raise UnavailableError(f"{what} failed: {detail}", fix)
@@ -33,7 +35,7 @@ def fetch_commits(client: GitHubClient, checkout: Path, full_name: str, refs: li
                   git_url: str = "https://github.com") -> None:
     """Fetch refs (e.g. `refs/pull/12/head`, a branch or a SHA) from GitHub into `checkout`."""
     url = f"{git_url.rstrip('/')}/{full_name}.git"
-    _run(client, checkout, ["fetch", "--quiet", "--no-tags", url, *refs], f"git fetch from {full_name}",
+    _run(client, checkout, url, ["fetch", "--quiet", "--no-tags", url, *refs], f"git fetch from {full_name}",
          "check that the token or App can read the repository")
 
 
@@ -43,5 +45,5 @@ def push_branch(client: GitHubClient, checkout: Path, full_name: str, branch: st
     if not _BRANCH.fullmatch(branch) or ".." in branch or branch.endswith((".lock", "/")):
         raise UsageError(f"{branch!r} is not a branch name signoff pushes", "use letters, digits, '-', '_', '/'")
     url = f"{git_url.rstrip('/')}/{full_name}.git"
-    _run(client, checkout, ["push", "--quiet", "--force", url, f"{commit}:refs/heads/{branch}"],
+    _run(client, checkout, url, ["push", "--quiet", "--force", url, f"{commit}:refs/heads/{branch}"],
          f"git push of {branch} to {full_name}", "check that the App has contents: write on the repository")

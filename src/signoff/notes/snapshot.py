@@ -148,7 +148,8 @@ def parse_log(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
 
 def log_args(rng: str, merges: bool) -> list[str]:
     cmd = ["-c", "core.quotepath=off", "log", f"--format={_FORMAT}", "--numstat", "-z",
-           "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--encoding=UTF-8"]
+           "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--encoding=UTF-8", "--no-show-signature",
+           "--no-relative"]
     if not merges:
         cmd.append("--no-merges")
     cmd += ["--end-of-options", rng, "--"]

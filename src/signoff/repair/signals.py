@@ -95,11 +95,22 @@ def scan_diff(diff: str) -> list[dict[str, Any]]:
     return out[:MAX_SIGNALS]
 
 
-def scan(repo: Path, base: str, candidate: str) -> list[dict[str, Any]]:
-    """Signals in what the candidate adds relative to base (package metadata paths included)."""
+ATTRIBUTES = "git attributes (how git exports, converts and shows files; signoff exports committed bytes)"
+
+
+def attribute_edits(changes: list[git.Change]) -> list[dict[str, Any]]:
+    """A `.gitattributes` the candidate adds, edits or removes, anywhere in the tree: attributes can make
+    git rewrite a file on export or hide its lines from a diff, so a person should see the change."""
+    return [{"path": c.path, "line": 0, "what": ATTRIBUTES, "text": f"{c.status} {c.path}"}
+            for c in changes if c.path.rsplit("/", 1)[-1] == ".gitattributes"]
+
+
+def scan(repo: Path, base: str, candidate: str, changes: list[git.Change] | None = None) -> list[dict[str, Any]]:
+    """Signals in what the candidate adds relative to base (package metadata paths included), and in
+    the paths it changes (`changes`, from `git.changed_paths`)."""
     if base == candidate:
         return []
-    return scan_diff(git.diff_text(repo, base, candidate))
+    return [*attribute_edits(changes or []), *scan_diff(git.diff_text(repo, base, candidate))][:MAX_SIGNALS]
 
 
 def summary(signals: list[dict[str, Any]]) -> str:

@@ -4,7 +4,7 @@ Order matters and is the point of the design:
 1. the harness is digested and frozen before anything runs (and compared with the approved digest);
 2. ancestry and the allowlist are checked from git alone, and the candidate's edits to the
    repository's own tests are recorded as a tamper signal (they never feed the verdict);
-3. each revision is exported clean with `git archive`;
+3. each revision is exported clean, blob by blob: the committed bytes, whatever its attributes say;
 4. the test environment is prepared from the *base* revision's requirements (network only here);
 5. three executions run concurrently with no network: base/expected, candidate/expected,
    candidate/regression (each repeated `repeat` times);
@@ -277,7 +277,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
     descends = git.is_ancestor(repo, base, cand)
     outside = paths.disallowed(changes, req.allow)
     tamper = paths.test_edits(changes)
-    signals = scan_signals(repo, base, cand)
+    signals = scan_signals(repo, base, cand, changes)
     violations: list[dict[str, str]] = []
     if not descends:
         violations.append(reason("not_descendant", f"{cand[:12]} does not descend from {base[:12]}"))
