@@ -33,6 +33,12 @@ def print_result(result: Any) -> None:
     for r in result.reasons:
         console.print(f"  reason: {r['code']}: {r['text']}" + (f" ({r['detail']})" if r["detail"] else ""),
                       highlight=False)
+        if r.get("fix"):
+            # What stopped the run, as one line a person can act on (the full log is in the evidence).
+            console.print(f"  error: {r['detail']}", highlight=False)
+            console.print(f"  fix: {r['fix']}", highlight=False)
+    for note in getattr(result, "notes", []):
+        console.print(f"  note: {note}", highlight=False)
     if result.tamper:
         console.print(f"  tamper signal: the candidate edits the repository's own tests: {', '.join(result.tamper)} "
                       "(reported only; the verdict uses the frozen harness)", highlight=False)
@@ -58,8 +64,19 @@ def verify_cmd(
     allow: Annotated[list[str] | None, typer.Option("--allow", help="Glob of paths the candidate may change.")] = None,
     pythonpath: Annotated[list[str] | None, typer.Option("--pythonpath", help="Folder inside the checkout to "
                                                                               "import from (e.g. src).")] = None,
-    requirements: Annotated[str | None, typer.Option("--requirements", help="Requirements file: a path in the "
-                                                     "base revision, or a file here.")] = None,
+    requirements: Annotated[list[str] | None, typer.Option("--requirements", help="Requirements file (repeatable): a "
+                                                           "path in the base revision, or a file here.")] = None,
+    project_deps: Annotated[bool, typer.Option("--project-deps", help="Install the dependencies the base revision "
+                                               "declares (pyproject.toml, setup.cfg, setup.py).")] = False,
+    extras: Annotated[list[str] | None, typer.Option("--extras", help="An extra of the project to install with its "
+                                                     "dependencies, e.g. test (repeatable; implies --project-deps).")
+                      ] = None,
+    pytest_pin: Annotated[str | None, typer.Option("--pytest", help="Pin pytest, e.g. 'pytest==7.4.4'.")] = None,
+    python: Annotated[str | None, typer.Option("--python", help="Python version to test with, e.g. 3.11 (any "
+                                               "interpreter on this machine).")] = None,
+    allow_source_builds: Annotated[bool, typer.Option("--allow-source-builds", help="Install source distributions "
+                                                      "too (their build code runs on this machine); default: wheels "
+                                                      "only.")] = False,
     runner: Annotated[str, typer.Option("--runner", help='pytest, node, or "CMD {tests} {junit}".')] = "pytest",
     repeat: Annotated[int, typer.Option("--repeat", help="Run each execution N times; disagreement is flaky.")] = 1,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one execution may take.")] = 120.0,
@@ -92,7 +109,9 @@ def verify_cmd(
         result = verify(VerifyRequest(
             repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
             regression=list(regression or []), allow=list(allow or []), pythonpath=list(pythonpath or []),
-            requirements=requirements, runner=runner, repeat=repeat, timeout=timeout,
+            requirements=list(requirements or []), runner=runner, project_deps=project_deps,
+            extras=[e.strip() for x in (extras or []) for e in x.split(",") if e.strip()], pytest=pytest_pin,
+            python=python, allow_source_builds=allow_source_builds, repeat=repeat, timeout=timeout,
             approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
         ), settings(), progress)
     posted = None

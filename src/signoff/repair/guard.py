@@ -284,15 +284,16 @@ def assertion_origins(runs: list[Any], test_id: str) -> set[str | None]:
 
 # -- static collection: what the frozen harness defines, read from its syntax tree ----------------
 
-def static_tests(harness: Path, file_: str) -> set[str] | None:
+def static_tests(harness: Path, file_: str, config: str = "") -> set[str] | None:
     """Ids (file::name, file::Class::name) a pytest module defines plainly, or None when it is not
-    plain enough to say (custom collection, `__test__`, unparsable)."""
+    plain enough to say (custom collection, `__test__`, unparsable). `config` is the pytest
+    configuration the run got from elsewhere (the base revision's)."""
     path = harness / file_
     if not file_.endswith(".py") or not path.is_file():
         return None
     ini = harness / "pytest.ini"
-    if ini.is_file() and re.search(r"python_(functions|classes)|--deselect|(^|\s)-[km]\b|--ignore",
-                                   ini.read_text(errors="replace")):
+    text = (ini.read_text(errors="replace") if ini.is_file() else "") + "\n" + config
+    if re.search(r"python_(functions|classes)|--deselect|(^|\s)-[km]\b|--ignore", text):
         return None
     source = path.read_text(errors="replace")
     if "__test__" in source or _collection_customised(harness):
@@ -330,12 +331,14 @@ def harness_skips(harness: Path) -> bool:
     return False
 
 
-def static_findings(harness: Path, tests: list[str], cases: list[Case], skips: bool) -> list[str]:
+def static_findings(harness: Path, tests: list[str], cases: list[Case], skips: bool,
+                    config: str = "") -> list[str]:
     """Tests the harness plainly defines but a complete run did not report, or skipped without cause."""
     findings: list[str] = []
+    skips = skips or bool(_SKIP_WORDS.search(config))
     for t in tests:
         file_ = t.split("::", 1)[0]
-        defined = static_tests(harness, file_)
+        defined = static_tests(harness, file_, config)
         if defined is None:
             if file_.endswith(_JS_SUFFIXES) and not skips:
                 # node: a skip or todo the harness never asked for came from the code under test.
