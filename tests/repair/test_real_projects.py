@@ -210,3 +210,54 @@ def test_cli_prints_error_and_fix(home: Path, tmp_path: Path, monkeypatch: pytes
     assert "error: pip could not install requirements-test.txt (base revision): " in out
     assert "No matching distribution found for tornado==6.0.4" in out
     assert "\n  fix: " in out
+
+
+# -- 5. the harness carries its neighbours ---------------------------------------------------------
+
+CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef percent():\n    return 10\n"
+SRC_TEST = ("import pytest\nfrom pricing import total\n\n\n@pytest.mark.money\ndef test_coupon_once(percent):\n"
+            "    assert total(10000, percent) == 9000\n")
+
+
+def test_a_harness_file_keeps_its_conftest_and_the_projects_configuration(settings: Settings,
+                                                                         tmp_path: Path) -> None:
+    # src layout found through the project's own `pythonpath`, a fixture from tests/conftest.py,
+    # a marker that --strict-markers accepts only because the project's configuration registers it.
+    repo = tmp_path / "repo"
+    base = init_repo(repo, {
+        "pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1.0"\n\n[tool.pytest.ini_options]\n'
+                          'pythonpath = ["src"]\naddopts = "--strict-markers"\nmarkers = ["money: prices"]\n',
+        "src/pricing/__init__.py": BUGGY, "tests/__init__.py": "", "tests/conftest.py": CONFTEST,
+        "tests/test_total.py": SRC_TEST})
+    # The candidate fixes the code and also edits the conftest: the harness's neighbours come from
+    # the base revision, so the edit changes nothing.
+    fix = git.commit_files(repo, base, {"src/pricing/__init__.py": FIXED,
+                                        "tests/conftest.py": CONFTEST.replace("10", "0")}, "fix")
+    r = verify(_request(repo, base, fix, repo / "tests" / "test_total.py", regression=[]), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert r.stages["base"].tests == ["tests/test_total.py::test_coupon_once"]
+    env = _signed_predicate(r, settings)["environment"]
+    assert env["pytest_config"]["source"] == "pyproject.toml [tool.pytest.ini_options] (base revision)"
+    assert env["pytest_config"]["pythonpath"] == ["src"]
+    from signoff.repair.harness import load
+    from signoff.repair.verifier import harness_store
+
+    frozen = load(harness_store(settings), r.harness_digest)
+    assert set(frozen.files) == {"tests/test_total.py", "tests/conftest.py", "tests/__init__.py"}
+
+
+def test_a_harness_folder_keeps_its_helpers_and_data(settings: Settings, tmp_path: Path) -> None:
+    repo, base, fix = _project(tmp_path / "repo")
+    files = {"unit/helpers.py": "import json\nfrom pathlib import Path\n\n\ndef case(name):\n"
+                                "    return json.loads((Path(__file__).parent / 'data' / name).read_text())\n",
+             "unit/data/once.json": '{"cents": 10000, "percent": 10, "want": 9000}\n',
+             "unit/test_data.py": "from helpers import case\nfrom pricing import total\n\n\ndef test_once():\n"
+                                  "    c = case('once.json')\n"
+                                  "    assert total(c['cents'], c['percent']) == c['want']\n"}
+    harness = _harness(tmp_path / "harness", files)
+    r = verify(_request(repo, base, fix, harness, expect="unit/test_data.py::test_once", regression=[]), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    (harness / "unit" / "data" / "once.json").write_text('{"cents": 10000, "percent": 10, "want": 8000}\n')
+    changed = verify(_request(repo, base, fix, harness, expect="unit/test_data.py::test_once", regression=[],
+                              approved_digest=r.harness_digest, write_evidence=False), settings)
+    assert (changed.verdict, _codes(changed)) == ("INCONCLUSIVE", ["harness_changed"])

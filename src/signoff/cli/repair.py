@@ -54,7 +54,9 @@ def print_result(result: Any) -> None:
 @app.command("verify")
 def verify_cmd(
     repo: Annotated[Path, typer.Option("--repo", help="The git repository.")],
-    harness: Annotated[Path, typer.Option("--harness", help="Folder of approved tests (frozen before running).")],
+    harness: Annotated[Path, typer.Option("--harness", help="Folder of approved tests, or one test file (kept with "
+                                                            "its conftest.py files from the base revision); frozen "
+                                                            "before running.")],
     expect: Annotated[str, typer.Option("--expect", help="Test id (relative to the harness) that must fail on base "
                                                            "by an assertion and pass on the candidate.")],
     base: Annotated[str | None, typer.Option("--base", help="The revision that shows the defect.")] = None,
