@@ -261,3 +261,18 @@ def test_a_harness_folder_keeps_its_helpers_and_data(settings: Settings, tmp_pat
     changed = verify(_request(repo, base, fix, harness, expect="unit/test_data.py::test_once", regression=[],
                               approved_digest=r.harness_digest, write_evidence=False), settings)
     assert (changed.verdict, _codes(changed)) == ("INCONCLUSIVE", ["harness_changed"])
+
+
+# -- 4. a chosen pytest and Python; what was installed is in the evidence ------------------------
+
+def test_pinned_pytest_and_python_are_what_ran_and_the_evidence_lists_the_install(settings: Settings,
+                                                                                  tmp_path: Path) -> None:
+    repo, base, fix = _project(tmp_path / "repo")
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, pytest="pytest==7.4.4", python="3.11"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    env = _signed_predicate(r, settings)["environment"]
+    installed = {i["name"].lower(): i for i in env["installed"]}
+    assert installed["pytest"]["version"] == "7.4.4"
+    assert len(installed["pytest"]["hashes"]["sha256"]) == 64
+    assert env["python_version"] == "3.11" and env["plan"]["sources"] == ["--pytest pytest==7.4.4"]

@@ -67,7 +67,8 @@ def test_setup_cfg_and_literal_setup_py(tmp_path: Path) -> None:
     repo, base = _repo(tmp_path / "cfg", {"setup.cfg": cfg + "test =\n    pytest-cov\n"})
     assert testenv.plan(repo, base, [], True, ["test"], None).lines == ["click>=8", "pytest-cov"]
     repo2, base2 = _repo(tmp_path / "py", {"setup.py": "from setuptools import setup\n"
-                                                       "setup(name='tqdm', install_requires=['colorama'],"
+                                                       "deps = ['colorama']\n"
+                                                       "setup(name='tqdm', install_requires=deps,"
                                                        " extras_require={'dev': ['nose']})\n"})
     assert testenv.plan(repo2, base2, [], True, ["dev"], None).lines == ["colorama", "nose"]
     assert testenv.project_name(repo2, base2) == "tqdm"

@@ -33,10 +33,11 @@ def print_result(result: Any) -> None:
     for r in result.reasons:
         console.print(f"  reason: {r['code']}: {r['text']}" + (f" ({r['detail']})" if r["detail"] else ""),
                       highlight=False)
-        if r.get("fix"):
-            # What stopped the run, as one line a person can act on (the full log is in the evidence).
-            console.print(f"  error: {r['detail']}", highlight=False)
-            console.print(f"  fix: {r['fix']}", highlight=False)
+    actionable = next((r for r in result.reasons if r.get("fix")), None)
+    if actionable is not None:
+        # What stopped the run, as one line a person can act on (the full log is in the evidence).
+        console.print(f"  error: {actionable['detail']}", highlight=False)
+        console.print(f"  fix: {actionable['fix']}", highlight=False)
     for note in getattr(result, "notes", []):
         console.print(f"  note: {note}", highlight=False)
     if result.tamper:

@@ -126,12 +126,18 @@ def _setup_py(source: str) -> dict[str, Any]:
     except (SyntaxError, ValueError):
         return {}
     found: dict[str, Any] = {}
+    # Module-level names bound to literals (`install_requires = [...]` then `setup(install_requires=...)`).
+    names: dict[str, ast.expr] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            names[stmt.targets[0].id] = stmt.value
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
             for kw in node.keywords:
                 if kw.arg in ("name", "install_requires", "extras_require"):
+                    value = names.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
                     try:
-                        found[kw.arg] = ast.literal_eval(kw.value)
+                        found[kw.arg] = ast.literal_eval(value)
                     except ValueError:
                         continue
     if not isinstance(found.get("name", ""), str):
