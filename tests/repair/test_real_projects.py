@@ -215,20 +215,21 @@ def test_cli_prints_error_and_fix(home: Path, tmp_path: Path, monkeypatch: pytes
 # -- 5. the harness carries its neighbours ---------------------------------------------------------
 
 CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef percent():\n    return 10\n"
-SRC_TEST = ("import pytest\nfrom pricing import total\n\n\n@pytest.mark.money\ndef test_coupon_once(percent):\n"
-            "    assert total(10000, percent) == 9000\n")
+SRC_TEST = ("import pytest\nfrom pricing import total\n\nfrom .helpers import WANT\n\n\n@pytest.mark.money\n"
+            "def test_coupon_once(percent):\n    assert total(10000, percent) == WANT\n")
 
 
 def test_a_harness_file_keeps_its_conftest_and_the_projects_configuration(settings: Settings,
                                                                          tmp_path: Path) -> None:
-    # src layout found through the project's own `pythonpath`, a fixture from tests/conftest.py,
-    # a marker that --strict-markers accepts only because the project's configuration registers it.
+    # src layout found through the project's own `pythonpath`, a fixture from tests/conftest.py, a
+    # helper imported relatively, a marker that --strict-markers accepts only because the project's
+    # configuration registers it.
     repo = tmp_path / "repo"
     base = init_repo(repo, {
         "pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1.0"\n\n[tool.pytest.ini_options]\n'
                           'pythonpath = ["src"]\naddopts = "--strict-markers"\nmarkers = ["money: prices"]\n',
         "src/pricing/__init__.py": BUGGY, "tests/__init__.py": "", "tests/conftest.py": CONFTEST,
-        "tests/test_total.py": SRC_TEST})
+        "tests/test_total.py": SRC_TEST, "tests/helpers.py": "WANT = 9000\n", "tests/test_other.py": "x = 1\n"})
     # The candidate fixes the code and also edits the conftest: the harness's neighbours come from
     # the base revision, so the edit changes nothing.
     fix = git.commit_files(repo, base, {"src/pricing/__init__.py": FIXED,
@@ -243,7 +244,8 @@ def test_a_harness_file_keeps_its_conftest_and_the_projects_configuration(settin
     from signoff.repair.verifier import harness_store
 
     frozen = load(harness_store(settings), r.harness_digest)
-    assert set(frozen.files) == {"tests/test_total.py", "tests/conftest.py", "tests/__init__.py"}
+    # Its neighbours: the conftest and package files up to the root, and the helper it imports.
+    assert set(frozen.files) == {"tests/test_total.py", "tests/conftest.py", "tests/__init__.py", "tests/helpers.py"}
 
 
 def test_a_harness_folder_keeps_its_helpers_and_data(settings: Settings, tmp_path: Path) -> None:

@@ -4,11 +4,13 @@ A real test file is written for its project's pytest configuration (markers, fil
 asyncio_mode, ...) and its `conftest.py` files. Both come from the *base* revision, never from the
 candidate (which the agent controls): the configuration applies where the harness brings none of its
 own, and a harness named as a single file is frozen together with the conftest.py and __init__.py
-files of its folder and every folder above it, so the digest a person approves covers them.
+files of its folder and every folder above it, and the helper modules it reaches by relative imports,
+so the digest a person approves covers them.
 """
 
 from __future__ import annotations
 
+import ast
 import configparser
 import shutil
 import tomllib
@@ -113,15 +115,55 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     target = dest / rel
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, target)
-    folder = PurePosixPath(rel).parent
-    for d in [folder, *folder.parents]:
-        for neighbour in ("conftest.py", "__init__.py"):
-            name = neighbour if str(d) == "." else f"{d}/{neighbour}"
-            data = git.read_file_at(repo, base, name)
-            if data is not None and not (dest / name).exists():
-                (dest / name).parent.mkdir(parents=True, exist_ok=True)
-                (dest / name).write_bytes(data)
+    wanted: list[str] = []
+    for file_ in [rel, *_relative_imports(repo, base, rel, path.read_bytes())]:
+        folder = PurePosixPath(file_).parent
+        for d in [folder, *folder.parents]:
+            wanted += [n if str(d) == "." else f"{d}/{n}" for n in ("conftest.py", "__init__.py")]
+        wanted.append(file_)
+    for name in dict.fromkeys(wanted):
+        if name == rel or (dest / name).exists():
+            continue
+        data = git.read_file_at(repo, base, name)
+        if data is not None:
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            (dest / name).write_bytes(data)
     return dest, rel
+
+
+MAX_HELPERS = 200
+
+
+def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[str]:
+    """The repository files a test module reaches by relative imports (`from .utils import x`,
+    `from . import mini_toolbox`), and theirs in turn, at the base revision: its helpers."""
+    found: list[str] = []
+    pending = [(rel, source)]
+    while pending and len(found) < MAX_HELPERS:
+        name, data = pending.pop()
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError):
+            continue
+        package = PurePosixPath(name).parent
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+                continue
+            top = package
+            for _ in range(node.level - 1):
+                top = top.parent
+            stems = [f"{top}/{node.module.replace('.', '/')}"] if node.module else [
+                f"{top}/{a.name}" for a in node.names]
+            for stem in stems:
+                stem = stem.removeprefix("./")
+                for candidate in (f"{stem}.py", *git.tracked_paths(repo, base, stem)):
+                    if candidate in found or candidate == rel or not candidate.endswith(".py"):
+                        continue
+                    blob = git.read_file_at(repo, base, candidate)
+                    if blob is not None:
+                        found.append(candidate)
+                        pending.append((candidate, blob))
+    return found[:MAX_HELPERS]
 
 
 def map_test_id(test_id: str, rel: str) -> str:
