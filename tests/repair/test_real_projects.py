@@ -278,3 +278,19 @@ def test_pinned_pytest_and_python_are_what_ran_and_the_evidence_lists_the_instal
     assert installed["pytest"]["version"] == "7.4.4"
     assert len(installed["pytest"]["hashes"]["sha256"]) == 64
     assert env["python_version"] == "3.11" and env["plan"]["sources"] == ["--pytest pytest==7.4.4"]
+
+
+def test_freezing_a_test_file_needs_its_revision_and_keeps_its_neighbours(
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.cli.main import main
+
+    repo = tmp_path / "repo"
+    base = init_repo(repo, {"src/pricing/__init__.py": BUGGY, "tests/__init__.py": "", "tests/conftest.py": CONFTEST,
+                            "tests/test_total.py": SRC_TEST, "tests/helpers.py": "WANT = 9000\n"})
+    test_file = str(repo / "tests" / "test_total.py")
+    assert main(["repair", "freeze", test_file]) == 2
+    err = capsys.readouterr().err
+    assert "one test file" in err and "fix:" in err and "Traceback" not in err
+    assert main(["repair", "freeze", test_file, "--repo", str(repo), "--base", base, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sorted(out["files"]) == ["tests/__init__.py", "tests/conftest.py", "tests/helpers.py", "tests/test_total.py"]

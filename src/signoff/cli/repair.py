@@ -135,14 +135,30 @@ def verify_cmd(
 
 @app.command("freeze")
 def freeze_cmd(
-    harness: Annotated[Path, typer.Argument(help="Folder of approved tests.")],
+    harness: Annotated[Path, typer.Argument(help="Folder of approved tests, or one test file of --repo.")],
+    repo: Annotated[Path | None, typer.Option("--repo", help="With a test file: the repository it belongs to.")] = None,
+    base: Annotated[str | None, typer.Option("--base", help="With a test file: the revision its conftest.py "
+                                                          "files and helpers are taken from.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Digest and copy a harness into the content-addressed store; print its digest."""
+    import tempfile
+
+    from signoff import git
     from signoff.repair.harness import freeze
+    from signoff.repair.pytest_config import stage_test_file
     from signoff.repair.verifier import harness_store
 
-    frozen = freeze(harness, harness_store(settings()))
+    if harness.is_file():
+        if repo is None or base is None:
+            raise UsageError(f"{harness} is one test file: its neighbours come from a revision",
+                             "pass --repo PATH --base REV (as to `repair verify`)")
+        with tempfile.TemporaryDirectory(prefix="signoff-harness-") as staging:
+            folder, _rel = stage_test_file(harness, git.open_repo(repo), git.resolve(git.open_repo(repo), base),
+                                           Path(staging))
+            frozen = freeze(folder, harness_store(settings()))
+    else:
+        frozen = freeze(harness, harness_store(settings()))
     if as_json:
         print_json({"digest": frozen.digest, "path": str(frozen.path), "files": list(frozen.files)})
     else:
