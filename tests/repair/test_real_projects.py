@@ -131,6 +131,24 @@ def test_another_distribution_of_the_same_package_never_wins_and_is_reported(
     assert any("collision" in n for n in _signed_predicate(r, settings)["notes"])
 
 
+def test_an_installed_copy_a_plugin_imported_first_is_named_not_used_silently(
+        settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pytest plugin in the environment imports its own (fixed) copy of `pricing` at start-up, before
+    # the checkout can join the path: the tests would judge that copy. Never a silent pass.
+    wheels = tmp_path / "wheels"
+    info = "signoff_fixture_pricing_plugin-1.0.dist-info"
+    wheel(wheels, "signoff-fixture-pricing-plugin", "1.0", {
+        "pricing/__init__.py": FIXED, "pricing_plugin.py": "import pricing  # noqa\n",
+        f"{info}/entry_points.txt": "[pytest11]\npricing = pricing_plugin\n"})
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    repo, base, fix = _project(tmp_path / "repo", **{"requirements-test.txt": "signoff-fixture-pricing-plugin\n"})
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, requirements="requirements-test.txt"), settings)
+    assert r.verdict == "INCONCLUSIVE" and _codes(r)[0] == "import_shadowed", r.reasons
+    assert "pricing (/opt/signoff-venv/" in r.reasons[0]["detail"]
+    assert "harness_integrity" not in _codes(r)
+
+
 # -- 2. a test file that cannot be imported is named, not called tampering ----------------------
 
 def test_a_missing_dependency_is_named_not_called_tampering(settings: Settings, tmp_path: Path) -> None:

@@ -38,6 +38,9 @@ from signoff.repair.verdict import outcome_of
 PYTEST_RECORD = "signoff-guard.json"
 PYTEST_JUNIT = "junit.xml"
 PYTEST_USAGE_ERROR = 4
+# A finding of this form is not tampering: the environment's copy of a package the checkout provides
+# was already imported (by a plugin) when the checkout joined the path.
+PRELOADED = "imported from the environment before the checkout: "
 NODE_CANARY_REPORT = "junit-canary.xml"
 _SKIP_WORDS = re.compile(r"skip|xfail|todo", re.IGNORECASE)
 _JS_SUFFIXES = (".js", ".mjs", ".cjs")
@@ -226,6 +229,8 @@ def check_pytest(plan: Plan, tests: list[str], cases: list[Case] | None, files: 
         if junit is not None and body.get("junit_sha256") != hashlib.sha256(junit).hexdigest():
             findings.append("the JUnit report is not the one pytest wrote (changed after the session finished)")
         recorded = {k: v for k, v in (body.get("cases") or {}).items() if isinstance(v, dict)}
+        for name in body.get("preloaded") or []:
+            findings.append(f"{PRELOADED}{name}")
     if cases is None:
         return findings, None, recorded
     guard_cases = [Case(k, str(v.get("outcome")), bool(v.get("assertion")), v.get("exception"),

@@ -385,10 +385,30 @@ def _sha_file(path):
         return None
 
 
+def _preloaded(paths):
+    """Modules the checkout provides that a plugin already imported from the environment before the
+    checkout joined the path: the tests would use that installed copy, not the candidate's code."""
+    out = set()
+    env = sys.prefix.rstrip("/") + "/"
+    for p in paths:
+        try:
+            names = os.listdir(p)
+        except OSError:
+            continue
+        for n in names:
+            mod = n[:-3] if n.endswith(".py") else n
+            if not (n.endswith(".py") or os.path.isfile(os.path.join(p, n, "__init__.py"))):
+                continue
+            where = getattr(sys.modules.get(mod), "__file__", None) or ""
+            if where.startswith(env):
+                out.add(f"{mod} ({where})")
+    return sorted(out)
+
+
 def _write_record():
     body = {"v": 1, "started": state["started"], "finished": state["finished"],
             "exitstatus": state["exitstatus"], "junit_sha256": _sha_file(_PLACES["report"]),
-            "cases": cases, "findings": findings}
+            "cases": cases, "findings": findings, "preloaded": state.get("preloaded", [])}
     text = _dumps(body, sort_keys=True, separators=(",", ":"))
     mac = _hmac_new(_KEY, text.encode(), "sha256").hexdigest()
     with _open(_RECORD, "w") as fh:
@@ -472,6 +492,7 @@ class Plugin:
         state["pm"] = early_config.pluginmanager
         state["started"] = True
         joining = [p for p in state.get("paths", []) if p not in sys.path]
+        state["preloaded"] = _preloaded(joining)
         at = next((i for i, p in enumerate(sys.path) if p.rstrip("/").endswith(("site-packages", "dist-packages"))),
                   len(sys.path))
         sys.path[at:at] = joining

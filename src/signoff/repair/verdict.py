@@ -20,7 +20,7 @@ EXIT_CODES = {VERIFIED: 0, REJECTED: 1, INCONCLUSIVE: 3}
 
 # Why an execution did not complete -> the INCONCLUSIVE reason code it produces.
 RUN_STATUSES = ("complete", "timeout", "resource_limit", "no_report", "bad_report", "inconsistent",
-                "sandbox_unavailable", "harness_integrity", "collection_error")
+                "sandbox_unavailable", "harness_integrity", "collection_error", "import_shadowed")
 
 REASONS = {
     # INCONCLUSIVE
@@ -30,6 +30,8 @@ REASONS = {
     "environment_unprepared": "the test environment could not be prepared",
     "export_failed": "a revision could not be exported completely and safely",
     "collection_error": "a test file or its conftest could not be imported (pytest collected nothing from it)",
+    "import_shadowed": "a plugin imported the environment's copy of the package under test before the checkout "
+                       "could be: the tests would not run the candidate's code",
     "timeout": "an execution timed out",
     "resource_limit": "an execution hit a memory or process limit",
     "no_report": "an execution wrote no JUnit report",
@@ -48,6 +50,8 @@ REASONS = {
 }
 # What a person can do about a reason, where that does not depend on the case.
 FIXES = {
+    "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
+                       "or a plugin or fork of it)",
     "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
                         "--project-deps (the environment holds only pytest and what you name); pin an older "
                         "pytest with --pytest if the tests use what newer ones removed",

@@ -221,6 +221,11 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         return Run("bad_report", str(exc), [], execution.exit_code, record, digest)
     if plan is not None and harness is not None:
         findings, cases, observed = runner.check_guard(plan, tests, cases, execution.files, execution.exit_code)
+        shadowed = [f[len(guard.PRELOADED):] for f in findings if f.startswith(guard.PRELOADED)]
+        findings = [f for f in findings if not f.startswith(guard.PRELOADED)]
+        if shadowed and not findings:
+            return Run("import_shadowed", ", ".join(shadowed), cases or [], execution.exit_code, record, digest,
+                       {"plan": plan.as_json(), "findings": [], "observed": observed})
         if cases is not None and not findings:
             findings = guard.static_findings(harness, tests, cases, guard.harness_skips(harness), config)
         facts = {"plan": plan.as_json(), "findings": findings, "observed": observed}
