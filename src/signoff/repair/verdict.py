@@ -53,8 +53,8 @@ FIXES = {
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
     "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
-                        "--project-deps (the environment holds only pytest and what you name); pin an older "
-                        "pytest with --pytest if the tests use what newer ones removed",
+                        "--project-deps (the environment holds only pytest and what you name); for a module newer "
+                        "Pythons or pytests removed, pick the ones the project supports with --python or --pytest",
 }
 REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
 

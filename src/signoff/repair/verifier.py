@@ -419,7 +419,10 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
                     except UsageError:
                         raise
                     except sandbox.PipError as exc:
-                        environment |= {"error": exc.message, "log": exc.log[-20000:]}
+                        # The whole log, without this run's temporary folder (the evidence stays the
+                        # same for the same inputs, and names no host path beyond pip's own).
+                        environment |= {"error": exc.message,
+                                        "log": exc.log.replace(str(workspace), "<workspace>")[-20000:]}
                         preflight.append(reason("environment_unprepared", exc.message, exc.fix or ""))
                     except SignoffError as exc:
                         # Any failure of the preparation step (pip, the interpreter, the cache) means

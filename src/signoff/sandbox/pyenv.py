@@ -92,7 +92,10 @@ def find_python(version: str) -> str:
     for exe, v in found.items():
         if v == version or v.rsplit(".", 1)[0] == version or (m.group(3) is None and v.startswith(minor + ".")):
             return exe
-    listed = ", ".join(sorted({f"{v} ({exe})" for exe, v in found.items()})) or "none"
+    def order(item: tuple[str, str]) -> list[int]:
+        return [int(x) for x in re.findall(r"\d+", item[1])[:3]]
+
+    listed = ", ".join(f"{v} ({exe})" for exe, v in sorted(found.items(), key=order)) or "none"
     raise UsageError(f"no Python {version} on this machine; found: {listed}",
                      f"install Python {version} (e.g. apt-get install python{minor}, or pyenv install {minor}), "
                      "or pick one of those listed")
