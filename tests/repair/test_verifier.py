@@ -269,14 +269,12 @@ def test_command_template_runner(coupon: FixtureRepo, settings: Settings) -> Non
 
 
 def test_requirements_come_from_the_base_revision(coupon: FixtureRepo, tmp_path: Path) -> None:
-    from signoff.repair.verifier import _requirements
+    from signoff.repair import testenv
 
     base_req = git.commit_files(coupon.path, coupon.base, {"requirements-test.txt": "pytest\n"}, "reqs")
-    cand = git.commit_files(coupon.path, base_req, {"requirements-test.txt": "evil-package\n"}, "evil")
-    req = request(coupon, cand, requirements="requirements-test.txt")
-    (tmp_path / "ws").mkdir()
-    out = _requirements(req, coupon.path, base_req, tmp_path / "ws")
-    assert out is not None and out.read_text() == "pytest\n"
+    git.commit_files(coupon.path, base_req, {"requirements-test.txt": "evil-package\n"}, "evil")
+    plan = testenv.plan(coupon.path, base_req, ["requirements-test.txt"], False, [], None)
+    assert plan.lines == ["pytest"] and plan.sources == ["requirements-test.txt (base revision)"]
 
 
 def test_altered_frozen_copy_is_inconclusive(coupon: FixtureRepo, settings: Settings, tmp_path: Path) -> None:

@@ -34,6 +34,13 @@ def print_result(result: Any) -> None:
     for r in result.reasons:
         console.print(f"  reason: {r['code']}: {r['text']}" + (f" ({r['detail']})" if r["detail"] else ""),
                       highlight=False)
+    actionable = next((r for r in result.reasons if r.get("fix")), None)
+    if actionable is not None:
+        # What stopped the run, as one line a person can act on (the full log is in the evidence).
+        console.print(f"  error: {actionable['detail']}", highlight=False)
+        console.print(f"  fix: {actionable['fix']}", highlight=False)
+    for note in getattr(result, "notes", []):
+        console.print(f"  note: {note}", highlight=False)
     if result.tamper:
         console.print(f"  tamper signal: the candidate edits the repository's own tests: {', '.join(result.tamper)} "
                       "(reported only; the verdict uses the frozen harness)", highlight=False)
@@ -49,7 +56,9 @@ def print_result(result: Any) -> None:
 @app.command("verify")
 def verify_cmd(
     repo: Annotated[Path, typer.Option("--repo", help="The git repository.")],
-    harness: Annotated[Path, typer.Option("--harness", help="Folder of approved tests (frozen before running).")],
+    harness: Annotated[Path, typer.Option("--harness", help="Folder of approved tests, or one test file (kept with "
+                                                            "its conftest.py files from the base revision); frozen "
+                                                            "before running.")],
     expect: Annotated[str, typer.Option("--expect", help="Test id (relative to the harness) that must fail on base "
                                                            "by an assertion and pass on the candidate.")],
     base: Annotated[str | None, typer.Option("--base", help="The revision that shows the defect.")] = None,
@@ -59,8 +68,19 @@ def verify_cmd(
     allow: Annotated[list[str] | None, typer.Option("--allow", help="Glob of paths the candidate may change.")] = None,
     pythonpath: Annotated[list[str] | None, typer.Option("--pythonpath", help="Folder inside the checkout to "
                                                                               "import from (e.g. src).")] = None,
-    requirements: Annotated[str | None, typer.Option("--requirements", help="Requirements file: a path in the "
-                                                     "base revision, or a file here.")] = None,
+    requirements: Annotated[list[str] | None, typer.Option("--requirements", help="Requirements file (repeatable): a "
+                                                           "path in the base revision, or a file here.")] = None,
+    project_deps: Annotated[bool, typer.Option("--project-deps", help="Install the dependencies the base revision "
+                                               "declares (pyproject.toml, setup.cfg, setup.py).")] = False,
+    extras: Annotated[list[str] | None, typer.Option("--extras", help="An extra of the project to install with its "
+                                                     "dependencies, e.g. test (repeatable; implies --project-deps).")
+                      ] = None,
+    pytest_pin: Annotated[str | None, typer.Option("--pytest", help="Pin pytest, e.g. 'pytest==7.4.4'.")] = None,
+    python: Annotated[str | None, typer.Option("--python", help="Python version to test with, e.g. 3.11 (any "
+                                               "interpreter on this machine).")] = None,
+    allow_source_builds: Annotated[bool, typer.Option("--allow-source-builds", help="Install source distributions "
+                                                      "too (their build code runs on this machine); default: wheels "
+                                                      "only.")] = False,
     runner: Annotated[str, typer.Option("--runner", help='pytest, node, or "CMD {tests} {junit}".')] = "pytest",
     repeat: Annotated[int, typer.Option("--repeat", help="Run each execution N times; disagreement is flaky.")] = 1,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one execution may take.")] = 120.0,
@@ -93,7 +113,9 @@ def verify_cmd(
         result = verify(VerifyRequest(
             repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
             regression=list(regression or []), allow=list(allow or []), pythonpath=list(pythonpath or []),
-            requirements=requirements, runner=runner, repeat=repeat, timeout=timeout,
+            requirements=list(requirements or []), runner=runner, project_deps=project_deps,
+            extras=[e.strip() for x in (extras or []) for e in x.split(",") if e.strip()], pytest=pytest_pin,
+            python=python, allow_source_builds=allow_source_builds, repeat=repeat, timeout=timeout,
             approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
         ), settings(), progress)
     posted = None
@@ -114,14 +136,30 @@ def verify_cmd(
 
 @app.command("freeze")
 def freeze_cmd(
-    harness: Annotated[Path, typer.Argument(help="Folder of approved tests.")],
+    harness: Annotated[Path, typer.Argument(help="Folder of approved tests, or one test file of --repo.")],
+    repo: Annotated[Path | None, typer.Option("--repo", help="With a test file: the repository it belongs to.")] = None,
+    base: Annotated[str | None, typer.Option("--base", help="With a test file: the revision its conftest.py "
+                                                          "files and helpers are taken from.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Digest and copy a harness into the content-addressed store; print its digest."""
+    import tempfile
+
+    from signoff import git
     from signoff.repair.harness import freeze
+    from signoff.repair.pytest_config import stage_test_file
     from signoff.repair.verifier import harness_store
 
-    frozen = freeze(harness, harness_store(settings()))
+    if harness.is_file():
+        if repo is None or base is None:
+            raise UsageError(f"{harness} is one test file: its neighbours come from a revision",
+                             "pass --repo PATH --base REV (as to `repair verify`)")
+        with tempfile.TemporaryDirectory(prefix="signoff-harness-") as staging:
+            folder, _rel = stage_test_file(harness, git.open_repo(repo), git.resolve(git.open_repo(repo), base),
+                                           Path(staging))
+            frozen = freeze(folder, harness_store(settings()))
+    else:
+        frozen = freeze(harness, harness_store(settings()))
     if as_json:
         print_json({"digest": frozen.digest, "path": str(frozen.path), "files": list(frozen.files)})
     else:

@@ -46,6 +46,13 @@ class Contract:
     runner: str = "pytest"
     timeout: float = 60.0
     fixer_script: str = "default"
+    # The test environment, as `signoff repair verify` takes it (read at the base revision).
+    requirements: list[str] = field(default_factory=list)
+    project_deps: bool = False
+    extras: list[str] = field(default_factory=list)
+    pytest: str | None = None
+    python: str | None = None
+    allow_source_builds: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,7 +78,9 @@ class Contract:
             contract = cls.from_json(data)
         except TypeError as exc:
             raise UsageError(f"{path}: {exc}", "use the keys name, behaviour, repo, base, harness, expect, "
-                                               "regression, allow, pythonpath, runner, timeout, fixer_script"
+                                               "regression, allow, pythonpath, runner, timeout, fixer_script, "
+                                               "requirements, project_deps, extras, pytest, python, "
+                                               "allow_source_builds"
                              ) from exc
         if not contract.name or not contract.expect:
             raise UsageError(f"{path}: the contract needs a name and an expected test", "set name and expect")

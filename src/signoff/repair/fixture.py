@@ -51,6 +51,17 @@ def _copy_files(src: Path, dst: Path) -> None:
             shutil.copyfile(path, target)
 
 
+def init_repo(dest: Path, files: dict[str, str], message: str = "base") -> str:
+    """A new repository at `dest` whose one commit (on main) holds `files`; returns its id."""
+    for rel, text in files.items():
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text(text)
+    _git(dest, "init", "-q", "-b", "main")
+    _git(dest, "add", "-A")
+    _git(dest, "commit", "-q", "-m", message)
+    return _git(dest, "rev-parse", "HEAD")
+
+
 def build(fixture: Path, dest: Path) -> FixtureRepo:
     """Create the fixture's repository at `dest`: main = base, one branch per candidate."""
     if not (fixture / "repo").is_dir() or not (fixture / "harness").is_dir():

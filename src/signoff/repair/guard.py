@@ -38,6 +38,9 @@ from signoff.repair.verdict import outcome_of
 PYTEST_RECORD = "signoff-guard.json"
 PYTEST_JUNIT = "junit.xml"
 PYTEST_USAGE_ERROR = 4
+# A finding of this form is not tampering: the environment's copy of a package the checkout provides
+# was already imported (by a plugin) when the checkout joined the path.
+PRELOADED = "imported from the environment before the checkout: "
 NODE_CANARY_REPORT = "junit-canary.xml"
 _SKIP_WORDS = re.compile(r"skip|xfail|todo", re.IGNORECASE)
 _JS_SUFFIXES = (".js", ".mjs", ".cjs")
@@ -226,6 +229,8 @@ def check_pytest(plan: Plan, tests: list[str], cases: list[Case] | None, files: 
         if junit is not None and body.get("junit_sha256") != hashlib.sha256(junit).hexdigest():
             findings.append("the JUnit report is not the one pytest wrote (changed after the session finished)")
         recorded = {k: v for k, v in (body.get("cases") or {}).items() if isinstance(v, dict)}
+        for name in body.get("preloaded") or []:
+            findings.append(f"{PRELOADED}{name}")
     if cases is None:
         return findings, None, recorded
     guard_cases = [Case(k, str(v.get("outcome")), bool(v.get("assertion")), v.get("exception"),
@@ -284,15 +289,16 @@ def assertion_origins(runs: list[Any], test_id: str) -> set[str | None]:
 
 # -- static collection: what the frozen harness defines, read from its syntax tree ----------------
 
-def static_tests(harness: Path, file_: str) -> set[str] | None:
+def static_tests(harness: Path, file_: str, config: str = "") -> set[str] | None:
     """Ids (file::name, file::Class::name) a pytest module defines plainly, or None when it is not
-    plain enough to say (custom collection, `__test__`, unparsable)."""
+    plain enough to say (custom collection, `__test__`, unparsable). `config` is the pytest
+    configuration the run got from elsewhere (the base revision's)."""
     path = harness / file_
     if not file_.endswith(".py") or not path.is_file():
         return None
     ini = harness / "pytest.ini"
-    if ini.is_file() and re.search(r"python_(functions|classes)|--deselect|(^|\s)-[km]\b|--ignore",
-                                   ini.read_text(errors="replace")):
+    text = (ini.read_text(errors="replace") if ini.is_file() else "") + "\n" + config
+    if re.search(r"python_(functions|classes)|--deselect|(^|\s)-[km]\b|--ignore", text):
         return None
     source = path.read_text(errors="replace")
     if "__test__" in source or _collection_customised(harness):
@@ -330,12 +336,14 @@ def harness_skips(harness: Path) -> bool:
     return False
 
 
-def static_findings(harness: Path, tests: list[str], cases: list[Case], skips: bool) -> list[str]:
+def static_findings(harness: Path, tests: list[str], cases: list[Case], skips: bool,
+                    config: str = "") -> list[str]:
     """Tests the harness plainly defines but a complete run did not report, or skipped without cause."""
     findings: list[str] = []
+    skips = skips or bool(_SKIP_WORDS.search(config))
     for t in tests:
         file_ = t.split("::", 1)[0]
-        defined = static_tests(harness, file_)
+        defined = static_tests(harness, file_, config)
         if defined is None:
             if file_.endswith(_JS_SUFFIXES) and not skips:
                 # node: a skip or todo the harness never asked for came from the code under test.

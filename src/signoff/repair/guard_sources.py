@@ -5,9 +5,10 @@ that process; each is one layer among several and never the only evidence. What 
 
 - the pytest bootstrap starts isolated (`-I`: no PYTHON* variables, no user site, no script folder
   on the path), reads the run's secret key from the environment and removes it, takes an integrity
-  snapshot of the framework, installs an audit hook, and lets the checkout join the import path only
-  after pytest has loaded its plugins (so entry points, `.pth`, `sitecustomize`, `usercustomize` and
-  `conftest.py` shipped in the checkout are never loaded as such);
+  snapshot of the framework, installs an audit hook, and lets the checkout join the import path
+  (after the standard library, before the environment's packages) only after pytest has loaded its
+  plugins (so entry points, `.pth`, `sitecustomize`, `usercustomize` and `conftest.py` shipped in the
+  checkout are never loaded as such);
 - the guard plugin records every test's outcome from pytest's own reports, checks the snapshot
   after each test and at the end, and writes an HMAC-authenticated record after the JUnit report,
   including that report's SHA-256;
@@ -384,10 +385,30 @@ def _sha_file(path):
         return None
 
 
+def _preloaded(paths):
+    """Modules the checkout provides that a plugin already imported from the environment before the
+    checkout joined the path: the tests would use that installed copy, not the candidate's code."""
+    out = set()
+    env = sys.prefix.rstrip("/") + "/"
+    for p in paths:
+        try:
+            names = os.listdir(p)
+        except OSError:
+            continue
+        for n in names:
+            mod = n[:-3] if n.endswith(".py") else n
+            if not (n.endswith(".py") or os.path.isfile(os.path.join(p, n, "__init__.py"))):
+                continue
+            where = getattr(sys.modules.get(mod), "__file__", None) or ""
+            if where.startswith(env):
+                out.add(f"{mod} ({where})")
+    return sorted(out)
+
+
 def _write_record():
     body = {"v": 1, "started": state["started"], "finished": state["finished"],
             "exitstatus": state["exitstatus"], "junit_sha256": _sha_file(_PLACES["report"]),
-            "cases": cases, "findings": findings}
+            "cases": cases, "findings": findings, "preloaded": state.get("preloaded", [])}
     text = _dumps(body, sort_keys=True, separators=(",", ":"))
     mac = _hmac_new(_KEY, text.encode(), "sha256").hexdigest()
     with _open(_RECORD, "w") as fh:
@@ -458,8 +479,10 @@ class Plugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_load_initial_conftests(self, early_config):
-        # Entry points were loaded from the environment alone; now the checkout may join the path
-        # (appended: it can never shadow pytest, the standard library or the environment).
+        # Entry points were loaded from the environment alone; now the checkout may join the path:
+        # after the standard library (which it must never shadow), before the environment's
+        # packages (an installed release of the project under test must never be what the tests
+        # import instead of the candidate). pytest and its plugins are already imported.
         _PLACES["harness"] = str(early_config.rootpath).rstrip("/") + "/"
         xml = getattr(early_config.known_args_namespace, "xmlpath", None)
         if xml:
@@ -468,7 +491,11 @@ class Plugin:
         state["hooks"] = _hook_snapshot(early_config.pluginmanager)
         state["pm"] = early_config.pluginmanager
         state["started"] = True
-        sys.path.extend(p for p in state.get("paths", []) if p not in sys.path)
+        joining = [p for p in state.get("paths", []) if p not in sys.path]
+        state["preloaded"] = _preloaded(joining)
+        at = next((i for i, p in enumerate(sys.path) if p.rstrip("/").endswith(("site-packages", "dist-packages"))),
+                  len(sys.path))
+        sys.path[at:at] = joining
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config):
@@ -491,7 +518,7 @@ class Plugin:
     def pytest_collectreport(self, report):
         if report.failed:
             cases[report.nodeid or "<session>"] = {"outcome": "error", "assertion": False, "exception": None,
-                                                  "origin": None, "message": str(report.longrepr)[:500]}
+                                                  "origin": None, "message": str(report.longrepr)[-500:]}
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item):

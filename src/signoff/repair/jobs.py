@@ -113,7 +113,9 @@ class RepairJobs:
         fields: dict[str, Any] = dict(
             repo=Path(c.repo), base=st.base, candidate=st.base, harness=None, expect=c.expect,
             regression=list(c.regression), allow=list(c.allow), pythonpath=list(c.pythonpath), runner=c.runner,
-            timeout=c.timeout, approved_digest=st.harness_digest, frozen_digest=st.harness_digest)
+            timeout=c.timeout, approved_digest=st.harness_digest, frozen_digest=st.harness_digest,
+            requirements=list(c.requirements), project_deps=c.project_deps, extras=list(c.extras), pytest=c.pytest,
+            python=c.python, allow_source_builds=c.allow_source_builds)
         fields.update(overrides)
         return VerifyRequest(**fields)
 

@@ -126,8 +126,26 @@ def parse_pytest(data: bytes) -> list[Case]:
             # xunit2: only the dotted classname; keep it dotted and match ids in the same form.
             parts = ["~" + classname, name]
         outcome, assertion, exc, message = _classify(tc)
+        if file_ and not classname and outcome == "error":
+            # "collection failure" says nothing: name what stopped the file from importing.
+            el = tc.find("error")
+            cause = collection_cause((el.text or "") if el is not None else "")
+            if cause:
+                message, exc = _bounded(cause), cause.split(":", 1)[0].strip() or exc
         cases.append(Case("::".join(parts), outcome, assertion, exc, message))
     return cases
+
+
+def collection_cause(text: str) -> str:
+    """What stopped pytest from collecting or starting, in one line: the exception its traceback
+    ends with (`E   ModuleNotFoundError: No module named 'tornado'`), or its usage error."""
+    lines = [ln.rstrip() for ln in text.splitlines()]
+    raised = [ln[1:].strip() for ln in lines if ln.startswith("E ") and ln[1:].strip()]
+    found = next((ln for ln in reversed(raised) if re.match(r"[A-Za-z_][\w.]*(Error|Exception|Exit)\b", ln)), None)
+    if found:
+        return found[:500]
+    usage = [ln.split("error:", 1)[1].strip() for ln in lines if "error:" in ln and ln.split("error:", 1)[1].strip()]
+    return usage[-1][:500] if usage else ""
 
 
 def parse_node(data: bytes, file_: str) -> list[Case]:

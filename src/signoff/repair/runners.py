@@ -4,11 +4,12 @@ Inside the sandbox the layout is fixed: the exported revision at /src, the froze
 /harness, this module's runner files at /runner (all read-only), and the writable tmpfs at /work.
 
 pytest is started isolated (`python -I`) through a bootstrap that loads signoff's guard and pytest
-from the prepared environment *before* the checkout joins the import path, and appends (never
-prepends) the checkout folders only after pytest has loaded its plugins, so a candidate can neither
-shadow pytest nor ship plugins, `.pth` files or `sitecustomize`. The harness's own `pytest.ini`
-governs the run when present; otherwise an empty one does, so the repository's configuration and
-conftest files never apply. Under node every test file's process loads the guard first
+from the prepared environment *before* the checkout joins the import path, and adds the checkout
+folders (after the standard library, before the environment's packages, so the candidate's own code
+is what the tests import even when a release of it is installed) only after pytest has loaded its
+plugins, so a candidate can neither shadow pytest nor ship plugins, `.pth` files or `sitecustomize`.
+The harness's own `pytest.ini` governs the run when present; otherwise an empty one does, so the
+repository's configuration and conftest files never apply. Under node every test file's process loads the guard first
 (`--require`). Both write the authenticated record that `repair/guard.py` checks.
 """
 
@@ -87,10 +88,15 @@ class Runner:
     def digest(self) -> str:
         return canonical_digest(self.spec())
 
-    def write_files(self, folder: Path) -> Path:
+    def write_files(self, folder: Path, ini: str | None = None) -> Path:
+        """The runner files in `folder`; `ini` replaces the empty pytest.ini (the project's own
+        configuration from the base revision, recorded in the environment)."""
         folder.mkdir(parents=True, exist_ok=True)
         folder.chmod(0o755)
-        for name, text in self.files().items():
+        files = self.files()
+        if ini is not None and "pytest.ini" in files:
+            files["pytest.ini"] = ini
+        for name, text in files.items():
             p = folder / name
             p.write_text(text)
             p.chmod(0o444)
@@ -105,7 +111,8 @@ class Runner:
             ini = f"{HARNESS_MOUNT}/pytest.ini" if "pytest.ini" in harness_files else f"{RUNNER_MOUNT}/pytest.ini"
             argv = [python, "-I", "-B", f"{RUNNER_MOUNT}/run_pytest.py", paths,
                     "-p", "no:cacheprovider", f"--rootdir={HARNESS_MOUNT}", "-c", ini,
-                    f"--confcutdir={HARNESS_MOUNT}", "-o", "junit_family=xunit1", "-o", "console_output_style=classic",
+                    f"--confcutdir={HARNESS_MOUNT}", "--continue-on-collection-errors",  # so the canaries still run
+                    "-o", "junit_family=xunit1", "-o", "console_output_style=classic",
                     f"--junitxml={WORKDIR}/{JUNIT}", "-q", "--color=no",
                     *[f"{HARNESS_MOUNT}/{t}" for t in tests]]
             if plan is None:

@@ -20,7 +20,7 @@ EXIT_CODES = {VERIFIED: 0, REJECTED: 1, INCONCLUSIVE: 3}
 
 # Why an execution did not complete -> the INCONCLUSIVE reason code it produces.
 RUN_STATUSES = ("complete", "timeout", "resource_limit", "no_report", "bad_report", "inconsistent",
-                "sandbox_unavailable", "harness_integrity")
+                "sandbox_unavailable", "harness_integrity", "collection_error", "import_shadowed")
 
 REASONS = {
     # INCONCLUSIVE
@@ -29,6 +29,9 @@ REASONS = {
     "sandbox_unavailable": "the sandbox is unavailable",
     "environment_unprepared": "the test environment could not be prepared",
     "export_failed": "a revision could not be exported completely and safely",
+    "collection_error": "a test file or its conftest could not be imported (pytest collected nothing from it)",
+    "import_shadowed": "a plugin imported the environment's copy of the package under test before the checkout "
+                       "could be: the tests would not run the candidate's code",
     "timeout": "an execution timed out",
     "resource_limit": "an execution hit a memory or process limit",
     "no_report": "an execution wrote no JUnit report",
@@ -44,6 +47,14 @@ REASONS = {
     "path_not_allowed": "the candidate changes paths outside the allowlist",
     "candidate_failed": "the candidate fails the expected test",
     "regression_failed": "the candidate fails a regression test",
+}
+# What a person can do about a reason, where that does not depend on the case.
+FIXES = {
+    "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
+                       "or a plugin or fork of it)",
+    "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
+                        "--project-deps (the environment holds only pytest and what you name); for a module newer "
+                        "Pythons or pytests removed, pick the ones the project supports with --python or --pytest",
 }
 REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
 
@@ -130,9 +141,15 @@ def summarize(tests: list[str], runs: list[Run]) -> Summary:
     return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()})
 
 
-def reason(code: str, detail: str = "") -> dict[str, str]:
+def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
+    """A reason with its detail in one line (the full output stays in the evidence) and, where a
+    person can act on it, what to do."""
     first = detail.strip().splitlines()[0] if detail.strip() else ""
-    return {"code": code, "text": REASONS[code], "detail": first[:500]}
+    out = {"code": code, "text": REASONS[code], "detail": first[:500]}
+    fix = fix or FIXES.get(code, "")
+    if fix:
+        out["fix"] = fix
+    return out
 
 
 def classify(base: Summary, candidate: Summary, regression: Summary,

@@ -14,6 +14,7 @@ Order matters and is the point of the design:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -29,10 +30,10 @@ from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import guard, paths
+from signoff.repair import guard, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
-from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id
+from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id, collection_cause
 from signoff.repair.runners import RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
 from signoff.repair.signals import scan as scan_signals
 from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, reason, summarize
@@ -69,7 +70,12 @@ class VerifyRequest:
     regression: list[str] = field(default_factory=list)
     allow: list[str] = field(default_factory=list)
     pythonpath: list[str] = field(default_factory=list)
-    requirements: str | None = None
+    requirements: str | list[str] | None = None  # requirements files: paths in the base revision, or here
+    project_deps: bool = False  # install the dependencies the base revision's pyproject/setup.cfg declares
+    extras: list[str] = field(default_factory=list)  # ... and these extras of it (implies project_deps)
+    pytest: str | None = None  # pin pytest, e.g. "pytest==7.4.4" (default: the newest)
+    python: str | None = None  # the interpreter by version, e.g. "3.11" (default: this machine's python3)
+    allow_source_builds: bool = False  # install sdists too (their build code runs on this machine)
     runner: str = "pytest"
     repeat: int = 1
     timeout: float = 120.0
@@ -117,6 +123,7 @@ class VerifyResult:
     tamper: list[str]
     predicate: dict[str, Any]
     signals: list[dict[str, Any]] = field(default_factory=list)  # the static tamper signal on the diff
+    notes: list[str] = field(default_factory=list)  # what a person should know (e.g. an import-name collision)
 
     @property
     def exit_code(self) -> int:
@@ -135,6 +142,7 @@ class VerifyResult:
             "changed": self.changed,
             "tamper": self.tamper,
             "signals": self.signals,
+            "notes": self.notes,
         }
 
 
@@ -167,20 +175,23 @@ def _validate(req: VerifyRequest) -> None:
         raise UsageError("no harness given", "pass --harness DIR")
 
 
-def _requirements(req: VerifyRequest, repo: Path, base: str, workspace: Path) -> Path | None:
-    """The requirements file: read from the base revision (never the candidate's, which the agent
-    controls), or else a file on this machine."""
-    if not req.requirements:
+def requirement_files(req: VerifyRequest) -> list[str]:
+    if req.requirements is None:
+        return []
+    return [req.requirements] if isinstance(req.requirements, str) else list(req.requirements)
+
+
+def _write_requirements(plan: testenv.Plan, workspace: Path) -> Path | None:
+    """The requirement lines (and constraints) pip gets, written beside the run."""
+    if not plan.lines and not plan.constraints:
         return None
-    data = git.read_file_at(repo, base, req.requirements)
-    if data is None:
-        host = Path(req.requirements)
-        if not host.is_file():
-            raise UsageError(f"requirements file {req.requirements!r} is neither in the base revision nor a file here",
-                             "pass a path inside the repository (read at the base revision) or an existing file")
-        data = host.read_bytes()
+    lines = list(plan.lines)
+    if plan.constraints:
+        constraints = workspace / "constraints.txt"
+        constraints.write_text("\n".join(plan.constraints) + "\n")
+        lines.append(f"-c {constraints}")
     out = workspace / "requirements.txt"
-    out.write_bytes(data)
+    out.write_text("\n".join(lines) + "\n")
     out.chmod(0o644)
     return out
 
@@ -195,7 +206,7 @@ def _node_environment() -> dict[str, Any]:
 
 
 def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, plan: guard.Plan | None = None,
-            harness: Path | None = None) -> Run:
+            harness: Path | None = None, config: str = "") -> Run:
     record = execution.as_json()
     digest = canonical_digest(record)
     tail = (execution.stderr or execution.stdout or "")[-600:].strip()
@@ -210,9 +221,25 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         return Run("bad_report", str(exc), [], execution.exit_code, record, digest)
     if plan is not None and harness is not None:
         findings, cases, observed = runner.check_guard(plan, tests, cases, execution.files, execution.exit_code)
+        shadowed = [f[len(guard.PRELOADED):] for f in findings if f.startswith(guard.PRELOADED)]
+        findings = [f for f in findings if not f.startswith(guard.PRELOADED)]
+        if shadowed and not findings:
+            return Run("import_shadowed", ", ".join(shadowed), cases or [], execution.exit_code, record, digest,
+                       {"plan": plan.as_json(), "findings": [], "observed": observed})
         if cases is not None and not findings:
-            findings = guard.static_findings(harness, tests, cases, guard.harness_skips(harness))
+            findings = guard.static_findings(harness, tests, cases, guard.harness_skips(harness), config)
         facts = {"plan": plan.as_json(), "findings": findings, "observed": observed}
+        broken = _collection_errors(tests, cases, observed, findings, plan)
+        if broken:
+            return Run("collection_error", broken, cases or [], execution.exit_code, record, digest, facts)
+        if cases is None and execution.exit_code in (PYTEST_INTERRUPTED, guard.PYTEST_USAGE_ERROR) and \
+                _only_missing_canaries(findings, allow_unfinished=True):
+            # pytest stopped before collecting (a conftest that cannot be imported, an option its
+            # configuration needs from a plugin that is not installed): name what stopped it.
+            cause = collection_cause(execution.stderr or "") or collection_cause(execution.stdout or "")
+            if cause:
+                return Run("collection_error", f"pytest could not start: {cause}", [], execution.exit_code, record,
+                           digest, facts)
         if findings and (cases is not None or execution.exit_code == 0 or observed):
             return Run("harness_integrity", "; ".join(findings), cases or [], execution.exit_code, record, digest,
                        facts)
@@ -222,6 +249,34 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         return Run("no_report", f"exit {execution.exit_code}, no JUnit report; {tail}", [], execution.exit_code,
                    record, digest)
     return _complete(execution, cases, record, digest)
+
+
+PYTEST_INTERRUPTED = 2
+_MISSING_CANARY = re.compile(r"^(guard: )?the canary that must (fail by an assertion|pass) did not \(missing\)$")
+_UNFINISHED = re.compile(r"^pytest finished with status None, but the process exited [24]$")
+
+
+def _only_missing_canaries(findings: list[str], allow_unfinished: bool = False) -> bool:
+    """Whether the guard's findings are only what a collection that stopped early explains (its
+    canaries never ran); anything else (a forged or missing record, a patched framework) is tampering."""
+    return all(_MISSING_CANARY.match(f) or (allow_unfinished and _UNFINISHED.match(f)) for f in findings)
+
+
+def _collection_errors(tests: list[str], cases: list[Any] | None, observed: dict[str, Any], findings: list[str],
+                       plan: guard.Plan) -> str:
+    """One line naming why a requested test file could not be collected (its import error), when
+    that is all that went wrong; "" otherwise. The guard's authenticated record must agree that the
+    file failed to collect, and a collection error of the canary alone is never enough."""
+    if cases is None or not _only_missing_canaries(findings):
+        return ""
+    files = {t.split("::", 1)[0] for t in tests}
+    recorded = {k for k, v in observed.items() if isinstance(v, dict) and v.get("outcome") == "error" and "::" not in k}
+    broken = [c for c in cases if "::" not in c.id and c.outcome == "error" and not guard.is_canary(c.id)
+              and (c.id in files or any(f.startswith(c.id.rstrip("/") + "/") for f in files) or
+                   c.id.endswith("conftest.py")) and c.id in recorded]
+    if not broken:
+        return ""
+    return "; ".join(f"{c.id}: {c.message}" for c in broken[:3])
 
 
 def _complete(execution: Any, cases: list[Any], record: dict[str, Any], digest: str,
@@ -240,9 +295,10 @@ def _complete(execution: Any, cases: list[Any], record: dict[str, Any], digest: 
     return Run("complete", "", cases, execution.exit_code, record, digest, facts)
 
 
-def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) -> VerifyResult:
+def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
+           source: Path | None = None) -> VerifyResult:
     """Run the whole verification and (unless told not to) write signed evidence; report each step to
-    `progress`."""
+    `progress`. The harness may be a folder or one test file (`source`: the file it was staged from)."""
     from signoff import sandbox
 
     _validate(req)
@@ -250,6 +306,17 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
     repo = git.open_repo(req.repo)
     base = git.resolve(repo, req.base)
     cand = git.resolve(repo, req.candidate)
+    source = source or req.harness
+    if req.harness is not None and req.harness.is_file():
+        # One test file: frozen with its folder's conftest.py files up to the repository's root.
+        staging = Path(tempfile.mkdtemp(prefix="signoff-harness-"))
+        try:
+            folder, rel = pytest_config.stage_test_file(req.harness, repo, base, staging)
+            req = dataclasses.replace(req, harness=folder, expect=pytest_config.map_test_id(req.expect, rel),
+                                      regression=[pytest_config.map_test_id(t, rel) for t in req.regression])
+            return verify(req, settings, progress, source=source)
+        finally:
+            _rmtree(staging)
 
     # 1. Freeze before anything else runs.
     store = harness_store(settings)
@@ -284,6 +351,14 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
     if outside:
         violations.append(reason("path_not_allowed", ", ".join(outside)))
 
+    # What the test environment gets, from the base revision's declarations (bad usage stops here,
+    # before anything is exported or installed).
+    env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest) \
+        if runner.needs_python else testenv.Plan()
+    python_exe = sandbox.find_python(req.python) if req.python and runner.needs_python else None
+    notes: list[str] = [f"not installed: {line} (the project under test itself; the tests import the checkout)"
+                        for line in env_plan.dropped]
+
     stage_tests = {"base": [req.expect], "candidate": [req.expect], "regression": list(req.regression)}
     stage_rev = {"base": base, "candidate": cand, "regression": cand}
     runs: dict[str, list[Run]] = {s: [] for s in STAGES}
@@ -314,24 +389,45 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
                 Path(dirpath).chmod(0o755)
             if harness_digest(mounted) != frozen.digest:
                 preflight.append(reason("harness_changed", "the frozen copy did not match its digest"))
-            runner_dir = runner.write_files(workspace / "runner")
+            config = pytest_config.effective(mounted, repo, base) if runner.kind == "pytest" else None
+            runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
+            pythonpath = list(dict.fromkeys([*req.pythonpath, *(config.pythonpath if config else ())]))
             python: str | None = None
             env_mounts: list[Any] = []
             if not preflight:
                 if runner.needs_python:
+                    environment = {"kind": "python", "plan": env_plan.as_json(),
+                                   "allow_source_builds": req.allow_source_builds, "python_requested": req.python,
+                                   "pytest_config": config.as_json() if config else None}
                     try:
                         progress("preparing the environment")
-                        reqs = _requirements(req, repo, base, workspace)
-                        penv = sandbox.prepare_python_env(reqs, env_cache(settings))
+                        reqs = _write_requirements(env_plan, workspace)
+                        penv = sandbox.prepare_python_env(reqs, env_cache(settings),
+                                                          allow_builds=req.allow_source_builds,
+                                                          base_python=python_exe,
+                                                          label=", ".join(env_plan.sources) or None)
                         python, env_mounts = penv.python, list(penv.mounts)
-                        environment = {"kind": "python", "digest": penv.digest,
-                                       "python_version": penv.python_version, "requirements": penv.requirements}
+                        environment |= {"digest": penv.digest, "python_version": penv.python_version,
+                                        "requirements": penv.requirements, "installed": penv.installed}
+                        site = penv.host_path / "lib" / f"python{penv.python_version}" / "site-packages"
+                        for rev, tree in trees.items():
+                            for c in testenv.collisions(tree, pythonpath, site):
+                                which = "base" if rev == base else "candidate"
+                                notes.append(f"import-name collision: the {which} checkout's {c['checkout']} and the "
+                                             f"installed {c['installed']} both provide `{c['module']}`; the tests "
+                                             "import the checkout's (it comes first on the path)")
                     except UsageError:
                         raise
+                    except sandbox.PipError as exc:
+                        # The whole log, without this run's temporary folder (the evidence stays the
+                        # same for the same inputs, and names no host path beyond pip's own).
+                        environment |= {"error": exc.message,
+                                        "log": exc.log.replace(str(workspace), "<workspace>")[-20000:]}
+                        preflight.append(reason("environment_unprepared", exc.message, exc.fix or ""))
                     except SignoffError as exc:
                         # Any failure of the preparation step (pip, the interpreter, the cache) means
                         # the environment is not there; an unavailable sandbox shows at execution.
-                        preflight.append(reason("environment_unprepared", exc.message))
+                        preflight.append(reason("environment_unprepared", exc.message, exc.fix or ""))
                 else:
                     environment = _node_environment()
             if not preflight:
@@ -342,15 +438,15 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
                         continue
                     # The identity records the command without this run's canary, so that the
                     # fingerprint stays the same for the same inputs.
-                    commands[stage] = runner.command(tests, frozen.files, python, req.pythonpath)[0]
+                    commands[stage] = runner.command(tests, frozen.files, python, pythonpath)[0]
                     mounts = [sandbox.Mount(trees[stage_rev[stage]], SRC_MOUNT),
                               sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
                               *env_mounts]
                     for _ in range(req.repeat):
                         # Fresh canaries and a fresh key for every execution, written before any runs.
                         plan = runner.plan(mounted, tests)
-                        argv, collect = runner.command(tests, frozen.files, python, req.pythonpath, plan)
-                        env = runner.env(python, req.pythonpath) | (runner.guard_env(plan, tests) if plan else {})
+                        argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
+                        env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
                         jobs.append((stage, argv, collect, mounts, env, tests, plan))
 
                 def execute(job: tuple[Any, ...]) -> tuple[str, Run]:
@@ -360,7 +456,8 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
                                          network=False, backend=req.backend, collect=collect)
                     except sandbox.SandboxUnavailable as exc:
                         return stage, Run("sandbox_unavailable", exc.message)
-                    return stage, _to_run(ex, runner, tests, req.timeout, plan, mounted)
+                    return stage, _to_run(ex, runner, tests, req.timeout, plan, mounted,
+                                          config.text if config else "")
 
                 # One more worker than cores: a pytest run spends part of its time starting up and
                 # waiting on I/O, so the third execution should not wait for a whole round.
@@ -406,9 +503,12 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
         "preflight": preflight,
         "stages": {s: stages[s].evidence_json() for s in STAGES},
         "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
-                     "requirements": req.requirements, "approved_digest": req.approved_digest},
+                     "requirements": req.requirements, "approved_digest": req.approved_digest,
+                     "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
+                     "python": req.python, "allow_source_builds": req.allow_source_builds},
+        "notes": notes,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
-                   "harness_source": str(req.harness) if req.harness else None},
+                   "harness_source": str(source) if source else None},
     }
     if req.redact_paths:
         predicate = redact(predicate)
@@ -422,7 +522,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent) 
         evidence_path = write_evidence(build_statement(predicate), key, settings.evidence_dir,
                                        path=req.evidence_path, stem=f"repair-{cand[:12]}")
     return VerifyResult(verdict, reasons, stages, fp, evidence_path, base, cand, frozen.digest,
-                        sorted({c.path for c in changes}), tamper, predicate, signals)
+                        sorted({c.path for c in changes}), tamper, predicate, signals, notes)
 
 
 def _drop_bytecode(tree: Path) -> None:

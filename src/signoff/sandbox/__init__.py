@@ -7,7 +7,8 @@ bubblewrap is the default backend (Docker/Podman where an engine answers); see d
 """
 
 from signoff.sandbox.model import Execution, Limits, Mount, PythonEnv, SandboxUnavailable
-from signoff.sandbox.pyenv import prepare_python_env
+from signoff.sandbox.pyenv import PipError, find_python, prepare_python_env
 from signoff.sandbox.run import run
 
-__all__ = ["Execution", "Limits", "Mount", "PythonEnv", "SandboxUnavailable", "prepare_python_env", "run"]
+__all__ = ["Execution", "Limits", "Mount", "PipError", "PythonEnv", "SandboxUnavailable", "find_python",
+           "prepare_python_env", "run"]

@@ -161,6 +161,7 @@ class PythonEnv:
     mounts: list[Mount]
     python_version: str
     requirements: list[str]
+    installed: list[dict[str, Any]] = field(default_factory=list)  # what pip installed: name, version, hashes
 
     def env(self, workdir: str = "/work") -> dict[str, str]:
         """The environment a Python test run wants inside: the venv first on PATH, no bytecode

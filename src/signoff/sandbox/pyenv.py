@@ -34,7 +34,7 @@ from signoff.sandbox.model import Mount, PythonEnv, SandboxUnavailable
 
 VENV_DST = "/opt/signoff-venv"
 SYSTEM_CACHE = Path("/var/cache/signoff/sandbox-python")
-_FORMAT = 2
+_FORMAT = 3  # 3: what pip installed is kept with the environment
 
 
 @dataclass(frozen=True)
@@ -46,12 +46,15 @@ class _Base:
 
 
 def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, network: bool = True,
-                       allow_builds: bool = False, base_python: str | None = None) -> PythonEnv:
+                       allow_builds: bool = False, base_python: str | None = None,
+                       label: str | None = None) -> PythonEnv:
     """A cached venv with pytest and `requirements` (a list of requirement strings or a
     requirements file), readable by the sandbox's uid. `network=False` installs only from local
     sources (`--no-index`, plus PIP_FIND_LINKS). `allow_builds` permits source distributions, whose
     build code then runs on the host; off by default. `base_python` picks the interpreter (default:
-    /usr/bin/python3.X, else a readable copy of the running one)."""
+    /usr/bin/python3.X, else a readable copy of the running one). `label` names the requirements
+    in an error (the user's file, not a temporary copy). What pip installed (names, versions and
+    the archives' hashes, from pip's installation report) is kept with the environment and returned."""
     reqs, req_file = _requirements(requirements)
     uid, gid = (SANDBOX_UID, SANDBOX_GID) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
     root = _cache_root(Path(cache_dir), uid, gid)
@@ -63,10 +66,67 @@ def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, n
     if not (env_dir / ".complete").exists():
         with _lock(root / f".lock-{digest[:24]}"):
             if not (env_dir / ".complete").exists():
-                _build(env_dir, base, reqs, req_file, network, allow_builds)
+                _build(env_dir, base, reqs, req_file, network, allow_builds, label)
     mounts = [Mount(env_dir, VENV_DST)] + ([base.mount] if base.mount else [])
+    try:
+        installed = json.loads((env_dir / ".complete").read_text()).get("installed") or []
+    except (OSError, ValueError, AttributeError):
+        installed = []
     return PythonEnv(digest=digest, host_path=env_dir, python=f"{VENV_DST}/bin/python", mounts=mounts,
-                     python_version=base.version, requirements=reqs + ([f"-r {req_file.name}"] if req_file else []))
+                     python_version=base.version, requirements=reqs + ([f"-r {req_file.name}"] if req_file else []),
+                     installed=installed)
+
+
+def find_python(version: str) -> str:
+    """The interpreter of this machine for `version` (3.11, or 3.11.7 exactly): on PATH, under /usr,
+    /usr/local or /opt, or installed by pyenv or uv. A clear error lists what exists otherwise."""
+    m = re.fullmatch(r"(3)\.(\d+)(?:\.(\d+))?", version.strip())
+    if not m:
+        raise UsageError(f"--python {version!r} is not a Python version", "pass e.g. --python 3.11")
+    minor = f"{m.group(1)}.{m.group(2)}"
+    found: dict[str, str] = {}
+    for exe in _interpreters():
+        v = _version_of(exe)
+        if v:
+            found.setdefault(exe, v)
+    for exe, v in found.items():
+        if v == version or v.rsplit(".", 1)[0] == version or (m.group(3) is None and v.startswith(minor + ".")):
+            return exe
+    def order(item: tuple[str, str]) -> list[int]:
+        return [int(x) for x in re.findall(r"\d+", item[1])[:3]]
+
+    listed = ", ".join(f"{v} ({exe})" for exe, v in sorted(found.items(), key=order)) or "none"
+    raise UsageError(f"no Python {version} on this machine; found: {listed}",
+                     f"install Python {version} (e.g. apt-get install python{minor}, or pyenv install {minor}), "
+                     "or pick one of those listed")
+
+
+def _interpreters() -> list[str]:
+    import glob
+
+    seen: list[str] = []
+    patterns = [f"{d}/python3.*" for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    patterns += ["/usr/bin/python3.*", "/usr/local/bin/python3.*", "/opt/*/bin/python3.*",
+                 os.path.expanduser("~/.pyenv/versions/*/bin/python3.*"),
+                 os.path.expanduser("~/.local/share/uv/python/*/bin/python3.*")]
+    for pattern in patterns:
+        for exe in sorted(glob.glob(pattern)):
+            if re.fullmatch(r"python3\.\d+", os.path.basename(exe)) and os.access(exe, os.X_OK) and "shims" not in exe:
+                real = str(Path(exe).resolve())
+                if real not in seen:
+                    seen.append(real)
+    return seen
+
+
+@functools.lru_cache(maxsize=64)
+def _version_of(exe: str) -> str | None:
+    try:
+        out = subprocess.run([exe, "-I", "-c", "import platform; print(platform.python_version())"],
+                             capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    v = out.stdout.strip()
+    return v if out.returncode == 0 and re.fullmatch(r"\d+\.\d+\.\d+\S*", v) else None
 
 
 def _requirements(requirements: list[str] | Path | None) -> tuple[list[str], Path | None]:
@@ -213,8 +273,57 @@ def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
                           check=False, env=env)
 
 
+class PipError(SandboxUnavailable):
+    """pip could not install the environment: `message` carries pip's own error in one line, `log`
+    everything pip said."""
+
+    def __init__(self, message: str, fix: str | None, log: str) -> None:
+        super().__init__(message, fix)
+        self.log = log
+
+
+_PIP_NOISE = re.compile(r"^(WARNING|DEPRECATION|\[notice\]|Looking in|Collecting|Downloading|Using cached)", re.I)
+
+
+def pip_cause(output: str) -> str:
+    """pip's real error in one line: its `ERROR:` lines and, for a conflict, what caused it (a first
+    line of pip's output is often a harmless warning)."""
+    lines = [ln.rstrip() for ln in output.splitlines()]
+    errors = [ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("ERROR:")]
+    errors = [e for e in errors if (e and not e.startswith("Could not find a version")) or len(errors) == 1]
+    caused: list[str] = []
+    if "The conflict is caused by:" in lines:
+        for ln in lines[lines.index("The conflict is caused by:") + 1:]:
+            if not ln.startswith(" "):
+                break
+            caused.append(ln.strip())
+    text = "; ".join([*errors[:3], *(["conflict: " + ", ".join(caused[:4])] if caused else [])])
+    if not text:
+        meaningful = [ln.strip() for ln in lines if ln.strip() and not _PIP_NOISE.match(ln.strip())]
+        text = meaningful[-1] if meaningful else "pip failed without a message"
+    return text[:400]
+
+
+def _installed(report: Path) -> list[dict[str, object]]:
+    """Name, version, where from and the archive's hashes of everything pip installed (its
+    `--report`); nothing when pip wrote no report."""
+    try:
+        data = json.loads(report.read_text())
+    except (OSError, ValueError):
+        return []
+    out: list[dict[str, object]] = []
+    for item in data.get("install") or []:
+        meta = item.get("metadata") or {}
+        info = item.get("download_info") or {}
+        archive = info.get("archive_info") or {}
+        out.append({"name": meta.get("name"), "version": meta.get("version"), "requested": bool(item.get("requested")),
+                    "url": info.get("url"), "hashes": archive.get("hashes") or (
+                        dict([archive["hash"].split("=", 1)]) if "=" in str(archive.get("hash", "")) else {})})
+    return sorted(out, key=lambda d: str(d["name"]).lower())
+
+
 def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, network: bool,
-           allow_builds: bool) -> None:
+           allow_builds: bool, label: str | None = None) -> None:
     tmp = env_dir.parent / f".tmp-{new_id()}"
     try:
         made = subprocess.run([base.executable, "-m", "venv", "--without-pip", str(tmp)], capture_output=True,
@@ -223,22 +332,34 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
             raise SandboxUnavailable(f"could not create a virtual environment with {base.executable}: "
                                      f"{(made.stderr or made.stdout).strip()[-400:]}",
                                      "apt-get install -y python3-venv")
+        report = tmp.parent / f"{tmp.name}.report.json"
         args = ["--python", str(tmp / "bin" / "python"), "install", "--quiet", "--no-input",
-                "--disable-pip-version-check"]  # compiled: the sandbox cannot write .pyc files
+                "--disable-pip-version-check", "--report", str(report)]  # compiled: the sandbox cannot write .pyc
         if not allow_builds:
             args += ["--only-binary", ":all:"]
         if not network:
             args.append("--no-index")
-        args += reqs + (["-r", str(req_file)] if req_file else [])
+        # The user's file first: pip names the first requirement it cannot find, and that should be
+        # theirs, not the pytest added here.
+        args += (["-r", str(req_file)] if req_file else []) + reqs
         out = _pip(args)
+        installed = _installed(report)
+        report.unlink(missing_ok=True)
         if out.returncode != 0:
-            detail = (out.stderr or out.stdout).strip()[-600:]
-            fix = ("run once with network=True (or put wheels in a PIP_FIND_LINKS folder)" if not network
-                   else "check the requirement names and versions; packages without wheels need allow_builds=True")
-            raise SandboxUnavailable(f"pip could not install {reqs}{' -r ' + str(req_file) if req_file else ''}: "
-                                     f"{detail}", fix)
+            log = "\n".join(part for part in (out.stdout.strip(), out.stderr.strip()) if part)
+            cause = pip_cause(log)
+            what = label or (f"{' '.join(reqs)}" + (f" -r {req_file}" if req_file else ""))
+            if not network:
+                fix = "run once with network=True (or put wheels in a PIP_FIND_LINKS folder)"
+            elif allow_builds:
+                fix = "check the requirement names and versions against the package index"
+            else:
+                fix = ("check the requirement names and versions; only wheels are installed, so a package "
+                       "published only as source needs source builds allowed (they run its build code here)")
+            raise PipError(f"pip could not install {what}: {cause}", fix, log)
         _make_readable(tmp)
-        (tmp / ".complete").write_text(json.dumps({"base": base.identity, "requirements": reqs}))
+        (tmp / ".complete").write_text(json.dumps({"base": base.identity, "requirements": reqs,
+                                                   "installed": installed}))
         try:
             os.rename(tmp, env_dir)
         except OSError:

@@ -1,0 +1,177 @@
+"""The pytest configuration a run gets, and a harness given as one test file with its neighbours.
+
+A real test file is written for its project's pytest configuration (markers, filterwarnings,
+asyncio_mode, ...) and its `conftest.py` files. Both come from the *base* revision, never from the
+candidate (which the agent controls): the configuration applies where the harness brings none of its
+own, and a harness named as a single file is frozen together with the conftest.py and __init__.py
+files of its folder and every folder above it, and the helper modules it reaches by relative imports,
+so the digest a person approves covers them.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import shutil
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from signoff import git
+from signoff.kernel.errors import UsageError
+
+# pytest's own order: the first file that holds a pytest section wins (pytest.ini even when empty).
+CONFIG_FILES = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+# Options that point at places relative to the project, or change where pytest looks: they mean
+# something else inside the sandbox (`pythonpath` is turned into the run's import folders instead).
+_DROPPED = ("pythonpath", "testpaths", "rootdir", "confcutdir", "cache_dir", "norecursedirs")
+
+
+@dataclass(frozen=True)
+class Config:
+    text: str  # an ini file for `-c`
+    source: str  # where it came from, e.g. "pyproject.toml [tool.pytest.ini_options] (base revision)"
+    pythonpath: tuple[str, ...] = ()  # the project's `pythonpath` option, as folders of the checkout
+
+    def as_json(self) -> dict[str, Any]:
+        return {"source": self.source, "text": self.text, "pythonpath": list(self.pythonpath)}
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, list):
+        return "\n" + "\n".join(f"    {x}" for x in v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
+    """The pytest configuration found through `reader` (a name -> bytes), as an ini text."""
+    for name in CONFIG_FILES:
+        data = reader(name)
+        if data is None:
+            continue
+        text = data.decode("utf-8", errors="replace")
+        options: dict[str, Any] | None = None
+        section = ""
+        if name == "pyproject.toml":
+            try:
+                table = (tomllib.loads(text).get("tool") or {}).get("pytest") or {}
+            except tomllib.TOMLDecodeError:
+                continue
+            if isinstance(table.get("ini_options"), dict):
+                options, section = dict(table["ini_options"]), "[tool.pytest.ini_options]"
+        else:
+            cp = configparser.ConfigParser(interpolation=None)
+            try:
+                cp.read_string(text)
+            except configparser.Error:
+                continue
+            section = "[tool:pytest]" if name == "setup.cfg" else "[pytest]"
+            if cp.has_section(section[1:-1]):
+                options = dict(cp.items(section[1:-1]))
+            elif name == "pytest.ini":
+                options = {}
+        if options is None:
+            continue
+        paths = options.get("pythonpath") or ""
+        folders = paths.split() if isinstance(paths, str) else [str(p) for p in paths]
+        kept = {k: v for k, v in options.items() if k not in _DROPPED}
+        ini = "[pytest]\n" + "".join(f"{k} = {_value(v)}\n" for k, v in kept.items())
+        return Config(ini, f"{name} {section} ({where})".replace("  ", " "),
+                      tuple(f for f in folders if f not in (".", "") and ".." not in PurePosixPath(f).parts
+                            and not f.startswith("/")))
+    return None
+
+
+def effective(harness: Path, repo: Path, base: str) -> Config | None:
+    """The harness's own configuration when it brings one (its pytest.ini is used as it is: None),
+    else the base revision's, else none (an empty one)."""
+    if (harness / "pytest.ini").is_file():
+        return None
+    own = read(lambda n: (harness / n).read_bytes() if (harness / n).is_file() else None, "harness")
+    if own is not None:
+        return own
+    return read(lambda n: git.read_file_at(repo, base, n), "base revision")
+
+
+def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path, str]:
+    """A harness folder for one test file: the file where it sits in the repository, with the
+    conftest.py and __init__.py files of its folder and each folder above it from the base revision.
+    Returns the folder and the file's path inside it."""
+    path = path.resolve()
+    try:
+        rel = path.relative_to(repo.resolve()).as_posix()
+    except ValueError:
+        # Outside the repository: the file and what sits beside it on this machine.
+        rel = path.name
+        for neighbour in ("conftest.py", "__init__.py"):
+            if (path.parent / neighbour).is_file():
+                shutil.copyfile(path.parent / neighbour, dest / neighbour)
+        shutil.copyfile(path, dest / rel)
+        return dest, rel
+    target = dest / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, target)
+    wanted: list[str] = []
+    for file_ in [rel, *_relative_imports(repo, base, rel, path.read_bytes())]:
+        folder = PurePosixPath(file_).parent
+        for d in [folder, *folder.parents]:
+            wanted += [n if str(d) == "." else f"{d}/{n}" for n in ("conftest.py", "__init__.py")]
+        wanted.append(file_)
+    for name in dict.fromkeys(wanted):
+        if name == rel or (dest / name).exists():
+            continue
+        data = git.read_file_at(repo, base, name)
+        if data is not None:
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            (dest / name).write_bytes(data)
+    return dest, rel
+
+
+MAX_HELPERS = 200
+
+
+def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[str]:
+    """The repository files a test module reaches by relative imports (`from .utils import x`,
+    `from . import mini_toolbox`), and theirs in turn, at the base revision: its helpers."""
+    found: list[str] = []
+    pending = [(rel, source)]
+    while pending and len(found) < MAX_HELPERS:
+        name, data = pending.pop()
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError):
+            continue
+        package = PurePosixPath(name).parent
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+                continue
+            top = package
+            for _ in range(node.level - 1):
+                top = top.parent
+            stems = [f"{top}/{node.module.replace('.', '/')}"] if node.module else [
+                f"{top}/{a.name}" for a in node.names]
+            for stem in stems:
+                stem = stem.removeprefix("./")
+                for candidate in (f"{stem}.py", *git.tracked_paths(repo, base, stem)):
+                    if candidate in found or candidate == rel or not candidate.endswith(".py"):
+                        continue
+                    blob = git.read_file_at(repo, base, candidate)
+                    if blob is not None:
+                        found.append(candidate)
+                        pending.append((candidate, blob))
+    return found[:MAX_HELPERS]
+
+
+def map_test_id(test_id: str, rel: str) -> str:
+    """A test id written relative to the harness file's own folder (`test_x.py::t`) as one relative to
+    the staged harness (`tests/test_x.py::t`)."""
+    file_, sep, rest = test_id.partition("::")
+    if file_ == PurePosixPath(rel).name and file_ != rel:
+        return rel + sep + rest
+    if file_ not in (rel,) and not rel.startswith(file_.rstrip("/") + "/") and file_ not in ("", "."):
+        raise UsageError(f"test id {test_id!r} is not in the harness file {rel}", f"write it like {rel}::test_name")
+    return test_id

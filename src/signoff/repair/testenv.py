@@ -1,0 +1,326 @@
+"""What goes into a Python test environment, from the project's own declarations at the base revision.
+
+Everything here is read from the *base* revision (never the candidate, which the agent controls),
+or from a file on this machine that the caller named, and nothing of the project runs: pyproject.toml
+and setup.cfg are parsed as data, a setup.py only as a syntax tree.
+
+The project under test is never installed into its own test environment: requirement files often pin
+it (`pip freeze` writes `project==1.2`, `-e .`), and an installed release would then be what the
+tests import instead of the candidate. Such lines are dropped (and recorded); `-e .[test]` becomes
+the project's declared dependencies with the extra `test`.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from signoff import git
+from signoff.kernel.errors import UsageError
+
+_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+_SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?\.(?:/)?(?:\[([^\]]*)\])?\s*$")
+_EGG = re.compile(r"#egg=([A-Za-z0-9._-]+)")
+_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)[=\s]+(\S+)\s*$")
+MAX_INCLUDES = 20
+
+
+def normalise(name: str) -> str:
+    """A distribution name as PEP 503 compares them."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirement_name(line: str) -> str | None:
+    """The distribution a requirement line names (`name[extra]>=1 ; marker`, `name @ url`, an egg
+    fragment), or None for options and paths."""
+    text = line.strip()
+    egg = _EGG.search(text)
+    if egg:
+        return egg.group(1)
+    if text.startswith("-") or "/" in text.split("@", 1)[0] or text.startswith("."):
+        return None
+    m = _NAME.match(text)
+    return m.group(1) if m else None
+
+
+@dataclass
+class Plan:
+    """The requirement lines given to pip, and where they came from."""
+
+    lines: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # e.g. "requirements-test.txt (base)", "pyproject.toml [test]"
+    project: str | None = None  # the project's own distribution name, when it declares one
+    dropped: list[str] = field(default_factory=list)  # lines naming the project itself, never installed
+    constraints: list[str] = field(default_factory=list)  # from `-c` includes: limits, never installs
+
+    def as_json(self) -> dict[str, Any]:
+        return {"sources": self.sources, "project": self.project, "dropped": self.dropped, "lines": self.lines,
+                "constraints": self.constraints}
+
+
+def _read(repo: Path, base: str, rel: str) -> bytes | None:
+    return git.read_file_at(repo, base, rel)
+
+
+def project_name(repo: Path, base: str) -> str | None:
+    """The project's distribution name from pyproject.toml, setup.cfg or a literal in setup.py."""
+    meta = _metadata(repo, base)
+    return meta.get("name")
+
+
+def _metadata(repo: Path, base: str) -> dict[str, Any]:
+    """{"name", "dependencies", "extras"} as far as the base revision declares them statically."""
+    out: dict[str, Any] = {"name": None, "dependencies": [], "extras": {}, "where": None}
+    data = _read(repo, base, "pyproject.toml")
+    if data is not None:
+        try:
+            project = tomllib.loads(data.decode("utf-8", errors="replace")).get("project") or {}
+        except tomllib.TOMLDecodeError:
+            project = {}
+        if isinstance(project, dict) and project.get("name"):
+            out.update(name=str(project["name"]), where="pyproject.toml",
+                       dependencies=[str(d) for d in project.get("dependencies") or []],
+                       extras={str(k): [str(d) for d in v] for k, v in
+                               (project.get("optional-dependencies") or {}).items() if isinstance(v, list)})
+            dynamic = project.get("dynamic") or []
+            if "dependencies" not in dynamic and "optional-dependencies" not in dynamic:
+                return out
+    data = _read(repo, base, "setup.cfg")
+    if data is not None:
+        cp = configparser.ConfigParser(interpolation=None)
+        try:
+            cp.read_string(data.decode("utf-8", errors="replace"))
+        except configparser.Error:
+            cp = configparser.ConfigParser()
+        name = cp.get("metadata", "name", fallback=None)
+        deps = _lines(cp.get("options", "install_requires", fallback=""))
+        extras = {k: _lines(v) for k, v in cp.items("options.extras_require")} if cp.has_section(
+            "options.extras_require") else {}
+        if name or deps or extras:
+            out.update(name=out["name"] or name, where=out["where"] or "setup.cfg")
+            out["dependencies"] = out["dependencies"] or deps
+            out["extras"] = out["extras"] or extras
+    data = _read(repo, base, "setup.py")
+    if data is not None:
+        found = _setup_py(data.decode("utf-8", errors="replace"))
+        out["name"] = out["name"] or found.get("name")
+        out["dependencies"] = out["dependencies"] or found.get("install_requires", [])
+        out["extras"] = out["extras"] or found.get("extras_require", {})
+        out["where"] = out["where"] or ("setup.py" if found else None)
+    return out
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.split("#", 1)[0].strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
+
+
+def _setup_py(source: str) -> dict[str, Any]:
+    """Literal keyword arguments of a `setup(...)` call (name, install_requires, extras_require)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    found: dict[str, Any] = {}
+    # Module-level names bound to literals (`install_requires = [...]` then `setup(install_requires=...)`).
+    names: dict[str, ast.expr] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            names[stmt.targets[0].id] = stmt.value
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
+            for kw in node.keywords:
+                if kw.arg in ("name", "install_requires", "extras_require"):
+                    value = names.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
+                    try:
+                        found[kw.arg] = ast.literal_eval(value)
+                    except ValueError:
+                        continue
+    if not isinstance(found.get("name", ""), str):
+        found.pop("name")
+    if not isinstance(found.get("install_requires", []), list):
+        found.pop("install_requires")
+    if not isinstance(found.get("extras_require", {}), dict):
+        found.pop("extras_require")
+    return found
+
+
+def _declared(meta: dict[str, Any], extras: list[str]) -> list[str]:
+    """The declared dependencies and those of `extras`; an extra that names the project itself
+    (`all = ["proj[test,docs]"]`) is expanded, never installed."""
+    own = normalise(meta["name"]) if meta.get("name") else None
+    lines: list[str] = list(meta.get("dependencies") or [])
+    pending, seen = list(extras), set()
+    while pending:
+        extra = pending.pop(0)
+        if extra in seen:
+            continue
+        seen.add(extra)
+        table = meta.get("extras") or {}
+        if extra not in table:
+            where = meta.get("where") or "the project"
+            raise UsageError(f"the extra {extra!r} is not declared in {where} at the base revision",
+                             f"declared extras: {', '.join(sorted(table)) or 'none'}")
+        for dep in table[extra]:
+            name = requirement_name(dep)
+            if own and name and normalise(name) == own:
+                m = re.search(r"\[([^\]]*)\]", dep)
+                pending += [e.strip() for e in (m.group(1).split(",") if m else []) if e.strip()]
+                continue
+            lines.append(dep)
+    return lines
+
+
+def read_requirements(repo: Path, base: str, name: str, where: str | None = None,
+                      depth: int = 0) -> tuple[list[str], list[str], str]:
+    """(requirement lines, constraint lines, where it was read) of a requirements file: from the
+    base revision or, when the revision has no such file, from this machine; `-r`/`-c` includes are
+    followed from the same place."""
+    data = _read(repo, base, name) if where in (None, "base") else None
+    if data is not None:
+        where = "base"
+    elif where == "base":
+        raise UsageError(f"requirements file {name!r} (included) is not in the base revision",
+                         "commit the included file, or flatten the requirements")
+    else:
+        host = Path(name)
+        if not host.is_file():
+            raise UsageError(f"requirements file {name!r} is neither in the base revision nor a file here",
+                             "pass a path inside the repository (read at the base revision) or an existing file")
+        data, where = host.read_bytes(), "here"
+    lines: list[str] = []
+    constraints: list[str] = []
+    for raw in data.decode("utf-8", errors="replace").splitlines():
+        line = "" if raw.lstrip().startswith("#") else raw.split(" #", 1)[0].strip()
+        if not line:
+            continue
+        inc = _INCLUDE.match(line)
+        if inc is None:
+            lines.append(line)
+            continue
+        if depth >= MAX_INCLUDES:
+            raise UsageError(f"{name}: requirement files include each other too deeply", "flatten the includes")
+        opt, rel = inc.groups()
+        target = _normal(str(PurePosixPath(name).parent / rel)) if where == "base" else str(Path(name).parent / rel)
+        more, more_constraints, _w = read_requirements(repo, base, target, where, depth + 1)
+        if opt in ("-r", "--requirement"):
+            lines += more
+            constraints += more_constraints
+        else:
+            constraints += more + more_constraints
+    return lines, constraints, where
+
+
+def _normal(rel: str) -> str:
+    parts: list[str] = []
+    for p in PurePosixPath(rel).parts:
+        if p == "..":
+            if not parts:
+                raise UsageError(f"requirement include {rel!r} leaves the repository", "include files inside it")
+            parts.pop()
+        elif p != ".":
+            parts.append(p)
+    return "/".join(parts)
+
+
+def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, extras: list[str],
+         pytest_pin: str | None) -> Plan:
+    """The requirement lines for the test environment, without the project itself."""
+    meta = _metadata(repo, base)
+    own = normalise(meta["name"]) if meta.get("name") else None
+    result = Plan(project=meta.get("name"))
+    wanted_extras: list[str] = list(extras)
+    raw: list[str] = []
+    for name in requirements:
+        lines, constraints, where = read_requirements(repo, base, name)
+        result.constraints += [c for c in constraints if not (own and normalise(requirement_name(c) or "") == own)]
+        shown = name if where == "base" else Path(name).name  # never a host path in the evidence
+        result.sources.append(f"{shown} ({'base revision' if where == 'base' else 'this machine'})")
+        for line in lines:
+            self_ref = _SELF.match(line)
+            dist = requirement_name(line)
+            if self_ref is not None:
+                # `-e .` / `.[test]`: the project itself; its declarations are installed instead.
+                result.dropped.append(line)
+                project_deps = True
+                wanted_extras += [e.strip() for e in (self_ref.group(1) or "").split(",") if e.strip()]
+            elif own and dist and normalise(dist) == own:
+                result.dropped.append(line)
+            else:
+                raw.append(line)
+    if project_deps or wanted_extras:
+        if not meta.get("where"):
+            raise UsageError("the base revision declares no dependencies (no pyproject.toml [project], setup.cfg "
+                             "or literal setup.py)", "pass --requirements FILE instead")
+        declared = _declared(meta, list(dict.fromkeys(wanted_extras)))
+        label = meta["where"] + (f" [{','.join(dict.fromkeys(wanted_extras))}]" if wanted_extras else "")
+        result.sources.append(f"{label} (base revision)")
+        raw = declared + raw
+    if pytest_pin is not None:
+        pin = pytest_pin.strip()
+        if normalise(requirement_name(pin) or "") != "pytest" or pin.startswith("-"):
+            raise UsageError(f"--pytest {pytest_pin!r} is not a pytest requirement", "e.g. --pytest 'pytest==7.4.4'")
+        raw.append(pin)
+        result.sources.append(f"--pytest {pin}")
+    result.lines = list(dict.fromkeys(raw))
+    return result
+
+
+# -- which installed distributions provide the same import names as the checkout -----------------
+
+def checkout_modules(tree: Path, pythonpath: list[str]) -> dict[str, str]:
+    """Top-level import names the checkout provides (a package folder or a module), by where."""
+    found: dict[str, str] = {}
+    for rel in ["", *pythonpath]:
+        root = tree / rel if rel else tree
+        if not root.is_dir():
+            continue
+        for p in sorted(root.iterdir()):
+            name = _module_name(p, package_marker=True)
+            if name and name not in found and name not in ("setup", "conftest", "noxfile", "tasks"):
+                found[name] = str(p.relative_to(tree))
+    return found
+
+
+def _module_name(p: Path, package_marker: bool) -> str | None:
+    if p.name.startswith((".", "__")):
+        return None
+    if p.is_dir():
+        if not re.fullmatch(r"[A-Za-z_]\w*", p.name) or p.name.endswith((".dist-info", ".egg-info")):
+            return None
+        return p.name if (not package_marker or (p / "__init__.py").is_file()) else None
+    m = re.fullmatch(r"([A-Za-z_]\w*)(?:\.py|\.[\w-]+\.so|\.so)", p.name)
+    return m.group(1) if m else None
+
+
+def installed_modules(site_packages: Path) -> dict[str, str]:
+    """Top-level import names of an environment, by the distribution that installed them."""
+    found: dict[str, str] = {}
+    if not site_packages.is_dir():
+        return found
+    for info in sorted(site_packages.glob("*.dist-info")):
+        dist = info.name[:-len(".dist-info")]
+        record = info / "RECORD"
+        if not record.is_file():
+            continue
+        for line in record.read_text(errors="replace").splitlines():
+            top = line.split(",", 1)[0].split("/", 1)
+            if len(top) == 2 and not top[0].endswith((".dist-info", ".data")) and re.fullmatch(r"[A-Za-z_]\w*", top[0]):
+                found.setdefault(top[0], dist)
+            elif len(top) == 1:
+                name = _module_name(Path(top[0]), package_marker=False)
+                if name and top[0].endswith((".py", ".so")):
+                    found.setdefault(name, dist)
+    return found
+
+
+def collisions(tree: Path, pythonpath: list[str], site_packages: Path) -> list[dict[str, str]]:
+    """Import names both the checkout and an installed distribution provide: the run imports the
+    checkout's (it comes first on the path), and a person should know the environment has another."""
+    have = installed_modules(site_packages)
+    return [{"module": name, "checkout": where, "installed": have[name]}
+            for name, where in checkout_modules(tree, pythonpath).items() if name in have]

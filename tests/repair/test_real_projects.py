@@ -1,0 +1,314 @@
+"""The verifier on projects laid out as real ones are: the package under test also installed in the
+environment, test files that cannot be imported, requirements pip cannot install. All in the real
+sandbox, with real pip, on real git repositories built here (wheels are built locally, so nothing
+here needs a package that exists only for this test on an index)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from signoff import git
+from signoff.kernel.settings import Settings
+from signoff.repair.fixture import init_repo
+from signoff.repair.verifier import VerifyRequest, VerifyResult, verify
+from signoff.trust import KeyStore, verify_file
+from tests.support.requires import require_sandbox
+
+PROJECT = "signoff-fixture-pricing"
+BUGGY = "def total(cents, percent):\n    return cents - cents * percent // 100 * 2  # the coupon applied twice\n"
+FIXED = "def total(cents, percent):\n    return cents - cents * percent // 100\n"
+HARNESS = {"test_total.py": "from pricing import total\n\n\ndef test_coupon_once():\n"
+                            "    assert total(10000, 10) == 9000\n\n\ndef test_zero():\n"
+                            "    assert total(500, 0) == 500\n"}
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    require_sandbox()
+    yield Settings.load(home=tmp_path_factory.mktemp("real-home") / ".signoff", env={})
+
+
+def _repo(path: Path, files: dict[str, str]) -> tuple[Path, str, str]:
+    """A project whose base has the defect and whose candidate fixes it."""
+    base = init_repo(path, files)
+    fix = git.commit_files(path, base, {"pricing/__init__.py": FIXED}, "fix: apply the coupon once")
+    return path, base, fix
+
+
+def _project(path: Path, **extra: str) -> tuple[Path, str, str]:
+    return _repo(path, {"pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1.0"\n',
+                        "pricing/__init__.py": BUGGY, **extra})
+
+
+def _harness(path: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_text(text)
+    return path
+
+
+def wheel(folder: Path, dist: str, version: str, files: dict[str, str]) -> Path:
+    """A pure-Python wheel built by hand (what `pip wheel` would write for these files)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    name = dist.replace("-", "_")
+    info = f"{name}-{version}.dist-info"
+    entries = dict(files) | {
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: signoff-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for rel, text in entries.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{rel},sha256={digest},{len(text.encode())}")
+    entries[f"{info}/RECORD"] = "\n".join([*record, f"{info}/RECORD,,"]) + "\n"
+    out = folder / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(out, "w") as zf:
+        for rel, text in entries.items():
+            zf.writestr(rel, text)
+    return out
+
+
+def _request(repo: Path, base: str, candidate: str, harness: Path, **kw: object) -> VerifyRequest:
+    fields: dict[str, object] = dict(repo=repo, base=base, candidate=candidate, harness=harness,
+                                     expect="test_total.py::test_coupon_once", regression=["test_total.py::test_zero"],
+                                     timeout=120.0)
+    fields.update(kw)
+    return VerifyRequest(**fields)  # type: ignore[arg-type]
+
+
+def _codes(result: VerifyResult) -> list[str]:
+    return [r["code"] for r in result.reasons]
+
+
+def _signed_predicate(result: VerifyResult, settings: Settings) -> dict:  # type: ignore[type-arg]
+    assert result.evidence is not None
+    report = verify_file(result.evidence, KeyStore(settings.keys_dir).trusted())
+    assert report.ok, report.problem
+    payload = json.loads(result.evidence.read_text())["payload"]
+    return json.loads(base64.b64decode(payload))["predicate"]  # type: ignore[no-any-return]
+
+
+# -- 1. the candidate's own code is what the tests import -----------------------------------------
+
+def test_a_pinned_release_of_the_project_itself_is_never_installed(settings: Settings, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # `pip freeze` wrote the project's newer release (which has the fix) into the test requirements.
+    # Installed, it would be what the tests import: the base "passes" and nothing is reproduced.
+    wheels = tmp_path / "wheels"
+    wheel(wheels, PROJECT, "1.1", {"pricing/__init__.py": FIXED})
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    repo, base, fix = _project(tmp_path / "repo", **{"requirements-test.txt": f"{PROJECT}==1.1\n"})
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, requirements="requirements-test.txt"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert any(f"not installed: {PROJECT}==1.1" in n for n in r.notes), r.notes
+    env = _signed_predicate(r, settings)["environment"]
+    assert env["plan"]["dropped"] == [f"{PROJECT}==1.1"]
+    assert PROJECT not in {i["name"] for i in env["installed"]}
+
+
+def test_another_distribution_of_the_same_package_never_wins_and_is_reported(
+        settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fork under another name installs the same import package `pricing`, buggy: the candidate's
+    # genuine fix must still be VERIFIED (not REJECTED by the installed copy), and a person is told.
+    wheels = tmp_path / "wheels"
+    wheel(wheels, "signoff-fixture-pricing-fork", "0.9", {"pricing/__init__.py": BUGGY.replace("* 2", "* 3")})
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    repo, base, fix = _project(tmp_path / "repo", **{"requirements-test.txt": "signoff-fixture-pricing-fork==0.9\n"})
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, requirements="requirements-test.txt"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    # The base failed with the checkout's own defect (9000 expected, 8000 from applying it twice).
+    assert "8000" in r.stages["base"].summary.message
+    assert any("collision" in n and "signoff_fixture_pricing_fork" in n and "`pricing`" in n for n in r.notes), r.notes
+    assert any("collision" in n for n in _signed_predicate(r, settings)["notes"])
+
+
+def test_an_installed_copy_a_plugin_imported_first_is_named_not_used_silently(
+        settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pytest plugin in the environment imports its own (fixed) copy of `pricing` at start-up, before
+    # the checkout can join the path: the tests would judge that copy. Never a silent pass.
+    wheels = tmp_path / "wheels"
+    info = "signoff_fixture_pricing_plugin-1.0.dist-info"
+    wheel(wheels, "signoff-fixture-pricing-plugin", "1.0", {
+        "pricing/__init__.py": FIXED, "pricing_plugin.py": "import pricing  # noqa\n",
+        f"{info}/entry_points.txt": "[pytest11]\npricing = pricing_plugin\n"})
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    repo, base, fix = _project(tmp_path / "repo", **{"requirements-test.txt": "signoff-fixture-pricing-plugin\n"})
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, requirements="requirements-test.txt"), settings)
+    assert r.verdict == "INCONCLUSIVE" and _codes(r)[0] == "import_shadowed", r.reasons
+    assert "pricing (/opt/signoff-venv/" in r.reasons[0]["detail"]
+    assert "harness_integrity" not in _codes(r)
+
+
+# -- 2. a test file that cannot be imported is named, not called tampering ----------------------
+
+def test_a_missing_dependency_is_named_not_called_tampering(settings: Settings, tmp_path: Path) -> None:
+    repo, base, fix = _project(tmp_path / "repo")
+    harness = _harness(tmp_path / "harness", {
+        "test_total.py": "import signoff_not_installed_anywhere\n" + HARNESS["test_total.py"]})
+    r = verify(_request(repo, base, fix, harness), settings)
+    assert r.verdict == "INCONCLUSIVE"
+    assert "harness_integrity" not in _codes(r)
+    assert set(_codes(r)) == {"collection_error"}, r.reasons
+    detail = r.reasons[0]["detail"]
+    assert "test_total.py: ModuleNotFoundError: No module named 'signoff_not_installed_anywhere'" in detail
+    assert "--requirements" in r.reasons[0]["fix"]
+    assert _signed_predicate(r, settings)["reasons"][0]["code"] == "collection_error"
+
+
+def test_a_conftest_that_cannot_be_imported_is_named(settings: Settings, tmp_path: Path) -> None:
+    repo, base, fix = _project(tmp_path / "repo")
+    harness = _harness(tmp_path / "harness", {**HARNESS, "conftest.py": "import signoff_no_such_plugin_module\n"})
+    r = verify(_request(repo, base, fix, harness), settings)
+    assert (r.verdict, set(_codes(r))) == ("INCONCLUSIVE", {"collection_error"}), r.reasons
+    assert "No module named 'signoff_no_such_plugin_module'" in r.reasons[0]["detail"]
+
+
+def test_a_candidate_that_breaks_collection_to_hide_the_canary_is_still_tampering(settings: Settings,
+                                                                                   tmp_path: Path) -> None:
+    # The code under test makes pytest fail to collect every module, the canaries' included, so the
+    # run looks like a broken import: the framework was patched, which is tampering.
+    repo, base, _fix = _project(tmp_path / "repo")
+    attack = FIXED + ("\nimport _pytest.python\n\n\ndef _broken(self):\n"
+                      "    raise ImportError('no module named x')\n\n\n_pytest.python.Module._getobj = _broken\n")
+    cand = git.commit_files(repo, base, {"pricing/__init__.py": attack}, "fix")
+    harness = _harness(tmp_path / "harness", {**HARNESS, "test_other.py": "import pricing\n\n\ndef test_a():\n"
+                                                                          "    assert pricing.total(0, 0) == 0\n"})
+    r = verify(_request(repo, base, cand, harness, regression=["test_other.py::test_a"]), settings)
+    assert r.verdict == "INCONCLUSIVE" and _codes(r)[0] == "harness_integrity", r.reasons
+
+
+# -- 3. pip's own error is kept ----------------------------------------------------------------
+
+def _offline_wheelhouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "wheelhouse"))
+    wheel(tmp_path / "wheelhouse", "pytest", "8.99", {"pytest.py": "raise ImportError('never installed')\n"})
+
+
+def test_pip_error_names_the_requirement_and_the_users_file(settings: Settings, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # No index at all (nothing is fetched): a wheelhouse that has a pytest but no tornado 6.0.4, as an
+    # index without a wheel of that version for this Python would be. Resolution stops before any install.
+    _offline_wheelhouse(tmp_path, monkeypatch)
+    repo, base, fix = _project(tmp_path / "repo", **{"requirements-test.txt": "tornado==6.0.4\n"})
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, requirements="requirements-test.txt"), settings)
+    assert (r.verdict, _codes(r)) == ("INCONCLUSIVE", ["environment_unprepared"])
+    detail = r.reasons[0]["detail"]
+    assert "No matching distribution found for tornado==6.0.4" in detail, detail
+    assert "requirements-test.txt (base revision)" in detail and "signoff-verify-" not in detail
+    assert "wheels" in r.reasons[0]["fix"]
+    env = _signed_predicate(r, settings)["environment"]
+    assert "tornado==6.0.4" in env["log"] and env["error"] == detail
+
+
+def test_cli_prints_error_and_fix(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.cli.main import main
+
+    require_sandbox()
+    _offline_wheelhouse(tmp_path, monkeypatch)
+    repo, base, fix = _project(tmp_path / "repo", **{"requirements-test.txt": "tornado==6.0.4\n"})
+    harness = _harness(tmp_path / "harness", HARNESS)
+    code = main(["repair", "verify", "--repo", str(repo), "--base", base, "--candidate", fix, "--harness",
+                 str(harness), "--expect", "test_total.py::test_coupon_once", "--requirements",
+                 "requirements-test.txt"])
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "error: pip could not install requirements-test.txt (base revision): " in out
+    assert "No matching distribution found for tornado==6.0.4" in out
+    assert "\n  fix: " in out
+
+
+# -- 5. the harness carries its neighbours ---------------------------------------------------------
+
+CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef percent():\n    return 10\n"
+SRC_TEST = ("import pytest\nfrom pricing import total\n\nfrom .helpers import WANT\n\n\n@pytest.mark.money\n"
+            "def test_coupon_once(percent):\n    assert total(10000, percent) == WANT\n")
+
+
+def test_a_harness_file_keeps_its_conftest_and_the_projects_configuration(settings: Settings,
+                                                                         tmp_path: Path) -> None:
+    # src layout found through the project's own `pythonpath`, a fixture from tests/conftest.py, a
+    # helper imported relatively, a marker that --strict-markers accepts only because the project's
+    # configuration registers it.
+    repo = tmp_path / "repo"
+    base = init_repo(repo, {
+        "pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1.0"\n\n[tool.pytest.ini_options]\n'
+                          'pythonpath = ["src"]\naddopts = "--strict-markers"\nmarkers = ["money: prices"]\n',
+        "src/pricing/__init__.py": BUGGY, "tests/__init__.py": "", "tests/conftest.py": CONFTEST,
+        "tests/test_total.py": SRC_TEST, "tests/helpers.py": "WANT = 9000\n", "tests/test_other.py": "x = 1\n"})
+    # The candidate fixes the code and also edits the conftest: the harness's neighbours come from
+    # the base revision, so the edit changes nothing.
+    fix = git.commit_files(repo, base, {"src/pricing/__init__.py": FIXED,
+                                        "tests/conftest.py": CONFTEST.replace("10", "0")}, "fix")
+    r = verify(_request(repo, base, fix, repo / "tests" / "test_total.py", regression=[]), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert r.stages["base"].tests == ["tests/test_total.py::test_coupon_once"]
+    env = _signed_predicate(r, settings)["environment"]
+    assert env["pytest_config"]["source"] == "pyproject.toml [tool.pytest.ini_options] (base revision)"
+    assert env["pytest_config"]["pythonpath"] == ["src"]
+    from signoff.repair.harness import load
+    from signoff.repair.verifier import harness_store
+
+    frozen = load(harness_store(settings), r.harness_digest)
+    # Its neighbours: the conftest and package files up to the root, and the helper it imports.
+    assert set(frozen.files) == {"tests/test_total.py", "tests/conftest.py", "tests/__init__.py", "tests/helpers.py"}
+
+
+def test_a_harness_folder_keeps_its_helpers_and_data(settings: Settings, tmp_path: Path) -> None:
+    repo, base, fix = _project(tmp_path / "repo")
+    files = {"unit/helpers.py": "import json\nfrom pathlib import Path\n\n\ndef case(name):\n"
+                                "    return json.loads((Path(__file__).parent / 'data' / name).read_text())\n",
+             "unit/data/once.json": '{"cents": 10000, "percent": 10, "want": 9000}\n',
+             "unit/test_data.py": "from helpers import case\nfrom pricing import total\n\n\ndef test_once():\n"
+                                  "    c = case('once.json')\n"
+                                  "    assert total(c['cents'], c['percent']) == c['want']\n"}
+    harness = _harness(tmp_path / "harness", files)
+    r = verify(_request(repo, base, fix, harness, expect="unit/test_data.py::test_once", regression=[]), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    (harness / "unit" / "data" / "once.json").write_text('{"cents": 10000, "percent": 10, "want": 8000}\n')
+    changed = verify(_request(repo, base, fix, harness, expect="unit/test_data.py::test_once", regression=[],
+                              approved_digest=r.harness_digest, write_evidence=False), settings)
+    assert (changed.verdict, _codes(changed)) == ("INCONCLUSIVE", ["harness_changed"])
+
+
+# -- 4. a chosen pytest and Python; what was installed is in the evidence ------------------------
+
+def test_pinned_pytest_and_python_are_what_ran_and_the_evidence_lists_the_install(settings: Settings,
+                                                                                  tmp_path: Path) -> None:
+    repo, base, fix = _project(tmp_path / "repo")
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, pytest="pytest==7.4.4", python="3.11"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    env = _signed_predicate(r, settings)["environment"]
+    installed = {i["name"].lower(): i for i in env["installed"]}
+    assert installed["pytest"]["version"] == "7.4.4"
+    assert len(installed["pytest"]["hashes"]["sha256"]) == 64
+    assert env["python_version"] == "3.11" and env["plan"]["sources"] == ["--pytest pytest==7.4.4"]
+
+
+def test_freezing_a_test_file_needs_its_revision_and_keeps_its_neighbours(
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.cli.main import main
+
+    repo = tmp_path / "repo"
+    base = init_repo(repo, {"src/pricing/__init__.py": BUGGY, "tests/__init__.py": "", "tests/conftest.py": CONFTEST,
+                            "tests/test_total.py": SRC_TEST, "tests/helpers.py": "WANT = 9000\n"})
+    test_file = str(repo / "tests" / "test_total.py")
+    assert main(["repair", "freeze", test_file]) == 2
+    err = capsys.readouterr().err
+    assert "one test file" in err and "fix:" in err and "Traceback" not in err
+    assert main(["repair", "freeze", test_file, "--repo", str(repo), "--base", base, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sorted(out["files"]) == ["tests/__init__.py", "tests/conftest.py", "tests/helpers.py", "tests/test_total.py"]

@@ -1,0 +1,137 @@
+"""What goes into a test environment, read from the base revision's own declarations (no sandbox:
+git and files only), and pip's real error picked out of its output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from signoff.kernel.errors import UsageError
+from signoff.repair import testenv
+from signoff.repair.fixture import init_repo
+from signoff.repair.guard import Plan
+from signoff.repair.junit import Case
+from signoff.repair.verifier import VerifyRequest, _collection_errors
+from signoff.sandbox.pyenv import find_python, pip_cause
+
+PYPROJECT = '''\
+[project]
+name = "Pricing.Lib"
+version = "1.0"
+dependencies = ["attrs>=22", "six"]
+
+[project.optional-dependencies]
+test = ["hypothesis", "pytest-mock"]
+all = ["pricing-lib[test]", "rich"]
+'''
+
+
+def _repo(path: Path, files: dict[str, str]) -> tuple[Path, str]:
+    return path, init_repo(path, files)
+
+
+def test_declared_dependencies_and_extras_from_pyproject(tmp_path: Path) -> None:
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": PYPROJECT})
+    plan = testenv.plan(repo, base, [], True, ["all"], "pytest==7.4.4")
+    # `all` names the project itself with [test]: expanded, never installed.
+    assert plan.lines == ["attrs>=22", "six", "rich", "hypothesis", "pytest-mock", "pytest==7.4.4"]
+    assert plan.project == "Pricing.Lib"
+    assert plan.sources == ["pyproject.toml [all] (base revision)", "--pytest pytest==7.4.4"]
+    with pytest.raises(UsageError, match="extra 'docs' is not declared"):
+        testenv.plan(repo, base, [], True, ["docs"], None)
+    with pytest.raises(UsageError, match="not a pytest requirement"):
+        testenv.plan(repo, base, [], False, [], "pytest-mock==3")
+
+
+def test_requirement_files_never_install_the_project_itself(tmp_path: Path) -> None:
+    repo, base = _repo(tmp_path / "r", {
+        "pyproject.toml": PYPROJECT,
+        "requirements/base.txt": "requests==2.31.0  # pinned\n",
+        "requirements/constraints.txt": "urllib3<2\npricing_lib==0.9\n",
+        "requirements/test.txt": "-r base.txt\n-c constraints.txt\n# pip freeze wrote the project too:\n"
+                                 "pricing-lib==1.0\n-e .[test]\n",
+    })
+    plan = testenv.plan(repo, base, ["requirements/test.txt"], False, [], None)
+    assert plan.dropped == ["pricing-lib==1.0", "-e .[test]"]
+    # `-e .[test]` became the project's declared dependencies with the extra test.
+    assert plan.lines == ["attrs>=22", "six", "hypothesis", "pytest-mock", "requests==2.31.0"]
+    assert plan.constraints == ["urllib3<2"]
+    # Read at the base revision, never from the candidate's (or the work tree's) copy.
+    (repo / "requirements" / "test.txt").write_text("evil\n")
+    assert testenv.plan(repo, base, ["requirements/test.txt"], False, [], None).lines == plan.lines
+
+
+def test_setup_cfg_and_literal_setup_py(tmp_path: Path) -> None:
+    cfg = "[metadata]\nname = tool\n[options]\ninstall_requires =\n    click>=8\n[options.extras_require]\n"
+    repo, base = _repo(tmp_path / "cfg", {"setup.cfg": cfg + "test =\n    pytest-cov\n"})
+    assert testenv.plan(repo, base, [], True, ["test"], None).lines == ["click>=8", "pytest-cov"]
+    repo2, base2 = _repo(tmp_path / "py", {"setup.py": "from setuptools import setup\n"
+                                                       "deps = ['colorama']\n"
+                                                       "setup(name='tqdm', install_requires=deps,"
+                                                       " extras_require={'dev': ['nose']})\n"})
+    assert testenv.plan(repo2, base2, [], True, ["dev"], None).lines == ["colorama", "nose"]
+    assert testenv.project_name(repo2, base2) == "tqdm"
+
+
+def test_collisions_between_the_checkout_and_the_environment(tmp_path: Path) -> None:
+    tree, site = tmp_path / "tree", tmp_path / "site"
+    (tree / "src" / "pricing").mkdir(parents=True)
+    (tree / "src" / "pricing" / "__init__.py").write_text("")
+    (tree / "setup.py").write_text("")
+    info = site / "pricing_fork-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "RECORD").write_text("pricing/__init__.py,sha256=x,1\npricing_fork-1.0.dist-info/RECORD,,\n")
+    assert testenv.collisions(tree, ["src"], site) == [
+        {"module": "pricing", "checkout": "src/pricing", "installed": "pricing_fork-1.0"}]
+    assert testenv.collisions(tree, [], site) == []
+
+
+def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
+    missing = ("WARNING: Retrying (Retry(total=4)) after connection broken\n"
+               "ERROR: Could not find a version that satisfies the requirement tornado==6.0.4 (from versions: 6.1)\n"
+               "ERROR: No matching distribution found for tornado==6.0.4\n")
+    assert pip_cause(missing) == "No matching distribution found for tornado==6.0.4"
+    conflict = ("ERROR: Cannot install a==1 and b==2 because these package versions have conflicting dependencies.\n"
+                "\nThe conflict is caused by:\n    a 1 depends on c<2\n    b 2 depends on c>=3\n\n"
+                "To fix this you could try to:\n1. loosen the range\n\n"
+                "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution\n")
+    cause = pip_cause(conflict)
+    assert "ResolutionImpossible" in cause and "a 1 depends on c<2, b 2 depends on c>=3" in cause
+
+
+def test_python_by_version() -> None:
+    import sys
+
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert find_python(mine)
+    with pytest.raises(UsageError) as info:
+        find_python("3.99")
+    assert "no Python 3.99 on this machine; found: " in info.value.message and mine in info.value.message
+    with pytest.raises(UsageError, match="not a Python version"):
+        find_python("latest")
+
+
+def test_a_collection_error_is_named_only_when_nothing_else_is_wrong() -> None:
+    plan = Plan("k", "test_signoff_canary_0123456789abcdef.py", "c::f", "c::p", "n")
+    broken = Case("test_x.py", "error", False, "ModuleNotFoundError", "ModuleNotFoundError: No module named 'a'")
+    observed = {"test_x.py": {"outcome": "error"}}
+    missing = ["the canary that must fail by an assertion did not (missing)", "the canary that must pass did not "
+               "(missing)"]
+    assert _collection_errors(["test_x.py::t"], [broken], observed, missing, plan) == (
+        "test_x.py: ModuleNotFoundError: No module named 'a'")
+    # The framework patched, a forged record, or the guard disagreeing: tampering, whatever else shows.
+    assert _collection_errors(["test_x.py::t"], [broken], observed, [*missing, "guard: pytest.main replaced"],
+                              plan) == ""
+    # The report says the file broke, the authenticated record does not: not believed.
+    assert _collection_errors(["test_x.py::t"], [broken], {}, missing, plan) == ""
+    # Only the canary failed to collect: that is aimed at the canary.
+    canary = Case(plan.canary_file, "error", False, "ImportError", "ImportError: x")
+    assert _collection_errors(["test_x.py::t"], [canary], {plan.canary_file: {"outcome": "error"}}, missing,
+                              plan) == ""
+
+
+def test_request_defaults_keep_the_old_behaviour() -> None:
+    req = VerifyRequest(repo=Path("."), base="a", candidate="b", harness=None, expect="t.py")
+    assert (req.project_deps, req.extras, req.pytest, req.python, req.allow_source_builds) == (
+        False, [], None, None, False)
