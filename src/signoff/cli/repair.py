@@ -248,28 +248,34 @@ def run_cmd(
 ) -> None:
     """Process the verifier's and fixer's room messages and the repair jobs until nothing is left.
     Safe to stop and restart at any point: nothing already done is done again."""
-    import time
-
     import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
+    from signoff.ledger import checkpointing
 
     ledger, workflow, worker = _agents(verifier, fixer, script)
     try:
-        while True:
-            handled = 0
-            for _ in range(1000):
-                step = workflow.poll() + worker.poll()
-                handled += step
-                if step == 0:
-                    break
-            if handled:
-                console.print(f"handled {handled} messages and jobs", highlight=False)
-            if not follow:
-                break
-            time.sleep(1.0)
+        with checkpointing(ledger, settings()):
+            _run_until_done(workflow, worker, follow)
     finally:
         ledger.close()
     for c in workflow.cases():
         console.print(f"{c.case_id:<16} {c.state}", highlight=False)
+
+
+def _run_until_done(workflow: Any, worker: Any, follow: bool) -> None:
+    import time
+
+    while True:
+        handled = 0
+        for _ in range(1000):
+            step = workflow.poll() + worker.poll()
+            handled += step
+            if step == 0:
+                break
+        if handled:
+            console.print(f"handled {handled} messages and jobs", highlight=False)
+        if not follow:
+            break
+        time.sleep(1.0)
 
 
 @app.command("agent")
