@@ -13,8 +13,8 @@ from sqlalchemy import select, text
 
 from signoff.cli.main import main
 from signoff.kernel import canonical_text
-from signoff.ledger import Checkpointer, Ledger, NewEvent, Witness, sign_checkpoint, verify_chain
-from signoff.ledger.checkpoints import stored
+from signoff.ledger import Ledger, NewEvent, Witness, sign_checkpoint, verify_chain
+from signoff.ledger.checkpoints import Checkpointer, stored
 from signoff.ledger.schema import chain_head, checkpoints, events
 from signoff.ledger.store import GENESIS, event_hash
 from signoff.trust import KeyStore
