@@ -298,7 +298,7 @@ def agent_cmd(
     import sys
 
     import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
-    from signoff.ledger import Ledger
+    from signoff.ledger import Ledger, checkpointing
     from signoff.repair.agent_process import run_fixer, run_verifier, watched_rooms
     from signoff.rooms.client import RoomsConfig
 
@@ -321,10 +321,11 @@ def agent_cmd(
             console.print(f"repair {role} {name} ready in {len(rooms)} room(s)", highlight=False)
             sys.stdout.flush()  # whoever started the process waits for this line
 
-        if role == "verifier":
-            asyncio.run(run_verifier(transport, ledger, s, name, config.agent_name(fixer), rooms, ready, also,
-                                     decisions))
-        else:
-            asyncio.run(run_fixer(transport, ledger, s, name, rooms, script, ready=ready, also=also))
+        with checkpointing(ledger, s):  # the head is signed on a schedule while the agent runs
+            if role == "verifier":
+                asyncio.run(run_verifier(transport, ledger, s, name, config.agent_name(fixer), rooms, ready, also,
+                                         decisions))
+            else:
+                asyncio.run(run_fixer(transport, ledger, s, name, rooms, script, ready=ready, also=also))
     finally:
         ledger.close()
