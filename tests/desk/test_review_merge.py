@@ -221,3 +221,22 @@ def test_a_signed_merge_into_another_branch_is_not_the_bugs_merge(review: World)
     result = w.desk.receive_webhook(webhooks.headers_for("pull_request", str(uuid.uuid4()), w.desk.webhook_secret(),
                                                          raw), raw)
     assert result["outcome"] == "ignored" and w.bug().merge is None
+
+
+def test_a_review_dismissed_on_the_forge_no_longer_approves(review: World) -> None:
+    """The forge's maintainers dismiss an approving review; the desk must not keep counting it."""
+    w = review
+    repo, number, head = _cr(w)
+    approved = w.desk.forge.review(repo, number, "alice", "approved", commit_id=head)
+    w.deliver()
+    assert [a["login"] for a in w.bug().approvals] == ["alice"]
+    cr = w.desk.forge.change(repo, number)
+    body = json.dumps({"action": "dismissed", "number": number, "pull_request": webhooks.pull_request(OWNER, repo, cr),
+                       "review": approved | {"state": "dismissed"}, "repository": webhooks.repository(OWNER, repo),
+                       "sender": webhooks.user("maintainer")}).encode()
+    result = w.desk.receive_webhook(webhooks.headers_for("pull_request_review", str(uuid.uuid4()),
+                                                         w.desk.webhook_secret(), body), body)
+    with pytest.raises(RefusedError) as exc:
+        w.desk.merge(w.actor("alice"), w.bug_id)
+    assert "no human approval of this exact head" in exc.value.message
+    assert result["outcome"] == "approval_withdrawn" and w.bug().approvals == []

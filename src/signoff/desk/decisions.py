@@ -278,6 +278,7 @@ class RecordApproval:
     codeowners: frozenset[str]  # the code owners of the change's paths, read at its base
     person_logins: frozenset[str] = frozenset()  # the person's forge logins (CODEOWNERS names those)
     note: str = ""
+    review_id: str | None = None  # the forge review it came from (a dismissal withdraws it)
 
 
 def record_approval(bug: Bug, cmd: RecordApproval, config: DeskConfig) -> Decision:
@@ -290,7 +291,21 @@ def record_approval(bug: Bug, cmd: RecordApproval, config: DeskConfig) -> Decisi
     codeowner = person is not None and bool(cmd.person_logins & cmd.codeowners)
     return [NewEvent("approval.recorded", {"login": cmd.login, "person": person, "shared": cmd.shared,
                                            "head": cmd.head, "codeowner": codeowner, "via": cmd.via,
-                                           "note": cmd.note[:500]})], []
+                                           "note": cmd.note[:500], "review_id": cmd.review_id})], []
+
+
+@dataclass(frozen=True)
+class WithdrawApproval:
+    """The forge dismissed a review: the approval it gave no longer counts."""
+
+    review_id: str
+    by: str | None
+
+
+def withdraw_approval(bug: Bug, cmd: WithdrawApproval, config: DeskConfig) -> Decision:
+    if not any(a.get("review_id") == cmd.review_id for a in bug.approvals):
+        return NOTHING
+    return [NewEvent("approval.withdrawn", {"review_id": cmd.review_id, "by": cmd.by})], []
 
 
 def people_approving(approvals: Sequence[dict[str, Any]]) -> set[str]:
@@ -465,12 +480,12 @@ def observe_rewrite(bug: Bug, cmd: ObserveRewrite, config: DeskConfig) -> Decisi
 # -- one entry point -------------------------------------------------------------------------------------
 
 Command = (Confirm | VerifyRelease | AcceptDispute | HumanResume | RecordReproduction | FixFailed | FixVerified
-           | RecordApproval | PushChange | RecordMerge | Release | ObserveRewrite)
+           | RecordApproval | WithdrawApproval | PushChange | RecordMerge | Release | ObserveRewrite)
 RULES: dict[type[Any], Callable[[Bug, Any, DeskConfig], Decision]] = {
     Confirm: confirm, VerifyRelease: verify_release, AcceptDispute: accept_dispute, HumanResume: human_resume,
     RecordReproduction: record_reproduction, FixFailed: fix_failed, FixVerified: fix_verified,
-    RecordApproval: record_approval, PushChange: push_change, RecordMerge: record_merge, Release: release,
-    ObserveRewrite: observe_rewrite,
+    RecordApproval: record_approval, WithdrawApproval: withdraw_approval, PushChange: push_change,
+    RecordMerge: record_merge, Release: release, ObserveRewrite: observe_rewrite,
 }
 
 

@@ -84,7 +84,7 @@ class ReceivingSteps(ReviewSteps):
             self.decide(bug.bug_id, cmd, idempotency_key=key)
             return {"outcome": "approvals_cleared", "bug_id": bug.bug_id, "head": head}
         if event == "pull_request_review":
-            return self._review(bug, p.get("review") or {}, key)
+            return self._review(bug, p.get("review") or {}, key, (p.get("sender") or {}).get("login"))
         if event == "pull_request" and p.get("action") == "closed":
             if not pr.get("merged"):
                 return {"outcome": "ignored", "why": "closed without merging"}
@@ -129,8 +129,13 @@ class ReceivingSteps(ReviewSteps):
                 "approvals": sorted({o["login"] for o in outcomes if o["outcome"] == "approval_recorded"}),
                 "ignored": [o["why"] for o in outcomes if o["outcome"] == "ignored"]}
 
-    def _review(self, bug: Bug, review: dict[str, Any], key: str) -> dict[str, Any]:
+    def _review(self, bug: Bug, review: dict[str, Any], key: str, by: str | None = None) -> dict[str, Any]:
         reviewer = review.get("user") or {}
+        if str(review.get("state", "")).lower() == "dismissed" and review.get("id") is not None:
+            # A dismissed review no longer approves anything on the forge, so not here either.
+            self.decide(bug.bug_id, decisions.WithdrawApproval(str(review["id"]), by),
+                        idempotency_key=f"{key}:dismissed")
+            return {"outcome": "approval_withdrawn", "bug_id": bug.bug_id, "review_id": str(review["id"])}
         if str(review.get("state", "")).lower() != "approved":
             return {"outcome": "ignored", "why": f"review state {review.get('state')}"}
         if reviewer.get("type") != "User":
@@ -144,8 +149,9 @@ class ReceivingSteps(ReviewSteps):
         if bug.change is None or commit != bug.change["head"]:
             return {"outcome": "ignored", "why": "the review is of an older head"}
         login = str(reviewer.get("login", "")).lower()
-        if review.get("id") is not None:
+        review_id = str(review["id"]) if review.get("id") is not None else None
+        if review_id is not None:
             # The same review by webhook and by the API is one approval.
-            key = f"desk:review:{bug.change['repo']}:{bug.change['number']}:{review['id']}"
-        self.record_approval(bug.bug_id, commit, login, "forge", key=key)
+            key = f"desk:review:{bug.change['repo']}:{bug.change['number']}:{review_id}"
+        self.record_approval(bug.bug_id, commit, login, "forge", key=key, review_id=review_id)
         return {"outcome": "approval_recorded", "bug_id": bug.bug_id, "login": login}

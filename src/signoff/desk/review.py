@@ -50,7 +50,7 @@ class ReviewSteps(ReleaseSteps):
         return self.config.people.person(face, login, owners, self.config.forge == "local")
 
     def record_approval(self, bug_id: str, head: str, login: str, via: str, shared: bool = False,
-                        note: str = "", key: str | None = None) -> Bug:
+                        note: str = "", key: str | None = None, review_id: str | None = None) -> Bug:
         """An approval of `head`, by the desk (`approve`) or from the forge's signed review webhook,
         attributed to the person behind the login (the shared owner key is nobody)."""
         person = None if shared else self.person_of("desk" if via == "desk" else "forge", login)
@@ -58,7 +58,7 @@ class ReviewSteps(ReleaseSteps):
 
         def command(b: Bug) -> decisions.RecordApproval:
             owners = self.codeowners(b, self.changed_paths(b)) if b.change is not None else frozenset()
-            return decisions.RecordApproval(head, login, person, shared, via, owners, logins, note)
+            return decisions.RecordApproval(head, login, person, shared, via, owners, logins, note, review_id)
         return self.decide(bug_id, command, idempotency_key=key)
 
     def merge_check(self, bug: Bug, head: str, merged_by: str, merged_by_type: str) -> str | None:
