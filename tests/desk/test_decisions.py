@@ -61,9 +61,12 @@ def in_review(*reports: str) -> History:
                  branch="desk/bug-0001-r1-a1", assignee="alice", draft=True)
 
 
-def approve(h: History, login: str, *, shared: bool = False, owners: frozenset[str] = frozenset()) -> None:
-    identity = "shared-owner-key" if shared else f"human:{login}"
-    h.apply(d.decide(h.bug, d.RecordApproval(HEAD, login, identity, shared, "desk", owners), CONFIG))
+def approve(h: History, login: str, *, shared: bool = False, owners: frozenset[str] = frozenset(),
+            person: str | None = "", via: str = "desk") -> None:
+    """`login` approves as `person` (default: a person of that name; None: bound to nobody), whose
+    forge login is `login` (CODEOWNERS names forge logins)."""
+    who = login if person == "" else person
+    h.apply(d.decide(h.bug, d.RecordApproval(HEAD, login, who, shared, via, owners, frozenset({login})), CONFIG))
 
 
 def released(*reports: str) -> History:
@@ -218,13 +221,12 @@ def test_tiers_come_from_the_changed_paths() -> None:
 def test_an_approval_names_the_current_head_and_the_shared_key_is_never_a_code_owner() -> None:
     h = in_review()
     with pytest.raises(ConflictError, match="review the current head"):
-        d.decide(h.bug, d.RecordApproval("b" * 40, "alice", "human:alice", False, "desk", frozenset()), CONFIG)
+        d.decide(h.bug, d.RecordApproval("b" * 40, "alice", "alice", False, "desk", frozenset()), CONFIG)
     approve(h, "alice", owners=frozenset({"alice"}))
     approve(h, "alice", shared=True, owners=frozenset({"alice"}))
-    assert [(a["identity"], a["codeowner"]) for a in h.bug.approvals] == [
-        ("human:alice", True), ("shared-owner-key", False)]
+    assert [(a["person"], a["codeowner"]) for a in h.bug.approvals] == [("alice", True), (None, False)]
     with pytest.raises(ConflictError, match="no change under review"):
-        d.decide(reproduced().bug, d.RecordApproval(HEAD, "a", "human:a", False, "desk", frozenset()), CONFIG)
+        d.decide(reproduced().bug, d.RecordApproval(HEAD, "a", "a", False, "desk", frozenset()), CONFIG)
 
 
 def test_the_merge_check() -> None:
@@ -244,6 +246,27 @@ def test_the_merge_check() -> None:
         "tier 2 change needs a code owner's approval"
     approve(h, "carol", owners=frozenset({"carol"}))
     assert d.merge_check(h.bug, HEAD, "alice", "User", sensitive, CONFIG) is None
+
+
+def test_tier_2_counts_people_not_logins() -> None:
+    """An attacker with two logins (desk owner `alice`, forge login `Alice-Work`) is one person; a
+    login no person record binds is nobody, even when CODEOWNERS names it."""
+    sensitive = ["payments/pay.py"]
+    h = in_review()
+    approve(h, "alice", owners=frozenset({"alice"}))
+    approve(h, "alice-work", person="alice", via="forge", owners=frozenset({"alice"}))
+    why = d.merge_check(h.bug, HEAD, "alice", "User", sensitive, CONFIG)
+    assert why is not None and "two distinct humans; has 1" in why
+    approve(h, "mallory-gh", person=None, via="forge", owners=frozenset({"mallory-gh"}))
+    why = d.merge_check(h.bug, HEAD, "alice", "User", sensitive, CONFIG)
+    assert why is not None and "has 1" in why and "not bound to a person in [desk.people]: mallory-gh" in why
+    assert h.bug.approvals[-1]["codeowner"] is False  # nobody cannot be the code owner either
+    h = in_review()
+    approve(h, "bob")
+    approve(h, "carol")
+    approve(h, "mallory-gh", person=None, via="forge", owners=frozenset({"mallory-gh"}))
+    assert d.merge_check(h.bug, HEAD, "alice", "User", sensitive, CONFIG) == \
+        "tier 2 change needs a code owner's approval"
 
 
 def test_a_push_clears_the_approvals() -> None:

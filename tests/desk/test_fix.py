@@ -32,7 +32,9 @@ def _submit(w: World, files: dict[str, str], attempt: int = 1) -> object:
 @pytest.mark.parametrize("files", [
     {"tests/test_checkout.py": "x = 1\n"}, {"README.md": "x\n"}, {"../outside.py": "x\n"},
     {".git/config": "x\n"}, {"shoplite/../tests/test_checkout.py": "x\n"}, {"/etc/passwd": "x\n"},
-], ids=["test-file", "not-allowed", "traversal", "git-internals", "dotdot-inside", "absolute"])
+    {"shoplite/payments/charge.py": "x\n"},
+], ids=["test-file", "not-allowed", "traversal", "git-internals", "dotdot-inside", "absolute",
+        "star-crosses-slash"])
 def test_paths_outside_the_allowlist_are_refused(fixing: World, files: dict[str, str]) -> None:
     with pytest.raises(RefusedError):
         _submit(fixing, files)

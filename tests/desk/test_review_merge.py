@@ -25,7 +25,7 @@ def test_human_review_and_merge_through_signed_webhooks(review: World) -> None:
     repo, number, head = _cr(w)
     w.desk.forge.review(repo, number, "alice", "approved", commit_id=head)
     w.deliver()
-    assert [a["identity"] for a in w.bug().approvals] == ["human:alice"]
+    assert [(a["login"], a["person"]) for a in w.bug().approvals] == [("alice", "alice")]
     merge = w.desk.merge(w.actor("alice"), w.bug_id)
     assert w.bug().state == "in_review"  # recorded only from the signed webhook
     w.deliver()
@@ -159,3 +159,84 @@ def test_reviews_from_bots_are_not_approvals(review: World) -> None:
     assert w.bug().approvals == []
     with pytest.raises(RefusedError):
         w.desk.approve(w.actor("release-bot"), w.bug_id, head)
+
+
+def test_tier_two_counts_people_not_logins(review: World) -> None:
+    """The attack: desk owner `alice` approves, then the same person's second forge login
+    `Alice-Work` (a member, a User) approves on the forge, and alice merges a sensitive change."""
+    w = review
+    w.with_config(sensitive_paths=("shoplite/**",))
+    repo, number, head = _cr(w)
+    w.desk.approve(w.actor("alice"), w.bug_id, head)
+    w.desk.forge.review(repo, number, "Alice-Work", "approved", commit_id=head)
+    w.deliver()
+    with pytest.raises(RefusedError) as exc:
+        w.desk.merge(w.actor("alice"), w.bug_id)
+    assert "has 1" in exc.value.message and "alice-work" in exc.value.message
+    assert [(a["login"], a["person"]) for a in w.bug().approvals] == [("alice", "alice"), ("alice-work", None)]
+    assert _signed_merge(w, head)["outcome"] == "merge_refused"
+    assert w.bug().state == "needs_human" and w.bug().merge is None
+
+
+def test_two_logins_bound_to_one_person_count_once_and_a_bound_login_counts_as_its_person(review: World) -> None:
+    from signoff.desk.people import People
+
+    w = review
+    people = People.parse({"alice": {"forge": ["Alice-Work"]}, "bob": {"forge": ["bob-gh"]}})
+    w.with_config(sensitive_paths=("shoplite/**",), people=people)
+    repo, number, head = _cr(w)
+    w.desk.approve(w.actor("alice"), w.bug_id, head)
+    w.desk.forge.review(repo, number, "Alice-Work", "approved", commit_id=head)
+    w.deliver()
+    assert {a["person"] for a in w.bug().approvals} == {"alice"}
+    with pytest.raises(RefusedError) as exc:
+        w.desk.merge(w.actor("alice"), w.bug_id)
+    assert "two distinct humans; has 1" in exc.value.message
+    w.desk.forge.review(repo, number, "bob-gh", "approved", commit_id=head)
+    w.deliver()
+    w.desk.merge(w.actor("alice"), w.bug_id)
+    w.deliver()
+    assert w.bug().state == "merged"
+
+
+def test_a_signed_merge_into_another_branch_is_not_the_bugs_merge(review: World) -> None:
+    """The attack: the pull request is retargeted at a side branch and merged there; the forge's
+    signed webhook says "merged", but nothing reached the default branch."""
+    w = review
+    repo, number, head = _cr(w)
+    w.desk.approve(w.actor("alice"), w.bug_id, head)
+    cr = w.desk.forge.change(repo, number) | {"merged": True, "merge_commit": "0" * 40, "base_ref": "side",
+                                              "merged_by": {"login": "alice", "type": "User"}}
+    body = json.dumps({"action": "closed", "number": number, "pull_request": webhooks.pull_request(OWNER, repo, cr),
+                       "repository": webhooks.repository(OWNER, repo), "sender": webhooks.user("alice")}).encode()
+    result = w.desk.receive_webhook(webhooks.headers_for("pull_request", str(uuid.uuid4()), w.desk.webhook_secret(),
+                                                         body), body)
+    assert result == {"outcome": "ignored", "why": f"merged into 'side', not the default branch 'main' of {repo}"}
+    b = w.bug()
+    assert b.state == "in_review" and b.merge is None
+    # a delivery whose pull request is another one than the number it names is ignored too
+    other = json.loads(body) | {"number": number, "pull_request": webhooks.pull_request(OWNER, repo, cr | {
+        "base_ref": "main", "number": number + 1})}
+    raw = json.dumps(other).encode()
+    result = w.desk.receive_webhook(webhooks.headers_for("pull_request", str(uuid.uuid4()), w.desk.webhook_secret(),
+                                                         raw), raw)
+    assert result["outcome"] == "ignored" and w.bug().merge is None
+
+
+def test_a_review_dismissed_on_the_forge_no_longer_approves(review: World) -> None:
+    """The forge's maintainers dismiss an approving review; the desk must not keep counting it."""
+    w = review
+    repo, number, head = _cr(w)
+    approved = w.desk.forge.review(repo, number, "alice", "approved", commit_id=head)
+    w.deliver()
+    assert [a["login"] for a in w.bug().approvals] == ["alice"]
+    cr = w.desk.forge.change(repo, number)
+    body = json.dumps({"action": "dismissed", "number": number, "pull_request": webhooks.pull_request(OWNER, repo, cr),
+                       "review": approved | {"state": "dismissed"}, "repository": webhooks.repository(OWNER, repo),
+                       "sender": webhooks.user("maintainer")}).encode()
+    result = w.desk.receive_webhook(webhooks.headers_for("pull_request_review", str(uuid.uuid4()),
+                                                         w.desk.webhook_secret(), body), body)
+    with pytest.raises(RefusedError) as exc:
+        w.desk.merge(w.actor("alice"), w.bug_id)
+    assert "no human approval of this exact head" in exc.value.message
+    assert result["outcome"] == "approval_withdrawn" and w.bug().approvals == []

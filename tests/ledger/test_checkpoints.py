@@ -5,6 +5,7 @@ checkpoints (key outside the database) and witnesses (a copy a second party keep
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,13 @@ from sqlalchemy import select, text
 from signoff.cli.main import main
 from signoff.kernel import canonical_text
 from signoff.ledger import Ledger, NewEvent, Witness, sign_checkpoint, verify_chain
+from signoff.ledger.checkpoints import Checkpointer, stored
 from signoff.ledger.schema import chain_head, checkpoints, events
 from signoff.ledger.store import GENESIS, event_hash
 from signoff.trust import KeyStore
+from tests.conftest import wait_for
+from tests.support.net import free_port
+from tests.support.serve import Process, signoff
 
 
 def _filled(url: str, n: int = 6) -> Ledger:
@@ -164,3 +169,112 @@ def test_cli_checkpoint_and_verify(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert main(["ledger", "verify", "--witness", str(witness)]) == 1  # an integrity failure, not a usage error
     err = capsys.readouterr().err
     assert err.startswith("error:") and "is not a checkpoint" in err
+
+
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str = "") -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIGNOFF_CONFIG", raising=False)
+    monkeypatch.delenv("SIGNOFF_DB", raising=False)
+    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path / "home"))
+    if toml:
+        (tmp_path / "signoff.toml").write_text(toml)
+    return tmp_path / "home"
+
+
+def test_a_writer_who_recomputes_the_chain_fails_verify_when_nothing_is_signed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The attack: with no signed checkpoint, a database writer changes an event and recomputes every
+    later hash and the head. The chain links, so only the missing signature can give it away."""
+    _home(tmp_path, monkeypatch)
+    ledger = Ledger.open()
+    for i in range(4):
+        ledger.append("BUG-1", None, [NewEvent("step", {"i": i})])
+    _rewrite(ledger, 2, {"i": "forged"})
+    assert verify_chain(ledger).ok  # the hashes alone agree
+    assert main(["ledger", "verify"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: no signed checkpoint: all 4 events are unsigned") and "\nfix: " in err
+    assert main(["ledger", "verify", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is False and "no signed checkpoint" in out["problem"] and out["fix"]
+
+
+def test_deleting_the_checkpoints_after_a_rewrite_fails_verify(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    home = _home(tmp_path, monkeypatch)
+    ledger = Ledger.open()
+    for i in range(4):
+        ledger.append("BUG-1", None, [NewEvent("step", {"i": i})])
+    sign_checkpoint(ledger, KeyStore(home / "keys").ensure("ledger"))
+    assert main(["ledger", "verify"]) == 0
+    _rewrite(ledger, 2, {"i": "forged"})
+    assert main(["ledger", "verify"]) == 1  # the signed head no longer matches
+    with ledger.engine.begin() as conn:
+        conn.execute(checkpoints.delete())  # ... so the writer removes the evidence
+    capsys.readouterr()
+    assert main(["ledger", "verify"]) == 1
+    assert "no signed checkpoint" in capsys.readouterr().err
+
+
+def test_an_unsigned_tail_longer_than_the_limit_fails_verify(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    home = _home(tmp_path, monkeypatch, "[ledger]\nunsigned_tail_limit = 2\n")
+    ledger = Ledger.open()
+    ledger.append("c", None, [NewEvent("e", {})])
+    sign_checkpoint(ledger, KeyStore(home / "keys").ensure("ledger"))
+    for _ in range(2):
+        ledger.append("c", None, [NewEvent("e", {})])
+    assert main(["ledger", "verify"]) == 0
+    assert "unsigned tail: 2 event(s) (limit 2)" in capsys.readouterr().out
+    ledger.append("c", None, [NewEvent("e", {})])
+    assert main(["ledger", "verify"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: 3 events after the last signed checkpoint (seq 1) are unsigned") and "fix:" in err
+    (tmp_path / "signoff.toml").write_text("[ledger]\nunsigned_tail_limit = -1\n")
+    assert main(["ledger", "verify"]) == 2
+    assert "unsigned_tail_limit" in capsys.readouterr().err
+
+
+def test_an_empty_ledger_needs_no_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _home(tmp_path, monkeypatch)
+    assert main(["ledger", "verify"]) == 0
+
+
+def test_the_checkpointer_signs_only_a_moved_head_and_once_more_when_stopped(db_url: str, keys: KeyStore) -> None:
+    ledger = Ledger.from_url(db_url)
+    signer = Checkpointer(ledger, keys.ensure("ledger"), interval=3600)
+    assert signer.sign_if_moved() is None  # nothing to sign yet
+    ledger.append("c", None, [NewEvent("e", {})])
+    first = signer.sign_if_moved()
+    assert first is not None and first.seq == 1
+    assert signer.sign_if_moved() is None  # the head did not move
+    signer.start()
+    ledger.append("c", None, [NewEvent("e", {})])
+    signer.stop()  # long before the first scheduled tick: stopping signs what is left
+    assert [cp.seq for cp in stored(ledger.engine)] == [1, 2]
+    assert verify_chain(ledger, trusted=keys.trusted()).unsigned_tail == 0
+
+
+def test_signoff_serve_signs_the_head_on_a_schedule(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    config = tmp_path / "signoff.toml"
+    config.write_text("[ledger]\ncheckpoint_seconds = 0.2\n")
+    db = f"sqlite:///{home / 'signoff.db'}"
+    home.mkdir()
+    ledger = Ledger.from_url(db)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
+    port = free_port()
+    server = Process(signoff("serve", "--port", str(port)),
+                     {**env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config)})
+    try:
+        server.ready(f"http://127.0.0.1:{port}/health")
+        ledger.append("written-elsewhere", None, [NewEvent("e", {})])
+        head = ledger.head()[0]
+        assert wait_for(lambda: any(cp.seq >= head for cp in stored(ledger.engine)), timeout=60)
+        ledger.append("written-elsewhere", None, [NewEvent("e", {})])
+        head = ledger.head()[0]
+        assert wait_for(lambda: any(cp.seq >= head for cp in stored(ledger.engine)), timeout=60)
+    finally:
+        server.stop()
+    report = verify_chain(ledger, trusted=KeyStore(home / "keys").trusted())
+    assert report.ok and report.last_checkpoint == report.count and report.unsigned_tail == 0

@@ -120,6 +120,11 @@ def test_demo_notes(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert summary["ok"] and not summary["baseline"]["ok"] and summary["ours"]["ok"]
     assert {u["token"] for u in summary["baseline"]["unsupported"]} == {"35%"}
     assert summary["rejected_in_review"]
+    # Every demo leaves a signed checkpoint of the head it wrote: verify passes with nothing unsigned.
+    code, out, err = run(capsys, "ledger", "verify", "--require-signed", "--json")
+    assert code == 0, err
+    chain = json.loads(out)
+    assert chain["count"] > 0 and chain["last_checkpoint"] == chain["count"] and chain["unsigned_tail"] == 0
 
 
 def test_a_cli_decision_is_bound_to_the_text_it_names_or_prints(home: Path, history: Repo,

@@ -15,6 +15,7 @@ from signoff.cli.context import print_json, settings
 from signoff.cli.output import heading
 from signoff.cli.progress import reporting
 from signoff.kernel.progress import Progress
+from signoff.kernel.settings import Settings
 
 app = typer.Typer(invoke_without_command=True)
 
@@ -27,7 +28,21 @@ def run_demo(name: str, as_json: bool) -> dict[str, Any]:
     """One demo with its progress on standard error (its result and story go to standard output)."""
     with reporting(f"demo {name}") as progress:
         progress("running")
-        return DEMOS[name](as_json, progress)
+        summary = DEMOS[name](as_json, progress)
+        leave_checkpoint(settings())
+        return summary
+
+
+def leave_checkpoint(s: Settings) -> None:
+    """Every demo ends with the head of the home's ledger signed: checkpoints are the default, and
+    `signoff ledger verify` fails on a ledger that has none."""
+    from signoff.ledger import Ledger, checkpointer
+
+    ledger = Ledger.open(s)
+    try:
+        checkpointer(ledger, s).sign_if_moved()
+    finally:
+        ledger.close()
 
 
 def register(name: str, help_text: str) -> Callable[[DemoFn], DemoFn]:

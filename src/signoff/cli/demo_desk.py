@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.cli.context import console, settings
-from signoff.cli.demo import register
+from signoff.cli.demo import leave_checkpoint, register
 from signoff.kernel.errors import RefusedError, UnavailableError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
@@ -187,6 +187,7 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     finally:
         crew_thread.stop()
 
+    leave_checkpoint(settings)  # this run's own home: `signoff serve --demo` shows its ledger
     chain = verify_chain(ledger)
     states = {b.bug_id: b.state for b in desk.bugs()}
     handoffs = [crew_commands.strip_mentions(m["body"]).split(" [ref")[0]

@@ -215,9 +215,10 @@ def deploy_record(commit: Annotated[str, typer.Option()], url: Annotated[str, ty
 def work(token: Token = None, as_json: Json = False) -> None:
     """Run the engineering service until no work is due (engineering credential)."""
     from signoff.desk.engineering import EngineeringService
+    from signoff.ledger import checkpointing
 
     desk = _desk()
-    with reporting("desk work") as progress:
+    with reporting("desk work") as progress, checkpointing(desk.ledger, desk.settings):
         n = EngineeringService(desk, _actor(desk, token)).drain(progress=progress)
     print_json({"handled": n}) if as_json else console.print(f"handled {n} work item(s)")
 
@@ -422,8 +423,11 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
     if crew.server is not None and (server or "").rstrip("/") != crew.server:
         raise UsageError(f"the crew was set up on {crew.server}, not {server or 'this home`s own server'}",
                          f"run it with --url {crew.server} (or that [rooms] url)")
-    asyncio.run(crew_serve.serve_crew(desk, crew, roles, server, engineering,
-                                      lambda line: console.print(line), concierge=concierge))
+    from signoff.ledger import checkpointing
+
+    with checkpointing(desk.ledger, desk.settings):  # the head is signed on a schedule while the crew runs
+        asyncio.run(crew_serve.serve_crew(desk, crew, roles, server, engineering,
+                                          lambda line: console.print(line), concierge=concierge))
 
 
 @crew_app.command("link")

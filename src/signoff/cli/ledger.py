@@ -8,7 +8,7 @@ import typer
 
 from signoff.cli.context import console, print_json, settings
 from signoff.cli.output import add_data_row, data_table
-from signoff.ledger import Ledger, Outbox, Witness, sign_checkpoint, verify_chain
+from signoff.ledger import Ledger, Outbox, SigningPolicy, Witness, sign_checkpoint, signing_problem, verify_chain
 from signoff.ledger.checkpoints import KEY_NAME
 from signoff.trust import KeyStore
 
@@ -25,34 +25,38 @@ def verify(
     witness: Annotated[str | None, typer.Option(
         "--witness", help="Also check every checkpoint this witness (file or database URL) holds.")] = None,
     require_signed: Annotated[bool, typer.Option(
-        "--require-signed", help="Fail (exit 1) when events after the last signed checkpoint are unsigned.")] = False,
+        "--require-signed", help="Fail (exit 1) when any event after the last signed checkpoint is "
+                                 "unsigned (by default \\[ledger] unsigned_tail_limit of them may be).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Walk the hash chain and check signed checkpoints (and a witness); name the first broken entry (exit 1)
-    or print count, head, the last signed checkpoint and any unsigned tail (exit 0)."""
+    """Walk the hash chain and check signed checkpoints (and a witness); name the first broken entry (exit 1),
+    fail (exit 1) when a non-empty ledger has no signed checkpoint or more unsigned events than
+    \\[ledger] unsigned_tail_limit, else print count, head, the last signed checkpoint and the unsigned tail."""
     s = settings()
+    limit = 0 if require_signed else SigningPolicy.load(s).unsigned_tail_limit
     ledger = Ledger.open(s)
     report = verify_chain(ledger, trusted=KeyStore(s.keys_dir).trusted(),
                           witness=Witness(witness) if witness else None)
-    ok = report.ok and not (require_signed and report.unsigned_tail)
+    unsigned = signing_problem(report, limit)
+    ok = report.ok and unsigned is None
     if as_json:
         print_json({"ok": ok, "count": report.count, "head": report.head_hash,
-                    "problem": report.problem, "broken_seq": report.broken_seq,
+                    "problem": report.problem or (unsigned.message if unsigned else None),
+                    "fix": unsigned.fix if unsigned else None, "broken_seq": report.broken_seq,
                     "last_checkpoint": report.last_checkpoint, "unsigned_tail": report.unsigned_tail,
-                    "witnessed": report.witnessed})
-    elif not report.ok:
+                    "unsigned_tail_limit": limit, "witnessed": report.witnessed})
+        raise typer.Exit(0 if ok else 1)
+    if not report.ok:
         console.print(f"[bold red]ledger broken:[/] {report.problem}")
-    else:
-        console.print(f"ledger ok: {report.count} events, head {report.head_hash}")
-        if report.last_checkpoint is None:
-            console.print(f"no signed checkpoint: all {report.count} events are unsigned "
-                          "(`signoff ledger checkpoint` signs the head)")
-        else:
-            console.print(f"last signed checkpoint: seq {report.last_checkpoint}; "
-                          f"unsigned tail: {report.unsigned_tail} event(s)")
-        if report.witnessed is not None:
-            console.print(f"witness agrees: {report.witnessed} checkpoint(s)")
-    raise typer.Exit(0 if ok else 1)
+        raise typer.Exit(1)
+    console.print(f"ledger ok: {report.count} events, head {report.head_hash}")
+    if report.last_checkpoint is not None:
+        console.print(f"last signed checkpoint: seq {report.last_checkpoint}; "
+                      f"unsigned tail: {report.unsigned_tail} event(s) (limit {limit})")
+    if report.witnessed is not None:
+        console.print(f"witness agrees: {report.witnessed} checkpoint(s)")
+    if unsigned is not None:
+        raise unsigned  # error: / fix: on standard error, exit 1
 
 
 @app.command("checkpoint")

@@ -343,7 +343,7 @@ def agent_cmd(
     the embedded server, or with \\[rooms] url as the agent registered for role notes-ROLE."""
     import asyncio
 
-    from signoff.ledger import Ledger
+    from signoff.ledger import Ledger, checkpointing
     from signoff.notes.crew import Crew, NotesAgent, check_options
     from signoff.rooms.client import AgentLoop, Identities, RoomsConfig
 
@@ -377,7 +377,8 @@ def agent_cmd(
                 for task in beside:
                     task.cancel()
 
-        asyncio.run(serve())
+        with checkpointing(ledger, settings()):  # the head is signed on a schedule while the agent runs
+            asyncio.run(serve())
     except KeyboardInterrupt:
         pass
     finally:

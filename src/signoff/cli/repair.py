@@ -315,28 +315,34 @@ def run_cmd(
 ) -> None:
     """Process the verifier's and fixer's room messages and the repair jobs until nothing is left.
     Safe to stop and restart at any point: nothing already done is done again."""
-    import time
-
     import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
+    from signoff.ledger import checkpointing
 
     ledger, workflow, worker = _agents(verifier, fixer, script)
     try:
-        while True:
-            handled = 0
-            for _ in range(1000):
-                step = workflow.poll() + worker.poll()
-                handled += step
-                if step == 0:
-                    break
-            if handled:
-                console.print(f"handled {handled} messages and jobs", highlight=False)
-            if not follow:
-                break
-            time.sleep(1.0)
+        with checkpointing(ledger, settings()):
+            _run_until_done(workflow, worker, follow)
     finally:
         ledger.close()
     for c in workflow.cases():
         console.print(f"{c.case_id:<16} {c.state}", highlight=False)
+
+
+def _run_until_done(workflow: Any, worker: Any, follow: bool) -> None:
+    import time
+
+    while True:
+        handled = 0
+        for _ in range(1000):
+            step = workflow.poll() + worker.poll()
+            handled += step
+            if step == 0:
+                break
+        if handled:
+            console.print(f"handled {handled} messages and jobs", highlight=False)
+        if not follow:
+            break
+        time.sleep(1.0)
 
 
 @app.command("agent")
@@ -359,7 +365,7 @@ def agent_cmd(
     import sys
 
     import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
-    from signoff.ledger import Ledger
+    from signoff.ledger import Ledger, checkpointing
     from signoff.repair.agent_process import run_fixer, run_verifier, watched_rooms
     from signoff.rooms.client import RoomsConfig
 
@@ -382,10 +388,11 @@ def agent_cmd(
             console.print(f"repair {role} {name} ready in {len(rooms)} room(s)", highlight=False)
             sys.stdout.flush()  # whoever started the process waits for this line
 
-        if role == "verifier":
-            asyncio.run(run_verifier(transport, ledger, s, name, config.agent_name(fixer), rooms, ready, also,
-                                     decisions))
-        else:
-            asyncio.run(run_fixer(transport, ledger, s, name, rooms, script, ready=ready, also=also))
+        with checkpointing(ledger, s):  # the head is signed on a schedule while the agent runs
+            if role == "verifier":
+                asyncio.run(run_verifier(transport, ledger, s, name, config.agent_name(fixer), rooms, ready, also,
+                                         decisions))
+            else:
+                asyncio.run(run_fixer(transport, ledger, s, name, rooms, script, ready=ready, also=also))
     finally:
         ledger.close()

@@ -11,7 +11,7 @@ import typer
 
 from signoff.cli.context import console, settings
 from signoff.kernel.errors import UsageError
-from signoff.ledger import Ledger
+from signoff.ledger import Ledger, checkpointing
 from signoff.rooms.signin import LINK_SECONDS, link_url
 
 ROUTE_PACKAGES = ("web", "repair", "desk", "notes", "incident", "bridges")
@@ -77,4 +77,6 @@ def serve(
         print(link_url(url, visit.signin_token), flush=True)
         console.print(f"another link: signoff rooms user link {visit.user} --url {url}", highlight=False)
     # No access log: at warning level it printed nothing anyway, and each request still paid for it.
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[listener])
+    # The chain head is signed in the background while serving, and once more on the way out.
+    with checkpointing(ledger, current):
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[listener])

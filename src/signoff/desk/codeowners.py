@@ -1,8 +1,10 @@
-"""CODEOWNERS (GitHub syntax, simplified): the last matching line names a path's owners."""
+"""CODEOWNERS as GitHub reads it: gitignore-style patterns (signoff.kernel.pathglob), the last
+matching line names a path's owners, a line with no owners leaves its paths unowned, and a line
+GitHub would skip as invalid (negation, ranges, escapes) is skipped."""
 
 from __future__ import annotations
 
-import fnmatch
+from signoff.kernel import pathglob
 
 
 def parse(text: str) -> list[tuple[str, list[str]]]:
@@ -12,29 +14,18 @@ def parse(text: str) -> list[tuple[str, list[str]]]:
         if not line:
             continue
         parts = line.split()
+        if not pathglob.valid(parts[0]):
+            continue
+        # Logins (`@name`) and teams (`@org/team`) are kept; an e-mail owner names no login here.
         owners = [o.lstrip("@").lower() for o in parts[1:] if o.startswith("@")]
         rules.append((parts[0], owners))
     return rules
 
 
-def _matches(pattern: str, path: str) -> bool:
-    anchored = pattern.startswith("/")
-    pat = pattern.lstrip("/")
-    if pat in ("*", "**"):
-        return True
-    if pat.endswith("/"):
-        return path.startswith(pat) if anchored or "/" in pat[:-1] else (
-            path.startswith(pat) or f"/{pat}" in f"/{path}")
-    if fnmatch.fnmatchcase(path, pat):
-        return True
-    if "/" not in pat and fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pat):
-        return True
-    return path.startswith(pat.rstrip("/") + "/")
-
-
 def owners_of(rules: list[tuple[str, list[str]]], path: str) -> list[str]:
+    """The owners of the last rule that matches `path` (none when no rule does)."""
     found: list[str] = []
     for pattern, owners in rules:
-        if _matches(pattern, path):
+        if pathglob.match(pattern, path):
             found = owners
     return found

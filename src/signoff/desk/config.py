@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from signoff.desk.people import People
+from signoff.kernel import pathglob
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 
@@ -39,6 +41,8 @@ class DeskConfig:
     # `<crew_prefix>-engineering`): two desks sharing one server each need their own.
     crew_prefix: str = "desk"
     assets: tuple[str, ...] = ()  # paths every deployment endpoint must serve byte for byte alike
+    # Who is who across faces ([desk.people.NAME] desk/forge/rooms logins): approvals count people.
+    people: People = field(default_factory=People)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -56,6 +60,8 @@ class DeskConfig:
                 if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
                     raise UsageError(f"[desk] {k} must be a list of strings", f'e.g. {k} = ["..."]')
                 v = tuple(v)
+            if k == "people":
+                v = People.parse(v)
             kwargs[k] = v
         cfg = cls(**kwargs)
         cfg.validate()
@@ -78,6 +84,11 @@ class DeskConfig:
                              'with forge = "github", set repo = "owner/name"')
         if any(not a.startswith("/") or "//" in a for a in self.assets):
             raise UsageError("[desk] assets must be paths starting with /", 'e.g. assets = ["/static/app.js"]')
+        for name in ("fix_paths", "docs_paths", "sensitive_paths"):
+            bad = [p for p in getattr(self, name) if not pathglob.valid(p)]
+            if bad:
+                raise UsageError(f"[desk] {name} has patterns that cannot be used: {', '.join(bad)}",
+                                 "use CODEOWNERS / gitignore patterns without '!', '[...]' or '\\'")
         if not 1 <= self.fix_attempts <= 5:
             raise UsageError("[desk] fix_attempts must be 1 to 5", "the default is 2")
 

@@ -10,13 +10,13 @@ made on (`Ledger.update`).
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from signoff.desk.config import DeskConfig
 from signoff.desk.model import Bug
+from signoff.kernel import pathglob
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
 from signoff.ledger import NewEvent, NewJob
 
@@ -34,10 +34,6 @@ def _job(bug_id: str, step: str, round_: int, key: str) -> NewJob:
 
 def reproduce_job(bug_id: str, round_: int, key: str | None = None) -> NewJob:
     return _job(bug_id, "reproduce", round_, key or f"{bug_id}:reproduce:{round_}")
-
-
-def _matches(path: str, globs: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatchcase(path, g) for g in globs)
 
 
 # -- reporters' answers ------------------------------------------------------------------------------
@@ -265,9 +261,9 @@ def fix_verified(bug: Bug, cmd: FixVerified, config: DeskConfig) -> Decision:
 
 def tier(paths: Sequence[str], config: DeskConfig) -> int:
     """2 if any path is sensitive, 0 if every path is documentation, 1 otherwise."""
-    if any(_matches(p, config.sensitive_paths) for p in paths):
+    if any(pathglob.matches(p, config.sensitive_paths) for p in paths):
         return 2
-    if paths and all(_matches(p, config.docs_paths) for p in paths):
+    if paths and all(pathglob.matches(p, config.docs_paths) for p in paths):
         return 0
     return 1
 
@@ -275,12 +271,14 @@ def tier(paths: Sequence[str], config: DeskConfig) -> int:
 @dataclass(frozen=True)
 class RecordApproval:
     head: str
-    login: str
-    identity: str  # one per person whichever way they approve; the shared owner key is its own
-    shared: bool
+    login: str  # as the face named it (desk credential name, forge login)
+    person: str | None  # the person record behind the login; None: unbound, never counts for tier 2
+    shared: bool  # the shared owner key: never a person
     via: str  # desk | forge
     codeowners: frozenset[str]  # the code owners of the change's paths, read at its base
+    person_logins: frozenset[str] = frozenset()  # the person's forge logins (CODEOWNERS names those)
     note: str = ""
+    review_id: str | None = None  # the forge review it came from (a dismissal withdraws it)
 
 
 def record_approval(bug: Bug, cmd: RecordApproval, config: DeskConfig) -> Decision:
@@ -289,10 +287,32 @@ def record_approval(bug: Bug, cmd: RecordApproval, config: DeskConfig) -> Decisi
     if cmd.head != bug.change["head"]:
         raise ConflictError(f"approval names {cmd.head[:12]} but the head is {bug.change['head'][:12]}",
                             "review the current head")
-    codeowner = cmd.login in cmd.codeowners and not cmd.shared
-    return [NewEvent("approval.recorded", {"login": cmd.login, "identity": cmd.identity, "shared": cmd.shared,
+    person = None if cmd.shared else cmd.person
+    codeowner = person is not None and bool(cmd.person_logins & cmd.codeowners)
+    return [NewEvent("approval.recorded", {"login": cmd.login, "person": person, "shared": cmd.shared,
                                            "head": cmd.head, "codeowner": codeowner, "via": cmd.via,
-                                           "note": cmd.note[:500]})], []
+                                           "note": cmd.note[:500], "review_id": cmd.review_id})], []
+
+
+@dataclass(frozen=True)
+class WithdrawApproval:
+    """The forge dismissed a review: the approval it gave no longer counts."""
+
+    review_id: str
+    by: str | None
+
+
+def withdraw_approval(bug: Bug, cmd: WithdrawApproval, config: DeskConfig) -> Decision:
+    if not any(a.get("review_id") == cmd.review_id for a in bug.approvals):
+        return NOTHING
+    return [NewEvent("approval.withdrawn", {"review_id": cmd.review_id, "by": cmd.by})], []
+
+
+def people_approving(approvals: Sequence[dict[str, Any]]) -> set[str]:
+    """The distinct people behind `approvals`: logins bound to one person count once; the shared key
+    and logins no person record binds count for nobody (an approval recorded before people were
+    recorded has no `person` and counts for nobody either)."""
+    return {a["person"] for a in approvals if a.get("person") and not a.get("shared")}
 
 
 def merge_check(bug: Bug, head: str, merged_by: str, merged_by_type: str, paths: Sequence[str],
@@ -308,11 +328,13 @@ def merge_check(bug: Bug, head: str, merged_by: str, merged_by_type: str, paths:
     if not on_head:
         return "no human approval of this exact head"
     if tier(paths, config) == 2:
-        people = {a["identity"] for a in on_head if not a["shared"]}
+        people = people_approving(on_head)
         if len(people) < 2:
+            unbound = sorted({a["login"] for a in on_head if not a.get("person") and not a["shared"]})
             return (f"tier 2 change ({', '.join(paths)}) needs two distinct humans; has {len(people)}"
-                    + (" (the shared owner key never counts)" if any(a["shared"] for a in on_head) else ""))
-        if not any(a["codeowner"] for a in on_head):
+                    + (" (the shared owner key never counts)" if any(a["shared"] for a in on_head) else "")
+                    + (f" (not bound to a person in [desk.people]: {', '.join(unbound)})" if unbound else ""))
+        if not any(a["codeowner"] and a.get("person") in people for a in on_head):
             return "tier 2 change needs a code owner's approval"
     return None
 
@@ -458,12 +480,12 @@ def observe_rewrite(bug: Bug, cmd: ObserveRewrite, config: DeskConfig) -> Decisi
 # -- one entry point -------------------------------------------------------------------------------------
 
 Command = (Confirm | VerifyRelease | AcceptDispute | HumanResume | RecordReproduction | FixFailed | FixVerified
-           | RecordApproval | PushChange | RecordMerge | Release | ObserveRewrite)
+           | RecordApproval | WithdrawApproval | PushChange | RecordMerge | Release | ObserveRewrite)
 RULES: dict[type[Any], Callable[[Bug, Any, DeskConfig], Decision]] = {
     Confirm: confirm, VerifyRelease: verify_release, AcceptDispute: accept_dispute, HumanResume: human_resume,
     RecordReproduction: record_reproduction, FixFailed: fix_failed, FixVerified: fix_verified,
-    RecordApproval: record_approval, PushChange: push_change, RecordMerge: record_merge, Release: release,
-    ObserveRewrite: observe_rewrite,
+    RecordApproval: record_approval, WithdrawApproval: withdraw_approval, PushChange: push_change,
+    RecordMerge: record_merge, Release: release, ObserveRewrite: observe_rewrite,
 }
 
 

@@ -8,7 +8,6 @@ leaves the job to be retried with backoff (the agents package books an unknown o
 
 from __future__ import annotations
 
-import fnmatch
 import time
 from typing import Any
 
@@ -18,6 +17,7 @@ from signoff.desk import scripts as _scripts  # noqa: F401  (registers the ShopL
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.release import acceptance_check
 from signoff.desk.workflow import ENGINEERING, Desk
+from signoff.kernel import pathglob
 from signoff.kernel.errors import ConflictError, RefusedError
 from signoff.kernel.progress import Progress, silent
 from signoff.ledger import Job, Outbox, Worker
@@ -62,7 +62,7 @@ def fix_order(desk: Desk, actor: DeskCaller, bug_id: str, round_: int) -> dict[s
     cfg = desk.config
     files: dict[str, str] = {}
     for path in git.tracked_paths(desk.forge.path(cfg.repo), repro["base"]):
-        if any(fnmatch.fnmatchcase(path, g) for g in cfg.fix_paths):
+        if pathglob.matches(path, cfg.fix_paths):
             files[path] = desk.forge.read(cfg.repo, repro["base"], path) or ""
     return {"bug_id": bug_id, "round": round_, "attempt": desk.bug(bug_id).fix_attempts + 1, "files": files,
             "test": {"path": repro["test_path"], "source": repro["test_source"], "failure": repro["message"]},

@@ -74,6 +74,10 @@ class Forge:
     def head(self, name: str, branch: str = "main") -> str:
         return _git(self.path(name), "rev-parse", f"refs/heads/{branch}")
 
+    def default_branch(self, name: str) -> str:
+        """The branch merges land on (the local forge's repositories have one: main)."""
+        return "main"
+
     def fetch(self, name: str, *shas: str) -> None:
         """Make the commits readable here (the local forge holds every commit already)."""
 

@@ -90,6 +90,8 @@ class Bug:
             self.approvals = []  # a new push clears every approval
         elif t == "approval.recorded":
             self.approvals.append(dict(p))
+        elif t == "approval.withdrawn":  # the forge dismissed the review it came from
+            self.approvals = [a for a in self.approvals if a.get("review_id") != p["review_id"]]
         elif t == "merge.refused":
             self._human(p["reason"])
         elif t == "merge.recorded":

@@ -76,21 +76,40 @@ class ReceivingSteps(ReviewSteps):
         bug = self.bug_for_change(repo, number)
         if bug is None:
             return {"outcome": "ignored", "why": f"{repo}#{number} is not a desk change"}
+        if pr and pr.get("number") is not None and int(pr["number"]) != number:
+            return {"outcome": "ignored", "why": f"the delivery names #{number} and pull request #{pr['number']}"}
         head = str((pr.get("head") or {}).get("sha", ""))
         if event == "pull_request" and p.get("action") == "synchronize":
             cmd = decisions.PushChange(head, (p.get("sender") or {}).get("login"))
             self.decide(bug.bug_id, cmd, idempotency_key=key)
             return {"outcome": "approvals_cleared", "bug_id": bug.bug_id, "head": head}
         if event == "pull_request_review":
-            return self._review(bug, p.get("review") or {}, key)
+            return self._review(bug, p.get("review") or {}, key, (p.get("sender") or {}).get("login"))
         if event == "pull_request" and p.get("action") == "closed":
             if not pr.get("merged"):
                 return {"outcome": "ignored", "why": "closed without merging"}
+            why = self._merge_target_problem(repo, p, pr)
+            if why:
+                # A pull request can be retargeted at any branch and merged there: that is not the
+                # bug's merge (nothing of it reaches the default branch), so it is recorded, ignored.
+                return {"outcome": "ignored", "why": why}
             merged_by = pr.get("merged_by") or {}
             login, kind = str(merged_by.get("login", "")), str(merged_by.get("type", ""))
             merge_commit = str(pr.get("merge_commit_sha") or "")
             return self.record_merge(bug.bug_id, head, login, kind, merge_commit, key)
         return {"outcome": "ignored", "why": f"{event}/{p.get('action')} is not used"}
+
+    def _merge_target_problem(self, repo: str, p: dict[str, Any], pr: dict[str, Any]) -> str | None:
+        """Why a merged pull request's target is not the bug's repository's default branch (None: it is)."""
+        base = pr.get("base") or {}
+        target, default = str(base.get("ref", "")), self.forge.default_branch(repo)
+        if target != default:
+            return f"merged into {target!r}, not the default branch {default!r} of {repo}"
+        delivered_in = str((p.get("repository") or {}).get("full_name", ""))
+        base_repo = str((base.get("repo") or {}).get("full_name", ""))
+        if base_repo != delivered_in:
+            return f"merged into {base_repo!r}, not {delivered_in!r}"
+        return None
 
     def sync_change(self, actor: DeskCaller, bug_id: str) -> dict[str, Any]:
         """Read the change's head and reviews from the forge's API (GitHub's, in GitHub mode), for
@@ -110,8 +129,13 @@ class ReceivingSteps(ReviewSteps):
                 "approvals": sorted({o["login"] for o in outcomes if o["outcome"] == "approval_recorded"}),
                 "ignored": [o["why"] for o in outcomes if o["outcome"] == "ignored"]}
 
-    def _review(self, bug: Bug, review: dict[str, Any], key: str) -> dict[str, Any]:
+    def _review(self, bug: Bug, review: dict[str, Any], key: str, by: str | None = None) -> dict[str, Any]:
         reviewer = review.get("user") or {}
+        if str(review.get("state", "")).lower() == "dismissed" and review.get("id") is not None:
+            # A dismissed review no longer approves anything on the forge, so not here either.
+            self.decide(bug.bug_id, decisions.WithdrawApproval(str(review["id"]), by),
+                        idempotency_key=f"{key}:dismissed")
+            return {"outcome": "approval_withdrawn", "bug_id": bug.bug_id, "review_id": str(review["id"])}
         if str(review.get("state", "")).lower() != "approved":
             return {"outcome": "ignored", "why": f"review state {review.get('state')}"}
         if reviewer.get("type") != "User":
@@ -125,8 +149,9 @@ class ReceivingSteps(ReviewSteps):
         if bug.change is None or commit != bug.change["head"]:
             return {"outcome": "ignored", "why": "the review is of an older head"}
         login = str(reviewer.get("login", "")).lower()
-        if review.get("id") is not None:
+        review_id = str(review["id"]) if review.get("id") is not None else None
+        if review_id is not None:
             # The same review by webhook and by the API is one approval.
-            key = f"desk:review:{bug.change['repo']}:{bug.change['number']}:{review['id']}"
-        self.record_approval(bug.bug_id, commit, login, f"human:{login}", False, "forge", key=key)
+            key = f"desk:review:{bug.change['repo']}:{bug.change['number']}:{review_id}"
+        self.record_approval(bug.bug_id, commit, login, "forge", key=key, review_id=review_id)
         return {"outcome": "approval_recorded", "bug_id": bug.bug_id, "login": login}

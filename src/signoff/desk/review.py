@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from signoff.desk import codeowners, decisions
-from signoff.desk.credentials import DeskCaller, require
+from signoff.desk.credentials import Credentials, DeskCaller, require
 from signoff.desk.model import Bug
 from signoff.desk.release import ReleaseSteps
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
@@ -40,17 +40,25 @@ class ReviewSteps(ReleaseSteps):
         require(actor, "owner", what="approve a change")
         if not actor.human:
             raise RefusedError(f"{actor.name} is not a human user", "approvals come from people")
-        # One identity per person, whichever way they approve (desk or forge): the same login twice
-        # is one human. The shared owner key is its own identity and never counts for tier 2.
-        identity = "shared-owner-key" if actor.shared else f"human:{actor.name.lower()}"
-        return self.record_approval(bug_id, head, actor.name.lower(), identity, actor.shared, "desk", note)
+        return self.record_approval(bug_id, head, actor.name.lower(), "desk", shared=actor.shared, note=note)
 
-    def record_approval(self, bug_id: str, head: str, login: str, identity: str, shared: bool, via: str,
-                        note: str = "", key: str | None = None) -> Bug:
-        """An approval of `head`, by the desk (`approve`) or from the forge's signed review webhook."""
+    def person_of(self, face: str, login: str) -> str | None:
+        """The person behind `login` on `face` (desk, forge), or None when no person record binds it:
+        approvals count people, not logins (see signoff.desk.people)."""
+        owners = {str(c["name"]) for c in Credentials(self.ledger).list()
+                  if c["role"] == "owner" and c.get("human") and not c.get("shared")}
+        return self.config.people.person(face, login, owners, self.config.forge == "local")
+
+    def record_approval(self, bug_id: str, head: str, login: str, via: str, shared: bool = False,
+                        note: str = "", key: str | None = None, review_id: str | None = None) -> Bug:
+        """An approval of `head`, by the desk (`approve`) or from the forge's signed review webhook,
+        attributed to the person behind the login (the shared owner key is nobody)."""
+        person = None if shared else self.person_of("desk" if via == "desk" else "forge", login)
+        logins = self.config.people.forge_logins(person, self.config.forge == "local") if person else frozenset()
+
         def command(b: Bug) -> decisions.RecordApproval:
             owners = self.codeowners(b, self.changed_paths(b)) if b.change is not None else frozenset()
-            return decisions.RecordApproval(head, login, identity, shared, via, owners, note)
+            return decisions.RecordApproval(head, login, person, shared, via, owners, logins, note, review_id)
         return self.decide(bug_id, command, idempotency_key=key)
 
     def merge_check(self, bug: Bug, head: str, merged_by: str, merged_by_type: str) -> str | None:

@@ -5,7 +5,6 @@ unchanged, verified, and opened as a draft change request assigned to the human 
 
 from __future__ import annotations
 
-import fnmatch
 from typing import Any
 
 from signoff import airlock, git
@@ -13,6 +12,7 @@ from signoff.desk import decisions, measure
 from signoff.desk.base import DeskBase, sha
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.model import Bug
+from signoff.kernel import pathglob
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 from signoff.ledger import NewEvent
 
@@ -110,7 +110,7 @@ class SubmissionSteps(DeskBase):
                     or parts[0] in (".git", ".signoff")):
                 raise RefusedError(f"path {path!r} leaves the repository or names git internals",
                                    "use a relative path inside the repository")
-            if path == test_path or not any(fnmatch.fnmatchcase(path, g) for g in self.config.fix_paths):
+            if path == test_path or not pathglob.matches(path, self.config.fix_paths):
                 raise RefusedError(f"path {path!r} is not one the fixer may change",
                                    f"allowed: {', '.join(self.config.fix_paths)}")
             if not isinstance(content, str) or len(content.encode()) > self.config.max_file_bytes:

@@ -1,7 +1,15 @@
 """Durable state: append-only events per case, idempotency, outbox, hash-chained audit log."""
 
-from signoff.ledger.audit import ChainMonitor, ChainReport, verify_chain
-from signoff.ledger.checkpoints import Checkpoint, Witness, sign_checkpoint
+from signoff.ledger.audit import ChainMonitor, ChainReport, signing_problem, verify_chain
+from signoff.ledger.checkpoints import (
+    Checkpoint,
+    Checkpointer,
+    SigningPolicy,
+    Witness,
+    checkpointer,
+    checkpointing,
+    sign_checkpoint,
+)
 from signoff.ledger.outbox import Job, JobState, Outbox, Worker, backoff
 from signoff.ledger.store import AppendResult, Event, Ledger, NewEvent, NewJob, UnitOfWork
 
@@ -10,6 +18,7 @@ __all__ = [
     "ChainMonitor",
     "ChainReport",
     "Checkpoint",
+    "Checkpointer",
     "Event",
     "Job",
     "JobState",
@@ -17,10 +26,14 @@ __all__ = [
     "NewEvent",
     "NewJob",
     "Outbox",
+    "SigningPolicy",
     "UnitOfWork",
     "Witness",
     "Worker",
     "backoff",
+    "checkpointer",
+    "checkpointing",
     "sign_checkpoint",
+    "signing_problem",
     "verify_chain",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Row, select
 
+from signoff.kernel.errors import IntegrityError
 from signoff.ledger.checkpoints import Checkpoint, Witness, stored
 from signoff.ledger.schema import cases, events
 from signoff.ledger.store import GENESIS, Ledger, event_hash
@@ -229,6 +230,26 @@ def _check_checkpoints(report: ChainReport, hashes: dict[int, str], trusted: dic
         witnessed = len(theirs)
     tail = report.count - (last or 0)
     return replace(report, last_checkpoint=last, unsigned_tail=tail, witnessed=witnessed)
+
+
+def signing_problem(report: ChainReport, unsigned_tail_limit: int) -> IntegrityError | None:
+    """Why a chain that links is still not trustworthy (None: it is): a non-empty ledger with no
+    valid signed checkpoint, or more unsigned events after the last one than the limit allows. A
+    database writer who recomputes the hashes passes the walk; only signatures stop them."""
+    if not report.ok or report.count == 0:
+        return None
+    if report.last_checkpoint is None:
+        return IntegrityError(f"no signed checkpoint: all {report.count} events are unsigned, so a database "
+                              "writer could have rewritten any of them and recomputed the chain",
+                              "sign the head with `signoff ledger checkpoint` (a running `signoff serve` signs "
+                              "it every [ledger] checkpoint_seconds); if history was rewritten, restore a backup")
+    tail = report.unsigned_tail or 0
+    if tail > unsigned_tail_limit:
+        return IntegrityError(f"{tail} events after the last signed checkpoint (seq {report.last_checkpoint}) are "
+                              f"unsigned, more than [ledger] unsigned_tail_limit = {unsigned_tail_limit}",
+                              "sign the head with `signoff ledger checkpoint`, and keep `signoff serve` or a "
+                              "worker running to sign on a schedule; a deleted checkpoint also shows this way")
+    return None
 
 
 def _checkpoint_problem(cp: Checkpoint, count: int, hashes: dict[int, str], trusted: dict[str, PublicKey],

@@ -6,6 +6,13 @@ is an Ed25519 signature over (position, head hash) made with a key kept outside 
 (`ledger` in the key store). Rewriting anything at or before a signed position changes the hash
 there, which the writer cannot re-sign without the key.
 
+Checkpoints are the default, not a command to remember: `signoff serve` and the long-running
+workers sign the head in the background (`Checkpointer`, every `[ledger] checkpoint_seconds` when
+the head moved, and once more when they stop), every `signoff demo` ends with one, and
+`signoff ledger verify` fails when more than `[ledger] unsigned_tail_limit` events are unsigned, or
+when a non-empty ledger has no checkpoint at all (deleting checkpoint rows is a writer's way to
+hide a rewrite).
+
 The key holder could re-sign a rewritten history. Against that, each checkpoint can also go to a
 witness that a second party keeps: a JSON-lines file, or a second database. A witnessed checkpoint
 that no longer matches the chain is a divergence, whoever holds the key.
@@ -14,24 +21,57 @@ that no longer matches the chain is a divergence, whoever holds the key.
 from __future__ import annotations
 
 import json
+import logging
 import os
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 
 from signoff.kernel.canonical import canonical_bytes, canonical_text
 from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import IntegrityError, UsageError
+from signoff.kernel.settings import Settings
 from signoff.ledger.engine import make_engine, migrate
 from signoff.ledger.schema import checkpoints
 from signoff.ledger.store import Ledger
-from signoff.trust.keys import PublicKey, SigningKey
+from signoff.trust.keys import KeyStore, PublicKey, SigningKey
 
 KEY_NAME = "ledger"
 _TYPE = "signoff/ledger-checkpoint@1"
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SigningPolicy:
+    """`[ledger]` in signoff.toml: how many events may stay unsigned before `ledger verify` fails,
+    and how often a running server or worker signs the head."""
+
+    # A writer without the key can rewrite at most this many of the newest events unnoticed; a
+    # server signing every 30 s rarely leaves more than a few behind.
+    unsigned_tail_limit: int = 1000
+    checkpoint_seconds: float = 30.0
+
+    @classmethod
+    def load(cls, settings: Settings) -> SigningPolicy:
+        raw = settings.section("ledger")
+        unknown = sorted(set(raw) - {"unsigned_tail_limit", "checkpoint_seconds"})
+        if unknown:
+            raise UsageError(f"unknown [ledger] setting(s): {', '.join(unknown)}",
+                             "use only: checkpoint_seconds, unsigned_tail_limit")
+        limit = raw.get("unsigned_tail_limit", cls.unsigned_tail_limit)
+        every = raw.get("checkpoint_seconds", cls.checkpoint_seconds)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise UsageError("[ledger] unsigned_tail_limit must be a whole number of events, 0 or more",
+                             "e.g. unsigned_tail_limit = 1000 (0: every event must be signed)")
+        if not isinstance(every, int | float) or isinstance(every, bool) or not 0 < every <= 86400:
+            raise UsageError("[ledger] checkpoint_seconds must be a number of seconds, above 0 and at most a day",
+                             "e.g. checkpoint_seconds = 30")
+        return cls(limit, float(every))
 
 
 @dataclass(frozen=True)
@@ -74,6 +114,69 @@ def sign_checkpoint(ledger: Ledger, key: SigningKey, witnesses: Iterable[str] = 
     for witness in witnesses:
         Witness(witness).record(cp)
     return cp
+
+
+def last_signed(engine: Engine, keyid: str) -> int:
+    """The highest position a stored checkpoint of `keyid` names (0: none)."""
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.max(checkpoints.c.seq)).where(checkpoints.c.keyid == keyid)).scalar()
+                   or 0)
+
+
+class Checkpointer:
+    """Signs the chain head in the background every `interval` seconds when it moved since this
+    key's last checkpoint, and once more when stopped, so a running process leaves no long unsigned
+    tail and a one-shot one leaves none."""
+
+    def __init__(self, ledger: Ledger, key: SigningKey, interval: float, witnesses: Iterable[str] = ()) -> None:
+        self.ledger, self.key, self.interval, self.witnesses = ledger, key, interval, list(witnesses)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def sign_if_moved(self) -> Checkpoint | None:
+        seq, _ = self.ledger.head()
+        if seq == 0 or seq <= last_signed(self.ledger.engine, self.key.keyid):
+            return None
+        return sign_checkpoint(self.ledger, self.key, self.witnesses)
+
+    def _tick(self) -> None:
+        try:
+            self.sign_if_moved()
+        except Exception:  # a busy or unreachable database: the next tick signs, verify shows the tail
+            log.warning("could not sign a ledger checkpoint; trying again in %.0f s", self.interval, exc_info=True)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._tick()
+
+    def start(self) -> Checkpointer:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="ledger-checkpoints", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._tick()
+
+
+def checkpointer(ledger: Ledger, settings: Settings) -> Checkpointer:
+    """The checkpointer of this home: the `ledger` key of its key store, `[ledger] checkpoint_seconds`."""
+    policy = SigningPolicy.load(settings)
+    return Checkpointer(ledger, KeyStore(settings.keys_dir).ensure(KEY_NAME), policy.checkpoint_seconds)
+
+
+@contextmanager
+def checkpointing(ledger: Ledger, settings: Settings) -> Iterator[Checkpointer]:
+    """Sign the head in the background while the block runs, and once more when it ends."""
+    signer = checkpointer(ledger, settings).start()
+    try:
+        yield signer
+    finally:
+        signer.stop()
 
 
 def stored(engine: Engine) -> list[Checkpoint]:

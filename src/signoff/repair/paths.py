@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 
 from signoff.git import Change
+from signoff.kernel import pathglob
 
 # Paths that are the repository's own tests. A candidate that edits them is reported (a tamper
 # signal); the verdict never depends on them because it uses only the frozen harness.
@@ -33,10 +34,12 @@ def matches(path: str, globs: list[str] | tuple[str, ...]) -> bool:
 
 
 def disallowed(changes: list[Change], allow: list[str]) -> list[str]:
-    """Changed paths outside the allowlist (empty when no allowlist was given)."""
+    """Changed paths outside the allowlist (empty when no allowlist was given). The allowlist is read
+    with git's semantics (`*` stays inside a folder); `matches`, where `*` crosses `/`, only widens
+    the test-edit signal, never what a candidate may change."""
     if not allow:
         return []
-    return sorted({c.path for c in changes if not matches(c.path, allow)})
+    return sorted({c.path for c in changes if not pathglob.matches(c.path, allow)})
 
 
 def test_edits(changes: list[Change]) -> list[str]:
