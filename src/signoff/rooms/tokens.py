@@ -119,6 +119,15 @@ class Credentials:
                          .outerjoin(u, (t.c.kind == "user") & (u.c.user_id == t.c.principal_id)))
             .where(t.c.token_hash == hashed))
 
+    def live_user_token(self, user_id: str) -> str | None:
+        """The digest of the user's current token, None once it is revoked: what a web session is
+        bound to (signoff.rooms.signin), read on every request from the exact cache."""
+        self.store.ensure_fresh()
+        row = self.store.cached(("user-token", user_id), lambda: self.store.one(
+            select(rooms_tokens.c.token_hash).where(rooms_tokens.c.principal_id == user_id,
+                                                    rooms_tokens.c.kind == "user")))
+        return None if row is None else str(row.token_hash)
+
     def authenticate_registration(self, token: str) -> Principal:
         row = self._token_row(token)
         if row is None or row.kind != "registration":

@@ -29,7 +29,7 @@ from signoff.web.desk_owner import diff_lines
 from signoff.web.evidence_pages import home_settings, verified
 from signoff.web.live_case import case_stream
 from signoff.web.render import PageRoute, page
-from signoff.web.state import checked_form, signed_in, web_state
+from signoff.web.state import checked_form, kept_notice, signed_in, web_state, with_notice
 
 router = APIRouter(route_class=PageRoute)
 VERBS = ("approve", "accept", "reject")
@@ -133,7 +133,8 @@ def case_page(request: Request, case_id: str) -> Response:
     return page(request, "repair_case.html", case=st, report=reported, timeline=_timeline(events),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
                 diff=diff_lines(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
-                operator=user.sender == st.operator, sent=request.query_params.get("sent"), version=events[-1].version)
+                operator=user.sender == st.operator, sent=(kept_notice(request) or {}).get("sent"),
+                version=events[-1].version)
 
 
 def shown_state(st: CaseState) -> str:
@@ -178,4 +179,4 @@ async def act(request: Request, case_id: str, verb: str) -> Response:
         kind = RefusedError if user.sender != st.operator else ConflictError
         raise kind(why, "only the linked operator acts on a case, in the state the case page shows")
     web_state(request).rooms.post_message(user, st.room_id, f"@{st.verifier_name} {verb} {case_id}")
-    return RedirectResponse(f"/repair/{case_id}?sent={verb}#actions", status_code=303)
+    return RedirectResponse(with_notice(request, f"/repair/{case_id}", {"sent": verb}, "actions"), status_code=303)
