@@ -145,6 +145,17 @@ def test_a_live_case_stream_ends_when_its_person_is_revoked(tmp_path: Path) -> N
         assert not reader.is_alive(), "the stream still flows for a revoked person"
 
 
+def test_refusals_do_not_repeat_the_query_string(tmp_path: Path) -> None:
+    settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
+    with _alice_signed_in(settings, Ledger.open(settings)) as (_, client, _):
+        for path, params in (("/repair/verify", {"name": f"{HOSTILE}.intoto.json"}),
+                             ("/incident/runs/run-1", {"as": HOSTILE}),
+                             ("/incident/runs/run-1", {HOSTILE: "1"})):
+            refused = client.get(path, params=params)
+            assert 400 <= refused.status_code < 500 and "What to do:" in refused.text, (path, params)
+            assert "PWNED" not in refused.text, (path, params)
+
+
 def test_simultaneous_guesses_never_outrun_the_limit(service: RoomService, clients: Clients) -> None:
     guessers = [clients() for _ in range(24)]
     tokens = [csrf_of(c) for c in guessers]
