@@ -55,8 +55,11 @@ class Throttle:
             try:
                 result = self.ledger.update(_case(key), take)
             except ConflictError:  # so many guesses at once that the count kept moving: refuse this one
-                raise self._refused() from None
-            if not result.seqs:
+                result = None
+            if result is None or not result.seqs:
+                # Refused unchecked, so not counted: the other keys' slots go back (a person whose
+                # name someone else's guesses paused does not use up their own address's window).
+                self.release(slots)
                 raise self._refused()
             slots[key] = result.version
         return slots
