@@ -76,11 +76,12 @@ def _text(page: str) -> str:
     return " ".join(re.sub(r"<[^>]+>", " ", page.split("<main", 1)[1]).split())
 
 
-@pytest.mark.parametrize(("query", "words"), [({"state": "nope"}, "no state 'nope'"),
+@pytest.mark.parametrize(("query", "words"), [({"state": "nope-PWNED"}, "the state asked for is not on the board"),
                                               ({"page": "0"}, "is not a page number"),
-                                              ({"state": "reproducing", "page": "two"}, "is not a page number")])
+                                              ({"state": "reproducing", "page": "two-PWNED"}, "is not a page number")])
 def test_bad_board_queries_are_refused_clearly(owner: tuple[httpx.Client, list[str]], query: dict[str, str],
                                                words: str) -> None:
     client, _ = owner
     answer = client.get("/bugs", params=query)
     assert answer.status_code == 400 and words in html.unescape(answer.text) and _listed(answer.text) == []
+    assert "PWNED" not in answer.text, "the page's text came from the query string"

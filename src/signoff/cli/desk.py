@@ -66,6 +66,36 @@ def credential(role: str, name: str, bot: Annotated[bool, typer.Option("--bot")]
         console.print(token)
 
 
+@app.command("credentials")
+def credentials_list(as_json: Json = False) -> None:
+    """List the credentials issued (role, name, kind, revoked); never a token or its digest."""
+    from signoff.cli.output import add_data_row, data_table
+    from signoff.desk.credentials import Credentials
+
+    rows = Credentials(_desk().ledger).list()
+    if as_json:
+        print_json(rows)
+        return
+    table = data_table("role", "name", "human", "shared", "revoked")
+    for r in rows:
+        add_data_row(table, str(r["role"]), str(r["name"]), str(r.get("human", False)), str(r.get("shared", False)),
+                     str(r["revoked"]))
+    console.print(table)
+
+
+@app.command("revoke")
+def revoke(role: str, name: str, as_json: Json = False) -> None:
+    """Revoke every live credential of ROLE issued to NAME: its token stops working for the API, the
+    command line and the pages at once (issue a new one with `signoff desk credential`)."""
+    from signoff.desk.credentials import Credentials
+
+    count = Credentials(_desk().ledger).revoke_named(role, name)
+    if as_json:
+        print_json({"role": role, "name": name, "revoked": count})
+    else:
+        console.print(f"revoked {count} {role} credential{'s' if count != 1 else ''} of {name}", highlight=False)
+
+
 @app.command("report")
 def report(title: Annotated[str, typer.Option()], component: Annotated[str, typer.Option()] = "",
            steps: Annotated[str, typer.Option()] = "", expected: Annotated[str, typer.Option()] = "",

@@ -10,7 +10,7 @@ import typer
 
 from signoff.cli.context import console, fail, print_json, settings
 from signoff.cli.output import add_data_row, data_table
-from signoff.kernel.errors import UsageError
+from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from signoff.rooms.client import RoomsConfig
@@ -100,6 +100,9 @@ def user_link(name: str,
         raise UsageError(f"--url {url!r} is not an http(s) address", "e.g. --url https://signoff.example.org")
     service = _service()
     user = service.user_by_name(name)
+    if service.credentials.live_user_token(user.id) is None:
+        raise RefusedError(f"{user.name}'s token is revoked: they may not sign in",
+                           f"issue a new token first: signoff rooms token rotate user {user.name}")
     token = SignIns(service.ledger).issue_link(user.id, minutes * 60)
     link = link_url(url, token)
     if as_json:

@@ -17,19 +17,28 @@ from signoff.rooms.signin import LINK_SECONDS, link_url
 ROUTE_PACKAGES = ("web", "repair", "desk", "notes", "incident", "bridges")
 
 
-def _contributed(current: Any) -> list[Any]:
-    routers: list[Any] = []
+def _route_modules() -> list[Any]:
+    """Each package's `routes` module, for the packages this build ships."""
+    modules: list[Any] = []
     for pkg in ROUTE_PACKAGES:
         try:
-            module = importlib.import_module(f"signoff.{pkg}.routes")
+            modules.append(importlib.import_module(f"signoff.{pkg}.routes"))
         except ModuleNotFoundError as exc:
             if exc.name in (f"signoff.{pkg}", f"signoff.{pkg}.routes"):
                 continue
             raise
-        factory = getattr(module, "routers", None)
+    return modules
+
+
+def _contributed(current: Any, name: str = "routers") -> list[Any]:
+    """What the packages' `routes` modules give for `name(settings)`: their routers, the proxies
+    whose forwarded headers they trust."""
+    found: list[Any] = []
+    for module in _route_modules():
+        factory = getattr(module, name, None)
         if callable(factory):
-            routers.extend(factory(current))
-    return routers
+            found.extend(factory(current))
+    return found
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -57,13 +66,17 @@ def serve(
     if not 0 <= port <= 65535:
         raise UsageError(f"port {port} is out of range", "pick a port between 1 and 65535 (or 0)")
     current = settings()
+    # Forwarded headers are believed only from the proxies `[web] trusted_proxies` names (uvicorn's
+    # default believes any local process): else a client's address, which the sign-in throttle
+    # counts by, would be whatever it claims.
+    proxies = [str(p) for p in _contributed(current, "trusted_proxies")]
     if demo:
         from signoff.cli.serve_demo import open_demo, require_demo_state
 
         require_demo_state(current)
     listener = _listen(host, port)  # before the database is opened: a taken port changes nothing
     ledger = Ledger.open(current)
-    app = create_app(ledger, current, routers=_contributed(current))
+    app = create_app(ledger, current, routers=_contributed(current, "routers"))
     visit = None
     if demo:
         visit = open_demo(app, current)
@@ -79,4 +92,5 @@ def serve(
     # No access log: at warning level it printed nothing anyway, and each request still paid for it.
     # The chain head is signed in the background while serving, and once more on the way out.
     with checkpointing(ledger, current):
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[listener])
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=bool(proxies),
+                                      forwarded_allow_ips=proxies)).run(sockets=[listener])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from signoff.kernel.errors import RefusedError, Unauthenticated, UsageError
+from signoff.kernel.errors import NotFoundError, RefusedError, Unauthenticated, UsageError
 from signoff.ledger import Ledger, NewEvent
 from signoff.trust import credentials
 
@@ -71,9 +71,39 @@ class Credentials:
     def revoke(self, token: str) -> None:
         self.ledger.append(CASE, None, [NewEvent("credential.revoked", {"token_sha256": credentials.digest(token)})])
 
+    def _issued(self) -> list[tuple[dict[str, object], bool]]:
+        """Every issued credential's payload, and whether it was revoked since."""
+        events = self.ledger.read(CASE)
+        revoked = {e.payload["token_sha256"] for e in events if e.type == "credential.revoked"}
+        return [(e.payload, e.payload["token_sha256"] in revoked) for e in events if e.type == "credential.issued"]
+
+    def revoke_named(self, role: str, name: str) -> int:
+        """Revoke every live credential of `role` issued to `name` (the admin has no token to hand:
+        a person left, or a token leaked); the number revoked. NotFoundError when none is live."""
+        if role not in ROLES:
+            raise UsageError(f"unknown role {role!r}", f"use one of {', '.join(ROLES)}")
+        if not _NAME.match(name):
+            raise UsageError(f"credential name {name!r} is not a valid login",
+                             "use lower-case letters, digits, '.', '_' or '-'")
+        live = [p["token_sha256"] for p, gone in self._issued() if not gone and p["role"] == role and p["name"] == name]
+        if not live:
+            raise NotFoundError(f"no live {role} credential named {name}",
+                                "list the credentials with `signoff desk credentials`")
+        self.ledger.append(CASE, None, [NewEvent("credential.revoked", {"token_sha256": digest, "role": role,
+                                                                         "name": name}) for digest in live])
+        return len(live)
+
     def list(self) -> list[dict[str, object]]:
-        return [{k: v for k, v in e.payload.items() if k != "token_sha256"}
-                for e in self.ledger.read(CASE) if e.type == "credential.issued"]
+        """Every credential issued (never its digest), each with `revoked`."""
+        return [{**{k: v for k, v in p.items() if k != "token_sha256"}, "revoked": gone} for p, gone in self._issued()]
+
+    def human_owner(self, name: str) -> DeskCaller | None:
+        """The owner `name` is, when a live (not revoked) human, not shared, owner credential carries
+        that name: what the pages check on every request for the person signed in."""
+        for p, gone in self._issued():
+            if not gone and p["role"] == "owner" and p.get("human") and not p.get("shared") and p["name"] == name:
+                return DeskCaller("owner", name, human=True)
+        return None
 
 
 def require(actor: DeskCaller, *roles: str, what: str) -> None:

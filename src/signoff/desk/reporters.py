@@ -30,6 +30,9 @@ def filtered_reason(reason: str | None) -> dict[str, Any]:
     return {"reason": verdict.dossier.render(), "raw_sha256": verdict.raw_sha256}
 
 
+REPORT_ID = re.compile(r"RPT-\d{4,}")  # what a report id looks like (`readable_id("RPT", n)`)
+
+
 def _yes_or_no(answer: str) -> None:
     if answer not in ("yes", "no"):
         raise UsageError(f"answer {answer!r} is not yes or no", "answer yes or no")
@@ -38,7 +41,7 @@ def _yes_or_no(answer: str) -> None:
 class ReporterSteps(DeskBase):
     def reporter(self, report_id: str, capability: str | None) -> DeskCaller:
         """The reporter of `report_id` if `capability` is theirs (constant-time); RefusedError otherwise."""
-        if not isinstance(report_id, str) or not re.fullmatch(r"RPT-\d{4,}", report_id):
+        if not isinstance(report_id, str) or not REPORT_ID.fullmatch(report_id):
             raise UsageError(f"{report_id!r} is not a report id", "report ids look like RPT-0001")
         filed = self.ledger.read(report_case(report_id))
         if not filed or not capability:

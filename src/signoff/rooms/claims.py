@@ -239,7 +239,13 @@ class Claims:
         external_id = check_external_id(external_id)
         self.membership.require_read(bridge, room_id)
         claim = self._state(bridge.id).active_for(external_id)
-        return (self.identities.user(claim.user_id), claim) if claim else (None, None)
+        if claim is None:
+            return None, None
+        person = self.identities.user(claim.user_id)
+        if tokens.live_user_token(self.store, person.id) is None:  # revoked: nobody speaks for them
+            raise RefusedError(f"{external_id} speaks for {person.name}, whose token is revoked",
+                               f"an admin gives them a token again: signoff rooms token rotate user {person.name}")
+        return person, claim
 
     def relay_message(self, bridge: Principal, room_id: str, external_id: str, text: str,
                       thread_id: str | None = None) -> tuple[Receipt, dict[str, Any] | None]:

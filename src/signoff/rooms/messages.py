@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -195,12 +195,14 @@ class Messages:
         return {"threads": [threads[k] for k in order], "truncated": truncated,
                 "oldest_timestamp": int(rows[0].timestamp) if rows else None}
 
-    async def watch_room(self, actor: Principal, room_id: str, after: int = 0,
-                         poll: float = 1.0) -> AsyncIterator[dict[str, Any]]:
-        """Async iterator over a room's messages after sequence `after` (for human-side workflows)."""
+    async def watch_room(self, actor: Principal, room_id: str, after: int = 0, poll: float = 1.0,
+                         allowed: Callable[[], Awaitable[bool]] | None = None) -> AsyncIterator[dict[str, Any]]:
+        """Async iterator over a room's messages after sequence `after` (for human-side workflows).
+        `allowed`, when given, is asked before every batch (at least every `poll` seconds): the
+        watch ends once it says no (a web session that was ended or whose person was revoked)."""
         key = f"room:{room_id}"
         cursor = after
-        while True:
+        while allowed is None or await allowed():
             seen = self.store.notifier.version(key)
             batch = self.read_messages(actor, room_id, after=cursor)
             for msg in batch:

@@ -24,6 +24,8 @@ MAX_PASSWORD = 1024
 LINK_SECONDS = 15 * 60
 _HASHER = argon2.PasswordHasher()  # argon2id with the library's current recommended cost
 BAD_SIGNIN = ("the name or password is not right", "check both, or ask an admin for a sign-in link")
+BAD_LINK = ("this sign-in link is not valid (it may be used or expired)",
+            "ask for a new link with `signoff rooms user link`")
 
 
 @functools.cache
@@ -88,6 +90,15 @@ class SignIns:
             return False
         return stored is not None
 
+    def session_stamp(self, user_id: str, live_token: str | None) -> str | None:
+        """What a web session of `user_id` is bound to: the digest of their current token and the
+        version of their password. Revoking or rotating the token, or setting a password, changes
+        it, and so ends every session started before; None when the person may not sign in at all
+        (their token is revoked: `signoff rooms token revoke user NAME`)."""
+        if live_token is None:
+            return None
+        return credentials.digest(f"{live_token}:{self.ledger.version(_password_case(user_id))}")
+
     def issue_link(self, user_id: str, seconds: int = LINK_SECONDS) -> str:
         """A one-time sign-in secret for `user_id`, valid for `seconds`; shown once, stored as a digest."""
         if not 60 <= seconds <= 7 * 24 * 3600:
@@ -100,8 +111,7 @@ class SignIns:
     def redeem_link(self, token: str) -> str:
         """The user id the link signs in; the link is spent. Unknown, spent and expired links get
         the same refusal."""
-        refused = RefusedError("this sign-in link is not valid (it may be used or expired)",
-                               "ask for a new link with `signoff rooms user link`")
+        refused = RefusedError(*BAD_LINK)
         if not isinstance(token, str) or not token.startswith("sol_") or len(token) > 200:
             raise refused
         user: list[str] = []

@@ -66,6 +66,16 @@ def mint(kind: str) -> str:
     return credentials.mint(PREFIXES[kind])
 
 
+def live_user_token(store: RoomStore, user_id: str) -> str | None:
+    """The digest of the user's current token, None once it is revoked: a revoked person is out
+    everywhere they act without their token (a web session is bound to it, signoff.rooms.signin;
+    a chat account they claimed speaks for nobody, signoff.rooms.claims). Read from the exact cache."""
+    store.ensure_fresh()
+    row = store.cached(("user-token", user_id), lambda: store.one(
+        select(rooms_tokens.c.token_hash).where(rooms_tokens.c.principal_id == user_id, rooms_tokens.c.kind == "user")))
+    return None if row is None else str(row.token_hash)
+
+
 class Credentials:
     def __init__(self, store: RoomStore, identities: Identities, lifetimes: Lifetimes | None = None) -> None:
         self.store = store
@@ -118,6 +128,9 @@ class Credentials:
             .select_from(t.outerjoin(a, (t.c.kind == "agent") & (a.c.agent_id == t.c.principal_id))
                          .outerjoin(u, (t.c.kind == "user") & (u.c.user_id == t.c.principal_id)))
             .where(t.c.token_hash == hashed))
+
+    def live_user_token(self, user_id: str) -> str | None:
+        return live_user_token(self.store, user_id)
 
     def authenticate_registration(self, token: str) -> Principal:
         row = self._token_row(token)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 
 from signoff.incident.fixture import ORGS
@@ -18,6 +19,9 @@ class WebConfig:
     # room user name -> the one company whose view of an incident that person may open
     incident_views: dict[str, str] = field(default_factory=dict)
     notes_deciders: tuple[str, ...] = ()  # room user names who may decide on release notes in the pages
+    # Addresses (or networks) of the reverse proxies whose X-Forwarded-For / -Proto `signoff serve`
+    # believes. None by default: a client's address is the peer's, whatever headers it sends.
+    trusted_proxies: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, settings: Settings | None) -> WebConfig:
@@ -29,7 +33,11 @@ class WebConfig:
         deciders = section.get("notes_deciders", [])
         if not isinstance(deciders, list) or not all(isinstance(d, str) and d for d in deciders):
             raise UsageError("[web] notes_deciders must be a list of room user names", 'e.g. ["alice", "bob"]')
-        cfg = cls(**{**section, "notes_deciders": tuple(deciders)})
+        proxies = section.get("trusted_proxies", [])
+        if not isinstance(proxies, list) or not all(isinstance(p, str) and _network(p) for p in proxies):
+            raise UsageError("[web] trusted_proxies must be a list of IP addresses or networks",
+                             'e.g. trusted_proxies = ["10.0.0.5", "10.1.0.0/16"], or leave it out to trust none')
+        cfg = cls(**{**section, "notes_deciders": tuple(deciders), "trusted_proxies": tuple(proxies)})
         if not 0 < cfg.session_hours <= 24 * 30:
             raise UsageError("[web] session_hours must be above 0 and at most 720", "the default is 12")
         if not 1 <= cfg.signin_attempts <= 100 or not 1 <= cfg.signin_window_minutes <= 24 * 60:
@@ -42,3 +50,11 @@ class WebConfig:
             raise UsageError("[web] incident_views maps user names to a company",
                              f'write it as incident_views = {{ alice = "payco" }}, with one of: {", ".join(ORGS)}')
         return cfg
+
+
+def _network(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return True

@@ -2,8 +2,9 @@
 is a desk owner.
 
 A person signed in to the pages acts as a desk owner only when a human (not shared) owner
-credential was issued under their room user name (`signoff desk credential owner <name>`): the
-admin who creates room users and desk credentials binds the two, never a name typed in a page.
+credential was issued under their room user name (`signoff desk credential owner <name>`) and is
+not revoked (`signoff desk revoke owner <name>`): the admin who creates room users and desk
+credentials binds the two, never a name typed in a page.
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ def desk_of(request: Request) -> Desk | None:
 
 
 def desk_owner(desk: Desk, user: Principal) -> DeskCaller | None:
-    """The owner `user` is at the desk, if a human owner credential carries their name."""
-    for c in desk.credentials.list():
-        if c.get("role") == "owner" and c.get("human") and not c.get("shared") and c.get("name") == user.name:
-            return DeskCaller("owner", user.name, human=True)
-    return None
+    """The owner `user` is at the desk, if a live human owner credential carries their name (read
+    on every request: a revoked credential stops the pages at the next click)."""
+    return desk.credentials.human_owner(user.name)

@@ -67,7 +67,8 @@ def _page_number(raw: str | None) -> int:
     except ValueError:
         number = 0
     if not 1 <= number <= 1_000_000:
-        raise UsageError(f"page {raw!r} is not a page number", "pages are numbered from 1")
+        # The value is not echoed: no page text comes from the query string.
+        raise UsageError("the page asked for is not a page number", "pages are numbered from 1")
     return number
 
 
@@ -81,7 +82,7 @@ def board(request: Request) -> Response:
     for bug in desk.bugs():
         by_state.setdefault(bug.state, []).append(bug)
     if only is not None and only not in by_state:
-        raise UsageError(f"no state {only!r} on the board", f"use one of: {', '.join(by_state)}")
+        raise UsageError("the state asked for is not on the board", f"use one of: {', '.join(by_state)}")
     shown = {state: bugs for state, bugs in by_state.items() if only in (None, state)}
     first = (number - 1) * PER_STATE if only else 0
     # Only the bugs shown are summarised and rendered: at 1,000 bugs, rendering all was most of the time.

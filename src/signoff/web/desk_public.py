@@ -12,8 +12,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 
 from signoff.desk.intake import FIELDS
+from signoff.desk.reporters import REPORT_ID
 from signoff.desk.workflow import Quarantined
-from signoff.kernel.errors import UnavailableError
+from signoff.kernel.errors import NotFoundError, UnavailableError
 from signoff.web.desk_access import desk_of
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, maybe_signed_in
@@ -52,4 +53,6 @@ async def report(request: Request) -> Response:
 @router.get("/track/{report_id}")
 def track(request: Request, report_id: str) -> Response:
     maybe_signed_in(request)
+    if not REPORT_ID.fullmatch(report_id):  # the page shows the id: never text a link made up
+        raise NotFoundError("there is no such report", "open the tracking link the desk gave you")
     return page(request, "track.html", report_id=report_id)

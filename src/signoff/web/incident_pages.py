@@ -26,7 +26,7 @@ from signoff.kernel.settings import Settings
 from signoff.rooms import Principal
 from signoff.trust import KeyStore
 from signoff.web.render import PageRoute, page
-from signoff.web.state import checked_form, signed_in, web_state
+from signoff.web.state import checked_form, signed_in, still_signed_in, web_state
 
 router = APIRouter(route_class=PageRoute)
 LIVE_POLL_SECONDS = 1.0  # how often the live stream re-reads a running incident's rooms
@@ -52,7 +52,8 @@ def only_params(request: Request, *names: str) -> None:
     extra = sorted(set(request.query_params) - set(names))
     if extra:
         takes = f"it takes only {', '.join(names)}" if names else "it takes none"
-        raise UsageError(f"this page takes no {extra[0]!r} parameter", f"leave it out: {takes}")
+        # The parameter is not named back: no page text comes from the query string.
+        raise UsageError("this page was given a parameter it does not take", f"leave it out: {takes}")
 
 
 def one_param(request: Request, name: str) -> str | None:
@@ -66,7 +67,10 @@ def one_param(request: Request, name: str) -> str | None:
 def view_of(request: Request, user: Principal) -> str | None:
     """The view asked for, if this person may open it: someone bound to one company
     (`[web] incident_views`) sees the incident as that company only."""
-    as_org = console.check_org(one_param(request, "as"))
+    try:
+        as_org = console.check_org(one_param(request, "as"))
+    except UsageError as exc:  # not named back: no page text comes from the query string
+        raise UsageError("the view asked for is not one of the companies", exc.fix) from None
     bound = bound_org(request, user)
     if bound is not None and as_org != bound:
         raise RefusedError(f"{user.name} may see incidents as {console.ORG_NAMES[bound]} only",
@@ -133,10 +137,12 @@ async def live(request: Request, run: str) -> Response:
     except ValueError as exc:
         raise UsageError("since must be a time in milliseconds", "reload the run page") from exc
 
+    allowed = still_signed_in(request, user)
+
     async def events() -> AsyncIterator[bytes]:
         yield b"retry: 2000\n\n"
         sent: set[str] = set()
-        while True:
+        while await allowed():  # signed out or revoked: the stream ends before the next batch
             view = await run_in_threadpool(console.build, run_dir, keys, as_org)
             for step in view.steps:
                 if step.kind == "message" and step.row["t"] >= seen_upto and step.row["id"] not in sent:

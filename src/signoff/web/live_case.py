@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
+from signoff.web.state import signed_in, still_signed_in
 
 POLL_SECONDS = 1.0
 LIFETIME_SECONDS = 300.0
@@ -34,15 +35,17 @@ def after_version(request: Request) -> int:
 
 
 def case_stream(request: Request, ledger: Ledger, case: str, update: Callable[[], dict[str, Any]]) -> StreamingResponse:
-    """Events for `case` after the version the page saw; `update()` gives `{fields, notice}`."""
+    """Events for `case` after the version the page saw; `update()` gives `{fields, notice}`. The
+    page's session is checked before every read: signed out or revoked, the stream ends."""
     seen = after_version(request)
+    allowed = still_signed_in(request, signed_in(request))
 
     async def events() -> AsyncIterator[bytes]:
         nonlocal seen
         yield b"retry: 2000\n\n"
         loop = asyncio.get_running_loop()
         end = loop.time() + LIFETIME_SECONDS
-        while loop.time() < end and not await request.is_disconnected():
+        while loop.time() < end and not await request.is_disconnected() and await allowed():
             version = await run_in_threadpool(ledger.version, case)
             if version != seen:
                 seen = version

@@ -38,7 +38,7 @@ from signoff.web.desk_owner import diff_lines
 from signoff.web.evidence_pages import home_settings, verified
 from signoff.web.live_case import case_stream
 from signoff.web.render import PageRoute, page
-from signoff.web.state import checked_form, signed_in, web_state
+from signoff.web.state import checked_form, kept_notice, signed_in, web_state, with_notice
 
 router = APIRouter(route_class=PageRoute)
 VERBS = ("approve", "accept", "reject")
@@ -159,7 +159,8 @@ def case_page(request: Request, case_id: str) -> Response:
                 harness=harness, harness_unshown=unshown, review_shown=shown_digest(_review_content(verdict)),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
                 diff=diff_lines(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
-                operator=user.sender == st.operator, sent=request.query_params.get("sent"), version=events[-1].version)
+                operator=user.sender == st.operator, sent=(kept_notice(request) or {}).get("sent"),
+                version=events[-1].version)
 
 
 def shown_state(st: CaseState) -> str:
@@ -216,4 +217,4 @@ async def act(request: Request, case_id: str, verb: str) -> Response:
                     "reload the case and review its diff and evidence")
     body = f"@{st.verifier_name} {verb} {case_id}" + (f" {candidate}" if candidate else "")
     web_state(request).rooms.post_message(user, st.room_id, body)
-    return RedirectResponse(f"/repair/{case_id}?sent={verb}#actions", status_code=303)
+    return RedirectResponse(with_notice(request, f"/repair/{case_id}", {"sent": verb}, "actions"), status_code=303)

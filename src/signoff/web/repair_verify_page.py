@@ -56,7 +56,7 @@ def verify_page(request: Request, name: str | None = None) -> Response:
     settings = home_settings(request)
     found = confined(settings.evidence_dir, name)
     if found is None:
-        raise NotFoundError(f"no evidence file {name!r} in the evidence folder",
+        raise NotFoundError("no evidence file of that name in the evidence folder",  # the name is not echoed
                             "name a .intoto.json file listed on the evidence page, or upload the file")
     report = verify_file(found, KeyStore(settings.keys_dir).trusted(),
                          TrustPolicy.from_config(settings.section("trust", "signers")))

@@ -7,17 +7,17 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse, StreamingResponse
 from markupsafe import Markup, escape
 
-from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.rooms import Approval, Principal, RoomService
 from signoff.rooms.approvals import answer_note
 from signoff.web.render import PageRoute, page
-from signoff.web.state import checked_form, signed_in, web_state
+from signoff.web.state import checked_form, kept_notice, signed_in, still_signed_in, web_state, with_notice
 
 router = APIRouter(route_class=PageRoute)
 HISTORY = 200  # messages a room page shows; older ones stay in the API
@@ -116,8 +116,7 @@ def room_page(request: Request, room_id: str) -> Response:
         cards = _cards_in(rooms, user, room_id)
     reply = request.query_params.get("reply")
     threads = [Thread(t["root"]["id"], thread_html(t, replying=t["root"]["id"] == reply)) for t in context["threads"]]
-    notice = {"sent": request.query_params.get("sent"),
-              "statuses": [s.split(":", 1) for s in request.query_params.getlist("status") if ":" in s]}
+    notice = kept_notice(request) or {"sent": None, "statuses": []}
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
                 policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
                 documents=detail["documents"], cards=cards, cursor=cursor,
@@ -131,9 +130,8 @@ async def post(request: Request, room_id: str) -> Response:
     target = form.get("target", "")
     receipt = web_state(request).rooms.post_message(user, room_id, form.get("body", ""),
                                                      form.get("thread_id") or None, [target] if target else [])
-    statuses = sorted(receipt.target_statuses.items())
-    query = [("sent", receipt.message_id)] + [("status", f"{k}:{v}") for k, v in statuses]
-    return RedirectResponse(f"/rooms/{room_id}?{urlencode(query)}#messages", status_code=303)
+    notice = {"sent": receipt.message_id, "statuses": [list(s) for s in sorted(receipt.target_statuses.items())]}
+    return RedirectResponse(with_notice(request, f"/rooms/{room_id}", notice, "messages"), status_code=303)
 
 
 @router.get("/rooms/{room_id}/documents/{document_id}")
@@ -158,12 +156,19 @@ async def live(request: Request, room_id: str) -> Response:
     except ValueError as exc:
         raise UsageError("after must be a sequence number", "reload the room page") from exc
 
+    allowed = still_signed_in(request, user)
+
     async def events() -> AsyncIterator[bytes]:
         yield b"retry: 2000\n\n"
-        async for message in rooms.watch_room(user, room_id, after=after):
-            data = {**_shown({**message, "id": message["message_id"]})._asdict(),
-                    "thread_id": message["thread_id"]}
-            yield f"id: {message['sequence']}\nevent: message\ndata: {json.dumps(data)}\n\n".encode()
+        try:
+            # The session is checked again before every batch: signed out, or the person revoked,
+            # the stream ends (and the browser's reconnect meets the sign-in check).
+            async for message in rooms.watch_room(user, room_id, after=after, allowed=allowed):
+                data = {**_shown({**message, "id": message["message_id"]})._asdict(),
+                        "thread_id": message["thread_id"]}
+                yield f"id: {message['sequence']}\nevent: message\ndata: {json.dumps(data)}\n\n".encode()
+        except SignoffError:  # removed from the room meanwhile: the stream ends, as for a session
+            return
 
     return StreamingResponse(events(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

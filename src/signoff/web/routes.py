@@ -1,4 +1,5 @@
-"""The pages' routers, picked up by `signoff serve` beside the rooms, desk and other APIs."""
+"""The pages' routers, picked up by `signoff serve` beside the rooms, desk and other APIs, and the
+reverse proxies whose forwarded headers the server believes (`[web] trusted_proxies`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from signoff.web import (
     rooms_pages,
     signin_pages,
 )
+from signoff.web.config import WebConfig
 
 
 def routers(settings: Settings | None) -> list[APIRouter]:
@@ -30,3 +32,9 @@ def routers(settings: Settings | None) -> list[APIRouter]:
             claims_pages.router,
             # /repair/verify before /repair/{case_id}: the first route that matches answers.
             repair_verify_page.router, repair_pages.router, notes_pages.router]
+
+
+def trusted_proxies(settings: Settings | None) -> list[str]:
+    """The addresses or networks whose X-Forwarded-For / -Proto `signoff serve` believes: none
+    unless `[web] trusted_proxies` names them (the sign-in throttle counts by client address)."""
+    return list(WebConfig.load(settings).trusted_proxies)

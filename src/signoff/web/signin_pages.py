@@ -7,7 +7,7 @@ from fastapi.responses import RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import NotFoundError, RefusedError
-from signoff.rooms.signin import BAD_SIGNIN
+from signoff.rooms.signin import BAD_LINK, BAD_SIGNIN
 from signoff.web.render import PageRoute, page, set_cookie
 from signoff.web.sessions import SESSION_COOKIE
 from signoff.web.state import checked_form, maybe_signed_in, web_state
@@ -45,15 +45,16 @@ def _password_signin(request: Request, form: dict[str, str]) -> Response:
     web = web_state(request)
     request.state.user = None
     name = form.get("name", "").strip()[:100]
-    keys = (_client(request), f"name:{name.lower()}")
-    web.throttle.check(*keys)
+    slots = web.throttle.reserve(_client(request), f"name:{name.lower()}")  # counted before it is checked
     try:
         user_id: str | None = web.rooms.user_by_name(name).id if name else None
     except NotFoundError:
         user_id = None
-    if not web.signins.check_password(user_id, form.get("password", "")) or user_id is None:
-        web.throttle.failed(*keys)
+    # A person whose token was revoked may not sign in: the same answer as a wrong password.
+    if not web.signins.check_password(user_id, form.get("password", "")) or user_id is None \
+            or not web.sessions.may_sign_in(user_id):
         return page(request, "signin.html", 401, error=BAD_SIGNIN, name=name)
+    web.throttle.release(slots)
     return _signed_in_response(request, user_id, "password")
 
 
@@ -71,12 +72,11 @@ async def link_signin(request: Request) -> Response:
 
 def _link_signin(request: Request, form: dict[str, str]) -> Response:
     web = web_state(request)
-    web.throttle.check(_client(request))
-    try:
-        user_id = web.signins.redeem_link(form.get("code", "").strip())
-    except RefusedError:
-        web.throttle.failed(_client(request))
-        raise
+    slots = web.throttle.reserve(_client(request))  # counted before the link is looked at
+    user_id = web.signins.redeem_link(form.get("code", "").strip())
+    if not web.sessions.may_sign_in(user_id):  # revoked after the link was issued: the link is spent
+        raise RefusedError(*BAD_LINK)
+    web.throttle.release(slots)
     return _signed_in_response(request, user_id, "link")
 
 

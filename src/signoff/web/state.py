@@ -4,9 +4,13 @@ once from the app's ledger and settings."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import Request
+from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.ids import new_token
@@ -45,8 +49,13 @@ def web_state(request: Request) -> WebState:
             # an app built without settings (in-process use) keeps its own.
             secret = shared_secret(settings.home / "web" / "secret") if settings else new_token().encode()
             prepare_checks()
-            found = WebState(rooms, settings, config, Sessions(rooms.ledger, secret, config.session_hours),
-                             SignIns(rooms.ledger),
+            signins = SignIns(rooms.ledger)
+
+            def stamp(user_id: str) -> str | None:
+                return signins.session_stamp(user_id, rooms.credentials.live_user_token(user_id))
+
+            found = WebState(rooms, settings, config, Sessions(rooms.ledger, secret, config.session_hours, stamp),
+                             signins,
                              Throttle(rooms.ledger, config.signin_attempts, config.signin_window_minutes * 60),
                              ChainMonitor(rooms.ledger, background=True))
             app_state.web = found
@@ -62,6 +71,34 @@ def signed_in(request: Request) -> Principal:
     user = web.rooms.user(user_id)
     request.state.user = user
     return user
+
+
+def still_signed_in(request: Request, user: Principal) -> Callable[[], Awaitable[bool]]:
+    """For a live stream: asked before each of its batches, whether the session that opened it
+    still signs in `user` (not signed out, not expired, their credentials unchanged). The stream
+    ends at the first no."""
+    sessions = web_state(request).sessions
+    token = request.cookies.get(SESSION_COOKIE)
+
+    async def check() -> bool:
+        return await run_in_threadpool(sessions.user_id, token) == user.id
+
+    return check
+
+
+def with_notice(request: Request, path: str, notice: dict[str, Any], anchor: str = "") -> str:
+    """The address of the page at `path` saying `notice` ("Posted", "sent"): the notice is kept in
+    this browser's session, and the address carries only its id."""
+    notice_id = web_state(request).sessions.keep_notice(request.cookies.get(SESSION_COOKIE), {**notice, "path": path})
+    return f"{path}?{urlencode({'notice': notice_id})}" + (f"#{anchor}" if anchor else "")
+
+
+def kept_notice(request: Request) -> dict[str, Any] | None:
+    """The notice `?notice=ID` names in this browser's own session, for this page: the address
+    never carries a notice's text, and a link from anyone else (another session) shows nothing."""
+    found = web_state(request).sessions.notice(request.cookies.get(SESSION_COOKIE),
+                                                request.query_params.get("notice"))
+    return found if found is not None and found.get("path") == request.url.path else None
 
 
 def maybe_signed_in(request: Request) -> Principal | None:
