@@ -55,7 +55,8 @@ def _print_sentences(rows: list[dict[str, Any]]) -> None:
 def snapshot_cmd(
     repo: Annotated[Path, typer.Option("--repo", help="Git work tree.")] = Path("."),
     rev_range: Annotated[str | None, typer.Option("--range", help="A..B, or one revision (default HEAD).")] = None,
-    merges: Annotated[bool, typer.Option("--merges", help="Include merge commits (no file changes).")] = False,
+    merges: Annotated[bool, typer.Option("--merges/--no-merges",
+                                                 help="Read merge commits (no file changes; default).")] = True,
     out: Annotated[Path, typer.Option("-o", "--out", help="Snapshot file to write.")] = Path("snapshot.json"),
 ) -> None:
     """Read commits and their file changes from git, streaming, into a snapshot file."""
@@ -233,7 +234,7 @@ def run_cmd(
     repo: Annotated[Path, typer.Option("--repo", help="Git work tree.")] = Path("."),
     rev_range: Annotated[str | None, typer.Option("--range", help="A..B, or one revision (default HEAD).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Run folder to create.")] = Path("notes-run"),
-    merges: Annotated[bool, typer.Option("--merges", help="Include merge commits.")] = False,
+    merges: Annotated[bool, typer.Option("--merges/--no-merges", help="Read merge commits (default).")] = True,
     writer: WriterOpt = "writer",
     script: ScriptOpt = "default",
     as_json: JsonOpt = False,

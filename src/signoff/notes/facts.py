@@ -202,14 +202,14 @@ def build_facts(snapshot_path: Path, out: Path) -> FactsSummary:
 
 
 def snapshot_and_facts(repo: Path, rev_range: str | None, snapshot_out: Path, facts_out: Path,
-                       merges: bool = False, progress: Progress = silent) -> tuple[SnapshotSummary, FactsSummary]:
+                       merges: bool = True, progress: Progress = silent) -> tuple[SnapshotSummary, FactsSummary]:
     """`take_snapshot` followed by `build_facts`, in one pass: each commit git prints is written to
     the snapshot and counted into the facts at once, so the snapshot is not read back and parsed a
     second time. The two files are byte for byte those of the two steps; neither is left behind if
     either fails."""
     rng, head = check_range(repo, rev_range)
     agg = Aggregate()
-    with snapshot_writer(snapshot_out, rng, head, merges) as snap, \
+    with snapshot_writer(snapshot_out, rng, head, merges, repo) as snap, \
             StreamWriter(facts_out, {"schema": FACTS, "range": rng}, "facts") as facts:
 
         def written() -> Iterator[dict[str, Any]]:

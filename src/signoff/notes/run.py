@@ -193,7 +193,7 @@ def current_sentences(folder: Path) -> list[dict[str, Any]]:
     return load_draft(folder / doc["draft"])
 
 
-def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = False,
+def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = True,
               role: str = "writer", script: str = "default") -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
     if has_decisions(settings, folder):
