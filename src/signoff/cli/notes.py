@@ -211,8 +211,9 @@ def grade_cmd(
     snapshot: Annotated[Path, typer.Option("--snapshot", help="Snapshot file.")],
     as_json: JsonOpt = False,
 ) -> None:
-    """Count checkable claims and sentences in any Markdown and how many the snapshot supports.
-    Exit 1 when any claim is unsupported."""
+    """Read the claims of any changelog by meaning and check each against git: supported,
+    unsupported (with what git says) or not checkable (with its kind). Exit 1 when any claim is
+    unsupported."""
     from signoff.notes.grade import grade
 
     result = grade(file, snapshot)
@@ -221,11 +222,16 @@ def grade_cmd(
     else:
         c, s = result["claims"], result["sentences"]
         console.print(f"{file}: {c['supported']}/{c['total']} claims supported ({c['pct']}%), "
-                      f"{s['supported']}/{s['checkable']} checkable sentences supported ({s['pct']}%)",
-                      highlight=False)
+                      f"{s['supported']}/{s['checkable']} checkable sentences supported ({s['pct']}%), "
+                      f"{c['not_checkable']} not checkable", highlight=False)
         for u in result["unsupported"]:
-            console.print(f"  [red]unsupported[/] {u['kind']} {u['token']!r} in: {u['sentence']}",
-                          highlight=False)
+            console.print(f"  unsupported: {u['kind']} {u['token']!r} ({u['reason']}) in: {u['sentence']}",
+                          highlight=False, markup=False)
+        kinds: dict[str, int] = {}
+        for u in result["not_checkable"]:
+            kinds[u["why"]] = kinds.get(u["why"], 0) + 1
+        for why, n in sorted(kinds.items()):
+            console.print(f"  not checkable: {n} x {why}", highlight=False)
     raise typer.Exit(0 if result["ok"] else 1)
 
 
