@@ -136,3 +136,29 @@ def test_references_in_every_form_are_read() -> None:
     assert sorted(refs, key=lambda x: int(x[0])) == [
         ("1", "any"), ("2", "pr"), ("3", "issue"), ("4", "issue"), ("5", "pr"), ("6", "issue"), ("7", "pr"),
         ("8", "any"), ("9", "pr"), ("10", "issue")]
+
+
+def test_verify_reads_versions_whole_and_references_from_bodies(snap: Path, tmp_path: Path) -> None:
+    from signoff.notes.facts import FactsFile, build_facts
+    from signoff.notes.verify import Verifier
+
+    facts_path = tmp_path / "facts.json"
+    build_facts(snap, facts_path)
+    by_subject = {f["subject"]: f["id"] for f in FactsFile(facts_path).facts() if f["kind"] == "commit"}
+    release, overflow = by_subject["Version 0.47.1 (#2952)"], by_subject["Handle overflow in timed unsign"]
+    sentences = [
+        {"id": "S1", "text": "Version 0.47.1 is out (#2952).", "facts": [release]},
+        {"id": "S2", "text": "Version 0.47.2 is out.", "facts": [release]},
+        {"id": "S3", "text": "Version 0.47 is out.", "facts": [release]},  # never cut from 0.47.1
+        {"id": "S4", "text": "Overflow in timed unsign is handled (#77, #3020), as PEP 681 asks; ABC-12.",
+         "facts": [overflow]},
+        {"id": "S5", "text": "Overflow in timed unsign is handled (#78).", "facts": [overflow]},
+    ]
+    verifier = Verifier(snap, facts_path, {f for s in sentences for f in s["facts"]})
+    results = {s["id"]: verifier.check(s) for s in sentences}
+    assert results["S1"]["ok"], results["S1"]["errors"]
+    assert [(e["code"], e["token"]) for e in results["S2"]["errors"]] == [("VERSION_UNSUPPORTED", "0.47.2")]
+    assert [(e["code"], e["token"]) for e in results["S3"]["errors"]] == [("NUMBER_UNSUPPORTED", "0.47")]
+    assert results["S4"]["ok"], results["S4"]["errors"]
+    assert [u["kind"] for u in results["S4"]["unchecked"]] == ["standard or platform version", "external ticket id"]
+    assert [(e["code"], e["token"]) for e in results["S5"]["errors"]] == [("NUMBER_UNSUPPORTED", "78")]

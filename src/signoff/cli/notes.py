@@ -49,6 +49,8 @@ def _print_sentences(rows: list[dict[str, Any]]) -> None:
             pos = "" if e.get("position") is None else f" at {e['position']}"
             console.print(f"           {e['code']} {e['token']!r}{pos}: {e.get('detail') or e.get('reason')}",
                           highlight=False, markup=False)
+        for u in r.get("unchecked", []):
+            console.print(f"           not checkable {u['token']!r}: {u['kind']}", highlight=False, markup=False)
 
 
 @app.command("snapshot")

@@ -73,6 +73,11 @@ def similarity(item: set[str], title: set[str]) -> float:
     return shared / len(title)
 
 
+def carried_refs(message: str) -> set[str]:
+    """The pull request and issue numbers a commit message carries."""
+    return {m.group(1) for m in _CARRIED.finditer(message)}
+
+
 def _dates(iso: str) -> set[str]:
     """The calendar days a timestamp may be written as: its own offset's day and UTC's."""
     try:
@@ -192,7 +197,7 @@ class Knowledge:
 
     def _carry(self, c: dict[str, Any]) -> None:
         subject, body = c["subject"], c["body"]
-        refs = {m.group(1) for m in _CARRIED.finditer(subject + "\n" + body)}
+        refs = carried_refs(subject + "\n" + body)
         refs |= {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         own_m = _OWN_PR.search(subject)
         own = next((g for g in own_m.groups() if g), None) if own_m else None

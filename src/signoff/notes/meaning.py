@@ -65,6 +65,8 @@ _DEPENDENCY = re.compile(
     r"SQLAlchemy|NumPy|pandas|attrs|typing[_-]extensions|requests|urllib3|certifi|Sphinx|Ruby|Rust|Go|Java|"
     r"PHP|Perl|Chrome|Firefox|Safari|Electron|React|Vue|Angular|Webpack|Babel|ESLint|Jest)"
     r"(?:\s+(?:version|v))?)\s*(?:[<>=!~^]=?|==)?\s*$", re.IGNORECASE)
+_MEASURE = re.compile(r"\s*(?:%|per ?cent\b|x\b|times\b|ms\b|s\b|seconds?\b|minutes?\b|[KMG]i?B\b)",
+                      re.IGNORECASE)
 _NAMED = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*\s*$")
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "eleven": 11, "twelve": 12, "a dozen": 12}
@@ -207,6 +209,8 @@ def read_claims(text: str, release: bool = False) -> list[Meaning]:
         if re.search(r"[a-fA-F]", tok) and re.search(r"\d", tok):
             add(Meaning("hash", tok, m.start(), tok.lower()), m.start(), m.end())
     for m in list(_VERSION.finditer(work)):
+        if not release and _MEASURE.match(work, m.end()) and not m.group(1) and m.group(2).count(".") == 1:
+            continue  # 37.5%, 2.5x, 1.5 seconds: a quantity, read below
         before = work[max(0, m.start() - 40):m.start()]
         if _DEPENDENCY.search(before) or (not release and _NAMED.search(before)):
             add(Meaning("other", m.group(0), m.start(), checkable=False, why="dependency version"),
