@@ -132,10 +132,53 @@ class Aggregate:
         return {"path": path, "added": p.added, "deleted": p.deleted, "binary": p.binary, "commits": p.commits}
 
 
+_DOCS = ("docs/", "doc/", "documentation/", "website/", "site/")
+_TESTS = ("tests/", "test/", "testing/", "__tests__/", "spec/", "benchmarks/", "bench/")
+_CI = (".github/", ".circleci/", ".gitlab", ".azure", "ci/", ".ci/", ".travis.yml", ".pre-commit-config.yaml",
+       "tox.ini", "noxfile.py", ".readthedocs.yaml", ".readthedocs.yml", ".gitignore", ".editorconfig",
+       ".git-blame-ignore-revs", "codecov.yml", ".coveragerc", "renovate.json", ".husky/")
+_DEPS = ("requirements", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "uv.lock", "pdm.lock",
+         "Pipfile.lock", "Cargo.lock", "go.sum", "constraints")
+_MERGE_PR = re.compile(r"^Merge pull request #(\d+)")
+_OWN_NUMBER = re.compile(r"\(#(\d+)\)\s*$")
+_BREAKING = re.compile(r"^BREAKING[ -]CHANGE:", re.MULTILINE)
+
+
+def areas(files: list[dict[str, Any]]) -> list[str]:
+    """What a commit's files are: `docs`, `tests`, `ci`, `deps` or `code` (sorted, each once)."""
+    out: set[str] = set()
+    for f in files:
+        path = f["path"]
+        low = path.lower()
+        name = low.rsplit("/", 1)[-1]
+        if low.startswith(_DOCS) or ("/" not in low and low.endswith((".md", ".rst", ".txt")) and
+                                     not name.startswith("requirements")):
+            out.add("docs")
+        elif low.startswith(_TESTS) or "/tests/" in low or name.startswith("test_") or ".test." in name \
+                or ".spec." in name:
+            out.add("tests")
+        elif low.startswith(_CI):
+            out.add("ci")
+        elif name.startswith(_DEPS):
+            out.add("deps")
+        else:
+            out.add("code")
+    return sorted(out)
+
+
 def commit_fact(commit: dict[str, Any]) -> dict[str, Any]:
+    """A commit as a fact: its identity, and what a writer needs to list it: whether it is a merge,
+    the pull request it names as its own (`pr`: `(#N)` at the end of a squash subject, or a merge's
+    `Merge pull request #N`), the title to list (a merged pull request's title is the first line of
+    the merge's body), a `BREAKING CHANGE:` trailer, and the areas its files touch."""
     a = commit["author"]
-    return {"kind": "commit", "hash": commit["hash"], "subject": commit["subject"], "author": a["name"],
-            "email": a["email"], "date": a["date"]}
+    subject, body = commit["subject"], commit["body"]
+    merge = len(commit["parents"]) > 1
+    m = _MERGE_PR.match(subject) or _OWN_NUMBER.search(subject)
+    title = body.split("\n", 1)[0].strip() if merge and m and body.strip() else subject
+    return {"kind": "commit", "hash": commit["hash"], "subject": subject, "author": a["name"],
+            "email": a["email"], "date": a["date"], "merge": merge, "pr": m.group(1) if m else None,
+            "title": title, "breaking": bool(body and _BREAKING.search(body)), "areas": areas(commit["files"])}
 
 
 @dataclass

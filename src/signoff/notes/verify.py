@@ -82,9 +82,14 @@ class Support:
             self.hashes.append(f["hash"])
             self.exact |= numbers_in(f["subject"]) | numbers_in(f["author"])
             self.dates.append(f["date"])
-            self.versions |= {v for c in read_claims(f["subject"]) if c.kind == "version"
+            said = f["subject"] + "\n" + f.get("title", "")
+            if f.get("title"):
+                self.exact |= numbers_in(f["title"])
+            self.versions |= {v for c in read_claims(said) if c.kind == "version"
                               and (v := version_of(c.value)) is not None}
-            self.refs |= carried_refs(f["subject"])
+            self.refs |= carried_refs(said)
+            if f.get("pr"):
+                self.refs.add(str(f["pr"]))
         elif kind == "file":
             self.exact |= numbers_in(f["path"])
             self.exact |= {Decimal(f[k]) for k in ("added", "deleted", "commits") if isinstance(f.get(k), int)}
@@ -185,7 +190,7 @@ class Verifier:
             if commit is None:
                 return f"no commit {f['hash']} in the snapshot"
             true = commit_fact(commit)
-            for k in ("subject", "author", "email", "date"):
+            for k in true:
                 if k in f and f[k] != true[k]:
                     return f"{k} is {f[k]!r} but the commit says {true[k]!r}"
             return None

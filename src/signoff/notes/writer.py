@@ -5,7 +5,8 @@ A writer (the `writer` role of signoff.agents) receives a task `{"range", "facts
 With `revise` (a list of `{"id", "text", "cites", "problems"}`), it returns exactly one sentence per
 listed one, in the same order, and the workflow replaces only those.
 
-Two scripts ship: `default` writes only what its facts support; `demo` adds the kind of embellishment
+Two scripts ship: `default` writes a changelog only from what its facts support (one line per
+user-facing change, grouped; `changes.py`); `demo` adds the kind of embellishment
 a model adds (a causal quality claim, an invented timing) to its first draft, so the editor's
 rejection and the one revision round can be seen offline.
 """
@@ -15,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from signoff.notes.facts import round_half_up
+from signoff.notes.changes import changelog_lines
 from signoff.notes.verify import Support, check_claims
 
 WriterScript = Callable[[dict[str, Any]], dict[str, Any]]
-MAX_COMMIT_SENTENCES = 6
 
 
 def _fmt(value: float) -> str:
@@ -60,6 +60,10 @@ def compose(facts: list[dict[str, Any]]) -> str:
 
 
 def write_default(task: dict[str, Any]) -> dict[str, Any]:
+    """Notes worth publishing without a model: one line per user-facing change with its pull
+    request, grouped, breaking changes and deprecations first, housekeeping and bots left out
+    (`changes.changelog_lines`), after one sentence of totals. Every line is checked against the
+    facts it cites before it is kept."""
     facts: list[dict[str, Any]] = task["facts"]
     if task.get("revise"):
         by_id = {f["id"]: f for f in facts}
@@ -67,45 +71,15 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
                                "text": compose([by_id[i] for i in s["cites"] if i in by_id])}
                               for s in task["revise"]]}
     counts = {(f["metric"], f["scope"]): f for f in facts if f["kind"] == "count"}
-    derived = [f for f in facts if f["kind"] == "derived"]
     sentences: list[dict[str, Any]] = []
-
-    def add(text: str, cited: list[dict[str, Any]]) -> None:
-        sentences.append({"text": text, "cites": [f["id"] for f in cited]})
-
     commits, people = counts.get(("commits", "range")), counts.get(("contributors", "range"))
     if commits is None or people is None:
         return {"sentences": []}
-    add(f"This release brings {_plural(commits['value'], 'commit')} from {_plural(people['value'], 'contributor')}.",
-        [commits, people])
-    files = counts.get(("files_changed", "range"))
-    added, deleted = counts.get(("lines_added", "range")), counts.get(("lines_deleted", "range"))
-    if files and added and deleted and files["value"]:
-        add(f"The changes touch {_plural(files['value'], 'file')}, adding {_plural(added['value'], 'line')} and "
-            f"deleting {deleted['value']}.", [files, added, deleted])
-    of = {tuple(f["of"]): f for f in derived}
-    if added and deleted:
-        pct = of.get((deleted["id"], added["id"]))
-        if pct is not None and pct["op"] == "pct_change" and pct["value"] != 0:
-            more = "more" if pct["value"] > 0 else "fewer"
-            add(f"That is {_fmt(round_half_up(abs(pct['value']), 1))}% {more} lines added than deleted.",
-                [pct, added, deleted])
-    authors = sorted((f for (m, scope), f in counts.items() if m == "commits" and scope != "range"),
-                     key=lambda f: (-f["value"], f["scope"]))
-    for a in authors[:3]:
-        share = of.get((a["id"], commits["id"]))
-        name = a.get("author") or a["scope"][7:]
-        if share is not None:
-            pct_text = _fmt(round_half_up(share["value"] * 100, 1))
-            add(f"{name} wrote {a['value']} of the {commits['value']} commits ({pct_text}%).", [a, commits, share])
-    shown = 0
-    for f in facts:
-        if f["kind"] != "commit" or shown >= MAX_COMMIT_SENTENCES:
-            continue
-        text = _commit_text(f)
-        if _supported(text, [f]):
-            add(text, [f])
-            shown += 1
+    sentences.append({"text": f"This release has {_plural(commits['value'], 'commit')} from "
+                              f"{_plural(people['value'], 'contributor')}.", "cites": [commits["id"], people["id"]]})
+    for line in changelog_lines([f for f in facts if f["kind"] == "commit"]):
+        if _supported(line.text, line.facts):
+            sentences.append({"text": line.text, "cites": [f["id"] for f in line.facts], "group": line.group})
     return {"sentences": sentences}
 
 
@@ -114,10 +88,8 @@ def write_demo(task: dict[str, Any]) -> dict[str, Any]:
     if task.get("revise"):
         return out
     sentences = out["sentences"]
-    for s in sentences:
-        if s["text"].startswith("Commit "):
-            s["text"] = s["text"].rstrip(".") + ", which improved correctness and runs in under 2 seconds."
-            break
+    for s in sentences[1:2]:
+        s["text"] = s["text"].rstrip(".") + ", which improved correctness and runs in under 2 seconds."
     return out
 
 
