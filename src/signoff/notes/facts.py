@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -144,26 +145,30 @@ _OWN_NUMBER = re.compile(r"\(#(\d+)\)\s*$")
 _BREAKING = re.compile(r"^BREAKING[ -]CHANGE:", re.MULTILINE)
 
 
+@lru_cache(maxsize=65536)
+def area_of(path: str) -> str:
+    """What a file is: `docs`, `tests`, `ci`, `deps` or `code` (cached: a history touches the same
+    paths again and again)."""
+    low = path.lower()
+    name = low.rsplit("/", 1)[-1]
+    if low.startswith(_DOCS) or ("/" not in low and low.endswith((".md", ".rst", ".txt"))
+                                 and not name.startswith("requirements")):
+        return "docs"
+    if low.startswith(_TESTS) or "/tests/" in low or name.startswith("test_") or ".test." in name \
+            or ".spec." in name:
+        return "tests"
+    if low.startswith(_CI):
+        return "ci"
+    if name.startswith(_DEPS):
+        return "deps"
+    return "code"
+
+
 def areas(files: list[dict[str, Any]]) -> list[str]:
-    """What a commit's files are: `docs`, `tests`, `ci`, `deps` or `code` (sorted, each once)."""
-    out: set[str] = set()
-    for f in files:
-        path = f["path"]
-        low = path.lower()
-        name = low.rsplit("/", 1)[-1]
-        if low.startswith(_DOCS) or ("/" not in low and low.endswith((".md", ".rst", ".txt")) and
-                                     not name.startswith("requirements")):
-            out.add("docs")
-        elif low.startswith(_TESTS) or "/tests/" in low or name.startswith("test_") or ".test." in name \
-                or ".spec." in name:
-            out.add("tests")
-        elif low.startswith(_CI):
-            out.add("ci")
-        elif name.startswith(_DEPS):
-            out.add("deps")
-        else:
-            out.add("code")
-    return sorted(out)
+    """The areas a commit's files touch, sorted, each once."""
+    if len(files) < 2:
+        return [area_of(f["path"]) for f in files]
+    return sorted({area_of(f["path"]) for f in files})
 
 
 def commit_fact(commit: dict[str, Any]) -> dict[str, Any]:
@@ -178,7 +183,8 @@ def commit_fact(commit: dict[str, Any]) -> dict[str, Any]:
     title = body.split("\n", 1)[0].strip() if merge and m and body.strip() else subject
     return {"kind": "commit", "hash": commit["hash"], "subject": subject, "author": a["name"],
             "email": a["email"], "date": a["date"], "merge": merge, "pr": m.group(1) if m else None,
-            "title": title, "breaking": bool(body and _BREAKING.search(body)), "areas": areas(commit["files"])}
+            "title": title, "breaking": "BREAKING" in body and bool(_BREAKING.search(body)),
+            "areas": areas(commit["files"])}
 
 
 @dataclass

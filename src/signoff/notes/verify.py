@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -80,14 +81,12 @@ class Support:
         kind = f["kind"]
         if kind == "commit":
             self.hashes.append(f["hash"])
-            self.exact |= numbers_in(f["subject"]) | numbers_in(f["author"])
+            self.exact |= numbers_in(f["author"])
             self.dates.append(f["date"])
-            said = f["subject"] + "\n" + f.get("title", "")
-            if f.get("title"):
-                self.exact |= numbers_in(f["title"])
-            self.versions |= {v for c in read_claims(said) if c.kind == "version"
-                              and (v := version_of(c.value)) is not None}
-            self.refs |= carried_refs(said)
+            numbers, versions, refs = _said(f["subject"], f.get("title") or "")
+            self.exact |= numbers
+            self.versions |= versions
+            self.refs |= refs
             if f.get("pr"):
                 self.refs.add(str(f["pr"]))
         elif kind == "file":
@@ -101,6 +100,16 @@ class Support:
             value = float(f["value"])
             self.derived.append(abs(value))
             self.percents.append(abs(value) if f["op"] == "pct_change" else abs(value) * 100)
+
+
+@lru_cache(maxsize=4096)
+def _said(subject: str, title: str) -> tuple[frozenset[Decimal], frozenset[str], frozenset[str]]:
+    """The numbers, versions and references a commit's subject and title support (read once per
+    commit: the same commit is cited by many sentences)."""
+    said = subject + "\n" + title
+    numbers = numbers_in(subject) | (numbers_in(title) if title else set())
+    versions = {v for c in read_claims(said) if c.kind == "version" and (v := version_of(c.value)) is not None}
+    return frozenset(numbers), frozenset(versions), frozenset(carried_refs(said))
 
 
 _EXEMPT = ("standard or platform version", "external ticket id")

@@ -1,0 +1,233 @@
+"""Evaluation: `signoff notes grade` on real projects' changelog sections, each graded against a
+snapshot of its own tag range, plus planted false claims and their true twins.
+
+    python bench/notes_eval.py --mirrors DIR [--set held|dev|all] [--sections 4] [--show]
+
+DIR holds bare clones named `owner+name/repo` (or pass `--repo owner/name=PATH`). For each project,
+the newest released sections of its changelog (read at the commit named below, so the figures are
+reproducible) are graded twice:
+
+- as written: every checkable claim in a maintainer's own section is taken to be true, so each
+  unsupported one is a false alarm (reported with git's reason, to be read);
+- with planted claims: the release version in the heading bumped, the release date moved by three
+  days, a pull request number in an item replaced by another (where git carries the item's number),
+  and a sentence with a wrong commit count; each with a true twin (the right version, date, number
+  and count) that must stay supported.
+
+The held set is reported first; it was not used to tune the grader.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from signoff.notes.grade import grade_text
+from signoff.notes.snapshot import take_snapshot
+
+
+@dataclass(frozen=True)
+class Project:
+    repo: str  # owner/name
+    commit: str  # where the changelog is read
+    path: str
+    tag: str  # tag name template for a version
+    heading: str  # regex of a section heading line for a version ({v})
+    split: str  # dev or held
+
+
+PROJECTS = [
+    Project("pallets/click", "", "CHANGES.md", "{v}", r"^## Version {v}\s*$", "dev"),
+    Project("pallets/itsdangerous", "", "CHANGES.rst", "{v}", r"^Version {v}\s*$", "dev"),
+    Project("pytest-dev/pluggy", "", "CHANGELOG.rst", "{v}", r"^pluggy {v} \(", "dev"),
+    Project("encode/starlette", "", "docs/release-notes.md", "{v}", r"^## {v} \(", "dev"),
+    Project("hynek/structlog", "", "CHANGELOG.md", "{v}", r"^## \[{v}\]", "dev"),
+    Project("marshmallow-code/marshmallow", "", "CHANGELOG.rst", "{v}", r"^{v} \(", "held"),
+    Project("npm/node-semver", "", "CHANGELOG.md", "v{v}", r"^## \[{v}\]", "held"),
+    Project("expressjs/express", "", "History.md", "v{v}", r"^{v} / ", "held"),
+    Project("PyGithub/PyGithub", "", "doc/changes.rst", "v{v}", r"^Version {v} \(", "held"),
+]
+
+_ANY_HEADING = re.compile(r"^(?:#{1,3} |\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
+                          r"unreleased|Unreleased|## \[)")
+_RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(repo), *args], capture_output=True, check=True,
+                          text=True, errors="replace").stdout
+
+
+def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
+    """The changelog section of each version: from its heading to the next version's heading."""
+    lines = text.splitlines()
+    out: dict[str, str] = {}
+    for v in versions:
+        rx = re.compile(heading.replace("{v}", re.escape(v)))
+        start = next((i for i, line in enumerate(lines) if rx.match(line)), None)
+        if start is None:
+            continue
+        end = len(lines)
+        for j in range(start + 1, len(lines)):
+            nxt = lines[j + 1] if j + 1 < len(lines) else ""
+            line = lines[j]
+            is_heading = (bool(_ANY_HEADING.match(line)) and not line.startswith("###")) or \
+                (bool(_RULE.match(nxt)) and bool(re.search(r"\d+\.\d+", line)))
+            if is_heading and re.search(r"\d+\.\d+|nreleased", line) and not re.search(re.escape(v) + r"\b", line):
+                end = j
+                break
+        out[v] = "\n".join(lines[start:end]).rstrip() + "\n"
+    return out
+
+
+def releases(repo: Path, project: Project, count: int) -> list[tuple[str, str, str]]:
+    """(version, tag, previous tag) of the newest `count` releases with a previous tag."""
+    prefix = project.tag.replace("{v}", "")
+    tags = [t for t in git(repo, "tag", "--sort=-creatordate").split() if t.startswith(prefix)
+            and re.fullmatch(r"\d+\.\d+(?:\.\d+)?", t[len(prefix):])]
+    out = []
+    for tag in tags:
+        try:
+            prev = git(repo, "describe", "--tags", "--abbrev=0", "--match", prefix + "[0-9]*", tag + "^").strip()
+        except subprocess.CalledProcessError:
+            continue
+        out.append((tag[len(prefix):], tag, prev))
+        if len(out) == count:
+            break
+    return out
+
+
+def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str, str]]:
+    """(kind, token, false text, true twin text) pairs planted in a section."""
+    out = []
+    lines = section.splitlines()
+    head = lines[0]
+    parts = version.split(".")
+    bumped = ".".join([*parts[:-1], str(int(parts[-1]) + 7)])
+    out.append(("version", bumped, section.replace(head, head.replace(version, bumped), 1), section))
+    m = re.search(r"(\d{4})-(\d{2})-(\d{2})", head)
+    if m:
+        when = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        wrong = (when + timedelta(days=3)).isoformat()
+        out.append(("date", wrong, section.replace(m.group(0), wrong, 1), section))
+    else:
+        truth = grade_of.release_day
+        if truth:
+            wrong = (date.fromisoformat(truth) + timedelta(days=3))
+            true_line, false_line = f"\nReleased {date.fromisoformat(truth):%B %d, %Y}.\n", \
+                f"\nReleased {wrong:%B %d, %Y}.\n"
+            out.append(("date", f"{wrong:%B %d, %Y}", section + false_line, section + true_line))
+    n = grade_of.commits
+    out.append(("count", f"{n + 3} commits", section + f"\nThis release has {n + 3} commits.\n",
+                section + f"\nThis release has {n} commits.\n"))
+    for line in lines[1:]:
+        ref = re.search(r"(?<![\w/])#(\d+)\b|/pull/(\d+)|:pr:`(\d+)`|\{pr\}`(\d+)`", line)
+        if ref and grade_of.carried(line, next(g for g in ref.groups() if g)):
+            number = next(g for g in ref.groups() if g)
+            wrong = str(int(number) + 1)
+            false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
+            out.append(("ref", wrong, section.replace(line, false_line, 1), section))
+            break
+    return out
+
+
+class Truth:
+    """What the planter needs to know of the range (read from git, not from the grader)."""
+
+    def __init__(self, repo: Path, prev: str, tag: str, snapshot: Path) -> None:
+        from signoff.notes.grade import snapshot_knowledge
+
+        self.k = snapshot_knowledge(snapshot)
+        self.commits = len(self.k.hashes)
+        stamp = git(repo, "for-each-ref", "--format=%(creatordate:short)", f"refs/tags/{tag}").strip()
+        self.release_day = stamp or None
+
+    def carried(self, line: str, number: str) -> bool:
+        from signoff.notes.knowledge import words
+
+        own = self.k.own_commit(words(line))
+        return own is not None and number in own.refs
+
+
+def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, dict[str, int]]:
+    figures: dict[str, dict[str, int]] = {}
+    for p in PROJECTS:
+        if which != "all" and p.split != which:
+            continue
+        repo = mirrors / p.repo.replace("/", "+") / "repo"
+        if not repo.exists():
+            print(f"  {p.repo}: no mirror at {repo}, skipped")
+            continue
+        commit = p.commit or git(repo, "rev-parse", "HEAD").strip()
+        text = git(repo, "show", f"{commit}:{p.path}")
+        rels = releases(repo, p, per_project + 3)
+        secs = sections(text, p.heading, [v for v, _, _ in rels])
+        fig = figures.setdefault(p.split, {"true": 0, "false_alarms": 0, "planted": 0, "flagged": 0,
+                                           "twins": 0, "twin_alarms": 0, "sections": 0, "not_checkable": 0})
+        done = 0
+        for v, tag, prev in rels:
+            if v not in secs or done == per_project:
+                continue
+            done += 1
+            with tempfile.TemporaryDirectory() as tmp:
+                snap = Path(tmp) / "s.json"
+                take_snapshot(repo, f"{prev}..{tag}", snap)
+                graded = grade_text(secs[v], p.path, snap)
+                fig["sections"] += 1
+                fig["true"] += graded["claims"]["total"]
+                fig["false_alarms"] += len(graded["unsupported"])
+                fig["not_checkable"] += graded["claims"]["not_checkable"]
+                print(f"  {p.repo} {v} ({prev}..{tag}, changelog at {commit[:12]}): "
+                      f"{graded['claims']['supported']}/{graded['claims']['total']} supported, "
+                      f"{graded['claims']['not_checkable']} not checkable")
+                for u in graded["unsupported"]:
+                    print(f"    FALSE ALARM {u['kind']} {u['token']!r}: {u['reason']} | {u['sentence'][:100]}")
+                if show:
+                    for u in graded["not_checkable"]:
+                        print(f"    not checkable {u['kind']} {u['token']!r}: {u['why']}")
+                truth = Truth(repo, prev, tag, snap)
+                for kind, token, false_text, twin in plant(secs[v], truth, v):
+                    bad = grade_text(false_text, p.path, snap)
+                    hit = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
+                              for u in bad["unsupported"])
+                    fig["planted"] += 1
+                    fig["flagged"] += hit
+                    why = next((u["reason"] for u in bad["unsupported"] if token in u["token"]), "")
+                    print(f"    planted {kind} {token!r}: {'flagged' if hit else 'MISSED'} {why}")
+                    good = grade_text(twin, p.path, snap)
+                    fig["twins"] += 1
+                    fig["twin_alarms"] += not good["ok"]
+                    for u in good["unsupported"] if twin != secs[v] else []:
+                        print(f"    TWIN ALARM {u['kind']} {u['token']!r}: {u['reason']}")
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--mirrors", type=Path, required=True)
+    parser.add_argument("--set", choices=("held", "dev", "all"), default="all")
+    parser.add_argument("--sections", type=int, default=4)
+    parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
+    args = parser.parse_args()
+    order = ["held", "dev"] if args.set == "all" else [args.set]
+    for which in order:
+        print(f"{which} set:")
+        figures = run(args.mirrors, which, args.sections, args.show).get(which)
+        if not figures:
+            continue
+        print(f"{which}: {figures['sections']} sections; false alarms on true claims {figures['false_alarms']} of "
+              f"{figures['true']}; planted false claims flagged {figures['flagged']} of {figures['planted']}; "
+              f"true twins with an alarm {figures['twin_alarms']} of {figures['twins']}; "
+              f"not checkable {figures['not_checkable']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
