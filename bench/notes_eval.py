@@ -14,7 +14,9 @@ reproducible) are graded twice:
   and a sentence with a wrong commit count; each with a true twin (the right version, date, number
   and count) that must stay supported.
 
-The held set is reported first; it was not used to tune the grader.
+Three sets, reported in this order: `fresh` (projects added after the grader was tuned, graded once
+and never tuned on), `held` (graded once untouched, then its false alarms were looked at and fixed:
+no longer blind), `dev` (graded while the grader was written).
 """
 
 from __future__ import annotations
@@ -44,15 +46,38 @@ class Project:
 
 
 PROJECTS = [
-    Project("pallets/click", "", "CHANGES.md", "{v}", r"^## Version {v}\s*$", "dev"),
-    Project("pallets/itsdangerous", "", "CHANGES.rst", "{v}", r"^Version {v}\s*$", "dev"),
-    Project("pytest-dev/pluggy", "", "CHANGELOG.rst", "{v}", r"^pluggy {v} \(", "dev"),
-    Project("encode/starlette", "", "docs/release-notes.md", "{v}", r"^## {v} \(", "dev"),
-    Project("hynek/structlog", "", "CHANGELOG.md", "{v}", r"^## \[{v}\]", "dev"),
-    Project("marshmallow-code/marshmallow", "", "CHANGELOG.rst", "{v}", r"^{v} \(", "held"),
-    Project("npm/node-semver", "", "CHANGELOG.md", "v{v}", r"^## \[{v}\]", "held"),
-    Project("expressjs/express", "", "History.md", "v{v}", r"^{v} / ", "held"),
-    Project("PyGithub/PyGithub", "", "doc/changes.rst", "v{v}", r"^Version {v} \(", "held"),
+    # dev: graded while the grader was written
+    Project("pallets/click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369", "CHANGES.md", "{v}", r"^## Version {v}\s*$",
+            "dev"),
+    Project("pallets/itsdangerous", "672971d66a2ef9f85151e53283113f33d642dabd", "CHANGES.rst", "{v}",
+            r"^Version {v}\s*$", "dev"),
+    Project("pytest-dev/pluggy", "e382e72789f8d791991c489d4322aa04e660b952", "CHANGELOG.rst", "{v}",
+            r"^pluggy {v} \(", "dev"),
+    Project("encode/starlette", "cb8f84f5284dc301ca7a31eb732b9e140769dd48", "docs/release-notes.md", "{v}",
+            r"^## {v} \(", "dev"),
+    Project("hynek/structlog", "025edaf799c6d6d511ab672d14c2ba8e885c4c36", "CHANGELOG.md", "{v}", r"^## \[{v}\]",
+            "dev"),
+    # held: graded once untouched (4 false alarms of 60, 38 of 41 planted flagged), then looked at
+    Project("marshmallow-code/marshmallow", "341b927f219205704728c05cd61f04d7e9727523", "CHANGELOG.rst", "{v}",
+            r"^{v} \(", "held"),
+    Project("npm/node-semver", "6e05b7637396ac66522cff8731f07cfe0ef49a29", "CHANGELOG.md", "v{v}", r"^## \[{v}\]",
+            "held"),
+    Project("expressjs/express", "a3714473feb3d2908add734d340e7755fd85e0a3", "History.md", "v{v}", r"^{v} / ",
+            "held"),
+    Project("PyGithub/PyGithub", "5cdf6ab395c52efb652d0bc1f28fdf2e452b1b41", "doc/changes.rst", "v{v}",
+            r"^Version {v} \(", "held"),
+    # fresh: added after the grader was tuned, graded once, never tuned on
+    Project("pallets/werkzeug", "1b00618e787f40dfb21eba29caf8f8be7c8e1d93", "CHANGES.rst", "{v}",
+            r"^Version {v}\s*$", "fresh"),
+    Project("encode/uvicorn", "e6c7ce791fc634b6eedee40e0d0207faa8a9aefd", "docs/release-notes.md", "{v}",
+            r"^## {v} \(", "fresh"),
+    Project("yargs/yargs", "2a4378bdc2eac9cf7d0cdfe0a52b1b25f779806a", "CHANGELOG.md", "v{v}", r"^## \[{v}\]",
+            "fresh"),
+    Project("koajs/koa", "e0ba8ef39d27fe5dae5492f9fe753d155124f994", "History.md", "{v}", r"^{v} / ", "fresh"),
+    Project("aio-libs/yarl", "7009e844cec7959e73741102ceadff49ed914291", "CHANGES.rst", "v{v}", r"^v{v}\s*$",
+            "fresh"),
+    Project("python-attrs/cattrs", "82b02c07ca535a1ba656b935767d819eac9d383b", "HISTORY.md", "v{v}",
+            r"^## {v} \(", "fresh"),
 ]
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
@@ -167,7 +192,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, di
             continue
         commit = p.commit or git(repo, "rev-parse", "HEAD").strip()
         text = git(repo, "show", f"{commit}:{p.path}")
-        rels = releases(repo, p, per_project + 3)
+        rels = releases(repo, p, 60)
         secs = sections(text, p.heading, [v for v, _, _ in rels])
         fig = figures.setdefault(p.split, {"true": 0, "false_alarms": 0, "planted": 0, "flagged": 0,
                                            "twins": 0, "twin_alarms": 0, "sections": 0, "not_checkable": 0})
@@ -212,11 +237,11 @@ def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, di
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--set", choices=("held", "dev", "all"), default="all")
+    parser.add_argument("--set", choices=("fresh", "held", "dev", "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
     args = parser.parse_args()
-    order = ["held", "dev"] if args.set == "all" else [args.set]
+    order = ["fresh", "held", "dev"] if args.set == "all" else [args.set]
     for which in order:
         print(f"{which} set:")
         figures = run(args.mirrors, which, args.sections, args.show).get(which)

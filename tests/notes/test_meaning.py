@@ -1,6 +1,8 @@
 """Claims read by meaning and checked against what git says, on a small real repository that
-reproduces real projects' facts (subjects and pull request numbers from encode/starlette 0.47.x and
-pytest-dev/pluggy 1.5.0, a merge commit, a body, a towncrier fragment, a backport, tag dates)."""
+reproduces real projects' facts: subjects and pull request numbers of encode/starlette 0.47.0..0.47.1
+(739ea492, e741635e, fa535544; release notes in docs/release-notes.md at cb8f84f5284d), pytest-dev/pluggy
+1.5.0 (4326ced, #481) and koajs/koa 2.13.1 (b5472f4, "fix #1513 (#1518)"), plus a merge commit, a
+body, a towncrier fragment, a backport and annotated tag dates."""
 
 from __future__ import annotations
 
@@ -46,6 +48,8 @@ def snap(tmp_path_factory: pytest.TempPathFactory) -> Path:
     r.commit("PluginManager.get_plugins no longer returns None for blocked plugins")
     r.write("f.py", "1\n")
     r.commit("[0.47.x] Fix crash when the body is empty (#3030)\n\n(cherry picked from commit 0123456789abcdef)")
+    r.write("h.py", "1\n")
+    r.commit("fix: make ESM transpiled CommonJS play nice for TS folks, fix #1513 (#1518)")
     r.write("g.py", "1\n")
     r.commit("Version 0.47.1 (#2952)")
     _tag(r, "0.47.1", "2025-06-21T22:30:00-04:00")  # the 22nd in UTC
@@ -67,7 +71,7 @@ def verdicts(text: str, snap: Path) -> dict[str, str]:
 TRUE_SECTION = """\
 ## [0.47.1](https://github.com/o/r/compare/0.47.0...0.47.1) (June 21, 2025)
 
-Released 21st June, 2025. This release has 7 commits from 3 contributors, 2 new contributors.
+Released 21st June, 2025. This release has 8 commits from 3 contributors, 2 new contributors.
 
 ### Fixed
 
@@ -101,12 +105,14 @@ def test_a_true_section_has_no_unsupported_claim(snap: Path) -> None:
     ("## 0.47.12 (2025-06-21)", "## 0.47.1 (2025-06-21)", "the range's tags are 0.47, 0.47.1"),  # never cut
     ("## 0.47.1 (2025-06-25)", "## 0.47.1 (2025-06-22)", "git says"),
     ("Released Nov 28, 2024.", "Released Jun 22, 2025.", "git says"),
-    ("This release has 12 commits.", "This release has 8 commits.", "git says one of [7, 8] commits"),
+    ("This release has 12 commits.", "This release has 9 commits.", "git says one of [8, 9] commits"),
     ("Thanks to 4 new contributors.", "Thanks to 2 new contributors.", "git says 2 new contributors"),
     ("* Use `Self` in `TestClient.__enter__` (#2950).", "* Use `Self` in `TestClient.__enter__` (#2951).",
      "git says #2951"),
     ("* Allow async exception handlers to type-check https://github.com/o/r/pull/2952",
      "* Allow async exception handlers to type-check https://github.com/o/r/pull/2949", "git says #2949"),
+    ("* Make ESM transpiled CommonJS play nice for TS folks, fix #1514 (#1518)",
+     "* Make ESM transpiled CommonJS play nice for TS folks, fix #1513 (#1518)", "git says #1513"),
     ("Fixed in deadbee1.", "Fixed in {head}.", "no commit in 0.47.0..0.47.1 starts with deadbee1"),
 ])
 def test_a_planted_false_claim_is_flagged_and_its_true_twin_is_not(snap: Path, false: str, true: str,

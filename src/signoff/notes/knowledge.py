@@ -301,10 +301,12 @@ class Knowledge:
         own = self.own_commit(item_words)
         # An issue may be fixed by a pull request of another number: only a pull request reference
         # (or a bare `#N`) is contradicted by the number the item's own commit carries.
-        if claim.role != "issue" and own is not None and n not in own.refs and own.refs and not own.backport \
-                and not (item_refs & own.refs):
+        # The item's own commit contradicts `#N` when it carries a number the item does not name
+        # (an item may name an older pull request beside its own, which is no contradiction).
+        if claim.role != "issue" and own is not None and n not in own.refs and not own.backport \
+                and own.refs - item_refs:
             if not any(similarity(item_words, c.words) >= RELATED for c in carriers):
-                says = own.own or sorted(own.refs, key=int)[0]
+                says = own.own if own.own and own.own not in item_refs else sorted(own.refs - item_refs, key=int)[0]
                 return Verdict(claim, "unsupported", f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})")
         if carriers:
             return Verdict(claim, "supported")
