@@ -31,8 +31,12 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from signoff.notes.facts import FactsFile, build_facts
 from signoff.notes.grade import grade_text
+from signoff.notes.meaning import read_claims
+from signoff.notes.run import writer_task
 from signoff.notes.snapshot import take_snapshot
+from signoff.notes.writer import write_default
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,8 @@ def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
             line = lines[j]
             is_heading = (bool(_ANY_HEADING.match(line)) and not line.startswith("###")) or \
                 (bool(_RULE.match(nxt)) and bool(re.search(r"\d+\.\d+", line)))
-            if is_heading and re.search(r"\d+\.\d+|nreleased", line) and not re.search(re.escape(v) + r"\b", line):
+            if is_heading and re.search(r"\d+\.\d+|nreleased", line) and \
+                    not re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w.-])", line):
                 end = j
                 break
         out[v] = "\n".join(lines[start:end]).rstrip() + "\n"
@@ -163,6 +168,12 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
     return out
 
 
+def writer_lines(snapshot: Path, facts: Path) -> list[str]:
+    """The lines the writer drafts without a model for this range."""
+    build_facts(snapshot, facts)
+    return [s["text"] for s in write_default(writer_task(FactsFile(facts)))["sentences"]]
+
+
 class Truth:
     """What the planter needs to know of the range (read from git, not from the grader)."""
 
@@ -195,7 +206,9 @@ def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, di
         rels = releases(repo, p, 60)
         secs = sections(text, p.heading, [v for v, _, _ in rels])
         fig = figures.setdefault(p.split, {"true": 0, "false_alarms": 0, "planted": 0, "flagged": 0,
-                                           "twins": 0, "twin_alarms": 0, "sections": 0, "not_checkable": 0})
+                                           "twins": 0, "twin_alarms": 0, "sections": 0, "not_checkable": 0,
+                                           "writer_lines": 0, "writer_unsupported": 0, "their_prs": 0,
+                                           "their_prs_listed": 0})
         done = 0
         for v, tag, prev in rels:
             if v not in secs or done == per_project:
@@ -217,6 +230,18 @@ def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, di
                 if show:
                     for u in graded["not_checkable"]:
                         print(f"    not checkable {u['kind']} {u['token']!r}: {u['why']}")
+                written = writer_lines(snap, Path(tmp) / "f.json")
+                ours = grade_text("\n".join(f"- {t}" for t in written), "ours.md", snap)
+                theirs = {c.value for c in read_claims(secs[v]) if c.kind == "ref" and c.role != "issue"}
+                mentioned = {c.value for t in written for c in read_claims(t) if c.kind == "ref"}
+                for u in ours["unsupported"]:
+                    print(f"    WRITER UNSUPPORTED {u['token']!r}: {u['reason']} | {u['sentence'][:90]}")
+                fig["writer_lines"] += len(written)
+                fig["writer_unsupported"] += len(ours["unsupported"])
+                fig["their_prs"] += len(theirs)
+                fig["their_prs_listed"] += len(theirs & mentioned)
+                print(f"    writer: {len(written)} lines, {len(ours['unsupported'])} unsupported by the grader, "
+                      f"lists {len(theirs & mentioned)} of the maintainers' {len(theirs)} pull request references")
                 truth = Truth(repo, prev, tag, snap)
                 for kind, token, false_text, twin in plant(secs[v], truth, v):
                     bad = grade_text(false_text, p.path, snap)
@@ -251,6 +276,10 @@ def main() -> int:
               f"{figures['true']}; planted false claims flagged {figures['flagged']} of {figures['planted']}; "
               f"true twins with an alarm {figures['twin_alarms']} of {figures['twins']}; "
               f"not checkable {figures['not_checkable']}")
+        print(f"{which} writer (no model): {figures['writer_lines']} lines, "
+              f"{figures['writer_unsupported']} unsupported; "
+              f"lists {figures['their_prs_listed']} of the {figures['their_prs']} pull request references the "
+              f"maintainers wrote")
     return 0
 
 

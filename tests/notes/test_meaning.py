@@ -168,3 +168,27 @@ def test_verify_reads_versions_whole_and_references_from_bodies(snap: Path, tmp_
     assert results["S4"]["ok"], results["S4"]["errors"]
     assert [u["kind"] for u in results["S4"]["unchecked"]] == ["standard or platform version", "external ticket id"]
     assert [(e["code"], e["token"]) for e in results["S5"]["errors"]] == [("NUMBER_UNSUPPORTED", "78")]
+
+
+def test_only_a_number_the_commit_names_in_its_subject_contradicts(tmp_path: Path) -> None:
+    """pallets/click 777a89e232 names no pull request in its subject, only issues in its body: the
+    changelog's {pr}`3139` is not contradicted. encode/uvicorn 3aa1d010 "Remove WatchGod (#2536)"
+    has a two-word title: restated whole, it does contradict #2537."""
+    r = Repo(tmp_path / "repo")
+    r.write("a.py", "0")
+    r.commit("Initial import")
+    r.git("tag", "1.0.0")
+    r.write("a.py", "1")
+    r.commit("Add regular and stress tests for ``CliRunner`` stream lifecycle and ownership\n\n"
+             "Closes: #824, #3110\nReverts: #2991")
+    r.write("b.py", "1")
+    r.commit("Remove WatchGod (#2536)")
+    r.git("tag", "1.1.0")
+    take_snapshot(r.path, "1.0.0..1.1.0", tmp_path / "s.json")
+    click = "- Add regular and stress tests for `CliRunner` stream lifecycle and ownership. {pr}`3139`\n"
+    graded = grade_text(click, "CHANGES.md", tmp_path / "s.json")
+    assert graded["ok"] and [u["why"] for u in graded["not_checkable"]] == [
+        "reference no commit in the range carries"]
+    wrong = grade_text("- Remove WatchGod. (#2537)\n", "x.md", tmp_path / "s.json")
+    assert [u["reason"][:14] for u in wrong["unsupported"]] == ["git says #2536"]
+    assert grade_text("- Remove WatchGod. (#2536)\n", "x.md", tmp_path / "s.json")["ok"]

@@ -34,6 +34,8 @@ _STOP = frozenset("the and for with from that this when into when not are was ha
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 _CONVENTIONAL = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
+CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
+RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
 
 
 def version_of(name: str) -> str | None:
@@ -96,6 +98,7 @@ class Carrier:
     subject: str
     title: str  # the words the item is compared with: the subject, or a merge's pull request title
     refs: set[str]
+    named: set[str]  # the numbers in its subject (its own pull request's, an issue's): what it says it is
     own: str | None  # the pull request number the commit names as its own
     backport: bool
     words: set[str] = field(default_factory=set)
@@ -129,6 +132,7 @@ class Knowledge:
         before_n = set((authors_before or {}).get("names", []))
         merges = plain = 0
         head_days: set[str] = set()
+        everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         added = deleted = 0
         paths: set[str] = set()
         for c in commits:
@@ -143,6 +147,7 @@ class Knowledge:
             a = c["author"]
             email, name = a["email"].lower(), a["name"]
             bot = bool(BOTS.search(email) or BOTS.search(name))
+            everyone.add(a["email"])
             if not is_merge:
                 emails.add(email)
                 names.add(name)
@@ -173,9 +178,11 @@ class Knowledge:
             if t["commit"] in in_range or t["name"] in sides:
                 self.range_versions.add(v)
             if t["commit"] in in_range:
-                # A release is often published the day after its tag (a review, another timezone).
+                # A release is often dated a day before its tag (the release commit) or published the
+                # day after it (a review, another timezone).
                 for d in _dates(t["date"]):
-                    self.release_days |= {d, (date.fromisoformat(d) + timedelta(days=1)).isoformat()}
+                    day = date.fromisoformat(d)
+                    self.release_days |= {(day + timedelta(days=k)).isoformat() for k in RELEASE_WINDOW}
         for s in sides:
             v = version_of(s)
             if v is not None:
@@ -186,7 +193,7 @@ class Knowledge:
         self.counts: dict[str, set[int]] = {
             "commits": {plain + merges, plain},
             "pull_requests": {merges, len(pr_numbers), len(refs)},
-            "contributors": {len(emails), len(names), len(human_emails), len(human_names)},
+            "contributors": {len(emails), len(names), len(human_emails), len(human_names), len(everyone)},
             "new_contributors": {len(new_emails), len(new_names)},
             "files_changed": {len(paths)},
             "lines_added": {added},
@@ -205,8 +212,8 @@ class Knowledge:
         if subject.startswith("Merge pull request") and body:
             title = body.splitlines()[0]
         title = _CONVENTIONAL.sub("", title)
-        carrier = Carrier(c["hash"], subject, title, refs, own, bool(_BACKPORT.search(subject + "\n" + body)),
-                          words(title))
+        carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
+                          bool(_BACKPORT.search(subject + "\n" + body)), words(title))
         self.carriers.append(carrier)
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
@@ -221,6 +228,13 @@ class Knowledge:
         if len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs:
             return None
         return best[0][1]
+
+    @staticmethod
+    def _restates(item: set[str], title: set[str]) -> bool:
+        """Whether an item is clearly its commit's title restated: most of the title's words, at
+        least three of them, or every word of a two-word title ("Remove WatchGod")."""
+        shared = len(item & title)
+        return (shared >= 3 and shared >= CONTRADICTS * len(title)) or (shared == len(title) == 2)
 
     def check(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
         if not claim.checkable:
@@ -301,12 +315,13 @@ class Knowledge:
         own = self.own_commit(item_words)
         # An issue may be fixed by a pull request of another number: only a pull request reference
         # (or a bare `#N`) is contradicted by the number the item's own commit carries.
-        # The item's own commit contradicts `#N` when it carries a number the item does not name
-        # (an item may name an older pull request beside its own, which is no contradiction).
+        # The item's own commit contradicts `#N` when its subject names a number the item does not
+        # (an item may name an older pull request beside its own, which is no contradiction; the
+        # issues a body closes do not say which pull request the commit was).
         if claim.role != "issue" and own is not None and n not in own.refs and not own.backport \
-                and own.refs - item_refs:
+                and own.named - item_refs and self._restates(item_words, own.words):
             if not any(similarity(item_words, c.words) >= RELATED for c in carriers):
-                says = own.own if own.own and own.own not in item_refs else sorted(own.refs - item_refs, key=int)[0]
+                says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
                 return Verdict(claim, "unsupported", f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})")
         if carriers:
             return Verdict(claim, "supported")
