@@ -6,7 +6,8 @@ With `revise` (a list of `{"id", "text", "cites", "problems"}`), it returns exac
 listed one, in the same order, and the workflow replaces only those.
 
 Two scripts ship: `default` writes a changelog only from what its facts support (one line per
-user-facing change, grouped; `changes.py`); `demo` adds the kind of embellishment
+user-facing change, grouped; `changes.py`); `demo` takes the former summary sentences (totals,
+authors' shares, the newest commits) and adds the kind of embellishment
 a model adds (a causal quality claim, an invented timing) to its first draft, so the editor's
 rejection and the one revision round can be seen offline.
 """
@@ -17,9 +18,11 @@ from collections.abc import Callable
 from typing import Any
 
 from signoff.notes.changes import changelog_lines
+from signoff.notes.facts import round_half_up
 from signoff.notes.verify import Support, check_claims
 
 WriterScript = Callable[[dict[str, Any]], dict[str, Any]]
+MAX_COMMIT_SENTENCES = 6
 
 
 def _fmt(value: float) -> str:
@@ -83,13 +86,68 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
     return {"sentences": sentences}
 
 
+def write_summary(task: dict[str, Any]) -> dict[str, Any]:
+    """The former default, kept for the `demo` script: totals, the change in lines, the top three
+    authors' shares and the newest commits verbatim. Not a changelog: `write_default` is."""
+    facts: list[dict[str, Any]] = task["facts"]
+    if task.get("revise"):
+        by_id = {f["id"]: f for f in facts}
+        return {"sentences": [{"cites": s["cites"],
+                               "text": compose([by_id[i] for i in s["cites"] if i in by_id])}
+                              for s in task["revise"]]}
+    counts = {(f["metric"], f["scope"]): f for f in facts if f["kind"] == "count"}
+    derived = [f for f in facts if f["kind"] == "derived"]
+    sentences: list[dict[str, Any]] = []
+
+    def add(text: str, cited: list[dict[str, Any]]) -> None:
+        sentences.append({"text": text, "cites": [f["id"] for f in cited]})
+
+    commits, people = counts.get(("commits", "range")), counts.get(("contributors", "range"))
+    if commits is None or people is None:
+        return {"sentences": []}
+    add(f"This release brings {_plural(commits['value'], 'commit')} from {_plural(people['value'], 'contributor')}.",
+        [commits, people])
+    files = counts.get(("files_changed", "range"))
+    added, deleted = counts.get(("lines_added", "range")), counts.get(("lines_deleted", "range"))
+    if files and added and deleted and files["value"]:
+        add(f"The changes touch {_plural(files['value'], 'file')}, adding {_plural(added['value'], 'line')} and "
+            f"deleting {deleted['value']}.", [files, added, deleted])
+    of = {tuple(f["of"]): f for f in derived}
+    if added and deleted:
+        pct = of.get((deleted["id"], added["id"]))
+        if pct is not None and pct["op"] == "pct_change" and pct["value"] != 0:
+            more = "more" if pct["value"] > 0 else "fewer"
+            add(f"That is {_fmt(round_half_up(abs(pct['value']), 1))}% {more} lines added than deleted.",
+                [pct, added, deleted])
+    authors = sorted((f for (m, scope), f in counts.items() if m == "commits" and scope != "range"),
+                     key=lambda f: (-f["value"], f["scope"]))
+    for a in authors[:3]:
+        share = of.get((a["id"], commits["id"]))
+        name = a.get("author") or a["scope"][7:]
+        if share is not None:
+            pct_text = _fmt(round_half_up(share["value"] * 100, 1))
+            add(f"{name} wrote {a['value']} of the {commits['value']} commits ({pct_text}%).", [a, commits, share])
+    shown = 0
+    for f in facts:
+        if f["kind"] != "commit" or shown >= MAX_COMMIT_SENTENCES:
+            continue
+        text = _commit_text(f)
+        if _supported(text, [f]):
+            add(text, [f])
+            shown += 1
+    return {"sentences": sentences}
+
+
+
 def write_demo(task: dict[str, Any]) -> dict[str, Any]:
-    out = write_default(task)
+    out = write_summary(task)
     if task.get("revise"):
         return out
     sentences = out["sentences"]
-    for s in sentences[1:2]:
-        s["text"] = s["text"].rstrip(".") + ", which improved correctness and runs in under 2 seconds."
+    for s in sentences:
+        if s["text"].startswith("Commit "):
+            s["text"] = s["text"].rstrip(".") + ", which improved correctness and runs in under 2 seconds."
+            break
     return out
 
 
