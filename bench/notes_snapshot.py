@@ -1,5 +1,6 @@
-"""Benchmark: snapshot + facts of a generated 20,000-commit repository against `git log --numstat`
-alone, measured in the same run (goal: at most 1.3x on a quiet machine, 1.5x under load), and verifier
+"""Benchmark: snapshot + facts of a generated 20,000-commit repository (with merge commits, bodies
+and annotated tags, all of which the snapshot reads) against `git log --numstat` alone, measured in
+the same run (goal: at most 1.3x on a quiet machine, 1.5x under load), and verifier
 throughput in sentences/second.
 
     python bench/notes_snapshot.py [--commits 20000] [--runs 3] [--keep DIR]
@@ -25,10 +26,14 @@ from signoff.notes.facts import FactsFile, snapshot_and_facts
 from signoff.notes.verify import Verifier
 from signoff.notes.writer import write_default
 
+MERGE_EVERY, TAG_EVERY, MERGE_MARKS = 50, 1000, 10_000_000
+
 
 def generate(repo: Path, commits: int, seed: int = 7) -> None:
-    """A linear history built with git fast-import: each commit edits one to three of 400 text
-    files (a few lines each), sometimes adds a binary blob, renames or deletes a file."""
+    """A history built with git fast-import: each commit edits one to three of 400 text files (a
+    few lines each) and has a body, sometimes adds a binary blob, renames or deletes a file; every
+    50th is followed by a merge commit naming a pull request, and every 1,000th is tagged
+    (annotated), so the snapshot reads merges, bodies and tags as it does on a real project."""
     rng = random.Random(seed)
     repo.mkdir(parents=True, exist_ok=True)
     git.run(repo, "init", "-q", "-b", "main")
@@ -37,6 +42,7 @@ def generate(repo: Path, commits: int, seed: int = 7) -> None:
     people = [(f"Dev {i}", f"dev{i}@example.org") for i in range(12)]
     stream = []
     when = 1_700_000_000
+    prev = 0
     for n in range(1, commits + 1):
         who = people[rng.randrange(len(people))]
         when += rng.randrange(60, 3600)
@@ -60,12 +66,25 @@ def generate(repo: Path, commits: int, seed: int = 7) -> None:
             ops.append(f"R {old} {new}\n".encode())
             files[new] = files.pop(old)
             names[names.index(old)] = new
-        message = f"Change {n}: edit {len(ops)} files\n".encode()
+        message = f"Change {n}: edit {len(ops)} files (#{n})\n\nWhy: body text for change {n}.\n".encode()
         head = (f"commit refs/heads/main\nmark :{n}\nauthor {who[0]} <{who[1]}> {when} +0000\n"
                 f"committer {who[0]} <{who[1]}> {when} +0000\ndata {len(message)}\n").encode() + message
         if n > 1:
-            head += f"from :{n - 1}\n".encode()
+            head += f"from :{prev}\n".encode()
         stream.append(head + b"".join(ops) + b"\n")
+        prev = n
+        if n % MERGE_EVERY == 0:
+            # A merge commit naming a pull request, as a merged branch leaves it (no diff of its own).
+            mark = MERGE_MARKS + n
+            text = f"Merge pull request #{n} from dev/topic-{n}\n\nChange {n} as a pull request\n".encode()
+            stream.append((f"commit refs/heads/main\nmark :{mark}\nauthor {who[0]} <{who[1]}> {when} +0000\n"
+                           f"committer {who[0]} <{who[1]}> {when} +0000\ndata {len(text)}\n").encode() + text
+                          + f"from :{n}\nmerge :{n - 1}\n\n".encode())
+            prev = mark
+        if n % TAG_EVERY == 0:
+            text = f"Release 1.{n // TAG_EVERY}.0\n".encode()
+            stream.append((f"tag 1.{n // TAG_EVERY}.0\nfrom :{prev}\ntagger {who[0]} <{who[1]}> {when} +0000\n"
+                           f"data {len(text)}\n").encode() + text + b"\n")
     git.run(repo, "fast-import", "--quiet", input_=b"".join(stream), timeout=3600)
     git.run(repo, "reset", "-q", "--hard", "main", timeout=3600)
 
@@ -98,8 +117,9 @@ def main() -> int:
             print(f"generated {args.commits} commits in {t:.1f} s")
 
         def baseline() -> None:
-            # Plain `git log` on purpose: it is what the snapshot is measured against.
-            subprocess.run(["git", "-C", str(repo), "log", "--numstat", "--no-merges", "HEAD"],
+            # Plain `git log` on purpose: it is what the snapshot is measured against (merges
+            # included, as the snapshot reads them; the snapshot also reads the tags and bodies).
+            subprocess.run(["git", "-C", str(repo), "log", "--numstat", "HEAD"],
                            stdout=subprocess.DEVNULL, check=True)
 
         def ours() -> None:

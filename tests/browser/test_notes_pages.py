@@ -137,7 +137,8 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     assert "- This release brings 4 commits from 3 contributors. [F8][F12]" in preview
     assert "- The changes touch 3 files. [F9][F10][F11]" in preview and "## Facts" in preview
     assert page.locator("#grade-ours").inner_text().endswith("(100.0%)")
-    assert page.locator("#grade-baseline").inner_text() == "3/4 (75.0%)"
+    # 4 commits and 3 contributors supported, "6 commits" not (git says 4); 35% and 2 seconds not checkable
+    assert page.locator("#grade-baseline").inner_text() == "2/3 (66.7%)"
     assert page.get_by_role("button", name="Ship").count() == 0
     tab.screenshot("notes-shipped")
     assert axe_violations(page) == [] and overflow(page) == 0

@@ -22,7 +22,7 @@ def test_step_by_step_commands(home: Path, history: Repo, capsys: pytest.Capture
     code, out, err = run(capsys, "notes", "snapshot", "--repo", str(history.path), "--range", "v0.1.0..v0.2.0",
                          "-o", "s.json")
     assert code == 0, err
-    assert "8 commits" in out
+    assert "9 commits" in out  # the eight commits and the merge: merges are read by default
     code, out, _ = run(capsys, "notes", "facts", "s.json", "-o", "f.json")
     assert code == 0 and "facts f.json" in out
     code, out, _ = run(capsys, "notes", "draft", "--facts", "f.json", "-o", "d.json")
@@ -33,17 +33,17 @@ def test_step_by_step_commands(home: Path, history: Repo, capsys: pytest.Capture
     assert code == 0 and verdict["ok"] and verdict["schema"] == "signoff/verdict@1"
 
     draft = json.loads(Path("d.json").read_text())
-    draft["sentences"][0]["text"] = draft["sentences"][0]["text"].replace("8 commits", "9 commits")
+    draft["sentences"][0]["text"] = draft["sentences"][0]["text"].replace("9 commits", "7 commits")
     Path("d.json").write_text(json.dumps(draft))
     code, out, _ = run(capsys, "notes", "verify", "--snapshot", "s.json", "--facts", "f.json", "--draft", "d.json",
                        "--json")
     verdict = json.loads(out)
     assert code == 1 and not verdict["ok"]
     errors = verdict["sentences"][0]["errors"]
-    assert errors[0]["code"] == "NUMBER_UNSUPPORTED" and errors[0]["token"] == "9"
-    assert errors[0]["position"] == draft["sentences"][0]["text"].index("9 commits")
+    assert errors[0]["code"] == "NUMBER_UNSUPPORTED" and errors[0]["token"] == "7"
+    assert errors[0]["position"] == draft["sentences"][0]["text"].index("7 commits")
     code, out, _ = run(capsys, "notes", "verify", "--snapshot", "s.json", "--facts", "f.json", "--draft", "d.json")
-    assert code == 1 and "NUMBER_UNSUPPORTED '9'" in out
+    assert code == 1 and "NUMBER_UNSUPPORTED '7'" in out
 
 
 def test_run_review_decide_render_grade(home: Path, history: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -86,9 +86,12 @@ def test_run_review_decide_render_grade(home: Path, history: Repo, capsys: pytes
     code, out, _ = run(capsys, "notes", "grade", "baseline.md", "--snapshot", "r/snapshot.json", "--json")
     graded = json.loads(out)
     assert code == 1
-    assert graded["claims"] == {"total": 4, "supported": 2, "pct": 50.0}
+    # "35% faster" is a measurement git cannot check: reported as not checkable, never unsupported
+    assert graded["claims"] == {"total": 3, "supported": 2, "pct": 66.7, "not_checkable": 1}
     assert graded["sentences"] == {"checkable": 2, "supported": 1, "pct": 50.0}
-    assert {u["token"] for u in graded["unsupported"]} == {"35%", "abcdef1234"}
+    assert [(u["token"], u["reason"]) for u in graded["unsupported"]] == [
+        ("abcdef1234", "no commit in HEAD starts with abcdef1234")]
+    assert [(u["token"], u["why"]) for u in graded["not_checkable"]] == [("35%", "measurement")]
     code, out, _ = run(capsys, "notes", "status", "r", "--json")
     assert code == 0 and json.loads(out)["shipped"]
 
@@ -118,7 +121,7 @@ def test_demo_notes(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0, err
     summary = json.loads(out)
     assert summary["ok"] and not summary["baseline"]["ok"] and summary["ours"]["ok"]
-    assert {u["token"] for u in summary["baseline"]["unsupported"]} == {"35%"}
+    assert {u["token"] for u in summary["baseline"]["unsupported"]} == {"6 commits"}
     assert summary["rejected_in_review"]
     # Every demo leaves a signed checkpoint of the head it wrote: verify passes with nothing unsigned.
     code, out, err = run(capsys, "ledger", "verify", "--require-signed", "--json")

@@ -146,7 +146,7 @@ def test_preview_renders_the_approved_sentences_before_ship(ledger: Ledger, run:
     assert all(s.text not in text for s in state.sentences if s.id != "S1")
     graded = grade_text(text, "preview.md", run / "snapshot.json")
     assert graded["ok"] and graded["file"] == "preview.md"
-    assert grade_text("We made it 77% faster in 9 commits.", "one-shot.md", run / "snapshot.json")["ok"] is False
+    assert grade_text("We made it 77% faster in 19 commits.", "one-shot.md", run / "snapshot.json")["ok"] is False
 
 
 def test_render_refuses_before_ship(ledger: Ledger, run: Path) -> None:

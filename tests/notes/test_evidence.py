@@ -76,3 +76,24 @@ def test_predicate_check_replays_the_run(shipped: tuple[Path, Settings]) -> None
     forged["predicate"]["verdict_ok"] = False
     with pytest.raises(IntegrityError, match="passing verification"):
         check(forged, run)
+
+
+def test_evidence_of_a_range_between_two_hashes_verifies(history: Repo, tmp_path: Path) -> None:
+    """Issue 39: the rendered heading names the range `hash..hash`; the grade supports both hashes
+    (the base is not in the range but is the range's own name), so the signed grade passes."""
+    settings = Settings.load(home=str(tmp_path / "home"))
+    base = history.git("rev-parse", "v0.1.0").strip()
+    tip = history.git("rev-parse", "v0.2.0").strip()
+    run = tmp_path / "run"
+    start_run(history.path, f"{base}..{tip}", run, settings)
+    ledger = Ledger.open(settings)
+    decide(ledger, run, "approve all", "alice")
+    decide(ledger, run, "ship", "alice")
+    ledger.close()
+    text, path = _publish(run, settings)
+    assert f"# Release notes: {base}..{tip}" in text
+    report = verify_file(path, KeyStore(settings.keys_dir).trusted())
+    assert report.ok and any("re-verified" in n for n in report.notes), report.problem
+    st = report.statement
+    assert st is not None and st["predicate"]["grade"]["claims"]["supported"] == \
+        st["predicate"]["grade"]["claims"]["total"]

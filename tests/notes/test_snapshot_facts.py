@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -119,15 +120,16 @@ def test_snapshot_records_renames_binary_empty_merges_and_unicode(history: Repo,
     assert {f["path"] for f in commits["Add docs with non-ASCII names"]["files"]} == {"docs/naïve café.md",
                                                                                        "docs/日本語.txt"}
     assert commits["Add docs with non-ASCII names"]["author"]["name"] == "Bob Ü"
-    assert "Merge branch 'feature'" not in commits
-    assert all(len(c["hash"]) == 40 and len(c["parents"]) <= 1 for c in commits.values())
+    assert len(commits["Merge branch 'feature'"]["parents"]) == 2  # merges are read by default
+    assert commits["Merge branch 'feature'"]["files"] == []
+    assert all(len(c["hash"]) == 40 for c in commits.values())
     assert commits["Initial import of app and readme"]["parents"] == []
 
 
-def test_merges_included_when_asked(history: Repo, tmp_path: Path) -> None:
-    take_snapshot(history.path, None, tmp_path / "s.json", merges=True)
-    merge = [c for c in Snapshot(tmp_path / "s.json").commits() if len(c["parents"]) == 2]
-    assert len(merge) == 1 and merge[0]["files"] == []
+def test_merges_left_out_when_asked(history: Repo, tmp_path: Path) -> None:
+    take_snapshot(history.path, None, tmp_path / "s.json", merges=False)
+    commits = list(Snapshot(tmp_path / "s.json").commits())
+    assert commits and all(len(c["parents"]) <= 1 for c in commits)
 
 
 def test_snapshot_streams_one_commit_per_line(built: tuple[Path, Path]) -> None:
@@ -218,3 +220,36 @@ def test_tokens_decode_as_token_by_token_across_any_chunk_boundary(chunk: int, m
     got = list(snapshot._tokens(io.BytesIO(b"\0".join(raw))))
     assert got == [t.decode("utf-8", "backslashreplace") for t in raw]
     assert "bad \\xff\\xfe here" in got and "cut \\xe2\\x82" in got
+
+
+def test_tags_and_their_dates_are_part_of_the_snapshot(tmp_path: Path) -> None:
+    """An annotated tag is dated by its tagger, a lightweight one by its commit; the authors before
+    an A..B range are kept so new contributors can be counted."""
+    r = Repo(tmp_path / "repo")
+    r.write("a.txt", "1\n")
+    first = r.commit("First")
+    r.git("tag", "v1.0.0")  # lightweight: the commit's date
+    r.write("a.txt", "2\n")
+    second = r.commit("Second", author=("New Person", "new@example.org"))
+    env = {"GIT_COMMITTER_DATE": "2030-01-02T03:04:05+02:00"}
+    subprocess.run(["git", "-C", str(r.path), "tag", "-a", "v1.1.0", "-m", "release"], check=True,
+                   env={**os.environ, **env, "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.org",
+                        "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+    take_snapshot(r.path, "v1.0.0..v1.1.0", tmp_path / "s.json")
+    snap = Snapshot(tmp_path / "s.json")
+    commits = {c["hash"]: c for c in snap.commits()}
+    tags = {t["name"]: t for t in snap.tags}
+    assert tags["v1.0.0"]["commit"] == first and tags["v1.1.0"]["commit"] == second
+    assert tags["v1.1.0"]["date"] == "2030-01-02T03:04:05+02:00"  # the tagger's date, not the commit's
+    assert first not in commits and commits[second]["author"]["email"] == "new@example.org"
+    assert snap.authors_before == {"emails": ["ada@example.org"], "names": ["Ada Lovelace"]}
+    assert r.git("log", "-1", "--format=%cI", first).strip() == tags["v1.0.0"]["date"]
+
+
+def test_a_snapshot_with_a_malformed_tag_list_is_refused(built: tuple[Path, Path], tmp_path: Path) -> None:
+    doc = json.loads(built[0].read_text(encoding="utf-8"))
+    doc["tags"] = [{"name": "v1", "commit": 3}]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(UsageError, match="tags"):
+        Snapshot(bad)

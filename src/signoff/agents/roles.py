@@ -204,6 +204,7 @@ _SENTENCE = {
     "properties": {
         "text": _text(1_000, 1),
         "cites": {"type": "array", "minItems": 1, "maxItems": 20, "items": _text(200, 1)},
+        "group": _text(80),  # the heading the sentence is listed under ("Bug fixes"), optional
     },
 }
 

@@ -49,13 +49,16 @@ def _print_sentences(rows: list[dict[str, Any]]) -> None:
             pos = "" if e.get("position") is None else f" at {e['position']}"
             console.print(f"           {e['code']} {e['token']!r}{pos}: {e.get('detail') or e.get('reason')}",
                           highlight=False, markup=False)
+        for u in r.get("unchecked", []):
+            console.print(f"           not checkable {u['token']!r}: {u['kind']}", highlight=False, markup=False)
 
 
 @app.command("snapshot")
 def snapshot_cmd(
     repo: Annotated[Path, typer.Option("--repo", help="Git work tree.")] = Path("."),
     rev_range: Annotated[str | None, typer.Option("--range", help="A..B, or one revision (default HEAD).")] = None,
-    merges: Annotated[bool, typer.Option("--merges", help="Include merge commits (no file changes).")] = False,
+    merges: Annotated[bool, typer.Option("--merges/--no-merges",
+                                                 help="Read merge commits (no file changes; default).")] = True,
     out: Annotated[Path, typer.Option("-o", "--out", help="Snapshot file to write.")] = Path("snapshot.json"),
 ) -> None:
     """Read commits and their file changes from git, streaming, into a snapshot file."""
@@ -223,8 +226,9 @@ def grade_cmd(
     snapshot: Annotated[Path, typer.Option("--snapshot", help="Snapshot file.")],
     as_json: JsonOpt = False,
 ) -> None:
-    """Count checkable claims and sentences in any Markdown and how many the snapshot supports.
-    Exit 1 when any claim is unsupported."""
+    """Read the claims of any changelog by meaning and check each against git: supported,
+    unsupported (with what git says) or not checkable (with its kind). Exit 1 when any claim is
+    unsupported."""
     from signoff.notes.grade import grade
 
     result = grade(file, snapshot)
@@ -233,11 +237,16 @@ def grade_cmd(
     else:
         c, s = result["claims"], result["sentences"]
         console.print(f"{file}: {c['supported']}/{c['total']} claims supported ({c['pct']}%), "
-                      f"{s['supported']}/{s['checkable']} checkable sentences supported ({s['pct']}%)",
-                      highlight=False)
+                      f"{s['supported']}/{s['checkable']} checkable sentences supported ({s['pct']}%), "
+                      f"{c['not_checkable']} not checkable", highlight=False)
         for u in result["unsupported"]:
-            console.print(f"  [red]unsupported[/] {u['kind']} {u['token']!r} in: {u['sentence']}",
-                          highlight=False)
+            console.print(f"  unsupported: {u['kind']} {u['token']!r} ({u['reason']}) in: {u['sentence']}",
+                          highlight=False, markup=False)
+        kinds: dict[str, int] = {}
+        for u in result["not_checkable"]:
+            kinds[u["why"]] = kinds.get(u["why"], 0) + 1
+        for why, n in sorted(kinds.items()):
+            console.print(f"  not checkable: {n} x {why}", highlight=False)
     raise typer.Exit(0 if result["ok"] else 1)
 
 
@@ -246,7 +255,7 @@ def run_cmd(
     repo: Annotated[Path, typer.Option("--repo", help="Git work tree.")] = Path("."),
     rev_range: Annotated[str | None, typer.Option("--range", help="A..B, or one revision (default HEAD).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Run folder to create.")] = Path("notes-run"),
-    merges: Annotated[bool, typer.Option("--merges", help="Include merge commits.")] = False,
+    merges: Annotated[bool, typer.Option("--merges/--no-merges", help="Read merge commits (default).")] = True,
     writer: WriterOpt = "writer",
     script: ScriptOpt = "default",
     as_json: JsonOpt = False,

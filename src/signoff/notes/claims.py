@@ -136,10 +136,14 @@ def _cardinal(key: str) -> Decimal:
     return Decimal(sum(_TENS.get(p, _UNITS.get(p, 0)) for p in parts))
 
 
+_DOTTED_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}\S*")
+
+
 def numbers_in(text: str) -> set[Decimal]:
-    """Numbers a cited subject or path supports: digit tokens and spelled-out cardinals."""
+    """Numbers a cited subject or path supports: digit tokens and spelled-out cardinals. A dotted
+    version (`0.28.2`) is one version, not the numbers 0.28 and 2."""
     out: set[Decimal] = set()
-    for c in extract(text):
+    for c in extract(_DOTTED_VERSION.sub(" ", text)):
         if c.value is not None and c.kind in ("number", "percent", "word"):
             out.add(c.value)
     return out

@@ -31,7 +31,10 @@ def check_sentences(sentences: Any, path: Path | str, what: str = "draft") -> li
         if s["id"] in seen:
             raise UsageError(f"{what} {path}: sentence id {s['id']} appears twice", "give every sentence its own id")
         seen.add(s["id"])
-        out.append({"id": s["id"], "text": s["text"], "facts": list(s["facts"])})
+        group = s.get("group")
+        need(group is None or (isinstance(group, str) and 0 < len(group) <= 80 and "\n" not in group),
+             f"{where}.group", "a one-line heading of at most 80 characters", what, path)
+        out.append({"id": s["id"], "text": s["text"], "facts": list(s["facts"]), **({"group": group} if group else {})})
     return out
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.digests import sha256_bytes, sha256_file
-from signoff.kernel.errors import IntegrityError, SignoffError
+from signoff.kernel.errors import IntegrityError, RefusedError, SignoffError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger
 from signoff.notes.decisions import blockers, decisions, export_decisions, exported_state, state_of, text_digest
@@ -42,6 +42,11 @@ def publish(ledger: Ledger, folder: Path, settings: Settings, commit_url: str | 
     for _ in snap.commits():
         pass
     graded = grade(final, folder / SNAPSHOT_FILE)
+    if not graded["ok"]:
+        # Never sign a grade that `check` would reject: say what git contradicts instead.
+        said = "; ".join(f"{u['token']!r}: {u['reason']}" for u in graded["unsupported"][:3])
+        raise RefusedError(f"the rendered notes do not grade against the snapshot ({said})",
+                           "edit the sentences git contradicts, then ship and render again")
     review = load_review(folder)
     approvals: dict[str, str] = {}
     for d in recorded:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -132,10 +133,58 @@ class Aggregate:
         return {"path": path, "added": p.added, "deleted": p.deleted, "binary": p.binary, "commits": p.commits}
 
 
+_DOCS = ("docs/", "doc/", "documentation/", "website/", "site/")
+_TESTS = ("tests/", "test/", "testing/", "__tests__/", "spec/", "benchmarks/", "bench/")
+_CI = (".github/", ".circleci/", ".gitlab", ".azure", "ci/", ".ci/", ".travis.yml", ".pre-commit-config.yaml",
+       "tox.ini", "noxfile.py", ".readthedocs.yaml", ".readthedocs.yml", ".gitignore", ".editorconfig",
+       ".git-blame-ignore-revs", "codecov.yml", ".coveragerc", "renovate.json", ".husky/")
+_DEPS = ("requirements", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "uv.lock", "pdm.lock",
+         "Pipfile.lock", "Cargo.lock", "go.sum", "constraints")
+_MERGE_PR = re.compile(r"^Merge pull request #(\d+)")
+_OWN_NUMBER = re.compile(r"\(#(\d+)\)\s*$")
+_BREAKING = re.compile(r"^BREAKING[ -]CHANGE:", re.MULTILINE)
+
+
+@lru_cache(maxsize=65536)
+def area_of(path: str) -> str:
+    """What a file is: `docs`, `tests`, `ci`, `deps` or `code` (cached: a history touches the same
+    paths again and again)."""
+    low = path.lower()
+    name = low.rsplit("/", 1)[-1]
+    if low.startswith(_DOCS) or ("/" not in low and low.endswith((".md", ".rst", ".txt"))
+                                 and not name.startswith("requirements")):
+        return "docs"
+    if low.startswith(_TESTS) or "/tests/" in low or name.startswith("test_") or ".test." in name \
+            or ".spec." in name:
+        return "tests"
+    if low.startswith(_CI):
+        return "ci"
+    if name.startswith(_DEPS):
+        return "deps"
+    return "code"
+
+
+def areas(files: list[dict[str, Any]]) -> list[str]:
+    """The areas a commit's files touch, sorted, each once."""
+    if len(files) < 2:
+        return [area_of(f["path"]) for f in files]
+    return sorted({area_of(f["path"]) for f in files})
+
+
 def commit_fact(commit: dict[str, Any]) -> dict[str, Any]:
+    """A commit as a fact: its identity, and what a writer needs to list it: whether it is a merge,
+    the pull request it names as its own (`pr`: `(#N)` at the end of a squash subject, or a merge's
+    `Merge pull request #N`), the title to list (a merged pull request's title is the first line of
+    the merge's body), a `BREAKING CHANGE:` trailer, and the areas its files touch."""
     a = commit["author"]
-    return {"kind": "commit", "hash": commit["hash"], "subject": commit["subject"], "author": a["name"],
-            "email": a["email"], "date": a["date"]}
+    subject, body = commit["subject"], commit["body"]
+    merge = len(commit["parents"]) > 1
+    m = _MERGE_PR.match(subject) or _OWN_NUMBER.search(subject)
+    title = body.split("\n", 1)[0].strip() if merge and m and body.strip() else subject
+    return {"kind": "commit", "hash": commit["hash"], "subject": subject, "author": a["name"],
+            "email": a["email"], "date": a["date"], "merge": merge, "pr": m.group(1) if m else None,
+            "title": title, "breaking": "BREAKING" in body and bool(_BREAKING.search(body)),
+            "areas": areas(commit["files"])}
 
 
 @dataclass
@@ -202,14 +251,14 @@ def build_facts(snapshot_path: Path, out: Path) -> FactsSummary:
 
 
 def snapshot_and_facts(repo: Path, rev_range: str | None, snapshot_out: Path, facts_out: Path,
-                       merges: bool = False, progress: Progress = silent) -> tuple[SnapshotSummary, FactsSummary]:
+                       merges: bool = True, progress: Progress = silent) -> tuple[SnapshotSummary, FactsSummary]:
     """`take_snapshot` followed by `build_facts`, in one pass: each commit git prints is written to
     the snapshot and counted into the facts at once, so the snapshot is not read back and parsed a
     second time. The two files are byte for byte those of the two steps; neither is left behind if
     either fails."""
     rng, head = check_range(repo, rev_range)
     agg = Aggregate()
-    with snapshot_writer(snapshot_out, rng, head, merges) as snap, \
+    with snapshot_writer(snapshot_out, rng, head, merges, repo) as snap, \
             StreamWriter(facts_out, {"schema": FACTS, "range": rng}, "facts") as facts:
 
         def written() -> Iterator[dict[str, Any]]:

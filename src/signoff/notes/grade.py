@@ -1,11 +1,13 @@
-"""Grade any Markdown (ours, or a baseline written by hand or by a model) against a snapshot.
+"""Grade any changelog (ours, a maintainer's, or one written by a model) against a snapshot.
 
-The grader has no citations to go on, so it checks every claim against every fact of the snapshot:
-a hash must prefix some commit; a number must equal some count or derived value, or appear in some
-commit subject, path, author name or the range; a percentage must equal some derived fact; commit
-dates are not claims. A sentence is checkable when it holds at least one claim, and supported when
-all of its claims are. `[F1]` tags and the facts appendix labels are stripped first, so our notes and
-a baseline are graded the same way.
+The grader has no citations to go on, so it reads each claim by meaning (`meaning.py`) and checks it
+against what git knows of the range (`knowledge.py`): a count against the count it names, a version
+against the range's tags, a release date against the tags' and commits' dates, a pull request or
+issue reference by which commit carries it, a hash against the commits. Each claim is supported,
+unsupported (with git's word), or not checkable (with its kind). A unit (heading, list item,
+paragraph) is checkable when it holds at least one checkable claim, and supported when all of them
+are. `[F1]` tags and the facts appendix labels are stripped first, so our notes and a baseline are
+graded the same way.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.notes.claims import extract, numbers_in
+from signoff.notes.claims import numbers_in
 from signoff.notes.documents import GRADE
 from signoff.notes.facts import Aggregate, generate_facts
+from signoff.notes.knowledge import Knowledge
+from signoff.notes.meaning import read_claims
 from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Support
 
@@ -72,29 +76,98 @@ def grade(markdown_path: Path, snapshot_path: Path) -> dict[str, Any]:
 
 def grade_text(markdown: str, name: str, snapshot_path: Path) -> dict[str, Any]:
     """`grade` of Markdown already in hand (a preview that is not a file yet)."""
-    support = snapshot_support(snapshot_path)
+    knowledge = snapshot_knowledge(snapshot_path)
     total = supported = checkable = good = 0
     unsupported: list[dict[str, Any]] = []
-    for sentence in sentences_of(markdown):
-        claims = extract(sentence, support.dates)
-        if not claims:
-            continue
-        checkable += 1
-        ok_all = True
-        for c in claims:
-            total += 1
-            if support.claim_ok(c):
-                supported += 1
-            else:
-                ok_all = False
-                unsupported.append({"sentence": sentence, "kind": c.kind, "token": c.token})
-        good += ok_all
+    unchecked: list[dict[str, Any]] = []
+    for text, heading in units_of(markdown):
+        # Claims are read per sentence, each in the context of its whole unit (the item's own
+        # commit is found from all of it, and the item's other references count).
+        plain = plain_text(text)
+        sentences = [(s, read_claims(s, release=heading)) for s in _SPLIT.split(text) if s.strip()]
+        refs = {c.value for _, cs in sentences for c in cs if c.kind == "ref"}
+        for sentence, claims in sentences:
+            shown = plain_text(sentence)
+            ok_all, any_checked = True, False
+            for c in claims:
+                v = knowledge.check(c, plain, refs)
+                if v.status == "not_checkable":
+                    unchecked.append({"sentence": shown, "kind": c.kind, "token": c.token, "why": v.reason})
+                    continue
+                any_checked = True
+                total += 1
+                if v.status == "supported":
+                    supported += 1
+                else:
+                    ok_all = False
+                    unsupported.append({"sentence": shown, "kind": c.kind, "token": c.token, "reason": v.reason})
+            checkable += any_checked
+            good += any_checked and ok_all
     return {
         "schema": GRADE, "file": name, "ok": not unsupported,
-        "claims": {"total": total, "supported": supported, "pct": _pct(supported, total)},
+        "claims": {"total": total, "supported": supported, "pct": _pct(supported, total),
+                   "not_checkable": len(unchecked)},
         "sentences": {"checkable": checkable, "supported": good, "pct": _pct(good, checkable)},
-        "unsupported": unsupported,
+        "unsupported": unsupported, "not_checkable": unchecked,
     }
+
+
+def snapshot_knowledge(snapshot_path: Path) -> Knowledge:
+    snap = Snapshot(snapshot_path)
+    return Knowledge(snap.range, snap.head, snap.tags, snap.commits(), snap.authors_before)
+
+
+# Citation tags and the facts appendix's anchors; other angle brackets may be link targets.
+_UNIT_TAGS = re.compile(r"\[F[0-9]+\]|</?a\b[^>]*>|\bF[0-9]+\b")
+_RST_RULE = re.compile(r"^\s*([=\-~^*+#\"'`.:_])\1{2,}\s*$")
+_ITEM = re.compile(r"^\s{0,8}(?:[-*+]|\d+[.)])\s+")
+_LINK_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+")
+
+
+def units_of(markdown: str) -> list[tuple[str, bool]]:
+    """The units of a changelog (Markdown or reStructuredText) a claim is read in: headings (True:
+    their versions and dates name the release), link definitions (True), list items with their
+    continuation lines, and paragraphs. Fenced code and rules are left out; `[F1]` tags are removed."""
+    lines = _FENCE.sub("", markdown).splitlines()
+    units: list[tuple[str, bool]] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            units.append((" ".join(x.strip() for x in current), False))
+            current.clear()
+
+    for i, raw in enumerate(lines):
+        line = _UNIT_TAGS.sub("", raw)
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if not line.strip() or _RST_RULE.match(line) or re.match(r"^\s*(?:[-*_]\s*){3,}$", line):
+            flush()
+            continue
+        if line.lstrip().startswith("#") and re.match(r"^\s{0,3}#{1,6}\s", line):
+            flush()
+            units.append((re.sub(r"^\s*#+\s*", "", line).strip(), True))
+            continue
+        if _RST_RULE.match(nxt) and not _ITEM.match(line):
+            flush()
+            units.append((line.strip(), True))
+            continue
+        if _LINK_DEF.match(line):
+            flush()
+            units.append((line.strip(), True))
+            continue
+        if _ITEM.match(line):
+            flush()
+            current.append(_ITEM.sub("", line))
+            continue
+        current.append(line)
+    flush()
+    return units
+
+
+def plain_text(unit: str) -> str:
+    """A unit as it reads: link text kept, link targets, markup and citation tags removed."""
+    clean = _TAGS.sub("", _LINK.sub(r"\1", unit)).replace("`", "").replace("**", "").replace("__", "")
+    return " ".join(clean.split())
 
 
 def _pct(a: int, b: int) -> float:

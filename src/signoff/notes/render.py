@@ -1,5 +1,6 @@
-"""Render a shipped run as Markdown: each kept sentence with `[F1][F2]` appended at its end, and a
-facts appendix in which every cited fact is listed with an anchor and every hash in full."""
+"""Render a shipped run as Markdown: each kept sentence with `[F1][F2]` appended at its end, under
+the heading of its group when the writer gave one ("Breaking changes", "Bug fixes"), and a facts
+appendix in which every cited fact is listed with an anchor and every hash in full."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from signoff.kernel.errors import RefusedError
 from signoff.notes.decisions import State, blockers
 from signoff.notes.facts import FactsFile
-from signoff.notes.run import FACTS_FILE
+from signoff.notes.run import FACTS_FILE, current_sentences
 
 
 def _fact_line(f: dict[str, Any], commit_url: str | None) -> str:
@@ -45,7 +46,13 @@ def preview(folder: Path, state: State, commit_url: str | None = None) -> str:
     facts = FactsFile(folder / FACTS_FILE, wanted=set(cited))
     order = list(dict.fromkeys(cited))
     lines = [f"# Release notes: {facts.range}", ""]
+    groups = {s["id"]: s["group"] for s in current_sentences(folder) if s.get("group")}
+    shown: str | None = None
     for s in kept:
+        group = groups.get(s.id)
+        if group is not None and group != shown:
+            lines += ["", f"## {group}", ""] if shown is not None or lines[-1] != "" else [f"## {group}", ""]
+            shown = group
         tags = "".join(f"[{f}]" for f in s.facts)
         lines.append(f"- {s.text} {tags}")
     lines += ["", "## Facts", ""]

@@ -81,7 +81,8 @@ def make_draft(facts_path: Path, settings: Settings, role: str = "writer",
 
     facts = FactsFile(facts_path, wanted=_first_commit_ids())
     sentences, record = write(writer_task(facts), settings, role, script)
-    numbered = [{"id": f"S{i}", "text": s["text"], "facts": list(s["cites"])} for i, s in enumerate(sentences, 1)]
+    numbered = [{"id": f"S{i}", "text": s["text"], "facts": list(s["cites"]),
+                 **({"group": s["group"]} if s.get("group") else {})} for i, s in enumerate(sentences, 1)]
     check_sentences(numbered, f"{role} output", "draft")
     return draft_doc(numbered, writer=_record_summary(record))
 
@@ -143,7 +144,9 @@ def apply_revision(folder: Path, sentences: list[dict[str, Any]], rejected: list
     if len(revised) != len(rejected):
         raise UsageError(f"the writer returned {len(revised)} sentences for {len(rejected)} to revise",
                          "a revision must return one sentence per rejected sentence, in order")
-    by_id = {r["id"]: {"id": r["id"], "text": new["text"], "facts": list(new["cites"])}
+    groups = {s["id"]: s["group"] for s in sentences if s.get("group")}
+    by_id = {r["id"]: {"id": r["id"], "text": new["text"], "facts": list(new["cites"]),
+                       **({"group": groups[r["id"]]} if r["id"] in groups else {})}
              for r, new in zip(rejected, revised, strict=True)}
     current = [by_id.get(s["id"], s) for s in sentences]
     check_sentences(current, "the writer's revision", "draft")
@@ -193,7 +196,7 @@ def current_sentences(folder: Path) -> list[dict[str, Any]]:
     return load_draft(folder / doc["draft"])
 
 
-def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = False,
+def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = True,
               role: str = "writer", script: str = "default") -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
     if has_decisions(settings, folder):

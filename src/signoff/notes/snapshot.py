@@ -6,7 +6,13 @@ snapshot back (`iter_commits`) streams the same way.
 
 The numbers are exactly what `git log --numstat` reports: rename detection on (git's default), a
 binary file is listed with `-` for both counts (kept as `binary: true`, 0 lines), merge commits carry
-no file list (git log shows no diff for merges by default) and are left out unless asked for.
+no file list (git log shows no diff for merges by default). Merge commits are read by default (a
+pull request's number and title are often only in its merge commit); `merges=False` leaves them out.
+
+The header also carries the repository's tags (`tags`: name, commit, date; the tagger date of an
+annotated tag, the commit date of a lightweight one), so versions and release dates can be checked,
+and for an `A..B` range the authors of the history before it (`authors_before`: emails and names),
+so "new contributors" can be counted.
 """
 
 from __future__ import annotations
@@ -146,6 +152,43 @@ def parse_log(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
         yield commit
 
 
+_TAG_FORMAT = ("--format=%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)"
+               "%00%(taggerdate:iso-strict)%00%(committerdate:iso-strict)%00%(*committerdate:iso-strict)")
+
+
+def read_tags(repo: Path) -> list[dict[str, str]]:
+    """Every tag naming a commit, sorted by name: `name`, `commit` and `date` (the tagger date of an
+    annotated tag, the commit date of a lightweight one, strict ISO 8601)."""
+    out = git.run(repo, "for-each-ref", _TAG_FORMAT, "refs/tags")
+    tags: list[dict[str, str]] = []
+    for line in out.stdout.decode("utf-8", "backslashreplace").splitlines():
+        parts = line.split("\0")
+        if len(parts) != 8:
+            continue
+        name, kind, obj, peeled_kind, peeled, tagger, committer, peeled_committer = parts
+        if kind == "commit":
+            tags.append({"commit": obj, "date": committer, "name": name})
+        elif kind == "tag" and peeled_kind == "commit":
+            tags.append({"commit": peeled, "date": tagger or peeled_committer, "name": name})
+    return sorted(tags, key=lambda t: t["name"])
+
+
+def authors_before(repo: Path, rng: str) -> dict[str, list[str]] | None:
+    """Emails and names of the authors of the history before an `A..B` range (None for one revision,
+    whose whole history is the range)."""
+    if ".." not in rng or not rng.split("..")[0]:
+        return None
+    base = rng.split("..")[0]
+    out = git.run(repo, "log", "--format=%ae%x00%an", "--end-of-options", base, "--")
+    emails: set[str] = set()
+    names: set[str] = set()
+    for line in out.stdout.decode("utf-8", "backslashreplace").splitlines():
+        email, _, name = line.partition("\0")
+        emails.add(email.lower())
+        names.add(name)
+    return {"emails": sorted(emails), "names": sorted(names)}
+
+
 def log_args(rng: str, merges: bool) -> list[str]:
     cmd = ["-c", "core.quotepath=off", "log", f"--format={_FORMAT}", "--numstat", "-z",
            "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--encoding=UTF-8", "--no-show-signature",
@@ -174,19 +217,24 @@ def stream_commits(repo: Path, rng: str, merges: bool) -> Iterator[dict[str, Any
 PROGRESS_EVERY = 1000  # commits between two progress reports: a long history shows it is moving
 
 
-def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = False,
+def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = True,
                   progress: Progress = silent) -> SnapshotSummary:
     rng, head = check_range(repo, rev_range)
-    with snapshot_writer(out, rng, head, merges) as snap:
+    with snapshot_writer(out, rng, head, merges, repo) as snap:
         for commit in read_commits(repo, rng, merges, progress):
             snap.add(commit)
         trailer = snap.close()
     return SnapshotSummary(out, trailer["count"], head, rng, trailer["digest"])
 
 
-def snapshot_writer(out: Path, rng: str, head: str | None, merges: bool) -> StreamWriter:
-    """The snapshot file being written: its header, and the content digest seeded with it."""
-    header = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges}
+def snapshot_writer(out: Path, rng: str, head: str | None, merges: bool, repo: Path) -> StreamWriter:
+    """The snapshot file being written: its header (with the tags and the earlier authors), and the
+    content digest seeded with it."""
+    header: dict[str, Any] = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges,
+                              "tags": read_tags(repo)}
+    before = authors_before(repo, rng)
+    if before is not None:
+        header["authors_before"] = before
     digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
     return StreamWriter(out, header, "commits", digest)
 
@@ -260,6 +308,17 @@ class Snapshot:
         self.path = path
         self.range: str = h["range"]
         self.head: str | None = h.get("head")
+        tags = h.get("tags", [])
+        need(isinstance(tags, list) and all(isinstance(t, dict) and all(isinstance(t.get(k), str)
+                                                                        for k in ("name", "commit", "date"))
+                                            for t in tags), "tags", "a list of {name, commit, date}",
+             "snapshot", path)
+        self.tags: list[dict[str, str]] = tags
+        before = h.get("authors_before")
+        need(before is None or (isinstance(before, dict) and all(
+            isinstance(before.get(k), list) and all(isinstance(x, str) for x in before[k])
+            for k in ("emails", "names"))), "authors_before", "{emails: [...], names: [...]}", "snapshot", path)
+        self.authors_before: dict[str, list[str]] | None = before
         self.digest: str | None = None
 
     def commits(self) -> Iterator[dict[str, Any]]:

@@ -99,7 +99,7 @@ def _checked(folder: Path, handoff: Handoff) -> Path:
 # -- the scout ----------------------------------------------------------------------------------
 
 
-def scout(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = False) -> Handoff:
+def scout(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = True) -> Handoff:
     """Snapshot and facts from git into the run folder (again, when an earlier attempt died before
     handing over); the hand-off to the writer."""
     if (folder / REVIEW_FILE).exists() or has_decisions(settings, folder):

@@ -5,7 +5,9 @@ A writer (the `writer` role of signoff.agents) receives a task `{"range", "facts
 With `revise` (a list of `{"id", "text", "cites", "problems"}`), it returns exactly one sentence per
 listed one, in the same order, and the workflow replaces only those.
 
-Two scripts ship: `default` writes only what its facts support; `demo` adds the kind of embellishment
+Two scripts ship: `default` writes a changelog only from what its facts support (one line per
+user-facing change, grouped; `changes.py`); `demo` takes the former summary sentences (totals,
+authors' shares, the newest commits) and adds the kind of embellishment
 a model adds (a causal quality claim, an invented timing) to its first draft, so the editor's
 rejection and the one revision round can be seen offline.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from signoff.notes.changes import changelog_lines
 from signoff.notes.facts import round_half_up
 from signoff.notes.verify import Support, check_claims
 
@@ -60,6 +63,32 @@ def compose(facts: list[dict[str, Any]]) -> str:
 
 
 def write_default(task: dict[str, Any]) -> dict[str, Any]:
+    """Notes worth publishing without a model: one line per user-facing change with its pull
+    request, grouped, breaking changes and deprecations first, housekeeping and bots left out
+    (`changes.changelog_lines`), after one sentence of totals. Every line is checked against the
+    facts it cites before it is kept."""
+    facts: list[dict[str, Any]] = task["facts"]
+    if task.get("revise"):
+        by_id = {f["id"]: f for f in facts}
+        return {"sentences": [{"cites": s["cites"],
+                               "text": compose([by_id[i] for i in s["cites"] if i in by_id])}
+                              for s in task["revise"]]}
+    counts = {(f["metric"], f["scope"]): f for f in facts if f["kind"] == "count"}
+    sentences: list[dict[str, Any]] = []
+    commits, people = counts.get(("commits", "range")), counts.get(("contributors", "range"))
+    if commits is None or people is None:
+        return {"sentences": []}
+    sentences.append({"text": f"This release has {_plural(commits['value'], 'commit')} from "
+                              f"{_plural(people['value'], 'contributor')}.", "cites": [commits["id"], people["id"]]})
+    for line in changelog_lines([f for f in facts if f["kind"] == "commit"]):
+        if _supported(line.text, line.facts):
+            sentences.append({"text": line.text, "cites": [f["id"] for f in line.facts], "group": line.group})
+    return {"sentences": sentences}
+
+
+def write_summary(task: dict[str, Any]) -> dict[str, Any]:
+    """The former default, kept for the `demo` script: totals, the change in lines, the top three
+    authors' shares and the newest commits verbatim. Not a changelog: `write_default` is."""
     facts: list[dict[str, Any]] = task["facts"]
     if task.get("revise"):
         by_id = {f["id"]: f for f in facts}
@@ -109,8 +138,9 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
     return {"sentences": sentences}
 
 
+
 def write_demo(task: dict[str, Any]) -> dict[str, Any]:
-    out = write_default(task)
+    out = write_summary(task)
     if task.get("revise"):
         return out
     sentences = out["sentences"]

@@ -1,0 +1,287 @@
+"""Evaluation: `signoff notes grade` on real projects' changelog sections, each graded against a
+snapshot of its own tag range, plus planted false claims and their true twins.
+
+    python bench/notes_eval.py --mirrors DIR [--set held|dev|all] [--sections 4] [--show]
+
+DIR holds bare clones named `owner+name/repo` (or pass `--repo owner/name=PATH`). For each project,
+the newest released sections of its changelog (read at the commit named below, so the figures are
+reproducible) are graded twice:
+
+- as written: every checkable claim in a maintainer's own section is taken to be true, so each
+  unsupported one is a false alarm (reported with git's reason, to be read);
+- with planted claims: the release version in the heading bumped, the release date moved by three
+  days, a pull request number in an item replaced by another (where git carries the item's number),
+  and a sentence with a wrong commit count; each with a true twin (the right version, date, number
+  and count) that must stay supported.
+
+Three sets, reported in this order: `fresh` (projects added after the grader was tuned, graded once
+and never tuned on), `held` (graded once untouched, then its false alarms were looked at and fixed:
+no longer blind), `dev` (graded while the grader was written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from signoff.notes.facts import FactsFile, build_facts
+from signoff.notes.grade import grade_text
+from signoff.notes.meaning import read_claims
+from signoff.notes.run import writer_task
+from signoff.notes.snapshot import take_snapshot
+from signoff.notes.writer import write_default
+
+
+@dataclass(frozen=True)
+class Project:
+    repo: str  # owner/name
+    commit: str  # where the changelog is read
+    path: str
+    tag: str  # tag name template for a version
+    heading: str  # regex of a section heading line for a version ({v})
+    split: str  # dev or held
+
+
+PROJECTS = [
+    # dev: graded while the grader was written
+    Project("pallets/click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369", "CHANGES.md", "{v}", r"^## Version {v}\s*$",
+            "dev"),
+    Project("pallets/itsdangerous", "672971d66a2ef9f85151e53283113f33d642dabd", "CHANGES.rst", "{v}",
+            r"^Version {v}\s*$", "dev"),
+    Project("pytest-dev/pluggy", "e382e72789f8d791991c489d4322aa04e660b952", "CHANGELOG.rst", "{v}",
+            r"^pluggy {v} \(", "dev"),
+    Project("encode/starlette", "cb8f84f5284dc301ca7a31eb732b9e140769dd48", "docs/release-notes.md", "{v}",
+            r"^## {v} \(", "dev"),
+    Project("hynek/structlog", "025edaf799c6d6d511ab672d14c2ba8e885c4c36", "CHANGELOG.md", "{v}", r"^## \[{v}\]",
+            "dev"),
+    # held: graded once untouched (4 false alarms of 60, 38 of 41 planted flagged), then looked at
+    Project("marshmallow-code/marshmallow", "341b927f219205704728c05cd61f04d7e9727523", "CHANGELOG.rst", "{v}",
+            r"^{v} \(", "held"),
+    Project("npm/node-semver", "6e05b7637396ac66522cff8731f07cfe0ef49a29", "CHANGELOG.md", "v{v}", r"^## \[{v}\]",
+            "held"),
+    Project("expressjs/express", "a3714473feb3d2908add734d340e7755fd85e0a3", "History.md", "v{v}", r"^{v} / ",
+            "held"),
+    Project("PyGithub/PyGithub", "5cdf6ab395c52efb652d0bc1f28fdf2e452b1b41", "doc/changes.rst", "v{v}",
+            r"^Version {v} \(", "held"),
+    # fresh: added after the grader was tuned, graded once, never tuned on
+    Project("pallets/werkzeug", "1b00618e787f40dfb21eba29caf8f8be7c8e1d93", "CHANGES.rst", "{v}",
+            r"^Version {v}\s*$", "fresh"),
+    Project("encode/uvicorn", "e6c7ce791fc634b6eedee40e0d0207faa8a9aefd", "docs/release-notes.md", "{v}",
+            r"^## {v} \(", "fresh"),
+    Project("yargs/yargs", "2a4378bdc2eac9cf7d0cdfe0a52b1b25f779806a", "CHANGELOG.md", "v{v}", r"^## \[{v}\]",
+            "fresh"),
+    Project("koajs/koa", "e0ba8ef39d27fe5dae5492f9fe753d155124f994", "History.md", "{v}", r"^{v} / ", "fresh"),
+    Project("aio-libs/yarl", "7009e844cec7959e73741102ceadff49ed914291", "CHANGES.rst", "v{v}", r"^v{v}\s*$",
+            "fresh"),
+    Project("python-attrs/cattrs", "82b02c07ca535a1ba656b935767d819eac9d383b", "HISTORY.md", "v{v}",
+            r"^## {v} \(", "fresh"),
+]
+
+_ANY_HEADING = re.compile(r"^(?:#{1,3} |\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
+                          r"unreleased|Unreleased|## \[)")
+_RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(repo), *args], capture_output=True, check=True,
+                          text=True, errors="replace").stdout
+
+
+def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
+    """The changelog section of each version: from its heading to the next version's heading."""
+    lines = text.splitlines()
+    out: dict[str, str] = {}
+    for v in versions:
+        rx = re.compile(heading.replace("{v}", re.escape(v)))
+        start = next((i for i, line in enumerate(lines) if rx.match(line)), None)
+        if start is None:
+            continue
+        end = len(lines)
+        for j in range(start + 1, len(lines)):
+            nxt = lines[j + 1] if j + 1 < len(lines) else ""
+            line = lines[j]
+            is_heading = (bool(_ANY_HEADING.match(line)) and not line.startswith("###")) or \
+                (bool(_RULE.match(nxt)) and bool(re.search(r"\d+\.\d+", line)))
+            if is_heading and re.search(r"\d+\.\d+|nreleased", line) and \
+                    not re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w.-])", line):
+                end = j
+                break
+        out[v] = "\n".join(lines[start:end]).rstrip() + "\n"
+    return out
+
+
+def releases(repo: Path, project: Project, count: int) -> list[tuple[str, str, str]]:
+    """(version, tag, previous tag) of the newest `count` releases with a previous tag."""
+    prefix = project.tag.replace("{v}", "")
+    tags = [t for t in git(repo, "tag", "--sort=-creatordate").split() if t.startswith(prefix)
+            and re.fullmatch(r"\d+\.\d+(?:\.\d+)?", t[len(prefix):])]
+    out = []
+    for tag in tags:
+        try:
+            prev = git(repo, "describe", "--tags", "--abbrev=0", "--match", prefix + "[0-9]*", tag + "^").strip()
+        except subprocess.CalledProcessError:
+            continue
+        out.append((tag[len(prefix):], tag, prev))
+        if len(out) == count:
+            break
+    return out
+
+
+def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str, str]]:
+    """(kind, token, false text, true twin text) pairs planted in a section."""
+    out = []
+    lines = section.splitlines()
+    head = lines[0]
+    parts = version.split(".")
+    bumped = ".".join([*parts[:-1], str(int(parts[-1]) + 7)])
+    out.append(("version", bumped, section.replace(head, head.replace(version, bumped), 1), section))
+    m = re.search(r"(\d{4})-(\d{2})-(\d{2})", head)
+    if m:
+        when = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        wrong = (when + timedelta(days=3)).isoformat()
+        out.append(("date", wrong, section.replace(m.group(0), wrong, 1), section))
+    else:
+        truth = grade_of.release_day
+        if truth:
+            wrong = (date.fromisoformat(truth) + timedelta(days=3))
+            true_line, false_line = f"\nReleased {date.fromisoformat(truth):%B %d, %Y}.\n", \
+                f"\nReleased {wrong:%B %d, %Y}.\n"
+            out.append(("date", f"{wrong:%B %d, %Y}", section + false_line, section + true_line))
+    n = grade_of.commits
+    out.append(("count", f"{n + 3} commits", section + f"\nThis release has {n + 3} commits.\n",
+                section + f"\nThis release has {n} commits.\n"))
+    for line in lines[1:]:
+        ref = re.search(r"(?<![\w/])#(\d+)\b|/pull/(\d+)|:pr:`(\d+)`|\{pr\}`(\d+)`", line)
+        if ref and grade_of.carried(line, next(g for g in ref.groups() if g)):
+            number = next(g for g in ref.groups() if g)
+            wrong = str(int(number) + 1)
+            false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
+            out.append(("ref", wrong, section.replace(line, false_line, 1), section))
+            break
+    return out
+
+
+def writer_lines(snapshot: Path, facts: Path) -> list[str]:
+    """The lines the writer drafts without a model for this range."""
+    build_facts(snapshot, facts)
+    return [s["text"] for s in write_default(writer_task(FactsFile(facts)))["sentences"]]
+
+
+class Truth:
+    """What the planter needs to know of the range (read from git, not from the grader)."""
+
+    def __init__(self, repo: Path, prev: str, tag: str, snapshot: Path) -> None:
+        from signoff.notes.grade import snapshot_knowledge
+
+        self.k = snapshot_knowledge(snapshot)
+        self.commits = len(self.k.hashes)
+        stamp = git(repo, "for-each-ref", "--format=%(creatordate:short)", f"refs/tags/{tag}").strip()
+        self.release_day = stamp or None
+
+    def carried(self, line: str, number: str) -> bool:
+        from signoff.notes.knowledge import words
+
+        own = self.k.own_commit(words(line))
+        return own is not None and number in own.refs
+
+
+def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, dict[str, int]]:
+    figures: dict[str, dict[str, int]] = {}
+    for p in PROJECTS:
+        if which != "all" and p.split != which:
+            continue
+        repo = mirrors / p.repo.replace("/", "+") / "repo"
+        if not repo.exists():
+            print(f"  {p.repo}: no mirror at {repo}, skipped")
+            continue
+        commit = p.commit or git(repo, "rev-parse", "HEAD").strip()
+        text = git(repo, "show", f"{commit}:{p.path}")
+        rels = releases(repo, p, 60)
+        secs = sections(text, p.heading, [v for v, _, _ in rels])
+        fig = figures.setdefault(p.split, {"true": 0, "false_alarms": 0, "planted": 0, "flagged": 0,
+                                           "twins": 0, "twin_alarms": 0, "sections": 0, "not_checkable": 0,
+                                           "writer_lines": 0, "writer_unsupported": 0, "their_prs": 0,
+                                           "their_prs_listed": 0})
+        done = 0
+        for v, tag, prev in rels:
+            if v not in secs or done == per_project:
+                continue
+            done += 1
+            with tempfile.TemporaryDirectory() as tmp:
+                snap = Path(tmp) / "s.json"
+                take_snapshot(repo, f"{prev}..{tag}", snap)
+                graded = grade_text(secs[v], p.path, snap)
+                fig["sections"] += 1
+                fig["true"] += graded["claims"]["total"]
+                fig["false_alarms"] += len(graded["unsupported"])
+                fig["not_checkable"] += graded["claims"]["not_checkable"]
+                print(f"  {p.repo} {v} ({prev}..{tag}, changelog at {commit[:12]}): "
+                      f"{graded['claims']['supported']}/{graded['claims']['total']} supported, "
+                      f"{graded['claims']['not_checkable']} not checkable")
+                for u in graded["unsupported"]:
+                    print(f"    FALSE ALARM {u['kind']} {u['token']!r}: {u['reason']} | {u['sentence'][:100]}")
+                if show:
+                    for u in graded["not_checkable"]:
+                        print(f"    not checkable {u['kind']} {u['token']!r}: {u['why']}")
+                written = writer_lines(snap, Path(tmp) / "f.json")
+                ours = grade_text("\n".join(f"- {t}" for t in written), "ours.md", snap)
+                theirs = {c.value for c in read_claims(secs[v]) if c.kind == "ref" and c.role != "issue"}
+                mentioned = {c.value for t in written for c in read_claims(t) if c.kind == "ref"}
+                for u in ours["unsupported"]:
+                    print(f"    WRITER UNSUPPORTED {u['token']!r}: {u['reason']} | {u['sentence'][:90]}")
+                fig["writer_lines"] += len(written)
+                fig["writer_unsupported"] += len(ours["unsupported"])
+                fig["their_prs"] += len(theirs)
+                fig["their_prs_listed"] += len(theirs & mentioned)
+                print(f"    writer: {len(written)} lines, {len(ours['unsupported'])} unsupported by the grader, "
+                      f"lists {len(theirs & mentioned)} of the maintainers' {len(theirs)} pull request references")
+                truth = Truth(repo, prev, tag, snap)
+                for kind, token, false_text, twin in plant(secs[v], truth, v):
+                    bad = grade_text(false_text, p.path, snap)
+                    hit = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
+                              for u in bad["unsupported"])
+                    fig["planted"] += 1
+                    fig["flagged"] += hit
+                    why = next((u["reason"] for u in bad["unsupported"] if token in u["token"]), "")
+                    print(f"    planted {kind} {token!r}: {'flagged' if hit else 'MISSED'} {why}")
+                    good = grade_text(twin, p.path, snap)
+                    fig["twins"] += 1
+                    fig["twin_alarms"] += not good["ok"]
+                    for u in good["unsupported"] if twin != secs[v] else []:
+                        print(f"    TWIN ALARM {u['kind']} {u['token']!r}: {u['reason']}")
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--mirrors", type=Path, required=True)
+    parser.add_argument("--set", choices=("fresh", "held", "dev", "all"), default="all")
+    parser.add_argument("--sections", type=int, default=4)
+    parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
+    args = parser.parse_args()
+    order = ["fresh", "held", "dev"] if args.set == "all" else [args.set]
+    for which in order:
+        print(f"{which} set:")
+        figures = run(args.mirrors, which, args.sections, args.show).get(which)
+        if not figures:
+            continue
+        print(f"{which}: {figures['sections']} sections; false alarms on true claims {figures['false_alarms']} of "
+              f"{figures['true']}; planted false claims flagged {figures['flagged']} of {figures['planted']}; "
+              f"true twins with an alarm {figures['twin_alarms']} of {figures['twins']}; "
+              f"not checkable {figures['not_checkable']}")
+        print(f"{which} writer (no model): {figures['writer_lines']} lines, "
+              f"{figures['writer_unsupported']} unsupported; "
+              f"lists {figures['their_prs_listed']} of the {figures['their_prs']} pull request references the "
+              f"maintainers wrote")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""A changelog from commit facts without a model: one line per user-facing change, grouped.
+
+Where the project writes conventional commits (`feat(parser)!: ...`, at least half of the
+candidate subjects), the type decides the group; elsewhere a label in the subject (`[fix]`,
+`Bug:`), its first verb (Fix, Add, Deprecate, Remove, ...) and the areas its files touch do.
+A project that merges pull requests (most lines carry a `#N`) is listed one pull request per line:
+a merged pull request by its title, a squashed one by its subject, and commits without a number
+are left out as parts of a pull request; elsewhere one line per commit. Housekeeping (tests, CI,
+dependency bumps, releases, merges of branches, formatting) and bot commits (`[bot]` authors,
+dependabot, renovate, github-actions, pre-commit-ci) are left out. Breaking changes come first,
+then deprecations, features, fixes and the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from signoff.notes.knowledge import BOTS
+
+BREAKING, DEPRECATED, FEATURES, FIXES, PERFORMANCE = (
+    "Breaking changes", "Deprecations", "Features", "Bug fixes", "Performance")
+REMOVED, DOCS, OTHER = "Removals", "Documentation", "Other changes"
+ORDER = (BREAKING, DEPRECATED, REMOVED, FEATURES, FIXES, PERFORMANCE, OTHER, DOCS)
+
+_CONVENTIONAL = re.compile(r"^(?P<type>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?:\s*(?P<text>.+)$")
+_TYPES = {"feat": FEATURES, "feature": FEATURES, "fix": FIXES, "bugfix": FIXES, "perf": PERFORMANCE,
+          "docs": DOCS, "doc": DOCS, "deprecate": DEPRECATED, "revert": OTHER, "security": FIXES}
+_HOUSEKEEPING_TYPES = {"chore", "ci", "build", "test", "tests", "style", "refactor", "release", "deps", "dev",
+                       "lint", "bump", "wip", "meta", "infra", "tooling", "typo"}
+_LABEL = re.compile(r"^\s*\[(?P<label>[A-Za-z][\w -]*)\]\s*|^(?P<word>Bug|Bugfix|Feature|Docs|Doc|Perf|"
+                    r"Deprecation|Breaking|Security)\s*:\s*", re.IGNORECASE)
+_LABELS = {"bug": FIXES, "bugfix": FIXES, "fix": FIXES, "feature": FEATURES, "feat": FEATURES,
+           "enhancement": FEATURES, "docs": DOCS, "doc": DOCS, "perf": PERFORMANCE, "deprecation": DEPRECATED,
+           "breaking": BREAKING, "security": FIXES}
+_DEPRECATES = re.compile(r"^deprecat|\b(?:is|are|now|been|becomes?)\s+deprecated\b|\bdeprecation warnings?\b",
+                         re.IGNORECASE)
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+_VERBS = ((re.compile(r"^(?:deprecat\w*)\b", re.I), DEPRECATED),
+          (re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\b", re.I), REMOVED),
+          (re.compile(r"^(?:fix(?:e[sd])?|correct\w*|resolve[sd]?|handle[sd]?|prevent\w*|avoid\w*|repair\w*|"
+                      r"restore[sd]?|don'?t|do not|no longer)\b", re.I), FIXES),
+          (re.compile(r"^(?:add(?:s|ed)?|allow\w*|support\w*|implement\w*|introduce[sd]?|new|enable[sd]?|"
+                      r"expose[sd]?|provide[sd]?|accept\w*)\b", re.I), FEATURES),
+          (re.compile(r"^(?:speed\w* up|optimi[sz]\w*|faster|improve[sd]? performance)\b", re.I), PERFORMANCE),
+          (re.compile(r"^(?:docs?|document\w*|readme|typo)\b", re.I), DOCS))
+_HOUSEKEEPING = re.compile(
+    r"^(?:bump|update (?:dependenc|deps|the dependenc|requirements|pre-commit|ci|github action|workflow|lock)|"
+    r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?release|version |v?\d+\.\d+|"
+    r"merge (?:branch|remote|tag)|merge '|ci\b|tests?\b|add tests?|lint|format|reformat|pre-commit|"
+    r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"
+    r"back to development|start (?:the )?\d|post[- ]release|empty commit)", re.IGNORECASE)
+_TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
+_BREAKING_WORDS = re.compile(r"\bbreaking\b|\bno longer supports?\b|\bbackward[s]?[- ]incompatible\b", re.I)
+
+
+@dataclass
+class Line:
+    group: str
+    text: str
+    facts: list[dict[str, Any]]
+
+
+def _is_bot(f: dict[str, Any]) -> bool:
+    return bool(BOTS.search(f.get("email", "")) or BOTS.search(f.get("author", "")))
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split()).rstrip(" .")
+    return text[:1].upper() + text[1:] + "." if text else ""
+
+
+def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | None, str]:
+    """(group, text) of one change; group None for housekeeping."""
+    breaking = bool(f.get("breaking"))
+    m = _CONVENTIONAL.match(title)
+    if conventional and m:
+        kind = m.group("type").lower()
+        text = m.group("text")
+        if m.group("scope"):
+            text = f"{m.group('scope')}: {text}"
+        if m.group("bang") or breaking:
+            return BREAKING, text
+        if kind in _HOUSEKEEPING_TYPES:
+            return None, text
+        if _DEPRECATES.search(m.group("text")):
+            return DEPRECATED, text
+        areas = set(f.get("areas") or [])
+        if areas and areas <= {"docs"}:
+            return DOCS, text  # `fix(docs): ...` is a documentation change
+        if areas and areas <= {"tests", "ci", "deps", "docs"}:
+            return None, text  # `fix(test): ...`: nothing a user of the package sees
+        return _TYPES.get(kind, OTHER), text
+    if m:  # a type or scope prefix in a project that does not write conventional commits throughout
+        kind = m.group("type").lower()
+        if kind in _HOUSEKEEPING_TYPES:
+            return None, title
+        if kind in _TYPES:
+            typed = BREAKING if m.group("bang") or breaking else _TYPES[kind]
+            if typed == DOCS and not (set(f.get("areas") or []) & {"code"}):
+                return None, title
+            return (DEPRECATED if typed != BREAKING and _DEPRECATES.search(m.group("text")) else typed), \
+                m.group("text")
+        f_areas = set(f.get("areas") or [])
+        if f_areas and f_areas <= {"tests", "ci", "deps", "docs"}:
+            return None, title
+        return next((g for rx, g in _VERBS if rx.search(m.group("text"))), OTHER), title
+    label = _LABEL.match(title)
+    group: str | None = None
+    text = title
+    if label:
+        name = (label.group("label") or label.group("word") or "").lower()
+        group = _LABELS.get(name)
+        text = title[label.end():]
+        if group is None and name in _HOUSEKEEPING_TYPES:
+            return None, text
+    if _HOUSEKEEPING.match(text):
+        return None, text
+    areas = set(f.get("areas") or [])
+    if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
+        return None, text  # documentation, tests and CI alone: not a change users see in the package
+    if len(_WORDS.findall(text)) < 3 and group is None:
+        return None, text  # "Docs.", "Nit", "Update sponsors": too little to tell a user anything
+    if breaking or _BREAKING_WORDS.search(text):
+        return BREAKING, text
+    if group is None and _DEPRECATES.search(text):
+        group = DEPRECATED
+    if group is None:
+        group = next((g for rx, g in _VERBS if rx.search(text)), None)
+    if group == DOCS and "code" in areas:
+        group = OTHER
+    return group or OTHER, text
+
+
+def changelog_lines(commits: list[dict[str, Any]]) -> list[Line]:
+    """The lines of a changelog from commit facts (newest first), grouped in `ORDER`."""
+    humans = [f for f in commits if not _is_bot(f)]
+    numbered = [f for f in humans if f.get("pr")]
+    # Pull requests are the unit wherever a project has them; commits pushed beside them (a
+    # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.
+    by_pr = len(numbered) >= 3 or (bool(numbered) and len(numbered) * 4 >= len(humans))
+    candidates = numbered if by_pr else [f for f in humans if not f.get("merge")]
+    titles = [(f.get("title") or f["subject"]) for f in candidates]
+    conventional = sum(bool(_CONVENTIONAL.match(t)) for t in titles) * 2 >= len(titles) > 0
+    seen: set[str] = set()
+    lines: list[Line] = []
+    for f, title in zip(candidates, titles, strict=True):
+        pr = f.get("pr")
+        if pr is not None and pr in seen:
+            continue  # a pull request merged and squashed both: listed once
+        group, text = _group(_TRAILING_PR.sub("", title), f, conventional)
+        if group is None:
+            continue
+        text = _sentence(text)
+        if not text:
+            continue
+        if pr is not None:
+            seen.add(pr)
+            text = f"{text[:-1]} (#{pr})."
+        lines.append(Line(group, text, [f]))
+    rank = {g: i for i, g in enumerate(ORDER)}
+    return sorted(lines, key=lambda line: rank[line.group])

@@ -1,0 +1,332 @@
+"""What git knows about a range, as typed facts, and the check of a claim (`meaning.Meaning`) against them.
+
+Read once from a snapshot: the commits (merge commits and bodies included), the tags and their
+dates, the references each commit carries, and the counts a changelog may state. A claim is
+`supported`, `unsupported` (with the reason: "git says #9164") or `not checkable` (with its kind).
+A claim is unsupported only when git says something else, never merely because git is silent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from signoff.notes.meaning import Meaning
+
+BOTS = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci|greenkeeper|snyk-bot|"
+                  r"allcontributors|mergify|codecov", re.IGNORECASE)
+# Numbers a commit carries: PR and issue references in its subject and body, and the numbers of the
+# changelog fragments it adds (towncrier `changes/1234.bugfix.rst`).
+_CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*#?|\bissue\s+#?|!)(\d+)\b",
+                      re.IGNORECASE)
+_FRAGMENT = re.compile(r"(?:^|/)(?:changes|changelog\.d|changelog|newsfragments|news|\.changes|changes\.d|"
+                       r"\.changeset|unreleased)/(?:[^/]+/)?(?:[a-z]+[-_.])?(\d+)[.\-_]", re.IGNORECASE)
+_OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
+_BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
+_TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
+                          re.IGNORECASE)
+_STOP = frozenset("the and for with from that this when into when not are was has have its use using used "
+                  "now can will also only more than all any add adds added fix fixes fixed".split())
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+_CONVENTIONAL = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")
+STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
+CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
+RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
+
+
+def version_of(name: str) -> str | None:
+    """The version a tag or written version names: `v1.2.3`, `click-8.1.8`, `pkg@1.2.3` -> `1.2.3`."""
+    m = _TAG_VERSION.search(name.strip())
+    if m is None or ("." not in m.group(1) and name.strip().lstrip("vV") != m.group(1)):
+        return None
+    return _norm(m.group(1))
+
+
+def _norm(v: str) -> str:
+    v = v.lower().lstrip("v").replace("-", "").replace("alpha", "a").replace("beta", "b")
+    v = re.sub(r"\.(?=(?:a|b|rc|c|dev|post|pre)\d*$)", "", v)
+    while re.search(r"\.0$", v) and v.count(".") > 1:
+        v = v[:-2]
+    return v
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ations", "ation", "ings", "ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def words(text: str) -> set[str]:
+    """The content words of a text, crudely stemmed (`deprecated` and `Deprecate` agree)."""
+    return {_stem(w.strip("_")) for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def similarity(item: set[str], title: set[str]) -> float:
+    """How much of a commit's title an item restates: the share of the title's words in the item,
+    when they share at least three words (two for a two-word title)."""
+    shared = len(item & title)
+    if shared < min(3, len(title)) or shared < 2:
+        return 0.0
+    return shared / len(title)
+
+
+def carried_refs(message: str) -> set[str]:
+    """The pull request and issue numbers a commit message carries."""
+    return {m.group(1) for m in _CARRIED.finditer(message)}
+
+
+def _dates(iso: str) -> set[str]:
+    """The calendar days a timestamp may be written as: its own offset's day and UTC's."""
+    try:
+        when = datetime.fromisoformat(iso)
+    except ValueError:
+        return set()
+    out = {when.date().isoformat()}
+    if when.tzinfo is not None:
+        out.add(when.astimezone(UTC).date().isoformat())
+    return out
+
+
+@dataclass
+class Carrier:
+    hash: str
+    subject: str
+    title: str  # the words the item is compared with: the subject, or a merge's pull request title
+    refs: set[str]
+    named: set[str]  # the numbers in its subject (its own pull request's, an issue's): what it says it is
+    own: str | None  # the pull request number the commit names as its own
+    backport: bool
+    words: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Verdict:
+    claim: Meaning
+    status: str  # supported | unsupported | not_checkable
+    reason: str = ""
+
+
+class Knowledge:
+    """Typed facts of one snapshot (commits streamed once)."""
+
+    def __init__(self, rng: str, head: str | None, tags: list[dict[str, str]], commits: Iterable[dict[str, Any]],
+                 authors_before: dict[str, list[str]] | None = None) -> None:
+        self.range = rng
+        self.carriers: list[Carrier] = []
+        self.by_ref: dict[str, list[Carrier]] = {}
+        self.hashes: list[str] = []
+        self.commit_days: set[str] = set()
+        self.commit_months: set[str] = set()
+        emails: set[str] = set()
+        names: set[str] = set()
+        human_emails: set[str] = set()
+        human_names: set[str] = set()
+        new_emails: set[str] = set()
+        new_names: set[str] = set()
+        before_e = set((authors_before or {}).get("emails", []))
+        before_n = set((authors_before or {}).get("names", []))
+        merges = plain = 0
+        head_days: set[str] = set()
+        everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
+        added = deleted = 0
+        paths: set[str] = set()
+        for c in commits:
+            self.hashes.append(c["hash"])
+            is_merge = len(c["parents"]) > 1
+            merges += is_merge
+            plain += not is_merge
+            for who in (c["author"], c["committer"]):
+                self.commit_days |= _dates(who["date"])
+                if c["hash"] == head:
+                    head_days |= _dates(who["date"])
+            a = c["author"]
+            email, name = a["email"].lower(), a["name"]
+            bot = bool(BOTS.search(email) or BOTS.search(name))
+            everyone.add(a["email"])
+            if not is_merge:
+                emails.add(email)
+                names.add(name)
+                if not bot:
+                    human_emails.add(email)
+                    human_names.add(name)
+                    if email not in before_e and name not in before_n:
+                        new_emails.add(email)
+                        new_names.add(name)
+            for f in c["files"]:
+                paths.add(f["path"])
+                added += f["added"]
+                deleted += f["deleted"]
+            self._carry(c)
+        self.commit_months = {d[:7] for d in self.commit_days}
+        self.head_days = set(head_days)
+        in_range = set(self.hashes) | ({head} if head else set())
+        sides = [s for s in rng.split("..") if s]
+        self.tags = tags
+        self.range_versions: set[str] = set()
+        self.release_days: set[str] = set()
+        self.all_versions: set[str] = set()
+        for t in tags:
+            v = version_of(t["name"])
+            if v is None:
+                continue
+            self.all_versions.add(v)
+            if t["commit"] in in_range or t["name"] in sides:
+                self.range_versions.add(v)
+            if t["commit"] in in_range:
+                # A release is often dated a day before its tag (the release commit) or published the
+                # day after it (a review, another timezone).
+                for d in _dates(t["date"]):
+                    day = date.fromisoformat(d)
+                    self.release_days |= {(day + timedelta(days=k)).isoformat() for k in RELEASE_WINDOW}
+        for s in sides:
+            v = version_of(s)
+            if v is not None:
+                self.range_versions.add(v)
+        self.side_names = sides
+        refs = set(self.by_ref)
+        pr_numbers = {c.own for c in self.carriers if c.own}
+        self.counts: dict[str, set[int]] = {
+            "commits": {plain + merges, plain},
+            "pull_requests": {merges, len(pr_numbers), len(refs)},
+            "contributors": {len(emails), len(names), len(human_emails), len(human_names), len(everyone)},
+            "new_contributors": {len(new_emails), len(new_names)},
+            "files_changed": {len(paths)},
+            "lines_added": {added},
+            "lines_deleted": {deleted},
+            "lines_changed": {added + deleted, added, deleted},
+        }
+        self.lines = (added, deleted)
+
+    def _carry(self, c: dict[str, Any]) -> None:
+        subject, body = c["subject"], c["body"]
+        refs = carried_refs(subject + "\n" + body)
+        refs |= {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
+        own_m = _OWN_PR.search(subject)
+        own = next((g for g in own_m.groups() if g), None) if own_m else None
+        title = subject
+        if subject.startswith("Merge pull request") and body:
+            title = body.splitlines()[0]
+        title = _CONVENTIONAL.sub("", title)
+        carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
+                          bool(_BACKPORT.search(subject + "\n" + body)), words(title))
+        self.carriers.append(carrier)
+        for r in refs:
+            self.by_ref.setdefault(r, []).append(carrier)
+
+    def own_commit(self, item_words: set[str]) -> Carrier | None:
+        """The commit an item describes: the one whose title shares most of the item's words, when
+        that is clearly one commit."""
+        best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers),
+                                                   key=lambda x: -x[0])[:2]
+        if not best or best[0][0] < STRONG:
+            return None
+        if len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs:
+            return None
+        return best[0][1]
+
+    @staticmethod
+    def _restates(item: set[str], title: set[str]) -> bool:
+        """Whether an item is clearly its commit's title restated: most of the title's words, at
+        least three of them, or every word of a two-word title ("Remove WatchGod")."""
+        shared = len(item & title)
+        return (shared >= 3 and shared >= CONTRADICTS * len(title)) or (shared == len(title) == 2)
+
+    def check(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+        if not claim.checkable:
+            return Verdict(claim, "not_checkable", claim.why)
+        kind = claim.kind
+        if kind == "hash":
+            return self._hash(claim)
+        if kind == "version":
+            return self._version(claim)
+        if kind == "date":
+            return self._date(claim)
+        if kind == "count":
+            values = self.counts.get(claim.role, set())
+            if int(claim.value) in values:
+                return Verdict(claim, "supported")
+            return Verdict(claim, "unsupported", f"git says {min(values)} {claim.role.replace('_', ' ')}"
+                           if len(values) == 1 else f"git says one of {sorted(values)} {claim.role.replace('_', ' ')}")
+        if kind == "ref":
+            return self._ref(claim, item, item_refs)
+        if kind == "percent":
+            added, deleted = self.lines
+            candidates = []
+            if deleted:
+                candidates += [(added - deleted) / deleted * 100, added / deleted * 100]
+            if added + deleted:
+                candidates += [added / (added + deleted) * 100, deleted / (added + deleted) * 100]
+            value = Decimal(claim.value)
+            places = len(claim.value.split(".", 1)[1]) if "." in claim.value else 0
+            if any(round(Decimal(repr(abs(c))), places) == value for c in candidates):
+                return Verdict(claim, "supported")
+            return Verdict(claim, "unsupported", f"git says {added} lines added and {deleted} deleted")
+        return Verdict(claim, "not_checkable", claim.why or kind)
+
+    def _hash(self, claim: Meaning) -> Verdict:
+        token = claim.value
+        if any(h.startswith(token) for h in self.hashes) or any(s.lower().startswith(token) or token.startswith(
+                s.lower()) for s in self.side_names if len(s) >= 7) or any(
+                t["commit"].startswith(token) for t in self.tags):
+            return Verdict(claim, "supported")
+        return Verdict(claim, "unsupported", f"no commit in {self.range} starts with {token}")
+
+    def _version(self, claim: Meaning) -> Verdict:
+        v = version_of(claim.value)
+        if v is None:
+            return Verdict(claim, "not_checkable", "version git cannot read")
+        if claim.role in ("release", "range"):
+            if v in self.range_versions or claim.value in self.side_names:
+                return Verdict(claim, "supported")
+            if not self.range_versions:
+                return Verdict(claim, "not_checkable", "no tag in the range")
+            return Verdict(claim, "unsupported", "the range's tags are " + ", ".join(sorted(self.range_versions)))
+        if v in self.all_versions or any(t.startswith(v + ".") for t in self.all_versions):
+            return Verdict(claim, "supported")
+        return Verdict(claim, "not_checkable", "version no tag names")
+
+    def _date(self, claim: Meaning) -> Verdict:
+        """A release date is the day of a tag in the range or of its tip commit (the tag's own
+        offset or UTC); any other date may be the day of any commit in the range."""
+        day = claim.value
+        release = self.release_days | self.head_days
+        allowed = release if claim.role == "release" and self.release_days else release | self.commit_days
+        if len(day) == 7:
+            if any(d.startswith(day) for d in allowed):
+                return Verdict(claim, "supported")
+        elif day in allowed:
+            return Verdict(claim, "supported")
+        if claim.role != "release":
+            return Verdict(claim, "not_checkable", "date of something else than the release")
+        known = sorted(release) or sorted(self.commit_days)[-1:]
+        if not known:
+            return Verdict(claim, "not_checkable", "no tag or commit date")
+        return Verdict(claim, "unsupported", "git says " + " or ".join(known))
+
+    def _ref(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+        n = claim.value
+        carriers = self.by_ref.get(n, [])
+        item_words = words(item)
+        own = self.own_commit(item_words)
+        # An issue may be fixed by a pull request of another number: only a pull request reference
+        # (or a bare `#N`) is contradicted by the number the item's own commit carries.
+        # The item's own commit contradicts `#N` when its subject names a number the item does not
+        # (an item may name an older pull request beside its own, which is no contradiction; the
+        # issues a body closes do not say which pull request the commit was).
+        if claim.role != "issue" and own is not None and n not in own.refs and not own.backport \
+                and own.named - item_refs and self._restates(item_words, own.words):
+            if not any(similarity(item_words, c.words) >= RELATED for c in carriers):
+                says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
+                return Verdict(claim, "unsupported", f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})")
+        if carriers:
+            return Verdict(claim, "supported")
+        if own is not None and own.backport:
+            return Verdict(claim, "not_checkable", "backport whose commit lost the number")
+        if claim.role == "issue":
+            return Verdict(claim, "not_checkable", "issue link no commit carries")
+        return Verdict(claim, "not_checkable", "reference no commit in the range carries")

@@ -1,0 +1,240 @@
+"""Claims by meaning: what a piece of changelog text says that git could confirm or contradict.
+
+Each claim has a kind, and the kind decides how it is checked (`knowledge.py`):
+
+- `version`  `0.28.2`, `v2.0.0rc1`, kept whole (never cut into `0.28` and `2`); `role` is `release`
+             in a heading, a link definition or a "Released"/"Version" line, `mention` elsewhere
+- `date`     `2024-11-28`, `28th November, 2024`, `Nov 28, 2024`, `November 2024`; `role` as above
+- `count`    a number with the thing it counts: `3 new contributors`, `12 commits`, `two pull requests`
+- `ref`      a pull request or issue: `#N`, `(#N)`, `/pull/N`, `/issues/N`, `:pr:`/`:issue:` roles
+             (Sphinx and MyST), `GH-N`, `PR #N`; `role` is `pr`, `issue` or `any`
+- `hash`     a commit hash: 7-40 hex characters with a digit and a letter, or a `/commit/` link
+- `percent`  a percentage of lines (`35% more lines`)
+
+and claims git cannot check (`checkable` False, `why` says which kind): dependency and standard
+versions (`ItsDangerous >= 2.2`, `Python 3.8`, `PEP 681`, `metadata version 2.3`), external ticket
+ids (`ABC-123`, `CVE-2024-1234`), measurements (`2x faster`, `30% less memory`) and other numbers.
+Code spans, user mentions and link targets other than the ones above are not claims.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|" \
+         r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+
+_URL = re.compile(r"https?://[^\s)<>\]`'\"]+")
+_URL_PR = re.compile(r"/pulls?/(\d+)")
+_URL_ISSUE = re.compile(r"/issues/(\d+)")
+_URL_COMMIT = re.compile(r"/commits?/([0-9a-f]{7,40})\b")
+_URL_COMPARE = re.compile(r"/compare/([^.\s]+(?:\.[^.\s]+)*?)\.{2,3}([^\s#?]+)")
+_URL_TAG = re.compile(r"/(?:releases/tag|tree)/([^\s/#?]+)")
+_ROLE = re.compile(r"[:{](pr|pull|issue|issues|bug|gh|ghissue|ghpull|commit|user|ghuser|[a-z:]+)[:}]`([^`]*)`")
+_CODE = re.compile(r"``[^`]*``|`[^`]*`")
+_MENTION = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
+_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)")
+_SLASH_DATE = re.compile(r"(?<![\d/])(\d{4})/(\d{2})/(\d{2})(?![\d/])")
+_DMY = re.compile(r"(?<![\w])" + _DAY + r"\s+(?:of\s+)?(" + _MONTH + r"),?\s+(\d{4})(?!\d)", re.IGNORECASE)
+_MDY = re.compile(r"(?<![\w])(" + _MONTH + r")\s+" + _DAY + r",?\s+(\d{4})(?!\d)", re.IGNORECASE)
+_MY = re.compile(r"(?<![\w])(" + _MONTH + r"),?\s+(\d{4})(?!\d)", re.IGNORECASE)
+_STANDARD = re.compile(
+    r"\b(?:PEP|RFC|BCP|CWE|ISO|ECMA|ES|ECMAScript|IEEE)[\s-]?\d[\d.]*|\b(?:HTTP|HTTPS)/\d(?:\.\d)?|"
+    r"\b(?:TLS|SSL|UTF|UCS|Unicode|OpenAPI|Swagger|JSON[\s-]?Schema|OAuth|SemVer|Core\s+Metadata|"
+    r"metadata(?:\s+version)?|protocol(?:\s+version)?|draft|level|ABI|API\s+version|schema\s+version|"
+    r"manylinux|musllinux|macOS|Windows|iOS|Android|Ubuntu|Debian)[\s_-]?v?\d+(?:[._]\d+)*",
+    re.IGNORECASE)
+_TICKET = re.compile(r"\b(?!GH-)(?:CVE-\d{4}-\d+|GHSA(?:-[0-9a-z]{4}){3}|[A-Z][A-Z0-9]{1,9}-\d+)\b")
+_GH = re.compile(r"\bGH-(\d+)\b", re.IGNORECASE)
+_REF_WORDS = re.compile(r"\b(pull requests?|PRs?|issues?|bugs?)\s*#?\s?(\d+)\b", re.IGNORECASE)
+_HASH_REF = re.compile(r"(?<![\w&/#])#(\d+)\b")
+_HEX = re.compile(r"(?<![0-9A-Za-z_.\-/])[0-9a-fA-F]{7,40}(?![0-9A-Za-z_])")
+_VERSION = re.compile(
+    r"(?<![\w.\-/+])(v?)(\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)(?![\w-]|\.\d)",
+    re.IGNORECASE)
+# A version after a comparison or a named platform/package is that dependency's, never the release's;
+# after any other capitalised name it is a dependency's too, except in a release heading.
+_DEPENDENCY = re.compile(
+    r"(?:[<>=!~^]=?|==|>=|<=|\b(?:Python|PyPy|CPython|Node(?:\.js)?|npm|yarn|pnpm|Deno|Bun|TypeScript|Django|"
+    r"Flask|Werkzeug|Jinja2?|Click|pytest|pip|setuptools|wheel|hatch(?:ling)?|flit|mypy|Pydantic|"
+    r"SQLAlchemy|NumPy|pandas|attrs|typing[_-]extensions|requests|urllib3|certifi|Sphinx|Ruby|Rust|Go|Java|"
+    r"PHP|Perl|Chrome|Firefox|Safari|Electron|React|Vue|Angular|Webpack|Babel|ESLint|Jest)"
+    r"(?:\s+(?:version|v))?)\s*(?:[<>=!~^]=?|==)?\s*$", re.IGNORECASE)
+_MEASURE = re.compile(r"\s*(?:%|per ?cent\b|x\b|times\b|ms\b|s\b|seconds?\b|minutes?\b|[KMG]i?B\b)",
+                      re.IGNORECASE)
+_NAMED = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*\s*$")
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10, "eleven": 11, "twelve": 12, "a dozen": 12}
+_COUNT = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\s+"
+    r"(?:(new|first[- ]time|different|distinct|unique|merged)\s+)?"
+    r"(contributors?|contributions?|commits?|pull[- ]requests?|PRs?|authors?|people|persons|"
+    r"files?(?:\s+changed)?|lines?(?:\s+(?:added|deleted|removed|changed))?|insertions?|additions?|deletions?)"
+    r"(?![\w-])", re.IGNORECASE)
+_RANGE_TOTAL = re.compile(r"files?\s+changed|added|deleted|removed|changed|insertions?|additions?|deletions?",
+                         re.IGNORECASE)
+_PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|per ?cent\b)", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+_RELEASE_WORDS = re.compile(r"^\W*(?:released?|version|release\s+date|tagged|published)\b", re.IGNORECASE)
+_LINES_CONTEXT = re.compile(r"\blines?\b|\bcode\b|\binsertions?\b|\bdeletions?\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Meaning:
+    kind: str  # version | date | count | ref | hash | percent | other
+    token: str
+    position: int
+    value: str = ""  # version text, ISO date (YYYY-MM-DD or YYYY-MM), ref number, hash, count value
+    role: str = ""  # release | mention (version, date); pr | issue | any (ref); the metric (count)
+    checkable: bool = True
+    why: str = ""  # for a claim git cannot check: which kind it is
+
+
+def _mask(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def month_number(name: str) -> int:
+    low = name.lower().rstrip(".")
+    return next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(low[:3]))
+
+
+def _iso(y: str, m: int | str, d: str | None = None) -> str | None:
+    try:
+        return date(int(y), int(m), int(d)).isoformat() if d is not None else date(int(y), int(m), 1).isoformat()[:7]
+    except ValueError:
+        return None
+
+
+def _metric(noun: str, qualifier: str | None) -> str:
+    n = noun.lower()
+    q = (qualifier or "").lower()
+    if n.startswith(("contributor", "author", "people", "person", "contribution")):
+        return "new_contributors" if q in ("new", "first-time", "first time") else "contributors"
+    if n.startswith("commit"):
+        return "commits"
+    if n.startswith(("pull", "pr")):
+        return "pull_requests"
+    if n.startswith("file"):
+        return "files_changed"
+    if n.startswith(("deletion",)) or n.endswith(("deleted", "removed")):
+        return "lines_deleted"
+    if n.startswith(("insertion", "addition")) or n.endswith("added"):
+        return "lines_added"
+    return "lines_changed"
+
+
+def _ref_numbers(value: str) -> list[tuple[str, int]]:
+    """The numbers in a role's text: `123`, `123, 456`, `text <123>`."""
+    inner = re.search(r"<([^>]*)>", value)
+    text = inner.group(1) if inner else value
+    return [(m.group(0), m.start()) for m in re.finditer(r"\d+", text)] if not re.search(r"[a-f]", text) or \
+        text.strip().isdigit() else []
+
+
+def read_claims(text: str, release: bool = False) -> list[Meaning]:
+    """Every claim in `text` by meaning, in order of position. With `release`, versions and dates
+    name the release itself (a heading, a "Released ..." line): they must be the range's."""
+    out: list[Meaning] = []
+    work = text
+    release = release or bool(_RELEASE_WORDS.match(text))
+    vrole = "release" if release else "mention"
+
+    def add(m: Meaning, start: int, end: int) -> None:
+        nonlocal work
+        out.append(m)
+        work = _mask(work, start, end)
+
+    for m in list(_URL.finditer(work)):
+        url, s = m.group(0), m.start()
+        for pr in _URL_PR.finditer(url):
+            out.append(Meaning("ref", pr.group(0), s + pr.start(), pr.group(1), "pr"))
+        for issue in _URL_ISSUE.finditer(url):
+            out.append(Meaning("ref", issue.group(0), s + issue.start(), issue.group(1), "issue"))
+        for c in _URL_COMMIT.finditer(url):
+            out.append(Meaning("hash", c.group(1), s + c.start(1), c.group(1).lower()))
+        for cmp in _URL_COMPARE.finditer(url):
+            for side in (1, 2):
+                out.append(Meaning("version", cmp.group(side), s + cmp.start(side), cmp.group(side), "range"))
+        for tag in _URL_TAG.finditer(url):
+            if re.search(r"\d+\.\d+", tag.group(1)):
+                out.append(Meaning("version", tag.group(1), s + tag.start(1), tag.group(1), "range"))
+        work = _mask(work, m.start(), m.end())
+    for m in list(_ROLE.finditer(work)):
+        role, value = m.group(1), m.group(2)
+        if role in ("pr", "pull", "ghpull"):
+            for num, _ in _ref_numbers(value):
+                out.append(Meaning("ref", m.group(0), m.start(), num, "pr"))
+        elif role in ("issue", "issues", "bug", "ghissue", "gh"):
+            for num, _ in _ref_numbers(value):
+                out.append(Meaning("ref", m.group(0), m.start(), num, "issue"))
+        elif role == "commit":
+            out.append(Meaning("hash", value, m.start(), value.strip().lower()))
+        work = _mask(work, m.start(), m.end())
+    for rx in (_CODE, _MENTION):
+        for m in list(rx.finditer(work)):
+            work = _mask(work, m.start(), m.end())
+    for rx, parts in ((_ISO_DATE, "ymd"), (_SLASH_DATE, "ymd"), (_DMY, "dmy"), (_MDY, "mdy"), (_MY, "my")):
+        for m in list(rx.finditer(work)):
+            g = m.groups()
+            if parts == "ymd":
+                iso = _iso(g[0], g[1], g[2])
+            elif parts == "dmy":
+                iso = _iso(g[2], month_number(g[1]), g[0])
+            elif parts == "mdy":
+                iso = _iso(g[2], month_number(g[0]), g[1])
+            else:
+                iso = _iso(g[1], month_number(g[0]))
+            if iso is not None:
+                add(Meaning("date", m.group(0), m.start(), iso, vrole), m.start(), m.end())
+    for m in list(_STANDARD.finditer(work)):
+        add(Meaning("other", m.group(0), m.start(), checkable=False, why="standard or platform version"),
+            m.start(), m.end())
+    for m in list(_TICKET.finditer(work)):
+        add(Meaning("other", m.group(0), m.start(), checkable=False, why="external ticket id"), m.start(), m.end())
+    for m in list(_GH.finditer(work)):
+        add(Meaning("ref", m.group(0), m.start(), m.group(1), "any"), m.start(), m.end())
+    for m in list(_REF_WORDS.finditer(work)):
+        role = "pr" if m.group(1).lower().startswith(("pull", "pr")) else "issue"
+        add(Meaning("ref", m.group(0), m.start(), m.group(2), role), m.start(), m.end())
+    for m in list(_HASH_REF.finditer(work)):
+        add(Meaning("ref", m.group(0), m.start(), m.group(1), "any"), m.start(), m.end())
+    for m in list(_HEX.finditer(work)):
+        tok = m.group(0)
+        if re.search(r"[a-fA-F]", tok) and re.search(r"\d", tok):
+            add(Meaning("hash", tok, m.start(), tok.lower()), m.start(), m.end())
+    for m in list(_VERSION.finditer(work)):
+        if not release and _MEASURE.match(work, m.end()) and not m.group(1) and m.group(2).count(".") == 1:
+            continue  # 37.5%, 2.5x, 1.5 seconds: a quantity, read below
+        before = work[max(0, m.start() - 40):m.start()]
+        if _DEPENDENCY.search(before) or (not release and _NAMED.search(before)):
+            add(Meaning("other", m.group(0), m.start(), checkable=False, why="dependency version"),
+                m.start(), m.end())
+        else:
+            add(Meaning("version", m.group(0), m.start(), m.group(2), vrole), m.start(), m.end())
+    for m in list(_COUNT.finditer(work)):
+        raw = m.group(1).lower()
+        value = _WORDS.get(raw)
+        n = value if value is not None else int(raw.replace(",", ""))
+        metric = _metric(m.group(3), m.group(2))
+        if metric.startswith(("lines", "files")) and (value is not None or not _RANGE_TOTAL.search(m.group(0))):
+            # "one line", "up to 80 lines", "3 files": sizes of something, not the range's totals
+            add(Meaning("other", m.group(0), m.start(), checkable=False, why="size of something else"),
+                m.start(), m.end())
+            continue
+        add(Meaning("count", m.group(0), m.start(), str(n), metric), m.start(), m.end())
+    for m in list(_PERCENT.finditer(work)):
+        after = work[m.end():m.end() + 40]
+        if _LINES_CONTEXT.search(after):
+            add(Meaning("percent", m.group(0), m.start(), m.group(1)), m.start(), m.end())
+        else:
+            add(Meaning("other", m.group(0), m.start(), checkable=False, why="measurement"), m.start(), m.end())
+    for m in list(_NUMBER.finditer(work)):
+        add(Meaning("other", m.group(0), m.start(), checkable=False, why="number git does not count"),
+            m.start(), m.end())
+    return sorted(out, key=lambda c: c.position)
