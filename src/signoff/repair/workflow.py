@@ -2,7 +2,8 @@
 
 A case moves REPORTED -> CONTRACT_PROPOSED -> APPROVED -> REPRODUCED -> FIX_REQUESTED -> CANDIDATE ->
 VERIFIED | REJECTED | INCONCLUSIVE -> (another attempt, or) AWAITING_REVIEW -> ACCEPTED | DECLINED, with
-BLOCKED when the base revision does not show the defect. Every transition is an event on the case
+BLOCKED when the base revision does not show the defect, and ABANDONED when its operator ends it
+(`stuck`: the operator may also resume a case stuck on a lost hand-off). Every transition is an event on the case
 (`repair.case.<id>`); every effect (a room message, a document, an execution, a commit) is an outbox
 job written in the same transaction as the event that causes it, and every job handler first checks
 whether its effect already happened, so a restart at any point resumes without repeating one.
