@@ -362,3 +362,28 @@ def test_cli_view_without_a_server_shows_a_stopped_member_stale_until_its_connec
         assert {r["state"] for r in shown()["roles"]} == {"not running"}
     finally:
         ledger.close()
+
+
+def test_cli_crew_shows_an_answer_the_concierge_ignored(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The concierge records an ignored answer with its card, not a command: the plain view
+    shows it as such (it crashed with KeyError: 'command', while --json worked)."""
+    from signoff.cli.context import settings
+    from signoff.cli.main import main
+    from signoff.desk.crew_questions import LoopQuestions
+    from signoff.desk.workflow import open_desk
+    from signoff.rooms.decisions import Message
+
+    assert main(["desk", "init", "--json"]) == 0
+    assert main(["rooms", "user", "add", "alice"]) == 0
+    assert main(["desk", "crew", "setup", "--owner", "alice", "--json"]) == 0
+    desk = open_desk(settings())
+    said = Message("$answer", "room", "@stranger:example", "yes", True, None)
+    questions = LoopQuestions(None, desk.ledger, "room", {}, {}, None)  # type: ignore[arg-type]
+    questions._ignore(said, "desk-report:BUG-0001", "not the reporter this question was asked of")
+    capsys.readouterr()
+    assert main(["desk", "crew"]) == 0
+    out = capsys.readouterr().out
+    assert "ignored by concierge: answer 'yes' on card desk-report:BUG-0001: not the reporter" in out
+    assert main(["desk", "crew", "--json"]) == 0
+    [entry] = json.loads(capsys.readouterr().out)["ignored"]
+    assert entry["card"] == "desk-report:BUG-0001"

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from signoff.cli.main import main
 from signoff.kernel.digests import sha256_file
-from signoff.repair import read_case
+from signoff.repair import read_case, read_cases
 from signoff.repair.fixture import FixtureRepo, examples_root
 from tests.support.requires import require_sandbox
 
@@ -96,14 +97,15 @@ def test_demo_repair_then_cases_and_show(home: Path, capsys: pytest.CaptureFixtu
     assert "no repair case" in capsys.readouterr().err
 
 
-def test_watch_and_run_drive_a_room_case(home: Path, coupon: FixtureRepo, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def _watched(coupon: FixtureRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Any, Any, Any]:
+    """A watched room on the embedded server with a case reported: (rooms, alice, room)."""
     from signoff.kernel.settings import Settings
     from signoff.ledger import Ledger
     from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, RoomService
 
     rooms = RoomService(Ledger.open(Settings.load()))
     alice, _ = rooms.create_user("alice")
+    rooms.create_user("bob")
     rooms.create_agent(alice, "verifier", policy=OPEN)
     rooms.create_agent(alice, "fixer", policy=OWNER_AND_OWNER_AGENTS)
     room = rooms.create_room(alice, "coupon", agent_names=["verifier", "fixer"], user_names=["alice"])
@@ -117,6 +119,12 @@ def test_watch_and_run_drive_a_room_case(home: Path, coupon: FixtureRepo, tmp_pa
     rooms.post_message(alice, room.id, "@verifier the coupon is applied twice")
     assert main(["repair", "run"]) == 0
     assert "coupon-01        CONTRACT_PROPOSED" in capsys.readouterr().out
+    return rooms, alice, room
+
+
+def test_watch_and_run_drive_a_room_case(home: Path, coupon: FixtureRepo, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    rooms, alice, room = _watched(coupon, tmp_path, capsys)
     # The harness the contract names can be read, file by file, before approving it.
     assert main(["repair", "harness", "coupon-01"]) == 0
     shown = capsys.readouterr().out
@@ -190,3 +198,34 @@ def test_repair_watch_refuses_an_unknown_room_person_or_agent_and_links_nothing(
     assert words in err and "fix:" in err and "Traceback" not in err
     assert ledger.case_ids("repair.room.") == []
     ledger.close()
+
+
+def test_the_operator_abandons_a_case_from_the_command_line_and_only_the_operator(
+        home: Path, coupon: FixtureRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rooms, alice, room = _watched(coupon, tmp_path, capsys)
+    # Not stuck on the fixer: nothing to resume.
+    assert main(["repair", "resume", "coupon-01", "--operator", "alice"]) != 0
+    err = capsys.readouterr().err
+    assert "error:" in err and "fix:" in err and "CONTRACT_PROPOSED" in err and "Traceback" not in err
+    # Somebody else, and the operator without a reason: refused, nothing written.
+    assert main(["repair", "abandon", "coupon-01", "--operator", "bob", "--reason", "mine now"]) != 0
+    assert "only the linked operator" in capsys.readouterr().err
+    assert main(["repair", "abandon", "coupon-01", "--operator", "alice"]) != 0
+    assert "--reason" in capsys.readouterr().err
+    assert read_case(rooms.ledger, "coupon-01").state == "CONTRACT_PROPOSED"
+    assert main(["repair", "abandon", "coupon-01", "--operator", "alice", "--reason", "reported twice",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"case_id": "coupon-01", "state": "ABANDONED"}
+    [event] = [e for e in rooms.ledger.read("repair.case.coupon-01") if e.type == "repair.abandoned"]
+    assert event.payload["by"] == alice.sender and event.payload["reason"] == "reported twice"
+    assert event.payload["via"] == "cli" and event.payload["by_name"] == "alice"
+    # The room is told, and opens another case for the next report.
+    rooms.post_message(alice, room.id, "@verifier the coupon is applied on refunds too")
+    assert main(["repair", "run"]) == 0
+    out = capsys.readouterr().out
+    assert "coupon-01        ABANDONED" in out
+    assert [c.state for c in read_cases(rooms.ledger)] == ["ABANDONED", "CONTRACT_PROPOSED"]
+    bodies = [m["body"] for m in rooms.read_messages(alice, room.id, limit=1000)]
+    assert any(b.startswith("coupon-01 abandoned by alice: reported twice") for b in bodies)
+    assert main(["repair", "abandon", "coupon-01", "--operator", "alice", "--reason", "again"]) != 0
+    assert "already closed" in capsys.readouterr().err

@@ -329,3 +329,84 @@ def test_a_fixer_that_sees_its_hand_off_before_the_verifier_recorded_it_waits_fo
     st = r.workflow.case(case_id)
     assert r.workflow.ledger.read(f"repair.fixer.{r.fixer_agent.id}") == []  # not refused
     assert 1 in st.failures or 1 in st.proposals  # acted on
+
+
+def test_the_verifier_does_not_answer_the_servers_offline_notice(settings: Settings, coupon: FixtureRepo) -> None:
+    """Switch answers a message for an agent that is not connected with "I'm currently offline",
+    @-mentioning the sender: addressed to the verifier, but the server's own notice, not a report."""
+    r = _room(settings, coupon)
+    case_id = _report(r)
+    before = _bodies(r)
+    notice = r.say(r.fixer_agent, f"@{r.verifier.name} I'm currently offline \u2014 my connector isn't reporting in")
+    assert [e["payload"]["addressed"] for e in r.rooms.agent_events(r.verifier.id, 0)
+            if e["type"] == "message" and e["payload"]["message_id"] == notice] == [True]
+    r.run()
+    assert _bodies(r)[len(before) + 1:] == []  # nothing said back
+    assert r.workflow.case(case_id).state == "CONTRACT_PROPOSED"
+    # A person's second report in the same room is answered: the case that is open.
+    r.say(r.operator, f"@{r.verifier.name} the coupon is also applied on refunds")
+    r.run()
+    assert any(b == f"{case_id} is open (CONTRACT_PROPOSED)." or b.startswith(f"{case_id} is open")
+               for b in _bodies(r)[len(before) + 2:])
+
+
+def _stuck_on_the_fixer(r: RepairRoom) -> str:
+    """A case whose hand-off the fixer never acted on (the verifier's side only ran)."""
+    case_id = _report(r)
+    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    for _ in range(20):
+        r.workflow.poll()
+    assert r.workflow.case(case_id).state == "FIX_REQUESTED"
+    return case_id
+
+
+def test_a_case_stuck_on_a_lost_hand_off_is_resumed_by_its_operator_only(settings: Settings,
+                                                                          coupon: FixtureRepo) -> None:
+    from signoff.kernel.errors import RefusedError
+    from signoff.repair.stuck import move
+
+    r = _room(settings, coupon)
+    case_id = _stuck_on_the_fixer(r)
+    first = r.workflow.case(case_id).handoffs[1]["receipt"]["message_id"]
+    ledger = r.workflow.ledger
+    with pytest.raises(RefusedError, match="only the linked operator"):
+        move(ledger, case_id, "resume", r.bystander.sender, r.bystander.name, "", "cli", "by-bystander")
+    assert r.workflow.case(case_id).resumed == 0
+    st = move(ledger, case_id, "resume", r.operator.sender, r.operator.name, "the core restarted", "cli", "k1")
+    assert st.resumed == 1 and 1 not in st.handoffs
+    [event] = [e for e in ledger.read(f"repair.case.{case_id}") if e.type == "repair.resumed"]
+    assert event.payload["by"] == r.operator.sender and event.payload["reason"] == "the core restarted"
+    for _ in range(20):
+        r.workflow.poll()  # the verifier hands attempt 1 over again: a new message, a new receipt
+    again = r.workflow.case(case_id)
+    assert again.state == "FIX_REQUESTED" and again.handoffs[1]["receipt"]["message_id"] != first
+    r.run()  # the fixer sees both: the first no longer matches the recorded receipt, the second is acted on
+    st = r.workflow.case(case_id)
+    assert st.state == "AWAITING_REVIEW"
+    assert len([a for a in (1, 2) if a in st.proposals or a in st.failures]) == 2  # each attempt acted on once
+    assert [e.type for e in ledger.read(f"repair.fixer.{r.fixer_agent.id}")] == ["repair.handoff_refused"]
+
+
+def test_the_operator_abandons_a_stuck_case_in_the_room_and_the_room_opens_another(settings: Settings,
+                                                                                   coupon: FixtureRepo) -> None:
+    r = _room(settings, coupon)
+    case_id = _stuck_on_the_fixer(r)
+    v = r.verifier.name
+    r.say(r.bystander, f"@{v} abandon {case_id} not wanted")
+    r.say(r.operator, f"@{v} abandon {case_id}")  # no reason
+    for _ in range(5):
+        r.workflow.poll()
+    assert r.workflow.case(case_id).state == "FIX_REQUESTED"
+    bodies = _bodies(r)
+    assert any(f"only the linked operator can abandon {case_id}" in b for b in bodies)
+    assert any(f"say why {case_id} is abandoned" in b for b in bodies)
+    r.say(r.operator, f"@{v} abandon {case_id} the fixer's hand-off was lost in a restart")
+    r.run()
+    st = r.workflow.case(case_id)
+    assert st.state == "ABANDONED" and not st.proposals and not st.failures  # the fixer's late work records nothing
+    [event] = [e for e in r.workflow.ledger.read(f"repair.case.{case_id}") if e.type == "repair.abandoned"]
+    assert event.payload["by"] == r.operator.sender and event.payload["via"] == "room"
+    assert any(b.startswith(f"{case_id} abandoned by") for b in _bodies(r))
+    r.say(r.operator, f"@{v} the coupon is also applied on refunds")
+    r.run()
+    assert [c.state for c in r.workflow.cases()] == ["ABANDONED", "CONTRACT_PROPOSED"]

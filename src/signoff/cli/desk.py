@@ -352,7 +352,16 @@ def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
     for r in out["refusals"]:
         console.print(f"refused: {r['sender_role'] or r['sender']} sent {r['text']!r}: {r['why']}")
     for i in out.get("ignored", []):
-        console.print(f"ignored by {i['by']}: {i['command']!r}: {i['why']}")
+        console.print(f"ignored by {i['by']}: {_ignored_what(i)}: {i['why']}")
+
+
+def _ignored_what(entry: dict[str, Any]) -> str:
+    """What a crew member ignored: a command (an engineering member), or an answer on a card (the
+    concierge records the answer and its card, not a command)."""
+    if "command" in entry:
+        return repr(entry["command"])
+    card = f" on card {entry['card']}" if entry.get("card") else ""
+    return f"answer {str(entry.get('answer', ''))!r}{card}"
 
 
 def _server_crew(url: str, token: str | None) -> Any:

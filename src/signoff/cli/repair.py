@@ -274,6 +274,55 @@ def _agents(verifier: str, fixer: str, script: str | None = None) -> tuple[Any, 
     return ledger, workflow, workflow.fixer_worker(f_rooms, script)
 
 
+_OPERATOR_HELP = ("Who asks: the case's operator, a user of the embedded server or a name under \\[rooms.people] "
+                  "(checked against the sender id the case's room watch bound).")
+
+
+def _move(case_id: str, verb: str, operator: str, reason: str) -> Any:
+    """Resume or abandon a stuck case as its operator (`signoff.repair.stuck`), recorded with who and why."""
+    from signoff.kernel.ids import new_id
+    from signoff.ledger import Ledger
+    from signoff.repair.stuck import move
+    from signoff.rooms.client import RoomsConfig
+
+    config = RoomsConfig.from_settings(settings())
+    ledger = Ledger.open(settings())
+    try:
+        person = config.person(operator, ledger)
+        return move(ledger, case_id, verb, person.sender, person.name, reason, "cli", f"cli:{new_id()}")
+    finally:
+        ledger.close()
+
+
+@app.command("resume")
+def resume_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-01.")],
+               operator: Annotated[str, typer.Option("--operator", help=_OPERATOR_HELP)],
+               reason: Annotated[str, typer.Option("--reason", help="Why (recorded).")] = "",
+               as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Hand a case stuck in FIX_REQUESTED to the fixer again (a restart lost the hand-off). The
+    running verifier (`repair agent verifier` or the next `repair run`) posts it."""
+    st = _move(case_id, "resume", operator, reason)
+    if as_json:
+        print_json({"case_id": st.case_id, "state": st.state, "attempt": st.attempt, "resumed": st.resumed})
+        return
+    console.print(f"{st.case_id} resumed: attempt {st.attempt} is handed to the fixer again by the verifier",
+                  highlight=False)
+
+
+@app.command("abandon")
+def abandon_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-01.")],
+                operator: Annotated[str, typer.Option("--operator", help=_OPERATOR_HELP)],
+                reason: Annotated[str, typer.Option("--reason", help="Why it is abandoned (recorded, said in "
+                                                                     "the room).")] = "",
+                as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """End an open case as ABANDONED (nothing more happens on it; the room can open another case)."""
+    st = _move(case_id, "abandon", operator, reason)
+    if as_json:
+        print_json({"case_id": st.case_id, "state": st.state})
+        return
+    console.print(f"{st.case_id} abandoned; the room can open another case", highlight=False)
+
+
 @app.command("watch")
 def watch_cmd(
     room: Annotated[str, typer.Option("--room", help="Room id where defects are reported.")],

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from signoff.cli.context import console, fail, print_json, settings
+from signoff.cli.context import console, err_console, fail, print_json, settings
 from signoff.cli.output import add_data_row, data_table
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import Ledger
@@ -32,8 +32,31 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _service() -> RoomService:
+    """This home's embedded rooms server, said on standard error (standard output stays the
+    command's answer). With `[rooms] url` set, the agents and workflows of this home use the
+    server there: acting here would change a server they never see, so it is refused."""
     loaded = settings()
+    config = RoomsConfig.from_settings(loaded)
+    if config.url is not None:
+        raise UsageError(
+            f"this command acts on the embedded rooms server in this home's database, not on the server at "
+            f"[rooms] url ({config.url}); nothing was changed",
+            f"set up {config.url} with its own tools (for `signoff serve`: run this command in that server's "
+            f"home, which has no [rooms] url; for a Switch core: its console or gateway API), register this "
+            f"home's agents there with `signoff rooms connect`; or remove [rooms] url to use this home's server")
+    err_console.print(f"server: this home's embedded rooms server (database {_safe_url(loaded.db_url)})",
+                      highlight=False)
     return RoomService(Ledger.open(loaded), lifetimes=Lifetimes.from_settings(loaded))
+
+
+def _safe_url(url: str) -> str:
+    """A database URL without its password."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # an unparsable URL is shown by its scheme only
+        return url.split(":", 1)[0]
 
 
 @app.command("init")
@@ -247,6 +270,8 @@ def connect(
     if not registration_key:
         raise UsageError("a registration key is needed to register agents",
                          "pass --registration-key or set SIGNOFF_ROOMS_REGISTRATION_KEY")
+    if config.url is not None:
+        err_console.print(f"server: {config.url} ([rooms] url)", highlight=False)
     done = config.connect(registration_key, overwrite=overwrite)
     keys = config.keys()
     rows = [{"role": role, "name": k["name"], "agent_id": k["agent_id"], "registered_now": role in done}

@@ -33,11 +33,12 @@ credential and no repository access (nor do the reviewer and the smoke): their w
 room's documents, and they treat the dossier as untrusted data.
 
 A hand-off the stream never delivered (a Switch core restarted while the receiver was down: its
-buffer is gone, and the member gets only `context_recovered`) is found again by `recover`, at
-start-up and after each gap: it re-reads the engineering room and takes every command message its
-loop never received through the same receipt check. A re-read does not say whether a message was
-addressed to the reader, so that flag comes from the server's answer to the sender (the target
-status in the sender's receipt); a command with no receipt of its sender is ignored and recorded.
+buffer is gone, and the member gets only `context_recovered`) is found again by the agent loop's
+missed-event handling (`AgentLoop`, in the rooms client), at start-up (`recover`) and after each
+gap: every message of the engineering room its loop never received goes through `recovered_event`
+and the same receipt check. A re-read does not say whether a message was addressed to the reader,
+so that flag comes from the server's answer to the sender (the target status in the sender's
+receipt); a command with no receipt of its sender is ignored and recorded.
 
 Each effect is idempotent, so the loops' at-least-once hand-over is safe: hand-offs and answers are
 keyed sends (once per job, once per command message), documents are updated in place, and the
@@ -81,9 +82,9 @@ from signoff.rooms.client import (
     Transport,
     Undecided,
     agent_case,
-    read_room,
     ref_tag,
 )
+from signoff.rooms.client import recovered_message as shared_recovered_message
 from signoff.rooms.receipts import Receipt, handoff_matches
 
 ENGINEERING_PROCESSES = ("manager", "reproducer", "fixer", "reviewer", "smoke")
@@ -148,10 +149,7 @@ def recovered_message(room_id: str, entry: dict[str, Any], me: str, receipt: Rec
     (`me`'s target status in its send's receipt), so without a receipt it is not."""
     addressed = receipt is not None and receipt.addressed and \
         receipt.target_statuses.get(me, "not_permitted") != "not_permitted"
-    return {"type": "message", "room_id": room_id, "payload": {
-        "message_id": str(entry.get("id")), "sender": entry.get("sender"), "sender_name": entry.get("sender_name"),
-        "body": str(entry.get("body", "")), "thread_id": entry.get("thread_id"), "timestamp": entry.get("timestamp"),
-        "recovered": True, "addressed": addressed}}
+    return shared_recovered_message(room_id, entry, addressed)
 
 
 def ignored(ledger: Ledger) -> list[dict[str, Any]]:
@@ -180,9 +178,6 @@ class Member:
     # -- receiving ------------------------------------------------------------------------------
 
     async def on_event(self, loop: AgentLoop, env: dict[str, Any]) -> None:
-        if env.get("type") == "context_recovered":
-            await self.recover(loop)
-            return
         payload = env.get("payload") or {}
         if env.get("type") != "message" or payload.get("addressed") is not True:
             return
@@ -206,21 +201,21 @@ class Member:
     async def recover(self, loop: AgentLoop) -> int:
         """Take the engineering room's command messages this loop never received (see the module
         docstring); returns how many were handed over."""
-        entries = await read_room(lambda op, **args: loop.call(self.room, op, **args))
-        me, taken = self.crew.agent_name(self.role), 0
-        for entry in entries:
-            env = await asyncio.to_thread(self._recovered_event, entry, me)
-            if env is not None and await loop.take(self.room, env):
-                taken += 1
-        return taken
+        return await loop.recover(self.room)
+
+    def recovered_event(self, room_id: str, found: dict[str, Any]) -> dict[str, Any] | None:
+        """The agent loop's `recovered` hook: the `message` event a re-read message (`found`, as
+        the loop read it back) stands for, or None when there is nothing to take (not a command,
+        or a copy: recorded as ignored)."""
+        if room_id != self.room:
+            return None
+        p = found["payload"]
+        entry = {"id": p["message_id"], "sender": p.get("sender"), "sender_name": p.get("sender_name"),
+                 "body": p.get("body", ""), "thread_id": p.get("thread_id"), "timestamp": p.get("timestamp")}
+        return self._recovered_event(entry, self.crew.agent_name(self.role))
 
     def _recovered_event(self, entry: dict[str, Any], me: str) -> dict[str, Any] | None:
-        """The `message` event a re-read `entry` stands for, or None when there is nothing to take
-        (not a command, received already, or a copy: recorded as ignored)."""
-        assert self.loop is not None
         message_id, body, sender = str(entry.get("id")), str(entry.get("body", "")), entry.get("sender")
-        if f"message:{message_id}" in self.loop.store.state.received:
-            return None
         try:
             command = crew_commands.parse(body)
         except RefusedError:

@@ -41,8 +41,10 @@ async def run_member(member: Running, stop: asyncio.Event, *, idle: float = 0.2,
                      heartbeat_interval: float = 2.0) -> None:
     """Run one crew member until `stop` is set: its loop in its room and, whenever no event is
     waiting, its outbox work (the manager's engineering jobs, the concierge's notifications)."""
+    recovered = member.recovered_event if isinstance(member, Member) else None
     async with AgentLoop(member.transport, member.desk.ledger, [member.room], member.on_event,
-                         agent_name=member.crew.agent_name(member.role), heartbeat_interval=heartbeat_interval) as loop:
+                         agent_name=member.crew.agent_name(member.role), heartbeat_interval=heartbeat_interval,
+                         recovered=recovered) as loop:
         member.loop = loop
         await loop.drain_pending()
         if isinstance(member, Member):

@@ -24,7 +24,7 @@ from signoff.ledger import Event, Ledger, NewEvent, NewJob
 from signoff.notes.decisions import asks_for_shown, decide, state_of
 from signoff.notes.run import case_of
 from signoff.rooms import Principal, RoomService
-from signoff.rooms.client import Identities, RoomsClient, read_room
+from signoff.rooms.client import Identities, RoomsClient, is_automated_notice, read_room
 
 CURSOR = "notes.room_cursor"
 HANDLED = "notes.room_handled"
@@ -84,8 +84,9 @@ def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
         for env in batch:
             cursor = int(env["sequence"])
             p = env.get("payload") or {}
-            if env.get("type") != "message" or env.get("room_id") != room_id or not p.get("addressed"):
-                continue
+            if env.get("type") != "message" or env.get("room_id") != room_id or not p.get("addressed") \
+                    or is_automated_notice(env):
+                continue  # not for the notes agent, or the server's own notice (never answered)
             outcome = _apply(folder, rooms.ledger, p, prefix, allowed, room_id, identities)
             outcomes.append(outcome)
             _reply(rooms, agent, room_id, outcome)

@@ -16,13 +16,13 @@ from typing import Any
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.ledger import Event, Ledger, NewEvent, NewJob
 
-FINAL = ("ACCEPTED", "DECLINED", "BLOCKED")
+FINAL = ("ACCEPTED", "DECLINED", "BLOCKED", "ABANDONED")
 
 _STATE_OF = {
     "repair.reported": "REPORTED", "repair.contract_proposed": "CONTRACT_PROPOSED", "repair.approved": "APPROVED",
     "repair.reproduced": "REPRODUCED", "repair.blocked": "BLOCKED", "repair.fix_requested": "FIX_REQUESTED",
     "repair.candidate": "CANDIDATE", "repair.review_requested": "AWAITING_REVIEW", "repair.accepted": "ACCEPTED",
-    "repair.declined": "DECLINED",
+    "repair.declined": "DECLINED", "repair.abandoned": "ABANDONED",
 }
 
 
@@ -108,6 +108,7 @@ class CaseState:
     approval: dict[str, Any] | None = None  # the approval event: who approved, from which message
     cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> {stage, verbs, candidate}
     history: list[str] = field(default_factory=list)
+    resumed: int = 0  # times the operator resumed the case (`repair.stuck`)
 
     @property
     def last_verdict(self) -> dict[str, Any] | None:
@@ -146,6 +147,10 @@ def fold(events: list[Event]) -> CaseState | None:
         elif ev.type == "repair.fix_requested":
             st.attempt = int(p["attempt"])
             st.handoffs[int(p["attempt"])] = p
+        elif ev.type == "repair.resumed":
+            # The operator resumed a stuck hand-off: the attempt is handed over again, with a new receipt.
+            st.handoffs.pop(int(p["attempt"]), None)
+            st.resumed += 1
         elif ev.type == "repair.proposal":
             st.proposals[int(p["attempt"])] = p
         elif ev.type == "repair.attempt_failed":
@@ -190,6 +195,8 @@ def record(ledger: Ledger, case_id: str, still: Callable[[CaseState], bool], eve
     delivery of the same job got there first, nothing is written."""
 
     def decide(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
-        return (events, jobs) if still(folded(history)) else ([], [])
+        now = folded(history)
+        # An abandoned case stays as its operator left it: a job still in flight records nothing.
+        return (events, jobs) if now.state != "ABANDONED" and still(now) else ([], [])
 
     ledger.update(case_key(case_id), decide, idempotency_key=idem)

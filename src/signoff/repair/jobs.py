@@ -60,6 +60,9 @@ class RepairJobs:
             "repair.handoff": self.on_handoff, "repair.commit": self.on_commit, "repair.verify": self.on_verify,
             "repair.review": self.on_review,
         }
+        if topic != "repair.say" and "case_id" in payload \
+                and read_case(self.ledger, payload["case_id"]).state == "ABANDONED":
+            return  # its operator abandoned the case: no effect of it happens any more
         handlers[topic](key, payload)
 
     def post(self, room_id: str, text: str, marker: str, targets: tuple[str, ...] = ()) -> Receipt:

@@ -2,7 +2,8 @@
 
 A case moves REPORTED -> CONTRACT_PROPOSED -> APPROVED -> REPRODUCED -> FIX_REQUESTED -> CANDIDATE ->
 VERIFIED | REJECTED | INCONCLUSIVE -> (another attempt, or) AWAITING_REVIEW -> ACCEPTED | DECLINED, with
-BLOCKED when the base revision does not show the defect. Every transition is an event on the case
+BLOCKED when the base revision does not show the defect, and ABANDONED when its operator ends it
+(`stuck`: the operator may also resume a case stuck on a lost hand-off). Every transition is an event on the case
 (`repair.case.<id>`); every effect (a room message, a document, an execution, a commit) is an outbox
 job written in the same transaction as the event that causes it, and every job handler first checks
 whether its effect already happened, so a restart at any point resumes without repeating one.
@@ -23,7 +24,7 @@ from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import NotFoundError, SignoffError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Job, Ledger, NewEvent, Outbox, Worker
-from signoff.repair import commands
+from signoff.repair import commands, stuck
 from signoff.repair.case import FINAL, CaseState, Contract, case_key, folded, read_case, read_cases
 from signoff.repair.commands import DefectReport, OperatorCommand
 from signoff.repair.fixer import FixerWorker
@@ -31,7 +32,7 @@ from signoff.repair.harness import digest_now, freeze
 from signoff.repair.jobs import TOPICS, RepairJobs
 from signoff.repair.rooms import RepairRooms
 from signoff.repair.verifier import harness_store
-from signoff.rooms.client import Person
+from signoff.rooms.client import Person, is_automated_notice
 
 __all__ = ["CaseState", "Contract", "FixerWorker", "RepairWorkflow"]
 
@@ -110,8 +111,14 @@ class RepairWorkflow:
         p = env.get("payload") or {}
         if not p.get("addressed"):
             return  # not directed at the verifier: it is conversation, never a command
+        if is_automated_notice(env):
+            return  # the server's own notice (Switch's "I'm currently offline", a refusal): never answered
         message_id, room_id = str(p.get("message_id")), str(env.get("room_id"))
         body, sender = str(p.get("body", "")), str(p.get("sender", ""))
+        moved = stuck.parse_stuck(body, self.rooms.name)
+        if moved is not None:
+            self._on_stuck(moved, message_id, room_id, sender)
+            return
         parsed = commands.parse_command(body, self.rooms.name)
         if parsed is None:
             self._on_report(DefectReport(message_id, room_id, sender, body))
@@ -153,6 +160,22 @@ class RepairWorkflow:
             command = replace(command, harness_digest=digest_now(Path(st.contract.harness)))
         self.ledger.update(case_key(case_id), lambda history: commands.decide(
             folded(history), command, self.rooms.name), idempotency_key=command.key)
+
+    def _on_stuck(self, moved: tuple[str, str, str], message_id: str, room_id: str, sender: str) -> None:
+        """The operator resumes or abandons a stuck case from the room (`repair.stuck`)."""
+        verb, case_id, reason = moved
+        key = commands.message_key(message_id)
+        try:
+            self.case(case_id)
+        except NotFoundError:
+            self.ledger.append(self._verifier_log, None, [NewEvent("repair.command_refused", {
+                "message_id": message_id, "reason": "unknown"})],
+                [commands.say(room_id, f"{verb} refused: there is no case {case_id}.", key)], idempotency_key=key)
+            return
+        name = str((self._watch(room_id) or {}).get("operator_name") or "")
+        self.ledger.update(case_key(case_id), lambda history: stuck.decision(
+            folded(history), verb, sender, name if sender == folded(history).operator else "", reason, "room",
+            key, room_id), idempotency_key=key)
 
     @property
     def _verifier_log(self) -> str:

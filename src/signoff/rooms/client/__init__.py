@@ -31,6 +31,7 @@ from signoff.rooms.client._embedded import embedded_rooms
 from signoff.rooms.client._http import HttpTransport, parse_sse
 from signoff.rooms.client._identity import Identities, Person, probe_sender
 from signoff.rooms.client._inprocess import InProcessTransport
+from signoff.rooms.client._missed import is_automated_notice, recovered_message
 from signoff.rooms.client._operator import Operator, SignoffOperator, SwitchOperator, operator_for
 from signoff.rooms.client._provision import ServerSetup
 from signoff.rooms.client._refusal import is_refusal_text, refused_by, refuses
@@ -84,6 +85,7 @@ __all__ = [
     "embedded_rooms",
     "event_key",
     "integration_profile",
+    "is_automated_notice",
     "is_refusal_text",
     "joined_as",
     "operator_for",
@@ -93,6 +95,7 @@ __all__ = [
     "probe_sender",
     "read_room",
     "read_room_sync",
+    "recovered_message",
     "ref_tag",
     "refused_by",
     "refuses",

@@ -13,6 +13,17 @@ The contract:
   over again, oldest first, then the stream resumes where the inbox ends. Each event is handed
   over once per key (a message's server-assigned id) across reconnects, gaps and restarts, except
   one killed mid-handler, which is handed over again: handlers must be idempotent.
+- Missed events come back as messages (see `_missed`). A `context_recovered` event (the client's
+  re-read of the room after a `gap`: a Switch core restarted, or a cursor expired) is not handed
+  to the handler: each message inside it that this agent may have missed (not its own, not from
+  before the agent first opened the room) is taken as an ordinary `message` event flagged
+  `recovered`, keyed by its message id, so one already received on the stream (or in an earlier
+  re-read) is not handed over again, and one taken is not taken again after a restart. `recover`
+  re-reads a room on demand (at start-up). A re-read cannot say whether a message was addressed
+  to this agent: by default a leading `@name` mention says so; `recovered` lets an agent decide
+  with what it knows better (the sender's receipt), or drop an entry.
+- Automated notices (an addressing refusal, Switch's "I'm currently offline" reply) are recorded
+  as handled without reaching the handler: an agent never answers the server's own notices.
 - A handler that fails transiently (`is_transient`: the server's "reconnect" 409, "not connected
   to a room", a 5xx, an unreachable server, a timeout) leaves its event pending: it is handed over
   again after a backoff (`retry_initial`, doubling to `retry_max`), up to `retry_attempts` times in
@@ -48,6 +59,7 @@ from signoff.kernel.errors import ConflictError, SignoffError, UnavailableError,
 from signoff.ledger import Ledger, NewEvent
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._context import read_room
+from signoff.rooms.client._missed import RECOVERED, context_messages, is_automated_notice, missed
 from signoff.rooms.client._transport import Transport
 from signoff.rooms.receipts import Receipt, handoff_matches
 
@@ -59,6 +71,12 @@ OPENED = "rooms.agent.opened"
 
 T = TypeVar("T")
 Handler = Callable[["AgentLoop", dict[str, Any]], Awaitable[None]]
+# Decides what a message found by a re-read stands for: the event to take, or None to leave it.
+Recovered = Callable[[str, dict[str, Any]], dict[str, Any] | None]
+# A message from up to this long before the agent first opened a room may still be its work (the
+# server's clock and ours differ a little); anything older is history, never taken from a re-read.
+SINCE_MARGIN_MS = 60_000
+NOTICE = "an automated notice of the server: not answered"
 
 
 def agent_case(agent_id: str) -> str:
@@ -109,6 +127,7 @@ class AgentState:
 
     version: int = 0
     cursors: dict[str, int] = field(default_factory=dict)
+    since: dict[str, int] = field(default_factory=dict)  # room -> when (epoch ms) the agent first opened it
     received: set[str] = field(default_factory=set)
     pending: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # key -> (room, event), in order
     handled: dict[str, str | None] = field(default_factory=dict)  # key -> error text, if any
@@ -143,6 +162,8 @@ class AgentStore:
                 st.handled[p["key"]] = p.get("error")
             elif ev.type == OPENED:
                 st.cursors.setdefault(p["room_id"], int(p["position"]))
+                if isinstance(p.get("at"), int):
+                    st.since.setdefault(p["room_id"], p["at"])
             elif ev.type == SENDING:
                 st.sending.add(p["key"])
                 if "room_id" in p:  # records written before sends said where they went have no room
@@ -170,8 +191,10 @@ class AgentStore:
 
     def opened(self, room_id: str, position: int) -> None:
         """Where a room's first stream started: a restart before any event resumes here, not at the head."""
-        with self._append(OPENED, {"room_id": room_id, "position": position}) as st:
+        at = int(time.time() * 1000)
+        with self._append(OPENED, {"room_id": room_id, "position": position, "at": at}) as st:
             st.cursors[room_id] = position
+            st.since.setdefault(room_id, at)
 
     def handle(self, key: str, error: str | None) -> None:
         with self._append(HANDLED, {"key": key, "error": error}) as st:
@@ -199,7 +222,7 @@ class AgentLoop:
     def __init__(self, transport: Transport, ledger: Ledger, rooms: Iterable[str], handler: Handler, *,
                  agent_name: str | None = None, case: str | None = None, heartbeat_interval: float = 2.0,
                  backoff_initial: float = 1.0, backoff_max: float = 30.0, retry_initial: float = 1.0,
-                 retry_max: float = 30.0, retry_attempts: int = 8) -> None:
+                 retry_max: float = 30.0, retry_attempts: int = 8, recovered: Recovered | None = None) -> None:
         self.rooms = list(dict.fromkeys(rooms))
         if not self.rooms:
             raise UsageError("an agent loop needs at least one room", "pass the room ids it works in")
@@ -207,6 +230,7 @@ class AgentLoop:
         self.agent_id = transport.agent_id
         self.agent_name = agent_name
         self.handler = handler
+        self.recovered = recovered
         self.store = AgentStore(ledger, case or agent_case(self.agent_id))
         self.clients = {room: RoomsClient(transport, heartbeat_interval=heartbeat_interval,
                                           backoff_initial=backoff_initial, backoff_max=backoff_max)
@@ -287,8 +311,18 @@ class AgentLoop:
 
     async def _handle(self, key: str, room: str, env: dict[str, Any]) -> None:
         self._retry_at.pop(key, None)
+        if is_automated_notice(env):
+            await asyncio.to_thread(self.store.handle, key, NOTICE)
+            return
         try:
-            await self.handler(self, env)
+            if env.get("type") == RECOVERED:
+                # The client's re-read is one page; a longer gap is read back whole.
+                context = (env.get("payload") or {}).get("context") or {}
+                found = await read_room(self._client(room).call) if context.get("truncated") \
+                    else context_messages(env)
+                await self._take_missed(room, found)
+            else:
+                await self.handler(self, env)
         except SignoffError as exc:
             if self._retry_later(key, exc):
                 return
@@ -351,6 +385,23 @@ class AgentLoop:
         for key, (room, env) in pending:
             await self._handle(key, room, env)
         return len(pending)
+
+    async def recover(self, room: str) -> int:
+        """Re-read `room` and take every message this agent may have missed (see the module's
+        contract); returns how many were handed over."""
+        return await self._take_missed(room, await read_room(self._client(room).call))
+
+    async def _take_missed(self, room: str, found: list[dict[str, Any]]) -> int:
+        since = self.store.state.since.get(room)
+        taken = 0
+        for env in missed(room, found, self.agent_name, self.store.state.sender,
+                          None if since is None else since - SINCE_MARGIN_MS):
+            if event_key(env) in self.store.state.received:
+                continue
+            chosen = env if self.recovered is None else await asyncio.to_thread(self.recovered, room, env)
+            if chosen is not None and await self.take(room, chosen):
+                taken += 1
+        return taken
 
     async def take(self, room: str, env: dict[str, Any]) -> bool:
         """Hand over an event found outside the stream (a member's re-read of the room after a
