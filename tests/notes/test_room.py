@@ -68,7 +68,7 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
         ("approve all", False), (approve_all, True), ("ship", False), ("approve S1", False),
         ("I think @notes approve S2", False), (edit, True)]
     assert "names no text" in out[0].detail and f"send `@notes {approve_all}`" in out[0].detail
-    assert "S1: This release brings" in out[0].detail
+    assert "It would decide on: S1: This release " in out[0].detail
     assert "mallory is not a decider" in out[2].detail
     assert "agents cannot" in out[3].detail
     assert "right after the mention" in out[4].detail
