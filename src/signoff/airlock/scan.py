@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
-from signoff.airlock import signals
+from signoff.airlock import signals, structure
 from signoff.airlock.decode import decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -158,6 +158,17 @@ def detect(text: str) -> list[Hit]:
     """Every family that fires on `text`, each with where it fired first."""
     normalised = normalise(text)
     hits: dict[str, Hit] = {}
+    # Places hidden from a human reader (a link's fragment, an HTML comment ...) are read on their
+    # own, first, so a hit there says where it was hidden. Visible set-apart text (code, quoted mail)
+    # is read as part of the report; a piece only names where a family the report fired on sits.
+    visible: dict[str, str] = {}
+    for part in structure.pieces(normalised.text):
+        inner = normalise(part.text)
+        for family, where in list(_scan_views(inner.plain, inner.folded, fam.RULES)) + _score(inner):
+            if part.kind in structure.HIDDEN_KINDS:
+                hits.setdefault(family, Hit(family, f"{part.kind} ({where})"))
+            else:
+                visible.setdefault(family, f"{part.kind} ({where})")
     if normalised.suspicious:
         hits[fam.HIDDEN_UNICODE] = Hit(fam.HIDDEN_UNICODE, "invisible characters: " + ", ".join(normalised.suspicious))
     for family, where in _scan_views(normalised.plain, normalised.folded, fam.RULES):
@@ -175,6 +186,9 @@ def detect(text: str) -> list[Hit]:
             hits.setdefault(family, Hit(family, f"decoded {piece.kind} ({where})"))
             if piece.kind != "tag":
                 hits.setdefault(fam.ENCODED_PAYLOAD, Hit(fam.ENCODED_PAYLOAD, f"{piece.kind}-encoded {family}"))
+    for family, where in visible.items():
+        if family in hits and not hits[family].where.startswith(structure.HIDDEN_KINDS):
+            hits[family] = Hit(family, where)
     return [hits[name] for name in fam.FAMILIES if name in hits]
 
 
