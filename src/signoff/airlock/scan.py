@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
-from signoff.airlock import signals, structure
+from signoff.airlock import intent, signals, structure
 from signoff.airlock.decode import decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -213,13 +213,27 @@ def _first_hit(rule: fam.Family, whole: str, sentences: str) -> str | None:
     return None
 
 
-def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[str, str]]:
-    """The weak-signal score over the sentences of the text, each read in both views."""
+def sentence_views(normalised: Normalised) -> tuple[list[str], list[str]]:
+    """The sentences of a text in its two scanning views, one list each, aligned."""
     plain, folded = _segments(normalised.plain), _segments(normalised.folded)
     if len(plain) != len(folded):  # folding moved a sentence boundary: derive both views per sentence
         views = [scan_views(sentence) for sentence in _segments(normalised.text)]
         plain, folded = [view[0] for view in views], [view[1] for view in views]
-    return signals.score(plain, folded, english_only=english_only)
+    return plain, folded
+
+
+def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[str, str]]:
+    """The weak-signal score over the sentences of the text, each read in both views, then the
+    learned detector over windows of them (not for a rot13 reading: English patterns only)."""
+    plain, folded = sentence_views(normalised)
+    found = signals.score(plain, folded, english_only=english_only)
+    if not english_only and plain:
+        current = intent.model()
+        probability, first, last = intent.strongest(plain, folded, current)
+        if probability >= current.threshold:
+            span = f"sentence {first}" if first == last else f"sentences {first}-{last}"
+            found.append((fam.INSTRUCTION_INTENT, f"learned detector, {span}"))
+    return found
 
 
 def _segments(view: str) -> list[str]:
