@@ -65,15 +65,16 @@ def _tokens(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Model:
-    weights: array  # type: ignore[type-arg]  # float, one per bucket
+    weights: array  # type: ignore[type-arg]  # one per bucket, in units of `unit`
     bias: float
     threshold: float
     digest: str  # SHA-256 of the training manifest this model was built from
+    unit: float = 1.0  # the shipped weights stay int16 in memory: loading is one copy of bytes
 
     def margin(self, features: set[int]) -> float:
         if not features:
             return self.bias
-        scale = 1.0 / math.sqrt(len(features))
+        scale = self.unit / math.sqrt(len(features))
         return float(self.bias + scale * sum(self.weights[index] for index in features))
 
     def probability(self, features: set[int]) -> float:
@@ -96,10 +97,13 @@ def decode_weights(blob: str, scale: float) -> array:  # type: ignore[type-arg]
 
 def load(path: Path = MODEL_FILE) -> Model:
     data = json.loads(path.read_text(encoding="utf-8"))
-    weights = decode_weights(data["weights"], float(data["scale"]))
-    if len(weights) != BUCKETS:
-        raise ValueError(f"{path.name}: {len(weights)} weights, expected {BUCKETS}")
-    return Model(weights, float(data["bias"]), float(data["threshold"]), str(data["manifest_sha256"]))
+    packed = array("h")
+    packed.frombytes(zlib.decompress(base64.b64decode(data["weights"])))
+    if len(packed) != BUCKETS:
+        raise ValueError(f"{path.name}: {len(packed)} weights, expected {BUCKETS}")
+    return Model(
+        packed, float(data["bias"]), float(data["threshold"]), str(data["manifest_sha256"]), float(data["scale"])
+    )
 
 
 @cache
@@ -143,5 +147,5 @@ def explain(plain: str, folded: str, top: int = 8, current: Model | None = None)
     seen: dict[str, float] = {}
     for feature in grams(plain, folded):
         index = zlib.crc32(feature.encode("utf-8")) & (BUCKETS - 1)
-        seen[feature] = current.weights[index]
+        seen[feature] = current.weights[index] * current.unit
     return sorted(seen.items(), key=lambda item: (-item[1], item[0]))[:top]

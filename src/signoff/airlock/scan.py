@@ -164,8 +164,12 @@ def detect(text: str) -> list[Hit]:
     visible: dict[str, str] = {}
     for part in structure.pieces(normalised.text):
         inner = normalise(part.text)
-        for family, where in list(_scan_views(inner.plain, inner.folded, fam.RULES)) + _score(inner):
-            if part.kind in structure.HIDDEN_KINDS:
+        hidden = part.kind in structure.HIDDEN_KINDS
+        found = _scan_views(inner.plain, inner.folded, fam.RULES)
+        # visible pieces are read whole with the report below; they only name where, so the
+        # pattern rules are enough to place a hit in them
+        for family, where in found + _score(inner) if hidden else found:
+            if hidden:
                 hits.setdefault(family, Hit(family, f"{part.kind} ({where})"))
             else:
                 visible.setdefault(family, f"{part.kind} ({where})")
