@@ -48,7 +48,7 @@ SEED = 36
 EPOCHS = 6
 RATE = 0.5
 L2 = 1e-5
-TARGET_FALSE_POSITIVES = 0.003  # the threshold: this share of out-of-fold honest texts score above it
+TARGET_FALSE_POSITIVES = 0.005  # the threshold: this share of out-of-source honest texts score above it
 FOLDS = 3
 MAX_PER_SOURCE = 1500
 MAX_WINDOWS = 8
@@ -196,20 +196,38 @@ def fit(rows: list[tuple[tuple[int, ...], int]], epochs: int = EPOCHS) -> tuple[
     return weights, bias
 
 
+def honest_group(source: str) -> str:
+    """Honest sources that share an origin are left out together when the threshold is picked."""
+    if source.startswith(("commits", "issue templates")):
+        return "commits"
+    if source.startswith("signoff"):
+        return "signoff"
+    return source
+
+
 def threshold_for(examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]]) -> float:
-    """Out-of-fold: train on all folds but one, score the honest texts of that one as the scanner
-    would (strongest window), and take the score that TARGET_FALSE_POSITIVES of them exceed."""
+    """Out of source: for each group of honest sources, train without it, score its texts as the
+    scanner would (strongest window), and take the score that TARGET_FALSE_POSITIVES of all those
+    never-seen honest texts exceed. A random split would let a tracker's style be learned and then
+    be forgiven in the same tracker; the reports the airlock reads come from trackers it never saw.
+    With a single honest group (a small fixture), folds are taken by position instead."""
+    groups = sorted({honest_group(e.source) for e in examples if e.label == 0})
+    if len(groups) > 1:
+        folds = [[i for i, e in enumerate(examples) if e.label == 0 and honest_group(e.source) == g] for g in groups]
+    else:
+        folds = [[i for i in range(len(examples)) if i % FOLDS == fold] for fold in range(FOLDS)]
     scores: list[float] = []
-    for fold in range(FOLDS):
+    for fold_members in folds:
+        left_out = set(fold_members)
         train_rows = [
             (features, examples[i].label)
             for i in range(len(examples))
-            if i % FOLDS != fold
+            if i not in left_out
             for features in rows_of[i]
         ]
         weights, bias = fit(train_rows)
         model = intent.Model(_as_array(weights), bias, 1.0, "")
-        for i in range(fold, len(examples), FOLDS):
+        for i in fold_members:
             if examples[i].label == 0:
                 plain, folded = views(examples[i].text)
                 if plain:
@@ -264,7 +282,8 @@ def train(examples: list[Example], *, out_of_fold: bool = True) -> tuple[dict[st
         "epochs": EPOCHS,
         "rate": RATE,
         "l2": L2,
-        "threshold_rule": f"{FOLDS}-fold out-of-fold honest texts, {TARGET_FALSE_POSITIVES:.1%} above, at least 0.5",
+        "threshold_rule": f"honest texts scored by a model trained without their source group, "
+        f"{TARGET_FALSE_POSITIVES:.1%} above, at least 0.5",
         "threshold": threshold,
         "examples": {source: {"attacks": c[1], "honest": c[0]} for source, c in sorted(counts.items())},
         "corpus_sha256": corpus.hexdigest(),
