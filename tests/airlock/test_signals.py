@@ -166,8 +166,10 @@ def test_held_out_corpus_has_the_promised_shape() -> None:
     samples = [sample for name in EVAL.HELDOUT_FILES for sample in EVAL.authored(name)]
     attacks = [s for s in samples if s.family != EVAL.NEGATIVE]
     negatives = [s for s in samples if s.family == EVAL.NEGATIVE]
-    assert {s.family for s in attacks} == set(FAMILIES)
-    assert all(sum(s.family == family for s in attacks) >= 10 for family in FAMILIES)
+    # the families of issue #16, when the held-out files were written (issue #36's are tested in test_families)
+    families = set(FAMILIES[:8])
+    assert {s.family for s in attacks} == families
+    assert all(sum(s.family == family for s in attacks) >= 10 for family in families)
     assert len(negatives) >= 40 and len({s.language for s in negatives}) >= 9
     assert any(s.fields is not None for s in attacks)  # split across fields, scanned with scan_fields
     assert all("{{" not in s.text for s in samples)  # every encoding marker was expanded

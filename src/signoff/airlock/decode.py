@@ -1,4 +1,4 @@
-"""Embedded encodings, decoded for scanning only: base64 and hex runs, URL and HTML escapes,
+"""Embedded encodings, decoded for scanning only: base64, hex and binary (8-bit groups) runs, URL and HTML escapes,
 rot13, and ASCII smuggled in Unicode tag characters.
 
 Each decoder returns `Decoded(kind, text)` pieces; the scanner normalises and scans them like the
@@ -23,13 +23,14 @@ MIN_DECODED_LETTERS = 6
 _BASE64 = compile_re(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_\-]{16,}={0,2}")
 _HEX = compile_re(r"(?:[0-9A-Fa-f]{2}){8,}")
 _HEX_ESCAPED = compile_re(r"(?:(?:\\x|0x|%)[0-9A-Fa-f]{2}[ ,]*){6,}")
+_BINARY = compile_re(r"(?:[01]{8}[ ,;]?){6,}")
 _URL_ESCAPE = compile_re(r"%[0-9A-Fa-f]{2}")
 _HTML_ESCAPE = compile_re(r"&(?:#[0-9]{2,7}|#[xX][0-9A-Fa-f]{2,6}|[A-Za-z]{2,10});")
 
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
-    kind: str  # base64 | hex | url | html | rot13 | tag
+    kind: str  # base64 | hex | binary | url | html | rot13 | tag
     text: str
 
 
@@ -59,6 +60,11 @@ def _decode_into(text: str, pieces: list[Decoded], depth: int) -> None:
         decoded = _printable(_unhex(digits))
         if decoded is not None:
             found.append(Decoded("hex", decoded))
+    for span in _BINARY.finditer(text):
+        bits = "".join(ch for ch in span.text if ch in "01")
+        decoded = _printable(bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - 7, 8)))
+        if decoded is not None:
+            found.append(Decoded("binary", decoded))
     if sum(1 for _ in itertools.islice(_URL_ESCAPE.finditer(text), 3)) >= 3:
         unquoted = urllib.parse.unquote_plus(text)
         if unquoted != text:

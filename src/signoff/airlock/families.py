@@ -24,6 +24,11 @@ ENCODED_PAYLOAD = "encoded_payload"
 HIDDEN_UNICODE = "hidden_unicode"
 MULTILINGUAL_OVERRIDE = "multilingual_override"
 SEVERITY_MANIPULATION = "severity_manipulation"
+DICTATED_CODE = "dictated_code"
+EXFILTRATION = "exfiltration"
+ACCOUNT_TAKEOVER = "account_takeover"
+DESTRUCTIVE_ACTION = "destructive_action"
+INSTRUCTION_INTENT = "instruction_intent"  # the learned detector (`intent.py`), not a pattern
 
 FAMILIES: tuple[str, ...] = (
     INSTRUCTION_OVERRIDE,
@@ -34,6 +39,11 @@ FAMILIES: tuple[str, ...] = (
     HIDDEN_UNICODE,
     MULTILINGUAL_OVERRIDE,
     SEVERITY_MANIPULATION,
+    DICTATED_CODE,
+    EXFILTRATION,
+    ACCOUNT_TAKEOVER,
+    DESTRUCTIVE_ACTION,
+    INSTRUCTION_INTENT,
 )
 
 DESCRIPTIONS: dict[str, str] = {
@@ -46,6 +56,11 @@ DESCRIPTIONS: dict[str, str] = {
     HIDDEN_UNICODE: "contains invisible characters: tag characters, bidi overrides, zero-width splits",
     MULTILINGUAL_OVERRIDE: "an instruction override written in another language",
     SEVERITY_MANIPULATION: "tries to dictate the severity or priority of the report",
+    DICTATED_CODE: "dictates code or output the reader must put into its answer or implementation",
+    EXFILTRATION: "asks the reader to send secrets, keys, environment or private data somewhere",
+    ACCOUNT_TAKEOVER: "asks for owner or admin rights, keys, tokens, webhooks or an account's credentials",
+    DESTRUCTIVE_ACTION: "asks the reader to run a command or action that destroys files, data or history",
+    INSTRUCTION_INTENT: "the learned detector reads these sentences as instructions aimed at the reader",
 }
 
 # --- shared pieces -----------------------------------------------------------------------------
@@ -130,7 +145,10 @@ _OVERRIDE = [
     r"(?:task|assignment|job|mission|instructions?|objective)\b",
     # jailbreak framing
     r"\bdo anything now\b",
-    r"\b(?:developer|dan|god|jailbreak|jailbroken|unfiltered|unrestricted|evil|dude|stan|anti-?dan) mode\b",
+    # not "developer mode" or "god mode" alone: browsers, phones and games have them
+    r"\b(?:dan|jailbreak|jailbroken|unfiltered|unrestricted|evil|dude|stan|anti-?dan) mode\b",
+    r"\b(?:developer|god) mode (?:enabled|output|response|activated)\b|\b(?:chatgpt|gpt|ai|llm|assistant|you) "
+    r"(?:with|in) (?:developer|god) mode\b|\bsimulate (?:developer|god) mode\b",
     r"\b(?:you|dan|it) (?:are|have|has|can|will|now) (?:now )?(?:be )?(?:broken free|free (?:of|from) (?:the|all|any|"
     r"your|typical)|no longer (?:bound|restricted|limited|required|have to|need to)|not (?:bound|restricted|"
     r"limited) by|able to do anything)",
@@ -174,8 +192,9 @@ _ROLE = [
     r"\bsigned,? (?:the )?(?:admin|administrator|maintainer|system|owner|developer|security team)\b",
     r"\b(?:your|the) (?:developers?|creators?|owners?|operators?|administrators?) (?:ha(?:s|ve) )?"
     r"(?:authori[sz]ed|approved|instructed|ordered|granted|allowed|permitted) (?:you|this|me)\b",
-    r"\b(?:admin|administrator|root|developer|god|sudo|superuser|elevated|maintainer|debug) (?:mode|access|"
-    r"privileges?|override) (?:is |has been )?(?:now )?(?:enabled|activated|granted|unlocked|on)\b",
+    # not "debug mode on the gateway" or "developer mode enabled" in a phone's settings
+    r"\b(?:admin|administrator|root|god|sudo|superuser|elevated|maintainer) (?:mode|access|"
+    r"privileges?|override) (?:is |has been )?(?:now )?(?:enabled|activated|granted|unlocked)\b",
     r"\byou (?:are|will be|act as) (?:now )?(?:an? |the |my )?(?:admin|administrator|root|superuser|dan|"
     r"unrestricted|unfiltered|jailbroken|evil|uncensored)\b",
     r"\b(?:you|please|i want you to|now|from now on,?) (?:will |must |should |shall |are to |are going to |to |"
@@ -227,8 +246,11 @@ _PRIVILEGED = [
     r"account|my account)(?: \S+){0,2}? (?:an? )?(?:admin|administrator|owner|maintainer|write|push|root|sudo|"
     r"superuser|collaborator|elevated)(?: (?:access|rights|permissions?|role|privileges|status))?\b",
     rf"{_IMP}(?:send|transfer|wire|pay|move) (?:as much money as possible|(?:all|the) (?:money|funds|balance)|"
-    r"\$?[0-9][0-9,.]* ?(?:\$|usd|eur|dollars|euros|btc)?|(?:a|the) (?:transaction|payment|wire)|money|funds|"
-    r"bitcoin|crypto)(?: \S+){0,10}? to\b",
+    r"(?:a|the) (?:transaction|payment|wire)|money|funds|bitcoin|crypto)(?: \S+){0,10}? to\b",
+    # an amount only with a real account number: "send 1 btc to wallet b" is a wallet app's repro step
+    rf"{_IMP}(?:send|transfer|wire|pay|move) \$?[0-9][0-9,.]* ?(?:\$|usd|eur|dollars|euros|btc)?(?: \S+){{0,10}}? "
+    r"to (?:the |this |my )?(?:account |iban |wallet |address )?(?:[a-z]{2}[0-9]{2}[a-z0-9]{8,}|0x[0-9a-f]{16,}|"
+    r"bc1[a-z0-9]{20,}|[0-9]{8,})\b",
     r"\b(?:change|reset|update) (?:the )?(?:password|credentials|email address|recovery email|phone number) "
     r"(?:of|for) (?:the |this |that |every |all )?(?:user|account|admin|users|accounts)\b",
     rf"{_IMP}(?:modify|change|update) the recipient\b",
@@ -271,8 +293,7 @@ _AGENT = [
     r"\bif (?:questioned|asked|anyone asks)\b[^.]{0,30},? (?:report|say|answer|reply|respond|tell|claim|state)\b",
     # a markdown image whose address carries a placeholder: a renderer fetches it and leaks the data
     r"!\[[^\]\n]{0,60}\]\(https?://[^)\s]{0,200}[?&][a-z_]{1,20}=(?:\{|\[|<|\$|%7b)",
-    rf"{_IMP}(?:visit|open|navigate to|go to|click|follow) (?:a |the |this )?(?:website|link|url|page)? ?(?:at )?"
-    r"(?:the link )?(?:https?://|www\.)",
+    # "Visit https://..." alone is a repro step; an agent told to visit a link is caught above
 ]
 
 _ENCODED = [
@@ -300,6 +321,120 @@ _SEVERITY = [
     r"\bdo not (?:downgrade|lower|deprioriti[sz]e|reclassify|reduce the (?:severity|priority))\b",
     r"\b(?:severity|priority) (?:must|should|has to|needs to|shall) (?:be|remain|stay) (?:set to |raised to )?"
     r"(?:p0|p1|critical|blocker|highest|maximum|urgent|sev ?[01])\b",
+]
+
+# Code or output the reader is told to put into what it writes: the central threat to a coding agent.
+_CODE_VERBS = (
+    r"(?:add|insert|include|inject|embed|incorporate|integrate|blend|put|place|append|prepend|paste|copy|weave|"
+    r"slip|use|output|write|emit)"
+)
+_CODE_TARGET = (
+    r"(?:response|responses|answer|answers|reply|output|code|implementation|solution|patch|fix|commit|pull "
+    r"request|pr|changes?|script|program|function|file|generated code|completion)"
+)
+_DANGEROUS_CODE = (
+    r"(?:shutil\.rmtree|os\.system|os\.remove|os\.unlink|os\.popen|subprocess\.(?:run|call|popen|check_output)|"
+    r"eval ?\(|exec ?\(|__import__|pickle\.loads|child_process|runtime\.getruntime|curl [^|\n]{0,120}\| ?(?:ba|z)?sh|"
+    r"wget [^|\n]{0,120}\| ?(?:ba|z)?sh|rm -rf|base64 -d[^|\n]{0,40}\| ?(?:ba|z)?sh|nc -e|/dev/tcp/|"
+    r"reverse shell|requests\.post|fetch\(\s*['\"]https?://)"
+)
+_DICTATED = [
+    rf"\b{_CODE_VERBS} (?:the |this |these |that |following |below |above |my |exact |same )*(?:code ?)?"
+    rf"(?:snippet|code|block|line|lines|function|import|statement|payload|call|text|string|sentence|phrase|"
+    rf"footer|header|comment|link)s?(?: \S+){{0,4}}? (?:in|into|to|at the (?:start|end|top|bottom) of|inside) "
+    rf"(?:your|every|each|all|the generated|any) (?:\S+ )?{_CODE_TARGET}\b",
+    rf"\b{_CODE_VERBS} (?:the following|this|these|the below)(?: \S+){{0,3}}? (?:in|into|to|inside) "
+    rf"(?:your|the) {_CODE_TARGET}\b",
+    r"\b(?:you must|you should|you have to|you need to|be sure to|always|please) (?:strictly |always |carefully )?"
+    r"(?:adhere to|comply with|obey|follow) (?:the |these |this |my )?(?:following|below|next|new|additional) "
+    r"(?:instructions?|rules?|steps?|requirements?|directives?|guidelines?)\b",
+    r"\bstrictly (?:adhere to|follow|comply with|obey) (?:the |these |this )?(?:following|below|new|additional)\b",
+    rf"\b(?:your|the|every|each) (?:\S+ )?{_CODE_TARGET} (?:must|should|shall|has to|needs to|will) (?:always |also )?"
+    r"(?:include|contain|begin with|start with|end with|call|import|run|execute|output|print)\b",
+    rf"\bin (?:your|every|each|the) (?:next |final )?{_CODE_TARGET},? (?:please |you must |always |also )?"
+    r"(?:include|add|insert|use|write|print|output|call|import|embed|append|mention|say)\b",
+    r"\bfrom now on,? (?:always|never|every|each|all|include|add|insert|use|write|output|print|respond|reply|"
+    r"answer|make|end|start|begin|append)\b",
+    rf"\b(?:make sure|ensure|be sure) (?:that )?(?:your|the|every|each) (?:\S+ )?{_CODE_TARGET} "
+    r"(?:includes|contains|calls|runs|imports|executes|uses|begins with|ends with|has)\b",
+    # a dictation verb that leads to a destructive or fetching call
+    rf"\b{_CODE_VERBS}\b(?: \S+){{0,10}}? {_DANGEROUS_CODE}",
+]
+
+# Secrets or private data sent somewhere: the second half of most indirect-injection goals.
+_PRIVATE_DATA = (
+    r"(?:api[ _-]?keys?|tokens?|access tokens?|secrets?|credentials|passwords?|passphrases?|private keys?|ssh keys?|"
+    r"id_rsa|id_ed25519|\.env|env(?:ironment)? (?:variables|vars|file)|cookies?|session (?:ids?|tokens?|cookies?)|"
+    r"auth(?:entication|orization)? (?:headers?|tokens?)|bearer tokens?|aws (?:keys?|credentials)|\.aws/credentials|"
+    r"\.npmrc|\.pypirc|\.netrc|\.git-credentials|kubeconfig|/etc/passwd|/etc/shadow|otp|2fa codes?|verification "
+    r"codes?|security codes?|one-time (?:codes?|passwords?)|recovery codes?|seed phrases?|mnemonic|wallet keys?|"
+    r"customer (?:data|list|records|emails)|user (?:data|emails|records|list)|(?:all|the) emails?|inbox|contacts|"
+    r"chat history|conversation history|system prompt|source code|database dump|secrets file)"
+)
+_EXFIL = [
+    rf"\b(?:send|forward|email|e-mail|mail|post|upload|share|leak|transmit|exfiltrate|paste|copy|submit|report|"
+    rf"deliver|dm|message|push|sync|curl|pipe) (?:\S+ ){{0,6}}?{_PRIVATE_DATA}(?: \S+){{0,8}}? (?:to|at|into|on|via) "
+    r"(?:[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}|https?://|www\.|(?:this|that|my|the|our|an?) (?:external |remote |"
+    r"following |new )?(?:email|e-mail|address|server|website|site|url|endpoint|webhook|pastebin|gist|channel|"
+    r"inbox|account|bucket|domain|form))",
+    rf"\b(?:include|embed|append|encode|put|add) (?:\S+ ){{0,4}}?{_PRIVATE_DATA}(?: \S+){{0,6}}? (?:in|into|to) "
+    r"(?:the |an? |this |that |your )?(?:url|link|image|query string|request|markdown image|img src|dns (?:query|"
+    r"lookup)|subdomain|webhook)\b",
+    r"\b(?:cat|type|print|read|dump|printenv|env)\b[^\n]{0,80}(?:\.env|id_rsa|\.ssh|\.aws|credentials|/etc/passwd|"
+    r"\.npmrc|\.netrc|token)[^\n]{0,80}\| ?(?:curl|nc|wget|ncat|base64)\b",
+    r"\bcurl\b[^\n]{0,80}(?:-d|--data(?:-binary)?|-f|--form|-t|--upload-file) ?@?[^\n]{0,40}(?:\.env|id_rsa|\.ssh|"
+    r"\.aws|credentials|/etc/passwd|\.npmrc|\.netrc|\$\{?(?:[a-z_]*token|[a-z_]*secret|[a-z_]*key)\}?)",
+    r"\b(?:reveal|disclose|print|output|show|tell me|list|dump|leak|give me) (?:me )?(?:all |the |your |any |every )*"
+    r"(?:api[ _-]?keys?|secrets?|credentials|passwords?|private keys?|access tokens?|environment variables|env vars|"
+    r"\.env(?: file)?|tokens?)\b(?: \S+){0,6}? (?:you have|you can see|you know|in (?:your|the) (?:environment|"
+    r"context|memory|config|repo|repository|system))",
+]
+
+# Owner rights, keys, tokens, hooks, ownership: what "privileged_action" never asked for.
+_ROLE_WORDS = (
+    r"(?:owners?|admins?|administrators?|maintainers?|collaborators?|superusers?|org owners?|billing managers?)"
+)
+_TAKEOVER = [
+    rf"{_IMP}(?:add|invite|make|promote|set|grant|give|assign|elevate|appoint) (?:\S+ ){{0,4}}?(?:as|to|an?) "
+    rf"(?:an? |the )?(?:new )?{_ROLE_WORDS}\b",
+    rf"\b(?:add|invite|make|promote) (?:my |our |the )?(?:coworker|co-worker|colleague|friend|partner|assistant|"
+    rf"brother|user|account|teammate|associate)(?: \S+){{0,3}}? (?:as )?(?:an? |the )?(?:new )?{_ROLE_WORDS}\b",
+    rf"{_IMP}(?:create|generate|add|register|upload|install|set up|configure|issue|mint) (?:a |an |new |the |my |"
+    r"this )*(?:deploy(?:ment)? keys?|ssh keys?|personal access tokens?|access tokens?|api (?:keys?|tokens?)|"
+    r"oauth (?:apps?|tokens?|clients?)|webhooks?|signing keys?|service accounts?|runner tokens?|admin tokens?|"
+    r"secrets?)\b(?: \S+){0,8}? (?:for|to|pointing to|that (?:points|posts|sends)|with (?:write|admin|full))\b",
+    rf"{_IMP}transfer (?:the |this |our |my |full )?(?:ownership|repo|repository|organi[sz]ation|org|account|domain|"
+    r"project|package|namespace)\b",
+    rf"{_IMP}(?:change|reset|update|set|replace) (?:the |their |his |her |my |this |that |every |all )?"
+    r"(?:\S+ )?(?:password|passwords|recovery (?:email|phone)|email address|login email|2fa|mfa|ssh keys?|"
+    r"owner|billing email)\b(?: \S+){0,4}? (?:to|with|for)\b",
+    rf"{_IMP}(?:disable|turn off|remove|bypass|reset) (?:the |their |his |her |my )?(?:2fa|mfa|two-factor|"
+    r"two factor|multi-factor|sso enforcement)\b",
+    rf"{_IMP}(?:share|send|give|tell|post) (?:me |us )?(?:your |the |their |its )?(?:password|credentials|"
+    r"login|api key|access token|personal access token|otp|2fa code|recovery codes?|session cookie)\b",
+    rf"{_IMP}(?:grant|give) (?:\S+ ){{0,3}}?(?:write|push|admin|owner|maintain|full|root|org-wide) "
+    r"(?:access|permissions?|rights|privileges|role)\b",
+]
+
+# Actions that destroy files, data or history, whatever words surround them.
+_DESTRUCTIVE_COMMAND = (  # SQL and git commands as words to look for, not queries built
+    r"(?:drop (?:database|table|schema)|truncate table|delete from \S+(?: ;|;|$)|git push (?:-f|--force)|"
+    r"git reset --hard|git clean -[a-z]*f|rm -r)"
+)
+_DESTRUCTIVE = [
+    r"(?:^|[\s`'\"(;&|$])rm -(?:rf|fr|r -f|f -r) (?:--no-preserve-root )?(?:/|~|\*|\$home|/\*|\.\*|\.\.?/?)"
+    r"(?:[\s`'\");]|$)",
+    r"shutil\.rmtree\( ?['\"]?(?:/|~|\.|c:)|os\.system\( ?['\"](?:rm|del|format|mkfs)",
+    r"\bmkfs(?:\.[a-z0-9]+)? /dev/|\bdd if=/dev/(?:zero|random|urandom) of=/dev/|:\(\)\{ ?:\|:& ?\};:|"
+    r"\bdel /[fsq] /[fsq]|\bformat c:|\brd /s /q [a-z]:\\",
+    rf"{_IMP}(?:run|execute|exec|issue|type|enter|perform) (?:\S+ ){{0,3}}?{_DESTRUCTIVE_COMMAND}",
+    rf"{_IMP}(?:delete|remove|erase|wipe|purge|destroy|drop|truncate|overwrite|nuke|clear) (?:all|every|each|the "
+    r"entire|the whole|all of the|all the|all existing|everything in)(?: \S+){0,3}? (?:files?|data|repositories|"
+    r"repos|branches|tables|users|accounts|records|emails|messages|issues|backups?|commits|history|tags|releases|"
+    r"buckets?|databases?|directories|folders|documents|logs|projects|secrets|keys|containers|volumes|snapshots)\b",
+    rf"{_IMP}(?:force[- ]push|git push --force|rewrite|squash) (?:\S+ ){{0,4}}?(?:history|main|master|all branches)\b",
+    rf"{_IMP}(?:delete|remove|close|archive) (?:this |the |our |your )?(?:repository|repo|organi[sz]ation|org|"
+    r"account|project|workspace)\b(?: \S+){0,3}? (?:now|immediately|permanently|forever|and|$)",
 ]
 
 # Overrides in other languages (read on the `plain` view: accents stripped from Latin letters only).
@@ -383,6 +518,10 @@ RULES: tuple[Family, ...] = (
     _family(ENCODED_PAYLOAD, _ENCODED),
     _family(SEVERITY_MANIPULATION, _SEVERITY, view="plain"),  # "sev1" and "p0" must not be leet-folded
     _family(MULTILINGUAL_OVERRIDE, _MULTILINGUAL, view="plain"),
+    _family(DICTATED_CODE, _DICTATED, view="plain"),  # code keeps its digits and punctuation
+    _family(EXFILTRATION, _EXFIL, view="plain"),
+    _family(ACCOUNT_TAKEOVER, _TAKEOVER),
+    _family(DESTRUCTIVE_ACTION, _DESTRUCTIVE, view="plain"),
 )
 
 # What a rot13 reading is checked for: only phrases that are unmistakable when they decode.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
-from signoff.airlock import signals
+from signoff.airlock import intent, signals, structure
 from signoff.airlock.decode import decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -158,6 +158,21 @@ def detect(text: str) -> list[Hit]:
     """Every family that fires on `text`, each with where it fired first."""
     normalised = normalise(text)
     hits: dict[str, Hit] = {}
+    # Places hidden from a human reader (a link's fragment, an HTML comment ...) are read on their
+    # own, first, so a hit there says where it was hidden. Visible set-apart text (code, quoted mail)
+    # is read as part of the report; a piece only names where a family the report fired on sits.
+    visible: dict[str, str] = {}
+    for part in structure.pieces(normalised.text):
+        inner = normalise(part.text)
+        hidden = part.kind in structure.HIDDEN_KINDS
+        found = _scan_views(inner.plain, inner.folded, fam.RULES)
+        # visible pieces are read whole with the report below; they only name where, so the
+        # pattern rules are enough to place a hit in them
+        for family, where in found + _score(inner) if hidden else found:
+            if hidden:
+                hits.setdefault(family, Hit(family, f"{part.kind} ({where})"))
+            else:
+                visible.setdefault(family, f"{part.kind} ({where})")
     if normalised.suspicious:
         hits[fam.HIDDEN_UNICODE] = Hit(fam.HIDDEN_UNICODE, "invisible characters: " + ", ".join(normalised.suspicious))
     for family, where in _scan_views(normalised.plain, normalised.folded, fam.RULES):
@@ -175,6 +190,9 @@ def detect(text: str) -> list[Hit]:
             hits.setdefault(family, Hit(family, f"decoded {piece.kind} ({where})"))
             if piece.kind != "tag":
                 hits.setdefault(fam.ENCODED_PAYLOAD, Hit(fam.ENCODED_PAYLOAD, f"{piece.kind}-encoded {family}"))
+    for family, where in visible.items():
+        if family in hits and not hits[family].where.startswith(structure.HIDDEN_KINDS):
+            hits[family] = Hit(family, where)
     return [hits[name] for name in fam.FAMILIES if name in hits]
 
 
@@ -199,13 +217,27 @@ def _first_hit(rule: fam.Family, whole: str, sentences: str) -> str | None:
     return None
 
 
-def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[str, str]]:
-    """The weak-signal score over the sentences of the text, each read in both views."""
+def sentence_views(normalised: Normalised) -> tuple[list[str], list[str]]:
+    """The sentences of a text in its two scanning views, one list each, aligned."""
     plain, folded = _segments(normalised.plain), _segments(normalised.folded)
     if len(plain) != len(folded):  # folding moved a sentence boundary: derive both views per sentence
         views = [scan_views(sentence) for sentence in _segments(normalised.text)]
         plain, folded = [view[0] for view in views], [view[1] for view in views]
-    return signals.score(plain, folded, english_only=english_only)
+    return plain, folded
+
+
+def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[str, str]]:
+    """The weak-signal score over the sentences of the text, each read in both views, then the
+    learned detector over windows of them (not for a rot13 reading: English patterns only)."""
+    plain, folded = sentence_views(normalised)
+    found = signals.score(plain, folded, english_only=english_only)
+    if not english_only and plain:
+        current = intent.model()
+        probability, first, last = intent.strongest(plain, folded, current)
+        if probability >= current.threshold:
+            span = f"sentence {first}" if first == last else f"sentences {first}-{last}"
+            found.append((fam.INSTRUCTION_INTENT, f"learned detector, {span}"))
+    return found
 
 
 def _segments(view: str) -> list[str]:
