@@ -11,6 +11,7 @@ from typing import Any
 
 from signoff.bridges.matrix.cards import CARD_KEY
 from tests.bridges.matrix_world import World, another_person, bridged, claim, from_bot, run_until, until_seen
+from tests.support.cards import answer_as_shown
 from tests.support.matrix_people import Event, MatrixPerson, body_of
 from tests.support.synapse import Synapse
 
@@ -129,7 +130,7 @@ def test_a_card_decided_in_signoff_is_closed_in_matrix_once(synapse: Synapse, tm
             await claim(world, bridge, alice, world.alice_token)
             _ask(world, "release-2.3")
             card = await until_seen(bridge, alice, _card_event("release-2.3"))
-            world.person(world.alice_token).answer("release-2.3", "ship")  # on the web console or the API
+            answer_as_shown(world.person(world.alice_token), "release-2.3", "ship")  # on the web console or the API
             said = await until_seen(bridge, alice, _reply_to(world, card["event_id"], "approved in signoff"))
             assert body_of(said) == "approved in signoff by alice"
             await alice.reply(world.matrix_room, card["event_id"], "no")  # too late, from Matrix

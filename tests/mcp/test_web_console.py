@@ -51,9 +51,13 @@ def card_on_home(served: Served, name: str, request_id: str) -> str | None:
 
 
 def answer(served: Served, name: str, request_id: str, option_id: str, reason: str) -> httpx.Response:
+    """Answer as the form does: with the digest of the card the page showed (none when it showed none)."""
+    form = card_on_home(served, name, request_id) or ""
+    shown = re.search(r'name="digest" value="([0-9a-f]{64})"', form)
     with console(served, name) as (web, csrf):
         return web.post("/approvals/answer", data={"csrf": csrf, "request_id": request_id, "option_id": option_id,
-                                                    "reason": reason, "back": "/"})
+                                                    "digest": shown.group(1) if shown else "", "reason": reason,
+                                                    "back": "/"})
 
 
 def room_text(served: Served) -> str:

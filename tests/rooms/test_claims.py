@@ -190,18 +190,19 @@ def test_answers_are_decided_as_the_claimed_person_and_nobody_answers_for_an_out
     _claim(bridged)
     _claim(bridged, person=bridged.bob, account="@bob:example.org")
     head = _head(bridged)
+    shown = card.digest  # the card as the bridge showed it in chat
     with pytest.raises(RefusedError, match="has not claimed"):
-        bridged.bridge.relay_answer(card.request_id, MALLORY_MX, "go", {"matrix_event_id": "$m"})
+        bridged.bridge.relay_answer(card.request_id, MALLORY_MX, "go", shown, {"matrix_event_id": "$m"})
     assert _head(bridged) == head
-    wrong = bridged.bridge.relay_answer(card.request_id, "@bob:example.org", "go", {"matrix_event_id": "$b"})
+    wrong = bridged.bridge.relay_answer(card.request_id, "@bob:example.org", "go", shown, {"matrix_event_id": "$b"})
     assert wrong["outcome"] == "discarded" and wrong["responder"] == w.bob.sender
-    right = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "stop",
+    right = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "stop", shown,
                                         {"matrix_event_id": "$a", "reason": "too risky"})
     assert (right["outcome"], right["responder"], right["via"]["matrix_event_id"], right["via"]["reason"]) == (
         "declined", w.alice.sender, "$a", "too risky")
     assert bridged.alice.approval(card.request_id)["state"] == "declined"
     # a later answer, even from Alice, changes nothing that was decided
-    again = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", {"matrix_event_id": "$a2"})
+    again = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", shown, {"matrix_event_id": "$a2"})
     assert again["outcome"] == "declined" and again["via"]["matrix_event_id"] == "$a"
 
 

@@ -13,11 +13,20 @@ from typing import Any
 from sqlalchemy import select
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.kernel.ids import check_id
 from signoff.ledger import Event, NewEvent
 from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
 from signoff.rooms.messages import Messages
-from signoff.rooms.model import Approval, ApprovalOption, Principal, check_position, check_text
+from signoff.rooms.model import (
+    DECISION_VERBS,
+    Approval,
+    ApprovalOption,
+    Principal,
+    check_position,
+    check_text,
+    option_label,
+)
 from signoff.rooms.people_roles import PeopleRoles, role_of
 from signoff.rooms.store import RoomStore, loads
 from signoff.rooms.tables import rooms_approvals
@@ -33,6 +42,16 @@ def _case(request_id: str) -> str:
 def answer_note(title: str, label: str, reason: str) -> str:
     """The message a person posts with their answer, giving its reason (the web console does)."""
     return f"Answered \u201c{title}\u201d: {label}. Reason: {reason.strip()}"
+
+
+def check_shown(card: Approval, digest: Any) -> None:
+    """Refuse an answer that does not name the digest of this card as it is shown."""
+    if not isinstance(digest, str) or not digest:
+        raise UsageError("an answer must carry the digest of the card it answers",
+                         "send the card's `digest` as shown with it (read the card again to get it)")
+    if digest != card.digest:
+        raise ConflictError(f"the answer was for other content than card {card.request_id!r} shows "
+                            "(its digest differs)", "read the card again and answer what it shows")
 
 
 def _reason_in(body: str, title: str, label: str) -> str | None:
@@ -59,6 +78,7 @@ class Approvals:
             title=card["title"], options=tuple(ApprovalOption(**o) for o in card["options"]),
             responders=tuple(card["responders"]), expires_at=float(row.expires_at), state=row.state,
             outcome=loads(row.outcome), responder_roles=tuple(card.get("responder_roles", ())),
+            requester_name=card.get("requester_name"), requested_at=card.get("requested_at"),
         )
 
     def _answering_as(self, actor: Principal, card: Approval,
@@ -80,8 +100,7 @@ class Approvals:
         """Post an approval card (idempotent by request_id: a retry returns the same card)."""
         if actor.kind != "agent":
             raise RefusedError("approval cards are requested by agents", "use an agent's key")
-        if not isinstance(request_id, str) or not 1 <= len(request_id) <= 150:
-            raise UsageError("request_id must be 1-150 characters", "use a stable id per decision")
+        check_id("request_id", request_id)
         existing = self.store.one(select(rooms_approvals.c.request_id)
                                   .where(rooms_approvals.c.request_id == request_id))
         if existing is not None:
@@ -99,10 +118,12 @@ class Approvals:
         clean_options = []
         for o in options:
             if not isinstance(o, dict) or not isinstance(o.get("id"), str) or not isinstance(o.get("label"), str) \
-                    or o.get("decision") not in ("accept", "decline"):
+                    or o.get("decision") not in DECISION_VERBS:
                 raise UsageError(f"bad approval option {o!r}", "each option is {id, label, decision: accept|decline}")
-            check_text("option label", o["label"])
-            clean_options.append({"id": o["id"], "label": o["label"], "decision": o["decision"]})
+            check_id("option id", o["id"])
+            check_text("option label", o["label"], allow_newlines=False)
+            clean_options.append({"id": o["id"], "label": option_label(o["decision"], o["label"]),
+                                  "decision": o["decision"]})
         if len({o["id"] for o in clean_options}) != len(clean_options):
             raise UsageError("approval option ids must be unique", "rename the duplicates")
         if not isinstance(expires_at, int | float) or isinstance(expires_at, bool) \
@@ -128,7 +149,8 @@ class Approvals:
             except NotFoundError:
                 responder_ids.append(self.identities.user_by_name(r).id)
         payload = {"request_id": request_id, "room_id": room_id, "requester_agent_id": actor.id,
-                   "requester_name": actor.name, "title": title, "options": clean_options,
+                   "requester_name": actor.name, "requested_at": self.store.clock.now(), "title": title,
+                   "options": clean_options,
                    "responders": responder_ids, "expires_at": float(expires_at)}
         if roles:
             payload["responder_roles"] = sorted(set(roles))
@@ -170,14 +192,17 @@ class Approvals:
         held = self.people_roles.table() if any(c.responder_roles for c in cards) else {}
         return [c for c in cards if actor.is_admin or self._answering_as(actor, c, held) is not None]
 
-    def answer_approval(self, actor: Principal, request_id: str, option_id: str,
+    def answer_approval(self, actor: Principal, request_id: str, option_id: str, digest: str,
                         via: dict[str, Any] | None = None) -> dict[str, Any]:
-        """A human answers. The first allowed answer decides; a wrong responder's answer is
-        discarded and recorded; an answer after expiry yields the `expired` outcome. `via` (an
-        answer a bridge relayed under an identity claim) is recorded with the answer."""
+        """A human answers the card they were shown: `digest` is that card's (`Approval.digest`:
+        its asker, times, question and every option with its decision), and an answer for any other
+        card is refused. The first allowed answer decides; a wrong responder's answer is discarded
+        and recorded; an answer after expiry yields the `expired` outcome. `via` (an answer a bridge
+        relayed under an identity claim) is recorded with the answer."""
         if actor.kind != "user":
             raise RefusedError("only people answer approval cards", "answer with a user token")
         card = self._visible(actor, request_id)
+        check_shown(card, digest)
         if not isinstance(option_id, str) or option_id not in {o.id for o in card.options}:
             raise UsageError(f"unknown option {option_id!r}",
                              f"choose one of {', '.join(o.id for o in card.options)}")

@@ -430,6 +430,7 @@ def _approval_requested(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     card = {k: p[k] for k in ("title", "options", "responders", "expires_at")}
     card["responder_roles"] = p.get("responder_roles", [])  # cards asked before people's roles have none
+    card.update({k: p[k] for k in ("requester_name", "requested_at") if k in p})  # older cards lack them
     conn.execute(
         insert(rooms_approvals).values(
             request_id=p["request_id"], room_id=p["room_id"], requester_agent_id=p["requester_agent_id"],

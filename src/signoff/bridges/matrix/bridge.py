@@ -54,6 +54,7 @@ from signoff.bridges.matrix.puppets import Puppets
 from signoff.bridges.matrix.pushes import NotReady
 from signoff.bridges.matrix.state import BridgeState, BridgeStore
 from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated, UnavailableError, UsageError
+from signoff.kernel.ids import is_id
 from signoff.ledger import NewEvent
 from signoff.rooms.claims import outsider_text
 from signoff.rooms.client import RoomsUserClient
@@ -250,12 +251,15 @@ class MatrixBridge:
             page = self.rooms.room_approvals(self.signoff_room, self.state.cards_after)
             for card in page:
                 event_id = None
-                if card["state"] == "pending":
+                # A card whose id is outside the id grammar (stored before the server refused such
+                # ids) cannot be addressed safely: it is passed over, to be answered in signoff.
+                if card["state"] == "pending" and is_id(card["request_id"]):
                     event_id = await self._send(self.matrix_room, {
                         "msgtype": "m.notice", "body": card_text(card), CARD_KEY: card["request_id"]},
                         _txn("card", str(card["request_id"])))
                 self._record(NewEvent("card.shown", {"request_id": card["request_id"], "sequence": card["sequence"],
-                                                     "matrix_event_id": str(event_id) if event_id else None}))
+                                                     "matrix_event_id": str(event_id) if event_id else None,
+                                                     "digest": card.get("digest")}))
             if len(page) < 100:
                 return
 
@@ -360,8 +364,11 @@ class MatrixBridge:
             self._skip("reaction")  # a reaction that is no answer
             return
         evidence = {"matrix_event_id": event_id, "matrix_room": str(self.matrix_room), "reason": choice.reason}
+        # The digest of the card as it was shown in this Matrix event: the server refuses the
+        # answer unless it is the card's own (so a "yes" can only answer what it replied to).
+        shown = self.state.shown.get(card_event, "")
         try:
-            outcome = self.rooms.relay_answer(card["request_id"], sender, choice.option_id, evidence)
+            outcome = self.rooms.relay_answer(card["request_id"], sender, choice.option_id, shown, evidence)
             said = outcome_text(outcome, sender, event_id)
         except (RefusedError, UsageError) as exc:
             if not _refusal(exc):
