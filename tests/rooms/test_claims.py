@@ -224,3 +224,21 @@ def test_nobody_piles_unused_codes_into_a_bridges_claims(bridged: Bridged, clock
     bridged.bob.claim_code("matrix-bridge", "@bob:example.org")  # a limit per person
     clock.advance(CODE_SECONDS)
     bridged.alice.claim_code("matrix-bridge", ALICE_MX)  # expired codes no longer count
+
+
+def test_a_bridge_cannot_restate_what_the_server_records_about_an_answer(bridged: Bridged) -> None:
+    """A compromised bridge sends `evidence` naming another bridge, account or claim, hoping the
+    recorded answer shows them instead of what the server knows (issue 34). It is refused whole."""
+    s, w = bridged.world.service, bridged.world
+    card = s.request_approval(w.fixer, w.room_id, "deploy-2", "Deploy?", [
+        {"id": "go", "label": "Deploy", "decision": "accept"}], s.clock.now() + 600, ["alice"])
+    claim = _claim(bridged)
+    head = _head(bridged)
+    for forged in ({"claim_id": "someone-elses-claim"}, {"bridge": "user:trusted-bridge"},
+                   {"external_id": "@ceo:example.org"}):
+        with pytest.raises(UsageError, match="evidence may not name"):
+            bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", card.digest,
+                                        {"matrix_event_id": "$x", **forged})
+    assert _head(bridged) == head and s.approval(w.alice, card.request_id).state == "pending"
+    done = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", card.digest, {"matrix_event_id": "$y"})
+    assert (done["via"]["claim_id"], done["via"]["external_id"]) == (claim["claim_id"], ALICE_MX)
