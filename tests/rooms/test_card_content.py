@@ -14,12 +14,12 @@ import pytest
 from signoff.bridges.matrix.cards import card_text
 from signoff.kernel.clock import utc_minute
 from signoff.kernel.errors import ConflictError, UsageError
-from signoff.rooms.model import DECISION_VERBS, option_label
+from signoff.rooms.model import Approval
 from signoff.web.render import templates
 from tests.rooms.conftest import World
 
 
-def _ask(world: World, request_id: str, options: list[dict[str, str]]) -> object:
+def _ask(world: World, request_id: str, options: list[dict[str, str]]) -> Approval:
     s = world.service
     return s.request_approval(world.fixer, world.room_id, request_id, "Deploy to production?", options,
                               s.clock.now() + 600, ["alice"])
@@ -39,6 +39,8 @@ def test_every_label_is_shown_led_by_what_its_option_does(world: World) -> None:
     card = _ask(world, "honest", [{"id": "go", "label": "Ship it", "decision": "accept"},
                                   {"id": "wait", "label": "Hold until Monday", "decision": "decline"},
                                   {"id": "yes", "label": "Approve", "decision": "accept"}])
+    from signoff.rooms.model import DECISION_VERBS
+
     shown = world.service.approval(world.alice, "honest").to_dict()["options"]
     assert [o["label"] for o in shown] == ["Approve: Ship it", "Refuse: Hold until Monday", "Approve"]
     assert all(o["label"].startswith(DECISION_VERBS[o["decision"]]) for o in shown)
@@ -48,7 +50,7 @@ def test_every_label_is_shown_led_by_what_its_option_does(world: World) -> None:
 def test_the_digest_covers_what_the_person_is_shown() -> None:
     """Two cards that differ in any shown part (an option's meaning, the asker, the expiry) differ in
     digest, so an answer naming one cannot decide the other."""
-    from signoff.rooms.model import Approval, ApprovalOption
+    from signoff.rooms.model import ApprovalOption, option_label
 
     base = Approval("c", "r", "a", "Deploy?", (ApprovalOption("go", option_label("accept", "Go"), "accept"),),
                     ("u",), 2000.0, "pending", requester_name="fixer", requested_at=1000.0)
@@ -89,3 +91,27 @@ def test_every_face_shows_who_asks_when_and_until_when(world: World) -> None:
                                                       room_names={})
     assert f"asked by agent <strong>{world.fixer.name}</strong> · asked {asked} · expires {expires}" in page
     assert f'name="digest" value="{card.digest}"' in page
+
+
+def test_another_owners_agent_cannot_take_a_card_id_first(world: World) -> None:
+    """Card ids used to be first come, server-wide: an agent of another owner asked the desk's
+    predictable card id first, the desk's card was refused, and the reporter was never asked. Now
+    each asker's ids are its own: the rightful card is asked, reaches its responder, and the answer
+    decides it; the bare request id, now ambiguous, answers neither."""
+    s = world.service
+    mallory, _ = s.create_user("mallory", "Mallory")
+    squatter, _ = s.create_agent(mallory, "squatter", "takes ids")
+    den = s.create_room(mallory, "den", agent_names=["squatter"], user_names=["mallory"])
+    predictable = "desk-card-BUG-0001-r1"
+    taken = s.request_approval(squatter, den.id, predictable, "Pick a colour?", [
+        {"id": "yes", "label": "Red", "decision": "accept"}], s.clock.now() + 600, ["mallory"])
+    mine = _ask(world, predictable, [{"id": "yes", "label": "Works for me", "decision": "accept"}])
+    assert mine.card_id != taken.card_id and mine.requester_agent_id == world.fixer.id
+    assert [c.card_id for c in s.pending_approvals(world.alice)] == [mine.card_id]
+    assert s.approval(world.fixer, predictable).card_id == mine.card_id  # an agent finds its own card
+    with pytest.raises(Exception, match="you may not see or answer this approval card"):
+        s.approval(world.alice, predictable)  # two cards were asked so: the bare id names neither
+    shown = s.approval(world.alice, mine.card_id).digest
+    assert s.answer_approval(world.alice, mine.card_id, "yes", shown)["outcome"] == "accepted"
+    assert s.approval(world.fixer, predictable).state == "accepted"
+    assert s.approval(mallory, taken.card_id).state == "pending"

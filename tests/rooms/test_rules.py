@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from signoff.kernel.clock import FixedClock
-from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.kernel.errors import RefusedError, UsageError
 from signoff.rooms import Receipt, handoff_matches
 from tests.rooms.conftest import World
 from tests.support.cards import answer_in
@@ -90,10 +90,11 @@ def test_approval_card_is_idempotent_by_request_id(world: World) -> None:
     head = s.head()
     again = s.request_approval(world.fixer, world.room_id, **_card(world))
     assert again == first and s.head() == head
-    with pytest.raises(ConflictError):
-        s.request_approval(world.reviewer, world.room_id, **_card(world))
+    # Another agent's card of the same request id is its own card (ids are scoped by their asker).
+    other = s.request_approval(world.reviewer, world.room_id, **_card(world))
+    assert other.card_id != first.card_id and other.requester_agent_id == world.reviewer.id
     requests = [e for e in s.agent_events(world.fixer.id, 0) if e["type"] == "approval_request"]
-    assert len(requests) == 1
+    assert [e["payload"]["card_id"] for e in requests] == [first.card_id, other.card_id]
 
 
 def test_wrong_responder_is_discarded_and_recorded_then_right_one_decides(world: World) -> None:

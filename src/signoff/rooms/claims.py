@@ -274,4 +274,4 @@ class Claims:
             raise RefusedError(f"{external_id} has not claimed a signoff identity, so it cannot answer",
                                "claim the account first (`signoff bridge matrix claim-code`)")
         via = {**evidence, "bridge": bridge.sender, "external_id": external_id, "claim_id": claim.claim_id}
-        return self.approvals.answer_approval(person, request_id, option_id, digest, via=via)
+        return self.approvals.answer_approval(person, card.card_id, option_id, digest, via=via)

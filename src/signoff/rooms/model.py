@@ -150,10 +150,16 @@ class Approval:
     responder_roles: tuple[str, ...] = ()  # people's roles (people_roles.py), resolved at each answer
     requester_name: str | None = None  # cards asked before these were recorded have None
     requested_at: float | None = None
+    scoped_id: str | None = None  # the card id, where it differs from the request id
+
+    @property
+    def card_id(self) -> str:
+        """Server-wide: `<asker agent id>.<request id>` (cards asked before ids were scoped: the request id)."""
+        return self.scoped_id or self.request_id
 
     def shown(self) -> dict[str, Any]:
         """What a person is shown and answers: the digest of this is what an answer must carry."""
-        return {"request_id": self.request_id, "room_id": self.room_id,
+        return {"request_id": self.request_id, "card_id": self.card_id, "room_id": self.room_id,
                 "requester_agent_id": self.requester_agent_id, "requester_name": self.requester_name,
                 "requested_at": self.requested_at, "title": self.title,
                 "options": [{"id": o.id, "label": o.label, "decision": o.decision} for o in self.options],

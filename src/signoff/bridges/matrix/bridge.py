@@ -71,6 +71,12 @@ def _txn(kind: str, key: str) -> str:
     return f"signoff-{kind}-{_TXN_UNSAFE.sub('_', key)}"
 
 
+def _card_id(card: dict[str, Any]) -> str:
+    """The id a card is answered by: its server-wide card id (servers without one: its request id).
+    The bridge's records name cards by it (their `request_id` field, as before ids were scoped)."""
+    return str(card.get("card_id") or card["request_id"])
+
+
 def _refusal(exc: SignoffError) -> bool:
     """A refusal of one relay (not a member, not claimed, a bad code), as opposed to a bridge
     whose own credential no longer works (that stops it)."""
@@ -242,6 +248,9 @@ class MatrixBridge:
         is passed over: there is nothing left to answer), and say when a shown card was decided
         elsewhere (the web console, the API) or expired."""
         for request_id, card_event in list(self.state.open_cards.items()):
+            if not is_id(request_id):  # shown by an earlier version: no client may address it now
+                self._record(NewEvent("card.closed", {"request_id": request_id, "outcome": "unaddressable"}))
+                continue
             card = self.rooms.approval(request_id)
             if card["state"] != "pending":
                 await self._send(self.matrix_room, _reply_notice(card_event, closed_text(card)),
@@ -253,11 +262,12 @@ class MatrixBridge:
                 event_id = None
                 # A card whose id is outside the id grammar (stored before the server refused such
                 # ids) cannot be addressed safely: it is passed over, to be answered in signoff.
-                if card["state"] == "pending" and is_id(card["request_id"]):
+                card_id = _card_id(card)
+                if card["state"] == "pending" and is_id(card_id):
                     event_id = await self._send(self.matrix_room, {
-                        "msgtype": "m.notice", "body": card_text(card), CARD_KEY: card["request_id"]},
-                        _txn("card", str(card["request_id"])))
-                self._record(NewEvent("card.shown", {"request_id": card["request_id"], "sequence": card["sequence"],
+                        "msgtype": "m.notice", "body": card_text(card), CARD_KEY: card_id},
+                        _txn("card", card_id))
+                self._record(NewEvent("card.shown", {"request_id": card_id, "sequence": card["sequence"],
                                                      "matrix_event_id": str(event_id) if event_id else None,
                                                      "digest": card.get("digest")}))
             if len(page) < 100:
@@ -297,7 +307,7 @@ class MatrixBridge:
                     "redacts_an_answer": seen.redacts in self.state.answers}))
         elif isinstance(seen, Reaction):
             request_id = self.state.cards.get(seen.target)
-            if request_id is None:
+            if request_id is None or not is_id(request_id):
                 self._skip("reaction")  # reactions to anything but a card are not relayed
                 return
             card = self.rooms.approval(request_id)
@@ -305,7 +315,7 @@ class MatrixBridge:
         else:
             assert isinstance(seen, Relay)
             request_id = self.state.cards.get(seen.reply_to) if seen.reply_to else None
-            if request_id is not None:
+            if request_id is not None and is_id(request_id):
                 card = self.rooms.approval(request_id)
                 choice = reply_choice(card, seen.body)
                 if choice is not None:
@@ -368,7 +378,7 @@ class MatrixBridge:
         # answer unless it is the card's own (so a "yes" can only answer what it replied to).
         shown = self.state.shown.get(card_event, "")
         try:
-            outcome = self.rooms.relay_answer(card["request_id"], sender, choice.option_id, shown, evidence)
+            outcome = self.rooms.relay_answer(_card_id(card), sender, choice.option_id, shown, evidence)
             said = outcome_text(outcome, sender, event_id)
         except (RefusedError, UsageError) as exc:
             if not _refusal(exc):
@@ -377,7 +387,7 @@ class MatrixBridge:
         # Said before it is recorded: after a crash in between, the same transaction id makes the
         # notice one event, and the server decides the same answer once.
         await self._send(self.matrix_room, _reply_notice(card_event, said), _txn("answer", event_id))
-        self._record(NewEvent("answer.relayed", {"matrix_event_id": event_id, "request_id": card["request_id"],
+        self._record(NewEvent("answer.relayed", {"matrix_event_id": event_id, "request_id": _card_id(card),
                                                  "sender": sender, "option_id": choice.option_id,
                                                  "outcome": outcome.get("outcome")}))
 
