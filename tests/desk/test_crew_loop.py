@@ -239,8 +239,9 @@ def test_the_concierge_asks_cards_and_answers_through_the_airlock_and_cannot_rea
         card = _card(c, "priya")
         assert card is not None
         answer_in(c.rooms, priya, card, "no")
-        title = c.rooms.approval(priya, card).title
-        c.rooms.post_message(priya, intake, answer_note(title, "No", "My cart had one item at 200, the test "
+        shown = c.rooms.approval(priya, card)
+        title, no = shown.title, next(o.label for o in shown.options if o.id == "no")  # the label as shown
+        c.rooms.post_message(priya, intake, answer_note(title, no, "My cart had one item at 200, the test "
                                                         "looks right but the total I saw was -100 twice."))
         await _until(lambda: w.bug().round == 2, "priya's no applied")
         # ravi's card is stale now; his answer is acknowledged and dropped.

@@ -339,7 +339,8 @@ def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(r
         _refused(mallory, first["request_id"])
         # priya says no, with her reason after the answer: it reaches the desk through the airlock.
         answer_as_shown(priya, first["request_id"], "no")
-        priya.post(crew.intake_room, answer_note(first["title"], "No", "My total was -100 twice, with two items."))
+        no = next(o["label"] for o in first["options"] if o["id"] == "no")  # the label as the card shows it
+        priya.post(crew.intake_room, answer_note(first["title"], no, "My total was -100 twice, with two items."))
         ledger, desk = r.desk()
         try:
             _wait(lambda: desk.bug(intake.bug_id).round == 2, "priya's no applied", r)
