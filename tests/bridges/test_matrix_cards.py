@@ -27,9 +27,11 @@ def _ask(world: World, request_id: str) -> dict[str, Any]:
 
 
 def _card_event(request_id: str) -> Any:
+    """The Matrix event that shows the card asked as `request_id` (it carries the card's id, which
+    is the asking agent's id, a dot, and the request id)."""
     def match(event: Event) -> bool:
         content = event.get("content")
-        return isinstance(content, dict) and content.get(CARD_KEY) == request_id
+        return isinstance(content, dict) and str(content.get(CARD_KEY, "")).partition(".")[2] == request_id
     return match
 
 
@@ -60,7 +62,8 @@ def test_only_the_claimed_responder_decides_and_wrong_responders_are_ignored_vis
                 _ask(world, "release-2.1")
                 card = await until_seen(bridge, alice, _card_event("release-2.1"))
                 assert body_of(card).startswith("Approval requested: Release 2.1 to production?\n"
-                                                "Options: Ship it (yes) / Hold (no)")
+                                                "Options: Approve: Ship it (yes) / Refuse: Hold (no)\n"
+                                                "Asked by agent helper at ")
 
                 await mallory.reply(world.matrix_room, card["event_id"], "yes")
                 ignored = await until_seen(bridge, alice, _reply_to(world, card["event_id"], "ignored: "))
