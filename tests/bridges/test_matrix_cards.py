@@ -11,6 +11,7 @@ from typing import Any
 
 from signoff.bridges.matrix.cards import CARD_KEY
 from tests.bridges.matrix_world import World, another_person, bridged, claim, from_bot, run_until, until_seen
+from tests.support.cards import answer_as_shown
 from tests.support.matrix_people import Event, MatrixPerson, body_of
 from tests.support.synapse import Synapse
 
@@ -26,9 +27,11 @@ def _ask(world: World, request_id: str) -> dict[str, Any]:
 
 
 def _card_event(request_id: str) -> Any:
+    """The Matrix event that shows the card asked as `request_id` (it carries the card's id, which
+    is the asking agent's id, a dot, and the request id)."""
     def match(event: Event) -> bool:
         content = event.get("content")
-        return isinstance(content, dict) and content.get(CARD_KEY) == request_id
+        return isinstance(content, dict) and str(content.get(CARD_KEY, "")).partition(".")[2] == request_id
     return match
 
 
@@ -59,7 +62,8 @@ def test_only_the_claimed_responder_decides_and_wrong_responders_are_ignored_vis
                 _ask(world, "release-2.1")
                 card = await until_seen(bridge, alice, _card_event("release-2.1"))
                 assert body_of(card).startswith("Approval requested: Release 2.1 to production?\n"
-                                                "Options: Ship it (yes) / Hold (no)")
+                                                "Options: Approve: Ship it (yes) / Refuse: Hold (no)\n"
+                                                "Asked by agent helper at ")
 
                 await mallory.reply(world.matrix_room, card["event_id"], "yes")
                 ignored = await until_seen(bridge, alice, _reply_to(world, card["event_id"], "ignored: "))
@@ -129,7 +133,7 @@ def test_a_card_decided_in_signoff_is_closed_in_matrix_once(synapse: Synapse, tm
             await claim(world, bridge, alice, world.alice_token)
             _ask(world, "release-2.3")
             card = await until_seen(bridge, alice, _card_event("release-2.3"))
-            world.person(world.alice_token).answer("release-2.3", "ship")  # on the web console or the API
+            answer_as_shown(world.person(world.alice_token), "release-2.3", "ship")  # on the web console or the API
             said = await until_seen(bridge, alice, _reply_to(world, card["event_id"], "approved in signoff"))
             assert body_of(said) == "approved in signoff by alice"
             await alice.reply(world.matrix_room, card["event_id"], "no")  # too late, from Matrix

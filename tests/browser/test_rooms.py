@@ -16,8 +16,8 @@ from signoff.ledger import Ledger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
-CARD = "case-1/merge"
-OTHER_CARD = "case-1/ship"
+CARD = "case-1.merge"
+OTHER_CARD = "case-1.ship"
 
 
 @dataclass
@@ -183,8 +183,11 @@ def test_forged_posts_and_outsiders_are_refused(world: Rooms) -> None:
                                                             "reason": "x"})
         assert forged_answer.status_code == 403
         # With the token, bob (a member, not a responder) is refused by the service.
+        service = world.service()
+        shown = service.approval(service.user_by_name("alice"), OTHER_CARD).digest
+        service.ledger.close()
         refused = bob.post("/approvals/answer", data={"csrf": csrf, "request_id": OTHER_CARD, "option_id": "yes",
-                                                      "reason": "let me"})
+                                                      "digest": shown, "reason": "let me"})
         assert refused.status_code == 403 and "bob is not a responder" in refused.text
     finally:
         bob.close()

@@ -21,6 +21,7 @@ from signoff.rooms import RoomService
 from signoff.rooms.approvals import answer_note
 from signoff.rooms.client import InProcessTransport, RoomsConfig
 from tests.desk.conftest import COUPON, World
+from tests.support.cards import answer_in
 
 
 @dataclass
@@ -237,15 +238,16 @@ def test_the_concierge_asks_cards_and_answers_through_the_airlock_and_cannot_rea
         # through the airlock, and the bug goes to round 2.
         card = _card(c, "priya")
         assert card is not None
-        c.rooms.answer_approval(priya, card, "no")
-        title = c.rooms.approval(priya, card).title
-        c.rooms.post_message(priya, intake, answer_note(title, "No", "My cart had one item at 200, the test "
+        answer_in(c.rooms, priya, card, "no")
+        shown = c.rooms.approval(priya, card)
+        title, no = shown.title, next(o.label for o in shown.options if o.id == "no")  # the label as shown
+        c.rooms.post_message(priya, intake, answer_note(title, no, "My cart had one item at 200, the test "
                                                         "looks right but the total I saw was -100 twice."))
         await _until(lambda: w.bug().round == 2, "priya's no applied")
         # ravi's card is stale now; his answer is acknowledged and dropped.
         stale = _card(c, "ravi")
         assert stale is not None
-        c.rooms.answer_approval(ravi, stale, "yes")
+        answer_in(c.rooms, ravi, stale, "yes")
         await _until(lambda: w.ledger.version(f"desk/card/{stale}") > 0, "ravi's stale answer")
         # The manager hands round 2 over with round 1's test in the work order's rejected list.
         await _until(lambda: any(crew_commands.strip_mentions(m["body"]).startswith(

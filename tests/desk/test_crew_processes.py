@@ -43,6 +43,7 @@ from signoff.rooms.client import (
 )
 from tests.conftest import wait_for
 from tests.desk.conftest import COUPON
+from tests.support.cards import answer_as_shown
 from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 
@@ -287,7 +288,7 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
     card = priya.pending()[0]
     assert card["title"] == "Is this the bug you saw?"
     d.kill("concierge")
-    assert priya.answer(card["request_id"], "yes")["outcome"] == "accepted"
+    assert answer_as_shown(priya, card["request_id"], "yes")["outcome"] == "accepted"
     d.start("concierge")
     _wait(lambda: d.bug_state() == "fixing", "priya's yes applied", d)
     _wait(lambda: "start_fix BUG-0001 round=1" in d.commands(), "the fix handed over to the frozen fixer", d)

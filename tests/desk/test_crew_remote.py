@@ -43,6 +43,7 @@ from signoff.web.routes import routers as web_routers
 from tests.conftest import wait_for
 from tests.desk.conftest import COUPON
 from tests.rooms.conftest import Server
+from tests.support.cards import answer_as_shown
 from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 
@@ -337,8 +338,9 @@ def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(r
         # Someone else answering priya's card is discarded by the server (and recorded); nothing moves.
         _refused(mallory, first["request_id"])
         # priya says no, with her reason after the answer: it reaches the desk through the airlock.
-        priya.answer(first["request_id"], "no")
-        priya.post(crew.intake_room, answer_note(first["title"], "No", "My total was -100 twice, with two items."))
+        answer_as_shown(priya, first["request_id"], "no")
+        no = next(o["label"] for o in first["options"] if o["id"] == "no")  # the label as the card shows it
+        priya.post(crew.intake_room, answer_note(first["title"], no, "My total was -100 twice, with two items."))
         ledger, desk = r.desk()
         try:
             _wait(lambda: desk.bug(intake.bug_id).round == 2, "priya's no applied", r)
@@ -350,7 +352,7 @@ def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(r
             second = card()
             assert second is not None
             _refused(mallory, second["request_id"])
-            priya.answer(second["request_id"], "yes")
+            answer_as_shown(priya, second["request_id"], "yes")
             _wait(lambda: desk.bug(intake.bug_id).state == "fixing", "priya's yes applied", r)
             assert [e.type for e in ledger.read(f"desk/bug/{intake.bug_id}")].count("confirmation.yes") == 1
         finally:
@@ -361,7 +363,7 @@ def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(r
 
 
 def _refused(stranger: RoomsUserClient, request_id: str) -> None:
-    answered = stranger.answer(request_id, "yes")
+    answered = answer_as_shown(stranger, request_id, "yes")
     assert answered["outcome"] == "discarded" and answered["allowed"] is False
     assert stranger.approval(request_id)["state"] == "pending"
 

@@ -17,6 +17,7 @@ from signoff.gate.record import EVENT_TYPE, PREDICATE_TYPE, case_for
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import Ledger
 from signoff.trust import KeyStore, verify_file
+from tests.support.cards import answer_as_shown
 from tests.support.serve import Served, signoff
 
 
@@ -62,7 +63,7 @@ def test_sync_function_runs_only_after_yes_to_exactly_its_arguments(served: Serv
         card = served.pending_card(served.alice_token, for_call(action_of(deploy), {
             "service": "web", "version": "1.2.3", "canary": True}))
         assert not calls  # nothing ran while the person was deciding
-        served.person(served.alice_token).answer(card["request_id"], "yes")
+        answer_as_shown(served.person(served.alice_token), card["request_id"], "yes")
         assert running.result(timeout=60) == "deployed web 1.2.3"
     assert calls == [("web", "1.2.3", True)]
     # The decision is signed and in the ledger: the newest gate event for this action ran the call.
@@ -90,9 +91,9 @@ def test_async_function_wrong_person_then_no_raises_with_the_reason(served: Serv
         task = asyncio.create_task(refund(1042, cents=250_000))
         card = await asyncio.to_thread(served.pending_card, served.alice_token,
                                        for_call(action_of(refund), {"order": 1042, "cents": 250_000}))
-        bob = await asyncio.to_thread(served.person(served.bob_token).answer, card["request_id"], "yes")
+        bob = await asyncio.to_thread(answer_as_shown, served.person(served.bob_token), card["request_id"], "yes")
         assert bob["allowed"] is False  # bob is not an approver: his "yes" is discarded
-        await asyncio.to_thread(served.person(served.alice_token).answer, card["request_id"], "no")
+        await asyncio.to_thread(answer_as_shown, served.person(served.alice_token), card["request_id"], "no")
         with pytest.raises(GateRefused) as refused:
             await task
         return refused.value
@@ -113,7 +114,7 @@ def test_a_yes_for_one_call_does_not_approve_the_next_identical_call(served: Ser
     with ThreadPoolExecutor(1) as pool:
         first = pool.submit(pay, 500)
         card = served.pending_card(served.alice_token, for_call(action_of(pay), {"cents": 500}))
-        served.person(served.alice_token).answer(card["request_id"], "yes")
+        answer_as_shown(served.person(served.alice_token), card["request_id"], "yes")
         first.result(timeout=60)
     assert ran == [500]
     # The same call again asks again, with a new card; nobody answers it.
@@ -137,7 +138,7 @@ def test_arguments_mutated_while_pending_are_refused(served: Served) -> None:
         running = pool.submit(delete, paths)
         card = served.pending_card(served.alice_token, for_call(action_of(delete), {"paths": ["/tmp/cache"]}))
         paths.append("/etc")  # the caller changes what the person is looking at
-        served.person(served.alice_token).answer(card["request_id"], "yes")
+        answer_as_shown(served.person(served.alice_token), card["request_id"], "yes")
         with pytest.raises(RefusedError, match="changed after they were approved"):
             running.result(timeout=60)
     assert not ran
@@ -165,7 +166,7 @@ def test_timeout_policy(served: Served, policy: Any, error: type[Exception]) -> 
     record = raised.value.record  # type: ignore[attr-defined]
     check_recorded(served, record, "timed_out" if policy == "raise" else "refused")
     # A late "yes" finds an expired card and approves nothing.
-    late = served.person(served.alice_token).answer(record["decision"]["request_id"], "yes")
+    late = answer_as_shown(served.person(served.alice_token), record["decision"]["request_id"], "yes")
     assert late["outcome"] == "expired"
 
 
@@ -175,7 +176,7 @@ def test_context_manager_sync_and_async(served: Served) -> None:
 
     def approve_when_asked(arguments: dict[str, Any]) -> None:
         card = served.pending_card(served.alice_token, for_call("rotate-keys", arguments))
-        served.person(served.alice_token).answer(card["request_id"], "yes")
+        answer_as_shown(served.person(served.alice_token), card["request_id"], "yes")
 
     with ThreadPoolExecutor(1) as pool:
         answered = pool.submit(approve_when_asked, {"scope": "prod"})
@@ -220,7 +221,7 @@ def test_a_sync_gated_function_called_inside_a_running_event_loop(served: Served
 
     def approve() -> None:
         card = served.pending_card(served.alice_token, for_call(action_of(tag), {"release": "v9"}))
-        served.person(served.alice_token).answer(card["request_id"], "yes")
+        answer_as_shown(served.person(served.alice_token), card["request_id"], "yes")
 
     async def main() -> str:
         with ThreadPoolExecutor(1) as pool:

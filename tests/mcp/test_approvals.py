@@ -10,9 +10,10 @@ import httpx
 import pytest
 
 from signoff.gate import RoomsAgent, bound_content, content_digest
-from signoff.kernel.errors import RefusedError
+from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.tls import tls_context
 from tests.mcp.conftest import Served, error_text, http_client, result, stdio_client
+from tests.support.cards import answer_as_shown
 
 PLAN = "DROP TABLE sessions;\n-- on db-prod-2, during the maintenance window\n"
 
@@ -35,14 +36,15 @@ def test_stdio_tools_and_an_approval_by_the_right_person(served: Served) -> None
                              "check_claims", "scan_text", "post_message", "read_room"}
             card = await ask(client)
             assert card["content_digest"] == content_digest(PLAN)
-            assert card["request_id"].startswith(f"bound/{content_digest(PLAN)}/")
+            assert card["request_id"].startswith(f"bound.{content_digest(PLAN)}.")
             # The person sees the exact bytes, bound to the digest in the card itself.
             shown = await asyncio.to_thread(pending_card, served, served.alice_token, card["request_id"])
             bound = bound_content(shown)
             assert bound is not None and bound.content == PLAN and bound.question == "Run this migration?"
             waiting = asyncio.create_task(client.call_tool("await_approval", {
                 "request_id": card["request_id"], "timeout": 60, "content": PLAN}))
-            answer = await asyncio.to_thread(served.person(served.alice_token).answer, card["request_id"], "yes")
+            answer = await asyncio.to_thread(answer_as_shown, served.person(served.alice_token), card["request_id"],
+                                             "yes")
             assert answer["outcome"] == "accepted"
             decision = result(await waiting)
             assert decision["approved"] is True and decision["state"] == "approved"
@@ -56,11 +58,11 @@ def test_wrong_person_is_discarded_then_the_right_person_declines(served: Served
         async with stdio_client(served) as client:
             card = await ask(client)
             rid = card["request_id"]
-            bob = await asyncio.to_thread(served.person(served.bob_token).answer, rid, "yes")
+            bob = await asyncio.to_thread(answer_as_shown, served.person(served.bob_token), rid, "yes")
             assert bob["outcome"] == "discarded" and bob["allowed"] is False
             still = result(await client.call_tool("await_approval", {"request_id": rid, "timeout": 0}))
             assert still["approved"] is False and still["state"] == "pending"
-            await asyncio.to_thread(served.person(served.alice_token).answer, rid, "no")
+            await asyncio.to_thread(answer_as_shown, served.person(served.alice_token), rid, "no")
             decision = result(await client.call_tool("await_approval", {"request_id": rid, "timeout": 5}))
             assert decision["approved"] is False and decision["state"] == "declined"
             assert "'no'" in decision["reason"]
@@ -74,7 +76,7 @@ def test_an_answer_for_other_content_does_not_approve_this_content(served: Serve
     async def main() -> None:
         async with stdio_client(served) as client:
             card = await ask(client)
-            await asyncio.to_thread(served.person(served.alice_token).answer, card["request_id"], "yes")
+            await asyncio.to_thread(answer_as_shown, served.person(served.alice_token), card["request_id"], "yes")
             # The same card, checked against the content the agent now holds: not approved.
             other = result(await client.call_tool("await_approval", {
                 "request_id": card["request_id"], "timeout": 0, "content": changed}))
@@ -96,7 +98,7 @@ def test_a_card_whose_title_differs_from_its_digest_approves_nothing(served: Ser
     from signoff.gate.binding import card_title
 
     harmless = "SELECT 1;\n"
-    rid = f"bound/{content_digest(harmless)}/forged-card-0001"
+    rid = f"bound.{content_digest(harmless)}.forged-card-0001"
     agent = served.agent
 
     async def forge() -> None:
@@ -111,7 +113,7 @@ def test_a_card_whose_title_differs_from_its_digest_approves_nothing(served: Ser
 
     async def main() -> None:
         await forge()
-        await asyncio.to_thread(served.person(served.alice_token).answer, rid, "yes")
+        await asyncio.to_thread(answer_as_shown, served.person(served.alice_token), rid, "yes")
         async with stdio_client(served) as client:
             for content in (None, harmless, PLAN):
                 args = {"request_id": rid, "timeout": 0} | ({"content": content} if content else {})
@@ -123,31 +125,32 @@ def test_a_card_whose_title_differs_from_its_digest_approves_nothing(served: Ser
 
 def test_no_label_can_dress_a_yes_as_a_no(served: Served) -> None:
     """The agent offers an option labelled "Reject" that accepts. Over MCP the label is shown with its
-    decision's verb first; a card made by hand with such a label binds nothing."""
+    decision's verb first; the rooms server refuses a card made by hand with such a label."""
     from signoff.gate.binding import card_title
     from signoff.rooms.client import RoomsClient
 
     sneaky = [{"id": "reject", "label": "Reject", "decision": "accept"},
               {"id": "ok", "label": "Looks fine", "decision": "decline"}]
+    honest = [{"id": "go", "label": "Go ahead", "decision": "accept"},
+              {"id": "ok", "label": "Looks fine", "decision": "decline"}]
 
     async def main() -> None:
         async with stdio_client(served) as client:
-            card = result(await client.call_tool("request_approval", {
+            refused = error_text(await client.call_tool("request_approval", {
                 "question": "Run this migration?", "content": PLAN, "responders": ["alice"], "options": sneaky}))
+            assert "says 'reject' but the option accepts" in refused
+            card = result(await client.call_tool("request_approval", {
+                "question": "Run this migration?", "content": PLAN, "responders": ["alice"], "options": honest}))
             shown = await asyncio.to_thread(pending_card, served, served.alice_token, card["request_id"])
-            assert [o["label"] for o in shown["options"]] == ["Approve: Reject", "Refuse: Looks fine"]
-        rid = f"bound/{content_digest(PLAN)}/sneaky-labels-0001"
+            assert [o["label"] for o in shown["options"]] == ["Approve: Go ahead", "Refuse: Looks fine"]
+        rid = f"bound.{content_digest(PLAN)}.sneaky-labels-0001"
         transport = served.agent.transport()
         async with RoomsClient(transport) as rooms:
             await rooms.connect_to_room(served.room_id)
-            await rooms.request_approval(rid, card_title("Run this migration?", PLAN), sneaky, 2_000_000_000.0,
-                                         ["alice"])
+            with pytest.raises(UsageError, match="says 'reject' but the option accepts"):
+                await rooms.request_approval(rid, card_title("Run this migration?", PLAN), sneaky, 2_000_000_000.0,
+                                             ["alice"])
         await transport.aclose()
-        await asyncio.to_thread(served.person(served.alice_token).answer, rid, "reject")
-        async with stdio_client(served) as client:
-            decision = result(await client.call_tool("await_approval", {"request_id": rid, "timeout": 0,
-                                                                        "content": PLAN}))
-            assert decision["approved"] is False and decision["state"] == "unbound"
 
     asyncio.run(main())
 
@@ -166,8 +169,8 @@ def test_an_agent_cannot_answer_approvals(served: Served) -> None:
     # Neither the asking agent nor another agent in the room can answer with its key.
     for agent in (served.agent, served.other):
         with pytest.raises(RefusedError):
-            served.person(agent.key).answer(rid, "yes")
-    raw = httpx.post(f"{served.url}/users/me/approvals/{rid}", json={"option_id": "yes"},
+            answer_as_shown(served.person(agent.key), rid, "yes")
+    raw = httpx.post(f"{served.url}/users/me/approvals/{rid}", json={"option_id": "yes", "digest": "0" * 64},
                      headers={"Authorization": f"Bearer {served.agent.key}"}, verify=tls_context())
     assert raw.status_code == 403
     card = pending_card(served, served.alice_token, rid)
@@ -181,7 +184,7 @@ def test_http_needs_an_agent_key_and_asks_as_that_agent(served: Served, mcp_http
             card = await ask(client, "rotate the signing key\n")
             shown = await asyncio.to_thread(pending_card, served, served.alice_token, card["request_id"])
             assert shown["requester_agent_id"] == served.other.agent_id
-            await asyncio.to_thread(served.person(served.alice_token).answer, card["request_id"], "yes")
+            await asyncio.to_thread(answer_as_shown, served.person(served.alice_token), card["request_id"], "yes")
             decision = result(await client.call_tool("await_approval", {
                 "request_id": card["request_id"], "timeout": 10, "content": "rotate the signing key\n"}))
             assert decision["approved"] is True

@@ -16,6 +16,7 @@ from signoff.repair.fixture import FixtureRepo, build, examples_root
 from signoff.repair.harness import freeze
 from signoff.repair.verifier import harness_store
 from tests.mcp.conftest import Served, error_text, result, stdio_client
+from tests.support.cards import answer_as_shown
 from tests.support.requires import require_sandbox
 
 HARNESS = examples_root() / "coupon" / "harness"
@@ -29,7 +30,7 @@ def coupon(tmp_path_factory: pytest.TempPathFactory) -> FixtureRepo:
 
 def approve(served: Served, request_id: str, token: str | None = None) -> dict[str, Any]:
     served.pending_card(served.alice_token, lambda c: c["request_id"] == request_id)
-    return served.person(token or served.alice_token).answer(request_id, "yes")
+    return answer_as_shown(served.person(token or served.alice_token), request_id, "yes")
 
 
 def verify_args(coupon: FixtureRepo, harness: str, approval: str) -> dict[str, Any]:
@@ -98,7 +99,7 @@ def test_verify_fix_with_an_approved_harness_runs_the_verifier(served: Served, c
             shown = await asyncio.to_thread(served.pending_card, served.alice_token,
                                             lambda c: c["request_id"] == card["request_id"])
             assert (HARNESS / "test_coupon.py").read_text() in shown["title"]  # the person sees the tests
-            await asyncio.to_thread(served.person(served.alice_token).answer, card["request_id"], "yes")
+            await asyncio.to_thread(answer_as_shown, served.person(served.alice_token), card["request_id"], "yes")
             good = result(await client.call_tool("verify_fix", verify_args(coupon, digest, card["request_id"])))
             bad = result(await client.call_tool("verify_fix", {
                 **verify_args(coupon, digest, card["request_id"]), "candidate": "false-fix"}))

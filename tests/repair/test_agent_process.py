@@ -24,6 +24,7 @@ from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, Principal, RoomService
 from signoff.rooms.client import RoomsUserClient, write_private_json
 from signoff.rooms.client._sync import HttpUserTransport, InProcessUserTransport
 from tests.conftest import wait_for
+from tests.support.cards import answer_as_shown
 from tests.support.net import free_port
 from tests.support.requires import require_sandbox
 from tests.support.serve import Process
@@ -228,7 +229,7 @@ def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage
             assert any(f"approval card {CONTRACT_CARD}" in b for b in _bodies(stage))
             [card] = [c for c in stage.alice.pending() if c["request_id"] == CONTRACT_CARD]
             assert card["options"][0]["id"] == "approve"
-            assert stage.mallory.answer(CONTRACT_CARD, "approve")["outcome"] == "discarded"
+            assert answer_as_shown(stage.mallory, CONTRACT_CARD, "approve")["outcome"] == "discarded"
             stage.alice.post(stage.room_id, "approve coupon-01", ["verifier"])
             assert wait_for(lambda: any("decided on its approval card" in b for b in _bodies(stage)), WAIT)
         stage.mallory.post(stage.room_id, "approve coupon-01", ["verifier"])
@@ -242,7 +243,7 @@ def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage
         verifier.kill()
         fixer.kill()
         if stage.cards:
-            assert stage.alice.answer(CONTRACT_CARD, "approve")["outcome"] == "accepted"
+            assert answer_as_shown(stage.alice, CONTRACT_CARD, "approve")["outcome"] == "accepted"
             approved_by = f"card:{CONTRACT_CARD}"
         else:
             approved_by = str(stage.alice.post(stage.room_id, "approve coupon-01", ["verifier"])["event_id"])
@@ -271,7 +272,7 @@ def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage
         fixer = Agent(stage, "fixer")
         if stage.cards:
             assert wait_for(lambda: any(c["request_id"] == REVIEW_CARD for c in stage.alice.pending()), WAIT)
-            assert stage.alice.answer(REVIEW_CARD, "accept")["outcome"] == "accepted"
+            assert answer_as_shown(stage.alice, REVIEW_CARD, "accept")["outcome"] == "accepted"
         else:
             ledger = stage.ledger()
             try:

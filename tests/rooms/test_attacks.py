@@ -12,6 +12,7 @@ from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.rooms import OPEN, Principal, RoomService
 from signoff.rooms.operations import call_operation
 from tests.rooms.conftest import World
+from tests.support.cards import answer_in
 
 
 @pytest.fixture
@@ -226,11 +227,11 @@ def test_display_names_cannot_fake_a_second_line(world: World) -> None:
 
 def _card(world: World) -> str:
     s = world.service
-    s.request_approval(world.fixer, world.room_id, "case-1/merge", "Merge abc?",
+    s.request_approval(world.fixer, world.room_id, "case-1.merge", "Merge abc?",
                        [{"id": "yes", "label": "Merge", "decision": "accept"},
                         {"id": "no", "label": "Reject", "decision": "decline"}],
                        s.clock.now() + 600, ["alice"])
-    return "case-1/merge"
+    return "case-1.merge"
 
 
 def test_a_non_member_gets_a_bare_refusal_and_writes_nothing(world: World) -> None:
@@ -241,10 +242,10 @@ def test_a_non_member_gets_a_bare_refusal_and_writes_nothing(world: World) -> No
     refusals = []
     for option in ("yes", "no", "maybe"):
         with pytest.raises(RefusedError) as refused:
-            s.answer_approval(carol, card, option)
+            answer_in(s, carol, card, option)
         refusals.append(refused.value)
     with pytest.raises(RefusedError) as unknown:
-        s.answer_approval(carol, "no-such-card", "yes")
+        answer_in(s, carol, "no-such-card", "yes")
     with pytest.raises(RefusedError) as reading:
         s.approval(carol, card)
     _unchanged(s, head)
@@ -259,7 +260,7 @@ def test_a_non_member_gets_a_bare_refusal_and_writes_nothing(world: World) -> No
 def test_a_member_who_is_not_a_responder_is_still_recorded(world: World) -> None:
     s = world.service
     card = _card(world)
-    out = s.answer_approval(world.bob, card, "yes")
+    out = answer_in(s, world.bob, card, "yes")
     assert out["outcome"] == "discarded" and out["allowed"] is False
     assert [e["type"] for e in s.agent_events(world.fixer.id, 0)][-1] == "approval_response_discarded"
-    assert s.answer_approval(world.alice, card, "yes")["outcome"] == "accepted"
+    assert answer_in(s, world.alice, card, "yes")["outcome"] == "accepted"

@@ -190,18 +190,19 @@ def test_answers_are_decided_as_the_claimed_person_and_nobody_answers_for_an_out
     _claim(bridged)
     _claim(bridged, person=bridged.bob, account="@bob:example.org")
     head = _head(bridged)
+    shown = card.digest  # the card as the bridge showed it in chat
     with pytest.raises(RefusedError, match="has not claimed"):
-        bridged.bridge.relay_answer(card.request_id, MALLORY_MX, "go", {"matrix_event_id": "$m"})
+        bridged.bridge.relay_answer(card.request_id, MALLORY_MX, "go", shown, {"matrix_event_id": "$m"})
     assert _head(bridged) == head
-    wrong = bridged.bridge.relay_answer(card.request_id, "@bob:example.org", "go", {"matrix_event_id": "$b"})
+    wrong = bridged.bridge.relay_answer(card.request_id, "@bob:example.org", "go", shown, {"matrix_event_id": "$b"})
     assert wrong["outcome"] == "discarded" and wrong["responder"] == w.bob.sender
-    right = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "stop",
+    right = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "stop", shown,
                                         {"matrix_event_id": "$a", "reason": "too risky"})
     assert (right["outcome"], right["responder"], right["via"]["matrix_event_id"], right["via"]["reason"]) == (
         "declined", w.alice.sender, "$a", "too risky")
     assert bridged.alice.approval(card.request_id)["state"] == "declined"
     # a later answer, even from Alice, changes nothing that was decided
-    again = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", {"matrix_event_id": "$a2"})
+    again = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", shown, {"matrix_event_id": "$a2"})
     assert again["outcome"] == "declined" and again["via"]["matrix_event_id"] == "$a"
 
 
@@ -223,3 +224,21 @@ def test_nobody_piles_unused_codes_into_a_bridges_claims(bridged: Bridged, clock
     bridged.bob.claim_code("matrix-bridge", "@bob:example.org")  # a limit per person
     clock.advance(CODE_SECONDS)
     bridged.alice.claim_code("matrix-bridge", ALICE_MX)  # expired codes no longer count
+
+
+def test_a_bridge_cannot_restate_what_the_server_records_about_an_answer(bridged: Bridged) -> None:
+    """A compromised bridge sends `evidence` naming another bridge, account or claim, hoping the
+    recorded answer shows them instead of what the server knows (issue 34). It is refused whole."""
+    s, w = bridged.world.service, bridged.world
+    card = s.request_approval(w.fixer, w.room_id, "deploy-2", "Deploy?", [
+        {"id": "go", "label": "Deploy", "decision": "accept"}], s.clock.now() + 600, ["alice"])
+    claim = _claim(bridged)
+    head = _head(bridged)
+    for forged in ({"claim_id": "someone-elses-claim"}, {"bridge": "user:trusted-bridge"},
+                   {"external_id": "@ceo:example.org"}):
+        with pytest.raises(UsageError, match="evidence may not name"):
+            bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", card.digest,
+                                        {"matrix_event_id": "$x", **forged})
+    assert _head(bridged) == head and s.approval(w.alice, card.request_id).state == "pending"
+    done = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", card.digest, {"matrix_event_id": "$y"})
+    assert (done["via"]["claim_id"], done["via"]["external_id"]) == (claim["claim_id"], ALICE_MX)

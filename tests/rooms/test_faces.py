@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.kernel.errors import RefusedError
+from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.tls import tls_context
 from signoff.rooms import handoff_matches
 from signoff.rooms.client import InProcessTransport, RoomsClient
@@ -69,30 +69,30 @@ def test_approval_answered_over_http(http_world: tuple[World, str]) -> None:
     with httpx.Client(base_url=base, timeout=10, verify=tls_context()) as http:
         pending = http.get("/users/me/approvals", headers={"Authorization": f"Bearer {world.alice_token}"})
         assert [c["request_id"] for c in pending.json()["approvals"]] == ["http-1"]
-        wrong = http.post("/users/me/approvals/http-1", json={"option_id": "ship"},
+        shown = pending.json()["approvals"][0]["digest"]
+        wrong = http.post("/users/me/approvals/http-1", json={"option_id": "ship", "digest": shown},
                           headers={"Authorization": f"Bearer {world.bob_token}"})
         assert wrong.status_code == 200 and wrong.json()["allowed"] is False
-        bad = http.post("/users/me/approvals/http-1", json={"option": "ship"},
+        bad = http.post("/users/me/approvals/http-1", json={"option": "ship", "digest": shown},
                         headers={"Authorization": f"Bearer {world.alice_token}"})
         assert bad.status_code == 422
-        ok = http.post("/users/me/approvals/http-1", json={"option_id": "ship"},
+        unseen = http.post("/users/me/approvals/http-1", json={"option_id": "ship"},
+                           headers={"Authorization": f"Bearer {world.alice_token}"})
+        assert unseen.status_code == 422  # an answer names the card it answers
+        ok = http.post("/users/me/approvals/http-1", json={"option_id": "ship", "digest": shown},
                        headers={"Authorization": f"Bearer {world.alice_token}"})
         assert ok.json()["outcome"] == "accepted" and ok.json()["responder_name"] == "Alice"
     assert s.approval(world.alice, "http-1").state == "accepted"
 
 
-def test_approval_ids_with_a_slash_are_answerable_over_http(http_world: tuple[World, str]) -> None:
-    world, base = http_world
+def test_approval_ids_with_a_slash_are_refused_when_asked(http_world: tuple[World, str]) -> None:
+    world, _ = http_world
     s = world.service
-    s.request_approval(world.fixer, world.room_id, "coupon-01/merge", "Merge?",
-                       [{"id": "yes", "label": "Merge", "decision": "accept"}], s.clock.now() + 60, ["alice"])
-    with httpx.Client(base_url=base, timeout=10, verify=tls_context()) as http:
-        card = http.get("/users/me/approvals/coupon-01/merge", headers={"Authorization": f"Bearer {world.alice_token}"})
-        assert card.status_code == 200
-        ok = http.post("/users/me/approvals/coupon-01/merge", json={"option_id": "yes"},
-                       headers={"Authorization": f"Bearer {world.alice_token}"})
-        assert ok.status_code == 200 and ok.json()["outcome"] == "accepted"
-    assert s.approval(world.alice, "coupon-01/merge").state == "accepted"
+    head = s.head()
+    with pytest.raises(UsageError, match="bad request_id 'coupon-01/merge'"):
+        s.request_approval(world.fixer, world.room_id, "coupon-01/merge", "Merge?",
+                           [{"id": "yes", "label": "Merge", "decision": "accept"}], s.clock.now() + 60, ["alice"])
+    assert s.head() == head
 
 
 class SwitchLikeTransport(InProcessTransport):

@@ -159,7 +159,7 @@ def _wire(text: str) -> str:
 def requests(draw: st.DrawFn, world: World, method: str, route_path: str
              ) -> tuple[str, str, dict[str, str], dict[str, Any], str]:
     route = ROUTE_OBJECTS.get((method, route_path))
-    known = {"agent_id": world.fixer.id, "room_id": world.room_id, "request_id": "case-1/merge",
+    known = {"agent_id": world.fixer.id, "room_id": world.room_id, "request_id": "case-1.merge",
              "name": draw(st.sampled_from(sorted(OPERATIONS))), "invitation_id": "x", "group_id": "g"}
     path = route.path_format if route is not None else route_path
     for param in route.param_convertors if route is not None else ():

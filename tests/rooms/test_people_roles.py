@@ -8,6 +8,7 @@ import pytest
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.rooms.people_roles import CASE
 from tests.rooms.conftest import World
+from tests.support.cards import answer_in
 
 OPTIONS = [{"id": "yes", "label": "Approve", "decision": "accept"},
            {"id": "no", "label": "Refuse", "decision": "decline"}]
@@ -27,7 +28,7 @@ def test_a_holder_of_the_role_answers_and_the_outcome_names_the_role(world: Worl
     assert card.responders == () and card.responder_roles == ("dba",)
     assert [c.request_id for c in s.pending_approvals(world.bob)] == ["m-1"]
     assert s.pending_approvals(world.alice) == []  # alice holds no role: not hers to answer
-    outcome = s.answer_approval(world.bob, "m-1", "yes")
+    outcome = answer_in(s, world.bob, "m-1", "yes")
     assert outcome["outcome"] == "accepted" and outcome["allowed"] is True and outcome["responder_role"] == "dba"
     assert s.approval(world.alice, "m-1").state == "accepted"
 
@@ -38,7 +39,7 @@ def test_someone_without_the_role_is_discarded(world: World) -> None:
     _ask(world, "m-2", ["role:dba"])
     # Alice is in the room and says in a message that she is the DBA: it proves nothing.
     s.post_message(world.alice, world.room_id, "I am on the dba rota today, role:dba")
-    outcome = s.answer_approval(world.alice, "m-2", "yes")
+    outcome = answer_in(s, world.alice, "m-2", "yes")
     assert outcome["outcome"] == "discarded" and outcome["allowed"] is False
     assert s.approval(world.bob, "m-2").state == "pending"
 
@@ -50,10 +51,10 @@ def test_the_role_is_resolved_when_the_answer_arrives(world: World) -> None:
     # Revoked after the card was asked, before the answer: the answer is discarded.
     s.grant_person_role(world.admin, "dba", world.alice.id)
     s.revoke_person_role(world.admin, "dba", world.bob.id)
-    assert s.answer_approval(world.bob, "m-3", "yes")["outcome"] == "discarded"
+    assert answer_in(s, world.bob, "m-3", "yes")["outcome"] == "discarded"
     assert "m-3" not in [c.request_id for c in s.pending_approvals(world.bob)]
     # Granted after the card was asked: that person may answer.
-    outcome = s.answer_approval(world.alice, "m-3", "no")
+    outcome = answer_in(s, world.alice, "m-3", "no")
     assert outcome["outcome"] == "declined" and outcome["responder_role"] == "dba"
 
 
@@ -61,7 +62,7 @@ def test_named_people_and_a_role_on_one_card(world: World) -> None:
     s = world.service
     s.grant_person_role(world.admin, "dba", world.bob.id)
     _ask(world, "m-4", ["alice", "role:dba"])
-    outcome = s.answer_approval(world.alice, "m-4", "yes")
+    outcome = answer_in(s, world.alice, "m-4", "yes")
     assert outcome["outcome"] == "accepted" and "responder_role" not in outcome
 
 

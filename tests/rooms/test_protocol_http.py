@@ -17,6 +17,7 @@ from signoff.rooms import RoomService, handoff_matches
 from signoff.rooms.app import create_app
 from signoff.rooms.client import Frame, HttpTransport, InProcessTransport, RoomsClient, parse_sse
 from tests.rooms.conftest import World, run
+from tests.support.cards import answer_in
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -216,7 +217,7 @@ def test_client_full_flow(kind: str, http_world: tuple[World, str]) -> None:
             card = await fixer.request_approval("merge-1", "Merge?", [
                 {"id": "ok", "label": "Merge", "decision": "accept"}], s.clock.now() + 600, ["alice"])
             assert card["state"] == "pending"
-            s.answer_approval(world.alice, "merge-1", "ok")
+            answer_in(s, world.alice, "merge-1", "ok")
             outcome = await fixer.next_event(lambda e: e["type"] == "approval_outcome", timeout=10)
             assert outcome["payload"]["outcome"] == "accepted" and outcome["payload"]["allowed"] is True
 

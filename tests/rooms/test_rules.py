@@ -7,9 +7,10 @@ import threading
 import pytest
 
 from signoff.kernel.clock import FixedClock
-from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.kernel.errors import RefusedError, UsageError
 from signoff.rooms import Receipt, handoff_matches
 from tests.rooms.conftest import World
+from tests.support.cards import answer_in
 
 
 def _event_for(world: World, agent_id: str, message_id: str) -> dict:
@@ -89,29 +90,30 @@ def test_approval_card_is_idempotent_by_request_id(world: World) -> None:
     head = s.head()
     again = s.request_approval(world.fixer, world.room_id, **_card(world))
     assert again == first and s.head() == head
-    with pytest.raises(ConflictError):
-        s.request_approval(world.reviewer, world.room_id, **_card(world))
+    # Another agent's card of the same request id is its own card (ids are scoped by their asker).
+    other = s.request_approval(world.reviewer, world.room_id, **_card(world))
+    assert other.card_id != first.card_id and other.requester_agent_id == world.reviewer.id
     requests = [e for e in s.agent_events(world.fixer.id, 0) if e["type"] == "approval_request"]
-    assert len(requests) == 1
+    assert [e["payload"]["card_id"] for e in requests] == [first.card_id, other.card_id]
 
 
 def test_wrong_responder_is_discarded_and_recorded_then_right_one_decides(world: World) -> None:
     s = world.service
     s.request_approval(world.fixer, world.room_id, **_card(world))
-    wrong = s.answer_approval(world.bob, "approve-1", "yes")
+    wrong = answer_in(s, world.bob, "approve-1", "yes")
     assert wrong["outcome"] == "discarded" and wrong["allowed"] is False
     assert s.approval(world.alice, "approve-1").state == "pending"
-    right = s.answer_approval(world.alice, "approve-1", "no")
+    right = answer_in(s, world.alice, "approve-1", "no")
     assert right["outcome"] == "declined" and right["allowed"] is True
     assert right["responder"] == world.alice.sender and right["responder_name"] == "Alice"
     # A later answer changes nothing.
-    assert s.answer_approval(world.alice, "approve-1", "yes")["outcome"] == "declined"
+    assert answer_in(s, world.alice, "approve-1", "yes")["outcome"] == "declined"
     kinds = [e["type"] for e in s.agent_events(world.fixer.id, 0) if e["type"].startswith("approval")]
     assert kinds == ["approval_request", "approval_response_discarded", "approval_outcome"]
     with pytest.raises(UsageError, match="unknown option"):
-        s.answer_approval(world.alice, "approve-1", "maybe")
+        answer_in(s, world.alice, "approve-1", "maybe")
     with pytest.raises(RefusedError):
-        s.answer_approval(world.fixer, "approve-1", "yes")
+        answer_in(s, world.fixer, "approve-1", "yes")
 
 
 def test_approval_expiry(world: World, clock: FixedClock) -> None:
@@ -122,7 +124,7 @@ def test_approval_expiry(world: World, clock: FixedClock) -> None:
     assert sorted(s.expire_approvals()) == ["a-exp", "a-late"]
     assert s.expire_approvals() == []
     assert s.approval(world.alice, "a-exp").state == "expired"
-    late = s.answer_approval(world.alice, "a-late", "yes")
+    late = answer_in(s, world.alice, "a-late", "yes")
     assert late["outcome"] == "expired"
     outcome = [e for e in s.agent_events(world.fixer.id, 0) if e["type"] == "approval_outcome"]
     assert {e["payload"]["outcome"] for e in outcome} == {"expired"}

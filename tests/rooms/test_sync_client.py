@@ -15,6 +15,7 @@ from signoff.rooms.client import (
     SyncRoomsClient,
 )
 from tests.rooms.conftest import World
+from tests.support.cards import answer_as_shown
 
 Faces = tuple[World, SyncRoomsClient, RoomsUserClient]
 
@@ -80,6 +81,6 @@ def test_a_person_answers_an_approval_card(faces: Faces) -> None:
         "request_id": "sync-1", "title": "Ship it?", "options": [{"id": "ship", "label": "Ship", "decision": "accept"}],
         "expires_at": world.service.clock.now() + 60, "responders": ["alice"]})
     assert [c["request_id"] for c in person.pending()] == ["sync-1"]
-    outcome = person.answer("sync-1", "ship")
+    outcome = answer_as_shown(person, "sync-1", "ship")
     assert outcome["outcome"] == "accepted" and person.pending() == []
     assert world.service.approval(world.alice, "sync-1").state == "accepted"

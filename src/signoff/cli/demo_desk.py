@@ -99,12 +99,11 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
 
     def answer(person: str, request_id: str, option: str, reason: str | None = None) -> None:
         _until(lambda: asked(person, request_id), f"the concierge's card to {person}")
+        card = rooms.approval(people[person], request_id)  # what the person is shown, and answers
+        rooms.answer_approval(people[person], request_id, option, card.digest)
         if reason is not None:  # the reason note follows the answer: post both, then let the concierge look
-            rooms.answer_approval(people[person], request_id, option)
-            title = rooms.approval(people[person], request_id).title
-            rooms.post_message(people[person], crew.intake_room, answer_note(title, option.title(), reason))
-        else:
-            rooms.answer_approval(people[person], request_id, option)
+            label = next(o.label for o in card.options if o.id == option)
+            rooms.post_message(people[person], crew.intake_room, answer_note(card.title, label, reason))
         _until(lambda: applied(request_id), f"the concierge applying {person}'s answer")
 
     concierge_actor = desk.credentials.authenticate(local.tokens["concierge"])

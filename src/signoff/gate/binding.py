@@ -4,7 +4,7 @@ A rooms approval card carries a request id and a title. A bound card puts the SH
 content into both, and the content itself into the title, so the person answering sees the exact
 bytes and the card cannot be re-read as approving anything else:
 
-    request id   bound/<sha256 of content>/<nonce>
+    request id   bound.<sha256 of content>.<nonce>   (cards asked before ids had one grammar: bound/…/…)
     title        <question, one line>
                  content sha256:<digest> (<n> bytes):
                  <content, verbatim>
@@ -25,16 +25,18 @@ from typing import Any
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import UsageError
 from signoff.kernel.ids import new_token
+from signoff.rooms.model import DECISION_VERBS, option_label
 
 MAX_CONTENT = 60 * 1024  # bytes; the card lives in the ledger and in every member's stream
 MAX_QUESTION = 500
-PREFIX = "bound/"
-_REQUEST_ID = re.compile(r"^bound/([0-9a-f]{64})/[0-9A-Za-z_-]{8,64}$")
+PREFIX = "bound."
+_REQUEST_ID = re.compile(r"^bound([./])([0-9a-f]{64})\1[0-9A-Za-z_-]{8,64}$")
 _HEADER = "content sha256:{digest} ({size} bytes):"
 
 
-# What each decision's label must say first, so that no label can dress a "yes" as a "no".
-VERBS = {"accept": "Approve", "decline": "Refuse"}
+# What each decision's label must say first, so that no label can dress a "yes" as a "no" (the
+# rooms server renders every card's labels so; cards it stored before it did are checked here).
+VERBS = DECISION_VERBS
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,7 @@ def labelled(options: list[dict[str, str]]) -> list[dict[str, str]]:
     for o in options:
         if not isinstance(o, dict) or o.get("decision") not in VERBS or not isinstance(o.get("label"), str):
             raise UsageError(f"bad approval option {o!r}", "each option is {id, label, decision: accept|decline}")
-        verb, label = VERBS[o["decision"]], o["label"].strip()
-        out.append({**o, "label": label if honest_label(verb, label) else f"{verb}: {label}"})
+        out.append({**o, "label": option_label(o["decision"], o["label"])})
     return out
 
 
@@ -83,7 +84,7 @@ def honest_label(verb: str, label: str) -> bool:
 
 
 def new_request_id(digest: str) -> str:
-    return f"{PREFIX}{digest}/{new_token(12)}"
+    return f"{PREFIX}{digest}.{new_token(12)}"
 
 
 def card_title(question: str, content: str) -> str:
@@ -95,7 +96,7 @@ def card_title(question: str, content: str) -> str:
 
 def request_digest(request_id: str) -> str | None:
     match = _REQUEST_ID.match(request_id)
-    return match.group(1) if match else None
+    return match.group(2) if match else None
 
 
 def bound_content(card: dict[str, Any]) -> BoundContent | None:

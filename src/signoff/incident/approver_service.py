@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from signoff.incident.approvals import Approver
 from signoff.incident.disclosure import Disclosure
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UsageError
+from signoff.kernel.ids import id_path
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_body, error_of
 from signoff.rooms.decisions import Message
@@ -91,7 +92,8 @@ class ApproverClient:
         return self._check(self.http.post("/v1/approve", json=payload))
 
     def record(self, d_id: str) -> dict[str, Any]:
-        return self._check(self.http.get(f"/v1/records/{d_id}"))
+        # `d_id` may come from chat text: checked and quoted, it names one record and nothing else.
+        return self._check(self.http.get(id_path("/v1/records/{d_id}", d_id=d_id)))
 
     def public_key(self) -> dict[str, Any]:
         return self._check(self.http.get("/v1/public-key"))

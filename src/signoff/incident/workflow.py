@@ -357,7 +357,7 @@ def _accept_fix(org: str) -> Callable[[Incident], None]:
         cards = [c for c in person.pending() if str(c["request_id"]).endswith(inc.info.fix_card("", org))]
         if not cards:
             raise Stuck(f"{HUMANS[org]} has no fix card to answer", f"{AGENT_OF[org]} should have requested one")
-        person.answer(cards[0]["request_id"], "approve")
+        person.answer(cards[0]["card_id"], "approve", cards[0]["digest"])  # the card as listed
 
     return step
 

@@ -38,3 +38,8 @@ class FixedClock:
 def utc_iso(ts: float) -> str:
     """RFC 3339 UTC timestamp with microseconds, e.g. 2026-11-30T01:40:54.123456Z."""
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def utc_minute(ts: float | None) -> str:
+    """A time as people read it on a card, to the minute: "2026-11-30 01:40 UTC" ("unknown": None)."""
+    return "unknown" if ts is None else datetime.fromtimestamp(float(ts), UTC).strftime("%Y-%m-%d %H:%M UTC")

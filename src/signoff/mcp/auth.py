@@ -14,11 +14,14 @@ from mcp.server.auth.provider import AccessToken
 
 from signoff.gate.agent import RoomsAgent
 from signoff.kernel.errors import SignoffError, Unauthenticated
+from signoff.kernel.ids import is_id
 
 
 def parse_bearer(url: str, token: str) -> RoomsAgent | None:
+    """The agent a bearer token names, or None. The agent id must fit the id grammar: it becomes a
+    URL path segment of the key check, where `x/../../health?` would check nothing at all."""
     agent_id, sep, key = token.partition(":")
-    if not sep or not agent_id or not key:
+    if not sep or not is_id(agent_id) or not key:
         return None
     return RoomsAgent(url, agent_id, key)
 

@@ -337,7 +337,7 @@ def approval(request_id: str, user: User, service: Svc) -> dict[str, Any]:
 
 @users.post("/users/me/approvals/{request_id:path}")
 def answer(request_id: str, body: AnswerBody, user: User, service: Svc) -> dict[str, Any]:
-    return service.answer_approval(user, request_id, body.option_id)
+    return service.answer_approval(user, request_id, body.option_id, body.digest)
 
 
 # -- identity claims and what a bridge relays under them (see claims) ------------------------
@@ -371,7 +371,8 @@ def relayed_post(room_id: str, body: RelayedMessageBody, user: User, service: Sv
 
 @users.post("/users/me/relayed/approvals/{request_id:path}")
 def relayed_answer(request_id: str, body: RelayedAnswerBody, user: User, service: Svc) -> dict[str, Any]:
-    return service.claims.relay_answer(user, request_id, body.external_id, body.option_id, body.evidence)
+    return service.claims.relay_answer(user, request_id, body.external_id, body.option_id, body.digest,
+                                       body.evidence)
 
 
 # -- owners and admins -------------------------------------------------------------------------

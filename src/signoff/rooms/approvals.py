@@ -1,8 +1,13 @@
 """Approval cards: an agent asks, named people (or people holding a named role) answer; the first
 allowed answer decides.
 
-Each card is its own ledger case (`rooms.approval.<request_id>`); answers and expiry are decisions
+Each card is its own ledger case (`rooms.approval.<card_id>`); answers and expiry are decisions
 over that case's history through `Ledger.update`, so racing answers decide once.
+
+Card ids are scoped by their asker: an agent names its card (`request_id`, unique among its own
+cards), and the server-wide `card_id` is `<agent id>.<request id>`, so no other agent can take an
+id first and leave the rightful card unasked. An agent finds its own cards by request id; people
+and bridges answer by `card_id` (a request id alone is accepted only while one card has it).
 """
 
 from __future__ import annotations
@@ -13,11 +18,20 @@ from typing import Any
 from sqlalchemy import select
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.kernel.ids import check_id
 from signoff.ledger import Event, NewEvent
 from signoff.rooms.identities import Identities
 from signoff.rooms.membership import Membership
 from signoff.rooms.messages import Messages
-from signoff.rooms.model import Approval, ApprovalOption, Principal, check_position, check_text
+from signoff.rooms.model import (
+    DECISION_VERBS,
+    Approval,
+    ApprovalOption,
+    Principal,
+    check_position,
+    check_text,
+    option_label,
+)
 from signoff.rooms.people_roles import PeopleRoles, role_of
 from signoff.rooms.store import RoomStore, loads
 from signoff.rooms.tables import rooms_approvals
@@ -26,13 +40,31 @@ DECIDED = ("approval.answered", "approval.expired")
 MAX_EXPIRY = 253402300799.0  # 9999-12-31T23:59:59Z; beyond it a time cannot be shown (or made a float)
 
 
-def _case(request_id: str) -> str:
-    return f"rooms.approval.{request_id}"
+MAX_REQUEST_ID = 150  # so that a card id (agent id, ".", request id) fits the 200-character column
+
+
+def _case(card_id: str) -> str:
+    return f"rooms.approval.{card_id}"
+
+
+def card_key(agent_id: str, request_id: str) -> str:
+    """The server-wide id of `agent_id`'s card `request_id`: its asker's id first."""
+    return f"{agent_id}.{request_id}"
 
 
 def answer_note(title: str, label: str, reason: str) -> str:
     """The message a person posts with their answer, giving its reason (the web console does)."""
     return f"Answered \u201c{title}\u201d: {label}. Reason: {reason.strip()}"
+
+
+def check_shown(card: Approval, digest: Any) -> None:
+    """Refuse an answer that does not name the digest of this card as it is shown."""
+    if not isinstance(digest, str) or not digest:
+        raise UsageError("an answer must carry the digest of the card it answers",
+                         "send the card's `digest` as shown with it (read the card again to get it)")
+    if digest != card.digest:
+        raise ConflictError(f"the answer was for other content than card {card.request_id!r} shows "
+                            "(its digest differs)", "read the card again and answer what it shows")
 
 
 def _reason_in(body: str, title: str, label: str) -> str | None:
@@ -49,17 +81,39 @@ class Approvals:
         self.messages = messages
         self.people_roles = people_roles
 
-    def _card(self, request_id: str) -> Approval:
-        row = self.store.one(select(rooms_approvals).where(rooms_approvals.c.request_id == request_id))
+    def _card(self, card_id: str) -> Approval:
+        row = self.store.one(select(rooms_approvals).where(rooms_approvals.c.request_id == card_id))
         if row is None:
-            raise NotFoundError(f"no approval request {request_id!r}", "use the request_id the agent created")
+            raise NotFoundError(f"no approval request {card_id!r}", "use the card_id the server gave the card")
         card = json.loads(row.card)
         return Approval(
-            request_id=row.request_id, room_id=row.room_id, requester_agent_id=row.requester_agent_id,
+            # cards asked before ids were scoped have their request id as their card id
+            request_id=str(card.get("request_id", row.request_id)), scoped_id=row.request_id, room_id=row.room_id,
+            requester_agent_id=row.requester_agent_id,
             title=card["title"], options=tuple(ApprovalOption(**o) for o in card["options"]),
             responders=tuple(card["responders"]), expires_at=float(row.expires_at), state=row.state,
             outcome=loads(row.outcome), responder_roles=tuple(card.get("responder_roles", ())),
+            requester_name=card.get("requester_name"), requested_at=card.get("requested_at"),
         )
+
+    def _find(self, actor: Principal, ref: str) -> Approval:
+        """The card `ref` names: for an agent its own card of that request id first; then the card
+        whose card id it is; then the one card asked with that request id (several: none)."""
+        if actor.kind == "agent" and self._exists(card_key(actor.id, ref)):
+            return self._card(card_key(actor.id, ref))
+        if self._exists(ref):
+            return self._card(ref)
+        rows = self.store.all(select(rooms_approvals.c.request_id).where(
+            rooms_approvals.c.request_id.endswith(f".{ref}", autoescape=True)))
+        named = [r.request_id for r in rows if r.request_id.partition(".")[2] == ref]
+        if len(named) != 1:
+            raise NotFoundError(f"no approval card {ref!r}" if not named else
+                                f"several approval cards were asked as {ref!r}", "use the card's card_id")
+        return self._card(named[0])
+
+    def _exists(self, card_id: str) -> bool:
+        return self.store.one(select(rooms_approvals.c.request_id)
+                              .where(rooms_approvals.c.request_id == card_id)) is not None
 
     def _answering_as(self, actor: Principal, card: Approval,
                       held: dict[str, set[str]] | None = None) -> str | None:
@@ -80,14 +134,16 @@ class Approvals:
         """Post an approval card (idempotent by request_id: a retry returns the same card)."""
         if actor.kind != "agent":
             raise RefusedError("approval cards are requested by agents", "use an agent's key")
-        if not isinstance(request_id, str) or not 1 <= len(request_id) <= 150:
-            raise UsageError("request_id must be 1-150 characters", "use a stable id per decision")
-        existing = self.store.one(select(rooms_approvals.c.request_id)
-                                  .where(rooms_approvals.c.request_id == request_id))
-        if existing is not None:
-            card = self._card(request_id)
-            if card.requester_agent_id != actor.id or card.room_id != room_id:
-                raise ConflictError(f"request_id {request_id!r} is already used by another card",
+        check_id("request_id", request_id)
+        if len(request_id) > MAX_REQUEST_ID:
+            raise UsageError(f"request_id is over {MAX_REQUEST_ID} characters", "use a shorter id per decision")
+        key = card_key(actor.id, request_id)
+        # This agent's card (or one it asked before card ids were scoped, under the bare request id).
+        own = next((k for k in (key, request_id) if self._exists(k)), None)
+        card = self._card(own) if own is not None else None
+        if card is not None and card.requester_agent_id == actor.id:
+            if card.room_id != room_id:
+                raise ConflictError(f"request_id {request_id!r} is already used by your card in another room",
                                     "use a fresh request_id")
             return card
         self.membership.require_read(actor, room_id)
@@ -99,10 +155,12 @@ class Approvals:
         clean_options = []
         for o in options:
             if not isinstance(o, dict) or not isinstance(o.get("id"), str) or not isinstance(o.get("label"), str) \
-                    or o.get("decision") not in ("accept", "decline"):
+                    or o.get("decision") not in DECISION_VERBS:
                 raise UsageError(f"bad approval option {o!r}", "each option is {id, label, decision: accept|decline}")
-            check_text("option label", o["label"])
-            clean_options.append({"id": o["id"], "label": o["label"], "decision": o["decision"]})
+            check_id("option id", o["id"])
+            check_text("option label", o["label"], allow_newlines=False)
+            clean_options.append({"id": o["id"], "label": option_label(o["decision"], o["label"]),
+                                  "decision": o["decision"]})
         if len({o["id"] for o in clean_options}) != len(clean_options):
             raise UsageError("approval option ids must be unique", "rename the duplicates")
         if not isinstance(expires_at, int | float) or isinstance(expires_at, bool) \
@@ -127,29 +185,30 @@ class Approvals:
                 responder_ids.append(self.identities.user(r).id)
             except NotFoundError:
                 responder_ids.append(self.identities.user_by_name(r).id)
-        payload = {"request_id": request_id, "room_id": room_id, "requester_agent_id": actor.id,
-                   "requester_name": actor.name, "title": title, "options": clean_options,
+        payload = {"request_id": request_id, "card_id": key, "room_id": room_id, "requester_agent_id": actor.id,
+                   "requester_name": actor.name, "requested_at": self.store.clock.now(), "title": title,
+                   "options": clean_options,
                    "responders": responder_ids, "expires_at": float(expires_at)}
         if roles:
             payload["responder_roles"] = sorted(set(roles))
         try:
-            self.store.append(_case(request_id), [NewEvent("approval.requested", payload)], expected=0)
+            self.store.append(_case(key), [NewEvent("approval.requested", payload)], expected=0)
         except ConflictError:
             return self.request_approval(actor, room_id, request_id, title, options, expires_at, responders)
-        return self._card(request_id)
+        return self._card(key)
 
-    def _visible(self, actor: Principal, request_id: str) -> Approval:
+    def _visible(self, actor: Principal, ref: str) -> Approval:
         """The card, for its room's readers and its named responders. Anyone else gets the same
         bare refusal whether or not the card exists: no room id, no requester, nothing written."""
         try:
-            card = self._card(request_id)
+            card = self._find(actor, ref)
             if self._answering_as(actor, card) is not None:
                 return card
             self.membership.require_read(actor, card.room_id)
             return card
         except (NotFoundError, RefusedError) as exc:
             raise RefusedError("you may not see or answer this approval card",
-                               "use the request_id of a card in one of your rooms") from exc
+                               "use the card_id of a card in one of your rooms") from exc
 
     def approval(self, actor: Principal, request_id: str) -> Approval:
         return self._visible(actor, request_id)
@@ -170,14 +229,17 @@ class Approvals:
         held = self.people_roles.table() if any(c.responder_roles for c in cards) else {}
         return [c for c in cards if actor.is_admin or self._answering_as(actor, c, held) is not None]
 
-    def answer_approval(self, actor: Principal, request_id: str, option_id: str,
+    def answer_approval(self, actor: Principal, request_id: str, option_id: str, digest: str,
                         via: dict[str, Any] | None = None) -> dict[str, Any]:
-        """A human answers. The first allowed answer decides; a wrong responder's answer is
-        discarded and recorded; an answer after expiry yields the `expired` outcome. `via` (an
-        answer a bridge relayed under an identity claim) is recorded with the answer."""
+        """A human answers the card they were shown: `digest` is that card's (`Approval.digest`:
+        its asker, times, question and every option with its decision), and an answer for any other
+        card is refused. The first allowed answer decides; a wrong responder's answer is discarded
+        and recorded; an answer after expiry yields the `expired` outcome. `via` (an answer a bridge
+        relayed under an identity claim) is recorded with the answer."""
         if actor.kind != "user":
             raise RefusedError("only people answer approval cards", "answer with a user token")
         card = self._visible(actor, request_id)
+        check_shown(card, digest)
         if not isinstance(option_id, str) or option_id not in {o.id for o in card.options}:
             raise UsageError(f"unknown option {option_id!r}",
                              f"choose one of {', '.join(o.id for o in card.options)}")
@@ -189,7 +251,7 @@ class Approvals:
             if done:
                 outcome.update(done[0].payload)
                 return [], []
-            base = {"request_id": request_id, "room_id": card.room_id,
+            base = {"request_id": card.request_id, "card_id": card.card_id, "room_id": card.room_id,
                     "requester_agent_id": card.requester_agent_id, **({"via": via} if via else {})}
             if self.store.clock.now() >= card.expires_at:
                 outcome.update({**base, "outcome": "expired", "option_id": None, "responder": None,
@@ -210,7 +272,7 @@ class Approvals:
                 outcome["responder_role"] = answering_as[len("role:"):]
             return [NewEvent("approval.answered", dict(outcome))], []
 
-        if self.store.ledger.update(_case(request_id), decide).seqs:
+        if self.store.ledger.update(_case(card.card_id), decide).seqs:
             self.store.projector.catch_up()
         return dict(outcome)
 
@@ -219,7 +281,7 @@ class Approvals:
         card's room, after the answer), or None. Only that person's own post counts: a reason typed
         by anyone else, or posted before they answered, is not theirs for this card."""
         card = self._visible(actor, request_id)
-        decided = [e for e in self.store.ledger.read(_case(request_id)) if e.type == "approval.answered"]
+        decided = [e for e in self.store.ledger.read(_case(card.card_id)) if e.type == "approval.answered"]
         if not decided:
             return None
         answer = decided[0].payload
@@ -239,9 +301,9 @@ class Approvals:
             after = page[-1]["sequence"]
 
     def expire_approvals(self) -> list[str]:
-        """Record the `expired` outcome of every pending card past its time."""
+        """Record the `expired` outcome of every pending card past its time; returns their request ids."""
         rows = self.store.all(select(rooms_approvals.c.request_id, rooms_approvals.c.room_id,
-                                     rooms_approvals.c.requester_agent_id).where(
+                                     rooms_approvals.c.requester_agent_id, rooms_approvals.c.card).where(
             rooms_approvals.c.state == "pending", rooms_approvals.c.expires_at <= self.store.clock.now()))
         expired = []
         for r in rows:
@@ -249,12 +311,13 @@ class Approvals:
                 if any(e.type in DECIDED for e in history):
                     return [], []
                 return [NewEvent("approval.expired", {
-                    "request_id": r.request_id, "room_id": r.room_id, "requester_agent_id": r.requester_agent_id,
+                    "request_id": json.loads(r.card).get("request_id", r.request_id), "card_id": r.request_id,
+                    "room_id": r.room_id, "requester_agent_id": r.requester_agent_id,
                     "outcome": "expired", "option_id": None, "responder": None, "responder_name": None,
                     "allowed": None})], []
 
             if self.store.ledger.update(_case(r.request_id), decide).seqs:
-                expired.append(r.request_id)
+                expired.append(json.loads(r.card).get("request_id", r.request_id))
         if expired:
             self.store.projector.catch_up()
         return expired

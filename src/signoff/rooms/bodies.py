@@ -44,6 +44,7 @@ class UserMessageBody(Strict):
 
 class AnswerBody(Strict):
     option_id: str
+    digest: str  # the card's digest as it was shown to the person answering
 
 
 class ClaimCodeBody(Strict):
@@ -65,6 +66,7 @@ class RelayedMessageBody(Strict):
 class RelayedAnswerBody(Strict):
     external_id: str
     option_id: str
+    digest: str  # the card's digest as the bridge showed it
     evidence: dict[str, str] = Field(default_factory=dict)
 
 

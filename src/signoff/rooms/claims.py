@@ -38,7 +38,11 @@ CODE_SECONDS = 600.0
 MAX_WAITING_CODES = 5  # unused, unexpired codes per person and bridge
 CASE_PREFIX = "rooms.claims."
 MAX_EXTERNAL_ID = 255
-MATRIX_USER = re.compile(r"@[^\s:@]+:[^\s@]+\Z")
+SERVER_RECORDED = frozenset({"bridge", "external_id", "claim_id"})  # of a relayed answer
+# Matrix's user id grammar: a localpart of printable ASCII but ':' and '@' (historical ids allow
+# more than a-z0-9._=-/+), then a server name (a host name or an IP literal, and a port). Nothing else:
+# the account id is recorded with every relayed post and answer.
+MATRIX_USER = re.compile(r"@[\x21-\x39\x3b-\x3f\x41-\x7e]+:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?\Z")
 _BAD_CODE = ("this claim code is unknown, already used, expired, or for another account or bridge",
              "ask for a new code (`signoff bridge matrix claim-code`) and send it from the account it names")
 
@@ -259,15 +263,21 @@ class Claims:
             "bridge": bridge.sender, "external_id": external_id, "claim_id": claim.claim_id})
         return receipt, self._view(claim)
 
-    def relay_answer(self, bridge: Principal, request_id: str, external_id: str, option_id: str,
+    def relay_answer(self, bridge: Principal, request_id: str, external_id: str, option_id: str, digest: str,
                      evidence: dict[str, Any]) -> dict[str, Any]:
         """An answer to an approval card given in chat by `external_id`: decided as the claimed
         person's answer (a claimed person who is not a responder is discarded and recorded, as on
-        the API). An unclaimed account is refused: nobody speaks for it."""
+        the API). An unclaimed account is refused: nobody speaks for it. `digest` is the card's as
+        the bridge showed it; `evidence` is the bridge's own (where in chat), and may not restate
+        what the server records itself (which bridge, which account, which claim)."""
+        if not isinstance(evidence, dict) or set(evidence) & SERVER_RECORDED:
+            raise UsageError(f"evidence may not name {sorted(set(evidence) & SERVER_RECORDED)} "
+                             "(the server records which bridge, account and claim relayed the answer)",
+                             "send only the bridge's own evidence (e.g. the chat event id and room)")
         card = self.approvals.approval(bridge, request_id)
         person, claim = self._speaker(bridge, card.room_id, external_id)
         if person is None or claim is None:
             raise RefusedError(f"{external_id} has not claimed a signoff identity, so it cannot answer",
                                "claim the account first (`signoff bridge matrix claim-code`)")
-        via = {"bridge": bridge.sender, "external_id": external_id, "claim_id": claim.claim_id, **evidence}
-        return self.approvals.answer_approval(person, request_id, option_id, via=via)
+        via = {**evidence, "bridge": bridge.sender, "external_id": external_id, "claim_id": claim.claim_id}
+        return self.approvals.answer_approval(person, card.card_id, option_id, digest, via=via)

@@ -27,6 +27,7 @@ from sqlalchemy import and_, delete, insert, or_, select, text, update
 
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.kernel.ids import check_id
 from signoff.ledger import Ledger
 from signoff.ledger.engine import is_postgres
 from signoff.rooms.tables import rooms_connections as table
@@ -239,8 +240,7 @@ class ConnectionRegistry:
              spawn_capable: bool = False, client: dict[str, object] | None = None) -> tuple[Connection, int]:
         """Create the connection or reattach to it; returns it and the new stream's token. Opening
         a live id again evicts that id's previous stream; the connection keeps rooms and lease."""
-        if not connection_id or len(connection_id) > 200:
-            raise UsageError("connection_id is required (1-200 characters)", "generate a UUID per connection")
+        check_id("connection_id", connection_id)
         if scope not in SCOPES:
             raise UsageError(f"scope must be one of {SCOPES}, not {scope!r}", "use scope=single or scope=all")
         if filter_ not in FILTERS:
@@ -385,6 +385,7 @@ class ConnectionRegistry:
 
     def claim(self, conn: Connection, room_id: str, takeover: bool) -> str | None:
         """Claim the (agent, room) slot; returns a warning when another connection was evicted."""
+        check_id("room id", room_id)
 
         def work(_db: Database, rows: dict[str, Connection]) -> str | None:
             mine = self._own(rows, conn)
@@ -414,6 +415,8 @@ class ConnectionRegistry:
         return self._write(conn.agent_id, work)
 
     def unclaim(self, conn: Connection, room_id: str) -> None:
+        check_id("room id", room_id)
+
         def work(_db: Database, rows: dict[str, Connection]) -> None:
             mine = self._own(rows, conn)
             if room_id in mine.rooms:

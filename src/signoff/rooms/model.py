@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import UsageError
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")  # always fullmatch: `$` would let "name\n" through
@@ -106,6 +107,28 @@ class Room:
     group_id: str | None = None  # what addressing policies match
 
 
+# What each decision says first on a card, whoever wrote the option: a label cannot dress a "yes"
+# as a "no". Words that say the other decision may not appear in a label at all.
+DECISION_VERBS = {"accept": "Approve", "decline": "Refuse"}
+_SAYS = {"accept": frozenset({"approve", "approved", "accept", "accepted", "allow", "yes"}),
+         "decline": frozenset({"refuse", "refused", "decline", "declined", "reject", "rejected", "deny", "no"})}
+
+
+def option_label(decision: str, label: str) -> str:
+    """The label a card shows for an option: led by its decision's verb ("Approve: canary first");
+    a label that says the other decision anywhere is refused."""
+    verb = DECISION_VERBS[decision]
+    text = label.strip()
+    other = next(d for d in DECISION_VERBS if d != decision)
+    said = set(re.findall(r"[a-z]+", text.casefold())) & _SAYS[other]
+    if said:
+        raise UsageError(f"option label {label!r} says {sorted(said)[0]!r} but the option {decision}s the card",
+                         f"label a {decision} option by what it does (the card shows {verb!r} first)")
+    if text == verb or text.startswith(f"{verb}: "):
+        return text
+    return f"{verb}: {text}" if text else verb
+
+
 @dataclass(frozen=True)
 class ApprovalOption:
     id: str
@@ -125,17 +148,27 @@ class Approval:
     state: str  # pending | accepted | declined | expired
     outcome: dict[str, Any] | None = field(default=None)
     responder_roles: tuple[str, ...] = ()  # people's roles (people_roles.py), resolved at each answer
+    requester_name: str | None = None  # cards asked before these were recorded have None
+    requested_at: float | None = None
+    scoped_id: str | None = None  # the card id, where it differs from the request id
+
+    @property
+    def card_id(self) -> str:
+        """Server-wide: `<asker agent id>.<request id>` (cards asked before ids were scoped: the request id)."""
+        return self.scoped_id or self.request_id
+
+    def shown(self) -> dict[str, Any]:
+        """What a person is shown and answers: the digest of this is what an answer must carry."""
+        return {"request_id": self.request_id, "card_id": self.card_id, "room_id": self.room_id,
+                "requester_agent_id": self.requester_agent_id, "requester_name": self.requester_name,
+                "requested_at": self.requested_at, "title": self.title,
+                "options": [{"id": o.id, "label": o.label, "decision": o.decision} for o in self.options],
+                "responders": list(self.responders), "responder_roles": list(self.responder_roles),
+                "expires_at": self.expires_at}
+
+    @property
+    def digest(self) -> str:
+        return canonical_digest(self.shown())
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "request_id": self.request_id,
-            "room_id": self.room_id,
-            "requester_agent_id": self.requester_agent_id,
-            "title": self.title,
-            "options": [{"id": o.id, "label": o.label, "decision": o.decision} for o in self.options],
-            "responders": list(self.responders),
-            "responder_roles": list(self.responder_roles),
-            "expires_at": self.expires_at,
-            "state": self.state,
-            "outcome": self.outcome,
-        }
+        return {**self.shown(), "digest": self.digest, "state": self.state, "outcome": self.outcome}

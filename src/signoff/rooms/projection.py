@@ -430,9 +430,12 @@ def _approval_requested(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     card = {k: p[k] for k in ("title", "options", "responders", "expires_at")}
     card["responder_roles"] = p.get("responder_roles", [])  # cards asked before people's roles have none
+    card.update({k: p[k] for k in ("requester_name", "requested_at") if k in p})  # older cards lack them
+    card["request_id"] = p["request_id"]  # as its asker named it; the row's key is the card id
     conn.execute(
         insert(rooms_approvals).values(
-            request_id=p["request_id"], room_id=p["room_id"], requester_agent_id=p["requester_agent_id"],
+            request_id=p.get("card_id", p["request_id"]), room_id=p["room_id"],
+            requester_agent_id=p["requester_agent_id"],
             card=_dumps(card), expires_at=p["expires_at"], state="pending", outcome=None, requested_seq=ev.seq,
         )
     )
@@ -444,7 +447,7 @@ def _approval_outcome(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     conn.execute(
         update(rooms_approvals)
-        .where(rooms_approvals.c.request_id == p["request_id"])
+        .where(rooms_approvals.c.request_id == p.get("card_id", p["request_id"]))
         .values(state=p["outcome"], outcome=_dumps(p))
     )
     requester = p["requester_agent_id"]

@@ -11,6 +11,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import UsageError
+from signoff.kernel.ids import check_id
 from signoff.rooms import protocol
 from signoff.rooms.connections import Connection
 from signoff.rooms.model import Principal
@@ -73,8 +74,9 @@ def visible(service: RoomService, conn: Connection, env: dict[str, Any]) -> bool
 
 async def open_stream(service: RoomService, agent: Principal, params: StreamParams) -> OpenStream:
     """Validate, negotiate (ProtocolMismatch on no overlap), choose the cursor and attach."""
-    if not params.connection_id:
-        raise UsageError("connection_id is required", "pass ?connection_id=<a UUID you generate>")
+    connection_id = check_id("connection_id", params.connection_id)
+    for room_id in params.rooms:
+        check_id("room id", room_id)
     declared = protocol.negotiate(params.protocol, params.protocol_accepts)
     head = await run_in_threadpool(service.head)
     start = params.last_event_id if params.last_event_id not in (None, "") else params.start_from
@@ -96,7 +98,7 @@ async def open_stream(service: RoomService, agent: Principal, params: StreamPara
     for room_id in params.rooms:
         await run_in_threadpool(service.require_read, agent, room_id)
     conn, token = await run_in_threadpool(
-        service.connections.open, agent.id, params.connection_id, params.scope, params.filter,
+        service.connections.open, agent.id, connection_id, params.scope, params.filter,
         params.spawn_capable, {"name": params.client, "version": params.client_version, **declared})
     conn.cursor = cursor
     for room_id in params.rooms:

@@ -13,6 +13,7 @@ from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from signoff.gate import bound_content
+from signoff.kernel.clock import utc_minute
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.ids import new_token
 from signoff.kernel.wire import status_of
@@ -34,6 +35,8 @@ templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=
                         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 # A card bound to content (signoff.gate) shows its question, and its content verbatim with its digest.
 templates.filters["bound"] = lambda card: bound_content(card.to_dict())
+# A card's times (asked, expires), to the minute; cards asked before the time was recorded show "unknown".
+templates.filters["utc"] = utc_minute
 
 
 def secure(request: Request) -> bool:

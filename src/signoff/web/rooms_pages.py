@@ -185,7 +185,7 @@ async def answer(request: Request) -> Response:
     if not reason.strip():
         raise UsageError("an answer needs a reason", "say in a sentence why you decide so")
     card = rooms.approval(user, request_id)
-    outcome = rooms.answer_approval(user, request_id, option_id)
+    outcome = rooms.answer_approval(user, request_id, option_id, form.get("digest", ""))
     if outcome["outcome"] == "discarded":
         raise RefusedError(f"{user.name} is not a responder of this card: the answer was recorded and discarded",
                            "only the people the card names may answer it")

@@ -54,6 +54,7 @@ from signoff.bridges.matrix.puppets import Puppets
 from signoff.bridges.matrix.pushes import NotReady
 from signoff.bridges.matrix.state import BridgeState, BridgeStore
 from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated, UnavailableError, UsageError
+from signoff.kernel.ids import is_id
 from signoff.ledger import NewEvent
 from signoff.rooms.claims import outsider_text
 from signoff.rooms.client import RoomsUserClient
@@ -68,6 +69,12 @@ _TXN_UNSAFE = re.compile(r"[^A-Za-z0-9._~-]")
 
 def _txn(kind: str, key: str) -> str:
     return f"signoff-{kind}-{_TXN_UNSAFE.sub('_', key)}"
+
+
+def _card_id(card: dict[str, Any]) -> str:
+    """The id a card is answered by: its server-wide card id (servers without one: its request id).
+    The bridge's records name cards by it (their `request_id` field, as before ids were scoped)."""
+    return str(card.get("card_id") or card["request_id"])
 
 
 def _refusal(exc: SignoffError) -> bool:
@@ -241,6 +248,9 @@ class MatrixBridge:
         is passed over: there is nothing left to answer), and say when a shown card was decided
         elsewhere (the web console, the API) or expired."""
         for request_id, card_event in list(self.state.open_cards.items()):
+            if not is_id(request_id):  # shown by an earlier version: no client may address it now
+                self._record(NewEvent("card.closed", {"request_id": request_id, "outcome": "unaddressable"}))
+                continue
             card = self.rooms.approval(request_id)
             if card["state"] != "pending":
                 await self._send(self.matrix_room, _reply_notice(card_event, closed_text(card)),
@@ -250,12 +260,16 @@ class MatrixBridge:
             page = self.rooms.room_approvals(self.signoff_room, self.state.cards_after)
             for card in page:
                 event_id = None
-                if card["state"] == "pending":
+                # A card whose id is outside the id grammar (stored before the server refused such
+                # ids) cannot be addressed safely: it is passed over, to be answered in signoff.
+                card_id = _card_id(card)
+                if card["state"] == "pending" and is_id(card_id):
                     event_id = await self._send(self.matrix_room, {
-                        "msgtype": "m.notice", "body": card_text(card), CARD_KEY: card["request_id"]},
-                        _txn("card", str(card["request_id"])))
-                self._record(NewEvent("card.shown", {"request_id": card["request_id"], "sequence": card["sequence"],
-                                                     "matrix_event_id": str(event_id) if event_id else None}))
+                        "msgtype": "m.notice", "body": card_text(card), CARD_KEY: card_id},
+                        _txn("card", card_id))
+                self._record(NewEvent("card.shown", {"request_id": card_id, "sequence": card["sequence"],
+                                                     "matrix_event_id": str(event_id) if event_id else None,
+                                                     "digest": card.get("digest")}))
             if len(page) < 100:
                 return
 
@@ -293,7 +307,7 @@ class MatrixBridge:
                     "redacts_an_answer": seen.redacts in self.state.answers}))
         elif isinstance(seen, Reaction):
             request_id = self.state.cards.get(seen.target)
-            if request_id is None:
+            if request_id is None or not is_id(request_id):
                 self._skip("reaction")  # reactions to anything but a card are not relayed
                 return
             card = self.rooms.approval(request_id)
@@ -301,7 +315,7 @@ class MatrixBridge:
         else:
             assert isinstance(seen, Relay)
             request_id = self.state.cards.get(seen.reply_to) if seen.reply_to else None
-            if request_id is not None:
+            if request_id is not None and is_id(request_id):
                 card = self.rooms.approval(request_id)
                 choice = reply_choice(card, seen.body)
                 if choice is not None:
@@ -360,8 +374,11 @@ class MatrixBridge:
             self._skip("reaction")  # a reaction that is no answer
             return
         evidence = {"matrix_event_id": event_id, "matrix_room": str(self.matrix_room), "reason": choice.reason}
+        # The digest of the card as it was shown in this Matrix event: the server refuses the
+        # answer unless it is the card's own (so a "yes" can only answer what it replied to).
+        shown = self.state.shown.get(card_event, "")
         try:
-            outcome = self.rooms.relay_answer(card["request_id"], sender, choice.option_id, evidence)
+            outcome = self.rooms.relay_answer(_card_id(card), sender, choice.option_id, shown, evidence)
             said = outcome_text(outcome, sender, event_id)
         except (RefusedError, UsageError) as exc:
             if not _refusal(exc):
@@ -370,7 +387,7 @@ class MatrixBridge:
         # Said before it is recorded: after a crash in between, the same transaction id makes the
         # notice one event, and the server decides the same answer once.
         await self._send(self.matrix_room, _reply_notice(card_event, said), _txn("answer", event_id))
-        self._record(NewEvent("answer.relayed", {"matrix_event_id": event_id, "request_id": card["request_id"],
+        self._record(NewEvent("answer.relayed", {"matrix_event_id": event_id, "request_id": _card_id(card),
                                                  "sender": sender, "option_id": choice.option_id,
                                                  "outcome": outcome.get("outcome")}))
 

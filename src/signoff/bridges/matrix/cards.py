@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from signoff.kernel.clock import utc_minute
+
 CARD_KEY = "org.signoff.approval"
 ACCEPT_KEYS = frozenset({"👍", "✅", "✔", "+1"})
 DECLINE_KEYS = frozenset({"👎", "❌", "✖", "-1"})
@@ -22,7 +24,10 @@ class Choice:
 
 def card_text(card: dict[str, Any]) -> str:
     options = " / ".join(f"{o['label']} ({'yes' if o['decision'] == 'accept' else 'no'})" for o in card["options"])
+    asker = card.get("requester_name") or card["requester_agent_id"]
     return (f"Approval requested: {card['title']}\nOptions: {options}\n"
+            f"Asked by agent {asker} at {utc_minute(card.get('requested_at'))}; "
+            f"expires {utc_minute(card['expires_at'])}.\n"
             "Reply to this message with `yes` or `no <reason>`, or react with 👍 or 👎. "
             "Only the people the card names, with a claimed signoff identity, can answer.")
 

@@ -25,6 +25,9 @@ class BridgeState:
     refused: set[str] = field(default_factory=set)  # Matrix ids the rooms server refused to relay
     cards_after: int = 0  # the last approval card (its request sequence) shown in Matrix
     cards: dict[str, str] = field(default_factory=dict)  # Matrix event id of a card -> request id
+    # Matrix event id of a card -> the digest of the card as shown there, which an answer carries
+    # (cards shown before answers were bound have none: an answer to them is refused)
+    shown: dict[str, str] = field(default_factory=dict)
     open_cards: dict[str, str] = field(default_factory=dict)  # request id -> Matrix event id, until decided
     answers: set[str] = field(default_factory=set)  # Matrix ids of replies/reactions passed on as answers
     redactions: set[str] = field(default_factory=set)  # Matrix ids of redactions observed
@@ -52,6 +55,8 @@ def apply(state: BridgeState, kind: str, p: dict[str, Any]) -> None:
     elif kind == "card.shown":
         if p.get("matrix_event_id"):
             state.cards[str(p["matrix_event_id"])] = str(p["request_id"])
+            if p.get("digest"):
+                state.shown[str(p["matrix_event_id"])] = str(p["digest"])
             state.open_cards[str(p["request_id"])] = str(p["matrix_event_id"])
         state.cards_after = max(state.cards_after, int(p["sequence"]))
     elif kind == "answer.relayed":

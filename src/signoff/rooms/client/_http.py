@@ -12,12 +12,18 @@ from signoff.kernel.errors import (
     SignoffError,
     UnavailableError,
 )
+from signoff.kernel.ids import check_id, id_path
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
 from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.streams import Frame, StreamParams
 
 CONNECTION_HEADER = "X-Switch-Connection-Id"
+
+
+def connection_header(connection_id: str | None) -> dict[str, str]:
+    """The header naming the connection an operation runs on (checked as an id: it is sent as is)."""
+    return {CONNECTION_HEADER: check_id("connection id", connection_id)} if connection_id else {}
 
 
 def error_from_response(response: httpx.Response) -> SignoffError:
@@ -36,7 +42,8 @@ class HttpTransport(Transport):
         self._http = client or httpx.AsyncClient(timeout=timeout, verify=tls_context())
 
     def _url(self, path: str) -> str:
-        return f"{self._base}/agents/{self.agent_id}{path}"
+        """`path` (fixed text, or built with `id_path`) under this agent's endpoints."""
+        return self._base + id_path("/agents/{agent_id}", agent_id=self.agent_id) + path
 
     async def _post(self, path: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> Any:
         try:
@@ -48,23 +55,23 @@ class HttpTransport(Transport):
         return response.json()
 
     async def call(self, op: str, args: dict[str, Any], connection_id: str | None) -> Any:
-        headers = {CONNECTION_HEADER: connection_id} if connection_id else {}
-        body = await self._post(f"/ops/{op}", args, headers)
+        body = await self._post(id_path("/ops/{op}", op=op), args, connection_header(connection_id))
         return body.get("result") if isinstance(body, dict) else body
 
     async def beat(self, connection_id: str, cursor: int) -> dict[str, Any]:
-        result: dict[str, Any] = await self._post("/connection/beat", {"connection_id": connection_id,
-                                                                       "cursor": cursor})
+        result: dict[str, Any] = await self._post("/connection/beat", {
+            "connection_id": check_id("connection id", connection_id), "cursor": cursor})
         return result
 
     async def subscribe(self, connection_id: str, room_id: str, takeover: bool = False) -> dict[str, Any]:
         result: dict[str, Any] = await self._post("/connection/subscribe", {
-            "connection_id": connection_id, "room_id": room_id, "takeover": takeover})
+            "connection_id": check_id("connection id", connection_id), "room_id": check_id("room id", room_id),
+            "takeover": takeover})
         return result
 
     async def unsubscribe(self, connection_id: str, room_id: str) -> dict[str, Any]:
         result: dict[str, Any] = await self._post("/connection/unsubscribe", {
-            "connection_id": connection_id, "room_id": room_id})
+            "connection_id": check_id("connection id", connection_id), "room_id": check_id("room id", room_id)})
         return result
 
     async def operations(self) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
+from signoff.kernel.ids import id_path
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
 
@@ -58,7 +59,10 @@ class _Http:
         self.base = base_url.rstrip("/")
         self.http = httpx.Client(base_url=self.base, timeout=timeout, transport=transport, verify=tls_context())
 
-    def send(self, method: str, path: str, headers: dict[str, str], **kwargs: Any) -> httpx.Response:
+    def send(self, method: str, template: str, headers: dict[str, str], ids: dict[str, str] | None = None,
+             **kwargs: Any) -> httpx.Response:
+        """`template`'s `{name}` fields filled by `ids` through `id_path` (checked and quoted), sent."""
+        path = id_path(template, **(ids or {}))
         try:
             response = self.http.request(method, path, headers=headers, **kwargs)
         except httpx.TransportError as exc:
@@ -78,11 +82,12 @@ class SignoffOperator(Operator):
         self._auth = {"Authorization": f"Bearer {user_token}"}
 
     def set_policy(self, agent_id: str, policy: dict[str, Any] | None) -> dict[str, Any]:
-        return dict(self._wire.send("PUT", f"/admin/agents/{agent_id}/addressing-policy", self._auth,
-                                    json={"policy": policy}).json())
+        return dict(self._wire.send("PUT", "/admin/agents/{agent_id}/addressing-policy", self._auth,
+                                    {"agent_id": agent_id}, json={"policy": policy}).json())
 
     def policy(self, agent_id: str) -> dict[str, Any] | None:
-        held = self._wire.send("GET", f"/admin/agents/{agent_id}/addressing-policy", self._auth).json()["policy"]
+        held = self._wire.send("GET", "/admin/agents/{agent_id}/addressing-policy", self._auth,
+                               {"agent_id": agent_id}).json()["policy"]
         return None if held is None else dict(held)
 
     def registration_key(self, label: str = "signoff", owner_name: str | None = None) -> str:
@@ -96,7 +101,7 @@ class SignoffOperator(Operator):
                                     json={"name": name, "admin": admin}).json())
 
     def add_user_to_room(self, room_id: str, user_name: str) -> dict[str, Any]:
-        return dict(self._wire.send("POST", f"/users/me/rooms/{room_id}/members", self._auth,
+        return dict(self._wire.send("POST", "/users/me/rooms/{room_id}/members", self._auth, {"room_id": room_id},
                                     json={"user_name": user_name}).json())
 
 
@@ -118,12 +123,13 @@ class SwitchOperator(Operator):
         self.user: dict[str, Any] = dict(response.json())
 
     def set_policy(self, agent_id: str, policy: dict[str, Any] | None) -> dict[str, Any]:
-        return dict(self._wire.send("PUT", f"/gateway/agents/{agent_id}/addressing-policy", self._auth,
-                                    json={"policy": policy}).json())
+        return dict(self._wire.send("PUT", "/gateway/agents/{agent_id}/addressing-policy", self._auth,
+                                    {"agent_id": agent_id}, json={"policy": policy}).json())
 
     def policy(self, agent_id: str) -> dict[str, Any] | None:
         # The gateway has no GET on the policy path (405); the agent's record carries it.
-        held = self._wire.send("GET", f"/gateway/agents/{agent_id}", self._auth).json()["addressing_policy"]
+        held = self._wire.send("GET", "/gateway/agents/{agent_id}", self._auth,
+                               {"agent_id": agent_id}).json()["addressing_policy"]
         return None if held is None else dict(held)
 
     def registration_key(self, label: str = "signoff", owner_name: str | None = None) -> str:

@@ -21,10 +21,11 @@ from typing import Any
 import httpx
 
 from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError
+from signoff.kernel.ids import check_id, id_path
 from signoff.kernel.tls import tls_context
 from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._context import page_back_sync
-from signoff.rooms.client._http import CONNECTION_HEADER, error_from_response
+from signoff.rooms.client._http import connection_header, error_from_response
 from signoff.rooms.client._inprocess import acting_agent
 from signoff.rooms.model import Principal
 from signoff.rooms.operations import call_operation, catalogue
@@ -84,7 +85,8 @@ class UserTransport(ABC):
         """The approval cards waiting for this person."""
 
     @abstractmethod
-    def answer(self, request_id: str, option_id: str) -> dict[str, Any]: ...
+    def answer(self, request_id: str, option_id: str, digest: str) -> dict[str, Any]:
+        """Answer the card whose `digest` this person was shown (any other card refuses it)."""
 
     @abstractmethod
     def room_approvals(self, room_id: str, after: int) -> list[dict[str, Any]]:
@@ -114,7 +116,7 @@ class UserTransport(ABC):
         `{event_id, sequence, sender, claim}`."""
 
     @abstractmethod
-    def relay_answer(self, request_id: str, external_id: str, option_id: str,
+    def relay_answer(self, request_id: str, external_id: str, option_id: str, digest: str,
                      evidence: dict[str, str]) -> dict[str, Any]: ...
 
     def close(self) -> None:
@@ -184,8 +186,9 @@ class RoomsUserClient:
     def pending(self) -> list[dict[str, Any]]:
         return self.transport.pending()
 
-    def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
-        return self.transport.answer(request_id, option_id)
+    def answer(self, request_id: str, option_id: str, digest: str) -> dict[str, Any]:
+        """Answer the card this person was shown: `digest` is the card's `digest` as shown."""
+        return self.transport.answer(request_id, option_id, digest)
 
     def approval(self, request_id: str) -> dict[str, Any]:
         return self.transport.approval(request_id)
@@ -210,9 +213,9 @@ class RoomsUserClient:
     def relay(self, room_id: str, external_id: str, body: str) -> dict[str, Any]:
         return self.transport.relay(room_id, external_id, body)
 
-    def relay_answer(self, request_id: str, external_id: str, option_id: str,
+    def relay_answer(self, request_id: str, external_id: str, option_id: str, digest: str,
                      evidence: dict[str, str]) -> dict[str, Any]:
-        return self.transport.relay_answer(request_id, external_id, option_id, evidence)
+        return self.transport.relay_answer(request_id, external_id, option_id, digest, evidence)
 
     def close(self) -> None:
         self.transport.close()
@@ -276,8 +279,8 @@ class InProcessUserTransport(UserTransport):
     def pending(self) -> list[dict[str, Any]]:
         return [c.to_dict() for c in self.service.pending_approvals(self.principal)]
 
-    def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
-        return self.service.answer_approval(self.principal, request_id, option_id)
+    def answer(self, request_id: str, option_id: str, digest: str) -> dict[str, Any]:
+        return self.service.answer_approval(self.principal, request_id, option_id, digest)
 
     def approval(self, request_id: str) -> dict[str, Any]:
         return self.service.approval(self.principal, request_id).to_dict()
@@ -302,9 +305,10 @@ class InProcessUserTransport(UserTransport):
         return {"event_id": receipt.message_id, "sequence": receipt.sequence, "sender": receipt.sender,
                 "claim": claim}
 
-    def relay_answer(self, request_id: str, external_id: str, option_id: str,
+    def relay_answer(self, request_id: str, external_id: str, option_id: str, digest: str,
                      evidence: dict[str, str]) -> dict[str, Any]:
-        return self.service.claims.relay_answer(self.principal, request_id, external_id, option_id, evidence)
+        return self.service.claims.relay_answer(self.principal, request_id, external_id, option_id, digest,
+                                                evidence)
 
 
 # -- over HTTP --------------------------------------------------------------------------------
@@ -316,7 +320,9 @@ class _HttpBase:
         self._http = httpx.Client(base_url=self._base, headers={"Authorization": f"Bearer {token}"},
                                   timeout=timeout, verify=tls_context())
 
-    def _send(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _send(self, method: str, template: str, ids: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        """`template`'s `{name}` fields filled by `ids` through `id_path` (checked and quoted), sent."""
+        path = id_path(template, **(ids or {}))
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.TransportError as exc:
@@ -343,12 +349,12 @@ class HttpSyncTransport(_HttpBase, SyncTransport):
         self._poll_wait = poll_wait  # seconds an idle poll waits (None: the server's keepalive)
 
     def _events(self, connection_id: str, room_id: str, start_from: str) -> list[dict[str, Any]]:
-        params: dict[str, Any] = {"connection_id": connection_id, "scope": "single", "filter": "all",
-                                  "rooms": room_id, "start_from": start_from, "protocol": "1",
-                                  "protocol_accepts": "1", "client": self._client_name}
+        params: dict[str, Any] = {"connection_id": check_id("connection id", connection_id), "scope": "single",
+                                  "filter": "all", "rooms": check_id("room id", room_id), "start_from": start_from,
+                                  "protocol": "1", "protocol_accepts": "1", "client": self._client_name}
         if self._poll_wait is not None:
             params["wait"] = self._poll_wait
-        data = self._send("GET", f"/agents/{self.agent_id}/events", params=params)
+        data = self._send("GET", "/agents/{agent_id}/events", {"agent_id": self.agent_id}, params=params)
         return list(data["events"]) if data else []
 
     def open(self, connection_id: str, room_id: str) -> None:
@@ -359,17 +365,17 @@ class HttpSyncTransport(_HttpBase, SyncTransport):
         return self._events(connection_id, room_id, str(after))
 
     def call(self, op: str, args: dict[str, Any], connection_id: str) -> Any:
-        data = self._send("POST", f"/agents/{self.agent_id}/ops/{op}", json=args,
-                          headers={CONNECTION_HEADER: connection_id} if connection_id else {})
+        data = self._send("POST", "/agents/{agent_id}/ops/{op}", {"agent_id": self.agent_id, "op": op}, json=args,
+                          headers=connection_header(connection_id))
         return data["result"]
 
     def history_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
-        data = self._send("GET", f"/agents/{self.agent_id}/rooms/{room_id}/history",
-                          params={"after": after, "limit": limit})
+        data = self._send("GET", "/agents/{agent_id}/rooms/{room_id}/history",
+                          {"agent_id": self.agent_id, "room_id": room_id}, params={"after": after, "limit": limit})
         return list(data["messages"])
 
     def operations(self) -> dict[str, Any]:
-        return dict(self._send("GET", f"/agents/{self.agent_id}/ops"))
+        return dict(self._send("GET", "/agents/{agent_id}/ops", {"agent_id": self.agent_id}))
 
 
 class HttpUserTransport(_HttpBase, UserTransport):
@@ -377,24 +383,27 @@ class HttpUserTransport(_HttpBase, UserTransport):
         super().__init__(base_url, token, timeout)
 
     def post(self, room_id: str, body: str, targets: list[str]) -> dict[str, Any]:
-        return dict(self._send("POST", f"/users/me/rooms/{room_id}/messages",
+        return dict(self._send("POST", "/users/me/rooms/{room_id}/messages", {"room_id": room_id},
                                json={"body": body, "target_names": targets}))
 
     def messages_page(self, room_id: str, after: int, limit: int) -> list[dict[str, Any]]:
-        data = self._send("GET", f"/users/me/rooms/{room_id}/messages", params={"after": after, "limit": limit})
+        data = self._send("GET", "/users/me/rooms/{room_id}/messages", {"room_id": room_id},
+                          params={"after": after, "limit": limit})
         return list(data["messages"])
 
     def pending(self) -> list[dict[str, Any]]:
         return list(self._send("GET", "/users/me/approvals")["approvals"])
 
-    def answer(self, request_id: str, option_id: str) -> dict[str, Any]:
-        return dict(self._send("POST", f"/users/me/approvals/{request_id}", json={"option_id": option_id}))
+    def answer(self, request_id: str, option_id: str, digest: str) -> dict[str, Any]:
+        return dict(self._send("POST", "/users/me/approvals/{request_id}", {"request_id": request_id},
+                               json={"option_id": option_id, "digest": digest}))
 
     def approval(self, request_id: str) -> dict[str, Any]:
-        return dict(self._send("GET", f"/users/me/approvals/{request_id}"))
+        return dict(self._send("GET", "/users/me/approvals/{request_id}", {"request_id": request_id}))
 
     def room_approvals(self, room_id: str, after: int) -> list[dict[str, Any]]:
-        return list(self._send("GET", f"/users/me/rooms/{room_id}/approvals", params={"after": after})["approvals"])
+        return list(self._send("GET", "/users/me/rooms/{room_id}/approvals", {"room_id": room_id},
+                               params={"after": after})["approvals"])
 
     def claim_code(self, bridge: str, external_id: str) -> dict[str, Any]:
         return dict(self._send("POST", "/users/me/claims/codes", json={"bridge": bridge, "external_id": external_id}))
@@ -406,13 +415,13 @@ class HttpUserTransport(_HttpBase, UserTransport):
         return list(self._send("GET", "/users/me/claims")["claims"])
 
     def revoke_claim(self, claim_id: str) -> dict[str, Any]:
-        return dict(self._send("POST", f"/users/me/claims/{claim_id}/revoke"))
+        return dict(self._send("POST", "/users/me/claims/{claim_id}/revoke", {"claim_id": claim_id}))
 
     def relay(self, room_id: str, external_id: str, body: str) -> dict[str, Any]:
-        return dict(self._send("POST", f"/users/me/relayed/rooms/{room_id}/messages",
+        return dict(self._send("POST", "/users/me/relayed/rooms/{room_id}/messages", {"room_id": room_id},
                                json={"external_id": external_id, "body": body}))
 
-    def relay_answer(self, request_id: str, external_id: str, option_id: str,
+    def relay_answer(self, request_id: str, external_id: str, option_id: str, digest: str,
                      evidence: dict[str, str]) -> dict[str, Any]:
-        return dict(self._send("POST", f"/users/me/relayed/approvals/{request_id}", json={
-            "external_id": external_id, "option_id": option_id, "evidence": evidence}))
+        return dict(self._send("POST", "/users/me/relayed/approvals/{request_id}", {"request_id": request_id}, json={
+            "external_id": external_id, "option_id": option_id, "digest": digest, "evidence": evidence}))
