@@ -72,7 +72,7 @@ def test_engineering_cannot_approve_merge_or_record(review: World) -> None:
     head = w.bug().change["head"]
     eng = _bearer(w, "engineering")
     assert http.post(f"/desk/bugs/{w.bug_id}/approve", headers=eng, json={"head": head}).status_code == 403
-    assert http.post(f"/desk/bugs/{w.bug_id}/merge", headers=eng).status_code == 403
+    assert http.post(f"/desk/bugs/{w.bug_id}/merge", headers=eng, json={"head": head}).status_code == 403
     dep = {"repo": "shoplite", "commit": head, "environment": "production", "url": "http://127.0.0.1:9"}
     assert http.post("/desk/deployments", headers=eng, json=dep).status_code == 403
     assert http.post("/desk/deployments", headers=_bearer(w, "alice"), json=dep).status_code == 403
@@ -82,8 +82,16 @@ def test_engineering_cannot_approve_merge_or_record(review: World) -> None:
                      json={"head": head}).status_code == 403
     ok = http.post(f"/desk/bugs/{w.bug_id}/approve", headers=_bearer(w, "alice"), json={"head": head})
     assert ok.status_code == 200
-    assert http.post(f"/desk/bugs/{w.bug_id}/merge", headers=_bearer(w, "shared")).status_code == 403
-    merged = http.post(f"/desk/bugs/{w.bug_id}/merge", headers=_bearer(w, "alice"))
+    assert http.post(f"/desk/bugs/{w.bug_id}/merge", headers=_bearer(w, "shared"),
+                     json={"head": head}).status_code == 403
+    # A merge names the head the person reviewed: none, or another, merges nothing.
+    before = w.ledger.count_events()
+    unnamed = http.post(f"/desk/bugs/{w.bug_id}/merge", headers=_bearer(w, "alice"))
+    assert 400 <= unnamed.status_code < 500 and unnamed.json()["fix"]
+    stale = http.post(f"/desk/bugs/{w.bug_id}/merge", headers=_bearer(w, "alice"), json={"head": "0" * 40})
+    assert stale.status_code == 409 and "nothing was merged" in stale.json()["detail"]
+    assert w.ledger.count_events() == before and w.bug().state != "merged"
+    merged = http.post(f"/desk/bugs/{w.bug_id}/merge", headers=_bearer(w, "alice"), json={"head": head})
     assert merged.status_code == 200 and len(merged.json()["merge_commit"]) == 40
 
 

@@ -23,7 +23,7 @@ ENDPOINTS = [
     ("POST", "/desk/notifications/claim", None, {"concierge"}),
     ("POST", "/desk/notifications/x/delivered", {"lease_id": "x"}, {"concierge"}),
     ("POST", "/desk/bugs/BUG-0001/approve", {"head": HEAD}, {"alice", "bob", "shared"}),
-    ("POST", "/desk/bugs/BUG-0001/merge", None, {"alice", "bob"}),
+    ("POST", "/desk/bugs/BUG-0001/merge", {"head": HEAD}, {"alice", "bob"}),
     ("POST", "/desk/bugs/BUG-0001/disputes/0/accept", None, {"alice", "bob"}),
     ("POST", "/desk/deployments", {"repo": "shoplite", "commit": HEAD, "environment": "production",
                                    "url": "http://127.0.0.1:9"}, {"recorder"}),

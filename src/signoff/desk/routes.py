@@ -265,9 +265,10 @@ def routers(settings: Settings) -> list[APIRouter]:
 
     @router.post("/bugs/{bug_id}/merge")
     @_http_errors
-    def merge(bug_id: str, request: Request, authorization: Auth = None, body: MergeBody | None = None) -> Any:
+    def merge(bug_id: str, body: MergeBody, request: Request, authorization: Auth = None) -> Any:
+        # The head is required, as for approve: a merge names the head the person reviewed.
         desk = desk_of(request)
-        return {"merge_commit": desk.merge(actor(desk, authorization), bug_id, body.head if body else None)}
+        return {"merge_commit": desk.merge(actor(desk, authorization), bug_id, body.head)}
 
     @router.post("/bugs/{bug_id}/sync")
     @_http_errors
