@@ -7,7 +7,7 @@ report, checks the candidate would have to defeat all at once:
 - **canaries**: a test file with random names placed beside the expected test, importing what that
   test imports, run through the same collection and run path. One must fail by an assertion whose
   message carries a fresh nonce, one must pass. A framework that cannot fail, or cannot pass, shows.
-- **an authenticated record**: the guard in the sandbox (`guard_sources.py`) records outcomes from the
+- **an authenticated record**: the guard in the sandbox (`runner_files/`) records outcomes from the
   framework's own reports, integrity findings (snapshot of the framework taken before the checkout
   is importable, an audit hook, hooks and importers from the checkout) and the JUnit report's
   SHA-256, and signs it with HMAC under a per-run key given only to the guard. No record, a bad MAC,

@@ -1,0 +1,514 @@
+"""signoff guard for pytest: snapshot, audit hook, outcomes, authenticated record.
+
+It runs in the sandbox with the project's own Python (3.8 or later: audit hooks) and pytest, never
+with signoff's: it imports nothing from signoff, and its annotations are never evaluated (so no name
+of a newer pytest is looked up at run time, and `typing` is not imported for them).
+"""
+from __future__ import annotations
+
+import builtins
+import hashlib
+import hmac
+import json
+import os
+import sys
+import threading
+import types
+
+import pytest
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+
+def _scrub_environment(name: str) -> None:
+    """Overwrite the variable's value in the process's initial environment block, so that neither
+    /proc/self/environ nor a child reading /proc/<pid>/environ shows it after the guard read it.
+    (Through /proc/self/mem: no ctypes to import on every run.)"""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[-3]), int(fields[-2])  # env_start, env_end
+        with open("/proc/self/mem", "r+b", buffering=0) as mem:
+            mem.seek(start)
+            block = mem.read(end - start)
+            prefix = b"\0" + name.encode() + b"="
+            at = (b"\0" + block).find(prefix)
+            if at >= 0:
+                value_at = at + len(prefix) - 1
+                stop = block.find(b"\0", value_at)
+                stop = len(block) if stop < 0 else stop
+                mem.seek(start + value_at)
+                mem.write(b"0" * (stop - value_at))
+    except (OSError, ValueError, IndexError):
+        pass  # the key is still removed from os.environ below
+
+
+_KEY = os.environ.get("SIGNOFF_GUARD_KEY", "").encode()
+_scrub_environment("SIGNOFF_GUARD_KEY")
+os.environ.pop("SIGNOFF_GUARD_KEY", None)
+_WORK = os.getcwd().rstrip("/") + "/"
+_RECORD = _WORK + "signoff-guard.json"
+_RUNNER = os.path.dirname(os.path.abspath(__file__)).rstrip("/") + "/"
+_PLACES: dict[str, Any] = {"checkout": ("/src/",), "harness": "/harness/", "report": _WORK + "junit.xml"}
+# What runs, judges and reports a test: checked right before every test, and at the end with the rest.
+_HOT = ("_pytest.python", "_pytest.runner", "_pytest.reports", "_pytest.main", "_pytest.nodes",
+        "_pytest.fixtures", "_pytest.skipping", "_pytest.outcomes", "_pytest.unittest", "_pytest.junitxml",
+        "_pytest.assertion", "_pytest.config", "_pytest.python_api", "_pytest.raises", "_pytest.warnings",
+        "pluggy", "unittest.case", "unittest.result", "signoff_guard")
+# Checked at the end only: a test may patch these for its own length (monkeypatch undoes it). What
+# the guard itself uses from json, hmac and hashlib it holds directly, and code swapped inside any of
+# them shows in the audit hook.
+_BROAD = ("builtins", "os", "posix", "sys", "importlib", "importlib._bootstrap", "importlib._bootstrap_external",
+          "importlib.util", "importlib.machinery", "atexit", "types", "threading", "io")
+# Hooks pytest itself replaces for the length of a session.
+_MANAGED_MODULES = {"sys", "threading"}
+_MANAGED = {"sys.unraisablehook", "sys.breakpointhook", "threading.excepthook", "sys.excepthook",
+            "sys.displayhook", "threading._trace_hook", "threading._profile_hook"}
+_AssertionError = AssertionError
+_PathFinder = __import__("importlib.machinery").machinery.PathFinder
+_getframe = sys._getframe
+_trusted = tuple(sorted({p.rstrip("/") + "/" for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                          *sys.path) if p and p != "/"}))
+_open = builtins.open
+_dumps = json.dumps
+_hmac_new = hmac.new
+_sha256 = hashlib.sha256
+_exists = os.path.exists
+
+findings: list[str] = []
+cases: dict[str, dict[str, Any]] = {}
+state: dict[str, Any] = {"snapshot": {}, "hooks": {}, "exitstatus": None, "started": False, "finished": False}
+
+
+def _note(text: str) -> None:
+    if text not in findings and len(findings) < 50:
+        findings.append(text)
+
+
+def _origin(filename: str | None) -> str:
+    filename = filename or ""
+    if "/." in filename:
+        filename = os.path.normpath(filename)
+    if filename.startswith(_PLACES["harness"]):
+        return "harness"
+    if filename.startswith(_PLACES["checkout"]):
+        return "checkout"
+    if filename.startswith(_RUNNER) or filename.startswith(_trusted):
+        return "trusted"
+    if filename.startswith("<frozen "):
+        return "trusted"
+    return "unknown"  # /work, /tmp, code compiled from a string...
+
+
+def _untrusted_caller(whole_stack: bool = True) -> str | None:
+    """The first frame on the stack whose code comes from the checkout or from nowhere we know
+    (with whole_stack=False, only the frame that caused the event)."""
+    f: types.FrameType | None = _getframe(3)  # past this function, _audit_event and _audit
+    if not whole_stack:
+        if f is None or _origin(f.f_code.co_filename) not in ("checkout", "unknown"):
+            return None
+        return f"{f.f_code.co_filename}:{f.f_lineno}"
+    while f is not None:
+        where = _origin(f.f_code.co_filename)
+        if where in ("checkout", "unknown"):
+            return f"{f.f_code.co_filename}:{f.f_lineno}"
+        f = f.f_back
+    return None
+
+
+def _watched(name: str) -> bool:
+    return name in _BROAD or name == "pytest" or name.startswith(_HOT)
+
+
+def _code(value: Any) -> types.CodeType | None:
+    kind = type(value)
+    if kind is types.FunctionType:
+        code: types.CodeType = value.__code__
+        return code
+    if kind in (staticmethod, classmethod, types.MethodType):
+        return getattr(value.__func__, "__code__", None)
+    if kind is property:
+        return getattr(value.fget, "__code__", None)
+    return None  # classes and built-in functions: identity alone
+
+
+# Functions, methods and classes; not arbitrary callables (mock's `call` builds itself anew).
+_KIND_SET = {types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.WrapperDescriptorType,
+             types.MethodDescriptorType, types.ClassMethodDescriptorType, staticmethod, classmethod, property}
+
+
+def _entries() -> list[list[Any]]:
+    # Each entry: [core, label parts, namespace, attr, value, code, other accepted (value, code)].
+    out: list[list[Any]] = []
+    kinds, code_of = _KIND_SET, _code
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not _watched(name):
+            continue
+        core = name not in _BROAD
+        space = vars(mod)
+        for attr, val in list(space.items()):
+            kind = type(val)
+            if kind not in kinds and not isinstance(val, type):
+                continue
+            if name in _MANAGED_MODULES and f"{name}.{attr}" in _MANAGED:
+                continue
+            out.append([core, (name, attr), space, attr, val, code_of(val), []])
+            if isinstance(val, type) and val.__module__ == name:
+                inner = vars(val)
+                for a, v in list(inner.items()):
+                    if type(v) in kinds or isinstance(v, type):
+                        out.append([core, (name, attr, a), inner, a, v, code_of(v), []])
+    return out
+
+
+def snapshot() -> None:
+    state["snapshot"] = _entries()
+    state["core"] = [e for e in state["snapshot"] if e[0]]
+
+
+_MISSING = object()
+
+
+def _compare(core_only: bool = False) -> None:
+    # The fast path is one dict lookup and one or two identity tests per entry.
+    for entry in state["core" if core_only else "snapshot"]:
+        value = entry[2].get(entry[3], _MISSING)
+        old, old_code = entry[4], entry[5]
+        if value is old and (old_code is None or _code(value) is old_code):
+            continue
+        label = ".".join(entry[1])
+        if value is _MISSING:
+            _note(f"removed: {label}")
+        elif not any(value is v and (c is None or _code(value) is c) for v, c in entry[6]):
+            _note(f"replaced: {label}" if value is not old else f"code replaced: {label}")
+
+
+def _rebase() -> None:
+    """After pytest's own configuration: accept what the environment's plugins patched (pytest's
+    legacypath plugin patches Config, for one), refuse anything else, and take that as the baseline."""
+    for entry in state["snapshot"]:
+        _core, parts, space, attr, old, old_code, extra = entry
+        value = space.get(attr, _MISSING)
+        if value is not _MISSING and (value is not old or _code(value) is not old_code):
+            code = _code(value)
+            if code is None or _origin(code.co_filename) != "trusted":
+                _note(f"replaced during configuration: {'.'.join(parts)}")
+            # Both stay acceptable: pytest undoes its own patches when the session ends.
+            extra.append((old, old_code))
+            entry[4], entry[5] = value, code
+
+
+def _hook_snapshot(pm: pytest.PytestPluginManager) -> dict[str, list[tuple[Any, Any]]]:
+    out = {}
+    for name in dir(pm.hook):
+        caller = getattr(pm.hook, name, None)
+        impls = getattr(caller, "get_hookimpls", None)
+        if impls is None:
+            continue
+        out[name] = [(i.function, getattr(i.function, "__code__", None)) for i in impls()]
+    return out
+
+
+def _check_hooks(pm: pytest.PytestPluginManager) -> None:
+    before = state["hooks"]
+    for name in dir(pm.hook):
+        caller = getattr(pm.hook, name, None)
+        impls = getattr(caller, "get_hookimpls", None)
+        if impls is None:
+            continue
+        now = impls()
+        for fn, code in before.get(name, []):
+            match = [i for i in now if i.function is fn]
+            if not match:
+                _note(f"hook implementation removed: {name}")
+            elif code is not None and getattr(fn, "__code__", None) is not code:
+                _note(f"hook implementation rewritten: {name}")
+        for i in now:
+            code = getattr(i.function, "__code__", None)
+            if code is not None and _origin(code.co_filename) in ("checkout", "unknown"):
+                _note(f"hook {name} implemented outside the harness and environment: {code.co_filename}")
+    for plugin in pm.get_plugins():
+        where = _origin(getattr(plugin, "__file__", None) or "")
+        if getattr(plugin, "__file__", None) and where in ("checkout", "unknown"):
+            _note(f"plugin loaded from outside the harness and environment: {plugin.__file__}")
+
+
+def _check_hooks_of_interpreter() -> None:
+    for label, fn in (("trace function", sys.gettrace()), ("profile function", sys.getprofile()),
+                      ("thread trace function", getattr(threading, "_trace_hook", None)),
+                      ("thread profile function", getattr(threading, "_profile_hook", None))):
+        if fn is None:
+            continue
+        # A callable object's code is that of its __call__ method (this asks for the code, not whether it is callable).
+        code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)  # noqa: B004
+        if code is not None and _origin(code.co_filename) in ("checkout", "unknown"):
+            _note(f"{label} installed from {code.co_filename}")
+    # Only finders placed before the standard ones can intercept a module the standard ones would
+    # find (a test module); one appended after them (six does that) only sees what nothing else found.
+    for label, hooks, standard in (("import finder", sys.meta_path, _PathFinder),
+                                   ("path hook", sys.path_hooks, None)):
+        for h in hooks:
+            if standard is not None and h is standard:
+                break
+            if standard is None and "FileFinder" in getattr(h, "__qualname__", ""):
+                break
+            kind = h if isinstance(h, type) else type(h)
+            code = getattr(h, "__code__", None)
+            if code is not None:
+                file_ = code.co_filename
+            else:
+                mod = sys.modules.get(getattr(kind, "__module__", "") or "")
+                file_ = getattr(mod, "__file__", None) if mod is not None else "?"
+            if file_ is not None and _origin(file_) in ("checkout", "unknown"):
+                _note(f"{label} {getattr(kind, '__qualname__', kind)} installed from {file_}")
+    for name in ("sitecustomize", "usercustomize"):
+        mod = sys.modules.get(name)
+        if mod is not None and _origin(getattr(mod, "__file__", None) or "") != "trusted":
+            _note(f"{name} imported from {getattr(mod, '__file__', '?')}")
+    for name, mod in list(sys.modules.items()):
+        file_ = getattr(mod, "__file__", None) or ""
+        if name.rsplit(".", 1)[-1] == "conftest" and file_.startswith(_PLACES["checkout"]):
+            _note(f"the checkout's {mod.__file__} was imported")
+
+
+_MEMORY_EVENTS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.string_at",
+                  "ctypes.wstring_at", "ctypes.cdata", "sys._current_frames"}
+_FILE_EVENTS = {"open", "os.remove", "os.rename", "os.replace", "os.truncate", "os.link", "os.symlink"}
+_WATCHED_EVENTS = {"sys.settrace", "sys.setprofile", "object.__setattr__", "sys.addaudithook", "compile",
+                   *_MEMORY_EVENTS, *_FILE_EVENTS}
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    # Called for every audited event in the process: leave at once for all but a few.
+    if event not in _WATCHED_EVENTS:
+        return
+    _audit_event(event, args)
+
+
+def _audit_event(event: str, args: tuple[Any, ...]) -> None:
+    if event == "sys.settrace" or event == "sys.setprofile":
+        who = _untrusted_caller()
+        if who:
+            _note(f"{event} called from {who}")
+    elif event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
+        # Only the frame doing it: the standard library and libraries rewrite code objects of their
+        # own (types.coroutine, hypothesis) while code from the checkout is further up the stack.
+        target = getattr(args[0], "__code__", None)
+        who = _untrusted_caller(whole_stack=False)
+        if who and target is not None and _origin(target.co_filename) != "checkout":
+            _note(f"code of {getattr(args[0], '__qualname__', '?')} ({target.co_filename}) replaced from {who}")
+    elif event == "compile" and len(args) > 1 and isinstance(args[1], str):
+        # Code the checkout compiles under the name of a file it does not own would pass for trusted.
+        name = args[1]
+        if _origin(name) in ("trusted", "harness") and not name.startswith("<"):
+            who = _untrusted_caller(whole_stack=False)
+            if who:
+                _note(f"code compiled under the name {name} from {who}")
+    elif event in _MEMORY_EVENTS:
+        # Ways to reach into the guard's memory, which a fix has no need for.
+        who = _untrusted_caller()
+        if who:
+            _note(f"{event} called from {who}")
+    elif event == "sys.addaudithook":
+        who = _untrusted_caller()
+        if who:
+            _note(f"audit hook added from {who}")
+    elif event == "open" and args and isinstance(args[0], str) and args[0].startswith("/proc/"):
+        who = _untrusted_caller()
+        if who and ("/environ" in args[0] or "/mem" in args[0] or "/cmdline" in args[0]):
+            _note(f"{args[0]} read from {who}")
+    elif event in _FILE_EVENTS:
+        path = args[0] if args else None
+        if isinstance(path, bytes):
+            path = path.decode(errors="replace")
+        if not isinstance(path, str) or not _is_report(path):
+            return
+        writing = event != "open"
+        if len(args) > 1 and isinstance(args[1], str) and any(c in args[1] for c in "wax+"):
+            writing = True
+        if len(args) > 2 and isinstance(args[2], int) and args[2] & (os.O_WRONLY | os.O_RDWR):
+            writing = True
+        if writing:
+            who = _untrusted_caller()
+            if who:
+                _note(f"the report {path} was written from {who}")
+
+
+def _is_report(path: str) -> bool:
+    base = path.rsplit("/", 1)[-1]
+    if not (base.startswith("junit") and base.endswith(".xml")) and not base.startswith("signoff-guard"):
+        return False
+    full = path if path.startswith("/") else _WORK + path  # never os.getcwd: a test may patch it
+    return os.path.normpath(full).startswith(_WORK)
+
+
+sys.addaudithook(_audit)
+
+
+def start(paths: list[str]) -> None:
+    """Called by the bootstrap before pytest.main: nothing from the checkout is importable yet."""
+    state["paths"] = paths
+    _PLACES["checkout"] = tuple(p.rstrip("/") + "/" for p in paths) or ("/src/",)
+
+
+def _sha_file(path: str) -> str | None:
+    try:
+        with _open(path, "rb") as fh:
+            return _sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _preloaded(paths: list[str]) -> list[str]:
+    """Modules the checkout provides that a plugin already imported from the environment before the
+    checkout joined the path: the tests would use that installed copy, not the candidate's code."""
+    out = set()
+    env = sys.prefix.rstrip("/") + "/"
+    for p in paths:
+        try:
+            names = os.listdir(p)
+        except OSError:
+            continue
+        for n in names:
+            mod = n[:-3] if n.endswith(".py") else n
+            if not (n.endswith(".py") or os.path.isfile(os.path.join(p, n, "__init__.py"))):
+                continue
+            where = getattr(sys.modules.get(mod), "__file__", None) or ""
+            if where.startswith(env):
+                out.add(f"{mod} ({where})")
+    return sorted(out)
+
+
+def _write_record() -> None:
+    body = {"v": 1, "started": state["started"], "finished": state["finished"],
+            "exitstatus": state["exitstatus"], "junit_sha256": _sha_file(_PLACES["report"]),
+            "cases": cases, "findings": findings, "preloaded": state.get("preloaded", [])}
+    text = _dumps(body, sort_keys=True, separators=(",", ":"))
+    mac = _hmac_new(_KEY, text.encode(), "sha256").hexdigest()
+    with _open(_RECORD, "w") as fh:
+        fh.write(_dumps({"body": text, "mac": mac}))
+
+
+def _checked(check: Callable[..., object], *args: Any) -> None:
+    # A guard that breaks says so in its record (and the run is not trusted); it never just stops.
+    try:
+        check(*args)
+    except Exception as exc:
+        _note(f"guard check {check.__name__} failed: {type(exc).__name__}: {exc}")
+
+
+def finish(status: int) -> int:
+    _checked(_compare)
+    _checked(_check_hooks_of_interpreter)
+    state["finished"] = True
+    _write_record()
+    return status
+
+
+def _case(nodeid: str) -> dict[str, Any]:
+    return cases.setdefault(nodeid, {"outcome": "passed", "assertion": False, "exception": None, "origin": None,
+                                     "message": ""})
+
+
+def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+    c = _case(item.nodeid)
+    own = vars(item)
+    for name in ("runtest", "setup", "teardown", "ihook"):
+        if name in own and _origin(getattr(getattr(own[name], "__code__", None), "co_filename", "")) != "trusted":
+            _note(f"{item.nodeid}: its {name} was replaced on the item")
+    fn = getattr(item, "obj", None)
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is not None and _origin(code.co_filename) in ("checkout", "unknown"):
+        # A harness test decorated by the code under test is the harness's own choice; a test
+        # function that is no longer what its module defines was swapped.
+        parent = getattr(getattr(item, "parent", None), "obj", None)
+        defined = getattr(parent, getattr(item, "originalname", None) or item.name, None)
+        if getattr(defined, "__func__", defined) is not fn:
+            _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
+    excinfo = call.excinfo
+    c.update(exception=None, assertion=False, origin=None, message="")  # this call, not an earlier one
+    if excinfo is None:
+        return
+    value = excinfo.value
+    c["exception"] = type(value).__name__
+    c["assertion"] = isinstance(value, _AssertionError)
+    # Where it was raised: the deepest frame of the test or the code under test (a frame of pytest or
+    # unittest helpers such as assertEqual or skip() counts for whoever called it).
+    tb = value.__traceback__
+    origin = None
+    while tb is not None:
+        where = _origin(tb.tb_frame.f_code.co_filename)
+        if where != "trusted":
+            origin = where
+        tb = tb.tb_next
+    c["origin"] = origin
+    c["message"] = str(value)[:500]
+    if type(value).__name__ in ("Skipped", "XFailed", "Exit") and origin in ("checkout", "unknown"):
+        _note(f"{item.nodeid}: the code under test raised {type(value).__name__} (skip, xfail or exit)")
+
+
+class Plugin:
+    """Registered by the bootstrap itself, never found on a path."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config: pytest.Config) -> None:
+        # Entry points were loaded from the environment alone; now the checkout may join the path:
+        # after the standard library (which it must never shadow), before the environment's
+        # packages (an installed release of the project under test must never be what the tests
+        # import instead of the candidate). pytest and its plugins are already imported.
+        _PLACES["harness"] = str(early_config.rootpath).rstrip("/") + "/"
+        xml = getattr(early_config.known_args_namespace, "xmlpath", None)
+        if xml:
+            _PLACES["report"] = os.path.abspath(xml)
+        snapshot()
+        state["hooks"] = _hook_snapshot(early_config.pluginmanager)
+        state["pm"] = early_config.pluginmanager
+        state["started"] = True
+        joining = [p for p in state.get("paths", []) if p not in sys.path]
+        state["preloaded"] = _preloaded(joining)
+        at = next((i for i, p in enumerate(sys.path) if p.rstrip("/").endswith(("site-packages", "dist-packages"))),
+                  len(sys.path))
+        sys.path[at:at] = joining
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        _rebase()
+        state["hooks"] = _hook_snapshot(config.pluginmanager)
+
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+        if call.when == "call":
+            _checked(_observe_call, item, call)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        c = _case(report.nodeid)
+        if report.when == "call" and report.passed and c["exception"] and c["exception"] not in ("Skipped", "XFailed"):
+            _note(f"{report.nodeid} raised {c['exception']} but was reported as passed")
+        if report.failed:
+            c["outcome"] = "failed" if report.when == "call" else ("failed" if c["outcome"] == "failed" else "error")
+        elif report.skipped and c["outcome"] == "passed":
+            c["outcome"] = "skipped"
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            cases[report.nodeid or "<session>"] = {"outcome": "error", "assertion": False, "exception": None,
+                                                  "origin": None, "message": str(report.longrepr)[-500:]}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        # Right before the test runs: a patch that puts itself back afterwards is still in place here.
+        _checked(_compare, True)
+        pm = state.get("pm")
+        if pm is not None:
+            _checked(_check_hooks, pm)
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
+        # The framework itself is checked before the next test and at the end; hooks of the
+        # interpreter (trace, import) after each test too.
+        _checked(_check_hooks_of_interpreter)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
+        state["exitstatus"] = int(exitstatus)

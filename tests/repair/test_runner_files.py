@@ -1,0 +1,63 @@
+"""The in-sandbox guard ships as real source files (package data), and those are the bytes placed in /runner."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import hashlib
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+import signoff
+from signoff.repair.runners import EMPTY_INI, Runner
+
+SHIPPED = resources.files("signoff.repair").joinpath("runner_files")
+GUARDED = ("pytest", "node")
+
+
+def _shipped_names() -> set[str]:
+    return {entry.name for entry in SHIPPED.iterdir() if entry.is_file()}
+
+
+def test_the_runner_files_are_found_through_importlib_resources() -> None:
+    assert _shipped_names() == {"run_pytest.py", "signoff_guard.py", "signoff_guard.cjs"}
+    for name in _shipped_names():
+        assert SHIPPED.joinpath(name).read_bytes()
+
+
+@pytest.mark.parametrize("kind", GUARDED)
+def test_the_runner_places_the_shipped_bytes_in_its_folder(tmp_path: Path, kind: str) -> None:
+    folder = Runner(kind).write_files(tmp_path / kind)
+    placed = {p.name: p.read_bytes() for p in folder.iterdir()}
+    generated = {"pytest.ini": EMPTY_INI.encode()} if kind == "pytest" else {}
+    shipped = {name: SHIPPED.joinpath(name).read_bytes() for name in set(placed) - set(generated)}
+    assert placed == {**shipped, **generated}
+    # The runner's digest, recorded in every piece of evidence, covers exactly those bytes.
+    assert Runner(kind).spec()["files"] == {name: hashlib.sha256(data).hexdigest() for name, data in placed.items()}
+
+
+def test_every_shipped_file_is_placed_by_a_runner() -> None:
+    placed = {name for kind in GUARDED for name in Runner(kind).files()}
+    assert _shipped_names() <= placed
+
+
+def test_the_guard_imports_nothing_from_signoff() -> None:
+    # It runs with the project's Python and pytest, where signoff is not installed.
+    for name in _shipped_names() - {"signoff_guard.cjs"}:
+        tree = ast.parse(SHIPPED.joinpath(name).read_text(encoding="utf-8"))
+        modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+        modules += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+        assert not [m for m in modules if m.split(".")[0] == "signoff"], name
+
+
+def test_the_wheel_configuration_ships_every_runner_file() -> None:
+    root = Path(signoff.__file__).parent
+    pyproject = root.parents[1] / "pyproject.toml"
+    globs = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["package-data"]["signoff"]
+    folder = root / "repair" / "runner_files"
+    for path in folder.iterdir():
+        rel = path.relative_to(root).as_posix()
+        assert any(fnmatch.fnmatch(rel, g) for g in globs), f"{rel} is not package data, so no wheel ships it"
