@@ -107,3 +107,20 @@ def test_an_unknown_address_is_a_page_for_a_browser_and_json_for_a_client(
         "Content-Security-Policy"]
     api = client.get("/no/such/page", headers={"Accept": "application/json"})
     assert api.status_code == 404 and api.json() == {"detail": "Not Found"}
+
+
+@pytest.mark.slow
+def test_a_bugs_evidence_link_serves_that_bugs_files_only(visitor: tuple[str, httpx.Client]) -> None:
+    _, client = visitor
+    pages = {bug: client.get(f"/bugs/{bug}").text for bug in ("BUG-0001", "BUG-0002")}
+    own = {bug: set(re.findall(rf'href="/bugs/{bug}/evidence/([^"]+)"', html)) for bug, html in pages.items()}
+    assert own["BUG-0001"] and own["BUG-0002"]
+    for name in own["BUG-0001"]:
+        download = client.get(f"/bugs/BUG-0001/evidence/{name}")
+        assert download.status_code == 200 and download.json()["payloadType"]
+    # An attacker names another bug's file, a file outside the evidence folder, or a way out of it.
+    others = own["BUG-0002"] - own["BUG-0001"]
+    for probe in [*(f"/bugs/BUG-0001/evidence/{n}" for n in others), "/bugs/BUG-0001/evidence/..%2F..%2Fsignoff.db",
+                  "/bugs/BUG-0001/evidence/%2Fetc%2Fpasswd", "/bugs/BUG-0001/evidence/..%2Fkeys%2Fx.intoto.json"]:
+        refused = client.get(probe, headers={"Accept": "text/html"})
+        assert refused.status_code == 404 and "payloadType" not in refused.text, probe
