@@ -10,7 +10,9 @@ from signoff.cli.main import main
 
 
 @pytest.mark.parametrize(("args", "env", "message"), [
-    ([], {}, "error: no rooms agent configured (missing SIGNOFF_ROOMS_URL, SIGNOFF_AGENT_ID, SIGNOFF_AGENT_KEY)"),
+    # With none of the three set, stdio serves the local home's own agent (test_local_home.py).
+    ([], {"SIGNOFF_AGENT_KEY": "k"},
+     "error: no rooms agent configured (missing SIGNOFF_ROOMS_URL, SIGNOFF_AGENT_ID)"),
     ([], {"SIGNOFF_ROOMS_URL": "http://127.0.0.1:1", "SIGNOFF_AGENT_ID": "a"},
      "error: no rooms agent configured (missing SIGNOFF_AGENT_KEY)"),
     (["--url", "ftp://x"], {"SIGNOFF_AGENT_ID": "a", "SIGNOFF_AGENT_KEY": "k"}, "error: bad rooms URL 'ftp://x'"),

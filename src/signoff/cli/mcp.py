@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from signoff.cli.context import settings
-from signoff.gate.agent import ENV_URL, RoomsAgent, rooms_url
+from signoff.gate.agent import ENV_AGENT, ENV_KEY, ENV_URL, RoomsAgent, rooms_url
 from signoff.kernel.errors import UsageError
 
 
@@ -18,7 +19,8 @@ class McpTransport(StrEnum):
 
 
 def mcp(
-    transport: Annotated[McpTransport, typer.Option(help="stdio (one agent, from the environment) or http.")]
+    transport: Annotated[McpTransport, typer.Option(
+        help="stdio (one agent: from the environment, else the local home's own) or http.")]
     = McpTransport.stdio,
     url: Annotated[str | None, typer.Option(help=f"The rooms server (signoff serve); default ${ENV_URL}.")] = None,
     agent_id: Annotated[str | None, typer.Option(
@@ -31,13 +33,21 @@ def mcp(
     port: Annotated[int, typer.Option(help="http: TCP port (0 picks a free one).")] = 8788,
 ) -> None:
     """Serve signoff's tools over MCP, acting as a rooms agent: over stdio with the agent's key from
-    the environment, or over streamable HTTP where each client sends Bearer <agent id>:<api key>."""
+    the environment (with nothing configured: the local home's own agent, on its embedded rooms
+    server), or over streamable HTTP where each client sends Bearer <agent id>:<api key>."""
     from signoff.mcp.auth import Caller
     from signoff.mcp.http import serve_http
     from signoff.mcp.server import build_server
 
     current = settings()
     if transport is McpTransport.stdio:
+        if url is None and agent_id is None and not any(os.environ.get(n) for n in (ENV_URL, ENV_AGENT, ENV_KEY)):
+            # Nothing configured: the local home's own agent, on its embedded rooms server.
+            from signoff.mcp.local import ROOM, local_agent
+
+            local = local_agent(current)
+            build_server(Caller(local.url, local), current, room or ROOM).run("stdio")
+            return
         agent = RoomsAgent.resolve(url, agent_id)
         build_server(Caller(agent.url, agent), current, room).run("stdio")
         return

@@ -77,6 +77,8 @@ def serve(
     listener = _listen(host, port)  # before the database is opened: a taken port changes nothing
     ledger = Ledger.open(current)
     app = create_app(ledger, current, routers=_contributed(current, "routers"))
+    for exc_class, handler in _contributed(current, "exception_handlers"):
+        app.add_exception_handler(exc_class, handler)
     visit = None
     if demo:
         visit = open_demo(app, current)

@@ -23,8 +23,9 @@ from signoff.rooms import RoomService
 from signoff.rooms.signin import SignIns
 
 VISITOR = "visitor"
-# Folders only `signoff demo` writes into a home: one of them means the demos ran here.
-DEMO_FOLDERS = ("demo-desk", "demo-repair", "demo-incident")
+# Folders only the demos write into a home: one of them means the demos ran here (the incident
+# demo's runs live where the console lists them).
+DEMO_FOLDERS = ("demo-desk", "demo-repair", "incident-runs")
 
 
 @dataclass(frozen=True)

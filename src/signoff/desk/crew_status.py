@@ -16,7 +16,7 @@ from signoff.kernel.clock import Clock
 from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
 from signoff.rooms import RoomService
-from signoff.rooms.client import HttpSyncTransport, RoomsConfig
+from signoff.rooms.client import HttpSyncTransport, RoomsConfig, embedded_rooms
 from signoff.rooms.connections import ConnectionRegistry
 
 THRESHOLD = 90.0
@@ -56,9 +56,14 @@ def crew_status(crew: Crew, connections: ConnectionRegistry, clock: Clock,
 def crew_view(ledger: Ledger, rooms: RoomService, threshold: float = THRESHOLD,
               keys: RoomsConfig | None = None) -> dict[str, Any]:
     """What `signoff desk crew`, `GET /desk/crew` and the crew page show: each role's status from
-    this server's connections, the policy drift, the refused and the ignored commands. A crew on an
+    this server's connections (`rooms`: the server's; a desk kept on a database of its own, as the
+    demo's, is read on that database's embedded server), the policy drift, the refused and the ignored
+    commands. A crew on an
     external server is asked there (with the crew's keys from `keys`); its policies are read at
     setup only (reading them needs the operator credential), so `drift` is None."""
+    if rooms.ledger.engine.url != ledger.engine.url:
+        # The crew's agents are registered where the desk's ledger is, not on the server's.
+        rooms = embedded_rooms(ledger)
     crew = recorded(ledger)
     if crew is None:
         return {"set_up": False, "threshold_seconds": threshold, "roles": [], "drift": [], "refusals": [],

@@ -16,10 +16,10 @@ from fastapi.responses import RedirectResponse
 from signoff.desk import Desk, DeskCaller
 from signoff.desk.crew_status import crew_view
 from signoff.desk.local import LocalDesk
-from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
+from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
-from signoff.web.evidence_pages import verified
+from signoff.web.evidence_pages import confined, evidence_download, verified
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
 
@@ -106,6 +106,19 @@ def bug_page(request: Request, bug_id: str) -> Response:
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
     return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,
                 files=files, notes=desk.notes(bug_id), change=change, owner=owner)
+
+
+@router.get("/bugs/{bug_id}/evidence/{name:path}")
+def bug_evidence(request: Request, bug_id: str, name: str) -> Response:
+    """One of the bug's own evidence files, from the desk's evidence folder (the desk may keep its
+    home apart from the server's: /evidence/raw serves the server's home only)."""
+    desk, _ = _owner(request)
+    root = desk.settings.evidence_dir
+    found = confined(root, name)
+    listed = {Path(p).resolve() for p in desk.bug(bug_id).evidence}
+    if found is None or found not in listed:  # the bug's files only, never another path in the folder
+        raise NotFoundError(f"no evidence file {name!r} on {bug_id}", "download files from the bug's page")
+    return evidence_download(found)
 
 
 @router.post("/bugs/{bug_id}/approve")

@@ -87,6 +87,11 @@ def raw(request: Request, name: str) -> Response:
     found = confined(home_settings(request).evidence_dir, name)
     if found is None:
         raise NotFoundError(f"no evidence file {name!r}", "download files from the evidence page")
+    return evidence_download(found)
+
+
+def evidence_download(found: Path) -> Response:
+    """An evidence file as a download (a file `confined` found: never a name from the request)."""
     return Response(found.read_bytes(), media_type="application/json",
                     headers={"Content-Disposition": f'attachment; filename="{found.name}"'})
 

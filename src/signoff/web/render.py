@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Request, Response
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from signoff.gate import bound_content
 from signoff.kernel.clock import utc_minute
@@ -62,6 +64,22 @@ def error_page(request: Request, exc: SignoffError) -> Response:
         return RedirectResponse("/signin", status_code=303)
     status = status_of(exc)
     return page(request, "error.html", status, status=status, message=exc.message, fix=exc.fix)
+
+
+ExceptionHandler = Callable[[Request, Exception], Coroutine[Any, Any, Response]]
+
+
+async def no_such_page(request: Request, exc: Exception) -> Response:
+    """An address no route answers: a page for a browser (it asks for text/html), the API's JSON
+    answer for any other client. Every other HTTP error keeps the API's answer."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code != 404 or "text/html" not in request.headers.get("accept", ""):
+        return await http_exception_handler(request, exc)
+    # No route ran, so no session was read: the page is the signed-out one, with no form on it.
+    html = templates.get_template("error.html").render(
+        user=None, csrf="", path=request.url.path, status=404, message="there is no page at this address",
+        fix="pick a page from the menu, or go back to the start page")
+    return HTMLResponse(html, status_code=404, headers={**SECURITY_HEADERS, "Cache-Control": "no-store"})
 
 
 class PageRoute(APIRoute):

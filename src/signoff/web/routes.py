@@ -4,6 +4,7 @@ reverse proxies whose forwarded headers the server believes (`[web] trusted_prox
 from __future__ import annotations
 
 from fastapi import APIRouter
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from signoff.kernel.settings import Settings
 from signoff.web import (
@@ -22,6 +23,7 @@ from signoff.web import (
     signin_pages,
 )
 from signoff.web.config import WebConfig
+from signoff.web.render import ExceptionHandler, no_such_page
 
 
 def routers(settings: Settings | None) -> list[APIRouter]:
@@ -32,6 +34,12 @@ def routers(settings: Settings | None) -> list[APIRouter]:
             claims_pages.router,
             # /repair/verify before /repair/{case_id}: the first route that matches answers.
             repair_verify_page.router, repair_pages.router, notes_pages.router]
+
+
+def exception_handlers(settings: Settings | None) -> list[tuple[type[Exception], ExceptionHandler]]:
+    """(exception class, handler) pairs `signoff serve` installs: an unknown address as a page."""
+    del settings
+    return [(StarletteHTTPException, no_such_page)]
 
 
 def trusted_proxies(settings: Settings | None) -> list[str]:
