@@ -174,7 +174,9 @@ def test_a_claim_by_direct_message_and_a_card_work_in_application_service_mode(
                 world.helper.call("helper-1", "request_approval", {
                     "request_id": "as-card", "title": "Go?", "expires_at": world.service.clock.now() + 600,
                     "responders": ["alice"], "options": [{"id": "go", "label": "Go", "decision": "accept"}]})
-                card = await until_seen(bridge, alice, lambda e: e.get("content", {}).get(CARD_KEY) == "as-card")
+                # The card's id is the asking agent's id, a dot, and the request id.
+                card = await until_seen(bridge, alice, lambda e: str(e.get("content", {}).get(CARD_KEY, ""))
+                                        .partition(".")[2] == "as-card")
                 assert card["sender"] == registration.bot
                 await alice.reply(world.matrix_room, card["event_id"], "yes")
                 await until_seen(bridge, alice, from_bot(world, world.matrix_room, "approved by alice"))
