@@ -69,10 +69,7 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
     facts it cites before it is kept."""
     facts: list[dict[str, Any]] = task["facts"]
     if task.get("revise"):
-        by_id = {f["id"]: f for f in facts}
-        return {"sentences": [{"cites": s["cites"],
-                               "text": compose([by_id[i] for i in s["cites"] if i in by_id])}
-                              for s in task["revise"]]}
+        return _revised(task["revise"], facts)
     counts = {(f["metric"], f["scope"]): f for f in facts if f["kind"] == "count"}
     sentences: list[dict[str, Any]] = []
     commits, people = counts.get(("commits", "range")), counts.get(("contributors", "range"))
@@ -86,15 +83,19 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
     return {"sentences": sentences}
 
 
+def _revised(revise: list[dict[str, Any]], facts: list[dict[str, Any]]) -> dict[str, Any]:
+    """A revision asked by the editor: each sentence composed again from the facts it cites."""
+    by_id = {f["id"]: f for f in facts}
+    return {"sentences": [{"cites": s["cites"], "text": compose([by_id[i] for i in s["cites"] if i in by_id])}
+                          for s in revise]}
+
+
 def write_summary(task: dict[str, Any]) -> dict[str, Any]:
     """The former default, kept for the `demo` script: totals, the change in lines, the top three
     authors' shares and the newest commits verbatim. Not a changelog: `write_default` is."""
     facts: list[dict[str, Any]] = task["facts"]
     if task.get("revise"):
-        by_id = {f["id"]: f for f in facts}
-        return {"sentences": [{"cites": s["cites"],
-                               "text": compose([by_id[i] for i in s["cites"] if i in by_id])}
-                              for s in task["revise"]]}
+        return _revised(task["revise"], facts)
     counts = {(f["metric"], f["scope"]): f for f in facts if f["kind"] == "count"}
     derived = [f for f in facts if f["kind"] == "derived"]
     sentences: list[dict[str, Any]] = []
