@@ -86,6 +86,10 @@ def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_pat
     if reg_s.outcome not in ("passed", "none"):
         return Measurement(False, f"baseline suite is not green ({reg_s.outcome}: {reg_s.message[:200]})",
                            detail | {"baseline_red": True}, evidence)
+    if base_s.outcome == "incomplete" and base_s.status == "collection_error":
+        # A syntax or import error in the test (or what it imports) is the clearest non-reproduction.
+        return Measurement(False, f"not a reproduction: the test cannot be collected ({base_s.message[:200]})",
+                           detail, evidence)
     if base_s.outcome == "incomplete":
         return Measurement(False, f"the run did not complete ({base_s.status}: {base_s.message[:200]})", detail,
                            evidence)
