@@ -22,6 +22,7 @@ from signoff.mcp.local import AGENT, ROOM, local_agent
 from signoff.rooms import RoomService
 from signoff.rooms.tables import rooms_agents
 from tests.mcp.conftest import result
+from tests.support.cards import answer_in
 
 PLAN = "ALTER TABLE orders ADD COLUMN note TEXT;\n"
 
@@ -61,7 +62,7 @@ def test_a_fresh_home_serves_working_tools_and_its_admin_answers_the_card(tmp_pa
             people = _service(home)
             admin = people.user_by_name("admin")
             assert [c.request_id for c in people.pending_approvals(admin)] == [card["request_id"]]
-            answer = await asyncio.to_thread(people.answer_approval, admin, card["request_id"], "yes")
+            answer = await asyncio.to_thread(answer_in, people, admin, card["request_id"], "yes")
             assert answer["outcome"] == "accepted"
             decision = result(await waiting)
             assert decision["approved"] is True and decision["content_digest"] == content_digest(PLAN)
