@@ -99,7 +99,7 @@ def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:
     # The API's refusals, beside the pages: a bot cannot approve, the shared key cannot merge.
     bot = _api(review, "release-bot", "approve", {"head": head})
     assert bot.status_code == 403 and "not a human user" in bot.json()["detail"]
-    assert _api(review, "shared", "merge").status_code == 403
+    assert _api(review, "shared", "merge", {"head": head}).status_code == 403
     tab = tabs(review.site)
     tab.expect_refusal(403)
     tab.expect_refusal(409)
