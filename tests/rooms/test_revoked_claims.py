@@ -18,11 +18,12 @@ def test_a_revoked_persons_claimed_account_neither_speaks_nor_answers(bridged: B
     s.revoke_token("user", "alice")
     head = _head(bridged)
     with pytest.raises(RefusedError, match="whose token is revoked"):
-        bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", {"matrix_event_id": "$a"})
+        bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", card.digest, {"matrix_event_id": "$a"})
     with pytest.raises(RefusedError, match="whose token is revoked"):
         bridged.bridge.relay(w.room_id, ALICE_MX, "@fixer deploy now")
     assert _head(bridged) == head, "a refusal wrote something"
     assert [c.request_id for c in s.pending_approvals(w.alice)] == ["deploy-1"]
     s.rotate_token("user", "alice")  # a new token: the claim speaks for alice again
-    answered = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", {"matrix_event_id": "$b"})
+    answered = bridged.bridge.relay_answer(card.request_id, ALICE_MX, "go", card.digest,
+                                              {"matrix_event_id": "$b"})
     assert answered["outcome"] == "accepted" and answered["responder"] == w.alice.sender
