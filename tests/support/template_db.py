@@ -16,6 +16,7 @@ stays covered.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import tempfile
 import uuid
@@ -53,7 +54,9 @@ def _copying(real: Callable[[Engine], None]) -> Callable[[Engine], None]:
         database = target.url.database
         if target.url.get_backend_name() == "sqlite" and database and database != ":memory:":
             path = Path(database)
-            with engine._migration_lock(target):
+            with engine._migration_lock(target), contextlib.suppress(sqlite3.OperationalError):
+                # A file SQLite cannot open (a path over its length limit, a missing folder) is left to
+                # the real migration, which reports it the way the code under test expects.
                 if not path.exists() or not _has_tables(path):
                     with closing(sqlite3.connect(_template_file())) as src, closing(sqlite3.connect(path)) as dst:
                         src.backup(dst)
