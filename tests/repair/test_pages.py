@@ -107,6 +107,8 @@ def test_a_harness_that_cannot_be_shown_cannot_be_approved(case: Case) -> None:
     frozen = harness_store(case.settings) / st.harness_digest
     frozen.chmod(0o755)
     (frozen / "test_coupon.py").chmod(0o644)
+    # The attacker's swap: a frozen harness file that can no longer fail. This is data the page must
+    # refuse to show (its bytes no longer match the approved digest), not an assertion of this test.
     (frozen / "test_coupon.py").write_text("def test_coupon_applies_once():\n    assert True\n")
     page = case.page()
     assert "cannot be shown here" in page and "altered" in page and "assert True" not in page
