@@ -1,4 +1,4 @@
-"""Ledger contention: 16 concurrent writers over 64 cases, per-case optimistic concurrency (ours)
+"""SqlLedger contention: 16 concurrent writers over 64 cases, per-case optimistic concurrency (ours)
 against a single versioned JSON document per workspace with compare-and-swap and up to 20 retries
 (the baseline, implemented here). Both run in this process, on SQLite and on PostgreSQL.
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import Engine, text
 
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 from signoff.ledger.engine import WRITE, make_engine
 
 MAX_RETRIES = 20
@@ -65,7 +65,7 @@ def _done(finished: Any) -> None:
 
 def _ours_writer(i: int, barrier: Any, exhausted: Any, finished: Any,
                  url: str, cases: int, per_writer: int, seed: int) -> None:
-    ledger = Ledger.from_url(url)
+    ledger = SqlLedger.from_url(url)
     names = [f"case-{c}" for c in range(cases)]
     rnd = random.Random(seed * 1000 + i)
     barrier.wait()
@@ -87,13 +87,13 @@ def _history(cases: int, per_case: int) -> dict[str, list[dict[str, Any]]]:
 
 
 def ours(url: str, writers: int, cases: int, per_writer: int, seed: int, history: int) -> tuple[float, int]:
-    ledger = Ledger.from_url(url)  # schema and history in place before the clock starts
+    ledger = SqlLedger.from_url(url)  # schema and history in place before the clock starts
     for case, past in _history(cases, history).items():
         if past:
             ledger.append(case, 0, [NewEvent("transition", e) for e in past])
     ledger.close()
     seconds, _ = _timed_processes(writers, _ours_writer, (url, cases, per_writer, seed))
-    ledger = Ledger.from_url(url)
+    ledger = SqlLedger.from_url(url)
     assert sum(ledger.version(f"case-{c}") for c in range(cases)) == writers * per_writer + cases * history
     ledger.close()
     return seconds, 0

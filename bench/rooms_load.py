@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: t
 from tests.support.net import free_port
 from tests.support.synapse import stop_process, wait_http
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, RoomService
 from signoff.rooms.client import HttpTransport, RoomsClient
 
@@ -289,7 +289,7 @@ class Deployment:
         self.log = (self.tmp / "serve.log").open("w")
 
     def start(self) -> None:
-        ledger = Ledger.from_url(self.db)
+        ledger = SqlLedger.from_url(self.db)
         service = RoomService(ledger)
         admin = service.user(service.init()["admin_user_id"])
         self.sender, self.sender_key = service.create_agent(admin, "sender", policy=OPEN)

@@ -56,7 +56,7 @@ from signoff.cli.serve import _contributed
 from signoff.desk.local import init_local
 from signoff.kernel.ids import readable_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms import OPEN, RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
@@ -81,7 +81,7 @@ def seed(home: Path, bugs: int, messages: int) -> tuple[Settings, str, str, str,
     """The seeded home's settings, alice's user token and desk owner token, the room's id, and the
     sequence just before the latest HISTORY messages (the API twin reads after it)."""
     settings = Settings.load(home=home)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     rooms = RoomService(ledger)
     rooms.init()
     alice, alice_token = rooms.create_user("alice", "Alice")
@@ -155,7 +155,7 @@ async def sign_in(client: httpx.AsyncClient) -> None:
 async def measure(settings: Settings, pairs: list[Pair], api_headers: dict[str, dict[str, str]], runs: int,
                   requests: int) -> dict[str, dict[str, list[tuple[float, float]]]]:
     """{pair: {"page"|"api": [(p50, p95) per run]}}"""
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     app = create_app(ledger, settings, routers=_contributed(settings))
     transport = httpx.ASGITransport(app=app)
     out: dict[str, dict[str, list[tuple[float, float]]]] = {p.name: {"page": [], "api": []} for p in pairs}

@@ -26,7 +26,8 @@ def test_every_public_name_is_a_package_facades_own() -> None:
     assert len(names) == len(set(names)) and set(signoff.__all__) <= set(dir(signoff))
     facades = {name: _facade(name, getattr(signoff, name)) for name in names}
     assert facades == {
-        "KeyStore": "signoff.trust", "Ledger": "signoff.ledger", "NewEvent": "signoff.ledger",
+        "KeyStore": "signoff.trust", "Ledger": "signoff.ledger", "SqlLedger": "signoff.ledger",
+        "NewEvent": "signoff.ledger",
         "NewJob": "signoff.ledger", "RoomService": "signoff.rooms", "RoomsClient": "signoff.rooms.client",
         "Settings": "signoff.kernel", "SignoffError": "signoff.kernel", "VerifyRequest": "signoff.repair",
         "VerifyResult": "signoff.repair", "scan": "signoff.airlock", "statement": "signoff.trust",

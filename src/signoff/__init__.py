@@ -8,7 +8,7 @@ The library's public face, for using signoff from Python (each name is imported 
     result = signoff.verify(signoff.VerifyRequest(repo=..., base=..., candidate=..., harness=..., expect=...),
                             settings)
     verdict = signoff.scan(report_text)           # untrusted text, normalised and scanned
-    ledger = signoff.Ledger.open(settings)        # events, jobs, one unit of work
+    ledger = signoff.SqlLedger.open(settings)     # events, jobs, one unit of work (a signoff.Ledger)
     rooms = signoff.RoomService(ledger)           # or signoff.RoomsClient over HTTP
     check = signoff.verify_file(evidence_path, signoff.KeyStore(settings.keys_dir).trusted())
 
@@ -32,6 +32,7 @@ _PUBLIC = {
     "Settings": "signoff.kernel",
     "SignoffError": "signoff.kernel",
     "Ledger": "signoff.ledger",
+    "SqlLedger": "signoff.ledger",
     "NewEvent": "signoff.ledger",
     "NewJob": "signoff.ledger",
     "KeyStore": "signoff.trust",
@@ -48,7 +49,7 @@ _PUBLIC = {
 if TYPE_CHECKING:
     from signoff.airlock import scan
     from signoff.kernel import Settings, SignoffError
-    from signoff.ledger import Ledger, NewEvent, NewJob
+    from signoff.ledger import Ledger, NewEvent, NewJob, SqlLedger
     from signoff.repair import VerifyRequest, VerifyResult, verify
     from signoff.rooms import RoomService
     from signoff.rooms.client import RoomsClient
@@ -77,6 +78,7 @@ __all__ = [
     "RoomsClient",
     "Settings",
     "SignoffError",
+    "SqlLedger",
     "VerifyRequest",
     "VerifyResult",
     "__version__",

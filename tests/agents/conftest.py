@@ -8,7 +8,7 @@ import pytest
 
 from signoff.agents import RoleSpec, register_role
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import Ledger, SqlLedger
 from tests.agents.wire import WireServer
 
 # A role of the tests' own, registered the way a workflow registers one: a closed enum, bounded
@@ -61,10 +61,10 @@ def configure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
 
 @pytest.fixture
 def ledger_of() -> Iterator[Callable[[Settings], Ledger]]:
-    opened: list[Ledger] = []
+    opened: list[SqlLedger] = []
 
-    def make(settings: Settings) -> Ledger:
-        ledger = Ledger.open(settings)
+    def make(settings: Settings) -> SqlLedger:
+        ledger = SqlLedger.open(settings)
         opened.append(ledger)
         return ledger
 

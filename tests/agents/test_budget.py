@@ -12,7 +12,7 @@ import pytest
 from signoff.agents import Budget, BudgetExceeded, SpendLimits, agent_for
 from signoff.agents.budget import period_bounds
 from signoff.kernel.clock import FixedClock
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from tests.agents.conftest import role_toml
 from tests.agents.wire import Canned, WireServer, openai_completion
 
@@ -20,7 +20,7 @@ W = 30_000  # $0.03 worst case per call, the figure the desk seed reserved
 
 
 def _reserve_in_child(url: str, barrier, results, index: int) -> None:  # type: ignore[no-untyped-def]
-    ledger = Ledger.from_url(url)
+    ledger = SqlLedger.from_url(url)
     budget = Budget(ledger, SpendLimits(budget_micros=5 * W + W // 2, calls_per_hour=1000,
                                    calls_per_client_per_hour=1000))
     barrier.wait()
@@ -34,7 +34,7 @@ def _reserve_in_child(url: str, barrier, results, index: int) -> None:  # type: 
 
 
 def test_sixteen_concurrent_processes_never_overshoot(db_url: str) -> None:
-    Ledger.from_url(db_url).close()  # migrate once up front
+    SqlLedger.from_url(db_url).close()  # migrate once up front
     ctx = multiprocessing.get_context("fork")
     barrier, results = ctx.Barrier(16), ctx.Queue()
     procs = [ctx.Process(target=_reserve_in_child, args=(db_url, barrier, results, i)) for i in range(16)]
@@ -44,7 +44,7 @@ def test_sixteen_concurrent_processes_never_overshoot(db_url: str) -> None:
         p.join(120)
     outcomes = sorted(results.get(timeout=10) for _ in procs)
     assert outcomes.count("ok") == 5 and outcomes.count("budget") == 11
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     usage = Budget(ledger, SpendLimits(budget_micros=5 * W + W // 2)).usage()
     assert usage.spent_micros == 5 * W <= usage.budget_micros
     ledger.close()
@@ -89,7 +89,7 @@ def test_sixteen_concurrent_agents_through_the_wire(configure, wire: WireServer,
 
 def test_rate_limits_overall_and_per_client_with_reset(db_url: str) -> None:
     clock = FixedClock(datetime(2026, 3, 10, 12, 0, tzinfo=UTC).timestamp())
-    ledger = Ledger.from_url(db_url, clock=clock)
+    ledger = SqlLedger.from_url(db_url, clock=clock)
     budget = Budget(ledger, SpendLimits(budget_micros=10**9, calls_per_hour=3, calls_per_client_per_hour=2))
     budget.reserve("a1", "alice", "triage", "openai", "m", 1)
     clock.advance(60)
@@ -111,7 +111,7 @@ def test_rate_limits_overall_and_per_client_with_reset(db_url: str) -> None:
 
 def test_budget_message_and_monthly_reset(sqlite_url: str) -> None:
     clock = FixedClock(datetime(2026, 12, 31, 23, 0, tzinfo=UTC).timestamp())
-    ledger = Ledger.from_url(sqlite_url, clock=clock)
+    ledger = SqlLedger.from_url(sqlite_url, clock=clock)
     budget = Budget(ledger, SpendLimits(budget_micros=100_000, calls_per_hour=100, calls_per_client_per_hour=100))
     budget.reserve("x", "c", "fixer", "openai", "m", 60_000)
     with pytest.raises(BudgetExceeded) as caught:
@@ -126,7 +126,7 @@ def test_budget_message_and_monthly_reset(sqlite_url: str) -> None:
 
 
 def test_unknown_outcomes_and_crashed_calls_stay_booked(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     budget = Budget(ledger, SpendLimits(budget_micros=100_000))
     budget.reserve("crashed", "c", "fixer", "openai", "m", 40_000)  # the process died: never settled
     budget.reserve("timeout", "c", "fixer", "openai", "m", 40_000)
@@ -188,7 +188,7 @@ def test_agent_calls_on_each_database(db_url: str, configure, wire: WireServer, 
     wire.answer(Canned(body=openai_completion(json.dumps(out))))
     proposal = agent_for("writer", settings).propose({"facts": []})
     scripted = agent_for("reviewer", settings).propose({"files": []})
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     assert [e.payload["record"]["call_id"] for e in ledger.read("agents/writer")] == [proposal.record["call_id"]]
     assert ledger.read("agents/reviewer")[0].payload["record"]["kind"] == scripted.kind == "simulated"
     assert Budget(ledger, SpendLimits()).calls()[0]["status"] == "settled"

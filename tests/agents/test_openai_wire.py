@@ -15,7 +15,7 @@ from signoff.agents.prompt import system_text
 from signoff.agents.record import EVENT_TYPE
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.trust import KeyStore, verify_file
 from tests.agents.conftest import role_toml
 from tests.agents.wire import Canned, WireServer, openai_completion, openai_error
@@ -34,7 +34,7 @@ def _setup(configure: Callable[..., Settings], wire: WireServer, role: str = "wr
 
 
 def _calls(settings: Settings) -> list[dict]:
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     try:
         return [e.payload["record"] for e in ledger.stream(prefix="agents/") if e.type == EVENT_TYPE]
     finally:

@@ -13,7 +13,7 @@ import pytest
 from signoff.agents import ProposalRejected, agent_for, get_script, register_script, roles
 from signoff.agents.record import EVENT_TYPE
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.ledger import Ledger, verify_chain
+from signoff.ledger import SqlLedger, verify_chain
 from signoff.trust import KeyStore, verify_file
 from tests.agents.conftest import role_toml
 from tests.agents.wire import Canned, WireServer, openai_completion
@@ -114,7 +114,7 @@ def test_records_are_simulated_evidence_in_the_ledger(configure) -> None:
     proposal = agent_for("writer", settings).propose(SAMPLE_TASKS["writer"], case_id="notes-0001")
     report = verify_file(settings.home / proposal.record["evidence"], KeyStore(settings.keys_dir).trusted())
     assert report.ok and report.kind == "simulated"
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     events = ledger.read("agents/writer")
     assert [e.type for e in events] == [EVENT_TYPE]
     assert events[0].payload["record"]["case_id"] == "notes-0001"

@@ -16,7 +16,7 @@ from mautrix.client import ClientAPI
 from mautrix.types import RoomID, UserID
 
 from signoff.bridges.matrix import BridgeStore, MatrixBridge
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from signoff.rooms.client import (
     HttpUserTransport,
@@ -32,7 +32,7 @@ from tests.support.synapse import MatrixAccount, Synapse
 @dataclass
 class World:
     synapse: Synapse
-    ledger: Ledger
+    ledger: SqlLedger
     service: RoomService
     room_id: str
     bridge_token: str
@@ -60,7 +60,7 @@ class World:
 
 
 def make_world(synapse: Synapse, tmp: Path) -> World:
-    ledger = Ledger.from_url(f"sqlite:///{tmp / 'ledger.db'}")
+    ledger = SqlLedger.from_url(f"sqlite:///{tmp / 'ledger.db'}")
     service = RoomService(ledger)
     admin = service.user(service.init()["admin_user_id"])
     _, bridge_token = service.create_user("matrix-bridge", external=True)

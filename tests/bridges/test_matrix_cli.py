@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from signoff.ledger import Ledger
+from signoff.ledger import Ledger, SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
 from tests.bridges.matrix_world import make_world, open_matrix_room
@@ -76,7 +76,7 @@ def test_a_refused_matrix_token_is_an_error_and_fix(synapse: Synapse, tmp_path: 
 
 
 def _claims_world(tmp_path: Path) -> tuple[RoomService, Ledger, dict[str, str], str]:
-    ledger = Ledger.from_url(f"sqlite:///{tmp_path / 'ledger.db'}")
+    ledger = SqlLedger.from_url(f"sqlite:///{tmp_path / 'ledger.db'}")
     service = RoomService(ledger)
     service.init()
     _, bridge_token = service.create_user("matrix-bridge", external=True)

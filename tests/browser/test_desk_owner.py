@@ -15,7 +15,7 @@ import pytest
 
 from signoff.desk.model import fold
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from tests.browser.conftest import Site, axe_violations, make_site, overflow
 from tests.conftest import wait_for
 from tests.desk.conftest import COUPON, open_world, sandbox_ok  # noqa: F401 (a fixture)
@@ -28,7 +28,7 @@ class Review:
     tokens: dict[str, str]
 
     def bug(self) -> Any:
-        ledger = Ledger.from_url(f"sqlite:///{self.site.home / 'signoff.db'}")
+        ledger = SqlLedger.from_url(f"sqlite:///{self.site.home / 'signoff.db'}")
         try:
             return fold(self.bug_id, ledger.read(f"desk/bug/{self.bug_id}"))
         finally:
@@ -171,7 +171,7 @@ def test_the_ledger_page_shows_the_chain_and_its_checkpoints(review: Review, tab
     tab = tabs(review.site)
     tab.sign_in("alice")
     page = tab.page
-    page.get_by_role("link", name="Ledger").click()
+    page.get_by_role("link", name="SqlLedger").click()
     assert "intact" in page.get_by_role("region", name="Hash chain").inner_text()
     tab.screenshot("ledger")
     assert axe_violations(page) == []

@@ -14,7 +14,7 @@ import pytest
 
 from signoff.desk.model import fold
 from signoff.desk.workflow import Intake
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from tests.browser.conftest import Site, axe_violations, make_site, overflow
 from tests.desk.conftest import COUPON, COUPON_2, open_world, sandbox_ok  # noqa: F401 (a fixture)
 
@@ -68,7 +68,7 @@ def site(copies: Callable[[], Site]) -> Site:
 
 
 def _state(site: Site) -> tuple[str, int]:
-    ledger = Ledger.from_url(f"sqlite:///{site.home / 'signoff.db'}")
+    ledger = SqlLedger.from_url(f"sqlite:///{site.home / 'signoff.db'}")
     try:
         bug = fold("BUG-0001", ledger.read("desk/bug/BUG-0001"))
         return bug.state, bug.round

@@ -16,7 +16,7 @@ import pytest
 
 from signoff.cli.demo_notes import BASELINE, build_history
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.notes.decisions import decide, decisions, shown_of, state_of
 from signoff.notes.run import start_run
 from tests.browser.conftest import Site, axe_violations, make_site, overflow, tab_to
@@ -26,7 +26,7 @@ from tests.support.requires import require_binary
 @dataclass
 class Review:
     site: Site
-    ledger: Ledger
+    ledger: SqlLedger
     flow: Path  # the run the flow test ships
     attacked: Path  # a run the attacks leave as it was
 
@@ -50,7 +50,7 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
         start_run(repo, None, run, settings, script="demo")  # the demo writer embellishes once
         (run / "baseline.md").write_text(BASELINE, encoding="utf-8")
         runs.append(run)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     site.start()
     try:
         yield Review(site, ledger, runs[0], runs[1])

@@ -16,7 +16,7 @@ import pytest
 
 from signoff.agents import register_script
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.repair import read_case
 from signoff.repair.fixture import build, examples_root
 from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
@@ -41,7 +41,7 @@ register_script("fixer", _tampering_fixer, name="web-tamper")
 @dataclass
 class Workspace:
     site: Site
-    ledger: Ledger
+    ledger: SqlLedger
     flow: RepairRoom  # the case the flow test drives to ACCEPTED
     attacked: RepairRoom  # a case the attacks leave as it was
     tampered: RepairRoom  # a case whose candidates tamper with the test run
@@ -60,7 +60,7 @@ class Workspace:
         return len(r.rooms.read_messages(r.verifier, r.room_id, limit=1000))
 
 
-def _case(site: Site, ledger: Ledger, settings: Settings, suffix: str, report: str = REPORT,
+def _case(site: Site, ledger: SqlLedger, settings: Settings, suffix: str, report: str = REPORT,
           **contract: Any) -> tuple[RepairRoom, str]:
     from dataclasses import replace
 
@@ -81,7 +81,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     site = make_site(tmp_path_factory)
     site.add_user("outsider", "Olive Outsider")
     settings = Settings.load(home=str(site.home), env={})
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     flow, flow_case = _case(site, ledger, settings, "flow")
     attacked, attacked_case = _case(site, ledger, settings, "attack", report=f"{REPORT} {MARKUP}")
     tampered, tampered_case = _case(site, ledger, settings, "tamper", fixer_script="web-tamper")

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
@@ -27,7 +27,7 @@ class Rooms:
     document_id: str
 
     def service(self) -> RoomService:
-        service = RoomService(Ledger.from_url(f"sqlite:///{self.site.home / 'signoff.db'}"))
+        service = RoomService(SqlLedger.from_url(f"sqlite:///{self.site.home / 'signoff.db'}"))
         service.refresh()
         return service
 
@@ -39,7 +39,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rooms]:
     site.add_user("alice", "Alice")
     site.add_user("bob", "Bob")
     site.add_user("eve", "Eve")
-    ledger = Ledger.from_url(f"sqlite:///{site.home / 'signoff.db'}")
+    ledger = SqlLedger.from_url(f"sqlite:///{site.home / 'signoff.db'}")
     s = RoomService(ledger)
     alice = s.user_by_name("alice")
     fixer, _ = s.create_agent(alice, "fixer", "fixes bugs", policy=OWNER_ONLY)

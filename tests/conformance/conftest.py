@@ -34,7 +34,7 @@ import uvicorn
 
 from signoff.kernel.clock import SystemClock
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpTransport, Operator, SignoffOperator, operator_for
@@ -95,7 +95,7 @@ class Embedded:
         self.path = path
         self.snapshot = path.with_suffix(".snapshot")
         self.port = 0
-        self.ledger = Ledger.from_url(f"sqlite:///{path}", SystemClock())
+        self.ledger = SqlLedger.from_url(f"sqlite:///{path}", SystemClock())
         self.service = RoomService(self.ledger)
         self.boot = self.service.init()
         self.server = self._start()
@@ -125,7 +125,7 @@ class Embedded:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
         self.snapshot.rename(self.path)
-        self.ledger = Ledger.from_url(f"sqlite:///{self.path}", SystemClock())
+        self.ledger = SqlLedger.from_url(f"sqlite:///{self.path}", SystemClock())
         self.service = RoomService(self.ledger)
         self.server = self._start()
 

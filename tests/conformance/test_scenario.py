@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.ledger import SqlLedger
 from signoff.rooms import OWNER_ONLY, Receipt, handoff_matches
 from signoff.rooms.client import RoomsClient, refused_by, refuses, register_agent
 from tests.conformance.conftest import Target
@@ -240,7 +241,6 @@ def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) ->
     the reviewer agent stands in for a bridged person, as a Switch core without a bridge has no
     people), a command from anyone else is refused, and every command is answered once."""
     from signoff.kernel.settings import Settings
-    from signoff.ledger import Ledger
     from signoff.notes.decisions import bound, decisions, state_of
     from signoff.notes.room import poll_room_client
     from signoff.notes.run import start_run
@@ -252,7 +252,7 @@ def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) ->
     repo = rich_history(tmp_path / "repo")
     settings = Settings.load(home=str(tmp_path / "home"))
     start_run(repo.path, "v0.1.0..v0.2.0", tmp_path / "run", settings)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
 
     async def scenario() -> None:
         async with pair(target) as p:
@@ -281,7 +281,6 @@ def test_notes_agents_hand_work_over_on_the_server(target: Target, tmp_path: Pat
     person (an agent bound by its configured sender id, as bridged people are on Switch) asks the
     scout, and the work moves by four addressed hand-offs, each matching its sender's receipt."""
     from signoff.kernel.settings import Settings
-    from signoff.ledger import Ledger
     from signoff.notes.crew import EDITOR, ROLES, SCOUT, WRITER, Crew, NotesAgent, handoffs
     from signoff.notes.run import load_review
     from signoff.rooms.client import AgentLoop, Identities
@@ -291,7 +290,7 @@ def test_notes_agents_hand_work_over_on_the_server(target: Target, tmp_path: Pat
     require_binary("git", "apt-get install -y git")
     repo = rich_history(tmp_path / "repo")
     settings = Settings.load(home=str(tmp_path / "home"))
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
 
     async def scenario() -> None:
         target.step("notes agents")

@@ -22,7 +22,7 @@ from signoff.desk.local import LocalDesk, init_local
 from signoff.desk.notify import Concierge
 from signoff.desk.workflow import Desk, Intake, forge_for
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from tests.support.requires import require_sandbox
 
 COUPON = {"title": "Coupon larger than the cart gives a negative total", "component": "checkout",
@@ -37,7 +37,7 @@ OVERFLOW = {"title": "A huge price gives an infinite total", "component": "check
 class World:
     home: Path
     settings: Settings
-    ledger: Ledger
+    ledger: SqlLedger
     desk: Desk
     tokens: dict[str, str]
     intakes: dict[str, Intake] = field(default_factory=dict)
@@ -76,7 +76,7 @@ class World:
 def open_world(home: Path, tokens: dict[str, str] | None = None, intakes: dict[str, Intake] | None = None,
                db_url: str | None = None) -> World:
     settings = Settings.load(home=home, db_url=db_url, env={}, cwd=home.parent)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     if tokens is None:
         local = init_local(settings, ledger)
         desk, tokens = local.desk, local.tokens
@@ -132,7 +132,7 @@ def templates(tmp_path_factory: pytest.TempPathFactory, sandbox_ok: None) -> dic
         dest = root / name / ".signoff"
         shutil.copytree(w.home, dest)
         out[name] = Template(dest, dict(w.tokens), dict(w.intakes))
-        w.ledger = Ledger.open(w.settings)
+        w.ledger = SqlLedger.open(w.settings)
         w.desk = Desk(w.ledger, w.settings, forge_for(w.settings, w.ledger), DeskConfig())
 
     snapshot("reproduced")

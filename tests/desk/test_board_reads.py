@@ -4,13 +4,13 @@ process) writes shows on the next call, and lists handed out earlier never chang
 from __future__ import annotations
 
 from signoff.desk.workflow import Desk
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from tests.desk.conftest import COUPON, OVERFLOW, World
 
 
 def test_the_board_follows_what_another_desk_writes(world: World) -> None:
     first = world.desk.submit_report(COUPON, client="198.51.100.1")
-    reader_ledger = Ledger.open(world.settings)
+    reader_ledger = SqlLedger.open(world.settings)
     try:
         reader = Desk(reader_ledger, world.settings, world.desk.forge, world.desk.config)
         before = reader.bugs()

@@ -9,11 +9,11 @@ import pytest
 from signoff.desk.credentials import Credentials
 from signoff.kernel.errors import Unauthenticated
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 
 def test_a_revoked_credential_is_unknown_and_the_others_still_work(tmp_path: Path) -> None:
-    ledger = Ledger.open(Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path))
+    ledger = SqlLedger.open(Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path))
     creds = Credentials(ledger)
     alice, bob = creds.issue("owner", "alice"), creds.issue("owner", "bob")
     assert creds.authenticate(alice).name == "alice"

@@ -17,6 +17,7 @@ from signoff.desk.crew import ENGINEERING_ROLES, ROLES, Crew, agent_name, drift,
 from signoff.desk.crew_status import crew_status, crew_view
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import RefusedError, UsageError
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import AgentStore, InProcessTransport, RoomsClient, RoomsConfig, agent_case
 from tests.desk.conftest import World
@@ -316,9 +317,8 @@ def test_cli_crew_run_refuses_bad_input_without_touching_state(home: Path, capsy
         assert expected in err and "error:" in err and "fix:" in err and "Traceback" not in err, (args, err)
     from signoff.cli.context import settings
     from signoff.desk.crew import reporter_links
-    from signoff.ledger import Ledger
 
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     try:
         assert reporter_links(ledger) == {}
     finally:
@@ -333,14 +333,13 @@ def test_cli_view_without_a_server_shows_a_stopped_member_stale_until_its_connec
 
     from signoff.cli.main import main
     from signoff.kernel.settings import Settings
-    from signoff.ledger import Ledger
 
     assert main(["desk", "init", "--json"]) == 0
     assert main(["rooms", "user", "add", "alice"]) == 0
     capsys.readouterr()
     assert main(["desk", "crew", "setup", "--owner", "alice", "--json"]) == 0
     agents = json.loads(capsys.readouterr().out)["agents"]
-    ledger = Ledger.open(Settings.load())
+    ledger = SqlLedger.open(Settings.load())
     try:
         # The reviewer's process was killed two minutes ago: its stream never closed, its beats
         # stopped, and no process on this database has swept its connection since.

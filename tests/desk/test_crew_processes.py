@@ -30,7 +30,7 @@ from signoff.desk.workflow import forge_for
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import (
     AgentStore,
@@ -84,7 +84,7 @@ class Desk:
     def kill_on_receipt(self, role: str, command: str) -> None:
         """SIGKILL `role` the moment its loop has recorded the crew's message `command` in its inbox:
         it has the work then, and acts on it next (or is acting on it)."""
-        ledger = Ledger.from_url(self.db)  # one connection, polled often
+        ledger = SqlLedger.from_url(self.db)  # one connection, polled often
         try:
             key = f"message:{self._message(ledger, command)['message_id']}"
             case = agent_case(self.crew.agents[role])
@@ -98,7 +98,7 @@ class Desk:
         """SIGSTOP `role` once its loop has taken in and handled every message of the engineering
         room (then it holds no write to the database): its process lives on and does nothing."""
         def idle() -> bool:
-            ledger = Ledger.from_url(self.db)
+            ledger = SqlLedger.from_url(self.db)
             try:
                 state = AgentStore(ledger, agent_case(self.crew.agents[role])).state
                 keys = {f"message:{m['message_id']}" for m in self._messages(ledger)}
@@ -109,21 +109,21 @@ class Desk:
         _wait(idle, f"the {role} idle", self)
         self.members[role].proc.send_signal(signal.SIGSTOP)
 
-    def _messages(self, ledger: Ledger) -> list[dict[str, Any]]:
+    def _messages(self, ledger: SqlLedger) -> list[dict[str, Any]]:
         rooms = RoomService(ledger)
         return rooms.read_messages(rooms.user_by_name("alice"), self.crew.engineering_room, 0, 1000)
 
-    def _message(self, ledger: Ledger, command: str) -> dict[str, Any]:
+    def _message(self, ledger: SqlLedger, command: str) -> dict[str, Any]:
         """The crew's one message in the engineering room that is `command`."""
         members = {s for r, s in self.crew.senders.items() if r != "concierge"}
         [found] = [m for m in self._messages(ledger) if m["sender"] in members
                    and crew_commands.strip_mentions(m["body"]).split(" [ref")[0] == command]
         return found
 
-    def desk(self) -> tuple[Ledger, DeskWorkflow]:
+    def desk(self) -> tuple[SqlLedger, DeskWorkflow]:
         """The desk in this process, on the same database (people and the recorder act here)."""
         settings = Settings.load(home=self.home, db_url=self.db, env={})
-        ledger = Ledger.open(settings)
+        ledger = SqlLedger.open(settings)
         return ledger, DeskWorkflow(ledger, settings, forge_for(settings, ledger), DeskConfig())
 
     def kill(self, role: str) -> None:
@@ -150,7 +150,7 @@ class Desk:
         return str(r.json()["summary"]["state"]) if r.status_code == 200 else None
 
     def recorded(self, case: str) -> list[dict[str, Any]]:
-        ledger = Ledger.from_url(self.db)
+        ledger = SqlLedger.from_url(self.db)
         try:
             return [dict(e.payload) for e in ledger.read(case)]
         finally:
@@ -159,7 +159,7 @@ class Desk:
     def commands(self) -> list[str]:
         """Every crew command the running members posted in the engineering room, and the bug's
         reproduction events, read from the ledger itself."""
-        ledger = Ledger.from_url(self.db)
+        ledger = SqlLedger.from_url(self.db)
         try:
             members = {s for r, s in self.crew.senders.items() if r != "concierge"}
             bodies = [crew_commands.strip_mentions(m["body"]) for m in self._messages(ledger) if m["sender"] in members]
@@ -173,7 +173,7 @@ class Desk:
         return sum(1 for e in self.recorded_events(case) if e == type_)
 
     def recorded_events(self, case: str) -> list[str]:
-        ledger = Ledger.from_url(self.db)
+        ledger = SqlLedger.from_url(self.db)
         try:
             return [e.type for e in ledger.read(case)]
         finally:
@@ -199,7 +199,7 @@ def desk(tmp_path: Path, sandbox_ok: None) -> Iterator[Desk]:
     home = tmp_path / "home"
     db = f"sqlite:///{tmp_path / 'desk.db'}"
     settings = Settings.load(home=home, db_url=db, env={}, cwd=tmp_path)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     tokens = init_local(settings, ledger).tokens
     rooms = RoomService(ledger)
     _, owner_token = rooms.create_user("alice", "Alice")

@@ -33,7 +33,7 @@ from signoff.desk.workflow import forge_for
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.approvals import answer_note
@@ -67,7 +67,7 @@ class Remote:
         return self.cli("desk", "crew", "setup", "--owner", owner, "--json", env={"SIGNOFF_ROOMS_OPERATOR": self.admin})
 
     def crew(self) -> Crew:
-        ledger = Ledger.open(self.settings)
+        ledger = SqlLedger.open(self.settings)
         try:
             found = recorded(ledger)
         finally:
@@ -99,15 +99,15 @@ class Remote:
         finally:
             transport.close()
 
-    def desk(self) -> tuple[Ledger, DeskWorkflow]:
-        ledger = Ledger.open(self.settings)
+    def desk(self) -> tuple[SqlLedger, DeskWorkflow]:
+        ledger = SqlLedger.open(self.settings)
         return ledger, DeskWorkflow(ledger, self.settings, forge_for(self.settings, ledger), DeskConfig())
 
 
 @pytest.fixture
 def remote(tmp_path: Path, sandbox_ok: None) -> Iterator[Remote]:
     server_db = f"sqlite:///{tmp_path / 'server.db'}"
-    ledger = Ledger.from_url(server_db)
+    ledger = SqlLedger.from_url(server_db)
     try:
         rooms = RoomService(ledger)
         admin = str(rooms.init()["admin_token"])
@@ -242,7 +242,7 @@ def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remot
         transport.close()
 
     def ignored() -> list[dict[str, Any]]:
-        ledger = Ledger.open(r.settings)
+        ledger = SqlLedger.open(r.settings)
         try:
             return [dict(e.payload) for e in ledger.read(IGNORED)]
         finally:
@@ -380,7 +380,7 @@ def _desk_home(tmp_path: Path, name: str, url: str, base: dict[str, str],
     home, db = tmp_path / f"{name}-home", f"sqlite:///{tmp_path / f'{name}.db'}"
     env = {**base, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config)}
     settings = Settings.load(home=home, db_url=db, env={"SIGNOFF_CONFIG": str(config)}, cwd=tmp_path)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     try:
         return settings, env, init_local(settings, ledger).tokens
     finally:

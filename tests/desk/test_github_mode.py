@@ -31,7 +31,7 @@ from signoff.desk.workflow import Desk, forge_for
 from signoff.github import AppAuth, GitHubClient
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from tests.desk.conftest import Template, World, _from
 from tests.support.github_standin import Fault, GitHubStandIn
 
@@ -125,7 +125,7 @@ def test_github_mode_is_chosen_by_config_and_needs_a_full_name(tmp_path: Path) -
         '[desk]\nforge = "github"\nrepo = "octo-org/shoplite"\nrepos_allowed = ["octo-org/shoplite"]\n'
         '[github]\ntoken = "github_pat_x"\napi_url = "http://127.0.0.1:9"\n')
     settings = Settings.load(home=home, env={}, cwd=tmp_path)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     try:
         assert isinstance(forge_for(settings, ledger), GitHubForge)
     finally:
@@ -506,7 +506,7 @@ def test_cli_in_github_mode_with_githubs_refusals_as_clear_errors(home: Path, tm
             err = capsys.readouterr().err
             assert "Traceback" not in err and "error:" in err and "fix:" in err and "GitHub" in err, err
         settings = Settings.load(home=home, env={}, cwd=tmp_path)
-        ledger = Ledger.open(settings)
+        ledger = SqlLedger.open(settings)
         try:
             events = ledger.read(f"desk/deploy/{FULL}")
         finally:

@@ -15,8 +15,7 @@ from signoff.desk.config import DeskConfig
 from signoff.desk.workflow import Desk, Intake, forge_for
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
-from signoff.ledger.store import NewEvent
+from signoff.ledger.store import NewEvent, SqlLedger
 from tests.desk.conftest import COUPON, COUPON_2, OVERFLOW
 
 THREADS = 8
@@ -25,7 +24,7 @@ PROCESSES = 4
 
 def _desk(home: Path, db_url: str) -> Desk:
     settings = Settings.load(home=home, db_url=db_url, env={}, cwd=home.parent)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     return Desk(ledger, settings, forge_for(settings, ledger), DeskConfig())
 
 
@@ -131,7 +130,7 @@ def test_racing_reports_from_one_client_never_pass_its_limit(db_url: str, tmp_pa
     """The rate limit is one decision per client over the ledger (Ledger.update): racing intakes
     from one client are counted one after another, so exactly `reports_per_hour` get through."""
     settings = Settings.load(home=tmp_path / ".signoff", db_url=db_url, env={}, cwd=tmp_path)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     desk = Desk(ledger, settings, forge_for(settings, ledger), DeskConfig(reports_per_hour=3))
     passed, errors = _race(lambda i: desk.submit_report(_report(i), "198.51.100.77"))
     refused = [e.message for e in errors if isinstance(e, RefusedError)]

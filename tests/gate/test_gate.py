@@ -15,7 +15,7 @@ import pytest
 from signoff.gate import GateRefused, GateTimeout, bound_content, call_content, gate
 from signoff.gate.record import EVENT_TYPE, PREDICATE_TYPE, case_for
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.trust import KeyStore, verify_file
 from tests.support.cards import answer_as_shown
 from tests.support.serve import Served, signoff
@@ -42,7 +42,7 @@ def check_recorded(served: Served, record: dict[str, Any], outcome: str) -> None
     assert report.ok, report.problem
     assert report.predicate_type == PREDICATE_TYPE and report.signers == ("gate",)
     assert report.statement is not None and report.statement["predicate"]["outcome"] == outcome
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     try:
         events = [e for e in ledger.read(case_for(record["action"])) if e.type == EVENT_TYPE]
     finally:
@@ -67,7 +67,7 @@ def test_sync_function_runs_only_after_yes_to_exactly_its_arguments(served: Serv
         assert running.result(timeout=60) == "deployed web 1.2.3"
     assert calls == [("web", "1.2.3", True)]
     # The decision is signed and in the ledger: the newest gate event for this action ran the call.
-    ledger = Ledger.open(served.settings())
+    ledger = SqlLedger.open(served.settings())
     try:
         last = ledger.read(case_for(action_of(deploy)))[-1]
     finally:
@@ -142,7 +142,7 @@ def test_arguments_mutated_while_pending_are_refused(served: Served) -> None:
         with pytest.raises(RefusedError, match="changed after they were approved"):
             running.result(timeout=60)
     assert not ran
-    ledger = Ledger.open(served.settings())
+    ledger = SqlLedger.open(served.settings())
     try:
         outcomes = [e.payload["outcome"] for e in ledger.read(case_for(action_of(delete)))
                     if e.payload["decision"]["request_id"] == card["request_id"]]

@@ -18,11 +18,11 @@ def main(argv: list[str]) -> int:
     from signoff.incident.evidence_server import EvidenceStore, make_app
     from signoff.incident.fixture import load_capture
     from signoff.incident.notary import IssuedSalt
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
 
     db_url, org, capture, incident = argv
     issued = IssuedSalt(incident, bytes.fromhex(os.environ["EVIDENCE_SALT"]), "")
-    store = EvidenceStore.of(org, load_capture(Path(capture)), Ledger.from_url(db_url))
+    store = EvidenceStore.of(org, load_capture(Path(capture)), SqlLedger.from_url(db_url))
     app = make_app(store, os.environ["EVIDENCE_TOKEN"], lambda: issued)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))

@@ -26,7 +26,7 @@ from signoff.incident.notary import IssuedSalt, Notary
 from signoff.incident.simulate import SimulationResult
 from signoff.kernel.errors import IntegrityError, RefusedError
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,7 +91,7 @@ def test_restarted_server_process_refuses_a_sixth_fingerprint(
         assert client.fingerprint(ids[0], issued)["event_id"] == ids[0]
     finally:
         client.close()
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     try:
         assert SaltBudget(ledger, "payco").spent(issued.salt_id) == ids[:5]
     finally:
@@ -120,7 +120,7 @@ def test_two_server_processes_on_one_database_cannot_exceed_five(
     for t in threads:
         t.join()
     assert sorted(statuses.values()) == [200] * 5 + [429] * 7, statuses
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     try:
         spent = SaltBudget(ledger, "payco").spent(issued.salt_id)
         assert sorted(spent) == sorted(e for e, s in statuses.items() if s == 200)
@@ -135,14 +135,14 @@ def test_fresh_app_on_the_same_database_keeps_the_budget(sqlite_url: str, buggy_
     caps = load_capture(buggy_run.payco_capture)
     ids = buggy_run.accepted[:6]
     for round_ids in (ids[:3], ids[3:5]):  # two server lifetimes, each with its own ledger connection
-        ledger = Ledger.from_url(sqlite_url)
+        ledger = SqlLedger.from_url(sqlite_url)
         with LoopbackServer(make_app(EvidenceStore.of("payco", caps, ledger), token, lambda: notary.current)) as srv:
             client = EvidenceClient(srv.url, token)
             for event_id in round_ids:
                 client.fingerprint(event_id, issued)
             client.close()
         ledger.close()
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     with LoopbackServer(make_app(EvidenceStore.of("payco", caps, ledger), token, lambda: notary.current)) as srv:
         client = EvidenceClient(srv.url, token)
         try:
@@ -156,7 +156,7 @@ def test_fresh_app_on_the_same_database_keeps_the_budget(sqlite_url: str, buggy_
 
 
 def _spend_many(db_url: str, salt_id: str, event_ids: list[str], barrier: Any, out: Any) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     try:
         barrier.wait()
         for event_id in event_ids:
@@ -171,7 +171,7 @@ def _spend_many(db_url: str, salt_id: str, event_ids: list[str], barrier: Any, o
 def test_budget_holds_across_processes_racing_on_the_ledger(db_url: str) -> None:
     salt = secrets.token_bytes(32)
     sid = IssuedSalt("INC-0001", salt, "").salt_id
-    Ledger.from_url(db_url).close()  # migrate once, before the race
+    SqlLedger.from_url(db_url).close()  # migrate once, before the race
     ctx = multiprocessing.get_context("spawn")
     barrier, out = ctx.Barrier(4), ctx.Queue()
     # Four processes, three distinct events each, plus one event every process asks for.
@@ -185,7 +185,7 @@ def test_budget_holds_across_processes_racing_on_the_ledger(db_url: str) -> None
         assert p.exitcode == 0
     newly = [e for e, took in results if took]
     assert len(newly) == 5 and len(set(newly)) == 5, results
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     try:
         history = ledger.read(f"{CASE_PREFIX}payco/{sid}")
         assert [ev.type for ev in history] == [FINGERPRINTED] * 5
@@ -195,7 +195,7 @@ def test_budget_holds_across_processes_racing_on_the_ledger(db_url: str) -> None
 
 
 def test_one_event_asked_for_concurrently_takes_one_slot(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     budget = SaltBudget(ledger, "payco")
     barrier = threading.Barrier(8)
     took: list[bool] = []

@@ -16,6 +16,7 @@ from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room, ver
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
+from signoff.ledger import SqlLedger
 from signoff.rooms.decisions import Message
 from signoff.trust import KeyStore
 from tests.incident import tamper
@@ -282,12 +283,11 @@ def test_approver_client_reads_the_status_before_the_body() -> None:
 
 def test_appenders_racing_on_one_chain_take_turns(workspace: Workspace) -> None:
     from signoff.incident.chain import Chain
-    from signoff.ledger import Ledger
 
     key = workspace.keys.ensure("incident-approver-payco")
     case = workspace.approvals("payco").case_id
     url = f"sqlite:///{workspace.records_db_path('payco').resolve()}"
-    ledgers = [Ledger.from_url(url) for _ in range(6)]  # as six processes would each open it
+    ledgers = [SqlLedger.from_url(url) for _ in range(6)]  # as six processes would each open it
     start = threading.Barrier(len(ledgers))
 
     def append(n: int) -> None:

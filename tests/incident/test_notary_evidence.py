@@ -20,7 +20,7 @@ from signoff.incident.simulate import SimulationResult
 from signoff.incident.wirecheck import scan
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 
 @pytest.fixture()
@@ -29,7 +29,7 @@ def servers(buggy_run: SimulationResult, tmp_path: Path) -> Iterator[dict[str, A
     notary.open_incident()
     tokens = {"payco": secrets.token_urlsafe(16), "shopco": secrets.token_urlsafe(16)}
     caps = {"payco": load_capture(buggy_run.payco_capture), "shopco": load_capture(buggy_run.shopco_capture)}
-    ledgers = {org: Ledger.from_url(f"sqlite:///{tmp_path / f'{org}-fingerprints.db'}") for org in tokens}
+    ledgers = {org: SqlLedger.from_url(f"sqlite:///{tmp_path / f'{org}-fingerprints.db'}") for org in tokens}
     running = {org: LoopbackServer(make_app(EvidenceStore.of(org, caps[org], ledgers[org]), tokens[org],
                                             lambda: notary.current))
                for org in tokens}

@@ -9,11 +9,11 @@ import pytest
 
 from signoff.incident.salts import CASE_PREFIX, SALT_ISSUED, IssuedSalts
 from signoff.kernel.errors import IntegrityError, UsageError
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 
 
 def test_a_restarted_notary_knows_its_salts_and_only_those(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     try:
         first = IssuedSalts(ledger, "notary-1").issue("INC-0001")
         assert IssuedSalts(ledger, "notary-1").issue("INC-0001") == first  # asked again: the same salt
@@ -21,7 +21,7 @@ def test_a_restarted_notary_knows_its_salts_and_only_those(db_url: str) -> None:
         assert second.salt != first.salt
     finally:
         ledger.close()
-    reopened = Ledger.from_url(db_url)  # as a restarted process would
+    reopened = SqlLedger.from_url(db_url)  # as a restarted process would
     try:
         notary = IssuedSalts(reopened, "notary-1").notary()
         assert notary.issued == (first, second) and notary.current == second
@@ -35,11 +35,11 @@ def test_a_restarted_notary_knows_its_salts_and_only_those(db_url: str) -> None:
 
 
 def test_notaries_racing_on_one_database_issue_one_salt_per_incident(sqlite_url: str) -> None:
-    ledgers = [Ledger.from_url(sqlite_url) for _ in range(6)]
+    ledgers = [SqlLedger.from_url(sqlite_url) for _ in range(6)]
     start = threading.Barrier(len(ledgers))
     got: list[bytes] = []
 
-    def issue(ledger: Ledger) -> None:
+    def issue(ledger: SqlLedger) -> None:
         start.wait()
         got.append(IssuedSalts(ledger, "notary-1").issue("INC-0001").salt)
 
@@ -57,7 +57,7 @@ def test_notaries_racing_on_one_database_issue_one_salt_per_incident(sqlite_url:
 
 
 def test_a_salt_written_into_the_case_by_hand_must_be_well_formed(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     try:
         salts = IssuedSalts(ledger, "notary-1")
         issued = salts.issue("INC-0001")

@@ -19,7 +19,7 @@ from signoff.incident.stack import SHARED, RunInfo, read_secrets
 from signoff.incident.workflow import Incident, new_run, run_demo, run_script
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import Ledger, SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, SyncRoomsClient
 from signoff.trust import KeyStore
@@ -50,7 +50,7 @@ def _copy(run: Path, tmp: Path) -> Path:
 
 def _as(run: Path, who: str) -> tuple[RoomService, Ledger, Any]:
     info = RunInfo.load(run)
-    ledger = Ledger.from_url(info.db_url)
+    ledger = SqlLedger.from_url(info.db_url)
     rooms = RoomService(ledger)
     return rooms, ledger, rooms.authenticate(read_secrets(run)[who])
 
@@ -144,7 +144,7 @@ def test_the_grader_reads_over_http_what_the_server_holds(finished: tuple[Path, 
     assert over_http.messages == in_process.messages and over_http.documents == in_process.documents
     assert over_http.cards == in_process.cards and over_http.record() is not None
     info = RunInfo.load(run)
-    ledger = Ledger.from_url(info.db_url)
+    ledger = SqlLedger.from_url(info.db_url)
     try:
         client = SyncRoomsClient(InProcessSyncTransport(RoomService(ledger), read_secrets(run)["agent:observer"]))
         observer = RoomAgent(client, info, "observer", [SHARED], ledger, allowed_ops=READ_ONLY_OPS)
@@ -165,7 +165,7 @@ def test_the_grader_and_the_console_share_the_observers_connections(
     observe(run, over_http=False)
     assert observe(run).messages == first.messages
     info = RunInfo.load(run)
-    ledger = Ledger.from_url(info.db_url)
+    ledger = SqlLedger.from_url(info.db_url)
     try:
         held = sorted(c.rooms for c in RoomService(ledger).connections.connections(info.agents["observer"]))
     finally:

@@ -17,7 +17,7 @@ from signoff.incident.stack import RunInfo
 from signoff.incident.workflow import Incident, run_demo
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore
 from tests.support.net import free_port
@@ -31,7 +31,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     an external server is for; starting one per test cost 4-12 s of setup each under load."""
     tmp_path = tmp_path_factory.mktemp("external")
     db = f"sqlite:///{tmp_path / 'server.db'}"
-    ledger = Ledger.from_url(db)
+    ledger = SqlLedger.from_url(db)
     try:
         admin_token = str(RoomService(ledger).init()["admin_token"])
     finally:

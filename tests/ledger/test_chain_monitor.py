@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import signoff.ledger.audit as audit
-from signoff.ledger import ChainMonitor, Ledger, NewEvent, sign_checkpoint, verify_chain
+from signoff.ledger import ChainMonitor, NewEvent, SqlLedger, sign_checkpoint, verify_chain
 from signoff.trust import KeyStore
 from tests.conftest import wait_for
 from tests.ledger.test_checkpoints import _rewrite
@@ -25,8 +25,8 @@ from tests.ledger.test_tamper import TAMPERS
 N = 9
 
 
-def _filled(url: str, keys: KeyStore) -> Ledger:
-    ledger = Ledger.from_url(url)
+def _filled(url: str, keys: KeyStore) -> SqlLedger:
+    ledger = SqlLedger.from_url(url)
     for i in range(N):
         ledger.append(f"case-{i % 3}", None, [NewEvent("step", {"i": i, "note": f"event {i}"})])
     sign_checkpoint(ledger, keys.ensure("ledger"))
@@ -34,7 +34,7 @@ def _filled(url: str, keys: KeyStore) -> Ledger:
 
 
 @contextmanager
-def _watched(url: str, keys: KeyStore, background: bool = False) -> Iterator[tuple[Ledger, ChainMonitor]]:
+def _watched(url: str, keys: KeyStore, background: bool = False) -> Iterator[tuple[SqlLedger, ChainMonitor]]:
     """A filled ledger and a monitor that verified it once (the page visited before the attack)."""
     ledger = _filled(url, keys)
     monitor = ChainMonitor(ledger, background=background)

@@ -13,7 +13,7 @@ from sqlalchemy import select, text
 
 from signoff.cli.main import main
 from signoff.kernel import canonical_text
-from signoff.ledger import Ledger, NewEvent, Witness, sign_checkpoint, verify_chain
+from signoff.ledger import NewEvent, SqlLedger, Witness, sign_checkpoint, verify_chain
 from signoff.ledger.checkpoints import Checkpointer, stored
 from signoff.ledger.schema import chain_head, checkpoints, events
 from signoff.ledger.store import GENESIS, event_hash
@@ -23,14 +23,14 @@ from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 
 
-def _filled(url: str, n: int = 6) -> Ledger:
-    ledger = Ledger.from_url(url)
+def _filled(url: str, n: int = 6) -> SqlLedger:
+    ledger = SqlLedger.from_url(url)
     for i in range(n):
         ledger.append(f"BUG-{i % 2}", None, [NewEvent("step", {"i": i})])
     return ledger
 
 
-def _rewrite(ledger: Ledger, seq: int, payload: dict[str, object]) -> None:
+def _rewrite(ledger: SqlLedger, seq: int, payload: dict[str, object]) -> None:
     """Change one event and recompute every hash after it and the head: a consistent forgery."""
     with ledger.engine.begin() as conn:
         rows = conn.execute(select(events).order_by(events.c.seq)).all()
@@ -44,7 +44,7 @@ def _rewrite(ledger: Ledger, seq: int, payload: dict[str, object]) -> None:
         conn.execute(chain_head.update().where(chain_head.c.id == 1).values(hash=prev))
 
 
-def _append_forged(ledger: Ledger, case_id: str, type_: str) -> None:
+def _append_forged(ledger: SqlLedger, case_id: str, type_: str) -> None:
     """Append a consistent event straight into the tables, as the desk would have."""
     with ledger.engine.begin() as conn:
         seq, prev = conn.execute(select(chain_head.c.seq, chain_head.c.hash)).one()
@@ -151,7 +151,7 @@ def test_cli_checkpoint_and_verify(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("SIGNOFF_DB", raising=False)
     assert main(["ledger", "checkpoint"]) == 2
     assert "nothing to checkpoint" in capsys.readouterr().err
-    ledger = Ledger.open()
+    ledger = SqlLedger.open()
     ledger.append("c", None, [NewEvent("e", {})])
     ledger.append("c", None, [NewEvent("e", {})])
     witness = tmp_path / "their-copy.jsonl"
@@ -186,7 +186,7 @@ def test_a_writer_who_recomputes_the_chain_fails_verify_when_nothing_is_signed(
     """The attack: with no signed checkpoint, a database writer changes an event and recomputes every
     later hash and the head. The chain links, so only the missing signature can give it away."""
     _home(tmp_path, monkeypatch)
-    ledger = Ledger.open()
+    ledger = SqlLedger.open()
     for i in range(4):
         ledger.append("BUG-1", None, [NewEvent("step", {"i": i})])
     _rewrite(ledger, 2, {"i": "forged"})
@@ -202,7 +202,7 @@ def test_a_writer_who_recomputes_the_chain_fails_verify_when_nothing_is_signed(
 def test_deleting_the_checkpoints_after_a_rewrite_fails_verify(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     home = _home(tmp_path, monkeypatch)
-    ledger = Ledger.open()
+    ledger = SqlLedger.open()
     for i in range(4):
         ledger.append("BUG-1", None, [NewEvent("step", {"i": i})])
     sign_checkpoint(ledger, KeyStore(home / "keys").ensure("ledger"))
@@ -219,7 +219,7 @@ def test_deleting_the_checkpoints_after_a_rewrite_fails_verify(
 def test_an_unsigned_tail_longer_than_the_limit_fails_verify(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     home = _home(tmp_path, monkeypatch, "[ledger]\nunsigned_tail_limit = 2\n")
-    ledger = Ledger.open()
+    ledger = SqlLedger.open()
     ledger.append("c", None, [NewEvent("e", {})])
     sign_checkpoint(ledger, KeyStore(home / "keys").ensure("ledger"))
     for _ in range(2):
@@ -241,7 +241,7 @@ def test_an_empty_ledger_needs_no_checkpoint(tmp_path: Path, monkeypatch: pytest
 
 
 def test_the_checkpointer_signs_only_a_moved_head_and_once_more_when_stopped(db_url: str, keys: KeyStore) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     signer = Checkpointer(ledger, keys.ensure("ledger"), interval=3600)
     assert signer.sign_if_moved() is None  # nothing to sign yet
     ledger.append("c", None, [NewEvent("e", {})])
@@ -261,7 +261,7 @@ def test_signoff_serve_signs_the_head_on_a_schedule(tmp_path: Path) -> None:
     config.write_text("[ledger]\ncheckpoint_seconds = 0.2\n")
     db = f"sqlite:///{home / 'signoff.db'}"
     home.mkdir()
-    ledger = Ledger.from_url(db)
+    ledger = SqlLedger.from_url(db)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
     port = free_port()
     server = Process(signoff("serve", "--port", str(port)),

@@ -10,13 +10,13 @@ from collections import Counter
 
 import pytest
 
-from signoff.ledger import Ledger, NewJob, Outbox, verify_chain
+from signoff.ledger import NewJob, Outbox, SqlLedger, verify_chain
 from tests.ledger.workers import append_many, deliver_forever
 
 CASES = ["case-a", "case-b", "case-c", "case-d"]
 
 
-def _check_dense(ledger: Ledger, expected_total: int) -> None:
+def _check_dense(ledger: SqlLedger, expected_total: int) -> None:
     seen: Counter[tuple[str, int]] = Counter()
     total = 0
     for case in CASES:
@@ -37,7 +37,7 @@ def _check_dense(ledger: Ledger, expected_total: int) -> None:
 
 @pytest.mark.slow
 def test_sixteen_writers_threads_and_processes(db_url: str) -> None:
-    Ledger.from_url(db_url).close()  # migrate once up front
+    SqlLedger.from_url(db_url).close()  # migrate once up front
     ctx = multiprocessing.get_context("spawn")
     per_writer = 12
     procs = [ctx.Process(target=append_many, args=(db_url, f"p{i}", CASES, per_writer, i, 2)) for i in range(8)]
@@ -46,14 +46,14 @@ def test_sixteen_writers_threads_and_processes(db_url: str) -> None:
     for p in procs:
         p.join(timeout=240)
         assert p.exitcode == 0
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     _check_dense(ledger, 16 * per_writer)
     ledger.close()
 
 
 @pytest.mark.slow
 def test_outbox_survives_workers_killed_at_random(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     jobs = [NewJob(f"job-{i}", "effect", {"i": i}) for i in range(30)]
     ledger.enqueue(jobs)
     outbox = Outbox(ledger)

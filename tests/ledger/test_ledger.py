@@ -4,7 +4,7 @@ import pytest
 
 from signoff.kernel import ConflictError, FixedClock, UsageError
 from signoff.kernel.canonical import canonical_text
-from signoff.ledger import Ledger, NewEvent, NewJob, Outbox, backoff, verify_chain
+from signoff.ledger import NewEvent, NewJob, Outbox, SqlLedger, backoff, verify_chain
 from signoff.ledger.store import event_hash, hash_parts, stamp_part
 
 # Strings JSON escapes in every way RFC 8785 knows: quotes, backslashes, control characters,
@@ -13,7 +13,7 @@ AWKWARD = ['plain', 'quote " and \\ backslash', 'tab\tnew\nline\x01\x1f\x7f', 'c
 
 
 def test_optimistic_concurrency_is_per_case(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     ledger.append("a", 0, [NewEvent("x")])
     ledger.append("b", 0, [NewEvent("x")])  # another case at its own version: no conflict
     with pytest.raises(ConflictError, match="case a is at version 1, not 0"):
@@ -24,7 +24,7 @@ def test_optimistic_concurrency_is_per_case(db_url: str) -> None:
 
 
 def test_idempotency_key_applies_once(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     first = ledger.append("a", 0, [NewEvent("x")], jobs=[NewJob("j", "t")], idempotency_key="cmd-1")
     again = ledger.append("a", 0, [NewEvent("x")], jobs=[NewJob("j", "t")], idempotency_key="cmd-1")
     assert again.replayed and again.version == first.version == 1
@@ -33,7 +33,7 @@ def test_idempotency_key_applies_once(db_url: str) -> None:
 
 
 def test_jobs_are_written_with_their_events_or_not_at_all(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     ledger.append("a", 0, [NewEvent("x")])
     with pytest.raises(ConflictError):
         ledger.append("a", 0, [NewEvent("y")], jobs=[NewJob("lost?", "t")])
@@ -41,7 +41,7 @@ def test_jobs_are_written_with_their_events_or_not_at_all(db_url: str) -> None:
 
 
 def test_bad_input_changes_nothing(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     with pytest.raises(UsageError):
         ledger.append("", 0, [NewEvent("x")])
     with pytest.raises(UsageError):
@@ -52,7 +52,7 @@ def test_bad_input_changes_nothing(db_url: str) -> None:
 
 
 def test_counters_and_stream(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     assert [ledger.next_number("bug") for _ in range(3)] == [1, 2, 3]
     for i in range(5):
         ledger.append(f"c{i % 2}", None, [NewEvent("e", {"i": i})])
@@ -62,7 +62,7 @@ def test_counters_and_stream(db_url: str) -> None:
 
 def test_outbox_lease_backoff_and_dead(db_url: str) -> None:
     clock = FixedClock()
-    ledger = Ledger.from_url(db_url, clock=clock)
+    ledger = SqlLedger.from_url(db_url, clock=clock)
     ledger.enqueue([NewJob("j1", "mail", {"to": "x"}, max_attempts=3)])
     outbox = Outbox(ledger, lease_seconds=60)
     job = outbox.claim()
@@ -92,9 +92,9 @@ def test_backoff_doubles_and_caps_at_an_hour() -> None:
 
 
 def test_worker_delivers_by_topic_and_records_failures(sqlite_url: str) -> None:
-    from signoff.ledger import Worker
+    from signoff.ledger import SqlLedger, Worker
 
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     ledger.enqueue([NewJob("ok-1", "mail", {"n": 1}), NewJob("boom-1", "sms", {"n": 2}, max_attempts=1),
                     NewJob("other", "unhandled")])
     delivered: list[str] = []
@@ -114,7 +114,7 @@ def test_worker_delivers_by_topic_and_records_failures(sqlite_url: str) -> None:
 
 
 def test_update_that_decides_nothing_writes_nothing(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     ledger.append("a", 0, [NewEvent("x")])
     result = ledger.update("a", lambda history: ([], []))
     assert result.version == 1 and result.seqs == ()
@@ -122,7 +122,7 @@ def test_update_that_decides_nothing_writes_nothing(db_url: str) -> None:
 
 
 def test_outbox_payload_by_job_id(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     ledger.enqueue([NewJob("j", "t", {"to": "alice"})])
     assert Outbox(ledger).payload("j") == {"to": "alice"}
     assert Outbox(ledger).payload("missing") is None
@@ -139,7 +139,7 @@ def test_hash_parts_cut_the_text_event_hash_digests(text_: str) -> None:
 
 def test_stored_hashes_are_the_ones_the_chain_walk_recomputes(db_url: str) -> None:
     """On PostgreSQL the server hashes each event (migration 0003); the walk hashes in Python."""
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     results = []
     for i, text_ in enumerate(AWKWARD):
         case_id = f"case {text_}"
@@ -164,7 +164,7 @@ def test_stored_hashes_are_the_ones_the_chain_walk_recomputes(db_url: str) -> No
 
 
 def test_jobs_without_events_leave_the_case_where_it_is(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     ledger.append("a", 0, [NewEvent("x")])
     result = ledger.append("a", 1, [], jobs=[NewJob("j1", "t"), NewJob("j1", "t", {"second": True})],
                            idempotency_key="only-jobs")

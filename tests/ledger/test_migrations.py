@@ -10,7 +10,7 @@ import sys
 import pytest
 from sqlalchemy import text
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.ledger.engine import HEADS, make_engine, migrate, script_heads, stored_revisions
 
 # These tests are about the migration path itself: fresh databases here are empty, not template copies.
@@ -33,7 +33,7 @@ def test_a_fresh_database_is_migrated_to_every_head(db_url: str) -> None:
 
 
 def test_a_database_missing_one_branch_gets_that_branch(sqlite_url: str) -> None:
-    Ledger.from_url(sqlite_url).close()
+    SqlLedger.from_url(sqlite_url).close()
     engine = make_engine(sqlite_url)
     with engine.connect() as conn:  # as if the agents branch had been added after this database was made
         conn.execute(text("DROP TABLE agent_calls"))
@@ -47,8 +47,8 @@ def test_a_database_missing_one_branch_gets_that_branch(sqlite_url: str) -> None
 
 
 def test_opening_a_migrated_database_does_not_import_alembic(db_url: str) -> None:
-    Ledger.from_url(db_url).close()
-    probe = ("import sys; from signoff.ledger import Ledger; Ledger.from_url(sys.argv[1]).close();"
+    SqlLedger.from_url(db_url).close()
+    probe = ("import sys; from signoff.ledger import SqlLedger; SqlLedger.from_url(sys.argv[1]).close();"
              " print(sorted(m for m in sys.modules if m.split('.')[0] in ('alembic', 'mako')))")
     done = subprocess.run([sys.executable, "-c", probe, db_url], capture_output=True, text=True, timeout=120,
                           check=False)

@@ -12,7 +12,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 
 from signoff.agents.tables import agent_calls
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.ledger.schema import metadata
 from signoff.rooms import tables as rooms_tables
 
@@ -26,7 +26,7 @@ TABLE_SETS = {
 }
 
 
-def _diff(ledger: Ledger) -> list[Any]:
+def _diff(ledger: SqlLedger) -> list[Any]:
     with ledger.engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"compare_type": True, "compare_server_default": True})
         return list(compare_metadata(context, metadata))
@@ -34,7 +34,7 @@ def _diff(ledger: Ledger) -> list[Any]:
 
 @pytest.mark.parametrize("table_set", sorted(TABLE_SETS))
 def test_migrations_create_exactly_the_tables_the_code_queries(db_url: str, table_set: str) -> None:
-    ledger = Ledger.from_url(db_url)  # migrates a fresh database to the newest revisions
+    ledger = SqlLedger.from_url(db_url)  # migrates a fresh database to the newest revisions
     names = TABLE_SETS[table_set]
     assert names and names <= set(metadata.tables)
     assert names <= set(inspect(ledger.engine).get_table_names())
@@ -43,7 +43,7 @@ def test_migrations_create_exactly_the_tables_the_code_queries(db_url: str, tabl
 
 
 def test_no_table_is_outside_the_sets(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     assert set(metadata.tables) == set().union(*TABLE_SETS.values())
     assert _diff(ledger) == []
 

@@ -6,13 +6,13 @@ from collections.abc import Callable
 
 import pytest
 
-from signoff.ledger import Ledger, NewEvent, verify_chain
+from signoff.ledger import NewEvent, SqlLedger, verify_chain
 
 N = 9
 
 
-def _filled(url: str) -> Ledger:
-    ledger = Ledger.from_url(url)
+def _filled(url: str) -> SqlLedger:
+    ledger = SqlLedger.from_url(url)
     for i in range(N):
         ledger.append(f"case-{i % 3}", None, [NewEvent("step", {"i": i, "note": f"event {i}"})])
     assert verify_chain(ledger).ok

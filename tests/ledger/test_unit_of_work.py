@@ -7,7 +7,7 @@ from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, ins
 from sqlalchemy.exc import OperationalError
 
 from signoff.kernel import FixedClock
-from signoff.ledger import Event, Job, Ledger, NewEvent, NewJob, Outbox, Worker
+from signoff.ledger import Event, Job, NewEvent, NewJob, Outbox, SqlLedger, Worker
 from signoff.ledger.projection import Projector
 from signoff.ledger.schema import counters
 
@@ -16,21 +16,21 @@ cursors = Table("t_cursors", _scratch, Column("name", String(50), primary_key=Tr
 titles = Table("t_titles", _scratch, Column("case_id", String(200), primary_key=True), Column("title", String(200)))
 
 
-def _counter(ledger: Ledger, name: str) -> int | None:
+def _counter(ledger: SqlLedger, name: str) -> int | None:
     with ledger.engine.connect() as conn:
         value = conn.execute(select(counters.c.value).where(counters.c.name == name)).scalar()
     return None if value is None else int(value)
 
 
 def test_transaction_commits_at_the_end_of_the_block(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     with ledger.transaction() as tx:
         tx.conn.execute(insert(counters).values(name="kept", value=7))
     assert _counter(ledger, "kept") == 7
 
 
 def test_transaction_rolls_back_when_the_block_raises(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     with pytest.raises(RuntimeError, match="half way"), ledger.transaction() as tx:
         tx.conn.execute(insert(counters).values(name="lost", value=1))
         raise RuntimeError("half way")
@@ -38,7 +38,7 @@ def test_transaction_rolls_back_when_the_block_raises(db_url: str) -> None:
 
 
 def test_explicit_rollback_and_commit(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     with ledger.transaction() as tx:
         tx.conn.execute(insert(counters).values(name="undone", value=1))
         tx.rollback()
@@ -49,7 +49,7 @@ def test_explicit_rollback_and_commit(db_url: str) -> None:
 
 
 def test_transact_runs_the_work_again_after_a_transient_failure(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     tries: list[int] = []
 
     def work(conn: Connection) -> str:
@@ -66,7 +66,7 @@ def test_transact_runs_the_work_again_after_a_transient_failure(sqlite_url: str)
 
 
 def test_transact_does_not_retry_a_lasting_failure(sqlite_url: str) -> None:
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     tries: list[int] = []
 
     def work(conn: Connection) -> None:
@@ -84,7 +84,7 @@ class _Stop(Exception):
 
 def test_worker_with_narrow_failures_lets_other_exceptions_through(sqlite_url: str) -> None:
     clock = FixedClock()
-    ledger = Ledger.from_url(sqlite_url, clock=clock)
+    ledger = SqlLedger.from_url(sqlite_url, clock=clock)
     ledger.enqueue([NewJob("a", "t"), NewJob("b", "t")])
 
     def handler(job: Job) -> None:
@@ -105,7 +105,7 @@ def test_worker_with_narrow_failures_lets_other_exceptions_through(sqlite_url: s
     assert again is not None and again.job_id == "b" and again.attempts == 2
 
 
-def _project(ledger: Ledger, passes: list[tuple[list[str] | None, int]]) -> Projector[list[str]]:
+def _project(ledger: SqlLedger, passes: list[tuple[list[str] | None, int]]) -> Projector[list[str]]:
     _scratch.create_all(ledger.engine)
 
     def apply(conn: Connection, event: Event, into: list[str]) -> None:
@@ -116,13 +116,13 @@ def _project(ledger: Ledger, passes: list[tuple[list[str] | None, int]]) -> Proj
                      apply=apply, on_pass=lambda result, cursor: passes.append((result, cursor)), batch=2)
 
 
-def _titles(ledger: Ledger) -> dict[str, str]:
+def _titles(ledger: SqlLedger) -> dict[str, str]:
     with ledger.engine.connect() as conn:
         return {r.case_id: r.title for r in conn.execute(select(titles))}
 
 
 def test_projector_applies_its_prefix_once_across_processes_and_rebuilds(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     for i in range(3):
         ledger.append(f"t.{i}", 0, [NewEvent("titled", {"title": f"title {i}"})])
         ledger.append(f"other.{i}", 0, [NewEvent("titled", {"title": "not ours"})])
@@ -134,7 +134,7 @@ def test_projector_applies_its_prefix_once_across_processes_and_rebuilds(db_url:
 
     # A second process with its own projector: its cursor starts where the stored one is.
     other_passes: list[tuple[list[str] | None, int]] = []
-    second = _project(Ledger.from_url(db_url), other_passes)
+    second = _project(SqlLedger.from_url(db_url), other_passes)
     assert second.cursor() == 5
     ledger.append("t.3", 0, [NewEvent("titled", {"title": "title 3"})])
     assert second.catch_up() == 7 and other_passes == [(["t.3"], 7)]

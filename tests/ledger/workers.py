@@ -6,11 +6,11 @@ import random
 import threading
 import time
 
-from signoff.ledger import Event, Ledger, NewEvent, NewJob, Outbox
+from signoff.ledger import Event, NewEvent, NewJob, Outbox, SqlLedger
 
 
 def append_many(url: str, writer: str, cases: list[str], count: int, seed: int, threads: int = 1) -> None:
-    ledger = Ledger.from_url(url)
+    ledger = SqlLedger.from_url(url)
 
     def one(tag: str, rnd: random.Random) -> None:
         for n in range(count):
@@ -34,7 +34,7 @@ def append_many(url: str, writer: str, cases: list[str], count: int, seed: int, 
 def deliver_forever(url: str, lease: float, seed: int) -> None:
     """An outbox worker whose effect is keyed on the job id; the test kills it at random moments."""
     rnd = random.Random(seed)
-    ledger = Ledger.from_url(url)
+    ledger = SqlLedger.from_url(url)
     outbox = Outbox(ledger, lease_seconds=lease)
     while True:
         job = outbox.claim(["effect"])

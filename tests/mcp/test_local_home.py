@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from signoff.gate import content_digest
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.mcp.local import AGENT, ROOM, local_agent
 from signoff.rooms import RoomService
 from signoff.rooms.tables import rooms_agents
@@ -41,7 +41,7 @@ async def local_client(home: Path) -> AsyncIterator[Client]:
 
 
 def _service(home: Path) -> RoomService:
-    return RoomService(Ledger.open(Settings.load(home=home)))
+    return RoomService(SqlLedger.open(Settings.load(home=home)))
 
 
 def test_a_fresh_home_serves_working_tools_and_its_admin_answers_the_card(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.notes.crew import EDITOR, ROLES, SCOUT, WRITER, Crew, NotesAgent, handoffs
 from signoff.notes.decisions import bound, state_of
 from signoff.notes.room import poll_room
@@ -26,7 +26,7 @@ from tests.notes.gitrepo import Repo
 @pytest.fixture
 def crew(tmp_path: Path) -> Iterator[tuple[CrewWorld, Settings]]:
     settings = Settings.load(home=str(tmp_path / "home"), db_url=f"sqlite:///{tmp_path / 'ledger.db'}")
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     yield make_crew(RoomService(ledger)), settings
     ledger.close()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.notes.crew import EDITOR, SCOUT, WRITER, handoffs
 from signoff.notes.run import load_review
 from signoff.rooms import RoomService
@@ -52,7 +52,7 @@ def _toml(path: Path, url: str | None, people: dict[str, str]) -> None:
 
 
 def _world(db: str) -> CrewWorld:
-    ledger = Ledger.from_url(db)
+    ledger = SqlLedger.from_url(db)
     try:
         return make_crew(RoomService(ledger))
     finally:
@@ -69,7 +69,7 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
         world = _world(db)
         _toml(config, None, {"alice": world.alice.sender})
         env = {**_clean_env(), "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config)}
-        ledger = Ledger.from_url(db)
+        ledger = SqlLedger.from_url(db)
         alice = RoomsUserClient(InProcessUserTransport(RoomService(ledger), world.alice_token))
         try:
             yield Setup(env, home, db, world.room_id, alice, {n: p.sender for n, (p, _) in world.agents.items()})
@@ -141,7 +141,7 @@ def test_three_agent_processes_produce_a_reviewed_run(setup: Setup, history: Rep
         errors = {role: a.stop() for role, a in agents.items()}
     run = str(said("the writer has them", SCOUT)[0]["body"]).split(" ")[1].rstrip(":")
     assert said("the writer has them", SCOUT)[0]["thread_id"] == asked
-    ledger = Ledger.from_url(s.db)
+    ledger = SqlLedger.from_url(s.db)
     try:
         sent = handoffs(ledger, run)
     finally:

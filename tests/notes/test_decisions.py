@@ -12,7 +12,7 @@ import pytest
 
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.notes.decisions import (
     decide,
     decisions,
@@ -48,17 +48,17 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def ledger(settings: Settings) -> Iterator[Ledger]:
-    opened = Ledger.open(settings)
+def ledger(settings: Settings) -> Iterator[SqlLedger]:
+    opened = SqlLedger.open(settings)
     yield opened
     opened.close()
 
 
-def _status(ledger: Ledger, run: Path) -> dict[str, str]:
+def _status(ledger: SqlLedger, run: Path) -> dict[str, str]:
     return {s.id: s.status for s in state_of(ledger, run).sentences}
 
 
-def test_approve_all_then_edit_then_reject_last_wins(ledger: Ledger, run: Path) -> None:
+def test_approve_all_then_edit_then_reject_last_wins(ledger: SqlLedger, run: Path) -> None:
     decide(ledger, run, "approve all", "alice")
     assert set(_status(ledger, run).values()) == {"approved"}
     state = decide(ledger, run, "edit S2 The changes touch many files.", "bob")
@@ -72,13 +72,13 @@ def test_approve_all_then_edit_then_reject_last_wins(ledger: Ledger, run: Path) 
     assert state.get("S2").status == "approved" and state.get("S2").text == "The changes touch many files."
 
 
-def test_reject_then_approve_all_approves_again(ledger: Ledger, run: Path) -> None:
+def test_reject_then_approve_all_approves_again(ledger: SqlLedger, run: Path) -> None:
     decide(ledger, run, "reject S1", "alice")
     decide(ledger, run, "approve all", "bob")
     assert _status(ledger, run)["S1"] == "approved"
 
 
-def test_ship_refuses_and_names_each_blocker(ledger: Ledger, run: Path) -> None:
+def test_ship_refuses_and_names_each_blocker(ledger: SqlLedger, run: Path) -> None:
     with pytest.raises(RefusedError, match="S1: not approved"):
         decide(ledger, run, "ship", "alice")
     decide(ledger, run, "approve all", "alice")
@@ -101,7 +101,7 @@ def test_ship_refuses_and_names_each_blocker(ledger: Ledger, run: Path) -> None:
     assert "12 commits" not in text and "[F" in text and "## Facts" in text
 
 
-def test_edited_sentence_that_verifies_can_ship(ledger: Ledger, run: Path) -> None:
+def test_edited_sentence_that_verifies_can_ship(ledger: SqlLedger, run: Path) -> None:
     decide(ledger, run, "approve all", "alice")
     s1 = state_of(ledger, run).get("S1")
     new = s1.text.replace("This release brings", "This range holds")
@@ -112,7 +112,7 @@ def test_edited_sentence_that_verifies_can_ship(ledger: Ledger, run: Path) -> No
     assert new in render(run, state)
 
 
-def test_approve_all_skips_a_sentence_that_does_not_verify(ledger: Ledger, run: Path) -> None:
+def test_approve_all_skips_a_sentence_that_does_not_verify(ledger: SqlLedger, run: Path) -> None:
     decide(ledger, run, "edit S1 This release brings 12 commits.", "bob")
     state = decide(ledger, run, "approve all", "alice")
     s1 = state.get("S1")
@@ -125,7 +125,7 @@ def test_approve_all_skips_a_sentence_that_does_not_verify(ledger: Ledger, run: 
     assert exported_state(run).get("S1").status == "pending"
 
 
-def test_approve_all_refused_when_nothing_verifies(ledger: Ledger, run: Path) -> None:
+def test_approve_all_refused_when_nothing_verifies(ledger: SqlLedger, run: Path) -> None:
     for s in state_of(ledger, run).sentences:
         decide(ledger, run, f"edit {s.id} About 4242 things changed.", "bob")
     before = decisions(ledger, run)
@@ -134,7 +134,7 @@ def test_approve_all_refused_when_nothing_verifies(ledger: Ledger, run: Path) ->
     assert decisions(ledger, run) == before
 
 
-def test_preview_renders_the_approved_sentences_before_ship(ledger: Ledger, run: Path) -> None:
+def test_preview_renders_the_approved_sentences_before_ship(ledger: SqlLedger, run: Path) -> None:
     from signoff.notes.grade import grade_text
     from signoff.notes.render import preview
 
@@ -149,7 +149,7 @@ def test_preview_renders_the_approved_sentences_before_ship(ledger: Ledger, run:
     assert grade_text("We made it 77% faster in 19 commits.", "one-shot.md", run / "snapshot.json")["ok"] is False
 
 
-def test_render_refuses_before_ship(ledger: Ledger, run: Path) -> None:
+def test_render_refuses_before_ship(ledger: SqlLedger, run: Path) -> None:
     with pytest.raises(RefusedError, match="not shipped"):
         render(run, state_of(ledger, run))
 
@@ -163,7 +163,7 @@ def test_render_refuses_before_ship(ledger: Ledger, run: Path) -> None:
     ("ship now", "takes no argument"),
     ("edit S1 first line\n# injected heading", "line break"),
 ])
-def test_bad_commands_leave_the_log_untouched(ledger: Ledger, run: Path, command: str, message: str) -> None:
+def test_bad_commands_leave_the_log_untouched(ledger: SqlLedger, run: Path, command: str, message: str) -> None:
     decide(ledger, run, "approve S1", "alice")
     before = (ledger.count_events(), decisions(ledger, run))
     with pytest.raises(UsageError, match=message):
@@ -171,7 +171,7 @@ def test_bad_commands_leave_the_log_untouched(ledger: Ledger, run: Path, command
     assert (ledger.count_events(), decisions(ledger, run)) == before
 
 
-def test_approval_binds_the_text_it_saw(ledger: Ledger, run: Path) -> None:
+def test_approval_binds_the_text_it_saw(ledger: SqlLedger, run: Path) -> None:
     """An exported decisions file edited to move an approval onto other text grants nothing when it
     is replayed offline, and changes nothing in the record (the ledger)."""
     decide(ledger, run, "approve S1", "alice")
@@ -185,7 +185,7 @@ def test_approval_binds_the_text_it_saw(ledger: Ledger, run: Path) -> None:
     assert state_of(ledger, run).get("S1").status == "approved"
 
 
-def test_the_ledger_is_the_record_and_the_file_an_export(ledger: Ledger, run: Path) -> None:
+def test_the_ledger_is_the_record_and_the_file_an_export(ledger: SqlLedger, run: Path) -> None:
     decide(ledger, run, "approve all", "alice")
     decide(ledger, run, "reject S2", "bob")
     assert not (run / "decisions.jsonl").exists()  # deciding writes no file
@@ -212,7 +212,7 @@ def test_replay_is_pure_and_ordered() -> None:
     assert (state.get("S1").status, state.get("S2").status, state.get("S2").text) == ("rejected", "pending", "c")
 
 
-def test_malformed_decisions_file(ledger: Ledger, run: Path) -> None:
+def test_malformed_decisions_file(ledger: SqlLedger, run: Path) -> None:
     (run / "decisions.jsonl").write_text('{"schema": "signoff/decision@2", "action": "ship"}\n')
     with pytest.raises(UsageError, match="decision@2"):
         exported_state(run)
@@ -226,7 +226,7 @@ def test_malformed_decisions_file(ledger: Ledger, run: Path) -> None:
     assert decide(ledger, run, "approve S1", "alice").get("S1").status == "approved"
 
 
-def test_review_and_new_run_refused_once_decided(ledger: Ledger, settings: Settings, run: Path,
+def test_review_and_new_run_refused_once_decided(ledger: SqlLedger, settings: Settings, run: Path,
                                                   history: Repo) -> None:
     from signoff.notes.run import review
 
@@ -237,7 +237,7 @@ def test_review_and_new_run_refused_once_decided(ledger: Ledger, settings: Setti
         start_run(history.path, None, run, settings)
 
 
-def test_a_run_with_a_decisions_file_is_not_reviewed_again(ledger: Ledger, settings: Settings, run: Path,
+def test_a_run_with_a_decisions_file_is_not_reviewed_again(ledger: SqlLedger, settings: Settings, run: Path,
                                                            history: Repo, tmp_path: Path) -> None:
     """A run decided before decisions moved into the ledger has only its file; it still counts."""
     from signoff.notes.run import review

@@ -10,7 +10,7 @@ import pytest
 
 from signoff.kernel.errors import IntegrityError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.notes.decisions import decide
 from signoff.notes.evidence import check, publish
 from signoff.notes.run import start_run
@@ -23,7 +23,7 @@ def shipped(history: Repo, tmp_path: Path) -> tuple[Path, Settings]:
     settings = Settings.load(home=str(tmp_path / "home"))
     run = tmp_path / "run"
     start_run(history.path, "v0.1.0..v0.2.0", run, settings)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     decide(ledger, run, "approve all", "alice")
     decide(ledger, run, "reject S2", "bob")
     decide(ledger, run, "ship", "alice")
@@ -32,7 +32,7 @@ def shipped(history: Repo, tmp_path: Path) -> tuple[Path, Settings]:
 
 
 def _publish(run: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     try:
         return publish(ledger, run, settings, commit_url)
     finally:
@@ -86,7 +86,7 @@ def test_evidence_of_a_range_between_two_hashes_verifies(history: Repo, tmp_path
     tip = history.git("rev-parse", "v0.2.0").strip()
     run = tmp_path / "run"
     start_run(history.path, f"{base}..{tip}", run, settings)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     decide(ledger, run, "approve all", "alice")
     decide(ledger, run, "ship", "alice")
     ledger.close()

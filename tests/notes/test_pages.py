@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.notes.decisions import decisions, state_of
 from signoff.notes.run import start_run
 from signoff.rooms import RoomService
@@ -55,7 +55,7 @@ class Browser:
 
 @dataclass
 class World:
-    ledger: Ledger
+    ledger: SqlLedger
     run: Path
     alice: Browser
     bob: Browser
@@ -71,7 +71,7 @@ def world(history: Repo, tmp_path: Path) -> Iterator[World]:
     settings = Settings.load(home=tmp_path / ".signoff", env={"SIGNOFF_CONFIG": str(config)}, cwd=tmp_path)
     run = settings.home / "notes" / "release"
     start_run(history.path, "v0.1.0..v0.2.0", run, settings)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     rooms = RoomService(ledger)
     rooms.init()
     for name in ("alice", "bob"):

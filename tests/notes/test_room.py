@@ -13,7 +13,7 @@ import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.notes.decisions import bound, decisions, state_of
 from signoff.notes.room import cursor_case, poll_room
 from signoff.notes.run import start_run
@@ -23,12 +23,12 @@ from tests.notes.gitrepo import Repo
 
 @pytest.fixture
 def rooms(sqlite_url: str) -> Iterator[RoomService]:
-    ledger = Ledger.from_url(sqlite_url, FixedClock(1_800_000_000.0))
+    ledger = SqlLedger.from_url(sqlite_url, FixedClock(1_800_000_000.0))
     yield RoomService(ledger)
     ledger.close()
 
 
-def named(ledger: Ledger, run: Path, command: str) -> str:
+def named(ledger: SqlLedger, run: Path, command: str) -> str:
     """`command` naming the digest of what it decides on now, as a person copies it from the page."""
     return bound(command, state_of(ledger, run))
 

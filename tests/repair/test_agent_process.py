@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.repair import read_case, read_cases
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, Principal, RoomService
@@ -49,8 +49,8 @@ class Stage:
     fixer_id: str
     cards: bool  # people decide on approval cards (negotiated), else by addressed commands
 
-    def ledger(self) -> Ledger:
-        return Ledger.from_url(self.ledger_url)
+    def ledger(self) -> SqlLedger:
+        return SqlLedger.from_url(self.ledger_url)
 
 
 def _provision(rooms: RoomService) -> tuple[Principal, str, str, dict[str, Any]]:
@@ -98,7 +98,7 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path, coupon: FixtureRepo) -
     work.mkdir()
     if request.param == "embedded":
         db = f"sqlite:///{tmp_path / 'signoff.db'}"
-        ledger = Ledger.from_url(db)
+        ledger = SqlLedger.from_url(db)
         rooms = RoomService(ledger)
         rooms.init()
         _alice, alice_token, mallory_token, made = _provision(rooms)
@@ -114,7 +114,7 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path, coupon: FixtureRepo) -
         ledger.close()
         return
     server_db = f"sqlite:///{tmp_path / 'rooms.db'}"
-    ledger = Ledger.from_url(server_db)
+    ledger = SqlLedger.from_url(server_db)
     rooms = RoomService(ledger)
     rooms.init()
     alice, alice_token, mallory_token, made = _provision(rooms)

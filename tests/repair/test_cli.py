@@ -10,6 +10,7 @@ import pytest
 
 from signoff.cli.main import main
 from signoff.kernel.digests import sha256_file
+from signoff.ledger import SqlLedger
 from signoff.repair import read_case, read_cases
 from signoff.repair.fixture import FixtureRepo, examples_root
 from tests.support.requires import require_sandbox
@@ -100,10 +101,9 @@ def test_demo_repair_then_cases_and_show(home: Path, capsys: pytest.CaptureFixtu
 def _watched(coupon: FixtureRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Any, Any, Any]:
     """A watched room on the embedded server with a case reported: (rooms, alice, room)."""
     from signoff.kernel.settings import Settings
-    from signoff.ledger import Ledger
     from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, RoomService
 
-    rooms = RoomService(Ledger.open(Settings.load()))
+    rooms = RoomService(SqlLedger.open(Settings.load()))
     alice, _ = rooms.create_user("alice")
     rooms.create_user("bob")
     rooms.create_agent(alice, "verifier", policy=OPEN)
@@ -155,11 +155,10 @@ def test_watch_and_run_drive_a_room_case(home: Path, coupon: FixtureRepo, tmp_pa
 def test_repair_agent_refuses_bad_input_clearly_and_writes_nothing(
         home: Path, args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
     from signoff.kernel.settings import Settings
-    from signoff.ledger import Ledger
     from signoff.rooms import RoomService
     from signoff.rooms.client import agent_case
 
-    ledger = Ledger.open(Settings.load())
+    ledger = SqlLedger.open(Settings.load())
     rooms = RoomService(ledger)
     alice, _ = rooms.create_user("alice")
     verifier, _ = rooms.create_agent(alice, "verifier")
@@ -181,10 +180,9 @@ def test_repair_agent_refuses_bad_input_clearly_and_writes_nothing(
 def test_repair_watch_refuses_an_unknown_room_person_or_agent_and_links_nothing(
         home: Path, tmp_path: Path, args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
     from signoff.kernel.settings import Settings
-    from signoff.ledger import Ledger
     from signoff.rooms import RoomService
 
-    ledger = Ledger.open(Settings.load())
+    ledger = SqlLedger.open(Settings.load())
     rooms = RoomService(ledger)
     alice, _ = rooms.create_user("alice")
     rooms.create_agent(alice, "verifier")

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.repair.setup import coupon_contract, open_repair_room
 from signoff.rooms.client import ref_tag
 
 
 def test_a_redelivered_say_in_a_long_room_posts_once(tmp_path: Path) -> None:
     settings = Settings.load(home=tmp_path / ".signoff", db_url=f"sqlite:///{tmp_path / 'ledger.db'}", env={})
-    r = open_repair_room(Ledger.open(settings), settings, coupon_contract(tmp_path / "repo", tmp_path / "harness"))
+    r = open_repair_room(SqlLedger.open(settings), settings, coupon_contract(tmp_path / "repo", tmp_path / "harness"))
     # A long room: more than one page of messages before the verifier posts ...
     for n in range(1_000):
         r.say(r.bystander, f"chatter {n}")

@@ -19,7 +19,7 @@ import pytest
 
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.repair import read_case
 from signoff.repair.case import case_key
 from signoff.repair.fixture import build, examples_root
@@ -38,7 +38,7 @@ FIRST, NEWER = "a1" * 20, "b2" * 20
 
 @dataclass
 class Case:
-    ledger: Ledger
+    ledger: SqlLedger
     settings: Settings
     room: RepairRoom
     case_id: str
@@ -73,7 +73,7 @@ class Case:
 @pytest.fixture
 def case(tmp_path: Path) -> Iterator[Case]:
     settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     repo = build(examples_root() / "coupon", tmp_path / "coupon")
     room = open_repair_room(ledger, settings, coupon_contract(repo.path, HARNESS), suffix="pages")
     room.say(room.operator, f"@{room.verifier.name} A 10% coupon is applied twice.")

@@ -10,7 +10,7 @@ import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.jobs import RepairJobs
 from signoff.repair.setup import RepairRoom, coupon_contract, embedded_agents, open_repair_room
@@ -40,7 +40,7 @@ def _room(settings: Settings, repo: FixtureRepo, harness: Path = HARNESS, clock:
         from dataclasses import replace
 
         c = replace(c, **contract)  # type: ignore[arg-type]
-    return open_repair_room(Ledger.from_url(settings.db_url, clock=clock), settings, c)
+    return open_repair_room(SqlLedger.from_url(settings.db_url, clock=clock), settings, c)
 
 
 def _report(r: RepairRoom) -> str:
@@ -185,7 +185,7 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
 
         monkeypatch.setattr(RepairJobs, "post", crashing_post)
     else:
-        from signoff.ledger import Outbox
+        from signoff.ledger import Outbox, SqlLedger
 
         original_ack = Outbox.ack
 
@@ -201,7 +201,7 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
 
     # A new process: new ledger connection, new workflow and fixer, cursors from zero; leases have expired.
     later = FixedClock(clock.now() + 3600)
-    ledger = Ledger.from_url(settings.db_url, clock=later)
+    ledger = SqlLedger.from_url(settings.db_url, clock=later)
     rooms = RoomService(ledger)
     workflow, fixer = embedded_agents(ledger, rooms, settings, r.verifier, r.fixer_agent)
     for _ in range(50):

@@ -13,7 +13,7 @@ import pytest
 import uvicorn
 
 from signoff.kernel.clock import FixedClock
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, Principal, RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
@@ -55,7 +55,7 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 def service(sqlite_url: str, clock: FixedClock) -> Iterator[RoomService]:
-    ledger = Ledger.from_url(sqlite_url, clock)
+    ledger = SqlLedger.from_url(sqlite_url, clock)
     yield RoomService(ledger)
     ledger.close()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms.client import agent_case, ref_tag
 from signoff.rooms.client._agent_loop import HANDLED
 from tests.conftest import wait_for
@@ -82,7 +82,7 @@ def test_an_agent_killed_inside_a_handler_loses_and_repeats_nothing(served: Serv
     asked.append(ask("while it is down"))
 
     def handled() -> list[str]:
-        ledger = Ledger.from_url(agent_db)
+        ledger = SqlLedger.from_url(agent_db)
         try:
             return [e.payload["key"] for e in ledger.read(agent_case(served.other.agent_id)) if e.type == HANDLED]
         finally:

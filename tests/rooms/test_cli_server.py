@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from tests.support.serve import Served, served, signoff
 
@@ -46,12 +46,12 @@ def test_with_rooms_url_set_a_rooms_command_refuses_and_changes_nothing(served: 
     assert "error:" in ran.stderr and "fix:" in ran.stderr and "Traceback" not in ran.stderr
     assert served.url in ran.stderr and "nothing was changed" in ran.stderr
     # Nothing was made in this home's database, nor on the server.
-    local = Ledger.from_url(f"sqlite:///{tmp_path / 'client.db'}")
+    local = SqlLedger.from_url(f"sqlite:///{tmp_path / 'client.db'}")
     try:
         assert [u.name for u in RoomService(local).users()] == []
     finally:
         local.close()
-    remote = Ledger.from_url(f"sqlite:///{served.home / 'rooms.db'}")
+    remote = SqlLedger.from_url(f"sqlite:///{served.home / 'rooms.db'}")
     try:
         assert sorted(u.name for u in RoomService(remote).users()) == ["admin", "alice", "bob"]
     finally:

@@ -13,7 +13,7 @@ from signoff.cli.main import main
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.tokens import DAY, Lifetimes
@@ -50,7 +50,7 @@ def test_lifetimes_are_configurable(sqlite_url: str, clock: FixedClock, tmp_path
     settings = Settings.load(home=tmp_path, db_url=sqlite_url, env={"SIGNOFF_CONFIG": str(config)})
     lifetimes = Lifetimes.from_settings(settings)
     assert (lifetimes.token, lifetimes.registration_key) == (DAY, 2 * DAY)
-    ledger = Ledger.from_url(sqlite_url, clock)
+    ledger = SqlLedger.from_url(sqlite_url, clock)
     world = make_world(RoomService(ledger, lifetimes=lifetimes))
     clock.advance(DAY)
     with pytest.raises(RefusedError, match="expired"):
@@ -97,7 +97,7 @@ def test_a_token_used_before_is_refused_at_once_after_its_revocation_anywhere(db
     """Tokens are looked up from a cache on every request: a revocation, a rotation or a re-key made
     through another process on the same database (another replica) must still stop the old token
     on the very next request, with no notification in between (none is listened for here)."""
-    here_ledger, there_ledger = Ledger.from_url(db_url, clock), Ledger.from_url(db_url, clock)
+    here_ledger, there_ledger = SqlLedger.from_url(db_url, clock), SqlLedger.from_url(db_url, clock)
     try:
         here = RoomService(here_ledger)
         world = make_world(here)
@@ -168,7 +168,7 @@ def test_cli_rotates_and_revokes(home: Path, capsys: pytest.CaptureFixture[str])
     assert "needs the key itself" in capsys.readouterr().err
     assert main(["rooms", "token", "rotate", "user", "nobody"]) != 0
     assert "no user named 'nobody'" in capsys.readouterr().err
-    service = RoomService(Ledger.from_url(f"sqlite:///{home / 'signoff.db'}"))
+    service = RoomService(SqlLedger.from_url(f"sqlite:///{home / 'signoff.db'}"))
     with pytest.raises(RefusedError):
         service.authenticate(carol["token"])
     assert service.authenticate(rotated).name == "carol"

@@ -8,20 +8,20 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, RoomService
 from tests.rooms.conftest import make_world
 
 
 def test_events_and_sequences_survive_a_restart(db_url: str) -> None:
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     world = make_world(RoomService(ledger))
     receipts = [world.service.post_message(world.fixer, world.room_id, f"m{i}", target_names=["reviewer"])
                 for i in range(3)]
     before = world.service.agent_events(world.reviewer.id, 0)
     ledger.close()
     # A new process: same rows, same sequence numbers; new sequences continue after them.
-    reopened = RoomService(Ledger.from_url(db_url))
+    reopened = RoomService(SqlLedger.from_url(db_url))
     assert reopened.agent_events(world.reviewer.id, 0) == before
     resumed = reopened.agent_events(world.reviewer.id, receipts[0].sequence or 0)
     assert [e["payload"]["message_id"] for e in resumed] == [r.message_id for r in receipts[1:]]
@@ -37,7 +37,7 @@ def test_events_and_sequences_survive_a_restart(db_url: str) -> None:
 def test_every_recipient_reads_its_own_envelope_from_the_tables_after_a_rebuild(db_url: str) -> None:
     """A pass shares one encoded envelope among the recipients that see the same one (addressed or
     not) and, on PostgreSQL, sends each shared envelope once: no recipient may get another's."""
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     world = make_world(RoomService(ledger))
     service = world.service
     third, _ = service.create_agent(world.alice, "third", "watches", policy=OPEN)
@@ -52,10 +52,10 @@ def test_every_recipient_reads_its_own_envelope_from_the_tables_after_a_rebuild(
     before = {a: service.agent_events(a, 0) for a in agents}
     history = service.read_messages(world.alice, world.room_id)
     ledger.close()
-    rebuilt = RoomService(Ledger.from_url(db_url))
+    rebuilt = RoomService(SqlLedger.from_url(db_url))
     rebuilt.projector.rebuild()  # one pass over every event: messages to many recipients together
     rebuilt.ledger.close()
-    reopened = RoomService(Ledger.from_url(db_url))  # nothing in memory: the rows as stored
+    reopened = RoomService(SqlLedger.from_url(db_url))  # nothing in memory: the rows as stored
     after = {a: reopened.agent_events(a, 0) for a in agents}
     assert after == before
     assert reopened.read_messages(reopened.user(world.alice.id), world.room_id) == history
@@ -81,7 +81,7 @@ def test_cli_init_and_user_add(home: Path, capsys: pytest.CaptureFixture[str]) -
     assert carol["name"] == "carol" and carol["token"].startswith("sou_")
     assert main(["rooms", "user", "add", "Bad Name"]) == 2
     assert "bad user name" in capsys.readouterr().err
-    service = RoomService(Ledger.from_url(f"sqlite:///{home / 'signoff.db'}"))
+    service = RoomService(SqlLedger.from_url(f"sqlite:///{home / 'signoff.db'}"))
     assert service.authenticate(carol["token"]).name == "carol"
     assert service.authenticate_registration(boot["registration_key"]).id == boot["admin_user_id"]
 
@@ -92,7 +92,7 @@ def test_an_upgraded_database_replays_its_events_into_the_new_access_columns(sql
 
     from signoff.ledger.engine import MIGRATIONS
 
-    ledger = Ledger.from_url(sqlite_url)
+    ledger = SqlLedger.from_url(sqlite_url)
     world = make_world(RoomService(ledger))
     world.service.define_role(world.fixer, world.room_id, "scribe", "notes")
     with ledger.engine.connect() as conn:  # back to the schema before rooms_0002
@@ -102,7 +102,7 @@ def test_an_upgraded_database_replays_its_events_into_the_new_access_columns(sql
         command.downgrade(config, "rooms_0001")
         conn.commit()
     ledger.close()
-    upgraded = Ledger.from_url(sqlite_url)  # migrates to the newest schema on open
+    upgraded = SqlLedger.from_url(sqlite_url)  # migrates to the newest schema on open
     service = RoomService(upgraded)
     assert service.authenticate(world.alice_token) == world.alice
     assert service.authenticate_registration(world.registration_key).id == world.admin.id

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OWNER_ONLY, RoomService
 from tests.rooms.conftest import make_world
 
 
 def test_a_policy_changed_elsewhere_applies_at_once(db_url: str) -> None:
-    first = RoomService(Ledger.from_url(db_url))
+    first = RoomService(SqlLedger.from_url(db_url))
     world = make_world(first)
-    second = RoomService(Ledger.from_url(db_url))
+    second = RoomService(SqlLedger.from_url(db_url))
     # Warm the first service's caches, then change the policy through the second one.
     assert first.post_message(world.bob, world.room_id, "hi", target_names=["reviewer"]).target_statuses == {
         "reviewer": "disconnected"}
@@ -28,9 +28,9 @@ def test_a_policy_changed_elsewhere_applies_at_once(db_url: str) -> None:
 
 
 def test_streams_see_messages_written_by_another_process(sqlite_url: str) -> None:
-    first = RoomService(Ledger.from_url(sqlite_url))
+    first = RoomService(SqlLedger.from_url(sqlite_url))
     world = make_world(first)
-    second = RoomService(Ledger.from_url(sqlite_url))
+    second = RoomService(SqlLedger.from_url(sqlite_url))
     local = first.post_message(world.fixer, world.room_id, "one", target_names=["reviewer"])
     remote = second.post_message(second.agent(world.fixer.id), world.room_id, "two", target_names=["reviewer"])
     local2 = first.post_message(world.fixer, world.room_id, "three", target_names=["reviewer"])
@@ -55,9 +55,9 @@ def test_an_agent_stream_sees_a_message_posted_by_another_process(sqlite_url: st
     wakes for a message another RoomService on the same database posted."""
     from signoff.rooms.client import InProcessTransport, RoomsClient
 
-    first = RoomService(Ledger.from_url(sqlite_url))
+    first = RoomService(SqlLedger.from_url(sqlite_url))
     world = make_world(first)
-    second = RoomService(Ledger.from_url(sqlite_url))
+    second = RoomService(SqlLedger.from_url(sqlite_url))
 
     async def scenario() -> str:
         transport = InProcessTransport(first, world.reviewer_key, keepalive_seconds=0.05)
@@ -77,9 +77,9 @@ def test_an_agent_stream_sees_a_message_posted_by_another_process(sqlite_url: st
 def test_an_agent_polling_sees_a_message_another_process_wrote_with_nothing_written_here(db_url: str) -> None:
     """A long-running agent process (`signoff repair run --follow`) that only reads must still see a
     message that `signoff serve` wrote (a person's click in the pages), without a write of its own."""
-    first = RoomService(Ledger.from_url(db_url))
+    first = RoomService(SqlLedger.from_url(db_url))
     world = make_world(first)
-    second = RoomService(Ledger.from_url(db_url))
+    second = RoomService(SqlLedger.from_url(db_url))
     seen = first.agent_events(world.reviewer.id, 0)
     cursor = seen[-1]["sequence"] if seen else 0
     remote = second.post_message(second.agent(world.fixer.id), world.room_id, "from elsewhere",

@@ -12,7 +12,7 @@ import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService, handoff_matches
 from signoff.rooms.app import create_app
 from signoff.rooms.client import Frame, HttpTransport, InProcessTransport, RoomsClient, parse_sse
@@ -228,7 +228,7 @@ def test_resume_after_server_restart_loses_and_duplicates_nothing(
         sqlite_url: str, serve_app: Any, clock: FixedClock) -> None:
     from tests.rooms.conftest import make_world
 
-    ledger = Ledger.from_url(sqlite_url, clock)
+    ledger = SqlLedger.from_url(sqlite_url, clock)
     world = make_world(RoomService(ledger))
     base, server = serve_app(create_app(service=world.service, keepalive_seconds=0.2))
     port = int(base.rsplit(":", 1)[1])
@@ -243,7 +243,7 @@ def test_resume_after_server_restart_loses_and_duplicates_nothing(
             assert [e["payload"]["message_id"] for e in got] == [r.message_id for r in before]
             await asyncio.to_thread(server.stop)
             # While the server is down another process writes; then a fresh server starts on the same data.
-            fresh = RoomService(Ledger.from_url(sqlite_url, clock))
+            fresh = RoomService(SqlLedger.from_url(sqlite_url, clock))
             during = [fresh.post_message(world.fixer, world.room_id, f"during{i}") for i in range(3)]
             import uvicorn
 

@@ -25,7 +25,7 @@ from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpTransport
@@ -71,7 +71,7 @@ class Deployment:
 def deployment(request: pytest.FixtureRequest, pg_server: str,
                tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     db_url = _fresh_pg_database(request, pg_server)
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     world = make_world(RoomService(ledger))
     ledger.close()
     home = tmp_path_factory.mktemp("replicas")
@@ -427,7 +427,7 @@ def test_an_agent_cannot_exceed_its_connection_limit_by_spreading_over_replicas(
     connection id another agent holds is refused on every replica."""
     w = deployment.world
     urls = [r.url for r in deployment.replicas]
-    ledger = Ledger.from_url(deployment.db_url)
+    ledger = SqlLedger.from_url(deployment.db_url)
     try:  # an agent of its own: the other tests' connections stay live (housekeeping is hourly)
         service = RoomService(ledger)
         alice = service.user(w.alice.id)
@@ -490,7 +490,7 @@ def test_lapsed_connections_neither_count_nor_pile_up_where_no_server_sweeps(db_
     """Connection rows outlive processes now: one process after another (the embedded client, the
     CLI) each opening a fresh connection and never sweeping must not lock the agent out."""
     clock = FixedClock(1_800_000_000.0)
-    ledger = Ledger.from_url(db_url, clock)
+    ledger = SqlLedger.from_url(db_url, clock)
     world = make_world(RoomService(ledger))
     for n in range(MAX_CONNECTIONS + 8):
         RoomService(ledger).connections.open(world.fixer.id, f"run-{n}")  # a fresh process's registry

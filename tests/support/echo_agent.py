@@ -10,7 +10,7 @@ import asyncio
 import sys
 from typing import Any
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms.client import AgentLoop, HttpTransport
 
 
@@ -37,7 +37,7 @@ async def serve(url: str, agent_id: str, key: str, db: str, room: str, hold: boo
             print(f"holding {p['message_id']}", flush=True)
             await asyncio.Event().wait()
 
-    ledger = Ledger.from_url(db)
+    ledger = SqlLedger.from_url(db)
     try:
         async with AgentLoop(HttpTransport(url, agent_id, key), ledger, [room], answer,
                              heartbeat_interval=0.5) as agent:

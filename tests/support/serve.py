@@ -17,7 +17,7 @@ import pytest
 from signoff.gate import RoomsAgent
 from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, RoomsUserClient
 from signoff.rooms.signin import SignIns
@@ -102,7 +102,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("mcp") / "home"
     home.mkdir()
     db = f"sqlite:///{home / 'rooms.db'}"
-    ledger = Ledger.from_url(db)
+    ledger = SqlLedger.from_url(db)
     rooms = RoomService(ledger)
     rooms.init()
     alice, alice_token = rooms.create_user("alice", "Alice")

@@ -9,7 +9,7 @@ import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
@@ -27,7 +27,7 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 def service(db_url: str, clock: FixedClock) -> Iterator[RoomService]:
-    ledger = Ledger.from_url(db_url, clock)
+    ledger = SqlLedger.from_url(db_url, clock)
     s = RoomService(ledger)
     s.init()
     alice, _ = s.create_user("alice", "Alice")

@@ -13,7 +13,7 @@ import pytest
 
 from signoff.desk.local import init_local
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
@@ -33,7 +33,7 @@ def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[htt
     # Two bugs a section, so that five bugs in one state take three pages.
     monkeypatch.setattr(desk_owner, "PER_STATE", 2)
     settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     desk = init_local(settings, ledger, people=("alice",)).desk
     bugs = [desk.submit_report({"title": t, "component": f"area-{i}"}, client=f"192.0.2.{i}").bug_id
             for i, t in enumerate(TITLES)]

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, sign_checkpoint
+from signoff.ledger import SqlLedger, sign_checkpoint
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
@@ -32,7 +32,7 @@ PASSWORD = "a long enough passphrase"
 @dataclass
 class Site:
     client: httpx.Client
-    ledger: Ledger
+    ledger: SqlLedger
     db: Path
 
     def chain(self) -> str:
@@ -57,7 +57,7 @@ class Site:
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
     settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     rooms = RoomService(ledger)
     rooms.init()
     alice, _ = rooms.create_user("alice", "Alice")

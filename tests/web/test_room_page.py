@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, RoomService
 from signoff.rooms.signin import SignIns
 from tests.web.conftest import PASSWORD, Clients, csrf_of, sign_in
@@ -67,7 +67,7 @@ def test_a_member_removed_by_another_process_is_refused_at_the_next_visit(servic
     assert sign_in(bob, "bob") == 303
     assert bob.get(f"/rooms/{room_id}").status_code == 200  # the room and its members are now cached
     # Another process's view of the same database.
-    other = Ledger.from_url(service.store.ledger.engine.url.render_as_string(hide_password=False))
+    other = SqlLedger.from_url(service.store.ledger.engine.url.render_as_string(hide_password=False))
     try:
         others = RoomService(other)
         others.remove_member(others.user_by_name("alice"), room_id, others.user_by_name("bob"))

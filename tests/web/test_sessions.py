@@ -11,7 +11,7 @@ import argon2
 import pytest
 
 from signoff.kernel.clock import FixedClock
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService, signin
 from signoff.rooms.signin import SignIns
 from tests.web.conftest import PASSWORD, Clients, csrf_of, sign_in
@@ -135,7 +135,7 @@ def test_cli_passwords_and_links(tmp_path: Path) -> None:
     assert "dave" not in listed.stdout, "a refused password creates no user"
     assert _cli(home, "rooms", "user", "add", "dave", "--password", stdin=PASSWORD + "\n").returncode == 0
     assert _cli(home, "rooms", "user", "password", "dave", stdin="another long passphrase\n").returncode == 0
-    ledger = Ledger.from_url(f"sqlite:///{home / 'signoff.db'}")
+    ledger = SqlLedger.from_url(f"sqlite:///{home / 'signoff.db'}")
     dave = RoomService(ledger).user_by_name("dave")
     assert SignIns(ledger).check_password(dave.id, "another long passphrase")
     assert not SignIns(ledger).check_password(dave.id, PASSWORD)

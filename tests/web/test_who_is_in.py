@@ -20,7 +20,7 @@ from signoff.desk.local import init_local
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
@@ -112,7 +112,7 @@ def test_a_live_room_stream_ends_at_sign_out_and_sends_nothing_after(service: Ro
 
 
 @contextmanager
-def _alice_signed_in(settings: Settings, ledger: Ledger) -> Iterator[tuple[RoomService, httpx.Client, str]]:
+def _alice_signed_in(settings: Settings, ledger: SqlLedger) -> Iterator[tuple[RoomService, httpx.Client, str]]:
     """A real server of the home's app with every router, and alice signed in to it (with its CSRF
     token); the ledger is closed at the end."""
     rooms = RoomService(ledger)
@@ -134,7 +134,7 @@ def test_a_live_case_stream_ends_when_its_person_is_revoked(tmp_path: Path) -> N
     run = settings.home / "notes" / "run-1"
     run.mkdir(parents=True)
     (run / "review.json").write_text("{}")
-    with _alice_signed_in(settings, Ledger.open(settings)) as (rooms, client, _):
+    with _alice_signed_in(settings, SqlLedger.open(settings)) as (rooms, client, _):
         opened, lines = threading.Event(), []
         reader = threading.Thread(target=_stream_events, args=(client, "/notes/live/run-1", opened, lines),
                                   daemon=True)
@@ -147,7 +147,7 @@ def test_a_live_case_stream_ends_when_its_person_is_revoked(tmp_path: Path) -> N
 
 def test_refusals_do_not_repeat_the_query_string(tmp_path: Path) -> None:
     settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
-    with _alice_signed_in(settings, Ledger.open(settings)) as (_, client, _):
+    with _alice_signed_in(settings, SqlLedger.open(settings)) as (_, client, _):
         for path, params in (("/repair/verify", {"name": f"{HOSTILE}.intoto.json"}),
                              ("/incident/runs/run-1", {"as": HOSTILE}),
                              ("/incident/runs/run-1", {HOSTILE: "1"})):
@@ -228,7 +228,7 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.slow
 def test_a_desk_owner_revoked_on_the_command_line_approves_nothing_in_the_pages(tmp_path: Path) -> None:
     settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     desk = init_local(settings, ledger, people=("alice",)).desk
     bug = desk.submit_report({"title": "Coupon larger than the cart gives a negative total"}, client="192.0.2.1")
     with _alice_signed_in(settings, ledger) as (_, client, csrf):

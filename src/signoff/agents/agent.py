@@ -21,27 +21,27 @@ from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 if TYPE_CHECKING:  # the HTTP providers are imported only when configured
     from signoff.agents.providers.anthropic import AnthropicProvider
     from signoff.agents.providers.openai import OpenAIProvider
 
-_LEDGERS: dict[str, Ledger] = {}
+_LEDGERS: dict[str, SqlLedger] = {}
 _LEDGERS_LOCK = threading.Lock()
 
 
-def shared_ledger(settings: Settings) -> Ledger:
+def shared_ledger(settings: Settings) -> SqlLedger:
     """One Ledger per database for agents created without one, so calling agent_for per proposal
     does not open a new connection pool each time."""
     with _LEDGERS_LOCK:
         ledger = _LEDGERS.get(settings.db_url)
         if ledger is None:
-            ledger = _LEDGERS[settings.db_url] = Ledger.open(settings)
+            ledger = _LEDGERS[settings.db_url] = SqlLedger.open(settings)
         return ledger
 
 
-def attempts(ledger: Ledger, role: str, case_id: str | None = None) -> dict[str, int]:
+def attempts(ledger: SqlLedger, role: str, case_id: str | None = None) -> dict[str, int]:
     """How many recorded calls of `role` (for `case_id`, when given) ended in each outcome, e.g.
     {"ok": 1, "rejected": 2}; a workflow uses it to cap failed attempts before asking a person."""
     counts: dict[str, int] = {}
@@ -93,7 +93,7 @@ def make_provider(ps: ProviderSettings) -> Provider:
     return cls(ps)
 
 
-def agent_for(role: str, settings: Settings, ledger: Ledger | None = None, script: str = "default") -> Agent:
+def agent_for(role: str, settings: Settings, ledger: SqlLedger | None = None, script: str = "default") -> Agent:
     """The agent for `role` as signoff.toml configures it (`[agents.<role>] provider = ...`); scripted
     when the file names no provider. `script` picks a registered script when the role is scripted and
     the file does not name one."""
@@ -105,7 +105,7 @@ def agent_for(role: str, settings: Settings, ledger: Ledger | None = None, scrip
 
 
 class Agent:
-    def __init__(self, spec: RoleSpec, provider: Provider, settings: Settings, ledger: Ledger | None = None,
+    def __init__(self, spec: RoleSpec, provider: Provider, settings: Settings, ledger: SqlLedger | None = None,
                  limits: config.SpendLimits | None = None, provider_settings: ProviderSettings | None = None) -> None:
         self.spec = spec
         self.provider = provider
@@ -119,7 +119,7 @@ class Agent:
         return self.spec.name
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> SqlLedger:
         if self._ledger is None:
             self._ledger = shared_ledger(self.settings)
         return self._ledger

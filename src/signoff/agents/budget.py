@@ -18,7 +18,7 @@ from signoff.agents.config import SpendLimits
 from signoff.agents.tables import agent_calls
 from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import RefusedError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 HOUR = 3600.0
 
@@ -95,7 +95,7 @@ class Usage:
 
 
 class Budget:
-    def __init__(self, ledger: Ledger, limits: SpendLimits) -> None:
+    def __init__(self, ledger: SqlLedger, limits: SpendLimits) -> None:
         self.ledger = ledger
         self.limits = limits
 

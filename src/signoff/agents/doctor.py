@@ -11,7 +11,7 @@ from signoff.agents.roles import roles
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 
 def doctor_checks(settings: Settings) -> list[Check]:
@@ -35,7 +35,7 @@ def doctor_checks(settings: Settings) -> list[Check]:
         checks.insert(0, Check("agents offline", True, f"scripted, simulated evidence: {', '.join(offline)}"))
     try:
         lim = config.limits(settings)
-        ledger = Ledger.open(settings)
+        ledger = SqlLedger.open(settings)
         try:
             usage = Budget(ledger, lim).usage()
         finally:

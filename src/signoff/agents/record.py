@@ -10,7 +10,7 @@ from typing import Any
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.trust import KeyStore, statement, subject, write_evidence
 
 PREDICATE_TYPE = "https://signoff.dev/agents/call/v1"
@@ -24,7 +24,7 @@ def case_for(role: str) -> str:
 
 
 def record_call(
-    settings: Settings, ledger: Ledger, record: dict[str, Any], output: Any, evidence_files: bool
+    settings: Settings, ledger: SqlLedger, record: dict[str, Any], output: Any, evidence_files: bool
 ) -> dict[str, Any]:
     """Write the event (and evidence file); returns the record with `evidence` and `event_seq` added."""
     record = dict(record)

@@ -91,10 +91,10 @@ def budget(as_json: JsonOpt = False) -> None:
     """Spend this period (settled, and in flight at worst case), what is left, when it resets, and calls
     in the last hour against the rate limits."""
     from signoff.agents import Budget, limits
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
 
     s = settings()
-    usage = Budget(Ledger.open(s), limits(s)).usage()
+    usage = Budget(SqlLedger.open(s), limits(s)).usage()
     data = usage.as_json()
     if as_json:
         print_json(data)
@@ -116,9 +116,9 @@ def calls(
 ) -> None:
     """Recorded calls (every provider, including scripted) from the ledger, newest first."""
     from signoff.agents.record import EVENT_TYPE
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
 
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     prefix = f"agents/{role}" if role else "agents/"
     found = [e.payload["record"] for e in ledger.stream(prefix=prefix) if e.type == EVENT_TYPE]
     found = found[::-1][: max(0, limit)]

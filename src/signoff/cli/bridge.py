@@ -15,7 +15,7 @@ import typer
 
 from signoff.cli.context import console, fail, print_json, settings
 from signoff.cli.output import add_data_row, data_table
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
 
@@ -74,7 +74,7 @@ def run(
     matrix_token = _secret(MATRIX_TOKEN_ENV, "access token") if registered is None else registered.as_token
     signoff_token = _secret(SIGNOFF_TOKEN_ENV, "user token")
 
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     transport = (HttpUserTransport(rooms_url, signoff_token) if rooms_url
                  else InProcessUserTransport(RoomService(ledger), signoff_token))
 
@@ -151,7 +151,7 @@ def _person(rooms_url: str | None) -> RoomsUserClient:
     token = _secret(USER_TOKEN_ENV, "your signoff user token")
     if rooms_url:
         return RoomsUserClient(HttpUserTransport(rooms_url, token))
-    return RoomsUserClient(InProcessUserTransport(RoomService(Ledger.open(settings())), token))
+    return RoomsUserClient(InProcessUserTransport(RoomService(SqlLedger.open(settings())), token))
 
 
 @matrix_app.command("claim-code")

@@ -36,9 +36,9 @@ def run_demo(name: str, as_json: bool) -> dict[str, Any]:
 def leave_checkpoint(s: Settings) -> None:
     """Every demo ends with the head of the home's ledger signed: checkpoints are the default, and
     `signoff ledger verify` fails on a ledger that has none."""
-    from signoff.ledger import Ledger, checkpointer
+    from signoff.ledger import SqlLedger, checkpointer
 
-    ledger = Ledger.open(s)
+    ledger = SqlLedger.open(s)
     try:
         checkpointer(ledger, s).sign_if_moved()
     finally:

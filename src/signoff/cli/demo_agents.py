@@ -15,7 +15,7 @@ from signoff.kernel.progress import Progress
 
 def run(quiet: bool) -> dict[str, Any]:
     from signoff.agents import Budget, BudgetExceeded, ProposalRejected, SpendLimits, agent_for
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.trust import KeyStore, verify_file
 
     def say(text: str) -> None:
@@ -43,7 +43,7 @@ def run(quiet: bool) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="signoff-demo-agents-"))
     refused = ""
     try:
-        ledger = Ledger.from_url(f"sqlite:///{folder / 'budget.db'}")
+        ledger = SqlLedger.from_url(f"sqlite:///{folder / 'budget.db'}")
         budget = Budget(ledger, SpendLimits(budget_micros=50_000))
         budget.reserve("call-1", "demo", "fixer", "openai", "example-model", 30_000)
         try:

@@ -40,13 +40,13 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     from signoff.desk.local import init_local
     from signoff.desk.notify import card_id
     from signoff.desk.workflow import Quarantined
-    from signoff.ledger import Ledger, verify_chain
+    from signoff.ledger import SqlLedger, verify_chain
     from signoff.rooms import RoomService
     from signoff.rooms.approvals import answer_note
 
     # An explicit home wins over SIGNOFF_HOME and the TOML file, without touching the process environment.
     settings = Settings.load(home=home)
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     local = init_local(settings, ledger)
     desk = local.desk
     steps: list[dict[str, Any]] = []

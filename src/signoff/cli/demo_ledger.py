@@ -11,7 +11,7 @@ from signoff.cli.context import console
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Job, Ledger, NewEvent, NewJob, Outbox, Worker, sign_checkpoint, verify_chain
+from signoff.ledger import Job, NewEvent, NewJob, Outbox, SqlLedger, Worker, sign_checkpoint, verify_chain
 from signoff.ledger.checkpoints import KEY_NAME
 from signoff.trust import KeyStore, statement, subject, verify_file, write_evidence
 
@@ -21,7 +21,7 @@ def run(s: Settings, quiet: bool = False) -> dict[str, Any]:
         if not quiet:
             console.print(text, highlight=False)
 
-    ledger = Ledger.open(s)
+    ledger = SqlLedger.open(s)
     case_id = f"demo-{new_id()[:8]}"
     say(f"ledger: {s.db_url}")
     ledger.append(case_id, 0, [NewEvent("case.opened", {"title": "a demonstration case"})])

@@ -88,9 +88,9 @@ def demo_notes(as_json: bool, progress: Progress) -> dict[str, Any]:
         codes = ", ".join(f"{e['code']} {e['token']!r}" for e in r["errors"] + r["judgments"])
         say(f"editor rejected {r['id']}: {codes}; the writer revised it once")
     progress("approving, publishing and signing")
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
 
-    ledger = Ledger.open(s)
+    ledger = SqlLedger.open(s)
     decide(ledger, run, "approve all", "demo-approver")
     decide(ledger, run, "ship", "demo-approver")
     _, evidence = publish(ledger, run, s)

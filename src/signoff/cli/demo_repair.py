@@ -20,7 +20,7 @@ from signoff.kernel.progress import Progress, within
 
 @register("repair", "Coupon fixture: false fix REJECTED, genuine fix VERIFIED, room flow to ACCEPTED.")
 def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.repair.fixture import build, examples_root
     from signoff.repair.setup import coupon_contract, open_repair_room
     from signoff.repair.verifier import VerifyRequest, verify
@@ -52,7 +52,7 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
         say(f"    evidence {result.evidence}")
 
     progress("room flow: report, approvals, fixer attempts, verification")
-    ledger = Ledger.open(s)
+    ledger = SqlLedger.open(s)
     try:
         room = open_repair_room(ledger, s, contract)
         v = room.verifier.name

@@ -47,11 +47,11 @@ def base_checks(s: Settings) -> list[Check]:
 
 
 def _database_check(s: Settings) -> Check:
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
 
     shown = s.db_url.split("@")[-1] if s.db_url.startswith("postgres") else s.db_url
     try:
-        ledger = Ledger.open(s)
+        ledger = SqlLedger.open(s)
         count = ledger.count_events()
         ledger.close()
     except SignoffError as exc:

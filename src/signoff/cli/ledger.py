@@ -8,7 +8,15 @@ import typer
 
 from signoff.cli.context import console, print_json, settings
 from signoff.cli.output import add_data_row, data_table
-from signoff.ledger import Ledger, Outbox, SigningPolicy, Witness, sign_checkpoint, signing_problem, verify_chain
+from signoff.ledger import (
+    Outbox,
+    SigningPolicy,
+    SqlLedger,
+    Witness,
+    sign_checkpoint,
+    signing_problem,
+    verify_chain,
+)
 from signoff.ledger.checkpoints import KEY_NAME
 from signoff.trust import KeyStore
 
@@ -34,7 +42,7 @@ def verify(
     \\[ledger] unsigned_tail_limit, else print count, head, the last signed checkpoint and the unsigned tail."""
     s = settings()
     limit = 0 if require_signed else SigningPolicy.load(s).unsigned_tail_limit
-    ledger = Ledger.open(s)
+    ledger = SqlLedger.open(s)
     report = verify_chain(ledger, trusted=KeyStore(s.keys_dir).trusted(),
                           witness=Witness(witness) if witness else None)
     unsigned = signing_problem(report, limit)
@@ -64,7 +72,7 @@ def checkpoint(witness: WitnessOpt = None, as_json: JsonOpt = False) -> None:
     """Sign the chain's head with the `ledger` key (kept outside the database) and store it; copy it to each
     witness."""
     s = settings()
-    cp = sign_checkpoint(Ledger.open(s), KeyStore(s.keys_dir).ensure(KEY_NAME), witness or [])
+    cp = sign_checkpoint(SqlLedger.open(s), KeyStore(s.keys_dir).ensure(KEY_NAME), witness or [])
     if as_json:
         print_json({"seq": cp.seq, "head": cp.head_hash, "signed_at": cp.signed_at, "keyid": cp.keyid,
                     "witnesses": witness or []})
@@ -78,7 +86,7 @@ def checkpoint(witness: WitnessOpt = None, as_json: JsonOpt = False) -> None:
 def list_cases(prefix: Annotated[str, typer.Option(help="Only ids starting with this.")] = "",
                as_json: JsonOpt = False) -> None:
     """List case ids with their versions."""
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     rows = [(c, ledger.version(c)) for c in ledger.case_ids(prefix)]
     if as_json:
         print_json([{"case_id": c, "version": v} for c, v in rows])
@@ -92,7 +100,7 @@ def list_cases(prefix: Annotated[str, typer.Option(help="Only ids starting with 
 @app.command("show")
 def show(case_id: str, as_json: JsonOpt = False) -> None:
     """Print a case's events in order."""
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     events = ledger.read(case_id)
     if not events:
         from signoff.kernel.errors import NotFoundError
@@ -112,7 +120,7 @@ def show(case_id: str, as_json: JsonOpt = False) -> None:
 def jobs(status: Annotated[str | None, typer.Option(help="pending, done or dead.")] = None,
          as_json: JsonOpt = False) -> None:
     """List outbox jobs (dead jobs show their last error)."""
-    outbox = Outbox(Ledger.open(settings()))
+    outbox = Outbox(SqlLedger.open(settings()))
     states = outbox.jobs(status=status)
     if as_json:
         print_json([s.__dict__ for s in states])

@@ -152,11 +152,11 @@ def decide_cmd(
 ) -> None:
     """Record one human decision (append-only; replayed in order, last decision wins). It is bound
     to the text it decides on: the one named by `#<digest>`, else the text printed here first."""
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.notes.decisions import bound, decide, state_of, what_is_decided
     from signoff.notes.run import run_dir
 
-    ledger, folder = Ledger.open(settings()), run_dir(run, settings())
+    ledger, folder = SqlLedger.open(settings()), run_dir(run, settings())
     before = state_of(ledger, folder)
     if not as_json:
         for line in what_is_decided(before, command):
@@ -177,12 +177,12 @@ def decide_cmd(
 def status_cmd(run: Annotated[str, typer.Argument(help="Run folder.")], as_json: JsonOpt = False) -> None:
     """Replay the decisions and show each sentence's state and what still blocks shipping."""
     from signoff.kernel.shown import short
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.notes.decisions import blockers, shown_of, state_of
     from signoff.notes.run import run_dir
 
     folder = run_dir(run, settings())
-    state = state_of(Ledger.open(settings()), folder)
+    state = state_of(SqlLedger.open(settings()), folder)
     problems = [] if state.shipped else blockers(folder, state)
     shown = {s.id: short(shown_of(state, "approve", s.id)) for s in state.sentences}
     whole = {"all": short(shown_of(state, "approve", "all")), "ship": short(shown_of(state, "ship"))}
@@ -208,14 +208,14 @@ def render_cmd(
     """Write the shipped notes as Markdown with [F1] references and a facts appendix, export the
     decisions (decisions.jsonl) and sign evidence of the verification beside them in the run folder
     (notes.intoto.json)."""
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.notes.evidence import publish
     from signoff.notes.run import run_dir
 
     if commit_url is not None and "{hash}" not in commit_url:
         raise UsageError(f"--commit-url {commit_url!r} has no {{hash}} placeholder",
                          "pass a template such as https://example.org/repo/commit/{hash}")
-    text, evidence = publish(Ledger.open(settings()), run_dir(run, settings()), settings(), commit_url)
+    text, evidence = publish(SqlLedger.open(settings()), run_dir(run, settings()), settings(), commit_url)
     _out(out).write_text(text, encoding="utf-8")
     console.print(f"wrote {out}; evidence {evidence} (check with `signoff evidence verify`)", highlight=False)
 
@@ -278,7 +278,7 @@ def _poll_external(folder: Path, config: RoomsConfig, role: str, room: str, deci
     """On the server at [rooms] url, as the agent `signoff rooms connect` registered for `role`."""
     import asyncio
 
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.notes.room import poll_room_client
     from signoff.rooms.client import Identities, RoomsClient
 
@@ -286,7 +286,7 @@ def _poll_external(folder: Path, config: RoomsConfig, role: str, room: str, deci
         fail("on an external server the deciders must be bound by sender id",
              "add [rooms.people] NAME = \"<sender id as the server writes it>\" for each decider")
     name = config.key(role)["name"]
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
 
     async def poll() -> list[RoomOutcome]:
         async with RoomsClient(config.agent_transport(role)) as client:
@@ -310,7 +310,7 @@ def room_cmd(
 ) -> None:
     """Apply the decisions people addressed to the notes agent in a room (`@notes approve S1`), on the
     embedded server or, with \\[rooms] url, on that server (deciders bound under \\[rooms.people])."""
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.notes.room import outcomes_json, poll_room
     from signoff.notes.run import run_dir
     from signoff.rooms import RoomService
@@ -320,7 +320,7 @@ def room_cmd(
     config = RoomsConfig.from_settings(settings())
     people = config.people  # [rooms.people]: who each sender id is
     if config.embedded:
-        rooms = RoomService(Ledger.open(settings()))
+        rooms = RoomService(SqlLedger.open(settings()))
         outcomes = poll_room(folder, rooms, rooms.agent_by_name(agent), room, decider or [],
                              Identities.configured(people) if people else None)
     else:
@@ -352,7 +352,7 @@ def agent_cmd(
     the embedded server, or with \\[rooms] url as the agent registered for role notes-ROLE."""
     import asyncio
 
-    from signoff.ledger import Ledger, checkpointing
+    from signoff.ledger import SqlLedger, checkpointing
     from signoff.notes.crew import Crew, NotesAgent, check_options
     from signoff.rooms.client import AgentLoop, Identities, RoomsConfig
 
@@ -362,7 +362,7 @@ def agent_cmd(
     check_options(key, repo)
     config = RoomsConfig.from_settings(settings())
     crew = Crew({r: config.agent_name(r) for r in AGENT_ROLES.values()})
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     try:
         identities: Identities | None = Identities.configured(config.people) if config.people else None
         if config.embedded:

@@ -167,10 +167,10 @@ def freeze_cmd(
 
 
 def _cases() -> list[Any]:
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.repair import read_cases
 
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     try:
         return read_cases(ledger)
     finally:
@@ -194,10 +194,10 @@ def cases_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON."
 def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-01.")],
              as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Show one case: its state history, attempts, verdicts and evidence files."""
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.repair import read_case
 
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     try:
         c = read_case(ledger, case_id)
     finally:
@@ -230,12 +230,12 @@ def harness_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupo
                 as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Show the harness a case's contract approves: every file's digest and text, read from the
     frozen copy every run uses and checked against the harness digest (what approving approves)."""
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.repair import read_case
     from signoff.repair.harness import shown_files
     from signoff.repair.verifier import harness_store
 
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     try:
         c = read_case(ledger, case_id)
     finally:
@@ -256,14 +256,14 @@ def harness_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupo
 def _agents(verifier: str, fixer: str, script: str | None = None) -> tuple[Any, Any, Any]:
     """The ledger, the verifier's workflow and the fixer's worker, each agent reaching its rooms
     through the rooms client: in process on the embedded server, over HTTP at [rooms] url."""
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.repair import RepairWorkflow
     from signoff.repair.rooms import SyncRepairRooms
     from signoff.rooms.client import RoomsConfig
 
     s = settings()
     config = RoomsConfig.from_settings(s)
-    ledger = Ledger.open(s)
+    ledger = SqlLedger.open(s)
     try:
         v_rooms = SyncRepairRooms(config.sync_agent(verifier, ledger), config.agent_name(verifier))
         f_rooms = SyncRepairRooms(config.sync_agent(fixer, ledger), config.agent_name(fixer))
@@ -281,12 +281,12 @@ _OPERATOR_HELP = ("Who asks: the case's operator, a user of the embedded server 
 def _move(case_id: str, verb: str, operator: str, reason: str) -> Any:
     """Resume or abandon a stuck case as its operator (`signoff.repair.stuck`), recorded with who and why."""
     from signoff.kernel.ids import new_id
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.repair.stuck import move
     from signoff.rooms.client import RoomsConfig
 
     config = RoomsConfig.from_settings(settings())
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     try:
         person = config.person(operator, ledger)
         return move(ledger, case_id, verb, person.sender, person.name, reason, "cli", f"cli:{new_id()}")
@@ -334,14 +334,14 @@ def watch_cmd(
     """Link a room to a contract and an operator: reports there open repair cases."""
     import asyncio
 
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.repair import Contract
     from signoff.repair.workflow import watch_room
     from signoff.rooms.client import RoomsConfig
 
     c = Contract.load(contract)
     config = RoomsConfig.from_settings(settings())
-    ledger = Ledger.open(settings())
+    ledger = SqlLedger.open(settings())
     try:
         person = config.person(operator, ledger)
         # One call that needs no connection (so any server, a Switch core too): NotFoundError
@@ -414,7 +414,7 @@ def agent_cmd(
     import sys
 
     import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
-    from signoff.ledger import Ledger, checkpointing
+    from signoff.ledger import SqlLedger, checkpointing
     from signoff.repair.agent_process import run_fixer, run_verifier, watched_rooms
     from signoff.rooms.client import RoomsConfig
 
@@ -424,7 +424,7 @@ def agent_cmd(
         raise UsageError(f"unknown decision mode {decisions!r}", "use --decisions auto or --decisions command")
     s = settings()
     config = RoomsConfig.from_settings(s)
-    ledger = Ledger.open(s)
+    ledger = SqlLedger.open(s)
     try:
         rooms = list(room or []) or watched_rooms(ledger)
         me = verifier if role == "verifier" else fixer

@@ -11,7 +11,7 @@ import typer
 from signoff.cli.context import console, err_console, fail, print_json, settings
 from signoff.cli.output import add_data_row, data_table
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from signoff.rooms.client import RoomsConfig
 from signoff.rooms.signin import LINK_SECONDS, SignIns, check_password_rules, link_url
@@ -46,7 +46,7 @@ def _service() -> RoomService:
             f"home's agents there with `signoff rooms connect`; or remove [rooms] url to use this home's server")
     err_console.print(f"server: this home's embedded rooms server (database {_safe_url(loaded.db_url)})",
                       highlight=False)
-    return RoomService(Ledger.open(loaded), lifetimes=Lifetimes.from_settings(loaded))
+    return RoomService(SqlLedger.open(loaded), lifetimes=Lifetimes.from_settings(loaded))
 
 
 def _safe_url(url: str) -> str:

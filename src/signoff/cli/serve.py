@@ -11,7 +11,7 @@ import typer
 
 from signoff.cli.context import console, settings
 from signoff.kernel.errors import UsageError
-from signoff.ledger import Ledger, checkpointing
+from signoff.ledger import SqlLedger, checkpointing
 from signoff.rooms.signin import LINK_SECONDS, link_url
 
 ROUTE_PACKAGES = ("web", "repair", "desk", "notes", "incident", "bridges")
@@ -75,7 +75,7 @@ def serve(
 
         require_demo_state(current)
     listener = _listen(host, port)  # before the database is opened: a taken port changes nothing
-    ledger = Ledger.open(current)
+    ledger = SqlLedger.open(current)
     app = create_app(ledger, current, routers=_contributed(current, "routers"))
     for exc_class, handler in _contributed(current, "exception_handlers"):
         app.add_exception_handler(exc_class, handler)

@@ -21,7 +21,7 @@ from signoff.desk.model import Bug, fold
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Event, Ledger
+from signoff.ledger import Event, SqlLedger
 
 BUG_PREFIX = "desk/bug/"
 
@@ -49,7 +49,7 @@ def _not_found(bug_id: str) -> NotFoundError:
 
 
 class DeskBase:
-    def __init__(self, ledger: Ledger, settings: Settings, forge: Forge, config: DeskConfig | None = None) -> None:
+    def __init__(self, ledger: SqlLedger, settings: Settings, forge: Forge, config: DeskConfig | None = None) -> None:
         self.ledger = ledger
         self.settings = settings
         self.forge = forge

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from signoff.kernel.errors import NotFoundError, RefusedError, Unauthenticated, UsageError
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.trust import credentials
 
 CASE = "desk/credentials"
@@ -37,7 +37,7 @@ PUBLIC = DeskCaller("public", "public")
 
 
 class Credentials:
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: SqlLedger) -> None:
         self.ledger = ledger
 
     def issue(self, role: str, name: str, human: bool = True, shared: bool = False) -> str:

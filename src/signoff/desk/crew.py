@@ -28,7 +28,7 @@ from signoff.desk.base import report_case
 from signoff.desk.config import DeskConfig
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import AgentStore, RoomsConfig, agent_case
 from signoff.rooms.model import Principal
@@ -152,7 +152,7 @@ def policies(owner_id: str, group_id: str, intake_room: str, agents: dict[str, s
     return out
 
 
-def recorded(ledger: Ledger) -> Crew | None:
+def recorded(ledger: SqlLedger) -> Crew | None:
     """The crew as setup last recorded it (None before `signoff desk crew setup`)."""
     found = None
     for ev in ledger.read(CASE):
@@ -161,7 +161,7 @@ def recorded(ledger: Ledger) -> Crew | None:
     return found
 
 
-def require_crew(ledger: Ledger) -> Crew:
+def require_crew(ledger: SqlLedger) -> Crew:
     crew = recorded(ledger)
     if crew is None:
         raise NotFoundError("the desk has no crew yet", "run `signoff desk crew setup --owner <user>`")
@@ -262,12 +262,12 @@ def link_reporter(rooms: RoomService, report_id: str, user_name: str) -> dict[st
     return record_link(rooms.ledger, report_id, user.name, user.sender)
 
 
-def require_report(ledger: Ledger, report_id: str) -> None:
+def require_report(ledger: SqlLedger, report_id: str) -> None:
     if ledger.version(report_case(report_id)) == 0:
         raise NotFoundError(f"no report {report_id}", "link a report id the desk gave its reporter")
 
 
-def record_link(ledger: Ledger, report_id: str, user_name: str, sender: str) -> dict[str, str]:
+def record_link(ledger: SqlLedger, report_id: str, user_name: str, sender: str) -> dict[str, str]:
     """The link as the server names the user (its sender id as the server writes it); once."""
     link = {"report_id": report_id, "user": user_name, "sender": sender}
     if reporter_links(ledger).get(report_id) != link:
@@ -275,6 +275,6 @@ def record_link(ledger: Ledger, report_id: str, user_name: str, sender: str) -> 
     return link
 
 
-def reporter_links(ledger: Ledger) -> dict[str, dict[str, str]]:
+def reporter_links(ledger: SqlLedger) -> dict[str, dict[str, str]]:
     """Report id -> {report_id, user, sender}, the latest link of each report."""
     return {str(e.payload["report_id"]): dict(e.payload) for e in ledger.read(REPORTERS)}

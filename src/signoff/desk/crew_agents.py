@@ -74,7 +74,7 @@ from signoff.desk.engineering import (
 from signoff.desk.model import Bug
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import RefusedError
-from signoff.ledger import Job, Ledger, NewEvent, Outbox, Worker
+from signoff.ledger import Job, NewEvent, Outbox, SqlLedger, Worker
 from signoff.rooms.client import (
     AgentLoop,
     AgentStore,
@@ -152,7 +152,7 @@ def recovered_message(room_id: str, entry: dict[str, Any], me: str, receipt: Rec
     return shared_recovered_message(room_id, entry, addressed)
 
 
-def ignored(ledger: Ledger) -> list[dict[str, Any]]:
+def ignored(ledger: SqlLedger) -> list[dict[str, Any]]:
     """Commands a crew member ignored (wrong sender, no matching receipt), newest last."""
     return [dict(e.payload) for e in ledger.read(IGNORED)]
 

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from signoff.kernel.errors import RefusedError
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 
 ALLOWED: dict[str, tuple[str, str]] = {  # verb -> (sender role, receiver role)
     "start_reproduction": ("manager", "reproducer"),
@@ -92,7 +92,7 @@ def accepts(command: Command, sender_role: str | None, receiver_role: str) -> bo
     return ALLOWED[command.verb] == (sender_role, receiver_role)
 
 
-def record_refusal(ledger: Ledger, message_id: str, room_id: str, sender: str, sender_role: str | None,
+def record_refusal(ledger: SqlLedger, message_id: str, room_id: str, sender: str, sender_role: str | None,
                    body: str, why: str) -> None:
     """Book a refused command once per message id (a redelivered message adds nothing)."""
     ledger.append(REFUSALS, None, [NewEvent("crew.command_refused", {
@@ -100,5 +100,5 @@ def record_refusal(ledger: Ledger, message_id: str, room_id: str, sender: str, s
         "text": strip_mentions(body)[:200], "why": why})], idempotency_key=f"refused:{message_id}")
 
 
-def refusals(ledger: Ledger) -> list[dict[str, object]]:
+def refusals(ledger: SqlLedger) -> list[dict[str, object]]:
     return [dict(e.payload) for e in ledger.read(REFUSALS) if e.type == "crew.command_refused"]

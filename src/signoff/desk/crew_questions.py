@@ -23,7 +23,7 @@ from typing import Any
 from signoff.desk.crew_agents import IGNORED
 from signoff.desk.crew_commands import strip_mentions
 from signoff.kernel.errors import ConflictError, RefusedError
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms.client import AgentLoop, page_back
 from signoff.rooms.decisions import Message, admit_answer, recorded_once
 
@@ -65,7 +65,7 @@ class LoopQuestions:
     worker thread); `judge` looks at every event the loop hands the concierge."""
 
     loop: AgentLoop
-    ledger: Ledger
+    ledger: SqlLedger
     room_id: str
     users: dict[str, str]  # report id -> rooms name of its reporter's linked identity
     senders: dict[str, str]  # that name -> the sender id bound to it (`desk/crew/reporters`)

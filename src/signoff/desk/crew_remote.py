@@ -33,7 +33,7 @@ from signoff.desk.crew import (
 )
 from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms.client import (
     AgentStore,
     HttpTransport,
@@ -52,7 +52,7 @@ OPERATOR_ENV = "SIGNOFF_ROOMS_OPERATOR"
 OWNER_STANDIN = "owner"
 
 
-def setup_remote(ledger: Ledger, settings: Settings, owner_name: str, operator: str) -> tuple[Crew, list[str]]:
+def setup_remote(ledger: SqlLedger, settings: Settings, owner_name: str, operator: str) -> tuple[Crew, list[str]]:
     """As `crew.setup`, on the server at [rooms] url. Run again, it keeps every identity and room,
     reports the policies that drifted and sets them again. Returns the crew and the drift."""
     config = RoomsConfig.from_settings(settings)
@@ -227,7 +227,7 @@ def _context(base: str, key: dict[str, str], room: str) -> list[dict[str, Any]]:
         transport.close()
 
 
-def link_remote(ledger: Ledger, settings: Settings, report_id: str, user_name: str,
+def link_remote(ledger: SqlLedger, settings: Settings, report_id: str, user_name: str,
                 operator: str) -> dict[str, str]:
     """`crew.link_reporter` for a crew on an external server: the operator (that server's admin, or
     the crew's owner) adds the user, who must exist there, to the intake room; the user's sender id
@@ -261,7 +261,7 @@ def _room_of(crew: Crew, role: str) -> str:
     return crew.intake_room if role == "concierge" else crew.engineering_room
 
 
-async def _start_cursors(ledger: Ledger, config: RoomsConfig, crew: Crew) -> None:
+async def _start_cursors(ledger: SqlLedger, config: RoomsConfig, crew: Crew) -> None:
     """Each agent's stream starts where the crew was set up (as on this home's own server): one
     short stream per agent reads the server's position. Its connection lapses by itself."""
     for role, agent_id in crew.agents.items():

@@ -14,7 +14,7 @@ from signoff.desk.crew_agents import ignored
 from signoff.desk.crew_commands import refusals
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import UsageError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpSyncTransport, RoomsConfig, embedded_rooms
 from signoff.rooms.connections import ConnectionRegistry
@@ -53,7 +53,7 @@ def crew_status(crew: Crew, connections: ConnectionRegistry, clock: Clock,
     return out
 
 
-def crew_view(ledger: Ledger, rooms: RoomService, threshold: float = THRESHOLD,
+def crew_view(ledger: SqlLedger, rooms: RoomService, threshold: float = THRESHOLD,
               keys: RoomsConfig | None = None) -> dict[str, Any]:
     """What `signoff desk crew`, `GET /desk/crew` and the crew page show: each role's status from
     this server's connections (`rooms`: the server's; a desk kept on a database of its own, as the

@@ -22,7 +22,7 @@ from typing import Any
 from signoff import git
 from signoff.desk import webhooks
 from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
-from signoff.ledger import Job, Ledger, NewEvent, NewJob, Outbox, Worker
+from signoff.ledger import Job, NewEvent, NewJob, Outbox, SqlLedger, Worker
 
 TOPIC = "desk.forge.webhook"
 OWNER = webhooks.LOCAL_OWNER
@@ -38,7 +38,7 @@ def _git(repo: Path, *args: str) -> str:
 
 
 class Forge:
-    def __init__(self, root: Path, ledger: Ledger, secret: bytes) -> None:
+    def __init__(self, root: Path, ledger: SqlLedger, secret: bytes) -> None:
         self.root = Path(root)
         self.ledger = ledger
         self.secret = secret

@@ -22,7 +22,7 @@ from signoff.desk import decisions
 from signoff.desk.forge import Forge
 from signoff.github import GitHubClient, Repo, fetch_commits, push_branch
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 _FULL_NAME = re.compile(r"([A-Za-z0-9][A-Za-z0-9-]{0,38})/([A-Za-z0-9._-]{1,100})")
 _SHA = re.compile(r"[0-9a-f]{40}")
@@ -30,7 +30,7 @@ BRANCH_PREFIX = "desk/"  # the branches (and so the pull requests) the desk open
 
 
 class GitHubForge(Forge):
-    def __init__(self, root: Path, ledger: Ledger, secret: bytes, client: GitHubClient,
+    def __init__(self, root: Path, ledger: SqlLedger, secret: bytes, client: GitHubClient,
                  git_url: str = "https://github.com") -> None:
         super().__init__(root, ledger, secret)
         self.client = client

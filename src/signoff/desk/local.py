@@ -12,7 +12,7 @@ from signoff.desk.credentials import Credentials
 from signoff.desk.workflow import Desk, open_desk
 from signoff.kernel.errors import ConflictError, NotFoundError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 
 def shoplite_source() -> Path:
@@ -41,7 +41,7 @@ class LocalDesk:
         return self.desk.forge.deliver(target)
 
 
-def init_local(settings: Settings, ledger: Ledger | None = None, source: Path | None = None,
+def init_local(settings: Settings, ledger: SqlLedger | None = None, source: Path | None = None,
                people: tuple[str, ...] = ("alice", "bob", "carol")) -> LocalDesk:
     """Create the forge repository (if missing) and issue credentials: engineering, concierge,
     recorder, one owner per person, and the shared owner key. Tokens are returned once."""

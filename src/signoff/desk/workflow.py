@@ -28,14 +28,14 @@ from signoff.desk.submissions import SubmissionSteps
 from signoff.desk.webhooks import signing_secret
 from signoff.github import git_url, github_client
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 
 class Desk(IntakeSteps, ReporterSteps, SubmissionSteps, ReceivingSteps):
     """Every step of the desk (see the module docstring for which part holds which)."""
 
 
-def forge_for(settings: Settings, ledger: Ledger, config: DeskConfig | None = None) -> Forge:
+def forge_for(settings: Settings, ledger: SqlLedger, config: DeskConfig | None = None) -> Forge:
     """The forge `[desk] forge` names: the local one, or GitHub (through `[github]`)."""
     config = config or DeskConfig.load(settings)
     root = settings.home / "desk" / "forge"
@@ -44,8 +44,8 @@ def forge_for(settings: Settings, ledger: Ledger, config: DeskConfig | None = No
     return Forge(root, ledger, signing_secret(settings))
 
 
-def open_desk(settings: Settings, ledger: Ledger | None = None) -> Desk:
-    ledger = ledger or Ledger.open(settings)
+def open_desk(settings: Settings, ledger: SqlLedger | None = None) -> Desk:
+    ledger = ledger or SqlLedger.open(settings)
     config = DeskConfig.load(settings)
     return Desk(ledger, settings, forge_for(settings, ledger, config), config)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from signoff.gate.approvals import Decision
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.trust import KeyStore, statement, subject, write_evidence
 
 PREDICATE_TYPE = "https://signoff.dev/gate/decision/v1"
@@ -36,7 +36,7 @@ def record_decision(settings: Settings, action: str, digest: str, decision: Deci
     st = statement([subject(f"call:{action}", sha256=digest)], PREDICATE_TYPE, record)
     key = KeyStore(settings.keys_dir).ensure(KEY_NAME)
     path = write_evidence(st, key, settings.evidence_dir / "gate", stem="gate")
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     try:
         result = ledger.append(case_for(action), None, [NewEvent(EVENT_TYPE, {**record, "evidence": str(path)})],
                                idempotency_key=f"gate:{shown['request_id']}:{outcome}")

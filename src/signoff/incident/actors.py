@@ -15,7 +15,7 @@ from typing import Any
 
 from signoff.incident.stack import ROLE_OF, SHARED, RunInfo
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms.client import SyncRoomsClient
 
 READ_ONLY_OPS = frozenset({"list_rooms", "get_room_detail", "read_context", "list_participants",
@@ -35,7 +35,7 @@ def connection_id(name: str, key: str) -> str:
 
 
 class RoomAgent:
-    def __init__(self, client: SyncRoomsClient, info: RunInfo, name: str, room_keys: list[str], ledger: Ledger,
+    def __init__(self, client: SyncRoomsClient, info: RunInfo, name: str, room_keys: list[str], ledger: SqlLedger,
                  allowed_ops: frozenset[str] | None = None) -> None:
         self.client = client
         self.info = info

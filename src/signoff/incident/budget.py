@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 
 FINGERPRINTS_PER_SALT = 5
 CASE_PREFIX = "incident-fingerprints/"
@@ -27,7 +27,7 @@ class BudgetExhausted(RefusedError):
 class SaltBudget:
     """At most `limit` distinct events fingerprinted per salt for one organisation, durably."""
 
-    def __init__(self, ledger: Ledger, org: str, limit: int = FINGERPRINTS_PER_SALT) -> None:
+    def __init__(self, ledger: SqlLedger, org: str, limit: int = FINGERPRINTS_PER_SALT) -> None:
         if limit < 1:
             raise UsageError(f"fingerprint limit {limit} is below 1", "allow at least one event per salt")
         self.ledger, self.org, self.limit = ledger, org, limit

@@ -25,7 +25,7 @@ from typing import Any
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import IntegrityError
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 from signoff.trust import PublicKey, SigningKey, pae
 
 RECORD_TYPE = "application/vnd.signoff.incident.record+json"
@@ -60,7 +60,7 @@ class RecordChainReport:
 
 
 class Chain:
-    def __init__(self, ledger: Ledger, case_id: str, key: SigningKey | None = None) -> None:
+    def __init__(self, ledger: SqlLedger, case_id: str, key: SigningKey | None = None) -> None:
         if not case_id.startswith(CASE_PREFIX):
             raise ValueError(f"a record chain's case id starts with {CASE_PREFIX}")
         self.ledger = ledger

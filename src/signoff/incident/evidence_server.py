@@ -35,7 +35,7 @@ from signoff.kernel.errors import (
 )
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 __all__ = ["FINGERPRINTS_PER_SALT", "EvidenceClient", "EvidenceStore", "LoopbackServer", "make_app"]
 
@@ -58,7 +58,7 @@ class EvidenceStore:
         return self.budget.limit
 
     @classmethod
-    def of(cls, org: str, captured: list[Captured], ledger: Ledger,
+    def of(cls, org: str, captured: list[Captured], ledger: SqlLedger,
            limit: int = FINGERPRINTS_PER_SALT) -> EvidenceStore:
         """`ledger` keeps the budget; the caller opens and closes it (one per organisation)."""
         return cls(org, {c.event_id: c for c in captured}, SaltBudget(ledger, org, limit))

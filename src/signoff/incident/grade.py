@@ -40,7 +40,7 @@ from signoff.incident.workspace import Workspace
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError, SignoffError
-from signoff.ledger import Ledger, verify_chain
+from signoff.ledger import SqlLedger, verify_chain
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, SyncRoomsClient
 from signoff.trust import KeyStore
@@ -92,7 +92,7 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
     key = read_secrets(run_dir)[f"agent:{OBSERVER}"]
     if info.url is not None:  # an external server: only its API is ours
         return asyncio.run(_observe_http(info, info.url, key))
-    ledger = Ledger.from_url(info.db_url)
+    ledger = SqlLedger.from_url(info.db_url)
     try:
         rooms = RoomService(ledger)
         if over_http:
@@ -330,7 +330,7 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
     # The run's ledger: the room server's own, or with an external server the run's (whose server
     # keeps its database to itself).
     run_ledger = "the run's ledger" if info.url else "the room ledger"
-    room_ledger = Ledger.from_url(info.db_url)
+    room_ledger = SqlLedger.from_url(info.db_url)
     try:
         audit = verify_chain(room_ledger)
         if not audit.ok:

@@ -23,7 +23,7 @@ POLL_WAIT = 0.002
 def main(argv: list[str]) -> int:
     import uvicorn
 
-    from signoff.ledger import Ledger
+    from signoff.ledger import SqlLedger
     from signoff.rooms.app import create_app
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
     # Small request/response pairs: without this, Nagle and delayed ACKs add ~40 ms to each call.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
-    app = create_app(Ledger.from_url(argv[0]), keepalive_seconds=POLL_WAIT)
+    app = create_app(SqlLedger.from_url(argv[0]), keepalive_seconds=POLL_WAIT)
     print(f"port {sock.getsockname()[1]}", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     server.run(sockets=[sock])

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 
 from signoff.incident.notary import IssuedSalt, Notary
 from signoff.kernel.errors import UsageError
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 
 CASE_PREFIX = "incident-notary/"
 SALT_ISSUED = "incident.salt_issued"
 
 
 class IssuedSalts:
-    def __init__(self, ledger: Ledger, notary_id: str) -> None:
+    def __init__(self, ledger: SqlLedger, notary_id: str) -> None:
         if not 0 < len(notary_id) <= 100:
             raise UsageError("the notary id is empty or too long", "use the notary's agent id")
         self.ledger = ledger
@@ -44,6 +44,6 @@ class IssuedSalts:
         return self.notary().current
 
 
-def _restore(history: list[Event], ledger: Ledger) -> Notary:
+def _restore(history: list[Event], ledger: SqlLedger) -> Notary:
     return Notary.restore((IssuedSalt.from_json(ev.payload) for ev in history if ev.type == SALT_ISSUED),
                           ledger.clock)

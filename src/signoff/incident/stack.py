@@ -37,7 +37,7 @@ from signoff.incident.fixture import ORGS
 from signoff.incident.workspace import Workspace
 from signoff.incident.workspace_rooms import write_secret_file
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import Capabilities
 from signoff.rooms.operations import catalogue
@@ -200,7 +200,7 @@ class Provisioner(ABC):
 class EmbeddedProvisioner(Provisioner):
     """The run's own room server: a `RoomService` on the run's database, with an admin of its own."""
 
-    def __init__(self, ledger: Ledger, secrets: dict[str, str]) -> None:
+    def __init__(self, ledger: SqlLedger, secrets: dict[str, str]) -> None:
         self.rooms = RoomService(ledger)
         self.admin, secrets["user:admin"] = self.rooms.create_user("admin", "Switch admin", admin=True)
 
@@ -264,7 +264,7 @@ def _provision(run_dir: Path, keys: KeyStore, fixture: Path | None, without: Ite
                server: Callable[[dict[str, str]], Provisioner] | None) -> RunInfo:
     db_url = _db_url(run_dir)
     skipped = sorted(set(without))
-    ledger = Ledger.from_url(db_url)
+    ledger = SqlLedger.from_url(db_url)
     secrets: dict[str, str] = {}
     try:
         where = server(secrets) if server is not None else EmbeddedProvisioner(ledger, secrets)

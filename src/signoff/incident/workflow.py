@@ -50,7 +50,7 @@ from signoff.incident.stack import (
 from signoff.incident.workspace import SHARED_ROOM
 from signoff.kernel.errors import RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, Outbox, Worker
+from signoff.ledger import Ledger, Outbox, SqlLedger, Worker
 from signoff.rooms import RoomService
 from signoff.rooms.client import (
     HttpSyncTransport,
@@ -86,7 +86,7 @@ class Incident:
         self.evidence_ledgers: dict[str, Ledger] = {}
         self.actors: dict[str, RoomAgent] = {}
         self.users: dict[str, RoomsUserClient] = {}
-        self.ledger: Ledger | None = None
+        self.ledger: SqlLedger | None = None
         self.rooms: RoomService | None = None
         self.rooms_server: RoomServerProcess | None = None
         self._start_rooms()
@@ -120,7 +120,7 @@ class Incident:
         return self.rooms
 
     @property
-    def run_ledger(self) -> Ledger:
+    def run_ledger(self) -> SqlLedger:
         """The run's own ledger: the agents' cursors, the notary's salts, the outbox."""
         assert self.ledger is not None
         return self.ledger
@@ -129,7 +129,7 @@ class Incident:
         return self.info.url or (self.rooms_server.url if self.rooms_server is not None else None)
 
     def _start_rooms(self) -> None:
-        self.ledger = Ledger.from_url(self.info.db_url)
+        self.ledger = SqlLedger.from_url(self.info.db_url)
         if self.info.url is not None:
             self.users = {}
             return  # an external server: nothing of it runs here

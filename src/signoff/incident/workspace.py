@@ -34,7 +34,7 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.ids import readable_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Event, Ledger, NewEvent, NewJob, verify_chain
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger, verify_chain
 from signoff.trust import KeyStore, SigningKey
 
 INCIDENT_NAMES = "incident-names"
@@ -46,7 +46,7 @@ class Workspace:
     root: Path
     keys: KeyStore
     # One open ledger per organisation's records database, shared by everything using this workspace.
-    _ledgers: dict[str, Ledger] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _ledgers: dict[str, SqlLedger] = field(default_factory=dict, init=False, repr=False, compare=False)
     _rooms: WorkspaceRooms | None = field(default=None, init=False, repr=False, compare=False)
 
     def org_dir(self, org: str) -> Path:
@@ -58,12 +58,12 @@ class Workspace:
     def records_db_path(self, org: str) -> Path:
         return self.org_dir(org) / "records.db"
 
-    def org_ledger(self, org: str) -> Ledger:
+    def org_ledger(self, org: str) -> SqlLedger:
         """The ledger of `org`'s approvals and guard decisions (closed by `close()`)."""
         org = check_org(org)
         if org not in self._ledgers:
             self.org_dir(org).mkdir(parents=True, exist_ok=True)
-            self._ledgers[org] = Ledger.from_url(f"sqlite:///{self.records_db_path(org).resolve()}")
+            self._ledgers[org] = SqlLedger.from_url(f"sqlite:///{self.records_db_path(org).resolve()}")
         return self._ledgers[org]
 
     def approvals(self, org: str, key: SigningKey | None = None) -> Chain:
@@ -91,11 +91,11 @@ class Workspace:
     def captures(self) -> Path:
         return self.root / "captures"
 
-    def evidence_ledger(self, org: str) -> Ledger:
+    def evidence_ledger(self, org: str) -> SqlLedger:
         """The ledger `org`'s evidence servers keep their fingerprint budget in (the caller closes
         it). It sits with the captures, which only the evidence servers read."""
         self.captures.mkdir(parents=True, exist_ok=True)
-        return Ledger.from_url(f"sqlite:///{(self.captures / f'{check_org(org)}-fingerprints.db').resolve()}")
+        return SqlLedger.from_url(f"sqlite:///{(self.captures / f'{check_org(org)}-fingerprints.db').resolve()}")
 
     @property
     def rooms(self) -> WorkspaceRooms:

@@ -10,8 +10,9 @@ from signoff.ledger.checkpoints import (
     checkpointing,
     sign_checkpoint,
 )
+from signoff.ledger.contract import Ledger
 from signoff.ledger.outbox import Job, JobState, Outbox, Worker, backoff
-from signoff.ledger.store import AppendResult, Event, Ledger, NewEvent, NewJob, UnitOfWork
+from signoff.ledger.store import AppendResult, Event, NewEvent, NewJob, SqlLedger, UnitOfWork
 
 __all__ = [
     "AppendResult",
@@ -27,6 +28,7 @@ __all__ = [
     "NewJob",
     "Outbox",
     "SigningPolicy",
+    "SqlLedger",
     "UnitOfWork",
     "Witness",
     "Worker",

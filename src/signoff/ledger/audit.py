@@ -17,7 +17,7 @@ from sqlalchemy import Row, select
 from signoff.kernel.errors import IntegrityError
 from signoff.ledger.checkpoints import Checkpoint, Witness, stored
 from signoff.ledger.schema import cases, events
-from signoff.ledger.store import GENESIS, Ledger, event_hash
+from signoff.ledger.store import GENESIS, SqlLedger, event_hash
 from signoff.trust.keys import PublicKey
 
 
@@ -36,7 +36,7 @@ class ChainReport:
 
 
 def verify_chain(
-    ledger: Ledger,
+    ledger: SqlLedger,
     batch: int = 2000,
     trusted: dict[str, PublicKey] | None = None,
     witness: Witness | None = None,
@@ -139,7 +139,7 @@ class _Walked:
         return _Walked(self.count, self.prev, dict(self.per_case), self.digest.copy())
 
 
-def _rows(ledger: Ledger, after: int, upto: int | None, batch: int) -> Iterator[Row[Any]]:
+def _rows(ledger: SqlLedger, after: int, upto: int | None, batch: int) -> Iterator[Row[Any]]:
     """The stored events after seq `after` (up to `upto`), in order, `batch` at a time."""
     last_seq = after
     while True:
@@ -154,7 +154,7 @@ def _rows(ledger: Ledger, after: int, upto: int | None, batch: int) -> Iterator[
         last_seq = int(rows[-1].seq)
 
 
-def _walk(ledger: Ledger, batch: int, hashes: dict[int, str], start: _Walked | None = None
+def _walk(ledger: SqlLedger, batch: int, hashes: dict[int, str], start: _Walked | None = None
           ) -> tuple[ChainReport, _Walked]:
     """Walk the chain (on from `start`, already verified); fill in the hash at each position
     `hashes` names."""
@@ -297,7 +297,7 @@ class ChainMonitor:
     after the re-read that follows the change, and `reread()` says how far and how recently the
     old rows were last found unchanged."""
 
-    def __init__(self, ledger: Ledger, batch: int = 2000, background: bool = False) -> None:
+    def __init__(self, ledger: SqlLedger, batch: int = 2000, background: bool = False) -> None:
         self.ledger = ledger
         self.batch = batch
         self.background = background

@@ -38,7 +38,7 @@ from signoff.kernel.errors import IntegrityError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger.engine import make_engine, migrate
 from signoff.ledger.schema import checkpoints
-from signoff.ledger.store import Ledger
+from signoff.ledger.store import SqlLedger
 from signoff.trust.keys import KeyStore, PublicKey, SigningKey
 
 KEY_NAME = "ledger"
@@ -102,7 +102,7 @@ def is_ledger_key(name: str) -> bool:
     return name == KEY_NAME or name.startswith(KEY_NAME + "-")
 
 
-def sign_checkpoint(ledger: Ledger, key: SigningKey, witnesses: Iterable[str] = ()) -> Checkpoint:
+def sign_checkpoint(ledger: SqlLedger, key: SigningKey, witnesses: Iterable[str] = ()) -> Checkpoint:
     """Sign the chain's current head, store it, and hand it to each witness."""
     seq, head_hash = ledger.head()
     if seq == 0:
@@ -128,7 +128,7 @@ class Checkpointer:
     key's last checkpoint, and once more when stopped, so a running process leaves no long unsigned
     tail and a one-shot one leaves none."""
 
-    def __init__(self, ledger: Ledger, key: SigningKey, interval: float, witnesses: Iterable[str] = ()) -> None:
+    def __init__(self, ledger: SqlLedger, key: SigningKey, interval: float, witnesses: Iterable[str] = ()) -> None:
         self.ledger, self.key, self.interval, self.witnesses = ledger, key, interval, list(witnesses)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -163,14 +163,14 @@ class Checkpointer:
         self._tick()
 
 
-def checkpointer(ledger: Ledger, settings: Settings) -> Checkpointer:
+def checkpointer(ledger: SqlLedger, settings: Settings) -> Checkpointer:
     """The checkpointer of this home: the `ledger` key of its key store, `[ledger] checkpoint_seconds`."""
     policy = SigningPolicy.load(settings)
     return Checkpointer(ledger, KeyStore(settings.keys_dir).ensure(KEY_NAME), policy.checkpoint_seconds)
 
 
 @contextmanager
-def checkpointing(ledger: Ledger, settings: Settings) -> Iterator[Checkpointer]:
+def checkpointing(ledger: SqlLedger, settings: Settings) -> Iterator[Checkpointer]:
     """Sign the head in the background while the block runs, and once more when it ends."""
     signer = checkpointer(ledger, settings).start()
     try:

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, and_, or_, select, update
 from signoff.kernel.ids import new_id
 from signoff.ledger.engine import is_postgres
 from signoff.ledger.schema import outbox
-from signoff.ledger.store import Ledger
+from signoff.ledger.store import SqlLedger
 
 DEFAULT_LEASE = 60.0
 BACKOFF_BASE = 2.0
@@ -54,7 +54,7 @@ def backoff(attempts: int, base: float = BACKOFF_BASE, cap: float = BACKOFF_CAP)
 
 
 class Outbox:
-    def __init__(self, ledger: Ledger, lease_seconds: float = DEFAULT_LEASE) -> None:
+    def __init__(self, ledger: SqlLedger, lease_seconds: float = DEFAULT_LEASE) -> None:
         self.ledger = ledger
         self.lease_seconds = lease_seconds
 

@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Table, delete, insert, select, text, update
 from signoff.kernel.shared_read import SharedRead
 from signoff.ledger.engine import is_postgres, single_statement
 from signoff.ledger.schema import events
-from signoff.ledger.store import Event, Ledger
+from signoff.ledger.store import Event, SqlLedger
 
 R = TypeVar("R")
 BATCH = 500
@@ -41,7 +41,7 @@ class Projector(Generic[R]):
     so the caller can pick up exactly what changed rather than drop everything.
     """
 
-    def __init__(self, ledger: Ledger, *, name: str, prefix: str, cursor_table: Table, tables: Sequence[Table],
+    def __init__(self, ledger: SqlLedger, *, name: str, prefix: str, cursor_table: Table, tables: Sequence[Table],
                  start: Callable[[], R], apply: Callable[[Connection, Event, R], None],
                  finish: Callable[[Connection, R], None] | None = None,
                  on_pass: Callable[[R | None, int], None] | None = None,

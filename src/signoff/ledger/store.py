@@ -33,7 +33,7 @@ _SEL_IDEMPOTENT = select(idempotency.c.result).where(idempotency.c.key == bindpa
 _SEL_CASE_VERSION = select(cases.c.version).where(cases.c.case_id == bindparam("cid"))
 _SEL_HEAD = select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)
 _LOCK_HEAD = select(chain_head.c.id).where(chain_head.c.id == 1).with_for_update()
-# An append on SQLite, in the sqlite3 module's own parameter style (see Ledger.append).
+# An append on SQLite, in the sqlite3 module's own parameter style (see SqlLedger.append).
 _SQLITE_CASE_VERSION = "SELECT version FROM cases WHERE case_id = ?"
 _SQLITE_HEAD = "SELECT seq, hash FROM chain_head WHERE id = 1"
 _SQLITE_INSERT_EVENT = ("INSERT INTO events (seq, case_id, version, type, payload, recorded_at, prev_hash, hash)"
@@ -159,7 +159,7 @@ class UnitOfWork:
             self._tx.rollback()
 
 
-class Ledger:
+class SqlLedger:
     def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
         self.engine = engine
         self.clock: Clock = clock or SystemClock()
@@ -172,12 +172,12 @@ class Ledger:
         self._case_events = _CASE_EVENTS.format(p="%s" if is_postgres(engine) else "?")
 
     @classmethod
-    def open(cls, settings: Settings | None = None, clock: Clock | None = None) -> Ledger:
+    def open(cls, settings: Settings | None = None, clock: Clock | None = None) -> SqlLedger:
         settings = settings or Settings.load()
         return cls(make_engine(settings.db_url), clock)
 
     @classmethod
-    def from_url(cls, url: str, clock: Clock | None = None) -> Ledger:
+    def from_url(cls, url: str, clock: Clock | None = None) -> SqlLedger:
         return cls(make_engine(url), clock)
 
     def close(self) -> None:

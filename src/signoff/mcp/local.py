@@ -19,7 +19,7 @@ from sqlalchemy import select
 from signoff.gate.agent import RoomsAgent
 from signoff.kernel.errors import ConflictError, NotFoundError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessTransport, Transport, embedded_rooms
 from signoff.rooms.client._config import EMBEDDED_FOLLOW_SECONDS
@@ -45,7 +45,7 @@ class LocalAgent(RoomsAgent):
 
 def local_agent(settings: Settings) -> LocalAgent:
     """The home's MCP agent, created with its owner and room on first use."""
-    service = embedded_rooms(Ledger.open(settings))
+    service = embedded_rooms(SqlLedger.open(settings))
     settings.home.mkdir(parents=True, exist_ok=True)
     with open(settings.home / "mcp-local.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two first uses: one creates, the other finds

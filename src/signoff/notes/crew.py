@@ -31,7 +31,7 @@ from typing import Any
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.notes.run import DRAFT_FILE, FACTS_FILE, REVISED_FILE
 from signoff.notes.steps import (
     FIRST_ROUND_FILE,
@@ -87,7 +87,7 @@ def command_of(body: str, name: str) -> str | None:
     return _TAG.sub("", body[len(prefix):]).strip()
 
 
-def handoffs(ledger: Ledger, run: str) -> list[dict[str, Any]]:
+def handoffs(ledger: SqlLedger, run: str) -> list[dict[str, Any]]:
     """Every hand-off of a run, announced or sent: `{key, from, to, text, receipt?}` in order."""
     out: dict[str, dict[str, Any]] = {}
     for ev in ledger.read(handoffs_case(run)):
@@ -96,7 +96,7 @@ def handoffs(ledger: Ledger, run: str) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def _record(ledger: Ledger, run: str, type_: str, payload: dict[str, Any]) -> None:
+def _record(ledger: SqlLedger, run: str, type_: str, payload: dict[str, Any]) -> None:
     case = handoffs_case(run)
     ledger.append(case, None, [NewEvent(type_, payload)], idempotency_key=f"{case}:{type_}:{payload['key']}")
 
@@ -104,7 +104,7 @@ def _record(ledger: Ledger, run: str, type_: str, payload: dict[str, Any]) -> No
 class NotesAgent:
     """One of the three; `handle` is the runtime's handler."""
 
-    def __init__(self, role: str, settings: Settings, ledger: Ledger, room_id: str, crew: Crew,
+    def __init__(self, role: str, settings: Settings, ledger: SqlLedger, room_id: str, crew: Crew,
                  identities: Identities | None = None, repo: Path | None = None, writer_role: str = "writer",
                  script: str = "default") -> None:
         check_options(role, repo)

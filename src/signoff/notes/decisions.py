@@ -32,7 +32,7 @@ from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.clock import Clock, utc_iso
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.shown import check_shown, short, shown_digest
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 from signoff.notes.documents import DECISION, dumps_line
 from signoff.notes.draft import MAX_TEXT
 from signoff.notes.run import DECISIONS_FILE, FACTS_FILE, SNAPSHOT_FILE, case_of, current_sentences
@@ -170,12 +170,12 @@ def what_is_decided(state: State, command: str) -> list[str]:
             + "".join(f"[{f}]" for f in r["facts"]) for r in rows]
 
 
-def decisions(ledger: Ledger, folder: Path) -> list[dict[str, Any]]:
+def decisions(ledger: SqlLedger, folder: Path) -> list[dict[str, Any]]:
     """The run's decisions, from its ledger case, in order."""
     return [e.payload for e in ledger.read(case_of(folder)) if e.type == DECIDED]
 
 
-def export_decisions(ledger: Ledger, folder: Path) -> Path:
+def export_decisions(ledger: SqlLedger, folder: Path) -> Path:
     """Write the run's decisions to `decisions.jsonl` beside its other files (for offline checks)."""
     path = folder / DECISIONS_FILE
     tmp = path.with_name(path.name + ".tmp")
@@ -267,7 +267,7 @@ def blockers(folder: Path, state: State) -> list[str]:
     return problems
 
 
-def decide(ledger: Ledger, folder: Path, command: str, by: str, clock: Clock | None = None, source: str = "cli",
+def decide(ledger: SqlLedger, folder: Path, command: str, by: str, clock: Clock | None = None, source: str = "cli",
            ref: dict[str, Any] | None = None, require_shown: bool = False) -> State:
     """Check and record one decision; returns the state after it. `ref` records where the decision
     came from (a room message: room_id, message_id, sender); a decision whose message_id is already
@@ -322,7 +322,7 @@ def decide(ledger: Ledger, folder: Path, command: str, by: str, clock: Clock | N
     return state_of(ledger, folder)
 
 
-def state_of(ledger: Ledger, folder: Path) -> State:
+def state_of(ledger: SqlLedger, folder: Path) -> State:
     """The run's state from its decisions in the ledger."""
     return replay(current_sentences(folder), decisions(ledger, folder))
 

@@ -17,7 +17,7 @@ from typing import Any
 from signoff.kernel.digests import sha256_bytes, sha256_file
 from signoff.kernel.errors import IntegrityError, RefusedError, SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.notes.decisions import blockers, decisions, export_decisions, exported_state, state_of, text_digest
 from signoff.notes.grade import grade
 from signoff.notes.render import render
@@ -29,7 +29,7 @@ PREDICATE_TYPE = "https://signoff.dev/notes/v1"
 EVIDENCE_FILE = "notes.intoto.json"
 
 
-def publish(ledger: Ledger, folder: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
+def publish(ledger: SqlLedger, folder: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
     """Render a shipped run into `final.md` in its folder, export its decisions beside it and sign
     the evidence."""
     state = state_of(ledger, folder)

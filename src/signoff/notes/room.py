@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import SignoffError, UsageError
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 from signoff.notes.decisions import asks_for_shown, decide, state_of
 from signoff.notes.run import case_of
 from signoff.rooms import Principal, RoomService
@@ -44,7 +44,7 @@ def cursor_case(folder: Path) -> str:
     return "notes.room." + case_of(folder).removeprefix("notes.run.")
 
 
-def _load_cursor(ledger: Ledger, folder: Path, room_id: str, agent: Principal) -> int:
+def _load_cursor(ledger: SqlLedger, folder: Path, room_id: str, agent: Principal) -> int:
     history = ledger.read(cursor_case(folder))
     if not history:
         return 0
@@ -55,7 +55,7 @@ def _load_cursor(ledger: Ledger, folder: Path, room_id: str, agent: Principal) -
     return int(last["cursor"])
 
 
-def _save_cursor(ledger: Ledger, folder: Path, room_id: str, agent: Principal, cursor: int) -> None:
+def _save_cursor(ledger: SqlLedger, folder: Path, room_id: str, agent: Principal, cursor: int) -> None:
     def advance(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
         if history and history[-1].payload.get("cursor") == cursor:
             return [], []
@@ -95,7 +95,7 @@ def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
     return outcomes
 
 
-def _apply(folder: Path, ledger: Ledger, p: dict[str, Any], prefix: str, allowed: set[str],
+def _apply(folder: Path, ledger: SqlLedger, p: dict[str, Any], prefix: str, allowed: set[str],
            room_id: str, identities: Identities) -> RoomOutcome:
     body, sender, message_id = str(p.get("body", "")).strip(), str(p.get("sender", "")), str(p.get("message_id"))
     command = body[len(prefix):].strip() if body.startswith(prefix) else body
@@ -146,7 +146,7 @@ def handled_case(folder: Path) -> str:
     return cursor_case(folder) + ".handled"
 
 
-async def poll_room_client(folder: Path, ledger: Ledger, client: RoomsClient, agent_name: str, room_id: str,
+async def poll_room_client(folder: Path, ledger: SqlLedger, client: RoomsClient, agent_name: str, room_id: str,
                            deciders: Iterable[str], identities: Identities) -> list[RoomOutcome]:
     """The same decisions from a room on any server (`signoff serve`, a Switch core): the room's
     context is read back through the client (a Switch core keeps no durable event cursor: its

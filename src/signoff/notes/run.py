@@ -22,7 +22,7 @@ from signoff.kernel.clock import SystemClock, utc_iso
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.notes.documents import REVIEW, check_schema, read_json, write_json
 from signoff.notes.draft import check_sentences, draft_doc, load_draft
 from signoff.notes.editor import merge
@@ -61,7 +61,7 @@ def has_decisions(settings: Settings, folder: Path) -> bool:
         return True
     if not (folder / REVIEW_FILE).is_file():
         return False
-    ledger = Ledger.open(settings)
+    ledger = SqlLedger.open(settings)
     try:
         return ledger.version(case_of(folder)) > 0
     finally:

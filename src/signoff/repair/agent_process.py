@@ -20,7 +20,7 @@ from typing import Any
 
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.repair.fixer import FixerWorker
 from signoff.repair.rooms import LoopRepairRooms
 from signoff.repair.workflow import RepairWorkflow
@@ -34,7 +34,7 @@ def _addressed_message(env: dict[str, Any]) -> bool:
     return env.get("type") == "message" and bool((env.get("payload") or {}).get("addressed"))
 
 
-async def run_verifier(transport: Transport, ledger: Ledger, settings: Settings, name: str, fixer_name: str,
+async def run_verifier(transport: Transport, ledger: SqlLedger, settings: Settings, name: str, fixer_name: str,
                        rooms: list[str], ready: Callable[[], None] = lambda: None,
                        also: Sequence[Callable[[], Coroutine[Any, Any, None]]] = (), decisions: str = "auto") -> None:
     """Run the verifier until SIGTERM or SIGINT (or until cancelled), with `also` alongside (the
@@ -69,7 +69,7 @@ async def run_verifier(transport: Transport, ledger: Ledger, settings: Settings,
         await _until_stopped(agent.run(), jobs(), *(work() for work in also))
 
 
-async def run_fixer(transport: Transport, ledger: Ledger, settings: Settings, name: str, rooms: list[str],
+async def run_fixer(transport: Transport, ledger: SqlLedger, settings: Settings, name: str, rooms: list[str],
                     script: str | None = None, max_attempts: int = 2, ready: Callable[[], None] = lambda: None,
                     also: Sequence[Callable[[], Coroutine[Any, Any, None]]] = ()) -> None:
     """Run the fixer until SIGTERM or SIGINT (or until cancelled), with `also` alongside."""
@@ -118,7 +118,7 @@ async def _until_stopped(*work: Coroutine[Any, Any, None]) -> None:
                 await task
 
 
-def watched_rooms(ledger: Ledger) -> list[str]:
+def watched_rooms(ledger: SqlLedger) -> list[str]:
     """The rooms `signoff repair watch` linked to a contract."""
     rooms = [case.removeprefix("repair.room.") for case in ledger.case_ids("repair.room.")]
     if not rooms:

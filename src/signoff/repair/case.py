@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 
 FINAL = ("ACCEPTED", "DECLINED", "BLOCKED", "ABANDONED")
 
@@ -172,14 +172,14 @@ def folded(history: list[Event]) -> CaseState:
     return st
 
 
-def read_case(ledger: Ledger, case_id: str) -> CaseState:
+def read_case(ledger: SqlLedger, case_id: str) -> CaseState:
     st = fold(ledger.read(case_key(case_id)))
     if st is None:
         raise NotFoundError(f"no repair case {case_id}", "list cases with `signoff repair cases`")
     return st
 
 
-def read_cases(ledger: Ledger) -> list[CaseState]:
+def read_cases(ledger: SqlLedger) -> list[CaseState]:
     """Every repair case in the ledger, in the order they were opened."""
     out = []
     for key in ledger.case_ids("repair.case."):
@@ -189,7 +189,7 @@ def read_cases(ledger: Ledger) -> list[CaseState]:
     return out
 
 
-def record(ledger: Ledger, case_id: str, still: Callable[[CaseState], bool], events: list[NewEvent],
+def record(ledger: SqlLedger, case_id: str, still: Callable[[CaseState], bool], events: list[NewEvent],
            jobs: list[NewJob], idem: str) -> None:
     """Record an outcome on the case while `still` holds for the case as it is then; when another
     delivery of the same job got there first, nothing is written."""

@@ -15,7 +15,7 @@ from typing import Any
 from signoff import git
 from signoff.kernel.errors import NotFoundError, SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent, NewJob
+from signoff.ledger import NewEvent, NewJob, SqlLedger
 from signoff.repair.case import FINAL, CaseState, case_key, read_case, record
 from signoff.repair.commands import next_step, say
 from signoff.repair.rooms import RepairRooms
@@ -27,7 +27,7 @@ _MAX_FILE_BYTES = 100_000  # larger files are not shown to the fixer
 class FixerWorker:
     """Reads the fixer agent's room deliveries and answers the verifier's hand-offs."""
 
-    def __init__(self, ledger: Ledger, rooms: RepairRooms, settings: Settings, max_attempts: int,
+    def __init__(self, ledger: SqlLedger, rooms: RepairRooms, settings: Settings, max_attempts: int,
                  script: str | None = None, receipt_wait: float = 0.0) -> None:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
         self.max_attempts, self.script = max_attempts, script

@@ -16,7 +16,7 @@ from signoff import git
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewEvent, NewJob
+from signoff.ledger import NewEvent, NewJob, SqlLedger
 from signoff.repair.case import FINAL, CaseState, read_case, record
 from signoff.repair.commands import card_request_id, next_step, reproduction
 from signoff.repair.harness import shown_files
@@ -48,7 +48,7 @@ def why_asked(st: CaseState, attempt: int) -> dict[str, Any]:
 class RepairJobs:
     """The handlers of the repair topics, acting as the verifier agent through its rooms."""
 
-    def __init__(self, ledger: Ledger, rooms: RepairRooms, settings: Settings, fixer_name: str,
+    def __init__(self, ledger: SqlLedger, rooms: RepairRooms, settings: Settings, fixer_name: str,
                  max_attempts: int) -> None:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
         self.fixer_name = fixer_name

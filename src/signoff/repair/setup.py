@@ -10,7 +10,7 @@ from pathlib import Path
 
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.repair.rooms import SyncRepairRooms
 from signoff.repair.workflow import Contract, FixerWorker, RepairWorkflow
 from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, Principal, RoomService
@@ -52,7 +52,8 @@ def coupon_contract(repo: Path, harness: Path, name: str = "coupon") -> Contract
         allow=["cart.py"], fixer_script="coupon", timeout=60.0)
 
 
-def open_repair_room(ledger: Ledger, settings: Settings, contract: Contract, suffix: str | None = None) -> RepairRoom:
+def open_repair_room(ledger: SqlLedger, settings: Settings, contract: Contract,
+                     suffix: str | None = None) -> RepairRoom:
     import signoff.repair.scripts  # noqa: F401  (registers the coupon fixer script)
 
     tag = suffix or new_id()[:6]
@@ -78,7 +79,7 @@ def agent_rooms(rooms: RoomService, agent: Principal) -> SyncRepairRooms:
     return SyncRepairRooms(SyncRoomsClient(InProcessSyncTransport(rooms, agent=agent)), agent.name)
 
 
-def embedded_agents(ledger: Ledger, rooms: RoomService, settings: Settings, verifier: Principal, fixer: Principal,
+def embedded_agents(ledger: SqlLedger, rooms: RoomService, settings: Settings, verifier: Principal, fixer: Principal,
                     script: str | None = None) -> tuple[RepairWorkflow, FixerWorker]:
     """The verifier's workflow and the fixer's worker, each acting as its own agent."""
     workflow = RepairWorkflow(ledger, agent_rooms(rooms, verifier), settings, fixer.name)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 from signoff.repair.case import FINAL, CaseState, case_key, folded, read_case
 from signoff.repair.commands import Decision, say
 
@@ -80,7 +80,7 @@ def decision(st: CaseState, verb: str, sender: str, by_name: str, reason: str, v
              say(st.room_id, f"{st.case_id} resumed by {who}: attempt {attempt} is handed to the fixer again.", key)])
 
 
-def move(ledger: Ledger, case_id: str, verb: str, sender: str, by_name: str, reason: str, via: str,
+def move(ledger: SqlLedger, case_id: str, verb: str, sender: str, by_name: str, reason: str, via: str,
          key: str) -> CaseState:
     """Resume or abandon from the command line: refused with RefusedError (nothing written) unless
     the rules allow it against the case as it is when the decision is written."""

@@ -23,7 +23,7 @@ from signoff import git
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import NotFoundError, SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Job, Ledger, NewEvent, Outbox, Worker
+from signoff.ledger import Job, NewEvent, Outbox, SqlLedger, Worker
 from signoff.repair import commands, stuck
 from signoff.repair.case import FINAL, CaseState, Contract, case_key, folded, read_case, read_cases
 from signoff.repair.commands import DefectReport, OperatorCommand
@@ -37,7 +37,7 @@ from signoff.rooms.client import Person, is_automated_notice
 __all__ = ["CaseState", "Contract", "FixerWorker", "RepairWorkflow"]
 
 
-def watch_room(ledger: Ledger, room_id: str, contract: Contract, operator: Person, verifier_name: str) -> None:
+def watch_room(ledger: SqlLedger, room_id: str, contract: Contract, operator: Person, verifier_name: str) -> None:
     """Cases reported in `room_id` use `contract`; `operator` is the person whose commands count,
     bound by the sender id the server writes (`Identities`: configured, or the embedded server's
     directory), never by a name in a message; commands address the agent `verifier_name`."""
@@ -50,7 +50,7 @@ def watch_room(ledger: Ledger, room_id: str, contract: Contract, operator: Perso
 class RepairWorkflow:
     """The verifier agent's side: reads its room deliveries, keeps cases, runs the outbox jobs."""
 
-    def __init__(self, ledger: Ledger, rooms: RepairRooms, settings: Settings, fixer_name: str,
+    def __init__(self, ledger: SqlLedger, rooms: RepairRooms, settings: Settings, fixer_name: str,
                  max_attempts: int = 2) -> None:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
         self.fixer_name = fixer_name

@@ -25,7 +25,7 @@ from signoff.kernel.clock import Clock
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, Unauthenticated, UsageError
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import error_body, status_of
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms import protocol
 from signoff.rooms.bodies import (
     AllowBody,
@@ -438,7 +438,7 @@ def _housekeeping_seconds(settings: Settings | None, default: float) -> float:
 WORKER_THREADS = 100
 
 
-def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
+def create_app(ledger: SqlLedger | None = None, settings: Settings | None = None,
                routers: Iterable[APIRouter] = (), service: RoomService | None = None,
                clock: Clock | None = None, keepalive_seconds: float = 15.0,
                housekeeping_seconds: float = HEARTBEAT_INTERVAL) -> FastAPI:
@@ -448,7 +448,7 @@ def create_app(ledger: Ledger | None = None, settings: Settings | None = None,
     housekeeping_seconds = _housekeeping_seconds(settings, housekeeping_seconds)
     if service is None:
         if ledger is None:
-            ledger = Ledger.open(settings or Settings.load())
+            ledger = SqlLedger.open(settings or Settings.load())
         service = RoomService(ledger, clock, Lifetimes.from_settings(settings))
 
     @contextlib.asynccontextmanager

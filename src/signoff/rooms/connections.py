@@ -28,7 +28,7 @@ from sqlalchemy import and_, delete, insert, or_, select, text, update
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import check_id
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.ledger.engine import is_postgres
 from signoff.rooms.tables import rooms_connections as table
 
@@ -118,7 +118,7 @@ def _refuse_foreign(db: Database, rows: dict[str, Connection], connection_id: st
 
 
 class ConnectionRegistry:
-    def __init__(self, ledger: Ledger, clock: Clock, ttl: float = HEARTBEAT_TTL,
+    def __init__(self, ledger: SqlLedger, clock: Clock, ttl: float = HEARTBEAT_TTL,
                  on_change: Callable[[str], None] | None = None, origin: str = "") -> None:
         self.ledger = ledger
         self._origin = origin  # names this process in its notifications, so that it can skip its own

@@ -13,7 +13,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms.model import Principal, check_name
 from signoff.rooms.store import RoomStore
 from signoff.rooms.tables import rooms_users
@@ -36,7 +36,7 @@ class PeopleRoles:
         self.store = store
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> SqlLedger:
         return self.store.ledger
 
     def _change(self, actor: Principal, role: str, user_id: str, event: str) -> None:

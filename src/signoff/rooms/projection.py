@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
 
-from signoff.ledger import Event, Ledger
+from signoff.ledger import Event, SqlLedger
 from signoff.ledger import projection as ledger_projection
 from signoff.ledger.engine import is_postgres
 from signoff.rooms import projection_access as access
@@ -90,7 +90,7 @@ class Applied:
 class Projector:
     """The ledger's projector over the rooms tables, reporting each pass as an `Applied`."""
 
-    def __init__(self, ledger: Ledger, on_applied: Callable[[Applied], None] | None = None,
+    def __init__(self, ledger: SqlLedger, on_applied: Callable[[Applied], None] | None = None,
                  on_skip: Callable[[int, int], None] | None = None, channel: str | None = None,
                  origin: str = "") -> None:
         self._on_applied = on_applied

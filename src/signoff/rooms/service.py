@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import ConflictError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms.approvals import Approvals
 from signoff.rooms.claims import Claims
 from signoff.rooms.delivery import Streams
@@ -41,7 +41,7 @@ from signoff.rooms.tokens import Credentials, Lifetimes
 
 
 class RoomService:
-    def __init__(self, ledger: Ledger, clock: Clock | None = None, lifetimes: Lifetimes | None = None) -> None:
+    def __init__(self, ledger: SqlLedger, clock: Clock | None = None, lifetimes: Lifetimes | None = None) -> None:
         self.store = store = RoomStore(ledger, clock)
         self.ledger, self.clock = store.ledger, store.clock
         self.notifier, self.connections, self.projector = store.notifier, store.connections, store.projector

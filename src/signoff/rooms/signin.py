@@ -16,7 +16,7 @@ import argon2
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 from signoff.trust import credentials
 
 MIN_PASSWORD = 10
@@ -65,7 +65,7 @@ def check_password_rules(password: str) -> None:
 class SignIns:
     """Passwords and one-time links of room users (by user id; names are resolved by the caller)."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: SqlLedger) -> None:
         self.ledger = ledger
 
     def set_password(self, user_id: str, password: str) -> None:

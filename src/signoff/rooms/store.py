@@ -19,7 +19,7 @@ from sqlalchemy import Select
 
 from signoff.kernel.clock import Clock
 from signoff.kernel.ids import new_id
-from signoff.ledger import AppendResult, Ledger, NewEvent
+from signoff.ledger import AppendResult, NewEvent, SqlLedger
 from signoff.ledger.engine import is_postgres
 from signoff.rooms import connections, fanout
 from signoff.rooms.connections import ConnectionRegistry
@@ -45,7 +45,7 @@ class _Pending:
 
 
 class RoomStore:
-    def __init__(self, ledger: Ledger, clock: Clock | None = None) -> None:
+    def __init__(self, ledger: SqlLedger, clock: Clock | None = None) -> None:
         self.ledger = ledger
         self.clock: Clock = clock or ledger.clock
         self.notifier = Notifier()

@@ -19,7 +19,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import UsageError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.web.state import signed_in, still_signed_in
 
 POLL_SECONDS = 1.0
@@ -34,7 +34,8 @@ def after_version(request: Request) -> int:
         raise UsageError("after must be a case version", "reload the page") from exc
 
 
-def case_stream(request: Request, ledger: Ledger, case: str, update: Callable[[], dict[str, Any]]) -> StreamingResponse:
+def case_stream(request: Request, ledger: SqlLedger, case: str,
+                update: Callable[[], dict[str, Any]]) -> StreamingResponse:
     """Events for `case` after the version the page saw; `update()` gives `{fields, notice}`. The
     page's session is checked before every read: signed out or revoked, the stream ends."""
     seen = after_version(request)

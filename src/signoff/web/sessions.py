@@ -21,7 +21,7 @@ from typing import Any
 
 from signoff.kernel.errors import RefusedError, SignoffError
 from signoff.kernel.ids import new_token
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.trust import credentials
 
 SESSION_COOKIE = "signoff_session"
@@ -42,7 +42,7 @@ def valid_browser_id(value: str | None) -> bool:
 
 
 class Sessions:
-    def __init__(self, ledger: Ledger, secret: bytes, hours: float, stamp: Callable[[str], str | None]) -> None:
+    def __init__(self, ledger: SqlLedger, secret: bytes, hours: float, stamp: Callable[[str], str | None]) -> None:
         """`stamp(user_id)`: the person's credentials now (None: they may not sign in)."""
         self.ledger = ledger
         self.secret = secret

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import ConflictError, RefusedError
-from signoff.ledger import Event, Ledger, NewEvent, NewJob
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 
 
 class TooManyAttempts(RefusedError):
@@ -23,7 +23,7 @@ def _case(key: str) -> str:
 
 
 class Throttle:
-    def __init__(self, ledger: Ledger, attempts: int, window_seconds: float) -> None:
+    def __init__(self, ledger: SqlLedger, attempts: int, window_seconds: float) -> None:
         self.ledger = ledger
         self.attempts = attempts
         self.window = window_seconds

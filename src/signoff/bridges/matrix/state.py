@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from signoff.ledger import Event, Ledger, NewEvent
+from signoff.ledger import Event, NewEvent, SqlLedger
 
 
 @dataclass
@@ -79,7 +79,7 @@ def fold(history: list[Event]) -> BridgeState:
 class BridgeStore:
     """The ledger case of one bridged pair of rooms."""
 
-    def __init__(self, ledger: Ledger, signoff_room: str, matrix_room: str) -> None:
+    def __init__(self, ledger: SqlLedger, signoff_room: str, matrix_room: str) -> None:
         self.ledger = ledger
         self.case_id = f"bridge.matrix.{signoff_room}.{matrix_room}"
 

@@ -27,7 +27,7 @@ from signoff.incident.workspace import SHARED_ROOM, Workspace
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger, NewJob
+from signoff.ledger import NewJob, SqlLedger
 from signoff.ledger.outbox import Job
 
 
@@ -42,7 +42,7 @@ register_script("responder", _responder_script, "incident-playbook")
 
 
 class CompanyAgent(RoomAgent):
-    def __init__(self, *args: Any, org: str, ws: Workspace, ledger: Ledger, evidence: EvidenceClient,
+    def __init__(self, *args: Any, org: str, ws: Workspace, ledger: SqlLedger, evidence: EvidenceClient,
                  settings: Settings, current: Callable[[], IssuedSalt | None], fixture: Path | None = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -14,7 +14,7 @@ from signoff.incident.salts import IssuedSalts
 from signoff.incident.stack import AGENT_OF, MEDIATOR, SHARED
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import SignoffError, UsageError
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 
 
 class NotaryService(RoomAgent):
@@ -22,7 +22,7 @@ class NotaryService(RoomAgent):
     (`signoff.incident.salts`), so a restarted notary still knows the current incident (and only
     that one)."""
 
-    def __init__(self, *args: Any, ledger: Ledger, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, ledger: SqlLedger, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.salts = IssuedSalts(ledger, self.client.agent_id)
 

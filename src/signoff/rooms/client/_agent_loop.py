@@ -56,7 +56,7 @@ from typing import Any, TypeVar
 
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import ConflictError, SignoffError, UnavailableError, UsageError
-from signoff.ledger import Ledger, NewEvent
+from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._context import read_room
 from signoff.rooms.client._missed import RECOVERED, context_messages, is_automated_notice, missed
@@ -140,7 +140,7 @@ class AgentState:
 class AgentStore:
     """The agent's ledger case. Single writer: every append expects the version it last saw."""
 
-    def __init__(self, ledger: Ledger, case: str) -> None:
+    def __init__(self, ledger: SqlLedger, case: str) -> None:
         self.ledger, self.case = ledger, case
         # The loop's records come from worker threads (a handler's, a send's): one at a time, so
         # each append expects the version the previous one left.
@@ -219,7 +219,7 @@ class AgentStore:
 class AgentLoop:
     """One agent in `rooms`, handing each event to `handler` once (see the module's contract)."""
 
-    def __init__(self, transport: Transport, ledger: Ledger, rooms: Iterable[str], handler: Handler, *,
+    def __init__(self, transport: Transport, ledger: SqlLedger, rooms: Iterable[str], handler: Handler, *,
                  agent_name: str | None = None, case: str | None = None, heartbeat_interval: float = 2.0,
                  backoff_initial: float = 1.0, backoff_max: float = 30.0, retry_initial: float = 1.0,
                  retry_max: float = 30.0, retry_attempts: int = 8, recovered: Recovered | None = None) -> None:

@@ -31,7 +31,7 @@ from typing import Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms.client._embedded import embedded_rooms
 from signoff.rooms.client._http import HttpTransport
 from signoff.rooms.client._identity import Person
@@ -155,7 +155,7 @@ class RoomsConfig:
         found = self.roles.get(role)
         return found.name if found is not None else role
 
-    def stream_transport(self, role: str, ledger: Ledger) -> Transport:
+    def stream_transport(self, role: str, ledger: SqlLedger) -> Transport:
         """The async client's transport as `role`'s agent: in process on the embedded server (the
         agent called `agent_name(role)`), over HTTP with the stored key otherwise. A process that
         streams from the embedded server while others write its database runs `housekeeping` too."""
@@ -164,7 +164,7 @@ class RoomsConfig:
             return InProcessTransport(rooms, agent=rooms.agent_by_name(self.agent_name(role)))
         return self.agent_transport(role)
 
-    def housekeeping(self, ledger: Ledger) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+    def housekeeping(self, ledger: SqlLedger) -> list[Callable[[], Coroutine[Any, Any, None]]]:
         """What a process on the embedded server runs beside its agents, as `signoff serve` does:
         the server's housekeeping (lapsed connections, expired cards, and other processes' writes,
         picked up every `EMBEDDED_FOLLOW_SECONDS`). Nothing over HTTP: that server runs its own."""
@@ -172,7 +172,7 @@ class RoomsConfig:
             return []
         return [lambda: embedded_housekeeping(ledger)]
 
-    def sync_agent(self, role: str, ledger: Ledger) -> SyncRoomsClient:
+    def sync_agent(self, role: str, ledger: SqlLedger) -> SyncRoomsClient:
         """The synchronous client as `role`'s agent: in process on the embedded server, over the
         event stream at [rooms] url (any server)."""
         if self.url is None:
@@ -180,7 +180,7 @@ class RoomsConfig:
             return SyncRoomsClient(InProcessSyncTransport(rooms, agent=rooms.agent_by_name(self.agent_name(role))))
         return SyncRoomsClient(self.agent_sync_transport(role))
 
-    def person(self, name: str, ledger: Ledger) -> Person:
+    def person(self, name: str, ledger: SqlLedger) -> Person:
         """The person called `name`, bound by sender id: [rooms.people] first; on the embedded
         server, its directory. Never from a name in a message."""
         sender = self.people.get(name)
@@ -193,7 +193,7 @@ class RoomsConfig:
                             f"add [rooms.people] {name} = \"<sender id as the server writes it>\"")
 
 
-async def embedded_housekeeping(ledger: Ledger, interval: float = EMBEDDED_FOLLOW_SECONDS) -> None:
+async def embedded_housekeeping(ledger: SqlLedger, interval: float = EMBEDDED_FOLLOW_SECONDS) -> None:
     """The embedded server's housekeeping in this process, until cancelled (see `RoomsConfig.housekeeping`)."""
     from signoff.rooms.app import housekeeping  # the server's own loop (FastAPI-side module)
 

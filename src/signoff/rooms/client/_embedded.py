@@ -7,13 +7,13 @@ the last ledger's service is kept: a process works on one ledger, and a service 
 
 from __future__ import annotations
 
-from signoff.ledger import Ledger
+from signoff.ledger import SqlLedger
 from signoff.rooms.service import RoomService
 
 _last: list[RoomService] = []
 
 
-def embedded_rooms(ledger: Ledger) -> RoomService:
+def embedded_rooms(ledger: SqlLedger) -> RoomService:
     if _last and _last[0].ledger is ledger:
         return _last[0]
     _last[:] = [RoomService(ledger)]
