@@ -104,6 +104,13 @@ def check_guard(ws: Workspace, cmd: CheckGuard, settings: Settings) -> GuardVerd
     return ws.guard(cmd.org).check(Post(cmd.room, cmd.text))
 
 
+def doctor_checks(settings: Settings) -> list[Check]:
+    """`signoff doctor`'s incident checks: the fixture, and the workspace's pins when it is set up."""
+    from signoff.incident.doctor import doctor_checks as checks
+
+    return checks(settings)
+
+
 # -- part 2: runs in rooms ---------------------------------------------------------------------------
 
 
