@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from signoff.incident.cases import decide_on, load
 from signoff.incident.decisions import FINGERPRINTS_PER_SALT, BudgetExhausted, spend_fingerprint
-from signoff.incident.model import FINGERPRINTS, SaltSpent, fingerprints_fold
+from signoff.incident.model import FINGERPRINTS, Fingerprinted, SaltSpent, fingerprints_fold
 from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
 
 CASE_PREFIX = FINGERPRINTS.prefix
-FINGERPRINTED = "incident.fingerprinted"
+FINGERPRINTED = Fingerprinted.TYPE
 DAMAGED = "the budget ledger was written behind the server's back; restore it from an untouched copy"
 
 

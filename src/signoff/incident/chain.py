@@ -25,13 +25,13 @@ from typing import Any
 
 from signoff.incident.cases import decide_on, load
 from signoff.incident.decisions import GENESIS, RECORD_TYPE, append_record, entry_hash, link_bytes
-from signoff.incident.model import CHAIN, RecordChain, chain_fold
+from signoff.incident.model import CHAIN, RecordAppended, RecordChain, chain_fold
 from signoff.ledger import Ledger
 from signoff.ledger.aggregate import Decision
 from signoff.trust import PublicKey, SigningKey, pae
 
 CASE_PREFIX = CHAIN.prefix
-RECORD = "incident.record"
+RECORD = RecordAppended.TYPE
 FIELDS = frozenset({"seq", "prev", "body", "keyid", "sig"})
 VERIFY = "run `signoff incident verify-ledger` to see what was changed"
 

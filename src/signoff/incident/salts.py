@@ -13,14 +13,14 @@ import secrets
 
 from signoff.incident.cases import decide_on, load
 from signoff.incident.decisions import issue_salt
-from signoff.incident.model import NOTARY, NotarySalts, issued_salts, notary_fold
+from signoff.incident.model import NOTARY, NotarySalts, SaltIssued, issued_salts, notary_fold
 from signoff.incident.notary import IssuedSalt, Notary
 from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import UsageError
 from signoff.ledger import Ledger
 
 CASE_PREFIX = NOTARY.prefix
-SALT_ISSUED = "incident.salt_issued"
+SALT_ISSUED = SaltIssued.TYPE
 RESTORE = "restore the notary's state from an untouched copy"
 
 
