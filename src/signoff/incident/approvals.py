@@ -67,11 +67,15 @@ class Approver:
             current = self.notary.current
         except SignoffError:
             current = None
-        return Standing(current, self.guard_digest(), self.guard_pin, utc_iso(self.clock.now()))
+        try:
+            digest = self.guard_digest()
+        except OSError:  # a guard configuration that cannot be read is not the pinned one
+            digest = "unreadable"
+        return Standing(current, digest, self.guard_pin, utc_iso(self.clock.now()))
 
-    def _decide(self, d_id: str, decide: Callable[[Standing], Callable[[RecordChain], Decision]]) -> dict[str, Any]:
-        standing = self._standing()
-        appended = self.chain.decide(decide(standing))
+    def _decide(self, d_id: str, decide: Callable[[RecordChain], Decision]) -> dict[str, Any]:
+        """Run an approval decision on the chain: the record it signed, or the one that stands."""
+        appended = self.chain.decide(decide)
         return appended if appended is not None else self.record(d_id)
 
     def approve(self, disclosure: Disclosure, draft_msg: Message, approval: Message) -> dict[str, Any]:
@@ -79,8 +83,9 @@ class Approver:
         as the room server recorded it: that is the content whose digest the approval binds."""
         shown = shown_digest(shown_disclosure(disclosure, draft_msg.text))
         cmd = ApproveDisclosure(disclosure, draft_msg, approval, shown)
-        return self._decide(disclosure.d_id, lambda standing: lambda chain: approve_disclosure(
-            chain, cmd, self.rules, standing, self.key))
+        standing = self._standing()
+        return self._decide(disclosure.d_id,
+                            lambda chain: approve_disclosure(chain, cmd, self.rules, standing, self.key))
 
     def approve_fix(self, request_id: str, incident: str, fix: str, request_msg: Message,
                     approval: Message) -> dict[str, Any]:
@@ -88,8 +93,8 @@ class Approver:
         the org's agent in its private room (`request_msg`) and given by the org's named human with the
         exact command `approve fix <request_id>` there (`approval`), or refuse naming why."""
         cmd = ApproveFix(request_id, incident, fix, request_msg, approval, shown_digest(request_msg.text))
-        return self._decide(request_id, lambda standing: lambda chain: approve_fix(
-            chain, cmd, self.rules, standing, self.key))
+        standing = self._standing()
+        return self._decide(request_id, lambda chain: approve_fix(chain, cmd, self.rules, standing, self.key))
 
     def find(self, d_id: str) -> dict[str, Any] | None:
         return self.chain.state().find(d_id)
