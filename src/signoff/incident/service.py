@@ -1,14 +1,15 @@
 """The incident's facade: what every face calls, with typed commands.
 
-The CLI (`signoff incident ...`, `signoff demo incident`), the web console and "try to break it",
-and the process entry points (`python -m signoff.incident.roomserver`, the approver's and the
-evidence servers' HTTP apps, which live in this package) reach the incident through here, never
-through its inner modules (a test holds the faces to it). Decisions are pure and live in
-`decisions.py` (and `Guard.decide`); the cases they change are typed in `model.py`; this module
-reads what they need (files, keys, the clock, the ledgers) and runs them.
+The CLI (`signoff incident ...`, `signoff demo incident`, the doctor and evidence checks) and the
+web pages (the console, "try to break it") reach the incident through here, never through its inner
+modules (tests/incident/test_facade.py holds them to it). Decisions are pure and live in
+`decisions.py` (and `Guard.decide`); the cases they change are typed in `model.py`. The HTTP apps
+and processes the incident runs for itself (the approver's and the evidence servers' apps, the room
+server process, the scripted services of a run) are part of the package and run the same decisions
+through `Approver`, `SaltBudget`, `IssuedSalts` and `Chain`.
 
-Modules that start servers, browsers-free graders or whole runs are imported when a command runs,
-so that loading the CLI costs no more than it did.
+Modules that start servers, graders or whole runs are imported when a command runs, so that loading
+the CLI costs no more than it did.
 """
 
 from __future__ import annotations
