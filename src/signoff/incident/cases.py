@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from signoff.kernel.errors import IntegrityError
-from signoff.ledger import AppendResult, Event, Ledger, NewEvent, NewJob
+from signoff.ledger import AppendResult, Event, Ledger, NewEvent, NewJob, SqlLedger
 from signoff.ledger.aggregate import Decision, Fold, UnreadableEventError
 
 S = TypeVar("S")
+
+
+def ledger_at(db: Path) -> SqlLedger:
+    """The one way the incident opens a ledger of its own: the SQLite database file `db` (made and
+    migrated when missing). Each organisation's records, each evidence server's budget and a
+    workspace's rooms are such ledgers; a run's room ledger is opened from its URL."""
+    return SqlLedger.from_url(f"sqlite:///{db.resolve()}")
 
 
 def fold_case(fold: Fold[S], state: S, events: list[Event], fix: str) -> S:
@@ -60,4 +68,4 @@ def _read(ledger: Ledger, case_id: str, fix: str) -> list[Event]:
         raise IntegrityError(f"{case_id} holds an event that is not JSON", fix) from exc
 
 
-__all__ = ["decide_on", "fold_case", "load"]
+__all__ = ["decide_on", "fold_case", "ledger_at", "load"]

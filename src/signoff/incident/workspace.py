@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.cases import decide_on
+from signoff.incident.cases import decide_on, ledger_at
 from signoff.incident.chain import Chain, RecordChainReport
 from signoff.incident.decisions import name_incident
 from signoff.incident.disclosure import Disclosure, parse_disclosure_post, published_text
@@ -64,7 +64,7 @@ class Workspace:
         org = check_org(org)
         if org not in self._ledgers:
             self.org_dir(org).mkdir(parents=True, exist_ok=True)
-            self._ledgers[org] = SqlLedger.from_url(f"sqlite:///{self.records_db_path(org).resolve()}")
+            self._ledgers[org] = ledger_at(self.records_db_path(org))
         return self._ledgers[org]
 
     def approvals(self, org: str, key: SigningKey | None = None) -> Chain:
@@ -96,7 +96,7 @@ class Workspace:
         """The ledger `org`'s evidence servers keep their fingerprint budget in (the caller closes
         it). It sits with the captures, which only the evidence servers read."""
         self.captures.mkdir(parents=True, exist_ok=True)
-        return SqlLedger.from_url(f"sqlite:///{(self.captures / f'{check_org(org)}-fingerprints.db').resolve()}")
+        return ledger_at(self.captures / f"{check_org(org)}-fingerprints.db")
 
     @property
     def rooms(self) -> WorkspaceRooms:
