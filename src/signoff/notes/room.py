@@ -52,16 +52,16 @@ def _load_cursor(notes: NotesService, folder: Path, room_id: str, agent: Princip
     return last.cursor
 
 
-def _allowed(notes: NotesService, deciders: Iterable[str]) -> set[str]:
-    """Who may decide from this room: the people named for it, each of whom the service must
-    allow too (`[notes] deciders`, which the service enforces on every decision anyway)."""
+def _save_cursor(notes: NotesService, folder: Path, room_id: str, agent: Principal, cursor: int) -> None:
+    notes.save_cursor(cursor_case(folder), room_id, agent.id, cursor)
+
+
+def _allowed(deciders: Iterable[str]) -> set[str]:
+    """Who may decide from this room: the people named for it (`--decider`). The notes service
+    holds each decision to its own rule too (`[notes] deciders`), as for every face."""
     allowed = set(deciders)
     if not allowed:
         raise UsageError("no deciders named", "pass --decider NAME for each person who may decide")
-    barred = sorted(allowed - set(notes.deciders))
-    if barred:
-        raise UsageError(f"{', '.join(barred)} may not decide on release notes",
-                         f"an admin adds them to [notes] deciders, or leave out --decider {barred[0]}")
     return allowed
 
 
@@ -70,7 +70,7 @@ def poll_room(notes: NotesService, folder: Path, rooms: RoomService, agent: Prin
     """Apply every new command addressed to `agent` in `room_id`; reply to each in its thread.
     `identities` says who each sender id is (configured `[rooms.people]`); by default the room's
     members as this server's directory knows them."""
-    allowed = _allowed(notes, deciders)
+    allowed = _allowed(deciders)
     rooms.room(room_id)  # NotFoundError for an unknown room
     identities = identities or Identities.of_directory(rooms.members(room_id))
     cursor = _load_cursor(notes, folder, room_id, agent)
@@ -89,8 +89,8 @@ def poll_room(notes: NotesService, folder: Path, rooms: RoomService, agent: Prin
             outcome = _apply(notes, folder, p, prefix, allowed, room_id, identities)
             outcomes.append(outcome)
             _reply(rooms, agent, room_id, outcome)
-            notes.save_cursor(cursor_case(folder), room_id, agent.id, cursor)
-        notes.save_cursor(cursor_case(folder), room_id, agent.id, cursor)
+            _save_cursor(notes, folder, room_id, agent, cursor)
+        _save_cursor(notes, folder, room_id, agent, cursor)
     return outcomes
 
 
@@ -153,7 +153,7 @@ async def poll_room_client(notes: NotesService, folder: Path, client: RoomsClien
     been answered yet is applied, oldest first, and answered in its thread. Who decided comes
     from `identities` only. What was answered is kept in the ledger (`handled_case`), and a
     decision already recorded for a message id is never recorded twice."""
-    allowed = _allowed(notes, deciders)
+    allowed = _allowed(deciders)
     await client.connect_to_room(room_id)
     case = handled_case(folder)
     log = notes.room_log(case)
