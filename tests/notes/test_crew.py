@@ -17,10 +17,10 @@ from signoff.notes.crew import EDITOR, ROLES, SCOUT, WRITER, Crew, NotesAgent, h
 from signoff.notes.decisions import bound
 from signoff.notes.room import poll_room
 from signoff.notes.run import load_review
-from tests.notes.deciding import notes_of, state_of
 from signoff.rooms import RoomService
 from signoff.rooms.client import AgentLoop, Identities, InProcessTransport
 from tests.notes.crew_world import CrewWorld, make_crew
+from tests.notes.deciding import notes_of, state_of
 from tests.notes.gitrepo import Repo
 
 

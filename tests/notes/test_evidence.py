@@ -13,8 +13,8 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.notes.evidence import check
 from signoff.notes.run import start_run
-from tests.notes.deciding import decide, notes_of
 from signoff.trust import KeyStore, verify_file
+from tests.notes.deciding import decide, notes_of
 from tests.notes.gitrepo import Repo
 
 

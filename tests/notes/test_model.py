@@ -103,7 +103,8 @@ def test_room_and_handoff_events_as_old_code_wrote_them_read_and_fold() -> None:
     receipt = Receipt(message_id="m3", room_id="r1", sender="agent:scout", body="@writer draft run", sequence=4,
                       target_statuses={"agent:writer": "delivered"}).to_dict()
     case = "notes.handoffs.run-1"
-    announced = {"key": "draft:run-1:", "from": "notes-scout", "to": "notes-writer", "text": "draft run", "source": None}
+    announced = {"key": "draft:run-1:", "from": "notes-scout", "to": "notes-writer", "text": "draft run",
+                 "source": None}
     events = [_event(case, "notes.handing_off", announced, 1),
               _event(case, "notes.handed_off", {"key": "draft:run-1:", "receipt": receipt}, 2)]
     for ev in events:
@@ -114,7 +115,8 @@ def test_room_and_handoff_events_as_old_code_wrote_them_read_and_fold() -> None:
 
 # -- the pure decision: no ledger, no files --------------------------------------------------------
 
-SENTENCES = [{"id": "S1", "text": "Two commits.", "facts": ["F1"]}, {"id": "S2", "text": "Nine files.", "facts": ["F2"]}]
+SENTENCES = [{"id": "S1", "text": "Two commits.", "facts": ["F1"]},
+             {"id": "S2", "text": "Nine files.", "facts": ["F2"]}]
 AT = "2026-12-06T08:00:00Z"
 
 
