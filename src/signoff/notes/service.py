@@ -20,7 +20,7 @@ from signoff.kernel.clock import Clock, utc_iso
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.kernel.shown import short
-from signoff.ledger.aggregate import Cases
+from signoff.ledger.aggregate import NOTHING, Cases, Decision
 from signoff.ledger.contract import Ledger
 from signoff.notes.checks import blockers, errors_of, export_decisions, verifier_errors
 from signoff.notes.decisions import Command, Decide, decide, needs_checking, parse, shown_of
@@ -126,7 +126,7 @@ class NotesService:
         cases, key = self._cases(folder)
         at = utc_iso(self.clock.now())
 
-        def decision(state: State) -> Any:
+        def decision(state: State) -> Decision:
             cmd = command if isinstance(command, Command) else parse(command, [s.id for s in state.sentences])
             # The verifier reads the snapshot and facts: done here, on the texts the decision needs.
             errors = errors_of(folder, needs_checking(state, cmd)) if not state.shipped else {}
@@ -150,9 +150,7 @@ class NotesService:
         return room_fold.over(RoomLog(NOTES_ROOM.key_of(case_id)), self.ledger.read(case_id))
 
     def save_cursor(self, case_id: str, room_id: str, agent: str, cursor: int) -> None:
-        def advance(log: RoomLog) -> Any:
-            from signoff.ledger.aggregate import NOTHING, Decision
-
+        def advance(log: RoomLog) -> Decision:
             if log.cursor is not None and log.cursor.cursor == cursor:
                 return NOTHING
             return Decision.of(RoomCursor(room_id=room_id, agent=agent, cursor=cursor))

@@ -77,9 +77,9 @@ def _runs(request: Request) -> list[dict[str, Any]]:
         return []
     found = sorted((p for p in root.glob("**/" + REVIEW_FILE) if len(p.relative_to(root).parts) <= 4),
                    key=lambda p: p.stat().st_mtime, reverse=True)[:MAX_RUNS]
-    out = []
+    out, notes = [], _notes(request)
     for review in found:
-        state = _notes(request).state(review.parent)
+        state = notes.state(review.parent)
         out.append({"name": review.parent.relative_to(root).as_posix(), "shipped": state.shipped,
                     "sentences": len(state.sentences), "decisions": state.count,
                     "approved": sum(s.status == "approved" for s in state.sentences)})
