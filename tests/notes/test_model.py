@@ -193,3 +193,19 @@ def test_nothing_is_decided_after_ship() -> None:
     assert state.shipped
     with pytest.raises(RefusedError, match="has shipped"):
         _decide(state, bound("reject S1", state))
+
+
+def test_who_decides_is_read_from_notes_and_its_former_web_name(tmp_path: Path) -> None:
+    from signoff.kernel.settings import Settings
+    from signoff.notes.service import deciders_of
+
+    def load(text: str) -> Settings:
+        (tmp_path / "signoff.toml").write_text(text)
+        return Settings.load(home=tmp_path / "home", env={"SIGNOFF_CONFIG": str(tmp_path / "signoff.toml")})
+
+    assert deciders_of(load("")) == ()
+    assert deciders_of(load('[notes]\ndeciders = ["alice"]\n[web]\nnotes_deciders = ["bob", "alice"]\n')) == \
+        ("alice", "bob")
+    for bad in ('[notes]\ndeciders = "alice"\n', '[notes]\ndeciders = ["", "bob"]\n', '[web]\nnotes_deciders = [1]\n'):
+        with pytest.raises(UsageError, match="must be a list of person names"):
+            deciders_of(load(bad))
