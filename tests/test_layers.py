@@ -125,9 +125,9 @@ def test_no_module_takes_another_modules_private_names() -> None:
 
 def test_the_private_name_check_sees_imports_and_module_attributes() -> None:
     source = ("from signoff.desk import forge\nimport signoff.ledger.store as store\n"
-              "from signoff.rooms.service import _loads, RoomService\n"
+              "from signoff.rooms.domain.service import _loads, RoomService\n"
               "forge._git('status')\nstore._with_retry\nforge.push\nRoomService._cached\n")
     assert sorted(_private_uses(source, "signoff.cli.x")) == [
-        "forge._git (signoff.desk.forge), line 4", "from signoff.rooms.service import _loads",
+        "forge._git (signoff.desk.forge), line 4", "from signoff.rooms.domain.service import _loads",
         "store._with_retry (signoff.ledger.store), line 5"]
     assert _private_uses("from signoff.cli.x import _own\n", "signoff.cli.x") == []

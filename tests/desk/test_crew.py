@@ -370,7 +370,7 @@ def test_cli_crew_shows_an_answer_the_concierge_ignored(home: Path, capsys: pyte
     from signoff.cli.main import main
     from signoff.desk.crew_questions import LoopQuestions
     from signoff.desk.workflow import open_desk
-    from signoff.rooms.decisions import Message
+    from signoff.rooms.domain.decisions import Message
 
     assert main(["desk", "init", "--json"]) == 0
     assert main(["rooms", "user", "add", "alice"]) == 0

@@ -18,8 +18,8 @@ from signoff.desk.deploy import serve_commit
 from signoff.kernel.errors import NotFoundError, RefusedError
 from signoff.ledger import Outbox
 from signoff.rooms import RoomService
-from signoff.rooms.approvals import answer_note
 from signoff.rooms.client import InProcessTransport, RoomsConfig
+from signoff.rooms.domain.approvals import answer_note
 from tests.desk.conftest import COUPON, World
 from tests.support.cards import answer_in
 

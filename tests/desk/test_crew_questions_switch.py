@@ -13,7 +13,7 @@ import pytest
 from signoff.desk.crew_commands import strip_mentions
 from signoff.desk.crew_questions import admit, heard
 from signoff.kernel.errors import RefusedError
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 
 DATA = Path(__file__).parent / "data" / "switch-0.19-reporter-question.json"
 

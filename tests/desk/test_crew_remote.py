@@ -35,10 +35,10 @@ from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.approvals import answer_note
 from signoff.rooms.client import HttpSyncTransport, HttpUserTransport, RoomsUserClient, SignoffOperator
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.approvals import answer_note
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers as web_routers
 from tests.conftest import wait_for
 from tests.desk.conftest import COUPON

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from signoff.desk import webhooks
 from signoff.desk.routes import routers
-from signoff.rooms.app import create_app
+from signoff.rooms.http.app import create_app
 from tests.desk.conftest import COUPON, World
 
 

@@ -17,7 +17,7 @@ from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.ledger import SqlLedger
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 from signoff.trust import KeyStore
 from tests.incident import tamper
 

@@ -25,8 +25,8 @@ from signoff.repair.case import case_key
 from signoff.repair.fixture import build, examples_root
 from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
 from signoff.repair.verifier import harness_store
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
 from tests.rooms.conftest import Server
 from tests.support.web import password_client

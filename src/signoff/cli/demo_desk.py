@@ -42,7 +42,7 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     from signoff.desk.workflow import Quarantined
     from signoff.ledger import SqlLedger, verify_chain
     from signoff.rooms import RoomService
-    from signoff.rooms.approvals import answer_note
+    from signoff.rooms.domain.approvals import answer_note
 
     # An explicit home wins over SIGNOFF_HOME and the TOML file, without touching the process environment.
     settings = Settings.load(home=home)

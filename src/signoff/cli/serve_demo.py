@@ -20,7 +20,7 @@ from signoff.desk.workflow import open_desk
 from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.rooms import RoomService
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
 
 VISITOR = "visitor"
 # Folders only the demos write into a home: one of them means the demos ran here (the incident

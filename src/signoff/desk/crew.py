@@ -31,7 +31,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import AgentStore, RoomsConfig, agent_case
-from signoff.rooms.model import Principal
+from signoff.rooms.domain.model import Principal
 
 CASE = "desk/crew"
 ROLES: dict[str, str] = {

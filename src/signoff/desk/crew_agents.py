@@ -85,7 +85,7 @@ from signoff.rooms.client import (
     ref_tag,
 )
 from signoff.rooms.client import recovered_message as shared_recovered_message
-from signoff.rooms.receipts import Receipt, handoff_matches
+from signoff.rooms.domain.receipts import Receipt, handoff_matches
 
 ENGINEERING_PROCESSES = ("manager", "reproducer", "fixer", "reviewer", "smoke")
 PROCESS_ROLES = (*ENGINEERING_PROCESSES, "concierge")  # the whole crew

@@ -1,6 +1,6 @@
 """Reporter cards where the rooms server has no approval cards (a Switch core, or signoff's own
 server with `request_approval` switched off in the concierge's view): the concierge asks each card
-as an addressed question, and takes an answer only by the receipt rule (`rooms.decisions`).
+as an addressed question, and takes an answer only by the receipt rule (`rooms.domain.decisions`).
 
     ask       "Is this the bug you saw? ..." addressed to the reporter's linked identity in the
               intake room, sent once per card (keyed by the card id: a retried delivery asks the
@@ -25,7 +25,7 @@ from signoff.desk.crew_commands import strip_mentions
 from signoff.kernel.errors import ConflictError, RefusedError
 from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms.client import AgentLoop, page_back
-from signoff.rooms.decisions import Message, admit_answer, recorded_once
+from signoff.rooms.domain.decisions import Message, admit_answer, recorded_once
 
 ANSWER = re.compile(r"yes|no: (?P<reason>\S.*)", re.DOTALL)
 ASKED, ANSWERED = "question.asked", "question.answered"

@@ -17,7 +17,7 @@ from signoff.kernel.errors import UsageError
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpSyncTransport, RoomsConfig, embedded_rooms
-from signoff.rooms.connections import ConnectionRegistry
+from signoff.rooms.storage.connections import ConnectionRegistry
 
 THRESHOLD = 90.0
 STATES = ("connected", "stale", "not running")

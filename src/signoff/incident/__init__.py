@@ -28,7 +28,7 @@ from signoff.incident.walkthrough import disclose, run_incident
 from signoff.incident.wirecheck import Leaf, WireError, scan
 from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
 from signoff.incident.workspace_rooms import WorkspaceRooms
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 
 __all__ = [
     "Approver",

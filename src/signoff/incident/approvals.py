@@ -18,7 +18,7 @@ from signoff.incident.notary import Notary
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, RefusedError
-from signoff.rooms.decisions import Message, admit_answer
+from signoff.rooms.domain.decisions import Message, admit_answer
 from signoff.trust import PublicKey, SigningKey
 
 RECORD_KIND = "signoff.incident.approval/v1"

@@ -25,8 +25,8 @@ from typing import Any
 from sqlalchemy import BigInteger, Boolean, Engine, String, Text, bindparam, cast, literal, null, select, union_all
 
 from signoff.ledger.schema import events
-from signoff.rooms.projection import CURSOR, PREFIX, STRUCTURAL, Applied, Delivery
-from signoff.rooms.tables import rooms_cursor, rooms_deliveries
+from signoff.rooms.storage.projection import CURSOR, PREFIX, STRUCTURAL, Applied, Delivery
+from signoff.rooms.storage.tables import rooms_cursor, rooms_deliveries
 
 CHANNEL = "signoff_rooms"
 # A range of more than twice this many rows (deliveries and events) is not copied into memory: the

@@ -15,13 +15,13 @@ from sqlalchemy import select
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
-from signoff.rooms.groups import Groups
-from signoff.rooms.identities import Identities
-from signoff.rooms.model import CHANNEL_TYPES, Principal, Room, check_text
-from signoff.rooms.policy import Sender, Target, permits
-from signoff.rooms.roles import others_agents, role_event
-from signoff.rooms.store import RoomStore
-from signoff.rooms.tables import rooms_agents, rooms_invitations, rooms_members, rooms_rooms, rooms_users
+from signoff.rooms.domain.groups import Groups
+from signoff.rooms.domain.identities import Identities
+from signoff.rooms.domain.model import CHANNEL_TYPES, Principal, Room, check_text
+from signoff.rooms.domain.policy import Sender, Target, permits
+from signoff.rooms.domain.roles import others_agents, role_event
+from signoff.rooms.storage.store import RoomStore
+from signoff.rooms.storage.tables import rooms_agents, rooms_invitations, rooms_members, rooms_rooms, rooms_users
 
 
 class Membership:

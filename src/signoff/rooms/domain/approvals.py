@@ -20,10 +20,10 @@ from sqlalchemy import select
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import check_id
 from signoff.ledger import Event, NewEvent
-from signoff.rooms.identities import Identities
-from signoff.rooms.membership import Membership
-from signoff.rooms.messages import Messages
-from signoff.rooms.model import (
+from signoff.rooms.domain.identities import Identities
+from signoff.rooms.domain.membership import Membership
+from signoff.rooms.domain.messages import Messages
+from signoff.rooms.domain.model import (
     DECISION_VERBS,
     Approval,
     ApprovalOption,
@@ -32,9 +32,9 @@ from signoff.rooms.model import (
     check_text,
     option_label,
 )
-from signoff.rooms.people_roles import PeopleRoles, role_of
-from signoff.rooms.store import RoomStore, loads
-from signoff.rooms.tables import rooms_approvals
+from signoff.rooms.domain.people_roles import PeopleRoles, role_of
+from signoff.rooms.storage.store import RoomStore, loads
+from signoff.rooms.storage.tables import rooms_approvals
 
 DECIDED = ("approval.answered", "approval.expired")
 MAX_EXPIRY = 253402300799.0  # 9999-12-31T23:59:59Z; beyond it a time cannot be shown (or made a float)

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.rooms.connections import Connection
-from signoff.rooms.model import Principal
-from signoff.rooms.references import REFERENCE_TYPES
-from signoff.rooms.service import RoomService
+from signoff.rooms.domain.model import Principal
+from signoff.rooms.domain.references import REFERENCE_TYPES
+from signoff.rooms.domain.service import RoomService
+from signoff.rooms.storage.connections import Connection
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

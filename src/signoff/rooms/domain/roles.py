@@ -9,14 +9,14 @@ from sqlalchemy import select
 
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import NewEvent
-from signoff.rooms.connections import Connection
-from signoff.rooms.model import Principal, check_distinct, check_name, check_text
-from signoff.rooms.store import RoomStore
-from signoff.rooms.tables import rooms_roles
+from signoff.rooms.domain.model import Principal, check_distinct, check_name, check_text
+from signoff.rooms.storage.connections import Connection
+from signoff.rooms.storage.store import RoomStore
+from signoff.rooms.storage.tables import rooms_roles
 
 if TYPE_CHECKING:
-    from signoff.rooms.identities import Identities
-    from signoff.rooms.membership import Membership
+    from signoff.rooms.domain.identities import Identities
+    from signoff.rooms.domain.membership import Membership
 
 
 def role_event(room_id: str, name: Any, instructions: Any, exclusive: Any, by: str,

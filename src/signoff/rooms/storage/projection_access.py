@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, Table, delete, insert, select, update
 
 from signoff.ledger import Event
-from signoff.rooms.tables import rooms_groups, rooms_invitations, rooms_tokens
+from signoff.rooms.storage.tables import rooms_groups, rooms_invitations, rooms_tokens
 
 if TYPE_CHECKING:
-    from signoff.rooms.projection import Delivery
+    from signoff.rooms.storage.projection import Delivery
 
 Handler = Callable[[Connection, Event, "list[Delivery]"], set[str]]
 

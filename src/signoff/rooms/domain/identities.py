@@ -11,11 +11,11 @@ from sqlalchemy import select
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
-from signoff.rooms import tokens
-from signoff.rooms.model import Principal, check_distinct, check_name, check_text
-from signoff.rooms.policy import OWNER_ONLY, validate_policy
-from signoff.rooms.store import RoomStore, loads
-from signoff.rooms.tables import rooms_agents, rooms_groups, rooms_users
+from signoff.rooms.domain import tokens
+from signoff.rooms.domain.model import Principal, check_distinct, check_name, check_text
+from signoff.rooms.domain.policy import OWNER_ONLY, validate_policy
+from signoff.rooms.storage.store import RoomStore, loads
+from signoff.rooms.storage.tables import rooms_agents, rooms_groups, rooms_users
 
 DEFAULT_PROFILE: dict[str, Any] = {
     "connection_model": "always_on",

@@ -25,14 +25,14 @@ from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import Event, NewEvent
-from signoff.rooms import tokens
-from signoff.rooms.approvals import Approvals
-from signoff.rooms.identities import Identities
-from signoff.rooms.membership import Membership
-from signoff.rooms.messages import Messages
-from signoff.rooms.model import Principal, check_text
-from signoff.rooms.receipts import Receipt
-from signoff.rooms.store import RoomStore
+from signoff.rooms.domain import tokens
+from signoff.rooms.domain.approvals import Approvals
+from signoff.rooms.domain.identities import Identities
+from signoff.rooms.domain.membership import Membership
+from signoff.rooms.domain.messages import Messages
+from signoff.rooms.domain.model import Principal, check_text
+from signoff.rooms.domain.receipts import Receipt
+from signoff.rooms.storage.store import RoomStore
 
 CODE_SECONDS = 600.0
 MAX_WAITING_CODES = 5  # unused, unexpired codes per person and bridge

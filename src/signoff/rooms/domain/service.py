@@ -10,7 +10,7 @@
 
 Every change is a ledger event under a `rooms.*` case; the query tables follow through the
 projector before the call returns, so a caller reads its own writes. Usable in-process (workflows
-call it directly) and behind the HTTP app (`signoff.rooms.app`). This module holds only what spans
+call it directly) and behind the HTTP app (`signoff.rooms.http.app`). This module holds only what spans
 several aggregates.
 """
 
@@ -23,21 +23,21 @@ from sqlalchemy import select
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import ConflictError
 from signoff.ledger import SqlLedger
-from signoff.rooms.approvals import Approvals
-from signoff.rooms.claims import Claims
-from signoff.rooms.delivery import Streams
-from signoff.rooms.documents import Documents
-from signoff.rooms.groups import Groups
-from signoff.rooms.identities import Identities
-from signoff.rooms.membership import Membership
-from signoff.rooms.messages import Messages
-from signoff.rooms.model import Principal
-from signoff.rooms.people_roles import PeopleRoles
-from signoff.rooms.references import References
-from signoff.rooms.roles import Roles
-from signoff.rooms.store import RoomStore
-from signoff.rooms.tables import rooms_users
-from signoff.rooms.tokens import Credentials, Lifetimes
+from signoff.rooms.domain.approvals import Approvals
+from signoff.rooms.domain.claims import Claims
+from signoff.rooms.domain.documents import Documents
+from signoff.rooms.domain.groups import Groups
+from signoff.rooms.domain.identities import Identities
+from signoff.rooms.domain.membership import Membership
+from signoff.rooms.domain.messages import Messages
+from signoff.rooms.domain.model import Principal
+from signoff.rooms.domain.people_roles import PeopleRoles
+from signoff.rooms.domain.references import References
+from signoff.rooms.domain.roles import Roles
+from signoff.rooms.domain.tokens import Credentials, Lifetimes
+from signoff.rooms.storage.delivery import Streams
+from signoff.rooms.storage.store import RoomStore
+from signoff.rooms.storage.tables import rooms_users
 
 
 class RoomService:

@@ -30,7 +30,7 @@ from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, Us
 from signoff.kernel.ids import check_id
 from signoff.ledger import SqlLedger
 from signoff.ledger.engine import is_postgres
-from signoff.rooms.tables import rooms_connections as table
+from signoff.rooms.storage.tables import rooms_connections as table
 
 HEARTBEAT_INTERVAL = 2.0
 HEARTBEAT_TTL = 6.0

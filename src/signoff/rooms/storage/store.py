@@ -21,11 +21,11 @@ from signoff.kernel.clock import Clock
 from signoff.kernel.ids import new_id
 from signoff.ledger import AppendResult, NewEvent, SqlLedger
 from signoff.ledger.engine import is_postgres
-from signoff.rooms import connections, fanout
-from signoff.rooms.connections import ConnectionRegistry
-from signoff.rooms.delivery import RecentDeliveries
-from signoff.rooms.notify import Notifier
-from signoff.rooms.projection import Applied, Projector
+from signoff.rooms.storage import connections, fanout
+from signoff.rooms.storage.connections import ConnectionRegistry
+from signoff.rooms.storage.delivery import RecentDeliveries
+from signoff.rooms.storage.notify import Notifier
+from signoff.rooms.storage.projection import Applied, Projector
 
 # Set for one request by `one_freshness_check`: True once its freshness check has run.
 _CHECKED: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("signoff_rooms_checked", default=None)

@@ -15,8 +15,8 @@ from sqlalchemy import Connection, delete, insert, select, update
 from signoff.ledger import Event, SqlLedger
 from signoff.ledger import projection as ledger_projection
 from signoff.ledger.engine import is_postgres
-from signoff.rooms import projection_access as access
-from signoff.rooms.tables import (
+from signoff.rooms.storage import projection_access as access
+from signoff.rooms.storage.tables import (
     rooms_agents,
     rooms_approvals,
     rooms_cursor,

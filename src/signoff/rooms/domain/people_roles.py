@@ -14,9 +14,9 @@ from sqlalchemy import select
 
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import NewEvent, SqlLedger
-from signoff.rooms.model import Principal, check_name
-from signoff.rooms.store import RoomStore
-from signoff.rooms.tables import rooms_users
+from signoff.rooms.domain.model import Principal, check_name
+from signoff.rooms.storage.store import RoomStore
+from signoff.rooms.storage.tables import rooms_users
 
 CASE = "people.roles"
 PREFIX = "role:"  # user names cannot hold ':', so a responder entry "role:<name>" never reads as a person

@@ -10,10 +10,10 @@ from sqlalchemy import select
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
-from signoff.rooms.membership import Membership
-from signoff.rooms.model import MAX_DOCUMENT, Principal, check_text
-from signoff.rooms.store import RoomStore
-from signoff.rooms.tables import rooms_documents
+from signoff.rooms.domain.membership import Membership
+from signoff.rooms.domain.model import MAX_DOCUMENT, Principal, check_text
+from signoff.rooms.storage.store import RoomStore
+from signoff.rooms.storage.tables import rooms_documents
 
 
 def _doc_dict(r: Any, content: bool) -> dict[str, Any]:

@@ -26,8 +26,10 @@ from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, Si
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import error_body, status_of
 from signoff.ledger import SqlLedger
-from signoff.rooms import protocol
-from signoff.rooms.bodies import (
+from signoff.rooms.domain.model import Principal
+from signoff.rooms.domain.service import RoomService
+from signoff.rooms.domain.tokens import Lifetimes
+from signoff.rooms.http.bodies import (
     AllowBody,
     AnswerBody,
     BeatBody,
@@ -47,13 +49,11 @@ from signoff.rooms.bodies import (
     UserBody,
     UserMessageBody,
 )
-from signoff.rooms.connections import HEARTBEAT_INTERVAL
-from signoff.rooms.guard import BodyGuard
-from signoff.rooms.model import Principal
-from signoff.rooms.operations import call_operation, catalogue, find_operation
-from signoff.rooms.service import RoomService
-from signoff.rooms.streams import StreamParams, frames, open_stream, visible
-from signoff.rooms.tokens import Lifetimes
+from signoff.rooms.http.guard import BodyGuard
+from signoff.rooms.protocol import wire as protocol
+from signoff.rooms.protocol.operations import call_operation, catalogue, find_operation
+from signoff.rooms.protocol.streams import StreamParams, frames, open_stream, visible
+from signoff.rooms.storage.connections import HEARTBEAT_INTERVAL
 
 # -- dependencies usable by other packages' routers --------------------------------------------
 
@@ -492,5 +492,5 @@ def create_app(ledger: SqlLedger | None = None, settings: Settings | None = None
 
 
 def app_from_env() -> FastAPI:
-    """Factory for `uvicorn --factory signoff.rooms.app:app_from_env` (settings from the environment)."""
+    """Factory for `uvicorn --factory signoff.rooms.http.app:app_from_env` (settings from the environment)."""
     return create_app(settings=Settings.load())

@@ -14,14 +14,14 @@ from sqlalchemy import select
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
-from signoff.rooms.identities import Identities
-from signoff.rooms.membership import Membership
-from signoff.rooms.model import MAX_BODY, Principal, check_position, check_text
-from signoff.rooms.policy import Sender, Target, permits
-from signoff.rooms.receipts import Receipt
-from signoff.rooms.roles import Roles
-from signoff.rooms.store import RoomStore
-from signoff.rooms.tables import rooms_messages
+from signoff.rooms.domain.identities import Identities
+from signoff.rooms.domain.membership import Membership
+from signoff.rooms.domain.model import MAX_BODY, Principal, check_position, check_text
+from signoff.rooms.domain.policy import Sender, Target, permits
+from signoff.rooms.domain.receipts import Receipt
+from signoff.rooms.domain.roles import Roles
+from signoff.rooms.storage.store import RoomStore
+from signoff.rooms.storage.tables import rooms_messages
 
 MENTION = re.compile(r"(?<![\w@])@([a-z0-9][a-z0-9._-]*)")
 REFUSAL = "You're not permitted to direct messages to me in this room."

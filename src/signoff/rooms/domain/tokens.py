@@ -19,13 +19,13 @@ from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent
-from signoff.rooms.model import Principal
-from signoff.rooms.tables import rooms_agents, rooms_tokens, rooms_users
+from signoff.rooms.domain.model import Principal
+from signoff.rooms.storage.tables import rooms_agents, rooms_tokens, rooms_users
 from signoff.trust import credentials
 
 if TYPE_CHECKING:
-    from signoff.rooms.identities import Identities
-    from signoff.rooms.store import RoomStore
+    from signoff.rooms.domain.identities import Identities
+    from signoff.rooms.storage.store import RoomStore
 
 PREFIXES = {"user": "sou", "agent": "soa", "registration": "sor", "claim": "soc"}
 _INVALID = ("invalid or unknown token", "send Authorization: Bearer <your user token or api key>")
@@ -68,8 +68,8 @@ def mint(kind: str) -> str:
 
 def live_user_token(store: RoomStore, user_id: str) -> str | None:
     """The digest of the user's current token, None once it is revoked: a revoked person is out
-    everywhere they act without their token (a web session is bound to it, signoff.rooms.signin;
-    a chat account they claimed speaks for nobody, signoff.rooms.claims). Read from the exact cache."""
+    everywhere they act without their token (a web session is bound to it, signoff.rooms.domain.signin;
+    a chat account they claimed speaks for nobody, signoff.rooms.domain.claims). Read from the exact cache."""
     store.ensure_fresh()
     row = store.cached(("user-token", user_id), lambda: store.one(
         select(rooms_tokens.c.token_hash).where(rooms_tokens.c.principal_id == user_id, rooms_tokens.c.kind == "user")))

@@ -10,11 +10,11 @@ from sqlalchemy import select
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
-from signoff.rooms.documents import Documents
-from signoff.rooms.membership import Membership
-from signoff.rooms.model import Principal, check_text
-from signoff.rooms.store import RoomStore
-from signoff.rooms.tables import rooms_references, rooms_room_references
+from signoff.rooms.domain.documents import Documents
+from signoff.rooms.domain.membership import Membership
+from signoff.rooms.domain.model import Principal, check_text
+from signoff.rooms.storage.store import RoomStore
+from signoff.rooms.storage.tables import rooms_references, rooms_room_references
 
 REFERENCE_TYPES = ("google_drive", "confluence", "github", "jira", "url")
 

@@ -12,10 +12,10 @@ from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import UsageError
 from signoff.kernel.ids import check_id
-from signoff.rooms import protocol
-from signoff.rooms.connections import Connection
-from signoff.rooms.model import Principal
-from signoff.rooms.service import RoomService
+from signoff.rooms.domain.model import Principal
+from signoff.rooms.domain.service import RoomService
+from signoff.rooms.protocol import wire as protocol
+from signoff.rooms.storage.connections import Connection
 
 BATCH = 200
 

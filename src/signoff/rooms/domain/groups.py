@@ -11,10 +11,10 @@ from sqlalchemy import select
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
-from signoff.rooms.identities import Identities
-from signoff.rooms.model import Principal, check_distinct, check_name, check_text
-from signoff.rooms.store import RoomStore
-from signoff.rooms.tables import rooms_groups
+from signoff.rooms.domain.identities import Identities
+from signoff.rooms.domain.model import Principal, check_distinct, check_name, check_text
+from signoff.rooms.storage.store import RoomStore
+from signoff.rooms.storage.tables import rooms_groups
 
 
 def _group_dict(r: Any) -> dict[str, Any]:

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
-from signoff.rooms.projection import Delivery
-from signoff.rooms.tables import rooms_deliveries
+from signoff.rooms.storage.projection import Delivery
+from signoff.rooms.storage.tables import rooms_deliveries
 
 if TYPE_CHECKING:
-    from signoff.rooms.store import RoomStore
+    from signoff.rooms.storage.store import RoomStore
 
 PER_AGENT = 256  # enough for live streams; a stream further behind reads the table
 
