@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from signoff.desk.crew_commands import strip_mentions
-from signoff.desk.crew_questions import admit, heard
+from signoff.desk.crew.commands import strip_mentions
+from signoff.desk.crew.questions import admit, heard
 from signoff.kernel.errors import RefusedError
 from signoff.rooms.domain.decisions import Message
 

@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
-from signoff.desk import crew_agents, crew_commands, crew_serve
 from signoff.desk.crew import agent_name, key_role
+from signoff.desk.crew import agents as crew_agents
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew import serve as crew_serve
 from signoff.kernel.errors import ConflictError, RefusedError, UnavailableError
 from signoff.rooms import RoomService
 from signoff.rooms.client import (

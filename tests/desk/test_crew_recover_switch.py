@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from signoff.desk.crew_agents import recovered_message
+from signoff.desk.crew.agents import recovered_message
 from signoff.rooms.client._context import entries
 from signoff.rooms.domain.receipts import Receipt, handoff_matches
 

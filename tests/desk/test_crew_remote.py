@@ -22,10 +22,10 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.desk import crew_commands
 from signoff.desk.config import DeskConfig
 from signoff.desk.crew import Crew, key_role, recorded
-from signoff.desk.crew_agents import IGNORED
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew.agents import IGNORED
 from signoff.desk.local import init_local
 from signoff.desk.routes import routers as desk_routers
 from signoff.desk.workflow import Desk as DeskWorkflow

@@ -33,9 +33,9 @@ def _until(check: Callable[[], bool], what: str, timeout: float = 300.0) -> None
 
 
 def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
-    from signoff.desk import crew_commands
+    from signoff.desk.crew import commands as crew_commands
     from signoff.desk.crew import link_reporter, setup
-    from signoff.desk.crew_serve import CrewThread
+    from signoff.desk.crew.serve import CrewThread
     from signoff.desk.deploy import serve_commit
     from signoff.desk.local import init_local
     from signoff.desk.notify import card_id
@@ -210,7 +210,7 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
 
 def _is_command(body: str) -> bool:
     """Whether a crew member's message is an allowlisted command (the refused `approve` is not)."""
-    from signoff.desk import crew_commands
+    from signoff.desk.crew import commands as crew_commands
 
     try:
         return crew_commands.parse(body) is not None

@@ -1,6 +1,6 @@
 """The crew at work: the manager, the reproducer, the fixer, the reviewer and the smoke, each an
 `AgentLoop` (the rooms client's durable runtime) in the engineering room, on the embedded server or
-over HTTP (the concierge, in the public room, is `crew_concierge`).
+over HTTP (the concierge, in the public room, is `crew.concierge`).
 
     manager      claims the desk's engineering jobs (the ledger is the authority). For a reproduction
                  or a fix it writes the bug's room: the dossier and a work order (documents), then
@@ -19,7 +19,7 @@ over HTTP (the concierge, in the public room, is `crew_concierge`).
     smoke        on `start_smoke`: runs the desk's deployment check (`release.acceptance_check`) on
                  the release's endpoints and answers `submit_smoke` with what it measured.
 
-A message is acted on only when it is one of the allowlisted commands (`crew_commands`), its sender
+A message is acted on only when it is one of the allowlisted commands (`crew.commands`), its sender
 is the role that command comes from, and it is exactly the message that sender's receipt records
 (message id, addressed flag, room, sender, text: `handoff_matches`, against the receipts the
 sender's own loop keeps in the ledger). A receiver can see a hand-off before its sender's loop has
@@ -54,10 +54,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from signoff.agents import ProposalRejected
-from signoff.desk import bug_rooms, crew_commands
+from signoff.desk import bug_rooms
 from signoff.desk.credentials import DeskCaller
 from signoff.desk.crew import Crew
-from signoff.desk.crew_commands import Command
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew.commands import Command
 from signoff.desk.engineering import (
     SCRIPT,
     EngineeringService,

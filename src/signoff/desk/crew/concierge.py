@@ -28,8 +28,8 @@ from typing import Any
 from signoff import airlock
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.crew import Crew, reporter_links
-from signoff.desk.crew_commands import strip_mentions
-from signoff.desk.crew_questions import LoopQuestions
+from signoff.desk.crew.commands import strip_mentions
+from signoff.desk.crew.questions import LoopQuestions
 from signoff.desk.notify import Cards, Concierge
 from signoff.desk.workflow import Desk
 from signoff.kernel.errors import SignoffError
@@ -78,7 +78,7 @@ class ConciergeMember:
         return self.crew.intake_room
 
     def _cards(self) -> Cards:
-        """Approval cards where the server has them, else addressed questions (`crew_questions`)."""
+        """Approval cards where the server has them, else addressed questions (`crew.questions`)."""
         assert self.loop is not None
         links = reporter_links(self.desk.ledger)
         users = {rid: link["user"] for rid, link in links.items()}

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from signoff.desk.crew import Crew, drift, key_role, recorded
-from signoff.desk.crew_agents import ignored
-from signoff.desk.crew_commands import refusals
+from signoff.desk.crew.agents import ignored
+from signoff.desk.crew.commands import refusals
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import UsageError
 from signoff.ledger import SqlLedger

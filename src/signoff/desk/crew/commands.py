@@ -20,7 +20,7 @@ own credentials. An agent that sends one is refused, and the refusal is recorded
 A command is a whole message (after the server's @-prefix): one verb, one bug id, one round (and
 the tag of the sender's keyed send). Any other text, extra words included, is not a command:
 untrusted text never becomes one by containing one. Being a command is not enough to be acted on:
-the receiver also checks the sender's role and its receipt (`signoff.desk.crew_agents`).
+the receiver also checks the sender's role and its receipt (`signoff.desk.crew.agents`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Running the crew: each member (`crew_agents.Member`, `crew_concierge.ConciergeMember`) on its own
+"""Running the crew: each member (`crew.agents.Member`, `crew.concierge.ConciergeMember`) on its own
 `AgentLoop`, in this process or as `signoff desk crew run --role R`, over HTTP to `signoff serve` or
 on the process's own embedded server (whose housekeeping then runs here too); and `CrewThread`,
 the whole crew in a background thread (the demo)."""
@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 from signoff.desk.credentials import DeskCaller
 from signoff.desk.crew import Crew, key_role
-from signoff.desk.crew_agents import PROCESS_ROLES, Member
-from signoff.desk.crew_concierge import ConciergeMember
+from signoff.desk.crew.agents import PROCESS_ROLES, Member
+from signoff.desk.crew.concierge import ConciergeMember
 from signoff.desk.engineering import SCRIPT
 from signoff.desk.workflow import Desk
 from signoff.kernel.errors import SignoffError, UsageError
@@ -21,7 +21,7 @@ from signoff.rooms.client import AgentLoop, Transport
 
 
 class Running(Protocol):
-    """What `run_member` runs: a `Member`, or the concierge (`crew_concierge.ConciergeMember`)."""
+    """What `run_member` runs: a `Member`, or the concierge (`crew.concierge.ConciergeMember`)."""
 
     role: str
     desk: Desk

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from signoff.desk.crew_agents import IGNORED
-from signoff.desk.crew_commands import strip_mentions
+from signoff.desk.crew.agents import IGNORED
+from signoff.desk.crew.commands import strip_mentions
 from signoff.kernel.errors import ConflictError, RefusedError
 from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms.client import AgentLoop, page_back
