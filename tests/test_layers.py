@@ -26,13 +26,16 @@ LAYERS = {
     "web": 4,
     "bridges": 4,
     "mcp": 4,
+    "demo": 4,
 }
 ROOT = Path(signoff.__file__).parent
 # Imports across one layer are allowed only where a workflow is declared to build on another:
 # the desk reuses repair's sandboxed execution and assertion-failure rules (issue: Desk). The CLI is
 # the one entry point of every face: it starts the MCP face (`signoff mcp`) and registers
-# `signoff bridge` (issue: Matrix bridge); both stay importable without the CLI.
-ACROSS = {("desk", "repair"), ("cli", "mcp"), ("cli", "bridges")}
+# `signoff bridge` (issue: Matrix bridge); both stay importable without the CLI. The demos are CLI
+# commands (`signoff demo`, `signoff serve --demo`, `signoff incident run`) built on the CLI's console
+# and settings, and the CLI loads them (issue 35: demo and fixture code out of product packages).
+ACROSS = {("desk", "repair"), ("cli", "mcp"), ("cli", "bridges"), ("cli", "demo"), ("demo", "cli")}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

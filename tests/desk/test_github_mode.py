@@ -23,9 +23,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi.testclient import TestClient
 
+from signoff.demo.shoplite_deploy import serve_commit
 from signoff.desk import webhooks
 from signoff.desk.config import DeskConfig
-from signoff.desk.deploy import serve_commit
 from signoff.desk.github_forge import GitHubForge
 from signoff.desk.workflow import Desk, forge_for
 from signoff.github import AppAuth, GitHubClient

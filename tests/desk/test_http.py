@@ -162,7 +162,7 @@ def test_unknown_credentials_are_401(world: World, path: str) -> None:
 
 
 def test_reporters_verify_the_release_over_http(review: World) -> None:
-    from signoff.desk.deploy import serve_commit
+    from signoff.demo.shoplite_deploy import serve_commit
 
     w = review
     http = _client(w)

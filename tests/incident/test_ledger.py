@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from signoff.demo.incident_walkthrough import approver_for, disclose
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.notary import Notary
-from signoff.incident.walkthrough import approver_for, disclose
 from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room, verify_ledger
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes

@@ -9,9 +9,9 @@ import typer
 
 from signoff.cli.context import console, print_json, settings
 from signoff.cli.progress import reporting
+from signoff.demo.incident_walkthrough import run_incident
 from signoff.incident.fixture import ORGS
 from signoff.incident.simulate import simulate as run_simulation
-from signoff.incident.walkthrough import run_incident
 from signoff.incident.workspace import SHARED_ROOM, Workspace, verify_ledger
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.trust import KeyStore

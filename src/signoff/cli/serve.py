@@ -71,7 +71,7 @@ def serve(
     # counts by, would be whatever it claims.
     proxies = [str(p) for p in _contributed(current, "trusted_proxies")]
     if demo:
-        from signoff.cli.serve_demo import open_demo, require_demo_state
+        from signoff.demo.serve import open_demo, require_demo_state
 
         require_demo_state(current)
     listener = _listen(host, port)  # before the database is opened: a taken port changes nothing

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from signoff.cli.demo_desk import last_run_home
+from signoff.demo.desk import last_run_home
 from signoff.desk.workflow import open_desk
 from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.kernel.settings import Settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from signoff.cli.context import console, settings
-from signoff.cli.demo import register
+from signoff.demo.commands import register
 from signoff.kernel.errors import UnavailableError
 from signoff.kernel.progress import Progress
 

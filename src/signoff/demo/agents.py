@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.cli.context import console, settings
-from signoff.cli.demo import register
+from signoff.demo.commands import register
 from signoff.kernel.progress import Progress
 
 

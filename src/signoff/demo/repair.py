@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from signoff.cli.context import console, settings
-from signoff.cli.demo import register
+from signoff.demo.commands import register
 from signoff.kernel.ids import new_id
 from signoff.kernel.progress import Progress, within
 
 
 @register("repair", "Coupon fixture: false fix REJECTED, genuine fix VERIFIED, room flow to ACCEPTED.")
 def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
+    from signoff.demo.repair_room import coupon_contract, open_repair_room
     from signoff.ledger import SqlLedger
     from signoff.repair.fixture import build, examples_root
-    from signoff.repair.setup import coupon_contract, open_repair_room
     from signoff.repair.verifier import VerifyRequest, verify
     from signoff.trust import KeyStore, verify_file
 

@@ -54,7 +54,7 @@ def coupon_contract(repo: Path, harness: Path, name: str = "coupon") -> Contract
 
 def open_repair_room(ledger: SqlLedger, settings: Settings, contract: Contract,
                      suffix: str | None = None) -> RepairRoom:
-    import signoff.repair.scripts  # noqa: F401  (registers the coupon fixer script)
+    import signoff.demo.coupon_fixer  # noqa: F401  (registers the coupon fixer script)
 
     tag = suffix or new_id()[:6]
     rooms = embedded_rooms(ledger)

@@ -84,7 +84,7 @@ def all_demos(
 
 @register("ledger", "The foundation: ledger events, an outbox delivery, signed evidence verified offline.")
 def demo_ledger(as_json: bool, progress: Progress) -> dict[str, Any]:
-    from signoff.cli.demo_ledger import run
+    from signoff.demo.ledger import run
 
     return run(settings(), quiet=as_json)
 
@@ -93,8 +93,8 @@ def demo_ledger(as_json: bool, progress: Progress) -> dict[str, Any]:
 def _load_workflow_demos() -> None:
     import importlib
 
-    for module in ("signoff.cli.demo_repair", "signoff.cli.demo_notes", "signoff.cli.demo_incident",
-                   "signoff.cli.demo_desk"):
+    for module in ("signoff.demo.repair", "signoff.demo.notes", "signoff.demo.incident",
+                   "signoff.demo.desk"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.cli.context import console, settings
-from signoff.cli.demo import leave_checkpoint, register
+from signoff.demo.commands import leave_checkpoint, register
 from signoff.kernel.errors import RefusedError, UnavailableError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
@@ -33,10 +33,10 @@ def _until(check: Callable[[], bool], what: str, timeout: float = 300.0) -> None
 
 
 def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
+    from signoff.demo.shoplite_deploy import serve_commit
     from signoff.desk.crew import commands as crew_commands
     from signoff.desk.crew import link_reporter, setup
     from signoff.desk.crew.serve import CrewThread
-    from signoff.desk.deploy import serve_commit
     from signoff.desk.local import init_local
     from signoff.desk.notify import card_id
     from signoff.desk.workflow import Quarantined

@@ -9,7 +9,7 @@ from typing import Any
 
 from signoff import git
 from signoff.cli.context import console, settings
-from signoff.cli.demo import register
+from signoff.demo.commands import register
 from signoff.kernel.ids import new_id
 from signoff.kernel.progress import Progress
 
