@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pygments.token import Name, Number, String, is_token_subtype
 
+from signoff.demo.incident_walkthrough import approver_for
 from signoff.incident.corpus import VARIANTS, code_corpus, prose_corpus, protected_lines
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.fixture import code_files, language_of
 from signoff.incident.guard import Guard, GuardConfig, Post
 from signoff.incident.notary import Notary
 from signoff.incident.shapes import lexer
-from signoff.incident.walkthrough import approver_for
 from signoff.incident.workspace import APPROVERS, SHARED_ROOM, Workspace, private_room
 from signoff.kernel.errors import RefusedError
 

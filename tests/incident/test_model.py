@@ -49,7 +49,7 @@ from signoff.kernel.errors import ConflictError, IntegrityError, RefusedError, U
 from signoff.kernel.shown import shown_digest
 from signoff.ledger.aggregate import Decision, case_type_of, read_event
 from signoff.ledger.store import Event
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 from signoff.trust import SigningKey
 
 KEY = SigningKey(Ed25519PrivateKey.from_private_bytes(bytes(range(32))), "incident-approver-payco")

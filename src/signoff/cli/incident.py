@@ -9,6 +9,7 @@ import typer
 
 from signoff.cli.context import console, print_json, settings
 from signoff.cli.progress import reporting
+from signoff.demo.incident_walkthrough import run_incident
 from signoff.incident import service
 from signoff.incident.service import ORGS, SHARED_ROOM, Workspace
 from signoff.kernel.errors import NotFoundError, UsageError
@@ -67,7 +68,10 @@ def run(root: RootOpt = None, fixture: FixtureOpt = None, as_json: JsonOpt = Fal
     """The whole of part 1: reproduce, fingerprint, disclose with approvals, compare, verify, fix."""
     ws = _workspace(root)
     with reporting("incident run") as progress:
-        summary = service.run_incident(ws, service.RunIncident(fixture), settings(), progress)
+        if not ws.is_set_up():
+            progress("setting up the guards")
+            service.setup(ws, settings(), fixture)  # pinned with the settings, as `incident setup` pins them
+        summary = run_incident(ws, fixture, progress)
     if as_json:
         print_json(summary)
     else:

@@ -37,7 +37,7 @@ from signoff.kernel.clock import Clock, SystemClock, utc_iso
 from signoff.kernel.errors import NotFoundError, SignoffError
 from signoff.kernel.shown import shown_digest
 from signoff.ledger.aggregate import Decision
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 from signoff.trust import PublicKey, SigningKey
 
 __all__ = ["FIX_KIND", "RECORD_KIND", "Approver"]

@@ -34,7 +34,7 @@ from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.ids import readable_id
 from signoff.ledger.aggregate import NOTHING, Decision
 from signoff.ledger.approval import APPROVE, approve
-from signoff.rooms.decisions import Message, admit_answer
+from signoff.rooms.domain.decisions import Message, admit_answer
 from signoff.trust import SigningKey, pae
 
 RECORD_TYPE = "application/vnd.signoff.incident.record+json"

@@ -23,7 +23,6 @@ from signoff.incident.guard import GuardVerdict, Post
 from signoff.incident.workspace import SHARED_ROOM, LedgerReport, Workspace, verify_ledger
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
 
@@ -44,13 +43,6 @@ class Simulate:
     out: Path
     fixed_payco: bool = False
     fixed_shopco: bool = False
-    fixture: Path | None = None
-
-
-@dataclass(frozen=True)
-class RunIncident:
-    """The whole of part 1 in a workspace (set up first, pinned with `settings`, when it is not)."""
-
     fixture: Path | None = None
 
 
@@ -78,16 +70,6 @@ def simulate(cmd: Simulate) -> SimulationResult:
 def setup(ws: Workspace, settings: Settings, fixture: Path | None = None) -> dict[str, str]:
     """Build both guards' configurations and pin them with the playbooks and `settings`."""
     return ws.setup(fixture, settings)
-
-
-def run_incident(ws: Workspace, cmd: RunIncident, settings: Settings,
-                 progress: Progress = silent) -> dict[str, Any]:
-    from signoff.incident.walkthrough import run_incident as walk
-
-    if not ws.is_set_up():
-        progress("setting up the guards")
-        ws.setup(cmd.fixture, settings)  # pinned with the settings, as `incident setup` pins them
-    return walk(ws, cmd.fixture, progress)
 
 
 def verify(ws: Workspace) -> LedgerReport:
@@ -260,7 +242,6 @@ __all__ = [
     "GuardVerdict",
     "LedgerReport",
     "Post",
-    "RunIncident",
     "Simulate",
     "Workspace",
     "attacks",
@@ -277,7 +258,6 @@ __all__ = [
     "render",
     "replay",
     "resolve_run",
-    "run_incident",
     "runs_base",
     "setup",
     "simulate",

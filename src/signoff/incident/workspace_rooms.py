@@ -23,7 +23,7 @@ from signoff.incident.fixture import check_org
 from signoff.kernel.errors import IntegrityError, NotFoundError
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, InProcessUserTransport, RoomsUserClient, SyncRoomsClient
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 
 SHARED_ROOM = "shared"
 APPROVERS = {"payco": "priya", "shopco": "sam"}
