@@ -21,9 +21,9 @@ from signoff.kernel.progress import Progress, within
 @register("repair", "Coupon fixture: false fix REJECTED, genuine fix VERIFIED, room flow to ACCEPTED.")
 def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
     from signoff.ledger import SqlLedger
+    from signoff.repair import VerifyRequest, verify
     from signoff.repair.fixture import build, examples_root
     from signoff.repair.setup import coupon_contract, open_repair_room
-    from signoff.repair.verifier import VerifyRequest, verify
     from signoff.trust import KeyStore, verify_file
 
     def say(text: str) -> None:
