@@ -4,13 +4,17 @@ class, the fold covers them all, and stored payloads read back through the class
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
 
 import signoff
-from signoff.ledger.aggregate import UnreadableEventError, event_class, read_event
+from signoff.kernel.settings import Settings
+from signoff.ledger import SqlLedger
+from signoff.ledger.aggregate import UnreadableEventError, case_type_of, event_class, read_event
 from signoff.ledger.store import Event
+from signoff.repair import RepairService, read_case, read_cases
 from signoff.repair.model import FIXER_LOG, REPAIR_CASE, REPAIR_ROOM, VERIFIER_LOG, case_key, fold, initial
 
 # Every event type repair code has written (the stored strings never change).
@@ -128,3 +132,31 @@ def test_no_face_imports_an_inner_repair_module() -> None:
                 found += [f"{path.relative_to(root)}: {m}" for m in modules
                           if m.startswith("signoff.repair.") and m not in ALLOWED]
     assert found == []
+
+
+OLD_LEDGERS = Path(__file__).parents[1] / "data" / "old-ledgers"
+
+
+def test_every_repair_event_491180a_wrote_reads_through_the_classes_and_folds(tmp_path: Path) -> None:
+    """tests/data/old-ledgers/main.db holds the repair demo of 491180a (a case from its report to
+    ACCEPTED, a watched room): each event reads through its class, and the case folds as it was."""
+    copy = tmp_path / "main.db"
+    shutil.copyfile(OLD_LEDGERS / "main.db", copy)  # opening migrates a database in place
+    ledger = SqlLedger.from_url(f"sqlite:///{copy}")
+    try:
+        events = [e for e in ledger.stream(prefix="repair.")]
+        assert {e.case_id.split(".")[1] for e in events} >= {"case", "room"}
+        for event in events:
+            body = read_event(event)
+            owner = case_type_of(event.case_id)
+            assert (owner is not None and body.CASE is owner) or body.TYPE == "repair.command_refused"
+        [case_id] = [c for c in ledger.case_ids(REPAIR_CASE.prefix)]
+        st = read_case(ledger, REPAIR_CASE.key_of(case_id))
+        assert st.state == "ACCEPTED" and st.approval is not None and st.verdicts
+        assert st.history[0] == "REPORTED" and st.history[-1] == "ACCEPTED"
+        assert [c.case_id for c in read_cases(ledger)] == [st.case_id]
+        watch = RepairService(ledger, Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path))
+        [room] = watch.watched_rooms()
+        assert watch.watched(room) is not None
+    finally:
+        ledger.close()
