@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 import signoff
+from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.ledger.aggregate import UnreadableEventError, case_type_of, event_class, read_event
 from signoff.ledger.store import Event
-from signoff.repair import RepairService, read_case, read_cases
+from signoff.repair import Contract, RepairService, read_case, read_cases
 from signoff.repair.model import FIXER_LOG, REPAIR_CASE, REPAIR_ROOM, VERIFIER_LOG, case_key, fold, initial
 
 # Every event type repair code has written (the stored strings never change).
@@ -160,3 +161,18 @@ def test_every_repair_event_491180a_wrote_reads_through_the_classes_and_folds(tm
         assert watch.watched(room) is not None
     finally:
         ledger.close()
+
+
+def test_a_contract_whose_name_cannot_name_a_case_is_refused_when_loaded(tmp_path: Path) -> None:
+    contract = tmp_path / "contract.toml"
+    contract.write_text('name = "the coupon"\nbehaviour = "once"\nrepo = "."\nbase = "main"\nharness = "h"\n'
+                        'expect = "t.py::t"\n')
+    with pytest.raises(UsageError, match="cannot name a case") as refused:
+        Contract.load(contract)
+    assert refused.value.fix
+    assert Contract.load(_renamed(contract, "coupon")).name == "coupon"
+
+
+def _renamed(path: Path, name: str) -> Path:
+    path.write_text(path.read_text().replace('name = "the coupon"', f'name = "{name}"'))
+    return path

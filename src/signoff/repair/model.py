@@ -92,6 +92,11 @@ class Contract:
                              ) from exc
         if not contract.name or not contract.expect:
             raise UsageError(f"{path}: the contract needs a name and an expected test", "set name and expect")
+        try:
+            case_key(f"{contract.name}-01")  # its cases are named <name>-NN
+        except UsageError:
+            raise UsageError(f"{path}: the contract name {contract.name!r} cannot name a case",
+                             "use letters, digits and . _ - (starting with a letter or digit)") from None
         return contract
 
 
