@@ -176,17 +176,23 @@ def test_a_rejection_names_the_review_the_page_showed(case: Case) -> None:
     seen = case.page()
     case.verified(2, NEWER)
     before = case.messages()
-    stale = re.search(r'name="shown" value="([^"]*)"', seen.split(f"/repair/{case.case_id}/reject")[1])
-    assert stale is not None
-    for data in ({"csrf": case.csrf}, {"csrf": case.csrf, "shown": stale.group(1)}):
+    stale = _shown(seen, "reject")
+    for data in ({"csrf": case.csrf}, {"csrf": case.csrf, "shown": stale}):
         r = case.operator.post(f"/repair/{case.case_id}/reject", data=data)
         assert r.status_code == 409 and case.messages() == before
         assert read_case(case.ledger, case.case_id).state == "AWAITING_REVIEW"
-    fresh = re.search(r'name="shown" value="([^"]*)"', case.page().split(f"/repair/{case.case_id}/reject")[1])
-    assert fresh is not None
-    r = case.operator.post(f"/repair/{case.case_id}/reject", data={"csrf": case.csrf, "shown": fresh.group(1)},
+    fresh = _shown(case.page(), "reject")
+    assert fresh and fresh != stale
+    r = case.operator.post(f"/repair/{case.case_id}/reject", data={"csrf": case.csrf, "shown": fresh},
                            follow_redirects=False)
     assert r.status_code == 303 and case.messages()[-1] == f"@{case.room.verifier.name} reject {case.case_id}"
     case.room.run()
     [declined] = [e.payload for e in case.ledger.read(case_key(case.case_id)) if e.type == "repair.declined"]
     assert declined["approval"]["meaning"] == "refuse" and declined["approval"]["option"] == "reject"
+
+
+def _shown(page: str, verb: str) -> str:
+    """The digest of what was shown that the page's `verb` form carries ("" when it carries none)."""
+    form = re.search(rf'action="/repair/[^"]+/{verb}"(.*?)</form>', page, re.DOTALL)
+    found = re.search(r'name="shown" value="([^"]*)"', form.group(1)) if form else None
+    return found.group(1) if found else ""
