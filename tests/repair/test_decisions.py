@@ -52,7 +52,7 @@ def note_open(*args: object) -> tuple[list[NewEvent], list[NewJob]]:
 
 
 def reproduction(st: CaseState, run: BaseRun, key: str) -> tuple[list[NewEvent], list[NewJob]]:
-    return _stored(decisions.reproduction(st, run, key))
+    return _stored(decisions.decide(st, decisions.Reproduce(run, key)))
 
 
 def _case(state: str = "CONTRACT_PROPOSED", **changes: object) -> CaseState:

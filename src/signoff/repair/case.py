@@ -7,11 +7,10 @@ at the version read, and decides again on a conflict.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.ledger import Ledger
 from signoff.ledger.aggregate import NOTHING, Cases, Decision
+from signoff.repair.decisions import Command, decide
 from signoff.repair.model import REPAIR_CASE, CaseState, fold, initial
 
 
@@ -35,14 +34,15 @@ def read_cases(ledger: Ledger) -> list[CaseState]:
     return [st for st in found if st.exists]
 
 
-def record(ledger: Ledger, case_id: str, decide: Callable[[CaseState], Decision], idem: str) -> CaseState:
-    """Record what `decide` makes of the case as it is when it is written. An abandoned case stays as
-    its operator left it: a job still in flight records nothing on it."""
+def record(ledger: Ledger, case_id: str, command: Command, idem: str) -> CaseState:
+    """Record what `command` (what a job measured) makes of the case as it is when it is written
+    (`decisions.decide`). An abandoned case stays as its operator left it: a job still in flight
+    records nothing on it."""
 
     def guarded(now: CaseState) -> Decision:
         if not now.exists:
             raise NotFoundError(f"no repair case {case_id}", "list cases with `signoff repair cases`")
-        return NOTHING if now.state == "ABANDONED" else decide(now)
+        return NOTHING if now.state == "ABANDONED" else decide(now, command)
 
     return cases(ledger).execute(case_id, guarded, idem)
 

@@ -1,8 +1,10 @@
 """The repair rules as pure decisions: `decide(state, command) -> Decision`, with no I/O.
 
-The service and the workflow read what a decision needs (the case, the harness digest as it is now,
-a verification's measurements, the clock) and pass it in the command; these functions only say
-what follows, so the rules are tested without a database, a room or a sandbox.
+A command is typed: a person's (`OperatorCommand`: approve, accept, reject; `Move`: resume,
+abandon) or what a job measured (`Reproduce`, `HandOff`, `Propose`, `FailAttempt`, `Commit`,
+`Measure`, ...). The service and the workflow read what a decision needs (the case, the harness
+digest as it is now, a verification's measurements, the clock) and pass it in the command; these
+functions only say what follows, so the rules are tested without a database, a room or a sandbox.
 
 Authority is judged from what the room server recorded, never from message text: approval,
 acceptance and rejection count only as the exact command `@<verifier> <verb> <case>`, addressed,
@@ -243,7 +245,7 @@ def judge(st: CaseState, command: OperatorCommand, verifier_name: str) -> tuple[
         return None, f"{command.verb} refused: {exc.message}"
 
 
-def decide(st: CaseState, command: OperatorCommand, verifier_name: str) -> Decision:
+def _operator(st: CaseState, command: OperatorCommand, verifier_name: str) -> Decision:
     """What an operator's command does to the case: a refusal said in the room, or the transition."""
     case_id, room_id, key = st.case_id, command.room_id, command.key
     approval, why = judge(st, command, verifier_name)
@@ -288,7 +290,7 @@ def move_refusal(st: CaseState, move: Move) -> str | None:
     return None
 
 
-def decide_move(st: CaseState, move: Move) -> Decision:
+def _move(st: CaseState, move: Move) -> Decision:
     """What the operator's resume or abandon does to the case: a refusal, or the move."""
     why = move_refusal(st, move)
     by_name = move.by_name if move.sender == st.operator else ""  # a name only for the operator it names
@@ -358,11 +360,11 @@ def next_step(case_id: str, attempt: int, verdict: str | None, max_attempts: int
     return NewJob(f"{case_id}:review", "repair.review", {"case_id": case_id})
 
 
-def presented(st: CaseState, document_id: str) -> Decision:
+def _presented(st: CaseState, document_id: str) -> Decision:
     return Decision.of(ContractPresented(document_id=document_id))
 
 
-def card_asked(st: CaseState, request_id: str, stage: str, verbs: dict[str, str], candidate: str) -> Decision:
+def _card_asked(st: CaseState, request_id: str, stage: str, verbs: dict[str, str], candidate: str) -> Decision:
     if st.card(stage) is not None:
         return NOTHING
     return Decision.of(CardRequested(request_id=request_id, stage=stage, verbs=verbs, candidate=candidate))
@@ -384,7 +386,7 @@ class BaseRun:
     evidence: str
 
 
-def reproduction(st: CaseState, run: BaseRun, key: str) -> Decision:
+def _reproduction(st: CaseState, run: BaseRun, key: str) -> Decision:
     """What the base run shows: the defect (the expected assertion failed), so the first hand-off
     follows; or anything else, and the case is BLOCKED with the reason said in the room."""
     if st.reproduction is not None or st.state == "BLOCKED":
@@ -415,13 +417,13 @@ def why_asked(st: CaseState, attempt: int) -> dict[str, Any]:
     return {"asked_by": previous["sender"], "from_message": previous["message_id"], "reason": reason}
 
 
-def handed_off(st: CaseState, attempt: int, command_id: str, receipt: dict[str, Any]) -> Decision:
+def _handed_off(st: CaseState, attempt: int, command_id: str, receipt: dict[str, Any]) -> Decision:
     if attempt in st.handoffs:
         return NOTHING
     return Decision.of(FixRequested(attempt=attempt, command_id=command_id, receipt=receipt, **why_asked(st, attempt)))
 
 
-def proposed(st: CaseState, attempt: int, output: dict[str, Any], kind: str, provider: str, model: str,
+def _proposed(st: CaseState, attempt: int, output: dict[str, Any], kind: str, provider: str, model: str,
              record: dict[str, Any]) -> Decision:
     if not st.open_attempt(attempt):
         return NOTHING
@@ -431,7 +433,7 @@ def proposed(st: CaseState, attempt: int, output: dict[str, Any], kind: str, pro
                                     {"case_id": st.case_id, "attempt": attempt})])
 
 
-def attempt_failed(st: CaseState, attempt: int, why: str, max_attempts: int, key: str) -> Decision:
+def _attempt_failed(st: CaseState, attempt: int, why: str, max_attempts: int, key: str) -> Decision:
     if not st.open_attempt(attempt):
         return NOTHING
     return Decision.of(AttemptFailed(attempt=attempt, reason=why),
@@ -440,7 +442,7 @@ def attempt_failed(st: CaseState, attempt: int, why: str, max_attempts: int, key
                                              f"({why}).", key)])
 
 
-def committed(st: CaseState, attempt: int, commit: str) -> Decision:
+def _committed(st: CaseState, attempt: int, commit: str) -> Decision:
     if attempt in st.candidates:
         return NOTHING
     return Decision.of(Candidate(attempt=attempt, commit=commit),
@@ -448,14 +450,129 @@ def committed(st: CaseState, attempt: int, commit: str) -> Decision:
                                     {"case_id": st.case_id, "attempt": attempt})])
 
 
-def verified(st: CaseState, measured: Verdict, max_attempts: int) -> Decision:
+def _verified(st: CaseState, measured: Verdict, max_attempts: int) -> Decision:
     """A verification's measured outcome, recorded once per attempt, and what follows it."""
     if measured.attempt in st.verdicts:
         return NOTHING
     return Decision.of(measured, jobs=[next_step(st.case_id, measured.attempt, measured.verdict, max_attempts)])
 
 
-def review_asked(st: CaseState) -> Decision:
+def _review_asked(st: CaseState) -> Decision:
     if st.state in ("AWAITING_REVIEW", *FINAL):
         return NOTHING
     return Decision.of(ReviewRequested())
+
+
+# -- one entry: decide(state, command) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Present:
+    """The contract document was put in the room."""
+
+    document_id: str
+
+
+@dataclass(frozen=True)
+class AskCard:
+    """An approval card was asked for `stage` (contract, review); a typed command no longer decides it."""
+
+    request_id: str
+    stage: str
+    verbs: dict[str, str]
+    candidate: str = ""
+
+
+@dataclass(frozen=True)
+class Reproduce:
+    """What the base run measured (`key`: the job's, marking what is said in the room)."""
+
+    run: BaseRun
+    key: str
+
+
+@dataclass(frozen=True)
+class HandOff:
+    """The verifier handed attempt `attempt` to the fixer; the server's receipt of that message."""
+
+    attempt: int
+    command_id: str
+    receipt: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Propose:
+    """The fixer's proposal for an attempt (full-file replacements), as the agents layer returned it."""
+
+    attempt: int
+    output: dict[str, Any]
+    kind: str
+    provider: str
+    model: str
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FailAttempt:
+    """The fixer's attempt was refused (by the agents layer, a budget, a provider)."""
+
+    attempt: int
+    why: str
+    max_attempts: int
+    key: str
+
+
+@dataclass(frozen=True)
+class Commit:
+    """The proposal was committed on top of the base."""
+
+    attempt: int
+    commit: str
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A verification's measured outcome for an attempt."""
+
+    verdict: Verdict
+    max_attempts: int
+
+
+@dataclass(frozen=True)
+class AskReview:
+    """The review was put to the operator."""
+
+
+Command = (OperatorCommand | Move | Present | AskCard | Reproduce | HandOff | Propose | FailAttempt | Commit
+           | Measure | AskReview)
+
+
+def decide(st: CaseState, command: Command, verifier_name: str = "") -> Decision:
+    """What `command` does to the case as it is: pure, no I/O. A person's command may be refused
+    (recorded and said); what a job measured is recorded once (NOTHING when it already was).
+    `verifier_name` is the agent a person's command addresses."""
+    match command:
+        case OperatorCommand():
+            return _operator(st, command, verifier_name)
+        case Move():
+            return _move(st, command)
+        case Present():
+            return _presented(st, command.document_id)
+        case AskCard():
+            return _card_asked(st, command.request_id, command.stage, command.verbs, command.candidate)
+        case Reproduce():
+            return _reproduction(st, command.run, command.key)
+        case HandOff():
+            return _handed_off(st, command.attempt, command.command_id, command.receipt)
+        case Propose():
+            return _proposed(st, command.attempt, command.output, command.kind, command.provider, command.model,
+                             command.record)
+        case FailAttempt():
+            return _attempt_failed(st, command.attempt, command.why, command.max_attempts, command.key)
+        case Commit():
+            return _committed(st, command.attempt, command.commit)
+        case Measure():
+            return _verified(st, command.verdict, command.max_attempts)
+        case AskReview():
+            return _review_asked(st)
+    raise TypeError(f"not a repair command: {command!r}")

@@ -107,9 +107,8 @@ class FixerWorker:
             # A rejected proposal, a spent budget or a provider that gave no reply: a failed attempt,
             # recorded and said in the room; the next attempt (or the review) follows.
             why = exc.reason if isinstance(exc, ProposalRejected) else exc.message
-            record(self.ledger, case_id,
-                   lambda now: decisions.attempt_failed(now, attempt, why, self.max_attempts, idem), idem)
+            record(self.ledger, case_id, decisions.FailAttempt(attempt, why, self.max_attempts, idem), idem)
             return
-        record(self.ledger, case_id, lambda now: decisions.proposed(now, attempt, proposal.output, proposal.kind,
-                                                                    proposal.provider, proposal.model,
-                                                                    proposal.record), idem)
+        proposed = decisions.Propose(attempt, proposal.output, proposal.kind, proposal.provider, proposal.model,
+                                     proposal.record)
+        record(self.ledger, case_id, proposed, idem)

@@ -83,7 +83,7 @@ class RepairJobs:
         how = (f"on the approval card {card}" if card else f"with `@{self.rooms.name} approve {st.case_id}`")
         self.post(st.room_id, f"@{p['operator_name']} contract for {st.case_id} is in document '{name}' "
                               f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it {how}.", key)
-        record(self.ledger, st.case_id, lambda now: decisions.presented(now, doc_id), f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.Present(doc_id), f"repair:done:{key}")
 
     def _harness_text(self, st: CaseState) -> list[str]:
         """The harness files the contract approves, as the document shows them: each file's digest
@@ -118,7 +118,7 @@ class RepairJobs:
         base = result.stages["base"].summary
         run = BaseRun(base.outcome, base.assertion, base.message, result.reasons, result.fingerprint,
                       str(result.evidence))
-        record(self.ledger, st.case_id, lambda now: decisions.reproduction(now, run, key), f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.Reproduce(run, key), f"repair:done:{key}")
 
     def on_handoff(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
@@ -128,8 +128,8 @@ class RepairJobs:
         command = {"command_id": canonical_digest({"case": st.case_id, "attempt": attempt})[:24],
                    "action": "propose_fix", "case_id": st.case_id, "base": st.base, "attempt": attempt}
         receipt = self.post(st.room_id, json.dumps(command, sort_keys=True), key, targets=(self.fixer_name,))
-        record(self.ledger, st.case_id, lambda now: decisions.handed_off(now, attempt, str(command["command_id"]),
-                                                                         receipt.to_dict()), f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.HandOff(
+            attempt, str(command["command_id"]), receipt.to_dict()), f"repair:done:{key}")
 
     def on_commit(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
@@ -141,7 +141,7 @@ class RepairJobs:
         files = {f["path"]: f["content"] for f in proposal["files"]}
         message = f"{st.case_id} attempt {attempt}: {proposal['summary'][:200]}"
         commit = git.commit_files(repo, st.base, files, message, ref=f"refs/signoff/repair/{st.case_id}/{attempt}")
-        record(self.ledger, st.case_id, lambda now: decisions.committed(now, attempt, commit), f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.Commit(attempt, commit), f"repair:done:{key}")
 
     def on_verify(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
@@ -152,7 +152,7 @@ class RepairJobs:
         result = verify(self._request(st, candidate=commit), self.settings)
         diff = git.diff_text(git.open_repo(Path(st.contract.repo)), st.base, commit, limit=20_000)
         measured = measured_verdict(attempt, commit, result, diff)
-        record(self.ledger, st.case_id, lambda now: decisions.verified(now, measured, self.max_attempts),
+        record(self.ledger, st.case_id, decisions.Measure(measured, self.max_attempts),
                f"repair:done:{key}")
 
     def on_review(self, key: str, p: dict[str, Any]) -> None:
@@ -180,7 +180,8 @@ class RepairJobs:
                     f"(fingerprint {v['fingerprint'][:12]}); diff and evidence in document '{name}', "
                     f"evidence file {v['evidence']}. Reply {action}.")
         self.post(st.room_id, text, key)
-        record(self.ledger, st.case_id, decisions.review_asked, f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.AskReview(),
+               f"repair:done:{key}")
 
     def _card(self, st: CaseState, stage: str, title: str, verbs: dict[str, str], candidate: str = "") -> str | None:
         """Where the server has approval cards, the card for this decision (asked once, recorded on
@@ -198,7 +199,7 @@ class RepairJobs:
                                     self.ledger.clock.now() + CARD_SECONDS)
         except SignoffError:
             return None  # e.g. the server knows the operator by another name: the command decides
-        record(self.ledger, st.case_id, lambda now: decisions.card_asked(now, request_id, stage, verbs, candidate),
+        record(self.ledger, st.case_id, decisions.AskCard(request_id, stage, verbs, candidate),
                f"repair:card:{request_id}")
         return request_id
 

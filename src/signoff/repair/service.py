@@ -169,7 +169,7 @@ class RepairService:
                                                                          f"{case_id}.", move.key)]), move.key)
             return initial(case_id)
         if move.via == "room":
-            return cases(self.ledger).execute(case_id, lambda now: decisions.decide_move(now, move), move.key)
+            return cases(self.ledger).execute(case_id, lambda now: decisions.decide(now, move), move.key)
         why = decisions.move_refusal(st, move)
         if why is not None:
             if move.verb == "abandon" and not move.reason:
@@ -180,7 +180,7 @@ class RepairService:
         def decide(now: CaseState) -> Decision:
             if decisions.move_refusal(now, move) is not None:
                 return NOTHING  # moved meanwhile: said below
-            return decisions.decide_move(now, move)
+            return decisions.decide(now, move)
 
         after = cases(self.ledger).execute(case_id, decide, f"repair:{move.verb}:{move.key}")
         if (move.verb == "abandon" and after.state != "ABANDONED") or (move.verb == "resume"
