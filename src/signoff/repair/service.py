@@ -60,8 +60,9 @@ class HarnessApproval:
 class RepairService:
     """Repair cases and verifications, over one ledger and one home."""
 
-    def __init__(self, ledger: Ledger, settings: Settings) -> None:
+    def __init__(self, ledger: Ledger, settings: Settings, agent_id: str = "verifier") -> None:
         self.ledger, self.settings = ledger, settings
+        self.agent_id = agent_id  # the verifier whose log keeps refusals outside any case
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -164,7 +165,8 @@ class RepairService:
         except NotFoundError:
             if move.via != "room":
                 raise
-            self._log(Decision.of(CommandRefused(message_id=move.key, reason="unknown"),
+            message_id = move.key.removeprefix("repair:msg:")
+            self._log(Decision.of(CommandRefused(message_id=message_id, reason="unknown"),
                                   jobs=[decisions.say(str(move.room_id), f"{move.verb} refused: there is no case "
                                                                          f"{case_id}.", move.key)]), move.key)
             return initial(case_id)
@@ -208,11 +210,9 @@ class RepairService:
         self.ledger.append(case_key(case_id), 0, [e.new_event() for e in decision.events], list(decision.jobs),
                            idempotency_key=report.key)
 
-    def _log(self, decision: Decision, key: str, agent_id: str = "") -> None:
-        self.ledger.append(VERIFIER_LOG.prefix + (agent_id or self.log_agent), None,
-                           [e.new_event() for e in decision.events], list(decision.jobs), idempotency_key=key)
-
-    log_agent = "verifier"  # whose log refusals outside any case go to (the workflow sets its agent id)
+    def _log(self, decision: Decision, key: str) -> None:
+        self.ledger.append(VERIFIER_LOG.prefix + self.agent_id, None, [e.new_event() for e in decision.events],
+                           list(decision.jobs), idempotency_key=key)
 
     # -- verification ----------------------------------------------------------------------------
 

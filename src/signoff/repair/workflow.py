@@ -39,8 +39,7 @@ class RepairWorkflow:
     def __init__(self, ledger: SqlLedger, rooms: RepairRooms, settings: Settings, fixer_name: str,
                  max_attempts: int = 2) -> None:
         self.ledger, self.rooms, self.settings = ledger, rooms, settings
-        self.service = RepairService(ledger, settings)
-        self.service.log_agent = rooms.agent_id  # refusals outside any case: this verifier's log
+        self.service = RepairService(ledger, settings, rooms.agent_id)
         self.fixer_name = fixer_name
         self.max_attempts = max_attempts
         self.jobs = RepairJobs(ledger, rooms, settings, fixer_name, max_attempts)
