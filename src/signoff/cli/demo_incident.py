@@ -16,13 +16,13 @@ def demo_incident(as_json: bool, progress: Progress) -> dict[str, Any]:
     """The whole workflow (part 2): rooms, roles, policies, scripted humans, graded; part 1's
     evidence flow runs inside it (fingerprints, notary, approvals, guard, ledgers)."""
     from signoff.cli.incident_workflow import demo_summary, print_demo
-    from signoff.incident.console import runs_base
+    from signoff.incident import service
 
     s = settings()
     progress("three rooms, scripted people, both organisations' agents, graded")
     try:
         # Where the console and `signoff incident` look for runs: the demo's run is one to open at once.
-        summary = demo_summary(base=runs_base(s.home))
+        summary = demo_summary(base=service.runs_base(s.home))
     except UnavailableError as exc:
         # The ShopCo side is JavaScript; without node there is nothing real to show.
         if not as_json:

@@ -11,8 +11,13 @@ The in-process API (see docs/incident.md for the full description):
   approver as an HTTP service holding its key); `Chain` (signed records in a ledger case), `verify_records`.
 - `Guard`, `GuardConfig`, `build_config`, `Post`, `GuardVerdict`; `GuardedSender`; `WorkspaceRooms` (part 1's rooms).
 - `Workspace` (layout, setup, pins, guards) and `verify_ledger`; `run_incident` for the whole flow.
+
+Faces (cli/, web/, mcp/, bridges/) call `signoff.incident.service`, the facade with typed commands;
+the cases are typed in `model`, the decisions are pure in `decisions`. Importing the package
+registers its evidence checks (`signoff evidence verify`).
 """
 
+import signoff.incident.evidence  # noqa: F401  (registers the disclosure predicate's check)
 from signoff.incident.approvals import Approver
 from signoff.incident.approver_service import ApproverClient, approver_app
 from signoff.incident.budget import SaltBudget
