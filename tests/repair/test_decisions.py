@@ -238,6 +238,7 @@ def test_the_operator_answer_on_the_card_approves_by_the_same_rules() -> None:
     assert command is not None and (command.verb, command.via, command.sender) == ("approve", "card", OPERATOR)
     events, _ = decide(st, replace(command, harness_digest=DIGEST), VERIFIER)
     assert [e.type for e in events] == ["repair.approved"] and events[0].payload["message_id"] == f"card:{CARD}"
+    assert events[0].payload["approval"]["via"] == "card"  # the face it came through is recorded
     # The rules still hold on a card: a changed harness refuses it.
     assert "harness changed" in _refused(*decide(st, replace(command, harness_digest="c" * 64), VERIFIER))
 
@@ -259,3 +260,18 @@ def test_a_card_answered_by_someone_else_is_refused_by_sender() -> None:
     assert command is not None
     assert "only the linked operator" in _refused(*decide(_with_card(), replace(command, harness_digest=DIGEST),
                                                           VERIFIER))
+
+
+def test_a_decision_whose_digest_names_other_content_records_nothing_but_the_refusal() -> None:
+    """A face that showed the content passes its digest (`shown`): one of other content (a page
+    loaded before the review changed), or none at all, is refused and no approval is recorded."""
+    st = _case("AWAITING_REVIEW", verdicts={1: {"verdict": "VERIFIED", "candidate": CANDIDATE, "diff": "+a"}},
+               candidates={1: CANDIDATE})
+    seen = shown_digest(decisions.review({"verdict": "VERIFIED", "candidate": CANDIDATE, "diff": "+b"}))
+    for verb in ("accept", "reject"):
+        for shown in (seen, ""):
+            why = _refused(*decide(st, replace(_command(verb), shown=shown), VERIFIER))
+            assert why.startswith(f"{verb} refused: ")
+    now = shown_digest(decisions.review(st.last_verdict))
+    events, _ = decide(st, replace(_command("reject"), shown=now[:12]), VERIFIER)  # a short digest names it too
+    assert [e.type for e in events] == ["repair.declined"] and events[0].payload["approval"]["meaning"] == "refuse"
