@@ -22,8 +22,8 @@ from signoff.kernel.progress import Progress, within
 def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
     from signoff.demo.repair_room import coupon_contract, open_repair_room
     from signoff.ledger import SqlLedger
+    from signoff.repair import VerifyRequest, verify
     from signoff.repair.fixture import build, examples_root
-    from signoff.repair.verifier import VerifyRequest, verify
     from signoff.trust import KeyStore, verify_file
 
     def say(text: str) -> None:

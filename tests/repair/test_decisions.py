@@ -7,28 +7,52 @@ from pathlib import Path
 
 import pytest
 
-from signoff.repair.case import CaseState, Contract
-from signoff.repair.commands import (
+from signoff.kernel.shown import shown_digest
+from signoff.ledger import NewEvent, NewJob
+from signoff.ledger.aggregate import Decision
+from signoff.repair import decisions
+from signoff.repair.decisions import (
+    BaseRun,
     DefectReport,
     OperatorCommand,
     card_command,
-    decide,
     message_key,
     next_step,
-    note_open,
-    open_case,
     parse_command,
-    refuse_unknown,
-    reproduction,
 )
+from signoff.repair.model import CaseState, Contract
 from signoff.repair.verdict import Summary
-from signoff.repair.verifier import StageResult, VerifyResult
 
 VERIFIER = "verifier"
 OPERATOR = "user:alice"
 DIGEST = "a" * 64
 CONTRACT = Contract(name="coupon", behaviour="applied once", repo="/repo", base="main", harness="/harness",
                     expect="test_coupon.py::test_once")
+
+
+def _stored(decision: Decision) -> tuple[list[NewEvent], list[NewJob]]:
+    """A decision as it is stored: the events' type strings and payloads, and the jobs."""
+    return [e.new_event() for e in decision.events], list(decision.jobs)
+
+
+def decide(st: CaseState, command: OperatorCommand, verifier: str) -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.decide(st, command, verifier))
+
+
+def refuse_unknown(command: OperatorCommand) -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.refuse_unknown(command.verb, command.case_id, command.message_id, command.room_id))
+
+
+def open_case(*args: object) -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.open_case(*args))  # type: ignore[arg-type]
+
+
+def note_open(*args: object) -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.note_open(*args))  # type: ignore[arg-type]
+
+
+def reproduction(st: CaseState, run: BaseRun, key: str) -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.decide(st, decisions.Reproduce(run, key)))
 
 
 def _case(state: str = "CONTRACT_PROPOSED", **changes: object) -> CaseState:
@@ -68,7 +92,12 @@ def test_parse_command_tells_commands_from_reports_and_exact_from_embedded() -> 
 def test_exact_approval_by_the_operator_in_the_case_room_approves_and_reproduces() -> None:
     events, jobs = decide(_case(), _command(), VERIFIER)
     assert [e.type for e in events] == ["repair.approved"]
+    approval = events[0].payload.pop("approval")
     assert events[0].payload == {"message_id": "$m1", "by": OPERATOR, "harness_digest": DIGEST}
+    # What was approved: the contract as presented, by its digest, by whom, through which face.
+    assert approval["digest"] == shown_digest(decisions.presented_contract(_case(), DIGEST))
+    assert (approval["by"], approval["via"], approval["option"], approval["meaning"]) == (
+        OPERATOR, "room", "approve", "approve")
     assert [j.topic for j in jobs] == ["repair.reproduce", "repair.say"]
     assert jobs[0].key == "coupon-01:reproduce"
     assert jobs[1].payload["marker"] == message_key("$m1")
@@ -124,7 +153,7 @@ def test_reject_closes_a_case_under_review_whatever_its_verdict() -> None:
 
 def test_a_command_for_an_unknown_case_is_refused_and_said() -> None:
     events, jobs = refuse_unknown(_command())
-    assert events[0].payload == {"message_id": "$m1", "reason": "unknown"}
+    assert {k: v for k, v in events[0].payload.items() if v is not None} == {"message_id": "$m1", "reason": "unknown"}
     assert jobs[0].payload["text"] == "approve refused: there is no case coupon-01."
 
 
@@ -148,9 +177,9 @@ def test_after_an_attempt_another_follows_until_verified_or_out_of_attempts() ->
     assert next_step("c", 2, "INCONCLUSIVE", 2).key == "c:review"
 
 
-def _base_run(summary: Summary, reasons: list[dict[str, str]]) -> VerifyResult:
-    return VerifyResult("INCONCLUSIVE", reasons, {"base": StageResult("base", "b" * 40, [], [], [], summary)}, "f" * 64,
-                        Path("/evidence/base.json"), "b" * 40, "b" * 40, DIGEST, [], [], {})
+def _base_run(summary: Summary, reasons: list[dict[str, str]]) -> BaseRun:
+    return BaseRun(summary.outcome, summary.assertion, summary.message, reasons, "f" * 64,
+                   str(Path("/evidence/base.json")))
 
 
 def test_a_base_run_that_fails_by_the_assertion_reproduces_and_hands_off() -> None:
@@ -209,6 +238,7 @@ def test_the_operator_answer_on_the_card_approves_by_the_same_rules() -> None:
     assert command is not None and (command.verb, command.via, command.sender) == ("approve", "card", OPERATOR)
     events, _ = decide(st, replace(command, harness_digest=DIGEST), VERIFIER)
     assert [e.type for e in events] == ["repair.approved"] and events[0].payload["message_id"] == f"card:{CARD}"
+    assert events[0].payload["approval"]["via"] == "card"  # the face it came through is recorded
     # The rules still hold on a card: a changed harness refuses it.
     assert "harness changed" in _refused(*decide(st, replace(command, harness_digest="c" * 64), VERIFIER))
 
@@ -230,3 +260,18 @@ def test_a_card_answered_by_someone_else_is_refused_by_sender() -> None:
     assert command is not None
     assert "only the linked operator" in _refused(*decide(_with_card(), replace(command, harness_digest=DIGEST),
                                                           VERIFIER))
+
+
+def test_a_decision_whose_digest_names_other_content_records_nothing_but_the_refusal() -> None:
+    """A face that showed the content passes its digest (`shown`): one of other content (a page
+    loaded before the review changed), or none at all, is refused and no approval is recorded."""
+    st = _case("AWAITING_REVIEW", verdicts={1: {"verdict": "VERIFIED", "candidate": CANDIDATE, "diff": "+a"}},
+               candidates={1: CANDIDATE})
+    seen = shown_digest(decisions.review({"verdict": "VERIFIED", "candidate": CANDIDATE, "diff": "+b"}))
+    for verb in ("accept", "reject"):
+        for shown in (seen, ""):
+            why = _refused(*decide(st, replace(_command(verb), shown=shown), VERIFIER))
+            assert why.startswith(f"{verb} refused: ")
+    now = shown_digest(decisions.review(st.last_verdict))
+    events, _ = decide(st, replace(_command("reject"), shown=now[:12]), VERIFIER)  # a short digest names it too
+    assert [e.type for e in events] == ["repair.declined"] and events[0].payload["approval"]["meaning"] == "refuse"
