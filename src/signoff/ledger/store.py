@@ -12,7 +12,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine, RootTransaction, bindparam, func, insert, select, update
 
@@ -34,7 +34,7 @@ from signoff.ledger.events import (
     stored_event,
 )
 from signoff.ledger.postgres import PostgresSide
-from signoff.ledger.schema import cases, chain_head, counters, events, outbox
+from signoff.ledger.schema import cases, chain_head, counters, events, outbox, starts_with
 from signoff.ledger.sqlite import SqliteSide
 
 # the names code has always imported from here
@@ -214,7 +214,7 @@ class SqlLedger:
         while True:
             query = select(events).where(events.c.seq > last).order_by(events.c.seq).limit(batch)
             if prefix is not None:
-                query = query.where(events.c.case_id.startswith(prefix, autoescape=True))
+                query = query.where(starts_with(events.c.case_id, prefix))
             with single_statement(self.engine) as conn:
                 rows = conn.execute(query).all()
             if not rows:
@@ -227,7 +227,7 @@ class SqlLedger:
         with self.engine.connect() as conn:
             query = select(cases.c.case_id).order_by(cases.c.case_id)
             if prefix:
-                query = query.where(cases.c.case_id.startswith(prefix, autoescape=True))
+                query = query.where(starts_with(cases.c.case_id, prefix))
             return [r.case_id for r in conn.execute(query)]
 
     def head(self) -> tuple[int, str]:
@@ -286,3 +286,9 @@ def _insert_job(conn: Connection, job: NewJob, text_: str, case_id: str | None, 
             created_at=now,
         )
     )
+
+
+if TYPE_CHECKING:  # mypy holds SqlLedger to the protocol here
+    from signoff.ledger.contract import Ledger
+
+    _IS_A_LEDGER: type[Ledger] = SqlLedger
