@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 from signoff.agents import register_script
+from signoff.demo.repair_room import RepairRoom, coupon_contract, open_repair_room
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.repair import read_case
 from signoff.repair.fixture import build, examples_root
-from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
 from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow, tab_to
 from tests.repair.tamper_corpus import RUNTEST_NOOP
 from tests.support.requires import require_sandbox

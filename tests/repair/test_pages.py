@@ -17,16 +17,16 @@ from pathlib import Path
 import httpx
 import pytest
 
+from signoff.demo.repair_room import RepairRoom, coupon_contract, open_repair_room
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
 from signoff.repair import read_case
 from signoff.repair.case import case_key
 from signoff.repair.fixture import build, examples_root
-from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
 from signoff.repair.verifier import harness_store
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
 from tests.rooms.conftest import Server
 from tests.support.web import password_client

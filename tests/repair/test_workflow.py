@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from signoff.demo.repair_room import RepairRoom, coupon_contract, embedded_agents, open_repair_room
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.jobs import RepairJobs
-from signoff.repair.setup import RepairRoom, coupon_contract, embedded_agents, open_repair_room
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore, verify_file
 from tests.support.requires import require_sandbox
@@ -292,8 +292,8 @@ def test_a_fixer_that_sees_its_hand_off_before_the_verifier_recorded_it_waits_fo
     the verifier and the verifier's record of that receipt: it waits for the record, then acts."""
     import threading
 
+    from signoff.demo.repair_room import agent_rooms
     from signoff.repair.fixer import FixerWorker
-    from signoff.repair.setup import agent_rooms
 
     r = _room(settings, coupon)
     case_id = _report(r)

@@ -364,7 +364,7 @@ def run_cmd(
 ) -> None:
     """Process the verifier's and fixer's room messages and the repair jobs until nothing is left.
     Safe to stop and restart at any point: nothing already done is done again."""
-    import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
+    import signoff.demo.coupon_fixer  # noqa: F401  (the offline coupon fixer)
     from signoff.ledger import checkpointing
 
     ledger, workflow, worker = _agents(verifier, fixer, script)
@@ -413,7 +413,7 @@ def agent_cmd(
     import asyncio
     import sys
 
-    import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
+    import signoff.demo.coupon_fixer  # noqa: F401  (the offline coupon fixer)
     from signoff.ledger import SqlLedger, checkpointing
     from signoff.repair.agent_process import run_fixer, run_verifier, watched_rooms
     from signoff.rooms.client import RoomsConfig
