@@ -40,8 +40,6 @@ UNTYPED = {
     "agents/": "agents: call records",
     "demo-": "the ledger demo",
     "desk/": "desk",
-    "repair.case.": "repair",
-    "repair.room.": "repair: room link",
     "rooms.agent.": "rooms",
     "rooms.approval.": "rooms",
     "rooms.doc.": "rooms",

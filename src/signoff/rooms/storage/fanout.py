@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import BigInteger, Boolean, Engine, String, Text, bindparam, cast, literal, null, select, union_all
 
-from signoff.ledger.schema import events
+from signoff.ledger.schema import events, starts_with
 from signoff.rooms.storage.projection import CURSOR, PREFIX, STRUCTURAL, Applied, Delivery
 from signoff.rooms.storage.tables import rooms_cursor, rooms_deliveries
 
@@ -55,7 +55,7 @@ def _range_query(upto_given: bool) -> Any:
         d.seq > after, d.seq <= bound)
     changes = select(literal("e"), events.c.seq, events.c.type, null_of(String), null_of(Boolean),
                      events.c.payload, null_of(String)).where(events.c.seq > after, events.c.seq <= bound,
-                                             events.c.case_id.startswith(PREFIX, autoescape=True))
+                                             starts_with(events.c.case_id, PREFIX))
     return union_all(cursor, deliveries, changes).order_by("kind", "seq", "name").limit(2 * MAX_ROWS + 1)
 
 
