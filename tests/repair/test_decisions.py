@@ -357,3 +357,12 @@ def test_a_typed_decision_naming_other_content_is_refused(verb: str, other: str)
         assert why.startswith((f"{verb} refused: ", f"{verb} not recorded: ")) and "only the exact" not in why
     events, _ = _typed(st, command)  # the honest path: the command as printed decides
     assert [e.type for e in events] == [DECIDED[verb]]
+
+
+def test_a_case_with_no_candidate_is_rejected_only_by_the_digest_of_its_review() -> None:
+    st = _case("AWAITING_REVIEW")  # out of attempts, nothing verified: the review says so
+    why = _refused(*_typed(st, "@verifier reject coupon-01"))
+    assert why.startswith("reject not recorded: ") and "coupon-01 with no candidate" in why
+    assert f"send `{_printed(st, 'reject')}`" in why
+    events, _ = _typed(st, _printed(st, "reject"))
+    assert [e.type for e in events] == ["repair.declined"]
