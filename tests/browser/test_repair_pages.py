@@ -85,7 +85,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     flow, flow_case = _case(site, ledger, settings, "flow")
     attacked, attacked_case = _case(site, ledger, settings, "attack", report=f"{REPORT} {MARKUP}")
     tampered, tampered_case = _case(site, ledger, settings, "tamper", fixer_script="web-tamper")
-    tampered.say(tampered.operator, f"@{tampered.verifier.name} approve {tampered_case}")
+    tampered.say(tampered.operator, tampered.asked("approve", tampered_case))
     tampered.run()  # in this process, where the tampering fixer is registered, before the server starts
     assert read_case(ledger, tampered_case).state == "AWAITING_REVIEW"
     site.start()
@@ -183,7 +183,10 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     assert "approve" in page.get_by_role("status").inner_text()
     # The page sent the operator's own message; the verifier judges it as any room message.
     sent = [m for m in r.rooms.read_messages(r.operator, r.room_id, limit=1000) if m["sender"] == r.operator.sender]
-    assert sent[-1]["body"] == f"@{r.verifier.name} approve {case_id}"
+    # ... naming the digest of the contract the page showed, as the verifier printed it in the room.
+    shown = RepairService.contract_shown(read_case(w.ledger, case_id))
+    assert sent[-1]["body"] == f"@{r.verifier.name} approve {case_id} #{shown}"
+    assert sent[-1]["body"].startswith(r.asked("approve", case_id))
     w.verifier_runs(r)
     assert w.state(case_id) == "AWAITING_REVIEW"
     # The open page follows the case live, whoever moved it (here `signoff repair run`, another process).
@@ -213,7 +216,8 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     page.keyboard.press("Enter")
     page.get_by_role("status").wait_for()
     sent = [m for m in r.rooms.read_messages(r.operator, r.room_id, limit=1000) if m["sender"] == r.operator.sender]
-    assert sent[-1]["body"] == f"@{r.verifier.name} accept {case_id} {candidate}"
+    st = read_case(w.ledger, case_id)
+    assert sent[-1]["body"] == f"@{r.verifier.name} accept {case_id} {candidate} #{RepairService.review_shown(st)}"
     w.verifier_runs(r)
     assert w.state(case_id) == "ACCEPTED"
     page.goto(f"/repair/{case_id}")

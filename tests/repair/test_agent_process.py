@@ -7,6 +7,7 @@ command or hand-off is ignored."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -189,6 +190,16 @@ def _bodies(stage: Stage, room_id: str | None = None) -> list[str]:
     return [str(m["body"]) for m in stage.alice.messages(room_id or stage.room_id)]
 
 
+def _digest(stage: Stage, what: str) -> str:
+    """The digest the verifier printed for `what` ("contract for coupon-01", "review"), as the
+    operator reads it in the room before deciding."""
+    for body in reversed(_bodies(stage)):
+        found = re.search(rf"{what}.*digest (#[0-9a-f]{{12}})\b", body)
+        if found:
+            return found.group(1)
+    raise AssertionError(f"the verifier printed no digest for {what}")
+
+
 def _diagnosis(stage: Stage) -> Any:
     """What a failing wait shows: the case's history, the fixer's refusals, the room's last words."""
     ledger = stage.ledger()
@@ -222,18 +233,20 @@ def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage
         assert wait_for(lambda: _case_state(stage) == "CONTRACT_PROPOSED", WAIT)
         assert wait_for(lambda: any("contract for coupon-01" in b for b in _bodies(stage)), WAIT)
 
-        # Addressed to the verifier, the server puts the mention in front: `@verifier approve coupon-01`.
+        # Addressed to the verifier, the server puts the mention in front: `@verifier approve coupon-01
+        # #<digest>`, the digest the verifier printed for the contract it presented.
         # Mallory sends the operator's exact command (and, with cards, answers the operator's card);
         # the operator sends the command in the wrong room (and, with cards, types it at all).
+        approve = f"approve coupon-01 {_digest(stage, 'contract for coupon-01')}"
         if stage.cards:
             assert any(f"approval card {CONTRACT_CARD}" in b for b in _bodies(stage))
             [card] = [c for c in stage.alice.pending() if c["request_id"] == CONTRACT_CARD]
             assert card["options"][0]["id"] == "approve"
             assert answer_as_shown(stage.mallory, CONTRACT_CARD, "approve")["outcome"] == "discarded"
-            stage.alice.post(stage.room_id, "approve coupon-01", ["verifier"])
+            stage.alice.post(stage.room_id, approve, ["verifier"])
             assert wait_for(lambda: any("decided on its approval card" in b for b in _bodies(stage)), WAIT)
-        stage.mallory.post(stage.room_id, "approve coupon-01", ["verifier"])
-        stage.alice.post(stage.other_room_id, "approve coupon-01", ["verifier"])
+        stage.mallory.post(stage.room_id, approve, ["verifier"])
+        stage.alice.post(stage.other_room_id, approve, ["verifier"])
         assert wait_for(lambda: any("only the linked operator" in b for b in _bodies(stage)), WAIT)
         assert wait_for(lambda: any("only in its case room" in b for b in _bodies(stage, stage.other_room_id)),
                         WAIT)
@@ -246,7 +259,7 @@ def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage
             assert answer_as_shown(stage.alice, CONTRACT_CARD, "approve")["outcome"] == "accepted"
             approved_by = f"card:{CONTRACT_CARD}"
         else:
-            approved_by = str(stage.alice.post(stage.room_id, "approve coupon-01", ["verifier"])["event_id"])
+            approved_by = str(stage.alice.post(stage.room_id, approve, ["verifier"])["event_id"])
         verifier, fixer = Agent(stage, "verifier"), Agent(stage, "fixer")
         assert wait_for(lambda: _case_state(stage) == "AWAITING_REVIEW", WAIT), (
             _case_state(stage), verifier.said(), fixer.said(), _diagnosis(stage))
@@ -279,7 +292,8 @@ def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage
                 candidate = str((read_case(ledger, "coupon-01").last_verdict or {})["candidate"])
             finally:
                 ledger.close()
-            stage.alice.post(stage.room_id, f"accept coupon-01 {candidate[:12]}", ["verifier"])
+            stage.alice.post(stage.room_id, f"accept coupon-01 {candidate[:12]} {_digest(stage, 'review')}",
+                             ["verifier"])
         assert wait_for(lambda: _case_state(stage) == "ACCEPTED", WAIT), (
             _case_state(stage), verifier.said(), fixer.said(), _diagnosis(stage))
         assert wait_for(lambda: any("coupon-01 accepted" in b for b in _bodies(stage)), WAIT)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from signoff.cli.main import main
+from signoff.demo.repair_room import asked_in
 from signoff.kernel.digests import sha256_file
 from signoff.ledger import SqlLedger
 from signoff.repair import read_case, read_cases
@@ -132,11 +133,15 @@ def test_watch_and_run_drive_a_room_case(home: Path, coupon: FixtureRepo, tmp_pa
     assert main(["repair", "harness", "coupon-01", "--json"]) == 0
     (entry,) = json.loads(capsys.readouterr().out)["files"]
     assert entry["path"] == "test_coupon.py" and entry["sha256"] == sha256_file(Path(HARNESS) / "test_coupon.py")
-    rooms.post_message(alice, room.id, "@verifier approve coupon-01")
+    # Alice sends the commands the verifier printed: each names the digest of what it showed.
+    verifier = rooms.agent_by_name("verifier")
+    rooms.post_message(alice, room.id, asked_in(rooms, alice, room.id, verifier, "approve", "coupon-01"))
     assert main(["repair", "run"]) == 0
     assert "coupon-01        AWAITING_REVIEW" in capsys.readouterr().out
     candidate = str((read_case(rooms.ledger, "coupon-01").last_verdict or {})["candidate"])
-    rooms.post_message(alice, room.id, f"@verifier accept coupon-01 {candidate[:12]}")
+    accept = asked_in(rooms, alice, room.id, verifier, "accept", "coupon-01")
+    assert accept.startswith(f"@verifier accept coupon-01 {candidate[:12]} #")
+    rooms.post_message(alice, room.id, accept)
     assert main(["repair", "run"]) == 0
     assert "coupon-01        ACCEPTED" in capsys.readouterr().out
     bad = tmp_path / "bad.toml"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,7 +36,12 @@ def _stored(decision: Decision) -> tuple[list[NewEvent], list[NewJob]]:
     return [e.new_event() for e in decision.events], list(decision.jobs)
 
 
+AS_SHOWN = "as shown"  # a command naming the digest of what the verifier shows for the case it is decided on
+
+
 def decide(st: CaseState, command: OperatorCommand, verifier: str) -> tuple[list[NewEvent], list[NewJob]]:
+    if command.shown == AS_SHOWN:
+        command = replace(command, shown=shown_digest(decisions.shown_for(st, command.verb))[:12])
     return _stored(decisions.decide(st, command, verifier))
 
 
@@ -64,9 +70,9 @@ CANDIDATE = "c2" * 20  # the candidate under review in these cases
 
 
 def _command(verb: str = "approve", *, room_id: str = "room-1", sender: str = OPERATOR, exact: bool = True,
-             digest: str = DIGEST, candidate: str = CANDIDATE[:12]) -> OperatorCommand:
+             digest: str = DIGEST, candidate: str = CANDIDATE[:12], shown: str | None = AS_SHOWN) -> OperatorCommand:
     return OperatorCommand(verb, "coupon-01", exact, "$m1", room_id, sender, digest if verb == "approve" else "",
-                           candidate=candidate if verb == "accept" else "")
+                           candidate=candidate if verb == "accept" else "", shown=shown)
 
 
 def _refused(events: list, jobs: list) -> str:  # type: ignore[type-arg]
@@ -78,14 +84,19 @@ def _refused(events: list, jobs: list) -> str:  # type: ignore[type-arg]
 
 
 def test_parse_command_tells_commands_from_reports_and_exact_from_embedded() -> None:
-    assert parse_command("@verifier approve coupon-01", VERIFIER) == ("approve", "coupon-01", True, "")
-    assert parse_command("  @verifier accept coupon-01 \n", VERIFIER) == ("accept", "coupon-01", True, "")
-    assert parse_command(f"@verifier accept coupon-01 {'c' * 12}", VERIFIER) == ("accept", "coupon-01", True, "c" * 12)
-    assert parse_command(f"@verifier approve coupon-01 {'c' * 12}", VERIFIER) == (
-        "approve", "coupon-01", False, "c" * 12)  # only an acceptance names a commit
-    assert parse_command("> @verifier approve coupon-01\nlooks right", VERIFIER) == (
-        "approve", "coupon-01", False, "")
-    assert parse_command("@other approve coupon-01", VERIFIER) == ("approve", "coupon-01", False, "")
+    d = "d" * 12  # the digest of what was shown, as the verifier printed it
+    assert parse_command(f"@verifier approve coupon-01 #{d}", VERIFIER) == ("approve", "coupon-01", True, "", d)
+    assert parse_command("@verifier approve coupon-01", VERIFIER) == ("approve", "coupon-01", True, "", None)
+    assert parse_command(f"  @verifier reject coupon-01 #{d} \n", VERIFIER) == ("reject", "coupon-01", True, "", d)
+    assert parse_command(f"@verifier accept coupon-01 {'c' * 12} #{d}", VERIFIER) == (
+        "accept", "coupon-01", True, "c" * 12, d)
+    assert parse_command(f"@verifier approve coupon-01 {'c' * 12} #{d}", VERIFIER) == (
+        "approve", "coupon-01", False, "c" * 12, d)  # only an acceptance names a commit
+    assert parse_command(f"> @verifier approve coupon-01 #{d}\nlooks right", VERIFIER) == (
+        "approve", "coupon-01", False, "", d)
+    assert parse_command(f"@other approve coupon-01 #{d}", VERIFIER) == ("approve", "coupon-01", False, "", d)
+    assert parse_command("@verifier approve coupon-01 #not-hex", VERIFIER) == (
+        "approve", "coupon-01", True, "", "not-hex")  # refused by the binding, not taken for a report
     assert parse_command("@verifier the coupon is applied twice", VERIFIER) is None
 
 
@@ -106,7 +117,7 @@ def test_exact_approval_by_the_operator_in_the_case_room_approves_and_reproduces
 @pytest.mark.parametrize(("command", "why"), [
     (_command(room_id="room-2"), "count only in its case room"),
     (_command(sender="user:mallory"), "only the linked operator"),
-    (_command(exact=False), "only the exact command `@verifier approve coupon-01`"),
+    (_command(exact=False), "only the exact command `@verifier approve coupon-01 #"),
     (_command(digest="c" * 64), "the harness changed since it was presented"),
     (_command(digest="unreadable"), "the harness changed since it was presented"),
 ])
@@ -269,9 +280,89 @@ def test_a_decision_whose_digest_names_other_content_records_nothing_but_the_ref
                candidates={1: CANDIDATE})
     seen = shown_digest(decisions.review({"verdict": "VERIFIED", "candidate": CANDIDATE, "diff": "+b"}))
     for verb in ("accept", "reject"):
-        for shown in (seen, ""):
-            why = _refused(*decide(st, replace(_command(verb), shown=shown), VERIFIER))
-            assert why.startswith(f"{verb} refused: ")
+        assert _refused(*decide(st, replace(_command(verb), shown=seen), VERIFIER)).startswith(f"{verb} refused: ")
+        assert _refused(*decide(st, replace(_command(verb), shown=""), VERIFIER)).startswith(f"{verb} not recorded: ")
     now = shown_digest(decisions.review(st.last_verdict))
     events, _ = decide(st, replace(_command("reject"), shown=now[:12]), VERIFIER)  # a short digest names it too
     assert [e.type for e in events] == ["repair.declined"] and events[0].payload["approval"]["meaning"] == "refuse"
+
+
+# -- from the attacker's side: a typed decision binds only what its person was shown ---------------
+
+REVIEW_1: dict[str, Any] = {"attempt": 1, "verdict": "VERIFIED", "candidate": CANDIDATE, "fingerprint": "f1" * 32,
+                            "evidence": "/evidence/1.json", "diff": "+    return total - discount", "reasons": [],
+                            "tamper": []}
+REVIEW_2 = {**REVIEW_1, "attempt": 2, "fingerprint": "f2" * 32, "evidence": "/evidence/2.json"}  # same commit
+DECIDED = {"approve": "repair.approved", "accept": "repair.accepted", "reject": "repair.declined"}
+
+
+def _review(*verdicts: dict[str, Any]) -> CaseState:
+    return _case("AWAITING_REVIEW", verdicts={v["attempt"]: dict(v) for v in verdicts},
+                 candidates={v["attempt"]: CANDIDATE for v in verdicts})
+
+
+def _printed(st: CaseState, verb: str) -> str:
+    """The command a person reads for what the verifier shows in `st`: the case, an acceptance's
+    candidate, and the short digest of the content shown (computed here, not by the code under test)."""
+    candidate = f" {CANDIDATE[:12]}" if verb == "accept" else ""
+    return f"@verifier {verb} coupon-01{candidate} #{shown_digest(decisions.shown_for(st, verb))[:12]}"
+
+
+def _typed(st: CaseState, body: str) -> tuple[list[NewEvent], list[NewJob]]:
+    """The operator's message `body` in the case room, as the verifier parses and decides it."""
+    parsed = parse_command(body, VERIFIER)
+    assert parsed is not None
+    verb, case_id, exact, commit, *shown = parsed
+    return decide(st, OperatorCommand(verb, case_id, exact, "$m9", "room-1", OPERATOR, DIGEST, candidate=commit,
+                                      shown=shown[0] if shown else None), VERIFIER)
+
+
+@pytest.mark.parametrize("verb", ["accept", "reject"])
+def test_a_review_presented_twice_is_not_decided_by_what_was_typed_for_the_first(verb: str) -> None:
+    """The person read the first review and typed its command; the verifier presented a second one
+    (the same candidate commit, another run) before it arrived: it decides nothing, with or without
+    the first digest, though it names the right commit."""
+    first, second = _review(REVIEW_1), _review(REVIEW_1, REVIEW_2)
+    typed = _printed(first, verb)
+    assert _printed(second, verb) != typed
+    why = _refused(*_typed(second, typed))
+    assert f"the review of coupon-01 changed since it was shown (shown {typed.rsplit('#', 1)[1]}" in why
+    assert f"`{_printed(second, verb)}`" in why  # what decides the second, once read
+    bare = typed.rsplit(" #", 1)[0]  # as typed where no digest was printed
+    assert _refused(*_typed(second, bare)).startswith(f"{verb} not recorded: ")
+    events, _ = _typed(second, _printed(second, verb))
+    assert [e.type for e in events] == [DECIDED[verb]]
+
+
+@pytest.mark.parametrize("verb", ["approve", "accept", "reject"])
+def test_a_typed_decision_naming_no_digest_is_not_recorded_and_is_told_the_command(verb: str) -> None:
+    st = _case() if verb == "approve" else _review(REVIEW_1)
+    bare = f"@verifier {verb} coupon-01" + (f" {CANDIDATE[:12]}" if verb == "accept" else "")
+    why = _refused(*_typed(st, bare))  # the refusal alone: no approval, acceptance or rejection
+    assert why.startswith(f"{verb} not recorded: it names no digest of what you were shown.")
+    assert f"send `{_printed(st, verb)}`" in why
+    assert ("document 'contract coupon-01'" if verb == "approve" else f"candidate {CANDIDATE[:12]}") in why
+    assert decisions.command_for(st, verb, VERIFIER) == _printed(st, verb)  # what the verifier prints
+
+
+@pytest.mark.parametrize("verb", ["approve", "accept", "reject"])
+@pytest.mark.parametrize("other", ["0" * 12, "0" * 64, "not-a-digest", ""])
+def test_a_typed_decision_naming_other_content_is_refused(verb: str, other: str) -> None:
+    st = _case() if verb == "approve" else _review(REVIEW_1)
+    command = _printed(st, verb)
+    why = _refused(*_typed(st, command.rsplit("#", 1)[0] + f"#{other}"))
+    if other.startswith("0"):
+        assert f"{verb} refused: the " in why and "changed since it was shown" in why
+    else:  # not a digest at all, or none
+        assert why.startswith((f"{verb} refused: ", f"{verb} not recorded: ")) and "only the exact" not in why
+    events, _ = _typed(st, command)  # the honest path: the command as printed decides
+    assert [e.type for e in events] == [DECIDED[verb]]
+
+
+def test_a_case_with_no_candidate_is_rejected_only_by_the_digest_of_its_review() -> None:
+    st = _case("AWAITING_REVIEW")  # out of attempts, nothing verified: the review says so
+    why = _refused(*_typed(st, "@verifier reject coupon-01"))
+    assert why.startswith("reject not recorded: ") and "coupon-01 with no candidate" in why
+    assert f"send `{_printed(st, 'reject')}`" in why
+    events, _ = _typed(st, _printed(st, "reject"))
+    assert [e.type for e in events] == ["repair.declined"]

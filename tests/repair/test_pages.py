@@ -141,7 +141,8 @@ def test_an_accept_from_a_page_loaded_before_a_newer_candidate_accepts_nothing(c
     assert fresh["candidate"] == NEWER
     assert case.operator.post(f"/repair/{case.case_id}/accept", data=fresh,
                               follow_redirects=False).status_code == 303
-    assert case.messages()[-1] == f"@{case.room.verifier.name} accept {case.case_id} {NEWER}"
+    # The message names the review the page showed: the verifier binds it again when it decides.
+    assert case.messages()[-1] == f"@{case.room.verifier.name} accept {case.case_id} {NEWER} #{fresh['shown']}"
     case.room.run()
     st = read_case(case.ledger, case.case_id)
     accepted = [e.payload for e in case.ledger.read(case_key(case.case_id)) if e.type == "repair.accepted"]
@@ -164,7 +165,7 @@ def test_an_approval_names_the_contract_the_page_showed(case: Case) -> None:
     fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', shown.group(1)))
     assert case.operator.post(f"/repair/{case.case_id}/approve", data=fields,
                               follow_redirects=False).status_code == 303
-    assert case.messages()[-1] == f"@{case.room.verifier.name} approve {case.case_id}"
+    assert case.messages()[-1] == f"@{case.room.verifier.name} approve {case.case_id} #{fields['shown']}"
 
 
 def test_a_rejection_names_the_review_the_page_showed(case: Case) -> None:
@@ -185,7 +186,8 @@ def test_a_rejection_names_the_review_the_page_showed(case: Case) -> None:
     assert fresh and fresh != stale
     r = case.operator.post(f"/repair/{case.case_id}/reject", data={"csrf": case.csrf, "shown": fresh},
                            follow_redirects=False)
-    assert r.status_code == 303 and case.messages()[-1] == f"@{case.room.verifier.name} reject {case.case_id}"
+    assert r.status_code == 303
+    assert case.messages()[-1] == f"@{case.room.verifier.name} reject {case.case_id} #{fresh}"
     case.room.run()
     [declined] = [e.payload for e in case.ledger.read(case_key(case.case_id)) if e.type == "repair.declined"]
     assert declined["approval"]["meaning"] == "refuse" and declined["approval"]["option"] == "reject"

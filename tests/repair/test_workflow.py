@@ -11,9 +11,13 @@ import pytest
 from signoff.demo.repair_room import RepairRoom, coupon_contract, embedded_agents, open_repair_room
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
+from signoff.kernel.shown import short
 from signoff.ledger import SqlLedger
+from signoff.repair import RepairService, decisions
+from signoff.repair.case import record
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.jobs import RepairJobs
+from signoff.repair.model import Verdict
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore, verify_file
 from tests.support.requires import require_sandbox
@@ -69,18 +73,29 @@ def test_full_flow_to_accepted_with_refusals(any_db_settings: Settings, coupon: 
     docs = r.rooms.documents(r.operator, r.room_id)
     assert [d["name"] for d in docs] == [f"contract {case_id}"]
 
+    approve = r.asked("approve", case_id)  # the command the verifier printed with the contract
     # Another user, another room and a quoted command: each refused, said in the room, nothing approved.
-    r.say(r.bystander, f"@{v} approve {case_id}")
-    r.say(r.operator, f"@{v} approve {case_id}", r.other_room_id)
-    r.say(r.operator, f"> @{v} approve {case_id}\nlooks right to me")
+    r.say(r.bystander, approve)
+    r.say(r.operator, approve, r.other_room_id)
+    r.say(r.operator, f"> {approve}\nlooks right to me")
+    # No digest: not recorded, told what it would approve and the exact command. A digest of other
+    # content: refused, it changed since it was shown.
+    r.say(r.operator, f"@{v} approve {case_id}")
+    r.say(r.operator, f"@{v} approve {case_id} #{'0' * 12}")
     r.run()
-    assert r.workflow.case(case_id).state == "CONTRACT_PROPOSED"
+    st = r.workflow.case(case_id)
+    assert st.state == "CONTRACT_PROPOSED" and st.approval is None
     said = _bodies(r)
     assert any("only the linked operator" in b for b in said)
     assert any("only the exact command" in b for b in said)
     assert any("only in its case room" in b for b in _bodies(r, r.other_room_id))
+    assert any(b.startswith("approve not recorded: it names no digest") and f"`{approve}`" in b
+               and f"document 'contract {case_id}'" in b for b in said)
+    assert any("changed since it was shown (shown 000000000000" in b for b in said)
+    # The command the verifier printed names the digest of the contract it presented.
+    assert approve == f"@{v} approve {case_id} #{short(RepairService.contract_shown(st))}"
 
-    approved = r.say(r.operator, f"@{v} approve {case_id}")
+    approved = r.say(r.operator, approve)
     r.run()
     st = r.workflow.case(case_id)
     assert st.state == "AWAITING_REVIEW"
@@ -98,18 +113,42 @@ def test_full_flow_to_accepted_with_refusals(any_db_settings: Settings, coupon: 
     assert verify_file(Path(st.verdicts[2]["evidence"]), KeyStore(settings.keys_dir).trusted()).ok
 
     candidate = st.verdicts[2]["candidate"]
-    r.say(r.bystander, f"@{v} accept {case_id} {candidate[:12]}")
-    r.say(r.operator, f"@{v} accept {case_id}")  # names no candidate: told which to review
-    r.say(r.operator, f"@{v} accept {case_id} {st.base[:12]}")  # names a commit not under review
+    accept = r.asked("accept", case_id)
+    shown = f"#{short(RepairService.review_shown(st))}"
+    assert accept == f"@{v} accept {case_id} {candidate[:12]} {shown}"
+    r.say(r.bystander, accept)
+    r.say(r.operator, f"@{v} accept {case_id} {shown}")  # names no candidate: told which to review
+    r.say(r.operator, f"@{v} accept {case_id} {st.base[:12]} {shown}")  # names a commit not under review
+    r.say(r.operator, f"@{v} accept {case_id} {candidate[:12]}")  # names no digest: not recorded
     r.run()
     assert r.workflow.case(case_id).state == "AWAITING_REVIEW"
     said = [m["body"] for m in r.rooms.read_messages(r.operator, r.room_id, limit=1000)
             if m["sender"] == r.verifier.sender]
-    assert any(f"accept {case_id} {candidate[:12]}`" in b for b in said)
+    assert any(f"`{accept}`" in b and "names the candidate" in b for b in said)
     assert any("is not the one under review" in b for b in said)
-    r.say(r.operator, f"@{v} accept {case_id} {candidate[:12]}")
+    assert any(b.startswith("accept not recorded") and f"`{accept}`" in b for b in said)
+
+    # The verifier presents the review again after a change (a re-verification of the same commit):
+    # the command the person typed for the first presentation accepts nothing, though it names the
+    # right commit; the second presentation is decided only by its own digest.
+    again = Verdict(**{**st.verdicts[2], "attempt": 3, "fingerprint": "e" * 64})
+    record(r.workflow.ledger, case_id, decisions.Measure(again, 2), "test:verified-again")
+    r.workflow.run_job("repair.review", "test:review-again", {"case_id": case_id})
+    second = r.asked("accept", case_id)
+    assert second != accept and second.startswith(f"@{v} accept {case_id} {candidate[:12]} #")
+    r.say(r.operator, accept)
     r.run()
-    assert r.workflow.case(case_id).state == "ACCEPTED"
+    st = r.workflow.case(case_id)
+    assert st.state == "AWAITING_REVIEW"
+    assert any("the review of" in b and "changed since it was shown" in b and f"`{second}`" in b
+               for b in _bodies(r))
+    r.say(r.operator, second)
+    r.run()
+    st = r.workflow.case(case_id)
+    assert st.state == "ACCEPTED"
+    accepted = next(e for e in r.workflow.service.history(case_id) if e.type == "repair.accepted")
+    assert accepted.payload["approval"]["digest"] == RepairService.review_shown(st)
+    assert accepted.payload["approval"]["digest"].startswith(second.rsplit("#", 1)[1])
 
 
 def test_harness_changed_after_presentation_refuses_approval(settings: Settings, coupon: FixtureRepo,
@@ -121,7 +160,7 @@ def test_harness_changed_after_presentation_refuses_approval(settings: Settings,
     r = _room(settings, coupon, harness=harness)
     case_id = _report(r)
     (harness / "test_coupon.py").write_text((harness / "test_coupon.py").read_text().replace("9000", "8100"))
-    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.say(r.operator, r.asked("approve", case_id))
     r.run()
     assert r.workflow.case(case_id).state == "CONTRACT_PROPOSED"
     assert any("the harness changed since it was presented" in b for b in _bodies(r))
@@ -130,7 +169,7 @@ def test_harness_changed_after_presentation_refuses_approval(settings: Settings,
 def test_base_that_does_not_reproduce_blocks_the_repair(settings: Settings, coupon: FixtureRepo) -> None:
     r = _room(settings, coupon, expect="test_coupon.py::test_zero_coupon_keeps_total")
     case_id = _report(r)
-    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.say(r.operator, r.asked("approve", case_id))
     r.run()
     st = r.workflow.case(case_id)
     assert st.state == "BLOCKED"
@@ -142,7 +181,7 @@ def test_fixer_ignores_a_copied_hand_off(settings: Settings, coupon: FixtureRepo
     r = _room(settings, coupon)
     case_id = _report(r)
     # Stop before the fixer acts: run only the verifier's side.
-    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.say(r.operator, r.asked("approve", case_id))
     for _ in range(20):
         r.workflow.poll()
     handoff = r.workflow.case(case_id).handoffs[1]
@@ -172,7 +211,7 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
     clock = FixedClock()
     r = _room(settings, coupon, clock=clock)
     case_id = _report(r)
-    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.say(r.operator, r.asked("approve", case_id))
 
     if point == "after_handoff_post":
         original = RepairJobs.post
@@ -225,7 +264,7 @@ def test_harness_edited_after_approval_changes_nothing(settings: Settings, coupo
     shutil.copytree(HARNESS, harness)
     r = _room(settings, coupon, harness=harness)
     case_id = _report(r)
-    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.say(r.operator, r.asked("approve", case_id))
     r.workflow.poll(max_steps=3)  # approval recorded; nothing verified yet
     # Someone weakens the harness folder after approval: the frozen, approved copy is what runs.
     (harness / "test_coupon.py").write_text("def test_coupon_applies_once():\n    pass\n")
@@ -249,7 +288,7 @@ def test_hand_off_received_over_the_agent_protocol_matches_the_receipt(settings:
     async def fixer_side() -> dict:  # type: ignore[type-arg]
         async with RoomsClient(InProcessTransport(r.rooms, agent=r.fixer_agent)) as client:
             await client.connect_to_room(r.room_id)
-            r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+            r.say(r.operator, r.asked("approve", case_id))
             for _ in range(20):
                 r.workflow.poll()  # the verifier's side only: it reproduces, then hands off
             return await client.next_event(
@@ -280,7 +319,7 @@ def test_an_operator_bound_by_sender_id_is_named_from_the_watch(settings: Settin
     [case] = [c for c in r.workflow.cases() if c.room_id == room.id]
     assert (case.operator, case.operator_name) == (r.operator.sender, "ops-lead")
     assert any(b.startswith("@ops-lead contract for") for b in _bodies(r, room.id))
-    r.say(r.bystander, f"@{r.verifier.name} approve {case.case_id}", room.id)
+    r.say(r.bystander, r.asked("approve", case.case_id, room.id), room.id)
     r.run()
     assert r.workflow.case(case.case_id).state == "CONTRACT_PROPOSED"
     assert any("only the linked operator" in b for b in _bodies(r, room.id))
@@ -297,7 +336,7 @@ def test_a_fixer_that_sees_its_hand_off_before_the_verifier_recorded_it_waits_fo
 
     r = _room(settings, coupon)
     case_id = _report(r)
-    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.say(r.operator, r.asked("approve", case_id))
     fixer = FixerWorker(r.workflow.ledger, agent_rooms(r.rooms, r.fixer_agent), settings, 2, receipt_wait=60)
     waiting = threading.Event()
     original_wait = FixerWorker._await_receipt
@@ -353,7 +392,7 @@ def test_the_verifier_does_not_answer_the_servers_offline_notice(settings: Setti
 def _stuck_on_the_fixer(r: RepairRoom) -> str:
     """A case whose hand-off the fixer never acted on (the verifier's side only ran)."""
     case_id = _report(r)
-    r.say(r.operator, f"@{r.verifier.name} approve {case_id}")
+    r.say(r.operator, r.asked("approve", case_id))
     for _ in range(20):
         r.workflow.poll()
     assert r.workflow.case(case_id).state == "FIX_REQUESTED"

@@ -60,15 +60,16 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
         room.run()
         case_id = next(c.case_id for c in room.workflow.cases() if c.room_id == room.room_id)
         say(f"room flow: case {case_id}, contract presented as a room document")
-        room.say(room.bystander, f"@{v} approve {case_id}")
-        room.say(room.operator, f"> @{v} approve {case_id}")
-        room.say(room.operator, f"@{v} approve {case_id}", room.other_room_id)
+        approve = room.asked("approve", case_id)  # names the digest of the contract presented
+        room.say(room.bystander, approve)
+        room.say(room.operator, f"> {approve}")
+        room.say(room.operator, approve, room.other_room_id)
         room.run()
         refused = [m["body"] for m in room.rooms.read_messages(room.operator, room.room_id, limit=1000)
                    + room.rooms.read_messages(room.operator, room.other_room_id, limit=1000)
                    if "refused" in m["body"]]
         say(f"  {len(refused)} approvals refused (another user, a quote, another room)")
-        room.say(room.operator, f"@{v} approve {case_id}")
+        room.say(room.operator, approve)
         room.run()
         st = room.workflow.case(case_id)
         for attempt in sorted(set(st.failures) | set(st.verdicts)):
@@ -78,8 +79,7 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
                 say(f"  attempt {attempt}: candidate {st.verdicts[attempt]['candidate'][:12]} "
                     f"{st.verdicts[attempt]['verdict']}")
         if st.state == "AWAITING_REVIEW":
-            candidate = str((st.last_verdict or {}).get("candidate") or "")
-            room.say(room.operator, f"@{v} accept {case_id} {candidate[:12]}")
+            room.say(room.operator, room.asked("accept", case_id))  # the candidate and the review's digest
             room.run()
             st = room.workflow.case(case_id)
         say(f"  states: {' -> '.join(st.history)}")

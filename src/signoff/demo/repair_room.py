@@ -5,6 +5,7 @@ client only (in process)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +35,27 @@ class RepairRoom:
         receipt = self.rooms.post_message(who, room_id or self.room_id, text)
         return receipt.message_id
 
+    def asked(self, verb: str, case_id: str, room_id: str | None = None) -> str:
+        """The command the verifier last printed for `verb` on `case_id` (see `asked_in`)."""
+        return asked_in(self.rooms, self.operator, room_id or self.room_id, self.verifier, verb, case_id)
+
     def run(self, rounds: int = 50) -> None:
         """Let both agents work until neither has anything left to do."""
         for _ in range(rounds):
             if self.workflow.poll() + self.fixer.poll() == 0:
                 return
+
+
+def asked_in(rooms: RoomService, reader: Principal, room_id: str, verifier: Principal, verb: str,
+             case_id: str) -> str:
+    """The command `verifier` last printed in the room for `verb` on `case_id`, as a person copies
+    it after reading what was shown: it names the digest of that content."""
+    command = re.compile(rf"`(@{re.escape(verifier.name)} {verb} {re.escape(case_id)}(?: [^`]+)?)`")
+    for message in reversed(rooms.read_messages(reader, room_id, limit=1000)):
+        found = command.search(message["body"]) if message["sender"] == verifier.sender else None
+        if found:
+            return found.group(1)
+    raise LookupError(f"{verifier.name} has not asked for {verb} on {case_id} in the room")
 
 
 def coupon_contract(repo: Path, harness: Path, name: str = "coupon") -> Contract:

@@ -12,20 +12,23 @@ in the case room, from the linked operator (or the operator's answer on the case
 Each is recorded as an `Approval` made by `signoff.ledger.approval.approve` on exactly the content
 that was shown: the contract as presented (its harness digest included) for an approval, the review
 of the last verdict (candidate, verdict, reasons, evidence, diff) for an acceptance or a rejection.
-A face that showed the content itself (a page) passes the digest it showed; a room command is
-bound to what the verifier presented in the room. Anything else is refused and nothing recorded.
-An acceptance also names the candidate commit the person reviewed (`@<verifier> accept <case>
-<commit>`, 12 or more hex digits; an approval card carries the candidate it was asked for).
+Every typed decision names the digest of what its person was shown, as the verifier printed it
+(`@<verifier> approve <case> #<digest>`, `reject <case> #<digest>`, `accept <case> <commit>
+#<digest>`: 12 or more hex digits each; an acceptance also names the candidate commit reviewed).
+The verifier may present twice (a review, then another after a change): a command that names no
+digest is not recorded (the verifier answers with what it would decide on and the exact command),
+and one naming other content is refused, nothing recorded. A page sends the digest it showed; an
+approval card is bound to the content it was asked for (the server binds the card's own digest).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from signoff.kernel.errors import SignoffError
-from signoff.kernel.shown import names, shown_digest
+from signoff.kernel.shown import names, short, shown_digest
 from signoff.ledger import NewJob
 from signoff.ledger.aggregate import NOTHING, Decision
 from signoff.ledger.approval import APPROVE, Approval, Option, approve
@@ -55,7 +58,8 @@ from signoff.repair.model import (
 )
 from signoff.repair.verdict import VERIFIED
 
-_COMMAND = re.compile(r"\b(approve|accept|reject)\s+([A-Za-z0-9][\w.-]*)(?:[ \t]+([0-9a-f]{12,64})\b)?")
+_COMMAND = re.compile(r"\b(approve|accept|reject)\s+([A-Za-z0-9][\w.-]*)(?:[ \t]+([0-9a-f]{12,64})\b)?"
+                      r"(?:[ \t]+#(\S*))?")
 _STUCK = re.compile(r"^(resume|abandon)\s+([A-Za-z0-9][\w.-]*)(?:\s+(.+))?$", re.DOTALL)
 
 STUCK_VERBS = ("resume", "abandon")
@@ -89,6 +93,31 @@ def shown_for(st: CaseState, verb: str) -> dict[str, Any]:
     return presented_contract(st, st.harness_digest) if verb == "approve" else review(st.last_verdict)
 
 
+def shown_short(st: CaseState, verb: str) -> str:
+    """The short digest of what the verifier shows for `verb`, as it prints it (`#` and 12 hex digits)."""
+    return f"#{short(shown_digest(shown_for(st, verb)))}"
+
+
+def command_for(st: CaseState, verb: str, verifier_name: str) -> str:
+    """The exact command that decides `verb` on what the verifier shows now, as it prints it: the
+    case, the candidate an acceptance names, and the short digest of the content shown."""
+    candidate = str((st.last_verdict or {}).get("candidate") or "")[:12] if verb == "accept" else ""
+    return " ".join(filter(None, (f"@{verifier_name}", verb, st.case_id, candidate, shown_short(st, verb))))
+
+
+def what_is_decided(st: CaseState, verb: str) -> str:
+    """What a decision `verb` would decide on, said in the room to a command that names no digest."""
+    if verb == "approve":
+        return (f"the contract in document 'contract {st.case_id}' (harness {st.harness_digest[:12]}, "
+                f"base {st.base[:12]})")
+    v = st.last_verdict
+    if v is None:
+        return f"{st.case_id} with no candidate"
+    return (f"the review of candidate {str(v.get('candidate'))[:12]} ({v.get('verdict')}, fingerprint "
+            f"{str(v.get('fingerprint'))[:12]}; diff and evidence in document 'review {st.case_id} attempt "
+            f"{v.get('attempt')}')")
+
+
 # -- operator commands ---------------------------------------------------------------------------
 
 
@@ -105,8 +134,8 @@ class OperatorCommand:
     harness_digest: str = ""  # the harness as read when an exact approval arrived
     via: str = "message"  # "message" (an addressed command) or "card" (an approval card's answer)
     candidate: str = ""  # the candidate commit an acceptance names (as the person was shown it)
-    shown: str | None = None  # the digest a face showed (a page); None: a room command, bound to what the
-    # verifier presented in the room (the contract document, the review message, the card)
+    shown: str | None = None  # the digest of what the person was shown, as the command or page names it
+    # (None: it names none, and is not recorded); a card's answer is bound to what the card was asked for
     at: str = ""  # when, from the service's clock (UTC ISO 8601)
 
     @property
@@ -132,16 +161,26 @@ def message_key(message_id: str) -> str:
     return f"repair:msg:{message_id}"
 
 
-def parse_command(body: str, verifier_name: str) -> tuple[str, str, bool, str] | None:
-    """(verb, case id, exact, named commit) when the body names a command, else None (it is a report).
-    Exact: the body is the command alone, `@<verifier> <verb> <case>` (an acceptance followed by the
-    candidate commit it accepts)."""
+class Parsed(NamedTuple):
+    """A typed command as the room carried it."""
+
+    verb: str
+    case_id: str
+    exact: bool
+    commit: str  # the candidate an acceptance names ("" when none)
+    shown: str | None  # what follows `#`: the digest of what was shown (None when it names none)
+
+
+def parse_command(body: str, verifier_name: str) -> Parsed | None:
+    """The command the body names, else None (it is a report). Exact: the body is the command
+    alone, `@<verifier> <verb> <case> #<digest>` (an acceptance names its candidate before the digest)."""
     m = _COMMAND.search(body)
     if m is None:
         return None
-    verb, case_id, commit = m.group(1), m.group(2), m.group(3) or ""
-    exact = body.strip() == " ".join(filter(None, (f"@{verifier_name}", verb, case_id, commit)))
-    return verb, case_id, exact and (verb == "accept" or not commit), commit
+    verb, case_id, commit, shown = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+    said = (f"@{verifier_name}", verb, case_id, commit, None if shown is None else f"#{shown}")
+    exact = body.strip() == " ".join(filter(None, said))
+    return Parsed(verb, case_id, exact and (verb == "accept" or not commit), commit, shown)
 
 
 def parse_stuck(body: str, verifier_name: str) -> tuple[str, str, str] | None:
@@ -200,7 +239,7 @@ def refusal(st: CaseState, command: OperatorCommand, verifier_name: str) -> str 
     if command.via == "message" and card is not None:
         return f"{verb} refused: {case_id} is decided on its approval card ({card}), not by a message."
     if not command.exact:
-        return (f"{verb} refused: only the exact command `@{verifier_name} {verb} {case_id}` counts; "
+        return (f"{verb} refused: only the exact command `{command_for(st, verb, verifier_name)}` counts; "
                 "a quoted or embedded command does not.")
     if verb == "approve" and st.state != "CONTRACT_PROPOSED":
         return f"approve refused: {case_id} is {st.state}, not awaiting approval."
@@ -208,11 +247,16 @@ def refusal(st: CaseState, command: OperatorCommand, verifier_name: str) -> str 
         return f"{verb} refused: {case_id} is {st.state}, not awaiting review."
     if verb == "accept" and (st.last_verdict or {}).get("verdict") != VERIFIED:
         return f"accept refused: {case_id} has no VERIFIED candidate; it can only be rejected."
+    if command.via != "card" and not command.shown:
+        # Typed where the content is not beside it: the person is told what it would decide on, and
+        # the command that decides on exactly that, which they send once they have read it.
+        return (f"{verb} not recorded: it names no digest of what you were shown. It would {verb} "
+                f"{what_is_decided(st, verb)}. To {verb} exactly this, send `{command_for(st, verb, verifier_name)}`.")
     if verb == "accept":
         reviewed = str((st.last_verdict or {}).get("candidate") or "")
         if not command.candidate:
             return (f"accept refused: an acceptance names the candidate it accepts. Read the review of "
-                    f"{reviewed[:12]}, then send `@{verifier_name} accept {case_id} {reviewed[:12]}`.")
+                    f"{reviewed[:12]}, then send `{command_for(st, verb, verifier_name)}`.")
         if not names(command.candidate, reviewed):
             return (f"accept refused: the candidate accepted ({command.candidate[:12]}) is not the one under "
                     f"review ({reviewed[:12]}); nothing was accepted. Review {reviewed[:12]} and accept it by name.")
@@ -226,12 +270,12 @@ def approval_of(st: CaseState, command: OperatorCommand) -> Approval:
     """The person's decision on exactly the content shown, by `signoff.ledger.approval.approve`:
     refused (ConflictError, UsageError) when the digest names other content than the case holds now."""
     now = presented_contract(st, command.harness_digest) if command.verb == "approve" else review(st.last_verdict)
-    given = shown_digest(shown_for(st, command.verb)) if command.shown is None else command.shown
+    given = shown_digest(shown_for(st, command.verb)) if command.via == "card" else command.shown
     what = f"contract of {st.case_id}" if command.verb == "approve" else f"review of {st.case_id}"
     return approve(now, given, what=what, by=command.sender, at=command.at,
                    via="card" if command.via == "card" else "room" if command.via == "message" else command.via,
                    option=command.verb, options=[_OPTIONS[command.verb]],
-                   fix="reload the case and look at it again")
+                   fix="read what the verifier shows now (or reload the case page) and decide on that")
 
 
 def judge(st: CaseState, command: OperatorCommand, verifier_name: str) -> tuple[Approval | None, str | None]:
@@ -242,7 +286,11 @@ def judge(st: CaseState, command: OperatorCommand, verifier_name: str) -> tuple[
     try:
         return approval_of(st, command), None
     except SignoffError as exc:
-        return None, f"{command.verb} refused: {exc.message}"
+        why = f"{command.verb} refused: {exc.message}."
+        if command.via == "message":  # said in the room: what it is now, and how to decide on that once read
+            why += (f" It is now {what_is_decided(st, command.verb)}; read it, then send "
+                    f"`{command_for(st, command.verb, verifier_name)}` to {command.verb} exactly that.")
+        return None, why
 
 
 def _operator(st: CaseState, command: OperatorCommand, verifier_name: str) -> Decision:

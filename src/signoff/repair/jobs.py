@@ -66,6 +66,7 @@ class RepairJobs:
         st = read_case(self.ledger, p["case_id"])
         c = st.contract
         name = f"contract {st.case_id}"
+        approve = decisions.command_for(st, "approve", self.rooms.name)  # names the digest of what is shown
         content = "\n".join([
             f"# Repair contract {st.case_id}", "", f"Expected behaviour: {c.behaviour}", "",
             f"- base revision: {st.base}", f"- harness digest: {st.harness_digest}",
@@ -73,16 +74,17 @@ class RepairJobs:
             f"- regression tests (must keep passing): {', '.join(c.regression) or 'none'}",
             f"- paths the fix may change: {', '.join(c.allow) or 'any'}",
             f"- runner: {c.runner}", "", *self._harness_text(st), "",
-            f"Approve exactly this with `@{self.rooms.name} approve {st.case_id}` (or its approval card, "
+            f"Approve exactly this with `{approve}` (its digest names this contract; or its approval card, "
             "where this server has them).",
         ])
         doc_id = self.rooms.documents(st.room_id).get(name) or self.rooms.create_document(
             st.room_id, name, content, "the executable contract of a repair case")
         card = self._card(st, "contract", f"Approve the repair contract {st.case_id} (harness "
                                           f"{st.harness_digest[:12]}, base {st.base[:12]})", {"approve": "approve"})
-        how = (f"on the approval card {card}" if card else f"with `@{self.rooms.name} approve {st.case_id}`")
+        how = f"on the approval card {card}" if card else f"with `{approve}`"
         self.post(st.room_id, f"@{p['operator_name']} contract for {st.case_id} is in document '{name}' "
-                              f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it {how}.", key)
+                              f"(harness {st.harness_digest[:12]}, base {st.base[:12]}, digest "
+                              f"{decisions.shown_short(st, 'approve')}). Approve it {how}.", key)
         record(self.ledger, st.case_id, decisions.Present(doc_id), f"repair:done:{key}")
 
     def _harness_text(self, st: CaseState) -> list[str]:
@@ -162,7 +164,8 @@ class RepairJobs:
         v = st.last_verdict
         if v is None:
             text = (f"@{self._operator_name(st)} {st.case_id}: no candidate after {self.max_attempts} attempts "
-                    f"({'; '.join(st.failures.values())}). Reply `@{self.rooms.name} reject {st.case_id}`.")
+                    f"({'; '.join(st.failures.values())}). Reply "
+                    f"`{decisions.command_for(st, 'reject', self.rooms.name)}`.")
         else:
             name = f"review {st.case_id} attempt {v['attempt']}"
             if name not in self.rooms.documents(st.room_id):
@@ -172,13 +175,14 @@ class RepairJobs:
             verbs = {"accept": "accept", "reject": "reject"} if v["verdict"] == VERIFIED else {"reject": "reject"}
             card = self._card(st, "review", f"{st.case_id}: {v['verdict']} for candidate {v['candidate'][:12]}",
                               verbs, candidate=v["candidate"])
-            # An acceptance names the candidate reviewed: a later one is never accepted by it.
+            # An acceptance names the candidate reviewed, and every decision the digest of this review:
+            # a later candidate, or a review presented again after a change, is never decided by it.
             action = f"on the approval card {card}" if card else " or ".join(
-                f"`@{self.rooms.name} {verb} {st.case_id}{' ' + v['candidate'][:12] if verb == 'accept' else ''}`"
-                for verb in verbs)
+                f"`{decisions.command_for(st, verb, self.rooms.name)}`" for verb in verbs)
             text = (f"@{self._operator_name(st)} {st.case_id}: {v['verdict']} for candidate {v['candidate'][:12]} "
                     f"(fingerprint {v['fingerprint'][:12]}); diff and evidence in document '{name}', "
-                    f"evidence file {v['evidence']}. Reply {action}.")
+                    f"evidence file {v['evidence']}; review digest {decisions.shown_short(st, 'reject')}. "
+                    f"Reply {action}.")
         self.post(st.room_id, text, key)
         record(self.ledger, st.case_id, decisions.AskReview(),
                f"repair:done:{key}")

@@ -106,9 +106,8 @@ class RepairWorkflow:
         if parsed is None:
             self.service.report(DefectReport(message_id, room_id, sender, body))
             return
-        verb, case_id, exact, commit = parsed
-        self.service.decide(OperatorCommand(verb, case_id, exact, message_id, room_id, sender, candidate=commit),
-                            self.rooms.name)
+        self.service.decide(OperatorCommand(parsed.verb, parsed.case_id, parsed.exact, message_id, room_id, sender,
+                                            candidate=parsed.commit, shown=parsed.shown), self.rooms.name)
 
     def on_card(self, env: dict[str, Any]) -> None:
         """An answer on one of the verifier's approval cards (`approval_outcome`, addressed to the

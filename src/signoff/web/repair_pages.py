@@ -12,7 +12,7 @@ the message it sends names that candidate, which the verifier checks again.
 
 Every form carries the digest of what the page showed (the contract as presented, or the review
 of the last verdict). The pages decide nothing: a button sends the person's own message
-`@<verifier> <verb> <case>` to the case room, which the verifier judges as it judges any message
+`@<verifier> <verb> <case> #<digest shown>` to the case room, which the verifier judges as it judges any message
 (`signoff repair run`). Before sending, the page asks the repair service (`RepairService.check`:
 the workflow's rules and the content-bound approval) so that a refused click is answered at once
 and leaves nothing behind, not even a refused message in the room.
@@ -186,7 +186,8 @@ async def act(request: Request, case_id: str, verb: str) -> Response:
     st = _case(request, user, case_id)
     if not st.verifier_name:
         raise UnavailableError(f"{case_id} does not record its verifier agent",
-                               f"send `@<verifier> {verb} {case_id}` in the case room")
+                               f"send `@<verifier> {verb} {case_id} #<digest>` in the case room, naming the "
+                               "digest the verifier printed")
     if verb == "approve":
         _, unshown = _harness(request, st)
         if unshown is not None:
@@ -195,8 +196,10 @@ async def act(request: Request, case_id: str, verb: str) -> Response:
     # An acceptance names the candidate the page showed; every decision names the digest of what the
     # page showed (the contract, or the whole review: verdict, reasons, evidence, diff).
     candidate = form.get("candidate", "").strip().lower() if verb == "accept" else ""
+    shown = form.get("shown", "").strip().lower()
     _service(request).check(OperatorCommand(verb, case_id, True, "", st.room_id, user.sender, candidate=candidate,
-                                            shown=form.get("shown", "")), st.verifier_name)
-    body = f"@{st.verifier_name} {verb} {case_id}" + (f" {candidate}" if candidate else "")
+                                            shown=shown), st.verifier_name)
+    # The message names what the page showed, so the verifier binds it again when it decides.
+    body = " ".join(filter(None, (f"@{st.verifier_name}", verb, case_id, candidate, f"#{shown}")))
     web_state(request).rooms.post_message(user, st.room_id, body)
     return RedirectResponse(with_notice(request, f"/repair/{case_id}", {"sent": verb}, "actions"), status_code=303)
