@@ -48,6 +48,9 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
         inc.say("sam", "shopco", command, targets=[APPROVER])
         # priya, but not the exact command.
         inc.say("priya", "payco", f"ok, {command}", targets=[APPROVER])
+        # priya, the command without the digest of the request she read; then with another's digest.
+        tried["bare"] = inc.say("priya", "payco", command, targets=[APPROVER])["message_id"]
+        tried["other"] = inc.say("priya", "payco", f"{command} #{'0' * 12}", targets=[APPROVER])["message_id"]
         # priya forges the approver's notice to the commander, word for word: it is not the approver's.
         inc.say("priya", "shared", "PayCo's fix for INC-0001 is approved by priya (command $x, signed record 9).",
                 roles=["incident-commander"])
@@ -76,6 +79,9 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
     refusals = [m["body"] for m in view.by("shopco", APPROVER) if m["body"].startswith("not signed")]
     assert any("is not shopco's fix" in b for b in refusals), refusals
     assert any(m["body"].startswith("not signed") for m in view.by("payco", APPROVER))
+    answers = {m["thread"]: m["body"] for m in view.by("payco", APPROVER)}
+    assert "To approve exactly this, send: @approver approve fix INC-0001-fix-payco #" in answers[tried["bare"]]
+    assert "changed since it was shown" in answers[tried["other"]]
     with Incident(run, keys, settings, over_http=False) as inc:
         assert sorted(_fix_records(inc)) == ["INC-0001-fix-payco", "INC-0001-fix-shopco"]
 
