@@ -24,7 +24,7 @@ from signoff.incident.decisions import SHOWN_SUFFIX, shown_disclosure
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.fixture import ORGS, code_files
 from signoff.incident.playbooks import parse_disclosure_post
-from signoff.incident.playbooks.posts import FIX_APPROVED, ORG_TITLE
+from signoff.incident.playbooks.posts import CONFIRM_COMMAND, FIX_APPROVED, ORG_TITLE, root_cause_shown
 from signoff.incident.stack import (
     AGENT_OF,
     APPROVER,
@@ -369,9 +369,11 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
                         "; ".join(draft_problems) or f"{n_drafts} drafts"))
 
     # 7. root cause confirmed by both humans
-    confirms = {h for h in HUMANS.values() for m in view.by(SHARED, h)
-                if strip_mentions(m["body"]) == f"confirm root cause {incident}"}
     rc = (rec or {}).get("root_cause") or {}
+    cause_digest = shown_digest(root_cause_shown(incident, str(rc.get("text"))))
+    confirms = {h for h in HUMANS.values() for m in view.by(SHARED, h)
+                if (hit := CONFIRM_COMMAND.match(strip_mentions(m["body"]))) and hit.group(1) == incident
+                and names(hit.group(2) or "", cause_digest)}
     checks.append(GradeCheck("root cause confirmed by both humans",
                         confirms == set(HUMANS.values()) and set((rec or {}).get("confirmations", {})) == confirms
                         and bool(rc.get("confirmed_at")),

@@ -306,6 +306,8 @@ class Incident:
 # -- the scripted humans ---------------------------------------------------------------------
 
 APPROVE_LINE = re.compile(r"^Approve with: approve (D-[A-Z]{2,8}-[0-9]+)$")
+CONFIRM_LINE = re.compile(r"please confirm with: @incident-commander "
+                          r"(confirm root cause INC-[0-9]{4} #[0-9a-f]{12,64})$")
 FIX_LINE = re.compile(r"^To approve the fix, address the approver: approve fix (INC-[0-9]{4}-fix-[a-z]+)$")
 
 
@@ -354,7 +356,7 @@ def _first_failing_event(inc: Incident) -> str:
 def _confirm(human: str) -> Callable[[Incident], None]:
     def step(inc: Incident) -> None:
         for m in reversed(inc.messages(human, SHARED)):
-            hit = re.search(r"please confirm with: @incident-commander (confirm root cause INC-[0-9]{4})", m["body"])
+            hit = CONFIRM_LINE.search(m["body"])
             if hit and m["sender"] == f"agent:{inc.info.agents[MEDIATOR]}":
                 inc.say(human, SHARED, hit.group(1), roles=["incident-commander"])
                 return

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from signoff.incident.disclosure import parse_disclosure_post
+from signoff.kernel.shown import short, shown_digest
 
 PUBLISH_TOPIC = "incident.publish"
 EVENT_ID = re.compile(r"\bevt_[0-9]{4}\b")
@@ -33,10 +34,25 @@ def for_review(what: str, approver: str, command: str) -> str:
             f"To approve exactly this, send: @{approver} {command}")
 
 
+# A person's confirmation of the commander's proposed root cause, naming the digest of what was shown.
+CONFIRM_COMMAND = re.compile(r"^confirm root cause (INC-[0-9]{4})(?: #(\S*))?$")
+
+
+def root_cause_shown(incident: str, cause: str) -> dict[str, str]:
+    """What the commander shows a person to confirm: the incident and the proposed root cause."""
+    return {"incident": incident, "root_cause": cause}
+
+
+def confirm_command(incident: str, cause: str) -> str:
+    """The exact command that confirms exactly `cause` as `incident`'s root cause."""
+    return f"confirm root cause {incident} #{short(shown_digest(root_cause_shown(incident, cause)))}"
+
+
 def fix_approved(org: str, incident: str, human: str, command_id: str, seq: int) -> str:
     """The approver's notice to the commander, in the shared room."""
     return f"{ORG_TITLE[org]}'s fix for {incident} is approved by {human} (command {command_id}, signed record {seq})."
 
 
-__all__ = ["EVENT_ID", "FIXES", "FIX_APPROVED", "FIX_COMMAND", "ORG_TITLE", "PUBLISH_TOPIC", "REVIEW_LINE",
-           "fix_approved", "fix_request", "for_review", "parse_disclosure_post"]
+__all__ = ["CONFIRM_COMMAND", "EVENT_ID", "FIXES", "FIX_APPROVED", "FIX_COMMAND", "ORG_TITLE", "PUBLISH_TOPIC",
+           "REVIEW_LINE", "confirm_command", "fix_approved", "fix_request", "for_review", "parse_disclosure_post",
+           "root_cause_shown"]
