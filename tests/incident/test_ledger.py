@@ -280,6 +280,12 @@ def test_approver_service_over_http(workspace: Workspace) -> None:
             assert client.public_key()["keyid"] == approver.public.keyid
             with pytest.raises(RefusedError, match="does not count"):
                 client.approve(d, *_msgs(workspace, d, sender="payco-agent"))
+            # A digest of other content than the draft now: 409, nothing signed; none at all: 400.
+            with pytest.raises(ConflictError, match="changed since it was shown"):
+                client.approve(d, *_msgs(workspace, d, text=f"{d.approve_command} #{'0' * 12}"))
+            with pytest.raises(UsageError, match="names no digest"):
+                client.approve(d, *_msgs(workspace, d, text=d.approve_command))
+            assert workspace.approvals("payco").records() == []
             record = client.approve(d, *_msgs(workspace, d))
             assert record["body"]["d_id"] == "D-PAY-1" and client.record("D-PAY-1") == record
             with pytest.raises(UsageError):
