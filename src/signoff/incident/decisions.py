@@ -180,8 +180,9 @@ def approve_disclosure(chain: RecordChain, cmd: ApproveDisclosure, rules: Approv
     # What was shown is checked before anything else stands: a digest of other content is refused
     # even when the id was approved before (nothing is signed, and no earlier record is handed out).
     approval = approve(shown, given, what=f"disclosure {d.d_id}", by=cmd.approval_msg.sender, at=standing.at,
-                       via="room", options=(APPROVE,), fix=f"read {d.d_id} as it is posted now and approve "
-                       f"exactly that: {disclosure_command(d)}")
+                       via="room", options=(APPROVE,), fix=f"read {d.d_id} as it is now (the draft message and "
+                       f"its evidence document); `{d.approve_command}` answers with what would be signed and "
+                       "the command for exactly that")
     existing = chain.find(d.d_id)
     if existing is not None:
         body = existing["body"]
@@ -225,8 +226,8 @@ def approve_fix(chain: RecordChain, cmd: ApproveFix, rules: ApproverRules, stand
                             fix_command(cmd.request_id, cmd.request_msg.text))
     approval = approve(cmd.request_msg.text, given, what=f"fix {cmd.request_id}",
                        by=cmd.approval_msg.sender, at=standing.at, via="room", options=(APPROVE,),
-                       fix=f"read the fix request as it is posted now and approve exactly that: "
-                       f"{fix_command(cmd.request_id, cmd.request_msg.text)}")
+                       fix=f"read the fix request as it is now; `{command}` answers with what would be signed "
+                       "and the command for exactly that")
     existing = chain.find(cmd.request_id)
     if existing is not None:
         if existing["body"].get("fix_sha256") == fix_sha256:

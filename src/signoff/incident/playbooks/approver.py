@@ -145,13 +145,16 @@ class ApproverService(RoomAgent):
             command = fix_command(fix.group(1), body)
             what = f"the fix request {fix.group(1)} above"
         else:
-            drafts = [d for name, d in self.documents(org).items() if name.startswith("D-")
-                      and d["created_by"] == agent_sender and json.loads(d["content"]).get("text") == body]
-            if not drafts:
+            drafts = [d for name, d in self.documents(org).items()
+                      if name.startswith("D-") and d["created_by"] == agent_sender]
+            try:  # the agent wrote these documents: one it mangled is shown for review by nobody
+                shown = [(doc["name"], data) for doc in drafts if (data := json.loads(doc["content"]))["text"] == body]
+                if not shown:
+                    return
+                d = Disclosure(shown[-1][0], shown[-1][1]["incident"], org, shown[-1][1]["evidence"], body)
+                command = disclosure_command(d)
+            except (ValueError, KeyError, TypeError):
                 return
-            data = json.loads(drafts[-1]["content"])
-            d = Disclosure(drafts[-1]["name"], data["incident"], org, data["evidence"], body)
-            command = disclosure_command(d)
             what = f"{d.d_id} above and its evidence document {d.d_id}"
         if not self.replied(org, message_id):
             self.post(org, for_review(what, self.info.server_name(APPROVER), command), thread_id=str(message_id))
