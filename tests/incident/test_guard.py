@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pygments.token import Name, Number, String, is_token_subtype
 
 from signoff.demo.incident_walkthrough import approver_for
+from signoff.incident.approvals import disclosure_command
 from signoff.incident.corpus import VARIANTS, code_corpus, prose_corpus, protected_lines
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.fixture import code_files, language_of
@@ -111,7 +112,7 @@ def _approved(ws: Workspace, notary: Notary,
               text: str = "field data.customer.name differs by 8 bytes.") -> tuple[Disclosure, dict[str, Any]]:
     d = draft("payco", 1, notary.current.incident, {"rows": [{"path": "data.customer.name", "delta": 8}]}, text)
     m1 = ws.rooms.post("payco-agent", private_room("payco"), d.text)
-    m2 = ws.rooms.post("priya", private_room("payco"), d.approve_command)
+    m2 = ws.rooms.post("priya", private_room("payco"), disclosure_command(d))
     record = approver_for(ws, "payco", notary).approve(d, m1, m2)
     return d, record
 

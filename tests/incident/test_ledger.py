@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 
 from signoff.demo.incident_walkthrough import approver_for, disclose
+from signoff.incident.decisions import shown_disclosure
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.notary import Notary
 from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room, verify_ledger
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError, UsageError
+from signoff.kernel.shown import short, shown_digest
 from signoff.ledger import SqlLedger
 from signoff.rooms.domain.decisions import Message
 from signoff.trust import KeyStore
@@ -33,7 +35,7 @@ def _msgs(ws: Workspace, d: Disclosure, sender: str = "priya", room: str | None 
     """The draft as payco's agent posts it, and the approval as `sender` posts it: both read back from
     the room server, so ids, rooms and senders are the server's."""
     m1 = ws.rooms.post("payco-agent", private_room("payco"), d.text)
-    m2 = ws.rooms.post(sender, room or private_room("payco"), text if text is not None else d.approve_command)
+    m2 = ws.rooms.post(sender, room or private_room("payco"), text if text is not None else _shown_command(d))
     assert (m1.sender, m2.sender) == ("payco-agent", sender)
     return m1, m2
 
@@ -188,6 +190,49 @@ def test_the_room_server_keeps_people_out_of_other_organisations_rooms(workspace
         workspace.rooms.post("shopco-agent", private_room("payco"), "hello")
 
 
+def _shown_command(d: Disclosure) -> str:
+    """What priya types for the draft she read: its command naming the digest of the draft and evidence."""
+    return f"{d.approve_command} #{short(shown_digest(shown_disclosure(d, d.text)))}"
+
+
+def test_an_approval_without_the_digest_of_what_was_shown_signs_nothing_and_names_the_command(
+        workspace: Workspace) -> None:
+    notary = Notary()
+    notary.open_incident()
+    d = _draft(notary)
+    m1, m2 = _msgs(workspace, d, text=d.approve_command)  # `approve D-PAY-1`, as the draft says
+    with pytest.raises(UsageError, match="names no digest of what was shown") as asked:
+        approver_for(workspace, "payco", notary).approve(d, m1, m2)
+    assert f"message {m1.msg_id}" in asked.value.message
+    assert asked.value.fix == f"to approve exactly this, send: {_shown_command(d)}"
+    assert workspace.approvals("payco").records() == []
+
+
+@pytest.mark.parametrize("change", ["draft_text", "evidence", "older_draft"])
+def test_an_approval_of_what_was_shown_signs_nothing_once_it_changed(workspace: Workspace, change: str) -> None:
+    """The attacker (the org's agent) changes the draft after priya read it and before her command
+    arrives: what is there now is not what she approved, so nothing is signed."""
+    notary = Notary()
+    notary.open_incident()
+    seen = _draft(notary)
+    if change == "evidence":  # same draft text, the evidence document edited behind it
+        now = Disclosure(seen.d_id, seen.incident, "payco", {**EVIDENCE, "note": "and the raw payload"}, seen.text)
+    else:  # a new draft message under the same id (older_draft: priya approves the first of two she saw)
+        now = draft("payco", 1, notary.current.incident, EVIDENCE, "Finding 1: the whole payload is attached.")
+    if change == "older_draft":
+        workspace.rooms.post("payco-agent", private_room("payco"), seen.text)
+    m1 = workspace.rooms.post("payco-agent", private_room("payco"), now.text)
+    for command in (seen.approve_command, _shown_command(seen)):  # as the draft said; as the approver showed it
+        m2 = workspace.rooms.post("priya", private_room("payco"), command)
+        with pytest.raises((UsageError, ConflictError)) as refused:
+            approver_for(workspace, "payco", notary).approve(now, m1, m2)
+        assert "changed since it was shown" in refused.value.message or "names no digest" in refused.value.message
+        assert workspace.approvals("payco").records() == []  # nothing signed
+    # The honest path: the command for what is there now signs it.
+    m3 = workspace.rooms.post("priya", private_room("payco"), _shown_command(now))
+    assert approver_for(workspace, "payco", notary).approve(now, m1, m3)["body"]["d_id"] == "D-PAY-1"
+
+
 def test_replaying_an_approval_with_other_content_is_refused(workspace: Workspace) -> None:
     notary = _crossed(workspace, 1)
     d = draft("payco", 1, notary.current.incident, {"other": True}, "Finding 1: something else.")
@@ -235,6 +280,12 @@ def test_approver_service_over_http(workspace: Workspace) -> None:
             assert client.public_key()["keyid"] == approver.public.keyid
             with pytest.raises(RefusedError, match="does not count"):
                 client.approve(d, *_msgs(workspace, d, sender="payco-agent"))
+            # A digest of other content than the draft now: 409, nothing signed; none at all: 400.
+            with pytest.raises(ConflictError, match="changed since it was shown"):
+                client.approve(d, *_msgs(workspace, d, text=f"{d.approve_command} #{'0' * 12}"))
+            with pytest.raises(UsageError, match="names no digest"):
+                client.approve(d, *_msgs(workspace, d, text=d.approve_command))
+            assert workspace.approvals("payco").records() == []
             record = client.approve(d, *_msgs(workspace, d))
             assert record["body"]["d_id"] == "D-PAY-1" and client.record("D-PAY-1") == record
             with pytest.raises(UsageError):

@@ -20,6 +20,7 @@ from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
 
 WITHOUT_CARDS = ("request_approval",)
+PROPOSED = 6  # index of "sam approves ShopCo's fingerprint": the commander has proposed the root cause
 CONFIRMED = 8  # index of "sam confirms the root cause": both agents have asked for their fix approval
 
 
@@ -39,6 +40,17 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
     tried: dict[str, Any] = {}
 
     def attack(i: int, inc: Incident) -> None:
+        if i == PROPOSED:  # a confirmation of the root cause that names no digest, or another cause's
+            bare = inc.say("priya", "shared", "confirm root cause INC-0001", roles=["incident-commander"])
+            other = inc.say("priya", "shared", f"confirm root cause INC-0001 #{'0' * 12}", roles=["incident-commander"])
+            inc.pump()
+            mediator = inc.actors[MEDIATOR]
+            assert isinstance(mediator, Mediator)
+            record = mediator.open_record()
+            tried["confirmed_early"] = None if record is None else record["confirmations"]
+            tried["answers"] = {m["thread_id"]: m["body"] for m in inc.messages("admin", "shared")
+                                if m.get("thread_id") in (bare["message_id"], other["message_id"])}
+            tried["confirms"] = (bare["message_id"], other["message_id"])
         if i != CONFIRMED:
             return
         command = "approve fix INC-0001-fix-payco"
@@ -48,6 +60,9 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
         inc.say("sam", "shopco", command, targets=[APPROVER])
         # priya, but not the exact command.
         inc.say("priya", "payco", f"ok, {command}", targets=[APPROVER])
+        # priya, the command without the digest of the request she read; then with another's digest.
+        tried["bare"] = inc.say("priya", "payco", command, targets=[APPROVER])["message_id"]
+        tried["other"] = inc.say("priya", "payco", f"{command} #{'0' * 12}", targets=[APPROVER])["message_id"]
         # priya forges the approver's notice to the commander, word for word: it is not the approver's.
         inc.say("priya", "shared", "PayCo's fix for INC-0001 is approved by priya (command $x, signed record 9).",
                 roles=["incident-commander"])
@@ -64,6 +79,11 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
     assert RunInfo.load(run).decision_channel == "addressed_command"
     assert tried["dave"] == {APPROVER: "not_permitted"}
     assert tried["records"] == [] and tried["cards"] == [[], []] and tried["fixes"] == {}
+    assert tried["confirmed_early"] == {}  # neither confirmation was recorded
+    bare, other = (tried["answers"].get(m, "") for m in tried["confirms"])
+    assert bare.startswith("not recorded")
+    assert "To confirm exactly this, send: @incident-commander confirm root cause INC-0001 #" in bare
+    assert other.startswith("not recorded") and "changed since it was shown" in other
 
     result = grade(run, keys)
     assert result["ok"], [c["name"] + ": " + c["detail"] for c in result["checks"] if not c["ok"]]
@@ -76,6 +96,9 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
     refusals = [m["body"] for m in view.by("shopco", APPROVER) if m["body"].startswith("not signed")]
     assert any("is not shopco's fix" in b for b in refusals), refusals
     assert any(m["body"].startswith("not signed") for m in view.by("payco", APPROVER))
+    answers = {m["thread"]: m["body"] for m in view.by("payco", APPROVER)}
+    assert "To approve exactly this, send: @approver approve fix INC-0001-fix-payco #" in answers[tried["bare"]]
+    assert "changed since it was shown" in answers[tried["other"]]
     with Incident(run, keys, settings, over_http=False) as inc:
         assert sorted(_fix_records(inc)) == ["INC-0001-fix-payco", "INC-0001-fix-shopco"]
 

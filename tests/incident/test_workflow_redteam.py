@@ -15,13 +15,15 @@ from signoff.incident.redteam import (
     ATTACK_AFTER_STEP,
     FORBIDDEN,
     LIVE,
+    SHOWN_ATTACKS,
     _record_overwrite,
     _role_hijack,
     commander_holders,
     forbidden_actions,
     run_live,
+    run_shown,
 )
-from signoff.incident.workflow import Incident, new_run, run_script
+from signoff.incident.workflow import Incident, new_run, reviewed_command, run_script
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.settings import Settings
 from signoff.sandbox.bwrap import locate
@@ -47,6 +49,31 @@ def test_there_are_enough_attacks() -> None:
 @pytest.mark.parametrize("attack", LIVE, ids=[a.name for a in LIVE])
 def test_live_attack_is_blocked(live: Incident, attack: object) -> None:
     outcome = run_live(live, attack)  # type: ignore[arg-type]
+    assert outcome.blocked, outcome.how
+
+
+def test_an_approval_after_the_agent_changed_the_evidence_signs_nothing(live: Incident) -> None:
+    """priya reads D-PAY-2; the agent then edits the evidence document behind the draft; her command
+    arrives (as the draft told her to type it). What is there now is not what she read: not signed."""
+    agent = live.actors["payco-agent"]
+    doc = agent.documents("payco")["D-PAY-2"]
+    data = json.loads(doc["content"])
+    before = len(live.ws.approvals("payco").records())
+    agent.write_document("payco", "D-PAY-2", json.dumps({**data, "evidence": {**data["evidence"], "raw": "x"}}),
+                         doc["description"])
+    try:
+        sent = live.say("priya", "payco", "approve D-PAY-2", targets=["approver"])
+        live.pump()
+        assert len(live.ws.approvals("payco").records()) == before  # nothing signed
+        replies = [m["body"] for m in live.messages("admin", "payco") if m.get("thread_id") == sent["message_id"]]
+        assert replies and replies[-1].startswith("not signed")
+    finally:
+        agent.write_document("payco", "D-PAY-2", doc["content"], doc["description"])
+
+
+@pytest.mark.parametrize("change", [c for c, _ in SHOWN_ATTACKS], ids=[n for _, n in SHOWN_ATTACKS])
+def test_an_approval_of_anything_but_what_was_shown_signs_nothing(live: Incident, change: str) -> None:
+    outcome = run_shown(live, change)
     assert outcome.blocked, outcome.how
 
 
@@ -77,7 +104,15 @@ def test_controls_the_legitimate_request_still_works(live: Incident) -> None:
     before = len(live.ws.approvals("payco").records())
     # The agent's own key posting the bare command must not become "the draft" the approver signs.
     live.actors["payco-agent"].post("payco", "approve D-PAY-2")
-    live.say("priya", "payco", "approve D-PAY-2", targets=["approver"])
+    # priya types the command without a digest: not signed; the approver answers with the exact
+    # command for the draft as it is, which she copies.
+    sent = live.say("priya", "payco", "approve D-PAY-2", targets=["approver"])
+    live.pump()
+    assert len(live.ws.approvals("payco").records()) == before
+    answer = next(m["body"] for m in live.messages("admin", "payco") if m.get("thread_id") == sent["message_id"])
+    command = answer.rsplit("To approve exactly this, send: @approver ", 1)[1]
+    assert command == reviewed_command(live, "payco", "D-PAY-2")  # the same as its review of the draft
+    live.say("priya", "payco", command, targets=["approver"])
     live.pump()
     records = live.ws.approvals("payco").records()
     assert len(records) == before + 1

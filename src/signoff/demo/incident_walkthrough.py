@@ -13,7 +13,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.approvals import Approver
+from signoff.incident.approvals import Approver, disclosure_command
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence import export_disclosure
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
@@ -40,7 +40,8 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
     d = draft(org, number, notary.current.incident, evidence, summary)
     private = GuardedSender(org, AGENTS[org], ws.guard(org), ws.rooms)
     draft_msg = private.post(private_room(org), d.text)
-    approval_msg = ws.rooms.post(APPROVERS[org], private_room(org), d.approve_command)  # as the person
+    # As the person: the command names the digest of the draft and evidence just shown.
+    approval_msg = ws.rooms.post(APPROVERS[org], private_room(org), disclosure_command(d))
     record = approver_for(ws, org, notary).approve(d, draft_msg, approval_msg)
     guard = ws.guard(org, current_incident=lambda: notary.current.incident)
     shared = GuardedSender(org, AGENTS[org], guard, ws.rooms)

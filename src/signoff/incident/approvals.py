@@ -5,12 +5,15 @@ the SHA-256 of the canonical evidence and of the draft text, the approver, the s
 approval message ids, the time, the person's `Approval` (`signoff.ledger.approval`: what was shown,
 its digest, who, when, which option meant what) and (through the chain) the hash of the previous
 record. It refuses when the incident is not the notary's current one, or when the guard's
-configuration no longer matches its pin.
+configuration no longer matches its pin, and signs only when the person's command names the digest
+of what was shown (`approve D-PAY-1 #<digest>`): the disclosure with the draft text as the room
+server recorded it and the evidence as the document holds it now; a command naming none is answered
+with the exact command for what is there, one naming other content is refused.
 
 The rules are the pure decisions `decisions.approve_disclosure` / `decisions.approve_fix`; this
 class reads what they are checked against (the notary's current incident, the guard file's digest,
-the time), computes the digest of what the room showed (the draft message as the room server
-recorded it, never the caller's copy of the disclosure) and runs them on the chain.
+the time) and runs them on the chain. The digest of what was shown is the person's, never computed
+here from what is there now: that would sign whatever an agent changed after the person read it.
 """
 
 from __future__ import annotations
@@ -25,22 +28,23 @@ from signoff.incident.decisions import (
     ApproveDisclosure,
     ApproveFix,
     ApproverRules,
+    NamesNoDigest,
     Standing,
     approve_disclosure,
     approve_fix,
-    shown_disclosure,
+    disclosure_command,
+    fix_command,
 )
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.model import RecordChain
 from signoff.incident.notary import Notary
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
 from signoff.kernel.errors import NotFoundError, SignoffError
-from signoff.kernel.shown import shown_digest
 from signoff.ledger.aggregate import Decision
 from signoff.rooms.domain.decisions import Message
 from signoff.trust import PublicKey, SigningKey
 
-__all__ = ["FIX_KIND", "RECORD_KIND", "Approver"]
+__all__ = ["FIX_KIND", "RECORD_KIND", "Approver", "NamesNoDigest", "disclosure_command", "fix_command"]
 
 
 class Approver:
@@ -78,21 +82,23 @@ class Approver:
         appended = self.chain.decide(decide)
         return appended if appended is not None else self.record(d_id)
 
-    def approve(self, disclosure: Disclosure, draft_msg: Message, approval: Message) -> dict[str, Any]:
+    def approve(self, disclosure: Disclosure, draft_msg: Message, approval: Message,
+                shown: str | None = None) -> dict[str, Any]:
         """Sign and chain an approval record, or refuse naming why. The person saw the draft message
-        as the room server recorded it: that is the content whose digest the approval binds."""
-        shown = shown_digest(shown_disclosure(disclosure, draft_msg.text))
+        as the room server recorded it and the evidence: the approval binds the digest of exactly
+        that, named in the command (`approve D-PAY-1 #<digest>`) or sent by the face as `shown`."""
         cmd = ApproveDisclosure(disclosure, draft_msg, approval, shown)
         standing = self._standing()
         return self._decide(disclosure.d_id,
                             lambda chain: approve_disclosure(chain, cmd, self.rules, standing, self.key))
 
     def approve_fix(self, request_id: str, incident: str, fix: str, request_msg: Message,
-                    approval: Message) -> dict[str, Any]:
+                    approval: Message, shown: str | None = None) -> dict[str, Any]:
         """Where the server has no approval cards: sign and chain the approval of a fix, asked for by
         the org's agent in its private room (`request_msg`) and given by the org's named human with the
-        exact command `approve fix <request_id>` there (`approval`), or refuse naming why."""
-        cmd = ApproveFix(request_id, incident, fix, request_msg, approval, shown_digest(request_msg.text))
+        exact command `approve fix <request_id> #<digest of the request>` there (`approval`), or refuse
+        naming why."""
+        cmd = ApproveFix(request_id, incident, fix, request_msg, approval, shown)
         standing = self._standing()
         return self._decide(request_id, lambda chain: approve_fix(chain, cmd, self.rules, standing, self.key))
 

@@ -1,8 +1,10 @@
 """The approver as an HTTP service (FastAPI), so its signing key lives in the service's process only.
 
 Callers (the room server or bridge that saw the messages) send the disclosure, the draft message and
-the approval message as the room server recorded them; the service answers with the signed record or
-refuses with the approver's reason. Agents never get the key, only what the service returns.
+the approval message as the room server recorded them (its text names the digest of what was shown:
+`approve D-PAY-1 #<digest>`); the service answers with the signed record or refuses with the
+approver's reason (403; 409 when the digest names other content than is there now; 400 when it
+names none). Agents never get the key, only what the service returns.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from fastapi.responses import JSONResponse
 
 from signoff.incident.approvals import Approver
 from signoff.incident.disclosure import Disclosure
-from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, UsageError
 from signoff.kernel.ids import id_path
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_body, error_of
@@ -57,6 +59,8 @@ def approver_app(approver: Approver, token: str) -> FastAPI:
             return approver.approve(d, _message(body.get("draft_msg")), _message(body.get("approval_msg")))
         except RefusedError as exc:
             return error(403, exc)
+        except ConflictError as exc:  # the approval names a digest of other content than is there now
+            return error(409, exc)
         except UsageError as exc:
             return error(400, exc)
         except ValueError:

@@ -10,7 +10,8 @@ the content rules it applies).
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from signoff.incident.disclosure import Disclosure
@@ -32,6 +33,7 @@ from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.ids import readable_id
+from signoff.kernel.shown import short, shown_digest
 from signoff.ledger.aggregate import NOTHING, Decision
 from signoff.ledger.approval import APPROVE, approve
 from signoff.rooms.domain.decisions import Message, admit_answer
@@ -92,11 +94,32 @@ class Standing:
     at: str  # now, UTC ISO 8601
 
 
+class NamesNoDigest(UsageError):
+    """A command that names no digest of what was shown: nothing is signed. The message says what it
+    would decide on; `command` is the exact command that decides on exactly that."""
+
+    def __init__(self, what: str, would: str, command: str) -> None:
+        super().__init__(f"{what}: the command names no digest of what was shown, so nothing was signed. "
+                         f"It would approve {would}", f"to approve exactly this, send: {command}")
+        self.command = command
+
+
+# ` #<digest of what was shown>` at the end of a command (group 1: the digest as typed).
+SHOWN_SUFFIX = re.compile(r" #(\S*)$")
+
+
+def bound_command(command: str, content: Any) -> str:
+    """`command` naming the short digest of `content`, as a person sends it: `approve D-PAY-1 #3fa9c2d1e0b7`."""
+    return f"{command} #{short(shown_digest(content))}"
+
+
 @dataclass(frozen=True)
 class ApproveDisclosure:
     """A person's approval of a drafted disclosure: the draft and the approval as the room server
-    recorded them, and `shown`, the digest of the disclosure as the room showed it (`shown_disclosure`
-    of the draft message's text); a decision without it is refused."""
+    recorded them, and `shown`, the digest of the disclosure as a face showed it (`shown_disclosure`
+    of the draft message's text), when the face sent it beside the command. A digest the approval
+    message names (`approve D-PAY-1 #<digest>`) is the person's own and decides; a decision that
+    names none is refused (NamesNoDigest), one that names other content's is refused (ConflictError)."""
 
     disclosure: Disclosure
     draft_msg: Message
@@ -113,13 +136,24 @@ class ApproveFix:
     fix: str
     request_msg: Message
     approval_msg: Message
-    shown: str | None  # the digest of the request as the room showed it (shown_digest of its text)
+    shown: str | None  # the digest of the request as a face showed it (shown_digest of its text), as above
 
 
 def shown_disclosure(d: Disclosure, text: str) -> dict[str, Any]:
     """A disclosure as a person saw it: its id, incident, organisation and evidence with `text`, the
     draft as the room shows it. `approve` binds the approval to this content's digest."""
     return {"d_id": d.d_id, "incident": d.incident, "org": d.org, "evidence": d.evidence, "text": text}
+
+
+def disclosure_command(d: Disclosure) -> str:
+    """The exact command that approves `d` as it is (its draft text and evidence): what the approver
+    prints when it shows a draft for review, and what a person sends."""
+    return bound_command(d.approve_command, shown_disclosure(d, d.text))
+
+
+def fix_command(request_id: str, request_text: str) -> str:
+    """The exact command that approves the fix request whose message reads `request_text`."""
+    return bound_command(f"approve fix {request_id}", request_text)
 
 
 def approve_disclosure(chain: RecordChain, cmd: ApproveDisclosure, rules: ApproverRules, standing: Standing,
@@ -131,11 +165,24 @@ def approve_disclosure(chain: RecordChain, cmd: ApproveDisclosure, rules: Approv
     if d.org != rules.org:
         raise RefusedError(f"{d.d_id} is {d.org}'s disclosure; this is {rules.org}'s approver",
                            f"ask {d.org}'s approver")
-    _admit_message(rules, d.d_id, d.approve_command, cmd.draft_msg, cmd.approval_msg)
+    given = _admit_message(rules, d.d_id, d.approve_command, cmd.draft_msg, cmd.approval_msg, cmd.shown)
     if cmd.draft_msg.text != d.text:
         raise RefusedError(f"the draft message does not carry {d.d_id}'s text",
                            "approve the draft exactly as it was posted")
     current = _admit_standing(rules, standing, d.incident)
+    shown = shown_disclosure(d, d.text)
+    if given is None:
+        raise NamesNoDigest(f"disclosure {d.d_id}", f"{d.d_id} of {d.incident}: the draft message "
+                            f"{cmd.draft_msg.msg_id} as posted ({len(d.text)} characters, text sha256 "
+                            f"{d.text_sha256[:12]}) with its evidence document (evidence sha256 "
+                            f"{d.evidence_sha256[:12]}), digest {short(shown_digest(shown))}",
+                            disclosure_command(d))
+    # What was shown is checked before anything else stands: a digest of other content is refused
+    # even when the id was approved before (nothing is signed, and no earlier record is handed out).
+    approval = approve(shown, given, what=f"disclosure {d.d_id}", by=cmd.approval_msg.sender, at=standing.at,
+                       via="room", options=(APPROVE,), fix=f"read {d.d_id} as it is now (the draft message and "
+                       f"its evidence document); `{d.approve_command}` answers with what would be signed and "
+                       "the command for exactly that")
     existing = chain.find(d.d_id)
     if existing is not None:
         body = existing["body"]
@@ -143,9 +190,6 @@ def approve_disclosure(chain: RecordChain, cmd: ApproveDisclosure, rules: Approv
             return NOTHING
         raise RefusedError(f"{d.d_id} was already approved with different content",
                            "draft a new disclosure with a new id")
-    approval = approve(shown_disclosure(d, d.text), cmd.shown, what=f"disclosure {d.d_id}",
-                       by=cmd.approval_msg.sender, at=standing.at, via="room", options=(APPROVE,),
-                       fix="approve the draft as it is posted now")
     return append_record(chain, {
         "kind": RECORD_KIND,
         "d_id": d.d_id,
@@ -172,18 +216,23 @@ def approve_fix(chain: RecordChain, cmd: ApproveFix, rules: ApproverRules, stand
     if cmd.request_id != f"{cmd.incident}-fix-{rules.org}":
         raise RefusedError(f"{cmd.request_id} is not {rules.org}'s fix for {cmd.incident}",
                            f"ask {rules.org}'s approver")
-    _admit_message(rules, cmd.request_id, command, cmd.request_msg, cmd.approval_msg)
+    given = _admit_message(rules, cmd.request_id, command, cmd.request_msg, cmd.approval_msg, cmd.shown)
     current = _admit_standing(rules, standing, cmd.incident)
     fix_sha256 = sha256_bytes(cmd.fix.encode("utf-8"))
+    # The human saw the agent's request (which names the fix) and answered it.
+    if given is None:
+        raise NamesNoDigest(f"fix {cmd.request_id}", f"the fix request message {cmd.request_msg.msg_id} as "
+                            f"posted ({cmd.fix}), digest {short(shown_digest(cmd.request_msg.text))}",
+                            fix_command(cmd.request_id, cmd.request_msg.text))
+    approval = approve(cmd.request_msg.text, given, what=f"fix {cmd.request_id}",
+                       by=cmd.approval_msg.sender, at=standing.at, via="room", options=(APPROVE,),
+                       fix=f"read the fix request as it is now; `{command}` answers with what would be signed "
+                       "and the command for exactly that")
     existing = chain.find(cmd.request_id)
     if existing is not None:
         if existing["body"].get("fix_sha256") == fix_sha256:
             return NOTHING
         raise RefusedError(f"{cmd.request_id} was already approved for another fix", "ask for a new fix approval")
-    # The human saw the agent's request (which names the fix) and answered it.
-    approval = approve(cmd.request_msg.text, cmd.shown, what=f"fix {cmd.request_id}",
-                       by=cmd.approval_msg.sender, at=standing.at, via="room", options=(APPROVE,),
-                       fix="approve the fix request as it is posted now")
     return append_record(chain, {
         "kind": FIX_KIND, "d_id": cmd.request_id, "incident": cmd.incident, "org": rules.org,
         "salt": current.salt.hex(), "fix_sha256": fix_sha256, "approver": approval.by,
@@ -193,10 +242,20 @@ def approve_fix(chain: RecordChain, cmd: ApproveFix, rules: ApproverRules, stand
     }, key)
 
 
-def _admit_message(rules: ApproverRules, what: str, command: str, asked: Message, approval: Message) -> None:
-    """Every approval: the named approver, in the private room, with the exact command."""
-    admit_answer(what, command, asked, approval, responder=rules.approver, room=rules.private_room,
+def _admit_message(rules: ApproverRules, what: str, command: str, asked: Message, approval: Message,
+                   shown: str | None) -> str | None:
+    """Every approval: the named approver, in the private room, with the exact command, naming the
+    digest of what was shown (`<command> #<digest>`). Returns the digest the person named, else the
+    one the face sent beside the command (`shown`), else None."""
+    hit = SHOWN_SUFFIX.search(approval.text.strip())
+    named = hit.group(1) if hit is not None else None
+    said = replace(approval, text=approval.text.strip()[:hit.start()]) if hit is not None else approval
+    admit_answer(what, command, asked, said, responder=rules.approver, room=rules.private_room,
                  responder_label=f"{rules.org}'s named approver")
+    if named is not None and shown is not None and named.lower() != shown.lower()[:len(named)]:
+        raise RefusedError(f"the approval of {what} names {named[:70]!r}, not the digest its face sent",
+                           "approve from one face, with the command it shows")
+    return named if named is not None else shown
 
 
 def _admit_standing(rules: ApproverRules, standing: Standing, incident: str) -> IssuedSalt:
@@ -263,8 +322,8 @@ def name_incident(state: IncidentNames) -> Decision:
 
 
 __all__ = [
-    "FINGERPRINTS_PER_SALT", "FIX_KIND", "GENESIS", "RECORD_KIND", "RECORD_TYPE", "ApproveDisclosure", "ApproveFix",
-    "ApproverRules", "BudgetExhausted", "Standing", "append_record", "approve_disclosure", "approve_fix",
-    "entry_hash", "issue_salt", "link_bytes", "name_incident", "notary_of", "save_cursors", "shown_disclosure",
-    "spend_fingerprint",
+    "FINGERPRINTS_PER_SALT", "FIX_KIND", "GENESIS", "RECORD_KIND", "RECORD_TYPE", "SHOWN_SUFFIX", "ApproveDisclosure",
+    "ApproveFix", "ApproverRules", "BudgetExhausted", "NamesNoDigest", "Standing", "append_record",
+    "approve_disclosure", "approve_fix", "bound_command", "disclosure_command", "entry_hash", "fix_command",
+    "issue_salt", "link_bytes", "name_incident", "notary_of", "save_cursors", "shown_disclosure", "spend_fingerprint",
 ]

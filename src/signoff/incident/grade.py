@@ -20,10 +20,11 @@ from typing import Any
 
 from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, RoomAgent, connection_id, strip_mentions
 from signoff.incident.chain import verify_records
+from signoff.incident.decisions import SHOWN_SUFFIX, shown_disclosure
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.fixture import ORGS, code_files
 from signoff.incident.playbooks import parse_disclosure_post
-from signoff.incident.playbooks.posts import FIX_APPROVED, ORG_TITLE
+from signoff.incident.playbooks.posts import CONFIRM_COMMAND, FIX_APPROVED, ORG_TITLE, root_cause_shown
 from signoff.incident.stack import (
     AGENT_OF,
     APPROVER,
@@ -40,6 +41,7 @@ from signoff.incident.workspace import Workspace
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import RefusedError, SignoffError
+from signoff.kernel.shown import names, shown_digest
 from signoff.ledger import SqlLedger, verify_chain
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, SyncRoomsClient
@@ -277,6 +279,8 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
             problems.append(f"{d_id} in the shared room differs from what {record['approver']} approved")
         if record["approver"] != HUMANS[org] or approval_msg["sender"] != view.sender(HUMANS[org]):
             problems.append(f"{d_id} approved by {record['approver']}, not {HUMANS[org]}")
+        elif not _names_what_was_shown(approval_msg["body"], record, shown_disclosure(d, d.text)):
+            problems.append(f"{d_id}: {record['approver']}'s command does not name the digest of what crossed")
     checks.append(GradeCheck("every disclosure in the shared room was approved and signed",
                         bool(disclosures) and not problems,
                         "; ".join(problems) or f"{len(disclosures)} disclosures, each with a valid signed approval"))
@@ -365,9 +369,11 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
                         "; ".join(draft_problems) or f"{n_drafts} drafts"))
 
     # 7. root cause confirmed by both humans
-    confirms = {h for h in HUMANS.values() for m in view.by(SHARED, h)
-                if strip_mentions(m["body"]) == f"confirm root cause {incident}"}
     rc = (rec or {}).get("root_cause") or {}
+    cause_digest = shown_digest(root_cause_shown(incident, str(rc.get("text"))))
+    confirms = {h for h in HUMANS.values() for m in view.by(SHARED, h)
+                if (hit := CONFIRM_COMMAND.match(strip_mentions(m["body"]))) and hit.group(1) == incident
+                and names(hit.group(2) or "", cause_digest)}
     checks.append(GradeCheck("root cause confirmed by both humans",
                         confirms == set(HUMANS.values()) and set((rec or {}).get("confirmations", {})) == confirms
                         and bool(rc.get("confirmed_at")),
@@ -408,6 +414,14 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
             "metrics": metrics}
 
 
+def _names_what_was_shown(command: str, record: dict[str, Any], content: Any) -> bool:
+    """The person's command names (`#<digest>`) the digest of `content`, and the signed record's
+    `Approval` holds that digest: the person approved exactly this."""
+    hit = SHOWN_SUFFIX.search(strip_mentions(command))
+    digest = shown_digest(content)
+    return hit is not None and names(hit.group(1), digest) and (record.get("approval") or {}).get("digest") == digest
+
+
 def _fix_by_command(view: View, keys: KeyStore, org: str, incident: str) -> str:
     """`<org>: approved by <human>` when the approver announced the fix in the shared room, citing a
     message in the org's room that is the human's exact command, with a signed record of it."""
@@ -418,7 +432,7 @@ def _fix_by_command(view: View, keys: KeyStore, org: str, incident: str) -> str:
         return f"{org}: no approval announced by the approver"
     command = next((m for m in view.messages[org] if m["id"] == cited[-1].group(4)), None)
     if command is None or command["sender"] != view.sender(HUMANS[org]) or \
-            command["body"] != f"@{view.info.server_name(APPROVER)} approve fix {request_id}":
+            SHOWN_SUFFIX.sub("", command["body"]) != f"@{view.info.server_name(APPROVER)} approve fix {request_id}":
         return f"{org}: the approval does not cite {HUMANS[org]}'s exact command in {org}'s room"
     doc = view.documents[org].get("approvals")
     key = keys.ensure(f"incident-approver-{org}").public
@@ -429,6 +443,9 @@ def _fix_by_command(view: View, keys: KeyStore, org: str, incident: str) -> str:
     if not report.ok or not signed or signed[0]["approval_msg_id"] != command["id"] or \
             signed[0]["approver"] != HUMANS[org]:
         return f"{org}: no valid signed record of {HUMANS[org]}'s approval of {request_id}"
+    request = next((m for m in view.messages[org] if m["id"] == signed[0]["draft_msg_id"]), None)
+    if request is None or not _names_what_was_shown(command["body"], signed[0], request["body"]):
+        return f"{org}: {HUMANS[org]}'s command does not name the digest of the fix request signed"
     return f"{org}: command by {HUMANS[org]}"
 
 

@@ -18,9 +18,10 @@ Addressing is enforced by the room server, never by a prompt:
 Fix approvals are approval cards where the server offers them (`decision_channel` `approval_card`).
 Where it does not (`addressed_command`: a Switch core, or signoff's own server with cards switched off
 in the client's view), the org's human addresses the approver in the org's private room with the
-exact command (`approve fix INC-0001-fix-payco`), the approver signs it like a disclosure approval
-and tells the mediator in the shared room; for that the approver is a member of the shared room,
-which nobody may address it in, and the mediator's policy admits it there.
+exact command the approver showed for the request (`approve fix INC-0001-fix-payco #<digest>`), the
+approver signs it like a disclosure approval and tells the mediator in the shared room; for that the
+approver is a member of the shared room, which nobody may address it in, and the mediator's policy
+admits it there.
 """
 
 from __future__ import annotations

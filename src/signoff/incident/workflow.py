@@ -26,6 +26,7 @@ from signoff.incident.guard import Post
 from signoff.incident.notary import IssuedSalt
 from signoff.incident.playbooks import (
     PUBLISH_TOPIC,
+    REVIEW_LINE,
     ApproverService,
     CompanyAgent,
     Mediator,
@@ -304,12 +305,26 @@ class Incident:
 
 # -- the scripted humans ---------------------------------------------------------------------
 
-APPROVE_LINE = re.compile(r"^Approve with: (approve (D-[A-Z]{2,8}-[0-9]+))$")
-FIX_LINE = re.compile(r"^To approve the fix, address the approver: (approve fix INC-[0-9]{4}-fix-[a-z]+)$")
+APPROVE_LINE = re.compile(r"^Approve with: approve (D-[A-Z]{2,8}-[0-9]+)$")
+CONFIRM_LINE = re.compile(r"please confirm with: @incident-commander "
+                          r"(confirm root cause INC-[0-9]{4} #[0-9a-f]{12,64})$")
+FIX_LINE = re.compile(r"^To approve the fix, address the approver: approve fix (INC-[0-9]{4}-fix-[a-z]+)$")
+
+
+def reviewed_command(inc: Incident, org: str, what: str) -> str | None:
+    """The exact command of the approver's latest review notice in the org's room for `what` (a
+    disclosure id or a fix request id): the person reads the draft and copies that command."""
+    approver = f"agent:{inc.info.agents[APPROVER]}"
+    for m in reversed(inc.messages(HUMANS[org], org)):
+        hit = REVIEW_LINE.match(m["body"].rstrip().rsplit("\n", 1)[-1])
+        if m["sender"] == approver and hit and hit.group(2) == what:
+            return hit.group(1)
+    return None
 
 
 def _approve_latest(org: str) -> Callable[[Incident], None]:
-    """The org's human copies the approve command from the latest unapproved draft, literally."""
+    """The org's human reads the latest unapproved draft and copies the command the approver showed
+    for it (naming the digest of that draft and its evidence), literally."""
 
     def step(inc: Incident) -> None:
         human = HUMANS[org]
@@ -318,10 +333,12 @@ def _approve_latest(org: str) -> Callable[[Incident], None]:
         approved = {m["body"].split(" ")[1] for m in msgs if m["sender"] == f"agent:{inc.info.agents[APPROVER]}"
                     and " approved by " in m["body"]}
         for m in reversed(msgs):
-            last = m["body"].rstrip().rsplit("\n", 1)[-1]
-            hit = APPROVE_LINE.match(last)
-            if m["sender"] == agent_sender and hit and hit.group(2) not in approved:
-                inc.say(human, org, hit.group(1), targets=[APPROVER])
+            hit = APPROVE_LINE.match(m["body"].rstrip().rsplit("\n", 1)[-1])
+            if m["sender"] == agent_sender and hit and hit.group(1) not in approved:
+                command = reviewed_command(inc, org, hit.group(1))
+                if command is None:
+                    raise Stuck(f"the approver showed no digest for {hit.group(1)}", "the approver reviews each draft")
+                inc.say(human, org, command, targets=[APPROVER])
                 return
         raise Stuck(f"{human} found no draft to approve in {org}-internal", "the agent should have drafted one")
 
@@ -339,7 +356,7 @@ def _first_failing_event(inc: Incident) -> str:
 def _confirm(human: str) -> Callable[[Incident], None]:
     def step(inc: Incident) -> None:
         for m in reversed(inc.messages(human, SHARED)):
-            hit = re.search(r"please confirm with: @incident-commander (confirm root cause INC-[0-9]{4})", m["body"])
+            hit = CONFIRM_LINE.search(m["body"])
             if hit and m["sender"] == f"agent:{inc.info.agents[MEDIATOR]}":
                 inc.say(human, SHARED, hit.group(1), roles=["incident-commander"])
                 return
@@ -363,12 +380,14 @@ def _accept_fix(org: str) -> Callable[[Incident], None]:
 
 
 def _command_fix(inc: Incident, org: str) -> None:
-    """Without approval cards: the org's human copies the approve command from the agent's request."""
+    """Without approval cards: the org's human reads the agent's request and copies the command the
+    approver showed for it."""
     agent_sender = f"agent:{inc.info.agents[AGENT_OF[org]]}"
     for m in reversed(inc.messages(HUMANS[org], org)):
         hit = FIX_LINE.match(m["body"].rstrip().rsplit("\n", 1)[-1])
-        if m["sender"] == agent_sender and hit:
-            inc.say(HUMANS[org], org, hit.group(1), targets=[APPROVER])
+        command = reviewed_command(inc, org, hit.group(1)) if m["sender"] == agent_sender and hit else None
+        if command is not None:
+            inc.say(HUMANS[org], org, command, targets=[APPROVER])
             return
     raise Stuck(f"{HUMANS[org]} found no fix to approve in {org}-internal", f"{AGENT_OF[org]} should have asked")
 
@@ -457,4 +476,5 @@ def code_line_count(fixture: Path | None = None) -> int:
     return sum(len(p.read_text(encoding="utf-8").splitlines()) for org in ORGS for p in code_files(org, fixture))
 
 
-__all__ = ["SCRIPT", "SERVICES", "Incident", "RunResult", "Stuck", "new_run", "run_demo", "run_script"]
+__all__ = ["SCRIPT", "SERVICES", "Incident", "RunResult", "Stuck", "new_run", "reviewed_command", "run_demo",
+           "run_script"]

@@ -1,6 +1,13 @@
 """The approver's playbook: signs a disclosure only for the organisation's named human, in its
-private room, with the exact approve command (`signoff.incident.approvals.Approver` holds the rules
-and the key)."""
+private room, with the exact approve command naming the digest of what was shown
+(`signoff.incident.approvals.Approver` holds the rules and the key).
+
+A room shows what an agent posted; the approver, which trusts none of it, shows each draft (and each
+fix request) for review in its thread: the digest of exactly what it would sign (the draft message
+as the room server recorded it and its evidence document) and the exact command,
+`@approver approve D-PAY-1 #<digest>`, that signs exactly that. A command that names no digest is
+answered with the same; one naming the digest of anything else (a draft replaced since, evidence
+edited since) is refused, and nothing is signed."""
 
 from __future__ import annotations
 
@@ -10,11 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from signoff.incident.actors import RoomAgent, strip_mentions
-from signoff.incident.approvals import Approver
+from signoff.incident.approvals import Approver, NamesNoDigest, disclosure_command, fix_command
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.notary import IssuedSalt, Notary
-from signoff.incident.playbooks.posts import FIX_COMMAND, FIXES, fix_approved, fix_request
-from signoff.incident.stack import AGENT_OF, HUMANS, MEDIATOR, SHARED
+from signoff.incident.playbooks.posts import FIX_COMMAND, FIXES, fix_approved, fix_request, for_review
+from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, SHARED
 from signoff.incident.workspace import Workspace, private_room
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import RefusedError, SignoffError
@@ -41,7 +48,11 @@ class ApproverService(RoomAgent):
     def handle(self, env: dict[str, Any]) -> None:
         p = env.get("payload", {})
         org = self.event_room(env)
-        if env.get("type") != "message" or not p.get("addressed") or org not in HUMANS:
+        if env.get("type") != "message" or org not in HUMANS:
+            return
+        if not p.get("addressed"):
+            if p.get("sender") == f"agent:{self.info.agents[AGENT_OF[org]]}":
+                self._show_for_review(org, p)
             return
         text = strip_mentions(str(p.get("body", "")))
         fix = FIX_COMMAND.match(text)
@@ -73,8 +84,7 @@ class ApproverService(RoomAgent):
             approval = Message(str(p.get("message_id")), private_room(org), self.sender_name(env), text)
             record = self.approver(org).approve(d, draft_msg, approval)
         except SignoffError as exc:
-            if not self.replied(org, p.get("message_id")):
-                self.post(org, f"not signed: {exc.message}", thread_id=p.get("message_id"))
+            self._refuse(org, p.get("message_id"), exc)
             return
         self._publish_record(org, record)
         notice = f"{d_id} approved by {record['body']['approver']}; signed record {record['seq']}."
@@ -103,13 +113,51 @@ class ApproverService(RoomAgent):
             approval = Message(message_id, private_room(org), self.sender_name(env), text)
             record = self.approver(org).approve_fix(request_id, incident, FIXES[org], request_msg, approval)
         except SignoffError as exc:
-            if not self.replied(org, message_id):
-                self.post(org, f"not signed: {exc.message}", thread_id=message_id)
+            self._refuse(org, message_id, exc)
             return
         self._publish_record(org, record)
         notice = fix_approved(org, incident, str(record["body"]["approver"]), message_id, int(record["seq"]))
         if not any(m["sender"] == self.sender and m["body"].endswith(notice) for m in self.messages(SHARED)):
             self.post(SHARED, notice, targets=[MEDIATOR])
+
+    def _refuse(self, org: str, message_id: Any, exc: SignoffError) -> None:
+        """`not signed: <why>` in the command's thread, once; for a command naming no digest, with
+        the exact command that signs what is there now."""
+        if self.replied(org, message_id):
+            return
+        why = exc.message
+        if isinstance(exc, NamesNoDigest):
+            why += f". To approve exactly this, send: @{self.info.server_name(APPROVER)} {exc.command}"
+        elif exc.fix:
+            why += f" (fix: {exc.fix})"
+        self.post(org, f"not signed: {why}", thread_id=message_id)
+
+    def _show_for_review(self, org: str, p: dict[str, Any]) -> None:
+        """Show an agent's draft (or fix request) for review in its thread, once: the digest of what
+        would be signed and the exact command that signs exactly that."""
+        message_id, body = p.get("message_id"), str(p.get("body", ""))
+        agent_sender = f"agent:{self.info.agents[AGENT_OF[org]]}"
+        current = [m for m in self.messages(org) if m["message_id"] == message_id]
+        if len(current) != 1 or current[0]["sender"] != agent_sender or current[0]["body"] != body:
+            return  # only a message as the room server recorded it
+        fix = FIX_COMMAND.match(body.rstrip().rsplit(": ", 1)[-1])
+        if fix is not None and body == fix_request(org, fix.group(2)):
+            command = fix_command(fix.group(1), body)
+            what = f"the fix request {fix.group(1)} above"
+        else:
+            drafts = [d for name, d in self.documents(org).items()
+                      if name.startswith("D-") and d["created_by"] == agent_sender]
+            try:  # the agent wrote these documents: one it mangled is shown for review by nobody
+                shown = [(doc["name"], data) for doc in drafts if (data := json.loads(doc["content"]))["text"] == body]
+                if not shown:
+                    return
+                d = Disclosure(shown[-1][0], shown[-1][1]["incident"], org, shown[-1][1]["evidence"], body)
+                command = disclosure_command(d)
+            except (ValueError, KeyError, TypeError):
+                return
+            what = f"{d.d_id} above and its evidence document {d.d_id}"
+        if not self.replied(org, message_id):
+            self.post(org, for_review(what, self.info.server_name(APPROVER), command), thread_id=str(message_id))
 
     def _publish_record(self, org: str, record: dict[str, Any]) -> None:
         doc = self.own_document(org, "approvals")

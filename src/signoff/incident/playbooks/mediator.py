@@ -1,7 +1,12 @@
 """The mediator's playbook (role incident-commander): opens the incident, keeps the incident record
 as a room document only it can write, routes evidence requests between the companies and refuses any
 other cross-company request, asks the notary to compare, proposes the root cause, records both
-humans' confirmations and both fix approvals, asks for the end-to-end check and closes."""
+humans' confirmations and both fix approvals, asks for the end-to-end check and closes.
+
+A confirmation of the root cause names the digest of the cause the commander proposed
+(`confirm root cause INC-0001 #<digest>`, printed with the proposal); one naming none is answered
+with the cause and the exact command, one naming another cause (proposed before a new comparison)
+is refused, and neither is recorded."""
 
 from __future__ import annotations
 
@@ -12,8 +17,19 @@ from typing import Any
 from signoff.airlock import redact as airlock_redact
 from signoff.airlock import scan as airlock_scan
 from signoff.incident.actors import RoomAgent, strip_mentions
-from signoff.incident.playbooks.posts import EVENT_ID, FIX_APPROVED, FIXES, ORG_TITLE, parse_disclosure_post
+from signoff.incident.playbooks.posts import (
+    CONFIRM_COMMAND,
+    EVENT_ID,
+    FIX_APPROVED,
+    FIXES,
+    ORG_TITLE,
+    confirm_command,
+    parse_disclosure_post,
+    root_cause_shown,
+)
 from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, NOTARY, ORG_OF_AGENT, SHARED
+from signoff.kernel.errors import SignoffError
+from signoff.ledger.approval import APPROVE, approve
 
 # Requests the commander never routes: code, payloads, customer data, anyone's configuration.
 FORBIDDEN_ASK = re.compile(
@@ -92,8 +108,10 @@ class Mediator(RoomAgent):
             self.say(f"issue a salt for {incident}", targets=[NOTARY])
             return
         incident = rec["incident"]
-        if text == f"confirm root cause {incident}":
-            if rec["root_cause"] is None or who in rec["confirmations"]:
+        confirm = CONFIRM_COMMAND.match(text)
+        if confirm is not None and confirm.group(1) == incident:
+            if rec["root_cause"] is None or who in rec["confirmations"] or not self._confirms_shown(
+                    who, incident, str(rec["root_cause"]["text"]), confirm.group(2), p):
                 return
             rec["confirmations"][who] = p.get("message_id")
             if set(rec["confirmations"]) == set(HUMANS.values()):
@@ -152,9 +170,25 @@ class Mediator(RoomAgent):
             rec["status"] = "root cause proposed"
             self.save(rec)
             self.say(f"Proposed root cause for {incident}: {cause}\nPriya and Sam, please confirm with: "
-                     f"@incident-commander confirm root cause {incident}")
+                     f"@incident-commander {confirm_command(incident, cause)}")
         else:
             self.save(rec)
+
+    def _confirms_shown(self, who: str, incident: str, cause: str, given: str | None, p: dict[str, Any]) -> bool:
+        """Whether `who`'s confirmation names the digest of the root cause as proposed now; if not, say
+        so in its thread (with the cause and the exact command when it names none)."""
+        command = f"@incident-commander {confirm_command(incident, cause)}"
+        try:
+            approve(root_cause_shown(incident, cause), given, what=f"root cause of {incident}", by=who,
+                    at=str(p.get("timestamp") or ""), via="room", options=(APPROVE,),
+                    fix=f"read the proposed root cause and confirm exactly that: {command}")
+            return True
+        except SignoffError as exc:
+            why = (f"the confirmation names no digest of the root cause shown. It would confirm: {cause} "
+                   f"To confirm exactly this, send: {command}") if not given else f"{exc.message} ({exc.fix})"
+            if not self.replied(SHARED, p.get("message_id")):
+                self.post(SHARED, f"not recorded: {why}", thread_id=p.get("message_id"))
+            return False
 
     def _from_company(self, org: str, body: str, p: dict[str, Any]) -> None:
         rec = self.open_record()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from signoff.incident.disclosure import parse_disclosure_post
+from signoff.kernel.shown import short, shown_digest
 
 PUBLISH_TOPIC = "incident.publish"
 EVENT_ID = re.compile(r"\bevt_[0-9]{4}\b")
@@ -13,7 +14,9 @@ FIXES = {"payco": "PayCo signs UTF-8 bytes without \\u escapes",
          "shopco": "ShopCo verifies the signature over the raw bytes it received"}
 ORG_TITLE = {"payco": "PayCo", "shopco": "ShopCo"}
 # Fix approvals by addressed command (where the server has no approval cards).
-FIX_COMMAND = re.compile(r"^approve fix ((INC-[0-9]{4})-fix-(payco|shopco))$")
+FIX_COMMAND = re.compile(r"^approve fix ((INC-[0-9]{4})-fix-(payco|shopco))(?: #\S*)?$")
+# The approver's review of a draft or fix request: the exact command that signs exactly what it showed.
+REVIEW_LINE = re.compile(r"^To approve exactly this, send: @\S+ (approve (?:fix )?(\S+) #[0-9a-f]{12,64})$")
 FIX_APPROVED = re.compile(r"^(PayCo|ShopCo)'s fix for (INC-[0-9]{4}) is approved by ([a-z]+) "
                           r"\(command (\S+), signed record ([0-9]+)\)\.$")
 
@@ -24,10 +27,32 @@ def fix_request(org: str, incident: str) -> str:
             f"To approve the fix, address the approver: approve fix {incident}-fix-{org}")
 
 
+def for_review(what: str, approver: str, command: str) -> str:
+    """The approver's review notice: what it would sign, its digest, and the exact command to send."""
+    digest = command.rsplit("#", 1)[-1]
+    return (f"For review: {what}, digest {digest}. That is what will be signed, and nothing else.\n"
+            f"To approve exactly this, send: @{approver} {command}")
+
+
+# A person's confirmation of the commander's proposed root cause, naming the digest of what was shown.
+CONFIRM_COMMAND = re.compile(r"^confirm root cause (INC-[0-9]{4})(?: #(\S*))?$")
+
+
+def root_cause_shown(incident: str, cause: str) -> dict[str, str]:
+    """What the commander shows a person to confirm: the incident and the proposed root cause."""
+    return {"incident": incident, "root_cause": cause}
+
+
+def confirm_command(incident: str, cause: str) -> str:
+    """The exact command that confirms exactly `cause` as `incident`'s root cause."""
+    return f"confirm root cause {incident} #{short(shown_digest(root_cause_shown(incident, cause)))}"
+
+
 def fix_approved(org: str, incident: str, human: str, command_id: str, seq: int) -> str:
     """The approver's notice to the commander, in the shared room."""
     return f"{ORG_TITLE[org]}'s fix for {incident} is approved by {human} (command {command_id}, signed record {seq})."
 
 
-__all__ = ["EVENT_ID", "FIXES", "FIX_APPROVED", "FIX_COMMAND", "ORG_TITLE", "PUBLISH_TOPIC", "fix_approved",
-           "fix_request", "parse_disclosure_post"]
+__all__ = ["CONFIRM_COMMAND", "EVENT_ID", "FIXES", "FIX_APPROVED", "FIX_COMMAND", "ORG_TITLE", "PUBLISH_TOPIC",
+           "REVIEW_LINE", "confirm_command", "fix_approved", "fix_request", "for_review", "parse_disclosure_post",
+           "root_cause_shown"]
