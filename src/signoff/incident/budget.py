@@ -21,7 +21,9 @@ FINGERPRINTED = "incident.fingerprinted"
 
 
 class BudgetExhausted(RefusedError):
-    """The salt already fingerprinted its limit of distinct events."""
+    """The salt already fingerprinted its limit of distinct events (HTTP 429: too many, for this salt)."""
+
+    http_status = 429
 
 
 class SaltBudget:
