@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from signoff.desk.credentials import Credentials
+from signoff.desk.receiving import AlreadyProcessed
 from signoff.desk.workflow import Desk, open_desk
-from signoff.kernel.errors import ConflictError, NotFoundError
+from signoff.kernel.errors import NotFoundError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 
@@ -34,10 +35,8 @@ class LocalDesk:
         def target(headers: dict[str, str], body: bytes) -> Any:
             try:
                 return self.desk.receive_webhook(headers, body)
-            except ConflictError as exc:
-                if "already processed" in exc.message:
-                    return {"outcome": "duplicate"}
-                raise
+            except AlreadyProcessed:
+                return {"outcome": "duplicate"}
         return self.desk.forge.deliver(target)
 
 

@@ -18,6 +18,11 @@ from signoff.ledger import NewEvent
 MEMBERS = ("OWNER", "MEMBER", "COLLABORATOR")  # the associations whose reviews count
 
 
+class AlreadyProcessed(ConflictError):
+    """A webhook delivery the desk applied before (the same id, or the same signed content): refused,
+    and for a forge redelivering at least once, nothing left to do."""
+
+
 class ReceivingSteps(ReviewSteps):
     def webhook_secret(self) -> bytes:
         return webhooks.signing_secret(self.settings)
@@ -32,7 +37,7 @@ class ReceivingSteps(ReviewSteps):
         case = f"desk/webhook/{delivery.lower()}"
         content = f"desk/webhook-content/{event}/{sha256_bytes(body)}"
         if self.ledger.version(case) or self.ledger.version(content):
-            raise ConflictError(f"delivery {delivery} was already processed", "a replay is refused")
+            raise AlreadyProcessed(f"delivery {delivery} was already processed", "a replay is refused")
         if event == "ping":
             result: dict[str, Any] = {"outcome": "pong"}
         else:
@@ -51,7 +56,7 @@ class ReceivingSteps(ReviewSteps):
             self.ledger.append(content, 0, [NewEvent("webhook.processed", {"event": event, "delivery": delivery})])
             self.ledger.append(case, 0, [NewEvent("webhook.processed", {"event": event, "result": result})])
         except ConflictError as exc:
-            raise ConflictError(f"delivery {delivery} was already processed", "a replay is refused") from exc
+            raise AlreadyProcessed(f"delivery {delivery} was already processed", "a replay is refused") from exc
         return result
 
     def bug_for_change(self, repo: str, number: int) -> Bug | None:
