@@ -12,7 +12,6 @@ import pytest
 from signoff.desk import webhooks
 from signoff.desk.deploy import serve_commit
 from signoff.desk.forge import TOPIC
-from signoff.desk.local import LocalDesk
 from signoff.desk.receiving import AlreadyProcessed
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 from signoff.ledger import NewJob
@@ -152,7 +151,7 @@ def test_the_local_forge_delivering_an_applied_delivery_again_is_a_duplicate_not
     for key in ("forge:first", "forge:again"):
         world.ledger.enqueue([NewJob(key, TOPIC, {"event": "ping", "delivery": "d-ping", "body": body})])
     before = world.ledger.count_events()
-    assert LocalDesk(world.desk).deliver_webhooks() == 2
+    assert world.desk.deliver_forge_webhooks() == 2
     assert world.ledger.count_events() == before + 2  # one delivery applied (its two records), the other not
     assert world.desk.forge.deliver(lambda _headers, _body: None) == 0  # both done, none left to retry
 

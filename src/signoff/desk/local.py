@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from signoff.desk.credentials import Credentials
-from signoff.desk.receiving import AlreadyProcessed
 from signoff.desk.workflow import Desk, open_desk
 from signoff.kernel.errors import NotFoundError
 from signoff.kernel.settings import Settings
@@ -32,12 +30,7 @@ class LocalDesk:
 
     def deliver_webhooks(self) -> int:
         """Send the forge's pending deliveries to the desk (a replayed delivery is already applied)."""
-        def target(headers: dict[str, str], body: bytes) -> Any:
-            try:
-                return self.desk.receive_webhook(headers, body)
-            except AlreadyProcessed:
-                return {"outcome": "duplicate"}
-        return self.desk.forge.deliver(target)
+        return self.desk.deliver_forge_webhooks()
 
 
 def init_local(settings: Settings, ledger: SqlLedger | None = None, source: Path | None = None,
