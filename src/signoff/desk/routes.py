@@ -18,7 +18,7 @@ from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.crew_status import crew_view
 from signoff.desk.engineering import EngineeringService
 from signoff.desk.notify import Concierge
-from signoff.desk.workflow import Desk, forge_for
+from signoff.desk.workflow import Desk, open_desk
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import bearer_token
 from signoff.rooms.client import RoomsConfig
@@ -92,9 +92,8 @@ def routers(settings: Settings) -> list[APIRouter]:
 
     def desk_of(request: Request) -> Desk:
         desk: Desk | None = getattr(request.app.state, "desk", None)
-        if desk is None:
-            ledger = request.app.state.rooms.ledger
-            desk = Desk(ledger, settings, forge_for(settings, ledger))
+        if desk is None:  # the app's one desk, shared with the pages (signoff.web.desk_access)
+            desk = open_desk(settings, request.app.state.rooms.ledger)
             request.app.state.desk = desk
         return desk
 
