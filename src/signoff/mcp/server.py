@@ -17,11 +17,11 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from signoff.gate.approvals import Approvals
-from signoff.kernel.errors import SignoffError, UsageError
+from signoff.gate.approvals import Approvals, Decision
+from signoff.kernel.errors import RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.mcp.auth import Caller
-from signoff.repair.harness_approval import QUESTION, FixCheck, frozen, harness_content, verify_fix
+from signoff.mcp.harness import QUESTION, frozen, harness_content
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -73,16 +73,26 @@ class Tools:
         card = await self.approvals().request(self.room(room), QUESTION, content, responders, expires_in)
         return _card_summary(card)
 
+    async def approved_harness(self, harness: str, approval: str) -> Decision:
+        """The decision on `approval`, if it approves exactly this frozen harness; else refused."""
+        content = harness_content(self.settings, frozen(self.settings, harness))
+        decision = await self.approvals().decision(approval, content)
+        if not decision.approved:
+            raise RefusedError(f"harness {harness[:12]} is not approved by {approval!r}: "
+                               f"{decision.reason or decision.state}",
+                               "call request_harness_approval for this harness and wait until a person approves it")
+        return decision
+
     async def verify_fix(self, repo: str, base: str, candidate: str, harness: str, approval: str, expect: str,
                          regression: list[str], runner: str, pythonpath: list[str], allow: list[str],
                          timeout: float) -> dict[str, Any]:
-        # The card's decision for the harness as this machine shows it; the repair workflow decides
-        # whether it approves the harness (and runs nothing when it does not).
-        content = harness_content(self.settings, frozen(self.settings, harness))
-        decision = await self.approvals().decision(approval, content)
-        check = FixCheck(Path(repo), base, candidate, harness, expect, list(regression), runner, list(pythonpath),
-                         list(allow), timeout)
-        result = await anyio.to_thread.run_sync(lambda: verify_fix(self.settings, check, approval, decision))
+        decision = await self.approved_harness(harness, approval)
+        from signoff.repair.verifier import VerifyRequest, verify
+
+        req = VerifyRequest(repo=Path(repo), base=base, candidate=candidate, harness=None, expect=expect,
+                            regression=list(regression), allow=list(allow), pythonpath=list(pythonpath),
+                            runner=runner, timeout=timeout, approved_digest=harness, frozen_digest=harness)
+        result = await anyio.to_thread.run_sync(lambda: verify(req, self.settings))
         return {"verdict": result.verdict, "reasons": result.reasons,
                 "evidence": str(result.evidence) if result.evidence else None,
                 "fingerprint": result.fingerprint, "harness_digest": result.harness_digest,
