@@ -51,10 +51,7 @@ def build_history(repo: Path) -> None:
 
 @register("notes", "Release notes from a real git history: an invented metric fails, verified notes pass.")
 def demo_notes(as_json: bool, progress: Progress) -> dict[str, Any]:
-    from signoff.notes.decisions import decide
-    from signoff.notes.evidence import publish
-    from signoff.notes.grade import grade
-    from signoff.notes.run import start_run
+    from signoff.notes import NotesService, bound, grade, load_review, start_run
 
     def say(text: str) -> None:
         if not as_json:
@@ -79,8 +76,6 @@ def demo_notes(as_json: bool, progress: Progress) -> dict[str, Any]:
     for u in base["unsupported"]:
         say(f"  unsupported {u['kind']} {u['token']!r}")
 
-    from signoff.notes.run import load_review
-
     review = load_review(run)
     first = review["rounds"][0]["sentences"]
     rejected = [r for r in first if r["status"] == "rejected"]
@@ -90,10 +85,11 @@ def demo_notes(as_json: bool, progress: Progress) -> dict[str, Any]:
     progress("approving, publishing and signing")
     from signoff.ledger import SqlLedger
 
-    ledger = SqlLedger.open(s)
-    decide(ledger, run, "approve all", "demo-approver")
-    decide(ledger, run, "ship", "demo-approver")
-    _, evidence = publish(ledger, run, s)
+    # The demo's one approver, who decides on exactly what the run holds as it reads it.
+    notes = NotesService(SqlLedger.open(s), deciders=["demo-approver"])
+    for command in ("approve all", "ship"):
+        notes.decide(run, bound(command, notes.state(run)), "demo-approver", "demo")
+    _, evidence = notes.publish(run, s)
     final = run / "final.md"
     ours = grade(final, run / "snapshot.json")
     say(f"verified notes: {ours['claims']['supported']}/{ours['claims']['total']} claims, "

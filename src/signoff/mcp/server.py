@@ -131,9 +131,7 @@ def _card_summary(card: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check_claims(text: str, repo: Path, range_: str) -> dict[str, Any]:
-    from signoff.notes.grade import sentences_of, snapshot_support
-    from signoff.notes.snapshot import take_snapshot
-    from signoff.notes.verify import check_claims
+    from signoff.notes import check_claims, sentences_of, snapshot_support, take_snapshot
 
     if not isinstance(text, str) or not text.strip():
         raise UsageError("no text to check", "pass the sentences to check")
