@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from signoff.cli.demo_notes import BASELINE, build_history
+from signoff.demo.notes import BASELINE, build_history
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.notes.decisions import shown_of

@@ -12,7 +12,7 @@ from signoff.desk.engineering import EngineeringService
 from signoff.desk.routes import routers
 from signoff.kernel.errors import RefusedError, Unauthenticated
 from signoff.ledger import NewJob, Outbox
-from signoff.rooms.app import create_app
+from signoff.rooms.http.app import create_app
 from tests.desk.conftest import COUPON, World
 
 

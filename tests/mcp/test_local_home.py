@@ -20,7 +20,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.mcp.local import AGENT, ROOM, local_agent
 from signoff.rooms import RoomService
-from signoff.rooms.tables import rooms_agents
+from signoff.rooms.storage.tables import rooms_agents
 from tests.mcp.conftest import result
 from tests.support.cards import answer_in
 

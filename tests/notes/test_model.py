@@ -31,7 +31,7 @@ from signoff.notes.model import (
     run_fold,
 )
 from signoff.notes.run import case_of
-from signoff.rooms.receipts import Receipt
+from signoff.rooms.domain.receipts import Receipt
 
 OLD = Path(__file__).parents[1] / "data" / "old-ledgers"
 EXPECTED = json.loads((Path(__file__).parent / "old_ledger_states.json").read_text())

@@ -19,8 +19,8 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.notes.run import start_run
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
 from tests.notes.deciding import decisions, state_of
 from tests.notes.gitrepo import Repo

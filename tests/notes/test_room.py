@@ -230,7 +230,7 @@ def test_notes_room_cli_on_a_server_at_rooms_url(rooms: RoomService, template: P
     import json
 
     from signoff.cli.main import main
-    from signoff.rooms.app import create_app
+    from signoff.rooms.http.app import create_app
     from tests.rooms.conftest import Server
 
     run = tmp_path / "run"

@@ -14,7 +14,7 @@ from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, Un
 from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, Undecided, agent_case, event_key, ref_tag
 from signoff.rooms.client._agent_loop import is_transient
 from signoff.rooms.client._http import error_from_response
-from signoff.rooms.protocol import NotConnected
+from signoff.rooms.protocol.wire import NotConnected
 from tests.rooms.conftest import World
 
 

@@ -13,13 +13,13 @@ import pytest
 from fastapi import APIRouter, FastAPI
 from fastapi.testclient import TestClient
 
+from signoff.demo.incident_walkthrough import approver_for
 from signoff.desk.intake import Quarantined
 from signoff.desk.routes import routers as desk_routers
 from signoff.incident.approver_service import approver_app
 from signoff.incident.budget import BudgetExhausted
 from signoff.incident.evidence_server import EvidenceStore, make_app
 from signoff.incident.notary import Notary
-from signoff.incident.walkthrough import approver_for
 from signoff.incident.workspace import Workspace
 from signoff.kernel.errors import (
     ConflictError,
@@ -34,7 +34,7 @@ from signoff.kernel.errors import (
 )
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.rooms.app import create_app
+from signoff.rooms.http.app import create_app
 from signoff.trust import KeyStore
 from signoff.web.render import PageRoute
 from signoff.web.routes import routers as web_routers

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from signoff.desk import credentials
 from signoff.desk.credentials import DeskCaller, require
-from signoff.desk.crew_status import crew_view
+from signoff.desk.crew.status import crew_view
 from signoff.desk.engineering import EngineeringService
 from signoff.desk.notify import Concierge
 from signoff.desk.workflow import Desk, open_desk

@@ -25,7 +25,7 @@ from typing import Any
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import UsageError
 from signoff.kernel.ids import new_token
-from signoff.rooms.model import DECISION_VERBS, option_label
+from signoff.rooms.domain.model import DECISION_VERBS, option_label
 
 MAX_CONTENT = 60 * 1024  # bytes; the card lives in the ledger and in every member's stream
 MAX_QUESTION = 500

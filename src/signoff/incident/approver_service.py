@@ -19,8 +19,8 @@ from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import id_path
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import bearer_token, error_of
-from signoff.rooms.decisions import Message
-from signoff.rooms.http_errors import install_error_handlers
+from signoff.rooms.domain.decisions import Message
+from signoff.rooms.http.errors import install_error_handlers
 
 
 def _message(data: Any) -> Message:

@@ -32,7 +32,7 @@ from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, Una
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import bearer_token, error_of
 from signoff.ledger import SqlLedger
-from signoff.rooms.http_errors import install_error_handlers
+from signoff.rooms.http.errors import install_error_handlers
 
 __all__ = ["FINGERPRINTS_PER_SALT", "EvidenceClient", "EvidenceStore", "LoopbackServer", "make_app"]
 

@@ -2,7 +2,7 @@
 and the one reading of an `Authorization: Bearer` header.
 
 Servers answer an error with `status_of(exc)` and `error_body(exc)` (every FastAPI app installs
-them once, with `signoff.rooms.http_errors.install_error_handlers`); clients turn any error
+them once, with `signoff.rooms.http.errors.install_error_handlers`); clients turn any error
 response back into the matching SignoffError with `error_from`, so a refusal stays a refusal
 across the wire and its `fix` survives.
 """

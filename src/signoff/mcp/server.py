@@ -87,12 +87,16 @@ class Tools:
                          regression: list[str], runner: str, pythonpath: list[str], allow: list[str],
                          timeout: float) -> dict[str, Any]:
         decision = await self.approved_harness(harness, approval)
-        from signoff.repair.verifier import VerifyRequest, verify
+        from signoff.repair import HarnessApproval, VerifyRequest
+        from signoff.repair import verify_fix as verify_approved
 
         req = VerifyRequest(repo=Path(repo), base=base, candidate=candidate, harness=None, expect=expect,
                             regression=list(regression), allow=list(allow), pythonpath=list(pythonpath),
                             runner=runner, timeout=timeout, approved_digest=harness, frozen_digest=harness)
-        result = await anyio.to_thread.run_sync(lambda: verify(req, self.settings))
+        # The repair service holds the rule (the harness approved, as this home shows it) and runs it.
+        approved = HarnessApproval(approval, decision.approved, decision.content_digest, decision.responder,
+                                   decision.reason)
+        result = await anyio.to_thread.run_sync(lambda: verify_approved(self.settings, req, approved))
         return {"verdict": result.verdict, "reasons": result.reasons,
                 "evidence": str(result.evidence) if result.evidence else None,
                 "fingerprint": result.fingerprint, "harness_digest": result.harness_digest,

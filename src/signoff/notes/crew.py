@@ -45,7 +45,7 @@ from signoff.notes.steps import (
     write_draft,
 )
 from signoff.rooms.client import AgentLoop, Identities
-from signoff.rooms.receipts import Receipt, handoff_matches
+from signoff.rooms.domain.receipts import Receipt, handoff_matches
 
 SCOUT, WRITER, EDITOR = "notes-scout", "notes-writer", "notes-editor"
 ROLES = (SCOUT, WRITER, EDITOR)

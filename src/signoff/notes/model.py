@@ -215,7 +215,7 @@ def _handled(log: RoomLog, ev: RoomHandled, at: Stamp) -> None:
 
 
 class ReceiptBody(_Record):
-    """A `signoff.rooms.receipts.Receipt` as recorded."""
+    """A `signoff.rooms.domain.receipts.Receipt` as recorded."""
 
     message_id: str
     room_id: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-from signoff.incident.fixture import ORGS
+from signoff.incident.service import ORGS
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 
