@@ -11,7 +11,10 @@ import pytest
 
 from signoff.demo.shoplite_deploy import serve_commit
 from signoff.desk import webhooks
+from signoff.desk.forge import TOPIC
+from signoff.desk.receiving import AlreadyProcessed
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.ledger import NewJob
 from tests.desk.conftest import World
 
 FULL_NAME = "octo-org/shoplite"
@@ -134,10 +137,23 @@ def test_unsigned_tampered_or_wrongly_signed_deliveries_are_refused(github: Worl
 def test_a_replayed_delivery_is_refused(github: World) -> None:
     w = github
     _send(w, "pull_request_review", _review_payload(w), "same-delivery")
-    with pytest.raises(ConflictError) as exc:
+    with pytest.raises(AlreadyProcessed) as exc:
         _send(w, "pull_request_review", _review_payload(w), "same-delivery")
-    assert "already processed" in exc.value.message
+    assert "already processed" in exc.value.message and isinstance(exc.value, ConflictError)
     assert len(w.bug().approvals) == 1
+
+
+def test_the_local_forge_delivering_an_applied_delivery_again_is_a_duplicate_not_a_failure(world: World) -> None:
+    """At-least-once delivery: the forge may send a delivery the desk applied (the ack was lost).
+    The desk refuses it as AlreadyProcessed, a type: the forge's courier counts it done by that type,
+    never by the words of the refusal."""
+    body = json.dumps({"zen": "Keep it logically awesome.", "hook_id": 1})
+    for key in ("forge:first", "forge:again"):
+        world.ledger.enqueue([NewJob(key, TOPIC, {"event": "ping", "delivery": "d-ping", "body": body})])
+    before = world.ledger.count_events()
+    assert world.desk.deliver_forge_webhooks() == 2
+    assert world.ledger.count_events() == before + 2  # one delivery applied (its two records), the other not
+    assert world.desk.forge.deliver(lambda _headers, _body: None) == 0  # both done, none left to retry
 
 
 def test_repositories_not_on_the_allowlist_are_refused(github: World) -> None:

@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from signoff.github import AppAuth, GitHubClient, Repo, TokenAuth, push_branch
+from signoff.github.client import UnknownCommit
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from tests.support.github_standin import Fault, GitHubStandIn
 
@@ -193,6 +194,22 @@ def test_compare_and_commits_fail_closed_on_unknown_commits(github: GitHubStandI
     assert repo.compare(head["sha"], head["sha"]) == "identical"
     with pytest.raises(NotFoundError):
         repo.compare(head["sha"], "f" * 40)
+
+
+def test_a_commit_github_does_not_have_is_a_typed_not_found_and_any_other_refusal_stays_one(
+        github: GitHubStandIn) -> None:
+    """GitHub says "no such commit" with a 422 and a message: the client names it once (UnknownCommit, a
+    NotFoundError), so no caller reads message text; another 422 on the same path is not taken for it."""
+    client, _ = _client(github)
+    repo = Repo(client, FULL)
+    with pytest.raises(UnknownCommit, match="No commit found"):
+        client.request("GET", f"/repos/{FULL}/commits/{'e' * 40}")
+    assert repo.commit("e" * 40) is None
+    github.faults.append(Fault("GET", rf"/repos/{FULL}/commits/main$", 422,
+                               {"message": "Validation Failed", "errors": [{"code": "invalid"}]}))
+    with pytest.raises(UsageError, match="Validation Failed") as refused:
+        repo.commit("main")
+    assert not isinstance(refused.value, NotFoundError)
 
 
 def test_a_branch_is_pushed_with_the_token_and_a_draft_opened(github: GitHubStandIn, tmp_path: Path) -> None:

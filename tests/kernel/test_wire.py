@@ -10,10 +10,11 @@ from signoff.kernel.errors import (
     NotFoundError,
     RefusedError,
     SignoffError,
+    Unauthenticated,
     UnavailableError,
     UsageError,
 )
-from signoff.kernel.wire import error_body, error_from, status_of
+from signoff.kernel.wire import bearer_token, error_body, error_from, status_of
 
 
 class _Unauthenticated(RefusedError):
@@ -45,3 +46,32 @@ def test_bodies_that_are_not_ours_still_give_a_clear_error() -> None:
     assert isinstance(contract, ConflictError) and "incompatible protocol" in contract.message
     empty = error_from(400, {}, "", "server")
     assert isinstance(empty, UsageError) and "no detail" in empty.message and empty.fix
+
+
+@pytest.mark.parametrize("header", ["Bearer sou_abc-DEF_123", "bearer sou_abc-DEF_123", "BEARER  sou_abc-DEF_123 "])
+def test_a_bearer_header_gives_its_token(header: str) -> None:
+    assert bearer_token(header) == "sou_abc-DEF_123"
+
+
+@pytest.mark.parametrize(("header", "detail"), [
+    (None, "missing bearer token"), ("", "missing bearer token"), ("   ", "missing bearer token"),
+    ("Basic dXNlcjpwYXNz", "malformed"), ("Bearer", "malformed"), ("Bearer ", "malformed"),
+    ("Bearersou_abc", "malformed"), ("Bearer a b", "malformed"), ("Bearer a\tb", "malformed"),
+    ("Bearer a\x00b", "malformed"), ("Bearer t\u00f6ken", "malformed"), ("Token sou_abc", "malformed"),
+])
+def test_a_missing_or_malformed_bearer_header_is_unauthenticated(header: str | None, detail: str) -> None:
+    with pytest.raises(Unauthenticated, match=detail) as refused:
+        bearer_token(header, "send the evidence token")
+    assert status_of(refused.value) == 401 and refused.value.fix == "send the evidence token"
+
+
+def test_an_error_body_carries_what_the_error_lets_a_client_act_on() -> None:
+    class Held(RefusedError):
+        http_status = 422
+
+        def facts(self) -> dict[str, object]:
+            return {"families": ["instructions"], "detail": "not this one"}
+
+    held = Held("held", "rewrite it")
+    assert status_of(held) == 422
+    assert error_body(held) == {"families": ["instructions"], "detail": "held", "fix": "rewrite it"}

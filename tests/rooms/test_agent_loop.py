@@ -7,10 +7,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import httpx
 import pytest
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, Undecided, agent_case, event_key, ref_tag
+from signoff.rooms.client._agent_loop import is_transient
+from signoff.rooms.client._http import error_from_response
+from signoff.rooms.protocol.wire import NotConnected
 from tests.rooms.conftest import World
 
 
@@ -339,7 +343,7 @@ def _handled(world: World, flaky: Flaky, texts: list[str], attempts: int = 8,
 @pytest.mark.parametrize("error", [
     ConflictError("POST /ops/post_message (409): connection c1 is not open; reconnect and resume"),
     UnavailableError("POST /ops/post_message (502): bad gateway"),
-    UsageError("POST /ops/post_message (400): Not connected to a room. Call connect_to_room first"),
+    NotConnected("connect to a room, then retry"),
     TimeoutError("the server did not answer in time"),
 ])
 def test_a_transient_failure_leaves_the_event_pending_and_it_is_retried_with_backoff(
@@ -360,6 +364,31 @@ def test_a_bad_request_that_is_not_about_the_connection_is_not_retried(world: Wo
     flaky = Flaky(1, UsageError("POST /ops/post_message (400): body is required", "pass a body"))
     assert _handled(world, flaky, ["review the test"]) == ["POST /ops/post_message (400): body is required"]
     assert flaky.calls == {"@reviewer review the test": 1}
+
+
+@pytest.mark.parametrize(("status", "detail", "typed"), [
+    (400, "Not connected to a room. Call connect_to_room first", True),
+    (400, "body is required; Not connected to a room. Call connect_to_room first", False),
+    (400, "body is required", False),
+    (409, "Not connected to a room. Call connect_to_room first", False),
+])
+def test_only_switchs_not_connected_answer_is_read_as_not_connected(status: int, detail: str, typed: bool) -> None:
+    """Over HTTP the refusal is known by the protocol's words, read once in the transport: a handler's
+    retry then rests on the type, and a bad request that merely quotes those words is not retried."""
+    request = httpx.Request("POST", "http://switch.test/agents/a1/ops/post_message")
+    error = error_from_response(httpx.Response(status, json={"detail": detail}, request=request))
+    assert isinstance(error, NotConnected) is typed
+    assert is_transient(error) is (typed or status == 409)
+
+
+def test_the_rooms_server_refuses_an_operation_without_a_connection_as_not_connected(world: World) -> None:
+    """The embedded server raises the type itself: no words are read on the in-process transport."""
+    async def scenario() -> None:
+        transport = InProcessTransport(world.service, world.fixer_key)
+        with pytest.raises(NotConnected):
+            await transport.call("post_message", {"body": "hi"}, None)
+
+    asyncio.run(scenario())
 
 
 def test_an_undecided_event_is_handed_over_again_beyond_the_bound_with_capped_backoff(world: World) -> None:

@@ -185,8 +185,6 @@ def merge(bug_id: str, head: Annotated[str | None, typer.Option(help="The head S
           token: Token = None, as_json: Json = False) -> None:
     """Merge a bug's change request in the local forge (a human owner; the desk checks first). It
     merges the head named by --head, else the head printed here first, and no other."""
-    from signoff.desk.local import LocalDesk
-
     desk = _desk()
     who = _actor(desk, token)
     bug = desk.bug(bug_id)
@@ -195,7 +193,7 @@ def merge(bug_id: str, head: Annotated[str | None, typer.Option(help="The head S
         if not as_json:
             console.print(f"merging head {head} of {bug_id}", highlight=False)
     sha = desk.merge(who, bug_id, head)
-    LocalDesk(desk).deliver_webhooks()
+    desk.deliver_forge_webhooks()
     out = {"merge_commit": sha, "state": desk.bug(bug_id).state}
     print_json(out) if as_json else console.print(f"merged as {sha[:12]}; {bug_id} is {out['state']}")
 
@@ -280,20 +278,16 @@ def forge_list(as_json: Json = False) -> None:
 def forge_review(number: int, login: str, state: Annotated[str, typer.Option()] = "approved",
                  bot: Annotated[bool, typer.Option("--bot")] = False) -> None:
     """Submit a review in the local forge as LOGIN and deliver the webhook."""
-    from signoff.desk.local import LocalDesk
-
     desk = _desk()
     desk.forge.review(desk.config.repo, number, login, state, "Bot" if bot else "User")
-    LocalDesk(desk).deliver_webhooks()
+    desk.deliver_forge_webhooks()
     console.print(f"{login} reviewed #{number}: {state}")
 
 
 @forge_app.command("deliver")
 def forge_deliver() -> None:
     """Deliver the forge's pending webhooks to the desk, signed."""
-    from signoff.desk.local import LocalDesk
-
-    console.print(f"delivered {LocalDesk(_desk()).deliver_webhooks()} webhook(s)")
+    console.print(f"delivered {_desk().deliver_forge_webhooks()} webhook(s)")
 
 
 @forge_app.command("secret")

@@ -23,6 +23,7 @@ from signoff.kernel.progress import Progress, silent
 from signoff.ledger import Job, Outbox, Worker
 
 SCRIPT = "shoplite"
+LEASE_SECONDS = 300  # how long a claimed engineering job stays leased to its worker
 
 
 def _agent_info(proposal: Any) -> dict[str, Any]:
@@ -127,8 +128,23 @@ class EngineeringService:
         self.actor = actor
         self.script = script
         # Failures are recorded on the job; retried with backoff, dead after max attempts.
-        self.worker = Worker(Outbox(desk.ledger, lease_seconds=300), {ENGINEERING: self._handle})
+        self.outbox = Outbox(desk.ledger, lease_seconds=LEASE_SECONDS)
+        self.worker = Worker(self.outbox, {ENGINEERING: self._handle})
         self._progress: Progress = silent
+
+    def claim(self) -> dict[str, Any] | None:
+        """An engineering job for a service outside this process (the HTTP face), leased to it; None
+        when there is none. It reports back with `finish`."""
+        job = self.outbox.claim([ENGINEERING])
+        if job is None:
+            return None
+        return {"job_id": job.job_id, "lease_id": job.lease_id, "payload": job.payload,
+                "lease_expires_at": job.lease_expires_at}
+
+    def finish(self, job_id: str, lease_id: str) -> bool:
+        """The outside service finished a claimed job: done, if it still holds the lease of this
+        engineering job (False otherwise: the lease expired and another took it, or it is no job of ours)."""
+        return self.outbox.ack_lease(ENGINEERING, job_id, lease_id)
 
     def run_once(self, progress: Progress = silent) -> bool:
         self._progress = progress

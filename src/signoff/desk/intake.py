@@ -20,11 +20,17 @@ FIELDS = ("title", "component", "steps", "expected", "actual", "environment")
 
 
 class Quarantined(RefusedError):
-    """The airlock held a submission; nothing of its text was stored."""
+    """The airlock held a submission; nothing of its text was stored. Over HTTP a 422 that names the
+    families it held (never the text)."""
+
+    http_status = 422
 
     def __init__(self, families: Sequence[str], message: str) -> None:
         super().__init__(message, "describe the bug in your own words, without instructions to anyone")
         self.families = list(families)
+
+    def facts(self) -> dict[str, Any]:
+        return {"quarantined": True, "families": self.families}
 
 
 @dataclass

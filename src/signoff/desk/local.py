@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from signoff.desk.credentials import Credentials
 from signoff.desk.workflow import Desk, open_desk
-from signoff.kernel.errors import ConflictError, NotFoundError
+from signoff.kernel.errors import NotFoundError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 
@@ -31,14 +30,7 @@ class LocalDesk:
 
     def deliver_webhooks(self) -> int:
         """Send the forge's pending deliveries to the desk (a replayed delivery is already applied)."""
-        def target(headers: dict[str, str], body: bytes) -> Any:
-            try:
-                return self.desk.receive_webhook(headers, body)
-            except ConflictError as exc:
-                if "already processed" in exc.message:
-                    return {"outcome": "duplicate"}
-                raise
-        return self.desk.forge.deliver(target)
+        return self.desk.deliver_forge_webhooks()
 
 
 def init_local(settings: Settings, ledger: SqlLedger | None = None, source: Path | None = None,

@@ -8,26 +8,21 @@ without the authority 403, the concierge asking for engineering work 401.
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request, Response
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from signoff.desk import credentials
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.crew.status import crew_view
+from signoff.desk.engineering import EngineeringService
 from signoff.desk.notify import Concierge
-from signoff.desk.workflow import ENGINEERING, Desk, Quarantined, forge_for
-from signoff.kernel.errors import Unauthenticated
+from signoff.desk.workflow import Desk, open_desk
 from signoff.kernel.settings import Settings
-from signoff.ledger import Job, Outbox
+from signoff.kernel.wire import bearer_token
 from signoff.rooms.client import RoomsConfig
 
-F = TypeVar("F", bound=Callable[..., Any])
 # Module level: FastAPI resolves the (string) annotations in this module's namespace.
 Auth = Annotated[str | None, Header()]
 Cap = Annotated[str | None, Header(alias="X-Desk-Capability")]
@@ -92,62 +87,30 @@ class DeploymentBody(Strict):
     also: list[str] = Field(default_factory=list, max_length=10)  # more endpoints that must answer
 
 
-def _quarantined(exc: Quarantined) -> JSONResponse:
-    """The airlock's answer (422) names the families it held, in the `{detail, fix}` shape."""
-    return JSONResponse({"quarantined": True, "families": exc.families, "detail": exc.message,
-                         "fix": exc.fix}, status_code=422)
-
-
-def _http_errors(fn: F) -> F:
-    # Every other error (401 for an unknown credential or an unsigned webhook included) is answered
-    # by the rooms app's one SignoffError handler.
-    if inspect.iscoroutinefunction(fn):
-        @functools.wraps(fn)
-        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return await fn(*args, **kwargs)
-            except Quarantined as exc:
-                return _quarantined(exc)
-        return async_wrapper  # type: ignore[return-value]
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except Quarantined as exc:
-            return _quarantined(exc)
-    return wrapper  # type: ignore[return-value]
-
-
 def routers(settings: Settings) -> list[APIRouter]:
     router = APIRouter(prefix="/desk", tags=["desk"])
 
     def desk_of(request: Request) -> Desk:
         desk: Desk | None = getattr(request.app.state, "desk", None)
-        if desk is None:
-            ledger = request.app.state.rooms.ledger
-            desk = Desk(ledger, settings, forge_for(settings, ledger))
+        if desk is None:  # the app's one desk, shared with the pages (signoff.web.desk_access)
+            desk = open_desk(settings, request.app.state.rooms.ledger)
             request.app.state.desk = desk
         return desk
 
     def actor(desk: Desk, authorization: str | None) -> DeskCaller:
         if not authorization:
             return credentials.PUBLIC
-        if not authorization.lower().startswith("bearer "):
-            raise Unauthenticated("malformed Authorization header", "send Authorization: Bearer <token>")
-        return desk.credentials.authenticate(authorization[7:].strip())
+        return desk.credentials.authenticate(bearer_token(authorization))
 
     # -- public ------------------------------------------------------------------------------------
 
     @router.post("/reports", status_code=201)
-    @_http_errors
     def submit(body: ReportBody, request: Request) -> Any:
         client = request.client.host if request.client else "unknown"
         fields = {k: v for k, v in body.model_dump().items() if v}
         return desk_of(request).submit_report(fields, client).as_json()
 
     @router.post("/webhooks/github")
-    @_http_errors
     async def webhook(request: Request) -> Any:
         body = await request.body()  # the raw bytes: the signature covers exactly these
         return desk_of(request).receive_webhook(dict(request.headers), body)
@@ -155,13 +118,11 @@ def routers(settings: Settings) -> list[APIRouter]:
     # -- reporter ----------------------------------------------------------------------------------
 
     @router.get("/track/{report_id}")
-    @_http_errors
     def track(report_id: str, request: Request, x_desk_capability: Cap = None) -> Any:
         desk = desk_of(request)
         return desk.track(desk.reporter(report_id, x_desk_capability))
 
     @router.post("/reports/{report_id}/confirm")
-    @_http_errors
     def confirm(report_id: str, body: AnswerBody, request: Request, x_desk_capability: Cap = None) -> Any:
         desk = desk_of(request)
         bug = desk.confirm(desk.reporter(report_id, x_desk_capability), body.answer, body.reason, body.bug_id,
@@ -169,7 +130,6 @@ def routers(settings: Settings) -> list[APIRouter]:
         return {"bug_id": bug.bug_id, "state": bug.state, "round": bug.round}
 
     @router.post("/reports/{report_id}/verify")
-    @_http_errors
     def verify(report_id: str, body: AnswerBody, request: Request, x_desk_capability: Cap = None) -> Any:
         desk = desk_of(request)
         bug = desk.verify_release(desk.reporter(report_id, x_desk_capability), body.answer, body.reason, body.bug_id)
@@ -178,40 +138,29 @@ def routers(settings: Settings) -> list[APIRouter]:
     # -- engineering (and owners reading) ------------------------------------------------------------
 
     @router.get("/bugs")
-    @_http_errors
     def bugs(request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         require(actor(desk, authorization), "engineering", "owner", what="read engineering work")
         return {"bugs": [b.summary() for b in desk.bugs()]}
 
     @router.get("/bugs/{bug_id}")
-    @_http_errors
     def bug(bug_id: str, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         who = actor(desk, authorization)
         return desk.dossier(who, bug_id) | {"summary": desk.bug(bug_id).summary(), "notes": desk.notes(bug_id)}
 
     @router.post("/work/claim")
-    @_http_errors
     def claim(request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        require(actor(desk, authorization), "engineering", what="claim engineering work")
-        job = Outbox(desk.ledger, lease_seconds=300).claim([ENGINEERING])
-        if job is None:
-            return Response(status_code=204)
-        return {"job_id": job.job_id, "lease_id": job.lease_id, "payload": job.payload,
-                "lease_expires_at": job.lease_expires_at}
+        job = EngineeringService(desk, actor(desk, authorization)).claim()
+        return Response(status_code=204) if job is None else job
 
     @router.post("/work/{job_id}/done")
-    @_http_errors
     def work_done(job_id: str, body: LeaseBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        require(actor(desk, authorization), "engineering", what="finish engineering work")
-        ok = Outbox(desk.ledger).ack(Job(job_id, ENGINEERING, None, {}, 0, body.lease_id, 0.0))
-        return {"acknowledged": ok}
+        return {"acknowledged": EngineeringService(desk, actor(desk, authorization)).finish(job_id, body.lease_id)}
 
     @router.post("/bugs/{bug_id}/reproduction")
-    @_http_errors
     def reproduction(bug_id: str, body: ReproductionBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         b = desk.submit_reproduction(actor(desk, authorization), bug_id, body.round, body.test_path,
@@ -219,7 +168,6 @@ def routers(settings: Settings) -> list[APIRouter]:
         return b.summary()
 
     @router.post("/bugs/{bug_id}/fix")
-    @_http_errors
     def fix(bug_id: str, body: FixBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         b = desk.submit_fix(actor(desk, authorization), bug_id, body.round, body.attempt, body.files, body.summary,
@@ -227,14 +175,12 @@ def routers(settings: Settings) -> list[APIRouter]:
         return b.summary()
 
     @router.post("/bugs/{bug_id}/notes", status_code=201)
-    @_http_errors
     def note(bug_id: str, body: NoteBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         desk.add_note(actor(desk, authorization), bug_id, body.kind, body.note, {"kind": "advisory"})
         return {"ok": True}
 
     @router.get("/crew")
-    @_http_errors
     def crew(request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         require(actor(desk, authorization), "owner", what="read the crew's status")
@@ -243,14 +189,12 @@ def routers(settings: Settings) -> list[APIRouter]:
     # -- concierge ---------------------------------------------------------------------------------
 
     @router.post("/notifications/claim")
-    @_http_errors
     def notifications(request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         notice = Concierge(desk, actor(desk, authorization)).claim()
         return Response(status_code=204) if notice is None else notice
 
     @router.post("/notifications/{job_id}/delivered")
-    @_http_errors
     def delivered(job_id: str, body: LeaseBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         return {"acknowledged": Concierge(desk, actor(desk, authorization)).delivered(job_id, body.lease_id)}
@@ -258,38 +202,32 @@ def routers(settings: Settings) -> list[APIRouter]:
     # -- owners and the recorder -----------------------------------------------------------------
 
     @router.post("/bugs/{bug_id}/approve")
-    @_http_errors
     def approve(bug_id: str, body: ApproveBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         return desk.approve(actor(desk, authorization), bug_id, body.head, body.note).summary()
 
     @router.post("/bugs/{bug_id}/merge")
-    @_http_errors
     def merge(bug_id: str, body: MergeBody, request: Request, authorization: Auth = None) -> Any:
         # The head is required, as for approve: a merge names the head the person reviewed.
         desk = desk_of(request)
         return {"merge_commit": desk.merge(actor(desk, authorization), bug_id, body.head)}
 
     @router.post("/bugs/{bug_id}/sync")
-    @_http_errors
     def sync(bug_id: str, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         return desk.sync_change(actor(desk, authorization), bug_id)
 
     @router.post("/history")
-    @_http_errors
     def history(request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         return {"rewritten": desk.observe_history(actor(desk, authorization))}
 
     @router.post("/bugs/{bug_id}/disputes/{index}/accept")
-    @_http_errors
     def accept_dispute(bug_id: str, index: int, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         return desk.accept_dispute(actor(desk, authorization), bug_id, index).summary()
 
     @router.post("/deployments")
-    @_http_errors
     def deployment(body: DeploymentBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
         return desk.record_deployment(actor(desk, authorization), body.repo, body.commit, body.environment, body.url,

@@ -168,6 +168,15 @@ class GitHubClient:
         return None
 
 
+# GitHub answers a commit it does not have with 422 and this message (its REST docs), not with 404;
+# its answer carries no code for it, so the client reads it here, once, and raises a NotFoundError.
+NO_COMMIT = "no commit found"
+
+
+class UnknownCommit(NotFoundError):
+    """GitHub does not have the commit asked for."""
+
+
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
@@ -207,6 +216,8 @@ def _error(r: httpx.Response, body: Any, method: str, url: str) -> SignoffError:
         return NotFoundError(what, "check the repository name and that the token or App can see it")
     if r.status_code == 409:
         return ConflictError(what, "the repository changed; read it again")
+    if r.status_code == 422 and _message(body).lower().startswith(NO_COMMIT):
+        return UnknownCommit(what, "check the commit id; push the commit first if GitHub should have it")
     if r.status_code == 422:
         return UsageError(what, "GitHub refused the request as invalid; see its message")
     return UnavailableError(what, "try again later")

@@ -40,12 +40,11 @@ class Repo:
         return body
 
     def commit(self, ref: str) -> dict[str, Any] | None:
-        """The commit, or None when GitHub does not have it (404, or 422 "No commit found")."""
+        """The commit, or None when GitHub does not have it (404, or its 422 "No commit found": the
+        client's UnknownCommit, a NotFoundError)."""
         try:
             body: dict[str, Any] = self.client.request("GET", f"{self._base}/commits/{ref}")
-        except (NotFoundError, UsageError) as exc:
-            if isinstance(exc, UsageError) and "no commit found" not in exc.message.lower():
-                raise
+        except NotFoundError:
             return None
         return body
 

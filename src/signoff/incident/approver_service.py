@@ -14,15 +14,15 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI, Header, Request
-from fastapi.responses import JSONResponse
 
 from signoff.incident.approvals import Approver
 from signoff.incident.disclosure import Disclosure
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, UsageError
+from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import id_path
 from signoff.kernel.tls import tls_context
-from signoff.kernel.wire import error_body, error_of
+from signoff.kernel.wire import bearer_token, error_of
 from signoff.rooms.domain.decisions import Message
+from signoff.rooms.http.errors import install_error_handlers
 
 
 def _message(data: Any) -> Message:
@@ -35,13 +35,13 @@ def _message(data: Any) -> Message:
 
 
 def approver_app(approver: Approver, token: str) -> FastAPI:
-    app = FastAPI(title=f"{approver.org} approver", docs_url=None, redoc_url=None, openapi_url=None)
+    app = install_error_handlers(FastAPI(title=f"{approver.org} approver", docs_url=None, redoc_url=None,
+                                         openapi_url=None))
 
-    def error(status: int, exc: SignoffError) -> JSONResponse:
-        return JSONResponse(error_body(exc), status_code=status)
-
-    def authorised(header: str | None) -> bool:
-        return bool(header) and secrets.compare_digest(str(header).encode(), f"Bearer {token}".encode())
+    def authorise(header: str | None) -> None:
+        given = bearer_token(header, "only the room server may submit approvals")
+        if not secrets.compare_digest(given.encode(), token.encode()):
+            raise RefusedError("caller token refused", "only the room server may submit approvals")
 
     @app.get("/v1/public-key")
     def public_key() -> dict[str, str]:
@@ -49,28 +49,21 @@ def approver_app(approver: Approver, token: str) -> FastAPI:
 
     @app.post("/v1/approve", response_model=None)
     async def approve(request: Request, authorization: str | None = Header(default=None)) -> Any:
-        if not authorised(authorization):
-            return error(403, RefusedError("caller token refused", "only the room server may submit approvals"))
+        authorise(authorization)
         try:
             body = await request.json()
             if not isinstance(body, dict):
                 raise UsageError("body must be an object", "send {disclosure, draft_msg, approval_msg}")
             d = Disclosure.from_json(body.get("disclosure") or {})
             return approver.approve(d, _message(body.get("draft_msg")), _message(body.get("approval_msg")))
-        except RefusedError as exc:
-            return error(403, exc)
-        except ConflictError as exc:  # the approval names a digest of other content than is there now
-            return error(409, exc)
-        except UsageError as exc:
-            return error(400, exc)
-        except ValueError:
-            return error(400, UsageError("body is not JSON", "send {disclosure, draft_msg, approval_msg}"))
+        except ValueError as exc:
+            raise UsageError("body is not JSON", "send {disclosure, draft_msg, approval_msg}") from exc
 
     @app.get("/v1/records/{d_id}", response_model=None)
     def record(d_id: str) -> Any:
         found = approver.find(d_id)
         if found is None:
-            return error(404, NotFoundError(f"no approval record for {d_id}", "approve the draft first"))
+            raise NotFoundError(f"no approval record for {d_id}", "approve the draft first")
         return found
 
     return app

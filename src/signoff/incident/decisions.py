@@ -47,7 +47,9 @@ FINGERPRINTS_PER_SALT = 5
 
 
 class BudgetExhausted(RefusedError):
-    """The salt already fingerprinted its limit of distinct events."""
+    """The salt already fingerprinted its limit of distinct events (HTTP 429: too many, for this salt)."""
+
+    http_status = 429
 
 
 # -- chains -------------------------------------------------------------------------------------

@@ -22,27 +22,19 @@ from typing import Any
 import httpx
 import uvicorn
 from fastapi import FastAPI, Header, Request
-from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from signoff.incident.budget import FINGERPRINTS_PER_SALT, BudgetExhausted, SaltBudget
 from signoff.incident.fingerprint import fingerprint, salt_id
 from signoff.incident.fixture import Captured
 from signoff.incident.notary import IssuedSalt
-from signoff.kernel.errors import (
-    SignoffError,
-    UnavailableError,
-)
+from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.tls import tls_context
-from signoff.kernel.wire import error_of
+from signoff.kernel.wire import bearer_token, error_of
 from signoff.ledger import SqlLedger
+from signoff.rooms.http.errors import install_error_handlers
 
 __all__ = ["FINGERPRINTS_PER_SALT", "EvidenceClient", "EvidenceStore", "LoopbackServer", "make_app"]
-
-
-class _HttpError(Exception):
-    def __init__(self, status: int, message: str, fix: str) -> None:
-        self.status, self.message, self.fix = status, message, fix
 
 
 @dataclass
@@ -68,16 +60,13 @@ def make_app(store: EvidenceStore, token: str, current_salt: Callable[[], Issued
     """The evidence server of `store.org`. `current_salt` asks the notary for its current salt."""
     app = FastAPI(title=f"{store.org} evidence server", docs_url=None, redoc_url=None, openapi_url=None)
 
-    @app.exception_handler(_HttpError)
-    async def _err(_: Request, exc: _HttpError) -> JSONResponse:
-        return JSONResponse({"detail": exc.message, "fix": exc.fix}, status_code=exc.status)
+    install_error_handlers(app)
 
     def authorise(header: str | None) -> None:
-        if not header or not header.startswith("Bearer "):
-            raise _HttpError(401, "no bearer token", f"send {store.org}'s evidence token")
-        if not secrets.compare_digest(header[7:].encode(), token.encode()):
-            raise _HttpError(403, f"token refused: this is {store.org}'s evidence server",
-                             f"only {store.org} may ask this server")
+        given = bearer_token(header, f"send {store.org}'s evidence token")
+        if not secrets.compare_digest(given.encode(), token.encode()):
+            raise RefusedError(f"token refused: this is {store.org}'s evidence server",
+                               f"only {store.org} may ask this server")
 
     @app.get("/v1/summary")
     def summary(authorization: str | None = Header(default=None)) -> dict[str, Any]:
@@ -100,24 +89,22 @@ def make_app(store: EvidenceStore, token: str, current_salt: Callable[[], Issued
             incident, event_id = str(body["incident"]), str(body["event_id"])
             salt = bytes.fromhex(str(body["salt"]))
         except (ValueError, KeyError, TypeError) as exc:
-            raise _HttpError(400, "body must be {incident, salt (hex), event_id}",
-                             "send JSON with those fields") from exc
+            raise UsageError("body must be {incident, salt (hex), event_id}", "send JSON with those fields") from exc
         cur = current_salt()
         if cur is None or cur.incident != incident or not secrets.compare_digest(cur.salt, salt):
-            raise _HttpError(403, "salt refused: not the salt the notary issued for the current incident",
-                             "ask the notary for the current incident's salt")
+            raise RefusedError("salt refused: not the salt the notary issued for the current incident",
+                               "ask the notary for the current incident's salt")
         captured = store.captures.get(event_id)
         if captured is None:
-            raise _HttpError(404, f"no captured event {event_id}", "list events with GET /v1/events")
+            raise NotFoundError(f"no captured event {event_id}", "list events with GET /v1/events")
         # Spend before answering (a failure after this costs a slot, never grants one); the ledger
         # call blocks, so it runs off the event loop and requests really race on the database.
         try:
             await run_in_threadpool(store.budget.spend, salt_id(salt), event_id)
-        except BudgetExhausted as exc:
-            raise _HttpError(429, exc.message, exc.fix or "open a new incident for a fresh salt") from exc
+        except BudgetExhausted:
+            raise  # 429, its own status
         except SignoffError as exc:
-            raise _HttpError(503, f"fingerprint budget unavailable: {exc.message}",
-                             exc.fix or "retry later") from exc
+            raise UnavailableError(f"fingerprint budget unavailable: {exc.message}", exc.fix or "retry later") from exc
         fp = fingerprint(event_id, captured.raw, salt, incident)
         fp["org"] = store.org
         fp["status"] = captured.status

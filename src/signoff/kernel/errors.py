@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class SignoffError(Exception):
     """Base of every error signoff raises on purpose. Faces print `message` and `fix`, never a traceback."""
@@ -16,9 +18,20 @@ class SignoffError(Exception):
     def __str__(self) -> str:
         return self.message if not self.fix else f"{self.message} ({self.fix})"
 
+    def facts(self) -> dict[str, Any]:
+        """What a client may act on beyond the message (the airlock's families, for one): an HTTP
+        error body carries these beside `detail` and `fix`."""
+        return {}
+
 
 class UsageError(SignoffError):
     """The caller asked for something malformed: a bad argument, file or document."""
+
+
+class InvalidRequest(UsageError):
+    """A request's body or parameters do not fit what the endpoint takes (HTTP 422)."""
+
+    http_status = 422
 
 
 class NotFoundError(SignoffError):

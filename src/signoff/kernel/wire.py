@@ -1,6 +1,8 @@
-"""The one mapping between SignoffError and HTTP: status codes, and the `{detail, fix}` error body.
+"""The one mapping between SignoffError and HTTP: status codes, the `{detail, fix}` error body,
+and the one reading of an `Authorization: Bearer` header.
 
-Servers answer an error with `status_of(exc)` and `error_body(exc)`; clients turn any error
+Servers answer an error with `status_of(exc)` and `error_body(exc)` (every FastAPI app installs
+them once, with `signoff.rooms.http.errors.install_error_handlers`); clients turn any error
 response back into the matching SignoffError with `error_from`, so a refusal stays a refusal
 across the wire and its `fix` survives.
 """
@@ -8,6 +10,7 @@ across the wire and its `fix` survives.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Protocol
 
 from signoff.kernel.errors import (
@@ -15,6 +18,7 @@ from signoff.kernel.errors import (
     NotFoundError,
     RefusedError,
     SignoffError,
+    Unauthenticated,
     UnavailableError,
     UsageError,
 )
@@ -35,7 +39,25 @@ def status_of(exc: SignoffError) -> int:
 
 
 def error_body(exc: SignoffError) -> dict[str, Any]:
-    return {"detail": exc.message, "fix": exc.fix}
+    """`{detail, fix}`, and whatever else the error says a client may act on (`exc.facts()`)."""
+    return {**exc.facts(), "detail": exc.message, "fix": exc.fix}
+
+
+# RFC 7235: the scheme is case-insensitive; the credential is one run of visible ASCII (the grammar of
+# each kind of token is checked where that kind is known: `signoff.mcp.auth`, `rooms.tokens`).
+_BEARER = re.compile(r"bearer +([\x21-\x7e]+) *", re.IGNORECASE)
+BEARER_FIX = "send Authorization: Bearer <token>"
+
+
+def bearer_token(authorization: str | None, fix: str = BEARER_FIX) -> str:
+    """The token of an `Authorization: Bearer <token>` header. A missing header, another scheme or a
+    token with spaces or control characters in it is `Unauthenticated` (401): the caller is not known."""
+    if not authorization or not authorization.strip():
+        raise Unauthenticated("missing bearer token", fix)
+    found = _BEARER.fullmatch(authorization)
+    if found is None:
+        raise Unauthenticated("malformed Authorization header: not one bearer token", fix)
+    return found.group(1)
 
 
 class Response(Protocol):

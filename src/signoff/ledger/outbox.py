@@ -109,11 +109,19 @@ class Outbox:
 
     def ack(self, job: Job) -> bool:
         """Mark the job done. False when the lease was lost (someone else holds or finished it)."""
+        return self._ack(job.job_id, job.lease_id)
 
+    def ack_lease(self, topic: str, job_id: str, lease_id: str) -> bool:
+        """`ack` for a worker in another process, which holds only the job id and its lease id: a
+        job of `topic` only (a lease of another queue's job finishes nothing here)."""
+        return self._ack(job_id, lease_id, topic)
+
+    def _ack(self, job_id: str, lease_id: str, topic: str | None = None) -> bool:
         def run(conn: Connection) -> bool:
             res = conn.execute(
                 update(outbox)
-                .where(outbox.c.job_id == job.job_id, outbox.c.lease_id == job.lease_id, outbox.c.status == "pending")
+                .where(outbox.c.job_id == job_id, outbox.c.lease_id == lease_id, outbox.c.status == "pending",
+                       *([outbox.c.topic == topic] if topic is not None else []))
                 .values(status="done", done_at=self.ledger.clock.now(), lease_id=None, lease_expires_at=None)
             )
             return bool(res.rowcount == 1)

@@ -15,7 +15,6 @@ from fastapi.responses import RedirectResponse
 
 from signoff.desk import Desk, DeskCaller
 from signoff.desk.crew.status import crew_view
-from signoff.desk.local import LocalDesk
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
@@ -134,8 +133,8 @@ async def merge(request: Request, bug_id: str) -> Response:
     form = await checked_form(request)
     desk, owner = _owner(request)
     desk.merge(owner, bug_id, form.get("head", ""))  # the head the page showed, and no other
-    # The desk records a merge only from the forge's signed webhook: deliver the local forge's now.
-    LocalDesk(desk).deliver_webhooks()
+    # The desk records a merge only from the forge's signed webhook: take the local forge's now.
+    desk.deliver_forge_webhooks()
     return RedirectResponse(f"/bugs/{bug_id}", status_code=303)
 
 

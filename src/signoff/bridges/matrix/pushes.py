@@ -16,7 +16,8 @@ from typing import Any
 from aiohttp import web
 from mautrix.errors import MatrixConnectionError
 
-from signoff.kernel.errors import UnavailableError
+from signoff.kernel.errors import Unauthenticated, UnavailableError
+from signoff.kernel.wire import bearer_token
 
 MAX_TRANSACTION = 16 * 1024 * 1024  # Synapse sends up to 100 events of up to 64 KiB each
 log = logging.getLogger("signoff.bridge.matrix")
@@ -48,8 +49,11 @@ class Transactions:
         return app
 
     def _authorised(self, request: web.Request) -> bool:
-        header = request.headers.get("Authorization", "")
-        given = header[7:] if header.startswith("Bearer ") else request.query.get("access_token", "")
+        header = request.headers.get("Authorization")
+        try:
+            given = bearer_token(header) if header else request.query.get("access_token", "")
+        except Unauthenticated:
+            return False
         return hmac.compare_digest(given.encode(), self.hs_token.encode())
 
     async def _ping(self, request: web.Request) -> web.Response:

@@ -62,6 +62,7 @@ from signoff.rooms.client._context import read_room
 from signoff.rooms.client._missed import RECOVERED, context_messages, is_automated_notice, missed
 from signoff.rooms.client._transport import Transport
 from signoff.rooms.domain.receipts import Receipt, handoff_matches
+from signoff.rooms.protocol.wire import NotConnected
 
 RECEIVED = "rooms.agent.received"
 HANDLED = "rooms.agent.handled"
@@ -89,11 +90,6 @@ def ref_tag(key: str) -> str:
     return f"[ref {canonical_digest(key)[:10]}]"
 
 
-# Switch's answer to an operation on a connection that holds no room (after a core restart, the
-# connection is new): a 400, but it means "connect again", not "this request is wrong".
-NOT_CONNECTED = "not connected to a room"
-
-
 class Undecided(UnavailableError):
     """A handler cannot decide its event yet: what it waits on (another party's record, e.g. the
     receipt of a send still in flight) is not there. The loop leaves the event pending and hands it
@@ -104,10 +100,10 @@ class Undecided(UnavailableError):
 def is_transient(exc: BaseException) -> bool:
     """Whether a handler's failure may pass by itself: over the agent protocol a 409 means
     "reconnect" (and a ledger conflict "re-read"), 5xx and transport errors are UnavailableError,
-    and a timeout is one. A refusal (401/403) or a bad request (400) is permanent."""
-    if isinstance(exc, ConflictError | UnavailableError | TimeoutError):
-        return True
-    return isinstance(exc, UsageError) and NOT_CONNECTED in exc.message.lower()
+    and a timeout is one; so is Switch's NotConnected (a 400 for an operation on a connection that
+    holds no room, after a core restart: it means "connect again"). Any other refusal (401/403) or
+    bad request (400) is permanent."""
+    return isinstance(exc, ConflictError | UnavailableError | TimeoutError | NotConnected)
 
 
 def event_key(env: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
 from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.protocol.streams import Frame, StreamParams
+from signoff.rooms.protocol.wire import NotConnected
 
 CONNECTION_HEADER = "X-Switch-Connection-Id"
 
@@ -29,7 +30,15 @@ def connection_header(connection_id: str | None) -> dict[str, str]:
 def error_from_response(response: httpx.Response) -> SignoffError:
     fix = "check the api key and that the agent may do this" if response.status_code in (401, 403) else (
         "reopen the event stream, then retry" if response.status_code == 409 else None)
-    return error_of(response, f"{response.request.method} {response.request.url.path}", fix)
+    error = error_of(response, f"{response.request.method} {response.request.url.path}", fix)
+    if response.status_code == 400:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        detail = body.get("detail") if isinstance(body, dict) else None
+        return NotConnected.named_in(detail, error.fix) or error
+    return error
 
 
 class HttpTransport(Transport):

@@ -18,13 +18,20 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from signoff.kernel.clock import Clock
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, Unauthenticated, UsageError
+from signoff.kernel.errors import (
+    ConflictError,
+    InvalidRequest,
+    NotFoundError,
+    RefusedError,
+    SignoffError,
+    Unauthenticated,
+    UsageError,
+)
 from signoff.kernel.settings import Settings
-from signoff.kernel.wire import error_body, status_of
+from signoff.kernel.wire import bearer_token
 from signoff.ledger import SqlLedger
 from signoff.rooms.domain.model import Principal
 from signoff.rooms.domain.service import RoomService
@@ -49,6 +56,7 @@ from signoff.rooms.http.bodies import (
     UserBody,
     UserMessageBody,
 )
+from signoff.rooms.http.errors import install_error_handlers
 from signoff.rooms.http.guard import BodyGuard
 from signoff.rooms.protocol import wire as protocol
 from signoff.rooms.protocol.operations import call_operation, catalogue, find_operation
@@ -62,17 +70,11 @@ def get_service(request: Request) -> RoomService:
     return service
 
 
-def _bearer(authorization: str | None) -> str:
-    if not authorization or not authorization.lower().startswith("bearer "):
-        raise Unauthenticated("missing bearer token", "send Authorization: Bearer <token>")
-    return authorization[7:].strip()
-
-
 def current_principal(
     service: Annotated[RoomService, Depends(get_service)],
     authorization: Annotated[str | None, Header()] = None,
 ) -> Principal:
-    token = _bearer(authorization)
+    token = bearer_token(authorization)
     try:
         return service.authenticate(token)
     except RefusedError as exc:
@@ -108,7 +110,7 @@ agents = APIRouter()
 def register_agent(body: RegisterBody, service: Svc, authorization: Annotated[str | None, Header()] = None
                    ) -> dict[str, Any]:
     try:
-        owner = service.authenticate_registration(_bearer(authorization))
+        owner = service.authenticate_registration(bearer_token(authorization))
     except RefusedError as exc:
         raise Unauthenticated(exc.message, exc.fix) from exc
     agent, key = service.create_agent(owner, body.name, body.description, profile=body.integration_profile,
@@ -212,7 +214,7 @@ async def call_op(request: Request, agent_id: str, name: str, service: Svc,
 
 
 def _operation_call(service: RoomService, authorization: str | None, agent_id: str, name: str, raw: bytes,
-                    connection_id: str | None) -> dict[str, Any] | JSONResponse:
+                    connection_id: str | None) -> dict[str, Any]:
     """Authentication and the operation in one worker thread (a sync dependency would take a hop of
     its own), with one freshness check for both: they are the hot path of every post."""
     with service.store.one_freshness_check():
@@ -221,8 +223,7 @@ def _operation_call(service: RoomService, authorization: str | None, agent_id: s
         try:
             args = json.loads(raw) if raw.strip() else {}
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return JSONResponse({"detail": f"malformed JSON body: {exc}", "fix": "send a JSON object of arguments"},
-                                status_code=422)
+            raise InvalidRequest(f"malformed JSON body: {exc}", "send a JSON object of arguments") from exc
         return {"result": call_operation(service, agent, name, args, connection_id)}
 
 
@@ -469,15 +470,7 @@ def create_app(ledger: SqlLedger | None = None, settings: Settings | None = None
     app.state.settings = settings
     app.state.keepalive_seconds = keepalive_seconds
 
-    @app.exception_handler(SignoffError)
-    async def _signoff_error(_request: Request, exc: SignoffError) -> JSONResponse:
-        return JSONResponse(error_body(exc), status_code=status_of(exc))
-
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(f"{'/'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors())
-        return JSONResponse({"detail": f"invalid request: {problems}", "fix": "check the body and parameters"},
-                            status_code=422)
+    install_error_handlers(app)
 
     @app.get("/health")
     def health() -> dict[str, Any]:

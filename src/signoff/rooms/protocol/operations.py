@@ -15,6 +15,7 @@ from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.rooms.domain.model import Principal
 from signoff.rooms.domain.references import REFERENCE_TYPES
 from signoff.rooms.domain.service import RoomService
+from signoff.rooms.protocol.wire import NotConnected
 from signoff.rooms.storage.connections import Connection
 
 if TYPE_CHECKING:
@@ -30,8 +31,7 @@ class OpContext:
     def room_id(self) -> str:
         conn = self.connection
         if conn is None or not conn.rooms:
-            raise UsageError("Not connected to a room. Call connect_to_room first",
-                             "call connect_to_room(room_id) with the X-Switch-Connection-Id header")
+            raise NotConnected("call connect_to_room(room_id) with the X-Switch-Connection-Id header")
         if len(conn.rooms) > 1:
             raise UsageError("this connection covers several rooms; room-implicit operations need one",
                              "unsubscribe from the others or use a single-scope connection per room")
@@ -328,6 +328,5 @@ def call_operation(service: RoomService, agent: Principal, name: str, args: Any,
     if connection_id:
         conn = service.connections.get(agent.id, connection_id)
     elif operation.needs_connection:
-        raise UsageError("Not connected to a room. Call connect_to_room first",
-                         "send the header X-Switch-Connection-Id with your event stream's connection id")
+        raise NotConnected("send the header X-Switch-Connection-Id with your event stream's connection id")
     return operation.handler(OpContext(service, agent, conn), clean)

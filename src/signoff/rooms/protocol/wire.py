@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from signoff import __version__
+from signoff.kernel.errors import UsageError
 
 CONTRACT = "agent-protocol"
 SPEAKS = 1
@@ -13,6 +14,24 @@ ACCEPTS = 1
 SERVER_VERSION = f"signoff-rooms {__version__}"
 HEARTBEAT_INTERVAL_SECONDS = 2.0
 CONNECTION_HEADER = "X-Switch-Connection-Id"
+# What a Switch server answers (400) to a room-implicit operation without a connected room: its
+# answer carries no code, so a client over HTTP knows this refusal by these words, and by them only.
+NOT_CONNECTED = "Not connected to a room. Call connect_to_room first"
+
+
+class NotConnected(UsageError):
+    """An operation that needs a connected room came without one: the agent reconnects and retries
+    (the event stream may be reopening), unlike any other bad request."""
+
+    def __init__(self, fix: str) -> None:
+        super().__init__(NOT_CONNECTED, fix)
+
+    @classmethod
+    def named_in(cls, detail: object, fix: str | None) -> NotConnected | None:
+        """The refusal a server's 400 detail names, if it is this one."""
+        if isinstance(detail, str) and detail.startswith(NOT_CONNECTED):
+            return cls(fix or "connect to a room, then retry")
+        return None
 
 
 class ProtocolMismatch(Exception):

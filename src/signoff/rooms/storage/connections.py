@@ -30,6 +30,7 @@ from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, Us
 from signoff.kernel.ids import check_id
 from signoff.ledger import SqlLedger
 from signoff.ledger.engine import is_postgres
+from signoff.rooms.protocol.wire import NotConnected
 from signoff.rooms.storage.tables import rooms_connections as table
 
 HEARTBEAT_INTERVAL = 2.0
@@ -302,10 +303,7 @@ class ConnectionRegistry:
     def get(self, agent_id: str, connection_id: str | None) -> Connection:
         """The live connection `connection_id` of `agent_id` (409 when unknown or dead)."""
         if not connection_id:
-            raise UsageError(
-                "Not connected to a room. Call connect_to_room first",
-                "send the header X-Switch-Connection-Id with the id of your open event stream",
-            )
+            raise NotConnected("send the header X-Switch-Connection-Id with the id of your open event stream")
         with self._lock:
             known = connection_id in self._by_id
         if not known:
