@@ -4,20 +4,25 @@ scan_text, and the room tools within the agent's rights."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from signoff import git
+from signoff.gate.approvals import Approvals, run_sync
 from signoff.git.command import Identity
+from signoff.repair import HARNESS_QUESTION, harness_content
 from signoff.repair.fixture import FixtureRepo, build, examples_root
 from signoff.repair.harness import freeze
 from signoff.repair.verifier import harness_store
 from tests.mcp.conftest import Served, error_text, result, stdio_client
 from tests.support.cards import answer_as_shown
 from tests.support.requires import require_sandbox
+from tests.support.serve import signoff
 
 HARNESS = examples_root() / "coupon" / "harness"
 EXPECT = "test_coupon.py::test_coupon_applies_once"
@@ -109,6 +114,51 @@ def test_verify_fix_with_an_approved_harness_runs_the_verifier(served: Served, c
     assert good["verdict"] == "VERIFIED" and good["reasons"] == [] and good["harness_digest"] == digest
     assert good["approved_by"] == "Alice" and Path(good["evidence"]).is_file()
     assert bad["verdict"] == "REJECTED" and bad["reasons"]
+
+
+def _cli_verify_fix(served: Served, coupon: FixtureRepo, harness: str, approval: str,
+                    tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    agent = served.agent
+    return subprocess.run(
+        signoff("repair", "verify-fix", "--repo", str(coupon.path), "--harness", harness, "--approval", approval,
+                "--expect", EXPECT, "--base", "main", "--candidate", "genuine-fix", "--allow", "cart.py",
+                "--timeout", "60", "--json"),
+        env={**served.env(), "SIGNOFF_ROOMS_URL": served.url, "SIGNOFF_AGENT_ID": agent.agent_id,
+             "SIGNOFF_AGENT_KEY": agent.key, "SIGNOFF_REPAIR_ENV_CACHE": str(tmp_path / "envs")},
+        capture_output=True, text=True, timeout=600, check=False)
+
+
+def _shown(served: Served, digest: str) -> str:
+    return harness_content(served.settings(), digest)
+
+
+def test_the_cli_face_gets_the_same_refusal_as_the_tool(served: Served, coupon: FixtureRepo, tmp_path: Path) -> None:
+    """The rule lives in the repair service (`signoff.repair.verify_fix`), not in the MCP face: the CLI's
+    `signoff repair verify-fix`, acting as the same agent, refuses what the verify_fix tool refuses."""
+    digest = freeze(HARNESS, harness_store(served.settings())).digest
+    approvals = Approvals(served.agent.transport)
+    other = run_sync(approvals.request("ops", "Approve this note?", "something else entirely", ["alice"], 600))
+    approve(served, other["request_id"])
+    refused = _cli_verify_fix(served, coupon, digest, other["request_id"], tmp_path)
+    assert refused.returncode == 3, refused.stderr
+    assert f"error: harness {digest[:12]} is not approved" in refused.stderr and "other content" in refused.stderr
+    card = run_sync(approvals.request("ops", HARNESS_QUESTION, _shown(served, digest), ["alice"], 600))
+    waiting = _cli_verify_fix(served, coupon, digest, card["request_id"], tmp_path)
+    assert waiting.returncode == 3 and "waiting for a listed responder" in waiting.stderr
+
+
+@pytest.mark.slow
+def test_the_cli_face_runs_the_verifier_on_an_approved_harness(served: Served, coupon: FixtureRepo,
+                                                               tmp_path: Path) -> None:
+    require_sandbox()
+    digest = freeze(HARNESS, harness_store(served.settings())).digest
+    card = run_sync(Approvals(served.agent.transport).request("ops", HARNESS_QUESTION, _shown(served, digest),
+                                                              ["alice"], 600))
+    approve(served, card["request_id"])
+    ran = _cli_verify_fix(served, coupon, digest, card["request_id"], tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    out = json.loads(ran.stdout)
+    assert out["verdict"] == "VERIFIED" and out["approved_by"] == "Alice" and out["harness_digest"] == digest
 
 
 @pytest.fixture(scope="module")

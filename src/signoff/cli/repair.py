@@ -135,6 +135,47 @@ def verify_cmd(
     raise typer.Exit(result.exit_code)
 
 
+@app.command("verify-fix")
+def verify_fix_cmd(
+    repo: Annotated[Path, typer.Option("--repo", help="The git repository.")],
+    harness: Annotated[str, typer.Option("--harness", help="The frozen harness's digest (`signoff repair freeze`).")],
+    approval: Annotated[str, typer.Option("--approval", help="The approval card in which a person approved that "
+                                                              "harness (request_harness_approval's request id).")],
+    expect: Annotated[str, typer.Option("--expect", help="Test id that must fail on base and pass on the candidate.")],
+    base: Annotated[str, typer.Option("--base", help="The revision that shows the defect.")],
+    candidate: Annotated[str, typer.Option("--candidate", help="The revision that claims to fix it.")],
+    regression: Annotated[list[str] | None, typer.Option("--regression", help="Test id that must still pass.")] = None,
+    allow: Annotated[list[str] | None, typer.Option("--allow", help="Glob of paths the candidate may change.")] = None,
+    pythonpath: Annotated[list[str] | None, typer.Option("--pythonpath", help="Folder inside the checkout to "
+                                                                              "import from (e.g. src).")] = None,
+    runner: Annotated[str, typer.Option("--runner", help='pytest, node, or "CMD {tests} {junit}".')] = "pytest",
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds one execution may take.")] = 120.0,
+    url: Annotated[str | None, typer.Option("--url", help="The rooms server; default $SIGNOFF_ROOMS_URL.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """What the MCP tool verify_fix does, as the rooms agent of $SIGNOFF_AGENT_ID / $SIGNOFF_AGENT_KEY: judge
+    CANDIDATE only when a person approved the frozen harness, as shown, in the card APPROVAL."""
+    from signoff.gate import RoomsAgent
+    from signoff.gate.approvals import Approvals, run_sync
+    from signoff.repair import HarnessApproval, VerifyRequest, harness_content, verify_fix
+
+    current = settings()
+    agent = RoomsAgent.resolve(url)
+    decision = run_sync(Approvals(agent.transport).decision(approval, harness_content(current, harness)))
+    approved = HarnessApproval(approval, decision.approved, decision.content_digest, decision.responder,
+                               decision.reason)
+    result = verify_fix(current, VerifyRequest(
+        repo=repo, base=base, candidate=candidate, harness=None, expect=expect, regression=list(regression or []),
+        allow=list(allow or []), pythonpath=list(pythonpath or []), runner=runner, timeout=timeout,
+        frozen_digest=harness), approved)
+    if as_json:
+        print_json(result.as_json() | {"approval": approval, "approved_by": decision.responder_name})
+    else:
+        print_result(result)
+        console.print(f"  harness approved by {decision.responder_name} in {approval}", highlight=False)
+    raise typer.Exit(result.exit_code)
+
+
 @app.command("freeze")
 def freeze_cmd(
     harness: Annotated[Path, typer.Argument(help="Folder of approved tests, or one test file of --repo.")],
