@@ -10,6 +10,7 @@ from typing import Any
 from signoff import airlock
 from signoff.desk.base import DeskBase, bug_case, report_case, sha
 from signoff.desk.decisions import ENGINEERING, reproduce_job
+from signoff.desk.model import BugOpened, ReportAttached
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.ids import new_token, readable_id
 from signoff.ledger import Event, NewEvent, NewJob
@@ -80,9 +81,9 @@ class IntakeSteps(DeskBase):
         report_id = readable_id("RPT", number)
         token = new_token()
         bug_id, opener = self._cluster(report_id, component, title)
-        attached = {"report_id": report_id, "token_sha256": credential_digest(token), "dossier": clean,
-                    "rendered": dossier.render(), "redactions": dict(dossier.redactions),
-                    "raw_sha256": verdict.raw_sha256, "component": component, "title": title}
+        attached = ReportAttached(report_id=report_id, token_sha256=credential_digest(token), dossier=clean,
+                                  rendered=dossier.render(), redactions=dict(dossier.redactions),
+                                  raw_sha256=verdict.raw_sha256, component=component, title=title)
 
         def attach(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
             # Whoever reaches an unwritten bug first opens it, from the opener's decision, so the
@@ -90,13 +91,13 @@ class IntakeSteps(DeskBase):
             events: list[NewEvent] = []
             jobs: list[NewJob] = []
             if not history:
-                events.append(NewEvent("bug.opened", {"bug_id": bug_id, "component": opener["component"],
-                                                      "title": opener["title"]}))
+                events.append(BugOpened(bug_id=bug_id, component=opener["component"],
+                                        title=opener["title"]).new_event())
                 jobs = [NewJob(f"{bug_id}:triage", ENGINEERING, {"bug_id": bug_id, "step": "triage", "round": 1}),
                         reproduce_job(bug_id, 1)]
-            if any(e.type == "report.attached" and e.payload["report_id"] == report_id for e in history):
+            if any(e.type == ReportAttached.TYPE and e.payload["report_id"] == report_id for e in history):
                 return [], []
-            events.append(NewEvent("report.attached", attached))
+            events.append(attached.new_event())
             return events, jobs
 
         self.ledger.update(bug_case(bug_id), attach)
