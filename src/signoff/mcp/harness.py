@@ -7,10 +7,10 @@ counts for `verify_fix` only when the card binds exactly this text for exactly t
 
 from __future__ import annotations
 
-from signoff.gate.binding import MAX_CONTENT
 from signoff.kernel.settings import Settings
 from signoff.repair.harness import FrozenHarness, load, shown_files
 from signoff.repair.verifier import harness_store
+from signoff.rooms.bound import MAX_CONTENT
 
 QUESTION = "Approve this frozen repair harness as the definition of fixed?"
 
