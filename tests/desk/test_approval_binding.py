@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from signoff.desk.decisions import review_shown
+from signoff.desk.service import ApproveChange, MergeChange, execute
 from signoff.kernel.errors import ConflictError
 from signoff.kernel.shown import shown_digest
 from tests.desk.conftest import World
@@ -17,7 +18,7 @@ class TestDeskReviewApproval:
     def test_an_approval_records_what_the_review_showed(self, review: World) -> None:
         w = review
         change = w.bug().change
-        w.desk.approve(w.actor("alice"), w.bug_id, change["head"], "looks right")
+        execute(w.desk, w.actor("alice"), ApproveChange(w.bug_id, change["head"], "looks right"))
         recorded = w.bug().approvals[-1]["approval"]
         assert recorded["digest"] == shown_digest(review_shown(w.bug_id, change, change["head"]))
         assert (recorded["by"], recorded["via"], recorded["option"], recorded["meaning"]) == (
@@ -31,7 +32,7 @@ class TestDeskReviewApproval:
         head = w.bug().change["head"]
         named = {"other": head[:-1] + ("0" if head[-1] != "0" else "1"), "": ""}.get(shown, shown)
         with pytest.raises(ConflictError, match="review the current head"):
-            w.desk.approve(w.actor("alice"), w.bug_id, named)
+            execute(w.desk, w.actor("alice"), ApproveChange(w.bug_id, named))
         assert w.ledger.version(f"desk/bug/{w.bug_id}") == before and w.bug().approvals == []
 
     def test_a_merge_of_a_head_other_than_shown_merges_and_records_nothing(self, review: World) -> None:
@@ -40,6 +41,6 @@ class TestDeskReviewApproval:
         w.desk.approve(w.actor("alice"), w.bug_id, head)
         before = w.ledger.version(f"desk/bug/{w.bug_id}")
         with pytest.raises(ConflictError, match="nothing was merged"):
-            w.desk.merge(w.actor("alice"), w.bug_id, "0" * 40)
+            execute(w.desk, w.actor("alice"), MergeChange(w.bug_id, "0" * 40))
         assert w.ledger.version(f"desk/bug/{w.bug_id}") == before
         assert not w.desk.forge.change(w.bug().change["repo"], w.bug().change["number"]).get("merged")

@@ -21,6 +21,7 @@ from signoff.desk import credentials
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.crew_status import crew_view
 from signoff.desk.notify import Concierge
+from signoff.desk.service import AcceptDispute, ApproveChange, MergeChange, execute
 from signoff.desk.workflow import ENGINEERING, Desk, Quarantined, forge_for
 from signoff.kernel.errors import Unauthenticated
 from signoff.kernel.settings import Settings
@@ -261,14 +262,14 @@ def routers(settings: Settings) -> list[APIRouter]:
     @_http_errors
     def approve(bug_id: str, body: ApproveBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        return desk.approve(actor(desk, authorization), bug_id, body.head, body.note).summary()
+        return execute(desk, actor(desk, authorization), ApproveChange(bug_id, body.head, body.note)).summary()
 
     @router.post("/bugs/{bug_id}/merge")
     @_http_errors
     def merge(bug_id: str, body: MergeBody, request: Request, authorization: Auth = None) -> Any:
         # The head is required, as for approve: a merge names the head the person reviewed.
         desk = desk_of(request)
-        return {"merge_commit": desk.merge(actor(desk, authorization), bug_id, body.head)}
+        return {"merge_commit": execute(desk, actor(desk, authorization), MergeChange(bug_id, body.head))}
 
     @router.post("/bugs/{bug_id}/sync")
     @_http_errors
@@ -286,7 +287,7 @@ def routers(settings: Settings) -> list[APIRouter]:
     @_http_errors
     def accept_dispute(bug_id: str, index: int, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        return desk.accept_dispute(actor(desk, authorization), bug_id, index).summary()
+        return execute(desk, actor(desk, authorization), AcceptDispute(bug_id, index)).summary()
 
     @router.post("/deployments")
     @_http_errors
