@@ -17,6 +17,12 @@ STORED = {"bug.opened", "report.attached", "reproduction.failed", "reproduction.
           "human.resumed"}
 
 
+def test_a_new_event_is_stored_as_its_writer_gave_it() -> None:
+    made = ApprovalRecorded(login="bob", shared=False, head="b" * 40, codeowner=False, via="forge", note="",
+                            person="bob", review_id="7")
+    assert "identity" not in made.payload() and "approval" not in made.payload()  # not given: not stored
+
+
 def test_every_stored_bug_event_type_has_a_class_and_the_fold_handles_each() -> None:
     assert set(BUG.events) == STORED
     assert bug_fold.missing() == []

@@ -17,7 +17,7 @@ import pytest
 from signoff.desk.model import BUG, Bug, fold
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.ledger.aggregate import read_event
+from signoff.ledger.aggregate import case_type_of, case_types, read_event
 
 OLD = Path(__file__).parents[1] / "data" / "old-ledgers" / "desk.db"
 EXPECTED = json.loads((Path(__file__).parent / "data" / "old-bugs-491180a.json").read_text())
@@ -47,3 +47,17 @@ def test_every_old_bug_event_reads_through_its_class_and_folds_as_before(old_led
             types.add(ev.type)
         assert _state(fold(BUG.key_of(case_id), events)) == EXPECTED[BUG.key_of(case_id)]
     assert len(types) >= 12  # the demo wrote most kinds: opened, attached, reproduced, confirmed, merged, ...
+
+
+def test_every_old_event_of_the_desks_typed_cases_reads_through_its_class(old_ledger: SqlLedger) -> None:
+    desk = [ct for ct in case_types() if ct.name.startswith("desk.")]
+    read = 0
+    for ev in old_ledger.stream():
+        ct = case_type_of(ev.case_id)
+        if ct in desk:
+            body = read_event(ev)
+            assert body.CASE is ct and body.payload() == ev.payload  # as written, nothing added or lost
+            read += 1
+    assert {ct.name for ct in desk} >= {"desk.bug", "desk.report", "desk.notes", "desk.smoke", "desk.deploy",
+                                         "desk.intake", "desk.quarantine", "desk.clusters"}
+    assert read >= 35  # 22 bug events and 13 of the other typed cases in the demo

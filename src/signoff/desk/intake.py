@@ -10,7 +10,15 @@ from typing import Any
 from signoff import airlock
 from signoff.desk.base import DeskBase, bug_case, report_case, sha
 from signoff.desk.decisions import ENGINEERING, reproduce_job
-from signoff.desk.model import BugOpened, ReportAttached
+from signoff.desk.model import (
+    QUARANTINE,
+    BugOpened,
+    IntakeCounted,
+    ReportAttached,
+    ReportClustered,
+    ReportFiled,
+    ReportQuarantined,
+)
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.ids import new_token, readable_id
 from signoff.ledger import Event, NewEvent, NewJob
@@ -50,7 +58,7 @@ class IntakeSteps(DeskBase):
             if len(recent) >= self.config.reports_per_hour:
                 raise RefusedError(f"too many reports from this client ({len(recent)} in the last hour)",
                                    "wait an hour, or add to your existing report's tracking page")
-            return [NewEvent("intake.counted", {"at": now})], []
+            return [IntakeCounted(at=now).new_event()], []
 
         self.ledger.update(case, count)
 
@@ -69,9 +77,9 @@ class IntakeSteps(DeskBase):
         self._rate_limit(client)
         verdict = airlock.scan_fields({k: v for k, v in fields.items() if v.strip()})
         if verdict.quarantined:
-            self.ledger.append("desk/quarantine", None, [NewEvent("report.quarantined", {
-                "families": list(verdict.families), "raw_sha256": verdict.raw_sha256,
-                "client_sha256": sha(client)})])
+            self.ledger.append(QUARANTINE.prefix, None, [ReportQuarantined(
+                families=list(verdict.families), raw_sha256=verdict.raw_sha256,
+                client_sha256=sha(client)).new_event()])
             raise Quarantined(verdict.families, verdict.message)
         assert verdict.dossier is not None
         dossier = verdict.dossier
@@ -101,7 +109,7 @@ class IntakeSteps(DeskBase):
             return events, jobs
 
         self.ledger.update(bug_case(bug_id), attach)
-        self.ledger.append(report_case(report_id), 0, [NewEvent("report.filed", {"bug_id": bug_id})])
+        self.ledger.append(report_case(report_id), 0, [ReportFiled(bug_id=bug_id).new_event()])
         return Intake(report_id, bug_id, token, f"/track/{report_id}")  # the tracking page (signoff.web)
 
     def _cluster(self, report_id: str, component: str, title: str) -> tuple[str, dict[str, Any]]:
@@ -137,7 +145,7 @@ class IntakeSteps(DeskBase):
                 bug_id = readable_id(self.config.prefix, last + 1)
                 entry |= {"bug_id": bug_id, "opened": True}
                 decided.update(bug_id=bug_id, opener=entry)
-            return [NewEvent("report.clustered", entry)], []
+            return [ReportClustered(**entry).new_event()], []
 
         self.ledger.update(CLUSTERS, decide, attempts=200)
         return decided["bug_id"], decided["opener"]

@@ -26,13 +26,21 @@ Payload = dict[str, Any]
 
 # -- events -------------------------------------------------------------------------------------------
 
-class BugOpened(EventBody, type="bug.opened", case=BUG):
+class DeskEvent(EventBody):
+    """A desk event is stored as its writer gave it: an optional field the writer left out stays out
+    (as the desk wrote events before they were classes), so new and old events have one shape."""
+
+    def payload(self) -> Payload:
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class BugOpened(DeskEvent, type="bug.opened", case=BUG):
     bug_id: str
     component: str
     title: str
 
 
-class ReportAttached(EventBody, type="report.attached", case=BUG):
+class ReportAttached(DeskEvent, type="report.attached", case=BUG):
     """A report joined the bug: its airlock dossier and the digest of its reporter's capability."""
 
     report_id: str
@@ -45,7 +53,7 @@ class ReportAttached(EventBody, type="report.attached", case=BUG):
     title: str
 
 
-class ReproductionFailed(EventBody, type="reproduction.failed", case=BUG):
+class ReproductionFailed(DeskEvent, type="reproduction.failed", case=BUG):
     round: int
     reason: str
     measured: str
@@ -56,7 +64,7 @@ class ReproductionFailed(EventBody, type="reproduction.failed", case=BUG):
     agent: Payload
 
 
-class ReproductionRecorded(EventBody, type="reproduction.recorded", case=BUG):
+class ReproductionRecorded(DeskEvent, type="reproduction.recorded", case=BUG):
     round: int
     test_path: str
     test_source: str
@@ -69,7 +77,7 @@ class ReproductionRecorded(EventBody, type="reproduction.recorded", case=BUG):
     agent: Payload
 
 
-class Answer(EventBody):
+class Answer(DeskEvent):
     """A reporter's answer; a "no" carries its reason as the airlock rendered it."""
 
     report_id: str
@@ -103,12 +111,12 @@ class AnswerUnentitled(Answer, type="answer.unentitled", case=BUG):
     raw_sha256: str | None = None
 
 
-class DisputeAccepted(EventBody, type="dispute.accepted", case=BUG):
+class DisputeAccepted(DeskEvent, type="dispute.accepted", case=BUG):
     index: int
     by: str
 
 
-class FixFailed(EventBody, type="fix.failed", case=BUG):
+class FixFailed(DeskEvent, type="fix.failed", case=BUG):
     round: int
     attempt: int
     reason: str
@@ -117,7 +125,7 @@ class FixFailed(EventBody, type="fix.failed", case=BUG):
     agent: Payload
 
 
-class FixVerified(EventBody, type="fix.verified", case=BUG):
+class FixVerified(DeskEvent, type="fix.verified", case=BUG):
     round: int
     attempt: int
     commit: str
@@ -127,7 +135,7 @@ class FixVerified(EventBody, type="fix.verified", case=BUG):
     agent: Payload
 
 
-class ChangeOpened(EventBody, type="change.opened", case=BUG):
+class ChangeOpened(DeskEvent, type="change.opened", case=BUG):
     round: int
     repo: str
     number: int
@@ -138,12 +146,12 @@ class ChangeOpened(EventBody, type="change.opened", case=BUG):
     draft: bool
 
 
-class ChangePushed(EventBody, type="change.pushed", case=BUG):
+class ChangePushed(DeskEvent, type="change.pushed", case=BUG):
     head: str
     by: str | None
 
 
-class ApprovalRecorded(EventBody, type="approval.recorded", case=BUG):
+class ApprovalRecorded(DeskEvent, type="approval.recorded", case=BUG):
     """A review approval of the exact head. `approval` is the content-bound record (what the review
     showed, its digest, who, when, through which face, what the option meant); events written before
     it was kept have none. `identity` was written before approvals named people (`person`)."""
@@ -160,19 +168,19 @@ class ApprovalRecorded(EventBody, type="approval.recorded", case=BUG):
     approval: Approval | None = None
 
 
-class ApprovalWithdrawn(EventBody, type="approval.withdrawn", case=BUG):
+class ApprovalWithdrawn(DeskEvent, type="approval.withdrawn", case=BUG):
     review_id: str
     by: str | None
 
 
-class MergeRefused(EventBody, type="merge.refused", case=BUG):
+class MergeRefused(DeskEvent, type="merge.refused", case=BUG):
     reason: str
     head: str
     merged_by: Payload
     merge_commit: str
 
 
-class MergeRecorded(EventBody, type="merge.recorded", case=BUG):
+class MergeRecorded(DeskEvent, type="merge.recorded", case=BUG):
     merge_commit: str
     head: str
     tier: int
@@ -181,7 +189,7 @@ class MergeRecorded(EventBody, type="merge.recorded", case=BUG):
     approvals: list[Payload]
 
 
-class ReleaseRecorded(EventBody, type="release.recorded", case=BUG):
+class ReleaseRecorded(DeskEvent, type="release.recorded", case=BUG):
     """A recorded deployment containing the merge (`signoff.desk.release`), as the recorder made it."""
 
     commit: str
@@ -195,7 +203,7 @@ class ReleaseRecorded(EventBody, type="release.recorded", case=BUG):
     reconciled: str | None = None  # the deployment was recorded before the merge it contains
 
 
-class HistoryRewritten(EventBody, type="history.rewritten", case=BUG):
+class HistoryRewritten(DeskEvent, type="history.rewritten", case=BUG):
     what: str
     old: str
     new: str
@@ -203,9 +211,102 @@ class HistoryRewritten(EventBody, type="history.rewritten", case=BUG):
     note: str
 
 
-class HumanResumed(EventBody, type="human.resumed", case=BUG):
+class HumanResumed(DeskEvent, type="human.resumed", case=BUG):
     state: str
     by: str
+
+
+# -- the desk's other records (cases without a state of their own; read where they are shown) ----------
+
+REPORT = case_type("desk.report", "desk/report/")  # a filed report: the bug it joined
+NOTES = case_type("desk.notes", "desk/notes/")  # a bug's advisory notes (never read to decide)
+SMOKE = case_type("desk.smoke", "desk/smoke/")  # the crew smoke's checks of a bug's live release
+DEPLOY = case_type("desk.deploy", "desk/deploy/")  # the recorder's deployments of a repository
+INTAKE = case_type("desk.intake", "desk/intake/")  # reports counted per client, for the rate limit
+QUARANTINE = case_type("desk.quarantine", "desk/quarantine")  # one case: reports the airlock held
+CLUSTER_INDEX = case_type("desk.clusters", "desk/clusters")  # one case: every accepted report's bug, in order
+
+
+class ReportFiled(DeskEvent, type="report.filed", case=REPORT):
+    bug_id: str
+
+
+class Note(DeskEvent):
+    """An agent's advisory note, through the airlock: its text, or (quarantined) only the families found."""
+
+    kind: str
+    quarantined: bool
+    raw_sha256: str
+    agent: Payload
+    evidence_kind: str
+    round: int | None
+    note: str | None = None
+    families: list[str] | None = None
+
+
+class TriageNote(Note, type="note.triage", case=NOTES):
+    pass
+
+
+class ReviewNote(Note, type="note.review", case=NOTES):
+    pass
+
+
+class SmokeChecked(DeskEvent, type="smoke.checked", case=SMOKE):
+    """What the smoke measured (`acceptance_check`): the fields it reported, and whose check it was."""
+
+    round: int
+    deployment_id: int | None
+    evidence_kind: str
+    by: str
+    ok: bool | None = None
+    why: str | None = None
+    urls: list[str] | None = None
+    service: str | None = None
+    commit: str | None = None
+    assets: Payload | None = None
+    checked_at: float | None = None
+    seconds: float | None = None
+
+
+class DeploymentRecorded(DeskEvent, type="deployment.recorded", case=DEPLOY):
+    deployment_id: int
+    commit: str
+    environment: str
+    url: str
+    health: Payload
+    recorded_by: str
+    evidence_kind: str
+    evidence: str | None
+
+
+class DeploymentRejected(DeskEvent, type="deployment.rejected", case=DEPLOY):
+    commit: str
+    environment: str
+    url: str
+    reason: str
+    by: str
+
+
+class IntakeCounted(DeskEvent, type="intake.counted", case=INTAKE):
+    at: float
+
+
+class ReportQuarantined(DeskEvent, type="report.quarantined", case=QUARANTINE):
+    families: list[str]
+    raw_sha256: str
+    client_sha256: str
+
+
+class ReportClustered(DeskEvent, type="report.clustered", case=CLUSTER_INDEX):
+    report_id: str
+    component: str
+    title: str
+    bug_id: str
+    opened: bool
+
+
+NOTE_KINDS: dict[str, type[Note]] = {"triage": TriageNote, "review": ReviewNote}
 
 
 def raw(ev: EventBody) -> Payload:
