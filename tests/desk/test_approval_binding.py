@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from signoff.desk.decisions import review_shown
+from signoff.desk.approvals import review_shown
 from signoff.desk.service import ApproveChange, MergeChange, execute
 from signoff.kernel.errors import ConflictError
 from signoff.kernel.shown import shown_digest

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from signoff.desk import records
 from signoff.desk.model import BUG, Bug, fold
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
@@ -51,6 +52,7 @@ def test_every_old_bug_event_reads_through_its_class_and_folds_as_before(old_led
 
 def test_every_old_event_of_the_desks_typed_cases_reads_through_its_class(old_ledger: SqlLedger) -> None:
     desk = [ct for ct in case_types() if ct.name.startswith("desk.")]
+    assert records.REPORT in desk
     read = 0
     for ev in old_ledger.stream():
         ct = case_type_of(ev.case_id)

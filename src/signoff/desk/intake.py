@@ -10,15 +10,8 @@ from typing import Any
 from signoff import airlock
 from signoff.desk.base import DeskBase, bug_case, report_case, sha
 from signoff.desk.decisions import ENGINEERING, reproduce_job
-from signoff.desk.model import (
-    QUARANTINE,
-    BugOpened,
-    IntakeCounted,
-    ReportAttached,
-    ReportClustered,
-    ReportFiled,
-    ReportQuarantined,
-)
+from signoff.desk.model import BugOpened, ReportAttached
+from signoff.desk.records import QUARANTINE, IntakeCounted, ReportClustered, ReportFiled, ReportQuarantined
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.ids import new_token, readable_id
 from signoff.ledger import Event, NewEvent, NewJob

@@ -19,7 +19,8 @@ from urllib.parse import urlparse
 from signoff.desk import decisions
 from signoff.desk.base import DeskBase, smoke_case
 from signoff.desk.credentials import DeskCaller, require
-from signoff.desk.model import Bug, DeploymentRecorded, DeploymentRejected, SmokeChecked
+from signoff.desk.model import Bug
+from signoff.desk.records import DeploymentRecorded, DeploymentRejected, SmokeChecked
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import ConflictError, RefusedError
 

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from signoff.desk import codeowners, decisions
+from signoff.desk.approvals import SHIP, review_approval
 from signoff.desk.credentials import Credentials, DeskCaller, require
 from signoff.desk.model import Bug
 from signoff.desk.release import ReleaseSteps
@@ -85,8 +86,8 @@ class ReviewSteps(ReleaseSteps):
                                 "reload the bug and review the new head")
         # The person merges the review they were shown: the same content-bound check as an approval
         # (the forge's signed webhook records the merge itself).
-        decisions.review_approval(bug, bug.change["head"] if head is None else head, actor.name,
-                                  utc_iso(self.clock.now()), "desk", decisions.SHIP.id)
+        review_approval(bug, bug.change["head"] if head is None else head, actor.name,
+                                  utc_iso(self.clock.now()), "desk", SHIP.id)
         why = self.merge_check(bug, bug.change["head"], actor.name, "User")
         if why:
             raise RefusedError(f"merge refused: {why}", "get the approvals the change needs first")

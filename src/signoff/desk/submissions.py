@@ -11,7 +11,8 @@ from signoff import airlock, git
 from signoff.desk import decisions, measure
 from signoff.desk.base import DeskBase, sha
 from signoff.desk.credentials import DeskCaller, require
-from signoff.desk.model import NOTE_KINDS, Bug
+from signoff.desk.model import Bug
+from signoff.desk.records import NOTE_KINDS
 from signoff.kernel import pathglob
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 
