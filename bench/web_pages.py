@@ -58,8 +58,8 @@ from signoff.kernel.ids import readable_id
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
 from signoff.rooms import OPEN, RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.rooms_pages import HISTORY
 
 PASSWORD = "a bench passphrase, long enough"

@@ -26,13 +26,16 @@ LAYERS = {
     "web": 4,
     "bridges": 4,
     "mcp": 4,
+    "demo": 4,
 }
 ROOT = Path(signoff.__file__).parent
 # Imports across one layer are allowed only where a workflow is declared to build on another:
 # the desk reuses repair's sandboxed execution and assertion-failure rules (issue: Desk). The CLI is
 # the one entry point of every face: it starts the MCP face (`signoff mcp`) and registers
-# `signoff bridge` (issue: Matrix bridge); both stay importable without the CLI.
-ACROSS = {("desk", "repair"), ("cli", "mcp"), ("cli", "bridges")}
+# `signoff bridge` (issue: Matrix bridge); both stay importable without the CLI. The demos are CLI
+# commands (`signoff demo`, `signoff serve --demo`, `signoff incident run`) built on the CLI's console
+# and settings, and the CLI loads them (issue 35: demo and fixture code out of product packages).
+ACROSS = {("desk", "repair"), ("cli", "mcp"), ("cli", "bridges"), ("cli", "demo"), ("demo", "cli")}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -125,9 +128,9 @@ def test_no_module_takes_another_modules_private_names() -> None:
 
 def test_the_private_name_check_sees_imports_and_module_attributes() -> None:
     source = ("from signoff.desk import forge\nimport signoff.ledger.store as store\n"
-              "from signoff.rooms.service import _loads, RoomService\n"
+              "from signoff.rooms.domain.service import _loads, RoomService\n"
               "forge._git('status')\nstore._with_retry\nforge.push\nRoomService._cached\n")
     assert sorted(_private_uses(source, "signoff.cli.x")) == [
-        "forge._git (signoff.desk.forge), line 4", "from signoff.rooms.service import _loads",
+        "forge._git (signoff.desk.forge), line 4", "from signoff.rooms.domain.service import _loads",
         "store._with_retry (signoff.ledger.store), line 5"]
     assert _private_uses("from signoff.cli.x import _own\n", "signoff.cli.x") == []

@@ -12,7 +12,7 @@ import signal
 import sys
 from types import FrameType
 
-from signoff.desk.deploy import serve_commit
+from signoff.demo.shoplite_deploy import serve_commit
 
 
 def main() -> int:

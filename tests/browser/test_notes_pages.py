@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from signoff.cli.demo_notes import BASELINE, build_history
+from signoff.demo.notes import BASELINE, build_history
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.notes.decisions import decide, decisions, shown_of, state_of
+from signoff.notes.decisions import shown_of
 from signoff.notes.run import start_run
 from tests.browser.conftest import Site, axe_violations, make_site, overflow, tab_to
+from tests.notes.deciding import decide, decisions, state_of
 from tests.support.requires import require_binary
 
 
@@ -37,7 +38,7 @@ class Review:
 @pytest.fixture(scope="module")
 def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
     require_binary("git", "apt-get install -y git")
-    site = make_site(tmp_path_factory, '[web]\nnotes_deciders = ["alice"]\n')
+    site = make_site(tmp_path_factory, '[notes]\ndeciders = ["alice"]\n')
     site.add_user("alice", "Alice")
     site.add_user("bob", "Bob")
     settings = Settings.load(home=str(site.home), env={})

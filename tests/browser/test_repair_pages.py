@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 from signoff.agents import register_script
+from signoff.demo.repair_room import RepairRoom, coupon_contract, open_repair_room
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.repair import read_case
+from signoff.repair import RepairService, read_case
 from signoff.repair.fixture import build, examples_root
-from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
 from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow, tab_to
 from tests.repair.tamper_corpus import RUNTEST_NOOP
 from tests.support.requires import require_sandbox
@@ -103,7 +103,7 @@ def _csrf(client: httpx.Client, path: str) -> str:
 @pytest.mark.slow
 def test_attacks_on_the_case_actions_are_refused_and_change_nothing(workspace: Workspace) -> None:
     w, r, case_id = workspace, workspace.attacked, workspace.attacked_case
-    digest = read_case(w.ledger, case_id).harness_digest
+    digest = RepairService.contract_shown(read_case(w.ledger, case_id))  # the contract as the page presents it
     operator, op_csrf = w.site.signed_in(r.operator.name)
     bystander, by_csrf = w.site.signed_in(r.bystander.name)
     outsider, out_csrf = w.site.signed_in("outsider")
@@ -111,24 +111,24 @@ def test_attacks_on_the_case_actions_are_refused_and_change_nothing(workspace: W
     try:
         # Without a token, with a made-up one, with another browser's: 403.
         for token in ("", "forged", by_csrf):
-            resp = operator.post(f"/repair/{case_id}/approve", data={"csrf": token, "harness_digest": digest})
+            resp = operator.post(f"/repair/{case_id}/approve", data={"csrf": token, "shown": digest})
             assert resp.status_code == 403 and "CSRF" in resp.text
         # A member of the room who is not the linked operator: refused by the workflow's own rule.
         for verb in ("approve", "accept", "reject"):
-            resp = bystander.post(f"/repair/{case_id}/{verb}", data={"csrf": by_csrf, "harness_digest": digest})
+            resp = bystander.post(f"/repair/{case_id}/{verb}", data={"csrf": by_csrf, "shown": digest})
             assert resp.status_code == 403 and f"only the linked operator can {verb}" in resp.text
         # Someone outside the case room sees neither the case nor its page, and cannot act.
         assert case_id not in outsider.get("/repair").text
         resp = outsider.get(f"/repair/{case_id}")
         assert resp.status_code == 403 and "not in the room" in resp.text and REPORT not in resp.text
-        resp = outsider.post(f"/repair/{case_id}/approve", data={"csrf": out_csrf, "harness_digest": digest})
+        resp = outsider.post(f"/repair/{case_id}/approve", data={"csrf": out_csrf, "shown": digest})
         assert resp.status_code == 403
         assert outsider.get(f"/repair/{case_id}/live").status_code == 403  # nor follow it live
         # The report's markup is text on the page, never markup.
         shown = operator.get(f"/repair/{case_id}").text
         assert "&lt;img src=x" in shown and "&lt;script&gt;" in shown and MARKUP not in shown
         # The operator approving another digest than the one presented: 409.
-        resp = operator.post(f"/repair/{case_id}/approve", data={"csrf": op_csrf, "harness_digest": "0" * 64})
+        resp = operator.post(f"/repair/{case_id}/approve", data={"csrf": op_csrf, "shown": "0" * 64})
         assert resp.status_code == 409 and "reload the case" in resp.text
         # Accepting a case that is not awaiting review: 409 with the workflow's reason.
         resp = operator.post(f"/repair/{case_id}/accept", data={"csrf": op_csrf})

@@ -36,8 +36,8 @@ from signoff.kernel.clock import SystemClock
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpTransport, Operator, SignoffOperator, operator_for
+from signoff.rooms.http.app import create_app
 from tests.conformance.recorder import Recorder
 from tests.rooms.conftest import Server
 

@@ -241,10 +241,11 @@ def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) ->
     the reviewer agent stands in for a bridged person, as a Switch core without a bridge has no
     people), a command from anyone else is refused, and every command is answered once."""
     from signoff.kernel.settings import Settings
-    from signoff.notes.decisions import bound, decisions, state_of
+    from signoff.notes.decisions import bound
     from signoff.notes.room import poll_room_client
     from signoff.notes.run import start_run
     from signoff.rooms.client import Identities
+    from tests.notes.deciding import decisions, notes_of, state_of
     from tests.notes.gitrepo import rich_history
     from tests.support.requires import require_binary
 
@@ -262,12 +263,12 @@ def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) ->
             named = bound("approve all", state_of(ledger, tmp_path / "run"))  # as the page or CLI shows it
             approve = await p.reviewer.send_targeted_message(named, [p.fixer_name])
             unknown = await p.reviewer.send_targeted_message("I think approve S2", [p.fixer_name])
-            out = await poll_room_client(tmp_path / "run", ledger, p.fixer, p.fixer_name, p.room_id, ["alice"],
-                                         identities)
+            out = await poll_room_client(notes_of(ledger), tmp_path / "run", p.fixer, p.fixer_name, p.room_id,
+                                         ["alice"], identities)
             commands = [(o.message_id, o.applied) for o in out if o.sender == decider.sender]
             assert commands == [(approve.message_id, True), (unknown.message_id, False)]
-            assert await poll_room_client(tmp_path / "run", ledger, p.fixer, p.fixer_name, p.room_id, ["alice"],
-                                          identities) == []
+            assert await poll_room_client(notes_of(ledger), tmp_path / "run", p.fixer, p.fixer_name, p.room_id,
+                                          ["alice"], identities) == []
             assert [d["ref"]["message_id"] for d in decisions(ledger, tmp_path / "run")] == [approve.message_id]
 
     try:

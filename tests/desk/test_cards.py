@@ -9,7 +9,7 @@ from signoff.desk.notify import Concierge, RoomLink, card_id
 from signoff.desk.workflow import NOTIFY
 from signoff.ledger import Job, Outbox
 from signoff.rooms import RoomService
-from signoff.rooms.approvals import answer_note
+from signoff.rooms.domain.approvals import answer_note
 from tests.desk.conftest import World
 from tests.support.cards import answer_in
 

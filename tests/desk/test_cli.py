@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
-from signoff.desk.deploy import serve_commit
+from signoff.demo.shoplite_deploy import serve_commit
 from tests.desk.conftest import World
 
 

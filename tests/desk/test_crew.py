@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from signoff.desk import bug_rooms, crew_commands
+from signoff.desk import bug_rooms
 from signoff.desk.crew import ENGINEERING_ROLES, ROLES, Crew, agent_name, drift, key_role, recorded, setup
-from signoff.desk.crew_status import crew_status, crew_view
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew.status import crew_status, crew_view
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import SqlLedger
@@ -368,9 +369,9 @@ def test_cli_crew_shows_an_answer_the_concierge_ignored(home: Path, capsys: pyte
     shows it as such (it crashed with KeyError: 'command', while --json worked)."""
     from signoff.cli.context import settings
     from signoff.cli.main import main
-    from signoff.desk.crew_questions import LoopQuestions
+    from signoff.desk.crew.questions import LoopQuestions
     from signoff.desk.workflow import open_desk
-    from signoff.rooms.decisions import Message
+    from signoff.rooms.domain.decisions import Message
 
     assert main(["desk", "init", "--json"]) == 0
     assert main(["rooms", "user", "add", "alice"]) == 0

@@ -15,9 +15,9 @@ from signoff.desk.routes import routers as desk_routers
 from signoff.kernel.errors import UsageError
 from signoff.kernel.tls import tls_context
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpTransport, HttpUserTransport, RoomsClient, RoomsConfig, RoomsUserClient
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers as web_routers
 from tests.desk.conftest import World
 from tests.rooms.conftest import Server

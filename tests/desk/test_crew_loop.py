@@ -12,14 +12,17 @@ from typing import Any
 
 import pytest
 
-from signoff.desk import bug_rooms, crew_agents, crew_commands, crew_serve
+from signoff.demo.shoplite_deploy import serve_commit
+from signoff.desk import bug_rooms
 from signoff.desk.crew import Crew, agent_name, key_role, link_reporter, reporter_links, setup
-from signoff.desk.deploy import serve_commit
+from signoff.desk.crew import agents as crew_agents
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew import serve as crew_serve
 from signoff.kernel.errors import NotFoundError, RefusedError
 from signoff.ledger import Outbox
 from signoff.rooms import RoomService
-from signoff.rooms.approvals import answer_note
 from signoff.rooms.client import InProcessTransport, RoomsConfig
+from signoff.rooms.domain.approvals import answer_note
 from tests.desk.conftest import COUPON, World
 from tests.support.cards import answer_in
 

@@ -19,11 +19,11 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.desk import crew_commands
+from signoff.demo.shoplite_deploy import serve_commit
 from signoff.desk.config import DeskConfig
 from signoff.desk.crew import Crew, key_role, setup
-from signoff.desk.crew_agents import IGNORED
-from signoff.desk.deploy import serve_commit
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew.agents import IGNORED
 from signoff.desk.local import LocalDesk, init_local
 from signoff.desk.workflow import Desk as DeskWorkflow
 from signoff.desk.workflow import forge_for

@@ -8,10 +8,12 @@ import asyncio
 import json
 from typing import Any
 
-from signoff.desk import crew_agents, crew_commands, crew_serve
 from signoff.desk.crew import agent_name, reporter_links
-from signoff.desk.crew_concierge import ConciergeMember
-from signoff.desk.crew_questions import ASKED, question_case
+from signoff.desk.crew import agents as crew_agents
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew import serve as crew_serve
+from signoff.desk.crew.concierge import ConciergeMember
+from signoff.desk.crew.questions import ASKED, question_case
 from tests.desk.conftest import World
 from tests.desk.test_crew_loop import Crewed, _crew_on, _until, _with_crew
 

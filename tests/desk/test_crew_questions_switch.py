@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from signoff.desk.crew_commands import strip_mentions
-from signoff.desk.crew_questions import admit, heard
+from signoff.desk.crew.commands import strip_mentions
+from signoff.desk.crew.questions import admit, heard
 from signoff.kernel.errors import RefusedError
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 
 DATA = Path(__file__).parent / "data" / "switch-0.19-reporter-question.json"
 

@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
-from signoff.desk import crew_agents, crew_commands, crew_serve
 from signoff.desk.crew import agent_name, key_role
+from signoff.desk.crew import agents as crew_agents
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew import serve as crew_serve
 from signoff.kernel.errors import ConflictError, RefusedError, UnavailableError
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
 from signoff.rooms.client import (
     AgentStore,
     HttpTransport,
@@ -31,6 +32,7 @@ from signoff.rooms.client import (
     agent_case,
     ref_tag,
 )
+from signoff.rooms.http.app import create_app
 from tests.desk.conftest import COUPON
 from tests.desk.test_crew_loop import Crewed, _until, crewed  # noqa: F401  (crewed is a fixture)
 from tests.rooms.conftest import Server

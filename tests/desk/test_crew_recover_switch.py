@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from signoff.desk.crew_agents import recovered_message
+from signoff.desk.crew.agents import recovered_message
 from signoff.rooms.client._context import entries
-from signoff.rooms.receipts import Receipt, handoff_matches
+from signoff.rooms.domain.receipts import Receipt, handoff_matches
 
 DATA = Path(__file__).parent / "data" / "switch-0.19-recovered-handoff.json"
 

@@ -22,10 +22,10 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.desk import crew_commands
 from signoff.desk.config import DeskConfig
 from signoff.desk.crew import Crew, key_role, recorded
-from signoff.desk.crew_agents import IGNORED
+from signoff.desk.crew import commands as crew_commands
+from signoff.desk.crew.agents import IGNORED
 from signoff.desk.local import init_local
 from signoff.desk.routes import routers as desk_routers
 from signoff.desk.workflow import Desk as DeskWorkflow
@@ -35,10 +35,10 @@ from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.approvals import answer_note
 from signoff.rooms.client import HttpSyncTransport, HttpUserTransport, RoomsUserClient, SignoffOperator
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.approvals import answer_note
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers as web_routers
 from tests.conftest import wait_for
 from tests.desk.conftest import COUPON

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from signoff.desk.crew import agent_name, policies
-from signoff.desk.crew_remote import bind_by_joins
+from signoff.desk.crew.remote import bind_by_joins
 from signoff.kernel.errors import UsageError
 
 BASE = "http://switch.test"

@@ -23,9 +23,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi.testclient import TestClient
 
+from signoff.demo.shoplite_deploy import serve_commit
 from signoff.desk import webhooks
 from signoff.desk.config import DeskConfig
-from signoff.desk.deploy import serve_commit
 from signoff.desk.github_forge import GitHubForge
 from signoff.desk.workflow import Desk, forge_for
 from signoff.github import AppAuth, GitHubClient
@@ -536,7 +536,7 @@ def test_githubs_deployment_status_webhook_goes_through_the_same_checks(in_revie
 
 def test_http_sync_and_history_answer_with_the_error_shape(in_review: GitHubWorld) -> None:
     from signoff.desk.routes import routers
-    from signoff.rooms.app import create_app
+    from signoff.rooms.http.app import create_app
 
     g = in_review
     app = create_app(g.w.ledger, g.w.settings, routers=routers(g.w.settings))

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from signoff.desk import webhooks
 from signoff.desk.routes import routers
-from signoff.rooms.app import create_app
+from signoff.rooms.http.app import create_app
 from tests.desk.conftest import COUPON, World
 
 
@@ -162,7 +162,7 @@ def test_unknown_credentials_are_401(world: World, path: str) -> None:
 
 
 def test_reporters_verify_the_release_over_http(review: World) -> None:
-    from signoff.desk.deploy import serve_commit
+    from signoff.demo.shoplite_deploy import serve_commit
 
     w = review
     http = _client(w)

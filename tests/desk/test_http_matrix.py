@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from signoff.desk.routes import routers
-from signoff.rooms.app import create_app
+from signoff.rooms.http.app import create_app
 from tests.desk.conftest import COUPON, World
 
 HEAD = "0" * 40

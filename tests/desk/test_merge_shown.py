@@ -11,8 +11,8 @@ import pytest
 
 from signoff.cli.main import main
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
 from tests.desk.conftest import World
 from tests.rooms.conftest import Server

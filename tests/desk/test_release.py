@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from signoff.desk.deploy import serve_commit
+from signoff.demo.shoplite_deploy import serve_commit
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import Outbox
 from tests.desk.conftest import World

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from signoff.desk.deploy import serve_commit
+from signoff.demo.shoplite_deploy import serve_commit
 from signoff.desk.engineering import EngineeringService
 from signoff.desk.notify import Concierge
 from signoff.desk.workflow import ENGINEERING, NOTIFY

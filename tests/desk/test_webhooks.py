@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from signoff.demo.shoplite_deploy import serve_commit
 from signoff.desk import webhooks
-from signoff.desk.deploy import serve_commit
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 from tests.desk.conftest import World
 

@@ -1,4 +1,4 @@
-"""The gate reads a card's decision through the one content-bound approval (signoff.rooms.bound on
+"""The gate reads a card's decision through the one content-bound approval (signoff.rooms.domain.bound on
 signoff.ledger.approval), from the attacker's side: a "yes" on a card that showed other content
 than the call's, or on a card whose title shows other content than its digest names, approves
 nothing and makes no approval record; a "yes" on exactly the call's content is recorded as one."""
@@ -13,7 +13,7 @@ from signoff.gate.record import record_decision
 from signoff.kernel.settings import Settings
 from signoff.kernel.shown import shown_digest
 from signoff.ledger import SqlLedger
-from signoff.rooms.bound import card_title, content_digest, labelled, new_request_id, read_decision
+from signoff.rooms.domain.bound import card_title, content_digest, labelled, new_request_id, read_decision
 
 QUESTION = "Run deploy with these arguments?"
 CALL = call_content("deploy", {"service": "api", "version": "1.2"})

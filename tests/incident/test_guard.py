@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pygments.token import Name, Number, String, is_token_subtype
 
+from signoff.demo.incident_walkthrough import approver_for
 from signoff.incident.corpus import VARIANTS, code_corpus, prose_corpus, protected_lines
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.fixture import code_files, language_of
 from signoff.incident.guard import Guard, GuardConfig, Post
 from signoff.incident.notary import Notary
 from signoff.incident.shapes import lexer
-from signoff.incident.walkthrough import approver_for
 from signoff.incident.workspace import APPROVERS, SHARED_ROOM, Workspace, private_room
 from signoff.kernel.errors import RefusedError
 
@@ -197,3 +197,23 @@ def test_any_renaming_of_an_own_line_is_blocked(guards: dict[str, Guard], data: 
     renamed = "".join(out).strip()
     verdict = guards[org].check_text(renamed)
     assert not verdict.allowed and "code_line" in verdict.rules, renamed
+
+
+def test_the_guards_decision_is_pure_given_the_approvals_and_the_current_incident(guards: dict[str, Guard]) -> None:
+    """`Guard.decide` reads nothing: the same post is passed or blocked by the approval records and
+    the current incident it is given, and its log entry holds rules and counts, never the text."""
+    from signoff.incident.model import RecordChain
+
+    guard = guards["payco"]
+    d = draft("payco", 1, "INC-0001", {"rows": [{"path": "data.customer.name", "delta": 8}]}, "Finding 1.")
+    post = Post(SHARED_ROOM, published_text(d, "priya"), d)
+    record = {"seq": 1, "prev": "0" * 64, "keyid": "k", "sig": "s",
+              "body": {"d_id": d.d_id, "incident": d.incident, "approver": "priya",
+                       "evidence_sha256": d.evidence_sha256, "text_sha256": d.text_sha256}}
+    approved = RecordChain("payco/approvals", [record])
+    verdict, entry = guard.decide(post, approved, "INC-0001")
+    assert verdict.allowed and entry["d_id"] == d.d_id and "time" not in entry
+    assert d.prose not in json.dumps(entry)
+    assert guard.decide(post, None, "INC-0001")[0].rules == ("disclosure_unapproved",)
+    assert guard.decide(post, RecordChain("payco/approvals"), "INC-0001")[0].rules == ("disclosure_unapproved",)
+    assert guard.decide(post, approved, "INC-0002")[0].rules == ("disclosure_stale",)

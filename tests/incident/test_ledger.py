@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from signoff.demo.incident_walkthrough import approver_for, disclose
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.notary import Notary
-from signoff.incident.walkthrough import approver_for, disclose
 from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room, verify_ledger
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.ledger import SqlLedger
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 from signoff.trust import KeyStore
 from tests.incident import tamper
 

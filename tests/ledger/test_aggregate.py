@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.ledger import NewEvent, NewJob, SqlLedger
+from signoff.ledger import Ledger, MemoryLedger, NewEvent, NewJob, SqlLedger
 from signoff.ledger.aggregate import (
     NOTHING,
     Cases,
@@ -150,8 +150,9 @@ def test_a_fold_dispatches_on_the_class_and_names_what_it_does_not_cover() -> No
         fold._ignored.discard(Closed)
 
 
-def test_decisions_run_against_a_ledger_append_atomically_and_retry_on_conflict(tmp_path: Path) -> None:
-    ledger = SqlLedger.from_url(f"sqlite:///{tmp_path / 'l.db'}")
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_decisions_run_against_a_ledger_append_atomically_and_retry_on_conflict(tmp_path: Path, kind: str) -> None:
+    ledger: Ledger = MemoryLedger() if kind == "memory" else SqlLedger.from_url(f"sqlite:///{tmp_path / 'l.db'}")
     tallies = Cases(ledger, fold, Tally)
     tallies.execute("t1", lambda t: Decision.of(Opened(title="pears")))
     races = []

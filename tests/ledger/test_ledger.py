@@ -1,8 +1,11 @@
+"""What the SQL ledger does beyond the contract every ledger keeps (tests/ledger/test_contract.py):
+the outbox and its worker, and the hashes the PostgreSQL server computes."""
+
 from __future__ import annotations
 
 import pytest
 
-from signoff.kernel import ConflictError, FixedClock, UsageError
+from signoff.kernel import FixedClock
 from signoff.kernel.canonical import canonical_text
 from signoff.ledger import NewEvent, NewJob, Outbox, SqlLedger, backoff, verify_chain
 from signoff.ledger.store import event_hash, hash_parts, stamp_part
@@ -10,54 +13,6 @@ from signoff.ledger.store import event_hash, hash_parts, stamp_part
 # Strings JSON escapes in every way RFC 8785 knows: quotes, backslashes, control characters,
 # non-ASCII (written as is) and a character beyond the Basic Multilingual Plane.
 AWKWARD = ['plain', 'quote " and \\ backslash', 'tab\tnew\nline\x01\x1f\x7f', 'caf\u00e9 \u2028 \U0001f600', '']
-
-
-def test_optimistic_concurrency_is_per_case(db_url: str) -> None:
-    ledger = SqlLedger.from_url(db_url)
-    ledger.append("a", 0, [NewEvent("x")])
-    ledger.append("b", 0, [NewEvent("x")])  # another case at its own version: no conflict
-    with pytest.raises(ConflictError, match="case a is at version 1, not 0"):
-        ledger.append("a", 0, [NewEvent("y")])
-    assert [e.type for e in ledger.read("a")] == ["x"]
-    ledger.append("a", 1, [NewEvent("y"), NewEvent("z")])
-    assert ledger.version("a") == 3
-
-
-def test_idempotency_key_applies_once(db_url: str) -> None:
-    ledger = SqlLedger.from_url(db_url)
-    first = ledger.append("a", 0, [NewEvent("x")], jobs=[NewJob("j", "t")], idempotency_key="cmd-1")
-    again = ledger.append("a", 0, [NewEvent("x")], jobs=[NewJob("j", "t")], idempotency_key="cmd-1")
-    assert again.replayed and again.version == first.version == 1
-    assert len(ledger.read("a")) == 1
-    assert len(Outbox(ledger).jobs()) == 1
-
-
-def test_jobs_are_written_with_their_events_or_not_at_all(db_url: str) -> None:
-    ledger = SqlLedger.from_url(db_url)
-    ledger.append("a", 0, [NewEvent("x")])
-    with pytest.raises(ConflictError):
-        ledger.append("a", 0, [NewEvent("y")], jobs=[NewJob("lost?", "t")])
-    assert Outbox(ledger).jobs() == []
-
-
-def test_bad_input_changes_nothing(db_url: str) -> None:
-    ledger = SqlLedger.from_url(db_url)
-    with pytest.raises(UsageError):
-        ledger.append("", 0, [NewEvent("x")])
-    with pytest.raises(UsageError):
-        ledger.append("a", 0, [])
-    with pytest.raises(UsageError):
-        ledger.append("a", 0, [NewEvent("x", {"bad": float("nan")})])
-    assert ledger.count_events() == 0 and ledger.case_ids() == []
-
-
-def test_counters_and_stream(db_url: str) -> None:
-    ledger = SqlLedger.from_url(db_url)
-    assert [ledger.next_number("bug") for _ in range(3)] == [1, 2, 3]
-    for i in range(5):
-        ledger.append(f"c{i % 2}", None, [NewEvent("e", {"i": i})])
-    assert [e.payload["i"] for e in ledger.stream(batch=2)] == [0, 1, 2, 3, 4]
-    assert [e.payload["i"] for e in ledger.stream(after_seq=3)] == [3, 4]
 
 
 def test_outbox_lease_backoff_and_dead(db_url: str) -> None:
@@ -113,14 +68,6 @@ def test_worker_delivers_by_topic_and_records_failures(sqlite_url: str) -> None:
                       "other": ("pending", None)}
 
 
-def test_update_that_decides_nothing_writes_nothing(db_url: str) -> None:
-    ledger = SqlLedger.from_url(db_url)
-    ledger.append("a", 0, [NewEvent("x")])
-    result = ledger.update("a", lambda history: ([], []))
-    assert result.version == 1 and result.seqs == ()
-    assert ledger.count_events() == 1
-
-
 def test_outbox_payload_by_job_id(sqlite_url: str) -> None:
     ledger = SqlLedger.from_url(sqlite_url)
     ledger.enqueue([NewJob("j", "t", {"to": "alice"})])
@@ -163,13 +110,3 @@ def test_stored_hashes_are_the_ones_the_chain_walk_recomputes(db_url: str) -> No
     assert sorted(j.job_id for j in Outbox(ledger).jobs()) == sorted(f"job {t}" for t in AWKWARD)
 
 
-def test_jobs_without_events_leave_the_case_where_it_is(db_url: str) -> None:
-    ledger = SqlLedger.from_url(db_url)
-    ledger.append("a", 0, [NewEvent("x")])
-    result = ledger.append("a", 1, [], jobs=[NewJob("j1", "t"), NewJob("j1", "t", {"second": True})],
-                           idempotency_key="only-jobs")
-    assert (result.version, result.seqs, result.replayed) == (1, (), False)
-    assert ledger.append("a", 1, [], jobs=[NewJob("j2", "t")], idempotency_key="only-jobs").replayed
-    assert ledger.append("new", None, [], jobs=[NewJob("j3", "t")]).version == 0
-    assert [(j.job_id, Outbox(ledger).payload(j.job_id)) for j in Outbox(ledger).jobs()] == [("j1", {}), ("j3", {})]
-    assert ledger.version("a") == 1 and ledger.case_ids() == ["a"] and ledger.count_events() == 1

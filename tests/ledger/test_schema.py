@@ -1,4 +1,4 @@
-"""The tables the code queries (ledger/schema.py, rooms/tables.py, agents/tables.py) and the tables
+"""The tables the code queries (ledger/schema.py, rooms/storage/tables.py, agents/tables.py) and the tables
 the migrations create are written twice; this proves they agree: an empty Alembic autogenerate
 diff, on SQLite and on PostgreSQL, with column types and server defaults compared too."""
 
@@ -14,7 +14,7 @@ from sqlalchemy import inspect
 from signoff.agents.tables import agent_calls
 from signoff.ledger import SqlLedger
 from signoff.ledger.schema import metadata
-from signoff.rooms import tables as rooms_tables
+from signoff.rooms.storage import tables as rooms_tables
 
 # These tests are about the migration path itself: fresh databases here are empty, not template copies.
 pytestmark = pytest.mark.real_migrations

@@ -12,7 +12,7 @@ import pytest
 from signoff.gate import RoomsAgent
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.tls import tls_context
-from signoff.rooms.bound import bound_content, card_title, content_digest
+from signoff.rooms.domain.bound import bound_content, card_title, content_digest
 from tests.mcp.conftest import Served, error_text, http_client, result, stdio_client
 from tests.support.cards import answer_as_shown
 

@@ -19,8 +19,8 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.mcp.local import AGENT, ROOM, local_agent
 from signoff.rooms import RoomService
-from signoff.rooms.bound import content_digest
-from signoff.rooms.tables import rooms_agents
+from signoff.rooms.domain.bound import content_digest
+from signoff.rooms.storage.tables import rooms_agents
 from tests.mcp.conftest import result
 from tests.support.cards import answer_in
 

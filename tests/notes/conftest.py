@@ -23,3 +23,13 @@ def built(history: Repo, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
     take_snapshot(history.path, None, folder / "snapshot.json")
     build_facts(folder / "snapshot.json", folder / "facts.json")
     return folder / "snapshot.json", folder / "facts.json"
+
+
+@pytest.fixture
+def notes_home(home: Path) -> Path:
+    """An isolated home (the working directory) whose signoff.toml names the tests' deciders."""
+    from tests.notes.deciding import DECIDERS
+
+    (home.parent / "signoff.toml").write_text("[notes]\ndeciders = [" + ", ".join(f'"{d}"' for d in DECIDERS)
+                                              + "]\n")
+    return home

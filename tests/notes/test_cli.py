@@ -46,7 +46,7 @@ def test_step_by_step_commands(home: Path, history: Repo, capsys: pytest.Capture
     assert code == 1 and "NUMBER_UNSUPPORTED '7'" in out
 
 
-def test_run_review_decide_render_grade(home: Path, history: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_review_decide_render_grade(notes_home: Path, history: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "notes", "run", "--repo", str(history.path), "--out", "r", "--script", "demo",
                          "--json")
     assert code == 0, err
@@ -130,7 +130,7 @@ def test_demo_notes(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert chain["count"] > 0 and chain["last_checkpoint"] == chain["count"] and chain["unsigned_tail"] == 0
 
 
-def test_a_cli_decision_is_bound_to_the_text_it_names_or_prints(home: Path, history: Repo,
+def test_a_cli_decision_is_bound_to_the_text_it_names_or_prints(notes_home: Path, history: Repo,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """Alice reads `status` and types the digest it showed; Bob edits S2 first: her approval of S2 is
     refused (exit 4) and nothing is recorded. Without a digest, the CLI prints the text it decides on."""

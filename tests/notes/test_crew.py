@@ -14,12 +14,13 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.notes.crew import EDITOR, ROLES, SCOUT, WRITER, Crew, NotesAgent, handoffs
-from signoff.notes.decisions import bound, state_of
+from signoff.notes.decisions import bound
 from signoff.notes.room import poll_room
 from signoff.notes.run import load_review
 from signoff.rooms import RoomService
 from signoff.rooms.client import AgentLoop, Identities, InProcessTransport
 from tests.notes.crew_world import CrewWorld, make_crew
+from tests.notes.deciding import notes_of, state_of
 from tests.notes.gitrepo import Repo
 
 
@@ -108,10 +109,10 @@ def test_the_crew_hands_work_over_by_receipt_and_refuses_copies(crew: tuple[Crew
     listener = world.agents["notes"][0]
     approve_all = bound("approve all", state_of(service.ledger, folder))
     service.post_message(world.alice, room, approve_all, target_names=["notes"])
-    outcomes = poll_room(folder, service, listener, room, ["alice"], people)
+    outcomes = poll_room(notes_of(service.ledger), folder, service, listener, room, ["alice"], people)
     ship = bound("ship", state_of(service.ledger, folder))
     service.post_message(world.alice, room, ship, target_names=["notes"])
-    outcomes += poll_room(folder, service, listener, room, ["alice"], people)
+    outcomes += poll_room(notes_of(service.ledger), folder, service, listener, room, ["alice"], people)
     assert [(o.command, o.applied) for o in outcomes] == [(approve_all, True), (ship, True)]
     assert state_of(service.ledger, folder).shipped
 

@@ -13,19 +13,16 @@ import pytest
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.notes.decisions import (
-    decide,
-    decisions,
-    export_decisions,
-    exported_state,
-    read_decisions,
-    replay,
-    state_of,
-    text_digest,
-)
+from signoff.notes.checks import exported_state, read_decisions
+from signoff.notes.model import DECISION, Decided, replay, text_digest
 from signoff.notes.render import render
 from signoff.notes.run import start_run
+from tests.notes.deciding import decide, decisions, notes_of, state_of
 from tests.notes.gitrepo import Repo
+
+
+def export_decisions(ledger: SqlLedger, run: Path) -> Path:
+    return notes_of(ledger).export(run)
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +188,7 @@ def test_the_ledger_is_the_record_and_the_file_an_export(ledger: SqlLedger, run:
     assert not (run / "decisions.jsonl").exists()  # deciding writes no file
     recorded = decisions(ledger, run)
     assert [d["seq"] for d in recorded] == [1, 2]
-    assert read_decisions(export_decisions(ledger, run).parent) == recorded
+    assert [d.payload() for d in read_decisions(export_decisions(ledger, run).parent)] == recorded
     (run / "decisions.jsonl").unlink()
     assert _status(ledger, run)["S2"] == "rejected"  # nothing is lost with the export
     # A copy of the run folder is the same run: its decisions are the same case's.
@@ -208,7 +205,9 @@ def test_replay_is_pure_and_ordered() -> None:
         {"action": "approve", "target": "S2", "digests": {"S2": text_digest("b")}},  # stale: for old text
         {"action": "reject", "target": "S1"},
     ]
-    state = replay(sentences, log)
+    state = replay(sentences, [Decided.model_validate({"schema": DECISION, "seq": n, "at": "2026-12-06T08:00:00Z",
+                                                       "by": "alice", "source": "cli", **d})
+                               for n, d in enumerate(log, 1)])
     assert (state.get("S1").status, state.get("S2").status, state.get("S2").text) == ("rejected", "pending", "c")
 
 

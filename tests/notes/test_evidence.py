@@ -11,10 +11,10 @@ import pytest
 from signoff.kernel.errors import IntegrityError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.notes.decisions import decide
-from signoff.notes.evidence import check, publish
+from signoff.notes.evidence import check
 from signoff.notes.run import start_run
 from signoff.trust import KeyStore, verify_file
+from tests.notes.deciding import decide, notes_of
 from tests.notes.gitrepo import Repo
 
 
@@ -34,7 +34,7 @@ def shipped(history: Repo, tmp_path: Path) -> tuple[Path, Settings]:
 def _publish(run: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
     ledger = SqlLedger.open(settings)
     try:
-        return publish(ledger, run, settings, commit_url)
+        return notes_of(ledger).publish(run, settings, commit_url)
     finally:
         ledger.close()
 
@@ -69,7 +69,7 @@ def test_predicate_check_replays_the_run(shipped: tuple[Path, Settings]) -> None
     # A decision slipped into the exported log after signing changes what ships (subject digests aside).
     with (run / "decisions.jsonl").open("a") as fh:
         fh.write(json.dumps({"schema": "signoff/decision@1", "seq": 99, "action": "reject", "target": "S1",
-                             "by": "mallory"}) + "\n")
+                             "by": "mallory", "at": "2026-12-06T08:00:00Z", "source": "cli"}) + "\n")
     with pytest.raises(IntegrityError, match="differ from the signed ones"):
         check(st, run)
     forged = json.loads(json.dumps(st))

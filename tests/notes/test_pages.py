@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,12 +17,12 @@ import pytest
 
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.notes.decisions import decisions, state_of
 from signoff.notes.run import start_run
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
+from tests.notes.deciding import decisions, state_of
 from tests.notes.gitrepo import Repo
 from tests.rooms.conftest import Server
 from tests.support.web import password_client
@@ -66,8 +67,15 @@ class World:
 
 @pytest.fixture
 def world(history: Repo, tmp_path: Path) -> Iterator[World]:
+    # `[web] notes_deciders` is the former name of `[notes] deciders`, still read.
+    with _world(history, tmp_path, '[web]\nnotes_deciders = ["alice", "bob"]\n') as w:
+        yield w
+
+
+@contextmanager
+def _world(history: Repo, tmp_path: Path, config_text: str) -> Iterator[World]:
     config = tmp_path / "signoff.toml"
-    config.write_text('[web]\nnotes_deciders = ["alice", "bob"]\n')
+    config.write_text(config_text)
     settings = Settings.load(home=tmp_path / ".signoff", env={"SIGNOFF_CONFIG": str(config)}, cwd=tmp_path)
     run = settings.home / "notes" / "release"
     start_run(history.path, "v0.1.0..v0.2.0", run, settings)
@@ -143,3 +151,32 @@ def test_a_form_that_names_no_shown_text_is_refused(world: World) -> None:
     other = {**w.alice.form("approve", "S1"), "shown": w.bob.form("approve", "S2")["shown"]}
     assert w.alice.client.post(URL, data=other, follow_redirects=False).status_code == 409
     assert w.recorded() == []
+
+
+def test_who_may_decide_is_one_rule_for_the_pages_and_the_cli(history: Repo, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`[notes] deciders` is configured once and the notes service holds every face to it: Bob,
+    signed in but not named, is refused in the pages and on the command line alike; Alice decides."""
+    with _world(history, tmp_path, '[notes]\ndeciders = ["alice"]\n') as w:
+        _bob_is_refused_on_both_faces_and_alice_decides(w, tmp_path, monkeypatch, capsys)
+
+
+def _bob_is_refused_on_both_faces_and_alice_decides(w: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff.cli.main import main
+
+    # Bob's page shows no forms; he sends one anyway, with the digest of the text as it is.
+    forged = {**w.alice.form("approve", "S1"), "csrf": w.bob.csrf}
+    refused = w.bob.client.post(URL, data=forged, follow_redirects=False)
+    assert refused.status_code == 403 and "bob may not decide on release notes" in refused.text
+    monkeypatch.setenv("SIGNOFF_CONFIG", str(tmp_path / "signoff.toml"))
+    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path / ".signoff"))
+    capsys.readouterr()
+    assert main(["notes", "decide", "release", "approve S1", "--by", "bob"]) == 3
+    err = capsys.readouterr().err
+    assert "bob may not decide on release notes" in err and "[notes] deciders" in err
+    assert w.recorded() == []
+    assert main(["notes", "decide", "release", "approve S1", "--by", "alice"]) == 0
+    assert w.alice.client.post(URL, data=w.alice.form("reject", "S2"), follow_redirects=False).status_code == 303
+    assert w.recorded() == [("approve", "S1", "alice"), ("reject", "S2", "alice")]

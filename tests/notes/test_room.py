@@ -14,10 +14,11 @@ import pytest
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
-from signoff.notes.decisions import bound, decisions, state_of
-from signoff.notes.room import cursor_case, poll_room
+from signoff.notes.decisions import bound
+from signoff.notes.room import RoomOutcome, cursor_case, poll_room
 from signoff.notes.run import start_run
 from signoff.rooms import OPEN, Principal, Room, RoomService
+from tests.notes.deciding import decisions, notes_of, state_of
 from tests.notes.gitrepo import Repo
 
 
@@ -26,6 +27,10 @@ def rooms(sqlite_url: str) -> Iterator[RoomService]:
     ledger = SqlLedger.from_url(sqlite_url, FixedClock(1_800_000_000.0))
     yield RoomService(ledger)
     ledger.close()
+
+
+def _poll(run: Path, rooms: RoomService, *rest: Any) -> list[RoomOutcome]:
+    return poll_room(notes_of(rooms.ledger), run, rooms, *rest)
 
 
 def named(ledger: SqlLedger, run: Path, command: str) -> str:
@@ -63,7 +68,7 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
     rooms.post_message(bob, room.id, "I think @notes approve S2")
     edit = named(rooms.ledger, run, "edit S1 This release brings 99 commits.")
     say(alice, edit)
-    out = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
+    out = _poll(run, rooms, notes, room.id, ["alice", "bob"])
     assert [(o.command, o.applied) for o in out] == [
         ("approve all", False), (approve_all, True), ("ship", False), ("approve S1", False),
         ("I think @notes approve S2", False), (edit, True)]
@@ -73,7 +78,7 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
     assert "agents cannot" in out[3].detail
     assert "right after the mention" in out[4].detail
     say(alice, named(rooms.ledger, run, "ship"))
-    (out,) = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
+    (out,) = _poll(run, rooms, notes, room.id, ["alice", "bob"])
     assert not out.applied and "S1: not approved since its edit; NUMBER_UNSUPPORTED '99'" in out.detail
 
     recorded = decisions(rooms.ledger, run)
@@ -81,20 +86,20 @@ def test_room_decisions(rooms: RoomService, template: Path, tmp_path: Path) -> N
     assert all(d["source"] == "room" and d["ref"]["room_id"] == room.id and d["by"] == "alice"
                and d["ref"]["sender"] == alice.sender for d in recorded)
 
-    assert poll_room(run, rooms, notes, room.id, ["alice", "bob"]) == []  # cursor kept in the run
+    assert _poll(run, rooms, notes, room.id, ["alice", "bob"]) == []  # cursor kept in the run
     reject = named(rooms.ledger, run, "reject S1")
     say(bob, reject)
-    assert [o.applied for o in poll_room(run, rooms, notes, room.id, ["alice", "bob"])] == [True]
+    assert [o.applied for o in _poll(run, rooms, notes, room.id, ["alice", "bob"])] == [True]
     ship = named(rooms.ledger, run, "ship")
     say(bob, ship)
-    out = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
+    out = _poll(run, rooms, notes, room.id, ["alice", "bob"])
     assert [(o.command, o.applied, o.detail) for o in out] == [(ship, True, "shipped")]
     assert state_of(rooms.ledger, run).shipped
 
     # A redelivery (cursor reset to the start) applies nothing twice.
     rooms.ledger.append(cursor_case(run), None, [NewEvent("notes.room_cursor", {
         "room_id": room.id, "agent": notes.id, "cursor": 0})])
-    poll_room(run, rooms, notes, room.id, ["alice", "bob"])
+    _poll(run, rooms, notes, room.id, ["alice", "bob"])
     assert len(decisions(rooms.ledger, run)) == 4
 
     replies = [m["body"] for m in rooms.read_messages(alice, room.id, limit=1000) if m["sender"] == notes.sender]
@@ -117,11 +122,11 @@ def test_room_cursor_belongs_to_one_room(rooms: RoomService, template: Path, tmp
     from signoff.kernel.errors import UsageError
 
     run, _, notes, (one, two) = _alice_and_notes(rooms, template, tmp_path, "one", "two")
-    poll_room(run, rooms, notes, one.id, ["alice"])
+    _poll(run, rooms, notes, one.id, ["alice"])
     with pytest.raises(UsageError, match="another room"):
-        poll_room(run, rooms, notes, two.id, ["alice"])
+        _poll(run, rooms, notes, two.id, ["alice"])
     with pytest.raises(UsageError, match="no deciders"):
-        poll_room(run, rooms, notes, one.id, [])
+        _poll(run, rooms, notes, one.id, [])
 
 
 class _Crash(BaseException):
@@ -142,14 +147,14 @@ def test_a_poll_that_dies_before_saving_its_cursor_applies_nothing_twice(
 
     monkeypatch.setattr(room_module, "_save_cursor", crashing_save)
     with pytest.raises(_Crash):
-        poll_room(run, rooms, notes, room.id, ["alice"])
+        _poll(run, rooms, notes, room.id, ["alice"])
     assert [d["action"] for d in decisions(rooms.ledger, run)] == ["approve"]
     monkeypatch.undo()
 
-    out = poll_room(run, rooms, notes, room.id, ["alice"])  # reads both messages again
+    out = _poll(run, rooms, notes, room.id, ["alice"])  # reads both messages again
     assert [(o.command, o.applied) for o in out] == [(approve_all, True), (reject, True)]
     assert [d["action"] for d in decisions(rooms.ledger, run)] == ["approve", "reject"]
-    assert poll_room(run, rooms, notes, room.id, ["alice"]) == []  # the cursor is saved now
+    assert _poll(run, rooms, notes, room.id, ["alice"]) == []  # the cursor is saved now
 
 
 def test_configured_identities_decide_and_a_copied_display_name_does_not(
@@ -164,7 +169,7 @@ def test_configured_identities_decide_and_a_copied_display_name_does_not(
     approve_all = named(rooms.ledger, run, "approve all")
     rooms.post_message(mallory, room.id, approve_all, target_names=["notes"])
     rooms.post_message(alice, room.id, approve_all, target_names=["notes"])
-    out = poll_room(run, rooms, notes, room.id, ["alice", "mallory"], identities)
+    out = _poll(run, rooms, notes, room.id, ["alice", "mallory"], identities)
     assert [(o.sender, o.applied) for o in out] == [(mallory.sender, False), (alice.sender, True)]
     assert "not bound to anyone" in out[0].detail
     assert [d["by"] for d in decisions(rooms.ledger, run)] == ["alice"]
@@ -192,7 +197,7 @@ def test_decisions_through_the_rooms_client_on_any_server(rooms: RoomService, te
     def poll() -> list[Any]:
         async def go() -> list[Any]:
             async with RoomsClient(InProcessTransport(rooms, notes_key), heartbeat_interval=0.2) as client:
-                return await poll_room_client(run, rooms.ledger, client, "notes", room.id, ["alice", "bob"],
+                return await poll_room_client(notes_of(rooms.ledger), run, client, "notes", room.id, ["alice", "bob"],
                                               identities)
         return asyncio.run(go())
 
@@ -225,7 +230,7 @@ def test_notes_room_cli_on_a_server_at_rooms_url(rooms: RoomService, template: P
     import json
 
     from signoff.cli.main import main
-    from signoff.rooms.app import create_app
+    from signoff.rooms.http.app import create_app
     from tests.rooms.conftest import Server
 
     run = tmp_path / "run"
@@ -236,7 +241,8 @@ def test_notes_room_cli_on_a_server_at_rooms_url(rooms: RoomService, template: P
     base = server.start()
     try:
         config = home.parent / "signoff.toml"
-        config.write_text(f'[rooms]\nurl = "{base}"\n[rooms.roles.notes]\nname = "notes"\n')
+        config.write_text(f'[notes]\ndeciders = ["alice"]\n[rooms]\nurl = "{base}"\n'
+                          '[rooms.roles.notes]\nname = "notes"\n')
         # Without bound deciders an external server is refused up front.
         assert main(["rooms", "connect", "--registration-key", boot["registration_key"]]) == 0
         notes = rooms.agent_by_name("notes")
@@ -268,7 +274,7 @@ def test_a_room_approval_of_text_edited_since_it_was_shown_is_refused(rooms: Roo
     edit = named(rooms.ledger, run, "edit S2 " + "Notably, " + state_of(rooms.ledger, run).get("S2").text)
     rooms.post_message(bob, room.id, edit, target_names=["notes"])
     rooms.post_message(alice, room.id, seen, target_names=["notes"])
-    out = poll_room(run, rooms, notes, room.id, ["alice", "bob"])
+    out = _poll(run, rooms, notes, room.id, ["alice", "bob"])
     assert [(o.command, o.applied) for o in out] == [(edit, True), (seen, False)]
     assert "the sentence S2 changed since it was shown" in out[1].detail and "reload" in out[1].detail
     assert [d["action"] for d in decisions(rooms.ledger, run)] == ["edit"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from signoff.demo.repair_room import coupon_contract, open_repair_room
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from signoff.repair.setup import coupon_contract, open_repair_room
 from signoff.rooms.client import ref_tag
 
 

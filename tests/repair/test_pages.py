@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
 import pytest
 
+from signoff.demo.repair_room import RepairRoom, coupon_contract, open_repair_room
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
-from signoff.repair import read_case
-from signoff.repair.case import case_key
+from signoff.repair import RepairService, read_case
 from signoff.repair.fixture import build, examples_root
-from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
+from signoff.repair.model import case_key
 from signoff.repair.verifier import harness_store
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
 from tests.rooms.conftest import Server
 from tests.support.web import password_client
@@ -94,7 +94,8 @@ def test_the_contract_shows_the_harness_it_approves(case: Case) -> None:
     page = case.page()
     test_file = HARNESS / "test_coupon.py"
     assert sha256_file(test_file) in page and "def test_coupon_applies_once" in page
-    assert f'name="harness_digest" value="{read_case(case.ledger, case.case_id).harness_digest}"' in page
+    # The approve form names the digest of the contract as presented (its harness digest included).
+    assert f'name="shown" value="{RepairService.contract_shown(read_case(case.ledger, case.case_id))}"' in page
     # The room's contract document carries the same files.
     r = case.room
     ids = [str(d["id"]) for d in r.rooms.documents(r.operator, r.room_id) if d["name"] == f"contract {case.case_id}"]
@@ -115,7 +116,7 @@ def test_a_harness_that_cannot_be_shown_cannot_be_approved(case: Case) -> None:
     assert f"/repair/{case.case_id}/approve" not in page
     before = case.messages()
     r = case.operator.post(f"/repair/{case.case_id}/approve",
-                           data={"csrf": case.csrf, "harness_digest": st.harness_digest})
+                           data={"csrf": case.csrf, "shown": RepairService.contract_shown(st)})
     assert r.status_code == 403 and "cannot be shown here" in r.text
     assert case.messages() == before and read_case(case.ledger, case.case_id).state == "CONTRACT_PROPOSED"
 
@@ -145,3 +146,53 @@ def test_an_accept_from_a_page_loaded_before_a_newer_candidate_accepts_nothing(c
     st = read_case(case.ledger, case.case_id)
     accepted = [e.payload for e in case.ledger.read(case_key(case.case_id)) if e.type == "repair.accepted"]
     assert st.state == "ACCEPTED" and accepted[0]["candidate"] == NEWER
+
+
+def test_an_approval_names_the_contract_the_page_showed(case: Case) -> None:
+    """A form without the digest of what was shown, or with the digest of another contract, approves
+    nothing and sends nothing; the one the page rendered sends the operator's command."""
+    st = read_case(case.ledger, case.case_id)
+    before = case.messages()
+    other = RepairService.contract_shown(replace(st, base="0" * 40))
+    for data in ({"csrf": case.csrf}, {"csrf": case.csrf, "shown": other},
+                 {"csrf": case.csrf, "harness_digest": st.harness_digest}):
+        r = case.operator.post(f"/repair/{case.case_id}/approve", data=data)
+        assert r.status_code in (400, 409), r.text
+        assert case.messages() == before
+    shown = re.search(rf'action="/repair/{case.case_id}/approve"(.*?)</form>', case.page(), re.DOTALL)
+    assert shown is not None
+    fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', shown.group(1)))
+    assert case.operator.post(f"/repair/{case.case_id}/approve", data=fields,
+                              follow_redirects=False).status_code == 303
+    assert case.messages()[-1] == f"@{case.room.verifier.name} approve {case.case_id}"
+
+
+def test_a_rejection_names_the_review_the_page_showed(case: Case) -> None:
+    """Attacker's side: a reject posted without the review's digest, or for a review the page never
+    showed (a newer candidate came in), rejects nothing (on 491180a any reject form was sent)."""
+    case.ledger.append(case_key(case.case_id), None, [NewEvent("repair.approved", {
+        "message_id": "m", "by": case.room.operator.sender, "harness_digest": ""})])
+    case.verified(1, FIRST)
+    seen = case.page()
+    case.verified(2, NEWER)
+    before = case.messages()
+    stale = _shown(seen, "reject")
+    for data in ({"csrf": case.csrf}, {"csrf": case.csrf, "shown": stale}):
+        r = case.operator.post(f"/repair/{case.case_id}/reject", data=data)
+        assert r.status_code == 409 and case.messages() == before
+        assert read_case(case.ledger, case.case_id).state == "AWAITING_REVIEW"
+    fresh = _shown(case.page(), "reject")
+    assert fresh and fresh != stale
+    r = case.operator.post(f"/repair/{case.case_id}/reject", data={"csrf": case.csrf, "shown": fresh},
+                           follow_redirects=False)
+    assert r.status_code == 303 and case.messages()[-1] == f"@{case.room.verifier.name} reject {case.case_id}"
+    case.room.run()
+    [declined] = [e.payload for e in case.ledger.read(case_key(case.case_id)) if e.type == "repair.declined"]
+    assert declined["approval"]["meaning"] == "refuse" and declined["approval"]["option"] == "reject"
+
+
+def _shown(page: str, verb: str) -> str:
+    """The digest of what was shown that the page's `verb` form carries ("" when it carries none)."""
+    form = re.search(rf'action="/repair/[^"]+/{verb}"(.*?)</form>', page, re.DOTALL)
+    found = re.search(r'name="shown" value="([^"]*)"', form.group(1)) if form else None
+    return found.group(1) if found else ""

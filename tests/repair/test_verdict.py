@@ -6,6 +6,7 @@ import pytest
 
 from signoff.repair.junit import Case
 from signoff.repair.verdict import INCONCLUSIVE, REJECTED, VERIFIED, Run, classify, reason, summarize
+from signoff.repair.verifier import Measurements, judge
 
 EXPECT = "test_coupon.py::test_coupon_applies_once"
 NEIGHBOURS = ["test_coupon.py::test_zero_coupon_keeps_total", "test_coupon.py::test_empty_cart_costs_nothing"]
@@ -144,3 +145,34 @@ def test_not_run_stage_is_inconclusive() -> None:
 def test_summary_carries_the_assertion_message() -> None:
     s = summarize([EXPECT], [run(fails())])
     assert (s.outcome, s.assertion, s.message) == ("failed", True, "AssertionError: 8100 != 9000")
+
+
+# -- judge: what a verification's measurements mean, without a sandbox ------------------------------
+
+
+def _measured(base: list[Run], cand: list[Run], regr: list[Run], **facts: object) -> Measurements:
+    return Measurements("b" * 40, "c" * 40, {"base": [EXPECT], "candidate": [EXPECT], "regression": [NEIGHBOURS[0]]},
+                        {"base": base, "candidate": cand, "regression": regr}, **facts)  # type: ignore[arg-type]
+
+
+def test_judge_reads_the_measured_runs_into_the_verdict() -> None:
+    judged = judge(_measured([run(fails())], [run(case(EXPECT))], [run(case(NEIGHBOURS[0]))]))
+    assert (judged.verdict, judged.reasons) == (VERIFIED, [])
+    assert {s: x.outcome for s, x in judged.summaries.items()} == {"base": "failed", "candidate": "passed",
+                                                                  "regression": "passed"}
+    false_fix = judge(_measured([run(fails())], [run(fails())], [run(case(NEIGHBOURS[0]))]))
+    assert false_fix.verdict == REJECTED and false_fix.reasons[0]["code"] == "candidate_failed"
+
+
+def test_judge_rejects_on_the_policy_git_measured_whatever_ran() -> None:
+    judged = judge(_measured([], [], [], descends=False, outside=["setup.py"]))
+    assert judged.verdict == REJECTED
+    assert [r["code"] for r in judged.reasons] == ["not_descendant", "path_not_allowed"]
+
+
+def test_judge_is_inconclusive_when_a_step_stopped_the_runs_or_a_run_was_tampered_with() -> None:
+    stopped = judge(_measured([], [], [], preflight=[reason("environment_unprepared", "pip failed")]))
+    assert stopped.verdict == INCONCLUSIVE and stopped.reasons[0]["code"] == "environment_unprepared"
+    tampered = judge(_measured([run(fails())], [run(status="harness_integrity", detail="canary missing")],
+                               [run(case(NEIGHBOURS[0]))]))
+    assert tampered.verdict == INCONCLUSIVE and tampered.reasons[0]["code"] == "harness_integrity"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from signoff.demo.repair_room import RepairRoom, coupon_contract, embedded_agents, open_repair_room
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.jobs import RepairJobs
-from signoff.repair.setup import RepairRoom, coupon_contract, embedded_agents, open_repair_room
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore, verify_file
 from tests.support.requires import require_sandbox
@@ -185,7 +185,7 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
 
         monkeypatch.setattr(RepairJobs, "post", crashing_post)
     else:
-        from signoff.ledger import Outbox, SqlLedger
+        from signoff.ledger import Outbox
 
         original_ack = Outbox.ack
 
@@ -292,8 +292,8 @@ def test_a_fixer_that_sees_its_hand_off_before_the_verifier_recorded_it_waits_fo
     the verifier and the verifier's record of that receipt: it waits for the record, then acts."""
     import threading
 
+    from signoff.demo.repair_room import agent_rooms
     from signoff.repair.fixer import FixerWorker
-    from signoff.repair.setup import agent_rooms
 
     r = _room(settings, coupon)
     case_id = _report(r)
@@ -363,16 +363,18 @@ def _stuck_on_the_fixer(r: RepairRoom) -> str:
 def test_a_case_stuck_on_a_lost_hand_off_is_resumed_by_its_operator_only(settings: Settings,
                                                                           coupon: FixtureRepo) -> None:
     from signoff.kernel.errors import RefusedError
-    from signoff.repair.stuck import move
+    from signoff.repair import Move
 
     r = _room(settings, coupon)
     case_id = _stuck_on_the_fixer(r)
     first = r.workflow.case(case_id).handoffs[1]["receipt"]["message_id"]
     ledger = r.workflow.ledger
     with pytest.raises(RefusedError, match="only the linked operator"):
-        move(ledger, case_id, "resume", r.bystander.sender, r.bystander.name, "", "cli", "by-bystander")
+        r.workflow.service.move(case_id, Move("resume", r.bystander.sender, r.bystander.name, "", "cli",
+                                              "by-bystander"))
     assert r.workflow.case(case_id).resumed == 0
-    st = move(ledger, case_id, "resume", r.operator.sender, r.operator.name, "the core restarted", "cli", "k1")
+    st = r.workflow.service.move(case_id, Move("resume", r.operator.sender, r.operator.name, "the core restarted",
+                                               "cli", "k1"))
     assert st.resumed == 1 and 1 not in st.handoffs
     [event] = [e for e in ledger.read(f"repair.case.{case_id}") if e.type == "repair.resumed"]
     assert event.payload["by"] == r.operator.sender and event.payload["reason"] == "the core restarted"

@@ -15,8 +15,8 @@ import uvicorn
 from signoff.kernel.clock import FixedClock
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, Principal, RoomService
-from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
+from signoff.rooms.http.app import create_app
 
 
 @dataclass

@@ -10,7 +10,7 @@ import pytest
 
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.rooms import OPEN, Principal, RoomService
-from signoff.rooms.operations import call_operation
+from signoff.rooms.protocol.operations import call_operation
 from tests.rooms.conftest import World
 from tests.support.cards import answer_in
 

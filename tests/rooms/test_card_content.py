@@ -14,7 +14,7 @@ import pytest
 from signoff.bridges.matrix.cards import card_text
 from signoff.kernel.clock import utc_minute
 from signoff.kernel.errors import ConflictError, UsageError
-from signoff.rooms.model import Approval
+from signoff.rooms.domain.model import Approval
 from signoff.web.render import templates
 from tests.rooms.conftest import World
 
@@ -39,7 +39,7 @@ def test_every_label_is_shown_led_by_what_its_option_does(world: World) -> None:
     card = _ask(world, "honest", [{"id": "go", "label": "Ship it", "decision": "accept"},
                                   {"id": "wait", "label": "Hold until Monday", "decision": "decline"},
                                   {"id": "yes", "label": "Approve", "decision": "accept"}])
-    from signoff.rooms.model import DECISION_VERBS
+    from signoff.rooms.domain.model import DECISION_VERBS
 
     shown = world.service.approval(world.alice, "honest").to_dict()["options"]
     assert [o["label"] for o in shown] == ["Approve: Ship it", "Refuse: Hold until Monday", "Approve"]
@@ -50,7 +50,7 @@ def test_every_label_is_shown_led_by_what_its_option_does(world: World) -> None:
 def test_the_digest_covers_what_the_person_is_shown() -> None:
     """Two cards that differ in any shown part (an option's meaning, the asker, the expiry) differ in
     digest, so an answer naming one cannot decide the other."""
-    from signoff.rooms.model import ApprovalOption, option_label
+    from signoff.rooms.domain.model import ApprovalOption, option_label
 
     base = Approval("c", "r", "a", "Deploy?", (ApprovalOption("go", option_label("accept", "Go"), "accept"),),
                     ("u",), 2000.0, "pending", requester_name="fixer", requested_at=1000.0)

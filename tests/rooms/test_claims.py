@@ -14,8 +14,8 @@ import pytest
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.rooms import Principal
-from signoff.rooms.claims import CODE_SECONDS, MAX_WAITING_CODES
 from signoff.rooms.client import RoomsUserClient
+from signoff.rooms.domain.claims import CODE_SECONDS, MAX_WAITING_CODES
 from tests.rooms.conftest import World
 
 ALICE_MX, MALLORY_MX = "@alice:example.org", "@mallory:evil.test"

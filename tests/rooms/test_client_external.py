@@ -19,7 +19,7 @@ from signoff.rooms.client import (
     operator_for,
     page_back_sync,
 )
-from signoff.rooms.operations import call_operation
+from signoff.rooms.protocol.operations import call_operation
 from tests.rooms.conftest import World
 
 

@@ -15,8 +15,8 @@ from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.tokens import DAY, Lifetimes
+from signoff.rooms.domain.tokens import DAY, Lifetimes
+from signoff.rooms.http.app import create_app
 from tests.rooms.conftest import World, make_world
 
 

@@ -12,7 +12,7 @@ from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.tls import tls_context
 from signoff.rooms import handoff_matches
 from signoff.rooms.client import InProcessTransport, RoomsClient
-from signoff.rooms.streams import StreamParams, frames, open_stream
+from signoff.rooms.protocol.streams import StreamParams, frames, open_stream
 from tests.rooms.conftest import World, run
 
 

@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from signoff.rooms.app import admin, agents, create_app, users
-from signoff.rooms.guard import MAX_BODY_BYTES
-from signoff.rooms.operations import OPERATIONS
+from signoff.rooms.http.app import admin, agents, create_app, users
+from signoff.rooms.http.guard import MAX_BODY_BYTES
+from signoff.rooms.protocol.operations import OPERATIONS
 from tests.rooms.conftest import World
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.rooms.people_roles import CASE
+from signoff.rooms.domain.people_roles import CASE
 from tests.rooms.conftest import World
 from tests.support.cards import answer_in
 

@@ -6,7 +6,7 @@ import pytest
 
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.rooms import OPEN, OWNER_ONLY
-from signoff.rooms.policy import Sender, Target, permits, validate_policy
+from signoff.rooms.domain.policy import Sender, Target, permits, validate_policy
 from tests.rooms.conftest import World
 
 

@@ -14,8 +14,8 @@ from signoff.kernel.clock import FixedClock
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService, handoff_matches
-from signoff.rooms.app import create_app
 from signoff.rooms.client import Frame, HttpTransport, InProcessTransport, RoomsClient, parse_sse
+from signoff.rooms.http.app import create_app
 from tests.rooms.conftest import World, run
 from tests.support.cards import answer_in
 

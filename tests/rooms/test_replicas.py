@@ -27,11 +27,11 @@ from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpTransport
-from signoff.rooms.connections import HEARTBEAT_TTL, MAX_CONNECTIONS, PURGE_AFTER
-from signoff.rooms.streams import StreamParams
-from signoff.rooms.tables import rooms_connections
+from signoff.rooms.http.app import create_app
+from signoff.rooms.protocol.streams import StreamParams
+from signoff.rooms.storage.connections import HEARTBEAT_TTL, MAX_CONNECTIONS, PURGE_AFTER
+from signoff.rooms.storage.tables import rooms_connections
 from tests.conftest import _fresh_pg_database
 from tests.rooms.conftest import World, make_world
 from tests.support.net import free_port

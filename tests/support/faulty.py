@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from signoff.rooms.client import Transport
-from signoff.rooms.streams import Frame, StreamParams
+from signoff.rooms.protocol.streams import Frame, StreamParams
 
 
 @dataclass

@@ -20,7 +20,7 @@ from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, RoomsUserClient
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
 from tests.conftest import wait_for
 from tests.support.net import free_port
 from tests.support.web import password_client

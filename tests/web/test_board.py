@@ -15,8 +15,8 @@ from signoff.desk.local import init_local
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web import desk_owner
 from signoff.web.routes import routers
 from tests.rooms.conftest import Server

@@ -17,8 +17,8 @@ import pytest
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger, sign_checkpoint
 from signoff.rooms import RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.trust import KeyStore
 from signoff.web.routes import routers
 from tests.conftest import wait_for

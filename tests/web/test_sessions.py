@@ -12,8 +12,9 @@ import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.ledger import SqlLedger
-from signoff.rooms import RoomService, signin
-from signoff.rooms.signin import SignIns
+from signoff.rooms import RoomService
+from signoff.rooms.domain import signin
+from signoff.rooms.domain.signin import SignIns
 from tests.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
 

@@ -22,8 +22,8 @@ from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, RoomService
-from signoff.rooms.app import create_app
-from signoff.rooms.signin import SignIns
+from signoff.rooms.domain.signin import SignIns
+from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
 from tests.rooms.conftest import Server
 from tests.support.net import free_port

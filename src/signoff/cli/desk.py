@@ -321,7 +321,7 @@ def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
     if ctx.invoked_subcommand is not None:
         return
     from signoff.desk.crew import recorded
-    from signoff.desk.crew_status import crew_view
+    from signoff.desk.crew.status import crew_view
     from signoff.rooms import RoomService
     from signoff.rooms.client import RoomsConfig
 
@@ -400,7 +400,7 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
     it reports any drift and sets the policies again. With \\[rooms] url, all of it on that server
     through its public faces (--operator)."""
     from signoff.desk import crew as crew_setup_module
-    from signoff.desk.crew_remote import setup_remote
+    from signoff.desk.crew.remote import setup_remote
     from signoff.rooms import RoomService
     from signoff.rooms.client import RoomsConfig
 
@@ -441,8 +441,9 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
     (--concierge-token or SIGNOFF_DESK_CONCIERGE_TOKEN); the others hold none."""
     import asyncio
 
-    from signoff.desk import crew_agents, crew_serve
+    from signoff.desk.crew import agents as crew_agents
     from signoff.desk.crew import require_crew
+    from signoff.desk.crew import serve as crew_serve
 
     roles = list(role or crew_agents.PROCESS_ROLES)
     for r in roles:
@@ -486,7 +487,7 @@ def crew_link(report_id: Annotated[str, typer.Argument(help="The report (R-...).
     external server the crew is on): the user joins the public intake room, gets the report's cards
     from the concierge and may ask it about the report."""
     from signoff.desk.crew import link_reporter
-    from signoff.desk.crew_remote import link_remote
+    from signoff.desk.crew.remote import link_remote
     from signoff.rooms import RoomService
 
     desk = _desk()

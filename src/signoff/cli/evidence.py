@@ -21,7 +21,7 @@ def _load_workflow_checks() -> None:
     # that is not installed simply has no check, and its statements are verified generically.
     import importlib
 
-    for module in ("signoff.repair.evidence", "signoff.incident.evidence", "signoff.notes.evidence"):
+    for module in ("signoff.repair.evidence", "signoff.incident", "signoff.notes"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError:

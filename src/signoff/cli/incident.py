@@ -9,10 +9,9 @@ import typer
 
 from signoff.cli.context import console, print_json, settings
 from signoff.cli.progress import reporting
-from signoff.incident.fixture import ORGS
-from signoff.incident.simulate import simulate as run_simulation
-from signoff.incident.walkthrough import run_incident
-from signoff.incident.workspace import SHARED_ROOM, Workspace, verify_ledger
+from signoff.demo.incident_walkthrough import run_incident
+from signoff.incident import service
+from signoff.incident.service import ORGS, SHARED_ROOM, Workspace
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.trust import KeyStore
 
@@ -27,7 +26,7 @@ RootOpt = Annotated[Path | None, typer.Option("--root", help="Incident state fol
 
 def _workspace(root: Path | None) -> Workspace:
     s = settings()
-    return Workspace(root or s.home / "incident", KeyStore(s.keys_dir))
+    return service.workspace(root or s.home / "incident", KeyStore(s.keys_dir))
 
 
 @app.command("simulate")
@@ -39,7 +38,8 @@ def simulate(
     as_json: JsonOpt = False,
 ) -> None:
     """Run ShopCo (node) and PayCo (Python) on loopback, send the 60 events, report accepted and rejected."""
-    result = run_simulation(out or settings().home / "incident" / "captures", fixed_payco, fixed_shopco, fixture)
+    result = service.simulate(service.Simulate(out or settings().home / "incident" / "captures", fixed_payco,
+                                               fixed_shopco, fixture))
     if as_json:
         print_json(result.as_json())
         return
@@ -54,7 +54,7 @@ def setup(root: RootOpt = None, fixture: FixtureOpt = None, as_json: JsonOpt = F
     """Build both guards' configurations from the fixture and pin them, with the playbooks and the
     settings; create the approver keys."""
     ws = _workspace(root)
-    pins = ws.setup(fixture, settings())
+    pins = service.setup(ws, settings(), fixture)
     if as_json:
         print_json({"root": str(ws.root), "pins": pins})
     else:
@@ -70,7 +70,7 @@ def run(root: RootOpt = None, fixture: FixtureOpt = None, as_json: JsonOpt = Fal
     with reporting("incident run") as progress:
         if not ws.is_set_up():
             progress("setting up the guards")
-            ws.setup(fixture, settings())  # pinned with the settings, as `incident setup` pins them
+            service.setup(ws, settings(), fixture)  # pinned with the settings, as `incident setup` pins them
         summary = run_incident(ws, fixture, progress)
     if as_json:
         print_json(summary)
@@ -95,10 +95,7 @@ def _print_run(s: dict[str, Any]) -> None:
 @app.command("verify-ledger")
 def verify_ledger_cmd(root: RootOpt = None, as_json: JsonOpt = False) -> None:
     """Check both organisations' chains and that every disclosure that crossed has a valid signed approval."""
-    ws = _workspace(root)
-    if not ws.root.is_dir():
-        raise NotFoundError(f"no incident state at {ws.root}", "run `signoff incident run` first, or pass --root")
-    report = verify_ledger(ws)
+    report = service.verify(_workspace(root))
     if as_json:
         print_json(report.as_json())
     else:
@@ -121,7 +118,7 @@ def guard_check(
     as_json: JsonOpt = False,
 ) -> None:
     """Exit 0 when the text may pass, 1 when blocked (naming the rules that fired). Logs rules and counts only."""
-    if org not in ORGS:
+    if org not in ORGS:  # before reading the text
         raise UsageError(f"unknown organisation {org!r}", f"use --org with one of: {', '.join(ORGS)}")
     if str(file) == "-":
         text = typer.get_text_stream("stdin").read()
@@ -132,12 +129,7 @@ def guard_check(
             raise NotFoundError(f"no such file: {file}", "pass a text file, or - for stdin") from exc
         except (IsADirectoryError, UnicodeDecodeError) as exc:
             raise UsageError(f"{file} is not a UTF-8 text file", "pass a text file") from exc
-    ws = _workspace(root)
-    if not ws.is_set_up():
-        ws.setup(fixture, settings())
-    from signoff.incident.guard import Post
-
-    verdict = ws.guard(org).check(Post(room, text))
+    verdict = service.check_guard(_workspace(root), service.CheckGuard(org, text, room, fixture), settings())
     if as_json:
         print_json({"org": org, "room": room, **verdict.as_json()})
     elif verdict.allowed:

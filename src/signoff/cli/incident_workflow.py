@@ -5,28 +5,23 @@ Registered on `signoff incident` by `register(app)`; runs live under `<home>/inc
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from signoff.cli.context import console, print_json, settings
+from signoff.incident import service
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.trust import KeyStore
-
-if TYPE_CHECKING:
-    from signoff.incident.stack import Provisioner
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 FixtureOpt = Annotated[Path | None, typer.Option("--fixture", help="The payco-shopco fixture folder.")]
 
 
 def runs_dir() -> Path:
-    from signoff.incident.console import runs_base
-
-    return runs_base(settings().home)
+    return service.runs_base(settings().home)
 
 
 def _keys() -> KeyStore:
@@ -35,11 +30,7 @@ def _keys() -> KeyStore:
 
 def resolve_run(run: str) -> Path:
     """A run folder, given as a path or as a run name under <home>/incident-runs."""
-    for candidate in (Path(run), runs_dir() / run):
-        if (candidate / "run.json").is_file():
-            return candidate
-    raise NotFoundError(f"no incident run {run!r}", "pass the run folder `signoff incident demo` printed "
-                        f"(runs live in {runs_dir()})")
+    return service.resolve_run(runs_dir(), run)
 
 
 def print_demo(summary: dict[str, Any]) -> None:
@@ -63,31 +54,13 @@ def print_demo(summary: dict[str, Any]) -> None:
     console.print(f"run: {summary['run']}\nreplay: signoff incident replay {summary['recording']}", highlight=False)
 
 
-def _external(operator: str | None) -> Callable[[dict[str, str]], Provisioner] | None:
-    """With [rooms] url: provision there, as the operator (a signoff admin's user token)."""
-    from signoff.incident.external import ServerProvisioner
-    from signoff.rooms.client import RoomsConfig
-
-    url = RoomsConfig.from_settings(settings()).url
-    if url is None:
-        return None
-    if not operator:
-        raise UsageError(f"[rooms] url is set ({url}): the incident provisions its rooms there as an operator",
-                         "pass --operator TOKEN (an admin's user token) or set SIGNOFF_ROOMS_OPERATOR")
-    return lambda secrets: ServerProvisioner(url, operator, secrets)
-
-
 def demo_summary(fixture: Path | None = None, base: Path | None = None, cards: bool = True,
                  operator: str | None = None) -> dict[str, Any]:
-    from signoff.incident.grade import grade
-    from signoff.incident.workflow import run_demo
+    from signoff.rooms.client import RoomsConfig
 
-    summary = run_demo(base or runs_dir(), _keys(), settings(), fixture,
-                       without=() if cards else ("request_approval",), server=_external(operator))
-    summary["grade"] = grade(Path(summary["run"]), _keys(), fixture)
-    summary["ok"] = summary["grade"]["ok"]
-    summary["kind"] = "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured"
-    return summary
+    # With [rooms] url the run is provisioned there, as the operator (a signoff admin's user token).
+    url = RoomsConfig.from_settings(settings()).url
+    return service.demo(service.Demo(base or runs_dir(), fixture, cards, url, operator), _keys(), settings())
 
 
 def print_grade(result: dict[str, Any]) -> None:
@@ -125,9 +98,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Check a run from what the room server says happened; exit 0 only if every check passes."""
-        from signoff.incident.grade import grade
-
-        result = grade(resolve_run(run), _keys(), fixture)
+        result = service.grade(resolve_run(run), _keys(), fixture)
         if as_json:
             print_json(result)
         else:
@@ -141,24 +112,20 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Reproduce a recorded run's timeline; `--as payco` shows only what PayCo could see."""
-        from signoff.incident.recording import render, replay
-
         path = file / "recording.jsonl" if file.is_dir() else file
         if not path.exists():
             raise NotFoundError(f"no recording at {path}", "pass a run's recording.jsonl")
-        rows = replay(path, as_org)
+        rows = service.replay(path, as_org)
         if as_json:
             print_json({"as": as_org, "events": rows})
             return
-        for line in render(rows):
+        for line in service.render(rows):
             console.print(line, highlight=False, markup=False)
 
     @app.command("redteam")
     def redteam_cmd(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
         """Attack a live incident through the rooms and at its controls; exit 0 only if all were blocked."""
-        from signoff.incident.redteam import run_redteam
-
-        result = run_redteam(runs_dir(), _keys(), settings(), fixture)
+        result = service.redteam(runs_dir(), _keys(), settings(), fixture)
         if as_json:
             print_json(result)
         else:
@@ -176,9 +143,7 @@ def register(app: typer.Typer) -> None:
     def preflight_cmd(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
         """Before an incident: every control checked (pins, services, tokens, approver, roles, sandbox,
         guards), each pass or fail with its fix; exit 0 only if all pass."""
-        from signoff.incident.preflight import preflight
-
-        checks = preflight(settings().home, _keys(), settings(), fixture)
+        checks = service.preflight(settings().home, _keys(), settings(), fixture)
         ok = all(c.ok for c in checks)
         if as_json:
             print_json({"ok": ok, "checks": [c.as_json() for c in checks]})

@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Check what signoff needs on this machine and print the fix for anything missing."),
     "serve": ("signoff.cli.serve", "serve", "Run the rooms server (Switch agent protocol + user endpoints)."),
     "mcp": ("signoff.cli.mcp", "mcp", "Serve signoff's sign-off tools to MCP clients (stdio or streamable HTTP)."),
-    "demo": ("signoff.cli.demo", "app", "Run the workflows end to end offline on embedded defaults."),
+    "demo": ("signoff.demo.commands", "app", "Run the workflows end to end offline on embedded defaults."),
     "evidence": ("signoff.cli.evidence", "app", "Sign, export keys for and verify evidence files offline."),
     "ledger": ("signoff.cli.ledger", "app", "Inspect the durable ledger and verify its hash chain."),
     "airlock": ("signoff.cli.airlock", "app", "Scan untrusted text: quarantine it or redact it into a dossier."),

@@ -15,7 +15,7 @@ from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
 
 if TYPE_CHECKING:
-    from signoff.notes.room import RoomOutcome
+    from signoff.notes import NotesService, RoomOutcome
     from signoff.rooms.client import RoomsConfig
 
 app = typer.Typer(no_args_is_help=True)
@@ -31,6 +31,14 @@ def _login() -> str:
         return getpass.getuser()
     except (OSError, KeyError):
         raise UsageError("cannot tell who is deciding", "pass --by NAME") from None
+
+
+def _notes() -> NotesService:
+    """The notes service on this home's ledger, deciders as configured (`[notes] deciders`)."""
+    from signoff.ledger import SqlLedger
+    from signoff.notes import NotesService
+
+    return NotesService.of(SqlLedger.open(settings()), settings())
 
 
 def _out(path: Path) -> Path:
@@ -62,7 +70,7 @@ def snapshot_cmd(
     out: Annotated[Path, typer.Option("-o", "--out", help="Snapshot file to write.")] = Path("snapshot.json"),
 ) -> None:
     """Read commits and their file changes from git, streaming, into a snapshot file."""
-    from signoff.notes.snapshot import take_snapshot
+    from signoff.notes import take_snapshot
 
     with reporting("notes snapshot") as progress:
         s = take_snapshot(repo, rev_range, _out(out), merges=merges, progress=progress)
@@ -75,7 +83,7 @@ def facts_cmd(
     out: Annotated[Path, typer.Option("-o", "--out", help="Facts file to write.")] = Path("facts.json"),
 ) -> None:
     """Number the facts (F1..Fn) a sentence may cite: commits, files, counts, derived comparisons."""
-    from signoff.notes.facts import build_facts
+    from signoff.notes import build_facts
 
     f = build_facts(snapshot, _out(out))
     console.print(f"facts {f.path}: {f.count} facts from {f.commits} commits", highlight=False)
@@ -89,8 +97,7 @@ def draft_cmd(
     script: ScriptOpt = "default",
 ) -> None:
     """Ask the writer agent for sentences citing facts."""
-    from signoff.notes.documents import write_json
-    from signoff.notes.run import make_draft
+    from signoff.notes import make_draft, write_json
 
     doc = make_draft(facts, settings(), writer, script)
     write_json(_out(out), doc)
@@ -108,8 +115,7 @@ def verify_cmd(
 ) -> None:
     """Recompute cited facts from the snapshot and check every hash and number in every sentence.
     Exit 0 when every sentence passes, 1 otherwise."""
-    from signoff.notes.draft import load_draft
-    from signoff.notes.verify import verify
+    from signoff.notes import load_draft, verify
 
     verdict = verify(snapshot, facts, load_draft(draft))
     if as_json:
@@ -130,7 +136,7 @@ def review_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Verify, add the editor's OVERCLAIM judgments, and send rejected sentences back to the writer once."""
-    from signoff.notes.run import review, run_dir
+    from signoff.notes import review, run_dir
 
     doc = review(run_dir(run, settings()), settings(), writer, script)
     if as_json:
@@ -152,16 +158,15 @@ def decide_cmd(
 ) -> None:
     """Record one human decision (append-only; replayed in order, last decision wins). It is bound
     to the text it decides on: the one named by `#<digest>`, else the text printed here first."""
-    from signoff.ledger import SqlLedger
-    from signoff.notes.decisions import bound, decide, state_of, what_is_decided
-    from signoff.notes.run import run_dir
+    from signoff.notes import bound, run_dir, what_is_decided
 
-    ledger, folder = SqlLedger.open(settings()), run_dir(run, settings())
-    before = state_of(ledger, folder)
+    notes, folder = _notes(), run_dir(run, settings())
+    before = notes.state(folder)
     if not as_json:
         for line in what_is_decided(before, command):
             console.print(f"deciding on {line}", highlight=False, markup=False)
-    state = decide(ledger, folder, bound(command, before), by or _login(), require_shown=True)
+    # Bound to exactly what was printed (or to the digest the command names, from `status`).
+    state = notes.decide(folder, bound(command, before), by or _login(), "cli")
     if as_json:
         print_json(state.as_json())
         return
@@ -177,17 +182,14 @@ def decide_cmd(
 def status_cmd(run: Annotated[str, typer.Argument(help="Run folder.")], as_json: JsonOpt = False) -> None:
     """Replay the decisions and show each sentence's state and what still blocks shipping."""
     from signoff.kernel.shown import short
-    from signoff.ledger import SqlLedger
-    from signoff.notes.decisions import blockers, shown_of, state_of
-    from signoff.notes.run import run_dir
+    from signoff.notes import run_dir
 
-    folder = run_dir(run, settings())
-    state = state_of(SqlLedger.open(settings()), folder)
-    problems = [] if state.shipped else blockers(folder, state)
-    shown = {s.id: short(shown_of(state, "approve", s.id)) for s in state.sentences}
-    whole = {"all": short(shown_of(state, "approve", "all")), "ship": short(shown_of(state, "ship"))}
+    status = _notes().status(run_dir(run, settings()))
+    state, problems = status.state, status.blockers
+    shown = {k: short(v) for k, v in status.shown.items()}
+    whole = {"all": shown["all"], "ship": shown["ship"]}
     if as_json:
-        print_json({**state.as_json(), "blockers": problems, "shown": {**shown, **whole}})
+        print_json(status.as_json())
         return
     for s in state.sentences:
         console.print(f"{s.status:>8} {s.id} #{shown[s.id]}{' (edited)' if s.edited else ''}: {s.text} "
@@ -208,14 +210,12 @@ def render_cmd(
     """Write the shipped notes as Markdown with [F1] references and a facts appendix, export the
     decisions (decisions.jsonl) and sign evidence of the verification beside them in the run folder
     (notes.intoto.json)."""
-    from signoff.ledger import SqlLedger
-    from signoff.notes.evidence import publish
-    from signoff.notes.run import run_dir
+    from signoff.notes import run_dir
 
     if commit_url is not None and "{hash}" not in commit_url:
         raise UsageError(f"--commit-url {commit_url!r} has no {{hash}} placeholder",
                          "pass a template such as https://example.org/repo/commit/{hash}")
-    text, evidence = publish(SqlLedger.open(settings()), run_dir(run, settings()), settings(), commit_url)
+    text, evidence = _notes().publish(run_dir(run, settings()), settings(), commit_url)
     _out(out).write_text(text, encoding="utf-8")
     console.print(f"wrote {out}; evidence {evidence} (check with `signoff evidence verify`)", highlight=False)
 
@@ -229,7 +229,7 @@ def grade_cmd(
     """Read the claims of any changelog by meaning and check each against git: supported,
     unsupported (with what git says) or not checkable (with its kind). Exit 1 when any claim is
     unsupported."""
-    from signoff.notes.grade import grade
+    from signoff.notes import grade
 
     result = grade(file, snapshot)
     if as_json:
@@ -261,7 +261,7 @@ def run_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Snapshot, facts, draft, verify and review in one go; then decide, ship and render."""
-    from signoff.notes.run import start_run
+    from signoff.notes import start_run
 
     result = start_run(repo, rev_range, out, settings(), merges, writer, script)
     if as_json:
@@ -279,7 +279,7 @@ def _poll_external(folder: Path, config: RoomsConfig, role: str, room: str, deci
     import asyncio
 
     from signoff.ledger import SqlLedger
-    from signoff.notes.room import poll_room_client
+    from signoff.notes import NotesService, poll_room_client
     from signoff.rooms.client import Identities, RoomsClient
 
     if not config.people:
@@ -290,7 +290,7 @@ def _poll_external(folder: Path, config: RoomsConfig, role: str, room: str, deci
 
     async def poll() -> list[RoomOutcome]:
         async with RoomsClient(config.agent_transport(role)) as client:
-            return await poll_room_client(folder, ledger, client, name, room, deciders,
+            return await poll_room_client(NotesService.of(ledger, settings()), folder, client, name, room, deciders,
                                           Identities.configured(config.people))
 
     try:
@@ -311,8 +311,7 @@ def room_cmd(
     """Apply the decisions people addressed to the notes agent in a room (`@notes approve S1`), on the
     embedded server or, with \\[rooms] url, on that server (deciders bound under \\[rooms.people])."""
     from signoff.ledger import SqlLedger
-    from signoff.notes.room import outcomes_json, poll_room
-    from signoff.notes.run import run_dir
+    from signoff.notes import NotesService, outcomes_json, poll_room, run_dir
     from signoff.rooms import RoomService
     from signoff.rooms.client import Identities, RoomsConfig
 
@@ -321,7 +320,8 @@ def room_cmd(
     people = config.people  # [rooms.people]: who each sender id is
     if config.embedded:
         rooms = RoomService(SqlLedger.open(settings()))
-        outcomes = poll_room(folder, rooms, rooms.agent_by_name(agent), room, decider or [],
+        notes = NotesService.of(rooms.ledger, settings())
+        outcomes = poll_room(notes, folder, rooms, rooms.agent_by_name(agent), room, decider or [],
                              Identities.configured(people) if people else None)
     else:
         outcomes = _poll_external(folder, config, agent, room, decider or [])
@@ -353,7 +353,7 @@ def agent_cmd(
     import asyncio
 
     from signoff.ledger import SqlLedger, checkpointing
-    from signoff.notes.crew import Crew, NotesAgent, check_options
+    from signoff.notes import Crew, NotesAgent, check_options
     from signoff.rooms.client import AgentLoop, Identities, RoomsConfig
 
     if role not in AGENT_ROLES:

@@ -45,9 +45,10 @@ def print_result(result: Any) -> None:
         console.print(f"  tamper signal: the candidate edits the repository's own tests: {', '.join(result.tamper)} "
                       "(reported only; the verdict uses the frozen harness)", highlight=False)
     if result.signals:
-        from signoff.repair.signals import summary
+        from signoff.repair import signal_summary
 
-        console.print(f"  tamper signal: the diff reaches for {summary(result.signals)} (review it)", highlight=False)
+        console.print(f"  tamper signal: the diff reaches for {signal_summary(result.signals)} (review it)",
+                      highlight=False)
     console.print(f"  fingerprint {result.fingerprint}", highlight=False)
     if result.evidence:
         console.print(f"  evidence {result.evidence}", highlight=False)
@@ -97,12 +98,12 @@ def verify_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Judge CANDIDATE against the frozen harness: exit 0 VERIFIED, 1 REJECTED, 3 INCONCLUSIVE, 2 bad usage."""
-    from signoff.repair.verifier import VerifyRequest, verify
+    from signoff.repair import VerifyRequest, verify
 
     client = None
     if github is not None:
         from signoff.github import git_url, github_client, parse_pull
-        from signoff.repair.github_check import pull_revisions
+        from signoff.repair import pull_revisions
 
         full_name, number = parse_pull(github)
         client = github_client(settings())
@@ -120,7 +121,7 @@ def verify_cmd(
         ), settings(), progress)
     posted = None
     if client is not None and github is not None:
-        from signoff.repair.github_check import post_verdict
+        from signoff.repair import post_verdict
 
         posted = post_verdict(client, parse_pull(github)[0], result, check_name, evidence_url)
     if as_json:
@@ -146,9 +147,7 @@ def freeze_cmd(
     import tempfile
 
     from signoff import git
-    from signoff.repair.harness import freeze
-    from signoff.repair.pytest_config import stage_test_file
-    from signoff.repair.verifier import harness_store
+    from signoff.repair import freeze, harness_store, stage_test_file
 
     if harness.is_file():
         if repo is None or base is None:
@@ -231,16 +230,15 @@ def harness_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupo
     """Show the harness a case's contract approves: every file's digest and text, read from the
     frozen copy every run uses and checked against the harness digest (what approving approves)."""
     from signoff.ledger import SqlLedger
-    from signoff.repair import read_case
-    from signoff.repair.harness import shown_files
-    from signoff.repair.verifier import harness_store
+    from signoff.repair import RepairService
 
     ledger = SqlLedger.open(settings())
     try:
-        c = read_case(ledger, case_id)
+        service = RepairService(ledger, settings())
+        c = service.case(case_id)
+        files = service.harness_files(c.harness_digest)
     finally:
         ledger.close()
-    files = shown_files(harness_store(settings()), c.harness_digest)
     if as_json:
         print_json({"case_id": c.case_id, "harness_digest": c.harness_digest,
                     "files": [{"path": f.path, "sha256": f.sha256, "size": f.size, "executable": f.executable,
@@ -257,8 +255,7 @@ def _agents(verifier: str, fixer: str, script: str | None = None) -> tuple[Any, 
     """The ledger, the verifier's workflow and the fixer's worker, each agent reaching its rooms
     through the rooms client: in process on the embedded server, over HTTP at [rooms] url."""
     from signoff.ledger import SqlLedger
-    from signoff.repair import RepairWorkflow
-    from signoff.repair.rooms import SyncRepairRooms
+    from signoff.repair import RepairWorkflow, SyncRepairRooms
     from signoff.rooms.client import RoomsConfig
 
     s = settings()
@@ -279,17 +276,18 @@ _OPERATOR_HELP = ("Who asks: the case's operator, a user of the embedded server 
 
 
 def _move(case_id: str, verb: str, operator: str, reason: str) -> Any:
-    """Resume or abandon a stuck case as its operator (`signoff.repair.stuck`), recorded with who and why."""
+    """Resume or abandon a stuck case as its operator (`RepairService.move`), recorded with who and why."""
     from signoff.kernel.ids import new_id
     from signoff.ledger import SqlLedger
-    from signoff.repair.stuck import move
+    from signoff.repair import Move, RepairService
     from signoff.rooms.client import RoomsConfig
 
     config = RoomsConfig.from_settings(settings())
     ledger = SqlLedger.open(settings())
     try:
         person = config.person(operator, ledger)
-        return move(ledger, case_id, verb, person.sender, person.name, reason, "cli", f"cli:{new_id()}")
+        return RepairService(ledger, settings()).move(case_id, Move(verb, person.sender, person.name, reason, "cli",
+                                                                    f"cli:{new_id()}"))
     finally:
         ledger.close()
 
@@ -335,8 +333,7 @@ def watch_cmd(
     import asyncio
 
     from signoff.ledger import SqlLedger
-    from signoff.repair import Contract
-    from signoff.repair.workflow import watch_room
+    from signoff.repair import Contract, RepairService
     from signoff.rooms.client import RoomsConfig
 
     c = Contract.load(contract)
@@ -348,7 +345,7 @@ def watch_cmd(
         # unless the verifier is in that room.
         transport = config.stream_transport(verifier, ledger)
         asyncio.run(transport.call("get_room_detail", {"room_id": room}, None))
-        watch_room(ledger, room, c, person, config.agent_name(verifier))
+        RepairService(ledger, settings()).watch(room, c, person.sender, person.name, config.agent_name(verifier))
     finally:
         ledger.close()
     console.print(f"watching room {room} with contract {c.name} for operator {operator}", highlight=False)
@@ -364,7 +361,7 @@ def run_cmd(
 ) -> None:
     """Process the verifier's and fixer's room messages and the repair jobs until nothing is left.
     Safe to stop and restart at any point: nothing already done is done again."""
-    import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
+    import signoff.demo.coupon_fixer  # noqa: F401  (the offline coupon fixer)
     from signoff.ledger import checkpointing
 
     ledger, workflow, worker = _agents(verifier, fixer, script)
@@ -413,9 +410,9 @@ def agent_cmd(
     import asyncio
     import sys
 
-    import signoff.repair.scripts  # noqa: F401  (the offline coupon fixer)
+    import signoff.demo.coupon_fixer  # noqa: F401  (the offline coupon fixer)
     from signoff.ledger import SqlLedger, checkpointing
-    from signoff.repair.agent_process import run_fixer, run_verifier, watched_rooms
+    from signoff.repair import run_fixer, run_verifier, watched_rooms
     from signoff.rooms.client import RoomsConfig
 
     if role not in ("verifier", "fixer"):

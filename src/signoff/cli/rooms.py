@@ -14,8 +14,8 @@ from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from signoff.rooms.client import RoomsConfig
-from signoff.rooms.signin import LINK_SECONDS, SignIns, check_password_rules, link_url
-from signoff.rooms.tokens import Lifetimes
+from signoff.rooms.domain.signin import LINK_SECONDS, SignIns, check_password_rules, link_url
+from signoff.rooms.domain.tokens import Lifetimes
 
 app = typer.Typer(no_args_is_help=True)
 user_app = typer.Typer(no_args_is_help=True)

@@ -12,7 +12,7 @@ import typer
 from signoff.cli.context import console, settings
 from signoff.kernel.errors import UsageError
 from signoff.ledger import SqlLedger, checkpointing
-from signoff.rooms.signin import LINK_SECONDS, link_url
+from signoff.rooms.domain.signin import LINK_SECONDS, link_url
 
 ROUTE_PACKAGES = ("web", "repair", "desk", "notes", "incident", "bridges")
 
@@ -61,7 +61,7 @@ def serve(
     """Run the rooms server (FastAPI + uvicorn) on the ledger database."""
     import uvicorn
 
-    from signoff.rooms.app import create_app
+    from signoff.rooms.http.app import create_app
 
     if not 0 <= port <= 65535:
         raise UsageError(f"port {port} is out of range", "pick a port between 1 and 65535 (or 0)")
@@ -71,7 +71,7 @@ def serve(
     # counts by, would be whatever it claims.
     proxies = [str(p) for p in _contributed(current, "trusted_proxies")]
     if demo:
-        from signoff.cli.serve_demo import open_demo, require_demo_state
+        from signoff.demo.serve import open_demo, require_demo_state
 
         require_demo_state(current)
     listener = _listen(host, port)  # before the database is opened: a taken port changes nothing

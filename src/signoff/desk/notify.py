@@ -8,7 +8,7 @@ from the job id (uuid5), so a retried delivery asks the same card. Card answers 
 bug moved on) is acknowledged and dropped. A "no" carries the reason its reporter posted with the
 answer (the web console's answer form posts it), through the airlock; without one the reporter is
 asked for it on the tracking page. `Cards` is where the cards go: a rooms service (`RoomLink`) or
-the concierge process's agent loop (`crew_concierge`).
+the concierge process's agent loop (`crew.concierge`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Cards(Protocol):
 @dataclass
 class RoomLink:
     """Cards asked straight on a rooms service as the concierge's agent (tests; the crew's
-    concierge process asks through its agent loop instead, `crew_concierge.LoopCards`)."""
+    concierge process asks through its agent loop instead, `crew.concierge.LoopCards`)."""
 
     rooms: Any  # signoff.rooms.RoomService
     agent: Any  # the concierge's rooms Principal (an agent)

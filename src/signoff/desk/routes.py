@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from signoff.desk import credentials
 from signoff.desk.credentials import DeskCaller, require
-from signoff.desk.crew_status import crew_view
+from signoff.desk.crew.status import crew_view
 from signoff.desk.notify import Concierge
 from signoff.desk.service import AcceptDispute, ApproveChange, MergeChange, execute
 from signoff.desk.workflow import ENGINEERING, Desk, Quarantined, forge_for

@@ -6,7 +6,7 @@
     def deploy(service: str, version: str) -> None: ...
 
 The rooms server decides (approval cards: people only, named responders, first allowed answer);
-the card's binding to content and the reading of its decision are `signoff.rooms.bound`'s (the one
+the card's binding to content and the reading of its decision are `signoff.rooms.domain.bound`'s (the one
 content-bound approval of `signoff.ledger.approval`, which workflows use too); this package asks and
 waits (approvals.py), and signs and records every decision (record.py). `signoff.mcp` uses the same
 approvals for its tools.

@@ -2,7 +2,7 @@
 
 Everything that decides is the rooms server's: the card, who may answer (people only, and only the
 named responders), the first allowed answer, expiry. The card's binding to content and the reading
-of its decision are `signoff.rooms.bound`'s (the one content-bound approval, `signoff.ledger.approval`);
+of its decision are `signoff.rooms.domain.bound`'s (the one content-bound approval, `signoff.ledger.approval`);
 this module asks and waits, and reads the outcome back from the server, never from anything the agent
 supplies: a decision is `approved` only when the server's card binds the expected content and records
 an accepted answer from a listed responder, made into an `Approval` by `approve`.
@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
-from signoff.rooms.bound import (
+from signoff.rooms.domain.bound import (
     CardDecision,
     card_title,
     check_content,

@@ -26,7 +26,7 @@ from signoff.gate.record import record_decision
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.rooms.bound import CardDecision, check_question, content_digest
+from signoff.rooms.domain.bound import CardDecision, check_question, content_digest
 
 F = TypeVar("F", bound=Callable[..., Any])
 TimeoutPolicy = Literal["raise", "refuse"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
-from signoff.rooms.bound import CardDecision
+from signoff.rooms.domain.bound import CardDecision
 from signoff.trust import KeyStore, statement, subject, write_evidence
 
 PREDICATE_TYPE = "https://signoff.dev/gate/decision/v1"

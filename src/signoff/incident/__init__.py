@@ -10,9 +10,15 @@ The in-process API (see docs/incident.md for the full description):
 - `draft`, `Disclosure`, `published_text`; `Approver`, `Message`, `approver_app`/`ApproverClient` (the
   approver as an HTTP service holding its key); `Chain` (signed records in a ledger case), `verify_records`.
 - `Guard`, `GuardConfig`, `build_config`, `Post`, `GuardVerdict`; `GuardedSender`; `WorkspaceRooms` (part 1's rooms).
-- `Workspace` (layout, setup, pins, guards) and `verify_ledger`; `run_incident` for the whole flow.
+- `Workspace` (layout, setup, pins, guards) and `verify_ledger`. The whole flow in one process, people
+  scripted (`run_incident`), is a demo: `signoff.demo.incident_walkthrough`.
+
+Faces (cli/, web/, mcp/, bridges/) call `signoff.incident.service`, the facade with typed commands;
+the cases are typed in `model`, the decisions are pure in `decisions`. Importing the package
+registers its evidence checks (`signoff evidence verify`).
 """
 
+import signoff.incident.evidence  # noqa: F401  (registers the disclosure predicate's check)
 from signoff.incident.approvals import Approver
 from signoff.incident.approver_service import ApproverClient, approver_app
 from signoff.incident.budget import SaltBudget
@@ -24,11 +30,10 @@ from signoff.incident.guard import Guard, GuardConfig, GuardVerdict, Post, build
 from signoff.incident.notary import Comparison, IssuedSalt, Notary
 from signoff.incident.sender import GuardedSender
 from signoff.incident.simulate import SimulationResult, simulate
-from signoff.incident.walkthrough import disclose, run_incident
 from signoff.incident.wirecheck import Leaf, WireError, scan
 from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
 from signoff.incident.workspace_rooms import WorkspaceRooms
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 
 __all__ = [
     "Approver",
@@ -57,12 +62,10 @@ __all__ = [
     "WorkspaceRooms",
     "approver_app",
     "build_config",
-    "disclose",
     "draft",
     "fingerprint",
     "make_app",
     "published_text",
-    "run_incident",
     "salt_id",
     "scan",
     "simulate",

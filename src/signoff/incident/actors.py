@@ -13,17 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from signoff.incident.cases import load
+from signoff.incident.decisions import save_cursors
+from signoff.incident.model import CURSORS, Cursors, cursors_fold
 from signoff.incident.stack import ROLE_OF, SHARED, RunInfo
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
-from signoff.ledger import NewEvent, SqlLedger
+from signoff.ledger import Ledger
 from signoff.rooms.client import SyncRoomsClient
 
 READ_ONLY_OPS = frozenset({"list_rooms", "get_room_detail", "read_context", "list_participants",
                            "load_internal_documents", "list_references", "get_approval", "list_roles"})
 # A policy refusal is posted as the target agent's reply, starting with a mention of the sender.
 REFUSAL_TEXT = "You're not permitted to direct messages to me in this room."
-CURSORS_PREFIX = "incident-cursors/"
-CURSORS_SAVED = "incident.cursors_saved"
+CURSORS_PREFIX = CURSORS.prefix
 
 
 def connection_id(name: str, key: str) -> str:
@@ -35,7 +37,7 @@ def connection_id(name: str, key: str) -> str:
 
 
 class RoomAgent:
-    def __init__(self, client: SyncRoomsClient, info: RunInfo, name: str, room_keys: list[str], ledger: SqlLedger,
+    def __init__(self, client: SyncRoomsClient, info: RunInfo, name: str, room_keys: list[str], ledger: Ledger,
                  allowed_ops: frozenset[str] | None = None) -> None:
         self.client = client
         self.info = info
@@ -46,8 +48,9 @@ class RoomAgent:
         self.room_keys = room_keys
         self.allowed_ops = allowed_ops
         self.ledger = ledger
-        self.cursor_case = f"{CURSORS_PREFIX}{name}"
+        self.cursor_case = CURSORS.case_id(name)
         self.cursors = self._load_cursors()
+        self._stored = dict(self.cursors)  # as last saved
         # Reads of the room within one handled event; any write of this actor's clears them.
         self._cache: dict[tuple[str, str], Any] = {}
         self.connect()
@@ -138,15 +141,20 @@ class RoomAgent:
 
     # -- the event loop -----------------------------------------------------------------------
 
+    def _saved(self) -> Cursors:
+        return load(self.ledger, cursors_fold, self.cursor_case, Cursors(self.name),
+                    "the run's ledger was written behind its back; restore it, or start a new run")
+
     def _load_cursors(self) -> dict[str, int]:
-        saved = [ev for ev in self.ledger.read(self.cursor_case) if ev.type == CURSORS_SAVED]
-        if not saved:
-            return {}
-        return {str(k): int(v) for k, v in saved[-1].payload["cursors"].items()}
+        return dict(self._saved().cursors)
 
     def _save_cursor(self) -> None:
-        # This agent is its cursor case's only writer, so no version check: the last save counts.
-        self.ledger.append(self.cursor_case, None, [NewEvent(CURSORS_SAVED, {"cursors": dict(self.cursors)})])
+        # This agent is its cursor case's only writer, so it decides on the cursors it holds and
+        # appends with no version check (the last save counts) rather than reading the case again.
+        decision = save_cursors(Cursors(self.name, self._stored), self.cursors)
+        if decision.events:
+            self.ledger.append(self.cursor_case, None, [body.new_event() for body in decision.events])
+        self._stored = dict(self.cursors)
 
     def poll(self) -> int:
         """Handle every event after each room's cursor; a cursor moves only after its handler returned."""

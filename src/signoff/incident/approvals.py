@@ -2,9 +2,15 @@
 
 The service holds its Ed25519 key (an agent never does). A signed record binds d_id, incident, salt,
 the SHA-256 of the canonical evidence and of the draft text, the approver, the sender, the draft and
-approval message ids, the time and (through the chain) the hash of the previous record. It refuses
-when the incident is not the notary's current one, or when the guard's configuration no longer
-matches its pin.
+approval message ids, the time, the person's `Approval` (`signoff.ledger.approval`: what was shown,
+its digest, who, when, which option meant what) and (through the chain) the hash of the previous
+record. It refuses when the incident is not the notary's current one, or when the guard's
+configuration no longer matches its pin.
+
+The rules are the pure decisions `decisions.approve_disclosure` / `decisions.approve_fix`; this
+class reads what they are checked against (the notary's current incident, the guard file's digest,
+the time), computes the digest of what the room showed (the draft message as the room server
+recorded it, never the caller's copy of the disclosure) and runs them on the chain.
 """
 
 from __future__ import annotations
@@ -13,16 +19,28 @@ from collections.abc import Callable
 from typing import Any
 
 from signoff.incident.chain import Chain
+from signoff.incident.decisions import (
+    FIX_KIND,
+    RECORD_KIND,
+    ApproveDisclosure,
+    ApproveFix,
+    ApproverRules,
+    Standing,
+    approve_disclosure,
+    approve_fix,
+    shown_disclosure,
+)
 from signoff.incident.disclosure import Disclosure
+from signoff.incident.model import RecordChain
 from signoff.incident.notary import Notary
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
-from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import NotFoundError, RefusedError
-from signoff.rooms.decisions import Message, admit_answer
+from signoff.kernel.errors import NotFoundError, SignoffError
+from signoff.kernel.shown import shown_digest
+from signoff.ledger.aggregate import Decision
+from signoff.rooms.domain.decisions import Message
 from signoff.trust import PublicKey, SigningKey
 
-RECORD_KIND = "signoff.incident.approval/v1"
-FIX_KIND = "signoff.incident.fix-approval/v1"
+__all__ = ["FIX_KIND", "RECORD_KIND", "Approver"]
 
 
 class Approver:
@@ -32,6 +50,7 @@ class Approver:
         self.org = org
         self.approver = approver
         self.private_room = private_room
+        self.rules = ApproverRules(org, approver, private_room)
         self.key = key
         self.chain = chain
         self.notary = notary
@@ -43,84 +62,42 @@ class Approver:
     def public(self) -> PublicKey:
         return self.key.public
 
+    def _standing(self) -> Standing:
+        try:
+            current = self.notary.current
+        except SignoffError:
+            current = None
+        try:
+            digest = self.guard_digest()
+        except OSError:  # a guard configuration that cannot be read is not the pinned one
+            digest = "unreadable"
+        return Standing(current, digest, self.guard_pin, utc_iso(self.clock.now()))
+
+    def _decide(self, d_id: str, decide: Callable[[RecordChain], Decision]) -> dict[str, Any]:
+        """Run an approval decision on the chain: the record it signed, or the one that stands."""
+        appended = self.chain.decide(decide)
+        return appended if appended is not None else self.record(d_id)
+
     def approve(self, disclosure: Disclosure, draft_msg: Message, approval: Message) -> dict[str, Any]:
-        """Sign and chain an approval record, or refuse naming why."""
-        d = disclosure
-        d.check()
-        if d.org != self.org:
-            raise RefusedError(f"{d.d_id} is {d.org}'s disclosure; this is {self.org}'s approver",
-                               f"ask {d.org}'s approver")
-        self._admit_message(d.d_id, d.approve_command, draft_msg, approval)
-        if draft_msg.text != d.text:
-            raise RefusedError(f"the draft message does not carry {d.d_id}'s text",
-                               "approve the draft exactly as it was posted")
-        self._admit_state(d.incident)
-        existing = self.find(d.d_id)
-        if existing is not None:
-            body = existing["body"]
-            if body["evidence_sha256"] == d.evidence_sha256 and body["text_sha256"] == d.text_sha256:
-                return existing
-            raise RefusedError(f"{d.d_id} was already approved with different content",
-                               "draft a new disclosure with a new id")
-        body = {
-            "kind": RECORD_KIND,
-            "d_id": d.d_id,
-            "incident": d.incident,
-            "org": self.org,
-            "salt": self.notary.current.salt.hex(),
-            "evidence_sha256": d.evidence_sha256,
-            "text_sha256": d.text_sha256,
-            "approver": approval.sender,
-            "sender": draft_msg.sender,
-            "draft_msg_id": draft_msg.msg_id,
-            "approval_msg_id": approval.msg_id,
-            "time": utc_iso(self.clock.now()),
-            "guard_pin": self.guard_pin,
-        }
-        return self.chain.append(body)
+        """Sign and chain an approval record, or refuse naming why. The person saw the draft message
+        as the room server recorded it: that is the content whose digest the approval binds."""
+        shown = shown_digest(shown_disclosure(disclosure, draft_msg.text))
+        cmd = ApproveDisclosure(disclosure, draft_msg, approval, shown)
+        standing = self._standing()
+        return self._decide(disclosure.d_id,
+                            lambda chain: approve_disclosure(chain, cmd, self.rules, standing, self.key))
 
     def approve_fix(self, request_id: str, incident: str, fix: str, request_msg: Message,
                     approval: Message) -> dict[str, Any]:
         """Where the server has no approval cards: sign and chain the approval of a fix, asked for by
         the org's agent in its private room (`request_msg`) and given by the org's named human with the
         exact command `approve fix <request_id>` there (`approval`), or refuse naming why."""
-        command = f"approve fix {request_id}"
-        if request_id != f"{incident}-fix-{self.org}":
-            raise RefusedError(f"{request_id} is not {self.org}'s fix for {incident}", f"ask {self.org}'s approver")
-        self._admit_message(request_id, command, request_msg, approval)
-        self._admit_state(incident)
-        fix_sha256 = sha256_bytes(fix.encode("utf-8"))
-        existing = self.find(request_id)
-        if existing is not None:
-            if existing["body"].get("fix_sha256") == fix_sha256:
-                return existing
-            raise RefusedError(f"{request_id} was already approved for another fix", "ask for a new fix approval")
-        return self.chain.append({
-            "kind": FIX_KIND, "d_id": request_id, "incident": incident, "org": self.org,
-            "salt": self.notary.current.salt.hex(), "fix_sha256": fix_sha256, "approver": approval.sender,
-            "sender": request_msg.sender, "draft_msg_id": request_msg.msg_id, "approval_msg_id": approval.msg_id,
-            "time": utc_iso(self.clock.now()), "guard_pin": self.guard_pin,
-        })
-
-    def _admit_message(self, what: str, command: str, asked: Message, approval: Message) -> None:
-        """Every approval: the named approver, in the private room, with the exact command."""
-        admit_answer(what, command, asked, approval, responder=self.approver, room=self.private_room,
-                     responder_label=f"{self.org}'s named approver")
-
-    def _admit_state(self, incident: str) -> None:
-        """Every approval: for the notary's current incident, under the pinned guard."""
-        if not self.notary.is_current(incident):
-            raise RefusedError(f"{incident} is not the notary's current incident",
-                               "draft against the incident the notary most recently issued a salt for")
-        if self.guard_digest() != self.guard_pin:
-            raise RefusedError(f"{self.org}'s guard configuration differs from its pin",
-                               "restore the pinned guard configuration; nothing is signed until it matches")
+        cmd = ApproveFix(request_id, incident, fix, request_msg, approval, shown_digest(request_msg.text))
+        standing = self._standing()
+        return self._decide(request_id, lambda chain: approve_fix(chain, cmd, self.rules, standing, self.key))
 
     def find(self, d_id: str) -> dict[str, Any] | None:
-        for record in self.chain.records():
-            if record.get("body", {}).get("d_id") == d_id:
-                return record
-        return None
+        return self.chain.state().find(d_id)
 
     def record(self, d_id: str) -> dict[str, Any]:
         found = self.find(d_id)

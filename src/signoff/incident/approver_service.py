@@ -20,7 +20,7 @@ from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, Usa
 from signoff.kernel.ids import id_path
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_body, error_of
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 
 
 def _message(data: Any) -> Message:

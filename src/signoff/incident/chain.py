@@ -2,9 +2,10 @@
 
 Each record is `{seq, prev, body, keyid, sig}`; `prev` is the SHA-256 of the previous record's
 canonical JSON and the signature covers DSSE-PAE over `{seq, prev, body}`, so the chain link is part
-of what is signed. A chain is one ledger case (`incident-chain/<org>/<name>`), each record one
-`incident.record` event; appending is read-decide-append at the version read (`Ledger.update`), so
-concurrent appenders take turns without a lock of ours.
+of what is signed. A chain is one ledger case (`incident-chain/<org>/<name>`, case type `incident.chain`), each record
+one `incident.record` event (`model.RecordAppended`); appending runs the pure decision
+`decisions.append_record` (which signs, given the key) at the version read, so concurrent appenders
+take turns without a lock of ours.
 
 Verification names each problem: an edited record (bad signature), a deleted one (gap in seq), a
 reordered one (seq going back) or a broken link. It does not trust the ledger: a database writer
@@ -18,29 +19,21 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from signoff.kernel.canonical import canonical_bytes
-from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import IntegrityError
-from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
+from signoff.incident.cases import decide_on, load
+from signoff.incident.decisions import GENESIS, RECORD_TYPE, append_record, entry_hash, link_bytes
+from signoff.incident.model import CHAIN, RecordAppended, RecordChain, chain_fold
+from signoff.ledger import Ledger
+from signoff.ledger.aggregate import Decision
 from signoff.trust import PublicKey, SigningKey, pae
 
-RECORD_TYPE = "application/vnd.signoff.incident.record+json"
-GENESIS = "0" * 64
-CASE_PREFIX = "incident-chain/"
-RECORD = "incident.record"
+CASE_PREFIX = CHAIN.prefix
+RECORD = RecordAppended.TYPE
 FIELDS = frozenset({"seq", "prev", "body", "keyid", "sig"})
-
-
-def link_bytes(entry: dict[str, Any]) -> bytes:
-    return canonical_bytes({"seq": entry["seq"], "prev": entry["prev"], "body": entry["body"]})
-
-
-def entry_hash(entry: dict[str, Any]) -> str:
-    return sha256_bytes(canonical_bytes(entry))
+VERIFY = "run `signoff incident verify-ledger` to see what was changed"
 
 
 @dataclass
@@ -60,54 +53,39 @@ class RecordChainReport:
 
 
 class Chain:
-    def __init__(self, ledger: SqlLedger, case_id: str, key: SigningKey | None = None) -> None:
+    def __init__(self, ledger: Ledger, case_id: str, key: SigningKey | None = None) -> None:
         if not case_id.startswith(CASE_PREFIX):
             raise ValueError(f"a record chain's case id starts with {CASE_PREFIX}")
         self.ledger = ledger
         self.case_id = case_id
         self.key = key
 
+    def state(self) -> RecordChain:
+        """The chain as its case holds it (IntegrityError when a stored record is not one)."""
+        return load(self.ledger, chain_fold, self.case_id, RecordChain(CHAIN.key_of(self.case_id)), VERIFY)
+
+    def decide(self, decide: Callable[[RecordChain], Decision]) -> dict[str, Any] | None:
+        """Run a decision on the chain (read, fold, decide, append at the version read); the record
+        it appended, or None when it decided nothing."""
+        _, decision = decide_on(self.ledger, chain_fold, self.case_id, lambda: RecordChain(CHAIN.key_of(self.case_id)),
+                                decide, f"nothing appended; {VERIFY}")
+        return decision.events[-1].payload() if decision.events else None
+
     def append(self, body: dict[str, Any]) -> dict[str, Any]:
         """Append one signed record after the last one in the case."""
         key = self.key
         if key is None:
             raise ValueError("this chain was opened without a signing key")
-        signed: list[dict[str, Any]] = []
-
-        def decide(history: list[Event]) -> tuple[Sequence[NewEvent], Sequence[NewJob]]:
-            last = history[-1].payload if history else None
-            if last is not None and not (isinstance(last, dict) and FIELDS <= set(last)):
-                raise IntegrityError(f"the last record of {self.case_id} is damaged; nothing appended",
-                                     "run `signoff incident verify-ledger`")
-            entry: dict[str, Any] = {
-                "seq": (int(last["seq"]) + 1) if last else 1,
-                "prev": entry_hash(last) if last else GENESIS,
-                "body": body,
-            }
-            sig = key.sign(pae(RECORD_TYPE, link_bytes(entry)))
-            entry["keyid"] = key.keyid
-            entry["sig"] = base64.b64encode(sig).decode("ascii")
-            signed[:] = [entry]
-            return [NewEvent(RECORD, entry)], []
-
-        try:
-            self.ledger.update(self.case_id, decide)
-        except ValueError as exc:  # a stored row that is not JSON at all
-            raise IntegrityError(f"{self.case_id} holds a record that is not JSON; nothing appended",
-                                 "run `signoff incident verify-ledger`") from exc
-        return signed[0]
+        record = self.decide(lambda chain: append_record(chain, body, key))
+        assert record is not None  # append_record always appends
+        return record
 
     def exists(self) -> bool:
         return self.ledger.version(self.case_id) > 0
 
     def records(self) -> list[dict[str, Any]]:
         """The stored records, unchecked (use verify for anything that matters)."""
-        try:
-            history = self.ledger.read(self.case_id)
-        except ValueError as exc:
-            raise IntegrityError(f"{self.case_id} holds a record that is not JSON",
-                                 "run `signoff incident verify-ledger` to see what was changed") from exc
-        return [ev.payload for ev in history]
+        return self.state().records
 
     def verify(self, trusted: dict[str, PublicKey], name: str | None = None) -> RecordChainReport:
         """Check every record's form, signature, sequence number and link."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.fixture import ORGS
+from signoff.incident.fixture import ORG_NAMES, ORGS
 from signoff.incident.grade import observe
 from signoff.incident.recording import load, timeline, visible
 from signoff.incident.stack import NOTARY, ROOM_NAMES, SHARED, workspace
@@ -26,7 +26,6 @@ from signoff.trust import KeyStore
 
 LANES = ("payco", SHARED, "shopco")  # left to right, as the console shows them
 LANE_OF_ROOM = {name: key for key, name in ROOM_NAMES.items()}
-ORG_NAMES = {"payco": "PayCo", "shopco": "ShopCo"}
 RUN_NAME = re.compile(r"^run-[A-Za-z0-9_-]{1,64}$")
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from pygments.token import Comment, Name, Number, String, Text, Token, _TokenType, is_token_subtype
 
+from signoff.incident.fixture import fixture_dir
 from signoff.incident.guard import CODEISH, SUBSEQ_MIN, WHOLE_MIN
 from signoff.incident.shapes import lexer, line_shape, shapes_by_line
 
@@ -122,5 +122,5 @@ def code_corpus(files_by_org: dict[str, list[Path]], languages: dict[str, str]) 
 
 
 def prose_corpus() -> list[str]:
-    text = resources.files("signoff.incident").joinpath("data/incident_prose.txt").read_text(encoding="utf-8")
+    text = (fixture_dir() / "incident_prose.txt").read_text(encoding="utf-8")
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]

@@ -13,7 +13,7 @@ import binascii
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import RECORD_TYPE, link_bytes
+from signoff.incident.decisions import RECORD_TYPE, link_bytes
 from signoff.incident.disclosure import Disclosure
 from signoff.kernel.errors import IntegrityError, UsageError
 from signoff.trust import PublicKey, SigningKey, pae, register_predicate_check, statement, subject, write_evidence

@@ -17,6 +17,7 @@ from pathlib import Path
 from signoff.kernel.errors import NotFoundError, UsageError
 
 ORGS = ("payco", "shopco")
+ORG_NAMES = {"payco": "PayCo", "shopco": "ShopCo"}  # as people read them
 FIXTURE_ENV = "SIGNOFF_INCIDENT_FIXTURE"
 
 

@@ -97,7 +97,7 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
         rooms = RoomService(ledger)
         if over_http:
             from signoff.incident.evidence_server import LoopbackServer
-            from signoff.rooms.app import create_app
+            from signoff.rooms.http.app import create_app
 
             server = LoopbackServer(create_app(service=rooms))
             # Small request/response pairs: without this, Nagle and delayed ACKs add ~40 ms to each call.

@@ -33,6 +33,7 @@ from typing import Any
 
 from signoff.incident.chain import Chain
 from signoff.incident.disclosure import APPROVE_LINE, PUBLISHED_HEADER, Disclosure, published_text
+from signoff.incident.model import RecordChain
 from signoff.incident.shapes import Shape, shape_key, shapes_by_line, without_trailing_commas
 from signoff.kernel.canonical import canonical_bytes, canonical_text
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
@@ -341,20 +342,33 @@ class Guard:
             raise RefusedError(f"{self.config.org}'s guard configuration differs from its pin",
                                "restore the pinned configuration; the guard does not run on a changed one")
 
-    def _approval_record(self, d_id: str) -> tuple[dict[str, Any] | None, str | None]:
+    def _approval_records(self) -> RecordChain | None:
+        """The approver's chain, verified under the pinned approver key (None: none configured, or it
+        does not verify, so no disclosure counts as approved)."""
         if self.approvals is None:
-            return None, "no approval ledger configured"
+            return None
         key = PublicKey.from_hex(self.config.approver_key, "approver")
         report = self.approvals.verify({key.keyid: key}, f"{self.config.org} approvals")
         if not report.ok:
-            return None, "approval ledger does not verify"
-        for record in report.records:
-            if record["body"].get("d_id") == d_id:
-                return record, None
-        return None, None
+            return None
+        return RecordChain(self.approvals.case_id, report.records)
 
     def check(self, post: Post) -> GuardVerdict:
+        """Decide on `post` and log the decision (rules and counts, never the text) to the guard's chain."""
         self._ensure_pinned()
+        needs_records = post.disclosure is not None and post.room != self.config.private_room
+        approvals = self._approval_records() if needs_records else None
+        current = self.current_incident() if self.current_incident is not None and needs_records else None
+        verdict, entry = self.decide(post, approvals, current)
+        if self.log is not None:
+            self.log.append({**entry, "time": utc_iso(self.clock.now())})
+        return verdict
+
+    def decide(self, post: Post, approvals: RecordChain | None, current_incident: str | None
+               ) -> tuple[GuardVerdict, dict[str, Any]]:
+        """The guard's decision on a post, pure: the verdict, and the log entry it makes (without its
+        time). `approvals` is the approver's verified chain (None: no disclosure counts as approved);
+        `current_incident`, when given, makes a disclosure of another incident stale."""
         counts: Counter[str] = Counter()
         cfg = self.config
         logged: dict[str, Any] = {}
@@ -366,33 +380,31 @@ class Guard:
             d = post.disclosure
             if d is not None:
                 logged = {"d_id": d.d_id, "evidence_sha256": d.evidence_sha256, "text_sha256": d.text_sha256}
-                counts.update(self._disclosure_counts(d, post.text))
+                counts.update(self._disclosure_counts(d, post.text, approvals, current_incident))
                 counts.update(self.content_counts(d.prose, _strings(d.evidence)))
             else:
                 if PUBLISHED_HEADER.search(post.text):
                     counts["disclosure_unapproved"] += 1
                 counts.update(self.content_counts(post.text))
             verdict = self._verdict(counts, post.text)
-        if self.log is not None:
-            entry = {"org": cfg.org, "room": post.room, "allowed": verdict.allowed, "rules": list(verdict.rules),
-                     "counts": verdict.counts, "lines": verdict.lines, "chars": verdict.chars,
-                     "time": utc_iso(self.clock.now())}
-            if post.disclosure is not None:
-                entry.update(logged)
-            self.log.append(entry)
-        return verdict
+        entry = {"org": cfg.org, "room": post.room, "allowed": verdict.allowed, "rules": list(verdict.rules),
+                 "counts": verdict.counts, "lines": verdict.lines, "chars": verdict.chars}
+        if post.disclosure is not None:
+            entry.update(logged)
+        return verdict, entry
 
-    def _disclosure_counts(self, d: Disclosure, text: str) -> Counter[str]:
+    def _disclosure_counts(self, d: Disclosure, text: str, approvals: RecordChain | None,
+                           current_incident: str | None) -> Counter[str]:
         counts: Counter[str] = Counter()
         if d.org != self.config.org:
             counts["foreign_disclosure"] += 1
             return counts
-        record, _problem = self._approval_record(d.d_id)
+        record = approvals.find(d.d_id) if approvals is not None else None
         if record is None:
             counts["disclosure_unapproved"] += 1
             return counts
         body = record["body"]
-        if self.current_incident is not None and d.incident != self.current_incident():
+        if current_incident is not None and d.incident != current_incident:
             counts["disclosure_stale"] += 1
         if (body.get("evidence_sha256") != d.evidence_sha256 or body.get("text_sha256") != d.text_sha256
                 or body.get("incident") != d.incident):

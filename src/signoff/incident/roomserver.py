@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
     import uvicorn
 
     from signoff.ledger import SqlLedger
-    from signoff.rooms.app import create_app
+    from signoff.rooms.http.app import create_app
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -1,49 +1,46 @@
 """The notary's issued salts, kept in a ledger.
 
-One notary identity is one ledger case, `incident-notary/<notary id>`; every salt it issued is one
-`incident.salt_issued` event (`IssuedSalt.as_json()`), oldest first, the last one current. Issuing is
-read-decide-append at the version read (`Ledger.update`): a notary restarted, or two notary
-processes asked at once, rebuild the same notary from the case and never issue two salts for one
-incident, nor reissue an older incident's.
+One notary identity is one ledger case, `incident-notary/<notary id>` (case type `incident.notary`);
+every salt it issued is one `incident.salt_issued` event (`model.SaltIssued`), oldest first, the last
+one current. Issuing runs the pure decision `decisions.issue_salt` at the version read, with a fresh
+salt drawn here: a notary restarted, or two notary processes asked at once, rebuild the same notary
+from the case and never issue two salts for one incident, nor reissue an older incident's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import secrets
 
+from signoff.incident.cases import decide_on, load
+from signoff.incident.decisions import issue_salt
+from signoff.incident.model import NOTARY, NotarySalts, SaltIssued, issued_salts, notary_fold
 from signoff.incident.notary import IssuedSalt, Notary
+from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import UsageError
-from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
+from signoff.ledger import Ledger
 
-CASE_PREFIX = "incident-notary/"
-SALT_ISSUED = "incident.salt_issued"
+CASE_PREFIX = NOTARY.prefix
+SALT_ISSUED = SaltIssued.TYPE
+RESTORE = "restore the notary's state from an untouched copy"
 
 
 class IssuedSalts:
-    def __init__(self, ledger: SqlLedger, notary_id: str) -> None:
+    def __init__(self, ledger: Ledger, notary_id: str) -> None:
         if not 0 < len(notary_id) <= 100:
             raise UsageError("the notary id is empty or too long", "use the notary's agent id")
         self.ledger = ledger
-        self.case_id = f"{CASE_PREFIX}{notary_id}"
+        self.key = notary_id
+        self.case_id = NOTARY.case_id(notary_id)
 
     def notary(self) -> Notary:
         """The notary as the ledger says it is: every salt it issued, the last one current."""
-        return _restore(self.ledger.read(self.case_id), self.ledger)
+        state = load(self.ledger, notary_fold, self.case_id, NotarySalts(self.key), RESTORE)
+        return Notary.restore(issued_salts(state), self.ledger.clock)
 
     def issue(self, incident: str) -> IssuedSalt:
         """The salt of `incident`, issuing it when `incident` is not the current one. Raises
         UsageError for an incident that already had a salt (salts are never reissued)."""
-
-        def decide(history: list[Event]) -> tuple[Sequence[NewEvent], Sequence[NewJob]]:
-            notary = _restore(history, self.ledger)
-            if notary.is_current(incident):
-                return [], []
-            return [NewEvent(SALT_ISSUED, notary.open_incident(incident).as_json())], []
-
-        self.ledger.update(self.case_id, decide)
+        fresh, at = secrets.token_bytes(32), utc_iso(self.ledger.clock.now())
+        decide_on(self.ledger, notary_fold, self.case_id, lambda: NotarySalts(self.key),
+                  lambda state: issue_salt(state, incident, fresh, at), RESTORE)
         return self.notary().current
-
-
-def _restore(history: list[Event], ledger: SqlLedger) -> Notary:
-    return Notary.restore((IssuedSalt.from_json(ev.payload) for ev in history if ev.type == SALT_ISSUED),
-                          ledger.clock)

@@ -12,7 +12,7 @@ from signoff.incident.disclosure import Disclosure
 from signoff.incident.guard import Guard, GuardVerdict, Post
 from signoff.incident.workspace_rooms import WorkspaceRooms
 from signoff.kernel.errors import RefusedError
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 
 
 @dataclass

@@ -40,7 +40,7 @@ from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import Capabilities
-from signoff.rooms.operations import catalogue
+from signoff.rooms.protocol.operations import catalogue
 from signoff.trust import KeyStore
 
 SHARED = "shared"

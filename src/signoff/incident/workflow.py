@@ -60,7 +60,7 @@ from signoff.rooms.client import (
     RoomsUserClient,
     SyncRoomsClient,
 )
-from signoff.rooms.model import Principal
+from signoff.rooms.domain.model import Principal
 from signoff.trust import KeyStore
 
 SERVICES = ("rooms", NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"], "evidence")

@@ -18,27 +18,28 @@ Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incid
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import CASE_PREFIX, Chain, RecordChainReport
+from signoff.incident.cases import decide_on, ledger_at
+from signoff.incident.chain import Chain, RecordChainReport
+from signoff.incident.decisions import name_incident
 from signoff.incident.disclosure import Disclosure, parse_disclosure_post, published_text
 from signoff.incident.fixture import ORGS, check_org, code_files, customer_names, language_of
 from signoff.incident.guard import Guard, GuardConfig, build_config
+from signoff.incident.model import CHAIN, NAMES_CASE, IncidentNamed, IncidentNames, chain_key, names_fold
 from signoff.incident.pins import control_pins
 from signoff.incident.workspace_rooms import AGENTS, APPROVERS, SHARED_ROOM, WorkspaceRooms, private_room
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
-from signoff.kernel.ids import readable_id
 from signoff.kernel.settings import Settings
-from signoff.ledger import Event, NewEvent, NewJob, SqlLedger, verify_chain
+from signoff.ledger import SqlLedger, verify_chain
 from signoff.trust import KeyStore, SigningKey
 
-INCIDENT_NAMES = "incident-names"
-INCIDENT_NAMED = "incident.named"
+INCIDENT_NAMES = NAMES_CASE
 
 
 @dataclass
@@ -63,15 +64,15 @@ class Workspace:
         org = check_org(org)
         if org not in self._ledgers:
             self.org_dir(org).mkdir(parents=True, exist_ok=True)
-            self._ledgers[org] = SqlLedger.from_url(f"sqlite:///{self.records_db_path(org).resolve()}")
+            self._ledgers[org] = ledger_at(self.records_db_path(org))
         return self._ledgers[org]
 
     def approvals(self, org: str, key: SigningKey | None = None) -> Chain:
         """The approver's chain of `org` (signing with `key` when given)."""
-        return Chain(self.org_ledger(org), f"{CASE_PREFIX}{check_org(org)}/approvals", key)
+        return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(check_org(org), "approvals")), key)
 
     def guard_log(self, org: str, key: SigningKey | None = None) -> Chain:
-        return Chain(self.org_ledger(org), f"{CASE_PREFIX}{check_org(org)}/guard-log", key)
+        return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(check_org(org), "guard-log")), key)
 
     def close(self) -> None:
         for ledger in self._ledgers.values():
@@ -95,7 +96,7 @@ class Workspace:
         """The ledger `org`'s evidence servers keep their fingerprint budget in (the caller closes
         it). It sits with the captures, which only the evidence servers read."""
         self.captures.mkdir(parents=True, exist_ok=True)
-        return SqlLedger.from_url(f"sqlite:///{(self.captures / f'{check_org(org)}-fingerprints.db').resolve()}")
+        return ledger_at(self.captures / f"{check_org(org)}-fingerprints.db")
 
     @property
     def rooms(self) -> WorkspaceRooms:
@@ -112,14 +113,11 @@ class Workspace:
         """A fresh incident name for this workspace (the notary itself keeps no state across runs): one
         `incident.named` event per name in the case `incident-names` of the workspace's ledger (the
         rooms' `rooms.db`), decided at the version read, so racing runs never share a name."""
-        named: list[str] = []
-
-        def decide(history: list[Event]) -> tuple[Sequence[NewEvent], Sequence[NewJob]]:
-            named[:] = [readable_id("INC", len(history) + 1)]
-            return [NewEvent(INCIDENT_NAMED, {"incident": named[0]})], []
-
-        self.rooms.ledger.update(INCIDENT_NAMES, decide)
-        return named[0]
+        _, decision = decide_on(self.rooms.ledger, names_fold, NAMES_CASE, IncidentNames, name_incident,
+                                "the workspace's rooms.db was written behind its back; restore it")
+        named = decision.events[0]
+        assert isinstance(named, IncidentNamed)
+        return named.incident
 
     def is_set_up(self) -> bool:
         return self.pins_path.exists() and all(self.guard_config_path(o).exists() for o in ORGS)

@@ -18,12 +18,12 @@ from typing import Any
 
 from sqlalchemy.exc import DatabaseError
 
+from signoff.incident.cases import ledger_at
 from signoff.incident.fixture import check_org
 from signoff.kernel.errors import IntegrityError, NotFoundError
-from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, InProcessUserTransport, RoomsUserClient, SyncRoomsClient
-from signoff.rooms.decisions import Message
+from signoff.rooms.domain.decisions import Message
 
 SHARED_ROOM = "shared"
 APPROVERS = {"payco": "priya", "shopco": "sam"}
@@ -47,7 +47,7 @@ class WorkspaceRooms:
         self.root.mkdir(parents=True, exist_ok=True)
         db = self.root / "rooms.db"
         try:
-            self.ledger = SqlLedger.from_url(f"sqlite:///{db.resolve()}")
+            self.ledger = ledger_at(db)
         except DatabaseError as exc:
             raise IntegrityError(f"{db} is not a rooms database", "restore it from a copy, or start a fresh "
                                  "incident folder") from exc

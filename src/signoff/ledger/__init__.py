@@ -11,6 +11,7 @@ from signoff.ledger.checkpoints import (
     sign_checkpoint,
 )
 from signoff.ledger.contract import Ledger
+from signoff.ledger.memory import MemoryLedger
 from signoff.ledger.outbox import Job, JobState, Outbox, Worker, backoff
 from signoff.ledger.store import AppendResult, Event, NewEvent, NewJob, SqlLedger, UnitOfWork
 
@@ -24,6 +25,7 @@ __all__ = [
     "Job",
     "JobState",
     "Ledger",
+    "MemoryLedger",
     "NewEvent",
     "NewJob",
     "Outbox",

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.ledger.contract import Ledger
-from signoff.ledger.store import Event, NewEvent, NewJob
+from signoff.ledger.events import Event, NewEvent, NewJob
 
 S = TypeVar("S")
 E = TypeVar("E", bound="EventBody")

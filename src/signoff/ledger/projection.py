@@ -24,7 +24,7 @@ from sqlalchemy import Connection, Table, delete, insert, select, text, update
 
 from signoff.kernel.shared_read import SharedRead
 from signoff.ledger.engine import is_postgres, single_statement
-from signoff.ledger.schema import events
+from signoff.ledger.schema import events, starts_with
 from signoff.ledger.store import Event, SqlLedger
 
 R = TypeVar("R")
@@ -84,7 +84,7 @@ class Projector(Generic[R]):
     def _batch(self, after: int) -> tuple[int, list[Event]]:
         """The stored cursor, and the events after `after` unless another process already moved the
         cursor past it (then there is no point in a write transaction that would find it moved)."""
-        query = (select(events).where(events.c.seq > after, events.c.case_id.startswith(self.prefix, autoescape=True))
+        query = (select(events).where(events.c.seq > after, starts_with(events.c.case_id, self.prefix))
                  .order_by(events.c.seq).limit(self._batch_size))
         with self.ledger.engine.connect() as conn:
             stored = self._read_cursor(conn) or 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Column,
+    ColumnElement,
     Float,
     Integer,
     MetaData,
@@ -15,6 +16,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    func,
 )
 
 metadata = MetaData()
@@ -98,3 +100,11 @@ checkpoints = Table(
     Column("keyid", String(64), nullable=False),
     Column("signature", String(128), nullable=False),
 )
+
+
+def starts_with(column: Column[str], prefix: str) -> ColumnElement[bool]:
+    """`column` starts with `prefix`, taken literally and case for case on both databases: SQLite's
+    LIKE ignores the case of ASCII letters (so `desk/` would match `DESK/x`), and the comparison of
+    the column's first characters makes the match exact; the LIKE stays for an index to narrow by."""
+    return column.startswith(prefix, autoescape=True) & (func.substr(column, 1, len(prefix)) == prefix)
+

@@ -1,145 +1,66 @@
-"""The ledger: append-only events per case with optimistic concurrency, idempotency keys, a
-transactional outbox and a hash-chained audit log, on SQLite or PostgreSQL."""
+"""The SQL ledger: append-only events per case with optimistic concurrency, idempotency keys, a
+transactional outbox and a hash-chained audit log, on SQLite or PostgreSQL.
+
+This module holds what both databases share; what each does its own way (how an append is written,
+how writers are serialised, which failures are retried) is its side, `SqliteSide` (sqlite.py) or
+`PostgresSide` (postgres.py), chosen once when the ledger is made. The events, jobs and the hash
+chain are those of every ledger (events.py)."""
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import json
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TypeVar
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine, RootTransaction, bindparam, func, insert, select, update
-from sqlalchemy.exc import IntegrityError as SAIntegrityError
-from sqlalchemy.exc import OperationalError
 
 from signoff.kernel.canonical import canonical_text
-from signoff.kernel.clock import Clock, SystemClock, utc_iso
-from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import ConflictError, UsageError
+from signoff.kernel.clock import Clock, SystemClock
 from signoff.kernel.settings import Settings
+from signoff.ledger.contract import Decide, decide_and_append
 from signoff.ledger.engine import WRITE, is_postgres, make_engine, migrate, single_statement
-from signoff.ledger.schema import cases, chain_head, counters, events, idempotency, outbox
+from signoff.ledger.events import (
+    GENESIS,
+    AppendResult,
+    Batch,
+    Event,
+    NewEvent,
+    NewJob,
+    event_hash,
+    hash_parts,
+    stamp_part,
+    stored_event,
+)
+from signoff.ledger.postgres import PostgresSide
+from signoff.ledger.schema import cases, chain_head, counters, events, outbox, starts_with
+from signoff.ledger.sqlite import SqliteSide
 
-GENESIS = "0" * 64
+# the names code has always imported from here
+__all__ = ["GENESIS", "AppendResult", "Event", "NewEvent", "NewJob", "SqlLedger", "UnitOfWork", "event_hash",
+           "hash_parts", "stamp_part"]
+
 T = TypeVar("T")
 
 # Statements built once: constructing them per call costs more than executing them on SQLite.
-_SEL_IDEMPOTENT = select(idempotency.c.result).where(idempotency.c.key == bindparam("k"))
 _SEL_CASE_VERSION = select(cases.c.version).where(cases.c.case_id == bindparam("cid"))
 _SEL_HEAD = select(chain_head.c.seq, chain_head.c.hash).where(chain_head.c.id == 1)
-_LOCK_HEAD = select(chain_head.c.id).where(chain_head.c.id == 1).with_for_update()
-# An append on SQLite, in the sqlite3 module's own parameter style (see SqlLedger.append).
-_SQLITE_CASE_VERSION = "SELECT version FROM cases WHERE case_id = ?"
-_SQLITE_HEAD = "SELECT seq, hash FROM chain_head WHERE id = 1"
-_SQLITE_INSERT_EVENT = ("INSERT INTO events (seq, case_id, version, type, payload, recorded_at, prev_hash, hash)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-_SQLITE_UPDATE_CASE = "UPDATE cases SET version = ?, updated_at = ? WHERE case_id = ?"
-_SQLITE_INSERT_CASE = "INSERT INTO cases (version, updated_at, case_id) VALUES (?, ?, ?)"
-_SQLITE_UPDATE_HEAD = "UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1"
-# A case's events: the read every update() makes, in the driver's parameter style ("?" for sqlite3,
-# "%s" for psycopg). Sent as driver SQL it costs about 60% of the CPU time of the Core statement
-# (measured on SQLite: 190 against 300 us for a case of 28 events), and update() runs it on every try.
-_CASE_EVENTS = ("SELECT seq, case_id, version, type, payload, recorded_at, prev_hash, hash FROM events"
-                " WHERE case_id = {p} AND version > {p} ORDER BY version")
 
 
-# On PostgreSQL an append is one call of the function migration 0003 creates, made in autocommit so
-# that the chain-head lock it takes is held for that one statement only. Sent as driver SQL with
-# positional parameters: SQLAlchemy's binding of sixteen named parameters cost more client CPU than
-# the call's own round trip (see docs/ledger.md, Benchmark).
-# The arrays go in psycopg's binary format (`%b`): its text format escapes every element with a
-# regular expression in Python, which for JSON payloads (full of quotes) cost about 1.5 ms per 30
-# events against 20 us in binary, and was a tenth of a room server's CPU under load.
-_PG_APPEND = (
-    "SELECT outcome, version, first_seq, result FROM signoff_append(%s::text, %s::text, %s::integer, %s::text,"
-    " %b::text[], %b::text[], %b::text[], %s::text, %b::text[], %b::text[], %b::text[], %b::text[],"
-    " %b::integer[], %b::double precision[], %s::double precision, %s::text)"
-)
+class Side(Protocol):
+    """What one database does its own way (sqlite.py, postgres.py)."""
 
+    case_events: str  # a case's events after a version, as driver SQL in the driver's parameter style
 
-@dataclass(frozen=True)
-class NewEvent:
-    type: str
-    payload: dict[str, Any] = field(default_factory=dict)
+    def queue_for_write(self) -> AbstractContextManager[None]: ...
 
+    def lock_chain(self, conn: Connection) -> None: ...
 
-@dataclass(frozen=True)
-class NewJob:
-    """A job written in the same transaction as the events that cause it.
+    def transient(self, exc: Exception, unique_is_transient: bool) -> bool: ...
 
-    `key` is the job's idempotency key: writing the same key twice keeps the first job.
-    """
-
-    key: str
-    topic: str
-    payload: dict[str, Any] = field(default_factory=dict)
-    max_attempts: int = 8
-    delay: float = 0.0
-
-
-@dataclass(frozen=True)
-class Event:
-    seq: int
-    case_id: str
-    version: int
-    type: str
-    payload: dict[str, Any]
-    recorded_at: str
-    prev_hash: str
-    hash: str
-
-
-@dataclass(frozen=True)
-class AppendResult:
-    case_id: str
-    version: int
-    seqs: tuple[int, ...]
-    replayed: bool = False  # True when an idempotency key matched an earlier append
-
-
-def event_hash(
-    seq: int, case_id: str, version: int, type_: str, payload_text: str, recorded_at: str, prev: str
-) -> str:
-    body = {
-        "seq": seq,
-        "case_id": case_id,
-        "version": version,
-        "type": type_,
-        "payload": payload_text,
-        "recorded_at": recorded_at,
-        "prev": prev,
-    }
-    return sha256_bytes(canonical_text(body).encode())
-
-
-def hash_parts(case_id: str, type_: str, payload_text: str) -> tuple[str, str]:
-    """The canonical text `event_hash` digests is `a + prev + stamp_part(recorded_at) + str(seq) + c +
-    str(version) + "}"` (RFC 8785 orders the keys: case_id, payload, prev, recorded_at, seq, type,
-    version). Cut this way, an append canonicalises the payload before it takes the chain head, and
-    the PostgreSQL function fills in the values only the server knows."""
-    a = f'{{"case_id":{canonical_text(case_id)},"payload":{canonical_text(payload_text)},"prev":"'
-    return a, f',"type":{canonical_text(type_)},"version":'
-
-
-def stamp_part(recorded_at: str) -> str:
-    return f'","recorded_at":{canonical_text(recorded_at)},"seq":'
-
-
-def _replayed(stored_text: str) -> AppendResult:
-    stored = json.loads(stored_text)
-    return AppendResult(stored["case_id"], stored["version"], tuple(stored["seqs"]), True)
-
-
-def _conflict(case_id: str, current: int, expected: int) -> ConflictError:
-    return ConflictError(
-        f"case {case_id} is at version {current}, not {expected}",
-        "re-read the case and apply the change again",
-    )
+    def append(self, ledger: SqlLedger, batch: Batch, expected_version: int | None,
+               idempotency_key: str | None) -> AppendResult: ...
 
 
 class UnitOfWork:
@@ -158,18 +79,19 @@ class UnitOfWork:
         if self._tx.is_active:
             self._tx.rollback()
 
+    def add_jobs(self, jobs: Sequence[NewJob], payloads: Sequence[str], case_id: str | None, now: float) -> None:
+        """Write jobs (their canonical payloads given) in this transaction; a key already written
+        keeps its first job."""
+        for job, text_ in zip(jobs, payloads, strict=True):
+            _insert_job(self.conn, job, text_, case_id, now)
+
 
 class SqlLedger:
     def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
         self.engine = engine
         self.clock: Clock = clock or SystemClock()
         migrate(engine)
-        database = engine.url.database if engine.dialect.name == "sqlite" else None
-        # SQLite writers queue on a file lock before BEGIN IMMEDIATE: a blocked flock wakes the
-        # moment the holder lets go, where SQLite's own busy handler sleeps in growing steps (up to
-        # 100 ms), which starves throughput once several processes write at once.
-        self._writer_lock = Path(database + ".writer") if database and database != ":memory:" else None
-        self._case_events = _CASE_EVENTS.format(p="%s" if is_postgres(engine) else "?")
+        self._side: Side = PostgresSide() if is_postgres(engine) else SqliteSide(engine)
 
     @classmethod
     def open(cls, settings: Settings | None = None, clock: Clock | None = None) -> SqlLedger:
@@ -198,12 +120,12 @@ class SqlLedger:
         """
         # the connection is taken from the pool before queueing, so the writer lock covers only the
         # transaction itself
-        with self.engine.connect() as raw, self._queue_for_write():
+        with self.engine.connect() as raw, self._side.queue_for_write():
             conn = raw.execution_options(**WRITE)
             uow = UnitOfWork(conn, conn.begin())
             try:
-                if lock_chain and is_postgres(self.engine):
-                    conn.execute(_LOCK_HEAD)
+                if lock_chain:
+                    self._side.lock_chain(conn)
                 yield uow
             except BaseException:
                 uow.rollback()
@@ -227,36 +149,19 @@ class SqlLedger:
         return self._retry(once, integrity_is_transient=not lock_chain)
 
     def _retry(self, once: Callable[[], T], integrity_is_transient: bool) -> T:
-        """`once()`, run again after a failure that rolled its transaction back whole: SQLite can
-        still answer "database is locked" under heavy multi-process load past busy_timeout, and
-        PostgreSQL can report a serialization failure or a deadlock."""
+        """`once()`, run again after a failure that rolled its transaction back whole (which ones
+        those are is the database's side to say: SQLite "database is locked", PostgreSQL a
+        serialization failure or a deadlock)."""
         delay = 0.01
         for attempt in range(50):
             try:
                 return once()
-            except (OperationalError, SAIntegrityError, sqlite3.OperationalError, sqlite3.IntegrityError) as exc:
-                # the sqlite3 errors come from the statements an append sends to the driver directly
-                message = str(getattr(exc, "orig", exc)).lower()
-                transient = "locked" in message or "deadlock" in message or "serializ" in message
-                unique = isinstance(exc, (SAIntegrityError, sqlite3.IntegrityError))
-                transient = transient or (integrity_is_transient and unique)
-                if not transient or attempt == 49:
+            except Exception as exc:
+                if attempt == 49 or not self._side.transient(exc, integrity_is_transient):
                     raise
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
         raise AssertionError("unreachable")
-
-    @contextlib.contextmanager
-    def _queue_for_write(self) -> Iterator[None]:
-        if self._writer_lock is None:
-            yield
-            return
-        with self._writer_lock.open("a") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
 
     # -- events -------------------------------------------------------------------------------
 
@@ -274,140 +179,28 @@ class SqlLedger:
         re-applies. With an idempotency key, a repeat returns the first append's result and
         changes nothing.
         """
-        if not case_id or len(case_id) > 200:
-            raise UsageError("case id must be 1 to 200 characters", "pass a short case id")
-        if not new_events and not jobs:
-            raise UsageError("nothing to append", "pass at least one event or job")
-        payloads = [canonical_text(e.payload) for e in new_events]
-        parts = [hash_parts(case_id, e.type, text_) for e, text_ in zip(new_events, payloads, strict=True)]
-        job_payloads = [canonical_text(j.payload) for j in jobs]
-
-        if is_postgres(self.engine):
-            return self._retry(
-                lambda: self._append_pg(case_id, expected_version, new_events, payloads, parts, jobs,
-                                        job_payloads, idempotency_key),
-                integrity_is_transient=True,
-            )
-
-        def run(conn: Connection) -> AppendResult:
-            if idempotency_key is not None:
-                row = conn.execute(_SEL_IDEMPOTENT, {"k": idempotency_key}).first()
-                if row is not None:
-                    return _replayed(row.result)
-            # The statements that run under the writer lock go to the sqlite3 connection directly:
-            # SQLAlchemy's per-statement machinery cost more than SQLite's work here, and every
-            # writer waits while the lock is held.
-            db = conn.connection.driver_connection
-            assert db is not None
-            found = db.execute(_SQLITE_CASE_VERSION, (case_id,)).fetchone()
-            current_version = int(found[0]) if found else 0
-            if expected_version is not None and current_version != expected_version:
-                raise _conflict(case_id, current_version, expected_version)
-            seq, prev = db.execute(_SQLITE_HEAD).fetchone()
-            now = self.clock.now()
-            stamp = utc_iso(now)
-            between = stamp_part(stamp)
-            version = current_version
-            seqs: list[int] = []
-            rows = []
-            for ev, text_, (before_prev, before_version) in zip(new_events, payloads, parts, strict=True):
-                seq += 1
-                version += 1
-                digest = sha256_bytes(f"{before_prev}{prev}{between}{seq}{before_version}{version}}}".encode())
-                rows.append((seq, case_id, version, ev.type, text_, stamp, prev, digest))
-                seqs.append(seq)
-                prev = digest
-            if rows:
-                db.executemany(_SQLITE_INSERT_EVENT, rows)
-                db.execute(_SQLITE_UPDATE_CASE if found else _SQLITE_INSERT_CASE, (version, stamp, case_id))
-                db.execute(_SQLITE_UPDATE_HEAD, (seq, prev))
-            for job, text_ in zip(jobs, job_payloads, strict=True):
-                _insert_job(conn, job, text_, case_id, now)
-            if idempotency_key is not None:
-                conn.execute(
-                    insert(idempotency).values(
-                        key=idempotency_key,
-                        case_id=case_id,
-                        result=canonical_text({"case_id": case_id, "version": version, "seqs": seqs}),
-                        recorded_at=stamp,
-                    )
-                )
-            return AppendResult(case_id, version, tuple(seqs))
-
-        return self.transact(run, lock_chain=False)
-
-    def _append_pg(
-        self,
-        case_id: str,
-        expected_version: int | None,
-        new_events: Sequence[NewEvent],
-        payloads: list[str],
-        parts: list[tuple[str, str]],
-        jobs: Sequence[NewJob],
-        job_payloads: list[str],
-        idempotency_key: str | None,
-    ) -> AppendResult:
-        """The append as one statement in autocommit (one round trip): the function checks the
-        version, hashes, and writes events, case row, chain head, jobs and idempotency record."""
-        now = self.clock.now()
-        stamp = utc_iso(now)
-        params = (
-            case_id,
-            canonical_text(case_id),
-            expected_version,
-            stamp,
-            [ev.type for ev in new_events],
-            payloads,
-            [a for a, _ in parts],
-            stamp_part(stamp),
-            [c for _, c in parts],
-            [j.key for j in jobs],
-            [j.topic for j in jobs],
-            job_payloads,
-            [j.max_attempts for j in jobs],
-            [now + j.delay for j in jobs],
-            now,
-            idempotency_key,
-        )
-        with single_statement(self.engine) as conn:
-            row = conn.exec_driver_sql(_PG_APPEND, params).one()
-        if row.outcome == "replayed":
-            return _replayed(row.result)
-        if row.outcome == "conflict":
-            assert expected_version is not None
-            raise _conflict(case_id, int(row.version), expected_version)
-        first = int(row.first_seq or 0)
-        return AppendResult(case_id, int(row.version), tuple(range(first, first + len(new_events))))
+        batch = Batch.of(case_id, new_events, jobs)
+        # two appends racing to create the same case or idempotency key: the loser retries and then
+        # sees the winner's row (a conflict or a replay)
+        return self._retry(lambda: self._side.append(self, batch, expected_version, idempotency_key),
+                           integrity_is_transient=True)
 
     def update(
         self,
         case_id: str,
-        decide: Callable[[list[Event]], tuple[Sequence[NewEvent], Sequence[NewJob]]],
+        decide: Decide,
         idempotency_key: str | None = None,
         attempts: int = 20,
     ) -> AppendResult:
         """Read the case, let `decide` choose events and jobs from its history, append them at the
         version read; on a conflict read again and decide again. A decision to append nothing
         writes nothing and returns the version read."""
-        for _ in range(attempts):
-            history = self.read(case_id)
-            new_events, jobs = decide(history)
-            if not new_events and not jobs:
-                return AppendResult(case_id, len(history), ())
-            try:
-                return self.append(case_id, len(history), new_events, jobs, idempotency_key)
-            except ConflictError:
-                continue
-        raise ConflictError(
-            f"case {case_id} kept changing under {attempts} attempts",
-            "retry later; another writer is very busy on this case",
-        )
+        return decide_and_append(self, case_id, decide, idempotency_key, attempts)
 
     def read(self, case_id: str, after_version: int = 0) -> list[Event]:
         with single_statement(self.engine) as conn:
-            rows = conn.exec_driver_sql(self._case_events, (case_id, after_version)).all()
-        return [Event(int(seq), cid, int(version), type_, json.loads(payload), at, prev, digest)
-                for seq, cid, version, type_, payload, at, prev, digest in rows]
+            rows = conn.exec_driver_sql(self._side.case_events, (case_id, after_version)).all()
+        return [stored_event(r) for r in rows]
 
     def version(self, case_id: str) -> int:
         with single_statement(self.engine) as conn:
@@ -421,20 +214,20 @@ class SqlLedger:
         while True:
             query = select(events).where(events.c.seq > last).order_by(events.c.seq).limit(batch)
             if prefix is not None:
-                query = query.where(events.c.case_id.startswith(prefix, autoescape=True))
+                query = query.where(starts_with(events.c.case_id, prefix))
             with single_statement(self.engine) as conn:
                 rows = conn.execute(query).all()
             if not rows:
                 return
             for r in rows:
-                yield _event(r)
+                yield stored_event(r)
             last = int(rows[-1].seq)
 
     def case_ids(self, prefix: str = "") -> list[str]:
         with self.engine.connect() as conn:
             query = select(cases.c.case_id).order_by(cases.c.case_id)
             if prefix:
-                query = query.where(cases.c.case_id.startswith(prefix, autoescape=True))
+                query = query.where(starts_with(cases.c.case_id, prefix))
             return [r.case_id for r in conn.execute(query)]
 
     def head(self) -> tuple[int, str]:
@@ -495,14 +288,7 @@ def _insert_job(conn: Connection, job: NewJob, text_: str, case_id: str | None, 
     )
 
 
-def _event(r: Any) -> Event:
-    return Event(
-        seq=int(r.seq),
-        case_id=r.case_id,
-        version=int(r.version),
-        type=r.type,
-        payload=json.loads(r.payload),
-        recorded_at=r.recorded_at,
-        prev_hash=r.prev_hash,
-        hash=r.hash,
-    )
+if TYPE_CHECKING:  # mypy holds SqlLedger to the protocol here
+    from signoff.ledger.contract import Ledger
+
+    _IS_A_LEDGER: type[Ledger] = SqlLedger

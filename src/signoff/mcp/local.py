@@ -23,8 +23,8 @@ from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessTransport, Transport, embedded_rooms
 from signoff.rooms.client._config import EMBEDDED_FOLLOW_SECONDS
-from signoff.rooms.model import Principal
-from signoff.rooms.tables import rooms_users
+from signoff.rooms.domain.model import Principal
+from signoff.rooms.storage.tables import rooms_users
 
 AGENT = "mcp-local"
 ROOM = "mcp"

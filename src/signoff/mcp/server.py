@@ -22,7 +22,7 @@ from signoff.kernel.errors import RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.mcp.auth import Caller
 from signoff.mcp.harness import QUESTION, frozen, harness_content
-from signoff.rooms.bound import CardDecision
+from signoff.rooms.domain.bound import CardDecision
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -88,12 +88,16 @@ class Tools:
                          regression: list[str], runner: str, pythonpath: list[str], allow: list[str],
                          timeout: float) -> dict[str, Any]:
         decision = await self.approved_harness(harness, approval)
-        from signoff.repair.verifier import VerifyRequest, verify
+        from signoff.repair import HarnessApproval, VerifyRequest
+        from signoff.repair import verify_fix as verify_approved
 
         req = VerifyRequest(repo=Path(repo), base=base, candidate=candidate, harness=None, expect=expect,
                             regression=list(regression), allow=list(allow), pythonpath=list(pythonpath),
                             runner=runner, timeout=timeout, approved_digest=harness, frozen_digest=harness)
-        result = await anyio.to_thread.run_sync(lambda: verify(req, self.settings))
+        # The repair service holds the rule (the harness approved, as this home shows it) and runs it.
+        approved = HarnessApproval(approval, decision.approved, decision.content_digest, decision.responder,
+                                   decision.reason)
+        result = await anyio.to_thread.run_sync(lambda: verify_approved(self.settings, req, approved))
         return {"verdict": result.verdict, "reasons": result.reasons,
                 "evidence": str(result.evidence) if result.evidence else None,
                 "fingerprint": result.fingerprint, "harness_digest": result.harness_digest,
@@ -133,9 +137,7 @@ def _card_summary(card: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check_claims(text: str, repo: Path, range_: str) -> dict[str, Any]:
-    from signoff.notes.grade import sentences_of, snapshot_support
-    from signoff.notes.snapshot import take_snapshot
-    from signoff.notes.verify import check_claims
+    from signoff.notes import check_claims, sentences_of, snapshot_support, take_snapshot
 
     if not isinstance(text, str) or not text.strip():
         raise UsageError("no text to check", "pass the sentences to check")

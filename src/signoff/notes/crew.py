@@ -31,7 +31,8 @@ from typing import Any
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import NewEvent, SqlLedger
+from signoff.ledger import Ledger
+from signoff.notes.model import HandedOff, HandingOff, Handoffs, ReceiptBody, handoffs_fold
 from signoff.notes.run import DRAFT_FILE, FACTS_FILE, REVISED_FILE
 from signoff.notes.steps import (
     FIRST_ROUND_FILE,
@@ -44,11 +45,10 @@ from signoff.notes.steps import (
     write_draft,
 )
 from signoff.rooms.client import AgentLoop, Identities
-from signoff.rooms.receipts import Receipt, handoff_matches
+from signoff.rooms.domain.receipts import Receipt, handoff_matches
 
 SCOUT, WRITER, EDITOR = "notes-scout", "notes-writer", "notes-editor"
 ROLES = (SCOUT, WRITER, EDITOR)
-HANDING_OFF, HANDED_OFF = "notes.handing_off", "notes.handed_off"
 # Who hands each verb to whom.
 ROUTE = {"draft": (SCOUT, WRITER), "review": (WRITER, EDITOR), "revise": (EDITOR, WRITER)}
 _TAG = re.compile(r" \[ref [0-9a-f]{10}\]$")
@@ -87,24 +87,20 @@ def command_of(body: str, name: str) -> str | None:
     return _TAG.sub("", body[len(prefix):]).strip()
 
 
-def handoffs(ledger: SqlLedger, run: str) -> list[dict[str, Any]]:
+def handoffs(ledger: Ledger, run: str) -> list[dict[str, Any]]:
     """Every hand-off of a run, announced or sent: `{key, from, to, text, receipt?}` in order."""
-    out: dict[str, dict[str, Any]] = {}
-    for ev in ledger.read(handoffs_case(run)):
-        entry = out.setdefault(ev.payload["key"], {})
-        entry.update(ev.payload)
-    return list(out.values())
+    return list(handoffs_fold.over(Handoffs(run), ledger.read(handoffs_case(run))).by_key.values())
 
 
-def _record(ledger: SqlLedger, run: str, type_: str, payload: dict[str, Any]) -> None:
+def _record(ledger: Ledger, run: str, event: HandingOff | HandedOff) -> None:
     case = handoffs_case(run)
-    ledger.append(case, None, [NewEvent(type_, payload)], idempotency_key=f"{case}:{type_}:{payload['key']}")
+    ledger.append(case, None, [event.new_event()], idempotency_key=f"{case}:{event.TYPE}:{event.key}")
 
 
 class NotesAgent:
     """One of the three; `handle` is the runtime's handler."""
 
-    def __init__(self, role: str, settings: Settings, ledger: SqlLedger, room_id: str, crew: Crew,
+    def __init__(self, role: str, settings: Settings, ledger: Ledger, room_id: str, crew: Crew,
                  identities: Identities | None = None, repo: Path | None = None, writer_role: str = "writer",
                  script: str = "default") -> None:
         check_options(role, repo)
@@ -207,12 +203,13 @@ class NotesAgent:
     async def _hand(self, loop: AgentLoop, handoff: Handoff, thread: str, source: str | None = None) -> None:
         to = ROUTE[handoff.verb][1]
         key = f"{handoff.verb}:{handoff.run}:{source or ''}"
-        entry = {"key": key, "from": self.role, "to": to, "text": handoff.text(), "source": source}
-        await asyncio.to_thread(_record, self.ledger, handoff.run, HANDING_OFF, entry)
+        announced = HandingOff.model_validate({"key": key, "from": self.role, "to": to, "text": handoff.text(),
+                                               "source": source})
+        await asyncio.to_thread(_record, self.ledger, handoff.run, announced)
         receipt = await loop.send(self.room_id, handoff.text(), key=f"notes:{key}", targets=[self.crew.name(to)],
                                   thread_id=thread)
-        await asyncio.to_thread(_record, self.ledger, handoff.run, HANDED_OFF,
-                                {"key": key, "receipt": receipt.to_dict()})
+        await asyncio.to_thread(_record, self.ledger, handoff.run,
+                                HandedOff(key=key, receipt=ReceiptBody.model_validate(receipt.to_dict())))
 
     async def _recorded(self, handoff: Handoff, env: dict[str, Any]) -> dict[str, Any] | None:
         """The sender's record of exactly this message, once its receipt is recorded: waits (at most

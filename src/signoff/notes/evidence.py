@@ -17,9 +17,9 @@ from typing import Any
 from signoff.kernel.digests import sha256_bytes, sha256_file
 from signoff.kernel.errors import IntegrityError, RefusedError, SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import SqlLedger
-from signoff.notes.decisions import blockers, decisions, export_decisions, exported_state, state_of, text_digest
+from signoff.notes.checks import blockers, export_decisions, exported_state
 from signoff.notes.grade import grade
+from signoff.notes.model import State, text_digest
 from signoff.notes.render import render
 from signoff.notes.run import DECISIONS_FILE, FACTS_FILE, FINAL_FILE, SNAPSHOT_FILE, load_review
 from signoff.notes.snapshot import Snapshot
@@ -29,15 +29,13 @@ PREDICATE_TYPE = "https://signoff.dev/notes/v1"
 EVIDENCE_FILE = "notes.intoto.json"
 
 
-def publish(ledger: SqlLedger, folder: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
-    """Render a shipped run into `final.md` in its folder, export its decisions beside it and sign
-    the evidence."""
-    state = state_of(ledger, folder)
+def publish(state: State, folder: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
+    """Render a shipped run in `state` into `final.md` in its folder and sign the evidence over it
+    and the decisions, exported beside it (`decisions.jsonl`)."""
     text = render(folder, state, commit_url)
     final = folder / FINAL_FILE
     final.write_text(text, encoding="utf-8")
-    recorded = decisions(ledger, folder)
-    exported = export_decisions(ledger, folder)
+    exported = export_decisions(state.records, folder)
     snap = Snapshot(folder / SNAPSHOT_FILE)
     for _ in snap.commits():
         pass
@@ -49,10 +47,10 @@ def publish(ledger: SqlLedger, folder: Path, settings: Settings, commit_url: str
                            "edit the sentences git contradicts, then ship and render again")
     review = load_review(folder)
     approvals: dict[str, str] = {}
-    for d in recorded:
-        if d["action"] == "approve":
-            for sid in d.get("digests", {}):
-                approvals[sid] = str(d.get("by"))
+    for d in state.records:
+        if d.action == "approve":
+            for sid in d.digests or {}:
+                approvals[sid] = d.by
     predicate = {
         "kind": "measured",
         "range": snap.range,

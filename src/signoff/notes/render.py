@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import RefusedError
-from signoff.notes.decisions import State, blockers
+from signoff.notes.checks import blockers
 from signoff.notes.facts import FactsFile
+from signoff.notes.model import State
 from signoff.notes.run import FACTS_FILE, current_sentences
 
 

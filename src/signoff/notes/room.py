@@ -20,14 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import SignoffError, UsageError
-from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
-from signoff.notes.decisions import asks_for_shown, decide, state_of
+from signoff.notes.decisions import asks_for_shown
+from signoff.notes.model import RoomRef
 from signoff.notes.run import case_of
+from signoff.notes.service import NotesService
 from signoff.rooms import Principal, RoomService
 from signoff.rooms.client import Identities, RoomsClient, is_automated_notice, read_room
-
-CURSOR = "notes.room_cursor"
-HANDLED = "notes.room_handled"
 
 
 @dataclass
@@ -44,37 +42,38 @@ def cursor_case(folder: Path) -> str:
     return "notes.room." + case_of(folder).removeprefix("notes.run.")
 
 
-def _load_cursor(ledger: SqlLedger, folder: Path, room_id: str, agent: Principal) -> int:
-    history = ledger.read(cursor_case(folder))
-    if not history:
+def _load_cursor(notes: NotesService, folder: Path, room_id: str, agent: Principal) -> int:
+    last = notes.room_log(cursor_case(folder)).cursor
+    if last is None:
         return 0
-    last = history[-1].payload
-    if last.get("room_id") != room_id or last.get("agent") != agent.id:
-        raise UsageError(f"this run takes decisions from another room or agent (room {last.get('room_id')})",
+    if last.room_id != room_id or last.agent != agent.id:
+        raise UsageError(f"this run takes decisions from another room or agent (room {last.room_id})",
                          "pass the --room and --agent it was started with")
-    return int(last["cursor"])
+    return last.cursor
 
 
-def _save_cursor(ledger: SqlLedger, folder: Path, room_id: str, agent: Principal, cursor: int) -> None:
-    def advance(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
-        if history and history[-1].payload.get("cursor") == cursor:
-            return [], []
-        return [NewEvent(CURSOR, {"room_id": room_id, "agent": agent.id, "cursor": cursor})], []
-
-    ledger.update(cursor_case(folder), advance)
+def _save_cursor(notes: NotesService, folder: Path, room_id: str, agent: Principal, cursor: int) -> None:
+    notes.save_cursor(cursor_case(folder), room_id, agent.id, cursor)
 
 
-def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
+def _allowed(deciders: Iterable[str]) -> set[str]:
+    """Who may decide from this room: the people named for it (`--decider`). The notes service
+    holds each decision to its own rule too (`[notes] deciders`), as for every face."""
+    allowed = set(deciders)
+    if not allowed:
+        raise UsageError("no deciders named", "pass --decider NAME for each person who may decide")
+    return allowed
+
+
+def poll_room(notes: NotesService, folder: Path, rooms: RoomService, agent: Principal, room_id: str,
               deciders: Iterable[str], identities: Identities | None = None) -> list[RoomOutcome]:
     """Apply every new command addressed to `agent` in `room_id`; reply to each in its thread.
     `identities` says who each sender id is (configured `[rooms.people]`); by default the room's
     members as this server's directory knows them."""
-    allowed = set(deciders)
-    if not allowed:
-        raise UsageError("no deciders named", "pass --decider NAME for each person who may decide")
+    allowed = _allowed(deciders)
     rooms.room(room_id)  # NotFoundError for an unknown room
     identities = identities or Identities.of_directory(rooms.members(room_id))
-    cursor = _load_cursor(rooms.ledger, folder, room_id, agent)
+    cursor = _load_cursor(notes, folder, room_id, agent)
     outcomes: list[RoomOutcome] = []
     prefix = f"@{agent.name} "
     while True:
@@ -87,15 +86,15 @@ def poll_room(folder: Path, rooms: RoomService, agent: Principal, room_id: str,
             if env.get("type") != "message" or env.get("room_id") != room_id or not p.get("addressed") \
                     or is_automated_notice(env):
                 continue  # not for the notes agent, or the server's own notice (never answered)
-            outcome = _apply(folder, rooms.ledger, p, prefix, allowed, room_id, identities)
+            outcome = _apply(notes, folder, p, prefix, allowed, room_id, identities)
             outcomes.append(outcome)
             _reply(rooms, agent, room_id, outcome)
-            _save_cursor(rooms.ledger, folder, room_id, agent, cursor)
-        _save_cursor(rooms.ledger, folder, room_id, agent, cursor)
+            _save_cursor(notes, folder, room_id, agent, cursor)
+        _save_cursor(notes, folder, room_id, agent, cursor)
     return outcomes
 
 
-def _apply(folder: Path, ledger: SqlLedger, p: dict[str, Any], prefix: str, allowed: set[str],
+def _apply(notes: NotesService, folder: Path, p: dict[str, Any], prefix: str, allowed: set[str],
            room_id: str, identities: Identities) -> RoomOutcome:
     body, sender, message_id = str(p.get("body", "")).strip(), str(p.get("sender", "")), str(p.get("message_id"))
     command = body[len(prefix):].strip() if body.startswith(prefix) else body
@@ -115,11 +114,11 @@ def _apply(folder: Path, ledger: SqlLedger, p: dict[str, Any], prefix: str, allo
     try:
         # A room shows no sentence: a command that names no digest is answered with the text it
         # would decide on and the command that decides on exactly that text.
-        ask = asks_for_shown(state_of(ledger, folder), command, prefix)
+        ask = asks_for_shown(notes.state(folder), command, prefix)
         if ask is not None:
             return refuse(ask)
-        state = decide(ledger, folder, command, person.name, source="room",
-                       ref={"room_id": room_id, "message_id": message_id, "sender": sender}, require_shown=True)
+        state = notes.decide(folder, command, person.name, "room",
+                             RoomRef(room_id=room_id, message_id=message_id, sender=sender))
     except SignoffError as exc:
         return refuse(exc.message + (f" ({exc.fix})" if exc.fix else ""))
     return RoomOutcome(message_id, sender, command, True, "shipped" if state.shipped else "recorded")
@@ -146,7 +145,7 @@ def handled_case(folder: Path) -> str:
     return cursor_case(folder) + ".handled"
 
 
-async def poll_room_client(folder: Path, ledger: SqlLedger, client: RoomsClient, agent_name: str, room_id: str,
+async def poll_room_client(notes: NotesService, folder: Path, client: RoomsClient, agent_name: str, room_id: str,
                            deciders: Iterable[str], identities: Identities) -> list[RoomOutcome]:
     """The same decisions from a room on any server (`signoff serve`, a Switch core): the room's
     context is read back through the client (a Switch core keeps no durable event cursor: its
@@ -154,13 +153,11 @@ async def poll_room_client(folder: Path, ledger: SqlLedger, client: RoomsClient,
     been answered yet is applied, oldest first, and answered in its thread. Who decided comes
     from `identities` only. What was answered is kept in the ledger (`handled_case`), and a
     decision already recorded for a message id is never recorded twice."""
-    allowed = set(deciders)
-    if not allowed:
-        raise UsageError("no deciders named", "pass --decider NAME for each person who may decide")
+    allowed = _allowed(deciders)
     await client.connect_to_room(room_id)
     case = handled_case(folder)
-    done = {str(e.payload["message_id"]) for e in ledger.read(case)}
-    own = {str(e.payload["sender"]) for e in ledger.read(case) if e.payload.get("sender")}
+    log = notes.room_log(case)
+    done, own = log.handled, log.own
     prefix, mention = f"@{agent_name} ", f"@{agent_name}"
     outcomes: list[RoomOutcome] = []
     for entry in await read_room(client.call):
@@ -171,18 +168,16 @@ async def poll_room_client(folder: Path, ledger: SqlLedger, client: RoomsClient,
             # Our own greeting or reply from before we learned our sender id (it is opaque). Skipping
             # on a display name only ever drops that sender's own message, never grants anything.
             continue
-        outcome = _apply(folder, ledger, {"body": entry.get("body"), "sender": sender, "message_id": message_id},
+        outcome = _apply(notes, folder, {"body": entry.get("body"), "sender": sender, "message_id": message_id},
                          prefix, allowed, room_id, identities)
         outcomes.append(outcome)
-        ledger.append(case, None, [NewEvent(HANDLED, {"message_id": message_id})],
-                      idempotency_key=f"{case}:{message_id}")
+        notes.handled(case, message_id)
         try:
             reply = await client.post_message(_reply_text(outcome), thread_id=message_id)
         except SignoffError:
             continue  # the decision log is the record; a reply that cannot be posted changes nothing
         own.add(reply.sender)  # our own replies mention the agent too: never read them as commands
-        ledger.append(case, None, [NewEvent(HANDLED, {"message_id": reply.message_id, "sender": reply.sender})],
-                      idempotency_key=f"{case}:{reply.message_id}")
+        notes.handled(case, reply.message_id, reply.sender)
     return outcomes
 
 

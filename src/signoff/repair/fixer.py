@@ -15,9 +15,10 @@ from typing import Any
 from signoff import git
 from signoff.kernel.errors import NotFoundError, SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import NewEvent, NewJob, SqlLedger
-from signoff.repair.case import FINAL, CaseState, case_key, read_case, record
-from signoff.repair.commands import next_step, say
+from signoff.ledger import SqlLedger
+from signoff.repair import decisions
+from signoff.repair.case import read_case, record
+from signoff.repair.model import FINAL, FIXER_LOG, CaseState, HandoffRefused, case_key
 from signoff.repair.rooms import RepairRooms
 from signoff.rooms import handoff_matches
 
@@ -78,12 +79,13 @@ class FixerWorker:
         idem = f"repair:fixer:{p['message_id']}"
         found = self._handoff(env)
         if found is None:
-            self.ledger.append(f"repair.fixer.{self.rooms.agent_id}", None, [NewEvent("repair.handoff_refused", {
-                "message_id": p["message_id"], "room_id": env.get("room_id"), "sender": p.get("sender")})],
-                [NewJob(f"say:{idem}", "repair.say", {"room_id": env.get("room_id"), "marker": idem,
-                                                      "text": "hand-off refused: this message is not the "
-                                                              "verifier's recorded hand-off (receipt mismatch)."})],
-                idempotency_key=idem)
+            room_id = env.get("room_id")
+            refused = HandoffRefused(message_id=str(p["message_id"]), room_id=None if room_id is None else str(room_id),
+                                     sender=None if p.get("sender") is None else str(p["sender"]))
+            self.ledger.append(FIXER_LOG.prefix + self.rooms.agent_id, None, [refused.new_event()],
+                               [decisions.say(str(room_id), "hand-off refused: this message is not the verifier's "
+                                              "recorded hand-off (receipt mismatch).", idem)],
+                               idempotency_key=idem)
             return
         st, attempt = found
         if not st.open_attempt(attempt):
@@ -105,14 +107,8 @@ class FixerWorker:
             # A rejected proposal, a spent budget or a provider that gave no reply: a failed attempt,
             # recorded and said in the room; the next attempt (or the review) follows.
             why = exc.reason if isinstance(exc, ProposalRejected) else exc.message
-            record(self.ledger, case_id, lambda now: now.open_attempt(attempt), [NewEvent("repair.attempt_failed", {
-                "attempt": attempt, "reason": why})],
-                [next_step(case_id, attempt, None, self.max_attempts),
-                 say(st.room_id, f"{case_id} attempt {attempt}: the fixer's proposal was refused ({why}).", idem)],
-                idem)
+            record(self.ledger, case_id, decisions.FailAttempt(attempt, why, self.max_attempts, idem), idem)
             return
-        out = proposal.output
-        record(self.ledger, case_id, lambda now: now.open_attempt(attempt), [NewEvent("repair.proposal", {
-            "attempt": attempt, "summary": out["summary"], "files": out["files"], "kind": proposal.kind,
-            "provider": proposal.provider, "model": proposal.model, "record": proposal.record})],
-            [NewJob(f"{case_id}:commit:{attempt}", "repair.commit", {"case_id": case_id, "attempt": attempt})], idem)
+        proposed = decisions.Propose(attempt, proposal.output, proposal.kind, proposal.provider, proposal.model,
+                                     proposal.record)
+        record(self.ledger, case_id, proposed, idem)

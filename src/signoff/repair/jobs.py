@@ -16,13 +16,15 @@ from signoff import git
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
-from signoff.ledger import NewEvent, NewJob, SqlLedger
-from signoff.repair.case import FINAL, CaseState, read_case, record
-from signoff.repair.commands import card_request_id, next_step, reproduction
+from signoff.ledger import SqlLedger
+from signoff.repair import decisions
+from signoff.repair.case import read_case, record
+from signoff.repair.decisions import BaseRun, card_request_id
 from signoff.repair.harness import shown_files
+from signoff.repair.model import FINAL, CaseState, Verdict
 from signoff.repair.rooms import RepairRooms
 from signoff.repair.verdict import VERIFIED
-from signoff.repair.verifier import VerifyRequest, harness_store, verify
+from signoff.repair.verifier import VerifyRequest, VerifyResult, harness_store, verify
 from signoff.rooms import Receipt
 
 CARD_SECONDS = 7 * 24 * 3600.0  # how long an approval card waits for its answer
@@ -30,19 +32,6 @@ DOCUMENT_TEXT = 512 * 1024  # harness text a contract document carries (a room d
 
 TOPICS = ("repair.say", "repair.present", "repair.reproduce", "repair.handoff", "repair.commit",
           "repair.verify", "repair.review")
-
-
-def why_asked(st: CaseState, attempt: int) -> dict[str, Any]:
-    """Who asked for this attempt and from which message: the first, the operator's approval; a
-    retry, the verifier itself, from its hand-off whose attempt failed, and why it failed."""
-    if attempt == 1 or attempt - 1 not in st.handoffs:
-        approval = st.approval or {}
-        return {"asked_by": approval.get("by"), "from_message": approval.get("message_id"), "reason": "approved"}
-    previous = st.handoffs[attempt - 1]["receipt"]
-    failed = st.failures.get(attempt - 1)
-    verdict = (st.verdicts.get(attempt - 1) or {}).get("verdict")
-    reason = f"attempt {attempt - 1} refused: {failed}" if failed else f"attempt {attempt - 1} {verdict}"
-    return {"asked_by": previous["sender"], "from_message": previous["message_id"], "reason": reason}
 
 
 class RepairJobs:
@@ -94,8 +83,7 @@ class RepairJobs:
         how = (f"on the approval card {card}" if card else f"with `@{self.rooms.name} approve {st.case_id}`")
         self.post(st.room_id, f"@{p['operator_name']} contract for {st.case_id} is in document '{name}' "
                               f"(harness {st.harness_digest[:12]}, base {st.base[:12]}). Approve it {how}.", key)
-        record(self.ledger, st.case_id, lambda now: True,
-               [NewEvent("repair.contract_presented", {"document_id": doc_id})], [], f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.Present(doc_id), f"repair:done:{key}")
 
     def _harness_text(self, st: CaseState) -> list[str]:
         """The harness files the contract approves, as the document shows them: each file's digest
@@ -127,9 +115,10 @@ class RepairJobs:
         if st.reproduction is not None or st.state == "BLOCKED":
             return
         result = verify(self._request(st, stages=("base",)), self.settings)
-        events, jobs = reproduction(st, result, key)
-        record(self.ledger, st.case_id, lambda now: now.reproduction is None and now.state != "BLOCKED", events,
-               jobs, f"repair:done:{key}")
+        base = result.stages["base"].summary
+        run = BaseRun(base.outcome, base.assertion, base.message, result.reasons, result.fingerprint,
+                      str(result.evidence))
+        record(self.ledger, st.case_id, decisions.Reproduce(run, key), f"repair:done:{key}")
 
     def on_handoff(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
@@ -139,9 +128,8 @@ class RepairJobs:
         command = {"command_id": canonical_digest({"case": st.case_id, "attempt": attempt})[:24],
                    "action": "propose_fix", "case_id": st.case_id, "base": st.base, "attempt": attempt}
         receipt = self.post(st.room_id, json.dumps(command, sort_keys=True), key, targets=(self.fixer_name,))
-        record(self.ledger, st.case_id, lambda now: attempt not in now.handoffs, [NewEvent("repair.fix_requested", {
-            "attempt": attempt, "command_id": command["command_id"], "receipt": receipt.to_dict(),
-            **why_asked(st, attempt)})], [], f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.HandOff(
+            attempt, str(command["command_id"]), receipt.to_dict()), f"repair:done:{key}")
 
     def on_commit(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
@@ -153,10 +141,7 @@ class RepairJobs:
         files = {f["path"]: f["content"] for f in proposal["files"]}
         message = f"{st.case_id} attempt {attempt}: {proposal['summary'][:200]}"
         commit = git.commit_files(repo, st.base, files, message, ref=f"refs/signoff/repair/{st.case_id}/{attempt}")
-        record(self.ledger, st.case_id, lambda now: attempt not in now.candidates, [NewEvent("repair.candidate", {
-            "attempt": attempt, "commit": commit})],
-            [NewJob(f"{st.case_id}:verify:{attempt}", "repair.verify", {"case_id": st.case_id, "attempt": attempt})],
-            f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.Commit(attempt, commit), f"repair:done:{key}")
 
     def on_verify(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
@@ -166,12 +151,9 @@ class RepairJobs:
         commit = st.candidates[attempt]
         result = verify(self._request(st, candidate=commit), self.settings)
         diff = git.diff_text(git.open_repo(Path(st.contract.repo)), st.base, commit, limit=20_000)
-        events = [NewEvent("repair.verdict", {
-            "attempt": attempt, "candidate": commit, "verdict": result.verdict, "reasons": result.reasons,
-            "fingerprint": result.fingerprint, "evidence": str(result.evidence), "diff": diff,
-            "tamper": result.tamper, "signals": result.signals})]
-        record(self.ledger, st.case_id, lambda now: attempt not in now.verdicts, events,
-               [next_step(st.case_id, attempt, result.verdict, self.max_attempts)], f"repair:done:{key}")
+        measured = measured_verdict(attempt, commit, result, diff)
+        record(self.ledger, st.case_id, decisions.Measure(measured, self.max_attempts),
+               f"repair:done:{key}")
 
     def on_review(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
@@ -198,8 +180,8 @@ class RepairJobs:
                     f"(fingerprint {v['fingerprint'][:12]}); diff and evidence in document '{name}', "
                     f"evidence file {v['evidence']}. Reply {action}.")
         self.post(st.room_id, text, key)
-        record(self.ledger, st.case_id, lambda now: now.state not in ("AWAITING_REVIEW", *FINAL),
-               [NewEvent("repair.review_requested", {})], [], f"repair:done:{key}")
+        record(self.ledger, st.case_id, decisions.AskReview(),
+               f"repair:done:{key}")
 
     def _card(self, st: CaseState, stage: str, title: str, verbs: dict[str, str], candidate: str = "") -> str | None:
         """Where the server has approval cards, the card for this decision (asked once, recorded on
@@ -217,12 +199,18 @@ class RepairJobs:
                                     self.ledger.clock.now() + CARD_SECONDS)
         except SignoffError:
             return None  # e.g. the server knows the operator by another name: the command decides
-        record(self.ledger, st.case_id, lambda now: now.card(stage) is None, [NewEvent("repair.card_requested", {
-            "request_id": request_id, "stage": stage, "verbs": verbs, "candidate": candidate})], [],
-            f"repair:card:{request_id}")
+        record(self.ledger, st.case_id, decisions.AskCard(request_id, stage, verbs, candidate),
+               f"repair:card:{request_id}")
         return request_id
 
     def _operator_name(self, st: CaseState) -> str:
         # Sender ids are opaque (a Matrix id on Switch): the name comes from the watch, never from
         # parsing the id. Cases reported before the name was recorded fall back to the id itself.
         return st.operator_name or st.operator
+
+
+def measured_verdict(attempt: int, commit: str, result: VerifyResult, diff: str) -> Verdict:
+    """A verification's outcome as the case records it."""
+    return Verdict(attempt=attempt, candidate=commit, verdict=result.verdict, reasons=result.reasons,
+                   fingerprint=result.fingerprint, evidence=str(result.evidence), diff=diff, tamper=result.tamper,
+                   signals=result.signals)

@@ -295,12 +295,64 @@ def _complete(execution: Any, cases: list[Any], record: dict[str, Any], digest: 
     return Run("complete", "", cases, execution.exit_code, record, digest, facts)
 
 
+@dataclass
+class Policy:
+    """What git alone says about the candidate (measured before anything runs)."""
+
+    changes: list[Any]
+    descends: bool
+    outside: list[str]  # changed paths outside the allowlist
+    tamper: list[str]  # the candidate's edits to the repository's own tests (reported, never judged)
+    signals: list[dict[str, Any]]
+
+    @property
+    def changed(self) -> list[str]:
+        return sorted({c.path for c in self.changes})
+
+
+@dataclass
+class Measurements:
+    """Everything a verification measured: what stopped it before running (`preflight`), what git
+    says (`descends`, `outside`) and each stage's executions. `judge` reads only these."""
+
+    base: str
+    candidate: str
+    tests: dict[str, list[str]]  # stage -> the test ids it ran
+    runs: dict[str, list[Run]]  # stage -> its executions (repeats)
+    descends: bool = True
+    outside: list[str] = field(default_factory=list)
+    preflight: list[dict[str, str]] = field(default_factory=list)  # why nothing (more) could run
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: str
+    reasons: list[dict[str, str]]
+    summaries: dict[str, Summary]
+
+
+def judge(m: Measurements) -> Judgement:
+    """What the measurements mean, with no I/O: each stage's summary, then VERIFIED, REJECTED or
+    INCONCLUSIVE with its reasons (`verdict.classify`). Policy violations (ancestry, allowlist)
+    reject; anything that kept the runs from happening is INCONCLUSIVE."""
+    violations: list[dict[str, str]] = []
+    if not m.descends:
+        violations.append(reason("not_descendant", f"{m.candidate[:12]} does not descend from {m.base[:12]}"))
+    if m.outside:
+        violations.append(reason("path_not_allowed", ", ".join(m.outside)))
+    summaries = {s: summarize(m.tests[s], m.runs[s]) for s in STAGES}
+    verdict, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations,
+                                m.preflight)
+    return Judgement(verdict, reasons, summaries)
+
+
 def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
            source: Path | None = None) -> VerifyResult:
     """Run the whole verification and (unless told not to) write signed evidence; report each step to
-    `progress`. The harness may be a folder or one test file (`source`: the file it was staged from)."""
-    from signoff import sandbox
+    `progress`. The harness may be a folder or one test file (`source`: the file it was staged from).
 
+    The steps, in order: freeze the harness, read the policy from git, plan the environment, run
+    (export, prepare, execute: `_execute`), judge the measurements (`judge`, pure), write the evidence."""
     _validate(req)
     runner = Runner.parse(req.runner)
     repo = git.open_repo(req.repo)
@@ -318,10 +370,56 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         finally:
             _rmtree(staging)
 
-    # 1. Freeze before anything else runs.
-    store = harness_store(settings)
-    preflight: list[dict[str, str]] = []
     progress("freezing the harness")
+    frozen, preflight = _freeze(req, harness_store(settings))
+    policy = _policy(repo, base, cand, req.allow)
+    measured = Measurements(base, cand, {"base": [req.expect], "candidate": [req.expect],
+                                         "regression": list(req.regression)},
+                            {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
+    executed = _execute(req, settings, progress, repo, runner, frozen, measured)
+    judged = judge(measured)
+    stage_rev = {"base": base, "candidate": cand, "regression": cand}
+    stages = {s: StageResult(s, stage_rev[s], measured.tests[s], executed.commands[s], measured.runs[s],
+                             judged.summaries[s]) for s in STAGES}
+    ident = identity(base, cand, frozen.digest, runner.digest(), canonical_digest(executed.isolation),
+                     canonical_digest(executed.environment), executed.commands)
+    fp = fingerprint(ident)
+    predicate: dict[str, Any] = {
+        "kind": "measured",
+        # A reproduction runs the base stage only; its verdict is INCONCLUSIVE by construction and
+        # only the base stage matters. A verification runs all three.
+        "purpose": "reproduction" if set(req.stages) == {"base"} else "verification",
+        "verdict": judged.verdict,
+        "reasons": judged.reasons,
+        "fingerprint": fp,
+        "identity": ident,
+        "runner": runner.spec(),
+        "isolation": executed.isolation,
+        "environment": executed.environment,
+        "tests": {"expected": req.expect, "regression": list(req.regression)},
+        "policy": {"allow": list(req.allow), "descends": policy.descends, "disallowed": policy.outside,
+                   "changed": policy.changed, "tamper": policy.tamper, "signals": policy.signals},
+        "preflight": measured.preflight,
+        "stages": {s: stages[s].evidence_json() for s in STAGES},
+        "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
+                     "requirements": req.requirements, "approved_digest": req.approved_digest,
+                     "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
+                     "python": req.python, "allow_source_builds": req.allow_source_builds},
+        "notes": executed.notes,
+        "inputs": {"repository": str(repo), "harness": str(frozen.path),
+                   "harness_source": str(source) if source else None},
+    }
+    if req.redact_paths:
+        predicate = redact(predicate)
+        predicate["settings"]["requirements"] = REDACTED if req.requirements else None
+    evidence_path = _write_evidence(req, settings, progress, predicate, cand) if req.write_evidence else None
+    return VerifyResult(judged.verdict, judged.reasons, stages, fp, evidence_path, base, cand, frozen.digest,
+                        policy.changed, policy.tamper, predicate, policy.signals, executed.notes)
+
+
+def _freeze(req: VerifyRequest, store: Path) -> tuple[FrozenHarness, list[dict[str, str]]]:
+    """Step 1, before anything else runs: the frozen harness, and why nothing may run against it."""
+    preflight: list[dict[str, str]] = []
     if req.frozen_digest:
         try:
             frozen: FrozenHarness = load(store, req.frozen_digest)
@@ -338,19 +436,36 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
     if not preflight and req.approved_digest is not None and req.approved_digest != frozen.digest:
         preflight.append(reason("harness_changed",
                                 f"approved {req.approved_digest[:12]}, now {frozen.digest[:12]}"))
+    return frozen, preflight
 
-    # 2. Policy from git alone.
+
+def _policy(repo: Any, base: str, cand: str, allow: list[str]) -> Policy:
+    """Step 2, from git alone: ancestry, the allowlist, edits to the repository's tests, the signal."""
     changes = git.changed_paths(repo, base, cand)
-    descends = git.is_ancestor(repo, base, cand)
-    outside = paths.disallowed(changes, req.allow)
-    tamper = paths.test_edits(changes)
-    signals = scan_signals(repo, base, cand, changes)
-    violations: list[dict[str, str]] = []
-    if not descends:
-        violations.append(reason("not_descendant", f"{cand[:12]} does not descend from {base[:12]}"))
-    if outside:
-        violations.append(reason("path_not_allowed", ", ".join(outside)))
+    return Policy(changes, git.is_ancestor(repo, base, cand), paths.disallowed(changes, allow),
+                  paths.test_edits(changes), scan_signals(repo, base, cand, changes))
 
+
+@dataclass
+class Executed:
+    """What running recorded besides the runs: the commands, environment, isolation and notes."""
+
+    commands: dict[str, list[str]]
+    environment: dict[str, Any]
+    isolation: dict[str, Any]
+    notes: list[str]
+
+
+def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: Any, runner: Runner,
+             frozen: FrozenHarness, m: Measurements) -> Executed:
+    """Steps 3-5 (I/O): plan the environment from the base revision, export the revisions, prepare
+    the environment and run every stage's executions in the sandbox. The runs and anything that
+    stopped them are written into `m`; nothing runs when the preflight or the policy already decides."""
+    from signoff import sandbox
+
+    base, cand = m.base, m.candidate
+    preflight, runs = m.preflight, m.runs
+    violated = not m.descends or bool(m.outside)
     # What the test environment gets, from the base revision's declarations (bad usage stops here,
     # before anything is exported or installed).
     env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest) \
@@ -358,10 +473,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
     python_exe = sandbox.find_python(req.python) if req.python and runner.needs_python else None
     notes: list[str] = [f"not installed: {line} (the project under test itself; the tests import the checkout)"
                         for line in env_plan.dropped]
-
-    stage_tests = {"base": [req.expect], "candidate": [req.expect], "regression": list(req.regression)}
     stage_rev = {"base": base, "candidate": cand, "regression": cand}
-    runs: dict[str, list[Run]] = {s: [] for s in STAGES}
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}
     isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
@@ -370,7 +482,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
     workspace.chmod(0o755)
     try:
         trees: dict[str, Path] = {}
-        if not preflight and not violations:
+        if not preflight and not violated:
             progress("exporting the revisions")
             try:
                 trees[base] = git.export(repo, base, workspace / "base")
@@ -380,7 +492,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
                 preflight.append(reason("export_failed", str(exc)))
             for tree in trees.values():
                 _drop_bytecode(tree)
-        if not preflight and not violations:
+        if not preflight and not violated:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
             mounted = workspace / "harness"
@@ -433,7 +545,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
             if not preflight:
                 jobs = []
                 for stage in STAGES:
-                    tests = stage_tests[stage]
+                    tests = m.tests[stage]
                     if not tests or stage not in req.stages:
                         continue
                     # The identity records the command without this run's canary, so that the
@@ -476,53 +588,18 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
                     isolation = isolation_profile(profiles[0])
     finally:
         _rmtree(workspace)
+    return Executed(commands, environment, isolation, notes)
 
-    stages = {s: StageResult(s, stage_rev[s], stage_tests[s], commands[s], runs[s],
-                             summarize(stage_tests[s], runs[s])) for s in STAGES}
-    verdict, reasons = classify(stages["base"].summary, stages["candidate"].summary, stages["regression"].summary,
-                                violations, preflight)
-    ident = identity(base, cand, frozen.digest, runner.digest(), canonical_digest(isolation),
-                     canonical_digest(environment), commands)
-    fp = fingerprint(ident)
-    predicate: dict[str, Any] = {
-        "kind": "measured",
-        # A reproduction runs the base stage only; its verdict is INCONCLUSIVE by construction and
-        # only the base stage matters. A verification runs all three.
-        "purpose": "reproduction" if set(req.stages) == {"base"} else "verification",
-        "verdict": verdict,
-        "reasons": reasons,
-        "fingerprint": fp,
-        "identity": ident,
-        "runner": runner.spec(),
-        "isolation": isolation,
-        "environment": environment,
-        "tests": {"expected": req.expect, "regression": list(req.regression)},
-        "policy": {"allow": list(req.allow), "descends": descends, "disallowed": outside,
-                   "changed": sorted({c.path for c in changes}), "tamper": tamper,
-                   "signals": signals},
-        "preflight": preflight,
-        "stages": {s: stages[s].evidence_json() for s in STAGES},
-        "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
-                     "requirements": req.requirements, "approved_digest": req.approved_digest,
-                     "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
-                     "python": req.python, "allow_source_builds": req.allow_source_builds},
-        "notes": notes,
-        "inputs": {"repository": str(repo), "harness": str(frozen.path),
-                   "harness_source": str(source) if source else None},
-    }
-    if req.redact_paths:
-        predicate = redact(predicate)
-        predicate["settings"]["requirements"] = REDACTED if req.requirements else None
-    evidence_path: Path | None = None
-    if req.write_evidence:
-        from signoff.trust import KeyStore, write_evidence
 
-        progress("writing the evidence")
-        key = KeyStore(settings.keys_dir).ensure("verifier")
-        evidence_path = write_evidence(build_statement(predicate), key, settings.evidence_dir,
-                                       path=req.evidence_path, stem=f"repair-{cand[:12]}")
-    return VerifyResult(verdict, reasons, stages, fp, evidence_path, base, cand, frozen.digest,
-                        sorted({c.path for c in changes}), tamper, predicate, signals, notes)
+def _write_evidence(req: VerifyRequest, settings: Settings, progress: Progress, predicate: dict[str, Any],
+                    cand: str) -> Path:
+    """Step 7: the signed in-toto statement of the verification."""
+    from signoff.trust import KeyStore, write_evidence
+
+    progress("writing the evidence")
+    key = KeyStore(settings.keys_dir).ensure("verifier")
+    return write_evidence(build_statement(predicate), key, settings.evidence_dir, path=req.evidence_path,
+                          stem=f"repair-{cand[:12]}")
 
 
 def _drop_bytecode(tree: Path) -> None:

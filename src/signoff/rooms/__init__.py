@@ -7,10 +7,10 @@ In-process: `RoomService(ledger)`. Over HTTP: `create_app(ledger, settings, rout
 Client: `signoff.rooms.client.RoomsClient` with an HTTP or in-process transport.
 """
 
-from signoff.rooms.model import Approval, ApprovalOption, Principal, Room
-from signoff.rooms.policy import OPEN, OWNER_AND_OWNER_AGENTS, OWNER_ONLY
-from signoff.rooms.receipts import Receipt, handoff_matches
-from signoff.rooms.service import RoomService
+from signoff.rooms.domain.model import Approval, ApprovalOption, Principal, Room
+from signoff.rooms.domain.policy import OPEN, OWNER_AND_OWNER_AGENTS, OWNER_ONLY
+from signoff.rooms.domain.receipts import Receipt, handoff_matches
+from signoff.rooms.domain.service import RoomService
 
 __all__ = [
     "OPEN",

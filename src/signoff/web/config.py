@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-from signoff.incident.fixture import ORGS
+from signoff.incident.service import ORGS
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 
@@ -18,7 +18,9 @@ class WebConfig:
     incident_tries_per_minute: int = 10  # "try to break it" tries per client address, per process
     # room user name -> the one company whose view of an incident that person may open
     incident_views: dict[str, str] = field(default_factory=dict)
-    notes_deciders: tuple[str, ...] = ()  # room user names who may decide on release notes in the pages
+    # The former name of `[notes] deciders` (who may decide on release notes), still accepted here;
+    # the notes service reads it and holds every face to it, the pages included.
+    notes_deciders: tuple[str, ...] = ()
     # Addresses (or networks) of the reverse proxies whose X-Forwarded-For / -Proto `signoff serve`
     # believes. None by default: a client's address is the peer's, whatever headers it sends.
     trusted_proxies: tuple[str, ...] = ()

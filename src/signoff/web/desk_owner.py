@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
 from signoff.desk import Desk, DeskCaller
-from signoff.desk.crew_status import crew_view
+from signoff.desk.crew.status import crew_view
 from signoff.desk.local import LocalDesk
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig

@@ -12,8 +12,8 @@ from fastapi import APIRouter, Request, Response
 
 # Predicate checks live with their workflows; importing them registers the checks, as
 # `signoff evidence verify` does.
-import signoff.incident.evidence
-import signoff.notes.evidence
+import signoff.incident  # the incident evidence check (registered by the package)
+import signoff.notes  # the notes evidence check (registered by the facade)
 import signoff.repair.evidence  # noqa: F401
 from signoff.kernel.errors import NotFoundError, UnavailableError
 from signoff.kernel.settings import Settings

@@ -1,8 +1,8 @@
 """The incident console: the runs, one run's three lanes beside its record, notary table, approvals
 ledgers and guard decisions (live while it runs, replayed from its recording once finished), viewed
 as both companies or as one of them; a finished run's postmortem; the preflight panel. The pages
-only call `signoff.incident` (console, postmortem, preflight); the view is cut down in
-`console.build`, before rendering, so a frosted lane has nothing in it to leak."""
+only call `signoff.incident.service` (runs, views, postmortem, preflight); the view is cut down in
+`service.console_view`, before rendering, so a frosted lane has nothing in it to leak."""
 
 from __future__ import annotations
 
@@ -18,9 +18,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from signoff.incident import console
-from signoff.incident.postmortem import postmortem
-from signoff.incident.preflight import preflight
+from signoff.incident import service
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.rooms import Principal
@@ -40,7 +38,7 @@ def incident_settings(request: Request) -> Settings:
 
 
 def runs_base(request: Request) -> Path:
-    return console.runs_base(incident_settings(request).home)
+    return service.runs_base(incident_settings(request).home)
 
 
 def keys_of(request: Request) -> KeyStore:
@@ -68,12 +66,12 @@ def view_of(request: Request, user: Principal) -> str | None:
     """The view asked for, if this person may open it: someone bound to one company
     (`[web] incident_views`) sees the incident as that company only."""
     try:
-        as_org = console.check_org(one_param(request, "as"))
+        as_org = service.check_view(one_param(request, "as"))
     except UsageError as exc:  # not named back: no page text comes from the query string
         raise UsageError("the view asked for is not one of the companies", exc.fix) from None
     bound = bound_org(request, user)
     if bound is not None and as_org != bound:
-        raise RefusedError(f"{user.name} may see incidents as {console.ORG_NAMES[bound]} only",
+        raise RefusedError(f"{user.name} may see incidents as {service.ORG_NAMES[bound]} only",
                            f"open the run with ?as={bound}")
     return as_org
 
@@ -101,7 +99,7 @@ def link(run: str, as_org: str | None, **extra: Any) -> str:
 @router.get("/incident")
 def runs(request: Request) -> Response:
     user = signed_in(request)
-    return page(request, "incident_runs.html", runs=console.list_runs(runs_base(request)),
+    return page(request, "incident_runs.html", runs=service.list_runs(runs_base(request)),
                 bound=bound_org(request, user))
 
 
@@ -111,14 +109,14 @@ def run_page(request: Request, run: str) -> Response:
     only_params(request, "as", "at")
     as_org = view_of(request, user)
     at = step_of(request)
-    run_dir = console.find_run(runs_base(request), run)
-    view = console.build(run_dir, keys_of(request), as_org, at)
-    return page(request, "incident_run.html", c=view, org_names=console.ORG_NAMES, link=link,
+    run_dir = service.find_run(runs_base(request), run)
+    view = service.console_view(run_dir, keys_of(request), as_org, at)
+    return page(request, "incident_run.html", c=view, org_names=service.ORG_NAMES, link=link,
                 bound=bound_org(request, user),
                 json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
 
 
-def _frame(step: console.Step) -> dict[str, Any]:
+def _frame(step: service.Step) -> dict[str, Any]:
     return {"n": step.n, "id": step.row["id"], "lane": step.lane, "who": step.who, "stamp": step.stamp,
             "text": step.row["text"], "t": step.row["t"]}
 
@@ -130,7 +128,7 @@ async def live(request: Request, run: str) -> Response:
     user = signed_in(request)
     only_params(request, "as", "since")
     as_org = view_of(request, user)
-    run_dir = console.find_run(runs_base(request), run)
+    run_dir = service.find_run(runs_base(request), run)
     keys = keys_of(request)
     try:
         seen_upto = int(one_param(request, "since") or "0")
@@ -143,7 +141,7 @@ async def live(request: Request, run: str) -> Response:
         yield b"retry: 2000\n\n"
         sent: set[str] = set()
         while await allowed():  # signed out or revoked: the stream ends before the next batch
-            view = await run_in_threadpool(console.build, run_dir, keys, as_org)
+            view = await run_in_threadpool(service.console_view, run_dir, keys, as_org)
             for step in view.steps:
                 if step.kind == "message" and step.row["t"] >= seen_upto and step.row["id"] not in sent:
                     sent.add(step.row["id"])
@@ -162,8 +160,8 @@ def postmortem_page(request: Request, run: str) -> Response:
     """Built from what both sides approved: the same page for both companies, so it takes no view."""
     signed_in(request)
     only_params(request)
-    report = postmortem(console.find_run(runs_base(request), run))
-    return page(request, "incident_postmortem.html", run=run, pm=report, org_names=console.ORG_NAMES)
+    report = service.postmortem(service.find_run(runs_base(request), run))
+    return page(request, "incident_postmortem.html", run=run, pm=report, org_names=service.ORG_NAMES)
 
 
 _PREFLIGHT = threading.Lock()  # one preflight at a time: each starts a whole incident's services
@@ -183,7 +181,7 @@ async def preflight_run(request: Request) -> Response:
     if not _PREFLIGHT.acquire(blocking=False):
         raise ConflictError("a preflight is running already", "wait for it to finish, then run it again")
     try:
-        checks = await run_in_threadpool(preflight, settings.home, keys_of(request), settings)
+        checks = await run_in_threadpool(service.preflight, settings.home, keys_of(request), settings)
     finally:
         _PREFLIGHT.release()
     return page(request, "incident_preflight.html", checks=checks, ok=all(c.ok for c in checks))

@@ -11,7 +11,7 @@ from collections import deque
 
 from fastapi import APIRouter, Request, Response
 
-from signoff.incident.breakit import MAX_CHARS, attacks, try_text, try_workspace
+from signoff.incident import service
 from signoff.kernel.errors import RefusedError
 from signoff.trust import KeyStore
 from signoff.web.incident_pages import incident_settings
@@ -59,7 +59,7 @@ def window(request: Request) -> Window:
 
 
 def _page(request: Request, status: int = 200, **context: object) -> Response:
-    return page(request, "incident_try.html", status, attacks=attacks(), max_chars=MAX_CHARS,
+    return page(request, "incident_try.html", status, attacks=service.attacks(), max_chars=service.try_max_chars(),
                 tries_per_minute=window(request).limit, **{"text": "", "result": None, **context})
 
 
@@ -76,6 +76,5 @@ async def try_post(request: Request) -> Response:
     window(request).take(request.client.host if request.client else "unknown")
     settings = incident_settings(request)
     text = form.get("text", "")
-    with try_workspace(settings.home, KeyStore(settings.keys_dir)) as ws:
-        result = try_text(ws, text)
+    result = service.try_text(settings.home, KeyStore(settings.keys_dir), text)
     return _page(request, text=text, result=result)

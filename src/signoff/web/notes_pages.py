@@ -4,10 +4,11 @@ verifier's codes on its current text, the editor's OVERCLAIM marks; approve, rej
 all and ship; the notes as they would render now, with their [F#] tags, graded beside the one-shot
 baseline (`baseline.md` in the run folder, when there is one).
 
-Every decision goes through `signoff.notes.decisions.decide`, as on the command line and in rooms:
-last decision wins, an edit is verified again, a sentence that does not verify cannot be approved,
-ship is refused until every kept sentence is approved and verifies. Who may decide in the pages is
-`[web] notes_deciders` (room user names); the person recorded is the one signed in.
+Every decision goes through the notes service (`signoff.notes.NotesService`), as on the command
+line and in rooms: last decision wins, an edit is verified again, a sentence that does not verify
+cannot be approved, ship is refused until every kept sentence is approved and verifies. Who may
+decide is the service's rule (`[notes] deciders`, room user names), the same for every face; the
+person recorded is the one signed in.
 
 Every form carries `shown`, the digest of exactly what the page rendered for it (the sentence's
 text and citations; every sentence for "approve all"; every sentence and its status for "ship"),
@@ -25,12 +26,21 @@ from fastapi.responses import JSONResponse, RedirectResponse
 
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UsageError
 from signoff.kernel.wire import status_of
-from signoff.notes.decisions import SentenceState, State, blockers, decide, shown_of, state_of, verifier_errors
-from signoff.notes.draft import MAX_TEXT
-from signoff.notes.facts import FactsFile
-from signoff.notes.grade import grade, grade_text
-from signoff.notes.render import preview
-from signoff.notes.run import FACTS_FILE, REVIEW_FILE, SNAPSHOT_FILE, case_of, load_review
+from signoff.notes import (
+    FACTS_FILE,
+    MAX_TEXT,
+    REVIEW_FILE,
+    SNAPSHOT_FILE,
+    FactsFile,
+    NotesService,
+    SentenceState,
+    Status,
+    case_of,
+    grade,
+    grade_text,
+    load_review,
+    preview,
+)
 from signoff.rooms import Principal
 from signoff.web.evidence_pages import home_settings
 from signoff.web.live_case import case_stream
@@ -41,6 +51,11 @@ router = APIRouter(route_class=PageRoute)
 BASELINE_FILE = "baseline.md"
 MAX_RUNS = 200
 ACTIONS = ("approve", "reject", "edit", "approve_all", "ship")
+
+
+def _notes(request: Request) -> NotesService:
+    """The notes service on the server's ledger, deciders as configured for every face."""
+    return NotesService.of(web_state(request).rooms.ledger, home_settings(request))
 
 
 def _root(request: Request) -> Path:
@@ -62,9 +77,9 @@ def _runs(request: Request) -> list[dict[str, Any]]:
         return []
     found = sorted((p for p in root.glob("**/" + REVIEW_FILE) if len(p.relative_to(root).parts) <= 4),
                    key=lambda p: p.stat().st_mtime, reverse=True)[:MAX_RUNS]
-    out = []
+    out, notes = [], _notes(request)
     for review in found:
-        state = state_of(web_state(request).rooms.ledger, review.parent)
+        state = notes.state(review.parent)
         out.append({"name": review.parent.relative_to(root).as_posix(), "shipped": state.shipped,
                     "sentences": len(state.sentences), "decisions": state.count,
                     "approved": sum(s.status == "approved" for s in state.sentences)})
@@ -93,12 +108,13 @@ def _overclaims(reviewed: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [j for j in (reviewed or {}).get("judgments", []) if j.get("code") == "OVERCLAIM"]
 
 
-def _sentences(folder: Path, state: State) -> list[dict[str, Any]]:
+def _sentences(notes: NotesService, folder: Path, status: Status) -> list[dict[str, Any]]:
+    state = status.state
     review = load_review(folder)
     reviewed = {r["id"]: r for r in review["sentences"]}
     first_round = {r["id"]: r for r in review["rounds"][0]["sentences"]}
     facts = FactsFile(folder / FACTS_FILE, wanted={f for s in state.sentences for f in s.facts}).by_id
-    errors = verifier_errors(folder, state.sentences)
+    errors = notes.errors(folder, state.sentences)
     out = []
     for s in state.sentences:
         first = first_round.get(s.id) or {}
@@ -106,7 +122,7 @@ def _sentences(folder: Path, state: State) -> list[dict[str, Any]]:
         earlier = ({"text": first["text"], "marks": [*first.get("errors", []), *first.get("judgments", [])]}
                    if len(review["rounds"]) > 1 and first.get("status") == "rejected" else None)
         out.append({"id": s.id, "text": s.text, "status": s.status, "edited": s.edited, "by": s.by, "notes": s.notes,
-                    "shown": shown_of(state, "approve", s.id),
+                    "shown": status.shown[s.id],
                     "facts": [{"id": fid, "detail": fact_detail(facts[fid]) if fid in facts else "not in the facts"}
                               for fid in s.facts],
                     "errors": errors[s.id], "overclaims": _overclaims(reviewed.get(s.id)), "earlier": earlier})
@@ -120,20 +136,17 @@ def _grades(folder: Path, notes: str) -> dict[str, Any]:
     return {"ours": ours, "baseline": baseline}
 
 
-def _deciders(request: Request) -> tuple[str, ...]:
-    return web_state(request).config.notes_deciders
-
-
 def _run_page(request: Request, user: Principal, name: str, folder: Path, status: int = 200,
               refusal: SignoffError | None = None) -> Response:
-    ledger = web_state(request).rooms.ledger
-    state = state_of(ledger, folder)
+    service = _notes(request)
+    now = service.status(folder)
+    state = now.state
     notes = preview(folder, state)
-    return page(request, "notes_run.html", status, run=name, state=state, sentences=_sentences(folder, state),
-                preview=notes, grades=_grades(folder, notes), blockers=[] if state.shipped else blockers(folder, state),
-                may_decide=user.name in _deciders(request), deciders=_deciders(request), refusal=refusal,
-                max_text=MAX_TEXT, version=ledger.version(case_of(folder)),
-                shown_all=shown_of(state, "approve", "all"), shown_ship=shown_of(state, "ship"))
+    return page(request, "notes_run.html", status, run=name, state=state, sentences=_sentences(service, folder, now),
+                preview=notes, grades=_grades(folder, notes), blockers=now.blockers,
+                may_decide=service.may_decide(user.name), deciders=service.deciders, refusal=refusal,
+                max_text=MAX_TEXT, version=service.version(folder),
+                shown_all=now.shown["all"], shown_ship=now.shown["ship"])
 
 
 def grade_line(result: dict[str, Any]) -> str:
@@ -147,9 +160,10 @@ def run_live(request: Request, name: str) -> Response:
     signed_in(request)
     folder = _run(request, name)
     ledger = web_state(request).rooms.ledger
+    service = _notes(request)
 
     def update() -> dict[str, Any]:
-        state = state_of(ledger, folder)
+        state = service.state(folder)
         notes = preview(folder, state)
         return {"fields": {"preview-text": notes, "decision-count": str(state.count),
                            "grade-ours": grade_line(_grades(folder, notes)["ours"])},
@@ -185,11 +199,12 @@ async def decide_page(request: Request, name: str) -> Response:
     form = await checked_form(request)
     user = signed_in(request)
     folder = _run(request, name)
-    if user.name not in _deciders(request):
-        raise RefusedError(f"{user.name} may not decide on release notes here",
-                           f"an admin adds them to [web] notes_deciders: \"{user.name}\"")
+    service = _notes(request)
+    if not service.may_decide(user.name):  # the service refuses them too; refused before the form is read
+        raise RefusedError(f"{user.name} may not decide on release notes",
+                           f"an admin adds them to [notes] deciders: \"{user.name}\"")
     try:
-        decide(web_state(request).rooms.ledger, folder, _command(form), user.name, source="web", require_shown=True)
+        service.decide(folder, _command(form), user.name, "web")
     except SignoffError as exc:
         # The refusal is shown on the run page itself, beside the sentences it is about.
         return _run_page(request, user, name, folder, status_of(exc), exc)
@@ -203,14 +218,15 @@ def check_edit(request: Request, name: str, sentence: str = "", text: str = "") 
     as. Reads only; the saved edit is verified again by `decide`."""
     signed_in(request)
     folder = _run(request, name)
-    state = state_of(web_state(request).rooms.ledger, folder)
+    service = _notes(request)
+    state = service.state(folder)
     current = next((s for s in state.sentences if s.id == sentence), None)
     if current is None:
         raise NotFoundError(f"no sentence {sentence!r} in this run", "check the ids on the run page")
     text = text.strip()
     if not text or len(text) > MAX_TEXT or "\n" in text or "\r" in text:
         raise UsageError(f"a sentence is one line of 1 to {MAX_TEXT} characters", "shorten the text")
-    errors = verifier_errors(folder, [SentenceState(current.id, text, current.facts)])[current.id]
+    errors = service.errors(folder, [SentenceState(current.id, text, current.facts)])[current.id]
     line = f"- {text} " + "".join(f"[{f}]" for f in current.facts)
     return JSONResponse({"sentence": current.id, "ok": not errors, "line": line,
                          "errors": [{"code": e["code"], "token": e["token"]} for e in errors]})

@@ -18,7 +18,7 @@ from signoff.kernel.clock import utc_minute
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.ids import new_token
 from signoff.kernel.wire import status_of
-from signoff.rooms.bound import bound_content
+from signoff.rooms.domain.bound import bound_content
 from signoff.web.sessions import BROWSER_COOKIE, SignInNeeded, valid_browser_id
 from signoff.web.state import web_state
 

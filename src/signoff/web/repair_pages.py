@@ -10,10 +10,12 @@ candidate commit and the digest of the review the page showed (candidate, verdic
 fingerprint, evidence, diff); a form for anything else is refused (409) and nothing is sent, and
 the message it sends names that candidate, which the verifier checks again.
 
-The pages decide nothing: a button sends the person's own message `@<verifier> <verb> <case>` to
-the case room, which the verifier judges as it judges any message (`signoff repair run`). Before
-sending, the page asks the workflow's own rule (`commands.refusal`) so that a refused click is
-answered at once and leaves nothing behind, not even a refused message in the room.
+Every form carries the digest of what the page showed (the contract as presented, or the review
+of the last verdict). The pages decide nothing: a button sends the person's own message
+`@<verifier> <verb> <case>` to the case room, which the verifier judges as it judges any message
+(`signoff repair run`). Before sending, the page asks the repair service (`RepairService.check`:
+the workflow's rules and the content-bound approval) so that a refused click is answered at once
+and leaves nothing behind, not even a refused message in the room.
 """
 
 from __future__ import annotations
@@ -24,14 +26,9 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, SignoffError, UnavailableError
-from signoff.kernel.shown import check_shown, shown_digest
+from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UnavailableError
 from signoff.ledger import Event
-from signoff.repair import CaseState, read_case, read_cases
-from signoff.repair.case import case_key
-from signoff.repair.commands import OperatorCommand, refusal
-from signoff.repair.harness import HarnessFile, digest_now, shown_files
-from signoff.repair.verifier import harness_store
+from signoff.repair import CaseState, HarnessFile, OperatorCommand, RepairService
 from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.desk_owner import diff_lines
@@ -45,6 +42,10 @@ VERBS = ("approve", "accept", "reject")
 STAGES = ("base", "candidate", "regression")
 
 
+def _service(request: Request) -> RepairService:
+    return RepairService(web_state(request).rooms.ledger, home_settings(request))
+
+
 def _visible(request: Request, user: Principal) -> set[str]:
     """The rooms whose cases `user` may see: the rooms they are in (every room for an admin)."""
     return {r["room_id"] for r in web_state(request).rooms.list_rooms(user)}
@@ -52,7 +53,7 @@ def _visible(request: Request, user: Principal) -> set[str]:
 
 def _case(request: Request, user: Principal, case_id: str) -> CaseState:
     try:
-        st = read_case(web_state(request).rooms.ledger, case_id)
+        st = _service(request).case(case_id)
     except NotFoundError:
         raise NotFoundError(f"no repair case {case_id}", "pick a case from the repair page") from None
     if st.room_id not in _visible(request, user):
@@ -64,7 +65,7 @@ def _case(request: Request, user: Principal, case_id: str) -> CaseState:
 def cases(request: Request) -> Response:
     user = signed_in(request)
     rooms = _visible(request, user)
-    found = [c for c in read_cases(web_state(request).rooms.ledger) if c.room_id in rooms]
+    found = [c for c in _service(request).cases() if c.room_id in rooms]
     return page(request, "repair_cases.html", cases=found)
 
 
@@ -132,23 +133,16 @@ def _evidence(request: Request, events: list[Event]) -> tuple[list[dict[str, Any
 def _harness(request: Request, st: CaseState) -> tuple[list[HarnessFile], SignoffError | None]:
     """The harness files the contract names, or why they cannot be shown (then nobody approves it here)."""
     try:
-        return shown_files(harness_store(home_settings(request)), st.harness_digest), None
+        return _service(request).harness_files(st.harness_digest), None
     except SignoffError as exc:
         return [], exc
-
-
-def _review_content(verdict: dict[str, Any] | None) -> dict[str, Any]:
-    """The review the case page shows for a candidate (what "accept" accepts)."""
-    v = verdict or {}
-    return {k: v.get(k) for k in ("candidate", "verdict", "reasons", "fingerprint", "evidence", "diff", "tamper",
-                                  "signals")}
 
 
 @router.get("/repair/{case_id}")
 def case_page(request: Request, case_id: str) -> Response:
     user = signed_in(request)
     st = _case(request, user, case_id)
-    events = web_state(request).rooms.ledger.read(case_key(case_id))
+    events = _service(request).history(case_id)
     reported = next(e.payload for e in events if e.type == "repair.reported")
     files, statement = _evidence(request, events)
     verdict = st.last_verdict
@@ -156,7 +150,8 @@ def case_page(request: Request, case_id: str) -> Response:
     blocked = next((e.payload["reason"] for e in events if e.type == "repair.blocked"), None)
     harness, unshown = _harness(request, st)
     return page(request, "repair_case.html", case=st, report=reported, timeline=_timeline(events),
-                harness=harness, harness_unshown=unshown, review_shown=shown_digest(_review_content(verdict)),
+                harness=harness, harness_unshown=unshown, review_shown=RepairService.review_shown(st),
+                contract_shown=RepairService.contract_shown(st),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
                 diff=diff_lines(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
                 operator=user.sender == st.operator, sent=(kept_notice(request) or {}).get("sent"),
@@ -172,14 +167,14 @@ def case_live(request: Request, case_id: str) -> Response:
     """The case's state as it moves (server-sent events), for the open case page."""
     user = signed_in(request)
     _case(request, user, case_id)
-    ledger = web_state(request).rooms.ledger
+    ledger, service = web_state(request).rooms.ledger, _service(request)
 
     def update() -> dict[str, Any]:
-        state = shown_state(read_case(ledger, case_id))
+        state = shown_state(service.case(case_id))
         return {"fields": {"case-state": state},
                 "notice": f"The case moved on (now {state}): reload to see its stages, attempts and diff."}
 
-    return case_stream(request, ledger, case_key(case_id), update)
+    return case_stream(request, ledger, service.stream(case_id), update)
 
 
 @router.post("/repair/{case_id}/{verb}")
@@ -192,29 +187,16 @@ async def act(request: Request, case_id: str, verb: str) -> Response:
     if not st.verifier_name:
         raise UnavailableError(f"{case_id} does not record its verifier agent",
                                f"send `@<verifier> {verb} {case_id}` in the case room")
-    now = ""
     if verb == "approve":
-        shown = form.get("harness_digest", "")
-        if shown != st.harness_digest:
-            raise ConflictError(f"the contract you approved names harness {shown[:12] or 'nothing'}, but "
-                                f"{case_id} presents {st.harness_digest[:12]}", "reload the case and review it")
         _, unshown = _harness(request, st)
         if unshown is not None:
             raise RefusedError(f"the harness of {case_id} cannot be shown here ({unshown.message}), so it "
-                                   "cannot be approved here", unshown.fix)
-        now = digest_now(Path(st.contract.harness))
-    # An acceptance names the candidate the page showed; the workflow's rule refuses any other.
+                               "cannot be approved here", unshown.fix)
+    # An acceptance names the candidate the page showed; every decision names the digest of what the
+    # page showed (the contract, or the whole review: verdict, reasons, evidence, diff).
     candidate = form.get("candidate", "").strip().lower() if verb == "accept" else ""
-    command = OperatorCommand(verb, case_id, True, "", st.room_id, user.sender, now, candidate=candidate)
-    why = refusal(st, command, st.verifier_name)
-    if why is not None:
-        kind = RefusedError if user.sender != st.operator else ConflictError
-        raise kind(why, "only the linked operator acts on a case, in the state the case page shows; "
-                        "reload the case and review it")
-    if verb == "accept":
-        # The whole review the page showed (verdict, reasons, evidence, diff), not only its commit.
-        check_shown(form.get("shown"), _review_content(st.last_verdict), f"review of {case_id}",
-                    "reload the case and review its diff and evidence")
+    _service(request).check(OperatorCommand(verb, case_id, True, "", st.room_id, user.sender, candidate=candidate,
+                                            shown=form.get("shown", "")), st.verifier_name)
     body = f"@{st.verifier_name} {verb} {case_id}" + (f" {candidate}" if candidate else "")
     web_state(request).rooms.post_message(user, st.room_id, body)
     return RedirectResponse(with_notice(request, f"/repair/{case_id}", {"sent": verb}, "actions"), status_code=303)

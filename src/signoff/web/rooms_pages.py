@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 
 from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.rooms import Approval, Principal, RoomService
-from signoff.rooms.approvals import answer_note
+from signoff.rooms.domain.approvals import answer_note
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, kept_notice, signed_in, still_signed_in, web_state, with_notice
 

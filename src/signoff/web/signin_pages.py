@@ -7,7 +7,7 @@ from fastapi.responses import RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import NotFoundError, RefusedError
-from signoff.rooms.signin import BAD_LINK, BAD_SIGNIN
+from signoff.rooms.domain.signin import BAD_LINK, BAD_SIGNIN
 from signoff.web.render import PageRoute, page, set_cookie
 from signoff.web.sessions import SESSION_COOKIE
 from signoff.web.state import checked_form, maybe_signed_in, web_state

@@ -17,7 +17,7 @@ from signoff.kernel.ids import new_token
 from signoff.kernel.settings import Settings
 from signoff.ledger import ChainMonitor
 from signoff.rooms import Principal, RoomService
-from signoff.rooms.signin import SignIns, prepare_checks
+from signoff.rooms.domain.signin import SignIns, prepare_checks
 from signoff.trust.credentials import shared_secret
 from signoff.web.config import WebConfig
 from signoff.web.sessions import BROWSER_COOKIE, SESSION_COOKIE, Sessions, SignInNeeded

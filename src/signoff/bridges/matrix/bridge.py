@@ -3,7 +3,7 @@ signoff room and a Matrix room both ways.
 
 Matrix -> signoff: each text message is handed to the rooms server with the Matrix id of who typed
 it (`relay`). The server decides who that is: a person who claimed the Matrix account (see
-signoff.rooms.claims) speaks as their own signoff user; anyone else is an outsider, posted as the
+signoff.rooms.domain.claims) speaks as their own signoff user; anyone else is an outsider, posted as the
 bridge's user as `<matrix id without @>: <text>`. Mentions are resolved by the server under the
 agent's addressing policy (the bridge never decides who may address whom), and a refusal the
 server writes comes back to Matrix like any other message. signoff -> Matrix: each message is sent
@@ -56,8 +56,8 @@ from signoff.bridges.matrix.state import BridgeState, BridgeStore
 from signoff.kernel.errors import RefusedError, SignoffError, Unauthenticated, UnavailableError, UsageError
 from signoff.kernel.ids import is_id
 from signoff.ledger import NewEvent
-from signoff.rooms.claims import outsider_text
 from signoff.rooms.client import RoomsUserClient
+from signoff.rooms.domain.claims import outsider_text
 
 log = logging.getLogger("signoff.bridge.matrix")
 PAGE = 1000

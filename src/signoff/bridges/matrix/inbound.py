@@ -3,7 +3,7 @@
 Everything from Matrix is untrusted: an event that is not a well-formed text message, reaction or
 redaction is skipped with a reason (counted, never relayed, never a crash). What a person typed is
 relayed as typed, with their Matrix id beside it; the rooms server decides whether that id has a
-claimed signoff identity (see signoff.rooms.claims) and, if not, writes it without its `@` so that
+claimed signoff identity (see signoff.rooms.domain.claims) and, if not, writes it without its `@` so that
 who spoke can never address an agent."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from signoff.rooms.model import MAX_BODY
+from signoff.rooms.domain.model import MAX_BODY
 
 TEXT_TYPES = ("m.text", "m.notice", "m.emote")
 # A chat message longer than this is not relayed (a long text belongs in a room document); far

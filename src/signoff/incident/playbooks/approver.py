@@ -18,7 +18,7 @@ from signoff.incident.stack import AGENT_OF, HUMANS, MEDIATOR, SHARED
 from signoff.incident.workspace import Workspace, private_room
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import RefusedError, SignoffError
-from signoff.rooms.decisions import Message, recorded_once
+from signoff.rooms.domain.decisions import Message, recorded_once
 
 
 class ApproverService(RoomAgent):

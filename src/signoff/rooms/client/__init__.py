@@ -48,7 +48,7 @@ from signoff.rooms.client._sync import (
     UserTransport,
 )
 from signoff.rooms.client._transport import IncompatibleServer, Transport
-from signoff.rooms.streams import Frame, StreamParams
+from signoff.rooms.protocol.streams import Frame, StreamParams
 
 __all__ = [
     "AgentLoop",

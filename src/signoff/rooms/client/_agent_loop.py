@@ -61,7 +61,7 @@ from signoff.rooms.client._client import RoomsClient
 from signoff.rooms.client._context import read_room
 from signoff.rooms.client._missed import RECOVERED, context_messages, is_automated_notice, missed
 from signoff.rooms.client._transport import Transport
-from signoff.rooms.receipts import Receipt, handoff_matches
+from signoff.rooms.domain.receipts import Receipt, handoff_matches
 
 RECEIVED = "rooms.agent.received"
 HANDLED = "rooms.agent.handled"

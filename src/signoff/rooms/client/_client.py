@@ -27,8 +27,8 @@ from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._context import page_back
 from signoff.rooms.client._refusal import refuses
 from signoff.rooms.client._transport import IncompatibleServer, Transport
-from signoff.rooms.receipts import Receipt
-from signoff.rooms.streams import StreamParams
+from signoff.rooms.domain.receipts import Receipt
+from signoff.rooms.protocol.streams import StreamParams
 
 CLIENT_NAME = "signoff-rooms-client"
 

@@ -195,7 +195,7 @@ class RoomsConfig:
 
 async def embedded_housekeeping(ledger: SqlLedger, interval: float = EMBEDDED_FOLLOW_SECONDS) -> None:
     """The embedded server's housekeeping in this process, until cancelled (see `RoomsConfig.housekeeping`)."""
-    from signoff.rooms.app import housekeeping  # the server's own loop (FastAPI-side module)
+    from signoff.rooms.http.app import housekeeping  # the server's own loop (FastAPI-side module)
 
     await housekeeping(embedded_rooms(ledger), interval)
 

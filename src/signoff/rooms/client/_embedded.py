@@ -8,7 +8,7 @@ the last ledger's service is kept: a process works on one ledger, and a service 
 from __future__ import annotations
 
 from signoff.ledger import SqlLedger
-from signoff.rooms.service import RoomService
+from signoff.rooms.domain.service import RoomService
 
 _last: list[RoomService] = []
 

@@ -16,7 +16,7 @@ from signoff.kernel.ids import check_id, id_path
 from signoff.kernel.tls import tls_context
 from signoff.kernel.wire import error_of
 from signoff.rooms.client._transport import IncompatibleServer, Transport
-from signoff.rooms.streams import Frame, StreamParams
+from signoff.rooms.protocol.streams import Frame, StreamParams
 
 CONNECTION_HEADER = "X-Switch-Connection-Id"
 

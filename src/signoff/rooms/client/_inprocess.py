@@ -9,12 +9,12 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from signoff.kernel.errors import RefusedError
-from signoff.rooms import protocol
 from signoff.rooms.client._transport import IncompatibleServer, Transport
-from signoff.rooms.model import Principal
-from signoff.rooms.operations import call_operation, catalogue
-from signoff.rooms.service import RoomService
-from signoff.rooms.streams import Frame, StreamParams, frames, open_stream
+from signoff.rooms.domain.model import Principal
+from signoff.rooms.domain.service import RoomService
+from signoff.rooms.protocol import wire as protocol
+from signoff.rooms.protocol.operations import call_operation, catalogue
+from signoff.rooms.protocol.streams import Frame, StreamParams, frames, open_stream
 
 
 def acting_agent(service: RoomService, api_key: str | None, agent: Principal | None) -> Principal:

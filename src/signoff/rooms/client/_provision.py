@@ -3,7 +3,7 @@ through its public faces only: policies and a registration key through the opera
 (`operator_for`), agents registered with that key (`register_agent`), and rooms and room groups
 created by one of those agents over the agent protocol (they belong to the key's owner). Nothing
 here opens the server's database. Used by the incident (`signoff.incident.external`) and by the
-desk crew (`signoff.desk.crew_remote`).
+desk crew (`signoff.desk.crew.remote`).
 """
 
 from __future__ import annotations

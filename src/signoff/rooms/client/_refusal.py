@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from signoff.rooms.receipts import Receipt
+from signoff.rooms.domain.receipts import Receipt
 
 # Phrases of the refusal texts: signoff's, Switch's policy refusal (which adds why) and Switch's
 # "this chat account is not linked to a Switch user" variant.

@@ -27,10 +27,10 @@ from signoff.rooms.client._capabilities import Capabilities
 from signoff.rooms.client._context import page_back_sync
 from signoff.rooms.client._http import connection_header, error_from_response
 from signoff.rooms.client._inprocess import acting_agent
-from signoff.rooms.model import Principal
-from signoff.rooms.operations import call_operation, catalogue
-from signoff.rooms.receipts import Receipt
-from signoff.rooms.service import RoomService
+from signoff.rooms.domain.model import Principal
+from signoff.rooms.domain.receipts import Receipt
+from signoff.rooms.domain.service import RoomService
+from signoff.rooms.protocol.operations import call_operation, catalogue
 
 PAGE = 1000  # messages per page when reading a whole room
 

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from signoff.kernel.errors import SignoffError
-from signoff.rooms.streams import Frame, StreamParams
+from signoff.rooms.protocol.streams import Frame, StreamParams
 
 
 class IncompatibleServer(SignoffError):

@@ -1,0 +1,105 @@
+"""`signoff demo`: every workflow end to end, offline, on embedded defaults.
+
+`signoff demo` alone runs each demo in turn; `signoff demo NAME` runs one. Workflows add their demo
+as a subcommand of `app` (see DEMOS for the order they run in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from signoff.cli.context import print_json, settings
+from signoff.cli.output import heading
+from signoff.cli.progress import reporting
+from signoff.kernel.progress import Progress
+from signoff.kernel.settings import Settings
+
+app = typer.Typer(invoke_without_command=True)
+
+# name -> runner(as_json, progress) returning a JSON-able summary; registered in the order they run.
+DemoFn = Callable[[bool, Progress], dict[str, Any]]
+DEMOS: dict[str, DemoFn] = {}
+
+
+def run_demo(name: str, as_json: bool) -> dict[str, Any]:
+    """One demo with its progress on standard error (its result and story go to standard output)."""
+    with reporting(f"demo {name}") as progress:
+        progress("running")
+        summary = DEMOS[name](as_json, progress)
+        leave_checkpoint(settings())
+        return summary
+
+
+def leave_checkpoint(s: Settings) -> None:
+    """Every demo ends with the head of the home's ledger signed: checkpoints are the default, and
+    `signoff ledger verify` fails on a ledger that has none."""
+    from signoff.ledger import SqlLedger, checkpointer
+
+    ledger = SqlLedger.open(s)
+    try:
+        checkpointer(ledger, s).sign_if_moved()
+    finally:
+        ledger.close()
+
+
+def register(name: str, help_text: str) -> Callable[[DemoFn], DemoFn]:
+    def wrap(fn: DemoFn) -> DemoFn:
+        DEMOS[name] = fn
+
+        def command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+            summary = run_demo(name, as_json)
+            if as_json:
+                print_json(summary)
+            if summary.get("ok") is False:
+                raise typer.Exit(1)
+
+        command.__doc__ = help_text
+        app.command(name, help=help_text)(command)
+        return fn
+
+    return wrap
+
+
+@app.callback()
+def all_demos(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Run every demo in turn (or name one)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    results = {}
+    for name in DEMOS:
+        if not as_json:
+            heading(f"demo {name}")
+        results[name] = run_demo(name, as_json)
+    if as_json:
+        print_json(results)
+    if any(r.get("ok") is False for r in results.values()):
+        raise typer.Exit(1)
+
+
+@register("ledger", "The foundation: ledger events, an outbox delivery, signed evidence verified offline.")
+def demo_ledger(as_json: bool, progress: Progress) -> dict[str, Any]:
+    from signoff.demo.ledger import run
+
+    return run(settings(), quiet=as_json)
+
+
+# Workflow demos register themselves on import; each import is optional until its workflow lands.
+def _load_workflow_demos() -> None:
+    import importlib
+
+    for module in ("signoff.demo.repair", "signoff.demo.notes", "signoff.demo.incident",
+                   "signoff.demo.desk"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+_load_workflow_demos()
