@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.rooms.client import RoomsClient, Transport
 from signoff.rooms.domain.bound import (
     CardDecision,
     card_title,
@@ -26,7 +27,6 @@ from signoff.rooms.domain.bound import (
     new_request_id,
     read_decision,
 )
-from signoff.rooms.client import RoomsClient, Transport
 
 DEFAULT_OPTIONS = ({"id": "yes", "label": "Approve", "decision": "accept"},
                    {"id": "no", "label": "Refuse", "decision": "decline"})
