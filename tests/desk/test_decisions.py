@@ -15,11 +15,14 @@ from signoff.desk.config import DeskConfig
 from signoff.desk.model import Bug, fold
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
 from signoff.ledger import Event, NewJob
+from signoff.ledger.aggregate import Decision
 
 CONFIG = DeskConfig()
 HEAD = "a" * 40
 MERGE = "m" * 40
 REASON = {"reason": "the total is still negative", "raw_sha256": "r" * 64}
+AT = "2026-12-06T07:00:00Z"
+AGENT = {"provider": None, "model": None, "kind": None, "call_id": None}
 
 
 class History:
@@ -38,20 +41,26 @@ class History:
     def bug(self) -> Bug:
         return fold(self.bug_id, self.events)
 
-    def apply(self, decision: d.Decision) -> list[NewJob]:
-        events, jobs = decision
-        for ev in events:
-            self.add(ev.type, **ev.payload)
-        return jobs
+    def attach(self, report_id: str, title: str = "negative total") -> History:
+        """A report joins the bug (its dossier as the airlock made it)."""
+        return self.add("report.attached", report_id=report_id, token_sha256="k" * 64, dossier={"title": title},
+                        rendered=f"title: {title}", redactions={}, raw_sha256="r" * 64, component="checkout",
+                        title=title)
+
+    def apply(self, decision: Decision) -> list[NewJob]:
+        for ev in decision.events:
+            self.add(ev.TYPE, **ev.payload())
+        return list(decision.jobs)
 
 
 def reproduced(*reports: str) -> History:
     """A bug reproduced in round 1 for `reports` (filed before the question was asked)."""
     h = History().add("bug.opened", bug_id="BUG-0001", component="checkout", title="negative total")
     for rid in reports or ("RPT-0001",):
-        h.add("report.attached", report_id=rid, title="negative total")
+        h.attach(rid)
     return h.add("reproduction.recorded", round=1, test_path="tests/test_bug_0001.py", test_source="...",
-                 test_sha256="t1", base="b" * 40, message="fails by assertion")
+                 test_sha256="t1", base="b" * 40, message="fails by assertion", evidence=None, fingerprint=None,
+                 evidence_kind="measured", agent=AGENT)
 
 
 def in_review(*reports: str) -> History:
@@ -66,7 +75,8 @@ def approve(h: History, login: str, *, shared: bool = False, owners: frozenset[s
     """`login` approves as `person` (default: a person of that name; None: bound to nobody), whose
     forge login is `login` (CODEOWNERS names forge logins)."""
     who = login if person == "" else person
-    h.apply(d.decide(h.bug, d.RecordApproval(HEAD, login, who, shared, via, owners, frozenset({login})), CONFIG))
+    h.apply(d.decide(h.bug, d.RecordApproval(HEAD, login, who, shared, via, owners, frozenset({login}),
+                                                       at=AT), CONFIG))
 
 
 def released(*reports: str) -> History:
@@ -99,13 +109,14 @@ def test_a_no_to_the_reproduction_reopens_and_rejects_the_test() -> None:
 
 def test_an_answer_from_a_report_filed_after_the_question_decides_nothing() -> None:
     h = reproduced()
-    h.add("report.attached", report_id="RPT-0009", title="negative total")  # joined after the question
+    h.attach("RPT-0009", "negative total")  # joined after the question
     for answer, reason in (("no", REASON), ("yes", None)):
         before = h.bug
-        events, jobs = d.decide(before, d.Confirm("RPT-0009", answer, reason), CONFIG)
-        assert [e.type for e in events] == ["answer.unentitled"] and jobs == []
-        assert events[0].payload["question"] == "reproduction" and events[0].payload["answer"] == answer
-        h.apply((events, jobs))
+        decided = d.decide(before, d.Confirm("RPT-0009", answer, reason), CONFIG)
+        events, jobs = decided.events, decided.jobs
+        assert [e.TYPE for e in events] == ["answer.unentitled"] and jobs == ()
+        assert events[0].payload()["question"] == "reproduction" and events[0].payload()["answer"] == answer
+        h.apply(decided)
         after = h.bug
         assert (after.state, after.round, after.rejected_tests, after.confirmations) == (
             "awaiting_reporter", 1, set(), set())
@@ -114,17 +125,17 @@ def test_an_answer_from_a_report_filed_after_the_question_decides_nothing() -> N
 
 def test_answers_are_limited_per_report_and_disputes_per_bug() -> None:
     h = reproduced()
-    h.add("report.attached", report_id="RPT-0009", title="late")
+    h.attach("RPT-0009", "late")
     strict = replace(CONFIG, answers_per_report=2, disputes_per_bug=10)
     for _ in range(2):
         h.apply(d.decide(h.bug, d.Confirm("RPT-0009", "no", REASON), strict))
     with pytest.raises(RefusedError, match="answered 2 times"):
         d.decide(h.bug, d.Confirm("RPT-0009", "no", REASON), strict)
-    h.add("report.attached", report_id="RPT-0010", title="later")
+    h.attach("RPT-0010", "later")
     with pytest.raises(RefusedError, match="2 answers waiting for the owner"):
         d.decide(h.bug, d.Confirm("RPT-0010", "no", REASON), replace(CONFIG, disputes_per_bug=2))
     # the entitled reporter is not stopped by the disputes of others
-    assert d.decide(h.bug, d.Confirm("RPT-0001", "yes"), replace(CONFIG, disputes_per_bug=2))[0][0].type == \
+    assert d.decide(h.bug, d.Confirm("RPT-0001", "yes"), replace(CONFIG, disputes_per_bug=2)).events[0].TYPE == \
         "confirmation.yes"
 
 
@@ -152,12 +163,13 @@ def test_verify_release_yes_counts_once_per_report() -> None:
 
 def test_a_release_answer_from_a_report_filed_after_the_release_is_unentitled() -> None:
     h = released()
-    h.add("report.attached", report_id="RPT-0009", title="late")
-    events, jobs = d.decide(h.bug, d.VerifyRelease("RPT-0009", "no", REASON), CONFIG)
-    assert [e.type for e in events] == ["answer.unentitled"] and jobs == []
-    assert events[0].payload == {"report_id": "RPT-0009", "question": "release", "answer": "no",
-                                      "round": 1, **REASON}
-    h.apply((events, jobs))
+    h.attach("RPT-0009", "late")
+    decided = d.decide(h.bug, d.VerifyRelease("RPT-0009", "no", REASON), CONFIG)
+    events, jobs = decided.events, decided.jobs
+    assert [e.TYPE for e in events] == ["answer.unentitled"] and jobs == ()
+    assert events[0].payload() == {"report_id": "RPT-0009", "question": "release", "answer": "no",
+                                   "round": 1, **REASON}
+    h.apply(decided)
     assert h.bug.state == "released"
 
 
@@ -170,7 +182,7 @@ def test_there_is_no_release_to_verify_before_one_is_recorded() -> None:
 
 def test_accepting_a_late_no_reopens_without_rejecting_the_test() -> None:
     h = reproduced()
-    h.add("report.attached", report_id="RPT-0009", title="late")
+    h.attach("RPT-0009", "late")
     h.apply(d.decide(h.bug, d.Confirm("RPT-0009", "yes"), CONFIG))  # dispute 0: a yes
     h.apply(d.decide(h.bug, d.Confirm("RPT-0009", "no", REASON), CONFIG))  # dispute 1: a no
     with pytest.raises(ConflictError, match="not an open"):
@@ -188,7 +200,7 @@ def test_accepting_a_late_no_reopens_without_rejecting_the_test() -> None:
 
 def test_a_dispute_of_a_question_no_longer_open_conflicts() -> None:
     h = reproduced()
-    h.add("report.attached", report_id="RPT-0009", title="late")
+    h.attach("RPT-0009", "late")
     h.apply(d.decide(h.bug, d.Confirm("RPT-0009", "no", REASON), CONFIG))
     h.apply(d.decide(h.bug, d.Confirm("RPT-0001", "yes"), CONFIG))  # the question is answered: fixing
     with pytest.raises(ConflictError, match="moved on"):
@@ -199,13 +211,14 @@ def test_human_resume_only_from_needs_human() -> None:
     h = reproduced()
     with pytest.raises(ConflictError, match="does not need a human"):
         d.decide(h.bug, d.HumanResume("reproducing", "alice"), CONFIG)
-    h.add("reproduction.failed", round=1, reason="needs a human: baseline red", needs_human=True)
+    h.add("reproduction.failed", round=1, reason="needs a human: baseline red", measured="baseline red",
+          needs_human=True, baseline_red=True, test_sha256="t2", evidence=None, agent=AGENT)
     bug = h.bug
-    events, jobs = d.decide(bug, d.HumanResume("reproducing", "alice"), CONFIG)
-    assert [j.key for j in jobs] == [f"BUG-0001:reproduce:1:resumed{bug.version}"]
-    assert events[0].payload == {"state": "reproducing", "by": "alice"}
-    assert d.decide(bug, d.HumanResume("fixing", "alice"), CONFIG)[1] == []
-    h.apply((events, jobs))
+    decided = d.decide(bug, d.HumanResume("reproducing", "alice"), CONFIG)
+    assert [j.key for j in decided.jobs] == [f"BUG-0001:reproduce:1:resumed{bug.version}"]
+    assert decided.events[0].payload() == {"state": "reproducing", "by": "alice"}
+    assert d.decide(bug, d.HumanResume("fixing", "alice"), CONFIG).jobs == ()
+    h.apply(decided)
     assert (h.bug.state, h.bug.needs_human) == ("reproducing", None)
 
 
@@ -221,12 +234,12 @@ def test_tiers_come_from_the_changed_paths() -> None:
 def test_an_approval_names_the_current_head_and_the_shared_key_is_never_a_code_owner() -> None:
     h = in_review()
     with pytest.raises(ConflictError, match="review the current head"):
-        d.decide(h.bug, d.RecordApproval("b" * 40, "alice", "alice", False, "desk", frozenset()), CONFIG)
+        d.decide(h.bug, d.RecordApproval("b" * 40, "alice", "alice", False, "desk", frozenset(), at=AT), CONFIG)
     approve(h, "alice", owners=frozenset({"alice"}))
     approve(h, "alice", shared=True, owners=frozenset({"alice"}))
     assert [(a["person"], a["codeowner"]) for a in h.bug.approvals] == [("alice", True), (None, False)]
     with pytest.raises(ConflictError, match="no change under review"):
-        d.decide(reproduced().bug, d.RecordApproval(HEAD, "a", "a", False, "desk", frozenset()), CONFIG)
+        d.decide(reproduced().bug, d.RecordApproval(HEAD, "a", "a", False, "desk", frozenset(), at=AT), CONFIG)
 
 
 def test_the_merge_check() -> None:
@@ -287,14 +300,14 @@ def test_a_merge_that_breaks_a_rule_needs_a_human_and_one_that_keeps_them_is_rel
     h = in_review("RPT-0001", "RPT-0002")
     approve(h, "alice")
     deployed = {"deployment_id": 3, "commit": "d" * 40}
-    events, jobs = d.decide(h.bug, d.RecordMerge(HEAD, "alice", "User", MERGE, ("shoplite/cart.py",), deployed),
-                            CONFIG)
-    assert [e.type for e in events] == ["merge.recorded", "release.recorded"]
-    assert events[0].payload["tier"] == 1 and [a["login"] for a in events[0].payload["approvals"]] == ["alice"]
+    decided = d.decide(h.bug, d.RecordMerge(HEAD, "alice", "User", MERGE, ("shoplite/cart.py",), deployed), CONFIG)
+    events, jobs = decided.events, decided.jobs
+    assert [e.TYPE for e in events] == ["merge.recorded", "release.recorded"]
+    assert events[0].payload()["tier"] == 1 and [a["login"] for a in events[0].payload()["approvals"]] == ["alice"]
     # the reporters are asked, and the crew's smoke checks the live release (it decides nothing)
     assert [j.key for j in jobs] == ["BUG-0001:smoke:1:3"] + [
         f"BUG-0001:notify:released:1:{r}" for r in ("RPT-0001", "RPT-0002")]
-    h.apply((events, jobs))
+    h.apply(decided)
     assert h.bug.state == "released" and h.bug.release is not None and h.bug.release["commit"] == "d" * 40
 
 
@@ -304,7 +317,7 @@ def test_a_release_applies_only_to_the_merge_it_contains() -> None:
     h.apply(d.decide(h.bug, d.RecordMerge(HEAD, "alice", "User", MERGE, ("shoplite/cart.py",)), CONFIG))
     assert d.decide(h.bug, d.Release("e" * 40, {"commit": "f" * 40}), CONFIG) == d.NOTHING
     assert d.decide(in_review().bug, d.Release(MERGE, {"commit": "f" * 40}), CONFIG) == d.NOTHING
-    assert d.decide(h.bug, d.Release(MERGE, {"commit": "f" * 40}), CONFIG)[0][0].type == "release.recorded"
+    assert d.decide(h.bug, d.Release(MERGE, {"commit": "f" * 40}), CONFIG).events[0].TYPE == "release.recorded"
 
 
 # -- GitHub: required checks and rewritten history -----------------------------------------------------------
@@ -348,9 +361,9 @@ def test_a_rewrite_is_observed_once_and_changes_nothing_else() -> None:
     h = released()
     before = h.bug
     cmd = d.ObserveRewrite("merge_commit", MERGE, "n" * 40, "t" * 40)
-    events, jobs = d.decide(h.bug, cmd, CONFIG)
-    assert [e.type for e in events] == ["history.rewritten"] and jobs == []
-    h.apply((events, jobs))
+    decided = d.decide(h.bug, cmd, CONFIG)
+    assert [e.TYPE for e in decided.events] == ["history.rewritten"] and decided.jobs == ()
+    h.apply(decided)
     after = h.bug
     assert after.rewrites[0]["new"] == "n" * 40
     assert (after.state, after.merge, after.release, after.approvals) == (before.state, before.merge,
@@ -373,7 +386,7 @@ def test_a_failed_fix_is_retried_then_needs_a_human() -> None:
 
 def test_a_measured_reproduction_asks_every_reporter_and_a_failed_one_is_retried_once() -> None:
     h = History().add("bug.opened", bug_id="BUG-0001", component="c", title="t")
-    h.add("report.attached", report_id="RPT-0001").add("report.attached", report_id="RPT-0002")
+    h.attach("RPT-0001").attach("RPT-0002")
     failed = d.RecordReproduction(1, "tests/test_bug_0001.py", "src", "t1", "b" * 40, False, "passes")
     jobs = h.apply(d.decide(h.bug, failed, CONFIG))
     assert [j.key for j in jobs] == ["BUG-0001:reproduce:1:retry1"] and h.bug.state == "reproducing"
@@ -381,7 +394,7 @@ def test_a_measured_reproduction_asks_every_reporter_and_a_failed_one_is_retried
     assert jobs == [] and h.bug.needs_human == "no reproduction after 2 attempts: passes"
 
     h = History().add("bug.opened", bug_id="BUG-0001", component="c", title="t")
-    h.add("report.attached", report_id="RPT-0001").add("report.attached", report_id="RPT-0002")
+    h.attach("RPT-0001").attach("RPT-0002")
     ok = replace(failed, ok=True, reason="fails by assertion", evidence="e.json")
     jobs = h.apply(d.decide(h.bug, ok, CONFIG))
     assert [j.key for j in jobs] == ["BUG-0001:notify:reproduced:1:RPT-0001", "BUG-0001:notify:reproduced:1:RPT-0002",

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from signoff.gate import GateRefused, GateTimeout, bound_content, call_content, gate
+from signoff.gate import GateRefused, GateTimeout, call_content, gate
 from signoff.gate.record import EVENT_TYPE, PREDICATE_TYPE, case_for
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import SqlLedger
+from signoff.rooms.domain.bound import bound_content
 from signoff.trust import KeyStore, verify_file
 from tests.support.cards import answer_as_shown
 from tests.support.serve import Served, signoff

@@ -9,9 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.gate import RoomsAgent, bound_content, content_digest
+from signoff.gate import RoomsAgent
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.tls import tls_context
+from signoff.rooms.domain.bound import bound_content, card_title, content_digest
 from tests.mcp.conftest import Served, error_text, http_client, result, stdio_client
 from tests.support.cards import answer_as_shown
 
@@ -95,7 +96,6 @@ def test_a_card_whose_title_differs_from_its_digest_approves_nothing(served: Ser
     """An agent that knows the layout forges a card through the raw agent protocol: the request id
     names the digest of harmless content, the title shows other content. A "yes" to it approves
     neither."""
-    from signoff.gate.binding import card_title
 
     harmless = "SELECT 1;\n"
     rid = f"bound.{content_digest(harmless)}.forged-card-0001"
@@ -126,7 +126,6 @@ def test_a_card_whose_title_differs_from_its_digest_approves_nothing(served: Ser
 def test_no_label_can_dress_a_yes_as_a_no(served: Served) -> None:
     """The agent offers an option labelled "Reject" that accepts. Over MCP the label is shown with its
     decision's verb first; the rooms server refuses a card made by hand with such a label."""
-    from signoff.gate.binding import card_title
     from signoff.rooms.client import RoomsClient
 
     sneaky = [{"id": "reject", "label": "Reject", "decision": "accept"},

@@ -15,11 +15,11 @@ from pathlib import Path
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from signoff.gate import content_digest
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.mcp.local import AGENT, ROOM, local_agent
 from signoff.rooms import RoomService
+from signoff.rooms.domain.bound import content_digest
 from signoff.rooms.storage.tables import rooms_agents
 from tests.mcp.conftest import result
 from tests.support.cards import answer_in

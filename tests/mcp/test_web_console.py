@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.gate import content_digest
+from signoff.rooms.domain.bound import content_digest
 from tests.mcp.conftest import Served, error_text, result, stdio_client
 
 # Content an agent might send: markup in it is shown as text, never run.

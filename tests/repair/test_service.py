@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from signoff.gate.binding import MAX_CONTENT
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
 from signoff.repair import HarnessApproval, VerifyRequest, freeze, harness_content, harness_store, verify_fix
 from signoff.repair.fixture import examples_root
 from signoff.repair.service import CARD_TEXT
+from signoff.rooms.domain.bound import MAX_CONTENT
 
 
 def _sha256(text: str) -> str:

@@ -162,12 +162,14 @@ def show(bug_id: str, as_json: Json = False) -> None:
 def approve(bug_id: str, head: Annotated[str | None, typer.Option(help="The head SHA you reviewed.")] = None,
             token: Token = None, as_json: Json = False) -> None:
     """Approve the exact head of a bug's change request (owner credential)."""
+    from signoff.desk.service import ApproveChange, execute
+
     desk = _desk()
     who = _actor(desk, token)
     bug = desk.bug(bug_id)
     if head is None:
         raise UsageError("name the head you reviewed", f"pass --head {bug.change['head'] if bug.change else 'SHA'}")
-    out = desk.approve(who, bug_id, head).summary()
+    out = execute(desk, who, ApproveChange(bug_id, head)).summary()
     print_json(out) if as_json else console.print(f"approved {head[:12]} of {bug_id}")
 
 
@@ -175,8 +177,10 @@ def approve(bug_id: str, head: Annotated[str | None, typer.Option(help="The head
 def accept_dispute(bug_id: str, index: int, token: Token = None, as_json: Json = False) -> None:
     """Agree with a "no" from a reporter who joined the bug after the question was asked (a human owner):
     the bug reopens for a new reproduction; the test is not put on the rejected list."""
+    from signoff.desk.service import AcceptDispute, execute
+
     desk = _desk()
-    out = desk.accept_dispute(_actor(desk, token), bug_id, index).summary()
+    out = execute(desk, _actor(desk, token), AcceptDispute(bug_id, index)).summary()
     print_json(out) if as_json else console.print(f"{bug_id} reopened (round {out['round']}) on dispute {index}")
 
 
@@ -185,6 +189,8 @@ def merge(bug_id: str, head: Annotated[str | None, typer.Option(help="The head S
           token: Token = None, as_json: Json = False) -> None:
     """Merge a bug's change request in the local forge (a human owner; the desk checks first). It
     merges the head named by --head, else the head printed here first, and no other."""
+    from signoff.desk.service import MergeChange, execute
+
     desk = _desk()
     who = _actor(desk, token)
     bug = desk.bug(bug_id)
@@ -192,7 +198,7 @@ def merge(bug_id: str, head: Annotated[str | None, typer.Option(help="The head S
         head = str(bug.change["head"])
         if not as_json:
             console.print(f"merging head {head} of {bug_id}", highlight=False)
-    sha = desk.merge(who, bug_id, head)
+    sha = execute(desk, who, MergeChange(bug_id, head))
     desk.deliver_forge_webhooks()
     out = {"merge_commit": sha, "state": desk.bug(bug_id).state}
     print_json(out) if as_json else console.print(f"merged as {sha[:12]}; {bug_id} is {out['state']}")

@@ -21,7 +21,7 @@ from signoff.desk.model import Bug, fold
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError
 from signoff.kernel.settings import Settings
-from signoff.ledger import Event, SqlLedger
+from signoff.ledger import Event, NewEvent, NewJob, SqlLedger
 
 BUG_PREFIX = "desk/bug/"
 
@@ -112,11 +112,12 @@ class DeskBase:
         """Read the bug, decide `command` on it (signoff.desk.decisions), and append at the version
         read, retrying on a conflict. A command that needs facts about the state read (the change's
         paths, say) is given as a function of the bug that gathers them."""
-        def run(history: list[Event]) -> decisions.Decision:
+        def run(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
             if not history:
                 raise _not_found(bug_id)
             bug = fold(bug_id, history)
-            return decisions.decide(bug, command(bug) if callable(command) else command, self.config)
+            decided = decisions.decide(bug, command(bug) if callable(command) else command, self.config)
+            return [e.new_event() for e in decided.events], list(decided.jobs)
 
         self.ledger.update(bug_case(bug_id), run, idempotency_key)
         return self.bug(bug_id)

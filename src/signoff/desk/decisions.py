@@ -1,11 +1,11 @@
-"""The desk's rules as pure decisions: `decide(bug, command, config) -> (events, jobs)`.
+"""The desk's rules as pure decisions: `decide(bug, command, config) -> Decision` (typed events, jobs).
 
 Each command is what a caller asked for plus the facts the desk measured for it (changed paths,
-code owners, a sandbox measurement, the deployment that contains a merge). A decision reads only the
-`Bug` fold, the command and the `DeskConfig`, and returns the events to append and the jobs they
-cause; it does no I/O, so every rule here is tested without a ledger, a forge or a sandbox. The
-`Desk` (signoff.desk.workflow) gathers the facts, and appends the decision at the version it was
-made on (`Ledger.update`).
+code owners, a sandbox measurement, the deployment that contains a merge, the time). A decision
+reads only the `Bug` fold, the command and the `DeskConfig`, and returns the events (the classes of
+`signoff.desk.model`) to append and the jobs they cause; it does no I/O and reads no clock, so every
+rule here is tested without a ledger, a forge or a sandbox. The desk service gathers the facts and
+appends the decision at the version it was made on (`Ledger.update`).
 """
 
 from __future__ import annotations
@@ -14,18 +14,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from signoff.desk import model as ev
+from signoff.desk.approvals import review_approval
 from signoff.desk.config import DeskConfig
 from signoff.desk.model import Bug
 from signoff.kernel import pathglob
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
-from signoff.ledger import NewEvent, NewJob
+from signoff.ledger import NewJob
+from signoff.ledger.aggregate import NOTHING, Decision
 
 ENGINEERING = "desk.engineering"
 NOTIFY = "desk.notify"
 RESUMABLE = ("reproducing", "fixing", "in_review")
 
-Decision = tuple[list[NewEvent], list[NewJob]]
-NOTHING: Decision = ([], [])
 
 
 def _job(bug_id: str, step: str, round_: int, key: str) -> NewJob:
@@ -78,8 +79,8 @@ def counts(bug: Bug, report_id: str, question: str, config: DeskConfig) -> bool:
 def _unentitled(bug: Bug, report_id: str, question: str, answer: str, reason: dict[str, Any] | None) -> Decision:
     # Recorded and shown to the owner; it changes no state, asks no agent and never grows the
     # rejected-test list. A "no" reopens the bug only when a person agrees (`accept_dispute`).
-    return [NewEvent("answer.unentitled", {"report_id": report_id, "question": question, "answer": answer,
-                                           "round": bug.round, **(reason or {})})], []
+    return Decision.of(ev.AnswerUnentitled(report_id=report_id, question=question, answer=answer, round=bug.round,
+                                           **(reason or {})))
 
 
 def _answer(bug: Bug, question: str, cmd: Confirm | VerifyRelease, config: DeskConfig,
@@ -91,9 +92,9 @@ def _answer(bug: Bug, question: str, cmd: Confirm | VerifyRelease, config: DeskC
         return _unentitled(bug, rid, question, cmd.answer, cmd.reason)
     if cmd.answer == "yes":
         return yes()
-    kind = {"reproduction": "confirmation", "release": "verification"}[question]
-    return [NewEvent(f"{kind}.no", {"report_id": rid, "round": bug.round, **(cmd.reason or {})})], [
-        reproduce_job(bug.bug_id, bug.round + 1)]
+    no = {"reproduction": ev.ConfirmationNo, "release": ev.VerificationNo}[question]
+    return Decision.of(no(report_id=rid, round=bug.round, **(cmd.reason or {})),
+                       jobs=[reproduce_job(bug.bug_id, bug.round + 1)])
 
 
 def confirm(bug: Bug, cmd: Confirm, config: DeskConfig) -> Decision:
@@ -103,8 +104,8 @@ def confirm(bug: Bug, cmd: Confirm, config: DeskConfig) -> Decision:
                             "reload the tracking page: the bug has moved on")
 
     def yes() -> Decision:
-        return [NewEvent("confirmation.yes", {"report_id": cmd.report_id, "round": bug.round})], [
-            _job(bug.bug_id, "fix", bug.round, f"{bug.bug_id}:fix:{bug.round}")]
+        return Decision.of(ev.ConfirmationYes(report_id=cmd.report_id, round=bug.round),
+                           jobs=[_job(bug.bug_id, "fix", bug.round, f"{bug.bug_id}:fix:{bug.round}")])
     return _answer(bug, "reproduction", cmd, config, yes)
 
 
@@ -117,8 +118,7 @@ def verify_release(bug: Bug, cmd: VerifyRelease, config: DeskConfig) -> Decision
     def yes() -> Decision:
         if cmd.report_id in bug.verified_by:
             return NOTHING
-        return [NewEvent("verification.yes", {"report_id": cmd.report_id, "round": bug.round,
-                                              "commit": release["commit"]})], []
+        return Decision.of(ev.VerificationYes(report_id=cmd.report_id, round=bug.round, commit=release["commit"]))
     return _answer(bug, "release", cmd, config, yes)
 
 
@@ -150,8 +150,7 @@ def accept_dispute(bug: Bug, cmd: AcceptDispute, config: DeskConfig) -> Decision
     if d["answer"] != "no" or d["accepted"] or d["round"] != bug.round or not open_question:
         raise ConflictError(f"dispute {cmd.index} of {bug.bug_id} is not an open \"no\" of this round",
                             "reload the bug: it has moved on")
-    return [NewEvent("dispute.accepted", {"index": cmd.index, "by": cmd.by})], [
-        reproduce_job(bug.bug_id, bug.round + 1)]
+    return Decision.of(ev.DisputeAccepted(index=cmd.index, by=cmd.by), jobs=[reproduce_job(bug.bug_id, bug.round + 1)])
 
 
 def human_resume(bug: Bug, cmd: HumanResume, config: DeskConfig) -> Decision:
@@ -160,7 +159,7 @@ def human_resume(bug: Bug, cmd: HumanResume, config: DeskConfig) -> Decision:
     jobs = []
     if cmd.state == "reproducing":
         jobs = [reproduce_job(bug.bug_id, bug.round, f"{bug.bug_id}:reproduce:{bug.round}:resumed{bug.version}")]
-    return [NewEvent("human.resumed", {"state": cmd.state, "by": cmd.by})], jobs
+    return Decision.of(ev.HumanResumed(state=cmd.state, by=cmd.by), jobs=jobs)
 
 
 # -- engineering's submissions, as measured ------------------------------------------------------------
@@ -199,18 +198,19 @@ def record_reproduction(bug: Bug, cmd: RecordReproduction, config: DeskConfig) -
         reason = (f"needs a human: {cmd.reason}" if baseline_red else
                   f"no reproduction after {attempts} attempts: {cmd.reason}") if give_up else cmd.reason
         jobs = [] if give_up else [reproduce_job(bug_id, round_, f"{bug_id}:reproduce:{round_}:retry{attempts}")]
-        return [NewEvent("reproduction.failed", {"round": round_, "reason": reason, "measured": cmd.reason,
-                                                 "needs_human": give_up, "baseline_red": baseline_red,
-                                                 "test_sha256": cmd.test_sha256, "evidence": cmd.evidence,
-                                                 "agent": agent})], jobs
-    payload = {"round": round_, "test_path": cmd.test_path, "test_source": cmd.test_source,
-               "test_sha256": cmd.test_sha256, "base": cmd.base, "message": cmd.reason, "evidence": cmd.evidence,
-               "fingerprint": cmd.detail.get("fingerprint"), "evidence_kind": "measured", "agent": agent}
+        return Decision.of(ev.ReproductionFailed(round=round_, reason=reason, measured=cmd.reason,
+                                                 needs_human=give_up, baseline_red=baseline_red,
+                                                 test_sha256=cmd.test_sha256, evidence=cmd.evidence, agent=agent),
+                           jobs=jobs)
+    recorded = ev.ReproductionRecorded(round=round_, test_path=cmd.test_path, test_source=cmd.test_source,
+                                       test_sha256=cmd.test_sha256, base=cmd.base, message=cmd.reason,
+                                       evidence=cmd.evidence, fingerprint=cmd.detail.get("fingerprint"),
+                                       evidence_kind="measured", agent=agent)
     jobs = [NewJob(f"{bug_id}:notify:reproduced:{round_}:{rid}", NOTIFY,
                    {"bug_id": bug_id, "report_id": rid, "kind": "reproduced", "round": round_})
             for rid in sorted(bug.reports)]
     jobs.append(_job(bug_id, "review_test", round_, f"{bug_id}:review-test:{round_}"))
-    return [NewEvent("reproduction.recorded", payload)], jobs
+    return Decision.of(recorded, jobs=jobs)
 
 
 @dataclass(frozen=True)
@@ -230,8 +230,8 @@ def fix_failed(bug: Bug, cmd: FixFailed, config: DeskConfig) -> Decision:
     give_up = attempt >= config.fix_attempts
     jobs = [] if give_up else [_job(bug_id, "fix", round_, f"{bug_id}:fix:{round_}:retry{attempt}")]
     reason = f"needs a human: {attempt} fix attempts failed; last: {cmd.reason}" if give_up else cmd.reason
-    return [NewEvent("fix.failed", {"round": round_, "attempt": attempt, "reason": reason, "needs_human": give_up,
-                                    "evidence": cmd.evidence, "agent": cmd.agent})], jobs
+    return Decision.of(ev.FixFailed(round=round_, attempt=attempt, reason=reason, needs_human=give_up,
+                                    evidence=cmd.evidence, agent=cmd.agent), jobs=jobs)
 
 
 @dataclass(frozen=True)
@@ -250,11 +250,11 @@ class FixVerified:
 def fix_verified(bug: Bug, cmd: FixVerified, config: DeskConfig) -> Decision:
     if bug.state != "fixing" or bug.round != cmd.round:
         raise ConflictError(f"{bug.bug_id} moved on while the fix was measured", "reload the bug")
-    return [NewEvent("fix.verified", {"round": cmd.round, "attempt": cmd.attempt, "commit": cmd.commit,
-                                      "evidence": cmd.evidence, "checks": cmd.detail.get("checks", []),
-                                      "fingerprint": cmd.detail.get("fingerprint"), "agent": cmd.agent}),
-            NewEvent("change.opened", {"round": cmd.round, **cmd.change, "draft": True})], [
-        _job(bug.bug_id, "review_change", cmd.round, f"{bug.bug_id}:review-change:{cmd.round}")]
+    return Decision.of(ev.FixVerified(round=cmd.round, attempt=cmd.attempt, commit=cmd.commit, evidence=cmd.evidence,
+                                      checks=list(cmd.detail.get("checks", [])),
+                                      fingerprint=cmd.detail.get("fingerprint"), agent=cmd.agent),
+                       ev.ChangeOpened(round=cmd.round, **cmd.change, draft=True),
+                       jobs=[_job(bug.bug_id, "review_change", cmd.round, f"{bug.bug_id}:review-change:{cmd.round}")])
 
 
 # -- review and merge ---------------------------------------------------------------------------------
@@ -279,19 +279,16 @@ class RecordApproval:
     person_logins: frozenset[str] = frozenset()  # the person's forge logins (CODEOWNERS names those)
     note: str = ""
     review_id: str | None = None  # the forge review it came from (a dismissal withdraws it)
+    at: str = ""  # when, from the desk's clock (a decision reads none)
 
 
 def record_approval(bug: Bug, cmd: RecordApproval, config: DeskConfig) -> Decision:
-    if bug.state != "in_review" or bug.change is None:
-        raise ConflictError(f"{bug.bug_id} has no change under review (state {bug.state})", "nothing to approve")
-    if cmd.head != bug.change["head"]:
-        raise ConflictError(f"approval names {cmd.head[:12]} but the head is {bug.change['head'][:12]}",
-                            "review the current head")
     person = None if cmd.shared else cmd.person
+    made = review_approval(bug, cmd.head, person or cmd.login, cmd.at, cmd.via)
     codeowner = person is not None and bool(cmd.person_logins & cmd.codeowners)
-    return [NewEvent("approval.recorded", {"login": cmd.login, "person": person, "shared": cmd.shared,
-                                           "head": cmd.head, "codeowner": codeowner, "via": cmd.via,
-                                           "note": cmd.note[:500], "review_id": cmd.review_id})], []
+    return Decision.of(ev.ApprovalRecorded(login=cmd.login, person=person, shared=cmd.shared, head=cmd.head,
+                                           codeowner=codeowner, via=cmd.via, note=cmd.note[:500],
+                                           review_id=cmd.review_id, approval=made))
 
 
 @dataclass(frozen=True)
@@ -305,7 +302,7 @@ class WithdrawApproval:
 def withdraw_approval(bug: Bug, cmd: WithdrawApproval, config: DeskConfig) -> Decision:
     if not any(a.get("review_id") == cmd.review_id for a in bug.approvals):
         return NOTHING
-    return [NewEvent("approval.withdrawn", {"review_id": cmd.review_id, "by": cmd.by})], []
+    return Decision.of(ev.ApprovalWithdrawn(review_id=cmd.review_id, by=cmd.by))
 
 
 def people_approving(approvals: Sequence[dict[str, Any]]) -> set[str]:
@@ -349,7 +346,7 @@ def push_change(bug: Bug, cmd: PushChange, config: DeskConfig) -> Decision:
     """A new head on the change request clears every approval (the fold does the clearing)."""
     if bug.change is None or bug.change["head"] == cmd.head:
         return NOTHING
-    return [NewEvent("change.pushed", {"head": cmd.head, "by": cmd.by})], []
+    return Decision.of(ev.ChangePushed(head=cmd.head, by=cmd.by))
 
 
 @dataclass(frozen=True)
@@ -371,16 +368,15 @@ def record_merge(bug: Bug, cmd: RecordMerge, config: DeskConfig) -> Decision:
     merged_by = {"login": cmd.login, "type": cmd.kind}
     why = merge_check(bug, cmd.head, cmd.login, cmd.kind, cmd.paths, config)
     if why:
-        return [NewEvent("merge.refused", {"reason": f"merge not accepted: {why}", "head": cmd.head,
-                                           "merged_by": merged_by, "merge_commit": cmd.merge_commit})], []
-    events = [NewEvent("merge.recorded", {"merge_commit": cmd.merge_commit, "head": cmd.head,
-                                          "tier": tier(cmd.paths, config), "paths": list(cmd.paths),
-                                          "merged_by": merged_by,
-                                          "approvals": [a for a in bug.approvals if a["head"] == cmd.head]})]
+        return Decision.of(ev.MergeRefused(reason=f"merge not accepted: {why}", head=cmd.head, merged_by=merged_by,
+                                           merge_commit=cmd.merge_commit))
+    merged = ev.MergeRecorded(merge_commit=cmd.merge_commit, head=cmd.head, tier=tier(cmd.paths, config),
+                              paths=list(cmd.paths), merged_by=merged_by,
+                              approvals=[a for a in bug.approvals if a["head"] == cmd.head])
     if cmd.deployed is None:
-        return events, []
-    events.append(NewEvent("release.recorded", {**cmd.deployed, "reconciled": "deployment arrived first"}))
-    return events, release_jobs(bug, cmd.deployed)
+        return Decision.of(merged)
+    return Decision.of(merged, ev.ReleaseRecorded(**{**cmd.deployed, "reconciled": "deployment arrived first"}),
+                       jobs=release_jobs(bug, cmd.deployed))
 
 
 # -- release -------------------------------------------------------------------------------------------
@@ -405,7 +401,7 @@ class Release:
 def release(bug: Bug, cmd: Release, config: DeskConfig) -> Decision:
     if bug.state != "merged" or bug.merge is None or bug.merge["merge_commit"] != cmd.merge_commit:
         return NOTHING
-    return [NewEvent("release.recorded", cmd.deployment)], release_jobs(bug, cmd.deployment)
+    return Decision.of(ev.ReleaseRecorded(**cmd.deployment), jobs=release_jobs(bug, cmd.deployment))
 
 
 # -- GitHub: required checks of a deployed commit, and rewritten history ------------------------------
@@ -472,9 +468,9 @@ def observe_rewrite(bug: Bug, cmd: ObserveRewrite, config: DeskConfig) -> Decisi
     """Only an observation for people: the new commit inherits no approval, merge or release."""
     if any(r["old"] == cmd.old and r["new"] == cmd.new for r in bug.rewrites):
         return NOTHING
-    return [NewEvent("history.rewritten", {"what": cmd.what, "old": cmd.old, "new": cmd.new, "tree": cmd.tree,
-                                           "note": "observation only: approvals and the merge stay with the "
-                                                   "old commit; a person decides"})], []
+    return Decision.of(ev.HistoryRewritten(what=cmd.what, old=cmd.old, new=cmd.new, tree=cmd.tree,
+                                           note="observation only: approvals and the merge stay with the "
+                                                "old commit; a person decides"))
 
 
 # -- one entry point -------------------------------------------------------------------------------------

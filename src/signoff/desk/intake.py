@@ -10,6 +10,8 @@ from typing import Any
 from signoff import airlock
 from signoff.desk.base import DeskBase, bug_case, report_case, sha
 from signoff.desk.decisions import ENGINEERING, reproduce_job
+from signoff.desk.model import BugOpened, ReportAttached
+from signoff.desk.records import QUARANTINE, IntakeCounted, ReportClustered, ReportFiled, ReportQuarantined
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.ids import new_token, readable_id
 from signoff.ledger import Event, NewEvent, NewJob
@@ -55,7 +57,7 @@ class IntakeSteps(DeskBase):
             if len(recent) >= self.config.reports_per_hour:
                 raise RefusedError(f"too many reports from this client ({len(recent)} in the last hour)",
                                    "wait an hour, or add to your existing report's tracking page")
-            return [NewEvent("intake.counted", {"at": now})], []
+            return [IntakeCounted(at=now).new_event()], []
 
         self.ledger.update(case, count)
 
@@ -74,9 +76,9 @@ class IntakeSteps(DeskBase):
         self._rate_limit(client)
         verdict = airlock.scan_fields({k: v for k, v in fields.items() if v.strip()})
         if verdict.quarantined:
-            self.ledger.append("desk/quarantine", None, [NewEvent("report.quarantined", {
-                "families": list(verdict.families), "raw_sha256": verdict.raw_sha256,
-                "client_sha256": sha(client)})])
+            self.ledger.append(QUARANTINE.prefix, None, [ReportQuarantined(
+                families=list(verdict.families), raw_sha256=verdict.raw_sha256,
+                client_sha256=sha(client)).new_event()])
             raise Quarantined(verdict.families, verdict.message)
         assert verdict.dossier is not None
         dossier = verdict.dossier
@@ -86,9 +88,9 @@ class IntakeSteps(DeskBase):
         report_id = readable_id("RPT", number)
         token = new_token()
         bug_id, opener = self._cluster(report_id, component, title)
-        attached = {"report_id": report_id, "token_sha256": credential_digest(token), "dossier": clean,
-                    "rendered": dossier.render(), "redactions": dict(dossier.redactions),
-                    "raw_sha256": verdict.raw_sha256, "component": component, "title": title}
+        attached = ReportAttached(report_id=report_id, token_sha256=credential_digest(token), dossier=clean,
+                                  rendered=dossier.render(), redactions=dict(dossier.redactions),
+                                  raw_sha256=verdict.raw_sha256, component=component, title=title)
 
         def attach(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
             # Whoever reaches an unwritten bug first opens it, from the opener's decision, so the
@@ -96,17 +98,17 @@ class IntakeSteps(DeskBase):
             events: list[NewEvent] = []
             jobs: list[NewJob] = []
             if not history:
-                events.append(NewEvent("bug.opened", {"bug_id": bug_id, "component": opener["component"],
-                                                      "title": opener["title"]}))
+                events.append(BugOpened(bug_id=bug_id, component=opener["component"],
+                                        title=opener["title"]).new_event())
                 jobs = [NewJob(f"{bug_id}:triage", ENGINEERING, {"bug_id": bug_id, "step": "triage", "round": 1}),
                         reproduce_job(bug_id, 1)]
-            if any(e.type == "report.attached" and e.payload["report_id"] == report_id for e in history):
+            if any(e.type == ReportAttached.TYPE and e.payload["report_id"] == report_id for e in history):
                 return [], []
-            events.append(NewEvent("report.attached", attached))
+            events.append(attached.new_event())
             return events, jobs
 
         self.ledger.update(bug_case(bug_id), attach)
-        self.ledger.append(report_case(report_id), 0, [NewEvent("report.filed", {"bug_id": bug_id})])
+        self.ledger.append(report_case(report_id), 0, [ReportFiled(bug_id=bug_id).new_event()])
         return Intake(report_id, bug_id, token, f"/track/{report_id}")  # the tracking page (signoff.web)
 
     def _cluster(self, report_id: str, component: str, title: str) -> tuple[str, dict[str, Any]]:
@@ -142,7 +144,7 @@ class IntakeSteps(DeskBase):
                 bug_id = readable_id(self.config.prefix, last + 1)
                 entry |= {"bug_id": bug_id, "opened": True}
                 decided.update(bug_id=bug_id, opener=entry)
-            return [NewEvent("report.clustered", entry)], []
+            return [ReportClustered(**entry).new_event()], []
 
         self.ledger.update(CLUSTERS, decide, attempts=200)
         return decided["bug_id"], decided["opener"]

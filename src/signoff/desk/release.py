@@ -20,9 +20,9 @@ from signoff.desk import decisions
 from signoff.desk.base import DeskBase, smoke_case
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.model import Bug
+from signoff.desk.records import DeploymentRecorded, DeploymentRejected, SmokeChecked
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import ConflictError, RefusedError
-from signoff.ledger import NewEvent
 
 RELEASE_PREDICATE = "https://signoff.dev/desk/release/v1"
 HealthCheck = Callable[[str, str, str], dict[str, Any]]
@@ -149,15 +149,17 @@ class ReleaseSteps(DeskBase):
             problem = None if health["ok"] else health["why"]
             health.pop("why", None)
         if problem:
-            self.ledger.append(dcase, None, [NewEvent("deployment.rejected", {
-                "commit": commit, "environment": environment, "url": url, "reason": problem, "by": actor.name})],
+            self.ledger.append(dcase, None, [DeploymentRejected(
+                commit=commit, environment=environment, url=url, reason=problem, by=actor.name).new_event()],
                 idempotency_key=key)
             return {"outcome": "deployment_rejected", "why": problem}
         number = self.ledger.next_number(f"desk.deploy.{repo}")
         evidence = self.release_evidence(repo, commit, environment, [url, *also], actor.name, number)
-        dep = {"deployment_id": number, "commit": commit, "environment": environment, "url": url,
-               "health": health, "recorded_by": actor.name, "evidence_kind": "measured", "evidence": evidence}
-        self.ledger.append(dcase, None, [NewEvent("deployment.recorded", dep)],
+        recorded = DeploymentRecorded(deployment_id=number, commit=commit, environment=environment, url=url,
+                                      health=health, recorded_by=actor.name, evidence_kind="measured",
+                                      evidence=evidence)
+        dep = recorded.payload()
+        self.ledger.append(dcase, None, [recorded.new_event()],
                            idempotency_key=(key + ":dep") if key else None)
         released = []
         for bug in self.bugs():
@@ -187,7 +189,7 @@ class ReleaseSteps(DeskBase):
         payload = {k: result[k] for k in fields if k in result} | {
             "round": round_, "deployment_id": bug.release.get("deployment_id"), "evidence_kind": "measured",
             "by": str(result.get("by", actor.name))}
-        self.ledger.append(smoke_case(bug_id), None, [NewEvent("smoke.checked", payload)],
+        self.ledger.append(smoke_case(bug_id), None, [SmokeChecked(**payload).new_event()],
                            idempotency_key=f"desk:smoke:{key}" if key else None)
 
     def observe_rewrite(self, bug: Bug) -> dict[str, Any] | None:

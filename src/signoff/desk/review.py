@@ -8,9 +8,11 @@ import re
 from typing import Any
 
 from signoff.desk import codeowners, decisions
+from signoff.desk.approvals import SHIP, review_approval
 from signoff.desk.credentials import Credentials, DeskCaller, require
 from signoff.desk.model import Bug
 from signoff.desk.release import ReleaseSteps
+from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
 
 
@@ -58,7 +60,8 @@ class ReviewSteps(ReleaseSteps):
 
         def command(b: Bug) -> decisions.RecordApproval:
             owners = self.codeowners(b, self.changed_paths(b)) if b.change is not None else frozenset()
-            return decisions.RecordApproval(head, login, person, shared, via, owners, logins, note, review_id)
+            return decisions.RecordApproval(head, login, person, shared, via, owners, logins, note, review_id,
+                                            at=utc_iso(self.clock.now()))
         return self.decide(bug_id, command, idempotency_key=key)
 
     def merge_check(self, bug: Bug, head: str, merged_by: str, merged_by_type: str) -> str | None:
@@ -81,6 +84,10 @@ class ReviewSteps(ReleaseSteps):
             raise ConflictError(f"the head of {bug_id}'s change is now {bug.change['head'][:12]}, not the "
                                 f"{head[:12] or 'nothing'} you reviewed; nothing was merged",
                                 "reload the bug and review the new head")
+        # The person merges the review they were shown: the same content-bound check as an approval
+        # (the forge's signed webhook records the merge itself).
+        review_approval(bug, bug.change["head"] if head is None else head, actor.name,
+                                  utc_iso(self.clock.now()), "desk", SHIP.id)
         why = self.merge_check(bug, bug.change["head"], actor.name, "User")
         if why:
             raise RefusedError(f"merge refused: {why}", "get the approvals the change needs first")

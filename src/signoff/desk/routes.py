@@ -18,6 +18,7 @@ from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.crew.status import crew_view
 from signoff.desk.engineering import EngineeringService
 from signoff.desk.notify import Concierge
+from signoff.desk.service import AcceptDispute, ApproveChange, MergeChange, execute
 from signoff.desk.workflow import Desk, open_desk
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import bearer_token
@@ -204,13 +205,13 @@ def routers(settings: Settings) -> list[APIRouter]:
     @router.post("/bugs/{bug_id}/approve")
     def approve(bug_id: str, body: ApproveBody, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        return desk.approve(actor(desk, authorization), bug_id, body.head, body.note).summary()
+        return execute(desk, actor(desk, authorization), ApproveChange(bug_id, body.head, body.note)).summary()
 
     @router.post("/bugs/{bug_id}/merge")
     def merge(bug_id: str, body: MergeBody, request: Request, authorization: Auth = None) -> Any:
         # The head is required, as for approve: a merge names the head the person reviewed.
         desk = desk_of(request)
-        return {"merge_commit": desk.merge(actor(desk, authorization), bug_id, body.head)}
+        return {"merge_commit": execute(desk, actor(desk, authorization), MergeChange(bug_id, body.head))}
 
     @router.post("/bugs/{bug_id}/sync")
     def sync(bug_id: str, request: Request, authorization: Auth = None) -> Any:
@@ -225,7 +226,7 @@ def routers(settings: Settings) -> list[APIRouter]:
     @router.post("/bugs/{bug_id}/disputes/{index}/accept")
     def accept_dispute(bug_id: str, index: int, request: Request, authorization: Auth = None) -> Any:
         desk = desk_of(request)
-        return desk.accept_dispute(actor(desk, authorization), bug_id, index).summary()
+        return execute(desk, actor(desk, authorization), AcceptDispute(bug_id, index)).summary()
 
     @router.post("/deployments")
     def deployment(body: DeploymentBody, request: Request, authorization: Auth = None) -> Any:

@@ -12,9 +12,9 @@ from signoff.desk import decisions, measure
 from signoff.desk.base import DeskBase, sha
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.model import Bug
+from signoff.desk.records import NOTE_KINDS
 from signoff.kernel import pathglob
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
-from signoff.ledger import NewEvent
 
 MAX_TEST_BYTES = 50_000
 
@@ -62,7 +62,7 @@ class SubmissionSteps(DeskBase):
         payload["evidence_kind"] = "advisory" if agent.get("kind") == "advisory" else "simulated"
         payload["round"] = round_
         # Keyed by the job that asked for it, so a redelivered job adds no second note.
-        self.ledger.append(f"desk/notes/{bug_id}", None, [NewEvent(f"note.{kind}", payload)],
+        self.ledger.append(f"desk/notes/{bug_id}", None, [NOTE_KINDS[kind](**payload).new_event()],
                            idempotency_key=f"desk:note:{key}" if key else None)
 
     # -- reproduction ---------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """Ask a person to approve exact content, and wait for the answer, through a rooms server.
 
 Everything that decides is the rooms server's: the card, who may answer (people only, and only the
-named responders), the first allowed answer, expiry. This module adds the binding (binding.py) and
-reads the outcome back from the server, never from anything the agent supplies: a decision is
-`approved` only when the server's card binds the expected content digest and records an accepted
-answer from a listed responder.
+named responders), the first allowed answer, expiry. The card's binding to content and the reading
+of its decision are `signoff.rooms.domain.bound`'s (the one content-bound approval, `signoff.ledger.approval`);
+this module asks and waits, and reads the outcome back from the server, never from anything the agent
+supplies: a decision is `approved` only when the server's card binds the expected content and records
+an accepted answer from a listed responder, made into an `Approval` by `approve`.
 """
 
 from __future__ import annotations
@@ -13,64 +14,23 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import asdict, dataclass
 from typing import Any
 
-from signoff.gate.binding import bound_content, card_title, check_content, content_digest, labelled, new_request_id
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.rooms.client import RoomsClient, Transport
+from signoff.rooms.domain.bound import (
+    CardDecision,
+    card_title,
+    check_content,
+    content_digest,
+    labelled,
+    new_request_id,
+    read_decision,
+)
 
 DEFAULT_OPTIONS = ({"id": "yes", "label": "Approve", "decision": "accept"},
                    {"id": "no", "label": "Refuse", "decision": "decline"})
 MAX_WAIT = 24 * 3600.0
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What the server's card says, checked against the content the caller holds.
-
-    state: approved | declined | expired | pending | unbound (the card binds no content, or other
-    content than the caller's)."""
-
-    request_id: str
-    room_id: str
-    state: str
-    content_digest: str | None
-    responder: str | None = None
-    responder_name: str | None = None
-    option_id: str | None = None
-    reason: str = ""
-    responder_role: str | None = None  # the people's role the responder answered by, if not named
-
-    @property
-    def approved(self) -> bool:
-        return self.state == "approved"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "approved": self.approved}
-
-
-def decide(card: dict[str, Any], content: str | None = None) -> Decision:
-    """The decision a card records, for `content` when given (else for the content it binds)."""
-    request_id, room_id = str(card["request_id"]), str(card["room_id"])
-    bound = bound_content(card)
-    if bound is None:
-        return Decision(request_id, room_id, "unbound", None,
-                        reason="this card does not bind its content; an answer to it approves nothing")
-    if content is not None and content_digest(content) != bound.digest:
-        return Decision(request_id, room_id, "unbound", bound.digest,
-                        reason="the card was for other content (its digest differs); ask again for this content")
-    outcome = card.get("outcome") or {}
-    state = str(card.get("state"))
-    if state in ("accepted", "declined") and outcome.get("allowed") is True:
-        name, option = outcome.get("responder_name"), outcome.get("option_id")
-        return Decision(request_id, room_id, "approved" if state == "accepted" else "declined", bound.digest,
-                        responder=outcome.get("responder"), responder_name=name, option_id=option,
-                        reason="" if state == "accepted" else f"{name or 'the responder'} chose {option!r}",
-                        responder_role=outcome.get("responder_role"))
-    if state == "expired" or (state == "pending" and float(card.get("expires_at") or 0) <= time.time()):
-        return Decision(request_id, room_id, "expired", bound.digest, reason="nobody answered before the card expired")
-    return Decision(request_id, room_id, "pending", bound.digest, reason="waiting for a listed responder")
 
 
 class Approvals:
@@ -124,10 +84,10 @@ class Approvals:
         card: dict[str, Any] = await self._op("get_approval", request_id=request_id)
         return card
 
-    async def decision(self, request_id: str, content: str | None = None) -> Decision:
-        return decide(await self.card(request_id), content)
+    async def decision(self, request_id: str, content: str | None = None) -> CardDecision:
+        return read_decision(await self.card(request_id), content)
 
-    async def wait(self, request_id: str, timeout: float, content: str | None = None) -> Decision:
+    async def wait(self, request_id: str, timeout: float, content: str | None = None) -> CardDecision:
         """The decision once a listed person answered (or the card expired), else `pending` after
         `timeout` seconds. Answers arrive as events on the agent's stream; the card is re-read from
         the server after each one, so the event itself is never trusted."""

@@ -21,12 +21,12 @@ from types import TracebackType
 from typing import Any, Literal, TypeVar, cast
 
 from signoff.gate.agent import RoomsAgent
-from signoff.gate.approvals import Approvals, Decision, run_sync
-from signoff.gate.binding import check_question, content_digest
+from signoff.gate.approvals import Approvals, run_sync
 from signoff.gate.record import record_decision
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.settings import Settings
+from signoff.rooms.domain.bound import CardDecision, check_question, content_digest
 
 F = TypeVar("F", bound=Callable[..., Any])
 TimeoutPolicy = Literal["raise", "refuse"]
@@ -35,7 +35,7 @@ TimeoutPolicy = Literal["raise", "refuse"]
 class GateRefused(RefusedError):
     """The person said no (or, with on_timeout="refuse", nobody said yes in time)."""
 
-    def __init__(self, message: str, decision: Decision, record: dict[str, Any]) -> None:
+    def __init__(self, message: str, decision: CardDecision, record: dict[str, Any]) -> None:
         super().__init__(message, "ask again with arguments the approver accepts")
         self.decision = decision
         self.record = record
@@ -44,7 +44,7 @@ class GateRefused(RefusedError):
 class GateTimeout(RefusedError):
     """Nobody answered in time (on_timeout="raise"); the function did not run."""
 
-    def __init__(self, message: str, decision: Decision, record: dict[str, Any]) -> None:
+    def __init__(self, message: str, decision: CardDecision, record: dict[str, Any]) -> None:
         super().__init__(message, "ask again, or raise the timeout")
         self.decision = decision
         self.record = record

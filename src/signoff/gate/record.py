@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from signoff.gate.approvals import Decision
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
+from signoff.rooms.domain.bound import CardDecision
 from signoff.trust import KeyStore, statement, subject, write_evidence
 
 PREDICATE_TYPE = "https://signoff.dev/gate/decision/v1"
@@ -24,13 +24,13 @@ def case_for(action: str) -> str:
     return f"gate/{action}"[:200]
 
 
-def record_decision(settings: Settings, action: str, digest: str, decision: Decision | dict[str, Any],
+def record_decision(settings: Settings, action: str, digest: str, decision: CardDecision | dict[str, Any],
                     outcome: str, rooms_url: str) -> dict[str, Any]:
     """Sign the decision, write the evidence file and append the ledger event; returns the record.
 
     `outcome` is what the gate did: approved (the call went ahead), refused, timed_out, or
     arguments_changed (approved, but the arguments changed before the call, so it did not run)."""
-    shown = decision.to_dict() if isinstance(decision, Decision) else dict(decision)
+    shown = decision.to_dict() if isinstance(decision, CardDecision) else dict(decision)
     record = {"kind": "reported", "action": action, "arguments_sha256": digest, "outcome": outcome,
               "decision": shown, "rooms": rooms_url}
     st = statement([subject(f"call:{action}", sha256=digest)], PREDICATE_TYPE, record)

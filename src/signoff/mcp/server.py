@@ -17,11 +17,12 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from signoff.gate.approvals import Approvals, Decision
+from signoff.gate.approvals import Approvals
 from signoff.kernel.errors import RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.mcp.auth import Caller
 from signoff.mcp.harness import QUESTION, frozen, harness_content
+from signoff.rooms.domain.bound import CardDecision
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -73,7 +74,7 @@ class Tools:
         card = await self.approvals().request(self.room(room), QUESTION, content, responders, expires_in)
         return _card_summary(card)
 
-    async def approved_harness(self, harness: str, approval: str) -> Decision:
+    async def approved_harness(self, harness: str, approval: str) -> CardDecision:
         """The decision on `approval`, if it approves exactly this frozen harness; else refused."""
         content = harness_content(self.settings, frozen(self.settings, harness))
         decision = await self.approvals().decision(approval, content)
@@ -100,7 +101,8 @@ class Tools:
         return {"verdict": result.verdict, "reasons": result.reasons,
                 "evidence": str(result.evidence) if result.evidence else None,
                 "fingerprint": result.fingerprint, "harness_digest": result.harness_digest,
-                "approved_by": decision.responder_name, "approval": approval, "tamper": result.tamper}
+                "approved_by": decision.responder_name, "approval": approval, "tamper": result.tamper,
+                "approved": decision.approval.model_dump(mode="json") if decision.approval else None}
 
     async def check_claims(self, text: str, repo: str, range_: str) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(lambda: _check_claims(text, Path(repo), range_))

@@ -14,11 +14,11 @@ from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from signoff.gate import bound_content
 from signoff.kernel.clock import utc_minute
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.ids import new_token
 from signoff.kernel.wire import status_of
+from signoff.rooms.domain.bound import bound_content
 from signoff.web.sessions import BROWSER_COOKIE, SignInNeeded, valid_browser_id
 from signoff.web.state import web_state
 

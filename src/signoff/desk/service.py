@@ -1,0 +1,81 @@
+"""The desk's service facade: the typed commands a person gives through any face, and `execute`,
+the one entry point the faces (HTTP API, CLI, pages, bridges) call for them.
+
+A face parses and authenticates; it builds a command and calls `execute(desk, actor, command)`,
+which checks the actor's role, gathers the facts the rule needs (the change's paths and code owners,
+the clock) and runs the pure decision of `signoff.desk.decisions` at the version it read. A person's
+approval and merge are the one content-bound approval (`signoff.ledger.approval`): each names the
+head the face showed, and anything else is refused with nothing recorded.
+
+    execute(desk, alice, ApproveChange("BUG-0001", head="3f2a…", note="reviewed the diff"))
+    execute(desk, alice, MergeChange("BUG-0001", head="3f2a…"))   # returns the merge commit
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import overload
+
+from signoff.desk.credentials import DeskCaller
+from signoff.desk.model import Bug
+from signoff.desk.workflow import Desk
+
+
+@dataclass(frozen=True)
+class ApproveChange:
+    """A human owner approves the change request of `bug_id` at exactly `head` (the one shown)."""
+
+    bug_id: str
+    head: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MergeChange:
+    """A named human owner merges the change of `bug_id` at `head`, the head they reviewed (None: the
+    face showed the current head and says so before merging)."""
+
+    bug_id: str
+    head: str | None
+
+
+@dataclass(frozen=True)
+class AcceptDispute:
+    """A human owner agrees with a late reporter's "no" (dispute `index` of `bug_id`)."""
+
+    bug_id: str
+    index: int
+
+
+@dataclass(frozen=True)
+class ResumeBug:
+    """A person takes `bug_id` out of needs_human, into `state` (reproducing, fixing or in_review)."""
+
+    bug_id: str
+    state: str
+
+
+PersonCommand = ApproveChange | MergeChange | AcceptDispute | ResumeBug
+
+
+@overload
+def execute(desk: Desk, actor: DeskCaller, command: MergeChange) -> str: ...
+
+
+@overload
+def execute(desk: Desk, actor: DeskCaller, command: ApproveChange | AcceptDispute | ResumeBug) -> Bug: ...
+
+
+def execute(desk: Desk, actor: DeskCaller, command: PersonCommand) -> Bug | str:
+    """Run a person's command on the desk: the bug after it, or for a merge the merge commit (the
+    merge itself is recorded from the forge's signed webhook)."""
+    if isinstance(command, ApproveChange):
+        return desk.approve(actor, command.bug_id, command.head, command.note)
+    if isinstance(command, MergeChange):
+        return desk.merge(actor, command.bug_id, command.head)
+    if isinstance(command, AcceptDispute):
+        return desk.accept_dispute(actor, command.bug_id, command.index)
+    return desk.human_resume(actor, command.bug_id, command.state)
+
+
+__all__ = ["AcceptDispute", "ApproveChange", "Desk", "MergeChange", "PersonCommand", "ResumeBug", "execute"]
