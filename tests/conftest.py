@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.pg import PgServer, pg_bin
 from tests.support.requires import require
-from tests.support.synapse_fixture import synapse  # noqa: F401  (the session's Synapse, for tests/bridges)
+from tests.support.synapse_fixture import synapse  # noqa: F401  (the session's Synapse, for tests/system/bridges)
 from tests.support.template_db import copied_sqlite_migrations, migrated_pg_template
 
 REAL_MIGRATIONS = "real_migrations"

@@ -19,8 +19,8 @@ import signoff.ledger.audit as audit
 from signoff.ledger import ChainMonitor, NewEvent, SqlLedger, sign_checkpoint, verify_chain
 from signoff.trust import KeyStore
 from tests.conftest import wait_for
-from tests.ledger.test_checkpoints import _rewrite
-from tests.ledger.test_tamper import TAMPERS
+from tests.integration.ledger.test_tamper import TAMPERS
+from tests.system.ledger.test_checkpoints import _rewrite
 
 N = 9
 

@@ -11,7 +11,7 @@ import pytest
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, Undecided, agent_case, event_key, ref_tag
-from tests.rooms.conftest import World
+from tests.support.fixtures.rooms import World
 
 
 class Crash(Exception):

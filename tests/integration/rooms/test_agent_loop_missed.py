@@ -6,23 +6,23 @@ addressing refusal) never reach the handler, so no agent answers them.
 
 On the embedded server, in process, with the stream made to forget messages and open with a gap
 as a restarted Switch core's does (`tests.support.faulty`); and with the `context_recovered`
-recorded from a live switch-core 0.19 (tests/desk/data/switch-0.19-recovered-handoff.json)."""
+recorded from a live switch-core 0.19 (tests/data/desk/switch-0.19-recovered-handoff.json)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 from signoff.ledger import NewEvent
 from signoff.rooms.client import AgentLoop, AgentStore, InProcessTransport, agent_case, is_automated_notice
 from signoff.rooms.client._agent_loop import OPENED
-from tests.rooms.conftest import World
-from tests.rooms.test_agent_loop import Recorder, _ask, _until
+from tests.integration.rooms.test_agent_loop import Recorder, _ask, _until
 from tests.support.faulty import Faulty
+from tests.support.fixtures.rooms import World
+from tests.support.paths import DATA
 
-RECORDED = Path(__file__).parents[1] / "desk" / "data" / "switch-0.19-recovered-handoff.json"
+RECORDED = DATA / "desk" / "switch-0.19-recovered-handoff.json"
 
 
 def _loop(world: World, transport: Any, handler: Any, name: str = "reviewer") -> AgentLoop:

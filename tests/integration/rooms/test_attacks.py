@@ -11,8 +11,8 @@ import pytest
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.rooms import OPEN, Principal, RoomService
 from signoff.rooms.operations import call_operation
-from tests.rooms.conftest import World
 from tests.support.cards import answer_in
+from tests.support.fixtures.rooms import World
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from signoff.kernel.clock import utc_minute
 from signoff.kernel.errors import ConflictError, UsageError
 from signoff.rooms.model import Approval
 from signoff.web.render import templates
-from tests.rooms.conftest import World
+from tests.support.fixtures.rooms import World
 
 
 def _ask(world: World, request_id: str, options: list[dict[str, str]]) -> Approval:

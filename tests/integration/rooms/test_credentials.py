@@ -17,7 +17,7 @@ from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.tokens import DAY, Lifetimes
-from tests.rooms.conftest import World, make_world
+from tests.support.fixtures.rooms import World, make_world
 
 
 def test_tokens_and_keys_expire_after_their_lifetime(world: World, clock: FixedClock) -> None:

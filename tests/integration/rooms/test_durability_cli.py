@@ -10,7 +10,7 @@ import pytest
 from signoff.cli.main import main
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, RoomService
-from tests.rooms.conftest import make_world
+from tests.support.fixtures.rooms import make_world
 
 
 def test_events_and_sequences_survive_a_restart(db_url: str) -> None:

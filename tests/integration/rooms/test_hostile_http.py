@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from signoff.rooms.app import admin, agents, create_app, users
 from signoff.rooms.guard import MAX_BODY_BYTES
 from signoff.rooms.operations import OPERATIONS
-from tests.rooms.conftest import World
+from tests.support.fixtures.rooms import World
 
 
 class Client:

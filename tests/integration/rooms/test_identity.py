@@ -18,7 +18,7 @@ from signoff.rooms.client import (
     SyncRoomsClient,
     probe_sender,
 )
-from tests.rooms.conftest import World
+from tests.support.fixtures.rooms import World
 
 
 def _by_id(agent: SyncRoomsClient, room_id: str) -> Callable[[str], dict[str, Any] | None]:

@@ -6,7 +6,7 @@ import asyncio
 
 from signoff.ledger import SqlLedger
 from signoff.rooms import OWNER_ONLY, RoomService
-from tests.rooms.conftest import make_world
+from tests.support.fixtures.rooms import make_world
 
 
 def test_a_policy_changed_elsewhere_applies_at_once(db_url: str) -> None:

@@ -7,8 +7,8 @@ import pytest
 
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.rooms.people_roles import CASE
-from tests.rooms.conftest import World
 from tests.support.cards import answer_in
+from tests.support.fixtures.rooms import World
 
 OPTIONS = [{"id": "yes", "label": "Approve", "decision": "accept"},
            {"id": "no", "label": "Refuse", "decision": "decline"}]

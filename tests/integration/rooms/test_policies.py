@@ -7,7 +7,7 @@ import pytest
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.rooms import OPEN, OWNER_ONLY
 from signoff.rooms.policy import Sender, Target, permits, validate_policy
-from tests.rooms.conftest import World
+from tests.support.fixtures.rooms import World
 
 
 def _last_to(world: World, agent_id: str) -> dict:

@@ -9,8 +9,8 @@ import pytest
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.rooms import Receipt, handoff_matches
-from tests.rooms.conftest import World
 from tests.support.cards import answer_in
+from tests.support.fixtures.rooms import World
 
 
 def _event_for(world: World, agent_id: str, message_id: str) -> dict:

@@ -10,8 +10,8 @@ import pytest
 from signoff.agents import CallFailed, ProposalRejected, agent_for, get_role
 from signoff.agents.prompt import system_text
 from signoff.kernel.settings import Settings
-from tests.agents.conftest import role_toml
-from tests.agents.wire import Canned, WireServer, anthropic_error, anthropic_message
+from tests.support.fixtures.agents import role_toml
+from tests.support.model_wire import Canned, WireServer, anthropic_error, anthropic_message
 
 TRIAGE_OUT = {"severity": "high", "component": "checkout", "summary": "Huge prices give an infinite total.",
               "labels": ["checkout"], "duplicate_of": None}

@@ -13,8 +13,8 @@ from signoff.agents import Budget, BudgetExceeded, SpendLimits, agent_for
 from signoff.agents.budget import period_bounds
 from signoff.kernel.clock import FixedClock
 from signoff.ledger import SqlLedger
-from tests.agents.conftest import role_toml
-from tests.agents.wire import Canned, WireServer, openai_completion
+from tests.support.fixtures.agents import role_toml
+from tests.support.model_wire import Canned, WireServer, openai_completion
 
 W = 30_000  # $0.03 worst case per call, the figure the desk seed reserved
 

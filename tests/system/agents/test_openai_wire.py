@@ -17,8 +17,8 @@ from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.trust import KeyStore, verify_file
-from tests.agents.conftest import role_toml
-from tests.agents.wire import Canned, WireServer, openai_completion, openai_error
+from tests.support.fixtures.agents import role_toml
+from tests.support.model_wire import Canned, WireServer, openai_completion, openai_error
 
 WRITER_OUT = {"sentences": [{"text": "The coupon total is fixed.", "cites": ["F1"]}]}
 TASK = {"facts": [{"id": "F1", "text": "coupon total fixed"}]}

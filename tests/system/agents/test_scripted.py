@@ -15,10 +15,11 @@ from signoff.agents.record import EVENT_TYPE
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.ledger import SqlLedger, verify_chain
 from signoff.trust import KeyStore, verify_file
-from tests.agents.conftest import role_toml
-from tests.agents.wire import Canned, WireServer, openai_completion
+from tests.support.fixtures.agents import role_toml
+from tests.support.model_wire import Canned, WireServer, openai_completion
+from tests.support.paths import ROOT
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coupon"
+EXAMPLE = ROOT / "examples" / "coupon"
 BUG = "    discounted = cents * (100 - percent) // 100\n    return discounted * (100 - percent) // 100\n"
 FIXED = "    return cents * (100 - percent) // 100\n"
 

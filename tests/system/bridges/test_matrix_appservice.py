@@ -28,10 +28,10 @@ from signoff.bridges.matrix.pushes import Transactions
 from signoff.bridges.matrix.registration import Registration, load
 from signoff.kernel.tls import tls_context
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
-from tests.bridges.matrix_world import World, claim, from_bot, make_world, run_until, until_seen
 from tests.support.matrix_people import Event, MatrixPerson, body_of
 from tests.support.net import free_port
 from tests.support.synapse import MatrixAccount, Synapse, stop_process, wait_http
+from tests.system.bridges.matrix_world import World, claim, from_bot, make_world, run_until, until_seen
 
 SIGNOFF = [sys.executable, "-m", "signoff.cli.main"]
 

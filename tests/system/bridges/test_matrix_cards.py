@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from signoff.bridges.matrix.cards import CARD_KEY
-from tests.bridges.matrix_world import World, another_person, bridged, claim, from_bot, run_until, until_seen
 from tests.support.cards import answer_as_shown
 from tests.support.matrix_people import Event, MatrixPerson, body_of
 from tests.support.synapse import Synapse
+from tests.system.bridges.matrix_world import World, another_person, bridged, claim, from_bot, run_until, until_seen
 
 OPTIONS = [{"id": "ship", "label": "Ship it", "decision": "accept"},
            {"id": "hold", "label": "Hold", "decision": "decline"}]

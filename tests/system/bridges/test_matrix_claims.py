@@ -10,9 +10,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.bridges.matrix_world import World, bridged, from_bot, open_direct, run_until, until_seen
 from tests.support.matrix_people import MatrixPerson, body_of
 from tests.support.synapse import Synapse
+from tests.system.bridges.matrix_world import World, bridged, from_bot, open_direct, run_until, until_seen
 
 
 def _in_signoff(world: World, text: str) -> list[dict[str, Any]]:

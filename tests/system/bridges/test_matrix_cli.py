@@ -16,9 +16,9 @@ import pytest
 from signoff.ledger import Ledger, SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
-from tests.bridges.matrix_world import make_world, open_matrix_room
 from tests.support.matrix_people import MatrixPerson, body_of
 from tests.support.synapse import Synapse
+from tests.system.bridges.matrix_world import make_world, open_matrix_room
 
 SIGNOFF = [sys.executable, "-m", "signoff.cli.main"]
 

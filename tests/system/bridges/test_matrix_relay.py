@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from signoff.bridges.matrix import MESSAGE_ID_KEY
-from tests.bridges.matrix_world import World, bridged, run_until, until_seen
 from tests.support.matrix_people import Event, body_of
 from tests.support.synapse import Synapse
+from tests.system.bridges.matrix_world import World, bridged, run_until, until_seen
 
 
 def _from_bridge(world: World, text: str) -> Callable[[Event], bool]:

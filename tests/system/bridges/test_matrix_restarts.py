@@ -15,7 +15,10 @@ import pytest
 from signoff.bridges.matrix import MESSAGE_ID_KEY, MatrixBridge
 from signoff.ledger import NewEvent
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
-from tests.bridges.matrix_world import (
+from tests.support.matrix_people import MatrixPerson, body_of
+from tests.support.net import free_port
+from tests.support.synapse import Synapse, stop_process, wait_http
+from tests.system.bridges.matrix_world import (
     World,
     bridged,
     claim,
@@ -24,9 +27,6 @@ from tests.bridges.matrix_world import (
     run_until,
     until_seen,
 )
-from tests.support.matrix_people import MatrixPerson, body_of
-from tests.support.net import free_port
-from tests.support.synapse import Synapse, stop_process, wait_http
 
 
 def _in_signoff(world: World, text: str) -> list[dict[str, Any]]:

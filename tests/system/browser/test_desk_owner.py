@@ -16,9 +16,9 @@ import pytest
 from signoff.desk.model import fold
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
-from tests.browser.conftest import Site, axe_violations, make_site, overflow
 from tests.conftest import wait_for
-from tests.desk.conftest import COUPON, open_world, sandbox_ok  # noqa: F401 (a fixture)
+from tests.support.fixtures.desk import COUPON, open_world, sandbox_ok  # noqa: F401 (a fixture)
+from tests.system.browser.conftest import Site, axe_violations, make_site, overflow
 
 
 @dataclass

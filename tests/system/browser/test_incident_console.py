@@ -25,8 +25,8 @@ from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
 from signoff.trust import KeyStore
 from signoff.web.config import WebConfig
-from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 from tests.support.requires import require_binary, require_sandbox
+from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
 ROOM = {"payco": "payco-internal", "shopco": "shopco-internal"}
 OTHER = {"payco": "shopco", "shopco": "payco"}

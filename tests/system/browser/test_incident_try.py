@@ -16,7 +16,7 @@ import pytest
 from signoff.incident.fixture import code_files, customer_names
 from signoff.incident.redteam import FORBIDDEN, LIVE, sent_text
 from signoff.kernel.tls import tls_context
-from tests.browser.conftest import Site, axe_violations, make_site, overflow
+from tests.system.browser.conftest import Site, axe_violations, make_site, overflow
 
 
 @pytest.fixture(scope="module")

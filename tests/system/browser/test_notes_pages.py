@@ -19,8 +19,8 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.notes.decisions import decide, decisions, shown_of, state_of
 from signoff.notes.run import start_run
-from tests.browser.conftest import Site, axe_violations, make_site, overflow, tab_to
 from tests.support.requires import require_binary
+from tests.system.browser.conftest import Site, axe_violations, make_site, overflow, tab_to
 
 
 @dataclass

@@ -20,9 +20,9 @@ from signoff.ledger import SqlLedger
 from signoff.repair import read_case
 from signoff.repair.fixture import build, examples_root
 from signoff.repair.setup import RepairRoom, coupon_contract, open_repair_room
-from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow, tab_to
-from tests.repair.tamper_corpus import RUNTEST_NOOP
 from tests.support.requires import require_sandbox
+from tests.support.tamper_corpus import RUNTEST_NOOP
+from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow, tab_to
 
 HARNESS = examples_root() / "coupon" / "harness"
 REPORT = "A 10% coupon is applied twice: 10000 cents gives 8100, not 9000."

@@ -14,7 +14,7 @@ import pytest
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
-from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
+from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
 CARD = "case-1.merge"
 OTHER_CARD = "case-1.ship"

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from signoff.kernel.tls import tls_context
-from tests.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
+from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
 
 @pytest.fixture(scope="module")

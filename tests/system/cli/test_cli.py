@@ -12,6 +12,7 @@ from typer.core import TyperGroup
 
 from signoff import __version__
 from signoff.cli.main import app, main
+from tests.support.paths import ROOT
 
 GROUPS = ("demo", "doctor", "evidence", "ledger", "airlock", "sandbox", "rooms", "serve", "incident", "notes",
           "repair", "desk", "agents", "mcp", "bridge")
@@ -26,7 +27,7 @@ def test_the_cli_page_lists_every_command_group() -> None:
     for group in GROUPS:  # each lazily imported module really holds its command
         command = root.get_command(ctx, group)
         assert command is not None and command.name == group
-    page = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for group in GROUPS:
         assert f"`signoff {group}" in page, group
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
-from tests.cli.terminal import on_pipes, on_terminal
+from tests.system.cli.terminal import on_pipes, on_terminal
 
 FIX = "fix: pass a TOML file describing the contract"
 

@@ -11,8 +11,8 @@ import pytest
 
 from signoff.cli.main import main
 from signoff.repair.fixture import FixtureRepo, build, examples_root
-from tests.cli.terminal import on_terminal
 from tests.support.requires import require_binary, require_sandbox
+from tests.system.cli.terminal import on_terminal
 
 COMMITS = 2500
 

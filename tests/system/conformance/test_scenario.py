@@ -19,7 +19,7 @@ from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, Us
 from signoff.ledger import SqlLedger
 from signoff.rooms import OWNER_ONLY, Receipt, handoff_matches
 from signoff.rooms.client import RoomsClient, refused_by, refuses, register_agent
-from tests.conformance.conftest import Target
+from tests.support.fixtures.conformance import Target
 
 
 @dataclass
@@ -245,7 +245,7 @@ def test_release_note_decisions_on_the_server(target: Target, tmp_path: Path) ->
     from signoff.notes.room import poll_room_client
     from signoff.notes.run import start_run
     from signoff.rooms.client import Identities
-    from tests.notes.gitrepo import rich_history
+    from tests.support.gitrepo import rich_history
     from tests.support.requires import require_binary
 
     require_binary("git", "apt-get install -y git")
@@ -284,7 +284,7 @@ def test_notes_agents_hand_work_over_on_the_server(target: Target, tmp_path: Pat
     from signoff.notes.crew import EDITOR, ROLES, SCOUT, WRITER, Crew, NotesAgent, handoffs
     from signoff.notes.run import load_review
     from signoff.rooms.client import AgentLoop, Identities
-    from tests.notes.gitrepo import rich_history
+    from tests.support.gitrepo import rich_history
     from tests.support.requires import require_binary
 
     require_binary("git", "apt-get install -y git")

@@ -19,8 +19,8 @@ import pytest
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms import handoff_matches
 from signoff.rooms.client import StreamSyncTransport, SyncRoomsClient, register_agent
-from tests.conformance.conftest import Target
 from tests.conftest import wait_for
+from tests.support.fixtures.conformance import Target
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from signoff.desk.workflow import Desk
 from signoff.ledger import SqlLedger
-from tests.desk.conftest import COUPON, OVERFLOW, World
+from tests.support.fixtures.desk import COUPON, OVERFLOW, World
 
 
 def test_the_board_follows_what_another_desk_writes(world: World) -> None:

@@ -10,8 +10,8 @@ from signoff.desk.workflow import NOTIFY
 from signoff.ledger import Job, Outbox
 from signoff.rooms import RoomService
 from signoff.rooms.approvals import answer_note
-from tests.desk.conftest import World
 from tests.support.cards import answer_in
+from tests.support.fixtures.desk import World
 
 
 def _link(w: World) -> tuple[RoomService, Concierge, dict[str, object]]:

@@ -10,7 +10,7 @@ import pytest
 
 from signoff.cli.main import main
 from signoff.desk.deploy import serve_commit
-from tests.desk.conftest import World
+from tests.support.fixtures.desk import World
 
 
 @pytest.mark.slow

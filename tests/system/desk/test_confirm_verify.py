@@ -7,7 +7,7 @@ import pytest
 
 from signoff.desk.workflow import Quarantined
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
-from tests.desk.conftest import OVERFLOW, World
+from tests.support.fixtures.desk import OVERFLOW, World
 
 
 def test_wrong_reporter_is_refused(reproduced: World) -> None:

@@ -20,7 +20,7 @@ from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import AgentStore, InProcessTransport, RoomsClient, RoomsConfig, agent_case
-from tests.desk.conftest import World
+from tests.support.fixtures.desk import World
 
 
 @pytest.fixture

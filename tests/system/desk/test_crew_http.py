@@ -19,8 +19,8 @@ from signoff.rooms.app import create_app
 from signoff.rooms.client import HttpTransport, HttpUserTransport, RoomsClient, RoomsConfig, RoomsUserClient
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers as web_routers
-from tests.desk.conftest import World
-from tests.rooms.conftest import Server
+from tests.support.fixtures.desk import World
+from tests.support.fixtures.rooms import Server
 
 PASSWORD = "a long enough passphrase"
 

@@ -20,8 +20,8 @@ from signoff.ledger import Outbox
 from signoff.rooms import RoomService
 from signoff.rooms.approvals import answer_note
 from signoff.rooms.client import InProcessTransport, RoomsConfig
-from tests.desk.conftest import COUPON, World
 from tests.support.cards import answer_in
+from tests.support.fixtures.desk import COUPON, World
 
 
 @dataclass

@@ -42,8 +42,8 @@ from signoff.rooms.client import (
     agent_case,
 )
 from tests.conftest import wait_for
-from tests.desk.conftest import COUPON
 from tests.support.cards import answer_as_shown
+from tests.support.fixtures.desk import COUPON
 from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 

@@ -31,10 +31,10 @@ from signoff.rooms.client import (
     agent_case,
     ref_tag,
 )
-from tests.desk.conftest import COUPON
-from tests.desk.test_crew_loop import Crewed, _until, crewed  # noqa: F401  (crewed is a fixture)
-from tests.rooms.conftest import Server
 from tests.support.faulty import Faulty
+from tests.support.fixtures.desk import COUPON
+from tests.support.fixtures.rooms import Server
+from tests.system.desk.test_crew_loop import Crewed, _until, crewed  # noqa: F401  (crewed is a fixture)
 
 
 @dataclass

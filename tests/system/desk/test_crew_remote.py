@@ -41,9 +41,9 @@ from signoff.rooms.client import HttpSyncTransport, HttpUserTransport, RoomsUser
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers as web_routers
 from tests.conftest import wait_for
-from tests.desk.conftest import COUPON
-from tests.rooms.conftest import Server
 from tests.support.cards import answer_as_shown
+from tests.support.fixtures.desk import COUPON
+from tests.support.fixtures.rooms import Server
 from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.desk.conftest import COUPON, COUPON_2, open_world
+from tests.support.fixtures.desk import COUPON, COUPON_2, open_world
 
 
 def test_report_to_merge(db_url: str, tmp_path: Path, sandbox_ok: None) -> None:

@@ -10,7 +10,7 @@ import tempfile
 import pytest
 
 from signoff.kernel.errors import ConflictError, RefusedError
-from tests.desk.conftest import World
+from tests.support.fixtures.desk import World
 
 PATH = "shoplite/checkout.py"
 
@@ -111,7 +111,7 @@ def test_success_opens_a_draft_for_a_human_and_ends_the_agents_part(fixing: Worl
 
 def test_a_symlink_in_the_repository_is_refused(world: World, sandbox_ok: None) -> None:
     from signoff import git
-    from tests.desk.conftest import COUPON
+    from tests.support.fixtures.desk import COUPON
 
     forge, repo = world.desk.forge, world.desk.config.repo
     bare = forge.path(repo)

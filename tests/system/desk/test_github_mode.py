@@ -32,7 +32,7 @@ from signoff.github import AppAuth, GitHubClient
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-from tests.desk.conftest import Template, World, _from
+from tests.support.fixtures.desk import Template, World, _from
 from tests.support.github_standin import Fault, GitHubStandIn
 
 FULL = "octo-org/shoplite"
@@ -471,7 +471,7 @@ def test_a_rewritten_merge_is_observed_and_never_approved_again(in_review: GitHu
 def test_cli_in_github_mode_with_githubs_refusals_as_clear_errors(home: Path, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     from signoff.cli.main import main
-    from tests.github.conftest import make_source
+    from tests.system.github.conftest import make_source
 
     with GitHubStandIn(tmp_path / "github") as gh:
         gh.tokens.add(TOKEN)

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from signoff.desk import webhooks
 from signoff.desk.routes import routers
 from signoff.rooms.app import create_app
-from tests.desk.conftest import COUPON, World
+from tests.support.fixtures.desk import COUPON, World
 
 
 def _client(w: World) -> TestClient:

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from signoff.desk.routes import routers
 from signoff.rooms.app import create_app
-from tests.desk.conftest import COUPON, World
+from tests.support.fixtures.desk import COUPON, World
 
 HEAD = "0" * 40
 ENDPOINTS = [

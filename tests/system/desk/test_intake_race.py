@@ -16,7 +16,7 @@ from signoff.desk.workflow import Desk, Intake, forge_for
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
 from signoff.ledger.store import NewEvent, SqlLedger
-from tests.desk.conftest import COUPON, COUPON_2, OVERFLOW
+from tests.support.fixtures.desk import COUPON, COUPON_2, OVERFLOW
 
 THREADS = 8
 PROCESSES = 4

@@ -21,7 +21,7 @@ from signoff import git
 from signoff.desk import measure
 from signoff.kernel.settings import Settings
 from signoff.repair.fixture import examples_root
-from tests.repair import tamper_corpus as corpus
+from tests.support import tamper_corpus as corpus
 from tests.support.requires import require_sandbox
 
 TEST_PATH = "tests/test_coupon_floor.py"

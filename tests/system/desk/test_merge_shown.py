@@ -14,8 +14,8 @@ from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers
-from tests.desk.conftest import World
-from tests.rooms.conftest import Server
+from tests.support.fixtures.desk import World
+from tests.support.fixtures.rooms import Server
 from tests.support.web import password_client
 
 PASSWORD = "alice's own passphrase"

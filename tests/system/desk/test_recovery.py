@@ -6,7 +6,7 @@ from __future__ import annotations
 from signoff.desk.engineering import EngineeringService
 from signoff.desk.workflow import ENGINEERING, NOTIFY
 from signoff.ledger import Job, Outbox
-from tests.desk.conftest import COUPON, World, open_world
+from tests.support.fixtures.desk import COUPON, World, open_world
 
 
 def _job(w: World, job_id: str, topic: str) -> Job:

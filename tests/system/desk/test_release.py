@@ -13,7 +13,7 @@ import pytest
 from signoff.desk.deploy import serve_commit
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import Outbox
-from tests.desk.conftest import World
+from tests.support.fixtures.desk import World
 
 
 def _approve_and_merge(w: World, deliver: bool = True) -> str:

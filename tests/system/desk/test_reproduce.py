@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from signoff.kernel.errors import ConflictError, RefusedError
-from tests.desk.conftest import COUPON, World
+from tests.support.fixtures.desk import COUPON, World
 
 PASSING = "from shoplite.checkout import total\n\n\ndef test_ok():\n    assert total(200, 1) == 200\n"
 SYNTAX = "def test_broken(:\n    assert False\n"

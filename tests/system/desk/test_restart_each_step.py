@@ -13,7 +13,7 @@ from signoff.desk.engineering import EngineeringService
 from signoff.desk.notify import Concierge
 from signoff.desk.workflow import ENGINEERING, NOTIFY
 from signoff.ledger import Job, Outbox, verify_chain
-from tests.desk.conftest import COUPON, COUPON_2, World, open_world
+from tests.support.fixtures.desk import COUPON, COUPON_2, World, open_world
 
 
 def _fingerprint(w: World) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from signoff.desk import webhooks
 from signoff.desk.forge import OWNER
 from signoff.kernel.errors import RefusedError
-from tests.desk.conftest import World
+from tests.support.fixtures.desk import World
 
 
 def _cr(w: World) -> tuple[str, int, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from signoff.desk.workflow import ENGINEERING
 from signoff.ledger import Outbox
-from tests.desk.conftest import COUPON, open_world
+from tests.support.fixtures.desk import COUPON, open_world
 
 
 def test_a_reproducer_over_budget_is_refused_before_it_calls(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 from signoff.desk import webhooks
 from signoff.desk.deploy import serve_commit
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
-from tests.desk.conftest import World
+from tests.support.fixtures.desk import World
 
 FULL_NAME = "octo-org/shoplite"
 

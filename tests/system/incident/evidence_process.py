@@ -1,5 +1,5 @@
 """An organisation's evidence server as its own process, for the restart and concurrency tests:
-`python -m tests.incident.evidence_process DB_URL ORG CAPTURE INCIDENT` with the bearer token in
+`python -m tests.system.incident.evidence_process DB_URL ORG CAPTURE INCIDENT` with the bearer token in
 EVIDENCE_TOKEN and the notary's current salt (hex) in EVIDENCE_SALT. It binds 127.0.0.1 on a port
 the OS picks, prints `port <n>` on its first stdout line and serves until it is killed.
 """

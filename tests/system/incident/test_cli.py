@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
-from tests.incident import tamper
+from tests.system.incident import tamper
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -13,7 +13,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,8 +26,7 @@ from signoff.incident.simulate import SimulationResult
 from signoff.kernel.errors import IntegrityError, RefusedError
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
 
 
 @dataclass
@@ -51,7 +49,7 @@ def start_server(buggy_run: SimulationResult) -> Iterator[Any]:
     def start(db_url: str, issued: IssuedSalt, token: str) -> EvidenceProcess:
         env = {**os.environ, "EVIDENCE_TOKEN": token, "EVIDENCE_SALT": issued.salt.hex(),
                "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        proc = subprocess.Popen([sys.executable, "-m", "tests.incident.evidence_process", db_url, "payco",
+        proc = subprocess.Popen([sys.executable, "-m", "tests.system.incident.evidence_process", db_url, "payco",
                                  str(buggy_run.payco_capture), issued.incident],
                                 stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
         assert proc.stdout is not None

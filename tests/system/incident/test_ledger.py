@@ -19,7 +19,7 @@ from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError,
 from signoff.ledger import SqlLedger
 from signoff.rooms.decisions import Message
 from signoff.trust import KeyStore
-from tests.incident import tamper
+from tests.system.incident import tamper
 
 EVIDENCE = {"rows": [{"path": "data.customer.name", "delta": 8, "escaped_by": ["payco"]}]}
 

@@ -8,7 +8,7 @@ import pytest
 
 from signoff.incident.grade import grade
 from signoff.incident.workflow import run_demo
-from tests.incident.test_workflow_demo import failed, fresh
+from tests.system.incident.test_workflow_demo import failed, fresh
 
 
 @pytest.mark.slow

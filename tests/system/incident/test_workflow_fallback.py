@@ -2,7 +2,7 @@
 `request_approval` switched off in the client's view of its catalogue (the server still offers it),
 each fix is decided by its org's human addressing the approver in the org's private room with the
 exact command, checked against the message the server recorded. The card path is unchanged
-(tests/incident/test_workflow_demo.py)."""
+(tests/system/incident/test_workflow_demo.py)."""
 
 from __future__ import annotations
 

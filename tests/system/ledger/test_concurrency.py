@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from signoff.ledger import NewJob, Outbox, SqlLedger, verify_chain
-from tests.ledger.workers import append_many, deliver_forever
+from tests.system.ledger.workers import append_many, deliver_forever
 
 CASES = ["case-a", "case-b", "case-c", "case-d"]
 

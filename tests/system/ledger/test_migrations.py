@@ -1,6 +1,6 @@
 """Migration on first use: a database at the newest revisions is recognised without Alembic (whose
 import cost each `signoff` process about a second), and anything else is migrated by Alembic.
-(An older database being upgraded: tests/rooms/test_durability_cli.py.)"""
+(An older database being upgraded: tests/integration/rooms/test_durability_cli.py.)"""
 
 from __future__ import annotations
 

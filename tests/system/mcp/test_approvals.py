@@ -12,8 +12,8 @@ import pytest
 from signoff.gate import RoomsAgent, bound_content, content_digest
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.kernel.tls import tls_context
-from tests.mcp.conftest import Served, error_text, http_client, result, stdio_client
 from tests.support.cards import answer_as_shown
+from tests.support.fixtures.mcp import Served, error_text, http_client, result, stdio_client
 
 PLAN = "DROP TABLE sessions;\n-- on db-prod-2, during the maintenance window\n"
 

@@ -21,8 +21,8 @@ from signoff.ledger import SqlLedger
 from signoff.mcp.local import AGENT, ROOM, local_agent
 from signoff.rooms import RoomService
 from signoff.rooms.tables import rooms_agents
-from tests.mcp.conftest import result
 from tests.support.cards import answer_in
+from tests.support.fixtures.mcp import result
 
 PLAN = "ALTER TABLE orders ADD COLUMN note TEXT;\n"
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from signoff.kernel.tls import tls_context
-from tests.mcp.conftest import Served
+from tests.support.fixtures.mcp import Served
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

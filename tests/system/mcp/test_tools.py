@@ -15,8 +15,8 @@ from signoff.git.command import Identity
 from signoff.repair.fixture import FixtureRepo, build, examples_root
 from signoff.repair.harness import freeze
 from signoff.repair.verifier import harness_store
-from tests.mcp.conftest import Served, error_text, result, stdio_client
 from tests.support.cards import answer_as_shown
+from tests.support.fixtures.mcp import Served, error_text, result, stdio_client
 from tests.support.requires import require_sandbox
 
 HARNESS = examples_root() / "coupon" / "harness"

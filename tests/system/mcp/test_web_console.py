@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from signoff.gate import content_digest
-from tests.mcp.conftest import Served, error_text, result, stdio_client
+from tests.support.fixtures.mcp import Served, error_text, result, stdio_client
 
 # Content an agent might send: markup in it is shown as text, never run.
 PLAN = "UPDATE prices SET cents = cents * 2;\n-- then reload <script>alert('pwned')</script> & notify\n"

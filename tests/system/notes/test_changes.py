@@ -11,7 +11,7 @@ from signoff.notes.facts import FactsFile, snapshot_and_facts
 from signoff.notes.run import writer_task
 from signoff.notes.verify import Verifier
 from signoff.notes.writer import write_default
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 
 BOT = ("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com")
 KIM = ("Kim", "kim@example.org")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -19,8 +19,8 @@ from signoff.notes.room import poll_room
 from signoff.notes.run import load_review
 from signoff.rooms import RoomService
 from signoff.rooms.client import AgentLoop, Identities, InProcessTransport
-from tests.notes.crew_world import CrewWorld, make_crew
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
+from tests.system.notes.crew_world import CrewWorld, make_crew
 
 
 @pytest.fixture

@@ -20,12 +20,12 @@ from signoff.notes.run import load_review
 from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient, write_private_json
 from tests.conftest import wait_for
-from tests.notes.crew_world import AGENTS, CrewWorld, make_crew
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 from tests.support.net import free_port
+from tests.support.paths import ROOT
 from tests.support.serve import Process, signoff
+from tests.system.notes.crew_world import AGENTS, CrewWorld, make_crew
 
-ROOT = Path(__file__).resolve().parents[2]
 ROLE_ARG = {SCOUT: "scout", WRITER: "writer", EDITOR: "editor"}
 
 
@@ -85,7 +85,7 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
     try:
         server.ready(f"{url}/health")
         _toml(config, url, {"alice": world.alice.sender})
-        # What `signoff rooms connect` stores (tests/rooms/test_connect.py runs the command itself).
+        # What `signoff rooms connect` stores (tests/system/rooms/test_connect.py runs the command itself).
         write_private_json(home / "rooms" / "agents.json", {"url": url, "agents": {
             name: {"name": name, "agent_id": world.agents[name][0].id, "api_key": world.agents[name][1]}
             for name in AGENTS}})

@@ -25,7 +25,7 @@ from signoff.notes.decisions import (
 )
 from signoff.notes.render import render
 from signoff.notes.run import start_run
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 
 
 @pytest.fixture(scope="module")

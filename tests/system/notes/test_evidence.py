@@ -15,7 +15,7 @@ from signoff.notes.decisions import decide
 from signoff.notes.evidence import check, publish
 from signoff.notes.run import start_run
 from signoff.trust import KeyStore, verify_file
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from signoff.notes.grade import grade_text
 from signoff.notes.meaning import read_claims
 from signoff.notes.snapshot import take_snapshot
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 
 
 def _tag(r: Repo, name: str, when: str) -> None:

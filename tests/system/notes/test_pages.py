@@ -22,8 +22,8 @@ from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers
-from tests.notes.gitrepo import Repo
-from tests.rooms.conftest import Server
+from tests.support.fixtures.rooms import Server
+from tests.support.gitrepo import Repo
 from tests.support.web import password_client
 
 PASSWORD = "a long enough passphrase"

@@ -18,7 +18,7 @@ from signoff.notes.decisions import bound, decisions, state_of
 from signoff.notes.room import cursor_case, poll_room
 from signoff.notes.run import start_run
 from signoff.rooms import OPEN, Principal, Room, RoomService
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 
 
 @pytest.fixture
@@ -226,7 +226,7 @@ def test_notes_room_cli_on_a_server_at_rooms_url(rooms: RoomService, template: P
 
     from signoff.cli.main import main
     from signoff.rooms.app import create_app
-    from tests.rooms.conftest import Server
+    from tests.support.fixtures.rooms import Server
 
     run = tmp_path / "run"
     shutil.copytree(template, run)

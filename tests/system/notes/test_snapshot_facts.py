@@ -15,7 +15,7 @@ import pytest
 from signoff.kernel.errors import UsageError
 from signoff.notes.facts import FactsFile, build_facts, snapshot_and_facts
 from signoff.notes.snapshot import Snapshot, take_snapshot
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 
 _BRACE = re.compile(r"\{([^{}]*) => ([^{}]*)\}")
 

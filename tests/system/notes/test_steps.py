@@ -16,7 +16,7 @@ from signoff.notes.documents import SNAPSHOT, dumps_line, write_streamed
 from signoff.notes.run import load_review
 from signoff.notes.snapshot import Snapshot
 from signoff.notes.steps import FIRST_ROUND_FILE, Handoff, edit, revise, run_folder, scout, write_draft
-from tests.notes.gitrepo import Repo
+from tests.support.gitrepo import Repo
 
 DIGEST = "ab" * 32
 

@@ -30,7 +30,6 @@ from tests.support.requires import require_sandbox
 from tests.support.serve import Process
 
 HARNESS = examples_root() / "coupon" / "harness"
-ROOT = Path(__file__).resolve().parents[2]
 WAIT = 180.0  # an upper bound on waiting for a state: sandboxed runs on a loaded machine
 CONTRACT_CARD, REVIEW_CARD = "repair-card:coupon-01:contract", "repair-card:coupon-01:review"
 

@@ -28,7 +28,7 @@ from signoff.repair.verifier import harness_store
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers
-from tests.rooms.conftest import Server
+from tests.support.fixtures.rooms import Server
 from tests.support.web import password_client
 
 HARNESS = examples_root() / "coupon" / "harness"

@@ -20,8 +20,8 @@ from signoff.kernel.settings import Settings
 from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.verifier import VerifyRequest, VerifyResult, verify
 from signoff.trust import KeyStore, verify_file
-from tests.repair.tamper_corpus import NODE, PYTEST, Attack, apply
 from tests.support.requires import require_binary, require_sandbox
+from tests.support.tamper_corpus import NODE, PYTEST, Attack, apply
 
 COUPON = examples_root() / "coupon"
 COUPON_JS = examples_root() / "coupon-js"

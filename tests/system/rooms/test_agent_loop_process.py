@@ -15,11 +15,11 @@ from signoff.ledger import SqlLedger
 from signoff.rooms.client import agent_case, ref_tag
 from signoff.rooms.client._agent_loop import HANDLED
 from tests.conftest import wait_for
+from tests.support.paths import ROOT
 from tests.support.serve import Served, served
 
 __all__ = ["served"]
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class Agent:

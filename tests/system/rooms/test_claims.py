@@ -16,7 +16,7 @@ from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.rooms import Principal
 from signoff.rooms.claims import CODE_SECONDS, MAX_WAITING_CODES
 from signoff.rooms.client import RoomsUserClient
-from tests.rooms.conftest import World
+from tests.support.fixtures.rooms import World
 
 ALICE_MX, MALLORY_MX = "@alice:example.org", "@mallory:evil.test"
 

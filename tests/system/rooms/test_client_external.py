@@ -20,7 +20,7 @@ from signoff.rooms.client import (
     page_back_sync,
 )
 from signoff.rooms.operations import call_operation
-from tests.rooms.conftest import World
+from tests.support.fixtures.rooms import World
 
 
 def test_a_receipt_is_found_behind_a_burst_sharing_one_millisecond(world: World) -> None:

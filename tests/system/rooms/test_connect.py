@@ -1,5 +1,5 @@
 """`[rooms] url` with an agent key per role, and `signoff rooms connect`, against a real server over
-HTTP (signoff's own; the same calls ran against a live Switch 0.19, see tests/conformance)."""
+HTTP (signoff's own; the same calls ran against a live Switch 0.19, see tests/system/conformance)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from signoff.cli.main import main
 from signoff.rooms.client import RoomsClient
-from tests.rooms.conftest import World
+from tests.support.fixtures.rooms import World
 
 ROLES = """
 [rooms.roles.verifier]

@@ -13,7 +13,7 @@ from signoff.kernel.tls import tls_context
 from signoff.rooms import handoff_matches
 from signoff.rooms.client import InProcessTransport, RoomsClient
 from signoff.rooms.streams import StreamParams, frames, open_stream
-from tests.rooms.conftest import World, run
+from tests.support.fixtures.rooms import World, run
 
 
 def test_subscription_changed_and_takeover(world: World) -> None:

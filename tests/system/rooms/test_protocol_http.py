@@ -16,8 +16,8 @@ from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService, handoff_matches
 from signoff.rooms.app import create_app
 from signoff.rooms.client import Frame, HttpTransport, InProcessTransport, RoomsClient, parse_sse
-from tests.rooms.conftest import World, run
 from tests.support.cards import answer_in
+from tests.support.fixtures.rooms import World, run
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -226,7 +226,7 @@ def test_client_full_flow(kind: str, http_world: tuple[World, str]) -> None:
 
 def test_resume_after_server_restart_loses_and_duplicates_nothing(
         sqlite_url: str, serve_app: Any, clock: FixedClock) -> None:
-    from tests.rooms.conftest import make_world
+    from tests.support.fixtures.rooms import make_world
 
     ledger = SqlLedger.from_url(sqlite_url, clock)
     world = make_world(RoomService(ledger))
@@ -247,7 +247,7 @@ def test_resume_after_server_restart_loses_and_duplicates_nothing(
             during = [fresh.post_message(world.fixer, world.room_id, f"during{i}") for i in range(3)]
             import uvicorn
 
-            from tests.rooms.conftest import Server
+            from tests.support.fixtures.rooms import Server
 
             second = Server(create_app(service=fresh, keepalive_seconds=0.2))
             second.config = uvicorn.Config(second.config.app, host="127.0.0.1", port=port, log_level="warning")

@@ -33,7 +33,7 @@ from signoff.rooms.connections import HEARTBEAT_TTL, MAX_CONNECTIONS, PURGE_AFTE
 from signoff.rooms.streams import StreamParams
 from signoff.rooms.tables import rooms_connections
 from tests.conftest import _fresh_pg_database
-from tests.rooms.conftest import World, make_world
+from tests.support.fixtures.rooms import World, make_world
 from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 

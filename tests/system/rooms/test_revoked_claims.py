@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from signoff.kernel.errors import RefusedError
-from tests.rooms.test_claims import ALICE_MX, Bridged, _claim, _head, bridged  # noqa: F401 (a fixture)
+from tests.system.rooms.test_claims import ALICE_MX, Bridged, _claim, _head, bridged  # noqa: F401 (a fixture)
 
 
 def test_a_revoked_persons_claimed_account_neither_speaks_nor_answers(bridged: Bridged) -> None:  # noqa: F811

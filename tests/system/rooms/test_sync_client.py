@@ -14,8 +14,8 @@ from signoff.rooms.client import (
     RoomsUserClient,
     SyncRoomsClient,
 )
-from tests.rooms.conftest import World
 from tests.support.cards import answer_as_shown
+from tests.support.fixtures.rooms import World
 
 Faces = tuple[World, SyncRoomsClient, RoomsUserClient]
 

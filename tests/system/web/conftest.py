@@ -14,7 +14,7 @@ from signoff.rooms import RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers
-from tests.rooms.conftest import Server
+from tests.support.fixtures.rooms import Server
 
 PASSWORD = "a long enough passphrase"
 Clients = Callable[[], httpx.Client]

@@ -19,7 +19,7 @@ from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
 from signoff.web import desk_owner
 from signoff.web.routes import routers
-from tests.rooms.conftest import Server
+from tests.support.fixtures.rooms import Server
 from tests.support.web import password_client
 
 PASSWORD = "the owners' passphrase"

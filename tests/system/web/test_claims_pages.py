@@ -8,7 +8,7 @@ import html
 
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
-from tests.web.conftest import Clients, csrf_of, sign_in
+from tests.system.web.conftest import Clients, csrf_of, sign_in
 
 
 def test_mint_a_code_see_the_claim_and_revoke_it(service: RoomService, clients: Clients) -> None:

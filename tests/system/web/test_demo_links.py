@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.support.requires import require_sandbox
-from tests.web.test_serve_demo import DemoServer, _redeem, _signoff
+from tests.system.web.test_serve_demo import DemoServer, _redeem, _signoff
 
 MAX_PAGES = 400  # the demo's pages number in the tens; the bound only stops a link loop
 # Links that act rather than show: signing out would end the crawl, and a GET must never act anyway.

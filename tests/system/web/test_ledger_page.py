@@ -22,9 +22,9 @@ from signoff.rooms.signin import SignIns
 from signoff.trust import KeyStore
 from signoff.web.routes import routers
 from tests.conftest import wait_for
-from tests.ledger.test_checkpoints import _rewrite
-from tests.rooms.conftest import Server
+from tests.support.fixtures.rooms import Server
 from tests.support.web import password_client
+from tests.system.ledger.test_checkpoints import _rewrite
 
 PASSWORD = "a long enough passphrase"
 

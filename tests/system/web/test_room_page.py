@@ -10,7 +10,7 @@ from urllib.parse import unquote
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, RoomService
 from signoff.rooms.signin import SignIns
-from tests.web.conftest import PASSWORD, Clients, csrf_of, sign_in
+from tests.system.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
 HOSTILE = '<script>alert(1)</script> " onmouseover="alert(2)'
 

@@ -14,7 +14,7 @@ from signoff.kernel.clock import FixedClock
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService, signin
 from signoff.rooms.signin import SignIns
-from tests.web.conftest import PASSWORD, Clients, csrf_of, sign_in
+from tests.system.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
 
 def test_a_session_expires(service: RoomService, clock: FixedClock, clients: Clients) -> None:

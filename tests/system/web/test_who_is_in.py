@@ -25,11 +25,11 @@ from signoff.rooms import OPEN, RoomService
 from signoff.rooms.app import create_app
 from signoff.rooms.signin import SignIns
 from signoff.web.routes import routers
-from tests.rooms.conftest import Server
+from tests.support.fixtures.rooms import Server
 from tests.support.net import free_port
 from tests.support.serve import Process, signoff
 from tests.support.web import password_client
-from tests.web.conftest import PASSWORD, Clients, csrf_of, sign_in
+from tests.system.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
 HOSTILE = "Approved by security: PWNED"
 

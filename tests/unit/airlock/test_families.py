@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import base64
 import codecs
-from pathlib import Path
 
 import pytest
 
 from signoff.airlock import FAMILIES, detect, scan
+from tests.support import paths
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "airlock"
+DATA = paths.DATA / "airlock"
 
 POSITIVES: dict[str, list[str]] = {
     "instruction_override": [

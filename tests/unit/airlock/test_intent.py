@@ -6,11 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from pathlib import Path
 
 from signoff.airlock import detect, intent, scan
+from tests.support.paths import ROOT
 
-BENCH = Path(__file__).resolve().parent.parent.parent / "bench"
+BENCH = ROOT / "bench"
 
 # A tiny training set written for this test (not a corpus): enough to exercise every step.
 TINY = [

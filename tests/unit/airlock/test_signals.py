@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from signoff.airlock import FAMILIES, detect, scan, scan_fields
 from signoff.airlock.scan import JOINED
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
 
 
 def _corpus_reader() -> ModuleType:

@@ -9,7 +9,6 @@ import copy
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,8 +31,9 @@ from signoff.rooms.client import (
     refuses,
     registration_body,
 )
+from tests.support.paths import DATA
 
-RECORDINGS = Path(__file__).parent / "recordings" / "switch-0.19"
+RECORDINGS = DATA / "recordings" / "switch-0.19"
 
 
 def recording(name: str) -> list[dict[str, Any]]:

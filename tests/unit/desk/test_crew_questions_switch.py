@@ -1,11 +1,10 @@
 """The reporter-question rule on what a live switch-core 0.19 delivered (recorded in
-tests/desk/data/switch-0.19-reporter-question.json): the reporter stand-in's answers in the
+tests/data/desk/switch-0.19-reporter-question.json): the reporter stand-in's answers in the
 question's thread, first unaddressed (before the intake policy admitted agents), then addressed."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +13,9 @@ from signoff.desk.crew_commands import strip_mentions
 from signoff.desk.crew_questions import admit, heard
 from signoff.kernel.errors import RefusedError
 from signoff.rooms.decisions import Message
+from tests.support import paths
 
-DATA = Path(__file__).parent / "data" / "switch-0.19-reporter-question.json"
+DATA = paths.DATA / "desk" / "switch-0.19-reporter-question.json"
 
 
 def recorded() -> tuple[dict[str, Any], list[dict[str, Any]]]:

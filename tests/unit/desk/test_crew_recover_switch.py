@@ -1,5 +1,5 @@
 """A hand-off found again in what a live switch-core 0.19 gave back after a restart (recorded in
-tests/desk/data/switch-0.19-recovered-handoff.json): the manager handed BUG-0003 to the reproducer
+tests/data/desk/switch-0.19-recovered-handoff.json): the manager handed BUG-0003 to the reproducer
 while it was down, the core restarted, and the reproducer's stream brought only a gap; its client's
 `context_recovered` re-read holds the hand-off. Read back as the event the reproducer missed, it
 matches the manager's receipt; changed in any way, or without the receipt, it does not."""
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +15,9 @@ import pytest
 from signoff.desk.crew_agents import recovered_message
 from signoff.rooms.client._context import entries
 from signoff.rooms.receipts import Receipt, handoff_matches
+from tests.support import paths
 
-DATA = Path(__file__).parent / "data" / "switch-0.19-recovered-handoff.json"
+DATA = paths.DATA / "desk" / "switch-0.19-recovered-handoff.json"
 
 
 def recorded() -> tuple[Receipt, dict[str, Any], dict[str, Any]]:

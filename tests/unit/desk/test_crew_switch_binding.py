@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,10 +15,11 @@ import pytest
 from signoff.desk.crew import agent_name, policies
 from signoff.desk.crew_remote import bind_by_joins
 from signoff.kernel.errors import UsageError
+from tests.support.paths import DATA
 
 BASE = "http://switch.test"
 RECORDED: dict[str, Any] = json.loads(
-    (Path(__file__).parent / "data" / "switch-0.19-crew-rooms.json").read_text())
+    (DATA / "desk" / "switch-0.19-crew-rooms.json").read_text())
 ROOMS = ("desk-intake", "desk-engineering")
 
 
