@@ -1,5 +1,5 @@
-"""Replaying what a live switch-core 0.19 answered (recordings/switch-0.19/, recorded by hand from
-a server we ran ourselves: see recordings/README.md) against the client's parsing and decisions.
+"""Replaying what a live switch-core 0.19 answered (tests/data/recordings/switch-0.19/, recorded by hand from
+a server we ran ourselves: see tests/data/recordings/README.md) against the client's parsing and decisions.
 CI cannot run a Switch core; these keep the client honest about its real answers."""
 
 from __future__ import annotations
