@@ -171,7 +171,7 @@ def test_the_ledger_page_shows_the_chain_and_its_checkpoints(review: Review, tab
     tab = tabs(review.site)
     tab.sign_in("alice")
     page = tab.page
-    page.get_by_role("link", name="SqlLedger").click()
+    page.get_by_role("link", name="Ledger").click()
     assert "intact" in page.get_by_role("region", name="Hash chain").inner_text()
     tab.screenshot("ledger")
     assert axe_violations(page) == []
