@@ -185,7 +185,7 @@ def test_crash_and_resume_repeats_no_effect(settings: Settings, coupon: FixtureR
 
         monkeypatch.setattr(RepairJobs, "post", crashing_post)
     else:
-        from signoff.ledger import Outbox, SqlLedger
+        from signoff.ledger import Outbox
 
         original_ack = Outbox.ack
 
