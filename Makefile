@@ -17,7 +17,7 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 PYTEST_PARALLEL := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
-.PHONY: demo test lint install install-dev clean
+.PHONY: demo test unit integration system lint install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 
 install-dev: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+
+# The tiers' targets install the dev extras only where they are missing, so the inner loop starts at once.
+$(BIN)/pytest: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 
 demo: install
@@ -46,6 +50,19 @@ test: install-dev
 	wait $$mypy; typed=$$?; \
 	[ $$typed -eq 0 ] || echo "error: mypy failed (its report is above)"; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
+
+# One tier at a time (docs/testing.md). `make unit` is the inner loop: pure tests, no socket, process or
+# database file, well under a minute; `make test` still runs all three tiers, with ruff and mypy.
+# The unit tier's files differ a hundredfold in size (airlock's corpora), so its tests are handed out
+# one at a time (--dist load), not whole files.
+unit: $(BIN)/pytest
+	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist load) tests/unit $(PYTEST_ARGS)
+
+integration: $(BIN)/pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) tests/integration $(PYTEST_ARGS)
+
+system: $(BIN)/pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) tests/system $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .signoff .pytest_cache .mypy_cache .ruff_cache

@@ -21,7 +21,7 @@ fetched is copied into this repository):
 
 Determinism: inputs are deduplicated and sorted, the shuffle has a fixed seed, the solver is plain
 SGD in Python floats (IEEE doubles, the same on every platform), and the JSON is written with
-sorted keys. Training twice on the same inputs gives the same bytes (tests/airlock/test_intent.py)."""
+sorted keys. Training twice on the same inputs gives the same bytes (tests/unit/airlock/test_intent.py)."""
 
 from __future__ import annotations
 

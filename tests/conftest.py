@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import TESTS
 from tests.support.pg import PgServer, pg_bin
 from tests.support.requires import require
-from tests.support.synapse_fixture import synapse  # noqa: F401  (the session's Synapse, for tests/bridges)
+from tests.support.synapse_fixture import synapse  # noqa: F401  (the session's Synapse, for tests/system/bridges)
 from tests.support.template_db import copied_sqlite_migrations, migrated_pg_template
 
 REAL_MIGRATIONS = "real_migrations"
+TIERS = ("unit", "integration", "system")  # docs/testing.md
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -27,6 +29,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     together and in order."""
     slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
     items.sort(key=lambda item: -slow[item.path])
+    for item in items:  # each test is marked with its tier, so `-m "not system"` picks tiers too
+        tier = item.path.relative_to(TESTS).parts[0]
+        if tier in TIERS:
+            item.add_marker(tier)
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ migrates one template per kind the first time it needs one, with the real `migra
 - PostgreSQL: `CREATE DATABASE ... TEMPLATE` copies the migrated template.
 
 Processes the tests start (`signoff` commands, servers) migrate for real, and so do the tests marked
-`real_migrations` (tests/ledger/test_migrations.py, test_schema.py), so the migration path itself
+`real_migrations` (tests/system/ledger/test_migrations.py, test_schema.py), so the migration path itself
 stays covered.
 """
 

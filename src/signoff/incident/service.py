@@ -2,7 +2,7 @@
 
 The CLI (`signoff incident ...`, `signoff demo incident`, the doctor and evidence checks) and the
 web pages (the console, "try to break it") reach the incident through here, never through its inner
-modules (tests/incident/test_facade.py holds them to it). Decisions are pure and live in
+modules (tests/system/incident/test_facade.py holds them to it). Decisions are pure and live in
 `decisions.py` (and `Guard.decide`); the cases they change are typed in `model.py`. The HTTP apps
 and processes the incident runs for itself (the approver's and the evidence servers' apps, the room
 server process, the scripted services of a run) are part of the package and run the same decisions

@@ -2,7 +2,7 @@
 
 `SqlLedger` (store.py) keeps cases in SQLite or PostgreSQL; `MemoryLedger` (memory.py) keeps them in
 a process, so that decisions and services are tested without a database. Both pass one contract
-test suite (tests/ledger/test_contract.py). Code that needs SQL itself (projections, the outbox, the
+test suite (tests/integration/ledger/test_contract.py). Code that needs SQL itself (projections, the outbox, the
 audit walk) names `SqlLedger`.
 """
 

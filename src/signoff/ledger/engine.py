@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 MIGRATIONS = Path(__file__).parent / "migrations"
 # The head revision of every migration branch. A database at these revisions needs no migration, and
 # checking that needs no Alembic: importing Alembic (and the Mako and Pygments it imports) cost each
-# `signoff` process about a second of CPU on our machines. tests/ledger/test_migrations.py checks
+# `signoff` process about a second of CPU on our machines. tests/system/ledger/test_migrations.py checks
 # that this set is what Alembic reads from the scripts, so adding a migration without it fails there.
 HEADS = frozenset({"0003", "agents_0001", "rooms_0005"})
 WRITE = {"signoff_write": True}

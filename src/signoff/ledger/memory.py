@@ -1,7 +1,7 @@
 """A ledger in one process's memory: what decisions and service facades are tested against when the
 test is about the workflow, not the database.
 
-It behaves as `SqlLedger` does, which tests/ledger/test_contract.py holds both to: per-case versions
+It behaves as `SqlLedger` does, which tests/integration/ledger/test_contract.py holds both to: per-case versions
 with optimistic concurrency, idempotency keys, jobs written with their events (the first job of a
 key wins), counters, and the same hash chain (the same appends under the same clock give the same
 head). Payloads are kept as canonical JSON text and parsed on every read, so a reader gets what a

@@ -1,5 +1,5 @@
 """The ledger's tables (SQLAlchemy Core). Migrations in `migrations/versions` create them; this module
-is the query-side description. tests/ledger/test_schema.py proves that the two agree (an empty
+is the query-side description. tests/integration/ledger/test_schema.py proves that the two agree (an empty
 autogenerate diff on SQLite and PostgreSQL), for these tables and for the rooms and agents tables
 that share this metadata."""
 
