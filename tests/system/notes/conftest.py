@@ -3,4 +3,5 @@
 from tests.support.fixtures.notes import (  # noqa: F401  (fixtures, found by name)
     built,
     history,
+    notes_home,
 )
