@@ -13,8 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.desk import Desk, DeskCaller
-from signoff.desk.crew.status import crew_view
+from signoff.desk.service import Desk, DeskCaller, crew_view
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
