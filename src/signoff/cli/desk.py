@@ -25,7 +25,7 @@ Token = Annotated[str | None, typer.Option("--token", envvar="SIGNOFF_DESK_TOKEN
 
 
 def _desk() -> Any:
-    from signoff.desk.workflow import open_desk
+    from signoff.desk.service import open_desk
 
     return open_desk(settings())
 
@@ -39,7 +39,7 @@ def _actor(desk: Any, token: str | None) -> Any:
 @app.command("init")
 def init(as_json: Json = False) -> None:
     """Create the ShopLite repository in the local forge and one credential per role (shown once)."""
-    from signoff.desk.local import init_local
+    from signoff.desk.service import init_local
 
     local = init_local(settings())
     out = {"repo": str(local.desk.forge.path(local.desk.config.repo)), "tokens": local.tokens}
@@ -56,7 +56,7 @@ def init(as_json: Json = False) -> None:
 def credential(role: str, name: str, bot: Annotated[bool, typer.Option("--bot")] = False,
                shared: Annotated[bool, typer.Option("--shared")] = False, as_json: Json = False) -> None:
     """Issue a credential: ROLE is concierge, engineering, owner or recorder."""
-    from signoff.desk.credentials import Credentials
+    from signoff.desk.service import Credentials
 
     desk = _desk()
     token = Credentials(desk.ledger).issue(role, name, human=not bot, shared=shared)
@@ -70,7 +70,7 @@ def credential(role: str, name: str, bot: Annotated[bool, typer.Option("--bot")]
 def credentials_list(as_json: Json = False) -> None:
     """List the credentials issued (role, name, kind, revoked); never a token or its digest."""
     from signoff.cli.output import add_data_row, data_table
-    from signoff.desk.credentials import Credentials
+    from signoff.desk.service import Credentials
 
     rows = Credentials(_desk().ledger).list()
     if as_json:
@@ -87,7 +87,7 @@ def credentials_list(as_json: Json = False) -> None:
 def revoke(role: str, name: str, as_json: Json = False) -> None:
     """Revoke every live credential of ROLE issued to NAME: its token stops working for the API, the
     command line and the pages at once (issue a new one with `signoff desk credential`)."""
-    from signoff.desk.credentials import Credentials
+    from signoff.desk.service import Credentials
 
     count = Credentials(_desk().ledger).revoke_named(role, name)
     if as_json:
@@ -101,7 +101,7 @@ def report(title: Annotated[str, typer.Option()], component: Annotated[str, type
            steps: Annotated[str, typer.Option()] = "", expected: Annotated[str, typer.Option()] = "",
            actual: Annotated[str, typer.Option()] = "", as_json: Json = False) -> None:
     """File a report through the public intake (the airlock runs first)."""
-    from signoff.desk.workflow import Quarantined
+    from signoff.desk.service import Quarantined
 
     fields = {k: v for k, v in {"title": title, "component": component, "steps": steps, "expected": expected,
                                 "actual": actual}.items() if v}
@@ -248,7 +248,7 @@ def deploy_record(commit: Annotated[str, typer.Option()], url: Annotated[str, ty
 @app.command("work")
 def work(token: Token = None, as_json: Json = False) -> None:
     """Run the engineering service until no work is due (engineering credential)."""
-    from signoff.desk.engineering import EngineeringService
+    from signoff.desk.service import EngineeringService
     from signoff.ledger import checkpointing
 
     desk = _desk()
@@ -260,7 +260,7 @@ def work(token: Token = None, as_json: Json = False) -> None:
 @app.command("deliver")
 def deliver(token: Token = None, as_json: Json = False) -> None:
     """Deliver due notifications to tracking pages (concierge credential)."""
-    from signoff.desk.notify import Concierge
+    from signoff.desk.service import Concierge
 
     desk = _desk()
     n = Concierge(desk, _actor(desk, token)).drain()
@@ -315,8 +315,7 @@ def crew(ctx: typer.Context, url: Annotated[str | None, typer.Option(
     database holds them)."""
     if ctx.invoked_subcommand is not None:
         return
-    from signoff.desk.crew import recorded
-    from signoff.desk.crew.status import crew_view
+    from signoff.desk.service import crew_view, recorded
     from signoff.rooms import RoomService
     from signoff.rooms.client import RoomsConfig
 
@@ -394,15 +393,14 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
     intake and engineering rooms, set each agent's addressing policy and read it back. Run again,
     it reports any drift and sets the policies again. With \\[rooms] url, all of it on that server
     through its public faces (--operator)."""
-    from signoff.desk import crew as crew_setup_module
-    from signoff.desk.crew.remote import setup_remote
+    from signoff.desk.service import setup_crew, setup_remote
     from signoff.rooms import RoomService
     from signoff.rooms.client import RoomsConfig
 
     desk = _desk()
     url = RoomsConfig.from_settings(settings()).url
     if url is None:
-        crew, drift = crew_setup_module.setup(RoomService(desk.ledger), settings(), owner)
+        crew, drift = setup_crew(RoomService(desk.ledger), settings(), owner)
     elif not operator:
         raise UsageError(f"[rooms] url is set ({url}): the crew is set up there as an operator",
                          "pass --operator CREDENTIAL (an admin's user token) or set SIGNOFF_ROOMS_OPERATOR")
@@ -436,15 +434,13 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
     (--concierge-token or SIGNOFF_DESK_CONCIERGE_TOKEN); the others hold none."""
     import asyncio
 
-    from signoff.desk.crew import agents as crew_agents
-    from signoff.desk.crew import require_crew
-    from signoff.desk.crew import serve as crew_serve
+    from signoff.desk.service import PROCESS_ROLES, require_crew, serve_crew
 
-    roles = list(role or crew_agents.PROCESS_ROLES)
+    roles = list(role or PROCESS_ROLES)
     for r in roles:
-        if r not in crew_agents.PROCESS_ROLES:
+        if r not in PROCESS_ROLES:
             raise UsageError(f"{r!r} does not run as a crew process",
-                             f"run one of {', '.join(crew_agents.PROCESS_ROLES)}")
+                             f"run one of {', '.join(PROCESS_ROLES)}")
     desk = _desk()
     crew = require_crew(desk.ledger)
     engineering = _actor(desk, token) if "manager" in roles else None
@@ -466,7 +462,7 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
     from signoff.ledger import checkpointing
 
     with checkpointing(desk.ledger, desk.settings):  # the head is signed on a schedule while the crew runs
-        asyncio.run(crew_serve.serve_crew(desk, crew, roles, server, engineering,
+        asyncio.run(serve_crew(desk, crew, roles, server, engineering,
                                           lambda line: console.print(line), concierge=concierge))
 
 
@@ -481,8 +477,7 @@ def crew_link(report_id: Annotated[str, typer.Argument(help="The report (R-...).
     """Link a report to the rooms user who filed it (on the server's home, or with --operator on the
     external server the crew is on): the user joins the public intake room, gets the report's cards
     from the concierge and may ask it about the report."""
-    from signoff.desk.crew import link_reporter
-    from signoff.desk.crew.remote import link_remote
+    from signoff.desk.service import link_remote, link_reporter
     from signoff.rooms import RoomService
 
     desk = _desk()

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from signoff.desk.records import CredentialBook, CredentialIssued, CredentialRevoked, credential_fold
 from signoff.kernel.errors import NotFoundError, RefusedError, Unauthenticated, UsageError
-from signoff.ledger import NewEvent, SqlLedger
+from signoff.ledger import SqlLedger
 from signoff.trust import credentials
 
 CASE = "desk/credentials"
@@ -48,34 +49,30 @@ class Credentials:
             raise UsageError(f"credential name {name!r} is not a valid login",
                              "use lower-case letters, digits, '.', '_' or '-'")
         token = credentials.mint(PREFIX[role])
-        self.ledger.append(CASE, None, [NewEvent("credential.issued", {
-            "role": role, "name": name, "human": bool(human) and role == "owner",
-            "shared": bool(shared) and role == "owner", "token_sha256": credentials.digest(token)})])
+        self.ledger.append(CASE, None, [CredentialIssued(
+            role=role, name=name, human=bool(human) and role == "owner", shared=bool(shared) and role == "owner",
+            token_sha256=credentials.digest(token)).new_event()])
         return token
 
     def authenticate(self, token: str | None) -> DeskCaller:
         if not token:
             raise Unauthenticated("missing credential", "send Authorization: Bearer <token>")
-        found: DeskCaller | None = None
-        for ev in self.ledger.read(CASE):
-            p = ev.payload
-            if ev.type == "credential.issued" and credentials.matches(p["token_sha256"], token):
-                found = DeskCaller(p["role"], p["name"], bool(p.get("human")), bool(p.get("shared")))
-            if ev.type == "credential.revoked" and found is not None and credentials.matches(p["token_sha256"], token):
-                found = None
+        # every digest is compared (constant time each), not only up to the first match
+        matched = [DeskCaller(c.role, c.name, bool(c.human), bool(c.shared)) for c, gone in self._issued()
+                   if credentials.matches(c.token_sha256, token) and not gone]
+        found = matched[-1] if matched else None
         if found is None:
             raise Unauthenticated("unknown credential",
                                   "use a token issued by `signoff desk init` or `signoff desk credential`")
         return found
 
     def revoke(self, token: str) -> None:
-        self.ledger.append(CASE, None, [NewEvent("credential.revoked", {"token_sha256": credentials.digest(token)})])
+        self.ledger.append(CASE, None, [CredentialRevoked(token_sha256=credentials.digest(token)).new_event()])
 
-    def _issued(self) -> list[tuple[dict[str, object], bool]]:
-        """Every issued credential's payload, and whether it was revoked since."""
-        events = self.ledger.read(CASE)
-        revoked = {e.payload["token_sha256"] for e in events if e.type == "credential.revoked"}
-        return [(e.payload, e.payload["token_sha256"] in revoked) for e in events if e.type == "credential.issued"]
+    def _issued(self) -> list[tuple[CredentialIssued, bool]]:
+        """Every credential issued, and whether it was revoked since."""
+        book = credential_fold.over(CredentialBook(), self.ledger.read(CASE))
+        return [(c, c.token_sha256 in book.revoked) for c in book.issued]
 
     def revoke_named(self, role: str, name: str) -> int:
         """Revoke every live credential of `role` issued to `name` (the admin has no token to hand:
@@ -85,23 +82,24 @@ class Credentials:
         if not _NAME.match(name):
             raise UsageError(f"credential name {name!r} is not a valid login",
                              "use lower-case letters, digits, '.', '_' or '-'")
-        live = [p["token_sha256"] for p, gone in self._issued() if not gone and p["role"] == role and p["name"] == name]
+        live = [c.token_sha256 for c, gone in self._issued() if not gone and c.role == role and c.name == name]
         if not live:
             raise NotFoundError(f"no live {role} credential named {name}",
                                 "list the credentials with `signoff desk credentials`")
-        self.ledger.append(CASE, None, [NewEvent("credential.revoked", {"token_sha256": digest, "role": role,
-                                                                         "name": name}) for digest in live])
+        self.ledger.append(CASE, None, [CredentialRevoked(token_sha256=digest, role=role, name=name).new_event()
+                                        for digest in live])
         return len(live)
 
     def list(self) -> list[dict[str, object]]:
         """Every credential issued (never its digest), each with `revoked`."""
-        return [{**{k: v for k, v in p.items() if k != "token_sha256"}, "revoked": gone} for p, gone in self._issued()]
+        return [{**{k: v for k, v in c.payload().items() if k != "token_sha256"}, "revoked": gone}
+                for c, gone in self._issued()]
 
     def human_owner(self, name: str) -> DeskCaller | None:
         """The owner `name` is, when a live (not revoked) human, not shared, owner credential carries
         that name: what the pages check on every request for the person signed in."""
-        for p, gone in self._issued():
-            if not gone and p["role"] == "owner" and p.get("human") and not p.get("shared") and p["name"] == name:
+        for c, gone in self._issued():
+            if not gone and c.role == "owner" and c.human and not c.shared and c.name == name:
                 return DeskCaller("owner", name, human=True)
         return None
 

@@ -21,8 +21,17 @@ from typing import Any
 
 from signoff import git
 from signoff.desk import webhooks
+from signoff.desk.model import DeskEvent
+from signoff.desk.records import (
+    ChangeRequest,
+    ChangeRequestMerged,
+    ChangeRequestOpened,
+    ChangeRequestPushed,
+    ChangeRequestReviewed,
+    forge_fold,
+)
 from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
-from signoff.ledger import Job, NewEvent, NewJob, Outbox, SqlLedger, Worker
+from signoff.ledger import Job, NewJob, Outbox, SqlLedger, Worker
 
 TOPIC = "desk.forge.webhook"
 OWNER = webhooks.LOCAL_OWNER
@@ -128,17 +137,7 @@ class Forge:
         return f"desk/forge/{name}/{number}"
 
     def change(self, name: str, number: int) -> dict[str, Any]:
-        cr: dict[str, Any] = {}
-        for ev in self.ledger.read(self._case(name, number)):
-            p = ev.payload
-            if ev.type == "cr.opened":
-                cr = dict(p["cr"])
-            elif ev.type == "cr.pushed":
-                cr["head"] = p["head"]
-            elif ev.type == "cr.reviewed":
-                cr.setdefault("reviews", []).append(p["review"])
-            elif ev.type == "cr.merged":
-                cr.update({"merged": True, "merge_commit": p["merge_commit"], "merged_by": p["merged_by"]})
+        cr = forge_fold.over(ChangeRequest(), self.ledger.read(self._case(name, number))).cr
         if not cr:
             raise NotFoundError(f"change request {name}#{number} not found", "list them with `signoff desk forge list`")
         return cr
@@ -149,11 +148,11 @@ class Forge:
             out.append(self.change(name, int(cid.rsplit("/", 1)[1])))
         return sorted(out, key=lambda c: c["number"])
 
-    def _record(self, name: str, number: int, expected: int | None, event: NewEvent, hook_event: str,
+    def _record(self, name: str, number: int, expected: int | None, event: DeskEvent, hook_event: str,
                 payload: dict[str, Any]) -> str:
         delivery = str(uuid.uuid4())
         body = json.dumps(payload, sort_keys=True)
-        self.ledger.append(self._case(name, number), expected, [event],
+        self.ledger.append(self._case(name, number), expected, [event.new_event()],
                            jobs=[NewJob(f"forge:{delivery}", TOPIC, {"event": hook_event, "delivery": delivery,
                                                                      "body": body})])
         return delivery
@@ -168,7 +167,7 @@ class Forge:
         number = self.ledger.next_number(f"desk.forge.{name}")
         cr = {"number": number, "branch": branch, "base": base, "head": head, "title": title, "body": body,
               "author": author, "author_type": author_type, "assignees": [assignee], "draft": True}
-        self._record(name, number, 0, NewEvent("cr.opened", {"cr": cr}), "pull_request",
+        self._record(name, number, 0, ChangeRequestOpened(cr=cr), "pull_request",
                      self._payload(name, "opened", cr, webhooks.user(author, author_type)))
         return cr
 
@@ -181,7 +180,7 @@ class Forge:
         version = self.ledger.version(self._case(name, number))
         head = self.commit(name, cr["head"], files, message, author, cr["branch"])
         cr["head"] = head
-        self._record(name, number, version, NewEvent("cr.pushed", {"head": head, "by": author}), "pull_request",
+        self._record(name, number, version, ChangeRequestPushed(head=head, by=author), "pull_request",
                      self._payload(name, "synchronize", cr, webhooks.user(author, author_type)))
         return head
 
@@ -195,7 +194,7 @@ class Forge:
                   "state": state, "commit_id": commit_id or cr["head"], "body": body,
                   "author_association": "MEMBER"}
         payload = self._payload(name, "submitted", cr, webhooks.user(login, user_type)) | {"review": review}
-        self._record(name, number, version, NewEvent("cr.reviewed", {"review": review}), "pull_request_review",
+        self._record(name, number, version, ChangeRequestReviewed(review=review), "pull_request_review",
                      payload)
         return review
 
@@ -215,8 +214,8 @@ class Forge:
                             f"Merge change request #{number} from {cr['branch']}")
         _git(bare, "update-ref", "refs/heads/main", merge_commit, main)
         cr.update({"merged": True, "merge_commit": merge_commit, "merged_by": {"login": login, "type": user_type}})
-        self._record(name, number, version, NewEvent("cr.merged", {
-            "merge_commit": merge_commit, "merged_by": {"login": login, "type": user_type}, "head": cr["head"]}),
+        self._record(name, number, version, ChangeRequestMerged(
+            merge_commit=merge_commit, merged_by={"login": login, "type": user_type}, head=cr["head"]),
             "pull_request", self._payload(name, "closed", cr, webhooks.user(login, user_type)))
         return merge_commit
 

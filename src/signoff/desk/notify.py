@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from signoff.desk.credentials import DeskCaller, require
+from signoff.desk.records import CardApplied, CardNeedsReason, Inbox, NoticeDelivered, inbox_fold
 from signoff.desk.workflow import NOTIFY, Desk, Quarantined
 from signoff.kernel.errors import ConflictError
-from signoff.ledger import Job, NewEvent, Outbox, Worker
+from signoff.ledger import Job, Outbox, SqlLedger, Worker
 
 LEASE_SECONDS = 60
 CARD_NS = uuid.UUID("6f1c1a52-5d57-4a55-9b35-3f0d1f0f2b11")
@@ -74,6 +75,11 @@ class RoomLink:
         return state, (self.rooms.answer_reason(self.agent, request_id) if state == "declined" else None)
 
 
+
+def inbox(ledger: SqlLedger, report_id: str) -> Inbox:
+    """A reporter's tracking page: the notices delivered to it, in order."""
+    return inbox_fold.over(Inbox(), ledger.read(f"desk/inbox/{report_id}"))
+
 class Concierge:
     def __init__(self, desk: Desk, actor: DeskCaller, link: Cards | None = None) -> None:
         require(actor, "concierge", what="deliver notifications")
@@ -93,17 +99,16 @@ class Concierge:
         idempotent on the job id, so a retried delivery adds nothing."""
         p = job.payload
         case = f"desk/inbox/{p['report_id']}"
-        notice = {"job_id": job.job_id, "kind": p["kind"], "bug_id": p["bug_id"], "round": p["round"],
-                  "text": notice_text(p)}
         card = None
         if self.link is not None and p["report_id"] in self.link.users:
             card = card_id(job.job_id)
             self.link.ask(card, TITLE[p["kind"]], [{"id": "yes", "label": "Yes", "decision": "accept"},
                                                    {"id": "no", "label": "No", "decision": "decline"}],
                           self.desk.clock.now() + 23 * 3600, [self.link.users[p["report_id"]]])
-            notice["card"] = card
-        self.desk.ledger.append(case, None, [NewEvent("notice.delivered", notice)], idempotency_key=job.job_id)
-        return notice
+        notice = NoticeDelivered(job_id=job.job_id, kind=p["kind"], bug_id=p["bug_id"], round=p["round"],
+                                 text=notice_text(p), **({"card": card} if card is not None else {}))
+        self.desk.ledger.append(case, None, [notice.new_event()], idempotency_key=job.job_id)
+        return notice.payload()
 
     def claim(self) -> dict[str, Any] | None:
         """A notification for a concierge outside this process to deliver (the HTTP face), leased to
@@ -139,9 +144,9 @@ class Concierge:
             return []
         out = []
         for rid in sorted(self.link.users):
-            for ev in self.desk.ledger.read(f"desk/inbox/{rid}"):
-                card = ev.payload.get("card")
-                if ev.type != "notice.delivered" or not card:
+            for notice in inbox(self.desk.ledger, rid).notices:
+                card = notice.card
+                if not card:
                     continue
                 done = f"desk/card/{card}"
                 if self.desk.ledger.version(done):
@@ -149,12 +154,12 @@ class Concierge:
                 state, reason = self.link.outcome(card)
                 if state == "pending":
                     continue
-                result = self._apply(rid, ev.payload, card, state, reason)
+                result = self._apply(rid, notice.payload(), card, state, reason)
                 try:
                     if result["outcome"] == "needs_reason":
-                        self.desk.ledger.append(f"{done}/needs-reason", 0, [NewEvent("card.needs_reason", result)])
+                        self.desk.ledger.append(f"{done}/needs-reason", 0, [CardNeedsReason(**result).new_event()])
                     else:
-                        self.desk.ledger.append(done, 0, [NewEvent("card.applied", result)])
+                        self.desk.ledger.append(done, 0, [CardApplied(**result).new_event()])
                 except ConflictError:
                     continue  # applied (or reported) already
                 out.append(result)

@@ -10,10 +10,10 @@ from typing import Any
 from signoff.desk import decisions, webhooks
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.model import Bug
+from signoff.desk.records import WebhookProcessed
 from signoff.desk.review import ReviewSteps
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import ConflictError, RefusedError
-from signoff.ledger import NewEvent
 
 MEMBERS = ("OWNER", "MEMBER", "COLLABORATOR")  # the associations whose reviews count
 
@@ -53,8 +53,8 @@ class ReceivingSteps(ReviewSteps):
             # keyed on the content: two copies racing past the check above apply one effect
             result = self.apply_hook(event, content, name, payload)
         try:
-            self.ledger.append(content, 0, [NewEvent("webhook.processed", {"event": event, "delivery": delivery})])
-            self.ledger.append(case, 0, [NewEvent("webhook.processed", {"event": event, "result": result})])
+            self.ledger.append(content, 0, [WebhookProcessed(event=event, delivery=delivery).new_event()])
+            self.ledger.append(case, 0, [WebhookProcessed(event=event, result=result).new_event()])
         except ConflictError as exc:
             raise AlreadyProcessed(f"delivery {delivery} was already processed", "a replay is refused") from exc
         return result

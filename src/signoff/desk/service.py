@@ -9,6 +9,11 @@ head the face showed, and anything else is refused with nothing recorded.
 
     execute(desk, alice, ApproveChange("BUG-0001", head="3f2a…", note="reviewed the diff"))
     execute(desk, alice, MergeChange("BUG-0001", head="3f2a…"))   # returns the merge commit
+
+This module is also the one door the faces come through for everything else they need of the desk
+(opening it, its credentials, its service loops, the crew, the intake form's fields, its doctor
+checks): the names are re-exported here so a face never imports an inner desk module
+(tests/unit/desk/test_facade.py).
 """
 
 from __future__ import annotations
@@ -16,9 +21,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import overload
 
-from signoff.desk.credentials import DeskCaller
+from signoff.desk.credentials import Credentials, DeskCaller
+from signoff.desk.crew import link_reporter, recorded, require_crew
+from signoff.desk.crew import setup as setup_crew
+from signoff.desk.crew.agents import PROCESS_ROLES
+from signoff.desk.crew.remote import link_remote, setup_remote
+from signoff.desk.crew.serve import serve_crew
+from signoff.desk.crew.status import crew_view
+from signoff.desk.doctor import doctor_checks
+from signoff.desk.engineering import EngineeringService
+from signoff.desk.intake import FIELDS
+from signoff.desk.local import init_local
 from signoff.desk.model import Bug
-from signoff.desk.workflow import Desk
+from signoff.desk.notify import Concierge
+from signoff.desk.reporters import REPORT_ID
+from signoff.desk.workflow import Desk, Quarantined, open_desk
 
 
 @dataclass(frozen=True)
@@ -78,4 +95,9 @@ def execute(desk: Desk, actor: DeskCaller, command: PersonCommand) -> Bug | str:
     return desk.human_resume(actor, command.bug_id, command.state)
 
 
-__all__ = ["AcceptDispute", "ApproveChange", "Desk", "MergeChange", "PersonCommand", "ResumeBug", "execute"]
+__all__ = [
+    "FIELDS", "PROCESS_ROLES", "REPORT_ID", "AcceptDispute", "ApproveChange", "Concierge", "Credentials", "Desk",
+    "DeskCaller", "EngineeringService", "MergeChange", "PersonCommand", "Quarantined", "ResumeBug", "crew_view",
+    "doctor_checks", "execute", "init_local", "link_remote", "link_reporter", "open_desk", "recorded", "require_crew",
+    "serve_crew", "setup_crew", "setup_remote",
+]

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from signoff.desk import Desk, DeskCaller
-from signoff.desk.workflow import open_desk
+from signoff.desk.service import Desk, DeskCaller, open_desk
 from signoff.rooms import Principal
 from signoff.web.state import web_state
 

@@ -13,8 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.desk import Desk, DeskCaller
-from signoff.desk.crew.status import crew_view
+from signoff.desk.service import ApproveChange, Desk, DeskCaller, MergeChange, crew_view, execute
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
@@ -124,7 +123,7 @@ def bug_evidence(request: Request, bug_id: str, name: str) -> Response:
 async def approve(request: Request, bug_id: str) -> Response:
     form = await checked_form(request)
     desk, owner = _owner(request)
-    desk.approve(owner, bug_id, form.get("head", ""), form.get("note", ""))
+    execute(desk, owner, ApproveChange(bug_id, form.get("head", ""), form.get("note", "")))
     return RedirectResponse(f"/bugs/{bug_id}#change", status_code=303)
 
 
@@ -132,7 +131,7 @@ async def approve(request: Request, bug_id: str) -> Response:
 async def merge(request: Request, bug_id: str) -> Response:
     form = await checked_form(request)
     desk, owner = _owner(request)
-    desk.merge(owner, bug_id, form.get("head", ""))  # the head the page showed, and no other
+    execute(desk, owner, MergeChange(bug_id, form.get("head", "")))  # the head the page showed, and no other
     # The desk records a merge only from the forge's signed webhook: take the local forge's now.
     desk.deliver_forge_webhooks()
     return RedirectResponse(f"/bugs/{bug_id}", status_code=303)

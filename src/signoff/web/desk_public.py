@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from signoff.desk.intake import FIELDS
-from signoff.desk.reporters import REPORT_ID
-from signoff.desk.workflow import Quarantined
+from signoff.desk.service import FIELDS, REPORT_ID, Quarantined
 from signoff.kernel.errors import NotFoundError, UnavailableError
 from signoff.web.desk_access import desk_of
 from signoff.web.render import PageRoute, page

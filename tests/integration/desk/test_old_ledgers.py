@@ -62,5 +62,17 @@ def test_every_old_event_of_the_desks_typed_cases_reads_through_its_class(old_le
             assert body.CASE is ct and body.payload() == ev.payload  # as written, nothing added or lost
             read += 1
     assert {ct.name for ct in desk} >= {"desk.bug", "desk.report", "desk.notes", "desk.smoke", "desk.deploy",
-                                         "desk.intake", "desk.quarantine", "desk.clusters"}
-    assert read >= 35  # 22 bug events and 13 of the other typed cases in the demo
+                                         "desk.intake", "desk.quarantine", "desk.clusters", "desk.credentials",
+                                         "desk.forge", "desk.webhook", "desk.inbox", "desk.card", "desk.crew"}
+    assert read == sum(1 for ev in old_ledger.stream() if ev.case_id.startswith("desk/"))  # every desk event
+
+
+def test_the_old_desk_records_fold_to_what_the_desk_read_from_them(old_ledger: SqlLedger) -> None:
+    book = records.credential_fold.over(records.CredentialBook(), old_ledger.read("desk/credentials"))
+    assert len(book.issued) == 8 and not book.revoked
+    change = records.forge_fold.over(records.ChangeRequest(), old_ledger.read("desk/forge/shoplite/1")).cr
+    assert change["merged"] and change["head"] == change["reviews"][0]["commit_id"]
+    crew = records.crew_fold.over(records.CrewRecords(), old_ledger.read("desk/crew")).crew
+    assert crew is not None and crew.owner_name == "alice"
+    inboxes = [records.inbox_fold.over(records.Inbox(), old_ledger.read(c)) for c in old_ledger.case_ids("desk/inbox/")]
+    assert [n.card is not None for i in inboxes for n in i.notices].count(True) == 4  # of 5 notices, 4 asked a card

@@ -40,7 +40,6 @@ SIGNED = {"main.db"}
 UNTYPED = {
     "agents/": "agents: call records",
     "demo-": "the ledger demo",
-    "desk/": "desk",
     "rooms.agent.": "rooms",
     "rooms.approval.": "rooms",
     "rooms.doc.": "rooms",

@@ -13,7 +13,8 @@ from signoff.desk.crew import agents as crew_agents
 from signoff.desk.crew import commands as crew_commands
 from signoff.desk.crew import serve as crew_serve
 from signoff.desk.crew.concierge import ConciergeMember
-from signoff.desk.crew.questions import ASKED, question_case
+from signoff.desk.crew.questions import question_case
+from signoff.desk.records import QuestionAsked
 from tests.support.fixtures.desk import World
 from tests.system.desk.test_crew_loop import Crewed, _crew_on, _until, _with_crew
 
@@ -36,7 +37,7 @@ def _question(c: Crewed, person: str) -> dict[str, Any] | None:
             continue
         for ev in c.world.ledger.read(f"desk/inbox/{rid}"):
             asked = [e.payload for e in c.world.ledger.read(question_case(str(ev.payload.get("card"))))
-                     if e.type == ASKED]
+                     if e.type == QuestionAsked.TYPE]
             if asked:
                 return dict(asked[0])
     return None

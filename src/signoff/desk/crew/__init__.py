@@ -26,9 +26,10 @@ from typing import Any
 
 from signoff.desk.base import report_case
 from signoff.desk.config import DeskConfig
+from signoff.desk.records import CrewRecords, CrewSetUp, ReporterLinked, crew_fold
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import NewEvent, SqlLedger
+from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import AgentStore, RoomsConfig, agent_case
 from signoff.rooms.domain.model import Principal
@@ -154,11 +155,8 @@ def policies(owner_id: str, group_id: str, intake_room: str, agents: dict[str, s
 
 def recorded(ledger: SqlLedger) -> Crew | None:
     """The crew as setup last recorded it (None before `signoff desk crew setup`)."""
-    found = None
-    for ev in ledger.read(CASE):
-        if ev.type == "crew.set_up":
-            found = Crew.from_json(ev.payload)
-    return found
+    found = crew_records(ledger, CASE).crew
+    return None if found is None else Crew.from_json(found.payload())
 
 
 def require_crew(ledger: SqlLedger) -> Crew:
@@ -214,7 +212,7 @@ def setup(rooms: RoomService, settings: Settings, owner_name: str) -> tuple[Crew
         raise UsageError(f"the server did not keep the crew's policies: {'; '.join(after)}",
                          "check that this is the desk's rooms server and run setup again")
     if previous != crew:
-        rooms.ledger.append(CASE, None, [NewEvent("crew.set_up", crew.as_json())])
+        rooms.ledger.append(CASE, None, [CrewSetUp(**crew.as_json()).new_event()])
     _start_cursors(rooms, crew)
     return crew, found
 
@@ -271,10 +269,16 @@ def record_link(ledger: SqlLedger, report_id: str, user_name: str, sender: str) 
     """The link as the server names the user (its sender id as the server writes it); once."""
     link = {"report_id": report_id, "user": user_name, "sender": sender}
     if reporter_links(ledger).get(report_id) != link:
-        ledger.append(REPORTERS, None, [NewEvent("crew.reporter_linked", link)])
+        ledger.append(REPORTERS, None, [ReporterLinked(**link).new_event()])
     return link
 
 
 def reporter_links(ledger: SqlLedger) -> dict[str, dict[str, str]]:
     """Report id -> {report_id, user, sender}, the latest link of each report."""
-    return {str(e.payload["report_id"]): dict(e.payload) for e in ledger.read(REPORTERS)}
+    return {rid: {"report_id": ev.report_id, "user": ev.user, "sender": ev.sender}
+            for rid, ev in crew_records(ledger, REPORTERS).links.items()}
+
+
+def crew_records(ledger: SqlLedger, case: str) -> CrewRecords:
+    """One of the crew's cases (the setup, or one of its logs) folded."""
+    return crew_fold.over(CrewRecords(), ledger.read(case))

@@ -56,7 +56,7 @@ from typing import Any
 from signoff.agents import ProposalRejected
 from signoff.desk import bug_rooms
 from signoff.desk.credentials import DeskCaller
-from signoff.desk.crew import Crew
+from signoff.desk.crew import Crew, crew_records
 from signoff.desk.crew import commands as crew_commands
 from signoff.desk.crew.commands import Command
 from signoff.desk.engineering import (
@@ -73,9 +73,10 @@ from signoff.desk.engineering import (
     submit_fix,
 )
 from signoff.desk.model import Bug
+from signoff.desk.records import CommandIgnored
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel.errors import RefusedError
-from signoff.ledger import Job, NewEvent, Outbox, SqlLedger, Worker
+from signoff.ledger import Job, Outbox, SqlLedger, Worker
 from signoff.rooms.client import (
     AgentLoop,
     AgentStore,
@@ -155,7 +156,7 @@ def recovered_message(room_id: str, entry: dict[str, Any], me: str, receipt: Rec
 
 def ignored(ledger: SqlLedger) -> list[dict[str, Any]]:
     """Commands a crew member ignored (wrong sender, no matching receipt), newest last."""
-    return [dict(e.payload) for e in ledger.read(IGNORED)]
+    return [ev.payload() for ev in crew_records(ledger, IGNORED).ignored]
 
 
 @dataclass
@@ -259,9 +260,9 @@ class Member:
 
     def _ignore(self, env: dict[str, Any], command: Command, sender_role: str | None, why: str) -> None:
         payload = env.get("payload") or {}
-        self.desk.ledger.append(IGNORED, None, [NewEvent("crew.command_ignored", {
-            "by": self.role, "message_id": payload.get("message_id"), "sender": payload.get("sender"),
-            "sender_role": sender_role, "command": command.text, "why": why})],
+        self.desk.ledger.append(IGNORED, None, [CommandIgnored(
+            by=self.role, message_id=payload.get("message_id"), sender=payload.get("sender"),
+            sender_role=sender_role, command=command.text, why=why).new_event()],
             idempotency_key=f"ignored:{self.role}:{payload.get('message_id')}")
 
     async def act(self, command: Command, env: dict[str, Any]) -> None:

@@ -28,8 +28,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from signoff.desk.records import CommandRefused, CrewRecords, crew_fold
 from signoff.kernel.errors import RefusedError
-from signoff.ledger import NewEvent, SqlLedger
+from signoff.ledger import SqlLedger
 
 ALLOWED: dict[str, tuple[str, str]] = {  # verb -> (sender role, receiver role)
     "start_reproduction": ("manager", "reproducer"),
@@ -95,10 +96,10 @@ def accepts(command: Command, sender_role: str | None, receiver_role: str) -> bo
 def record_refusal(ledger: SqlLedger, message_id: str, room_id: str, sender: str, sender_role: str | None,
                    body: str, why: str) -> None:
     """Book a refused command once per message id (a redelivered message adds nothing)."""
-    ledger.append(REFUSALS, None, [NewEvent("crew.command_refused", {
-        "message_id": message_id, "room_id": room_id, "sender": sender, "sender_role": sender_role,
-        "text": strip_mentions(body)[:200], "why": why})], idempotency_key=f"refused:{message_id}")
+    ledger.append(REFUSALS, None, [CommandRefused(
+        message_id=message_id, room_id=room_id, sender=sender, sender_role=sender_role,
+        text=strip_mentions(body)[:200], why=why).new_event()], idempotency_key=f"refused:{message_id}")
 
 
 def refusals(ledger: SqlLedger) -> list[dict[str, object]]:
-    return [dict(e.payload) for e in ledger.read(REFUSALS) if e.type == "crew.command_refused"]
+    return [ev.payload() for ev in crew_fold.over(CrewRecords(), ledger.read(REFUSALS)).refusals]

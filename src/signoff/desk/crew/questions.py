@@ -22,13 +22,14 @@ from typing import Any
 
 from signoff.desk.crew.agents import IGNORED
 from signoff.desk.crew.commands import strip_mentions
+from signoff.desk.notify import inbox
+from signoff.desk.records import AnswerIgnored, Question, QuestionAnswered, QuestionAsked, question_fold
 from signoff.kernel.errors import ConflictError, RefusedError
-from signoff.ledger import NewEvent, SqlLedger
+from signoff.ledger import SqlLedger
 from signoff.rooms.client import AgentLoop, page_back
 from signoff.rooms.domain.decisions import Message, admit_answer, recorded_once
 
 ANSWER = re.compile(r"yes|no: (?P<reason>\S.*)", re.DOTALL)
-ASKED, ANSWERED = "question.asked", "question.answered"
 
 
 def question_case(card: str) -> str:
@@ -76,10 +77,10 @@ class LoopQuestions:
         [who] = responders
         receipt = self.loop.blocking(self.loop.send(self.room_id, question_text(title, request_id),
                                                     key=f"question:{request_id}", targets=[who]))
-        asked = {"card": request_id, "room_id": self.room_id, "message_id": receipt.message_id,
-                 "sender": receipt.sender, "body": receipt.body, "responder": self.senders[who],
-                 "responder_name": who, "expires_at": expires_at}
-        self.ledger.append(question_case(request_id), None, [NewEvent(ASKED, asked)],
+        asked = QuestionAsked(card=request_id, room_id=self.room_id, message_id=receipt.message_id,
+                              sender=receipt.sender, body=receipt.body, responder=self.senders[who],
+                              responder_name=who, expires_at=float(expires_at))
+        self.ledger.append(question_case(request_id), None, [asked.new_event()],
                            idempotency_key=f"asked:{request_id}")
 
     def outcome(self, request_id: str) -> tuple[str, str | None]:
@@ -91,13 +92,9 @@ class LoopQuestions:
         return "pending", None
 
     def _question(self, card: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-        asked = answer = None
-        for ev in self.ledger.read(question_case(card)):
-            if ev.type == ASKED and asked is None:
-                asked = dict(ev.payload)
-            elif ev.type == ANSWERED and answer is None:
-                answer = dict(ev.payload)
-        return asked, answer
+        question = question_fold.over(Question(), self.ledger.read(question_case(card)))
+        return (None if question.asked is None else question.asked.payload(),
+                None if question.answer is None else question.answer.payload())
 
     def _asked_in(self, thread_id: object) -> dict[str, Any] | None:
         for card in self.users_cards():
@@ -108,8 +105,7 @@ class LoopQuestions:
 
     def users_cards(self) -> list[str]:
         """The cards delivered to linked reporters (their notices name them)."""
-        return [str(ev.payload["card"]) for rid in sorted(self.users)
-                for ev in self.ledger.read(f"desk/inbox/{rid}") if ev.payload.get("card")]
+        return [n.card for rid in sorted(self.users) for n in inbox(self.ledger, rid).notices if n.card]
 
     def judge(self, env: dict[str, Any]) -> bool:
         """Record `env` as an answer when the receipt rule admits it, else as ignored; False when
@@ -142,13 +138,13 @@ class LoopQuestions:
         answer = {"card": asked["card"], "message_id": said.msg_id, "sender": said.sender,
                   "answer": "yes" if hit.group("reason") is None else "no", "reason": hit.group("reason")}
         try:
-            self.ledger.append(question_case(str(asked["card"])), None, [NewEvent(ANSWERED, answer)],
+            self.ledger.append(question_case(str(asked["card"])), None, [QuestionAnswered(**answer).new_event()],
                                idempotency_key=f"answered:{asked['card']}")
         except ConflictError:
             pass  # a redelivery of the same answer
         return True
 
     def _ignore(self, said: Message, card: str | None, why: str) -> None:
-        self.ledger.append(IGNORED, None, [NewEvent("crew.answer_ignored", {
-            "by": "concierge", "message_id": said.msg_id, "sender": said.sender, "card": card,
-            "answer": said.text[:200], "why": why})], idempotency_key=f"ignored:concierge:{said.msg_id}")
+        self.ledger.append(IGNORED, None, [AnswerIgnored(
+            by="concierge", message_id=said.msg_id, sender=said.sender, card=card, answer=said.text[:200],
+            why=why).new_event()], idempotency_key=f"ignored:concierge:{said.msg_id}")

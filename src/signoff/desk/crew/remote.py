@@ -31,9 +31,10 @@ from signoff.desk.crew import (
     require_crew,
     require_report,
 )
+from signoff.desk.records import CrewSetUp
 from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.kernel.settings import Settings
-from signoff.ledger import NewEvent, SqlLedger
+from signoff.ledger import SqlLedger
 from signoff.rooms.client import (
     AgentStore,
     HttpTransport,
@@ -80,7 +81,7 @@ def setup_remote(ledger: SqlLedger, settings: Settings, owner_name: str, operato
         raise UsageError(f"the server did not keep the crew's policies: {'; '.join(after)}",
                          "check the operator credential (an admin, or the crew's owner) and run setup again")
     if previous != crew:
-        ledger.append(CASE, None, [NewEvent("crew.set_up", crew.as_json())])
+        ledger.append(CASE, None, [CrewSetUp(**crew.as_json()).new_event()])
     asyncio.run(_start_cursors(ledger, config, crew))
     return crew, found
 
