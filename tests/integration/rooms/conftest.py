@@ -2,6 +2,7 @@
 
 from tests.support.fixtures.rooms import (  # noqa: F401  (fixtures, found by name)
     clock,
+    person_in_process_or_asgi,
     service,
     world,
 )

@@ -186,23 +186,6 @@ def test_a_claim_by_direct_message_and_a_card_work_in_application_service_mode(
     asyncio.run(run())
 
 
-@pytest.mark.slow
-def test_a_registration_is_not_overwritten_and_a_bad_one_is_an_error_and_fix(tmp_path: Path) -> None:
-    path = tmp_path / "registration.yaml"
-    path.write_text("not: ours\n")
-    again = subprocess.run([*SIGNOFF, "bridge", "matrix", "registration", str(path), "--domain", "example.org"],
-                           capture_output=True, text=True, timeout=60)
-    assert again.returncode == 2 and again.stderr.startswith(f"error: {path} exists\nfix: ")
-    assert path.read_text() == "not: ours\n"
-    run = subprocess.run([*SIGNOFF, "bridge", "matrix", "run", "--room", "r", "--matrix-room", "!x:example.org",
-                          "--homeserver", "http://127.0.0.1:9", "--matrix-user", "@signoff:example.org",
-                          "--registration", str(path)], capture_output=True, text=True, timeout=60,
-                         env={"SIGNOFF_BRIDGE_TOKEN": "t", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
-    lines = run.stderr.strip().splitlines()
-    assert run.returncode == 2 and lines[0].startswith(f"error: {path} is not a registration file written by signoff")
-    assert lines[1].startswith("fix: ") and "Traceback" not in run.stderr
-
-
 def _serve(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([*SIGNOFF, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)

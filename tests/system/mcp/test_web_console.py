@@ -9,8 +9,6 @@ import asyncio
 import html
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +17,7 @@ import httpx
 import pytest
 
 from signoff.rooms.domain.bound import content_digest
+from tests.support.cli import Result, run_cli
 from tests.support.fixtures.mcp import Served, error_text, result, stdio_client
 
 # Content an agent might send: markup in it is shown as text, never run.
@@ -156,23 +155,21 @@ def test_a_yes_in_the_web_console_does_not_approve_changed_content(served: Serve
     asyncio.run(main())
 
 
-def rooms_cli(served: Served, *args: str) -> subprocess.CompletedProcess[str]:
-    """`signoff rooms ...` on the served database, as its operator runs it."""
-    env = {**served.env(), "SIGNOFF_DB": f"sqlite:///{served.home / 'rooms.db'}"}
-    return subprocess.run([sys.executable, "-m", "signoff.cli.main", "rooms", *args], env=env, capture_output=True,
-                          text=True, timeout=60)
+def rooms_cli(served: Served, *args: str) -> Result:
+    """`signoff rooms ...` on the served database, as its operator runs it (in this process)."""
+    return run_cli(["rooms", *args], {**served.env(), "SIGNOFF_DB": f"sqlite:///{served.home / 'rooms.db'}"})
 
 
 def test_a_card_for_a_role_is_answered_by_whoever_holds_it_when_the_answer_arrives(served: Served) -> None:
-    assert rooms_cli(served, "user", "add", "ops-admin", "--admin").returncode == 0
+    assert rooms_cli(served, "user", "add", "ops-admin", "--admin").exit_code == 0
     # Only an admin grants: bob cannot make himself the DBA.
     selfmade = rooms_cli(served, "role", "grant", "dba", "bob", "--by", "bob")
     # The first line names the server the command acts on; then the refusal.
     said = selfmade.stderr.splitlines()
-    assert selfmade.returncode != 0 and said[0].startswith("server: ") and said[1].startswith("error: only an admin")
+    assert selfmade.exit_code != 0 and said[0].startswith("server: ") and said[1].startswith("error: only an admin")
     assert "fix: " in selfmade.stderr and "Traceback" not in selfmade.stderr
     assert json.loads(rooms_cli(served, "role", "list", "--json").stdout) == []
-    assert rooms_cli(served, "role", "grant", "dba", "bob", "--by", "ops-admin").returncode == 0
+    assert rooms_cli(served, "role", "grant", "dba", "bob", "--by", "ops-admin").exit_code == 0
     assert json.loads(rooms_cli(served, "role", "list", "--json").stdout) == [{"role": "dba", "users": ["bob"]}]
 
     async def main() -> None:
@@ -188,8 +185,8 @@ def test_a_card_for_a_role_is_answered_by_whoever_holds_it_when_the_answer_arriv
             refused = await asyncio.to_thread(answer, served, "alice", rid, "yes", "I can do it.")
             assert refused.status_code == 403 and "not a responder" in refused.text
             # The rota changes while the card waits: bob's role passes to alice.
-            assert rooms_cli(served, "role", "grant", "dba", "alice", "--by", "ops-admin").returncode == 0
-            assert rooms_cli(served, "role", "revoke", "dba", "bob", "--by", "ops-admin").returncode == 0
+            assert rooms_cli(served, "role", "grant", "dba", "alice", "--by", "ops-admin").exit_code == 0
+            assert rooms_cli(served, "role", "revoke", "dba", "bob", "--by", "ops-admin").exit_code == 0
             late = await asyncio.to_thread(answer, served, "bob", rid, "yes", "Still mine, surely.")
             assert late.status_code == 403
             still = result(await client.call_tool("await_approval", {"request_id": rid, "timeout": 0}))

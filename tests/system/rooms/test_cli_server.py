@@ -5,14 +5,15 @@ while the agents and workflows use the server at the url."""
 
 from __future__ import annotations
 
-import subprocess
+import os
 from pathlib import Path
 
 import pytest
 
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
-from tests.support.serve import Served, served, signoff
+from tests.support.cli import Result, run_cli
+from tests.support.serve import Served, served
 
 __all__ = ["served"]
 
@@ -27,13 +28,12 @@ COMMANDS = [
 ]
 
 
-def _run(home: Path, config: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("SIGNOFF_")}
+def _run(home: Path, config: Path | None, *args: str) -> Result:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
     env.update({"SIGNOFF_HOME": str(home / ".signoff"), "SIGNOFF_DB": f"sqlite:///{home / 'client.db'}"})
     if config is not None:
         env["SIGNOFF_CONFIG"] = str(config)
-    return subprocess.run(signoff("rooms", *args), env=env, capture_output=True, text=True, timeout=120,
-                          check=False, cwd=home)
+    return run_cli(["rooms", *args], env, cwd=home)
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:2]))
@@ -42,7 +42,7 @@ def test_with_rooms_url_set_a_rooms_command_refuses_and_changes_nothing(served: 
     config = tmp_path / "signoff.toml"
     config.write_text(f'[rooms]\nurl = "{served.url}"\n')
     ran = _run(tmp_path, config, *args)
-    assert ran.returncode != 0, ran.stdout
+    assert ran.exit_code != 0, ran.stdout
     assert "error:" in ran.stderr and "fix:" in ran.stderr and "Traceback" not in ran.stderr
     assert served.url in ran.stderr and "nothing was changed" in ran.stderr
     # Nothing was made in this home's database, nor on the server.
@@ -60,6 +60,6 @@ def test_with_rooms_url_set_a_rooms_command_refuses_and_changes_nothing(served: 
 
 def test_without_rooms_url_a_rooms_command_says_it_acts_on_this_homes_server(tmp_path: Path) -> None:
     ran = _run(tmp_path, None, "user", "add", "carol", "--json")
-    assert ran.returncode == 0, ran.stderr
+    assert ran.exit_code == 0, ran.stderr
     assert "server: this home's embedded rooms server (database sqlite:///" in ran.stderr
     assert '"name": "carol"' in ran.stdout  # standard output stays the command's answer

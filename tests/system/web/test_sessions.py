@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.domain import signin
 from signoff.rooms.domain.signin import SignIns
+from tests.support.cli import Result, run_cli
 from tests.system.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
 
@@ -120,29 +119,28 @@ def test_passwords_are_stored_as_argon2id_only(service: RoomService) -> None:
     assert all(PASSWORD not in str(p) for p in stored)
 
 
-def _cli(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "signoff.cli.main", *args], input=stdin, capture_output=True,
-                          text=True, env={"SIGNOFF_HOME": str(home), "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
-                          cwd=home.parent, timeout=120)
+def _cli(home: Path, *args: str, stdin: str = "") -> Result:
+    return run_cli(args, {"SIGNOFF_HOME": str(home), "PATH": "/usr/bin:/bin", "COLUMNS": "200"}, cwd=home.parent,
+                   input=stdin)
 
 
 @pytest.mark.slow
 def test_cli_passwords_and_links(tmp_path: Path) -> None:
     home = tmp_path / ".signoff"
     short = _cli(home, "rooms", "user", "add", "dave", "--password", stdin="short\n")
-    assert short.returncode != 0
+    assert short.exit_code != 0
     assert "error: a password is 10 to 1024 characters" in short.stderr + short.stdout
     listed = _cli(home, "rooms", "user", "list", "--json")
     assert "dave" not in listed.stdout, "a refused password creates no user"
-    assert _cli(home, "rooms", "user", "add", "dave", "--password", stdin=PASSWORD + "\n").returncode == 0
-    assert _cli(home, "rooms", "user", "password", "dave", stdin="another long passphrase\n").returncode == 0
+    assert _cli(home, "rooms", "user", "add", "dave", "--password", stdin=PASSWORD + "\n").exit_code == 0
+    assert _cli(home, "rooms", "user", "password", "dave", stdin="another long passphrase\n").exit_code == 0
     ledger = SqlLedger.from_url(f"sqlite:///{home / 'signoff.db'}")
     dave = RoomService(ledger).user_by_name("dave")
     assert SignIns(ledger).check_password(dave.id, "another long passphrase")
     assert not SignIns(ledger).check_password(dave.id, PASSWORD)
     ledger.close()
     bad = _cli(home, "rooms", "user", "link", "dave", "--url", "javascript:alert(1)")
-    assert bad.returncode != 0 and "is not an http(s) address" in bad.stderr + bad.stdout
+    assert bad.exit_code != 0 and "is not an http(s) address" in bad.stderr + bad.stdout
     link = _cli(home, "rooms", "user", "link", "dave", "--url", "https://signoff.example.org/")
     assert "https://signoff.example.org/signin/link#sol_" in link.stdout
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from signoff.rooms import OPEN, RoomService
 from signoff.rooms.domain.signin import SignIns
 from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
+from tests.support.cli import Result, run_cli
 from tests.support.fixtures.rooms import Server
 from tests.support.net import free_port
 from tests.support.serve import Process, signoff
@@ -219,10 +219,8 @@ def test_no_page_text_comes_from_the_query_string(service: RoomService, clients:
     assert made_up.status_code == 404 and "PWNED" not in made_up.text
 
 
-def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "signoff.cli.main", *args], capture_output=True, text=True,
-                          env={"SIGNOFF_HOME": str(home), "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
-                          cwd=home.parent, timeout=120)
+def _cli(home: Path, *args: str) -> Result:
+    return run_cli(args, {"SIGNOFF_HOME": str(home), "PATH": "/usr/bin:/bin", "COLUMNS": "200"}, cwd=home.parent)
 
 
 @pytest.mark.slow
@@ -234,7 +232,7 @@ def test_a_desk_owner_revoked_on_the_command_line_approves_nothing_in_the_pages(
     with _alice_signed_in(settings, ledger) as (_, client, csrf):
         assert client.get("/bugs").status_code == 200
         revoked = _cli(settings.home, "desk", "revoke", "owner", "alice")
-        assert revoked.returncode == 0, revoked.stderr
+        assert revoked.exit_code == 0, revoked.stderr
         assert "revoked 1 owner credential of alice" in revoked.stdout
         assert client.get("/bugs").status_code == 403
         approve = client.post(f"/bugs/{bug.bug_id}/approve", data={"csrf": csrf, "head": "0" * 40})
@@ -251,11 +249,11 @@ def test_a_desk_owner_revoked_on_the_command_line_approves_nothing_in_the_pages(
                               (("boss", "bob"), "error: unknown role 'boss'"),
                               (("owner", "Not A Login"), "is not a valid login")):
             bad = _cli(settings.home, "desk", "revoke", *args)
-            assert bad.returncode != 0 and message in bad.stderr + bad.stdout
+            assert bad.exit_code != 0 and message in bad.stderr + bad.stdout
             assert "fix:" in bad.stderr + bad.stdout and "Traceback" not in bad.stderr
         assert ledger.version("desk/credentials") == before
         # A new credential makes alice an owner again.
-        assert _cli(settings.home, "desk", "credential", "owner", "alice").returncode == 0
+        assert _cli(settings.home, "desk", "credential", "owner", "alice").exit_code == 0
         assert client.get("/bugs").status_code == 200
 
 

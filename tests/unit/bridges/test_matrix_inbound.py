@@ -39,7 +39,7 @@ def test_bad_events_are_skipped_with_their_reason(event: Any, reason: str) -> No
 
 def test_a_message_is_relayed_as_typed_with_its_sender_beside_it() -> None:
     # Who spoke travels apart from the text: the rooms server decides whether the account is a
-    # claimed person or an outsider (whose id it writes without its @: tests/system/rooms/test_claims.py).
+    # claimed person or an outsider (whose id it writes without its @: tests/integration/rooms/test_claims.py).
     seen = classify({**_message({"msgtype": "m.text", "body": "hello"}), "sender": "@helper:evil.test"}, BOT)
     assert seen == Relay("$e1", "@helper:evil.test", "hello")
 

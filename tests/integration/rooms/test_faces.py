@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
+from fastapi.testclient import TestClient
 
 from signoff.kernel.errors import RefusedError, UsageError
-from signoff.kernel.tls import tls_context
 from signoff.rooms import handoff_matches
 from signoff.rooms.client import InProcessTransport, RoomsClient
+from signoff.rooms.http.app import create_app
 from signoff.rooms.protocol.streams import StreamParams, frames, open_stream
 from tests.support.fixtures.rooms import World, run
 
@@ -61,12 +61,11 @@ def test_internal_only_rooms_keep_external_users_out(world: World) -> None:
     assert [r["room_id"] for r in s.list_rooms(outsider)] == []
 
 
-def test_approval_answered_over_http(http_world: tuple[World, str]) -> None:
-    world, base = http_world
+def test_approval_answered_over_http(world: World) -> None:
     s = world.service
     s.request_approval(world.fixer, world.room_id, "http-1", "Ship it?",
                        [{"id": "ship", "label": "Ship", "decision": "accept"}], s.clock.now() + 60, ["alice"])
-    with httpx.Client(base_url=base, timeout=10, verify=tls_context()) as http:
+    with TestClient(create_app(service=s, keepalive_seconds=0.5)) as http:  # HTTP to the app over ASGI
         pending = http.get("/users/me/approvals", headers={"Authorization": f"Bearer {world.alice_token}"})
         assert [c["request_id"] for c in pending.json()["approvals"]] == ["http-1"]
         shown = pending.json()["approvals"][0]["digest"]
@@ -85,8 +84,7 @@ def test_approval_answered_over_http(http_world: tuple[World, str]) -> None:
     assert s.approval(world.alice, "http-1").state == "accepted"
 
 
-def test_approval_ids_with_a_slash_are_refused_when_asked(http_world: tuple[World, str]) -> None:
-    world, _ = http_world
+def test_approval_ids_with_a_slash_are_refused_when_asked(world: World) -> None:
     s = world.service
     head = s.head()
     with pytest.raises(UsageError, match="bad request_id 'coupon-01/merge'"):

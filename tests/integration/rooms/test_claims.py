@@ -1,7 +1,8 @@
 """Identity claims, from the attacker's side: a bridge may speak (and answer cards) only for chat
 accounts whose person claimed them through it with a one-time code, only into rooms the bridge is
 in; a leaked, reused, expired or foreign code claims nothing; everyone else is an outsider whom no
-policy admits by name. Each refusal leaves the ledger as it was. Run in process and over HTTP."""
+policy admits by name. Each refusal leaves the ledger as it was. Run in process and over HTTP
+(to the app in process over ASGI: no server)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ class Bridged:
 
 
 @pytest.fixture
-def bridged(world: World, person_for: Callable[[str], RoomsUserClient]) -> Bridged:
+def bridged(world: World, person_in_process_or_asgi: Callable[[str], RoomsUserClient]) -> Bridged:
+    person_for = person_in_process_or_asgi
     s = world.service
     _, bridge_token = s.create_user("matrix-bridge", external=True)
     _, other_token = s.create_user("other-bridge", external=True)

@@ -1,13 +1,13 @@
 """A person whose token was revoked is out on every channel: the chat account they claimed speaks
 for nobody, neither in a room nor on a card, until an admin gives them a token again. Run in
-process and over HTTP."""
+process and over HTTP (to the app over ASGI)."""
 
 from __future__ import annotations
 
 import pytest
 
 from signoff.kernel.errors import RefusedError
-from tests.system.rooms.test_claims import ALICE_MX, Bridged, _claim, _head, bridged  # noqa: F401 (a fixture)
+from tests.integration.rooms.test_claims import ALICE_MX, Bridged, _claim, _head, bridged  # noqa: F401 (a fixture)
 
 
 def test_a_revoked_persons_claimed_account_neither_speaks_nor_answers(bridged: Bridged) -> None:  # noqa: F811
