@@ -4,8 +4,12 @@ for the web console), two agents (fixer, helper) and a room (ops) they share."""
 from __future__ import annotations
 
 import os
+import queue
+import re
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +26,6 @@ from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, RoomsUserClient
 from signoff.rooms.domain.signin import SignIns
 from tests.conftest import wait_for
-from tests.support.net import free_port
 from tests.support.web import password_client
 
 PASSWORD = "people sign off in the browser too"
@@ -70,15 +73,45 @@ def signoff(*args: str) -> list[str]:
 
 
 class Process:
-    """A signoff command as a child process, stopped at the end."""
+    """A signoff command as a child process, stopped at the end. Its standard output is read as it
+    comes (`printed` waits for a line), so a chatty process never blocks on a full pipe."""
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.output: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def printed(self, pattern: re.Pattern[str], timeout: float = 120) -> re.Match[str]:
+        """The first line of output matching `pattern` (output read so far is kept in `output`)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"nothing matching {pattern.pattern!r} was printed: {self.output}") from None
+            if line is None:
+                raise AssertionError(f"process exited: {self.output} {self._stderr()}")
+            self.output.append(line)
+            found = pattern.search(line)
+            if found:
+                return found
+
+    def _stderr(self) -> str:
+        if self.proc.poll() is None or self.proc.stderr is None:
+            return ""
+        return self.proc.stderr.read()[-2000:]
 
     def ready(self, url: str) -> None:
         def answers() -> bool:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"process exited: {self.proc.communicate()[1][-2000:]}")
+                raise RuntimeError(f"process exited: {self._stderr()}")
             try:
                 httpx.get(url, timeout=2, verify=tls_context())
             except httpx.HTTPError:
@@ -91,10 +124,26 @@ class Process:
     def stop(self) -> None:
         self.proc.terminate()
         try:
-            self.proc.communicate(timeout=10)
+            self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            self.proc.communicate()
+            self.proc.wait()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+
+
+SERVING = re.compile(r"signoff rooms serving on (http://\S+)")
+
+
+def serve(env: dict[str, str], *args: str) -> tuple[Process, str]:
+    """`signoff serve` on a port the server itself picks (`--port 0`), and the base URL it printed:
+    a port chosen here and passed in could be taken by another process before the server binds it."""
+    server = Process(signoff("serve", "--port", "0", *args), env)
+    try:
+        return server, server.printed(SERVING).group(1)
+    except BaseException:
+        server.stop()
+        raise
 
 
 @pytest.fixture(scope="module")
@@ -114,10 +163,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     room = rooms.create_room(alice, "ops", agent_names=["fixer", "helper"], user_names=["alice", "bob"])
     rooms.create_room(alice, "board", user_names=["alice"])  # no agent is a member
     ledger.close()
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
-    server = Process(signoff("serve", "--port", str(port)), {**env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db})
-    url = f"http://127.0.0.1:{port}"
+    server, url = serve({**env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db})
     try:
         server.ready(f"{url}/health")
         yield Served(url, home, alice_token, bob_token, RoomsAgent(url, fixer.id, fixer_key),

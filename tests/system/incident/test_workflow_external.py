@@ -20,8 +20,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore
-from tests.support.net import free_port
-from tests.support.serve import Process, signoff
+from tests.support.serve import serve
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +35,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
         admin_token = str(RoomService(ledger).init()["admin_token"])
     finally:
         ledger.close()
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
-    proc = Process(signoff("serve", "--port", str(port)),
-                   {**env, "SIGNOFF_HOME": str(tmp_path / "server-home"), "SIGNOFF_DB": db})
-    url = f"http://127.0.0.1:{port}"
+    proc, url = serve({**env, "SIGNOFF_HOME": str(tmp_path / "server-home"), "SIGNOFF_DB": db})
     try:
         proc.ready(f"{url}/health")
         yield url, admin_token

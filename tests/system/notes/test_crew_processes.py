@@ -21,9 +21,8 @@ from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient, write_private_json
 from tests.conftest import wait_for
 from tests.support.gitrepo import Repo
-from tests.support.net import free_port
 from tests.support.paths import ROOT
-from tests.support.serve import Process, signoff
+from tests.support.serve import serve, signoff
 from tests.system.notes.crew_world import AGENTS, CrewWorld, make_crew
 
 ROLE_ARG = {SCOUT: "scout", WRITER: "writer", EDITOR: "editor"}
@@ -78,10 +77,7 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
         return
     server_db = f"sqlite:///{tmp_path / 'rooms.db'}"
     world = _world(server_db)
-    port = free_port()
-    server = Process(signoff("serve", "--port", str(port)),
-                     {**_clean_env(), "SIGNOFF_HOME": str(tmp_path / "server"), "SIGNOFF_DB": server_db})
-    url = f"http://127.0.0.1:{port}"
+    server, url = serve({**_clean_env(), "SIGNOFF_HOME": str(tmp_path / "server"), "SIGNOFF_DB": server_db})
     try:
         server.ready(f"{url}/health")
         _toml(config, url, {"alice": world.alice.sender})

@@ -18,7 +18,6 @@ import httpx
 import pytest
 
 from signoff.kernel.tls import tls_context
-from tests.support.net import free_port
 from tests.support.requires import require_sandbox
 from tests.support.web import csrf_of
 
@@ -38,7 +37,7 @@ def _signoff(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
 class DemoServer:
     def __init__(self, folder: Path) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "signoff.cli.main", "serve", "--demo", "--port",
-                                      str(free_port())], cwd=folder, env=_env(), stdout=subprocess.PIPE,
+                                      "0"], cwd=folder, env=_env(), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -135,7 +134,7 @@ def test_the_printed_link_signs_in_and_the_pages_show_the_demos_data(demo_server
 
 
 def test_serve_demo_refuses_a_folder_the_demos_never_ran_in(tmp_path: Path) -> None:
-    done = _signoff(tmp_path, "serve", "--demo", "--port", str(free_port()))
+    done = _signoff(tmp_path, "serve", "--demo", "--port", "0")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert lines[0].startswith("error: ") and "holds no demo state" in lines[0]
@@ -150,7 +149,7 @@ def test_serve_demo_will_not_take_over_a_visitor_it_did_not_create(tmp_path: Pat
     (tmp_path / ".signoff" / "demo-repair").mkdir(parents=True)
     made = _signoff(tmp_path, "rooms", "user", "add", "visitor", "--json")
     assert made.returncode == 0, made.stderr
-    done = _signoff(tmp_path, "serve", "--demo", "--port", str(free_port()))
+    done = _signoff(tmp_path, "serve", "--demo", "--port", "0")
     assert done.returncode == 4 and "sol_" not in done.stdout  # a conflict
     assert done.stderr.startswith("error: ") and "not the demo's visitor" in done.stderr
     listed = _signoff(tmp_path, "rooms", "user", "list", "--json")

@@ -26,8 +26,7 @@ from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
 from tests.support.cli import Result, run_cli
 from tests.support.fixtures.rooms import Server
-from tests.support.net import free_port
-from tests.support.serve import Process, signoff
+from tests.support.serve import Process, serve, signoff
 from tests.support.web import password_client
 from tests.system.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
@@ -258,11 +257,8 @@ def test_a_desk_owner_revoked_on_the_command_line_approves_nothing_in_the_pages(
 
 
 def _serve(home: Path, config: Path) -> tuple[Process, str]:
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
-    server = Process(signoff("serve", "--port", str(port)),
-                     {**env, "SIGNOFF_HOME": str(home), "SIGNOFF_CONFIG": str(config)})
-    url = f"http://127.0.0.1:{port}"
+    server, url = serve({**env, "SIGNOFF_HOME": str(home), "SIGNOFF_CONFIG": str(config)})
     server.ready(f"{url}/health")
     return server, url
 
