@@ -1,8 +1,9 @@
 """Running the incident's pure decisions against a ledger: read a case, fold it, decide, append.
 
-`signoff.ledger.aggregate.Cases` does the same for keyed cases; the incident needs two things more:
-the `AppendResult` (an evidence server answers whether a fingerprint took a new slot, which a
-replayed idempotency key says), and its one key-less case (`incident-names`). A stored event that
+`signoff.ledger.aggregate.decide_case` does it (`Cases` wraps it for keyed cases); the incident
+calls it directly, as it needs two things more: the `AppendResult` (an evidence server answers
+whether a fingerprint took a new slot, which a replayed idempotency key says), and its one key-less
+case (`incident-names`). A stored event that
 the incident's classes do not read is damage to the incident's records (someone wrote the database
 behind the ledger's back), so it is refused as an IntegrityError naming `fix`.
 """
@@ -15,8 +16,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from signoff.kernel.errors import IntegrityError
-from signoff.ledger import AppendResult, Event, Ledger, NewEvent, NewJob, SqlLedger
-from signoff.ledger.aggregate import Decision, Fold, UnreadableEventError
+from signoff.ledger import AppendResult, Event, Ledger, SqlLedger
+from signoff.ledger.aggregate import Decision, Fold, UnreadableEventError, decide_case
 
 S = TypeVar("S")
 
@@ -42,23 +43,13 @@ def load(ledger: Ledger, fold: Fold[S], case_id: str, initial: S, fix: str) -> S
 
 def decide_on(ledger: Ledger, fold: Fold[S], case_id: str, initial: Callable[[], S], decide: Callable[[S], Decision],
               fix: str, idempotency_key: str | None = None) -> tuple[AppendResult, Decision]:
-    """Read, fold, decide, append at the version read (again on a conflict). Returns the append's
-    result and the decision that was appended (the last one taken)."""
-    taken: list[Decision] = []
-
-    def step(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
-        decision = decide(fold_case(fold, initial(), history, fix))
-        for body in decision.events:
-            if body.CASE is not fold.case:
-                raise ValueError(f"a {fold.case.name} decision returned a {body.CASE.name} event ({body.TYPE})")
-        taken[:] = [decision]
-        return [b.new_event() for b in decision.events], list(decision.jobs)
-
+    """`aggregate.decide_case`, with a stored event the incident cannot read refused as damage."""
     try:
-        result = ledger.update(case_id, step, idempotency_key)
+        return decide_case(ledger, fold, case_id, initial, decide, idempotency_key)
+    except UnreadableEventError as exc:
+        raise IntegrityError(f"{exc.message}; nothing was decided on it", fix) from exc
     except json.JSONDecodeError as exc:  # a stored row that is not JSON at all
         raise IntegrityError(f"{case_id} holds an event that is not JSON; nothing was decided", fix) from exc
-    return result, taken[0]
 
 
 def _read(ledger: Ledger, case_id: str, fix: str) -> list[Event]:

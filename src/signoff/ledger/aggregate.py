@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.ledger.contract import Ledger
-from signoff.ledger.events import Event, NewEvent, NewJob
+from signoff.ledger.events import AppendResult, Event, NewEvent, NewJob
 
 S = TypeVar("S")
 E = TypeVar("E", bound="EventBody")
@@ -274,6 +274,27 @@ class Decision:
 NOTHING = Decision()
 
 
+def decide_case(ledger: Ledger, fold: Fold[S], case_id: str, initial: Callable[[], S],
+                decide: Callable[[S], Decision], idempotency_key: str | None = None) -> tuple[AppendResult, Decision]:
+    """Read `case_id`, fold it onto `initial()`, call `decide(state)` (pure), and append what it decided
+    at the version read; on a conflict read and decide again. Returns the append's result (`replayed`
+    when the idempotency key was seen before) and the decision appended (the last one taken).
+    Raises UnreadableEventError for a stored event no class reads, and ValueError for a decision that
+    returns another case type's event; nothing is appended then."""
+    taken: list[Decision] = []
+
+    def step(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
+        decision = decide(fold.over(initial(), history))
+        for body in decision.events:
+            if body.CASE is not fold.case:
+                raise ValueError(f"a {fold.case.name} decision returned a {body.CASE.name} event ({body.TYPE})")
+        taken[:] = [decision]
+        return [b.new_event() for b in decision.events], list(decision.jobs)
+
+    result = ledger.update(case_id, step, idempotency_key)
+    return result, (taken[0] if taken else NOTHING)
+
+
 class Cases(Generic[S]):
     """A case type's cases in a ledger: `load` folds one, `execute` runs a decision on it.
 
@@ -296,16 +317,7 @@ class Cases(Generic[S]):
         return [self.case.key_of(c) for c in self.ledger.case_ids(self.case.prefix)]
 
     def execute(self, key: str, decide: Callable[[S], Decision], idempotency_key: str | None = None) -> S:
-        case_id = self.case.case_id(key)
-
-        def step(history: list[Event]) -> tuple[list[NewEvent], list[NewJob]]:
-            decision = decide(self.fold.over(self.initial(key), history))
-            for body in decision.events:
-                if body.CASE is not self.case:
-                    raise ValueError(f"a {self.case.name} decision returned a {body.CASE.name} event ({body.TYPE})")
-            return [b.new_event() for b in decision.events], list(decision.jobs)
-
-        self.ledger.update(case_id, step, idempotency_key)
+        decide_case(self.ledger, self.fold, self.case.case_id(key), lambda: self.initial(key), decide, idempotency_key)
         # read again rather than fold the decision onto the state decided on: the fold sees each new
         # event's stamp (its time is the ledger's), and the state includes what others appended since
         return self.load(key)
