@@ -198,7 +198,7 @@ def merge(bug_id: str, head: Annotated[str | None, typer.Option(help="The head S
         head = str(bug.change["head"])
         if not as_json:
             console.print(f"merging head {head} of {bug_id}", highlight=False)
-    sha = execute(desk, who, MergeChange(bug_id, head))
+    sha = execute(desk, who, MergeChange(bug_id, head or ""))  # no change request: refused as such
     desk.deliver_forge_webhooks()
     out = {"merge_commit": sha, "state": desk.bug(bug_id).state}
     print_json(out) if as_json else console.print(f"merged as {sha[:12]}; {bug_id} is {out['state']}")

@@ -49,11 +49,11 @@ class ApproveChange:
 
 @dataclass(frozen=True)
 class MergeChange:
-    """A named human owner merges the change of `bug_id` at `head`, the head they reviewed (None: the
-    face showed the current head and says so before merging)."""
+    """A named human owner merges the change of `bug_id` at `head`, the head they reviewed: every face
+    names the head it showed (the CLI prints the current head before it merges), and no other merges."""
 
     bug_id: str
-    head: str | None
+    head: str
 
 
 @dataclass(frozen=True)
