@@ -26,13 +26,14 @@ from sqlalchemy import func, select
 from signoff.kernel import metrics
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
+from signoff.kernel.wire import UNIX_PEER
 from signoff.ledger.engine import HEADS, stored_revisions
 from signoff.ledger.schema import checkpoints, outbox
 from signoff.ledger.store import SqlLedger
 from signoff.rooms.protocol import wire as protocol
 
 DEFAULT_OUTBOX_WAIT = 300.0
-LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost", UNIX_PEER})  # a Unix-socket peer is on this machine
 _PROXY_HEADERS = ("x-forwarded-for", "forwarded", "x-real-ip")
 
 
