@@ -120,3 +120,28 @@ def test_bad_ops_settings_are_refused_with_a_fix(tmp_path: Path, clock: FixedClo
     with pytest.raises(UsageError) as refused:
         _app(tmp_path, clock, serve)
     assert refused.value.fix
+
+
+def test_the_unix_socket_is_the_owners_and_groups_and_never_replaces_a_file(tmp_path: Path) -> None:
+    import socket
+    import stat
+
+    from signoff.cli.serve import _listen_unix
+    from signoff.kernel.errors import UsageError
+    from tests.support.pg import socket_dir
+
+    where = socket_dir("signoff-ops-") / "s.sock"
+    first = _listen_unix(where)
+    assert stat.S_IMODE(where.stat().st_mode) == 0o660
+    first.close()  # a server that died leaves its socket file behind: the next one replaces it
+    again = _listen_unix(where)
+    probe = socket.socket(socket.AF_UNIX)
+    probe.connect(str(where))
+    probe.close()
+    again.close()
+
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("keep me")
+    with pytest.raises(UsageError) as refused:
+        _listen_unix(a_file)
+    assert "not a socket" in refused.value.message and a_file.read_text() == "keep me"
