@@ -20,6 +20,7 @@ from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mappin
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
 from signoff.airlock.normalise import Normalised, normalise, scan_views
 from signoff.airlock.redact import DEFAULT_REGION, redact_text
+from signoff.kernel import metrics
 
 QUARANTINE_NOTICE = (
     "Your report was held and will not be shown to anyone or any automated tool: parts of it read as "
@@ -134,6 +135,9 @@ def _quarantine(hits: list[Hit], digest: str) -> Verdict:
     names = tuple(name for name in fam.FAMILIES if any(hit.family == name for hit in hits))
     hits = [hit for name in names for hit in hits if hit.family == name]
     message = QUARANTINE_NOTICE.format(families=", ".join(name.replace("_", " ") for name in names))
+    metrics.count("signoff_airlock_scans_total", result="quarantined")
+    for name in names:
+        metrics.count("signoff_airlock_quarantines_total", family=name)
     return Verdict(True, names, tuple(hits), digest, None, message)
 
 
@@ -151,6 +155,7 @@ def _clean(fields: Mapping[str, str], normalised: Normalised, digest: str, regio
         raw_sha256=digest,
         hidden_removed=normalised.hidden_total,
     )
+    metrics.count("signoff_airlock_scans_total", result="clean")
     return Verdict(False, (), (), digest, dossier, CLEAN_NOTICE)
 
 

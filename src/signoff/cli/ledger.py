@@ -1,13 +1,16 @@
-"""`signoff ledger`: verify the audit chain, list cases, show a case, inspect the outbox."""
+"""`signoff ledger`: verify the audit chain, back it up and restore it, list cases, show a case, inspect the
+outbox."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from signoff.cli.context import console, print_json, settings
 from signoff.cli.output import add_data_row, data_table
+from signoff.kernel.errors import IntegrityError
 from signoff.ledger import (
     Outbox,
     SigningPolicy,
@@ -17,6 +20,7 @@ from signoff.ledger import (
     signing_problem,
     verify_chain,
 )
+from signoff.ledger.backup import Manifest, backup, restore
 from signoff.ledger.checkpoints import KEY_NAME
 from signoff.trust import KeyStore
 
@@ -80,6 +84,53 @@ def checkpoint(witness: WitnessOpt = None, as_json: JsonOpt = False) -> None:
     console.print(f"checkpoint signed: seq {cp.seq}, head {cp.head_hash}")
     for w in witness or []:
         console.print(f"witness: {w}")
+
+
+@app.command("backup")
+def backup_cmd(
+    dest: Annotated[Path, typer.Argument(help="The backup file to write (its manifest goes beside it, as FILE.json).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Copy the ledger database while it runs (SQLite's online backup; PostgreSQL: pg_dump in one snapshot)
+    with a manifest of its SHA-256, event count and head; the copy's chain is walked (SQLite) before it
+    is kept. Exit 1 when the chain it holds does not verify (the copy is kept, for a look)."""
+    s = settings()
+    manifest, report = backup(s.db_url, dest, KeyStore(s.keys_dir).trusted())
+    if as_json:
+        print_json({"ok": report.ok, "file": str(dest), "manifest": str(Manifest.path_for(dest)),
+                    "format": manifest.format, "count": manifest.count, "head": manifest.head,
+                    "sha256": manifest.sha256, "problem": report.problem})
+        raise typer.Exit(0 if report.ok else 1)
+    console.print(f"backup written: {dest} ({manifest.format}), {manifest.count} events, head {manifest.head}",
+                  highlight=False)
+    console.print(f"manifest: {Manifest.path_for(dest)}", highlight=False)
+    if not report.ok:
+        raise IntegrityError(f"the backed-up chain does not verify: {report.problem}",
+                             "run `signoff ledger verify` on the live database; the backup was kept as written")
+
+
+@app.command("restore")
+def restore_cmd(
+    src: Annotated[Path, typer.Argument(
+        help="A backup file `signoff ledger backup` wrote (with FILE.json beside it).")],
+    force: Annotated[bool, typer.Option("--force", help="Replace a ledger that already holds events (it is "
+                                        "backed up beside it first). Stop servers and workers before.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Restore a backup as the configured ledger: the file is checked against its manifest, and the restored
+    chain must verify (hashes and signed checkpoints) and end at the manifest's head."""
+    s = settings()
+    done = restore(src, s.db_url, KeyStore(s.keys_dir).trusted(), force=force)
+    if as_json:
+        print_json({"ok": True, "count": done.report.count, "head": done.report.head_hash,
+                    "last_checkpoint": done.report.last_checkpoint,
+                    "kept": str(done.kept) if done.kept else None})
+        return
+    console.print(f"restored: {done.report.count} events, head {done.report.head_hash} (verified)", highlight=False)
+    if done.report.last_checkpoint is not None:
+        console.print(f"last signed checkpoint: seq {done.report.last_checkpoint}", highlight=False)
+    if done.kept is not None:
+        console.print(f"the ledger it replaced was kept as {done.kept}", highlight=False)
 
 
 @app.command("cases")

@@ -4,13 +4,17 @@ packages contribute: any module `signoff.<pkg>.routes` that defines `routers(set
 from __future__ import annotations
 
 import importlib
+import os
 import socket
-from typing import Annotated, Any
+import stat
+from pathlib import Path
+from typing import Annotated, Any, cast
 
 import typer
 
 from signoff.cli.context import console, settings
 from signoff.kernel.errors import UsageError
+from signoff.kernel.wire import UNIX_PEER
 from signoff.ledger import SqlLedger, checkpointing
 from signoff.rooms.domain.signin import LINK_SECONDS, link_url
 
@@ -52,9 +56,47 @@ def _listen(host: str, port: int) -> socket.socket:
                          "pick another --port (0 picks a free one) or stop what uses it") from exc
 
 
+def _listen_unix(path: Path) -> socket.socket:
+    """A Unix socket at `path`, readable and writable by its owner and group only (a proxy reaches it
+    through its group). A socket left by a server that died is replaced; any other file is refused."""
+    if path.exists() or path.is_symlink():
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            raise UsageError(f"{path} exists and is not a socket", "name a path for the socket, not an existing file")
+        path.unlink()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        old = os.umask(0o117)  # the socket is made 0660 at bind: never a moment when anyone may connect
+        try:
+            listener.bind(str(path))
+        finally:
+            os.umask(old)
+        listener.listen(2048)
+    except OSError as exc:
+        listener.close()
+        raise UsageError(f"cannot listen on {path}: {exc.strerror or exc}",
+                         "pick a path in a folder you may write, short enough for a socket (about 100 bytes)") from exc
+    return listener
+
+
+class _UnixPeer:
+    """Names a Unix-socket peer "unix" (uvicorn leaves its address empty), so `[web] trusted_proxies =
+    ["unix"]` can trust the proxy on the socket, and only it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket") and not scope.get("client"):
+            scope["client"] = (UNIX_PEER, 0)
+        await self.app(scope, receive, send)
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind (loopback unless told otherwise).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port (0 picks a free one).")] = 8787,
+    unix_socket: Annotated[Path | None, typer.Option(
+        "--unix-socket", help="Listen on this Unix socket (mode 0660) instead of TCP: for a reverse proxy on the "
+                              "same machine; trust it with [web] trusted_proxies = [\"unix\"].")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Serve the state `signoff demo` left here, and print a "
                                        "one-time sign-in link to look around.")] = False,
 ) -> None:
@@ -74,7 +116,8 @@ def serve(
         from signoff.demo.serve import open_demo, require_demo_state
 
         require_demo_state(current)
-    listener = _listen(host, port)  # before the database is opened: a taken port changes nothing
+    # before the database is opened: a taken port changes nothing
+    listener = _listen_unix(unix_socket) if unix_socket is not None else _listen(host, port)
     ledger = SqlLedger.open(current)
     app = create_app(ledger, current, routers=_contributed(current, "routers"))
     for exc_class, handler in _contributed(current, "exception_handlers"):
@@ -83,7 +126,7 @@ def serve(
     if demo:
         visit = open_demo(app, current)
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{listener.getsockname()[1]}"
+    url = f"unix:{unix_socket}" if unix_socket is not None else f"http://{shown}:{listener.getsockname()[1]}"
     console.print(f"signoff rooms serving on {url} (database {current.db_url.split('?')[0]})", highlight=False)
     if visit is not None:
         desk = f"the desk demo's last run in {visit.desk_home}" if visit.desk_home else "no desk demo run"
@@ -93,6 +136,13 @@ def serve(
         console.print(f"another link: signoff rooms user link {visit.user} --url {url}", highlight=False)
     # No access log: at warning level it printed nothing anyway, and each request still paid for it.
     # The chain head is signed in the background while serving, and once more on the way out.
+    served: Any = app
+    if proxies:
+        # uvicorn's own middleware, applied here rather than by uvicorn so that a Unix-socket peer has a
+        # name ("unix") it can be trusted by; with no proxy named, forwarded headers are never read.
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        served = _UnixPeer(ProxyHeadersMiddleware(cast(Any, app), trusted_hosts=proxies))
     with checkpointing(ledger, current):
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=bool(proxies),
-                                      forwarded_allow_ips=proxies)).run(sockets=[listener])
+        uvicorn.Server(uvicorn.Config(served, log_level="warning", access_log=False, proxy_headers=False)
+                       ).run(sockets=[listener])

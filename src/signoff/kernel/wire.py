@@ -49,6 +49,12 @@ _BEARER = re.compile(r"bearer +([\x21-\x7e]+) *", re.IGNORECASE)
 BEARER_FIX = "send Authorization: Bearer <token>"
 
 
+# A peer on `signoff serve --unix-socket`, as `[web] trusted_proxies` names it: the socket file's
+# permissions decide who may connect. (A proxy on the same machine over TCP comes from 127.0.0.1,
+# which every local process can; a Unix socket is the proxy's alone.)
+UNIX_PEER = "unix"
+
+
 def bearer_token(authorization: str | None, fix: str = BEARER_FIX) -> str:
     """The token of an `Authorization: Bearer <token>` header. A missing header, another scheme or a
     token with spaces or control characters in it is `Unauthenticated` (401): the caller is not known."""

@@ -32,6 +32,7 @@ from pathlib import Path
 from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 
+from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_bytes, canonical_text
 from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import IntegrityError, UsageError
@@ -111,6 +112,7 @@ def sign_checkpoint(ledger: SqlLedger, key: SigningKey, witnesses: Iterable[str]
     unsigned = Checkpoint(seq, head_hash, signed_at, key.keyid, "")
     cp = Checkpoint(seq, head_hash, signed_at, key.keyid, key.sign(unsigned.message()).hex())
     _store(ledger.engine, cp)
+    metrics.count("signoff_ledger_checkpoints_total")
     for witness in witnesses:
         Witness(witness).record(cp)
     return cp

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff import git
+from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
@@ -413,6 +414,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         predicate = redact(predicate)
         predicate["settings"]["requirements"] = REDACTED if req.requirements else None
     evidence_path = _write_evidence(req, settings, progress, predicate, cand) if req.write_evidence else None
+    metrics.count("signoff_verdicts_total", workflow="repair", verdict=judged.verdict.lower())
     return VerifyResult(judged.verdict, judged.reasons, stages, fp, evidence_path, base, cand, frozen.digest,
                         policy.changed, policy.tamper, predicate, policy.signals, executed.notes)
 

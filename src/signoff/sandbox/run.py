@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from signoff.kernel import metrics
 from signoff.kernel.errors import UsageError
 from signoff.sandbox.backend import Backend, Request
 from signoff.sandbox.bwrap_backend import Bubblewrap
@@ -60,9 +61,23 @@ def run(
     full_env = {**default_env(wd), **check_env(env or {})}
     check_timeout(timeout)
     request = Request(cmd, checked, limits, full_env, timeout, wd, network, names, deny_inet, output_limit)
-    if unsafe_no_sandbox:
-        return Unsafe().run(request)
-    return choose(backend).run(request)
+    runner: Backend = Unsafe() if unsafe_no_sandbox else choose(backend)
+    done = runner.run(request)
+    metrics.count("signoff_sandbox_runs_total", backend=str(done.isolation.get("backend", "unknown")),
+                  outcome=_outcome(done))
+    return done
+
+
+def _outcome(done: Execution) -> str:
+    if done.timed_out:
+        return "timeout"
+    if done.oom_killed:
+        return "oom"
+    if done.pids_limit_hit:
+        return "pids_limit"
+    if done.signal is not None:
+        return "signal"
+    return "ok" if done.exit_code == 0 else "failed"
 
 
 def choose(name: str | None) -> Backend:

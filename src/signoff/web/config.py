@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from signoff.incident.service import ORGS
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
+from signoff.kernel.wire import UNIX_PEER
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,11 @@ class WebConfig:
         if not isinstance(deciders, list) or not all(isinstance(d, str) and d for d in deciders):
             raise UsageError("[web] notes_deciders must be a list of room user names", 'e.g. ["alice", "bob"]')
         proxies = section.get("trusted_proxies", [])
-        if not isinstance(proxies, list) or not all(isinstance(p, str) and _network(p) for p in proxies):
-            raise UsageError("[web] trusted_proxies must be a list of IP addresses or networks",
-                             'e.g. trusted_proxies = ["10.0.0.5", "10.1.0.0/16"], or leave it out to trust none')
+        if not isinstance(proxies, list) or not all(isinstance(p, str) and (p == UNIX_PEER or _network(p))
+                                                    for p in proxies):
+            raise UsageError("[web] trusted_proxies must be a list of IP addresses or networks, or \"unix\"",
+                             'e.g. trusted_proxies = ["10.0.0.5", "10.1.0.0/16"], or ["unix"] for a proxy on '
+                             "`signoff serve --unix-socket`, or leave it out to trust none")
         cfg = cls(**{**section, "notes_deciders": tuple(deciders), "trusted_proxies": tuple(proxies)})
         if not 0 < cfg.session_hours <= 24 * 30:
             raise UsageError("[web] session_hours must be above 0 and at most 720", "the default is 12")

@@ -20,6 +20,7 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Respons
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from signoff.kernel import metrics
 from signoff.kernel.clock import Clock
 from signoff.kernel.errors import (
     ConflictError,
@@ -36,6 +37,7 @@ from signoff.ledger import SqlLedger
 from signoff.rooms.domain.model import Principal
 from signoff.rooms.domain.service import RoomService
 from signoff.rooms.domain.tokens import Lifetimes
+from signoff.rooms.http import ops
 from signoff.rooms.http.bodies import (
     AllowBody,
     AnswerBody,
@@ -152,6 +154,7 @@ async def agent_events(
                 if batch:
                     cursor = conn.cursor = batch[-1]["sequence"]
                 if shown:
+                    metrics.count("signoff_rooms_deliveries_total", len(shown), transport="poll")
                     return JSONResponse({"events": shown})
                 left = deadline - asyncio.get_running_loop().time()
                 if left <= 0:
@@ -168,7 +171,11 @@ async def agent_events(
 
     async def sse() -> AsyncIterator[bytes]:
         async for item in frames(service, opened, keepalive):
-            yield protocol.KEEPALIVE if item.event is None else protocol.frame(item.event, item.data, item.id)
+            if item.event is None:
+                yield protocol.KEEPALIVE
+                continue
+            metrics.count("signoff_rooms_deliveries_total", transport="sse")
+            yield protocol.frame(item.event, item.data, item.id)
 
     return StreamingResponse(sse(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -472,9 +479,7 @@ def create_app(ledger: SqlLedger | None = None, settings: Settings | None = None
 
     install_error_handlers(app)
 
-    @app.get("/health")
-    def health() -> dict[str, Any]:
-        return {"ok": True, "server": protocol.server_info(), "sequence": service.head()}
+    ops.install(app, service.ledger, settings, service.head)
 
     app.include_router(agents)
     app.include_router(users)

@@ -1,0 +1,226 @@
+"""What an operator's tools ask a running server: is it alive (`/health`), may it take traffic
+(`/ready`), and what has it done (`/metrics`, Prometheus' text format).
+
+- `/health` answers as long as the process serves requests and can read its database's chain head.
+- `/ready` checks what taking traffic needs: the database answers, its schema is at the heads this
+  build migrates to (a replica running older code beside a migrated database is not ready), and the
+  outbox is being worked: no job has waited for a worker longer than `[serve] ready_outbox_wait_seconds`
+  (default 300; 0 leaves the check out, for a server that runs no workers on purpose).
+- `/metrics`: the counters `signoff.kernel.metrics` declares (this process's), and gauges read from the
+  database at each scrape (every process's work: the outbox, the chain head, the last checkpoint). It
+  answers a local scraper that comes without a proxy, or anyone with `[serve] metrics_token` as a bearer
+  token; through a proxy without the token it is a 404, so a public site does not publish its counters.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy import func, select
+
+from signoff.kernel import metrics
+from signoff.kernel.errors import UsageError
+from signoff.kernel.settings import Settings
+from signoff.kernel.wire import UNIX_PEER
+from signoff.ledger.engine import HEADS, stored_revisions
+from signoff.ledger.schema import checkpoints, outbox
+from signoff.ledger.store import SqlLedger
+from signoff.rooms.protocol import wire as protocol
+
+DEFAULT_OUTBOX_WAIT = 300.0
+LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost", UNIX_PEER})  # a Unix-socket peer is on this machine
+_PROXY_HEADERS = ("x-forwarded-for", "forwarded", "x-real-ip")
+
+
+def outbox_wait_limit(settings: Settings | None) -> float:
+    value = (settings.section("serve") if settings is not None else {}).get(
+        "ready_outbox_wait_seconds", DEFAULT_OUTBOX_WAIT)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise UsageError(f"[serve] ready_outbox_wait_seconds must be a number of seconds (0: no check), not {value!r}",
+                         f"set ready_outbox_wait_seconds = {int(DEFAULT_OUTBOX_WAIT)} in signoff.toml")
+    return float(value)
+
+
+def metrics_token(settings: Settings | None) -> str | None:
+    value = (settings.section("serve") if settings is not None else {}).get("metrics_token")
+    if value is not None and (not isinstance(value, str) or len(value) < 16):
+        raise UsageError("[serve] metrics_token must be a string of at least 16 characters",
+                         "generate one: python -c 'import secrets; print(secrets.token_urlsafe(32))'")
+    return value
+
+
+def _oldest_wait(ledger: SqlLedger, now: float) -> float:
+    """Seconds the longest-waiting job has been claimable without a worker claiming it (0: none waits)."""
+    claimable = (outbox.c.status == "pending") & (outbox.c.available_at <= now) & (
+        outbox.c.lease_expires_at.is_(None) | (outbox.c.lease_expires_at <= now))
+    with ledger.engine.connect() as conn:
+        since = conn.execute(select(func.min(outbox.c.available_at)).where(claimable)).scalar()
+    return max(0.0, now - float(since)) if since is not None else 0.0
+
+
+def readiness(ledger: SqlLedger, wait_limit: float) -> tuple[bool, dict[str, dict[str, Any]]]:
+    checks: dict[str, dict[str, Any]] = {}
+    try:
+        seq, _ = ledger.head()
+        checks["database"] = {"ok": True, "detail": f"chain head at seq {seq}"}
+    except Exception as exc:  # any failure to read is "not ready", said, not a 500
+        checks["database"] = {"ok": False, "detail": f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"}
+        return False, checks
+    with ledger.engine.connect() as conn:
+        at = stored_revisions(conn)
+    checks["migrations"] = {"ok": at == HEADS, "detail": "at head" if at == HEADS else
+                            f"database at {sorted(at)}, this build needs {sorted(HEADS)}"}
+    if wait_limit > 0:
+        waited = _oldest_wait(ledger, ledger.clock.now())
+        checks["workers"] = {"ok": waited <= wait_limit,
+                             "detail": f"oldest claimable job waited {waited:.0f} s (limit {wait_limit:.0f} s)"}
+    return all(c["ok"] for c in checks.values()), checks
+
+
+def _may_scrape(request: Request, token: str | None) -> bool:
+    given = request.headers.get("authorization", "")
+    if token is not None and given.startswith("Bearer ") and hmac.compare_digest(given[7:].strip(), token):
+        return True
+    client = request.client.host if request.client else ""
+    return client in LOOPBACK and not any(h in request.headers for h in _PROXY_HEADERS)
+
+
+class _DatabaseGauges:
+    """Prometheus collector: gauges read from the database at each scrape."""
+
+    def __init__(self, ledger: SqlLedger) -> None:
+        self.ledger = ledger
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        now = self.ledger.clock.now()
+        jobs = GaugeMetricFamily("signoff_outbox_jobs", "Outbox jobs by status.", labels=["status"])
+        with self.ledger.engine.connect() as conn:
+            for status, n in conn.execute(select(outbox.c.status, func.count()).group_by(outbox.c.status)):
+                jobs.add_metric([str(status)], float(n))
+            last_cp = conn.execute(select(func.max(checkpoints.c.signed_at))).scalar()
+        yield jobs
+        yield GaugeMetricFamily("signoff_outbox_oldest_wait_seconds", "Seconds the longest-waiting claimable "
+                                "job has waited for a worker (the outbox's lag).", value=_oldest_wait(self.ledger, now))
+        yield GaugeMetricFamily("signoff_ledger_head_seq", "Position of the ledger's chain head.",
+                                value=float(self.ledger.head()[0]))
+        if last_cp is not None:
+            yield GaugeMetricFamily("signoff_ledger_last_checkpoint_timestamp_seconds",
+                                    "When the newest checkpoint was signed (Unix time).", value=_unix(last_cp))
+
+
+def _unix(signed_at: Any) -> float:
+    if isinstance(signed_at, int | float):
+        return float(signed_at)
+    from datetime import datetime
+
+    return datetime.fromisoformat(str(signed_at).replace("Z", "+00:00")).timestamp()
+
+
+class Metrics:
+    """This app's Prometheus registry, fed by `signoff.kernel.metrics` once `enable`d."""
+
+    def __init__(self, ledger: SqlLedger) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Histogram
+
+        self.registry = CollectorRegistry()
+        self._counters: dict[str, Any] = {}
+        self._histograms: dict[str, Any] = {}
+        for name, m in metrics.METRICS.items():
+            if m.kind == "counter":
+                self._counters[name] = Counter(name.removesuffix("_total"), m.help, m.labels, registry=self.registry)
+            else:
+                self._histograms[name] = Histogram(name, m.help, m.labels, registry=self.registry)
+        self.registry.register(_DatabaseGauges(ledger))  # type: ignore[arg-type]
+
+    def enable(self) -> None:
+        metrics.enable(self._count, self._observe)
+
+    def _count(self, name: str, amount: float, labels: dict[str, str]) -> None:
+        counter = self._counters[name]
+        (counter.labels(**labels) if labels else counter).inc(amount)
+
+    def _observe(self, name: str, value: float, labels: dict[str, str]) -> None:
+        histogram = self._histograms[name]
+        (histogram.labels(**labels) if labels else histogram).observe(value)
+
+    def exposition(self) -> bytes:
+        from prometheus_client import generate_latest
+
+        return bytes(generate_latest(self.registry))
+
+
+class RequestMetrics:
+    """ASGI middleware: each HTTP request counted by its route's template (never its raw path), and the
+    time to its response's start."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = [0]
+
+        async def sending(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = int(message["status"])
+                route = getattr(scope.get("route"), "path", None) or "unmatched"
+                metrics.observe("signoff_http_request_seconds", time.perf_counter() - started, route=route)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            metrics.count("signoff_http_requests_total", route=route, method=_method(scope.get("method", "")),
+                          status=f"{status[0] // 100}xx" if status[0] else "none")
+
+
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def _method(method: str) -> str:
+    return method if method in _METHODS else "other"
+
+
+def install(app: FastAPI, ledger: SqlLedger, settings: Settings | None, head: Any) -> None:
+    """Add /health, /ready and /metrics, and the request counter, to `app`. `head()` gives /health's
+    chain position."""
+    wait_limit = outbox_wait_limit(settings)
+    token = metrics_token(settings)
+    collected = Metrics(ledger)
+    collected.enable()
+    app.state.metrics = collected
+    app.add_middleware(RequestMetrics)
+    router = APIRouter()
+
+    @router.get("/health")
+    def health() -> Response:
+        try:
+            sequence = head()
+        except Exception as exc:  # alive but cannot read its database: said as such, not a 500
+            return JSONResponse({"ok": False, "server": protocol.server_info(),
+                                 "problem": f"database: {type(exc).__name__}"}, status_code=503)
+        return JSONResponse({"ok": True, "server": protocol.server_info(), "sequence": sequence})
+
+    @router.get("/ready")
+    def ready() -> Response:
+        ok, checks = readiness(ledger, wait_limit)
+        return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+
+    @router.get("/metrics")
+    def scrape(request: Request) -> Response:
+        if not _may_scrape(request, token):
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        return Response(collected.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    app.include_router(router)
