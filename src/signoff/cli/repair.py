@@ -317,7 +317,7 @@ _OPERATOR_HELP = ("Who asks: the case's operator, a user of the embedded server 
 
 
 def _move(case_id: str, verb: str, operator: str, reason: str) -> Any:
-    """Resume or abandon a stuck case as its operator (`RepairService.move`), recorded with who and why."""
+    """Resume, abandon or retry a case as its operator (`RepairService.move`), recorded with who and why."""
     from signoff.kernel.ids import new_id
     from signoff.ledger import SqlLedger
     from signoff.repair import Move, RepairService
@@ -345,6 +345,23 @@ def resume_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon
         print_json({"case_id": st.case_id, "state": st.state, "attempt": st.attempt, "resumed": st.resumed})
         return
     console.print(f"{st.case_id} resumed: attempt {st.attempt} is handed to the fixer again by the verifier",
+                  highlight=False)
+
+
+@app.command("retry")
+def retry_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-01.")],
+              operator: Annotated[str, typer.Option("--operator", help=_OPERATOR_HELP)],
+              reason: Annotated[str, typer.Option("--reason", help="Why another attempt is wanted (recorded, said "
+                                                                   "in the room).")] = "",
+              as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Ask for another attempt on a case awaiting review (its attempts have ended). The running
+    verifier (`repair agent verifier` or the next `repair run`) hands it to the fixer."""
+    st = _move(case_id, "retry", operator, reason)
+    if as_json:
+        print_json({"case_id": st.case_id, "state": st.state, "attempt": max(st.retries),
+                    "request": st.retries[max(st.retries)]})
+        return
+    console.print(f"{st.case_id}: attempt {max(st.retries)} asked for; the verifier hands it to the fixer",
                   highlight=False)
 
 

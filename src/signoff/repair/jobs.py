@@ -195,7 +195,7 @@ class RepairJobs:
             return st.card(stage)
         if self.rooms.decision_channel != "approval_card":
             return None
-        request_id = card_request_id(st.case_id, stage)
+        request_id = card_request_id(st.case_id, stage, len(st.retries) if stage == "review" else 0)
         options = [{"id": option, "label": option.capitalize(),
                     "decision": "decline" if verb == "reject" else "accept"} for option, verb in verbs.items()]
         try:

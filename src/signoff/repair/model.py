@@ -125,6 +125,7 @@ class CaseState:
     cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> {stage, verbs, candidate}
     history: list[str] = field(default_factory=list)
     resumed: int = 0  # times the operator resumed the case (`repair.resumed`)
+    retries: dict[int, dict[str, Any]] = field(default_factory=dict)  # attempt -> the operator's request for it
     presented: bool = False  # the contract document was put in the room
 
     @property
@@ -231,6 +232,19 @@ class Resumed(EventBody, type="repair.resumed", case=REPAIR_CASE):
     attempt: int
 
 
+class RetryRequested(EventBody, type="repair.retry_requested", case=REPAIR_CASE):
+    """The operator asked for another attempt once the attempts had ended (from the room or the
+    command line): who, why, and from which message (a room message id; `cli:<id>` on the command line)."""
+
+    by: str
+    by_name: str
+    reason: str
+    via: str
+    key: str
+    from_message: str
+    attempt: int  # the attempt asked for
+
+
 class Abandoned(EventBody, type="repair.abandoned", case=REPAIR_CASE):
     by: str
     by_name: str
@@ -325,7 +339,7 @@ fold = Fold[CaseState](REPAIR_CASE)
 _MOVES: dict[type[EventBody], str] = {
     Reported: "REPORTED", ContractProposed: "CONTRACT_PROPOSED", Approved: "APPROVED", Reproduced: "REPRODUCED",
     Blocked: "BLOCKED", FixRequested: "FIX_REQUESTED", Candidate: "CANDIDATE", ReviewRequested: "AWAITING_REVIEW",
-    Accepted: "ACCEPTED", Declined: "DECLINED", Abandoned: "ABANDONED",
+    Accepted: "ACCEPTED", Declined: "DECLINED", Abandoned: "ABANDONED", RetryRequested: "RETRY_REQUESTED",
 }
 
 
@@ -378,6 +392,13 @@ def _resumed(st: CaseState, ev: Resumed, at: Stamp) -> None:
     # The operator resumed a stuck hand-off: the attempt is handed over again, with a new receipt.
     st.handoffs.pop(ev.attempt, None)
     st.resumed += 1
+
+
+@fold.on(RetryRequested)
+def _retry(st: CaseState, ev: RetryRequested, at: Stamp) -> None:
+    # Another attempt follows: the review card asked for the last one no longer decides anything.
+    st.retries[ev.attempt] = ev.payload()
+    st.cards = {rid: c for rid, c in st.cards.items() if c["stage"] != "review"}
 
 
 @fold.on(Proposal)

@@ -157,7 +157,8 @@ class RepairService:
                                    command.key)
 
     def move(self, case_id: str, move: Move) -> CaseState:
-        """Resume or abandon a stuck case. From the room (`move.via == "room"`) a refusal is recorded
+        """Resume or abandon a stuck case, or ask for another attempt once its attempts have ended
+        (retry). From the room (`move.via == "room"`) a refusal is recorded
         and said there; from the command line it is raised (RefusedError, UsageError) and nothing is
         written."""
         try:
@@ -174,7 +175,7 @@ class RepairService:
             return cases(self.ledger).execute(case_id, lambda now: decisions.decide(now, move), move.key)
         why = decisions.move_refusal(st, move)
         if why is not None:
-            if move.verb == "abandon" and not move.reason:
+            if move.verb in ("abandon", "retry") and not move.reason:
                 raise UsageError(why, "pass --reason TEXT")
             fix = "ask the case's operator" if move.sender != st.operator else f"see `signoff repair show {case_id}`"
             raise RefusedError(why, fix)
@@ -185,8 +186,9 @@ class RepairService:
             return decisions.decide(now, move)
 
         after = cases(self.ledger).execute(case_id, decide, f"repair:{move.verb}:{move.key}")
-        if (move.verb == "abandon" and after.state != "ABANDONED") or (move.verb == "resume"
-                                                                        and after.resumed == st.resumed):
+        if (move.verb == "abandon" and after.state != "ABANDONED") or (
+                move.verb == "resume" and after.resumed == st.resumed) or (
+                move.verb == "retry" and len(after.retries) == len(st.retries)):
             raise RefusedError(f"{move.verb} refused: {case_id} moved meanwhile (now {after.state})",
                                "read it again with `signoff repair show` and decide on what it is now")
         return after

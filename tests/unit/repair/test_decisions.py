@@ -366,3 +366,65 @@ def test_a_case_with_no_candidate_is_rejected_only_by_the_digest_of_its_review()
     assert f"send `{_printed(st, 'reject')}`" in why
     events, _ = _typed(st, _printed(st, "reject"))
     assert [e.type for e in events] == ["repair.declined"]
+
+
+# -- another attempt, asked for by the operator ---------------------------------------------------------
+
+
+def _retry(st: CaseState, sender: str = OPERATOR, reason: str = "the fix drops the zero-coupon case",
+           via: str = "room", room_id: str | None = "room-1") -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.decide(st, decisions.Move("retry", sender, "alice", reason, via, message_key("$m7"),
+                                                       room_id)))
+
+
+def _ended(**changes: object) -> CaseState:
+    """A case whose two attempts have ended and whose review is asked (on a card)."""
+    st = _review(REVIEW_1, REVIEW_2)
+    return replace(st, attempt=2, handoffs={1: {"receipt": {"sender": "v", "message_id": "$h1"}},
+                                            2: {"receipt": {"sender": "v", "message_id": "$h2"}}},
+                   cards={"repair-card:coupon-01:review": {"stage": "review", "verbs": {}, "candidate": ""}},
+                   **changes)
+
+
+def test_parse_stuck_reads_a_retry_with_its_reason() -> None:
+    assert decisions.parse_stuck("@verifier retry coupon-01 it breaks refunds", VERIFIER) == (
+        "retry", "coupon-01", "it breaks refunds")
+    assert decisions.parse_stuck("please @verifier retry coupon-01 x", VERIFIER) is None
+
+
+def test_the_operator_asks_for_another_attempt_recorded_with_who_why_and_which_message() -> None:
+    st = _ended()
+    events, jobs = _retry(st)
+    (event,) = events
+    assert event.type == "repair.retry_requested"
+    assert event.payload == {"by": OPERATOR, "by_name": "alice", "reason": "the fix drops the zero-coupon case",
+                             "via": "room", "key": "repair:msg:$m7", "from_message": "$m7", "attempt": 3}
+    handoff, said = jobs
+    assert (handoff.topic, handoff.payload) == ("repair.handoff", {"case_id": "coupon-01", "attempt": 3})
+    assert "alice asked for attempt 3 (the fix drops the zero-coupon case)" in said.payload["text"]
+    # Folded: the case leaves review (no accept or reject counts), the old review card decides nothing,
+    # and the hand-off of attempt 3 names the operator, the message and the reason.
+    after = replace(st, state="RETRY_REQUESTED", retries={3: event.payload}, cards={})
+    assert decisions.why_asked(after, 3) == {"asked_by": OPERATOR, "from_message": "$m7",
+                                              "reason": "asked by the operator: the fix drops the zero-coupon case"}
+    assert "not awaiting review" in _refused(*decide(after, _command("reject"), VERIFIER))
+    # Its review is a job and a card of its own (the first review's key and card are spent).
+    assert next_step("coupon-01", 3, "REJECTED", 2, round_=1).key == "coupon-01:review:1"
+    assert decisions.card_request_id("coupon-01", "review", 1) == "repair-card:coupon-01:review:1"
+    assert decisions.card_case("repair-card:coupon-01:review:1") == "coupon-01"
+
+
+@pytest.mark.parametrize(("sender", "reason", "state", "room_id", "why"), [
+    ("user:mallory", "again", "AWAITING_REVIEW", "room-1", "only the linked operator can retry coupon-01"),
+    (OPERATOR, "", "AWAITING_REVIEW", "room-1", "say why coupon-01 needs another attempt"),
+    (OPERATOR, "again", "FIX_REQUESTED", "room-1", "coupon-01 is FIX_REQUESTED; another attempt is asked for once"),
+    (OPERATOR, "again", "ACCEPTED", "room-1", "coupon-01 is ACCEPTED, already closed"),
+    (OPERATOR, "again", "AWAITING_REVIEW", "room-2", "count only in its case room"),
+])
+def test_a_retry_is_refused_and_the_reason_said_in_the_room(sender: str, reason: str, state: str, room_id: str,
+                                                          why: str) -> None:
+    events, jobs = _retry(_ended(state=state), sender=sender, reason=reason, room_id=room_id)
+    (event,) = events
+    assert event.type == "repair.command_refused" and why in event.payload["reason"]
+    (said,) = jobs
+    assert said.topic == "repair.say" and why in said.payload["text"]
