@@ -79,8 +79,11 @@ def presented_contract(st: CaseState, harness_digest: str) -> dict[str, Any]:
     card), with the harness digest given: what an approval binds. The harness files are bound by
     the digest, which covers their paths, modes and bytes."""
     c = st.contract
-    return {"case": st.case_id, "behaviour": c.behaviour, "base": st.base, "harness_digest": harness_digest,
-            "expect": c.expect, "regression": list(c.regression), "allow": list(c.allow), "runner": c.runner}
+    shown = {"case": st.case_id, "behaviour": c.behaviour, "base": st.base, "harness_digest": harness_digest,
+             "expect": c.expect, "regression": list(c.regression), "allow": list(c.allow), "runner": c.runner}
+    if c.repository:  # cases opened before the repository was named have none
+        shown["repository"] = c.repository
+    return shown
 
 
 def review(verdict: dict[str, Any] | None) -> dict[str, Any]:
@@ -315,6 +318,7 @@ def _operator(st: CaseState, command: OperatorCommand, verifier_name: str) -> De
             Approved(message_id=command.message_id, by=command.sender, harness_digest=st.harness_digest,
                      approval=approval),
             jobs=[NewJob(f"{case_id}:reproduce", "repair.reproduce", {"case_id": case_id}),
+                  NewJob(f"{case_id}:contract-approved", "repair.contract_approved", {"case_id": case_id}),
                   say(room_id, f"{case_id} approved (harness {st.harness_digest[:12]}); reproducing on "
                                f"base {st.base[:12]}.", key)])
     if command.verb == "accept":

@@ -12,8 +12,10 @@ digest of what was shown. The verifier itself (`verify`) runs its I/O steps here
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from signoff import git
 from signoff.kernel.canonical import canonical_digest
@@ -205,10 +207,13 @@ class RepairService:
         contract = Contract.from_json(watch.contract)
         repo = git.open_repo(Path(contract.repo))
         base = git.resolve(repo, contract.base)
+        # The case names its repository as people know it, beside the base revision it resolved.
+        contract = replace(contract, repository=contract.repository or repository_reference(repo))
         frozen = freeze(Path(contract.harness), harness_store(self.settings))
         number = self.ledger.next_number(f"repair.{contract.name}")
         case_id = f"{contract.name}-{number:02d}"
-        decision = decisions.open_case(case_id, report, watch.payload(), base, frozen.digest)
+        decision = decisions.open_case(case_id, report, {**watch.payload(), "contract": contract.as_json()}, base,
+                                       frozen.digest)
         self.ledger.append(case_key(case_id), 0, [e.new_event() for e in decision.events], list(decision.jobs),
                            idempotency_key=report.key)
 
@@ -221,6 +226,31 @@ class RepairService:
     def verify(self, request: VerifyRequest, progress: Progress = silent) -> VerifyResult:
         """Run a verification (the sandbox, the evidence) as `signoff repair verify` does."""
         return verify(request, self.settings, progress)
+
+
+def repository_reference(repo: Path) -> str:
+    """How people know `repo`: its `origin` remote's URL with no credentials, query or fragment
+    (`https://github.com/o/r`, `git@github.com:o/r.git`), else the name of its folder (a path on
+    this machine means nothing in a shared room)."""
+    url = git.run(repo, "config", "--get", "remote.origin.url", check=False).stdout.decode(errors="replace").strip()
+    return public_url(url) or Path(repo).resolve().name
+
+
+def public_url(url: str) -> str:
+    """`url` as it may be shown to anyone: a `scheme://host[:port]/path` URL without its user,
+    password, query or fragment, or an scp-like `user@host:path`; "" for anything else."""
+    if re.fullmatch(r"[\w.-]+@[\w.-]+:[\w./~-]+", url):
+        return url
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return ""
+    if parts.scheme not in ("https", "http", "ssh", "git") or not parts.hostname:
+        return ""
+    netloc = parts.hostname + (f":{port}" if port else "")
+    shown = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return shown if shown.isprintable() and len(shown) <= 300 else ""
 
 
 # -- a harness a person approves, and verification with it (no ledger needed: the MCP tools) --------

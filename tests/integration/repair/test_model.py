@@ -25,7 +25,7 @@ WRITTEN = {
                   "repair.blocked", "repair.candidate", "repair.card_requested", "repair.command_refused",
                   "repair.contract_presented", "repair.contract_proposed", "repair.declined",
                   "repair.fix_requested", "repair.proposal", "repair.reported", "repair.reproduced",
-                  "repair.resumed", "repair.review_requested", "repair.verdict"],
+                  "repair.resumed", "repair.retry_requested", "repair.review_requested", "repair.verdict"],
     REPAIR_ROOM: ["repair.watch"],
     VERIFIER_LOG: ["repair.noted"],
     FIXER_LOG: ["repair.handoff_refused"],

@@ -26,6 +26,7 @@ def _awaiting_review(home: Path, tmp_path: Path) -> tuple[RepairRoom, str]:
     r.say(r.operator, f"@{r.verifier.name} A 10% coupon is applied twice.")
     r.run()
     (case,) = r.workflow.cases()
+    assert case.contract.repository == "coupon"  # no public remote: the repository's folder names it
 
     def handoff(n: int) -> NewEvent:
         return NewEvent("repair.fix_requested", {"attempt": n, "command_id": f"c{n}", "receipt": {

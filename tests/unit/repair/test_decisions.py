@@ -109,9 +109,10 @@ def test_exact_approval_by_the_operator_in_the_case_room_approves_and_reproduces
     assert approval["digest"] == shown_digest(decisions.presented_contract(_case(), DIGEST))
     assert (approval["by"], approval["via"], approval["option"], approval["meaning"]) == (
         OPERATOR, "room", "approve", "approve")
-    assert [j.topic for j in jobs] == ["repair.reproduce", "repair.say"]
+    # Then: the reproduction, the contract document updated with the approval, the room told.
+    assert [j.topic for j in jobs] == ["repair.reproduce", "repair.contract_approved", "repair.say"]
     assert jobs[0].key == "coupon-01:reproduce"
-    assert jobs[1].payload["marker"] == message_key("$m1")
+    assert jobs[2].payload["marker"] == message_key("$m1")
 
 
 @pytest.mark.parametrize(("command", "why"), [
