@@ -50,6 +50,10 @@ def print_result(result: Any) -> None:
         console.print(f"  tamper signal: the diff reaches for {signal_summary(result.signals)} (review it)",
                       highlight=False)
     console.print(f"  fingerprint {result.fingerprint}", highlight=False)
+    bundled = result.predicate.get("bundle")
+    if bundled:
+        console.print(f"  bundle {bundled['file']}  sha256 {bundled['sha256']}  (base and candidate; signed in the "
+                      "evidence)", highlight=False)
     if result.evidence:
         console.print(f"  evidence {result.evidence}", highlight=False)
 
@@ -89,6 +93,9 @@ def verify_cmd(
                                                         "approved; any other digest is INCONCLUSIVE.")] = None,
     evidence: Annotated[Path | None, typer.Option("--evidence", help="Write the evidence to this file.")] = None,
     redact_paths: Annotated[bool, typer.Option("--redact-paths", help="Leave host paths out of the evidence.")] = False,
+    bundle: Annotated[Path | None, typer.Option("--bundle", help="Also write a git bundle of the base and candidate "
+                                                "revisions (with their history) to this file, to publish beside the "
+                                                "evidence, which signs its SHA-256.")] = None,
     github: Annotated[str | None, typer.Option("--github", help="owner/repo#N: verify the pull request's head "
                                                "against its base and post the verdict as a check run.")] = None,
     check_name: Annotated[str, typer.Option("--check-name", help="The check run's name (with --github).")] = (
@@ -110,6 +117,9 @@ def verify_cmd(
         base, candidate = pull_revisions(client, repo, full_name, number, git_url(settings()))
     if base is None or candidate is None:
         raise UsageError("name the revisions to compare", "pass --base and --candidate, or --github owner/repo#N")
+    if bundle is not None and (bundle.is_dir() or ":" in bundle.name):
+        raise UsageError(f"--bundle {bundle} must name a file (without ':' in its name)",
+                         "pass e.g. --bundle evidence/repair.bundle, beside the --evidence file")
     with reporting("repair verify") as progress:
         result = verify(VerifyRequest(
             repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
@@ -117,7 +127,7 @@ def verify_cmd(
             requirements=list(requirements or []), runner=runner, project_deps=project_deps,
             extras=[e.strip() for x in (extras or []) for e in x.split(",") if e.strip()], pytest=pytest_pin,
             python=python, allow_source_builds=allow_source_builds, repeat=repeat, timeout=timeout,
-            approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
+            approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence, bundle=bundle,
         ), settings(), progress)
     posted = None
     if client is not None and github is not None:
@@ -125,8 +135,8 @@ def verify_cmd(
 
         posted = post_verdict(client, parse_pull(github)[0], result, check_name, evidence_url)
     if as_json:
-        print_json(result.as_json() | ({"check_run": {"id": posted["id"], "conclusion": posted["conclusion"]}}
-                                       if posted else {}))
+        print_json(result.as_json() | {"bundle": result.predicate.get("bundle")}
+                   | ({"check_run": {"id": posted["id"], "conclusion": posted["conclusion"]}} if posted else {}))
     else:
         print_result(result)
         if posted:
