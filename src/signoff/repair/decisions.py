@@ -56,6 +56,9 @@ from signoff.repair.model import (
     RetryRequested,
     ReviewRequested,
     Verdict,
+    VerificationMeasured,
+    VerificationProgress,
+    VerificationRequested,
 )
 from signoff.repair.verdict import VERIFIED
 
@@ -388,6 +391,96 @@ def _move(st: CaseState, move: Move) -> Decision:
                   move.key)])
 
 
+# -- a verification a person starts (the case page) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class StartVerification:
+    """A person asks the verifier to verify one of the case's candidates again, with the case's
+    approved contract (from the case page). It measures; it decides nothing about the case."""
+
+    candidate: str  # the full commit id, one of the case's candidates
+    sender: str
+    by_name: str
+    via: str  # web
+    key: str
+
+
+class Refusal(NamedTuple):
+    """Why a request does not count: `kind` is who may fix it (refused: another person; usage: the
+    request itself; conflict: the case as it is now)."""
+
+    kind: str  # refused | usage | conflict
+    text: str
+
+
+def verification_refusal(st: CaseState, start: StartVerification) -> Refusal | None:
+    """Why `start` may not run against the case as it is, or None."""
+    case_id = st.case_id
+    if start.sender != st.operator:
+        return Refusal("refused", f"verify refused: only the linked operator can start a verification of {case_id}.")
+    if not any(start.candidate == c for c in st.candidates.values()):
+        known = ", ".join(c[:12] for c in st.candidates.values()) or "none yet"
+        return Refusal("usage", f"verify refused: {start.candidate[:40]!r} is not a candidate of {case_id} "
+                                f"(its candidates: {known}).")
+    if st.state == "ABANDONED":
+        return Refusal("conflict", f"verify refused: {case_id} is ABANDONED; nothing more runs on it.")
+    pending = next((c for c in st.checks.values() if c["candidate"] == start.candidate and c["state"] != "done"),
+                   None)
+    if pending is not None:
+        return Refusal("conflict", f"verify refused: run {pending['run']} of candidate {start.candidate[:12]} is "
+                                   f"still {pending['state']}; wait for its verdict.")
+    return None
+
+
+def _start_verification(st: CaseState, start: StartVerification) -> Decision:
+    if verification_refusal(st, start) is not None:
+        return NOTHING  # the service said why before anything was written
+    run = len(st.checks) + 1
+    attempt = next(n for n, c in sorted(st.candidates.items()) if c == start.candidate)
+    who = start.by_name or start.sender
+    return Decision.of(
+        VerificationRequested(run=run, candidate=start.candidate, attempt=attempt, by=start.sender,
+                              by_name=start.by_name, via=start.via, key=start.key),
+        jobs=[NewJob(f"{st.case_id}:verify-again:{run}", "repair.verify_again", {"case_id": st.case_id, "run": run}),
+              say(st.room_id, f"{st.case_id}: {who} started run {run}, a verification of candidate "
+                              f"{start.candidate[:12]} (attempt {attempt}) with the approved harness.", start.key)])
+
+
+@dataclass(frozen=True)
+class VerificationStep:
+    """The verifier's step in run `run` (while it runs)."""
+
+    run: int
+    step: str
+
+
+@dataclass(frozen=True)
+class VerificationDone:
+    """What run `run` measured (`key`: the job's, marking what is said in the room)."""
+
+    measured: VerificationMeasured
+    key: str
+
+
+def _verification_step(st: CaseState, step: VerificationStep) -> Decision:
+    check = st.checks.get(step.run)
+    if check is None or check["state"] == "done" or check["step"] == step.step:
+        return NOTHING
+    return Decision.of(VerificationProgress(run=step.run, step=step.step[:200]))
+
+
+def _verification_done(st: CaseState, done: VerificationDone) -> Decision:
+    m = done.measured
+    check = st.checks.get(m.run)
+    if check is None or check["state"] == "done":
+        return NOTHING
+    codes = ", ".join(r["code"] for r in m.reasons)
+    return Decision.of(m, jobs=[say(st.room_id, f"{st.case_id}: run {m.run} of candidate {m.candidate[:12]}: "
+                                                f"{m.verdict}{f' ({codes})' if codes else ''}, fingerprint "
+                                                f"{m.fingerprint[:12]}, evidence {m.evidence}.", f"{done.key}:said")])
+
+
 # -- reports -------------------------------------------------------------------------------------
 
 
@@ -627,7 +720,7 @@ class AskReview:
 
 
 Command = (OperatorCommand | Move | Present | AskCard | Reproduce | HandOff | Propose | FailAttempt | Commit
-           | Measure | AskReview)
+           | Measure | AskReview | StartVerification | VerificationStep | VerificationDone)
 
 
 def decide(st: CaseState, command: Command, verifier_name: str = "") -> Decision:
@@ -658,4 +751,10 @@ def decide(st: CaseState, command: Command, verifier_name: str = "") -> Decision
             return _verified(st, command.verdict, command.max_attempts)
         case AskReview():
             return _review_asked(st)
+        case StartVerification():
+            return _start_verification(st, command)
+        case VerificationStep():
+            return _verification_step(st, command)
+        case VerificationDone():
+            return _verification_done(st, command)
     raise TypeError(f"not a repair command: {command!r}")

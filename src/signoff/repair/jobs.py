@@ -21,7 +21,7 @@ from signoff.repair import decisions
 from signoff.repair.case import read_case, record
 from signoff.repair.decisions import BaseRun, card_request_id
 from signoff.repair.harness import shown_files
-from signoff.repair.model import FINAL, CaseState, Verdict
+from signoff.repair.model import FINAL, CaseState, Verdict, VerificationMeasured
 from signoff.repair.rooms import RepairRooms
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, VerifyResult, harness_store, verify
@@ -31,7 +31,7 @@ CARD_SECONDS = 7 * 24 * 3600.0  # how long an approval card waits for its answer
 DOCUMENT_TEXT = 512 * 1024  # harness text a contract document carries (a room document holds 1 MiB)
 
 TOPICS = ("repair.say", "repair.present", "repair.reproduce", "repair.handoff", "repair.commit",
-          "repair.verify", "repair.review", "repair.contract_approved")
+          "repair.verify", "repair.review", "repair.contract_approved", "repair.verify_again")
 
 
 class RepairJobs:
@@ -48,6 +48,7 @@ class RepairJobs:
             "repair.say": self.on_say, "repair.present": self.on_present, "repair.reproduce": self.on_reproduce,
             "repair.handoff": self.on_handoff, "repair.commit": self.on_commit, "repair.verify": self.on_verify,
             "repair.review": self.on_review, "repair.contract_approved": self.on_contract_approved,
+            "repair.verify_again": self.on_verify_again,
         }
         if topic != "repair.say" and "case_id" in payload \
                 and read_case(self.ledger, payload["case_id"]).state == "ABANDONED":
@@ -184,6 +185,26 @@ class RepairJobs:
         measured = measured_verdict(attempt, commit, result, diff)
         record(self.ledger, st.case_id, decisions.Measure(measured, self.max_attempts),
                f"repair:done:{key}")
+
+    def on_verify_again(self, key: str, p: dict[str, Any]) -> None:
+        """A verification a person started: the case's approved contract against one of its
+        candidates, each step recorded on the case (what the page shows while it runs)."""
+        st = read_case(self.ledger, p["case_id"])
+        run = int(p["run"])
+        check = st.checks.get(run)
+        if check is None or check["state"] == "done":
+            return
+
+        def progress(step: str, done: int | None = None, total: int | None = None) -> None:
+            said = f"{step} ({done}/{total})" if total else step
+            record(self.ledger, st.case_id, decisions.VerificationStep(run, said), f"repair:done:{key}:{said}")
+
+        progress("started")
+        result = verify(self._request(st, candidate=check["candidate"]), self.settings, progress)
+        measured = VerificationMeasured(run=run, candidate=check["candidate"], verdict=result.verdict,
+                                        reasons=result.reasons, fingerprint=result.fingerprint,
+                                        evidence=str(result.evidence))
+        record(self.ledger, st.case_id, decisions.VerificationDone(measured, key), f"repair:done:{key}")
 
     def on_review(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])

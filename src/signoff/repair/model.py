@@ -129,6 +129,10 @@ class CaseState:
     history: list[str] = field(default_factory=list)
     resumed: int = 0  # times the operator resumed the case (`repair.resumed`)
     retries: dict[int, dict[str, Any]] = field(default_factory=dict)  # attempt -> the operator's request for it
+    # Verifications a person started of one of the case's candidates (the case page), by run number:
+    # {run, candidate, attempt, by, by_name, via, state: queued|running|done, step, and once done the
+    # verdict, reasons, fingerprint, evidence}. They never change the case's state or its review.
+    checks: dict[int, dict[str, Any]] = field(default_factory=dict)
     presented: bool = False  # the contract document was put in the room
 
     @property
@@ -290,6 +294,36 @@ class Verdict(EventBody, type="repair.verdict", case=REPAIR_CASE):
     signals: list[dict[str, Any]] = Field(default_factory=list)  # kept since the static signal was added
 
 
+class VerificationRequested(EventBody, type="repair.verification_requested", case=REPAIR_CASE):
+    """A person started a verification of one of the case's candidates (from the case page)."""
+
+    run: int
+    candidate: str
+    attempt: int  # the attempt that produced the candidate
+    by: str
+    by_name: str
+    via: str
+    key: str
+
+
+class VerificationProgress(EventBody, type="repair.verification_progress", case=REPAIR_CASE):
+    """The verifier's step in a run a person started (what the page shows while it runs)."""
+
+    run: int
+    step: str
+
+
+class VerificationMeasured(EventBody, type="repair.verification_measured", case=REPAIR_CASE):
+    """What a run a person started measured: its verdict and signed evidence."""
+
+    run: int
+    candidate: str
+    verdict: str
+    reasons: list[dict[str, str]]
+    fingerprint: str
+    evidence: str
+
+
 class ReviewRequested(EventBody, type="repair.review_requested", case=REPAIR_CASE):
     pass
 
@@ -402,6 +436,21 @@ def _retry(st: CaseState, ev: RetryRequested, at: Stamp) -> None:
     # Another attempt follows: the review card asked for the last one no longer decides anything.
     st.retries[ev.attempt] = ev.payload()
     st.cards = {rid: c for rid, c in st.cards.items() if c["stage"] != "review"}
+
+
+@fold.on(VerificationRequested)
+def _check_requested(st: CaseState, ev: VerificationRequested, at: Stamp) -> None:
+    st.checks[ev.run] = {**ev.payload(), "state": "queued", "step": ""}
+
+
+@fold.on(VerificationProgress)
+def _check_progress(st: CaseState, ev: VerificationProgress, at: Stamp) -> None:
+    st.checks[ev.run].update(state="running", step=ev.step)
+
+
+@fold.on(VerificationMeasured)
+def _check_measured(st: CaseState, ev: VerificationMeasured, at: Stamp) -> None:
+    st.checks[ev.run].update(ev.payload(), state="done", step="")
 
 
 @fold.on(Proposal)

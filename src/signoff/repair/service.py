@@ -28,7 +28,7 @@ from signoff.ledger import Event, Ledger
 from signoff.ledger.aggregate import NOTHING, Decision
 from signoff.repair import decisions
 from signoff.repair.case import cases, read_case, read_cases
-from signoff.repair.decisions import DefectReport, Move, OperatorCommand
+from signoff.repair.decisions import DefectReport, Move, OperatorCommand, StartVerification
 from signoff.repair.harness import FrozenHarness, HarnessFile, digest_now, freeze, load, shown_files
 from signoff.repair.model import (
     FINAL,
@@ -194,6 +194,23 @@ class RepairService:
             raise RefusedError(f"{move.verb} refused: {case_id} moved meanwhile (now {after.state})",
                                "read it again with `signoff repair show` and decide on what it is now")
         return after
+
+    def start_verification(self, case_id: str, start: StartVerification) -> int:
+        """Ask the verifier to verify one of the case's candidates with its approved contract (the
+        verifier's outbox job runs it, reporting each step on the case); returns the run's number.
+        Refused before anything is written: RefusedError (not the operator), UsageError (not a
+        candidate of the case), ConflictError (the case abandoned, a run of it still pending)."""
+        st = self.case(case_id)
+        refusal = decisions.verification_refusal(st, start)
+        if refusal is not None:
+            kind = {"refused": RefusedError, "usage": UsageError}.get(refusal.kind, ConflictError)
+            raise kind(refusal.text, "pick a candidate the case page lists; only the case's operator starts a run")
+        after = cases(self.ledger).execute(case_id, lambda now: decisions.decide(now, start), start.key)
+        run = next((n for n, c in after.checks.items() if c["key"] == start.key), None)
+        if run is None:
+            raise ConflictError(f"verify refused: {case_id} moved meanwhile (now {after.state})",
+                                "reload the case page and start it again")
+        return run
 
     def report(self, report: DefectReport) -> None:
         """A report in a watched room opens a case with the room's contract (or notes the open one)."""

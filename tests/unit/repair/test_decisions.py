@@ -21,7 +21,7 @@ from signoff.repair.decisions import (
     next_step,
     parse_command,
 )
-from signoff.repair.model import CaseState, Contract
+from signoff.repair.model import CaseState, Contract, VerificationMeasured
 from signoff.repair.verdict import Summary
 
 VERIFIER = "verifier"
@@ -429,3 +429,51 @@ def test_a_retry_is_refused_and_the_reason_said_in_the_room(sender: str, reason:
     assert event.type == "repair.command_refused" and why in event.payload["reason"]
     (said,) = jobs
     assert said.topic == "repair.say" and why in said.payload["text"]
+
+
+# -- a verification a person starts from the case page ------------------------------------------------
+
+
+def _start(st: CaseState, candidate: str = CANDIDATE, sender: str = OPERATOR) -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.decide(st, decisions.StartVerification(candidate, sender, "alice", "web", "web:k1")))
+
+
+def test_a_verification_of_a_candidate_is_queued_for_the_verifier_and_said_in_the_room() -> None:
+    st = _review(REVIEW_1)
+    assert decisions.verification_refusal(st, decisions.StartVerification(CANDIDATE, OPERATOR, "", "web", "k")) is None
+    events, jobs = _start(st)
+    (event,) = events
+    assert event.type == "repair.verification_requested"
+    assert event.payload == {"run": 1, "candidate": CANDIDATE, "attempt": 1, "by": OPERATOR, "by_name": "alice",
+                             "via": "web", "key": "web:k1"}
+    job, said = jobs
+    assert (job.key, job.topic, job.payload) == ("coupon-01:verify-again:1", "repair.verify_again",
+                                                 {"case_id": "coupon-01", "run": 1})
+    assert "alice started run 1, a verification of candidate c2c2c2c2c2c2 (attempt 1)" in said.payload["text"]
+    # Its steps are recorded once each, its outcome once; neither changes the case's state or review.
+    running = replace(st, checks={1: {**event.payload, "state": "running", "step": "executions (1/3)"}})
+    assert _stored(decisions.decide(running, decisions.VerificationStep(1, "executions (1/3)"))) == ([], [])
+    (step,), _ = _stored(decisions.decide(running, decisions.VerificationStep(1, "executions (2/3)")))
+    assert step.payload == {"run": 1, "step": "executions (2/3)"}
+    measured = VerificationMeasured(run=1, candidate=CANDIDATE, verdict="VERIFIED", reasons=[], fingerprint="e" * 64,
+                                    evidence="/e.json")
+    (done,), (told,) = _stored(decisions.decide(running, decisions.VerificationDone(measured, "job")))
+    assert done.type == "repair.verification_measured" and "run 1 of candidate c2c2c2c2c2c2: VERIFIED" in \
+        told.payload["text"]
+    finished = replace(running, checks={1: {**running.checks[1], "state": "done"}})
+    assert _stored(decisions.decide(finished, decisions.VerificationDone(measured, "job"))) == ([], [])
+
+
+@pytest.mark.parametrize(("changes", "candidate", "sender", "kind", "words"), [
+    ({}, CANDIDATE, "user:mallory", "refused", "only the linked operator"),
+    ({}, "b" * 40, OPERATOR, "usage", "is not a candidate of coupon-01 (its candidates: c2c2c2c2c2c2)"),
+    ({"state": "ABANDONED"}, CANDIDATE, OPERATOR, "conflict", "coupon-01 is ABANDONED"),
+    ({"checks": {1: {"run": 1, "candidate": CANDIDATE, "state": "running"}}}, CANDIDATE, OPERATOR, "conflict",
+     "run 1 of candidate c2c2c2c2c2c2 is still running"),
+])
+def test_a_verification_is_refused_with_who_may_fix_it(changes: dict[str, Any], candidate: str, sender: str,
+                                                        kind: str, words: str) -> None:
+    st = replace(_review(REVIEW_1), **changes)
+    refusal = decisions.verification_refusal(st, decisions.StartVerification(candidate, sender, "", "web", "k"))
+    assert refusal is not None and refusal.kind == kind and words in refusal.text
+    assert _start(st, candidate, sender) == ([], [])  # decided on a case that moved: nothing recorded
