@@ -260,7 +260,10 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
                          for k, v in c.handoffs.items()},
             "candidates": {str(k): v for k, v in c.candidates.items()},
             "verdicts": {str(k): {"verdict": v["verdict"], "fingerprint": v["fingerprint"], "evidence": v["evidence"],
-                                  "reasons": [r["code"] for r in v["reasons"]]} for k, v in c.verdicts.items()}}
+                                  "reasons": [r["code"] for r in v["reasons"]]} for k, v in c.verdicts.items()},
+            "verifications": {str(k): {"candidate": v["candidate"], "by": v["by"], "state": v["state"],
+                                       "step": v["step"], "verdict": v.get("verdict"), "evidence": v.get("evidence")}
+                              for k, v in c.checks.items()}}
     if as_json:
         print_json(data)
         return
@@ -273,6 +276,10 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
     for k, v in c.verdicts.items():
         console.print(f"  attempt {k}: {v['candidate'][:12]} {v['verdict']}  evidence {v['evidence']}",
                       highlight=False)
+    for k, v in c.checks.items():
+        status = f"{v['verdict']}  evidence {v['evidence']}" if v["state"] == "done" else v["state"]
+        console.print(f"  run {k} (started by {v['by_name'] or v['by']} via {v['via']}): {v['candidate'][:12]} "
+                      f"{status}", highlight=False)
 
 
 @app.command("harness")

@@ -26,6 +26,7 @@ from signoff.rooms.domain.signin import SignIns
 from signoff.rooms.http.app import create_app
 from signoff.trust import KeyStore, verify_file
 from signoff.web.routes import routers
+from tests.support.cli import run_cli
 from tests.support.fixtures.rooms import Server
 from tests.support.requires import require_sandbox
 from tests.support.web import password_client
@@ -128,6 +129,10 @@ def test_the_operator_starts_a_verification_of_a_candidate_and_sees_it_run_to_it
     assert f"/repair/verify?name={Path(check['evidence']).name}" in final
     # It measured; the case's state and review are as they were. The room was told both ends.
     assert st.state == "AWAITING_REVIEW" and st.last_verdict["verdict"] == "INCONCLUSIVE"  # type: ignore[index]
+    # `signoff repair show` lists the run too.
+    shown_cli = run_cli(["repair", "show", case.case_id], {"SIGNOFF_HOME": str(case.settings.home),
+                                                         "SIGNOFF_DB": case.settings.db_url})
+    assert f"run 1 (started by {case.room.operator.name} via web): {genuine[:12]} VERIFIED" in shown_cli.stdout
     said = [m["body"] for m in case.room.rooms.read_messages(case.room.operator, case.room.room_id, limit=1000)]
     assert any(f"started run 1, a verification of candidate {genuine[:12]}" in b for b in said)
     assert any(f"run 1 of candidate {genuine[:12]}: VERIFIED" in b for b in said)
