@@ -476,9 +476,11 @@ def _verification_done(st: CaseState, done: VerificationDone) -> Decision:
     if check is None or check["state"] == "done":
         return NOTHING
     codes = ", ".join(r["code"] for r in m.reasons)
+    what = f"fingerprint {m.fingerprint[:12]}, evidence {m.evidence}" if m.evidence else "; ".join(
+        r.get("detail") or r["text"] for r in m.reasons)
     return Decision.of(m, jobs=[say(st.room_id, f"{st.case_id}: run {m.run} of candidate {m.candidate[:12]}: "
-                                                f"{m.verdict}{f' ({codes})' if codes else ''}, fingerprint "
-                                                f"{m.fingerprint[:12]}, evidence {m.evidence}.", f"{done.key}:said")])
+                                                f"{m.verdict}{f' ({codes})' if codes else ''}, {what}.",
+                                    f"{done.key}:said")])
 
 
 # -- reports -------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from signoff.repair.decisions import BaseRun, card_request_id
 from signoff.repair.harness import shown_files
 from signoff.repair.model import FINAL, CaseState, Verdict, VerificationMeasured
 from signoff.repair.rooms import RepairRooms
-from signoff.repair.verdict import VERIFIED
+from signoff.repair.verdict import INCONCLUSIVE, VERIFIED
 from signoff.repair.verifier import VerifyRequest, VerifyResult, harness_store, verify
 from signoff.rooms import Receipt
 
@@ -200,10 +200,18 @@ class RepairJobs:
             record(self.ledger, st.case_id, decisions.VerificationStep(run, said), f"repair:done:{key}:{said}")
 
         progress("started")
-        result = verify(self._request(st, candidate=check["candidate"]), self.settings, progress)
-        measured = VerificationMeasured(run=run, candidate=check["candidate"], verdict=result.verdict,
-                                        reasons=result.reasons, fingerprint=result.fingerprint,
-                                        evidence=str(result.evidence))
+        try:
+            result = verify(self._request(st, candidate=check["candidate"]), self.settings, progress)
+        except SignoffError as exc:
+            # It could not run at all (the repository moved, the commit is gone): fail closed, said
+            # on the page and in the room, rather than a run that stays "running".
+            measured = VerificationMeasured(run=run, candidate=check["candidate"], verdict=INCONCLUSIVE,
+                                            reasons=[{"code": "not_run", "text": "the verification could not run",
+                                                      "detail": exc.message}], fingerprint="", evidence="")
+        else:
+            measured = VerificationMeasured(run=run, candidate=check["candidate"], verdict=result.verdict,
+                                            reasons=result.reasons, fingerprint=result.fingerprint,
+                                            evidence=str(result.evidence))
         record(self.ledger, st.case_id, decisions.VerificationDone(measured, key), f"repair:done:{key}")
 
     def on_review(self, key: str, p: dict[str, Any]) -> None:

@@ -152,7 +152,10 @@ def check_status(st: CaseState, check: dict[str, Any]) -> str:
     """A verification run as the page says it (and updates it live)."""
     if check["state"] == "done":
         codes = ", ".join(r["code"] for r in check["reasons"])
-        return f"{check['verdict']}{f' ({codes})' if codes else ''} · fingerprint {check['fingerprint'][:12]}"
+        said = f"{check['verdict']}{f' ({codes})' if codes else ''}"
+        if not check["evidence"]:  # it could not run: why
+            return f"{said} · {'; '.join(r.get('detail') or r['text'] for r in check['reasons'])}"
+        return f"{said} · fingerprint {check['fingerprint'][:12]}"
     if st.state == "ABANDONED":
         return "not run: the case was abandoned"
     if check["state"] == "running":

@@ -162,3 +162,12 @@ def test_a_second_run_of_a_candidate_waits_for_the_first(case: Case) -> None:
     again = case.start(genuine)
     assert again.status_code == 409 and "run 1 of candidate" in again.text and "still queued" in again.text
     assert case.events() == before
+
+
+def test_a_run_that_cannot_start_ends_inconclusive_and_says_why(case: Case) -> None:
+    assert case.start(case.repo.candidates["false-fix"]).status_code == 303
+    case.repo.path.rename(case.repo.path.with_name("moved"))  # the repository is gone when the verifier runs
+    case.room.workflow.poll()
+    check = read_case(case.ledger, case.case_id).checks[1]
+    assert (check["state"], check["verdict"], check["reasons"][0]["code"]) == ("done", "INCONCLUSIVE", "not_run")
+    assert 'id="check-1">INCONCLUSIVE (not_run) · repository not found' in case.page()
