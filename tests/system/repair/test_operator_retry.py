@@ -1,6 +1,7 @@
 """The operator asks for another attempt once a case's attempts have ended: from the room or the
 command line, recorded with who asked, why and from which message; anyone else is refused and told
-why in the room. No sandbox: the case reaches review by the events the verifier would record."""
+why in the room. The first two tests need no sandbox (the case reaches review by the events the
+verifier would record); the last runs the whole loop in it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from signoff.repair import read_case
 from signoff.repair.fixture import build, examples_root
 from signoff.repair.model import case_key
 from tests.support.cli import run_cli
+from tests.support.requires import require_sandbox
 
 HARNESS = examples_root() / "coupon" / "harness"
 
@@ -101,3 +103,37 @@ def test_the_operator_asks_for_another_attempt_on_the_command_line(home: Path, t
     shown = run_cli(["repair", "show", case_id], env)
     assert f"attempt 3: asked by {r.operator.sender} from message cli:" in shown.stdout
 
+
+
+def test_a_retried_case_runs_its_new_attempt_to_a_review_of_its_own(home: Path, tmp_path: Path) -> None:
+    """The whole loop, in the sandbox: attempt 2 VERIFIED and under review; the operator asks for a
+    third; it runs to a review of its own, which the first review's command does not decide."""
+    require_sandbox()
+    settings = Settings.load(home=home, db_url=f"sqlite:///{tmp_path / 'ledger.db'}", env={})
+    repo = build(examples_root() / "coupon", tmp_path / "coupon")
+    r = open_repair_room(SqlLedger.open(settings), settings, coupon_contract(repo.path, HARNESS))
+    v = r.verifier.name
+    r.say(r.operator, f"@{v} A 10% coupon is applied twice.")
+    r.run()
+    (case,) = r.workflow.cases()
+    r.say(r.operator, r.asked("approve", case.case_id))
+    r.run()
+    assert r.workflow.case(case.case_id).verdicts[2]["verdict"] == "VERIFIED"
+    first_accept = r.asked("accept", case.case_id)
+
+    asked = r.say(r.operator, f"@{v} retry {case.case_id} a second candidate to compare")
+    r.run()
+    st = r.workflow.case(case.case_id)
+    assert st.state == "AWAITING_REVIEW" and st.verdicts[3]["verdict"] == "VERIFIED"
+    assert (st.handoffs[3]["asked_by"], st.handoffs[3]["from_message"]) == (r.operator.sender, asked)
+    accept = r.asked("accept", case.case_id)
+    assert accept != first_accept and st.candidates[3][:12] in accept
+    r.say(r.operator, first_accept)  # typed for the review of attempt 2: decides nothing now
+    r.run()
+    assert r.workflow.case(case.case_id).state == "AWAITING_REVIEW"
+    r.say(r.operator, accept)
+    r.run()
+    done = r.workflow.case(case.case_id)
+    assert done.state == "ACCEPTED"
+    [accepted] = [e for e in r.workflow.ledger.read(case_key(case.case_id)) if e.type == "repair.accepted"]
+    assert accepted.payload["candidate"] == st.candidates[3]
