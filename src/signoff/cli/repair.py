@@ -50,6 +50,10 @@ def print_result(result: Any) -> None:
         console.print(f"  tamper signal: the diff reaches for {signal_summary(result.signals)} (review it)",
                       highlight=False)
     console.print(f"  fingerprint {result.fingerprint}", highlight=False)
+    bundled = result.predicate.get("bundle")
+    if bundled:
+        console.print(f"  bundle {bundled['file']}  sha256 {bundled['sha256']}  (base and candidate; signed in the "
+                      "evidence)", highlight=False)
     if result.evidence:
         console.print(f"  evidence {result.evidence}", highlight=False)
 
@@ -89,6 +93,9 @@ def verify_cmd(
                                                         "approved; any other digest is INCONCLUSIVE.")] = None,
     evidence: Annotated[Path | None, typer.Option("--evidence", help="Write the evidence to this file.")] = None,
     redact_paths: Annotated[bool, typer.Option("--redact-paths", help="Leave host paths out of the evidence.")] = False,
+    bundle: Annotated[Path | None, typer.Option("--bundle", help="Also write a git bundle of the base and candidate "
+                                                "revisions (with their history) to this file, to publish beside the "
+                                                "evidence, which signs its SHA-256.")] = None,
     github: Annotated[str | None, typer.Option("--github", help="owner/repo#N: verify the pull request's head "
                                                "against its base and post the verdict as a check run.")] = None,
     check_name: Annotated[str, typer.Option("--check-name", help="The check run's name (with --github).")] = (
@@ -110,6 +117,9 @@ def verify_cmd(
         base, candidate = pull_revisions(client, repo, full_name, number, git_url(settings()))
     if base is None or candidate is None:
         raise UsageError("name the revisions to compare", "pass --base and --candidate, or --github owner/repo#N")
+    if bundle is not None and (bundle.is_dir() or ":" in bundle.name):
+        raise UsageError(f"--bundle {bundle} must name a file (without ':' in its name)",
+                         "pass e.g. --bundle evidence/repair.bundle, beside the --evidence file")
     with reporting("repair verify") as progress:
         result = verify(VerifyRequest(
             repo=repo, base=base, candidate=candidate, harness=harness, expect=expect,
@@ -117,7 +127,7 @@ def verify_cmd(
             requirements=list(requirements or []), runner=runner, project_deps=project_deps,
             extras=[e.strip() for x in (extras or []) for e in x.split(",") if e.strip()], pytest=pytest_pin,
             python=python, allow_source_builds=allow_source_builds, repeat=repeat, timeout=timeout,
-            approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
+            approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence, bundle=bundle,
         ), settings(), progress)
     posted = None
     if client is not None and github is not None:
@@ -125,8 +135,8 @@ def verify_cmd(
 
         posted = post_verdict(client, parse_pull(github)[0], result, check_name, evidence_url)
     if as_json:
-        print_json(result.as_json() | ({"check_run": {"id": posted["id"], "conclusion": posted["conclusion"]}}
-                                       if posted else {}))
+        print_json(result.as_json() | {"bundle": result.predicate.get("bundle")}
+                   | ({"check_run": {"id": posted["id"], "conclusion": posted["conclusion"]}} if posted else {}))
     else:
         print_result(result)
         if posted:
@@ -250,7 +260,10 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
                          for k, v in c.handoffs.items()},
             "candidates": {str(k): v for k, v in c.candidates.items()},
             "verdicts": {str(k): {"verdict": v["verdict"], "fingerprint": v["fingerprint"], "evidence": v["evidence"],
-                                  "reasons": [r["code"] for r in v["reasons"]]} for k, v in c.verdicts.items()}}
+                                  "reasons": [r["code"] for r in v["reasons"]]} for k, v in c.verdicts.items()},
+            "verifications": {str(k): {"candidate": v["candidate"], "by": v["by"], "state": v["state"],
+                                       "step": v["step"], "verdict": v.get("verdict"), "evidence": v.get("evidence")}
+                              for k, v in c.checks.items()}}
     if as_json:
         print_json(data)
         return
@@ -263,6 +276,10 @@ def show_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-0
     for k, v in c.verdicts.items():
         console.print(f"  attempt {k}: {v['candidate'][:12]} {v['verdict']}  evidence {v['evidence']}",
                       highlight=False)
+    for k, v in c.checks.items():
+        status = f"{v['verdict']}  evidence {v['evidence']}" if v["state"] == "done" else v["state"]
+        console.print(f"  run {k} (started by {v['by_name'] or v['by']} via {v['via']}): {v['candidate'][:12]} "
+                      f"{status}", highlight=False)
 
 
 @app.command("harness")
@@ -317,7 +334,7 @@ _OPERATOR_HELP = ("Who asks: the case's operator, a user of the embedded server 
 
 
 def _move(case_id: str, verb: str, operator: str, reason: str) -> Any:
-    """Resume or abandon a stuck case as its operator (`RepairService.move`), recorded with who and why."""
+    """Resume, abandon or retry a case as its operator (`RepairService.move`), recorded with who and why."""
     from signoff.kernel.ids import new_id
     from signoff.ledger import SqlLedger
     from signoff.repair import Move, RepairService
@@ -345,6 +362,23 @@ def resume_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon
         print_json({"case_id": st.case_id, "state": st.state, "attempt": st.attempt, "resumed": st.resumed})
         return
     console.print(f"{st.case_id} resumed: attempt {st.attempt} is handed to the fixer again by the verifier",
+                  highlight=False)
+
+
+@app.command("retry")
+def retry_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupon-01.")],
+              operator: Annotated[str, typer.Option("--operator", help=_OPERATOR_HELP)],
+              reason: Annotated[str, typer.Option("--reason", help="Why another attempt is wanted (recorded, said "
+                                                                   "in the room).")] = "",
+              as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Ask for another attempt on a case awaiting review (its attempts have ended). The running
+    verifier (`repair agent verifier` or the next `repair run`) hands it to the fixer."""
+    st = _move(case_id, "retry", operator, reason)
+    if as_json:
+        print_json({"case_id": st.case_id, "state": st.state, "attempt": max(st.retries),
+                    "request": st.retries[max(st.retries)]})
+        return
+    console.print(f"{st.case_id}: attempt {max(st.retries)} asked for; the verifier hands it to the fixer",
                   highlight=False)
 
 

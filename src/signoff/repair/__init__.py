@@ -10,7 +10,7 @@ person's acceptance.
 
 from signoff.repair.agent_process import run_fixer, run_verifier, watched_rooms
 from signoff.repair.case import read_case, read_cases
-from signoff.repair.decisions import Move, OperatorCommand
+from signoff.repair.decisions import Move, OperatorCommand, StartVerification
 from signoff.repair.evidence import PREDICATE_TYPE, fingerprint, identity
 from signoff.repair.github_check import CHECK_NAME, post_verdict, pull_revisions
 from signoff.repair.harness import FrozenHarness, HarnessFile, freeze, harness_digest
@@ -48,6 +48,7 @@ __all__ = [
     "OperatorCommand",
     "RepairService",
     "RepairWorkflow",
+    "StartVerification",
     "SyncRepairRooms",
     "VerifyRequest",
     "VerifyResult",

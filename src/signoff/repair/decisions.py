@@ -1,7 +1,7 @@
 """The repair rules as pure decisions: `decide(state, command) -> Decision`, with no I/O.
 
 A command is typed: a person's (`OperatorCommand`: approve, accept, reject; `Move`: resume,
-abandon) or what a job measured (`Reproduce`, `HandOff`, `Propose`, `FailAttempt`, `Commit`,
+abandon, retry) or what a job measured (`Reproduce`, `HandOff`, `Propose`, `FailAttempt`, `Commit`,
 `Measure`, ...). The service and the workflow read what a decision needs (the case, the harness
 digest as it is now, a verification's measurements, the clock) and pass it in the command; these
 functions only say what follows, so the rules are tested without a database, a room or a sandbox.
@@ -53,17 +53,22 @@ from signoff.repair.model import (
     Reported,
     Reproduced,
     Resumed,
+    RetryRequested,
     ReviewRequested,
     Verdict,
+    VerificationMeasured,
+    VerificationProgress,
+    VerificationRequested,
 )
 from signoff.repair.verdict import VERIFIED
 
 _COMMAND = re.compile(r"\b(approve|accept|reject)\s+([A-Za-z0-9][\w.-]*)(?:[ \t]+([0-9a-f]{12,64})\b)?"
                       r"(?:[ \t]+#(\S*))?")
-_STUCK = re.compile(r"^(resume|abandon)\s+([A-Za-z0-9][\w.-]*)(?:\s+(.+))?$", re.DOTALL)
+_STUCK = re.compile(r"^(resume|abandon|retry)\s+([A-Za-z0-9][\w.-]*)(?:\s+(.+))?$", re.DOTALL)
 
-STUCK_VERBS = ("resume", "abandon")
+STUCK_VERBS = ("resume", "abandon", "retry")
 RESUMABLE = "FIX_REQUESTED"  # waiting on the fixer, which may never have seen its hand-off
+RETRYABLE = "AWAITING_REVIEW"  # the attempts have ended: the operator may ask for one more
 ACCEPT = Option(id="accept", label="Accept", meaning="approve")
 REJECT = Option(id="reject", label="Reject", meaning="refuse")
 _OPTIONS = {"approve": APPROVE, "accept": ACCEPT, "reject": REJECT}
@@ -77,8 +82,11 @@ def presented_contract(st: CaseState, harness_digest: str) -> dict[str, Any]:
     card), with the harness digest given: what an approval binds. The harness files are bound by
     the digest, which covers their paths, modes and bytes."""
     c = st.contract
-    return {"case": st.case_id, "behaviour": c.behaviour, "base": st.base, "harness_digest": harness_digest,
-            "expect": c.expect, "regression": list(c.regression), "allow": list(c.allow), "runner": c.runner}
+    shown = {"case": st.case_id, "behaviour": c.behaviour, "base": st.base, "harness_digest": harness_digest,
+             "expect": c.expect, "regression": list(c.regression), "allow": list(c.allow), "runner": c.runner}
+    if c.repository:  # cases opened before the repository was named have none
+        shown["repository"] = c.repository
+    return shown
 
 
 def review(verdict: dict[str, Any] | None) -> dict[str, Any]:
@@ -145,9 +153,10 @@ class OperatorCommand:
 
 @dataclass(frozen=True)
 class Move:
-    """The operator resumes or abandons a stuck case (from the room, or `signoff repair resume|abandon`)."""
+    """The operator resumes or abandons a stuck case, or asks for another attempt once the attempts
+    have ended (from the room, or `signoff repair resume|abandon|retry`)."""
 
-    verb: str  # resume | abandon
+    verb: str  # resume | abandon | retry
     sender: str
     by_name: str
     reason: str
@@ -184,7 +193,7 @@ def parse_command(body: str, verifier_name: str) -> Parsed | None:
 
 
 def parse_stuck(body: str, verifier_name: str) -> tuple[str, str, str] | None:
-    """(verb, case id, reason) for `@<verifier> resume|abandon <case> [reason]`, else None."""
+    """(verb, case id, reason) for `@<verifier> resume|abandon|retry <case> [reason]`, else None."""
     prefix = f"@{verifier_name} "
     if not body.startswith(prefix):
         return None
@@ -194,9 +203,15 @@ def parse_stuck(body: str, verifier_name: str) -> tuple[str, str, str] | None:
     return m.group(1), m.group(2), (m.group(3) or "").strip()
 
 
-def card_request_id(case_id: str, stage: str) -> str:
-    """The approval card of one decision: `stage` is contract (approve) or review (accept/reject)."""
-    return f"repair-card:{case_id}:{stage}"
+def card_request_id(case_id: str, stage: str, round_: int = 0) -> str:
+    """The approval card of one decision: `stage` is contract (approve) or review (accept/reject);
+    a review after the operator's `round_`-th retry gets a card of its own."""
+    return f"repair-card:{case_id}:{stage}" + (f":{round_}" if round_ else "")
+
+
+def card_case(request_id: str) -> str:
+    """The case a card's request id names (case ids hold no colon)."""
+    return request_id.removeprefix("repair-card:").split(":", 1)[0]
 
 
 def card_command(st: CaseState, outcome: dict[str, Any]) -> OperatorCommand | None:
@@ -306,6 +321,7 @@ def _operator(st: CaseState, command: OperatorCommand, verifier_name: str) -> De
             Approved(message_id=command.message_id, by=command.sender, harness_digest=st.harness_digest,
                      approval=approval),
             jobs=[NewJob(f"{case_id}:reproduce", "repair.reproduce", {"case_id": case_id}),
+                  NewJob(f"{case_id}:contract-approved", "repair.contract_approved", {"case_id": case_id}),
                   say(room_id, f"{case_id} approved (harness {st.harness_digest[:12]}); reproducing on "
                                f"base {st.base[:12]}.", key)])
     if command.verb == "accept":
@@ -316,14 +332,14 @@ def _operator(st: CaseState, command: OperatorCommand, verifier_name: str) -> De
                        jobs=[say(room_id, f"{case_id} rejected by review; closed.", key)])
 
 
-# -- resume and abandon (a stuck case) -------------------------------------------------------------
+# -- resume, abandon and retry (the operator moves a case) -----------------------------------------
 
 
 def move_refusal(st: CaseState, move: Move) -> str | None:
-    """Why the operator may not resume or abandon the case as it is, or None."""
+    """Why the operator may not resume, abandon or retry the case as it is, or None."""
     verb, case_id = move.verb, st.case_id
     if verb not in STUCK_VERBS:
-        return f"{verb} refused: the operator can resume or abandon a case."
+        return f"{verb} refused: the operator can resume, abandon or retry a case."
     if move.room_id is not None and move.room_id != st.room_id:
         return f"{verb} refused: commands for {case_id} count only in its case room."
     if move.sender != st.operator:
@@ -332,6 +348,11 @@ def move_refusal(st: CaseState, move: Move) -> str | None:
         return f"{verb} refused: {case_id} is {st.state}, already closed."
     if verb == "abandon" and not move.reason:
         return f"abandon refused: say why {case_id} is abandoned (the reason is recorded)."
+    if verb == "retry" and not move.reason:
+        return f"retry refused: say why {case_id} needs another attempt (the reason is recorded)."
+    if verb == "retry" and st.state != RETRYABLE:
+        return (f"retry refused: {case_id} is {st.state}; another attempt is asked for once its attempts have "
+                f"ended and it awaits review ({RETRYABLE}).")
     if verb == "resume" and (st.state != RESUMABLE or not st.open_attempt(st.attempt)):
         return (f"resume refused: {case_id} is {st.state}; only a case waiting on the fixer's hand-off "
                 f"({RESUMABLE}, the fixer not having acted) is resumed. Abandon it instead if it is stuck.")
@@ -347,6 +368,16 @@ def _move(st: CaseState, move: Move) -> Decision:
         return Decision.of(CommandRefused(verb=move.verb, sender=move.sender, via=move.via, reason=why,
                                           message_id=move.key),
                            jobs=[say(move.room_id or st.room_id, why, move.key)] if move.via == "room" else [])
+    if move.verb == "retry":
+        attempt = st.attempt + 1
+        from_message = move.key.removeprefix("repair:msg:")  # the room message, or the command line's key
+        return Decision.of(
+            RetryRequested(by=move.sender, by_name=by_name, reason=move.reason, via=move.via, key=move.key,
+                           from_message=from_message, attempt=attempt),
+            jobs=[NewJob(f"{st.case_id}:handoff:{attempt}:retry", "repair.handoff",
+                         {"case_id": st.case_id, "attempt": attempt}),
+                  say(st.room_id, f"{st.case_id}: {who} asked for attempt {attempt} ({move.reason}); it is handed "
+                                  "to the fixer.", move.key)])
     if move.verb == "abandon":
         return Decision.of(Abandoned(by=move.sender, by_name=by_name, reason=move.reason, via=move.via,
                                      key=move.key),
@@ -358,6 +389,98 @@ def _move(st: CaseState, move: Move) -> Decision:
                      {"case_id": st.case_id, "attempt": attempt}),
               say(st.room_id, f"{st.case_id} resumed by {who}: attempt {attempt} is handed to the fixer again.",
                   move.key)])
+
+
+# -- a verification a person starts (the case page) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class StartVerification:
+    """A person asks the verifier to verify one of the case's candidates again, with the case's
+    approved contract (from the case page). It measures; it decides nothing about the case."""
+
+    candidate: str  # the full commit id, one of the case's candidates
+    sender: str
+    by_name: str
+    via: str  # web
+    key: str
+
+
+class Refusal(NamedTuple):
+    """Why a request does not count: `kind` is who may fix it (refused: another person; usage: the
+    request itself; conflict: the case as it is now)."""
+
+    kind: str  # refused | usage | conflict
+    text: str
+
+
+def verification_refusal(st: CaseState, start: StartVerification) -> Refusal | None:
+    """Why `start` may not run against the case as it is, or None."""
+    case_id = st.case_id
+    if start.sender != st.operator:
+        return Refusal("refused", f"verify refused: only the linked operator can start a verification of {case_id}.")
+    if not any(start.candidate == c for c in st.candidates.values()):
+        known = ", ".join(c[:12] for c in st.candidates.values()) or "none yet"
+        return Refusal("usage", f"verify refused: {start.candidate[:40]!r} is not a candidate of {case_id} "
+                                f"(its candidates: {known}).")
+    if st.state == "ABANDONED":
+        return Refusal("conflict", f"verify refused: {case_id} is ABANDONED; nothing more runs on it.")
+    pending = next((c for c in st.checks.values() if c["candidate"] == start.candidate and c["state"] != "done"),
+                   None)
+    if pending is not None:
+        return Refusal("conflict", f"verify refused: run {pending['run']} of candidate {start.candidate[:12]} is "
+                                   f"still {pending['state']}; wait for its verdict.")
+    return None
+
+
+def _start_verification(st: CaseState, start: StartVerification) -> Decision:
+    if verification_refusal(st, start) is not None:
+        return NOTHING  # the service said why before anything was written
+    run = len(st.checks) + 1
+    attempt = next(n for n, c in sorted(st.candidates.items()) if c == start.candidate)
+    who = start.by_name or start.sender
+    return Decision.of(
+        VerificationRequested(run=run, candidate=start.candidate, attempt=attempt, by=start.sender,
+                              by_name=start.by_name, via=start.via, key=start.key),
+        jobs=[NewJob(f"{st.case_id}:verify-again:{run}", "repair.verify_again", {"case_id": st.case_id, "run": run}),
+              say(st.room_id, f"{st.case_id}: {who} started run {run}, a verification of candidate "
+                              f"{start.candidate[:12]} (attempt {attempt}) with the approved harness.", start.key)])
+
+
+@dataclass(frozen=True)
+class VerificationStep:
+    """The verifier's step in run `run` (while it runs)."""
+
+    run: int
+    step: str
+
+
+@dataclass(frozen=True)
+class VerificationDone:
+    """What run `run` measured (`key`: the job's, marking what is said in the room)."""
+
+    measured: VerificationMeasured
+    key: str
+
+
+def _verification_step(st: CaseState, step: VerificationStep) -> Decision:
+    check = st.checks.get(step.run)
+    if check is None or check["state"] == "done" or check["step"] == step.step:
+        return NOTHING
+    return Decision.of(VerificationProgress(run=step.run, step=step.step[:200]))
+
+
+def _verification_done(st: CaseState, done: VerificationDone) -> Decision:
+    m = done.measured
+    check = st.checks.get(m.run)
+    if check is None or check["state"] == "done":
+        return NOTHING
+    codes = ", ".join(r["code"] for r in m.reasons)
+    what = f"fingerprint {m.fingerprint[:12]}, evidence {m.evidence}" if m.evidence else "; ".join(
+        r.get("detail") or r["text"] for r in m.reasons)
+    return Decision.of(m, jobs=[say(st.room_id, f"{st.case_id}: run {m.run} of candidate {m.candidate[:12]}: "
+                                                f"{m.verdict}{f' ({codes})' if codes else ''}, {what}.",
+                                    f"{done.key}:said")])
 
 
 # -- reports -------------------------------------------------------------------------------------
@@ -400,12 +523,13 @@ def open_case(case_id: str, report: DefectReport, watch: dict[str, Any], base: s
 # -- what the verifier's and the fixer's work produced (each recorded once) -----------------------
 
 
-def next_step(case_id: str, attempt: int, verdict: str | None, max_attempts: int) -> NewJob:
-    """After an attempt: another hand-off while attempts are left and none is VERIFIED, else review."""
+def next_step(case_id: str, attempt: int, verdict: str | None, max_attempts: int, round_: int = 0) -> NewJob:
+    """After an attempt: another hand-off while attempts are left and none is VERIFIED, else review
+    (a review of its own after the operator's `round_`-th retry)."""
     if verdict != VERIFIED and attempt < max_attempts:
         return NewJob(f"{case_id}:handoff:{attempt + 1}", "repair.handoff",
                       {"case_id": case_id, "attempt": attempt + 1})
-    return NewJob(f"{case_id}:review", "repair.review", {"case_id": case_id})
+    return NewJob(f"{case_id}:review" + (f":{round_}" if round_ else ""), "repair.review", {"case_id": case_id})
 
 
 def _presented(st: CaseState, document_id: str) -> Decision:
@@ -453,8 +577,13 @@ def _reproduction(st: CaseState, run: BaseRun, key: str) -> Decision:
 
 
 def why_asked(st: CaseState, attempt: int) -> dict[str, Any]:
-    """Who asked for this attempt and from which message: the first, the operator's approval; a
+    """Who asked for this attempt and from which message: the first, the operator's approval; one
+    the operator asked for once the attempts had ended, the operator, from that message, and why; a
     retry, the verifier itself, from its hand-off whose attempt failed, and why it failed."""
+    asked = st.retries.get(attempt)
+    if asked is not None:
+        return {"asked_by": asked["by"], "from_message": asked["from_message"],
+                "reason": f"asked by the operator: {asked['reason']}"}
     if attempt == 1 or attempt - 1 not in st.handoffs:
         approval = st.approval or {}
         return {"asked_by": approval.get("by"), "from_message": approval.get("message_id"), "reason": "approved"}
@@ -485,7 +614,7 @@ def _attempt_failed(st: CaseState, attempt: int, why: str, max_attempts: int, ke
     if not st.open_attempt(attempt):
         return NOTHING
     return Decision.of(AttemptFailed(attempt=attempt, reason=why),
-                       jobs=[next_step(st.case_id, attempt, None, max_attempts),
+                       jobs=[next_step(st.case_id, attempt, None, max_attempts, len(st.retries)),
                              say(st.room_id, f"{st.case_id} attempt {attempt}: the fixer's proposal was refused "
                                              f"({why}).", key)])
 
@@ -502,7 +631,8 @@ def _verified(st: CaseState, measured: Verdict, max_attempts: int) -> Decision:
     """A verification's measured outcome, recorded once per attempt, and what follows it."""
     if measured.attempt in st.verdicts:
         return NOTHING
-    return Decision.of(measured, jobs=[next_step(st.case_id, measured.attempt, measured.verdict, max_attempts)])
+    return Decision.of(measured, jobs=[next_step(st.case_id, measured.attempt, measured.verdict, max_attempts,
+                                                 len(st.retries))])
 
 
 def _review_asked(st: CaseState) -> Decision:
@@ -592,7 +722,7 @@ class AskReview:
 
 
 Command = (OperatorCommand | Move | Present | AskCard | Reproduce | HandOff | Propose | FailAttempt | Commit
-           | Measure | AskReview)
+           | Measure | AskReview | StartVerification | VerificationStep | VerificationDone)
 
 
 def decide(st: CaseState, command: Command, verifier_name: str = "") -> Decision:
@@ -623,4 +753,10 @@ def decide(st: CaseState, command: Command, verifier_name: str = "") -> Decision
             return _verified(st, command.verdict, command.max_attempts)
         case AskReview():
             return _review_asked(st)
+        case StartVerification():
+            return _start_verification(st, command)
+        case VerificationStep():
+            return _verification_step(st, command)
+        case VerificationDone():
+            return _verification_done(st, command)
     raise TypeError(f"not a repair command: {command!r}")

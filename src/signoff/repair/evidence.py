@@ -45,6 +45,9 @@ def build_statement(predicate: dict[str, Any]) -> dict[str, Any]:
         subject("git:candidate", gitCommit=ident["candidate"]),
         subject("harness:frozen", sha256=ident["harness_digest"]),
     ]
+    bundled = predicate.get("bundle")
+    if bundled is not None:  # a file beside the evidence: `signoff evidence verify` re-hashes it there
+        subjects.append(subject(bundled["file"], sha256=bundled["sha256"]))
     return statement(subjects, PREDICATE_TYPE, predicate)
 
 
@@ -76,6 +79,14 @@ def check_predicate(st: dict[str, Any], base_dir: Path) -> list[str]:
     by_name = {s.get("name"): s["digest"] for s in st["subject"]}
     expected = {"git:base": ("gitCommit", ident.get("base")), "git:candidate": ("gitCommit", ident.get("candidate")),
                 "harness:frozen": ("sha256", ident.get("harness_digest"))}
+    bundled = p.get("bundle")
+    if bundled is not None:
+        # The bundle holds exactly the identity's commits, and its digest is a subject.
+        if not isinstance(bundled, dict) or bundled.get("refs") != {"refs/heads/base": ident.get("base"),
+                                                                    "refs/heads/candidate": ident.get("candidate")}:
+            raise IntegrityError("repair evidence: the git bundle's refs are not the identity's commits",
+                                 "the statement was altered")
+        expected[str(bundled.get("file"))] = ("sha256", bundled.get("sha256"))
     for name, (algo, value) in expected.items():
         if by_name.get(name, {}).get(algo) != value:
             raise IntegrityError(f"repair evidence: subject {name} does not match the execution identity",

@@ -21,9 +21,9 @@ from signoff.repair import decisions
 from signoff.repair.case import read_case, record
 from signoff.repair.decisions import BaseRun, card_request_id
 from signoff.repair.harness import shown_files
-from signoff.repair.model import FINAL, CaseState, Verdict
+from signoff.repair.model import FINAL, CaseState, Verdict, VerificationMeasured
 from signoff.repair.rooms import RepairRooms
-from signoff.repair.verdict import VERIFIED
+from signoff.repair.verdict import INCONCLUSIVE, VERIFIED
 from signoff.repair.verifier import VerifyRequest, VerifyResult, harness_store, verify
 from signoff.rooms import Receipt
 
@@ -31,7 +31,7 @@ CARD_SECONDS = 7 * 24 * 3600.0  # how long an approval card waits for its answer
 DOCUMENT_TEXT = 512 * 1024  # harness text a contract document carries (a room document holds 1 MiB)
 
 TOPICS = ("repair.say", "repair.present", "repair.reproduce", "repair.handoff", "repair.commit",
-          "repair.verify", "repair.review")
+          "repair.verify", "repair.review", "repair.contract_approved", "repair.verify_again")
 
 
 class RepairJobs:
@@ -47,7 +47,8 @@ class RepairJobs:
         handlers: dict[str, Callable[[str, dict[str, Any]], None]] = {
             "repair.say": self.on_say, "repair.present": self.on_present, "repair.reproduce": self.on_reproduce,
             "repair.handoff": self.on_handoff, "repair.commit": self.on_commit, "repair.verify": self.on_verify,
-            "repair.review": self.on_review,
+            "repair.review": self.on_review, "repair.contract_approved": self.on_contract_approved,
+            "repair.verify_again": self.on_verify_again,
         }
         if topic != "repair.say" and "case_id" in payload \
                 and read_case(self.ledger, payload["case_id"]).state == "ABANDONED":
@@ -62,23 +63,41 @@ class RepairJobs:
     def on_say(self, key: str, p: dict[str, Any]) -> None:
         self.post(p["room_id"], p["text"], p["marker"])
 
-    def on_present(self, key: str, p: dict[str, Any]) -> None:
-        st = read_case(self.ledger, p["case_id"])
+    def contract_document(self, st: CaseState) -> str:
+        """The case room's contract document: the repository and base revision, the contract, every
+        harness file; once approved, who approved it, from which message, and the digest approved."""
         c = st.contract
-        name = f"contract {st.case_id}"
         approve = decisions.command_for(st, "approve", self.rooms.name)  # names the digest of what is shown
-        content = "\n".join([
+        lines = [
             f"# Repair contract {st.case_id}", "", f"Expected behaviour: {c.behaviour}", "",
+            *([f"- repository: {c.repository}"] if c.repository else []),
             f"- base revision: {st.base}", f"- harness digest: {st.harness_digest}",
             f"- expected test (must fail on base by an assertion, then pass): {c.expect}",
             f"- regression tests (must keep passing): {', '.join(c.regression) or 'none'}",
             f"- paths the fix may change: {', '.join(c.allow) or 'any'}",
             f"- runner: {c.runner}", "", *self._harness_text(st), "",
-            f"Approve exactly this with `{approve}` (its digest names this contract; or its approval card, "
-            "where this server has them).",
-        ])
+        ]
+        approval = (st.approval or {}).get("approval")
+        if st.approval is None:
+            lines.append(f"Approve exactly this with `{approve}` (its digest names this contract; or its approval "
+                         "card, where this server has them).")
+        else:
+            by = st.approval["by"]
+            name = self._operator_name(st) if by == st.operator else by
+            lines += ["## Approved", "", f"- approved by: {name} (sender id {by})",
+                      f"- approval message: {st.approval['message_id']}",
+                      f"- harness digest approved: {st.approval['harness_digest']}"]
+            if approval is not None:
+                lines += [f"- approved at: {approval['at']} (via {approval['via']})",
+                          f"- digest of the contract as shown: {approval['digest']}"]
+        return "\n".join(lines)
+
+    def on_present(self, key: str, p: dict[str, Any]) -> None:
+        st = read_case(self.ledger, p["case_id"])
+        name = f"contract {st.case_id}"
+        approve = decisions.command_for(st, "approve", self.rooms.name)
         doc_id = self.rooms.documents(st.room_id).get(name) or self.rooms.create_document(
-            st.room_id, name, content, "the executable contract of a repair case")
+            st.room_id, name, self.contract_document(st), "the executable contract of a repair case")
         card = self._card(st, "contract", f"Approve the repair contract {st.case_id} (harness "
                                           f"{st.harness_digest[:12]}, base {st.base[:12]})", {"approve": "approve"})
         how = f"on the approval card {card}" if card else f"with `{approve}`"
@@ -86,6 +105,16 @@ class RepairJobs:
                               f"(harness {st.harness_digest[:12]}, base {st.base[:12]}, digest "
                               f"{decisions.shown_short(st, 'approve')}). Approve it {how}.", key)
         record(self.ledger, st.case_id, decisions.Present(doc_id), f"repair:done:{key}")
+
+    def on_contract_approved(self, key: str, p: dict[str, Any]) -> None:
+        """The contract document, once approved, names the approver and the approval message."""
+        st = read_case(self.ledger, p["case_id"])
+        doc_id = self.rooms.documents(st.room_id).get(f"contract {st.case_id}")
+        if st.approval is None or doc_id is None:
+            return
+        content = self.contract_document(st)
+        if self.rooms.read_document(st.room_id, doc_id) != content:  # a redelivery finds it done
+            self.rooms.update_document(st.room_id, doc_id, content)
 
     def _harness_text(self, st: CaseState) -> list[str]:
         """The harness files the contract approves, as the document shows them: each file's digest
@@ -157,6 +186,34 @@ class RepairJobs:
         record(self.ledger, st.case_id, decisions.Measure(measured, self.max_attempts),
                f"repair:done:{key}")
 
+    def on_verify_again(self, key: str, p: dict[str, Any]) -> None:
+        """A verification a person started: the case's approved contract against one of its
+        candidates, each step recorded on the case (what the page shows while it runs)."""
+        st = read_case(self.ledger, p["case_id"])
+        run = int(p["run"])
+        check = st.checks.get(run)
+        if check is None or check["state"] == "done":
+            return
+
+        def progress(step: str, done: int | None = None, total: int | None = None) -> None:
+            said = f"{step} ({done}/{total})" if total else step
+            record(self.ledger, st.case_id, decisions.VerificationStep(run, said), f"repair:done:{key}:{said}")
+
+        progress("started")
+        try:
+            result = verify(self._request(st, candidate=check["candidate"]), self.settings, progress)
+        except SignoffError as exc:
+            # It could not run at all (the repository moved, the commit is gone): fail closed, said
+            # on the page and in the room, rather than a run that stays "running".
+            measured = VerificationMeasured(run=run, candidate=check["candidate"], verdict=INCONCLUSIVE,
+                                            reasons=[{"code": "not_run", "text": "the verification could not run",
+                                                      "detail": exc.message}], fingerprint="", evidence="")
+        else:
+            measured = VerificationMeasured(run=run, candidate=check["candidate"], verdict=result.verdict,
+                                            reasons=result.reasons, fingerprint=result.fingerprint,
+                                            evidence=str(result.evidence))
+        record(self.ledger, st.case_id, decisions.VerificationDone(measured, key), f"repair:done:{key}")
+
     def on_review(self, key: str, p: dict[str, Any]) -> None:
         st = read_case(self.ledger, p["case_id"])
         if st.state in ("AWAITING_REVIEW", *FINAL):
@@ -195,7 +252,7 @@ class RepairJobs:
             return st.card(stage)
         if self.rooms.decision_channel != "approval_card":
             return None
-        request_id = card_request_id(st.case_id, stage)
+        request_id = card_request_id(st.case_id, stage, len(st.retries) if stage == "review" else 0)
         options = [{"id": option, "label": option.capitalize(),
                     "decision": "decline" if verb == "reject" else "accept"} for option, verb in verbs.items()]
         try:

@@ -61,6 +61,9 @@ class Contract:
     pytest: str | None = None
     python: str | None = None
     allow_source_builds: bool = False
+    # What people know the repository by, shown with the base revision in the case room's contract
+    # (default, when a case opens: its `origin` remote's URL without credentials, else its folder's name).
+    repository: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,7 +91,7 @@ class Contract:
             raise UsageError(f"{path}: {exc}", "use the keys name, behaviour, repo, base, harness, expect, "
                                                "regression, allow, pythonpath, runner, timeout, fixer_script, "
                                                "requirements, project_deps, extras, pytest, python, "
-                                               "allow_source_builds"
+                                               "allow_source_builds, repository"
                              ) from exc
         if not contract.name or not contract.expect:
             raise UsageError(f"{path}: the contract needs a name and an expected test", "set name and expect")
@@ -125,6 +128,11 @@ class CaseState:
     cards: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> {stage, verbs, candidate}
     history: list[str] = field(default_factory=list)
     resumed: int = 0  # times the operator resumed the case (`repair.resumed`)
+    retries: dict[int, dict[str, Any]] = field(default_factory=dict)  # attempt -> the operator's request for it
+    # Verifications a person started of one of the case's candidates (the case page), by run number:
+    # {run, candidate, attempt, by, by_name, via, state: queued|running|done, step, and once done the
+    # verdict, reasons, fingerprint, evidence}. They never change the case's state or its review.
+    checks: dict[int, dict[str, Any]] = field(default_factory=dict)
     presented: bool = False  # the contract document was put in the room
 
     @property
@@ -231,6 +239,19 @@ class Resumed(EventBody, type="repair.resumed", case=REPAIR_CASE):
     attempt: int
 
 
+class RetryRequested(EventBody, type="repair.retry_requested", case=REPAIR_CASE):
+    """The operator asked for another attempt once the attempts had ended (from the room or the
+    command line): who, why, and from which message (a room message id; `cli:<id>` on the command line)."""
+
+    by: str
+    by_name: str
+    reason: str
+    via: str
+    key: str
+    from_message: str
+    attempt: int  # the attempt asked for
+
+
 class Abandoned(EventBody, type="repair.abandoned", case=REPAIR_CASE):
     by: str
     by_name: str
@@ -271,6 +292,36 @@ class Verdict(EventBody, type="repair.verdict", case=REPAIR_CASE):
     diff: str
     tamper: list[str]
     signals: list[dict[str, Any]] = Field(default_factory=list)  # kept since the static signal was added
+
+
+class VerificationRequested(EventBody, type="repair.verification_requested", case=REPAIR_CASE):
+    """A person started a verification of one of the case's candidates (from the case page)."""
+
+    run: int
+    candidate: str
+    attempt: int  # the attempt that produced the candidate
+    by: str
+    by_name: str
+    via: str
+    key: str
+
+
+class VerificationProgress(EventBody, type="repair.verification_progress", case=REPAIR_CASE):
+    """The verifier's step in a run a person started (what the page shows while it runs)."""
+
+    run: int
+    step: str
+
+
+class VerificationMeasured(EventBody, type="repair.verification_measured", case=REPAIR_CASE):
+    """What a run a person started measured: its verdict and signed evidence."""
+
+    run: int
+    candidate: str
+    verdict: str
+    reasons: list[dict[str, str]]
+    fingerprint: str
+    evidence: str
 
 
 class ReviewRequested(EventBody, type="repair.review_requested", case=REPAIR_CASE):
@@ -325,7 +376,7 @@ fold = Fold[CaseState](REPAIR_CASE)
 _MOVES: dict[type[EventBody], str] = {
     Reported: "REPORTED", ContractProposed: "CONTRACT_PROPOSED", Approved: "APPROVED", Reproduced: "REPRODUCED",
     Blocked: "BLOCKED", FixRequested: "FIX_REQUESTED", Candidate: "CANDIDATE", ReviewRequested: "AWAITING_REVIEW",
-    Accepted: "ACCEPTED", Declined: "DECLINED", Abandoned: "ABANDONED",
+    Accepted: "ACCEPTED", Declined: "DECLINED", Abandoned: "ABANDONED", RetryRequested: "RETRY_REQUESTED",
 }
 
 
@@ -378,6 +429,28 @@ def _resumed(st: CaseState, ev: Resumed, at: Stamp) -> None:
     # The operator resumed a stuck hand-off: the attempt is handed over again, with a new receipt.
     st.handoffs.pop(ev.attempt, None)
     st.resumed += 1
+
+
+@fold.on(RetryRequested)
+def _retry(st: CaseState, ev: RetryRequested, at: Stamp) -> None:
+    # Another attempt follows: the review card asked for the last one no longer decides anything.
+    st.retries[ev.attempt] = ev.payload()
+    st.cards = {rid: c for rid, c in st.cards.items() if c["stage"] != "review"}
+
+
+@fold.on(VerificationRequested)
+def _check_requested(st: CaseState, ev: VerificationRequested, at: Stamp) -> None:
+    st.checks[ev.run] = {**ev.payload(), "state": "queued", "step": ""}
+
+
+@fold.on(VerificationProgress)
+def _check_progress(st: CaseState, ev: VerificationProgress, at: Stamp) -> None:
+    st.checks[ev.run].update(state="running", step=ev.step)
+
+
+@fold.on(VerificationMeasured)
+def _check_measured(st: CaseState, ev: VerificationMeasured, at: Stamp) -> None:
+    st.checks[ev.run].update(ev.payload(), state="done", step="")
 
 
 @fold.on(Proposal)

@@ -52,6 +52,15 @@ class RepairRooms(ABC):
                              instructions=f"Written by the repair verifier ({description}); read it, do not edit it."
                              )["document_id"])
 
+    def read_document(self, room_id: str, document_id: str) -> str:
+        """A room document's content."""
+        (doc,) = self.call(room_id, "load_internal_documents", ids=[document_id])
+        return str(doc.get("content") or "")
+
+    def update_document(self, room_id: str, document_id: str, content: str) -> None:
+        """Replace the content of a document this agent created."""
+        self.call(room_id, "update_room_document", document_id=document_id, content=content)
+
     @abstractmethod
     def call(self, room_id: str, op: str, /, **args: Any) -> Any:
         """Any other operation, on this agent's connection to `room_id`."""

@@ -12,8 +12,10 @@ digest of what was shown. The verifier itself (`verify`) runs its I/O steps here
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from signoff import git
 from signoff.kernel.canonical import canonical_digest
@@ -26,7 +28,7 @@ from signoff.ledger import Event, Ledger
 from signoff.ledger.aggregate import NOTHING, Decision
 from signoff.repair import decisions
 from signoff.repair.case import cases, read_case, read_cases
-from signoff.repair.decisions import DefectReport, Move, OperatorCommand
+from signoff.repair.decisions import DefectReport, Move, OperatorCommand, StartVerification
 from signoff.repair.harness import FrozenHarness, HarnessFile, digest_now, freeze, load, shown_files
 from signoff.repair.model import (
     FINAL,
@@ -157,7 +159,8 @@ class RepairService:
                                    command.key)
 
     def move(self, case_id: str, move: Move) -> CaseState:
-        """Resume or abandon a stuck case. From the room (`move.via == "room"`) a refusal is recorded
+        """Resume or abandon a stuck case, or ask for another attempt once its attempts have ended
+        (retry). From the room (`move.via == "room"`) a refusal is recorded
         and said there; from the command line it is raised (RefusedError, UsageError) and nothing is
         written."""
         try:
@@ -174,7 +177,7 @@ class RepairService:
             return cases(self.ledger).execute(case_id, lambda now: decisions.decide(now, move), move.key)
         why = decisions.move_refusal(st, move)
         if why is not None:
-            if move.verb == "abandon" and not move.reason:
+            if move.verb in ("abandon", "retry") and not move.reason:
                 raise UsageError(why, "pass --reason TEXT")
             fix = "ask the case's operator" if move.sender != st.operator else f"see `signoff repair show {case_id}`"
             raise RefusedError(why, fix)
@@ -185,11 +188,29 @@ class RepairService:
             return decisions.decide(now, move)
 
         after = cases(self.ledger).execute(case_id, decide, f"repair:{move.verb}:{move.key}")
-        if (move.verb == "abandon" and after.state != "ABANDONED") or (move.verb == "resume"
-                                                                        and after.resumed == st.resumed):
+        if (move.verb == "abandon" and after.state != "ABANDONED") or (
+                move.verb == "resume" and after.resumed == st.resumed) or (
+                move.verb == "retry" and len(after.retries) == len(st.retries)):
             raise RefusedError(f"{move.verb} refused: {case_id} moved meanwhile (now {after.state})",
                                "read it again with `signoff repair show` and decide on what it is now")
         return after
+
+    def start_verification(self, case_id: str, start: StartVerification) -> int:
+        """Ask the verifier to verify one of the case's candidates with its approved contract (the
+        verifier's outbox job runs it, reporting each step on the case); returns the run's number.
+        Refused before anything is written: RefusedError (not the operator), UsageError (not a
+        candidate of the case), ConflictError (the case abandoned, a run of it still pending)."""
+        st = self.case(case_id)
+        refusal = decisions.verification_refusal(st, start)
+        if refusal is not None:
+            kind = {"refused": RefusedError, "usage": UsageError}.get(refusal.kind, ConflictError)
+            raise kind(refusal.text, "pick a candidate the case page lists; only the case's operator starts a run")
+        after = cases(self.ledger).execute(case_id, lambda now: decisions.decide(now, start), start.key)
+        run = next((n for n, c in after.checks.items() if c["key"] == start.key), None)
+        if run is None:
+            raise ConflictError(f"verify refused: {case_id} moved meanwhile (now {after.state})",
+                                "reload the case page and start it again")
+        return run
 
     def report(self, report: DefectReport) -> None:
         """A report in a watched room opens a case with the room's contract (or notes the open one)."""
@@ -203,10 +224,13 @@ class RepairService:
         contract = Contract.from_json(watch.contract)
         repo = git.open_repo(Path(contract.repo))
         base = git.resolve(repo, contract.base)
+        # The case names its repository as people know it, beside the base revision it resolved.
+        contract = replace(contract, repository=contract.repository or repository_reference(repo))
         frozen = freeze(Path(contract.harness), harness_store(self.settings))
         number = self.ledger.next_number(f"repair.{contract.name}")
         case_id = f"{contract.name}-{number:02d}"
-        decision = decisions.open_case(case_id, report, watch.payload(), base, frozen.digest)
+        decision = decisions.open_case(case_id, report, {**watch.payload(), "contract": contract.as_json()}, base,
+                                       frozen.digest)
         self.ledger.append(case_key(case_id), 0, [e.new_event() for e in decision.events], list(decision.jobs),
                            idempotency_key=report.key)
 
@@ -219,6 +243,31 @@ class RepairService:
     def verify(self, request: VerifyRequest, progress: Progress = silent) -> VerifyResult:
         """Run a verification (the sandbox, the evidence) as `signoff repair verify` does."""
         return verify(request, self.settings, progress)
+
+
+def repository_reference(repo: Path) -> str:
+    """How people know `repo`: its `origin` remote's URL with no credentials, query or fragment
+    (`https://github.com/o/r`, `git@github.com:o/r.git`), else the name of its folder (a path on
+    this machine means nothing in a shared room)."""
+    url = git.run(repo, "config", "--get", "remote.origin.url", check=False).stdout.decode(errors="replace").strip()
+    return public_url(url) or Path(repo).resolve().name
+
+
+def public_url(url: str) -> str:
+    """`url` as it may be shown to anyone: a `scheme://host[:port]/path` URL without its user,
+    password, query or fragment, or an scp-like `user@host:path`; "" for anything else."""
+    if re.fullmatch(r"[\w.-]+@[\w.-]+:[\w./~-]+", url):
+        return url
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return ""
+    if parts.scheme not in ("https", "http", "ssh", "git") or not parts.hostname:
+        return ""
+    netloc = parts.hostname + (f":{port}" if port else "")
+    shown = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return shown if shown.isprintable() and len(shown) <= 300 else ""
 
 
 # -- a harness a person approves, and verification with it (no ledger needed: the MCP tools) --------

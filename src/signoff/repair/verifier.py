@@ -28,6 +28,7 @@ from typing import Any
 from signoff import git
 from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_digest
+from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
@@ -85,6 +86,7 @@ class VerifyRequest:
     redact_paths: bool = False
     evidence_path: Path | None = None
     write_evidence: bool = True
+    bundle: Path | None = None  # also write a git bundle of base and candidate here; its digest is signed
     backend: str | None = None
     stages: tuple[str, ...] = ("base", "candidate", "regression")  # the workflow reproduces with ("base",)
 
@@ -371,6 +373,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         finally:
             _rmtree(staging)
 
+    bundled = _bundle(req, progress, repo, base, cand) if req.bundle is not None else None
     progress("freezing the harness")
     frozen, preflight = _freeze(req, harness_store(settings))
     policy = _policy(repo, base, cand, req.allow)
@@ -410,6 +413,8 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
                    "harness_source": str(source) if source else None},
     }
+    if bundled is not None:
+        predicate["bundle"] = bundled
     if req.redact_paths:
         predicate = redact(predicate)
         predicate["settings"]["requirements"] = REDACTED if req.requirements else None
@@ -591,6 +596,16 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _rmtree(workspace)
     return Executed(commands, environment, isolation, notes)
+
+
+def _bundle(req: VerifyRequest, progress: Progress, repo: Path, base: str, cand: str) -> dict[str, Any]:
+    """The git bundle of the base and candidate revisions (with their history), written before
+    anything runs, as the evidence records it: its file name, SHA-256 and refs."""
+    assert req.bundle is not None
+    progress("writing the git bundle")
+    path = git.bundle(repo, {"base": base, "candidate": cand}, req.bundle)
+    return {"file": path.name, "sha256": sha256_file(path),
+            "refs": {"refs/heads/base": base, "refs/heads/candidate": cand}}
 
 
 def _write_evidence(req: VerifyRequest, settings: Settings, progress: Progress, predicate: dict[str, Any],

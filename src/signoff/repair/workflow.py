@@ -3,7 +3,8 @@
 A case moves REPORTED -> CONTRACT_PROPOSED -> APPROVED -> REPRODUCED -> FIX_REQUESTED -> CANDIDATE ->
 VERIFIED | REJECTED | INCONCLUSIVE -> (another attempt, or) AWAITING_REVIEW -> ACCEPTED | DECLINED, with
 BLOCKED when the base revision does not show the defect, and ABANDONED when its operator ends it
-(the operator may also resume a case stuck on a lost hand-off). Every transition is an event on the case
+(the operator may also resume a case stuck on a lost hand-off, and ask for another attempt once
+the attempts have ended: RETRY_REQUESTED, then the next hand-off). Every transition is an event on the case
 (`repair.case.<id>`); every effect (a room message, a document, an execution, a commit) is an outbox
 job written in the same transaction as the event that causes it, and every job handler first checks
 whether its effect already happened, so a restart at any point resumes without repeating one.
@@ -118,7 +119,7 @@ class RepairWorkflow:
                 or p.get("requester_agent_id") != self.rooms.agent_id:
             return
         request_id = str(p.get("request_id") or "")
-        case_id = request_id.removeprefix("repair-card:").rsplit(":", 1)[0]
+        case_id = decisions.card_case(request_id)
         try:
             st = self.case(case_id)
         except NotFoundError:
@@ -128,7 +129,7 @@ class RepairWorkflow:
             self.service.decide(command, self.rooms.name)
 
     def _on_stuck(self, moved: tuple[str, str, str], message_id: str, room_id: str, sender: str) -> None:
-        """The operator resumes or abandons a stuck case from the room."""
+        """The operator resumes, abandons or retries a case from the room."""
         verb, case_id, reason = moved
         watch = self.service.watched(room_id)
         # The name replies use comes from the watch, and only for the operator it bound.

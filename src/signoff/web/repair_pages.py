@@ -16,6 +16,12 @@ of the last verdict). The pages decide nothing: a button sends the person's own 
 (`signoff repair run`). Before sending, the page asks the repair service (`RepairService.check`:
 the workflow's rules and the content-bound approval) so that a refused click is answered at once
 and leaves nothing behind, not even a refused message in the room.
+
+"Verify this candidate" starts a new verification of one of the case's candidates with the case's
+approved contract (`RepairService.start_verification`, refused with a 4xx before anything is
+written): the verifier's outbox job runs it and records each step on the case, which the page shows
+live (queued, each step, then the verdict and its signed evidence). It measures; it changes neither
+the case's state nor its review.
 """
 
 from __future__ import annotations
@@ -27,8 +33,9 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UnavailableError
+from signoff.kernel.ids import new_id
 from signoff.ledger import Event
-from signoff.repair import CaseState, HarnessFile, OperatorCommand, RepairService
+from signoff.repair import CaseState, HarnessFile, OperatorCommand, RepairService, StartVerification
 from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.desk_owner import diff_lines
@@ -72,6 +79,9 @@ def cases(request: Request) -> Response:
 def _timeline(events: list[Event]) -> list[dict[str, str]]:
     out = []
     for ev in events:
+        if ev.type == "repair.verification_progress":
+            continue  # a run's steps are shown with the run while it runs
+
         p = ev.payload
         what = ev.type.removeprefix("repair.").replace("_", " ")
         detail = str(p.get("verdict") or p.get("reason") or p.get("attempt") or p.get("commit") or "")
@@ -138,6 +148,26 @@ def _harness(request: Request, st: CaseState) -> tuple[list[HarnessFile], Signof
         return [], exc
 
 
+def check_status(st: CaseState, check: dict[str, Any]) -> str:
+    """A verification run as the page says it (and updates it live)."""
+    if check["state"] == "done":
+        codes = ", ".join(r["code"] for r in check["reasons"])
+        said = f"{check['verdict']}{f' ({codes})' if codes else ''}"
+        if not check["evidence"]:  # it could not run: why
+            return f"{said} · {'; '.join(r.get('detail') or r['text'] for r in check['reasons'])}"
+        return f"{said} · fingerprint {check['fingerprint'][:12]}"
+    if st.state == "ABANDONED":
+        return "not run: the case was abandoned"
+    if check["state"] == "running":
+        return f"running: {check['step']}"
+    return "queued: the verifier runs it when it next runs (signoff repair agent verifier, or signoff repair run)"
+
+
+def _checks(st: CaseState) -> list[dict[str, Any]]:
+    return [{**c, "status": check_status(st, c), "evidence_name": Path(str(c.get("evidence") or "")).name}
+            for _, c in sorted(st.checks.items())]
+
+
 @router.get("/repair/{case_id}")
 def case_page(request: Request, case_id: str) -> Response:
     user = signed_in(request)
@@ -155,7 +185,8 @@ def case_page(request: Request, case_id: str) -> Response:
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
                 diff=diff_lines(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
                 operator=user.sender == st.operator, sent=(kept_notice(request) or {}).get("sent"),
-                version=events[-1].version)
+                version=events[-1].version, checks=_checks(st), candidates=sorted(st.candidates.items()),
+                started=(kept_notice(request) or {}).get("run"))
 
 
 def shown_state(st: CaseState) -> str:
@@ -170,11 +201,26 @@ def case_live(request: Request, case_id: str) -> Response:
     ledger, service = web_state(request).rooms.ledger, _service(request)
 
     def update() -> dict[str, Any]:
-        state = shown_state(service.case(case_id))
-        return {"fields": {"case-state": state},
+        st = service.case(case_id)
+        state = shown_state(st)
+        runs = {f"check-{n}": check_status(st, c) for n, c in st.checks.items()}
+        return {"fields": {"case-state": state, **runs},
                 "notice": f"The case moved on (now {state}): reload to see its stages, attempts and diff."}
 
     return case_stream(request, ledger, service.stream(case_id), update)
+
+
+@router.post("/repair/{case_id}/verifications")
+async def start_verification(request: Request, case_id: str) -> Response:
+    """Start a verification of one of the case's candidates (the form under "Verify a candidate")."""
+    form = await checked_form(request)
+    user = signed_in(request)
+    _case(request, user, case_id)
+    candidate = form.get("candidate", "").strip().lower()
+    run = _service(request).start_verification(case_id, StartVerification(candidate, user.sender, user.name, "web",
+                                                                           f"web:{new_id()}"))
+    return RedirectResponse(with_notice(request, f"/repair/{case_id}", {"run": run}, "verifications"),
+                            status_code=303)
 
 
 @router.post("/repair/{case_id}/{verb}")

@@ -6,9 +6,9 @@ set every attribute git-attributes(5) lists as rewriting bytes or choosing a dri
 program, and its newest commit is signed. Each case copies it and adds one setting from
 git-config(1) (or one piece of repository state: replace refs, grafts, a lazily fetched object),
 then runs every entry point: the `signoff.git` plumbing, the export, `signoff notes snapshot`, the
-MCP `check_claims` function and the supervisor's commit. No case may leave the marker behind, and
-every output must equal what the same commits give in a pristine bare copy (the export must equal
-the committed blobs as `git cat-file` prints them).
+MCP `check_claims` function, the supervisor's commit and the repair evidence's git bundle. No case
+may leave the marker behind, and every output must equal what the same commits give in a pristine
+bare copy (the export must equal the committed blobs as `git cat-file` prints them).
 """
 
 from __future__ import annotations
@@ -171,6 +171,11 @@ def observe(repo: Path, o: Origin, work: Path) -> dict[str, Any]:
                        for c in Snapshot(work / "s.json").commits()]
     claims = f"Commit {o.head[:9]} is signed. There are 2 commits. Commit deadbeef1 is not."
     got["claims"] = _check_claims(claims, repo, "main")
+    # `repair verify --bundle`: the bundle holds the commits themselves, with their real history.
+    bundled = git.bundle(repo, {"base": o.base, "candidate": o.head}, work / "published" / "b.bundle")
+    plain(work, "clone", "--quiet", "--bare", str(bundled), str(work / "from-bundle"))
+    got["bundle"] = (plain(work, "bundle", "list-heads", str(bundled)),
+                     plain(work / "from-bundle", "rev-list", "--parents", "candidate"))
     made = git.commit_files(repo, o.head, {"g.txt": "g\n"}, "probe", ref="refs/signoff/probe")
     raw = plain(repo, "cat-file", "commit", made)
     got["commit"] = ([line.split()[0] for line in raw.split("\n\n")[0].splitlines()], raw.split("\n")[0],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -232,3 +233,37 @@ def test_the_operator_abandons_a_case_from_the_command_line_and_only_the_operato
     assert any(b.startswith("coupon-01 abandoned by alice: reported twice") for b in bodies)
     assert main(["repair", "abandon", "coupon-01", "--operator", "alice", "--reason", "again"]) != 0
     assert "already closed" in capsys.readouterr().err
+
+
+def test_the_evidence_is_published_with_a_git_bundle_whose_digest_it_signs(
+        home: Path, coupon: FixtureRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from signoff import git
+
+    out_dir = tmp_path / "published"
+    evidence, bundle = out_dir / "repair.intoto.json", out_dir / "repair.bundle"
+    assert main(_verify(coupon, "genuine-fix", "--evidence", str(evidence), "--bundle", str(bundle), "--json")) == 0
+    out = json.loads(capsys.readouterr().out)
+    base, candidate = out["base"], out["candidate"]
+    assert out["bundle"] == {"file": "repair.bundle", "sha256": sha256_file(bundle),
+                             "refs": {"refs/heads/base": base, "refs/heads/candidate": candidate}}
+    # The bundle stands alone: `git bundle verify` passes in an empty repository, and a clone has both.
+    empty = tmp_path / "empty"
+    git.run(tmp_path, "init", "--quiet", str(empty))
+    listed = git.run(empty, "bundle", "verify", str(bundle))
+    assert listed.returncode == 0 and b"complete history" in listed.stdout + listed.stderr
+    assert f"{candidate} refs/heads/candidate" in git.verify_bundle(empty, bundle)
+    # The source repository gained no refs from it.
+    assert "refs/heads/base" not in git.output(coupon.path, "for-each-ref", "--format=%(refname)")
+    # The signed statement names the bundle as a subject; `evidence verify` re-hashes it beside the file.
+    envelope = json.loads(evidence.read_text())
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    assert {"name": "repair.bundle", "digest": {"sha256": sha256_file(bundle)}} in statement["subject"]
+    assert main(["evidence", "verify", str(evidence)]) == 0
+    capsys.readouterr()
+    # A bundle swapped for another one after signing fails the check.
+    bundle.write_bytes(bundle.read_bytes() + b"\n")
+    assert main(["evidence", "verify", str(evidence)]) == 1
+    assert "does not match the signed" in capsys.readouterr().out
+    # A bundle path that names a folder is refused before anything runs.
+    assert main(_verify(coupon, "genuine-fix", "--bundle", str(out_dir))) == 2
+    assert "must name a file" in capsys.readouterr().err

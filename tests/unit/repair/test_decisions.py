@@ -21,7 +21,7 @@ from signoff.repair.decisions import (
     next_step,
     parse_command,
 )
-from signoff.repair.model import CaseState, Contract
+from signoff.repair.model import CaseState, Contract, VerificationMeasured
 from signoff.repair.verdict import Summary
 
 VERIFIER = "verifier"
@@ -109,9 +109,10 @@ def test_exact_approval_by_the_operator_in_the_case_room_approves_and_reproduces
     assert approval["digest"] == shown_digest(decisions.presented_contract(_case(), DIGEST))
     assert (approval["by"], approval["via"], approval["option"], approval["meaning"]) == (
         OPERATOR, "room", "approve", "approve")
-    assert [j.topic for j in jobs] == ["repair.reproduce", "repair.say"]
+    # Then: the reproduction, the contract document updated with the approval, the room told.
+    assert [j.topic for j in jobs] == ["repair.reproduce", "repair.contract_approved", "repair.say"]
     assert jobs[0].key == "coupon-01:reproduce"
-    assert jobs[1].payload["marker"] == message_key("$m1")
+    assert jobs[2].payload["marker"] == message_key("$m1")
 
 
 @pytest.mark.parametrize(("command", "why"), [
@@ -366,3 +367,113 @@ def test_a_case_with_no_candidate_is_rejected_only_by_the_digest_of_its_review()
     assert f"send `{_printed(st, 'reject')}`" in why
     events, _ = _typed(st, _printed(st, "reject"))
     assert [e.type for e in events] == ["repair.declined"]
+
+
+# -- another attempt, asked for by the operator ---------------------------------------------------------
+
+
+def _retry(st: CaseState, sender: str = OPERATOR, reason: str = "the fix drops the zero-coupon case",
+           via: str = "room", room_id: str | None = "room-1") -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.decide(st, decisions.Move("retry", sender, "alice", reason, via, message_key("$m7"),
+                                                       room_id)))
+
+
+def _ended(**changes: object) -> CaseState:
+    """A case whose two attempts have ended and whose review is asked (on a card)."""
+    st = _review(REVIEW_1, REVIEW_2)
+    return replace(st, attempt=2, handoffs={1: {"receipt": {"sender": "v", "message_id": "$h1"}},
+                                            2: {"receipt": {"sender": "v", "message_id": "$h2"}}},
+                   cards={"repair-card:coupon-01:review": {"stage": "review", "verbs": {}, "candidate": ""}},
+                   **changes)
+
+
+def test_parse_stuck_reads_a_retry_with_its_reason() -> None:
+    assert decisions.parse_stuck("@verifier retry coupon-01 it breaks refunds", VERIFIER) == (
+        "retry", "coupon-01", "it breaks refunds")
+    assert decisions.parse_stuck("please @verifier retry coupon-01 x", VERIFIER) is None
+
+
+def test_the_operator_asks_for_another_attempt_recorded_with_who_why_and_which_message() -> None:
+    st = _ended()
+    events, jobs = _retry(st)
+    (event,) = events
+    assert event.type == "repair.retry_requested"
+    assert event.payload == {"by": OPERATOR, "by_name": "alice", "reason": "the fix drops the zero-coupon case",
+                             "via": "room", "key": "repair:msg:$m7", "from_message": "$m7", "attempt": 3}
+    handoff, said = jobs
+    assert (handoff.topic, handoff.payload) == ("repair.handoff", {"case_id": "coupon-01", "attempt": 3})
+    assert "alice asked for attempt 3 (the fix drops the zero-coupon case)" in said.payload["text"]
+    # Folded: the case leaves review (no accept or reject counts), the old review card decides nothing,
+    # and the hand-off of attempt 3 names the operator, the message and the reason.
+    after = replace(st, state="RETRY_REQUESTED", retries={3: event.payload}, cards={})
+    assert decisions.why_asked(after, 3) == {"asked_by": OPERATOR, "from_message": "$m7",
+                                              "reason": "asked by the operator: the fix drops the zero-coupon case"}
+    assert "not awaiting review" in _refused(*decide(after, _command("reject"), VERIFIER))
+    # Its review is a job and a card of its own (the first review's key and card are spent).
+    assert next_step("coupon-01", 3, "REJECTED", 2, round_=1).key == "coupon-01:review:1"
+    assert decisions.card_request_id("coupon-01", "review", 1) == "repair-card:coupon-01:review:1"
+    assert decisions.card_case("repair-card:coupon-01:review:1") == "coupon-01"
+
+
+@pytest.mark.parametrize(("sender", "reason", "state", "room_id", "why"), [
+    ("user:mallory", "again", "AWAITING_REVIEW", "room-1", "only the linked operator can retry coupon-01"),
+    (OPERATOR, "", "AWAITING_REVIEW", "room-1", "say why coupon-01 needs another attempt"),
+    (OPERATOR, "again", "FIX_REQUESTED", "room-1", "coupon-01 is FIX_REQUESTED; another attempt is asked for once"),
+    (OPERATOR, "again", "ACCEPTED", "room-1", "coupon-01 is ACCEPTED, already closed"),
+    (OPERATOR, "again", "AWAITING_REVIEW", "room-2", "count only in its case room"),
+])
+def test_a_retry_is_refused_and_the_reason_said_in_the_room(sender: str, reason: str, state: str, room_id: str,
+                                                          why: str) -> None:
+    events, jobs = _retry(_ended(state=state), sender=sender, reason=reason, room_id=room_id)
+    (event,) = events
+    assert event.type == "repair.command_refused" and why in event.payload["reason"]
+    (said,) = jobs
+    assert said.topic == "repair.say" and why in said.payload["text"]
+
+
+# -- a verification a person starts from the case page ------------------------------------------------
+
+
+def _start(st: CaseState, candidate: str = CANDIDATE, sender: str = OPERATOR) -> tuple[list[NewEvent], list[NewJob]]:
+    return _stored(decisions.decide(st, decisions.StartVerification(candidate, sender, "alice", "web", "web:k1")))
+
+
+def test_a_verification_of_a_candidate_is_queued_for_the_verifier_and_said_in_the_room() -> None:
+    st = _review(REVIEW_1)
+    assert decisions.verification_refusal(st, decisions.StartVerification(CANDIDATE, OPERATOR, "", "web", "k")) is None
+    events, jobs = _start(st)
+    (event,) = events
+    assert event.type == "repair.verification_requested"
+    assert event.payload == {"run": 1, "candidate": CANDIDATE, "attempt": 1, "by": OPERATOR, "by_name": "alice",
+                             "via": "web", "key": "web:k1"}
+    job, said = jobs
+    assert (job.key, job.topic, job.payload) == ("coupon-01:verify-again:1", "repair.verify_again",
+                                                 {"case_id": "coupon-01", "run": 1})
+    assert "alice started run 1, a verification of candidate c2c2c2c2c2c2 (attempt 1)" in said.payload["text"]
+    # Its steps are recorded once each, its outcome once; neither changes the case's state or review.
+    running = replace(st, checks={1: {**event.payload, "state": "running", "step": "executions (1/3)"}})
+    assert _stored(decisions.decide(running, decisions.VerificationStep(1, "executions (1/3)"))) == ([], [])
+    (step,), _ = _stored(decisions.decide(running, decisions.VerificationStep(1, "executions (2/3)")))
+    assert step.payload == {"run": 1, "step": "executions (2/3)"}
+    measured = VerificationMeasured(run=1, candidate=CANDIDATE, verdict="VERIFIED", reasons=[], fingerprint="e" * 64,
+                                    evidence="/e.json")
+    (done,), (told,) = _stored(decisions.decide(running, decisions.VerificationDone(measured, "job")))
+    assert done.type == "repair.verification_measured" and "run 1 of candidate c2c2c2c2c2c2: VERIFIED" in \
+        told.payload["text"]
+    finished = replace(running, checks={1: {**running.checks[1], "state": "done"}})
+    assert _stored(decisions.decide(finished, decisions.VerificationDone(measured, "job"))) == ([], [])
+
+
+@pytest.mark.parametrize(("changes", "candidate", "sender", "kind", "words"), [
+    ({}, CANDIDATE, "user:mallory", "refused", "only the linked operator"),
+    ({}, "b" * 40, OPERATOR, "usage", "is not a candidate of coupon-01 (its candidates: c2c2c2c2c2c2)"),
+    ({"state": "ABANDONED"}, CANDIDATE, OPERATOR, "conflict", "coupon-01 is ABANDONED"),
+    ({"checks": {1: {"run": 1, "candidate": CANDIDATE, "state": "running"}}}, CANDIDATE, OPERATOR, "conflict",
+     "run 1 of candidate c2c2c2c2c2c2 is still running"),
+])
+def test_a_verification_is_refused_with_who_may_fix_it(changes: dict[str, Any], candidate: str, sender: str,
+                                                        kind: str, words: str) -> None:
+    st = replace(_review(REVIEW_1), **changes)
+    refusal = decisions.verification_refusal(st, decisions.StartVerification(candidate, sender, "", "web", "k"))
+    assert refusal is not None and refusal.kind == kind and words in refusal.text
+    assert _start(st, candidate, sender) == ([], [])  # decided on a case that moved: nothing recorded

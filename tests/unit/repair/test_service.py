@@ -1,5 +1,5 @@
 """The repair service's own rules (no sandbox): verify_fix runs only with a harness a person
-approved exactly as this home shows it."""
+approved exactly as this home shows it; a repository is named in a room by a URL without credentials."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
 from signoff.repair import HarnessApproval, VerifyRequest, freeze, harness_content, harness_store, verify_fix
 from signoff.repair.fixture import examples_root
-from signoff.repair.service import CARD_TEXT
+from signoff.repair.service import CARD_TEXT, public_url
 from signoff.rooms.domain.bound import MAX_CONTENT
 
 
@@ -41,3 +41,11 @@ def test_verify_fix_refuses_a_harness_not_approved_as_shown_and_runs_nothing(tmp
 
 def test_a_harness_card_holds_what_the_gate_lets_a_card_hold() -> None:
     assert CARD_TEXT == MAX_CONTENT
+
+
+def test_a_repository_url_is_shown_without_credentials_and_a_local_path_not_at_all() -> None:
+    assert public_url("https://u:p@example.org:8443/o/r.git?token=x#y") == "https://example.org:8443/o/r.git"
+    assert public_url("git@github.com:o/r.git") == "git@github.com:o/r.git"
+    assert public_url("ssh://git@host/o/r") == "ssh://host/o/r"
+    for unshown in ("/home/alice/src/shop", "file:///srv/shop.git", "https://", "ext::sh -c evil", "http://h:99999/"):
+        assert public_url(unshown) == ""
