@@ -17,21 +17,45 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 PYTEST_PARALLEL := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
-.PHONY: demo test unit integration system lint install install-dev clean
+.PHONY: demo test unit integration system lint install install-dev lock audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# Dependencies come from the lock files, every one pinned with its hashes (docs/operations.md,
+# "Dependencies"): two installs a week apart are the same program. signoff itself goes in editable,
+# without dependencies of its own choosing.
+LOCK := requirements/server.lock
+DEV_LOCK := requirements/dev.lock
+PIP_LOCKED := $(BIN)/python -m pip install --quiet --require-hashes
+PIP_COMPILE = $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+	--no-emit-find-links --no-header --annotation-style=line
+
 install: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(PIP_LOCKED) -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 
 install-dev: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(PIP_LOCKED) -r $(DEV_LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 
 # The tiers' targets install the dev extras only where they are missing, so the inner loop starts at once.
 $(BIN)/pytest: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(PIP_LOCKED) -r $(DEV_LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+
+# Re-resolve both lock files from pyproject.toml (newest releases that fit), with every file's hash.
+# `make lock PIP_COMPILE_ARGS=--upgrade-package=httpx` moves one package only.
+PIP_COMPILE_ARGS ?=
+lock: $(BIN)/pytest
+	$(PIP_COMPILE) $(PIP_COMPILE_ARGS) -o $(LOCK) pyproject.toml
+	$(PIP_COMPILE) $(PIP_COMPILE_ARGS) --extra dev -o $(DEV_LOCK) pyproject.toml
+
+# Known vulnerabilities in every locked package (PyPI's advisory data, via pip-audit). --strict: a package
+# the advisory service cannot answer for fails the audit, never passes it unread.
+audit: $(BIN)/pytest
+	$(BIN)/pip-audit --strict --require-hashes --disable-pip --progress-spinner off -r $(LOCK) -r $(DEV_LOCK)
 
 demo: install
 	$(BIN)/signoff demo
