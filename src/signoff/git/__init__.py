@@ -5,7 +5,7 @@ Repository plumbing the workflows share sits beside it: resolving revisions, anc
 paths, reading a file at a revision, commits of whole files, and clean exports.
 """
 
-from signoff.git.command import Identity, output, popen, run
+from signoff.git.command import Config, Identity, neutral_drivers, output, popen, run
 from signoff.git.export import ExportError, export
 from signoff.git.repo import (
     Change,
@@ -23,7 +23,7 @@ from signoff.git.repo import (
 )
 
 __all__ = [
-    "Change", "ExportError", "Identity", "changed_paths", "commit_files", "diff_text", "export",
-    "has_commit", "is_ancestor", "is_full_id", "mode_at", "open_repo", "output", "popen", "read_file_at",
-    "resolve", "run", "tracked_paths",
+    "Change", "Config", "ExportError", "Identity", "changed_paths", "commit_files", "diff_text", "export",
+    "has_commit", "is_ancestor", "is_full_id", "mode_at", "neutral_drivers", "open_repo", "output", "popen",
+    "read_file_at", "resolve", "run", "tracked_paths",
 ]
