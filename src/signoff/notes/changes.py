@@ -14,7 +14,9 @@ then deprecations, features, fixes and the rest.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any
 
 from signoff.notes.knowledge import BOTS
@@ -133,8 +135,39 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
     return group or OTHER, text
 
 
-def changelog_lines(commits: list[dict[str, Any]]) -> list[Line]:
-    """The lines of a changelog from commit facts (newest first), grouped in `ORDER`."""
+_LEADING_GROUPS = (BREAKING, DEPRECATED, REMOVED)  # never moved into a configured group
+
+
+def _matches(pattern: str, title: str, paths: Sequence[str]) -> bool:
+    """Whether a configured group's pattern takes a change: `label:NAME` a subject label (`[NAME]`,
+    `NAME:`) or conventional scope (`fix(NAME):`); a glob (`*`, `?`, `[`) any of its paths; any
+    other pattern a path or a folder (`src/cli` takes `src/cli/main.py`)."""
+    if pattern.startswith("label:"):
+        name = re.escape(pattern[len("label:"):].strip())
+        return bool(re.match(rf"^\s*(?:\[{name}\]|{name}\s*:|\w+\({name}\)!?:)", title, re.IGNORECASE))
+    if any(ch in pattern for ch in "*?["):
+        return any(fnmatchcase(p, pattern) for p in paths)
+    folder = pattern.rstrip("/")
+    return any(p == folder or p.startswith(folder + "/") for p in paths)
+
+
+def configured_group(groups: Mapping[str, Sequence[str]], title: str, paths: Sequence[str]) -> str | None:
+    """The first configured group (`[notes.groups]`, in the order written) that takes a change."""
+    return next((name for name, patterns in groups.items()
+                 if any(_matches(p, title, paths) for p in patterns)), None)
+
+
+def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence[str]] | None = None,
+                    paths: Mapping[str, Sequence[str]] | None = None) -> list[Line]:
+    """The lines of a changelog from commit facts (newest first), grouped in `ORDER`.
+
+    With `groups` (a configured map: heading -> patterns, see `configured_group`) a change the map
+    takes is listed under that heading instead of its kind's, after the breaking changes,
+    deprecations and removals (which stay first) and before the other groups; `paths` gives each
+    commit's paths by hash (a merged pull request's are its merge's second parent's, not known
+    here: it is matched by label only)."""
+    groups = groups or {}
+    paths = paths or {}
     humans = [f for f in commits if not _is_bot(f)]
     numbered = [f for f in humans if f.get("pr")]
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
@@ -152,6 +185,8 @@ def changelog_lines(commits: list[dict[str, Any]]) -> list[Line]:
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional)
         if group is None:
             continue
+        if groups and group not in _LEADING_GROUPS:
+            group = configured_group(groups, title, paths.get(f["hash"], ())) or group
         text = _sentence(text)
         if not text:
             continue
@@ -159,5 +194,6 @@ def changelog_lines(commits: list[dict[str, Any]]) -> list[Line]:
             seen.add(pr)
             text = f"{text[:-1]} (#{pr})."
         lines.append(Line(group, text, [f]))
-    rank = {g: i for i, g in enumerate(ORDER)}
+    order = [*_LEADING_GROUPS, *(g for g in groups if g not in ORDER), *ORDER[len(_LEADING_GROUPS):]]
+    rank = {g: i for i, g in enumerate(order)}
     return sorted(lines, key=lambda line: rank[line.group])

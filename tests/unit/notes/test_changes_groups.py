@@ -1,0 +1,62 @@
+"""The writer's configured group map (`[notes.groups]`): a change the map takes is listed under its
+heading, by path, folder, glob or subject label; breaking changes, deprecations and removals stay
+first whatever the map says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signoff.notes.changes import BREAKING, DEPRECATED, FEATURES, FIXES, changelog_lines, configured_group
+
+
+def _commit(n: int, subject: str, areas: tuple[str, ...] = ("code",)) -> dict[str, Any]:
+    return {"kind": "commit", "hash": f"{n:040x}", "subject": subject, "title": subject, "author": "Kim",
+            "email": "kim@example.org", "merge": False, "pr": None, "breaking": False, "areas": list(areas)}
+
+
+GROUPS = {"Command line": ["src/cli/", "label:cli"], "Parser": ["src/*/parse*.py"]}
+COMMITS = [
+    _commit(1, "Add a --json option to the export command"),
+    _commit(2, "Fix the parser on tabs in headers"),
+    _commit(3, "[cli] Fix colours on Windows terminals"),
+    _commit(4, "Deprecate the old command names in favour of the new"),
+    _commit(5, "Add a retry budget to the client"),
+    _commit(6, "Remove the Python 3.8 code paths everywhere"),
+]
+PATHS = {f"{1:040x}": ["src/cli/export.py", "tests/test_export.py"], f"{2:040x}": ["src/pkg/parser.py"],
+         f"{4:040x}": ["src/cli/names.py"], f"{5:040x}": ["src/client.py"], f"{6:040x}": ["src/cli/compat.py"]}
+
+
+def test_a_configured_map_groups_by_folder_glob_and_label_after_the_leading_groups() -> None:
+    lines = [(line.group, line.text) for line in changelog_lines(COMMITS, GROUPS, PATHS)]
+    assert lines == [
+        (DEPRECATED, "Deprecate the old command names in favour of the new."),
+        ("Removals", "Remove the Python 3.8 code paths everywhere."),
+        ("Command line", "Add a --json option to the export command."),
+        ("Command line", "Fix colours on Windows terminals."),
+        ("Parser", "Fix the parser on tabs in headers."),
+        (FEATURES, "Add a retry budget to the client."),
+    ]
+
+
+def test_without_a_map_the_kind_of_change_groups() -> None:
+    groups = {line.text: line.group for line in changelog_lines(COMMITS)}
+    assert groups["Add a --json option to the export command."] == FEATURES
+    assert groups["Fix the parser on tabs in headers."] == FIXES
+
+
+def test_a_breaking_change_stays_first_whatever_the_map_says() -> None:
+    breaking = {**_commit(7, "feat(cli)!: drop the -q flag (#9)"), "pr": "9"}
+    feature = {**_commit(8, "feat(cli): add a --quiet flag (#10)"), "pr": "10"}
+    fix = {**_commit(9, "fix(core): keep the last line (#11)"), "pr": "11"}
+    lines = [(line.group, line.text) for line in changelog_lines([feature, breaking, fix], GROUPS)]
+    assert lines == [(BREAKING, "Cli: drop the -q flag (#9)."), ("Command line", "Cli: add a --quiet flag (#10)."),
+                     (FIXES, "Core: keep the last line (#11).")]
+
+
+def test_patterns_match_whole_folders_and_labels_only() -> None:
+    assert configured_group(GROUPS, "Tidy", ["src/cli/x.py"]) == "Command line"
+    assert configured_group(GROUPS, "Tidy", ["src/client.py"]) is None  # src/cli is not a prefix of src/client
+    assert configured_group(GROUPS, "CLI: tidy", []) == "Command line"
+    assert configured_group(GROUPS, "fix(cli): tidy", []) == "Command line"
+    assert configured_group(GROUPS, "Tidy the cli", []) is None
