@@ -105,9 +105,10 @@ class Carrier:
     own: str | None  # the pull request number the commit names as its own
     backport: bool
     words: set[str] = field(default_factory=set)
-    # What the commit says its changelog entry is numbered: the changelog fragments it adds and the
-    # issues its message closes (the entry a fragment becomes carries the fragment's number).
-    entry: set[str] = field(default_factory=set)
+    # What the commit says its changelog entry is numbered: the changelog fragments it adds (the
+    # entry a fragment becomes carries the fragment's number), and the issues its message closes.
+    fragments: set[str] = field(default_factory=set)
+    closes: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -125,7 +126,6 @@ class Knowledge:
         self.range = rng
         self.carriers: list[Carrier] = []
         self.by_ref: dict[str, list[Carrier]] = {}
-        self.pull_requests: dict[str, Carrier] = {}  # a pull request number -> the commit it is
         self.hashes: list[str] = []
         self.commit_days: set[str] = set()
         self.commit_months: set[str] = set()
@@ -221,11 +221,9 @@ class Knowledge:
             title = body.splitlines()[0]
         title = _CONVENTIONAL.sub("", title)
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
-                          bool(_BACKPORT.search(subject + "\n" + body)), words(title),
-                          fragments | {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)})
+                          bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
+                          {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)})
         self.carriers.append(carrier)
-        if own is not None:
-            self.pull_requests.setdefault(own, carrier)
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
 
@@ -245,20 +243,17 @@ class Knowledge:
         """Why an issue reference `n` is contradicted, or "". An issue may be fixed by a pull
         request of another number, so the pull request number of the item's own commit never
         contradicts it; what does is the commit saying which entry it is (the changelog fragment it
-        adds, the issues it closes) with another number, or `n` being the number of another pull
-        request of the range (issues and pull requests share one numbering). Only when the item
-        restates its own commit, names none of that commit's numbers and is related to no commit
-        carrying `n`."""
-        if own is None or own.backport or n in own.refs or item_refs & own.refs \
+        adds, or, for an item naming this one number, the issues it closes) with another number.
+        Only when the item restates its own commit, names none of that commit's numbers and is
+        related to no commit carrying `n`. An item naming several issues often lists the history
+        of a problem, which the closing commit need not repeat; and that `n` is another pull request
+        of the range is no proof either (a change is often made twice)."""
+        entry = own.fragments or (own.closes if len(item_refs) == 1 else set()) if own is not None else set()
+        if own is None or not entry or own.backport or n in own.refs or item_refs & own.refs \
                 or not self._restates(item_words, own.words) \
                 or any(similarity(item_words, c.words) >= RELATED for c in carriers):
             return ""
-        other = self.pull_requests.get(n)
-        if own.entry:
-            return f"git says #{sorted(own.entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
-        if other is not None and other is not own:
-            return f"#{n} is the pull request {other.hash[:10]}: {other.title[:60]}"
-        return ""
+        return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
 
     @staticmethod
     def _restates(item: set[str], title: set[str]) -> bool:

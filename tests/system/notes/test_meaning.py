@@ -115,14 +115,12 @@ def test_a_true_section_has_no_unsupported_claim(snap: Path) -> None:
      "* Make ESM transpiled CommonJS play nice for TS folks, fix #1513 (#1518)", "git says #1513"),
     ("Fixed in deadbee1.", "Fixed in {head}.", "no commit in 0.47.0..0.47.1 starts with deadbee1"),
     # An issue link is contradicted by what the item's own commit says its entry is (the fragment it
-    # adds, the issue it closes), or by the number being another pull request of the range.
+    # adds, the issue it closes).
     ("* PluginManager.get_plugins no longer returns None for blocked plugins (https://github.com/o/r/issues/482)",
      "* PluginManager.get_plugins no longer returns None for blocked plugins (https://github.com/o/r/issues/481)",
      "git says #481"),
     ("* Handle overflow in timed unsign. :issue:`78`", "* Handle overflow in timed unsign. :issue:`77`",
      "git says #77"),
-    ("* Use `Self` in `TestClient.__enter__` (https://github.com/o/r/issues/3010)",
-     "* Use `Self` in `TestClient.__enter__` (https://github.com/o/r/issues/2951)", "#3010 is the pull request"),
 ])
 def test_a_planted_false_claim_is_flagged_and_its_true_twin_is_not(snap: Path, false: str, true: str,
                                                                     reason: str) -> None:
