@@ -91,8 +91,10 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         areas = set(f.get("areas") or [])
         if areas and areas <= {"docs"}:
             return DOCS, text  # `fix(docs): ...` is a documentation change
-        if areas and areas <= {"tests", "ci", "deps", "docs"}:
-            return None, text  # `fix(test): ...`: nothing a user of the package sees
+        if areas and areas <= {"tests", "ci", "deps", "docs"} and not (kind in ("feat", "feature") and "docs" in areas):
+            # `fix(test): ...`: nothing a user of the package sees; a feature documented and tested
+            # (what its code change before it made possible) is still a feature
+            return None, text
         return _TYPES.get(kind, OTHER), text
     if m:  # a type or scope prefix in a project that does not write conventional commits throughout
         kind = m.group("type").lower()
@@ -136,6 +138,15 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
 
 
 _LEADING_GROUPS = (BREAKING, DEPRECATED, REMOVED)  # never moved into a configured group
+_HEX_LETTER = re.compile(r"[a-f]")  # a short hash all digits would read as a number
+
+
+def _leading(f: dict[str, Any]) -> bool:
+    """Whether a commit says it breaks or deprecates something (listed even without a pull request)."""
+    title = f.get("title") or f["subject"]
+    m = _CONVENTIONAL.match(title)
+    return bool(f.get("breaking") or (m and m.group("bang")) or _BREAKING_WORDS.search(title)
+                or _DEPRECATES.search(title))
 
 
 def _matches(pattern: str, title: str, paths: Sequence[str]) -> bool:
@@ -173,7 +184,9 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
     # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.
     by_pr = len(numbered) >= 3 or (bool(numbered) and len(numbered) * 4 >= len(humans))
-    candidates = numbered if by_pr else [f for f in humans if not f.get("merge")]
+    # A breaking change or a deprecation is listed even when pushed without a pull request.
+    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and _leading(f))] if by_pr \
+        else [f for f in humans if not f.get("merge")]
     titles = [(f.get("title") or f["subject"]) for f in candidates]
     conventional = sum(bool(_CONVENTIONAL.match(t)) for t in titles) * 2 >= len(titles) > 0
     seen: set[str] = set()
@@ -193,6 +206,9 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
         if pr is not None:
             seen.add(pr)
             text = f"{text[:-1]} (#{pr})."
+        elif by_pr and _HEX_LETTER.search(f["hash"][:10]):
+            # pushed beside the pull requests (a breaking change, a deprecation): its commit is its reference
+            text = f"{text[:-1]} ({f['hash'][:10]})."
         lines.append(Line(group, text, [f]))
     order = [*_LEADING_GROUPS, *(g for g in groups if g not in ORDER), *ORDER[len(_LEADING_GROUPS):]]
     rank = {g: i for i, g in enumerate(order)}

@@ -1,4 +1,4 @@
-"""The writer's configured group map (`[notes.groups]`): a change the map takes is listed under its
+"""The writer's lines and its configured group map (`[notes.groups]`): a change the map takes is listed under its
 heading, by path, folder, glob or subject label; breaking changes, deprecations and removals stay
 first whatever the map says."""
 
@@ -60,3 +60,17 @@ def test_patterns_match_whole_folders_and_labels_only() -> None:
     assert configured_group(GROUPS, "CLI: tidy", []) == "Command line"
     assert configured_group(GROUPS, "fix(cli): tidy", []) == "Command line"
     assert configured_group(GROUPS, "Tidy the cli", []) is None
+
+
+def test_a_breaking_change_pushed_beside_pull_requests_is_listed_first_with_its_commit() -> None:
+    # yargs v17.7.2..v18.0.0: `feat!: yargs is now ESM first` has no pull request number, and
+    # `feat: commandDir now works with ESM files (#2461)` changed only documentation and tests.
+    prs = [{**_commit(20 + i, f"fix: keep line {i} when no newline ends the file (#{30 + i})"), "pr": str(30 + i)}
+           for i in range(3)]
+    esm = {**_commit(0xd90af45f18, "feat!: yargs is now ESM first"), "hash": "d90af45f18" + "0" * 30}
+    documented = {**_commit(24, "feat: commandDir now works with ESM files (#2461)", ("docs", "tests")), "pr": "2461"}
+    tidy = _commit(25, "Tidy the release script a little")  # pushed beside the pull requests: left out
+    lines = [(line.group, line.text) for line in changelog_lines([*prs, esm, documented, tidy])]
+    assert lines[0] == (BREAKING, "Yargs is now ESM first (d90af45f18).")
+    assert (FEATURES, "CommandDir now works with ESM files (#2461).") in lines
+    assert not any("release script" in text for _, text in lines)
