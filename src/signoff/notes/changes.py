@@ -53,6 +53,12 @@ _HOUSEKEEPING = re.compile(
     r"merge (?:branch|remote|tag)|merge '|ci\b|tests?\b|add tests?|lint|format|reformat|pre-commit|"
     r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"
     r"back to development|start (?:the )?\d|post[- ]release|empty commit)", re.IGNORECASE)
+# Housekeeping a merged pull request's title says anywhere (its merge commit has no files to tell):
+# merging or reverting branches, changelog entries, tests alone, refactoring.
+_HOUSEKEEPING_TITLE = re.compile(
+    r"^(?:revert\W+)*merge\b|\bchanges?\.(?:rst|md)\b|\bchangelog\b|\bchanges? entr|^add (?:more |missing )?tests?\b|"
+    r"\brefactor(?:ing|ed)?\b", re.IGNORECASE)
+_DOC_WORDS = re.compile(r"\bdoc(?:s|umentation|umented|string)?\b|\breadme\b|\brst\b|\bmyst\b", re.IGNORECASE)
 _TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
 _BREAKING_WORDS = re.compile(r"\bbreaking\b|\bno longer supports?\b|\bbackward[s]?[- ]incompatible\b", re.I)
 
@@ -119,7 +125,7 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         text = title[label.end():]
         if group is None and name in _HOUSEKEEPING_TYPES:
             return None, text
-    if _HOUSEKEEPING.match(text):
+    if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text):
         return None, text
     areas = set(f.get("areas") or [])
     if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
@@ -132,6 +138,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         group = DEPRECATED
     if group is None:
         group = next((g for rx, g in _VERBS if rx.search(text)), None)
+    if group is None and not areas and _DOC_WORDS.search(text):
+        group = DOCS  # a merged pull request about the documentation (its merge lists no files)
     if group == DOCS and "code" in areas:
         group = OTHER
     return group or OTHER, text

@@ -74,3 +74,15 @@ def test_a_breaking_change_pushed_beside_pull_requests_is_listed_first_with_its_
     assert lines[0] == (BREAKING, "Yargs is now ESM first (d90af45f18).")
     assert (FEATURES, "CommandDir now works with ESM files (#2461).") in lines
     assert not any("release script" in text for _, text in lines)
+
+
+def test_merged_pull_requests_about_branches_changelogs_tests_or_docs_are_told_by_their_title() -> None:
+    # pallets/click 8.2.2..8.3.0: a merge commit lists no files, so its title is all there is.
+    titles = {"Merge stable into main": None, 'Revert "Revert "Merge Stable into master""': None,
+              "Add missing changes entries": None, "Add more tests on `Enum` rendering": None,
+              "This is a small refactor to regroup all sentinels": None,
+              "Move Prompts doc from reST to MyST": "Documentation",
+              "Fix completions for quoted/escaped parameters in Fish": FIXES}
+    merges = [{**_commit(40 + i, title, ()), "merge": True, "pr": str(3000 + i)} for i, title in enumerate(titles)]
+    listed = {line.text.rsplit(" (#", 1)[0]: line.group for line in changelog_lines(merges)}
+    assert listed == {title: group for title, group in titles.items() if group is not None}
