@@ -241,19 +241,25 @@ class Knowledge:
     def _wrong_issue(self, n: str, own: Carrier | None, item_words: set[str], item_refs: set[str],
                      carriers: list[Carrier]) -> str:
         """Why an issue reference `n` is contradicted, or "". An issue may be fixed by a pull
-        request of another number, so the pull request number of the item's own commit never
-        contradicts it; what does is the commit saying which entry it is (the changelog fragment it
-        adds, or, for an item naming this one number, the issues it closes) with another number.
-        Only when the item restates its own commit, names none of that commit's numbers and is
-        related to no commit carrying `n`. An item naming several issues often lists the history
-        of a problem, which the closing commit need not repeat; and that `n` is another pull request
-        of the range is no proof either (a change is often made twice)."""
-        entry = own.fragments or (own.closes if len(item_refs) == 1 else set()) if own is not None else set()
-        if own is None or not entry or own.backport or n in own.refs or item_refs & own.refs \
+        request of another number, so the pull request number of the item's own commit does not
+        contradict it by being different; what does is the commit saying which entry it is (the
+        changelog fragment it adds, or, for an item naming this one number, the issues it closes)
+        with another number, or `n` being higher than the commit's own pull request: GitHub numbers
+        issues and pull requests in one sequence as they are opened, and a pull request fixes
+        issues opened before it (a link to `/issues/N` is also how release-please links a pull
+        request). Only when the item restates its own commit, names none of that commit's numbers
+        and is related to no commit carrying `n`. An item naming several issues often lists the
+        history of a problem, which the closing commit need not repeat."""
+        if own is None or own.backport or n in own.refs or item_refs & own.refs \
                 or not self._restates(item_words, own.words) \
                 or any(similarity(item_words, c.words) >= RELATED for c in carriers):
             return ""
-        return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
+        entry = own.fragments or (own.closes if len(item_refs) == 1 else set())
+        if entry:
+            return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
+        if own.own is not None and int(n) > int(own.own):
+            return (f"git says #{own.own} ({own.hash[:10]}: {own.subject[:60]}), opened before #{n}")
+        return ""
 
     @staticmethod
     def _restates(item: set[str], title: set[str]) -> bool:
