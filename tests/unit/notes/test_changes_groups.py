@@ -4,9 +4,15 @@ first whatever the map says."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from signoff.kernel.errors import UsageError
+from signoff.kernel.settings import Settings
 from signoff.notes.changes import BREAKING, DEPRECATED, FEATURES, FIXES, changelog_lines, configured_group
+from signoff.notes.run import configured_groups
 
 
 def _commit(n: int, subject: str, areas: tuple[str, ...] = ("code",)) -> dict[str, Any]:
@@ -86,3 +92,15 @@ def test_merged_pull_requests_about_branches_changelogs_tests_or_docs_are_told_b
     merges = [{**_commit(40 + i, title, ()), "merge": True, "pr": str(3000 + i)} for i, title in enumerate(titles)]
     listed = {line.text.rsplit(" (#", 1)[0]: line.group for line in changelog_lines(merges)}
     assert listed == {title: group for title, group in titles.items() if group is not None}
+
+
+def test_the_map_is_read_from_the_notes_section_and_a_malformed_one_is_refused() -> None:
+    def settings(groups: object) -> Settings:
+        return Settings(home=Path("home"), db_url="sqlite:///unused", raw={"notes": {"groups": groups}})
+
+    assert configured_groups(settings(GROUPS)) == GROUPS
+    assert configured_groups(Settings(home=Path("home"), db_url="sqlite:///unused")) == {}
+    for bad in (["src/"], {"Parser": "src/parse.py"}, {"Parser": []}, {"": ["src/"]}, {"Parser": [3]}):
+        with pytest.raises(UsageError) as refused:
+            configured_groups(settings(bad))
+        assert refused.value.fix and "[notes.groups]" in refused.value.fix
