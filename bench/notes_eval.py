@@ -14,8 +14,10 @@ reproducible) are graded twice:
   and a sentence with a wrong commit count; each with a true twin (the right version, date, number
   and count) that must stay supported.
 
-Three sets, reported in this order: `fresh` (projects added after the grader was tuned, graded once
-and never tuned on), `held` (graded once untouched, then its false alarms were looked at and fixed:
+Four sets, reported in this order: `blind` (projects never looked at before, fetched and
+configured by their heading lines only, graded once after the session's changes were done),
+`fresh` (projects added after the grader was tuned, graded once, then looked at), `held` (graded
+once untouched, then its false alarms were looked at and fixed:
 no longer blind), `dev` (graded while the grader was written).
 """
 
@@ -82,9 +84,24 @@ PROJECTS = [
             "fresh"),
     Project("python-attrs/cattrs", "82b02c07ca535a1ba656b935767d819eac9d383b", "HISTORY.md", "v{v}",
             r"^## {v} \(", "fresh"),
+    # blind: fetched on 2026-12-06, configured by their heading lines only, run once after the
+    # changes of that session were done, never tuned on
+    Project("psf/requests", "1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e", "HISTORY.md", "v{v}", r"^{v} \(", "blind"),
+    Project("tj/commander.js", "ba6d13ddb4243e5913367734f8c159089ffe7834", "CHANGELOG.md", "v{v}", r"^## \[{v}\]",
+            "blind"),
+    Project("agronholm/anyio", "660a06d548ca72759e9d89ed722dd1ad5227afe4", "docs/versionhistory.rst", "{v}",
+            r"^\*\*{v}\*\*", "blind"),
+    Project("Delgan/loguru", "2a17be730e111cf874d0bf967c4c5da15b7e4670", "CHANGELOG.rst", "{v}", r"^`{v}`_ \(",
+            "blind"),
+    Project("jazzband/pip-tools", "c58d5d945c0f20e9713e10f5fea2491a5c984f39", "CHANGELOG.md", "v{v}",
+            r"^## v{v}\s*$", "blind"),
+    Project("axios/axios", "23a25af0688d1db2c396deb09229d2271cc24f6c", "CHANGELOG.md", "v{v}", r"^## \[{v}\]",
+            "blind"),
+    Project("pypa/packaging", "053c884615f2e83d80705251b447769ec2599653", "CHANGELOG.rst", "{v}", r"^{v} - ",
+            "blind"),
 ]
 
-_ANY_HEADING = re.compile(r"^(?:#{1,3} |\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
+_ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"unreleased|Unreleased|## \[)")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 
@@ -157,6 +174,18 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
     n = grade_of.commits
     out.append(("count", f"{n + 3} commits", section + f"\nThis release has {n + 3} commits.\n",
                 section + f"\nThis release has {n} commits.\n"))
+    real = grade_of.k.hashes[len(grade_of.k.hashes) // 2] if grade_of.k.hashes else None
+    if real is not None:
+        wrong_hash = _unknown((_shifted(real[:10], i) for i in range(1, 16)), grade_of.known_hashes)
+        # a hash written as a claim: in the text or a /commit/ link (not a /blob/ or /tree/ link)
+        own = re.search(r"(?<![\w/])[0-9a-f]{7,40}\b|(?<=/commit/)[0-9a-f]{7,40}\b", section)
+        if own and re.search(r"[a-f]", own.group(0)) and re.search(r"\d", own.group(0)) and \
+                any(x.startswith(own.group(0)) for x in grade_of.known_hashes):
+            fake = _unknown((_shifted(own.group(0), i) for i in range(1, 16)), grade_of.known_hashes)
+            out.append(("hash", fake, section.replace(own.group(0), fake), section))
+        else:
+            out.append(("hash", wrong_hash, section + f"\nThis release includes commit {wrong_hash}.\n",
+                        section + f"\nThis release includes commit {real[:10]}.\n"))
     for line in lines[1:]:
         ref = re.search(r"(?<![\w/])#(\d+)\b|/pull/(\d+)|:pr:`(\d+)`|\{pr\}`(\d+)`", line)
         if ref and grade_of.carried(line, next(g for g in ref.groups() if g)):
@@ -166,6 +195,18 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
             out.append(("ref", wrong, section.replace(line, false_line, 1), section))
             break
     return out
+
+
+def _shifted(hex_id: str, by: int) -> str:
+    """A hash of the same length with its last character moved `by` along the hex digits."""
+    digits = "0123456789abcdef"
+    return hex_id[:-1] + digits[(digits.index(hex_id[-1]) + by) % 16]
+
+
+def _unknown(candidates: Any, known: set[str]) -> str:
+    """The first candidate that reads as a hash (a letter and a digit) and prefixes no commit."""
+    return next(h for h in candidates if re.search(r"[a-f]", h) and re.search(r"\d", h)
+                and not any(x.startswith(h) for x in known))
 
 
 def writer_lines(snapshot: Path, facts: Path) -> list[str]:
@@ -184,6 +225,7 @@ class Truth:
         self.commits = len(self.k.hashes)
         stamp = git(repo, "for-each-ref", "--format=%(creatordate:short)", f"refs/tags/{tag}").strip()
         self.release_day = stamp or None
+        self.known_hashes = set(git(repo, "rev-list", "--all").split())
 
     def carried(self, line: str, number: str) -> bool:
         from signoff.notes.knowledge import words
@@ -262,11 +304,11 @@ def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, di
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--set", choices=("fresh", "held", "dev", "all"), default="all")
+    parser.add_argument("--set", choices=("blind", "fresh", "held", "dev", "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
     args = parser.parse_args()
-    order = ["fresh", "held", "dev"] if args.set == "all" else [args.set]
+    order = ["blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
     for which in order:
         print(f"{which} set:")
         figures = run(args.mirrors, which, args.sections, args.show).get(which)

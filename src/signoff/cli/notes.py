@@ -206,6 +206,8 @@ def render_cmd(
     out: Annotated[Path, typer.Option("-o", "--out", help="Markdown file to write.")] = Path("final.md"),
     commit_url: Annotated[str | None, typer.Option("--commit-url", help="Link template for hashes, e.g. "
                                                    "https://example.org/repo/commit/{hash}")] = None,
+    pr_url: Annotated[str | None, typer.Option("--pr-url", help="Link template for the pull request ending a "
+                                               "line, e.g. https://github.com/o/r/pull/{number}")] = None,
 ) -> None:
     """Write the shipped notes as Markdown with [F1] references and a facts appendix, export the
     decisions (decisions.jsonl) and sign evidence of the verification beside them in the run folder
@@ -215,7 +217,10 @@ def render_cmd(
     if commit_url is not None and "{hash}" not in commit_url:
         raise UsageError(f"--commit-url {commit_url!r} has no {{hash}} placeholder",
                          "pass a template such as https://example.org/repo/commit/{hash}")
-    text, evidence = _notes().publish(run_dir(run, settings()), settings(), commit_url)
+    if pr_url is not None and "{number}" not in pr_url:
+        raise UsageError(f"--pr-url {pr_url!r} has no {{number}} placeholder",
+                         "pass a template such as https://github.com/owner/repo/pull/{number}")
+    text, evidence = _notes().publish(run_dir(run, settings()), settings(), commit_url, pr_url)
     _out(out).write_text(text, encoding="utf-8")
     console.print(f"wrote {out}; evidence {evidence} (check with `signoff evidence verify`)", highlight=False)
 

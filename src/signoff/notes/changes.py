@@ -14,7 +14,9 @@ then deprecations, features, fixes and the rest.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any
 
 from signoff.notes.knowledge import BOTS
@@ -51,6 +53,12 @@ _HOUSEKEEPING = re.compile(
     r"merge (?:branch|remote|tag)|merge '|ci\b|tests?\b|add tests?|lint|format|reformat|pre-commit|"
     r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"
     r"back to development|start (?:the )?\d|post[- ]release|empty commit)", re.IGNORECASE)
+# Housekeeping a merged pull request's title says anywhere (its merge commit has no files to tell):
+# merging or reverting branches, changelog entries, tests alone, refactoring.
+_HOUSEKEEPING_TITLE = re.compile(
+    r"^(?:revert\W+)*merge\b|\bchanges?\.(?:rst|md)\b|\bchangelog\b|\bchanges? entr|^add (?:more |missing )?tests?\b|"
+    r"\brefactor(?:ing|ed)?\b", re.IGNORECASE)
+_DOC_WORDS = re.compile(r"\bdoc(?:s|umentation|umented|string)?\b|\breadme\b|\brst\b|\bmyst\b", re.IGNORECASE)
 _TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
 _BREAKING_WORDS = re.compile(r"\bbreaking\b|\bno longer supports?\b|\bbackward[s]?[- ]incompatible\b", re.I)
 
@@ -89,8 +97,10 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         areas = set(f.get("areas") or [])
         if areas and areas <= {"docs"}:
             return DOCS, text  # `fix(docs): ...` is a documentation change
-        if areas and areas <= {"tests", "ci", "deps", "docs"}:
-            return None, text  # `fix(test): ...`: nothing a user of the package sees
+        if areas and areas <= {"tests", "ci", "deps", "docs"} and not (kind in ("feat", "feature") and "docs" in areas):
+            # `fix(test): ...`: nothing a user of the package sees; a feature documented and tested
+            # (what its code change before it made possible) is still a feature
+            return None, text
         return _TYPES.get(kind, OTHER), text
     if m:  # a type or scope prefix in a project that does not write conventional commits throughout
         kind = m.group("type").lower()
@@ -115,7 +125,7 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         text = title[label.end():]
         if group is None and name in _HOUSEKEEPING_TYPES:
             return None, text
-    if _HOUSEKEEPING.match(text):
+    if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text):
         return None, text
     areas = set(f.get("areas") or [])
     if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
@@ -128,19 +138,63 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         group = DEPRECATED
     if group is None:
         group = next((g for rx, g in _VERBS if rx.search(text)), None)
+    if group is None and not areas and _DOC_WORDS.search(text):
+        group = DOCS  # a merged pull request about the documentation (its merge lists no files)
     if group == DOCS and "code" in areas:
         group = OTHER
     return group or OTHER, text
 
 
-def changelog_lines(commits: list[dict[str, Any]]) -> list[Line]:
-    """The lines of a changelog from commit facts (newest first), grouped in `ORDER`."""
+_LEADING_GROUPS = (BREAKING, DEPRECATED, REMOVED)  # never moved into a configured group
+_HEX_LETTER = re.compile(r"[a-f]")  # a short hash all digits would read as a number
+
+
+def _leading(f: dict[str, Any]) -> bool:
+    """Whether a commit says it breaks or deprecates something (listed even without a pull request)."""
+    title = f.get("title") or f["subject"]
+    m = _CONVENTIONAL.match(title)
+    return bool(f.get("breaking") or (m and m.group("bang")) or _BREAKING_WORDS.search(title)
+                or _DEPRECATES.search(title))
+
+
+def _matches(pattern: str, title: str, paths: Sequence[str]) -> bool:
+    """Whether a configured group's pattern takes a change: `label:NAME` a subject label (`[NAME]`,
+    `NAME:`) or conventional scope (`fix(NAME):`); a glob (`*`, `?`, `[`) any of its paths; any
+    other pattern a path or a folder (`src/cli` takes `src/cli/main.py`)."""
+    if pattern.startswith("label:"):
+        name = re.escape(pattern[len("label:"):].strip())
+        return bool(re.match(rf"^\s*(?:\[{name}\]|{name}\s*:|\w+\({name}\)!?:)", title, re.IGNORECASE))
+    if any(ch in pattern for ch in "*?["):
+        return any(fnmatchcase(p, pattern) for p in paths)
+    folder = pattern.rstrip("/")
+    return any(p == folder or p.startswith(folder + "/") for p in paths)
+
+
+def configured_group(groups: Mapping[str, Sequence[str]], title: str, paths: Sequence[str]) -> str | None:
+    """The first configured group (`[notes.groups]`, in the order written) that takes a change."""
+    return next((name for name, patterns in groups.items()
+                 if any(_matches(p, title, paths) for p in patterns)), None)
+
+
+def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence[str]] | None = None,
+                    paths: Mapping[str, Sequence[str]] | None = None) -> list[Line]:
+    """The lines of a changelog from commit facts (newest first), grouped in `ORDER`.
+
+    With `groups` (a configured map: heading -> patterns, see `configured_group`) a change the map
+    takes is listed under that heading instead of its kind's, after the breaking changes,
+    deprecations and removals (which stay first) and before the other groups; `paths` gives each
+    commit's paths by hash (a merged pull request's are its merge's second parent's, not known
+    here: it is matched by label only)."""
+    groups = groups or {}
+    paths = paths or {}
     humans = [f for f in commits if not _is_bot(f)]
     numbered = [f for f in humans if f.get("pr")]
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
     # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.
     by_pr = len(numbered) >= 3 or (bool(numbered) and len(numbered) * 4 >= len(humans))
-    candidates = numbered if by_pr else [f for f in humans if not f.get("merge")]
+    # A breaking change or a deprecation is listed even when pushed without a pull request.
+    candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and _leading(f))] if by_pr \
+        else [f for f in humans if not f.get("merge")]
     titles = [(f.get("title") or f["subject"]) for f in candidates]
     conventional = sum(bool(_CONVENTIONAL.match(t)) for t in titles) * 2 >= len(titles) > 0
     seen: set[str] = set()
@@ -152,12 +206,18 @@ def changelog_lines(commits: list[dict[str, Any]]) -> list[Line]:
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional)
         if group is None:
             continue
+        if groups and group not in _LEADING_GROUPS:
+            group = configured_group(groups, title, paths.get(f["hash"], ())) or group
         text = _sentence(text)
         if not text:
             continue
         if pr is not None:
             seen.add(pr)
             text = f"{text[:-1]} (#{pr})."
+        elif by_pr and _HEX_LETTER.search(f["hash"][:10]):
+            # pushed beside the pull requests (a breaking change, a deprecation): its commit is its reference
+            text = f"{text[:-1]} ({f['hash'][:10]})."
         lines.append(Line(group, text, [f]))
-    rank = {g: i for i, g in enumerate(ORDER)}
+    order = [*_LEADING_GROUPS, *(g for g in groups if g not in ORDER), *ORDER[len(_LEADING_GROUPS):]]
+    rank = {g: i for i, g in enumerate(order)}
     return sorted(lines, key=lambda line: rank[line.group])

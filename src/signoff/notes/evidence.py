@@ -29,10 +29,11 @@ PREDICATE_TYPE = "https://signoff.dev/notes/v1"
 EVIDENCE_FILE = "notes.intoto.json"
 
 
-def publish(state: State, folder: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
+def publish(state: State, folder: Path, settings: Settings, commit_url: str | None = None,
+            pr_url: str | None = None) -> tuple[str, Path]:
     """Render a shipped run in `state` into `final.md` in its folder and sign the evidence over it
     and the decisions, exported beside it (`decisions.jsonl`)."""
-    text = render(folder, state, commit_url)
+    text = render(folder, state, commit_url, pr_url)
     final = folder / FINAL_FILE
     final.write_text(text, encoding="utf-8")
     exported = export_decisions(state.records, folder)
@@ -57,6 +58,7 @@ def publish(state: State, folder: Path, settings: Settings, commit_url: str | No
         "head": snap.head,
         "snapshot_digest": snap.digest,
         "commit_url": commit_url,
+        **({"pr_url": pr_url} if pr_url else {}),
         "draft": review["draft"],
         "decisions": state.count,
         "verdict_ok": True,
@@ -90,7 +92,7 @@ def check(st: dict[str, Any], base: Path) -> list[str]:
     try:
         state = exported_state(base)
         problems = blockers(base, state)
-        text = render(base, state, p.get("commit_url"))
+        text = render(base, state, p.get("commit_url"), p.get("pr_url"))
         graded = grade(base / FINAL_FILE, base / SNAPSHOT_FILE)
     except SignoffError as exc:
         raise IntegrityError(f"notes run could not be re-verified: {exc.message}",

@@ -25,7 +25,7 @@ from typing import Any
 from signoff.kernel.errors import UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.notes.documents import FACTS, StreamedDoc, StreamWriter, is_int, is_num, need, write_streamed
-from signoff.notes.snapshot import Snapshot, SnapshotSummary, check_range, read_commits, snapshot_writer
+from signoff.notes.snapshot import Reading, Snapshot, SnapshotSummary
 
 METRICS = ("commits", "files_changed", "lines_added", "lines_deleted", "contributors")
 AUTHOR_METRICS = ("commits", "files_changed", "lines_added", "lines_deleted")
@@ -256,20 +256,20 @@ def snapshot_and_facts(repo: Path, rev_range: str | None, snapshot_out: Path, fa
     the snapshot and counted into the facts at once, so the snapshot is not read back and parsed a
     second time. The two files are byte for byte those of the two steps; neither is left behind if
     either fails."""
-    rng, head = check_range(repo, rev_range)
     agg = Aggregate()
-    with snapshot_writer(snapshot_out, rng, head, merges, repo) as snap, \
-            StreamWriter(facts_out, {"schema": FACTS, "range": rng}, "facts") as facts:
+    with Reading(repo, rev_range, merges, progress) as reading, reading.writer(snapshot_out) as snap, \
+            StreamWriter(facts_out, {"schema": FACTS, "range": reading.rng}, "facts") as facts:
 
         def written() -> Iterator[dict[str, Any]]:
-            for commit in read_commits(repo, rng, merges, progress):
+            for commit in reading.commits():
                 snap.add(commit)
                 yield commit
 
         for fact in generate_facts(written(), agg):
             facts.add(fact)
         snap_trailer = snap.close()
-        trailer = facts.close({"range": rng, "snapshot_digest": snap_trailer["digest"]})
+        trailer = facts.close({"range": reading.rng, "snapshot_digest": snap_trailer["digest"]})
+    rng, head = reading.rng, reading.head
     return (SnapshotSummary(snapshot_out, snap_trailer["count"], head, rng, snap_trailer["digest"]),
             FactsSummary(facts_out, trailer["count"], agg.range.commits, snap_trailer["digest"]))
 

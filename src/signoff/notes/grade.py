@@ -122,11 +122,14 @@ _UNIT_TAGS = re.compile(r"\[F[0-9]+\]|</?a\b[^>]*>|\bF[0-9]+\b")
 _RST_RULE = re.compile(r"^\s*([=\-~^*+#\"'`.:_])\1{2,}\s*$")
 _ITEM = re.compile(r"^\s{0,8}(?:[-*+]|\d+[.)])\s+")
 _LINK_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+")
+# A line that is only a bold version (`**4.14.2**`, `**4.14.2** (2026-05-01)`): a release heading.
+_BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))?\s*$")
 
 
 def units_of(markdown: str) -> list[tuple[str, bool]]:
     """The units of a changelog (Markdown or reStructuredText) a claim is read in: headings (True:
-    their versions and dates name the release), link definitions (True), list items with their
+    their versions and dates name the release, a bold version alone on its line included), link
+    definitions (True), list items with their
     continuation lines, and paragraphs. Fenced code and rules are left out; `[F1]` tags are removed."""
     lines = _FENCE.sub("", markdown).splitlines()
     units: list[tuple[str, bool]] = []
@@ -151,7 +154,7 @@ def units_of(markdown: str) -> list[tuple[str, bool]]:
             flush()
             units.append((line.strip(), True))
             continue
-        if _LINK_DEF.match(line):
+        if _LINK_DEF.match(line) or _BOLD_HEADING.match(line):
             flush()
             units.append((line.strip(), True))
             continue

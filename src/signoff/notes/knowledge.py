@@ -25,6 +25,9 @@ _CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*
                       re.IGNORECASE)
 _FRAGMENT = re.compile(r"(?:^|/)(?:changes|changelog\.d|changelog|newsfragments|news|\.changes|changes\.d|"
                        r"\.changeset|unreleased)/(?:[^/]+/)?(?:[a-z]+[-_.])?(\d+)[.\-_]", re.IGNORECASE)
+# The issues a commit message says it closes (GitHub's closing keywords).
+_CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
+                     re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
@@ -102,6 +105,10 @@ class Carrier:
     own: str | None  # the pull request number the commit names as its own
     backport: bool
     words: set[str] = field(default_factory=set)
+    # What the commit says its changelog entry is numbered: the changelog fragments it adds (the
+    # entry a fragment becomes carries the fragment's number), and the issues its message closes.
+    fragments: set[str] = field(default_factory=set)
+    closes: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -205,7 +212,8 @@ class Knowledge:
     def _carry(self, c: dict[str, Any]) -> None:
         subject, body = c["subject"], c["body"]
         refs = carried_refs(subject + "\n" + body)
-        refs |= {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
+        fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
+        refs |= fragments
         own_m = _OWN_PR.search(subject)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
         title = subject
@@ -213,7 +221,8 @@ class Knowledge:
             title = body.splitlines()[0]
         title = _CONVENTIONAL.sub("", title)
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
-                          bool(_BACKPORT.search(subject + "\n" + body)), words(title))
+                          bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
+                          {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)})
         self.carriers.append(carrier)
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
@@ -228,6 +237,29 @@ class Knowledge:
         if len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs:
             return None
         return best[0][1]
+
+    def _wrong_issue(self, n: str, own: Carrier | None, item_words: set[str], item_refs: set[str],
+                     carriers: list[Carrier]) -> str:
+        """Why an issue reference `n` is contradicted, or "". An issue may be fixed by a pull
+        request of another number, so the pull request number of the item's own commit does not
+        contradict it by being different; what does is the commit saying which entry it is (the
+        changelog fragment it adds, or, for an item naming this one number, the issues it closes)
+        with another number, or `n` being higher than the commit's own pull request: GitHub numbers
+        issues and pull requests in one sequence as they are opened, and a pull request fixes
+        issues opened before it (a link to `/issues/N` is also how release-please links a pull
+        request). Only when the item restates its own commit, names none of that commit's numbers
+        and is related to no commit carrying `n`. An item naming several issues often lists the
+        history of a problem, which the closing commit need not repeat."""
+        if own is None or own.backport or n in own.refs or item_refs & own.refs \
+                or not self._restates(item_words, own.words) \
+                or any(similarity(item_words, c.words) >= RELATED for c in carriers):
+            return ""
+        entry = own.fragments or (own.closes if len(item_refs) == 1 else set())
+        if entry:
+            return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
+        if own.own is not None and int(n) > int(own.own):
+            return (f"git says #{own.own} ({own.hash[:10]}: {own.subject[:60]}), opened before #{n}")
+        return ""
 
     @staticmethod
     def _restates(item: set[str], title: set[str]) -> bool:
@@ -323,6 +355,8 @@ class Knowledge:
             if not any(similarity(item_words, c.words) >= RELATED for c in carriers):
                 says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
                 return Verdict(claim, "unsupported", f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})")
+        if claim.role == "issue" and (wrong := self._wrong_issue(n, own, item_words, item_refs, carriers)):
+            return Verdict(claim, "unsupported", wrong)
         if carriers:
             return Verdict(claim, "supported")
         if own is not None and own.backport:

@@ -20,7 +20,7 @@ Code spans, user mentions and link targets other than the ones above are not cla
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -36,7 +36,8 @@ _URL_COMMIT = re.compile(r"/commits?/([0-9a-f]{7,40})\b")
 _URL_COMPARE = re.compile(r"/compare/([^.\s]+(?:\.[^.\s]+)*?)\.{2,3}([^\s#?]+)")
 _URL_TAG = re.compile(r"/(?:releases/tag|tree)/([^\s/#?]+)")
 _ROLE = re.compile(r"[:{](pr|pull|issue|issues|bug|gh|ghissue|ghpull|commit|user|ghuser|[a-z:]+)[:}]`([^`]*)`")
-_CODE = re.compile(r"``[^`]*``|`[^`]*`")
+# Code spans; a reStructuredText hyperlink reference (`0.7.3`_, `#1184 <url>`_) is text, not code.
+_CODE = re.compile(r"``[^`]*``|`[^`]*`(?!_)")
 _MENTION = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)")
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{4})/(\d{2})/(\d{2})(?![\d/])")
@@ -237,4 +238,9 @@ def read_claims(text: str, release: bool = False) -> list[Meaning]:
     for m in list(_NUMBER.finditer(work)):
         add(Meaning("other", m.group(0), m.start(), checkable=False, why="number git does not count"),
             m.start(), m.end())
+    # `#N` written as the text of a link to an issue or a pull request (`[#N](.../issues/N)`,
+    # `` `#N <.../issues/N>`_ ``) is what its link says it is.
+    linked = {c.value: c.role for c in out if c.kind == "ref" and c.role in ("issue", "pr") and "/" in c.token}
+    out = [replace(c, role=linked[c.value]) if c.kind == "ref" and c.role == "any" and c.value in linked else c
+           for c in out]
     return sorted(out, key=lambda c: c.position)

@@ -4,6 +4,7 @@ appendix in which every cited fact is listed with an anchor and every hash in fu
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +32,32 @@ def _fact_line(f: dict[str, Any], commit_url: str | None) -> str:
     return f"- {anchor} {f['op']} of {f['of'][0]} and {f['of'][1]}: {f['value']}"
 
 
-def render(folder: Path, state: State, commit_url: str | None = None) -> str:
+# The reference the writer ends a line with: its pull request `(#N)`, or its commit's short hash.
+_LINE_REF = re.compile(r"\((?:#(?P<pr>\d+)|(?P<hash>[0-9a-f]{7,40}))\)(?=\.?$)")
+
+
+def link_reference(text: str, cited: list[dict[str, Any]], commit_url: str | None, pr_url: str | None) -> str:
+    """The line with its closing reference linked: `(#N)` through `pr_url` (`{number}`), a short
+    hash through `commit_url` (`{hash}`, the full hash of the cited commit it starts)."""
+    def link(m: re.Match[str]) -> str:
+        if m.group("pr") is not None:
+            return f"([#{m.group('pr')}]({pr_url.replace('{number}', m.group('pr'))}))" if pr_url else m.group(0)
+        full = next((f["hash"] for f in cited if f.get("kind") == "commit" and f["hash"].startswith(m.group("hash"))),
+                    None)
+        return f"([{m.group('hash')}]({commit_url.replace('{hash}', full)}))" if commit_url and full else m.group(0)
+    return _LINE_REF.sub(link, text)
+
+
+def render(folder: Path, state: State, commit_url: str | None = None, pr_url: str | None = None) -> str:
     """The notes of a run in `state` (its decisions replayed)."""
     if not state.shipped:
         problems = blockers(folder, state)
         raise RefusedError("this run has not shipped yet" + (": " + " | ".join(problems) if problems else ""),
                            "decide on every sentence, then `signoff notes decide RUN ship`")
-    return preview(folder, state, commit_url)
+    return preview(folder, state, commit_url, pr_url)
 
 
-def preview(folder: Path, state: State, commit_url: str | None = None) -> str:
+def preview(folder: Path, state: State, commit_url: str | None = None, pr_url: str | None = None) -> str:
     """The notes as they would render with the decisions so far: the approved sentences only."""
     kept = [s for s in state.sentences if s.status == "approved"]
     cited = [f for s in kept for f in s.facts]
@@ -55,7 +72,8 @@ def preview(folder: Path, state: State, commit_url: str | None = None) -> str:
             lines += ["", f"## {group}", ""] if shown is not None or lines[-1] != "" else [f"## {group}", ""]
             shown = group
         tags = "".join(f"[{f}]" for f in s.facts)
-        lines.append(f"- {s.text} {tags}")
+        text = link_reference(s.text, [facts.by_id[f] for f in s.facts if f in facts.by_id], commit_url, pr_url)
+        lines.append(f"- {text} {tags}")
     lines += ["", "## Facts", ""]
     lines += [_fact_line(facts.by_id[f], commit_url) for f in order if f in facts.by_id]
     return "\n".join(lines) + "\n"

@@ -27,6 +27,7 @@ from signoff.notes.documents import REVIEW, check_schema, read_json, write_json
 from signoff.notes.draft import check_sentences, draft_doc, load_draft
 from signoff.notes.editor import merge
 from signoff.notes.facts import FactsFile, snapshot_and_facts
+from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Verifier
 
 SNAPSHOT_FILE, FACTS_FILE, DRAFT_FILE, REVIEW_FILE = "snapshot.json", "facts.json", "draft.json", "review.json"
@@ -75,12 +76,44 @@ def writer_task(facts: FactsFile) -> dict[str, Any]:
     return {"range": facts.range, "facts": commits + chosen}
 
 
+def configured_groups(settings: Settings) -> dict[str, list[str]]:
+    """`[notes.groups]`: changelog headings, each with the patterns that put a change under it
+    (paths or folders, globs, `label:NAME`), in the order written."""
+    groups = settings.section("notes").get("groups", {})
+    if not isinstance(groups, dict) or not all(
+            isinstance(k, str) and k.strip() and isinstance(v, list) and v and all(isinstance(x, str) and x for x in v)
+            for k, v in groups.items()):
+        raise UsageError("[notes.groups] must map each heading to a list of patterns",
+                         '[notes.groups]\n"Command line" = ["src/cli/", "label:cli"]')
+    return {k.strip(): list(v) for k, v in groups.items()}
+
+
+def commit_paths(snapshot: Path, hashes: set[str]) -> dict[str, list[str]]:
+    """The paths each of the given commits touched, read from the head of the snapshot (commits
+    come newest first, and the writer sees the newest): for grouping by a configured map."""
+    out: dict[str, list[str]] = {}
+    if not hashes or not snapshot.is_file():
+        return out
+    for c in Snapshot(snapshot).commits():
+        if c["hash"] in hashes:
+            out[c["hash"]] = [f["path"] for f in c["files"]]
+            if len(out) == len(hashes):
+                break
+    return out
+
+
 def make_draft(facts_path: Path, settings: Settings, role: str = "writer",
                script: str = "default") -> dict[str, Any]:
     from signoff.notes.agents import write
 
     facts = FactsFile(facts_path, wanted=_first_commit_ids())
-    sentences, record = write(writer_task(facts), settings, role, script)
+    task = writer_task(facts)
+    groups = configured_groups(settings)
+    if groups:
+        task["groups"] = groups
+        task["paths"] = commit_paths(facts_path.parent / SNAPSHOT_FILE,
+                                     {f["hash"] for f in task["facts"] if f["kind"] == "commit"})
+    sentences, record = write(task, settings, role, script)
     numbered = [{"id": f"S{i}", "text": s["text"], "facts": list(s["cites"]),
                  **({"group": s["group"]} if s.get("group") else {})} for i, s in enumerate(sentences, 1)]
     check_sentences(numbered, f"{role} output", "draft")

@@ -138,11 +138,12 @@ class NotesService:
         """Write the run's decisions to `decisions.jsonl` beside it (evidence for offline checks)."""
         return export_decisions(self.decisions(folder), folder)
 
-    def publish(self, folder: Path, settings: Settings, commit_url: str | None = None) -> tuple[str, Path]:
+    def publish(self, folder: Path, settings: Settings, commit_url: str | None = None,
+                pr_url: str | None = None) -> tuple[str, Path]:
         """Render a shipped run to `final.md`, export its decisions and sign the evidence."""
         from signoff.notes.evidence import publish
 
-        return publish(self.state(folder), folder, settings, commit_url)
+        return publish(self.state(folder), folder, settings, commit_url, pr_url)
 
     # -- a run's room ---------------------------------------------------------------------------
 

@@ -51,33 +51,47 @@ class SnapshotSummary:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def check_range(repo: Path, rev_range: str | None) -> tuple[str, str | None]:
-    """Validate the repository and the range; returns (range, resolved tip commit or None)."""
+def check_range(repo: Path, rev_range: str | None, drivers: git.Config | None = None) -> tuple[str, str | None]:
+    """Validate the repository and the range; returns (range, resolved tip commit or None).
+
+    One `git rev-parse` resolves every side when all is well; only a failure is looked into
+    further, to say which side (or the repository) is wrong."""
     if not repo.exists():
         raise NotFoundError(f"repository not found: {repo}", "pass --repo with the path of a git work tree")
-    if git.run(repo, "rev-parse", "--git-dir", check=False).returncode != 0:
-        raise UsageError(f"{repo} is not a git repository", "pass --repo with the path of a git work tree")
     rng = rev_range or "HEAD"
     sides = rng.split("..")
     if len(sides) > 2 or rng.startswith("-") or "..." in rng:
         raise UsageError(f"range {rng!r} is not A..B or a single revision",
                          "pass --range v1.0..v1.1 (or one revision for its whole history)")
-    resolved: list[str] = []
-    for side in sides:
-        name = side or "HEAD"
+    names = [side or "HEAD" for side in sides]
+    for name in names:
         if not _REV.match(name) or name.startswith("-"):
             raise UsageError(f"revision {name!r} in range {rng!r} is not a revision name",
                              "use tags, branch names or commit hashes")
+    out = git.run(repo, "rev-parse", "--end-of-options", *(f"{name}^{{commit}}" for name in names), check=False,
+                  drivers=drivers)
+    # Without --verify (which takes one name), git 2.39 echoes `--end-of-options` among the ids.
+    resolved = [h for h in out.stdout.decode().split() if _HEX40.match(h)]
+    if out.returncode == 0 and len(resolved) == len(names):
+        return rng, resolved[-1]
+    _explain_range(repo, rng, names, drivers)
+    raise UsageError(f"range {rng!r} does not resolve in {repo}: {out.stderr.decode(errors='replace').strip()[:200]}",
+                     "check the names with `git log --oneline`")
+
+
+def _explain_range(repo: Path, rng: str, names: list[str], drivers: git.Config | None) -> None:
+    """Raise the error that says what is wrong with a range that did not resolve."""
+    if git.run(repo, "rev-parse", "--git-dir", check=False, drivers=drivers).returncode != 0:
+        raise UsageError(f"{repo} is not a git repository", "pass --repo with the path of a git work tree")
+    for name in names:
         out = git.run(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}",
-                      check=False)
+                      check=False, drivers=drivers)
         if out.returncode != 0:
-            if name == "HEAD" and git.run(repo, "rev-parse", "--verify", "--quiet", "HEAD",
-                                          check=False).returncode != 0:
+            if name == "HEAD" and git.run(repo, "rev-parse", "--verify", "--quiet", "HEAD", check=False,
+                                          drivers=drivers).returncode != 0:
                 raise UsageError(f"{repo} has no commits yet", "commit something first, or pass another --repo")
             raise UsageError(f"revision {name!r} does not name a commit in {repo}",
                              "check the name with `git log --oneline` (tags must be fetched)")
-        resolved.append(out.stdout.decode().strip())
-    return rng, resolved[-1]
 
 
 def _tokens(stream: IO[bytes]) -> Iterator[str]:
@@ -156,10 +170,10 @@ _TAG_FORMAT = ("--format=%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(
                "%00%(taggerdate:iso-strict)%00%(committerdate:iso-strict)%00%(*committerdate:iso-strict)")
 
 
-def read_tags(repo: Path) -> list[dict[str, str]]:
+def read_tags(repo: Path, drivers: git.Config | None = None) -> list[dict[str, str]]:
     """Every tag naming a commit, sorted by name: `name`, `commit` and `date` (the tagger date of an
     annotated tag, the commit date of a lightweight one, strict ISO 8601)."""
-    out = git.run(repo, "for-each-ref", _TAG_FORMAT, "refs/tags")
+    out = git.run(repo, "for-each-ref", _TAG_FORMAT, "refs/tags", drivers=drivers)
     tags: list[dict[str, str]] = []
     for line in out.stdout.decode("utf-8", "backslashreplace").splitlines():
         parts = line.split("\0")
@@ -173,13 +187,13 @@ def read_tags(repo: Path) -> list[dict[str, str]]:
     return sorted(tags, key=lambda t: t["name"])
 
 
-def authors_before(repo: Path, rng: str) -> dict[str, list[str]] | None:
+def authors_before(repo: Path, rng: str, drivers: git.Config | None = None) -> dict[str, list[str]] | None:
     """Emails and names of the authors of the history before an `A..B` range (None for one revision,
     whose whole history is the range)."""
     if ".." not in rng or not rng.split("..")[0]:
         return None
     base = rng.split("..")[0]
-    out = git.run(repo, "log", "--format=%ae%x00%an", "--end-of-options", base, "--")
+    out = git.run(repo, "log", "--format=%ae%x00%an", "--end-of-options", base, "--", drivers=drivers)
     emails: set[str] = set()
     names: set[str] = set()
     for line in out.stdout.decode("utf-8", "backslashreplace").splitlines():
@@ -199,56 +213,82 @@ def log_args(rng: str, merges: bool) -> list[str]:
     return cmd
 
 
-def stream_commits(repo: Path, rng: str, merges: bool) -> Iterator[dict[str, Any]]:
-    with tempfile.TemporaryFile() as err:
-        proc = git.popen(repo, *log_args(rng, merges), stdout=subprocess.PIPE, stderr=err)
-        assert proc.stdout is not None
-        try:
-            yield from parse_log(proc.stdout)
-        finally:
-            proc.stdout.close()
-            code = proc.wait()
-        if code != 0:
-            err.seek(0)
-            message = err.read().decode("utf-8", "replace").strip()
-            raise UsageError(f"git log failed on {repo} ({rng}): {message}", "check the repository and the range")
-
-
 PROGRESS_EVERY = 1000  # commits between two progress reports: a long history shows it is moving
+
+
+class Reading:
+    """A range being read from git: its checked name and tip, the snapshot's header, and the
+    commits as `git log` prints them.
+
+    `git log` is started first, so the history is already being walked (into a 1 MB pipe) while
+    the tags and the earlier authors are read; the repository's driver overrides are enumerated
+    once for all of these commands (`git.neutral_drivers`), not once per command. Leaving the
+    `with` block ends a `git log` that is still running."""
+
+    def __init__(self, repo: Path, rev_range: str | None, merges: bool, progress: Progress = silent) -> None:
+        self.repo, self.merges, self.progress = repo, merges, progress
+        drivers = git.neutral_drivers(repo) if repo.exists() else ()
+        self.rng, self.head = check_range(repo, rev_range, drivers)
+        self._err = tempfile.TemporaryFile()
+        self._proc = git.popen(repo, *log_args(self.rng, merges), stdout=subprocess.PIPE, stderr=self._err,
+                               drivers=drivers)
+        try:
+            self.header: dict[str, Any] = {"schema": SNAPSHOT, "range": self.rng, "head": self.head,
+                                           "merges": merges, "tags": read_tags(repo, drivers)}
+            before = authors_before(repo, self.rng, drivers)
+            if before is not None:
+                self.header["authors_before"] = before
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> Reading:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc.poll() is None:
+            proc.kill()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        proc.wait()
+        self._err.close()
+
+    def commits(self) -> Iterator[dict[str, Any]]:
+        """The range's commits, newest first, reporting progress as they stream by."""
+        proc, progress = self._proc, self.progress
+        assert proc.stdout is not None
+        progress("reading commits", done=0)
+        n = 0
+        for n, commit in enumerate(parse_log(proc.stdout), 1):
+            yield commit
+            if n % PROGRESS_EVERY == 0:
+                progress("reading commits", done=n)
+        if n % PROGRESS_EVERY:
+            progress("reading commits", done=n)
+        proc.stdout.close()
+        if proc.wait() != 0:
+            self._err.seek(0)
+            message = self._err.read().decode("utf-8", "replace").strip()
+            raise UsageError(f"git log failed on {self.repo} ({self.rng}): {message}",
+                             "check the repository and the range")
+
+    def writer(self, out: Path) -> StreamWriter:
+        """The snapshot file being written: its header, and the content digest seeded with it."""
+        digest = hashlib.sha256(dumps_line(self.header).encode() + b"\n")
+        return StreamWriter(out, self.header, "commits", digest)
 
 
 def take_snapshot(repo: Path, rev_range: str | None, out: Path, merges: bool = True,
                   progress: Progress = silent) -> SnapshotSummary:
-    rng, head = check_range(repo, rev_range)
-    with snapshot_writer(out, rng, head, merges, repo) as snap:
-        for commit in read_commits(repo, rng, merges, progress):
+    with Reading(repo, rev_range, merges, progress) as reading, reading.writer(out) as snap:
+        for commit in reading.commits():
             snap.add(commit)
         trailer = snap.close()
-    return SnapshotSummary(out, trailer["count"], head, rng, trailer["digest"])
-
-
-def snapshot_writer(out: Path, rng: str, head: str | None, merges: bool, repo: Path) -> StreamWriter:
-    """The snapshot file being written: its header (with the tags and the earlier authors), and the
-    content digest seeded with it."""
-    header: dict[str, Any] = {"schema": SNAPSHOT, "range": rng, "head": head, "merges": merges,
-                              "tags": read_tags(repo)}
-    before = authors_before(repo, rng)
-    if before is not None:
-        header["authors_before"] = before
-    digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
-    return StreamWriter(out, header, "commits", digest)
-
-
-def read_commits(repo: Path, rng: str, merges: bool, progress: Progress = silent) -> Iterator[dict[str, Any]]:
-    """The range's commits from git, newest first, reporting progress as they stream by."""
-    progress("reading commits", done=0)
-    n = 0
-    for n, commit in enumerate(stream_commits(repo, rng, merges), 1):
-        yield commit
-        if n % PROGRESS_EVERY == 0:
-            progress("reading commits", done=n)
-    if n % PROGRESS_EVERY:
-        progress("reading commits", done=n)
+    return SnapshotSummary(out, trailer["count"], reading.head, reading.rng, trailer["digest"])
 
 
 def _commit_ok(c: Any) -> bool:

@@ -77,7 +77,7 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
         return {"sentences": []}
     sentences.append({"text": f"This release has {_plural(commits['value'], 'commit')} from "
                               f"{_plural(people['value'], 'contributor')}.", "cites": [commits["id"], people["id"]]})
-    for line in changelog_lines([f for f in facts if f["kind"] == "commit"]):
+    for line in changelog_lines([f for f in facts if f["kind"] == "commit"], task.get("groups"), task.get("paths")):
         if _supported(line.text, line.facts):
             sentences.append({"text": line.text, "cites": [f["id"] for f in line.facts], "group": line.group})
     return {"sentences": sentences}

@@ -114,6 +114,17 @@ def test_a_true_section_has_no_unsupported_claim(snap: Path) -> None:
     ("* Make ESM transpiled CommonJS play nice for TS folks, fix #1514 (#1518)",
      "* Make ESM transpiled CommonJS play nice for TS folks, fix #1513 (#1518)", "git says #1513"),
     ("Fixed in deadbee1.", "Fixed in {head}.", "no commit in 0.47.0..0.47.1 starts with deadbee1"),
+    # An issue link is contradicted by what the item's own commit says its entry is (the fragment it
+    # adds, the issue it closes).
+    ("* PluginManager.get_plugins no longer returns None for blocked plugins (https://github.com/o/r/issues/482)",
+     "* PluginManager.get_plugins no longer returns None for blocked plugins (https://github.com/o/r/issues/481)",
+     "git says #481"),
+    ("* Handle overflow in timed unsign. :issue:`78`", "* Handle overflow in timed unsign. :issue:`77`",
+     "git says #77"),
+    # ... or by being higher than the commit's own pull request (release-please links pull requests
+    # as /issues/N; an issue fixed by a pull request was opened before it).
+    ("* Use `Self` in `TestClient.__enter__` ([#2952](https://github.com/o/r/issues/2952))",
+     "* Use `Self` in `TestClient.__enter__` ([#2951](https://github.com/o/r/issues/2951))", "git says #2951"),
 ])
 def test_a_planted_false_claim_is_flagged_and_its_true_twin_is_not(snap: Path, false: str, true: str,
                                                                     reason: str) -> None:
@@ -192,3 +203,12 @@ def test_only_a_number_the_commit_names_in_its_subject_contradicts(tmp_path: Pat
     wrong = grade_text("- Remove WatchGod. (#2537)\n", "x.md", tmp_path / "s.json")
     assert [u["reason"][:14] for u in wrong["unsupported"]] == ["git says #2536"]
     assert grade_text("- Remove WatchGod. (#2536)\n", "x.md", tmp_path / "s.json")["ok"]
+
+
+def test_an_issue_opened_before_the_pull_request_that_fixed_it_is_not_contradicted(snap: Path) -> None:
+    # agronholm/anyio 4.14.0: "(`#1067 <.../issues/1067>`_)" for the commit "... (#1119)".
+    for text in ("* Use `Self` in `TestClient.__enter__` ([#2940](https://github.com/o/r/issues/2940))",
+                 "* Use `Self` in `TestClient.__enter__` (`#2940 <https://github.com/o/r/issues/2940>`_)"):
+        graded = grade_text(text + "\n", "x.md", snap)
+        assert graded["ok"], graded["unsupported"]
+        assert [u["why"] for u in graded["not_checkable"]] == ["issue link no commit carries"] * 2

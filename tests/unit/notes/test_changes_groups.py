@@ -1,0 +1,106 @@
+"""The writer's lines and its configured group map (`[notes.groups]`): a change the map takes is listed under its
+heading, by path, folder, glob or subject label; breaking changes, deprecations and removals stay
+first whatever the map says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff.kernel.errors import UsageError
+from signoff.kernel.settings import Settings
+from signoff.notes.changes import BREAKING, DEPRECATED, FEATURES, FIXES, changelog_lines, configured_group
+from signoff.notes.run import configured_groups
+
+
+def _commit(n: int, subject: str, areas: tuple[str, ...] = ("code",)) -> dict[str, Any]:
+    return {"kind": "commit", "hash": f"{n:040x}", "subject": subject, "title": subject, "author": "Kim",
+            "email": "kim@example.org", "merge": False, "pr": None, "breaking": False, "areas": list(areas)}
+
+
+GROUPS = {"Command line": ["src/cli/", "label:cli"], "Parser": ["src/*/parse*.py"]}
+COMMITS = [
+    _commit(1, "Add a --json option to the export command"),
+    _commit(2, "Fix the parser on tabs in headers"),
+    _commit(3, "[cli] Fix colours on Windows terminals"),
+    _commit(4, "Deprecate the old command names in favour of the new"),
+    _commit(5, "Add a retry budget to the client"),
+    _commit(6, "Remove the Python 3.8 code paths everywhere"),
+]
+PATHS = {f"{1:040x}": ["src/cli/export.py", "tests/test_export.py"], f"{2:040x}": ["src/pkg/parser.py"],
+         f"{4:040x}": ["src/cli/names.py"], f"{5:040x}": ["src/client.py"], f"{6:040x}": ["src/cli/compat.py"]}
+
+
+def test_a_configured_map_groups_by_folder_glob_and_label_after_the_leading_groups() -> None:
+    lines = [(line.group, line.text) for line in changelog_lines(COMMITS, GROUPS, PATHS)]
+    assert lines == [
+        (DEPRECATED, "Deprecate the old command names in favour of the new."),
+        ("Removals", "Remove the Python 3.8 code paths everywhere."),
+        ("Command line", "Add a --json option to the export command."),
+        ("Command line", "Fix colours on Windows terminals."),
+        ("Parser", "Fix the parser on tabs in headers."),
+        (FEATURES, "Add a retry budget to the client."),
+    ]
+
+
+def test_without_a_map_the_kind_of_change_groups() -> None:
+    groups = {line.text: line.group for line in changelog_lines(COMMITS)}
+    assert groups["Add a --json option to the export command."] == FEATURES
+    assert groups["Fix the parser on tabs in headers."] == FIXES
+
+
+def test_a_breaking_change_stays_first_whatever_the_map_says() -> None:
+    breaking = {**_commit(7, "feat(cli)!: drop the -q flag (#9)"), "pr": "9"}
+    feature = {**_commit(8, "feat(cli): add a --quiet flag (#10)"), "pr": "10"}
+    fix = {**_commit(9, "fix(core): keep the last line (#11)"), "pr": "11"}
+    lines = [(line.group, line.text) for line in changelog_lines([feature, breaking, fix], GROUPS)]
+    assert lines == [(BREAKING, "Cli: drop the -q flag (#9)."), ("Command line", "Cli: add a --quiet flag (#10)."),
+                     (FIXES, "Core: keep the last line (#11).")]
+
+
+def test_patterns_match_whole_folders_and_labels_only() -> None:
+    assert configured_group(GROUPS, "Tidy", ["src/cli/x.py"]) == "Command line"
+    assert configured_group(GROUPS, "Tidy", ["src/client.py"]) is None  # src/cli is not a prefix of src/client
+    assert configured_group(GROUPS, "CLI: tidy", []) == "Command line"
+    assert configured_group(GROUPS, "fix(cli): tidy", []) == "Command line"
+    assert configured_group(GROUPS, "Tidy the cli", []) is None
+
+
+def test_a_breaking_change_pushed_beside_pull_requests_is_listed_first_with_its_commit() -> None:
+    # yargs v17.7.2..v18.0.0: `feat!: yargs is now ESM first` has no pull request number, and
+    # `feat: commandDir now works with ESM files (#2461)` changed only documentation and tests.
+    prs = [{**_commit(20 + i, f"fix: keep line {i} when no newline ends the file (#{30 + i})"), "pr": str(30 + i)}
+           for i in range(3)]
+    esm = {**_commit(0xd90af45f18, "feat!: yargs is now ESM first"), "hash": "d90af45f18" + "0" * 30}
+    documented = {**_commit(24, "feat: commandDir now works with ESM files (#2461)", ("docs", "tests")), "pr": "2461"}
+    tidy = _commit(25, "Tidy the release script a little")  # pushed beside the pull requests: left out
+    lines = [(line.group, line.text) for line in changelog_lines([*prs, esm, documented, tidy])]
+    assert lines[0] == (BREAKING, "Yargs is now ESM first (d90af45f18).")
+    assert (FEATURES, "CommandDir now works with ESM files (#2461).") in lines
+    assert not any("release script" in text for _, text in lines)
+
+
+def test_merged_pull_requests_about_branches_changelogs_tests_or_docs_are_told_by_their_title() -> None:
+    # pallets/click 8.2.2..8.3.0: a merge commit lists no files, so its title is all there is.
+    titles = {"Merge stable into main": None, 'Revert "Revert "Merge Stable into master""': None,
+              "Add missing changes entries": None, "Add more tests on `Enum` rendering": None,
+              "This is a small refactor to regroup all sentinels": None,
+              "Move Prompts doc from reST to MyST": "Documentation",
+              "Fix completions for quoted/escaped parameters in Fish": FIXES}
+    merges = [{**_commit(40 + i, title, ()), "merge": True, "pr": str(3000 + i)} for i, title in enumerate(titles)]
+    listed = {line.text.rsplit(" (#", 1)[0]: line.group for line in changelog_lines(merges)}
+    assert listed == {title: group for title, group in titles.items() if group is not None}
+
+
+def test_the_map_is_read_from_the_notes_section_and_a_malformed_one_is_refused() -> None:
+    def settings(groups: object) -> Settings:
+        return Settings(home=Path("home"), db_url="sqlite:///unused", raw={"notes": {"groups": groups}})
+
+    assert configured_groups(settings(GROUPS)) == GROUPS
+    assert configured_groups(Settings(home=Path("home"), db_url="sqlite:///unused")) == {}
+    for bad in (["src/"], {"Parser": "src/parse.py"}, {"Parser": []}, {"": ["src/"]}, {"Parser": [3]}):
+        with pytest.raises(UsageError) as refused:
+            configured_groups(settings(bad))
+        assert refused.value.fix and "[notes.groups]" in refused.value.fix
