@@ -14,6 +14,8 @@ import typer
 
 from signoff.cli.context import console, settings
 from signoff.kernel.errors import UsageError
+from signoff.kernel.logs import LogConfig
+from signoff.kernel.logs import configure as configure_logging
 from signoff.kernel.wire import UNIX_PEER
 from signoff.ledger import SqlLedger, checkpointing
 from signoff.rooms.domain.signin import LINK_SECONDS, link_url
@@ -108,6 +110,8 @@ def serve(
     if not 0 <= port <= 65535:
         raise UsageError(f"port {port} is out of range", "pick a port between 1 and 65535 (or 0)")
     current = settings()
+    logs = LogConfig.load(current)  # a bad [log] is refused before anything listens
+    configure_logging(logs)
     # Forwarded headers are believed only from the proxies `[web] trusted_proxies` names (uvicorn's
     # default believes any local process): else a client's address, which the sign-in throttle
     # counts by, would be whatever it claims.
@@ -144,5 +148,6 @@ def serve(
 
         served = _UnixPeer(ProxyHeadersMiddleware(cast(Any, app), trusted_hosts=proxies))
     with checkpointing(ledger, current):
-        uvicorn.Server(uvicorn.Config(served, log_level="warning", access_log=False, proxy_headers=False)
-                       ).run(sockets=[listener])
+        # log_config None: uvicorn keeps the handlers `[log]` set up (one format for the whole process)
+        uvicorn.Server(uvicorn.Config(served, log_config=None, log_level=logs.level, access_log=False,
+                                      proxy_headers=False)).run(sockets=[listener])

@@ -145,3 +145,58 @@ def test_the_unix_socket_is_the_owners_and_groups_and_never_replaces_a_file(tmp_
     with pytest.raises(UsageError) as refused:
         _listen_unix(a_file)
     assert "not a socket" in refused.value.message and a_file.read_text() == "keep me"
+
+
+@pytest.fixture
+def restored_logging() -> object:
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield None
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    from signoff.kernel.logs import QUIET_CLIENTS, REQUESTS
+
+    for name in (REQUESTS, *QUIET_CLIENTS):
+        logging.getLogger(name).setLevel(logging.NOTSET)
+
+
+def test_json_logs_with_one_line_per_request_and_no_raw_path(tmp_path: Path, clock: FixedClock,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               restored_logging: object) -> None:
+    import json
+    import logging
+
+    from signoff.kernel.logs import LogConfig, configure
+
+    configure(LogConfig.load(Settings.load(home=tmp_path / "h", env={"SIGNOFF_CONFIG": str(_log_config(tmp_path))},
+                                           cwd=tmp_path)))
+    client, _ = _app(tmp_path, clock)
+    client.get("/agents/secret-looking-id/events?token=hunter2")
+    logging.getLogger("signoff.test").warning("a plain %s", "warning", extra={"fields": {"case": "BUG-1"}})
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line.startswith("{")]
+    request = next(line for line in lines if line["logger"] == "signoff.requests")
+    assert request["route"] == "/agents/{agent_id}/events" and request["method"] == "GET"
+    assert request["status"] == 401 and request["level"] == "info" and request["seconds"] >= 0
+    assert not [line for line in lines if "secret-looking-id" in json.dumps(line) or "hunter2" in json.dumps(line)]
+    plain = next(line for line in lines if line["logger"] == "signoff.test")
+    assert plain["message"] == "a plain warning" and plain["case"] == "BUG-1" and plain["time"].endswith("Z")
+
+
+def _log_config(tmp_path: Path) -> Path:
+    config = tmp_path / "log.toml"
+    config.write_text('[log]\nformat = "json"\nlevel = "info"\nrequests = true\n')
+    return config
+
+
+@pytest.mark.parametrize("log", ['format = "xml"', 'level = "loud"', 'requests = "yes"', 'colour = true'])
+def test_bad_log_settings_are_refused_with_a_fix(tmp_path: Path, log: str) -> None:
+    from signoff.kernel.errors import UsageError
+    from signoff.kernel.logs import LogConfig
+
+    config = tmp_path / "signoff.toml"
+    config.write_text(f"[log]\n{log}\n")
+    with pytest.raises(UsageError) as refused:
+        LogConfig.load(Settings.load(home=tmp_path, env={"SIGNOFF_CONFIG": str(config)}, cwd=tmp_path))
+    assert refused.value.fix

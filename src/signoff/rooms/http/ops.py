@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import hmac
+import logging
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +26,7 @@ from sqlalchemy import func, select
 
 from signoff.kernel import metrics
 from signoff.kernel.errors import UsageError
+from signoff.kernel.logs import REQUESTS
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import UNIX_PEER
 from signoff.ledger.engine import HEADS, stored_revisions
@@ -33,6 +35,7 @@ from signoff.ledger.store import SqlLedger
 from signoff.rooms.protocol import wire as protocol
 
 DEFAULT_OUTBOX_WAIT = 300.0
+_requests_log = logging.getLogger(REQUESTS)
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost", UNIX_PEER})  # a Unix-socket peer is on this machine
 _PROXY_HEADERS = ("x-forwarded-for", "forwarded", "x-real-ip")
 
@@ -181,8 +184,13 @@ class RequestMetrics:
             await self.app(scope, receive, sending)
         finally:
             route = getattr(scope.get("route"), "path", None) or "unmatched"
-            metrics.count("signoff_http_requests_total", route=route, method=_method(scope.get("method", "")),
+            method = _method(scope.get("method", ""))
+            metrics.count("signoff_http_requests_total", route=route, method=method,
                           status=f"{status[0] // 100}xx" if status[0] else "none")
+            if _requests_log.isEnabledFor(logging.INFO):  # `[log] requests = true`
+                _requests_log.info("%s %s %s", method, route, status[0] or "-", extra={"fields": {
+                    "route": route, "method": method, "status": status[0] or None,
+                    "seconds": round(time.perf_counter() - started, 6)}})
 
 
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
