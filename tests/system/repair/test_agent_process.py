@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from signoff.demo.fixture import FixtureRepo, examples_root
 from signoff.ledger import SqlLedger
 from signoff.repair import read_case, read_cases
-from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, Principal, RoomService
 from signoff.rooms.client import RoomsUserClient, write_private_json
 from signoff.rooms.client._sync import HttpUserTransport, InProcessUserTransport
