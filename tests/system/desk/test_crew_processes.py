@@ -45,15 +45,14 @@ from tests.conftest import wait_for
 from tests.support.cards import answer_as_shown
 from tests.support.cli import run_cli
 from tests.support.fixtures.desk import COUPON
-from tests.support.net import free_port
-from tests.support.serve import Process, signoff
+from tests.support.serve import Process, serve, signoff
 
 
 @dataclass
 class Desk:
     home: Path
     db: str
-    url: str
+    url: str  # the server's, as it printed it ("" before its first start)
     env: dict[str, str]
     tokens: dict[str, str]
     owner_token: str  # alice's rooms token
@@ -63,7 +62,8 @@ class Desk:
     members: dict[str, Process]
 
     def start_server(self) -> None:
-        self.server = Process(signoff("serve", "--port", self.url.rsplit(":", 1)[1]), self.env)
+        """The desk's server; started again on the URL it had, which the members hold."""
+        self.server, self.url = serve(self.env, again_on=self.url or None)
         self.server.ready(f"{self.url}/health")
 
     def start(self, role: str) -> None:
@@ -210,7 +210,7 @@ def desk(tmp_path: Path, sandbox_ok: None) -> Iterator[Desk]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
     env |= {"SIGNOFF_HOME": str(home), "SIGNOFF_DB": db,
             "SIGNOFF_REPAIR_ENV_CACHE": os.environ["SIGNOFF_REPAIR_ENV_CACHE"]}
-    d = Desk(home, db, f"http://127.0.0.1:{free_port()}", env, tokens, owner_token, people, crew,
+    d = Desk(home, db, "", env, tokens, owner_token, people, crew,
              None, {})  # type: ignore[arg-type]
     d.start_server()
     try:

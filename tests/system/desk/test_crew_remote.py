@@ -45,8 +45,7 @@ from tests.support.cards import answer_as_shown
 from tests.support.cli import Result, run_cli
 from tests.support.fixtures.desk import COUPON
 from tests.support.fixtures.rooms import Server
-from tests.support.net import free_port
-from tests.support.serve import Process, signoff
+from tests.support.serve import Process, serve, signoff
 
 
 @dataclass
@@ -115,10 +114,8 @@ def remote(tmp_path: Path, sandbox_ok: None) -> Iterator[Remote]:
         people = {name: rooms.create_user(name, name.title())[1] for name in ("mallory", "priya")}
     finally:
         ledger.close()
-    url = f"http://127.0.0.1:{free_port()}"
     base = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
-    server = Process(signoff("serve", "--port", url.rsplit(":", 1)[1]),
-                     {**base, "SIGNOFF_HOME": str(tmp_path / "server-home"), "SIGNOFF_DB": server_db})
+    server, url = serve({**base, "SIGNOFF_HOME": str(tmp_path / "server-home"), "SIGNOFF_DB": server_db})
     base["SIGNOFF_REPAIR_ENV_CACHE"] = os.environ["SIGNOFF_REPAIR_ENV_CACHE"]
     r = Remote(url, admin, alice, *_desk_home(tmp_path, "desk", url, base, ""), people=people)
     try:

@@ -292,6 +292,7 @@ def test_forwarded_addresses_are_believed_only_from_configured_proxies(tmp_path:
     finally:
         server.stop()
     config.write_text('[web]\ntrusted_proxies = ["the proxy"]\n')
+    # A process, not run_cli: a `signoff serve` that took the setting would serve on (the timeout bounds it).
     bad = subprocess.run(signoff("serve", "--port", "0"), capture_output=True, text=True, timeout=120,
                          env={"SIGNOFF_HOME": str(home), "SIGNOFF_CONFIG": str(config), "PATH": "/usr/bin:/bin"})
     assert bad.returncode != 0 and "error: [web] trusted_proxies must be a list of IP addresses" in bad.stderr
