@@ -42,8 +42,6 @@ UNTYPED = {
     "demo-": "the ledger demo",
     "rooms.agent.": "rooms",
     "rooms.approval.": "rooms",
-    "rooms.doc.": "rooms",
-    "rooms.group.": "rooms",
     "rooms.room.": "rooms",
     "rooms.user.": "rooms",
 }

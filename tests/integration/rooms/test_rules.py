@@ -8,7 +8,17 @@ import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import RefusedError, UsageError
+from signoff.ledger.aggregate import read_event
 from signoff.rooms import Receipt, handoff_matches
+from signoff.rooms.domain.model import (
+    DOCUMENT,
+    GROUP,
+    DocumentCreated,
+    DocumentDeleted,
+    DocumentUpdated,
+    GroupAllowed,
+    GroupCreated,
+)
 from tests.support.cards import answer_in
 from tests.support.fixtures.rooms import World
 
@@ -56,6 +66,21 @@ def test_documents_are_single_writer_and_versioned(world: World) -> None:
     with pytest.raises(UsageError, match="already exists"):
         s.create_document(world.reviewer, world.room_id, "plan", "x")
 
+
+
+def test_document_and_group_events_are_written_and_read_through_their_classes(world: World) -> None:
+    s = world.service
+    doc = s.create_document(world.fixer, world.room_id, "notes", "v1", description="what we learnt")
+    s.update_document(world.fixer, doc, name="notes-2")
+    s.delete_document(world.fixer, doc)
+    s.create_group(world.alice, "shop")
+    s.allow_group_owner(world.alice, "shop", "bob")
+    read = [read_event(e) for case in (DOCUMENT.case_id(doc), GROUP.prefix + "shop") for e in s.ledger.read(case)]
+    assert [type(b) for b in read] == [DocumentCreated, DocumentUpdated, DocumentDeleted, GroupCreated, GroupAllowed]
+    created, updated = read[0], read[1]
+    assert isinstance(created, DocumentCreated) and created.by_kind == "agent" and created.content == "v1"
+    assert isinstance(updated, DocumentUpdated) and (updated.name, updated.content, updated.version) == \
+        ("notes-2", None, 2)
 
 def test_exclusive_role_has_one_live_holder(world: World, clock: FixedClock) -> None:
     s = world.service
