@@ -11,8 +11,13 @@ from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger.aggregate import read_event
 from signoff.rooms import Receipt, handoff_matches
 from signoff.rooms.domain.model import (
+    APPROVAL,
     DOCUMENT,
     GROUP,
+    ApprovalAnswered,
+    ApprovalDiscarded,
+    ApprovalExpired,
+    ApprovalRequested,
     DocumentCreated,
     DocumentDeleted,
     DocumentUpdated,
@@ -109,6 +114,12 @@ def _card(world: World, request_id: str = "approve-1", expires: float = 600) -> 
             "expires_at": world.service.clock.now() + expires, "responders": ["alice"]}
 
 
+def _approval_events(world: World) -> list[type]:
+    """The classes the approval cards' stored events read as, case by case."""
+    ledger = world.service.ledger
+    return [type(read_event(e)) for case in ledger.case_ids(APPROVAL.prefix) for e in ledger.read(case)]
+
+
 def test_approval_card_is_idempotent_by_request_id(world: World) -> None:
     s = world.service
     first = s.request_approval(world.fixer, world.room_id, **_card(world))
@@ -139,6 +150,7 @@ def test_wrong_responder_is_discarded_and_recorded_then_right_one_decides(world:
         answer_in(s, world.alice, "approve-1", "maybe")
     with pytest.raises(RefusedError):
         answer_in(s, world.fixer, "approve-1", "yes")
+    assert _approval_events(world) == [ApprovalRequested, ApprovalDiscarded, ApprovalAnswered]
 
 
 def test_approval_expiry(world: World, clock: FixedClock) -> None:
@@ -153,6 +165,7 @@ def test_approval_expiry(world: World, clock: FixedClock) -> None:
     assert late["outcome"] == "expired"
     outcome = [e for e in s.agent_events(world.fixer.id, 0) if e["type"] == "approval_outcome"]
     assert {e["payload"]["outcome"] for e in outcome} == {"expired"}
+    assert _approval_events(world) == [ApprovalRequested, ApprovalExpired] * 2
 
 
 def test_concurrent_sends_from_one_agent_keep_order_and_unique_ids(world: World) -> None:

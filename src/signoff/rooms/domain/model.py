@@ -1,6 +1,6 @@
 """Value objects of the rooms domain, and the typed events of the rooms cases on the aggregate
-contract (`signoff.ledger.aggregate`; so far documents and room groups: the other rooms families
-are listed as untyped in tests/integration/ledger/test_old_ledgers.py)."""
+contract (`signoff.ledger.aggregate`; so far documents, room groups and approval cards: the other
+rooms families are listed as untyped in tests/integration/ledger/test_old_ledgers.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import UsageError
@@ -182,6 +184,7 @@ class Approval:
 
 DOCUMENT = case_type("rooms.document", "rooms.doc.")  # rooms.doc.<document id>
 GROUP = case_type("rooms.group", "rooms.group.")  # rooms.group.<group name>
+APPROVAL = case_type("rooms.approval", "rooms.approval.")  # rooms.approval.<card id>
 
 
 class DocumentCreated(EventBody, type="document.created", case=DOCUMENT):
@@ -229,3 +232,59 @@ class GroupAllowed(EventBody, type="group.allowed", case=GROUP):
     group_id: str
     user_id: str
     by: str
+
+
+# Approval cards are read through these classes; `approvals` writes their payloads as dicts, since a
+# key it leaves out (`via`, `responder_role`, `responder_roles`) must stay absent, not become null.
+# 491180a wrote no `card_id` or `requested_at` (it keyed a card's case by its request id).
+
+class StoredOption(BaseModel):
+    """An option as an approval card's event stores it (the card's `ApprovalOption`)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    id: str
+    label: str
+    decision: Literal["accept", "decline"]
+
+
+class ApprovalRequested(EventBody, type="approval.requested", case=APPROVAL):
+    request_id: str
+    card_id: str | None = None
+    room_id: str
+    requester_agent_id: str
+    requester_name: str
+    requested_at: float | None = None
+    title: str
+    options: list[StoredOption]
+    responders: list[str]  # user ids
+    responder_roles: list[str] | None = None  # role names; who holds one is decided at each answer
+    expires_at: float
+
+
+class _ApprovalOutcome(EventBody):
+    request_id: str
+    card_id: str | None = None
+    room_id: str
+    requester_agent_id: str
+    via: dict[str, Any] | None = None  # the identity claim of an answer a bridge relayed
+    outcome: Literal["accepted", "declined", "discarded", "expired"]
+    option_id: str | None
+    responder: str | None
+    responder_name: str | None
+    allowed: bool | None
+
+
+class ApprovalAnswered(_ApprovalOutcome, type="approval.answered", case=APPROVAL):
+    """The first allowed answer: it decides the card."""
+
+    decision: Literal["accept", "decline"]
+    responder_role: str | None = None  # the role the responder answered in, when not named
+
+
+class ApprovalDiscarded(_ApprovalOutcome, type="approval.discarded", case=APPROVAL):
+    """An answer from someone the card does not name: recorded, and it decides nothing."""
+
+
+class ApprovalExpired(_ApprovalOutcome, type="approval.expired", case=APPROVAL):
+    """The card expired unanswered (or was answered after it expired)."""
