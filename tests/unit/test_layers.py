@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import signoff
@@ -38,8 +39,14 @@ ROOT = Path(signoff.__file__).parent
 ACROSS = {("desk", "repair"), ("cli", "mcp"), ("cli", "bridges"), ("cli", "demo"), ("demo", "cli")}
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the rules here (parsing every module is their cost)."""
+    return ast.parse(path.read_text(), filename=str(path))
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = _tree(path)
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -89,9 +96,9 @@ FIXTURE_NAMES_ALLOWED = {
 }
 
 
-def _names_used(source: str) -> set[str]:
+def _names_used(tree: ast.Module) -> set[str]:
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             found.add(node.id)
         elif isinstance(node, ast.Attribute):
@@ -108,7 +115,7 @@ def test_product_packages_hold_no_fixture_code() -> None:
         own = rel.parts[0]
         if len(rel.parts) < 2 or LAYERS.get(own, 4) >= LAYERS["demo"]:
             continue
-        violations += [f"{rel} uses {name}" for name in sorted(_names_used(path.read_text()) & FIXTURE_NAMES)
+        violations += [f"{rel} uses {name}" for name in sorted(_names_used(_tree(path)) & FIXTURE_NAMES)
                        if (own, name) not in FIXTURE_NAMES_ALLOWED]
     assert not violations, "demo or fixture code in a product package (move it to signoff.demo):\n" + \
         "\n".join(violations)
@@ -116,7 +123,7 @@ def test_product_packages_hold_no_fixture_code() -> None:
 
 def test_the_fixture_check_sees_calls_and_imports() -> None:
     source = "from signoff.agents import register_script\nimport x\nx.examples_root()\nshoplite_source()\n"
-    assert _names_used(source) & FIXTURE_NAMES == FIXTURE_NAMES
+    assert _names_used(ast.parse(source)) & FIXTURE_NAMES == FIXTURE_NAMES
 
 
 def _module_name(path: Path) -> str:
