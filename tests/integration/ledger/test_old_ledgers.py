@@ -41,7 +41,6 @@ UNTYPED = {
     "agents/": "agents: call records",
     "demo-": "the ledger demo",
     "rooms.agent.": "rooms",
-    "rooms.room.": "rooms",
     "rooms.user.": "rooms",
 }
 

@@ -14,6 +14,7 @@ from signoff.rooms.domain.model import (
     APPROVAL,
     DOCUMENT,
     GROUP,
+    ROOM,
     ApprovalAnswered,
     ApprovalDiscarded,
     ApprovalExpired,
@@ -23,6 +24,13 @@ from signoff.rooms.domain.model import (
     DocumentUpdated,
     GroupAllowed,
     GroupCreated,
+    MessagePosted,
+    RoleAssumed,
+    RoleDefined,
+    RoleReleased,
+    RoomCreated,
+    RoomMemberAdded,
+    RoomMemberRemoved,
 )
 from tests.support.cards import answer_in
 from tests.support.fixtures.rooms import World
@@ -86,6 +94,22 @@ def test_document_and_group_events_are_written_and_read_through_their_classes(wo
     assert isinstance(created, DocumentCreated) and created.by_kind == "agent" and created.content == "v1"
     assert isinstance(updated, DocumentUpdated) and (updated.name, updated.content, updated.version) == \
         ("notes-2", None, 2)
+
+
+def test_a_rooms_events_are_written_as_their_classes_read_them(world: World) -> None:
+    s = world.service
+    s.define_role(world.alice, world.room_id, "approver", "decide", exclusive=True)
+    connection, _ = s.connections.open(world.fixer.id, "c-fixer")
+    s.assume_role(world.fixer, world.room_id, "approver", connection)
+    s.release_role(world.fixer)
+    s.post_message(world.fixer, world.room_id, "handoff: review abc123", target_names=["reviewer"])
+    s.remove_member(world.alice, world.room_id, world.bob)
+    read = [read_event(e) for e in s.ledger.read(ROOM.case_id(world.room_id))]
+    assert {RoomCreated, RoomMemberAdded, RoleDefined, RoleAssumed, RoleReleased, MessagePosted,
+            RoomMemberRemoved} <= {type(b) for b in read}
+    [posted] = [b for b in read if isinstance(b, MessagePosted)]
+    assert posted.addressed_agents == {world.reviewer.id: True} and posted.via is None
+
 
 def test_exclusive_role_has_one_live_holder(world: World, clock: FixedClock) -> None:
     s = world.service
