@@ -292,8 +292,8 @@ class ApprovalExpired(_ApprovalOutcome, type="approval.expired", case=APPROVAL):
 
 
 # A room's events are read through these classes; `membership`, `roles`, `references` and `messages`
-# write them as dicts, since a key they leave out (`via`, a member's `by` before 491180a's successors)
-# must stay absent, not become null.
+# write them as dicts, since a key they leave out (a post's `via`; a member's `by`, which the members a
+# room is created with and 491180a's members have none of) must stay absent, not become null.
 
 class RoomCreated(EventBody, type="room.created", case=ROOM):
     room_id: str
