@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from signoff import git
+from signoff.demo.fixture import build, examples_root
 from signoff.kernel.settings import Settings
-from signoff.repair.fixture import build, examples_root
 from signoff.repair.verifier import VerifyRequest, env_cache, verify
 from signoff.sandbox import prepare_python_env
 

@@ -10,7 +10,7 @@ Then, for example:
 import sys
 from pathlib import Path
 
-from signoff.repair.fixture import build
+from signoff.demo.fixture import build
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:

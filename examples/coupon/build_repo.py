@@ -12,7 +12,7 @@ genuine-fix removes the second discount. Then, for example:
 import sys
 from pathlib import Path
 
-from signoff.repair.fixture import build
+from signoff.demo.fixture import build
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:

@@ -3,6 +3,7 @@ for the web console), two agents (fixer, helper) and a room (ops) they share."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -74,18 +75,28 @@ def signoff(*args: str) -> list[str]:
 
 class Process:
     """A signoff command as a child process, stopped at the end. Its standard output is read as it
-    comes (`printed` waits for a line), so a chatty process never blocks on a full pipe."""
+    comes (`printed` waits for a line), so a chatty process never blocks on a full pipe. With `log`,
+    its standard error joins its output and every line is also written to that file (complete once
+    `stop` returned), for tests that look at what a server logged."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path | None = None,
+                 log: Path | None = None) -> None:
+        self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE if log is None else subprocess.STDOUT, text=True)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.output: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self._log = log
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
+        with self._log.open("a") if self._log is not None else contextlib.nullcontext() as log:
+            for line in self.proc.stdout:
+                if log is not None:
+                    log.write(line)
+                    log.flush()
+                self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
 
     def printed(self, pattern: re.Pattern[str], timeout: float = 120) -> re.Match[str]:
@@ -130,15 +141,21 @@ class Process:
             self.proc.wait()
         if self.proc.stderr is not None:
             self.proc.stderr.close()
+        self._reader.join(timeout=30)  # the output's end (and the log's) is read
 
 
 SERVING = re.compile(r"signoff rooms serving on (http://\S+)")
+MCP_SERVING = re.compile(r"signoff mcp serving on (http://\S+)")  # `signoff mcp --transport http`
 
 
-def serve(env: dict[str, str], *args: str) -> tuple[Process, str]:
+def serve(env: dict[str, str], *args: str, again_on: str | None = None, cwd: Path | None = None,
+          log: Path | None = None) -> tuple[Process, str]:
     """`signoff serve` on a port the server itself picks (`--port 0`), and the base URL it printed:
-    a port chosen here and passed in could be taken by another process before the server binds it."""
-    server = Process(signoff("serve", "--port", "0", *args), env)
+    a port chosen here and passed in could be taken by another process before the server binds it.
+    `again_on` restarts a stopped server on the URL it printed before, for clients that hold it (its
+    port was the server's own a moment ago; if another process took it since, the start fails)."""
+    port = "0" if again_on is None else again_on.rsplit(":", 1)[1]
+    server = Process(signoff("serve", "--port", port, *args), env, cwd, log)
     try:
         return server, server.printed(SERVING).group(1)
     except BaseException:

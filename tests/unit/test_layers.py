@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import signoff
@@ -38,8 +39,14 @@ ROOT = Path(signoff.__file__).parent
 ACROSS = {("desk", "repair"), ("cli", "mcp"), ("cli", "bridges"), ("cli", "demo"), ("demo", "cli")}
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the rules here (parsing every module is their cost)."""
+    return ast.parse(path.read_text(), filename=str(path))
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = _tree(path)
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -73,6 +80,50 @@ def test_imports_point_down_only() -> None:
                 violations.append(f"{rel}:{lineno} ({own}, layer {LAYERS[own]}) imports {module} "
                                   f"(layer {LAYERS[target]})")
     assert not violations, "imports that point up or across the layers:\n" + "\n".join(violations)
+
+
+
+# Demo and fixture code lives in `signoff.demo`, a face: the product packages below the faces must run
+# on a real project with none of it (issue 35). Imports of the demo are caught above; this pins the
+# rest: no product module looks for the examples/ folder, and only the packages that own offline
+# default agents fill the scripted-agent registry (the desk's ShopLite scripts are the demo's). The
+# incident's PayCo/ShopCo fixture is leaving its package under issue 41.
+FIXTURE_NAMES = {"examples_root", "shoplite_source", "register_script"}
+FIXTURE_NAMES_ALLOWED = {
+    ("agents", "register_script"): "the agents' own offline default scripts (agents.scripts)",
+    ("notes", "register_script"): "the notes writer's and editor's deterministic defaults",
+    ("incident", "register_script"): "the incident playbook's responder (issue 41 moves the fixture out)",
+}
+
+
+def _names_used(tree: ast.Module) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.ImportFrom):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_product_packages_hold_no_fixture_code() -> None:
+    violations = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        own = rel.parts[0]
+        if len(rel.parts) < 2 or LAYERS.get(own, 4) >= LAYERS["demo"]:
+            continue
+        violations += [f"{rel} uses {name}" for name in sorted(_names_used(_tree(path)) & FIXTURE_NAMES)
+                       if (own, name) not in FIXTURE_NAMES_ALLOWED]
+    assert not violations, "demo or fixture code in a product package (move it to signoff.demo):\n" + \
+        "\n".join(violations)
+
+
+def test_the_fixture_check_sees_calls_and_imports() -> None:
+    source = "from signoff.agents import register_script\nimport x\nx.examples_root()\nshoplite_source()\n"
+    assert _names_used(ast.parse(source)) & FIXTURE_NAMES == FIXTURE_NAMES
 
 
 def _module_name(path: Path) -> str:

@@ -4,13 +4,15 @@ deployments, the engineering service and the concierge)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+import signoff.demo.shoplite_agents  # noqa: F401  (the desk's offline default agents: scripted, for ShopLite)
 from signoff.cli.context import console, print_json, settings
 from signoff.cli.progress import reporting
-from signoff.kernel.errors import UsageError
+from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.tls import tls_context
 
 app = typer.Typer(no_args_is_help=True)
@@ -37,11 +39,14 @@ def _actor(desk: Any, token: str | None) -> Any:
 
 
 @app.command("init")
-def init(as_json: Json = False) -> None:
-    """Create the ShopLite repository in the local forge and one credential per role (shown once)."""
+def init(source: Annotated[Path | None, typer.Option(
+             "--source", help="The project's files, for a forge repository not yet created "
+                              "(default: the ShopLite example of a source checkout).")] = None,
+         as_json: Json = False) -> None:
+    """Create the project's repository in the local forge and one credential per role (shown once)."""
     from signoff.desk.service import init_local
 
-    local = init_local(settings())
+    local = init_local(settings(), source=source or _shoplite())
     out = {"repo": str(local.desk.forge.path(local.desk.config.repo)), "tokens": local.tokens}
     if as_json:
         print_json(out)
@@ -50,6 +55,16 @@ def init(as_json: Json = False) -> None:
     for role, token in local.tokens.items():
         console.print(f"{role}: {token}")
     console.print("These tokens are shown once; only their digests are stored.")
+
+
+def _shoplite() -> Path | None:
+    """The ShopLite example's files in a source checkout (the default project of `desk init`), if any."""
+    from signoff.demo.fixture import shoplite_source
+
+    try:
+        return shoplite_source()
+    except NotFoundError:
+        return None
 
 
 @app.command("credential")

@@ -7,15 +7,14 @@ because `signoff demo ...` runs it from an installed package.
   `ledger`, `agents`, `repair`, `notes`, `incident`, `desk` — one demo each; `serve` — the pages on
   the state the demos left behind (`signoff serve --demo`).
 - `repair_room` (a ready repair room on the embedded server) and `coupon_fixer` (the scripted fixer
-  of the coupon fixture), `shoplite_deploy` (the ShopLite shop served on loopback, for the desk's
-  recorder), `incident_walkthrough` (the incident's part 1 in one process, people scripted:
-  `signoff incident run`): fixture code the demos, `signoff repair run`, the examples and the tests
-  share.
+  of the coupon fixture), `fixture` (the examples/ folder and a fixture's git repository),
+  `shoplite_agents` (the desk's scripted ShopLite agents), `shoplite_deploy` (the ShopLite shop
+  served on loopback, for the desk's recorder), `incident_walkthrough` (the incident's part 1 in one
+  process, people scripted: `signoff incident run`): fixture code the demos, `signoff repair run`,
+  `signoff desk`, the examples and the tests share.
 
 Fixture code that stays in its workflow, and why: the PayCo/ShopCo fixture (`incident.fixture`,
 `incident.simulate`) is what the incident workflow itself runs against (its stack, playbooks and
-grading read it); the desk's scripted agents (`desk.scripts`) also register the desk's triage role,
-and the engineering service imports them; `repair.fixture` builds a repository from a fixture
-folder for `desk.local` (`signoff desk init`). The fixtures' files (the coupon shop, ShopLite,
-PayCo/ShopCo) are data in `examples/`.
+grading read it; issue 41 moves it). The fixtures' files (the coupon shop, ShopLite, PayCo/ShopCo)
+are data in `examples/`.
 """

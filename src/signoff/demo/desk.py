@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import signoff.demo.shoplite_agents  # noqa: F401  (the crew's scripted agents)
 from signoff.cli.context import console, settings
 from signoff.demo.commands import leave_checkpoint, register
 from signoff.kernel.errors import RefusedError, UnavailableError
@@ -33,6 +34,7 @@ def _until(check: Callable[[], bool], what: str, timeout: float = 300.0) -> None
 
 
 def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
+    from signoff.demo.fixture import shoplite_source
     from signoff.demo.shoplite_deploy import serve_commit
     from signoff.desk.crew import commands as crew_commands
     from signoff.desk.crew import link_reporter, setup
@@ -47,7 +49,7 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     # An explicit home wins over SIGNOFF_HOME and the TOML file, without touching the process environment.
     settings = Settings.load(home=home)
     ledger = SqlLedger.open(settings)
-    local = init_local(settings, ledger)
+    local = init_local(settings, ledger, source=shoplite_source())
     desk = local.desk
     steps: list[dict[str, Any]] = []
 

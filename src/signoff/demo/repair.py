@@ -20,10 +20,10 @@ from signoff.kernel.progress import Progress, within
 
 @register("repair", "Coupon fixture: false fix REJECTED, genuine fix VERIFIED, room flow to ACCEPTED.")
 def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
+    from signoff.demo.fixture import build, examples_root
     from signoff.demo.repair_room import coupon_contract, open_repair_room
     from signoff.ledger import SqlLedger
     from signoff.repair import VerifyRequest, verify
-    from signoff.repair.fixture import build, examples_root
     from signoff.trust import KeyStore, verify_file
 
     def say(text: str) -> None:

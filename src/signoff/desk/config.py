@@ -23,6 +23,7 @@ class DeskConfig:
     repos_allowed: tuple[str, ...] = ("shoplite",)  # webhooks from other repositories are refused
     service: str = "shoplite"  # what the health endpoint must name
     fix_paths: tuple[str, ...] = ("shoplite/*.py",)  # files the fixer may change
+    module: str = "shoplite.checkout"  # the module a reproduction test is asked to exercise (a hint)
     test_dir: str = "tests"  # the repository's tests (the baseline suite) and where regression tests go
     docs_paths: tuple[str, ...] = ("docs/**", "*.md", "**/*.md")  # tier 0
     sensitive_paths: tuple[str, ...] = DEFAULT_SENSITIVE  # tier 2

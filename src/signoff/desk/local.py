@@ -1,6 +1,6 @@
-"""Wiring for one machine: the ShopLite repository in the local forge, one credential per role,
+"""Wiring for one machine: the project's repository in the local forge, one credential per role,
 and the forge's webhooks delivered (signed) to the desk. Used by `signoff desk init`, the demo
-and the tests."""
+and the tests; the files of the repository come from the caller (the demo's are ShopLite's)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,9 @@ from pathlib import Path
 
 from signoff.desk.credentials import Credentials
 from signoff.desk.workflow import Desk, open_desk
-from signoff.kernel.errors import NotFoundError
+from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
-
-
-def shoplite_source() -> Path:
-    from signoff.repair.fixture import examples_root
-
-    path = examples_root() / "shoplite" / "repo"
-    if not path.is_dir():
-        raise NotFoundError("examples/shoplite/repo was not found", "run from a source checkout of signoff")
-    return path
 
 
 @dataclass
@@ -35,11 +26,15 @@ class LocalDesk:
 
 def init_local(settings: Settings, ledger: SqlLedger | None = None, source: Path | None = None,
                people: tuple[str, ...] = ("alice", "bob", "carol")) -> LocalDesk:
-    """Create the forge repository (if missing) and issue credentials: engineering, concierge,
-    recorder, one owner per person, and the shared owner key. Tokens are returned once."""
+    """Create the forge repository from the files at `source` (if it is missing) and issue
+    credentials: engineering, concierge, recorder, one owner per person, and the shared owner key.
+    Tokens are returned once."""
     desk = open_desk(settings, ledger)
     if not desk.forge.exists(desk.config.repo):
-        desk.forge.create_repo(desk.config.repo, source or shoplite_source(), "shoplite: checkout with coupons")
+        if source is None:
+            raise UsageError(f"the local forge has no repository {desk.config.repo!r}",
+                             "pass the folder of the project's files to create it from (--source)")
+        desk.forge.create_repo(desk.config.repo, source, f"{desk.config.repo}: the project's files")
     creds = Credentials(desk.ledger)
     tokens = {"engineering": creds.issue("engineering", "signoff-engineering"),
               "concierge": creds.issue("concierge", "concierge"),

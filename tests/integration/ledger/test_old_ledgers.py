@@ -41,10 +41,6 @@ UNTYPED = {
     "agents/": "agents: call records",
     "demo-": "the ledger demo",
     "rooms.agent.": "rooms",
-    "rooms.approval.": "rooms",
-    "rooms.doc.": "rooms",
-    "rooms.group.": "rooms",
-    "rooms.room.": "rooms",
     "rooms.user.": "rooms",
 }
 

@@ -114,9 +114,6 @@ def test_a_payload_outside_its_class_is_refused_by_name() -> None:
 FACES = ("cli", "web", "mcp", "bridges")
 # What a face may still import past the facade, and why.
 ALLOWED = {
-    # The coupon example's fixture: `signoff desk init` builds it too, so it stays beside the workflow
-    # (the demo's rooms and scripted fixer moved to `signoff.demo`).
-    "signoff.repair.fixture": "the coupon fixture",
     # Importing a workflow's evidence module registers its predicate check (as for notes and incident).
     "signoff.repair.evidence": "registers the evidence check",
 }

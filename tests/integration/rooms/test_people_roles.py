@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from signoff.kernel.errors import RefusedError, UsageError
+from signoff.ledger.aggregate import read_event
+from signoff.rooms.domain.model import APPROVAL, ApprovalAnswered, ApprovalRequested
 from signoff.rooms.domain.people_roles import CASE
 from tests.support.cards import answer_in
 from tests.support.fixtures.rooms import World
@@ -31,6 +33,10 @@ def test_a_holder_of_the_role_answers_and_the_outcome_names_the_role(world: Worl
     outcome = answer_in(s, world.bob, "m-1", "yes")
     assert outcome["outcome"] == "accepted" and outcome["allowed"] is True and outcome["responder_role"] == "dba"
     assert s.approval(world.alice, "m-1").state == "accepted"
+    # The stored card and answer read through their classes, the role included.
+    requested, answered = [read_event(e) for e in s.ledger.read(APPROVAL.case_id(card.card_id))]
+    assert isinstance(requested, ApprovalRequested) and requested.responder_roles == ["dba"]
+    assert isinstance(answered, ApprovalAnswered) and answered.responder_role == "dba"
 
 
 def test_someone_without_the_role_is_discarded(world: World) -> None:

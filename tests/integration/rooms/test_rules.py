@@ -8,7 +8,30 @@ import pytest
 
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.errors import RefusedError, UsageError
+from signoff.ledger.aggregate import read_event
 from signoff.rooms import Receipt, handoff_matches
+from signoff.rooms.domain.model import (
+    APPROVAL,
+    DOCUMENT,
+    GROUP,
+    ROOM,
+    ApprovalAnswered,
+    ApprovalDiscarded,
+    ApprovalExpired,
+    ApprovalRequested,
+    DocumentCreated,
+    DocumentDeleted,
+    DocumentUpdated,
+    GroupAllowed,
+    GroupCreated,
+    MessagePosted,
+    RoleAssumed,
+    RoleDefined,
+    RoleReleased,
+    RoomCreated,
+    RoomMemberAdded,
+    RoomMemberRemoved,
+)
 from tests.support.cards import answer_in
 from tests.support.fixtures.rooms import World
 
@@ -57,6 +80,37 @@ def test_documents_are_single_writer_and_versioned(world: World) -> None:
         s.create_document(world.reviewer, world.room_id, "plan", "x")
 
 
+
+def test_document_and_group_events_are_written_and_read_through_their_classes(world: World) -> None:
+    s = world.service
+    doc = s.create_document(world.fixer, world.room_id, "notes", "v1", description="what we learnt")
+    s.update_document(world.fixer, doc, name="notes-2")
+    s.delete_document(world.fixer, doc)
+    s.create_group(world.alice, "shop")
+    s.allow_group_owner(world.alice, "shop", "bob")
+    read = [read_event(e) for case in (DOCUMENT.case_id(doc), GROUP.prefix + "shop") for e in s.ledger.read(case)]
+    assert [type(b) for b in read] == [DocumentCreated, DocumentUpdated, DocumentDeleted, GroupCreated, GroupAllowed]
+    created, updated = read[0], read[1]
+    assert isinstance(created, DocumentCreated) and created.by_kind == "agent" and created.content == "v1"
+    assert isinstance(updated, DocumentUpdated) and (updated.name, updated.content, updated.version) == \
+        ("notes-2", None, 2)
+
+
+def test_a_rooms_events_are_written_as_their_classes_read_them(world: World) -> None:
+    s = world.service
+    s.define_role(world.alice, world.room_id, "approver", "decide", exclusive=True)
+    connection, _ = s.connections.open(world.fixer.id, "c-fixer")
+    s.assume_role(world.fixer, world.room_id, "approver", connection)
+    s.release_role(world.fixer)
+    s.post_message(world.fixer, world.room_id, "handoff: review abc123", target_names=["reviewer"])
+    s.remove_member(world.alice, world.room_id, world.bob)
+    read = [read_event(e) for e in s.ledger.read(ROOM.case_id(world.room_id))]
+    assert {RoomCreated, RoomMemberAdded, RoleDefined, RoleAssumed, RoleReleased, MessagePosted,
+            RoomMemberRemoved} <= {type(b) for b in read}
+    [posted] = [b for b in read if isinstance(b, MessagePosted)]
+    assert posted.addressed_agents == {world.reviewer.id: True} and posted.via is None
+
+
 def test_exclusive_role_has_one_live_holder(world: World, clock: FixedClock) -> None:
     s = world.service
     s.define_role(world.alice, world.room_id, "approver", "decide", exclusive=True)
@@ -82,6 +136,12 @@ def _card(world: World, request_id: str = "approve-1", expires: float = 600) -> 
             "options": [{"id": "yes", "label": "Merge", "decision": "accept"},
                         {"id": "no", "label": "Reject", "decision": "decline"}],
             "expires_at": world.service.clock.now() + expires, "responders": ["alice"]}
+
+
+def _approval_events(world: World) -> list[type]:
+    """The classes the approval cards' stored events read as, case by case."""
+    ledger = world.service.ledger
+    return [type(read_event(e)) for case in ledger.case_ids(APPROVAL.prefix) for e in ledger.read(case)]
 
 
 def test_approval_card_is_idempotent_by_request_id(world: World) -> None:
@@ -114,6 +174,7 @@ def test_wrong_responder_is_discarded_and_recorded_then_right_one_decides(world:
         answer_in(s, world.alice, "approve-1", "maybe")
     with pytest.raises(RefusedError):
         answer_in(s, world.fixer, "approve-1", "yes")
+    assert _approval_events(world) == [ApprovalRequested, ApprovalDiscarded, ApprovalAnswered]
 
 
 def test_approval_expiry(world: World, clock: FixedClock) -> None:
@@ -128,6 +189,7 @@ def test_approval_expiry(world: World, clock: FixedClock) -> None:
     assert late["outcome"] == "expired"
     outcome = [e for e in s.agent_events(world.fixer.id, 0) if e["type"] == "approval_outcome"]
     assert {e["payload"]["outcome"] for e in outcome} == {"expired"}
+    assert _approval_events(world) == [ApprovalRequested, ApprovalExpired] * 2
 
 
 def test_concurrent_sends_from_one_agent_keep_order_and_unique_ids(world: World) -> None:

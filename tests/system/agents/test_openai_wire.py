@@ -19,6 +19,7 @@ from signoff.ledger import SqlLedger
 from signoff.trust import KeyStore, verify_file
 from tests.support.fixtures.agents import role_toml
 from tests.support.model_wire import Canned, WireServer, openai_completion, openai_error
+from tests.support.net import free_port
 
 WRITER_OUT = {"sentences": [{"text": "The coupon total is fixed.", "cites": ["F1"]}]}
 TASK = {"facts": [{"id": "F1", "text": "coupon total fixed"}]}
@@ -275,12 +276,7 @@ def test_configuration_errors(configure, wire: WireServer, monkeypatch: pytest.M
 
 
 def test_unreachable_server_is_not_billed(configure, tmp_path: Path) -> None:
-    import socket
-
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    settings = configure(role_toml("writer", "openai", f"http://127.0.0.1:{port}"))
+    settings = configure(role_toml("writer", "openai", f"http://127.0.0.1:{free_port()}"))  # nobody listens
     agent = agent_for("writer", settings)
     with pytest.raises(CallFailed) as caught:
         agent.propose(TASK)

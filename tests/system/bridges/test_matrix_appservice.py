@@ -9,8 +9,6 @@ import asyncio
 import contextlib
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -28,12 +26,12 @@ from signoff.bridges.matrix.pushes import Transactions
 from signoff.bridges.matrix.registration import Registration, load
 from signoff.kernel.tls import tls_context
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
+from tests.support.cli import run_cli
 from tests.support.matrix_people import Event, MatrixPerson, body_of
 from tests.support.net import free_port
-from tests.support.synapse import MatrixAccount, Synapse, stop_process, wait_http
+from tests.support.serve import Process, serve
+from tests.support.synapse import MatrixAccount, Synapse
 from tests.system.bridges.matrix_world import World, claim, from_bot, make_world, run_until, until_seen
-
-SIGNOFF = [sys.executable, "-m", "signoff.cli.main"]
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +41,11 @@ def as_synapse(synapse: Synapse) -> Iterator[tuple[Synapse, Registration]]:
     folder = Path(tempfile.mkdtemp(prefix="signoff-synapse-as-"))
     server = Synapse(folder, synapse.python)
     path = folder / "signoff-registration.yaml"
-    done = subprocess.run([*SIGNOFF, "bridge", "matrix", "registration", str(path), "--domain", server.server_name,
-                           "--url", f"http://127.0.0.1:{free_port()}"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
+    # The bridge's push address is chosen here: Synapse reads it from the registration before anything
+    # listens there (the one kind of port the suite chooses, tests/support/net.py).
+    done = run_cli(["bridge", "matrix", "registration", str(path), "--domain", server.server_name,
+                    "--url", f"http://127.0.0.1:{free_port()}"], dict(os.environ))
+    assert done.exit_code == 0, done.stderr
     assert path.stat().st_mode & 0o077 == 0  # it holds both tokens
     server.add_config(f"app_service_config_files: ['{path}']\n")
     try:
@@ -186,11 +186,10 @@ def test_a_claim_by_direct_message_and_a_card_work_in_application_service_mode(
     asyncio.run(run())
 
 
-def _serve(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([*SIGNOFF, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    wait_http(f"http://127.0.0.1:{port}/health", proc, "signoff serve")
-    return proc
+def _serve(env: dict[str, str], again_on: str | None = None) -> tuple[Process, str]:
+    server, url = serve(env, again_on=again_on)  # again on its URL: the bridge holds it
+    server.ready(f"{url}/health")
+    return server, url
 
 
 @pytest.mark.slow
@@ -199,7 +198,6 @@ def test_a_push_is_acknowledged_only_once_recorded_and_hostile_pushes_are_refuse
     """What the homeserver does, done by hand: pushes to the registration's URL with its hs_token."""
     server, registration = as_synapse
     world = make_world(server, tmp_path)
-    port = free_port()
     env = {**os.environ, "SIGNOFF_HOME": str(tmp_path / "home"), "SIGNOFF_DB": f"sqlite:///{tmp_path / 'ledger.db'}"}
     url = f"{registration.url}/_matrix/app/v1/transactions"
     auth = {"Authorization": f"Bearer {registration.hs_token}"}
@@ -218,7 +216,7 @@ def test_a_push_is_acknowledged_only_once_recorded_and_hostile_pushes_are_refuse
                                                                                  verify=tls_context()) as push:
             world.matrix_room = str(await alice.api.create_room(invitees=[UserID(registration.bot)]))
             puppets = Puppets(registration, server.base)
-            rooms = RoomsUserClient(HttpUserTransport(f"http://127.0.0.1:{port}", world.bridge_token))
+            rooms = RoomsUserClient(HttpUserTransport(rooms_url, world.bridge_token))
             bridge = MatrixBridge(rooms, BridgeStore(world.ledger, world.room_id, world.matrix_room), puppets.bot,
                                   world.room_id, world.matrix_room, puppets)
             pushes = Transactions(registration.hs_token, bridge.receive)
@@ -247,10 +245,10 @@ def test_a_push_is_acknowledged_only_once_recorded_and_hostile_pushes_are_refuse
                 assert [m["body"] for m in relayed("after the push flood")] == [
                     f"{me[1:]}: @helper after the push flood"]
 
-                stop_process(signoff)  # the rooms server goes away: the push is not taken
+                signoff.stop()  # the rooms server goes away: the push is not taken
                 down = await push.put(f"{url}/t2", headers=auth, json={"events": [message("$down", "while down")]})
                 assert down.status_code == 503 and relayed("while down") == []
-                signoff = _serve(port, env)
+                signoff, _ = _serve(env, again_on=rooms_url)
                 for _ in range(2):  # sent again once signoff is back: relayed once
                     again = await push.put(f"{url}/t2", headers=auth,
                                            json={"events": [message("$down", "while down")]})
@@ -261,8 +259,8 @@ def test_a_push_is_acknowledged_only_once_recorded_and_hostile_pushes_are_refuse
                 await bridge.close()
                 rooms.close()
 
-    signoff = _serve(port, env)
+    signoff, rooms_url = _serve(env)
     try:
         asyncio.run(run())
     finally:
-        stop_process(signoff)
+        signoff.stop()

@@ -62,6 +62,7 @@ def test_a_refused_matrix_token_is_an_error_and_fix(synapse: Synapse, tmp_path: 
     world = make_world(synapse, tmp_path)
     env = {**os.environ, "SIGNOFF_HOME": str(tmp_path / "home"), "SIGNOFF_DB": f"sqlite:///{tmp_path / 'ledger.db'}",
            "SIGNOFF_MATRIX_TOKEN": "syt_forged", "SIGNOFF_BRIDGE_TOKEN": world.bridge_token}
+    # A process, not run_cli: were the token taken, the bridge would run on (the timeout bounds it).
     done = subprocess.run([*SIGNOFF, *_args(world.room_id, "!nowhere:signoff.test", synapse, world.bot.user_id)],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2

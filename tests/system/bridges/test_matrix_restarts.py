@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +14,8 @@ from signoff.bridges.matrix import MESSAGE_ID_KEY, MatrixBridge
 from signoff.ledger import NewEvent
 from signoff.rooms.client import InProcessUserTransport, RoomsUserClient
 from tests.support.matrix_people import MatrixPerson, body_of
-from tests.support.net import free_port
-from tests.support.synapse import Synapse, stop_process, wait_http
+from tests.support.serve import Process, serve
+from tests.support.synapse import Synapse
 from tests.system.bridges.matrix_world import (
     World,
     bridged,
@@ -94,32 +92,30 @@ def test_nothing_is_lost_or_doubled_across_bridge_and_synapse_restarts(synapse: 
 @pytest.mark.slow
 def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: Synapse, tmp_path: Path) -> None:
     world = make_world(synapse, tmp_path)
-    port = free_port()
     env = {**os.environ, "SIGNOFF_HOME": str(tmp_path / "home"), "SIGNOFF_DB": f"sqlite:///{tmp_path / 'ledger.db'}"}
 
-    def serve() -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen([sys.executable, "-m", "signoff.cli.main", "serve", "--port", str(port)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_http(f"http://127.0.0.1:{port}/health", proc, "signoff serve")
-        return proc
+    def start(again_on: str | None = None) -> tuple[Process, str]:
+        server, url = serve(env, again_on=again_on)  # again on its URL: the bridge holds it
+        server.ready(f"{url}/health")
+        return server, url
 
     async def run() -> None:
-        server = serve()
+        server, url = start()
         try:
             async with MatrixPerson(synapse, world.alice) as alice:
                 await open_matrix_room(world, alice)
-                bridge = world.bridge(rooms_url=f"http://127.0.0.1:{port}")
+                bridge = world.bridge(rooms_url=url)
                 await bridge.start()
                 await alice.say(world.matrix_room, "one")
                 world.helper.call("helper-1", "post_message", {"body": "two"})
                 await _both_ways(world, bridge, alice, "one", "two")
 
                 await claim(world, bridge, alice, world.alice_token)  # redeemed over HTTP
-                stop_process(server)
+                server.stop()
                 assert await bridge.attempt(bridge.step) is False  # signoff is gone: logged, no crash
                 await alice.say(world.matrix_room, "three")
                 world.helper.call("helper-1", "post_message", {"body": "four"})  # the ledger is still there
-                server = serve()
+                server, _ = start(again_on=url)
                 await _both_ways(world, bridge, alice, "three", "four")
                 await bridge.close()
                 for text in ("one", "three"):
@@ -131,7 +127,7 @@ def test_nothing_is_lost_or_doubled_across_a_restart_of_signoff_serve(synapse: S
                 for text in ("two", "four"):
                     assert len(_in_matrix(world, alice, text)) == 1, text
         finally:
-            stop_process(server)
+            server.stop()
 
     asyncio.run(run())
 

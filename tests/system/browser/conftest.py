@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.kernel.tls import tls_context
-from tests.support.net import free_port
 from tests.support.requires import require
+from tests.support.serve import Process, serve
 from tests.support.web import csrf_of, password_client
 
 CHROMIUM = "/usr/bin/chromium"
@@ -49,11 +47,12 @@ class Site:
         self.env = {**os.environ, "SIGNOFF_HOME": str(self.home), "SIGNOFF_CONFIG": str(root / "signoff.toml")}
         self.env.pop("SIGNOFF_DB", None)
         (root / "signoff.toml").write_text(config)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.url = ""  # the server's, as it printed it, once started (a restart may pick another port)
+        self.process: Process | None = None
 
     def cli(self, *args: str, stdin: str | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        # A process, not run_cli: Playwright's loop runs in this thread (see `browser`), and commands
+        # such as `repair run` and `incident demo` call asyncio.run().
         done = subprocess.run([sys.executable, "-m", "signoff.cli.main", *args], cwd=self.root, env=self.env,
                               input=stdin or "", capture_output=True, text=True, timeout=120)
         if ok and done.returncode != 0:
@@ -79,30 +78,12 @@ class Site:
         return password_client(self.url, name, PASSWORD)
 
     def start(self) -> None:
-        log = (self.root / "serve.log").open("wb")
-        self.process = subprocess.Popen([sys.executable, "-m", "signoff.cli.main", "serve", "--port",
-                                         str(self.port)], cwd=self.root, env=self.env, stdout=log,
-                                        stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while True:
-            if self.process.poll() is not None:
-                raise AssertionError(f"signoff serve exited: {(self.root / 'serve.log').read_text()}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2, verify=tls_context()).status_code == 200:
-                    return
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise
-            time.sleep(0.05)  # readiness poll of a starting process, bounded by the deadline
+        self.process, self.url = serve(self.env, cwd=self.root, log=self.root / "serve.log")
+        self.process.ready(f"{self.url}/health")
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=20)
+        if self.process is not None and self.process.proc.poll() is None:
+            self.process.stop()
 
 
 @pytest.fixture(scope="module")

@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 from signoff.agents import register_script
+from signoff.demo.fixture import build, examples_root
 from signoff.demo.repair_room import RepairRoom, coupon_contract, open_repair_room
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.repair import RepairService, read_case
-from signoff.repair.fixture import build, examples_root
 from tests.support.requires import require_sandbox
 from tests.support.tamper_corpus import RUNTEST_NOOP
 from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow, tab_to

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
-from signoff.repair.fixture import FixtureRepo, build, examples_root
+from signoff.demo.fixture import FixtureRepo, build, examples_root
 from tests.support.requires import require_binary, require_sandbox
 from tests.system.cli.terminal import on_terminal
 

@@ -100,8 +100,8 @@ def test_deploy_script_serves_a_commit_and_stops_cleanly(home: Path, capsys: pyt
     import subprocess
     import sys
 
+    from signoff.demo.fixture import examples_root
     from signoff.desk.release import health_check
-    from signoff.repair.fixture import examples_root
 
     assert main(["desk", "init", "--json"]) == 0
     repo = Path(json.loads(capsys.readouterr().out)["repo"])
@@ -141,3 +141,37 @@ def test_show_prints_the_smoke_check_with_its_evidence_kind(review: World, capsy
     assert f"  smoke check (measured): round 1 ok; commit {merge[:12]} at {live.url} by {check['by']}" in lines
     assert main(["desk", "show", w.bug_id, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["smoke"] == [check]
+
+
+def test_init_makes_the_forge_repository_from_the_projects_own_files(home: Path, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A real project: its files, its name; no ShopLite anywhere in the forge."""
+    project = tmp_path / "project"
+    (project / "billing").mkdir(parents=True)
+    (project / "billing" / "invoice.py").write_text("def total(lines):\n    return sum(lines)\n")
+    home.mkdir()
+    (home.parent / "signoff.toml").write_text('[desk]\nrepo = "invoices"\nrepos_allowed = ["invoices"]\n')
+    assert main(["desk", "init", "--source", str(project), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert Path(out["repo"]).name.startswith("invoices") and "engineering" in out["tokens"]
+    from signoff.desk.service import open_desk
+    from signoff.kernel.settings import Settings
+
+    desk = open_desk(Settings.load())
+    head = desk.forge.head(desk.config.repo, "main")
+    assert desk.forge.read(desk.config.repo, head, "billing/invoice.py") == \
+        "def total(lines):\n    return sum(lines)\n"
+    assert desk.forge.read(desk.config.repo, head, "shoplite/checkout.py") is None
+
+
+def test_init_without_the_projects_files_names_what_is_missing_and_issues_nothing(home: Path) -> None:
+    from signoff.desk.local import init_local
+    from signoff.desk.service import open_desk
+    from signoff.kernel.errors import UsageError
+    from signoff.kernel.settings import Settings
+
+    with pytest.raises(UsageError, match="no repository 'shoplite'") as refused:
+        init_local(Settings.load())
+    assert "--source" in refused.value.fix
+    desk = open_desk(Settings.load())
+    assert not desk.forge.exists(desk.config.repo) and desk.credentials.list() == []

@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from signoff.demo.fixture import shoplite_source
 from signoff.demo.shoplite_deploy import serve_commit
 from signoff.desk.config import DeskConfig
 from signoff.desk.crew import Crew, key_role, setup
@@ -43,16 +43,16 @@ from signoff.rooms.client import (
 )
 from tests.conftest import wait_for
 from tests.support.cards import answer_as_shown
+from tests.support.cli import run_cli
 from tests.support.fixtures.desk import COUPON
-from tests.support.net import free_port
-from tests.support.serve import Process, signoff
+from tests.support.serve import Process, serve, signoff
 
 
 @dataclass
 class Desk:
     home: Path
     db: str
-    url: str
+    url: str  # the server's, as it printed it ("" before its first start)
     env: dict[str, str]
     tokens: dict[str, str]
     owner_token: str  # alice's rooms token
@@ -62,7 +62,8 @@ class Desk:
     members: dict[str, Process]
 
     def start_server(self) -> None:
-        self.server = Process(signoff("serve", "--port", self.url.rsplit(":", 1)[1]), self.env)
+        """The desk's server; started again on the URL it had, which the members hold."""
+        self.server, self.url = serve(self.env, again_on=self.url or None)
         self.server.ready(f"{self.url}/health")
 
     def start(self, role: str) -> None:
@@ -200,7 +201,7 @@ def desk(tmp_path: Path, sandbox_ok: None) -> Iterator[Desk]:
     db = f"sqlite:///{tmp_path / 'desk.db'}"
     settings = Settings.load(home=home, db_url=db, env={}, cwd=tmp_path)
     ledger = SqlLedger.open(settings)
-    tokens = init_local(settings, ledger).tokens
+    tokens = init_local(settings, ledger, source=shoplite_source()).tokens
     rooms = RoomService(ledger)
     _, owner_token = rooms.create_user("alice", "Alice")
     people = {"priya": rooms.create_user("priya", "Priya")[1]}
@@ -209,7 +210,7 @@ def desk(tmp_path: Path, sandbox_ok: None) -> Iterator[Desk]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
     env |= {"SIGNOFF_HOME": str(home), "SIGNOFF_DB": db,
             "SIGNOFF_REPAIR_ENV_CACHE": os.environ["SIGNOFF_REPAIR_ENV_CACHE"]}
-    d = Desk(home, db, f"http://127.0.0.1:{free_port()}", env, tokens, owner_token, people, crew,
+    d = Desk(home, db, "", env, tokens, owner_token, people, crew,
              None, {})  # type: ignore[arg-type]
     d.start_server()
     try:
@@ -243,8 +244,8 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
     assert {r: d.states()[r] for r in ("reproducer", "reviewer", "smoke")} == dict.fromkeys(
         ("reproducer", "reviewer", "smoke"), "not running")
     # The CLI asks the server for the same view.
-    shown = subprocess.run(signoff("desk", "crew", "--url", d.url, "--json"), capture_output=True, text=True,
-                           env={**d.env, "SIGNOFF_DESK_TOKEN": d.tokens["alice"]}, timeout=60, check=True)
+    shown = run_cli(["desk", "crew", "--url", d.url, "--json"], {**d.env, "SIGNOFF_DESK_TOKEN": d.tokens["alice"]})
+    assert shown.exit_code == 0, shown.stderr
     by_role = {r["role"]: r["state"] for r in json.loads(shown.stdout)["roles"]}
     assert by_role["manager"] == "connected" and by_role["reproducer"] == "not running"
     assert by_role["concierge"] == "connected" and by_role["smoke"] == "not running"
@@ -252,9 +253,8 @@ def test_the_crew_as_processes_survives_kills_and_a_server_restart(desk: Desk) -
     # A report arrives while the reproducer is down: the hand-off waits for it in the room. Its
     # reporter, priya, is linked to her room account (on the server's home, by the owner).
     report = httpx.post(f"{d.url}/desk/reports", json=COUPON, timeout=30, verify=tls_context()).json()
-    linked = subprocess.run(signoff("desk", "crew", "link", report["report_id"], "priya", "--json"),
-                            capture_output=True, text=True, env=d.env, timeout=60)
-    assert linked.returncode == 0, linked.stderr
+    linked = run_cli(["desk", "crew", "link", report["report_id"], "priya", "--json"], d.env)
+    assert linked.exit_code == 0, linked.stderr
     _wait(lambda: "start_reproduction BUG-0001 round=1" in d.commands(), "the hand-off", d)
     # The reproducer starts and takes the hand-off; killed the moment its inbox holds it, it is
     # started again and reproduces once.

@@ -12,7 +12,6 @@ import os
 import re
 import signal
 import stat
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from signoff.demo.fixture import shoplite_source
 from signoff.desk.config import DeskConfig
 from signoff.desk.crew import Crew, key_role, recorded
 from signoff.desk.crew import commands as crew_commands
@@ -42,10 +42,10 @@ from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers as web_routers
 from tests.conftest import wait_for
 from tests.support.cards import answer_as_shown
+from tests.support.cli import Result, run_cli
 from tests.support.fixtures.desk import COUPON
 from tests.support.fixtures.rooms import Server
-from tests.support.net import free_port
-from tests.support.serve import Process, signoff
+from tests.support.serve import Process, serve, signoff
 
 
 @dataclass
@@ -59,11 +59,10 @@ class Remote:
     members: dict[str, Process] = field(default_factory=dict)
     people: dict[str, str] = field(default_factory=dict)  # user name -> user token on the server
 
-    def cli(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(signoff(*args), capture_output=True, text=True, env={**self.env, **(env or {})},
-                              timeout=120)
+    def cli(self, *args: str, env: dict[str, str] | None = None) -> Result:
+        return run_cli(args, {**self.env, **(env or {})})
 
-    def setup(self, owner: str = "alice") -> subprocess.CompletedProcess[str]:
+    def setup(self, owner: str = "alice") -> Result:
         return self.cli("desk", "crew", "setup", "--owner", owner, "--json", env={"SIGNOFF_ROOMS_OPERATOR": self.admin})
 
     def crew(self) -> Crew:
@@ -87,7 +86,7 @@ class Remote:
 
     def states(self) -> dict[str, str]:
         shown = self.cli("desk", "crew", "--json")
-        assert shown.returncode == 0, shown.stderr
+        assert shown.exit_code == 0, shown.stderr
         return {r["role"]: r["state"] for r in json.loads(shown.stdout)["roles"]}
 
     def engineering_room(self) -> list[str]:
@@ -115,10 +114,8 @@ def remote(tmp_path: Path, sandbox_ok: None) -> Iterator[Remote]:
         people = {name: rooms.create_user(name, name.title())[1] for name in ("mallory", "priya")}
     finally:
         ledger.close()
-    url = f"http://127.0.0.1:{free_port()}"
     base = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
-    server = Process(signoff("serve", "--port", url.rsplit(":", 1)[1]),
-                     {**base, "SIGNOFF_HOME": str(tmp_path / "server-home"), "SIGNOFF_DB": server_db})
+    server, url = serve({**base, "SIGNOFF_HOME": str(tmp_path / "server-home"), "SIGNOFF_DB": server_db})
     base["SIGNOFF_REPAIR_ENV_CACHE"] = os.environ["SIGNOFF_REPAIR_ENV_CACHE"]
     r = Remote(url, admin, alice, *_desk_home(tmp_path, "desk", url, base, ""), people=people)
     try:
@@ -187,11 +184,11 @@ def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remot
     r = remote
     # Without the operator credential, setup says what it needs; nothing is recorded.
     bare = r.cli("desk", "crew", "setup", "--owner", "alice")
-    assert bare.returncode != 0 and "error:" in bare.stderr and "--operator" in bare.stderr
+    assert bare.exit_code != 0 and "error:" in bare.stderr and "--operator" in bare.stderr
     assert "Traceback" not in bare.stderr
 
     done = r.setup()
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["server"] == r.url and out["drift_found"] == []
     crew = r.crew()
@@ -214,7 +211,7 @@ def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remot
 
     # Another owner is refused (nothing changes).
     other = r.setup("mallory")
-    assert other.returncode != 0 and "belongs to alice" in other.stderr and "fix:" in other.stderr
+    assert other.exit_code != 0 and "belongs to alice" in other.stderr and "fix:" in other.stderr
 
     # The manager and the reproducer run against the server; the status comes from it.
     r.start("manager")
@@ -273,7 +270,7 @@ def test_the_crew_set_up_on_an_external_server_hands_off_and_reports_drift(remot
     try:
         operator.set_policy(crew.agents["manager"], None)
         again = r.setup()
-        assert again.returncode == 0, again.stderr
+        assert again.exit_code == 0, again.stderr
         found = json.loads(again.stdout)["drift_found"]
         assert [d.split(":")[0] for d in found] == ["manager"] and "the server holds None" in found[0]
         assert operator.policy(crew.agents["manager"]) == crew.policies["manager"]
@@ -290,7 +287,7 @@ def _as(r: Remote, token: str) -> RoomsUserClient:
 @pytest.mark.timeout(1200)  # two sandboxed rounds in child processes on a loaded machine
 def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(remote: Remote) -> None:
     r = remote
-    assert r.setup().returncode == 0
+    assert r.setup().exit_code == 0
     crew = r.crew()
     ledger, desk = r.desk()
     try:
@@ -307,10 +304,10 @@ def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(r
             (("R-9999", "priya"), {"SIGNOFF_ROOMS_OPERATOR": r.admin}, "no report R-9999"),
             ((rid, "priya"), {"SIGNOFF_ROOMS_OPERATOR": r.people["mallory"]}, "error:")):
         refused = r.cli("desk", "crew", "link", *args, "--json", env=env)
-        assert refused.returncode != 0 and said in refused.stderr and "fix:" in refused.stderr, refused.stderr
+        assert refused.exit_code != 0 and said in refused.stderr and "fix:" in refused.stderr, refused.stderr
         assert "Traceback" not in refused.stderr
     linked = r.cli("desk", "crew", "link", rid, "priya", "--json", env={"SIGNOFF_ROOMS_OPERATOR": r.admin})
-    assert linked.returncode == 0, linked.stderr
+    assert linked.exit_code == 0, linked.stderr
     link = json.loads(linked.stdout)
     priya, mallory = _as(r, r.people["priya"]), _as(r, r.people["mallory"])
     operator = SignoffOperator(r.url, r.admin)
@@ -323,7 +320,7 @@ def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(r
         posted = priya.post(crew.intake_room, "hello")
         assert link == {"report_id": rid, "user": "priya", "sender": _sender_of(priya, crew.intake_room, posted)}
         again = r.cli("desk", "crew", "link", rid, "priya", "--json", env={"SIGNOFF_ROOMS_OPERATOR": r.admin})
-        assert again.returncode == 0 and json.loads(again.stdout) == link
+        assert again.exit_code == 0 and json.loads(again.stdout) == link
 
         for role in ("manager", "reproducer", "concierge"):
             r.start(role)
@@ -382,7 +379,7 @@ def _desk_home(tmp_path: Path, name: str, url: str, base: dict[str, str],
     settings = Settings.load(home=home, db_url=db, env={"SIGNOFF_CONFIG": str(config)}, cwd=tmp_path)
     ledger = SqlLedger.open(settings)
     try:
-        return settings, env, init_local(settings, ledger).tokens
+        return settings, env, init_local(settings, ledger, source=shoplite_source()).tokens
     finally:
         ledger.close()
 
@@ -395,21 +392,21 @@ def _another_desk(r: Remote, tmp_path: Path, name: str, desk_toml: str) -> Remot
 def test_two_desks_on_one_server_each_have_their_own_crew_and_cannot_reach_the_other(
         remote: Remote, tmp_path: Path) -> None:
     first = remote
-    assert first.setup().returncode == 0
+    assert first.setup().exit_code == 0
     # A second desk with the default names collides with the first's identities: refused, with the fix.
     clash = _another_desk(first, tmp_path, "clash", "")
     refused = clash.setup()
-    assert refused.returncode != 0 and "crew_prefix" in refused.stderr and "fix:" in refused.stderr, refused.stderr
+    assert refused.exit_code != 0 and "crew_prefix" in refused.stderr and "fix:" in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr
     config = Path(clash.env["SIGNOFF_CONFIG"])  # a prefix that is no name on a server: refused
     config.write_text(config.read_text() + '[desk]\ncrew_prefix = "Shop Desk!"\n')
     shown = clash.setup()
-    assert shown.returncode != 0 and "crew_prefix" in shown.stderr and "fix:" in shown.stderr
+    assert shown.exit_code != 0 and "crew_prefix" in shown.stderr and "fix:" in shown.stderr
 
     # Same owner (alice), same server: with its own prefix the second desk gets its own everything.
     second = _another_desk(first, tmp_path, "shop", '[desk]\ncrew_prefix = "shop"\n')
     done = second.setup()
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     one, two = first.crew(), second.crew()
     assert two.prefix == "shop" and one.prefix == "desk"
     assert not set(one.agents.values()) & set(two.agents.values())
@@ -422,13 +419,13 @@ def test_two_desks_on_one_server_each_have_their_own_crew_and_cannot_reach_the_o
     # Setup again on each finds everything again: nothing made twice, nothing re-keyed.
     for desk, crew in ((first, one), (second, two)):
         again = desk.setup()
-        assert again.returncode == 0 and json.loads(again.stdout)["drift_found"] == [], again.stderr
+        assert again.exit_code == 0 and json.loads(again.stdout)["drift_found"] == [], again.stderr
         assert desk.crew() == crew
     # A crew's names are its identities: changing the prefix under a set-up crew is refused.
     renamed = Path(second.env["SIGNOFF_CONFIG"])
     renamed.write_text(renamed.read_text().replace('"shop"', '"shop2"'))
     moved = second.setup()
-    assert moved.returncode != 0 and "crew_prefix 'shop'" in moved.stderr and "fix:" in moved.stderr, moved.stderr
+    assert moved.exit_code != 0 and "crew_prefix 'shop'" in moved.stderr and "fix:" in moved.stderr, moved.stderr
     assert second.crew() == two
     # Each desk's policies name only its own manager and its own group.
     assert two.policies["reproducer"]["rules"][0]["agents"] == [two.agents["manager"]]

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from signoff import git
+from signoff.demo.fixture import examples_root
 from signoff.desk import measure
 from signoff.kernel.settings import Settings
-from signoff.repair.fixture import examples_root
 from tests.support import tamper_corpus as corpus
 from tests.support.requires import require_sandbox
 

@@ -4,7 +4,6 @@ answers over the rooms API; every decision is signed and in the ledger."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,7 +18,8 @@ from signoff.ledger import SqlLedger
 from signoff.rooms.domain.bound import bound_content
 from signoff.trust import KeyStore, verify_file
 from tests.support.cards import answer_as_shown
-from tests.support.serve import Served, signoff
+from tests.support.cli import run_cli
+from tests.support.serve import Served
 
 
 def for_call(action: str, arguments: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
@@ -76,9 +76,8 @@ def test_sync_function_runs_only_after_yes_to_exactly_its_arguments(served: Serv
     assert last.payload["outcome"] == "approved" and last.payload["decision"]["request_id"] == card["request_id"]
     check_recorded(served, {**last.payload, "event_seq": last.seq}, "approved")
     # Offline, with the CLI: the trust policy entitles the gate key to this statement type.
-    checked = subprocess.run(signoff("evidence", "verify", last.payload["evidence"]), env=served.env(),
-                             capture_output=True, text=True)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    checked = run_cli(["evidence", "verify", last.payload["evidence"]], served.env())
+    assert checked.exit_code == 0, checked.stdout + checked.stderr
 
 
 def test_async_function_wrong_person_then_no_raises_with_the_reason(served: Served) -> None:

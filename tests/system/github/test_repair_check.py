@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from signoff.cli.main import main
-from signoff.repair.fixture import build, examples_root
+from signoff.demo.fixture import build, examples_root
 from tests.support.github_standin import GitHubStandIn
 from tests.support.requires import require_sandbox
 

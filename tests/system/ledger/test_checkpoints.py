@@ -19,8 +19,7 @@ from signoff.ledger.schema import chain_head, checkpoints, events
 from signoff.ledger.store import GENESIS, event_hash
 from signoff.trust import KeyStore
 from tests.conftest import wait_for
-from tests.support.net import free_port
-from tests.support.serve import Process, signoff
+from tests.support.serve import serve
 
 
 def _filled(url: str, n: int = 6) -> SqlLedger:
@@ -263,11 +262,9 @@ def test_signoff_serve_signs_the_head_on_a_schedule(tmp_path: Path) -> None:
     home.mkdir()
     ledger = SqlLedger.from_url(db)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
-    port = free_port()
-    server = Process(signoff("serve", "--port", str(port)),
-                     {**env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config)})
+    server, url = serve({**env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, "SIGNOFF_CONFIG": str(config)})
     try:
-        server.ready(f"http://127.0.0.1:{port}/health")
+        server.ready(f"{url}/health")
         ledger.append("written-elsewhere", None, [NewEvent("e", {})])
         head = ledger.head()[0]
         assert wait_for(lambda: any(cp.seq >= head for cp in stored(ledger.engine)), timeout=60)

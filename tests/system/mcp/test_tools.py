@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from signoff import git
+from signoff.demo.fixture import FixtureRepo, build, examples_root
 from signoff.gate.approvals import Approvals, run_sync
 from signoff.git.command import Identity
 from signoff.repair import HARNESS_QUESTION, harness_content
-from signoff.repair.fixture import FixtureRepo, build, examples_root
 from signoff.repair.harness import freeze
 from signoff.repair.verifier import harness_store
 from tests.support.cards import answer_as_shown

@@ -18,17 +18,17 @@ from typing import Any
 
 import pytest
 
+from signoff.demo.fixture import FixtureRepo, examples_root
 from signoff.ledger import SqlLedger
 from signoff.repair import read_case, read_cases
-from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.rooms import OPEN, OWNER_AND_OWNER_AGENTS, Principal, RoomService
 from signoff.rooms.client import RoomsUserClient, write_private_json
 from signoff.rooms.client._sync import HttpUserTransport, InProcessUserTransport
 from tests.conftest import wait_for
 from tests.support.cards import answer_as_shown
-from tests.support.net import free_port
+from tests.support.cli import Result, run_cli
 from tests.support.requires import require_sandbox
-from tests.support.serve import Process
+from tests.support.serve import serve
 
 HARNESS = examples_root() / "coupon" / "harness"
 WAIT = 180.0  # an upper bound on waiting for a state: sandboxed runs on a loaded machine
@@ -84,9 +84,8 @@ def _base_env(home: Path, db: str) -> dict[str, str]:
     return {**env, "SIGNOFF_HOME": str(home), "SIGNOFF_DB": db, **extra}
 
 
-def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "signoff.cli.main", *args], cwd=env["SIGNOFF_WORKDIR"], env=env,
-                          capture_output=True, text=True, timeout=120)
+def _cli(env: dict[str, str], *args: str) -> Result:
+    return run_cli(args, env, cwd=Path(env["SIGNOFF_WORKDIR"]))
 
 
 @pytest.fixture(params=["embedded", "serve"])
@@ -119,10 +118,7 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path, coupon: FixtureRepo) -
     rooms.init()
     alice, alice_token, mallory_token, made = _provision(rooms)
     ledger.close()
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = Process([sys.executable, "-m", "signoff.cli.main", "serve", "--port", str(port)],
-                     _base_env(tmp_path / "server-home", server_db))
+    server, url = serve(_base_env(tmp_path / "server-home", server_db))
     try:
         server.ready(f"{url}/health")
         keys = tmp_path / "agents.json"
@@ -224,7 +220,7 @@ def test_both_agents_as_processes_survive_sigkill_and_ignore_copies(stage: Stage
                                                                      coupon: FixtureRepo) -> None:
     watched = _cli(stage.env, "repair", "watch", "--room", stage.room_id, "--contract",
                    str(_contract(tmp_path, coupon)), "--operator", "alice")
-    assert watched.returncode == 0, watched.stderr
+    assert watched.exit_code == 0, watched.stderr
     verifier, fixer = Agent(stage, "verifier"), Agent(stage, "fixer")
     try:
         stage.alice.post(stage.room_id, "A 10% coupon is applied twice: 10000 cents gives 8100.",

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from signoff.cli.main import main
+from signoff.demo.fixture import FixtureRepo, examples_root
 from signoff.demo.repair_room import asked_in
 from signoff.kernel.digests import sha256_file
 from signoff.ledger import SqlLedger
 from signoff.repair import read_case, read_cases
-from signoff.repair.fixture import FixtureRepo, examples_root
 from tests.support.requires import require_sandbox
 
 HARNESS = str(examples_root() / "coupon" / "harness")

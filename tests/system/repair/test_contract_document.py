@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from signoff import git
+from signoff.demo.fixture import build, examples_root
 from signoff.demo.repair_room import coupon_contract, open_repair_room
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.repair import RepairService
-from signoff.repair.fixture import build, examples_root
 
 HARNESS = examples_root() / "coupon" / "harness"
 SECRET = "ghp_not-for-the-room"

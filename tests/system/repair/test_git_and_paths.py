@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from signoff import git
+from signoff.demo.fixture import FixtureRepo
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.repair import paths
-from signoff.repair.fixture import FixtureRepo
 
 
 def _git(repo: Path, *args: str) -> str:

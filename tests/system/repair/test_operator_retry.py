@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from signoff.demo.fixture import build, examples_root
 from signoff.demo.repair_room import RepairRoom, coupon_contract, open_repair_room
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
 from signoff.repair import read_case
-from signoff.repair.fixture import build, examples_root
 from signoff.repair.model import case_key
 from tests.support.cli import run_cli
 from tests.support.requires import require_sandbox

@@ -17,12 +17,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from signoff.demo.fixture import build, examples_root
 from signoff.demo.repair_room import RepairRoom, coupon_contract, open_repair_room
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
 from signoff.repair import RepairService, read_case
-from signoff.repair.fixture import build, examples_root
 from signoff.repair.model import case_key
 from signoff.repair.verifier import harness_store
 from signoff.rooms.domain.signin import SignIns

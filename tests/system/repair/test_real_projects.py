@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from signoff import git
+from signoff.demo.fixture import init_repo
 from signoff.kernel.settings import Settings
-from signoff.repair.fixture import init_repo
 from signoff.repair.verifier import VerifyRequest, VerifyResult, verify
 from signoff.trust import KeyStore, verify_file
 from tests.support.requires import require_sandbox

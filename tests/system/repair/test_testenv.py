@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from signoff.demo.fixture import init_repo
 from signoff.kernel.errors import UsageError
 from signoff.repair import testenv
-from signoff.repair.fixture import init_repo
 from signoff.repair.guard import Plan
 from signoff.repair.junit import Case
 from signoff.repair.verifier import VerifyRequest, _collection_errors

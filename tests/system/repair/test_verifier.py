@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from signoff import git
+from signoff.demo.fixture import FixtureRepo, examples_root
 from signoff.kernel.settings import Settings
 from signoff.repair.evidence import PREDICATE_TYPE, build_statement
-from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.signals import ATTRIBUTES
 from signoff.repair.verifier import VerifyRequest, verify
 from signoff.trust import KeyStore, verify_file, write_evidence

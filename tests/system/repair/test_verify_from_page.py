@@ -14,13 +14,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from signoff.demo.fixture import FixtureRepo, build, examples_root
 from signoff.demo.repair_room import RepairRoom, coupon_contract, open_repair_room
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewEvent, SqlLedger
 from signoff.repair import read_case
 from signoff.repair.case import record
 from signoff.repair.decisions import VerificationStep
-from signoff.repair.fixture import FixtureRepo, build, examples_root
 from signoff.repair.model import case_key
 from signoff.rooms.domain.signin import SignIns
 from signoff.rooms.http.app import create_app

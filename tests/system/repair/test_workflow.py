@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from signoff.demo.fixture import FixtureRepo, examples_root
 from signoff.demo.repair_room import RepairRoom, coupon_contract, embedded_agents, open_repair_room
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
@@ -15,7 +16,6 @@ from signoff.kernel.shown import short
 from signoff.ledger import SqlLedger
 from signoff.repair import RepairService, decisions
 from signoff.repair.case import record
-from signoff.repair.fixture import FixtureRepo, examples_root
 from signoff.repair.jobs import RepairJobs
 from signoff.repair.model import Verdict
 from signoff.rooms import RoomService

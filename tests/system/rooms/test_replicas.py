@@ -34,8 +34,7 @@ from signoff.rooms.storage.connections import HEARTBEAT_TTL, MAX_CONNECTIONS, PU
 from signoff.rooms.storage.tables import rooms_connections
 from tests.conftest import _fresh_pg_database
 from tests.support.fixtures.rooms import World, make_world
-from tests.support.net import free_port
-from tests.support.serve import Process, signoff
+from tests.support.serve import Process, serve
 
 HOUR = 3600  # the replicas' housekeeping interval: far longer than any wait in these tests
 WAIT = 60.0  # a hang guard only: every wait below ends as soon as its condition holds
@@ -56,13 +55,11 @@ class Deployment:
     extra: list[Replica] = field(default_factory=list)
 
     def start_replica(self) -> Replica:
-        port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
         config = self.home / "signoff.toml"
-        process = Process(signoff("serve", "--port", str(port)),
-                          {**env, "SIGNOFF_HOME": str(self.home), "SIGNOFF_DB": self.db_url,
-                           "SIGNOFF_CONFIG": str(config)})
-        replica = Replica(f"http://127.0.0.1:{port}", process)
+        process, url = serve({**env, "SIGNOFF_HOME": str(self.home), "SIGNOFF_DB": self.db_url,
+                              "SIGNOFF_CONFIG": str(config)})
+        replica = Replica(url, process)
         process.ready(f"{replica.url}/health")
         return replica
 

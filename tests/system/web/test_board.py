@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from signoff.demo.fixture import shoplite_source
 from signoff.desk.local import init_local
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
@@ -34,7 +35,7 @@ def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[htt
     monkeypatch.setattr(desk_owner, "PER_STATE", 2)
     settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
     ledger = SqlLedger.open(settings)
-    desk = init_local(settings, ledger, people=("alice",)).desk
+    desk = init_local(settings, ledger, source=shoplite_source(), people=("alice",)).desk
     bugs = [desk.submit_report({"title": t, "component": f"area-{i}"}, client=f"192.0.2.{i}").bug_id
             for i, t in enumerate(TITLES)]
     rooms = RoomService(ledger)

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import socket
 import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +15,9 @@ import httpx
 import pytest
 
 from signoff.kernel.tls import tls_context
+from tests.support.cli import Result, run_cli
 from tests.support.requires import require_sandbox
+from tests.support.serve import Process, signoff
 from tests.support.web import csrf_of
 
 LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/signin/link#(sol_\S+)$")
@@ -29,47 +28,14 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("SIGNOFF_")}
 
 
-def _signoff(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "signoff.cli.main", *args], cwd=folder, env=_env(),
-                          capture_output=True, text=True, timeout=240)
+def _signoff(folder: Path, *args: str) -> Result:
+    return run_cli(args, _env(), cwd=folder)
 
 
-class DemoServer:
-    def __init__(self, folder: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "signoff.cli.main", "serve", "--demo", "--port",
-                                      "0"], cwd=folder, env=_env(), stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.output: list[str] = []
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def link(self) -> tuple[str, str]:
-        """The base URL and the sign-in secret of the link the server prints at start."""
-        while True:
-            try:
-                line = self.lines.get(timeout=60)
-            except queue.Empty:
-                raise AssertionError(f"no sign-in link printed: {self.output}") from None
-            if line is None:
-                raise AssertionError(f"signoff serve --demo exited: {self.output}")
-            self.output.append(line)
-            found = LINK.match(line)
-            if found:
-                return found.group(1), found.group(2)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=20)
+def _serve(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`signoff serve` expected to refuse: a process, since one that started would serve on."""
+    return subprocess.run(signoff("serve", *args), cwd=folder, env=_env(), capture_output=True, text=True,
+                          timeout=240)
 
 
 @pytest.fixture(scope="module")
@@ -78,15 +44,16 @@ def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("newcomer")
     for name in ("repair", "desk"):
         done = _signoff(folder, "demo", name, "--json")
-        assert done.returncode == 0, f"signoff demo {name} failed: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+        assert done.exit_code == 0, f"signoff demo {name} failed: {done.stdout[-2000:]}{done.stderr[-2000:]}"
     return folder
 
 
 @pytest.fixture(scope="module")
 def demo_server(demo_folder: Path) -> Iterator[tuple[str, str]]:
-    server = DemoServer(demo_folder)
+    server = Process(signoff("serve", "--demo", "--port", "0"), _env(), cwd=demo_folder)
     try:
-        yield server.link()
+        found = server.printed(LINK)  # the base URL and the sign-in secret of the link printed at start
+        yield found.group(1), found.group(2)
     finally:
         server.stop()
 
@@ -134,7 +101,7 @@ def test_the_printed_link_signs_in_and_the_pages_show_the_demos_data(demo_server
 
 
 def test_serve_demo_refuses_a_folder_the_demos_never_ran_in(tmp_path: Path) -> None:
-    done = _signoff(tmp_path, "serve", "--demo", "--port", "0")
+    done = _serve(tmp_path, "--demo", "--port", "0")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert lines[0].startswith("error: ") and "holds no demo state" in lines[0]
@@ -148,19 +115,19 @@ def test_serve_demo_will_not_take_over_a_visitor_it_did_not_create(tmp_path: Pat
     # A home where someone else's `visitor` exists (not an admin): the demo never hands it a link.
     (tmp_path / ".signoff" / "demo-repair").mkdir(parents=True)
     made = _signoff(tmp_path, "rooms", "user", "add", "visitor", "--json")
-    assert made.returncode == 0, made.stderr
-    done = _signoff(tmp_path, "serve", "--demo", "--port", "0")
+    assert made.exit_code == 0, made.stderr
+    done = _serve(tmp_path, "--demo", "--port", "0")
     assert done.returncode == 4 and "sol_" not in done.stdout  # a conflict
     assert done.stderr.startswith("error: ") and "not the demo's visitor" in done.stderr
     listed = _signoff(tmp_path, "rooms", "user", "list", "--json")
-    assert listed.returncode == 0
+    assert listed.exit_code == 0
     assert [(u["name"], u["admin"]) for u in json.loads(listed.stdout)] == [("visitor", False)]
 
 
 def test_serve_says_clearly_when_the_port_is_taken(tmp_path: Path) -> None:
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
-        done = _signoff(tmp_path, "serve", "--port", str(port))
+        done = _serve(tmp_path, "--port", str(port))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert lines[0].startswith(f"error: cannot listen on 127.0.0.1:{port}") and lines[1].startswith("fix: ")

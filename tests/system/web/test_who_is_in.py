@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from signoff.demo.fixture import shoplite_source
 from signoff.desk.local import init_local
 from signoff.kernel.clock import FixedClock
 from signoff.kernel.settings import Settings
@@ -226,7 +227,7 @@ def _cli(home: Path, *args: str) -> Result:
 def test_a_desk_owner_revoked_on_the_command_line_approves_nothing_in_the_pages(tmp_path: Path) -> None:
     settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
     ledger = SqlLedger.open(settings)
-    desk = init_local(settings, ledger, people=("alice",)).desk
+    desk = init_local(settings, ledger, source=shoplite_source(), people=("alice",)).desk
     bug = desk.submit_report({"title": "Coupon larger than the cart gives a negative total"}, client="192.0.2.1")
     with _alice_signed_in(settings, ledger) as (_, client, csrf):
         assert client.get("/bugs").status_code == 200
@@ -291,6 +292,7 @@ def test_forwarded_addresses_are_believed_only_from_configured_proxies(tmp_path:
     finally:
         server.stop()
     config.write_text('[web]\ntrusted_proxies = ["the proxy"]\n')
+    # A process, not run_cli: a `signoff serve` that took the setting would serve on (the timeout bounds it).
     bad = subprocess.run(signoff("serve", "--port", "0"), capture_output=True, text=True, timeout=120,
                          env={"SIGNOFF_HOME": str(home), "SIGNOFF_CONFIG": str(config), "PATH": "/usr/bin:/bin"})
     assert bad.returncode != 0 and "error: [web] trusted_proxies must be a list of IP addresses" in bad.stderr

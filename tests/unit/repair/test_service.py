@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from signoff.demo.fixture import examples_root
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
 from signoff.repair import HarnessApproval, VerifyRequest, freeze, harness_content, harness_store, verify_fix
-from signoff.repair.fixture import examples_root
 from signoff.repair.service import CARD_TEXT, public_url
 from signoff.rooms.domain.bound import MAX_CONTENT
 

@@ -9,9 +9,16 @@ from sqlalchemy import select
 
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.ids import new_id
-from signoff.ledger import NewEvent
 from signoff.rooms.domain.membership import Membership
-from signoff.rooms.domain.model import MAX_DOCUMENT, Principal, check_text
+from signoff.rooms.domain.model import (
+    DOCUMENT,
+    MAX_DOCUMENT,
+    DocumentCreated,
+    DocumentDeleted,
+    DocumentUpdated,
+    Principal,
+    check_text,
+)
 from signoff.rooms.storage.store import RoomStore
 from signoff.rooms.storage.tables import rooms_documents
 
@@ -47,9 +54,9 @@ class Documents:
         if taken is not None:
             raise UsageError(f"a document named {name!r} already exists in this room", "pick another name")
         document_id = new_id()
-        self.store.append(f"rooms.doc.{document_id}", [NewEvent("document.created", {
-            "document_id": document_id, "room_id": room_id, "name": name, "description": description,
-            "instructions": instructions, "content": content, "by_kind": actor.kind, "by_id": actor.id})],
+        self.store.append(DOCUMENT.case_id(document_id), [DocumentCreated(
+            document_id=document_id, room_id=room_id, name=name, description=description,
+            instructions=instructions, content=content, by_kind=actor.kind, by_id=actor.id).new_event()],
             expected=0)
         return document_id
 
@@ -76,10 +83,10 @@ class Documents:
         if name is not None and (not name.strip() or len(name) > 200):
             raise UsageError("document name must be 1-200 characters", "pass a short name")
         version = int(row.version) + 1
-        self.store.append(f"rooms.doc.{document_id}", [NewEvent("document.updated", {
-            "document_id": document_id, "room_id": row.room_id, "content": content, "name": name,
-            "description": description, "instructions": instructions, "version": version,
-            "by_kind": actor.kind, "by_id": actor.id})])
+        self.store.append(DOCUMENT.case_id(document_id), [DocumentUpdated(
+            document_id=document_id, room_id=row.room_id, content=content, name=name,
+            description=description, instructions=instructions, version=version,
+            by_kind=actor.kind, by_id=actor.id).new_event()])
         return int(self._row(document_id).version)
 
     def delete_document(self, actor: Principal, document_id: str) -> None:
@@ -89,8 +96,8 @@ class Documents:
         human_owner = actor.kind == "user" and (actor.is_admin or actor.id == room.owner_user_id)
         if not (creator or human_owner):
             raise UsageError(f"{actor.name} did not create document {row.name!r}", "only its creator may delete it")
-        self.store.append(f"rooms.doc.{document_id}", [NewEvent("document.deleted", {
-            "document_id": document_id, "room_id": row.room_id, "by": actor.sender})])
+        self.store.append(DOCUMENT.case_id(document_id), [DocumentDeleted(
+            document_id=document_id, room_id=row.room_id, by=actor.sender).new_event()])
 
     def load_documents(self, actor: Principal, ids: Iterable[str]) -> list[dict[str, Any]]:
         out = []

@@ -10,9 +10,16 @@ from sqlalchemy import select
 
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
-from signoff.ledger import NewEvent
 from signoff.rooms.domain.identities import Identities
-from signoff.rooms.domain.model import Principal, check_distinct, check_name, check_text
+from signoff.rooms.domain.model import (
+    GROUP,
+    GroupAllowed,
+    GroupCreated,
+    Principal,
+    check_distinct,
+    check_name,
+    check_text,
+)
 from signoff.rooms.storage.store import RoomStore
 from signoff.rooms.storage.tables import rooms_groups
 
@@ -46,9 +53,9 @@ class Groups:
                        [("room group", r.name) for r in self.store.all(select(rooms_groups.c.name))])
         group_id = new_id()
         try:
-            self.store.append(f"rooms.group.{name}", [NewEvent("group.created", {
-                "group_id": group_id, "name": name, "owner_user_id": actor.owner_user_id,
-                "description": description, "by": actor.sender})], expected=0)
+            self.store.append(GROUP.prefix + name, [GroupCreated(
+                group_id=group_id, name=name, owner_user_id=actor.owner_user_id, description=description,
+                by=actor.sender).new_event()], expected=0)
         except ConflictError as exc:  # a 400: over the agent protocol a 409 means "reconnect"
             raise UsageError(f"room group {name!r} already exists", "pick another name") from exc
         return self.group(group_id)
@@ -60,8 +67,8 @@ class Groups:
             raise RefusedError(f"only the owner of room group {group['name']!r} may allow other owners",
                                "ask the group's owner")
         user = self.identities.user_by_name(user_name)
-        self.store.append(f"rooms.group.{group['name']}", [NewEvent("group.allowed", {
-            "group_id": group["id"], "user_id": user.id, "by": actor.sender})])
+        self.store.append(GROUP.prefix + group["name"], [GroupAllowed(
+            group_id=group["id"], user_id=user.id, by=actor.sender).new_event()])
         return self.group(group["id"])
 
     def admit(self, actor: Principal, name: str) -> dict[str, Any]:

@@ -1,4 +1,6 @@
-"""Value objects of the rooms domain."""
+"""Value objects of the rooms domain, and the typed events of the rooms cases on the aggregate
+contract (`signoff.ledger.aggregate`; so far rooms, documents, room groups and approval cards: the
+other rooms families are listed as untyped in tests/integration/ledger/test_old_ledgers.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import UsageError
+from signoff.ledger.aggregate import EventBody, case_type
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]*")  # always fullmatch: `$` would let "name\n" through
 CHANNEL_TYPES = ("channel_public", "channel_private", "direct")
@@ -172,3 +177,206 @@ class Approval:
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.shown(), "digest": self.digest, "state": self.state, "outcome": self.outcome}
+
+
+# -- typed events ---------------------------------------------------------------------------------
+# The prefixes and payloads are the ones 491180a already wrote (hashed into existing ledgers).
+
+DOCUMENT = case_type("rooms.document", "rooms.doc.")  # rooms.doc.<document id>
+GROUP = case_type("rooms.group", "rooms.group.")  # rooms.group.<group name>
+APPROVAL = case_type("rooms.approval", "rooms.approval.")  # rooms.approval.<card id>
+ROOM = case_type("rooms.room", "rooms.room.")  # rooms.room.<room id>: the room, its members, roles, messages
+
+
+class DocumentCreated(EventBody, type="document.created", case=DOCUMENT):
+    document_id: str
+    room_id: str
+    name: str
+    description: str
+    instructions: str
+    content: str
+    by_kind: Literal["user", "agent"]
+    by_id: str
+
+
+class DocumentUpdated(EventBody, type="document.updated", case=DOCUMENT):
+    """A new version: each field given replaces the old one (None: unchanged)."""
+
+    document_id: str
+    room_id: str
+    content: str | None
+    name: str | None
+    description: str | None
+    instructions: str | None
+    version: int
+    by_kind: Literal["user", "agent"]
+    by_id: str
+
+
+class DocumentDeleted(EventBody, type="document.deleted", case=DOCUMENT):
+    document_id: str
+    room_id: str
+    by: str  # the deleting identity's sender
+
+
+class GroupCreated(EventBody, type="group.created", case=GROUP):
+    group_id: str
+    name: str
+    owner_user_id: str
+    description: str
+    by: str
+
+
+class GroupAllowed(EventBody, type="group.allowed", case=GROUP):
+    """Rooms owned by `user_id` may join the group."""
+
+    group_id: str
+    user_id: str
+    by: str
+
+
+# Approval cards are read through these classes; `approvals` writes their payloads as dicts, since a
+# key it leaves out (`via`, `responder_role`, `responder_roles`) must stay absent, not become null.
+# 491180a wrote no `card_id` or `requested_at` (it keyed a card's case by its request id).
+
+class StoredOption(BaseModel):
+    """An option as an approval card's event stores it (the card's `ApprovalOption`)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    id: str
+    label: str
+    decision: Literal["accept", "decline"]
+
+
+class ApprovalRequested(EventBody, type="approval.requested", case=APPROVAL):
+    request_id: str
+    card_id: str | None = None
+    room_id: str
+    requester_agent_id: str
+    requester_name: str
+    requested_at: float | None = None
+    title: str
+    options: list[StoredOption]
+    responders: list[str]  # user ids
+    responder_roles: list[str] | None = None  # role names; who holds one is decided at each answer
+    expires_at: float
+
+
+class _ApprovalOutcome(EventBody):
+    request_id: str
+    card_id: str | None = None
+    room_id: str
+    requester_agent_id: str
+    via: dict[str, Any] | None = None  # the identity claim of an answer a bridge relayed
+    outcome: Literal["accepted", "declined", "discarded", "expired"]
+    option_id: str | None
+    responder: str | None
+    responder_name: str | None
+    allowed: bool | None
+
+
+class ApprovalAnswered(_ApprovalOutcome, type="approval.answered", case=APPROVAL):
+    """The first allowed answer: it decides the card."""
+
+    decision: Literal["accept", "decline"]
+    responder_role: str | None = None  # the role the responder answered in, when not named
+
+
+class ApprovalDiscarded(_ApprovalOutcome, type="approval.discarded", case=APPROVAL):
+    """An answer from someone the card does not name: recorded, and it decides nothing."""
+
+
+class ApprovalExpired(_ApprovalOutcome, type="approval.expired", case=APPROVAL):
+    """The card expired unanswered (or was answered after it expired)."""
+
+
+# A room's events are read through these classes; `membership`, `roles`, `references` and `messages`
+# write them as dicts, since a key they leave out (a post's `via`; a member's `by`, which the members a
+# room is created with and 491180a's members have none of) must stay absent, not become null.
+
+class RoomCreated(EventBody, type="room.created", case=ROOM):
+    room_id: str
+    name: str
+    description: str
+    instructions: str
+    channel_type: str
+    internal_only: bool
+    owner_user_id: str
+    group_name: str | None
+    group_id: str | None
+    created_by: str
+
+
+class RoomMemberAdded(EventBody, type="room.member_added", case=ROOM):
+    room_id: str
+    kind: Literal["user", "agent"]
+    member_id: str
+    name: str  # the member's display name
+    timestamp: int  # milliseconds
+    by: str | None = None  # absent for the members a room was created with
+
+
+class RoomMemberRemoved(EventBody, type="room.member_removed", case=ROOM):
+    room_id: str
+    kind: Literal["user", "agent"]
+    member_id: str
+    by: str
+
+
+class InvitationCreated(EventBody, type="invitation.created", case=ROOM):
+    invitation_id: str
+    room_id: str
+    agent_id: str
+    by: str
+
+
+class InvitationAnswered(EventBody, type="invitation.answered", case=ROOM):
+    invitation_id: str
+    room_id: str
+    agent_id: str
+    state: str
+    by: str
+
+
+class RoleDefined(EventBody, type="role.defined", case=ROOM):
+    room_id: str
+    name: str
+    instructions: str
+    exclusive: bool
+    by: str
+
+
+class RoleAssumed(EventBody, type="role.assumed", case=ROOM):
+    room_id: str
+    role: str
+    agent_id: str
+    connection_id: str
+
+
+class RoleReleased(EventBody, type="role.released", case=ROOM):
+    room_id: str
+    role: str
+    agent_id: str
+
+
+class ReferenceAttached(EventBody, type="reference.attached", case=ROOM):
+    room_id: str
+    reference_id: str
+    by: str
+
+
+class MessagePosted(EventBody, type="message.posted", case=ROOM):
+    room_id: str
+    message_id: str
+    sender_kind: Literal["user", "agent"]
+    sender_id: str
+    sender: str
+    sender_name: str
+    body: str
+    thread_id: str | None
+    timestamp: int  # milliseconds
+    attachments: list[dict[str, Any]]
+    auto_reply: bool  # an agent's refusal, posted by the server: it never triggers another
+    addressed_agents: dict[str, bool]  # agent id -> whether its policy let the message address it
+    via: dict[str, Any] | None = None  # the identity claim of a post a bridge relayed

@@ -1,4 +1,6 @@
-"""Build a fixture's git repository from its files (examples/coupon, examples/coupon-js).
+"""The fixtures' files in examples/ and their git repositories: `examples_root` finds the folder,
+`build` makes a fixture's repository (examples/coupon, examples/coupon-js), `shoplite_source` is the
+ShopLite shop the desk demo puts in its forge, `init_repo` a one-commit repository from given files.
 
 A fixture folder holds `repo/` (the base revision's files), `harness/` (the approved tests) and
 `candidates/<name>/` (files each candidate replaces, committed on top of the base). Commits get a
@@ -37,6 +39,14 @@ def examples_root() -> Path:
             return c
     raise NotFoundError("the examples folder (with examples/coupon) was not found",
                         "run from a source checkout of signoff, or set SIGNOFF_EXAMPLES to its examples folder")
+
+
+def shoplite_source() -> Path:
+    """The files of the ShopLite repository (examples/shoplite/repo): the shop the desk demo fixes."""
+    path = examples_root() / "shoplite" / "repo"
+    if not path.is_dir():
+        raise NotFoundError("examples/shoplite/repo was not found", "run from a source checkout of signoff")
+    return path
 
 
 def _git(repo: Path, *args: str) -> str:
