@@ -12,10 +12,12 @@ because `signoff demo ...` runs it from an installed package.
   `signoff incident run`): fixture code the demos, `signoff repair run`, the examples and the tests
   share.
 
-Fixture code that stays in its workflow, and why: the PayCo/ShopCo fixture (`incident.fixture`,
-`incident.simulate`) is what the incident workflow itself runs against (its stack, playbooks and
-grading read it); the desk's scripted agents (`desk.scripts`) also register the desk's triage role,
-and the engineering service imports them; `repair.fixture` builds a repository from a fixture
-folder for `desk.local` (`signoff desk init`). The fixtures' files (the coupon shop, ShopLite,
-PayCo/ShopCo) are data in `examples/`.
+- `payco_shopco` — the PayCo/ShopCo fixture (where it lives, its organisations as an incident
+  configuration, its simulator, its guard corpus) and the `Scenario` the incident's scripted runs
+  take: the incident workflow takes organisations and evidence as data and never imports it.
+
+Fixture code that stays in its workflow, and why: the desk's scripted agents (`desk.scripts`) also
+register the desk's triage role, and the engineering service imports them; `repair.fixture` builds a
+repository from a fixture folder for `desk.local` (`signoff desk init`). The fixtures' files (the
+coupon shop, ShopLite, PayCo/ShopCo) are data in `examples/`.
 """

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from signoff.demo.payco_shopco.fixture import code_files, customer_names
 from signoff.incident.actors import READ_ONLY_OPS, RoomAgent
-from signoff.incident.fixture import code_files, customer_names
 from signoff.incident.grade import grade, observe
 from signoff.incident.recording import record_run, render, replay
 from signoff.incident.stack import SHARED, RunInfo, read_secrets
@@ -23,6 +23,7 @@ from signoff.ledger import Ledger, SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, SyncRoomsClient
 from signoff.trust import KeyStore
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 
 
 def fresh(tmp: Path, name: str) -> tuple[Settings, KeyStore]:
@@ -38,7 +39,7 @@ def failed(result: dict[str, Any]) -> list[str]:
 def finished(node: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, KeyStore, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("finished")
     settings, keys = fresh(tmp, "home")
-    summary = run_demo(tmp / "runs", keys, settings, over_http=False)
+    summary = run_demo(tmp / "runs", keys, settings, PAYCO_SHOPCO, over_http=False)
     return Path(summary["run"]), keys, summary
 
 
@@ -97,8 +98,8 @@ def test_grader_finds_a_customer_name_and_a_code_line_in_any_room(finished: tupl
 @pytest.mark.slow
 def test_grader_fails_an_unfinished_incident(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path, "home")
-    run = new_run(tmp_path / "runs", keys)
-    with Incident(run, keys, settings, over_http=False) as inc:
+    run = new_run(tmp_path / "runs", keys, PAYCO_SHOPCO)
+    with Incident(run, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
         run_script(inc, until=9)  # root cause confirmed, fixes not yet approved
     result = grade(run, keys)
     bad = {c["name"] for c in result["checks"] if not c["ok"]}
