@@ -42,7 +42,7 @@ from signoff.incident.stack import (
 from signoff.incident.workspace import Workspace
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import RefusedError, SignoffError
+from signoff.kernel.errors import RefusedError, SignoffError, UnavailableError
 from signoff.kernel.shown import names, shown_digest
 from signoff.ledger import SqlLedger, verify_chain
 from signoff.rooms import RoomService
@@ -174,6 +174,11 @@ async def _observe_http(info: RunInfo, url: str, key: str) -> View:
 
 
 def _code_lines(parties: Parties) -> set[str]:
+    if not any(o.code for o in parties):
+        # Nothing to measure against is not "nothing crossed" (a run made before organisations
+        # came from configuration names no code).
+        raise UnavailableError("this run names no organisation's code to measure posts against",
+                               "grade it with the signoff version that made it, or run the incident again")
     out = set()
     for org in parties:
         for path in org.code:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.parties import Parties
+from signoff.incident.parties import Organisation, Parties
 from signoff.incident.workspace import Workspace
 from signoff.incident.workspace_rooms import write_secret_file
 from signoff.kernel.errors import NotFoundError, UsageError
@@ -49,6 +49,8 @@ SHARED = "shared"
 # organisations whose people and agents the playbooks know by name. `provision` refuses parties
 # with another cast; an incident of other organisations runs without the playbooks.
 ORGS = ("payco", "shopco")
+CAST_NAMES = {"payco": "PayCo", "shopco": "ShopCo"}
+CAST_PREFIXES = {"payco": "PAY", "shopco": "SHOP"}
 ROOM_NAMES = {"payco": "payco-internal", "shopco": "shopco-internal", SHARED: "payco-shopco-shared"}
 HUMANS = {"payco": "priya", "shopco": "sam"}
 AGENT_OF = {"payco": "payco-agent", "shopco": "shopco-agent"}
@@ -167,12 +169,20 @@ def read_secrets(run_dir: Path) -> dict[str, str]:
 
 
 def workspace(run_dir: Path, keys: KeyStore) -> Workspace:
-    return Workspace(Path(run_dir) / "ws", keys)
+    ws = Workspace(Path(run_dir) / "ws", keys)
+    if (Path(run_dir) / "run.json").exists() and not ws.parties_path.exists():
+        ws.use_parties(run_parties(run_dir))  # a run made before organisations came from configuration
+    return ws
 
 
 def run_parties(run_dir: Path) -> Parties:
-    """The organisations of a run, as its workspace was set up with them."""
-    return Parties.read(Path(run_dir) / "ws" / "parties.json")
+    """The organisations of a run, as its workspace was set up with them. A run made before
+    organisations came from configuration has no `parties.json`: it played the scripted cast."""
+    path = Path(run_dir) / "ws" / "parties.json"
+    if not path.exists() and (Path(run_dir) / "run.json").exists():
+        return Parties(tuple(Organisation(org, CAST_NAMES[org], HUMANS[org], agent=AGENT_OF[org],
+                                          prefix=CAST_PREFIXES[org]) for org in ORGS))
+    return Parties.read(path)
 
 
 class Provisioner(ABC):

@@ -63,6 +63,10 @@ class Workspace:
             self._parties = Parties.read(self.parties_path)
         return self._parties
 
+    def use_parties(self, parties: Parties) -> None:
+        """Read this workspace as set up for `parties` (one written before `parties.json` existed)."""
+        self._parties = parties
+
     @property
     def orgs(self) -> tuple[str, ...]:
         return self.parties.keys

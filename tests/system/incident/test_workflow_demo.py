@@ -17,7 +17,7 @@ from signoff.incident.grade import grade, observe
 from signoff.incident.recording import record_run, render, replay
 from signoff.incident.stack import SHARED, RunInfo, read_secrets
 from signoff.incident.workflow import Incident, new_run, run_demo, run_script
-from signoff.kernel.errors import RefusedError, UsageError
+from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, SqlLedger
 from signoff.rooms import RoomService
@@ -172,3 +172,20 @@ def test_the_grader_and_the_console_share_the_observers_connections(
     finally:
         ledger.close()
     assert held == sorted([room] for room in info.rooms.values())
+
+
+def test_a_run_made_before_organisations_were_configured_still_opens(
+        finished: tuple[Path, KeyStore, dict[str, Any]], tmp_path: Path) -> None:
+    """A run folder without `ws/parties.json` (made by an older signoff) played the scripted cast:
+    its console and replay still open, and grading it says it has no code to measure against rather
+    than claiming that none crossed."""
+    from signoff.incident.service import console_view, postmortem
+
+    run, keys, _ = finished
+    copy = _copy(run, tmp_path)
+    (copy / "ws" / "parties.json").unlink()
+    view = console_view(copy, keys, "payco")
+    assert view.names == {"payco": "PayCo", "shopco": "ShopCo"} and view.lanes == ("payco", SHARED, "shopco")
+    assert any(s.lane == "payco" for s in view.steps)
+    with pytest.raises(UnavailableError, match="names no organisation's code"):
+        postmortem(copy)
