@@ -259,6 +259,10 @@ def _org_from_toml(key: str, table: Mapping[str, Any], base: Path) -> Organisati
             raise UsageError(f"[org.{key}] {name} is not a string", f'write {name} = "..."')
     if "name" not in table or "approver" not in table:
         raise UsageError(f"[org.{key}] needs a name and an approver", 'write name = "..." and approver = "..."')
+    if "code" in table and "language" not in table:
+        # The guard reads the code with this language's lexer: a guess would protect the wrong shapes.
+        raise UsageError(f"[org.{key}] names code but not its language", 'add language = "go" (say): a language '
+                         "Pygments knows")
     org = Organisation(key, table["name"], table["approver"], table.get("language", "python"),
                        table.get("agent", ""), table.get("prefix", ""),
                        _code_files(key, _strings(key, table, "code"), base),

@@ -86,6 +86,7 @@ def test_two_organisations_of_any_language_come_from_configuration(tmp_path: Pat
     (lambda c: c.replace('"railside/**/*.rb"', '"railside/*.py"'), "matches no file"),
     (lambda c: c.replace('"LDG-[0-9]{6}"', '"LDG-[0-9"'), "is not a regular expression"),
     (lambda c: c.replace('language = "ruby"', 'language = "klingon"'), "no lexer for 'klingon'"),
+    (lambda c: c.replace('language = "ruby"\n', ''), "names code but not its language"),
     (lambda c: c.replace('name = "Railside"', 'name = "Railside"\nprefix = "LEDG"'), "prefix 'LEDG' is not usable"),
     (lambda c: c.replace("[org.railside]", "[org.Rail_Side]"), "is not usable"),
     (lambda c: c.replace("[org.railside]", "[org.shared]"), "is not usable"),
