@@ -21,8 +21,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from signoff.incident.corpus import code_corpus, prose_corpus
-from signoff.incident.fixture import code_files, language_of
+from signoff.demo.payco_shopco.corpus import code_corpus, prose_corpus
+from signoff.demo.payco_shopco.fixture import code_files, language_of, parties
 from signoff.incident.workspace import Workspace
 from signoff.trust import KeyStore
 
@@ -36,7 +36,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ws = Workspace(Path(tmp) / "incident", KeyStore(Path(tmp) / "keys"))
-        ws.setup()
+        ws.setup(parties())
         guards = {org: ws.guard(org, logged=False) for org in ORGS}
         samples = code_corpus({o: code_files(o) for o in ORGS}, {o: language_of(o) for o in ORGS})
         prose = prose_corpus()

@@ -185,3 +185,22 @@ def test_the_private_name_check_sees_imports_and_module_attributes() -> None:
         "forge._git (signoff.desk.forge), line 4", "from signoff.rooms.domain.service import _loads",
         "store._with_retry (signoff.ledger.store), line 5"]
     assert _private_uses("from signoff.cli.x import _own\n", "signoff.cli.x") == []
+
+
+# Demo fixtures (issues 35 and 41): the workflows take their organisations and evidence as data, so
+# only the faces that run demos (`signoff demo`, the CLI that wires them in) import a fixture.
+FIXTURES = ("signoff.demo.payco_shopco",)
+FIXTURE_USERS = frozenset({"demo", "cli"})
+
+
+def _fixture_imports(path: Path) -> list[str]:
+    return [f"{path.relative_to(ROOT)}:{lineno} imports {module}" for lineno, module in _imports(path)
+            if any(module == f or module.startswith(f"{f}.") for f in FIXTURES)]
+
+
+def test_only_the_demo_faces_import_a_demo_fixture() -> None:
+    found = [hit for path in sorted(ROOT.rglob("*.py")) if path.relative_to(ROOT).parts[0] not in FIXTURE_USERS
+             for hit in _fixture_imports(path)]
+    assert not found, "product code importing a demo fixture:\n" + "\n".join(found)
+    assert any(_fixture_imports(p) for p in (ROOT / "cli").rglob("*.py"))  # the check sees the imports there are
+

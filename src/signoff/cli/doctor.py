@@ -19,7 +19,7 @@ from signoff.kernel.settings import Settings
 
 # Packages that contribute their own checks through `doctor_checks(settings) -> list[Check]`.
 CHECK_MODULES = ("signoff.sandbox.doctor", "signoff.web.doctor", "signoff.agents.doctor", "signoff.incident.service",
-                 "signoff.airlock.doctor", "signoff.desk.service")
+                 "signoff.airlock.doctor", "signoff.desk.service", "signoff.demo.payco_shopco")
 # Check modules whose package may be absent from this build (the web face has not landed yet).
 OPTIONAL_MODULES = frozenset({"signoff.web.doctor"})
 

@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 
 from signoff.cli.context import console, print_json, settings
+from signoff.demo.payco_shopco import scenario
 from signoff.incident import service
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.trust import KeyStore
@@ -60,7 +61,8 @@ def demo_summary(fixture: Path | None = None, base: Path | None = None, cards: b
 
     # With [rooms] url the run is provisioned there, as the operator (a signoff admin's user token).
     url = RoomsConfig.from_settings(settings()).url
-    return service.demo(service.Demo(base or runs_dir(), fixture, cards, url, operator), _keys(), settings())
+    return service.demo(service.Demo(base or runs_dir(), scenario(fixture), cards, url, operator), _keys(),
+                        settings())
 
 
 def print_grade(result: dict[str, Any]) -> None:
@@ -94,11 +96,10 @@ def register(app: typer.Typer) -> None:
     @app.command("grade")
     def grade_cmd(
         run: Annotated[str, typer.Argument(help="Run folder (or its name under <home>/incident-runs).")],
-        fixture: FixtureOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Check a run from what the room server says happened; exit 0 only if every check passes."""
-        result = service.grade(resolve_run(run), _keys(), fixture)
+        result = service.grade(resolve_run(run), _keys())
         if as_json:
             print_json(result)
         else:
@@ -122,10 +123,34 @@ def register(app: typer.Typer) -> None:
         for line in service.render(rows):
             console.print(line, highlight=False, markup=False)
 
+    @app.command("postmortem")
+    def postmortem_cmd(
+        run: Annotated[str, typer.Argument(help="Run folder (or its name under <home>/incident-runs).")],
+        markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the Markdown here "
+                                                      "(default: print it).")] = None,
+        evidence: Annotated[Path | None, typer.Option("--evidence", help="Also write it as signed evidence into "
+                                                      "this folder (with --org).")] = None,
+        org: Annotated[str | None, typer.Option("--org", help="Whose approver key signs the evidence.")] = None,
+    ) -> None:
+        """A finished run's postmortem, from what both sides approved: as Markdown, and as signed evidence
+        that `signoff evidence verify` checks."""
+        run_dir = resolve_run(run)
+        if evidence is not None and org is None:
+            raise UsageError("signed evidence needs the organisation whose key signs it", "add --org payco (say)")
+        text = service.postmortem_markdown(run_dir)
+        if markdown is None:
+            print(text, end="")
+        else:
+            markdown.write_text(text, encoding="utf-8")
+            console.print(f"postmortem: {markdown}", highlight=False)
+        if evidence is not None and org is not None:
+            path = service.export_postmortem(run_dir, _keys(), org, evidence)
+            console.print(f"signed evidence: {path}", highlight=False)
+
     @app.command("redteam")
     def redteam_cmd(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
         """Attack a live incident through the rooms and at its controls; exit 0 only if all were blocked."""
-        result = service.redteam(runs_dir(), _keys(), settings(), fixture)
+        result = service.redteam(runs_dir(), _keys(), settings(), scenario(fixture))
         if as_json:
             print_json(result)
         else:
@@ -143,7 +168,7 @@ def register(app: typer.Typer) -> None:
     def preflight_cmd(fixture: FixtureOpt = None, as_json: JsonOpt = False) -> None:
         """Before an incident: every control checked (pins, services, tokens, approver, roles, sandbox,
         guards), each pass or fail with its fix; exit 0 only if all pass."""
-        checks = service.preflight(settings().home, _keys(), settings(), fixture)
+        checks = service.preflight(settings().home, _keys(), settings(), scenario(fixture))
         ok = all(c.ok for c in checks)
         if as_json:
             print_json({"ok": ok, "checks": [c.as_json() for c in checks]})
@@ -157,4 +182,4 @@ def register(app: typer.Typer) -> None:
             console.print("[green]preflight passes[/]" if ok else "[bold red]preflight fails[/]")
         raise typer.Exit(0 if ok else 1)
 
-    _ = (demo, grade_cmd, replay_cmd, redteam_cmd, preflight_cmd, UsageError)
+    _ = (demo, grade_cmd, replay_cmd, postmortem_cmd, redteam_cmd, preflight_cmd, UsageError)

@@ -47,7 +47,7 @@ def _contributed(current: Any, name: str = "routers") -> list[Any]:
     return found
 
 
-def _listen(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int) -> socket.socket:
     """The bound socket, before anything is printed: the address shown (and a sign-in link) names
     the real port, also for --port 0."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -121,9 +121,16 @@ def serve(
 
         require_demo_state(current)
     # before the database is opened: a taken port changes nothing
-    listener = _listen_unix(unix_socket) if unix_socket is not None else _listen(host, port)
+    listener = _listen_unix(unix_socket) if unix_socket is not None else listen(host, port)
     ledger = SqlLedger.open(current)
     app = create_app(ledger, current, routers=_contributed(current, "routers"))
+    # The scripted incident the incident pages run (preflight's scratch run, "try to break it"):
+    # the demo's, handed in here so that the web face never imports the demo.
+    from functools import cache
+
+    from signoff.demo.payco_shopco import scenario
+
+    app.state.incident_scenario = cache(scenario)  # built once, on first use
     for exc_class, handler in _contributed(current, "exception_handlers"):
         app.add_exception_handler(exc_class, handler)
     visit = None

@@ -13,8 +13,10 @@ because `signoff demo ...` runs it from an installed package.
   process, people scripted: `signoff incident run`): fixture code the demos, `signoff repair run`,
   `signoff desk`, the examples and the tests share.
 
-Fixture code that stays in its workflow, and why: the PayCo/ShopCo fixture (`incident.fixture`,
-`incident.simulate`) is what the incident workflow itself runs against (its stack, playbooks and
-grading read it; issue 41 moves it). The fixtures' files (the coupon shop, ShopLite, PayCo/ShopCo)
-are data in `examples/`.
+- `payco_shopco` — the PayCo/ShopCo fixture (where it lives, its organisations as an incident
+  configuration, its simulator, its guard corpus) and the `Scenario` the incident's scripted runs
+  take: the incident workflow takes organisations and evidence as data and never imports it.
+
+No workflow package imports fixture code (tests/unit/test_layers.py holds them to it). The
+fixtures' files (the coupon shop, ShopLite, PayCo/ShopCo) are data in `examples/`.
 """

@@ -13,22 +13,22 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from signoff.demo.payco_shopco.fixture import ORGS, load_capture, parties
+from signoff.demo.payco_shopco.simulate import simulate
 from signoff.incident.approvals import Approver, disclosure_command
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence import export_disclosure
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
-from signoff.incident.fixture import ORGS, load_capture
 from signoff.incident.notary import Comparison, Notary
 from signoff.incident.sender import GuardedSender
-from signoff.incident.simulate import simulate
-from signoff.incident.workspace import AGENTS, APPROVERS, SHARED_ROOM, Workspace, private_room, verify_ledger
+from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room, verify_ledger
 from signoff.incident.workspace_rooms import NOTARY_AGENT
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.progress import Progress, silent
 
 
 def approver_for(ws: Workspace, org: str, notary: Notary) -> Approver:
-    return Approver(org, APPROVERS[org], private_room(org), ws.keys.ensure(f"incident-approver-{org}"),
+    return Approver(org, ws.parties.get(org).approver, private_room(org), ws.keys.ensure(f"incident-approver-{org}"),
                     ws.approvals(org, ws.keys.ensure(f"incident-approver-{org}")), notary,
                     lambda: ws.guard_file_digest(org), ws.pins()[org])
 
@@ -37,14 +37,15 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
              summary: str, kind: str = "simulated") -> Disclosure:
     """Draft in the private room, approve as the named person (scripted here, so `simulated`), post
     the approved form to the shared room, and export the signed disclosure file."""
-    d = draft(org, number, notary.current.incident, evidence, summary)
-    private = GuardedSender(org, AGENTS[org], ws.guard(org), ws.rooms)
+    who = ws.parties.get(org)
+    d = draft(org, number, notary.current.incident, evidence, summary, prefix=who.prefix)
+    private = GuardedSender(org, who.agent, ws.guard(org), ws.rooms)
     draft_msg = private.post(private_room(org), d.text)
     # As the person: the command names the digest of the draft and evidence just shown.
-    approval_msg = ws.rooms.post(APPROVERS[org], private_room(org), disclosure_command(d))
+    approval_msg = ws.rooms.post(who.approver, private_room(org), disclosure_command(d))
     record = approver_for(ws, org, notary).approve(d, draft_msg, approval_msg)
     guard = ws.guard(org, current_incident=lambda: notary.current.incident)
-    shared = GuardedSender(org, AGENTS[org], guard, ws.rooms)
+    shared = GuardedSender(org, who.agent, guard, ws.rooms)
     shared.post(SHARED_ROOM, published_text(d, record["body"]["approver"]), d)
     export_disclosure(d, record, ws.keys.ensure(f"incident-approver-{org}"), ws.root / "evidence", kind)
     return d
@@ -53,7 +54,7 @@ def disclose(ws: Workspace, org: str, notary: Notary, number: int, evidence: dic
 def run_incident(ws: Workspace, fixture: Path | None = None, progress: Progress = silent) -> dict[str, Any]:
     if not ws.is_set_up():
         progress("setting up the guards")
-        ws.setup(fixture)
+        ws.setup(parties(fixture, ws.captures))
     progress("reproducing: PayCo sends the events to ShopCo")
     buggy = simulate(ws.captures, fixture=fixture)
     notary = Notary()
@@ -104,10 +105,10 @@ def run_incident(ws: Workspace, fixture: Path | None = None, progress: Progress 
     blocked = {}
     d = disclosures["payco"]
     guard = ws.guard("payco", current_incident=lambda: notary.current.incident)
-    shared = GuardedSender("payco", AGENTS["payco"], guard, ws.rooms)
+    shared = GuardedSender("payco", ws.parties.get("payco").agent, guard, ws.rooms)
     for label, text, disc in (
         ("draft_in_shared_room", d.text, None),
-        ("altered_disclosure", published_text(d, APPROVERS["payco"]) + "\nAlso, the name was José.", d),
+        ("altered_disclosure", published_text(d, ws.parties.get("payco").approver) + "\nAlso, the name was José.", d),
     ):
         try:
             shared.post(SHARED_ROOM, text, disc)

@@ -2,7 +2,9 @@
 
 The in-process API (see docs/incident.md for the full description):
 
-- `simulate(workdir, fixed_payco=, fixed_shopco=)` runs the PayCo/ShopCo fixture for real.
+- `Parties`/`Organisation` (the incident's organisations, from configuration: `Parties.load(toml)`)
+  and `Captured`/`load_capture` (what each brings as evidence). The PayCo/ShopCo fixture that the
+  demos run is not here: `signoff.demo.payco_shopco` (its simulator and guard corpus too).
 - `scan(raw)` (wirecheck) and `fingerprint(event_id, raw, salt, incident)`.
 - `Notary` issues salts and compares fingerprints (`state()`/`Notary.from_state` persist it);
   `EvidenceStore`/`make_app`/`LoopbackServer`/`EvidenceClient` serve an organisation's captures,
@@ -22,14 +24,16 @@ import signoff.incident.evidence  # noqa: F401  (registers the disclosure predic
 from signoff.incident.approvals import Approver
 from signoff.incident.approver_service import ApproverClient, approver_app
 from signoff.incident.budget import SaltBudget
+from signoff.incident.captures import Captured, load_capture, load_captures
 from signoff.incident.chain import Chain, RecordChainReport, verify_records
 from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fingerprint import fingerprint, salt_id
 from signoff.incident.guard import Guard, GuardConfig, GuardVerdict, Post, build_config
 from signoff.incident.notary import Comparison, IssuedSalt, Notary
+from signoff.incident.parties import Organisation, Parties
+from signoff.incident.scenario import Rerun, Scenario
 from signoff.incident.sender import GuardedSender
-from signoff.incident.simulate import SimulationResult, simulate
 from signoff.incident.wirecheck import Leaf, WireError, scan
 from signoff.incident.workspace import LedgerReport, Workspace, verify_ledger
 from signoff.incident.workspace_rooms import WorkspaceRooms
@@ -38,6 +42,7 @@ from signoff.rooms.domain.decisions import Message
 __all__ = [
     "Approver",
     "ApproverClient",
+    "Captured",
     "Chain",
     "Comparison",
     "Disclosure",
@@ -53,10 +58,13 @@ __all__ = [
     "LoopbackServer",
     "Message",
     "Notary",
+    "Organisation",
+    "Parties",
     "Post",
     "RecordChainReport",
+    "Rerun",
     "SaltBudget",
-    "SimulationResult",
+    "Scenario",
     "WireError",
     "Workspace",
     "WorkspaceRooms",
@@ -64,11 +72,12 @@ __all__ = [
     "build_config",
     "draft",
     "fingerprint",
+    "load_capture",
+    "load_captures",
     "make_app",
     "published_text",
     "salt_id",
     "scan",
-    "simulate",
     "verify_ledger",
     "verify_records",
 ]

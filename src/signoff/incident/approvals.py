@@ -49,8 +49,10 @@ __all__ = ["FIX_KIND", "RECORD_KIND", "Approver", "NamesNoDigest", "disclosure_c
 
 class Approver:
     def __init__(self, org: str, approver: str, private_room: str, key: SigningKey, chain: Chain,
-                 notary: Notary, guard_digest: Callable[[], str], guard_pin: str,
+                 notary: Notary | Callable[[], Notary], guard_digest: Callable[[], str], guard_pin: str,
                  clock: Clock | None = None) -> None:
+        """`notary` is the notary, or how to read it as it is now (an approver process of its own
+        reads the notary's salts from its ledger at every approval)."""
         self.org = org
         self.approver = approver
         self.private_room = private_room
@@ -68,7 +70,7 @@ class Approver:
 
     def _standing(self) -> Standing:
         try:
-            current = self.notary.current
+            current = (self.notary if isinstance(self.notary, Notary) else self.notary()).current
         except SignoffError:
             current = None
         try:

@@ -3,9 +3,10 @@ shared room would be: both companies' pinned disclosure guards and the airlock. 
 verdicts and the rules or families that fired, never the text; nothing is stored (the guards run
 unlogged) and nothing is logged.
 
-The guards are the ones `Workspace.setup` builds from the fixture, in a workspace of their own
-under the signoff home (`incident-try/`), so that trying text never touches a real incident's
-workspace or its ledgers.
+The guards are the ones `Workspace.setup` builds for the organisations the face hands in (the
+demo's: never a real incident's, whose guards would answer guesses at its protected values), in a
+workspace of their own under the signoff home (`incident-try/`), so that trying text never touches a
+real incident's workspace or its ledgers.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from signoff.airlock import DESCRIPTIONS, scan
-from signoff.incident.fixture import ORGS
 from signoff.incident.guard import Post
+from signoff.incident.parties import Parties
 from signoff.incident.redteam import FORBIDDEN, LIVE, sent_text
 from signoff.incident.stack import ROOM_NAMES
 from signoff.incident.workspace import SHARED_ROOM, Workspace
@@ -45,10 +46,10 @@ def attacks() -> list[Attack]:
     return [*live, *forbidden]
 
 
-def try_workspace(home: Path, keys: KeyStore) -> Workspace:
+def try_workspace(home: Path, keys: KeyStore, parties: Parties) -> Workspace:
     ws = Workspace(Path(home) / "incident-try", keys)
     if not ws.is_set_up():
-        ws.setup()
+        ws.setup(parties)
     return ws
 
 
@@ -61,7 +62,7 @@ def try_text(ws: Workspace, text: str) -> dict[str, Any]:
                          "try a shorter text: one post to the shared room")
     airlock = scan(text)
     guards = {}
-    for org in ORGS:
+    for org in ws.orgs:
         verdict = ws.guard(org, logged=False).check(Post(SHARED_ROOM, text))
         guards[org] = {"allowed": verdict.allowed, "rules": list(verdict.rules), "counts": dict(verdict.counts)}
     return {

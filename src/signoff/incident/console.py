@@ -1,6 +1,7 @@
-"""What the incident console shows of one run: the three lanes (PayCo's room, the shared room,
-ShopCo's room), the incident record, the notary's byte table, both approvals ledgers with their
-chain status, and the guards' decisions as counts and rules (a guard decision holds no text).
+"""What the incident console shows of one run: the lanes (the first organisation's private room,
+the shared room, the other organisations' rooms), the incident record, the notary's byte table,
+each approvals ledger with its chain status, and the guards' decisions as counts and rules (a
+guard decision holds no text).
 
 A finished run is read from its recording alone, so the same recording always gives the same
 console; a run still going is read from its room server and chains as they are now (the same rows
@@ -17,14 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.fixture import ORG_NAMES, ORGS
+from signoff.incident.actors import REFUSAL_TEXT
 from signoff.incident.grade import observe
+from signoff.incident.parties import Parties
 from signoff.incident.recording import load, timeline, visible
-from signoff.incident.stack import NOTARY, ROOM_NAMES, SHARED, workspace
+from signoff.incident.stack import NOTARY, ROOM_NAMES, SHARED, run_parties, workspace
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.trust import KeyStore
 
-LANES = ("payco", SHARED, "shopco")  # left to right, as the console shows them
 LANE_OF_ROOM = {name: key for key, name in ROOM_NAMES.items()}
 RUN_NAME = re.compile(r"^run-[A-Za-z0-9_-]{1,64}$")
 
@@ -55,11 +56,18 @@ def find_run(base: Path, name: str) -> Path:
     return path
 
 
-def check_org(as_org: str | None) -> str | None:
+def lanes_of(parties: Parties) -> tuple[str, ...]:
+    """Left to right, as the console shows them: the first organisation, the shared room, the others."""
+    first, *rest = parties.keys
+    return (first, SHARED, *rest)
+
+
+def check_org(as_org: str | None, parties: Parties) -> str | None:
     if as_org in (None, ""):
         return None
-    if as_org not in ORGS:
-        raise UsageError(f"unknown organisation {as_org!r}", f"view as one of: {', '.join(ORGS)}, or as both")
+    if as_org not in parties.keys:  # not named back: a page's text never comes from its query string
+        raise UsageError("the view asked for is not one of the run's organisations",
+                         f"view as one of: {', '.join(parties.keys)}, or as all of them")
     return as_org
 
 
@@ -74,6 +82,11 @@ class Step:
     who: str
     label: str
     row: dict[str, Any]
+
+    @property
+    def control(self) -> str:
+        """The control that produced or checked this message, as the lane tags it."""
+        return control_of(self.who, self.lane, str(self.row.get("text", "")))
 
     @property
     def stamp(self) -> str:
@@ -108,10 +121,12 @@ class Console:
     steps: list[Step]
     ledgers: dict[str, OrgLedger]
     at: int
+    lanes: tuple[str, ...] = ()                          # every lane, left to right
+    names: dict[str, str] = field(default_factory=dict)  # organisation key -> its name
 
     @property
     def shown_lanes(self) -> tuple[str, ...]:
-        return LANES if self.as_org is None else (self.as_org, SHARED)
+        return self.lanes if self.as_org is None else (self.as_org, SHARED)
 
     def lane(self, key: str) -> list[Step]:
         return [s for s in self.steps if s.kind == "message" and s.lane == key]
@@ -140,6 +155,29 @@ class Console:
         return self.steps[-1].offset_ms if self.steps else 0
 
 
+def control_of(who: str, lane: str | None, text: str) -> str:
+    """Which control produced or checked a message: what the lane's tag names. Every message was
+    authenticated by the room server, which also enforced who may address whom; the tag says what
+    else stood behind it."""
+    if who == NOTARY:
+        return "notary (salted fingerprints)"
+    if who == "mediator":
+        return "commander (routes requests)"
+    if who == "approver":
+        return "approver (signed record)" if " approved by " in text else "approver (review, digest)"
+    if who.endswith("-agent"):
+        if REFUSAL_TEXT in text:
+            return "room server (addressing policy)"
+        if text.startswith("[disclosure "):
+            return "guard passed · approver signed"
+        if text.startswith("guard blocked"):
+            return "guard blocked"
+        if lane == SHARED:
+            return "guard passed"
+        return "draft, awaits approval" if "Approve with: approve " in text else "agent"
+    return "person (authenticated)"
+
+
 def _label(row: dict[str, Any]) -> str:
     kind = row["kind"]
     if kind == "message":
@@ -164,13 +202,14 @@ def rows_of(run_dir: Path, keys: KeyStore) -> tuple[bool, list[dict[str, Any]]]:
 
 def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | None = None) -> Console:
     """The console of one run, as `as_org` sees it (both companies for None), up to step `at`."""
-    as_org = check_org(as_org)
+    parties = run_parties(run_dir)
+    as_org = check_org(as_org, parties)
     recorded, all_rows = rows_of(run_dir, keys)
-    shown = visible(all_rows, as_org)
+    shown = visible(all_rows, as_org, parties.keys)
     steps = [Step(n, r["offset_ms"], r["kind"], LANE_OF_ROOM.get(r["room"]), str(r.get("who", "")), _label(r), r)
              for n, r in enumerate(shown)]
     ledgers: dict[str, OrgLedger] = {}
-    orgs = ORGS if as_org is None else (as_org,)
+    orgs = parties.keys if as_org is None else (as_org,)
     trusted = keys.trusted()
     with workspace(run_dir, keys) as ws:
         for org in orgs:
@@ -183,8 +222,9 @@ def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | No
             ledgers[org] = ledger
     if at is not None and not 0 <= at <= len(steps):
         raise UsageError(f"step {at} is outside this timeline (0-{len(steps)})", "move the scrubber within the run")
-    return Console(Path(run_dir).name, as_org, recorded, steps, ledgers, len(steps) if at is None else at)
+    return Console(Path(run_dir).name, as_org, recorded, steps, ledgers, len(steps) if at is None else at,
+                   lanes_of(parties), parties.names)
 
 
-__all__ = ["LANES", "ORG_NAMES", "Console", "OrgLedger", "Step", "build", "check_org", "find_run", "list_runs",
-           "recording_of", "rows_of", "runs_base"]
+__all__ = ["Console", "OrgLedger", "Step", "build", "check_org", "find_run", "lanes_of", "list_runs",
+           "recording_of", "rows_of", "run_parties", "runs_base"]

@@ -17,18 +17,23 @@ from signoff.kernel.canonical import canonical_bytes, canonical_text
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import UsageError
 
-ORG_PREFIX = {"payco": "PAY", "shopco": "SHOP"}
 D_ID = re.compile(r"^D-[A-Z]{2,8}-[1-9][0-9]{0,5}$")
 APPROVE_LINE = re.compile(r"\bapprove\s+D-[A-Z]{2,8}-[0-9]+\b", re.IGNORECASE)
 PUBLISHED_HEADER = re.compile(r"^\[disclosure (D-[A-Z]{2,8}-[0-9]+) · ", re.MULTILINE)
 
 
-def d_id_for(org: str, number: int) -> str:
-    if org not in ORG_PREFIX:
-        raise UsageError(f"unknown organisation {org!r}", f"use one of: {', '.join(ORG_PREFIX)}")
+def d_id_for(prefix: str, number: int) -> str:
+    """`D-<prefix>-<number>`: the prefix is the organisation's (`Organisation.prefix`)."""
     if number < 1:
         raise UsageError("disclosure numbers start at 1", "number drafts 1, 2, 3, ...")
-    return f"D-{ORG_PREFIX[org]}-{number}"
+    return f"D-{prefix}-{number}"
+
+
+def belongs_to(d_id: str, org: str) -> bool:
+    """An id names its organisation: its prefix begins the organisation's key (D-PAY-3 is payco's;
+    `Parties` refuses prefixes that begin another organisation's key)."""
+    parts = d_id.split("-")
+    return len(parts) == 3 and org.upper().startswith(parts[1])
 
 
 @dataclass(frozen=True)
@@ -60,9 +65,9 @@ class Disclosure:
     def check(self) -> None:
         if not D_ID.match(self.d_id):
             raise UsageError(f"bad disclosure id {self.d_id!r}", "ids look like D-PAY-3")
-        if self.d_id.split("-")[1] != ORG_PREFIX.get(self.org):
+        if not belongs_to(self.d_id, self.org):
             raise UsageError(f"{self.d_id} does not belong to {self.org}",
-                             f"{self.org}'s ids start D-{ORG_PREFIX.get(self.org)}-")
+                             f"{self.org}'s ids start D-<the capital letters its key begins with>-")
         last = self.text.rstrip().rsplit("\n", 1)[-1]
         if not last.rstrip().endswith(self.approve_command):
             raise UsageError(f"draft {self.d_id} does not end with its approve command",
@@ -84,9 +89,13 @@ class Disclosure:
         return d
 
 
-def draft(org: str, number: int, incident: str, evidence: dict[str, Any], summary: str) -> Disclosure:
-    """A draft disclosure whose text ends with its exact approve command."""
-    d_id = d_id_for(org, number)
+def draft(org: str, number: int, incident: str, evidence: dict[str, Any], summary: str,
+          prefix: str | None = None) -> Disclosure:
+    """A draft disclosure whose text ends with its exact approve command (`prefix`: the
+    organisation's, by default its key's letters in capitals)."""
+    from signoff.incident.parties import default_prefix
+
+    d_id = d_id_for(prefix or default_prefix(org), number)
     if APPROVE_LINE.search(summary):
         raise UsageError("the summary already contains an approve command", "write only the summary")
     text = f"{summary.rstrip()}\n\nApprove with: approve {d_id}"
@@ -103,7 +112,7 @@ def published_text(d: Disclosure, approver: str) -> str:
 
 # The inverse of published_text: what a reader of the shared room takes a disclosure post to say.
 DISCLOSURE_POST = re.compile(
-    r"^\[disclosure (D-[A-Z]{2,8}-[0-9]+) · ([a-z]+) · (INC-[0-9]{4}) · approved by ([a-z0-9._-]+)\]")
+    r"^\[disclosure (D-[A-Z]{2,8}-[0-9]+) · ([a-z][a-z0-9]*) · (INC-[0-9]{4}) · approved by ([a-z0-9._-]+)\]")
 EVIDENCE_SPLIT = re.compile(r"\n\nevidence sha256 [0-9a-f]{16}:\n")
 
 

@@ -15,10 +15,13 @@ from typing import Any
 
 from signoff.incident.decisions import RECORD_TYPE, link_bytes
 from signoff.incident.disclosure import Disclosure
+from signoff.kernel.canonical import canonical_bytes
+from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import IntegrityError, UsageError
 from signoff.trust import PublicKey, SigningKey, pae, register_predicate_check, statement, subject, write_evidence
 
 PREDICATE_TYPE = "https://signoff.dev/incident/disclosure/v1"
+POSTMORTEM_TYPE = "https://signoff.dev/incident/postmortem/v1"
 
 
 def disclosure_statement(d: Disclosure, record: dict[str, Any], approver_key: PublicKey, kind: str) -> dict[str, Any]:
@@ -62,4 +65,31 @@ def check_disclosure(st: dict[str, Any], base: Path) -> list[str]:
             "check the record against that chain with `signoff incident verify-ledger`"]
 
 
+def export_postmortem(report: dict[str, Any], markdown: str, org: str, key: SigningKey, folder: Path) -> Path:
+    """The postmortem as signed evidence, by one organisation's approver key: its subject is the
+    report's canonical JSON, and the Markdown the people read travels with its digest."""
+    incident = str(report.get("incident") or "incident")
+    st = statement([subject(f"postmortem:{incident}", sha256=sha256_bytes(canonical_bytes(report)))],
+                   POSTMORTEM_TYPE, {"kind": "measured", "org": org, "postmortem": report, "markdown": markdown,
+                                     "markdown_sha256": sha256_bytes(markdown.encode("utf-8")),
+                                     "signer_key": key.public.hex()})
+    return write_evidence(st, key, folder, path=Path(folder) / f"{incident}-postmortem-{org}.intoto.json")
+
+
+def check_postmortem(st: dict[str, Any], base: Path) -> list[str]:
+    pred = st["predicate"]
+    try:
+        report, markdown = dict(pred["postmortem"]), str(pred["markdown"])
+        wanted = st["subject"][0]["digest"]["sha256"]
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise IntegrityError("postmortem predicate is incomplete", "the file was altered") from exc
+    if sha256_bytes(canonical_bytes(report)) != wanted:
+        raise IntegrityError("the postmortem differs from its subject", "the report was altered")
+    if sha256_bytes(markdown.encode("utf-8")) != pred.get("markdown_sha256"):
+        raise IntegrityError("the postmortem's Markdown differs from its digest", "the Markdown was altered")
+    return [f"postmortem of {report.get('incident')} exported by {pred.get('org')}; the envelope's signature is "
+            "that organisation's approver key"]
+
+
 register_predicate_check(PREDICATE_TYPE, check_disclosure)
+register_predicate_check(POSTMORTEM_TYPE, check_postmortem)

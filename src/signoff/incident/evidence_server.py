@@ -25,8 +25,8 @@ from fastapi import FastAPI, Header, Request
 from starlette.concurrency import run_in_threadpool
 
 from signoff.incident.budget import FINGERPRINTS_PER_SALT, BudgetExhausted, SaltBudget
+from signoff.incident.captures import Captured
 from signoff.incident.fingerprint import fingerprint, salt_id
-from signoff.incident.fixture import Captured
 from signoff.incident.notary import IssuedSalt
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.tls import tls_context

@@ -22,7 +22,7 @@ from signoff.incident.actors import READ_ONLY_OPS, REFUSAL_TEXT, RoomAgent, conn
 from signoff.incident.chain import verify_records
 from signoff.incident.decisions import SHOWN_SUFFIX, shown_disclosure
 from signoff.incident.disclosure import Disclosure, published_text
-from signoff.incident.fixture import ORGS, code_files
+from signoff.incident.parties import Parties
 from signoff.incident.playbooks import parse_disclosure_post
 from signoff.incident.playbooks.posts import CONFIRM_COMMAND, FIX_APPROVED, ORG_TITLE, root_cause_shown
 from signoff.incident.stack import (
@@ -32,15 +32,17 @@ from signoff.incident.stack import (
     MEDIATOR,
     NOTARY,
     OBSERVER,
+    ORGS,
     SHARED,
     RunInfo,
     read_secrets,
+    run_parties,
     workspace,
 )
 from signoff.incident.workspace import Workspace
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import RefusedError, SignoffError
+from signoff.kernel.errors import RefusedError, SignoffError, UnavailableError
 from signoff.kernel.shown import names, shown_digest
 from signoff.ledger import SqlLedger, verify_chain
 from signoff.rooms import RoomService
@@ -171,10 +173,15 @@ async def _observe_http(info: RunInfo, url: str, key: str) -> View:
             await client.close()
 
 
-def _code_lines(fixture: Path | None) -> set[str]:
+def _code_lines(parties: Parties) -> set[str]:
+    if not any(o.code for o in parties):
+        # Nothing to measure against is not "nothing crossed" (a run made before organisations
+        # came from configuration names no code).
+        raise UnavailableError("this run names no organisation's code to measure posts against",
+                               "grade it with the signoff version that made it, or run the incident again")
     out = set()
-    for org in ORGS:
-        for path in code_files(org, fixture):
+    for org in parties:
+        for path in org.code:
             for line in path.read_text(encoding="utf-8").splitlines():
                 norm = _WS.sub(" ", line.strip())
                 # Lines this short or this generic (`}`, `return x`) identify no code.
@@ -183,9 +190,9 @@ def _code_lines(fixture: Path | None) -> set[str]:
     return out
 
 
-def code_lines_crossed(view: View, fixture: Path | None, rooms: tuple[str, ...] = (SHARED,)) -> int:
-    """Distinct lines of either company's code found (whitespace-normalised) inside posts of `rooms`."""
-    lines = _code_lines(fixture)
+def code_lines_crossed(view: View, parties: Parties, rooms: tuple[str, ...] = (SHARED,)) -> int:
+    """Distinct lines of any organisation's code found (whitespace-normalised) inside posts of `rooms`."""
+    lines = _code_lines(parties)
     found = set()
     for room in rooms:
         for m in view.messages[room]:
@@ -203,7 +210,7 @@ def _disclosures(view: View) -> list[tuple[dict[str, Any], dict[str, str], dict[
     return out
 
 
-def measure(run_dir: Path, keys: KeyStore, fixture: Path | None = None, view: View | None = None) -> dict[str, Any]:
+def measure(run_dir: Path, keys: KeyStore, view: View | None = None) -> dict[str, Any]:
     view = view or observe(run_dir)
     rec = view.record() or {}
     opened = rec.get("opened_at")
@@ -226,18 +233,18 @@ def measure(run_dir: Path, keys: KeyStore, fixture: Path | None = None, view: Vi
         "disclosures_made": len(_disclosures(view)),
         "posts_blocked_by_guards": blocked,
         "approvals_refused": refused_approvals,
-        "code_lines_crossed": code_lines_crossed(view, fixture, (SHARED, *ORGS)),
+        "code_lines_crossed": code_lines_crossed(view, run_parties(run_dir), (SHARED, *ORGS)),
         "bug": bug,
         "e2e": {k: e2e.get(k) for k in ("events", "accepted", "rejected")},
     }
 
 
-def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[str, Any]:
+def grade(run_dir: Path, keys: KeyStore) -> dict[str, Any]:
     with workspace(run_dir, keys) as ws:
-        return _grade(run_dir, keys, ws, fixture)
+        return _grade(run_dir, keys, ws)
 
 
-def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -> dict[str, Any]:
+def _grade(run_dir: Path, keys: KeyStore, ws: Workspace) -> dict[str, Any]:
     view = observe(run_dir)
     info = view.info
     rec = view.record()
@@ -311,7 +318,7 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
     checks.append(GradeCheck("no customer name in any post", not named,
                         f"names found in {', '.join(named)}" if named else
                         f"{sum(len(v) for v in view.messages.values())} posts checked"))
-    crossed = code_lines_crossed(view, fixture, (SHARED, *ORGS))
+    crossed = code_lines_crossed(view, ws.parties, (SHARED, *ORGS))
     checks.append(GradeCheck("no line of either company's code in any post (measured)", crossed == 0,
                         f"{crossed} code lines found in posts"))
 
@@ -409,7 +416,7 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, fixture: Path | None) -
 
     checks.append(GradeCheck("the grader read the incident through the room server (read-only observer)", True,
                         f"operations allowed: {', '.join(sorted(READ_ONLY_OPS))}"))
-    metrics = measure(run_dir, keys, fixture, view)
+    metrics = measure(run_dir, keys, view)
     return {"ok": all(c.ok for c in checks), "run": str(run_dir), "checks": [c.as_json() for c in checks],
             "metrics": metrics}
 

@@ -49,8 +49,8 @@ SUBSEQ_MIN = 6
 WHOLE_MIN = 4
 CODEISH = frozenset("( ) [ ] { } = == === => : .".split())
 
-RULES = ("code_line", "encoded_code_line", "email", "secret", "token", "customer_name", "encoded_other",
-         "disclosure_unapproved", "disclosure_altered", "disclosure_stale", "foreign_disclosure",
+RULES = ("code_line", "encoded_code_line", "email", "secret", "token", "customer_name", "protected_value",
+         "encoded_other", "disclosure_unapproved", "disclosure_altered", "disclosure_stale", "foreign_disclosure",
          "draft_outside_private_room")
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
@@ -71,6 +71,8 @@ _B64 = re.compile(r"[A-Za-z0-9+/_\-]{12,}={0,2}")
 _HEXRUN = re.compile(r"\b(?:[0-9a-fA-F]{2}){6,}\b")
 _UESC = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+_RUN = re.compile(r"[^\W_]+")
+VALUE_MIN = 4  # a protected value with digits shorter than this identifies nothing
 _EVIDENCE_HEX = re.compile(r"^[0-9a-f]{16}$|^[0-9a-f]{64}$")
 _FOLD = str.maketrans({
     "ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "đ": "d", "Đ": "d", "ß": "ss", "æ": "ae", "Æ": "ae", "œ": "oe",
@@ -129,6 +131,11 @@ class GuardConfig:
     name_hashes: tuple[str, ...]
     protected_lines: int
     unprotected_lines: int
+    # The organisation's own secret patterns (regular expressions), and salted hashes of its protected
+    # values that hold digits (account numbers, order ids: matched digit-and-letter runs, any separators).
+    # Empty in configurations written before organisations came from configuration.
+    secret_patterns: tuple[str, ...] = ()
+    value_hashes: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {"version": CONFIG_VERSION, **{k: (list(v) if isinstance(v, tuple) else v)
@@ -181,13 +188,29 @@ def protected_shapes(sources: Iterable[str], language: str) -> tuple[set[Shape],
     return anywhere, whole, small
 
 
+def value_runs(text: str) -> list[str]:
+    """The letter-and-digit runs of `text`, folded like names (`AC-0042 17` -> ['ac', '0042', '17'])."""
+    folded = unicodedata.normalize("NFKD", strip_invisible(text).translate(_FOLD))
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return _RUN.findall(plain.casefold())
+
+
 def build_config(org: str, language: str, code_files: list[Path], customer_names: list[str], *,
-                 private_room: str, shared_room: str, approver: str, approver_key: PublicKey) -> GuardConfig:
+                 private_room: str, shared_room: str, approver: str, approver_key: PublicKey,
+                 secret_patterns: Iterable[str] = ()) -> GuardConfig:
+    """`customer_names` are the organisation's protected values: names (matched by their words, any
+    order, case or accents) and values holding digits (matched by their letter-and-digit runs)."""
     sources = [p.read_text(encoding="utf-8") for p in code_files]
     anywhere, whole, small = protected_shapes(sources, language)
     salt = secrets.token_bytes(32)
     hashes: set[str] = set()
+    values: set[str] = set()
     for name in customer_names:
+        joined = "".join(value_runs(name))
+        if any(c.isdigit() for c in joined):
+            if len(joined) >= VALUE_MIN:
+                values.add(_name_hash(salt, joined))
+            continue
         norm = normalise_name(name)
         words = norm.split()
         hashes.add(_name_hash(salt, norm))
@@ -201,6 +224,7 @@ def build_config(org: str, language: str, code_files: list[Path], customer_names
         shape_lengths=tuple(sorted({len(s) for s in anywhere})),
         name_salt=salt.hex(), name_hashes=tuple(sorted(hashes)),
         protected_lines=len(anywhere) + len(whole), unprotected_lines=small,
+        secret_patterns=tuple(secret_patterns), value_hashes=tuple(sorted(values)),
     )
 
 
@@ -279,6 +303,8 @@ class Guard:
         self._lengths = tuple(config.shape_lengths)
         self._salt = bytes.fromhex(config.name_salt)
         self._names = frozenset(config.name_hashes)
+        self._values = frozenset(config.value_hashes)
+        self._own_secrets = [re.compile(p) for p in config.secret_patterns]
 
     # -- content rules ---------------------------------------------------------------------------
     def _code_hits(self, text: str) -> int:
@@ -306,6 +332,21 @@ class Guard:
                 hits += 1
         return hits
 
+    def _value_hits(self, text: str) -> int:
+        if not self._values:
+            return 0
+        runs = value_runs(_UESC.sub(lambda m: chr(int(m.group(1), 16)), text))
+        hits = 0
+        for i in range(len(runs)):
+            # A value may be written with other separators, or none: try joins of up to 6 runs.
+            joined = ""
+            for run in runs[i:i + 6]:
+                joined += run
+                if len(joined) >= VALUE_MIN and _name_hash(self._salt, joined) in self._values:
+                    hits += 1
+                    break
+        return hits
+
     def content_counts(self, text: str, evidence_strings: Iterable[str] = (), depth: int = 0) -> Counter[str]:
         counts: Counter[str] = Counter()
         text = strip_invisible(text)
@@ -313,12 +354,14 @@ class Guard:
             counts["code_line"] += code
         if emails := len(_EMAIL.findall(text)):
             counts["email"] += emails
-        if found := sum(len(p.findall(text)) for p in _SECRETS):
+        if found := sum(len(p.findall(text)) for p in (*_SECRETS, *self._own_secrets)):
             counts["secret"] += found
         if tokens := sum(1 for w in _TOKENISH.findall(text) if _token_shaped(w)):
             counts["token"] += tokens
         if names := self._name_hits(text):
             counts["customer_name"] += names
+        if values := self._value_hits(text):
+            counts["protected_value"] += values
         for s in evidence_strings:
             # Evidence is structured: its salted hex digests are expected, everything else is checked.
             if not _EVIDENCE_HEX.match(s):

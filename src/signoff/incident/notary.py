@@ -182,8 +182,12 @@ class Comparison:
             if r.escaped_by:
                 line += f"; \\u-escaped by {', '.join(r.escaped_by)} only" if len(r.escaped_by) == 1 else \
                     "; \\u-escaped by both"
-            if d and d % 4 == 0 and r.escaped_by == (longer,):
+            if d and d % 4 == 0 and r.escaped_by == (longer,) and r.non_ascii_by:
                 line += f"; fits {d // 4} non-ASCII character(s) at +4 bytes each (\\uXXXX vs 2-byte UTF-8)"
+            elif d and d % 5 == 0 and r.escaped_by == (longer,) and not r.non_ascii_by:
+                # Nobody sent raw non-ASCII bytes: ASCII characters written as \uXXXX (6 bytes for 1),
+                # as an HTML-safe encoder writes <, > and &.
+                line += f"; fits {d // 5} ASCII character(s) written as \\uXXXX at +5 bytes each"
             out.append(line)
         return out
 

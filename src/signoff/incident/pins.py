@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from signoff.incident.fixture import ORGS
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.checks import Check
-from signoff.kernel.digests import sha256_bytes, tree_digest
+from signoff.kernel.digests import sha256_bytes, sha256_file, tree_digest
 from signoff.kernel.settings import Settings
 
 if TYPE_CHECKING:
@@ -41,7 +40,11 @@ def pin_checks(ws: Workspace, settings: Settings) -> list[Check]:
     """Each guard, the playbooks and the settings against their pins (`ws` is set up)."""
     pins = ws.pins()
     checks = []
-    for org in ORGS:
+    ok = sha256_file(ws.parties_path) == pins.get("parties")
+    checks.append(Check("organisations match their pin", ok,
+                        f"{', '.join(ws.orgs)}, as set up" if ok else f"{ws.parties_path} differs from its pin",
+                        f"restore the organisations, {REPIN}"))
+    for org in ws.local_orgs:
         ok = ws.guard_file_digest(org) == pins.get(org)
         checks.append(Check(f"{org} guard matches its pin", ok,
                             "the guard configuration is the pinned one" if ok else

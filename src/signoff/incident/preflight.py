@@ -26,11 +26,11 @@ import httpx
 
 from signoff.incident.actors import RoomAgent
 from signoff.incident.evidence_server import EvidenceClient
-from signoff.incident.fixture import ORGS
 from signoff.incident.pins import pin_checks
 from signoff.incident.redteam import sandboxed
-from signoff.incident.stack import APPROVER, MEDIATOR, ROLES, ROOM_NAMES, provision
-from signoff.incident.workflow import Incident
+from signoff.incident.scenario import Scenario
+from signoff.incident.stack import APPROVER, MEDIATOR, ORGS, ROLES, ROOM_NAMES
+from signoff.incident.workflow import Incident, new_run
 from signoff.incident.workspace import Workspace
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import SignoffError
@@ -119,7 +119,7 @@ def _measured(inc: Incident) -> list[Check]:
     checks = _services(inc)
     seen = inc.preflight()
     for org in ORGS:
-        other = "shopco" if org == "payco" else "payco"
+        other = inc.ws.parties.others(org)[0].key
         ok = bool(seen[f"{org}_evidence_refuses_other_token"])
         checks.append(Check(f"{org} evidence server refuses {other}'s token", ok,
                             "refused" if ok else f"{other}'s token was accepted",
@@ -133,7 +133,7 @@ def _measured(inc: Incident) -> list[Check]:
     return checks
 
 
-def preflight(home: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None) -> list[Check]:
+def preflight(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> list[Check]:
     checks: list[Check] = []
     with Workspace(Path(home) / "incident", keys) as ws:
         if ws.is_set_up():
@@ -143,9 +143,9 @@ def preflight(home: Path, keys: KeyStore, settings: Settings, fixture: Path | No
                                 "run `signoff incident setup`"))
     scratch = Path(tempfile.mkdtemp(prefix="incident-preflight-"))
     try:
-        provision(scratch / "run", keys, fixture)
+        run = new_run(scratch, keys, scenario)
         try:
-            with Incident(scratch / "run", keys, settings, fixture) as inc:
+            with Incident(run, keys, settings, scenario) as inc:
                 checks += _measured(inc)
         except SignoffError as exc:
             checks.append(Check("services up", False, exc.message, exc.fix))

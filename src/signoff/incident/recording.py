@@ -15,9 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.fixture import ORGS
 from signoff.incident.grade import View, observe
-from signoff.incident.stack import ROOM_NAMES, SHARED, workspace
+from signoff.incident.stack import ROOM_NAMES, SHARED, run_parties, workspace
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import UsageError
 from signoff.trust import KeyStore
@@ -29,16 +28,17 @@ def _ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
 
 
-def _visible(room: str) -> list[str]:
-    return list(ORGS) if room == SHARED else [room]
-
-
 def timeline(run_dir: Path, keys: KeyStore, view: View | None = None) -> list[dict[str, Any]]:
     """Every row a recording holds, in order, read now from the run (the room server through the
     observer's view, and both organisations' chains): a recording of a finished run, or the state
     of one still going."""
     view = view or observe(run_dir)
     info = view.info
+    orgs = list(run_parties(run_dir).keys)
+
+    def _visible(room: str) -> list[str]:
+        return orgs if room == SHARED else [room]
+
     rows: list[dict[str, Any]] = []
     for room, msgs in view.messages.items():
         for n, m in enumerate(msgs):
@@ -53,11 +53,11 @@ def timeline(run_dir: Path, keys: KeyStore, view: View | None = None) -> list[di
                          "text": doc["content"]})
     for org, card in sorted(view.cards.items()):
         if card:
-            rows.append({"t": end, "kind": "approval_card", "room": ROOM_NAMES[SHARED], "visible_to": list(ORGS),
+            rows.append({"t": end, "kind": "approval_card", "room": ROOM_NAMES[SHARED], "visible_to": orgs,
                          "who": org, "name": card.get("request_id"), "text": canonical_text(card)})
     trusted = keys.trusted()
     with workspace(run_dir, keys) as ws:
-        for org in ORGS:
+        for org in orgs:
             chains = (("approval_record", ws.approvals(org)), ("guard_decision", ws.guard_log(org)))
             for kind, chain in chains:
                 for rec in chain.verify(trusted).records:
@@ -103,10 +103,14 @@ def replay(path: Path, as_org: str | None = None) -> list[dict[str, Any]]:
     return visible(rows, as_org)
 
 
-def visible(rows: list[dict[str, Any]], as_org: str | None = None) -> list[dict[str, Any]]:
-    """The rows `as_org` could see (all of them for None), each with its offset from the first."""
-    if as_org is not None and as_org not in ORGS:
-        raise UsageError(f"unknown organisation {as_org!r}", f"use --as with one of: {', '.join(ORGS)}")
+def visible(rows: list[dict[str, Any]], as_org: str | None = None,
+            orgs: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """The rows `as_org` could see (all of them for None), each with its offset from the first.
+    `orgs`: the run's organisations (by default those the rows name, for a recording read alone)."""
+    if orgs is None:
+        orgs = tuple(sorted({o for r in rows for o in r.get("visible_to", [])}))
+    if as_org is not None and as_org not in orgs:
+        raise UsageError(f"unknown organisation {as_org!r}", f"use --as with one of: {', '.join(orgs)}")
     if as_org is not None:
         rows = [r for r in rows if as_org in r.get("visible_to", [])]
     start = min((r["t"] for r in rows), default=0)

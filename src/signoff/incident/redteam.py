@@ -25,12 +25,12 @@ from typing import Any
 from signoff.incident.actors import REFUSAL_TEXT
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.evidence_server import EvidenceClient
-from signoff.incident.fixture import ORGS, code_files, customer_names
 from signoff.incident.grade import observe
 from signoff.incident.guard import Post
 from signoff.incident.notary import IssuedSalt
 from signoff.incident.playbooks import CompanyAgent, parse_disclosure_post
-from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, NOTARY, SHARED
+from signoff.incident.scenario import Scenario
+from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, NOTARY, ORGS, SHARED
 from signoff.incident.workflow import Incident, new_run, reviewed_command, run_script
 from signoff.incident.workspace import SHARED_ROOM, Workspace
 from signoff.kernel.canonical import canonical_text
@@ -311,8 +311,8 @@ def _guard_blocks(ws: Workspace, org: str, text: str, disclosure: Disclosure | N
     return rule in verdict.rules, f"guard blocked: {', '.join(verdict.rules)}"
 
 
-def _renamed_code_line(fixture: Path | None) -> str:
-    line = next(ln for p in code_files("payco", fixture) for ln in p.read_text(encoding="utf-8").splitlines()
+def _renamed_code_line(scenario: Scenario) -> str:
+    line = next(ln for p in scenario.parties.get("payco").code for ln in p.read_text(encoding="utf-8").splitlines()
                 if "hmac.new(" in ln)
     renames = {"digest": "mac_value", "secret": "shared_key", "signed": "wire_bytes"}
     return re.sub(r"\b(" + "|".join(renames) + r")\b", lambda m: renames[m.group(1)], line.strip())
@@ -377,14 +377,16 @@ FORBIDDEN = (
 )
 
 
-def forbidden_actions(inc: Incident, fixture: Path | None = None) -> list[tuple[str, str, Fired]]:
+def forbidden_actions(inc: Incident, scenario: Scenario) -> list[tuple[str, str, Fired]]:
+    """The attacks fired straight at the controls: `scenario` gives the protected values and the code
+    the attacker tries to send (in the clear: the red team plays an insider)."""
     ws, cur = inc.ws, inc.current_salt()
-    name = next(n for n in customer_names(fixture) if any(ord(c) > 127 for c in n))
+    name = next(n for n in scenario.parties.get("payco").protected if any(ord(c) > 127 for c in n))
     pending = _pending_disclosure(inc, "payco")
     approved = _approved_disclosure(inc, "payco")
     altered = Disclosure(approved.d_id, approved.incident, "payco", {**approved.evidence, "note": "extra"},
                          approved.text)
-    code = _renamed_code_line(fixture)
+    code = _renamed_code_line(scenario)
 
     def evidence(org: str, token_of: str, call: Callable[[EvidenceClient], Any]) -> tuple[bool, str]:
         client = EvidenceClient(inc.servers[org].url, inc.evidence_tokens[token_of])
@@ -464,10 +466,10 @@ def forbidden_actions(inc: Incident, fixture: Path | None = None) -> list[tuple[
     ]
 
 
-def run_redteam(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None) -> dict[str, Any]:
-    run_dir = new_run(base, keys, fixture)
+def run_redteam(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> dict[str, Any]:
+    run_dir = new_run(base, keys, scenario)
     outcomes: list[Outcome] = []
-    with Incident(run_dir, keys, settings, fixture) as inc:
+    with Incident(run_dir, keys, settings, scenario) as inc:
         run_script(inc, until=ATTACK_AFTER_STEP)
         for attack in LIVE:
             outcomes.append(run_live(inc, attack))
@@ -475,7 +477,7 @@ def run_redteam(base: Path, keys: KeyStore, settings: Settings, fixture: Path | 
             outcomes.append(run_shown(inc, change))
         outcomes.append(_role_hijack(inc))
         outcomes.append(_record_overwrite(inc))
-        for label, attack_text, fire in forbidden_actions(inc, fixture):
+        for label, attack_text, fire in forbidden_actions(inc, scenario):
             try:
                 blocked, how = fire()
             except SignoffError as exc:
@@ -484,7 +486,7 @@ def run_redteam(base: Path, keys: KeyStore, settings: Settings, fixture: Path | 
     view = observe(run_dir)
     from signoff.incident.grade import code_lines_crossed
 
-    leaked = code_lines_crossed(view, fixture, (SHARED, *ORGS))
+    leaked = code_lines_crossed(view, scenario.parties, (SHARED, *ORGS))
     live = [o for o in outcomes if o.kind == "live"]
     forbidden = [o for o in outcomes if o.kind == "forbidden"]
     return {

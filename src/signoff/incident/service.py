@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from signoff.incident.fixture import ORG_NAMES, ORGS
+from signoff.incident.fingerprint import salt_id
 from signoff.incident.guard import GuardVerdict, Post
+from signoff.incident.notary import Comparison
+from signoff.incident.parties import ORG_KEY, Organisation, Parties
+from signoff.incident.scenario import Rerun, Scenario
 from signoff.incident.workspace import SHARED_ROOM, LedgerReport, Workspace, verify_ledger
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import NotFoundError, UsageError
@@ -27,23 +30,19 @@ from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
 
 if TYPE_CHECKING:
+    from signoff.incident.approver_process import ApproverProcess
     from signoff.incident.breakit import Attack as Attack
     from signoff.incident.console import Console as Console
     from signoff.incident.console import Step as Step
-    from signoff.incident.simulate import SimulationResult
+    from signoff.incident.evidence_process import EvidenceProcess
 
 
-# -- part 1: the fixture, the workspace, the guard, the ledgers ------------------------------------
+# -- part 1: the organisations, the workspace, the guard, the ledgers ---------------------------------
 
 
-@dataclass(frozen=True)
-class Simulate:
-    """Run the PayCo/ShopCo fixture once and capture what each side signed and verified."""
-
-    out: Path
-    fixed_payco: bool = False
-    fixed_shopco: bool = False
-    fixture: Path | None = None
+def load_parties(path: Path) -> Parties:
+    """An incident configuration (TOML): the organisations, their guards' inputs, their captures."""
+    return Parties.load(path)
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,6 @@ class CheckGuard:
     org: str
     text: str
     room: str = SHARED_ROOM
-    fixture: Path | None = None
 
 
 def workspace(root: Path, keys: KeyStore) -> Workspace:
@@ -61,15 +59,10 @@ def workspace(root: Path, keys: KeyStore) -> Workspace:
     return Workspace(root, keys)
 
 
-def simulate(cmd: Simulate) -> SimulationResult:
-    from signoff.incident.simulate import simulate as run_simulation
-
-    return run_simulation(cmd.out, cmd.fixed_payco, cmd.fixed_shopco, cmd.fixture)
-
-
-def setup(ws: Workspace, settings: Settings, fixture: Path | None = None) -> dict[str, str]:
-    """Build both guards' configurations and pin them with the playbooks and `settings`."""
-    return ws.setup(fixture, settings)
+def setup(ws: Workspace, settings: Settings, parties: Parties, local: tuple[str, ...] | None = None) -> dict[str, str]:
+    """Build the guards of the `local` organisations (default: every one) from their configuration
+    and pin them with the organisations, the playbooks and `settings`."""
+    return ws.setup(parties, settings, local)
 
 
 def verify(ws: Workspace) -> LedgerReport:
@@ -79,16 +72,97 @@ def verify(ws: Workspace) -> LedgerReport:
     return verify_ledger(ws)
 
 
-def check_guard(ws: Workspace, cmd: CheckGuard, settings: Settings) -> GuardVerdict:
-    if cmd.org not in ORGS:
-        raise UsageError(f"unknown organisation {cmd.org!r}", f"use --org with one of: {', '.join(ORGS)}")
+def check_guard(ws: Workspace, cmd: CheckGuard) -> GuardVerdict:
     if not ws.is_set_up():
-        ws.setup(cmd.fixture, settings)
+        raise UsageError(f"no incident set up at {ws.root}", "run `signoff incident setup` first")
+    if cmd.org not in ws.local_orgs:
+        raise UsageError(f"no guard of {cmd.org!r} here", f"use --org with one of: {', '.join(ws.local_orgs)}")
     return ws.guard(cmd.org).check(Post(cmd.room, cmd.text))
 
 
+@dataclass(frozen=True)
+class RunAlone:
+    """Run one organisation's approver (or evidence server) as a process of its own: it answers the
+    caller holding `token` (the room server's or bridge's; the agent's for evidence), and reads the
+    current incident from the notary's salts (`incident-notary/<notary_id>` in the ledger at
+    `notary_db`)."""
+
+    org: str
+    token: str
+    notary_db: str
+    notary_id: str
+
+
+def approver_process(ws: Workspace, cmd: RunAlone) -> ApproverProcess:
+    """The organisation's approver with its key, as an HTTP app (the caller serves it and closes it)."""
+    from signoff.incident.approver_process import start
+
+    return start(ws, cmd.org, cmd.token, cmd.notary_db, cmd.notary_id)
+
+
+def evidence_process(ws: Workspace, cmd: RunAlone) -> EvidenceProcess:
+    """The organisation's evidence server over its configured captures, as an HTTP app (the caller
+    serves it and closes it); `cmd.token` is the token its agent holds."""
+    from signoff.incident.evidence_process import start
+
+    return start(ws, cmd.org, cmd.token, cmd.notary_db, cmd.notary_id)
+
+
+@dataclass(frozen=True)
+class NotaryAt:
+    """A notary's salts: the case `incident-notary/<notary_id>` in the ledger at `db` (a URL every
+    organisation's evidence server and approver reads)."""
+
+    db: str
+    notary_id: str
+
+
+def open_incident(at: NotaryAt, incident: str | None = None) -> dict[str, str]:
+    """Open an incident on the notary (a fresh salt; the incident becomes current): its name and
+    salt, which the organisations' agents fingerprint under."""
+    from signoff.incident.salts import IssuedSalts
+    from signoff.ledger import SqlLedger
+
+    ledger = SqlLedger.from_url(at.db)
+    try:
+        salts = IssuedSalts(ledger, at.notary_id)
+        name = incident or f"INC-{len(salts.notary().issued) + 1:04d}"
+        issued = salts.issue(name)
+    finally:
+        ledger.close()
+    return {"incident": issued.incident, "salt": issued.salt.hex(), "salt_id": salt_id(issued.salt)}
+
+
+def fingerprint_over(url: str, token: str, event_id: str, incident: str, salt_hex: str) -> dict[str, Any]:
+    """Ask an organisation's evidence server for the salted fingerprint of one event."""
+    from signoff.incident.evidence_server import EvidenceClient
+    from signoff.incident.notary import IssuedSalt
+
+    try:
+        salt = bytes.fromhex(salt_hex)
+    except ValueError:
+        raise UsageError("the salt is not hex", "copy the salt `signoff incident open` printed") from None
+    client = EvidenceClient(url, token)
+    try:
+        return client.fingerprint(event_id, IssuedSalt(incident, salt, ""))
+    finally:
+        client.close()
+
+
+def compare(at: NotaryAt, a: dict[str, Any], b: dict[str, Any]) -> Comparison:
+    """The notary's comparison of two fingerprints (refused unless both are under its current salt)."""
+    from signoff.incident.salts import IssuedSalts
+    from signoff.ledger import SqlLedger
+
+    ledger = SqlLedger.from_url(at.db)
+    try:
+        return IssuedSalts(ledger, at.notary_id).notary().compare(a, b)
+    finally:
+        ledger.close()
+
+
 def doctor_checks(settings: Settings) -> list[Check]:
-    """`signoff doctor`'s incident checks: the fixture, and the workspace's pins when it is set up."""
+    """`signoff doctor`'s incident checks: the workspace's pins when it is set up."""
     from signoff.incident.doctor import doctor_checks as checks
 
     return checks(settings)
@@ -103,7 +177,7 @@ class Demo:
     commands; with `rooms_url` the run is provisioned on that server as `operator`."""
 
     base: Path
-    fixture: Path | None = None
+    scenario: Scenario
     cards: bool = True
     rooms_url: str | None = None
     operator: str | None = None
@@ -137,18 +211,18 @@ def demo(cmd: Demo, keys: KeyStore, settings: Settings) -> dict[str, Any]:
                              "operator", "pass --operator TOKEN (an admin's user token) or set SIGNOFF_ROOMS_OPERATOR")
         url, operator = cmd.rooms_url, cmd.operator
         server = lambda secrets: ServerProvisioner(url, operator, secrets)  # noqa: E731
-    summary = run_demo(cmd.base, keys, settings, cmd.fixture, without=() if cmd.cards else ("request_approval",),
+    summary = run_demo(cmd.base, keys, settings, cmd.scenario, without=() if cmd.cards else ("request_approval",),
                        server=server)
-    summary["grade"] = grade_run(Path(summary["run"]), keys, cmd.fixture)
+    summary["grade"] = grade_run(Path(summary["run"]), keys)
     summary["ok"] = summary["grade"]["ok"]
     summary["kind"] = "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured"
     return summary
 
 
-def grade(run_dir: Path, keys: KeyStore, fixture: Path | None = None) -> dict[str, Any]:
+def grade(run_dir: Path, keys: KeyStore) -> dict[str, Any]:
     from signoff.incident.grade import grade as grade_run
 
-    return grade_run(run_dir, keys, fixture)
+    return grade_run(run_dir, keys)
 
 
 def replay(path: Path, as_org: str | None = None) -> list[dict[str, Any]]:
@@ -163,16 +237,17 @@ def render(rows: list[dict[str, Any]]) -> list[str]:
     return lines(rows)
 
 
-def redteam(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None) -> dict[str, Any]:
+def redteam(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> dict[str, Any]:
     from signoff.incident.redteam import run_redteam
 
-    return run_redteam(base, keys, settings, fixture)
+    return run_redteam(base, keys, settings, scenario)
 
 
-def preflight(home: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None) -> list[Check]:
+def preflight(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> list[Check]:
+    """The checklist: the home's pinned controls, then a scratch run of `scenario` started like a real one."""
     from signoff.incident.preflight import preflight as checklist
 
-    return checklist(home, keys, settings, fixture)
+    return checklist(home, keys, settings, scenario)
 
 
 # -- the console (web) ---------------------------------------------------------------------------------
@@ -191,10 +266,20 @@ def find_run(base: Path, name: str) -> Path:
 
 
 def check_view(as_org: str | None) -> str | None:
-    """The organisation a view is cut to (None: both); UsageError for anything else."""
-    from signoff.incident.console import check_org
+    """The organisation a view is cut to (None: every one); UsageError for what cannot be a key
+    (`console_view` checks it is one of the run's)."""
+    if as_org in (None, ""):
+        return None
+    if not ORG_KEY.match(as_org):
+        raise UsageError(f"{as_org!r} is not an organisation", "view as one of the run's organisations, or as all")
+    return as_org
 
-    return check_org(as_org)
+
+def run_orgs(run_dir: Path) -> dict[str, str]:
+    """A run's organisations: key -> name as people read it."""
+    from signoff.incident.console import run_parties
+
+    return run_parties(run_dir).names
 
 
 def console_view(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | None = None) -> Console:
@@ -207,6 +292,28 @@ def postmortem(run_dir: Path) -> dict[str, Any]:
     from signoff.incident.postmortem import postmortem as report
 
     return report(run_dir)
+
+
+def postmortem_markdown(run_dir: Path) -> str:
+    """A finished run's postmortem as Markdown (the same for every organisation)."""
+    from signoff.incident.postmortem import as_markdown
+    from signoff.incident.postmortem import postmortem as report
+
+    return as_markdown(report(run_dir), run_orgs(run_dir))
+
+
+def export_postmortem(run_dir: Path, keys: KeyStore, org: str, folder: Path) -> Path:
+    """A finished run's postmortem as signed evidence (`signoff evidence verify` checks it), signed
+    by `org`'s approver key: the report as JSON, with its Markdown and the Markdown's digest."""
+    from signoff.incident.evidence import export_postmortem as export
+    from signoff.incident.postmortem import as_json, as_markdown
+    from signoff.incident.postmortem import postmortem as report
+
+    names = run_orgs(run_dir)
+    if org not in names:
+        raise UsageError(f"unknown organisation {org!r}", f"sign as one of: {', '.join(names)}")
+    found = report(run_dir)
+    return export(as_json(found), as_markdown(found, names), org, keys.load(f"incident-approver-{org}"), folder)
 
 
 # -- try to break it -----------------------------------------------------------------------------------
@@ -224,43 +331,57 @@ def attacks() -> list[Attack]:
     return every()
 
 
-def try_text(home: Path, keys: KeyStore, text: str) -> dict[str, Any]:
-    """`text` through both companies' pinned guards and the airlock, logged nowhere."""
+def try_text(home: Path, keys: KeyStore, text: str, parties: Parties) -> dict[str, Any]:
+    """`text` through the pinned guards of `parties` (a demo's: never a real incident's, whose
+    guards would answer anyone's guesses at its protected values) and the airlock, logged nowhere."""
     from signoff.incident.breakit import try_text as tried
     from signoff.incident.breakit import try_workspace
 
-    with try_workspace(home, keys) as ws:
+    with try_workspace(home, keys, parties) as ws:
         return tried(ws, text)
 
 
 __all__ = [
-    "ORGS",
-    "ORG_NAMES",
+    "ORG_KEY",
     "SHARED_ROOM",
     "CheckGuard",
+    "Comparison",
     "Demo",
     "GuardVerdict",
     "LedgerReport",
+    "NotaryAt",
+    "Organisation",
+    "Parties",
     "Post",
-    "Simulate",
+    "Rerun",
+    "RunAlone",
+    "Scenario",
     "Workspace",
+    "approver_process",
     "attacks",
     "check_guard",
     "check_view",
+    "compare",
     "console_view",
     "demo",
+    "evidence_process",
+    "export_postmortem",
     "find_run",
+    "fingerprint_over",
     "grade",
     "list_runs",
+    "load_parties",
+    "open_incident",
     "postmortem",
+    "postmortem_markdown",
     "preflight",
     "redteam",
     "render",
     "replay",
     "resolve_run",
+    "run_orgs",
     "runs_base",
     "setup",
-    "simulate",
     "try_max_chars",
     "try_text",
     "verify",

@@ -12,12 +12,13 @@ from collections.abc import Iterable
 from functools import cache
 
 from pygments.lexer import Lexer
-from pygments.lexers import JavascriptLexer, PythonLexer
+from pygments.lexers import JavascriptLexer, PythonLexer, get_lexer_by_name
 from pygments.token import Comment, Keyword, Literal, Name, Number, String, Text, Token, _TokenType, is_token_subtype
+from pygments.util import ClassNotFound
 
 from signoff.kernel.errors import UsageError
 
-LANGUAGES = ("python", "javascript")
+LANGUAGES = ("python", "javascript")  # the fixture's; any language Pygments knows by name works too
 Shape = tuple[str, ...]
 
 
@@ -29,7 +30,12 @@ def lexer(language: str) -> Lexer:
     if language == "javascript":
         lex = JavascriptLexer(stripnl=False, ensurenl=False)
         return lex
-    raise UsageError(f"no lexer for {language!r}", f"use one of: {', '.join(LANGUAGES)}")
+    try:
+        found: Lexer = get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        raise UsageError(f"no lexer for {language!r}", "name a language Pygments knows (python, javascript, go, "
+                         "ruby, java, rust, php, c, ...)") from None
+    return found
 
 
 def _symbol(ttype: _TokenType, value: str) -> str | None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.fixture import ORGS
+from signoff.incident.parties import Organisation, Parties
 from signoff.incident.workspace import Workspace
 from signoff.incident.workspace_rooms import write_secret_file
 from signoff.kernel.errors import NotFoundError, UsageError
@@ -45,6 +45,12 @@ from signoff.rooms.protocol.operations import catalogue
 from signoff.trust import KeyStore
 
 SHARED = "shared"
+# The scripted run's cast (`signoff incident demo`, the red team, the preflight's scratch run): two
+# organisations whose people and agents the playbooks know by name. `provision` refuses parties
+# with another cast; an incident of other organisations runs without the playbooks.
+ORGS = ("payco", "shopco")
+CAST_NAMES = {"payco": "PayCo", "shopco": "ShopCo"}
+CAST_PREFIXES = {"payco": "PAY", "shopco": "SHOP"}
 ROOM_NAMES = {"payco": "payco-internal", "shopco": "shopco-internal", SHARED: "payco-shopco-shared"}
 HUMANS = {"payco": "priya", "shopco": "sam"}
 AGENT_OF = {"payco": "payco-agent", "shopco": "shopco-agent"}
@@ -163,7 +169,20 @@ def read_secrets(run_dir: Path) -> dict[str, str]:
 
 
 def workspace(run_dir: Path, keys: KeyStore) -> Workspace:
-    return Workspace(Path(run_dir) / "ws", keys)
+    ws = Workspace(Path(run_dir) / "ws", keys)
+    if (Path(run_dir) / "run.json").exists() and not ws.parties_path.exists():
+        ws.use_parties(run_parties(run_dir))  # a run made before organisations came from configuration
+    return ws
+
+
+def run_parties(run_dir: Path) -> Parties:
+    """The organisations of a run, as its workspace was set up with them. A run made before
+    organisations came from configuration has no `parties.json`: it played the scripted cast."""
+    path = Path(run_dir) / "ws" / "parties.json"
+    if not path.exists() and (Path(run_dir) / "run.json").exists():
+        return Parties(tuple(Organisation(org, CAST_NAMES[org], HUMANS[org], agent=AGENT_OF[org],
+                                          prefix=CAST_PREFIXES[org]) for org in ORGS))
+    return Parties.read(path)
 
 
 class Provisioner(ABC):
@@ -242,26 +261,36 @@ def _policies(uid: dict[str, str], aid: dict[str, str], room_ids: dict[str, str]
     }
 
 
-def provision(run_dir: Path, keys: KeyStore, fixture: Path | None = None, without: Iterable[str] = (),
+def check_cast(parties: Parties) -> None:
+    """The scripted run plays its own cast: the organisations must be that cast's."""
+    cast = [(o.key, o.approver, o.agent) for o in parties]
+    if cast != [(org, HUMANS[org], AGENT_OF[org]) for org in ORGS]:
+        raise UsageError("the scripted incident run plays two organisations, payco (priya, payco-agent) and "
+                         "shopco (sam, shopco-agent)", "run it with the demo's organisations")
+
+
+def provision(run_dir: Path, keys: KeyStore, parties: Parties, without: Iterable[str] = (),
               server: Callable[[dict[str, str]], Provisioner] | None = None) -> RunInfo:
     """Create the room server's identities, rooms, roles and policies for one run, and pin the guards.
     `without` names operations the run does not use (e.g. `request_approval`: fix approvals by
     addressed commands instead of cards). `server` makes them elsewhere (given the run's secrets to
-    fill); by default on the run's own server, whose database is the run's ledger."""
+    fill); by default on the run's own server, whose database is the run's ledger. The workspace's
+    guards are built from `parties`, whose captures the run's evidence servers serve."""
+    check_cast(parties)
     run_dir = Path(run_dir)
     if (run_dir / "run.json").exists():
         raise UsageError(f"{run_dir} already holds a run", "pick a fresh folder")
     fresh = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        return _provision(run_dir, keys, fixture, without, server)
+        return _provision(run_dir, keys, parties, without, server)
     except BaseException:
         if fresh:  # a run that failed half way leaves no folder behind (what an external server made stays)
             shutil.rmtree(run_dir, ignore_errors=True)
         raise
 
 
-def _provision(run_dir: Path, keys: KeyStore, fixture: Path | None, without: Iterable[str],
+def _provision(run_dir: Path, keys: KeyStore, parties: Parties, without: Iterable[str],
                server: Callable[[dict[str, str]], Provisioner] | None) -> RunInfo:
     db_url = _db_url(run_dir)
     skipped = sorted(set(without))
@@ -291,7 +320,8 @@ def _provision(run_dir: Path, keys: KeyStore, fixture: Path | None, without: Ite
         finally:
             where.close()
         info = RunInfo(run_dir, db_url, room_ids, aid, uid, skipped, channel, where.url, where.suffix)
-        workspace(run_dir, keys).setup(fixture)
+        with workspace(run_dir, keys) as ws:
+            ws.setup(parties)
         (run_dir / "run.json").write_text(json.dumps(info.as_json(), indent=1, sort_keys=True) + "\n",
                                           encoding="utf-8")
         write_secret_file(run_dir / "secrets.json", secrets)
@@ -314,7 +344,9 @@ __all__ = [
     "ROOM_NAMES",
     "SHARED",
     "RunInfo",
+    "check_cast",
     "provision",
     "read_secrets",
+    "run_parties",
     "workspace",
 ]

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from signoff.incident.actors import RoomAgent
+from signoff.incident.captures import load_captures
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
-from signoff.incident.fixture import ORGS, code_files, load_capture
 from signoff.incident.guard import Post
 from signoff.incident.notary import IssuedSalt
 from signoff.incident.playbooks import (
@@ -34,13 +34,14 @@ from signoff.incident.playbooks import (
     parse_disclosure_post,
 )
 from signoff.incident.roomserver import POLL_WAIT, RoomServerProcess
-from signoff.incident.simulate import simulate
+from signoff.incident.scenario import Scenario
 from signoff.incident.stack import (
     AGENT_OF,
     APPROVER,
     HUMANS,
     MEDIATOR,
     NOTARY,
+    ORGS,
     SHARED,
     Provisioner,
     RunInfo,
@@ -72,12 +73,14 @@ class Stuck(SignoffError):
 
 
 class Incident:
-    def __init__(self, run_dir: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
+    def __init__(self, run_dir: Path, keys: KeyStore, settings: Settings, scenario: Scenario | None = None,
                  over_http: bool = True) -> None:
+        """`scenario` makes the traffic where the organisations' captures are missing, and re-runs it
+        with the fixes (the end-to-end check); without one, the configured captures must exist."""
         self.run_dir = Path(run_dir)
         self.keys = keys
         self.settings = settings
-        self.fixture = fixture
+        self.scenario = scenario
         self.over_http = over_http
         self.info = RunInfo.load(self.run_dir)
         self.secrets = read_secrets(self.run_dir)
@@ -171,16 +174,17 @@ class Incident:
         return self.users[name]
 
     def _start_evidence(self) -> None:
-        captures = self.ws.captures
-        if not (captures / "payco-capture.jsonl").exists():
-            simulate(captures, fixture=self.fixture)  # production traffic before the incident
-        for org in ORGS:
+        parties = self.ws.parties
+        missing = [p for o in parties for p in o.captures if not p.exists()]
+        if missing and self.scenario is not None:
+            self.scenario.reproduce(missing[0].parent)  # production traffic before the incident
+        for org in parties:
             # A restarted server reopens the same budget ledger: the salt's spent fingerprints stay spent.
-            ledger = self.evidence_ledgers[org] = self.ws.evidence_ledger(org)
-            store = EvidenceStore.of(org, load_capture(captures / f"{org}-capture.jsonl"), ledger)
-            server = LoopbackServer(make_app(store, self.evidence_tokens[org], self.current_salt))
+            ledger = self.evidence_ledgers[org.key] = self.ws.evidence_ledger(org.key)
+            store = EvidenceStore.of(org.key, load_captures(org.captures), ledger)
+            server = LoopbackServer(make_app(store, self.evidence_tokens[org.key], self.current_salt))
             server.__enter__()
-            self.servers[org] = server
+            self.servers[org.key] = server
 
     def _stop_evidence(self) -> None:
         for server in self.servers.values():
@@ -210,7 +214,7 @@ class Incident:
             org = next(o for o, a in AGENT_OF.items() if a == name)
             client = EvidenceClient(self.servers[org].url, self.evidence_tokens[org])
             actor = CompanyAgent(*args, org=org, ws=self.ws, ledger=self.run_ledger, evidence=client,
-                                 settings=self.settings, current=self.current_salt, fixture=self.fixture)
+                                 settings=self.settings, current=self.current_salt, scenario=self.scenario)
         self.actors[name] = actor
 
     def restart(self, name: str) -> None:
@@ -287,11 +291,12 @@ class Incident:
         """Before the incident: each guard blocks a deliberate draft in the shared room, and each
         evidence server refuses the other company's token."""
         out: dict[str, Any] = {}
-        for org in ORGS:
+        parties = self.ws.parties
+        for org in parties.keys:
             verdict = self.ws.guard(org).check(Post(SHARED_ROOM, f"preflight draft\n\nApprove with: approve "
-                                                                f"D-{'PAY' if org == 'payco' else 'SHOP'}-99"))
+                                                                f"D-{parties.get(org).prefix}-99"))
             out[f"{org}_guard_blocks_draft"] = not verdict.allowed
-            other = "shopco" if org == "payco" else "payco"
+            other = parties.others(org)[0].key
             wrong = EvidenceClient(self.servers[org].url, self.evidence_tokens[other])
             try:
                 wrong.summary()
@@ -442,16 +447,17 @@ def run_script(inc: Incident, until: int | None = None, start: int = 0,
     return done
 
 
-def new_run(base: Path, keys: KeyStore, fixture: Path | None = None, without: tuple[str, ...] = (),
+def new_run(base: Path, keys: KeyStore, scenario: Scenario, without: tuple[str, ...] = (),
             server: Callable[[dict[str, str]], Provisioner] | None = None) -> Path:
+    """A fresh run folder provisioned for `scenario`, whose traffic goes to the run's captures."""
     from signoff.kernel.ids import new_id
 
     run_dir = Path(base) / f"run-{new_id()[:10]}"
-    provision(run_dir, keys, fixture, without, server)
+    provision(run_dir, keys, scenario.captured_in(run_dir / "ws" / "captures"), without, server)
     return run_dir
 
 
-def run_demo(base: Path, keys: KeyStore, settings: Settings, fixture: Path | None = None,
+def run_demo(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario,
              between: Callable[[int, Incident], None] | None = None, over_http: bool = True,
              without: tuple[str, ...] = (), server: Callable[[dict[str, str]], Provisioner] | None = None,
              ) -> dict[str, Any]:
@@ -462,18 +468,14 @@ def run_demo(base: Path, keys: KeyStore, settings: Settings, fixture: Path | Non
     from signoff.incident.grade import measure, observe
     from signoff.incident.recording import record_run
 
-    run_dir = new_run(base, keys, fixture, without, server)
-    with Incident(run_dir, keys, settings, fixture, over_http=over_http) as inc:
+    run_dir = new_run(base, keys, scenario, without, server)
+    with Incident(run_dir, keys, settings, scenario, over_http=over_http) as inc:
         pre = inc.preflight()
         steps = run_script(inc, between=between)
     view = observe(run_dir)  # through the room server, over HTTP
     recording = record_run(run_dir, keys, view=view)
-    metrics = measure(run_dir, keys, fixture, view)
+    metrics = measure(run_dir, keys, view)
     return {"run": str(run_dir), "steps": steps, "preflight": pre, "recording": str(recording), **metrics}
-
-
-def code_line_count(fixture: Path | None = None) -> int:
-    return sum(len(p.read_text(encoding="utf-8").splitlines()) for org in ORGS for p in code_files(org, fixture))
 
 
 __all__ = ["SCRIPT", "SERVICES", "Incident", "RunResult", "Stuck", "new_run", "reviewed_command", "run_demo",

@@ -2,7 +2,8 @@
 
 Layout under the root (by default `<home>/incident/`):
 
-    captures/{payco,shopco}-capture.jsonl   what each organisation captured (the fixture writes these)
+    parties.json                            the incident's organisations (`Parties`: names, approvers, agents,
+                                            code, captures; never the protected values)
     captures/<org>-fingerprints.db          the evidence server's ledger: its per-salt fingerprint budget
     <org>/guard.json                        the guard's configuration (shapes and name hashes only)
     <org>/records.db                        the organisation's ledger: the approver's signed, hash-chained
@@ -10,7 +11,7 @@ Layout under the root (by default `<home>/incident/`):
                                             signed decisions, rules and counts (incident-chain/<org>/guard-log)
     rooms.db, rooms-secrets.json            the rooms (a real room server's ledger: both private rooms and
                                             the shared one) and its identities' credentials (mode 0600)
-    pins.json                               each guard configuration's pinned digest
+    pins.json                               each guard configuration's pinned digest, and parties.json's
 
 Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incident-guard-<org>`.
 """
@@ -27,11 +28,11 @@ from signoff.incident.cases import decide_on, ledger_at
 from signoff.incident.chain import Chain, RecordChainReport
 from signoff.incident.decisions import name_incident
 from signoff.incident.disclosure import Disclosure, parse_disclosure_post, published_text
-from signoff.incident.fixture import ORGS, check_org, code_files, customer_names, language_of
 from signoff.incident.guard import Guard, GuardConfig, build_config
 from signoff.incident.model import CHAIN, NAMES_CASE, IncidentNamed, IncidentNames, chain_key, names_fold
+from signoff.incident.parties import Parties
 from signoff.incident.pins import control_pins
-from signoff.incident.workspace_rooms import AGENTS, APPROVERS, SHARED_ROOM, WorkspaceRooms, private_room
+from signoff.incident.workspace_rooms import SHARED_ROOM, WorkspaceRooms, private_room
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
@@ -49,9 +50,32 @@ class Workspace:
     # One open ledger per organisation's records database, shared by everything using this workspace.
     _ledgers: dict[str, SqlLedger] = field(default_factory=dict, init=False, repr=False, compare=False)
     _rooms: WorkspaceRooms | None = field(default=None, init=False, repr=False, compare=False)
+    _parties: Parties | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def parties_path(self) -> Path:
+        return self.root / "parties.json"
+
+    @property
+    def parties(self) -> Parties:
+        """The incident's organisations, as `setup` wrote them."""
+        if self._parties is None:
+            self._parties = Parties.read(self.parties_path)
+        return self._parties
+
+    def use_parties(self, parties: Parties) -> None:
+        """Read this workspace as set up for `parties` (one written before `parties.json` existed)."""
+        self._parties = parties
+
+    @property
+    def orgs(self) -> tuple[str, ...]:
+        return self.parties.keys
+
+    def check_org(self, org: str) -> str:
+        return self.parties.check(org)
 
     def org_dir(self, org: str) -> Path:
-        return self.root / check_org(org)
+        return self.root / self.check_org(org)
 
     def guard_config_path(self, org: str) -> Path:
         return self.org_dir(org) / "guard.json"
@@ -61,7 +85,7 @@ class Workspace:
 
     def org_ledger(self, org: str) -> SqlLedger:
         """The ledger of `org`'s approvals and guard decisions (closed by `close()`)."""
-        org = check_org(org)
+        org = self.check_org(org)
         if org not in self._ledgers:
             self.org_dir(org).mkdir(parents=True, exist_ok=True)
             self._ledgers[org] = ledger_at(self.records_db_path(org))
@@ -69,10 +93,10 @@ class Workspace:
 
     def approvals(self, org: str, key: SigningKey | None = None) -> Chain:
         """The approver's chain of `org` (signing with `key` when given)."""
-        return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(check_org(org), "approvals")), key)
+        return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(self.check_org(org), "approvals")), key)
 
     def guard_log(self, org: str, key: SigningKey | None = None) -> Chain:
-        return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(check_org(org), "guard-log")), key)
+        return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(self.check_org(org), "guard-log")), key)
 
     def close(self) -> None:
         for ledger in self._ledgers.values():
@@ -96,13 +120,13 @@ class Workspace:
         """The ledger `org`'s evidence servers keep their fingerprint budget in (the caller closes
         it). It sits with the captures, which only the evidence servers read."""
         self.captures.mkdir(parents=True, exist_ok=True)
-        return ledger_at(self.captures / f"{check_org(org)}-fingerprints.db")
+        return ledger_at(self.captures / f"{self.check_org(org)}-fingerprints.db")
 
     @property
     def rooms(self) -> WorkspaceRooms:
         """The workspace's rooms (created with the part-1 cast on first use; closed by `close()`)."""
         if self._rooms is None:
-            self._rooms = WorkspaceRooms(self.root)
+            self._rooms = WorkspaceRooms(self.root, self.parties)
         return self._rooms
 
     @property
@@ -119,22 +143,43 @@ class Workspace:
         assert isinstance(named, IncidentNamed)
         return named.incident
 
-    def is_set_up(self) -> bool:
-        return self.pins_path.exists() and all(self.guard_config_path(o).exists() for o in ORGS)
+    @property
+    def local_orgs(self) -> tuple[str, ...]:
+        """The organisations whose guards this workspace holds (on an organisation's own machine:
+        its own; in a demo, every one): those with a pinned guard."""
+        pins = self.pins()
+        return tuple(o for o in self.orgs if o in pins)
 
-    def setup(self, fixture: Path | None = None, settings: Settings | None = None) -> dict[str, str]:
-        """Build both guards' configurations from the fixture and pin their digests, with the
-        playbooks' and (given `settings`) the agents' and incident settings' (`incident.pins`)."""
-        names = customer_names(fixture)
-        pins = {}
-        for org in ORGS:
-            approver_key = self.keys.ensure(f"incident-approver-{org}").public
-            self.keys.ensure(f"incident-guard-{org}")
-            cfg = build_config(org, language_of(org), code_files(org, fixture), names,
-                               private_room=private_room(org), shared_room=SHARED_ROOM,
-                               approver=APPROVERS[org], approver_key=approver_key)
-            cfg.write(self.guard_config_path(org))
-            pins[org] = sha256_file(self.guard_config_path(org))
+    def is_set_up(self) -> bool:
+        return (self.pins_path.exists() and self.parties_path.exists()
+                and all(self.guard_config_path(o).exists() for o in self.local_orgs))
+
+    def setup(self, parties: Parties, settings: Settings | None = None,
+              local: tuple[str, ...] | None = None) -> dict[str, str]:
+        """Build the guards of the `local` organisations (by default every one) from their
+        configuration (code, secret patterns and protected values, hashed) and pin their digests and
+        the organisations', with the playbooks' and (given `settings`) the agents' and incident
+        settings' (`incident.pins`). On an organisation's own machine `local` is that organisation:
+        the others' code and values are not there, and their guards are theirs to run."""
+        if self._rooms is not None:
+            raise UsageError("this workspace's rooms are open", "set the workspace up before using it")
+        here = [parties.get(o) for o in local] if local is not None else list(parties)
+        for org in here:
+            if not org.code:
+                raise UsageError(f"{org.key} is set up here, but its configuration names no code for its guard",
+                                 f"add code = [\"...\"] to [org.{org.key}] (globs of its source files)")
+        parties.write(self.parties_path)
+        self._parties = Parties.read(self.parties_path)
+        pins = {"parties": sha256_file(self.parties_path)}
+        for org in here:
+            approver_key = self.keys.ensure(f"incident-approver-{org.key}").public
+            self.keys.ensure(f"incident-guard-{org.key}")
+            cfg = build_config(org.key, org.language, list(org.code), list(org.protected),
+                               private_room=org.private_room, shared_room=SHARED_ROOM,
+                               approver=org.approver, approver_key=approver_key,
+                               secret_patterns=org.secret_patterns)
+            cfg.write(self.guard_config_path(org.key))
+            pins[org.key] = sha256_file(self.guard_config_path(org.key))
         pins.update(control_pins(settings))
         self.pins_path.parent.mkdir(parents=True, exist_ok=True)
         self.pins_path.write_bytes(canonical_bytes(pins) + b"\n")
@@ -190,7 +235,8 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
     trusted = ws.keys.trusted()
     approvals: dict[str, dict[str, dict[str, Any]]] = {}
     passed: dict[str, dict[str, dict[str, Any]]] = {}
-    for org in ORGS:
+    parties = ws.parties
+    for org in parties.keys:
         if ws.records_db_path(org).exists():
             # The ledger's own hash chain: rows changed, added or removed behind its back.
             audit = verify_chain(ws.org_ledger(org))
@@ -210,7 +256,7 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
                        and r["body"].get("room") == SHARED_ROOM}
     try:
         shared = ws.rooms.messages(SHARED_ROOM)
-        drafts = {org: {m.msg_id: m for m in ws.rooms.messages(private_room(org))} for org in ORGS}
+        drafts = {org: {m.msg_id: m for m in ws.rooms.messages(private_room(org))} for org in parties.keys}
     except SignoffError as exc:
         report.problems.append(exc.message)
         shared, drafts = [], {}
@@ -221,7 +267,7 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
         head, evidence = parsed
         d_id, org = head["d_id"], head["org"]
         report.disclosures_crossed += 1
-        if org not in AGENTS or m.sender != AGENTS[org]:
+        if org not in parties.keys or m.sender != parties.get(org).agent:
             report.problems.append(f"{d_id} in the shared room was posted by {m.sender}, not by {org}'s agent")
             continue
         record = approvals.get(org, {}).get(d_id)
@@ -237,7 +283,7 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
             report.problems.append(f"{d_id} in the shared room differs from what {record.get('approver')} approved")
         if d_id not in passed.get(org, {}):
             report.problems.append(f"{d_id} crossed but {org}'s guard log has no pass for it")
-    for org in ORGS:
+    for org in parties.keys:
         for d_id, entry in passed[org].items():
             record = approvals[org].get(d_id)
             if record is None:
@@ -247,4 +293,4 @@ def verify_ledger(ws: Workspace) -> LedgerReport:
     return report
 
 
-__all__ = ["AGENTS", "APPROVERS", "SHARED_ROOM", "LedgerReport", "Workspace", "private_room", "verify_ledger"]
+__all__ = ["SHARED_ROOM", "LedgerReport", "Workspace", "private_room", "verify_ledger"]

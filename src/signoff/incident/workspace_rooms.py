@@ -1,8 +1,9 @@
 """Part 1's rooms: a real room server, embedded in the workspace, reached through the rooms client.
 
-The workspace's ledger `rooms.db` holds a `RoomService` with the part-1 cast: the people `priya`
-(PayCo) and `sam` (ShopCo), the agents `payco-agent`, `shopco-agent` and `notary`, and three rooms:
-`payco-internal` (priya, payco-agent), `shopco-internal` (sam, shopco-agent) and `shared` (everyone).
+The workspace's ledger `rooms.db` holds a `RoomService` with the cast of the incident's organisations
+(`Parties`): each organisation's approver and agent, and the `notary` agent, in one private room per
+organisation (`<org>-internal`: its approver, its other people and its agent) and the room `shared`
+(every approver and agent).
 Every post goes through the rooms client (in process) as that identity, and every `Message` handed to
 the approver is read back from the server: its id, room, sender and text are the server's, never
 what the poster claims. `rooms-secrets.json` (mode 0600) keeps each identity's credential.
@@ -19,20 +20,20 @@ from typing import Any
 from sqlalchemy.exc import DatabaseError
 
 from signoff.incident.cases import ledger_at
-from signoff.incident.fixture import check_org
-from signoff.kernel.errors import IntegrityError, NotFoundError
+from signoff.incident.parties import ORG_KEY, Parties
+from signoff.kernel.errors import IntegrityError, NotFoundError, UsageError
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, InProcessUserTransport, RoomsUserClient, SyncRoomsClient
 from signoff.rooms.domain.decisions import Message
 
 SHARED_ROOM = "shared"
-APPROVERS = {"payco": "priya", "shopco": "sam"}
-AGENTS = {"payco": "payco-agent", "shopco": "shopco-agent"}
 NOTARY_AGENT = "notary"
 
 
 def private_room(org: str) -> str:
-    return f"{check_org(org)}-internal"
+    if not ORG_KEY.match(org):
+        raise UsageError(f"{org!r} is not an organisation key", "use the key the incident configuration gives it")
+    return f"{org}-internal"
 
 
 def write_secret_file(path: Path, data: dict[str, Any]) -> None:
@@ -42,8 +43,10 @@ def write_secret_file(path: Path, data: dict[str, Any]) -> None:
 
 
 class WorkspaceRooms:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, parties: Parties) -> None:
         self.root = Path(root)
+        self.parties = parties
+        self._people_names = {n for o in parties for n in (o.approver, *o.people)}
         self.root.mkdir(parents=True, exist_ok=True)
         db = self.root / "rooms.db"
         try:
@@ -73,18 +76,19 @@ class WorkspaceRooms:
         admin = s.user(boot["admin_user_id"])
         creds: dict[str, str] = {}
         senders: dict[str, str] = {}
-        for person in APPROVERS.values():
+        for person in sorted(self._people_names):
             principal, token = s.create_user(person, person.title())
             creds[person], senders[person] = token, principal.sender
-        for agent in (*AGENTS.values(), NOTARY_AGENT):
+        agents = [o.agent for o in self.parties]
+        for agent in (*agents, NOTARY_AGENT):
             principal, key = s.create_agent(admin, agent, f"incident part 1: {agent}")
             creds[agent], senders[agent] = key, principal.sender
         rooms = {}
-        for org in APPROVERS:
-            rooms[private_room(org)] = s.create_room(admin, private_room(org), agent_names=[AGENTS[org]],
-                                                      user_names=[APPROVERS[org]]).id
-        rooms[SHARED_ROOM] = s.create_room(admin, SHARED_ROOM, agent_names=[*AGENTS.values(), NOTARY_AGENT],
-                                      user_names=list(APPROVERS.values())).id
+        for org in self.parties:
+            rooms[org.private_room] = s.create_room(admin, org.private_room, agent_names=[org.agent],
+                                                    user_names=[org.approver, *org.people]).id
+        rooms[SHARED_ROOM] = s.create_room(admin, SHARED_ROOM, agent_names=[*agents, NOTARY_AGENT],
+                                           user_names=[o.approver for o in self.parties]).id
         write_secret_file(self.secrets_path, {"credentials": creds, "senders": senders, "rooms": rooms})
 
     def _read_secrets(self) -> dict[str, Any]:
@@ -126,7 +130,7 @@ class WorkspaceRooms:
             raise NotFoundError(f"{who!r} is not an identity of this workspace",
                                 f"use one of {sorted(self.secrets['credentials'])}")
         room_id = self.room_id(room)
-        if who in APPROVERS.values():
+        if who in self._people_names:
             message_id = str(self._person(who).post(room_id, text)["event_id"])
             return self._read_back(self._person(who).messages(room_id), room, message_id)
         client = self._agent(who)
@@ -146,7 +150,8 @@ class WorkspaceRooms:
 
     def messages(self, room: str, reader: str | None = None) -> list[Message]:
         """Every message of `room`, oldest first, read as `reader` (by default the room's agent)."""
-        reader = reader or (NOTARY_AGENT if room == SHARED_ROOM else AGENTS[room.removesuffix("-internal")])
+        reader = reader or (NOTARY_AGENT if room == SHARED_ROOM
+                            else self.parties.get(room.removesuffix("-internal")).agent)
         history = self._agent(reader).history(self.room_id(room))
         return [Message(str(m["message_id"]), room, self.name_of(str(m["sender"])), str(m["body"])) for m in history]
 
@@ -158,4 +163,4 @@ class WorkspaceRooms:
         self.ledger.close()
 
 
-__all__ = ["AGENTS", "APPROVERS", "NOTARY_AGENT", "SHARED_ROOM", "WorkspaceRooms", "private_room", "write_secret_file"]
+__all__ = ["NOTARY_AGENT", "SHARED_ROOM", "WorkspaceRooms", "private_room", "write_secret_file"]

@@ -29,6 +29,7 @@ DEFAULT_SIGNERS: Mapping[str, tuple[str, ...]] = {
     "https://signoff.dev/agents/call/v1": ("agents",),
     "https://signoff.dev/desk/release/v1": ("desk-recorder",),
     "https://signoff.dev/incident/disclosure/v1": ("incident-approver-*",),
+    "https://signoff.dev/incident/postmortem/v1": ("incident-approver-*",),
     "https://signoff.dev/gate/decision/v1": ("gate",),
 }
 

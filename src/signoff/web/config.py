@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-from signoff.incident.service import ORGS
+from signoff.incident.service import ORG_KEY
 from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import UNIX_PEER
@@ -51,9 +51,11 @@ class WebConfig:
         if not 1 <= cfg.incident_tries_per_minute <= 1000:
             raise UsageError("[web] incident_tries_per_minute must be 1-1000", "the default is 10")
         views = cfg.incident_views
-        if not isinstance(views, dict) or not all(isinstance(k, str) and v in ORGS for k, v in views.items()):
+        if not isinstance(views, dict) or not all(isinstance(k, str) and isinstance(v, str) and ORG_KEY.match(v)
+                                                  for k, v in views.items()):
             raise UsageError("[web] incident_views maps user names to a company",
-                             f'write it as incident_views = {{ alice = "payco" }}, with one of: {", ".join(ORGS)}')
+                             'write it as incident_views = { alice = "payco" }, with the key of the '
+                             "organisation the person belongs to")
         return cfg
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -19,7 +19,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from signoff.incident import service
-from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from signoff.kernel.errors import ConflictError, RefusedError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.rooms import Principal
 from signoff.trust import KeyStore
@@ -35,6 +35,16 @@ def incident_settings(request: Request) -> Settings:
     if settings is None:
         raise UsageError("the incident console needs a signoff home", "start the pages with `signoff serve`")
     return settings
+
+
+def demo_scenario(request: Request) -> service.Scenario:
+    """The scripted incident this server runs for the preflight's scratch run and "try to break it":
+    the entry point that starts the server hands it in (`signoff serve`: the PayCo/ShopCo demo), so
+    the pages never build an incident of their own."""
+    make: Callable[[], service.Scenario] | None = getattr(request.app.state, "incident_scenario", None)
+    if make is None:
+        raise UnavailableError("this server runs no scripted incident", "start the pages with `signoff serve`")
+    return make()
 
 
 def runs_base(request: Request) -> Path:
@@ -62,16 +72,19 @@ def one_param(request: Request, name: str) -> str | None:
     return values[0] if values else None
 
 
-def view_of(request: Request, user: Principal) -> str | None:
+def view_of(request: Request, user: Principal, names: dict[str, str]) -> str | None:
     """The view asked for, if this person may open it: someone bound to one company
-    (`[web] incident_views`) sees the incident as that company only."""
+    (`[web] incident_views`) sees the incident as that company only (`names`: the run's companies)."""
     try:
         as_org = service.check_view(one_param(request, "as"))
     except UsageError as exc:  # not named back: no page text comes from the query string
         raise UsageError("the view asked for is not one of the companies", exc.fix) from None
+    if as_org is not None and as_org not in names:  # before a live stream starts, not inside it
+        raise UsageError("the view asked for is not one of the companies",
+                         f"view as one of: {', '.join(names)}, or as all of them")
     bound = bound_org(request, user)
     if bound is not None and as_org != bound:
-        raise RefusedError(f"{user.name} may see incidents as {service.ORG_NAMES[bound]} only",
+        raise RefusedError(f"{user.name} may see incidents as {names.get(bound, bound)} only",
                            f"open the run with ?as={bound}")
     return as_org
 
@@ -107,18 +120,18 @@ def runs(request: Request) -> Response:
 def run_page(request: Request, run: str) -> Response:
     user = signed_in(request)
     only_params(request, "as", "at")
-    as_org = view_of(request, user)
-    at = step_of(request)
     run_dir = service.find_run(runs_base(request), run)
+    as_org = view_of(request, user, service.run_orgs(run_dir))
+    at = step_of(request)
     view = service.console_view(run_dir, keys_of(request), as_org, at)
-    return page(request, "incident_run.html", c=view, org_names=service.ORG_NAMES, link=link,
+    return page(request, "incident_run.html", c=view, org_names=view.names, link=link,
                 bound=bound_org(request, user),
                 json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
 
 
 def _frame(step: service.Step) -> dict[str, Any]:
     return {"n": step.n, "id": step.row["id"], "lane": step.lane, "who": step.who, "stamp": step.stamp,
-            "text": step.row["text"], "t": step.row["t"]}
+            "text": step.row["text"], "t": step.row["t"], "control": step.control}
 
 
 @router.get("/incident/runs/{run}/live")
@@ -127,8 +140,8 @@ async def live(request: Request, run: str) -> Response:
     once the run is recorded (the page then reloads into the replay)."""
     user = signed_in(request)
     only_params(request, "as", "since")
-    as_org = view_of(request, user)
     run_dir = service.find_run(runs_base(request), run)
+    as_org = view_of(request, user, service.run_orgs(run_dir))
     keys = keys_of(request)
     try:
         seen_upto = int(one_param(request, "since") or "0")
@@ -160,8 +173,19 @@ def postmortem_page(request: Request, run: str) -> Response:
     """Built from what both sides approved: the same page for both companies, so it takes no view."""
     signed_in(request)
     only_params(request)
-    report = service.postmortem(service.find_run(runs_base(request), run))
-    return page(request, "incident_postmortem.html", run=run, pm=report, org_names=service.ORG_NAMES)
+    run_dir = service.find_run(runs_base(request), run)
+    report = service.postmortem(run_dir)
+    return page(request, "incident_postmortem.html", run=run, pm=report, org_names=service.run_orgs(run_dir))
+
+
+@router.get("/incident/runs/{run}/postmortem.md")
+def postmortem_markdown(request: Request, run: str) -> Response:
+    """The postmortem as Markdown, to keep or paste where the organisations write their reports."""
+    signed_in(request)
+    only_params(request)
+    text = service.postmortem_markdown(service.find_run(runs_base(request), run))
+    return Response(text, media_type="text/markdown; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{run}-postmortem.md"'})
 
 
 _PREFLIGHT = threading.Lock()  # one preflight at a time: each starts a whole incident's services
@@ -181,7 +205,8 @@ async def preflight_run(request: Request) -> Response:
     if not _PREFLIGHT.acquire(blocking=False):
         raise ConflictError("a preflight is running already", "wait for it to finish, then run it again")
     try:
-        checks = await run_in_threadpool(service.preflight, settings.home, keys_of(request), settings)
+        checks = await run_in_threadpool(service.preflight, settings.home, keys_of(request), settings,
+                                         demo_scenario(request))
     finally:
         _PREFLIGHT.release()
     return page(request, "incident_preflight.html", checks=checks, ok=all(c.ok for c in checks))

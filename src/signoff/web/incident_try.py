@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request, Response
 from signoff.incident import service
 from signoff.kernel.errors import RefusedError
 from signoff.trust import KeyStore
-from signoff.web.incident_pages import incident_settings
+from signoff.web.incident_pages import demo_scenario, incident_settings
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, maybe_signed_in, web_state
 
@@ -76,5 +76,5 @@ async def try_post(request: Request) -> Response:
     window(request).take(request.client.host if request.client else "unknown")
     settings = incident_settings(request)
     text = form.get("text", "")
-    result = service.try_text(settings.home, KeyStore(settings.keys_dir), text)
+    result = service.try_text(settings.home, KeyStore(settings.keys_dir), text, demo_scenario(request).parties)
     return _page(request, text=text, result=result)

@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 from pygments.token import Name, Number, String, is_token_subtype
 
 from signoff.demo.incident_walkthrough import approver_for
+from signoff.demo.payco_shopco.corpus import VARIANTS, code_corpus, prose_corpus, protected_lines
+from signoff.demo.payco_shopco.fixture import code_files, language_of
 from signoff.incident.approvals import disclosure_command
-from signoff.incident.corpus import VARIANTS, code_corpus, prose_corpus, protected_lines
 from signoff.incident.disclosure import Disclosure, draft, published_text
-from signoff.incident.fixture import code_files, language_of
 from signoff.incident.guard import Guard, GuardConfig, Post
 from signoff.incident.notary import Notary
 from signoff.incident.shapes import lexer
-from signoff.incident.workspace import APPROVERS, SHARED_ROOM, Workspace, private_room
+from signoff.incident.workspace import SHARED_ROOM, Workspace, private_room
 from signoff.kernel.errors import RefusedError
 
 ORGS = ("payco", "shopco")
@@ -110,7 +110,8 @@ def test_guard_holds_no_names_and_no_code(workspace: Workspace) -> None:
 
 def _approved(ws: Workspace, notary: Notary,
               text: str = "field data.customer.name differs by 8 bytes.") -> tuple[Disclosure, dict[str, Any]]:
-    d = draft("payco", 1, notary.current.incident, {"rows": [{"path": "data.customer.name", "delta": 8}]}, text)
+    d = draft("payco", 1, notary.current.incident, {"rows": [{"path": "data.customer.name", "delta": 8}]}, text,
+              prefix="PAY")
     m1 = ws.rooms.post("payco-agent", private_room("payco"), d.text)
     m2 = ws.rooms.post("priya", private_room("payco"), disclosure_command(d))
     record = approver_for(ws, "payco", notary).approve(d, m1, m2)
@@ -122,8 +123,8 @@ def test_disclosure_rules(workspace: Workspace) -> None:
     notary.open_incident()
     guard = workspace.guard("payco")
     d = draft("payco", 1, notary.current.incident, {"rows": [{"path": "data.customer.name", "delta": 8}]},
-              "field data.customer.name differs by 8 bytes.")
-    published = published_text(d, APPROVERS["payco"])
+              "field data.customer.name differs by 8 bytes.", prefix="PAY")
+    published = published_text(d, workspace.parties.get("payco").approver)
     # Unapproved: the approved form, but no signed record exists yet.
     assert guard.check(Post(SHARED_ROOM, published, d)).rules == ("disclosure_unapproved",)
     # A draft may sit in the private room but not cross.
@@ -145,7 +146,7 @@ def test_disclosure_rules(workspace: Workspace) -> None:
     assert set(guard.check(Post(SHARED_ROOM, extra, d)).rules) == {"disclosure_altered", "customer_name"}
     later = workspace.guard("payco", current_incident=lambda: "INC-0099")
     assert later.check(Post(SHARED_ROOM, published_text(d, "priya"), d)).rules == ("disclosure_stale",)
-    shop = draft("shopco", 1, d.incident, {"x": 1}, "shopco's")
+    shop = draft("shopco", 1, d.incident, {"x": 1}, "shopco's", prefix="SHOP")
     assert guard.check(Post(SHARED_ROOM, published_text(shop, "sam"), shop)).rules == ("foreign_disclosure",)
 
 
@@ -206,7 +207,8 @@ def test_the_guards_decision_is_pure_given_the_approvals_and_the_current_inciden
     from signoff.incident.model import RecordChain
 
     guard = guards["payco"]
-    d = draft("payco", 1, "INC-0001", {"rows": [{"path": "data.customer.name", "delta": 8}]}, "Finding 1.")
+    d = draft("payco", 1, "INC-0001", {"rows": [{"path": "data.customer.name", "delta": 8}]}, "Finding 1.",
+              prefix="PAY")
     post = Post(SHARED_ROOM, published_text(d, "priya"), d)
     record = {"seq": 1, "prev": "0" * 64, "keyid": "k", "sig": "s",
               "body": {"d_id": d.d_id, "incident": d.incident, "approver": "priya",

@@ -14,6 +14,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.testclient import TestClient
 
 from signoff.demo.incident_walkthrough import approver_for
+from signoff.demo.payco_shopco.fixture import parties
 from signoff.desk.intake import Quarantined
 from signoff.desk.routes import routers as desk_routers
 from signoff.incident.approver_service import approver_app
@@ -79,7 +80,7 @@ def apps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], T
     settings = Settings.load(root / "home")
     ledger = SqlLedger.open(settings)
     workspace = Workspace(root / "incident", KeyStore(root / "keys"))
-    workspace.setup()
+    workspace.setup(parties())
     built: dict[str, Callable[[], FastAPI]] = {
         "rooms": lambda: create_app(ledger, settings),
         "served": lambda: create_app(ledger, settings, routers=[*web_routers(settings), *desk_routers(settings)]),

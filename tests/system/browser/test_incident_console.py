@@ -25,6 +25,7 @@ from signoff.kernel.settings import Settings
 from signoff.kernel.tls import tls_context
 from signoff.trust import KeyStore
 from signoff.web.config import WebConfig
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 from tests.support.requires import require_binary, require_sandbox
 from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
@@ -99,6 +100,11 @@ def test_the_full_view_shows_three_lanes_and_the_panels(world: World, alice: htt
         assert all(s in html for s in world.secrets_of(org) if s.startswith("$"))
     # Guard decisions as counts and rules: the blocked draft is named by its rule.
     assert "draft_outside_private_room" in html
+    # Each post is tagged with the control that produced or checked it.
+    for tag in ("guard passed · approver signed", "room server (addressing policy)", "notary (salted fingerprints)",
+                "approver (review, digest)", "approver (signed record)", "draft, awaits approval",
+                "commander (routes requests)", "person (authenticated)"):
+        assert f'<span class="tag">{tag}</span>' in html, tag
 
 
 @pytest.mark.parametrize("org", ["payco", "shopco"])
@@ -269,7 +275,7 @@ def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None
     world.site.cli("incident", "setup")
     with page.expect_navigation(timeout=180_000):
         page.get_by_role("button", name="Run the preflight").click(timeout=180_000)
-    assert page.get_by_role("status").get_by_role("heading").inner_text().startswith("Preflight passes: 20 of 20")
+    assert page.get_by_role("status").get_by_role("heading").inner_text().startswith("Preflight passes: 21 of 21")
     assert page.locator(".checks li.fail").count() == 0
     tab.screenshot("incident-preflight")
     assert axe_violations(page) == []
@@ -313,8 +319,8 @@ def test_watch_a_live_incident(world: World, tabs: Any, alice: httpx.Client) -> 
     site = world.site
     settings = Settings.load(home=site.home, env={}, cwd=site.root)
     keys = KeyStore(settings.keys_dir)
-    run_dir = new_run(site.home / "incident-runs", keys)
-    with Incident(run_dir, keys, settings, over_http=False) as inc:
+    run_dir = new_run(site.home / "incident-runs", keys, PAYCO_SHOPCO)
+    with Incident(run_dir, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
         tab = tabs(site)
         tab.sign_in("alice")
         page = tab.page
@@ -400,7 +406,9 @@ def test_a_person_bound_to_payco_gets_payco_s_view_only(world: World) -> None:
 
 
 def test_a_bad_incident_views_setting_is_refused(tmp_path: Path) -> None:
-    for bad in ('incident_views = { dave = "evilcorp" }', 'incident_views = "payco"', "incident_views = { dave = 1 }"):
+    # Organisations come from each run's configuration, so a key is checked for its shape here (a
+    # person bound to a company no run has sees no run at all).
+    for bad in ('incident_views = { dave = "Evil Corp" }', 'incident_views = "payco"', "incident_views = { dave = 1 }"):
         (tmp_path / "signoff.toml").write_text(f"[web]\n{bad}\n")
         settings = Settings.load(home=tmp_path / "home", env={}, cwd=tmp_path)
         with pytest.raises(UsageError, match="incident_views maps user names to a company"):

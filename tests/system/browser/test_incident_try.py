@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from signoff.incident.fixture import code_files, customer_names
+from signoff.demo.payco_shopco.fixture import code_files, customer_names
 from signoff.incident.redteam import FORBIDDEN, LIVE, sent_text
 from signoff.kernel.tls import tls_context
 from tests.system.browser.conftest import Site, axe_violations, make_site, overflow

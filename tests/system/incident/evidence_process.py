@@ -15,8 +15,8 @@ from pathlib import Path
 def main(argv: list[str]) -> int:
     import uvicorn
 
+    from signoff.incident.captures import load_capture
     from signoff.incident.evidence_server import EvidenceStore, make_app
-    from signoff.incident.fixture import load_capture
     from signoff.incident.notary import IssuedSalt
     from signoff.ledger import SqlLedger
 

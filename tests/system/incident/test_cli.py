@@ -86,6 +86,28 @@ def test_damaged_state_is_a_message_not_a_traceback(node: str, home: Path, capsy
 def test_setup_pins_both_guards(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "incident", "setup", "--json")
     pins = json.loads(out)["pins"]
-    assert code == 0 and set(pins) == {"payco", "shopco", "playbooks", "settings"}
+    assert code == 0 and set(pins) == {"parties", "payco", "shopco", "playbooks", "settings"}
     assert all(len(p) == 64 for p in pins.values())
     assert (home / "keys" / "incident-approver-payco.pub").is_file()
+
+
+def test_setup_from_your_own_configuration(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two organisations of a configuration file (Go and Ruby): each guard guards its own code and
+    values, the pins name them, and a configuration with a mistake is an error with its fix."""
+    from tests.unit.incident.test_parties import CONFIG, RUBY, write_config
+
+    config = write_config(tmp_path)
+    code, out, _ = run(capsys, "incident", "setup", "--config", str(config), "--json")
+    assert code == 0 and json.loads(out)["orgs"] == ["ledgerly", "railside"]
+    assert set(json.loads(out)["pins"]) == {"parties", "ledgerly", "railside", "playbooks", "settings"}
+    leak = tmp_path / "leak.txt"
+    leak.write_text("ours: " + RUBY.splitlines()[2].strip() + "\n")
+    code, out, _ = run(capsys, "incident", "guard", "check", str(leak), "--org", "railside", "--json")
+    assert code == 1 and json.loads(out)["rules"] == ["code_line"]
+    code, out, _ = run(capsys, "incident", "guard", "check", str(leak), "--org", "ledgerly", "--json")
+    assert code == 0  # not ledgerly's code
+    code, _, err = run(capsys, "incident", "guard", "check", str(leak), "--org", "payco")
+    assert code == 2 and "use --org with one of: ledgerly, railside" in err
+    config.write_text(CONFIG.replace('approver = "bo"', 'approver = "ana"'))
+    code, _, err = run(capsys, "incident", "setup", "--config", str(config))
+    assert code == 2 and "configured twice: ana" in err and "fix:" in err and "Traceback" not in err

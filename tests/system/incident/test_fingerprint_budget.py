@@ -18,11 +18,11 @@ from typing import Any
 import httpx
 import pytest
 
+from signoff.demo.payco_shopco.fixture import load_capture
+from signoff.demo.payco_shopco.simulate import SimulationResult
 from signoff.incident.budget import CASE_PREFIX, FINGERPRINTED, BudgetExhausted, SaltBudget
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
-from signoff.incident.fixture import load_capture
 from signoff.incident.notary import IssuedSalt, Notary
-from signoff.incident.simulate import SimulationResult
 from signoff.kernel.errors import IntegrityError, RefusedError
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger

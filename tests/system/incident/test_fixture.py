@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from signoff.incident.fixture import customer_names, load_capture
-from signoff.incident.simulate import SimulationResult, simulate
+from signoff.demo.payco_shopco.fixture import customer_names, load_capture
+from signoff.demo.payco_shopco.simulate import SimulationResult, simulate
 
 
 def _accented_ids() -> list[str]:

@@ -27,7 +27,8 @@ EVIDENCE = {"rows": [{"path": "data.customer.name", "delta": 8, "escaped_by": ["
 
 
 def _draft(notary: Notary, n: int = 1) -> Disclosure:
-    return draft("payco", n, notary.current.incident, EVIDENCE, f"Finding {n}: data.customer.name differs by 8 bytes.")
+    return draft("payco", n, notary.current.incident, EVIDENCE, f"Finding {n}: data.customer.name differs by 8 bytes.",
+                 prefix="PAY")
 
 
 def _msgs(ws: Workspace, d: Disclosure, sender: str = "priya", room: str | None = None,
@@ -41,7 +42,7 @@ def _msgs(ws: Workspace, d: Disclosure, sender: str = "priya", room: str | None 
 
 
 def test_draft_ends_with_its_exact_approve_command() -> None:
-    d = draft("payco", 3, "INC-0001", EVIDENCE, "summary")
+    d = draft("payco", 3, "INC-0001", EVIDENCE, "summary", prefix="PAY")
     assert d.d_id == "D-PAY-3" and d.text.endswith("approve D-PAY-3")
     with pytest.raises(UsageError, match="approve command"):
         Disclosure("D-PAY-3", "INC-0001", "payco", EVIDENCE, "no command").check()
@@ -95,7 +96,7 @@ def test_approver_refuses(workspace: Workspace, case: str, match: str) -> None:
         path = workspace.guard_config_path("payco")
         path.write_bytes(path.read_bytes().replace(b'"approver":"priya"', b'"approver":"payco-agent"'))
     elif case == "other_org":
-        d = draft("shopco", 1, notary.current.incident, EVIDENCE, "x")
+        d = draft("shopco", 1, notary.current.incident, EVIDENCE, "x", prefix="SHOP")
     m1, m2 = _msgs(workspace, d, sender, room, text)
     with pytest.raises(RefusedError, match=match):
         approver_for(workspace, "payco", notary).approve(d, m1, m2)
@@ -177,7 +178,8 @@ def test_shared_room_disclosure_swapped_after_approval_is_named(workspace: Works
 
 def test_a_disclosure_posted_by_anyone_but_the_orgs_agent_is_named(workspace: Workspace) -> None:
     notary = _crossed(workspace, 1)
-    d = draft("payco", 1, notary.current.incident, {**EVIDENCE, "i": 1}, "Finding 1: data.customer.name is longer.")
+    d = draft("payco", 1, notary.current.incident, {**EVIDENCE, "i": 1}, "Finding 1: data.customer.name is longer.",
+              prefix="PAY")
     workspace.rooms.post("sam", SHARED_ROOM, published_text(d, "priya"))  # not through payco's guarded sender
     problems = verify_ledger(workspace).all_problems()
     assert any("D-PAY-1 in the shared room was posted by sam, not by payco's agent" in p for p in problems)
@@ -218,7 +220,8 @@ def test_an_approval_of_what_was_shown_signs_nothing_once_it_changed(workspace: 
     if change == "evidence":  # same draft text, the evidence document edited behind it
         now = Disclosure(seen.d_id, seen.incident, "payco", {**EVIDENCE, "note": "and the raw payload"}, seen.text)
     else:  # a new draft message under the same id (older_draft: priya approves the first of two she saw)
-        now = draft("payco", 1, notary.current.incident, EVIDENCE, "Finding 1: the whole payload is attached.")
+        now = draft("payco", 1, notary.current.incident, EVIDENCE, "Finding 1: the whole payload is attached.",
+                    prefix="PAY")
     if change == "older_draft":
         workspace.rooms.post("payco-agent", private_room("payco"), seen.text)
     m1 = workspace.rooms.post("payco-agent", private_room("payco"), now.text)
@@ -235,7 +238,7 @@ def test_an_approval_of_what_was_shown_signs_nothing_once_it_changed(workspace: 
 
 def test_replaying_an_approval_with_other_content_is_refused(workspace: Workspace) -> None:
     notary = _crossed(workspace, 1)
-    d = draft("payco", 1, notary.current.incident, {"other": True}, "Finding 1: something else.")
+    d = draft("payco", 1, notary.current.incident, {"other": True}, "Finding 1: something else.", prefix="PAY")
     with pytest.raises(RefusedError, match="already approved with different content"):
         approver_for(workspace, "payco", notary).approve(d, *_msgs(workspace, d))
 

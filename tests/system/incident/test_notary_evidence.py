@@ -12,11 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
+from signoff.demo.payco_shopco.fixture import customer_names, load_capture
+from signoff.demo.payco_shopco.simulate import SimulationResult
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.fingerprint import fingerprint
-from signoff.incident.fixture import customer_names, load_capture
 from signoff.incident.notary import Notary
-from signoff.incident.simulate import SimulationResult
 from signoff.incident.wirecheck import scan
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.tls import tls_context

@@ -17,7 +17,8 @@ from signoff.kernel.settings import Settings
 from tests.support.requires import require_sandbox
 
 CHECKLIST = [
-    "payco guard matches its pin", "shopco guard matches its pin", "playbooks match their pin",
+    "organisations match their pin", "payco guard matches its pin", "shopco guard matches its pin",
+    "playbooks match their pin",
     "settings match their pin", "room server up", "payco evidence server up", "shopco evidence server up",
     "approver up", "mediator up", "notary up", "payco-agent up", "shopco-agent up",
     "payco evidence server refuses shopco's token", "shopco evidence server refuses payco's token",

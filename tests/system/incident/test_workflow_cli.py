@@ -3,6 +3,7 @@ another agent provider driving the company agents."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from signoff.cli.main import main
 from signoff.incident.workflow import Incident, new_run, run_script
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -41,6 +43,25 @@ def test_demo_then_grade_then_replay(node: str, home: Path, capsys: pytest.Captu
     assert "You're not permitted to direct messages to me in this room." in out
     code, out, _ = run(capsys, "incident", "replay", str(Path(run_dir) / "recording.jsonl"), "--json")
     assert code == 0 and {e["room"] for e in json.loads(out)["events"]} >= {"shopco-internal", "payco-internal"}
+    # The postmortem, as Markdown and as signed evidence that `signoff evidence verify` checks.
+    md, folder = home.parent / "pm.md", home.parent / "evidence"
+    code, _, err = run(capsys, "incident", "postmortem", run_dir, "--evidence", str(folder))
+    assert code == 2 and "needs the organisation whose key signs it" in err
+    code, out, _ = run(capsys, "incident", "postmortem", run_dir, "--markdown", str(md), "--evidence", str(folder),
+                       "--org", "payco")
+    text = md.read_text(encoding="utf-8")
+    assert code == 0 and text.startswith("# Postmortem of INC-") and "confirmed by priya and sam" in text
+    assert "## What each side saw of the other" in text and "PayCo received" in text
+    signed = next(folder.glob("*-postmortem-payco.intoto.json"))
+    code, out, _ = run(capsys, "evidence", "verify", str(signed))
+    assert code == 0 and "exported by payco" in out
+    envelope = json.loads(signed.read_text())
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    statement["predicate"]["markdown"] = text.replace("priya and sam", "priya alone")
+    envelope["payload"] = base64.b64encode(json.dumps(statement).encode()).decode()
+    signed.write_text(json.dumps(envelope))
+    code, _, _ = run(capsys, "evidence", "verify", str(signed))
+    assert code != 0
 
 
 def test_grade_and_replay_errors_are_messages(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -58,8 +79,8 @@ def test_grade_and_replay_errors_are_messages(home: Path, capsys: pytest.Capture
 def test_grade_exit_1_for_an_unfinished_run(node: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     settings = Settings.load()
     keys = KeyStore(settings.keys_dir)
-    run_dir = new_run(settings.home / "incident-runs", keys)
-    with Incident(run_dir, keys, settings, over_http=False) as inc:
+    run_dir = new_run(settings.home / "incident-runs", keys, PAYCO_SHOPCO)
+    with Incident(run_dir, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
         run_script(inc, until=3)
     code, out, _ = run(capsys, "incident", "grade", run_dir.name, "--json")
     result = json.loads(out)
@@ -82,8 +103,8 @@ def test_another_provider_drives_the_agents_and_the_guard_still_holds(node: str,
     (tmp_path / "signoff.toml").write_text('[agents.responder]\nprovider = "scripted"\nscript = "test-chatty"\n')
     settings = Settings.load(home=tmp_path / "home", env={}, cwd=tmp_path)
     keys = KeyStore(tmp_path / "home" / "keys")
-    run_dir = new_run(tmp_path / "runs", keys)
-    with Incident(run_dir, keys, settings, over_http=False) as inc:
+    run_dir = new_run(tmp_path / "runs", keys, PAYCO_SHOPCO)
+    with Incident(run_dir, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
         run_script(inc, until=2)  # priya approved PayCo's draft without reading it closely
         private = [m["body"] for m in inc.messages("priya", "payco")]
         shared = [m["body"] for m in inc.messages("priya", "shared")]

@@ -11,18 +11,19 @@ from typing import Any
 
 import pytest
 
+from signoff.demo.payco_shopco.fixture import code_files, customer_names
 from signoff.incident.actors import READ_ONLY_OPS, RoomAgent
-from signoff.incident.fixture import code_files, customer_names
 from signoff.incident.grade import grade, observe
 from signoff.incident.recording import record_run, render, replay
 from signoff.incident.stack import SHARED, RunInfo, read_secrets
 from signoff.incident.workflow import Incident, new_run, run_demo, run_script
-from signoff.kernel.errors import RefusedError, UsageError
+from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, SqlLedger
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, SyncRoomsClient
 from signoff.trust import KeyStore
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 
 
 def fresh(tmp: Path, name: str) -> tuple[Settings, KeyStore]:
@@ -38,7 +39,7 @@ def failed(result: dict[str, Any]) -> list[str]:
 def finished(node: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, KeyStore, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("finished")
     settings, keys = fresh(tmp, "home")
-    summary = run_demo(tmp / "runs", keys, settings, over_http=False)
+    summary = run_demo(tmp / "runs", keys, settings, PAYCO_SHOPCO, over_http=False)
     return Path(summary["run"]), keys, summary
 
 
@@ -97,8 +98,8 @@ def test_grader_finds_a_customer_name_and_a_code_line_in_any_room(finished: tupl
 @pytest.mark.slow
 def test_grader_fails_an_unfinished_incident(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path, "home")
-    run = new_run(tmp_path / "runs", keys)
-    with Incident(run, keys, settings, over_http=False) as inc:
+    run = new_run(tmp_path / "runs", keys, PAYCO_SHOPCO)
+    with Incident(run, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
         run_script(inc, until=9)  # root cause confirmed, fixes not yet approved
     result = grade(run, keys)
     bad = {c["name"] for c in result["checks"] if not c["ok"]}
@@ -171,3 +172,20 @@ def test_the_grader_and_the_console_share_the_observers_connections(
     finally:
         ledger.close()
     assert held == sorted([room] for room in info.rooms.values())
+
+
+def test_a_run_made_before_organisations_were_configured_still_opens(
+        finished: tuple[Path, KeyStore, dict[str, Any]], tmp_path: Path) -> None:
+    """A run folder without `ws/parties.json` (made by an older signoff) played the scripted cast:
+    its console and replay still open, and grading it says it has no code to measure against rather
+    than claiming that none crossed."""
+    from signoff.incident.service import console_view, postmortem
+
+    run, keys, _ = finished
+    copy = _copy(run, tmp_path)
+    (copy / "ws" / "parties.json").unlink()
+    view = console_view(copy, keys, "payco")
+    assert view.names == {"payco": "PayCo", "shopco": "ShopCo"} and view.lanes == ("payco", SHARED, "shopco")
+    assert any(s.lane == "payco" for s in view.steps)
+    with pytest.raises(UnavailableError, match="names no organisation's code"):
+        postmortem(copy)

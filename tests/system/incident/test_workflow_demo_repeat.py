@@ -8,6 +8,7 @@ import pytest
 
 from signoff.incident.grade import grade
 from signoff.incident.workflow import run_demo
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 from tests.system.incident.test_workflow_demo import failed, fresh
 
 
@@ -16,7 +17,7 @@ def test_demo_passes_the_grader_three_times_in_a_row_from_fresh_state(node: str,
     for attempt in range(3):
         settings, keys = fresh(tmp_path, f"home{attempt}")
         # Over HTTP to a room server process, as the CLI runs it.
-        summary = run_demo(tmp_path / f"runs{attempt}", keys, settings)
+        summary = run_demo(tmp_path / f"runs{attempt}", keys, settings, PAYCO_SHOPCO)
         result = grade(Path(summary["run"]), keys)
         assert result["ok"], failed(result)
         assert len(result["checks"]) >= 12

@@ -20,6 +20,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.rooms import RoomService
 from signoff.trust import KeyStore
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 from tests.support.serve import serve
 
 
@@ -51,7 +52,7 @@ def test_the_incident_on_an_external_server(node: str, server: tuple[str, str], 
     url, admin_token = server
     home = tmp_path / "home"
     settings, keys = Settings.load(home=home, env={}, cwd=tmp_path), KeyStore(home / "keys")
-    summary = run_demo(tmp_path / "runs", keys, settings, without=without,
+    summary = run_demo(tmp_path / "runs", keys, settings, PAYCO_SHOPCO, without=without,
                        server=lambda secrets: ServerProvisioner(url, admin_token, secrets))
     run = Path(summary["run"])
     info = RunInfo.load(run)
@@ -62,7 +63,7 @@ def test_the_incident_on_an_external_server(node: str, server: tuple[str, str], 
     fixes = next(c for c in result["checks"] if c["name"] == "both fixes approved")
     assert fixes["detail"] == ("payco: accepted by priya; shopco: accepted by sam" if not without
                                else "payco: command by priya; shopco: command by sam")
-    with Incident(run, keys, settings) as inc:
+    with Incident(run, keys, settings, PAYCO_SHOPCO) as inc:
         assert inc.rooms is None and inc.rooms_server is None  # nothing of the server runs here
         with pytest.raises(UsageError, match="not this run's to restart"):
             inc.restart("rooms")
@@ -74,7 +75,7 @@ def test_two_runs_on_one_server_each_with_names_of_its_own(node: str, server: tu
     url, admin_token = server
     home = tmp_path / "home"
     settings, keys = Settings.load(home=home, env={}, cwd=tmp_path), KeyStore(home / "keys")
-    runs = [run_demo(tmp_path / "runs", keys, settings,
+    runs = [run_demo(tmp_path / "runs", keys, settings, PAYCO_SHOPCO,
                      server=lambda secrets: ServerProvisioner(url, admin_token, secrets)) for _ in range(2)]
     infos = [RunInfo.load(Path(r["run"])) for r in runs]
     assert infos[0].suffix != infos[1].suffix and all(i.suffix.startswith(".r") for i in infos)
@@ -85,7 +86,7 @@ def test_two_runs_on_one_server_each_with_names_of_its_own(node: str, server: tu
         assert result["ok"], [c["name"] + ": " + c["detail"] for c in result["checks"] if not c["ok"]]
         assert summary["status"] == "closed"
         # The server knows each run's people and agents by their suffixed names.
-        with Incident(Path(summary["run"]), keys, settings) as inc:
+        with Incident(Path(summary["run"]), keys, settings, PAYCO_SHOPCO) as inc:
             detail = inc.actors["mediator"].op("shared", "get_room_detail", room_id=info.rooms["shared"])
             names = {p["name"] for p in detail["participants"]}
             assert {f"mediator{info.suffix}", f"priya{info.suffix}", f"sam{info.suffix}"} <= names
@@ -123,6 +124,7 @@ def test_a_refused_operator_leaves_no_run_behind(server: tuple[str, str], tmp_pa
     url, _ = server
     keys = KeyStore(tmp_path / "keys")
     with pytest.raises(SignoffError) as refused:
-        provision(tmp_path / "run", keys, server=lambda secrets: ServerProvisioner(url, "not-a-token", secrets))
+        provision(tmp_path / "run", keys, PAYCO_SHOPCO.parties,
+                  server=lambda secrets: ServerProvisioner(url, "not-a-token", secrets))
     assert refused.value.fix
     assert not (tmp_path / "run").exists()

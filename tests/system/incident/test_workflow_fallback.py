@@ -18,6 +18,7 @@ from signoff.incident.workflow import Incident, run_demo
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 
 WITHOUT_CARDS = ("request_approval",)
 PROPOSED = 6  # index of "sam approves ShopCo's fingerprint": the commander has proposed the root cause
@@ -74,7 +75,7 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
         tried["records"] = _fix_records(inc)
         tried["cards"] = [inc.user_client(h).pending() for h in ("priya", "sam")]
 
-    summary = run_demo(tmp_path / "runs", keys, settings, between=attack, without=WITHOUT_CARDS)
+    summary = run_demo(tmp_path / "runs", keys, settings, PAYCO_SHOPCO, between=attack, without=WITHOUT_CARDS)
     run = Path(summary["run"])
     assert RunInfo.load(run).decision_channel == "addressed_command"
     assert tried["dave"] == {APPROVER: "not_permitted"}
@@ -99,20 +100,20 @@ def test_without_cards_fixes_are_decided_by_exact_commands_to_the_approver(node:
     answers = {m["thread"]: m["body"] for m in view.by("payco", APPROVER)}
     assert "To approve exactly this, send: @approver approve fix INC-0001-fix-payco #" in answers[tried["bare"]]
     assert "changed since it was shown" in answers[tried["other"]]
-    with Incident(run, keys, settings, over_http=False) as inc:
+    with Incident(run, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
         assert sorted(_fix_records(inc)) == ["INC-0001-fix-payco", "INC-0001-fix-shopco"]
 
 
 def test_a_run_made_for_cards_does_not_start_where_the_client_sees_none(tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path, "home")
     run = tmp_path / "run"
-    provision(run, keys)
+    provision(run, keys, PAYCO_SHOPCO.parties)
     info = RunInfo.load(run)
     assert info.decision_channel == "approval_card"
     (run / "run.json").write_text((run / "run.json").read_text().replace('"without": []',
                                                                          '"without": ["request_approval"]'))
     with pytest.raises(RefusedError, match="provisioned for fix approvals by approval_card"):
-        Incident(run, keys, settings, over_http=False)
+        Incident(run, keys, settings, PAYCO_SHOPCO, over_http=False)
 
 
 @pytest.mark.slow

@@ -28,6 +28,7 @@ from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.settings import Settings
 from signoff.sandbox.bwrap import locate
 from signoff.trust import KeyStore
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 from tests.support.requires import require
 
 
@@ -36,8 +37,8 @@ def live(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Incide
     tmp = tmp_path_factory.mktemp("redteam")
     settings = Settings.load(home=tmp / "home", env={}, cwd=tmp)
     keys = KeyStore(tmp / "home" / "keys")
-    run = new_run(tmp / "runs", keys)
-    with Incident(run, keys, settings) as inc:
+    run = new_run(tmp / "runs", keys, PAYCO_SHOPCO)
+    with Incident(run, keys, settings, PAYCO_SHOPCO) as inc:
         run_script(inc, until=ATTACK_AFTER_STEP)
         yield inc
 
@@ -90,7 +91,7 @@ def test_record_overwrite_is_refused(live: Incident) -> None:
 
 @pytest.mark.parametrize("index", range(len(FORBIDDEN)), ids=list(FORBIDDEN))
 def test_forbidden_action_is_blocked(live: Incident, index: int) -> None:
-    actions = forbidden_actions(live)
+    actions = forbidden_actions(live, PAYCO_SHOPCO)
     label, _sent, fire = actions[index]
     assert label == FORBIDDEN[index]
     if "shell" in label:

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from signoff.demo.payco_shopco.fixture import ORGS
 from signoff.incident.actors import RoomAgent
-from signoff.incident.fixture import ORGS
 from signoff.incident.grade import grade
 from signoff.incident.playbooks import parse_disclosure_post
 from signoff.incident.stack import SHARED
 from signoff.incident.workflow import SCRIPT, SERVICES, Incident, new_run, run_script
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
+from tests.support.fixtures.incident import PAYCO_SHOPCO
 
 
 class Crash(Exception):
@@ -42,7 +43,7 @@ def assert_exactly_once(inc: Incident, run: Path, keys: KeyStore) -> None:
 @pytest.mark.slow
 def test_restarting_every_service_mid_incident_loses_and_duplicates_nothing(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path)
-    run = new_run(tmp_path / "runs", keys)
+    run = new_run(tmp_path / "runs", keys, PAYCO_SHOPCO)
     restarted: list[str] = []
 
     def restart(i: int, inc: Incident) -> None:
@@ -50,7 +51,7 @@ def test_restarting_every_service_mid_incident_loses_and_duplicates_nothing(node
         inc.restart(name)
         restarted.append(name)
 
-    with Incident(run, keys, settings) as inc:
+    with Incident(run, keys, settings, PAYCO_SHOPCO) as inc:
         run_script(inc, between=restart)
         assert set(restarted) == set(SERVICES)
         assert_exactly_once(inc, run, keys)
@@ -66,7 +67,7 @@ def test_a_crash_after_the_effect_before_the_cursor_resumes_once(node: str, tmp_
                                                                  monkeypatch: pytest.MonkeyPatch,
                                                                  service: str, step: int) -> None:
     settings, keys = fresh(tmp_path)
-    run = new_run(tmp_path / "runs", keys)
+    run = new_run(tmp_path / "runs", keys, PAYCO_SHOPCO)
     armed = {"on": False, "fired": 0}
     save = RoomAgent._save_cursor
 
@@ -80,7 +81,7 @@ def test_a_crash_after_the_effect_before_the_cursor_resumes_once(node: str, tmp_
     monkeypatch.setattr(RoomAgent, "_save_cursor", crashing_save)
     # In process: the crash is about cursors and idempotent effects, not the transport (HTTP is
     # covered by the restart test above).
-    with Incident(run, keys, settings, over_http=False) as inc:
+    with Incident(run, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
         run_script(inc, until=step)
         armed["on"] = True
         with pytest.raises(Crash):
@@ -95,9 +96,9 @@ def test_a_crash_after_the_effect_before_the_cursor_resumes_once(node: str, tmp_
 
 def test_unknown_service_is_a_usage_error(node: str, tmp_path: Path) -> None:
     settings, keys = fresh(tmp_path)
-    run = new_run(tmp_path / "runs", keys)
+    run = new_run(tmp_path / "runs", keys, PAYCO_SHOPCO)
     from signoff.kernel.errors import UsageError
 
-    with Incident(run, keys, settings, over_http=False) as inc:
+    with Incident(run, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
         with pytest.raises(UsageError, match="unknown service 'dns'"):
             inc.restart("dns")

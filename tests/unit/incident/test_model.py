@@ -130,7 +130,8 @@ def test_append_record_links_and_signs_what_verification_checks() -> None:
 
 
 def _approval(text: str | None = None, shown: str | bool | None = True) -> tuple[ApproveDisclosure, Standing]:
-    d = draft("payco", 1, "INC-0001", {"rows": [{"path": "data.customer.name", "delta": 8}]}, "Finding 1.")
+    d = draft("payco", 1, "INC-0001", {"rows": [{"path": "data.customer.name", "delta": 8}]}, "Finding 1.",
+              prefix="PAY")
     draft_msg = Message("m1", "payco-internal", "payco-agent", text if text is not None else d.text)
     approval = Message("m2", "payco-internal", "priya", d.approve_command)
     digest = shown_digest(shown_disclosure(d, draft_msg.text)) if shown is True else shown or None

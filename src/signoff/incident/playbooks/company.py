@@ -9,7 +9,6 @@ import json
 import re
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from signoff.agents import agent_for
@@ -21,7 +20,7 @@ from signoff.incident.evidence_server import EvidenceClient
 from signoff.incident.guard import Post
 from signoff.incident.notary import IssuedSalt
 from signoff.incident.playbooks.posts import EVENT_ID, FIXES, ORG_TITLE, PUBLISH_TOPIC, fix_request
-from signoff.incident.simulate import simulate
+from signoff.incident.scenario import Scenario
 from signoff.incident.stack import APPROVER, HUMANS, MEDIATOR, SHARED
 from signoff.incident.workspace import SHARED_ROOM, Workspace
 from signoff.kernel.canonical import canonical_text
@@ -43,7 +42,7 @@ register_script("responder", _responder_script, "incident-playbook")
 
 class CompanyAgent(RoomAgent):
     def __init__(self, *args: Any, org: str, ws: Workspace, ledger: SqlLedger, evidence: EvidenceClient,
-                 settings: Settings, current: Callable[[], IssuedSalt | None], fixture: Path | None = None,
+                 settings: Settings, current: Callable[[], IssuedSalt | None], scenario: Scenario | None = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.org = org
@@ -52,7 +51,7 @@ class CompanyAgent(RoomAgent):
         self.evidence = evidence
         self.settings = settings
         self.current = current
-        self.fixture = fixture
+        self.scenario = scenario  # re-runs the traffic with the fixes (the end-to-end check)
         self.responder = agent_for("responder", settings, ledger=ledger, script="incident-playbook")
 
     # events
@@ -112,12 +111,10 @@ class CompanyAgent(RoomAgent):
                     options=[{"id": "approve", "label": "Approve the fix", "decision": "accept"},
                              {"id": "decline", "label": "Decline", "decision": "decline"}],
                     expires_at=time.time() + 86_400, responders=[self.info.server_name(HUMANS[self.org])])
-        elif "re-run the end-to-end check" in text and self.org == "shopco":
-            out = self.ws.root / "captures-fixed"
-            result = simulate(out, fixed_payco=True, fixed_shopco=True, fixture=self.fixture)
-            evidence = {"simulation": {"events": len(result.accepted) + len(result.rejected),
-                                       "accepted": len(result.accepted), "rejected": len(result.rejected),
-                                       "fixes": sorted(FIXES.values())}}
+        elif "re-run the end-to-end check" in text and self.org == "shopco" and self.scenario is not None:
+            result = self.scenario.rerun(self.ws.root / "captures-fixed")
+            evidence = {"simulation": {"events": result.events, "accepted": result.accepted,
+                                       "rejected": result.rejected, "fixes": sorted(FIXES.values())}}
             sim = evidence["simulation"]
             facts = [{"id": "e2e", "text": f"End-to-end check for {incident} with both fixes: {sim['events']} "
                       f"webhooks sent, {sim['accepted']} accepted, {sim['rejected']} rejected."}]
@@ -151,7 +148,8 @@ class CompanyAgent(RoomAgent):
         else:
             proposal = self.responder.propose({"facts": facts, "org": self.org, "incident": incident},
                                               client=f"incident-{self.org}", case_id=incident)
-            d = draft(self.org, len(docs) + 1, incident, evidence, str(proposal.output["message"]))
+            d = draft(self.org, len(docs) + 1, incident, evidence, str(proposal.output["message"]),
+                      prefix=self.ws.parties.get(self.org).prefix)
             self.op(self.org, "create_room_document", name=d.d_id, description=purpose,
                     content=canonical_text({"incident": incident, "evidence": evidence, "text": d.text,
                                             "kind": proposal.kind}))

@@ -83,6 +83,8 @@
     from.appendChild(el("span", "stamp", m.stamp));
     from.appendChild(document.createTextNode(" "));
     from.appendChild(el("strong", "", m.who));
+    from.appendChild(document.createTextNode(" "));
+    from.appendChild(el("span", "tag", m.control));
     item.appendChild(from);
     item.appendChild(el("p", "body", m.text));
     lane.appendChild(item);

@@ -1,19 +1,18 @@
-"""The PayCo/ShopCo fixture: where it lives and what each organisation captured.
+"""The PayCo/ShopCo fixture: where it lives, its two organisations and what each captured.
 
 The fixture's code is in `examples/payco-shopco/` (PayCo in Python, ShopCo in JavaScript). Each side
-writes a capture file (JSON lines): PayCo the bytes it sent and signed, ShopCo the bytes its worker
-verified. Those captures are what each organisation's evidence server holds.
+writes a capture file (JSON lines, `signoff.incident.captures`): PayCo the bytes it sent and signed,
+ShopCo the bytes its worker verified. Those captures are what each organisation's evidence server
+holds. `parties` is the fixture as an incident configuration: the organisations the demo runs.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from signoff.incident.captures import Captured, load_capture
+from signoff.incident.parties import Organisation, Parties
 from signoff.kernel.errors import NotFoundError, UsageError
 
 ORGS = ("payco", "shopco")
@@ -60,34 +59,6 @@ def check_org(org: str) -> str:
     return org
 
 
-@dataclass(frozen=True)
-class Captured:
-    """One request as an organisation saw it: the bytes it signed (PayCo) or verified (ShopCo)."""
-
-    event_id: str
-    status: int
-    raw: bytes
-
-
-def load_capture(path: Path) -> list[Captured]:
-    """Read a capture file written by either side of the fixture."""
-    out: list[Captured] = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"capture file not found: {path}", "run `signoff incident simulate` first") from exc
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            blob = row.get("raw_b64") or row.get("verified_b64")
-            out.append(Captured(str(row["event_id"]), int(row["status"]), base64.b64decode(blob, validate=True)))
-        except (ValueError, KeyError, TypeError, binascii.Error) as exc:
-            raise UsageError(f"{path} line {n} is not a capture record", "re-run the simulation") from exc
-    return out
-
-
 def customer_names(fixture: Path | None = None) -> list[str]:
     """PayCo's customer list (the fixture's own data; only ever hashed by the guard)."""
     root = fixture_dir(fixture)
@@ -99,3 +70,24 @@ def customer_names(fixture: Path | None = None) -> list[str]:
     result = names()
     assert isinstance(result, list)
     return [str(n) for n in result]
+
+
+HUMANS = {"payco": "priya", "shopco": "sam"}
+PREFIXES = {"payco": "PAY", "shopco": "SHOP"}
+PEOPLE = {"payco": ("dave",), "shopco": ()}  # dave: a PayCo engineer who is not its approver
+
+
+def parties(fixture: Path | None = None, captures: Path | None = None) -> Parties:
+    """PayCo and ShopCo as an incident configuration: each guard protects its own code and the
+    customer names (PayCo's customers, which ShopCo holds too); with `captures`, the folder a
+    simulation wrote (`<org>-capture.jsonl`) is each evidence server's."""
+    names = tuple(customer_names(fixture))
+    return Parties(tuple(
+        Organisation(org, ORG_NAMES[org], HUMANS[org], language_of(org), prefix=PREFIXES[org],
+                     code=tuple(code_files(org, fixture)), people=PEOPLE[org], protected=names,
+                     captures=(Path(captures) / f"{org}-capture.jsonl",) if captures is not None else ())
+        for org in ORGS))
+
+
+__all__ = ["FIXTURE_ENV", "ORGS", "ORG_NAMES", "Captured", "check_org", "code_files", "customer_names",
+           "fixture_dir", "language_of", "load_capture", "parties"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pygments.token import Comment, Name, Number, String, Text, Token, _TokenType, is_token_subtype
 
-from signoff.incident.fixture import fixture_dir
+from signoff.demo.payco_shopco.fixture import fixture_dir
 from signoff.incident.guard import CODEISH, SUBSEQ_MIN, WHOLE_MIN
 from signoff.incident.shapes import lexer, line_shape, shapes_by_line
 

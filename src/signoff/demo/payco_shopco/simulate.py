@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.fixture import fixture_dir
+from signoff.demo.payco_shopco.fixture import fixture_dir
 from signoff.kernel.errors import UnavailableError
 
 _START_TIMEOUT = 20.0
