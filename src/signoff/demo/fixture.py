@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,17 +29,29 @@ class FixtureRepo:
     candidates: dict[str, str] = field(default_factory=dict)
 
 
-def examples_root() -> Path:
-    """The examples/ folder of a source checkout (where `make demo` runs), or SIGNOFF_EXAMPLES."""
+def installed_examples() -> Path:
+    """Where an installed signoff keeps its examples: <prefix>/share/signoff/examples (the wheel's
+    data files; pyproject.toml lists them)."""
+    return Path(sysconfig.get_path("data")) / "share" / "signoff" / "examples"
+
+
+def examples_candidates() -> list[Path]:
+    """Where the examples may be, in order: SIGNOFF_EXAMPLES, the source checkout this module is in
+    (`make demo`), the installed copy, ./examples."""
     named = os.environ.get("SIGNOFF_EXAMPLES")
     candidates = [Path(named)] if named else []
-    candidates.append(Path(__file__).resolve().parents[3] / "examples")
-    candidates.append(Path.cwd() / "examples")
-    for c in candidates:
+    candidates += [Path(__file__).resolve().parents[3] / "examples", installed_examples(), Path.cwd() / "examples"]
+    return candidates
+
+
+def examples_root() -> Path:
+    """The examples folder: a source checkout's (where `make demo` runs), the installed copy, or
+    SIGNOFF_EXAMPLES."""
+    for c in examples_candidates():
         if (c / "coupon" / "harness").is_dir():
             return c
     raise NotFoundError("the examples folder (with examples/coupon) was not found",
-                        "run from a source checkout of signoff, or set SIGNOFF_EXAMPLES to its examples folder")
+                        "reinstall signoff (its wheel carries them), or set SIGNOFF_EXAMPLES to an examples folder")
 
 
 def shoplite_source() -> Path:

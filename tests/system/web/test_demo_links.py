@@ -1,10 +1,17 @@
-"""After `signoff demo` (what `make demo` runs) and `signoff serve --demo`, every link a visitor can
-follow answers: a crawler signs in with the printed link and follows every same-origin link from the
-menu and from every page it reaches, breadth first, and no answer is a 4xx or a 5xx."""
+"""signoff as a user installs it, and every link of its demo: the wheel built from this checkout is
+installed in a fresh environment outside it (tests/support/package.py); that installation runs
+`signoff demo` and `signoff serve --demo`, and a crawler signs in with the printed link and follows
+every same-origin link from the menu and from every page it reaches, breadth first: no answer is a
+4xx or a 5xx. So the package carries its templates, static files, migrations, guard sources and
+examples, and needs nothing from the source tree."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import tarfile
+import zipfile
 from collections import deque
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -14,8 +21,10 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import httpx
 import pytest
 
+from tests.support.package import Installed, install
 from tests.support.requires import require_sandbox
-from tests.system.web.test_serve_demo import DemoServer, _redeem, _signoff
+from tests.support.serve import Process
+from tests.system.web.test_serve_demo import LINK, _redeem
 
 MAX_PAGES = 400  # the demo's pages number in the tens; the bound only stops a link loop
 # Links that act rather than show: signing out would end the crawl, and a GET must never act anyway.
@@ -43,28 +52,68 @@ def links(base: str, url: str, html: str) -> list[str]:
     return out
 
 
+def _env() -> dict[str, str]:
+    # As after installing: the default home (.signoff in the working folder), nothing configured, and
+    # nothing of this checkout on the import path.
+    return {k: v for k, v in os.environ.items() if not k.startswith(("SIGNOFF_", "PYTHON"))}
+
+
 @pytest.fixture(scope="module")
-def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    return install(tmp_path_factory.mktemp("installed"))
+
+
+@pytest.fixture(scope="module")
+def demo_folder(installed: Installed, tmp_path_factory: pytest.TempPathFactory) -> Path:
     require_sandbox()  # the demos reproduce and verify in the real sandbox
     folder = tmp_path_factory.mktemp("after-make-demo")
-    done = _signoff(folder, "demo", "--json")  # every demo, as `make demo` runs them
+    done = subprocess.run(installed.signoff("demo", "--json"), cwd=folder, env=_env(), capture_output=True,
+                          text=True, timeout=900)  # every demo, as `make demo` runs them
     assert done.returncode == 0, f"signoff demo failed: {done.stdout[-2000:]}{done.stderr[-2000:]}"
     return folder
 
 
 @pytest.fixture(scope="module")
-def visitor(demo_folder: Path) -> Iterator[tuple[str, httpx.Client]]:
-    server = DemoServer(demo_folder)
+def visitor(installed: Installed, demo_folder: Path) -> Iterator[tuple[str, httpx.Client]]:
+    server = Process(installed.signoff("serve", "--demo", "--port", "0"), _env(), cwd=demo_folder)
     try:
-        base, secret = server.link()
-        client, signed = _redeem(base, secret)
+        found = server.printed(LINK)
+        client, signed = _redeem(found.group(1), found.group(2))
         assert signed.status_code == 303, signed.text
         try:
-            yield base, client
+            yield found.group(1), client
         finally:
             client.close()
     finally:
         server.stop()
+
+
+def test_the_installed_package_runs_from_its_own_files(installed: Installed, tmp_path: Path) -> None:
+    probe = ("import signoff, signoff.demo.fixture as f, signoff.demo.payco_shopco.fixture as p;"
+             "print(signoff.__file__); print(f.examples_root()); print(p.fixture_dir())")
+    done = subprocess.run([str(installed.bin / "python"), "-c", probe], cwd=tmp_path, env=_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    venv = installed.bin.parent.resolve()
+    for line in done.stdout.splitlines():
+        assert Path(line).resolve().is_relative_to(venv), line  # never the checkout's src/ or examples/
+
+
+def test_the_wheel_and_sdist_carry_what_signoff_reads_at_run_time(installed: Installed) -> None:
+    root = Path(__file__).resolve().parents[3]
+    examples = subprocess.run(["git", "ls-files", "examples"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.split()
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        names = set(wheel.namelist())
+    data = next(n.split("/data/")[0] for n in names if ".data/data/" in n) + "/data/"
+    missing = [f for f in examples if f"{data}share/signoff/{f}" not in names]
+    assert not missing, f"examples the wheel does not carry (add them to pyproject's data-files): {missing}"
+    for kind in ("signoff/web/templates/", "signoff/web/static/", "signoff/ledger/migrations/",
+                 "signoff/repair/runner_files/", "signoff/airlock/intent_model.json"):
+        assert any(n.startswith(kind) for n in names), kind
+    with tarfile.open(installed.sdist) as sdist:
+        members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
+    assert {"pyproject.toml", "requirements/server.lock", *examples} <= members
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from signoff.demo.fixture import installed_examples
 from signoff.incident.captures import Captured, load_capture
 from signoff.incident.parties import Organisation, Parties
 from signoff.kernel.errors import NotFoundError, UsageError
@@ -21,7 +22,8 @@ FIXTURE_ENV = "SIGNOFF_INCIDENT_FIXTURE"
 
 
 def fixture_dir(explicit: Path | None = None) -> Path:
-    """The payco-shopco folder: explicit, $SIGNOFF_INCIDENT_FIXTURE, ./examples/, or the source checkout's."""
+    """The payco-shopco folder: explicit, $SIGNOFF_INCIDENT_FIXTURE, ./examples/, the source checkout's,
+    or the installed copy."""
     candidates: list[Path] = []
     if explicit is not None:
         candidates.append(Path(explicit))
@@ -30,12 +32,14 @@ def fixture_dir(explicit: Path | None = None) -> Path:
     else:
         candidates.append(Path.cwd() / "examples" / "payco-shopco")
         candidates.extend(p / "examples" / "payco-shopco" for p in Path(__file__).resolve().parents)
+        candidates.append(installed_examples() / "payco-shopco")
     for c in candidates:
         if (c / "payco" / "payco" / "sender.py").is_file() and (c / "shopco" / "app" / "server.js").is_file():
             return c
     raise NotFoundError(
         f"the PayCo/ShopCo fixture is not at {candidates[0]}",
-        f"run from a signoff checkout, pass --fixture, or set {FIXTURE_ENV} to examples/payco-shopco",
+        f"reinstall signoff (its wheel carries the fixture), pass --fixture, or set {FIXTURE_ENV} to "
+        "examples/payco-shopco",
     )
 
 
