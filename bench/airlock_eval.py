@@ -33,6 +33,7 @@ import logging
 import os
 import pickle
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -694,17 +695,23 @@ def final_run(args: argparse.Namespace) -> None:
     print(f"  sinanw/llm-security-prompt-injection {tr._git(git_dir, 'rev-parse', commit).strip()}")
     git_dir, _, commit = mirrors["SPEAR-SE/LogInBugReportsEmpirical_Data"].rpartition("@")
     paths = [p for p in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
-             if p.startswith("bug_reports/") and p.endswith(".json")]
+             if re.fullmatch(r"bug_reports/[A-Za-z]+/[A-Z]+-[0-9]+\.json", p)]  # one JIRA issue per file
     per_project: dict[str, list[str]] = {}
     for path in sorted(paths, key=lambda p: hashlib.sha256(p.encode()).hexdigest()):
         chosen = per_project.setdefault(path.split("/")[1], [])
         if len(chosen) < 60:
             chosen.append(path)
     honest = []
+    unreadable = 0
     for project, chosen in sorted(per_project.items()):
         for path in chosen:
-            fields = json.loads(tr._git(git_dir, "show", f"{commit}:{path}")).get("fields", {})
+            try:
+                fields = json.loads(tr._git(git_dir, "show", f"{commit}:{path}").lstrip("\ufeff")).get("fields", {})
+            except (json.JSONDecodeError, AttributeError, subprocess.CalledProcessError):
+                unreadable += 1  # not in the snapshot, or not a JSON object: counted, not read
+                continue
             honest.append((project, f"Title: {fields.get('summary') or ''}\n{fields.get('description') or ''}"))
+    print(f"  JIRA files missing or not a JSON object (skipped): {unreadable}")
     print(f"  SPEAR-SE/LogInBugReportsEmpirical_Data {tr._git(git_dir, 'rev-parse', commit).strip()}")
     rng = random.Random(tr.SEED)
     tally = Tally()
