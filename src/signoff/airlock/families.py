@@ -294,6 +294,28 @@ _AGENT = [
     # a markdown image whose address carries a placeholder: a renderer fetches it and leaks the data
     r"!\[[^\]\n]{0,60}\]\(https?://[^)\s]{0,200}[?&][a-z_]{1,20}=(?:\{|\[|<|\$|%7b)",
     # "Visit https://..." alone is a repro step; an agent told to visit a link is caught above
+    # A task for whoever reads the report, planted in it (how indirect-injection benchmarks attack):
+    # a creative piece no bug report asks its reader for ("a story" alone is a user story, "a song"
+    # a playlist's, "speech" a text-to-speech app's) ...
+    rf"{_IMP}(?:write|compose|draft|generate|create|produce|craft|come up with|brainstorm|invent|tell me|"
+    r"give me|suggest) (?:me )?(?:\S+ ){0,5}?(?:poems?|haikus?|limericks?|sonnets?|lyrics|short stor(?:y|ies)|"
+    r"bedtime stor(?:y|ies)|stor(?:y|ies) about|essays?|slogans?|jokes?|riddles?|mottos?|fairy tales?|fables?|"
+    r"odes?|love letters?)\b",
+    # ... a text to translate or sum up in a given way ...
+    rf"{_IMP}(?:translate|summari[sz]e|paraphrase|rephrase|rewrite) (?:the following|this|these|the above|"
+    r"the (?:text|passage|paragraph|article|email|document|story|plot|content|sentences?)|everything)"
+    r"(?: \S+){0,5}? (?:into|in|to) (?:english|french|german|spanish|italian|portuguese|dutch|russian|chinese|"
+    r"japanese|korean|arabic|hindi|turkish|polish|pirate|shakespearean|emojis?|(?:one|two|three|five|ten|[0-9]+) "
+    r"(?:words|sentences|bullet points|bullets|lines|paragraphs))\b",
+    # ... or something to put into the reader's answer, or a way to answer
+    rf"{_IMP}(?:include|add|insert|append|prepend|put|place|mention|state|write|start|begin|end)(?: \S+){{0,8}}? "
+    r"(?:in|into|to|with|at the (?:very )?(?:top|start|beginning|end|bottom) of) your (?:response|reply|answer|"
+    r"output|summary|next message)\b",
+    r"\b(?:first|last|only) (?:thing|line|sentence|words?) (?:in|of) your (?:response|reply|answer|output)\b",
+    rf"{_IMP}(?:begin|start|end|finish|open|close|sign) your (?:response|reply|answer|output)s? (?:with|by)\b",
+    rf"{_IMP}(?:reply|respond|answer)(?: only)? (?:in|with) (?:english|french|german|spanish|italian|"
+    r"portuguese|dutch|russian|chinese|japanese|korean|arabic|hindi|all caps|uppercase|emojis?|yes or no|"
+    r"positive or negative|(?:a|one) (?:single )?word)\b",
 ]
 
 _ENCODED = [
