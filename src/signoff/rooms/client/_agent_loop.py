@@ -382,13 +382,17 @@ class AgentLoop:
             await self._handle(key, room, env)
         return len(pending)
 
-    async def recover(self, room: str) -> int:
+    async def recover(self, room: str, since_ms: int | None = None) -> int:
         """Re-read `room` and take every message this agent may have missed (see the module's
-        contract); returns how many were handed over."""
-        return await self._take_missed(room, await read_room(self._client(room).call))
+        contract); returns how many were handed over. `since_ms` (epoch ms) moves the start of
+        the agent's work in the room back (e.g. to when a workflow was set up there, before the
+        agent first ran); it never moves it forward."""
+        return await self._take_missed(room, await read_room(self._client(room).call), since_ms)
 
-    async def _take_missed(self, room: str, found: list[dict[str, Any]]) -> int:
+    async def _take_missed(self, room: str, found: list[dict[str, Any]], since_ms: int | None = None) -> int:
         since = self.store.state.since.get(room)
+        if since_ms is not None:
+            since = since_ms if since is None else min(since, since_ms)
         taken = 0
         for env in missed(room, found, self.agent_name, self.store.state.sender,
                           None if since is None else since - SINCE_MARGIN_MS):
