@@ -360,7 +360,7 @@ def watch_cmd(
     c = Contract.load(contract)
     config = RoomsConfig.from_settings(settings())
     ledger = SqlLedger.open(settings())
-    err_console.print(config.server_line(), highlight=False)
+    err_console.print(config.server_line(), highlight=False, markup=False)
     try:
         person = config.person(operator, ledger)
         # One call that needs no connection (so any server, a Switch core too): NotFoundError
@@ -397,7 +397,7 @@ def run_cmd(
         rooms = RepairService(ledger, s).watched_rooms()
         if not rooms:
             raise UsageError("no room is watched yet", "run `signoff repair watch` first")
-        err_console.print(config.server_line(), highlight=False)
+        err_console.print(config.server_line(), highlight=False, markup=False)
 
         def progress(done: int) -> None:
             console.print(f"handled {done} messages and jobs", highlight=False)
@@ -447,7 +447,7 @@ def agent_cmd(
     ledger = SqlLedger.open(s)
     try:
         rooms = list(room or []) or watched_rooms(ledger)
-        err_console.print(config.server_line(), highlight=False)
+        err_console.print(config.server_line(), highlight=False, markup=False)
         me = verifier if role == "verifier" else fixer
         transport = config.stream_transport(me, ledger)
         name = config.agent_name(me)
