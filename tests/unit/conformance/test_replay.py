@@ -67,7 +67,7 @@ def op_result(exchanges: list[dict[str, Any]], op: str, agent: str | None = None
 
 def test_every_recorded_stream_parses_into_frames_the_client_understands() -> None:
     files = sorted(RECORDINGS.glob("*.json"))
-    assert len(files) == 10
+    assert len(files) == 11
     seen = 0
     for path in files:
         for exchange in streams(recording(path.stem)):
