@@ -47,9 +47,10 @@ def _service() -> RoomService:
         raise UsageError(
             f"this command acts on the embedded rooms server in this home's database, not on the server at "
             f"[rooms] url ({config.url}); nothing was changed",
-            f"set up {config.url} with its own tools (for `signoff serve`: run this command in that server's "
-            f"home, which has no [rooms] url; for a Switch core: its console or gateway API), register this "
-            f"home's agents there with `signoff rooms connect`; or remove [rooms] url to use this home's server")
+            f"register this home's agents on {config.url} with `signoff rooms connect`, then set it up with "
+            f"`signoff rooms room create --as ROLE`, `signoff rooms policy set` and `signoff rooms sender`; its "
+            f"people and keys with its own tools (for `signoff serve`: this command in that server's home; for a "
+            f"Switch core: its console or gateway API); or remove [rooms] url to use this home's server")
     err_console.print(f"server: this home's embedded rooms server (database {_safe_url(loaded.db_url)})",
                       highlight=False)
     return RoomService(SqlLedger.open(loaded), lifetimes=Lifetimes.from_settings(loaded))

@@ -41,7 +41,7 @@ def _agent_id(config: RoomsConfig, name: str) -> str:
         if name in (role, key.get("name")):
             return key["agent_id"]
     raise NotFoundError(f"no agent for {name!r} in {config.keys_path}",
-                        "name a role under \\[rooms.roles] registered with `signoff rooms connect`")
+                        "name a role under [rooms.roles] registered with `signoff rooms connect`, or its agent name")
 
 
 def build_policy(open_: bool, allow: list[str], owner: bool, owner_agents: bool, rooms: list[str],
