@@ -379,6 +379,7 @@ def agent_cmd(
             beside = [asyncio.create_task(work()) for work in config.housekeeping(ledger)]
             try:
                 async with AgentLoop(transport, ledger, [room], agent.handle, agent_name=agent.name) as loop:
+                    await loop.catch_up()  # what it missed while down (a restarted Switch core never streams it)
                     console.print(f"{agent.name} ready in room {room}", highlight=False)
                     sys.stdout.flush()  # whoever started this process waits for that line
                     await loop.run()

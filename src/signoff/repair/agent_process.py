@@ -77,15 +77,10 @@ def _fixer(transport: Transport, ledger: SqlLedger, settings: Settings, name: st
 
 
 async def catch_up(agent: AgentLoop, ledger: SqlLedger, settings: Settings) -> int:
-    """Take what the agent missed in each of its rooms since the room was watched: a message sent
-    before the agent first ran, or one a server lost in a restart while the agent was down (a
-    Switch core keeps its events in memory, so its stream never brings it). Once per message id,
-    like a streamed one; returns how many were taken."""
+    """`AgentLoop.catch_up` from when each room was watched: a report sent before the agent first
+    ran is its work too. Returns how many were taken."""
     service = RepairService(ledger, settings)
-    taken = 0
-    for room in agent.rooms:
-        taken += await agent.recover(room, service.watched_since(room))
-    return taken
+    return await agent.catch_up({room: service.watched_since(room) for room in agent.rooms})
 
 
 async def run_verifier(transport: Transport, ledger: SqlLedger, settings: Settings, name: str, fixer_name: str,
@@ -105,7 +100,6 @@ async def run_verifier(transport: Transport, ledger: SqlLedger, settings: Settin
 
     async with verifier.agent:
         verifier.face.decision_channel = await _decision_channel(verifier.agent, rooms[0], decisions)
-        await verifier.agent.drain_pending()
         await catch_up(verifier.agent, ledger, settings)
         ready()
         await _until_stopped(verifier.agent.run(), jobs(), *(work() for work in also))
@@ -117,7 +111,6 @@ async def run_fixer(transport: Transport, ledger: SqlLedger, settings: Settings,
     """Run the fixer until SIGTERM or SIGINT (or until cancelled), with `also` alongside."""
     agent = _fixer(transport, ledger, settings, name, rooms, script, max_attempts)
     async with agent:
-        await agent.drain_pending()
         await catch_up(agent, ledger, settings)
         ready()
         await _until_stopped(agent.run(), *(work() for work in also))
@@ -140,7 +133,7 @@ async def run_until_idle(verifier_transport: Transport, fixer_transport: Transpo
     try:
         async with verifier.agent, fixer:
             for agent in (verifier.agent, fixer):
-                total += await agent.drain_pending() + await catch_up(agent, ledger, settings)
+                total += await catch_up(agent, ledger, settings)
             while True:
                 done = await verifier.run_jobs()
                 for agent in (verifier.agent, fixer):

@@ -382,6 +382,16 @@ class AgentLoop:
             await self._handle(key, room, env)
         return len(pending)
 
+    async def catch_up(self, since_ms: Mapping[str, int | None] | None = None) -> int:
+        """What a (re)started agent owes, before it takes new events: what an earlier process
+        received but did not finish, then, in each room, every message it may have missed while no
+        process of it ran (`recover`; a Switch core that restarted meanwhile never streams them).
+        `since_ms` moves a room's start back (see `recover`). Returns how many were handed over."""
+        done = await self.drain_pending()
+        for room in self.rooms:
+            done += await self.recover(room, (since_ms or {}).get(room))
+        return done
+
     async def recover(self, room: str, since_ms: int | None = None) -> int:
         """Re-read `room` and take every message this agent may have missed (see the module's
         contract); returns how many were handed over. `since_ms` (epoch ms) moves the start of
