@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from signoff.cli.context import console, fail, print_json, settings
+from signoff.cli.context import console, err_console, fail, print_json, settings
 from signoff.cli.output import heading
 from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
@@ -317,6 +317,7 @@ def room_cmd(
 
     folder = run_dir(run, settings())
     config = RoomsConfig.from_settings(settings())
+    err_console.print(config.server_line(), highlight=False, markup=False)
     people = config.people  # [rooms.people]: who each sender id is
     if config.embedded:
         rooms = RoomService(SqlLedger.open(settings()))
@@ -361,6 +362,7 @@ def agent_cmd(
     key = AGENT_ROLES[role]
     check_options(key, repo)
     config = RoomsConfig.from_settings(settings())
+    err_console.print(config.server_line(), highlight=False, markup=False)
     crew = Crew({r: config.agent_name(r) for r in AGENT_ROLES.values()})
     ledger = SqlLedger.open(settings())
     try:
