@@ -75,3 +75,42 @@ def test_the_gateway_answers_are_what_policy_show_reads() -> None:
     alice = next(e for e in _exchanges() if e["path"].endswith("/ops/connect_to_room"))["path"].split("/")[2]
     assert rule["agents"] == [alice] and rule["owner"] is True and rule["users"] == []
     assert operator.user["name"] == "Admin"
+
+
+def test_the_sync_face_hands_over_what_the_restart_lost_once_as_the_agent_loop_does() -> None:
+    """The synchronous face's stream (`StreamSyncTransport`) takes the gap's re-read like the agent
+    loop: the lost command comes over as an addressed message, once; what the stream already
+    delivered is not handed over again; its own messages and Switch's notices under its name are
+    not handed over."""
+    import asyncio
+    from collections.abc import AsyncIterator
+
+    from signoff.rooms.client import StreamSyncTransport
+    from signoff.rooms.client._stream_sync import _Stream
+
+    found = _context()
+    [me] = joined_as(found, NAME)
+    report = next(e for e in found if str(e.get("body")).startswith(f"@{NAME} the coupon"))
+    streamed = {"type": "message", "room_id": "room", "sequence": 7,
+                "payload": {"message_id": report["id"], "body": report["body"], "addressed": True}}
+    [read] = [e for e in _exchanges() if e["path"].endswith("/ops/read_context")]
+    recovered = {"type": "context_recovered", "room_id": "room",
+                 "payload": {"gap": {"resumed_at": 0}, "context": read["response"]["result"]}}
+
+    class Client:
+        async def events(self) -> AsyncIterator[dict[str, Any]]:
+            for env in (streamed, recovered):
+                yield env
+
+    transport = StreamSyncTransport("http://switch.invalid", "verifier-id", "key", sender=me)
+    try:
+        stream = _Stream(Client(), "room", 0, joined={"participants": [{"id": "verifier-id", "name": NAME}]})  # type: ignore[arg-type]
+        asyncio.run_coroutine_threadsafe(transport._pump(stream), transport._loop).result(10)
+        handed = [env for _, env in stream.events]
+    finally:
+        transport.close()
+    ids = [env["payload"]["message_id"] for env in handed]
+    assert len(ids) == len(set(ids)) and ids[0] == report["id"]  # the streamed report, not again
+    [lost] = [env for env in handed if "recorded while the verifier was down" in env["payload"]["body"]]
+    assert lost["payload"]["addressed"] is True and lost["payload"]["recovered"] is True
+    assert all(env["payload"]["sender"] != me for env in handed[1:])  # never its own, nor notices under its name
