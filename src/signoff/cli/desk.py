@@ -398,12 +398,15 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
     from signoff.rooms.client import RoomsConfig
 
     desk = _desk()
-    url = RoomsConfig.from_settings(settings()).url
+    config = RoomsConfig.from_settings(settings())
+    url = config.url
+    err_console.print(config.server_line(), highlight=False, markup=False)
     if url is None:
         crew, drift = setup_crew(RoomService(desk.ledger), settings(), owner)
     elif not operator:
         raise UsageError(f"[rooms] url is set ({url}): the crew is set up there as an operator",
-                         "pass --operator CREDENTIAL (an admin's user token) or set SIGNOFF_ROOMS_OPERATOR")
+                         "pass --operator CREDENTIAL (an admin's user token, or EMAIL:PASSWORD for a Switch "
+                         "gateway login) or set SIGNOFF_ROOMS_OPERATOR")
     else:
         crew, drift = setup_remote(desk.ledger, settings(), owner, operator)
     out = crew.as_json() | {"drift_found": drift}
