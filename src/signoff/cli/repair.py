@@ -387,16 +387,14 @@ def run_cmd(
 
     import signoff.demo.coupon_fixer  # noqa: F401  (the offline coupon fixer)
     from signoff.ledger import SqlLedger, checkpointing
-    from signoff.repair import RepairService, run_until_idle
+    from signoff.repair import RepairService, run_until_idle, watched_rooms
     from signoff.rooms.client import RoomsConfig
 
     s = settings()
     config = RoomsConfig.from_settings(s)
     ledger = SqlLedger.open(s)
     try:
-        rooms = RepairService(ledger, s).watched_rooms()
-        if not rooms:
-            raise UsageError("no room is watched yet", "run `signoff repair watch` first")
+        rooms = watched_rooms(ledger, s, config.agent_name(verifier))
         err_console.print(config.server_line(), highlight=False, markup=False)
 
         def progress(done: int) -> None:
@@ -446,7 +444,7 @@ def agent_cmd(
     config = RoomsConfig.from_settings(s)
     ledger = SqlLedger.open(s)
     try:
-        rooms = list(room or []) or watched_rooms(ledger)
+        rooms = list(room or []) or watched_rooms(ledger, s, config.agent_name(verifier))
         err_console.print(config.server_line(), highlight=False, markup=False)
         me = verifier if role == "verifier" else fixer
         transport = config.stream_transport(me, ledger)

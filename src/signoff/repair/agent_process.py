@@ -183,9 +183,13 @@ async def _until_stopped(*work: Coroutine[Any, Any, None]) -> None:
                 await task
 
 
-def watched_rooms(ledger: SqlLedger) -> list[str]:
-    """The rooms `signoff repair watch` linked to a contract."""
-    rooms = [case.removeprefix("repair.room.") for case in ledger.case_ids("repair.room.")]
+def watched_rooms(ledger: SqlLedger, settings: Settings, verifier_name: str | None = None) -> list[str]:
+    """The rooms `signoff repair watch` linked to a contract (for `verifier_name`: those whose
+    commands address that verifier; other rooms are other verifiers' work)."""
+    service = RepairService(ledger, settings)
+    rooms = [room for room in service.watched_rooms()
+             if verifier_name is None or (w := service.watched(room)) is None or w.verifier_name == verifier_name]
     if not rooms:
-        raise UsageError("no room is watched yet", "run `signoff repair watch` first, or pass --room")
+        raise UsageError("no room is watched yet" + (f" for {verifier_name}" if verifier_name else ""),
+                         "run `signoff repair watch` first, or pass --room")
     return rooms
