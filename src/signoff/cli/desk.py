@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 import signoff.demo.shoplite_agents  # noqa: F401  (the desk's offline default agents: scripted, for ShopLite)
-from signoff.cli.context import console, print_json, settings
+from signoff.cli.context import console, err_console, print_json, settings
 from signoff.cli.progress import reporting
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.tls import tls_context
@@ -413,12 +413,15 @@ def crew_setup(owner: Annotated[str, typer.Option(help="The rooms user who owns 
     from signoff.rooms.client import RoomsConfig
 
     desk = _desk()
-    url = RoomsConfig.from_settings(settings()).url
+    config = RoomsConfig.from_settings(settings())
+    url = config.url
+    err_console.print(config.server_line(), highlight=False, markup=False)
     if url is None:
         crew, drift = setup_crew(RoomService(desk.ledger), settings(), owner)
     elif not operator:
         raise UsageError(f"[rooms] url is set ({url}): the crew is set up there as an operator",
-                         "pass --operator CREDENTIAL (an admin's user token) or set SIGNOFF_ROOMS_OPERATOR")
+                         "pass --operator CREDENTIAL (an admin's user token, or EMAIL:PASSWORD for a Switch "
+                         "gateway login) or set SIGNOFF_ROOMS_OPERATOR")
     else:
         crew, drift = setup_remote(desk.ledger, settings(), owner, operator)
     out = crew.as_json() | {"drift_found": drift}
@@ -483,27 +486,38 @@ def crew_run(role: Annotated[list[str] | None, typer.Option(
 
 @crew_app.command("link")
 def crew_link(report_id: Annotated[str, typer.Argument(help="The report (R-...).")],
-              user: Annotated[str, typer.Argument(help="The rooms user who filed it.")],
+              user: Annotated[str, typer.Argument(help="The rooms user who filed it; or, with the crew on an external "
+                                                       "server, a role under \\[rooms.roles] whose agent stands in "
+                                                       "for them (on Switch, where people come through bridges).")],
               operator: Annotated[str | None, typer.Option(
                   "--operator", envvar="SIGNOFF_ROOMS_OPERATOR", show_default=False,
-                  help="With the crew on an external server: that server's admin's (or the crew owner's) "
-                       "user token.")] = None,
+                  help="With the crew on an external signoff server: that server's admin's (or the crew owner's) "
+                       "user token (not needed for a stand-in).")] = None,
               as_json: Json = False) -> None:
-    """Link a report to the rooms user who filed it (on the server's home, or with --operator on the
-    external server the crew is on): the user joins the public intake room, gets the report's cards
-    from the concierge and may ask it about the report."""
-    from signoff.desk.service import link_remote, link_reporter
+    """Link a report to the person who filed it, so the concierge asks them its cards (or, where the
+    server has none, its questions) and answers them about it: a rooms user on this home's server,
+    a user of the external signoff server the crew is on (--operator), or the agent standing in for
+    the reporter (a role of this home, registered with `signoff rooms connect`)."""
+    from signoff.desk.service import link_remote, link_reporter, link_standin, recorded
     from signoff.rooms import RoomService
+    from signoff.rooms.client import RoomsConfig
 
     desk = _desk()
-    if operator:
+    crew = recorded(desk.ledger)
+    config = RoomsConfig.from_settings(settings())
+    if crew is not None and crew.server is not None:
+        err_console.print(f"server: {crew.server} (the crew's)", highlight=False, markup=False)
+    if crew is not None and crew.server is not None and user in config.keys():
+        link = link_standin(desk.ledger, settings(), report_id, user)
+    elif operator:
         link = link_remote(desk.ledger, settings(), report_id, user, operator)
     else:
         link = link_reporter(RoomService(desk.ledger), report_id, user)
     if as_json:
         print_json(link)
         return
-    console.print(f"{link['report_id']} linked to {link['user']} (in the intake room)", highlight=False)
+    console.print(f"{link['report_id']} linked to {link['user']} ({link['sender']}, in the intake room)",
+                  highlight=False)
 
 
 def _rooms_url() -> str | None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from signoff.cli.context import console, fail, print_json, settings
+from signoff.cli.context import console, err_console, fail, print_json, settings
 from signoff.cli.output import heading
 from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
@@ -322,6 +322,7 @@ def room_cmd(
 
     folder = run_dir(run, settings())
     config = RoomsConfig.from_settings(settings())
+    err_console.print(config.server_line(), highlight=False, markup=False)
     people = config.people  # [rooms.people]: who each sender id is
     if config.embedded:
         rooms = RoomService(SqlLedger.open(settings()))
@@ -366,6 +367,7 @@ def agent_cmd(
     key = AGENT_ROLES[role]
     check_options(key, repo)
     config = RoomsConfig.from_settings(settings())
+    err_console.print(config.server_line(), highlight=False, markup=False)
     crew = Crew({r: config.agent_name(r) for r in AGENT_ROLES.values()})
     ledger = SqlLedger.open(settings())
     try:
@@ -384,6 +386,7 @@ def agent_cmd(
             beside = [asyncio.create_task(work()) for work in config.housekeeping(ledger)]
             try:
                 async with AgentLoop(transport, ledger, [room], agent.handle, agent_name=agent.name) as loop:
+                    await loop.catch_up()  # what it missed while down (a restarted Switch core never streams it)
                     console.print(f"{agent.name} ready in room {room}", highlight=False)
                     sys.stdout.flush()  # whoever started this process waits for that line
                     await loop.run()

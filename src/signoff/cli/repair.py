@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from signoff.cli.context import console, print_json, settings
+from signoff.cli.context import console, err_console, print_json, settings
 from signoff.cli.output import heading
 from signoff.cli.progress import reporting
 from signoff.kernel.errors import UsageError
@@ -309,26 +309,6 @@ def harness_cmd(case_id: Annotated[str, typer.Argument(help="Case id, e.g. coupo
                       highlight=False, markup=False)
 
 
-def _agents(verifier: str, fixer: str, script: str | None = None) -> tuple[Any, Any, Any]:
-    """The ledger, the verifier's workflow and the fixer's worker, each agent reaching its rooms
-    through the rooms client: in process on the embedded server, over HTTP at [rooms] url."""
-    from signoff.ledger import SqlLedger
-    from signoff.repair import RepairWorkflow, SyncRepairRooms
-    from signoff.rooms.client import RoomsConfig
-
-    s = settings()
-    config = RoomsConfig.from_settings(s)
-    ledger = SqlLedger.open(s)
-    try:
-        v_rooms = SyncRepairRooms(config.sync_agent(verifier, ledger), config.agent_name(verifier))
-        f_rooms = SyncRepairRooms(config.sync_agent(fixer, ledger), config.agent_name(fixer))
-    except BaseException:
-        ledger.close()
-        raise
-    workflow = RepairWorkflow(ledger, v_rooms, s, config.agent_name(fixer))
-    return ledger, workflow, workflow.fixer_worker(f_rooms, script)
-
-
 _OPERATOR_HELP = ("Who asks: the case's operator, a user of the embedded server or a name under \\[rooms.people] "
                   "(checked against the sender id the case's room watch bound).")
 
@@ -414,6 +394,7 @@ def watch_cmd(
     c = Contract.load(contract)
     config = RoomsConfig.from_settings(settings())
     ledger = SqlLedger.open(settings())
+    err_console.print(config.server_line(), highlight=False, markup=False)
     try:
         person = config.person(operator, ledger)
         # One call that needs no connection (so any server, a Switch core too): NotFoundError
@@ -436,34 +417,33 @@ def run_cmd(
 ) -> None:
     """Process the verifier's and fixer's room messages and the repair jobs until nothing is left.
     Safe to stop and restart at any point: nothing already done is done again."""
-    import signoff.demo.coupon_fixer  # noqa: F401  (the offline coupon fixer)
-    from signoff.ledger import checkpointing
+    import asyncio
 
-    ledger, workflow, worker = _agents(verifier, fixer, script)
+    import signoff.demo.coupon_fixer  # noqa: F401  (the offline coupon fixer)
+    from signoff.ledger import SqlLedger, checkpointing
+    from signoff.repair import RepairService, run_until_idle, watched_rooms
+    from signoff.rooms.client import RoomsConfig
+
+    s = settings()
+    config = RoomsConfig.from_settings(s)
+    ledger = SqlLedger.open(s)
     try:
-        with checkpointing(ledger, settings()):
-            _run_until_done(workflow, worker, follow)
+        rooms = watched_rooms(ledger, s, config.agent_name(verifier))
+        err_console.print(config.server_line(), highlight=False, markup=False)
+
+        def progress(done: int) -> None:
+            console.print(f"handled {done} messages and jobs", highlight=False)
+
+        with checkpointing(ledger, s):
+            asyncio.run(run_until_idle(
+                config.stream_transport(verifier, ledger), config.stream_transport(fixer, ledger), ledger, s,
+                config.agent_name(verifier), config.agent_name(fixer), rooms, script=script, follow=follow,
+                also=config.housekeeping(ledger), progress=progress))
+        cases = RepairService(ledger, s).cases()
     finally:
         ledger.close()
-    for c in workflow.cases():
+    for c in cases:
         console.print(f"{c.case_id:<16} {c.state}", highlight=False)
-
-
-def _run_until_done(workflow: Any, worker: Any, follow: bool) -> None:
-    import time
-
-    while True:
-        handled = 0
-        for _ in range(1000):
-            step = workflow.poll() + worker.poll()
-            handled += step
-            if step == 0:
-                break
-        if handled:
-            console.print(f"handled {handled} messages and jobs", highlight=False)
-        if not follow:
-            break
-        time.sleep(1.0)
 
 
 @app.command("agent")
@@ -498,7 +478,8 @@ def agent_cmd(
     config = RoomsConfig.from_settings(s)
     ledger = SqlLedger.open(s)
     try:
-        rooms = list(room or []) or watched_rooms(ledger)
+        rooms = list(room or []) or watched_rooms(ledger, s, config.agent_name(verifier))
+        err_console.print(config.server_line(), highlight=False, markup=False)
         me = verifier if role == "verifier" else fixer
         transport = config.stream_transport(me, ledger)
         name = config.agent_name(me)

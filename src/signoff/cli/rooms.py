@@ -10,6 +10,7 @@ import typer
 
 from signoff.cli.context import console, err_console, fail, print_json, settings
 from signoff.cli.output import add_data_row, data_table
+from signoff.cli.rooms_server import create_room_as, policy_app, post_cmd, sender_cmd
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
@@ -27,6 +28,11 @@ app.add_typer(user_app, name="user", help="Add and list users (people).")
 app.add_typer(agent_app, name="agent", help="Add agents owned by a user.")
 app.add_typer(room_app, name="room", help="Create rooms.")
 app.add_typer(token_app, name="token", help="Rotate or revoke user tokens, agent keys and registration keys.")
+app.add_typer(policy_app, name="policy", help="Who may address an agent: set and show its addressing policy, on "
+                                            "the server this home uses (Switch's gateway, signoff's /admin, or "
+                                            "the embedded server).")
+app.command("sender")(sender_cmd)
+app.command("post")(post_cmd)
 app.add_typer(role_app, name="role", help="People's roles: who may answer an approval card addressed to role:NAME.")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -41,9 +47,10 @@ def _service() -> RoomService:
         raise UsageError(
             f"this command acts on the embedded rooms server in this home's database, not on the server at "
             f"[rooms] url ({config.url}); nothing was changed",
-            f"set up {config.url} with its own tools (for `signoff serve`: run this command in that server's "
-            f"home, which has no [rooms] url; for a Switch core: its console or gateway API), register this "
-            f"home's agents there with `signoff rooms connect`; or remove [rooms] url to use this home's server")
+            f"register this home's agents on {config.url} with `signoff rooms connect`, then set it up with "
+            f"`signoff rooms room create --as ROLE`, `signoff rooms policy set` and `signoff rooms sender`; its "
+            f"people and keys with its own tools (for `signoff serve`: this command in that server's home; for a "
+            f"Switch core: its console or gateway API); or remove [rooms] url to use this home's server")
     err_console.print(f"server: this home's embedded rooms server (database {_safe_url(loaded.db_url)})",
                       highlight=False)
     return RoomService(SqlLedger.open(loaded), lifetimes=Lifetimes.from_settings(loaded))
@@ -167,12 +174,33 @@ def agent_add(name: str, owner: Annotated[str, typer.Option(help="Owner user nam
 
 
 @room_app.command("create")
-def room_create(name: str, owner: Annotated[str, typer.Option(help="Owner user name.")],
+def room_create(name: str,
+                owner: Annotated[str | None, typer.Option(help="Owner user name (the embedded server).")] = None,
                 agent: Annotated[list[str] | None, typer.Option(help="Agent member (repeatable).")] = None,
                 user: Annotated[list[str] | None, typer.Option(help="User member (repeatable).")] = None,
                 internal_only: Annotated[bool, typer.Option(help="Keep external users out.")] = False,
+                as_role: Annotated[str | None, typer.Option(
+                    "--as", help="With \\[rooms] url: the role whose agent creates the room (it is a member, and "
+                                 "the room is its owner's).")] = None,
+                description: Annotated[str, typer.Option(help="What the room is for.")] = "",
                 as_json: JsonOpt = False) -> None:
-    """Create a room owned by a user."""
+    """Create a room: owned by a user on the embedded server, or, with \\[rooms] url, made on that
+    server by one of this home's agents (`--as ROLE`) over the agent protocol."""
+    config = RoomsConfig.from_settings(settings())
+    if config.url is not None:
+        if not as_role or owner:
+            raise UsageError(f"on {config.url} a room is made by one of this home's agents, owned by its owner; "
+                             "nothing was changed",
+                             "pass --as ROLE (a role registered with `signoff rooms connect`), without --owner")
+        err_console.print(config.server_line(), highlight=False, markup=False)
+        made = create_room_as(config, as_role, name, agent or [], user or [], description)
+        if as_json:
+            print_json(made)
+            return
+        console.print(f"room {made['name']} ({made['room_id']}) with {', '.join(made['agents'])}", highlight=False)
+        return
+    if not owner or as_role:
+        raise UsageError("on the embedded server a room is owned by a user", "pass --owner USER (and no --as)")
     service = _service()
     room = service.create_room(service.user_by_name(owner), name, agent_names=agent or [],
                                user_names=user or [], internal_only=internal_only)
@@ -271,7 +299,7 @@ def connect(
         raise UsageError("a registration key is needed to register agents",
                          "pass --registration-key or set SIGNOFF_ROOMS_REGISTRATION_KEY")
     if config.url is not None:
-        err_console.print(f"server: {config.url} ([rooms] url)", highlight=False)
+        err_console.print(f"server: {config.url} ([rooms] url)", highlight=False, markup=False)
     done = config.connect(registration_key, overwrite=overwrite)
     keys = config.keys()
     rows = [{"role": role, "name": k["name"], "agent_id": k["agent_id"], "registered_now": role in done}

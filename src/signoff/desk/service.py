@@ -25,7 +25,7 @@ from signoff.desk.credentials import Credentials, DeskCaller
 from signoff.desk.crew import link_reporter, recorded, require_crew
 from signoff.desk.crew import setup as setup_crew
 from signoff.desk.crew.agents import PROCESS_ROLES
-from signoff.desk.crew.remote import link_remote, setup_remote
+from signoff.desk.crew.remote import link_remote, link_standin, setup_remote
 from signoff.desk.crew.serve import serve_crew
 from signoff.desk.crew.status import crew_view
 from signoff.desk.doctor import doctor_checks
@@ -98,6 +98,6 @@ def execute(desk: Desk, actor: DeskCaller, command: PersonCommand) -> Bug | str:
 __all__ = [
     "FIELDS", "PROCESS_ROLES", "REPORT_ID", "AcceptDispute", "ApproveChange", "Concierge", "Credentials", "Desk",
     "DeskCaller", "EngineeringService", "MergeChange", "PersonCommand", "Quarantined", "ResumeBug", "crew_view",
-    "doctor_checks", "execute", "init_local", "link_remote", "link_reporter", "open_desk", "recorded", "require_crew",
-    "serve_crew", "setup_crew", "setup_remote",
+    "doctor_checks", "execute", "init_local", "link_remote", "link_reporter", "link_standin", "open_desk", "recorded",
+    "require_crew", "serve_crew", "setup_crew", "setup_remote",
 ]

@@ -8,7 +8,7 @@ workflow (`RepairWorkflow`, with the fixer agent's `FixerWorker`) drives a case 
 person's acceptance.
 """
 
-from signoff.repair.agent_process import run_fixer, run_verifier, watched_rooms
+from signoff.repair.agent_process import run_fixer, run_until_idle, run_verifier, watched_rooms
 from signoff.repair.case import read_case, read_cases
 from signoff.repair.decisions import Move, OperatorCommand, StartVerification
 from signoff.repair.evidence import PREDICATE_TYPE, fingerprint, identity
@@ -65,6 +65,7 @@ __all__ = [
     "read_case",
     "read_cases",
     "run_fixer",
+    "run_until_idle",
     "run_verifier",
     "signal_summary",
     "stage_test_file",

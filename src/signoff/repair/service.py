@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -119,6 +120,12 @@ class RepairService:
     def watched(self, room_id: str) -> Watch | None:
         events = self.ledger.read(REPAIR_ROOM.prefix + room_id)
         return Watch.model_validate(events[-1].payload) if events else None
+
+    def watched_since(self, room_id: str) -> int | None:
+        """When `room_id` was first watched (epoch ms): where the verifier's and fixer's work there
+        begins, whenever they first run."""
+        events = self.ledger.read(REPAIR_ROOM.prefix + room_id)
+        return int(datetime.fromisoformat(events[0].recorded_at).timestamp() * 1000) if events else None
 
     def watched_rooms(self) -> list[str]:
         return [case.removeprefix(REPAIR_ROOM.prefix) for case in self.ledger.case_ids(REPAIR_ROOM.prefix)]

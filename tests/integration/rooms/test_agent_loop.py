@@ -404,3 +404,23 @@ def test_after_being_undecided_other_transient_failures_still_stop_at_the_bound(
     assert _handled(world, flaky, ["review the test"], attempts=3, retry_max=0.05) == [
         "connection c1 is not open; reconnect and resume"]
     assert flaky.calls == {"@reviewer review the test": 6 + 3} and flaky.done == []
+
+
+def test_a_connection_whose_room_was_taken_over_claims_it_again_and_acts(world: World) -> None:
+    """Another connection of the same agent (a one-off command run as it) takes its room over; the
+    running client's next operation is answered "Not connected to a room" (Switch's words too), and
+    the client claims the room again and acts, instead of failing until restarted."""
+    from signoff.rooms.client import RoomsClient
+
+    async def scenario() -> str:
+        transport = InProcessTransport(world.service, world.reviewer_key)
+        async with RoomsClient(transport) as running, RoomsClient(transport) as one_off:
+            await running.connect_to_room(world.room_id)
+            await one_off.connect_to_room(world.room_id)  # takes the slot over
+            receipt = await running.post_message("still here")
+            return receipt.message_id
+
+    message_id = asyncio.run(scenario())
+    [stored] = [m for m in world.service.read_messages(world.alice, world.room_id, after=0, limit=100)
+                if m["message_id"] == message_id]
+    assert stored["body"] == "still here" and stored["sender"] == world.reviewer.sender

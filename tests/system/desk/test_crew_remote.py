@@ -354,9 +354,40 @@ def test_a_reporter_linked_on_an_external_server_answers_the_concierge_s_cards(r
             assert [e.type for e in ledger.read(f"desk/bug/{intake.bug_id}")].count("confirmation.yes") == 1
         finally:
             ledger.close()
+        _link_a_standin(r, crew)
     finally:
         priya.transport.close()
         mallory.transport.close()
+
+
+def _link_a_standin(r: Remote, crew: Crew) -> None:
+    """Where people reach the server only through bridges (a Switch core), the reporter is an agent
+    standing in for them, a role of the desk's home: `desk crew link REPORT ROLE` needs no operator,
+    puts the stand-in in the intake room through the concierge (with no connection of its own, so
+    the running concierge keeps its slot) and binds the sender id the server writes for it."""
+    from signoff.rooms.client import RoomsConfig, register_agent
+
+    operator = SignoffOperator(r.url, r.admin)
+    try:
+        standin = register_agent(r.url, operator.registration_key(owner_name="alice"), "carol-standin", "carol")
+    finally:
+        operator.close()
+    config_path = Path(r.env["SIGNOFF_CONFIG"])
+    config_path.write_text(config_path.read_text() + '\n[rooms.roles.carol]\nname = "carol-standin"\n')
+    config = RoomsConfig.from_settings(Settings.load(home=r.settings.home, env={"SIGNOFF_CONFIG": str(config_path)}))
+    config.store_keys({**config.keys(), "carol": {"name": "carol-standin", "agent_id": standin.agent_id,
+                                                  "api_key": standin.api_key}})
+    ledger, desk = r.desk()
+    try:
+        rid = desk.submit_report(COUPON, "198.51.100.8").report_id
+    finally:
+        ledger.close()
+    linked = r.cli("desk", "crew", "link", rid, "carol", "--json")
+    assert linked.returncode == 0, linked.stderr
+    assert f"server: {r.url}" in linked.stderr
+    assert json.loads(linked.stdout) == {"report_id": rid, "user": "carol-standin",
+                                         "sender": f"agent:{standin.agent_id}"}
+    assert r.states()["concierge"] == "connected"
 
 
 def _refused(stranger: RoomsUserClient, request_id: str) -> None:

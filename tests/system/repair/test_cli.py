@@ -267,3 +267,32 @@ def test_the_evidence_is_published_with_a_git_bundle_whose_digest_it_signs(
     # A bundle path that names a folder is refused before anything runs.
     assert main(_verify(coupon, "genuine-fix", "--bundle", str(out_dir))) == 2
     assert "must name a file" in capsys.readouterr().err
+
+
+def test_repair_run_takes_a_command_the_server_lost_in_a_restart_once(
+        home: Path, coupon: FixtureRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`repair run` is the agents' loop: a command sent while nothing ran, which the server then
+    lost in a restart (a Switch core: its stream opens with a gap and never brings it), is taken
+    from the room's re-read, once, however often the run is repeated."""
+    import asyncio
+
+    from signoff.kernel.settings import Settings
+    from signoff.repair import run_until_idle
+    from signoff.rooms.client import InProcessTransport
+    from tests.support.faulty import Faulty
+
+    rooms, alice, room = _watched(coupon, tmp_path, capsys)
+    lost = rooms.post_message(alice, room.id, "@verifier abandon coupon-01 reported twice").message_id
+
+    def run(gap: bool) -> None:
+        verifier, fixer = (Faulty(InProcessTransport(rooms, agent=rooms.agent_by_name(n)), lost={lost}, gap=gap)
+                           for n in ("verifier", "fixer"))
+        asyncio.run(run_until_idle(verifier, fixer, rooms.ledger, Settings.load(), "verifier", "fixer", [room.id]))
+
+    run(gap=True)
+    assert read_case(rooms.ledger, "coupon-01").state == "ABANDONED"
+    run(gap=True)
+    assert main(["repair", "run"]) == 0
+    assert [e.type for e in rooms.ledger.read("repair.case.coupon-01")].count("repair.abandoned") == 1
+    bodies = [m["body"] for m in rooms.read_messages(alice, room.id, limit=1000)]
+    assert sum(b.startswith("coupon-01 abandoned by alice") for b in bodies) == 1

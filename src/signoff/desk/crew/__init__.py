@@ -251,7 +251,8 @@ def link_reporter(rooms: RoomService, report_id: str, user_name: str) -> dict[st
     crew = require_crew(rooms.ledger)
     if crew.server is not None:
         raise UsageError(f"the crew is on {crew.server}: the reporter is linked there, as an operator",
-                         "pass --operator CREDENTIAL (that server's admin's or the crew owner's user token)")
+                         "pass --operator CREDENTIAL (that server's admin's or the crew owner's user token), or "
+                         "name the role under [rooms.roles] whose agent stands in for the reporter (on Switch)")
     owner = rooms.user_by_name(crew.owner_name)
     user = rooms.user_by_name(user_name)
     require_report(rooms.ledger, report_id)

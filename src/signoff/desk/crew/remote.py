@@ -37,6 +37,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.rooms.client import (
     AgentStore,
+    HttpSyncTransport,
     HttpTransport,
     RoomsClient,
     RoomsConfig,
@@ -256,6 +257,45 @@ def link_remote(ledger: SqlLedger, settings: Settings, report_id: str, user_name
         raise UsageError(f"{crew.server} does not name {user_name} among the intake room's members",
                          "check the user's name on that server and link again")
     return record_link(ledger, report_id, user_name, str(found[0]["sender"]))
+
+
+def link_standin(ledger: SqlLedger, settings: Settings, report_id: str, role: str) -> dict[str, str]:
+    """`crew.link_reporter` where the reporter reaches the crew's server through an agent standing
+    in for them: on a Switch core people come only through bridges and its rooms hold no user
+    members, so the reporter is a role of this home (`[rooms.roles.<role>]`, registered by `signoff
+    rooms connect`). The concierge puts the stand-in in the intake room (`invite_agent_to_room`), and
+    the link binds the sender id on the stand-in's own join there (`joined_as`), never a name in a
+    message; the concierge addresses its questions to the stand-in's agent name."""
+    crew = require_crew(ledger)
+    if crew.server is None:
+        raise UsageError("the crew is on this home's own rooms server", f"link {report_id} to a rooms user there")
+    require_report(ledger, report_id)
+    config = RoomsConfig.from_settings(settings)
+    standin = config.key(role)
+    name = config.agent_name(role)
+    # The concierge adds the stand-in without a connection of its own: a running concierge holds
+    # its slot in the intake room, which a second connection would take over.
+    concierge = config.key(key_role("concierge"))
+    maker = HttpSyncTransport(crew.server, concierge["agent_id"], concierge["api_key"],
+                              client_name="signoff-desk-crew-link")
+    try:
+        maker.call("invite_agent_to_room", {"room_id": crew.intake_room, "agent_name": name,
+                                            "include_subagents": False}, "")
+    finally:
+        maker.close()
+    # The stand-in's sender id is the one on its own join in the intake room (read as itself).
+    transport = StreamSyncTransport(crew.server, standin["agent_id"], standin["api_key"],
+                                    client_name="signoff-desk-crew-link")
+    try:
+        transport.open("link", crew.intake_room)
+        found = {transport.sender}
+    finally:
+        transport.close()
+    if len(found) != 1 or found & set(crew.senders.values()):
+        raise UsageError(f"cannot tell {name}'s sender id in the intake room on {crew.server} "
+                         f"({len(found)} joins under its name)",
+                         f"check that {name} ({standin['agent_id']}) is the stand-in's agent, then link again")
+    return record_link(ledger, report_id, name, found.pop())
 
 
 def _room_of(crew: Crew, role: str) -> str:

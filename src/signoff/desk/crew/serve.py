@@ -46,9 +46,11 @@ async def run_member(member: Running, stop: asyncio.Event, *, idle: float = 0.2,
                          agent_name=member.crew.agent_name(member.role), heartbeat_interval=heartbeat_interval,
                          recovered=recovered) as loop:
         member.loop = loop
-        await loop.drain_pending()
         if isinstance(member, Member):
+            await loop.drain_pending()
             await member.recover(loop)  # hand-offs sent while it was down that the stream lost
+        else:
+            await loop.catch_up()  # e.g. a reporter's answer sent while the concierge and the core were down
         while not stop.is_set():
             await loop.run(until=stop.is_set, idle=idle)
             while not stop.is_set():

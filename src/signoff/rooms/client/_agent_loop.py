@@ -382,13 +382,27 @@ class AgentLoop:
             await self._handle(key, room, env)
         return len(pending)
 
-    async def recover(self, room: str) -> int:
-        """Re-read `room` and take every message this agent may have missed (see the module's
-        contract); returns how many were handed over."""
-        return await self._take_missed(room, await read_room(self._client(room).call))
+    async def catch_up(self, since_ms: Mapping[str, int | None] | None = None) -> int:
+        """What a (re)started agent owes, before it takes new events: what an earlier process
+        received but did not finish, then, in each room, every message it may have missed while no
+        process of it ran (`recover`; a Switch core that restarted meanwhile never streams them).
+        `since_ms` moves a room's start back (see `recover`). Returns how many were handed over."""
+        done = await self.drain_pending()
+        for room in self.rooms:
+            done += await self.recover(room, (since_ms or {}).get(room))
+        return done
 
-    async def _take_missed(self, room: str, found: list[dict[str, Any]]) -> int:
+    async def recover(self, room: str, since_ms: int | None = None) -> int:
+        """Re-read `room` and take every message this agent may have missed (see the module's
+        contract); returns how many were handed over. `since_ms` (epoch ms) moves the start of
+        the agent's work in the room back (e.g. to when a workflow was set up there, before the
+        agent first ran); it never moves it forward."""
+        return await self._take_missed(room, await read_room(self._client(room).call), since_ms)
+
+    async def _take_missed(self, room: str, found: list[dict[str, Any]], since_ms: int | None = None) -> int:
         since = self.store.state.since.get(room)
+        if since_ms is not None:
+            since = since_ms if since is None else min(since, since_ms)
         taken = 0
         for env in missed(room, found, self.agent_name, self.store.state.sender,
                           None if since is None else since - SINCE_MARGIN_MS):

@@ -29,6 +29,7 @@ from signoff.rooms.client._refusal import refuses
 from signoff.rooms.client._transport import IncompatibleServer, Transport
 from signoff.rooms.domain.receipts import Receipt
 from signoff.rooms.protocol.streams import StreamParams
+from signoff.rooms.protocol.wire import NotConnected
 
 CLIENT_NAME = "signoff-rooms-client"
 
@@ -258,7 +259,17 @@ class RoomsClient:
     # -- operations -----------------------------------------------------------------------------
 
     async def call(self, op: str, **args: Any) -> Any:
-        return await self.transport.call(op, args, self.connection_id)
+        """Run an operation on this connection. A Switch core answers "Not connected to a room"
+        when the connection no longer holds the room this client works in (another connection of
+        the agent took it over, or the core restarted): the room is claimed again and the
+        operation retried once."""
+        try:
+            return await self.transport.call(op, args, self.connection_id)
+        except NotConnected:
+            if op == "connect_to_room" or self.scope != "single" or len(self.rooms) != 1:
+                raise
+            await self.transport.call("connect_to_room", {"room_id": self.rooms[0]}, self.connection_id)
+            return await self.transport.call(op, args, self.connection_id)
 
     async def connect_to_room(self, room_id: str, **args: Any) -> dict[str, Any]:
         result: dict[str, Any] = await self.call("connect_to_room", room_id=room_id, **args)

@@ -63,6 +63,10 @@ class RoomsConfig:
     def embedded(self) -> bool:
         return self.url is None
 
+    def server_line(self) -> str:
+        """Which server a command acts on, as it says on standard error."""
+        return f"server: {self.url} ([rooms] url)" if self.url else "server: this home's embedded rooms server"
+
     @classmethod
     def from_settings(cls, settings: Settings) -> RoomsConfig:
         raw = settings.section("rooms")

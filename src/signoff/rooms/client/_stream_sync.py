@@ -25,10 +25,10 @@ from signoff.kernel.errors import UnavailableError, UsageError
 from signoff.rooms.client._client import CLIENT_NAME, RoomsClient
 from signoff.rooms.client._context import read_room
 from signoff.rooms.client._http import HttpTransport
+from signoff.rooms.client._missed import RECOVERED, context_messages, missed
 from signoff.rooms.client._sync import SyncTransport
 
 T = TypeVar("T")
-RECOVERED = "context_recovered"
 
 
 @dataclass
@@ -41,6 +41,7 @@ class _Stream:
     seen_epoch: int = 0  # the epoch of the caller's last poll
     task: asyncio.Task[None] | None = None
     joined: dict[str, Any] = field(default_factory=dict)  # what connect_to_room answered
+    seen: set[str] = field(default_factory=set)  # message ids handed to `events` (streamed or recovered)
 
 
 def history_message(entry: dict[str, Any], room_id: str) -> dict[str, Any]:
@@ -159,9 +160,25 @@ class StreamSyncTransport(SyncTransport):
                 if env.get("type") == RECOVERED:
                     stream.epoch += 1  # the server restarted: what follows is numbered afresh
                     stream.start = int((env.get("payload") or {}).get("gap", {}).get("resumed_at") or 0)
+                    # What the restart lost comes back as messages, as `AgentLoop` takes them
+                    # (`_missed`): handed over by the first poll after the gap (they carry no
+                    # stream position), each message once, however it arrived.
+                    me = next((str(p.get("name")) for p in stream.joined.get("participants") or []
+                               if p.get("id") == self.agent_id), None)
+                    for found in missed(stream.room_id, context_messages(env), me, self._sender, None):
+                        self._once(stream, found)
                 else:
-                    stream.events.append((stream.epoch, env))
+                    self._once(stream, env)
                 self._changed.notify_all()
+
+    @staticmethod
+    def _once(stream: _Stream, env: dict[str, Any]) -> None:
+        message_id = (env.get("payload") or {}).get("message_id") if env.get("type") == "message" else None
+        if message_id is not None:
+            if message_id in stream.seen:
+                return
+            stream.seen.add(str(message_id))
+        stream.events.append((stream.epoch, env))
 
     async def _stop(self, stream: _Stream) -> None:
         if stream.task is not None:
