@@ -15,7 +15,6 @@ from typer.core import TyperGroup
 if TYPE_CHECKING:  # Typer's own copy of Click (0.29 vendors it), whose types its groups use
     from typer._click import Command, Context
 
-from signoff import __version__
 from signoff.cli import context
 from signoff.kernel.errors import SignoffError
 
@@ -102,6 +101,8 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from signoff import __version__
+
         typer.echo(f"signoff {__version__}")
         raise typer.Exit(0)
 
