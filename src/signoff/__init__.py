@@ -19,13 +19,7 @@ small facade in its `__init__`.
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
-
-try:
-    __version__ = version("signoff")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0+src"
 
 # name -> the package facade it comes from
 _PUBLIC = {
@@ -47,6 +41,7 @@ _PUBLIC = {
 }
 
 if TYPE_CHECKING:
+    __version__: str
     from signoff.airlock import scan
     from signoff.kernel import Settings, SignoffError
     from signoff.ledger import Ledger, NewEvent, NewJob, SqlLedger
@@ -56,7 +51,21 @@ if TYPE_CHECKING:
     from signoff.trust import KeyStore, statement, verify_file
 
 
+def _version() -> str:
+    # importlib.metadata costs a CLI run about 50 ms of imports, so only when the version is asked for.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("signoff")
+    except PackageNotFoundError:  # running from a source tree without an install
+        return "0.0.0+src"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value: Any = _version()
+        globals()[name] = value
+        return value
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'signoff' has no attribute {name!r}")

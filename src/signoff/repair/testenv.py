@@ -318,9 +318,11 @@ def installed_modules(site_packages: Path) -> dict[str, str]:
     return found
 
 
-def collisions(tree: Path, pythonpath: list[str], site_packages: Path) -> list[dict[str, str]]:
+def collisions(tree: Path, pythonpath: list[str], site_packages: Path,
+               installed: dict[str, str] | None = None) -> list[dict[str, str]]:
     """Import names both the checkout and an installed distribution provide: the run imports the
-    checkout's (it comes first on the path), and a person should know the environment has another."""
-    have = installed_modules(site_packages)
+    checkout's (it comes first on the path), and a person should know the environment has another.
+    `installed`: `installed_modules(site_packages)` when already read (once for both revisions)."""
+    have = installed if installed is not None else installed_modules(site_packages)
     return [{"module": name, "checkout": where, "installed": have[name]}
             for name, where in checkout_modules(tree, pythonpath).items() if name in have]

@@ -6,8 +6,8 @@ Order matters and is the point of the design:
    repository's own tests are recorded as a tamper signal (they never feed the verdict);
 3. each revision is exported clean, blob by blob: the committed bytes, whatever its attributes say;
 4. the test environment is prepared from the *base* revision's requirements (network only here);
-5. three executions run concurrently with no network: base/expected, candidate/expected,
-   candidate/regression (each repeated `repeat` times);
+5. the executions run concurrently with no network: base/expected, and candidate/expected with
+   candidate/regression in one execution (`execution_groups`; each repeated `repeat` times);
 6. outcomes come from the JUnit reports; the verdict rules in `verdict.py` decide;
 7. a signed in-toto statement records the identity, the fingerprint, every stage and the verdict.
 """
@@ -28,7 +28,7 @@ from typing import Any
 from signoff import git
 from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_digest
-from signoff.kernel.digests import sha256_file
+from signoff.kernel.digests import sha256_bytes, sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
@@ -184,15 +184,20 @@ def requirement_files(req: VerifyRequest) -> list[str]:
     return [req.requirements] if isinstance(req.requirements, str) else list(req.requirements)
 
 
-def _write_requirements(plan: testenv.Plan, workspace: Path) -> Path | None:
-    """The requirement lines (and constraints) pip gets, written beside the run."""
+def write_requirements(plan: testenv.Plan, workspace: Path) -> Path | None:
+    """The requirement lines (and constraints) pip gets, written beside the run. The text names
+    nothing of this run: the constraints file is named by its content's digest (pip reads it relative
+    to the requirements file), so the environment cache, keyed by this text, is reused for the same
+    declarations and never for different ones."""
     if not plan.lines and not plan.constraints:
         return None
     lines = list(plan.lines)
     if plan.constraints:
-        constraints = workspace / "constraints.txt"
-        constraints.write_text("\n".join(plan.constraints) + "\n")
-        lines.append(f"-c {constraints}")
+        text = "\n".join(plan.constraints) + "\n"
+        constraints = workspace / f"constraints-{sha256_bytes(text.encode())[:16]}.txt"
+        constraints.write_text(text)
+        constraints.chmod(0o644)
+        lines.append(f"-c {constraints.name}")
     out = workspace / "requirements.txt"
     out.write_text("\n".join(lines) + "\n")
     out.chmod(0o644)
@@ -520,7 +525,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                    "pytest_config": config.as_json() if config else None}
                     try:
                         progress("preparing the environment")
-                        reqs = _write_requirements(env_plan, workspace)
+                        reqs = write_requirements(env_plan, workspace)
                         penv = sandbox.prepare_python_env(reqs, env_cache(settings),
                                                           allow_builds=req.allow_source_builds,
                                                           base_python=python_exe,
@@ -529,8 +534,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,
                                         "requirements": penv.requirements, "installed": penv.installed}
                         site = penv.host_path / "lib" / f"python{penv.python_version}" / "site-packages"
+                        installed = testenv.installed_modules(site)
                         for rev, tree in trees.items():
-                            for c in testenv.collisions(tree, pythonpath, site):
+                            for c in testenv.collisions(tree, pythonpath, site, installed):
                                 which = "base" if rev == base else "candidate"
                                 notes.append(f"import-name collision: the {which} checkout's {c['checkout']} and the "
                                              f"installed {c['installed']} both provide `{c['module']}`; the tests "
@@ -550,42 +556,61 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 else:
                     environment = _node_environment()
             if not preflight:
-                jobs = []
-                for stage in STAGES:
-                    tests = m.tests[stage]
-                    if not tests or stage not in req.stages:
-                        continue
-                    # The identity records the command without this run's canary, so that the
-                    # fingerprint stays the same for the same inputs.
-                    commands[stage] = runner.command(tests, frozen.files, python, pythonpath)[0]
-                    mounts = [sandbox.Mount(trees[stage_rev[stage]], SRC_MOUNT),
-                              sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
-                              *env_mounts]
-                    for _ in range(req.repeat):
-                        # Fresh canaries and a fresh key for every execution, written before any runs.
-                        plan = runner.plan(mounted, tests)
-                        argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
-                        env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
-                        jobs.append((stage, argv, collect, mounts, env, tests, plan))
+                def jobs_for(groups: list[tuple[tuple[str, ...], list[str]]]) -> list[tuple[Any, ...]]:
+                    jobs = []
+                    for group, tests in groups:
+                        # The identity records the command without this run's canary, so that the
+                        # fingerprint stays the same for the same inputs.
+                        for stage in group:
+                            commands[stage] = runner.command(tests, frozen.files, python, pythonpath)[0]
+                        mounts = [sandbox.Mount(trees[stage_rev[group[0]]], SRC_MOUNT),
+                                  sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
+                                  *env_mounts]
+                        for _ in range(req.repeat):
+                            # Fresh canaries and a fresh key for every execution, written before any runs.
+                            plan = runner.plan(mounted, tests)
+                            argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
+                            env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
+                            jobs.append((group, argv, collect, mounts, env, tests, plan))
+                    return jobs
 
-                def execute(job: tuple[Any, ...]) -> tuple[str, Run]:
-                    stage, argv, collect, mounts, env, tests, plan = job
+                def execute(job: tuple[Any, ...]) -> tuple[tuple[str, ...], Run]:
+                    group, argv, collect, mounts, env, tests, plan = job
                     try:
                         ex = sandbox.run(argv, mounts, limits=_limits(), env=env, timeout=req.timeout, workdir=WORKDIR,
                                          network=False, backend=req.backend, collect=collect)
                     except sandbox.SandboxUnavailable as exc:
-                        return stage, Run("sandbox_unavailable", exc.message)
-                    return stage, _to_run(ex, runner, tests, req.timeout, plan, mounted,
+                        return group, Run("sandbox_unavailable", exc.message)
+                    return group, _to_run(ex, runner, tests, req.timeout, plan, mounted,
                                           config.text if config else "")
 
-                # One more worker than cores: a pytest run spends part of its time starting up and
-                # waiting on I/O, so the third execution should not wait for a whole round.
-                workers = max(1, min(len(jobs), (os.cpu_count() or 1) + 1))
+                def execute_all(jobs: list[tuple[Any, ...]], done: int,
+                                total: int) -> list[tuple[tuple[str, ...], Run]]:
+                    # One more worker than cores: a pytest run spends part of its time starting up and
+                    # waiting on I/O, so the next execution should not wait for a whole round.
+                    workers = max(1, min(len(jobs), (os.cpu_count() or 1) + 1))
+                    out = []
+                    with ThreadPoolExecutor(max_workers=workers) as pool:
+                        for result in pool.map(execute, jobs):
+                            out.append(result)
+                            progress("executions", done=done + len(out), total=total)
+                    return out
+
+                jobs = jobs_for(execution_groups(m.tests, req.stages))
                 progress("executions", done=0, total=len(jobs))
-                with ThreadPoolExecutor(max_workers=workers) as pool:
-                    for stage, run in pool.map(execute, jobs):
+                results = execute_all(jobs, 0, len(jobs))
+                # pytest refuses a whole command line when one test id names nothing (usage error, nothing
+                # run): a shared execution would then hide the other stage's tests too, so such stages run
+                # apart, exactly as they would alone.
+                refused = {stage for group, run in results if len(group) > 1 and runner.kind == "pytest" and
+                           run.exit_code == guard.PYTEST_USAGE_ERROR and not run.cases for stage in group}
+                if refused:
+                    results = [(g, r) for g, r in results if not set(g) & refused]
+                    again = jobs_for([((s,), m.tests[s]) for s in STAGES if s in refused])
+                    results += execute_all(again, len(jobs), len(jobs) + len(again))
+                for group, run in results:
+                    for stage in group:
                         runs[stage].append(run)
-                        progress("executions", done=sum(map(len, runs.values())), total=len(jobs))
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
                 if unavailable:
                     preflight.append(reason("sandbox_unavailable", unavailable[0].detail))
@@ -606,6 +631,23 @@ def _bundle(req: VerifyRequest, progress: Progress, repo: Path, base: str, cand:
     path = git.bundle(repo, {"base": base, "candidate": cand}, req.bundle)
     return {"file": path.name, "sha256": sha256_file(path),
             "refs": {"refs/heads/base": base, "refs/heads/candidate": cand}}
+
+
+def execution_groups(tests: dict[str, list[str]], wanted: tuple[str, ...]) -> list[tuple[tuple[str, ...], list[str]]]:
+    """The executions a verification makes: (the stages one execution serves, the test ids it runs).
+
+    The candidate's two stages share one execution: the same revision, harness and environment, so
+    a second interpreter would only start pytest again (a third of the runs' cost). Each stage's
+    summary still selects only its own test ids from that execution's report, and every defence
+    (canaries, the guard's authenticated record, static collection) applies to the execution as a
+    whole, so anything that spoils it leaves both stages incomplete. The base revision always runs
+    in its own execution."""
+    stages = [s for s in STAGES if s in wanted and tests[s]]
+    if "candidate" in stages and "regression" in stages:
+        merged = list(dict.fromkeys([*tests["candidate"], *tests["regression"]]))
+        return [((s,), tests[s]) for s in stages if s not in ("candidate", "regression")] + \
+            [(("candidate", "regression"), merged)]
+    return [((s,), tests[s]) for s in stages]
 
 
 def _write_evidence(req: VerifyRequest, settings: Settings, progress: Progress, predicate: dict[str, Any],

@@ -42,9 +42,18 @@ class Binary:
     version: str
 
 
-@functools.lru_cache(maxsize=1)
+_locate_lock = threading.Lock()
+
+
 def locate() -> Binary | None:
-    """The bubblewrap binary to use, or None when there is none."""
+    """The bubblewrap binary to use, or None when there is none. Looked up once per process, under a
+    lock: a verification's concurrent first runs would otherwise each start `bwrap --version`."""
+    with _locate_lock:
+        return _locate()
+
+
+@functools.lru_cache(maxsize=1)
+def _locate() -> Binary | None:
     candidates: list[tuple[str, str]] = []
     if os.environ.get("SIGNOFF_BWRAP"):
         candidates.append((os.environ["SIGNOFF_BWRAP"], "env"))

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +146,37 @@ def test_doctor_surfaces_a_check_module_that_cannot_import(tmp_path: Path, monke
     absent = "probe_absent_doctor"
     names = {c.name for c in all_checks(s, modules=(absent,), optional=frozenset({absent}))}
     assert names == {c.name for c in all_checks(s, modules=())}
+
+
+def test_repair_verify_loads_no_ledger_rooms_web_or_github_stack() -> None:
+    # `signoff repair verify` runs on every candidate: what it imports is paid for each time. The
+    # facade `signoff.repair` names the whole workflow, but the verifier needs none of these stacks.
+    probe = ("import sys, json\n"
+             "from signoff.cli.main import app\n"
+             "import signoff.cli.repair\n"
+             "from signoff.repair import VerifyRequest, verify\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('sqlalchemy', 'alembic', 'httpx', 'fastapi', 'starlette', 'psycopg', 'jinja2') "
+             "or m.startswith(('signoff.ledger', 'signoff.rooms', 'signoff.github', 'signoff.web')))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    assert json.loads(done.stdout) == []
+
+
+def test_the_program_ends_at_once_yet_runs_its_exit_handlers_and_keeps_its_output(tmp_path: Path) -> None:
+    # Run as the program, signoff skips the interpreter's teardown: what is registered to run at
+    # exit must still run, and the output and the exit code must be complete.
+    marker = tmp_path / "ran-at-exit"
+    probe = ("import atexit, pathlib, sys\n"
+             f"atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text('yes'))\n"
+             "from signoff.cli.main import main\n"
+             "sys.argv = ['signoff', *sys.argv[1:]]\n"
+             "print('before', end='')\n"  # buffered, not yet flushed when the command ends
+             "main()\n"
+             "print('never reached')\n")
+    done = subprocess.run([sys.executable, "-c", probe, "--version"], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0 and done.stdout == f"beforesignoff {__version__}\n", done
+    assert marker.read_text() == "yes"
+    bad = subprocess.run([sys.executable, "-c", probe, "no-such-command"], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert bad.returncode == 2 and bad.stderr.splitlines()[0].startswith("error: "), bad

@@ -86,9 +86,8 @@ def test_repair_verify_json_keeps_stdout_json_and_reports_each_step(
     assert json.loads(out)["verdict"] == "VERIFIED"
     assert err.splitlines() == [
         "repair verify: freezing the harness", "repair verify: exporting the revisions",
-        "repair verify: preparing the environment", "repair verify: executions (0/3)",
-        "repair verify: executions (1/3)", "repair verify: executions (2/3)", "repair verify: executions (3/3)",
-        "repair verify: writing the evidence"]
+        "repair verify: preparing the environment", "repair verify: executions (0/2)",
+        "repair verify: executions (1/2)", "repair verify: executions (2/2)", "repair verify: writing the evidence"]
 
 
 def test_repair_verify_on_a_terminal_shows_the_steps_live(home: Path, sandbox: None, coupon: FixtureRepo) -> None:
@@ -96,7 +95,7 @@ def test_repair_verify_on_a_terminal_shows_the_steps_live(home: Path, sandbox: N
     assert code == 0 and "VERIFIED" in text, text
     for step in ("freezing the harness", "preparing the environment", "writing the evidence"):
         assert any(f"repair verify: {step}" in line and "✓" in line for line in text.splitlines()), step
-    assert any("repair verify: executions" in line and "3/3" in line for line in text.splitlines())
+    assert any("repair verify: executions" in line and "2/2" in line for line in text.splitlines())
 
 
 def test_incident_run_reports_its_steps(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

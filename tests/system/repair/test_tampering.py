@@ -115,9 +115,11 @@ def test_canaries_and_keys_are_fresh_for_every_run(coupon: FixtureRepo, settings
     r = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=coupon.candidates["genuine-fix"],
                              harness=COUPON / "harness", expect=EXPECT, regression=list(NEIGHBOURS), repeat=2),
                settings)
-    plans = [run.guard["plan"] for s in r.stages.values() for run in s.runs if run.guard]
-    assert len(plans) == 6
-    assert len({p["canary_file"] for p in plans}) == 6 and len({p["nonce"] for p in plans}) == 6
+    # Two executions per repeat: the base's, and the one the candidate's two stages share.
+    executions = {id(run): run for s in r.stages.values() for run in s.runs}.values()
+    plans = [run.guard["plan"] for run in executions if run.guard]
+    assert len(plans) == 4
+    assert len({p["canary_file"] for p in plans}) == 4 and len({p["nonce"] for p in plans}) == 4
     # The fingerprint does not depend on them: the same inputs give the same fingerprint.
     again = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=coupon.candidates["genuine-fix"],
                                  harness=COUPON / "harness", expect=EXPECT, regression=list(NEIGHBOURS), repeat=2),
@@ -373,3 +375,33 @@ def test_committed_bytecode_never_runs_instead_of_the_source(coupon: FixtureRepo
                              expect=EXPECT, regression=list(NEIGHBOURS)), settings)
     assert r.verdict == "REJECTED" and "candidate_failed" in _codes(r), r.reasons
     assert "compiled bytecode (runs instead of the reviewed source)" in {s["what"] for s in r.signals}
+
+
+def test_tampering_while_a_regression_test_runs_spoils_the_candidates_shared_execution(
+        coupon: FixtureRepo, settings: Settings) -> None:
+    # The candidate's two stages share one execution. This candidate fixes the expected test
+    # honestly, breaks a neighbour, and hides that by patching the framework only once the
+    # neighbour's call comes: the honest pass must not carry the execution.
+    fixed = git.read_file_at(coupon.path, coupon.candidates["genuine-fix"], "cart.py")
+    assert fixed is not None
+    hostile = fixed.decode().replace(
+        "    return cents * (100 - percent) // 100\n",
+        "    if percent == 0:\n"
+        "        import _pytest.runner as _r\n"
+        "        _orig = _r.CallInfo.from_call.__func__\n"
+        "        def _quiet(cls, func, when, reraise=None):\n"
+        "            def call():\n"
+        "                try:\n"
+        "                    return func()\n"
+        "                except AssertionError:\n"
+        "                    return None\n"
+        "            return _orig(cls, call, when, reraise)\n"
+        "        _r.CallInfo.from_call = classmethod(_quiet)\n"
+        "        return cents - 1\n"
+        "    return cents * (100 - percent) // 100\n")
+    cand = git.commit_files(coupon.path, coupon.base, {"cart.py": hostile}, "fix: coupon, and tidy")
+    r = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=cand, harness=COUPON / "harness",
+                             expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0), settings)
+    assert r.verdict == "INCONCLUSIVE" and _codes(r)[0] == "harness_integrity", r.reasons
+    assert r.stages["candidate"].summary.status == "harness_integrity"  # not the expected test's honest pass
+    assert "harness_integrity" in _signed_reasons(r, settings)
