@@ -28,7 +28,7 @@ RootOpt = Annotated[Path | None, typer.Option("--root", help="Incident state fol
 NotaryDb = Annotated[str, typer.Option("--notary-db", help="The ledger holding the notary's salts (a URL).")]
 NotaryId = Annotated[str, typer.Option("--notary-id", help="The notary's id in that ledger.")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help=(
-    "Your incident configuration (TOML: one [org.<key>] table per organisation). Without it: the "
+    "Your incident configuration (TOML: one \\[org.<key>] table per organisation). Without it: the "
     "PayCo/ShopCo demo's organisations."))]
 
 

@@ -98,7 +98,7 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port (0 picks a free one).")] = 8787,
     unix_socket: Annotated[Path | None, typer.Option(
         "--unix-socket", help="Listen on this Unix socket (mode 0660) instead of TCP: for a reverse proxy on the "
-                              "same machine; trust it with [web] trusted_proxies = [\"unix\"].")] = None,
+                              "same machine; trust it with \\[web] trusted_proxies = \\[\"unix\"].")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Serve the state `signoff demo` left here, and print a "
                                        "one-time sign-in link to look around.")] = False,
 ) -> None:
