@@ -61,6 +61,8 @@ class Contract:
     pytest: str | None = None
     python: str | None = None
     allow_source_builds: bool = False
+    lock: str | None = None
+    workdir: str = "empty"
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,7 +90,7 @@ class Contract:
             raise UsageError(f"{path}: {exc}", "use the keys name, behaviour, repo, base, harness, expect, "
                                                "regression, allow, pythonpath, runner, timeout, fixer_script, "
                                                "requirements, project_deps, extras, pytest, python, "
-                                               "allow_source_builds"
+                                               "allow_source_builds, lock, workdir"
                              ) from exc
         if not contract.name or not contract.expect:
             raise UsageError(f"{path}: the contract needs a name and an expected test", "set name and expect")

@@ -22,6 +22,7 @@ from typing import Any
 
 from signoff import git
 from signoff.kernel.errors import UsageError
+from signoff.repair import lockfile
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?\.(?:/)?(?:\[([^\]]*)\])?\s*$")
@@ -56,11 +57,13 @@ class Plan:
     sources: list[str] = field(default_factory=list)  # e.g. "requirements-test.txt (base)", "pyproject.toml [test]"
     project: str | None = None  # the project's own distribution name, when it declares one
     dropped: list[str] = field(default_factory=list)  # lines naming the project itself, never installed
-    constraints: list[str] = field(default_factory=list)  # from `-c` includes: limits, never installs
+    constraints: list[str] = field(default_factory=list)  # from `-c` includes and the lock: limits, never installs
+    pins: list[lockfile.Pin] = field(default_factory=list)  # hashed pins (lock, hashed requirement lines)
+    lock: dict[str, Any] | None = None  # the lock file read (path, format, its sha256, counts)
 
     def as_json(self) -> dict[str, Any]:
         return {"sources": self.sources, "project": self.project, "dropped": self.dropped, "lines": self.lines,
-                "constraints": self.constraints}
+                "constraints": self.constraints, "lock": self.lock, "hashed_pins": len(self.pins)}
 
 
 def _read(repo: Path, base: str, rel: str) -> bytes | None:
@@ -194,10 +197,10 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
         data, where = host.read_bytes(), "here"
     lines: list[str] = []
     constraints: list[str] = []
-    for raw in data.decode("utf-8", errors="replace").splitlines():
-        line = "" if raw.lstrip().startswith("#") else raw.split(" #", 1)[0].strip()
-        if not line:
-            continue
+    text = data.decode("utf-8", errors="replace")
+    if PurePosixPath(name).name == "tox.ini":
+        text = "\n".join(tox_deps(text))
+    for line in lockfile.logical_lines(text):
         inc = _INCLUDE.match(line)
         if inc is None:
             lines.append(line)
@@ -215,6 +218,33 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
     return lines, constraints, where
 
 
+_TOX_REF = re.compile(r"^\{\[([^\]]+)\]([\w-]+)\}$")
+_TOX_FACTOR = re.compile(r"^[\w.,!-]+:\s")
+
+
+def tox_deps(text: str) -> list[str]:
+    """The `deps` of tox.ini's `[testenv]`, as requirement lines: `{[section]deps}` references
+    followed, lines for particular factors (`py27: mock`) and other substitutions left out."""
+    cp = configparser.ConfigParser(interpolation=None)
+    try:
+        cp.read_string(text)
+    except configparser.Error as exc:
+        raise UsageError(f"tox.ini cannot be read: {exc}", "pass a requirements file instead") from exc
+
+    def deps(section: str, key: str, depth: int) -> list[str]:
+        out: list[str] = []
+        for raw in cp.get(section, key, fallback="").splitlines():
+            line = raw.strip()
+            ref = _TOX_REF.match(line)
+            if ref and depth < MAX_INCLUDES:
+                out += deps(ref.group(1), ref.group(2), depth + 1)
+            elif line and not line.startswith("#") and "{" not in line and not _TOX_FACTOR.match(line):
+                out.append(line)
+        return out
+
+    return deps("testenv", "deps", 0)
+
+
 def _normal(rel: str) -> str:
     parts: list[str] = []
     for p in PurePosixPath(rel).parts:
@@ -227,9 +257,25 @@ def _normal(rel: str) -> str:
     return "/".join(parts)
 
 
+def read_lock(repo: Path, base: str, name: str, project: str | None) -> lockfile.Lock:
+    """A lock file from the base revision or, when the revision has none by that name, this machine."""
+    data = _read(repo, base, name)
+    where = "base revision"
+    if data is None:
+        host = Path(name)
+        if not host.is_file():
+            raise UsageError(f"lock file {name!r} is neither in the base revision nor a file here",
+                             "pass the project's lock file as a path inside the repository (read at the base revision)")
+        data, where, name = host.read_bytes(), "this machine", host.name  # never a host path in the evidence
+    lock = lockfile.parse(name, data, project)
+    lock.path = f"{name} ({where})"
+    return lock
+
+
 def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, extras: list[str],
-         pytest_pin: str | None) -> Plan:
-    """The requirement lines for the test environment, without the project itself."""
+         pytest_pin: str | None, lock: str | None = None) -> Plan:
+    """The requirement lines for the test environment, without the project itself; a lock file holds
+    every package it names to its locked version (constraints) and its hashes are kept for checking."""
     meta = _metadata(repo, base)
     own = normalise(meta["name"]) if meta.get("name") else None
     result = Plan(project=meta.get("name"))
@@ -240,7 +286,13 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         result.constraints += [c for c in constraints if not (own and normalise(requirement_name(c) or "") == own)]
         shown = name if where == "base" else Path(name).name  # never a host path in the evidence
         result.sources.append(f"{shown} ({'base revision' if where == 'base' else 'this machine'})")
-        for line in lines:
+        for hashed in lines:
+            line, hashes = lockfile.split_hashes(hashed)
+            pinned = lockfile.pin_of(hashed) if hashes else None
+            if pinned is not None:
+                # pip-compile --generate-hashes: the pin is checked against what pip installs; pip
+                # itself gets the bare line (its hash mode would refuse the unhashed pytest).
+                result.pins.append(pinned)
             self_ref = _SELF.match(line)
             dist = requirement_name(line)
             if self_ref is not None:
@@ -266,7 +318,14 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
             raise UsageError(f"--pytest {pytest_pin!r} is not a pytest requirement", "e.g. --pytest 'pytest==7.4.4'")
         raw.append(pin)
         result.sources.append(f"--pytest {pin}")
+    if lock is not None:
+        locked = read_lock(repo, base, lock, meta.get("name"))
+        result.lock = locked.as_json()
+        result.sources.append(f"lock {locked.path}")
+        result.constraints += [p.constraint() for p in locked.pins]
+        result.pins += [p for p in locked.pins if p.hashes]
     result.lines = list(dict.fromkeys(raw))
+    result.constraints = list(dict.fromkeys(result.constraints))
     return result
 
 

@@ -30,7 +30,7 @@ from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import guard, paths, pytest_config, testenv
+from signoff.repair import guard, lockfile, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id, collection_cause
@@ -74,8 +74,10 @@ class VerifyRequest:
     project_deps: bool = False  # install the dependencies the base revision's pyproject/setup.cfg declares
     extras: list[str] = field(default_factory=list)  # ... and these extras of it (implies project_deps)
     pytest: str | None = None  # pin pytest, e.g. "pytest==7.4.4" (default: the newest)
+    lock: str | None = None  # the project's lock file (base revision): every package it names at its version
     python: str | None = None  # the interpreter by version, e.g. "3.11" (default: this machine's python3)
     allow_source_builds: bool = False  # install sdists too (their build code runs on this machine)
+    workdir: str = "empty"  # or "project": the run starts in a writable copy of the checkout and the harness
     runner: str = "pytest"
     repeat: int = 1
     timeout: float = 120.0
@@ -173,6 +175,21 @@ def _validate(req: VerifyRequest) -> None:
                              "pass the digest printed by `signoff repair freeze`")
     if req.harness is None and req.frozen_digest is None:
         raise UsageError("no harness given", "pass --harness DIR")
+    if req.workdir not in WORKDIRS:
+        raise UsageError(f"--workdir must be {' or '.join(WORKDIRS)}, got {req.workdir!r}",
+                         "pass --workdir project for tests that read or write files relative to the project root")
+
+
+WORKDIRS = ("empty", "project")
+# Maintainers run pytest from the project's root, and many tests open `tests/data/x.json` relative
+# to it, or write beside their data. `project` starts each run in a writable copy of the checkout
+# with the harness laid over it at its places (inside the sandbox's tmpfs, so nothing leaves it); the
+# code and tests are still imported from the read-only /src and /harness.
+_PROJECT_WORKDIR = f'cp -R {SRC_MOUNT}/. {WORKDIR}/ && cp -R {HARNESS_MOUNT}/. {WORKDIR}/ && exec "$@"'
+
+
+def _in_workdir(workdir: str, argv: list[str]) -> list[str]:
+    return ["/bin/sh", "-c", _PROJECT_WORKDIR, "signoff-workdir", *argv] if workdir == "project" else argv
 
 
 def requirement_files(req: VerifyRequest) -> list[str]:
@@ -187,9 +204,18 @@ def _write_requirements(plan: testenv.Plan, workspace: Path) -> Path | None:
         return None
     lines = list(plan.lines)
     if plan.constraints:
-        constraints = workspace / "constraints.txt"
-        constraints.write_text("\n".join(plan.constraints) + "\n")
-        lines.append(f"-c {constraints}")
+        # Named by its content and referred to relatively (pip reads it beside this file): the
+        # environment's cache key is this file's text, so it must change with the constraints and
+        # with nothing else (not with this run's temporary folder).
+        text = "\n".join(plan.constraints) + "\n"
+        constraints = workspace / f"constraints-{canonical_digest(text)[:16]}.txt"
+        constraints.write_text(text)
+        constraints.chmod(0o644)
+        lines.append(f"-c {constraints.name}")
+    if plan.lock or plan.pins:
+        # The environment is cached by this file's text: a lock with other hashes is another
+        # environment, even where the versions are the same.
+        lines.append(f"# locked: {canonical_digest([plan.lock, [dataclasses.astuple(p) for p in plan.pins]])}")
     out = workspace / "requirements.txt"
     out.write_text("\n".join(lines) + "\n")
     out.chmod(0o644)
@@ -264,16 +290,25 @@ def _only_missing_canaries(findings: list[str], allow_unfinished: bool = False) 
 
 def _collection_errors(tests: list[str], cases: list[Any] | None, observed: dict[str, Any], findings: list[str],
                        plan: guard.Plan) -> str:
-    """One line naming why a requested test file could not be collected (its import error), when
-    that is all that went wrong; "" otherwise. The guard's authenticated record must agree that the
-    file failed to collect, and a collection error of the canary alone is never enough."""
+    """One line naming why a requested test file (or the class holding a requested test) could not be
+    collected (its import error, a TestCase pytest cannot instantiate), when that is all that went
+    wrong; "" otherwise. The guard's authenticated record must agree that it failed to collect, and a
+    collection error of the canary alone is never enough."""
     if cases is None or not _only_missing_canaries(findings):
         return ""
     files = {t.split("::", 1)[0] for t in tests}
-    recorded = {k for k, v in observed.items() if isinstance(v, dict) and v.get("outcome") == "error" and "::" not in k}
-    broken = [c for c in cases if "::" not in c.id and c.outcome == "error" and not guard.is_canary(c.id)
-              and (c.id in files or any(f.startswith(c.id.rstrip("/") + "/") for f in files) or
-                   c.id.endswith("conftest.py")) and c.id in recorded]
+
+    def collector(node: str) -> bool:
+        # A file, a folder above one, a conftest, or a class that holds a requested test.
+        if "::" in node:
+            return any(t.startswith(node + "::") for t in tests)
+        return node in files or any(f.startswith(node.rstrip("/") + "/") for f in files) or \
+            node.endswith("conftest.py")
+
+    recorded = {k for k, v in observed.items() if isinstance(v, dict) and v.get("outcome") == "error"
+                and collector(k)}
+    broken = [c for c in cases if c.outcome == "error" and not guard.is_canary(c.id) and collector(c.id)
+              and c.id in recorded]
     if not broken:
         return ""
     return "; ".join(f"{c.id}: {c.message}" for c in broken[:3])
@@ -404,6 +439,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
                      "requirements": req.requirements, "approved_digest": req.approved_digest,
                      "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
+                     "lock": req.lock, "workdir": req.workdir,
                      "python": req.python, "allow_source_builds": req.allow_source_builds},
         "notes": executed.notes,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
@@ -468,8 +504,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     violated = not m.descends or bool(m.outside)
     # What the test environment gets, from the base revision's declarations (bad usage stops here,
     # before anything is exported or installed).
-    env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest) \
-        if runner.needs_python else testenv.Plan()
+    env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest,
+                            req.lock) if runner.needs_python else testenv.Plan()
     python_exe = sandbox.find_python(req.python) if req.python and runner.needs_python else None
     notes: list[str] = [f"not installed: {line} (the project under test itself; the tests import the checkout)"
                         for line in env_plan.dropped]
@@ -521,6 +557,12 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         python, env_mounts = penv.python, list(penv.mounts)
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,
                                         "requirements": penv.requirements, "installed": penv.installed}
+                        mismatched = lockfile.check_hashes(env_plan.pins, penv.installed)
+                        if mismatched:
+                            preflight.append(reason(
+                                "environment_unprepared", "installed packages differ from the locked ones: "
+                                + "; ".join(mismatched[:3]), "regenerate the lock file, or check which package "
+                                "index served these archives (the evidence lists what was installed)"))
                         site = penv.host_path / "lib" / f"python{penv.python_version}" / "site-packages"
                         for rev, tree in trees.items():
                             for c in testenv.collisions(tree, pythonpath, site):
@@ -550,7 +592,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         continue
                     # The identity records the command without this run's canary, so that the
                     # fingerprint stays the same for the same inputs.
-                    commands[stage] = runner.command(tests, frozen.files, python, pythonpath)[0]
+                    commands[stage] = _in_workdir(req.workdir, runner.command(tests, frozen.files, python,
+                                                                              pythonpath)[0])
                     mounts = [sandbox.Mount(trees[stage_rev[stage]], SRC_MOUNT),
                               sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
                               *env_mounts]
@@ -558,6 +601,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         # Fresh canaries and a fresh key for every execution, written before any runs.
                         plan = runner.plan(mounted, tests)
                         argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
+                        argv = _in_workdir(req.workdir, argv)
                         env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
                         jobs.append((stage, argv, collect, mounts, env, tests, plan))
 

@@ -131,6 +131,67 @@ def test_a_collection_error_is_named_only_when_nothing_else_is_wrong() -> None:
                               plan) == ""
 
 
+def test_a_test_class_pytest_cannot_collect_is_named() -> None:
+    """tornado 5's AsyncTestCase under pytest 8.2+: the class holding the test fails to collect and
+    pytest stops before the canaries ("found no collectors"). That is the cause to name, not tampering."""
+    plan = Plan("k", "test_signoff_canary_0123456789abcdef.py", "c::f", "c::p", "n")
+    message = "AttributeError: 'StaticFileTest' object has no attribute 'runTest'"
+    broken = Case("web_test.py::StaticFileTest", "error", False, "AttributeError", message)
+    observed = {"web_test.py::StaticFileTest": {"outcome": "error"}}
+    missing = ["the canary that must fail by an assertion did not (missing)", "the canary that must pass did not "
+               "(missing)"]
+    assert _collection_errors(["web_test.py::StaticFileTest::test_range"], [broken], observed, missing, plan) == (
+        f"web_test.py::StaticFileTest: {message}")
+    # Another class's error is not what stopped the requested test; nor is a test's own error.
+    assert _collection_errors(["web_test.py::OtherTest::test_range"], [broken], observed, missing, plan) == ""
+    own = Case("web_test.py::StaticFileTest::test_range", "error", False, "AttributeError", message)
+    assert _collection_errors(["web_test.py::StaticFileTest::test_range"], [own],
+                              {own.id: {"outcome": "error"}}, missing, plan) == ""
+
+
+def test_the_fix_for_a_collection_error_follows_its_cause() -> None:
+    from signoff.repair.verdict import collection_fix, reason
+
+    assert "`six` is not in the test environment" in collection_fix("t.py: ModuleNotFoundError: No module named "
+                                                                    "'six.moves'")
+    assert "--python" in collection_fix("pytest could not start: ModuleNotFoundError: No module named 'imp'")
+    assert "--pytest 'pytest<8'" in collection_fix("ValueError: @pytest.fixture is being applied more than once")
+    assert "--python X.Y" in collection_fix("AttributeError: module 'collections' has no attribute 'Callable'")
+    assert reason("collection_error", "base: AttributeError: 'T' object has no attribute 'runTest'")["fix"] == (
+        collection_fix("runTest"))
+
+
+def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
+    """Older projects keep their test dependencies in tox.ini; pip-compile writes hashes over
+    continued lines. Both are read as data at the base revision."""
+    tox = ("[extra]\ndeps =\n    nose\n    coverage\n[testenv]\ndeps =\n    {[extra]deps}\n    py27: mock\n"
+           "    numpy\n    {posargs}\ncommands = nosetests\n")
+    hashed = ("attrs==23.1.0 \\\n    --hash=sha256:" + "a" * 64 + " \\\n    --hash=sha256:" + "b" * 64 + "\n"
+              "six==1.16.0  # via attrs\n")
+    repo, base = _repo(tmp_path / "r", {"tox.ini": tox, "requirements/dev.txt": hashed,
+                                        "setup.py": "from setuptools import setup\nsetup(name='tool')\n"})
+    assert testenv.tox_deps(tox) == ["nose", "coverage", "numpy"]
+    assert testenv.plan(repo, base, ["tox.ini"], False, [], None).lines == ["nose", "coverage", "numpy"]
+    plan = testenv.plan(repo, base, ["requirements/dev.txt"], False, [], None)
+    # pip gets bare lines (its hash mode would refuse the unhashed pytest added beside them); the
+    # hashes are kept and checked against what pip installed.
+    assert plan.lines == ["attrs==23.1.0", "six==1.16.0"]
+    assert [(p.name, len(p.hashes)) for p in plan.pins] == [("attrs", 2)]
+
+
+def test_a_lock_file_constrains_and_is_recorded(tmp_path: Path) -> None:
+    lock = '{"default": {"attrs": {"version": "==23.1.0", "hashes": ["sha256:' + "a" * 64 + '"]}}, "develop": {}}'
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "Pipfile.lock": lock})
+    plan = testenv.plan(repo, base, [], True, [], None, "Pipfile.lock")
+    # The lock holds versions; it does not choose what is installed.
+    assert plan.lines == ["attrs>=22", "six"] and plan.constraints == ["attrs==23.1.0"]
+    assert plan.lock is not None and plan.lock["format"] == "pipfile" and plan.lock["hashed"] == 1
+    assert plan.lock["path"] == "Pipfile.lock (base revision)" and len(plan.lock["sha256"]) == 64
+    assert plan.sources[-1] == "lock Pipfile.lock (base revision)"
+    with pytest.raises(UsageError, match=r"lock file 'uv\.lock' is neither in the base revision"):
+        testenv.plan(repo, base, [], True, [], None, "uv.lock")
+
+
 def test_request_defaults_keep_the_old_behaviour() -> None:
     req = VerifyRequest(repo=Path("."), base="a", candidate="b", harness=None, expect="t.py")
     assert (req.project_deps, req.extras, req.pytest, req.python, req.allow_source_builds) == (

@@ -176,3 +176,15 @@ def test_judge_is_inconclusive_when_a_step_stopped_the_runs_or_a_run_was_tampere
     tampered = judge(_measured([run(fails())], [run(status="harness_integrity", detail="canary missing")],
                                [run(case(NEIGHBOURS[0]))]))
     assert tampered.verdict == INCONCLUSIVE and tampered.reasons[0]["code"] == "harness_integrity"
+
+
+def test_every_inconclusive_reason_says_what_to_do() -> None:
+    """The CLI ends every INCONCLUSIVE with an `error:` and a `fix:`: each reason that is not a
+    rejection carries a fix, and a base that did not show the defect says why in its fix."""
+    from signoff.repair.verdict import REASONS, REJECTING, reason
+
+    for code in REASONS:
+        if code not in REJECTING:
+            assert reason(code, "detail").get("fix"), code
+    assert "check --base" in reason("base_not_reproduced", "base: it passed")["fix"]
+    assert "pytest.raises" in reason("base_not_reproduced", "base: it errored (TypeError: x)")["fix"]
