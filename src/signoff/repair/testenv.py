@@ -122,8 +122,39 @@ def _lines(text: str) -> list[str]:
     return [ln.split("#", 1)[0].strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
 
 
+def _static(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Any:
+    """The value of an expression built from literals, module-level names bound to them, and `+`
+    (sanic: `uvloop = "uvloop>=0.5.3" + env_dependency`, `dev_require = tests_require + [...]`),
+    never running anything; ValueError for anything else."""
+    if depth > 20:
+        raise ValueError("too deep")
+    if isinstance(node, ast.Name) and node.id in names:
+        return _static(names[node.id], names, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_static(e, names, depth + 1) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        # Entry by entry: one extra built by code does not hide the others.
+        out = {}
+        for k, v in zip(node.keys, node.values, strict=True):
+            if k is None:
+                continue
+            try:
+                out[_static(k, names, depth + 1)] = _static(v, names, depth + 1)
+            except (ValueError, TypeError, SyntaxError):
+                continue
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _static(node.left, names, depth + 1), _static(node.right, names, depth + 1)
+        if type(left) is not type(right) or not isinstance(left, (str, list)):
+            raise ValueError("only strings and lists add up")
+        return left + right
+    return ast.literal_eval(node)
+
+
 def _setup_py(source: str) -> dict[str, Any]:
-    """Literal keyword arguments of a `setup(...)` call (name, install_requires, extras_require)."""
+    """Keyword arguments of a `setup(...)` call (name, install_requires, extras_require,
+    tests_require) that are literals or built from module-level literals (the first binding of each
+    name: what a plain install declares, before any environment-dependent edit)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -131,17 +162,32 @@ def _setup_py(source: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     # Module-level names bound to literals (`install_requires = [...]` then `setup(install_requires=...)`).
     names: dict[str, ast.expr] = {}
+    # `setup(**kwargs)` with `kwargs = {...}` and `kwargs["install_requires"] = requirements` (sanic).
+    keyed: dict[str, list[tuple[ast.expr, ast.expr]]] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            names[stmt.targets[0].id] = stmt.value
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name):
+            names.setdefault(target.id, stmt.value)
+            if isinstance(stmt.value, ast.Dict):
+                keyed.setdefault(target.id, []).extend(
+                    (k, v) for k, v in zip(stmt.value.keys, stmt.value.values, strict=True) if k is not None)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            keyed.setdefault(target.value.id, []).append((target.slice, stmt.value))
+    wanted = ("name", "install_requires", "extras_require", "tests_require")
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
+            pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
             for kw in node.keywords:
-                if kw.arg in ("name", "install_requires", "extras_require"):
-                    value = names.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
+                if kw.arg is None and isinstance(kw.value, ast.Name):
+                    pairs += [(k.value, v) for k, v in keyed.get(kw.value.id, [])
+                              if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+            for arg, value in pairs:
+                if arg in wanted:
                     try:
-                        found[kw.arg] = ast.literal_eval(value)
-                    except ValueError:
+                        found[arg] = _static(value, names)
+                    except (ValueError, TypeError, SyntaxError):
                         continue
     if not isinstance(found.get("name", ""), str):
         found.pop("name")
@@ -149,6 +195,10 @@ def _setup_py(source: str) -> dict[str, Any]:
         found.pop("install_requires")
     if not isinstance(found.get("extras_require", {}), dict):
         found.pop("extras_require")
+    tests = found.pop("tests_require", None)
+    if isinstance(tests, list) and "tests_require" not in found.get("extras_require", {}):
+        # setup.py's own test dependencies (tqdm, httpie, sanic of their time): `--extras tests_require`.
+        found["extras_require"] = {**found.get("extras_require", {}), "tests_require": tests}
     return found
 
 

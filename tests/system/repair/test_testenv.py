@@ -196,3 +196,56 @@ def test_request_defaults_keep_the_old_behaviour() -> None:
     req = VerifyRequest(repo=Path("."), base="a", candidate="b", harness=None, expect="t.py")
     assert (req.project_deps, req.extras, req.pytest, req.python, req.allow_source_builds) == (
         False, [], None, None, False)
+
+
+def test_a_test_file_keeps_the_helpers_it_imports_from_its_folder(tmp_path: Path) -> None:
+    """luigi's and httpie's tests import their helpers absolutely (`from helpers import with_config`),
+    as pytest puts the test folder (no __init__.py) first on the path: those come with the harness,
+    from the base revision. The project's own code never does."""
+    from signoff.repair.pytest_config import stage_test_file
+
+    test = "import os\nimport luigi\nfrom helpers import with_config\nfrom worker_test import patch\n"
+    repo, base = _repo(tmp_path / "r", {"luigi/__init__.py": "", "test/parameter_test.py": test,
+                                        "test/helpers.py": "import luigi\nfrom data import cases\n",
+                                        "test/data/__init__.py": "", "test/data/cases.py": "X = 1\n",
+                                        "test/worker_test.py": "import helpers\n", "test/other_test.py": "",
+                                        "root_test.py": "import luigi\n"})
+    dest = tmp_path / "staged"
+    dest.mkdir()
+    stage_test_file(repo / "test" / "parameter_test.py", repo, base, dest)
+    staged = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    assert staged == ["test/data/__init__.py", "test/data/cases.py", "test/helpers.py", "test/parameter_test.py",
+                      "test/worker_test.py"]
+    # From the repository's root, an absolute import is the project's own code: never staged.
+    root = tmp_path / "root"
+    root.mkdir()
+    stage_test_file(repo / "root_test.py", repo, base, root)
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) == ["root_test.py"]
+
+
+def test_setup_py_built_from_names_and_a_kwargs_dict(tmp_path: Path) -> None:
+    """sanic's setup.py of 2020: requirement strings glued from names, lists added up, everything
+    handed over as `setup(**setup_kwargs)` with keys assigned later; its `tests_require` is the
+    extra `tests_require`. Read as a syntax tree; the environment-dependent edit is not applied."""
+    setup_py = '''\
+import os
+from setuptools import setup
+setup_kwargs = {"name": "sanic", "version": version}
+env_dependency = '; sys_platform != "win32"'
+uvloop = "uvloop>=0.5.3" + env_dependency
+requirements = ["httptools>=0.0.10", uvloop]
+tests_require = ["pytest==5.2.1", uvloop]
+dev_require = tests_require + ["tox"]
+if os.environ.get("SANIC_NO_UVLOOP"):
+    requirements.remove(uvloop)
+setup_kwargs["install_requires"] = requirements
+setup_kwargs["tests_require"] = tests_require
+setup_kwargs["extras_require"] = {"dev": dev_require, "broken": unknown_name}
+setup(**setup_kwargs)
+'''
+    repo, base = _repo(tmp_path / "r", {"setup.py": setup_py})
+    uv = 'uvloop>=0.5.3; sys_platform != "win32"'
+    assert testenv.plan(repo, base, [], True, ["dev"], None).lines == ["httptools>=0.0.10", uv, "pytest==5.2.1", "tox"]
+    assert testenv.plan(repo, base, [], False, ["tests_require"], None).lines == ["httptools>=0.0.10", uv,
+                                                                                 "pytest==5.2.1"]
+    assert testenv.project_name(repo, base) == "sanic"
