@@ -118,7 +118,7 @@ class RepairJobs:
             return
         result = verify(self._request(st, stages=("base",)), self.settings)
         base = result.stages["base"].summary
-        run = BaseRun(base.outcome, base.assertion, base.message, result.reasons, result.fingerprint,
+        run = BaseRun(base.outcome, base.defect_shown, base.message, result.reasons, result.fingerprint,
                       str(result.evidence))
         record(self.ledger, st.case_id, decisions.Reproduce(run, key), f"repair:done:{key}")
 

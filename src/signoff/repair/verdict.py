@@ -40,7 +40,8 @@ REASONS = {
     "inconsistent": "the runner's exit status contradicts its report",
     "flaky": "repeated executions disagreed",
     "missing_test": "a test is missing from the report",
-    "base_not_reproduced": "the expected test did not fail by an assertion on the base revision",
+    "base_not_reproduced": "the expected test did not show the defect on the base revision (no assertion failed, "
+                           "and the code under test raised nothing)",
     "test_error": "a test errored (setup, import or collection), which is not a pass",
     "test_skipped": "a test was skipped, which is not a pass",
     # REJECTED
@@ -163,10 +164,16 @@ class Summary:
     message: str = ""  # the (first) failing assertion's message, or the failure/incompletion detail
     status: str = "complete"  # the first incomplete run's status, else "complete"
     per_test: dict[str, str] = field(default_factory=dict)
+    raised: bool = False  # some selected case failed by an exception the code under test raised (guard's record)
 
     def as_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "assertion": self.assertion, "message": self.message,
-                "status": self.status, "per_test": self.per_test}
+                "status": self.status, "per_test": self.per_test, "raised": self.raised}
+
+    @property
+    def defect_shown(self) -> bool:
+        """The expected test failed by an assertion, or by an exception raised in the code under test."""
+        return self.assertion or self.raised
 
 
 _PRECEDENCE = ("failed", "error", "skipped", "missing", "passed")
@@ -186,6 +193,25 @@ def outcome_of(cases: list[Case]) -> tuple[str, bool, str]:
     outcome = _aggregate([c.outcome for c in cases])
     failing = [c for c in cases if c.assertion] or [c for c in cases if c.outcome in ("failed", "error")]
     return outcome, any(c.assertion for c in cases), (failing[0].message if failing else "")
+
+
+# Exceptions that say the environment is wrong, not that the code misbehaves: never a defect shown.
+_ENVIRONMENT_EXCEPTIONS = ("ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError")
+
+
+def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
+    """Whether a selected case failed (in its call, not its setup) by an exception the code under
+    test raised, as the guard's authenticated record of the run says (`origin` is where the deepest
+    frame outside pytest and the standard library was). IndexError in thefuck's rule, TypeError in
+    luigi's parameter parsing: the defect, shown as a crash instead of a wrong value. Runs without a
+    guard (node, command templates) never say so."""
+    observed = (run.guard or {}).get("observed") or {}
+    for c in cases:
+        seen = observed.get(c.id)
+        if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and \
+                seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS:
+            return True
+    return False
 
 
 def summarize(tests: list[str], runs: list[Run]) -> Summary:
@@ -210,7 +236,8 @@ def summarize(tests: list[str], runs: list[Run]) -> Summary:
     assertion = any(a for (_o, a, _m) in per.values())
     message = next((m for (_o, a, m) in per.values() if a), "") or next(
         (m for (o, _a, m) in per.values() if o != "passed" and m), "")
-    return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()})
+    raised = all(any(raised_in_checkout(run, select(run.cases, t)) for t in tests) for run in runs)
+    return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()}, raised)
 
 
 def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
@@ -259,8 +286,8 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary) -> tu
             inconclusive.append(reason("flaky", f"{name}: {s.message}"))
         elif s.outcome == "not_run":
             inconclusive.append(reason("no_report", f"{name}: not executed"))
-    base_ok = base.outcome not in ("incomplete", "flaky", "not_run") and base.assertion
-    if base.outcome not in ("incomplete", "flaky", "not_run") and not base.assertion:
+    base_ok = base.outcome not in ("incomplete", "flaky", "not_run") and base.defect_shown
+    if base.outcome not in ("incomplete", "flaky", "not_run") and not base.defect_shown:
         if base.outcome == "missing":
             inconclusive.append(reason("missing_test", "base: the expected test is not in the report"))
         shown = {"passed": "it passed", "missing": "it did not run", "skipped": "it was skipped",

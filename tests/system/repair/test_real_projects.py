@@ -380,3 +380,25 @@ def test_a_test_run_from_the_project_root_gets_a_writable_copy_of_it(settings: S
     assert r.verdict == "VERIFIED", r.reasons
     assert r.predicate["settings"]["workdir"] == "project"
     assert r.predicate["identity"]["commands"]["base"][:2] == ["/bin/sh", "-c"]
+
+
+# -- 7. a defect shown as a crash of the code under test ------------------------------------------
+
+def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Settings, tmp_path: Path) -> None:
+    """BugsInPy's thefuck 1 and luigi 3: on base the code under test raises (IndexError, TypeError)
+    where it should return a value; plain pytest counts that as the failure, and so does the verifier,
+    from the guard's record of where it was raised. An exception the test itself raises does not."""
+    crashing = "def total(cents, percent):\n    return [cents][percent]  # the coupon as an index\n"
+    repo, base, fix = _repo(tmp_path / "repo", {"pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1"\n',
+                                                "pricing/__init__.py": crashing})
+    harness = _harness(tmp_path / "harness", {
+        **HARNESS, "test_new.py": "import pricing\n\n\ndef test_api():\n    assert pricing.ROUNDING == 'half-up'\n"})
+    r = verify(_request(repo, base, fix, harness, write_evidence=False), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert r.stages["base"].summary.raised and "IndexError" in r.stages["base"].summary.message
+    # The test raising for a name the fix would add shows nothing about the defect.
+    fix2 = git.commit_files(repo, base, {"pricing/__init__.py": FIXED + "ROUNDING = 'half-up'\n"}, "api")
+    r2 = verify(_request(repo, base, fix2, harness, expect="test_new.py::test_api", regression=[],
+                         write_evidence=False), settings)
+    assert (r2.verdict, _codes(r2)) == ("INCONCLUSIVE", ["base_not_reproduced"]), r2.reasons
+    assert "pytest.raises" in r2.reasons[0]["fix"]

@@ -188,3 +188,26 @@ def test_every_inconclusive_reason_says_what_to_do() -> None:
             assert reason(code, "detail").get("fix"), code
     assert "check --base" in reason("base_not_reproduced", "base: it passed")["fix"]
     assert "pytest.raises" in reason("base_not_reproduced", "base: it errored (TypeError: x)")["fix"]
+
+
+def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> None:
+    """thefuck's rule indexing past the end on base: the defect, shown as a crash. The guard's
+    authenticated record says where it was raised; the report alone never does."""
+    crash = Case(EXPECT, "failed", False, "IndexError", "IndexError: list index out of range")
+
+    def guarded(origin: str | None, exception: str = "IndexError") -> Run:
+        r = run(crash)
+        r.guard = {"observed": {EXPECT: {"outcome": "failed", "assertion": False, "exception": exception,
+                                         "origin": origin}}}
+        return r
+
+    assert decide([guarded("checkout")], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    assert decide([guarded("checkout")], [run(fails())], GOOD_REGR)[0] == REJECTED
+    # Raised by the test itself (a name the fix adds), by no code we know, with no guard record, or an
+    # environment problem raised from the checkout: not shown, as before.
+    for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError")):
+        assert decide([base], [run(case(EXPECT))], GOOD_REGR) == (INCONCLUSIVE, ["base_not_reproduced"])
+    # A setup error is never the defect, wherever it came from.
+    setup = run(Case(EXPECT, "error", False, "IndexError", "x"))
+    setup.guard = {"observed": {EXPECT: {"outcome": "error", "exception": "IndexError", "origin": "checkout"}}}
+    assert decide([setup], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
