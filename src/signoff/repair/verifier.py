@@ -235,7 +235,7 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
             harness: Path | None = None, config: str = "") -> Run:
     record = execution.as_json()
     digest = canonical_digest(record)
-    tail = (execution.stderr or execution.stdout or "")[-600:].strip()
+    tail = _tail_cause(execution.stderr or execution.stdout or "")
     if execution.timed_out:
         return Run("timeout", f"timed out after {timeout:g}s", [], execution.exit_code, record, digest)
     if execution.oom_killed or (execution.pids_limit_hit and execution.exit_code != 0):
@@ -278,6 +278,28 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
 
 
 PYTEST_INTERRUPTED = 2
+# The oldest pytest the run guard works with (it reads Config.rootpath, new in 6.1).
+MIN_PYTEST = (6, 2)
+
+
+def _pytest_too_old(installed: list[dict[str, Any]]) -> str | None:
+    """The installed pytest's version when it is older than the guard supports."""
+    for item in installed:
+        if str(item.get("name") or "").lower() == "pytest":
+            version = str(item.get("version") or "")
+            parts = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
+            return version if parts and parts < MIN_PYTEST else None
+    return None
+
+
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b.*$")
+
+
+def _tail_cause(text: str) -> str:
+    """The last exception line of a run's output (what stopped it), else its last 600 characters."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    found = next((ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), None)
+    return found[:500] if found else text[-600:].strip()
 _MISSING_CANARY = re.compile(r"^(guard: )?the canary that must (fail by an assertion|pass) did not \(missing\)$")
 _UNFINISHED = re.compile(r"^pytest finished with status None, but the process exited [24]$")
 
@@ -557,6 +579,14 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         python, env_mounts = penv.python, list(penv.mounts)
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,
                                         "requirements": penv.requirements, "installed": penv.installed}
+                        too_old = _pytest_too_old(penv.installed) if runner.kind == "pytest" else None
+                        if too_old:
+                            preflight.append(reason(
+                                "environment_unprepared", f"pytest {too_old} was installed; signoff's run guard "
+                                f"needs pytest {'.'.join(map(str, MIN_PYTEST))} or newer",
+                                f"pin one it supports with --pytest 'pytest>={'.'.join(map(str, MIN_PYTEST))},<8' "
+                                "(tests that need an older pytest can run only under a command-template runner, "
+                                "which has no guard)"))
                         mismatched = lockfile.check_hashes(env_plan.pins, penv.installed)
                         if mismatched:
                             preflight.append(reason(

@@ -402,3 +402,15 @@ def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Setti
                          write_evidence=False), settings)
     assert (r2.verdict, _codes(r2)) == ("INCONCLUSIVE", ["base_not_reproduced"]), r2.reasons
     assert "pytest.raises" in r2.reasons[0]["fix"]
+
+
+def test_a_pytest_older_than_the_guard_supports_is_named_before_anything_runs(settings: Settings,
+                                                                              tmp_path: Path) -> None:
+    """httpie's tests of 2019 need a pytest older than the run guard works with: said in one line
+    with what to pin, not a traceback from inside pytest ("no JUnit report")."""
+    repo, base, fix = _project(tmp_path / "repo")
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, pytest="pytest==5.4.3", write_evidence=False), settings)
+    assert (r.verdict, _codes(r)) == ("INCONCLUSIVE", ["environment_unprepared"]), r.reasons
+    assert "pytest 5.4.3 was installed" in r.reasons[0]["detail"] and "--pytest" in r.reasons[0]["fix"]
+    assert r.stages["base"].runs == []

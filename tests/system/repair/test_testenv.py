@@ -249,3 +249,13 @@ setup(**setup_kwargs)
     assert testenv.plan(repo, base, [], False, ["tests_require"], None).lines == ["httptools>=0.0.10", uv,
                                                                                  "pytest==5.2.1"]
     assert testenv.project_name(repo, base) == "sanic"
+
+
+def test_a_run_that_stopped_names_its_exception() -> None:
+    from signoff.repair.verifier import _tail_cause
+
+    trace = ('Traceback (most recent call last):\n  File "/runner/signoff_guard.py", line 463, in x\n'
+             "    _PLACES['harness'] = str(early_config.rootpath)\n"
+             "AttributeError: 'Config' object has no attribute 'rootpath'\n")
+    assert _tail_cause(trace) == "AttributeError: 'Config' object has no attribute 'rootpath'"
+    assert _tail_cause("killed\n") == "killed"
