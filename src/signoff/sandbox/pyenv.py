@@ -400,6 +400,10 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
                 fix = "run once with network=True (or put wheels in a PIP_FIND_LINKS folder)"
             elif allow_builds:
                 fix = "check the requirement names and versions against the package index"
+            elif "(constraint)" in log:
+                fix = ("a locked or constrained version may exist only as source for this Python (old locks "
+                       "often pin such releases): allow source builds (they run its build code here), or "
+                       "pick the Python the lock was made for")
             else:
                 fix = ("check the requirement names and versions; only wheels are installed, so a package "
                        "published only as source needs source builds allowed (they run its build code here)")
