@@ -60,10 +60,12 @@ class Plan:
     constraints: list[str] = field(default_factory=list)  # from `-c` includes and the lock: limits, never installs
     pins: list[lockfile.Pin] = field(default_factory=list)  # hashed pins (lock, hashed requirement lines)
     lock: dict[str, Any] | None = None  # the lock file read (path, format, its sha256, counts)
+    replaced: list[str] = field(default_factory=list)  # the project's pytest lines that --pytest replaced
 
     def as_json(self) -> dict[str, Any]:
         return {"sources": self.sources, "project": self.project, "dropped": self.dropped, "lines": self.lines,
-                "constraints": self.constraints, "lock": self.lock, "hashed_pins": len(self.pins)}
+                "constraints": self.constraints, "lock": self.lock, "hashed_pins": len(self.pins),
+                "replaced": self.replaced}
 
 
 def _read(repo: Path, base: str, rel: str) -> bytes | None:
@@ -366,6 +368,10 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         pin = pytest_pin.strip()
         if normalise(requirement_name(pin) or "") != "pytest" or pin.startswith("-"):
             raise UsageError(f"--pytest {pytest_pin!r} is not a pytest requirement", "e.g. --pytest 'pytest==7.4.4'")
+        # --pytest is the person's choice: it replaces a pytest the project pins (sanic's test extra
+        # pins pytest 5.2.1, older than the run guard supports).
+        result.replaced = [r for r in raw if normalise(requirement_name(r) or "") == "pytest"]
+        raw = [r for r in raw if r not in result.replaced]
         raw.append(pin)
         result.sources.append(f"--pytest {pin}")
     if lock is not None:

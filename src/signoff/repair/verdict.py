@@ -118,6 +118,18 @@ WORKDIR_FIX = ("the test opens or writes files relative to the project's root, a
                "--workdir project (each run starts in a writable copy of the checkout with the harness over it)")
 
 
+def no_report_fix(detail: str) -> str:
+    """What to do when pytest stopped before writing a report, from the exception it stopped on."""
+    missing = _MISSING_MODULE.search(detail)
+    if missing:
+        top = missing.group(1).split(".", 1)[0]
+        return (f"pytest stopped at start-up on `{top}`: if a pytest plugin of the environment imports it and "
+                f"`{top}` is the project under test (pytest-sanic imports sanic), leave that plugin out of the test "
+                "requirements (plugins load before the checkout joins the path, so that a candidate cannot ship "
+                f"one); otherwise install `{top}` with --requirements FILE")
+    return FIXES["no_report"]
+
+
 def base_fix(detail: str) -> str:
     """What to do when the base did not show the defect, from how the test ended there."""
     if _PROJECT_FILES.search(detail):
@@ -248,7 +260,7 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
     if not fix and code in ("test_error", "missing_test") and _PROJECT_FILES.search(first):
         fix = WORKDIR_FIX
     if not fix:
-        fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix}.get(
+        fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix}.get(
             code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix

@@ -531,6 +531,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     python_exe = sandbox.find_python(req.python) if req.python and runner.needs_python else None
     notes: list[str] = [f"not installed: {line} (the project under test itself; the tests import the checkout)"
                         for line in env_plan.dropped]
+    notes += [f"not installed: {line} (the project's pytest; --pytest {req.pytest} replaces it)"
+              for line in env_plan.replaced]
     stage_rev = {"base": base, "candidate": cand, "regression": cand}
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}

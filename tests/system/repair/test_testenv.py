@@ -249,6 +249,9 @@ setup(**setup_kwargs)
     assert testenv.plan(repo, base, [], False, ["tests_require"], None).lines == ["httptools>=0.0.10", uv,
                                                                                  "pytest==5.2.1"]
     assert testenv.project_name(repo, base) == "sanic"
+    # --pytest is the person's choice and replaces the extra's own pin (older than the guard supports).
+    chosen = testenv.plan(repo, base, [], False, ["tests_require"], "pytest>=6.2,<7")
+    assert chosen.lines == ["httptools>=0.0.10", uv, "pytest>=6.2,<7"] and chosen.replaced == ["pytest==5.2.1"]
 
 
 def test_a_run_that_stopped_names_its_exception() -> None:

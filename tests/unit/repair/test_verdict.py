@@ -211,3 +211,11 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     setup = run(Case(EXPECT, "error", False, "IndexError", "x"))
     setup.guard = {"observed": {EXPECT: {"outcome": "error", "exception": "IndexError", "origin": "checkout"}}}
     assert decide([setup], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
+
+
+def test_a_run_stopped_by_a_plugin_importing_the_project_says_so() -> None:
+    """sanic's test extra installs pytest-sanic, which imports sanic at start-up, before the checkout
+    joins the path: the fix names the plugin as the thing to leave out."""
+    fix = reason("no_report", "base: exit 1, no JUnit report; ModuleNotFoundError: No module named 'sanic'")["fix"]
+    assert "`sanic`" in fix and "leave that plugin out" in fix
+    assert reason("no_report", "base: exit 1, no JUnit report; killed")["fix"].startswith("the runner's output")
