@@ -84,14 +84,16 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
     data = _read(repo, base, "pyproject.toml")
     if data is not None:
         try:
-            project = tomllib.loads(data.decode("utf-8", errors="replace")).get("project") or {}
+            document = tomllib.loads(data.decode("utf-8", errors="replace"))
         except tomllib.TOMLDecodeError:
-            project = {}
+            document = {}
+        project = document.get("project") or {}
         if isinstance(project, dict) and project.get("name"):
             out.update(name=str(project["name"]), where="pyproject.toml",
                        dependencies=[str(d) for d in project.get("dependencies") or []],
-                       extras={str(k): [str(d) for d in v] for k, v in
-                               (project.get("optional-dependencies") or {}).items() if isinstance(v, list)})
+                       extras={**_dependency_groups(document.get("dependency-groups")),
+                               **{str(k): [str(d) for d in v] for k, v in
+                                  (project.get("optional-dependencies") or {}).items() if isinstance(v, list)}})
             dynamic = project.get("dynamic") or []
             if "dependencies" not in dynamic and "optional-dependencies" not in dynamic:
                 return out
@@ -118,6 +120,25 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         out["extras"] = out["extras"] or found.get("extras_require", {})
         out["where"] = out["where"] or ("setup.py" if found else None)
     return out
+
+
+def _dependency_groups(table: Any) -> dict[str, list[str]]:
+    """PEP 735 `[dependency-groups]` (where uv and pdm projects keep `test`/`dev`), each group's
+    requirements with `{include-group = "x"}` expanded; an extra of the same name wins."""
+    if not isinstance(table, dict):
+        return {}
+
+    def expand(name: str, seen: tuple[str, ...]) -> list[str]:
+        out: list[str] = []
+        for item in table.get(name) or []:
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, dict) and isinstance(item.get("include-group"), str) and \
+                    item["include-group"] not in seen:
+                out += expand(item["include-group"], (*seen, item["include-group"]))
+        return out
+
+    return {str(name): expand(str(name), (str(name),)) for name in table}
 
 
 def _lines(text: str) -> list[str]:

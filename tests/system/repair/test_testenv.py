@@ -262,3 +262,14 @@ def test_a_run_that_stopped_names_its_exception() -> None:
              "AttributeError: 'Config' object has no attribute 'rootpath'\n")
     assert _tail_cause(trace) == "AttributeError: 'Config' object has no attribute 'rootpath'"
     assert _tail_cause("killed\n") == "killed"
+
+
+def test_dependency_groups_are_extras_too(tmp_path: Path) -> None:
+    """uv and pdm projects keep their test dependencies in PEP 735 `[dependency-groups]`."""
+    pyproject = PYPROJECT + ('\n[dependency-groups]\nlint = ["ruff"]\ndev = ["pytest-mock", {include-group = "lint"}]\n'
+                             'test = ["never-used"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
+    assert testenv.plan(repo, base, [], False, ["dev"], None).lines == ["attrs>=22", "six", "pytest-mock", "ruff"]
+    # An extra of the same name is the project's own declaration and wins.
+    assert testenv.plan(repo, base, [], False, ["test"], None).lines == ["attrs>=22", "six", "hypothesis",
+                                                                       "pytest-mock"]
