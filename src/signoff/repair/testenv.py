@@ -97,6 +97,10 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
             dynamic = project.get("dynamic") or []
             if "dependencies" not in dynamic and "optional-dependencies" not in dynamic:
                 return out
+        poetry = (document.get("tool") or {}).get("poetry") or {}
+        if not out["name"] and isinstance(poetry, dict) and poetry.get("name"):
+            out.update(name=str(poetry["name"]), where="pyproject.toml [tool.poetry]", **_poetry(poetry))
+            return out
     data = _read(repo, base, "setup.cfg")
     if data is not None:
         cp = configparser.ConfigParser(interpolation=None)
@@ -120,6 +124,53 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         out["extras"] = out["extras"] or found.get("extras_require", {})
         out["where"] = out["where"] or ("setup.py" if found else None)
     return out
+
+
+def poetry_spec(name: str, spec: Any) -> str | None:
+    """A Poetry dependency as a PEP 508 line (`^1.2` is `>=1.2,<2.0`, `~1.2` is `>=1.2,<1.3`), or None
+    for what pip cannot take from a version (git, a path, a URL) and for Python itself."""
+    extras, markers = "", ""
+    if isinstance(spec, dict):
+        if "version" not in spec:
+            return None
+        extras = f"[{','.join(spec['extras'])}]" if spec.get("extras") else ""
+        markers = f" ; {spec['markers']}" if spec.get("markers") else ""
+        spec = spec["version"]
+    if name.lower() == "python" or not isinstance(spec, str):
+        return None
+    parts = []
+    for item in (s.strip() for s in spec.split(",") if s.strip()):
+        if item == "*":
+            continue
+        m = re.fullmatch(r"([\^~])\s*(\d+(?:\.\d+)*)", item)
+        if m:
+            nums = [int(x) for x in m.group(2).split(".")]
+            if m.group(1) == "^":
+                first = next((i for i, n in enumerate(nums) if n != 0), len(nums) - 1)
+                upper = [*nums[:first], nums[first] + 1]
+            else:
+                upper = [nums[0] + 1] if len(nums) == 1 else [nums[0], nums[1] + 1]
+            parts += [f">={m.group(2)}", f"<{'.'.join(map(str, upper))}"]
+        else:
+            parts.append(item if re.match(r"[<>=!~]", item) else f"=={item}")
+    return f"{name}{extras}{','.join(parts)}{markers}"
+
+
+def _poetry(poetry: dict[str, Any]) -> dict[str, Any]:
+    """Dependencies and extras of a Poetry project (no `[project]` table: Poetry before 2.0); its
+    groups (`[tool.poetry.group.test.dependencies]`, the older `dev-dependencies`) count as extras."""
+    main = {str(k): v for k, v in (poetry.get("dependencies") or {}).items()}
+    deps = [line for k, v in main.items() if not (isinstance(v, dict) and v.get("optional"))
+            and (line := poetry_spec(k, v))]
+    extras: dict[str, list[str]] = {}
+    groups = {str(g): (t or {}).get("dependencies") or {} for g, t in (poetry.get("group") or {}).items()}
+    if poetry.get("dev-dependencies"):
+        groups.setdefault("dev", poetry["dev-dependencies"])
+    for group, table in groups.items():
+        extras[group] = [line for k, v in table.items() if (line := poetry_spec(str(k), v))]
+    for extra, names in (poetry.get("extras") or {}).items():
+        extras[str(extra)] = [line for n in names if n in main and (line := poetry_spec(n, main[n]))]
+    return {"dependencies": deps, "extras": extras}
 
 
 def _dependency_groups(table: Any) -> dict[str, list[str]]:

@@ -273,3 +273,23 @@ def test_dependency_groups_are_extras_too(tmp_path: Path) -> None:
     # An extra of the same name is the project's own declaration and wins.
     assert testenv.plan(repo, base, [], False, ["test"], None).lines == ["attrs>=22", "six", "hypothesis",
                                                                        "pytest-mock"]
+
+
+def test_a_poetry_project_declares_its_dependencies_in_its_own_table(tmp_path: Path) -> None:
+    """Poetry before 2.0 has no [project] table: its dependencies (caret and tilde ranges), groups
+    and extras are read from [tool.poetry], as data."""
+    from signoff.repair.testenv import poetry_spec
+
+    pyproject = ('[tool.poetry]\nname = "pricing"\nversion = "1"\n[tool.poetry.dependencies]\npython = "^3.8"\n'
+                 'requests = "^2.31"\nattrs = "~22.1"\nzeta = "^0.2.3"\nsix = "*"\nforked = {git = "https://x"}\n'
+                 'rich = {version = ">=13", extras = ["jupyter"], optional = true}\n'
+                 '[tool.poetry.group.test.dependencies]\npytest-mock = "^3"\n'
+                 '[tool.poetry.dev-dependencies]\nhypothesis = "6.100.0"\n[tool.poetry.extras]\nfancy = ["rich"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
+    declared = ["requests>=2.31,<3", "attrs>=22.1,<22.2", "zeta>=0.2.3,<0.3", "six"]
+    assert testenv.plan(repo, base, [], True, [], None).lines == declared
+    assert testenv.plan(repo, base, [], False, ["test", "dev", "fancy"], None).lines == [
+        *declared, "pytest-mock>=3,<4", "hypothesis==6.100.0", "rich[jupyter]>=13"]
+    assert testenv.project_name(repo, base) == "pricing"
+    assert poetry_spec("x", {"version": "^1.2", "markers": "sys_platform == 'linux'"}) == (
+        "x>=1.2,<2 ; sys_platform == 'linux'")
