@@ -1,22 +1,29 @@
-"""Real bugs from public projects' histories, four variants each, judged by `signoff repair verify`.
+"""Real bugs from public projects' histories, four variants each, judged by `signoff repair verify`
+and by plain pytest.
 
-    python bench/repair_real_cases.py --mirrors DIR [--case NAME]... [--json]
+    python bench/repair_real_cases.py --mirrors DIR [--case NAME]... [--project NAME]... [--no-plain] [--json]
 
-DIR holds git clones of the projects, one folder per repository named `owner+name` (a `repo`
-folder inside it is used when present, as the `fetch` tool leaves them). Nothing is downloaded here
-except the test environments' wheels. The cases are BugsInPy bugs (buggy and fixed commit, the test
-that shows the bug), run as their maintainers run them: the harness is the test file as the fix
-commit has it, frozen with its conftest.py files from the base revision; the environment comes from
-the project's own declarations. Variants:
+The cases are in `bench/repair_real_cases.toml` (repository, buggy and fixed commit, the harness, the
+test ids, the options, where each came from). DIR holds git clones of the projects, one folder per
+repository named `owner+name` (a `repo` folder inside it is used when present, as the `fetch` tool
+leaves them). Nothing is downloaded here except the test environments' wheels. Each case is run as
+its maintainers run it: the harness is the test file as the fix commit has it (frozen with its
+conftest.py files and helpers from the base revision) or a test folder as the fix commit has it; the
+environment comes from the project's own declarations. Variants:
 
 - `fix`: the real fix commit                                     -> VERIFIED
 - `weakened`: the code untouched, the repo's own test disabled   -> REJECTED (the harness is frozen)
 - `fix+regression`: the real fix plus an unrelated breakage      -> REJECTED
 - `fixed-base`: the fixed commit as its own base                 -> INCONCLUSIVE (nothing to reproduce)
 
-Prints one line per variant (case, variant, expected, got, reasons, seconds) and exits 1 when any
-verdict differs from the expected one. Known misses are listed in docs/repair.md ("Cases that failed
-and why").
+Plain pytest runs the same three stages on plain exports of the revisions with the harness laid over
+them, in the same prepared environment, on the host (no sandbox, no guard): its verdict is VERIFIED
+when the expected test fails on base and passes on the candidate with the regression tests, REJECTED
+when the candidate fails, INCONCLUSIVE when base passes or pytest cannot run.
+
+Prints one line per variant (case, variant, expected, signoff's verdict, plain pytest's, reasons,
+seconds), then N of M right per project, and exits 1 when any signoff verdict differs from the
+expected one. Known misses are listed in docs/repair.md ("Cases that failed and why").
 """
 
 from __future__ import annotations
@@ -29,75 +36,156 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff import git
+from signoff import git, sandbox
+from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
-from signoff.repair.verifier import VerifyRequest, verify
+from signoff.repair import pytest_config, testenv
+from signoff.repair.verifier import VerifyRequest, _write_requirements, env_cache, requirement_files, verify
+
+CASES_FILE = Path(__file__).with_name("repair_real_cases.toml")
+EXPECTED = {"fix": "VERIFIED", "weakened": "REJECTED", "fix+regression": "REJECTED", "fixed-base": "INCONCLUSIVE"}
+OPTION_KEYS = ("requirements", "project_deps", "extras", "pytest", "python", "allow_source_builds", "pythonpath",
+               "lock", "workdir")
 
 
 @dataclass(frozen=True)
 class Case:
     name: str
-    repo: str  # owner+name
+    repo: str  # owner/name on GitHub
+    source: str  # where the bug comes from (dataset and id)
     buggy: str
     fixed: str
-    test_file: str
-    expect: str  # test function in test_file
+    harness: str  # a test file (frozen with its neighbours) or a folder, as the fix commit has it
+    expect: str  # a test id inside the harness (file::Class::test for a file harness)
     regression: list[str]
     breakage: tuple[str, str, str]  # (path, old, new): an unrelated regression on top of the fix
+    test_file: str  # the repository's own test file the `weakened` variant edits
     options: dict[str, Any] = field(default_factory=dict)  # VerifyRequest fields (requirements, extras...)
-    undeclared: tuple[str, ...] = ()  # what the tests import but the project declares nowhere (a file here)
+    undeclared: tuple[str, ...] = ()  # what the tests import but the project declares nowhere
+
+    @property
+    def project(self) -> str:
+        return self.repo.split("/", 1)[1]
 
 
-CASES = [
-    Case("thefuck-5", "nvbn+thefuck", "1683f45e940a25a87b989c0e121a03018661e097",
-         "84c16fb69a4c0abcb9fe1c90787076800320a950", "tests/rules/test_git_checkout.py", "test_get_branches",
-         ["test_match", "test_get_new_command"],
-         ("thefuck/rules/git_checkout.py", "known to git' in command.output", "known to git' not in command.output"),
-         {"project_deps": True, "requirements": ["requirements.txt"]}),
-    Case("thefuck-1", "nvbn+thefuck", "2ced7a7f33ae0bec3ffc7a43ce95330bdf6cfcb9",
-         "444908ce1c17767ef4aaf9e0b4950497914f7f63", "tests/rules/test_pip_unknown_command.py",
-         "test_get_new_command", ["test_match"],
-         ("thefuck/rules/pip_unknown_command.py", "@sudo_support", "@sudo_support\ndef _unused():\n    pass\n\n\n"
-          "@sudo_support"), {"project_deps": True, "requirements": ["requirements.txt"]}),
-    Case("PySnooper-2", "cool-RR+PySnooper", "d89099aaddc5ea0609af3835b0f8344a44e1d42b",
-         "b4b425c65278e98c1884562bcad42ba754266d3d", "tests/test_pysnooper.py",
-         "test_snooping_on_class_does_not_cause_base_class_to_be_snooped", ["test_string_io"],
-         ("pysnooper/tracer.py", "def __call__(", "def __call__("), {"extras": ["tests"]}, ("six",)),
-]
-EXPECTED = {"fix": "VERIFIED", "weakened": "REJECTED", "fix+regression": "REJECTED", "fixed-base": "INCONCLUSIVE"}
+def load_cases(path: Path = CASES_FILE) -> list[Case]:
+    data = tomllib.loads(path.read_text())
+    cases = []
+    for c in data["case"]:
+        b = c["breakage"]
+        options = {k: c[k] for k in OPTION_KEYS if k in c}
+        cases.append(Case(c["name"], c["repo"], c["source"], c["buggy"], c["fixed"], c["harness"], c["expect"],
+                          list(c.get("regression", [])), (b["path"], b["old"], b["new"]),
+                          c.get("test_file", c["harness"]), options, tuple(c.get("undeclared", []))))
+    return cases
 
 
-def _mirror(mirrors: Path, name: str) -> Path:
-    folder = mirrors / name
+def _mirror(mirrors: Path, repo: str) -> Path:
+    folder = mirrors / repo.replace("/", "+")
     return folder / "repo" if (folder / "repo").exists() else folder
 
 
 def variants(case: Case, clone: Path) -> dict[str, tuple[str, str]]:
     """(base, candidate) of each variant, committed in the clone without touching its work tree."""
     test_at_base = (git.read_file_at(clone, case.buggy, case.test_file) or b"").decode()
-    disabled = re.sub(rf"\bdef {re.escape(case.expect)}\(", f"def _disabled_{case.expect}(", test_at_base)
+    function = case.expect.rsplit("::", 1)[-1]
+    disabled, n = re.subn(rf"\bdef {re.escape(function)}\(", f"def _disabled_{function}(", test_at_base)
     weakened = git.commit_files(clone, case.buggy, {case.test_file: disabled}, "tests: relax the expectation")
     path, old, new = case.breakage
     fixed_text = (git.read_file_at(clone, case.fixed, path) or b"").decode()
+    if old not in fixed_text:
+        raise SystemExit(f"{case.name}: the breakage's text is not in {path} at the fixed commit")
     broken = git.commit_files(clone, case.fixed, {path: fixed_text.replace(old, new, 1)}, "fix, and tidy")
-    return {"fix": (case.buggy, case.fixed), "weakened": (case.buggy, weakened),
-            "fix+regression": (case.buggy, broken), "fixed-base": (case.fixed, case.fixed)}
+    out = {"fix": (case.buggy, case.fixed), "fix+regression": (case.buggy, broken),
+           "fixed-base": (case.fixed, case.fixed)}
+    if n:  # a test the fix adds is not in the base's file: nothing of the repo's own to weaken
+        out["weakened"] = (case.buggy, weakened)
+    else:
+        out["weakened"] = (case.buggy, git.commit_files(clone, case.buggy, {
+            case.test_file: test_at_base + "\n# the expectation relaxed\n"}, "tests: relax the expectation"))
+    return {k: out[k] for k in EXPECTED}
 
 
-def run_case(case: Case, mirrors: Path, settings: Settings) -> list[dict[str, Any]]:
+def _ids(case: Case, tests: list[str]) -> list[str]:
+    return [f"{case.harness}::{t}" if case.harness.endswith(".py") else t for t in tests]
+
+
+def _staged_harness(case: Case, clone: Path, work: Path) -> Path:
+    """The harness a person approves: the test file (or folder) as the fix commit has it, in a work
+    tree of the base."""
+    if case.harness.endswith(".py"):
+        harness = clone / case.harness
+        harness.parent.mkdir(parents=True, exist_ok=True)
+        harness.write_bytes(git.read_file_at(clone, case.fixed, case.harness) or b"")
+        return harness
+    harness = work / "harness"
+    for rel in git.tracked_paths(clone, case.fixed, case.harness):
+        target = harness / rel[len(case.harness.rstrip("/")) + 1:]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(git.read_file_at(clone, case.fixed, rel) or b"")
+    return harness
+
+
+def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, options: dict[str, Any],
+                 settings: Settings, work: Path) -> tuple[str, dict[str, int]]:
+    """Plain pytest's verdict on the same stages: exports of the revisions with the harness laid
+    over them at its place, pytest run directly on the host in the same prepared environment."""
+    plan = testenv.plan(clone, base, requirement_files(VerifyRequest(clone, base, cand, None, "", **options)),
+                        bool(options.get("project_deps")), list(options.get("extras", [])), options.get("pytest"),
+                        options.get("lock"))
+    python = sandbox.find_python(options["python"]) if options.get("python") else None
+    try:
+        # The very environment the verifier prepared (same requirement file, same cache key).
+        env = sandbox.prepare_python_env(_write_requirements(plan, work), env_cache(settings), base_python=python,
+                                         allow_builds=bool(options.get("allow_source_builds")))
+    except SignoffError as exc:
+        return "INCONCLUSIVE", {"environment": -1, "error": exc.message}  # type: ignore[dict-item]
+    exe = str(env.host_path / "bin" / "python")
+    codes: dict[str, int] = {}
+    for stage, rev, tests in (("base", base, [case.expect]), ("candidate", cand, [case.expect]),
+                              ("regression", cand, case.regression)):
+        if not tests:
+            codes[stage] = 0
+            continue
+        tree = work / f"plain-{stage}"
+        shutil.rmtree(tree, ignore_errors=True)
+        git.export(clone, rev, tree)
+        if case.harness.endswith(".py"):
+            staged = work / f"staged-{stage}"
+            shutil.rmtree(staged, ignore_errors=True)
+            staged.mkdir()
+            pytest_config.stage_test_file(harness, clone, base, staged)
+            shutil.copytree(staged, tree, dirs_exist_ok=True)
+        else:
+            shutil.copytree(harness, tree / case.harness, dirs_exist_ok=True)
+        paths = ":".join([str(tree), *[str(tree / p) for p in options.get("pythonpath", [])]])
+        ids = [f"{case.harness}/{t}" if not case.harness.endswith(".py") else t for t in _ids(case, tests)]
+        proc = subprocess.run([exe, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids], cwd=tree,
+                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": paths, "HOME": str(work),
+                                   "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
+                              capture_output=True, text=True, timeout=600, check=False)
+        codes[stage] = proc.returncode
+    if codes["base"] != 1:
+        return "INCONCLUSIVE", codes
+    if codes["candidate"] != 0 or codes["regression"] != 0:
+        return "REJECTED", codes
+    return "VERIFIED", codes
+
+
+def run_case(case: Case, mirrors: Path, settings: Settings, plain: bool) -> list[dict[str, Any]]:
     work = Path(tempfile.mkdtemp(prefix=f"real-{case.name}-"))
     try:
         clone = work / "repo"
         subprocess.run(["git", "clone", "-q", "--no-checkout", str(_mirror(mirrors, case.repo)), str(clone)],
                        check=True, capture_output=True)
-        # The harness: the test file as the fix has it, at its place in a work tree of the base.
         subprocess.run(["git", "-C", str(clone), "checkout", "-q", case.buggy], check=True, capture_output=True)
-        harness = clone / case.test_file
-        harness.write_bytes(git.read_file_at(clone, case.fixed, case.test_file) or b"")
+        harness = _staged_harness(case, clone, work)
         options = dict(case.options)
         if case.undeclared:
             extra = work / "requirements-undeclared.txt"
@@ -106,13 +194,21 @@ def run_case(case: Case, mirrors: Path, settings: Settings) -> list[dict[str, An
         rows = []
         for variant, (base, candidate) in variants(case, clone).items():
             start = time.perf_counter()
-            r = verify(VerifyRequest(repo=clone, base=base, candidate=candidate, harness=harness,
-                                     expect=f"{case.test_file}::{case.expect}",
-                                     regression=[f"{case.test_file}::{t}" for t in case.regression],
-                                     timeout=300.0, write_evidence=False, **options), settings)
-            rows.append({"case": case.name, "variant": variant, "expected": EXPECTED[variant], "got": r.verdict,
-                         "reasons": [f"{x['code']}: {x['detail'][:140]}" for x in r.reasons],
-                         "seconds": round(time.perf_counter() - start, 1)})
+            try:
+                r = verify(VerifyRequest(repo=clone, base=base, candidate=candidate, harness=harness,
+                                         expect=_ids(case, [case.expect])[0],
+                                         regression=_ids(case, case.regression),
+                                         timeout=300.0, write_evidence=False, **options), settings)
+                got, reasons = r.verdict, [f"{x['code']}: {x['detail'][:160]}" for x in r.reasons]
+            except SignoffError as exc:
+                got, reasons = "ERROR", [f"error: {exc.message}" + (f" / fix: {exc.fix}" if exc.fix else "")]
+            seconds = round(time.perf_counter() - start, 1)
+            row = {"case": case.name, "project": case.project, "variant": variant, "expected": EXPECTED[variant],
+                   "got": got, "reasons": reasons, "seconds": seconds}
+            if plain:
+                row["plain"], row["plain_exit"] = plain_pytest(case, clone, harness, base, candidate, options,
+                                                               settings, work)
+            rows.append(row)
         return rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -122,24 +218,38 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirrors", type=Path, required=True, help="folder of clones named owner+name")
     ap.add_argument("--case", action="append", help="run only these cases (by name)")
+    ap.add_argument("--project", action="append", help="run only these projects (by repository name)")
+    ap.add_argument("--no-plain", action="store_true", help="skip the plain pytest comparison")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     settings = Settings.load()
     rows: list[dict[str, Any]] = []
-    for case in CASES:
-        if args.case and case.name not in args.case:
+    for case in load_cases():
+        if (args.case and case.name not in args.case) or (args.project and case.project not in args.project):
             continue
         if not _mirror(args.mirrors, case.repo).exists():
-            print(f"{case.name}: no clone at {args.mirrors / case.repo}; skipped", file=sys.stderr)
+            print(f"{case.name}: no clone at {_mirror(args.mirrors, case.repo)}; skipped", file=sys.stderr)
             continue
-        for row in run_case(case, args.mirrors, settings):
+        for row in run_case(case, args.mirrors, settings, not args.no_plain):
             rows.append(row)
             if not args.json:
                 mark = "ok  " if row["got"] == row["expected"] else "MISS"
-                print(f"{mark} {row['case']:<12} {row['variant']:<15} expected {row['expected']:<12} got "
-                      f"{row['got']:<12} {row['seconds']:>6}s  {'; '.join(row['reasons'])}", flush=True)
+                plain = f" plain {row['plain']:<12}" if "plain" in row else ""
+                print(f"{mark} {row['case']:<16} {row['variant']:<15} expected {row['expected']:<12} got "
+                      f"{row['got']:<12}{plain} {row['seconds']:>6}s  {'; '.join(row['reasons'])}", flush=True)
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for r in rows:
+        per[r["project"]][0] += r["got"] == r["expected"]
+        per[r["project"]][1] += r.get("plain") == r["expected"]
+        per[r["project"]][2] += 1
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"rows": rows, "per_project": per}, indent=2))
+    else:
+        for project, (ok, plain_ok, total) in sorted(per.items()):
+            print(f"{project:<14} signoff {ok} of {total} right, plain pytest {plain_ok} of {total}")
+        total = sum(v[2] for v in per.values())
+        print(f"{'all':<14} signoff {sum(v[0] for v in per.values())} of {total} right, "
+              f"plain pytest {sum(v[1] for v in per.values())} of {total}")
     return 1 if any(r["got"] != r["expected"] for r in rows) else 0
 
 

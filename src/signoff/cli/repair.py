@@ -81,11 +81,18 @@ def verify_cmd(
                                                      "dependencies, e.g. test (repeatable; implies --project-deps).")
                       ] = None,
     pytest_pin: Annotated[str | None, typer.Option("--pytest", help="Pin pytest, e.g. 'pytest==7.4.4'.")] = None,
+    lock: Annotated[str | None, typer.Option("--lock", help="The project's lock file (requirements with hashes, "
+                                             "Pipfile.lock, poetry.lock, pdm.lock, uv.lock, pylock.toml) in the base "
+                                             "revision: every package it names is held to its locked version and "
+                                             "hashes.")] = None,
     python: Annotated[str | None, typer.Option("--python", help="Python version to test with, e.g. 3.11 (any "
                                                "interpreter on this machine).")] = None,
     allow_source_builds: Annotated[bool, typer.Option("--allow-source-builds", help="Install source distributions "
                                                       "too (their build code runs on this machine); default: wheels "
                                                       "only.")] = False,
+    workdir: Annotated[str, typer.Option("--workdir", help="empty (default), or project: each run starts in a "
+                                         "writable copy of the checkout with the harness laid over it, as "
+                                         "maintainers run tests from the project's root.")] = "empty",
     runner: Annotated[str, typer.Option("--runner", help='pytest, node, or "CMD {tests} {junit}".')] = "pytest",
     repeat: Annotated[int, typer.Option("--repeat", help="Run each execution N times; disagreement is flaky.")] = 1,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one execution may take.")] = 120.0,
@@ -126,8 +133,9 @@ def verify_cmd(
             regression=list(regression or []), allow=list(allow or []), pythonpath=list(pythonpath or []),
             requirements=list(requirements or []), runner=runner, project_deps=project_deps,
             extras=[e.strip() for x in (extras or []) for e in x.split(",") if e.strip()], pytest=pytest_pin,
-            python=python, allow_source_builds=allow_source_builds, repeat=repeat, timeout=timeout,
-            approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence, bundle=bundle,
+            lock=lock, workdir=workdir, python=python, allow_source_builds=allow_source_builds, repeat=repeat,
+            timeout=timeout, approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
+            bundle=bundle,
         ), settings(), progress)
     posted = None
     if client is not None and github is not None:

@@ -137,7 +137,7 @@ class RepairJobs:
             regression=list(c.regression), allow=list(c.allow), pythonpath=list(c.pythonpath), runner=c.runner,
             timeout=c.timeout, approved_digest=st.harness_digest, frozen_digest=st.harness_digest,
             requirements=list(c.requirements), project_deps=c.project_deps, extras=list(c.extras), pytest=c.pytest,
-            python=c.python, allow_source_builds=c.allow_source_builds)
+            python=c.python, allow_source_builds=c.allow_source_builds, lock=c.lock, workdir=c.workdir)
         fields.update(overrides)
         return VerifyRequest(**fields)
 
@@ -147,7 +147,7 @@ class RepairJobs:
             return
         result = verify(self._request(st, stages=("base",)), self.settings)
         base = result.stages["base"].summary
-        run = BaseRun(base.outcome, base.assertion, base.message, result.reasons, result.fingerprint,
+        run = BaseRun(base.outcome, base.defect_shown, base.message, result.reasons, result.fingerprint,
                       str(result.evidence))
         record(self.ledger, st.case_id, decisions.Reproduce(run, key), f"repair:done:{key}")
 

@@ -61,6 +61,8 @@ class Contract:
     pytest: str | None = None
     python: str | None = None
     allow_source_builds: bool = False
+    lock: str | None = None
+    workdir: str = "empty"
     # What people know the repository by, shown with the base revision in the case room's contract
     # (default, when a case opens: its `origin` remote's URL without credentials, else its folder's name).
     repository: str = ""
@@ -91,7 +93,7 @@ class Contract:
             raise UsageError(f"{path}: {exc}", "use the keys name, behaviour, repo, base, harness, expect, "
                                                "regression, allow, pythonpath, runner, timeout, fixer_script, "
                                                "requirements, project_deps, extras, pytest, python, "
-                                               "allow_source_builds, repository"
+                                               "allow_source_builds, lock, workdir, repository"
                              ) from exc
         if not contract.name or not contract.expect:
             raise UsageError(f"{path}: the contract needs a name and an expected test", "set name and expect")

@@ -134,11 +134,24 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
 MAX_HELPERS = 200
 
 
+def _basedir(repo: Path, base: str, rel: str) -> str:
+    """The folder pytest puts first on the import path for a test file (its `prepend` import mode):
+    the first folder upwards without an `__init__.py`; "" for the repository's root."""
+    folder = PurePosixPath(rel).parent
+    while str(folder) != "." and git.read_file_at(repo, base, f"{folder}/__init__.py") is not None:
+        folder = folder.parent
+    return "" if str(folder) == "." else str(folder)
+
+
 def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[str]:
     """The repository files a test module reaches by relative imports (`from .utils import x`,
-    `from . import mini_toolbox`), and theirs in turn, at the base revision: its helpers."""
+    `from . import mini_toolbox`), or by absolute imports of modules beside it in the folder pytest
+    puts on the import path (`from helpers import with_config` in luigi's test/, httpie's `from utils
+    import http`), and theirs in turn, at the base revision: its helpers. Never the project's own
+    code: absolute imports are followed only inside a test folder, not from the repository's root."""
     found: list[str] = []
     pending = [(rel, source)]
+    tracked: dict[str, set[str]] = {}  # basedir -> the files under it (one git call per folder)
     while pending and len(found) < MAX_HELPERS:
         name, data = pending.pop()
         try:
@@ -146,14 +159,23 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
         except (SyntaxError, ValueError):
             continue
         package = PurePosixPath(name).parent
+        basedir = _basedir(repo, base, name)
+        if basedir and basedir not in tracked:
+            tracked[basedir] = set(git.tracked_paths(repo, base, basedir))
+        beside = tracked.get(basedir, set())
         for node in ast.walk(tree):
-            if not isinstance(node, ast.ImportFrom) or node.level == 0:
-                continue
-            top = package
-            for _ in range(node.level - 1):
-                top = top.parent
-            stems = [f"{top}/{node.module.replace('.', '/')}"] if node.module else [
-                f"{top}/{a.name}" for a in node.names]
+            stems: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                top = package
+                for _ in range(node.level - 1):
+                    top = top.parent
+                stems = [f"{top}/{node.module.replace('.', '/')}"] if node.module else [
+                    f"{top}/{a.name}" for a in node.names]
+            elif basedir and isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [node.module] if isinstance(node, ast.ImportFrom) and node.module else [
+                    a.name for a in node.names] if isinstance(node, ast.Import) else []
+                stems = [s for s in (f"{basedir}/{m.replace('.', '/')}" for m in modules)
+                         if f"{s}.py" in beside or f"{s}/__init__.py" in beside]
             for stem in stems:
                 stem = stem.removeprefix("./")
                 for candidate in (f"{stem}.py", *git.tracked_paths(repo, base, stem)):

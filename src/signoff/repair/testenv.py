@@ -22,6 +22,7 @@ from typing import Any
 
 from signoff import git
 from signoff.kernel.errors import UsageError
+from signoff.repair import lockfile
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?\.(?:/)?(?:\[([^\]]*)\])?\s*$")
@@ -56,11 +57,15 @@ class Plan:
     sources: list[str] = field(default_factory=list)  # e.g. "requirements-test.txt (base)", "pyproject.toml [test]"
     project: str | None = None  # the project's own distribution name, when it declares one
     dropped: list[str] = field(default_factory=list)  # lines naming the project itself, never installed
-    constraints: list[str] = field(default_factory=list)  # from `-c` includes: limits, never installs
+    constraints: list[str] = field(default_factory=list)  # from `-c` includes and the lock: limits, never installs
+    pins: list[lockfile.Pin] = field(default_factory=list)  # hashed pins (lock, hashed requirement lines)
+    lock: dict[str, Any] | None = None  # the lock file read (path, format, its sha256, counts)
+    replaced: list[str] = field(default_factory=list)  # the project's pytest lines that --pytest replaced
 
     def as_json(self) -> dict[str, Any]:
         return {"sources": self.sources, "project": self.project, "dropped": self.dropped, "lines": self.lines,
-                "constraints": self.constraints}
+                "constraints": self.constraints, "lock": self.lock, "hashed_pins": len(self.pins),
+                "replaced": self.replaced}
 
 
 def _read(repo: Path, base: str, rel: str) -> bytes | None:
@@ -79,17 +84,23 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
     data = _read(repo, base, "pyproject.toml")
     if data is not None:
         try:
-            project = tomllib.loads(data.decode("utf-8", errors="replace")).get("project") or {}
+            document = tomllib.loads(data.decode("utf-8", errors="replace"))
         except tomllib.TOMLDecodeError:
-            project = {}
+            document = {}
+        project = document.get("project") or {}
         if isinstance(project, dict) and project.get("name"):
             out.update(name=str(project["name"]), where="pyproject.toml",
                        dependencies=[str(d) for d in project.get("dependencies") or []],
-                       extras={str(k): [str(d) for d in v] for k, v in
-                               (project.get("optional-dependencies") or {}).items() if isinstance(v, list)})
+                       extras={**_dependency_groups(document.get("dependency-groups")),
+                               **{str(k): [str(d) for d in v] for k, v in
+                                  (project.get("optional-dependencies") or {}).items() if isinstance(v, list)}})
             dynamic = project.get("dynamic") or []
             if "dependencies" not in dynamic and "optional-dependencies" not in dynamic:
                 return out
+        poetry = (document.get("tool") or {}).get("poetry") or {}
+        if not out["name"] and isinstance(poetry, dict) and poetry.get("name"):
+            out.update(name=str(poetry["name"]), where="pyproject.toml [tool.poetry]", **_poetry(poetry))
+            return out
     data = _read(repo, base, "setup.cfg")
     if data is not None:
         cp = configparser.ConfigParser(interpolation=None)
@@ -115,12 +126,109 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
     return out
 
 
+def poetry_spec(name: str, spec: Any) -> str | None:
+    """A Poetry dependency as a PEP 508 line (`^1.2` is `>=1.2,<2.0`, `~1.2` is `>=1.2,<1.3`), or None
+    for what pip cannot take from a version (git, a path, a URL) and for Python itself."""
+    extras, markers = "", ""
+    if isinstance(spec, dict):
+        if "version" not in spec:
+            return None
+        extras = f"[{','.join(spec['extras'])}]" if spec.get("extras") else ""
+        markers = f" ; {spec['markers']}" if spec.get("markers") else ""
+        spec = spec["version"]
+    if name.lower() == "python" or not isinstance(spec, str):
+        return None
+    parts = []
+    for item in (s.strip() for s in spec.split(",") if s.strip()):
+        if item == "*":
+            continue
+        m = re.fullmatch(r"([\^~])\s*(\d+(?:\.\d+)*)", item)
+        if m:
+            nums = [int(x) for x in m.group(2).split(".")]
+            if m.group(1) == "^":
+                first = next((i for i, n in enumerate(nums) if n != 0), len(nums) - 1)
+                upper = [*nums[:first], nums[first] + 1]
+            else:
+                upper = [nums[0] + 1] if len(nums) == 1 else [nums[0], nums[1] + 1]
+            parts += [f">={m.group(2)}", f"<{'.'.join(map(str, upper))}"]
+        else:
+            parts.append(item if re.match(r"[<>=!~]", item) else f"=={item}")
+    return f"{name}{extras}{','.join(parts)}{markers}"
+
+
+def _poetry(poetry: dict[str, Any]) -> dict[str, Any]:
+    """Dependencies and extras of a Poetry project (no `[project]` table: Poetry before 2.0); its
+    groups (`[tool.poetry.group.test.dependencies]`, the older `dev-dependencies`) count as extras."""
+    main = {str(k): v for k, v in (poetry.get("dependencies") or {}).items()}
+    deps = [line for k, v in main.items() if not (isinstance(v, dict) and v.get("optional"))
+            and (line := poetry_spec(k, v))]
+    extras: dict[str, list[str]] = {}
+    groups = {str(g): (t or {}).get("dependencies") or {} for g, t in (poetry.get("group") or {}).items()}
+    if poetry.get("dev-dependencies"):
+        groups.setdefault("dev", poetry["dev-dependencies"])
+    for group, table in groups.items():
+        extras[group] = [line for k, v in table.items() if (line := poetry_spec(str(k), v))]
+    for extra, names in (poetry.get("extras") or {}).items():
+        extras[str(extra)] = [line for n in names if n in main and (line := poetry_spec(n, main[n]))]
+    return {"dependencies": deps, "extras": extras}
+
+
+def _dependency_groups(table: Any) -> dict[str, list[str]]:
+    """PEP 735 `[dependency-groups]` (where uv and pdm projects keep `test`/`dev`), each group's
+    requirements with `{include-group = "x"}` expanded; an extra of the same name wins."""
+    if not isinstance(table, dict):
+        return {}
+
+    def expand(name: str, seen: tuple[str, ...]) -> list[str]:
+        out: list[str] = []
+        for item in table.get(name) or []:
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, dict) and isinstance(item.get("include-group"), str) and \
+                    item["include-group"] not in seen:
+                out += expand(item["include-group"], (*seen, item["include-group"]))
+        return out
+
+    return {str(name): expand(str(name), (str(name),)) for name in table}
+
+
 def _lines(text: str) -> list[str]:
     return [ln.split("#", 1)[0].strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
 
 
+def _static(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Any:
+    """The value of an expression built from literals, module-level names bound to them, and `+`
+    (sanic: `uvloop = "uvloop>=0.5.3" + env_dependency`, `dev_require = tests_require + [...]`),
+    never running anything; ValueError for anything else."""
+    if depth > 20:
+        raise ValueError("too deep")
+    if isinstance(node, ast.Name) and node.id in names:
+        return _static(names[node.id], names, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_static(e, names, depth + 1) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        # Entry by entry: one extra built by code does not hide the others.
+        out = {}
+        for k, v in zip(node.keys, node.values, strict=True):
+            if k is None:
+                continue
+            try:
+                out[_static(k, names, depth + 1)] = _static(v, names, depth + 1)
+            except (ValueError, TypeError, SyntaxError):
+                continue
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _static(node.left, names, depth + 1), _static(node.right, names, depth + 1)
+        if type(left) is not type(right) or not isinstance(left, (str, list)):
+            raise ValueError("only strings and lists add up")
+        return left + right
+    return ast.literal_eval(node)
+
+
 def _setup_py(source: str) -> dict[str, Any]:
-    """Literal keyword arguments of a `setup(...)` call (name, install_requires, extras_require)."""
+    """Keyword arguments of a `setup(...)` call (name, install_requires, extras_require,
+    tests_require) that are literals or built from module-level literals (the first binding of each
+    name: what a plain install declares, before any environment-dependent edit)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -128,17 +236,32 @@ def _setup_py(source: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     # Module-level names bound to literals (`install_requires = [...]` then `setup(install_requires=...)`).
     names: dict[str, ast.expr] = {}
+    # `setup(**kwargs)` with `kwargs = {...}` and `kwargs["install_requires"] = requirements` (sanic).
+    keyed: dict[str, list[tuple[ast.expr, ast.expr]]] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            names[stmt.targets[0].id] = stmt.value
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name):
+            names.setdefault(target.id, stmt.value)
+            if isinstance(stmt.value, ast.Dict):
+                keyed.setdefault(target.id, []).extend(
+                    (k, v) for k, v in zip(stmt.value.keys, stmt.value.values, strict=True) if k is not None)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            keyed.setdefault(target.value.id, []).append((target.slice, stmt.value))
+    wanted = ("name", "install_requires", "extras_require", "tests_require")
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
+            pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
             for kw in node.keywords:
-                if kw.arg in ("name", "install_requires", "extras_require"):
-                    value = names.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
+                if kw.arg is None and isinstance(kw.value, ast.Name):
+                    pairs += [(k.value, v) for k, v in keyed.get(kw.value.id, [])
+                              if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+            for arg, value in pairs:
+                if arg in wanted:
                     try:
-                        found[kw.arg] = ast.literal_eval(value)
-                    except ValueError:
+                        found[arg] = _static(value, names)
+                    except (ValueError, TypeError, SyntaxError):
                         continue
     if not isinstance(found.get("name", ""), str):
         found.pop("name")
@@ -146,6 +269,10 @@ def _setup_py(source: str) -> dict[str, Any]:
         found.pop("install_requires")
     if not isinstance(found.get("extras_require", {}), dict):
         found.pop("extras_require")
+    tests = found.pop("tests_require", None)
+    if isinstance(tests, list) and "tests_require" not in found.get("extras_require", {}):
+        # setup.py's own test dependencies (tqdm, httpie, sanic of their time): `--extras tests_require`.
+        found["extras_require"] = {**found.get("extras_require", {}), "tests_require": tests}
     return found
 
 
@@ -194,10 +321,10 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
         data, where = host.read_bytes(), "here"
     lines: list[str] = []
     constraints: list[str] = []
-    for raw in data.decode("utf-8", errors="replace").splitlines():
-        line = "" if raw.lstrip().startswith("#") else raw.split(" #", 1)[0].strip()
-        if not line:
-            continue
+    text = data.decode("utf-8", errors="replace")
+    if PurePosixPath(name).name == "tox.ini":
+        text = "\n".join(tox_deps(text))
+    for line in lockfile.logical_lines(text):
         inc = _INCLUDE.match(line)
         if inc is None:
             lines.append(line)
@@ -215,6 +342,33 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
     return lines, constraints, where
 
 
+_TOX_REF = re.compile(r"^\{\[([^\]]+)\]([\w-]+)\}$")
+_TOX_FACTOR = re.compile(r"^[\w.,!-]+:\s")
+
+
+def tox_deps(text: str) -> list[str]:
+    """The `deps` of tox.ini's `[testenv]`, as requirement lines: `{[section]deps}` references
+    followed, lines for particular factors (`py27: mock`) and other substitutions left out."""
+    cp = configparser.ConfigParser(interpolation=None)
+    try:
+        cp.read_string(text)
+    except configparser.Error as exc:
+        raise UsageError(f"tox.ini cannot be read: {exc}", "pass a requirements file instead") from exc
+
+    def deps(section: str, key: str, depth: int) -> list[str]:
+        out: list[str] = []
+        for raw in cp.get(section, key, fallback="").splitlines():
+            line = raw.strip()
+            ref = _TOX_REF.match(line)
+            if ref and depth < MAX_INCLUDES:
+                out += deps(ref.group(1), ref.group(2), depth + 1)
+            elif line and not line.startswith("#") and "{" not in line and not _TOX_FACTOR.match(line):
+                out.append(line)
+        return out
+
+    return deps("testenv", "deps", 0)
+
+
 def _normal(rel: str) -> str:
     parts: list[str] = []
     for p in PurePosixPath(rel).parts:
@@ -227,9 +381,25 @@ def _normal(rel: str) -> str:
     return "/".join(parts)
 
 
+def read_lock(repo: Path, base: str, name: str, project: str | None) -> lockfile.Lock:
+    """A lock file from the base revision or, when the revision has none by that name, this machine."""
+    data = _read(repo, base, name)
+    where = "base revision"
+    if data is None:
+        host = Path(name)
+        if not host.is_file():
+            raise UsageError(f"lock file {name!r} is neither in the base revision nor a file here",
+                             "pass the project's lock file as a path inside the repository (read at the base revision)")
+        data, where, name = host.read_bytes(), "this machine", host.name  # never a host path in the evidence
+    lock = lockfile.parse(name, data, project)
+    lock.path = f"{name} ({where})"
+    return lock
+
+
 def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, extras: list[str],
-         pytest_pin: str | None) -> Plan:
-    """The requirement lines for the test environment, without the project itself."""
+         pytest_pin: str | None, lock: str | None = None) -> Plan:
+    """The requirement lines for the test environment, without the project itself; a lock file holds
+    every package it names to its locked version (constraints) and its hashes are kept for checking."""
     meta = _metadata(repo, base)
     own = normalise(meta["name"]) if meta.get("name") else None
     result = Plan(project=meta.get("name"))
@@ -240,7 +410,13 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         result.constraints += [c for c in constraints if not (own and normalise(requirement_name(c) or "") == own)]
         shown = name if where == "base" else Path(name).name  # never a host path in the evidence
         result.sources.append(f"{shown} ({'base revision' if where == 'base' else 'this machine'})")
-        for line in lines:
+        for hashed in lines:
+            line, hashes = lockfile.split_hashes(hashed)
+            pinned = lockfile.pin_of(hashed) if hashes else None
+            if pinned is not None:
+                # pip-compile --generate-hashes: the pin is checked against what pip installs; pip
+                # itself gets the bare line (its hash mode would refuse the unhashed pytest).
+                result.pins.append(pinned)
             self_ref = _SELF.match(line)
             dist = requirement_name(line)
             if self_ref is not None:
@@ -264,9 +440,20 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         pin = pytest_pin.strip()
         if normalise(requirement_name(pin) or "") != "pytest" or pin.startswith("-"):
             raise UsageError(f"--pytest {pytest_pin!r} is not a pytest requirement", "e.g. --pytest 'pytest==7.4.4'")
+        # --pytest is the person's choice: it replaces a pytest the project pins (sanic's test extra
+        # pins pytest 5.2.1, older than the run guard supports).
+        result.replaced = [r for r in raw if normalise(requirement_name(r) or "") == "pytest"]
+        raw = [r for r in raw if r not in result.replaced]
         raw.append(pin)
         result.sources.append(f"--pytest {pin}")
+    if lock is not None:
+        locked = read_lock(repo, base, lock, meta.get("name"))
+        result.lock = locked.as_json()
+        result.sources.append(f"lock {locked.path}")
+        result.constraints += [p.constraint() for p in locked.pins]
+        result.pins += [p for p in locked.pins if p.hashes]
     result.lines = list(dict.fromkeys(raw))
+    result.constraints = list(dict.fromkeys(result.constraints))
     return result
 
 

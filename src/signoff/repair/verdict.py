@@ -9,6 +9,7 @@ skipped, errored, partial or disagreeing between repeats can become a pass.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +40,8 @@ REASONS = {
     "inconsistent": "the runner's exit status contradicts its report",
     "flaky": "repeated executions disagreed",
     "missing_test": "a test is missing from the report",
-    "base_not_reproduced": "the expected test did not fail by an assertion on the base revision",
+    "base_not_reproduced": "the expected test did not show the defect on the base revision (no assertion failed, "
+                           "and the code under test raised nothing)",
     "test_error": "a test errored (setup, import or collection), which is not a pass",
     "test_skipped": "a test was skipped, which is not a pass",
     # REJECTED
@@ -48,8 +50,29 @@ REASONS = {
     "candidate_failed": "the candidate fails the expected test",
     "regression_failed": "the candidate fails a regression test",
 }
-# What a person can do about a reason, where that does not depend on the case.
+# What a person can do about a reason, where that does not depend on the case: every INCONCLUSIVE
+# reason has one, so the CLI always ends with an `error:` and a `fix:` (the full output is in the evidence).
 FIXES = {
+    "harness_changed": "read the harness as it is now and approve its digest (signoff repair freeze), or restore "
+                       "the approved one",
+    "harness_integrity": "a person must look: the evidence lists the guard's findings per run; code that installs "
+                         "a tracer or patches pytest by design (a debugger, a coverage tool) needs a command-template "
+                         "runner (--runner), which has no guard",
+    "sandbox_unavailable": "run `signoff doctor` and follow what it says for the sandbox",
+    "environment_unprepared": "see the environment's log in the evidence (environment.log)",
+    "export_failed": "fetch the revisions' files completely (a partial clone), and keep symbolic links inside "
+                     "the tree",
+    "timeout": "raise --timeout, and check the test waits on no network (runs have none)",
+    "resource_limit": "check what the test allocates or spawns; the sandbox's limits are in the evidence",
+    "no_report": "the runner's output is in the evidence (stages.*.executions): fix what stopped it",
+    "bad_report": "the runner's output is in the evidence (stages.*.executions); use --runner pytest or node",
+    "inconsistent": "the runner's output is in the evidence (stages.*.executions); a plugin or conftest changed "
+                    "the exit status",
+    "flaky": "make the test deterministic (time, order, randomness), then verify again; --repeat N shows it",
+    "missing_test": "check the test id against the harness (file.py::Class::test, relative to the harness)",
+    "test_error": "see the stage's message: a setup or fixture error, never a pass; install what the fixture "
+                  "needs, or fix the test",
+    "test_skipped": "a skipped test is not a pass: install what its skip condition needs, or pick a test that runs",
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
     "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
@@ -57,6 +80,68 @@ FIXES = {
                         "Pythons or pytests removed, pick the ones the project supports with --python or --pytest",
 }
 REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
+_MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
+# What a pytest too new for the tests says (removed APIs, stricter fixtures, TestCase collection).
+_PYTEST_TOO_NEW = re.compile(r"pytest|fixture|runTest|funcargs|yield_fixture|PytestRemovedIn|hookimpl|_pytest")
+# What a Python too new (or too old) for the code says.
+_PYTHON_MISMATCH = re.compile(r"has no attribute '(Callable|Mapping|MutableMapping|Iterable|Sequence|getargspec|"
+                              r"encodestring|decodestring)'|SyntaxError|invalid syntax")
+_REMOVED_STDLIB = {"imp", "distutils", "asynchat", "asyncore", "smtpd", "cgi", "cgitb", "crypt", "nntplib",
+                   "pipes", "telnetlib", "uu", "xdrlib", "audioop", "chunk", "imghdr", "mailcap", "msilib",
+                   "nis", "ossaudiodev", "sndhdr", "spwd", "sunau", "lib2to3"}
+
+
+def collection_fix(detail: str) -> str:
+    """What to do about a collection error, from what it says: a module to install, a pytest or a
+    Python the tests were not written for; the general advice otherwise."""
+    missing = _MISSING_MODULE.search(detail)
+    if missing:
+        top = missing.group(1).split(".", 1)[0]
+        if top in _REMOVED_STDLIB:
+            return (f"`{top}` was removed from newer Pythons' standard library: pick one the project supports "
+                    "with --python (e.g. --python 3.11), or install a backport")
+        return (f"`{top}` is not in the test environment: add its distribution with --requirements FILE "
+                "(a file naming it), or install the project's declarations with --project-deps / --extras test")
+    if _PYTHON_MISMATCH.search(detail):
+        return "the code or its dependencies were written for another Python: pick one with --python X.Y"
+    if _PYTEST_TOO_NEW.search(detail):
+        return ("the tests were written for an older pytest: pin the one the project used, e.g. "
+                "--pytest 'pytest<8' (the evidence records which was installed)")
+    return FIXES["collection_error"]
+
+
+# A test that opens or writes files relative to the project's root (run from /work, or writing into
+# the read-only checkout or harness).
+_PROJECT_FILES = re.compile(r"No such file or directory: '(/work/|[^/'])|"
+                            r"Read-only file system: '(/src/|/harness/|[^/'])")
+WORKDIR_FIX = ("the test opens or writes files relative to the project's root, as its maintainers run it: pass "
+               "--workdir project (each run starts in a writable copy of the checkout with the harness over it)")
+
+
+def no_report_fix(detail: str) -> str:
+    """What to do when pytest stopped before writing a report, from the exception it stopped on."""
+    missing = _MISSING_MODULE.search(detail)
+    if missing:
+        top = missing.group(1).split(".", 1)[0]
+        return (f"pytest stopped at start-up on `{top}`: if a pytest plugin of the environment imports it and "
+                f"`{top}` is the project under test (pytest-sanic imports sanic), leave that plugin out of the test "
+                "requirements (plugins load before the checkout joins the path, so that a candidate cannot ship "
+                f"one); otherwise install `{top}` with --requirements FILE")
+    return FIXES["no_report"]
+
+
+def base_fix(detail: str) -> str:
+    """What to do when the base did not show the defect, from how the test ended there."""
+    if _PROJECT_FILES.search(detail):
+        return WORKDIR_FIX
+    if "it passed" in detail:
+        return ("the base revision does not show the defect with this test: check --base (the revision "
+                "before the fix) and that the test exercises the defect")
+    if "errored" in detail or "without an assertion" in detail:
+        return ("the test broke on base instead of showing the defect by an assertion (only a failed "
+                "assertion counts): write it so the defect fails an assert, e.g. with pytest.raises(...) for "
+                "an exception the defect raises")
+    return "run the expected test on the base revision and check it fails by an assertion"
 
 
 @dataclass
@@ -91,10 +176,16 @@ class Summary:
     message: str = ""  # the (first) failing assertion's message, or the failure/incompletion detail
     status: str = "complete"  # the first incomplete run's status, else "complete"
     per_test: dict[str, str] = field(default_factory=dict)
+    raised: bool = False  # some selected case failed by an exception the code under test raised (guard's record)
 
     def as_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "assertion": self.assertion, "message": self.message,
-                "status": self.status, "per_test": self.per_test}
+                "status": self.status, "per_test": self.per_test, "raised": self.raised}
+
+    @property
+    def defect_shown(self) -> bool:
+        """The expected test failed by an assertion, or by an exception raised in the code under test."""
+        return self.assertion or self.raised
 
 
 _PRECEDENCE = ("failed", "error", "skipped", "missing", "passed")
@@ -114,6 +205,25 @@ def outcome_of(cases: list[Case]) -> tuple[str, bool, str]:
     outcome = _aggregate([c.outcome for c in cases])
     failing = [c for c in cases if c.assertion] or [c for c in cases if c.outcome in ("failed", "error")]
     return outcome, any(c.assertion for c in cases), (failing[0].message if failing else "")
+
+
+# Exceptions that say the environment is wrong, not that the code misbehaves: never a defect shown.
+_ENVIRONMENT_EXCEPTIONS = ("ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError")
+
+
+def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
+    """Whether a selected case failed (in its call, not its setup) by an exception the code under
+    test raised, as the guard's authenticated record of the run says (`origin` is where the deepest
+    frame outside pytest and the standard library was). IndexError in thefuck's rule, TypeError in
+    luigi's parameter parsing: the defect, shown as a crash instead of a wrong value. Runs without a
+    guard (node, command templates) never say so."""
+    observed = (run.guard or {}).get("observed") or {}
+    for c in cases:
+        seen = observed.get(c.id)
+        if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and \
+                seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS:
+            return True
+    return False
 
 
 def summarize(tests: list[str], runs: list[Run]) -> Summary:
@@ -138,7 +248,8 @@ def summarize(tests: list[str], runs: list[Run]) -> Summary:
     assertion = any(a for (_o, a, _m) in per.values())
     message = next((m for (_o, a, m) in per.values() if a), "") or next(
         (m for (o, _a, m) in per.values() if o != "passed" and m), "")
-    return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()})
+    raised = all(any(raised_in_checkout(run, select(run.cases, t)) for t in tests) for run in runs)
+    return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()}, raised)
 
 
 def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
@@ -146,7 +257,11 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
     person can act on it, what to do."""
     first = detail.strip().splitlines()[0] if detail.strip() else ""
     out = {"code": code, "text": REASONS[code], "detail": first[:500]}
-    fix = fix or FIXES.get(code, "")
+    if not fix and code in ("test_error", "missing_test") and _PROJECT_FILES.search(first):
+        fix = WORKDIR_FIX
+    if not fix:
+        fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix}.get(
+            code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix
     return out
@@ -183,8 +298,8 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary) -> tu
             inconclusive.append(reason("flaky", f"{name}: {s.message}"))
         elif s.outcome == "not_run":
             inconclusive.append(reason("no_report", f"{name}: not executed"))
-    base_ok = base.outcome not in ("incomplete", "flaky", "not_run") and base.assertion
-    if base.outcome not in ("incomplete", "flaky", "not_run") and not base.assertion:
+    base_ok = base.outcome not in ("incomplete", "flaky", "not_run") and base.defect_shown
+    if base.outcome not in ("incomplete", "flaky", "not_run") and not base.defect_shown:
         if base.outcome == "missing":
             inconclusive.append(reason("missing_test", "base: the expected test is not in the report"))
         shown = {"passed": "it passed", "missing": "it did not run", "skipped": "it was skipped",

@@ -28,11 +28,11 @@ from typing import Any
 from signoff import git
 from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_digest
-from signoff.kernel.digests import sha256_bytes, sha256_file
+from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import guard, paths, pytest_config, testenv
+from signoff.repair import guard, lockfile, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id, collection_cause
@@ -76,8 +76,10 @@ class VerifyRequest:
     project_deps: bool = False  # install the dependencies the base revision's pyproject/setup.cfg declares
     extras: list[str] = field(default_factory=list)  # ... and these extras of it (implies project_deps)
     pytest: str | None = None  # pin pytest, e.g. "pytest==7.4.4" (default: the newest)
+    lock: str | None = None  # the project's lock file (base revision): every package it names at its version
     python: str | None = None  # the interpreter by version, e.g. "3.11" (default: this machine's python3)
     allow_source_builds: bool = False  # install sdists too (their build code runs on this machine)
+    workdir: str = "empty"  # or "project": the run starts in a writable copy of the checkout and the harness
     runner: str = "pytest"
     repeat: int = 1
     timeout: float = 120.0
@@ -176,6 +178,21 @@ def _validate(req: VerifyRequest) -> None:
                              "pass the digest printed by `signoff repair freeze`")
     if req.harness is None and req.frozen_digest is None:
         raise UsageError("no harness given", "pass --harness DIR")
+    if req.workdir not in WORKDIRS:
+        raise UsageError(f"--workdir must be {' or '.join(WORKDIRS)}, got {req.workdir!r}",
+                         "pass --workdir project for tests that read or write files relative to the project root")
+
+
+WORKDIRS = ("empty", "project")
+# Maintainers run pytest from the project's root, and many tests open `tests/data/x.json` relative
+# to it, or write beside their data. `project` starts each run in a writable copy of the checkout
+# with the harness laid over it at its places (inside the sandbox's tmpfs, so nothing leaves it); the
+# code and tests are still imported from the read-only /src and /harness.
+_PROJECT_WORKDIR = f'cp -R {SRC_MOUNT}/. {WORKDIR}/ && cp -R {HARNESS_MOUNT}/. {WORKDIR}/ && exec "$@"'
+
+
+def _in_workdir(workdir: str, argv: list[str]) -> list[str]:
+    return ["/bin/sh", "-c", _PROJECT_WORKDIR, "signoff-workdir", *argv] if workdir == "project" else argv
 
 
 def requirement_files(req: VerifyRequest) -> list[str]:
@@ -193,11 +210,18 @@ def write_requirements(plan: testenv.Plan, workspace: Path) -> Path | None:
         return None
     lines = list(plan.lines)
     if plan.constraints:
+        # Named by its content and referred to relatively (pip reads it beside this file): the
+        # environment's cache key is this file's text, so it must change with the constraints and
+        # with nothing else (not with this run's temporary folder).
         text = "\n".join(plan.constraints) + "\n"
-        constraints = workspace / f"constraints-{sha256_bytes(text.encode())[:16]}.txt"
+        constraints = workspace / f"constraints-{canonical_digest(text)[:16]}.txt"
         constraints.write_text(text)
         constraints.chmod(0o644)
         lines.append(f"-c {constraints.name}")
+    if plan.lock or plan.pins:
+        # The environment is cached by this file's text: a lock with other hashes is another
+        # environment, even where the versions are the same.
+        lines.append(f"# locked: {canonical_digest([plan.lock, [dataclasses.astuple(p) for p in plan.pins]])}")
     out = workspace / "requirements.txt"
     out.write_text("\n".join(lines) + "\n")
     out.chmod(0o644)
@@ -217,7 +241,7 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
             harness: Path | None = None, config: str = "") -> Run:
     record = execution.as_json()
     digest = canonical_digest(record)
-    tail = (execution.stderr or execution.stdout or "")[-600:].strip()
+    tail = _tail_cause(execution.stderr or execution.stdout or "")
     if execution.timed_out:
         return Run("timeout", f"timed out after {timeout:g}s", [], execution.exit_code, record, digest)
     if execution.oom_killed or (execution.pids_limit_hit and execution.exit_code != 0):
@@ -260,6 +284,28 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
 
 
 PYTEST_INTERRUPTED = 2
+# The oldest pytest the run guard works with (it reads Config.rootpath, new in 6.1).
+MIN_PYTEST = (6, 2)
+
+
+def _pytest_too_old(installed: list[dict[str, Any]]) -> str | None:
+    """The installed pytest's version when it is older than the guard supports."""
+    for item in installed:
+        if str(item.get("name") or "").lower() == "pytest":
+            version = str(item.get("version") or "")
+            parts = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
+            return version if parts and parts < MIN_PYTEST else None
+    return None
+
+
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b.*$")
+
+
+def _tail_cause(text: str) -> str:
+    """The last exception line of a run's output (what stopped it), else its last 600 characters."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    found = next((ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), None)
+    return found[:500] if found else text[-600:].strip()
 _MISSING_CANARY = re.compile(r"^(guard: )?the canary that must (fail by an assertion|pass) did not \(missing\)$")
 _UNFINISHED = re.compile(r"^pytest finished with status None, but the process exited [24]$")
 
@@ -272,16 +318,25 @@ def _only_missing_canaries(findings: list[str], allow_unfinished: bool = False) 
 
 def _collection_errors(tests: list[str], cases: list[Any] | None, observed: dict[str, Any], findings: list[str],
                        plan: guard.Plan) -> str:
-    """One line naming why a requested test file could not be collected (its import error), when
-    that is all that went wrong; "" otherwise. The guard's authenticated record must agree that the
-    file failed to collect, and a collection error of the canary alone is never enough."""
+    """One line naming why a requested test file (or the class holding a requested test) could not be
+    collected (its import error, a TestCase pytest cannot instantiate), when that is all that went
+    wrong; "" otherwise. The guard's authenticated record must agree that it failed to collect, and a
+    collection error of the canary alone is never enough."""
     if cases is None or not _only_missing_canaries(findings):
         return ""
     files = {t.split("::", 1)[0] for t in tests}
-    recorded = {k for k, v in observed.items() if isinstance(v, dict) and v.get("outcome") == "error" and "::" not in k}
-    broken = [c for c in cases if "::" not in c.id and c.outcome == "error" and not guard.is_canary(c.id)
-              and (c.id in files or any(f.startswith(c.id.rstrip("/") + "/") for f in files) or
-                   c.id.endswith("conftest.py")) and c.id in recorded]
+
+    def collector(node: str) -> bool:
+        # A file, a folder above one, a conftest, or a class that holds a requested test.
+        if "::" in node:
+            return any(t.startswith(node + "::") for t in tests)
+        return node in files or any(f.startswith(node.rstrip("/") + "/") for f in files) or \
+            node.endswith("conftest.py")
+
+    recorded = {k for k, v in observed.items() if isinstance(v, dict) and v.get("outcome") == "error"
+                and collector(k)}
+    broken = [c for c in cases if c.outcome == "error" and not guard.is_canary(c.id) and collector(c.id)
+              and c.id in recorded]
     if not broken:
         return ""
     return "; ".join(f"{c.id}: {c.message}" for c in broken[:3])
@@ -413,6 +468,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
                      "requirements": req.requirements, "approved_digest": req.approved_digest,
                      "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
+                     "lock": req.lock, "workdir": req.workdir,
                      "python": req.python, "allow_source_builds": req.allow_source_builds},
         "notes": executed.notes,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
@@ -480,11 +536,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     violated = not m.descends or bool(m.outside)
     # What the test environment gets, from the base revision's declarations (bad usage stops here,
     # before anything is exported or installed).
-    env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest) \
-        if runner.needs_python else testenv.Plan()
+    env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest,
+                            req.lock) if runner.needs_python else testenv.Plan()
     python_exe = sandbox.find_python(req.python) if req.python and runner.needs_python else None
     notes: list[str] = [f"not installed: {line} (the project under test itself; the tests import the checkout)"
                         for line in env_plan.dropped]
+    notes += [f"not installed: {line} (the project's pytest; --pytest {req.pytest} replaces it)"
+              for line in env_plan.replaced]
     stage_rev = {"base": base, "candidate": cand, "regression": cand}
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}
@@ -533,6 +591,20 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         python, env_mounts = penv.python, list(penv.mounts)
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,
                                         "requirements": penv.requirements, "installed": penv.installed}
+                        too_old = _pytest_too_old(penv.installed) if runner.kind == "pytest" else None
+                        if too_old:
+                            preflight.append(reason(
+                                "environment_unprepared", f"pytest {too_old} was installed; signoff's run guard "
+                                f"needs pytest {'.'.join(map(str, MIN_PYTEST))} or newer",
+                                f"pin one it supports with --pytest 'pytest>={'.'.join(map(str, MIN_PYTEST))},<8' "
+                                "(tests that need an older pytest can run only under a command-template runner, "
+                                "which has no guard)"))
+                        mismatched = lockfile.check_hashes(env_plan.pins, penv.installed)
+                        if mismatched:
+                            preflight.append(reason(
+                                "environment_unprepared", "installed packages differ from the locked ones: "
+                                + "; ".join(mismatched[:3]), "regenerate the lock file, or check which package "
+                                "index served these archives (the evidence lists what was installed)"))
                         site = penv.host_path / "lib" / f"python{penv.python_version}" / "site-packages"
                         installed = testenv.installed_modules(site)
                         for rev, tree in trees.items():
@@ -562,7 +634,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         # The identity records the command without this run's canary, so that the
                         # fingerprint stays the same for the same inputs.
                         for stage in group:
-                            commands[stage] = runner.command(tests, frozen.files, python, pythonpath)[0]
+                            commands[stage] = _in_workdir(req.workdir, runner.command(
+                                tests, frozen.files, python, pythonpath)[0])
                         mounts = [sandbox.Mount(trees[stage_rev[group[0]]], SRC_MOUNT),
                                   sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
                                   *env_mounts]
@@ -570,6 +643,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             # Fresh canaries and a fresh key for every execution, written before any runs.
                             plan = runner.plan(mounted, tests)
                             argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
+                            argv = _in_workdir(req.workdir, argv)
                             env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
                             jobs.append((group, argv, collect, mounts, env, tests, plan))
                     return jobs

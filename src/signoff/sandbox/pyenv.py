@@ -267,10 +267,45 @@ def _make_readable(top: Path) -> None:
     os.chmod(top, stat.S_IMODE(os.stat(top).st_mode) | 0o755)  # noqa: S103 - read by the sandbox uid
 
 
-def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
+def _pip(args: list[str], python: str | None = None) -> subprocess.CompletedProcess[str]:
+    """pip, run by signoff's own interpreter (`--python` in `args` names the target), or by `python`
+    (an environment's own pip, for interpreters the running pip no longer supports)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True, timeout=900,
-                          check=False, env=env)
+    return subprocess.run([python or sys.executable, "-m", "pip", *args], capture_output=True, text=True,
+                          timeout=900, check=False, env=env)
+
+
+def _pip_supports(version: str) -> bool:
+    """Whether the running pip can install into an interpreter of `version` (X.Y) with `--python`."""
+    try:
+        from importlib.metadata import metadata
+
+        needs = metadata("pip")["Requires-Python"] or ""
+    except Exception:  # no metadata: assume it can; pip's own error then says otherwise
+        return True
+    m = re.search(r">=\s*(\d+)\.(\d+)", needs)
+    have = tuple(int(x) for x in version.split(".")[:2])
+    return m is None or have >= (int(m.group(1)), int(m.group(2)))
+
+
+_OWN_PIP = ("pip", "setuptools", "wheel", "distribute")
+
+
+def _own_pip(venv: Path, network: bool) -> tuple[str | None, str]:
+    """For an interpreter the running pip does not support (3.9 and older under pip 25+): the venv's
+    own pip, from the interpreter's ensurepip, upgraded to the newest pip that interpreter supports
+    (pip's index says which; `--report` needs 22.2). Returns (its python, "") or (None, the error)."""
+    python = str(venv / "bin" / "python")
+    boot = subprocess.run([python, "-m", "ensurepip", "--default-pip"], capture_output=True, text=True,
+                          timeout=300, check=False)
+    if boot.returncode != 0:
+        return None, (boot.stderr or boot.stdout).strip()[-2000:]
+    if not network:
+        return python, ""
+    up = _pip(["install", "--quiet", "--no-input", "--disable-pip-version-check", "--upgrade", "pip"], python)
+    if up.returncode != 0:
+        return None, (up.stderr or up.stdout).strip()[-2000:]
+    return python, ""
 
 
 class PipError(SandboxUnavailable):
@@ -333,7 +368,14 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
                                      f"{(made.stderr or made.stdout).strip()[-400:]}",
                                      "apt-get install -y python3-venv")
         report = tmp.parent / f"{tmp.name}.report.json"
-        args = ["--python", str(tmp / "bin" / "python"), "install", "--quiet", "--no-input",
+        own_pip: str | None = None
+        if not _pip_supports(base.version):
+            own_pip, why = _own_pip(tmp, network)
+            if own_pip is None:
+                raise PipError(f"could not set up pip for Python {base.version}: {pip_cause(why)}",
+                               "pick a newer --python, or check that this interpreter has ensurepip", why)
+        target = [] if own_pip else ["--python", str(tmp / "bin" / "python")]
+        args = [*target, "install", "--quiet", "--no-input",
                 "--disable-pip-version-check", "--report", str(report)]  # compiled: the sandbox cannot write .pyc
         if not allow_builds:
             args += ["--only-binary", ":all:"]
@@ -342,9 +384,14 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
         # The user's file first: pip names the first requirement it cannot find, and that should be
         # theirs, not the pytest added here.
         args += (["-r", str(req_file)] if req_file else []) + reqs
-        out = _pip(args)
+        out = _pip(args, own_pip)
         installed = _installed(report)
         report.unlink(missing_ok=True)
+        if own_pip and out.returncode == 0:
+            # The environment holds what was asked for, as under the running pip: not the pip used.
+            asked = {str(i["name"]).lower() for i in installed}
+            extra = [n for n in _OWN_PIP if n not in asked]
+            _pip(["uninstall", "--quiet", "--yes", *extra], own_pip)
         if out.returncode != 0:
             log = "\n".join(part for part in (out.stdout.strip(), out.stderr.strip()) if part)
             cause = pip_cause(log)
@@ -353,6 +400,10 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
                 fix = "run once with network=True (or put wheels in a PIP_FIND_LINKS folder)"
             elif allow_builds:
                 fix = "check the requirement names and versions against the package index"
+            elif "(constraint)" in log:
+                fix = ("a locked or constrained version may exist only as source for this Python (old locks "
+                       "often pin such releases): allow source builds (they run its build code here), or "
+                       "pick the Python the lock was made for")
             else:
                 fix = ("check the requirement names and versions; only wheels are installed, so a package "
                        "published only as source needs source builds allowed (they run its build code here)")

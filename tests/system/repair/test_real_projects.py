@@ -312,3 +312,105 @@ def test_freezing_a_test_file_needs_its_revision_and_keeps_its_neighbours(
     assert main(["repair", "freeze", test_file, "--repo", str(repo), "--base", base, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert sorted(out["files"]) == ["tests/__init__.py", "tests/conftest.py", "tests/helpers.py", "tests/test_total.py"]
+
+
+# -- 5. the project's lock file: versions held, hashes checked, in the cache key and the evidence ---
+
+def test_a_lock_file_holds_versions_and_its_hashes_are_checked(settings: Settings, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    wheels = tmp_path / "wheels"
+    dep = "signoff-fixture-rates"
+    built = {v: wheel(wheels, dep, v, {"rates/__init__.py": f"VERSION = {v!r}\n"}) for v in ("1.0", "2.0")}
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    digest = hashlib.sha256(built["1.0"].read_bytes()).hexdigest()
+
+    def pipfile_lock(sha: str) -> str:
+        return json.dumps({"_meta": {}, "default": {dep: {"version": "==1.0", "hashes": [f"sha256:{sha}"]}},
+                           "develop": {}})
+
+    pyproject = f'[project]\nname = "{PROJECT}"\nversion = "1.0"\ndependencies = ["{dep}"]\n'
+    repo, base, fix = _repo(tmp_path / "repo", {"pyproject.toml": pyproject, "pricing/__init__.py": BUGGY,
+                                                "Pipfile.lock": pipfile_lock(digest)})
+    harness = _harness(tmp_path / "harness", {**HARNESS, "test_rates.py": "import rates\n\n\ndef test_locked():\n"
+                                                                          "    assert rates.VERSION == '1.0'\n"})
+    r = verify(_request(repo, base, fix, harness, project_deps=True, lock="Pipfile.lock",
+                        regression=["test_total.py::test_zero", "test_rates.py::test_locked"]), settings)
+    # Without the lock pip would take 2.0, the newest: the regression test shows the lock held.
+    assert r.verdict == "VERIFIED", r.reasons
+    env = _signed_predicate(r, settings)["environment"]
+    assert env["plan"]["lock"]["path"] == "Pipfile.lock (base revision)" and env["plan"]["lock"]["hashed"] == 1
+    assert env["plan"]["constraints"] == [f"{dep}==1.0"]
+    assert {i["name"]: i["version"] for i in env["installed"]}[dep] == "1.0"
+
+    # The same project with a lock whose hash is not the archive's: the environment is refused,
+    # named, and nothing runs. A different lock is a different environment (the cache key).
+    forged = git.commit_files(repo, base, {"Pipfile.lock": pipfile_lock("0" * 64)}, "lock: another archive")
+    bad = verify(_request(repo, forged, forged, harness, project_deps=True, lock="Pipfile.lock",
+                          write_evidence=False), settings)
+    assert (bad.verdict, _codes(bad)) == ("INCONCLUSIVE", ["environment_unprepared"]), bad.reasons
+    assert f"{dep} 1.0: the archive's sha256:" in bad.reasons[0]["detail"] and bad.reasons[0]["fix"]
+    assert bad.predicate["environment"]["digest"] != env["digest"]
+    assert bad.stages["base"].runs == []
+
+
+# -- 6. tests that read and write files relative to the project's root ----------------------------
+
+CWD_TEST = ("import json, os\nimport pricing\n\n\ndef test_coupon_once():\n"
+            "    assert pricing.__file__.startswith('/src/')  # the code is still the read-only checkout's\n"
+            "    case = json.load(open('tests/cases/once.json'))\n"
+            "    open('tests/cases/seen.txt', 'w').write('ran')  # cookiecutter's tests write beside their data\n"
+            "    assert pricing.total(case['cents'], case['percent']) == case['want']\n")
+
+
+def test_a_test_run_from_the_project_root_gets_a_writable_copy_of_it(settings: Settings, tmp_path: Path) -> None:
+    """Maintainers run pytest from the project's root and its tests open `tests/cases/x.json` from
+    there (cookiecutter): by default that is named with the option that fixes it; with
+    `workdir="project"` the run starts in a writable copy of the checkout with the harness over it."""
+    repo, base, fix = _project(tmp_path / "repo", **{"tests/cases/once.json": '{"cents": 10000, "percent": 10, '
+                                                                               '"want": 9000}\n'})
+    (repo / "tests").mkdir(exist_ok=True)
+    (repo / "tests" / "test_cwd.py").write_text(CWD_TEST)
+    harness = repo / "tests" / "test_cwd.py"
+    plain = verify(_request(repo, base, fix, harness, expect="test_cwd.py::test_coupon_once", regression=[],
+                            write_evidence=False), settings)
+    assert plain.verdict == "INCONCLUSIVE" and plain.reasons[0]["code"] == "base_not_reproduced", plain.reasons
+    assert "--workdir project" in plain.reasons[0]["fix"], plain.reasons
+    r = verify(_request(repo, base, fix, harness, expect="test_cwd.py::test_coupon_once", regression=[],
+                        workdir="project"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert r.predicate["settings"]["workdir"] == "project"
+    assert r.predicate["identity"]["commands"]["base"][:2] == ["/bin/sh", "-c"]
+
+
+# -- 7. a defect shown as a crash of the code under test ------------------------------------------
+
+def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Settings, tmp_path: Path) -> None:
+    """BugsInPy's thefuck 1 and luigi 3: on base the code under test raises (IndexError, TypeError)
+    where it should return a value; plain pytest counts that as the failure, and so does the verifier,
+    from the guard's record of where it was raised. An exception the test itself raises does not."""
+    crashing = "def total(cents, percent):\n    return [cents][percent]  # the coupon as an index\n"
+    repo, base, fix = _repo(tmp_path / "repo", {"pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1"\n',
+                                                "pricing/__init__.py": crashing})
+    harness = _harness(tmp_path / "harness", {
+        **HARNESS, "test_new.py": "import pricing\n\n\ndef test_api():\n    assert pricing.ROUNDING == 'half-up'\n"})
+    r = verify(_request(repo, base, fix, harness, write_evidence=False), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert r.stages["base"].summary.raised and "IndexError" in r.stages["base"].summary.message
+    # The test raising for a name the fix would add shows nothing about the defect.
+    fix2 = git.commit_files(repo, base, {"pricing/__init__.py": FIXED + "ROUNDING = 'half-up'\n"}, "api")
+    r2 = verify(_request(repo, base, fix2, harness, expect="test_new.py::test_api", regression=[],
+                         write_evidence=False), settings)
+    assert (r2.verdict, _codes(r2)) == ("INCONCLUSIVE", ["base_not_reproduced"]), r2.reasons
+    assert "pytest.raises" in r2.reasons[0]["fix"]
+
+
+def test_a_pytest_older_than_the_guard_supports_is_named_before_anything_runs(settings: Settings,
+                                                                              tmp_path: Path) -> None:
+    """httpie's tests of 2019 need a pytest older than the run guard works with: said in one line
+    with what to pin, not a traceback from inside pytest ("no JUnit report")."""
+    repo, base, fix = _project(tmp_path / "repo")
+    harness = _harness(tmp_path / "harness", HARNESS)
+    r = verify(_request(repo, base, fix, harness, pytest="pytest==5.4.3", write_evidence=False), settings)
+    assert (r.verdict, _codes(r)) == ("INCONCLUSIVE", ["environment_unprepared"]), r.reasons
+    assert "pytest 5.4.3 was installed" in r.reasons[0]["detail"] and "--pytest" in r.reasons[0]["fix"]
+    assert r.stages["base"].runs == []

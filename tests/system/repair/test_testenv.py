@@ -131,7 +131,165 @@ def test_a_collection_error_is_named_only_when_nothing_else_is_wrong() -> None:
                               plan) == ""
 
 
+def test_a_test_class_pytest_cannot_collect_is_named() -> None:
+    """tornado 5's AsyncTestCase under pytest 8.2+: the class holding the test fails to collect and
+    pytest stops before the canaries ("found no collectors"). That is the cause to name, not tampering."""
+    plan = Plan("k", "test_signoff_canary_0123456789abcdef.py", "c::f", "c::p", "n")
+    message = "AttributeError: 'StaticFileTest' object has no attribute 'runTest'"
+    broken = Case("web_test.py::StaticFileTest", "error", False, "AttributeError", message)
+    observed = {"web_test.py::StaticFileTest": {"outcome": "error"}}
+    missing = ["the canary that must fail by an assertion did not (missing)", "the canary that must pass did not "
+               "(missing)"]
+    assert _collection_errors(["web_test.py::StaticFileTest::test_range"], [broken], observed, missing, plan) == (
+        f"web_test.py::StaticFileTest: {message}")
+    # Another class's error is not what stopped the requested test; nor is a test's own error.
+    assert _collection_errors(["web_test.py::OtherTest::test_range"], [broken], observed, missing, plan) == ""
+    own = Case("web_test.py::StaticFileTest::test_range", "error", False, "AttributeError", message)
+    assert _collection_errors(["web_test.py::StaticFileTest::test_range"], [own],
+                              {own.id: {"outcome": "error"}}, missing, plan) == ""
+
+
+def test_the_fix_for_a_collection_error_follows_its_cause() -> None:
+    from signoff.repair.verdict import collection_fix, reason
+
+    assert "`six` is not in the test environment" in collection_fix("t.py: ModuleNotFoundError: No module named "
+                                                                    "'six.moves'")
+    assert "--python" in collection_fix("pytest could not start: ModuleNotFoundError: No module named 'imp'")
+    assert "--pytest 'pytest<8'" in collection_fix("ValueError: @pytest.fixture is being applied more than once")
+    assert "--python X.Y" in collection_fix("AttributeError: module 'collections' has no attribute 'Callable'")
+    assert reason("collection_error", "base: AttributeError: 'T' object has no attribute 'runTest'")["fix"] == (
+        collection_fix("runTest"))
+
+
+def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
+    """Older projects keep their test dependencies in tox.ini; pip-compile writes hashes over
+    continued lines. Both are read as data at the base revision."""
+    tox = ("[extra]\ndeps =\n    nose\n    coverage\n[testenv]\ndeps =\n    {[extra]deps}\n    py27: mock\n"
+           "    numpy\n    {posargs}\ncommands = nosetests\n")
+    hashed = ("attrs==23.1.0 \\\n    --hash=sha256:" + "a" * 64 + " \\\n    --hash=sha256:" + "b" * 64 + "\n"
+              "six==1.16.0  # via attrs\n")
+    repo, base = _repo(tmp_path / "r", {"tox.ini": tox, "requirements/dev.txt": hashed,
+                                        "setup.py": "from setuptools import setup\nsetup(name='tool')\n"})
+    assert testenv.tox_deps(tox) == ["nose", "coverage", "numpy"]
+    assert testenv.plan(repo, base, ["tox.ini"], False, [], None).lines == ["nose", "coverage", "numpy"]
+    plan = testenv.plan(repo, base, ["requirements/dev.txt"], False, [], None)
+    # pip gets bare lines (its hash mode would refuse the unhashed pytest added beside them); the
+    # hashes are kept and checked against what pip installed.
+    assert plan.lines == ["attrs==23.1.0", "six==1.16.0"]
+    assert [(p.name, len(p.hashes)) for p in plan.pins] == [("attrs", 2)]
+
+
+def test_a_lock_file_constrains_and_is_recorded(tmp_path: Path) -> None:
+    lock = '{"default": {"attrs": {"version": "==23.1.0", "hashes": ["sha256:' + "a" * 64 + '"]}}, "develop": {}}'
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "Pipfile.lock": lock})
+    plan = testenv.plan(repo, base, [], True, [], None, "Pipfile.lock")
+    # The lock holds versions; it does not choose what is installed.
+    assert plan.lines == ["attrs>=22", "six"] and plan.constraints == ["attrs==23.1.0"]
+    assert plan.lock is not None and plan.lock["format"] == "pipfile" and plan.lock["hashed"] == 1
+    assert plan.lock["path"] == "Pipfile.lock (base revision)" and len(plan.lock["sha256"]) == 64
+    assert plan.sources[-1] == "lock Pipfile.lock (base revision)"
+    with pytest.raises(UsageError, match=r"lock file 'uv\.lock' is neither in the base revision"):
+        testenv.plan(repo, base, [], True, [], None, "uv.lock")
+
+
 def test_request_defaults_keep_the_old_behaviour() -> None:
     req = VerifyRequest(repo=Path("."), base="a", candidate="b", harness=None, expect="t.py")
     assert (req.project_deps, req.extras, req.pytest, req.python, req.allow_source_builds) == (
         False, [], None, None, False)
+
+
+def test_a_test_file_keeps_the_helpers_it_imports_from_its_folder(tmp_path: Path) -> None:
+    """luigi's and httpie's tests import their helpers absolutely (`from helpers import with_config`),
+    as pytest puts the test folder (no __init__.py) first on the path: those come with the harness,
+    from the base revision. The project's own code never does."""
+    from signoff.repair.pytest_config import stage_test_file
+
+    test = "import os\nimport luigi\nfrom helpers import with_config\nfrom worker_test import patch\n"
+    repo, base = _repo(tmp_path / "r", {"luigi/__init__.py": "", "test/parameter_test.py": test,
+                                        "test/helpers.py": "import luigi\nfrom data import cases\n",
+                                        "test/data/__init__.py": "", "test/data/cases.py": "X = 1\n",
+                                        "test/worker_test.py": "import helpers\n", "test/other_test.py": "",
+                                        "root_test.py": "import luigi\n"})
+    dest = tmp_path / "staged"
+    dest.mkdir()
+    stage_test_file(repo / "test" / "parameter_test.py", repo, base, dest)
+    staged = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    assert staged == ["test/data/__init__.py", "test/data/cases.py", "test/helpers.py", "test/parameter_test.py",
+                      "test/worker_test.py"]
+    # From the repository's root, an absolute import is the project's own code: never staged.
+    root = tmp_path / "root"
+    root.mkdir()
+    stage_test_file(repo / "root_test.py", repo, base, root)
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) == ["root_test.py"]
+
+
+def test_setup_py_built_from_names_and_a_kwargs_dict(tmp_path: Path) -> None:
+    """sanic's setup.py of 2020: requirement strings glued from names, lists added up, everything
+    handed over as `setup(**setup_kwargs)` with keys assigned later; its `tests_require` is the
+    extra `tests_require`. Read as a syntax tree; the environment-dependent edit is not applied."""
+    setup_py = '''\
+import os
+from setuptools import setup
+setup_kwargs = {"name": "sanic", "version": version}
+env_dependency = '; sys_platform != "win32"'
+uvloop = "uvloop>=0.5.3" + env_dependency
+requirements = ["httptools>=0.0.10", uvloop]
+tests_require = ["pytest==5.2.1", uvloop]
+dev_require = tests_require + ["tox"]
+if os.environ.get("SANIC_NO_UVLOOP"):
+    requirements.remove(uvloop)
+setup_kwargs["install_requires"] = requirements
+setup_kwargs["tests_require"] = tests_require
+setup_kwargs["extras_require"] = {"dev": dev_require, "broken": unknown_name}
+setup(**setup_kwargs)
+'''
+    repo, base = _repo(tmp_path / "r", {"setup.py": setup_py})
+    uv = 'uvloop>=0.5.3; sys_platform != "win32"'
+    assert testenv.plan(repo, base, [], True, ["dev"], None).lines == ["httptools>=0.0.10", uv, "pytest==5.2.1", "tox"]
+    assert testenv.plan(repo, base, [], False, ["tests_require"], None).lines == ["httptools>=0.0.10", uv,
+                                                                                 "pytest==5.2.1"]
+    assert testenv.project_name(repo, base) == "sanic"
+    # --pytest is the person's choice and replaces the extra's own pin (older than the guard supports).
+    chosen = testenv.plan(repo, base, [], False, ["tests_require"], "pytest>=6.2,<7")
+    assert chosen.lines == ["httptools>=0.0.10", uv, "pytest>=6.2,<7"] and chosen.replaced == ["pytest==5.2.1"]
+
+
+def test_a_run_that_stopped_names_its_exception() -> None:
+    from signoff.repair.verifier import _tail_cause
+
+    trace = ('Traceback (most recent call last):\n  File "/runner/signoff_guard.py", line 463, in x\n'
+             "    _PLACES['harness'] = str(early_config.rootpath)\n"
+             "AttributeError: 'Config' object has no attribute 'rootpath'\n")
+    assert _tail_cause(trace) == "AttributeError: 'Config' object has no attribute 'rootpath'"
+    assert _tail_cause("killed\n") == "killed"
+
+
+def test_dependency_groups_are_extras_too(tmp_path: Path) -> None:
+    """uv and pdm projects keep their test dependencies in PEP 735 `[dependency-groups]`."""
+    pyproject = PYPROJECT + ('\n[dependency-groups]\nlint = ["ruff"]\ndev = ["pytest-mock", {include-group = "lint"}]\n'
+                             'test = ["never-used"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
+    assert testenv.plan(repo, base, [], False, ["dev"], None).lines == ["attrs>=22", "six", "pytest-mock", "ruff"]
+    # An extra of the same name is the project's own declaration and wins.
+    assert testenv.plan(repo, base, [], False, ["test"], None).lines == ["attrs>=22", "six", "hypothesis",
+                                                                       "pytest-mock"]
+
+
+def test_a_poetry_project_declares_its_dependencies_in_its_own_table(tmp_path: Path) -> None:
+    """Poetry before 2.0 has no [project] table: its dependencies (caret and tilde ranges), groups
+    and extras are read from [tool.poetry], as data."""
+    from signoff.repair.testenv import poetry_spec
+
+    pyproject = ('[tool.poetry]\nname = "pricing"\nversion = "1"\n[tool.poetry.dependencies]\npython = "^3.8"\n'
+                 'requests = "^2.31"\nattrs = "~22.1"\nzeta = "^0.2.3"\nsix = "*"\nforked = {git = "https://x"}\n'
+                 'rich = {version = ">=13", extras = ["jupyter"], optional = true}\n'
+                 '[tool.poetry.group.test.dependencies]\npytest-mock = "^3"\n'
+                 '[tool.poetry.dev-dependencies]\nhypothesis = "6.100.0"\n[tool.poetry.extras]\nfancy = ["rich"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
+    declared = ["requests>=2.31,<3", "attrs>=22.1,<22.2", "zeta>=0.2.3,<0.3", "six"]
+    assert testenv.plan(repo, base, [], True, [], None).lines == declared
+    assert testenv.plan(repo, base, [], False, ["test", "dev", "fancy"], None).lines == [
+        *declared, "pytest-mock>=3,<4", "hypothesis==6.100.0", "rich[jupyter]>=13"]
+    assert testenv.project_name(repo, base) == "pricing"
+    assert poetry_spec("x", {"version": "^1.2", "markers": "sys_platform == 'linux'"}) == (
+        "x>=1.2,<2 ; sys_platform == 'linux'")

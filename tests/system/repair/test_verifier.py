@@ -192,6 +192,21 @@ def test_evidence_fails_closed_on_altered_stage_or_digest(coupon: FixtureRepo, s
         assert words in (report.problem or ""), (edit, report.problem)
 
 
+def test_evidence_written_before_crashes_could_show_the_defect_still_verifies(coupon: FixtureRepo,
+                                                                             settings: Settings) -> None:
+    """Evidence from before a crash of the code under test could show the defect has no `raised` in
+    its summaries: it is re-derived by the rule it was written under, and still verifies."""
+    r = verify(request(coupon, "genuine-fix"), settings)
+    assert r.verdict == "VERIFIED" and r.evidence is not None
+
+    def older(p: dict) -> None:  # type: ignore[type-arg]
+        for stage in p["stages"].values():
+            stage["summary"].pop("raised")
+
+    report = verify_file(_resign(r.evidence, settings, older), KeyStore(settings.keys_dir).trusted())
+    assert report.ok, report.problem
+
+
 def test_redacted_evidence_says_what_it_could_not_check(coupon: FixtureRepo, settings: Settings) -> None:
     r = verify(request(coupon, "genuine-fix", redact_paths=True), settings)
     assert r.evidence is not None

@@ -115,3 +115,21 @@ def test_unreachable_mount_is_explained(sandbox: None, tmp_path: Path) -> None:
         run(["true"], [Mount(private, "/src")])
     assert "cannot be reached by the sandbox's unprivileged uid" in info.value.message
     assert "world-readable" in (info.value.fix or "")
+
+
+def test_a_python_the_running_pip_no_longer_supports_gets_its_own(sandbox: None, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip 25+ cannot install into Python 3.9 or older with --python: such an environment is
+    installed by its interpreter's own pip (ensurepip, upgraded to the newest it supports), which is
+    then removed, so the environment holds what was asked for, as under the running pip. Here the
+    running interpreter stands in for an old one."""
+    from signoff.sandbox import pyenv
+
+    assert pyenv._pip_supports("3.11") and not pyenv._pip_supports("3.2")
+    monkeypatch.setattr(pyenv, "_pip_supports", lambda version: False)
+    env = prepare_python_env(["iniconfig"], tmp_path / "cache")
+    assert {"iniconfig", "pytest"} <= {str(i["name"]).lower() for i in env.installed}
+    site = env.host_path / "lib" / f"python{env.python_version}" / "site-packages"
+    assert not (site / "pip").exists() and (site / "iniconfig").is_dir()
+    ex = run([env.python, "-c", "import pytest, iniconfig"], env.mounts, env=env.env())
+    assert ex.exit_code == 0, ex.stderr

@@ -176,3 +176,46 @@ def test_judge_is_inconclusive_when_a_step_stopped_the_runs_or_a_run_was_tampere
     tampered = judge(_measured([run(fails())], [run(status="harness_integrity", detail="canary missing")],
                                [run(case(NEIGHBOURS[0]))]))
     assert tampered.verdict == INCONCLUSIVE and tampered.reasons[0]["code"] == "harness_integrity"
+
+
+def test_every_inconclusive_reason_says_what_to_do() -> None:
+    """The CLI ends every INCONCLUSIVE with an `error:` and a `fix:`: each reason that is not a
+    rejection carries a fix, and a base that did not show the defect says why in its fix."""
+    from signoff.repair.verdict import REASONS, REJECTING, reason
+
+    for code in REASONS:
+        if code not in REJECTING:
+            assert reason(code, "detail").get("fix"), code
+    assert "check --base" in reason("base_not_reproduced", "base: it passed")["fix"]
+    assert "pytest.raises" in reason("base_not_reproduced", "base: it errored (TypeError: x)")["fix"]
+
+
+def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> None:
+    """thefuck's rule indexing past the end on base: the defect, shown as a crash. The guard's
+    authenticated record says where it was raised; the report alone never does."""
+    crash = Case(EXPECT, "failed", False, "IndexError", "IndexError: list index out of range")
+
+    def guarded(origin: str | None, exception: str = "IndexError") -> Run:
+        r = run(crash)
+        r.guard = {"observed": {EXPECT: {"outcome": "failed", "assertion": False, "exception": exception,
+                                         "origin": origin}}}
+        return r
+
+    assert decide([guarded("checkout")], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    assert decide([guarded("checkout")], [run(fails())], GOOD_REGR)[0] == REJECTED
+    # Raised by the test itself (a name the fix adds), by no code we know, with no guard record, or an
+    # environment problem raised from the checkout: not shown, as before.
+    for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError")):
+        assert decide([base], [run(case(EXPECT))], GOOD_REGR) == (INCONCLUSIVE, ["base_not_reproduced"])
+    # A setup error is never the defect, wherever it came from.
+    setup = run(Case(EXPECT, "error", False, "IndexError", "x"))
+    setup.guard = {"observed": {EXPECT: {"outcome": "error", "exception": "IndexError", "origin": "checkout"}}}
+    assert decide([setup], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
+
+
+def test_a_run_stopped_by_a_plugin_importing_the_project_says_so() -> None:
+    """sanic's test extra installs pytest-sanic, which imports sanic at start-up, before the checkout
+    joins the path: the fix names the plugin as the thing to leave out."""
+    fix = reason("no_report", "base: exit 1, no JUnit report; ModuleNotFoundError: No module named 'sanic'")["fix"]
+    assert "`sanic`" in fix and "leave that plugin out" in fix
+    assert reason("no_report", "base: exit 1, no JUnit report; killed")["fix"].startswith("the runner's output")
