@@ -46,7 +46,7 @@ from signoff import git, sandbox
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.settings import Settings
 from signoff.repair import pytest_config, testenv
-from signoff.repair.verifier import VerifyRequest, _write_requirements, env_cache, requirement_files, verify
+from signoff.repair.verifier import VerifyRequest, env_cache, requirement_files, verify, write_requirements
 
 CASES_FILE = Path(__file__).with_name("repair_real_cases.toml")
 EXPECTED = {"fix": "VERIFIED", "weakened": "REJECTED", "fix+regression": "REJECTED", "fixed-base": "INCONCLUSIVE"}
@@ -86,7 +86,8 @@ def load_cases(path: Path = CASES_FILE) -> list[Case]:
     return cases
 
 
-def _mirror(mirrors: Path, repo: str) -> Path:
+def mirror_of(mirrors: Path, repo: str) -> Path:
+    """The bare mirror of `repo` (owner/name) under `mirrors`: `owner+name`, or its `repo` folder."""
     folder = mirrors / repo.replace("/", "+")
     return folder / "repo" if (folder / "repo").exists() else folder
 
@@ -142,7 +143,7 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
     python = sandbox.find_python(options["python"]) if options.get("python") else None
     try:
         # The very environment the verifier prepared (same requirement file, same cache key).
-        env = sandbox.prepare_python_env(_write_requirements(plan, work), env_cache(settings), base_python=python,
+        env = sandbox.prepare_python_env(write_requirements(plan, work), env_cache(settings), base_python=python,
                                          allow_builds=bool(options.get("allow_source_builds")))
     except SignoffError as exc:
         return "INCONCLUSIVE", {"environment": -1, "error": exc.message}  # type: ignore[dict-item]
@@ -182,7 +183,7 @@ def run_case(case: Case, mirrors: Path, settings: Settings, plain: bool) -> list
     work = Path(tempfile.mkdtemp(prefix=f"real-{case.name}-"))
     try:
         clone = work / "repo"
-        subprocess.run(["git", "clone", "-q", "--no-checkout", str(_mirror(mirrors, case.repo)), str(clone)],
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(mirror_of(mirrors, case.repo)), str(clone)],
                        check=True, capture_output=True)
         subprocess.run(["git", "-C", str(clone), "checkout", "-q", case.buggy], check=True, capture_output=True)
         harness = _staged_harness(case, clone, work)
@@ -227,8 +228,8 @@ def main() -> int:
     for case in load_cases():
         if (args.case and case.name not in args.case) or (args.project and case.project not in args.project):
             continue
-        if not _mirror(args.mirrors, case.repo).exists():
-            print(f"{case.name}: no clone at {_mirror(args.mirrors, case.repo)}; skipped", file=sys.stderr)
+        if not mirror_of(args.mirrors, case.repo).exists():
+            print(f"{case.name}: no clone at {mirror_of(args.mirrors, case.repo)}; skipped", file=sys.stderr)
             continue
         for row in run_case(case, args.mirrors, settings, not args.no_plain):
             rows.append(row)

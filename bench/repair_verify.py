@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from repair_real_cases import CASES
+from repair_real_cases import load_cases, mirror_of
 
 from signoff import git
 from signoff.demo.fixture import build, examples_root
@@ -85,9 +85,8 @@ def _coupon(tmp: Path, settings: Settings) -> Prepared:
 
 
 def _real(name: str, tmp: Path, settings: Settings, mirrors: Path) -> Prepared:
-    case = next(c for c in CASES if c.name == name)
-    source = mirrors / case.repo
-    source = source / "repo" if (source / "repo").exists() else source
+    case = next(c for c in load_cases() if c.name == name)
+    source = mirror_of(mirrors, case.repo)
     clone = tmp / name
     subprocess.run(["git", "clone", "-q", "--no-checkout", str(source), str(clone)], check=True, capture_output=True)
     subprocess.run(["git", "-C", str(clone), "checkout", "-q", case.buggy], check=True, capture_output=True)
