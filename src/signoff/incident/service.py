@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from signoff.incident.console import Console as Console
     from signoff.incident.console import Step as Step
     from signoff.incident.evidence_process import EvidenceProcess
+    from signoff.incident.people import Awaiting as Awaiting
 
 
 # -- part 1: the organisations, the workspace, the guard, the ledgers ---------------------------------
@@ -181,6 +182,7 @@ class Demo:
     cards: bool = True
     rooms_url: str | None = None
     operator: str | None = None
+    people: bool = False  # wait for real people's decisions (from the console or chat) instead of scripted ones
 
 
 def runs_base(home: Path) -> Path:
@@ -212,10 +214,11 @@ def demo(cmd: Demo, keys: KeyStore, settings: Settings) -> dict[str, Any]:
         url, operator = cmd.rooms_url, cmd.operator
         server = lambda secrets: ServerProvisioner(url, operator, secrets)  # noqa: E731
     summary = run_demo(cmd.base, keys, settings, cmd.scenario, without=() if cmd.cards else ("request_approval",),
-                       server=server)
+                       server=server, people=cmd.people)
     summary["grade"] = grade_run(Path(summary["run"]), keys)
     summary["ok"] = summary["grade"]["ok"]
-    summary["kind"] = "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured"
+    summary["kind"] = ("people decided; the reports and requests were scripted" if cmd.people else
+                       "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured")
     return summary
 
 
@@ -316,6 +319,35 @@ def export_postmortem(run_dir: Path, keys: KeyStore, org: str, folder: Path) -> 
     return export(as_json(found), as_markdown(found, names), org, keys.load(f"incident-approver-{org}"), folder)
 
 
+@dataclass(frozen=True)
+class Decide:
+    """`person` (signed in, bound to `org`) decides `ref` (D-PAY-1, INC-0001-fix-payco, INC-0001) with
+    `option` (approve, or refuse for a disclosure) on the content whose digest the page showed."""
+
+    org: str
+    person: str
+    ref: str
+    digest: str
+    option: str
+
+
+def awaiting(view: Console, org: str) -> list[Awaiting]:
+    """What waits in a running incident for a decision of `org`'s people, with the digest of what
+    the page shows (drafts of disclosures as they will cross, fix requests, a proposed root cause)."""
+    from signoff.incident.people import awaiting as waiting
+
+    return waiting(view, org)
+
+
+def decide(run_dir: Path, keys: KeyStore, cmd: Decide) -> dict[str, Any]:
+    """A person's decision from a page, on the content whose digest the page showed: checked
+    against the run as it is now (a stale digest: ConflictError, nothing posted), then posted in the
+    room as that person's exact command, which the approver (or the commander) checks again."""
+    from signoff.incident.people import decide as decided
+
+    return decided(run_dir, console_view(run_dir, keys, cmd.org), cmd)
+
+
 # -- try to break it -----------------------------------------------------------------------------------
 
 def try_max_chars() -> int:
@@ -346,6 +378,7 @@ __all__ = [
     "SHARED_ROOM",
     "CheckGuard",
     "Comparison",
+    "Decide",
     "Demo",
     "GuardVerdict",
     "LedgerReport",
@@ -359,10 +392,12 @@ __all__ = [
     "Workspace",
     "approver_process",
     "attacks",
+    "awaiting",
     "check_guard",
     "check_view",
     "compare",
     "console_view",
+    "decide",
     "demo",
     "evidence_process",
     "export_postmortem",

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import StreamingResponse
+from fastapi.responses import RedirectResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from signoff.incident import service
@@ -124,9 +124,39 @@ def run_page(request: Request, run: str) -> Response:
     as_org = view_of(request, user, service.run_orgs(run_dir))
     at = step_of(request)
     view = service.console_view(run_dir, keys_of(request), as_org, at)
-    return page(request, "incident_run.html", c=view, org_names=view.names, link=link,
-                bound=bound_org(request, user),
+    bound = bound_org(request, user)
+    return page(request, "incident_run.html", c=view, org_names=view.names, link=link, bound=bound,
+                awaiting=service.awaiting(view, bound) if bound is not None and at is None else [],
                 json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
+
+
+DECIDE_FIELDS = {"csrf", "org", "ref", "digest", "option"}
+
+
+@router.post("/incident/runs/{run}/decide")
+async def decide(request: Request, run: str) -> Response:
+    """A person bound to an organisation decides what waits for it, on what the page showed (the
+    form carries its digest): through the incident's facade, which checks it against the run as it
+    is now and posts the person's exact command in the room."""
+    form = await checked_form(request)
+    user = signed_in(request)
+    only_params(request)
+    extra = sorted(set(form) - DECIDE_FIELDS)
+    if extra or any(not form.get(name) for name in DECIDE_FIELDS):
+        raise UsageError("this form needs org, ref, digest and option, and nothing else",
+                         "reload the run page and use its buttons")
+    run_dir = service.find_run(runs_base(request), run)
+    names = service.run_orgs(run_dir)
+    org = form["org"]
+    if org not in names:
+        raise UsageError("not one of the run's organisations", f"decide for one of: {', '.join(names)}")
+    bound = bound_org(request, user)
+    if bound != org:
+        raise RefusedError(f"{user.name} does not decide for {names[org]}",
+                           "only people bound to an organisation ([web] incident_views) decide for it")
+    cmd = service.Decide(org, user.name, form["ref"], form["digest"], form["option"])
+    await run_in_threadpool(service.decide, run_dir, keys_of(request), cmd)
+    return RedirectResponse(link(run, org), status_code=303)
 
 
 def _frame(step: service.Step) -> dict[str, Any]:

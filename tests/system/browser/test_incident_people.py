@@ -1,0 +1,172 @@
+"""People decide a running incident from its page (`signoff serve` as a real process, the run's rooms
+in this one): each organisation's approver sees its drafts exactly as they will cross, with the digest
+the form sends back. From the attacker's side: a stale digest, the other organisation's person, a
+colleague who is not the approver, anyone unbound, a form without its CSRF token or with fields it
+does not take are each refused with a 4xx, and nothing is posted or signed."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from signoff.incident.workflow import Incident, new_run, run_script
+from signoff.kernel.settings import Settings
+from signoff.kernel.shown import shown_digest
+from signoff.trust import KeyStore
+from tests.support.fixtures.incident import PAYCO_SHOPCO
+from tests.support.requires import require_binary
+from tests.system.browser.conftest import Site, make_site
+
+VIEWS = '[web]\nincident_views = { priya = "payco", sam = "shopco", dave = "payco" }\n'
+
+
+@dataclass
+class Live:
+    site: Site
+    inc: Incident
+    run: str
+
+    def state(self) -> tuple[int, ...]:
+        """What a refused decision must leave as it was: every room's messages, both approval chains."""
+        counts = [len(self.inc.messages(who, room)) for who, room in (("priya", "payco"), ("sam", "shopco"),
+                                                                     ("priya", "shared"))]
+        return (*counts, *(len(self.inc.ws.approvals(org).records()) for org in ("payco", "shopco")))
+
+    def signed(self, org: str) -> list[str]:
+        return [r["body"]["d_id"] for r in self.inc.ws.approvals(org).records()]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    require_binary("node", "apt-get install -y nodejs (ShopCo's side of the fixture is JavaScript)")
+    site = make_site(tmp_path_factory, VIEWS)
+    for name in ("priya", "sam", "dave", "alice"):
+        site.add_user(name)
+    site.start()
+    try:
+        yield site
+    finally:
+        site.stop()
+
+
+@pytest.fixture
+def live(site: Site) -> Iterator[Live]:
+    settings = Settings.load(home=site.home, env={}, cwd=site.root)
+    keys = KeyStore(settings.keys_dir)
+    run_dir = new_run(site.home / "incident-runs", keys, PAYCO_SHOPCO, ("request_approval",))
+    with Incident(run_dir, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
+        run_script(inc, until=1)  # sam reports the symptom; both agents draft their log summaries
+        yield Live(site, inc, Path(run_dir).name)
+
+
+def form_of(html: str, ref: str) -> dict[str, str]:
+    """The decision form the page shows for `ref`: its hidden fields."""
+    article = html.split(f'id="decide-{ref}"', 1)[1].split("</article>", 1)[0]
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', article))
+
+
+def client(site: Site, name: str) -> httpx.Client:
+    c, _ = site.signed_in(name)
+    return c
+
+
+def test_the_approver_decides_on_exactly_what_the_page_showed(live: Live) -> None:
+    priya, sam = client(live.site, "priya"), client(live.site, "sam")
+    try:
+        page = priya.get(f"/incident/runs/{live.run}", params={"as": "payco"}).text
+        # The draft exactly as it will cross, and only PayCo's.
+        assert "[disclosure D-PAY-1 · payco · INC-0001 · approved by priya]" in page
+        assert 'id="decide-D-SHOP-1"' not in page
+        form = form_of(page, "D-PAY-1")
+        assert form["org"] == "payco" and re.fullmatch(r"[0-9a-f]{64}", form["digest"])
+        before = live.state()
+        answer = priya.post(f"/incident/runs/{live.run}/decide", data={**form, "option": "approve"})
+        assert answer.status_code == 303, answer.text[:300]
+        live.inc.pump()
+        assert live.signed("payco") == ["D-PAY-1"]
+        record = live.inc.ws.approvals("payco").records()[0]["body"]
+        assert record["approval"]["digest"] == form["digest"] and record["approver"] == "priya"
+        shared = [m["body"] for m in live.inc.messages("priya", "shared")]
+        assert any(b.startswith("[disclosure D-PAY-1 · payco · INC-0001 · approved by priya]") for b in shared)
+        assert live.state() != before
+        assert 'id="decide-D-PAY-1"' not in priya.get(f"/incident/runs/{live.run}", params={"as": "payco"}).text
+        # Sam refuses ShopCo's draft: nothing is signed, nothing crosses, and it is no longer offered.
+        shop = form_of(sam.get(f"/incident/runs/{live.run}", params={"as": "shopco"}).text, "D-SHOP-1")
+        assert sam.post(f"/incident/runs/{live.run}/decide", data={**shop, "option": "refuse"}).status_code == 303
+        live.inc.pump()
+        assert live.signed("shopco") == []
+        assert not any("D-SHOP-1" in m["body"] for m in live.inc.messages("sam", "shared"))
+        assert 'id="decide-D-SHOP-1"' not in sam.get(f"/incident/runs/{live.run}", params={"as": "shopco"}).text
+    finally:
+        priya.close()
+        sam.close()
+
+
+def test_a_draft_changed_after_it_was_shown_is_not_approved(live: Live) -> None:
+    sam = client(live.site, "sam")
+    try:
+        shown = form_of(sam.get(f"/incident/runs/{live.run}", params={"as": "shopco"}).text, "D-SHOP-1")
+        # The agent edits its evidence document after sam read the page.
+        agent = live.inc.actors["shopco-agent"]
+        doc = json.loads(agent.documents("shopco")["D-SHOP-1"]["content"])
+        doc["evidence"]["summary"] = "something sam never saw"
+        agent.write_document("shopco", "D-SHOP-1", json.dumps(doc))
+        before = live.state()
+        answer = sam.post(f"/incident/runs/{live.run}/decide", data={**shown, "option": "approve"})
+        assert answer.status_code == 409 and "changed since it was shown" in answer.text
+        live.inc.pump()
+        assert live.state() == before and live.signed("shopco") == []
+        # What the page shows now is what can be approved.
+        now = form_of(sam.get(f"/incident/runs/{live.run}", params={"as": "shopco"}).text, "D-SHOP-1")
+        assert now["digest"] != shown["digest"]
+    finally:
+        sam.close()
+
+
+def attempts(good: dict[str, str]) -> list[tuple[str, str, dict[str, Any], int]]:
+    """(who, name, form, status): every way to decide PayCo's draft that must be refused."""
+    other = shown_digest({"something": "else"})
+    return [
+        ("priya", "a digest of other content", {**good, "digest": other}, 409),
+        ("priya", "a digest that is no digest", {**good, "digest": "xyz"}, 400),
+        ("priya", "a digest prefix too short", {**good, "digest": good["digest"][:8]}, 400),
+        ("sam", "the other organisation's approver", good, 403),
+        ("dave", "a PayCo colleague who is not its approver", good, 403),
+        ("alice", "someone bound to no organisation", good, 403),
+        ("priya", "no CSRF token", {k: v for k, v in good.items() if k != "csrf"}, 403),
+        ("priya", "a draft that does not exist", {**good, "ref": "D-PAY-9"}, 404),
+        ("priya", "an option not offered", {**good, "option": "ship"}, 400),
+        ("priya", "a field the form does not take", {**good, "as": "shopco"}, 400),
+        ("priya", "an organisation not in the run", {**good, "org": "nothere"}, 400),
+        ("priya", "the other organisation's draft", {**good, "org": "shopco", "ref": "D-SHOP-1"}, 403),
+    ]
+
+
+def test_every_other_decision_is_refused_and_changes_nothing(live: Live) -> None:
+    priya = client(live.site, "priya")
+    page = priya.get(f"/incident/runs/{live.run}", params={"as": "payco"}).text
+    good = {**form_of(page, "D-PAY-1"), "option": "approve"}
+    before = live.state()
+    clients = {"priya": priya}
+    try:
+        for who, name, form, status in attempts(good):
+            person = clients.get(who) or clients.setdefault(who, client(live.site, who))
+            if "csrf" in form and who != "priya":
+                form = {**form, "csrf": re.findall(r'name="csrf" value="([^"]*)"',
+                                                   person.get("/incident").text)[0]}
+            answer = person.post(f"/incident/runs/{live.run}/decide", data=form)
+            assert answer.status_code == status, (name, answer.status_code, answer.text[:300])
+            assert "Traceback" not in answer.text
+        live.inc.pump()
+        assert live.state() == before, "a refused decision changed the rooms or the chains"
+        assert live.signed("payco") == []
+    finally:
+        for c in clients.values():
+            c.close()
