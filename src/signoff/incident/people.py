@@ -132,7 +132,7 @@ def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
         room, text = cmd.org, f"refuse {item.ref} #{approval.digest}: not approved by {cmd.person}"
     else:
         verb = "approve fix" if item.kind == "fix" else "approve"
-        room, targets, text = cmd.org, [APPROVER], f"@{APPROVER} {verb} {item.ref} #{approval.digest}"
+        room, targets, text = cmd.org, [APPROVER], f"{verb} {item.ref} #{approval.digest}"  # @approver: a target
     posted = post_as(run_dir, cmd.person, room, text, targets)
     return {"ref": item.ref, "kind": item.kind, "option": approval.option, "digest": approval.digest,
             "message_id": posted["event_id"]}

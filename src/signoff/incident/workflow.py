@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.actors import RoomAgent
+from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.captures import load_captures
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.guard import Post
@@ -420,10 +420,11 @@ class PersonDecides:
         approver = f"agent:{inc.info.agents[APPROVER]}"
         if self.kind == "disclosure":
             return sum(1 for m in inc.messages(self.who, self.org)
-                       if m["sender"] == approver and SIGNED_NOTICE.match(m["body"]))
+                       if m["sender"] == approver and SIGNED_NOTICE.match(strip_mentions(m["body"])))
         if self.kind == "fix":
-            return sum(1 for m in inc.messages(self.who, SHARED) if m["sender"] == approver
-                       and (hit := FIX_APPROVED.match(m["body"])) is not None and hit.group(1) == ORG_TITLE[self.org])
+            notices = [FIX_APPROVED.match(strip_mentions(m["body"])) for m in inc.messages(self.who, SHARED)
+                       if m["sender"] == approver]
+            return sum(1 for hit in notices if hit is not None and hit.group(1) == ORG_TITLE[self.org])
         person = f"user:{inc.info.users[self.who]}"
         return sum(1 for m in inc.messages(self.who, SHARED)
                    if m["sender"] == person and CONFIRMATION.search(m["body"]))

@@ -170,3 +170,70 @@ def test_every_other_decision_is_refused_and_changes_nothing(live: Live) -> None
     finally:
         for c in clients.values():
             c.close()
+
+
+def decide_in(tab: Any, run: str, org: str, cue_lane: str, cue: str, ref: str, button: str) -> None:
+    """The person waits on the run's page until the cue arrives in a lane (over the live stream),
+    reloads to see what waits for them, reads it, and presses the button."""
+    page = tab.page
+    page.goto(f"/incident/runs/{run}?as={org}")
+    page.locator(f"#lane-{cue_lane} li", has_text=cue).wait_for()
+    page.reload()
+    page.locator(f"#decide-{ref}").get_by_role("button", name=button).click()
+    page.wait_for_load_state("load")
+
+
+@pytest.mark.slow
+def test_people_of_both_organisations_run_the_incident_from_their_pages(site: Site, tabs: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from signoff.incident.grade import grade
+    from signoff.incident.recording import record_run
+
+    settings = Settings.load(home=site.home, env={}, cwd=site.root)
+    keys = KeyStore(settings.keys_dir)
+    run_dir = new_run(site.home / "incident-runs", keys, PAYCO_SHOPCO, ("request_approval",))
+    run = run_dir.name
+    priya, sam = tabs(site), tabs(site)
+    priya.sign_in("priya")
+    sam.sign_in("sam")
+    with Incident(run_dir, keys, settings, PAYCO_SHOPCO, over_http=False) as inc:
+        run_script(inc, until=1)  # sam reports the symptom (the one scripted person in this test)
+        # A stale approval: ShopCo's agent edits its evidence after sam's page showed the draft.
+        sam.page.goto(f"/incident/runs/{run}?as=shopco")
+        article = sam.page.locator("#decide-D-SHOP-1")
+        assert "[disclosure D-SHOP-1 · shopco · INC-0001 · approved by sam]" in article.locator("pre").inner_text()
+        agent = inc.actors["shopco-agent"]
+        original = agent.documents("shopco")["D-SHOP-1"]["content"]
+        edited = json.loads(original)
+        edited["evidence"]["note"] = "added after sam looked"
+        agent.write_document("shopco", "D-SHOP-1", json.dumps(edited))
+        sam.expect_refusal(409)
+        article.get_by_role("button", name="Approve D-SHOP-1").click()
+        sam.page.get_by_text("changed since it was shown").wait_for()
+        inc.pump()
+        assert inc.ws.approvals("shopco").records() == []
+        agent.write_document("shopco", "D-SHOP-1", original)  # back to what the agent drafted
+        with ThreadPoolExecutor(1) as pool:
+            # From here every decision waits for the person on the page; the run goes on by itself.
+            running = pool.submit(run_script, inc, None, 1, None, True, 120.0)
+            decide_in(priya, run, "payco", "payco", "For review: D-PAY-1", "D-PAY-1", "Approve D-PAY-1")
+            decide_in(sam, run, "shopco", "shopco", "For review: D-SHOP-1", "D-SHOP-1", "Approve D-SHOP-1")
+            # Seen to cross: ShopCo's approved disclosure arrives in PayCo's shared lane.
+            priya.page.goto(f"/incident/runs/{run}?as=payco")
+            priya.page.locator("#lane-shared li", has_text="[disclosure D-SHOP-1 · shopco").wait_for()
+            decide_in(priya, run, "payco", "payco", "For review: D-PAY-2", "D-PAY-2", "Approve D-PAY-2")
+            decide_in(sam, run, "shopco", "shopco", "For review: D-SHOP-2", "D-SHOP-2", "Approve D-SHOP-2")
+            for tab, org in ((priya, "payco"), (sam, "shopco")):
+                decide_in(tab, run, org, "shared", "Proposed root cause", "INC-0001", "Confirm this root cause")
+            decide_in(priya, run, "payco", "payco", "For review: the fix request", "INC-0001-fix-payco",
+                      "Approve INC-0001-fix-payco")
+            decide_in(sam, run, "shopco", "shopco", "For review: the fix request", "INC-0001-fix-shopco",
+                      "Approve INC-0001-fix-shopco")
+            decide_in(sam, run, "shopco", "shopco", "For review: D-SHOP-3", "D-SHOP-3", "Approve D-SHOP-3")
+            steps = running.result(timeout=300)
+            assert len(steps) == 11
+            # Recording reads the rooms with asyncio.run, which cannot run in Playwright's thread.
+            pool.submit(record_run, run_dir, keys).result()
+            result = pool.submit(grade, run_dir, keys).result()
+    assert result["ok"], [c for c in result["checks"] if not c["ok"]]
