@@ -25,7 +25,7 @@ from signoff.incident.parties import ORG_KEY, Organisation, Parties
 from signoff.incident.scenario import Rerun, Scenario
 from signoff.incident.workspace import SHARED_ROOM, LedgerReport, Workspace, verify_ledger
 from signoff.kernel.checks import Check
-from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
 
@@ -222,6 +222,37 @@ def demo(cmd: Demo, keys: KeyStore, settings: Settings) -> dict[str, Any]:
     return summary
 
 
+def set_up_here(home: Path, keys: KeyStore) -> Parties | None:
+    """The incident set up on this machine (`signoff incident setup`), or None."""
+    with Workspace(Path(home) / "incident", keys) as ws:
+        return ws.parties if ws.is_set_up() else None
+
+
+def start_live(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> tuple[list[Check], str | None]:
+    """"Start an incident": the preflight checklist on the incident set up on this machine, and, when
+    every item passes, a run in rooms that waits for the people's decisions (`--people`), played in a
+    thread of this process. Returns the checklist and the run's name (None: not started)."""
+    import threading
+
+    from signoff.incident.stack import check_cast
+    from signoff.incident.workflow import new_run, play
+
+    here = set_up_here(home, keys)
+    if here is None:
+        raise ConflictError("no incident is set up on this machine",
+                            "run `signoff incident setup --config incident.toml` first")
+    check_cast(here)  # the rooms run plays the demo's cast: refuse before anything runs
+    checks = preflight(home, keys, settings, scenario)
+    if not all(c.ok for c in checks):
+        return checks, None
+    run_dir = new_run(runs_base(home), keys, scenario, ("request_approval",))
+    # The services run in this process (over_http=False): they end with it, leaving no room server behind.
+    threading.Thread(target=play, args=(run_dir, keys, settings, scenario),
+                     kwargs={"people": True, "over_http": False},
+                     name=f"incident {run_dir.name}", daemon=True).start()
+    return checks, run_dir.name
+
+
 def grade(run_dir: Path, keys: KeyStore) -> dict[str, Any]:
     from signoff.incident.grade import grade as grade_run
 
@@ -416,7 +447,9 @@ __all__ = [
     "resolve_run",
     "run_orgs",
     "runs_base",
+    "set_up_here",
     "setup",
+    "start_live",
     "try_max_chars",
     "try_text",
     "verify",

@@ -535,12 +535,19 @@ def run_demo(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario,
     addressed commands); `server` provisions on an external server (`signoff.incident.external`)
     instead of a room server of the run's own. With `people` the run waits for the real people's
     decisions (`run_script`); their fixes are decided by addressed commands, which the console posts."""
-    from signoff.incident.grade import measure, observe
-    from signoff.incident.recording import record_run
-
     if people and "request_approval" not in without:
         without = (*without, "request_approval")
     run_dir = new_run(base, keys, scenario, without, server)
+    return play(run_dir, keys, settings, scenario, between, over_http, people, patience)
+
+
+def play(run_dir: Path, keys: KeyStore, settings: Settings, scenario: Scenario,
+         between: Callable[[int, Incident], None] | None = None, over_http: bool = True,
+         people: bool = False, patience: float | None = None) -> dict[str, Any]:
+    """Play a provisioned run (`new_run`) to its end, record it and measure it (see `run_demo`)."""
+    from signoff.incident.grade import measure, observe
+    from signoff.incident.recording import record_run
+
     with Incident(run_dir, keys, settings, scenario, over_http=over_http) as inc:
         pre = inc.preflight()
         steps = run_script(inc, between=between, people=people, patience=patience)
@@ -550,5 +557,5 @@ def run_demo(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario,
     return {"run": str(run_dir), "steps": steps, "preflight": pre, "recording": str(recording), **metrics}
 
 
-__all__ = ["SCRIPT", "SERVICES", "Incident", "PersonDecides", "RunResult", "Stuck", "new_run", "reviewed_command",
-           "run_demo", "run_script", "wait_for_person"]
+__all__ = ["SCRIPT", "SERVICES", "Incident", "PersonDecides", "RunResult", "Stuck", "new_run", "play",
+           "reviewed_command", "run_demo", "run_script", "wait_for_person"]

@@ -221,6 +221,35 @@ def postmortem_markdown(request: Request, run: str) -> Response:
 _PREFLIGHT = threading.Lock()  # one preflight at a time: each starts a whole incident's services
 
 
+@router.get("/incident/start")
+def start_page(request: Request) -> Response:
+    """"Start an incident": the incident set up on this machine, and the button that runs the
+    checklist and, when every item passes, starts a run that waits for people."""
+    signed_in(request)
+    only_params(request)
+    settings = incident_settings(request)
+    return page(request, "incident_start.html", parties=service.set_up_here(settings.home, keys_of(request)),
+                checks=None, run=None)
+
+
+@router.post("/incident/start")
+async def start_run(request: Request) -> Response:
+    await checked_form(request)
+    signed_in(request)
+    only_params(request)
+    settings = incident_settings(request)
+    keys = keys_of(request)
+    if not _PREFLIGHT.acquire(blocking=False):
+        raise ConflictError("a preflight is running already", "wait for it to finish, then start again")
+    try:
+        checks, run = await run_in_threadpool(service.start_live, settings.home, keys, settings,
+                                              demo_scenario(request))
+    finally:
+        _PREFLIGHT.release()
+    return page(request, "incident_start.html", parties=service.set_up_here(settings.home, keys), checks=checks,
+                run=run, ok=all(c.ok for c in checks))
+
+
 @router.get("/incident/preflight")
 def preflight_page(request: Request) -> Response:
     signed_in(request)

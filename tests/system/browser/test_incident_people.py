@@ -21,7 +21,7 @@ from signoff.kernel.settings import Settings
 from signoff.kernel.shown import shown_digest
 from signoff.trust import KeyStore
 from tests.support.fixtures.incident import PAYCO_SHOPCO
-from tests.support.requires import require_binary
+from tests.support.requires import require_binary, require_sandbox
 from tests.system.browser.conftest import Site, make_site
 
 VIEWS = '[web]\nincident_views = { priya = "payco", sam = "shopco", dave = "payco" }\n'
@@ -237,3 +237,37 @@ def test_people_of_both_organisations_run_the_incident_from_their_pages(site: Si
             pool.submit(record_run, run_dir, keys).result()
             result = pool.submit(grade, run_dir, keys).result()
     assert result["ok"], [c for c in result["checks"] if not c["ok"]]
+
+
+def test_start_an_incident_runs_the_checklist_then_waits_for_people(site: Site) -> None:
+    require_sandbox()
+    alice = client(site, "alice")
+    try:
+        assert "No incident is set up on this machine" in alice.get("/incident/start").text
+        token = re.findall(r'name="csrf" value="([^"]*)"', alice.get("/incident/start").text)[0]
+        assert alice.post("/incident/start", data={}).status_code == 403  # no CSRF token
+        refused = alice.post("/incident/start", data={"csrf": token})
+        assert refused.status_code == 409 and "signoff incident setup" in refused.text
+        assert alice.post("/incident/start?x=1", data={"csrf": token}).status_code == 400
+        runs_before = alice.get("/incident").text.count("/incident/runs/run-")
+        site.cli("incident", "setup")  # the demo's organisations, set up on this machine
+        shown = alice.get("/incident/start").text
+        assert "PayCo" in shown and "approved by priya" in shown
+        answer = alice.post("/incident/start", data={"csrf": token}, timeout=300)
+        assert answer.status_code == 200, answer.text[:300]
+        assert "Checklist passes" in answer.text and "FAIL" not in answer.text
+        assert answer.text.count("<strong>PASS</strong>") >= 8  # each item of the preflight, shown
+        run = re.findall(r'Started: <a href="/incident/runs/(run-[^"]+)"', answer.text)[0]
+        assert alice.get("/incident").text.count("/incident/runs/run-") == runs_before + 1
+        # It waits for people: once the approver showed PayCo's first draft (over the live stream),
+        # priya finds it on the page to decide.
+        priya = client(site, "priya")
+        try:
+            with priya.stream("GET", f"/incident/runs/{run}/live", params={"as": "payco"}, timeout=120) as frames:
+                assert frames.status_code == 200
+                next(line for line in frames.iter_lines() if "For review: D-PAY-1" in line)
+            assert 'id="decide-D-PAY-1"' in priya.get(f"/incident/runs/{run}", params={"as": "payco"}).text
+        finally:
+            priya.close()
+    finally:
+        alice.close()
