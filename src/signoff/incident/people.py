@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from signoff.incident.service import Decide
 
 PROPOSAL = re.compile(r"^Proposed root cause for (INC-[0-9]{4}): (.+)\n")
-KINDS = ("disclosure", "fix", "root_cause")
 
 
 @dataclass(frozen=True)
@@ -99,6 +98,11 @@ def awaiting(view: Console, org: str) -> list[Awaiting]:
     return out
 
 
+def decides_for(org: str, person: str) -> bool:
+    """Whether `person` is `org`'s approver in the run (the one whose decisions the approver signs)."""
+    return HUMANS.get(org) == person
+
+
 def _names(text: str, ref: str) -> bool:
     """Whether a person's message decided `ref` already (approved or refused it)."""
     return re.search(rf"\b(approve|refuse)( fix)? {re.escape(ref)} #", text) is not None
@@ -113,7 +117,7 @@ def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
     if cmd.org not in view.names:
         raise UsageError("not one of the run's organisations", f"use one of: {', '.join(view.names)}")
     human = HUMANS.get(cmd.org)
-    if cmd.person != human:
+    if not decides_for(cmd.org, cmd.person):
         raise RefusedError(f"{cmd.person} is not {view.names[cmd.org]}'s approver in this incident",
                            f"{human} decides for {view.names[cmd.org]}")
     found = [a for a in awaiting(view, cmd.org) if a.ref == cmd.ref]
@@ -158,4 +162,4 @@ def post_as(run_dir: Path, person: str, room: str, text: str, targets: list[str]
         ledger.close()
 
 
-__all__ = ["KINDS", "Awaiting", "awaiting", "decide", "post_as"]
+__all__ = ["Awaiting", "awaiting", "decide", "decides_for", "post_as"]

@@ -362,12 +362,14 @@ class Decide:
     option: str
 
 
-def awaiting(view: Console, org: str) -> list[Awaiting]:
-    """What waits in a running incident for a decision of `org`'s people, with the digest of what
-    the page shows (drafts of disclosures as they will cross, fix requests, a proposed root cause)."""
+def awaiting(view: Console, org: str, person: str) -> list[Awaiting]:
+    """What waits in a running incident for `person`'s decision as `org`'s approver (nothing when
+    they are not), with the digest of what the page shows (drafts of disclosures as they will
+    cross, fix requests, a proposed root cause)."""
     from signoff.incident.people import awaiting as waiting
+    from signoff.incident.people import decides_for
 
-    return waiting(view, org)
+    return waiting(view, org) if decides_for(org, person) else []
 
 
 def decide(run_dir: Path, keys: KeyStore, cmd: Decide) -> dict[str, Any]:

@@ -126,7 +126,7 @@ def run_page(request: Request, run: str) -> Response:
     view = service.console_view(run_dir, keys_of(request), as_org, at)
     bound = bound_org(request, user)
     return page(request, "incident_run.html", c=view, org_names=view.names, link=link, bound=bound,
-                awaiting=service.awaiting(view, bound) if bound is not None and at is None else [],
+                awaiting=service.awaiting(view, bound, user.name) if bound is not None and at is None else [],
                 json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
 
 

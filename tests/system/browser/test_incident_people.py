@@ -153,8 +153,11 @@ def test_every_other_decision_is_refused_and_changes_nothing(live: Live) -> None
     priya = client(live.site, "priya")
     page = priya.get(f"/incident/runs/{live.run}", params={"as": "payco"}).text
     good = {**form_of(page, "D-PAY-1"), "option": "approve"}
+    dave = client(live.site, "dave")  # bound to PayCo, not its approver: shown nothing to decide
+    assert 'action="/incident/runs/' + live.run + '/decide"' not in dave.get(
+        f"/incident/runs/{live.run}", params={"as": "payco"}).text
     before = live.state()
-    clients = {"priya": priya}
+    clients = {"priya": priya, "dave": dave}
     try:
         for who, name, form, status in attempts(good):
             person = clients.get(who) or clients.setdefault(who, client(live.site, who))
