@@ -22,7 +22,7 @@ from signoff.kernel.shown import shown_digest
 from signoff.trust import KeyStore
 from tests.support.fixtures.incident import PAYCO_SHOPCO
 from tests.support.requires import require_binary, require_sandbox
-from tests.system.browser.conftest import Site, make_site
+from tests.system.browser.conftest import Site, axe_violations, make_site
 
 VIEWS = '[web]\nincident_views = { priya = "payco", sam = "shopco", dave = "payco" }\n'
 
@@ -206,6 +206,7 @@ def test_people_of_both_organisations_run_the_incident_from_their_pages(site: Si
         sam.page.goto(f"/incident/runs/{run}?as=shopco")
         article = sam.page.locator("#decide-D-SHOP-1")
         assert "[disclosure D-SHOP-1 · shopco · INC-0001 · approved by sam]" in article.locator("pre").inner_text()
+        assert axe_violations(sam.page) == []
         agent = inc.actors["shopco-agent"]
         original = agent.documents("shopco")["D-SHOP-1"]["content"]
         edited = json.loads(original)
