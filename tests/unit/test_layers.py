@@ -86,13 +86,12 @@ def test_imports_point_down_only() -> None:
 # Demo and fixture code lives in `signoff.demo`, a face: the product packages below the faces must run
 # on a real project with none of it (issue 35). Imports of the demo are caught above; this pins the
 # rest: no product module looks for the examples/ folder, and only the packages that own offline
-# default agents fill the scripted-agent registry (the desk's ShopLite scripts are the demo's). The
-# incident's PayCo/ShopCo fixture is leaving its package under issue 41.
+# default agents fill the scripted-agent registry (the desk's ShopLite scripts and the incident's
+# scripted responder are the demo's).
 FIXTURE_NAMES = {"examples_root", "shoplite_source", "register_script"}
 FIXTURE_NAMES_ALLOWED = {
     ("agents", "register_script"): "the agents' own offline default scripts (agents.scripts)",
     ("notes", "register_script"): "the notes writer's and editor's deterministic defaults",
-    ("incident", "register_script"): "the incident playbook's responder (issue 41 moves the fixture out)",
 }
 
 

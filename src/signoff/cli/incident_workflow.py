@@ -56,12 +56,12 @@ def print_demo(summary: dict[str, Any]) -> None:
 
 
 def demo_summary(fixture: Path | None = None, base: Path | None = None, cards: bool = True,
-                 operator: str | None = None) -> dict[str, Any]:
+                 operator: str | None = None, people: bool = False) -> dict[str, Any]:
     from signoff.rooms.client import RoomsConfig
 
     # With [rooms] url the run is provisioned there, as the operator (a signoff admin's user token).
     url = RoomsConfig.from_settings(settings()).url
-    return service.demo(service.Demo(base or runs_dir(), scenario(fixture), cards, url, operator), _keys(),
+    return service.demo(service.Demo(base or runs_dir(), scenario(fixture), cards, url, operator, people), _keys(),
                         settings())
 
 
@@ -83,10 +83,16 @@ def register(app: typer.Typer) -> None:
              operator: Annotated[str | None, typer.Option(
                  "--operator", envvar="SIGNOFF_ROOMS_OPERATOR", show_default=False,
                  help="With \\[rooms] url: an admin's user token on that server, to provision the run.")] = None,
+             people: Annotated[bool, typer.Option("--people", help=(
+                 "Wait for the real people's decisions (approvals, confirmations, fixes) from the console "
+                 "(/incident/runs/RUN, as a person bound to their organisation) or their chat, instead of "
+                 "scripted ones."))] = False,
              ) -> None:
         """The whole incident in three rooms, offline, with scripted humans; graded through the room
         server (the run's own, or with \\[rooms] url that server)."""
-        summary = demo_summary(fixture, cards=not no_cards, operator=operator)
+        if people and not as_json:
+            console.print("waiting for people: decide on the run's page under /incident", highlight=False)
+        summary = demo_summary(fixture, cards=not no_cards, operator=operator, people=people)
         if as_json:
             print_json(summary)
         else:

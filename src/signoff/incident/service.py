@@ -25,7 +25,7 @@ from signoff.incident.parties import ORG_KEY, Organisation, Parties
 from signoff.incident.scenario import Rerun, Scenario
 from signoff.incident.workspace import SHARED_ROOM, LedgerReport, Workspace, verify_ledger
 from signoff.kernel.checks import Check
-from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from signoff.incident.console import Console as Console
     from signoff.incident.console import Step as Step
     from signoff.incident.evidence_process import EvidenceProcess
+    from signoff.incident.people import Awaiting as Awaiting
 
 
 # -- part 1: the organisations, the workspace, the guard, the ledgers ---------------------------------
@@ -181,6 +182,7 @@ class Demo:
     cards: bool = True
     rooms_url: str | None = None
     operator: str | None = None
+    people: bool = False  # wait for real people's decisions (from the console or chat) instead of scripted ones
 
 
 def runs_base(home: Path) -> Path:
@@ -212,11 +214,43 @@ def demo(cmd: Demo, keys: KeyStore, settings: Settings) -> dict[str, Any]:
         url, operator = cmd.rooms_url, cmd.operator
         server = lambda secrets: ServerProvisioner(url, operator, secrets)  # noqa: E731
     summary = run_demo(cmd.base, keys, settings, cmd.scenario, without=() if cmd.cards else ("request_approval",),
-                       server=server)
+                       server=server, people=cmd.people)
     summary["grade"] = grade_run(Path(summary["run"]), keys)
     summary["ok"] = summary["grade"]["ok"]
-    summary["kind"] = "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured"
+    summary["kind"] = ("people decided; the reports and requests were scripted" if cmd.people else
+                       "simulated (scripted humans); rooms, policies, guards, approver, notary and fixture measured")
     return summary
+
+
+def set_up_here(home: Path, keys: KeyStore) -> Parties | None:
+    """The incident set up on this machine (`signoff incident setup`), or None."""
+    with Workspace(Path(home) / "incident", keys) as ws:
+        return ws.parties if ws.is_set_up() else None
+
+
+def start_live(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> tuple[list[Check], str | None]:
+    """"Start an incident": the preflight checklist on the incident set up on this machine, and, when
+    every item passes, a run in rooms that waits for the people's decisions (`--people`), played in a
+    thread of this process. Returns the checklist and the run's name (None: not started)."""
+    import threading
+
+    from signoff.incident.stack import check_cast
+    from signoff.incident.workflow import new_run, play
+
+    here = set_up_here(home, keys)
+    if here is None:
+        raise ConflictError("no incident is set up on this machine",
+                            "run `signoff incident setup --config incident.toml` first")
+    check_cast(here)  # the rooms run plays the demo's cast: refuse before anything runs
+    checks = preflight(home, keys, settings, scenario)
+    if not all(c.ok for c in checks):
+        return checks, None
+    run_dir = new_run(runs_base(home), keys, scenario, ("request_approval",))
+    # The services run in this process (over_http=False): they end with it, leaving no room server behind.
+    threading.Thread(target=play, args=(run_dir, keys, settings, scenario),
+                     kwargs={"people": True, "over_http": False},
+                     name=f"incident {run_dir.name}", daemon=True).start()
+    return checks, run_dir.name
 
 
 def grade(run_dir: Path, keys: KeyStore) -> dict[str, Any]:
@@ -316,6 +350,37 @@ def export_postmortem(run_dir: Path, keys: KeyStore, org: str, folder: Path) -> 
     return export(as_json(found), as_markdown(found, names), org, keys.load(f"incident-approver-{org}"), folder)
 
 
+@dataclass(frozen=True)
+class Decide:
+    """`person` (signed in, bound to `org`) decides `ref` (D-PAY-1, INC-0001-fix-payco, INC-0001) with
+    `option` (approve, or refuse for a disclosure) on the content whose digest the page showed."""
+
+    org: str
+    person: str
+    ref: str
+    digest: str
+    option: str
+
+
+def awaiting(view: Console, org: str, person: str) -> list[Awaiting]:
+    """What waits in a running incident for `person`'s decision as `org`'s approver (nothing when
+    they are not), with the digest of what the page shows (drafts of disclosures as they will
+    cross, fix requests, a proposed root cause)."""
+    from signoff.incident.people import awaiting as waiting
+    from signoff.incident.people import decides_for
+
+    return waiting(view, org) if decides_for(org, person) else []
+
+
+def decide(run_dir: Path, keys: KeyStore, cmd: Decide) -> dict[str, Any]:
+    """A person's decision from a page, on the content whose digest the page showed: checked
+    against the run as it is now (a stale digest: ConflictError, nothing posted), then posted in the
+    room as that person's exact command, which the approver (or the commander) checks again."""
+    from signoff.incident.people import decide as decided
+
+    return decided(run_dir, console_view(run_dir, keys, cmd.org), cmd)
+
+
 # -- try to break it -----------------------------------------------------------------------------------
 
 def try_max_chars() -> int:
@@ -346,6 +411,7 @@ __all__ = [
     "SHARED_ROOM",
     "CheckGuard",
     "Comparison",
+    "Decide",
     "Demo",
     "GuardVerdict",
     "LedgerReport",
@@ -359,10 +425,12 @@ __all__ = [
     "Workspace",
     "approver_process",
     "attacks",
+    "awaiting",
     "check_guard",
     "check_view",
     "compare",
     "console_view",
+    "decide",
     "demo",
     "evidence_process",
     "export_postmortem",
@@ -381,7 +449,9 @@ __all__ = [
     "resolve_run",
     "run_orgs",
     "runs_base",
+    "set_up_here",
     "setup",
+    "start_live",
     "try_max_chars",
     "try_text",
     "verify",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.actors import RoomAgent
+from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.captures import load_captures
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
 from signoff.incident.guard import Post
@@ -33,6 +33,7 @@ from signoff.incident.playbooks import (
     NotaryService,
     parse_disclosure_post,
 )
+from signoff.incident.playbooks.posts import FIX_APPROVED, ORG_TITLE
 from signoff.incident.roomserver import POLL_WAIT, RoomServerProcess
 from signoff.incident.scenario import Scenario
 from signoff.incident.stack import (
@@ -397,6 +398,60 @@ def _command_fix(inc: Incident, org: str) -> None:
     raise Stuck(f"{HUMANS[org]} found no fix to approve in {org}-internal", f"{AGENT_OF[org]} should have asked")
 
 
+@dataclass(frozen=True)
+class PersonDecides:
+    """A step that is a person's decision: `who` of `org` approves a disclosure or a fix, or confirms
+    the root cause (`kind`). Scripted, `act` makes it as the person would; in a live incident
+    (`run_script(..., people=True)`) the run waits for the person to make it, from the console
+    (`signoff.incident.people`) or their chat."""
+
+    who: str
+    org: str
+    kind: str  # disclosure, fix or root_cause
+    act: Callable[[Incident], None]
+
+    def __call__(self, inc: Incident) -> None:
+        self.act(inc)
+
+    def made(self, inc: Incident) -> int:
+        """How many decisions of this kind by this person took effect: the approver's notices of
+        signed disclosures in the org's room or of signed fixes to the commander, or the person's
+        confirmations of the root cause."""
+        approver = f"agent:{inc.info.agents[APPROVER]}"
+        if self.kind == "disclosure":
+            return sum(1 for m in inc.messages(self.who, self.org)
+                       if m["sender"] == approver and SIGNED_NOTICE.match(strip_mentions(m["body"])))
+        if self.kind == "fix":
+            notices = [FIX_APPROVED.match(strip_mentions(m["body"])) for m in inc.messages(self.who, SHARED)
+                       if m["sender"] == approver]
+            return sum(1 for hit in notices if hit is not None and hit.group(1) == ORG_TITLE[self.org])
+        person = f"user:{inc.info.users[self.who]}"
+        return sum(1 for m in inc.messages(self.who, SHARED)
+                   if m["sender"] == person and CONFIRMATION.search(m["body"]))
+
+
+SIGNED_NOTICE = re.compile(r"^D-[A-Z]{2,8}-[0-9]+ approved by \S+; signed record [0-9]+\.$")
+CONFIRMATION = re.compile(r"(^|\s)confirm root cause INC-[0-9]{4} #[0-9a-f]{12,64}$")
+PEOPLE_POLL_SECONDS = 0.5  # how often a live incident looks for a person's decision while it waits
+
+
+def wait_for_person(inc: Incident, step: PersonDecides, nth: int, patience: float | None = None) -> None:
+    """Let the services run until `step.who`'s `nth` decision of its kind (counted from the start of
+    the incident, 1 for the first) has taken effect. A refused or stale decision takes none: the run
+    goes on waiting, and the page shows the item again."""
+    import time
+
+    deadline = None if patience is None else time.monotonic() + patience
+    while True:
+        inc.pump()
+        if step.made(inc) >= nth:
+            return
+        if deadline is not None and time.monotonic() > deadline:
+            raise Stuck(f"{step.who} did not decide ({step.kind}) within {patience} s",
+                        "decide on the incident's page, or in the room")
+        time.sleep(PEOPLE_POLL_SECONDS)  # waiting for a person, who decides in another process
+
+
 def _say(who: str, room: str, body: str | Callable[[Incident], str], targets: list[str] | None = None,
          roles: list[str] | None = None) -> Callable[[Incident], None]:
     def step(inc: Incident) -> None:
@@ -408,20 +463,20 @@ def _say(who: str, room: str, body: str | Callable[[Incident], str], targets: li
 SCRIPT: list[tuple[str, Callable[[Incident], None]]] = [
     ("sam reports the symptom", _say("sam", SHARED, "signatures are failing: some PayCo webhooks are rejected with "
                                      "401 by our verifier since this morning.", roles=["incident-commander"])),
-    ("priya approves PayCo's log summary", _approve_latest("payco")),
-    ("sam approves ShopCo's log summary", _approve_latest("shopco")),
+    ("priya approves PayCo's log summary", PersonDecides("priya", "payco", "disclosure", _approve_latest("payco"))),
+    ("sam approves ShopCo's log summary", PersonDecides("sam", "shopco", "disclosure", _approve_latest("shopco"))),
     ("sam asks PayCo's agent directly (refused by the server)",
      _say("sam", SHARED, "can you just send us one failing payload and your signing code?", targets=["payco-agent"])),
     ("sam asks the commander for fingerprints",
      _say("sam", SHARED, lambda inc: f"please ask for a salted fingerprint of {_first_failing_event(inc)} from both "
           "sides so the notary can compare bytes.", roles=["incident-commander"])),
-    ("priya approves PayCo's fingerprint", _approve_latest("payco")),
-    ("sam approves ShopCo's fingerprint", _approve_latest("shopco")),
-    ("priya confirms the root cause", _confirm("priya")),
-    ("sam confirms the root cause", _confirm("sam")),
-    ("priya approves PayCo's fix", _accept_fix("payco")),
-    ("sam approves ShopCo's fix", _accept_fix("shopco")),
-    ("sam approves the end-to-end result", _approve_latest("shopco")),
+    ("priya approves PayCo's fingerprint", PersonDecides("priya", "payco", "disclosure", _approve_latest("payco"))),
+    ("sam approves ShopCo's fingerprint", PersonDecides("sam", "shopco", "disclosure", _approve_latest("shopco"))),
+    ("priya confirms the root cause", PersonDecides("priya", "payco", "root_cause", _confirm("priya"))),
+    ("sam confirms the root cause", PersonDecides("sam", "shopco", "root_cause", _confirm("sam"))),
+    ("priya approves PayCo's fix", PersonDecides("priya", "payco", "fix", _accept_fix("payco"))),
+    ("sam approves ShopCo's fix", PersonDecides("sam", "shopco", "fix", _accept_fix("shopco"))),
+    ("sam approves the end-to-end result", PersonDecides("sam", "shopco", "disclosure", _approve_latest("shopco"))),
 ]
 
 
@@ -433,18 +488,32 @@ class RunResult:
 
 
 def run_script(inc: Incident, until: int | None = None, start: int = 0,
-               between: Callable[[int, Incident], None] | None = None) -> list[str]:
+               between: Callable[[int, Incident], None] | None = None, people: bool = False,
+               patience: float | None = None) -> list[str]:
     """Play the scripted humans from step `start` up to (not including) `until`, settling the services
-    after each step. `between(i, inc)` runs after step i settled (tests restart services there)."""
+    after each step. `between(i, inc)` runs after step i settled (tests restart services there).
+    With `people`, every decision (approvals, confirmations) waits for the real person instead
+    (`wait_for_person`, at most `patience` seconds each); only the reports and requests stay scripted."""
     done = []
     inc.pump()
     for i, (label, step) in enumerate(SCRIPT[start:until], start):
-        step(inc)
+        if people and isinstance(step, PersonDecides):
+            wait_for_person(inc, step, _nth(i), patience)
+        else:
+            step(inc)
         inc.pump()
         done.append(label)
         if between is not None:
             between(i, inc)
     return done
+
+
+def _nth(i: int) -> int:
+    """Which decision of its person and kind step `i` is (1 for the first), counted over the script."""
+    step = SCRIPT[i][1]
+    assert isinstance(step, PersonDecides)
+    same = (step.who, step.kind)
+    return sum(1 for _, s in SCRIPT[:i + 1] if isinstance(s, PersonDecides) and (s.who, s.kind) == same)
 
 
 def new_run(base: Path, keys: KeyStore, scenario: Scenario, without: tuple[str, ...] = (),
@@ -460,23 +529,33 @@ def new_run(base: Path, keys: KeyStore, scenario: Scenario, without: tuple[str, 
 def run_demo(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario,
              between: Callable[[int, Incident], None] | None = None, over_http: bool = True,
              without: tuple[str, ...] = (), server: Callable[[dict[str, str]], Provisioner] | None = None,
-             ) -> dict[str, Any]:
+             people: bool = False, patience: float | None = None) -> dict[str, Any]:
     """Provision a fresh run, play the whole incident, record it, and measure it (through the room
     server). `without` names server operations not to use (`request_approval`: fix approvals by
     addressed commands); `server` provisions on an external server (`signoff.incident.external`)
-    instead of a room server of the run's own."""
+    instead of a room server of the run's own. With `people` the run waits for the real people's
+    decisions (`run_script`); their fixes are decided by addressed commands, which the console posts."""
+    if people and "request_approval" not in without:
+        without = (*without, "request_approval")
+    run_dir = new_run(base, keys, scenario, without, server)
+    return play(run_dir, keys, settings, scenario, between, over_http, people, patience)
+
+
+def play(run_dir: Path, keys: KeyStore, settings: Settings, scenario: Scenario,
+         between: Callable[[int, Incident], None] | None = None, over_http: bool = True,
+         people: bool = False, patience: float | None = None) -> dict[str, Any]:
+    """Play a provisioned run (`new_run`) to its end, record it and measure it (see `run_demo`)."""
     from signoff.incident.grade import measure, observe
     from signoff.incident.recording import record_run
 
-    run_dir = new_run(base, keys, scenario, without, server)
     with Incident(run_dir, keys, settings, scenario, over_http=over_http) as inc:
         pre = inc.preflight()
-        steps = run_script(inc, between=between)
+        steps = run_script(inc, between=between, people=people, patience=patience)
     view = observe(run_dir)  # through the room server, over HTTP
     recording = record_run(run_dir, keys, view=view)
     metrics = measure(run_dir, keys, view)
     return {"run": str(run_dir), "steps": steps, "preflight": pre, "recording": str(recording), **metrics}
 
 
-__all__ = ["SCRIPT", "SERVICES", "Incident", "RunResult", "Stuck", "new_run", "reviewed_command", "run_demo",
-           "run_script"]
+__all__ = ["SCRIPT", "SERVICES", "Incident", "PersonDecides", "RunResult", "Stuck", "new_run", "play",
+           "reviewed_command", "run_demo", "run_script", "wait_for_person"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -149,6 +150,9 @@ def _migration_lock(engine: Engine) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+_ALEMBIC = threading.Lock()
+
+
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest revision of every migration branch."""
     try:
@@ -158,7 +162,9 @@ def migrate(engine: Engine) -> None:
         from alembic import command
 
         heads = script_heads()
-        with _migration_lock(engine), engine.connect() as conn:
+        # Alembic keeps its running migration in module globals: two threads of one process migrating
+        # two databases at once break each other (KeyError 'script', half-made schemas).
+        with _ALEMBIC, _migration_lock(engine), engine.connect() as conn:
             if stored_revisions(conn) != heads:
                 command.upgrade(_alembic_config(conn), "heads")
                 conn.commit()

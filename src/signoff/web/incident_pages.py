@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import StreamingResponse
+from fastapi.responses import RedirectResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from signoff.incident import service
@@ -124,9 +124,39 @@ def run_page(request: Request, run: str) -> Response:
     as_org = view_of(request, user, service.run_orgs(run_dir))
     at = step_of(request)
     view = service.console_view(run_dir, keys_of(request), as_org, at)
-    return page(request, "incident_run.html", c=view, org_names=view.names, link=link,
-                bound=bound_org(request, user),
+    bound = bound_org(request, user)
+    return page(request, "incident_run.html", c=view, org_names=view.names, link=link, bound=bound,
+                awaiting=service.awaiting(view, bound, user.name) if bound is not None and at is None else [],
                 json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
+
+
+DECIDE_FIELDS = {"csrf", "org", "ref", "digest", "option"}
+
+
+@router.post("/incident/runs/{run}/decide")
+async def decide(request: Request, run: str) -> Response:
+    """A person bound to an organisation decides what waits for it, on what the page showed (the
+    form carries its digest): through the incident's facade, which checks it against the run as it
+    is now and posts the person's exact command in the room."""
+    form = await checked_form(request)
+    user = signed_in(request)
+    only_params(request)
+    extra = sorted(set(form) - DECIDE_FIELDS)
+    if extra or any(not form.get(name) for name in DECIDE_FIELDS):
+        raise UsageError("this form needs org, ref, digest and option, and nothing else",
+                         "reload the run page and use its buttons")
+    run_dir = service.find_run(runs_base(request), run)
+    names = service.run_orgs(run_dir)
+    org = form["org"]
+    if org not in names:
+        raise UsageError("not one of the run's organisations", f"decide for one of: {', '.join(names)}")
+    bound = bound_org(request, user)
+    if bound != org:
+        raise RefusedError(f"{user.name} does not decide for {names[org]}",
+                           "only people bound to an organisation ([web] incident_views) decide for it")
+    cmd = service.Decide(org, user.name, form["ref"], form["digest"], form["option"])
+    await run_in_threadpool(service.decide, run_dir, keys_of(request), cmd)
+    return RedirectResponse(link(run, org), status_code=303)
 
 
 def _frame(step: service.Step) -> dict[str, Any]:
@@ -189,6 +219,35 @@ def postmortem_markdown(request: Request, run: str) -> Response:
 
 
 _PREFLIGHT = threading.Lock()  # one preflight at a time: each starts a whole incident's services
+
+
+@router.get("/incident/start")
+def start_page(request: Request) -> Response:
+    """"Start an incident": the incident set up on this machine, and the button that runs the
+    checklist and, when every item passes, starts a run that waits for people."""
+    signed_in(request)
+    only_params(request)
+    settings = incident_settings(request)
+    return page(request, "incident_start.html", parties=service.set_up_here(settings.home, keys_of(request)),
+                checks=None, run=None)
+
+
+@router.post("/incident/start")
+async def start_run(request: Request) -> Response:
+    await checked_form(request)
+    signed_in(request)
+    only_params(request)
+    settings = incident_settings(request)
+    keys = keys_of(request)
+    if not _PREFLIGHT.acquire(blocking=False):
+        raise ConflictError("a preflight is running already", "wait for it to finish, then start again")
+    try:
+        checks, run = await run_in_threadpool(service.start_live, settings.home, keys, settings,
+                                              demo_scenario(request))
+    finally:
+        _PREFLIGHT.release()
+    return page(request, "incident_start.html", parties=service.set_up_here(settings.home, keys), checks=checks,
+                run=run, ok=all(c.ok for c in checks))
 
 
 @router.get("/incident/preflight")

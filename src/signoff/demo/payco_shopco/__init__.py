@@ -6,6 +6,7 @@ JavaScript writes again).
   an incident configuration (`signoff.incident.Parties`);
 - `simulate` — both sides run for real on loopback, each writing its capture;
 - `corpus` — variants of each side's code lines and plain incident prose, to measure the guard;
+- `responder` — the scripted responder that writes the company agents' drafts in those runs;
 - `scenario` — all of it as the `Scenario` the scripted runs take (`signoff incident demo`,
   `redteam`, `preflight`).
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import signoff.demo.payco_shopco.responder  # noqa: F401  (registers the scripted runs' responder)
 from signoff.incident.scenario import Rerun, Scenario
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import SignoffError

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from signoff.agents import agent_for
-from signoff.agents.providers.scripted import register_script
 from signoff.airlock import scan as airlock_scan
 from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.disclosure import Disclosure, draft, published_text
@@ -29,15 +28,9 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import NewJob, SqlLedger
 from signoff.ledger.outbox import Job
 
-
-def _responder_script(task: dict[str, Any]) -> dict[str, Any]:
-    """The scripted responder: states exactly the shareable facts it was given, citing them."""
-    facts = task.get("facts", [])
-    return {"message": " ".join(str(f["text"]) for f in facts) or "Nothing to share yet.",
-            "cites": [str(f["id"]) for f in facts] or ["none"]}
-
-
-register_script("responder", _responder_script, "incident-playbook")
+# The scripted responder the demo registers (`signoff.demo.payco_shopco.responder`) under this name;
+# with `[agents.responder]` configured, a provider writes the drafts instead.
+RESPONDER_SCRIPT = "incident-playbook"
 
 
 class CompanyAgent(RoomAgent):
@@ -52,7 +45,7 @@ class CompanyAgent(RoomAgent):
         self.settings = settings
         self.current = current
         self.scenario = scenario  # re-runs the traffic with the fixes (the end-to-end check)
-        self.responder = agent_for("responder", settings, ledger=ledger, script="incident-playbook")
+        self.responder = agent_for("responder", settings, ledger=ledger, script=RESPONDER_SCRIPT)
 
     # events
 

@@ -1,0 +1,165 @@
+"""People deciding through a page: what waits for a person of an organisation in a running incident,
+and their decision on exactly what they were shown.
+
+A page shows each draft of the organisation's agent that is not yet decided (a disclosure exactly as
+it will cross, a fix request), and each root cause the commander proposed, with the digest of that
+content. The person's decision comes back with the digest; `decide` rebuilds the content from the
+rooms as they are now and runs `signoff.ledger.approval.approve` on it, which refuses a digest of
+anything else (ConflictError: 409, nothing posted). Only then is the decision posted in the room, as
+that person, as the exact command the approver (or the commander) prints: `@approver approve
+D-PAY-1 #<digest>`. The approver checks it again against the room server's record and signs; the
+page is one more face of the same command, never a way around the approver.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from signoff.incident.console import Console
+from signoff.incident.decisions import shown_disclosure
+from signoff.incident.disclosure import Disclosure, published_text
+from signoff.incident.playbooks.posts import FIX_COMMAND, root_cause_shown
+from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, SHARED, RunInfo, read_secrets
+from signoff.kernel.clock import SystemClock, utc_iso
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.kernel.shown import shown_digest
+from signoff.ledger import SqlLedger
+from signoff.ledger.approval import APPROVE, REFUSE, approve
+from signoff.rooms import RoomService
+from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
+
+if TYPE_CHECKING:
+    from signoff.incident.service import Decide
+
+PROPOSAL = re.compile(r"^Proposed root cause for (INC-[0-9]{4}): (.+)\n")
+
+
+@dataclass(frozen=True)
+class Awaiting:
+    """Something a person of `org` decides on, as the page shows it: `ref` names it (D-PAY-1,
+    INC-0001-fix-payco, INC-0001), `shown` is the text the person reads (a disclosure exactly as it
+    will cross), `digest` the digest of the content the decision binds."""
+
+    org: str
+    kind: str
+    ref: str
+    shown: str
+    digest: str
+    content: Any
+
+    @property
+    def refusable(self) -> bool:
+        return self.kind == "disclosure"
+
+
+def awaiting(view: Console, org: str) -> list[Awaiting]:
+    """What waits for `org`'s people in `view` (a running incident, seen as `org` or as everyone)."""
+    if view.recorded or org not in view.names:
+        return []
+    steps = view.steps
+    agent = AGENT_OF.get(org)
+    human = HUMANS.get(org)
+    said = [s.row["text"] for s in view.lane(org) if s.who == human]
+    signed = {str(s.row["data"].get("d_id")) for s in steps
+              if s.kind == "approval_record" and s.row["room"] == f"{org} ledger"}
+    out: list[Awaiting] = []
+    drafts = {s.row["text"] for s in view.lane(org) if s.who == agent}
+    for s in steps:
+        if s.kind != "document" or s.lane != org or s.who != agent or not str(s.row["name"]).startswith("D-"):
+            continue
+        try:
+            data = json.loads(s.row["text"])
+            d = Disclosure(str(s.row["name"]), str(data["incident"]), org, dict(data["evidence"]), str(data["text"]))
+        except (ValueError, KeyError, TypeError):
+            continue  # a document the agent mangled is nobody's to approve
+        if d.text not in drafts or d.d_id in signed or any(_names(t, d.d_id) for t in said):
+            continue
+        content = shown_disclosure(d, d.text)
+        out.append(Awaiting(org, "disclosure", d.d_id, published_text(d, human or ""), shown_digest(content), content))
+    for s in view.lane(org):
+        fix = FIX_COMMAND.match(str(s.row["text"]).rstrip().rsplit(": ", 1)[-1])
+        if s.who == agent and fix is not None and fix.group(1) not in signed \
+                and not any(_names(t, fix.group(1)) for t in said):
+            text = str(s.row["text"])
+            out.append(Awaiting(org, "fix", fix.group(1), text, shown_digest(text), text))
+    for s in view.lane(SHARED):
+        hit = PROPOSAL.match(str(s.row["text"])) if s.who == MEDIATOR else None
+        if hit is None:
+            continue
+        confirmed = any(x.who == human and f"confirm root cause {hit.group(1)} " in str(x.row["text"])
+                        for x in view.lane(SHARED))
+        if not confirmed:
+            content = root_cause_shown(hit.group(1), hit.group(2))
+            out.append(Awaiting(org, "root_cause", hit.group(1), hit.group(2), shown_digest(content), content))
+    return out
+
+
+def decides_for(org: str, person: str) -> bool:
+    """Whether `person` is `org`'s approver in the run (the one whose decisions the approver signs)."""
+    return HUMANS.get(org) == person
+
+
+def _names(text: str, ref: str) -> bool:
+    """Whether a person's message decided `ref` already (approved or refused it)."""
+    return re.search(rf"\b(approve|refuse)( fix)? {re.escape(ref)} #", text) is not None
+
+
+def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
+    """Post `cmd.person`'s decision as the exact command, after checking it names what `view` (read
+    now) shows: refused with nothing posted when the person is not the organisation's approver, the
+    item is not waiting, the option was not offered, or the digest names other content."""
+    if view.recorded:
+        raise ConflictError(f"incident run {view.run} is finished", "decide in a running incident")
+    if cmd.org not in view.names:
+        raise UsageError("not one of the run's organisations", f"use one of: {', '.join(view.names)}")
+    human = HUMANS.get(cmd.org)
+    if not decides_for(cmd.org, cmd.person):
+        raise RefusedError(f"{cmd.person} is not {view.names[cmd.org]}'s approver in this incident",
+                           f"{human} decides for {view.names[cmd.org]}")
+    found = [a for a in awaiting(view, cmd.org) if a.ref == cmd.ref]
+    if not found:
+        raise NotFoundError(f"nothing of {view.names[cmd.org]} named {cmd.ref!r} waits for a decision",
+                            "reload the page: it lists what waits")
+    item = found[0]
+    options = (APPROVE, REFUSE) if item.refusable else (APPROVE,)
+    approval = approve(item.content, cmd.digest, what=f"{item.kind.replace('_', ' ')} {item.ref}", by=cmd.person,
+                       at=utc_iso(SystemClock().now()), via="web", option=cmd.option, options=options,
+                       fix="reload the page, read what it shows now, and decide on that")
+    targets: list[str] = []
+    if item.kind == "root_cause":
+        room, text = SHARED, f"@incident-commander confirm root cause {item.ref} #{approval.digest}"
+    elif not approval.approves:
+        room, text = cmd.org, f"refuse {item.ref} #{approval.digest}: not approved by {cmd.person}"
+    else:
+        verb = "approve fix" if item.kind == "fix" else "approve"
+        room, targets, text = cmd.org, [APPROVER], f"{verb} {item.ref} #{approval.digest}"  # @approver: a target
+    posted = post_as(run_dir, cmd.person, room, text, targets)
+    return {"ref": item.ref, "kind": item.kind, "option": approval.option, "digest": approval.digest,
+            "message_id": posted["event_id"]}
+
+
+def post_as(run_dir: Path, person: str, room: str, text: str, targets: list[str]) -> dict[str, Any]:
+    """Post as `person` through the rooms' user API: the run's external server, or (the run's own
+    server) a replica of its room service on the run's database, as another process would."""
+    info = RunInfo.load(run_dir)
+    token = read_secrets(run_dir)[f"user:{person}"]
+    named = [info.server_name(t) for t in targets]
+    if info.url is not None:
+        client = RoomsUserClient(HttpUserTransport(info.url, token))
+        try:
+            return client.post(info.rooms[room], text, named)
+        finally:
+            client.close()
+    ledger = SqlLedger.from_url(info.db_url)
+    try:
+        client = RoomsUserClient(InProcessUserTransport(RoomService(ledger), token))
+        return client.post(info.rooms[room], text, named)
+    finally:
+        ledger.close()
+
+
+__all__ = ["Awaiting", "awaiting", "decide", "decides_for", "post_as"]
