@@ -1,11 +1,11 @@
 """The learned detector: does a stretch of text read as instructions aimed at its reader?
 
-A logistic regression over hashed features of the scanning views: words, word pairs and each
-sentence's first word of the folded view, and character 3- and 4-grams of the plain view (so
-Chinese, Japanese, Hindi and other scripts without spaces are read too). Its weights were trained
-by `bench/airlock_train.py` from public corpora named by repository and commit in the manifest,
-byte-reproducibly; they ship as `intent_model.json` (int16 weights, zlib, base64) and are loaded
-once, on first use, with the standard library only.
+A logistic regression over hashed features of the scanning views: words and word pairs of the
+folded view, and character 3- and 4-grams of the plain view (so Chinese, Japanese, Hindi and other
+scripts without spaces are read too). Its weights were trained by `bench/airlock_train.py` from
+public corpora named by repository and commit in the manifest, byte-reproducibly; they ship as
+`intent_model.json` (int16 weights, zlib, base64) and are loaded once, on first use, with the
+standard library only.
 
 The scanner scores every window of up to three consecutive sentences and the whole text (its
 first `WHOLE_CHARS` characters); a window above the shipped threshold fires `instruction_intent`
@@ -32,11 +32,9 @@ MODEL_FILE = Path(__file__).resolve().parent / "intent_model.json"
 
 
 def grams(plain: str, folded: str) -> list[str]:
-    """The features of one text, as strings: words, word pairs, its first word, character 3- and 4-grams."""
+    """The features of one text, as strings: words, word pairs, character 3- and 4-grams."""
     words = [word for word in _tokens(folded) if any(ch.isalnum() for ch in word)]
     out = ["w " + word for word in words]
-    if words:  # how a sentence opens: an order starts with its verb ("write", "ignore", "send")
-        out.append("s " + words[0])
     out += ["b " + first + " " + second for first, second in itertools.pairwise(words)]
     padded = " " + " ".join(plain.split()) + " "
     for size in (3, 4):

