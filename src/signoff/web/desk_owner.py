@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.desk.service import ApproveChange, Desk, DeskCaller, MergeChange, crew_view, execute
+from signoff.desk.service import AcceptDispute, ApproveChange, Desk, DeskCaller, MergeChange, crew_view, execute
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
@@ -103,7 +103,8 @@ def bug_page(request: Request, bug_id: str) -> Response:
                   "approvals": [a for a in bug.approvals if a["head"] == bug.change["head"]]}
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
     return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,
-                files=files, notes=desk.notes(bug_id), change=change, owner=owner)
+                files=files, notes=desk.notes(bug_id), change=change, owner=owner,
+                open_disputes={d["index"] for d in bug.open_disputes()})
 
 
 @router.get("/bugs/{bug_id}/evidence/{name:path}")
@@ -135,6 +136,17 @@ async def merge(request: Request, bug_id: str) -> Response:
     # The desk records a merge only from the forge's signed webhook: take the local forge's now.
     desk.deliver_forge_webhooks()
     return RedirectResponse(f"/bugs/{bug_id}", status_code=303)
+
+
+@router.post("/bugs/{bug_id}/disputes/{index}/accept")
+async def accept_dispute(request: Request, bug_id: str, index: str) -> Response:
+    """Agree with a late reporter's "no" (the desk reopens the bug for a new reproduction)."""
+    form = await checked_form(request)
+    desk, owner = _owner(request)
+    if not index.isdigit() or len(index) > 6 or form.get("bug") != bug_id:
+        raise UsageError("the form does not name one of this bug's disputes", "use the buttons on the bug page")
+    execute(desk, owner, AcceptDispute(bug_id, int(index)))
+    return RedirectResponse(f"/bugs/{bug_id}#disputes", status_code=303)
 
 
 @router.get("/crew")

@@ -71,7 +71,7 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
     tab = tabs(review.site, width=375)
     tab.sign_in("alice")
     page = tab.page
-    assert page.locator("#count-reviews").inner_text() == "1"
+    assert page.locator("#count-bug-review").inner_text() == "1"
     page.get_by_role("link", name="Bugs", exact=True).click()
     in_review = page.get_by_role("region", name="in review")
     assert review.bug_id in in_review.inner_text()
