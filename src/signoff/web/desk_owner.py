@@ -17,6 +17,7 @@ from signoff.desk.service import AcceptDispute, ApproveChange, Desk, DeskCaller,
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
+from signoff.web.diffs import diff_files
 from signoff.web.evidence_pages import confined, evidence_download, verified
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
@@ -39,24 +40,6 @@ def _owner(request: Request) -> tuple[Desk, DeskCaller]:
         raise RefusedError(f"{user.name} is not a desk owner",
                            f"an admin issues one: signoff desk credential owner {user.name}")
     return desk, owner
-
-
-def diff_lines(diff: str) -> list[tuple[str, str]]:
-    """(class, line) for each line of a unified diff: what the style sheet colours."""
-    out = []
-    for line in diff.splitlines():
-        if line.startswith(("+++", "---", "diff ", "index ")):
-            kind = "file"
-        elif line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "del"
-        else:
-            kind = "ctx"
-        out.append((kind, line))
-    return out
 
 
 def _page_number(raw: str | None) -> int:
@@ -99,7 +82,7 @@ def bug_page(request: Request, bug_id: str) -> Response:
         tier, paths = desk.tier(bug)
         missing = desk.merge_check(bug, bug.change["head"], owner.name, "User")
         change = {**bug.change, "tier": TIERS[tier], "paths": paths, "missing": missing,
-                  "diff": diff_lines(desk.change_diff(owner, bug_id, bug)),
+                  "diff": diff_files(desk.change_diff(owner, bug_id, bug)),
                   "approvals": [a for a in bug.approvals if a["head"] == bug.change["head"]]}
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
     return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,

@@ -23,7 +23,6 @@ from signoff.desk.service import Bug
 from signoff.repair import CaseState, RepairService
 from signoff.rooms import Principal
 from signoff.web.desk_access import desk_of, desk_owner
-from signoff.web.evidence_pages import home_settings
 from signoff.web.notes_pages import notes_service, runs_listed
 from signoff.web.render import moment, templates
 from signoff.web.state import web_state
@@ -61,7 +60,9 @@ def _cards(request: Request, user: Principal) -> list[Waiting]:
 
 def _repair(request: Request, user: Principal) -> list[Waiting]:
     """Cases waiting for their linked operator (only they may approve, accept or reject)."""
-    settings = home_settings(request)
+    settings = web_state(request).settings
+    if settings is None:  # an app without a home (in-process use) has no repair workspace
+        return []
     service = RepairService(web_state(request).rooms.ledger, settings)
     mine: list[CaseState] = [c for c in service.cases() if c.operator == user.sender and c.state in REPAIR_WAITS]
     out = []
@@ -75,7 +76,7 @@ def _repair(request: Request, user: Principal) -> list[Waiting]:
 
 def _notes(request: Request, user: Principal) -> list[Waiting]:
     """Runs not shipped yet, for a notes decider only (nobody else may decide on them)."""
-    if not notes_service(request).may_decide(user.name):
+    if web_state(request).settings is None or not notes_service(request).may_decide(user.name):
         return []
     return [Waiting("notes run", f"Decide on the release notes {run['name']}", f"/notes/runs/{quote(run['name'])}",
                     run["modified"], f"{run['approved']} of {run['sentences']} sentences approved")
