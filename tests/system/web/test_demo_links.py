@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from tests.support.requires import require_sandbox
-from tests.system.web.test_serve_demo import DemoServer, _redeem, _signoff
+from tests.support.serve import Process, signoff
+from tests.system.web.test_serve_demo import LINK, _env, _redeem, _signoff
 
 MAX_PAGES = 400  # the demo's pages number in the tens; the bound only stops a link loop
 # Links that act rather than show: signing out would end the crawl, and a GET must never act anyway.
@@ -48,15 +49,16 @@ def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require_sandbox()  # the demos reproduce and verify in the real sandbox
     folder = tmp_path_factory.mktemp("after-make-demo")
     done = _signoff(folder, "demo", "--json")  # every demo, as `make demo` runs them
-    assert done.returncode == 0, f"signoff demo failed: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+    assert done.exit_code == 0, f"signoff demo failed: {done.stdout[-2000:]}{done.stderr[-2000:]}"
     return folder
 
 
 @pytest.fixture(scope="module")
 def visitor(demo_folder: Path) -> Iterator[tuple[str, httpx.Client]]:
-    server = DemoServer(demo_folder)
+    server = Process(signoff("serve", "--demo", "--port", "0"), _env(), cwd=demo_folder)
     try:
-        base, secret = server.link()
+        found = server.printed(LINK)  # the base URL and the sign-in secret of the link printed at start
+        base, secret = found.group(1), found.group(2)
         client, signed = _redeem(base, secret)
         assert signed.status_code == 303, signed.text
         try:
