@@ -27,8 +27,9 @@ from signoff.web.notes_pages import notes_service, runs_listed
 from signoff.web.render import moment, templates
 from signoff.web.state import web_state
 
-REPAIR_WAITS = {"CONTRACT_PROPOSED": ("repair contract", "Approve the contract of {case}", "contract"),
-                "AWAITING_REVIEW": ("repair accept", "Accept or reject the fix for {case}", "actions")}
+# A case's state waiting for its operator: (kind, title, anchor on the case page, the stage a card may decide).
+REPAIR_WAITS = {"CONTRACT_PROPOSED": ("repair contract", "Approve the contract of {case}", "contract", "contract"),
+                "AWAITING_REVIEW": ("repair accept", "Accept or reject the fix for {case}", "actions", "review")}
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,9 @@ def _repair(request: Request, user: Principal) -> list[Waiting]:
     mine: list[CaseState] = [c for c in service.cases() if c.operator == user.sender and c.state in REPAIR_WAITS]
     out = []
     for case in mine:
-        kind, title, anchor = REPAIR_WAITS[case.state]
+        kind, title, anchor, stage = REPAIR_WAITS[case.state]
+        if case.card(stage) is not None:
+            continue  # asked on an approval card: decided there (listed with the cards), not on the case page
         since = service.history(case.case_id)[-1].recorded_at  # when the case moved to this state
         out.append(Waiting(kind, title.format(case=case.case_id), f"/repair/{quote(case.case_id)}#{anchor}", since,
                            case.contract.behaviour[:200]))

@@ -20,7 +20,7 @@ from signoff.desk.service import Desk
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.notes.run import start_run
-from signoff.repair.model import ContractProposed, Reported, case_key
+from signoff.repair.model import CardRequested, ContractProposed, Reported, case_key
 from signoff.rooms import RoomService
 from signoff.rooms.domain.signin import SignIns
 from signoff.rooms.http.app import create_app
@@ -193,3 +193,13 @@ def test_someone_who_is_not_a_desk_owner_neither_sees_nor_accepts_a_dispute(
                            data={"csrf": csrf, "bug": disputed}).status_code == status
     assert client.post(f"/bugs/{disputed}/disputes/0/accept", data={"bug": disputed}).status_code == 403  # no CSRF
     assert desk.bug(disputed).version == version and desk.bug(disputed).state == "awaiting_reporter"
+
+
+def test_a_case_asked_on_an_approval_card_is_listed_once_as_the_card(home: tuple[World, TestClient]) -> None:
+    world, client = home
+    _propose_contract(world)
+    asked = CardRequested(request_id="repair-card:coupon-01:contract", stage="contract",
+                          verbs={"approve": "approve"}, candidate="")
+    world.service.ledger.append(case_key("coupon-01"), 2, [asked.new_event()])
+    _sign_in(client, "alice")
+    assert "repair contract" not in [kind for kind, _ in _waiting(client.get("/").text)]
