@@ -20,6 +20,7 @@ from urllib.parse import quote
 from fastapi import Request
 
 from signoff.desk.service import Bug
+from signoff.kernel.errors import SignoffError
 from signoff.repair import CaseState, RepairService
 from signoff.rooms import Principal
 from signoff.web.desk_access import desk_of, desk_owner
@@ -119,8 +120,13 @@ def waiting_for(request: Request, user: Principal) -> list[Waiting]:
     return kept[1]
 
 
-def waiting_count(request: Request, user: Principal) -> int:
-    return len(waiting_for(request, user))
+def waiting_count(request: Request, user: Principal) -> int | None:
+    """For the menu of every page: None when a workflow cannot be read now (the start page, which
+    reads the same, then says why), so that no other page fails for the menu's sake."""
+    try:
+        return len(waiting_for(request, user))
+    except SignoffError:
+        return None
 
 
 # The menu shows the count on every signed-in page (base.html).

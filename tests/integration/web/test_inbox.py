@@ -203,3 +203,16 @@ def test_a_case_asked_on_an_approval_card_is_listed_once_as_the_card(home: tuple
     world.service.ledger.append(case_key("coupon-01"), 2, [asked.new_event()])
     _sign_in(client, "alice")
     assert "repair contract" not in [kind for kind, _ in _waiting(client.get("/").text)]
+
+
+def test_a_workflow_that_cannot_be_read_costs_the_menu_its_count_not_the_page(
+        home: tuple[World, TestClient], tmp_path: Path) -> None:
+    _, client = home
+    broken = tmp_path / ".signoff" / "notes" / "broken"
+    broken.mkdir(parents=True)
+    (broken / "review.json").write_text("{not json")
+    _sign_in(client, "alice")
+    rooms = client.get("/rooms")
+    assert rooms.status_code == 200 and 'id="menu-waiting"' not in rooms.text
+    start = client.get("/")
+    assert start.status_code == 400 and "Traceback" not in start.text  # the start page says why
