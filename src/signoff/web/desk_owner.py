@@ -17,7 +17,7 @@ from signoff.desk.service import AcceptDispute, ApproveChange, Desk, DeskCaller,
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
-from signoff.web.diffs import diff_files
+from signoff.web.diffs import diff_files, split_asked
 from signoff.web.evidence_pages import confined, evidence_download, verified
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
@@ -87,7 +87,7 @@ def bug_page(request: Request, bug_id: str) -> Response:
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
     return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,
                 files=files, notes=desk.notes(bug_id), change=change, owner=owner,
-                open_disputes={d["index"] for d in bug.open_disputes()})
+                open_disputes={d["index"] for d in bug.open_disputes()}, split=split_asked(request))
 
 
 @router.get("/bugs/{bug_id}/evidence/{name:path}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from fastapi import Request
 from markupsafe import Markup
 from pygments import lex
 from pygments.lexer import Lexer
@@ -36,12 +37,50 @@ class DiffLine:
         return {"add": "+", "del": "-", "ctx": " "}.get(self.kind, "")
 
 
+@dataclass(frozen=True)
+class SplitRow:
+    """A row of the side-by-side view: the old line on the left, the new on the right (a removed
+    line beside the added line that replaced it), or one header or hunk line across both."""
+
+    left: DiffLine | None
+    right: DiffLine | None
+    across: DiffLine | None = None
+
+
 @dataclass
 class DiffFile:
     path: str  # "" for a diff that names no file
     lines: list[DiffLine] = field(default_factory=list)
     added: int = 0
     deleted: int = 0
+
+    def split(self) -> list[SplitRow]:
+        """The same lines side by side: each run of removed lines paired with the added lines after it."""
+        rows: list[SplitRow] = []
+        removed: list[DiffLine] = []
+        added: list[DiffLine] = []
+
+        def flush() -> None:
+            for n in range(max(len(removed), len(added))):
+                rows.append(SplitRow(removed[n] if n < len(removed) else None, added[n] if n < len(added) else None))
+            removed.clear()
+            added.clear()
+
+        for line in self.lines:
+            if line.kind == "del" and not added:
+                removed.append(line)
+            elif line.kind == "add":
+                added.append(line)
+            else:
+                flush()
+                if line.kind == "del":
+                    removed.append(line)
+                elif line.kind == "ctx":
+                    rows.append(SplitRow(line, line))
+                else:
+                    rows.append(SplitRow(None, None, line))
+        flush()
+        return rows
 
 
 def _path_of(header: str) -> str:
@@ -105,6 +144,11 @@ def _highlight_file(f: DiffFile, raw: list[tuple[str, int | None, int | None, st
         else:
             html = Markup.escape(text)
         f.lines.append(DiffLine(kind, old, new, html))
+
+
+def split_asked(request: Request) -> bool:
+    """Whether the page was asked for the side-by-side view (`?diff=split`); unified otherwise."""
+    return request.query_params.get("diff") == "split"
 
 
 def diff_files(diff: str) -> list[DiffFile]:

@@ -47,8 +47,8 @@ def _case(room_id: str, operator: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-@pytest.fixture
-def case_page(tmp_path: Path) -> Iterator[tuple[RepairService, str]]:
+@pytest.fixture(params=["", "?diff=split"], ids=["unified", "split"])
+def case_page(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[RepairService, str]]:
     settings = Settings.load(home=tmp_path / ".signoff", env={}, cwd=tmp_path)
     ledger = SqlLedger.open(settings)
     world = make_world(RoomService(ledger))
@@ -57,16 +57,20 @@ def case_page(tmp_path: Path) -> Iterator[tuple[RepairService, str]]:
                                                 for t, p in _case(world.room_id, world.alice.sender)])
     with TestClient(create_app(ledger, settings, routers=routers(settings)), base_url="https://testserver") as c:
         _sign_in(c, "alice")
-        yield RepairService(ledger, settings), c.get("/repair/coupon-01").text
+        yield RepairService(ledger, settings), c.get("/repair/coupon-01" + request.param).text
     ledger.close()
 
 
 def test_the_diff_to_accept_is_per_file_numbered_and_highlighted(case_page: tuple[RepairService, str]) -> None:
     _, page = case_page
     assert page.count('class="diff-file"') == 1 and "<code>shop/cart.py</code>" in page
-    row = '<tr class="{}"><td class="ln"{}></td><td class="ln"{}></td><td class="code">(.*?)</td>'
-    removed = re.search(row.format("del", ' data-ln="41"', ""), page)  # old line 41, no new number
-    added = re.search(row.format("add", "", ' data-ln="41"'), page)
+    if 'class="diff split"' in page:  # old line 41 on the left, beside new line 41 that replaced it
+        side = '<td class="ln {0}" data-ln="41"></td><td class="code {0}">(.*?)</td>'
+        removed, added = re.search(side.format("del"), page), re.search(side.format("add"), page)
+    else:
+        row = '<tr class="{}"><td class="ln"{}></td><td class="ln"{}></td><td class="code">(.*?)</td>'
+        removed = re.search(row.format("del", ' data-ln="41"', ""), page)  # old line 41, no new number
+        added = re.search(row.format("add", "", ' data-ln="41"'), page)
     assert removed and added
     assert '<span class="k">return</span>' in added.group(1) and '<span class="nb">max</span>' in added.group(1)
     # The text of each line, indentation included, is exactly the diff's; markup in it stays text.

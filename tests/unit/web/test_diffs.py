@@ -60,7 +60,8 @@ def test_code_is_highlighted_by_its_language_and_markup_in_it_is_escaped() -> No
 
 
 def test_the_page_shows_each_line_on_one_row_with_its_numbers_and_no_blank_line_between() -> None:
-    page = templates.get_template("diff.html").render(shown_files=diff_files(DIFF), diff_label="The diff")
+    page = templates.get_template("diff.html").render(shown_files=diff_files(DIFF), diff_label="The diff", split=False,
+                                                      diff_anchor="diff")
     rows = re.findall(r"<tr class=\"(\w+)\">(.*?)</tr>", page, re.S)
     assert len(rows) == len(DIFF.splitlines())
     assert '<td class="ln" data-ln="11"></td><td class="ln"></td>' in page  # the removed line: old number only
@@ -72,3 +73,18 @@ def test_bare_text_that_is_not_a_git_diff_is_shown_as_it_is() -> None:
     (only,) = diff_files("+x\n-y")
     assert only.path == "" and [_text(line.html) for line in only.lines] == ["+x", "-y"]
     assert diff_files("") == []
+
+
+def test_side_by_side_pairs_each_removed_line_with_the_line_that_replaced_it() -> None:
+    cart, readme = diff_files(DIFF)
+    rows = [(r.left and (r.left.kind, r.left.old), r.right and (r.right.kind, r.right.new), r.across and r.across.kind)
+            for r in cart.split() if r.across is None or r.across.kind == "hunk"]
+    assert rows == [(None, None, "hunk"), (("ctx", 10), ("ctx", 10), None), (("del", 11), ("add", 11), None),
+                    (None, ("add", 12), None), (("ctx", 12), ("ctx", 13), None), (("ctx", 13), ("ctx", 14), None)]
+    # Every line of the file is on one side or across, once (context on both).
+    shown = [line for r in cart.split() for line in dict.fromkeys([r.left, r.right, r.across]) if line is not None]
+    assert shown == cart.lines
+    page = templates.get_template("diff.html").render(shown_files=[cart, readme], diff_label="The diff", split=True,
+                                                      diff_anchor="change")
+    assert page.count('<table class="diff split">') == 2 and 'href="?#change">unified view</a>' in page
+    assert '<td class="ln del" data-ln="11"></td>' in page and '<td class="ln add" data-ln="11"></td>' in page
