@@ -53,11 +53,12 @@ def _iso(value: float | None) -> str:
 
 def _cards(request: Request, user: Principal) -> list[Waiting]:
     web = web_state(request)
-    names = {r["room_id"]: r["name"] for r in web.rooms.list_rooms(user)}
+    cards = web.rooms.pending_approvals(user)
+    names = {r["room_id"]: r["name"] for r in web.rooms.list_rooms(user)} if cards else {}
     return [Waiting("approval card", card.title, f"/#card-{n}", _iso(card.requested_at),
                     f"in room {names.get(card.room_id, card.room_id)}, asked by "
                     f"{card.requester_name or card.requester_agent_id}")
-            for n, card in enumerate(web.rooms.pending_approvals(user), start=1)]
+            for n, card in enumerate(cards, start=1)]
 
 
 def _repair(request: Request, user: Principal) -> list[Waiting]:
@@ -107,7 +108,9 @@ def _bugs(request: Request, user: Principal) -> list[Waiting]:
     desk = desk_of(request)
     if desk is None or desk_owner(desk, user) is None:
         return []
-    return [item for bug in desk.bugs() for item in _bug(bug)]
+    # Most bugs wait for nobody: only those in review, needing a person or with a dispute are looked at.
+    return [item for bug in desk.bugs() if bug.state in ("in_review", "needs_human") or bug.disputes
+            for item in _bug(bug)]
 
 
 def waiting_for(request: Request, user: Principal) -> list[Waiting]:
