@@ -53,6 +53,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from signoff.cli.serve import _contributed
+from signoff.demo.fixture import shoplite_source
 from signoff.desk.local import init_local
 from signoff.kernel.ids import readable_id
 from signoff.kernel.settings import Settings
@@ -97,7 +98,7 @@ def seed(home: Path, bugs: int, messages: int) -> tuple[Settings, str, str, str,
         if i == messages - HISTORY and receipt.sequence is not None:
             before_shown = receipt.sequence - 1
     print(f"seeded {messages} messages in {time.perf_counter() - started:.1f} s", flush=True)
-    local = init_local(settings, ledger, people=("alice",))
+    local = init_local(settings, ledger, source=shoplite_source(), people=("alice",))
     desk = local.desk
     opened = iter(range(1, bugs + 1))
 

@@ -144,10 +144,7 @@ def accept_dispute(bug: Bug, cmd: AcceptDispute, config: DeskConfig) -> Decision
     """The bug reopens for a new reproduction; the test is not added to the rejected list."""
     if not 0 <= cmd.index < len(bug.disputes):
         raise NotFoundError(f"{bug.bug_id} has no dispute {cmd.index}", "list them in the bug's disputes")
-    d = bug.disputes[cmd.index]
-    open_question = {"reproduction": bug.state == "awaiting_reporter",
-                     "release": bug.state in ("released", "verified")}[d["question"]]
-    if d["answer"] != "no" or d["accepted"] or d["round"] != bug.round or not open_question:
+    if cmd.index not in {d["index"] for d in bug.open_disputes()}:
         raise ConflictError(f"dispute {cmd.index} of {bug.bug_id} is not an open \"no\" of this round",
                             "reload the bug: it has moved on")
     return Decision.of(ev.DisputeAccepted(index=cmd.index, by=cmd.by), jobs=[reproduce_job(bug.bug_id, bug.round + 1)])

@@ -259,6 +259,14 @@ class Bug:
         joined, asked = self.attached_at.get(report_id), self.asked_at.get(question)
         return joined is not None and asked is not None and joined < asked
 
+    def open_disputes(self) -> list[Payload]:
+        """The disputes a person may still agree with: a "no" of this round, not yet accepted, to a
+        question still open (the reproduction while awaiting the reporter, the release once released)."""
+        still_open = {"reproduction": self.state == "awaiting_reporter",
+                      "release": self.state in ("released", "verified")}
+        return [d for d in self.disputes if d["answer"] == "no" and not d["accepted"] and d["round"] == self.round
+                and still_open.get(d["question"], False)]
+
     def _answered(self, report_id: str) -> None:
         self.answers[report_id] = self.answers.get(report_id, 0) + 1
 

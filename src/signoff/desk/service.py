@@ -96,7 +96,7 @@ def execute(desk: Desk, actor: DeskCaller, command: PersonCommand) -> Bug | str:
 
 
 __all__ = [
-    "FIELDS", "PROCESS_ROLES", "REPORT_ID", "AcceptDispute", "ApproveChange", "Concierge", "Credentials", "Desk",
+    "FIELDS", "PROCESS_ROLES", "REPORT_ID", "AcceptDispute", "ApproveChange", "Bug", "Concierge", "Credentials", "Desk",
     "DeskCaller", "EngineeringService", "MergeChange", "PersonCommand", "Quarantined", "ResumeBug", "crew_view",
     "doctor_checks", "execute", "init_local", "link_remote", "link_reporter", "link_standin", "open_desk", "recorded",
     "require_crew", "serve_crew", "setup_crew", "setup_remote",

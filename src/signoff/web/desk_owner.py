@@ -13,10 +13,11 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.desk.service import ApproveChange, Desk, DeskCaller, MergeChange, crew_view, execute
+from signoff.desk.service import AcceptDispute, ApproveChange, Desk, DeskCaller, MergeChange, crew_view, execute
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
+from signoff.web.diffs import diff_files, split_asked
 from signoff.web.evidence_pages import confined, evidence_download, verified
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
@@ -39,24 +40,6 @@ def _owner(request: Request) -> tuple[Desk, DeskCaller]:
         raise RefusedError(f"{user.name} is not a desk owner",
                            f"an admin issues one: signoff desk credential owner {user.name}")
     return desk, owner
-
-
-def diff_lines(diff: str) -> list[tuple[str, str]]:
-    """(class, line) for each line of a unified diff: what the style sheet colours."""
-    out = []
-    for line in diff.splitlines():
-        if line.startswith(("+++", "---", "diff ", "index ")):
-            kind = "file"
-        elif line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "del"
-        else:
-            kind = "ctx"
-        out.append((kind, line))
-    return out
 
 
 def _page_number(raw: str | None) -> int:
@@ -99,11 +82,12 @@ def bug_page(request: Request, bug_id: str) -> Response:
         tier, paths = desk.tier(bug)
         missing = desk.merge_check(bug, bug.change["head"], owner.name, "User")
         change = {**bug.change, "tier": TIERS[tier], "paths": paths, "missing": missing,
-                  "diff": diff_lines(desk.change_diff(owner, bug_id, bug)),
+                  "diff": diff_files(desk.change_diff(owner, bug_id, bug)),
                   "approvals": [a for a in bug.approvals if a["head"] == bug.change["head"]]}
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
     return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,
-                files=files, notes=desk.notes(bug_id), change=change, owner=owner)
+                files=files, notes=desk.notes(bug_id), change=change, owner=owner,
+                open_disputes={d["index"] for d in bug.open_disputes()}, split=split_asked(request))
 
 
 @router.get("/bugs/{bug_id}/evidence/{name:path}")
@@ -135,6 +119,17 @@ async def merge(request: Request, bug_id: str) -> Response:
     # The desk records a merge only from the forge's signed webhook: take the local forge's now.
     desk.deliver_forge_webhooks()
     return RedirectResponse(f"/bugs/{bug_id}", status_code=303)
+
+
+@router.post("/bugs/{bug_id}/disputes/{index}/accept")
+async def accept_dispute(request: Request, bug_id: str, index: str) -> Response:
+    """Agree with a late reporter's "no" (the desk reopens the bug for a new reproduction)."""
+    form = await checked_form(request)
+    desk, owner = _owner(request)
+    if not index.isdigit() or len(index) > 6 or form.get("bug") != bug_id:
+        raise UsageError("the form does not name one of this bug's disputes", "use the buttons on the bug page")
+    execute(desk, owner, AcceptDispute(bug_id, int(index)))
+    return RedirectResponse(f"/bugs/{bug_id}#disputes", status_code=303)
 
 
 @router.get("/crew")

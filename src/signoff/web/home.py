@@ -1,10 +1,13 @@
-"""The home page: what is waiting for me (approval cards, reviews, bugs that need a person)."""
+"""The home page, "Waiting for me": everything waiting for the signed-in person, newest first, each
+linking to where they decide (signoff.web.inbox), and their approval cards answered in place."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from fastapi import APIRouter, Request, Response
 
-from signoff.web.desk_access import desk_of, desk_owner
+from signoff.web.inbox import waiting_for
 from signoff.web.render import PageRoute, page
 from signoff.web.state import signed_in, web_state
 
@@ -17,15 +20,6 @@ def home(request: Request) -> Response:
     web = web_state(request)
     cards = web.rooms.pending_approvals(user)
     rooms = {r["room_id"]: r["name"] for r in web.rooms.list_rooms(user)}
-    reviews: list[dict[str, object]] = []
-    needs_human: list[dict[str, object]] = []
-    desk = desk_of(request)
-    owner = desk_owner(desk, user) if desk is not None else None
-    if desk is not None and owner is not None:
-        for bug in desk.bugs():
-            if bug.state == "in_review":
-                reviews.append(bug.summary())
-            elif bug.state == "needs_human":
-                needs_human.append(bug.summary())
-    return page(request, "home.html", cards=cards, room_names=rooms, reviews=reviews, needs_human=needs_human,
-                desk_owner=owner is not None)
+    waiting = waiting_for(request, user)
+    kinds = Counter(w.kind for w in waiting)
+    return page(request, "home.html", cards=cards, room_names=rooms, waiting=waiting, kinds=kinds)

@@ -18,6 +18,7 @@ a page loaded before someone else's edit cannot approve that edit.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ MAX_RUNS = 200
 ACTIONS = ("approve", "reject", "edit", "approve_all", "ship")
 
 
-def _notes(request: Request) -> NotesService:
+def notes_service(request: Request) -> NotesService:
     """The notes service on the server's ledger, deciders as configured for every face."""
     return NotesService.of(web_state(request).rooms.ledger, home_settings(request))
 
@@ -71,25 +72,26 @@ def _run(request: Request, name: str) -> Path:
     return found
 
 
-def _runs(request: Request) -> list[dict[str, Any]]:
+def runs_listed(request: Request) -> list[dict[str, Any]]:
     root = _root(request)
     if not root.is_dir():
         return []
     found = sorted((p for p in root.glob("**/" + REVIEW_FILE) if len(p.relative_to(root).parts) <= 4),
                    key=lambda p: p.stat().st_mtime, reverse=True)[:MAX_RUNS]
-    out, notes = [], _notes(request)
+    out, notes = [], notes_service(request)
     for review in found:
         state = notes.state(review.parent)
         out.append({"name": review.parent.relative_to(root).as_posix(), "shipped": state.shipped,
                     "sentences": len(state.sentences), "decisions": state.count,
-                    "approved": sum(s.status == "approved" for s in state.sentences)})
+                    "approved": sum(s.status == "approved" for s in state.sentences),
+                    "modified": datetime.fromtimestamp(review.stat().st_mtime, UTC).isoformat()})
     return out
 
 
 @router.get("/notes")
 def runs(request: Request) -> Response:
     signed_in(request)
-    return page(request, "notes_runs.html", runs=_runs(request))
+    return page(request, "notes_runs.html", runs=runs_listed(request))
 
 
 def fact_detail(f: dict[str, Any]) -> str:
@@ -138,7 +140,7 @@ def _grades(folder: Path, notes: str) -> dict[str, Any]:
 
 def _run_page(request: Request, user: Principal, name: str, folder: Path, status: int = 200,
               refusal: SignoffError | None = None) -> Response:
-    service = _notes(request)
+    service = notes_service(request)
     now = service.status(folder)
     state = now.state
     notes = preview(folder, state)
@@ -160,7 +162,7 @@ def run_live(request: Request, name: str) -> Response:
     signed_in(request)
     folder = _run(request, name)
     ledger = web_state(request).rooms.ledger
-    service = _notes(request)
+    service = notes_service(request)
 
     def update() -> dict[str, Any]:
         state = service.state(folder)
@@ -199,7 +201,7 @@ async def decide_page(request: Request, name: str) -> Response:
     form = await checked_form(request)
     user = signed_in(request)
     folder = _run(request, name)
-    service = _notes(request)
+    service = notes_service(request)
     if not service.may_decide(user.name):  # the service refuses them too; refused before the form is read
         raise RefusedError(f"{user.name} may not decide on release notes",
                            f"an admin adds them to [notes] deciders: \"{user.name}\"")
@@ -218,7 +220,7 @@ def check_edit(request: Request, name: str, sentence: str = "", text: str = "") 
     as. Reads only; the saved edit is verified again by `decide`."""
     signed_in(request)
     folder = _run(request, name)
-    service = _notes(request)
+    service = notes_service(request)
     state = service.state(folder)
     current = next((s for s in state.sentences if s.id == sentence), None)
     if current is None:

@@ -4,6 +4,7 @@ and errors as pages (a refusal says what and what to do, never a traceback)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,9 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from signoff.kernel.clock import utc_minute
 from signoff.kernel.errors import SignoffError
 from signoff.kernel.ids import new_token
 from signoff.kernel.wire import status_of
@@ -37,8 +38,35 @@ templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=
                         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 # A card bound to content (signoff.gate) shows its question, and its content verbatim with its digest.
 templates.filters["bound"] = lambda card: bound_content(card.to_dict())
-# A card's times (asked, expires), to the minute; cards asked before the time was recorded show "unknown".
-templates.filters["utc"] = utc_minute
+
+
+def moment(value: float | str | None) -> datetime | None:
+    """A stored time (epoch seconds, or ISO 8601 text as the ledger records it) as an aware UTC datetime."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(float(value), UTC)
+    try:
+        found = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return (found if found.tzinfo else found.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def when(value: float | str | None, seconds: bool = False) -> Markup:
+    """A time as every page shows it: readable, in UTC to the minute (or second), never microseconds,
+    with the exact UTC value in `datetime` (times.js rewrites the text in the reader's own time zone).
+    Text that is not a time is shown as it is, escaped; no time at all is "unknown"."""
+    found = moment(value)
+    if found is None:
+        return Markup("{}").format(value) if value not in (None, "") else Markup("unknown")
+    shown = found.strftime("%Y-%m-%d %H:%M:%S UTC" if seconds else "%Y-%m-%d %H:%M UTC")
+    exact = found.isoformat().replace("+00:00", "Z")
+    return Markup('<time datetime="{}" data-precision="{}">{}</time>').format(
+        exact, "second" if seconds else "minute", shown)
+
+
+templates.filters["when"] = when
 
 
 def secure(request: Request) -> bool:
@@ -55,7 +83,8 @@ def page(request: Request, template: str, status_code: int = 200, **context: Any
     web = web_state(request)
     user = getattr(request.state, "user", None)
     html = templates.get_template(template).render(
-        user=user, csrf=web.sessions.csrf_token(request.state.browser), path=request.url.path, **context)
+        user=user, csrf=web.sessions.csrf_token(request.state.browser), path=request.url.path, request=request,
+        **context)
     return HTMLResponse(html, status_code=status_code)
 
 

@@ -38,7 +38,7 @@ from signoff.ledger import Event
 from signoff.repair import CaseState, HarnessFile, OperatorCommand, RepairService, StartVerification
 from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
-from signoff.web.desk_owner import diff_lines
+from signoff.web.diffs import diff_files, split_asked
 from signoff.web.evidence_pages import home_settings, verified
 from signoff.web.live_case import case_stream
 from signoff.web.render import PageRoute, page
@@ -183,10 +183,10 @@ def case_page(request: Request, case_id: str) -> Response:
                 harness=harness, harness_unshown=unshown, review_shown=RepairService.review_shown(st),
                 contract_shown=RepairService.contract_shown(st),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
-                diff=diff_lines(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
+                diff=diff_files(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
                 operator=user.sender == st.operator, sent=(kept_notice(request) or {}).get("sent"),
                 version=events[-1].version, checks=_checks(st), candidates=sorted(st.candidates.items()),
-                started=(kept_notice(request) or {}).get("run"))
+                started=(kept_notice(request) or {}).get("run"), split=split_asked(request))
 
 
 def shown_state(st: CaseState) -> str:

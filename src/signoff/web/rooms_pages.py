@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.rooms import Approval, Principal, RoomService
 from signoff.rooms.domain.approvals import answer_note
-from signoff.web.render import PageRoute, page
+from signoff.web.render import PageRoute, page, when
 from signoff.web.state import checked_form, kept_notice, signed_in, still_signed_in, web_state, with_notice
 
 router = APIRouter(route_class=PageRoute)
@@ -57,7 +57,8 @@ def message_html(message: dict[str, Any]) -> Markup:
         Markup('<li class="message kind-'), m.kind, Markup('" id="m-'), m.id,
         Markup('">\n<p class="from"><span class="badge kind">'), m.kind, Markup("</span> <strong>"),
         m.sender_name, Markup('</strong> <code class="sender">'), m.sender,
-        Markup('</code></p>\n<p class="body">'), m.body, Markup("</p>\n</li>\n")])
+        Markup('</code> · '), when(m.timestamp / 1000, seconds=True),  # the rooms keep milliseconds
+        Markup('</p>\n<p class="body">'), m.body, Markup("</p>\n</li>\n")])
 
 
 _OLDER = '<li class="meta">(the start of this thread is older)</li>\n'
@@ -72,7 +73,8 @@ def thread_html(thread: dict[str, Any], replying: bool) -> Markup:
     root = thread["root"]
     shown = [root] if "sender" in root else []
     messages = shown + thread["replies"]
-    key = (root["id"], replying, bool(shown), *[(m["id"], m["sender"], m["sender_name"], m["body"]) for m in messages])
+    key = (root["id"], replying, bool(shown),
+           *[(m["id"], m["sender"], m["sender_name"], m["body"], m["timestamp"]) for m in messages])
     html = _RENDERED.get(key)
     if html is None:
         rid = escape(root["id"])

@@ -9,6 +9,8 @@ face shows who asks, when, and when the card expires.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from signoff.bridges.matrix.cards import card_text
@@ -89,7 +91,11 @@ def test_every_face_shows_who_asks_when_and_until_when(world: World) -> None:
     assert f"Asked by agent {world.fixer.name} at {asked}; expires {expires}." in in_chat
     page = templates.get_template("card.html").render(card=card, csrf="t", back="/", loop_index=1,
                                                       room_names={})
-    assert f"asked by agent <strong>{world.fixer.name}</strong> · asked {asked} · expires {expires}" in page
+    # Each time as read, and its exact UTC value in the <time> element around it.
+    exact = datetime.fromtimestamp(card.requested_at, UTC).isoformat().replace("+00:00", "Z")
+    assert (f'asked by agent <strong>{world.fixer.name}</strong> · asked <time datetime="{exact}" '
+            f'data-precision="minute">{asked}</time> · expires <time datetime=') in page
+    assert f">{expires}</time>" in page
     assert f'name="digest" value="{card.digest}"' in page
 
 

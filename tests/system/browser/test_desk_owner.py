@@ -71,7 +71,11 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
     tab = tabs(review.site, width=375)
     tab.sign_in("alice")
     page = tab.page
-    assert page.locator("#count-reviews").inner_text() == "1"
+    assert page.locator("#count-bug-review").inner_text() == "1"
+    waiting = page.locator('li.waiting[data-kind="bug review"] a')
+    assert waiting.get_attribute("href") == f"/bugs/{review.bug_id}#change"
+    assert page.locator("#menu-waiting").inner_text() == page.locator("#count-waiting").inner_text()
+    assert axe_violations(page) == [] and overflow(page) == 0
     page.get_by_role("link", name="Bugs", exact=True).click()
     in_review = page.get_by_role("region", name="in review")
     assert review.bug_id in in_review.inner_text()
@@ -82,7 +86,10 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
     assert "measured" in page.get_by_role("heading", name="Reproduction").inner_text()
     assert "advisory" in page.get_by_role("heading", name="Notes").inner_text()
     assert "fails on the base revision" in page.get_by_role("region", name="Reproduction").inner_text()
-    assert page.locator("pre.diff .add").count() > 0
+    assert page.locator("table.diff tr.add").count() > 0
+    # At 375 px the code keeps its indentation and scrolls inside its own box: it never wraps.
+    assert page.locator("table.diff td.code").first.evaluate("e => getComputedStyle(e).whiteSpace") == "pre"
+    assert page.locator(".diff-scroll").first.evaluate("e => getComputedStyle(e).overflowX") == "auto"
     assert "tier 1" in page.get_by_role("region", name="Change request").inner_text()
     assert "no human approval of this exact head" in page.locator(".missing").inner_text()
     tab.screenshot("bug")

@@ -201,7 +201,7 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     assert attempts.locator(".retry").count() == 1  # attempt 1 (a test edit) refused; why is shown
     assert "Retried because" in attempts.inner_text() and "VERIFIED" in attempts.inner_text()
     diff = page.get_by_role("region", name="Diff")
-    assert diff.locator("#verdict").inner_text() == "VERIFIED" and diff.locator("pre.diff .add").count() > 0
+    assert diff.locator("#verdict").inner_text() == "VERIFIED" and diff.locator("table.diff tr.add").count() > 0
     evidence = page.get_by_role("region", name="Evidence").locator(".evidence-file")
     assert evidence.count() >= 2 and {evidence.nth(i).locator(".badge").inner_text()
                                       for i in range(evidence.count())} == {"measured"}

@@ -4,6 +4,7 @@ refusals (a policy, a wrong responder, a forged form, a non-member)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -130,6 +131,11 @@ def test_a_reply_joins_its_thread(world: Rooms, tabs: Any) -> None:
     thread.get_by_role("button", name="Reply").click()
     again = page.locator(".thread", has_text="I drafted a fix")
     assert again.locator(".message").nth(1).locator(".body").inner_text() == "looks right to me"
+    # Its time, to the second, in the reader's time zone (times.js), the UTC text kept as its tooltip.
+    at = again.locator(".message").nth(1).locator("time")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", at.get_attribute("datetime") or "")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", at.get_attribute("title") or "")
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d( \(.+\))?$", at.inner_text())
 
 
 def test_a_card_is_answered_in_place_with_the_keyboard(world: Rooms, tabs: Any) -> None:

@@ -383,7 +383,7 @@ def _link_a_standin(r: Remote, crew: Crew) -> None:
     finally:
         ledger.close()
     linked = r.cli("desk", "crew", "link", rid, "carol", "--json")
-    assert linked.returncode == 0, linked.stderr
+    assert linked.exit_code == 0, linked.stderr
     assert f"server: {r.url}" in linked.stderr
     assert json.loads(linked.stdout) == {"report_id": rid, "user": "carol-standin",
                                          "sender": f"agent:{standin.agent_id}"}

@@ -24,6 +24,14 @@
     from.appendChild(el("strong", "", m.sender_name));
     from.appendChild(document.createTextNode(" "));
     from.appendChild(el("code", "sender", m.sender));
+    if (typeof m.timestamp === "number") {
+      var at = el("time", "", "");
+      at.setAttribute("datetime", new Date(m.timestamp).toISOString());
+      at.setAttribute("data-precision", "second");
+      from.appendChild(document.createTextNode(" \u00b7 "));
+      from.appendChild(at);
+      if (window.signoffTimes) { window.signoffTimes.localise(at); }
+    }
     item.appendChild(from);
     item.appendChild(el("p", "body", m.body));
     return item;
