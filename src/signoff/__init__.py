@@ -75,7 +75,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_PUBLIC])
+    return sorted({*globals(), *_PUBLIC, "__version__"})
 
 
 __all__ = [
