@@ -213,7 +213,11 @@ def _shown(url: str) -> str:
 
 def pg_tool(name: str) -> str:
     """A PostgreSQL client program: on PATH, else the newest in Debian's versioned folders."""
-    found = shutil.which(name) or next(iter(sorted(glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
+    versioned = glob(f"/usr/lib/postgresql/*/bin/{name}")
+    # by major version as a number: "15" is newer than "9" (as text it is not)
+    newest = max(versioned, key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else -1,
+                 default=None)
+    found = shutil.which(name) or newest
     if found is None:
         raise UnavailableError(f"{name} is not installed", "install PostgreSQL's client programs "
                                "(Debian: apt-get install postgresql-client)")

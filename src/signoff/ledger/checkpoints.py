@@ -187,6 +187,13 @@ def stored(engine: Engine) -> list[Checkpoint]:
     return [Checkpoint(int(r.seq), r.head_hash, r.signed_at, r.keyid, r.signature) for r in rows]
 
 
+def last_signed_at(engine: Engine) -> str | None:
+    """When the newest stored checkpoint was signed (RFC 3339 UTC), or None when there is none."""
+    with engine.connect() as conn:
+        found = conn.execute(select(func.max(checkpoints.c.signed_at))).scalar()
+    return None if found is None else str(found)
+
+
 def _store(engine: Engine, cp: Checkpoint) -> None:
     try:
         with engine.begin() as conn:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, or_, select, update
+from sqlalchemy import Connection, and_, func, or_, select, update
 
 from signoff.kernel.ids import new_id
 from signoff.ledger.engine import is_postgres
@@ -164,6 +164,21 @@ class Outbox:
             JobState(r.job_id, r.topic, r.status, r.attempts, r.max_attempts, r.available_at, r.last_error)
             for r in rows
         ]
+
+    def counts(self) -> dict[str, int]:
+        """How many jobs are in each status (pending, done, dead)."""
+        with self.ledger.engine.connect() as conn:
+            rows = conn.execute(select(outbox.c.status, func.count()).group_by(outbox.c.status)).all()
+        return {str(status): int(n) for status, n in rows}
+
+    def oldest_wait(self, now: float) -> float:
+        """Seconds the longest-waiting claimable job (pending, available, no live lease) has waited for a
+        worker: the outbox's lag (0 when none waits)."""
+        claimable = and_(outbox.c.status == "pending", outbox.c.available_at <= now,
+                         or_(outbox.c.lease_expires_at.is_(None), outbox.c.lease_expires_at <= now))
+        with self.ledger.engine.connect() as conn:
+            since = conn.execute(select(func.min(outbox.c.available_at)).where(claimable)).scalar()
+        return max(0.0, now - float(since)) if since is not None else 0.0
 
     def payload(self, job_id: str) -> dict[str, Any] | None:
         """The payload a job was written with, or None when there is no such job."""

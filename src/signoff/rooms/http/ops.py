@@ -18,19 +18,20 @@ import hmac
 import logging
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy import func, select
 
 from signoff.kernel import metrics
 from signoff.kernel.errors import UsageError
 from signoff.kernel.logs import REQUESTS
 from signoff.kernel.settings import Settings
 from signoff.kernel.wire import UNIX_PEER
+from signoff.ledger.checkpoints import last_signed_at
 from signoff.ledger.engine import HEADS, stored_revisions
-from signoff.ledger.schema import checkpoints, outbox
+from signoff.ledger.outbox import Outbox
 from signoff.ledger.store import SqlLedger
 from signoff.rooms.protocol import wire as protocol
 
@@ -57,15 +58,6 @@ def metrics_token(settings: Settings | None) -> str | None:
     return value
 
 
-def _oldest_wait(ledger: SqlLedger, now: float) -> float:
-    """Seconds the longest-waiting job has been claimable without a worker claiming it (0: none waits)."""
-    claimable = (outbox.c.status == "pending") & (outbox.c.available_at <= now) & (
-        outbox.c.lease_expires_at.is_(None) | (outbox.c.lease_expires_at <= now))
-    with ledger.engine.connect() as conn:
-        since = conn.execute(select(func.min(outbox.c.available_at)).where(claimable)).scalar()
-    return max(0.0, now - float(since)) if since is not None else 0.0
-
-
 def readiness(ledger: SqlLedger, wait_limit: float) -> tuple[bool, dict[str, dict[str, Any]]]:
     checks: dict[str, dict[str, Any]] = {}
     try:
@@ -79,7 +71,7 @@ def readiness(ledger: SqlLedger, wait_limit: float) -> tuple[bool, dict[str, dic
     checks["migrations"] = {"ok": at == HEADS, "detail": "at head" if at == HEADS else
                             f"database at {sorted(at)}, this build needs {sorted(HEADS)}"}
     if wait_limit > 0:
-        waited = _oldest_wait(ledger, ledger.clock.now())
+        waited = Outbox(ledger).oldest_wait(ledger.clock.now())
         checks["workers"] = {"ok": waited <= wait_limit,
                              "detail": f"oldest claimable job waited {waited:.0f} s (limit {wait_limit:.0f} s)"}
     return all(c["ok"] for c in checks.values()), checks
@@ -102,28 +94,21 @@ class _DatabaseGauges:
     def collect(self) -> Iterator[Any]:
         from prometheus_client.core import GaugeMetricFamily
 
-        now = self.ledger.clock.now()
+        queue = Outbox(self.ledger)
         jobs = GaugeMetricFamily("signoff_outbox_jobs", "Outbox jobs by status.", labels=["status"])
-        with self.ledger.engine.connect() as conn:
-            for status, n in conn.execute(select(outbox.c.status, func.count()).group_by(outbox.c.status)):
-                jobs.add_metric([str(status)], float(n))
-            last_cp = conn.execute(select(func.max(checkpoints.c.signed_at))).scalar()
+        for status, n in sorted(queue.counts().items()):
+            jobs.add_metric([status], float(n))
         yield jobs
         yield GaugeMetricFamily("signoff_outbox_oldest_wait_seconds", "Seconds the longest-waiting claimable "
-                                "job has waited for a worker (the outbox's lag).", value=_oldest_wait(self.ledger, now))
+                                "job has waited for a worker (the outbox's lag).",
+                                value=queue.oldest_wait(self.ledger.clock.now()))
         yield GaugeMetricFamily("signoff_ledger_head_seq", "Position of the ledger's chain head.",
                                 value=float(self.ledger.head()[0]))
-        if last_cp is not None:
+        signed_at = last_signed_at(self.ledger.engine)
+        if signed_at is not None:
             yield GaugeMetricFamily("signoff_ledger_last_checkpoint_timestamp_seconds",
-                                    "When the newest checkpoint was signed (Unix time).", value=_unix(last_cp))
-
-
-def _unix(signed_at: Any) -> float:
-    if isinstance(signed_at, int | float):
-        return float(signed_at)
-    from datetime import datetime
-
-    return datetime.fromisoformat(str(signed_at).replace("Z", "+00:00")).timestamp()
+                                    "When the newest checkpoint was signed (Unix time).",
+                                    value=datetime.fromisoformat(signed_at.replace("Z", "+00:00")).timestamp())
 
 
 class Metrics:
