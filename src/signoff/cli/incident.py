@@ -151,7 +151,9 @@ def _serve_alone(host: str, port: int, what: str, app: Any, describe: str) -> No
     listener = listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     print(f"signoff incident {what} serving on http://{shown}:{listener.getsockname()[1]} ({describe})", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[listener])
+    # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from any local process
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False)
+                   ).run(sockets=[listener])
 
 
 @app.command("evidence")

@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     sock.bind(("127.0.0.1", 0))
     app = create_app(SqlLedger.from_url(argv[0]), keepalive_seconds=POLL_WAIT)
     print(f"port {sock.getsockname()[1]}", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False))
     server.run(sockets=[sock])
     return 0
 

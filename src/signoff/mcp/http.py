@@ -35,4 +35,4 @@ def serve_http(rooms_url: str, settings: Settings, host: str, port: int, room: s
                           auth=auth)
     app = server.streamable_http_app(host=host)
     print(f"signoff mcp serving on {url} (rooms {rooms_url})", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False)).run(sockets=[sock])
