@@ -14,6 +14,7 @@ from signoff.kernel.settings import Settings
 DEFAULT_SENSITIVE = ("**/auth/**", "auth/**", "**/payments/**", "payments/**", "**/billing/**", "billing/**",
                      "**/migrations/**", "migrations/**", ".github/**", "**/security/**", "security/**",
                      "CODEOWNERS")
+STACKS = ("python", "node")
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class DeskConfig:
     service: str = "shoplite"  # what the health endpoint must name
     fix_paths: tuple[str, ...] = ("shoplite/*.py",)  # files the fixer may change
     module: str = "shoplite.checkout"  # the module a reproduction test is asked to exercise (a hint)
+    # python (pytest, ruff, mypy) or node (Vitest, and Prettier, ESLint and tsc as package.json declares them)
+    stack: str = "python"
     test_dir: str = "tests"  # the repository's tests (the baseline suite) and where regression tests go
     docs_paths: tuple[str, ...] = ("docs/**", "*.md", "**/*.md")  # tier 0
     sensitive_paths: tuple[str, ...] = DEFAULT_SENSITIVE  # tier 2
@@ -90,8 +93,13 @@ class DeskConfig:
             if bad:
                 raise UsageError(f"[desk] {name} has patterns that cannot be used: {', '.join(bad)}",
                                  "use CODEOWNERS / gitignore patterns without '!', '[...]' or '\\'")
+        if self.stack not in STACKS:
+            raise UsageError(f"[desk] stack {self.stack!r} is not known", 'use "python" or "node"')
         if not 1 <= self.fix_attempts <= 5:
             raise UsageError("[desk] fix_attempts must be 1 to 5", "the default is 2")
 
     def test_path(self, bug_id: str) -> str:
-        return f"{self.test_dir}/test_{bug_id.lower().replace('-', '_')}.py"
+        name = bug_id.lower().replace("-", "_")
+        if self.stack == "node":
+            return f"{self.test_dir}/{name}.test.ts"
+        return f"{self.test_dir}/test_{name}.py"

@@ -15,6 +15,8 @@ The desk never takes an agent's word for a test result: it runs the proposed tes
 
 from __future__ import annotations
 
+import json
+import re
 import tempfile
 import tomllib
 from dataclasses import dataclass, field
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff import git
-from signoff.kernel.errors import SignoffError
+from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.repair.guard import assertion_origins
 from signoff.repair.signals import summary as signal_summary
@@ -64,16 +66,76 @@ def _harness(folder: Path, files: dict[str, str]) -> Path:
     return folder
 
 
-def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_path: str, test_source: str,
-              timeout: float = 120.0) -> Measurement:
-    test_rel = test_path[len(test_dir) + 1:]
+@dataclass(frozen=True)
+class Suite:
+    """What one measurement runs: the harness's files, the expected test, the baseline suite, the runner."""
+
+    files: dict[str, str]
+    expect: str
+    regression: list[str]
+    runner: str
+
+
+# The runner's configuration at the project's root, taken from the base revision into the harness,
+# so a candidate cannot change how its tests are collected or set up (pytest.ini's role for Python).
+NODE_RUNNER_CONFIG = (*(f"{stem}.{ext}" for stem in ("vitest.config", "vite.config", "vitest.workspace")
+                        for ext in ("ts", "mts", "cts", "js", "mjs", "cjs")), "package.json", "tsconfig.json")
+_NODE_TEST = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
+
+
+def package_json(repo: Path, commit: str) -> dict[str, Any] | None:
+    """The root package.json at `commit` (None when there is none or it is not a JSON object)."""
+    data = git.read_file_at(repo, commit, "package.json")
+    try:
+        parsed = json.loads(data) if data is not None else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def declared(manifest: dict[str, Any] | None) -> set[str]:
+    """The packages package.json declares (dependencies and devDependencies)."""
+    out: set[str] = set()
+    for key in ("dependencies", "devDependencies"):
+        deps = (manifest or {}).get(key)
+        if isinstance(deps, dict):
+            out.update(str(k) for k in deps)
+    return out
+
+
+def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str, stack: str) -> Suite:
+    """The harness of a measurement: the base revision's tests with the proposed one. Python: files
+    relative to test_dir, under pytest. Node: files at their places in the project, with the base
+    revision's runner configuration, under Vitest (which package.json must declare)."""
     baseline = _baseline(repo, base, test_dir, exclude=test_path)
-    regression = sorted(p for p in baseline if p.endswith(".py") and p.rsplit("/", 1)[-1].startswith("test_"))
+    if stack != "node":
+        regression = sorted(p for p in baseline if p.endswith(".py") and p.rsplit("/", 1)[-1].startswith("test_"))
+        return Suite({**baseline, test_path[len(test_dir) + 1:]: test_source}, test_path[len(test_dir) + 1:],
+                     regression, "pytest")
+    if "vitest" not in declared(package_json(repo, base)):
+        raise UsageError("the project's package.json declares no vitest, the test runner the desk runs",
+                         "add vitest to devDependencies (and commit package-lock.json)")
+    files = {f"{test_dir}/{rel}": text for rel, text in baseline.items()}
+    for name in NODE_RUNNER_CONFIG:
+        data = git.read_file_at(repo, base, name)
+        if data is not None:
+            files[name] = data.decode("utf-8", errors="replace")
+    regression = sorted(p for p in files if p.startswith(test_dir + "/") and _NODE_TEST.search(p))
+    return Suite({**files, test_path: test_source}, test_path, regression, "vitest")
+
+
+def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_path: str, test_source: str,
+              timeout: float = 120.0, stack: str = "python") -> Measurement:
+    try:
+        s = suite(repo, base, test_dir, test_path, test_source, stack)
+    except UsageError as exc:
+        return Measurement(False, f"not measured: {exc.message}", {"fix": exc.fix})
+    test_rel, regression = s.expect, s.regression
     with tempfile.TemporaryDirectory(prefix="signoff-desk-") as tmp:
-        harness = _harness(Path(tmp) / "harness", {**baseline, test_rel: test_source})
+        harness = _harness(Path(tmp) / "harness", s.files)
         result = verify(VerifyRequest(repo=repo, base=base, candidate=base, harness=harness, expect=test_rel,
                                       regression=regression, timeout=timeout, stages=("base", "regression"),
-                                      redact_paths=True), settings)
+                                      redact_paths=True, runner=s.runner), settings)
     base_s, reg_s = result.stages["base"].summary, result.stages["regression"].summary
     detail = {"base": result.stages["base"].as_json() | {"executions": []},
               "baseline": {"outcome": reg_s.outcome, "per_test": reg_s.per_test, "message": reg_s.message},
@@ -123,9 +185,68 @@ def configured_checks(repo: Path, commit: str) -> list[str]:
     return found
 
 
-def run_checks(settings: Settings, repo: Path, commit: str, timeout: float = 120.0) -> Measurement:
+def configured_node_checks(repo: Path, commit: str) -> list[list[str]]:
+    """The checks a Node project declares at `commit`: Prettier, ESLint, and TypeScript's compiler
+    when package.json names them (tsc only with a tsconfig.json), each as the command it runs."""
+    deps = declared(package_json(repo, commit))
+    found = []
+    if "prettier" in deps:
+        found.append(["prettier", "--check", "."])
+    if "eslint" in deps:
+        found.append(["eslint", "."])
+    if "typescript" in deps and git.read_file_at(repo, commit, "tsconfig.json") is not None:
+        found.append(["tsc", "--noEmit"])
+    return found
+
+
+# Type checkers and linters of a real project need more memory than a unit test run.
+_NODE_CHECK_MEMORY_MB = 1024
+
+
+def _node_checks(settings: Settings, repo: Path, commit: str, timeout: float) -> Measurement:
+    """Prettier, ESLint and tsc as the project declares them, on the commit's tree in the sandbox
+    (no network, its packages from the lock file), each from the project's root."""
+    from signoff import sandbox
+    from signoff.repair.runners import SRC_MOUNT, WORKDIR, node_project
+
+    commands = configured_node_checks(repo, commit)
+    if not commands:
+        return Measurement(True, "the project declares no formatter, linter or type checker", {"checks": []})
+    manifest = git.read_file_at(repo, commit, "package.json") or b""
+    lock = git.read_file_at(repo, commit, "package-lock.json")
+    if lock is None:
+        return Measurement(False, "the project has no package-lock.json to install its checkers from",
+                           {"checks": [" ".join(c) for c in commands]})
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="signoff-desk-checks-") as tmp:
+        Path(tmp).chmod(0o755)  # the sandbox's unprivileged uid reads the export
+        tree = git.export(repo, commit, Path(tmp) / "src")
+        try:
+            env = sandbox.prepare_node_env(manifest, lock, env_cache(settings))
+        except SignoffError as exc:
+            return Measurement(False, f"the check tools could not be prepared: {exc.message}",
+                               {"checks": [" ".join(c) for c in commands]})
+        for command in commands:
+            script = f"{node_project(harness=False)} && exec node_modules/.bin/{command[0]} {' '.join(command[1:])}"
+            ex = sandbox.run(["/bin/sh", "-c", script], [sandbox.Mount(tree, SRC_MOUNT), *env.mounts],
+                             limits=sandbox.Limits(memory_mb=_NODE_CHECK_MEMORY_MB, cpus=1.0),
+                             env={"HOME": WORKDIR, "NO_COLOR": "1", "CI": "1"}, timeout=timeout, workdir=WORKDIR,
+                             network=False)
+            results.append({"command": " ".join(command), "exit_code": ex.exit_code, "timed_out": ex.timed_out,
+                            "output": (ex.stdout + ex.stderr)[-1500:]})
+    failed = [r for r in results if r["exit_code"] != 0 or r["timed_out"]]
+    if failed:
+        return Measurement(False, f"configured check failed: {failed[0]['command']}: {failed[0]['output'][-300:]}",
+                           {"checks": results})
+    return Measurement(True, f"checks passed: {', '.join(r['command'] for r in results)}", {"checks": results})
+
+
+def run_checks(settings: Settings, repo: Path, commit: str, timeout: float = 120.0,
+               stack: str = "python") -> Measurement:
     from signoff import sandbox
 
+    if stack == "node":
+        return _node_checks(settings, repo, commit, timeout)
     tools = configured_checks(repo, commit)
     if not tools:
         return Measurement(True, "the repository configures no checks", {"checks": []})
@@ -159,15 +280,17 @@ def run_checks(settings: Settings, repo: Path, commit: str, timeout: float = 120
 
 
 def verify_fix(settings: Settings, repo: Path, base: str, candidate: str, test_dir: str, test_path: str,
-               test_source: str, allow: list[str], checks: bool = True, timeout: float = 120.0) -> Measurement:
-    test_rel = test_path[len(test_dir) + 1:]
-    baseline = _baseline(repo, base, test_dir, exclude=test_path)
-    regression = sorted(p for p in baseline if p.endswith(".py") and p.rsplit("/", 1)[-1].startswith("test_"))
+               test_source: str, allow: list[str], checks: bool = True, timeout: float = 120.0,
+               stack: str = "python") -> Measurement:
+    try:
+        s = suite(repo, base, test_dir, test_path, test_source, stack)
+    except UsageError as exc:
+        return Measurement(False, f"not measured: {exc.message}", {"fix": exc.fix})
     with tempfile.TemporaryDirectory(prefix="signoff-desk-") as tmp:
-        harness = _harness(Path(tmp) / "harness", {**baseline, test_rel: test_source})
-        result = verify(VerifyRequest(repo=repo, base=base, candidate=candidate, harness=harness, expect=test_rel,
-                                      regression=regression, allow=[*allow, test_path], timeout=timeout,
-                                      redact_paths=True), settings)
+        harness = _harness(Path(tmp) / "harness", s.files)
+        result = verify(VerifyRequest(repo=repo, base=base, candidate=candidate, harness=harness, expect=s.expect,
+                                      regression=s.regression, allow=[*allow, test_path], timeout=timeout,
+                                      redact_paths=True, runner=s.runner), settings)
     detail: dict[str, Any] = {"verdict": result.verdict, "reasons": result.reasons, "fingerprint": result.fingerprint,
                               "changed": result.changed, "signals": result.signals}
     evidence = str(result.evidence) if result.evidence else None
@@ -177,7 +300,7 @@ def verify_fix(settings: Settings, repo: Path, base: str, candidate: str, test_d
         why = "; ".join(f"{r['code']}: {r['detail']}" for r in result.reasons)[:500]
         return Measurement(False, f"{result.verdict}: {why}{signal}", detail, evidence)
     if checks:
-        chk = run_checks(settings, repo, candidate, timeout)
+        chk = run_checks(settings, repo, candidate, timeout, stack)
         detail["checks"] = chk.detail.get("checks", [])
         if not chk.ok:
             return Measurement(False, chk.reason, detail, evidence)

@@ -88,7 +88,7 @@ class SubmissionSteps(DeskBase):
         repo = self.forge.path(self.config.repo)
         base = self.forge.head(self.config.repo)
         m = measure.reproduce(self.settings, repo, base, self.config.test_dir, test_path, test_source,
-                              self.config.timeout)
+                              self.config.timeout, self.config.stack)
         cmd = decisions.RecordReproduction(round_, test_path, test_source, digest, base, m.ok, m.reason, m.detail,
                                            m.evidence, agent)
         return self.decide(bug_id, cmd)
@@ -150,7 +150,7 @@ class SubmissionSteps(DeskBase):
                                    f"{repro['test_path']} copied unchanged.", "signoff-engineering", branch)
         m = measure.verify_fix(self.settings, self.forge.path(repo), repro["base"], commit, self.config.test_dir,
                                repro["test_path"], repro["test_source"], list(self.config.fix_paths),
-                               checks=self.config.checks, timeout=self.config.timeout)
+                               checks=self.config.checks, timeout=self.config.timeout, stack=self.config.stack)
         if not m.ok:
             self.fix_failed(actor, bug_id, round_, attempt, m.reason, agent_info, m.evidence)
             return self.bug(bug_id)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.repair.junit import Case, select
+from signoff.repair.junit import Case, select, vitest_frames
 from signoff.repair.verdict import outcome_of
 
 PYTEST_RECORD = "signoff-guard.json"
@@ -43,7 +43,10 @@ PYTEST_USAGE_ERROR = 4
 PRELOADED = "imported from the environment before the checkout: "
 NODE_CANARY_REPORT = "junit-canary.xml"
 _SKIP_WORDS = re.compile(r"skip|xfail|todo", re.IGNORECASE)
-_JS_SUFFIXES = (".js", ".mjs", ".cjs")
+_JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
+# Vitest: the wrapper's record (how the runner ended, its report's digest) and the canaries' prefix.
+RUNNER_RECORD = "signoff-runner.json"
+VITEST_CANARY_PREFIX = "signoff_canary_"
 # Canary files of every run share the mounted harness copy; a folder id may collect other runs' ones.
 CANARY_PREFIX = "test_signoff_canary_"
 _CANARY_FILE = re.compile(r"(?:^|/)" + CANARY_PREFIX + r"[0-9a-f]{16}\.py(?:::|$)")
@@ -171,6 +174,68 @@ def plan_node(harness: Path, tests: list[str]) -> Plan:
     path.write_text("\n".join(head) + "\n")
     path.chmod(0o444)
     return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
+
+
+def plan_vitest(harness: Path, tests: list[str]) -> Plan:
+    """Write a Vitest canary file beside the first test file (same suffix, so the project's `include`
+    pattern collects it), importing what that test imports, and return the run's plan."""
+    first = tests[0].split("::", 1)[0]
+    source = (harness / first).read_text(errors="replace") if (harness / first).is_file() else ""
+    folder = str(Path(first).parent)
+    folder = "" if folder == "." else folder
+    base = Path(first).name
+    suffix = base[base.index("."):] if "." in base else ".test.ts"
+    fail, ok = secrets.token_hex(6), secrets.token_hex(6)
+    nonce, other = secrets.token_hex(12), secrets.token_hex(12)
+    name = f"{VITEST_CANARY_PREFIX}{secrets.token_hex(8)}{suffix}"
+    rel = f"{folder}/{name}" if folder else name
+    body = ['import { test as signoffCanaryTest, expect as signoffCanaryExpect } from "vitest";']
+    body += [f"try {{ await import({json.dumps(m.group(2))}); }} catch {{}}" for m in _JS_IMPORT.finditer(source)
+             if m.group(2) != "vitest"]
+    body.append(f"signoffCanaryTest({json.dumps(fail)}, () => {{ signoffCanaryExpect({json.dumps(nonce)})"
+                f".toBe({json.dumps(other)}); }});")
+    body.append(f"signoffCanaryTest({json.dumps(ok)}, () => {{ signoffCanaryExpect({json.dumps(nonce)})"
+                f".toBe({json.dumps(nonce)}); }});")
+    path = harness / rel
+    path.write_text("\n".join(body) + "\n")
+    path.chmod(0o444)
+    return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
+
+
+def check_vitest(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], report: str,
+                 exit_code: int | None) -> tuple[list[str], list[Case] | None, dict[str, Any]]:
+    """(findings, the cases without the canaries, where each failure was raised) for one Vitest run.
+
+    The wrapper (`run_tests.mjs`) records, after it stopped every process the run left behind, how
+    the runner ended and its report's SHA-256: a report written by anything else, a runner that was
+    killed or ended otherwise than the sandbox saw, and canaries that do not fail and pass as written
+    are all tampering."""
+    findings: list[str] = []
+    if exit_code == 0:
+        findings.append("the test runner exited 0 although the canary must fail")
+    body = _read_record(files.get(RUNNER_RECORD), plan.key, "runner", findings)
+    data = files.get(report)
+    if body is not None:
+        if body.get("signal"):
+            findings.append(f"the test runner was killed by {body.get('signal')}")
+        if body.get("exit_code") != exit_code:
+            findings.append(f"the test runner exited {body.get('exit_code')}, but the run ended with {exit_code}")
+        if data is not None and body.get("report_sha256") != hashlib.sha256(data).hexdigest():
+            findings.append("the JUnit report is not the one the test runner wrote")
+    if cases is None:
+        return findings, None, {}
+    findings += _canary_findings(plan, cases)
+    own = [c for c in cases if c.id != plan.canary_file and not c.id.startswith(plan.canary_file + "::")]
+    frames = vitest_frames(data) if data is not None else {}
+    observed: dict[str, Any] = {}
+    for c in own:
+        if c.outcome in ("failed", "error"):
+            where = frames.get(c.id)
+            origin = None if where is None else "harness" if where == c.id.split("::", 1)[0] else \
+                "framework" if "node_modules/" in where else "checkout"
+            observed[c.id] = {"outcome": c.outcome, "assertion": c.assertion, "exception": c.exception,
+                              "origin": origin}
+    return findings, own, observed
 
 
 def _read_record(data: bytes | None, key: str, what: str, findings: list[str]) -> dict[str, Any] | None:

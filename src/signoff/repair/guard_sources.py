@@ -14,7 +14,9 @@ process; each is one layer among several and never the only evidence. What they 
 - the guard plugin (`signoff_guard.py`) records every test's outcome from pytest's own reports,
   checks the snapshot after each test and at the end, and writes an HMAC-authenticated record after
   the JUnit report, including that report's SHA-256;
-- the node preload (`signoff_guard.cjs`) does the same for each test file's process under `node --test`.
+- the node preload (`signoff_guard.cjs`) does the same for each test file's process under `node --test`;
+- the test wrapper (`run_tests.mjs`) starts Vitest, stops every process the run left behind once it
+  has ended, and records how it ended and its JUnit report's SHA-256 (HMAC-authenticated).
 """
 
 from __future__ import annotations
@@ -32,3 +34,4 @@ def runner_file(name: str) -> str:
 PYTEST_BOOTSTRAP = runner_file("run_pytest.py")
 PYTEST_GUARD = runner_file("signoff_guard.py")
 NODE_GUARD = runner_file("signoff_guard.cjs")
+NODE_WRAPPER = runner_file("run_tests.mjs")

@@ -192,6 +192,52 @@ def _node_message(tc: ET.Element) -> str:
     return _bounded(text.rstrip(" {"))
 
 
+_VITEST_FRAME = re.compile(r"^\s*❯\s+(?:\S+\s+)?\(?([^\s():]+):\d+:\d+\)?\s*$", re.MULTILINE)
+
+
+def parse_vitest(data: bytes) -> list[Case]:
+    """Cases of a Vitest JUnit report (`--reporter=junit`): `classname` is the file relative to the
+    project's root, `name` the describe blocks and the test joined by " > ". A file that could not be
+    loaded (a syntax or import error) is one case named after the file itself: an error, never a
+    failed assertion. Only a thrown `AssertionError` (expect's, chai's, node:assert's) is an assertion."""
+    cases: list[Case] = []
+    for tc in _root(data).iter("testcase"):
+        file_ = _strip_harness(tc.get("classname") or "")
+        name = tc.get("name") or ""
+        failure, error = tc.find("failure"), tc.find("error")
+        el = failure if failure is not None else error
+        if el is not None:
+            exc = (el.get("type") or "").strip() or None
+            message = _bounded(el.get("message") or (el.text or "").strip().split("\n", 1)[0])
+            if name == file_ or not name:
+                cases.append(Case(file_, "error", False, exc, message or "the test file failed to load"))
+                continue
+            outcome = "failed" if failure is not None else "error"
+            cases.append(Case("::".join([file_, *name.split(" > ")]), outcome,
+                              outcome == "failed" and exc == "AssertionError", exc, message))
+        elif tc.find("skipped") is not None:
+            cases.append(Case("::".join([file_, *name.split(" > ")]), "skipped", False, None, ""))
+        else:
+            cases.append(Case("::".join([file_, *name.split(" > ")]), "passed", False, None, ""))
+    return cases
+
+
+def vitest_frames(data: bytes) -> dict[str, str]:
+    """Each failed case's innermost frame as Vitest printed it (the file relative to the root): where
+    the error was thrown, after Vitest dropped its own frames."""
+    out: dict[str, str] = {}
+    for tc in _root(data).iter("testcase"):
+        el = tc.find("failure") if tc.find("failure") is not None else tc.find("error")
+        if el is None:
+            continue
+        file_ = _strip_harness(tc.get("classname") or "")
+        name = tc.get("name") or ""
+        m = _VITEST_FRAME.search(el.text or "")
+        if m:
+            out["::".join([file_, *name.split(" > ")]) if name and name != file_ else file_] = m.group(1)
+    return out
+
+
 def parse_generic(data: bytes) -> list[Case]:
     """Cases of any runner's report: a `file` attribute if present, else pytest-style dotted classname."""
     return parse_pytest(data)

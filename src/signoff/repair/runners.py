@@ -26,15 +26,27 @@ from signoff.kernel.errors import UsageError
 from signoff.repair.guard import (
     NODE_CANARY_REPORT,
     PYTEST_RECORD,
+    RUNNER_RECORD,
     Plan,
     check_node,
     check_pytest,
+    check_vitest,
     node_record,
     plan_node,
     plan_pytest,
+    plan_vitest,
 )
-from signoff.repair.guard_sources import NODE_GUARD, PYTEST_BOOTSTRAP, PYTEST_GUARD
-from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, parse_generic, parse_node, parse_pytest
+from signoff.repair.guard_sources import NODE_GUARD, NODE_WRAPPER, PYTEST_BOOTSTRAP, PYTEST_GUARD
+from signoff.repair.junit import (
+    HARNESS_MOUNT,
+    Case,
+    ReportError,
+    parse_generic,
+    parse_node,
+    parse_pytest,
+    parse_vitest,
+)
+from signoff.sandbox.nodeenv import DEPS_DST
 
 SRC_MOUNT = "/src"
 RUNNER_MOUNT = "/runner"
@@ -42,7 +54,20 @@ WORKDIR = "/work"
 JUNIT = "junit.xml"
 
 EMPTY_INI = "[pytest]\n"
-RUNNERS = ("pytest", "node")
+RUNNERS = ("pytest", "node", "vitest")
+# Vitest runs in a writable copy of the project: the checkout, without any node_modules it carries,
+# the harness laid over it at its places (the base revision's tests and runner configuration win over
+# the candidate's), and the packages installed from the base revision's lock file (read-only).
+PROJECT = f"{WORKDIR}/project"
+DEPS = DEPS_DST
+
+
+def node_project(harness: bool = True) -> str:
+    """The shell steps that lay the project out at PROJECT and enter it (the checks run without a harness)."""
+    overlay = f"cp -R {HARNESS_MOUNT}/. {PROJECT}/ && " if harness else ""
+    return (f"mkdir -p {PROJECT} && cp -R {SRC_MOUNT}/. {PROJECT}/ && "
+            f"find {PROJECT} -name node_modules -prune -exec rm -rf {{}} + && {overlay}"
+            f"ln -s {DEPS}/node_modules {PROJECT}/node_modules && cd {PROJECT}")
 
 
 @dataclass(frozen=True)
@@ -56,8 +81,8 @@ class Runner:
         if text in RUNNERS:
             return cls(text)
         if "{junit}" not in text:
-            raise UsageError(f"runner {text!r} is neither pytest, node nor a command template with {{junit}}",
-                             'use --runner pytest, --runner node, or --runner "CMD {tests} {junit}"')
+            raise UsageError(f"runner {text!r} is neither pytest, node, vitest nor a command template with {{junit}}",
+                             'use --runner pytest, --runner node, --runner vitest, or --runner "CMD {tests} {junit}"')
         unknown = {p for p in _placeholders(text)} - {"tests", "junit", "harness", "src", "python"}
         if unknown:
             raise UsageError(f"runner template has unknown placeholders: {', '.join(sorted(unknown))}",
@@ -66,7 +91,12 @@ class Runner:
 
     @property
     def needs_python(self) -> bool:
-        return self.kind != "node"
+        return self.kind not in ("node", "vitest")
+
+    @property
+    def needs_packages(self) -> bool:
+        """Whether the run needs the project's packages (installed from its lock file into /deps)."""
+        return self.kind == "vitest"
 
     def files(self) -> dict[str, str]:
         """Files placed in /runner for this runner."""
@@ -74,12 +104,14 @@ class Runner:
             return {"run_pytest.py": PYTEST_BOOTSTRAP, "signoff_guard.py": PYTEST_GUARD, "pytest.ini": EMPTY_INI}
         if self.kind == "node":
             return {"signoff_guard.cjs": NODE_GUARD}
+        if self.kind == "vitest":
+            return {"run_tests.mjs": NODE_WRAPPER}
         return {}
 
     @property
     def guarded(self) -> bool:
         """Whether runs get canaries and the guard (a command template runs whatever it names)."""
-        return self.kind in ("pytest", "node")
+        return self.kind in ("pytest", "node", "vitest")
 
     def spec(self) -> dict[str, Any]:
         return {"kind": self.kind, "template": self.template,
@@ -136,6 +168,13 @@ class Runner:
             if plan is not None:
                 collect += [node_record(i, runner) for i in range(len(runs)) for runner in (False, True)]
             return ["/bin/sh", "-c", "\n".join(lines)], collect
+        if self.kind == "vitest":
+            files = [*_files_of(tests), *([plan.canary_file] if plan is not None else [])]
+            vitest = [f"{DEPS}/node_modules/vitest/vitest.mjs", "run", "--root", PROJECT, "--reporter=junit",
+                      f"--outputFile={WORKDIR}/{JUNIT}", *files]
+            wrapper = [f"{RUNNER_MOUNT}/run_tests.mjs", f"{WORKDIR}/{JUNIT}", f"{WORKDIR}/{RUNNER_RECORD}", "--"]
+            script = f"{node_project()} && exec node {shlex.join([*wrapper, 'node', *vitest])}"
+            return ["/bin/sh", "-c", script], [JUNIT, RUNNER_RECORD]
         assert self.template is not None
         values = {
             "tests": " ".join(shlex.quote(f"{HARNESS_MOUNT}/{t}") for t in tests),
@@ -162,6 +201,8 @@ class Runner:
             return plan_pytest(harness, tests)
         if self.kind == "node":
             return plan_node(harness, tests)
+        if self.kind == "vitest":
+            return plan_vitest(harness, tests)
         return None
 
     def check_guard(self, plan: Plan, tests: list[str], cases: list[Case] | None, files: dict[str, bytes],
@@ -169,6 +210,8 @@ class Runner:
         """(findings, the cases without canaries, what the guard observed) for one execution."""
         if self.kind == "pytest":
             return check_pytest(plan, tests, cases, files, exit_code)
+        if self.kind == "vitest":
+            return check_vitest(plan, cases, files, JUNIT, exit_code)
         data = files.get(NODE_CANARY_REPORT)
         try:
             canary = parse_node(data, plan.canary_file) if data is not None else None
@@ -197,6 +240,8 @@ class Runner:
         data = files.get(JUNIT)
         if data is None:
             return None
+        if self.kind == "vitest":
+            return parse_vitest(data)
         return parse_pytest(data) if self.kind == "pytest" else parse_generic(data)
 
 
@@ -215,4 +260,4 @@ def _placeholders(text: str) -> list[str]:
     return [name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name is not None]
 
 
-__all__ = ["JUNIT", "RUNNER_MOUNT", "SRC_MOUNT", "WORKDIR", "ReportError", "Runner"]
+__all__ = ["DEPS", "JUNIT", "PROJECT", "RUNNER_MOUNT", "SRC_MOUNT", "WORKDIR", "ReportError", "Runner", "node_project"]

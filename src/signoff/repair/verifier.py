@@ -237,6 +237,30 @@ def _node_environment() -> dict[str, Any]:
     return {"kind": "node", "version": version}
 
 
+def _node_packages(repo: Path, base: str, settings: Settings, progress: Progress,
+                   preflight: list[dict[str, str]]) -> tuple[dict[str, Any], list[Any]]:
+    """The environment record and mounts of a Vitest run: the packages of the base revision's
+    package-lock.json, installed by `npm ci` here (network only here) before the sandbox starts.
+    What stops it is written into `preflight`."""
+    from signoff import sandbox
+
+    environment = _node_environment()
+    manifest = git.read_file_at(repo, base, "package.json")
+    lock = git.read_file_at(repo, base, "package-lock.json")
+    if manifest is None or lock is None:
+        preflight.append(reason("environment_unprepared", "the base revision has no package.json and "
+                                "package-lock.json at its root", "commit the lock file `npm install` writes"))
+        return environment, []
+    try:
+        progress("installing the lock file's packages")
+        nenv = sandbox.prepare_node_env(manifest, lock, env_cache(settings))
+    except SignoffError as exc:
+        environment["error"] = exc.message
+        preflight.append(reason("environment_unprepared", exc.message, exc.fix or ""))
+        return environment, []
+    return environment | nenv.as_json(), list(nenv.mounts)
+
+
 def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, plan: guard.Plan | None = None,
             harness: Path | None = None, config: str = "") -> Run:
     record = execution.as_json()
@@ -625,6 +649,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         # Any failure of the preparation step (pip, the interpreter, the cache) means
                         # the environment is not there; an unavailable sandbox shows at execution.
                         preflight.append(reason("environment_unprepared", exc.message, exc.fix or ""))
+                elif runner.needs_packages:
+                    environment, env_mounts = _node_packages(repo, base, settings, progress, preflight)
                 else:
                     environment = _node_environment()
             if not preflight:
