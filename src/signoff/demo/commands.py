@@ -19,16 +19,17 @@ from signoff.kernel.settings import Settings
 
 app = typer.Typer(invoke_without_command=True)
 
-# name -> runner(as_json, progress) returning a JSON-able summary; registered in the order they run.
-DemoFn = Callable[[bool, Progress], dict[str, Any]]
+# name -> runner(as_json, progress, **options) returning a JSON-able summary; registered in the order
+# they run (`signoff demo` alone runs each with its default options).
+DemoFn = Callable[..., dict[str, Any]]
 DEMOS: dict[str, DemoFn] = {}
 
 
-def run_demo(name: str, as_json: bool) -> dict[str, Any]:
+def run_demo(name: str, as_json: bool, **options: Any) -> dict[str, Any]:
     """One demo with its progress on standard error (its result and story go to standard output)."""
     with reporting(f"demo {name}") as progress:
         progress("running")
-        summary = DEMOS[name](as_json, progress)
+        summary = DEMOS[name](as_json, progress, **options)
         leave_checkpoint(settings())
         return summary
 
@@ -45,19 +46,25 @@ def leave_checkpoint(s: Settings) -> None:
         ledger.close()
 
 
-def register(name: str, help_text: str) -> Callable[[DemoFn], DemoFn]:
+def finish(summary: dict[str, Any], as_json: bool) -> None:
+    """A demo command's ending: its summary as JSON when asked, and exit 1 when it did not hold."""
+    if as_json:
+        print_json(summary)
+    if summary.get("ok") is False:
+        raise typer.Exit(1)
+
+
+def register(name: str, help_text: str, command: Callable[..., None] | None = None) -> Callable[[DemoFn], DemoFn]:
+    """Add a demo; `command` is its own `signoff demo NAME` when it takes options besides --json."""
     def wrap(fn: DemoFn) -> DemoFn:
         DEMOS[name] = fn
 
-        def command(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-            summary = run_demo(name, as_json)
-            if as_json:
-                print_json(summary)
-            if summary.get("ok") is False:
-                raise typer.Exit(1)
+        def plain(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+            finish(run_demo(name, as_json), as_json)
 
-        command.__doc__ = help_text
-        app.command(name, help=help_text)(command)
+        chosen = command or plain
+        chosen.__doc__ = help_text
+        app.command(name, help=help_text)(chosen)
         return fn
 
     return wrap

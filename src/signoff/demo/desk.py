@@ -5,16 +5,19 @@ cards in the public room and applies their answers."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 import signoff.demo.shoplite_agents  # noqa: F401  (the crew's scripted agents)
 from signoff.cli.context import console, settings
-from signoff.demo.commands import leave_checkpoint, register
-from signoff.kernel.errors import RefusedError, UnavailableError
+from signoff.demo.commands import finish, leave_checkpoint, register, run_demo
+from signoff.kernel.errors import RefusedError, UnavailableError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
 
@@ -33,7 +36,28 @@ def _until(check: Callable[[], bool], what: str, timeout: float = 300.0) -> None
         time.sleep(0.05)
 
 
-def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
+# The TypeScript ShopLite's desk settings: Vitest tests in tests/, the fixer limited to src/*.ts.
+NODE_DESK = {"stack": "node", "fix_paths": ["src/*.ts"], "module": "src/checkout", "test_dir": "tests"}
+STACKS = ("python", "node")
+
+
+def stack_settings(home: Path, stack: str, cache_from: Settings | None = None) -> Settings:
+    """The demo's settings on `home`: for the node stack the [desk] keys of the TypeScript ShopLite,
+    and the packages' cache of `cache_from` (each demo run starts on a fresh home, `npm ci` once)."""
+    settings = Settings.load(home=home)
+    if stack == "python":
+        return settings
+    from signoff.repair.verifier import env_cache
+
+    raw = dict(settings.raw)
+    raw["desk"] = {**settings.section("desk"), **NODE_DESK}
+    if cache_from is not None:
+        raw["repair"] = {**settings.section("repair"), "env_cache": str(env_cache(cache_from))}
+    return dataclasses.replace(settings, raw=raw)
+
+
+def run_loop(home: Path, progress: Progress = silent, stack: str = "python",
+             cache_from: Settings | None = None) -> dict[str, Any]:
     from signoff.demo.fixture import shoplite_source
     from signoff.demo.shoplite_deploy import serve_commit
     from signoff.desk.crew import commands as crew_commands
@@ -47,9 +71,9 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
     from signoff.rooms.domain.approvals import answer_note
 
     # An explicit home wins over SIGNOFF_HOME and the TOML file, without touching the process environment.
-    settings = Settings.load(home=home)
+    settings = stack_settings(home, stack, cache_from)
     ledger = SqlLedger.open(settings)
-    local = init_local(settings, ledger, source=shoplite_source())
+    local = init_local(settings, ledger, source=shoplite_source(stack))
     desk = local.desk
     steps: list[dict[str, Any]] = []
 
@@ -196,6 +220,7 @@ def run_loop(home: Path, progress: Progress = silent) -> dict[str, Any]:
                 if m["sender"] in crew.senders.values() and _is_command(m["body"])]
     return {
         "ok": verified_state == "verified" and final.state == "reopened" and chain.ok and smoke["ok"],
+        "stack": stack,
         "steps": steps,
         "seconds_confirmation_to_draft": round(t_draft - t_confirm, 2),
         "seconds_merge_to_verified_release": round(t_verified - t_merge, 2),
@@ -241,11 +266,22 @@ def last_run_home(settings: Settings) -> Path:
     return settings.home / "demo-desk"
 
 
-@register("desk", "Bug desk: intake, reproduction, confirmation, fix, review, merge, release, verification.")
-def demo_desk(as_json: bool, progress: Progress) -> dict[str, Any]:
+def desk_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    stack: Annotated[str, typer.Option("--stack", help="python (ShopLite: pytest, ruff, mypy) or node (the "
+                                       "TypeScript ShopLite: Vitest, Prettier, ESLint, tsc)")] = "python",
+) -> None:
+    if stack not in STACKS:
+        raise UsageError(f"--stack {stack!r} is not known", "use --stack python or --stack node")
+    finish(run_demo("desk", as_json, stack=stack), as_json)
+
+
+@register("desk", "Bug desk: intake, reproduction, confirmation, fix, review, merge, release, verification.",
+          command=desk_command)
+def demo_desk(as_json: bool, progress: Progress, stack: str = "python") -> dict[str, Any]:
     home = last_run_home(settings())
     shutil.rmtree(home, ignore_errors=True)
-    summary = run_loop(home, progress)
+    summary = run_loop(home, progress, stack, cache_from=settings())
     if not as_json:
         for s in summary["steps"]:
             detail = ", ".join(f"{k}={v}" for k, v in s.items() if k != "step" and not isinstance(v, dict))

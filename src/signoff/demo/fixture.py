@@ -54,11 +54,17 @@ def examples_root() -> Path:
                         "reinstall signoff (its wheel carries them), or set SIGNOFF_EXAMPLES to an examples folder")
 
 
-def shoplite_source() -> Path:
-    """The files of the ShopLite repository (examples/shoplite/repo): the shop the desk demo fixes."""
-    path = examples_root() / "shoplite" / "repo"
+SHOPLITE = {"python": "shoplite", "node": "shoplite-ts"}
+
+
+def shoplite_source(stack: str = "python") -> Path:
+    """The files of the ShopLite repository the desk demo fixes: examples/shoplite/repo (Python), or
+    examples/shoplite-ts/repo (TypeScript: Vitest, Prettier, ESLint, tsc) for the node stack."""
+    if stack not in SHOPLITE:
+        raise UsageError(f"no ShopLite for the stack {stack!r}", f"use one of: {', '.join(SHOPLITE)}")
+    path = examples_root() / SHOPLITE[stack] / "repo"
     if not path.is_dir():
-        raise NotFoundError("examples/shoplite/repo was not found", "run from a source checkout of signoff")
+        raise NotFoundError(f"examples/{SHOPLITE[stack]}/repo was not found", "run from a source checkout of signoff")
     return path
 
 

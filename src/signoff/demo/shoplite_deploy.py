@@ -39,7 +39,10 @@ def serve_commit(repo: str | Path, commit: str, port: int = 0) -> Iterator[Deplo
         tree = git.export(repo_path, sha, tmp / "app")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(tree), "SHOPLITE_COMMIT": sha,
                "PYTHONDONTWRITEBYTECODE": "1"}
-        proc = subprocess.Popen([sys.executable, "-m", "shoplite.server", str(port)], cwd=tree, env=env,
+        # The TypeScript ShopLite serves its health endpoint from server.mjs (plain node, no build).
+        argv = ["node", "server.mjs", str(port)] if (tree / "server.mjs").is_file() else \
+            [sys.executable, "-m", "shoplite.server", str(port)]
+        proc = subprocess.Popen(argv, cwd=tree, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()
@@ -47,7 +50,7 @@ def serve_commit(repo: str | Path, commit: str, port: int = 0) -> Iterator[Deplo
             proc.kill()
             err = proc.stderr.read() if proc.stderr else ""
             raise UnavailableError(f"the deployment of {sha[:12]} did not start: {err[-300:]}",
-                                   "check that the commit has shoplite/server.py")
+                                   "check that the commit has shoplite/server.py (or server.mjs)")
         try:
             yield Deployment(line, sha, proc)
         finally:

@@ -70,7 +70,8 @@ class Forge:
         _git(self.root, "init", "-q", "--bare", "-b", "main", str(bare))
         with tempfile.TemporaryDirectory(prefix="signoff-forge-") as tmp:
             work = Path(tmp) / "w"
-            shutil.copytree(source, work, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ruff_cache"))
+            shutil.copytree(source, work, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ruff_cache",
+                                                                    "node_modules"))
             _git(work, "init", "-q", "-b", "main")
             _git(work, "add", "-A")
             _git(work, "commit", "-q", "-m", message)

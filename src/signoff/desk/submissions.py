@@ -110,6 +110,10 @@ class SubmissionSteps(DeskBase):
                     or parts[0] in (".git", ".signoff")):
                 raise RefusedError(f"path {path!r} leaves the repository or names git internals",
                                    "use a relative path inside the repository")
+            if "node_modules" in parts:
+                # A package planted in the checkout would shadow the one installed from the lock file.
+                raise RefusedError(f"path {path!r} is inside a node_modules folder",
+                                   "change the project's own files; packages come from its lock file")
             if path == test_path or not pathglob.matches(path, self.config.fix_paths):
                 raise RefusedError(f"path {path!r} is not one the fixer may change",
                                    f"allowed: {', '.join(self.config.fix_paths)}")

@@ -25,7 +25,7 @@ from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.ids import new_id
 from signoff.sandbox.bwrap import SANDBOX_GID, SANDBOX_UID
 from signoff.sandbox.model import Mount, SandboxUnavailable
-from signoff.sandbox.pyenv import _cache_root, _lock, _make_readable
+from signoff.sandbox.pyenv import cache_lock, cache_root, make_readable
 
 DEPS_DST = "/deps"
 _FORMAT = 1
@@ -74,13 +74,13 @@ def prepare_node_env(package_json: bytes, lock: bytes, cache_dir: Path) -> NodeE
         raise SandboxUnavailable("npm is not installed, so the project's lock file cannot be installed",
                                  "apt-get install -y npm")
     uid, gid = (SANDBOX_UID, SANDBOX_GID) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
-    root = _cache_root(Path(cache_dir), uid, gid)
+    root = cache_root(Path(cache_dir), uid, gid)
     lock_sha = sha256_bytes(lock)
     digest = canonical_digest({"format": _FORMAT, "node": version, "package_json": sha256_bytes(package_json),
                                "lock": lock_sha})
     env_dir = root / f"node-{digest[:24]}"
     if not (env_dir / ".complete").exists():
-        with _lock(root / f".lock-node-{digest[:24]}"):
+        with cache_lock(root / f".lock-node-{digest[:24]}"):
             if not (env_dir / ".complete").exists():
                 _build(env_dir, package_json, lock)
     try:
@@ -111,7 +111,7 @@ def _build(env_dir: Path, package_json: bytes, lock: bytes) -> None:
         (tmp / "node_modules").mkdir(exist_ok=True)
         (tmp / "package.json").unlink()
         (tmp / "package-lock.json").unlink()
-        _make_readable(tmp)
+        make_readable(tmp)
         (tmp / ".complete").write_text(json.dumps({"packages": _count(lock)}))
         try:
             os.rename(tmp, env_dir)

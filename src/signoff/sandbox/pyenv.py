@@ -57,14 +57,14 @@ def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, n
     the archives' hashes, from pip's installation report) is kept with the environment and returned."""
     reqs, req_file = _requirements(requirements)
     uid, gid = (SANDBOX_UID, SANDBOX_GID) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
-    root = _cache_root(Path(cache_dir), uid, gid)
+    root = cache_root(Path(cache_dir), uid, gid)
     base = _base_python(root, uid, gid, base_python)
     key = {"format": _FORMAT, "base": base.identity, "requirements": reqs,
            "requirements_file": req_file.read_text() if req_file else None, "allow_builds": allow_builds}
     digest = canonical_digest(key)
     env_dir = root / f"venv-{digest[:24]}"
     if not (env_dir / ".complete").exists():
-        with _lock(root / f".lock-{digest[:24]}"):
+        with cache_lock(root / f".lock-{digest[:24]}"):
             if not (env_dir / ".complete").exists():
                 _build(env_dir, base, reqs, req_file, network, allow_builds, label)
     mounts = [Mount(env_dir, VENV_DST)] + ([base.mount] if base.mount else [])
@@ -148,7 +148,7 @@ def _requirements(requirements: list[str] | Path | None) -> tuple[list[str], Pat
     return sorted(dict.fromkeys(reqs)), None
 
 
-def _cache_root(cache_dir: Path, uid: int, gid: int) -> Path:
+def cache_root(cache_dir: Path, uid: int, gid: int) -> Path:
     """`cache_dir` when the sandbox uid can traverse to it; otherwise (as root) a system cache."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     found = blocker(cache_dir, uid, gid)
@@ -222,7 +222,7 @@ def _copied_interpreter(cache_root: Path, exe: Path) -> _Base:
     identity = f"copy:{exe}:{st.st_size}:{int(st.st_mtime)}"
     dest = cache_root / f"python-{canonical_digest(identity)[:16]}"
     if not (dest / ".complete").exists():
-        with _lock(cache_root / f".lock-{dest.name}"):
+        with cache_lock(cache_root / f".lock-{dest.name}"):
             if not (dest / ".complete").exists():
                 tmp = cache_root / f".tmp-{new_id()}"
                 try:
@@ -232,7 +232,7 @@ def _copied_interpreter(cache_root: Path, exe: Path) -> _Base:
                     (tmp / "lib" / exe.name / "site-packages").mkdir(exist_ok=True)
                     for lib in (prefix / "lib").glob(f"libpython{minor}*.so*"):
                         shutil.copy2(lib, tmp / "lib" / lib.name, follow_symlinks=True)
-                    _make_readable(tmp)
+                    make_readable(tmp)
                     (tmp / ".complete").write_text(identity)
                     os.rename(tmp, dest)
                 except OSError as exc:
@@ -243,7 +243,7 @@ def _copied_interpreter(cache_root: Path, exe: Path) -> _Base:
 
 
 @contextlib.contextmanager
-def _lock(path: Path):  # type: ignore[no-untyped-def]
+def cache_lock(path: Path):  # type: ignore[no-untyped-def]
     with open(path, "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -252,7 +252,7 @@ def _lock(path: Path):  # type: ignore[no-untyped-def]
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _make_readable(top: Path) -> None:
+def make_readable(top: Path) -> None:
     for dirpath, dirnames, filenames in os.walk(top):
         for name in [*dirnames, *filenames]:
             p = os.path.join(dirpath, name)
@@ -408,7 +408,7 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
                 fix = ("check the requirement names and versions; only wheels are installed, so a package "
                        "published only as source needs source builds allowed (they run its build code here)")
             raise PipError(f"pip could not install {what}: {cause}", fix, log)
-        _make_readable(tmp)
+        make_readable(tmp)
         (tmp / ".complete").write_text(json.dumps({"base": base.identity, "requirements": reqs,
                                                    "installed": installed}))
         try:

@@ -15,7 +15,7 @@ import signoff
 from signoff.repair.runners import EMPTY_INI, Runner
 
 SHIPPED = resources.files("signoff.repair").joinpath("runner_files")
-GUARDED = ("pytest", "node")
+GUARDED = ("pytest", "node", "vitest")
 
 
 def _shipped_names() -> set[str]:
@@ -23,7 +23,7 @@ def _shipped_names() -> set[str]:
 
 
 def test_the_runner_files_are_found_through_importlib_resources() -> None:
-    assert _shipped_names() == {"run_pytest.py", "signoff_guard.py", "signoff_guard.cjs"}
+    assert _shipped_names() == {"run_pytest.py", "signoff_guard.py", "signoff_guard.cjs", "run_tests.mjs"}
     for name in _shipped_names():
         assert SHIPPED.joinpath(name).read_bytes()
 
@@ -46,7 +46,7 @@ def test_every_shipped_file_is_placed_by_a_runner() -> None:
 
 def test_the_guard_imports_nothing_from_signoff() -> None:
     # It runs with the project's Python and pytest, where signoff is not installed.
-    for name in _shipped_names() - {"signoff_guard.cjs"}:
+    for name in {n for n in _shipped_names() if n.endswith(".py")}:
         tree = ast.parse(SHIPPED.joinpath(name).read_text(encoding="utf-8"))
         modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
         modules += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
