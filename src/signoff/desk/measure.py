@@ -27,6 +27,7 @@ from signoff import git
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.repair.guard import assertion_origins
+from signoff.repair.runners import NODE_CONFIG_FILES
 from signoff.repair.signals import summary as signal_summary
 from signoff.repair.verdict import VERIFIED
 from signoff.repair.verifier import VerifyRequest, env_cache, verify
@@ -76,10 +77,6 @@ class Suite:
     runner: str
 
 
-# The runner's configuration at the project's root, taken from the base revision into the harness,
-# so a candidate cannot change how its tests are collected or set up (pytest.ini's role for Python).
-NODE_RUNNER_CONFIG = (*(f"{stem}.{ext}" for stem in ("vitest.config", "vite.config", "vitest.workspace")
-                        for ext in ("ts", "mts", "cts", "js", "mjs", "cjs")), "package.json", "tsconfig.json")
 _NODE_TEST = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
 
 
@@ -116,7 +113,7 @@ def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str
         raise UsageError("the project's package.json declares no vitest, the test runner the desk runs",
                          "add vitest to devDependencies (and commit package-lock.json)")
     files = {f"{test_dir}/{rel}": text for rel, text in baseline.items()}
-    for name in NODE_RUNNER_CONFIG:
+    for name in NODE_CONFIG_FILES:  # the base revision's runner configuration (pytest.ini's role)
         data = git.read_file_at(repo, base, name)
         if data is not None:
             files[name] = data.decode("utf-8", errors="replace")

@@ -62,12 +62,21 @@ PROJECT = f"{WORKDIR}/project"
 DEPS = DEPS_DST
 
 
+# The runner's configuration at the project's root: under a harness the base revision's copies (or
+# none) apply, never the candidate's, so a candidate cannot change how tests are collected or set up.
+NODE_CONFIG_FILES = (*(f"{stem}.{ext}" for stem in ("vitest.config", "vite.config", "vitest.workspace")
+                       for ext in ("ts", "mts", "cts", "js", "mjs", "cjs")), "package.json", "tsconfig.json")
+
+
 def node_project(harness: bool = True) -> str:
     """The shell steps that lay the project out at PROJECT and enter it (the checks run without a harness)."""
-    overlay = f"cp -R {HARNESS_MOUNT}/. {PROJECT}/ && " if harness else ""
+    overlay = (f"(cd {PROJECT} && rm -f {' '.join(NODE_CONFIG_FILES)}) && cp -R {HARNESS_MOUNT}/. {PROJECT}/ && "
+               if harness else "")
     return (f"mkdir -p {PROJECT} && cp -R {SRC_MOUNT}/. {PROJECT}/ && "
             f"find {PROJECT} -name node_modules -prune -exec rm -rf {{}} + && {overlay}"
-            f"ln -s {DEPS}/node_modules {PROJECT}/node_modules && cd {PROJECT}")
+            # A folder of links, not one link: Vite writes its bundled configuration and caches there.
+            f"mkdir {PROJECT}/node_modules && for e in {DEPS}/node_modules/* {DEPS}/node_modules/.[!.]*; do "
+            f'if [ -e "$e" ]; then ln -s "$e" {PROJECT}/node_modules/; fi; done && cd {PROJECT}')
 
 
 @dataclass(frozen=True)
@@ -260,4 +269,5 @@ def _placeholders(text: str) -> list[str]:
     return [name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name is not None]
 
 
-__all__ = ["DEPS", "JUNIT", "PROJECT", "RUNNER_MOUNT", "SRC_MOUNT", "WORKDIR", "ReportError", "Runner", "node_project"]
+__all__ = ["DEPS", "JUNIT", "NODE_CONFIG_FILES", "PROJECT", "RUNNER_MOUNT", "SRC_MOUNT", "WORKDIR", "ReportError",
+           "Runner", "node_project"]
