@@ -52,6 +52,30 @@ def test_demo_runs_the_whole_loop(home: Path, sandbox_ok: None, capsys: pytest.C
     assert out["seconds_confirmation_to_draft"] >= 0 and out["seconds_merge_to_verified_release"] >= 0
 
 
+@pytest.mark.slow
+def test_demo_runs_the_whole_loop_on_the_typescript_shop(home: Path, sandbox_ok: None,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "desk", "--stack", "node", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    steps = {s["step"]: s for s in out["steps"]}
+    assert out["stack"] == "node" and out["ok"] is True
+    # Measured by Vitest in the sandbox: the coupon bug fails by expect's assertion.
+    assert steps["reproduced"]["test"] == "tests/bug_0001.test.ts"
+    assert "expected -100 to be +0" in steps["reproduced"]["failure"]
+    assert steps["draft"]["state"] == "in_review"
+    assert steps["released"]["released"] == ["BUG-0001"]
+    assert steps["verified then reopened"]["final"] == "reopened"
+    assert steps["round 2"]["state"] == "needs_human"
+    # The outsider's overflow report opened its own bug, reproduced on calculateTotal(1e308, 1, "", false).
+    assert out["final_states"]["BUG-0002"] == "awaiting_reporter"
+
+
+def test_demo_names_the_stacks_it_knows(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "desk", "--stack", "ruby"]) != 0
+    err = capsys.readouterr().err
+    assert "--stack 'ruby' is not known" in err and "--stack node" in err
+
+
 def test_operator_commands(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["desk", "init", "--json"]) == 0
     tokens = json.loads(capsys.readouterr().out)["tokens"]
