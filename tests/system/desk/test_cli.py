@@ -11,6 +11,7 @@ import pytest
 from signoff.cli.main import main
 from signoff.demo.shoplite_deploy import serve_commit
 from tests.support.fixtures.desk import World
+from tests.support.requires import require_binary
 
 
 @pytest.mark.slow
@@ -55,6 +56,7 @@ def test_demo_runs_the_whole_loop(home: Path, sandbox_ok: None, capsys: pytest.C
 @pytest.mark.slow
 def test_demo_runs_the_whole_loop_on_the_typescript_shop(home: Path, sandbox_ok: None,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    require_binary("npm", "apt-get install -y npm")
     assert main(["demo", "desk", "--stack", "node", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     steps = {s["step"]: s for s in out["steps"]}
