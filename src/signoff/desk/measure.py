@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import tempfile
 import tomllib
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff import git
+from signoff.kernel import pathglob
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.repair.guard import assertion_origins
@@ -100,10 +102,12 @@ def declared(manifest: dict[str, Any] | None) -> set[str]:
     return out
 
 
-def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str, stack: str) -> Suite:
+def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str, stack: str,
+          fix_paths: list[str] | tuple[str, ...] = ()) -> Suite:
     """The harness of a measurement: the base revision's tests with the proposed one. Python: files
     relative to test_dir, under pytest. Node: files at their places in the project, with the base
-    revision's runner configuration, under Vitest (which package.json must declare)."""
+    revision's runner configuration, under Vitest (which package.json must declare); where tests sit
+    beside the code (test_dir `src`), the files the fixer may change are left to the candidate."""
     baseline = _baseline(repo, base, test_dir, exclude=test_path)
     if stack != "node":
         regression = sorted(p for p in baseline if p.endswith(".py") and p.rsplit("/", 1)[-1].startswith("test_"))
@@ -112,7 +116,8 @@ def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str
     if "vitest" not in declared(package_json(repo, base)):
         raise UsageError("the project's package.json declares no vitest, the test runner the desk runs",
                          "add vitest to devDependencies (and commit package-lock.json)")
-    files = {f"{test_dir}/{rel}": text for rel, text in baseline.items()}
+    files = {f"{test_dir}/{rel}": text for rel, text in baseline.items()
+             if _NODE_TEST.search(rel) or not pathglob.matches(f"{test_dir}/{rel}", list(fix_paths))}
     for name in NODE_CONFIG_FILES:  # the base revision's runner configuration (pytest.ini's role)
         data = git.read_file_at(repo, base, name)
         if data is not None:
@@ -184,16 +189,58 @@ def configured_checks(repo: Path, commit: str) -> list[str]:
 
 def configured_node_checks(repo: Path, commit: str) -> list[list[str]]:
     """The checks a Node project declares at `commit`: Prettier, ESLint, and TypeScript's compiler
-    when package.json names them (tsc only with a tsconfig.json), each as the command it runs."""
-    deps = declared(package_json(repo, commit))
+    when package.json names them (tsc only with a tsconfig.json), each as the command it runs: the
+    project's own invocation in its `scripts` when one is a plain call of the tool (made read-only:
+    Prettier checks, ESLint does not fix, tsc emits nothing), else the tool on the whole project."""
+    manifest = package_json(repo, commit)
+    deps = declared(manifest)
+    scripts = (manifest or {}).get("scripts")
+    scripts = scripts if isinstance(scripts, dict) else {}
     found = []
     if "prettier" in deps:
-        found.append(["prettier", "--check", "."])
+        found.append(_read_only("prettier", _script_call(scripts, "prettier")) or ["prettier", "--check", "."])
     if "eslint" in deps:
-        found.append(["eslint", "."])
+        found.append(_read_only("eslint", _script_call(scripts, "eslint")) or ["eslint", "."])
     if "typescript" in deps and git.read_file_at(repo, commit, "tsconfig.json") is not None:
-        found.append(["tsc", "--noEmit"])
+        found.append(_read_only("tsc", _script_call(scripts, "tsc")) or ["tsc", "--noEmit"])
     return found
+
+
+_PLAIN_ARG = re.compile(r"[A-Za-z0-9_./@:=,*{}\-]+")
+
+
+def _script_call(scripts: dict[str, Any], tool: str) -> list[str] | None:
+    """The first plain call of `tool` in the project's scripts (`prettier --check src`, `npx eslint .`,
+    one step of `a && b`), as its arguments; None when no script calls it plainly (pipes, variables,
+    other shell syntax are never run)."""
+    for command in scripts.values():
+        if not isinstance(command, str):
+            continue
+        for step in command.split("&&"):
+            words = step.split()
+            if words[:1] == ["npx"]:
+                words = words[1:]
+            if words[:1] == [tool] and all(_PLAIN_ARG.fullmatch(w) for w in words[1:]):
+                return words
+    return None
+
+
+def _read_only(tool: str, words: list[str] | None) -> list[str] | None:
+    """The project's call of `tool`, made to check without changing anything (None: use the default)."""
+    if words is None:
+        return None
+    args = words[1:]
+    if tool == "prettier":
+        args = [a for a in args if a not in ("--write", "-w")]
+        if not {"--check", "-c", "--list-different", "-l"} & set(args):
+            args = ["--check", *args]
+    elif tool == "eslint":
+        args = [a for a in args if a not in ("--fix", "--fix-dry-run") and not a.startswith("--fix-type")]
+    elif tool == "tsc":
+        if {"--build", "-b", "--watch", "-w", "--init"} & set(args):
+            return None
+        args = [*args, "--noEmit"] if "--noEmit" not in args else args
+    return [tool, *args] if any(not a.startswith("-") for a in args) or tool == "tsc" else None
 
 
 # Type checkers and linters of a real project need more memory than a unit test run.
@@ -224,7 +271,8 @@ def _node_checks(settings: Settings, repo: Path, commit: str, timeout: float) ->
             return Measurement(False, f"the check tools could not be prepared: {exc.message}",
                                {"checks": [" ".join(c) for c in commands]})
         for command in commands:
-            script = f"{node_project(harness=False)} && exec node_modules/.bin/{command[0]} {' '.join(command[1:])}"
+            tool = shlex.join([f"node_modules/.bin/{command[0]}", *command[1:]])
+            script = f"{node_project(harness=False)} && exec {tool}"
             ex = sandbox.run(["/bin/sh", "-c", script], [sandbox.Mount(tree, SRC_MOUNT), *env.mounts],
                              limits=sandbox.Limits(memory_mb=_NODE_CHECK_MEMORY_MB, cpus=1.0),
                              env={"HOME": WORKDIR, "NO_COLOR": "1", "CI": "1"}, timeout=timeout, workdir=WORKDIR,
@@ -280,7 +328,7 @@ def verify_fix(settings: Settings, repo: Path, base: str, candidate: str, test_d
                test_source: str, allow: list[str], checks: bool = True, timeout: float = 120.0,
                stack: str = "python") -> Measurement:
     try:
-        s = suite(repo, base, test_dir, test_path, test_source, stack)
+        s = suite(repo, base, test_dir, test_path, test_source, stack, allow)
     except UsageError as exc:
         return Measurement(False, f"not measured: {exc.message}", {"fix": exc.fix})
     with tempfile.TemporaryDirectory(prefix="signoff-desk-") as tmp:
