@@ -62,13 +62,18 @@ def _agent_info(proposal: Any) -> dict[str, Any]:
 # -- work orders and proposals: what an agent is given and what it gives back ---------------------
 # Shared by this service (in-process calls) and the crew (the same orders carried through rooms).
 
+# What the reproducer's test is written for, by the desk's stack (the desk runs it so; see measure.py).
+FRAMEWORK = {"python": "pytest (plain assert)",
+             "node": 'Vitest in TypeScript (import { expect, test } from "vitest"; expect(...) assertions)'}
+
+
 def reproduction_order(desk: Desk, actor: DeskCaller, bug_id: str, round_: int) -> dict[str, Any]:
     """What the reproducer is asked: the tests reporters rejected (never reused) and the ones the
     desk measured as no reproduction in this round (a retry should not repeat them)."""
     d = desk.dossier(actor, bug_id)
     return {"bug_id": bug_id, "round": round_, "test_path": desk.config.test_path(bug_id),
             "rejected_tests": d["rejected_tests"], "failed_tests": desk.bug(bug_id).failed_tests,
-            "module": desk.config.module}
+            "module": desk.config.module, "framework": FRAMEWORK[desk.config.stack]}
 
 
 def propose_reproduction(desk: Desk, order: dict[str, Any], report: str, script: str = SCRIPT,
@@ -77,7 +82,7 @@ def propose_reproduction(desk: Desk, order: dict[str, Any], report: str, script:
     agent = agent_for("reproducer", desk.settings, desk.ledger, script=script)
     prop = agent.propose({"test_path": order["test_path"], "round": order["round"],
                           "rejected_tests": order["rejected_tests"], "failed_tests": order.get("failed_tests", []),
-                          "module": order["module"]},
+                          "module": order["module"], "framework": order.get("framework", FRAMEWORK["python"])},
                          {"report": report}, client=client, case_id=order["bug_id"],
                          allowed_paths=[order["test_path"]])
     return {"test_path": prop.output["test_path"], "test_source": prop.output["test_source"],
