@@ -243,15 +243,11 @@ def _read_only(tool: str, words: list[str] | None) -> list[str] | None:
     return [tool, *args] if any(not a.startswith("-") for a in args) or tool == "tsc" else None
 
 
-# Type checkers and linters of a real project need more memory than a unit test run.
-_NODE_CHECK_MEMORY_MB = 1024
-
-
 def _node_checks(settings: Settings, repo: Path, commit: str, timeout: float) -> Measurement:
     """Prettier, ESLint and tsc as the project declares them, on the commit's tree in the sandbox
     (no network, its packages from the lock file), each from the project's root."""
     from signoff import sandbox
-    from signoff.repair.runners import SRC_MOUNT, WORKDIR, node_project
+    from signoff.repair.runners import NODE_MEMORY_MB, NODE_THREADS, SRC_MOUNT, WORKDIR, node_project
 
     commands = configured_node_checks(repo, commit)
     if not commands:
@@ -274,8 +270,8 @@ def _node_checks(settings: Settings, repo: Path, commit: str, timeout: float) ->
             tool = shlex.join([f"node_modules/.bin/{command[0]}", *command[1:]])
             script = f"{node_project(harness=False)} && exec {tool}"
             ex = sandbox.run(["/bin/sh", "-c", script], [sandbox.Mount(tree, SRC_MOUNT), *env.mounts],
-                             limits=sandbox.Limits(memory_mb=_NODE_CHECK_MEMORY_MB, cpus=1.0),
-                             env={"HOME": WORKDIR, "NO_COLOR": "1", "CI": "1"}, timeout=timeout, workdir=WORKDIR,
+                             limits=sandbox.Limits(memory_mb=NODE_MEMORY_MB, cpus=1.0),
+                             env={"HOME": WORKDIR, "NO_COLOR": "1", **NODE_THREADS}, timeout=timeout, workdir=WORKDIR,
                              network=False)
             results.append({"command": " ".join(command), "exit_code": ex.exit_code, "timed_out": ex.timed_out,
                             "output": (ex.stdout + ex.stderr)[-1500:]})

@@ -68,6 +68,14 @@ NODE_CONFIG_FILES = (*(f"{stem}.{ext}" for stem in ("vitest.config", "vite.confi
                        for ext in ("ts", "mts", "cts", "js", "mjs", "cjs")), "package.json", "tsconfig.json")
 
 
+# Node, libuv and esbuild (Go) size their thread pools by the host's cores, and every thread counts
+# against the sandbox's process limit: on a many-core machine a Vitest run would hit it. Two each.
+NODE_THREADS = {"NODE_OPTIONS": "--v8-pool-size=2", "UV_THREADPOOL_SIZE": "2", "GOMAXPROCS": "2", "CI": "1"}
+NODE_WORKERS = ["--maxWorkers=2", "--minWorkers=1"]
+# Vitest's main process, two workers and esbuild need more than a pytest run's memory.
+NODE_MEMORY_MB = 1024
+
+
 def node_project(harness: bool = True) -> str:
     """The shell steps that lay the project out at PROJECT and enter it (the checks run without a harness)."""
     overlay = (f"(cd {PROJECT} && rm -f {' '.join(NODE_CONFIG_FILES)}) && cp -R {HARNESS_MOUNT}/. {PROJECT}/ && "
@@ -180,7 +188,7 @@ class Runner:
         if self.kind == "vitest":
             files = [*_files_of(tests), *([plan.canary_file] if plan is not None else [])]
             vitest = [f"{DEPS}/node_modules/vitest/vitest.mjs", "run", "--root", PROJECT, "--reporter=junit",
-                      f"--outputFile={WORKDIR}/{JUNIT}", *files]
+                      f"--outputFile={WORKDIR}/{JUNIT}", *NODE_WORKERS, *files]
             wrapper = [f"{RUNNER_MOUNT}/run_tests.mjs", f"{WORKDIR}/{JUNIT}", f"{WORKDIR}/{RUNNER_RECORD}", "--"]
             script = f"{node_project()} && exec node {shlex.join([*wrapper, 'node', *vitest])}"
             return ["/bin/sh", "-c", script], [JUNIT, RUNNER_RECORD]
@@ -202,7 +210,7 @@ class Runner:
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ":".join(folders), "NODE_PATH": ":".join(folders),
             "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT,
             "HYPOTHESIS_STORAGE_DIRECTORY": f"{WORKDIR}/.hypothesis", "NO_COLOR": "1",
-        }
+        } | (NODE_THREADS if self.kind == "vitest" else {})
 
     def plan(self, harness: Path, tests: list[str]) -> Plan | None:
         """A fresh plan (key, canaries written into `harness`) for one guarded execution."""
@@ -269,5 +277,5 @@ def _placeholders(text: str) -> list[str]:
     return [name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name is not None]
 
 
-__all__ = ["DEPS", "JUNIT", "NODE_CONFIG_FILES", "PROJECT", "RUNNER_MOUNT", "SRC_MOUNT", "WORKDIR", "ReportError",
-           "Runner", "node_project"]
+__all__ = ["DEPS", "JUNIT", "NODE_CONFIG_FILES", "NODE_MEMORY_MB", "NODE_THREADS", "PROJECT", "RUNNER_MOUNT",
+           "SRC_MOUNT", "WORKDIR", "ReportError", "Runner", "node_project"]

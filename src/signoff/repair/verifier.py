@@ -36,7 +36,7 @@ from signoff.repair import guard, lockfile, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id, collection_cause
-from signoff.repair.runners import RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
+from signoff.repair.runners import NODE_MEMORY_MB, RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
 from signoff.repair.signals import scan as scan_signals
 from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, reason, summarize
 
@@ -52,9 +52,11 @@ PROFILE_KEYS = ("backend", "version", "binary", "unsafe", "uid", "limits", "enfo
 LIMITS_CPUS = 1.0
 
 
-def _limits() -> Any:
+def _limits(runner: Runner | None = None) -> Any:
     from signoff.sandbox import Limits
 
+    if runner is not None and runner.needs_packages:
+        return Limits(cpus=LIMITS_CPUS, memory_mb=NODE_MEMORY_MB)
     return Limits(cpus=LIMITS_CPUS)
 
 
@@ -677,8 +679,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 def execute(job: tuple[Any, ...]) -> tuple[tuple[str, ...], Run]:
                     group, argv, collect, mounts, env, tests, plan = job
                     try:
-                        ex = sandbox.run(argv, mounts, limits=_limits(), env=env, timeout=req.timeout, workdir=WORKDIR,
-                                         network=False, backend=req.backend, collect=collect)
+                        ex = sandbox.run(argv, mounts, limits=_limits(runner), env=env, timeout=req.timeout,
+                                         workdir=WORKDIR, network=False, backend=req.backend, collect=collect)
                     except sandbox.SandboxUnavailable as exc:
                         return group, Run("sandbox_unavailable", exc.message)
                     return group, _to_run(ex, runner, tests, req.timeout, plan, mounted,
