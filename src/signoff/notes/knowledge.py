@@ -38,9 +38,8 @@ _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 _CONVENTIONAL = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
-RELEASE_WINDOW = (-1, 0, 1)
-
-_DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # days around a tag's date a release may be dated
+RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
+_DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # `2025.04.03`: a date, unless a tag names it
 
 
 def version_of(name: str) -> str | None:
@@ -445,6 +444,11 @@ class Knowledge:
         carriers = self.by_ref.get(n, [])
         item_words = words(item)
         own = self.own_commit(item_words)
+        # Only the commit the item clearly restates can contradict a number it does not carry, and
+        # only when no commit related to the item carries the number (an item may name an older
+        # pull request, or an issue, beside its own). An issue may be fixed by a pull request of
+        # another number: the kinds of link differ in what contradicts them (`_wrong_issue`,
+        # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
         if own is not None and n not in own.refs and not own.backport and self._restates(item_words, own.words) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers):
             wrong = self._substituted(own, item_refs) or (self._wrong_issue(n, own, item_refs) if claim.role == "issue"
