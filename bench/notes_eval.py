@@ -24,6 +24,8 @@ no longer blind), `dev` (graded while the grader was written).
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -99,6 +101,16 @@ PROJECTS = [
             "blind"),
     Project("pypa/packaging", "053c884615f2e83d80705251b447769ec2599653", "CHANGELOG.rst", "{v}", r"^{v} - ",
             "blind"),
+    # blind2: fetched on 2026-12-06 13:05 UTC, configured by their heading lines only, graded once
+    # before any change made for them
+    Project("fastapi/sqlmodel", "a6469ef61bb903cbf7fd8749c70d8ceb8046c368", "docs/release-notes.md", "{v}",
+            r"^## {v} \(", "blind2"),
+    Project("pypa/build", "b317437d2b5cddea5c7b45f72d1ae8af915e9815", "CHANGELOG.rst", "{v}", r"^ ?{v} \(",
+            "blind2"),
+    Project("uuidjs/uuid", "70177807e9229dfacde2038dc1e722f1828f358a", "CHANGELOG.md", "v{v}", r"^## \[{v}\]",
+            "blind2"),
+    Project("jsx-eslint/eslint-plugin-react", "012ec39f962627d5312e9fbaee3eb41d9a4d8bb6", "CHANGELOG.md", "v{v}",
+            r"^## \[{v}\]", "blind2"),
 ]
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
@@ -194,7 +206,39 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
             false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
             out.append(("ref", wrong, section.replace(line, false_line, 1), section))
             break
+    out += _plant_author(section, lines)
+    out += _plant_feature(section, grade_of)
     return out
+
+
+_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)")
+
+
+def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, str]]:
+    """An item credited to another person: its `@handle` swapped for another handle the section
+    names (a real contributor, credited for someone else's change), else for a made-up one."""
+    handles = list(dict.fromkeys(m.group(1) for m in _HANDLE.finditer(section)))
+    for line in lines[1:]:
+        m = _HANDLE.search(line)
+        if m is None or not re.search(r"#\d+|/pull/\d+|:pr:|:issue:", line):
+            continue
+        other = next((h for h in handles if h.lower() != m.group(1).lower()), "morgan-delacroix")
+        false_line = re.sub(r"(?<![\w-])" + re.escape(m.group(1)) + r"(?![\w-])", other, line)
+        return [("author", "@" + other, section.replace(line, false_line, 1), section)]
+    return []
+
+
+def _plant_feature(section: str, grade_of: Any) -> list[tuple[str, str, str, str]]:
+    """A feature no commit made, credited to a real pull request of the range (as a model mixing
+    true numbers into invented text does); its twin restates that pull request's title."""
+    owned = [c for c in grade_of.k.carriers if c.own]
+    if not owned:
+        return []
+    c = owned[len(owned) // 2]
+    fake = f"\n- Add a `retry_forever` option that keeps every failed upload in a local queue (#{c.own}).\n"
+    title = re.sub(r"\s*\(#\d+\)\s*$", "", c.title).rstrip(".")
+    true = f"\n- {title} (#{c.own}).\n"
+    return [("feature", f"#{c.own}", section + fake, section + true)]
 
 
 def _shifted(hex_id: str, by: int) -> str:
@@ -234,7 +278,63 @@ class Truth:
         return own is not None and number in own.refs
 
 
-def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, dict[str, int]]:
+def _edit(section: str, text: str) -> dict[str, Any]:
+    """`text` as the smallest edit of `section`: `section[:at] + put + section[at + cut:]`."""
+    at = 0
+    while at < min(len(section), len(text)) and section[at] == text[at]:
+        at += 1
+    tail = 0
+    while tail < min(len(section), len(text)) - at and section[-1 - tail] == text[-1 - tail]:
+        tail += 1
+    return {"at": at, "cut": len(section) - at - tail, "put": text[at:len(text) - tail]}
+
+
+def export_case(out: Path, p: Project, version: str, prev: str, tag: str, section: str, snap: Path,
+                truth: Truth) -> None:
+    """Write one real changelog section as a test case: the section, a minimal snapshot of its
+    range (the commits with their messages and file counts, the tags, and of the authors before
+    the range only those who also wrote in it, which is all "new contributors" needs), the
+    planted false claims with their true twins as edits of the section, and what the grader says
+    of each today (`tests/unit/notes/test_real_changelogs.py` holds it to that)."""
+    from signoff.notes.documents import StreamWriter, dumps_line
+    from signoff.notes.snapshot import Snapshot
+
+    case = out / f"{p.repo.replace('/', '+')}@{version}"
+    case.mkdir(parents=True, exist_ok=True)
+    source = Snapshot(snap)
+    commits = list(source.commits())
+    header = {k: v for k, v in source.doc.header.items() if k not in ("count", "digest", "commits")}
+    before = header.get("authors_before")
+    if before is not None:
+        emails = {c["author"]["email"] for c in commits} | {c["author"]["email"].lower() for c in commits}
+        names = {c["author"]["name"] for c in commits}
+        header["authors_before"] = {"emails": sorted(e for e in before["emails"] if e in emails),
+                                    "names": sorted(n for n in before["names"] if n in names)}
+    digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
+    with StreamWriter(case / "snapshot.json", header, "commits", digest) as w:
+        for c in commits:
+            w.add(c)
+        w.close()
+    suffix = Path(p.path).suffix or ".md"
+    (case / f"section{suffix}").write_text(section, encoding="utf-8")
+    mini = case / "snapshot.json"
+    graded = grade_text(section, p.path, mini)
+    plants = []
+    for kind, token, false_text, twin in plant(section, truth, version):
+        bad = grade_text(false_text, p.path, mini)
+        flagged = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
+                      for u in bad["unsupported"])
+        plants.append({"kind": kind, "token": token, "false": _edit(section, false_text),
+                       "twin": _edit(section, twin), "flagged": flagged})
+    meta = {"repo": p.repo, "changelog": {"path": p.path, "commit": p.commit}, "set": p.split,
+            "version": version, "range": f"{prev}..{tag}", "tip": source.head,
+            "claims": graded["claims"]["total"],
+            "false_alarms": sorted({u["token"] for u in graded["unsupported"]}), "plants": plants}
+    (case / "case.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def run(mirrors: Path, which: str, per_project: int, show: bool,
+        export: Path | None = None) -> dict[str, dict[str, int]]:
     figures: dict[str, dict[str, int]] = {}
     for p in PROJECTS:
         if which != "all" and p.split != which:
@@ -285,6 +385,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, di
                 print(f"    writer: {len(written)} lines, {len(ours['unsupported'])} unsupported by the grader, "
                       f"lists {len(theirs & mentioned)} of the maintainers' {len(theirs)} pull request references")
                 truth = Truth(repo, prev, tag, snap)
+                if export is not None:
+                    export_case(export, p, v, prev, tag, secs[v], snap, truth)
                 for kind, token, false_text, twin in plant(secs[v], truth, v):
                     bad = grade_text(false_text, p.path, snap)
                     hit = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
@@ -304,14 +406,16 @@ def run(mirrors: Path, which: str, per_project: int, show: bool) -> dict[str, di
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--set", choices=("blind", "fresh", "held", "dev", "all"), default="all")
+    parser.add_argument("--set", choices=("blind2", "blind", "fresh", "held", "dev", "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
+    parser.add_argument("--export", type=Path, default=None,
+                        help="Also write each section graded as a test case here (tests/data/notes-real).")
     args = parser.parse_args()
-    order = ["blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
+    order = ["blind2", "blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
     for which in order:
         print(f"{which} set:")
-        figures = run(args.mirrors, which, args.sections, args.show).get(which)
+        figures = run(args.mirrors, which, args.sections, args.show, args.export).get(which)
         if not figures:
             continue
         print(f"{which}: {figures['sections']} sections; false alarms on true claims {figures['false_alarms']} of "

@@ -58,7 +58,34 @@ _HOUSEKEEPING = re.compile(
 _HOUSEKEEPING_TITLE = re.compile(
     r"^(?:revert\W+)*merge\b|\bchanges?\.(?:rst|md)\b|\bchangelog\b|\bchanges? entr|^add (?:more |missing )?tests?\b|"
     r"\brefactor(?:ing|ed)?\b", re.IGNORECASE)
+_CHANGELOG_WORK = re.compile(r"\bchangelog\b|\bchanges?\.(?:rst|md)\b|\brelease notes\b", re.IGNORECASE)
 _DOC_WORDS = re.compile(r"\bdoc(?:s|umentation|umented|string)?\b|\breadme\b|\brst\b|\bmyst\b", re.IGNORECASE)
+# gitmoji (https://gitmoji.dev), the other convention for a commit's kind (`✨ Add ...`, `:bug: Fix ...`):
+# read as the conventional type it stands for.
+_GITMOJI = {"✨": "feat", "sparkles": "feat", "🎉": "feat", "tada": "feat", "🐛": "fix", "bug": "fix",
+            "🚑": "fix", "ambulance": "fix", "🩹": "fix", "adhesive_bandage": "fix", "🔒": "security",
+            "lock": "security", "⚡": "perf", "zap": "perf", "💥": "feat!", "boom": "feat!",
+            "🗑": "deprecate", "wastebasket": "deprecate", "📝": "docs", "memo": "docs", "♻": "refactor",
+            "recycle": "refactor", "🎨": "style", "art": "style", "👷": "ci", "construction_worker": "ci",
+            "💚": "ci", "green_heart": "ci", "✅": "test", "white_check_mark": "test", "🧪": "test",
+            "test_tube": "test", "⬆": "deps", "arrow_up": "deps", "⬇": "deps", "arrow_down": "deps",
+            "📌": "deps", "pushpin": "deps", "➕": "deps", "heavy_plus_sign": "deps", "➖": "deps",
+            "heavy_minus_sign": "deps", "🔧": "chore", "wrench": "chore", "🔨": "chore", "hammer": "chore",
+            "🔖": "release", "bookmark": "release", "🚀": "release", "rocket": "release", "🚨": "lint",
+            "rotating_light": "lint", "🔥": "chore", "fire": "chore", "💡": "chore", "bulb": "chore",
+            "🙈": "chore", "see_no_evil": "chore", "👥": "chore", "busts_in_silhouette": "chore",
+            "🍱": "chore", "bento": "chore", "🔀": "chore", "twisted_rightwards_arrows": "chore"}
+_EMOJI = re.compile(r"^\s*(?::(?P<code>[a-z_]+):|(?P<emoji>[\u2190-\u2bff\U0001F000-\U0001FAFF]))[\ufe0f\u200d]*\s+")
+
+
+def _gitmoji(title: str) -> str:
+    """A gitmoji title as the conventional commit it stands for (`✨ Add X` -> `feat: Add X`);
+    any other title as it is."""
+    m = _EMOJI.match(title)
+    kind = _GITMOJI.get(m.group("code") or m.group("emoji")) if m else None
+    return f"{kind}: {title[m.end():]}" if m and kind else title
+
+
 _TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
 _BREAKING_WORDS = re.compile(r"\bbreaking\b|\bno longer supports?\b|\bbackward[s]?[- ]incompatible\b", re.I)
 
@@ -90,8 +117,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
             text = f"{m.group('scope')}: {text}"
         if m.group("bang") or breaking:
             return BREAKING, text
-        if kind in _HOUSEKEEPING_TYPES:
-            return None, text
+        if kind in _HOUSEKEEPING_TYPES or _CHANGELOG_WORK.search(m.group("text")):
+            return None, text  # `docs: fix CHANGELOG links`: the changelog is not a change to it
         if _DEPRECATES.search(m.group("text")):
             return DEPRECATED, text
         areas = set(f.get("areas") or [])
@@ -195,7 +222,7 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     # A breaking change or a deprecation is listed even when pushed without a pull request.
     candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and _leading(f))] if by_pr \
         else [f for f in humans if not f.get("merge")]
-    titles = [(f.get("title") or f["subject"]) for f in candidates]
+    titles = [_gitmoji(f.get("title") or f["subject"]) for f in candidates]
     conventional = sum(bool(_CONVENTIONAL.match(t)) for t in titles) * 2 >= len(titles) > 0
     seen: set[str] = set()
     lines: list[Line] = []

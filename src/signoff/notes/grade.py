@@ -76,7 +76,11 @@ def grade(markdown_path: Path, snapshot_path: Path) -> dict[str, Any]:
 
 def grade_text(markdown: str, name: str, snapshot_path: Path) -> dict[str, Any]:
     """`grade` of Markdown already in hand (a preview that is not a file yet)."""
-    knowledge = snapshot_knowledge(snapshot_path)
+    return grade_with(markdown, name, snapshot_knowledge(snapshot_path))
+
+
+def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]:
+    """`grade_text` against a snapshot already read (several texts graded against one range)."""
     total = supported = checkable = good = 0
     unsupported: list[dict[str, Any]] = []
     unchecked: list[dict[str, Any]] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -39,6 +39,7 @@ _CONVENTIONAL = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
+_DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # `2025.04.03`: a date, unless a tag names it
 
 
 def version_of(name: str) -> str | None:
@@ -83,6 +84,43 @@ def carried_refs(message: str) -> set[str]:
     return {m.group(1) for m in _CARRIED.finditer(message)}
 
 
+_AGENTS = re.compile(r"copilot|claude|devin|codex|cursor|sweep|jules", re.IGNORECASE)
+_NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
+_CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
+_MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
+
+
+def _ident(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def people_of(c: dict[str, Any]) -> set[str]:
+    """Who made a commit, as normalised identities a user handle may be matched with: its author's
+    name, each longer word of the name, the email's local part (a GitHub no-reply address holds
+    the handle), its co-authors' and committer's (who may have landed it for its author), and for a
+    merged pull request the account it came from."""
+    found: set[str] = set()
+    people = [(c["author"]["name"], c["author"]["email"]), *_CO_AUTHOR.findall(c["body"])]
+    if c["committer"]["email"].lower() != "noreply@github.com":  # GitHub's web merges commit as "GitHub"
+        people.append((c["committer"]["name"], c["committer"]["email"]))
+    for name, email in people:
+        found.add(_ident(name))
+        found |= {_ident(w) for w in re.split(r"[\s.\-_]+", name) if len(_ident(w)) >= 4}
+        local = _NOREPLY.match(email)
+        found.add(_ident(local.group(1) if local else email.split("@")[0]))
+    merged = _MERGED_FROM.match(c["subject"])
+    if merged:
+        found.add(_ident(merged.group(1)))
+    return {p for p in found if len(p) >= 3}
+
+
+def same_person(handle: str, people: set[str]) -> bool:
+    """Whether a user handle names one of these identities: equal, or one holding the other (a
+    handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
+    h = _ident(handle)
+    return any(h == p or (len(p) >= 4 and len(h) >= 4 and (p in h or h in p)) for p in people)
+
+
 def _dates(iso: str) -> set[str]:
     """The calendar days a timestamp may be written as: its own offset's day and UTC's."""
     try:
@@ -109,6 +147,8 @@ class Carrier:
     # entry a fragment becomes carries the fragment's number), and the issues its message closes.
     fragments: set[str] = field(default_factory=set)
     closes: set[str] = field(default_factory=set)
+    people: set[str] = field(default_factory=set)  # who made it, normalised (`people_of`)
+    author: str = ""
 
 
 @dataclass
@@ -222,7 +262,8 @@ class Knowledge:
         title = _CONVENTIONAL.sub("", title)
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
                           bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
-                          {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)})
+                          {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
+                          c["author"]["name"])
         self.carriers.append(carrier)
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
@@ -238,8 +279,36 @@ class Knowledge:
             return None
         return best[0][1]
 
-    def _wrong_issue(self, n: str, own: Carrier | None, item_words: set[str], item_refs: set[str],
-                     carriers: list[Carrier]) -> str:
+    @staticmethod
+    def _substituted(own: Carrier, item_refs: set[str]) -> str:
+        """The item names some of the numbers its own commit's subject names, and in place of
+        another of them a number the commit does not carry (`Revert "... (#6218)" (#6729)` written
+        with #6219 for #6218): whatever kind of link the number is written as."""
+        missing = own.named - item_refs
+        if missing and item_refs & own.named:
+            return f"git says #{sorted(missing, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
+        return ""
+
+    @staticmethod
+    def _wrong_pr(role: str, n: str, own: Carrier, item_refs: set[str]) -> str:
+        """Why a pull request reference (or a bare `#N`) is contradicted by the item's own commit,
+        or "": its subject names a number the item does not (an item may name an older pull request
+        beside its own, which is no contradiction). What the commit says its entry is numbered counts
+        too: the changelog fragment it adds, and for a bare `#N` of a commit whose subject names no
+        number, the one issue its message closes (`Fixes #3912`) when `N` is lower: `N` can then be
+        neither that issue nor the pull request that closed it, which was opened after it. A higher
+        `N` may be that pull request, whose number a rebase merge does not keep."""
+        if own.named - item_refs:
+            says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
+            return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
+        entry = own.fragments or (own.closes if role == "any" and len(item_refs) == 1 and not own.named
+                                  and all(int(n) < int(x) for x in own.closes) else set())
+        if entry and not entry & item_refs:
+            return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
+        return ""
+
+    @staticmethod
+    def _wrong_issue(n: str, own: Carrier, item_refs: set[str]) -> str:
         """Why an issue reference `n` is contradicted, or "". An issue may be fixed by a pull
         request of another number, so the pull request number of the item's own commit does not
         contradict it by being different; what does is the commit saying which entry it is (the
@@ -247,12 +316,9 @@ class Knowledge:
         with another number, or `n` being higher than the commit's own pull request: GitHub numbers
         issues and pull requests in one sequence as they are opened, and a pull request fixes
         issues opened before it (a link to `/issues/N` is also how release-please links a pull
-        request). Only when the item restates its own commit, names none of that commit's numbers
-        and is related to no commit carrying `n`. An item naming several issues often lists the
-        history of a problem, which the closing commit need not repeat."""
-        if own is None or own.backport or n in own.refs or item_refs & own.refs \
-                or not self._restates(item_words, own.words) \
-                or any(similarity(item_words, c.words) >= RELATED for c in carriers):
+        request). Only when the item names none of that commit's numbers. An item naming several
+        issues often lists the history of a problem, which the closing commit need not repeat."""
+        if item_refs & own.refs:
             return ""
         entry = own.fragments or (own.closes if len(item_refs) == 1 else set())
         if entry:
@@ -286,6 +352,8 @@ class Knowledge:
                            if len(values) == 1 else f"git says one of {sorted(values)} {claim.role.replace('_', ' ')}")
         if kind == "ref":
             return self._ref(claim, item, item_refs)
+        if kind == "author":
+            return self._author(claim, item, item_refs)
         if kind == "percent":
             added, deleted = self.lines
             candidates = []
@@ -300,6 +368,26 @@ class Knowledge:
             return Verdict(claim, "unsupported", f"git says {added} lines added and {deleted} deleted")
         return Verdict(claim, "not_checkable", claim.why or kind)
 
+    def _author(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+        """A user credited for an item made (or landed) the commits the item names as its own: those
+        whose subject names one of its numbers, or the commit it restates. A handle is unsupported
+        only when git ties it to another commit of the range and not to these; a handle git ties to
+        no commit (most people's handles are not in their names or emails) is not checkable."""
+        made = [c for c in self.carriers if item_refs & c.named]
+        own = self.own_commit(words(item))
+        if own is not None and self._restates(words(item), own.words):
+            made.append(own)
+        if not made:
+            return Verdict(claim, "not_checkable", "author of no commit the item names")
+        if any(same_person(claim.value, c.people) for c in made):
+            return Verdict(claim, "supported")
+        if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
+            # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
+            return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
+        if not any(same_person(claim.value, c.people) for c in self.carriers):
+            return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
+        return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
+
     def _hash(self, claim: Meaning) -> Verdict:
         token = claim.value
         if any(h.startswith(token) for h in self.hashes) or any(s.lower().startswith(token) or token.startswith(
@@ -310,6 +398,17 @@ class Knowledge:
 
     def _version(self, claim: Meaning) -> Verdict:
         v = version_of(claim.value)
+        day = _DOTTED_DAY.fullmatch(claim.value)
+        if day and v not in self.all_versions:
+            # `2025.04.03` in `## [7.37.5] - 2025.04.03` is a date written with dots, unless a tag
+            # names it (calendar versions): checked as the date it is.
+            iso = f"{day.group(1)}-{day.group(2)}-{day.group(3)}"
+            try:
+                date.fromisoformat(iso)
+            except ValueError:
+                pass
+            else:
+                return self._date(replace(claim, kind="date", value=iso))
         if v is None:
             return Verdict(claim, "not_checkable", "version git cannot read")
         if claim.role in ("release", "range"):
@@ -345,18 +444,17 @@ class Knowledge:
         carriers = self.by_ref.get(n, [])
         item_words = words(item)
         own = self.own_commit(item_words)
-        # An issue may be fixed by a pull request of another number: only a pull request reference
-        # (or a bare `#N`) is contradicted by the number the item's own commit carries.
-        # The item's own commit contradicts `#N` when its subject names a number the item does not
-        # (an item may name an older pull request beside its own, which is no contradiction; the
-        # issues a body closes do not say which pull request the commit was).
-        if claim.role != "issue" and own is not None and n not in own.refs and not own.backport \
-                and own.named - item_refs and self._restates(item_words, own.words):
-            if not any(similarity(item_words, c.words) >= RELATED for c in carriers):
-                says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
-                return Verdict(claim, "unsupported", f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})")
-        if claim.role == "issue" and (wrong := self._wrong_issue(n, own, item_words, item_refs, carriers)):
-            return Verdict(claim, "unsupported", wrong)
+        # Only the commit the item clearly restates can contradict a number it does not carry, and
+        # only when no commit related to the item carries the number (an item may name an older
+        # pull request, or an issue, beside its own). An issue may be fixed by a pull request of
+        # another number: the kinds of link differ in what contradicts them (`_wrong_issue`,
+        # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
+        if own is not None and n not in own.refs and not own.backport and self._restates(item_words, own.words) \
+                and not any(similarity(item_words, c.words) >= RELATED for c in carriers):
+            wrong = self._substituted(own, item_refs) or (self._wrong_issue(n, own, item_refs) if claim.role == "issue"
+                                                            else self._wrong_pr(claim.role, n, own, item_refs))
+            if wrong:
+                return Verdict(claim, "unsupported", wrong)
         if carriers:
             return Verdict(claim, "supported")
         if own is not None and own.backport:

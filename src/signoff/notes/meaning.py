@@ -10,6 +10,7 @@ Each claim has a kind, and the kind decides how it is checked (`knowledge.py`):
              (Sphinx and MyST), `GH-N`, `PR #N`; `role` is `pr`, `issue` or `any`
 - `hash`     a commit hash: 7-40 hex characters with a digit and a letter, or a `/commit/` link
 - `percent`  a percentage of lines (`35% more lines`)
+- `author`   a user credited for a change: `by @alice`, `thanks @bob`, `(#12 @carol)`; `value` is the handle
 
 and claims git cannot check (`checkable` False, `why` says which kind): dependency and standard
 versions (`ItsDangerous >= 2.2`, `Python 3.8`, `PEP 681`, `metadata version 2.3`), external ticket
@@ -39,6 +40,10 @@ _ROLE = re.compile(r"[:{](pr|pull|issue|issues|bug|gh|ghissue|ghpull|commit|user
 # Code spans; a reStructuredText hyperlink reference (`0.7.3`_, `#1184 <url>`_) is text, not code.
 _CODE = re.compile(r"``[^`]*``|`[^`]*`(?!_)")
 _MENTION = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
+_CREDIT_BEFORE = re.compile(r"(?:\bby|\bthanks(?:\s+to)?|\bthank\s+you|\bfrom|\bcredits?\s+to|\band|[(\[\],&])"
+                            r"[\s`\[]*$", re.IGNORECASE)
+_CREDIT_AFTER = re.compile(r"[`_\]]*\s*(?:\([^)]*\)\s*)?[)\]]|"
+                           r"[`_\]]*\s+made\s+(?:their|his|her)\s+first\s+contribution")
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)")
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{4})/(\d{2})/(\d{2})(?![\d/])")
 _DMY = re.compile(r"(?<![\w])" + _DAY + r"\s+(?:of\s+)?(" + _MONTH + r"),?\s+(\d{4})(?!\d)", re.IGNORECASE)
@@ -87,7 +92,7 @@ _LINES_CONTEXT = re.compile(r"\blines?\b|\bcode\b|\binsertions?\b|\bdeletions?\b
 
 @dataclass(frozen=True)
 class Meaning:
-    kind: str  # version | date | count | ref | hash | percent | other
+    kind: str  # version | date | count | ref | hash | percent | author | other
     token: str
     position: int
     value: str = ""  # version text, ISO date (YYYY-MM-DD or YYYY-MM), ref number, hash, count value
@@ -177,9 +182,15 @@ def read_claims(text: str, release: bool = False) -> list[Meaning]:
         elif role == "commit":
             out.append(Meaning("hash", value, m.start(), value.strip().lower()))
         work = _mask(work, m.start(), m.end())
-    for rx in (_CODE, _MENTION):
-        for m in list(rx.finditer(work)):
-            work = _mask(work, m.start(), m.end())
+    for m in list(_CODE.finditer(work)):
+        work = _mask(work, m.start(), m.end())
+    for m in list(_MENTION.finditer(work)):
+        # A user mention in a credit ("by @alice", "thanks @bob", "(#12 @carol)") says who made the
+        # change; any other (`@property` in prose) is not a claim.
+        if _CREDIT_BEFORE.search(work, 0, m.start()) or _CREDIT_AFTER.match(work, m.end()):
+            token = m.group(0).rstrip(".")  # a sentence's full stop is not part of the handle
+            out.append(Meaning("author", token, m.start(), token[1:].lower().removesuffix("[bot]")))
+        work = _mask(work, m.start(), m.end())
     for rx, parts in ((_ISO_DATE, "ymd"), (_SLASH_DATE, "ymd"), (_DMY, "dmy"), (_MDY, "mdy"), (_MY, "my")):
         for m in list(rx.finditer(work)):
             g = m.groups()

@@ -104,3 +104,32 @@ def test_the_map_is_read_from_the_notes_section_and_a_malformed_one_is_refused()
         with pytest.raises(UsageError) as refused:
             configured_groups(settings(bad))
         assert refused.value.fix and "[notes.groups]" in refused.value.fix
+
+
+def test_gitmoji_subjects_are_read_as_the_kinds_they_stand_for() -> None:
+    # fastapi/sqlmodel 0.0.39: every subject starts with a gitmoji; CI, bumps and refactors stay out
+    commits = [_commit(1, "✨ Add SQLModel Agent Library Skill (#2017)"),
+               _commit(2, "🐛 Fix type of `__sqlmodel_relationships__` (#1996)"),
+               _commit(3, "📝 Update admonitions, simplify and use defaults (#1915)", ("docs",)),
+               _commit(4, "👷 Automate release preparation (#1988)", ("ci",)),
+               _commit(5, "⬆️ Bump Pydantic to 2.13.4 (#1985)"),
+               _commit(6, "♻️ Migrate docs to Zensical (#1913)"),
+               _commit(7, "💥 Drop support for Python 3.8 (#1999)"),
+               _commit(8, ":bug: Fix a crash on empty input (#2001)")]
+    for c in commits:
+        c["pr"] = c["subject"].rsplit("#", 1)[1].rstrip(")")
+    lines = [(line.group, line.text) for line in changelog_lines(commits)]
+    assert lines == [(BREAKING, "Drop support for Python 3.8 (#1999)."),
+                     (FEATURES, "Add SQLModel Agent Library Skill (#2017)."),
+                     (FIXES, "Fix type of `__sqlmodel_relationships__` (#1996)."),
+                     (FIXES, "Fix a crash on empty input (#2001)."),
+                     ("Documentation", "Update admonitions, simplify and use defaults (#1915).")]
+
+
+def test_a_conventional_docs_commit_about_the_changelog_is_housekeeping() -> None:
+    # uuidjs/uuid 12.0.0: "docs: fix CHANGELOG links. fixes #871 (#896)"
+    commits = [_commit(1, "docs: fix CHANGELOG links. fixes #871", ("docs",)),
+               _commit(2, "docs: add motivation for dropping CJS support", ("docs",)),
+               _commit(3, "fix: restore node: prefix")]
+    assert [line.text for line in changelog_lines(commits)] == ["Restore node: prefix.",
+                                                                 "Add motivation for dropping CJS support."]

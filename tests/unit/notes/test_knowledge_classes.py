@@ -1,0 +1,70 @@
+"""Claims the grader checks against commits in hand (no git): the classes found on the sets of
+2026-12-06 (an issue number substituted beside the right pull request number, a `Fixes #N` commit
+cited as a lower number, dates written with dots, credited users)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signoff.notes.knowledge import Knowledge
+from signoff.notes.meaning import read_claims
+
+
+def _commit(n: int, subject: str, body: str = "", author: tuple[str, str] = ("Ann Lee", "ann@example.org"),
+            committer: tuple[str, str] = ("GitHub", "noreply@github.com")) -> dict[str, Any]:
+    return {"hash": f"{n:040x}".replace("0", "a", 1), "parents": ["b" * 40],
+            "author": {"name": author[0], "email": author[1], "date": "2025-04-01T10:00:00+00:00"},
+            "committer": {"name": committer[0], "email": committer[1], "date": "2025-04-01T10:00:00+00:00"},
+            "subject": subject, "body": body, "files": [{"path": "src/a.py", "added": 1, "deleted": 0,
+                                                         "binary": False}]}
+
+
+def _verdicts(k: Knowledge, item: str, heading: bool = False) -> dict[str, str]:
+    claims = read_claims(item, release=heading)
+    refs = {c.value for c in claims if c.kind == "ref"}
+    return {c.token: k.check(c, item, refs).status for c in claims}
+
+
+TAG = [{"name": "v7.37.5", "commit": "c" * 40, "date": "2025-04-03T12:00:00+00:00"}]
+
+
+def test_an_issue_number_substituted_beside_the_right_pull_request_number_is_flagged() -> None:
+    # axios 1.7.9: `Revert "fix(types): ... (#6218)" (#6729)` with #6218 written as #6219
+    k = Knowledge("v1..v2", None, [], [_commit(1, 'Revert "fix(types): export CJS types from ESM (#6218)" (#6729)')])
+    true = ('Revert "fix(types): export CJS types from ESM ([#6218](https://github.com/o/r/issues/6218))" '
+            '([#6729](https://github.com/o/r/issues/6729))')
+    assert set(_verdicts(k, true).values()) == {"supported"}
+    wrong = _verdicts(k, true.replace("6218", "6219"))
+    assert wrong["/issues/6219"] == "unsupported" and wrong["#6219"] == "unsupported"
+
+
+def test_a_number_below_the_issue_the_commit_fixes_is_neither_that_issue_nor_its_pull_request() -> None:
+    subject = "[Fix] `no-unknown-property`: allow shadow root attrs on `<template>`"
+    k = Knowledge("v1..v2", None, [], [_commit(1, subject, "Fixes #3912")])
+    item = "[`no-unknown-property`]: allow shadow root attrs on `<template>` ([#{}][] @ann)"
+    assert _verdicts(k, item.format(3912))["#3912"] == "supported"
+    assert _verdicts(k, item.format(3911))["#3911"] == "unsupported"
+    # a higher number may be the pull request that fixed #3912, whose number a rebase merge lost
+    assert _verdicts(k, item.format(3913))["#3913"] != "unsupported"
+
+
+def test_a_date_written_with_dots_is_a_date() -> None:
+    k = Knowledge("v7.37.4..v7.37.5", "c" * 40, TAG, [_commit(1, "Update CHANGELOG and bump version")])
+    assert _verdicts(k, "[7.37.5] - 2025.04.03", heading=True) == {"7.37.5": "supported", "2025.04.03": "supported"}
+    assert _verdicts(k, "[7.37.5] - 2025.04.09", heading=True)["2025.04.09"] == "unsupported"
+
+
+def test_a_credited_user_is_checked_against_who_made_the_change() -> None:
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Fix the parser on empty input (#12)", author=("Sebastián Ramírez", "tiangolo@gmail.com")),
+        _commit(2, "Add a flag to the CLI (#13)", author=("Sofie V", "123+svlandeg@users.noreply.github.com")),
+        _commit(3, "Update the docs (#14)", author=("Copilot", "198982749+Copilot@users.noreply.github.com"))])
+    assert _verdicts(k, "Fix the parser on empty input. PR #12 by @tiangolo.")["@tiangolo"] == "supported"
+    assert _verdicts(k, "Add a flag to the CLI. PR #13 by @svlandeg.")["@svlandeg"] == "supported"
+    # credited to someone git ties to another change of the range
+    assert _verdicts(k, "Fix the parser on empty input. PR #12 by @svlandeg.")["@svlandeg"] == "unsupported"
+    # a handle git ties to nobody, and a change an agent wrote for the person credited: not checkable
+    assert _verdicts(k, "Fix the parser on empty input. PR #12 by @someone-else.")["@someone-else"] == "not_checkable"
+    assert _verdicts(k, "Update the docs. PR #14 by @tiangolo with @Copilot.")["@tiangolo"] == "not_checkable"
+    # a decorator in prose is not a credit
+    assert [c.kind for c in read_claims("The @property getter now caches.")] == []
