@@ -101,6 +101,11 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         if not out["name"] and isinstance(poetry, dict) and poetry.get("name"):
             out.update(name=str(poetry["name"]), where="pyproject.toml [tool.poetry]", **_poetry(poetry))
             return out
+        flit = ((document.get("tool") or {}).get("flit") or {}).get("metadata") or {}
+        if not out["name"] and isinstance(flit, dict) and (flit.get("dist-name") or flit.get("module")):
+            out.update(name=str(flit.get("dist-name") or flit["module"]), where="pyproject.toml [tool.flit.metadata]",
+                       **_flit(flit))
+            return out
     data = _read(repo, base, "setup.cfg")
     if data is not None:
         cp = configparser.ConfigParser(interpolation=None)
@@ -171,6 +176,15 @@ def _poetry(poetry: dict[str, Any]) -> dict[str, Any]:
     for extra, names in (poetry.get("extras") or {}).items():
         extras[str(extra)] = [line for n in names if n in main and (line := poetry_spec(n, main[n]))]
     return {"dependencies": deps, "extras": extras}
+
+
+def _flit(flit: dict[str, Any]) -> dict[str, Any]:
+    """Dependencies and extras of a flit project before PEP 621 (fastapi, typer in 2019-2021):
+    `requires`, `requires-extra` and the older `dev-requires` (the extra `dev`)."""
+    extras = {str(k): [str(d) for d in v] for k, v in (flit.get("requires-extra") or {}).items() if isinstance(v, list)}
+    if isinstance(flit.get("dev-requires"), list):
+        extras.setdefault("dev", [str(d) for d in flit["dev-requires"]])
+    return {"dependencies": [str(d) for d in flit.get("requires") or []], "extras": extras}
 
 
 def _dependency_groups(table: Any) -> dict[str, list[str]]:
@@ -430,8 +444,9 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
                 raw.append(line)
     if project_deps or wanted_extras:
         if not meta.get("where"):
-            raise UsageError("the base revision declares no dependencies (no pyproject.toml [project], setup.cfg "
-                             "or literal setup.py)", "pass --requirements FILE instead")
+            raise UsageError("the base revision declares no dependencies (no pyproject.toml [project], "
+                             "[tool.poetry] or [tool.flit.metadata], setup.cfg or literal setup.py)",
+                             "pass --requirements FILE instead")
         declared = _declared(meta, list(dict.fromkeys(wanted_extras)))
         label = meta["where"] + (f" [{','.join(dict.fromkeys(wanted_extras))}]" if wanted_extras else "")
         result.sources.append(f"{label} (base revision)")

@@ -41,7 +41,7 @@ REASONS = {
     "flaky": "repeated executions disagreed",
     "missing_test": "a test is missing from the report",
     "base_not_reproduced": "the expected test did not show the defect on the base revision (no assertion failed, "
-                           "and the code under test raised nothing)",
+                           "the code under test raised nothing, and it lacks nothing the test uses)",
     "test_error": "a test errored (setup, import or collection), which is not a pass",
     "test_skipped": "a test was skipped, which is not a pass",
     # REJECTED
@@ -215,13 +215,17 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     """Whether a selected case failed (in its call, not its setup) by an exception the code under
     test raised, as the guard's authenticated record of the run says (`origin` is where the deepest
     frame outside pytest and the standard library was). IndexError in thefuck's rule, TypeError in
-    luigi's parameter parsing: the defect, shown as a crash instead of a wrong value. Runs without a
+    luigi's parameter parsing: the defect, shown as a crash instead of a wrong value. So is a test
+    that ran into what the revision's code lacks (`lacks`: a name its module or class does not have,
+    a keyword its function does not take, as the fix adds them: cookiecutter's
+    `exceptions.FailedHookException`), which plain pytest counts as a failure too. Runs without a
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
         seen = observed.get(c.id)
-        if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and \
-                seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS:
+        if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and (
+                (seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS)
+                or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])):
             return True
     return False
 

@@ -35,7 +35,7 @@ from signoff.kernel.settings import Settings
 from signoff.repair import guard, lockfile, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
-from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id, collection_cause
+from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
 from signoff.repair.runners import RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
 from signoff.repair.signals import scan as scan_signals
 from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, reason, summarize
@@ -261,6 +261,13 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         if cases is not None and not findings:
             findings = guard.static_findings(harness, tests, cases, guard.harness_skips(harness), config)
         facts = {"plan": plan.as_json(), "findings": findings, "observed": observed}
+        lacking = _lacking_at_collection(tests, cases, observed, findings)
+        if lacking:
+            # A test file that imports what the revision's code lacks (the fix's new name, on base):
+            # its requested tests failed at the checkout's API, as plain pytest counts them too.
+            assert cases is not None
+            facts["observed"] = {**observed, **{c.id: seen for c, seen in lacking}}
+            return _complete(execution, [*cases, *(c for c, _s in lacking)], record, digest, facts)
         broken = _collection_errors(tests, cases, observed, findings, plan)
         if broken:
             return Run("collection_error", broken, cases or [], execution.exit_code, record, digest, facts)
@@ -340,6 +347,35 @@ def _collection_errors(tests: list[str], cases: list[Any] | None, observed: dict
     if not broken:
         return ""
     return "; ".join(f"{c.id}: {c.message}" for c in broken[:3])
+
+
+def _lacking_at_collection(tests: list[str], cases: list[Any] | None, observed: dict[str, Any],
+                           findings: list[str]) -> list[tuple[Case, dict[str, Any]]]:
+    """When every requested test whose file (or class) could not be collected was stopped by the
+    checkout's missing API (the guard's record names it, `lacks`, raised from the harness's own
+    import), each such test as failed there, with what the guard saw; [] otherwise (a collection
+    error of any other cause stays `collection_error`)."""
+    if cases is None or not _only_missing_canaries(findings):
+        return []
+    broken = {c.id for c in cases if c.outcome == "error"}
+    out: list[tuple[Case, dict[str, Any]]] = []
+    for test in tests:
+        holders = [k for k in broken if test == k or test.startswith(k.rstrip("/") + ("::" if k.endswith(".py") or
+                                                                                    "::" in k else "/"))]
+        if not holders:
+            continue
+        seen = observed.get(holders[0])
+        if not isinstance(seen, dict) or seen.get("outcome") != "error":
+            return []
+        lacks = seen.get("lacks")
+        if not isinstance(lacks, str) or not lacks:
+            return []
+        message = f"{holders[0]} could not be imported: the revision lacks {lacks}"
+        exception = str(seen.get("exception") or "ImportError")
+        out.append((Case(test, "failed", False, exception, message[:500]),
+                    {"outcome": "failed", "assertion": False, "exception": exception, "origin": "harness",
+                     "lacks": lacks, "message": message[:500], "collected": False}))
+    return out
 
 
 def _complete(execution: Any, cases: list[Any], record: dict[str, Any], digest: str,

@@ -195,17 +195,23 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     authenticated record says where it was raised; the report alone never does."""
     crash = Case(EXPECT, "failed", False, "IndexError", "IndexError: list index out of range")
 
-    def guarded(origin: str | None, exception: str = "IndexError") -> Run:
+    def guarded(origin: str | None, exception: str = "IndexError", lacks: str | None = None) -> Run:
         r = run(crash)
         r.guard = {"observed": {EXPECT: {"outcome": "failed", "assertion": False, "exception": exception,
-                                         "origin": origin}}}
+                                         "origin": origin, "lacks": lacks}}}
         return r
 
     assert decide([guarded("checkout")], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
     assert decide([guarded("checkout")], [run(fails())], GOOD_REGR)[0] == REJECTED
-    # Raised by the test itself (a name the fix adds), by no code we know, with no guard record, or an
-    # environment problem raised from the checkout: not shown, as before.
-    for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError")):
+    # The test ran into what the base's code lacks (a name or keyword the fix adds), as the guard named
+    # it: shown, as plain pytest counts it (cookiecutter's exceptions.FailedHookException).
+    lacking = guarded("harness", "AttributeError", "cookiecutter.exceptions.FailedHookException")
+    assert decide([lacking], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    assert decide([lacking], [run(fails())], GOOD_REGR)[0] == REJECTED
+    # Raised by the test itself with nothing of the checkout named, by no code we know, with no guard
+    # record, or an environment problem raised from the checkout: not shown.
+    for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError"),
+                 guarded("unknown", "AttributeError", "x.y"), guarded("harness", "AttributeError", "")):
         assert decide([base], [run(case(EXPECT))], GOOD_REGR) == (INCONCLUSIVE, ["base_not_reproduced"])
     # A setup error is never the defect, wherever it came from.
     setup = run(Case(EXPECT, "error", False, "IndexError", "x"))
