@@ -93,7 +93,10 @@ _REMOVED_STDLIB = {"imp", "distutils", "asynchat", "asyncore", "smtpd", "cgi", "
 
 def collection_fix(detail: str) -> str:
     """What to do about a collection error, from what it says: a module to install, a pytest or a
-    Python the tests were not written for; the general advice otherwise."""
+    Python the tests were not written for, the project's root as the working folder (scrapy's conftest
+    reads `tests/py3-ignores.txt`); the general advice otherwise."""
+    if _PROJECT_FILES.search(detail):
+        return WORKDIR_FIX
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]
@@ -114,6 +117,18 @@ def collection_fix(detail: str) -> str:
 # the read-only checkout or harness).
 _PROJECT_FILES = re.compile(r"No such file or directory: '(/work/|[^/'])|"
                             r"Read-only file system: '(/src/|/harness/|[^/'])")
+def project_files_line(run: Run) -> str:
+    """The first line of a run (why it stopped, or a test's failure) saying that a test read or wrote
+    a file relative to the project's root, "" when none does."""
+    for text in (run.detail, *(c.message for c in run.cases if c.outcome in ("failed", "error"))):
+        found = _PROJECT_FILES.search(text or "")
+        if found:
+            start = (text or "").rfind("\n", 0, found.start()) + 1
+            end = (text or "").find("\n", found.end())
+            return (text or "")[start:end if end >= 0 else None].strip()
+    return ""
+
+
 WORKDIR_FIX = ("the test opens or writes files relative to the project's root, as its maintainers run it: pass "
                "--workdir project (each run starts in a writable copy of the checkout with the harness over it)")
 

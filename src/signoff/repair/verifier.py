@@ -38,7 +38,7 @@ from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
 from signoff.repair.runners import RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
 from signoff.repair.signals import scan as scan_signals
-from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, reason, summarize
+from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, project_files_line, reason, summarize
 
 STAGES = ("base", "candidate", "regression")
 MAX_REPEAT = 20
@@ -79,7 +79,10 @@ class VerifyRequest:
     lock: str | None = None  # the project's lock file (base revision): every package it names at its version
     python: str | None = None  # the interpreter by version, e.g. "3.11" (default: this machine's python3)
     allow_source_builds: bool = False  # install sdists too (their build code runs on this machine)
-    workdir: str = "empty"  # or "project": the run starts in a writable copy of the checkout and the harness
+    # "auto": empty, then the whole run again as "project" when the tests read or write files
+    # relative to the project's root; "empty"; or "project": the run starts in a writable copy of
+    # the checkout and the harness
+    workdir: str = "auto"
     runner: str = "pytest"
     repeat: int = 1
     timeout: float = 120.0
@@ -183,7 +186,7 @@ def _validate(req: VerifyRequest) -> None:
                          "pass --workdir project for tests that read or write files relative to the project root")
 
 
-WORKDIRS = ("empty", "project")
+WORKDIRS = ("auto", "empty", "project")
 # Maintainers run pytest from the project's root, and many tests open `tests/data/x.json` relative
 # to it, or write beside their data. `project` starts each run in a writable copy of the checkout
 # with the harness laid over it at its places (inside the sandbox's tmpfs, so nothing leaves it); the
@@ -504,7 +507,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
                      "requirements": req.requirements, "approved_digest": req.approved_digest,
                      "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
-                     "lock": req.lock, "workdir": req.workdir,
+                     "lock": req.lock, "workdir": executed.workdir,
                      "python": req.python, "allow_source_builds": req.allow_source_builds},
         "notes": executed.notes,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
@@ -558,6 +561,7 @@ class Executed:
     environment: dict[str, Any]
     isolation: dict[str, Any]
     notes: list[str]
+    workdir: str  # the one the runs used ("auto" resolved)
 
 
 def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: Any, runner: Runner,
@@ -569,6 +573,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
 
     base, cand = m.base, m.candidate
     preflight, runs = m.preflight, m.runs
+    workdir = "empty" if req.workdir == "auto" else req.workdir
     violated = not m.descends or bool(m.outside)
     # What the test environment gets, from the base revision's declarations (bad usage stops here,
     # before anything is exported or installed).
@@ -670,7 +675,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         # The identity records the command without this run's canary, so that the
                         # fingerprint stays the same for the same inputs.
                         for stage in group:
-                            commands[stage] = _in_workdir(req.workdir, runner.command(
+                            commands[stage] = _in_workdir(workdir, runner.command(
                                 tests, frozen.files, python, pythonpath)[0])
                         mounts = [sandbox.Mount(trees[stage_rev[group[0]]], SRC_MOUNT),
                                   sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
@@ -679,7 +684,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             # Fresh canaries and a fresh key for every execution, written before any runs.
                             plan = runner.plan(mounted, tests)
                             argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
-                            argv = _in_workdir(req.workdir, argv)
+                            argv = _in_workdir(workdir, argv)
                             env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
                             jobs.append((group, argv, collect, mounts, env, tests, plan))
                     return jobs
@@ -706,18 +711,32 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             progress("executions", done=done + len(out), total=total)
                     return out
 
-                jobs = jobs_for(execution_groups(m.tests, req.stages))
-                progress("executions", done=0, total=len(jobs))
-                results = execute_all(jobs, 0, len(jobs))
-                # pytest refuses a whole command line when one test id names nothing (usage error, nothing
-                # run): a shared execution would then hide the other stage's tests too, so such stages run
-                # apart, exactly as they would alone.
-                refused = {stage for group, run in results if len(group) > 1 and runner.kind == "pytest" and
-                           run.exit_code == guard.PYTEST_USAGE_ERROR and not run.cases for stage in group}
-                if refused:
-                    results = [(g, r) for g, r in results if not set(g) & refused]
-                    again = jobs_for([((s,), m.tests[s]) for s in STAGES if s in refused])
-                    results += execute_all(again, len(jobs), len(jobs) + len(again))
+                def run_all(done: int) -> list[tuple[tuple[str, ...], Run]]:
+                    jobs = jobs_for(execution_groups(m.tests, req.stages))
+                    progress("executions", done=done, total=done + len(jobs))
+                    results = execute_all(jobs, done, done + len(jobs))
+                    # pytest refuses a whole command line when one test id names nothing (usage error,
+                    # nothing run): a shared execution would then hide the other stage's tests too, so
+                    # such stages run apart, exactly as they would alone.
+                    refused = {stage for group, run in results if len(group) > 1 and runner.kind == "pytest" and
+                               run.exit_code == guard.PYTEST_USAGE_ERROR and not run.cases for stage in group}
+                    if refused:
+                        results = [(g, r) for g, r in results if not set(g) & refused]
+                        again = jobs_for([((s,), m.tests[s]) for s in STAGES if s in refused])
+                        results += execute_all(again, done + len(jobs), done + len(jobs) + len(again))
+                    return results
+
+                results = run_all(0)
+                asked = next((line for _g, run in results if (line := project_files_line(run))), None)
+                if req.workdir == "auto" and asked:
+                    # Maintainers run pytest from the project's root and these tests read or write
+                    # files relative to it (scrapy's conftest, cookiecutter's data): every stage runs
+                    # again from a writable copy of the checkout, as `--workdir project` would.
+                    workdir = "project"
+                    notes.append(f"the tests read or write files relative to the project's root ({asked[:200]}): "
+                                 "every execution ran again from a writable copy of the checkout (--workdir "
+                                 "project; --workdir empty keeps the first runs)")
+                    results = run_all(len(results))
                 for group, run in results:
                     for stage in group:
                         runs[stage].append(run)
@@ -730,7 +749,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     isolation = isolation_profile(profiles[0])
     finally:
         _rmtree(workspace)
-    return Executed(commands, environment, isolation, notes)
+    return Executed(commands, environment, isolation, notes, workdir)
 
 
 def _bundle(req: VerifyRequest, progress: Progress, repo: Path, base: str, cand: str) -> dict[str, Any]:

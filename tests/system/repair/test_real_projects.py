@@ -364,17 +364,25 @@ CWD_TEST = ("import json, os\nimport pricing\n\n\ndef test_coupon_once():\n"
 
 def test_a_test_run_from_the_project_root_gets_a_writable_copy_of_it(settings: Settings, tmp_path: Path) -> None:
     """Maintainers run pytest from the project's root and its tests open `tests/cases/x.json` from
-    there (cookiecutter): by default that is named with the option that fixes it; with
-    `workdir="project"` the run starts in a writable copy of the checkout with the harness over it."""
+    there (cookiecutter, scrapy's conftest): by default every run starts again from a writable copy of
+    the checkout with the harness over it, as with `workdir="project"`; `workdir="empty"` names that
+    option as the fix instead."""
     repo, base, fix = _project(tmp_path / "repo", **{"tests/cases/once.json": '{"cents": 10000, "percent": 10, '
                                                                                '"want": 9000}\n'})
     (repo / "tests").mkdir(exist_ok=True)
     (repo / "tests" / "test_cwd.py").write_text(CWD_TEST)
     harness = repo / "tests" / "test_cwd.py"
     plain = verify(_request(repo, base, fix, harness, expect="test_cwd.py::test_coupon_once", regression=[],
-                            write_evidence=False), settings)
+                            workdir="empty", write_evidence=False), settings)
     assert plain.verdict == "INCONCLUSIVE" and plain.reasons[0]["code"] == "base_not_reproduced", plain.reasons
     assert "--workdir project" in plain.reasons[0]["fix"], plain.reasons
+    # By default the whole run starts again from a copy of the project, once the tests show they need it.
+    auto = verify(_request(repo, base, fix, harness, expect="test_cwd.py::test_coupon_once", regression=[],
+                           write_evidence=False), settings)
+    assert auto.verdict == "VERIFIED", auto.reasons
+    assert auto.predicate["settings"]["workdir"] == "project"
+    assert any("relative to the project's root (" in n and "tests/cases/once.json" in n
+               for n in auto.predicate["notes"]), auto.predicate["notes"]
     r = verify(_request(repo, base, fix, harness, expect="test_cwd.py::test_coupon_once", regression=[],
                         workdir="project"), settings)
     assert r.verdict == "VERIFIED", r.reasons

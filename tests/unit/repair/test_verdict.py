@@ -225,3 +225,18 @@ def test_a_run_stopped_by_a_plugin_importing_the_project_says_so() -> None:
     fix = reason("no_report", "base: exit 1, no JUnit report; ModuleNotFoundError: No module named 'sanic'")["fix"]
     assert "`sanic`" in fix and "leave that plugin out" in fix
     assert reason("no_report", "base: exit 1, no JUnit report; killed")["fix"].startswith("the runner's output")
+
+
+def test_a_run_that_reads_files_relative_to_the_project_root_says_so() -> None:
+    """scrapy's conftest opens `tests/py3-ignores.txt` from where pytest starts: the line that says so
+    (the verifier runs again from a copy of the project), and the fix where that was not chosen."""
+    from signoff.repair.verdict import project_files_line
+
+    stopped = run(status="collection_error", detail="pytest could not start: FileNotFoundError: [Errno 2] No such "
+                                                    "file or directory: 'tests/py3-ignores.txt'")
+    assert project_files_line(stopped).endswith("'tests/py3-ignores.txt'")
+    assert "--workdir project" in reason("collection_error", stopped.detail)["fix"]
+    failed = run(case(EXPECT, "failed", False, "line 1\nOSError: [Errno 30] Read-only file system: 'out.txt'\nx"))
+    assert project_files_line(failed) == "OSError: [Errno 30] Read-only file system: 'out.txt'"
+    assert project_files_line(run(fails())) == ""
+    assert project_files_line(run(case(EXPECT, "failed", False, "No such file or directory: '/etc/x'"))) == ""
