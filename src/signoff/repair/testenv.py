@@ -488,6 +488,28 @@ def checkout_modules(tree: Path, pythonpath: list[str]) -> dict[str, str]:
     return found
 
 
+def unbuilt_module(detail: str, tree: Path, pythonpath: list[str]) -> str:
+    """One line naming what the checkout itself lacks when `detail` says `No module named 'pkg.x'` and
+    `pkg` is the checkout's own package: a compiled extension committed as source only (pandas'
+    `.pyx`), or a module generated at build or install time (a version file setuptools_scm writes);
+    "" otherwise (a dependency that is not installed is another matter)."""
+    m = re.search(r"No module named '([\w.]+)'", detail)
+    if not m or "." not in m.group(1):
+        return ""
+    name = m.group(1)
+    where = checkout_modules(tree, pythonpath).get(name.split(".", 1)[0])
+    if where is None:
+        return ""
+    stem = tree / where / Path(*name.split(".")[1:])
+    sources = [str(p.relative_to(tree)) for ext in (".pyx", ".c", ".cpp", ".pxd")
+               if (p := stem.with_suffix(ext)).is_file()]
+    if sources:
+        return (f"`{name}` is the checkout's own compiled extension: {sources[0]} is committed, the built module "
+                "is not")
+    return (f"`{name}` is the checkout's own module and is not committed (generated when the project is built "
+            "or installed: a compiled extension, or a version file setuptools_scm writes)")
+
+
 def _module_name(p: Path, package_marker: bool) -> str | None:
     if p.name.startswith((".", "__")):
         return None

@@ -97,6 +97,10 @@ def collection_fix(detail: str) -> str:
     reads `tests/py3-ignores.txt`); the general advice otherwise."""
     if _PROJECT_FILES.search(detail):
         return WORKDIR_FIX
+    if "is the checkout's own compiled extension" in detail or "is the checkout's own module and is not" in detail:
+        return ("signoff runs the committed source as it is and builds nothing: a project whose compiled "
+                "extensions or generated modules must exist first cannot be verified this way (a person must "
+                "build and test it)")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]

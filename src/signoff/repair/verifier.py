@@ -738,6 +738,10 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                  "project; --workdir empty keeps the first runs)")
                     results = run_all(len(results))
                 for group, run in results:
+                    unbuilt = testenv.unbuilt_module(run.detail, trees[stage_rev[group[0]]], pythonpath) \
+                        if run.status == "collection_error" else ""
+                    if unbuilt:
+                        run.detail = f"{run.detail} ({unbuilt})"
                     for stage in group:
                         runs[stage].append(run)
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]

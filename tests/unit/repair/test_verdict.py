@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from signoff.repair.junit import Case
@@ -240,3 +242,21 @@ def test_a_run_that_reads_files_relative_to_the_project_root_says_so() -> None:
     assert project_files_line(failed) == "OSError: [Errno 30] Read-only file system: 'out.txt'"
     assert project_files_line(run(fails())) == ""
     assert project_files_line(run(case(EXPECT, "failed", False, "No such file or directory: '/etc/x'"))) == ""
+
+
+def test_a_module_the_checkout_does_not_commit_is_named_as_such(tmp_path: Path) -> None:
+    """pandas' `_libs` are Cython committed as source; a setuptools_scm project's `_version.py` is
+    written at install: `No module named 'pkg._x'` is then the checkout's own gap, not a dependency
+    to install, and the fix says signoff builds nothing."""
+    from signoff.repair.testenv import unbuilt_module
+
+    (tmp_path / "pkg" / "_libs").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "_libs" / "tslib.pyx").write_text("")
+    compiled = unbuilt_module("pytest could not start: No module named 'pkg._libs.tslib'", tmp_path, [])
+    assert compiled.startswith("`pkg._libs.tslib` is the checkout's own compiled extension: pkg/_libs/tslib.pyx")
+    generated = unbuilt_module("tests/test_x.py: ModuleNotFoundError: No module named 'pkg._version'", tmp_path, [])
+    assert "not committed" in generated and "setuptools_scm" in generated
+    assert unbuilt_module("No module named 'six.moves'", tmp_path, []) == ""  # a dependency: install it
+    assert unbuilt_module("No module named 'pkg'", tmp_path, []) == ""
+    assert "builds nothing" in reason("collection_error", f"x: No module named 'pkg._version' ({generated})")["fix"]
