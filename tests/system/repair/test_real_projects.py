@@ -446,6 +446,10 @@ def test_a_test_that_runs_into_what_the_base_lacks_shows_the_defect(settings: Se
     r = verify(_request(repo, base, weak, harness, expect="test_module.py::test_up", regression=[],
                         write_evidence=False), settings)
     assert (r.verdict, _codes(r)) == ("REJECTED", ["candidate_failed"]), r.reasons
+    # The oldest pytest the guard supports names it too (its hooks, not pytest 7's names).
+    old = verify(_request(repo, base, fix, harness, expect="test_module.py::test_up", regression=[],
+                          pytest="pytest==6.2.5", write_evidence=False), settings)
+    assert old.verdict == "VERIFIED", old.reasons
     # A dependency the test file imports is the environment's problem, not the defect.
     r = verify(_request(repo, base, fix, harness, expect="test_dependency.py::test_it", regression=[],
                         write_evidence=False), settings)

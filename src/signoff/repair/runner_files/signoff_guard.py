@@ -578,7 +578,8 @@ class Plugin:
     def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
         # Called before pytest_collectreport for a collector that raised: a test file importing a
         # name the checkout does not have (`from pkg.mod import New`, as the fix's test does on base).
-        if isinstance(report, pytest.CollectReport) and report.failed and call.excinfo is not None:
+        # (pytest.CollectReport is a name of pytest 7 and later; a Collector is what collection runs.)
+        if isinstance(node, pytest.Collector) and report.failed and call.excinfo is not None:
             _checked(_observe_collection, report.nodeid or "<session>", call.excinfo.value)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
