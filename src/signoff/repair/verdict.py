@@ -149,6 +149,14 @@ def no_report_fix(detail: str) -> str:
     return FIXES["no_report"]
 
 
+def integrity_fix(detail: str) -> str:
+    """A person must look at signs of tampering; an internal error of pytest says where it came from."""
+    if "pytest stopped with an internal error" in detail:
+        return ("the line names the plugin (or pytest) that failed: install the version the project used "
+                "(--pytest, --requirements); if it names the code under test, a person must look")
+    return FIXES["harness_integrity"]
+
+
 def base_fix(detail: str) -> str:
     """What to do when the base did not show the defect, from how the test ended there."""
     if _PROJECT_FILES.search(detail):
@@ -283,7 +291,8 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
     if not fix and code in ("test_error", "missing_test") and _PROJECT_FILES.search(first):
         fix = WORKDIR_FIX
     if not fix:
-        fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix}.get(
+        fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix,
+               "harness_integrity": integrity_fix}.get(
             code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix

@@ -283,8 +283,11 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
                 return Run("collection_error", f"pytest could not start: {cause}", [], execution.exit_code, record,
                            digest, facts)
         if findings and (cases is not None or execution.exit_code == 0 or observed):
-            return Run("harness_integrity", "; ".join(findings), cases or [], execution.exit_code, record, digest,
-                       facts)
+            internal = internal_error(execution.stdout or "") if _only_missing_canaries(findings, True) else ""
+            # Still no verdict (anything, the candidate too, can stop pytest so), but named for what it is.
+            detail = (f"pytest stopped with an internal error before its canaries ran: {internal}" if internal
+                      else "; ".join(findings))
+            return Run("harness_integrity", detail, cases or [], execution.exit_code, record, digest, facts)
         if cases is not None:
             return _complete(execution, cases, record, digest, facts)
     if cases is None:
@@ -306,6 +309,16 @@ def _pytest_too_old(installed: list[dict[str, Any]]) -> str | None:
             parts = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
             return version if parts and parts < MIN_PYTEST else None
     return None
+
+
+def internal_error(output: str) -> str:
+    """pytest's INTERNALERROR in one line: the exception and the last frame it names ("" if none)."""
+    lines = [ln[len("INTERNALERROR>"):].strip() for ln in output.splitlines() if ln.startswith("INTERNALERROR>")]
+    if not lines:
+        return ""
+    cause = next((ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), lines[-1])
+    where = next((ln for ln in reversed(lines) if ln.startswith("File ")), "")
+    return f"{cause[:300]}" + (f" ({where[:200]})" if where else "")
 
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b.*$")

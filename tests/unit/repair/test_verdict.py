@@ -260,3 +260,20 @@ def test_a_module_the_checkout_does_not_commit_is_named_as_such(tmp_path: Path) 
     assert unbuilt_module("No module named 'six.moves'", tmp_path, []) == ""  # a dependency: install it
     assert unbuilt_module("No module named 'pkg'", tmp_path, []) == ""
     assert "builds nothing" in reason("collection_error", f"x: No module named 'pkg._version' ({generated})")["fix"]
+
+
+def test_an_internal_error_of_pytest_is_named_not_read_as_missing_canaries() -> None:
+    """A plugin (or the guard) that fails inside pytest stops the session before the canaries run:
+    still no verdict, but the line says what failed, where, and what to pin."""
+    from signoff.repair.verifier import internal_error
+
+    out = ("INTERNALERROR> Traceback (most recent call last):\nINTERNALERROR>   File \"/opt/v/site-packages/"
+           "pytest_twisted.py\", line 3, in pytest_configure\nINTERNALERROR> AttributeError: module 'pytest' has "
+           "no attribute 'x'\n1 failed in 1s\n")
+    line = internal_error(out)
+    assert line.startswith("AttributeError: module 'pytest' has no attribute 'x' (File \"/opt/v/site-packages/"
+                           "pytest_twisted.py\", line 3")
+    assert internal_error("1 failed in 1s") == ""
+    fix = reason("harness_integrity", f"base: pytest stopped with an internal error before its canaries ran: {line}")
+    assert "--pytest" in fix["fix"]
+    assert reason("harness_integrity", "base: sys.settrace called from /src/x.py:1")["fix"].startswith("a person")
