@@ -137,11 +137,11 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
                  settings: Settings, work: Path) -> tuple[str, dict[str, int]]:
     """Plain pytest's verdict on the same stages: exports of the revisions with the harness laid
     over them at its place, pytest run directly on the host in the same prepared environment."""
-    plan = testenv.plan(clone, base, requirement_files(VerifyRequest(clone, base, cand, None, "", **options)),
-                        bool(options.get("project_deps")), list(options.get("extras", [])), options.get("pytest"),
-                        options.get("lock"))
-    python = sandbox.find_python(options["python"]) if options.get("python") else None
     try:
+        plan = testenv.plan(clone, base, requirement_files(VerifyRequest(clone, base, cand, None, "", **options)),
+                            bool(options.get("project_deps")), list(options.get("extras", [])),
+                            options.get("pytest"), options.get("lock"))
+        python = sandbox.find_python(options["python"]) if options.get("python") else None
         # The very environment the verifier prepared (same requirement file, same cache key).
         env = sandbox.prepare_python_env(write_requirements(plan, work), env_cache(settings), base_python=python,
                                          allow_builds=bool(options.get("allow_source_builds")))

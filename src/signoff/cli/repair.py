@@ -90,9 +90,11 @@ def verify_cmd(
     allow_source_builds: Annotated[bool, typer.Option("--allow-source-builds", help="Install source distributions "
                                                       "too (their build code runs on this machine); default: wheels "
                                                       "only.")] = False,
-    workdir: Annotated[str, typer.Option("--workdir", help="empty (default), or project: each run starts in a "
-                                         "writable copy of the checkout with the harness laid over it, as "
-                                         "maintainers run tests from the project's root.")] = "empty",
+    workdir: Annotated[str, typer.Option("--workdir", help="auto (default: empty, and every run again as project "
+                                         "when the tests read or write files relative to the project's root), "
+                                         "empty, or project: each run starts in a writable copy of the checkout "
+                                         "with the harness laid over it, as maintainers run tests from the "
+                                         "project's root.")] = "auto",
     runner: Annotated[str, typer.Option("--runner", help='pytest, node, or "CMD {tests} {junit}".')] = "pytest",
     repeat: Annotated[int, typer.Option("--repeat", help="Run each execution N times; disagreement is flaky.")] = 1,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one execution may take.")] = 120.0,

@@ -8,9 +8,11 @@ needs it, so a job delivered again after a crash or a lapsed lease repeats nothi
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from signoff import git
 from signoff.kernel.canonical import canonical_digest
@@ -98,6 +100,7 @@ class RepairJobs:
         approve = decisions.command_for(st, "approve", self.rooms.name)
         doc_id = self.rooms.documents(st.room_id).get(name) or self.rooms.create_document(
             st.room_id, name, self.contract_document(st), "the executable contract of a repair case")
+        self.attach_repository(st)
         card = self._card(st, "contract", f"Approve the repair contract {st.case_id} (harness "
                                           f"{st.harness_digest[:12]}, base {st.base[:12]})", {"approve": "approve"})
         how = f"on the approval card {card}" if card else f"with `{approve}`"
@@ -105,6 +108,29 @@ class RepairJobs:
                               f"(harness {st.harness_digest[:12]}, base {st.base[:12]}, digest "
                               f"{decisions.shown_short(st, 'approve')}). Approve it {how}.", key)
         record(self.ledger, st.case_id, decisions.Present(doc_id), f"repair:done:{key}")
+
+    def attach_repository(self, st: CaseState) -> bool:
+        """The case room's reference to the repository at the case's base revision (`repository_link`),
+        attached once per case (a redelivered job finds it by its name). A repository known only by
+        a folder name gets none (the contract document still names it); a server that refuses the
+        reference (rights to change the room) leaves the case as it was: False."""
+        link = repository_link(st.contract.repository, st.base)
+        if link is None:
+            return False
+        kind, urls = link
+        name = f"repair {st.case_id}: {st.contract.repository} at {st.base[:12]}"[:200]
+        try:
+            listed = self.rooms.call(st.room_id, "list_references") or {}
+            if any(r.get("name") == name for r in listed.get("references") or []):
+                return True
+            made = self.rooms.call(st.room_id, "create_reference", type=kind, name=name, value={"urls": urls},
+                                   description=f"The repository of repair case {st.case_id} and its base revision "
+                                               f"{st.base}.",
+                                   instructions="The code the case is about; the contract document holds the test.")
+            self.rooms.call(st.room_id, "attach_reference_to_room", room_id=st.room_id, reference_id=str(made["id"]))
+        except SignoffError:
+            return False
+        return True
 
     def on_contract_approved(self, key: str, p: dict[str, Any]) -> None:
         """The contract document, once approved, names the approver and the approval message."""
@@ -268,6 +294,22 @@ class RepairJobs:
         # Sender ids are opaque (a Matrix id on Switch): the name comes from the watch, never from
         # parsing the id. Cases reported before the name was recorded fall back to the id itself.
         return st.operator_name or st.operator
+
+
+def repository_link(repository: str, base: str) -> tuple[str, list[str]] | None:
+    """A room reference for a repository as people know it (`repository_reference`): its type and
+    URLs, the web address of the repository and, on GitHub, of the base commit. An scp-like or ssh
+    remote (`git@github.com:o/r.git`) is read as its https address; a bare folder name has none."""
+    scp = re.fullmatch(r"[\w.-]+@([\w.-]+):([\w./~-]+)", repository)
+    parts = urlsplit(f"https://{scp[1]}/{scp[2]}" if scp else repository)
+    if parts.scheme not in ("https", "http", "ssh", "git") or not parts.hostname or not parts.path.strip("/"):
+        return None
+    path = parts.path.rstrip("/").removesuffix(".git")
+    scheme = parts.scheme if parts.scheme in ("https", "http") else "https"
+    url = f"{scheme}://{parts.hostname}{f':{parts.port}' if parts.port and scheme == parts.scheme else ''}{path}"
+    if parts.hostname == "github.com" and re.fullmatch(r"[0-9a-f]{40}", base):
+        return "github", [url, f"{url}/commit/{base}"]
+    return "url", [url]
 
 
 def measured_verdict(attempt: int, commit: str, result: VerifyResult, diff: str) -> Verdict:

@@ -62,7 +62,7 @@ class Contract:
     python: str | None = None
     allow_source_builds: bool = False
     lock: str | None = None
-    workdir: str = "empty"
+    workdir: str = "auto"
     # What people know the repository by, shown with the base revision in the case room's contract
     # (default, when a case opens: its `origin` remote's URL without credentials, else its folder's name).
     repository: str = ""

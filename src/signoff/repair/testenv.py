@@ -101,6 +101,11 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         if not out["name"] and isinstance(poetry, dict) and poetry.get("name"):
             out.update(name=str(poetry["name"]), where="pyproject.toml [tool.poetry]", **_poetry(poetry))
             return out
+        flit = ((document.get("tool") or {}).get("flit") or {}).get("metadata") or {}
+        if not out["name"] and isinstance(flit, dict) and (flit.get("dist-name") or flit.get("module")):
+            out.update(name=str(flit.get("dist-name") or flit["module"]), where="pyproject.toml [tool.flit.metadata]",
+                       **_flit(flit))
+            return out
     data = _read(repo, base, "setup.cfg")
     if data is not None:
         cp = configparser.ConfigParser(interpolation=None)
@@ -171,6 +176,15 @@ def _poetry(poetry: dict[str, Any]) -> dict[str, Any]:
     for extra, names in (poetry.get("extras") or {}).items():
         extras[str(extra)] = [line for n in names if n in main and (line := poetry_spec(n, main[n]))]
     return {"dependencies": deps, "extras": extras}
+
+
+def _flit(flit: dict[str, Any]) -> dict[str, Any]:
+    """Dependencies and extras of a flit project before PEP 621 (fastapi, typer in 2019-2021):
+    `requires`, `requires-extra` and the older `dev-requires` (the extra `dev`)."""
+    extras = {str(k): [str(d) for d in v] for k, v in (flit.get("requires-extra") or {}).items() if isinstance(v, list)}
+    if isinstance(flit.get("dev-requires"), list):
+        extras.setdefault("dev", [str(d) for d in flit["dev-requires"]])
+    return {"dependencies": [str(d) for d in flit.get("requires") or []], "extras": extras}
 
 
 def _dependency_groups(table: Any) -> dict[str, list[str]]:
@@ -430,8 +444,9 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
                 raw.append(line)
     if project_deps or wanted_extras:
         if not meta.get("where"):
-            raise UsageError("the base revision declares no dependencies (no pyproject.toml [project], setup.cfg "
-                             "or literal setup.py)", "pass --requirements FILE instead")
+            raise UsageError("the base revision declares no dependencies (no pyproject.toml [project], "
+                             "[tool.poetry] or [tool.flit.metadata], setup.cfg or literal setup.py)",
+                             "pass --requirements FILE instead")
         declared = _declared(meta, list(dict.fromkeys(wanted_extras)))
         label = meta["where"] + (f" [{','.join(dict.fromkeys(wanted_extras))}]" if wanted_extras else "")
         result.sources.append(f"{label} (base revision)")
@@ -471,6 +486,28 @@ def checkout_modules(tree: Path, pythonpath: list[str]) -> dict[str, str]:
             if name and name not in found and name not in ("setup", "conftest", "noxfile", "tasks"):
                 found[name] = str(p.relative_to(tree))
     return found
+
+
+def unbuilt_module(detail: str, tree: Path, pythonpath: list[str]) -> str:
+    """One line naming what the checkout itself lacks when `detail` says `No module named 'pkg.x'` and
+    `pkg` is the checkout's own package: a compiled extension committed as source only (pandas'
+    `.pyx`), or a module generated at build or install time (a version file setuptools_scm writes);
+    "" otherwise (a dependency that is not installed is another matter)."""
+    m = re.search(r"No module named '([\w.]+)'", detail)
+    if not m or "." not in m.group(1):
+        return ""
+    name = m.group(1)
+    where = checkout_modules(tree, pythonpath).get(name.split(".", 1)[0])
+    if where is None:
+        return ""
+    stem = tree / where / Path(*name.split(".")[1:])
+    sources = [str(p.relative_to(tree)) for ext in (".pyx", ".c", ".cpp", ".pxd")
+               if (p := stem.with_suffix(ext)).is_file()]
+    if sources:
+        return (f"`{name}` is the checkout's own compiled extension: {sources[0]} is committed, the built module "
+                "is not")
+    return (f"`{name}` is the checkout's own module and is not committed (generated when the project is built "
+            "or installed: a compiled extension, or a version file setuptools_scm writes)")
 
 
 def _module_name(p: Path, package_marker: bool) -> str | None:

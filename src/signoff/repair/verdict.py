@@ -41,7 +41,7 @@ REASONS = {
     "flaky": "repeated executions disagreed",
     "missing_test": "a test is missing from the report",
     "base_not_reproduced": "the expected test did not show the defect on the base revision (no assertion failed, "
-                           "and the code under test raised nothing)",
+                           "the code under test raised nothing, and it lacks nothing the test uses)",
     "test_error": "a test errored (setup, import or collection), which is not a pass",
     "test_skipped": "a test was skipped, which is not a pass",
     # REJECTED
@@ -93,7 +93,14 @@ _REMOVED_STDLIB = {"imp", "distutils", "asynchat", "asyncore", "smtpd", "cgi", "
 
 def collection_fix(detail: str) -> str:
     """What to do about a collection error, from what it says: a module to install, a pytest or a
-    Python the tests were not written for; the general advice otherwise."""
+    Python the tests were not written for, the project's root as the working folder (scrapy's conftest
+    reads `tests/py3-ignores.txt`); the general advice otherwise."""
+    if _PROJECT_FILES.search(detail):
+        return WORKDIR_FIX
+    if "is the checkout's own compiled extension" in detail or "is the checkout's own module and is not" in detail:
+        return ("signoff runs the committed source as it is and builds nothing: a project whose compiled "
+                "extensions or generated modules must exist first cannot be verified this way (a person must "
+                "build and test it)")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]
@@ -114,6 +121,18 @@ def collection_fix(detail: str) -> str:
 # the read-only checkout or harness).
 _PROJECT_FILES = re.compile(r"No such file or directory: '(/work/|[^/'])|"
                             r"Read-only file system: '(/src/|/harness/|[^/'])")
+def project_files_line(run: Run) -> str:
+    """The first line of a run (why it stopped, or a test's failure) saying that a test read or wrote
+    a file relative to the project's root, "" when none does."""
+    for text in (run.detail, *(c.message for c in run.cases if c.outcome in ("failed", "error"))):
+        found = _PROJECT_FILES.search(text or "")
+        if found:
+            start = (text or "").rfind("\n", 0, found.start()) + 1
+            end = (text or "").find("\n", found.end())
+            return (text or "")[start:end if end >= 0 else None].strip()
+    return ""
+
+
 WORKDIR_FIX = ("the test opens or writes files relative to the project's root, as its maintainers run it: pass "
                "--workdir project (each run starts in a writable copy of the checkout with the harness over it)")
 
@@ -128,6 +147,14 @@ def no_report_fix(detail: str) -> str:
                 "requirements (plugins load before the checkout joins the path, so that a candidate cannot ship "
                 f"one); otherwise install `{top}` with --requirements FILE")
     return FIXES["no_report"]
+
+
+def integrity_fix(detail: str) -> str:
+    """A person must look at signs of tampering; an internal error of pytest says where it came from."""
+    if "pytest stopped with an internal error" in detail:
+        return ("the line names the plugin (or pytest) that failed: install the version the project used "
+                "(--pytest, --requirements); if it names the code under test, a person must look")
+    return FIXES["harness_integrity"]
 
 
 def base_fix(detail: str) -> str:
@@ -215,13 +242,17 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     """Whether a selected case failed (in its call, not its setup) by an exception the code under
     test raised, as the guard's authenticated record of the run says (`origin` is where the deepest
     frame outside pytest and the standard library was). IndexError in thefuck's rule, TypeError in
-    luigi's parameter parsing: the defect, shown as a crash instead of a wrong value. Runs without a
+    luigi's parameter parsing: the defect, shown as a crash instead of a wrong value. So is a test
+    that ran into what the revision's code lacks (`lacks`: a name its module or class does not have,
+    a keyword its function does not take, as the fix adds them: cookiecutter's
+    `exceptions.FailedHookException`), which plain pytest counts as a failure too. Runs without a
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
         seen = observed.get(c.id)
-        if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and \
-                seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS:
+        if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and (
+                (seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS)
+                or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])):
             return True
     return False
 
@@ -260,7 +291,8 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
     if not fix and code in ("test_error", "missing_test") and _PROJECT_FILES.search(first):
         fix = WORKDIR_FIX
     if not fix:
-        fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix}.get(
+        fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix,
+               "harness_integrity": integrity_fix}.get(
             code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix

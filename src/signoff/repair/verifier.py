@@ -35,10 +35,10 @@ from signoff.kernel.settings import Settings
 from signoff.repair import guard, lockfile, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
-from signoff.repair.junit import HARNESS_MOUNT, ReportError, check_test_id, collection_cause
+from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
 from signoff.repair.runners import NODE_MEMORY_MB, RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
 from signoff.repair.signals import scan as scan_signals
-from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, reason, summarize
+from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, project_files_line, reason, summarize
 
 STAGES = ("base", "candidate", "regression")
 MAX_REPEAT = 20
@@ -81,7 +81,10 @@ class VerifyRequest:
     lock: str | None = None  # the project's lock file (base revision): every package it names at its version
     python: str | None = None  # the interpreter by version, e.g. "3.11" (default: this machine's python3)
     allow_source_builds: bool = False  # install sdists too (their build code runs on this machine)
-    workdir: str = "empty"  # or "project": the run starts in a writable copy of the checkout and the harness
+    # "auto": empty, then the whole run again as "project" when the tests read or write files
+    # relative to the project's root; "empty"; or "project": the run starts in a writable copy of
+    # the checkout and the harness
+    workdir: str = "auto"
     runner: str = "pytest"
     repeat: int = 1
     timeout: float = 120.0
@@ -185,7 +188,7 @@ def _validate(req: VerifyRequest) -> None:
                          "pass --workdir project for tests that read or write files relative to the project root")
 
 
-WORKDIRS = ("empty", "project")
+WORKDIRS = ("auto", "empty", "project")
 # Maintainers run pytest from the project's root, and many tests open `tests/data/x.json` relative
 # to it, or write beside their data. `project` starts each run in a writable copy of the checkout
 # with the harness laid over it at its places (inside the sandbox's tmpfs, so nothing leaves it); the
@@ -287,6 +290,13 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
         if cases is not None and not findings:
             findings = guard.static_findings(harness, tests, cases, guard.harness_skips(harness), config)
         facts = {"plan": plan.as_json(), "findings": findings, "observed": observed}
+        lacking = _lacking_at_collection(tests, cases, observed, findings)
+        if lacking:
+            # A test file that imports what the revision's code lacks (the fix's new name, on base):
+            # its requested tests failed at the checkout's API, as plain pytest counts them too.
+            assert cases is not None
+            facts["observed"] = {**observed, **{c.id: seen for c, seen in lacking}}
+            return _complete(execution, [*cases, *(c for c, _s in lacking)], record, digest, facts)
         broken = _collection_errors(tests, cases, observed, findings, plan)
         if broken:
             return Run("collection_error", broken, cases or [], execution.exit_code, record, digest, facts)
@@ -299,8 +309,11 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
                 return Run("collection_error", f"pytest could not start: {cause}", [], execution.exit_code, record,
                            digest, facts)
         if findings and (cases is not None or execution.exit_code == 0 or observed):
-            return Run("harness_integrity", "; ".join(findings), cases or [], execution.exit_code, record, digest,
-                       facts)
+            internal = internal_error(execution.stdout or "") if _only_missing_canaries(findings, True) else ""
+            # Still no verdict (anything, the candidate too, can stop pytest so), but named for what it is.
+            detail = (f"pytest stopped with an internal error before its canaries ran: {internal}" if internal
+                      else "; ".join(findings))
+            return Run("harness_integrity", detail, cases or [], execution.exit_code, record, digest, facts)
         if cases is not None:
             return _complete(execution, cases, record, digest, facts)
     if cases is None:
@@ -322,6 +335,16 @@ def _pytest_too_old(installed: list[dict[str, Any]]) -> str | None:
             parts = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
             return version if parts and parts < MIN_PYTEST else None
     return None
+
+
+def internal_error(output: str) -> str:
+    """pytest's INTERNALERROR in one line: the exception and the last frame it names ("" if none)."""
+    lines = [ln[len("INTERNALERROR>"):].strip() for ln in output.splitlines() if ln.startswith("INTERNALERROR>")]
+    if not lines:
+        return ""
+    cause = next((ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), lines[-1])
+    where = next((ln for ln in reversed(lines) if ln.startswith("File ")), "")
+    return f"{cause[:300]}" + (f" ({where[:200]})" if where else "")
 
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b.*$")
@@ -366,6 +389,35 @@ def _collection_errors(tests: list[str], cases: list[Any] | None, observed: dict
     if not broken:
         return ""
     return "; ".join(f"{c.id}: {c.message}" for c in broken[:3])
+
+
+def _lacking_at_collection(tests: list[str], cases: list[Any] | None, observed: dict[str, Any],
+                           findings: list[str]) -> list[tuple[Case, dict[str, Any]]]:
+    """When every requested test whose file (or class) could not be collected was stopped by the
+    checkout's missing API (the guard's record names it, `lacks`, raised from the harness's own
+    import), each such test as failed there, with what the guard saw; [] otherwise (a collection
+    error of any other cause stays `collection_error`)."""
+    if cases is None or not _only_missing_canaries(findings):
+        return []
+    broken = {c.id for c in cases if c.outcome == "error"}
+    out: list[tuple[Case, dict[str, Any]]] = []
+    for test in tests:
+        holders = [k for k in broken if test == k or test.startswith(k.rstrip("/") + ("::" if k.endswith(".py") or
+                                                                                    "::" in k else "/"))]
+        if not holders:
+            continue
+        seen = observed.get(holders[0])
+        if not isinstance(seen, dict) or seen.get("outcome") != "error":
+            return []
+        lacks = seen.get("lacks")
+        if not isinstance(lacks, str) or not lacks:
+            return []
+        message = f"{holders[0]} could not be imported: the revision lacks {lacks}"
+        exception = str(seen.get("exception") or "ImportError")
+        out.append((Case(test, "failed", False, exception, message[:500]),
+                    {"outcome": "failed", "assertion": False, "exception": exception, "origin": "harness",
+                     "lacks": lacks, "message": message[:500], "collected": False}))
+    return out
 
 
 def _complete(execution: Any, cases: list[Any], record: dict[str, Any], digest: str,
@@ -494,7 +546,7 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
                      "requirements": req.requirements, "approved_digest": req.approved_digest,
                      "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
-                     "lock": req.lock, "workdir": req.workdir,
+                     "lock": req.lock, "workdir": executed.workdir,
                      "python": req.python, "allow_source_builds": req.allow_source_builds},
         "notes": executed.notes,
         "inputs": {"repository": str(repo), "harness": str(frozen.path),
@@ -548,6 +600,7 @@ class Executed:
     environment: dict[str, Any]
     isolation: dict[str, Any]
     notes: list[str]
+    workdir: str  # the one the runs used ("auto" resolved)
 
 
 def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: Any, runner: Runner,
@@ -559,6 +612,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
 
     base, cand = m.base, m.candidate
     preflight, runs = m.preflight, m.runs
+    workdir = "empty" if req.workdir == "auto" else req.workdir
     violated = not m.descends or bool(m.outside)
     # What the test environment gets, from the base revision's declarations (bad usage stops here,
     # before anything is exported or installed).
@@ -662,7 +716,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         # The identity records the command without this run's canary, so that the
                         # fingerprint stays the same for the same inputs.
                         for stage in group:
-                            commands[stage] = _in_workdir(req.workdir, runner.command(
+                            commands[stage] = _in_workdir(workdir, runner.command(
                                 tests, frozen.files, python, pythonpath)[0])
                         mounts = [sandbox.Mount(trees[stage_rev[group[0]]], SRC_MOUNT),
                                   sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
@@ -671,7 +725,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             # Fresh canaries and a fresh key for every execution, written before any runs.
                             plan = runner.plan(mounted, tests)
                             argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
-                            argv = _in_workdir(req.workdir, argv)
+                            argv = _in_workdir(workdir, argv)
                             env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
                             jobs.append((group, argv, collect, mounts, env, tests, plan))
                     return jobs
@@ -698,19 +752,37 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             progress("executions", done=done + len(out), total=total)
                     return out
 
-                jobs = jobs_for(execution_groups(m.tests, req.stages))
-                progress("executions", done=0, total=len(jobs))
-                results = execute_all(jobs, 0, len(jobs))
-                # pytest refuses a whole command line when one test id names nothing (usage error, nothing
-                # run): a shared execution would then hide the other stage's tests too, so such stages run
-                # apart, exactly as they would alone.
-                refused = {stage for group, run in results if len(group) > 1 and runner.kind == "pytest" and
-                           run.exit_code == guard.PYTEST_USAGE_ERROR and not run.cases for stage in group}
-                if refused:
-                    results = [(g, r) for g, r in results if not set(g) & refused]
-                    again = jobs_for([((s,), m.tests[s]) for s in STAGES if s in refused])
-                    results += execute_all(again, len(jobs), len(jobs) + len(again))
+                def run_all(done: int) -> list[tuple[tuple[str, ...], Run]]:
+                    jobs = jobs_for(execution_groups(m.tests, req.stages))
+                    progress("executions", done=done, total=done + len(jobs))
+                    results = execute_all(jobs, done, done + len(jobs))
+                    # pytest refuses a whole command line when one test id names nothing (usage error,
+                    # nothing run): a shared execution would then hide the other stage's tests too, so
+                    # such stages run apart, exactly as they would alone.
+                    refused = {stage for group, run in results if len(group) > 1 and runner.kind == "pytest" and
+                               run.exit_code == guard.PYTEST_USAGE_ERROR and not run.cases for stage in group}
+                    if refused:
+                        results = [(g, r) for g, r in results if not set(g) & refused]
+                        again = jobs_for([((s,), m.tests[s]) for s in STAGES if s in refused])
+                        results += execute_all(again, done + len(jobs), done + len(jobs) + len(again))
+                    return results
+
+                results = run_all(0)
+                asked = next((line for _g, run in results if (line := project_files_line(run))), None)
+                if req.workdir == "auto" and asked:
+                    # Maintainers run pytest from the project's root and these tests read or write
+                    # files relative to it (scrapy's conftest, cookiecutter's data): every stage runs
+                    # again from a writable copy of the checkout, as `--workdir project` would.
+                    workdir = "project"
+                    notes.append(f"the tests read or write files relative to the project's root ({asked[:200]}): "
+                                 "every execution ran again from a writable copy of the checkout (--workdir "
+                                 "project; --workdir empty keeps the first runs)")
+                    results = run_all(len(results))
                 for group, run in results:
+                    unbuilt = testenv.unbuilt_module(run.detail, trees[stage_rev[group[0]]], pythonpath) \
+                        if run.status == "collection_error" else ""
+                    if unbuilt:
+                        run.detail = f"{run.detail} ({unbuilt})"
                     for stage in group:
                         runs[stage].append(run)
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
@@ -722,7 +794,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     isolation = isolation_profile(profiles[0])
     finally:
         _rmtree(workspace)
-    return Executed(commands, environment, isolation, notes)
+    return Executed(commands, environment, isolation, notes, workdir)
 
 
 def _bundle(req: VerifyRequest, progress: Progress, repo: Path, base: str, cand: str) -> dict[str, Any]:

@@ -36,6 +36,13 @@ def test_the_contract_document_names_the_repository_then_the_approval(tmp_path: 
         (loaded,) = r.rooms.load_documents(r.operator, [str(doc["id"])])
         return loaded
 
+    # The room carries a reference to the repository at the case's base commit, attached once.
+    (ref,) = r.rooms.list_references(r.operator, r.room_id)["references"]
+    assert ref["type"] == "github" and SECRET not in str(ref)
+    assert ref["value"]["urls"] == ["https://github.com/example/shop", f"https://github.com/example/shop/commit/{case.base}"]
+    assert r.workflow.jobs.attach_repository(case)
+    assert len(r.rooms.list_references(r.operator, r.room_id)["references"]) == 1
+
     before = str(document()["content"])
     assert "- repository: https://github.com/example/shop.git" in before
     assert f"- base revision: {case.base}" in before and SECRET not in before and "## Approved" not in before

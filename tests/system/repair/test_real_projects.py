@@ -364,17 +364,25 @@ CWD_TEST = ("import json, os\nimport pricing\n\n\ndef test_coupon_once():\n"
 
 def test_a_test_run_from_the_project_root_gets_a_writable_copy_of_it(settings: Settings, tmp_path: Path) -> None:
     """Maintainers run pytest from the project's root and its tests open `tests/cases/x.json` from
-    there (cookiecutter): by default that is named with the option that fixes it; with
-    `workdir="project"` the run starts in a writable copy of the checkout with the harness over it."""
+    there (cookiecutter, scrapy's conftest): by default every run starts again from a writable copy of
+    the checkout with the harness over it, as with `workdir="project"`; `workdir="empty"` names that
+    option as the fix instead."""
     repo, base, fix = _project(tmp_path / "repo", **{"tests/cases/once.json": '{"cents": 10000, "percent": 10, '
                                                                                '"want": 9000}\n'})
     (repo / "tests").mkdir(exist_ok=True)
     (repo / "tests" / "test_cwd.py").write_text(CWD_TEST)
     harness = repo / "tests" / "test_cwd.py"
     plain = verify(_request(repo, base, fix, harness, expect="test_cwd.py::test_coupon_once", regression=[],
-                            write_evidence=False), settings)
+                            workdir="empty", write_evidence=False), settings)
     assert plain.verdict == "INCONCLUSIVE" and plain.reasons[0]["code"] == "base_not_reproduced", plain.reasons
     assert "--workdir project" in plain.reasons[0]["fix"], plain.reasons
+    # By default the whole run starts again from a copy of the project, once the tests show they need it.
+    auto = verify(_request(repo, base, fix, harness, expect="test_cwd.py::test_coupon_once", regression=[],
+                           write_evidence=False), settings)
+    assert auto.verdict == "VERIFIED", auto.reasons
+    assert auto.predicate["settings"]["workdir"] == "project"
+    assert any("relative to the project's root (" in n and "tests/cases/once.json" in n
+               for n in auto.predicate["notes"]), auto.predicate["notes"]
     r = verify(_request(repo, base, fix, harness, expect="test_cwd.py::test_coupon_once", regression=[],
                         workdir="project"), settings)
     assert r.verdict == "VERIFIED", r.reasons
@@ -396,12 +404,56 @@ def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Setti
     r = verify(_request(repo, base, fix, harness, write_evidence=False), settings)
     assert r.verdict == "VERIFIED", r.reasons
     assert r.stages["base"].summary.raised and "IndexError" in r.stages["base"].summary.message
-    # The test raising for a name the fix would add shows nothing about the defect.
-    fix2 = git.commit_files(repo, base, {"pricing/__init__.py": FIXED + "ROUNDING = 'half-up'\n"}, "api")
-    r2 = verify(_request(repo, base, fix2, harness, expect="test_new.py::test_api", regression=[],
-                         write_evidence=False), settings)
-    assert (r2.verdict, _codes(r2)) == ("INCONCLUSIVE", ["base_not_reproduced"]), r2.reasons
-    assert "pytest.raises" in r2.reasons[0]["fix"]
+
+
+
+def test_a_test_that_runs_into_what_the_base_lacks_shows_the_defect(settings: Settings, tmp_path: Path) -> None:
+    """BugsInPy's cookiecutter 4 and fastapi 1: the fix's test uses a name or a keyword the fix adds
+    (`exceptions.FailedHookException`, `jsonable_encoder(..., exclude_defaults=True)`), so on base
+    the test raises AttributeError, TypeError or ImportError at the checkout's API. Plain pytest counts
+    that as the failure; so does the verifier, from the guard's record naming what the base lacks.
+    The test raising for anything else (a dependency not installed, its own mistake) shows nothing."""
+    repo, base, _fix = _repo(tmp_path / "repo", {"pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1"\n',
+                                                 "pricing/__init__.py": BUGGY})
+    fix = git.commit_files(repo, base, {"pricing/__init__.py": FIXED.replace("percent)", "percent, rounding='down')")
+                                        + "ROUNDING = 'half-up'\n", "pricing/modes.py": "UP = 1\n"}, "api")
+    harness = _harness(tmp_path / "harness", {"test_new.py": (
+        "import pricing\n\n\ndef test_attribute():\n    assert pricing.ROUNDING == 'half-up'\n\n\n"
+        "def test_keyword():\n    assert pricing.total(100, 10, rounding='down') == 90\n\n\n"
+        "def test_imported_name():\n    from pricing.modes import UP\n    assert UP == 1\n\n\n"
+        "def test_dependency():\n    import not_installed_anywhere\n    assert not_installed_anywhere\n\n\n"
+        "def test_own_mistake():\n    assert {}.rounding == 1\n"),
+        "test_module.py": "from pricing.modes import UP\n\n\ndef test_up():\n    assert UP == 1\n",
+        "test_dependency.py": "import not_installed_anywhere\n\n\ndef test_it():\n    assert not_installed_anywhere\n"})
+    for test in ("test_attribute", "test_keyword", "test_imported_name"):
+        r = verify(_request(repo, base, fix, harness, expect=f"test_new.py::{test}", regression=[],
+                            write_evidence=False), settings)
+        assert r.verdict == "VERIFIED", (test, r.reasons)
+        assert r.stages["base"].summary.raised and not r.stages["base"].summary.assertion
+        (seen,) = [v for k, v in r.stages["base"].runs[0].guard["observed"].items() if k.endswith(test)]
+        assert seen["lacks"].startswith("pricing"), seen
+    for test in ("test_dependency", "test_own_mistake"):
+        r = verify(_request(repo, base, fix, harness, expect=f"test_new.py::{test}", regression=[],
+                            write_evidence=False), settings)
+        assert (r.verdict, _codes(r)) == ("INCONCLUSIVE", ["base_not_reproduced"]), (test, r.reasons)
+    # The same at the test file's import: on base it failed there; a candidate still lacking it fails.
+    r = verify(_request(repo, base, fix, harness, expect="test_module.py::test_up", regression=[]), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert r.stages["base"].summary.raised, r.stages["base"].summary
+    assert r.stages["base"].runs[0].guard["observed"]["test_module.py::test_up"]["lacks"] == "pricing.modes"
+    assert verify_file(r.evidence, KeyStore(settings.keys_dir).trusted()).ok  # re-derived from the record
+    weak = git.commit_files(repo, base, {"README": "relaxed\n"}, "docs")
+    r = verify(_request(repo, base, weak, harness, expect="test_module.py::test_up", regression=[],
+                        write_evidence=False), settings)
+    assert (r.verdict, _codes(r)) == ("REJECTED", ["candidate_failed"]), r.reasons
+    # The oldest pytest the guard supports names it too (its hooks, not pytest 7's names).
+    old = verify(_request(repo, base, fix, harness, expect="test_module.py::test_up", regression=[],
+                          pytest="pytest==6.2.5", write_evidence=False), settings)
+    assert old.verdict == "VERIFIED", old.reasons
+    # A dependency the test file imports is the environment's problem, not the defect.
+    r = verify(_request(repo, base, fix, harness, expect="test_dependency.py::test_it", regression=[],
+                        write_evidence=False), settings)
+    assert _codes(r)[0] == "collection_error" and "not_installed_anywhere" in r.reasons[0]["detail"], r.reasons
 
 
 def test_a_pytest_older_than_the_guard_supports_is_named_before_anything_runs(settings: Settings,

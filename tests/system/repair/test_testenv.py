@@ -293,3 +293,17 @@ def test_a_poetry_project_declares_its_dependencies_in_its_own_table(tmp_path: P
     assert testenv.project_name(repo, base) == "pricing"
     assert poetry_spec("x", {"version": "^1.2", "markers": "sys_platform == 'linux'"}) == (
         "x>=1.2,<2 ; sys_platform == 'linux'")
+
+
+def test_a_flit_project_before_pep_621_declares_its_dependencies_in_its_metadata_table(tmp_path: Path) -> None:
+    """flit before PEP 621 (fastapi until 2020) keeps them in [tool.flit.metadata]: `requires`,
+    `requires-extra` and the older `dev-requires`."""
+    pyproject = ('[tool.flit.metadata]\nmodule = "fastapi"\nrequires = ["starlette ==0.13.2", "pydantic >=0.32.2"]\n'
+                 'dev-requires = ["flake8"]\n[tool.flit.metadata.requires-extra]\n'
+                 'test = ["pytest >=4.0.0", "fastapi"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
+    assert testenv.plan(repo, base, [], True, [], None).lines == ["starlette ==0.13.2", "pydantic >=0.32.2"]
+    # The project itself in an extra is never installed into its own environment.
+    assert testenv.plan(repo, base, [], False, ["test", "dev"], None).lines == [
+        "starlette ==0.13.2", "pydantic >=0.32.2", "pytest >=4.0.0", "flake8"]
+    assert testenv.project_name(repo, base) == "fastapi"

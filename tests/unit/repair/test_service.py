@@ -12,6 +12,7 @@ from signoff.demo.fixture import examples_root
 from signoff.kernel.errors import RefusedError
 from signoff.kernel.settings import Settings
 from signoff.repair import HarnessApproval, VerifyRequest, freeze, harness_content, harness_store, verify_fix
+from signoff.repair.jobs import repository_link
 from signoff.repair.service import CARD_TEXT, public_url
 from signoff.rooms.domain.bound import MAX_CONTENT
 
@@ -49,3 +50,13 @@ def test_a_repository_url_is_shown_without_credentials_and_a_local_path_not_at_a
     assert public_url("ssh://git@host/o/r") == "ssh://host/o/r"
     for unshown in ("/home/alice/src/shop", "file:///srv/shop.git", "https://", "ext::sh -c evil", "http://h:99999/"):
         assert public_url(unshown) == ""
+
+
+def test_a_repository_reference_is_a_web_address_or_nothing() -> None:
+    base = "a" * 40
+    assert repository_link("git@github.com:o/r.git", base) == (
+        "github", ["https://github.com/o/r", f"https://github.com/o/r/commit/{base}"])
+    assert repository_link("ssh://git@gitlab.example.org:2222/o/r.git", base) == ("url", ["https://gitlab.example.org/o/r"])
+    assert repository_link("http://git.example.org:8080/r/", "main") == ("url", ["http://git.example.org:8080/r"])
+    assert repository_link("shop", base) is None  # a folder name: the contract document names it
+    assert repository_link("https://github.com/", base) is None

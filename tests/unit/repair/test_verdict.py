@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from signoff.repair.junit import Case
@@ -195,17 +197,23 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     authenticated record says where it was raised; the report alone never does."""
     crash = Case(EXPECT, "failed", False, "IndexError", "IndexError: list index out of range")
 
-    def guarded(origin: str | None, exception: str = "IndexError") -> Run:
+    def guarded(origin: str | None, exception: str = "IndexError", lacks: str | None = None) -> Run:
         r = run(crash)
         r.guard = {"observed": {EXPECT: {"outcome": "failed", "assertion": False, "exception": exception,
-                                         "origin": origin}}}
+                                         "origin": origin, "lacks": lacks}}}
         return r
 
     assert decide([guarded("checkout")], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
     assert decide([guarded("checkout")], [run(fails())], GOOD_REGR)[0] == REJECTED
-    # Raised by the test itself (a name the fix adds), by no code we know, with no guard record, or an
-    # environment problem raised from the checkout: not shown, as before.
-    for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError")):
+    # The test ran into what the base's code lacks (a name or keyword the fix adds), as the guard named
+    # it: shown, as plain pytest counts it (cookiecutter's exceptions.FailedHookException).
+    lacking = guarded("harness", "AttributeError", "cookiecutter.exceptions.FailedHookException")
+    assert decide([lacking], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    assert decide([lacking], [run(fails())], GOOD_REGR)[0] == REJECTED
+    # Raised by the test itself with nothing of the checkout named, by no code we know, with no guard
+    # record, or an environment problem raised from the checkout: not shown.
+    for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError"),
+                 guarded("unknown", "AttributeError", "x.y"), guarded("harness", "AttributeError", "")):
         assert decide([base], [run(case(EXPECT))], GOOD_REGR) == (INCONCLUSIVE, ["base_not_reproduced"])
     # A setup error is never the defect, wherever it came from.
     setup = run(Case(EXPECT, "error", False, "IndexError", "x"))
@@ -219,3 +227,53 @@ def test_a_run_stopped_by_a_plugin_importing_the_project_says_so() -> None:
     fix = reason("no_report", "base: exit 1, no JUnit report; ModuleNotFoundError: No module named 'sanic'")["fix"]
     assert "`sanic`" in fix and "leave that plugin out" in fix
     assert reason("no_report", "base: exit 1, no JUnit report; killed")["fix"].startswith("the runner's output")
+
+
+def test_a_run_that_reads_files_relative_to_the_project_root_says_so() -> None:
+    """scrapy's conftest opens `tests/py3-ignores.txt` from where pytest starts: the line that says so
+    (the verifier runs again from a copy of the project), and the fix where that was not chosen."""
+    from signoff.repair.verdict import project_files_line
+
+    stopped = run(status="collection_error", detail="pytest could not start: FileNotFoundError: [Errno 2] No such "
+                                                    "file or directory: 'tests/py3-ignores.txt'")
+    assert project_files_line(stopped).endswith("'tests/py3-ignores.txt'")
+    assert "--workdir project" in reason("collection_error", stopped.detail)["fix"]
+    failed = run(case(EXPECT, "failed", False, "line 1\nOSError: [Errno 30] Read-only file system: 'out.txt'\nx"))
+    assert project_files_line(failed) == "OSError: [Errno 30] Read-only file system: 'out.txt'"
+    assert project_files_line(run(fails())) == ""
+    assert project_files_line(run(case(EXPECT, "failed", False, "No such file or directory: '/etc/x'"))) == ""
+
+
+def test_a_module_the_checkout_does_not_commit_is_named_as_such(tmp_path: Path) -> None:
+    """pandas' `_libs` are Cython committed as source; a setuptools_scm project's `_version.py` is
+    written at install: `No module named 'pkg._x'` is then the checkout's own gap, not a dependency
+    to install, and the fix says signoff builds nothing."""
+    from signoff.repair.testenv import unbuilt_module
+
+    (tmp_path / "pkg" / "_libs").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "_libs" / "tslib.pyx").write_text("")
+    compiled = unbuilt_module("pytest could not start: No module named 'pkg._libs.tslib'", tmp_path, [])
+    assert compiled.startswith("`pkg._libs.tslib` is the checkout's own compiled extension: pkg/_libs/tslib.pyx")
+    generated = unbuilt_module("tests/test_x.py: ModuleNotFoundError: No module named 'pkg._version'", tmp_path, [])
+    assert "not committed" in generated and "setuptools_scm" in generated
+    assert unbuilt_module("No module named 'six.moves'", tmp_path, []) == ""  # a dependency: install it
+    assert unbuilt_module("No module named 'pkg'", tmp_path, []) == ""
+    assert "builds nothing" in reason("collection_error", f"x: No module named 'pkg._version' ({generated})")["fix"]
+
+
+def test_an_internal_error_of_pytest_is_named_not_read_as_missing_canaries() -> None:
+    """A plugin (or the guard) that fails inside pytest stops the session before the canaries run:
+    still no verdict, but the line says what failed, where, and what to pin."""
+    from signoff.repair.verifier import internal_error
+
+    out = ("INTERNALERROR> Traceback (most recent call last):\nINTERNALERROR>   File \"/opt/v/site-packages/"
+           "pytest_twisted.py\", line 3, in pytest_configure\nINTERNALERROR> AttributeError: module 'pytest' has "
+           "no attribute 'x'\n1 failed in 1s\n")
+    line = internal_error(out)
+    assert line.startswith("AttributeError: module 'pytest' has no attribute 'x' (File \"/opt/v/site-packages/"
+                           "pytest_twisted.py\", line 3")
+    assert internal_error("1 failed in 1s") == ""
+    fix = reason("harness_integrity", f"base: pytest stopped with an internal error before its canaries ran: {line}")
+    assert "--pytest" in fix["fix"]
+    assert reason("harness_integrity", "base: sys.settrace called from /src/x.py:1")["fix"].startswith("a person")

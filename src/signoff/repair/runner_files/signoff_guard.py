@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import sys
 import threading
 import types
@@ -80,7 +81,8 @@ _exists = os.path.exists
 
 findings: list[str] = []
 cases: dict[str, dict[str, Any]] = {}
-state: dict[str, Any] = {"snapshot": {}, "hooks": {}, "exitstatus": None, "started": False, "finished": False}
+state: dict[str, Any] = {"snapshot": {}, "hooks": {}, "exitstatus": None, "started": False, "finished": False,
+                         "lacks": {}}
 
 
 def _note(text: str) -> None:
@@ -410,7 +412,7 @@ def finish(status: int) -> int:
 
 def _case(nodeid: str) -> dict[str, Any]:
     return cases.setdefault(nodeid, {"outcome": "passed", "assertion": False, "exception": None, "origin": None,
-                                     "message": ""})
+                                     "message": "", "lacks": None})
 
 
 def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
@@ -430,7 +432,7 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         if getattr(defined, "__func__", defined) is not fn:
             _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
-    c.update(exception=None, assertion=False, origin=None, message="")  # this call, not an earlier one
+    c.update(exception=None, assertion=False, origin=None, message="", lacks=None)  # this call, not an earlier one
     if excinfo is None:
         return
     value = excinfo.value
@@ -440,15 +442,96 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
     # unittest helpers such as assertEqual or skip() counts for whoever called it).
     tb = value.__traceback__
     origin = None
+    tb_last = None
     while tb is not None:
         where = _origin(tb.tb_frame.f_code.co_filename)
         if where != "trusted":
             origin = where
+        tb_last = tb
         tb = tb.tb_next
     c["origin"] = origin
     c["message"] = str(value)[:500]
+    if origin == "harness":
+        c["lacks"] = _checkout_lacks(value, tb_last)
     if type(value).__name__ in ("Skipped", "XFailed", "Exit") and origin in ("checkout", "unknown"):
         _note(f"{item.nodeid}: the code under test raised {type(value).__name__} (skip, xfail or exit)")
+
+
+def _observe_collection(nodeid: str, value: BaseException) -> None:
+    """What a test file that could not be imported ran into, when it is the checkout's missing API
+    raised from the harness's own code (pytest wraps the ImportError in its CollectError)."""
+    cause = value.__cause__ or value.__context__ or value
+    tb, last, where = cause.__traceback__, None, None
+    while tb is not None:
+        here = _origin(tb.tb_frame.f_code.co_filename)
+        if here != "trusted":
+            last, where = tb, here
+        tb = tb.tb_next
+    lacks = _checkout_lacks(cause, last) if where == "harness" else None
+    if lacks:
+        state["lacks"][nodeid] = (lacks, type(cause).__name__)
+
+
+def _from_checkout(obj: Any) -> bool:
+    """Whether `obj` (a module, class, function or instance) is defined by the checkout's code."""
+    if isinstance(obj, types.ModuleType):
+        return _origin(getattr(obj, "__file__", None) or "") == "checkout"
+    code = _code(obj)
+    if code is not None:
+        return _origin(code.co_filename) == "checkout"
+    cls = obj if isinstance(obj, type) else type(obj)
+    mod = sys.modules.get(getattr(cls, "__module__", None) or "")
+    return mod is not None and _origin(getattr(mod, "__file__", None) or "") == "checkout"
+
+
+_SIGNATURE = re.compile(r"^([\w.]+)\(\) (got an unexpected keyword argument|got multiple values|"
+                        r"missing \d+ required|takes \d+ positional|takes no )")
+
+
+def _checkout_lacks(value: BaseException, tb: Any) -> str | None:
+    """What of the checkout's API a test ran into that the revision does not have (the test uses what
+    the fix adds: cookiecutter's `exceptions.FailedHookException`, a keyword argument fastapi's fix adds
+    to `jsonable_encoder`), named, or None. Only the checkout's own modules, classes and functions
+    count, so a missing dependency or an error in the test itself never does."""
+    try:
+        if isinstance(value, ImportError):
+            # `from pkg.mod import New` (path: the checkout's module), `import pkg.new` (its parent).
+            if _origin(getattr(value, "path", None) or "") == "checkout":
+                m = re.match(r"cannot import name '(\w+)'", str(value))
+                return f"{value.name}.{m.group(1)}" if m else value.name
+            parent = (getattr(value, "name", None) or "").rpartition(".")[0]
+            mod = sys.modules.get(parent) if parent else None
+            return value.name if mod is not None and _from_checkout(mod) else None
+        if isinstance(value, AttributeError):
+            obj = getattr(value, "obj", _MISSING)  # Python 3.10 and later
+            if obj is _MISSING:
+                m = re.match(r"module '([\w.]+)' has no attribute '(\w+)'", str(value))
+                obj = sys.modules.get(m.group(1), _MISSING) if m else _MISSING
+            if obj is not _MISSING and _from_checkout(obj):
+                return f"{getattr(obj, '__name__', type(obj).__name__)}.{getattr(value, 'name', None) or str(value)}"
+            return None
+        if isinstance(value, TypeError) and tb is not None:
+            # The call never entered the function: the innermost frame is the test's. Find the callee
+            # by the name the message gives, in that frame's namespaces.
+            m = _SIGNATURE.match(str(value))
+            if not m:
+                return None
+            frame = tb.tb_frame
+            first, *rest = m.group(1).split(".")
+            found = frame.f_locals.get(first, frame.f_globals.get(first, _MISSING))
+            for part in rest:
+                found = getattr(found, part, _MISSING)
+            if found is _MISSING:
+                # Called through a module or an object of the checkout (`encoders.jsonable_encoder(...)`).
+                for v in [*frame.f_locals.values(), *frame.f_globals.values()]:
+                    candidate = getattr(v, m.group(1).rsplit(".", 1)[-1], _MISSING) if _from_checkout(v) else _MISSING
+                    if candidate is not _MISSING and _from_checkout(candidate):
+                        return f"{getattr(candidate, '__module__', '?')}.{m.group(1)}: {m.group(2)}"
+                return None
+            return f"{getattr(found, '__module__', '?')}.{m.group(1)}: {m.group(2)}" if _from_checkout(found) else None
+    except Exception:  # a name that cannot be looked up is not a missing API
+        return None
+    return None
 
 
 class Plugin:
@@ -492,10 +575,19 @@ class Plugin:
         elif report.skipped and c["outcome"] == "passed":
             c["outcome"] = "skipped"
 
+    def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
+        # Called before pytest_collectreport for a collector that raised: a test file importing a
+        # name the checkout does not have (`from pkg.mod import New`, as the fix's test does on base).
+        # (pytest.CollectReport is a name of pytest 7 and later; a Collector is what collection runs.)
+        if isinstance(node, pytest.Collector) and report.failed and call.excinfo is not None:
+            _checked(_observe_collection, report.nodeid or "<session>", call.excinfo.value)
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            cases[report.nodeid or "<session>"] = {"outcome": "error", "assertion": False, "exception": None,
-                                                  "origin": None, "message": str(report.longrepr)[-500:]}
+            nodeid = report.nodeid or "<session>"
+            lacks, exception = state["lacks"].pop(nodeid, (None, None))
+            cases[nodeid] = {"outcome": "error", "assertion": False, "exception": exception, "origin": None,
+                             "message": str(report.longrepr)[-500:], "lacks": lacks}
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
