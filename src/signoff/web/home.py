@@ -1,11 +1,13 @@
 """The home page, "Waiting for me": everything waiting for the signed-in person, newest first, each
-linking to where they decide (signoff.web.inbox), and their approval cards answered in place."""
+linking to where they decide (signoff.web.inbox), and their approval cards answered in place; and
+the same list as JSON for the browser's own notifications (`static/notify.js`)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
 
 from signoff.web.inbox import waiting_for
 from signoff.web.render import PageRoute, page
@@ -23,3 +25,13 @@ def home(request: Request) -> Response:
     waiting = waiting_for(request, user)
     kinds = Counter(w.kind for w in waiting)
     return page(request, "home.html", cards=cards, room_names=rooms, waiting=waiting, kinds=kinds)
+
+
+@router.get("/inbox/waiting")
+def waiting_json(request: Request) -> Response:
+    """What the start page lists, for the signed-in person's own browser (its notifications): the
+    kind, title, link and time of each item, newest first."""
+    user = signed_in(request)
+    items = waiting_for(request, user)
+    return JSONResponse({"count": len(items), "items": [{"kind": w.kind, "title": w.title, "href": w.href,
+                                                         "at": w.at} for w in items]})
