@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import Request
@@ -45,6 +46,12 @@ class Waiting:
     href: str  # the page where the person decides
     at: str  # when it started waiting, ISO 8601 ("" when the workflow did not record it)
     detail: str = ""
+    key: str = ""  # what stays the same while it waits (a card's id: its link is its place on the page)
+
+    @property
+    def identity(self) -> str:
+        """The same item from one reading to the next (notifications send each once)."""
+        return f"{self.kind}|{self.key or self.href}|{self.at}"
 
     @property
     def order(self) -> datetime:
@@ -56,13 +63,23 @@ def _iso(value: float | None) -> str:
     return found.isoformat() if found else ""
 
 
+def answerable_cards(request: Request, user: Principal) -> list[Any]:
+    """The pending cards `user` may answer: named on it, or holding one of its roles now. (The rooms
+    service lists every pending card to an admin, who may read them all but answer only their own.)"""
+    rooms = web_state(request).rooms
+    cards = rooms.pending_approvals(user)
+    held = rooms.people_role_table() if any(c.responder_roles for c in cards) else {}
+    return [c for c in cards if user.id in c.responders
+            or any(user.id in held.get(role, set()) for role in c.responder_roles)]
+
+
 def _cards(request: Request, user: Principal) -> list[Waiting]:
     web = web_state(request)
-    cards = web.rooms.pending_approvals(user)
+    cards = answerable_cards(request, user)
     names = {r["room_id"]: r["name"] for r in web.rooms.list_rooms(user)} if cards else {}
     return [Waiting("approval card", card.title, f"/#card-{n}", _iso(card.requested_at),
                     f"in room {names.get(card.room_id, card.room_id)}, asked by "
-                    f"{card.requester_name or card.requester_agent_id}")
+                    f"{card.requester_name or card.requester_agent_id}", key=card.card_id)
             for n, card in enumerate(cards, start=1)]
 
 

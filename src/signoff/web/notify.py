@@ -126,7 +126,7 @@ class Notifier:
                     items = self._waiting(user)
                 except SignoffError:
                     continue  # a workflow that cannot be read now: the next look tries again
-                keys = [f"{w.kind}|{w.href}|{w.at}" for w in items]
+                keys = [w.identity for w in items]
                 old = set(seen.get(user.name, []))
                 new = [w for w, k in zip(items, keys, strict=True) if k not in old]
                 seen[user.name] = keys

@@ -11,7 +11,7 @@
   function enabled() {
     return supported && Notification.permission === "granted" && localStorage.getItem(ON) === "on";
   }
-  function keyOf(w) { return w.kind + "|" + w.href + "|" + w.at; }
+  function keyOf(w) { return w.id; }  // the same item from one look to the next
 
   function look(quiet) {
     return fetch("/inbox/waiting", {credentials: "same-origin", headers: {"Accept": "application/json"}})
