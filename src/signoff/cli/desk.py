@@ -189,13 +189,25 @@ def approve(bug_id: str, head: Annotated[str | None, typer.Option(help="The head
 
 
 @app.command("accept-dispute")
-def accept_dispute(bug_id: str, index: int, token: Token = None, as_json: Json = False) -> None:
+def accept_dispute(bug_id: str, index: int, token: Token = None, as_json: Json = False,
+                   shown: Annotated[str | None, typer.Option(
+                       help="The digest of the dispute you read (printed without it).")] = None) -> None:
     """Agree with a "no" from a reporter who joined the bug after the question was asked (a human owner):
-    the bug reopens for a new reproduction; the test is not put on the rejected list."""
-    from signoff.desk.service import AcceptDispute, execute
+    the bug reopens for a new reproduction; the test is not put on the rejected list. Without --shown it
+    prints the dispute and its digest and records nothing."""
+    from signoff.desk.service import AcceptDispute, dispute_digest, execute
 
     desk = _desk()
-    out = execute(desk, _actor(desk, token), AcceptDispute(bug_id, index)).summary()
+    if shown is None:
+        disputes = desk.bug(bug_id).disputes
+        if 0 <= index < len(disputes):
+            d = disputes[index]
+            console.print(f"dispute {index} of {bug_id}: report {d.get('report_id')} answered {d.get('answer')} "
+                          f"to the {d.get('question')} question (round {d.get('round')}): {d.get('reason') or ''}",
+                          highlight=False, markup=False)
+            raise UsageError("name the dispute you read",
+                             f"pass --shown {dispute_digest(bug_id, d)[:12]} to agree with the text above")
+    out = execute(desk, _actor(desk, token), AcceptDispute(bug_id, index, shown, via="cli")).summary()
     print_json(out) if as_json else console.print(f"{bug_id} reopened (round {out['round']}) on dispute {index}")
 
 

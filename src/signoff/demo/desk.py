@@ -142,6 +142,7 @@ def run_loop(home: Path, progress: Progress = silent, stack: str = "python",
              failure=bug.reproduction["message"] if bug.reproduction else None)
 
         # 4. the wrong reporter is refused; the original reporter says yes on her card.
+        outsider = None
         try:
             outsider = desk.submit_report({"title": "A huge price gives an infinite total", "component": "checkout",
                                            "actual": "total shows inf"}, client="192.0.2.1")
@@ -209,6 +210,16 @@ def run_loop(home: Path, progress: Progress = silent, stack: str = "python",
         order = _document(rooms, owner, bug_id, "work-reproduction-r2")
         step("round 2", handed_over=order is not None, rejected_tests=len((order or {}).get("rejected_tests", [])),
              failed_tests=len((order or {}).get("failed_tests", [])), state=desk.bug(bug_id).state)
+
+        # 9. left for the visitor of `signoff serve --demo`: the second bug's reporter (scripted) says
+        # yes to its reproduction on the tracking page's call; the crew drafts the fix, whose review
+        # and merge wait for a person.
+        if outsider is not None:
+            other = outsider.bug_id
+            _until(lambda: desk.bug(other).state == "awaiting_reporter", "the second bug's reproduction")
+            desk.confirm(desk.reporter(outsider.report_id, outsider.capability), "yes", bug_id=other)
+            _until(lambda: desk.bug(other).state == "in_review", "the second bug's draft")
+            step("left for a person to review and merge", bug=other, state=desk.bug(other).state)
     finally:
         crew_thread.stop()
 

@@ -95,6 +95,14 @@ def demo_notes(as_json: bool, progress: Progress) -> dict[str, Any]:
     say(f"verified notes: {ours['claims']['supported']}/{ours['claims']['total']} claims, "
         f"{ours['sentences']['supported']}/{ours['sentences']['checkable']} sentences supported -> {final}")
     say(f"signed evidence: {evidence} (re-verified offline by `signoff evidence verify`)")
+    # The same history written and reviewed again, with nothing decided: for the visitor of
+    # `signoff serve --demo` (a decider there) to approve, reject or edit, and ship.
+    progress("leaving the visitor a run to decide on")
+    waiting = folder / "for-the-visitor"
+    waiting.mkdir()
+    start_run(repo, None, waiting, s, script="demo")
+    say(f"for `signoff serve --demo`: {waiting} waits for a decider")
     ok = (not base["ok"]) and ours["ok"] and bool(rejected) and result["rounds"] == 2
-    return {"ok": ok, "run": str(run), "commits": result["commits"], "baseline": base, "ours": ours,
+    return {"ok": ok, "run": str(run), "left_for_the_visitor": str(waiting), "commits": result["commits"],
+            "baseline": base, "ours": ours,
             "rejected_in_review": [r["id"] for r in rejected], "final": str(final), "evidence": str(evidence)}

@@ -86,6 +86,11 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
         flow_evidence = [v_["evidence"] for v_ in st.verdicts.values()]
         for path in flow_evidence:
             say(f"    evidence {path}")
+        progress("leaving the visitor two cases: a contract to approve, a fix to accept")
+        from signoff.demo.visitor import leave_repair_work
+
+        waiting = leave_repair_work(ledger, s, contract)
+        say(f"  for `signoff serve --demo`: {', '.join(f'{c} {state}' for c, state in waiting.items())}")
     finally:
         ledger.close()
 
@@ -94,10 +99,12 @@ def demo_repair(as_json: bool, progress: Progress) -> dict[str, Any]:
     checked = all(verify_file(Path(p), trusted).ok for p in paths)
     say(f"  evidence verified offline: {'all ok' if checked else 'FAILED'}")
     ok = (standalone["false-fix"]["verdict"] == "REJECTED" and standalone["genuine-fix"]["verdict"] == "VERIFIED"
-          and st.state == "ACCEPTED" and len(refused) == 3 and checked)
+          and st.state == "ACCEPTED" and len(refused) == 3 and checked
+          and sorted(waiting.values()) == ["AWAITING_REVIEW", "CONTRACT_PROPOSED"])
     return {"ok": ok, "verify": standalone,
             "room": {"case_id": case_id, "state": st.state, "history": st.history,
                      "verdicts": {str(k): val["verdict"] for k, val in st.verdicts.items()},
                      "failed_attempts": {str(k): val for k, val in st.failures.items()},
                      "evidence": flow_evidence},
+            "left_for_the_visitor": waiting,
             "evidence": paths}

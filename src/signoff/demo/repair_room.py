@@ -30,6 +30,7 @@ class RepairRoom:
     verifier: Principal
     fixer_agent: Principal
     contract: Contract
+    tag: str = ""
 
     def say(self, who: Principal, text: str, room_id: str | None = None) -> str:
         receipt = self.rooms.post_message(who, room_id or self.room_id, text)
@@ -70,13 +71,15 @@ def coupon_contract(repo: Path, harness: Path, name: str = "coupon") -> Contract
 
 
 def open_repair_room(ledger: SqlLedger, settings: Settings, contract: Contract,
-                     suffix: str | None = None) -> RepairRoom:
+                     suffix: str | None = None, operator: Principal | None = None) -> RepairRoom:
+    """A fresh case room; its operator is `operator` (the demo's visitor, say), or a new user."""
     import signoff.demo.coupon_fixer  # noqa: F401  (registers the coupon fixer script)
 
     tag = suffix or new_id()[:6]
     rooms = embedded_rooms(ledger)
     owner, _ = rooms.create_user(f"repair-owner-{tag}", "repair bot owner")
-    operator, _ = rooms.create_user(f"alice-{tag}", "Alice (operator)")
+    if operator is None:
+        operator, _ = rooms.create_user(f"alice-{tag}", "Alice (operator)")
     bystander, _ = rooms.create_user(f"mallory-{tag}", "Mallory")
     # Anyone in the room may address the verifier (so a refusal can be said back); only agents of the
     # same owner -- the verifier -- may address the fixer.
@@ -88,7 +91,7 @@ def open_repair_room(ledger: SqlLedger, settings: Settings, contract: Contract,
     workflow, fixer_worker = embedded_agents(ledger, rooms, settings, verifier, fixer)
     workflow.watch(room.id, contract, Person(operator.name, "user", operator.sender))
     return RepairRoom(rooms, workflow, fixer_worker, room.id, other.id, operator, bystander, verifier, fixer,
-                      contract)
+                      contract, tag)
 
 
 def agent_rooms(rooms: RoomService, agent: Principal) -> SyncRepairRooms:

@@ -10,19 +10,20 @@ a one-time link, printed at start; nothing here holds a password.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fastapi import FastAPI
 
 from signoff.demo.desk import last_run_home
+from signoff.demo.visitor import SCRIPTED, VISITOR, RepairAgents, ask_card, ensure_visitor
 from signoff.desk.workflow import open_desk
-from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
+from signoff.kernel.errors import UsageError
 from signoff.kernel.settings import Settings
 from signoff.rooms import RoomService
 from signoff.rooms.domain.signin import SignIns
 
-VISITOR = "visitor"
 # Folders only the demos write into a home: one of them means the demos ran here (the incident
 # demo's runs live where the console lists them).
 DEMO_FOLDERS = ("demo-desk", "demo-repair", "incident-runs")
@@ -44,16 +45,11 @@ def require_demo_state(current: Settings) -> None:
 
 
 def open_demo(app: FastAPI, current: Settings) -> DemoVisit:
-    """Bind the visitor, give the app the demo desk, and issue a one-time sign-in link's secret."""
+    """Bind the visitor, give the app the demo desk, leave the visitor's work (see
+    `signoff.demo.visitor`), and issue a one-time sign-in link's secret."""
     require_demo_state(current)
     rooms: RoomService = app.state.rooms
-    try:
-        user = rooms.user_by_name(VISITOR)
-    except NotFoundError:
-        user, _ = rooms.create_user(VISITOR, "Demo visitor", admin=True)
-    if not user.is_admin:
-        raise ConflictError(f"a room user {VISITOR!r} exists on {current.home} and is not the demo's visitor",
-                            "serve a home that only `signoff demo` wrote to, or remove that user")
+    user = ensure_visitor(rooms, current.home)
     desk_home: Path | None = last_run_home(current)
     if desk_home is not None and desk_home.is_dir():
         desk = open_desk(Settings.load(home=desk_home))
@@ -63,5 +59,12 @@ def open_demo(app: FastAPI, current: Settings) -> DemoVisit:
         app.state.desk = desk
     else:
         desk_home = None
+    ask_card(rooms, user)
+    # The visitor decides on the notes runs as `[notes] deciders` says, for the served app only.
+    notes = dict(current.section("notes"))
+    notes["deciders"] = [*notes.get("deciders", []), VISITOR]
+    app.state.settings = replace(current, raw={**current.raw, "notes": notes})
+    app.state.simulated_people = SCRIPTED
+    app.state.demo_agents = RepairAgents(rooms, current, threading.Event()).start()
     token = SignIns(rooms.ledger).issue_link(user.id)
     return DemoVisit(current.home, VISITOR, token, desk_home)

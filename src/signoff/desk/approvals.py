@@ -21,6 +21,29 @@ def review_shown(bug_id: str, change: dict[str, Any], head: str) -> dict[str, An
     return {"bug": bug_id, "repo": change["repo"], "number": change["number"], "base": change["base"], "head": head}
 
 
+def dispute_shown(bug_id: str, dispute: dict[str, Any]) -> dict[str, Any]:
+    """What a dispute shows a person: the late reporter's answer, its question, round and reason as the
+    bug holds them (an agreement binds the digest of this text, not a position in a list)."""
+    return {"bug": bug_id, "dispute": dispute["index"], "report": dispute.get("report_id"),
+            "question": dispute.get("question"), "answer": dispute.get("answer"), "round": dispute.get("round"),
+            "reason": dispute.get("reason")}
+
+
+def dispute_digest(bug_id: str, dispute: dict[str, Any]) -> str:
+    """The digest a face sends back with an agreement to `dispute`, shown as the bug holds it."""
+    return shown_digest(dispute_shown(bug_id, dispute))
+
+
+def dispute_approval(bug: Bug, index: int, given: str | None, by: str, at: str, via: str) -> Approval:
+    """A person's agreement with dispute `index`, made through the one content-bound approval:
+    refused (nothing recorded) unless `given` is the digest of that dispute's text as it is now."""
+    if not at:
+        raise ValueError("a dispute's agreement needs the time it was made (the service reads the clock)")
+    return approve(dispute_shown(bug.bug_id, bug.disputes[index]), given,
+                   what=f"dispute {index} of {bug.bug_id}", by=by, at=at, via=via,
+                   fix="reload the bug and read the dispute as it is now")
+
+
 SHIP = Option(id="merge", label="Merge", meaning="ship")  # the merge button: ships what the review showed
 
 

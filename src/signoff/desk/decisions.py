@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from signoff.desk import model as ev
-from signoff.desk.approvals import review_approval
+from signoff.desk.approvals import dispute_approval, review_approval
 from signoff.desk.config import DeskConfig
 from signoff.desk.model import Bug
 from signoff.kernel import pathglob
@@ -126,10 +126,14 @@ def verify_release(bug: Bug, cmd: VerifyRelease, config: DeskConfig) -> Decision
 
 @dataclass(frozen=True)
 class AcceptDispute:
-    """A person agrees with a "no" from a reporter who was not entitled to the question."""
+    """A person agrees with a "no" from a reporter who was not entitled to the question: the one they
+    were shown (`shown`, the digest of `approvals.dispute_shown`)."""
 
     index: int
     by: str
+    shown: str | None = None
+    at: str = ""  # when, from the desk's clock (a decision reads none)
+    via: str = "desk"
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,9 @@ def accept_dispute(bug: Bug, cmd: AcceptDispute, config: DeskConfig) -> Decision
     if cmd.index not in {d["index"] for d in bug.open_disputes()}:
         raise ConflictError(f"dispute {cmd.index} of {bug.bug_id} is not an open \"no\" of this round",
                             "reload the bug: it has moved on")
-    return Decision.of(ev.DisputeAccepted(index=cmd.index, by=cmd.by), jobs=[reproduce_job(bug.bug_id, bug.round + 1)])
+    made = dispute_approval(bug, cmd.index, cmd.shown, cmd.by, cmd.at, cmd.via)
+    return Decision.of(ev.DisputeAccepted(index=cmd.index, by=cmd.by, approval=made),
+                       jobs=[reproduce_job(bug.bug_id, bug.round + 1)])
 
 
 def human_resume(bug: Bug, cmd: HumanResume, config: DeskConfig) -> Decision:

@@ -112,8 +112,11 @@ class AnswerUnentitled(Answer, type="answer.unentitled", case=BUG):
 
 
 class DisputeAccepted(DeskEvent, type="dispute.accepted", case=BUG):
+    """`approval` binds the digest of the dispute as shown; events written before it was kept have none."""
+
     index: int
     by: str
+    approval: Approval | None = None
 
 
 class FixFailed(DeskEvent, type="fix.failed", case=BUG):

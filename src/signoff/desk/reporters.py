@@ -13,6 +13,7 @@ from signoff.desk.base import DeskBase, report_case
 from signoff.desk.credentials import DeskCaller, require
 from signoff.desk.intake import Quarantined
 from signoff.desk.model import Bug
+from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.trust.credentials import matches as credential_matches
 
@@ -100,12 +101,15 @@ class ReporterSteps(DeskBase):
         cmd = decisions.VerifyRelease(rid, answer, filtered_reason(reason) if answer == "no" else None)
         return self.decide(own, cmd)
 
-    def accept_dispute(self, actor: DeskCaller, bug_id: str, index: int) -> Bug:
+    def accept_dispute(self, actor: DeskCaller, bug_id: str, index: int, shown: str | None = None,
+                       via: str = "desk") -> Bug:
         """A person agrees with a "no" from a reporter who was not entitled to the question: the bug
-        reopens for a new reproduction; the test is not added to the rejected list."""
+        reopens for a new reproduction; the test is not added to the rejected list. `shown` is the
+        digest of the dispute as the person was shown it (`approvals.dispute_shown`): anything else is
+        refused, nothing recorded."""
         require(actor, "owner", what="accept a reporter's dispute")
         if not actor.human or actor.shared:
             raise RefusedError("only a named person may accept a dispute",
                                "use your own owner credential (not a bot's, not the shared key)")
-        cmd = decisions.AcceptDispute(index, actor.name)
+        cmd = decisions.AcceptDispute(index, actor.name, shown, utc_iso(self.clock.now()), via)
         return self.decide(bug_id, cmd)

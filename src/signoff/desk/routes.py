@@ -80,6 +80,10 @@ class MergeBody(Strict):
     head: str  # the head the person reviewed: a change whose head moved since is not merged
 
 
+class DisputeBody(Strict):
+    shown: str = Field(max_length=100)  # the digest of the dispute the person was shown
+
+
 class DeploymentBody(Strict):
     repo: str
     commit: str
@@ -224,9 +228,11 @@ def routers(settings: Settings) -> list[APIRouter]:
         return {"rewritten": desk.observe_history(actor(desk, authorization))}
 
     @router.post("/bugs/{bug_id}/disputes/{index}/accept")
-    def accept_dispute(bug_id: str, index: int, request: Request, authorization: Auth = None) -> Any:
+    def accept_dispute(bug_id: str, index: int, request: Request, authorization: Auth = None,
+                       body: DisputeBody | None = None) -> Any:
         desk = desk_of(request)
-        return execute(desk, actor(desk, authorization), AcceptDispute(bug_id, index)).summary()
+        shown = body.shown if body is not None else None  # the digest of the dispute as shown; required
+        return execute(desk, actor(desk, authorization), AcceptDispute(bug_id, index, shown, via="api")).summary()
 
     @router.post("/deployments")
     def deployment(body: DeploymentBody, request: Request, authorization: Auth = None) -> Any:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import overload
 
+from signoff.desk.approvals import dispute_digest
 from signoff.desk.credentials import Credentials, DeskCaller
 from signoff.desk.crew import link_reporter, recorded, require_crew
 from signoff.desk.crew import setup as setup_crew
@@ -58,10 +59,13 @@ class MergeChange:
 
 @dataclass(frozen=True)
 class AcceptDispute:
-    """A human owner agrees with a late reporter's "no" (dispute `index` of `bug_id`)."""
+    """A human owner agrees with a late reporter's "no" (dispute `index` of `bug_id`), the one shown:
+    `shown` is the digest of its text as the face showed it (`dispute_digest`); any other is refused."""
 
     bug_id: str
     index: int
+    shown: str | None = None
+    via: str = "desk"
 
 
 @dataclass(frozen=True)
@@ -91,13 +95,13 @@ def execute(desk: Desk, actor: DeskCaller, command: PersonCommand) -> Bug | str:
     if isinstance(command, MergeChange):
         return desk.merge(actor, command.bug_id, command.head)
     if isinstance(command, AcceptDispute):
-        return desk.accept_dispute(actor, command.bug_id, command.index)
+        return desk.accept_dispute(actor, command.bug_id, command.index, command.shown, command.via)
     return desk.human_resume(actor, command.bug_id, command.state)
 
 
 __all__ = [
     "FIELDS", "PROCESS_ROLES", "REPORT_ID", "AcceptDispute", "ApproveChange", "Bug", "Concierge", "Credentials", "Desk",
     "DeskCaller", "EngineeringService", "MergeChange", "PersonCommand", "Quarantined", "ResumeBug", "crew_view",
-    "doctor_checks", "execute", "init_local", "link_remote", "link_reporter", "link_standin", "open_desk", "recorded",
-    "require_crew", "serve_crew", "setup_crew", "setup_remote",
+    "dispute_digest", "doctor_checks", "execute", "init_local", "link_remote", "link_reporter", "link_standin",
+    "open_desk", "recorded", "require_crew", "serve_crew", "setup_crew", "setup_remote",
 ]

@@ -28,6 +28,7 @@ from signoff.incident.evidence_server import EvidenceClient
 from signoff.incident.grade import observe
 from signoff.incident.guard import Post
 from signoff.incident.notary import IssuedSalt
+from signoff.incident.parties import Parties
 from signoff.incident.playbooks import CompanyAgent, parse_disclosure_post
 from signoff.incident.scenario import Scenario
 from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, NOTARY, ORGS, SHARED
@@ -311,11 +312,16 @@ def _guard_blocks(ws: Workspace, org: str, text: str, disclosure: Disclosure | N
     return rule in verdict.rules, f"guard blocked: {', '.join(verdict.rules)}"
 
 
-def _renamed_code_line(scenario: Scenario) -> str:
-    line = next(ln for p in scenario.parties.get("payco").code for ln in p.read_text(encoding="utf-8").splitlines()
+def renamed_code_line(parties: Parties) -> str:
+    """A line of PayCo's signing code with its identifiers renamed (what the red team posts)."""
+    line = next(ln for p in parties.get("payco").code for ln in p.read_text(encoding="utf-8").splitlines()
                 if "hmac.new(" in ln)
     renames = {"digest": "mac_value", "secret": "shared_key", "signed": "wire_bytes"}
     return re.sub(r"\b(" + "|".join(renames) + r")\b", lambda m: renames[m.group(1)], line.strip())
+
+
+def _renamed_code_line(scenario: Scenario) -> str:
+    return renamed_code_line(scenario.parties)
 
 
 def _pending_disclosure(inc: Incident, org: str) -> Disclosure:
@@ -501,4 +507,4 @@ def run_redteam(base: Path, keys: KeyStore, settings: Settings, scenario: Scenar
 
 
 __all__ = ["ATTACK_AFTER_STEP", "FORBIDDEN", "LIVE", "SHOWN_ATTACKS", "Live", "Outcome", "forbidden_actions",
-           "run_live", "run_redteam", "run_shown", "sandboxed", "sent_text"]
+           "renamed_code_line", "run_live", "run_redteam", "run_shown", "sandboxed", "sent_text"]

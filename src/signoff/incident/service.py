@@ -390,10 +390,19 @@ def try_max_chars() -> int:
     return MAX_CHARS
 
 
-def attacks() -> list[Attack]:
+def attacks(parties: Parties | None = None) -> list[Attack]:
     from signoff.incident.breakit import attacks as every
 
-    return every()
+    return every(parties)
+
+
+def tried_attacks(home: Path, keys: KeyStore, parties: Parties) -> list[dict[str, Any]]:
+    """Every red team attack with what the text controls of `parties` (a demo's) say of its text."""
+    from signoff.incident.breakit import tried_attacks as tried
+    from signoff.incident.breakit import try_workspace
+
+    with try_workspace(home, keys, parties) as ws:
+        return tried(ws, parties)
 
 
 def try_text(home: Path, keys: KeyStore, text: str, parties: Parties) -> dict[str, Any]:
@@ -452,6 +461,7 @@ __all__ = [
     "set_up_here",
     "setup",
     "start_live",
+    "tried_attacks",
     "try_max_chars",
     "try_text",
     "verify",

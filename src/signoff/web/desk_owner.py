@@ -13,7 +13,16 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.desk.service import AcceptDispute, ApproveChange, Desk, DeskCaller, MergeChange, crew_view, execute
+from signoff.desk.service import (
+    AcceptDispute,
+    ApproveChange,
+    Desk,
+    DeskCaller,
+    MergeChange,
+    crew_view,
+    dispute_digest,
+    execute,
+)
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
@@ -87,7 +96,8 @@ def bug_page(request: Request, bug_id: str) -> Response:
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
     return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,
                 files=files, notes=desk.notes(bug_id), change=change, owner=owner,
-                open_disputes={d["index"] for d in bug.open_disputes()}, split=split_asked(request))
+                open_disputes={d["index"]: dispute_digest(bug_id, d) for d in bug.open_disputes()},
+                split=split_asked(request))
 
 
 @router.get("/bugs/{bug_id}/evidence/{name:path}")
@@ -128,7 +138,8 @@ async def accept_dispute(request: Request, bug_id: str, index: str) -> Response:
     desk, owner = _owner(request)
     if not index.isdigit() or len(index) > 6 or form.get("bug") != bug_id:
         raise UsageError("the form does not name one of this bug's disputes", "use the buttons on the bug page")
-    execute(desk, owner, AcceptDispute(bug_id, int(index)))
+    # The digest of the dispute the page showed: another dispute, or this one changed, is refused.
+    execute(desk, owner, AcceptDispute(bug_id, int(index), form.get("shown"), via="web"))
     return RedirectResponse(f"/bugs/{bug_id}#disputes", status_code=303)
 
 

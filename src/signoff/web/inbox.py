@@ -7,25 +7,31 @@ decides who may act: an item is listed where the workflow would take that person
 linked operator of a repair case, a notes decider, a desk owner, a card's responder), and the page
 it links to asks the workflow again.
 
-Incident approvals are not listed: an incident's approvals are messages in its own recorded run
-(`signoff incident demo`), not requests a person of this server is asked to answer here.
+Incident approvals are listed to the person `[web] incident_views` binds to an organisation, for
+each running (not yet recorded) run in which that organisation waits for them as its approver
+(`incident.service.awaiting`: disclosures, fix requests, a proposed root cause); a recorded run's
+approvals are history, not requests.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import Request
 
 from signoff.desk.service import Bug
+from signoff.incident import service
 from signoff.kernel.errors import SignoffError
 from signoff.repair import CaseState, RepairService
 from signoff.rooms import Principal
 from signoff.web.desk_access import desk_of, desk_owner
+from signoff.web.incident_pages import bound_org, keys_of, link, runs_base
 from signoff.web.notes_pages import notes_service, runs_listed
 from signoff.web.render import moment, templates
+from signoff.web.scripted import simulated  # noqa: F401  (registers the pages' "simulated" label)
 from signoff.web.state import web_state
 
 # A case's state waiting for its operator: (kind, title, anchor on the case page, the stage a card may decide).
@@ -40,6 +46,12 @@ class Waiting:
     href: str  # the page where the person decides
     at: str  # when it started waiting, ISO 8601 ("" when the workflow did not record it)
     detail: str = ""
+    key: str = ""  # what stays the same while it waits (a card's id: its link is its place on the page)
+
+    @property
+    def identity(self) -> str:
+        """The same item from one reading to the next (notifications send each once)."""
+        return f"{self.kind}|{self.key or self.href}|{self.at}"
 
     @property
     def order(self) -> datetime:
@@ -51,13 +63,23 @@ def _iso(value: float | None) -> str:
     return found.isoformat() if found else ""
 
 
+def answerable_cards(request: Request, user: Principal) -> list[Any]:
+    """The pending cards `user` may answer: named on it, or holding one of its roles now. (The rooms
+    service lists every pending card to an admin, who may read them all but answer only their own.)"""
+    rooms = web_state(request).rooms
+    cards = rooms.pending_approvals(user)
+    held = rooms.people_role_table() if any(c.responder_roles for c in cards) else {}
+    return [c for c in cards if user.id in c.responders
+            or any(user.id in held.get(role, set()) for role in c.responder_roles)]
+
+
 def _cards(request: Request, user: Principal) -> list[Waiting]:
     web = web_state(request)
-    cards = web.rooms.pending_approvals(user)
+    cards = answerable_cards(request, user)
     names = {r["room_id"]: r["name"] for r in web.rooms.list_rooms(user)} if cards else {}
     return [Waiting("approval card", card.title, f"/#card-{n}", _iso(card.requested_at),
                     f"in room {names.get(card.room_id, card.room_id)}, asked by "
-                    f"{card.requester_name or card.requester_agent_id}")
+                    f"{card.requester_name or card.requester_agent_id}", key=card.card_id)
             for n, card in enumerate(cards, start=1)]
 
 
@@ -113,11 +135,37 @@ def _bugs(request: Request, user: Principal) -> list[Waiting]:
             for item in _bug(bug)]
 
 
+INCIDENT_KINDS = {"disclosure": "Approve or refuse the disclosure {ref}", "fix": "Approve the fix request {ref}",
+                  "root_cause": "Confirm the root cause of {ref}"}
+
+
+def _incidents(request: Request, user: Principal) -> list[Waiting]:
+    """For a person bound to an organisation: what its running incidents wait for them to decide."""
+    org = bound_org(request, user) if web_state(request).settings is not None else None
+    if org is None:
+        return []
+    base, keys = runs_base(request), keys_of(request)
+    out = []
+    for run in service.list_runs(base):
+        if run["recorded"]:
+            continue  # finished: its approvals are history
+        run_dir = service.find_run(base, run["name"])
+        if org not in service.run_orgs(run_dir):
+            continue
+        since = _iso((run_dir / "run.json").stat().st_mtime)
+        for item in service.awaiting(service.console_view(run_dir, keys, org), org, user.name):
+            title = INCIDENT_KINDS.get(item.kind, "Decide on {ref}").format(ref=item.ref)
+            out.append(Waiting("incident approval", f"{title} (incident {run['name']})",
+                               f"{link(run['name'], org)}#decide-{quote(item.ref)}", since, item.shown[:200]))
+    return out
+
+
 def waiting_for(request: Request, user: Principal) -> list[Waiting]:
     """Everything waiting for `user`, newest first (read once a request: the page and its menu share it)."""
     kept: tuple[str, list[Waiting]] | None = getattr(request.state, "waiting", None)
     if kept is None or kept[0] != user.id:
-        found = [*_cards(request, user), *_repair(request, user), *_notes(request, user), *_bugs(request, user)]
+        found = [*_cards(request, user), *_repair(request, user), *_notes(request, user), *_bugs(request, user),
+                 *_incidents(request, user)]
         kept = (user.id, sorted(found, key=lambda w: w.order, reverse=True))
         request.state.waiting = kept
     return kept[1]

@@ -58,9 +58,25 @@ def window(request: Request) -> Window:
     return found
 
 
+def tried_attacks(request: Request) -> list[dict[str, object]]:
+    """Every red team attack with what the text controls say of its text: the same guards and airlock
+    for every visitor, so worked out once a process (the first visit), never per request."""
+    with _LOCK:
+        found: list[dict[str, object]] | None = getattr(request.app.state, "incident_tried", None)
+        if found is None:
+            settings = incident_settings(request)
+            found = request.app.state.incident_tried = service.tried_attacks(
+                settings.home, KeyStore(settings.keys_dir), demo_scenario(request).parties)
+    return found
+
+
 def _page(request: Request, status: int = 200, **context: object) -> Response:
-    return page(request, "incident_try.html", status, attacks=service.attacks(), max_chars=service.try_max_chars(),
-                tries_per_minute=window(request).limit, **{"text": "", "result": None, **context})
+    tried = tried_attacks(request)
+    text = context.get("text") or ""
+    # A visitor's text that is one of the attacks: the page says what stops it in a live incident.
+    matched = next((t["attack"] for t in tried if text and getattr(t["attack"], "text", None) == text), None)
+    return page(request, "incident_try.html", status, tried=tried, max_chars=service.try_max_chars(),
+                tries_per_minute=window(request).limit, matched=matched, **{"text": "", "result": None, **context})
 
 
 @router.get("/incident/try")

@@ -19,6 +19,7 @@ from signoff.ledger import ChainMonitor
 from signoff.rooms import Principal, RoomService
 from signoff.rooms.domain.signin import SignIns, prepare_checks
 from signoff.trust.credentials import shared_secret
+from signoff.web import notify
 from signoff.web.config import WebConfig
 from signoff.web.sessions import BROWSER_COOKIE, SESSION_COOKIE, Sessions, SignInNeeded
 from signoff.web.throttle import Throttle
@@ -59,6 +60,8 @@ def web_state(request: Request) -> WebState:
                              Throttle(rooms.ledger, config.signin_attempts, config.signin_window_minutes * 60),
                              ChainMonitor(rooms.ledger, background=True))
             app_state.web = found
+            # Notifications of new waiting items by webhook or e-mail, where `[notify]` configures them.
+            notify.start(request.app, settings)
     return found
 
 

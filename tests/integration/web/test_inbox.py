@@ -16,7 +16,7 @@ from signoff.demo.fixture import shoplite_source
 from signoff.demo.notes import build_history
 from signoff.desk.local import init_local
 from signoff.desk.model import BUG, AnswerUnentitled, DeskEvent, ReproductionFailed, ReproductionRecorded
-from signoff.desk.service import Desk
+from signoff.desk.service import Desk, dispute_digest
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.notes.run import start_run
@@ -166,14 +166,19 @@ def test_a_desk_owner_is_waited_for_by_bugs_and_disputes_and_decides_on_the_bug_
     csrf = bug_page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
     action = f"/bugs/{disputed}/disputes/0/accept"
     assert f'action="{action}"' in bug_page
-    answer = client.post(action, data={"csrf": csrf, "bug": disputed}, follow_redirects=False)
+    shown = bug_page.split('name="shown" value="', 1)[1].split('"', 1)[0]
+    assert shown == dispute_digest(disputed, desk.bug(disputed).disputes[0])  # the text the page showed
+    answer = client.post(action, data={"csrf": csrf, "bug": disputed, "shown": shown}, follow_redirects=False)
     assert answer.status_code == 303
     assert desk.bug(disputed).state == "reopened"
     assert _waiting(client.get("/").text) == [("bug needing a person", f"/bugs/{stuck}")]
     # Agreed once: the same form again is refused and records nothing.
     version = desk.bug(disputed).version
-    assert client.post(action, data={"csrf": csrf, "bug": disputed}).status_code == 409
+    assert client.post(action, data={"csrf": csrf, "bug": disputed, "shown": shown}).status_code == 409
     assert desk.bug(disputed).version == version
+    [approval] = [e.payload["approval"] for e in desk.ledger.read(BUG.case_id(disputed))
+                  if e.type == "dispute.accepted"]
+    assert approval["digest"] == shown and approval["via"] == "web"
 
 
 def test_someone_who_is_not_a_desk_owner_neither_sees_nor_accepts_a_dispute(
@@ -192,6 +197,25 @@ def test_someone_who_is_not_a_desk_owner_neither_sees_nor_accepts_a_dispute(
         assert client.post(f"/bugs/{disputed}/disputes/{index}/accept",
                            data={"csrf": csrf, "bug": disputed}).status_code == status
     assert client.post(f"/bugs/{disputed}/disputes/0/accept", data={"bug": disputed}).status_code == 403  # no CSRF
+    assert desk.bug(disputed).version == version and desk.bug(disputed).state == "awaiting_reporter"
+
+
+def test_agreeing_with_a_dispute_binds_the_text_the_page_showed(
+        desk_home: tuple[Desk, list[str], TestClient]) -> None:
+    # The attacker's side: an owner's form replayed without the digest, with a made-up one, or with the
+    # digest of the same dispute's text altered is refused, and the bug stays as it was.
+    desk, (disputed, stuck), client = desk_home
+    _sign_in(client, "alice")
+    page = client.get(f"/bugs/{disputed}").text
+    csrf = page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    dispute = desk.bug(disputed).disputes[0]
+    version = desk.bug(disputed).version
+    for shown, status in ((None, 400), ("not-a-digest", 400), ("0" * 64, 409),
+                          (dispute_digest(disputed, {**dispute, "reason": "Fine by me"}), 409),
+                          (dispute_digest(stuck, dispute), 409)):
+        data = {"csrf": csrf, "bug": disputed, **({"shown": shown} if shown else {})}
+        refused = client.post(f"/bugs/{disputed}/disputes/0/accept", data=data)
+        assert refused.status_code == status, (shown, refused.text)
     assert desk.bug(disputed).version == version and desk.bug(disputed).state == "awaiting_reporter"
 
 

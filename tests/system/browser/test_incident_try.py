@@ -23,17 +23,25 @@ from tests.system.browser.conftest import Site, axe_violations, make_site, overf
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     s = make_site(tmp_path_factory, "[web]\nincident_tries_per_minute = 1000\n")
     s.start()
+    warm(s)
     try:
         yield s
     finally:
         s.stop()
 
 
+def warm(site: Site) -> None:
+    """The first visit sets up the try workspace's guards and works out every attack's result (seconds,
+    once a process); later visits answer at once."""
+    assert httpx.get(f"{site.url}/incident/try", verify=tls_context(), timeout=120).status_code == 200
+
+
 def tried(site: Site, text: str, client: httpx.Client | None = None) -> httpx.Response:
     own = client is None
     client = client or httpx.Client(base_url=site.url, verify=tls_context())
     try:
-        return client.post("/incident/try", data={"csrf": site.csrf(client, "/incident/try"), "text": text})
+        return client.post("/incident/try", data={"csrf": site.csrf(client, "/incident/try"), "text": text},
+                           timeout=120)
     finally:
         if own:
             client.close()
@@ -42,8 +50,9 @@ def tried(site: Site, text: str, client: httpx.Client | None = None) -> httpx.Re
 def verdicts(page_html: str) -> dict[str, str]:
     """Each control's verdict word and what fired, as the page shows them."""
     out = {}
+    result = page_html.split('id="verdicts-h"', 1)[-1].split("</section>", 1)[0]  # the try's, not the attacks'
     for who, body in re.findall(r"<strong>(PayCo's guard|ShopCo's guard|Airlock):</strong>(.*?)</p>",
-                                page_html, re.S):
+                                result, re.S):
         out[html.unescape(who)] = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(body)).split())
     return out
 
@@ -59,7 +68,7 @@ def test_a_code_line_is_blocked_by_the_guard_whose_code_it_is(site: Site) -> Non
     assert r.status_code == 200
     v = verdicts(r.text)
     assert v["PayCo's guard"].startswith("blocks") and "code_line" in v["PayCo's guard"], v
-    assert "<h2 id=\"verdicts-h\">Blocked</h2>" in r.text
+    assert "<h2 id=\"verdicts-h\">Blocked by the text controls</h2>" in r.text
 
 
 def test_a_customer_name_is_blocked_by_both_guards(site: Site) -> None:
@@ -77,16 +86,52 @@ def test_an_instruction_is_quarantined_by_the_airlock(site: Site) -> None:
 def test_a_harmless_post_passes_everything(site: Site) -> None:
     r = tried(site, "We see 6 of 60 webhooks rejected since this morning; all have accented names.")
     v = verdicts(r.text)
-    assert v == {"PayCo's guard": "passes", "ShopCo's guard": "passes", "Airlock": "clean"}, v
-    assert "<h2 id=\"verdicts-h\">Let through</h2>" in r.text
+    assert v == {"PayCo's guard": "passes", "ShopCo's guard": "passes", "Airlock": "recognises nothing"}, v
+    assert "<h2 id=\"verdicts-h\">The text controls let it through</h2>" in r.text
 
 
 def test_the_red_team_attacks_are_listed_with_their_exact_text(site: Site) -> None:
-    page_html = httpx.get(f"{site.url}/incident/try", verify=tls_context()).text
+    # The first visit works out every attack's result with the try workspace's guards (set up once).
+    page_html = httpx.get(f"{site.url}/incident/try", verify=tls_context(), timeout=120).text
     shown = [html.unescape(t) for t in re.findall(r'<pre class="attack">(.*?)</pre>', page_html, re.S)]
-    assert shown == [sent_text(a) for a in LIVE]
+    assert shown[:len(LIVE)] == [sent_text(a) for a in LIVE]
     names = [html.unescape(n) for n in re.findall(r"<li><strong>(.*?)</strong>", page_html)]
     assert names == [a.name for a in LIVE] + list(FORBIDDEN)
+
+
+def _text(page_html: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page_html)).split())
+
+
+def test_the_injection_the_text_controls_miss_says_what_stops_it_in_a_live_incident(site: Site) -> None:
+    # The red team's injection #1 is not recognised by the airlock and holds no code: the page says
+    # so, and names the control that stops it live (payco-agent's addressing policy), not "clean".
+    first = LIVE[0]
+    r = tried(site, sent_text(first))
+    shown = _text(r.text)
+    assert "The text controls let it through" in shown and "Airlock: recognises nothing" in shown
+    assert "clean" not in shown.lower().split("airlock:")[1][:40]
+    assert (f"In a live incident: the rooms server: {first.expect_refused_by} takes no messages from {first.who}"
+            in shown)
+
+
+def test_every_attack_shows_what_stops_it_and_each_text_its_result_here(site: Site) -> None:
+    # The first visit works out every attack's result with the try workspace's guards (set up once).
+    page_html = httpx.get(f"{site.url}/incident/try", verify=tls_context(), timeout=120).text
+    items = re.findall(r"<li><strong>(.*?)</li>", page_html, re.S)
+    assert len(items) == len(LIVE) + len(FORBIDDEN)
+    for item in items:
+        said = _text(item)
+        assert "Stopped in a live incident by:" in said, said[:80]
+        assert ("Here: " in said) != ("Not tried here" in said), said[:80]
+    forbidden = {_text(i).split(" (straight", 1)[0]: _text(i) for i in items[len(LIVE):]}
+    # The forbidden posts that are text are tried here, and the guards block each by the rule the red team names.
+    for name, rule in (("post a code line with renamed identifiers", "code_line"),
+                       ("post a code line base64-encoded", "encoded_code_line"),
+                       ("post a customer's name", "customer_name"), ("post the webhook secret", "secret")):
+        assert "Here: blocked by the text controls" in forbidden[name] and rule in forbidden[name], name
+    name = next(n for n in customer_names() if any(ord(c) > 127 for c in n))
+    assert name not in html.unescape(page_html)  # tried, never printed
 
 
 def test_bad_input_and_forged_forms_are_refused(site: Site) -> None:
@@ -111,12 +156,14 @@ def test_nothing_of_the_text_is_stored_or_logged(site: Site) -> None:
         assert (site.root / "serve.log").stat().st_size > 0  # the log exists and was looked in
     finally:
         site.start()
+        warm(site)
 
 
 @pytest.mark.slow
 def test_the_rate_limit_refuses_after_the_configured_tries(tmp_path_factory: pytest.TempPathFactory) -> None:
     limited = make_site(tmp_path_factory, "[web]\nincident_tries_per_minute = 3\n")
     limited.start()
+    warm(limited)
     try:
         with httpx.Client(base_url=limited.url, verify=tls_context()) as client:
             statuses = [tried(limited, "hello", client).status_code for _ in range(4)]
@@ -137,11 +184,12 @@ def test_try_to_break_it_in_the_browser(site: Site, tabs: Any) -> None:
     page.get_by_role("button", name="Try it").click()
     status = page.get_by_role("status")
     assert "Blocked" in status.inner_text()
-    assert "code_line" in page.locator(".verdict.blocked").first.inner_text()
+    assert "code_line" in status.locator(".verdict.blocked").first.inner_text()
     tab.screenshot("incident-try")
     assert overflow(page) == 0
     assert axe_violations(page) == []
     page.get_by_role("button", name="Try attack 3").click()
-    assert "instruction_override" in page.locator(".verdict", has_text="Airlock").inner_text()
+    status = page.get_by_role("status")
+    assert "instruction_override" in status.locator(".verdict", has_text="Airlock").inner_text()
     assert page.get_by_label("Text to post to the shared room").input_value() == sent_text(LIVE[2])
     assert axe_violations(page) == []

@@ -7,7 +7,7 @@ import pytest
 
 from signoff.desk.workflow import Quarantined
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
-from tests.support.fixtures.desk import OVERFLOW, World
+from tests.support.fixtures.desk import OVERFLOW, World, shown_dispute
 
 
 def test_wrong_reporter_is_refused(reproduced: World) -> None:
@@ -103,10 +103,10 @@ def test_the_owner_decides_a_latecomers_no_without_growing_the_rejected_list(rep
         w.desk.accept_dispute(attacker, w.bug_id, 0)  # type: ignore[arg-type]
     with pytest.raises(Exception, match="no dispute 7"):
         w.desk.accept_dispute(w.actor("alice"), w.bug_id, 7)
-    b = w.desk.accept_dispute(w.actor("alice"), w.bug_id, 0)
+    b = w.desk.accept_dispute(w.actor("alice"), w.bug_id, 0, shown_dispute(w, 0))
     assert b.state == "reopened" and b.round == 2 and b.rejected_tests == set()
     with pytest.raises(ConflictError):
-        w.desk.accept_dispute(w.actor("alice"), w.bug_id, 0)  # accepted once
+        w.desk.accept_dispute(w.actor("alice"), w.bug_id, 0, shown_dispute(w, 0))  # accepted once
     # in round 2 the latecomer reported before the new reproduction, so she is entitled then
     w.engineering.drain()
     assert w.bug().entitled(w.bug().disputes[0]["report_id"], "reproduction")

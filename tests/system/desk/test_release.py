@@ -13,7 +13,7 @@ import pytest
 from signoff.demo.shoplite_deploy import serve_commit
 from signoff.kernel.errors import RefusedError, UsageError
 from signoff.ledger import Outbox
-from tests.support.fixtures.desk import World
+from tests.support.fixtures.desk import World, shown_dispute
 
 
 def _approve_and_merge(w: World, deliver: bool = True) -> str:
@@ -156,5 +156,5 @@ def test_a_report_filed_after_the_release_cannot_reopen_it(review: World) -> Non
     assert [(d["question"], d["answer"]) for d in b.disputes] == [("release", "no")]
     b = w.desk.verify_release(attacker, "yes", bug_id=w.bug_id)
     assert b.state == "released" and b.verified_by == set()
-    b = w.desk.accept_dispute(w.actor("bob"), w.bug_id, 0)
+    b = w.desk.accept_dispute(w.actor("bob"), w.bug_id, 0, shown_dispute(w, 0))
     assert b.state == "reopened" and b.round == 2 and b.rejected_tests == set()

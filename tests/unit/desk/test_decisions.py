@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from signoff.desk import decisions as d
+from signoff.desk.approvals import dispute_digest, dispute_shown
 from signoff.desk.config import DeskConfig
 from signoff.desk.model import Bug, fold
-from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.ledger import Event, NewJob
 from signoff.ledger.aggregate import Decision
 
@@ -180,22 +181,53 @@ def test_there_is_no_release_to_verify_before_one_is_recorded() -> None:
 
 # -- a person deciding -------------------------------------------------------------------------------------
 
+def _agree(bug: Any, index: int, shown_of: int | None = None) -> d.AcceptDispute:
+    """Alice agrees with dispute `index`, having been shown dispute `shown_of` (the same, by default)."""
+    seen = bug.disputes[index if shown_of is None else shown_of]
+    return d.AcceptDispute(index, "alice", dispute_digest(bug.bug_id, seen), "2026-12-06T13:00:00+00:00", "web")
+
+
 def test_accepting_a_late_no_reopens_without_rejecting_the_test() -> None:
     h = reproduced()
     h.attach("RPT-0009", "late")
     h.apply(d.decide(h.bug, d.Confirm("RPT-0009", "yes"), CONFIG))  # dispute 0: a yes
     h.apply(d.decide(h.bug, d.Confirm("RPT-0009", "no", REASON), CONFIG))  # dispute 1: a no
     with pytest.raises(ConflictError, match="not an open"):
-        d.decide(h.bug, d.AcceptDispute(0, "alice"), CONFIG)
+        d.decide(h.bug, _agree(h.bug, 0), CONFIG)
     with pytest.raises(NotFoundError):
-        d.decide(h.bug, d.AcceptDispute(2, "alice"), CONFIG)
-    jobs = h.apply(d.decide(h.bug, d.AcceptDispute(1, "alice"), CONFIG))
+        d.decide(h.bug, d.AcceptDispute(2, "alice", "0" * 64, "2026-12-06T13:00:00+00:00"), CONFIG)
+    decided = d.decide(h.bug, _agree(h.bug, 1), CONFIG)
+    [event] = decided.events
+    assert event.approval is not None and event.approval.by == "alice" and event.approval.via == "web"
+    assert event.approval.binds(dispute_shown(h.bug.bug_id, h.bug.disputes[1]))
+    jobs = h.apply(decided)
     assert [j.key for j in jobs] == ["BUG-0001:reproduce:2"]
     bug = h.bug
     assert (bug.state, bug.round, bug.rejected_tests) == ("reopened", 2, set())
     assert bug.disputes[1]["accepted"] is True
     with pytest.raises(ConflictError, match="not an open"):  # accepted already, and of an earlier round
-        d.decide(bug, d.AcceptDispute(1, "alice"), CONFIG)
+        d.decide(bug, _agree(bug, 1), CONFIG)
+
+
+def test_an_agreement_binds_the_dispute_text_shown_and_nothing_else() -> None:
+    # The attacker's side: a form that names the dispute by its index but carries no digest, the digest
+    # of another dispute, of this dispute's text altered, or a malformed one is refused, recording nothing.
+    h = reproduced()
+    h.attach("RPT-0009", "late")
+    h.attach("RPT-0010", "later")
+    h.apply(d.decide(h.bug, d.Confirm("RPT-0009", "no", REASON), CONFIG))  # dispute 0
+    other = {"reason": "Another text", "raw_sha256": "s" * 64}
+    h.apply(d.decide(h.bug, d.Confirm("RPT-0010", "no", other), CONFIG))  # dispute 1
+    at = "2026-12-06T13:00:00+00:00"
+    altered = {**h.bug.disputes[0], "reason": "I agree it is fixed"}
+    with pytest.raises(UsageError, match="does not say which dispute"):
+        d.decide(h.bug, d.AcceptDispute(0, "alice", None, at), CONFIG)
+    with pytest.raises(UsageError, match="is not the digest"):
+        d.decide(h.bug, d.AcceptDispute(0, "alice", "<script>", at), CONFIG)
+    for given in (dispute_digest(h.bug.bug_id, h.bug.disputes[1]), dispute_digest(h.bug.bug_id, altered)):
+        with pytest.raises(ConflictError, match="changed since it was shown"):
+            d.decide(h.bug, d.AcceptDispute(0, "alice", given, at), CONFIG)
+    assert h.bug.state == "awaiting_reporter" and not any(x["accepted"] for x in h.bug.disputes)
 
 
 def test_a_dispute_of_a_question_no_longer_open_conflicts() -> None:
@@ -204,7 +236,7 @@ def test_a_dispute_of_a_question_no_longer_open_conflicts() -> None:
     h.apply(d.decide(h.bug, d.Confirm("RPT-0009", "no", REASON), CONFIG))
     h.apply(d.decide(h.bug, d.Confirm("RPT-0001", "yes"), CONFIG))  # the question is answered: fixing
     with pytest.raises(ConflictError, match="moved on"):
-        d.decide(h.bug, d.AcceptDispute(0, "alice"), CONFIG)
+        d.decide(h.bug, _agree(h.bug, 0), CONFIG)
 
 
 def test_human_resume_only_from_needs_human() -> None:
