@@ -20,6 +20,7 @@ from signoff.kernel.errors import SignoffError
 from signoff.kernel.ids import new_token
 from signoff.kernel.wire import status_of
 from signoff.rooms.domain.bound import bound_content
+from signoff.web.markdown import markdown
 from signoff.web.sessions import BROWSER_COOKIE, SignInNeeded, valid_browser_id
 from signoff.web.state import web_state
 
@@ -67,6 +68,7 @@ def when(value: float | str | None, seconds: bool = False) -> Markup:
 
 
 templates.filters["when"] = when
+templates.filters["markdown"] = markdown
 
 
 def secure(request: Request) -> bool:

@@ -40,6 +40,7 @@ from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.diffs import diff_files, split_asked
 from signoff.web.evidence_pages import home_settings, verified
+from signoff.web.listing import Lister, Sort, listed
 from signoff.web.live_case import case_stream
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, kept_notice, signed_in, web_state, with_notice
@@ -68,12 +69,27 @@ def _case(request: Request, user: Principal, case_id: str) -> CaseState:
     return st
 
 
+def _verdict(c: CaseState) -> str:
+    return str(c.last_verdict["verdict"]) if c.last_verdict else "none"
+
+
 @router.get("/repair")
 def cases(request: Request) -> Response:
+    """The cases of my rooms: searched, filtered by state and operator, sorted and paged (`listing`)."""
     user = signed_in(request)
-    rooms = _visible(request, user)
-    found = [c for c in _service(request).cases() if c.room_id in rooms]
-    return page(request, "repair_cases.html", cases=found)
+    rooms = web_state(request).rooms.list_rooms(user)
+    names = {r["room_id"]: r["name"] for r in rooms}
+    found = [c for c in _service(request).cases() if c.room_id in names]
+    opened = {c.case_id: n for n, c in enumerate(found)}  # the service lists cases oldest first
+    how = Lister[CaseState](
+        text=lambda c: " ".join([c.case_id, c.contract.behaviour, c.state, c.operator_name, names[c.room_id],
+                                 _verdict(c)]),
+        sorts={"oldest": Sort("oldest first", lambda c: opened[c.case_id]),
+               "newest": Sort("newest first", lambda c: opened[c.case_id], reverse=True),
+               "case": Sort("case name", lambda c: c.case_id)},
+        state=lambda c: c.state.replace("_", " ").lower(), owner=lambda c: c.operator_name or "nobody",
+        owner_label="operator")
+    return page(request, "repair_cases.html", l=listed(request, found, how), room_names=names)
 
 
 def _timeline(events: list[Event]) -> list[dict[str, str]]:
