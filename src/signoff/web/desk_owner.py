@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
+from signoff.desk.bug_rooms import room_name
 from signoff.desk.model import Bug
 from signoff.desk.service import AcceptDispute, ApproveChange, Desk, DeskCaller, MergeChange, crew_view, execute
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
@@ -81,11 +82,14 @@ def bug_page(request: Request, bug_id: str) -> Response:
                   "diff": diff_files(desk.change_diff(owner, bug_id, bug)),
                   "approvals": [a for a in bug.approvals if a["head"] == bug.change["head"]]}
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
+    # The bug's room, when this server holds it and the person may read it (the desk names it after the bug).
+    room = next((r for r in web_state(request).rooms.list_rooms(signed_in(request)) if r["name"] == room_name(bug_id)),
+                None)
     # Each report's dossier (redacted by the airlock) field by field, each field's text as Markdown.
     reports = [{"fields": r["dossier"].get("fields", {}), "rendered": r["rendered"]} for r in bug.reports.values()]
     return page(request, "bug.html", bug=bug.summary(), reports=reports, reproduction=bug.reproduction,
                 files=files, notes=desk.notes(bug_id), change=change, owner=owner,
-                open_disputes={d["index"] for d in bug.open_disputes()}, split=split_asked(request))
+                open_disputes={d["index"] for d in bug.open_disputes()}, split=split_asked(request), room=room)
 
 
 @router.get("/bugs/{bug_id}/evidence/{name:path}")

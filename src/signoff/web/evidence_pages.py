@@ -21,7 +21,10 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Event, SqlLedger
 from signoff.ledger.browse import event_page, event_types
 from signoff.ledger.checkpoints import stored
+from signoff.repair.model import REPAIR_CASE
+from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
+from signoff.web.desk_access import desk_of, desk_owner
 from signoff.web.listing import Lister, Listing, Sort, listed, page_number, search_text
 from signoff.web.render import PageRoute, page
 from signoff.web.state import signed_in, web_state
@@ -87,11 +90,40 @@ EVIDENCE = Lister[dict[str, Any]](
     state_label="kind", owner_label="signed by")
 
 
+def made_for(request: Request, user: Principal) -> dict[Path, list[tuple[str, str]]]:
+    """What each evidence file was made for, as (name, page) links the person may open: the repair
+    cases of their rooms (from the events that name a file) and, for a desk owner, the bugs."""
+    web = web_state(request)
+    found: dict[Path, list[tuple[str, str]]] = {}
+    rooms = {r["room_id"] for r in web.rooms.list_rooms(user)}
+    case_room: dict[str, str] = {}
+    named: list[tuple[str, str]] = []
+    for event in web.rooms.ledger.stream(prefix=REPAIR_CASE.prefix):
+        case = event.case_id.removeprefix(REPAIR_CASE.prefix)
+        if event.type == "repair.reported":
+            case_room[case] = str(event.payload.get("room_id"))
+        if event.payload.get("evidence"):
+            named.append((case, str(event.payload["evidence"])))
+    for case, path in named:
+        if case_room.get(case) in rooms:
+            found.setdefault(Path(path).resolve(), []).append((f"repair case {case}", f"/repair/{case}"))
+    desk = desk_of(request)
+    if desk is not None and desk_owner(desk, user) is not None:
+        for bug in desk.bugs():
+            for path in bug.evidence:
+                found.setdefault(Path(path).resolve(), []).append((f"bug {bug.bug_id}", f"/bugs/{bug.bug_id}"))
+    return {path: list(dict.fromkeys(links)) for path, links in found.items()}
+
+
 @router.get("/evidence")
 def evidence(request: Request) -> Response:
-    signed_in(request)
+    user = signed_in(request)
     settings = home_settings(request)
     shown = listed(request, verified(settings, evidence_files(settings)), EVIDENCE)
+    links = made_for(request, user)
+    root = settings.evidence_dir.resolve()
+    for f in shown.items:
+        f["made_for"] = links.get((root / f["name"]).resolve(), []) if f["download"] else []
     return page(request, "evidence.html", l=shown, files=shown.items, limit=TIMELINE)
 
 

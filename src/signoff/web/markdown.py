@@ -77,8 +77,15 @@ def _parser(links: bool) -> MarkdownIt:
 _TRUSTED_LINKS, _TEXT_LINKS = _parser(True), _parser(False)
 
 
-def markdown(text: str | None, links: bool = True) -> Markup:
-    """`text` (Markdown) as safe HTML; with `links=False`, links as text with their address."""
+def markdown(text: str | None, links: bool = True, under: int = 0) -> Markup:
+    """`text` (Markdown) as safe HTML; with `links=False`, links as text with their address.
+    `under`: the level of the page's heading the text sits under; the text's own headings start
+    below it (a `#` under an h2 is an h3), so the page's outline stays whole."""
     if not text:
         return Markup("")
-    return Markup((_TRUSTED_LINKS if links else _TEXT_LINKS).render(text))  # noqa: S704 -- html off, links checked
+    md = _TRUSTED_LINKS if links else _TEXT_LINKS
+    tokens = md.parse(text, {})
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close") and under:
+            token.tag = f"h{min(6, int(token.tag[1]) + under)}"
+    return Markup(md.renderer.render(tokens, md.options, {}))  # noqa: S704 -- html off, links checked

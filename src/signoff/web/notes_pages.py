@@ -115,7 +115,7 @@ ANCHOR = re.compile(r'<a id="[^"<>]*"></a>')  # the facts appendix's anchors (no
 
 def preview_html(notes: str) -> Markup:
     """The notes' Markdown as a page shows it (signoff.web.markdown: no raw HTML, links checked)."""
-    return markdown(ANCHOR.sub("", notes))
+    return markdown(ANCHOR.sub("", notes), under=2)  # the preview sits under its h2
 
 
 def fact_detail(f: dict[str, Any]) -> str:

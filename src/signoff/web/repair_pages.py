@@ -54,9 +54,17 @@ def _service(request: Request) -> RepairService:
     return RepairService(web_state(request).rooms.ledger, home_settings(request))
 
 
-def _visible(request: Request, user: Principal) -> set[str]:
-    """The rooms whose cases `user` may see: the rooms they are in (every room for an admin)."""
-    return {r["room_id"] for r in web_state(request).rooms.list_rooms(user)}
+def _visible(request: Request, user: Principal) -> dict[str, str]:
+    """The rooms whose cases `user` may see, by id with their names: the rooms they are in (every
+    room for an admin)."""
+    return {r["room_id"]: r["name"] for r in web_state(request).rooms.list_rooms(user)}
+
+
+def cases_in_room(request: Request, room_id: str) -> list[CaseState]:
+    """The repair cases of a room (the room page links them), none on a server without a home."""
+    if web_state(request).settings is None:
+        return []
+    return [c for c in _service(request).cases() if c.room_id == room_id]
 
 
 def _case(request: Request, user: Principal, case_id: str) -> CaseState:
@@ -77,8 +85,7 @@ def _verdict(c: CaseState) -> str:
 def cases(request: Request) -> Response:
     """The cases of my rooms: searched, filtered by state and operator, sorted and paged (`listing`)."""
     user = signed_in(request)
-    rooms = web_state(request).rooms.list_rooms(user)
-    names = {r["room_id"]: r["name"] for r in rooms}
+    names = _visible(request, user)
     found = [c for c in _service(request).cases() if c.room_id in names]
     opened = {c.case_id: n for n, c in enumerate(found)}  # the service lists cases oldest first
     how = Lister[CaseState](
@@ -195,7 +202,8 @@ def case_page(request: Request, case_id: str) -> Response:
     integrity = [r for r in (verdict or {}).get("reasons", []) if r["code"] == "harness_integrity"]
     blocked = next((e.payload["reason"] for e in events if e.type == "repair.blocked"), None)
     harness, unshown = _harness(request, st)
-    return page(request, "repair_case.html", case=st, report=reported, timeline=_timeline(events),
+    return page(request, "repair_case.html", case=st, room_name=_visible(request, user)[st.room_id],
+                report=reported, timeline=_timeline(events),
                 harness=harness, harness_unshown=unshown, review_shown=RepairService.review_shown(st),
                 contract_shown=RepairService.contract_shown(st),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,

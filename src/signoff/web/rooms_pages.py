@@ -13,16 +13,19 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse, StreamingResponse
 from markupsafe import Markup, escape
 
+from signoff.desk.bug_rooms import room_name
 from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.rooms import Approval, Principal, RoomService
 from signoff.rooms.domain.approvals import answer_note
 from signoff.web.message_body import body_html, read_body
 from signoff.web.render import PageRoute, page, when
+from signoff.web.repair_pages import cases_in_room
 from signoff.web.state import checked_form, kept_notice, signed_in, still_signed_in, web_state, with_notice
 
 router = APIRouter(route_class=PageRoute)
 HISTORY = 200  # messages a room page shows; "Older messages" pages back (?before=<sequence>)
 KINDS = {"user": "person", "agent": "agent"}
+BUG_ROOM = room_name("")  # the desk names each bug's room after the bug
 
 
 def sender_kind(sender: str) -> str:
@@ -129,13 +132,15 @@ def room_page(request: Request, room_id: str) -> Response:
         policies = rooms.policies(a["id"] for a in agents)  # from the rooms cache: no query
         cards = _cards_in(rooms, user, room_id)
     reply = request.query_params.get("reply")
+    name = str(detail["name"])
+    bug = name.removeprefix(BUG_ROOM) if name.startswith(BUG_ROOM) else None  # a desk bug's room links its bug
     threads = [Thread(t["root"]["id"], thread_html(t, replying=t["root"]["id"] == reply)) for t in context["threads"]]
     notice = kept_notice(request) or {"sent": None, "statuses": []}
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
                 older=context["oldest_sequence"] if context["truncated"] else None, before=before,
                 policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
                 documents=detail["documents"], cards=cards, cursor=cursor,
-                notice=notice, reply=reply)
+                notice=notice, reply=reply, cases=cases_in_room(request, room_id), bug=bug)
 
 
 @router.post("/rooms/{room_id}/messages")

@@ -78,5 +78,5 @@ def test_repair_cases_and_notes_runs_are_filtered_by_state_owner_and_text(
 def test_the_notes_preview_is_rendered_markdown_with_no_raw_html() -> None:
     html = preview_html('# Release notes: a..b\n\n- Fixed it [F1]\n\n## Facts\n\n- <a id="f1"></a>**F1** commit '
                         '<script>alert(1)</script> [x](javascript:alert(1))')
-    assert "<h1>Release notes: a..b</h1>" in html and "<strong>F1</strong>" in html
+    assert "<h3>Release notes: a..b</h3>" in html and "<strong>F1</strong>" in html
     assert "&lt;a id" not in html and "<script>" not in html and 'href="javascript' not in html

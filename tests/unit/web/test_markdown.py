@@ -77,3 +77,8 @@ def test_a_strangers_links_are_text_with_their_address() -> None:
 
 def test_nothing_is_empty() -> None:
     assert markdown(None) == "" and markdown("") == ""
+
+
+def test_headings_start_below_the_page_heading_they_sit_under() -> None:
+    assert markdown("# Notes\n\n## Facts", under=2) == "<h3>Notes</h3>\n<h4>Facts</h4>\n"
+    assert markdown("###### deep", under=3) == "<h6>deep</h6>\n"
