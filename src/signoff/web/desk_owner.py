@@ -13,9 +13,17 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from signoff.desk.bug_rooms import room_name
-from signoff.desk.model import Bug
-from signoff.desk.service import AcceptDispute, ApproveChange, Desk, DeskCaller, MergeChange, crew_view, execute
+from signoff.desk.service import (
+    AcceptDispute,
+    ApproveChange,
+    Bug,
+    Desk,
+    DeskCaller,
+    MergeChange,
+    crew_view,
+    execute,
+    room_name,
+)
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
