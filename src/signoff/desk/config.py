@@ -47,6 +47,9 @@ class DeskConfig:
     assets: tuple[str, ...] = ()  # paths every deployment endpoint must serve byte for byte alike
     # Who is who across faces ([desk.people.NAME] desk/forge/rooms logins): approvals count people.
     people: People = field(default_factory=People)
+    # Where a genuine security report goes (an e-mail address or an https:// page): the reporter's
+    # pages offer it, since the intake holds text that reads as instructions, a working injection too.
+    security_contact: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -80,6 +83,10 @@ class DeskConfig:
                              "or dashes, starting with a letter", 'e.g. crew_prefix = "shop-desk"')
         if not 1 <= self.max_fix_files <= 2:
             raise UsageError("[desk] max_fix_files must be 1 or 2", "the fixer returns at most two files")
+        if self.security_contact and not re.fullmatch(r"https://[^\s\"<>]+|[^\s@\"<>/:]+@[^\s@\"<>/:]+\.[a-z]{2,}",
+                                                      self.security_contact, re.IGNORECASE):
+            raise UsageError("[desk] security_contact must be an e-mail address or an https:// address",
+                             'e.g. security_contact = "security@example.org"')
         if self.forge not in ("local", "github"):
             raise UsageError(f"[desk] forge {self.forge!r} is not known", 'use "local" or "github"')
         if self.forge == "github" and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}",

@@ -27,9 +27,10 @@ class Quarantined(RefusedError):
 
     http_status = 422
 
-    def __init__(self, families: Sequence[str], message: str) -> None:
+    def __init__(self, families: Sequence[str], message: str, fields: Sequence[str] = ()) -> None:
         super().__init__(message, "describe the bug in your own words, without instructions to anyone")
         self.families = list(families)
+        self.fields = list(fields)  # the fields that held it (`airlock.JOINED`: only read together)
 
     def facts(self) -> dict[str, Any]:
         return {"quarantined": True, "families": self.families}
@@ -79,7 +80,7 @@ class IntakeSteps(DeskBase):
             self.ledger.append(QUARANTINE.prefix, None, [ReportQuarantined(
                 families=list(verdict.families), raw_sha256=verdict.raw_sha256,
                 client_sha256=sha(client)).new_event()])
-            raise Quarantined(verdict.families, verdict.message)
+            raise Quarantined(verdict.families, verdict.message, [k for k, found in verdict.by_field.items() if found])
         assert verdict.dossier is not None
         dossier = verdict.dossier
         clean = dict(dossier.fields)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import overload
 
 from signoff.desk.approvals import dispute_digest
+from signoff.desk.bug_rooms import room_name
 from signoff.desk.credentials import Credentials, DeskCaller
 from signoff.desk.crew import link_reporter, recorded, require_crew
 from signoff.desk.crew import setup as setup_crew
@@ -103,5 +104,5 @@ __all__ = [
     "FIELDS", "PROCESS_ROLES", "REPORT_ID", "AcceptDispute", "ApproveChange", "Bug", "Concierge", "Credentials", "Desk",
     "DeskCaller", "EngineeringService", "MergeChange", "PersonCommand", "Quarantined", "ResumeBug", "crew_view",
     "dispute_digest", "doctor_checks", "execute", "init_local", "link_remote", "link_reporter", "link_standin",
-    "open_desk", "recorded", "require_crew", "serve_crew", "setup_crew", "setup_remote",
+    "open_desk", "recorded", "require_crew", "room_name", "serve_crew", "setup_crew", "setup_remote",
 ]

@@ -16,25 +16,28 @@ from fastapi.responses import RedirectResponse
 from signoff.desk.service import (
     AcceptDispute,
     ApproveChange,
+    Bug,
     Desk,
     DeskCaller,
     MergeChange,
     crew_view,
     dispute_digest,
     execute,
+    room_name,
 )
 from signoff.kernel.errors import NotFoundError, RefusedError, UnavailableError, UsageError
 from signoff.rooms.client import RoomsConfig
 from signoff.web.desk_access import desk_of, desk_owner
 from signoff.web.diffs import diff_files, split_asked
 from signoff.web.evidence_pages import confined, evidence_download, verified
+from signoff.web.listing import Lister, Sort, listed
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
 
 router = APIRouter(route_class=PageRoute)
 STATES = ("reproducing", "awaiting_reporter", "fixing", "in_review", "needs_human", "reopened", "merged",
           "released", "verified")
-PER_STATE = 100  # bugs a board section lists; the rest are a page away
+PER_PAGE = 100  # bugs the board lists at once; the rest are a page away
 TIERS = {0: "tier 0: documentation only", 1: "tier 1: code (one human approval of the exact head)",
          2: "tier 2: sensitive paths (two distinct humans, one of them a code owner)"}
 
@@ -51,41 +54,35 @@ def _owner(request: Request) -> tuple[Desk, DeskCaller]:
     return desk, owner
 
 
-def _page_number(raw: str | None) -> int:
-    try:
-        number = int(raw or "1")
-    except ValueError:
-        number = 0
-    if not 1 <= number <= 1_000_000:
-        # The value is not echoed: no page text comes from the query string.
-        raise UsageError("the page asked for is not a page number", "pages are numbered from 1")
-    return number
+def _activity(bug: Bug) -> str:
+    return str(bug.log[-1]["at"]) if bug.log else ""
+
+
+BOARD = Lister[Bug](
+    text=lambda b: f"{b.bug_id} {b.title} {b.component} {b.state.replace('_', ' ')}",
+    sorts={"activity": Sort("latest activity first", _activity, reverse=True),
+           "newest": Sort("newest first", lambda b: b.bug_id, reverse=True),
+           "oldest": Sort("oldest first", lambda b: b.bug_id),
+           "title": Sort("title", lambda b: (b.title.casefold(), b.bug_id))},
+    state=lambda b: b.state, owner=lambda b: b.component, owner_label="component",
+    per_page=PER_PAGE, states=STATES)
 
 
 @router.get("/bugs")
 def board(request: Request) -> Response:
-    """Every state with its count and its first PER_STATE bugs; `?state=S&page=N` pages through one state."""
+    """One table of bugs, searched, filtered by state and component, sorted and paged on the
+    server (`?q=&state=&owner=&sort=&page=`); the states with bugs in them, with their counts."""
     desk, _ = _owner(request)
-    only = request.query_params.get("state")
-    number = _page_number(request.query_params.get("page"))
-    by_state: dict[str, list[Any]] = {s: [] for s in STATES}
-    for bug in desk.bugs():
-        by_state.setdefault(bug.state, []).append(bug)
-    if only is not None and only not in by_state:
-        raise UsageError("the state asked for is not on the board", f"use one of: {', '.join(by_state)}")
-    shown = {state: bugs for state, bugs in by_state.items() if only in (None, state)}
-    first = (number - 1) * PER_STATE if only else 0
+    shown = listed(request, desk.bugs(), BOARD)
     # Only the bugs shown are summarised and rendered: at 1,000 bugs, rendering all was most of the time.
-    sections = [{"state": state, "count": len(bugs), "bugs": [b.summary() for b in bugs[first:first + PER_STATE]],
-                 "first": first} for state, bugs in shown.items()]
-    return page(request, "board.html", sections=sections, only=only, number=number, per_state=PER_STATE)
+    return page(request, "board.html", l=shown, bugs=[{**b.summary(), "activity": _activity(b)} for b in shown.items])
 
 
 @router.get("/bugs/{bug_id}")
 def bug_page(request: Request, bug_id: str) -> Response:
     desk, owner = _owner(request)
     bug = desk.bug(bug_id)  # read once: the dossier and the diff below are made from it
-    dossier = desk.dossier(owner, bug_id, bug)
+    desk.dossier(owner, bug_id, bug)  # what engineering may read: refused here to anyone else
     change: dict[str, Any] | None = None
     if bug.change is not None:
         tier, paths = desk.tier(bug)
@@ -94,10 +91,15 @@ def bug_page(request: Request, bug_id: str) -> Response:
                   "diff": diff_files(desk.change_diff(owner, bug_id, bug)),
                   "approvals": [a for a in bug.approvals if a["head"] == bug.change["head"]]}
     files = verified(desk.settings, [Path(p) for p in bug.evidence])
-    return page(request, "bug.html", bug=bug.summary(), dossiers=dossier["dossiers"], reproduction=bug.reproduction,
+    # The bug's room, when this server holds it and the person may read it (the desk names it after the bug).
+    room = next((r for r in web_state(request).rooms.list_rooms(signed_in(request)) if r["name"] == room_name(bug_id)),
+                None)
+    # Each report's dossier (redacted by the airlock) field by field, each field's text as Markdown.
+    reports = [{"fields": r["dossier"].get("fields", {}), "rendered": r["rendered"]} for r in bug.reports.values()]
+    return page(request, "bug.html", bug=bug.summary(), reports=reports, reproduction=bug.reproduction,
                 files=files, notes=desk.notes(bug_id), change=change, owner=owner,
                 open_disputes={d["index"]: dispute_digest(bug_id, d) for d in bug.open_disputes()},
-                split=split_asked(request))
+                split=split_asked(request), room=room)
 
 
 @router.get("/bugs/{bug_id}/evidence/{name:path}")

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,16 @@ from fastapi import APIRouter, Request, Response
 import signoff.incident  # the incident evidence check (registered by the package)
 import signoff.notes  # the notes evidence check (registered by the facade)
 import signoff.repair.evidence  # noqa: F401
-from signoff.kernel.errors import NotFoundError, UnavailableError
+from signoff.kernel.errors import NotFoundError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
+from signoff.ledger import Event, SqlLedger
+from signoff.ledger.browse import event_page, event_types
 from signoff.ledger.checkpoints import stored
+from signoff.repair.model import REPAIR_CASE
+from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
+from signoff.web.desk_access import desk_of, desk_owner
+from signoff.web.listing import Lister, Listing, Sort, listed, page_number, search_text
 from signoff.web.render import PageRoute, page
 from signoff.web.state import signed_in, web_state
 
@@ -74,11 +81,50 @@ def evidence_files(settings: Settings) -> list[Path]:
     return sorted(files, key=lambda p: (p.stat().st_mtime, str(p)), reverse=True)[:TIMELINE]
 
 
+EVIDENCE = Lister[dict[str, Any]](
+    text=lambda f: " ".join([f["name"], f["kind"] or "unlabelled", f["predicate_type"] or "", *f["signers"],
+                             f.get("problem") or "", "verified" if f["ok"] else "does not verify"]),
+    sorts={"newest": Sort("newest first", lambda f: 0),  # evidence_files lists them newest first; the sort is stable
+           "name": Sort("name", lambda f: f["name"])},
+    state=lambda f: f["kind"] or "unlabelled", owner=lambda f: ", ".join(f["signers"]) or "nobody",
+    state_label="kind", owner_label="signed by")
+
+
+def made_for(request: Request, user: Principal) -> dict[Path, list[tuple[str, str]]]:
+    """What each evidence file was made for, as (name, page) links the person may open: the repair
+    cases of their rooms (from the events that name a file) and, for a desk owner, the bugs."""
+    web = web_state(request)
+    found: dict[Path, list[tuple[str, str]]] = {}
+    rooms = {r["room_id"] for r in web.rooms.list_rooms(user)}
+    case_room: dict[str, str] = {}
+    named: list[tuple[str, str]] = []
+    for event in web.rooms.ledger.stream(prefix=REPAIR_CASE.prefix):
+        case = event.case_id.removeprefix(REPAIR_CASE.prefix)
+        if event.type == "repair.reported":
+            case_room[case] = str(event.payload.get("room_id"))
+        if event.payload.get("evidence"):
+            named.append((case, str(event.payload["evidence"])))
+    for case, path in named:
+        if case_room.get(case) in rooms:
+            found.setdefault(Path(path).resolve(), []).append((f"repair case {case}", f"/repair/{case}"))
+    desk = desk_of(request)
+    if desk is not None and desk_owner(desk, user) is not None:
+        for bug in desk.bugs():
+            for path in bug.evidence:
+                found.setdefault(Path(path).resolve(), []).append((f"bug {bug.bug_id}", f"/bugs/{bug.bug_id}"))
+    return {path: list(dict.fromkeys(links)) for path, links in found.items()}
+
+
 @router.get("/evidence")
 def evidence(request: Request) -> Response:
-    signed_in(request)
+    user = signed_in(request)
     settings = home_settings(request)
-    return page(request, "evidence.html", files=verified(settings, evidence_files(settings)), limit=TIMELINE)
+    shown = listed(request, verified(settings, evidence_files(settings)), EVIDENCE)
+    links = made_for(request, user)
+    root = settings.evidence_dir.resolve()
+    for f in shown.items:
+        f["made_for"] = links.get((root / f["name"]).resolve(), []) if f["download"] else []
+    return page(request, "evidence.html", l=shown, files=shown.items, limit=TIMELINE)
 
 
 @router.get("/evidence/raw/{name:path}")
@@ -96,13 +142,38 @@ def evidence_download(found: Path) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{found.name}"'})
 
 
+EVENT_SORTS = [("newest", "newest first"), ("oldest", "oldest first")]
+EVENTS_PER_PAGE = 50
+
+
+def ledger_events(request: Request, ledger: SqlLedger) -> Listing[Event]:
+    """One page of the chain's events, searched (case, type, payload) and filtered by type in the
+    database, as a Listing for the page's search form and pager."""
+    text = search_text(request)
+    types = event_types(ledger)
+    type_ = request.query_params.get("state") or None
+    if type_ is not None and type_ not in types:
+        raise UsageError("the event type asked for is not in this ledger", "pick one from the form's list")
+    sort = request.query_params.get("sort") or "newest"
+    if sort not in dict(EVENT_SORTS):
+        raise UsageError("the order asked for is not one this list offers", "pick one from the form's list")
+    number = page_number(request.query_params.get("page"))
+    found = event_page(ledger, text.split(), type_, sort == "newest", (number - 1) * EVENTS_PER_PAGE,
+                       EVENTS_PER_PAGE)
+    return Listing(path=request.url.path, items=found.events, total=sum(types.values()), matched=found.matched,
+                   page=number, per_page=EVENTS_PER_PAGE, text=text, state=type_, owner=None, sort=sort,
+                   sorts=EVENT_SORTS, states=sorted(types.items()), state_label="event type")
+
+
 @router.get("/ledger")
 def ledger(request: Request) -> Response:
     signed_in(request)
     settings = home_settings(request)
     web = web_state(request)
+    listing = ledger_events(request, web.rooms.ledger)  # a bad query is refused before the chain is verified
     report = web.chain.verify(KeyStore(settings.keys_dir).trusted())
     reread = web.chain.reread()
     age = None if reread.at is None else max(0, round(time.time() - reread.at))
     return page(request, "ledger.html", report=report, reread=reread, reread_age=age,
-                checkpoints=list(reversed(stored(web.rooms.ledger.engine)))[:50])
+                checkpoints=list(reversed(stored(web.rooms.ledger.engine)))[:50], l=listing,
+                payload_text=lambda p: json.dumps(p, indent=1, sort_keys=True, ensure_ascii=False))

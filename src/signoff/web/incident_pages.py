@@ -23,6 +23,7 @@ from signoff.kernel.errors import ConflictError, RefusedError, UnavailableError,
 from signoff.kernel.settings import Settings
 from signoff.rooms import Principal
 from signoff.trust import KeyStore
+from signoff.web.listing import Lister, Sort, listed
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, still_signed_in, web_state
 
@@ -109,10 +110,17 @@ def link(run: str, as_org: str | None, **extra: Any) -> str:
     return f"/incident/runs/{run}" + (f"?{urlencode(query)}" if query else "")
 
 
+INCIDENT_RUNS = Lister[dict[str, Any]](
+    text=lambda r: f"{r['name']} {'recorded' if r['recorded'] else 'running'}",
+    sorts={"newest": Sort("newest first", lambda r: 0),  # list_runs gives them newest first; the sort is stable
+           "name": Sort("name", lambda r: r["name"])},
+    state=lambda r: "recorded" if r["recorded"] else "running", states=("running", "recorded"))
+
+
 @router.get("/incident")
 def runs(request: Request) -> Response:
     user = signed_in(request)
-    return page(request, "incident_runs.html", runs=service.list_runs(runs_base(request)),
+    return page(request, "incident_runs.html", l=listed(request, service.list_runs(runs_base(request)), INCIDENT_RUNS),
                 bound=bound_org(request, user))
 
 

@@ -18,12 +18,14 @@ a page loaded before someone else's edit cannot approve that edit.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
+from markupsafe import Markup
 
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UsageError
 from signoff.kernel.wire import status_of
@@ -44,7 +46,9 @@ from signoff.notes import (
 )
 from signoff.rooms import Principal
 from signoff.web.evidence_pages import home_settings
+from signoff.web.listing import Lister, Sort, listed
 from signoff.web.live_case import case_stream
+from signoff.web.markdown import markdown
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, web_state
 
@@ -88,10 +92,30 @@ def runs_listed(request: Request) -> list[dict[str, Any]]:
     return out
 
 
+def _run_state(run: dict[str, Any]) -> str:
+    return "shipped" if run["shipped"] else "in review"
+
+
+RUNS = Lister[dict[str, Any]](
+    text=lambda r: f"{r['name']} {_run_state(r)}",
+    sorts={"newest": Sort("newest first", lambda r: r["modified"], reverse=True),
+           "oldest": Sort("oldest first", lambda r: r["modified"]),
+           "name": Sort("name", lambda r: r["name"])},
+    state=_run_state, states=("in review", "shipped"))
+
+
 @router.get("/notes")
 def runs(request: Request) -> Response:
     signed_in(request)
-    return page(request, "notes_runs.html", runs=runs_listed(request))
+    return page(request, "notes_runs.html", l=listed(request, runs_listed(request), RUNS))
+
+
+ANCHOR = re.compile(r'<a id="[^"<>]*"></a>')  # the facts appendix's anchors (notes.render): not shown as text
+
+
+def preview_html(notes: str) -> Markup:
+    """The notes' Markdown as a page shows it (signoff.web.markdown: no raw HTML, links checked)."""
+    return markdown(ANCHOR.sub("", notes), under=2)  # the preview sits under its h2
 
 
 def fact_detail(f: dict[str, Any]) -> str:
@@ -145,7 +169,7 @@ def _run_page(request: Request, user: Principal, name: str, folder: Path, status
     state = now.state
     notes = preview(folder, state)
     return page(request, "notes_run.html", status, run=name, state=state, sentences=_sentences(service, folder, now),
-                preview=notes, grades=_grades(folder, notes), blockers=now.blockers,
+                preview=notes, preview_html=preview_html(notes), grades=_grades(folder, notes), blockers=now.blockers,
                 may_decide=service.may_decide(user.name), deciders=service.deciders, refusal=refusal,
                 max_text=MAX_TEXT, version=service.version(folder),
                 shown_all=now.shown["all"], shown_ship=now.shown["ship"])
@@ -169,8 +193,8 @@ def run_live(request: Request, name: str) -> Response:
         notes = preview(folder, state)
         return {"fields": {"preview-text": notes, "decision-count": str(state.count),
                            "grade-ours": grade_line(_grades(folder, notes)["ours"])},
-                "notice": f"Decisions changed ({state.count} so far; the preview above is current): "
-                          "reload to decide on the sentences as they are now."}
+                "notice": f"Decisions changed ({state.count} so far; the Markdown under the preview below is "
+                          "current): reload to decide on the sentences as they are now."}
 
     return case_stream(request, ledger, case_of(folder), update)
 

@@ -20,6 +20,7 @@ from signoff.kernel.errors import SignoffError
 from signoff.kernel.ids import new_token
 from signoff.kernel.wire import status_of
 from signoff.rooms.domain.bound import bound_content
+from signoff.web.markdown import markdown
 from signoff.web.sessions import BROWSER_COOKIE, SignInNeeded, valid_browser_id
 from signoff.web.state import web_state
 
@@ -67,6 +68,7 @@ def when(value: float | str | None, seconds: bool = False) -> Markup:
 
 
 templates.filters["when"] = when
+templates.filters["markdown"] = markdown
 
 
 def secure(request: Request) -> bool:
@@ -88,11 +90,28 @@ def page(request: Request, template: str, status_code: int = 200, **context: Any
     return HTMLResponse(html, status_code=status_code)
 
 
+# The pages where each area is acted on, and the commands of that area a refusal's fix may name.
+PLACES = {"/repair": ("the repair cases", "signoff repair"), "/bugs": ("the bug board", "signoff desk"),
+          "/notes": ("the release notes runs", "signoff notes"), "/incident": ("the incidents", "signoff incident"),
+          "/rooms": ("your rooms", "signoff rooms"), "/evidence": ("the evidence", "signoff evidence"),
+          "/ledger": ("the ledger", "signoff ledger"), "/claims": ("your chat accounts", "signoff claims")}
+
+
+def places_to_act(path: str, fix: str | None) -> list[tuple[str, str]]:
+    """(page, name) of the pages where a refusal can be acted on: the list the refused page belongs
+    to, and the page of each area whose command the fix names (a fix that says `signoff repair
+    link` also offers the repair cases), never the refused address itself."""
+    area = "/" + path.strip("/").split("/", 1)[0]
+    found = [p for p in PLACES if p == area or (fix and PLACES[p][1] + " " in fix + " ")]
+    return [(p, PLACES[p][0]) for p in found if p != path]
+
+
 def error_page(request: Request, exc: SignoffError) -> Response:
     if isinstance(exc, SignInNeeded):
         return RedirectResponse("/signin", status_code=303)
     status = status_of(exc)
-    return page(request, "error.html", status, status=status, message=exc.message, fix=exc.fix)
+    return page(request, "error.html", status, status=status, message=exc.message, fix=exc.fix,
+                places=places_to_act(request.url.path, exc.fix))
 
 
 ExceptionHandler = Callable[[Request, Exception], Coroutine[Any, Any, Response]]
@@ -107,7 +126,7 @@ async def no_such_page(request: Request, exc: Exception) -> Response:
     # No route ran, so no session was read: the page is the signed-out one, with no form on it.
     html = templates.get_template("error.html").render(
         user=None, csrf="", path=request.url.path, status=404, message="there is no page at this address",
-        fix="pick a page from the menu, or go back to the start page")
+        fix="pick a page from the menu, or go back to the start page", places=[])
     return HTMLResponse(html, status_code=404, headers={**SECURITY_HEADERS, "Cache-Control": "no-store"})
 
 

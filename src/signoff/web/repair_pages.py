@@ -40,6 +40,7 @@ from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.diffs import diff_files, split_asked
 from signoff.web.evidence_pages import home_settings, verified
+from signoff.web.listing import Lister, Sort, listed
 from signoff.web.live_case import case_stream
 from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, kept_notice, signed_in, web_state, with_notice
@@ -53,9 +54,17 @@ def _service(request: Request) -> RepairService:
     return RepairService(web_state(request).rooms.ledger, home_settings(request))
 
 
-def _visible(request: Request, user: Principal) -> set[str]:
-    """The rooms whose cases `user` may see: the rooms they are in (every room for an admin)."""
-    return {r["room_id"] for r in web_state(request).rooms.list_rooms(user)}
+def _visible(request: Request, user: Principal) -> dict[str, str]:
+    """The rooms whose cases `user` may see, by id with their names: the rooms they are in (every
+    room for an admin)."""
+    return {r["room_id"]: r["name"] for r in web_state(request).rooms.list_rooms(user)}
+
+
+def cases_in_room(request: Request, room_id: str) -> list[CaseState]:
+    """The repair cases of a room (the room page links them), none on a server without a home."""
+    if web_state(request).settings is None:
+        return []
+    return [c for c in _service(request).cases() if c.room_id == room_id]
 
 
 def _case(request: Request, user: Principal, case_id: str) -> CaseState:
@@ -68,12 +77,26 @@ def _case(request: Request, user: Principal, case_id: str) -> CaseState:
     return st
 
 
+def _verdict(c: CaseState) -> str:
+    return str(c.last_verdict["verdict"]) if c.last_verdict else "none"
+
+
 @router.get("/repair")
 def cases(request: Request) -> Response:
+    """The cases of my rooms: searched, filtered by state and operator, sorted and paged (`listing`)."""
     user = signed_in(request)
-    rooms = _visible(request, user)
-    found = [c for c in _service(request).cases() if c.room_id in rooms]
-    return page(request, "repair_cases.html", cases=found)
+    names = _visible(request, user)
+    found = [c for c in _service(request).cases() if c.room_id in names]
+    opened = {c.case_id: n for n, c in enumerate(found)}  # the service lists cases oldest first
+    how = Lister[CaseState](
+        text=lambda c: " ".join([c.case_id, c.contract.behaviour, c.state, c.operator_name, names[c.room_id],
+                                 _verdict(c)]),
+        sorts={"oldest": Sort("oldest first", lambda c: opened[c.case_id]),
+               "newest": Sort("newest first", lambda c: opened[c.case_id], reverse=True),
+               "case": Sort("case name", lambda c: c.case_id)},
+        state=lambda c: c.state.replace("_", " ").lower(), owner=lambda c: c.operator_name or "nobody",
+        owner_label="operator")
+    return page(request, "repair_cases.html", l=listed(request, found, how), room_names=names)
 
 
 def _timeline(events: list[Event]) -> list[dict[str, str]]:
@@ -179,7 +202,8 @@ def case_page(request: Request, case_id: str) -> Response:
     integrity = [r for r in (verdict or {}).get("reasons", []) if r["code"] == "harness_integrity"]
     blocked = next((e.payload["reason"] for e in events if e.type == "repair.blocked"), None)
     harness, unshown = _harness(request, st)
-    return page(request, "repair_case.html", case=st, report=reported, timeline=_timeline(events),
+    return page(request, "repair_case.html", case=st, room_name=_visible(request, user)[st.room_id],
+                report=reported, timeline=_timeline(events),
                 harness=harness, harness_unshown=unshown, review_shown=RepairService.review_shown(st),
                 contract_shown=RepairService.contract_shown(st),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,

@@ -13,15 +13,19 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse, StreamingResponse
 from markupsafe import Markup, escape
 
+from signoff.desk.service import room_name
 from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.rooms import Approval, Principal, RoomService
 from signoff.rooms.domain.approvals import answer_note
+from signoff.web.message_body import body_html, read_body
 from signoff.web.render import PageRoute, page, when
+from signoff.web.repair_pages import cases_in_room
 from signoff.web.state import checked_form, kept_notice, signed_in, still_signed_in, web_state, with_notice
 
 router = APIRouter(route_class=PageRoute)
-HISTORY = 200  # messages a room page shows; older ones stay in the API
+HISTORY = 200  # messages a room page shows; "Older messages" pages back (?before=<sequence>)
 KINDS = {"user": "person", "agent": "agent"}
+BUG_ROOM = room_name("")  # the desk names each bug's room after the bug
 
 
 def sender_kind(sender: str) -> str:
@@ -51,14 +55,15 @@ _RENDERED_MAX = 4096
 
 
 def message_html(message: dict[str, Any]) -> Markup:
-    """A message's list item, every field escaped."""
+    """A message's list item, every field escaped: the sender by name (the server id, which the
+    members list shows, as its tooltip), the time, and the body as body_html reads it."""
     m = _shown(message)
     return Markup("").join([
         Markup('<li class="message kind-'), m.kind, Markup('" id="m-'), m.id,
-        Markup('">\n<p class="from"><span class="badge kind">'), m.kind, Markup("</span> <strong>"),
-        m.sender_name, Markup('</strong> <code class="sender">'), m.sender,
-        Markup('</code> · '), when(m.timestamp / 1000, seconds=True),  # the rooms keep milliseconds
-        Markup('</p>\n<p class="body">'), m.body, Markup("</p>\n</li>\n")])
+        Markup('">\n<p class="from"><span class="badge kind">'), m.kind, Markup('</span> <strong title="'),
+        m.sender, Markup('">'), m.sender_name, Markup('</strong> · '),
+        when(m.timestamp / 1000, seconds=True),  # the rooms keep milliseconds
+        Markup("</p>\n"), body_html(m.body), Markup("</li>\n")])
 
 
 _OLDER = '<li class="meta">(the start of this thread is older)</li>\n'
@@ -95,6 +100,15 @@ def _shown(message: dict[str, Any]) -> Shown:
                  message["body"], message["timestamp"])
 
 
+def _sequence(raw: str | None) -> int | None:
+    """`?before=` of an older page: a room sequence number (not echoed when it is not one)."""
+    if raw is None:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise UsageError("the page asked for is not a position in the room", "use the room's \"Older messages\" link")
+    return int(raw)
+
+
 def _cards_in(rooms: RoomService, user: Principal, room_id: str | None) -> list[Approval]:
     return [c for c in rooms.pending_approvals(user) if room_id is None or c.room_id == room_id]
 
@@ -109,20 +123,24 @@ def my_rooms(request: Request) -> Response:
 def room_page(request: Request, room_id: str) -> Response:
     user = signed_in(request)
     rooms = web_state(request).rooms
+    before = _sequence(request.query_params.get("before"))
     with rooms.store.one_freshness_check():  # the page's reads are one request's: one check for all of them
         cursor = rooms.head()  # read before the messages: the live stream resumes from here, missing none
         detail = rooms.room_detail(user, room_id)
-        context = rooms.read_context(user, room_id, limit=HISTORY)
+        context = rooms.read_context(user, room_id, limit=HISTORY, before_sequence=before)
         agents = [p for p in detail["participants"] if p["type"] == "agent"]
         policies = rooms.policies(a["id"] for a in agents)  # from the rooms cache: no query
         cards = _cards_in(rooms, user, room_id)
     reply = request.query_params.get("reply")
+    name = str(detail["name"])
+    bug = name.removeprefix(BUG_ROOM) if name.startswith(BUG_ROOM) else None  # a desk bug's room links its bug
     threads = [Thread(t["root"]["id"], thread_html(t, replying=t["root"]["id"] == reply)) for t in context["threads"]]
     notice = kept_notice(request) or {"sent": None, "statuses": []}
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
+                older=context["oldest_sequence"] if context["truncated"] else None, before=before,
                 policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
                 documents=detail["documents"], cards=cards, cursor=cursor,
-                notice=notice, reply=reply)
+                notice=notice, reply=reply, cases=cases_in_room(request, room_id), bug=bug)
 
 
 @router.post("/rooms/{room_id}/messages")
@@ -166,8 +184,10 @@ async def live(request: Request, room_id: str) -> Response:
             # The session is checked again before every batch: signed out, or the person revoked,
             # the stream ends (and the browser's reconnect meets the sign-in check).
             async for message in rooms.watch_room(user, room_id, after=after, allowed=allowed):
-                data = {**_shown({**message, "id": message["message_id"]})._asdict(),
-                        "thread_id": message["thread_id"]}
+                shown = _shown({**message, "id": message["message_id"]})
+                body = read_body(shown.body)  # the same summary the page shows; room.js adds it as text
+                data = {**shown._asdict(), "thread_id": message["thread_id"], "summary": body.summary,
+                        "raw": body.raw}
                 yield f"id: {message['sequence']}\nevent: message\ndata: {json.dumps(data)}\n\n".encode()
         except SignoffError:  # removed from the room meanwhile: the stream ends, as for a session
             return

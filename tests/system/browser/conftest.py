@@ -117,9 +117,10 @@ def make_site(tmp_path_factory: pytest.TempPathFactory, config: str = "") -> Sit
 class Tab:
     """A page in a fresh context, collecting console errors and uncaught script errors."""
 
-    def __init__(self, browser: Any, site: Site, width: int = 1024) -> None:
+    def __init__(self, browser: Any, site: Site, width: int = 1024, scripts: bool = True) -> None:
         self.site = site
-        self.context = browser.new_context(viewport={"width": width, "height": 800}, base_url=site.url)
+        self.context = browser.new_context(viewport={"width": width, "height": 800}, base_url=site.url,
+                                           java_script_enabled=scripts)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.refusals: set[int] = set()
@@ -155,11 +156,12 @@ class Tab:
 
 @pytest.fixture
 def tabs(browser: Any) -> Iterator[Any]:
-    """`tabs(site, width=...)` opens a fresh tab; at the end, no tab may have logged an error."""
+    """`tabs(site, width=..., scripts=...)` opens a fresh tab (`scripts=False`: a browser with
+    JavaScript off); at the end, no tab may have logged an error."""
     opened: list[Tab] = []
 
-    def open_tab(site: Site, width: int = 1024) -> Tab:
-        tab = Tab(browser, site, width)
+    def open_tab(site: Site, width: int = 1024, scripts: bool = True) -> Tab:
+        tab = Tab(browser, site, width, scripts)
         opened.append(tab)
         return tab
 

@@ -90,7 +90,8 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     reader = tabs(review.site)  # bob reads the same run while alice decides
     reader.sign_in("bob")
     reader.page.goto("/notes/runs/release-0.2")
-    assert "This release brings" not in reader.page.locator("#preview-text").inner_text()
+    assert "This release brings" not in reader.page.locator("#preview-rendered").inner_text()
+    reader.page.get_by_text("The Markdown, as it ships").click()  # the part of the preview kept current live
     page.get_by_role("button", name="Approve all").click()
     assert page.locator("li.sentence.status-approved").count() == 10
     # The reader's preview follows the decisions live, with its [F#] tags and its grade.
@@ -101,7 +102,7 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     assert "Decisions changed (1 so far" in reader.page.locator("#live-status").inner_text()
     page.get_by_role("button", name="Reject S3").click()  # after approve all: the last decision wins
     assert page.locator("li#S3 .badge.status").inner_text() == "rejected"
-    assert "1157.1%" not in page.locator("pre.preview").inner_text()
+    assert "1157.1%" not in page.locator("#preview-rendered").inner_text()
 
     # An edit that adds an unsupported number: the live check says so before saving ...
     s2 = page.locator("li#S2")
@@ -134,9 +135,11 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     page.keyboard.press("Enter")
     page.locator(".ready", has_text="Shipped").wait_for()
 
-    preview = page.locator("pre.preview").inner_text()
-    assert "- This release brings 4 commits from 3 contributors. [F8][F12]" in preview
-    assert "- The changes touch 3 files. [F9][F10][F11]" in preview and "## Facts" in preview
+    rendered = page.locator("#preview-rendered")  # the notes as they read, not their Markdown
+    preview = rendered.inner_text()
+    assert "This release brings 4 commits from 3 contributors. [F8][F12]" in preview
+    assert "The changes touch 3 files. [F9][F10][F11]" in preview and "<a id" not in preview
+    assert rendered.get_by_role("heading", name="Facts").count() == 1 and "## Facts" not in preview
     assert page.locator("#grade-ours").inner_text().endswith("(100.0%)")
     # 4 commits and 3 contributors supported, "6 commits" not (git says 4); 35% and 2 seconds not checkable
     assert page.locator("#grade-baseline").inner_text() == "2/3 (66.7%)"

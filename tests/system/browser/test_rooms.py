@@ -75,7 +75,8 @@ def test_a_room_shows_its_messages_members_policies_and_documents(world: Rooms, 
     first = page.locator(".message").first
     assert first.locator(".badge.kind").inner_text() == "agent"
     assert first.locator(".body").inner_text() == "I drafted a fix for the coupon rounding."
-    assert first.locator(".sender").inner_text().startswith("agent:")
+    sender = first.locator(".from strong")  # the sender by name; the server id (the members list's) as its tooltip
+    assert sender.inner_text() == "fixer" and (sender.get_attribute("title") or "").startswith("agent:")
     members = page.get_by_role("heading", name="Members").locator("xpath=..").inner_text()
     assert "person Alice" in members and "agent fixer" in members
     assert '"owner": true' in page.locator("pre").first.inner_text(), "fixer's owner-only policy is shown"

@@ -161,13 +161,18 @@ class Messages:
         return _message_dict(row)
 
     def read_context(self, actor: Principal, room_id: str, limit: int = 50, since: str | None = None,
-                     before: str | None = None) -> dict[str, Any]:
-        """Recent messages grouped into threads (Switch's read_context shape)."""
+                     before: str | None = None, before_sequence: int | None = None) -> dict[str, Any]:
+        """Recent messages grouped into threads (Switch's read_context shape). `before_sequence`
+        pages back exactly (by the room's sequence, which no two messages share, where `before` is
+        a millisecond time); `oldest_sequence` is where the next page back starts."""
         self.membership.require_read(actor, room_id)
         if not isinstance(limit, int) or limit < 1:
             raise UsageError("limit must be a positive integer", "pass limit=50")
         limit = min(limit, MAX_PAGE)
         query = select(rooms_messages).where(rooms_messages.c.room_id == room_id)
+        if before_sequence is not None:
+            check_position("before_sequence", before_sequence)
+            query = query.where(rooms_messages.c.seq < before_sequence)
         for value, op in ((since, "since"), (before, "before")):
             if value is not None:
                 try:
@@ -193,7 +198,8 @@ class Messages:
             if root != r.message_id:
                 threads[root]["replies"].append(entry)
         return {"threads": [threads[k] for k in order], "truncated": truncated,
-                "oldest_timestamp": int(rows[0].timestamp) if rows else None}
+                "oldest_timestamp": int(rows[0].timestamp) if rows else None,
+                "oldest_sequence": int(rows[0].seq) if rows else None}
 
     async def watch_room(self, actor: Principal, room_id: str, after: int = 0, poll: float = 1.0,
                          allowed: Callable[[], Awaitable[bool]] | None = None) -> AsyncIterator[dict[str, Any]]:

@@ -3,7 +3,7 @@
 "use strict";
 (function () {
   var list = document.getElementById("threads");
-  if (!list || !window.EventSource) { return; }
+  if (!list || !list.getAttribute("data-live") || !window.EventSource) { return; }
   var status = document.getElementById("live-status");
   var kinds = { person: "person", agent: "agent" };
 
@@ -21,9 +21,9 @@
     var from = el("p", "from");
     from.appendChild(el("span", "badge kind", kind));
     from.appendChild(document.createTextNode(" "));
-    from.appendChild(el("strong", "", m.sender_name));
-    from.appendChild(document.createTextNode(" "));
-    from.appendChild(el("code", "sender", m.sender));
+    var name = el("strong", "", m.sender_name);
+    name.title = m.sender;
+    from.appendChild(name);
     if (typeof m.timestamp === "number") {
       var at = el("time", "", "");
       at.setAttribute("datetime", new Date(m.timestamp).toISOString());
@@ -33,7 +33,15 @@
       if (window.signoffTimes) { window.signoffTimes.localise(at); }
     }
     item.appendChild(from);
-    item.appendChild(el("p", "body", m.body));
+    if (m.summary) {  // a protocol message: its summary, the JSON folded (as the page renders it)
+      item.appendChild(el("p", "body structured", m.summary));
+      var raw = el("details", "raw");
+      raw.appendChild(el("summary", "", "Raw JSON"));
+      raw.appendChild(el("pre", "", m.raw));
+      item.appendChild(raw);
+    } else {
+      item.appendChild(el("p", "body", m.body));
+    }
     return item;
   }
 
