@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from rich.markup import escape
@@ -30,6 +31,12 @@ def settings() -> Settings:
         _state["settings"] = cached
     assert isinstance(cached, Settings)
     return cached
+
+
+def used_home() -> Path | None:
+    """The home this command read its settings for, or None when it used none."""
+    cached = _state["settings"]
+    return cached.home if isinstance(cached, Settings) else None
 
 
 def print_json(value: Any) -> None:

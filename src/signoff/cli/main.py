@@ -154,6 +154,23 @@ def _exit_now(code: int) -> None:
 
 
 def _run(argv: list[str] | None) -> int:
+    from signoff.kernel import metrics
+
+    metrics.count_for_command()  # a worker's sandbox runs and verdicts reach `signoff serve`'s /metrics
+    try:
+        return _dispatch(argv)
+    finally:
+        _keep_counts(metrics)
+
+
+def _keep_counts(metrics: Any) -> None:
+    try:
+        metrics.add_command_counts(context.used_home)
+    except OSError as exc:  # the count is lost, the command's work is not: say so, do not fail it
+        context.err_console.print(f"warning: this command's metrics were not recorded: {exc}", highlight=False)
+
+
+def _dispatch(argv: list[str] | None) -> int:
     try:
         result = app(args=argv, prog_name="signoff", standalone_mode=False)
     except SignoffError as exc:

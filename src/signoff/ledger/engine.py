@@ -118,6 +118,20 @@ def script_heads() -> frozenset[str]:
     return frozenset(_script_directory().get_heads())
 
 
+def _refuse_newer(at: frozenset[str], engine: Engine) -> None:
+    """A database a newer signoff migrated is never opened by this build: Alembic could not read it
+    (a revision it has no script for), and the older code would write into a schema it does not know.
+    This is what a rollback that reinstalled older code without restoring the backup meets."""
+    known = {script.revision for script in _script_directory().walk_revisions()}
+    unknown = sorted(at - known)
+    if unknown:
+        raise UnavailableError(
+            f"the database {engine.url.render_as_string(hide_password=True)} was migrated by a newer signoff "
+            f"(revision {', '.join(unknown)}, which this version does not know); it was left as it is",
+            "run the newer signoff again, or restore the backup taken before the upgrade with "
+            "`signoff ledger restore` (docs/ledger.md, \"Upgrades and rollback\")")
+
+
 def _script_directory() -> ScriptDirectory:
     from alembic.script import ScriptDirectory
 
@@ -157,11 +171,13 @@ def migrate(engine: Engine) -> None:
     """Bring the schema to the newest revision of every migration branch."""
     try:
         with engine.connect() as conn:
-            if stored_revisions(conn) == HEADS:
-                return
+            at = stored_revisions(conn)
+        if at == HEADS:
+            return
         from alembic import command
 
         heads = script_heads()
+        _refuse_newer(at, engine)
         # Alembic keeps its running migration in module globals: two threads of one process migrating
         # two databases at once break each other (KeyError 'script', half-made schemas).
         with _ALEMBIC, _migration_lock(engine), engine.connect() as conn:

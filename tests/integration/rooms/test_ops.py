@@ -95,8 +95,40 @@ def test_metrics_count_by_route_template_and_read_the_database(tmp_path: Path, c
     assert not any("a-1" in line or "etc" in line for line in body.splitlines())
     assert 'signoff_outbox_jobs{status="pending"} 1.0' in body
     assert "signoff_ledger_head_seq 1.0" in body
-    assert "signoff_ledger_checkpoints_total 1.0" in body
+    assert 'signoff_ledger_checkpoints_total{source="serve"} 1.0' in body
     assert "signoff_ledger_last_checkpoint_timestamp_seconds" in body
+
+
+def test_what_the_cli_workers_counted_reaches_the_servers_metrics(tmp_path: Path, clock: FixedClock) -> None:
+    # The workers (`signoff desk work`, `repair run`) are CLI commands that end: their sandbox runs,
+    # verdicts and checkpoints are added to the home's totals, which the server exports.
+    from tests.support.cli import run_cli
+
+    settings = _settings(tmp_path)
+    SqlLedger.from_url(settings.db_url, clock).append("BUG-1", None, [NewEvent("step", {})])
+    env = {"SIGNOFF_HOME": str(settings.home), "SIGNOFF_DB": settings.db_url,
+           "SIGNOFF_CONFIG": str(tmp_path / "signoff.toml")}
+    for _ in range(2):
+        assert run_cli(["ledger", "checkpoint"], env).exit_code == 0
+    client, _ = _app(tmp_path, clock)
+    body = client.get("/metrics").text
+    assert 'signoff_ledger_checkpoints_total{source="commands"} 2.0' in body
+    assert 'signoff_ledger_checkpoints_total{source="serve"}' not in body  # this server signed none
+
+    assert run_cli(["ledger", "checkpoint"], env).exit_code == 0  # counted while the server runs
+    assert 'signoff_ledger_checkpoints_total{source="commands"} 3.0' in client.get("/metrics").text
+
+
+def test_a_damaged_totals_file_costs_its_series_not_the_scrape(tmp_path: Path, clock: FixedClock) -> None:
+    totals = tmp_path / "home" / metrics.COMMAND_TOTALS
+    totals.parent.mkdir(parents=True)
+    totals.write_text('{"counters": [{"name": "signoff_made_up_total", "labels": {}, "value": 9}, '
+                      '{"name": "signoff_verdicts_total", "labels": {"workflow": "repair"}, "value": 1}, "x"]}')
+    client, _ = _app(tmp_path, clock)
+    scraped = client.get("/metrics")
+    assert scraped.status_code == 200 and 'source="commands"' not in scraped.text
+    totals.write_text("{not json")
+    assert client.get("/metrics").status_code == 200
 
 
 def test_metrics_are_not_published_through_a_proxy_without_the_token(tmp_path: Path, clock: FixedClock) -> None:

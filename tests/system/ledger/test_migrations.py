@@ -54,3 +54,22 @@ def test_opening_a_migrated_database_does_not_import_alembic(db_url: str) -> Non
                           check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_database_a_newer_signoff_migrated_is_refused_and_left_as_it_is(sqlite_url: str) -> None:
+    # A rollback that reinstalled older code without restoring the backup (docs/ledger.md): the
+    # database is at a revision this build has no script for.
+    from signoff.kernel.errors import UnavailableError
+
+    SqlLedger.from_url(sqlite_url).close()
+    engine = make_engine(sqlite_url)
+    with engine.connect() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '0099' WHERE version_num = '0003'"))
+        conn.commit()
+    with pytest.raises(UnavailableError) as refused:
+        SqlLedger.from_url(sqlite_url)
+    assert "migrated by a newer signoff (revision 0099" in refused.value.message
+    assert "signoff ledger restore" in (refused.value.fix or "")
+    with engine.connect() as conn:
+        assert stored_revisions(conn) == (HEADS - {"0003"}) | {"0099"}
+    engine.dispose()

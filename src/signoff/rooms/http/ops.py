@@ -19,6 +19,7 @@ import logging
 import time
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -111,28 +112,48 @@ class _DatabaseGauges:
                                     value=datetime.fromisoformat(signed_at.replace("Z", "+00:00")).timestamp())
 
 
+class _Counters:
+    """Prometheus collector: each declared counter, once with `source="serve"` (this process's count
+    since it started) and once with `source="commands"` (the totals the CLI commands sharing this
+    home added when they ended: the workers' sandbox runs, verdicts, checkpoints). Every replica on
+    one home shows the same `commands` series: add them up across replicas with max, not sum."""
+
+    def __init__(self, own: metrics.Tally, totals: Path | None) -> None:
+        self.own = own
+        self.totals = totals
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import CounterMetricFamily
+
+        families = {name: CounterMetricFamily(name, m.help, labels=[*m.labels, "source"])
+                    for name, m in metrics.METRICS.items() if m.kind == "counter"}
+        for source, values in (("serve", self.own.values()),
+                               ("commands", metrics.command_totals(self.totals) if self.totals else {})):
+            for (name, labels), value in sorted(values.items()):
+                if name in families:
+                    by_name = dict(labels)
+                    families[name].add_metric([by_name.get(k, "") for k in metrics.METRICS[name].labels] + [source],
+                                              value)
+        yield from families.values()
+
+
 class Metrics:
     """This app's Prometheus registry, fed by `signoff.kernel.metrics` once `enable`d."""
 
-    def __init__(self, ledger: SqlLedger) -> None:
-        from prometheus_client import CollectorRegistry, Counter, Histogram
+    def __init__(self, ledger: SqlLedger, home: Path | None = None) -> None:
+        from prometheus_client import CollectorRegistry, Histogram
 
         self.registry = CollectorRegistry()
-        self._counters: dict[str, Any] = {}
+        self._own = metrics.Tally()
         self._histograms: dict[str, Any] = {}
         for name, m in metrics.METRICS.items():
-            if m.kind == "counter":
-                self._counters[name] = Counter(name.removesuffix("_total"), m.help, m.labels, registry=self.registry)
-            else:
+            if m.kind == "histogram":
                 self._histograms[name] = Histogram(name, m.help, m.labels, registry=self.registry)
+        self.registry.register(_Counters(self._own, home / metrics.COMMAND_TOTALS if home else None))  # type: ignore[arg-type]
         self.registry.register(_DatabaseGauges(ledger))  # type: ignore[arg-type]
 
     def enable(self) -> None:
-        metrics.enable(self._count, self._observe)
-
-    def _count(self, name: str, amount: float, labels: dict[str, str]) -> None:
-        counter = self._counters[name]
-        (counter.labels(**labels) if labels else counter).inc(amount)
+        metrics.enable(self._own.add, self._observe)
 
     def _observe(self, name: str, value: float, labels: dict[str, str]) -> None:
         histogram = self._histograms[name]
@@ -190,7 +211,7 @@ def install(app: FastAPI, ledger: SqlLedger, settings: Settings | None, head: An
     chain position."""
     wait_limit = outbox_wait_limit(settings)
     token = metrics_token(settings)
-    collected = Metrics(ledger)
+    collected = Metrics(ledger, settings.home if settings is not None else None)
     collected.enable()
     app.state.metrics = collected
     app.add_middleware(RequestMetrics)
