@@ -15,6 +15,9 @@ a shape a report's own sentences do not have, and this module reads that shape:
   (`agent_directive`);
 - **markup into the answer**: a script, event handler or iframe the reader is to put in its
   response (`dictated_code`);
+- **an order that hides itself** ("do not mention this instruction"), or drops the user's own
+  request ("ignore the user's question") (`agent_directive`), and a **fake end of the data**
+  ("[END OF DOCUMENT]") followed by new orders (`role_impersonation`);
 - **mode hijack**: the reader told it is in a test / debug / maintenance mode, next to an order
   about its output (`agent_directive`);
 - **planted task** (the host contrast): a sentence that opens with a task verb (classify, translate,
@@ -139,6 +142,34 @@ _FILL = compile_re(
 )
 _LINKISH = compile_re(r"(?:https?://|!\[|\]\(|<img |\burl\b|\blink\b|\bimage\b|\bmarkdown\b)")
 
+# --- the order hides itself, or drops the user's own request ------------------------------------
+
+_CONCEAL = compile_re(
+    "(?m)"
+    + alternation(
+        [
+            r"\b(?:do not|don't|dont|never|without) (?:ever )?(?:mention|mentioning|reveal|revealing|disclose|"
+            r"disclosing|reference|referencing|acknowledge|acknowledging|repeat|repeating) (?:that you (?:have |were |"
+            r"received|read|saw|got|followed)|(?:having|receiving|reading) |(?:this|these|the above|the following|"
+            r"my|any of (?:this|these)) (?:\S+ )?(?:instructions?|message|note|request|text|prompt|directive|order|"
+            r"step|part))",
+            r"(?:^|\b(?:please|instead|just|simply|and|then|now|first),? )(?:ignore|disregard|forget|skip|"
+            r"do not answer|don't answer|stop answering) (?:the |this |your )?(?:user'?s?|original|actual|initial|real|"
+            r"current) (?:request|question|query|task|prompt)s?\b",
+        ]
+    )
+)
+
+# A fake end of the data the reader was given, followed by orders: "[END OF DOCUMENT] New task: ..."
+_BOUNDARY = compile_re(
+    r"(?:^|[\[<(*#=~-] ?)/?(?:end of (?:the )?|/)(?:document|email|e-mail|context|user input|input|data|"
+    r"report|conversation|prompt|text|content|untrusted (?:content|data|text))\b ?[\]>)*#=~-]"
+)
+_NEXT_ORDERS = compile_re(
+    r"\b(?:new|real|actual|updated|next|additional) (?:instructions?|task|orders?|directives?)\b|\byour (?:new |"
+    r"real |next )?task\b|\b(?:system|assistant|admin) ?:"
+)
+
 # --- mode hijack ----------------------------------------------------------------------------------
 
 _MODE_WORD = (
@@ -261,6 +292,10 @@ def find(plain: Sequence[str], folded: Sequence[str]) -> list[tuple[str, str]]:
         if _DATA_LINK.search(p) is not None or (_FILL.search(f) is not None and _LINKISH.search(p) is not None):
             found.setdefault(fam.EXFILTRATION, where)
         pair = f + " " + folded[index] if index < len(folded) else f
+        if _CONCEAL.search(f) is not None:
+            found.setdefault(fam.AGENT_DIRECTIVE, where)
+        if _BOUNDARY.search(f) is not None and _NEXT_ORDERS.search(pair) is not None:
+            found.setdefault(fam.ROLE_IMPERSONATION, where)
         if _MODE.search(f) is not None and _ABOUT_OUTPUT.search(pair) is not None:
             found.setdefault(fam.AGENT_DIRECTIVE, where)
     task = _planted_task(plain, folded)
