@@ -609,6 +609,7 @@ def never_trained(args: argparse.Namespace) -> None:
 
     examples, sources = tr.load_all(args.mirror, args.cache)
     examples, rows_of = tr.prepare(examples)
+    shipped_on_unseen(examples)
     print("\n== LEAVE ONE SOURCE OUT (trained without the source and its near copies, threshold picked on the "
           "other sources' honest texts, then the whole airlock) ==")
     print("  sources: " + "; ".join(f"{k} {v}" for k, v in sorted(sources.items())))
@@ -666,6 +667,40 @@ def never_trained(args: argparse.Namespace) -> None:
     print(f"  families fired on left-out attacks: {dict(by_family.fired.most_common())}")
     if args.final:
         final_run(args)
+
+
+def shipped_on_unseen(examples: list) -> None:  # type: ignore[type-arg]
+    """The airlock as it ships (its model and threshold, its rules) on every training-script source
+    the shipped model's manifest does not list: those texts were never used to fit or threshold it.
+    A planted attack's host report may come from a source the model saw; the attack did not."""
+    from signoff.airlock import intent
+
+    seen = set(json.loads((intent.MODEL_FILE.parent / "intent_manifest.json").read_text(encoding="utf-8"))["examples"])
+    print("\n== THE SHIPPED AIRLOCK on sources its model never saw (rules alone in the last column) ==")
+    print(f"  the model's training sources: {', '.join(sorted(seen))}")
+    shipped = intent.model
+    silent = replace(shipped(), threshold=2.0)  # the same model that can never fire: rules alone
+    tally, rules, by_family = Tally(), Tally(), Tally()
+    try:
+        for e in examples:
+            if e.source in seen:
+                continue
+            group = f"{'attack' if e.label else 'honest'}: {e.source}"
+            hit, fams = quarantined(e.text)
+            tally.add(group, hit, fams)
+            if e.label:
+                by_family.add("attacks", hit, fams)
+            intent.model = lambda: silent  # type: ignore[assignment]
+            rules.add(group, *quarantined(e.text))
+            intent.model = shipped
+    finally:
+        intent.model = shipped  # type: ignore[assignment]
+    for key in sorted(tally.counts):
+        print(f"  {key[:52]:52s} {_ci(*tally.counts[key])}  rules alone {_pct(*rules.counts[key])}")
+    for side in ("attack", "honest"):
+        keys = [k for k in tally.counts if k.startswith(side)]
+        print(f"  ALL {side} texts{' ' * 39} {_ci(*tally.total(keys))}  rules alone {_pct(*rules.total(keys))}")
+    print(f"  families fired on these attacks: {dict(by_family.fired.most_common())}")
 
 
 def _digest(examples: list) -> str:  # type: ignore[type-arg]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
-from signoff.airlock import intent, signals, structure
+from signoff.airlock import intent, planted, signals, structure
 from signoff.airlock.decode import decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -232,10 +232,13 @@ def sentence_views(normalised: Normalised) -> tuple[list[str], list[str]]:
 
 
 def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[str, str]]:
-    """The weak-signal score over the sentences of the text, each read in both views, then the
-    learned detector over windows of them (not for a rot13 reading: English patterns only)."""
+    """The weak-signal score over the sentences of the text, each read in both views, the orders
+    planted for the reader (`planted`), then the learned detector over windows of them (neither for
+    a rot13 reading: English patterns only)."""
     plain, folded = sentence_views(normalised)
     found = signals.score(plain, folded, english_only=english_only)
+    if not english_only:  # a rot13 reading is checked for unmistakable phrases only
+        found += planted.find(plain, folded)
     if not english_only and plain:
         current = intent.model()
         probability, first, last = intent.strongest(plain, folded, current)
