@@ -84,6 +84,9 @@ def carried_refs(message: str) -> set[str]:
     return {m.group(1) for m in _CARRIED.finditer(message)}
 
 
+_UPDATE_WORDS = frozenset(words("bump bumps update updates upgrade upgrades dependency dependencies pin pinned "
+                                "require requirement requirements version versions lock lockfile hook hooks "
+                                "autoupdate pre-commit renovate dependabot deps"))
 _AGENTS = re.compile(r"copilot|claude|devin|codex|cursor|sweep|jules", re.IGNORECASE)
 _NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
@@ -280,6 +283,19 @@ class Knowledge:
         return best[0][1]
 
     @staticmethod
+    def _bot_change(n: str, item_words: set[str], own: Carrier | None, carriers: list[Carrier]) -> Carrier | None:
+        """The bot commit a number belongs to, when the item credits it with something else: every
+        commit naming `n` as its own pull request is a bot's (a dependency bump, a pre-commit
+        update), and the item neither restates a commit nor says a word of the bot's subject or of
+        updating a dependency ("Add a retry option (#1904)" for dependabot's "Bump ty from ...")."""
+        made = [c for c in carriers if c.own == n]
+        if not made or own is not None or not all(BOTS.search(c.author) for c in made):
+            return None
+        if item_words & (set().union(*(c.words for c in made)) | _UPDATE_WORDS):
+            return None
+        return made[0]
+
+    @staticmethod
     def _substituted(own: Carrier, item_refs: set[str]) -> str:
         """The item names some of the numbers its own commit's subject names, and in place of
         another of them a number the commit does not carry (`Revert "... (#6218)" (#6729)` written
@@ -456,6 +472,8 @@ class Knowledge:
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:
+            if (bot := self._bot_change(n, item_words, own, carriers)) is not None:
+                return Verdict(claim, "unsupported", f"git says #{n} is {bot.author}'s {bot.subject[:70]!r}")
             return Verdict(claim, "supported")
         if own is not None and own.backport:
             return Verdict(claim, "not_checkable", "backport whose commit lost the number")
