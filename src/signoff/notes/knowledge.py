@@ -117,6 +117,19 @@ def people_of(c: dict[str, Any]) -> set[str]:
     return {p for p in found if len(p) >= 3}
 
 
+def handles_of(c: dict[str, Any]) -> set[str]:
+    """The GitHub accounts git states for a commit's author: a no-reply address's handle, or the
+    account a merged pull request came from (normalised)."""
+    found = set()
+    local = _NOREPLY.match(c["author"]["email"])
+    if local:
+        found.add(_ident(local.group(1)))
+    merged = _MERGED_FROM.match(c["subject"])
+    if merged:
+        found.add(_ident(merged.group(1)))
+    return found
+
+
 def same_person(handle: str, people: set[str]) -> bool:
     """Whether a user handle names one of these identities: equal, or one holding the other (a
     handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
@@ -152,6 +165,7 @@ class Carrier:
     closes: set[str] = field(default_factory=set)
     people: set[str] = field(default_factory=set)  # who made it, normalised (`people_of`)
     author: str = ""
+    handles: set[str] = field(default_factory=set)  # its author's account, where git states it (`handles_of`)
 
 
 @dataclass
@@ -266,7 +280,7 @@ class Knowledge:
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
                           bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
                           {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
-                          c["author"]["name"])
+                          c["author"]["name"], handles_of(c))
         self.carriers.append(carrier)
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
@@ -400,9 +414,12 @@ class Knowledge:
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
-        if not any(same_person(claim.value, c.people) for c in self.carriers):
+        if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in made):
+            # most handles are in no name or email; where git states the author's account (a
+            # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong
             return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
-        return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
+        return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
+            sorted({f" (@{h})" for c in made for h in c.handles})))
 
     def _hash(self, claim: Meaning) -> Verdict:
         token = claim.value

@@ -65,6 +65,8 @@ def test_a_credited_user_is_checked_against_who_made_the_change() -> None:
     assert _verdicts(k, "Fix the parser on empty input. PR #12 by @svlandeg.")["@svlandeg"] == "unsupported"
     # a handle git ties to nobody, and a change an agent wrote for the person credited: not checkable
     assert _verdicts(k, "Fix the parser on empty input. PR #12 by @someone-else.")["@someone-else"] == "not_checkable"
+    # unless git states the author's account (a GitHub no-reply address): then another handle is wrong
+    assert _verdicts(k, "Add a flag to the CLI. PR #13 by @someone-else.")["@someone-else"] == "unsupported"
     assert _verdicts(k, "Update the docs. PR #14 by @tiangolo with @Copilot.")["@tiangolo"] == "not_checkable"
     # a decorator in prose is not a credit
     assert [c.kind for c in read_claims("The @property getter now caches.")] == []
