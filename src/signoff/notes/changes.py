@@ -97,7 +97,8 @@ class Line:
     facts: list[dict[str, Any]]
 
 
-def _is_bot(f: dict[str, Any]) -> bool:
+def is_bot(f: dict[str, Any]) -> bool:
+    """Whether a commit fact's author is a bot (dependabot, renovate, `[bot]` accounts, ...)."""
     return bool(BOTS.search(f.get("email", "")) or BOTS.search(f.get("author", "")))
 
 
@@ -214,7 +215,7 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     here: it is matched by label only)."""
     groups = groups or {}
     paths = paths or {}
-    humans = [f for f in commits if not _is_bot(f)]
+    humans = [f for f in commits if not is_bot(f)]
     numbered = [f for f in humans if f.get("pr")]
     # Pull requests are the unit wherever a project has them; commits pushed beside them (a
     # maintainer's "Docs", "Nit") are left out, as a maintainer's changelog leaves them out.

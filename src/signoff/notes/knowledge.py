@@ -84,6 +84,9 @@ def carried_refs(message: str) -> set[str]:
     return {m.group(1) for m in _CARRIED.finditer(message)}
 
 
+_UPDATE_WORDS = frozenset(words("bump bumps update updates upgrade upgrades dependency dependencies pin pinned "
+                                "require requirement requirements version versions lock lockfile hook hooks "
+                                "autoupdate pre-commit renovate dependabot deps"))
 _AGENTS = re.compile(r"copilot|claude|devin|codex|cursor|sweep|jules", re.IGNORECASE)
 _NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
@@ -112,6 +115,19 @@ def people_of(c: dict[str, Any]) -> set[str]:
     if merged:
         found.add(_ident(merged.group(1)))
     return {p for p in found if len(p) >= 3}
+
+
+def handles_of(c: dict[str, Any]) -> set[str]:
+    """The GitHub accounts git states for a commit's author: a no-reply address's handle, or the
+    account a merged pull request came from (normalised)."""
+    found = set()
+    local = _NOREPLY.match(c["author"]["email"])
+    if local:
+        found.add(_ident(local.group(1)))
+    merged = _MERGED_FROM.match(c["subject"])
+    if merged:
+        found.add(_ident(merged.group(1)))
+    return found
 
 
 def same_person(handle: str, people: set[str]) -> bool:
@@ -149,6 +165,7 @@ class Carrier:
     closes: set[str] = field(default_factory=set)
     people: set[str] = field(default_factory=set)  # who made it, normalised (`people_of`)
     author: str = ""
+    handles: set[str] = field(default_factory=set)  # its author's account, where git states it (`handles_of`)
 
 
 @dataclass
@@ -263,7 +280,7 @@ class Knowledge:
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
                           bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
                           {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
-                          c["author"]["name"])
+                          c["author"]["name"], handles_of(c))
         self.carriers.append(carrier)
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
@@ -278,6 +295,19 @@ class Knowledge:
         if len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs:
             return None
         return best[0][1]
+
+    @staticmethod
+    def _bot_change(n: str, item_words: set[str], own: Carrier | None, carriers: list[Carrier]) -> Carrier | None:
+        """The bot commit a number belongs to, when the item credits it with something else: every
+        commit naming `n` as its own pull request is a bot's (a dependency bump, a pre-commit
+        update), and the item neither restates a commit nor says a word of the bot's subject or of
+        updating a dependency ("Add a retry option (#1904)" for dependabot's "Bump ty from ...")."""
+        made = [c for c in carriers if c.own == n]
+        if not made or own is not None or not all(BOTS.search(c.author) for c in made):
+            return None
+        if item_words & (set().union(*(c.words for c in made)) | _UPDATE_WORDS):
+            return None
+        return made[0]
 
     @staticmethod
     def _substituted(own: Carrier, item_refs: set[str]) -> str:
@@ -384,9 +414,12 @@ class Knowledge:
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
-        if not any(same_person(claim.value, c.people) for c in self.carriers):
+        if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in made):
+            # most handles are in no name or email; where git states the author's account (a
+            # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong
             return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
-        return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
+        return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
+            sorted({f" (@{h})" for c in made for h in c.handles})))
 
     def _hash(self, claim: Meaning) -> Verdict:
         token = claim.value
@@ -456,6 +489,8 @@ class Knowledge:
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:
+            if (bot := self._bot_change(n, item_words, own, carriers)) is not None:
+                return Verdict(claim, "unsupported", f"git says #{n} is {bot.author}'s {bot.subject[:70]!r}")
             return Verdict(claim, "supported")
         if own is not None and own.backport:
             return Verdict(claim, "not_checkable", "backport whose commit lost the number")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from signoff.notes.changes import changelog_lines
+from signoff.notes.changes import changelog_lines, is_bot
 from signoff.notes.facts import round_half_up
 from signoff.notes.verify import Support, check_claims
 
@@ -75,8 +75,13 @@ def write_default(task: dict[str, Any]) -> dict[str, Any]:
     commits, people = counts.get(("commits", "range")), counts.get(("contributors", "range"))
     if commits is None or people is None:
         return {"sentences": []}
-    sentences.append({"text": f"This release has {_plural(commits['value'], 'commit')} from "
-                              f"{_plural(people['value'], 'contributor')}.", "cites": [commits["id"], people["id"]]})
+    total = f"This release has {_plural(commits['value'], 'commit')}"
+    if any(is_bot(f) for f in facts if f["kind"] == "commit"):
+        # the contributors fact counts every author, bots too: "from 6 contributors" would count them
+        sentences.append({"text": total + ".", "cites": [commits["id"]]})
+    else:
+        sentences.append({"text": f"{total} from {_plural(people['value'], 'contributor')}.",
+                          "cites": [commits["id"], people["id"]]})
     for line in changelog_lines([f for f in facts if f["kind"] == "commit"], task.get("groups"), task.get("paths")):
         if _supported(line.text, line.facts):
             sentences.append({"text": line.text, "cites": [f["id"] for f in line.facts], "group": line.group})

@@ -65,6 +65,21 @@ def test_a_credited_user_is_checked_against_who_made_the_change() -> None:
     assert _verdicts(k, "Fix the parser on empty input. PR #12 by @svlandeg.")["@svlandeg"] == "unsupported"
     # a handle git ties to nobody, and a change an agent wrote for the person credited: not checkable
     assert _verdicts(k, "Fix the parser on empty input. PR #12 by @someone-else.")["@someone-else"] == "not_checkable"
+    # unless git states the author's account (a GitHub no-reply address): then another handle is wrong
+    assert _verdicts(k, "Add a flag to the CLI. PR #13 by @someone-else.")["@someone-else"] == "unsupported"
     assert _verdicts(k, "Update the docs. PR #14 by @tiangolo with @Copilot.")["@tiangolo"] == "not_checkable"
     # a decorator in prose is not a credit
     assert [c.kind for c in read_claims("The @property getter now caches.")] == []
+
+
+def test_a_change_credited_to_a_bots_pull_request_that_did_something_else_is_flagged() -> None:
+    bot = ("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "⬆ Bump ty from 0.0.34 to 0.0.35 (#1904)", author=bot),
+        _commit(2, "✨ Add a skill for agents (#2017)")])
+    assert _verdicts(k, "Add a `retry_forever` option that keeps failed uploads in a queue (#1904).")["#1904"] \
+        == "unsupported"
+    # what the bot did, in the maintainers' words, or as a dependency update: supported
+    assert _verdicts(k, "Bump ty to 0.0.35 (#1904).")["#1904"] == "supported"
+    assert _verdicts(k, "Update the development dependencies (#1904).")["#1904"] == "supported"
+    assert _verdicts(k, "Add a skill for agents (#2017).")["#2017"] == "supported"
