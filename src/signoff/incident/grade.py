@@ -110,7 +110,8 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
                 return asyncio.run(_observe_http(info, server.url, key))
         client = SyncRoomsClient(InProcessSyncTransport(rooms, key))
         # Read-only: it never polls, so it never saves a cursor into the run's ledger.
-        observer = RoomAgent(client, info, OBSERVER, [SHARED, *ORGS], ledger, allowed_ops=READ_ONLY_OPS)
+        observer = RoomAgent(client, info, OBSERVER, [SHARED, *info.cast.keys], ledger,
+                             allowed_ops=READ_ONLY_OPS)
 
         async def read(room: str, op: str, args: dict[str, Any]) -> Any:
             return observer.op(room, op, **args)
@@ -125,7 +126,7 @@ Reader = Callable[[str, str, dict[str, Any]], Awaitable[Any]]
 
 async def _collect(info: RunInfo, read: Reader) -> View:
     view = View(info)
-    for key in (SHARED, *ORGS):
+    for key in (SHARED, *info.cast.keys):
         ctx = await read(key, "read_context", {"limit": 100_000})
         flat = []
         for thread in ctx["threads"]:
@@ -140,7 +141,7 @@ async def _collect(info: RunInfo, read: Reader) -> View:
         view.documents[key] = {d["name"]: d for d in docs}
     record = view.record()
     if record is not None:
-        for org in ORGS:
+        for org in info.cast.keys:
             try:
                 view.cards[org] = await read(SHARED, "get_approval",
                                              {"request_id": info.fix_card(str(record["incident"]), org)})
@@ -154,7 +155,7 @@ async def _observe_http(info: RunInfo, url: str, key: str) -> View:
 
     clients: dict[str, RoomsClient] = {}
     try:
-        for room in (SHARED, *ORGS):
+        for room in (SHARED, *info.cast.keys):
             client = RoomsClient(HttpTransport(url, info.agents[OBSERVER], key), client_name="incident-grader",
                                  connection_id=connection_id(info.server_name(OBSERVER), room))
             await client.start()
