@@ -35,6 +35,7 @@ from signoff.incident.stack import (
     ORGS,
     SHARED,
     RunInfo,
+    check_cast,
     read_secrets,
     run_parties,
     workspace,
@@ -42,7 +43,7 @@ from signoff.incident.stack import (
 from signoff.incident.workspace import Workspace
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import RefusedError, SignoffError, UnavailableError
+from signoff.kernel.errors import RefusedError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.shown import names, shown_digest
 from signoff.ledger import SqlLedger, verify_chain
 from signoff.rooms import RoomService
@@ -241,6 +242,14 @@ def measure(run_dir: Path, keys: KeyStore, view: View | None = None) -> dict[str
 
 
 def grade(run_dir: Path, keys: KeyStore) -> dict[str, Any]:
+    """The scripted demo's checks (its people, fixes and end-to-end check are the demo's): a run of
+    other organisations is refused, and checked with its chains and its postmortem instead."""
+    try:
+        check_cast(run_parties(run_dir))
+    except UsageError:
+        raise UsageError("the grader checks runs of the scripted demo (PayCo and ShopCo); this run is of other "
+                         "organisations", "check it with `signoff incident postmortem RUN` and the approvals' "
+                         "chains on its page") from None
     with workspace(run_dir, keys) as ws:
         return _grade(run_dir, keys, ws)
 

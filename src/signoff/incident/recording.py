@@ -130,8 +130,11 @@ def render(rows: list[dict[str, Any]]) -> list[str]:
             out.append(f"{stamp}  {r['room']:<20} {r['who']:>13}: {first[:140]}{more}")
         elif r["kind"] == "approval_record":
             d = r["data"]
+            # A disclosure's record names its evidence; a fix approval's (by command) names the fix.
+            what = f"evidence {d['evidence_sha256'][:12]}" if "evidence_sha256" in d else \
+                f"fix {str(d.get('fix_sha256', ''))[:12]}"
             out.append(f"{stamp}  {r['room']:<20} {'approver':>13}: signed {d['d_id']} for {d['approver']} "
-                       f"(evidence {d['evidence_sha256'][:12]}, record {r['seq']})")
+                       f"({what}, record {r['seq']})")
         elif r["kind"] == "guard_decision":
             d = r["data"]
             verdict = "pass" if d.get("allowed") else "BLOCK " + ",".join(d.get("rules", []))

@@ -413,6 +413,10 @@ def test_two_other_organisations_run_their_own_incident_from_the_console(site: S
     assert "ASCII characters written as \\uXXXX" in text
     markdown = site.cli("incident", "postmortem", run).stdout
     assert "confirmed by ana and bo" in markdown and "approved, by ana" in markdown and "approved, by bo" in markdown
+    folder = str(site.home / "incident-runs" / run)
+    assert "signed D-LEDGERLY-2 for ana" in site.cli("incident", "replay", folder, "--as", "ledgerly").stdout
+    graded = site.cli("incident", "grade", run, ok=False)  # the grader is the scripted demo's
+    assert graded.returncode != 0 and "fix:" in graded.stderr and "Traceback" not in graded.stderr
     recording = (site.home / "incident-runs" / run / "recording.jsonl").read_text()
     # What each person approved crossed; nothing of either side's code or protected values did.
     assert "Ledgerly: 2 of our 6 webhooks were rejected" in recording
