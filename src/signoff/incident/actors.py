@@ -16,7 +16,7 @@ from typing import Any
 from signoff.incident.cases import load
 from signoff.incident.decisions import save_cursors
 from signoff.incident.model import CURSORS, Cursors, cursors_fold
-from signoff.incident.stack import ROLE_OF, SHARED, RunInfo
+from signoff.incident.stack import SHARED, RunInfo
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError
 from signoff.ledger import Ledger
 from signoff.rooms.client import SyncRoomsClient
@@ -64,13 +64,13 @@ class RoomAgent:
         """Open one connection per room, claim it, and hold this agent's role in the shared room."""
         for key in self.room_keys:
             self.client.open(self.conn_id(key), self.info.rooms[key])
-        role = ROLE_OF.get(self.name)
+        role = self.info.cast.role_of.get(self.name)
         if role and SHARED in self.room_keys:
             self.client.call(self.conn_id(SHARED), "assume_role", {"role": role})
 
     def beat(self) -> None:
         """Keep the shared-room connection (and with it the role lease) alive."""
-        if ROLE_OF.get(self.name) and SHARED in self.room_keys:
+        if self.info.cast.role_of.get(self.name) and SHARED in self.room_keys:
             try:
                 self.client.events(self.conn_id(SHARED), self.info.rooms[SHARED], self._head_hint())
             except (NotFoundError, ConflictError):
@@ -107,6 +107,10 @@ class RoomAgent:
     def replied(self, key: str, message_id: Any) -> bool:
         """True when this actor already answered in the thread of `message_id` (a redelivery)."""
         return any(m["sender"] == self.sender and m.get("thread_id") == message_id for m in self.messages(key))
+
+    def forget(self) -> None:
+        """Drop what this actor read of its rooms (read them again), e.g. between two polls."""
+        self._cache.clear()
 
     def messages(self, key: str) -> list[dict[str, Any]]:
         """Every message of a room, oldest first (membership is checked by the server)."""

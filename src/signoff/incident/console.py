@@ -22,11 +22,10 @@ from signoff.incident.actors import REFUSAL_TEXT
 from signoff.incident.grade import observe
 from signoff.incident.parties import Parties
 from signoff.incident.recording import load, timeline, visible
-from signoff.incident.stack import NOTARY, ROOM_NAMES, SHARED, run_parties, workspace
+from signoff.incident.stack import NOTARY, SHARED, Cast, run_parties, workspace
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.trust import KeyStore
 
-LANE_OF_ROOM = {name: key for key, name in ROOM_NAMES.items()}
 RUN_NAME = re.compile(r"^run-[A-Za-z0-9_-]{1,64}$")
 
 
@@ -82,11 +81,12 @@ class Step:
     who: str
     label: str
     row: dict[str, Any]
+    agents: frozenset[str] = frozenset()  # the run's organisations' agents (empty: named `*-agent`)
 
     @property
     def control(self) -> str:
         """The control that produced or checked this message, as the lane tags it."""
-        return control_of(self.who, self.lane, str(self.row.get("text", "")))
+        return control_of(self.who, self.lane, str(self.row.get("text", "")), self.agents or None)
 
     @property
     def stamp(self) -> str:
@@ -123,6 +123,13 @@ class Console:
     at: int
     lanes: tuple[str, ...] = ()                          # every lane, left to right
     names: dict[str, str] = field(default_factory=dict)  # organisation key -> its name
+    parties: Parties | None = None                       # the run's organisations (approvers, agents)
+
+    def approver(self, org: str) -> str | None:
+        return self.parties.get(org).approver if self.parties is not None and org in self.parties.keys else None
+
+    def agent(self, org: str) -> str | None:
+        return self.parties.get(org).agent if self.parties is not None and org in self.parties.keys else None
 
     @property
     def shown_lanes(self) -> tuple[str, ...]:
@@ -155,17 +162,17 @@ class Console:
         return self.steps[-1].offset_ms if self.steps else 0
 
 
-def control_of(who: str, lane: str | None, text: str) -> str:
+def control_of(who: str, lane: str | None, text: str, agents: frozenset[str] | None = None) -> str:
     """Which control produced or checked a message: what the lane's tag names. Every message was
     authenticated by the room server, which also enforced who may address whom; the tag says what
-    else stood behind it."""
+    else stood behind it. `agents`: the organisations' agents (by default, names ending `-agent`)."""
     if who == NOTARY:
         return "notary (salted fingerprints)"
     if who == "mediator":
         return "commander (routes requests)"
     if who == "approver":
         return "approver (signed record)" if " approved by " in text else "approver (review, digest)"
-    if who.endswith("-agent"):
+    if who in agents if agents is not None else who.endswith("-agent"):
         if REFUSAL_TEXT in text:
             return "room server (addressing policy)"
         if text.startswith("[disclosure "):
@@ -206,7 +213,10 @@ def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | No
     as_org = check_org(as_org, parties)
     recorded, all_rows = rows_of(run_dir, keys)
     shown = visible(all_rows, as_org, parties.keys)
-    steps = [Step(n, r["offset_ms"], r["kind"], LANE_OF_ROOM.get(r["room"]), str(r.get("who", "")), _label(r), r)
+    lane_of_room = {name: key for key, name in Cast(parties).room_names.items()}
+    agents = frozenset(o.agent for o in parties)
+    steps = [Step(n, r["offset_ms"], r["kind"], lane_of_room.get(r["room"]), str(r.get("who", "")), _label(r), r,
+                  agents)
              for n, r in enumerate(shown)]
     ledgers: dict[str, OrgLedger] = {}
     orgs = parties.keys if as_org is None else (as_org,)
@@ -223,7 +233,7 @@ def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | No
     if at is not None and not 0 <= at <= len(steps):
         raise UsageError(f"step {at} is outside this timeline (0-{len(steps)})", "move the scrubber within the run")
     return Console(Path(run_dir).name, as_org, recorded, steps, ledgers, len(steps) if at is None else at,
-                   lanes_of(parties), parties.names)
+                   lanes_of(parties), parties.names, parties)
 
 
 __all__ = ["Console", "OrgLedger", "Step", "build", "check_org", "find_run", "lanes_of", "list_runs",

@@ -35,6 +35,7 @@ from signoff.incident.stack import (
     ORGS,
     SHARED,
     RunInfo,
+    check_cast,
     read_secrets,
     run_parties,
     workspace,
@@ -42,7 +43,7 @@ from signoff.incident.stack import (
 from signoff.incident.workspace import Workspace
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_bytes
-from signoff.kernel.errors import RefusedError, SignoffError, UnavailableError
+from signoff.kernel.errors import RefusedError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.shown import names, shown_digest
 from signoff.ledger import SqlLedger, verify_chain
 from signoff.rooms import RoomService
@@ -110,7 +111,8 @@ def observe(run_dir: Path, over_http: bool = True) -> View:
                 return asyncio.run(_observe_http(info, server.url, key))
         client = SyncRoomsClient(InProcessSyncTransport(rooms, key))
         # Read-only: it never polls, so it never saves a cursor into the run's ledger.
-        observer = RoomAgent(client, info, OBSERVER, [SHARED, *ORGS], ledger, allowed_ops=READ_ONLY_OPS)
+        observer = RoomAgent(client, info, OBSERVER, [SHARED, *info.cast.keys], ledger,
+                             allowed_ops=READ_ONLY_OPS)
 
         async def read(room: str, op: str, args: dict[str, Any]) -> Any:
             return observer.op(room, op, **args)
@@ -125,7 +127,7 @@ Reader = Callable[[str, str, dict[str, Any]], Awaitable[Any]]
 
 async def _collect(info: RunInfo, read: Reader) -> View:
     view = View(info)
-    for key in (SHARED, *ORGS):
+    for key in (SHARED, *info.cast.keys):
         ctx = await read(key, "read_context", {"limit": 100_000})
         flat = []
         for thread in ctx["threads"]:
@@ -140,7 +142,7 @@ async def _collect(info: RunInfo, read: Reader) -> View:
         view.documents[key] = {d["name"]: d for d in docs}
     record = view.record()
     if record is not None:
-        for org in ORGS:
+        for org in info.cast.keys:
             try:
                 view.cards[org] = await read(SHARED, "get_approval",
                                              {"request_id": info.fix_card(str(record["incident"]), org)})
@@ -154,7 +156,7 @@ async def _observe_http(info: RunInfo, url: str, key: str) -> View:
 
     clients: dict[str, RoomsClient] = {}
     try:
-        for room in (SHARED, *ORGS):
+        for room in (SHARED, *info.cast.keys):
             client = RoomsClient(HttpTransport(url, info.agents[OBSERVER], key), client_name="incident-grader",
                                  connection_id=connection_id(info.server_name(OBSERVER), room))
             await client.start()
@@ -240,6 +242,14 @@ def measure(run_dir: Path, keys: KeyStore, view: View | None = None) -> dict[str
 
 
 def grade(run_dir: Path, keys: KeyStore) -> dict[str, Any]:
+    """The scripted demo's checks (its people, fixes and end-to-end check are the demo's): a run of
+    other organisations is refused, and checked with its chains and its postmortem instead."""
+    try:
+        check_cast(run_parties(run_dir))
+    except UsageError:
+        raise UsageError("the grader checks runs of the scripted demo (PayCo and ShopCo); this run is of other "
+                         "organisations", "check it with `signoff incident postmortem RUN` and the approvals' "
+                         "chains on its page") from None
     with workspace(run_dir, keys) as ws:
         return _grade(run_dir, keys, ws)
 

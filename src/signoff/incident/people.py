@@ -23,7 +23,7 @@ from signoff.incident.console import Console
 from signoff.incident.decisions import shown_disclosure
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.playbooks.posts import FIX_COMMAND, root_cause_shown
-from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, SHARED, RunInfo, read_secrets
+from signoff.incident.stack import APPROVER, MEDIATOR, SHARED, RunInfo, read_secrets
 from signoff.kernel.clock import SystemClock, utc_iso
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.shown import shown_digest
@@ -33,7 +33,7 @@ from signoff.rooms import RoomService
 from signoff.rooms.client import HttpUserTransport, InProcessUserTransport, RoomsUserClient
 
 if TYPE_CHECKING:
-    from signoff.incident.service import Decide
+    from signoff.incident.service import Decide, Write
 
 PROPOSAL = re.compile(r"^Proposed root cause for (INC-[0-9]{4}): (.+)\n")
 
@@ -55,14 +55,19 @@ class Awaiting:
     def refusable(self) -> bool:
         return self.kind == "disclosure"
 
+    @property
+    def prose(self) -> str:
+        """A draft disclosure's words without its approve line (what a person redrafts from)."""
+        return str(self.content["text"]).rsplit("\n\nApprove with:", 1)[0] if self.kind == "disclosure" else ""
+
 
 def awaiting(view: Console, org: str) -> list[Awaiting]:
     """What waits for `org`'s people in `view` (a running incident, seen as `org` or as everyone)."""
     if view.recorded or org not in view.names:
         return []
     steps = view.steps
-    agent = AGENT_OF.get(org)
-    human = HUMANS.get(org)
+    agent = view.agent(org)
+    human = view.approver(org)
     said = [s.row["text"] for s in view.lane(org) if s.who == human]
     signed = {str(s.row["data"].get("d_id")) for s in steps
               if s.kind == "approval_record" and s.row["room"] == f"{org} ledger"}
@@ -98,14 +103,14 @@ def awaiting(view: Console, org: str) -> list[Awaiting]:
     return out
 
 
-def decides_for(org: str, person: str) -> bool:
+def decides_for(view: Console, org: str, person: str) -> bool:
     """Whether `person` is `org`'s approver in the run (the one whose decisions the approver signs)."""
-    return HUMANS.get(org) == person
+    return view.approver(org) == person
 
 
 def _names(text: str, ref: str) -> bool:
     """Whether a person's message decided `ref` already (approved or refused it)."""
-    return re.search(rf"\b(approve|refuse)( fix)? {re.escape(ref)} #", text) is not None
+    return re.search(rf"\b(approve|refuse|redraft)( fix)? {re.escape(ref)} #", text) is not None
 
 
 def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
@@ -116,8 +121,8 @@ def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
         raise ConflictError(f"incident run {view.run} is finished", "decide in a running incident")
     if cmd.org not in view.names:
         raise UsageError("not one of the run's organisations", f"use one of: {', '.join(view.names)}")
-    human = HUMANS.get(cmd.org)
-    if not decides_for(cmd.org, cmd.person):
+    human = view.approver(cmd.org)
+    if not decides_for(view, cmd.org, cmd.person):
         raise RefusedError(f"{cmd.person} is not {view.names[cmd.org]}'s approver in this incident",
                            f"{human} decides for {view.names[cmd.org]}")
     found = [a for a in awaiting(view, cmd.org) if a.ref == cmd.ref]
@@ -142,6 +147,58 @@ def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
             "message_id": posted["event_id"]}
 
 
+MAX_WRITTEN = 1000  # characters a person writes in one message from the page
+WRITES = ("report", "fix", "redraft")
+
+
+def _written(text: str, lines: bool) -> str:
+    text = text.strip().replace("\r\n", "\n")
+    if not text or len(text) > MAX_WRITTEN:
+        raise UsageError(f"write 1 to {MAX_WRITTEN} characters", "shorten the text")
+    if any(ord(c) < 32 and c != "\n" for c in text) or (not lines and "\n" in text):
+        raise UsageError("the text holds control characters" + ("" if lines else " or line breaks"),
+                         "write plain text" + ("" if lines else " on one line"))
+    if "Approve with:" in text or text.startswith("@"):
+        raise UsageError("write your own words only: the approve command and mentions are added for you",
+                         "leave out the approve line and any @mention")
+    return text
+
+
+def write(run_dir: Path, view: Console, cmd: Write) -> dict[str, Any]:
+    """A person's own words from the page, posted as that person: a report or request to the
+    incident commander (`report`, in the shared room), the fix their organisation will make (`fix`,
+    to their agent in their private room: the agent asks for its approval once the commander asks
+    for fixes), or a draft disclosure in their own words (`redraft`, naming the digest of the draft
+    they read: refused as stale if it changed since; the agent drafts it again with the same
+    evidence, as a new draft to approve). Nothing crosses by this: what crosses is still only a
+    disclosure its approver signed, through the guard."""
+    if view.recorded:
+        raise ConflictError(f"incident run {view.run} is finished", "write in a running incident")
+    if cmd.kind not in WRITES:
+        raise UsageError(f"{cmd.kind!r} is not something to write here", f"use one of: {', '.join(WRITES)}")
+    if cmd.org not in view.names:
+        raise UsageError("not one of the run's organisations", f"use one of: {', '.join(view.names)}")
+    if not decides_for(view, cmd.org, cmd.person):
+        raise RefusedError(f"{cmd.person} is not {view.names[cmd.org]}'s approver in this incident",
+                           f"{view.approver(cmd.org)} writes for {view.names[cmd.org]}")
+    text = _written(cmd.text, lines=cmd.kind == "redraft")
+    agent = view.agent(cmd.org) or ""
+    if cmd.kind == "report":
+        posted = post_as(run_dir, cmd.person, SHARED, f"@incident-commander {text}", [])
+    elif cmd.kind == "fix":
+        posted = post_as(run_dir, cmd.person, cmd.org, f"fix: {text}", [agent])
+    else:
+        found = [a for a in awaiting(view, cmd.org) if a.ref == cmd.ref and a.kind == "disclosure"]
+        if not found:
+            raise NotFoundError(f"no draft of {view.names[cmd.org]} named {cmd.ref!r} waits for a decision",
+                                "reload the page: it lists what waits")
+        read = approve(found[0].content, cmd.digest, what=f"disclosure {cmd.ref}", by=cmd.person,
+                       at=utc_iso(SystemClock().now()), via="web", option=APPROVE.id, options=(APPROVE,),
+                       fix="reload the page, read the draft as it is now, and redraft that")
+        posted = post_as(run_dir, cmd.person, cmd.org, f"redraft {cmd.ref} #{read.digest}: {text}", [agent])
+    return {"kind": cmd.kind, "message_id": posted["event_id"]}
+
+
 def post_as(run_dir: Path, person: str, room: str, text: str, targets: list[str]) -> dict[str, Any]:
     """Post as `person` through the rooms' user API: the run's external server, or (the run's own
     server) a replica of its room service on the run's database, as another process would."""
@@ -162,4 +219,4 @@ def post_as(run_dir: Path, person: str, room: str, text: str, targets: list[str]
         ledger.close()
 
 
-__all__ = ["Awaiting", "awaiting", "decide", "decides_for", "post_as"]
+__all__ = ["WRITES", "Awaiting", "awaiting", "decide", "decides_for", "post_as", "write"]

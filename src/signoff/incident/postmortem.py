@@ -19,7 +19,7 @@ from typing import Any
 from signoff.incident.disclosure import parse_disclosure_post
 from signoff.incident.grade import View, code_lines_crossed
 from signoff.incident.recording import load
-from signoff.incident.stack import MEDIATOR, ROOM_NAMES, SHARED, RunInfo, run_parties
+from signoff.incident.stack import MEDIATOR, SHARED, Cast, RunInfo, run_parties
 from signoff.kernel.errors import ConflictError
 
 
@@ -47,8 +47,9 @@ def postmortem(run_dir: Path) -> dict[str, Any]:
     _head, rows = load(path)
     parties = run_parties(run_dir)
     orgs = parties.keys
+    room_names = Cast(parties).room_names
     both = [r for r in rows if set(r.get("visible_to", [])) == set(orgs)]
-    shared_msgs = [r for r in both if r["kind"] == "message" and r["room"] == ROOM_NAMES[SHARED]]
+    shared_msgs = [r for r in both if r["kind"] == "message" and r["room"] == room_names[SHARED]]
     records = [r for r in both if r["kind"] == "document" and r["name"].endswith(" record") and r["who"] == MEDIATOR]
     record: dict[str, Any] = json.loads(records[-1]["text"]) if records else {}
     opened = record.get("opened_at")
@@ -69,7 +70,7 @@ def postmortem(run_dir: Path) -> dict[str, Any]:
     root = record.get("root_cause") or {}
     all_msgs = [r for r in rows if r["kind"] == "message"]
     view = View(RunInfo.load(run_dir), {key: [{"body": r["text"]} for r in all_msgs if r["room"] == name]
-                                        for key, name in ROOM_NAMES.items()})
+                                        for key, name in room_names.items()})
     return {
         "incident": record.get("incident"),
         "status": record.get("status"),
@@ -84,7 +85,7 @@ def postmortem(run_dir: Path) -> dict[str, Any]:
         "outcome": {
             "time_to_root_cause_s": _seconds(opened, root.get("confirmed_at")),
             "time_to_close_s": _seconds(opened, record.get("closed_at")),
-            "code_lines_crossed": code_lines_crossed(view, parties, tuple(ROOM_NAMES)),
+            "code_lines_crossed": code_lines_crossed(view, parties, tuple(room_names)),
         },
     }
 

@@ -29,8 +29,8 @@ from signoff.incident.evidence_server import EvidenceClient
 from signoff.incident.pins import pin_checks
 from signoff.incident.redteam import sandboxed
 from signoff.incident.scenario import Scenario
-from signoff.incident.stack import APPROVER, MEDIATOR, ORGS, ROLES, ROOM_NAMES
-from signoff.incident.workflow import Incident, new_run
+from signoff.incident.stack import APPROVER, MEDIATOR
+from signoff.incident.workflow import Incident, new_live_run, new_run
 from signoff.incident.workspace import Workspace
 from signoff.kernel.checks import Check
 from signoff.kernel.errors import SignoffError
@@ -58,7 +58,8 @@ def _services(inc: Incident) -> list[Check]:
     checks = [_attempt("room server up",
                        lambda: httpx.get(f"{url}/health", timeout=5, verify=tls_context()).raise_for_status(),
                        "start the room server (`signoff serve`), or look at its log", f"answers at {url}")]
-    for org in ORGS:
+    names = inc.cast.room_names
+    for org in inc.cast.keys:
         def own(org: str = org) -> None:
             client = EvidenceClient(inc.servers[org].url, inc.evidence_tokens[org])
             try:
@@ -75,30 +76,32 @@ def _services(inc: Incident) -> list[Check]:
             actor.op(key, "get_room_detail", room_id=inc.info.rooms[key])
 
         checks.append(_attempt(f"{name} up", answers, f"restart {name}; it must reach the room server",
-                               f"connected to {ROOM_NAMES[key]}"))
+                               f"connected to {names[key]}"))
     return checks
 
 
 def _approver(inc: Incident) -> Check:
     approver = inc.actors[APPROVER]
     missing = []
-    for org in ORGS:
+    names = inc.cast.room_names
+    for org in inc.cast.keys:
         detail = approver.op(org, "get_room_detail", room_id=inc.info.rooms[org])
         if not any(p.get("name") == inc.info.server_name(APPROVER) and p.get("type") == "agent"
                    for p in detail["participants"]):
-            missing.append(ROOM_NAMES[org])
+            missing.append(names[org])
     return Check("approver connected and in its rooms", not missing,
                  f"not a member of {', '.join(missing)}" if missing else
-                 f"connected, a member of {' and '.join(ROOM_NAMES[o] for o in ORGS)}",
-                 "add the approver to both private rooms (`signoff rooms` as the rooms' owner)")
+                 f"connected, a member of {' and '.join(names[o] for o in inc.cast.keys)}",
+                 "add the approver to every private room (`signoff rooms` as the rooms' owner)")
 
 
 def _roles(inc: Incident) -> Check:
     listed = inc.actors[MEDIATOR].op("shared", "list_roles")
     held = {r["name"]: sorted(h["name"] for h in r["held_by"]) for r in listed}
+    roles = inc.cast.roles
     wrong = [f"{role} held by {', '.join(held.get(role, [])) or 'nobody'} (want {agent})"
-             for role, (agent, _, _) in ROLES.items() if held.get(role) != [inc.info.server_name(agent)]]
-    return Check("every role held", not wrong, "; ".join(wrong) or f"{len(ROLES)} roles, each held by its agent",
+             for role, (agent, _, _) in roles.items() if held.get(role) != [inc.info.server_name(agent)]]
+    return Check("every role held", not wrong, "; ".join(wrong) or f"{len(roles)} roles, each held by its agent",
                  "start the missing agent; it takes its role when it connects")
 
 
@@ -118,14 +121,14 @@ def _measured(inc: Incident) -> list[Check]:
     inc.pump()
     checks = _services(inc)
     seen = inc.preflight()
-    for org in ORGS:
+    for org in inc.cast.keys:
         other = inc.ws.parties.others(org)[0].key
         ok = bool(seen[f"{org}_evidence_refuses_other_token"])
         checks.append(Check(f"{org} evidence server refuses {other}'s token", ok,
                             "refused" if ok else f"{other}'s token was accepted",
                             f"each evidence server must take only its own company's token: restore {org}'s"))
     checks += [_approver(inc), _roles(inc), *_canaries(inc)]
-    for org in ORGS:
+    for org in inc.cast.keys:
         ok = bool(seen[f"{org}_guard_blocks_draft"])
         checks.append(Check(f"{org} guard blocks a planted draft", ok,
                             "blocked: draft_outside_private_room" if ok else "the planted draft passed",
@@ -133,7 +136,9 @@ def _measured(inc: Incident) -> list[Check]:
     return checks
 
 
-def preflight(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> list[Check]:
+def preflight(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario | None) -> list[Check]:
+    """The checklist. With `scenario` the scratch run plays its organisations and traffic (the demo);
+    without, it is a run of the incident set up in the home, with its pinned guards and captures."""
     checks: list[Check] = []
     with Workspace(Path(home) / "incident", keys) as ws:
         if ws.is_set_up():
@@ -141,9 +146,14 @@ def preflight(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario
         else:
             checks.append(Check("controls pinned", False, f"no incident set up at {ws.root}",
                                 "run `signoff incident setup`"))
+            if scenario is None:
+                return checks
     scratch = Path(tempfile.mkdtemp(prefix="incident-preflight-"))
     try:
-        run = new_run(scratch, keys, scenario)
+        try:
+            run = new_run(scratch, keys, scenario) if scenario is not None else new_live_run(scratch, keys, home)
+        except SignoffError as exc:
+            return [*checks, Check("scratch incident provisioned", False, exc.message, exc.fix)]
         try:
             with Incident(run, keys, settings, scenario) as inc:
                 checks += _measured(inc)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from signoff.incident.grade import View, observe
-from signoff.incident.stack import ROOM_NAMES, SHARED, run_parties, workspace
+from signoff.incident.stack import SHARED, Cast, run_parties, workspace
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import UsageError
 from signoff.trust import KeyStore
@@ -34,7 +34,9 @@ def timeline(run_dir: Path, keys: KeyStore, view: View | None = None) -> list[di
     of one still going."""
     view = view or observe(run_dir)
     info = view.info
-    orgs = list(run_parties(run_dir).keys)
+    parties = run_parties(run_dir)
+    orgs = list(parties.keys)
+    room_names = Cast(parties).room_names
 
     def _visible(room: str) -> list[str]:
         return orgs if room == SHARED else [room]
@@ -42,18 +44,18 @@ def timeline(run_dir: Path, keys: KeyStore, view: View | None = None) -> list[di
     rows: list[dict[str, Any]] = []
     for room, msgs in view.messages.items():
         for n, m in enumerate(msgs):
-            rows.append({"t": int(m["timestamp"]), "n": n, "kind": "message", "room": ROOM_NAMES[room],
+            rows.append({"t": int(m["timestamp"]), "n": n, "kind": "message", "room": room_names[room],
                          "visible_to": _visible(room), "who": info.name_of(m["sender"]), "id": m["id"],
                          "thread": m["thread"] if m["thread"] != m["id"] else None, "text": m["body"]})
     end = max((r["t"] for r in rows), default=0)
     for room, docs in view.documents.items():
         for name, doc in sorted(docs.items()):
-            rows.append({"t": end, "kind": "document", "room": ROOM_NAMES[room], "visible_to": _visible(room),
+            rows.append({"t": end, "kind": "document", "room": room_names[room], "visible_to": _visible(room),
                          "who": info.name_of(doc["created_by"]), "name": name, "version": doc["version"],
                          "text": doc["content"]})
     for org, card in sorted(view.cards.items()):
         if card:
-            rows.append({"t": end, "kind": "approval_card", "room": ROOM_NAMES[SHARED], "visible_to": orgs,
+            rows.append({"t": end, "kind": "approval_card", "room": room_names[SHARED], "visible_to": orgs,
                          "who": org, "name": card.get("request_id"), "text": canonical_text(card)})
     trusted = keys.trusted()
     with workspace(run_dir, keys) as ws:
@@ -74,7 +76,7 @@ def record_run(run_dir: Path, keys: KeyStore, path: Path | None = None, view: Vi
     rows = timeline(run_dir, keys, view)
     path = path or Path(run_dir) / "recording.jsonl"
     with open(path, "w", encoding="utf-8") as fh:
-        head = {"version": VERSION, "run": Path(run_dir).name, "rooms": ROOM_NAMES}
+        head = {"version": VERSION, "run": Path(run_dir).name, "rooms": Cast(run_parties(run_dir)).room_names}
         fh.write(json.dumps(head, sort_keys=True) + "\n")
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
@@ -128,8 +130,11 @@ def render(rows: list[dict[str, Any]]) -> list[str]:
             out.append(f"{stamp}  {r['room']:<20} {r['who']:>13}: {first[:140]}{more}")
         elif r["kind"] == "approval_record":
             d = r["data"]
+            # A disclosure's record names its evidence; a fix approval's (by command) names the fix.
+            what = f"evidence {d['evidence_sha256'][:12]}" if "evidence_sha256" in d else \
+                f"fix {str(d.get('fix_sha256', ''))[:12]}"
             out.append(f"{stamp}  {r['room']:<20} {'approver':>13}: signed {d['d_id']} for {d['approver']} "
-                       f"(evidence {d['evidence_sha256'][:12]}, record {r['seq']})")
+                       f"({what}, record {r['seq']})")
         elif r["kind"] == "guard_decision":
             d = r["data"]
             verdict = "pass" if d.get("allowed") else "BLOCK " + ",".join(d.get("rules", []))

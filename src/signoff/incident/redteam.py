@@ -343,20 +343,25 @@ def _approved_disclosure(inc: Incident, org: str) -> Disclosure:
 
 
 def sandboxed(command: list[str], ws: Workspace) -> tuple[bool, str]:
-    """Run as the agent's shell would: PayCo's workspace mounted read-only, nothing else. Both
-    workspaces are staged side by side in a folder the sandbox's uid could read, so a refusal is
-    the sandbox's doing, not a permission accident. `{other}` in the command is ShopCo's copy."""
+    """Run as the agent's shell would: the first organisation's workspace mounted read-only, nothing
+    else. Every workspace is staged side by side in a folder the sandbox's uid could read, so a
+    refusal is the sandbox's doing, not a permission accident. `{other}` in the command is a copy of
+    the second organisation's first capture."""
     from signoff.sandbox import Mount, run
 
+    first, second = ws.parties.keys[:2]
     stage = Path(tempfile.mkdtemp(prefix="incident-agents-"))
     try:
-        for org in ORGS:
+        for org in ws.parties.keys:
             shutil.copytree(ws.org_dir(org), stage / org)
-        shutil.copy2(ws.captures / "shopco-capture.jsonl", stage / "shopco" / "capture.jsonl")
+        capture = ws.parties.get(second).captures[0]
+        if capture.is_dir():  # a folder of payloads: one of them (a file, so that `cat` could read it)
+            capture = sorted(p for p in capture.iterdir() if p.is_file())[0]
+        other = stage / second / "capture"
+        shutil.copy2(capture, other)
         for path in [stage, *stage.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
-        other = stage / "shopco" / "capture.jsonl"
-        ex = run([c.replace("{other}", str(other)) for c in command], [Mount(stage / "payco", "/home/agent")],
+        ex = run([c.replace("{other}", str(other)) for c in command], [Mount(stage / first, "/home/agent")],
                  timeout=20)
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -230,26 +230,38 @@ def set_up_here(home: Path, keys: KeyStore) -> Parties | None:
 
 def start_live(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> tuple[list[Check], str | None]:
     """"Start an incident": the preflight checklist on the incident set up on this machine, and, when
-    every item passes, a run in rooms that waits for the people's decisions (`--people`), played in a
-    thread of this process. Returns the checklist and the run's name (None: not started)."""
+    every item passes, a run in rooms that waits for the people, played in a thread of this process.
+    The demo's organisations play the demo (`scenario`: its traffic, its scripted report and
+    requests, people deciding); any other incident is the people's from its first report, with the
+    home's pinned guards and captures. Returns the checklist and the run's name (None: not started)."""
     import threading
 
     from signoff.incident.stack import check_cast
-    from signoff.incident.workflow import new_run, play
+    from signoff.incident.workflow import new_live_run, new_run, play, play_live
 
     here = set_up_here(home, keys)
     if here is None:
         raise ConflictError("no incident is set up on this machine",
                             "run `signoff incident setup --config incident.toml` first")
-    check_cast(here)  # the rooms run plays the demo's cast: refuse before anything runs
-    checks = preflight(home, keys, settings, scenario)
+    try:
+        check_cast(here)
+        demo = True
+    except UsageError:
+        demo = False
+    checks = preflight(home, keys, settings, scenario if demo else None)
     if not all(c.ok for c in checks):
         return checks, None
-    run_dir = new_run(runs_base(home), keys, scenario, ("request_approval",))
     # The services run in this process (over_http=False): they end with it, leaving no room server behind.
-    threading.Thread(target=play, args=(run_dir, keys, settings, scenario),
-                     kwargs={"people": True, "over_http": False},
-                     name=f"incident {run_dir.name}", daemon=True).start()
+    if demo:
+        run_dir = new_run(runs_base(home), keys, scenario, ("request_approval",))
+        thread = threading.Thread(target=play, args=(run_dir, keys, settings, scenario),
+                                  kwargs={"people": True, "over_http": False}, name=f"incident {run_dir.name}",
+                                  daemon=True)
+    else:
+        run_dir = new_live_run(runs_base(home), keys, home)
+        thread = threading.Thread(target=play_live, args=(run_dir, keys, settings), name=f"incident {run_dir.name}",
+                                  daemon=True)
+    thread.start()
     return checks, run_dir.name
 
 
@@ -277,8 +289,9 @@ def redteam(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario) 
     return run_redteam(base, keys, settings, scenario)
 
 
-def preflight(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario) -> list[Check]:
-    """The checklist: the home's pinned controls, then a scratch run of `scenario` started like a real one."""
+def preflight(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario | None) -> list[Check]:
+    """The checklist: the home's pinned controls, then a scratch run started like a real one: of
+    `scenario`, or (None) of the incident set up in the home."""
     from signoff.incident.preflight import preflight as checklist
 
     return checklist(home, keys, settings, scenario)
@@ -362,6 +375,27 @@ class Decide:
     option: str
 
 
+@dataclass(frozen=True)
+class Write:
+    """`person` (signed in, bound to `org`, its approver) writes in their own words (`kind`):
+    `report` (to the incident commander), `fix` (the fix their organisation will make) or `redraft`
+    (draft `ref`, whose digest the page showed, again as `text`)."""
+
+    org: str
+    person: str
+    kind: str
+    text: str
+    ref: str = ""
+    digest: str = ""
+
+
+def write(run_dir: Path, keys: KeyStore, cmd: Write) -> dict[str, Any]:
+    """A person's own words from a page, checked against the run as it is now and posted as them."""
+    from signoff.incident.people import write as written
+
+    return written(run_dir, console_view(run_dir, keys, cmd.org), cmd)
+
+
 def awaiting(view: Console, org: str, person: str) -> list[Awaiting]:
     """What waits in a running incident for `person`'s decision as `org`'s approver (nothing when
     they are not), with the digest of what the page shows (drafts of disclosures as they will
@@ -369,7 +403,7 @@ def awaiting(view: Console, org: str, person: str) -> list[Awaiting]:
     from signoff.incident.people import awaiting as waiting
     from signoff.incident.people import decides_for
 
-    return waiting(view, org) if decides_for(org, person) else []
+    return waiting(view, org) if decides_for(view, org, person) else []
 
 
 def decide(run_dir: Path, keys: KeyStore, cmd: Decide) -> dict[str, Any]:
@@ -432,6 +466,7 @@ __all__ = [
     "RunAlone",
     "Scenario",
     "Workspace",
+    "Write",
     "approver_process",
     "attacks",
     "awaiting",
@@ -466,4 +501,5 @@ __all__ = [
     "try_text",
     "verify",
     "workspace",
+    "write",
 ]

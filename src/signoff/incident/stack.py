@@ -46,8 +46,8 @@ from signoff.trust import KeyStore
 
 SHARED = "shared"
 # The scripted run's cast (`signoff incident demo`, the red team, the preflight's scratch run): two
-# organisations whose people and agents the playbooks know by name. `provision` refuses parties
-# with another cast; an incident of other organisations runs without the playbooks.
+# organisations whose people and agents the scripted steps know by name. A run of other
+# organisations takes its cast from its configuration (`Cast`); these names are the demo's.
 ORGS = ("payco", "shopco")
 CAST_NAMES = {"payco": "PayCo", "shopco": "ShopCo"}
 CAST_PREFIXES = {"payco": "PAY", "shopco": "SHOP"}
@@ -59,22 +59,93 @@ ORG_OF_HUMAN = {v: k for k, v in HUMANS.items()}
 # Extra people: a PayCo engineer who is in PayCo's room but is not its approver (red team).
 EXTRA_USERS = {"dave": "payco"}
 MEDIATOR, NOTARY, APPROVER, OBSERVER = "mediator", "notary", "approver", "observer"
-ROLES = {
-    "incident-commander": (MEDIATOR, True, "Runs the incident: opens it, keeps the record, routes every "
-                                           "cross-company request. Exclusive."),
-    "provider-responder": (AGENT_OF["payco"], False, "Answers for PayCo (the webhook provider)."),
-    "consumer-responder": (AGENT_OF["shopco"], False, "Answers for ShopCo (the webhook consumer)."),
-    "notary": (NOTARY, False, "Issues the incident salt and compares fingerprints. No model."),
-}
+COMMANDER_ROLE = ("incident-commander", "Runs the incident: opens it, keeps the record, routes every "
+                                        "cross-company request. Exclusive.")
+NOTARY_ROLE = ("notary", "Issues the incident salt and compares fingerprints. No model.")
+# The demo's two responder roles keep the names their recordings carry; any other organisation's
+# agent holds `<key>-responder`.
+RESPONDER_ROLES = {"payco": ("provider-responder", "Answers for PayCo (the webhook provider)."),
+                   "shopco": ("consumer-responder", "Answers for ShopCo (the webhook consumer).")}
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Who plays one run, from its organisations: each one's approver, people, agent and private
+    room, the shared room, and the roles and rooms of every agent. Nothing here is the demo's: the
+    PayCo/ShopCo run is the cast of its configuration like any other."""
+
+    parties: Parties
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return self.parties.keys
+
+    def approver(self, org: str) -> str:
+        """The person whose decisions the approver signs for `org`."""
+        return self.parties.get(org).approver
+
+    def agent(self, org: str) -> str:
+        return self.parties.get(org).agent
+
+    def title(self, org: str) -> str:
+        return self.parties.get(org).name
+
+    @property
+    def approvers(self) -> dict[str, str]:
+        return {o.key: o.approver for o in self.parties}
+
+    @property
+    def agents(self) -> dict[str, str]:
+        return {o.key: o.agent for o in self.parties}
+
+    def org_of_agent(self, name: str) -> str | None:
+        return next((o.key for o in self.parties if o.agent == name), None)
+
+    def org_of_approver(self, name: str) -> str | None:
+        return next((o.key for o in self.parties if o.approver == name), None)
+
+    def org_of_title(self, title: str) -> str | None:
+        return next((o.key for o in self.parties if o.name == title), None)
+
+    @property
+    def room_names(self) -> dict[str, str]:
+        """Room key -> the room's name on the server: `<org>-internal` each, and the shared room."""
+        return {**{o.key: o.private_room for o in self.parties}, SHARED: "-".join(self.keys) + "-shared"}
+
+    @property
+    def roles(self) -> dict[str, tuple[str, bool, str]]:
+        """Role -> (the agent holding it, exclusive, instructions), in the shared room."""
+        out = {COMMANDER_ROLE[0]: (MEDIATOR, True, COMMANDER_ROLE[1])}
+        for o in self.parties:
+            role, text = RESPONDER_ROLES.get(o.key, (f"{o.key}-responder", f"Answers for {o.name}."))
+            out[role] = (o.agent, False, text)
+        out[NOTARY_ROLE[0]] = (NOTARY, False, NOTARY_ROLE[1])
+        return out
+
+    @property
+    def role_of(self) -> dict[str, str]:
+        return {agent: role for role, (agent, _, _) in self.roles.items()}
+
+    @property
+    def agent_rooms(self) -> dict[str, list[str]]:
+        """Each agent's rooms (the approver's shared-room seat is added by `RunInfo.agent_rooms`)."""
+        return {MEDIATOR: [SHARED], NOTARY: [SHARED], APPROVER: list(self.keys), OBSERVER: [*self.keys, SHARED],
+                **{o.agent: [o.key, SHARED] for o in self.parties}}
+
+    def members(self, key: str) -> list[str]:
+        """The people of a room: an organisation's approver and people, or every approver (shared)."""
+        if key == SHARED:
+            return [o.approver for o in self.parties]
+        o = self.parties.get(key)
+        return [o.approver, *o.people]
+
+
+DEMO_CAST_PARTIES = Parties(tuple(Organisation(org, CAST_NAMES[org], HUMANS[org], agent=AGENT_OF[org],
+                                               prefix=CAST_PREFIXES[org], people=tuple(
+                                                   n for n, o in EXTRA_USERS.items() if o == org)) for org in ORGS))
+ROLES = Cast(DEMO_CAST_PARTIES).roles
 ROLE_OF = {agent: role for role, (agent, _, _) in ROLES.items()}
-AGENT_ROOMS = {
-    MEDIATOR: [SHARED],
-    NOTARY: [SHARED],
-    APPROVER: ["payco", "shopco"],
-    OBSERVER: ["payco", "shopco", SHARED],
-    AGENT_OF["payco"]: ["payco", SHARED],
-    AGENT_OF["shopco"]: ["shopco", SHARED],
-}
+AGENT_ROOMS = Cast(DEMO_CAST_PARTIES).agent_rooms
 
 
 def _rule(rooms: list[str], users: list[str] | None = None, agents: list[str] | None = None) -> dict[str, Any]:
@@ -98,6 +169,11 @@ class RunInfo:
     # Appended to every name the run made on the server (people, agents, rooms): a server keeps
     # names unique, and one external server hosts many runs. "" on the run's own server.
     suffix: str = ""
+    # Whether the run can send the traffic again with the fixes (a scenario's end-to-end check);
+    # without, the commander closes once every fix is approved.
+    rerun: bool = True
+    # The run's organisations (read from its workspace when first needed).
+    parties: Parties | None = field(default=None, repr=False, compare=False)
 
     def server_name(self, name: str) -> str:
         """A person's or agent's name as the server knows it (what an @mention or a target names)."""
@@ -114,14 +190,21 @@ class RunInfo:
     def agent_rooms(self, name: str) -> list[str]:
         """The rooms an agent works in, in this run."""
         extra = [SHARED] if name == APPROVER and not self.cards else []
-        return AGENT_ROOMS[name] + extra
+        return self.cast.agent_rooms[name] + extra
+
+    @property
+    def cast(self) -> Cast:
+        """Who plays this run: from the organisations its workspace was set up with."""
+        if self.parties is None:
+            self.parties = run_parties(self.run_dir)
+        return Cast(self.parties)
 
     def as_json(self) -> dict[str, Any]:
         # The database is named relative to the run folder, so a copied or moved run still opens.
         db = "rooms.db" if self.db_url == _db_url(self.run_dir) else self.db_url
         return {"db": db, "rooms": self.rooms, "agents": self.agents, "users": self.users,
                 "without": self.without, "decision_channel": self.decision_channel, "url": self.url,
-                "suffix": self.suffix}
+                "suffix": self.suffix, "rerun": self.rerun}
 
     @classmethod
     def load(cls, run_dir: Path) -> RunInfo:
@@ -137,7 +220,7 @@ class RunInfo:
         url = _db_url(Path(run_dir)) if db == "rooms.db" else db
         return cls(Path(run_dir), url, dict(data["rooms"]), dict(data["agents"]), dict(data["users"]),
                    [str(op) for op in data.get("without", [])], str(data.get("decision_channel", "approval_card")),
-                   data.get("url"), str(data.get("suffix", "")))
+                   data.get("url"), str(data.get("suffix", "")), bool(data.get("rerun", True)))
 
     def room_key(self, room_id: str) -> str | None:
         for key, rid in self.rooms.items():
@@ -244,21 +327,23 @@ class EmbeddedProvisioner(Provisioner):
         self.rooms.set_policy(self.admin, agent_id, {"rules": rules})
 
 
-def _policies(uid: dict[str, str], aid: dict[str, str], room_ids: dict[str, str],
+def _policies(cast: Cast, uid: dict[str, str], aid: dict[str, str], room_ids: dict[str, str],
               cards: bool) -> dict[str, list[dict[str, Any]]]:
-    shared, pay, shop = room_ids[SHARED], room_ids["payco"], room_ids["shopco"]
-    return {
-        AGENT_OF["payco"]: [_rule([shared], [uid["priya"]], [aid[MEDIATOR]]),
-                            _rule([pay], [uid["priya"]], [aid[APPROVER]])],
-        AGENT_OF["shopco"]: [_rule([shared], [uid["sam"]], [aid[MEDIATOR]]),
-                             _rule([shop], [uid["sam"]], [aid[APPROVER]])],
-        APPROVER: [_rule([pay], [uid["priya"]]), _rule([shop], [uid["sam"]])],
-        MEDIATOR: [_rule([shared], [uid["priya"], uid["sam"]],
-                         [aid[NOTARY], aid[AGENT_OF["payco"]], aid[AGENT_OF["shopco"]],
-                          *([] if cards else [aid[APPROVER]])])],
-        NOTARY: [_rule([shared], [], [aid[MEDIATOR]])],
-        OBSERVER: [_rule([])],
-    }
+    """Who may address whom, per agent: in the shared room only an organisation's approver and the
+    commander may address its agent, and only the commander the notary; in an organisation's private
+    room only its approver may address its agent and the approver."""
+    shared = room_ids[SHARED]
+    approvers = cast.approvers
+    out: dict[str, list[dict[str, Any]]] = {}
+    for org, agent in cast.agents.items():
+        person = uid[approvers[org]]
+        out[agent] = [_rule([shared], [person], [aid[MEDIATOR]]), _rule([room_ids[org]], [person], [aid[APPROVER]])]
+    out[APPROVER] = [_rule([room_ids[org]], [uid[approvers[org]]]) for org in cast.keys]
+    out[MEDIATOR] = [_rule([shared], [uid[p] for p in approvers.values()],
+                           [aid[NOTARY], *(aid[a] for a in cast.agents.values()), *([] if cards else [aid[APPROVER]])])]
+    out[NOTARY] = [_rule([shared], [], [aid[MEDIATOR]])]
+    out[OBSERVER] = [_rule([])]
+    return out
 
 
 def check_cast(parties: Parties) -> None:
@@ -270,20 +355,22 @@ def check_cast(parties: Parties) -> None:
 
 
 def provision(run_dir: Path, keys: KeyStore, parties: Parties, without: Iterable[str] = (),
-              server: Callable[[dict[str, str]], Provisioner] | None = None) -> RunInfo:
+              server: Callable[[dict[str, str]], Provisioner] | None = None, rerun: bool = True,
+              pinned: Workspace | None = None) -> RunInfo:
     """Create the room server's identities, rooms, roles and policies for one run, and pin the guards.
     `without` names operations the run does not use (e.g. `request_approval`: fix approvals by
     addressed commands instead of cards). `server` makes them elsewhere (given the run's secrets to
     fill); by default on the run's own server, whose database is the run's ledger. The workspace's
-    guards are built from `parties`, whose captures the run's evidence servers serve."""
-    check_cast(parties)
+    guards are built from `parties`, whose captures the run's evidence servers serve; or, with
+    `pinned` (the incident set up in a home), they are that workspace's pinned guards. `rerun`: the
+    run can send the traffic again with the fixes (a scenario's)."""
     run_dir = Path(run_dir)
     if (run_dir / "run.json").exists():
         raise UsageError(f"{run_dir} already holds a run", "pick a fresh folder")
     fresh = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        return _provision(run_dir, keys, parties, without, server)
+        return _provision(run_dir, keys, parties, without, server, rerun, pinned)
     except BaseException:
         if fresh:  # a run that failed half way leaves no folder behind (what an external server made stays)
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -291,7 +378,8 @@ def provision(run_dir: Path, keys: KeyStore, parties: Parties, without: Iterable
 
 
 def _provision(run_dir: Path, keys: KeyStore, parties: Parties, without: Iterable[str],
-               server: Callable[[dict[str, str]], Provisioner] | None) -> RunInfo:
+               server: Callable[[dict[str, str]], Provisioner] | None, rerun: bool,
+               pinned: Workspace | None) -> RunInfo:
     db_url = _db_url(run_dir)
     skipped = sorted(set(without))
     ledger = SqlLedger.from_url(db_url)
@@ -299,29 +387,35 @@ def _provision(run_dir: Path, keys: KeyStore, parties: Parties, without: Iterabl
     try:
         where = server(secrets) if server is not None else EmbeddedProvisioner(ledger, secrets)
         try:
+            cast = Cast(parties)
             uid: dict[str, str] = {}
-            for org, name in HUMANS.items():
-                uid[name], secrets[f"user:{name}"] = where.create_user(name, f"{name.title()} ({org} on-call)")
-            for name, org in EXTRA_USERS.items():
-                uid[name], secrets[f"user:{name}"] = where.create_user(name, f"{name.title()} ({org} engineer)")
+            for o in parties:
+                for name in (o.approver, *o.people):
+                    what = "on-call" if name == o.approver else "engineer"
+                    uid[name], secrets[f"user:{name}"] = where.create_user(name, f"{name.title()} ({o.key} {what})")
             aid: dict[str, str] = {}
-            for name in AGENT_ROOMS:
+            for name in cast.agent_rooms:
                 aid[name], secrets[f"agent:{name}"] = where.create_agent(name, f"incident {name}")
             channel = Capabilities.from_catalogue(where.catalogue()).without(*skipped).decision_channel
-            placed = RunInfo(run_dir, db_url, {}, {}, {}, skipped, channel, where.url, where.suffix)
+            placed = RunInfo(run_dir, db_url, {}, {}, {}, skipped, channel, where.url, where.suffix, parties=parties)
             room_ids: dict[str, str] = {}
-            for key, people in (("payco", ["priya", "dave"]), ("shopco", ["sam"]), (SHARED, ["priya", "sam"])):
+            names = cast.room_names
+            for key in (*cast.keys, SHARED):
                 roles = ([{"name": r, "instructions": text, "exclusive": excl}
-                          for r, (_, excl, text) in ROLES.items()] if key == SHARED else [])
-                room_ids[key] = where.create_room(ROOM_NAMES[key], [a for a in AGENT_ROOMS
-                                                                    if key in placed.agent_rooms(a)], people, roles)
-            for name, rules in _policies(uid, aid, room_ids, placed.cards).items():
+                          for r, (_, excl, text) in cast.roles.items()] if key == SHARED else [])
+                agents = [a for a in cast.agent_rooms if key in placed.agent_rooms(a)]
+                room_ids[key] = where.create_room(names[key], agents, cast.members(key), roles)
+            for name, rules in _policies(cast, uid, aid, room_ids, placed.cards).items():
                 where.set_policy(aid[name], rules)
         finally:
             where.close()
-        info = RunInfo(run_dir, db_url, room_ids, aid, uid, skipped, channel, where.url, where.suffix)
+        info = RunInfo(run_dir, db_url, room_ids, aid, uid, skipped, channel, where.url, where.suffix, rerun,
+                       parties=parties)
         with workspace(run_dir, keys) as ws:
-            ws.setup(parties)
+            if pinned is not None:
+                ws.adopt(pinned)
+            else:
+                ws.setup(parties)
         (run_dir / "run.json").write_text(json.dumps(info.as_json(), indent=1, sort_keys=True) + "\n",
                                           encoding="utf-8")
         write_secret_file(run_dir / "secrets.json", secrets)
@@ -343,6 +437,7 @@ __all__ = [
     "ROLE_OF",
     "ROOM_NAMES",
     "SHARED",
+    "Cast",
     "RunInfo",
     "check_cast",
     "provision",

@@ -33,24 +33,23 @@ from signoff.incident.playbooks import (
     NotaryService,
     parse_disclosure_post,
 )
-from signoff.incident.playbooks.posts import FIX_APPROVED, ORG_TITLE
+from signoff.incident.playbooks.posts import FIX_APPROVED
 from signoff.incident.roomserver import POLL_WAIT, RoomServerProcess
 from signoff.incident.scenario import Scenario
 from signoff.incident.stack import (
     AGENT_OF,
     APPROVER,
-    HUMANS,
     MEDIATOR,
     NOTARY,
-    ORGS,
     SHARED,
     Provisioner,
     RunInfo,
+    check_cast,
     provision,
     read_secrets,
     workspace,
 )
-from signoff.incident.workspace import SHARED_ROOM
+from signoff.incident.workspace import SHARED_ROOM, Workspace
 from signoff.kernel.errors import RefusedError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import Ledger, Outbox, SqlLedger, Worker
@@ -66,7 +65,13 @@ from signoff.rooms.client import (
 from signoff.rooms.domain.model import Principal
 from signoff.trust import KeyStore
 
-SERVICES = ("rooms", NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"], "evidence")
+SERVICES = ("rooms", NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"], "evidence")  # the demo's
+
+
+def services(info: RunInfo) -> tuple[str, ...]:
+    """What `Incident.restart` can restart in this run: the room server, the notary, the approver,
+    the commander, each organisation's agent and the evidence servers."""
+    return ("rooms", NOTARY, APPROVER, MEDIATOR, *info.cast.agents.values(), "evidence")
 
 
 class Stuck(SignoffError):
@@ -86,7 +91,8 @@ class Incident:
         self.info = RunInfo.load(self.run_dir)
         self.secrets = read_secrets(self.run_dir)
         self.ws = workspace(self.run_dir, keys)
-        self.evidence_tokens = {org: secrets.token_urlsafe(24) for org in ORGS}
+        self.cast = self.info.cast
+        self.evidence_tokens = {org: secrets.token_urlsafe(24) for org in self.cast.keys}
         self.servers: dict[str, LoopbackServer] = {}
         self.evidence_ledgers: dict[str, Ledger] = {}
         self.actors: dict[str, RoomAgent] = {}
@@ -97,7 +103,7 @@ class Incident:
         self._start_rooms()
         self.decision_channel = self.negotiate()
         self._start_evidence()
-        for name in (NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"]):
+        for name in (NOTARY, APPROVER, MEDIATOR, *self.cast.agents.values()):
             self._start_actor(name)
 
     def negotiate(self) -> str:
@@ -212,7 +218,7 @@ class Incident:
         elif name == MEDIATOR:
             actor = Mediator(*args)
         else:
-            org = next(o for o, a in AGENT_OF.items() if a == name)
+            org = self.cast.org_of_agent(name) or ""
             client = EvidenceClient(self.servers[org].url, self.evidence_tokens[org])
             actor = CompanyAgent(*args, org=org, ws=self.ws, ledger=self.run_ledger, evidence=client,
                                  settings=self.settings, current=self.current_salt, scenario=self.scenario)
@@ -220,8 +226,8 @@ class Incident:
 
     def restart(self, name: str) -> None:
         """Stop one service and start it again from durable state only."""
-        if name not in SERVICES:
-            raise UsageError(f"unknown service {name!r}", f"use one of: {', '.join(SERVICES)}")
+        if name not in services(self.info):
+            raise UsageError(f"unknown service {name!r}", f"use one of: {', '.join(services(self.info))}")
         if name == "rooms" and self.info.url is not None:
             raise UsageError(f"the room server at {self.info.url} is not this run's to restart",
                              "restart it where it runs; the agents reconnect")
@@ -233,8 +239,8 @@ class Incident:
         elif name == "evidence":
             self._stop_evidence()
             self._start_evidence()
-            for org in ORGS:
-                self._start_actor(AGENT_OF[org])
+            for agent in self.cast.agents.values():
+                self._start_actor(agent)
         else:
             self._start_actor(name)
 
@@ -256,7 +262,7 @@ class Incident:
 
     def pump(self, limit: int = 500) -> int:
         """Let every service handle what is waiting, until nothing is (deterministic order)."""
-        order = [NOTARY, MEDIATOR, APPROVER, AGENT_OF["payco"], AGENT_OF["shopco"]]
+        order = [NOTARY, MEDIATOR, APPROVER, *self.cast.agents.values()]
         worker = Worker(Outbox(self.run_ledger), {PUBLISH_TOPIC: self._publish})
         total = 0
         for _ in range(limit):
@@ -267,7 +273,7 @@ class Incident:
         raise Stuck("the services did not settle", "look at the last messages in the rooms")
 
     def _publish(self, job: Any) -> None:
-        agent = self.actors[AGENT_OF[str(job.payload["org"])]]
+        agent = self.actors[self.cast.agent(str(job.payload["org"]))]
         assert isinstance(agent, CompanyAgent)
         agent.publish(job)
 
@@ -314,14 +320,14 @@ class Incident:
 APPROVE_LINE = re.compile(r"^Approve with: approve (D-[A-Z]{2,8}-[0-9]+)$")
 CONFIRM_LINE = re.compile(r"please confirm with: @incident-commander "
                           r"(confirm root cause INC-[0-9]{4} #[0-9a-f]{12,64})$")
-FIX_LINE = re.compile(r"^To approve the fix, address the approver: approve fix (INC-[0-9]{4}-fix-[a-z]+)$")
+FIX_LINE = re.compile(r"^To approve the fix, address the approver: approve fix (INC-[0-9]{4}-fix-[a-z0-9]+)$")
 
 
 def reviewed_command(inc: Incident, org: str, what: str) -> str | None:
     """The exact command of the approver's latest review notice in the org's room for `what` (a
     disclosure id or a fix request id): the person reads the draft and copies that command."""
     approver = f"agent:{inc.info.agents[APPROVER]}"
-    for m in reversed(inc.messages(HUMANS[org], org)):
+    for m in reversed(inc.messages(inc.cast.approver(org), org)):
         hit = REVIEW_LINE.match(m["body"].rstrip().rsplit("\n", 1)[-1])
         if m["sender"] == approver and hit and hit.group(2) == what:
             return hit.group(1)
@@ -333,9 +339,9 @@ def _approve_latest(org: str) -> Callable[[Incident], None]:
     for it (naming the digest of that draft and its evidence), literally."""
 
     def step(inc: Incident) -> None:
-        human = HUMANS[org]
+        human = inc.cast.approver(org)
         msgs = inc.messages(human, org)
-        agent_sender = f"agent:{inc.info.agents[AGENT_OF[org]]}"
+        agent_sender = f"agent:{inc.info.agents[inc.cast.agent(org)]}"
         approved = {m["body"].split(" ")[1] for m in msgs if m["sender"] == f"agent:{inc.info.agents[APPROVER]}"
                     and " approved by " in m["body"]}
         for m in reversed(msgs):
@@ -376,10 +382,11 @@ def _accept_fix(org: str) -> Callable[[Incident], None]:
         if inc.decision_channel == "addressed_command":
             _command_fix(inc, org)
             return
-        person = inc.user_client(HUMANS[org])
+        person = inc.user_client(inc.cast.approver(org))
         cards = [c for c in person.pending() if str(c["request_id"]).endswith(inc.info.fix_card("", org))]
         if not cards:
-            raise Stuck(f"{HUMANS[org]} has no fix card to answer", f"{AGENT_OF[org]} should have requested one")
+            raise Stuck(f"{inc.cast.approver(org)} has no fix card to answer",
+                        f"{inc.cast.agent(org)} should have requested one")
         person.answer(cards[0]["card_id"], "approve", cards[0]["digest"])  # the card as listed
 
     return step
@@ -388,14 +395,15 @@ def _accept_fix(org: str) -> Callable[[Incident], None]:
 def _command_fix(inc: Incident, org: str) -> None:
     """Without approval cards: the org's human reads the agent's request and copies the command the
     approver showed for it."""
-    agent_sender = f"agent:{inc.info.agents[AGENT_OF[org]]}"
-    for m in reversed(inc.messages(HUMANS[org], org)):
+    agent_sender = f"agent:{inc.info.agents[inc.cast.agent(org)]}"
+    for m in reversed(inc.messages(inc.cast.approver(org), org)):
         hit = FIX_LINE.match(m["body"].rstrip().rsplit("\n", 1)[-1])
         command = reviewed_command(inc, org, hit.group(1)) if m["sender"] == agent_sender and hit else None
         if command is not None:
-            inc.say(HUMANS[org], org, command, targets=[APPROVER])
+            inc.say(inc.cast.approver(org), org, command, targets=[APPROVER])
             return
-    raise Stuck(f"{HUMANS[org]} found no fix to approve in {org}-internal", f"{AGENT_OF[org]} should have asked")
+    raise Stuck(f"{inc.cast.approver(org)} found no fix to approve in {org}-internal",
+                f"{inc.cast.agent(org)} should have asked")
 
 
 @dataclass(frozen=True)
@@ -424,7 +432,7 @@ class PersonDecides:
         if self.kind == "fix":
             notices = [FIX_APPROVED.match(strip_mentions(m["body"])) for m in inc.messages(self.who, SHARED)
                        if m["sender"] == approver]
-            return sum(1 for hit in notices if hit is not None and hit.group(1) == ORG_TITLE[self.org])
+            return sum(1 for hit in notices if hit is not None and hit.group(1) == inc.cast.title(self.org))
         person = f"user:{inc.info.users[self.who]}"
         return sum(1 for m in inc.messages(self.who, SHARED)
                    if m["sender"] == person and CONFIRMATION.search(m["body"]))
@@ -521,9 +529,56 @@ def new_run(base: Path, keys: KeyStore, scenario: Scenario, without: tuple[str, 
     """A fresh run folder provisioned for `scenario`, whose traffic goes to the run's captures."""
     from signoff.kernel.ids import new_id
 
+    check_cast(scenario.parties)  # the scripted steps know the demo's people by name
     run_dir = Path(base) / f"run-{new_id()[:10]}"
     provision(run_dir, keys, scenario.captured_in(run_dir / "ws" / "captures"), without, server)
     return run_dir
+
+
+def new_live_run(base: Path, keys: KeyStore, home: Path, without: tuple[str, ...] = ("request_approval",),
+                 server: Callable[[dict[str, str]], Provisioner] | None = None) -> Path:
+    """A fresh run folder for the incident set up in `home` (`signoff incident setup`): its
+    organisations, people and agents, its pinned guards and its captures. People decide fixes by
+    addressed commands (which the console posts); nothing here can send the traffic again, so the
+    commander closes once every fix is approved."""
+    from signoff.kernel.ids import new_id
+
+    with Workspace(Path(home) / "incident", keys) as pinned:
+        if not pinned.is_set_up():
+            raise UsageError(f"no incident is set up in {home}", "run `signoff incident setup --config incident.toml`")
+        run_dir = Path(base) / f"run-{new_id()[:10]}"
+        provision(run_dir, keys, pinned.parties, without, server, rerun=False, pinned=pinned)
+    return run_dir
+
+
+def closed(inc: Incident) -> bool:
+    """Whether the commander closed the run's incident (its record says so)."""
+    mediator = inc.actors[MEDIATOR]
+    assert isinstance(mediator, Mediator)
+    mediator.forget()
+    return any(rec.get("status") == "closed" for rec in mediator.records().values())
+
+
+def play_live(run_dir: Path, keys: KeyStore, settings: Settings, patience: float | None = None,
+              over_http: bool = False) -> dict[str, Any]:
+    """Run a live incident (`new_live_run`) until the commander closes it: every step is the
+    people's, from the console or their chat (reporting the symptom, asking for fingerprints,
+    approving, redrafting or refusing drafts, confirming the root cause, naming and approving
+    fixes); the agents only draft. Then record it. `patience`: at most so many seconds in all."""
+    import time
+
+    from signoff.incident.recording import record_run
+
+    deadline = None if patience is None else time.monotonic() + patience
+    with Incident(run_dir, keys, settings, over_http=over_http) as inc:
+        while True:
+            inc.pump()
+            if closed(inc):
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                raise Stuck(f"the incident was not closed within {patience} s", "decide on the incident's page")
+            time.sleep(PEOPLE_POLL_SECONDS)  # waiting for people, who act in another process
+    return {"run": str(run_dir), "recording": str(record_run(run_dir, keys))}
 
 
 def run_demo(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario,
@@ -557,5 +612,6 @@ def play(run_dir: Path, keys: KeyStore, settings: Settings, scenario: Scenario,
     return {"run": str(run_dir), "steps": steps, "preflight": pre, "recording": str(recording), **metrics}
 
 
-__all__ = ["SCRIPT", "SERVICES", "Incident", "PersonDecides", "RunResult", "Stuck", "new_run", "play",
-           "reviewed_command", "run_demo", "run_script", "wait_for_person"]
+__all__ = ["SCRIPT", "SERVICES", "Incident", "PersonDecides", "RunResult", "Stuck", "closed", "new_live_run",
+           "new_run", "play", "play_live", "reviewed_command", "run_demo", "run_script", "services",
+           "wait_for_person"]

@@ -19,6 +19,7 @@ Keys live in the key store (`<home>/keys`): `incident-approver-<org>` and `incid
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +185,25 @@ class Workspace:
         self.pins_path.parent.mkdir(parents=True, exist_ok=True)
         self.pins_path.write_bytes(canonical_bytes(pins) + b"\n")
         return pins
+
+    def adopt(self, other: Workspace) -> None:
+        """Be set up as `other` is, with its pinned guards as they are (not rebuilt: a guard's
+        protected values are kept only as salted hashes, so the pinned configuration is the only copy
+        there is). Every organisation's guard must be in `other`: a run here hosts every agent."""
+        if self._rooms is not None:
+            raise UsageError("this workspace's rooms are open", "set the workspace up before using it")
+        missing = [o for o in other.orgs if o not in other.local_orgs]
+        if missing:
+            raise UsageError(f"the guards of {', '.join(missing)} are not set up on this machine, and a run in rooms "
+                             "here hosts every organisation's agent",
+                             "run `signoff incident setup --config incident.toml` with every organisation's code here")
+        self.root.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(other.parties_path, self.parties_path)
+        self._parties = None
+        for org in other.orgs:
+            self.guard_config_path(org).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(other.guard_config_path(org), self.guard_config_path(org))
+        shutil.copy2(other.pins_path, self.pins_path)
 
     def pins(self) -> dict[str, str]:
         try:

@@ -133,9 +133,24 @@ def run_page(request: Request, run: str) -> Response:
     at = step_of(request)
     view = service.console_view(run_dir, keys_of(request), as_org, at)
     bound = bound_org(request, user)
+    waiting = service.awaiting(view, bound, user.name) if bound is not None and at is None else []
+    writes = bound is not None and at is None and not view.recorded and view.approver(bound) == user.name
     return page(request, "incident_run.html", c=view, org_names=view.names, link=link, bound=bound,
-                awaiting=service.awaiting(view, bound, user.name) if bound is not None and at is None else [],
+                awaiting=waiting, writes=writes,
                 json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
+
+
+def _acting_for(request: Request, user: Principal, run: str, org: str, verb: str) -> tuple[Path, str]:
+    """The run folder, and `org` if `user` is bound to it (`[web] incident_views`): who may `verb`
+    for an organisation from its page (the facade then checks they are its approver)."""
+    run_dir = service.find_run(runs_base(request), run)
+    names = service.run_orgs(run_dir)
+    if org not in names:
+        raise UsageError("not one of the run's organisations", f"{verb} for one of: {', '.join(names)}")
+    if bound_org(request, user) != org:
+        raise RefusedError(f"{user.name} does not {verb} for {names[org]}",
+                           f"only people bound to an organisation ([web] incident_views) {verb} for it")
+    return run_dir, org
 
 
 DECIDE_FIELDS = {"csrf", "org", "ref", "digest", "option"}
@@ -153,17 +168,30 @@ async def decide(request: Request, run: str) -> Response:
     if extra or any(not form.get(name) for name in DECIDE_FIELDS):
         raise UsageError("this form needs org, ref, digest and option, and nothing else",
                          "reload the run page and use its buttons")
-    run_dir = service.find_run(runs_base(request), run)
-    names = service.run_orgs(run_dir)
-    org = form["org"]
-    if org not in names:
-        raise UsageError("not one of the run's organisations", f"decide for one of: {', '.join(names)}")
-    bound = bound_org(request, user)
-    if bound != org:
-        raise RefusedError(f"{user.name} does not decide for {names[org]}",
-                           "only people bound to an organisation ([web] incident_views) decide for it")
+    run_dir, org = _acting_for(request, user, run, form["org"], "decide")
     cmd = service.Decide(org, user.name, form["ref"], form["digest"], form["option"])
     await run_in_threadpool(service.decide, run_dir, keys_of(request), cmd)
+    return RedirectResponse(link(run, org), status_code=303)
+
+
+WRITE_FIELDS = {"csrf", "org", "kind", "text", "ref", "digest"}
+
+
+@router.post("/incident/runs/{run}/write")
+async def write(request: Request, run: str) -> Response:
+    """A person bound to an organisation (its approver) writes in their own words: a report or
+    request to the commander, their organisation's fix, or a draft redrafted (naming the digest of
+    the draft the page showed). Through the incident's facade, posted as that person."""
+    form = await checked_form(request)
+    user = signed_in(request)
+    only_params(request)
+    extra = sorted(set(form) - WRITE_FIELDS)
+    if extra or any(not form.get(name) for name in ("org", "kind", "text")):
+        raise UsageError("this form needs org, kind and text (ref and digest to redraft), and nothing else",
+                         "reload the run page and use its forms")
+    run_dir, org = _acting_for(request, user, run, form["org"], "write")
+    cmd = service.Write(org, user.name, form["kind"], form["text"], form.get("ref", ""), form.get("digest", ""))
+    await run_in_threadpool(service.write, run_dir, keys_of(request), cmd)
     return RedirectResponse(link(run, org), status_code=303)
 
 

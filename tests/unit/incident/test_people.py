@@ -12,6 +12,7 @@ from signoff.incident.decisions import shown_disclosure
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.people import awaiting, decides_for
 from signoff.incident.playbooks.posts import fix_request, root_cause_shown
+from signoff.incident.stack import DEMO_CAST_PARTIES
 from signoff.kernel.shown import shown_digest
 
 DRAFT = "PayCo's delivery log for INC-0001: 6 of 60 rejected.\n\nApprove with: approve D-PAY-1"
@@ -37,7 +38,7 @@ def signed(d_id: str) -> dict[str, Any]:
 def view(*rows: dict[str, Any], recorded: bool = False) -> Console:
     steps = [Step(n, 0, r["kind"], r["lane"], r["who"], "", r["row"]) for n, r in enumerate(rows)]
     return Console("run-x", "payco", recorded, steps, {}, len(steps), ("payco", "shared", "shopco"),
-                   {"payco": "PayCo", "shopco": "ShopCo"})
+                   {"payco": "PayCo", "shopco": "ShopCo"}, DEMO_CAST_PARTIES)
 
 
 DOC = document("D-PAY-1", json.dumps({"incident": "INC-0001", "evidence": EVIDENCE, "text": DRAFT}))
@@ -76,5 +77,12 @@ def test_a_fix_request_and_a_proposed_root_cause_wait_until_decided() -> None:
 
 
 def test_only_the_organisation_s_approver_decides() -> None:
-    assert decides_for("payco", "priya")
-    assert not decides_for("payco", "sam") and not decides_for("payco", "dave") and not decides_for("x", "priya")
+    v = view()
+    assert decides_for(v, "payco", "priya")
+    assert not decides_for(v, "payco", "sam") and not decides_for(v, "payco", "dave")
+    assert not decides_for(v, "x", "priya")
+
+
+def test_a_redrafted_draft_no_longer_waits() -> None:
+    redrafted = message("payco", "priya", "redraft D-PAY-1 #0123456789abcdef: in my own words")
+    assert awaiting(view(DOC, POSTED, redrafted), "payco") == []

@@ -20,8 +20,8 @@ from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.approvals import Approver, NamesNoDigest, disclosure_command, fix_command
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.notary import IssuedSalt, Notary
-from signoff.incident.playbooks.posts import FIX_COMMAND, FIXES, fix_approved, fix_request, for_review
-from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, SHARED
+from signoff.incident.playbooks.posts import FIX_COMMAND, FIX_REQUEST, fix_approved, for_review
+from signoff.incident.stack import APPROVER, MEDIATOR, SHARED
 from signoff.incident.workspace import Workspace, private_room
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import RefusedError, SignoffError
@@ -30,8 +30,8 @@ from signoff.rooms.domain.decisions import Message, recorded_once
 
 class ApproverService(RoomAgent):
     """Signs a disclosure when the room server delivered the organisation's named human's exact
-    approve command to it as addressed. Its policy admits only priya in payco-internal and sam in
-    shopco-internal, so an approve from anyone else, anywhere else, never even reaches it."""
+    approve command to it as addressed. Its policy admits only each organisation's approver in that
+    organisation's private room, so an approve from anyone else, anywhere else, never even reaches it."""
 
     def __init__(self, *args: Any, ws: Workspace, current: Callable[[], IssuedSalt | None], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -42,16 +42,16 @@ class ApproverService(RoomAgent):
         key = self.ws.keys.ensure(f"incident-approver-{org}")
         cur = self.current()
         notary = Notary.restore([cur] if cur else [])  # a read-only view of the notary's current incident
-        return Approver(org, HUMANS[org], private_room(org), key, self.ws.approvals(org, key), notary,
+        return Approver(org, self.info.cast.approver(org), private_room(org), key, self.ws.approvals(org, key), notary,
                         lambda: self.ws.guard_file_digest(org), self.ws.pins()[org])
 
     def handle(self, env: dict[str, Any]) -> None:
         p = env.get("payload", {})
         org = self.event_room(env)
-        if env.get("type") != "message" or org not in HUMANS:
+        if env.get("type") != "message" or org is None or org not in self.info.cast.keys:
             return
         if not p.get("addressed"):
-            if p.get("sender") == f"agent:{self.info.agents[AGENT_OF[org]]}":
+            if p.get("sender") == f"agent:{self.info.agents[self.info.cast.agent(org)]}":
                 self._show_for_review(org, p)
             return
         text = strip_mentions(str(p.get("body", "")))
@@ -66,7 +66,7 @@ class ApproverService(RoomAgent):
                           thread_id=p.get("message_id"))
             return
         d_id = m.group(1)
-        agent = AGENT_OF[org]
+        agent = self.info.cast.agent(org)
         agent_sender = f"agent:{self.info.agents[agent]}"
         doc = self.documents(org).get(d_id)
         try:
@@ -98,25 +98,28 @@ class ApproverService(RoomAgent):
         this room) answering the org agent's own request in the same room."""
         p = env["payload"]
         message_id = str(p.get("message_id"))
-        agent_sender = f"agent:{self.info.agents[AGENT_OF[org]]}"
+        agent = self.info.cast.agent(org)
+        agent_sender = f"agent:{self.info.agents[agent]}"
         try:
             stored = (Message(m["message_id"], org, m["sender"], m["body"]) for m in self.messages(org))
             if not recorded_once(stored, Message(message_id, org, str(p.get("sender")), str(p.get("body")))):
                 raise RefusedError("the command does not match the message the room server recorded",
                                    "approve in the room, as yourself")
-            ask = fix_request(org, incident)
-            requests = [m for m in self.messages(org) if m["sender"] == agent_sender and m["body"] == ask]
+            requests = [(m, hit) for m in self.messages(org) if m["sender"] == agent_sender
+                        and (hit := FIX_REQUEST.match(m["body"])) is not None and hit.group(2) == incident]
             if not requests:
-                raise RefusedError(f"no fix request {request_id} from {AGENT_OF[org]} in {private_room(org)}",
+                raise RefusedError(f"no fix request for {incident} from {agent} in {private_room(org)}",
                                    "approve a fix the agent asked for")
-            request_msg = Message(requests[-1]["message_id"], private_room(org), AGENT_OF[org], ask)
+            asked, hit = requests[-1]
+            request_msg = Message(asked["message_id"], private_room(org), agent, asked["body"])
             approval = Message(message_id, private_room(org), self.sender_name(env), text)
-            record = self.approver(org).approve_fix(request_id, incident, FIXES[org], request_msg, approval)
+            record = self.approver(org).approve_fix(request_id, incident, hit.group(3), request_msg, approval)
         except SignoffError as exc:
             self._refuse(org, message_id, exc)
             return
         self._publish_record(org, record)
-        notice = fix_approved(org, incident, str(record["body"]["approver"]), message_id, int(record["seq"]))
+        notice = fix_approved(self.info.cast.title(org), incident, str(record["body"]["approver"]), message_id,
+                              int(record["seq"]))
         if not any(m["sender"] == self.sender and m["body"].endswith(notice) for m in self.messages(SHARED)):
             self.post(SHARED, notice, targets=[MEDIATOR])
 
@@ -136,12 +139,12 @@ class ApproverService(RoomAgent):
         """Show an agent's draft (or fix request) for review in its thread, once: the digest of what
         would be signed and the exact command that signs exactly that."""
         message_id, body = p.get("message_id"), str(p.get("body", ""))
-        agent_sender = f"agent:{self.info.agents[AGENT_OF[org]]}"
+        agent_sender = f"agent:{self.info.agents[self.info.cast.agent(org)]}"
         current = [m for m in self.messages(org) if m["message_id"] == message_id]
         if len(current) != 1 or current[0]["sender"] != agent_sender or current[0]["body"] != body:
             return  # only a message as the room server recorded it
         fix = FIX_COMMAND.match(body.rstrip().rsplit(": ", 1)[-1])
-        if fix is not None and body == fix_request(org, fix.group(2)):
+        if fix is not None and FIX_REQUEST.match(body) is not None:
             command = fix_command(fix.group(1), body)
             what = f"the fix request {fix.group(1)} above"
         else:

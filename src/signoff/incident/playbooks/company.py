@@ -18,12 +18,12 @@ from signoff.incident.disclosure import Disclosure, draft, published_text
 from signoff.incident.evidence_server import EvidenceClient
 from signoff.incident.guard import Post
 from signoff.incident.notary import IssuedSalt
-from signoff.incident.playbooks.posts import EVENT_ID, FIXES, ORG_TITLE, PUBLISH_TOPIC, fix_request
+from signoff.incident.playbooks.posts import ASKED_EVENT, FIX_PROPOSAL, FIXES, PUBLISH_TOPIC, fix_request
 from signoff.incident.scenario import Scenario
-from signoff.incident.stack import APPROVER, HUMANS, MEDIATOR, SHARED
+from signoff.incident.stack import APPROVER, MEDIATOR, SHARED
 from signoff.incident.workspace import SHARED_ROOM, Workspace
 from signoff.kernel.canonical import canonical_text
-from signoff.kernel.errors import RefusedError
+from signoff.kernel.errors import RefusedError, SignoffError
 from signoff.kernel.settings import Settings
 from signoff.ledger import NewJob, SqlLedger
 from signoff.ledger.outbox import Job
@@ -31,6 +31,10 @@ from signoff.ledger.outbox import Job
 # The scripted responder the demo registers (`signoff.demo.payco_shopco.responder`) under this name;
 # with `[agents.responder]` configured, a provider writes the drafts instead.
 RESPONDER_SCRIPT = "incident-playbook"
+# A person's own wording for a draft of theirs, naming the digest of the draft they read: the agent
+# drafts it again with the same evidence, as a new draft for the approver to review.
+REDRAFT = re.compile(r"^redraft (D-[A-Z]{2,8}-[0-9]+) #[0-9a-f]{12,64}: (\S.*)$", re.S)
+ASK_FOR_FIX = "Please get your fix approved"
 
 
 class CompanyAgent(RoomAgent):
@@ -45,7 +49,10 @@ class CompanyAgent(RoomAgent):
         self.settings = settings
         self.current = current
         self.scenario = scenario  # re-runs the traffic with the fixes (the end-to-end check)
-        self.responder = agent_for("responder", settings, ledger=ledger, script=RESPONDER_SCRIPT)
+        # A scripted run (a scenario's) drafts with its playbook's script; a live incident with the
+        # responder role's own default (it states the facts it is given), or the configured provider.
+        self.responder = agent_for("responder", settings, ledger=ledger,
+                                   script=RESPONDER_SCRIPT if scenario is not None else "default")
 
     # events
 
@@ -72,10 +79,18 @@ class CompanyAgent(RoomAgent):
         # The agent's own human (the only other identity the server lets address it).
         if self.replied(room or self.org, p.get("message_id")):
             return
+        if room == self.org and sender == self.human:
+            redraft, fix = REDRAFT.match(text), FIX_PROPOSAL.match(text)
+            if redraft is not None:
+                self._redraft(redraft.group(1), redraft.group(2).strip(), p.get("message_id"))
+                return
+            if fix is not None:
+                self._ask_for_fix()
+                return
         verdict = airlock_scan(text)
         why = f" (airlock: {', '.join(verdict.families)})" if verdict.quarantined else ""
         self.post(room or self.org, f"I act only on requests the incident commander routes, and everything I "
-                  f"send out is a draft for {HUMANS[self.org]} to approve; I never post code, payloads, customer "
+                  f"send out is a draft for {self.human} to approve; I never post code, payloads, customer "
                   f"data or my own configuration.{why}", thread_id=p.get("message_id"))
 
     def _from_commander(self, text: str) -> None:
@@ -87,24 +102,23 @@ class CompanyAgent(RoomAgent):
         if "Please investigate at home" in text:
             self._draft("summary", incident, self._summary_facts(incident))
         elif "salted fingerprint of" in text:
-            ev = EVENT_ID.search(text)
+            ev = ASKED_EVENT.search(text)
             if ev:
-                fp = self.evidence.fingerprint(ev.group(0), cur)
+                event_id = ev.group(1)
+                fp = self.evidence.fingerprint(event_id, cur)
                 evidence = {"fingerprint": fp}
-                facts = [{"id": "fp", "text": f"{ORG_TITLE[self.org]}'s salted fingerprint of {ev.group(0)} under "
-                          f"{incident}: {fp['total_bytes']} bytes, {len(fp['fields'])} fields."}]
-                self._draft(f"fingerprint:{ev.group(0)}", incident, (facts, evidence))
-        elif "Please get your fix approved" in text and not self.info.cards:
-            ask = fix_request(self.org, incident)
-            if not any(m["sender"] == self.sender and m["body"] == ask for m in self.messages(self.org)):
-                self.post(self.org, ask)
-        elif "Please get your fix approved" in text:
+                facts = [{"id": "fp", "text": f"{self.title}'s salted fingerprint of {event_id} under "
+                          f"{incident}: {fp['total_bytes']} bytes, {len(fp['fields'])} fields.", "shareable": True}]
+                self._draft(f"fingerprint:{event_id}", incident, (facts, evidence))
+        elif ASK_FOR_FIX in text and not self.info.cards:
+            self._ask_for_fix()
+        elif ASK_FOR_FIX in text and (fix := self._fix_text()) is not None:
             self.op(SHARED, "request_approval", request_id=self.info.fix_card(incident, self.org),
-                    title=f"{ORG_TITLE[self.org]} fix for {incident}: {FIXES[self.org]}",
+                    title=f"{self.title} fix for {incident}: {fix}",
                     options=[{"id": "approve", "label": "Approve the fix", "decision": "accept"},
                              {"id": "decline", "label": "Decline", "decision": "decline"}],
-                    expires_at=time.time() + 86_400, responders=[self.info.server_name(HUMANS[self.org])])
-        elif "re-run the end-to-end check" in text and self.org == "shopco" and self.scenario is not None:
+                    expires_at=time.time() + 86_400, responders=[self.info.server_name(self.human)])
+        elif "re-run the end-to-end check" in text and self.scenario is not None:
             result = self.scenario.rerun(self.ws.root / "captures-fixed")
             evidence = {"simulation": {"events": result.events, "accepted": result.accepted,
                                        "rejected": result.rejected, "fixes": sorted(FIXES.values())}}
@@ -113,23 +127,30 @@ class CompanyAgent(RoomAgent):
                       f"webhooks sent, {sim['accepted']} accepted, {sim['rejected']} rejected."}]
             self._draft("simulation", incident, (facts, evidence))
 
-    def _summary_facts(self, incident: str) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    def _summary_facts(self, incident: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         summary = self.evidence.summary()
         events = self.evidence.events()
-        rejected = sorted(e["event_id"] for e in events if e["status"] != 200)
+        demo = self.org in FIXES  # the demo's two organisations keep their wording
+        # A capture without statuses (a folder of payloads) records none: status 0, not a failure.
+        rejected = sorted(e["event_id"] for e in events if (e["status"] != 200 if demo else e["status"] >= 400))
         accepted = len(events) - len(rejected)
         evidence = {"org": self.org, "incident": incident, "events": len(events), "by_status": summary["by_status"],
                     "rejected": rejected}
-        if self.org == "payco":
+        if not demo:
+            unknown = sum(1 for e in events if e["status"] == 0)
+            failed = f"{len(rejected)} failed ({', '.join(rejected)})" if rejected else "no failure recorded"
+            text = (f"{self.title}'s log for {incident}: {len(events)} requests captured, {failed}"
+                    + (f"; {unknown} without a recorded status." if unknown else "."))
+        elif self.org == "payco":
             text = (f"PayCo's delivery log for {incident}: {len(events)} webhooks sent, {accepted} accepted, "
                     f"{len(rejected)} rejected with 401 ({', '.join(rejected)}).")
         else:
             text = (f"ShopCo's verifier log for {incident}: {len(events)} webhooks received, {len(rejected)} failed "
                     f"signature verification ({', '.join(rejected)}). Our worker verifies each signature after "
                     "the body was parsed and queued.")
-        return [{"id": "log", "text": text}], evidence
+        return [{"id": "log", "text": text, "shareable": True}], evidence
 
-    def _draft(self, purpose: str, incident: str, facts_evidence: tuple[list[dict[str, str]], dict[str, Any]]) -> None:
+    def _draft(self, purpose: str, incident: str, facts_evidence: tuple[list[dict[str, Any]], dict[str, Any]]) -> None:
         """Draft once per purpose: an evidence document plus the draft message ending with its approve command."""
         facts, evidence = facts_evidence
         docs = {n: d for n, d in self.documents(self.org).items()
@@ -156,11 +177,72 @@ class CompanyAgent(RoomAgent):
             return
         incident = request_id.removesuffix(ending)
         responder = self.info.name_of(str(p.get("responder")))
-        text = (f"{ORG_TITLE[self.org]}'s fix for {incident} is approved by {responder} "
-                f"(card {request_id}): {FIXES[self.org]}.")
+        text = (f"{self.title}'s fix for {incident} is approved by {responder} "
+                f"(card {request_id}): {self._fix_text()}.")
         if any(m["sender"] == self.sender and m["body"] == text for m in self.messages(SHARED)):
             return
         self.guarded_post(text)
+
+    # people's own words
+
+    @property
+    def human(self) -> str:
+        """The organisation's approver: the only person the server lets address this agent."""
+        return self.info.cast.approver(self.org)
+
+    @property
+    def title(self) -> str:
+        return self.info.cast.title(self.org)
+
+    def _open_incident(self) -> str | None:
+        cur = self.current()
+        return cur.incident if cur is not None else None
+
+    def _fix_text(self) -> str | None:
+        """The fix to ask approval for: the latest one the organisation's person named (`fix: ...`
+        addressed to this agent in the private room), else the demo's, else none yet."""
+        human = f"user:{self.info.users[self.human]}"
+        named = [hit.group(1).strip() for m in self.messages(self.org) if m["sender"] == human
+                 and (hit := FIX_PROPOSAL.match(strip_mentions(m["body"]))) is not None]
+        return named[-1] if named else FIXES.get(self.org)
+
+    def _ask_for_fix(self) -> None:
+        """Ask the person, in the private room, to approve the fix, once the commander asked for it
+        and the fix is named (by the person, or the demo's)."""
+        incident, fix = self._open_incident(), self._fix_text()
+        if incident is None or fix is None or self.info.cards:
+            return
+        asked = any(m["sender"] == f"agent:{self.info.agents[MEDIATOR]}" and ASK_FOR_FIX in m["body"]
+                    and incident in m["body"] for m in self.messages(SHARED))
+        ask = fix_request(self.org, incident, self.title, fix)
+        mine = [m["body"] for m in self.messages(self.org) if m["sender"] == self.sender]
+        if asked and ask not in mine:
+            self.post(self.org, ask)
+
+    def _redraft(self, d_id: str, text: str, message_id: Any) -> None:
+        """Draft `d_id` again in the person's words, with the same evidence (a new draft id): what
+        crosses is still only what the person then approves, through the guard."""
+        doc = self.own_document(self.org, d_id)
+        signed = {r["body"]["d_id"] for r in self.ws.approvals(self.org).records()}
+        if doc is None or d_id in signed:
+            self.post(self.org, f"not redrafted: {d_id} is no unsigned draft of mine", thread_id=message_id)
+            return
+        data = json.loads(doc["content"])
+        docs = {n: d for n, d in self.documents(self.org).items()
+                if d["created_by"] == self.sender and n.startswith("D-")}
+        purpose = f"{doc['description']} (redraft of {d_id})"
+        if any(d["description"] == purpose for d in docs.values()):
+            return
+        try:
+            d = draft(self.org, len(docs) + 1, str(data["incident"]), dict(data["evidence"]), text,
+                      prefix=self.ws.parties.get(self.org).prefix)
+        except SignoffError as exc:
+            self.post(self.org, f"not redrafted: {exc.message}", thread_id=message_id)
+            return
+        self.op(self.org, "create_room_document", name=d.d_id, description=purpose,
+                content=canonical_text({"incident": d.incident, "evidence": d.evidence, "text": d.text,
+                                        "kind": "person"}))
+        self.post(self.org, d.text)
 
     # the only way out of the organisation
 

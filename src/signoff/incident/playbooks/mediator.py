@@ -18,16 +18,15 @@ from signoff.airlock import redact as airlock_redact
 from signoff.airlock import scan as airlock_scan
 from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.playbooks.posts import (
+    ASKED_EVENT,
     CONFIRM_COMMAND,
-    EVENT_ID,
     FIX_APPROVED,
     FIXES,
-    ORG_TITLE,
     confirm_command,
     parse_disclosure_post,
     root_cause_shown,
 )
-from signoff.incident.stack import AGENT_OF, APPROVER, HUMANS, MEDIATOR, NOTARY, ORG_OF_AGENT, SHARED
+from signoff.incident.stack import APPROVER, MEDIATOR, NOTARY, SHARED
 from signoff.kernel.errors import SignoffError
 from signoff.ledger.approval import APPROVE, approve
 
@@ -75,15 +74,16 @@ class Mediator(RoomAgent):
         p = env["payload"]
         sender = self.sender_name(env)
         body = str(p.get("body", ""))
-        if sender in HUMANS.values():
+        cast = self.info.cast
+        if sender in cast.approvers.values():
             if p.get("addressed"):
                 self._from_human(sender, strip_mentions(body), p)
         elif sender == NOTARY:
             self._from_notary(strip_mentions(body))
         elif sender == APPROVER and p.get("addressed") and not self.info.cards:
             self._from_approver(strip_mentions(body), p)
-        elif sender in ORG_OF_AGENT:
-            self._from_company(ORG_OF_AGENT[sender], body, p)
+        elif (org := cast.org_of_agent(sender)) is not None:
+            self._from_company(org, body, p)
 
     def _from_human(self, who: str, text: str, p: dict[str, Any]) -> None:
         rec = self.open_record()
@@ -114,23 +114,27 @@ class Mediator(RoomAgent):
                     who, incident, str(rec["root_cause"]["text"]), confirm.group(2), p):
                 return
             rec["confirmations"][who] = p.get("message_id")
-            if set(rec["confirmations"]) == set(HUMANS.values()):
+            if set(rec["confirmations"]) == set(self.info.cast.approvers.values()):
                 rec["root_cause"]["confirmed_at"] = p.get("timestamp")
                 rec["status"] = "fixing"
-                rec["action_items"] = [{"org": o, "item": FIXES[o], "state": "awaiting approval"} for o in FIXES]
+                rec["action_items"] = [{"org": o, "item": self._fix_item(o), "state": "awaiting approval"}
+                                       for o in self.info.cast.keys]
             self.save(rec)
             if rec["status"] == "fixing":
-                self.say(f"Root cause of {incident} confirmed by priya and sam. Action items: {FIXES['payco']}; "
-                         f"{FIXES['shopco']}. Please get your fix approved.", targets=list(AGENT_OF.values()))
+                items = "; ".join(i["item"] for i in rec["action_items"])
+                self.say(f"Root cause of {incident} confirmed by {self._everyone()}. Action items: {items}. "
+                         "Please get your fix approved.", targets=list(self.info.cast.agents.values()))
             return
-        ev = EVENT_ID.search(text)
+        asked = ASKED_EVENT.search(text)
+        ev = asked.group(1) if asked else None
         if ev and "fingerprint" in text and not FORBIDDEN_ASK.search(text):
             if any(r["msg"] == p.get("message_id") for r in rec["requests"]):
                 return
-            rec["requests"].append({"by": who, "what": f"fingerprint {ev.group(0)}", "msg": p.get("message_id")})
+            rec["requests"].append({"by": who, "what": f"fingerprint {ev}", "msg": p.get("message_id")})
             self.save(rec)
-            self.say(f"{incident}: {who} asks both sides for a salted fingerprint of {ev.group(0)}. Please "
-                     "fingerprint it under the notary's salt and disclose it.", targets=list(AGENT_OF.values()))
+            self.say(f"{incident}: {who} asks both sides for a salted fingerprint of {ev}. Please "
+                     "fingerprint it under the notary's salt and disclose it.",
+                     targets=list(self.info.cast.agents.values()))
             return
         if self.replied(SHARED, p.get("message_id")):
             return
@@ -146,9 +150,9 @@ class Mediator(RoomAgent):
         if text.startswith(f"{incident} salt "):
             self.say(f"{incident} is open. Please investigate at home and disclose what you can share (counts, "
                      "lengths, fingerprints); every disclosure needs your approver's signature.",
-                     targets=list(AGENT_OF.values()))
+                     targets=list(self.info.cast.agents.values()))
             return
-        m = re.match(rf"^notary comparison {incident} (evt_[0-9]{{4}}) ", text)
+        m = re.match(rf"^notary comparison {incident} (\S{{1,64}}) \(", text)
         if not m or rec["root_cause"] is not None:
             return
         docs = self.documents(SHARED)
@@ -163,13 +167,19 @@ class Mediator(RoomAgent):
         if len(rows) == 1 and len(rows[0]["escaped_by"]) == 1:
             row = rows[0]
             other = next(o for o in comparison["orgs"] if o not in row["escaped_by"])
-            cause = (f"{row['path']} is {abs(row['delta'])} bytes longer as {row['escaped_by'][0]} signed it: "
-                     f"{row['escaped_by'][0]} signs JSON with \\u-escaped non-ASCII characters and {other} verifies "
-                     "a re-serialised body with raw UTF-8, so the HMACs differ for accented names.")
+            if row["non_ascii_by"]:
+                cause = (f"{row['path']} is {abs(row['delta'])} bytes longer as {row['escaped_by'][0]} signed it: "
+                         f"{row['escaped_by'][0]} signs JSON with \\u-escaped non-ASCII characters and {other} "
+                         "verifies a re-serialised body with raw UTF-8, so the HMACs differ for accented names.")
+            else:  # ASCII characters written as \uXXXX by one side only (an HTML-safe encoder's <, >, &)
+                cause = (f"{row['path']} is {abs(row['delta'])} bytes longer as {row['escaped_by'][0]} signed it: "
+                         f"{row['escaped_by'][0]} signs JSON with ASCII characters written as \\uXXXX and {other} "
+                         "verifies a re-serialised body that writes them as single bytes, so the HMACs differ for "
+                         "events holding those characters.")
             rec["root_cause"] = {"text": cause, "proposed_at": None, "confirmed_at": None, "field": row["path"]}
             rec["status"] = "root cause proposed"
             self.save(rec)
-            self.say(f"Proposed root cause for {incident}: {cause}\nPriya and Sam, please confirm with: "
+            self.say(f"Proposed root cause for {incident}: {cause}\n{self._everyone(title=True)}, please confirm with: "
                      f"@incident-commander {confirm_command(incident, cause)}")
         else:
             self.save(rec)
@@ -209,27 +219,30 @@ class Mediator(RoomAgent):
                 self.save(rec)
             self._maybe_compare(rec)
             sim = evidence.get("simulation")
-            if isinstance(sim, dict) and org == "shopco" and len(rec["fixes"]) == 2 and rec["status"] != "closed":
+            if isinstance(sim, dict) and org == self.info.cast.keys[-1] and self._all_fixed(rec) \
+                    and rec["status"] != "closed":
                 rec["e2e"] = {"d_id": head["d_id"], **sim}
                 if sim.get("rejected") == 0:
                     rec["status"] = "closed"
                     rec["closed_at"] = p.get("timestamp")
                     rec["closed_by"] = MEDIATOR
                     self.save(rec)
-                    self.say(f"{incident} closed by the incident commander: root cause confirmed by priya and sam, "
-                             f"both fixes approved, end-to-end check {sim['rejected']} of {sim['events']} rejected.")
+                    self.say(f"{incident} closed by the incident commander: root cause confirmed by "
+                             f"{self._everyone()}, {self._fixes_word()} approved, end-to-end check "
+                             f"{sim['rejected']} of {sim['events']} rejected.")
                 else:
                     self.save(rec)
             return
-        m = re.match(rf"^{ORG_TITLE[org]}'s fix for {incident} is approved by [^(]+\(card "
+        m = re.match(rf"^{re.escape(self.info.cast.title(org))}'s fix for {incident} is approved by [^(]+\(card "
                      rf"({re.escape(self.info.fix_card(incident, org))})\)",
                      body)
         if m and org not in rec["fixes"] and self.info.cards:
             card = self.op(SHARED, "get_approval", request_id=m.group(1))
             outcome = card.get("outcome") or {}
             if card.get("state") == "accepted" and outcome.get("responder_name") and \
-                    card["responders"] == [self.info.users[HUMANS[org]]]:
-                self._fix_approved(rec, org, {"card": m.group(1), "approved_by": HUMANS[org]})
+                    card["responders"] == [self.info.users[self.info.cast.approver(org)]]:
+                self._fix_approved(rec, org, {"card": m.group(1), "approved_by": self.info.cast.approver(org)},
+                                   p.get("timestamp"))
 
     def _from_approver(self, text: str, p: dict[str, Any]) -> None:
         """A fix approved by addressed command (no approval cards): the approver's own notice, which
@@ -238,21 +251,44 @@ class Mediator(RoomAgent):
         m = FIX_APPROVED.match(text)
         if rec is None or m is None or m.group(2) != rec["incident"]:
             return
-        org = next(o for o, title in ORG_TITLE.items() if title == m.group(1))
-        if m.group(3) != HUMANS[org] or org in rec["fixes"]:
+        org = self.info.cast.org_of_title(m.group(1))
+        if org is None or m.group(3) != self.info.cast.approver(org) or org in rec["fixes"]:
             return
         self._fix_approved(rec, org, {"command": m.group(4), "signed_record": int(m.group(5)),
-                                      "approved_by": HUMANS[org], "notice": p.get("message_id")})
+                                      "approved_by": self.info.cast.approver(org), "notice": p.get("message_id")},
+                           p.get("timestamp"))
 
-    def _fix_approved(self, rec: dict[str, Any], org: str, how: dict[str, Any]) -> None:
+    def _fix_approved(self, rec: dict[str, Any], org: str, how: dict[str, Any], at: Any = None) -> None:
         rec["fixes"][org] = how
         for item in rec["action_items"]:
             if item["org"] == org:
                 item["state"] = "approved"
-        self.save(rec)
-        if len(rec["fixes"]) == 2:
+        if not self._all_fixed(rec):
+            self.save(rec)
+        elif self.info.rerun:
+            self.save(rec)
             self.say(f"Both fixes for {rec['incident']} are approved. Please re-run the end-to-end check and "
-                     "disclose the result.", targets=[AGENT_OF["shopco"]])
+                     "disclose the result.", targets=[self.info.cast.agent(self.info.cast.keys[-1])])
+        else:
+            # Nothing here can send the traffic again: the teams check it end to end themselves.
+            rec["status"], rec["closed_at"], rec["closed_by"] = "closed", at, MEDIATOR
+            self.save(rec)
+            self.say(f"{rec['incident']} closed by the incident commander: root cause confirmed by {self._everyone()}, "
+                     f"{self._fixes_word()} approved; the end-to-end check is the teams' own.")
+
+    def _all_fixed(self, rec: dict[str, Any]) -> bool:
+        return set(rec["fixes"]) == set(self.info.cast.keys)
+
+    def _fixes_word(self) -> str:
+        return "both fixes" if len(self.info.cast.keys) == 2 else "every fix"
+
+    def _everyone(self, title: bool = False) -> str:
+        """The approvers, as the commander names them ("priya and sam")."""
+        names = [n.title() if title else n for n in self.info.cast.approvers.values()]
+        return ", ".join(names[:-1]) + " and " + names[-1]
+
+    def _fix_item(self, org: str) -> str:
+        return FIXES.get(org) or f"{self.info.cast.title(org)}'s fix, as its people name it"
 
     def _maybe_compare(self, rec: dict[str, Any]) -> None:
         incident = rec["incident"]
@@ -264,10 +300,13 @@ class Mediator(RoomAgent):
                 continue
             head, evidence = parsed
             fp = evidence.get("fingerprint")
-            if isinstance(fp, dict) and m["sender"] == f"agent:{self.info.agents[AGENT_OF[head['org']]]}":
-                by_event.setdefault(str(fp.get("event_id")), {})[head["org"]] = head["d_id"]
+            org = head["org"]
+            if isinstance(fp, dict) and org in self.info.cast.keys and \
+                    m["sender"] == f"agent:{self.info.agents[self.info.cast.agent(org)]}":
+                by_event.setdefault(str(fp.get("event_id")), {})[org] = head["d_id"]
+        first, second = self.info.cast.keys[:2]  # with more organisations, the first two configured compare
         for event_id, ids in sorted(by_event.items()):
-            if set(ids) == {"payco", "shopco"} and rec["root_cause"] is None:
-                self.say(f"compare {event_id} {ids['payco']} {ids['shopco']} for {incident}",
+            if {first, second} <= set(ids) and rec["root_cause"] is None:
+                self.say(f"compare {event_id} {ids[first]} {ids[second]} for {incident}",
                          targets=[NOTARY])
                 return

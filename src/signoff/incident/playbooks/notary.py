@@ -11,7 +11,7 @@ from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.notary import IssuedSalt, Notary
 from signoff.incident.playbooks.posts import parse_disclosure_post
 from signoff.incident.salts import IssuedSalts
-from signoff.incident.stack import AGENT_OF, MEDIATOR, SHARED
+from signoff.incident.stack import MEDIATOR, SHARED
 from signoff.kernel.canonical import canonical_text
 from signoff.kernel.errors import SignoffError, UsageError
 from signoff.ledger import SqlLedger
@@ -47,7 +47,7 @@ class NotaryService(RoomAgent):
         if m:
             self._issue(m.group(1))
             return
-        m = re.match(r"^compare (evt_[0-9]{4}) (D-PAY-[0-9]+) (D-SHOP-[0-9]+) for (INC-[0-9]{4})\b", text)
+        m = re.match(r"^compare (\S{1,64}) (D-[A-Z]{2,8}-[0-9]+) (D-[A-Z]{2,8}-[0-9]+) for (INC-[0-9]{4})\b", text)
         if m:
             self._compare(*m.groups())
 
@@ -72,7 +72,8 @@ class NotaryService(RoomAgent):
             if parsed is None:
                 continue
             head, evidence = parsed
-            if head["d_id"] in (d_a, d_b) and m["sender"] == f"agent:{self.info.agents[AGENT_OF[head['org']]]}":
+            if head["d_id"] in (d_a, d_b) and head["org"] in self.info.cast.keys \
+                    and m["sender"] == f"agent:{self.info.agents[self.info.cast.agent(head['org'])]}":
                 found[head["d_id"]] = evidence
         try:
             if set(found) != {d_a, d_b}:
