@@ -79,8 +79,8 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
     page.get_by_role("link", name="Bugs", exact=True).click()
     assert "None." not in page.locator("main").inner_text()  # no section for each empty state
     # The person narrows the board with its form (no script needed): the state, then a word of the title.
-    page.get_by_label("State").select_option("in_review")
-    page.get_by_label("Search").fill(COUPON["title"].split()[0].upper())
+    page.get_by_label("State", exact=True).select_option("in_review")
+    page.get_by_label("Search", exact=True).fill(COUPON["title"].split()[0].upper())
     page.get_by_role("button", name="Show").click()
     bugs = page.get_by_role("table", name="Bugs")
     assert review.bug_id in bugs.inner_text() and "1 to 1 of 1 matching" in page.locator("#listing-count").inner_text()
@@ -194,7 +194,7 @@ def test_the_ledger_page_shows_the_chain_and_its_checkpoints(review: Review, tab
     assert axe_violations(page) == []
     # The person looks for the bug's events: each links back to the bug.
     events = page.get_by_role("region", name="Events")
-    events.get_by_label("Search").fill(review.bug_id)
+    events.get_by_label("Search", exact=True).fill(review.bug_id)
     events.get_by_role("button", name="Show").click()
     page.locator("li.event").get_by_role("link", name=f"desk/bug/{review.bug_id}").first.wait_for()
     assert axe_violations(page) == []
