@@ -208,9 +208,15 @@ def case_page(request: Request, case_id: str) -> Response:
                 contract_shown=RepairService.contract_shown(st),
                 stages=_stages(statement), attempts=_attempts(st), verdict=verdict, integrity=integrity,
                 diff=diff_files(verdict["diff"]) if verdict else [], files=files, blocked=blocked,
-                operator=user.sender == st.operator, sent=(kept_notice(request) or {}).get("sent"),
+                operator=user.sender == st.operator, sent=_sent(request, st),
                 version=events[-1].version, checks=_checks(st), candidates=sorted(st.candidates.items()),
                 started=(kept_notice(request) or {}).get("run"), split=split_asked(request))
+
+
+def _sent(request: Request, st: CaseState) -> str | None:
+    """The verb the person just sent, while the case is still in the state they sent it in."""
+    notice = kept_notice(request) or {}
+    return notice.get("sent") if notice.get("state") == st.state else None
 
 
 def shown_state(st: CaseState) -> str:
@@ -228,7 +234,8 @@ def case_live(request: Request, case_id: str) -> Response:
         st = service.case(case_id)
         state = shown_state(st)
         runs = {f"check-{n}": check_status(st, c) for n, c in st.checks.items()}
-        return {"fields": {"case-state": state, **runs},
+        # "Your approve was sent" goes once the case moves on: the new state answers it.
+        return {"fields": {"case-state": state, "sent-notice": "", **runs},
                 "notice": f"The case moved on (now {state}): reload to see its stages, attempts and diff."}
 
     return case_stream(request, ledger, service.stream(case_id), update)
@@ -272,4 +279,7 @@ async def act(request: Request, case_id: str, verb: str) -> Response:
     # The message names what the page showed, so the verifier binds it again when it decides.
     body = " ".join(filter(None, (f"@{st.verifier_name}", verb, case_id, candidate, f"#{shown}")))
     web_state(request).rooms.post_message(user, st.room_id, body)
-    return RedirectResponse(with_notice(request, f"/repair/{case_id}", {"sent": verb}, "actions"), status_code=303)
+    # The notice holds the state it was sent in: once the case moves on, the page says the new state
+    # instead (a "your approve was sent" under a later state would be stale).
+    return RedirectResponse(with_notice(request, f"/repair/{case_id}", {"sent": verb, "state": st.state}, "actions"),
+                            status_code=303)

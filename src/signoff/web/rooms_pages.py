@@ -18,7 +18,7 @@ from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, Usa
 from signoff.rooms import Approval, Principal, RoomService
 from signoff.rooms.domain.approvals import answer_note
 from signoff.web.message_body import body_html, read_body
-from signoff.web.render import PageRoute, page, when
+from signoff.web.render import PageRoute, page, templates, when
 from signoff.web.repair_pages import cases_in_room
 from signoff.web.state import checked_form, kept_notice, signed_in, still_signed_in, web_state, with_notice
 
@@ -135,7 +135,7 @@ def room_page(request: Request, room_id: str) -> Response:
     name = str(detail["name"])
     bug = name.removeprefix(BUG_ROOM) if name.startswith(BUG_ROOM) else None  # a desk bug's room links its bug
     threads = [Thread(t["root"]["id"], thread_html(t, replying=t["root"]["id"] == reply)) for t in context["threads"]]
-    notice = kept_notice(request) or {"sent": None, "statuses": []}
+    notice = {"sent": None, "statuses": [], **(kept_notice(request) or {})}  # a post's notice, or an answer's
     return page(request, "room.html", room=detail, threads=threads, truncated=context["truncated"], agents=agents,
                 older=context["oldest_sequence"] if context["truncated"] else None, before=before,
                 policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
@@ -223,4 +223,15 @@ async def answer(request: Request) -> Response:
         raise ConflictError(f"your answer ({label}) was recorded, but the reason could not be posted: {exc.message}",
                             "ask the room's owner to add you, then post the reason in the room") from exc
     back = form.get("back", "")
-    return RedirectResponse(back if back in ("/", f"/rooms/{card.room_id}") else "/", status_code=303)
+    back = back if back in ("/", f"/rooms/{card.room_id}") else "/"
+    answered = {"answered": {"title": card.title, "label": label, "room_id": card.room_id}}
+    return RedirectResponse(with_notice(request, back, answered, "answered"), status_code=303)
+
+
+def answered_card(request: Request) -> dict[str, Any] | None:
+    """The card the person just answered, for the page the answer sent them back to (answered.html)."""
+    found = (kept_notice(request) or {}).get("answered")
+    return found if isinstance(found, dict) else None
+
+
+templates.globals["answered_card"] = answered_card

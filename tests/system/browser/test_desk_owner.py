@@ -77,14 +77,22 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
     assert page.locator("#menu-waiting").inner_text() == page.locator("#count-waiting").inner_text()
     assert axe_violations(page) == [] and overflow(page) == 0
     page.get_by_role("link", name="Bugs", exact=True).click()
-    in_review = page.get_by_role("region", name="in review")
-    assert review.bug_id in in_review.inner_text()
+    assert "None." not in page.locator("main").inner_text()  # no section for each empty state
+    # The person narrows the board with its form (no script needed): the state, then a word of the title.
+    page.get_by_label("State", exact=True).select_option("in_review")
+    page.get_by_label("Search", exact=True).fill(COUPON["title"].split()[0].upper())
+    page.get_by_role("button", name="Show").click()
+    bugs = page.get_by_role("table", name="Bugs")
+    assert review.bug_id in bugs.inner_text() and "1 to 1 of 1 matching" in page.locator("#listing-count").inner_text()
+    assert "state=in_review" in page.url
     assert axe_violations(page) == [] and overflow(page) == 0
-    in_review.get_by_role("link", name=review.bug_id).click()
+    bugs.get_by_role("link", name=review.bug_id).click()
     page.get_by_role("heading", name=f"{review.bug_id}: {COUPON['title']}").wait_for()
     assert "untrusted" in page.get_by_role("heading", name="Reports").inner_text()
     assert "measured" in page.get_by_role("heading", name="Reproduction").inner_text()
     assert "advisory" in page.get_by_role("heading", name="Notes").inner_text()
+    notes = page.get_by_role("region", name="Notes advisory").inner_text()
+    assert "\\n" not in notes, "notes read as text, not as JSON strings with their escapes"
     assert "fails on the base revision" in page.get_by_role("region", name="Reproduction").inner_text()
     assert page.locator("table.diff tr.add").count() > 0
     # At 375 px the code keeps its indentation and scrolls inside its own box: it never wraps.
@@ -155,6 +163,8 @@ def test_evidence_carries_kind_badges_and_verify_results(review: Review, tabs: A
     tab.screenshot("evidence")
     assert files.count() >= timeline.count()
     kinds = {files.nth(i).locator(".badge").inner_text() for i in range(files.count())}
+    made_for = page.get_by_role("link", name=f"bug {review.bug_id}")  # each file says what it was made for
+    assert made_for.count() >= timeline.count()
     assert "measured" in kinds and kinds <= {"measured", "reported", "simulated", "advisory", "unlabelled"}
     assert axe_violations(page) == [] and overflow(page) == 0
     with page.expect_download() as download:
@@ -182,6 +192,13 @@ def test_the_ledger_page_shows_the_chain_and_its_checkpoints(review: Review, tab
     assert "intact" in page.get_by_role("region", name="Hash chain").inner_text()
     tab.screenshot("ledger")
     assert axe_violations(page) == []
+    # The person looks for the bug's events: each links back to the bug.
+    events = page.get_by_role("region", name="Events")
+    events.get_by_label("Search", exact=True).fill(review.bug_id)
+    events.get_by_role("button", name="Show").click()
+    page.locator("li.event").get_by_role("link", name=f"desk/bug/{review.bug_id}").first.wait_for()
+    assert axe_violations(page) == []
+    page.goto("/ledger")
     review.site.cli("ledger", "checkpoint")
     page.reload()
     chain = page.get_by_role("region", name="Hash chain").inner_text()

@@ -185,7 +185,7 @@ def test_the_same_recording_always_gives_the_same_page(world: World, alice: http
 
 
 def test_replay_with_the_scrubber_and_presentation_mode(world: World, tabs: Any) -> None:
-    tab = tabs(world.site)
+    tab = tabs(world.site, width=1280)
     tab.sign_in("alice")
     page = tab.page
     page.get_by_role("link", name="Incidents").click()
@@ -194,6 +194,11 @@ def test_replay_with_the_scrubber_and_presentation_mode(world: World, tabs: Any)
     page.get_by_role("heading", name="Shared room").wait_for()
     tab.screenshot("incident-console")
     assert axe_violations(page) == []
+    # At 1280 px the signed approvals show every column, the digest included, with no sideways scroll.
+    hidden = page.locator(".panels .scroll").evaluate_all("els => els.map(e => e.scrollWidth - e.clientWidth)")
+    assert hidden and max(hidden) <= 0, hidden
+    # The timeline breaks between words only.
+    assert page.locator("#timeline li").first.evaluate("e => getComputedStyle(e).overflowWrap") != "anywhere"
     shared = page.locator("#lane-shared li")
     total = shared.count()
     assert total > 10 and page.locator("#lane-shared li:visible").count() == total

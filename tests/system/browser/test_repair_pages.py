@@ -192,6 +192,7 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     # The open page follows the case live, whoever moved it (here `signoff repair run`, another process).
     page.locator("#case-state", has_text="awaiting review").wait_for()
     assert "now awaiting review" in page.locator("#live-status").inner_text()
+    page.locator("#sent-notice").wait_for(state="hidden")  # "your approve was sent" went when the state moved on
 
     page.goto(f"/repair/{case_id}")
     assert page.locator("#case-state").inner_text() == "awaiting review"
@@ -208,6 +209,13 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     timeline = page.get_by_role("region", name="Timeline").inner_text()
     assert "approved" in timeline and "verdict: VERIFIED" in timeline and "review requested" in timeline
     assert axe_violations(page) == [] and overflow(page) == 0
+    # At 375 px each stage is a card, its cells as wide as the screen allows, not columns of a few letters.
+    widths = page.locator("table.records td").evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
+    assert widths and min(widths) > 250, widths
+    # Accept and reject do not look alike.
+    looks = [page.get_by_role("button", name=name).evaluate("e => getComputedStyle(e).backgroundColor")
+             for name in (f"Accept {case_id}", f"Reject {case_id}")]
+    assert looks[0] != looks[1], looks
 
     # Accept, with the keyboard alone: it names the candidate the page shows.
     candidate = str((read_case(w.ledger, case_id).last_verdict or {})["candidate"])

@@ -103,6 +103,16 @@ def test_new_messages_arrive_live(world: Rooms, tabs: Any) -> None:
     assert arrived.locator(".body").inner_text() == "hello from bob <i>not italic</i>"
     assert arrived.locator(".badge.kind").inner_text() == "person"
     assert arrived.locator("i").count() == 0
+    # A protocol message reads as words, live as on the page, its JSON one click away.
+    writer.page.get_by_label("Message", exact=True).fill('{"action": "propose_fix", "case_id": "case-1", "attempt": 1}')
+    writer.page.get_by_role("button", name="Post").click()
+    summary = reader.page.locator(".body.structured", has_text="Propose fix")
+    summary.wait_for()
+    assert summary.inner_text() == "Propose fix · attempt: 1 · case id: case-1"
+    reader.page.get_by_text("Raw JSON").last.click()
+    assert '"action": "propose_fix"' in reader.page.locator("details.raw pre").last.inner_text()
+    reader.page.reload()
+    assert reader.page.locator(".body.structured").last.inner_text() == "Propose fix · attempt: 1 · case id: case-1"
 
 
 def test_addressing_an_agent_shows_what_its_policy_said(world: Rooms, tabs: Any) -> None:
@@ -153,6 +163,8 @@ def test_a_card_is_answered_in_place_with_the_keyboard(world: Rooms, tabs: Any) 
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     page.get_by_role("heading", name="Waiting for me").wait_for()
+    confirmed = page.get_by_role("status").filter(has_text="Answered:")  # the answer is confirmed where it was given
+    assert "\u201cMerge the coupon fix?\u201d: Approve." in confirmed.inner_text()
     assert page.locator(".card", has_text="Merge the coupon fix?").count() == 0
     service = world.service()
     decided = service.approval(service.user_by_name("alice"), CARD)

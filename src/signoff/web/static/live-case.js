@@ -1,5 +1,6 @@
 // Live case page: when the case gets a new version (in this server or another process), the
-// server sends text for elements by id and a notice; both are set as text, never markup.
+// server sends text for elements by id and a notice; both are set as text, never markup (an element
+// sent empty text is hidden: a notice the new state made stale).
 // Without this script the page is complete as served; reload to see a newer state.
 "use strict";
 (function () {
@@ -11,7 +12,7 @@
     var data = JSON.parse(e.data);
     Object.keys(data.fields || {}).forEach(function (id) {
       var node = document.getElementById(id);
-      if (node) { node.textContent = data.fields[id]; }
+      if (node) { node.textContent = data.fields[id]; node.hidden = data.fields[id] === ""; }
     });
     status.textContent = data.notice;
   });
