@@ -95,6 +95,7 @@ class RepairAgents:
         path = self.settings.home / "demo-repair" / REPAIR_WORK
         if not path.is_file():
             return self
+        import signoff.demo.coupon_fixer  # noqa: F401  (registers the coupon fixer script the cases name)
         from signoff.demo.repair_room import embedded_agents
 
         pairs = []

@@ -112,6 +112,9 @@ def link(run: str, as_org: str | None, **extra: Any) -> str:
 @router.get("/incident")
 def runs(request: Request) -> Response:
     user = signed_in(request)
+    from signoff.web.incident_try import warm  # (it imports this module)
+
+    warm(request.app)  # this page links to "try to break it": work its results out meanwhile
     return page(request, "incident_runs.html", runs=service.list_runs(runs_base(request)),
                 bound=bound_org(request, user))
 
