@@ -77,7 +77,10 @@ def leave_repair_work(ledger: Any, settings: Settings, contract: Any) -> dict[st
         kept.append({"room_id": room.room_id, "verifier": room.verifier.id, "fixer": room.fixer_agent.id})
     folder = settings.home / "demo-repair"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / REPAIR_WORK).write_text(json.dumps(kept), encoding="utf-8")
+    path = folder / REPAIR_WORK
+    # A demo run again on the same home adds its cases: the earlier ones still wait, and their agents run too.
+    earlier = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    path.write_text(json.dumps([*earlier, *kept]), encoding="utf-8")
     return states
 
 
@@ -95,6 +98,7 @@ class RepairAgents:
         path = self.settings.home / "demo-repair" / REPAIR_WORK
         if not path.is_file():
             return self
+        import signoff.demo.coupon_fixer  # noqa: F401  (registers the coupon fixer script the cases name)
         from signoff.demo.repair_room import embedded_agents
 
         pairs = []

@@ -120,6 +120,9 @@ INCIDENT_RUNS = Lister[dict[str, Any]](
 @router.get("/incident")
 def runs(request: Request) -> Response:
     user = signed_in(request)
+    from signoff.web.incident_try import warm  # (it imports this module)
+
+    warm(request.app)  # this page links to "try to break it": work its results out meanwhile
     return page(request, "incident_runs.html", l=listed(request, service.list_runs(runs_base(request)), INCIDENT_RUNS),
                 bound=bound_org(request, user))
 

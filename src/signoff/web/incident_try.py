@@ -8,11 +8,12 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
 from signoff.incident import service
-from signoff.kernel.errors import RefusedError
+from signoff.kernel.errors import RefusedError, SignoffError
 from signoff.trust import KeyStore
 from signoff.web.incident_pages import demo_scenario, incident_settings
 from signoff.web.render import PageRoute, page
@@ -68,6 +69,26 @@ def tried_attacks(request: Request) -> list[dict[str, object]]:
             found = request.app.state.incident_tried = service.tried_attacks(
                 settings.home, KeyStore(settings.keys_dir), demo_scenario(request).parties)
     return found
+
+
+def warm(app: Any) -> None:
+    """Work the attacks' results out in the background (once a process), so that the first visit of
+    the page rarely waits for the try workspace's set-up (a visit meanwhile waits for it, under the
+    same lock). Nothing to do without a home or a scenario, or once they are worked out."""
+    if getattr(app.state, "incident_scenario", None) is None or getattr(app.state, "settings", None) is None \
+            or getattr(app.state, "incident_tried", None) is not None or getattr(app.state, "incident_warming", False):
+        return
+    app.state.incident_warming = True
+    request = Request({"type": "http", "app": app, "method": "GET", "path": "/incident/try", "headers": [],
+                       "query_string": b""})
+
+    def work() -> None:
+        try:
+            tried_attacks(request)
+        except SignoffError:
+            return  # the page says what is wrong when it is visited
+
+    threading.Thread(target=work, name="signoff-try-warm", daemon=True).start()
 
 
 def _page(request: Request, status: int = 200, **context: object) -> Response:

@@ -139,6 +139,9 @@ def _sentences(notes: NotesService, folder: Path, status: Status) -> list[dict[s
     review = load_review(folder)
     reviewed = {r["id"]: r for r in review["sentences"]}
     first_round = {r["id"]: r for r in review["rounds"][0]["sentences"]}
+    # The editor's marks are a model's opinion (advisory), or a scripted editor's (simulated).
+    editor = review["rounds"][-1].get("editor") or {}
+    marks_kind = "simulated" if editor.get("kind") == "simulated" else "advisory"
     facts = FactsFile(folder / FACTS_FILE, wanted={f for s in state.sentences for f in s.facts}).by_id
     errors = notes.errors(folder, state.sentences)
     out = []
@@ -151,7 +154,8 @@ def _sentences(notes: NotesService, folder: Path, status: Status) -> list[dict[s
                     "shown": status.shown[s.id],
                     "facts": [{"id": fid, "detail": fact_detail(facts[fid]) if fid in facts else "not in the facts"}
                               for fid in s.facts],
-                    "errors": errors[s.id], "overclaims": _overclaims(reviewed.get(s.id)), "earlier": earlier})
+                    "errors": errors[s.id], "overclaims": _overclaims(reviewed.get(s.id)), "earlier": earlier,
+                    "marks_kind": marks_kind})
     return out
 
 

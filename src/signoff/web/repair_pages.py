@@ -132,7 +132,10 @@ def _why_retried(st: CaseState, n: int) -> str:
 def _attempts(st: CaseState) -> list[dict[str, Any]]:
     """Each attempt with what came of it and, when another followed, why."""
     return [{"n": n, "receipt": (st.handoffs[n].get("receipt") or {}).get("message_id", ""),
-             "summary": (st.proposals.get(n) or {}).get("summary", ""), "candidate": st.candidates.get(n, ""),
+             "summary": (st.proposals.get(n) or {}).get("summary", ""),
+             # whose words: a model's opinion (advisory) or a scripted fixer's (simulated)
+             "summary_kind": "simulated" if (st.proposals.get(n) or {}).get("kind") == "simulated" else "advisory",
+             "candidate": st.candidates.get(n, ""),
              "outcome": _outcome(st, n), "retry": _why_retried(st, n) if n + 1 in st.handoffs else None}
             for n in sorted(st.handoffs)]
 

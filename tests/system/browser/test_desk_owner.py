@@ -90,9 +90,12 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
     page.get_by_role("heading", name=f"{review.bug_id}: {COUPON['title']}").wait_for()
     assert "untrusted" in page.get_by_role("heading", name="Reports").inner_text()
     assert "measured" in page.get_by_role("heading", name="Reproduction").inner_text()
-    assert "advisory" in page.get_by_role("heading", name="Notes").inner_text()
-    notes = page.get_by_role("region", name="Notes advisory").inner_text()
-    assert "\\n" not in notes, "notes read as text, not as JSON strings with their escapes"
+    # Each agent's note says whose it is: a model's opinion (advisory) or a scripted agent's (simulated).
+    notes = page.get_by_role("region", name="Notes")
+    assert "No rule reads them" in notes.inner_text()
+    badges = notes.locator(".note .badge").all_inner_texts()
+    assert "\\n" not in notes.inner_text(), "notes read as text, not as JSON strings with their escapes"
+    assert len(badges) == notes.locator(".note").count() and set(badges) <= {"advisory", "simulated"}
     assert "fails on the base revision" in page.get_by_role("region", name="Reproduction").inner_text()
     assert page.locator("table.diff tr.add").count() > 0
     # At 375 px the code keeps its indentation and scrolls inside its own box: it never wraps.

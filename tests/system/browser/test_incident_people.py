@@ -80,9 +80,21 @@ def client(site: Site, name: str) -> httpx.Client:
     return c
 
 
+def _inbox(c: httpx.Client) -> list[tuple[str, str]]:
+    """(kind, link) of each item of "Waiting for me"."""
+    return re.findall(r'<li class="waiting" data-kind="([^"]+)">.*?<a href="([^"]+)"', c.get("/").text, re.S)
+
+
 def test_the_approver_decides_on_exactly_what_the_page_showed(live: Live) -> None:
     priya, sam = client(live.site, "priya"), client(live.site, "sam")
     try:
+        # "Waiting for me" lists each draft to its organisation's approver only, linking to its form.
+        assert ("incident approval", f"/incident/runs/{live.run}?as=payco#decide-D-PAY-1") in _inbox(priya)
+        assert all(kind != "incident approval" or "as=shopco" in href for kind, href in _inbox(sam))
+        for bystander in ("dave", "alice"):  # PayCo but not its approver; bound to no organisation
+            other = client(live.site, bystander)
+            assert not [k for k, _ in _inbox(other) if k == "incident approval"], bystander
+            other.close()
         page = priya.get(f"/incident/runs/{live.run}", params={"as": "payco"}).text
         # The draft exactly as it will cross, and only PayCo's.
         assert "[disclosure D-PAY-1 · payco · INC-0001 · approved by priya]" in page
@@ -100,6 +112,7 @@ def test_the_approver_decides_on_exactly_what_the_page_showed(live: Live) -> Non
         assert any(b.startswith("[disclosure D-PAY-1 · payco · INC-0001 · approved by priya]") for b in shared)
         assert live.state() != before
         assert 'id="decide-D-PAY-1"' not in priya.get(f"/incident/runs/{live.run}", params={"as": "payco"}).text
+        assert not [h for _, h in _inbox(priya) if h.endswith("#decide-D-PAY-1")]  # decided: no longer waiting
         # Sam refuses ShopCo's draft: nothing is signed, nothing crosses, and it is no longer offered.
         shop = form_of(sam.get(f"/incident/runs/{live.run}", params={"as": "shopco"}).text, "D-SHOP-1")
         assert sam.post(f"/incident/runs/{live.run}/decide", data={**shop, "option": "refuse"}).status_code == 303

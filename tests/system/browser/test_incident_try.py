@@ -185,6 +185,7 @@ def test_try_to_break_it_in_the_browser(site: Site, tabs: Any) -> None:
     status = page.get_by_role("status")
     assert "Blocked" in status.inner_text()
     assert "code_line" in status.locator(".verdict.blocked").first.inner_text()
+    status.scroll_into_view_if_needed()  # the picture shows the verdicts, below the page's introduction
     tab.screenshot("incident-try")
     assert overflow(page) == 0
     assert axe_violations(page) == []

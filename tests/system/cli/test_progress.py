@@ -128,7 +128,8 @@ def test_a_demo_reports_its_steps_and_keeps_json_clean(home: Path, capsys: pytes
     assert json.loads(out)["ok"]
     assert err.splitlines() == ["demo notes: running", "demo notes: building a git history",
                                 "demo notes: writing, checking and reviewing the notes",
-                                "demo notes: approving, publishing and signing"]
+                                "demo notes: approving, publishing and signing",
+                                "demo notes: leaving the visitor a run to decide on"]
 
 
 def test_a_command_that_fails_before_its_first_step_prints_only_the_error(home: Path) -> None:

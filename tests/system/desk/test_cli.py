@@ -36,6 +36,8 @@ def test_demo_runs_the_whole_loop(home: Path, sandbox_ok: None, capsys: pytest.C
     assert steps["round 2"] == {"step": "round 2", "handed_over": True, "rejected_tests": 1, "failed_tests": 1,
                                 "state": "needs_human"}
     assert out["final_states"]["BUG-0001"] == "needs_human" and out["ledger_chain_ok"] is True
+    # Left for a person (the visitor of `signoff serve --demo`): the second bug's change, to review and merge.
+    assert steps["left for a person to review and merge"]["state"] == out["final_states"]["BUG-0002"] == "in_review"
     # The whole crew worked in rooms: each hand-off and answer once (round 2's reproduction twice,
     # as the desk retries a failed one), the reporters answered the concierge's cards.
     assert steps["crew"]["roles"] == ["concierge", "fixer", "manager", "reproducer", "reviewer", "smoke"]

@@ -7,6 +7,7 @@ import pytest
 
 from signoff.desk.workflow import Quarantined
 from signoff.kernel.errors import ConflictError, RefusedError, UsageError
+from tests.support.cli import run_cli
 from tests.support.fixtures.desk import OVERFLOW, World, shown_dispute
 
 
@@ -125,3 +126,22 @@ def test_answers_per_report_and_disputes_per_bug_are_limited(reproduced: World) 
     with pytest.raises(RefusedError, match="waiting for the owner"):
         w.desk.confirm(other, "yes", bug_id=w.bug_id)  # type: ignore[arg-type]
     assert w.ledger.version(f"desk/bug/{w.bug_id}") == before + 1  # refusals wrote nothing
+
+
+def test_the_cli_agrees_only_with_the_dispute_it_printed(reproduced: World) -> None:
+    # Without --shown the CLI prints the dispute and the digest to name, and records nothing; a
+    # digest of anything else is refused; the printed one agrees.
+    w = reproduced
+    attacker = _latecomer(w)
+    w.desk.confirm(attacker, "no", "I see the bug with three items, not one.", bug_id=w.bug_id)  # type: ignore[arg-type]
+    w.ledger.close()  # the CLI opens the home itself
+    env = {"SIGNOFF_HOME": str(w.home)}
+    args = ["desk", "accept-dispute", w.bug_id, "0", "--token", w.tokens["alice"]]
+    asked = run_cli(args, env)
+    assert asked.exit_code == 2 and "three items, not one" in asked.stdout and "--shown" in asked.stderr
+    digest = asked.stderr.split("--shown ", 1)[1].split()[0]
+    refused = run_cli([*args, "--shown", "0" * 12], env)
+    assert refused.exit_code == 4 and "changed since it was shown" in refused.stderr
+    agreed = run_cli([*args, "--shown", digest], env)
+    assert agreed.exit_code == 0, agreed.stderr
+    assert "reopened (round 2) on dispute 0" in agreed.stdout

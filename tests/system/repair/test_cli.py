@@ -92,7 +92,10 @@ def test_demo_repair_then_cases_and_show(home: Path, capsys: pytest.CaptureFixtu
     assert all(Path(p).is_file() for p in out["evidence"])
     case_id = out["room"]["case_id"]
     assert main(["repair", "cases", "--json"]) == 0
-    assert [c["state"] for c in json.loads(capsys.readouterr().out)] == ["ACCEPTED"]
+    # The room flow's case, and the two the demo leaves for the visitor of `signoff serve --demo`.
+    assert [c["state"] for c in json.loads(capsys.readouterr().out)] == ["ACCEPTED", "CONTRACT_PROPOSED",
+                                                                        "AWAITING_REVIEW"]
+    assert sorted(out["left_for_the_visitor"].values()) == ["AWAITING_REVIEW", "CONTRACT_PROPOSED"]
     assert main(["repair", "show", case_id, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["history"][-1] == "ACCEPTED" and shown["verdicts"]["2"]["verdict"] == "VERIFIED"
