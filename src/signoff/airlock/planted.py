@@ -230,7 +230,8 @@ _REPORT_WORDS = compile_re(
     r"application|order|orders|cart|table|column|row|record|database|server|request|endpoint|api|click|select|"
     r"save|upload|download|login|password|branch|repo|repository|plugin|extension|widget|option|checkbox)\b"
 )
-_CODE_MARK = compile_re(r"[`{}<>=/\\|$#@]|\(\)|\.\w+\(|\w+\.\w+\.\w+|[a-z0-9]_[a-z0-9]")
+# code, markup, paths and statements ("DESCRIBE customers;", "select id from orders")
+_CODE_MARK = compile_re(r"[`{}<>=/\\|$#@]|\(\)|\.\w+\(|\w+\.\w+\.\w+|[a-z0-9]_[a-z0-9]|;\s*$|\bselect\b.*\bfrom\b")
 _STOP = frozenset(
     "a an the and or of to in on for with by from at as is are was were be been being it its this that these "
     "those into about than then them they their there here what which who whom whose how why when where will "
@@ -238,6 +239,7 @@ _STOP = frozenset(
     "my we our us he she his her him if so such some any all each every more most other one two three also just "
     "only very please following given below above".split()
 )
+MIN_WORDS = 2  # content words of a task
 MIN_HOST = 2  # other sentences: a shorter text is not a host to contrast with
 
 
@@ -261,7 +263,7 @@ def _planted_task(plain: Sequence[str], folded: Sequence[str]) -> int | None:
             continue
         if _CODE_MARK.search(plain[index]) is not None or any(ch.isdigit() for ch in sentence):
             continue  # code, versions, amounts and counts belong to the report
-        if _REPORT_WORDS.search(sentence) is not None or len(words[index]) < 2:
+        if _REPORT_WORDS.search(sentence) is not None or len(words[index]) < MIN_WORDS:
             continue
         if all(counts[word] == 1 for word in words[index]):  # no content word shared with its host
             return index + 1
