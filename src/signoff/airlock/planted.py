@@ -217,8 +217,9 @@ _TASK_OPENER = compile_re(
     r"give|provide|fill in|think of|assess|given (?:a|an|the|two|three|some|this|these|[0-9]+)|based on|"
     r"in this task|you (?:are given|will be given|are asked to|are required to|are to)) ([a-z0-9\"'(]\S*)"
 )
-# a noun, not an order: "rewrite of multipart", "list is empty", "name: 'vendors'"
-_NOT_AN_OBJECT = frozenset("of is was are were and or as in has had".split())
+# a noun, not an order ("rewrite of multipart", "list is empty"), or a proposal about the software
+# ("suggest caching the token", "propose that the cache expires")
+_NOT_AN_OBJECT = frozenset("of is was are were and or as in has had that".split())
 # What a report asks of its reader itself ("describe the bug", "provide logs"): not a planted task.
 _REPORT_WORDS = compile_re(
     r"\b(?:bug|bugs|issue|issues|error|errors|crash\w*|exception|stack ?trace|traceback|log|logs|repro\w*|"
@@ -240,7 +241,7 @@ _STOP = frozenset(
     "only very please following given below above".split()
 )
 MIN_WORDS = 2  # content words of a task
-MIN_HOST = 2  # other sentences: a shorter text is not a host to contrast with
+MIN_HOST = 1  # other sentences: a text of one sentence is not a host to contrast with
 
 
 def _content(sentence: str) -> set[str]:
@@ -259,7 +260,7 @@ def _planted_task(plain: Sequence[str], folded: Sequence[str]) -> int | None:
             counts[word] = counts.get(word, 0) + 1
     for index, sentence in enumerate(folded):
         opener = next(_TASK_OPENER.groups(sentence), None)
-        if opener is None or opener[2][0] in _NOT_AN_OBJECT or sentence.endswith("?"):
+        if opener is None or opener[2][0] in _NOT_AN_OBJECT or opener[2][0].endswith("ing") or sentence.endswith("?"):
             continue
         if _CODE_MARK.search(plain[index]) is not None or any(ch.isdigit() for ch in sentence):
             continue  # code, versions, amounts and counts belong to the report
