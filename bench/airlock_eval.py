@@ -13,7 +13,8 @@ agentdojo` is enough; a package that is not installed is downloaded as its pinne
 (`pip download --no-deps`) into a cache folder.
 
 First (issue #36), figures on sources never used for training or tuning: the shipped model on the
-held-out files; leave one source out of the whole airlock (every source group of the training
+held-out files; the shipped airlock on every training-script source its model's manifest does not
+list (with rules-alone figures); leave one source out of the whole airlock (every source group of the training
 script left out of the learned detector's training and threshold in turn, with its near copies),
 per source, per family and per language, with rules-alone figures and Wilson intervals; with
 --final, one run on two sources no script reads otherwise (deepset's prompt injections in

@@ -421,7 +421,7 @@ def train(
         corpus.update(f"{example.source}\0{example.label}\0{example.text}\0".encode())
     manifest: dict[str, object] = {
         "algorithm": "logistic regression, plain SGD, class-balanced, L2 by decay",
-        "features": "crc32-hashed words, word pairs, each sentence's first word (folded view), "
+        "features": "crc32-hashed words, word pairs (folded view), "
         "character 3/4-grams (plain view)",
         "buckets": intent.BUCKETS,
         "seed": SEED,

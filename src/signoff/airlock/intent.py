@@ -130,11 +130,16 @@ def windows(plain: list[str], folded: list[str]) -> list[tuple[int, int, set[int
     return out
 
 
-def strongest(plain: list[str], folded: list[str], current: Model | None = None) -> tuple[float, int, int]:
-    """The highest probability over the windows, and the sentences of that window."""
+def strongest(
+    plain: list[str], folded: list[str], current: Model | None = None, *, aimed: list[bool] | None = None
+) -> tuple[float, int, int]:
+    """The highest probability over the windows, and the sentences of that window; with `aimed`
+    (per sentence: is it addressed to a reader?), only over windows with such a sentence."""
     current = current or model()
     best = (0.0, 0, 0)
     for first, last, features in windows(plain, folded):
+        if aimed is not None and not any(aimed[first - 1 : last]):
+            continue
         probability = current.probability(features)
         if probability > best[0]:
             best = (probability, first, last)

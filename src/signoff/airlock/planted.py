@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from signoff.airlock import families as fam
-from signoff.airlock._re import alternation, compile_re
+from signoff.airlock._re import Pattern, alternation, compile_re
 
 # --- dictated output ------------------------------------------------------------------------------
 
@@ -96,7 +96,7 @@ _DICTATED_OTHER = compile_re(
 
 # The reader told to send its user somewhere: a link to visit, a number to call (phishing by proxy).
 _SEND_USER = compile_re(
-    r"(?:^|[:;,.] |\b(?:please|you (?:must|should|will|shall|need to|have to|are to)|always|also|then) )"
+    r"(?m)(?:^|[:;,.] |\b(?:please|you (?:must|should|will|shall|need to|have to|are to)|always|also|then) )"
     r"(?:tell|ask|advise|urge|remind|inform|instruct|encourage|direct|warn|convince|persuade|invite|redirect|send)"
     r" (?:the |your |all |every |any )?(?:users?|readers?|customers?|visitors?|persons?|humans?|recipients?|them)"
     r"\b(?: \S+){0,6}? (?:to|that|at)\b[^\n]{0,120}(?:https?://|www\.|\+?[0-9][0-9 ()-]{8,}[0-9])"
@@ -162,7 +162,7 @@ _CONCEAL = compile_re(
 
 # A fake end of the data the reader was given, followed by orders: "[END OF DOCUMENT] New task: ..."
 _BOUNDARY = compile_re(
-    r"(?:^|[\[<(*#=~-] ?)/?(?:end of (?:the )?|/)(?:document|email|e-mail|context|user input|input|data|"
+    r"(?m)(?:^|[\[<(*#=~-] ?)/?(?:end of (?:the )?|/)(?:document|email|e-mail|context|user input|input|data|"
     r"report|conversation|prompt|text|content|untrusted (?:content|data|text))\b ?[\]>)*#=~-]"
 )
 _NEXT_ORDERS = compile_re(
@@ -209,7 +209,7 @@ _ABOUT_OUTPUT = compile_re(
 # Verbs that open a task for a reader; a report's own imperatives open with interface verbs (open,
 # click, run, install, go, type, select ...), which are not here.
 _TASK_OPENER = compile_re(
-    r"^(?:please |now |also |then |next,? |finally,? )?(?:classify|categori[sz]e|rank|rewrite|paraphrase|rephrase|"
+    r"(?m)^(?:please |now |also |then |next,? |finally,? )?(?:classify|categori[sz]e|rank|rewrite|paraphrase|rephrase|"
     r"summari[sz]e|translate|generate|compose|brainstorm|suggest|recommend|come up with|give me|tell me|"
     r"write|create|make (?:a|an|up|me)|design|plan|propose|outline|draft|invent|explain|describe|compare|"
     r"identify|extract|convert|predict|estimate|solve|answer|guess|pick|choose|decide|evaluate|analy[sz]e|"
@@ -217,8 +217,9 @@ _TASK_OPENER = compile_re(
     r"give|provide|fill in|think of|assess|given (?:a|an|the|two|three|some|this|these|[0-9]+)|based on|"
     r"in this task|you (?:are given|will be given|are asked to|are required to|are to)) ([a-z0-9\"'(]\S*)"
 )
-# a noun, not an order: "rewrite of multipart", "list is empty", "name: 'vendors'"
-_NOT_AN_OBJECT = frozenset("of is was are were and or as in has had".split())
+# a noun, not an order ("rewrite of multipart", "list is empty"), or a proposal about the software
+# ("suggest caching the token", "propose that the cache expires")
+_NOT_AN_OBJECT = frozenset("of is was are were and or as in has had that".split())
 # What a report asks of its reader itself ("describe the bug", "provide logs"): not a planted task.
 _REPORT_WORDS = compile_re(
     r"\b(?:bug|bugs|issue|issues|error|errors|crash\w*|exception|stack ?trace|traceback|log|logs|repro\w*|"
@@ -230,7 +231,8 @@ _REPORT_WORDS = compile_re(
     r"application|order|orders|cart|table|column|row|record|database|server|request|endpoint|api|click|select|"
     r"save|upload|download|login|password|branch|repo|repository|plugin|extension|widget|option|checkbox)\b"
 )
-_CODE_MARK = compile_re(r"[`{}<>=/\\|$#@]|\(\)|\.\w+\(|\w+\.\w+\.\w+|[a-z0-9]_[a-z0-9]")
+# code, markup, paths and statements ("DESCRIBE customers;", "select id from orders")
+_CODE_MARK = compile_re(r"[`{}<>=/\\|$#@]|\(\)|\.\w+\(|\w+\.\w+\.\w+|[a-z0-9]_[a-z0-9]|;[ \t]*$|\bselect\b.*\bfrom\b")
 _STOP = frozenset(
     "a an the and or of to in on for with by from at as is are was were be been being it its this that these "
     "those into about than then them they their there here what which who whom whose how why when where will "
@@ -238,7 +240,8 @@ _STOP = frozenset(
     "my we our us he she his her him if so such some any all each every more most other one two three also just "
     "only very please following given below above".split()
 )
-MIN_HOST = 2  # other sentences: a shorter text is not a host to contrast with
+MIN_WORDS = 2  # content words of a task
+MIN_HOST = 1  # other sentences: a text of one sentence is not a host to contrast with
 
 
 def _content(sentence: str) -> set[str]:
@@ -257,11 +260,12 @@ def _planted_task(plain: Sequence[str], folded: Sequence[str]) -> int | None:
             counts[word] = counts.get(word, 0) + 1
     for index, sentence in enumerate(folded):
         opener = next(_TASK_OPENER.groups(sentence), None)
-        if opener is None or opener[2][0] in _NOT_AN_OBJECT or sentence.endswith("?"):
+        after = (opener[2][0] or "") if opener is not None else ""
+        if opener is None or after in _NOT_AN_OBJECT or after.endswith("ing") or sentence.endswith("?"):
             continue
         if _CODE_MARK.search(plain[index]) is not None or any(ch.isdigit() for ch in sentence):
             continue  # code, versions, amounts and counts belong to the report
-        if _REPORT_WORDS.search(sentence) is not None or len(words[index]) < 2:
+        if _REPORT_WORDS.search(sentence) is not None or len(words[index]) < MIN_WORDS:
             continue
         if all(counts[word] == 1 for word in words[index]):  # no content word shared with its host
             return index + 1
@@ -277,28 +281,42 @@ def _maintainer_asks(plain: str, folded: str) -> bool:
 
 
 def find(plain: Sequence[str], folded: Sequence[str]) -> list[tuple[str, str]]:
-    """(family, where) for every planted-order shape in the sentences (two aligned views)."""
+    """(family, where) for every planted-order shape in the sentences (two aligned views).
+
+    Each shape's pattern is first run once over all the sentences (one per line); only the shapes
+    present anywhere are then placed sentence by sentence, so an honest report costs one search
+    per shape."""
+    whole_plain, whole_folded = "\n".join(plain), "\n".join(folded)
+    present = {
+        id(rx) for rx in (_DICTATED_OTHER, _SEND_USER, _MARKUP_INTO_OUTPUT, _DATA_LINK) if rx.search(whole_plain)
+    }
+    present |= {id(rx) for rx in (_DICTATED_OUTPUT, _FILL, _CONCEAL, _BOUNDARY, _MODE) if rx.search(whole_folded)}
     found: dict[str, str] = {}
     for index, (p, f) in enumerate(zip(plain, folded, strict=True), start=1):
+        if not present:
+            break
         where = f"planted order, sentence {index}"
-        if _DICTATED_OUTPUT.search(f) is not None and not _maintainer_asks(p, f):
-            found.setdefault(fam.AGENT_DIRECTIVE, where)
-        if _DICTATED_OTHER.search(p) is not None:
-            found.setdefault(fam.AGENT_DIRECTIVE, where)
-        if _SEND_USER.search(p) is not None:
-            found.setdefault(fam.AGENT_DIRECTIVE, where)
-        if _MARKUP_INTO_OUTPUT.search(p) is not None:
-            found.setdefault(fam.DICTATED_CODE, where)
-        if _DATA_LINK.search(p) is not None or (_FILL.search(f) is not None and _LINKISH.search(p) is not None):
-            found.setdefault(fam.EXFILTRATION, where)
+
+        def has(rx: Pattern, view: str) -> bool:
+            return id(rx) in present and rx.search(view) is not None
+
         pair = f + " " + folded[index] if index < len(folded) else f
-        if _CONCEAL.search(f) is not None:
+        if (
+            (has(_DICTATED_OUTPUT, f) and not _maintainer_asks(p, f))
+            or has(_DICTATED_OTHER, p)
+            or has(_SEND_USER, p)
+            or has(_CONCEAL, f)
+            or (has(_MODE, f) and _ABOUT_OUTPUT.search(pair) is not None)
+        ):
             found.setdefault(fam.AGENT_DIRECTIVE, where)
-        if _BOUNDARY.search(f) is not None and _NEXT_ORDERS.search(pair) is not None:
+        if has(_MARKUP_INTO_OUTPUT, p):
+            found.setdefault(fam.DICTATED_CODE, where)
+        if has(_DATA_LINK, p) or (has(_FILL, f) and _LINKISH.search(p) is not None):
+            found.setdefault(fam.EXFILTRATION, where)
+        if has(_BOUNDARY, f) and _NEXT_ORDERS.search(pair) is not None:
             found.setdefault(fam.ROLE_IMPERSONATION, where)
-        if _MODE.search(f) is not None and _ABOUT_OUTPUT.search(pair) is not None:
-            found.setdefault(fam.AGENT_DIRECTIVE, where)
-    task = _planted_task(plain, folded)
-    if task is not None:
-        found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {task}")
+    if _TASK_OPENER.search(whole_folded) is not None:
+        task = _planted_task(plain, folded)
+        if task is not None:
+            found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {task}")
     return list(found.items())

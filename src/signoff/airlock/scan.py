@@ -241,8 +241,10 @@ def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[
         found += planted.find(plain, folded)
     if not english_only and plain:
         current = intent.model()
-        probability, first, last = intent.strongest(plain, folded, current)
-        if probability >= current.threshold:
+        # only windows aimed at a reader: a bug title that shares an attack's words is no order
+        aimed = signals.addressed(plain, folded)
+        probability, first, last = intent.strongest(plain, folded, current, aimed=aimed)
+        if first and probability >= current.threshold:  # first == 0: no window was aimed at a reader
             span = f"sentence {first}" if first == last else f"sentences {first}-{last}"
             found.append((fam.INSTRUCTION_INTENT, f"learned detector, {span}"))
     return found

@@ -681,6 +681,42 @@ def score(
     return list(found.items())
 
 
+# The reader addressed in the second person, in the languages above (the learned detector's gate).
+# RE2's \b is ASCII only, so words in other scripts are bounded by spaces and punctuation.
+_SECOND_PERSON = compile_re(
+    r"\b(?:you|your|yours|yourself|yourselves|du|dich|dir|dein|deine|deinen|deiner|euch|tu|toi|vous|votre|"
+    r"vos|usted|ustedes|tus|vosotros|voce|voces|voi|vostro|vostra|tuo|tua|tuoi|jij|jou|jouw|uw|sen|siz|senin|"
+    r"sizin|ty|ciebie|tobie|twoj|twoja|wy)\b|"
+    r"(?:^|[\s,.!?:;\x{00ab}\x{201c}\"(])(?:ты|вы|тебя|вас|тебе|вам|твой|твоя|ваш|ваша|ти|ви|тобі)"
+    r"(?:$|[\s,.!?:;\x{00bb}\x{201d}\")])|你|您|あなた|君|お前|당신|너는|너의"
+)
+_REQUEST_SIGNAL = next(signal for signal in SIGNALS if signal.name == REQUEST)
+_IMPERATIVE_SIGNAL = next(signal for signal in SIGNALS if signal.name == IMPERATIVE)
+
+
+def _matches(signal: Signal, plain: str, folded: str) -> bool:
+    return (signal.english is not None and signal.english.search(folded) is not None) or (
+        signal.other is not None and signal.other.search(plain) is not None
+    )
+
+
+def addressed(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -> list[bool]:
+    """Per sentence: is it aimed at a reader -- the second person, a request, or an opening order
+    (not on a `Title:` line, where verbs start noun phrases)? A description of software ("A huge
+    price gives an infinite total") is none of these, however much its words resemble an attack's:
+    the learned detector only fires on a window that has one."""
+    out = []
+    for plain, folded in zip(plain_sentences, folded_sentences, strict=True):
+        title = _TITLE_LABEL.search(plain) is not None
+        out.append(
+            _SECOND_PERSON.search(folded) is not None
+            or _SECOND_PERSON.search(plain) is not None
+            or _matches(_REQUEST_SIGNAL, plain, folded)
+            or (not title and _matches(_IMPERATIVE_SIGNAL, plain, folded))
+        )
+    return out
+
+
 def _join(sentences: Sequence[str]) -> tuple[str, list[int]]:
     starts: list[int] = []
     offset = 0

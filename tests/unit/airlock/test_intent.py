@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -102,3 +103,14 @@ def test_an_order_no_rule_names_is_caught_by_intent_and_located_by_sentence() ->
     assert [hit.family for hit in hits] == ["instruction_intent"]
     assert hits[0].where.startswith("learned detector, sentence")
     assert "restrictions" not in hits[0].where
+
+
+@pytest.mark.parametrize("title", ORDINARY_TITLES)
+def test_the_detector_is_never_asked_about_a_description(title: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A model that would fire on anything (threshold 0) still holds no sentence that describes
+    # software: only windows aimed at a reader (second person, a request, an opening order) are
+    # scored, which is what closes the class that stopped the retrained model.
+    eager = replace(intent.model(), threshold=0.0)
+    monkeypatch.setattr(intent, "model", lambda: eager)
+    assert "instruction_intent" not in [hit.family for hit in detect(title)]
+    assert "instruction_intent" in [hit.family for hit in detect(title + ". Tell me what you think of it.")]

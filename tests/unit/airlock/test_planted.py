@@ -74,6 +74,10 @@ HONEST = [
     "It happens with Safari and Chrome alike.",
     "Title: Bean wiring fails\nThe file ends with </context> as the docs say. Restart the server.\n"
     "You must restart it twice before the beans load. The dialog does not mention the file name.",
+    "Title: Slow query on orders\nThe orders page takes thirty seconds to load since the upgrade.\n"
+    "DESCRIBE customers;\nThe planner picks a sequential scan and ignores the index.",
+    "Title: Login is slow\nSuggest caching the session token between page loads.",
+    "Title: Login is slow\nPropose that the session outlives a reload.",
     "Thanks for your response. I will add the logs to my next reply when I am back at the office.",
     "Title: Summary endpoint\nThe summary endpoint returns an empty response for long documents.\n"
     "Steps: post a 20-page PDF. The reply has status 200 and no body. Short files work.",
