@@ -17,7 +17,7 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 PYTEST_PARALLEL := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
-.PHONY: demo test unit integration system lint install install-dev lock audit clean
+.PHONY: demo test unit integration system lint install install-dev lock audit image clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,13 @@ audit: $(BIN)/pytest
 		echo "error: the vulnerability service did not answer for every locked package, so the audit could not run (this is not a finding)"; \
 		echo "fix: run make audit where https://pypi.org/pypi/NAME/VERSION/json answers (a package mirror without PyPI's JSON API cannot), or with PIP_AUDIT_ARGS=\"--vulnerability-service osv\" where api.osv.dev answers"; \
 	fi; exit $$status
+
+# The container image, built from Debian's packages with no registry pull, then smoke-tested as it is
+# meant to run (docs/operations.md, "A container image"). As root, with mmdebstrap, podman and runc.
+# Not part of `make test`: it downloads a Debian root and takes minutes. IMAGE=name:tag picks the tag.
+IMAGE ?=
+image: $(BIN)/pytest
+	tag=$$(deploy/image/build.sh $(IMAGE)) && deploy/image/smoke.sh "$$tag"
 
 demo: install
 	$(BIN)/signoff demo
