@@ -205,12 +205,16 @@ class Runner:
         path = "/usr/local/bin:/usr/bin:/bin"
         if python and "/" in python:
             path = python.rsplit("/", 1)[0] + ":" + path
+        if self.kind == "vitest":
+            # Packages resolve from the project's node_modules only: no NODE_PATH into the checkout.
+            return {"PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
+                    "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT, "NO_COLOR": "1", **NODE_THREADS}
         return {
             "PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ":".join(folders), "NODE_PATH": ":".join(folders),
             "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT,
             "HYPOTHESIS_STORAGE_DIRECTORY": f"{WORKDIR}/.hypothesis", "NO_COLOR": "1",
-        } | (NODE_THREADS if self.kind == "vitest" else {})
+        }
 
     def plan(self, harness: Path, tests: list[str]) -> Plan | None:
         """A fresh plan (key, canaries written into `harness`) for one guarded execution."""
