@@ -113,9 +113,11 @@ def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str
         regression = sorted(p for p in baseline if p.endswith(".py") and p.rsplit("/", 1)[-1].startswith("test_"))
         return Suite({**baseline, test_path[len(test_dir) + 1:]: test_source}, test_path[len(test_dir) + 1:],
                      regression, "pytest")
-    if "vitest" not in declared(package_json(repo, base)):
-        raise UsageError("the project's package.json declares no vitest, the test runner the desk runs",
-                         "add vitest to devDependencies (and commit package-lock.json)")
+    deps = declared(package_json(repo, base))
+    runner = "vitest" if "vitest" in deps else "jest" if "jest" in deps else None
+    if runner is None:
+        raise UsageError("the project's package.json declares neither vitest nor jest, the test runners the desk "
+                         "runs", "add vitest (or jest) to devDependencies (and commit package-lock.json)")
     files = {f"{test_dir}/{rel}": text for rel, text in baseline.items()
              if _NODE_TEST.search(rel) or not pathglob.matches(f"{test_dir}/{rel}", list(fix_paths))}
     for name in NODE_CONFIG_FILES:  # the base revision's runner configuration (pytest.ini's role)
@@ -123,7 +125,7 @@ def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str
         if data is not None:
             files[name] = data.decode("utf-8", errors="replace")
     regression = sorted(p for p in files if p.startswith(test_dir + "/") and _NODE_TEST.search(p))
-    return Suite({**files, test_path: test_source}, test_path, regression, "vitest")
+    return Suite({**files, test_path: test_source}, test_path, regression, runner)
 
 
 def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_path: str, test_source: str,

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.repair.junit import Case, select, vitest_frames
+from signoff.repair.junit import Case, select
 from signoff.repair.verdict import outcome_of
 
 PYTEST_RECORD = "signoff-guard.json"
@@ -202,9 +202,10 @@ def plan_vitest(harness: Path, tests: list[str]) -> Plan:
     return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
 
 
-def check_vitest(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], report: str,
-                 exit_code: int | None) -> tuple[list[str], list[Case] | None, dict[str, Any]]:
-    """(findings, the cases without the canaries, where each failure was raised) for one Vitest run.
+def check_wrapped(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], report: str,
+                  exit_code: int | None, frames: dict[str, str]) -> tuple[list[str], list[Case] | None, dict[str, Any]]:
+    """(findings, the cases without the canaries, where each failure was raised: `frames`, each failed
+    case's innermost frame as the runner reported it) for one Vitest or Jest run.
 
     The wrapper (`run_tests.mjs`) records, after it stopped every process the run left behind, how
     the runner ended and its report's SHA-256: a report written by anything else, a runner that was
@@ -226,7 +227,6 @@ def check_vitest(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], 
         return findings, None, {}
     findings += _canary_findings(plan, cases)
     own = [c for c in cases if c.id != plan.canary_file and not c.id.startswith(plan.canary_file + "::")]
-    frames = vitest_frames(data) if data is not None else {}
     observed: dict[str, Any] = {}
     for c in own:
         if c.outcome in ("failed", "error"):
@@ -236,6 +236,34 @@ def check_vitest(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], 
             observed[c.id] = {"outcome": c.outcome, "assertion": c.assertion, "exception": c.exception,
                               "origin": origin}
     return findings, own, observed
+
+
+def plan_jest(harness: Path, tests: list[str]) -> Plan:
+    """A Jest canary beside the first test file (same suffix), loading what that test imports; Jest's
+    globals, or `@jest/globals` where a project turns them off."""
+    first = tests[0].split("::", 1)[0]
+    source = (harness / first).read_text(errors="replace") if (harness / first).is_file() else ""
+    folder = str(Path(first).parent)
+    folder = "" if folder == "." else folder
+    base = Path(first).name
+    suffix = base[base.index("."):] if "." in base else ".test.ts"
+    fail, ok = secrets.token_hex(6), secrets.token_hex(6)
+    nonce, other = secrets.token_hex(12), secrets.token_hex(12)
+    name = f"{VITEST_CANARY_PREFIX}{secrets.token_hex(8)}{suffix}"
+    rel = f"{folder}/{name}" if folder else name
+    body = ["// @ts-nocheck", "/* eslint-disable */",
+            "const signoffCanary = globalThis.expect ? { test: globalThis.test, expect: globalThis.expect } : "
+            'require("@jest/globals");']
+    body += [f"try {{ require({json.dumps(m.group(2))}); }} catch {{}}" for m in _JS_IMPORT.finditer(source)
+             if not m.group(2).startswith("@jest/")]
+    body.append(f"signoffCanary.test({json.dumps(fail)}, () => {{ signoffCanary.expect({json.dumps(nonce)})"
+                f".toBe({json.dumps(other)}); }});")
+    body.append(f"signoffCanary.test({json.dumps(ok)}, () => {{ signoffCanary.expect({json.dumps(nonce)})"
+                f".toBe({json.dumps(nonce)}); }});")
+    path = harness / rel
+    path.write_text("\n".join(body) + "\n")
+    path.chmod(0o444)
+    return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
 
 
 def _read_record(data: bytes | None, key: str, what: str, findings: list[str]) -> dict[str, Any] | None:
