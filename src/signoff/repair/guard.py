@@ -176,9 +176,11 @@ def plan_node(harness: Path, tests: list[str]) -> Plan:
     return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
 
 
-def plan_vitest(harness: Path, tests: list[str]) -> Plan:
-    """Write a Vitest canary file beside the first test file (same suffix, so the project's `include`
-    pattern collects it), importing what that test imports, and return the run's plan."""
+def _packaged_canary(harness: Path, tests: list[str], head: list[str], imported: str,
+                     test: str, expect: str) -> Plan:
+    """A canary file beside the first test file, with its suffix (so the project's pattern collects it):
+    `head`, then `imported` (a format with {spec}) for each module the test imports, then the two
+    canaries written with the `test` and `expect` names the head binds."""
     first = tests[0].split("::", 1)[0]
     source = (harness / first).read_text(errors="replace") if (harness / first).is_file() else ""
     folder = str(Path(first).parent)
@@ -187,19 +189,32 @@ def plan_vitest(harness: Path, tests: list[str]) -> Plan:
     suffix = base[base.index("."):] if "." in base else ".test.ts"
     fail, ok = secrets.token_hex(6), secrets.token_hex(6)
     nonce, other = secrets.token_hex(12), secrets.token_hex(12)
-    name = f"{VITEST_CANARY_PREFIX}{secrets.token_hex(8)}{suffix}"
-    rel = f"{folder}/{name}" if folder else name
-    body = ['import { test as signoffCanaryTest, expect as signoffCanaryExpect } from "vitest";']
-    body += [f"try {{ await import({json.dumps(m.group(2))}); }} catch {{}}" for m in _JS_IMPORT.finditer(source)
-             if m.group(2) != "vitest"]
-    body.append(f"signoffCanaryTest({json.dumps(fail)}, () => {{ signoffCanaryExpect({json.dumps(nonce)})"
-                f".toBe({json.dumps(other)}); }});")
-    body.append(f"signoffCanaryTest({json.dumps(ok)}, () => {{ signoffCanaryExpect({json.dumps(nonce)})"
-                f".toBe({json.dumps(nonce)}); }});")
+    rel = f"{folder}/" * bool(folder) + f"{VITEST_CANARY_PREFIX}{secrets.token_hex(8)}{suffix}"
+    body = [*head, *[imported.format(spec=json.dumps(m.group(2))) for m in _JS_IMPORT.finditer(source)
+                     if m.group(2) != "vitest" and not m.group(2).startswith("@jest/")]]
+    body.append(f"{test}({json.dumps(fail)}, () => {{ {expect}({json.dumps(nonce)}).toBe({json.dumps(other)}); }});")
+    body.append(f"{test}({json.dumps(ok)}, () => {{ {expect}({json.dumps(nonce)}).toBe({json.dumps(nonce)}); }});")
     path = harness / rel
     path.write_text("\n".join(body) + "\n")
     path.chmod(0o444)
     return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
+
+
+def plan_vitest(harness: Path, tests: list[str]) -> Plan:
+    """A Vitest canary: imports `test` and `expect` from vitest, loads what the test imports."""
+    return _packaged_canary(
+        harness, tests, ['import { test as signoffCanaryTest, expect as signoffCanaryExpect } from "vitest";'],
+        "try {{ await import({spec}); }} catch {{}}", "signoffCanaryTest", "signoffCanaryExpect")
+
+
+def plan_jest(harness: Path, tests: list[str]) -> Plan:
+    """A Jest canary: Jest's globals (or `@jest/globals` where a project turns them off), loading what
+    the test imports with `require` (Jest's transform makes a module of it)."""
+    head = ["// @ts-nocheck", "/* eslint-disable */",
+            "const signoffCanary = globalThis.expect ? { test: globalThis.test, expect: globalThis.expect } : "
+            'require("@jest/globals");']
+    return _packaged_canary(harness, tests, head, "try {{ require({spec}); }} catch {{}}", "signoffCanary.test",
+                            "signoffCanary.expect")
 
 
 def check_wrapped(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], report: str,
@@ -236,34 +251,6 @@ def check_wrapped(plan: Plan, cases: list[Case] | None, files: dict[str, bytes],
             observed[c.id] = {"outcome": c.outcome, "assertion": c.assertion, "exception": c.exception,
                               "origin": origin}
     return findings, own, observed
-
-
-def plan_jest(harness: Path, tests: list[str]) -> Plan:
-    """A Jest canary beside the first test file (same suffix), loading what that test imports; Jest's
-    globals, or `@jest/globals` where a project turns them off."""
-    first = tests[0].split("::", 1)[0]
-    source = (harness / first).read_text(errors="replace") if (harness / first).is_file() else ""
-    folder = str(Path(first).parent)
-    folder = "" if folder == "." else folder
-    base = Path(first).name
-    suffix = base[base.index("."):] if "." in base else ".test.ts"
-    fail, ok = secrets.token_hex(6), secrets.token_hex(6)
-    nonce, other = secrets.token_hex(12), secrets.token_hex(12)
-    name = f"{VITEST_CANARY_PREFIX}{secrets.token_hex(8)}{suffix}"
-    rel = f"{folder}/{name}" if folder else name
-    body = ["// @ts-nocheck", "/* eslint-disable */",
-            "const signoffCanary = globalThis.expect ? { test: globalThis.test, expect: globalThis.expect } : "
-            'require("@jest/globals");']
-    body += [f"try {{ require({json.dumps(m.group(2))}); }} catch {{}}" for m in _JS_IMPORT.finditer(source)
-             if not m.group(2).startswith("@jest/")]
-    body.append(f"signoffCanary.test({json.dumps(fail)}, () => {{ signoffCanary.expect({json.dumps(nonce)})"
-                f".toBe({json.dumps(other)}); }});")
-    body.append(f"signoffCanary.test({json.dumps(ok)}, () => {{ signoffCanary.expect({json.dumps(nonce)})"
-                f".toBe({json.dumps(nonce)}); }});")
-    path = harness / rel
-    path.write_text("\n".join(body) + "\n")
-    path.chmod(0o444)
-    return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
 
 
 def _read_record(data: bytes | None, key: str, what: str, findings: list[str]) -> dict[str, Any] | None:
