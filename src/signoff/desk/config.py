@@ -27,6 +27,7 @@ class DeskConfig:
     module: str = "shoplite.checkout"  # the module a reproduction test is asked to exercise (a hint)
     # python (pytest, ruff, mypy) or node (Vitest, and Prettier, ESLint and tsc as package.json declares them)
     stack: str = "python"
+    test_suffix: str = ".test.ts"  # node: the regression test's name ends so (the project's include must collect it)
     test_dir: str = "tests"  # the repository's tests (the baseline suite) and where regression tests go
     docs_paths: tuple[str, ...] = ("docs/**", "*.md", "**/*.md")  # tier 0
     sensitive_paths: tuple[str, ...] = DEFAULT_SENSITIVE  # tier 2
@@ -102,11 +103,14 @@ class DeskConfig:
                                  "use CODEOWNERS / gitignore patterns without '!', '[...]' or '\\'")
         if self.stack not in STACKS:
             raise UsageError(f"[desk] stack {self.stack!r} is not known", 'use "python" or "node"')
+        if not re.fullmatch(r"\.(test|spec)\.[cm]?[jt]sx?", self.test_suffix):
+            raise UsageError(f"[desk] test_suffix {self.test_suffix!r} is not a test file suffix",
+                             'e.g. test_suffix = ".spec.ts" (or ".test.js")')
         if not 1 <= self.fix_attempts <= 5:
             raise UsageError("[desk] fix_attempts must be 1 to 5", "the default is 2")
 
     def test_path(self, bug_id: str) -> str:
         name = bug_id.lower().replace("-", "_")
         if self.stack == "node":
-            return f"{self.test_dir}/{name}.test.ts"
+            return f"{self.test_dir}/{name}{self.test_suffix}"
         return f"{self.test_dir}/test_{name}.py"

@@ -14,6 +14,7 @@ from typing import Any
 from signoff import git
 from signoff.agents import ProposalRejected, RoleSpec, agent_for, register_role
 from signoff.desk.credentials import DeskCaller, require
+from signoff.desk.measure import declared, package_json
 from signoff.desk.release import acceptance_check
 from signoff.desk.workflow import ENGINEERING, Desk
 from signoff.kernel import pathglob
@@ -62,9 +63,18 @@ def _agent_info(proposal: Any) -> dict[str, Any]:
 # -- work orders and proposals: what an agent is given and what it gives back ---------------------
 # Shared by this service (in-process calls) and the crew (the same orders carried through rooms).
 
-# What the reproducer's test is written for, by the desk's stack (the desk runs it so; see measure.py).
-FRAMEWORK = {"python": "pytest (plain assert)",
-             "node": 'Vitest in TypeScript (import { expect, test } from "vitest"; expect(...) assertions)'}
+# What the reproducer's test is written for: the runner the desk will run it with (see measure.py).
+FRAMEWORK = {"pytest": "pytest (plain assert)",
+             "vitest": 'Vitest in TypeScript (import { expect, test } from "vitest"; expect(...) assertions)',
+             "jest": "Jest in TypeScript (Jest's globals test and expect; expect(...) assertions)"}
+
+
+def _framework(desk: Desk) -> str:
+    if desk.config.stack != "node":
+        return FRAMEWORK["pytest"]
+    repo = desk.forge.path(desk.config.repo)
+    deps = declared(package_json(repo, desk.forge.head(desk.config.repo)))
+    return FRAMEWORK["jest" if "jest" in deps and "vitest" not in deps else "vitest"]
 
 
 def reproduction_order(desk: Desk, actor: DeskCaller, bug_id: str, round_: int) -> dict[str, Any]:
@@ -73,7 +83,7 @@ def reproduction_order(desk: Desk, actor: DeskCaller, bug_id: str, round_: int) 
     d = desk.dossier(actor, bug_id)
     return {"bug_id": bug_id, "round": round_, "test_path": desk.config.test_path(bug_id),
             "rejected_tests": d["rejected_tests"], "failed_tests": desk.bug(bug_id).failed_tests,
-            "module": desk.config.module, "framework": FRAMEWORK[desk.config.stack]}
+            "module": desk.config.module, "framework": _framework(desk)}
 
 
 def propose_reproduction(desk: Desk, order: dict[str, Any], report: str, script: str = SCRIPT,
@@ -82,7 +92,7 @@ def propose_reproduction(desk: Desk, order: dict[str, Any], report: str, script:
     agent = agent_for("reproducer", desk.settings, desk.ledger, script=script)
     prop = agent.propose({"test_path": order["test_path"], "round": order["round"],
                           "rejected_tests": order["rejected_tests"], "failed_tests": order.get("failed_tests", []),
-                          "module": order["module"], "framework": order.get("framework", FRAMEWORK["python"])},
+                          "module": order["module"], "framework": order.get("framework", FRAMEWORK["pytest"])},
                          {"report": report}, client=client, case_id=order["bug_id"],
                          allowed_paths=[order["test_path"]])
     return {"test_path": prop.output["test_path"], "test_source": prop.output["test_source"],

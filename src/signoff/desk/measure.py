@@ -113,9 +113,11 @@ def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str
         regression = sorted(p for p in baseline if p.endswith(".py") and p.rsplit("/", 1)[-1].startswith("test_"))
         return Suite({**baseline, test_path[len(test_dir) + 1:]: test_source}, test_path[len(test_dir) + 1:],
                      regression, "pytest")
-    if "vitest" not in declared(package_json(repo, base)):
-        raise UsageError("the project's package.json declares no vitest, the test runner the desk runs",
-                         "add vitest to devDependencies (and commit package-lock.json)")
+    deps = declared(package_json(repo, base))
+    runner = "vitest" if "vitest" in deps else "jest" if "jest" in deps else None
+    if runner is None:
+        raise UsageError("the project's package.json declares neither vitest nor jest, the test runners the desk "
+                         "runs", "add vitest (or jest) to devDependencies (and commit package-lock.json)")
     files = {f"{test_dir}/{rel}": text for rel, text in baseline.items()
              if _NODE_TEST.search(rel) or not pathglob.matches(f"{test_dir}/{rel}", list(fix_paths))}
     for name in NODE_CONFIG_FILES:  # the base revision's runner configuration (pytest.ini's role)
@@ -123,7 +125,7 @@ def suite(repo: Path, base: str, test_dir: str, test_path: str, test_source: str
         if data is not None:
             files[name] = data.decode("utf-8", errors="replace")
     regression = sorted(p for p in files if p.startswith(test_dir + "/") and _NODE_TEST.search(p))
-    return Suite({**files, test_path: test_source}, test_path, regression, "vitest")
+    return Suite({**files, test_path: test_source}, test_path, regression, runner)
 
 
 def reproduce(settings: Settings, repo: Path, base: str, test_dir: str, test_path: str, test_source: str,
@@ -187,29 +189,32 @@ def configured_checks(repo: Path, commit: str) -> list[str]:
     return found
 
 
-def configured_node_checks(repo: Path, commit: str) -> list[list[str]]:
+def configured_node_checks(repo: Path, commit: str, changed: list[str] | None = None) -> list[list[str]]:
     """The checks a Node project declares at `commit`: Prettier, ESLint, and TypeScript's compiler
     when package.json names them (tsc only with a tsconfig.json), each as the command it runs: the
     project's own invocation in its `scripts` when one is a plain call of the tool (made read-only:
-    Prettier checks, ESLint does not fix, tsc emits nothing), else the tool on the whole project."""
+    Prettier checks, ESLint does not fix, tsc emits nothing), else Prettier and ESLint on the files
+    the change touched (`changed`; the whole project without it) and tsc on the whole project."""
     manifest = package_json(repo, commit)
     deps = declared(manifest)
     scripts = (manifest or {}).get("scripts")
     scripts = scripts if isinstance(scripts, dict) else {}
     found = []
+    files = sorted(p for p in changed or [] if git.read_file_at(repo, commit, p) is not None) or ["."]
     if "prettier" in deps:
-        found.append(_read_only("prettier", _script_call(scripts, "prettier")) or ["prettier", "--check", "."])
+        found.append(read_only_call("prettier", script_call(scripts, "prettier"))
+                     or ["prettier", "--check", "--ignore-unknown", *files])
     if "eslint" in deps:
-        found.append(_read_only("eslint", _script_call(scripts, "eslint")) or ["eslint", "."])
+        found.append(read_only_call("eslint", script_call(scripts, "eslint")) or ["eslint", *files])
     if "typescript" in deps and git.read_file_at(repo, commit, "tsconfig.json") is not None:
-        found.append(_read_only("tsc", _script_call(scripts, "tsc")) or ["tsc", "--noEmit"])
+        found.append(read_only_call("tsc", script_call(scripts, "tsc")) or ["tsc", "--noEmit"])
     return found
 
 
 _PLAIN_ARG = re.compile(r"[A-Za-z0-9_./@:=,*{}\-]+")
 
 
-def _script_call(scripts: dict[str, Any], tool: str) -> list[str] | None:
+def script_call(scripts: dict[str, Any], tool: str) -> list[str] | None:
     """The first plain call of `tool` in the project's scripts (`prettier --check src`, `npx eslint .`,
     one step of `a && b`), as its arguments; None when no script calls it plainly (pipes, variables,
     other shell syntax are never run)."""
@@ -225,7 +230,7 @@ def _script_call(scripts: dict[str, Any], tool: str) -> list[str] | None:
     return None
 
 
-def _read_only(tool: str, words: list[str] | None) -> list[str] | None:
+def read_only_call(tool: str, words: list[str] | None) -> list[str] | None:
     """The project's call of `tool`, made to check without changing anything (None: use the default)."""
     if words is None:
         return None
@@ -243,13 +248,14 @@ def _read_only(tool: str, words: list[str] | None) -> list[str] | None:
     return [tool, *args] if any(not a.startswith("-") for a in args) or tool == "tsc" else None
 
 
-def _node_checks(settings: Settings, repo: Path, commit: str, timeout: float) -> Measurement:
+def _node_checks(settings: Settings, repo: Path, commit: str, timeout: float,
+                 changed: list[str] | None = None) -> Measurement:
     """Prettier, ESLint and tsc as the project declares them, on the commit's tree in the sandbox
     (no network, its packages from the lock file), each from the project's root."""
     from signoff import sandbox
     from signoff.repair.runners import NODE_MEMORY_MB, NODE_THREADS, SRC_MOUNT, WORKDIR, node_project
 
-    commands = configured_node_checks(repo, commit)
+    commands = configured_node_checks(repo, commit, changed)
     if not commands:
         return Measurement(True, "the project declares no formatter, linter or type checker", {"checks": []})
     manifest = git.read_file_at(repo, commit, "package.json") or b""
@@ -283,11 +289,11 @@ def _node_checks(settings: Settings, repo: Path, commit: str, timeout: float) ->
 
 
 def run_checks(settings: Settings, repo: Path, commit: str, timeout: float = 120.0,
-               stack: str = "python") -> Measurement:
+               stack: str = "python", changed: list[str] | None = None) -> Measurement:
     from signoff import sandbox
 
     if stack == "node":
-        return _node_checks(settings, repo, commit, timeout)
+        return _node_checks(settings, repo, commit, timeout, changed)
     tools = configured_checks(repo, commit)
     if not tools:
         return Measurement(True, "the repository configures no checks", {"checks": []})
@@ -341,7 +347,7 @@ def verify_fix(settings: Settings, repo: Path, base: str, candidate: str, test_d
         why = "; ".join(f"{r['code']}: {r['detail']}" for r in result.reasons)[:500]
         return Measurement(False, f"{result.verdict}: {why}{signal}", detail, evidence)
     if checks:
-        chk = run_checks(settings, repo, candidate, timeout, stack)
+        chk = run_checks(settings, repo, candidate, timeout, stack, result.changed)
         detail["checks"] = chk.detail.get("checks", [])
         if not chk.ok:
             return Measurement(False, chk.reason, detail, evidence)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.repair.junit import Case, select, vitest_frames
+from signoff.repair.junit import Case, select
 from signoff.repair.verdict import outcome_of
 
 PYTEST_RECORD = "signoff-guard.json"
@@ -176,9 +176,11 @@ def plan_node(harness: Path, tests: list[str]) -> Plan:
     return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
 
 
-def plan_vitest(harness: Path, tests: list[str]) -> Plan:
-    """Write a Vitest canary file beside the first test file (same suffix, so the project's `include`
-    pattern collects it), importing what that test imports, and return the run's plan."""
+def _packaged_canary(harness: Path, tests: list[str], head: list[str], imported: str,
+                     test: str, expect: str) -> Plan:
+    """A canary file beside the first test file, with its suffix (so the project's pattern collects it):
+    `head`, then `imported` (a format with {spec}) for each module the test imports, then the two
+    canaries written with the `test` and `expect` names the head binds."""
     first = tests[0].split("::", 1)[0]
     source = (harness / first).read_text(errors="replace") if (harness / first).is_file() else ""
     folder = str(Path(first).parent)
@@ -187,24 +189,38 @@ def plan_vitest(harness: Path, tests: list[str]) -> Plan:
     suffix = base[base.index("."):] if "." in base else ".test.ts"
     fail, ok = secrets.token_hex(6), secrets.token_hex(6)
     nonce, other = secrets.token_hex(12), secrets.token_hex(12)
-    name = f"{VITEST_CANARY_PREFIX}{secrets.token_hex(8)}{suffix}"
-    rel = f"{folder}/{name}" if folder else name
-    body = ['import { test as signoffCanaryTest, expect as signoffCanaryExpect } from "vitest";']
-    body += [f"try {{ await import({json.dumps(m.group(2))}); }} catch {{}}" for m in _JS_IMPORT.finditer(source)
-             if m.group(2) != "vitest"]
-    body.append(f"signoffCanaryTest({json.dumps(fail)}, () => {{ signoffCanaryExpect({json.dumps(nonce)})"
-                f".toBe({json.dumps(other)}); }});")
-    body.append(f"signoffCanaryTest({json.dumps(ok)}, () => {{ signoffCanaryExpect({json.dumps(nonce)})"
-                f".toBe({json.dumps(nonce)}); }});")
+    rel = f"{folder}/" * bool(folder) + f"{VITEST_CANARY_PREFIX}{secrets.token_hex(8)}{suffix}"
+    body = [*head, *[imported.format(spec=json.dumps(m.group(2))) for m in _JS_IMPORT.finditer(source)
+                     if m.group(2) != "vitest" and not m.group(2).startswith("@jest/")]]
+    body.append(f"{test}({json.dumps(fail)}, () => {{ {expect}({json.dumps(nonce)}).toBe({json.dumps(other)}); }});")
+    body.append(f"{test}({json.dumps(ok)}, () => {{ {expect}({json.dumps(nonce)}).toBe({json.dumps(nonce)}); }});")
     path = harness / rel
     path.write_text("\n".join(body) + "\n")
     path.chmod(0o444)
     return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
 
 
-def check_vitest(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], report: str,
-                 exit_code: int | None) -> tuple[list[str], list[Case] | None, dict[str, Any]]:
-    """(findings, the cases without the canaries, where each failure was raised) for one Vitest run.
+def plan_vitest(harness: Path, tests: list[str]) -> Plan:
+    """A Vitest canary: imports `test` and `expect` from vitest, loads what the test imports."""
+    return _packaged_canary(
+        harness, tests, ['import { test as signoffCanaryTest, expect as signoffCanaryExpect } from "vitest";'],
+        "try {{ await import({spec}); }} catch {{}}", "signoffCanaryTest", "signoffCanaryExpect")
+
+
+def plan_jest(harness: Path, tests: list[str]) -> Plan:
+    """A Jest canary: Jest's globals (or `@jest/globals` where a project turns them off), loading what
+    the test imports with `require` (Jest's transform makes a module of it)."""
+    head = ["// @ts-nocheck", "/* eslint-disable */",
+            "const signoffCanary = globalThis.expect ? { test: globalThis.test, expect: globalThis.expect } : "
+            'require("@jest/globals");']
+    return _packaged_canary(harness, tests, head, "try {{ require({spec}); }} catch {{}}", "signoffCanary.test",
+                            "signoffCanary.expect")
+
+
+def check_wrapped(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], report: str,
+                  exit_code: int | None, frames: dict[str, str]) -> tuple[list[str], list[Case] | None, dict[str, Any]]:
+    """(findings, the cases without the canaries, where each failure was raised: `frames`, each failed
+    case's innermost frame as the runner reported it) for one Vitest or Jest run.
 
     The wrapper (`run_tests.mjs`) records, after it stopped every process the run left behind, how
     the runner ended and its report's SHA-256: a report written by anything else, a runner that was
@@ -226,7 +242,6 @@ def check_vitest(plan: Plan, cases: list[Case] | None, files: dict[str, bytes], 
         return findings, None, {}
     findings += _canary_findings(plan, cases)
     own = [c for c in cases if c.id != plan.canary_file and not c.id.startswith(plan.canary_file + "::")]
-    frames = vitest_frames(data) if data is not None else {}
     observed: dict[str, Any] = {}
     for c in own:
         if c.outcome in ("failed", "error"):

@@ -238,6 +238,76 @@ def vitest_frames(data: bytes) -> dict[str, str]:
     return out
 
 
+_JEST_FRAME = re.compile(r"^\s*at (?:.*? \()?(/[^\s():]+):\d+:\d+\)?\s*$", re.MULTILINE)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _jest_results(data: bytes) -> list[dict[str, Any]]:
+    import json
+
+    try:
+        parsed = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ReportError(f"report is not JSON: {exc}") from exc
+    results = parsed.get("testResults") if isinstance(parsed, dict) else None
+    if not isinstance(results, list):
+        raise ReportError("report has no testResults")
+    return [r for r in results if isinstance(r, dict)]
+
+
+def _jest_file(result: dict[str, Any], root: str) -> str:
+    name = str(result.get("name") or "")
+    return name[len(root) + 1:] if name.startswith(root + "/") else name
+
+
+def parse_jest(data: bytes, root: str) -> list[Case]:
+    """Cases of a Jest report (`--json`): one per test, `file::describe::test` with the file relative to
+    the project's `root`. A file that could not run (an import, syntax or type error) is one case named
+    after the file: an error. A failure is an assertion when Jest's details carry a matcher result
+    (expect's) or an `AssertionError` (node:assert's)."""
+    cases: list[Case] = []
+    for r in _jest_results(data):
+        file_ = _jest_file(r, root)
+        tests = [a for a in r.get("assertionResults") or [] if isinstance(a, dict)]
+        if r.get("testExecError") or (r.get("status") == "failed" and not tests):
+            message = _ANSI.sub("", str(r.get("message") or r.get("testExecError") or "")).strip()
+            cases.append(Case(file_, "error", False, None, _bounded(message) or "the test file failed to run"))
+            continue
+        for a in tests:
+            case_id = "::".join([file_, *[str(t) for t in a.get("ancestorTitles") or []], str(a.get("title") or "")])
+            status = a.get("status")
+            if status == "passed":
+                cases.append(Case(case_id, "passed", False, None, ""))
+            elif status == "failed":
+                details = [d for d in a.get("failureDetails") or [] if isinstance(d, dict)]
+                assertion = any(d.get("matcherResult") or d.get("name") == "AssertionError"
+                                or d.get("code") == "ERR_ASSERTION" for d in details)
+                text = _ANSI.sub("", str((a.get("failureMessages") or [""])[0]))
+                head = text.strip().split("\n", 1)[0]
+                exc = "AssertionError" if assertion else (head.split(":", 1)[0] if ":" in head else None)
+                cases.append(Case(case_id, "failed", assertion, exc, _bounded(text.split("\n    at ", 1)[0])))
+            else:
+                cases.append(Case(case_id, "skipped", False, None, ""))
+    return cases
+
+
+def jest_frames(data: bytes, root: str) -> dict[str, str]:
+    """Each failed test's innermost frame (the file relative to `root`), from Jest's failure message."""
+    out: dict[str, str] = {}
+    for r in _jest_results(data):
+        file_ = _jest_file(r, root)
+        for a in r.get("assertionResults") or []:
+            if not isinstance(a, dict) or a.get("status") != "failed":
+                continue
+            m = _JEST_FRAME.search(_ANSI.sub("", str((a.get("failureMessages") or [""])[0])))
+            if m:
+                path = m.group(1)
+                titles = [str(t) for t in a.get("ancestorTitles") or []]
+                case_id = "::".join([file_, *titles, str(a.get("title") or "")])
+                out[case_id] = path[len(root) + 1:] if path.startswith(root + "/") else path
+    return out
+
+
 def parse_generic(data: bytes) -> list[Case]:
     """Cases of any runner's report: a `file` attribute if present, else pytest-style dotted classname."""
     return parse_pytest(data)

@@ -30,8 +30,9 @@ from signoff.repair.guard import (
     Plan,
     check_node,
     check_pytest,
-    check_vitest,
+    check_wrapped,
     node_record,
+    plan_jest,
     plan_node,
     plan_pytest,
     plan_vitest,
@@ -41,10 +42,13 @@ from signoff.repair.junit import (
     HARNESS_MOUNT,
     Case,
     ReportError,
+    jest_frames,
     parse_generic,
+    parse_jest,
     parse_node,
     parse_pytest,
     parse_vitest,
+    vitest_frames,
 )
 from signoff.sandbox.nodeenv import DEPS_DST
 
@@ -54,7 +58,10 @@ WORKDIR = "/work"
 JUNIT = "junit.xml"
 
 EMPTY_INI = "[pytest]\n"
-RUNNERS = ("pytest", "node", "vitest")
+RUNNERS = ("pytest", "node", "vitest", "jest")
+JEST_REPORT = "jest.json"
+# The runners that run in a copy of the project with its packages (see node_project).
+PACKAGED = ("vitest", "jest")
 # Vitest runs in a writable copy of the project: the checkout, without any node_modules it carries,
 # the harness laid over it at its places (the base revision's tests and runner configuration win over
 # the candidate's), and the packages installed from the base revision's lock file (read-only).
@@ -64,8 +71,10 @@ DEPS = DEPS_DST
 
 # The runner's configuration at the project's root: under a harness the base revision's copies (or
 # none) apply, never the candidate's, so a candidate cannot change how tests are collected or set up.
-NODE_CONFIG_FILES = (*(f"{stem}.{ext}" for stem in ("vitest.config", "vite.config", "vitest.workspace")
-                       for ext in ("ts", "mts", "cts", "js", "mjs", "cjs")), "package.json", "tsconfig.json")
+NODE_CONFIG_FILES = (*(f"{stem}.{ext}" for stem in ("vitest.config", "vite.config", "vitest.workspace", "jest.config",
+                                                      "babel.config")
+                       for ext in ("ts", "mts", "cts", "js", "mjs", "cjs", "json")),
+                     "package.json", "tsconfig.json", ".babelrc")
 
 
 # Node, libuv and esbuild (Go) size their thread pools by the host's cores, and every thread counts
@@ -98,8 +107,8 @@ class Runner:
         if text in RUNNERS:
             return cls(text)
         if "{junit}" not in text:
-            raise UsageError(f"runner {text!r} is neither pytest, node, vitest nor a command template with {{junit}}",
-                             'use --runner pytest, --runner node, --runner vitest, or --runner "CMD {tests} {junit}"')
+            raise UsageError(f"runner {text!r} is not pytest, node, vitest, jest or a command template with {{junit}}",
+                             'use --runner pytest, node, vitest or jest, or --runner "CMD {tests} {junit}"')
         unknown = {p for p in _placeholders(text)} - {"tests", "junit", "harness", "src", "python"}
         if unknown:
             raise UsageError(f"runner template has unknown placeholders: {', '.join(sorted(unknown))}",
@@ -108,12 +117,12 @@ class Runner:
 
     @property
     def needs_python(self) -> bool:
-        return self.kind not in ("node", "vitest")
+        return self.kind not in ("node", *PACKAGED)
 
     @property
     def needs_packages(self) -> bool:
         """Whether the run needs the project's packages (installed from its lock file into /deps)."""
-        return self.kind == "vitest"
+        return self.kind in PACKAGED
 
     def files(self) -> dict[str, str]:
         """Files placed in /runner for this runner."""
@@ -121,14 +130,14 @@ class Runner:
             return {"run_pytest.py": PYTEST_BOOTSTRAP, "signoff_guard.py": PYTEST_GUARD, "pytest.ini": EMPTY_INI}
         if self.kind == "node":
             return {"signoff_guard.cjs": NODE_GUARD}
-        if self.kind == "vitest":
+        if self.kind in PACKAGED:
             return {"run_tests.mjs": NODE_WRAPPER}
         return {}
 
     @property
     def guarded(self) -> bool:
         """Whether runs get canaries and the guard (a command template runs whatever it names)."""
-        return self.kind in ("pytest", "node", "vitest")
+        return self.kind in ("pytest", "node", *PACKAGED)
 
     def spec(self) -> dict[str, Any]:
         return {"kind": self.kind, "template": self.template,
@@ -192,6 +201,13 @@ class Runner:
             wrapper = [f"{RUNNER_MOUNT}/run_tests.mjs", f"{WORKDIR}/{JUNIT}", f"{WORKDIR}/{RUNNER_RECORD}", "--"]
             script = f"{node_project()} && exec node {shlex.join([*wrapper, 'node', *vitest])}"
             return ["/bin/sh", "-c", script], [JUNIT, RUNNER_RECORD]
+        if self.kind == "jest":
+            files = [*_files_of(tests), *([plan.canary_file] if plan is not None else [])]
+            jest = [f"{DEPS}/node_modules/jest/bin/jest.js", "--ci", "--json", f"--outputFile={WORKDIR}/{JEST_REPORT}",
+                    "--rootDir", PROJECT, "--watchman=false", "--maxWorkers=2", "--runTestsByPath", *files]
+            wrapper = [f"{RUNNER_MOUNT}/run_tests.mjs", f"{WORKDIR}/{JEST_REPORT}", f"{WORKDIR}/{RUNNER_RECORD}", "--"]
+            script = f"{node_project()} && exec node {shlex.join([*wrapper, 'node', *jest])}"
+            return ["/bin/sh", "-c", script], [JEST_REPORT, RUNNER_RECORD]
         assert self.template is not None
         values = {
             "tests": " ".join(shlex.quote(f"{HARNESS_MOUNT}/{t}") for t in tests),
@@ -205,12 +221,16 @@ class Runner:
         path = "/usr/local/bin:/usr/bin:/bin"
         if python and "/" in python:
             path = python.rsplit("/", 1)[0] + ":" + path
+        if self.kind in PACKAGED:
+            # Packages resolve from the project's node_modules only: no NODE_PATH into the checkout.
+            return {"PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
+                    "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT, "NO_COLOR": "1", **NODE_THREADS}
         return {
             "PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ":".join(folders), "NODE_PATH": ":".join(folders),
             "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT,
             "HYPOTHESIS_STORAGE_DIRECTORY": f"{WORKDIR}/.hypothesis", "NO_COLOR": "1",
-        } | (NODE_THREADS if self.kind == "vitest" else {})
+        }
 
     def plan(self, harness: Path, tests: list[str]) -> Plan | None:
         """A fresh plan (key, canaries written into `harness`) for one guarded execution."""
@@ -220,6 +240,8 @@ class Runner:
             return plan_node(harness, tests)
         if self.kind == "vitest":
             return plan_vitest(harness, tests)
+        if self.kind == "jest":
+            return plan_jest(harness, tests)
         return None
 
     def check_guard(self, plan: Plan, tests: list[str], cases: list[Case] | None, files: dict[str, bytes],
@@ -227,8 +249,15 @@ class Runner:
         """(findings, the cases without canaries, what the guard observed) for one execution."""
         if self.kind == "pytest":
             return check_pytest(plan, tests, cases, files, exit_code)
-        if self.kind == "vitest":
-            return check_vitest(plan, cases, files, JUNIT, exit_code)
+        if self.kind in PACKAGED:
+            report = JUNIT if self.kind == "vitest" else JEST_REPORT
+            data = files.get(report)
+            try:
+                frames = {} if data is None else vitest_frames(data) if self.kind == "vitest" else \
+                    jest_frames(data, PROJECT)
+            except ReportError:
+                frames = {}
+            return check_wrapped(plan, cases, files, report, exit_code, frames)
         data = files.get(NODE_CANARY_REPORT)
         try:
             canary = parse_node(data, plan.canary_file) if data is not None else None
@@ -254,6 +283,9 @@ class Runner:
                     return None
                 cases.extend(parse_node(data, f))
             return cases
+        if self.kind == "jest":
+            report = files.get(JEST_REPORT)
+            return None if report is None else parse_jest(report, PROJECT)
         data = files.get(JUNIT)
         if data is None:
             return None

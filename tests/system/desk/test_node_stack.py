@@ -57,13 +57,16 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
     root.chmod(0o755)
     repo = root / "repo"
     shutil.copytree(shoplite_source("node"), repo, ignore=shutil.ignore_patterns("node_modules"))
+    yield Shop(repo, _commit_all(repo), Settings.load(home=root / ".signoff", env={}))
+
+
+def _commit_all(repo: Path) -> str:
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, "GIT_AUTHOR_NAME": "t",
            "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.invalid"}
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "shoplite-ts"]):
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
-    base = git.resolve(repo, "HEAD")
-    yield Shop(repo, base, Settings.load(home=root / ".signoff", env={}))
+    return git.resolve(repo, "HEAD")
 
 
 def _reproduce(shop: Shop, test: str) -> measure.Measurement:
@@ -287,3 +290,27 @@ def test_the_desk_refuses_a_fix_inside_node_modules(tmp_path: Path) -> None:
             desk.check_fix_files(base, {path: "export {};\n"}, TEST_PATH)
     with pytest.raises(RefusedError, match="is not one the fixer may change"):
         desk.check_fix_files(base, {TEST_PATH: "export {};\n"}, TEST_PATH)  # never the confirmed test
+
+
+# -- Jest: the same rules on a project that declares jest (ts-jest) instead of vitest -------------
+
+JEST_PROJECT = Path(__file__).resolve().parents[2] / "data" / "desk" / "shoplite-jest"
+JEST_COUPON = ('import { calculateTotal } from "../src/checkout";\n\ntest("a coupon larger than the cart costs '
+               'nothing", () => {\n  expect(calculateTotal(200, 1, "SAVE300")).toBe(0);\n});\n')
+
+
+@pytest.mark.slow
+def test_a_jest_project_reproduces_by_assertion_and_verifies_the_fix(tmp_path: Path) -> None:
+    require_sandbox()
+    require_binary("npm", "apt-get install -y npm")
+    tmp_path.chmod(0o755)
+    repo = tmp_path / "repo"
+    shutil.copytree(JEST_PROJECT, repo)
+    base = _commit_all(repo)
+    shop = Shop(repo, base, Settings.load(home=tmp_path / ".signoff", env={}))
+    repro = _reproduce(shop, JEST_COUPON)
+    assert repro.ok and "Received: -100" in repro.reason, repro.reason
+    # What is not an assertion under Jest: tests/unit/desk/test_jest_report.py (a real report).
+    fixed = _verify(shop, shop.commit({MODULE: shop.module(by=GENUINE)}, JEST_COUPON), checks=True, test=JEST_COUPON)
+    assert fixed.ok and fixed.detail["verdict"] == "VERIFIED", fixed.reason
+    assert [c["command"] for c in fixed.detail["checks"]] == ["tsc --noEmit"]

@@ -15,7 +15,7 @@ import signoff
 from signoff.repair.runners import EMPTY_INI, Runner
 
 SHIPPED = resources.files("signoff.repair").joinpath("runner_files")
-GUARDED = ("pytest", "node", "vitest")
+GUARDED = ("pytest", "node", "vitest", "jest")
 
 
 def _shipped_names() -> set[str]:
