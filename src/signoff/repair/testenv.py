@@ -97,11 +97,20 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
             dynamic = project.get("dynamic") or []
             if "dependencies" not in dynamic and "optional-dependencies" not in dynamic:
                 return out
+        # A [tool.poetry] or [tool.flit.metadata] table declares what pip installs only where that tool
+        # builds the project: its build backend, or no setup.py/setup.cfg beside it (black in 2018 kept
+        # a [tool.poetry] table while pip built it from setup.py, whose pins its lock file follows).
+        backend = str((document.get("build-system") or {}).get("build-backend") or "")
+        setup_py = _read(repo, base, "setup.py") is not None or _read(repo, base, "setup.cfg") is not None
         poetry = (document.get("tool") or {}).get("poetry") or {}
+        if setup_py and "poetry" not in backend:
+            poetry = {}
         if not out["name"] and isinstance(poetry, dict) and poetry.get("name"):
             out.update(name=str(poetry["name"]), where="pyproject.toml [tool.poetry]", **_poetry(poetry))
             return out
         flit = ((document.get("tool") or {}).get("flit") or {}).get("metadata") or {}
+        if setup_py and "flit" not in backend:
+            flit = {}
         if not out["name"] and isinstance(flit, dict) and (flit.get("dist-name") or flit.get("module")):
             out.update(name=str(flit.get("dist-name") or flit["module"]), where="pyproject.toml [tool.flit.metadata]",
                        **_flit(flit))

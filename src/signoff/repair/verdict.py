@@ -165,8 +165,9 @@ def base_fix(detail: str) -> str:
         return ("the base revision does not show the defect with this test: check --base (the revision "
                 "before the fix) and that the test exercises the defect")
     if "errored" in detail or "without an assertion" in detail:
-        return ("the test broke on base instead of showing the defect by an assertion (only a failed "
-                "assertion counts): write it so the defect fails an assert, e.g. with pytest.raises(...) for "
+        return ("the test broke on base instead of showing the defect (a failed assertion, an exception the "
+                "code under test raised, or a name or keyword the base's code lacks counts): write it so the "
+                "defect fails an assert, e.g. with pytest.raises(...) for "
                 "an exception the defect raises")
     return "run the expected test on the base revision and check it fails by an assertion"
 

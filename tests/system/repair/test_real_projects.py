@@ -407,6 +407,16 @@ def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Setti
 
 
 
+def _has_python(version: str) -> bool:
+    from signoff.kernel.errors import SignoffError
+    from signoff.sandbox.pyenv import find_python
+
+    try:
+        return bool(find_python(version))
+    except SignoffError:
+        return False
+
+
 def test_a_test_that_runs_into_what_the_base_lacks_shows_the_defect(settings: Settings, tmp_path: Path) -> None:
     """BugsInPy's cookiecutter 4 and fastapi 1: the fix's test uses a name or a keyword the fix adds
     (`exceptions.FailedHookException`, `jsonable_encoder(..., exclude_defaults=True)`), so on base
@@ -414,15 +424,17 @@ def test_a_test_that_runs_into_what_the_base_lacks_shows_the_defect(settings: Se
     that as the failure; so does the verifier, from the guard's record naming what the base lacks.
     The test raising for anything else (a dependency not installed, its own mistake) shows nothing."""
     repo, base, _fix = _repo(tmp_path / "repo", {"pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1"\n',
-                                                 "pricing/__init__.py": BUGGY})
+                                                 "pricing/__init__.py": BUGGY + "\n\nclass Cart:\n    pass\n"})
     fix = git.commit_files(repo, base, {"pricing/__init__.py": FIXED.replace("percent)", "percent, rounding='down')")
-                                        + "ROUNDING = 'half-up'\n", "pricing/modes.py": "UP = 1\n"}, "api")
+                                        + "ROUNDING = 'half-up'\n\n\nclass Cart:\n    def rounded(self, x):\n"
+                                        "        return x\n", "pricing/modes.py": "UP = 1\n"}, "api")
     harness = _harness(tmp_path / "harness", {"test_new.py": (
         "import pricing\n\n\ndef test_attribute():\n    assert pricing.ROUNDING == 'half-up'\n\n\n"
         "def test_keyword():\n    assert pricing.total(100, 10, rounding='down') == 90\n\n\n"
         "def test_imported_name():\n    from pricing.modes import UP\n    assert UP == 1\n\n\n"
         "def test_dependency():\n    import not_installed_anywhere\n    assert not_installed_anywhere\n\n\n"
-        "def test_own_mistake():\n    assert {}.rounding == 1\n"),
+        "def test_own_mistake():\n    assert {}.rounding == 1\n\n\n"
+        "def test_method():\n    cart = pricing.Cart()\n    assert cart.rounded(5) == 5\n"),
         "test_module.py": "from pricing.modes import UP\n\n\ndef test_up():\n    assert UP == 1\n",
         "test_dependency.py": "import not_installed_anywhere\n\n\ndef test_it():\n    assert not_installed_anywhere\n"})
     for test in ("test_attribute", "test_keyword", "test_imported_name"):
@@ -446,10 +458,15 @@ def test_a_test_that_runs_into_what_the_base_lacks_shows_the_defect(settings: Se
     r = verify(_request(repo, base, weak, harness, expect="test_module.py::test_up", regression=[],
                         write_evidence=False), settings)
     assert (r.verdict, _codes(r)) == ("REJECTED", ["candidate_failed"]), r.reasons
-    # The oldest pytest the guard supports names it too (its hooks, not pytest 7's names).
+    # The oldest pytest the guard supports names it too (its hooks, not pytest 7's names), and Python
+    # 3.8, whose AttributeError names only the type of the checkout's object (`'Cart' object has no ...`).
     old = verify(_request(repo, base, fix, harness, expect="test_module.py::test_up", regression=[],
                           pytest="pytest==6.2.5", write_evidence=False), settings)
     assert old.verdict == "VERIFIED", old.reasons
+    if _has_python("3.8"):
+        r = verify(_request(repo, base, fix, harness, expect="test_new.py::test_method", regression=[],
+                            python="3.8", write_evidence=False), settings)
+        assert r.verdict == "VERIFIED", r.reasons
     # A dependency the test file imports is the environment's problem, not the defect.
     r = verify(_request(repo, base, fix, harness, expect="test_dependency.py::test_it", regression=[],
                         write_evidence=False), settings)

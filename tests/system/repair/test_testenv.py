@@ -291,6 +291,14 @@ def test_a_poetry_project_declares_its_dependencies_in_its_own_table(tmp_path: P
     assert testenv.plan(repo, base, [], False, ["test", "dev", "fancy"], None).lines == [
         *declared, "pytest-mock>=3,<4", "hypothesis==6.100.0", "rich[jupyter]>=13"]
     assert testenv.project_name(repo, base) == "pricing"
+    # Beside a setup.py and with no Poetry build backend (black in 2018), pip builds from setup.py:
+    # that is what is read, not the [tool.poetry] table.
+    setup = "from setuptools import setup\nsetup(name='pricing', install_requires=['attrs>=17.4.0'])\n"
+    repo2, base2 = _repo(tmp_path / "r2", {"pyproject.toml": pyproject, "setup.py": setup})
+    assert testenv.plan(repo2, base2, [], True, [], None).lines == ["attrs>=17.4.0"]
+    backend = '[build-system]\nbuild-backend = "poetry.core.masonry.api"\n'
+    repo3, base3 = _repo(tmp_path / "r3", {"pyproject.toml": backend + pyproject, "setup.py": setup})
+    assert testenv.plan(repo3, base3, [], True, [], None).lines == declared
     assert poetry_spec("x", {"version": "^1.2", "markers": "sys_platform == 'linux'"}) == (
         "x>=1.2,<2 ; sys_platform == 'linux'")
 

@@ -507,6 +507,17 @@ def _checkout_lacks(value: BaseException, tb: Any) -> str | None:
             if obj is _MISSING:
                 m = re.match(r"module '([\w.]+)' has no attribute '(\w+)'", str(value))
                 obj = sys.modules.get(m.group(1), _MISSING) if m else _MISSING
+            named_type = re.match(r"(?:type object )?'(\w+)'(?: object)? has no attribute '(\w+)'", str(value))
+            if obj is _MISSING and tb is not None and named_type is not None:
+                # Python 3.8 and 3.9 name only the type: an object (or class) of that name in the
+                # test's own frame, of the checkout, without that attribute.
+                m = named_type
+                frame = tb.tb_frame
+                for v in [*frame.f_locals.values(), *frame.f_globals.values()]:
+                    named = v if isinstance(v, type) else type(v)
+                    if named.__name__ == m.group(1) and not hasattr(v, m.group(2)) and _from_checkout(v):
+                        obj = v
+                        break
             if obj is not _MISSING and _from_checkout(obj):
                 return f"{getattr(obj, '__name__', type(obj).__name__)}.{getattr(value, 'name', None) or str(value)}"
             return None
