@@ -38,6 +38,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "harness_digest": ("signoff.repair.harness", "harness_digest"),
     "CaseState": ("signoff.repair.model", "CaseState"),
     "Contract": ("signoff.repair.model", "Contract"),
+    "REPAIR_CASE": ("signoff.repair.model", "REPAIR_CASE"),
     "stage_test_file": ("signoff.repair.pytest_config", "stage_test_file"),
     "SyncRepairRooms": ("signoff.repair.rooms", "SyncRepairRooms"),
     "HARNESS_QUESTION": ("signoff.repair.service", "HARNESS_QUESTION"),
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
     from signoff.repair.evidence import PREDICATE_TYPE, fingerprint, identity
     from signoff.repair.github_check import CHECK_NAME, post_verdict, pull_revisions
     from signoff.repair.harness import FrozenHarness, HarnessFile, freeze, harness_digest
-    from signoff.repair.model import CaseState, Contract
+    from signoff.repair.model import REPAIR_CASE, CaseState, Contract
     from signoff.repair.pytest_config import stage_test_file
     from signoff.repair.rooms import SyncRepairRooms
     from signoff.repair.service import (
@@ -105,6 +106,7 @@ __all__ = [
     "INCONCLUSIVE",
     "PREDICATE_TYPE",
     "REJECTED",
+    "REPAIR_CASE",
     "VERIFIED",
     "CaseState",
     "Contract",

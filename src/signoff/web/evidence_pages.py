@@ -21,7 +21,7 @@ from signoff.kernel.settings import Settings
 from signoff.ledger import Event, SqlLedger
 from signoff.ledger.browse import event_page, event_types
 from signoff.ledger.checkpoints import stored
-from signoff.repair.model import REPAIR_CASE
+from signoff.repair import REPAIR_CASE
 from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.desk_access import desk_of, desk_owner
