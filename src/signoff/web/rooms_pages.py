@@ -5,9 +5,10 @@ in place with a reason. Every rule is the room service's: a page only calls it."
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse, StreamingResponse
@@ -17,6 +18,7 @@ from signoff.desk.service import room_name
 from signoff.kernel.errors import ConflictError, RefusedError, SignoffError, UsageError
 from signoff.rooms import Approval, Principal, RoomService
 from signoff.rooms.domain.approvals import answer_note
+from signoff.web.listing import search_text
 from signoff.web.message_body import body_html, read_body
 from signoff.web.render import PageRoute, page, templates, when
 from signoff.web.repair_pages import cases_in_room
@@ -25,6 +27,7 @@ from signoff.web.state import checked_form, kept_notice, signed_in, still_signed
 router = APIRouter(route_class=PageRoute)
 HISTORY = 200  # messages a room page shows; "Older messages" pages back (?before=<sequence>)
 KINDS = {"user": "person", "agent": "agent"}
+SEARCH_PAGE = 50  # matches a room search page shows; "Older matches" pages back (?before=<sequence>)
 BUG_ROOM = room_name("")  # the desk names each bug's room after the bug
 
 
@@ -141,6 +144,44 @@ def room_page(request: Request, room_id: str) -> Response:
                 policies={k: json.dumps(v, indent=2, sort_keys=True) if v else None for k, v in policies.items()},
                 documents=detail["documents"], cards=cards, cursor=cursor,
                 notice=notice, reply=reply, cases=cases_in_room(request, room_id), bug=bug)
+
+
+class Found(NamedTuple):
+    """A message a room search matched, and the room page (and anchor) that shows it."""
+
+    html: Markup
+    place: str
+
+
+def _words(request: Request) -> list[str]:
+    """`?q=` as the words a search needs every one of (listing's search text: refused, not
+    echoed, when too long; control characters, which no message holds, refused too)."""
+    text = search_text(request)
+    if any(unicodedata.category(c) == "Cc" for c in text):
+        raise UsageError("a search cannot contain control characters", "search for words of the messages")
+    return text.split()
+
+
+@router.get("/rooms/{room_id}/search")
+def search(request: Request, room_id: str) -> Response:
+    """The room's messages holding every word of `?q=` in their text or sender's name, newest
+    first, a page at a time; each links to the room page whose history shows it (the page that
+    ends with it, `?before=<its sequence + 1>`, at its anchor)."""
+    user = signed_in(request)
+    rooms = web_state(request).rooms
+    room = rooms.require_read(user, room_id)
+    words = _words(request)
+    before = _sequence(request.query_params.get("before"))
+    result = rooms.search_messages(user, room_id, words, limit=SEARCH_PAGE, before_sequence=before) \
+        if words else {"messages": [], "oldest_sequence": None}
+    found = [Found(message_html({**m, "id": m["message_id"]}),
+                   f"/rooms/{quote(room_id, safe='')}?before={m['sequence'] + 1}#m-{quote(m['message_id'], safe='$')}")
+             for m in result["messages"]]
+    older = result["oldest_sequence"]
+    q = " ".join(words)
+    return page(request, "room_search.html", room=room, q=q, found=found, before=before,
+                older=f"?{urlencode({'q': q, 'before': older})}" if older is not None else None,
+                newest=f"?{urlencode({'q': q})}")
 
 
 @router.post("/rooms/{room_id}/messages")

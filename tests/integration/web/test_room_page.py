@@ -91,3 +91,42 @@ def test_senders_are_named_and_protocol_messages_read_as_words(room: tuple[World
     assert (world.fixer.sender, world.fixer.name) in names and (world.alice.sender, "Alice") in names
     shown = re.sub(r"<[^>]+>", " ", page.split('id="messages"', 1)[1].split('id="post-title"', 1)[0])
     assert world.fixer.sender not in shown, "a raw sender id is text on a message line"
+
+
+def _found(page: str) -> list[tuple[str, str]]:
+    """(body, link to its place in the room) of each search result, in the page's order."""
+    return re.findall(r'<p class="body">([^<]*)</p>\s*</li>\s*</ol>\s*<p class="meta"><a href="([^"]+)">Show it', page)
+
+
+def test_a_room_search_pages_its_matches_to_their_places_and_only_for_readers(
+        room: tuple[World, TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    world, client = room
+    monkeypatch.setattr(rooms_pages, "SEARCH_PAGE", 2)
+    posts = [(world.alice, "Coupon fix: first try"), (world.fixer, "coupon tests pass"), (world.alice, "unrelated"),
+             (world.alice, "the COUPON code is 50% off"), (world.bob, "coupon rollback"), (world.alice, "lunch?")]
+    for who, text in posts:
+        world.service.post_message(who, world.room_id, text)
+    assert 'action="/rooms/' + world.room_id + '/search"' in client.get(f"/rooms/{world.room_id}").text
+    first = client.get(f"/rooms/{world.room_id}/search", params={"q": "coupon"}).text
+    assert [b for b, _ in _found(first)] == ["coupon rollback", "the COUPON code is 50% off"]  # newest first
+    older = re.search(r'<a href="([^"]+)" rel="next">Older matches</a>', first)
+    assert older is not None
+    second = client.get(f"/rooms/{world.room_id}/search" + older.group(1).replace("&amp;", "&")).text
+    assert [b for b, _ in _found(second)] == ["coupon tests pass", "Coupon fix: first try"]
+    assert "Older matches" not in second
+    body, place = _found(second)[1]
+    shown = client.get(place.replace("&amp;", "&")).text  # the history page that shows it, at its anchor
+    anchor = place.split("#", 1)[1]
+    assert f'id="{anchor}"' in shown and body in _bodies(shown)
+    by_name = client.get(f"/rooms/{world.room_id}/search", params={"q": "alice COUPON"}).text  # sender names too
+    assert [b for b, _ in _found(by_name)] == ["the COUPON code is 50% off", "Coupon fix: first try"]
+    wildcard = client.get(f"/rooms/{world.room_id}/search", params={"q": "%"}).text  # LIKE's % is a character
+    assert [b for b, _ in _found(wildcard)] == ["the COUPON code is 50% off"]
+    for bad in ("x" * 201 + "PWNED", "PWNED\x00"):
+        refused = client.get(f"/rooms/{world.room_id}/search", params={"q": bad})
+        assert refused.status_code == 400 and "PWNED" not in refused.text
+    carol, _ = world.service.create_user("carol", "Carol")  # a bystander, not in the room
+    SignIns(world.service.ledger).set_password(carol.id, PASSWORD)
+    _sign_in(client, "carol")
+    kept_out = client.get(f"/rooms/{world.room_id}/search", params={"q": "coupon"})
+    assert kept_out.status_code == 403 and "coupon" not in kept_out.text.lower()

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.kernel.ids import new_id
@@ -200,6 +200,25 @@ class Messages:
         return {"threads": [threads[k] for k in order], "truncated": truncated,
                 "oldest_timestamp": int(rows[0].timestamp) if rows else None,
                 "oldest_sequence": int(rows[0].seq) if rows else None}
+
+    def search_messages(self, actor: Principal, room_id: str, words: list[str], limit: int = 50,
+                        before_sequence: int | None = None) -> dict[str, Any]:
+        """A room's messages whose text or sender name holds every one of `words` (case-blind),
+        newest first, `limit` a page, paged back by sequence like read_context. Matched in the
+        database (the room's sequence index bounds the scan's order; no room is read whole into
+        Python); `oldest_sequence` is where the next page starts, None on the last page."""
+        self.membership.require_read(actor, room_id)
+        limit = max(1, min(int(limit), MAX_PAGE))
+        body, sender = rooms_messages.c.body, rooms_messages.c.sender_name
+        query = select(rooms_messages).where(
+            rooms_messages.c.room_id == room_id,
+            *[or_(body.icontains(w, autoescape=True), sender.icontains(w, autoescape=True)) for w in words])
+        if before_sequence is not None:
+            check_position("before_sequence", before_sequence)
+            query = query.where(rooms_messages.c.seq < before_sequence)
+        rows = self.store.all(query.order_by(rooms_messages.c.seq.desc()).limit(limit + 1))
+        found = [_message_dict(r) for r in rows[:limit]]
+        return {"messages": found, "oldest_sequence": found[-1]["sequence"] if len(rows) > limit else None}
 
     async def watch_room(self, actor: Principal, room_id: str, after: int = 0, poll: float = 1.0,
                          allowed: Callable[[], Awaitable[bool]] | None = None) -> AsyncIterator[dict[str, Any]]:

@@ -83,6 +83,7 @@ class RoomService:
         self.post_message, self.read_messages, self.message = (
             messages.post_message, messages.read_messages, messages.message)
         self.read_context, self.watch_room = messages.read_context, messages.watch_room
+        self.search_messages = messages.search_messages
         self.create_document, self.update_document, self.delete_document = (
             documents.create_document, documents.update_document, documents.delete_document)
         self.load_documents, self.documents = documents.load_documents, documents.documents
