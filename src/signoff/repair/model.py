@@ -395,7 +395,10 @@ def _move(st: CaseState, ev: EventBody, at: Stamp) -> None:
 @fold.on(Reported)
 def _reported(st: CaseState, ev: Reported, at: Stamp) -> None:
     st.case_id, st.state, st.room_id, st.operator = ev.case_id, "REPORTED", ev.room_id, ev.operator
-    st.contract, st.base, st.harness_digest = Contract.from_json(ev.contract), ev.base, ev.harness_digest
+    # A case opened before `workdir` existed ran its tests from an empty folder: it keeps that meaning
+    # (the default for new contracts became "auto" later).
+    contract = Contract.from_json({"workdir": "empty", **ev.contract})
+    st.contract, st.base, st.harness_digest = contract, ev.base, ev.harness_digest
     st.operator_name, st.verifier_name = ev.operator_name, ev.verifier_name
     st.history.append("REPORTED")
 

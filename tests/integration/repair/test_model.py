@@ -99,6 +99,10 @@ def test_payloads_the_old_code_wrote_read_through_the_classes_and_fold() -> None
                           "FIX_REQUESTED", "FIX_REQUESTED", "CANDIDATE", "VERIFIED", "AWAITING_REVIEW", "ACCEPTED"]
     assert st.failures == {1: "touches a test"} and st.candidates == {2: "a" * 40}
     assert st.contract.timeout == 60 and st.approval is not None and st.approval["approval"] is None
+    # Its tests ran from an empty folder then: the later "auto" default does not change what was approved.
+    assert st.contract.workdir == "empty"
+    reported = dict(OLD[0][1], contract={**OLD[0][1]["contract"], "workdir": "auto"})
+    assert fold.over(initial("coupon-01"), [_event(1, "repair.reported", reported)]).contract.workdir == "auto"
     # The stored bytes are read, never rewritten.
     assert events[5].payload == {"message_id": "m3", "by": "user:alice", "harness_digest": "d" * 64}
 
