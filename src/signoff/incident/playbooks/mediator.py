@@ -26,6 +26,7 @@ from signoff.incident.playbooks.posts import (
     parse_disclosure_post,
     root_cause_shown,
 )
+from signoff.incident.rootcause import pairs_to_compare, root_cause
 from signoff.incident.stack import APPROVER, MEDIATOR, NOTARY, SHARED
 from signoff.kernel.errors import SignoffError
 from signoff.ledger.approval import APPROVE, approve
@@ -159,24 +160,16 @@ class Mediator(RoomAgent):
         doc = docs.get("notary-comparisons")
         if doc is None or doc["created_by"] != f"agent:{self.info.agents[NOTARY]}":
             return
-        comparison = json.loads(doc["content"]).get(f"{incident}/{m.group(1)}")
-        if comparison is None:
-            return
-        rec["hypotheses"] = [{"text": f, "source": "notary", "kind": "measured"} for f in comparison["findings"]]
-        rows = [r for r in comparison["rows"] if r["status"] != "match"]
-        if len(rows) == 1 and len(rows[0]["escaped_by"]) == 1:
-            row = rows[0]
-            other = next(o for o in comparison["orgs"] if o not in row["escaped_by"])
-            if row["non_ascii_by"]:
-                cause = (f"{row['path']} is {abs(row['delta'])} bytes longer as {row['escaped_by'][0]} signed it: "
-                         f"{row['escaped_by'][0]} signs JSON with \\u-escaped non-ASCII characters and {other} "
-                         "verifies a re-serialised body with raw UTF-8, so the HMACs differ for accented names.")
-            else:  # ASCII characters written as \uXXXX by one side only (an HTML-safe encoder's <, >, &)
-                cause = (f"{row['path']} is {abs(row['delta'])} bytes longer as {row['escaped_by'][0]} signed it: "
-                         f"{row['escaped_by'][0]} signs JSON with ASCII characters written as \\uXXXX and {other} "
-                         "verifies a re-serialised body that writes them as single bytes, so the HMACs differ for "
-                         "events holding those characters.")
-            rec["root_cause"] = {"text": cause, "proposed_at": None, "confirmed_at": None, "field": row["path"]}
+        # Every pair's comparison of the event (keyed `<incident>/<event>/<d_a>/<d_b>` by the notary).
+        prefix = f"{incident}/{m.group(1)}/"
+        comparisons = [c for k, c in sorted(json.loads(doc["content"]).items()) if k.startswith(prefix)]
+        found = root_cause(self.info.cast.keys, comparisons)
+        if found is None:
+            return  # a pair is still being compared
+        rec["hypotheses"] = [{"text": f, "source": "notary", "kind": "measured"} for f in found.hypotheses]
+        if found.cause is not None:
+            cause = found.cause
+            rec["root_cause"] = {"text": cause, "proposed_at": None, "confirmed_at": None, "field": found.field}
             rec["status"] = "root cause proposed"
             self.save(rec)
             self.say(f"Proposed root cause for {incident}: {cause}\n{self._everyone(title=True)}, please confirm with: "
@@ -304,9 +297,8 @@ class Mediator(RoomAgent):
             if isinstance(fp, dict) and org in self.info.cast.keys and \
                     m["sender"] == f"agent:{self.info.agents[self.info.cast.agent(org)]}":
                 by_event.setdefault(str(fp.get("event_id")), {})[org] = head["d_id"]
-        first, second = self.info.cast.keys[:2]  # with more organisations, the first two configured compare
-        for event_id, ids in sorted(by_event.items()):
-            if {first, second} <= set(ids) and rec["root_cause"] is None:
-                self.say(f"compare {event_id} {ids[first]} {ids[second]} for {incident}",
-                         targets=[NOTARY])
-                return
+        todo = pairs_to_compare(self.info.cast.keys, by_event)
+        if todo is not None and rec["root_cause"] is None:
+            event_id, pairs = todo
+            for d_a, d_b in pairs:  # the notary compares each pair; the cause waits for all of them
+                self.say(f"compare {event_id} {d_a} {d_b} for {incident}", targets=[NOTARY])

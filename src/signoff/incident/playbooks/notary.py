@@ -1,5 +1,5 @@
 """The notary's playbook (role notary): issues the incident's salt and compares two crossed
-fingerprints, deterministically."""
+fingerprints, deterministically (the commander asks once per pair of organisations)."""
 
 from __future__ import annotations
 
@@ -84,6 +84,6 @@ class NotaryService(RoomAgent):
             return
         docs = self.documents(SHARED)
         data = json.loads(docs["notary-comparisons"]["content"]) if "notary-comparisons" in docs else {}
-        data[f"{incident}/{event_id}"] = comparison.as_json()
+        data[f"{incident}/{event_id}/{d_a}/{d_b}"] = comparison.as_json()  # one per pair of organisations
         self.write_document(SHARED, "notary-comparisons", canonical_text(data), "the notary's measured comparisons")
         self.post(SHARED, f"{marker}:\n{comparison.table()}", roles=["incident-commander"])

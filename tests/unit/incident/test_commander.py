@@ -1,0 +1,70 @@
+"""The commander's reasoning over the notary's comparisons with three organisations: every pair is
+compared, and the root cause names which organisations share a behaviour. Real fingerprints of raw
+bytes, compared by a real notary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signoff.incident.fingerprint import fingerprint
+from signoff.incident.notary import Notary
+from signoff.incident.rootcause import pairs_to_compare, root_cause
+
+ESCAPED = b'{"id":"e1","name":"Jos\\u00e9"}'  # the signer's bytes: \u-escaped
+RAW = '{"id":"e1","name":"José"}'.encode()  # what a re-serialising verifier hashes
+
+
+def comparisons(sent: dict[str, bytes]) -> list[dict[str, Any]]:
+    notary = Notary()
+    issued = notary.open_incident("INC-0001")
+    fps = {org: dict(fingerprint("e1", raw, issued.salt, issued.incident), org=org) for org, raw in sent.items()}
+    orgs = list(sent)
+    return [notary.compare(fps[a], fps[b]).as_json() for i, a in enumerate(orgs) for b in orgs[i + 1:]]
+
+
+def test_every_pair_is_compared_once_every_organisation_has_disclosed() -> None:
+    orgs = ("payco", "shopco", "railco")
+    two = {"e1": {"payco": "D-PAY-1", "shopco": "D-SHOP-1"}}
+    assert pairs_to_compare(orgs, two) is None  # railco has not disclosed yet: nothing compared
+    three = {"e0": {"payco": "D-PAY-2"}, "e1": {**two["e1"], "railco": "D-RAIL-1"}}
+    assert pairs_to_compare(orgs, three) == ("e1", [("D-PAY-1", "D-SHOP-1"), ("D-PAY-1", "D-RAIL-1"),
+                                                   ("D-SHOP-1", "D-RAIL-1")])
+
+
+def test_two_verifiers_share_the_bug_against_one_signer() -> None:
+    orgs = ["payco", "shopco", "railco"]
+    done = comparisons({"payco": ESCAPED, "shopco": RAW, "railco": RAW})
+    assert root_cause(orgs, done[:2]) is None  # a pair still being compared: no cause yet
+    found = root_cause(orgs, done)
+    assert found is not None and found.field == "name"
+    assert found.cause == ("name is 4 bytes longer as payco signed it: payco signs JSON with \\u-escaped non-ASCII "
+                           "characters and shopco and railco verify a re-serialised body with raw UTF-8, so the "
+                           "HMACs differ for accented names.")
+    assert "name: shared by shopco and railco: they match each other and each differs from payco" in found.hypotheses
+    assert "payco vs railco: name: 4 bytes longer on payco's side; \\u-escaped by payco only; fits 1 non-ASCII " \
+           "character(s) at +4 bytes each (\\uXXXX vs 2-byte UTF-8)" in found.hypotheses
+
+
+def test_two_signers_share_the_escaping_whichever_order_they_are_configured_in() -> None:
+    orgs = ["shopco", "payco", "railco"]
+    found = root_cause(orgs, comparisons({"shopco": RAW, "payco": ESCAPED, "railco": ESCAPED}))
+    assert found is not None and found.cause is not None
+    assert found.cause.startswith("name is 4 bytes longer as payco and railco signed it: payco and railco sign JSON "
+                                  "with \\u-escaped non-ASCII characters and shopco verifies")
+    assert "name: shared by payco and railco: they match each other and each differs from shopco" in found.hypotheses
+
+
+def test_no_cause_when_the_pairs_do_not_split_the_organisations_in_two() -> None:
+    other = b'{"id":"e1","name":"Jose"}'  # a third, different value: every pair differs
+    found = root_cause(["payco", "shopco", "railco"], comparisons({"payco": ESCAPED, "shopco": RAW, "railco": other}))
+    assert found is not None and found.cause is None and found.hypotheses
+
+
+def test_two_organisations_keep_the_demo_s_cause() -> None:
+    found = root_cause(["payco", "shopco"], comparisons({"payco": ESCAPED, "shopco": RAW}))
+    assert found is not None
+    assert found.cause == ("name is 4 bytes longer as payco signed it: payco signs JSON with \\u-escaped non-ASCII "
+                           "characters and shopco verifies a re-serialised body with raw UTF-8, so the HMACs differ "
+                           "for accented names.")
+    assert found.hypotheses == ["name: 4 bytes longer on payco's side; \\u-escaped by payco only; fits 1 non-ASCII "
+                                "character(s) at +4 bytes each (\\uXXXX vs 2-byte UTF-8)"]
