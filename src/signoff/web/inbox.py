@@ -15,6 +15,9 @@ approvals are history, not requests.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -160,12 +163,25 @@ def _incidents(request: Request, user: Principal) -> list[Waiting]:
     return out
 
 
+def _off_the_loop(read: Callable[[Request, Principal], list[Waiting]], request: Request,
+                  user: Principal) -> list[Waiting]:
+    """`read(request, user)`, on a thread of its own when called on the server's event loop (a page
+    rendered by an async route): an incident's record is read with a loop of its own, which cannot
+    start inside a running one."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return read(request, user)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(read, request, user).result()
+
+
 def waiting_for(request: Request, user: Principal) -> list[Waiting]:
     """Everything waiting for `user`, newest first (read once a request: the page and its menu share it)."""
     kept: tuple[str, list[Waiting]] | None = getattr(request.state, "waiting", None)
     if kept is None or kept[0] != user.id:
         found = [*_cards(request, user), *_repair(request, user), *_notes(request, user), *_bugs(request, user),
-                 *_incidents(request, user)]
+                 *_off_the_loop(_incidents, request, user)]
         kept = (user.id, sorted(found, key=lambda w: w.order, reverse=True))
         request.state.waiting = kept
     return kept[1]

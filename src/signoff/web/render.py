@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from signoff.kernel.errors import SignoffError
@@ -144,7 +145,9 @@ class PageRoute(APIRoute):
             try:
                 response = await original(request)
             except SignoffError as exc:
-                response = error_page(request, exc)
+                # Off the event loop, as every page is rendered: the menu's count reads workflows
+                # whose readers block or run their own loop (an incident's record).
+                response = await run_in_threadpool(error_page, request, exc)
             for name, value in SECURITY_HEADERS.items():
                 response.headers[name] = value
             response.headers.setdefault("Cache-Control", "no-store")

@@ -70,8 +70,9 @@ def test_demo_runs_the_whole_loop_on_the_typescript_shop(home: Path, sandbox_ok:
     assert steps["released"]["released"] == ["BUG-0001"]
     assert steps["verified then reopened"]["final"] == "reopened"
     assert steps["round 2"]["state"] == "needs_human"
-    # The outsider's overflow report opened its own bug, reproduced on calculateTotal(1e308, 1, "", false).
-    assert out["final_states"]["BUG-0002"] == "awaiting_reporter"
+    # The outsider's overflow report opened its own bug, reproduced on calculateTotal(1e308, 1, "", false),
+    # fixed and left for the visitor to review and merge.
+    assert steps["left for a person to review and merge"]["state"] == out["final_states"]["BUG-0002"] == "in_review"
 
 
 def test_demo_names_the_stacks_it_knows(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -24,6 +24,7 @@ from signoff import git
 from signoff.demo.fixture import shoplite_source
 from signoff.desk import measure
 from signoff.kernel.settings import Settings
+from tests.support.pg import socket_dir
 from tests.support.requires import require_binary, require_sandbox
 
 TEST_PATH = "tests/bug_0001.test.ts"
@@ -178,8 +179,10 @@ def test_a_test_cannot_read_credentials_the_socket_or_instance_metadata(
     (home / "keys").mkdir(parents=True, exist_ok=True)
     secret = home / "keys" / "service.token"
     secret.write_text("dko_owner_secret_never_readable")
-    tmp_path.chmod(0o755)
-    sock_path = tmp_path / "service.sock"
+    # A short folder: a socket's path must fit in 108 bytes, which a deep temporary folder does not.
+    sock_dir = socket_dir("signoff-node-")
+    sock_dir.chmod(0o755)
+    sock_path = sock_dir / "service.sock"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(str(sock_path))
     sock_path.chmod(0o777)
@@ -190,6 +193,7 @@ def test_a_test_cannot_read_credentials_the_socket_or_instance_metadata(
         m = _reproduce(shop, probe)
     finally:
         server.close()
+        shutil.rmtree(sock_dir, ignore_errors=True)
     message = m.detail["base"]["message"]
     assert "SEEN" in message, m.reason
     seen = json.loads(message.split("SEEN", 1)[1].split("\n")[0].strip().rstrip("'\""))
@@ -227,7 +231,9 @@ class Attack:
     name: str
     prefix: str = ""  # code put before the (still defective) module
     files: tuple[tuple[str, str], ...] = ()  # files planted beside it (the allowlist widened to let them in)
-    expect: str = "integrity"  # integrity (INCONCLUSIVE harness_integrity) | inconclusive | neutralised (REJECTED)
+    # integrity (INCONCLUSIVE harness_integrity) | inconclusive | neutralised (REJECTED) | raced (either
+    # integrity or neutralised: which one depends on whether the forger writes before the wrapper reads)
+    expect: str = "integrity"
 
 
 ATTACKS = (
@@ -244,7 +250,7 @@ ATTACKS = (
     Attack("forges the report after the run",
            'import { spawn } from "node:child_process";\n\nspawn("/bin/sh", ["-c", `while kill -0 ${process.ppid} '
            '2>/dev/null; do :; done; echo \'<?xml version="1.0"?><testsuites/>\' > /work/junit.xml`], '
-           '{ detached: true, stdio: "ignore" }).unref();\n', expect="neutralised"),
+           '{ detached: true, stdio: "ignore" }).unref();\n', expect="raced"),
     # A configuration that points the tests at a fake of the module, leaving the defect in place.
     Attack("plants a runner configuration", files=(
         ("vitest.config.ts", 'export default { resolve: { alias: [{ find: /^\\.\\.\\/src\\/checkout$/, '
@@ -268,6 +274,11 @@ def test_node_tampering_is_never_verified(shop: Shop, attack: Attack) -> None:
     assert not m.ok
     if attack.expect == "inconclusive":
         assert m.detail["verdict"] == "INCONCLUSIVE", (attack.name, m.reason)
+    elif attack.expect == "raced":
+        # On a loaded machine the forger can win the race to the report: the canaries then go missing.
+        integrity = m.reason.startswith("INCONCLUSIVE: harness_integrity")
+        assert integrity or (m.detail["verdict"] == "REJECTED" and "candidate_failed" in m.reason), (
+            attack.name, m.reason)
     elif attack.expect == "integrity":
         assert m.detail["verdict"] == "INCONCLUSIVE" and m.reason.startswith("INCONCLUSIVE: harness_integrity"), (
             attack.name, m.reason)

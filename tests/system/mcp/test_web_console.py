@@ -84,7 +84,9 @@ def test_the_right_person_approves_in_the_web_console(served: Served) -> None:
             waiting = asyncio.create_task(client.call_tool("await_approval", {
                 "request_id": rid, "timeout": 60, "content": PLAN}))
             sent = await asyncio.to_thread(answer, served, "alice", rid, "yes", "Prices were halved by mistake.")
-            assert sent.status_code == 303 and sent.headers["location"] == "/"
+            # Back to the start page, which confirms the answer (a notice kept in her session, by id).
+            assert sent.status_code == 303 and sent.headers["location"].startswith("/?notice=")
+            assert sent.headers["location"].endswith("#answered")
             decision = result(await waiting)
             assert decision["approved"] is True and decision["state"] == "approved"
             assert decision["responder_name"] == "Alice" and decision["content_digest"] == content_digest(PLAN)
