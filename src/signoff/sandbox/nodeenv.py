@@ -25,7 +25,7 @@ from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.ids import new_id
 from signoff.sandbox.bwrap import SANDBOX_GID, SANDBOX_UID
 from signoff.sandbox.model import Mount, SandboxUnavailable
-from signoff.sandbox.pyenv import cache_lock, cache_root, make_readable
+from signoff.sandbox.pyenv import cache_lock, cache_root, publish
 
 DEPS_DST = "/deps"
 _FORMAT = 1
@@ -111,14 +111,7 @@ def _build(env_dir: Path, package_json: bytes, lock: bytes) -> None:
         (tmp / "node_modules").mkdir(exist_ok=True)
         (tmp / "package.json").unlink()
         (tmp / "package-lock.json").unlink()
-        make_readable(tmp)
-        (tmp / ".complete").write_text(json.dumps({"packages": _count(lock)}))
-        try:
-            os.rename(tmp, env_dir)
-        except OSError:
-            if not (env_dir / ".complete").exists():
-                shutil.rmtree(env_dir, ignore_errors=True)
-                os.rename(tmp, env_dir)
+        publish(tmp, env_dir, {"packages": _count(lock)})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

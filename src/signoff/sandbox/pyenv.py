@@ -24,6 +24,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import UsageError
@@ -267,6 +268,20 @@ def make_readable(top: Path) -> None:
     os.chmod(top, stat.S_IMODE(os.stat(top).st_mode) | 0o755)  # noqa: S103 - read by the sandbox uid
 
 
+def publish(tmp: Path, env_dir: Path, complete: dict[str, Any]) -> None:
+    """Make the environment built in `tmp` the cached `env_dir`, readable by the sandbox's uid, with
+    its `.complete` marker (what went into it). A rename publishes it whole; a half-built folder
+    left at `env_dir` by a crash (no marker) is replaced, a complete one built meanwhile is kept."""
+    make_readable(tmp)
+    (tmp / ".complete").write_text(json.dumps(complete))
+    try:
+        os.rename(tmp, env_dir)
+    except OSError:
+        if not (env_dir / ".complete").exists():
+            shutil.rmtree(env_dir, ignore_errors=True)
+            os.rename(tmp, env_dir)
+
+
 def _pip(args: list[str], python: str | None = None) -> subprocess.CompletedProcess[str]:
     """pip, run by signoff's own interpreter (`--python` in `args` names the target), or by `python`
     (an environment's own pip, for interpreters the running pip no longer supports)."""
@@ -408,14 +423,6 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
                 fix = ("check the requirement names and versions; only wheels are installed, so a package "
                        "published only as source needs source builds allowed (they run its build code here)")
             raise PipError(f"pip could not install {what}: {cause}", fix, log)
-        make_readable(tmp)
-        (tmp / ".complete").write_text(json.dumps({"base": base.identity, "requirements": reqs,
-                                                   "installed": installed}))
-        try:
-            os.rename(tmp, env_dir)
-        except OSError:
-            if not (env_dir / ".complete").exists():
-                shutil.rmtree(env_dir, ignore_errors=True)
-                os.rename(tmp, env_dir)
+        publish(tmp, env_dir, {"base": base.identity, "requirements": reqs, "installed": installed})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
