@@ -121,3 +121,23 @@ def test_another_owners_agent_cannot_take_a_card_id_first(world: World) -> None:
     assert s.answer_approval(world.alice, mine.card_id, "yes", shown)["outcome"] == "accepted"
     assert s.approval(world.fixer, predictable).state == "accepted"
     assert s.approval(mallory, taken.card_id).state == "pending"
+
+
+def test_an_approval_is_dated_when_the_person_answered_not_when_it_is_read(world: World) -> None:
+    """The approval record's time is the server's time of the answer: a decision read an hour later
+    (by a gate, an MCP client, a workflow) still says when the person decided."""
+    from signoff.kernel.clock import utc_iso
+    from signoff.rooms.domain.bound import card_title, content_digest, labelled, new_request_id, read_decision
+    from tests.support.cards import answer_in
+
+    s, content = world.service, "deploy api 1.2"
+    request_id = new_request_id(content_digest(content))
+    s.request_approval(world.fixer, world.room_id, request_id, card_title("Deploy?", content),
+                       labelled([{"id": "yes", "label": "Approve", "decision": "accept"}]), s.clock.now() + 600,
+                       ["alice"])
+    answered = s.clock.now()
+    answer_in(s, world.alice, request_id, "yes")
+    s.clock.advance(3600)  # type: ignore[attr-defined]
+    decision = read_decision(s.approval(world.fixer, request_id).to_dict(), content)
+    assert decision.approved and decision.approval is not None
+    assert decision.approval.at == utc_iso(answered)

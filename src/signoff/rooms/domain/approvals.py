@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import check_id
 from signoff.ledger import Event, NewEvent
@@ -267,7 +268,8 @@ class Approvals:
             option = next(o for o in card.options if o.id == option_id)
             outcome.update({**base, "outcome": "accepted" if option.decision == "accept" else "declined",
                             "option_id": option_id, "decision": option.decision, "responder": actor.sender,
-                            "responder_name": actor.display_name, "allowed": True})
+                            "responder_name": actor.display_name, "allowed": True,
+                            "answered_at": utc_iso(self.store.clock.now())})
             if answering_as != "named":
                 outcome["responder_role"] = answering_as[len("role:"):]
             return [NewEvent("approval.answered", dict(outcome))], []

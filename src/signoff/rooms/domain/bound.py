@@ -186,7 +186,8 @@ def card_approval(card: dict[str, Any], bound: BoundContent, content: str | None
 
 def read_decision(card: dict[str, Any], content: str | None = None, at: str | None = None) -> CardDecision:
     """The decision a card records, for `content` when given (else for the content it binds).
-    `at` is when it is read (now by default): the server keeps no answer time on the card."""
+    The approval's time is when the person answered, as the server recorded it (`answered_at`);
+    `at` (now by default) stands in only for a card answered before the server kept that time."""
     request_id, room_id = str(card["request_id"]), str(card["room_id"])
     bound = bound_content(card)
     if bound is None:
@@ -197,7 +198,9 @@ def read_decision(card: dict[str, Any], content: str | None = None, at: str | No
     if state in ("accepted", "declined") and outcome.get("allowed") is True:
         name, option = outcome.get("responder_name"), outcome.get("option_id")
         try:  # the one content-bound approval decides whether the answer is for `content`
-            made = card_approval(card, bound, content, at or utc_iso(time.time()))
+            answered = outcome.get("answered_at")
+            when = answered if isinstance(answered, str) and answered else at or utc_iso(time.time())
+            made = card_approval(card, bound, content, when)
         except (ConflictError, UsageError):
             return CardDecision(request_id, room_id, "unbound", bound.digest, reason=OTHER_CONTENT)
         return CardDecision(request_id, room_id, "approved" if state == "accepted" else "declined", bound.digest,

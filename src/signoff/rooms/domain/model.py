@@ -281,6 +281,7 @@ class ApprovalAnswered(_ApprovalOutcome, type="approval.answered", case=APPROVAL
 
     decision: Literal["accept", "decline"]
     responder_role: str | None = None  # the role the responder answered in, when not named
+    answered_at: str | None = None  # UTC ISO 8601, the server's clock; answers stored before it have none
 
 
 class ApprovalDiscarded(_ApprovalOutcome, type="approval.discarded", case=APPROVAL):
