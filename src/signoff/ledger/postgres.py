@@ -55,8 +55,8 @@ class PostgresSide:
         (two writers creating the same row) is retried where the caller says so."""
         if not isinstance(exc, (OperationalError, SAIntegrityError)):
             return False
-        message = str(exc.orig).lower()
-        if "deadlock" in message or "serializ" in message:
+        # The SQLSTATE, not the message: serialization_failure or deadlock_detected.
+        if getattr(exc.orig, "sqlstate", None) in ("40001", "40P01"):
             return True
         return unique_is_transient and isinstance(exc, SAIntegrityError)
 

@@ -70,7 +70,10 @@ class SqliteSide:
         busy_timeout; the sqlite3 errors come from the statements an append sends to the driver."""
         if not isinstance(exc, (OperationalError, SAIntegrityError, sqlite3.OperationalError, sqlite3.IntegrityError)):
             return False
-        if "locked" in str(getattr(exc, "orig", exc)).lower():
+        driver = getattr(exc, "orig", exc)
+        # The driver's result code, not its message: SQLITE_BUSY or SQLITE_LOCKED (extended codes
+        # keep the primary code in their low byte).
+        if getattr(driver, "sqlite_errorcode", -1) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
             return True
         return unique_is_transient and isinstance(exc, (SAIntegrityError, sqlite3.IntegrityError))
 

@@ -150,7 +150,7 @@ class SqlLedger:
 
     def _retry(self, once: Callable[[], T], integrity_is_transient: bool) -> T:
         """`once()`, run again after a failure that rolled its transaction back whole (which ones
-        those are is the database's side to say: SQLite "database is locked", PostgreSQL a
+        those are is the database's side to say, by the driver's code: SQLite SQLITE_BUSY or SQLITE_LOCKED, PostgreSQL a
         serialization failure or a deadlock)."""
         delay = 0.01
         for attempt in range(50):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import pytest
 from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, insert, select
 from sqlalchemy.exc import OperationalError
@@ -48,15 +51,30 @@ def test_explicit_rollback_and_commit(db_url: str) -> None:
     assert _counter(ledger, "undone") is None and _counter(ledger, "early") == 2
 
 
-def test_transact_runs_the_work_again_after_a_transient_failure(sqlite_url: str) -> None:
+def _real_busy_error(path: Path) -> sqlite3.OperationalError:
+    """SQLite's own "database is locked" (SQLITE_BUSY), from a write lock another connection holds."""
+    holder, other = sqlite3.connect(path, isolation_level=None), sqlite3.connect(path, timeout=0, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        other.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        return exc
+    finally:
+        holder.close()
+        other.close()
+    raise AssertionError("the second writer was not refused")
+
+
+def test_transact_runs_the_work_again_after_a_transient_failure(sqlite_url: str, tmp_path: Path) -> None:
     ledger = SqlLedger.from_url(sqlite_url)
     tries: list[int] = []
+    busy = _real_busy_error(tmp_path / "elsewhere.db")
 
     def work(conn: Connection) -> str:
         conn.execute(insert(counters).values(name=f"try-{len(tries)}", value=1))
         tries.append(1)
         if len(tries) == 1:
-            raise OperationalError("INSERT", {}, Exception("database is locked"))
+            raise OperationalError("INSERT", {}, busy)
         return "done"
 
     assert ledger.transact(work) == "done"
