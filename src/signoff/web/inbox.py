@@ -80,10 +80,12 @@ def _cards(request: Request, user: Principal) -> list[Waiting]:
     web = web_state(request)
     cards = answerable_cards(request, user)
     names = {r["room_id"]: r["name"] for r in web.rooms.list_rooms(user)} if cards else {}
-    return [Waiting("approval card", card.title, f"/#card-{n}", _iso(card.requested_at),
+    # The anchor is the card's own id (the id grammar's characters are all fragment-safe): a link
+    # sent by webhook or e-mail must still open this card after others were answered or asked.
+    return [Waiting("approval card", card.title, f"/#card-{card.card_id}", _iso(card.requested_at),
                     f"in room {names.get(card.room_id, card.room_id)}, asked by "
                     f"{card.requester_name or card.requester_agent_id}", key=card.card_id)
-            for n, card in enumerate(cards, start=1)]
+            for card in cards]
 
 
 def _repair(request: Request, user: Principal) -> list[Waiting]:

@@ -100,9 +100,10 @@ def test_everything_waiting_for_me_is_listed_newest_first_with_its_count_in_the_
     assert '<span class="count" id="menu-waiting">3</span>' in page
     page = client.get("/").text
     # The contract and the card were asked after the run was written: newest first.
-    assert _waiting(page) == [("repair contract", "/repair/coupon-01#contract"), ("approval card", "/#card-1"),
-                              ("notes run", "/notes/runs/v1.2")]
-    assert 'id="card-1"' in page  # the card is answered on this page
+    [card] = world.service.pending_approvals(world.alice)
+    assert _waiting(page) == [("repair contract", "/repair/coupon-01#contract"),
+                              ("approval card", f"/#card-{card.card_id}"), ("notes run", "/notes/runs/v1.2")]
+    assert f'id="card-{card.card_id}"' in page  # the card is answered on this page, named by its own id
     assert client.get("/repair/coupon-01").status_code == 200  # each link leads to its page
     assert client.get("/notes/runs/v1.2").status_code == 200
     # Each time is readable, with the exact UTC value for machines and scripts.
