@@ -10,40 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 from pathlib import Path
+
+from signoff.kernel.pathglob import matches
 
 _SAFE = re.compile(r"^[A-Za-z0-9._@+\-/]+$")
 _FORBIDDEN_PARTS = {".git", ".signoff", ".hg", ".svn"}
 MAX_PATH = 300
-
-
-@lru_cache(maxsize=512)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """`*` and `?` stay inside one path component; `**` spans components (`a/**` matches `a/b/c`)."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("^" + "".join(out) + "$")
-
-
-def matches(path: str, patterns: Iterable[str]) -> bool:
-    return any(glob_regex(p).match(path) for p in patterns)
 
 
 def path_problem(

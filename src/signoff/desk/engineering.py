@@ -94,7 +94,7 @@ def propose_reproduction(desk: Desk, order: dict[str, Any], report: str, script:
                           "rejected_tests": order["rejected_tests"], "failed_tests": order.get("failed_tests", []),
                           "module": order["module"], "framework": order.get("framework", FRAMEWORK["pytest"])},
                          {"report": report}, client=client, case_id=order["bug_id"],
-                         allowed_paths=[order["test_path"]])
+                         allowed_paths=["/" + order["test_path"]])  # that file only, anchored at the root
     return {"test_path": prop.output["test_path"], "test_source": prop.output["test_source"],
             "agent": _agent_info(prop)}
 

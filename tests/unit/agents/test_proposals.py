@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from signoff.agents import ProposalRejected, RoleSpec, build_prompt, check_output, get_role, register_role
-from signoff.agents.paths import glob_regex
+from signoff.agents.paths import path_problem
 from signoff.agents.providers.hosted import NotJson, parse_json_text
 from signoff.kernel.errors import NotFoundError, UsageError
 
@@ -127,10 +127,19 @@ def test_non_objects_and_non_json_values() -> None:
         check_output(get_role("writer"), {"sentences": [], "n": float("nan")})
 
 
-def test_glob_semantics() -> None:
-    assert glob_regex("src/*.py").match("src/a.py") and not glob_regex("src/*.py").match("src/b/a.py")
-    assert glob_regex("src/**").match("src/b/a.py") and glob_regex("**/x.py").match("x.py")
-    assert not glob_regex("src/?.py").match("src/ab.py")
+def test_allowlists_read_paths_as_every_path_policy_does() -> None:
+    """A role's allowlist is read by the one path matcher (`kernel.pathglob`, CODEOWNERS syntax), so
+    the desk's fix paths mean the same to the agent's check as to the files it is given."""
+    def allowed(path: str, pattern: str) -> bool:
+        return path_problem(path, [pattern]) is None
+
+    assert allowed("src/a.py", "src/*.py") and not allowed("src/b/a.py", "src/*.py")
+    assert allowed("src/b/a.py", "src/**") and allowed("x.py", "**/x.py")
+    assert not allowed("src/ab.py", "src/?.py")
+    assert allowed("docs/a.md", "*.md") and allowed("a.md", "*.md")  # no slash: at any depth, as in git
+    assert allowed("test_x.py", "/test_x.py") and not allowed("sub/test_x.py", "/test_x.py")  # anchored
+    with pytest.raises(UsageError, match="not supported"):  # syntax git's owners file lacks: refused, not guessed
+        path_problem("src/a.py", ["src/[ab].py"])
 
 
 def test_prompt_prefix_is_fixed_and_data_cannot_break_out() -> None:
