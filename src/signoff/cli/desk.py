@@ -13,6 +13,7 @@ import signoff.demo.shoplite_agents  # noqa: F401  (the desk's offline default a
 from signoff.cli.context import console, err_console, print_json, settings
 from signoff.cli.progress import reporting
 from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.ids import check_id
 from signoff.kernel.tls import tls_context
 
 app = typer.Typer(no_args_is_help=True)
@@ -42,11 +43,17 @@ def _actor(desk: Any, token: str | None) -> Any:
 def init(source: Annotated[Path | None, typer.Option(
              "--source", help="The project's files, for a forge repository not yet created "
                               "(default: the ShopLite example of a source checkout).")] = None,
+         owner: Annotated[list[str] | None, typer.Option(
+             "--owner", help="A person to issue an owner credential to (repeat for each; default: "
+                             "[desk] owner and the people of [desk.people]).")] = None,
          as_json: Json = False) -> None:
     """Create the project's repository in the local forge and one credential per role (shown once)."""
-    from signoff.desk.service import init_local
+    from signoff.desk.service import configured_owners, init_local
 
-    local = init_local(settings(), source=source or _shoplite())
+    s = settings()
+    people = tuple(dict.fromkeys(check_id("owner name", n.strip()) for n in owner)) if owner else \
+        configured_owners(s)
+    local = init_local(s, source=source or _shoplite(), people=people)
     out = {"repo": str(local.desk.forge.path(local.desk.config.repo)), "tokens": local.tokens}
     if as_json:
         print_json(out)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from signoff.desk.config import DeskConfig
 from signoff.desk.credentials import Credentials
 from signoff.desk.workflow import Desk, open_desk
 from signoff.kernel.errors import UsageError
@@ -22,6 +23,13 @@ class LocalDesk:
     def deliver_webhooks(self) -> int:
         """Send the forge's pending deliveries to the desk (a replayed delivery is already applied)."""
         return self.desk.deliver_forge_webhooks()
+
+
+def configured_owners(settings: Settings) -> tuple[str, ...]:
+    """Who gets an owner credential when none are named: `[desk] owner` and the people of
+    `[desk.people]`, each once."""
+    config = DeskConfig.load(settings)
+    return tuple(dict.fromkeys([config.owner, *config.people.names()]))
 
 
 def init_local(settings: Settings, ledger: SqlLedger | None = None, source: Path | None = None,

@@ -54,6 +54,10 @@ class People:
                                          "bind each login to one person")
         return cls(bound)
 
+    def names(self) -> list[str]:
+        """The configured people, each once, in the order they first appear."""
+        return list(dict.fromkeys(self.bound.values()))
+
     def person(self, face: str, login: str, owners: Collection[str], local_forge: bool) -> str | None:
         """The person behind `login` on `face` (None: nobody the desk knows). `owners` are the names
         of the desk's human owner credentials (not the shared key, not bots)."""

@@ -33,7 +33,7 @@ from signoff.desk.crew.status import crew_view
 from signoff.desk.doctor import doctor_checks
 from signoff.desk.engineering import EngineeringService
 from signoff.desk.intake import FIELDS
-from signoff.desk.local import init_local
+from signoff.desk.local import configured_owners, init_local
 from signoff.desk.model import Bug
 from signoff.desk.notify import Concierge
 from signoff.desk.reporters import REPORT_ID
@@ -102,7 +102,8 @@ def execute(desk: Desk, actor: DeskCaller, command: PersonCommand) -> Bug | str:
 
 __all__ = [
     "FIELDS", "PROCESS_ROLES", "REPORT_ID", "AcceptDispute", "ApproveChange", "Bug", "Concierge", "Credentials", "Desk",
-    "DeskCaller", "EngineeringService", "MergeChange", "PersonCommand", "Quarantined", "ResumeBug", "crew_view",
+    "DeskCaller", "EngineeringService", "MergeChange", "PersonCommand", "Quarantined", "ResumeBug", "configured_owners",
+    "crew_view",
     "dispute_digest", "doctor_checks", "execute", "init_local", "link_remote", "link_reporter", "link_standin",
     "open_desk", "recorded", "require_crew", "room_name", "serve_crew", "setup_crew", "setup_remote",
 ]

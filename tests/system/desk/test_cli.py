@@ -179,10 +179,15 @@ def test_init_makes_the_forge_repository_from_the_projects_own_files(home: Path,
     (project / "billing").mkdir(parents=True)
     (project / "billing" / "invoice.py").write_text("def total(lines):\n    return sum(lines)\n")
     home.mkdir()
-    (home.parent / "signoff.toml").write_text('[desk]\nrepo = "invoices"\nrepos_allowed = ["invoices"]\n')
+    (home.parent / "signoff.toml").write_text('[desk]\nrepo = "invoices"\nrepos_allowed = ["invoices"]\n'
+                                              'owner = "dana"\n[desk.people.erin]\nforge = ["erin-gh"]\n')
+    assert main(["desk", "init", "--source", str(project), "--owner", "bad name", "--json"]) == 2
+    assert "error: bad owner name 'bad name'" in capsys.readouterr().err
     assert main(["desk", "init", "--source", str(project), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert Path(out["repo"]).name.startswith("invoices") and "engineering" in out["tokens"]
+    # Owners are the team's own people ([desk] owner, [desk.people]), not the demo's.
+    assert {"dana", "erin"} <= set(out["tokens"]) and not {"alice", "bob", "carol"} & set(out["tokens"])
     from signoff.desk.service import open_desk
     from signoff.kernel.settings import Settings
 
