@@ -39,8 +39,9 @@ ORG_KEY = re.compile(r"^[a-z][a-z0-9]{1,23}$")
 PERSON = re.compile(r"^[a-z][a-z0-9._-]{0,39}$")
 PREFIX = re.compile(r"^[A-Z]{2,8}$")
 # Names the workspace and its pins use for other things.
+# The notary's comparison rows hold each organisation's byte count under its key, beside these.
 RESERVED = frozenset({"shared", "parties", "captures", "evidence", "playbooks", "settings", "notary", "mediator",
-                      "approver", "observer", "admin"})
+                      "approver", "observer", "admin", "path", "status", "delta", "type"})
 FIELDS = frozenset({"name", "approver", "agent", "prefix", "language", "code", "secret_patterns",
                     "protected_values", "captures", "people"})
 
