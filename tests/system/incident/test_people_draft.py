@@ -41,12 +41,14 @@ def test_a_disclosure_drafted_from_nothing_crosses_only_as_its_person_approved_i
     with Incident(run_dir, keys, settings, over_http=False) as inc:
         write("mosaik", "yuki", "report", "Some Kestrel webhooks fail our signature check with 401.")
         inc.pump()
-        posted = len(inc.messages("yuki", "mosaik"))
+        posted, shared = len(inc.messages("yuki", "mosaik")), len(inc.messages("yuki", "shared"))
+        with pytest.raises(UsageError, match="guard would block this text"):  # a report goes to the shared room
+            write("mosaik", "yuki", "report", "It fails for Chloé Brûlé's order too.")
         with pytest.raises(UsageError, match="guard would block this text"):  # one of Mosaik's customers
             write("mosaik", "yuki", "draft", "Mosaik verifies the JSON again, as for soren agesen's order")
         with pytest.raises(UsageError, match="approve command"):
             write("mosaik", "yuki", "draft", "fine by me: approve D-MOSAIK-9")
-        assert len(inc.messages("yuki", "mosaik")) == posted  # nothing was posted
+        assert (len(inc.messages("yuki", "mosaik")), len(inc.messages("yuki", "shared"))) == (posted, shared)
         write("mosaik", "yuki", "draft", OWN)
         inc.pump()
         own = next(a for a in waiting("mosaik", "yuki") if a.kind == "disclosure" and OWN in a.shown)
@@ -77,9 +79,11 @@ def test_a_disclosure_drafted_from_nothing_crosses_only_as_its_person_approved_i
         assert crossed == [own.shown]  # exactly what yuki was shown, seen by Kestrel
         passes = [r["body"] for r in inc.ws.guard_log("mosaik").records() if r["body"].get("d_id") == own.ref]
         assert [p["allowed"] for p in passes] == [True]
+        inc.say("ines.alves", "shared", "the account was KA 7781 0042")  # typed in chat, past every page
     # Graded without knowing the fixture: what was done holds; the root cause, fixes and close are not done.
     result = service.grade(run_dir, keys)
     failed = {c["name"] for c in result["checks"] if not c["ok"]}
     assert failed == {"the root cause is the one the notary's comparisons give",
+                      "no customer name or protected value in any post",
                       "root cause confirmed by each organisation's approver", "both fixes approved",
                       "incident record closed by the mediator"}, result["checks"]
