@@ -15,10 +15,17 @@ def pairs_to_compare(orgs: Sequence[str],
     """The first event (by id) every organisation disclosed a fingerprint of, with each pair of its
     disclosure ids in configured order; None until one event has all of them. `by_event`: event id
     -> organisation -> disclosure id."""
-    for event_id, ids in sorted(by_event.items()):
-        if set(orgs) <= set(ids):
-            return event_id, [(ids[a], ids[b]) for a, b in combinations(orgs, 2)]
-    return None
+    events = events_to_compare(orgs, by_event)
+    return events[0] if events else None
+
+
+def events_to_compare(orgs: Sequence[str],
+                      by_event: Mapping[str, Mapping[str, str]]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every event (by id) every organisation disclosed a fingerprint of, each with its pairs: when
+    one event's bytes match on every side (people asked for one that did not fail), the next event
+    asked for is compared too."""
+    return [(event_id, [(ids[a], ids[b]) for a, b in combinations(orgs, 2)])
+            for event_id, ids in sorted(by_event.items()) if set(orgs) <= set(ids)]
 
 
 @dataclass(frozen=True)
@@ -145,4 +152,4 @@ def _measured_cause(split: tuple[list[str], list[str]],
     return path, cause
 
 
-__all__ = ["Finding", "pairs_to_compare", "root_cause"]
+__all__ = ["Finding", "events_to_compare", "pairs_to_compare", "root_cause"]

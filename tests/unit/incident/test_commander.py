@@ -8,7 +8,7 @@ from typing import Any
 
 from signoff.incident.fingerprint import fingerprint
 from signoff.incident.notary import Notary
-from signoff.incident.rootcause import Finding, pairs_to_compare, root_cause
+from signoff.incident.rootcause import Finding, events_to_compare, pairs_to_compare, root_cause
 
 ESCAPED = b'{"id":"e1","name":"Jos\\u00e9"}'  # the signer's bytes: \u-escaped
 RAW = '{"id":"e1","name":"José"}'.encode()  # what a re-serialising verifier hashes
@@ -91,3 +91,15 @@ def test_bodies_that_differ_only_between_their_fields_are_a_cause_too() -> None:
         assert found.cause is not None and found.cause.startswith("every field matches, but the whole body is")
         assert found.hypotheses[0].startswith("every field matches, but the bodies differ between the fields")
     assert root_cause(["a", "b"], comparisons({"a": b'{"p":1}', "b": b'{"p":1}'})) == Finding([], None, None)
+
+
+def test_an_event_whose_bytes_match_everywhere_does_not_hold_the_next_one_back() -> None:
+    """People asked first for an event that did not fail: its comparison proposes nothing, and the
+    event they ask for next is compared too."""
+    orgs = ("kestrel", "mosaik")
+    by_event = {"KF-24-0411": {"kestrel": "D-KEST-2", "mosaik": "D-MOSAIK-2"},
+                "KF-24-0413": {"kestrel": "D-KEST-3", "mosaik": "D-MOSAIK-3"}, "KF-24-0414": {"mosaik": "D-MOSAIK-4"}}
+    assert events_to_compare(orgs, by_event) == [("KF-24-0411", [("D-KEST-2", "D-MOSAIK-2")]),
+                                                 ("KF-24-0413", [("D-KEST-3", "D-MOSAIK-3")])]
+    same = comparisons({"kestrel": b'{"p":42.5}', "mosaik": b'{"p":42.5}'})
+    assert root_cause(orgs, same) == Finding([], None, None)
