@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from dataclasses import replace
 from typing import Any
 
 from signoff.incident.wirecheck import render_path, scan
 from signoff.kernel.errors import UsageError
 
 FINGERPRINT_VERSION = "signoff.incident.fingerprint/v1"
+BOM = b"\xef\xbb\xbf"
 
 
 def salted(salt: bytes, data: bytes) -> str:
@@ -30,7 +32,10 @@ def salt_id(salt: bytes) -> str:
 def fingerprint(event_id: str, raw: bytes, salt: bytes, incident: str) -> dict[str, Any]:
     if len(salt) < 16:
         raise UsageError("salt is shorter than 16 bytes", "use the salt the notary issued for the incident")
-    leaves = scan(raw)
+    # A UTF-8 byte order mark is no JSON (RFC 8259), but some senders write one: it is measured as
+    # bytes before the document (in the total and the digest), and the document after it is scanned.
+    start = len(BOM) if raw.startswith(BOM) else 0
+    leaves = [replace(leaf, offset=leaf.offset + start) for leaf in scan(raw[start:])]
 
     def key_label(key: str) -> str:
         return "#" + salted(salt, key.encode("utf-8"))[:16]
@@ -58,4 +63,4 @@ def fingerprint(event_id: str, raw: bytes, salt: bytes, incident: str) -> dict[s
         "digest": salted(salt, raw),
         "fields": fields,
         "duplicates": sorted({f["path"] for f in fields if f.get("duplicate")}),
-    }
+    } | ({"bom": True} if start else {})

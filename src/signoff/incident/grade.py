@@ -24,15 +24,13 @@ from signoff.incident.decisions import SHOWN_SUFFIX, shown_disclosure
 from signoff.incident.disclosure import Disclosure, published_text
 from signoff.incident.parties import Parties
 from signoff.incident.playbooks import parse_disclosure_post
-from signoff.incident.playbooks.posts import CONFIRM_COMMAND, FIX_APPROVED, ORG_TITLE, root_cause_shown
+from signoff.incident.playbooks.posts import CONFIRM_COMMAND, FIX_APPROVED, root_cause_shown
+from signoff.incident.rootcause import root_cause
 from signoff.incident.stack import (
-    AGENT_OF,
     APPROVER,
-    HUMANS,
     MEDIATOR,
     NOTARY,
     OBSERVER,
-    ORGS,
     SHARED,
     RunInfo,
     check_cast,
@@ -219,13 +217,15 @@ def measure(run_dir: Path, keys: KeyStore, view: View | None = None) -> dict[str
     confirmed = (rec.get("root_cause") or {}).get("confirmed_at")
     closed = rec.get("closed_at")
     blocked = 0
+    orgs = view.info.cast.keys
     with workspace(run_dir, keys) as ws:
-        for org in ORGS:
+        for org in orgs:
             report = ws.guard_log(org).verify(keys.trusted())
             blocked += sum(1 for r in report.records if not r["body"].get("allowed"))
-    refused_approvals = sum(1 for org in ORGS for m in view.by(org, APPROVER) if m["body"].startswith("not signed"))
+    refused_approvals = sum(1 for org in orgs for m in view.by(org, APPROVER) if m["body"].startswith("not signed"))
     e2e = rec.get("e2e") or {}
-    logs = [e for _, h, e in _disclosures(view) if h["org"] == "shopco" and "rejected" in e and "events" in e]
+    # What the receiving side (the last organisation configured) logged as failing.
+    logs = [e for _, h, e in _disclosures(view) if h["org"] == orgs[-1] and "rejected" in e and "events" in e]
     bug = {"events": logs[0]["events"], "rejected": len(logs[0]["rejected"])} if logs else {}
     return {
         "incident": rec.get("incident"),
@@ -235,38 +235,43 @@ def measure(run_dir: Path, keys: KeyStore, view: View | None = None) -> dict[str
         "disclosures_made": len(_disclosures(view)),
         "posts_blocked_by_guards": blocked,
         "approvals_refused": refused_approvals,
-        "code_lines_crossed": code_lines_crossed(view, run_parties(run_dir), (SHARED, *ORGS)),
+        "code_lines_crossed": code_lines_crossed(view, run_parties(run_dir), (SHARED, *orgs)),
         "bug": bug,
         "e2e": {k: e2e.get(k) for k in ("events", "accepted", "rejected")},
     }
 
 
 def grade(run_dir: Path, keys: KeyStore) -> dict[str, Any]:
-    """The scripted demo's checks (its people, fixes and end-to-end check are the demo's): a run of
-    other organisations is refused, and checked with its chains and its postmortem instead."""
+    """The checks that hold for any organisations' run (disclosures approved and signed on the digest
+    shown, chains and guard logs, nothing protected or no code line in any post, the root cause
+    confirmed and every fix approved by each organisation's approver, closed by the commander), and
+    for the scripted demo's runs its own (the refused direct request, its notary table, its
+    end-to-end re-run)."""
     try:
         check_cast(run_parties(run_dir))
+        demo = True
     except UsageError:
-        raise UsageError("the grader checks runs of the scripted demo (PayCo and ShopCo); this run is of other "
-                         "organisations", "check it with `signoff incident postmortem RUN` and the approvals' "
-                         "chains on its page") from None
+        demo = False
     with workspace(run_dir, keys) as ws:
-        return _grade(run_dir, keys, ws)
+        return _grade(run_dir, keys, ws, demo)
 
 
-def _grade(run_dir: Path, keys: KeyStore, ws: Workspace) -> dict[str, Any]:
+def _grade(run_dir: Path, keys: KeyStore, ws: Workspace, demo: bool) -> dict[str, Any]:
     view = observe(run_dir)
     info = view.info
+    cast = info.cast
+    orgs, humans, agent_of = cast.keys, cast.approvers, cast.agents
     rec = view.record()
     incident = rec["incident"] if rec else "INC-????"
     checks: list[GradeCheck] = []
+    every = "both" if len(orgs) == 2 else "every"
 
     # 1. every disclosure in the shared room was approved by its org's human and signed
     problems = []
     disclosures = _disclosures(view)
     for m, head, evidence in disclosures:
         org, d_id = head["org"], head["d_id"]
-        if org not in AGENT_OF or m["sender"] != view.sender(AGENT_OF[org]):
+        if org not in agent_of or m["sender"] != view.sender(agent_of[org]):
             problems.append(f"{d_id} posted by {info.name_of(m['sender'])}, not {org}'s agent")
             continue
         doc = view.documents[org].get("approvals")
@@ -294,48 +299,36 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace) -> dict[str, Any]:
         if record["evidence_sha256"] != sha256_bytes(canonical_bytes(evidence)) or \
                 record["text_sha256"] != d.text_sha256 or m["body"] != published_text(d, record["approver"]):
             problems.append(f"{d_id} in the shared room differs from what {record['approver']} approved")
-        if record["approver"] != HUMANS[org] or approval_msg["sender"] != view.sender(HUMANS[org]):
-            problems.append(f"{d_id} approved by {record['approver']}, not {HUMANS[org]}")
+        if record["approver"] != humans[org] or approval_msg["sender"] != view.sender(humans[org]):
+            problems.append(f"{d_id} approved by {record['approver']}, not {humans[org]}")
         elif not _names_what_was_shown(approval_msg["body"], record, shown_disclosure(d, d.text)):
             problems.append(f"{d_id}: {record['approver']}'s command does not name the digest of what crossed")
     checks.append(GradeCheck("every disclosure in the shared room was approved and signed",
                         bool(disclosures) and not problems,
                         "; ".join(problems) or f"{len(disclosures)} disclosures, each with a valid signed approval"))
 
-    # 2. the direct cross-company request was refused visibly
-    refused = []
-    for human, org in (("sam", "payco"), ("priya", "shopco")):
-        for m in view.by(SHARED, human):
-            if f"@{view.info.server_name(AGENT_OF[org])}" in m["body"]:
-                replies = [r for r in view.messages[SHARED] if r["thread"] == m["id"] and r["id"] != m["id"]
-                           and r["sender"] == view.sender(AGENT_OF[org]) and REFUSAL_TEXT in r["body"]]
-                if replies:
-                    refused.append(f"{human} -> {AGENT_OF[org]} refused in the room")
-    checks.append(GradeCheck("direct cross-company request was refused visibly", bool(refused),
-                        "; ".join(refused) or "no refused direct request found"))
-
-    # 3. the notary's table names the differing field and the escape
     tables = [m for m in view.by(SHARED, NOTARY) if "notary comparison" in m["body"]]
-    good = [t for t in tables if "data.customer.name" in t["body"] and "escaped by payco only" in t["body"]
-            and "11 fields match, 1 differ" in t["body"]]
-    checks.append(GradeCheck("notary table shows data.customer.name differing, escaped by payco only", bool(good),
-                        good[0]["body"].splitlines()[-1] if good else f"{len(tables)} comparison(s), none naming it"))
+    if demo:
+        checks += _demo_checks(view, tables)
+    else:
+        checks.append(_cause_measured(view, incident))
 
-    # 4. no customer name anywhere; no code line anywhere
-    guards = {org: ws.guard(org, logged=False) for org in ORGS}
-    named = [f"{key}:{m['id']}" for key in (SHARED, *ORGS) for m in view.messages[key]
-             if any(g.content_counts(m["body"]).get("customer_name") for g in guards.values())]
-    checks.append(GradeCheck("no customer name in any post", not named,
-                        f"names found in {', '.join(named)}" if named else
+    # 4. no customer name or other protected value anywhere; no code line anywhere
+    guards = {org: ws.guard(org, logged=False) for org in orgs}
+    named = [f"{key}:{m['id']}" for key in (SHARED, *orgs) for m in view.messages[key]
+             if any(g.content_counts(m["body"]).get(rule) for g in guards.values()
+                    for rule in ("customer_name", "protected_value"))]
+    checks.append(GradeCheck("no customer name or protected value in any post", not named,
+                        f"protected values found in {', '.join(named)}" if named else
                         f"{sum(len(v) for v in view.messages.values())} posts checked"))
-    crossed = code_lines_crossed(view, ws.parties, (SHARED, *ORGS))
-    checks.append(GradeCheck("no line of either company's code in any post (measured)", crossed == 0,
-                        f"{crossed} code lines found in posts"))
+    crossed = code_lines_crossed(view, ws.parties, (SHARED, *orgs))
+    checks.append(GradeCheck(f"no line of {'either' if len(orgs) == 2 else 'any'} company's code in any post "
+                             "(measured)", crossed == 0, f"{crossed} code lines found in posts"))
 
-    # 5. both ledgers verify (approver and guard chains of both orgs, and the room server's ledger)
+    # 5. every ledger verifies (approver and guard chains of each org, and the room server's ledger)
     ledger_problems = []
     trusted = keys.trusted()
-    for org in ORGS:
+    for org in orgs:
         for chain, role in ((ws.approvals(org), "approver"), (ws.guard_log(org), "guard")):
             report = chain.verify(trusted, f"{org}/{role}")
             ledger_problems += report.problems or ([] if report.records else [f"{org}/{role}: no records"])
@@ -359,13 +352,13 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace) -> dict[str, Any]:
     finally:
         room_ledger.close()
     checks.append(GradeCheck("ledgers intact and every disclosure signed", not ledger_problems,
-                        "; ".join(ledger_problems) or f"approver and guard chains of both orgs, and {run_ledger}"))
+                        "; ".join(ledger_problems) or f"approver and guard chains of each org, and {run_ledger}"))
 
     # 6. every draft ended with its exact approve command, copied literally by the approver
     draft_problems = []
     n_drafts = 0
-    for org in ORGS:
-        agent = view.sender(AGENT_OF[org])
+    for org in orgs:
+        agent = view.sender(agent_of[org])
         for name, doc in view.documents[org].items():
             if not name.startswith("D-") or doc["created_by"] != agent:
                 continue
@@ -378,45 +371,47 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace) -> dict[str, Any]:
             if m["sender"] == agent and "Approve with:" in m["body"] and \
                     not re.search(r"\nApprove with: approve D-[A-Z]+-[0-9]+$", m["body"].rstrip()):
                 draft_problems.append(f"a draft in {org}'s room does not end with its approve command")
-        for m in view.by(org, HUMANS[org]):
+        for m in view.by(org, humans[org]):
             text = strip_mentions(m["body"])
             if text.startswith("approve ") and m["body"] != f"@{view.info.server_name(APPROVER)} {text}":
-                draft_problems.append(f"{HUMANS[org]}'s approval {text!r} was not the exact command")
+                draft_problems.append(f"{humans[org]}'s approval {text!r} was not the exact command")
     checks.append(GradeCheck("every draft ended with its exact approve command", n_drafts > 0 and not draft_problems,
                         "; ".join(draft_problems) or f"{n_drafts} drafts"))
 
     # 7. root cause confirmed by both humans
     rc = (rec or {}).get("root_cause") or {}
     cause_digest = shown_digest(root_cause_shown(incident, str(rc.get("text"))))
-    confirms = {h for h in HUMANS.values() for m in view.by(SHARED, h)
+    confirms = {h for h in humans.values() for m in view.by(SHARED, h)
                 if (hit := CONFIRM_COMMAND.match(strip_mentions(m["body"]))) and hit.group(1) == incident
                 and names(hit.group(2) or "", cause_digest)}
-    checks.append(GradeCheck("root cause confirmed by both humans",
-                        confirms == set(HUMANS.values()) and set((rec or {}).get("confirmations", {})) == confirms
+    checks.append(GradeCheck("root cause confirmed by each organisation's approver",
+                        confirms == set(humans.values()) and set((rec or {}).get("confirmations", {})) == confirms
                         and bool(rc.get("confirmed_at")),
                         f"confirmed by {', '.join(sorted(confirms)) or 'nobody'}; cause: {rc.get('text', '-')}"))
 
     # 8. both fixes approved (approval cards answered by each org's human, or where the server has
     # none, each org's human's exact command to the approver, signed and announced by the approver)
     fix_notes = []
-    for org in ORGS:
+    for org in orgs:
         if not info.cards:
             fix_notes.append(_fix_by_command(view, keys, org, incident))
             continue
         card = view.cards.get(org) or {}
         outcome = card.get("outcome") or {}
-        ok = card.get("state") == "accepted" and outcome.get("responder") == f"user:{info.users[HUMANS[org]]}"
-        fix_notes.append(f"{org}: {card.get('state', 'missing')}" + (f" by {HUMANS[org]}" if ok else ""))
-    fixed = all(n.endswith(f"by {HUMANS[o]}") for n, o in zip(fix_notes, ORGS, strict=True))
-    checks.append(GradeCheck("both fixes approved", fixed,
+        ok = card.get("state") == "accepted" and outcome.get("responder") == f"user:{info.users[humans[org]]}"
+        fix_notes.append(f"{org}: {card.get('state', 'missing')}" + (f" by {humans[org]}" if ok else ""))
+    fixed = all(n.endswith(f"by {humans[o]}") for n, o in zip(fix_notes, orgs, strict=True))
+    checks.append(GradeCheck(f"{every} fix{'es' if len(orgs) > 1 else ''} approved", fixed,
                         "; ".join(fix_notes)))
 
-    # 9. the end-to-end check after the fixes, disclosed
-    sims = [e["simulation"] for m, h, e in disclosures if isinstance(e.get("simulation"), dict)]
-    checks.append(GradeCheck("simulation re-run with both fixes shows 0 rejected",
-                        any(s.get("rejected") == 0 and s.get("events", 0) > 0 for s in sims),
-                        "; ".join(f"{s.get('rejected')} of {s.get('events')} rejected" for s in sims)
-                        or "none disclosed"))
+    # 9. the end-to-end check after the fixes, disclosed (the demo re-runs its traffic; a run of
+    # other organisations cannot, and leaves that check to the teams)
+    if demo:
+        sims = [e["simulation"] for m, h, e in disclosures if isinstance(e.get("simulation"), dict)]
+        checks.append(GradeCheck("simulation re-run with both fixes shows 0 rejected",
+                            any(s.get("rejected") == 0 and s.get("events", 0) > 0 for s in sims),
+                            "; ".join(f"{s.get('rejected')} of {s.get('events')} rejected" for s in sims)
+                            or "none disclosed"))
 
     # 10. the incident record closed by the mediator
     closed = [m for m in view.by(SHARED, MEDIATOR) if m["body"].startswith(f"{incident} closed by")]
@@ -431,6 +426,44 @@ def _grade(run_dir: Path, keys: KeyStore, ws: Workspace) -> dict[str, Any]:
             "metrics": metrics}
 
 
+def _demo_checks(view: View, tables: list[dict[str, Any]]) -> list[GradeCheck]:
+    """The scripted demo's own checks: its direct cross-company request refused visibly, and its
+    notary table naming the field its bug changes."""
+    refused = []
+    agent_of = view.info.cast.agents
+    for human, org in (("sam", "payco"), ("priya", "shopco")):
+        for m in view.by(SHARED, human):
+            if f"@{view.info.server_name(agent_of[org])}" in m["body"]:
+                replies = [r for r in view.messages[SHARED] if r["thread"] == m["id"] and r["id"] != m["id"]
+                           and r["sender"] == view.sender(agent_of[org]) and REFUSAL_TEXT in r["body"]]
+                if replies:
+                    refused.append(f"{human} -> {agent_of[org]} refused in the room")
+    good = [t for t in tables if "data.customer.name" in t["body"] and "escaped by payco only" in t["body"]
+            and "11 fields match, 1 differ" in t["body"]]
+    return [GradeCheck("direct cross-company request was refused visibly", bool(refused),
+                       "; ".join(refused) or "no refused direct request found"),
+            GradeCheck("notary table shows data.customer.name differing, escaped by payco only", bool(good),
+                       good[0]["body"].splitlines()[-1] if good else f"{len(tables)} comparison(s), none naming it")]
+
+
+def _cause_measured(view: View, incident: str) -> GradeCheck:
+    """The root cause in the record is the one the notary's comparisons of one event give (every
+    pair of organisations compared, `rootcause.root_cause`): the cause people confirmed rests on
+    measured bytes, whatever the fixture."""
+    cause = ((view.record() or {}).get("root_cause") or {}).get("text")
+    doc = view.documents[SHARED].get("notary-comparisons")
+    by_event: dict[str, list[dict[str, Any]]] = {}
+    if doc is not None and doc["created_by"] == view.sender(NOTARY):
+        for name, c in sorted(json.loads(doc["content"]).items()):
+            if name.startswith(f"{incident}/"):
+                by_event.setdefault(name.split("/")[1], []).append(c)
+    given = {e: root_cause(view.info.cast.keys, cs) for e, cs in by_event.items()}
+    hit = [e for e, found in given.items() if found is not None and cause and found.cause == cause]
+    return GradeCheck("the root cause is the one the notary's comparisons give", bool(hit),
+                      f"from the comparisons of {hit[0]}" if hit else
+                      f"{len(by_event)} event(s) compared; none gives the cause in the record ({cause or 'none'})")
+
+
 def _names_what_was_shown(command: str, record: dict[str, Any], content: Any) -> bool:
     """The person's command names (`#<digest>`) the digest of `content`, and the signed record's
     `Approval` holds that digest: the person approved exactly this."""
@@ -443,14 +476,16 @@ def _fix_by_command(view: View, keys: KeyStore, org: str, incident: str) -> str:
     """`<org>: approved by <human>` when the approver announced the fix in the shared room, citing a
     message in the org's room that is the human's exact command, with a signed record of it."""
     request_id = f"{incident}-fix-{org}"
+    human = view.info.cast.approver(org)
     notices = [FIX_APPROVED.match(strip_mentions(m["body"])) for m in view.by(SHARED, APPROVER)]
-    cited = [n for n in notices if n is not None and n.group(1) == ORG_TITLE[org] and n.group(2) == incident]
+    cited = [n for n in notices if n is not None and n.group(1) == view.info.cast.title(org)
+             and n.group(2) == incident]
     if not cited:
         return f"{org}: no approval announced by the approver"
     command = next((m for m in view.messages[org] if m["id"] == cited[-1].group(4)), None)
-    if command is None or command["sender"] != view.sender(HUMANS[org]) or \
+    if command is None or command["sender"] != view.sender(human) or \
             SHOWN_SUFFIX.sub("", command["body"]) != f"@{view.info.server_name(APPROVER)} approve fix {request_id}":
-        return f"{org}: the approval does not cite {HUMANS[org]}'s exact command in {org}'s room"
+        return f"{org}: the approval does not cite {human}'s exact command in {org}'s room"
     doc = view.documents[org].get("approvals")
     key = keys.ensure(f"incident-approver-{org}").public
     published = json.loads(doc["content"]) if doc is not None and doc["created_by"] == view.sender(APPROVER) else []
@@ -458,12 +493,12 @@ def _fix_by_command(view: View, keys: KeyStore, org: str, incident: str) -> str:
                             f"{org} approvals (from the room)", f"{org} room document")
     signed = [r["body"] for r in report.records if r["body"].get("d_id") == request_id]
     if not report.ok or not signed or signed[0]["approval_msg_id"] != command["id"] or \
-            signed[0]["approver"] != HUMANS[org]:
-        return f"{org}: no valid signed record of {HUMANS[org]}'s approval of {request_id}"
+            signed[0]["approver"] != human:
+        return f"{org}: no valid signed record of {human}'s approval of {request_id}"
     request = next((m for m in view.messages[org] if m["id"] == signed[0]["draft_msg_id"]), None)
     if request is None or not _names_what_was_shown(command["body"], signed[0], request["body"]):
-        return f"{org}: {HUMANS[org]}'s command does not name the digest of the fix request signed"
-    return f"{org}: command by {HUMANS[org]}"
+        return f"{org}: {human}'s command does not name the digest of the fix request signed"
+    return f"{org}: command by {human}"
 
 
 __all__ = ["GradeCheck", "View", "code_lines_crossed", "grade", "measure", "observe"]

@@ -144,6 +144,7 @@ class Row:
     bytes_b: int | None
     escaped_by: tuple[str, ...]
     non_ascii_by: tuple[str, ...]
+    kind: str = ""  # the JSON type both sides have there (string, number...); "" when they differ
 
     @property
     def delta(self) -> int | None:
@@ -173,12 +174,16 @@ class Comparison:
 
     def findings(self) -> list[str]:
         out = []
+        if not self.differing and not self.digest_match:
+            out.append(f"every field matches, but the bodies differ between the fields (total {self.total_a} vs "
+                       f"{self.total_b} bytes): whitespace, line endings, a byte order mark or a trailing newline")
         for r in self.differing:
             if r.delta is None:
                 out.append(f"{r.path}: present only on {r.status.removeprefix('only_')}'s side")
                 continue
             longer, d = (self.org_a, r.delta) if r.delta >= 0 else (self.org_b, -r.delta)
-            line = f"{r.path}: {d} bytes longer on {longer}'s side" if d else f"{r.path}: same length, different bytes"
+            line = f"{r.path}: {_bytes(d)} longer on {longer}'s side" if d else \
+                f"{r.path}: same length, different bytes"
             if r.escaped_by:
                 line += f"; \\u-escaped by {', '.join(r.escaped_by)} only" if len(r.escaped_by) == 1 else \
                     "; \\u-escaped by both"
@@ -188,6 +193,8 @@ class Comparison:
                 # Nobody sent raw non-ASCII bytes: ASCII characters written as \uXXXX (6 bytes for 1),
                 # as an HTML-safe encoder writes <, > and &.
                 line += f"; fits {d // 5} ASCII character(s) written as \\uXXXX at +5 bytes each"
+            elif not r.escaped_by:
+                line += _unescaped_hint(r)
             out.append(line)
         return out
 
@@ -201,7 +208,8 @@ class Comparison:
             "digest_match": self.digest_match,
             "rows": [
                 {"path": r.path, "status": r.status, self.org_a: r.bytes_a, self.org_b: r.bytes_b,
-                 "delta": r.delta, "escaped_by": list(r.escaped_by), "non_ascii_by": list(r.non_ascii_by)}
+                 "delta": r.delta, "type": r.kind, "escaped_by": list(r.escaped_by),
+                 "non_ascii_by": list(r.non_ascii_by)}
                 for r in self.rows
             ],
             "matching": len(self.matching),
@@ -221,6 +229,22 @@ class Comparison:
                      f"total {self.total_a} vs {self.total_b} bytes")
         lines.extend(self.findings())
         return "\n".join(lines)
+
+
+def _bytes(n: int) -> str:
+    return "1 byte" if n == 1 else f"{n} bytes"
+
+
+def _unescaped_hint(r: Row) -> str:
+    """What a difference with no escape on either side fits, when the types say (a hint, not a finding:
+    the notary sees lengths and salted hashes, never the values)."""
+    if r.kind == "number":
+        return "; a number on both sides: fits the same value written with other digits (trailing zeros, an " \
+               "exponent, another precision)"
+    if r.kind == "string" and len(r.non_ascii_by) == 2:
+        return "; non-ASCII on both sides, escaped by neither: fits the same text in another Unicode " \
+               "normalisation (NFC vs NFD) or another encoding of it"
+    return ""
 
 
 def compare_fingerprints(a: dict[str, Any], b: dict[str, Any]) -> Comparison:
@@ -246,7 +270,8 @@ def compare_fingerprints(a: dict[str, Any], b: dict[str, Any]) -> Comparison:
             status = "match" if fa["hash"] == fb["hash"] else "differ"
         escaped = tuple(fp["org"] for fp, f in ((a, fa), (b, fb)) if f and f.get("escaped"))
         non_ascii = tuple(fp["org"] for fp, f in ((a, fa), (b, fb)) if f and f.get("non_ascii"))
+        kind = str(fa.get("type", "")) if fa and fb and fa.get("type") == fb.get("type") else ""
         rows.append(Row(key[0], status, fa["length"] if fa else None, fb["length"] if fb else None,
-                        escaped, non_ascii))
+                        escaped, non_ascii, kind))
     return Comparison(a["incident"], a["event_id"], a["org"], b["org"], int(a["total_bytes"]),
                       int(b["total_bytes"]), a["digest"] == b["digest"], tuple(rows))

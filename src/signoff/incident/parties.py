@@ -39,8 +39,9 @@ ORG_KEY = re.compile(r"^[a-z][a-z0-9]{1,23}$")
 PERSON = re.compile(r"^[a-z][a-z0-9._-]{0,39}$")
 PREFIX = re.compile(r"^[A-Z]{2,8}$")
 # Names the workspace and its pins use for other things.
+# The notary's comparison rows hold each organisation's byte count under its key, beside these.
 RESERVED = frozenset({"shared", "parties", "captures", "evidence", "playbooks", "settings", "notary", "mediator",
-                      "approver", "observer", "admin"})
+                      "approver", "observer", "admin", "path", "status", "delta", "type"})
 FIELDS = frozenset({"name", "approver", "agent", "prefix", "language", "code", "secret_patterns",
                     "protected_values", "captures", "people"})
 
@@ -192,16 +193,22 @@ class Parties:
 
     @classmethod
     def load(cls, path: Path) -> Parties:
-        """An incident configuration (TOML, see the module's doc); paths are relative to its folder."""
+        """An incident configuration (TOML, see the module's doc; a folder means its `incident.toml`);
+        paths are relative to its folder."""
         path = Path(path)
+        if path.is_dir():
+            path = path / "incident.toml"
         try:
             with path.open("rb") as fh:
                 data = tomllib.load(fh)
         except FileNotFoundError as exc:
             raise NotFoundError(f"no incident configuration at {path}", "write one (docs/incident.md, "
                                 "\"Your own incident\") or pass its path") from exc
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UsageError(f"{path} is not TOML: {exc}", "fix the file") from exc
+        except OSError as exc:
+            raise UsageError(f"cannot read {path} ({exc.strerror})", "pass the path of a readable incident.toml") \
+                from exc
         orgs = data.get("org")
         if not isinstance(orgs, dict) or not all(isinstance(v, dict) for v in orgs.values()):
             raise UsageError(f"{path} configures no organisations", "add a table [org.<key>] for each one")

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signoff.incident.console import Console
 from signoff.incident.decisions import shown_disclosure
-from signoff.incident.disclosure import Disclosure, published_text
+from signoff.incident.disclosure import APPROVE_LINE, Disclosure, published_text
+from signoff.incident.guard import GuardVerdict
 from signoff.incident.playbooks.posts import FIX_COMMAND, root_cause_shown
 from signoff.incident.stack import APPROVER, MEDIATOR, SHARED, RunInfo, read_secrets
 from signoff.kernel.clock import SystemClock, utc_iso
@@ -148,7 +150,8 @@ def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
 
 
 MAX_WRITTEN = 1000  # characters a person writes in one message from the page
-WRITES = ("report", "fix", "redraft")
+WRITES = ("report", "fix", "redraft", "draft")
+CROSSING = ("report", "redraft", "draft")  # what reaches the shared room (a report now, a draft once approved)
 
 
 def _written(text: str, lines: bool) -> str:
@@ -158,20 +161,24 @@ def _written(text: str, lines: bool) -> str:
     if any(ord(c) < 32 and c != "\n" for c in text) or (not lines and "\n" in text):
         raise UsageError("the text holds control characters" + ("" if lines else " or line breaks"),
                          "write plain text" + ("" if lines else " on one line"))
-    if "Approve with:" in text or text.startswith("@"):
+    if "Approve with:" in text or text.startswith("@") or APPROVE_LINE.search(text):
         raise UsageError("write your own words only: the approve command and mentions are added for you",
                          "leave out the approve line and any @mention")
     return text
 
 
-def write(run_dir: Path, view: Console, cmd: Write) -> dict[str, Any]:
+def write(run_dir: Path, view: Console, cmd: Write,
+          guard: Callable[[str], GuardVerdict] | None = None) -> dict[str, Any]:
     """A person's own words from the page, posted as that person: a report or request to the
     incident commander (`report`, in the shared room), the fix their organisation will make (`fix`,
     to their agent in their private room: the agent asks for its approval once the commander asks
-    for fixes), or a draft disclosure in their own words (`redraft`, naming the digest of the draft
+    for fixes), a draft disclosure in their own words (`redraft`, naming the digest of the draft
     they read: refused as stale if it changed since; the agent drafts it again with the same
-    evidence, as a new draft to approve). Nothing crosses by this: what crosses is still only a
-    disclosure its approver signed, through the guard."""
+    evidence, as a new draft to approve), or a disclosure with no draft before it (`draft`: the
+    agent drafts it exactly as written, as a new draft to approve). A disclosure crosses only once
+    its approver signed it, through the guard when it is posted; `guard` (the organisation's content
+    rules) checks every text that will reach the shared room before anything is posted, so a report,
+    which goes there at once, never passes by the guard."""
     if view.recorded:
         raise ConflictError(f"incident run {view.run} is finished", "write in a running incident")
     if cmd.kind not in WRITES:
@@ -181,12 +188,20 @@ def write(run_dir: Path, view: Console, cmd: Write) -> dict[str, Any]:
     if not decides_for(view, cmd.org, cmd.person):
         raise RefusedError(f"{cmd.person} is not {view.names[cmd.org]}'s approver in this incident",
                            f"{view.approver(cmd.org)} writes for {view.names[cmd.org]}")
-    text = _written(cmd.text, lines=cmd.kind == "redraft")
+    text = _written(cmd.text, lines=cmd.kind in ("redraft", "draft"))
+    if cmd.kind in CROSSING and guard is not None:
+        verdict = guard(text)
+        if not verdict.allowed:
+            raise UsageError(f"{view.names[cmd.org]}'s guard would block this text in the shared room "
+                             f"({', '.join(verdict.rules)}); nothing was posted",
+                             "leave out code, secrets, customer names and protected values")
     agent = view.agent(cmd.org) or ""
     if cmd.kind == "report":
         posted = post_as(run_dir, cmd.person, SHARED, f"@incident-commander {text}", [])
     elif cmd.kind == "fix":
         posted = post_as(run_dir, cmd.person, cmd.org, f"fix: {text}", [agent])
+    elif cmd.kind == "draft":
+        posted = post_as(run_dir, cmd.person, cmd.org, f"draft: {text}", [agent])
     else:
         found = [a for a in awaiting(view, cmd.org) if a.ref == cmd.ref and a.kind == "disclosure"]
         if not found:

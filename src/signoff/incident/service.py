@@ -25,7 +25,7 @@ from signoff.incident.parties import ORG_KEY, Organisation, Parties
 from signoff.incident.scenario import Rerun, Scenario
 from signoff.incident.workspace import SHARED_ROOM, LedgerReport, Workspace, verify_ledger
 from signoff.kernel.checks import Check
-from signoff.kernel.errors import ConflictError, NotFoundError, UsageError
+from signoff.kernel.errors import ConflictError, NotFoundError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
 
@@ -252,16 +252,24 @@ def start_live(home: Path, keys: KeyStore, settings: Settings, scenario: Scenari
     if not all(c.ok for c in checks):
         return checks, None
     # The services run in this process (over_http=False): they end with it, leaving no room server behind.
+    started = threading.Event()
     if demo:
+        started.set()  # the demo's scripted report waits for its services itself
         run_dir = new_run(runs_base(home), keys, scenario, ("request_approval",))
         thread = threading.Thread(target=play, args=(run_dir, keys, settings, scenario),
                                   kwargs={"people": True, "over_http": False}, name=f"incident {run_dir.name}",
                                   daemon=True)
     else:
         run_dir = new_live_run(runs_base(home), keys, home)
-        thread = threading.Thread(target=play_live, args=(run_dir, keys, settings), name=f"incident {run_dir.name}",
-                                  daemon=True)
+        thread = threading.Thread(target=play_live, args=(run_dir, keys, settings), kwargs={"ready": started.set},
+                                  name=f"incident {run_dir.name}", daemon=True)
     thread.start()
+    # The run's page is linked only once its services are connected: a person's first report, sent
+    # as soon as the page shows, must reach the commander.
+    while not started.wait(0.2):
+        if not thread.is_alive():
+            raise UnavailableError(f"the incident run {run_dir.name} stopped before its services were connected",
+                                   "see the server's log, and start the incident again")
     return checks, run_dir.name
 
 
@@ -378,8 +386,9 @@ class Decide:
 @dataclass(frozen=True)
 class Write:
     """`person` (signed in, bound to `org`, its approver) writes in their own words (`kind`):
-    `report` (to the incident commander), `fix` (the fix their organisation will make) or `redraft`
-    (draft `ref`, whose digest the page showed, again as `text`)."""
+    `report` (to the incident commander), `fix` (the fix their organisation will make), `redraft`
+    (draft `ref`, whose digest the page showed, again as `text`) or `draft` (a disclosure as `text`,
+    with no draft before it)."""
 
     org: str
     person: str
@@ -392,8 +401,11 @@ class Write:
 def write(run_dir: Path, keys: KeyStore, cmd: Write) -> dict[str, Any]:
     """A person's own words from a page, checked against the run as it is now and posted as them."""
     from signoff.incident.people import write as written
+    from signoff.incident.stack import workspace as run_workspace
 
-    return written(run_dir, console_view(run_dir, keys, cmd.org), cmd)
+    with run_workspace(run_dir, keys) as ws:
+        guard = ws.guard(cmd.org, logged=False) if cmd.org in ws.parties.keys else None
+        return written(run_dir, console_view(run_dir, keys, cmd.org), cmd, guard.check_text if guard else None)
 
 
 def awaiting(view: Console, org: str, person: str) -> list[Awaiting]:

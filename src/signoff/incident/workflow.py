@@ -560,17 +560,21 @@ def closed(inc: Incident) -> bool:
 
 
 def play_live(run_dir: Path, keys: KeyStore, settings: Settings, patience: float | None = None,
-              over_http: bool = False) -> dict[str, Any]:
+              over_http: bool = False, ready: Callable[[], None] | None = None) -> dict[str, Any]:
     """Run a live incident (`new_live_run`) until the commander closes it: every step is the
     people's, from the console or their chat (reporting the symptom, asking for fingerprints,
     approving, redrafting or refusing drafts, confirming the root cause, naming and approving
-    fixes); the agents only draft. Then record it. `patience`: at most so many seconds in all."""
+    fixes); the agents only draft. Then record it. `patience`: at most so many seconds in all.
+    `ready` is called once every service is connected to its rooms and holds its role: a message a
+    person posts before that would reach no service (the server delivers to connected agents)."""
     import time
 
     from signoff.incident.recording import record_run
 
     deadline = None if patience is None else time.monotonic() + patience
     with Incident(run_dir, keys, settings, over_http=over_http) as inc:
+        if ready is not None:
+            ready()
         while True:
             inc.pump()
             if closed(inc):

@@ -54,7 +54,8 @@ class WebConfig:
         if not isinstance(views, dict) or not all(isinstance(k, str) and isinstance(v, str) and ORG_KEY.match(v)
                                                   for k, v in views.items()):
             raise UsageError("[web] incident_views maps user names to a company",
-                             'write it as incident_views = { alice = "payco" }, with the key of the '
+                             'write it as incident_views = { alice = "payco", "ines.alves" = "kestrel" } (quote a '
+                             "name with a dot: TOML reads ines.alves unquoted as a table), with the key of the "
                              "organisation the person belongs to")
         return cfg
 

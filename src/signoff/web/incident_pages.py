@@ -183,8 +183,9 @@ WRITE_FIELDS = {"csrf", "org", "kind", "text", "ref", "digest"}
 @router.post("/incident/runs/{run}/write")
 async def write(request: Request, run: str) -> Response:
     """A person bound to an organisation (its approver) writes in their own words: a report or
-    request to the commander, their organisation's fix, or a draft redrafted (naming the digest of
-    the draft the page showed). Through the incident's facade, posted as that person."""
+    request to the commander, their organisation's fix, a draft redrafted (naming the digest of
+    the draft the page showed), or a disclosure with no draft before it. Through the incident's
+    facade, posted as that person."""
     form = await checked_form(request)
     user = signed_in(request)
     only_params(request)

@@ -25,8 +25,9 @@ from tests.support.requires import require_binary, require_sandbox
 from tests.system.browser.conftest import Site, axe_violations, make_site
 
 VIEWS = ('[web]\nincident_views = { priya = "payco", sam = "shopco", dave = "payco", ana = "ledgerly", '
-         'bo = "railside" }\n')
+         'bo = "railside", "ines.alves" = "kestrel", yuki = "mosaik" }\n')
 SECOND = Path(__file__).parents[2] / "data" / "incident" / "ledgerly-railside"
+BLIND = Path(__file__).parents[2] / "data" / "incident" / "kestrel-mosaik"
 
 
 @dataclass
@@ -49,7 +50,7 @@ class Live:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     require_binary("node", "apt-get install -y nodejs (ShopCo's side of the fixture is JavaScript)")
     site = make_site(tmp_path_factory, VIEWS)
-    for name in ("priya", "sam", "dave", "alice", "ana", "bo"):
+    for name in ("priya", "sam", "dave", "alice", "ana", "bo", "ines.alves", "yuki"):
         site.add_user(name)
     site.start()
     try:
@@ -428,10 +429,84 @@ def test_two_other_organisations_run_their_own_incident_from_the_console(site: S
     assert "confirmed by ana and bo" in markdown and "approved, by ana" in markdown and "approved, by bo" in markdown
     folder = str(site.home / "incident-runs" / run)
     assert "signed D-LEDGERLY-2 for ana" in site.cli("incident", "replay", folder, "--as", "ledgerly").stdout
-    graded = site.cli("incident", "grade", run, ok=False)  # the grader is the scripted demo's
-    assert graded.returncode != 0 and "fix:" in graded.stderr and "Traceback" not in graded.stderr
+    assert "checks pass" in site.cli("incident", "grade", run).stdout  # the grader's checks for any organisations
     recording = (site.home / "incident-runs" / run / "recording.jsonl").read_text()
     # What each person approved crossed; nothing of either side's code or protected values did.
     assert "Ledgerly: 2 of our 6 webhooks were rejected" in recording
     for kept in ("Oyelaran", "AC-0913-55", "hmac.New", "OpenSSL::HMAC"):
+        assert kept not in recording
+
+
+def start_from_the_console(site: Site, tab: Any, config: Path, organisation: str) -> str:
+    """The host sets the incident up (`signoff incident setup --config`); a person starts it from
+    /incident/start after its checklist passes. The run's name."""
+    require_sandbox()
+    site.cli("incident", "setup", "--config", str(config))
+    page = tab.page
+    page.goto("/incident/start")
+    assert organisation in page.content()
+    page.set_default_timeout(300_000)
+    page.get_by_role("button", name="Run the checklist and start").click()
+    page.locator("#checks-h").wait_for()
+    assert "Checklist passes" in page.content() and "FAIL" not in page.content()
+    page.set_default_timeout(30_000)
+    return str(page.locator("#started a").inner_text())
+
+
+@pytest.mark.slow
+def test_a_blind_fixture_runs_from_the_console_with_a_disclosure_drafted_from_nothing(site: Site, tabs: Any) -> None:
+    """Kestrel Freight (Java) and Mosaik Hjem (Python), a fixture the product was not built around
+    (a BigDecimal's 42.50 signed, a re-serialised 42.5 verified): every step is a person's on their
+    page. Yuki refuses her agent's draft and writes Mosaik's disclosure herself (a text her guard
+    blocks is refused on the page first); the root cause comes from the measured bytes; the grader
+    passes the run."""
+    ines, yuki = tabs(site), tabs(site)
+    ines.sign_in("ines.alves")
+    yuki.sign_in("yuki")
+    run = start_from_the_console(site, yuki, BLIND / "incident.toml", "Kestrel Freight")
+    page = yuki.page
+    page.goto(f"/incident/runs/{run}?as=mosaik")
+    write(page, "write-report", "Kestrel's dispatch webhooks fail our signature check with 401 for some shipments.",
+          "Send to the commander")
+    press(when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-1"), "D-KEST-1", "Approve D-KEST-1")
+    page = when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-1")
+    press(page, "D-MOSAIK-1", "Refuse D-MOSAIK-1")
+    yuki.expect_refusal(400)
+    page.locator("#draft-text").fill("As for Søren Ågesen's order, our worker writes the JSON again.")
+    page.locator("#write-draft").get_by_role("button", name="Draft this disclosure").click()
+    page.get_by_text("guard would block this text").wait_for()
+    own = "Mosaik Hjem: our worker verifies each signature over the JSON it writes again after parsing the body."
+    page = when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-1")
+    page.locator("#draft-text").fill(own)
+    page.locator("#write-draft").get_by_role("button", name="Draft this disclosure").click()
+    page.wait_for_load_state("load")
+    page = when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-2")
+    assert own in page.locator("#decide-D-MOSAIK-2 pre").inner_text()  # exactly as it will cross, nothing else
+    press(page, "D-MOSAIK-2", "Approve D-MOSAIK-2")
+    page = when_shown(ines, run, "kestrel", "shared", "[disclosure D-MOSAIK-2 · mosaik")
+    crossed = page.locator("#lane-shared li", has_text="[disclosure D-MOSAIK-2 · mosaik")
+    assert own in crossed.inner_text() and crossed.locator(".tag").inner_text() == "guard passed · approver signed"
+    write(page, "write-report", "please ask for a salted fingerprint of KF-24-0413 from both sides.",
+          "Send to the commander")
+    press(when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-2"), "D-KEST-2", "Approve D-KEST-2")
+    press(when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-3"), "D-MOSAIK-3", "Approve D-MOSAIK-3")
+    for tab, org in ((ines, "kestrel"), (yuki, "mosaik")):
+        page = when_shown(tab, run, org, "shared", "Proposed root cause")
+        assert "lines[1].unit_price: a number, 5 bytes as kestrel has it, 4 as mosaik has it" in \
+            page.locator("#decide-INC-0001").inner_text()
+        press(page, "INC-0001", "Confirm this root cause")
+    fixes = {"kestrel": "Kestrel signs prices as plain numbers with no trailing zeros",
+             "mosaik": "Mosaik verifies the signature over the raw request body"}
+    for tab, org in ((ines, "kestrel"), (yuki, "mosaik")):
+        page = when_shown(tab, run, org, "shared", "Please get your fix approved")
+        write(page, "write-fix", fixes[org], "Name our fix")
+        ref = f"INC-0001-fix-{org}"
+        press(when_shown(tab, run, org, org, f"For review: the fix request {ref}"), ref, f"Approve {ref}")
+    page = ines.page
+    page.goto(f"/incident/runs/{run}?as=kestrel")
+    page.get_by_role("link", name="Postmortem").wait_for(timeout=60_000)
+    graded = site.cli("incident", "grade", run, "--json")
+    assert json.loads(graded.stdout)["ok"], graded.stdout
+    recording = (site.home / "incident-runs" / run / "recording.jsonl").read_text()
+    for kept in ("Ågesen", "Ødegård", "KA-7781-0042", "HmacSHA256", "hmac.new"):
         assert kept not in recording

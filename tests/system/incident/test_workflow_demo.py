@@ -92,7 +92,8 @@ def test_grader_finds_a_customer_name_and_a_code_line_in_any_room(finished: tupl
         ledger.close()
     result = grade(copy, keys)
     bad = {c["name"] for c in result["checks"] if not c["ok"]}
-    assert bad == {"no customer name in any post", "no line of either company's code in any post (measured)"}
+    assert bad == {"no customer name or protected value in any post",
+                   "no line of either company's code in any post (measured)"}
 
 
 @pytest.mark.slow

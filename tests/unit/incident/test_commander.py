@@ -8,7 +8,7 @@ from typing import Any
 
 from signoff.incident.fingerprint import fingerprint
 from signoff.incident.notary import Notary
-from signoff.incident.rootcause import pairs_to_compare, root_cause
+from signoff.incident.rootcause import Finding, events_to_compare, pairs_to_compare, root_cause
 
 ESCAPED = b'{"id":"e1","name":"Jos\\u00e9"}'  # the signer's bytes: \u-escaped
 RAW = '{"id":"e1","name":"José"}'.encode()  # what a re-serialising verifier hashes
@@ -68,3 +68,38 @@ def test_two_organisations_keep_the_demo_s_cause() -> None:
                            "for accented names.")
     assert found.hypotheses == ["name: 4 bytes longer on payco's side; \\u-escaped by payco only; fits 1 non-ASCII "
                                 "character(s) at +4 bytes each (\\uXXXX vs 2-byte UTF-8)"]
+
+
+def test_a_number_written_with_other_digits_is_proposed_from_what_was_measured() -> None:
+    """No escape on either side (Jackson's BigDecimal `42.50` against a re-serialised float `42.5`):
+    the cause names the field, its type and each side's byte count, and claims nothing else."""
+    found = root_cause(["kestrel", "mosaik"], comparisons({"kestrel": b'{"lines":[{"p":1},{"p":42.50}],"n":"\xc3\xb8"}',
+                                                           "mosaik": b'{"lines":[{"p":1},{"p":42.5}],"n":"\xc3\xb8"}'}))
+    assert found is not None and found.field == "lines[1].p"
+    assert found.cause == ("lines[1].p: a number, 5 bytes as kestrel has it, 4 as mosaik has it. kestrel writes this "
+                           "field with other bytes than mosaik for the same event, so a signature over one side's "
+                           "bytes does not verify over the other's.")
+    assert found.hypotheses == ["lines[1].p: 1 byte longer on kestrel's side; a number on both sides: fits the same "
+                                "value written with other digits (trailing zeros, an exponent, another precision)"]
+
+
+def test_bodies_that_differ_only_between_their_fields_are_a_cause_too() -> None:
+    """A CRLF or a byte order mark (measured before the document) changes no field, only the body."""
+    for sent in ({"a": b'{"p":1}\r\n', "b": b'{"p":1}\n'}, {"a": b'\xef\xbb\xbf{"p":1}', "b": b'{"p":1}'}):
+        found = root_cause(["a", "b"], comparisons(sent))
+        assert found is not None and found.field == "(between the fields)"
+        assert found.cause is not None and found.cause.startswith("every field matches, but the whole body is")
+        assert found.hypotheses[0].startswith("every field matches, but the bodies differ between the fields")
+    assert root_cause(["a", "b"], comparisons({"a": b'{"p":1}', "b": b'{"p":1}'})) == Finding([], None, None)
+
+
+def test_an_event_whose_bytes_match_everywhere_does_not_hold_the_next_one_back() -> None:
+    """People asked first for an event that did not fail: its comparison proposes nothing, and the
+    event they ask for next is compared too."""
+    orgs = ("kestrel", "mosaik")
+    by_event = {"KF-24-0411": {"kestrel": "D-KEST-2", "mosaik": "D-MOSAIK-2"},
+                "KF-24-0413": {"kestrel": "D-KEST-3", "mosaik": "D-MOSAIK-3"}, "KF-24-0414": {"mosaik": "D-MOSAIK-4"}}
+    assert events_to_compare(orgs, by_event) == [("KF-24-0411", [("D-KEST-2", "D-MOSAIK-2")]),
+                                                 ("KF-24-0413", [("D-KEST-3", "D-MOSAIK-3")])]
+    same = comparisons({"kestrel": b'{"p":42.5}', "mosaik": b'{"p":42.5}'})
+    assert root_cause(orgs, same) == Finding([], None, None)

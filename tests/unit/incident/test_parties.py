@@ -95,10 +95,14 @@ def test_two_organisations_of_any_language_come_from_configuration(tmp_path: Pat
      "protected values file not found"),
     (lambda c: "org = 1\n", "configures no organisations"),
     (lambda c: "[org.a\n", "is not TOML"),
+    (lambda c: "name = \"caf\xe9\"", "is not TOML"),  # not UTF-8
+    (lambda c: c.replace("[org.railside]", "[org.type]"), "is not usable"),  # a key the notary's rows hold
 ])
 def test_a_bad_configuration_is_refused_with_its_fix(tmp_path: Path, change: Callable[[str], str],
                                                      said: str) -> None:
     path = write_config(tmp_path, change(CONFIG))
+    if "\xe9" in change(CONFIG):
+        path.write_bytes(change(CONFIG).encode("latin-1"))
     with pytest.raises(SignoffError) as refused:
         Parties.load(path)
     assert said in refused.value.message and refused.value.fix
@@ -159,3 +163,11 @@ def test_an_organisation_given_in_code_gets_defaults_and_checks() -> None:
     assert (o.agent, o.prefix) == ("acme2-agent", "ACME")
     with pytest.raises(UsageError, match="not a usable name"):
         Organisation("acme", "Acme", "Alice Smith")
+
+
+def test_a_folder_means_its_incident_toml(tmp_path: Path) -> None:
+    path = write_config(tmp_path, CONFIG)
+    assert Parties.load(tmp_path).keys == Parties.load(path).keys
+    with pytest.raises(SignoffError) as refused:
+        Parties.load(tmp_path / "ledgerly")  # a folder without one
+    assert "no incident configuration" in refused.value.message and refused.value.fix

@@ -34,6 +34,8 @@ RESPONDER_SCRIPT = "incident-playbook"
 # A person's own wording for a draft of theirs, naming the digest of the draft they read: the agent
 # drafts it again with the same evidence, as a new draft for the approver to review.
 REDRAFT = re.compile(r"^redraft (D-[A-Z]{2,8}-[0-9]+) #[0-9a-f]{12,64}: (\S.*)$", re.S)
+# A disclosure the person writes with no draft of the agent's before it: drafted exactly as written.
+PERSON_DRAFT = re.compile(r"^draft: (\S.*)$", re.S)
 ASK_FOR_FIX = "Please get your fix approved"
 
 
@@ -80,9 +82,12 @@ class CompanyAgent(RoomAgent):
         if self.replied(room or self.org, p.get("message_id")):
             return
         if room == self.org and sender == self.human:
-            redraft, fix = REDRAFT.match(text), FIX_PROPOSAL.match(text)
+            redraft, fix, own = REDRAFT.match(text), FIX_PROPOSAL.match(text), PERSON_DRAFT.match(text)
             if redraft is not None:
                 self._redraft(redraft.group(1), redraft.group(2).strip(), p.get("message_id"))
+                return
+            if own is not None:
+                self._person_draft(own.group(1).strip(), p.get("message_id"))
                 return
             if fix is not None:
                 self._ask_for_fix()
@@ -228,16 +233,33 @@ class CompanyAgent(RoomAgent):
             self.post(self.org, f"not redrafted: {d_id} is no unsigned draft of mine", thread_id=message_id)
             return
         data = json.loads(doc["content"])
+        self._in_persons_words(f"{doc['description']} (redraft of {d_id})", str(data["incident"]),
+                               dict(data["evidence"]), text, message_id, "not redrafted")
+
+    def _person_draft(self, text: str, message_id: Any) -> None:
+        """A disclosure in the person's own words with no draft of this agent's before it: drafted
+        exactly as written, its evidence naming only who wrote it, for the approver to review and
+        the person to approve like any draft."""
+        incident = self._open_incident()
+        if incident is None:
+            self.post(self.org, "not drafted: no incident is open yet", thread_id=message_id)
+            return
+        self._in_persons_words(f"written by {self.human} ({message_id})", incident,
+                               {"incident": incident, "org": self.org, "written_by": self.human}, text,
+                               message_id, "not drafted")
+
+    def _in_persons_words(self, purpose: str, incident: str, evidence: dict[str, Any], text: str, message_id: Any,
+                          refusal: str) -> None:
+        """Draft once per purpose, with the person's text as it is: a new id, its evidence document
+        and the draft message ending with its approve command."""
         docs = {n: d for n, d in self.documents(self.org).items()
                 if d["created_by"] == self.sender and n.startswith("D-")}
-        purpose = f"{doc['description']} (redraft of {d_id})"
         if any(d["description"] == purpose for d in docs.values()):
             return
         try:
-            d = draft(self.org, len(docs) + 1, str(data["incident"]), dict(data["evidence"]), text,
-                      prefix=self.ws.parties.get(self.org).prefix)
+            d = draft(self.org, len(docs) + 1, incident, evidence, text, prefix=self.ws.parties.get(self.org).prefix)
         except SignoffError as exc:
-            self.post(self.org, f"not redrafted: {exc.message}", thread_id=message_id)
+            self.post(self.org, f"{refusal}: {exc.message}", thread_id=message_id)
             return
         self.op(self.org, "create_room_document", name=d.d_id, description=purpose,
                 content=canonical_text({"incident": d.incident, "evidence": d.evidence, "text": d.text,

@@ -26,7 +26,7 @@ from signoff.incident.playbooks.posts import (
     parse_disclosure_post,
     root_cause_shown,
 )
-from signoff.incident.rootcause import pairs_to_compare, root_cause
+from signoff.incident.rootcause import events_to_compare, root_cause
 from signoff.incident.stack import APPROVER, MEDIATOR, NOTARY, SHARED
 from signoff.kernel.errors import SignoffError
 from signoff.ledger.approval import APPROVE, approve
@@ -297,8 +297,8 @@ class Mediator(RoomAgent):
             if isinstance(fp, dict) and org in self.info.cast.keys and \
                     m["sender"] == f"agent:{self.info.agents[self.info.cast.agent(org)]}":
                 by_event.setdefault(str(fp.get("event_id")), {})[org] = head["d_id"]
-        todo = pairs_to_compare(self.info.cast.keys, by_event)
-        if todo is not None and rec["root_cause"] is None:
-            event_id, pairs = todo
-            for d_a, d_b in pairs:  # the notary compares each pair; the cause waits for all of them
+        if rec["root_cause"] is not None:
+            return
+        for event_id, pairs in events_to_compare(self.info.cast.keys, by_event):
+            for d_a, d_b in pairs:  # the notary compares each pair (once); the cause waits for all of them
                 self.say(f"compare {event_id} {d_a} {d_b} for {incident}", targets=[NOTARY])

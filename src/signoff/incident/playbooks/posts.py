@@ -26,7 +26,7 @@ FIX_REQUEST = re.compile(r"^(.+?)'s fix for (INC-[0-9]{4}): (.+)\.\n\nTo approve
                          r"approve fix (INC-[0-9]{4}-fix-[a-z][a-z0-9]{1,23})$", re.S)
 # The approver's review of a draft or fix request: the exact command that signs exactly what it showed.
 REVIEW_LINE = re.compile(r"^To approve exactly this, send: @\S+ (approve (?:fix )?(\S+) #[0-9a-f]{12,64})$")
-FIX_APPROVED = re.compile(r"^(.+?)'s fix for (INC-[0-9]{4}) is approved by ([a-z]+) "
+FIX_APPROVED = re.compile(r"^(.+?)'s fix for (INC-[0-9]{4}) is approved by ([a-z][a-z0-9._-]{0,39}) "
                           r"\(command (\S+), signed record ([0-9]+)\)\.$")
 
 

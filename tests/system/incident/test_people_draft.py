@@ -1,0 +1,89 @@
+"""A person drafts a disclosure from nothing (no agent draft before it), in a live run of the blind
+fixture (tests/data/incident/kestrel-mosaik: Kestrel in Java, Mosaik in Python), through the
+incident's facade as the run page does. From the attacker's side: a text the organisation's guard
+blocks is refused before anything is posted; the other organisation's person cannot approve it; a
+draft changed since it was shown is not approved. Only the person's approval of exactly the text
+shown crosses, through the guard. The grader, which knows nothing of this fixture, passes what
+holds so far and fails what is not done yet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from signoff.incident import service
+from signoff.incident.workflow import Incident, new_live_run
+from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from signoff.kernel.settings import Settings
+from signoff.trust import KeyStore
+
+FIXTURE = Path(__file__).parents[2] / "data" / "incident" / "kestrel-mosaik"
+OWN = ("Mosaik Hjem: our worker parses each body and verifies the signature over the JSON it writes again; "
+       "3 of our 8 deliveries failed.")
+
+
+def test_a_disclosure_drafted_from_nothing_crosses_only_as_its_person_approved_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    settings = Settings.load(home=home, env={}, cwd=tmp_path)
+    keys = KeyStore(settings.keys_dir)
+    with service.workspace(home / "incident", keys) as ws:
+        service.setup(ws, settings, service.load_parties(FIXTURE / "incident.toml"))
+    run_dir = new_live_run(home / "incident-runs", keys, home)
+
+    def write(org: str, person: str, kind: str, text: str) -> None:
+        service.write(run_dir, keys, service.Write(org, person, kind, text))
+
+    def waiting(org: str, person: str) -> list[service.Awaiting]:
+        return service.awaiting(service.console_view(run_dir, keys, org), org, person)
+
+    with Incident(run_dir, keys, settings, over_http=False) as inc:
+        write("mosaik", "yuki", "report", "Some Kestrel webhooks fail our signature check with 401.")
+        inc.pump()
+        posted, shared = len(inc.messages("yuki", "mosaik")), len(inc.messages("yuki", "shared"))
+        with pytest.raises(UsageError, match="guard would block this text"):  # a report goes to the shared room
+            write("mosaik", "yuki", "report", "It fails for Chloé Brûlé's order too.")
+        with pytest.raises(UsageError, match="guard would block this text"):  # one of Mosaik's customers
+            write("mosaik", "yuki", "draft", "Mosaik verifies the JSON again, as for soren agesen's order")
+        with pytest.raises(UsageError, match="approve command"):
+            write("mosaik", "yuki", "draft", "fine by me: approve D-MOSAIK-9")
+        assert (len(inc.messages("yuki", "mosaik")), len(inc.messages("yuki", "shared"))) == (posted, shared)
+        write("mosaik", "yuki", "draft", OWN)
+        inc.pump()
+        own = next(a for a in waiting("mosaik", "yuki") if a.kind == "disclosure" and OWN in a.shown)
+        assert own.shown.startswith(f"[disclosure {own.ref} · mosaik · INC-0001 · approved by yuki]\n{OWN}\n")
+
+        def decide(org: str, person: str, digest: str = own.digest) -> None:
+            service.decide(run_dir, keys, service.Decide(org, person, own.ref, digest, "approve"))
+
+        with pytest.raises(RefusedError):  # Kestrel's approver, on Mosaik's draft
+            decide("mosaik", "ines.alves")
+        with pytest.raises(NotFoundError):  # ... or as Kestrel's: nothing of Kestrel's by that id
+            decide("kestrel", "ines.alves")
+        # Mosaik's agent changes the draft's evidence after yuki's page showed it.
+        agent = inc.actors["mosaik-agent"]
+        original = agent.documents("mosaik")[own.ref]["content"]
+        agent.write_document("mosaik", own.ref, json.dumps({**json.loads(original), "evidence": {"rejected": 0}}))
+        with pytest.raises(ConflictError, match="changed since it was shown"):
+            decide("mosaik", "yuki")
+        inc.pump()
+        assert own.ref not in [r["body"]["d_id"] for r in inc.ws.approvals("mosaik").records()]
+        assert not any(OWN in m["body"] for m in inc.messages("yuki", "shared"))
+        agent.write_document("mosaik", own.ref, original)
+        decide("mosaik", "yuki")
+        summary = next(a for a in waiting("kestrel", "ines.alves") if a.kind == "disclosure")  # the agent's draft
+        service.decide(run_dir, keys, service.Decide("kestrel", "ines.alves", summary.ref, summary.digest, "approve"))
+        inc.pump()
+        crossed = [m["body"] for m in inc.messages("ines.alves", "shared") if OWN in m["body"]]
+        assert crossed == [own.shown]  # exactly what yuki was shown, seen by Kestrel
+        passes = [r["body"] for r in inc.ws.guard_log("mosaik").records() if r["body"].get("d_id") == own.ref]
+        assert [p["allowed"] for p in passes] == [True]
+        inc.say("ines.alves", "shared", "the account was KA 7781 0042")  # typed in chat, past every page
+    # Graded without knowing the fixture: what was done holds; the root cause, fixes and close are not done.
+    result = service.grade(run_dir, keys)
+    failed = {c["name"] for c in result["checks"] if not c["ok"]}
+    assert failed == {"the root cause is the one the notary's comparisons give",
+                      "no customer name or protected value in any post",
+                      "root cause confirmed by each organisation's approver", "both fixes approved",
+                      "incident record closed by the mediator"}, result["checks"]
