@@ -4,7 +4,8 @@ workspace and key store; the host that runs the incident names them in its `sign
 (`[incident.approvers.<org>]`, `[incident.notary]`) and holds neither key. The people decide from the
 page's face (`service.decide`, with the digest shown); every disclosure and fix is signed by the
 organisation's process, on its own chain, and crosses only on the record it serves. An approver that
-does not answer signs nothing and nothing crosses; started again, the person's command signs."""
+does not answer signs nothing and nothing crosses; started again, the person's command signs. The
+run's private rooms link to its shared room on the server (`link_rooms`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 from signoff.incident import service
 from signoff.incident.parties import Parties
 from signoff.incident.preflight import _approver_processes
-from signoff.incident.stack import APPROVER, SHARED
+from signoff.incident.stack import APPROVER, LINK_LABEL, SHARED
 from signoff.incident.workflow import Incident, closed, new_live_run
 from signoff.incident.workspace import Workspace
 from signoff.kernel.settings import Settings
@@ -65,6 +66,12 @@ def test_each_organisations_approver_process_signs_its_approvals_in_a_live_run(
         run_dir = new_live_run(host / "incident-runs", host_keys, host)
         with Incident(run_dir, host_keys, settings, over_http=False) as inc:
             assert [c.ok for c in _approver_processes(inc)] == [True, True]
+            # The server has room links: each private room links to the shared room, as its agent reads it.
+            assert inc.info.links == {"ledgerly": LINK_LABEL, "railside": LINK_LABEL}
+            for org in parties.keys:
+                detail = inc.actors[inc.cast.agent(org)].op(org, "get_room_detail", room_id=inc.info.rooms[org])
+                assert [(x["target_room_id"], x["label"], x["access"]) for x in detail["linked_rooms"]] == [
+                    (inc.info.rooms[SHARED], LINK_LABEL, "member")]
 
             def decide(org: str, ref: str) -> None:
                 person = inc.cast.approver(org)
