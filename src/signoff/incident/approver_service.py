@@ -75,8 +75,8 @@ def approver_app(approver: Approver, token: str) -> FastAPI:
                                     _message(body.get("request_msg")), _message(body.get("approval_msg")))
 
     @app.get("/v1/records/{d_id}", response_model=None)
-    def record(d_id: str) -> Any:
-        found = approver.find(d_id)
+    def record(d_id: str, incident: str | None = None) -> Any:
+        found = approver.find(d_id, incident)
         if found is None:
             raise NotFoundError(f"no approval record for {d_id}", "approve the draft first")
         return found
@@ -120,9 +120,11 @@ class ApproverClient:
                    "approval_msg": approval_msg.__dict__}
         return self._send("POST", "/v1/approve-fix", json=payload)
 
-    def record(self, d_id: str) -> dict[str, Any]:
+    def record(self, d_id: str, incident: str | None = None) -> dict[str, Any]:
+        """The record of `d_id` (of `incident`, when given: an approver signs for many incidents)."""
         # `d_id` may come from chat text: checked and quoted, it names one record and nothing else.
-        return self._send("GET", id_path("/v1/records/{d_id}", d_id=d_id))
+        return self._send("GET", id_path("/v1/records/{d_id}", d_id=d_id),
+                          params={"incident": incident} if incident is not None else None)
 
     def public_key(self) -> dict[str, Any]:
         return self._send("GET", "/v1/public-key")

@@ -9,6 +9,7 @@ notary, approver, commander, both company agents), removed afterwards:
 - every service answers;
 - each evidence server refuses the other company's token;
 - the approver is connected and a member of both private rooms;
+- each organisation's approver that is a process of its own answers with its pinned key;
 - every role of the shared room is held by its agent;
 - the sandbox denies the agent's shell its canaries (rewriting the guard, reading the other side);
 - each guard blocks a draft planted in the shared room.

@@ -127,11 +127,11 @@ class RemoteApprover:
                     approval: Message) -> dict[str, Any]:
         return self._checked(self.client.approve_fix(request_id, incident, fix, request_msg, approval), request_id)
 
-    def record(self, d_id: str) -> dict[str, Any] | None:
-        """The record the process serves for `d_id` as it answered (the guard checks it itself), or
-        None: none, or the process did not answer (then nothing counts as approved)."""
+    def record(self, d_id: str, incident: str) -> dict[str, Any] | None:
+        """The record the process serves for `d_id` of `incident` as it answered (the guard checks it
+        itself), or None: none, or the process did not answer (then nothing counts as approved)."""
         try:
-            return self.client.record(d_id)
+            return self.client.record(d_id, incident)
         except SignoffError:
             return None
 

@@ -54,8 +54,8 @@ class Workspace:
     _rooms: WorkspaceRooms | None = field(default=None, init=False, repr=False, compare=False)
     _parties: Parties | None = field(default=None, init=False, repr=False, compare=False)
     # Organisations whose approver is a process of its own: how to read its record of an id.
-    _remote: dict[str, Callable[[str], dict[str, Any] | None]] = field(default_factory=dict, init=False,
-                                                                      repr=False, compare=False)
+    _remote: dict[str, Callable[[str, str], dict[str, Any] | None]] = field(default_factory=dict, init=False,
+                                                                           repr=False, compare=False)
 
     @property
     def parties_path(self) -> Path:
@@ -100,18 +100,19 @@ class Workspace:
         """The approver's chain of `org` (signing with `key` when given)."""
         return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(self.check_org(org), "approvals")), key)
 
-    def use_approver_process(self, org: str, record: Callable[[str], dict[str, Any] | None]) -> None:
+    def use_approver_process(self, org: str, record: Callable[[str, str], dict[str, Any] | None]) -> None:
         """Count `org`'s disclosures as approved only from its approver process's records (`record`
-        reads one by id), checked against the pinned approver key, not from this workspace's chain."""
+        reads one by id and incident), checked against the pinned approver key, not from this
+        workspace's chain."""
         self._remote[self.check_org(org)] = record
 
-    def signed_record(self, org: str, d_id: str) -> dict[str, Any] | None:
-        """`org`'s approval record of `d_id`: from its approver process when it has one (only when
-        signed by the key its pinned guard trusts), else from the chain here."""
+    def signed_record(self, org: str, d_id: str, incident: str) -> dict[str, Any] | None:
+        """`org`'s approval record of `d_id` in `incident`: from its approver process when it has one
+        (only when signed by the key its pinned guard trusts), else from the chain here."""
         record = self._remote.get(org)
         if record is None:
-            return self.approvals(org).state().find(d_id)
-        found = record(d_id)
+            return self.approvals(org).state().find(d_id, incident)
+        found = record(d_id, incident)
         key = PublicKey.from_hex(GuardConfig.read(self.guard_config_path(org)).approver_key, "approver")
         return found if found is not None and trusted_record(found, key, org, d_id) else None
 

@@ -223,10 +223,10 @@ class CompanyAgent(RoomAgent):
         """Draft `d_id` again in the person's words, with the same evidence (a new draft id): what
         crosses is still only what the person then approves, through the guard."""
         doc = self.own_document(self.org, d_id)
-        if doc is None or self.ws.signed_record(self.org, d_id) is not None:
+        data = json.loads(doc["content"]) if doc is not None else {}
+        if doc is None or self.ws.signed_record(self.org, d_id, str(data.get("incident"))) is not None:
             self.post(self.org, f"not redrafted: {d_id} is no unsigned draft of mine", thread_id=message_id)
             return
-        data = json.loads(doc["content"])
         docs = {n: d for n, d in self.documents(self.org).items()
                 if d["created_by"] == self.sender and n.startswith("D-")}
         purpose = f"{doc['description']} (redraft of {d_id})"
@@ -267,7 +267,7 @@ class CompanyAgent(RoomAgent):
             raise RefusedError(f"no draft document {d_id}", "draft first")
         data = json.loads(doc["content"])
         d = Disclosure(d_id, data["incident"], self.org, data["evidence"], data["text"])
-        record = self.ws.signed_record(self.org, d_id)
+        record = self.ws.signed_record(self.org, d_id, d.incident)
         if record is None:
             raise RefusedError(f"no signed approval for {d_id}", "wait for the approver")
         self.guarded_post(published_text(d, str(record["body"]["approver"])), d)
