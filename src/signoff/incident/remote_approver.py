@@ -21,13 +21,15 @@ the process serves (`GET /v1/records/{d_id}`), checked the same way.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signoff.incident.chain import trusted_record
-from signoff.kernel.errors import IntegrityError, RefusedError, SignoffError, UsageError
+from signoff.kernel.errors import IntegrityError, RefusedError, SignoffError, UnavailableError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.rooms.domain.decisions import Message
 from signoff.trust import PublicKey
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 MIN_TOKEN = 16  # as the approver process requires of its caller's token
 TIMEOUT = 10.0  # seconds: an approver that does not answer refuses the approval, it does not hold the run
 FIELDS = frozenset({"url", "token_env"})
+RUN_FILE = "approvers.json"  # in a run folder: organisation -> its approver process's address (no token)
 
 
 @dataclass(frozen=True)
@@ -146,5 +149,39 @@ class RemoteApprover:
         return f"answers at {self.url} with {self.org}'s pinned key {self.pinned.keyid[:12]}"
 
 
-__all__ = ["ApproverEndpoint", "NotaryLedger", "RemoteApprover", "approver_endpoints", "notary_ledger",
-           "remote_orgs"]
+def note_in_run(run_dir: Path, processes: Mapping[str, RemoteApprover]) -> None:
+    """Say in the run folder which organisations' approvers are processes of their own, and where
+    (never the token), so that a page deciding for one of them can tell first whether it answers."""
+    (Path(run_dir) / RUN_FILE).write_text(json.dumps({org: p.url for org, p in processes.items()}, sort_keys=True),
+                                          encoding="utf-8")
+
+
+def check_answers(run_dir: Path, org: str, title: str) -> None:
+    """Before a person's approval is posted: `org`'s approver process, if it has one, answers. A
+    decision it could not sign is refused here with nothing posted (UnavailableError: 503 on a page)."""
+    import httpx
+
+    from signoff.kernel.tls import tls_context
+
+    path = Path(run_dir) / RUN_FILE
+    url = json.loads(path.read_text(encoding="utf-8")).get(org) if path.is_file() else None
+    if not isinstance(url, str):
+        return
+    try:
+        httpx.get(f"{url}/v1/public-key", timeout=TIMEOUT, verify=tls_context()).raise_for_status()
+    except httpx.HTTPError as exc:
+        raise UnavailableError(f"{title}'s approver at {url} does not answer ({type(exc).__name__}), so it could "
+                               "sign nothing; nothing was posted", f"start {title}'s approver (`signoff incident "
+                               f"approver --org {org}`), then decide again") from exc
+
+
+__all__ = [
+    "ApproverEndpoint",
+    "NotaryLedger",
+    "RemoteApprover",
+    "approver_endpoints",
+    "check_answers",
+    "notary_ledger",
+    "note_in_run",
+    "remote_orgs",
+]

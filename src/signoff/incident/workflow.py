@@ -34,7 +34,7 @@ from signoff.incident.playbooks import (
     parse_disclosure_post,
 )
 from signoff.incident.playbooks.posts import FIX_APPROVED
-from signoff.incident.remote_approver import RemoteApprover, approver_endpoints, notary_ledger
+from signoff.incident.remote_approver import RemoteApprover, approver_endpoints, notary_ledger, note_in_run
 from signoff.incident.roomserver import POLL_WAIT, RoomServerProcess
 from signoff.incident.scenario import Scenario
 from signoff.incident.stack import (
@@ -149,6 +149,8 @@ class Incident:
         if endpoints and shared is not None:
             self.notary_ledger = SqlLedger.from_url(shared.db)
             self.notary_id = shared.notary_id
+        if self.processes:
+            note_in_run(self.run_dir, self.processes)
 
     @property
     def service(self) -> RoomService:

@@ -4,7 +4,8 @@ workspace and key store; the host that runs the incident names them in its `sign
 (`[incident.approvers.<org>]`, `[incident.notary]`) and holds neither key. The people decide from the
 page's face (`service.decide`, with the digest shown); every disclosure and fix is signed by the
 organisation's process, on its own chain, and crosses only on the record it serves. An approver that
-does not answer signs nothing and nothing crosses; started again, the person's command signs. The
+does not answer: the page refuses the decision with nothing posted, the command in chat signs
+nothing and nothing crosses; started again, the person's command signs. The
 run's private rooms link to its shared room on the server (`link_rooms`)."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from signoff.incident.preflight import _approver_processes
 from signoff.incident.stack import APPROVER, LINK_LABEL, SHARED
 from signoff.incident.workflow import Incident, closed, new_live_run
 from signoff.incident.workspace import Workspace
+from signoff.kernel.errors import UnavailableError
 from signoff.kernel.settings import Settings
 from signoff.trust import KeyStore
 from tests.support.serve import Process, signoff
@@ -88,17 +90,24 @@ def test_each_organisations_approver_process_signs_its_approvals_in_a_live_run(
                 return any(m["body"].startswith(f"[disclosure {d_id} ") for m in inc.messages("ana", SHARED))
 
             write("railside", "report", "Some Ledgerly webhooks fail our signature check with 401.")
-            # Railside's approver is down: bo's approval signs nothing, and nothing crosses.
+            # Railside's approver is down: bo's approval from the page is refused with nothing posted;
+            # the same command sent in chat signs nothing, and nothing crosses.
             railside, url = processes.pop("railside")
             railside.stop()
-            decide("railside", "D-RAILSIDE-1")
+            before = len(inc.messages("bo", "railside"))
+            with pytest.raises(UnavailableError, match=r"Railside's approver at .* does not answer") as down:
+                decide("railside", "D-RAILSIDE-1")
+            assert "signoff incident approver --org railside" in (down.value.fix or "")
+            assert len(inc.messages("bo", "railside")) == before
+            command = next(m["body"].rsplit("send: @approver ", 1)[1] for m in inc.messages("bo", "railside")
+                           if "To approve exactly this, send: @approver approve D-RAILSIDE-1 #" in m["body"])
+            inc.say("bo", "railside", command, targets=[APPROVER])
+            inc.pump()
             refusal = [m["body"] for m in inc.messages("bo", "railside") if m["sender"].startswith("agent:")
                        and m["body"].startswith("not signed:")]
             assert len(refusal) == 1 and "did not answer" in refusal[0] and "approver" in refusal[0]
             assert not crossed("D-RAILSIDE-1")
             processes["railside"] = _approver("railside", machines["railside"], notary_db, url.rsplit(":", 1)[1])
-            command = next(m["body"].rsplit("send: @approver ", 1)[1] for m in inc.messages("bo", "railside")
-                           if "To approve exactly this, send: @approver approve D-RAILSIDE-1 #" in m["body"])
             inc.say("bo", "railside", command, targets=[APPROVER])  # bo sends the command again, in chat
             inc.pump()
             decide("ledgerly", "D-LEDGERLY-1")
