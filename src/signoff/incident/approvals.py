@@ -79,10 +79,10 @@ class Approver:
             digest = "unreadable"
         return Standing(current, digest, self.guard_pin, utc_iso(self.clock.now()))
 
-    def _decide(self, d_id: str, decide: Callable[[RecordChain], Decision]) -> dict[str, Any]:
+    def _decide(self, d_id: str, incident: str, decide: Callable[[RecordChain], Decision]) -> dict[str, Any]:
         """Run an approval decision on the chain: the record it signed, or the one that stands."""
         appended = self.chain.decide(decide)
-        return appended if appended is not None else self.record(d_id)
+        return appended if appended is not None else self.record(d_id, incident)
 
     def approve(self, disclosure: Disclosure, draft_msg: Message, approval: Message,
                 shown: str | None = None) -> dict[str, Any]:
@@ -91,7 +91,7 @@ class Approver:
         that, named in the command (`approve D-PAY-1 #<digest>`) or sent by the face as `shown`."""
         cmd = ApproveDisclosure(disclosure, draft_msg, approval, shown)
         standing = self._standing()
-        return self._decide(disclosure.d_id,
+        return self._decide(disclosure.d_id, disclosure.incident,
                             lambda chain: approve_disclosure(chain, cmd, self.rules, standing, self.key))
 
     def approve_fix(self, request_id: str, incident: str, fix: str, request_msg: Message,
@@ -102,13 +102,13 @@ class Approver:
         naming why."""
         cmd = ApproveFix(request_id, incident, fix, request_msg, approval, shown)
         standing = self._standing()
-        return self._decide(request_id, lambda chain: approve_fix(chain, cmd, self.rules, standing, self.key))
+        return self._decide(request_id, incident, lambda chain: approve_fix(chain, cmd, self.rules, standing, self.key))
 
-    def find(self, d_id: str) -> dict[str, Any] | None:
-        return self.chain.state().find(d_id)
+    def find(self, d_id: str, incident: str | None = None) -> dict[str, Any] | None:
+        return self.chain.state().find(d_id, incident)
 
-    def record(self, d_id: str) -> dict[str, Any]:
-        found = self.find(d_id)
+    def record(self, d_id: str, incident: str | None = None) -> dict[str, Any]:
+        found = self.find(d_id, incident)
         if found is None:
             raise NotFoundError(f"no approval record for {d_id}", "approve the draft first")
         return found

@@ -100,6 +100,19 @@ class Chain:
                                for ev in history), trusted, name, self.case_id)
 
 
+def signed_by(entry: Any, key: PublicKey) -> bool:
+    """Whether `entry` is a chain record whose signature over `{seq, prev, body}` verifies under `key`
+    (one record alone, e.g. as another process handed it out: its place in its chain is not checked)."""
+    if not isinstance(entry, dict) or not FIELDS <= set(entry):
+        return False
+    try:
+        sig = base64.b64decode(str(entry["sig"]), validate=True)
+        signed = link_bytes(entry)
+    except (binascii.Error, TypeError, ValueError):
+        return False
+    return key.verify(sig, pae(RECORD_TYPE, signed))
+
+
 def verify_records(items: Iterable[tuple[str, Any]], trusted: dict[str, PublicKey], name: str,
                    where: str = "") -> RecordChainReport:
     """Check a chain given as (position, record) pairs in stored order; a record of None or any other
@@ -115,17 +128,9 @@ def verify_records(items: Iterable[tuple[str, Any]], trusted: dict[str, PublicKe
         seq = entry["seq"]
         at = f"{name} record {seq} ({position})"
         key = trusted.get(str(entry["keyid"]))
-        try:
-            sig = base64.b64decode(str(entry["sig"]), validate=True)
-        except (binascii.Error, ValueError):
-            sig = b""
-        try:
-            signed = link_bytes(entry)
-        except (TypeError, ValueError):
-            signed = b""
         if key is None:
             report.problems.append(f"{at}: signed by a key that is not trusted ({str(entry['keyid'])[:12]})")
-        elif not signed or not key.verify(sig, pae(RECORD_TYPE, signed)):
+        elif not signed_by(entry, key):
             report.problems.append(f"{at}: signature does not verify (edited)")
         if not isinstance(seq, int) or isinstance(seq, bool):
             report.problems.append(f"{at}: seq is not a number (edited)")
@@ -142,3 +147,10 @@ def verify_records(items: Iterable[tuple[str, Any]], trusted: dict[str, PublicKe
         expected_seq = (seq + 1) if isinstance(seq, int) else expected_seq + 1
         report.records.append(entry)
     return report
+
+
+def trusted_record(record: Any, key: PublicKey, org: str, d_id: str) -> bool:
+    """Whether `record`, handed out alone by an approver process, is signed by `key` (the approver key
+    `org`'s pinned guard trusts) and is that organisation's record for `d_id`."""
+    return (signed_by(record, key) and record["keyid"] == key.keyid and isinstance(record["body"], dict)
+            and record["body"].get("d_id") == d_id and record["body"].get("org") == org)

@@ -22,7 +22,7 @@ from signoff.incident.actors import REFUSAL_TEXT
 from signoff.incident.grade import observe
 from signoff.incident.parties import Parties
 from signoff.incident.recording import load, timeline, visible
-from signoff.incident.stack import NOTARY, SHARED, Cast, run_parties, workspace
+from signoff.incident.stack import NOTARY, SHARED, Cast, RunInfo, run_parties, workspace
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.trust import KeyStore
 
@@ -124,6 +124,7 @@ class Console:
     lanes: tuple[str, ...] = ()                          # every lane, left to right
     names: dict[str, str] = field(default_factory=dict)  # organisation key -> its name
     parties: Parties | None = None                       # the run's organisations (approvers, agents)
+    links: dict[str, str] = field(default_factory=dict)  # org -> its private room's link to the shared room
 
     def approver(self, org: str) -> str | None:
         return self.parties.get(org).approver if self.parties is not None and org in self.parties.keys else None
@@ -233,7 +234,7 @@ def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | No
     if at is not None and not 0 <= at <= len(steps):
         raise UsageError(f"step {at} is outside this timeline (0-{len(steps)})", "move the scrubber within the run")
     return Console(Path(run_dir).name, as_org, recorded, steps, ledgers, len(steps) if at is None else at,
-                   lanes_of(parties), parties.names, parties)
+                   lanes_of(parties), parties.names, parties, RunInfo.load(Path(run_dir)).links)
 
 
 __all__ = ["Console", "OrgLedger", "Step", "build", "check_org", "find_run", "lanes_of", "list_runs",

@@ -185,7 +185,7 @@ def approve_disclosure(chain: RecordChain, cmd: ApproveDisclosure, rules: Approv
                        via="room", options=(APPROVE,), fix=f"read {d.d_id} as it is now (the draft message and "
                        f"its evidence document); `{d.approve_command}` answers with what would be signed and "
                        "the command for exactly that")
-    existing = chain.find(d.d_id)
+    existing = chain.find(d.d_id, d.incident)
     if existing is not None:
         body = existing["body"]
         if body.get("evidence_sha256") == d.evidence_sha256 and body.get("text_sha256") == d.text_sha256:
@@ -230,7 +230,7 @@ def approve_fix(chain: RecordChain, cmd: ApproveFix, rules: ApproverRules, stand
                        by=cmd.approval_msg.sender, at=standing.at, via="room", options=(APPROVE,),
                        fix=f"read the fix request as it is now; `{command}` answers with what would be signed "
                        "and the command for exactly that")
-    existing = chain.find(cmd.request_id)
+    existing = chain.find(cmd.request_id, cmd.incident)
     if existing is not None:
         if existing["body"].get("fix_sha256") == fix_sha256:
             return NOTHING

@@ -4,8 +4,10 @@ instead of a room server of the run's own.
 Everything goes through the server's public faces: people through the operator adapter
 (`operator_for`: `create_user`), agents registered with a registration key the operator mints
 (`register_agent`), rooms made by one of the run's agents (`create_room`, owned by the operator,
-with its members and roles), policies set by the operator (`set_policy`). The run never opens the
-server's database; its own ledger (cursors, the notary's salts, the outbox) stays in the run folder.
+with its members and roles), each private room linked to the shared one where the server has
+room links (`link_rooms`, by the same agent), policies set by the operator (`set_policy`). The run
+never opens the server's database; its own ledger (cursors, the notary's salts, the outbox) stays in
+the run folder.
 The people post through the user endpoints, so the server must have them: a Switch core has no user
 API (its people arrive through bridges) and is refused.
 
@@ -61,6 +63,10 @@ class ServerProvisioner(Provisioner):
 
     def set_policy(self, agent_id: str, rules: list[dict[str, Any]]) -> None:
         self.server.operator.set_policy(agent_id, {"rules": rules})
+
+    def link_rooms(self, source_room_id: str, target_room_id: str, label: str) -> None:
+        self.server.call("link_rooms", {"source_room_id": source_room_id, "target_room_id": target_room_id,
+                                        "label": label})
 
     def close(self) -> None:
         self.server.close()

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signoff.incident.chain import Chain
+from signoff.incident.chain import Chain, trusted_record
 from signoff.incident.disclosure import APPROVE_LINE, PUBLISHED_HEADER, Disclosure, published_text
 from signoff.incident.model import RecordChain
 from signoff.incident.shapes import Shape, shape_key, shapes_by_line, without_trailing_commas
@@ -290,8 +290,14 @@ def _printable(raw: bytes) -> Iterator[str]:
 class Guard:
     def __init__(self, config: GuardConfig, pin: str, log: Chain | None = None,
                  approvals: Chain | None = None, clock: Clock | None = None,
-                 current_incident: Callable[[], str | None] | None = None) -> None:
+                 current_incident: Callable[[], str | None] | None = None,
+                 remote: Callable[[str, str], dict[str, Any] | None] | None = None) -> None:
+        """`remote`, when given, reads the approval record of a disclosure id and incident from the
+        organisation's approver process (`GET /v1/records/{d_id}?incident=`): a disclosure then
+        counts as approved only from that record, signed by the pinned approver key, never from
+        `approvals`."""
         self.config = config
+        self.remote = remote
         # When given (usually the notary's current incident), a disclosure of another incident is stale.
         self.current_incident = current_incident
         self.pin = pin
@@ -385,12 +391,18 @@ class Guard:
             raise RefusedError(f"{self.config.org}'s guard configuration differs from its pin",
                                "restore the pinned configuration; the guard does not run on a changed one")
 
-    def _approval_records(self) -> RecordChain | None:
+    def _approval_records(self, d: Disclosure) -> RecordChain | None:
         """The approver's chain, verified under the pinned approver key (None: none configured, or it
-        does not verify, so no disclosure counts as approved)."""
+        does not verify, so no disclosure counts as approved); with an approver process, its record of
+        `d` alone, when that key signed it for this organisation and this id."""
+        key = PublicKey.from_hex(self.config.approver_key, "approver")
+        if self.remote is not None:
+            record = self.remote(d.d_id, d.incident)
+            if record is None or not trusted_record(record, key, self.config.org, d.d_id):
+                return None
+            return RecordChain(f"{self.config.org} approver process", [record])
         if self.approvals is None:
             return None
-        key = PublicKey.from_hex(self.config.approver_key, "approver")
         report = self.approvals.verify({key.keyid: key}, f"{self.config.org} approvals")
         if not report.ok:
             return None
@@ -400,7 +412,7 @@ class Guard:
         """Decide on `post` and log the decision (rules and counts, never the text) to the guard's chain."""
         self._ensure_pinned()
         needs_records = post.disclosure is not None and post.room != self.config.private_room
-        approvals = self._approval_records() if needs_records else None
+        approvals = self._approval_records(post.disclosure) if needs_records and post.disclosure else None
         current = self.current_incident() if self.current_incident is not None and needs_records else None
         verdict, entry = self.decide(post, approvals, current)
         if self.log is not None:
@@ -442,7 +454,7 @@ class Guard:
         if d.org != self.config.org:
             counts["foreign_disclosure"] += 1
             return counts
-        record = approvals.find(d.d_id) if approvals is not None else None
+        record = approvals.find(d.d_id, d.incident) if approvals is not None else None
         if record is None:
             counts["disclosure_unapproved"] += 1
             return counts

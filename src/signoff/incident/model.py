@@ -103,10 +103,12 @@ class RecordChain:
     def last(self) -> dict[str, Any] | None:
         return self.records[-1] if self.records else None
 
-    def find(self, d_id: str) -> dict[str, Any] | None:
-        """The record whose body names `d_id` (a disclosure or a fix request), if any."""
+    def find(self, d_id: str, incident: str | None = None) -> dict[str, Any] | None:
+        """The record whose body names `d_id` (a disclosure or a fix request), if any; with
+        `incident`, that incident's (an approver's chain outlives one incident, and every run
+        numbers its disclosures from 1)."""
         for record in self.records:
-            if record["body"].get("d_id") == d_id:
+            if record["body"].get("d_id") == d_id and incident in (None, record["body"].get("incident")):
                 return record
         return None
 

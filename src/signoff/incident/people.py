@@ -25,6 +25,7 @@ from signoff.incident.decisions import shown_disclosure
 from signoff.incident.disclosure import APPROVE_LINE, Disclosure, published_text
 from signoff.incident.guard import GuardVerdict
 from signoff.incident.playbooks.posts import FIX_COMMAND, root_cause_shown
+from signoff.incident.remote_approver import check_answers
 from signoff.incident.stack import APPROVER, MEDIATOR, SHARED, RunInfo, read_secrets
 from signoff.kernel.clock import SystemClock, utc_iso
 from signoff.kernel.errors import ConflictError, NotFoundError, RefusedError, UsageError
@@ -144,6 +145,7 @@ def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
     else:
         verb = "approve fix" if item.kind == "fix" else "approve"
         room, targets, text = cmd.org, [APPROVER], f"{verb} {item.ref} #{approval.digest}"  # @approver: a target
+        check_answers(run_dir, cmd.org, view.names[cmd.org])  # an approver process that is down signs nothing
     posted = post_as(run_dir, cmd.person, room, text, targets)
     return {"ref": item.ref, "kind": item.kind, "option": approval.option, "digest": approval.digest,
             "message_id": posted["event_id"]}

@@ -9,6 +9,7 @@ notary, approver, commander, both company agents), removed afterwards:
 - every service answers;
 - each evidence server refuses the other company's token;
 - the approver is connected and a member of both private rooms;
+- each organisation's approver that is a process of its own answers with its pinned key;
 - every role of the shared room is held by its agent;
 - the sandbox denies the agent's shell its canaries (rewriting the guard, reading the other side);
 - each guard blocks a draft planted in the shared room.
@@ -95,6 +96,18 @@ def _approver(inc: Incident) -> Check:
                  "add the approver to every private room (`signoff rooms` as the rooms' owner)")
 
 
+def _approver_processes(inc: Incident) -> list[Check]:
+    """Each organisation's approver that is a process of its own answers, with the pinned key."""
+    checks = []
+    for org, process in sorted(inc.processes.items()):
+        name = f"{org} approver process answers with its pinned key"
+        try:
+            checks.append(Check(name, True, process.check_key()))
+        except SignoffError as exc:
+            checks.append(Check(name, False, exc.message, exc.fix))
+    return checks
+
+
 def _roles(inc: Incident) -> Check:
     listed = inc.actors[MEDIATOR].op("shared", "list_roles")
     held = {r["name"]: sorted(h["name"] for h in r["held_by"]) for r in listed}
@@ -127,7 +140,7 @@ def _measured(inc: Incident) -> list[Check]:
         checks.append(Check(f"{org} evidence server refuses {other}'s token", ok,
                             "refused" if ok else f"{other}'s token was accepted",
                             f"each evidence server must take only its own company's token: restore {org}'s"))
-    checks += [_approver(inc), _roles(inc), *_canaries(inc)]
+    checks += [_approver(inc), *_approver_processes(inc), _roles(inc), *_canaries(inc)]
     for org in inc.cast.keys:
         ok = bool(seen[f"{org}_guard_blocks_draft"])
         checks.append(Check(f"{org} guard blocks a planted draft", ok,

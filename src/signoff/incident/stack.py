@@ -59,6 +59,7 @@ ORG_OF_HUMAN = {v: k for k, v in HUMANS.items()}
 # Extra people: a PayCo engineer who is in PayCo's room but is not its approver (red team).
 EXTRA_USERS = {"dave": "payco"}
 MEDIATOR, NOTARY, APPROVER, OBSERVER = "mediator", "notary", "approver", "observer"
+LINK_LABEL = "shared incident room"  # each private room's link to it, where the server has links
 COMMANDER_ROLE = ("incident-commander", "Runs the incident: opens it, keeps the record, routes every "
                                         "cross-company request. Exclusive.")
 NOTARY_ROLE = ("notary", "Issues the incident salt and compares fingerprints. No model.")
@@ -174,6 +175,9 @@ class RunInfo:
     rerun: bool = True
     # The run's organisations (read from its workspace when first needed).
     parties: Parties | None = field(default=None, repr=False, compare=False)
+    # Each organisation's private room links to the shared room, where the server has room links
+    # (`link_rooms`): organisation key -> the link's label. Empty on a server without them.
+    links: dict[str, str] = field(default_factory=dict)
 
     def server_name(self, name: str) -> str:
         """A person's or agent's name as the server knows it (what an @mention or a target names)."""
@@ -204,7 +208,7 @@ class RunInfo:
         db = "rooms.db" if self.db_url == _db_url(self.run_dir) else self.db_url
         return {"db": db, "rooms": self.rooms, "agents": self.agents, "users": self.users,
                 "without": self.without, "decision_channel": self.decision_channel, "url": self.url,
-                "suffix": self.suffix, "rerun": self.rerun}
+                "suffix": self.suffix, "rerun": self.rerun, "links": self.links}
 
     @classmethod
     def load(cls, run_dir: Path) -> RunInfo:
@@ -220,7 +224,8 @@ class RunInfo:
         url = _db_url(Path(run_dir)) if db == "rooms.db" else db
         return cls(Path(run_dir), url, dict(data["rooms"]), dict(data["agents"]), dict(data["users"]),
                    [str(op) for op in data.get("without", [])], str(data.get("decision_channel", "approval_card")),
-                   data.get("url"), str(data.get("suffix", "")), bool(data.get("rerun", True)))
+                   data.get("url"), str(data.get("suffix", "")), bool(data.get("rerun", True)),
+                   links={str(k): str(v) for k, v in dict(data.get("links") or {}).items()})
 
     def room_key(self, room_id: str) -> str | None:
         for key, rid in self.rooms.items():
@@ -296,6 +301,10 @@ class Provisioner(ABC):
     def set_policy(self, agent_id: str, rules: list[dict[str, Any]]) -> None:
         """An agent's addressing policy."""
 
+    @abstractmethod
+    def link_rooms(self, source_room_id: str, target_room_id: str, label: str) -> None:
+        """A room link (on a server whose catalogue offers `link_rooms`)."""
+
     def close(self) -> None:
         return None
 
@@ -325,6 +334,9 @@ class EmbeddedProvisioner(Provisioner):
 
     def set_policy(self, agent_id: str, rules: list[dict[str, Any]]) -> None:
         self.rooms.set_policy(self.admin, agent_id, {"rules": rules})
+
+    def link_rooms(self, source_room_id: str, target_room_id: str, label: str) -> None:
+        self.rooms.link_rooms(self.admin, source_room_id, target_room_id, label)
 
 
 def _policies(cast: Cast, uid: dict[str, str], aid: dict[str, str], room_ids: dict[str, str],
@@ -396,7 +408,8 @@ def _provision(run_dir: Path, keys: KeyStore, parties: Parties, without: Iterabl
             aid: dict[str, str] = {}
             for name in cast.agent_rooms:
                 aid[name], secrets[f"agent:{name}"] = where.create_agent(name, f"incident {name}")
-            channel = Capabilities.from_catalogue(where.catalogue()).without(*skipped).decision_channel
+            offered = Capabilities.from_catalogue(where.catalogue()).without(*skipped)
+            channel = offered.decision_channel
             placed = RunInfo(run_dir, db_url, {}, {}, {}, skipped, channel, where.url, where.suffix, parties=parties)
             room_ids: dict[str, str] = {}
             names = cast.room_names
@@ -405,12 +418,19 @@ def _provision(run_dir: Path, keys: KeyStore, parties: Parties, without: Iterabl
                           for r, (_, excl, text) in cast.roles.items()] if key == SHARED else [])
                 agents = [a for a in cast.agent_rooms if key in placed.agent_rooms(a)]
                 room_ids[key] = where.create_room(names[key], agents, cast.members(key), roles)
+            links: dict[str, str] = {}
+            if offered.room_links:
+                # Each organisation's private room points at the shared room (one way: the shared
+                # room does not point at anyone's private room).
+                for org in cast.keys:
+                    where.link_rooms(room_ids[org], room_ids[SHARED], LINK_LABEL)
+                    links[org] = LINK_LABEL
             for name, rules in _policies(cast, uid, aid, room_ids, placed.cards).items():
                 where.set_policy(aid[name], rules)
         finally:
             where.close()
         info = RunInfo(run_dir, db_url, room_ids, aid, uid, skipped, channel, where.url, where.suffix, rerun,
-                       parties=parties)
+                       parties=parties, links=links)
         with workspace(run_dir, keys) as ws:
             if pinned is not None:
                 ws.adopt(pinned)

@@ -22,7 +22,7 @@ from typing import Any
 from signoff.incident.actors import RoomAgent, strip_mentions
 from signoff.incident.captures import load_captures
 from signoff.incident.evidence_server import EvidenceClient, EvidenceStore, LoopbackServer, make_app
-from signoff.incident.guard import Post
+from signoff.incident.guard import GuardConfig, Post
 from signoff.incident.notary import IssuedSalt
 from signoff.incident.playbooks import (
     PUBLISH_TOPIC,
@@ -34,6 +34,7 @@ from signoff.incident.playbooks import (
     parse_disclosure_post,
 )
 from signoff.incident.playbooks.posts import FIX_APPROVED
+from signoff.incident.remote_approver import RemoteApprover, approver_endpoints, notary_ledger, note_in_run
 from signoff.incident.roomserver import POLL_WAIT, RoomServerProcess
 from signoff.incident.scenario import Scenario
 from signoff.incident.stack import (
@@ -63,7 +64,7 @@ from signoff.rooms.client import (
     SyncRoomsClient,
 )
 from signoff.rooms.domain.model import Principal
-from signoff.trust import KeyStore
+from signoff.trust import KeyStore, PublicKey
 
 SERVICES = ("rooms", NOTARY, APPROVER, MEDIATOR, AGENT_OF["payco"], AGENT_OF["shopco"], "evidence")  # the demo's
 
@@ -100,6 +101,10 @@ class Incident:
         self.ledger: SqlLedger | None = None
         self.rooms: RoomService | None = None
         self.rooms_server: RoomServerProcess | None = None
+        self.processes: dict[str, RemoteApprover] = {}
+        self.notary_ledger: SqlLedger | None = None
+        self.notary_id: str | None = None
+        self._connect_approvers()
         self._start_rooms()
         self.decision_channel = self.negotiate()
         self._start_evidence()
@@ -116,6 +121,7 @@ class Incident:
             client.close()
         if offered.decision_channel != self.info.decision_channel:
             self._stop_rooms()
+            self._disconnect_approvers()
             self.ws.close()
             raise RefusedError(f"this run was provisioned for fix approvals by {self.info.decision_channel}, "
                                f"but the room server offers {offered.decision_channel}",
@@ -123,6 +129,28 @@ class Incident:
         return offered.decision_channel
 
     # -- services ------------------------------------------------------------------------------
+
+    def _connect_approvers(self) -> None:
+        """The organisations whose approver is a process of its own (`[incident.approvers.<org>]`):
+        it signs their approvals, and their guards count only its records. Its incident is the
+        notary's current one in the ledger it reads, so the run's notary keeps its salts there."""
+        endpoints = {org: e for org, e in approver_endpoints(self.settings).items() if org in self.cast.keys}
+        shared = notary_ledger(self.settings)
+        if endpoints and shared is None:
+            self.ws.close()
+            raise UsageError(f"{', '.join(endpoints)}'s approver is a process of its own, and it reads the incident "
+                             "from a notary ledger, which the run's notary does not write to",
+                             "set [incident.notary] db and id in signoff.toml to the --notary-db and --notary-id "
+                             "the approvers were started with")
+        for org, endpoint in endpoints.items():
+            pinned = PublicKey.from_hex(GuardConfig.read(self.ws.guard_config_path(org)).approver_key, org)
+            process = self.processes[org] = RemoteApprover(endpoint, pinned)
+            self.ws.use_approver_process(org, process.record)
+        if endpoints and shared is not None:
+            self.notary_ledger = SqlLedger.from_url(shared.db)
+            self.notary_id = shared.notary_id
+        if self.processes:
+            note_in_run(self.run_dir, self.processes)
 
     @property
     def service(self) -> RoomService:
@@ -201,6 +229,10 @@ class Incident:
         self.servers = {}
         self.evidence_ledgers = {}
 
+    def _issued(self) -> int:
+        notary = self.actors.get(NOTARY)
+        return len(notary.notary.issued) if isinstance(notary, NotaryService) else 0
+
     def current_salt(self) -> IssuedSalt | None:
         notary = self.actors.get(NOTARY)
         return notary.current() if isinstance(notary, NotaryService) else None
@@ -211,12 +243,14 @@ class Incident:
             old.client.close()
         args = (self.agent_client(name), self.info, name, self.info.agent_rooms(name), self.run_ledger)
         actor: RoomAgent
-        if name == NOTARY:
+        if name == NOTARY and self.notary_ledger is not None:
+            actor = NotaryService(*args, ledger=self.notary_ledger, notary_id=self.notary_id)
+        elif name == NOTARY:
             actor = NotaryService(*args, ledger=self.run_ledger)
         elif name == APPROVER:
-            actor = ApproverService(*args, ws=self.ws, current=self.current_salt)
+            actor = ApproverService(*args, ws=self.ws, current=self.current_salt, processes=self.processes)
         elif name == MEDIATOR:
-            actor = Mediator(*args)
+            actor = Mediator(*args, issued=self._issued if self.notary_ledger is not None else None)
         else:
             org = self.cast.org_of_agent(name) or ""
             client = EvidenceClient(self.servers[org].url, self.evidence_tokens[org])
@@ -250,7 +284,14 @@ class Incident:
             if isinstance(actor, CompanyAgent):
                 actor.evidence.close()
         self._stop_rooms()
+        self._disconnect_approvers()
         self.ws.close()
+
+    def _disconnect_approvers(self) -> None:
+        for process in self.processes.values():
+            process.close()
+        if self.notary_ledger is not None:
+            self.notary_ledger.close()
 
     def __enter__(self) -> Incident:
         return self

@@ -26,20 +26,21 @@ from pathlib import Path
 from typing import Any
 
 from signoff.incident.cases import decide_on, ledger_at
-from signoff.incident.chain import Chain, RecordChainReport
+from signoff.incident.chain import Chain, RecordChainReport, trusted_record
 from signoff.incident.decisions import name_incident
 from signoff.incident.disclosure import Disclosure, parse_disclosure_post, published_text
 from signoff.incident.guard import Guard, GuardConfig, build_config
 from signoff.incident.model import CHAIN, NAMES_CASE, IncidentNamed, IncidentNames, chain_key, names_fold
 from signoff.incident.parties import Parties
 from signoff.incident.pins import control_pins
+from signoff.incident.remote_approver import remote_orgs
 from signoff.incident.workspace_rooms import SHARED_ROOM, WorkspaceRooms, private_room
 from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger, verify_chain
-from signoff.trust import KeyStore, SigningKey
+from signoff.trust import KeyStore, PublicKey, SigningKey
 
 INCIDENT_NAMES = NAMES_CASE
 
@@ -52,6 +53,9 @@ class Workspace:
     _ledgers: dict[str, SqlLedger] = field(default_factory=dict, init=False, repr=False, compare=False)
     _rooms: WorkspaceRooms | None = field(default=None, init=False, repr=False, compare=False)
     _parties: Parties | None = field(default=None, init=False, repr=False, compare=False)
+    # Organisations whose approver is a process of its own: how to read its record of an id.
+    _remote: dict[str, Callable[[str, str], dict[str, Any] | None]] = field(default_factory=dict, init=False,
+                                                                           repr=False, compare=False)
 
     @property
     def parties_path(self) -> Path:
@@ -95,6 +99,22 @@ class Workspace:
     def approvals(self, org: str, key: SigningKey | None = None) -> Chain:
         """The approver's chain of `org` (signing with `key` when given)."""
         return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(self.check_org(org), "approvals")), key)
+
+    def use_approver_process(self, org: str, record: Callable[[str, str], dict[str, Any] | None]) -> None:
+        """Count `org`'s disclosures as approved only from its approver process's records (`record`
+        reads one by id and incident), checked against the pinned approver key, not from this
+        workspace's chain."""
+        self._remote[self.check_org(org)] = record
+
+    def signed_record(self, org: str, d_id: str, incident: str) -> dict[str, Any] | None:
+        """`org`'s approval record of `d_id` in `incident`: from its approver process when it has one
+        (only when signed by the key its pinned guard trusts), else from the chain here."""
+        record = self._remote.get(org)
+        if record is None:
+            return self.approvals(org).state().find(d_id, incident)
+        found = record(d_id, incident)
+        key = PublicKey.from_hex(GuardConfig.read(self.guard_config_path(org)).approver_key, "approver")
+        return found if found is not None and trusted_record(found, key, org, d_id) else None
 
     def guard_log(self, org: str, key: SigningKey | None = None) -> Chain:
         return Chain(self.org_ledger(org), CHAIN.case_id(chain_key(self.check_org(org), "guard-log")), key)
@@ -172,8 +192,15 @@ class Workspace:
         parties.write(self.parties_path)
         self._parties = Parties.read(self.parties_path)
         pins = {"parties": sha256_file(self.parties_path)}
+        apart = remote_orgs(settings)
+        if unknown := [o for o in apart if o not in parties.keys]:
+            raise UsageError(f"[incident.approvers.{unknown[0]}] names no organisation of this incident",
+                             f"use one of: {', '.join(parties.keys)}")
         for org in here:
-            approver_key = self.keys.ensure(f"incident-approver-{org.key}").public
+            # An approver that is a process of its own keeps its key there: pin the public key its
+            # organisation sent (trusted here), and make no key of that name.
+            approver_key = (self._trusted_approver_key(org.key) if org.key in apart
+                            else self.keys.ensure(f"incident-approver-{org.key}").public)
             self.keys.ensure(f"incident-guard-{org.key}")
             cfg = build_config(org.key, org.language, list(org.code), list(org.protected),
                                private_room=org.private_room, shared_room=SHARED_ROOM,
@@ -185,6 +212,16 @@ class Workspace:
         self.pins_path.parent.mkdir(parents=True, exist_ok=True)
         self.pins_path.write_bytes(canonical_bytes(pins) + b"\n")
         return pins
+
+    def _trusted_approver_key(self, org: str) -> PublicKey:
+        name = f"incident-approver-{org}"
+        path = self.keys.trusted_dir / f"{name}.pub"
+        try:
+            return PublicKey.from_hex(path.read_text(), name)
+        except FileNotFoundError:
+            raise UsageError(f"{org}'s approver is a process of its own ([incident.approvers.{org}]), and no public "
+                             f"key of it is trusted here", f"on {org}'s machine `signoff evidence key export {name} > "
+                             f"{org}.pub`; here `signoff evidence key trust {name} {org}.pub`") from None
 
     def adopt(self, other: Workspace) -> None:
         """Be set up as `other` is, with its pinned guards as they are (not rebuilt: a guard's
@@ -228,7 +265,8 @@ class Workspace:
         # file's digest, so an edit to either the file or the pins makes it refuse.
         expected = config.digest() if self.guard_file_digest(org) == pin else "pin-mismatch"
         log = self.guard_log(org, self.keys.ensure(f"incident-guard-{org}")) if logged else None
-        return Guard(config, expected, log, self.approvals(org), current_incident=current_incident)
+        return Guard(config, expected, log, self.approvals(org), current_incident=current_incident,
+                     remote=self._remote.get(org))
 
 
 @dataclass

@@ -100,6 +100,9 @@ def test_the_full_view_shows_three_lanes_and_the_panels(world: World, alice: htt
         assert all(s in html for s in world.secrets_of(org) if s.startswith("$"))
     # Guard decisions as counts and rules: the blocked draft is named by its rule.
     assert "draft_outside_private_room" in html
+    # signoff's room server has room links: each private room's lane shows its link to the shared room.
+    for org in ("payco", "shopco"):
+        assert f'<p class="lane-link" id="link-{org}">Room link on the server to the shared room' in html
     # Each post is tagged with the control that produced or checked it.
     for tag in ("guard passed · approver signed", "room server (addressing policy)", "notary (salted fingerprints)",
                 "approver (review, digest)", "approver (signed record)", "draft, awaits approval",

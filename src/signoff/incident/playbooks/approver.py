@@ -21,6 +21,7 @@ from signoff.incident.approvals import Approver, NamesNoDigest, disclosure_comma
 from signoff.incident.disclosure import Disclosure
 from signoff.incident.notary import IssuedSalt, Notary
 from signoff.incident.playbooks.posts import FIX_COMMAND, FIX_REQUEST, fix_approved, for_review
+from signoff.incident.remote_approver import RemoteApprover
 from signoff.incident.stack import APPROVER, MEDIATOR, SHARED
 from signoff.incident.workspace import Workspace, private_room
 from signoff.kernel.canonical import canonical_text
@@ -33,12 +34,17 @@ class ApproverService(RoomAgent):
     approve command to it as addressed. Its policy admits only each organisation's approver in that
     organisation's private room, so an approve from anyone else, anywhere else, never even reaches it."""
 
-    def __init__(self, *args: Any, ws: Workspace, current: Callable[[], IssuedSalt | None], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, ws: Workspace, current: Callable[[], IssuedSalt | None],
+                 processes: dict[str, RemoteApprover] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ws = ws
         self.current = current
+        # Organisations whose approver is a process of its own: it signs, with its own key and chain.
+        self.processes = processes or {}
 
-    def approver(self, org: str) -> Approver:
+    def approver(self, org: str) -> Approver | RemoteApprover:
+        if org in self.processes:
+            return self.processes[org]
         key = self.ws.keys.ensure(f"incident-approver-{org}")
         cur = self.current()
         notary = Notary.restore([cur] if cur else [])  # a read-only view of the notary's current incident

@@ -228,11 +228,10 @@ class CompanyAgent(RoomAgent):
         """Draft `d_id` again in the person's words, with the same evidence (a new draft id): what
         crosses is still only what the person then approves, through the guard."""
         doc = self.own_document(self.org, d_id)
-        signed = {r["body"]["d_id"] for r in self.ws.approvals(self.org).records()}
-        if doc is None or d_id in signed:
+        data = json.loads(doc["content"]) if doc is not None else {}
+        if doc is None or self.ws.signed_record(self.org, d_id, str(data.get("incident"))) is not None:
             self.post(self.org, f"not redrafted: {d_id} is no unsigned draft of mine", thread_id=message_id)
             return
-        data = json.loads(doc["content"])
         self._in_persons_words(f"{doc['description']} (redraft of {d_id})", str(data["incident"]),
                                dict(data["evidence"]), text, message_id, "not redrafted")
 
@@ -290,7 +289,7 @@ class CompanyAgent(RoomAgent):
             raise RefusedError(f"no draft document {d_id}", "draft first")
         data = json.loads(doc["content"])
         d = Disclosure(d_id, data["incident"], self.org, data["evidence"], data["text"])
-        record = next((r for r in self.ws.approvals(self.org).records() if r["body"]["d_id"] == d_id), None)
+        record = self.ws.signed_record(self.org, d_id, d.incident)
         if record is None:
             raise RefusedError(f"no signed approval for {d_id}", "wait for the approver")
         self.guarded_post(published_text(d, str(record["body"]["approver"])), d)

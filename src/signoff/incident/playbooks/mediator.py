@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from signoff.airlock import redact as airlock_redact
@@ -43,6 +44,12 @@ HELP = ("The commander routes only evidence requests between the companies (coun
 
 class Mediator(RoomAgent):
     """The incident commander. Its incident record is a room document only it can write."""
+
+    def __init__(self, *args: Any, issued: Callable[[], int] | None = None, **kwargs: Any) -> None:
+        """`issued`: how many incidents the notary issued salts for already (a notary ledger shared
+        beyond this run names its incidents after them; by default only this run's records count)."""
+        super().__init__(*args, **kwargs)
+        self.issued = issued
 
     def record_name(self, incident: str) -> str:
         return f"{incident} record"
@@ -96,7 +103,8 @@ class Mediator(RoomAgent):
                        else airlock_redact(text).text)
             known = self.records()
             again = [r for r in known.values() if r.get("opened_msg") == p.get("message_id")]
-            incident = again[0]["incident"] if again else f"INC-{len(known) + 1:04d}"
+            before = max(len(known), self.issued() if self.issued is not None else 0)
+            incident = again[0]["incident"] if again else f"INC-{before + 1:04d}"
             rec = again[0] if again else {"incident": incident, "status": "investigating", "commander": MEDIATOR,
                    "opened_at": p.get("timestamp"), "opened_by": who, "symptoms": [{"by": who, "text": symptom,
                                                                                     "kind": "reported"}],

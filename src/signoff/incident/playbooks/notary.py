@@ -22,9 +22,11 @@ class NotaryService(RoomAgent):
     (`signoff.incident.salts`), so a restarted notary still knows the current incident (and only
     that one)."""
 
-    def __init__(self, *args: Any, ledger: SqlLedger, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, ledger: SqlLedger, notary_id: str | None = None, **kwargs: Any) -> None:
+        """`ledger` and `notary_id`: where its salts are kept; by default the run's ledger, under the
+        notary's agent id (a ledger the approver processes read, `[incident.notary]`, when given)."""
         super().__init__(*args, **kwargs)
-        self.salts = IssuedSalts(ledger, self.client.agent_id)
+        self.salts = IssuedSalts(ledger, notary_id or self.client.agent_id)
 
     @property
     def notary(self) -> Notary:

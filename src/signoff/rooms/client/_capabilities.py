@@ -1,8 +1,8 @@
 """What a rooms server offers, negotiated from its operation catalogue (`GET /agents/{id}/ops`),
 never assumed from who it claims to be.
 
-signoff's server has approval cards (`request_approval`); Switch 0.19 has none, but has room links
-(`link_rooms`), which signoff's server lacks. Where approval cards are missing a decision is asked
+signoff's server has approval cards (`request_approval`) and room links (`link_rooms`); Switch 0.19
+has room links but no approval cards. Where approval cards are missing a decision is asked
 for as an addressed command and accepted only against its receipt (the approver's bound sender id,
 the server-assigned message id, the exact text): `decision_channel` says which.
 """

@@ -367,6 +367,21 @@ class ReferenceAttached(EventBody, type="reference.attached", case=ROOM):
     by: str
 
 
+class RoomLinked(EventBody, type="room.linked", case=ROOM):
+    """A directed link from `room_id` to `target_room_id` (shown in `room_id`'s `linked_rooms`)."""
+
+    room_id: str
+    target_room_id: str
+    label: str
+    by: str
+
+
+class RoomUnlinked(EventBody, type="room.unlinked", case=ROOM):
+    room_id: str
+    target_room_id: str
+    by: str
+
+
 class MessagePosted(EventBody, type="message.posted", case=ROOM):
     room_id: str
     message_id: str

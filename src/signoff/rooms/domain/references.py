@@ -1,4 +1,5 @@
-"""References to outside content ({urls: [...]}), owned by a user and attached to rooms."""
+"""References to outside content ({urls: [...]}), owned by a user and attached to rooms; a room's
+references are listed with its documents and its links (`links`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.ids import new_id
 from signoff.ledger import NewEvent
 from signoff.rooms.domain.documents import Documents
+from signoff.rooms.domain.links import Links
 from signoff.rooms.domain.membership import Membership
 from signoff.rooms.domain.model import Principal, check_text
 from signoff.rooms.storage.store import RoomStore
@@ -20,10 +22,11 @@ REFERENCE_TYPES = ("google_drive", "confluence", "github", "jira", "url")
 
 
 class References:
-    def __init__(self, store: RoomStore, membership: Membership, documents: Documents) -> None:
+    def __init__(self, store: RoomStore, membership: Membership, documents: Documents, links: Links) -> None:
         self.store = store
         self.membership = membership
         self.documents = documents
+        self.links = links
 
     def create_reference(self, actor: Principal, type: str, name: str, value: dict[str, Any],
                          description: str = "", instructions: str = "") -> str:
@@ -59,14 +62,16 @@ class References:
 
     def list_references(self, actor: Principal, room_id: str) -> dict[str, Any]:
         self.membership.require_read(actor, room_id)
-        return self.references_of(room_id)
+        return self.references_of(actor, room_id)
 
-    def references_of(self, room_id: str) -> dict[str, Any]:
-        """The room's references and documents, for a caller that checked the read already."""
+    def references_of(self, actor: Principal, room_id: str) -> dict[str, Any]:
+        """The room's references, documents and links (as `actor` may act on them), for a caller
+        that checked the read already."""
         rows = self.store.all(select(rooms_references).join(
             rooms_room_references, rooms_room_references.c.reference_id == rooms_references.c.reference_id)
             .where(rooms_room_references.c.room_id == room_id))
         refs = [{"id": r.reference_id, "type": r.type, "name": r.name, "description": r.description,
                  "instructions": r.instructions, "value": json.loads(r.value)} for r in rows]
         return {"reference_types": list(REFERENCE_TYPES), "references": refs,
-                "documents": self.documents.documents_of(room_id), "packages": [], "linked_rooms": []}
+                "documents": self.documents.documents_of(room_id), "packages": [],
+                "linked_rooms": self.links.linked_rooms(actor, room_id)}

@@ -3,7 +3,8 @@
 - identities (`identities`): users, agents, addressing policies;
 - credentials (`tokens`): bearer tokens and registration keys;
 - membership (`membership`): rooms, members, read and manage rights, availability;
-- messages (`messages`), documents (`documents`), roles (`roles`), references (`references`);
+- messages (`messages`), documents (`documents`), roles (`roles`), references (`references`), room
+  links (`links`);
 - approvals (`approvals`): approval cards and their decisions;
 - claims (`claims`): chat accounts claimed by people, through a bridge user;
 - delivery (`delivery`): each agent's durable event stream.
@@ -28,6 +29,7 @@ from signoff.rooms.domain.claims import Claims
 from signoff.rooms.domain.documents import Documents
 from signoff.rooms.domain.groups import Groups
 from signoff.rooms.domain.identities import Identities
+from signoff.rooms.domain.links import Links
 from signoff.rooms.domain.membership import Membership
 from signoff.rooms.domain.messages import Messages
 from signoff.rooms.domain.model import Principal
@@ -52,7 +54,8 @@ class RoomService:
         self.roles = roles = Roles(store, identities, membership)
         self.messages = messages = Messages(store, identities, membership, roles)
         documents = Documents(store, membership)
-        self.references = references = References(store, membership, documents)
+        self.links = links = Links(store, membership)
+        self.references = references = References(store, membership, documents, links)
         self.people_roles = people_roles = PeopleRoles(store)
         self.approvals = approvals = Approvals(store, identities, membership, messages, people_roles)
         self.streams = streams = Streams(store)
@@ -91,6 +94,8 @@ class RoomService:
         self.assume_role, self.release_role = roles.assume_role, roles.release_role
         self.create_reference, self.attach_reference, self.list_references = (
             references.create_reference, references.attach_reference, references.list_references)
+        self.link_rooms, self.unlink_rooms, self.list_linked_rooms = (
+            links.link_rooms, links.unlink_rooms, links.list_linked_rooms)
         self.request_approval, self.approval, self.pending_approvals = (
             approvals.request_approval, approvals.approval, approvals.pending_approvals)
         self.answer_approval, self.expire_approvals = approvals.answer_approval, approvals.expire_approvals
@@ -123,7 +128,7 @@ class RoomService:
 
     def room_detail(self, actor: Principal, room_id: str) -> dict[str, Any]:
         room = self.require_read(actor, room_id)  # once: the parts below are read unchecked
-        refs = self.references.references_of(room_id)
+        refs = self.references.references_of(actor, room_id)
         return {
             "id": room.id, "room_id": room.id, "name": room.name, "description": room.description,
             "instructions": room.instructions, "channel_type": room.channel_type,

@@ -113,7 +113,7 @@ def _connect(ctx: OpContext, a: dict[str, Any]) -> Any:
             "description": detail["description"], "participants": detail["participants"],
             "instructions": detail["instructions"], "reference_types": detail["reference_types"],
             "references": detail["references"], "documents": detail["documents"], "packages": [],
-            "linked_rooms": [], "roles": detail["roles"], "warning": warning}
+            "linked_rooms": detail["linked_rooms"], "roles": detail["roles"], "warning": warning}
 
 
 @op("read_context", "Recent messages of the connected room, grouped into threads.",
@@ -289,6 +289,27 @@ def _create_ref(ctx: OpContext, a: dict[str, Any]) -> Any:
 def _attach_ref(ctx: OpContext, a: dict[str, Any]) -> Any:
     ctx.service.attach_reference(ctx.agent, a["room_id"], a["reference_id"])
     return {"room_id": a["room_id"], "reference_id": a["reference_id"]}
+
+
+# -- room links (as in Switch 0.19) ------------------------------------------------------------
+
+@op("link_rooms", "Link one room to another (a directed pointer with a label; no access is granted).",
+    {"source_room_id": S, "target_room_id": S, "label": S}, ("source_room_id", "target_room_id", "label"))
+def _link_rooms(ctx: OpContext, a: dict[str, Any]) -> Any:
+    return ctx.service.link_rooms(ctx.agent, a["source_room_id"], a["target_room_id"], a["label"])
+
+
+@op("unlink_rooms", "Remove the link from one room to another.", {"source_room_id": S, "target_room_id": S},
+    ("source_room_id", "target_room_id"))
+def _unlink_rooms(ctx: OpContext, a: dict[str, Any]) -> Any:
+    ctx.service.unlink_rooms(ctx.agent, a["source_room_id"], a["target_room_id"])
+    return {"ok": True}
+
+
+@op("list_linked_rooms", "Rooms the connected room links to, and whether this agent may act there.",
+    needs_connection=True)
+def _list_linked(ctx: OpContext, a: dict[str, Any]) -> Any:
+    return ctx.service.list_linked_rooms(ctx.agent, ctx.room_id())
 
 
 # -- approval cards (signoff extension; not in Switch 0.19) ------------------------------------

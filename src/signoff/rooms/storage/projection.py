@@ -26,6 +26,7 @@ from signoff.rooms.storage.tables import (
     rooms_messages,
     rooms_references,
     rooms_roles,
+    rooms_room_links,
     rooms_room_references,
     rooms_rooms,
     rooms_tokens,
@@ -44,7 +45,7 @@ BATCH = 500
 # Cleared by a rebuild (the cursor row too, by the ledger's projector).
 TABLES = (
     rooms_users, rooms_tokens, rooms_agents, rooms_rooms, rooms_members, rooms_messages,
-    rooms_deliveries, rooms_documents, rooms_roles, rooms_references, rooms_room_references,
+    rooms_deliveries, rooms_documents, rooms_roles, rooms_references, rooms_room_references, rooms_room_links,
     rooms_approvals, *access.TABLES,
 )
 
@@ -426,6 +427,21 @@ def _reference_attached(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     return set()
 
 
+def _room_linked(conn: Connection, ev: Event, sink: Sink) -> set[str]:
+    p = ev.payload
+    _room_unlinked(conn, ev, sink)  # linked again: the newer label stands
+    conn.execute(insert(rooms_room_links).values(source_room_id=p["room_id"], target_room_id=p["target_room_id"],
+                                                 label=p["label"], linked_by=p["by"]))
+    return set()
+
+
+def _room_unlinked(conn: Connection, ev: Event, sink: Sink) -> set[str]:
+    p = ev.payload
+    conn.execute(delete(rooms_room_links).where(rooms_room_links.c.source_room_id == p["room_id"],
+                                                rooms_room_links.c.target_room_id == p["target_room_id"]))
+    return set()
+
+
 def _approval_requested(conn: Connection, ev: Event, sink: Sink) -> set[str]:
     p = ev.payload
     card = {k: p[k] for k in ("title", "options", "responders", "expires_at")}
@@ -478,6 +494,8 @@ _HANDLERS: dict[str, Callable[[Connection, Event, Sink], set[str]]] = {
     "role.defined": _role_defined,
     "reference.created": _reference_created,
     "reference.attached": _reference_attached,
+    "room.linked": _room_linked,
+    "room.unlinked": _room_unlinked,
     "approval.requested": _approval_requested,
     "approval.answered": _approval_outcome,
     "approval.expired": _approval_outcome,

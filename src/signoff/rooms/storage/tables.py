@@ -1,7 +1,7 @@
 """Query tables of the rooms projection (SQLAlchemy Core on the ledger's metadata).
 
 The ledger events under case ids `rooms.*` are the source of truth; these tables are rebuilt from
-them by `projection.Projector` and must agree with migrations `rooms_0001` to `rooms_0005`. One table is
+them by `projection.Projector` and must agree with migrations `rooms_0001` to `rooms_0006`. One table is
 not a projection: `rooms_connections`, the live connections every replica shares.
 """
 
@@ -150,6 +150,16 @@ rooms_room_references = Table(
     metadata,
     Column("room_id", String(64), primary_key=True),
     Column("reference_id", String(64), primary_key=True),
+)
+
+# Directed links from one room to another (`link_rooms`), each with its label, as Switch has them.
+rooms_room_links = Table(
+    "rooms_room_links",
+    metadata,
+    Column("source_room_id", String(64), primary_key=True),
+    Column("target_room_id", String(64), primary_key=True),
+    Column("label", String(200), nullable=False),
+    Column("linked_by", String(100), nullable=False),
 )
 
 rooms_approvals = Table(
