@@ -16,9 +16,6 @@ from signoff.kernel.errors import NotFoundError, UsageError
 
 app = typer.Typer(no_args_is_help=True)
 
-# `signoff demo agents` registers itself on import (demo.py loads only the workflow demos).
-import signoff.demo.agents  # noqa: E402,F401
-
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 

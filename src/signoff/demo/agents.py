@@ -60,6 +60,7 @@ def run(quiet: bool) -> dict[str, Any]:
             "budget_refusal": refused}
 
 
-@register("agents", "Agents: a scripted proposal signed as simulated evidence, a hostile one rejected, the cap.")
+@register("agents", "Agents: a scripted proposal signed as simulated evidence, a hostile one rejected, the cap.",
+          every=False)
 def demo_agents(as_json: bool, progress: Progress) -> dict[str, Any]:
     return run(quiet=as_json)

@@ -23,6 +23,7 @@ app = typer.Typer(invoke_without_command=True)
 # they run (`signoff demo` alone runs each with its default options).
 DemoFn = Callable[..., dict[str, Any]]
 DEMOS: dict[str, DemoFn] = {}
+EVERY: list[str] = []  # the demos `signoff demo` alone runs, in order (the others run by name only)
 
 
 def run_demo(name: str, as_json: bool, **options: Any) -> dict[str, Any]:
@@ -54,10 +55,14 @@ def finish(summary: dict[str, Any], as_json: bool) -> None:
         raise typer.Exit(1)
 
 
-def register(name: str, help_text: str, command: Callable[..., None] | None = None) -> Callable[[DemoFn], DemoFn]:
-    """Add a demo; `command` is its own `signoff demo NAME` when it takes options besides --json."""
+def register(name: str, help_text: str, command: Callable[..., None] | None = None,
+             every: bool = True) -> Callable[[DemoFn], DemoFn]:
+    """Add a demo; `command` is its own `signoff demo NAME` when it takes options besides --json;
+    `every=False` leaves it out of `signoff demo` alone."""
     def wrap(fn: DemoFn) -> DemoFn:
         DEMOS[name] = fn
+        if every:
+            EVERY.append(name)
 
         def plain(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
             finish(run_demo(name, as_json), as_json)
@@ -79,7 +84,7 @@ def all_demos(
     if ctx.invoked_subcommand is not None:
         return
     results = {}
-    for name in DEMOS:
+    for name in EVERY:
         if not as_json:
             heading(f"demo {name}")
         results[name] = run_demo(name, as_json)
@@ -96,12 +101,14 @@ def demo_ledger(as_json: bool, progress: Progress) -> dict[str, Any]:
     return run(settings(), quiet=as_json)
 
 
-# Workflow demos register themselves on import; each import is optional until its workflow lands.
+# Demos register themselves on import, so every one is there by name in any process (`signoff demo
+# agents` was missing unless `signoff.cli.agents` had been imported first); each import is optional
+# until its workflow lands.
 def _load_workflow_demos() -> None:
     import importlib
 
     for module in ("signoff.demo.repair", "signoff.demo.notes", "signoff.demo.incident",
-                   "signoff.demo.desk"):
+                   "signoff.demo.desk", "signoff.demo.agents"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -82,3 +82,4 @@ def test_demo_agents(configure, capsys) -> None:
     summary = json.loads(out)
     assert code == 0 and summary["ok"] and summary["writer_kind"] == "simulated"
     assert "traversal" in summary["rejected"] and "resets at" in summary["budget_refusal"]
+
