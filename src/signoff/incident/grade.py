@@ -26,6 +26,7 @@ from signoff.incident.parties import Parties
 from signoff.incident.playbooks import parse_disclosure_post
 from signoff.incident.playbooks.posts import CONFIRM_COMMAND, FIX_APPROVED, root_cause_shown
 from signoff.incident.rootcause import root_cause
+from signoff.incident.shapes import read_source
 from signoff.incident.stack import (
     APPROVER,
     MEDIATOR,
@@ -182,7 +183,7 @@ def _code_lines(parties: Parties) -> set[str]:
     out = set()
     for org in parties:
         for path in org.code:
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in read_source(path).splitlines():
                 norm = _WS.sub(" ", line.strip())
                 # Lines this short or this generic (`}`, `return x`) identify no code.
                 if len(norm) >= 16 and len(norm.split(" ")) >= 2:
@@ -456,7 +457,8 @@ def _cause_measured(view: View, incident: str) -> GradeCheck:
     if doc is not None and doc["created_by"] == view.sender(NOTARY):
         for name, c in sorted(json.loads(doc["content"]).items()):
             if name.startswith(f"{incident}/"):
-                by_event.setdefault(name.split("/")[1], []).append(c)
+                # `<incident>/<event>/<d_a>/<d_b>`: an event id may hold a '/' itself.
+                by_event.setdefault(name.removeprefix(f"{incident}/").rsplit("/", 2)[0], []).append(c)
     given = {e: root_cause(view.info.cast.keys, cs) for e, cs in by_event.items()}
     hit = [e for e, found in given.items() if found is not None and cause and found.cause == cause]
     return GradeCheck("the root cause is the one the notary's comparisons give", bool(hit),

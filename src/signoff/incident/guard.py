@@ -34,7 +34,7 @@ from typing import Any
 from signoff.incident.chain import Chain, trusted_record
 from signoff.incident.disclosure import APPROVE_LINE, PUBLISHED_HEADER, Disclosure, published_text
 from signoff.incident.model import RecordChain
-from signoff.incident.shapes import Shape, shape_key, shapes_by_line, without_trailing_commas
+from signoff.incident.shapes import Shape, read_source, shape_key, shapes_by_line, without_trailing_commas
 from signoff.kernel.canonical import canonical_bytes, canonical_text
 from signoff.kernel.clock import Clock, SystemClock, utc_iso
 from signoff.kernel.digests import sha256_bytes
@@ -200,7 +200,7 @@ def build_config(org: str, language: str, code_files: list[Path], customer_names
                  secret_patterns: Iterable[str] = ()) -> GuardConfig:
     """`customer_names` are the organisation's protected values: names (matched by their words, any
     order, case or accents) and values holding digits (matched by their letter-and-digit runs)."""
-    sources = [p.read_text(encoding="utf-8") for p in code_files]
+    sources = [read_source(p) for p in code_files]
     anywhere, whole, small = protected_shapes(sources, language)
     salt = secrets.token_bytes(32)
     hashes: set[str] = set()

@@ -253,6 +253,9 @@ def _protected(key: str, value: Any, base: Path) -> tuple[str, ...]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError as exc:
         raise NotFoundError(f"[org.{key}] protected values file not found: {path}", "fix the path") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"[org.{key}] protected values file {path} is not UTF-8",
+                         "save it as UTF-8 (the guard matches names with their accents)") from exc
     return tuple(v.strip() for v in lines if v.strip() and not v.lstrip().startswith("#"))
 
 

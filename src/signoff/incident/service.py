@@ -236,18 +236,13 @@ def start_live(home: Path, keys: KeyStore, settings: Settings, scenario: Scenari
     home's pinned guards and captures. Returns the checklist and the run's name (None: not started)."""
     import threading
 
-    from signoff.incident.stack import check_cast
     from signoff.incident.workflow import new_live_run, new_run, play, play_live
 
     here = set_up_here(home, keys)
     if here is None:
         raise ConflictError("no incident is set up on this machine",
                             "run `signoff incident setup --config incident.toml` first")
-    try:
-        check_cast(here)
-        demo = True
-    except UsageError:
-        demo = False
+    demo = _plays_the_demo(here)
     checks = preflight(home, keys, settings, scenario if demo else None)
     if not all(c.ok for c in checks):
         return checks, None
@@ -299,10 +294,25 @@ def redteam(base: Path, keys: KeyStore, settings: Settings, scenario: Scenario) 
 
 def preflight(home: Path, keys: KeyStore, settings: Settings, scenario: Scenario | None) -> list[Check]:
     """The checklist: the home's pinned controls, then a scratch run started like a real one: of
-    `scenario`, or (None) of the incident set up in the home."""
+    `scenario`, or (None, or when the home is set up for other organisations than the scenario's
+    cast) of the incident set up in the home."""
     from signoff.incident.preflight import preflight as checklist
 
+    here = set_up_here(home, keys)
+    if scenario is not None and here is not None and not _plays_the_demo(here):
+        scenario = None  # the incident set up here is someone's own: check that one, not the demo
     return checklist(home, keys, settings, scenario)
+
+
+def _plays_the_demo(parties: Parties) -> bool:
+    """Whether `parties` are the scripted demo's cast (its people, agents and script)."""
+    from signoff.incident.stack import check_cast
+
+    try:
+        check_cast(parties)
+    except UsageError:
+        return False
+    return True
 
 
 # -- the console (web) ---------------------------------------------------------------------------------

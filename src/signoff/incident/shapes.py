@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
 
 from pygments.lexer import Lexer
 from pygments.lexers import JavascriptLexer, PythonLexer, get_lexer_by_name
@@ -23,6 +24,20 @@ Shape = tuple[str, ...]
 
 
 @cache
+def read_source(path: Path) -> str:
+    """A code file's text for its guard: UTF-8, with any byte that is not (a Latin-1 comment, say)
+    replaced, since shapes come from the tokens around it; a file holding NUL bytes is no source
+    (a glob that caught a build output or an image) and is refused with its fix."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the code file {path} ({exc.strerror})", "fix the code globs") from exc
+    if b"\0" in data:
+        raise UsageError(f"{path} is not a source file (it holds NUL bytes)",
+                         "narrow the organisation's code globs to its source files")
+    return data.decode("utf-8", errors="replace")
+
+
 def lexer(language: str) -> Lexer:
     if language == "python":
         lex: Lexer = PythonLexer(stripnl=False, ensurenl=False)

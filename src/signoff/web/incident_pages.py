@@ -138,8 +138,11 @@ def run_page(request: Request, run: str) -> Response:
     bound = bound_org(request, user)
     waiting = service.awaiting(view, bound, user.name) if bound is not None and at is None else []
     writes = bound is not None and at is None and not view.recorded and view.approver(bound) == user.name
+    # A colleague bound to the organisation sees its view; who decides and writes for it is named.
+    decider = view.approver(bound) if bound is not None and not view.recorded and \
+        view.approver(bound) != user.name else None
     return page(request, "incident_run.html", c=view, org_names=view.names, link=link, bound=bound,
-                awaiting=waiting, writes=writes,
+                awaiting=waiting, writes=writes, decider=decider,
                 json_text=lambda d: json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
 
 

@@ -216,6 +216,8 @@ def test_only_the_approver_writes_and_a_redraft_is_bound_to_the_draft_read(live:
         ("priya", "a field the form does not take", {**good, "as": "shopco"}, 400),
         ("priya", "no CSRF token", {k: v for k, v in good.items() if k != "csrf"}, 403),
         ("priya", "a draft that does not wait", {**good, "ref": "D-PAY-9"}, 404),
+        ("priya", "a report naming a customer", {**good, "kind": "report", "text": "ask jose alvarez"}, 400),
+        ("priya", "a draft from nothing with a customer", {**good, "kind": "draft", "text": "José Álvarez"}, 400),
     ]
     clients = {"priya": priya}
     before = live.state()
@@ -228,6 +230,8 @@ def test_only_the_approver_writes_and_a_redraft_is_bound_to_the_draft_read(live:
             assert answer.status_code == status, (name, answer.status_code, answer.text[:300])
         live.inc.pump()
         assert live.state() == before, "a refused write changed the rooms or the chains"
+        colleague = clients["dave"].get(f"/incident/runs/{live.run}", params={"as": "payco"}).text
+        assert "priya decides and writes for PayCo" in colleague and 'id="write-draft"' not in colleague
         # Her own words for the draft she read: a new draft with the same evidence, for her to approve.
         assert priya.post(url, data=good).status_code == 303
         live.inc.pump()

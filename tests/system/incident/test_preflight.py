@@ -16,6 +16,8 @@ from signoff.incident.doctor import doctor_checks
 from signoff.kernel.settings import Settings
 from tests.support.requires import require_sandbox
 
+BLIND = Path(__file__).parents[2] / "data" / "incident" / "kestrel-mosaik"
+
 CHECKLIST = [
     "organisations match their pin", "payco guard matches its pin", "shopco guard matches its pin",
     "playbooks match their pin",
@@ -65,10 +67,11 @@ def test_preflight_fails_until_set_up_then_passes(node: str, home: Path, capsys:
 @pytest.mark.slow
 def test_a_changed_guard_and_changed_settings_fail_with_their_fix(node: str, home: Path, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Of the incident set up here (the blind fixture's organisations), not of the demo's."""
     require_sandbox()
-    assert main(["incident", "setup"]) == 0
+    assert main(["incident", "setup", "--config", str(BLIND / "incident.toml")]) == 0
     capsys.readouterr()
-    guard = home / "incident" / "payco" / "guard.json"
+    guard = home / "incident" / "kestrel" / "guard.json"
     config = json.loads(guard.read_text())
     config["name_hashes"] = []  # an agent's way to let customer names through
     guard.write_text(json.dumps(config))
@@ -76,12 +79,14 @@ def test_a_changed_guard_and_changed_settings_fail_with_their_fix(node: str, hom
     code, checks = preflight(capsys)
     assert code == 1 and checks.pop("ok") is False
     failed = {n: c for n, c in checks.items() if not c["ok"]}
-    assert set(failed) == {"payco guard matches its pin", "settings match their pin"}, failed
-    assert failed["payco guard matches its pin"]["fix"].startswith("restore the guard configuration")
+    assert set(failed) == {"kestrel guard matches its pin", "settings match their pin", "services up"}, failed
+    # The scratch run is of this incident, with its pinned guards: the changed one does not run.
+    assert failed["services up"]["detail"] == "kestrel's guard configuration differs from its pin"
+    assert failed["kestrel guard matches its pin"]["fix"].startswith("restore the guard configuration")
     assert "changed since they were pinned" in failed["settings match their pin"]["detail"]
     assert "re-run `signoff incident setup` on purpose" in failed["settings match their pin"]["fix"]
     settings = Settings.load(home=home, env={}, cwd=tmp_path)
     doctor = {c.name: c for c in doctor_checks(settings)}
-    assert doctor["incident: payco guard matches its pin"].ok is False
+    assert doctor["incident: kestrel guard matches its pin"].ok is False
     assert doctor["incident: settings match their pin"].ok is False
     assert doctor["incident: playbooks match their pin"].ok is True

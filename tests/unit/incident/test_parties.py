@@ -171,3 +171,26 @@ def test_a_folder_means_its_incident_toml(tmp_path: Path) -> None:
     with pytest.raises(SignoffError) as refused:
         Parties.load(tmp_path / "ledgerly")  # a folder without one
     assert "no incident configuration" in refused.value.message and refused.value.fix
+
+
+def test_code_in_another_encoding_is_guarded_and_a_file_that_is_no_source_is_refused(tmp_path: Path) -> None:
+    """A Latin-1 comment does not stop the guard being built from the code around it; a glob that
+    caught a binary, or protected values not in UTF-8, are an error with their fix, not a traceback."""
+    path = write_config(tmp_path)
+    (tmp_path / "ledgerly" / "sign.go").write_bytes(GO.replace("func Sign", "// Signé\nfunc Sign").encode("latin-1"))
+    org = Parties.load(path).get("ledgerly")
+    key = SigningKey(Ed25519PrivateKey.generate(), "a").public
+
+    def guard_of(code: list[Path]) -> Guard:
+        config = build_config(org.key, org.language, code, [], private_room=org.private_room, shared_room="shared",
+                              approver=org.approver, approver_key=key)
+        return Guard(config, config.digest())
+
+    assert "code_line" in guard_of(list(org.code)).check_text("mac := hmac.New(sha256.New, signingKey)").rules
+    (tmp_path / "ledgerly" / "logo.go").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
+    with pytest.raises(UsageError, match="not a source file") as refused:
+        guard_of([tmp_path / "ledgerly" / "logo.go"])
+    assert refused.value.fix
+    (tmp_path / "ledgerly-protected.txt").write_bytes("Zoë Brontë-Wright\n".encode("latin-1"))
+    with pytest.raises(UsageError, match="is not UTF-8"):
+        Parties.load(path)

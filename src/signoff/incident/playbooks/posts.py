@@ -10,9 +10,9 @@ from signoff.kernel.shown import short, shown_digest
 
 PUBLISH_TOPIC = "incident.publish"
 # An event id as people name it in a request ("a salted fingerprint of txn-1003"): the demo's evt_0007,
-# or any id a capture holds (letters, digits, '_', '-', '.', ':').
+# or any id a capture holds (letters, digits, '_', '-', '.', ':', '/', '+': `orders/1001`).
 EVENT_ID = re.compile(r"\bevt_[0-9]{4}\b")
-ASKED_EVENT = re.compile(r"\bfingerprints? of ([A-Za-z0-9][A-Za-z0-9_.:-]{0,63}?)(?=[\s,;!?]|\.(?:\s|$)|$)")
+ASKED_EVENT = re.compile(r"\bfingerprints? of ([A-Za-z0-9][A-Za-z0-9_.:/+-]{0,63}?)(?=[\s,;!?]|\.(?:\s|$)|$)")
 # The demo's fixes; in any other incident each organisation's person names its fix (`FIX_PROPOSAL`).
 FIXES = {"payco": "PayCo signs UTF-8 bytes without \\u escapes",
          "shopco": "ShopCo verifies the signature over the raw bytes it received"}
