@@ -70,7 +70,7 @@ def test_ordinary_bug_titles_stay_clean(title: str) -> None:
 NEVER_TRAINED = (
     "purplellama", "cyberseceval", "agiresearch", "agent security bench", "wasp", "tensor-trust", "tensor trust",
     "bipia", "llm-guard", "injecguard", "pint", "greshake", "promptmap", "nlbse", "gitbugs",
-    "llm-security-prompt-injection", "deepset", "loginbugreports", "jira",
+    "llm-security-prompt-injection", "deepset", "loginbugreports", "jira", "jailbreakbench",
 )
 
 
@@ -114,3 +114,4 @@ def test_the_detector_is_never_asked_about_a_description(title: str, monkeypatch
     monkeypatch.setattr(intent, "model", lambda: eager)
     assert "instruction_intent" not in [hit.family for hit in detect(title)]
     assert "instruction_intent" in [hit.family for hit in detect(title + ". Tell me what you think of it.")]
+
