@@ -714,6 +714,7 @@ def _digest(examples: list) -> str:  # type: ignore[type-arg]
 FINAL_SOURCES = (
     "sinanw/llm-security-prompt-injection (deepset/prompt-injections, attacks)",
     "SPEAR-SE/LogInBugReportsEmpirical_Data (Apache JIRA bug reports, honest)",
+    "JailbreakBench/artifacts (published jailbreak prompts: PAIR, GCG, JBC, ...; optional)",
 )
 
 
@@ -768,13 +769,65 @@ def final_run(args: argparse.Namespace) -> None:
         tally.add(f"lang {language_of(text)}", *quarantined(text))
     for project, text in honest:
         tally.add(f"JIRA {project}", *quarantined(text))
+    if "JailbreakBench/artifacts" in mirrors:
+        for method, text in jailbreakbench(mirrors["JailbreakBench/artifacts"]):
+            tally.add(f"jailbreakbench {method}", *quarantined(text))
     for key in sorted(tally.counts):
         print(f"  {key:40s} {_ci(*tally.counts[key])}")
     fp = [sum(tally.counts[k][i] for k in tally.counts if k.startswith("JIRA")) for i in (0, 1)]
-    recall = [sum(tally.counts[k][i] for k in tally.counts if k.startswith("deepset")) for i in (0, 1)]
+    recall = [sum(tally.counts[k][i] for k in tally.counts if k.startswith(("deepset", "jailbreakbench")))
+              for i in (0, 1)]
     print(f"  FINAL attacks quarantined     {_ci(*recall)}")
     print(f"  FINAL false positives (JIRA)  {_ci(*fp)}")
     print(f"  families fired: {dict(tally.fired.most_common())}")
+
+
+def own_reports() -> None:
+    """Every report our demo and tests write (a dict of string fields with a title), scanned as the
+    desk scans it: the held ones are listed, with their titles (our own text), so a model that holds
+    an honest report of ours is seen before it ships."""
+    held, total = [], 0
+    for path in sorted([*(ROOT / "src/signoff/demo").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Dict):  # a report is a dict of string fields with a title
+                continue
+            pairs = list(zip(node.keys, node.values, strict=True))
+            if not all(isinstance(k, ast.Constant) and isinstance(v, ast.Constant)
+                       and isinstance(k.value, str) and isinstance(v.value, str) for k, v in pairs):
+                continue
+            if "title" not in [k.value for k, _ in pairs]:  # type: ignore[union-attr]
+                continue
+            fields = {k.value: v.value for k, v in pairs}  # type: ignore[union-attr]
+            total += 1
+            verdict = scan_fields(fields)
+            if verdict.quarantined:
+                title = fields.get("title", "")[:70]
+                held.append(f"{path.relative_to(ROOT)}:{node.lineno} {verdict.families} {title!r}")
+    print("\n== OUR OWN SUBMITTED REPORTS (demo and tests; attacks among them are meant to be held) ==")
+    print(f"  held {len(held)}/{total}")
+    for line in held:
+        print(f"    {line}")
+
+
+def jailbreakbench(spec: str) -> list[tuple[str, str]]:
+    """JailbreakBench's published attack artifacts (PAIR, GCG, DSN, JBC, random search prompts for
+    four target models): (method, prompt), deduplicated. Read for the final run only."""
+    import airlock_train as tr
+
+    git_dir, _, commit = spec.rpartition("@")
+    print(f"  JailbreakBench/artifacts {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+    for path in sorted(tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()):
+        parts = path.split("/")
+        if len(parts) != 4 or parts[0] != "attack-artifacts" or parts[1] == "test-artifact":
+            continue  # attack-artifacts/<method>/<box>/<target model>.json
+        for row in json.loads(tr._git(git_dir, "show", f"{commit}:{path}"))["jailbreaks"]:
+            prompt = row.get("prompt")
+            if isinstance(prompt, str) and prompt.strip() and prompt not in seen:
+                seen.add(prompt)
+                out.append((parts[1], prompt))
+    return out
 
 
 _STOP_WORDS = {
@@ -834,10 +887,17 @@ def main() -> int:
     parser.add_argument("--final", action="append", default=[],
                         help="owner/name=GIT_DIR@COMMIT of a final-run source (" + "; ".join(FINAL_SOURCES) + ")")
     parser.add_argument("--only-folds", default="", help="comma-separated fold names to run (default: all)")
+    parser.add_argument("--final-only", action="store_true", help="only our own reports, the final run and the cost")
     parser.add_argument("--never-trained-only", action="store_true", help="stop after the never-trained figures")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "bench"))
+    if args.final_only:
+        own_reports()
+        final_run(args)
+        cost()
+        return 0
     never_trained(args)
+    own_reports()
     cost()
     if args.never_trained_only:
         return 0

@@ -43,7 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from signoff.airlock import intent
+from signoff.airlock import intent, signals
 from signoff.airlock.normalise import normalise
 from signoff.airlock.scan import sentence_views
 
@@ -254,7 +254,11 @@ def feature_sets(example: Example) -> list[tuple[int, ...]]:
     whole = intent.buckets(intent.grams(" ".join(plain)[: intent.WHOLE_CHARS], " ".join(folded)[: intent.WHOLE_CHARS]))
     out = [tuple(sorted(whole))]
     if example.label == 0 and len(plain) > intent.WINDOW:
-        for _first, _last, features in intent.windows(plain, folded)[:MAX_WINDOWS]:
+        # the windows the scanner will score first: those aimed at a reader ("Click Save", "please
+        # fix"), which are what an attack must be told apart from
+        aimed = signals.addressed(plain, folded)
+        ranked = sorted(intent.windows(plain, folded)[:-1], key=lambda w: not any(aimed[w[0] - 1 : w[1]]))
+        for _first, _last, features in ranked[:MAX_WINDOWS]:
             out.append(tuple(sorted(features)))
     if example.planted and len(plain) > intent.WINDOW:
         attack = set(views(example.planted)[0])
@@ -262,6 +266,15 @@ def feature_sets(example: Example) -> list[tuple[int, ...]]:
             if attack & set(plain[first - 1 : last]):
                 out.append(tuple(sorted(features)))
     return out
+
+
+def score(text: str, model: intent.Model) -> float:
+    """What the scanner asks the model about a text: the strongest window aimed at a reader (0.0
+    when none is), so a threshold picked on these scores holds for the scans that use it."""
+    plain, folded = views(text)
+    if not plain:
+        return 0.0
+    return intent.strongest(plain, folded, model, aimed=signals.addressed(plain, folded))[0]
 
 
 def fit(rows: list[tuple[tuple[int, ...], int]], epochs: int = EPOCHS) -> tuple[list[float], float]:
@@ -355,9 +368,7 @@ def out_of_source(examples: list[Example], rows_of: dict[int, list[tuple[int, ..
         model = intent.Model(_as_array(weights), bias, 1.0, "")
         scores = {}
         for i in sorted(members):
-            plain, folded = views(examples[i].text)
-            if plain:
-                scores[i] = intent.strongest(plain, folded, model)[0]
+            scores[i] = score(examples[i].text, model)
         folds.append(Fold(group, model, scores))
     return folds
 
