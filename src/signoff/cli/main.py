@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 if TYPE_CHECKING:  # Typer's own copy of Click (0.29 vendors it), whose types its groups use
     from typer._click import Command, Context
 
-from signoff.cli import context
+from signoff.cli import coercion, context
 from signoff.kernel.errors import SignoffError
 
 # name -> (module, attribute, help), in the order `signoff --help` lists them (single commands first,
@@ -45,12 +45,14 @@ def _load(name: str) -> Command:
     module, attribute, help_text = COMMANDS[name]
     target = getattr(importlib.import_module(module), attribute)
     if isinstance(target, typer.Typer):
-        group = typer.main.get_group(target)
-        group.name, group.help = name, help_text
-        return group
-    single = typer.Typer(add_completion=False)
-    single.command(name, help=help_text)(target)
-    return typer.main.get_command(single)
+        command: Command = typer.main.get_group(target)
+        command.name, command.help = name, help_text
+    else:
+        single = typer.Typer(add_completion=False)
+        single.command(name, help=help_text)(target)
+        command = typer.main.get_command(single)
+    coercion.install(command)
+    return command
 
 
 class _Commands(MutableMapping[str, "Command"]):
@@ -84,6 +86,7 @@ class _LazyGroup(TyperGroup):
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         self.commands = _Commands()
+        coercion.install(self)
 
     def list_commands(self, ctx: Context) -> list[str]:
         return list(self.commands)  # the names only: TyperGroup's own would import every module
