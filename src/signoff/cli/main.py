@@ -4,9 +4,11 @@ Alembic, Git, the sandbox), and importing them all cost each `signoff` process a
 
 from __future__ import annotations
 
+import copy
+import functools
 import importlib
 import sys
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -15,7 +17,7 @@ from typer.core import TyperGroup
 if TYPE_CHECKING:  # Typer's own copy of Click (0.29 vendors it), whose types its groups use
     from typer._click import Command, Context
 
-from signoff.cli import context
+from signoff.cli import coercion, context
 from signoff.kernel.errors import SignoffError
 
 # name -> (module, attribute, help), in the order `signoff --help` lists them (single commands first,
@@ -45,45 +47,74 @@ def _load(name: str) -> Command:
     module, attribute, help_text = COMMANDS[name]
     target = getattr(importlib.import_module(module), attribute)
     if isinstance(target, typer.Typer):
-        group = typer.main.get_group(target)
-        group.name, group.help = name, help_text
-        return group
-    single = typer.Typer(add_completion=False)
-    single.command(name, help=help_text)(target)
-    return typer.main.get_command(single)
+        command: Command = _group(target)
+        command.name, command.help = name, help_text
+    else:
+        single = typer.Typer(add_completion=False)
+        single.command(name, help=help_text)(target)
+        command = typer.main.get_command(single)
+    coercion.install(command)
+    return command
+
+
+def _group(target: typer.Typer) -> Command:
+    """The group typer makes of `target`, except that each of its commands is made on first lookup:
+    typer makes every command of a group (reading each one's annotations, building its options)
+    when any one of them runs, which cost `signoff repair verify` its group's other eleven."""
+    style: dict[str, Any] = {"pretty_exceptions_short": target.pretty_exceptions_short,
+                             "rich_markup_mode": target.rich_markup_mode}
+    makers: dict[str, Callable[[], Command]] = {}
+    for info in target.registered_commands:
+        assert info.callback is not None, "a command has a callback"
+        makers[info.name or typer.main.get_command_name(info.callback.__name__)] = functools.partial(
+            typer.main.get_command_from_info, info, **style)
+    for sub in target.registered_groups:
+        if not isinstance(sub.name, str) or not sub.name:
+            return typer.main.get_group(target)  # typer merges a nameless group's commands into this one
+        makers[sub.name] = functools.partial(typer.main.get_group_from_info, sub,
+                                             suggest_commands=target.suggest_commands, **style)
+    bare = copy.copy(target)
+    bare.registered_commands, bare.registered_groups = [], []
+    group = typer.main.get_group(bare)
+    group.commands = _Commands(makers)
+    return group
 
 
 class _Commands(MutableMapping[str, "Command"]):
-    """The root's subcommands: every name is known up front (for listing, and for the "did you
-    mean" of a typo); a command's module is imported on first lookup."""
+    """A group's subcommands: every name is known up front (for listing, and for the "did you
+    mean" of a typo); a command is made (and its module imported) on first lookup."""
 
-    def __init__(self) -> None:
-        self._loaded: dict[str, Command] = {}
+    def __init__(self, makers: dict[str, Callable[[], Command]]) -> None:
+        self._makers = makers
+        self._made: dict[str, Command] = {}
 
     def __getitem__(self, name: str) -> Command:
-        if name not in self._loaded:
-            if name not in COMMANDS:
+        if name not in self._made:
+            if name not in self._makers:
                 raise KeyError(name)
-            self._loaded[name] = _load(name)
-        return self._loaded[name]
+            command = self._makers[name]()
+            coercion.install(command)
+            self._made[name] = command
+        return self._made[name]
 
     def __setitem__(self, name: str, command: Command) -> None:
-        raise TypeError(f"add {name!r} to COMMANDS in signoff.cli.main")
+        raise TypeError(f"{name!r}: a command is declared in its module (the root's in COMMANDS in signoff.cli.main)")
 
     def __delitem__(self, name: str) -> None:
-        raise TypeError(f"{name!r} is listed in COMMANDS in signoff.cli.main")
+        raise TypeError(f"{name!r}: a command is declared in its module (the root's in COMMANDS in signoff.cli.main)")
 
     def __iter__(self) -> Iterator[str]:
-        return iter(COMMANDS)
+        return iter(self._makers)
 
     def __len__(self) -> int:
-        return len(COMMANDS)
+        return len(self._makers)
 
 
 class _LazyGroup(TyperGroup):
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
-        self.commands = _Commands()
+        self.commands = _Commands({name: functools.partial(_load, name) for name in COMMANDS})
+        coercion.install(self)
 
     def list_commands(self, ctx: Context) -> list[str]:
         return list(self.commands)  # the names only: TyperGroup's own would import every module

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-from rich.progress import BarColumn, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as LiveDisplay
+from typing import TYPE_CHECKING
 
 from signoff.cli.output import err_console
 from signoff.kernel.progress import Progress
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 def plain_line(command: str, step: str, done: int | None, total: int | None) -> str:
@@ -34,6 +35,10 @@ def reporting(command: str) -> Iterator[Progress]:
 
         yield plain
         return
+    # Only a terminal draws (rich's live display is most of what importing this module would cost).
+    from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as LiveDisplay
+
     # Step names are data (a bug id, a path): never read as markup.
     display = LiveDisplay(SpinnerColumn(finished_text="[green]✓[/]"), TextColumn("{task.description}", markup=False),
                           BarColumn(), TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err_console)

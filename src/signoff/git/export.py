@@ -11,6 +11,7 @@ repository's config, replace refs or object files say.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -20,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from signoff.git.command import popen
+from signoff.git.command import current, popen
 from signoff.git.repo import is_full_id
-from signoff.kernel.errors import UsageError
+from signoff.kernel.errors import IntegrityError, UsageError
 
 _FILE, _EXECUTABLE, _LINK, _TREE, _GITLINK = "file", "executable", "link", "tree", "gitlink"
 
@@ -46,7 +47,7 @@ def export(repo: Path, commit: str, dest: Path) -> Path:
         raise UsageError(f"export folder is not empty: {dest}", "export into a fresh folder")
     dest.chmod(0o755)
     try:
-        with _Objects(repo) as objects:
+        with _session_objects(repo) or _Objects(repo) as objects:
             kind, body = objects.read(commit)
             if kind != "commit" or not body.startswith(b"tree "):
                 raise ExportError(f"{commit[:12]} is not a commit")
@@ -55,6 +56,43 @@ def export(repo: Path, commit: str, dest: Path) -> Path:
     except OSError as exc:
         raise ExportError(f"revision {commit[:12]} cannot be exported: {exc}") from exc
     return dest
+
+
+@dataclass
+class _Shared:
+    """A session's reader lent to one export: kept open after it, dropped from the session (and
+    ended) when the export fails, since its stream may be cut in the middle of an answer."""
+
+    repo: Path
+    objects: _Objects
+
+    def __enter__(self) -> _Objects:
+        return self.objects
+
+    def __exit__(self, failed: type[BaseException] | None, *_: object) -> None:
+        if failed is not None:
+            _drop_reader(self.repo, self.objects)
+
+
+def _session_objects(repo: Path) -> _Shared | None:
+    """The session's `git cat-file --batch` for `repo` (started on first use), or None outside a session."""
+    active = current()
+    if active is None:
+        return None
+    objects = active.kept.get(("objects", str(repo)))
+    if not isinstance(objects, _Objects):
+        objects = _Objects(repo).__enter__()
+        active.kept[("objects", str(repo))] = objects
+        active.closers.append(objects.close)
+    return _Shared(repo, objects)
+
+
+def _drop_reader(repo: Path, objects: _Objects) -> None:
+    active = current()
+    if active is not None and active.kept.get(("objects", str(repo))) is objects:
+        del active.kept[("objects", str(repo))]
+    if objects.proc is not None:
+        objects.proc.kill()
 
 
 @dataclass
@@ -80,6 +118,11 @@ class _Objects:
                 pass
         if self.proc.wait(timeout=60) != 0 and failed is None:
             raise ExportError("git cat-file failed while exporting")
+
+    def close(self) -> None:
+        """End the process of a session's reader (whatever it answered is already checked)."""
+        with contextlib.suppress(ExportError, OSError, subprocess.TimeoutExpired):
+            self.__exit__(None, None, None)
 
     def read(self, oid: str) -> tuple[str, bytes]:
         assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
@@ -109,13 +152,50 @@ class _Objects:
             yield body
         writer.join()  # every answer has been read, so the writer is done (on an error, `__exit__` kills git)
 
+    def read_path(self, commit: str, path: str) -> bytes | None:
+        """The blob at `commit:path`, checked against the id git names for it; None when the
+        revision has no file there (nothing, a folder, a submodule)."""
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{commit}:{path}\n".encode("utf-8", errors="surrogateescape"))
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline()
+        if header.endswith(b" missing\n") or header.endswith(b" ambiguous\n"):
+            return None
+        kind, body = _answer(self.proc.stdout, None, header)
+        return body if kind == "blob" else None
 
-def _answer(out: IO[bytes], oid: str) -> tuple[str, bytes]:
-    """One `--batch` answer, checked: it must be the object asked for, and its bytes must hash to its id."""
-    header = out.readline().split()
-    if len(header) != 3 or header[0].decode(errors="replace") != oid:
-        raise ExportError(f"object {oid[:12]} is missing from the repository (signoff never fetches one on "
-                          "demand: in a partial clone, fetch the revision's files first)")
+
+def read_at(repo: Path, commit: str, path: str) -> bytes | None:
+    """`git.read_file_at` inside a `git.session`: the file's bytes through the session's one
+    `git cat-file --batch` for `repo` (not a process per file), kept for the rest of the session
+    (a full commit id names the same bytes for good)."""
+    active = current()
+    assert active is not None and is_full_id(commit) and "\n" not in path
+    key = ("blob", str(repo), commit, path)
+    if key not in active.kept:
+        shared = _session_objects(repo)
+        assert shared is not None
+        try:
+            active.kept[key] = shared.objects.read_path(commit, path)
+        except (ExportError, OSError, ValueError) as exc:
+            # The reader's stream can no longer be trusted: the next read starts another one.
+            _drop_reader(repo, shared.objects)
+            raise IntegrityError(f"{path} at {commit[:12]} cannot be read: {exc}",
+                                 "check the repository with `git fsck`") from exc
+    found = active.kept[key]
+    assert found is None or isinstance(found, bytes)
+    return found
+
+
+def _answer(out: IO[bytes], oid: str | None, line: bytes | None = None) -> tuple[str, bytes]:
+    """One `--batch` answer, checked: it must be the object asked for (`oid`; any one for a path,
+    whose `line` was read already), and its bytes must hash to its id."""
+    header = (out.readline() if line is None else line).split()
+    if len(header) != 3 or (oid is not None and header[0].decode(errors="replace") != oid):
+        raise ExportError(f"object {(oid or b' '.join(header[:1]).decode(errors='replace'))[:12]} is missing from "
+                          "the repository (signoff never fetches one on demand: in a partial clone, fetch the "
+                          "revision's files first)")
+    oid = header[0].decode(errors="replace")
     kind, size = header[1].decode(), int(header[2])
     body = out.read(size)
     if len(body) != size or out.read(1) != b"\n":

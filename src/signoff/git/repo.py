@@ -7,7 +7,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from signoff.git.command import Identity, output, run
+from signoff.git.command import Identity, current, output, run
 from signoff.kernel.errors import NotFoundError, UsageError
 
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
@@ -107,6 +107,10 @@ def _binary_by_content(patch: bytes) -> bytes:
 
 def read_file_at(repo: Path, commit: str, path: str) -> bytes | None:
     """The bytes of `path` at `commit`, or None when that revision has no such file."""
+    if current() is not None and is_full_id(commit) and "\n" not in path:
+        from signoff.git.export import read_at  # export builds on this module
+
+        return read_at(repo, commit, path)
     proc = run(repo, "cat-file", "blob", f"{commit}:{path}", check=False)
     return proc.stdout if proc.returncode == 0 else None
 

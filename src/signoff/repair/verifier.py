@@ -493,24 +493,31 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
     `progress`. The harness may be a folder or one test file (`source`: the file it was staged from).
 
     The steps, in order: freeze the harness, read the policy from git, plan the environment, run
-    (export, prepare, execute: `_execute`), judge the measurements (`judge`, pure), write the evidence."""
+    (export, prepare, execute: `_execute`), judge the measurements (`judge`, pure), write the evidence.
+    It is one git session: each repository's config is listed once, and the base revision's files
+    are read through one git process."""
     _validate(req)
     runner = Runner.parse(req.runner)
-    repo = git.open_repo(req.repo)
-    base = git.resolve(repo, req.base)
-    cand = git.resolve(repo, req.candidate)
-    source = source or req.harness
-    if req.harness is not None and req.harness.is_file():
-        # One test file: frozen with its folder's conftest.py files up to the repository's root.
-        staging = Path(tempfile.mkdtemp(prefix="signoff-harness-"))
-        try:
-            folder, rel = pytest_config.stage_test_file(req.harness, repo, base, staging)
-            req = dataclasses.replace(req, harness=folder, expect=pytest_config.map_test_id(req.expect, rel),
-                                      regression=[pytest_config.map_test_id(t, rel) for t in req.regression])
-            return verify(req, settings, progress, source=source)
-        finally:
-            _rmtree(staging)
+    with git.session():
+        repo = git.open_repo(req.repo)
+        base = git.resolve(repo, req.base)
+        cand = git.resolve(repo, req.candidate)
+        source = source or req.harness
+        if req.harness is not None and req.harness.is_file():
+            # One test file: frozen with its folder's conftest.py files up to the repository's root.
+            staging = Path(tempfile.mkdtemp(prefix="signoff-harness-"))
+            try:
+                folder, rel = pytest_config.stage_test_file(req.harness, repo, base, staging)
+                req = dataclasses.replace(req, harness=folder, expect=pytest_config.map_test_id(req.expect, rel),
+                                          regression=[pytest_config.map_test_id(t, rel) for t in req.regression])
+                return _verify(req, settings, progress, source, runner, repo, base, cand)
+            finally:
+                _rmtree(staging)
+        return _verify(req, settings, progress, source, runner, repo, base, cand)
 
+
+def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: Path | None, runner: Runner,
+            repo: Path, base: str, cand: str) -> VerifyResult:
     bundled = _bundle(req, progress, repo, base, cand) if req.bundle is not None else None
     progress("freezing the harness")
     frozen, preflight = _freeze(req, harness_store(settings))

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -148,18 +149,21 @@ def test_doctor_surfaces_a_check_module_that_cannot_import(tmp_path: Path, monke
     assert names == {c.name for c in all_checks(s, modules=())}
 
 
-def test_repair_verify_loads_no_ledger_rooms_web_or_github_stack() -> None:
+def test_repair_verify_loads_no_ledger_rooms_web_or_github_stack(tmp_path: Path) -> None:
     # `signoff repair verify` runs on every candidate: what it imports is paid for each time. The
-    # facade `signoff.repair` names the whole workflow, but the verifier needs none of these stacks.
+    # facade `signoff.repair` names the whole workflow, but the verifier needs none of these stacks,
+    # and reading its options needs no pydantic (signoff.cli.coercion).
     probe = ("import sys, json\n"
-             "from signoff.cli.main import app\n"
-             "import signoff.cli.repair\n"
+             "from signoff.cli.main import _run\n"
              "from signoff.repair import VerifyRequest, verify\n"
-             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-             "('sqlalchemy', 'alembic', 'httpx', 'fastapi', 'starlette', 'psycopg', 'jinja2') "
-             "or m.startswith(('signoff.ledger', 'signoff.rooms', 'signoff.github', 'signoff.web')))))\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
-    assert json.loads(done.stdout) == []
+             "code = _run(['repair', 'verify', '--repo', 'missing', '--harness', 'h', '--expect', 't.py::t', "
+             "'--base', 'a', '--candidate', 'b', '--regression', 't.py::u', '--repeat', '2', '--timeout', '9.5'])\n"
+             "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('sqlalchemy', 'alembic', 'httpx', 'fastapi', 'starlette', 'psycopg', 'jinja2', 'pydantic') "
+             "or m.startswith(('signoff.ledger', 'signoff.rooms', 'signoff.github', 'signoff.web')))]))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120,
+                          cwd=tmp_path, env={**os.environ, "SIGNOFF_HOME": str(tmp_path / "home")})
+    assert json.loads(done.stdout) == [2, []] and "repository not found: missing" in done.stderr
 
 
 def test_the_program_ends_at_once_yet_runs_its_exit_handlers_and_keeps_its_output(tmp_path: Path) -> None:

@@ -164,6 +164,12 @@ def observe(repo: Path, o: Origin, work: Path) -> dict[str, Any]:
         "export": exported_tree(git.export(repo, o.head, work / "export")),
         "signals": [s["path"] for s in scan(repo, o.base, o.head, changes) if s["what"] == ATTRIBUTES],
     }
+    # A verification's session: the config listed once, the files read through one `cat-file --batch`.
+    with git.session():
+        got["session"] = ([git.read_file_at(repo, c, p) for c in (o.head, o.base)
+                           for p in ("f.txt", "link", "sub/deep.txt", "sub", "vendored", "absent")],
+                          exported_tree(git.export(repo, o.head, work / "session-export")),
+                          git.diff_text(repo, o.base, o.head))
     # `signoff notes snapshot` and `check_claims`: the commits as read. Line counts are left out: `git log
     # --numstat` counts a file the checkout's attributes mark binary as 0/0, a known limit (docs/security.md).
     assert main(["notes", "snapshot", "--repo", str(repo), "--range", "main", "-o", str(work / "s.json")]) == 0
@@ -303,6 +309,7 @@ def test_a_hostile_setting_runs_nothing_and_changes_no_byte(case: str, origin: O
     assert got == pristine
     # And the export is the commit itself: every blob byte for byte, modes and links kept, nothing left out.
     assert got["export"] == committed_tree(origin.bare, origin.head)
+    assert got["session"][0][0] == got["file"] and got["session"][1:] == (got["export"], got["diff"])
     assert got["signals"] == [".gitattributes"]
     # The reviewed diff shows the lines of a file the checkout marks `-diff`; only content makes a file binary.
     assert "-X = 1\n+X = 2\n" in got["diff"] and "Binary files a/data.bin and b/data.bin differ\n" in got["diff"]
@@ -349,7 +356,32 @@ def test_a_missing_object_is_not_fetched_through_a_program(case: str, origin: Or
     with pytest.raises(git.ExportError, match="missing"):
         git.export(repo, origin.head, tmp_path / "export")
     assert git.read_file_at(repo, origin.head, "app.py") is None
+    with git.session():
+        assert git.read_file_at(repo, origin.head, "app.py") is None
+        with pytest.raises(git.ExportError, match="missing"):
+            git.export(repo, origin.head, tmp_path / "session-export")
     assert not origin.marker.exists(), f"{case}: a lazy fetch ran a program named by the repository"
+
+
+def test_each_session_lists_the_repository_config_again(origin: Origin, tmp_path: Path) -> None:
+    """A session keeps a repository's driver overrides for one operation only: a driver the config
+    defines afterwards is emptied in the next session too (and a file read is read again)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(origin.path, repo, symlinks=True)
+
+    def effective(key: str) -> str:
+        proc = git.popen(repo, "config", "--get", key, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        out, _ = proc.communicate(timeout=60)
+        return out.decode().strip()
+
+    with git.session():
+        assert git.read_file_at(repo, origin.head, "app.py") == b"X = 2\n"
+        assert effective("diff.late.textconv") == ""
+    _config(("diff.late.textconv", P), ("filter.late.smudge", P))(repo, origin, tmp_path)
+    assert effective("diff.late.textconv") == os.devnull  # outside a session: listed for this command
+    with git.session():
+        assert (effective("diff.late.textconv"), effective("filter.late.smudge")) == (os.devnull, "")
+        assert git.read_file_at(repo, origin.base, "app.py") == b"X = 1\n"
 
 
 def test_links_may_not_leave_the_tree_even_through_each_other(origin: Origin, tmp_path: Path) -> None:
