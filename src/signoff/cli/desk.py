@@ -45,7 +45,7 @@ def init(source: Annotated[Path | None, typer.Option(
                               "(default: the ShopLite example of a source checkout).")] = None,
          owner: Annotated[list[str] | None, typer.Option(
              "--owner", help="A person to issue an owner credential to (repeat for each; default: "
-                             "[desk] owner and the people of [desk.people]).")] = None,
+                             "\\[desk] owner and the people of \\[desk.people]).")] = None,
          as_json: Json = False) -> None:
     """Create the project's repository in the local forge and one credential per role (shown once)."""
     from signoff.desk.service import configured_owners, init_local
