@@ -15,7 +15,9 @@ def csrf_of(client: httpx.Client, path: str = "/signin") -> str:
 
 def password_client(base_url: str, name: str, password: str) -> tuple[httpx.Client, str]:
     """A client signed in as `name` with its password, and its CSRF token; the caller closes it."""
-    client = httpx.Client(base_url=base_url, verify=tls_context())
+    # A page may take more than httpx's default 5 s on a loaded two-core machine (a run page reads
+    # every room of an incident): the tests judge answers, not speed.
+    client = httpx.Client(base_url=base_url, verify=tls_context(), timeout=60.0)
     csrf = csrf_of(client)
     answer = client.post("/signin", data={"csrf": csrf, "name": name, "password": password})
     assert answer.status_code == 303, f"sign-in as {name} failed: {answer.status_code}"
