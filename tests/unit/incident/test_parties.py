@@ -75,7 +75,7 @@ def test_two_organisations_of_any_language_come_from_configuration(tmp_path: Pat
     assert ledgerly.protected == ("Zoë Brontë-Wright", "AC-0042-17")
     # What a workspace keeps of them holds no protected value.
     kept = json.dumps(parties.as_json())
-    assert "Zo" not in kept and "0042" not in kept
+    assert not _holds_a_protected_value(kept)
     assert Parties.from_json(json.loads(kept)).keys == parties.keys
 
 
@@ -137,13 +137,20 @@ def test_a_bad_capture_line_is_named(tmp_path: Path, line: str, said: str) -> No
     assert refused.value.fix
 
 
+def _holds_a_protected_value(text: str) -> bool:
+    """Whether `text` holds the fixture's protected values in any written form. (A bare "0042" was
+    checked before: a salted hex digest holds it by chance about once in a hundred runs.)"""
+    folded = text.lower()
+    return any(form in folded for form in ("ac-0042-17", "ac004217", "0042-17", "zo\\u00eb", "zoë", "bront"))
+
+
 def test_each_guard_protects_its_own_code_values_and_secret_patterns(tmp_path: Path) -> None:
     org = Parties.load(write_config(tmp_path)).get("ledgerly")
     key = SigningKey(Ed25519PrivateKey.generate(), "a").public
     config = build_config(org.key, org.language, list(org.code), list(org.protected), private_room=org.private_room,
                           shared_room="shared", approver=org.approver, approver_key=key,
                           secret_patterns=org.secret_patterns)
-    assert "0042" not in json.dumps(config.as_json()) and "bront" not in json.dumps(config.as_json()).lower()
+    assert not _holds_a_protected_value(json.dumps(config.as_json()))
     guard = Guard(config, config.digest())
     blocked = {
         "mac := hmac.New(sha256.New, signingKey)": "code_line",           # its Go code, renamed
