@@ -16,6 +16,9 @@ from decimal import Decimal
 from typing import Any
 
 from signoff.notes.meaning import Meaning
+from signoff.notes.pulls import SUMMARY, common_words, evidence, item_words, unrelated, words
+
+__all__ = ["BOTS", "Carrier", "Knowledge", "Verdict", "carried_refs", "similarity", "version_of", "words"]
 
 BOTS = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci|greenkeeper|snyk-bot|"
                   r"allcontributors|mergify|codecov", re.IGNORECASE)
@@ -32,9 +35,6 @@ _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
-_STOP = frozenset("the and for with from that this when into when not are was has have its use using used "
-                  "now can will also only more than all any add adds added fix fixes fixed".split())
-_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 _CONVENTIONAL = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
@@ -56,18 +56,6 @@ def _norm(v: str) -> str:
     while re.search(r"\.0$", v) and v.count(".") > 1:
         v = v[:-2]
     return v
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ations", "ation", "ings", "ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[:-len(suffix)]
-    return word
-
-
-def words(text: str) -> set[str]:
-    """The content words of a text, crudely stemmed (`deprecated` and `Deprecate` agree)."""
-    return {_stem(w.strip("_")) for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
 def similarity(item: set[str], title: set[str]) -> float:
@@ -166,6 +154,9 @@ class Carrier:
     people: set[str] = field(default_factory=set)  # who made it, normalised (`people_of`)
     author: str = ""
     handles: set[str] = field(default_factory=set)  # its author's account, where git states it (`handles_of`)
+    body: str = ""
+    paths: tuple[str, ...] = ()
+    parents: tuple[str, ...] = ()
 
 
 @dataclass
@@ -183,6 +174,11 @@ class Knowledge:
         self.range = rng
         self.carriers: list[Carrier] = []
         self.by_ref: dict[str, list[Carrier]] = {}
+        self.by_hash: dict[str, Carrier] = {}
+        self.head = head
+        self._mainline: set[str] | None = None
+        self._common: set[str] | None = None  # words many commits share (`pulls.common_words`), when asked
+        self._known: dict[str, set[str]] = {}  # what git holds for a pull request, as words, when asked
         self.hashes: list[str] = []
         self.commit_days: set[str] = set()
         self.commit_months: set[str] = set()
@@ -280,8 +276,10 @@ class Knowledge:
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
                           bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
                           {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
-                          c["author"]["name"], handles_of(c))
+                          c["author"]["name"], handles_of(c), body, tuple(f["path"] for f in c["files"]),
+                          tuple(c["parents"]))
         self.carriers.append(carrier)
+        self.by_hash[carrier.hash] = carrier
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
 
@@ -308,6 +306,57 @@ class Knowledge:
         if item_words & (set().union(*(c.words for c in made)) | _UPDATE_WORDS):
             return None
         return made[0]
+
+    def pull_request(self, n: str) -> list[Carrier]:
+        """The commits git holds for pull request `n`: those naming it as their own (a squashed
+        commit, or the merge commit with the commits of the branch it merged), and every other
+        commit carrying the number."""
+        made = [c for c in self.by_ref.get(n, [])]
+        for merge in [c for c in made if c.own == n and len(c.parents) > 1]:
+            made += self._branch(merge)
+        return made
+
+    def _branch(self, merge: Carrier, limit: int = 300) -> list[Carrier]:
+        """The commits a merge brought in: from its second parent back to the main line."""
+        if self._mainline is None:
+            self._mainline = set()
+            at = self.by_hash.get(self.head or "") or (self.carriers[0] if self.carriers else None)
+            while at is not None and at.hash not in self._mainline:
+                self._mainline.add(at.hash)
+                at = self.by_hash.get(at.parents[0]) if at.parents else None
+        out: list[Carrier] = []
+        seen: set[str] = set()
+        todo = list(merge.parents[1:])
+        while todo and len(out) < limit:
+            h = todo.pop()
+            c = self.by_hash.get(h)
+            if c is None or h in seen or h in self._mainline:
+                continue
+            seen.add(h)
+            out.append(c)
+            todo += c.parents
+        return out
+
+    def _invented(self, n: str, item: str, item_refs: set[str]) -> Carrier | None:
+        """The pull request `n` names, when the item credits it with something else: `n` is a pull
+        request of the range (a commit names it as its own), and none of the item's words is in what
+        git holds for it (`pulls.unrelated`)."""
+        carriers = self.by_ref.get(n, [])
+        # Only a pull request of the range: an issue is written as its symptom ("TypeError when
+        # rendering help"), and the commit that fixes it as the cure, so their words need not meet.
+        own = [c for c in carriers if c.own == n]
+        if not own or len(item_refs) >= SUMMARY:
+            return None
+        if n not in self._known:
+            self._known[n] = self._evidence(self.pull_request(n))
+        if self._common is None:
+            self._common = common_words([self._evidence([c]) for c in self.carriers])
+        return own[0] if unrelated(item_words(item), self._known[n], self._common) else None
+
+    @staticmethod
+    def _evidence(made: list[Carrier]) -> set[str]:
+        return evidence([c.subject + "\n" + c.body for c in made], [p for c in made for p in c.paths],
+                        [c.author for c in made])
 
     @staticmethod
     def _substituted(own: Carrier, item_refs: set[str]) -> str:
@@ -364,7 +413,9 @@ class Knowledge:
         shared = len(item & title)
         return (shared >= 3 and shared >= CONTRADICTS * len(title)) or (shared == len(title) == 2)
 
-    def check(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+    def check(self, claim: Meaning, item: str, item_refs: set[str], context: str = "") -> Verdict:
+        """The verdict on one claim of an item; `context` is all the item says (its paragraphs and
+        nested lists above the unit), for what the item says it changed."""
         if not claim.checkable:
             return Verdict(claim, "not_checkable", claim.why)
         kind = claim.kind
@@ -381,7 +432,7 @@ class Knowledge:
             return Verdict(claim, "unsupported", f"git says {min(values)} {claim.role.replace('_', ' ')}"
                            if len(values) == 1 else f"git says one of {sorted(values)} {claim.role.replace('_', ' ')}")
         if kind == "ref":
-            return self._ref(claim, item, item_refs)
+            return self._ref(claim, item, item_refs, context or item)
         if kind == "author":
             return self._author(claim, item, item_refs)
         if kind == "percent":
@@ -472,7 +523,7 @@ class Knowledge:
             return Verdict(claim, "not_checkable", "no tag or commit date")
         return Verdict(claim, "unsupported", "git says " + " or ".join(known))
 
-    def _ref(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+    def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str) -> Verdict:
         n = claim.value
         carriers = self.by_ref.get(n, [])
         item_words = words(item)
@@ -491,6 +542,8 @@ class Knowledge:
         if carriers:
             if (bot := self._bot_change(n, item_words, own, carriers)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {bot.author}'s {bot.subject[:70]!r}")
+            if (pr := self._invented(n, context, item_refs)) is not None:
+                return Verdict(claim, "unsupported", f"git says #{n} is {pr.title[:70]!r}")
             return Verdict(claim, "supported")
         if own is not None and own.backport:
             return Verdict(claim, "not_checkable", "backport whose commit lost the number")
