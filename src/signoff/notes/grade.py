@@ -84,8 +84,10 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
     total = supported = checkable = good = 0
     unsupported: list[dict[str, Any]] = []
     unchecked: list[dict[str, Any]] = []
+    units = _units(markdown)
+    credited = _credits(units, knowledge)
     context = ""
-    for text, heading, continues in _units(markdown):
+    for text, heading, continues in units:
         # Claims are read per sentence, each in the context of its whole unit (the item's own
         # commit is found from all of it, and the item's other references count). What an item
         # says it changed includes the paragraphs and nested lists above it in the same item.
@@ -97,7 +99,7 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
             shown = plain_text(sentence)
             ok_all, any_checked = True, False
             for c in claims:
-                v = knowledge.check(c, plain, refs, context)
+                v = knowledge.check(c, plain, refs, context, credited)
                 if v.status == "not_checkable":
                     unchecked.append({"sentence": shown, "kind": c.kind, "token": c.token, "why": v.reason})
                     continue
@@ -117,6 +119,21 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
         "sentences": {"checkable": checkable, "supported": good, "pct": _pct(good, checkable)},
         "unsupported": unsupported, "not_checkable": unchecked,
     }
+
+
+def _credits(units: list[tuple[str, bool, bool]], knowledge: Knowledge) -> dict[str, list[frozenset[str]]]:
+    """For each handle a document credits, the commits of each item it is credited for."""
+    out: dict[str, list[frozenset[str]]] = {}
+    for text, heading, _ in units:
+        claims = read_claims(text, release=heading)
+        handles = {c.value for c in claims if c.kind == "author"}
+        if not handles:
+            continue
+        made = frozenset(c.hash for c in knowledge.made(plain_text(text), {c.value for c in claims if c.kind == "ref"}))
+        for handle in handles:
+            if made:
+                out.setdefault(handle, []).append(made)
+    return out
 
 
 def snapshot_knowledge(snapshot_path: Path) -> Knowledge:

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from signoff.notes.meaning import Meaning
-from signoff.notes.pulls import SUMMARY, common_words, evidence, item_words, unrelated, words
+from signoff.notes.pulls import SUMMARY, common_words, evidence, item_words, unrelated, without_links, words
 
 __all__ = ["BOTS", "Carrier", "Knowledge", "Verdict", "carried_refs", "similarity", "version_of", "words"]
 
@@ -105,6 +105,12 @@ def people_of(c: dict[str, Any]) -> set[str]:
     return {p for p in found if len(p) >= 3}
 
 
+def author_of(c: dict[str, Any]) -> set[str]:
+    """Who wrote a commit, normalised: the author's name and the local part of the email."""
+    local = _NOREPLY.match(c["author"]["email"])
+    return {_ident(c["author"]["name"]), _ident(local.group(1) if local else c["author"]["email"].split("@")[0])}
+
+
 def handles_of(c: dict[str, Any]) -> set[str]:
     """The GitHub accounts git states for a commit's author: a no-reply address's handle, or the
     account a merged pull request came from (normalised)."""
@@ -154,6 +160,7 @@ class Carrier:
     people: set[str] = field(default_factory=set)  # who made it, normalised (`people_of`)
     author: str = ""
     handles: set[str] = field(default_factory=set)  # its author's account, where git states it (`handles_of`)
+    authored: set[str] = field(default_factory=set)  # its author's name and email local part, normalised
     body: str = ""
     paths: tuple[str, ...] = ()
     parents: tuple[str, ...] = ()
@@ -276,7 +283,7 @@ class Knowledge:
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
                           bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
                           {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
-                          c["author"]["name"], handles_of(c), body, tuple(f["path"] for f in c["files"]),
+                          c["author"]["name"], handles_of(c), author_of(c), body, tuple(f["path"] for f in c["files"]),
                           tuple(c["parents"]))
         self.carriers.append(carrier)
         self.by_hash[carrier.hash] = carrier
@@ -413,9 +420,11 @@ class Knowledge:
         shared = len(item & title)
         return (shared >= 3 and shared >= CONTRADICTS * len(title)) or (shared == len(title) == 2)
 
-    def check(self, claim: Meaning, item: str, item_refs: set[str], context: str = "") -> Verdict:
+    def check(self, claim: Meaning, item: str, item_refs: set[str], context: str = "",
+              credited: dict[str, list[frozenset[str]]] | None = None) -> Verdict:
         """The verdict on one claim of an item; `context` is all the item says (its paragraphs and
-        nested lists above the unit), for what the item says it changed."""
+        nested lists above the unit), for what the item says it changed; `credited` is, for each
+        handle the document credits, the commits of each item it is credited for (`made`)."""
         if not claim.checkable:
             return Verdict(claim, "not_checkable", claim.why)
         kind = claim.kind
@@ -434,7 +443,7 @@ class Knowledge:
         if kind == "ref":
             return self._ref(claim, item, item_refs, context or item)
         if kind == "author":
-            return self._author(claim, item, item_refs)
+            return self._author(claim, context or item, item_refs, credited or {})
         if kind == "percent":
             added, deleted = self.lines
             candidates = []
@@ -449,15 +458,27 @@ class Knowledge:
             return Verdict(claim, "unsupported", f"git says {added} lines added and {deleted} deleted")
         return Verdict(claim, "not_checkable", claim.why or kind)
 
-    def _author(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+    def made(self, item: str, item_refs: set[str]) -> list[Carrier]:
+        """The commits an item names as its own: those whose subject names one of its numbers, and
+        the commit it restates."""
+        made = [c for c in self.carriers if item_refs & c.named]
+        said = words(without_links(item))
+        own = self.own_commit(said)
+        if own is not None and self._restates(said, own.words):
+            made.append(own)
+        return made
+
+    def _author(self, claim: Meaning, item: str, item_refs: set[str],
+                credited: dict[str, list[frozenset[str]]]) -> Verdict:
         """A user credited for an item made (or landed) the commits the item names as its own: those
         whose subject names one of its numbers, or the commit it restates. A handle is unsupported
-        only when git ties it to another commit of the range and not to these; a handle git ties to
-        no commit (most people's handles are not in their names or emails) is not checkable."""
-        made = [c for c in self.carriers if item_refs & c.named]
-        own = self.own_commit(words(item))
-        if own is not None and self._restates(words(item), own.words):
-            made.append(own)
+        when git ties it to another commit of the range and not to these, when git states these
+        commits' author's account and it is another, when it is a bot's and these commits are a
+        person's, or when the same document credits it for other changes, all made by someone else
+        than who made these (`credited`: the changelog's own credits tie a handle to a person git
+        knows by name). A handle git ties to nothing (most people's handles are not in their names
+        or emails) credited once is not checkable."""
+        made = self.made(item, item_refs)
         if not made:
             return Verdict(claim, "not_checkable", "author of no commit the item names")
         if any(same_person(claim.value, c.people) for c in made):
@@ -465,12 +486,28 @@ class Knowledge:
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
+        if BOTS.search(claim.value):
+            return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
+        mine = {c.hash for c in made}
+        elsewhere = [self._authors(hashes) for hashes in credited.get(claim.value, []) if not hashes & mine]
+        if elsewhere and all(others and not others & self._authors(frozenset(mine)) for others in elsewhere):
+            return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) +
+                           f"; the changelog credits @{claim.value} for a change by someone else")
         if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in made):
             # most handles are in no name or email; where git states the author's account (a
             # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong
             return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
             sorted({f" (@{h})" for c in made for h in c.handles})))
+
+    def _authors(self, hashes: frozenset[str] | set[str]) -> set[str]:
+        """Who wrote these commits (not who landed them), normalised: names and email local parts."""
+        out: set[str] = set()
+        for h in hashes:
+            c = self.by_hash.get(h)
+            if c is not None:
+                out |= {_ident(c.author)} | c.handles | c.authored
+        return out - {""}
 
     def _hash(self, claim: Meaning) -> Verdict:
         token = claim.value

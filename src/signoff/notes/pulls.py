@@ -52,6 +52,11 @@ _NUMBERS = re.compile(r"(?<![\w.#])\d+(?:\.\d+)+(?![\w])")  # `3.9`, `26.1`: wha
 SUMMARY = 3  # an item naming this many pull requests sums them up: none of them need say its words
 
 
+def without_links(text: str) -> str:
+    """A text with its bare URLs taken out (their words are the host's and the project's)."""
+    return _URL.sub(" ", text)
+
+
 def item_words(item: str) -> set[str]:
     """The words that say what an item's change is: links, credited users and changelog words out."""
     text = _HANDLE.sub(" ", _URL.sub(" ", item))

@@ -123,3 +123,25 @@ def test_an_item_continued_under_a_nested_list_is_judged_whole() -> None:
     assert grade_with(section, "CHANGES.rst", k)["unsupported"] == []
     assert grade_with("- This reverts an earlier change which was made in error. (#53)\n", "CHANGES.rst",
                       k)["unsupported"] != []
+
+
+def test_a_handle_the_changelog_credits_for_someone_elses_change_is_flagged() -> None:
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Handle undefined errors in getAllInfo (#2208)", author=("eivindrs", "eivind@example.org")),
+        _commit(2, "fix: allow passing a non-array transport (#2256)", author=("Tanuel", "tanuel@example.org")),
+        _commit(3, "Fix the HTTP transport options (#2272)", author=("Moritz L", "moritz@example.org"))])
+    url = "https://github.com/o/r/pull/"
+    true = (f"- Handle undefined errors in getAllInfo in {url}2208; thanks to new contributor @eivindrs\n"
+            f"- fix: allow passing a non-array transport in {url}2256; thanks to new contributor @Tanuel\n"
+            f"- Fix the HTTP transport options in {url}2272; thanks to new contributor @MoritzLoewenstein\n")
+    assert grade_with(true, "CHANGELOG.md", k)["unsupported"] == []
+    # @Tanuel is credited for #2256 too, made by someone else than who made #2208
+    swapped = grade_with(true.replace("@eivindrs", "@Tanuel"), "CHANGELOG.md", k)["unsupported"]
+    assert [(u["token"], u["reason"]) for u in swapped] == [
+        ("@Tanuel", "git says eivindrs; the changelog credits @tanuel for a change by someone else")]
+    # a bot credited for a person's change
+    assert _verdicts(k, f"Fix the HTTP transport options in {url}2272; thanks to @dependabot")["@dependabot"] \
+        == "unsupported"
+    # a handle known by no name, credited once: not checkable, never a false alarm
+    assert _verdicts(k, f"Fix the HTTP transport options in {url}2272; thanks to @someone")["@someone"] \
+        == "not_checkable"
