@@ -12,9 +12,11 @@ reproducible) are graded twice:
 - with planted claims: the release version in the heading bumped, the release date moved by three
   days, a pull request number in an item replaced by another (where git carries the item's number),
   and a sentence with a wrong commit count; each with a true twin (the right version, date, number
-  and count) that must stay supported.
+  and count) that must stay supported; and a wrong author and invented changes (a new item, and a
+  maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Four sets, reported in this order: `blind` (projects never looked at before, fetched and
+Sets, reported in this order: `blind3` and `blind2` (fetched on 2026-12-06 and graded once
+before any change made for them, then no longer blind), `blind` (projects never looked at before, fetched and
 configured by their heading lines only, graded once after the session's changes were done),
 `fresh` (projects added after the grader was tuned, graded once, then looked at), `held` (graded
 once untouched, then its false alarms were looked at and fixed:
