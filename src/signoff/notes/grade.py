@@ -125,6 +125,8 @@ def _credits(units: list[tuple[str, bool, bool]], knowledge: Knowledge) -> dict[
     """For each handle a document credits, the commits of each item it is credited for."""
     out: dict[str, list[frozenset[str]]] = {}
     for text, heading, _ in units:
+        if "@" not in text:
+            continue  # no credit in it
         claims = read_claims(text, release=heading)
         handles = {c.value for c in claims if c.kind == "author"}
         if not handles:

@@ -186,6 +186,7 @@ class Knowledge:
         self._mainline: set[str] | None = None
         self._common: set[str] | None = None  # words many commits share (`pulls.common_words`), when asked
         self._known: dict[str, set[str]] = {}  # what git holds for a pull request, as words, when asked
+        self._made: dict[tuple[str, frozenset[str]], list[Carrier]] = {}  # `made`, by item and its numbers
         self.hashes: list[str] = []
         self.commit_days: set[str] = set()
         self.commit_months: set[str] = set()
@@ -461,12 +462,15 @@ class Knowledge:
     def made(self, item: str, item_refs: set[str]) -> list[Carrier]:
         """The commits an item names as its own: those whose subject names one of its numbers, and
         the commit it restates."""
-        made = [c for c in self.carriers if item_refs & c.named]
-        said = words(without_links(item))
-        own = self.own_commit(said)
-        if own is not None and self._restates(said, own.words):
-            made.append(own)
-        return made
+        key = (item, frozenset(item_refs))
+        if key not in self._made:  # asked for each credit of an item, and again for the document's credits
+            made = [c for c in self.carriers if item_refs & c.named]
+            said = words(without_links(item))
+            own = self.own_commit(said)
+            if own is not None and self._restates(said, own.words):
+                made.append(own)
+            self._made[key] = made
+        return list(self._made[key])
 
     def _author(self, claim: Meaning, item: str, item_refs: set[str],
                 credited: dict[str, list[frozenset[str]]]) -> Verdict:
