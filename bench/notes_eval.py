@@ -12,9 +12,11 @@ reproducible) are graded twice:
 - with planted claims: the release version in the heading bumped, the release date moved by three
   days, a pull request number in an item replaced by another (where git carries the item's number),
   and a sentence with a wrong commit count; each with a true twin (the right version, date, number
-  and count) that must stay supported.
+  and count) that must stay supported; and a wrong author and invented changes (a new item, and a
+  maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Four sets, reported in this order: `blind` (projects never looked at before, fetched and
+Sets, reported in this order: `blind3` and `blind2` (fetched on 2026-12-06 and graded once
+before any change made for them, then no longer blind), `blind` (projects never looked at before, fetched and
 configured by their heading lines only, graded once after the session's changes were done),
 `fresh` (projects added after the grader was tuned, graded once, then looked at), `held` (graded
 once untouched, then its false alarms were looked at and fixed:
@@ -111,6 +113,16 @@ PROJECTS = [
             "blind2"),
     Project("jsx-eslint/eslint-plugin-react", "012ec39f962627d5312e9fbaee3eb41d9a4d8bb6", "CHANGELOG.md", "v{v}",
             r"^## \[{v}\]", "blind2"),
+    # blind3: fetched on 2026-12-06 15:55 UTC, configured by their heading lines only, graded once
+    # before any change made for them (the invented-feature and author work of that afternoon)
+    Project("pallets/jinja", "5ef70112a1ff19c05324ff889dd30405b1002044", "CHANGES.rst", "{v}",
+            r"^Version {v}\s*$", "blind3"),
+    Project("pytest-dev/pytest-mock", "9b666cdeff8bd396510e8f52633915a6d57a5f3c", "CHANGELOG.rst", "v{v}",
+            r"^{v}(?: \(|\s*$)", "blind3"),
+    Project("motdotla/dotenv", "2fc7eac8ad77cbd5f7814355c7fa352dbcf3c358", "CHANGELOG.md", "v{v}",
+            r"^## \[{v}\]", "blind3"),
+    Project("winstonjs/winston", "4b963a9f5b1ef24efb6250354a108b80c0c6e7d9", "CHANGELOG.md", "v{v}",
+            r"^## \[?v{v}[\] ]", "blind3"),
 ]
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
@@ -208,6 +220,7 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
             break
     out += _plant_author(section, lines)
     out += _plant_feature(section, grade_of)
+    out += _plant_item_feature(section, grade_of)
     return out
 
 
@@ -239,6 +252,37 @@ def _plant_feature(section: str, grade_of: Any) -> list[tuple[str, str, str, str
     title = re.sub(r"\s*\(#\d+\)\s*$", "", c.title).rstrip(".")
     true = f"\n- {title} (#{c.own}).\n"
     return [("feature", f"#{c.own}", section + fake, section + true)]
+
+
+# Invented changes of several shapes (a feature, a fix, a deprecation, packaging, speed), so the
+# check is not tuned to one sentence.
+_INVENTED = ("Support reading settings from a YAML file in the user's config directory",
+             "Fix a memory leak when a websocket connection closes during the handshake",
+             "Deprecate the `legacy_mode` argument of `connect()` in favour of `strict`",
+             "Add prebuilt wheels and binaries for Windows on ARM64",
+             "Speed up start-up by caching the parsed plugin manifest on disk",
+             "Add a `--dry-run` flag that prints the planned changes without writing them")
+_ITEM_REF = re.compile(r"`#(\d+) <[^>]+>`_|\[#(\d+)\]\([^)]+\)|:(?:pr|pull|issue):`(\d+)`|"
+                       r"https?://\S+/pull/(\d+)|\(#(\d+)\)|(?<![\w/])#(\d+)\b")
+
+
+def _plant_item_feature(section: str, grade_of: Any) -> list[tuple[str, str, str, str]]:
+    """A maintainer's own item with its words replaced by an invented change and its reference
+    kept (a real pull request of the range, about something else); its twin is the item as written."""
+    lines = section.splitlines()
+    for i, line in enumerate(lines[1:], 1):
+        marker = re.match(r"^(\s*[-*]\s+)", line)
+        ref = _ITEM_REF.search(line)
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if marker is None or ref is None or (nxt.strip() and not re.match(r"^\s*[-*]\s", nxt)):
+            continue  # an item on one line (a continuation would keep some of its words)
+        number = next(g for g in ref.groups() if g)
+        if not grade_of.carried(line, number):
+            continue
+        invented = _INVENTED[int(number) % len(_INVENTED)]
+        false_line = f"{marker.group(1)}{invented} {ref.group(0)}"
+        return [("feature", number, section.replace(line, false_line, 1), section)]
+    return []
 
 
 def _shifted(hex_id: str, by: int) -> str:
@@ -406,13 +450,13 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--set", choices=("blind2", "blind", "fresh", "held", "dev", "all"), default="all")
+    parser.add_argument("--set", choices=("blind3", "blind2", "blind", "fresh", "held", "dev", "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
     parser.add_argument("--export", type=Path, default=None,
                         help="Also write each section graded as a test case here (tests/data/notes-real).")
     args = parser.parse_args()
-    order = ["blind2", "blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
+    order = ["blind3", "blind2", "blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
     for which in order:
         print(f"{which} set:")
         figures = run(args.mirrors, which, args.sections, args.show, args.export).get(which)

@@ -84,17 +84,22 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
     total = supported = checkable = good = 0
     unsupported: list[dict[str, Any]] = []
     unchecked: list[dict[str, Any]] = []
-    for text, heading in units_of(markdown):
+    units = _units(markdown)
+    credited = _credits(units, knowledge)
+    context = ""
+    for text, heading, continues in units:
         # Claims are read per sentence, each in the context of its whole unit (the item's own
-        # commit is found from all of it, and the item's other references count).
+        # commit is found from all of it, and the item's other references count). What an item
+        # says it changed includes the paragraphs and nested lists above it in the same item.
         plain = plain_text(text)
+        context = f"{context} {plain}" if continues else plain
         sentences = [(s, read_claims(s, release=heading)) for s in _SPLIT.split(text) if s.strip()]
         refs = {c.value for _, cs in sentences for c in cs if c.kind == "ref"}
         for sentence, claims in sentences:
             shown = plain_text(sentence)
             ok_all, any_checked = True, False
             for c in claims:
-                v = knowledge.check(c, plain, refs)
+                v = knowledge.check(c, plain, refs, context, credited)
                 if v.status == "not_checkable":
                     unchecked.append({"sentence": shown, "kind": c.kind, "token": c.token, "why": v.reason})
                     continue
@@ -116,6 +121,23 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
     }
 
 
+def _credits(units: list[tuple[str, bool, bool]], knowledge: Knowledge) -> dict[str, list[frozenset[str]]]:
+    """For each handle a document credits, the commits of each item it is credited for."""
+    out: dict[str, list[frozenset[str]]] = {}
+    for text, heading, _ in units:
+        if "@" not in text:
+            continue  # no credit in it
+        claims = read_claims(text, release=heading)
+        handles = {c.value for c in claims if c.kind == "author"}
+        if not handles:
+            continue
+        made = frozenset(c.hash for c in knowledge.made(plain_text(text), {c.value for c in claims if c.kind == "ref"}))
+        for handle in handles:
+            if made:
+                out.setdefault(handle, []).append(made)
+    return out
+
+
 def snapshot_knowledge(snapshot_path: Path) -> Knowledge:
     snap = Snapshot(snapshot_path)
     return Knowledge(snap.range, snap.head, snap.tags, snap.commits(), snap.authors_before)
@@ -135,13 +157,24 @@ def units_of(markdown: str) -> list[tuple[str, bool]]:
     their versions and dates name the release, a bold version alone on its line included), link
     definitions (True), list items with their
     continuation lines, and paragraphs. Fenced code and rules are left out; `[F1]` tags are removed."""
+    return [(text, heading) for text, heading, _ in _units(markdown)]
+
+
+def _units(markdown: str) -> list[tuple[str, bool, bool]]:
+    """`units_of`, each with whether it continues the item above it: a paragraph or nested list
+    item indented under it (towncrier's "Related issues" line, a note after a nested list)."""
     lines = _FENCE.sub("", markdown).splitlines()
-    units: list[tuple[str, bool]] = []
+    units: list[tuple[str, bool, bool]] = []
     current: list[str] = []
+    base: list[int] = []  # the indentation of the item being read, when one is
 
     def flush() -> None:
         if current:
-            units.append((" ".join(x.strip() for x in current), False))
+            indent = len(current[0]) - len(current[0].lstrip())
+            continues = bool(base) and indent > base[0]
+            if not continues:
+                base[:] = [indent]
+            units.append((" ".join(x.strip() for x in current), False, continues))
             current.clear()
 
     for i, raw in enumerate(lines):
@@ -152,19 +185,22 @@ def units_of(markdown: str) -> list[tuple[str, bool]]:
             continue
         if line.lstrip().startswith("#") and re.match(r"^\s{0,3}#{1,6}\s", line):
             flush()
-            units.append((re.sub(r"^\s*#+\s*", "", line).strip(), True))
+            base.clear()
+            units.append((re.sub(r"^\s*#+\s*", "", line).strip(), True, False))
             continue
         if _RST_RULE.match(nxt) and not _ITEM.match(line):
             flush()
-            units.append((line.strip(), True))
+            base.clear()
+            units.append((line.strip(), True, False))
             continue
         if _LINK_DEF.match(line) or _BOLD_HEADING.match(line):
             flush()
-            units.append((line.strip(), True))
+            base.clear()
+            units.append((line.strip(), True, False))
             continue
         if _ITEM.match(line):
             flush()
-            current.append(_ITEM.sub("", line))
+            current.append(line[:len(line) - len(line.lstrip())] + _ITEM.sub("", line))
             continue
         current.append(line)
     flush()

@@ -16,6 +16,9 @@ from decimal import Decimal
 from typing import Any
 
 from signoff.notes.meaning import Meaning
+from signoff.notes.pulls import SUMMARY, common_words, evidence, item_words, unrelated, without_links, words
+
+__all__ = ["BOTS", "Carrier", "Knowledge", "Verdict", "carried_refs", "similarity", "version_of", "words"]
 
 BOTS = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci|greenkeeper|snyk-bot|"
                   r"allcontributors|mergify|codecov", re.IGNORECASE)
@@ -32,9 +35,6 @@ _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
-_STOP = frozenset("the and for with from that this when into when not are was has have its use using used "
-                  "now can will also only more than all any add adds added fix fixes fixed".split())
-_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 _CONVENTIONAL = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
@@ -56,18 +56,6 @@ def _norm(v: str) -> str:
     while re.search(r"\.0$", v) and v.count(".") > 1:
         v = v[:-2]
     return v
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ations", "ation", "ings", "ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[:-len(suffix)]
-    return word
-
-
-def words(text: str) -> set[str]:
-    """The content words of a text, crudely stemmed (`deprecated` and `Deprecate` agree)."""
-    return {_stem(w.strip("_")) for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
 def similarity(item: set[str], title: set[str]) -> float:
@@ -115,6 +103,12 @@ def people_of(c: dict[str, Any]) -> set[str]:
     if merged:
         found.add(_ident(merged.group(1)))
     return {p for p in found if len(p) >= 3}
+
+
+def author_of(c: dict[str, Any]) -> set[str]:
+    """Who wrote a commit, normalised: the author's name and the local part of the email."""
+    local = _NOREPLY.match(c["author"]["email"])
+    return {_ident(c["author"]["name"]), _ident(local.group(1) if local else c["author"]["email"].split("@")[0])}
 
 
 def handles_of(c: dict[str, Any]) -> set[str]:
@@ -166,6 +160,10 @@ class Carrier:
     people: set[str] = field(default_factory=set)  # who made it, normalised (`people_of`)
     author: str = ""
     handles: set[str] = field(default_factory=set)  # its author's account, where git states it (`handles_of`)
+    authored: set[str] = field(default_factory=set)  # its author's name and email local part, normalised
+    body: str = ""
+    paths: tuple[str, ...] = ()
+    parents: tuple[str, ...] = ()
 
 
 @dataclass
@@ -183,6 +181,12 @@ class Knowledge:
         self.range = rng
         self.carriers: list[Carrier] = []
         self.by_ref: dict[str, list[Carrier]] = {}
+        self.by_hash: dict[str, Carrier] = {}
+        self.head = head
+        self._mainline: set[str] | None = None
+        self._common: set[str] | None = None  # words many commits share (`pulls.common_words`), when asked
+        self._known: dict[str, set[str]] = {}  # what git holds for a pull request, as words, when asked
+        self._made: dict[tuple[str, frozenset[str]], list[Carrier]] = {}  # `made`, by item and its numbers
         self.hashes: list[str] = []
         self.commit_days: set[str] = set()
         self.commit_months: set[str] = set()
@@ -280,8 +284,10 @@ class Knowledge:
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
                           bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
                           {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
-                          c["author"]["name"], handles_of(c))
+                          c["author"]["name"], handles_of(c), author_of(c), body, tuple(f["path"] for f in c["files"]),
+                          tuple(c["parents"]))
         self.carriers.append(carrier)
+        self.by_hash[carrier.hash] = carrier
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
 
@@ -308,6 +314,57 @@ class Knowledge:
         if item_words & (set().union(*(c.words for c in made)) | _UPDATE_WORDS):
             return None
         return made[0]
+
+    def pull_request(self, n: str) -> list[Carrier]:
+        """The commits git holds for pull request `n`: those naming it as their own (a squashed
+        commit, or the merge commit with the commits of the branch it merged), and every other
+        commit carrying the number."""
+        made = [c for c in self.by_ref.get(n, [])]
+        for merge in [c for c in made if c.own == n and len(c.parents) > 1]:
+            made += self._branch(merge)
+        return made
+
+    def _branch(self, merge: Carrier, limit: int = 300) -> list[Carrier]:
+        """The commits a merge brought in: from its second parent back to the main line."""
+        if self._mainline is None:
+            self._mainline = set()
+            at = self.by_hash.get(self.head or "") or (self.carriers[0] if self.carriers else None)
+            while at is not None and at.hash not in self._mainline:
+                self._mainline.add(at.hash)
+                at = self.by_hash.get(at.parents[0]) if at.parents else None
+        out: list[Carrier] = []
+        seen: set[str] = set()
+        todo = list(merge.parents[1:])
+        while todo and len(out) < limit:
+            h = todo.pop()
+            c = self.by_hash.get(h)
+            if c is None or h in seen or h in self._mainline:
+                continue
+            seen.add(h)
+            out.append(c)
+            todo += c.parents
+        return out
+
+    def _invented(self, n: str, item: str, item_refs: set[str]) -> Carrier | None:
+        """The pull request `n` names, when the item credits it with something else: `n` is a pull
+        request of the range (a commit names it as its own), and none of the item's words is in what
+        git holds for it (`pulls.unrelated`)."""
+        carriers = self.by_ref.get(n, [])
+        # Only a pull request of the range: an issue is written as its symptom ("TypeError when
+        # rendering help"), and the commit that fixes it as the cure, so their words need not meet.
+        own = [c for c in carriers if c.own == n]
+        if not own or len(item_refs) >= SUMMARY:
+            return None
+        if n not in self._known:
+            self._known[n] = self._evidence(self.pull_request(n))
+        if self._common is None:
+            self._common = common_words([self._evidence([c]) for c in self.carriers])
+        return own[0] if unrelated(item_words(item), self._known[n], self._common) else None
+
+    @staticmethod
+    def _evidence(made: list[Carrier]) -> set[str]:
+        return evidence([c.subject + "\n" + c.body for c in made], [p for c in made for p in c.paths],
+                        [c.author for c in made])
 
     @staticmethod
     def _substituted(own: Carrier, item_refs: set[str]) -> str:
@@ -364,7 +421,11 @@ class Knowledge:
         shared = len(item & title)
         return (shared >= 3 and shared >= CONTRADICTS * len(title)) or (shared == len(title) == 2)
 
-    def check(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+    def check(self, claim: Meaning, item: str, item_refs: set[str], context: str = "",
+              credited: dict[str, list[frozenset[str]]] | None = None) -> Verdict:
+        """The verdict on one claim of an item; `context` is all the item says (its paragraphs and
+        nested lists above the unit), for what the item says it changed; `credited` is, for each
+        handle the document credits, the commits of each item it is credited for (`made`)."""
         if not claim.checkable:
             return Verdict(claim, "not_checkable", claim.why)
         kind = claim.kind
@@ -381,9 +442,9 @@ class Knowledge:
             return Verdict(claim, "unsupported", f"git says {min(values)} {claim.role.replace('_', ' ')}"
                            if len(values) == 1 else f"git says one of {sorted(values)} {claim.role.replace('_', ' ')}")
         if kind == "ref":
-            return self._ref(claim, item, item_refs)
+            return self._ref(claim, item, item_refs, context or item)
         if kind == "author":
-            return self._author(claim, item, item_refs)
+            return self._author(claim, context or item, item_refs, credited or {})
         if kind == "percent":
             added, deleted = self.lines
             candidates = []
@@ -398,15 +459,30 @@ class Knowledge:
             return Verdict(claim, "unsupported", f"git says {added} lines added and {deleted} deleted")
         return Verdict(claim, "not_checkable", claim.why or kind)
 
-    def _author(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+    def made(self, item: str, item_refs: set[str]) -> list[Carrier]:
+        """The commits an item names as its own: those whose subject names one of its numbers, and
+        the commit it restates."""
+        key = (item, frozenset(item_refs))
+        if key not in self._made:  # asked for each credit of an item, and again for the document's credits
+            made = [c for c in self.carriers if item_refs & c.named]
+            said = words(without_links(item))
+            own = self.own_commit(said)
+            if own is not None and self._restates(said, own.words):
+                made.append(own)
+            self._made[key] = made
+        return list(self._made[key])
+
+    def _author(self, claim: Meaning, item: str, item_refs: set[str],
+                credited: dict[str, list[frozenset[str]]]) -> Verdict:
         """A user credited for an item made (or landed) the commits the item names as its own: those
         whose subject names one of its numbers, or the commit it restates. A handle is unsupported
-        only when git ties it to another commit of the range and not to these; a handle git ties to
-        no commit (most people's handles are not in their names or emails) is not checkable."""
-        made = [c for c in self.carriers if item_refs & c.named]
-        own = self.own_commit(words(item))
-        if own is not None and self._restates(words(item), own.words):
-            made.append(own)
+        when git ties it to another commit of the range and not to these, when git states these
+        commits' author's account and it is another, when it is a bot's and these commits are a
+        person's, or when the same document credits it for other changes, all made by someone else
+        than who made these (`credited`: the changelog's own credits tie a handle to a person git
+        knows by name). A handle git ties to nothing (most people's handles are not in their names
+        or emails) credited once is not checkable."""
+        made = self.made(item, item_refs)
         if not made:
             return Verdict(claim, "not_checkable", "author of no commit the item names")
         if any(same_person(claim.value, c.people) for c in made):
@@ -414,12 +490,28 @@ class Knowledge:
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
+        if BOTS.search(claim.value):
+            return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
+        mine = {c.hash for c in made}
+        elsewhere = [self._authors(hashes) for hashes in credited.get(claim.value, []) if not hashes & mine]
+        if elsewhere and all(others and not others & self._authors(frozenset(mine)) for others in elsewhere):
+            return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) +
+                           f"; the changelog credits @{claim.value} for a change by someone else")
         if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in made):
             # most handles are in no name or email; where git states the author's account (a
             # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong
             return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
             sorted({f" (@{h})" for c in made for h in c.handles})))
+
+    def _authors(self, hashes: frozenset[str] | set[str]) -> set[str]:
+        """Who wrote these commits (not who landed them), normalised: names and email local parts."""
+        out: set[str] = set()
+        for h in hashes:
+            c = self.by_hash.get(h)
+            if c is not None:
+                out |= {_ident(c.author)} | c.handles | c.authored
+        return out - {""}
 
     def _hash(self, claim: Meaning) -> Verdict:
         token = claim.value
@@ -472,7 +564,7 @@ class Knowledge:
             return Verdict(claim, "not_checkable", "no tag or commit date")
         return Verdict(claim, "unsupported", "git says " + " or ".join(known))
 
-    def _ref(self, claim: Meaning, item: str, item_refs: set[str]) -> Verdict:
+    def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str) -> Verdict:
         n = claim.value
         carriers = self.by_ref.get(n, [])
         item_words = words(item)
@@ -491,6 +583,8 @@ class Knowledge:
         if carriers:
             if (bot := self._bot_change(n, item_words, own, carriers)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {bot.author}'s {bot.subject[:70]!r}")
+            if (pr := self._invented(n, context, item_refs)) is not None:
+                return Verdict(claim, "unsupported", f"git says #{n} is {pr.title[:70]!r}")
             return Verdict(claim, "supported")
         if own is not None and own.backport:
             return Verdict(claim, "not_checkable", "backport whose commit lost the number")

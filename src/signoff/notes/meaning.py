@@ -40,7 +40,8 @@ _ROLE = re.compile(r"[:{](pr|pull|issue|issues|bug|gh|ghissue|ghpull|commit|user
 # Code spans; a reStructuredText hyperlink reference (`0.7.3`_, `#1184 <url>`_) is text, not code.
 _CODE = re.compile(r"``[^`]*``|`[^`]*`(?!_)")
 _MENTION = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
-_CREDIT_BEFORE = re.compile(r"(?:\bby|\bthanks(?:\s+to)?|\bthank\s+you|\bfrom|\bcredits?\s+to|\band|[(\[\],&])"
+_CREDIT_BEFORE = re.compile(r"(?:\bby|\bthanks(?:\s+to)?(?:\s+(?:our\s+)?(?:new\s+|first[- ]time\s+)?contributors?)?|"
+                            r"\bthank\s+you|\bfrom|\bcredits?\s+to|\band|[(\[\],&])"
                             r"[\s`\[]*$", re.IGNORECASE)
 _CREDIT_AFTER = re.compile(r"[`_\]]*\s*(?:\([^)]*\)\s*)?[)\]]|"
                            r"[`_\]]*\s+made\s+(?:their|his|her)\s+first\s+contribution")

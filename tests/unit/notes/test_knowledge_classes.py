@@ -6,17 +6,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from signoff.notes.grade import grade_with
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import read_claims
 
 
 def _commit(n: int, subject: str, body: str = "", author: tuple[str, str] = ("Ann Lee", "ann@example.org"),
-            committer: tuple[str, str] = ("GitHub", "noreply@github.com")) -> dict[str, Any]:
-    return {"hash": f"{n:040x}".replace("0", "a", 1), "parents": ["b" * 40],
+            committer: tuple[str, str] = ("GitHub", "noreply@github.com"), paths: tuple[str, ...] = ("src/a.py",),
+            parents: tuple[int, ...] = ()) -> dict[str, Any]:
+    return {"hash": _hash(n), "parents": [_hash(p) for p in parents] or ["b" * 40],
             "author": {"name": author[0], "email": author[1], "date": "2025-04-01T10:00:00+00:00"},
             "committer": {"name": committer[0], "email": committer[1], "date": "2025-04-01T10:00:00+00:00"},
-            "subject": subject, "body": body, "files": [{"path": "src/a.py", "added": 1, "deleted": 0,
-                                                         "binary": False}]}
+            "subject": subject, "body": body,
+            "files": [{"path": p, "added": 1, "deleted": 0, "binary": False} for p in paths]}
+
+
+def _hash(n: int) -> str:
+    return f"{n:040x}".replace("0", "a", 1)
 
 
 def _verdicts(k: Knowledge, item: str, heading: bool = False) -> dict[str, str]:
@@ -83,3 +89,59 @@ def test_a_change_credited_to_a_bots_pull_request_that_did_something_else_is_fla
     assert _verdicts(k, "Bump ty to 0.0.35 (#1904).")["#1904"] == "supported"
     assert _verdicts(k, "Update the development dependencies (#1904).")["#1904"] == "supported"
     assert _verdicts(k, "Add a skill for agents (#2017).")["#2017"] == "supported"
+
+
+def test_an_invented_change_credited_to_a_persons_real_pull_request_is_flagged() -> None:
+    k = Knowledge("v1..v2", None, [], [
+        # a merged pull request: its title, its branch, and the commits of the branch it merged
+        _commit(1, "Merge pull request #31 from ann/colour-tags", "Fix strike and hide ANSI codes", parents=(9, 2)),
+        _commit(2, "Handle the two escape codes", paths=("loguru/_colorizer.py",), parents=(9,)),
+        _commit(3, "Fix typo in README (#32)", paths=("README.md",), parents=(1,)),
+        _commit(4, "Support reading the config from pyproject (#33)", paths=("src/config.py",), parents=(3,)),
+        _commit(5, "Run the tests on Python 3.14 (#34)", paths=(".github/workflows/ci.yml",), parents=(4,)),
+        _commit(6, "Add a --quiet flag (#35)", paths=("src/cli.py", "src/config.py"), parents=(5,)),
+        _commit(7, "Drop the old config loader (#36)", paths=("src/config.py",), parents=(6,))])
+    invented = "Add a `retry_forever` option that keeps every failed upload in a local queue (#32)."
+    assert k.check(read_claims(invented)[0], invented, {"32"}).reason == "git says #32 is 'Fix typo in README (#32)'"
+    # one word many commits of the range share (`config`) does not make a long item about the change
+    assert _verdicts(k, "Support reading settings from a YAML file in the config directory (#35).")["#35"] \
+        == "unsupported"
+    # true items in the maintainers' words: the branch's commits and paths, the title, versions it names
+    assert _verdicts(k, "Fix inverted color tags (#31).")["#31"] == "supported"
+    assert _verdicts(k, "Python 3.14 is now supported and tested (#34).")["#34"] == "supported"
+    assert _verdicts(k, "Read `tool.app` settings from `pyproject.toml` (#33).")["#33"] == "supported"
+    # too short to judge, or a summary of many pull requests: the number is all that is checked
+    assert _verdicts(k, "Small fixes (#32).")["#32"] == "supported"
+    assert set(_verdicts(k, "Many small improvements to the queue and uploads (#32, #33, #35).").values()) \
+        == {"supported"}
+
+
+def test_an_item_continued_under_a_nested_list_is_judged_whole() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Added task handle support to start() and start_soon() (#53)")])
+    section = ("- Changed the return value of:\n\n  - ``TaskGroup.start_soon()``\n  - ``TaskGroup.start()``\n\n"
+               "  This reverts an earlier change which was made in error. (#53)\n")
+    assert grade_with(section, "CHANGES.rst", k)["unsupported"] == []
+    assert grade_with("- This reverts an earlier change which was made in error. (#53)\n", "CHANGES.rst",
+                      k)["unsupported"] != []
+
+
+def test_a_handle_the_changelog_credits_for_someone_elses_change_is_flagged() -> None:
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Handle undefined errors in getAllInfo (#2208)", author=("eivindrs", "eivind@example.org")),
+        _commit(2, "fix: allow passing a non-array transport (#2256)", author=("Tanuel", "tanuel@example.org")),
+        _commit(3, "Fix the HTTP transport options (#2272)", author=("Moritz L", "moritz@example.org"))])
+    url = "https://github.com/o/r/pull/"
+    true = (f"- Handle undefined errors in getAllInfo in {url}2208; thanks to new contributor @eivindrs\n"
+            f"- fix: allow passing a non-array transport in {url}2256; thanks to new contributor @Tanuel\n"
+            f"- Fix the HTTP transport options in {url}2272; thanks to new contributor @MoritzLoewenstein\n")
+    assert grade_with(true, "CHANGELOG.md", k)["unsupported"] == []
+    # @Tanuel is credited for #2256 too, made by someone else than who made #2208
+    swapped = grade_with(true.replace("@eivindrs", "@Tanuel"), "CHANGELOG.md", k)["unsupported"]
+    assert [(u["token"], u["reason"]) for u in swapped] == [
+        ("@Tanuel", "git says eivindrs; the changelog credits @tanuel for a change by someone else")]
+    # a bot credited for a person's change
+    assert _verdicts(k, f"Fix the HTTP transport options in {url}2272; thanks to @dependabot")["@dependabot"] \
+        == "unsupported"
+    # a handle known by no name, credited once: not checkable, never a false alarm
+    assert _verdicts(k, f"Fix the HTTP transport options in {url}2272; thanks to @someone")["@someone"] \
+        == "not_checkable"

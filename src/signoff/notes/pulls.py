@@ -1,0 +1,112 @@
+"""What git holds for a pull request, and whether a changelog item's words are about it.
+
+A claim "Added X (#123)" where #123 is a real pull request of the range about something else is an
+invented change with a true number. git holds what the pull request was about: the subjects and
+bodies of its commits (the squashed commit, or the merge and the commits of the branch it merged),
+the branch name, and the paths it touched. An item is about the pull request when one of its content
+words is among those, allowing for a paraphrase's other forms (`color` and `_colorizer.py`,
+`deprecated` and `Deprecate`); an item sharing none is not. Items too short to judge are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Set
+
+_STOP = frozenset("the and for with from that this when into when not are was has have its use using used "
+                  "now can will also only more than all any add adds added fix fixes fixed".split())
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ations", "ation", "ings", "ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def words(text: str) -> set[str]:
+    """The content words of a text, crudely stemmed (`deprecated` and `Deprecate` agree)."""
+    return {_stem(w.strip("_")) for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+# Words every changelog uses around a change and that say nothing of which change it is.
+_GENERIC = words("support supports supported allow allows allowed make makes made change changes changed "
+                 "update updates updated new now when should been which thanks thank contributor contributors "
+                 "contribution first pull request requests issue issues github git hub "
+                 "properly correctly correct instead default behaviour behavior option options ability able "
+                 "possible work works working handle handles handled case cases without within other "
+                 "via per they them their there where what who whose about after before because while "
+                 "being does did doing done get gets got set sets one two some many much every each")
+_URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:com|org|io|dev)/\S*")
+_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT = re.compile(r"[/._\-\s]+")
+_BRANCH = re.compile(r"^Merge pull request #\d+ from [^/\s]+/(\S+)")
+MIN_ITEM_WORDS = 3  # an item with fewer content words is too short to judge
+MIN_EVIDENCE_WORDS = 3  # a pull request git says this little about cannot contradict an item
+LONG_ITEM = 6  # an item this long saying only one word many commits share is about something else
+
+
+_NUMBERS = re.compile(r"(?<![\w.#])\d+(?:\.\d+)+(?![\w])")  # `3.9`, `26.1`: what a pull request may name too
+SUMMARY = 3  # an item naming this many pull requests sums them up: none of them need say its words
+
+
+def without_links(text: str) -> str:
+    """A text with its bare URLs taken out (their words are the host's and the project's)."""
+    return _URL.sub(" ", text)
+
+
+def item_words(item: str) -> set[str]:
+    """The words that say what an item's change is: links, credited users and changelog words out."""
+    text = _HANDLE.sub(" ", _URL.sub(" ", item))
+    # identifiers are read whole and by their parts (`generate_async`, `generateAsync`: `async`)
+    return (words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) - _GENERIC) | \
+        set(_NUMBERS.findall(text))
+
+
+def path_words(path: str) -> set[str]:
+    """The words of a path: each folder and file name, split at `_`, `-`, `.` and camelCase."""
+    return words(" ".join(_CAMEL.sub(" ", part) + " " + part for part in _SPLIT.split(path)))
+
+
+def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str] = ()) -> set[str]:
+    """What git holds for a pull request as words: its commits' messages (and the versions they
+    name), the branch it was merged from, the paths it touched and the names of who made it (a
+    contributors' list credits a pull request by its author's name)."""
+    out: set[str] = words(" ".join(people))
+    for message in messages:
+        out |= words(_CAMEL.sub(" ", message) + " " + message) | set(_NUMBERS.findall(message))
+        branch = _BRANCH.match(message)
+        if branch:
+            out |= path_words(branch.group(1))
+    for path in paths:
+        out |= path_words(path)
+    return out
+
+
+def _matches(word: str, known: set[str]) -> bool:
+    if word in known:
+        return True
+    return len(word) >= 4 and any(len(k) >= 4 and (k.startswith(word) or word.startswith(k)) for k in known)
+
+
+def unrelated(item: set[str], known: set[str], common: Set[str] = frozenset()) -> bool:
+    """Whether an item's words are clearly about something else than what git holds for a pull
+    request: enough words on both sides, and none of the item's among git's, or only one that
+    many commits of the range share (`config`, `file`: a word of the project, not of the change)
+    in an item of many words (a short item may name the one thing it changed: "Improve the README")."""
+    if len(item) < MIN_ITEM_WORDS or len(known) < MIN_EVIDENCE_WORDS:
+        return False
+    shared = [w for w in item if _matches(w, known)]
+    return not shared or (len(shared) == 1 and shared[0] in common and len(item) >= LONG_ITEM)
+
+
+def common_words(per_commit: list[set[str]]) -> set[str]:
+    """The words many commits of a range share (in at least three, and a tenth of them)."""
+    seen: dict[str, int] = {}
+    for found in per_commit:
+        for w in found:
+            seen[w] = seen.get(w, 0) + 1
+    floor = max(3, len(per_commit) // 10)
+    return {w for w, n in seen.items() if n >= floor}
