@@ -152,6 +152,10 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
     found: list[str] = []
     pending = [(rel, source)]
     tracked: dict[str, set[str]] = {}  # basedir -> the files under it (one git call per folder)
+    # A test package imported from the repository's root (`from tests.base import x` in marshmallow's
+    # tests/): absolute imports into the test file's own folder, and only there, are its helpers too.
+    own = str(PurePosixPath(rel).parent)
+    own_files = set(git.tracked_paths(repo, base, own)) if own != "." and _basedir(repo, base, rel) == "" else set()
     while pending and len(found) < MAX_HELPERS:
         name, data = pending.pop()
         try:
@@ -176,6 +180,11 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                     a.name for a in node.names] if isinstance(node, ast.Import) else []
                 stems = [s for s in (f"{basedir}/{m.replace('.', '/')}" for m in modules)
                          if f"{s}.py" in beside or f"{s}/__init__.py" in beside]
+            elif own_files and isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+                    node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
+                stems = [s for s in (m.replace(".", "/") for m in modules)
+                         if s.startswith(own + "/") and (f"{s}.py" in own_files or f"{s}/__init__.py" in own_files)]
             for stem in stems:
                 stem = stem.removeprefix("./")
                 for candidate in (f"{stem}.py", *git.tracked_paths(repo, base, stem)):

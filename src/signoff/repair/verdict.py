@@ -101,6 +101,9 @@ def collection_fix(detail: str) -> str:
         return ("signoff runs the committed source as it is and builds nothing: a project whose compiled "
                 "extensions or generated modules must exist first cannot be verified this way (a person must "
                 "build and test it)")
+    if "is in the checkout but not in the harness" in detail:
+        return ("freeze the helper with the test: a harness folder keeps every file in it (--harness tests), or "
+                "copy the helper into the harness before freezing it")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]

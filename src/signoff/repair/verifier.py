@@ -654,6 +654,11 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
             config = pytest_config.effective(mounted, repo, base) if runner.kind == "pytest" else None
             runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
             pythonpath = list(dict.fromkeys([*req.pythonpath, *(config.pythonpath if config else ())]))
+            if not pythonpath and runner.needs_python:
+                # Where an installed project's packages would come from (the src layout), from the base.
+                pythonpath = testenv.package_folders(repo, base)
+                notes += [f"import folder {p}/ added: the base revision keeps its packages there (pass "
+                          "--pythonpath to choose another)" for p in pythonpath]
             python: str | None = None
             env_mounts: list[Any] = []
             if not preflight:
