@@ -249,14 +249,17 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     luigi's parameter parsing: the defect, shown as a crash instead of a wrong value. So is a test
     that ran into what the revision's code lacks (`lacks`: a name its module or class does not have,
     a keyword its function does not take, as the fix adds them: cookiecutter's
-    `exceptions.FailedHookException`), which plain pytest counts as a failure too. Runs without a
+    `exceptions.FailedHookException`), which plain pytest counts as a failure too, and a test that
+    failed by the harness's own kind of check (an exception class the harness defines, raised from
+    its code: PySnooper's `OutputFailure`). Runs without a
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
         seen = observed.get(c.id)
         if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and (
                 (seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS)
-                or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])):
+                or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])
+                or (seen.get("origin") == "harness" and seen.get("harness_check") is True)):
             return True
     return False
 

@@ -210,6 +210,10 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     lacking = guarded("harness", "AttributeError", "cookiecutter.exceptions.FailedHookException")
     assert decide([lacking], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
     assert decide([lacking], [run(fails())], GOOD_REGR)[0] == REJECTED
+    # The harness's own kind of failed check (PySnooper's OutputFailure, a class its tests/utils.py defines).
+    own_check = guarded("harness", "OutputFailure")
+    own_check.guard["observed"][EXPECT]["harness_check"] = True  # type: ignore[index]
+    assert decide([own_check], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
     # Raised by the test itself with nothing of the checkout named, by no code we know, with no guard
     # record, or an environment problem raised from the checkout: not shown.
     for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError"),
@@ -277,3 +281,14 @@ def test_an_internal_error_of_pytest_is_named_not_read_as_missing_canaries() -> 
     fix = reason("harness_integrity", f"base: pytest stopped with an internal error before its canaries ran: {line}")
     assert "--pytest" in fix["fix"]
     assert reason("harness_integrity", "base: sys.settrace called from /src/x.py:1")["fix"].startswith("a person")
+
+
+def test_a_pytest_older_than_the_guard_supports_is_told_apart() -> None:
+    # pytest 4.6 (httpie's, on Python 3.8) runs under the guard; anything older is named before a run.
+    from signoff.repair.verifier import _pytest_too_old
+
+    def installed(version: str) -> list[dict[str, object]]:
+        return [{"name": "six", "version": "1.0"}, {"name": "pytest", "version": version}]
+
+    assert _pytest_too_old(installed("4.6.11")) is None and _pytest_too_old(installed("8.3.3")) is None
+    assert _pytest_too_old(installed("4.5.0")) == "4.5.0" and _pytest_too_old(installed("3.10.1")) == "3.10.1"

@@ -575,7 +575,7 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         if getattr(defined, "__func__", defined) is not fn:
             _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
-    c.update(exception=None, assertion=False, origin=None, message="", lacks=None)  # this call, not an earlier one
+    c.update(exception=None, assertion=False, origin=None, message="", lacks=None, harness_check=False)  # this call
     if excinfo is None:
         return
     value = excinfo.value
@@ -593,6 +593,10 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         tb_last = tb
         tb = tb.tb_next
     c["origin"] = origin
+    # The harness's own kind of failed check (PySnooper's tests raise their OutputFailure): an
+    # exception class a harness module defines, raised from the harness's code.
+    defined_in = getattr(sys.modules.get(type(value).__module__), "__file__", None) or ""
+    c["harness_check"] = origin == "harness" and _origin(defined_in) == "harness"
     c["message"] = str(value)[:500]
     if origin == "harness":
         c["lacks"] = _checkout_lacks(value, tb_last)
