@@ -784,11 +784,15 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                  "every execution ran again from a writable copy of the checkout (--workdir "
                                  "project; --workdir empty keeps the first runs)")
                     results = run_all(len(results))
+                added = None
                 for group, run in results:
                     unbuilt = testenv.unbuilt_module(run.detail, trees[stage_rev[group[0]]], pythonpath) \
                         if run.status == "collection_error" else ""
                     if unbuilt:
                         run.detail = f"{run.detail} ({unbuilt})"
+                    if group == ("base",) and cand != base and _key_errors(run):
+                        added = _code_added(repo, base, cand) if added is None else added
+                        _keys_the_base_lacks(run, added)
                     for stage in group:
                         runs[stage].append(run)
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
@@ -801,6 +805,35 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _rmtree(workspace)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _key_errors(run: Run) -> list[dict[str, Any]]:
+    """What the guard saw of tests that failed on a KeyError raised in the harness's own code."""
+    observed = (run.guard or {}).get("observed") or {}
+    return [s for s in observed.values() if isinstance(s, dict) and s.get("exception") == "KeyError"
+            and s.get("origin") == "harness" and not s.get("lacks")]
+
+
+def _code_added(repo: Path, base: str, cand: str) -> str:
+    """The lines the candidate adds to files other than the repository's tests."""
+    tests = set(paths.test_edits(git.changed_paths(repo, base, cand)))
+    out, keep = [], False
+    for line in git.diff_text(repo, base, cand).splitlines():
+        if line.startswith("diff --git "):
+            keep = line.rsplit(" b/", 1)[-1] not in tests
+        elif keep and line.startswith("+") and not line.startswith("+++"):
+            out.append(line[1:])
+    return "\n".join(out)
+
+
+def _keys_the_base_lacks(run: Run, added: str) -> None:
+    """A test that failed on base reading a key the candidate's code adds (luigi's summary gets
+    `ever_failed`; an API's JSON its new field) ran into what the base lacks, as plain pytest counts
+    it: named in what the guard observed, so it shows the defect (verdict.raised_in_checkout)."""
+    for seen in _key_errors(run):
+        key = re.fullmatch(r"'([\w.:/ -]{1,80})'", str(seen.get("message") or ""))
+        if key and re.search(rf"""['"]{re.escape(key.group(1))}['"]""", added):
+            seen["lacks"] = f"the key {key.group(1)!r}, which the candidate's code adds"
 
 
 def _bundle(req: VerifyRequest, progress: Progress, repo: Path, base: str, cand: str) -> dict[str, Any]:

@@ -408,15 +408,24 @@ def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Setti
     # harness's kind of failed check shows the defect too (the code under test no longer crashes here).
     checks = {"helpers.py": "class OutputFailure(Exception):\n    pass\n\n\ndef check(got, want):\n"
                             "    if got != want:\n        raise OutputFailure(f'{got} != {want}')\n",
-              "test_own.py": "from helpers import check\nfrom pricing import total\n\n\n"
-                             "def test_checked():\n    check(total(10000, 10), 9000)\n"}
-    wrong = git.commit_files(repo, base, {"pricing/__init__.py": BUGGY}, "wrong, not crashing")
-    right = git.commit_files(repo, wrong, {"pricing/__init__.py": FIXED}, "fix")
+              "test_own.py": "from helpers import check\nfrom pricing import receipt, total\n\n\n"
+                             "def test_checked():\n    check(total(10000, 10), 9000)\n\n\n"
+                             "def test_field():\n    assert receipt(5)['net'] == 5\n\n\n"
+                             "def test_own_key():\n    assert {'a': receipt(5)}['b'] == 5\n"}
+    receipt = "\n\ndef receipt(c):\n    return {'total': c%s}\n"
+    wrong = git.commit_files(repo, base, {"pricing/__init__.py": BUGGY + receipt % ""}, "wrong, not crashing")
+    right = git.commit_files(repo, wrong, {"pricing/__init__.py": FIXED + receipt % ", 'net': c"}, "fix")
     own = _harness(tmp_path / "own", {**HARNESS, **checks})
     r = verify(_request(repo, wrong, right, own, expect="test_own.py::test_checked", write_evidence=False), settings)
     assert r.verdict == "VERIFIED", r.reasons
     (seen,) = r.stages["base"].runs[0].guard["observed"].values()
     assert seen["exception"] == "OutputFailure" and seen["harness_check"] is True, seen
+    # luigi 9: the test reads a key the fix adds to what the code returns (KeyError on base): shown, as
+    # plain pytest counts it; a key the candidate's code does not add is the test's own mistake.
+    r = verify(_request(repo, wrong, right, own, expect="test_own.py::test_field", write_evidence=False), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    r = verify(_request(repo, wrong, right, own, expect="test_own.py::test_own_key", write_evidence=False), settings)
+    assert r.stages["base"].summary.raised is False and _codes(r)[0] == "base_not_reproduced", r.reasons
 
 
 

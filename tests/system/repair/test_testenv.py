@@ -156,6 +156,7 @@ def test_the_fix_for_a_collection_error_follows_its_cause() -> None:
                                                                     "'six.moves'")
     assert "--python" in collection_fix("pytest could not start: ModuleNotFoundError: No module named 'imp'")
     assert "--pytest 'pytest<8'" in collection_fix("ValueError: @pytest.fixture is being applied more than once")
+    assert "pytest 4.6 or newer" in collection_fix("ValueError: fixture is being applied more than once")
     assert "--python X.Y" in collection_fix("AttributeError: module 'collections' has no attribute 'Callable'")
     assert reason("collection_error", "base: AttributeError: 'T' object has no attribute 'runTest'")["fix"] == (
         collection_fix("runTest"))
