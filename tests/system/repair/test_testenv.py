@@ -92,6 +92,10 @@ def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
                "ERROR: Could not find a version that satisfies the requirement tornado==6.0.4 (from versions: 6.1)\n"
                "ERROR: No matching distribution found for tornado==6.0.4\n")
     assert pip_cause(missing) == "No matching distribution found for tornado==6.0.4"
+    yanked = ("ERROR: Ignored the following yanked versions: 7.4.4\n"
+              "ERROR: Could not find a version that satisfies the requirement thinc<7.2.0,>=7.1.1\n"
+              "ERROR: No matching distribution found for thinc<7.2.0,>=7.1.1\n")
+    assert pip_cause(yanked) == "No matching distribution found for thinc<7.2.0,>=7.1.1"  # spaCy 7's
     conflict = ("ERROR: Cannot install a==1 and b==2 because these package versions have conflicting dependencies.\n"
                 "\nThe conflict is caused by:\n    a 1 depends on c<2\n    b 2 depends on c>=3\n\n"
                 "To fix this you could try to:\n1. loosen the range\n\n"
