@@ -142,8 +142,19 @@ WORKDIR_FIX = ("the test opens or writes files relative to the project's root, a
                "--workdir project (each run starts in a writable copy of the checkout with the harness over it)")
 
 
+# An installed package lacking a name another installed one imports: releases of different times.
+_INCOMPATIBLE = re.compile(r"cannot import name '(\w+)' from '([\w.]+)' \((?!/src/|/harness/)")
+
+
 def no_report_fix(detail: str) -> str:
     """What to do when pytest stopped before writing a report, from the exception it stopped on."""
+    stale = _INCOMPATIBLE.search(detail)
+    if stale:
+        top = stale.group(2).split(".", 1)[0]
+        return (f"the environment mixes releases of different times: the installed `{top}` no longer has "
+                f"`{stale.group(1)}`, which another installed package (often a pytest plugin) imports; pin the "
+                f"`{top}` of the project's time with --requirements FILE (`{top}<N`), or pass its lock "
+                "(--lock) or a pip freeze of the time")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]

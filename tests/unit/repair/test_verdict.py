@@ -231,6 +231,10 @@ def test_a_run_stopped_by_a_plugin_importing_the_project_says_so() -> None:
     fix = reason("no_report", "base: exit 1, no JUnit report; ModuleNotFoundError: No module named 'sanic'")["fix"]
     assert "`sanic`" in fix and "leave that plugin out" in fix
     assert reason("no_report", "base: exit 1, no JUnit report; killed")["fix"].startswith("the runner's output")
+    # requests' 2022 test requirements: pytest-httpbin's Flask 1 imports what markupsafe 2.1 removed.
+    stale = reason("no_report", "base: exit 1, no JUnit report; ImportError: cannot import name 'soft_unicode' from "
+                   "'markupsafe' (/opt/signoff-venv/lib/python3.9/site-packages/markupsafe/__init__.py)")["fix"]
+    assert "`markupsafe` no longer has `soft_unicode`" in stale and "--requirements" in stale
 
 
 def test_a_run_that_reads_files_relative_to_the_project_root_says_so() -> None:

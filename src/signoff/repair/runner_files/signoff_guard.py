@@ -463,8 +463,10 @@ def _trampoline(frame: types.FrameType, event: str, arg: Any) -> _Local | None:
 def _guarded_settrace(fn: Any) -> None:
     """sys.settrace as the tests see it: the checkout's trace function goes behind _trampoline."""
     caller: types.FrameType | None = _getframe(1)
-    ours = False
-    while caller is not None:
+    # The checkout's function goes behind the trampoline whoever installs it (trusted code that saved
+    # what sys.gettrace gave and puts it back, too), and so does any function the checkout installs.
+    ours = fn is not None and fn is not _trampoline and _owned_by_checkout(fn)
+    while caller is not None and not ours:
         if _frame_origin(caller) in ("checkout", "unknown"):
             ours = True
             break
