@@ -296,3 +296,17 @@ def test_a_pytest_older_than_the_guard_supports_is_told_apart() -> None:
 
     assert _pytest_too_old(installed("4.6.11")) is None and _pytest_too_old(installed("8.3.3")) is None
     assert _pytest_too_old(installed("4.5.0")) == "4.5.0" and _pytest_too_old(installed("3.10.1")) == "3.10.1"
+
+
+def test_addopts_that_run_tests_elsewhere_or_measure_coverage_are_left_out() -> None:
+    # yarl's pytest.ini: xdist workers run outside the guard's process; pytest-cov traces and can fail a run.
+    from signoff.repair.pytest_config import read
+
+    ini = ("[pytest]\naddopts =\n  # `pytest-xdist`:\n  --numprocesses=auto\n  -ra --showlocals\n  -p pytest_cov\n"
+           "  --cov\n  --cov-config=.coveragerc\n  --strict-markers -n 4 --dist loadfile --cov src -p no:warnings\n")
+    config = read(lambda name: ini.encode() if name == "pytest.ini" else None, "base revision")
+    assert config is not None
+    assert "addopts = -ra --showlocals --strict-markers -p no:warnings\n" in config.text
+    assert config.as_json()["addopts_left_out"] == ["--numprocesses=auto", "-p", "pytest_cov", "--cov",
+                                                    "--cov-config=.coveragerc", "-n", "4", "--dist", "loadfile",
+                                                    "--cov", "src"]
