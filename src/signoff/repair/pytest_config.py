@@ -85,7 +85,10 @@ def _value(v: Any) -> str:
         return "\n" + "\n".join(f"    {x}" for x in v)
     if isinstance(v, bool):
         return "true" if v else "false"
-    return str(v)
+    lines = [ln.strip() for ln in str(v).splitlines() if ln.strip()]
+    # An ini value read over several lines (yarl's addopts, markers, filterwarnings) loses its
+    # indentation and keeps its blank lines: written back indented, or pytest reads "unexpected line".
+    return "\n" + "\n".join(f"    {ln}" for ln in lines) if len(lines) > 1 else (lines[0] if lines else "")
 
 
 def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:

@@ -310,3 +310,13 @@ def test_addopts_that_run_tests_elsewhere_or_measure_coverage_are_left_out() -> 
     assert config.as_json()["addopts_left_out"] == ["--numprocesses=auto", "-p", "pytest_cov", "--cov",
                                                     "--cov-config=.coveragerc", "-n", "4", "--dist", "loadfile",
                                                     "--cov", "src"]
+
+
+def test_an_ini_value_over_several_lines_is_written_back_indented() -> None:
+    from signoff.repair.pytest_config import read
+
+    ini = "[pytest]\nmarkers =\n    slow: slow tests\n\n    net: needs the network\nxfail_strict = true\n"
+    config = read(lambda name: ini.encode() if name == "pytest.ini" else None, "base revision")
+    assert config is not None
+    assert config.text == ("[pytest]\nmarkers = \n    slow: slow tests\n    net: needs the network\n"
+                           "xfail_strict = true\n")
