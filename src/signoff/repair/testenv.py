@@ -133,6 +133,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
     data = _read(repo, base, "setup.py")
     if data is not None:
         found = _setup_py(data.decode("utf-8", errors="replace"))
+        found.pop("package_dir", None)  # where its code is, not what it declares (package_folders)
         out["name"] = out["name"] or found.get("name")
         out["dependencies"] = out["dependencies"] or found.get("install_requires", [])
         out["extras"] = out["extras"] or found.get("extras_require", {})
@@ -272,7 +273,7 @@ def _setup_py(source: str) -> dict[str, Any]:
                     (k, v) for k, v in zip(stmt.value.keys, stmt.value.values, strict=True) if k is not None)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             keyed.setdefault(target.value.id, []).append((target.slice, stmt.value))
-    wanted = ("name", "install_requires", "extras_require", "tests_require")
+    wanted = ("name", "install_requires", "extras_require", "tests_require", "package_dir")
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
             pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
@@ -489,7 +490,8 @@ _PACKAGE_DIR_CFG = re.compile(r"^package_dir\s*=\s*(?:\n\s+)?=\s*([\w./-]+)\s*$"
 def package_folders(repo: Path, base: str) -> list[str]:
     """The folder of the base revision where installing the project would find its packages, when it
     is not the repository's root: a package directory the project declares (setuptools'
-    `package-dir = {"" = "lib"}`, `[tool.setuptools.packages.find] where`, setup.cfg's `package_dir`),
+    `package-dir = {"" = "lib"}`, `[tool.setuptools.packages.find] where`, setup.cfg's `package_dir`,
+    setup.py's `package_dir={"": "lib"}`),
     else `src` when it holds a package and the root does not (the src layout, which pip, flit, hatch,
     poetry and pdm all find by themselves). [] for a flat layout. The tests import what an installed
     project would (`import click` from `src/click`), as its maintainers run them after `pip install -e .`."""
@@ -511,6 +513,11 @@ def package_folders(repo: Path, base: str) -> list[str]:
         m = _PACKAGE_DIR_CFG.search(cfg.decode(errors="replace"))
         if m:
             declared.append(m.group(1))
+    setup_py = git.read_file_at(repo, base, "setup.py") if not declared else None
+    if setup_py is not None:
+        mapping = _setup_py(setup_py.decode(errors="replace")).get("package_dir")
+        if isinstance(mapping, dict) and isinstance(mapping.get(""), str):
+            declared.append(mapping[""])
     paths = git.tracked_paths(repo, base)
     roots = {p.split("/", 1)[0] for p in paths if "/" in p}
 

@@ -335,6 +335,9 @@ def test_the_src_layout_is_where_the_tests_import_the_project_from(tmp_path: Pat
     found = '[tool.setuptools.packages.find]\nwhere = ["code"]\n'
     where, _ = _repo(tmp_path / "find", {"pyproject.toml": found, "code/q/__init__.py": ""})
     assert testenv.package_folders(where, "HEAD") == ["code"]
+    setup_py = "from setuptools import setup\nsetup(name='r', package_dir={'': 'lib'}, packages=['r'])\n"
+    old, _ = _repo(tmp_path / "setup", {"setup.py": setup_py, "lib/r/__init__.py": ""})
+    assert testenv.package_folders(old, "HEAD") == ["lib"]
 
 
 def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path) -> None:
