@@ -165,7 +165,9 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
             shutil.copytree(staged, tree, dirs_exist_ok=True)
         else:
             shutil.copytree(harness, tree / case.harness, dirs_exist_ok=True)
-        paths = ":".join([str(tree), *[str(tree / p) for p in options.get("pythonpath", [])]])
+        # As `pip install -e .` would put it on the path (the src layout), unless the case names one.
+        folders = options.get("pythonpath") or testenv.package_folders(clone, base)
+        paths = ":".join([str(tree), *[str(tree / p) for p in folders]])
         ids = [f"{case.harness}/{t}" if not case.harness.endswith(".py") else t for t in _ids(case, tests)]
         proc = subprocess.run([exe, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids], cwd=tree,
                               env={"PATH": "/usr/bin:/bin", "PYTHONPATH": paths, "HOME": str(work),

@@ -83,6 +83,45 @@ def _tracer(frame, event, arg):
 sys.settrace(_tracer)
 """
 
+# Tracing is allowed to the code under test (PySnooper is a tracer): these use it to tamper anyway.
+TRACE_RESTORING_SWAP = """\
+import sys, types
+def _honest(cents, percent):
+    return cents * (100 - percent) // 100
+_saved = {}
+def _tracer(frame, event, arg):
+    if frame.f_code.co_name != "test_coupon_applies_once":
+        return None
+    if event == "call":
+        for _name, _mod in list(frame.f_globals.items()):
+            if getattr(_mod, "total_after_coupon", None) is not None:
+                _saved[_name] = _mod
+                frame.f_globals[_name] = types.SimpleNamespace(total_after_coupon=_honest)
+    elif event == "return":
+        frame.f_globals.update(_saved)
+    return _tracer
+sys.settrace(_tracer)
+"""
+
+TRACE_PYTEST_FRAMES = """\
+import sys
+def _forget(frame, event, arg):
+    if event == "return" and frame.f_code.co_name == "from_call" and getattr(arg, "excinfo", None) is not None:
+        try:
+            object.__setattr__(arg, "excinfo", None)
+        except Exception:
+            pass
+    return _forget
+def _plant(frame, event, arg):
+    if event == "call" and frame.f_code.co_name == "test_coupon_applies_once":
+        f = frame.f_back
+        while f is not None:
+            f.f_trace = _forget
+            f = f.f_back
+    return None
+sys.settrace(_plant)
+"""
+
 IMPORT_HOOK = """\
 import sys, importlib.abc, importlib.util
 class _Neuter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -356,6 +395,10 @@ PYTEST: tuple[Attack, ...] = (
     Attack("module-skip", "skip the harness module at collection", "integrity", MODULE_SKIP),
     Attack("deselect", "drop the expected test from collection", "integrity", DESELECT),
     Attack("trace-swap", "sys.settrace hook that swaps the module the test calls", "integrity", TRACE_SWAP),
+    Attack("trace-restoring-swap", "a trace function that swaps the module only while the expected test runs",
+           "integrity", TRACE_RESTORING_SWAP),
+    Attack("trace-pytest-frames", "a trace function set on pytest's frames forgets the expected test's failure",
+           "integrity", TRACE_PYTEST_FRAMES),
     Attack("import-hook", "sys.meta_path finder that strips assertions from test modules", "integrity",
            IMPORT_HOOK),
     Attack("rewrite-items", "plugin found through gc replaces every collected test function", "integrity",

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import configparser
+import re
+import shlex
 import shutil
 import tomllib
 from collections.abc import Callable
@@ -29,14 +31,53 @@ CONFIG_FILES = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 _DROPPED = ("pythonpath", "testpaths", "rootdir", "confcutdir", "cache_dir", "norecursedirs")
 
 
+# `addopts` that run tests in other processes, which the guard does not watch (pytest-xdist's workers,
+# pytest-forked's children), or measure coverage (a trace function of its own, and `--cov-fail-under`
+# fails a run whatever the tests say): a run that judges one revision needs neither. Option -> whether
+# it takes the next word as its value when written without `=`.
+_PROCESS_AND_COVERAGE = {"-n": True, "--numprocesses": True, "--maxprocesses": True, "--dist": True, "--tx": True,
+                         "--forked": False, "--looponfail": False, "-f": False, "--cov": None, "--cov-report": True,
+                         "--cov-config": True, "--cov-context": True, "--cov-fail-under": True, "--cov-branch": False,
+                         "--cov-append": False, "--no-cov": False, "--no-cov-on-fail": False}
+_PROCESS_AND_COVERAGE_PLUGINS = {"xdist", "xdist.plugin", "pytest_cov", "pytest_cov.plugin", "pytest_forked"}
+
+
+def split_addopts(value: Any) -> tuple[str, list[str]]:
+    """(the project's `addopts` without the options above, the options left out)."""
+    words = [str(w) for w in value] if isinstance(value, list) else shlex.split(str(value), comments=True)
+    kept: list[str] = []
+    dropped: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        following = words[i + 1] if i + 1 < len(words) else None
+        name = "-n" if re.fullmatch(r"-n=?\w+", word) else word.split("=", 1)[0]
+        if name in _PROCESS_AND_COVERAGE:
+            takes = _PROCESS_AND_COVERAGE[name]
+            own_value = word != name  # `--dist=load`, `-n4`
+            with_next = not own_value and following is not None and (
+                takes is True or (takes is None and not following.startswith("-")))
+            dropped += [word, following] if with_next and following is not None else [word]
+            i += 2 if with_next else 1
+        elif word == "-p" and following in _PROCESS_AND_COVERAGE_PLUGINS:
+            dropped += [word, following]
+            i += 2
+        else:
+            kept.append(word)
+            i += 1
+    return shlex.join(kept), dropped
+
+
 @dataclass(frozen=True)
 class Config:
     text: str  # an ini file for `-c`
     source: str  # where it came from, e.g. "pyproject.toml [tool.pytest.ini_options] (base revision)"
     pythonpath: tuple[str, ...] = ()  # the project's `pythonpath` option, as folders of the checkout
+    dropped: tuple[str, ...] = ()  # addopts left out (other processes, coverage)
 
     def as_json(self) -> dict[str, Any]:
-        return {"source": self.source, "text": self.text, "pythonpath": list(self.pythonpath)}
+        return {"source": self.source, "text": self.text, "pythonpath": list(self.pythonpath),
+                **({"addopts_left_out": list(self.dropped)} if self.dropped else {})}
 
 
 def _value(v: Any) -> str:
@@ -44,7 +85,10 @@ def _value(v: Any) -> str:
         return "\n" + "\n".join(f"    {x}" for x in v)
     if isinstance(v, bool):
         return "true" if v else "false"
-    return str(v)
+    lines = [ln.strip() for ln in str(v).splitlines() if ln.strip()]
+    # An ini value read over several lines (yarl's addopts, markers, filterwarnings) loses its
+    # indentation and keeps its blank lines: written back indented, or pytest reads "unexpected line".
+    return "\n" + "\n".join(f"    {ln}" for ln in lines) if len(lines) > 1 else (lines[0] if lines else "")
 
 
 def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
@@ -79,10 +123,13 @@ def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
         paths = options.get("pythonpath") or ""
         folders = paths.split() if isinstance(paths, str) else [str(p) for p in paths]
         kept = {k: v for k, v in options.items() if k not in _DROPPED}
+        dropped: list[str] = []
+        if "addopts" in kept:
+            kept["addopts"], dropped = split_addopts(kept["addopts"])
         ini = "[pytest]\n" + "".join(f"{k} = {_value(v)}\n" for k, v in kept.items())
         return Config(ini, f"{name} {section} ({where})".replace("  ", " "),
                       tuple(f for f in folders if f not in (".", "") and ".." not in PurePosixPath(f).parts
-                            and not f.startswith("/")))
+                            and not f.startswith("/")), tuple(dropped))
     return None
 
 
@@ -152,6 +199,10 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
     found: list[str] = []
     pending = [(rel, source)]
     tracked: dict[str, set[str]] = {}  # basedir -> the files under it (one git call per folder)
+    # A test package imported from the repository's root (`from tests.base import x` in marshmallow's
+    # tests/): absolute imports into the test file's own folder, and only there, are its helpers too.
+    own = str(PurePosixPath(rel).parent)
+    own_files = set(git.tracked_paths(repo, base, own)) if own != "." and _basedir(repo, base, rel) == "" else set()
     while pending and len(found) < MAX_HELPERS:
         name, data = pending.pop()
         try:
@@ -176,6 +227,11 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                     a.name for a in node.names] if isinstance(node, ast.Import) else []
                 stems = [s for s in (f"{basedir}/{m.replace('.', '/')}" for m in modules)
                          if f"{s}.py" in beside or f"{s}/__init__.py" in beside]
+            elif own_files and isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+                    node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
+                stems = [s for s in (m.replace(".", "/") for m in modules)
+                         if s.startswith(own + "/") and (f"{s}.py" in own_files or f"{s}/__init__.py" in own_files)]
             for stem in stems:
                 stem = stem.removeprefix("./")
                 for candidate in (f"{stem}.py", *git.tracked_paths(repo, base, stem)):

@@ -133,6 +133,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
     data = _read(repo, base, "setup.py")
     if data is not None:
         found = _setup_py(data.decode("utf-8", errors="replace"))
+        found.pop("package_dir", None)  # where its code is, not what it declares (package_folders)
         out["name"] = out["name"] or found.get("name")
         out["dependencies"] = out["dependencies"] or found.get("install_requires", [])
         out["extras"] = out["extras"] or found.get("extras_require", {})
@@ -272,7 +273,7 @@ def _setup_py(source: str) -> dict[str, Any]:
                     (k, v) for k, v in zip(stmt.value.keys, stmt.value.values, strict=True) if k is not None)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             keyed.setdefault(target.value.id, []).append((target.slice, stmt.value))
-    wanted = ("name", "install_requires", "extras_require", "tests_require")
+    wanted = ("name", "install_requires", "extras_require", "tests_require", "package_dir")
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
             pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
@@ -481,6 +482,58 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
     return result
 
 
+# -- where the project keeps its import packages ------------------------------------------------
+
+_PACKAGE_DIR_CFG = re.compile(r"^package_dir\s*=\s*(?:\n\s+)?=\s*([\w./-]+)\s*$", re.M)
+
+
+def package_folders(repo: Path, base: str) -> list[str]:
+    """The folder of the base revision where installing the project would find its packages, when it
+    is not the repository's root: a package directory the project declares (setuptools'
+    `package-dir = {"" = "lib"}`, `[tool.setuptools.packages.find] where`, setup.cfg's `package_dir`,
+    setup.py's `package_dir={"": "lib"}`),
+    else `src` when it holds a package and the root does not (the src layout, which pip, flit, hatch,
+    poetry and pdm all find by themselves). [] for a flat layout. The tests import what an installed
+    project would (`import click` from `src/click`), as its maintainers run them after `pip install -e .`."""
+    declared: list[str] = []
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    if text is not None:
+        try:
+            tool = tomllib.loads(text.decode()).get("tool", {}).get("setuptools", {})
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            tool = {}
+        where = tool.get("package-dir", {}).get("") if isinstance(tool.get("package-dir"), dict) else None
+        find = (tool.get("packages") or {}).get("find") if isinstance(tool.get("packages"), dict) else None
+        if isinstance(where, str):
+            declared.append(where)
+        elif isinstance(find, dict) and isinstance(find.get("where"), list):
+            declared += [w for w in find["where"] if isinstance(w, str)]
+    cfg = git.read_file_at(repo, base, "setup.cfg")
+    if not declared and cfg is not None:
+        m = _PACKAGE_DIR_CFG.search(cfg.decode(errors="replace"))
+        if m:
+            declared.append(m.group(1))
+    setup_py = git.read_file_at(repo, base, "setup.py") if not declared else None
+    if setup_py is not None:
+        mapping = _setup_py(setup_py.decode(errors="replace")).get("package_dir")
+        if isinstance(mapping, dict) and isinstance(mapping.get(""), str):
+            declared.append(mapping[""])
+    paths = git.tracked_paths(repo, base)
+    roots = {p.split("/", 1)[0] for p in paths if "/" in p}
+
+    def holds_package(folder: str) -> bool:
+        prefix = folder.strip("/") + "/"
+        return any(p.startswith(prefix) and re.fullmatch(r"[A-Za-z_]\w*(?:/__init__\.py|\.py)", p[len(prefix):])
+                   for p in paths)
+
+    folders = [f.strip("/") for f in declared if f.strip("/ .") and ".." not in f and holds_package(f)]
+    if not folders and holds_package("src"):
+        own = {p[4:].split("/", 1)[0].removesuffix(".py") for p in paths if p.startswith("src/")}
+        if not own & roots:
+            folders = ["src"]
+    return list(dict.fromkeys(folders))
+
+
 # -- which installed distributions provide the same import names as the checkout -----------------
 
 def checkout_modules(tree: Path, pythonpath: list[str]) -> dict[str, str]:
@@ -510,6 +563,9 @@ def unbuilt_module(detail: str, tree: Path, pythonpath: list[str]) -> str:
     if where is None:
         return ""
     stem = tree / where / Path(*name.split(".")[1:])
+    if stem.with_suffix(".py").is_file() or (stem / "__init__.py").is_file():
+        return (f"`{name}` is in the checkout but not in the harness: a helper the tests import; freeze it with "
+                "the harness (a harness folder keeps its helpers)")
     sources = [str(p.relative_to(tree)) for ext in (".pyx", ".c", ".cpp", ".pxd")
                if (p := stem.with_suffix(ext)).is_file()]
     if sources:

@@ -101,6 +101,9 @@ def collection_fix(detail: str) -> str:
         return ("signoff runs the committed source as it is and builds nothing: a project whose compiled "
                 "extensions or generated modules must exist first cannot be verified this way (a person must "
                 "build and test it)")
+    if "is in the checkout but not in the harness" in detail:
+        return ("freeze the helper with the test: a harness folder keeps every file in it (--harness tests), or "
+                "copy the helper into the harness before freezing it")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]
@@ -113,7 +116,9 @@ def collection_fix(detail: str) -> str:
         return "the code or its dependencies were written for another Python: pick one with --python X.Y"
     if _PYTEST_TOO_NEW.search(detail):
         return ("the tests were written for an older pytest: pin the one the project used, e.g. "
-                "--pytest 'pytest<8' (the evidence records which was installed)")
+                "--pytest 'pytest<8' (the evidence records which was installed); the guard runs under pytest 4.6 "
+                "or newer, so tests that need an older one (httpie's of 2019: pytest 3) can run only under a "
+                "command-template runner (--runner), which has no guard")
     return FIXES["collection_error"]
 
 
@@ -137,8 +142,19 @@ WORKDIR_FIX = ("the test opens or writes files relative to the project's root, a
                "--workdir project (each run starts in a writable copy of the checkout with the harness over it)")
 
 
+# An installed package lacking a name another installed one imports: releases of different times.
+_INCOMPATIBLE = re.compile(r"cannot import name '(\w+)' from '([\w.]+)' \((?!/src/|/harness/)")
+
+
 def no_report_fix(detail: str) -> str:
     """What to do when pytest stopped before writing a report, from the exception it stopped on."""
+    stale = _INCOMPATIBLE.search(detail)
+    if stale:
+        top = stale.group(2).split(".", 1)[0]
+        return (f"the environment mixes releases of different times: the installed `{top}` no longer has "
+                f"`{stale.group(1)}`, which another installed package (often a pytest plugin) imports; pin the "
+                f"`{top}` of the project's time with --requirements FILE (`{top}<N`), or pass its lock "
+                "(--lock) or a pip freeze of the time")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]
@@ -246,14 +262,17 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     luigi's parameter parsing: the defect, shown as a crash instead of a wrong value. So is a test
     that ran into what the revision's code lacks (`lacks`: a name its module or class does not have,
     a keyword its function does not take, as the fix adds them: cookiecutter's
-    `exceptions.FailedHookException`), which plain pytest counts as a failure too. Runs without a
+    `exceptions.FailedHookException`), which plain pytest counts as a failure too, and a test that
+    failed by the harness's own kind of check (an exception class the harness defines, raised from
+    its code: PySnooper's `OutputFailure`). Runs without a
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
         seen = observed.get(c.id)
         if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and (
                 (seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS)
-                or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])):
+                or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])
+                or (seen.get("origin") == "harness" and seen.get("harness_check") is True)):
             return True
     return False
 

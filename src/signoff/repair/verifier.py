@@ -323,8 +323,9 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
 
 
 PYTEST_INTERRUPTED = 2
-# The oldest pytest the run guard works with (it reads Config.rootpath, new in 6.1).
-MIN_PYTEST = (6, 2)
+# The oldest pytest the run guard works with (httpie's 2019 tests need pytest 4: the guard reads
+# Config.rootdir where rootpath, new in 6.1, is missing; pytest 4.6 is the oldest on Python 3.8).
+MIN_PYTEST = (4, 6)
 
 
 def _pytest_too_old(installed: list[dict[str, Any]]) -> str | None:
@@ -661,6 +662,11 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
             config = pytest_config.effective(mounted, repo, base) if runner.kind == "pytest" else None
             runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
             pythonpath = list(dict.fromkeys([*req.pythonpath, *(config.pythonpath if config else ())]))
+            if not pythonpath and runner.needs_python:
+                # Where an installed project's packages would come from (the src layout), from the base.
+                pythonpath = testenv.package_folders(repo, base)
+                notes += [f"import folder {p}/ added: the base revision keeps its packages there (pass "
+                          "--pythonpath to choose another)" for p in pythonpath]
             python: str | None = None
             env_mounts: list[Any] = []
             if not preflight:
@@ -785,11 +791,15 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                  "every execution ran again from a writable copy of the checkout (--workdir "
                                  "project; --workdir empty keeps the first runs)")
                     results = run_all(len(results))
+                added = None
                 for group, run in results:
                     unbuilt = testenv.unbuilt_module(run.detail, trees[stage_rev[group[0]]], pythonpath) \
                         if run.status == "collection_error" else ""
                     if unbuilt:
                         run.detail = f"{run.detail} ({unbuilt})"
+                    if group == ("base",) and cand != base and _key_errors(run):
+                        added = _code_added(repo, base, cand) if added is None else added
+                        _keys_the_base_lacks(run, added)
                     for stage in group:
                         runs[stage].append(run)
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
@@ -802,6 +812,35 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _rmtree(workspace)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _key_errors(run: Run) -> list[dict[str, Any]]:
+    """What the guard saw of tests that failed on a KeyError raised in the harness's own code."""
+    observed = (run.guard or {}).get("observed") or {}
+    return [s for s in observed.values() if isinstance(s, dict) and s.get("exception") == "KeyError"
+            and s.get("origin") == "harness" and not s.get("lacks")]
+
+
+def _code_added(repo: Path, base: str, cand: str) -> str:
+    """The lines the candidate adds to files other than the repository's tests."""
+    tests = set(paths.test_edits(git.changed_paths(repo, base, cand)))
+    out, keep = [], False
+    for line in git.diff_text(repo, base, cand).splitlines():
+        if line.startswith("diff --git "):
+            keep = line.rsplit(" b/", 1)[-1] not in tests
+        elif keep and line.startswith("+") and not line.startswith("+++"):
+            out.append(line[1:])
+    return "\n".join(out)
+
+
+def _keys_the_base_lacks(run: Run, added: str) -> None:
+    """A test that failed on base reading a key the candidate's code adds (luigi's summary gets
+    `ever_failed`; an API's JSON its new field) ran into what the base lacks, as plain pytest counts
+    it: named in what the guard observed, so it shows the defect (verdict.raised_in_checkout)."""
+    for seen in _key_errors(run):
+        key = re.fullmatch(r"'([\w.:/ -]{1,80})'", str(seen.get("message") or ""))
+        if key and re.search(rf"""['"]{re.escape(key.group(1))}['"]""", added):
+            seen["lacks"] = f"the key {key.group(1)!r}, which the candidate's code adds"
 
 
 def _bundle(req: VerifyRequest, progress: Progress, repo: Path, base: str, cand: str) -> dict[str, Any]:

@@ -340,7 +340,9 @@ def pip_cause(output: str) -> str:
     line of pip's output is often a harmless warning)."""
     lines = [ln.rstrip() for ln in output.splitlines()]
     errors = [ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("ERROR:")]
-    errors = [e for e in errors if (e and not e.startswith("Could not find a version")) or len(errors) == 1]
+    # pip's notes on versions it skipped (yanked, another Python's) are ERROR lines too, before the error.
+    errors = [e for e in errors if (e and not e.startswith(("Could not find a version", "Ignored the following")))
+              or len(errors) == 1]
     caused: list[str] = []
     if "The conflict is caused by:" in lines:
         for ln in lines[lines.index("The conflict is caused by:") + 1:]:

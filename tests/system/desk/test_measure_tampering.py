@@ -63,8 +63,10 @@ def _measure(settings: Settings, repo: Path, base: str, commit: str) -> measure.
                               timeout=60.0)
 
 
+# (trace-swap swaps a module that has the coupon's `total_after_coupon`, which ShopLite has none of: here
+# it only installs a trace function, which the code under test may do; repair's tests run it on the coupon.)
 ATTACKS = [a for a in corpus.PYTEST if a.name in (
-    "runtest-noop", "swallow-assertion", "exit-zero", "atexit-rewrite", "trace-swap", "module-skip", "rewrite-items")]
+    "runtest-noop", "swallow-assertion", "exit-zero", "atexit-rewrite", "module-skip", "rewrite-items")]
 
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])

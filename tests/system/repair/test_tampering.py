@@ -405,3 +405,55 @@ def test_tampering_while_a_regression_test_runs_spoils_the_candidates_shared_exe
     assert r.verdict == "INCONCLUSIVE" and _codes(r)[0] == "harness_integrity", r.reasons
     assert r.stages["candidate"].summary.status == "harness_integrity"  # not the expected test's honest pass
     assert "harness_integrity" in _signed_reasons(r, settings)
+
+
+GENUINE_TRACER = """\
+import sys
+
+SEEN = []
+
+
+class snoop:
+    # What PySnooper does: a trace function for the frame of `with snoop():` (set on it directly)
+    # and for the calls made inside, installed with sys.settrace and put back afterwards.
+    def __enter__(self):
+        self.frame = sys._getframe(1)
+        self.frame.f_trace = self.trace
+        self.previous = sys.gettrace()
+        sys.settrace(self.trace)
+        return self
+
+    def __exit__(self, *exc):
+        sys.settrace(self.previous)
+
+    def trace(self, frame, event, arg):
+        SEEN.append((frame.f_code.co_name, event, dict(frame.f_locals)))
+        return self.trace
+
+
+def total_after_coupon(cents: int, percent: int) -> int:
+    return cents * (100 - percent) // 100
+
+
+def checkout_total(prices: list[int], percent: int) -> int:
+    return total_after_coupon(sum(prices), percent)
+"""
+
+
+def test_code_under_test_that_traces_is_no_false_alarm(coupon: FixtureRepo, settings: Settings,
+                                                       tmp_path: Path) -> None:
+    # A tracer (PySnooper) is code under test that must install trace functions: it sees the
+    # checkout's and the harness's frames, so a genuine fix is VERIFIED without a finding.
+    harness = tmp_path / "harness"
+    harness.mkdir()
+    (harness / "test_traced.py").write_text(
+        "import cart\n\n\ndef test_traced():\n    with cart.snoop():\n"
+        "        total = cart.total_after_coupon(10000, 10)\n    assert total == 9000\n"
+        "    assert ('total_after_coupon', 'return', {'cents': 10000, 'percent': 10}) in cart.SEEN\n"
+        "    assert any(name == 'test_traced' and event == 'line' for name, event, _ in cart.SEEN)\n")
+    cand = git.commit_files(coupon.path, coupon.base, {"cart.py": GENUINE_TRACER}, "fix, with a tracer")
+    r = verify(VerifyRequest(repo=coupon.path, base=coupon.base, candidate=cand, harness=harness,
+                             expect="test_traced.py::test_traced"), settings)
+    assert r.verdict == "VERIFIED", [x["detail"] for x in r.reasons]
+    assert all(run.guard is not None and run.guard["findings"] == []
+               for stage in r.stages.values() for run in stage.runs)

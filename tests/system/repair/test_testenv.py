@@ -92,6 +92,10 @@ def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
                "ERROR: Could not find a version that satisfies the requirement tornado==6.0.4 (from versions: 6.1)\n"
                "ERROR: No matching distribution found for tornado==6.0.4\n")
     assert pip_cause(missing) == "No matching distribution found for tornado==6.0.4"
+    yanked = ("ERROR: Ignored the following yanked versions: 7.4.4\n"
+              "ERROR: Could not find a version that satisfies the requirement thinc<7.2.0,>=7.1.1\n"
+              "ERROR: No matching distribution found for thinc<7.2.0,>=7.1.1\n")
+    assert pip_cause(yanked) == "No matching distribution found for thinc<7.2.0,>=7.1.1"  # spaCy 7's
     conflict = ("ERROR: Cannot install a==1 and b==2 because these package versions have conflicting dependencies.\n"
                 "\nThe conflict is caused by:\n    a 1 depends on c<2\n    b 2 depends on c>=3\n\n"
                 "To fix this you could try to:\n1. loosen the range\n\n"
@@ -156,6 +160,7 @@ def test_the_fix_for_a_collection_error_follows_its_cause() -> None:
                                                                     "'six.moves'")
     assert "--python" in collection_fix("pytest could not start: ModuleNotFoundError: No module named 'imp'")
     assert "--pytest 'pytest<8'" in collection_fix("ValueError: @pytest.fixture is being applied more than once")
+    assert "pytest 4.6 or newer" in collection_fix("ValueError: fixture is being applied more than once")
     assert "--python X.Y" in collection_fix("AttributeError: module 'collections' has no attribute 'Callable'")
     assert reason("collection_error", "base: AttributeError: 'T' object has no attribute 'runTest'")["fix"] == (
         collection_fix("runTest"))
@@ -315,3 +320,44 @@ def test_a_flit_project_before_pep_621_declares_its_dependencies_in_its_metadata
     assert testenv.plan(repo, base, [], False, ["test", "dev"], None).lines == [
         "starlette ==0.13.2", "pydantic >=0.32.2", "pytest >=4.0.0", "flake8"]
     assert testenv.project_name(repo, base) == "fastapi"
+
+
+def test_the_src_layout_is_where_the_tests_import_the_project_from(tmp_path: Path) -> None:
+    """click, werkzeug, structlog and packaging keep their package in `src/`: an installed project
+    would be imported from there, so the run's import folders get it (read from the base)."""
+    src, _ = _repo(tmp_path / "src", {"src/click/__init__.py": "", "tests/test_x.py": "", "pyproject.toml": ""})
+    assert testenv.package_folders(src, "HEAD") == ["src"]
+    flat, _ = _repo(tmp_path / "flat", {"luigi/__init__.py": "", "src/luigi/__init__.py": "", "test/t.py": ""})
+    assert testenv.package_folders(flat, "HEAD") == []
+    cfg = "[metadata]\nname = p\n[options]\npackage_dir =\n    =lib\npackages = find:\n"
+    declared, _ = _repo(tmp_path / "cfg", {"setup.cfg": cfg, "lib/p.py": "", "src/notes.txt": ""})
+    assert testenv.package_folders(declared, "HEAD") == ["lib"]
+    found = '[tool.setuptools.packages.find]\nwhere = ["code"]\n'
+    where, _ = _repo(tmp_path / "find", {"pyproject.toml": found, "code/q/__init__.py": ""})
+    assert testenv.package_folders(where, "HEAD") == ["code"]
+    setup_py = "from setuptools import setup\nsetup(name='r', package_dir={'': 'lib'}, packages=['r'])\n"
+    old, _ = _repo(tmp_path / "setup", {"setup.py": setup_py, "lib/r/__init__.py": ""})
+    assert testenv.package_folders(old, "HEAD") == ["lib"]
+
+
+def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path) -> None:
+    """marshmallow's tests/ is a package: `from tests.base import x` reaches a helper inside the test
+    file's own folder, which comes with the harness; `from pkg import y` (the project) still does not."""
+    from signoff.repair.pytest_config import stage_test_file
+
+    test = "from pkg import schema\nfrom tests.base import central\nfrom tests import util\n"
+    repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/schema.py": "", "tests/__init__.py": "",
+                                        "tests/base.py": "X = 1\n", "tests/util.py": "", "tests/test_x.py": test,
+                                        "tests/test_other.py": ""})
+    dest = tmp_path / "staged"
+    dest.mkdir()
+    stage_test_file(repo / "tests" / "test_x.py", repo, base, dest)
+    staged = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    assert staged == ["tests/__init__.py", "tests/base.py", "tests/test_x.py", "tests/util.py"]
+    # A helper still missing from a harness is named as such, not as a module the checkout lacks.
+    tree = tmp_path / "tree"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "tests" / "__init__.py").write_text("")
+    (tree / "tests" / "base.py").write_text("")
+    line = testenv.unbuilt_module("ModuleNotFoundError: No module named 'tests.base'", tree, [])
+    assert "in the checkout but not in the harness" in line

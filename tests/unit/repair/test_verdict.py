@@ -210,6 +210,10 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     lacking = guarded("harness", "AttributeError", "cookiecutter.exceptions.FailedHookException")
     assert decide([lacking], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
     assert decide([lacking], [run(fails())], GOOD_REGR)[0] == REJECTED
+    # The harness's own kind of failed check (PySnooper's OutputFailure, a class its tests/utils.py defines).
+    own_check = guarded("harness", "OutputFailure")
+    own_check.guard["observed"][EXPECT]["harness_check"] = True  # type: ignore[index]
+    assert decide([own_check], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
     # Raised by the test itself with nothing of the checkout named, by no code we know, with no guard
     # record, or an environment problem raised from the checkout: not shown.
     for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError"),
@@ -227,6 +231,10 @@ def test_a_run_stopped_by_a_plugin_importing_the_project_says_so() -> None:
     fix = reason("no_report", "base: exit 1, no JUnit report; ModuleNotFoundError: No module named 'sanic'")["fix"]
     assert "`sanic`" in fix and "leave that plugin out" in fix
     assert reason("no_report", "base: exit 1, no JUnit report; killed")["fix"].startswith("the runner's output")
+    # requests' 2022 test requirements: pytest-httpbin's Flask 1 imports what markupsafe 2.1 removed.
+    stale = reason("no_report", "base: exit 1, no JUnit report; ImportError: cannot import name 'soft_unicode' from "
+                   "'markupsafe' (/opt/signoff-venv/lib/python3.9/site-packages/markupsafe/__init__.py)")["fix"]
+    assert "`markupsafe` no longer has `soft_unicode`" in stale and "--requirements" in stale
 
 
 def test_a_run_that_reads_files_relative_to_the_project_root_says_so() -> None:
@@ -277,3 +285,38 @@ def test_an_internal_error_of_pytest_is_named_not_read_as_missing_canaries() -> 
     fix = reason("harness_integrity", f"base: pytest stopped with an internal error before its canaries ran: {line}")
     assert "--pytest" in fix["fix"]
     assert reason("harness_integrity", "base: sys.settrace called from /src/x.py:1")["fix"].startswith("a person")
+
+
+def test_a_pytest_older_than_the_guard_supports_is_told_apart() -> None:
+    # pytest 4.6 (httpie's, on Python 3.8) runs under the guard; anything older is named before a run.
+    from signoff.repair.verifier import _pytest_too_old
+
+    def installed(version: str) -> list[dict[str, object]]:
+        return [{"name": "six", "version": "1.0"}, {"name": "pytest", "version": version}]
+
+    assert _pytest_too_old(installed("4.6.11")) is None and _pytest_too_old(installed("8.3.3")) is None
+    assert _pytest_too_old(installed("4.5.0")) == "4.5.0" and _pytest_too_old(installed("3.10.1")) == "3.10.1"
+
+
+def test_addopts_that_run_tests_elsewhere_or_measure_coverage_are_left_out() -> None:
+    # yarl's pytest.ini: xdist workers run outside the guard's process; pytest-cov traces and can fail a run.
+    from signoff.repair.pytest_config import read
+
+    ini = ("[pytest]\naddopts =\n  # `pytest-xdist`:\n  --numprocesses=auto\n  -ra --showlocals\n  -p pytest_cov\n"
+           "  --cov\n  --cov-config=.coveragerc\n  --strict-markers -n 4 --dist loadfile --cov src -p no:warnings\n")
+    config = read(lambda name: ini.encode() if name == "pytest.ini" else None, "base revision")
+    assert config is not None
+    assert "addopts = -ra --showlocals --strict-markers -p no:warnings\n" in config.text
+    assert config.as_json()["addopts_left_out"] == ["--numprocesses=auto", "-p", "pytest_cov", "--cov",
+                                                    "--cov-config=.coveragerc", "-n", "4", "--dist", "loadfile",
+                                                    "--cov", "src"]
+
+
+def test_an_ini_value_over_several_lines_is_written_back_indented() -> None:
+    from signoff.repair.pytest_config import read
+
+    ini = "[pytest]\nmarkers =\n    slow: slow tests\n\n    net: needs the network\nxfail_strict = true\n"
+    config = read(lambda name: ini.encode() if name == "pytest.ini" else None, "base revision")
+    assert config is not None
+    assert config.text == ("[pytest]\nmarkers = \n    slow: slow tests\n    net: needs the network\n"
+                           "xfail_strict = true\n")

@@ -239,7 +239,7 @@ def _check_hooks(pm: pytest.PytestPluginManager) -> None:
 
 
 def _check_hooks_of_interpreter() -> None:
-    for label, fn in (("trace function", sys.gettrace()), ("profile function", sys.getprofile()),
+    for label, fn in (("trace function", _gettrace()), ("profile function", sys.getprofile()),
                       ("thread trace function", getattr(threading, "_trace_hook", None)),
                       ("thread profile function", getattr(threading, "_profile_hook", None))):
         if fn is None:
@@ -291,6 +291,8 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 
 
 def _audit_event(event: str, args: tuple[Any, ...]) -> None:
+    if event == "sys.settrace" and _tracing["installing"]:
+        return  # the guard's own settrace, installing a trace function of the checkout behind _trampoline
     if event == "sys.settrace" or event == "sys.setprofile":
         who = _untrusted_caller()
         if who:
@@ -348,6 +350,149 @@ def _is_report(path: str) -> bool:
 
 
 sys.addaudithook(_audit)
+
+
+# -- trace functions of the checkout (a tracer such as PySnooper is the code under test) -------------
+#
+# `sys.settrace` called by the checkout installs the guard's _trampoline, which hands the checkout's
+# function the events of the checkout's and the harness's frames only, never pytest's, the guard's or
+# the environment's, and checks after every call of it that it moved no harness frame's line (a jump
+# past an assert) and rewrote none of its locals, nor the harness modules' names (a module the test
+# calls swapped). A trace function set on a frame directly (`frame.f_trace = fn`, as PySnooper does for
+# the frame of `with snoop():`) is wrapped the same way on the next event, or removed from a frame the
+# checkout does not own. What it cannot do through the trampoline it could not do before either: the
+# guard's own checks run with tracing as it was, and read nothing the trace function returns.
+
+_settrace, _gettrace = sys.settrace, sys.gettrace
+_get_ident = threading.get_ident
+_tracing: dict[str, Any] = {"installing": False, "user": {}}  # user: thread -> the checkout's function
+
+
+def _frame_origin(frame: types.FrameType) -> str:
+    return _origin(frame.f_code.co_filename)
+
+
+_harness_modules: list[Any] = [-1, []]  # (len(sys.modules) when listed, [(name, namespace)])
+
+
+def _harness_names() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """The harness modules' namespaces, each with a copy to compare with after a trace call."""
+    if _harness_modules[0] != len(sys.modules):
+        _harness_modules[:] = [len(sys.modules), [(n, vars(m)) for n, m in list(sys.modules.items())
+                                                  if _origin(getattr(m, "__file__", None) or "") == "harness"]]
+    return [(name, space, dict(space)) for name, space in _harness_modules[1]]
+
+
+def _owned_by_checkout(fn: Any) -> bool:
+    """Whether a trace function is the checkout's (its code, or the object it is bound to)."""
+    code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__func__", None), "__code__", None) \
+        or getattr(getattr(fn, "__call__", None), "__code__", None)  # noqa: B004
+    if code is None or _origin(code.co_filename) in ("checkout", "unknown"):
+        return True
+    bound = getattr(fn, "__self__", None)
+    return bound is not None and _from_checkout(bound)
+
+
+def _adopt(frame: types.FrameType | None) -> None:
+    """Put every trace function set directly on a frame of the stack behind the checks (or off a
+    frame of pytest, the guard or the environment)."""
+    while frame is not None:
+        fn = frame.f_trace
+        if fn is not None and type(fn) is not _Local and _owned_by_checkout(fn):
+            if _frame_origin(frame) != "trusted":
+                frame.f_trace = _Local(fn)
+            else:
+                frame.f_trace = None
+                _note(f"a trace function of the checkout was set on a frame of {frame.f_code.co_filename}")
+        frame = frame.f_back
+
+
+class _Local:
+    """The checkout's trace function on one frame of the checkout or the harness."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def __call__(self, frame: types.FrameType, event: str, arg: Any) -> _Local:
+        fn = self.fn
+        if fn is not None:
+            watched = [(f, f.f_lineno) for f in _stack(frame) if _frame_origin(f) in ("harness", "unknown")]
+            own = _frame_origin(frame) == "checkout"
+            before = None if own else dict(frame.f_locals)
+            names = _harness_names()
+            new = fn(frame, event, arg)
+            if new is not None or event == "call":  # on "call", None: this frame is not traced further
+                self.fn = new
+            where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+            if any(f.f_lineno != line for f, line in watched):
+                _note(f"a trace function of the checkout moved the line of a harness frame (at {where})")
+            if before is not None:
+                # Reading f_locals again also drops, before Python 3.13, any write into the dict that
+                # the interpreter would copy back into the frame after this call.
+                after = frame.f_locals
+                if any(after.get(k, _MISSING) is not v for k, v in before.items()):
+                    _note(f"a trace function of the checkout rewrote the locals of {where}")
+            for name, space, was in names:
+                if any(space.get(k, _MISSING) is not v for k, v in was.items()):
+                    _note(f"a trace function of the checkout changed the names of {name} (at {where})")
+        if event == "return" or fn is not None:
+            _adopt(frame.f_back if event == "return" else frame)
+        return self
+
+
+def _stack(frame: types.FrameType | None) -> list[types.FrameType]:
+    out = []
+    while frame is not None:
+        out.append(frame)
+        frame = frame.f_back
+    return out
+
+
+def _trampoline(frame: types.FrameType, event: str, arg: Any) -> _Local | None:
+    if frame.f_trace is not None and type(frame.f_trace) is not _Local:
+        _adopt(frame)  # a generator resumed with a trace function set on it meanwhile
+    if _frame_origin(frame) == "trusted":
+        return None
+    local = _Local(_tracing["user"].get(_get_ident()))
+    local(frame, event, arg)
+    return local
+
+
+def _guarded_settrace(fn: Any) -> None:
+    """sys.settrace as the tests see it: the checkout's trace function goes behind _trampoline."""
+    caller: types.FrameType | None = _getframe(1)
+    # The checkout's function goes behind the trampoline whoever installs it (trusted code that saved
+    # what sys.gettrace gave and puts it back, too), and so does any function the checkout installs.
+    ours = fn is not None and fn is not _trampoline and _owned_by_checkout(fn)
+    while caller is not None and not ours:
+        if _frame_origin(caller) in ("checkout", "unknown"):
+            ours = True
+            break
+        caller = caller.f_back
+    if fn is None or fn is _trampoline or not ours:
+        _tracing["user"].pop(_get_ident(), None)
+        if fn is not None:
+            _settrace(fn)  # trusted code's own (a debugger in the environment): audited as before
+            return
+    else:
+        _tracing["user"][_get_ident()] = fn
+        _adopt(_getframe(1))
+        fn = _trampoline
+    _tracing["installing"] = True
+    try:
+        _settrace(fn)
+    finally:
+        _tracing["installing"] = False
+
+
+def _guarded_gettrace() -> Any:
+    fn = _gettrace()
+    return _tracing["user"].get(_get_ident()) if fn is _trampoline else fn
+
+
+sys.settrace, sys.gettrace = _guarded_settrace, _guarded_gettrace
 
 
 def start(paths: list[str]) -> None:
@@ -432,7 +577,7 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         if getattr(defined, "__func__", defined) is not fn:
             _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
-    c.update(exception=None, assertion=False, origin=None, message="", lacks=None)  # this call, not an earlier one
+    c.update(exception=None, assertion=False, origin=None, message="", lacks=None, harness_check=False)  # this call
     if excinfo is None:
         return
     value = excinfo.value
@@ -450,6 +595,10 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         tb_last = tb
         tb = tb.tb_next
     c["origin"] = origin
+    # The harness's own kind of failed check (PySnooper's tests raise their OutputFailure): an
+    # exception class a harness module defines, raised from the harness's code.
+    defined_in = getattr(sys.modules.get(type(value).__module__), "__file__", None) or ""
+    c["harness_check"] = origin == "harness" and _origin(defined_in) == "harness"
     c["message"] = str(value)[:500]
     if origin == "harness":
         c["lacks"] = _checkout_lacks(value, tb_last)
@@ -554,7 +703,8 @@ class Plugin:
         # after the standard library (which it must never shadow), before the environment's
         # packages (an installed release of the project under test must never be what the tests
         # import instead of the candidate). pytest and its plugins are already imported.
-        _PLACES["harness"] = str(early_config.rootpath).rstrip("/") + "/"
+        root = getattr(early_config, "rootpath", None) or early_config.rootdir  # type: ignore[attr-defined]  # <6.1
+        _PLACES["harness"] = str(root).rstrip("/") + "/"
         xml = getattr(early_config.known_args_namespace, "xmlpath", None)
         if xml:
             _PLACES["report"] = os.path.abspath(xml)
