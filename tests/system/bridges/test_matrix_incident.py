@@ -1,11 +1,11 @@
 """An organisation's person approves a disclosure from Matrix: a live incident (the blind fixture,
-tests/data/incident/kestrel-mosaik) on the run's own rooms server, Kestrel's private room bridged to
-a Matrix room on a real Synapse. Ines (Kestrel's approver) claimed her Matrix account; she reads the
-draft's review and its exact command in Matrix and types it there. From the attacker's side: her
-colleague Tomasz (his Matrix account claimed too, but he is not the approver) and an unclaimed
-Matrix account type the very same command, and Ines first sends one naming another digest; none of
-them signs anything and nothing crosses. Only her command naming the digest shown signs, and the
-disclosure crosses as it was shown."""
+tests/data/incident/kestrel-mosaik) on the run's own room server (a process of its own), Kestrel's
+private room bridged over HTTP to a Matrix room on a real Synapse. Ines (Kestrel's approver) claimed
+her Matrix account; she reads the draft's review and its exact command in Matrix and types it there.
+From the attacker's side: her colleague Tomasz (his Matrix account claimed too, but he is not the
+approver) and an unclaimed Matrix account type the very same command, and Ines first sends one
+naming another digest; none of them signs anything and nothing crosses. Only her command naming the
+digest shown signs, and the disclosure crosses as it was shown."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_the_approver_approves_from_matrix_and_no_one_else_and_no_other_digest_d
         service.setup(ws, settings, service.load_parties(FIXTURE / "incident.toml"))
     run_dir = new_live_run(home / "incident-runs", keys, home)
 
-    with Incident(run_dir, keys, settings, over_http=False) as inc:
+    with Incident(run_dir, keys, settings) as inc:  # the run's room server, a process of its own
         world = world_on(synapse, inc.run_ledger, inc.service, inc.info.rooms["kestrel"],
                          inc.secrets["user:ines.alves"], "ines")
 
@@ -68,7 +68,8 @@ def test_the_approver_approves_from_matrix_and_no_one_else_and_no_other_digest_d
         async def run() -> None:
             async with MatrixPerson(synapse, world.alice) as ines:
                 await open_matrix_room(world, ines)
-                bridge = world.bridge()
+                assert inc.rooms_server is not None
+                bridge = world.bridge(inc.rooms_server.url)  # as `signoff bridge matrix run --rooms-url`
                 await bridge.start()
                 try:
                     await claim(world, bridge, ines, world.alice_token)
