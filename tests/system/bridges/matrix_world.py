@@ -36,7 +36,7 @@ class World:
     service: RoomService
     room_id: str
     bridge_token: str
-    helper: SyncRoomsClient
+    helper: SyncRoomsClient | None  # an open agent in the room (None where the room is someone else's)
     bot: MatrixAccount
     alice: MatrixAccount
     alice_token: str  # Alice's signoff user token (she claims her Matrix account with it)
@@ -75,6 +75,17 @@ def make_world(synapse: Synapse, tmp: Path) -> World:
     tag = uuid.uuid4().hex[:8]
     return World(synapse, ledger, service, room.id, bridge_token, helper,
                  synapse.register(f"bot-{tag}"), synapse.register(f"alice-{tag}"), alice_token)
+
+
+def world_on(synapse: Synapse, ledger: SqlLedger, service: RoomService, room_id: str, person_token: str,
+             person: str) -> World:
+    """A world for a room that exists already (made by whoever runs it): the server's admin adds the
+    bridge's (external) user to it; on the session's Synapse a bot and `person`'s Matrix account."""
+    _, bridge_token = service.create_user("matrix-bridge", external=True)
+    service.add_member(service.user_by_name("admin"), room_id, user_name="matrix-bridge")
+    tag = uuid.uuid4().hex[:8]
+    return World(synapse, ledger, service, room_id, bridge_token, None, synapse.register(f"bot-{tag}"),
+                 synapse.register(f"{person}-{tag}"), person_token)
 
 
 async def open_matrix_room(world: World, alice: MatrixPerson) -> str:
