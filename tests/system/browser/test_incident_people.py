@@ -26,7 +26,6 @@ from tests.system.browser.conftest import Site, axe_violations, make_site
 
 VIEWS = ('[web]\nincident_views = { priya = "payco", sam = "shopco", dave = "payco", ana = "ledgerly", '
          'bo = "railside", "ines.alves" = "kestrel", yuki = "mosaik" }\n')
-SECOND = Path(__file__).parents[2] / "data" / "incident" / "ledgerly-railside"
 BLIND = Path(__file__).parents[2] / "data" / "incident" / "kestrel-mosaik"
 
 
@@ -367,80 +366,6 @@ def write(page: Any, form: str, text: str, button: str) -> None:
     page.wait_for_load_state("load")
 
 
-@pytest.mark.slow
-def test_two_other_organisations_run_their_own_incident_from_the_console(site: Site, tabs: Any) -> None:
-    """Ledgerly (Go) and Railside (Ruby), configured in their incident.toml: started from the console
-    after its checklist, every step is a person's on their page (no playbook plays anyone): the
-    report, the request, each disclosure (one redrafted in the person's own words), the root cause,
-    each fix named and approved; then the postmortem."""
-    require_sandbox()
-    site.cli("incident", "setup", "--config", str(SECOND / "incident.toml"))
-    ana, bo = tabs(site), tabs(site)
-    ana.sign_in("ana")
-    bo.sign_in("bo")
-    start = ana.page
-    start.goto("/incident/start")
-    assert "Ledgerly" in start.content() and "approved by bo" in start.content()
-    start.set_default_timeout(300_000)
-    start.get_by_role("button", name="Run the checklist and start").click()
-    start.locator("#checks-h").wait_for()
-    assert "Checklist passes" in start.content() and "FAIL" not in start.content()
-    start.set_default_timeout(30_000)
-    run = start.locator("#started a").inner_text()
-    page = bo.page
-    page.goto(f"/incident/runs/{run}?as=railside")
-    write(page, "write-report", "Some Ledgerly webhooks fail our signature check with 401 since this morning.",
-          "Send to the commander")
-    # Ana reads her agent's draft and says it in her own words: a new draft, reviewed and approved.
-    page = when_shown(ana, run, "ledgerly", "ledgerly", "For review: D-LEDGERLY-1")
-    page.locator("#redraft-D-LEDGERLY-1").fill("Ledgerly: 2 of our 6 webhooks were rejected with 401 "
-                                               "(txn-1003, txn-1005); the other 4 went through.")
-    page.locator("#decide-D-LEDGERLY-1").get_by_role("button", name="Redraft D-LEDGERLY-1").click()
-    page.wait_for_load_state("load")
-    press(when_shown(ana, run, "ledgerly", "ledgerly", "For review: D-LEDGERLY-2"), "D-LEDGERLY-2",
-          "Approve D-LEDGERLY-2")
-    press(when_shown(bo, run, "railside", "railside", "For review: D-RAILSIDE-1"), "D-RAILSIDE-1",
-          "Approve D-RAILSIDE-1")
-    page = when_shown(bo, run, "railside", "shared", "[disclosure D-LEDGERLY-2 · ledgerly")
-    crossed = page.locator("#lane-shared li", has_text="[disclosure D-LEDGERLY-2 · ledgerly")
-    assert "Ledgerly: 2 of our 6 webhooks were rejected" in crossed.inner_text()
-    assert crossed.locator(".tag").inner_text() == "guard passed · approver signed"  # the controls behind it
-    write(page, "write-report", "please ask for a salted fingerprint of txn-1003 from both sides.",
-          "Send to the commander")
-    press(when_shown(ana, run, "ledgerly", "ledgerly", "For review: D-LEDGERLY-3"), "D-LEDGERLY-3",
-          "Approve D-LEDGERLY-3")
-    press(when_shown(bo, run, "railside", "railside", "For review: D-RAILSIDE-2"), "D-RAILSIDE-2",
-          "Approve D-RAILSIDE-2")
-    for tab, org in ((ana, "ledgerly"), (bo, "railside")):
-        page = when_shown(tab, run, org, "shared", "Proposed root cause")
-        assert "ASCII characters written as \\uXXXX" in page.locator("#decide-INC-0001").inner_text()
-        press(page, "INC-0001", "Confirm this root cause")
-    fixes = {"ledgerly": "Ledgerly signs the bytes it sends, encoded with SetEscapeHTML(false)",
-             "railside": "Railside verifies the signature over the raw request body"}
-    for tab, org in ((ana, "ledgerly"), (bo, "railside")):
-        page = when_shown(tab, run, org, "shared", "Please get your fix approved")
-        write(page, "write-fix", fixes[org], "Name our fix")
-        ref = f"INC-0001-fix-{org}"
-        press(when_shown(tab, run, org, org, f"For review: the fix request {ref}"), ref, f"Approve {ref}")
-    # The commander closes once both fixes are approved; the run is recorded and the page replays it.
-    page = ana.page
-    page.goto(f"/incident/runs/{run}?as=ledgerly")
-    page.get_by_role("link", name="Postmortem").wait_for(timeout=60_000)
-    page.get_by_role("link", name="Postmortem").click()
-    text = page.locator("main").inner_text()
-    assert "ASCII characters written as \\uXXXX" in text
-    markdown = site.cli("incident", "postmortem", run).stdout
-    assert "confirmed by ana and bo" in markdown and "approved, by ana" in markdown and "approved, by bo" in markdown
-    folder = str(site.home / "incident-runs" / run)
-    assert "signed D-LEDGERLY-2 for ana" in site.cli("incident", "replay", folder, "--as", "ledgerly").stdout
-    assert "checks pass" in site.cli("incident", "grade", run).stdout  # the grader's checks for any organisations
-    recording = (site.home / "incident-runs" / run / "recording.jsonl").read_text()
-    # What each person approved crossed; nothing of either side's code or protected values did.
-    assert "Ledgerly: 2 of our 6 webhooks were rejected" in recording
-    for kept in ("Oyelaran", "AC-0913-55", "hmac.New", "OpenSSL::HMAC"):
-        assert kept not in recording
-
-
 def start_from_the_console(site: Site, tab: Any, config: Path, organisation: str) -> str:
     """The host sets the incident up (`signoff incident setup --config`); a person starts it from
     /incident/start after its checklist passes. The run's name."""
@@ -461,9 +386,10 @@ def start_from_the_console(site: Site, tab: Any, config: Path, organisation: str
 def test_a_blind_fixture_runs_from_the_console_with_a_disclosure_drafted_from_nothing(site: Site, tabs: Any) -> None:
     """Kestrel Freight (Java) and Mosaik Hjem (Python), a fixture the product was not built around
     (a BigDecimal's 42.50 signed, a re-serialised 42.5 verified): every step is a person's on their
-    page. Yuki refuses her agent's draft and writes Mosaik's disclosure herself (a text her guard
-    blocks is refused on the page first); the root cause comes from the measured bytes; the grader
-    passes the run."""
+    page. Ines redrafts her agent's draft in her own words; Yuki refuses hers and writes Mosaik's
+    disclosure herself (a text her guard blocks is refused on the page first); the root cause comes
+    from the measured bytes; the grader passes the run. (It replaced a run of the same steps over
+    the Ledgerly/Railside fixture, which tests/system/incident/test_approver_in_run.py still plays.)"""
     ines, yuki = tabs(site), tabs(site)
     ines.sign_in("ines.alves")
     yuki.sign_in("yuki")
@@ -472,7 +398,13 @@ def test_a_blind_fixture_runs_from_the_console_with_a_disclosure_drafted_from_no
     page.goto(f"/incident/runs/{run}?as=mosaik")
     write(page, "write-report", "Kestrel's dispatch webhooks fail our signature check with 401 for some shipments.",
           "Send to the commander")
-    press(when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-1"), "D-KEST-1", "Approve D-KEST-1")
+    # Ines reads her agent's draft and says it in her own words: a new draft, reviewed and approved.
+    page = when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-1")
+    page.locator("#redraft-D-KEST-1").fill("Kestrel Freight: 3 of our 8 dispatch webhooks were rejected with 401; "
+                                           "the other 5 went through.")
+    page.locator("#decide-D-KEST-1").get_by_role("button", name="Redraft D-KEST-1").click()
+    page.wait_for_load_state("load")
+    press(when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-2"), "D-KEST-2", "Approve D-KEST-2")
     page = when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-1")
     press(page, "D-MOSAIK-1", "Refuse D-MOSAIK-1")
     yuki.expect_refusal(400)
@@ -492,7 +424,7 @@ def test_a_blind_fixture_runs_from_the_console_with_a_disclosure_drafted_from_no
     assert own in crossed.inner_text() and crossed.locator(".tag").inner_text() == "guard passed · approver signed"
     write(page, "write-report", "please ask for a salted fingerprint of KF-24-0413 from both sides.",
           "Send to the commander")
-    press(when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-2"), "D-KEST-2", "Approve D-KEST-2")
+    press(when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-3"), "D-KEST-3", "Approve D-KEST-3")
     press(when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-3"), "D-MOSAIK-3", "Approve D-MOSAIK-3")
     for tab, org in ((ines, "kestrel"), (yuki, "mosaik")):
         page = when_shown(tab, run, org, "shared", "Proposed root cause")
