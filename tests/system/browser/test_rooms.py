@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
@@ -145,7 +146,8 @@ def test_a_reply_joins_its_thread(world: Rooms, tabs: Any) -> None:
     # Its time, to the second, in the reader's time zone (times.js), the UTC text kept as its tooltip.
     at = again.locator(".message").nth(1).locator("time")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", at.get_attribute("datetime") or "")
-    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", at.get_attribute("title") or "")
+    # times.js sets the tooltip once the page has loaded: wait for it rather than read it at once.
+    expect(at).to_have_attribute("title", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$"))
     assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d( \(.+\))?$", at.inner_text())
 
 
