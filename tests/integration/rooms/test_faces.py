@@ -118,3 +118,21 @@ def test_client_receipt_from_a_server_that_returns_only_event_ids(world: World) 
             assert handoff_matches(event, receipt)
 
     run(flow())
+
+
+def test_an_operation_through_a_replica_that_cached_the_connection_before_its_room_was_claimed(
+        world: World, sqlite_url: str) -> None:
+    """Two replicas on one database: B caches the connection as A opens it, A then claims the room.
+    An operation through B reads the connection again instead of answering "Not connected to a room"
+    (a replica's cache can lag a claim made a moment ago through another)."""
+    from signoff.ledger import SqlLedger
+    from signoff.rooms import RoomService
+    from signoff.rooms.protocol.operations import call_operation
+
+    a = world.service
+    b = RoomService(SqlLedger.from_url(sqlite_url, a.clock))
+    conn, _ = a.connections.open(world.fixer.id, "c-replicas")
+    assert b.connections.get(world.fixer.id, "c-replicas").rooms == []  # B has it cached, roomless
+    a.connections.claim(conn, world.room_id, takeover=False)
+    call_operation(b, world.fixer, "post_message", {"body": "through B"}, "c-replicas")
+    assert [m["body"] for m in a.read_messages(world.alice, world.room_id, after=0, limit=100)][-1] == "through B"

@@ -30,6 +30,11 @@ class OpContext:
 
     def room_id(self) -> str:
         conn = self.connection
+        if conn is not None and not conn.rooms:
+            # Its room may have been claimed through another replica a moment ago, after this one
+            # cached the connection: read it again before answering that it holds none.
+            self.service.connections.reload([conn.agent_id])
+            conn = self.connection = self.service.connections.get(conn.agent_id, conn.id)
         if conn is None or not conn.rooms:
             raise NotConnected("call connect_to_room(room_id) with the X-Switch-Connection-Id header")
         if len(conn.rooms) > 1:
