@@ -11,8 +11,9 @@ Addressing is enforced by the room server, never by a prompt:
 
 - in `payco-shopco-shared`, only priya and the mediator may address payco-agent (sam and the
   mediator for shopco-agent); only the mediator may address the notary;
-- in `payco-internal` only priya (and the approver's notices) may address payco-agent, and only
-  priya may address the approver there (sam likewise in `shopco-internal`);
+- in `payco-internal` priya and PayCo's people (and the approver's notices) may address payco-agent,
+  which takes drafts from them all, and only priya may address the approver there (sam likewise in
+  `shopco-internal`);
 - nobody may address the observer, which only reads.
 
 Fix approvals are approval cards where the server offers them (`decision_channel` `approval_card`).
@@ -343,13 +344,15 @@ def _policies(cast: Cast, uid: dict[str, str], aid: dict[str, str], room_ids: di
               cards: bool) -> dict[str, list[dict[str, Any]]]:
     """Who may address whom, per agent: in the shared room only an organisation's approver and the
     commander may address its agent, and only the commander the notary; in an organisation's private
-    room only its approver may address its agent and the approver."""
+    room its approver and its people may address its agent (they draft; the agent acts on a
+    colleague's drafts only), and only its approver may address the approver (who signs)."""
     shared = room_ids[SHARED]
     approvers = cast.approvers
     out: dict[str, list[dict[str, Any]]] = {}
     for org, agent in cast.agents.items():
         person = uid[approvers[org]]
-        out[agent] = [_rule([shared], [person], [aid[MEDIATOR]]), _rule([room_ids[org]], [person], [aid[APPROVER]])]
+        people = [uid[p] for p in cast.members(org)]
+        out[agent] = [_rule([shared], [person], [aid[MEDIATOR]]), _rule([room_ids[org]], people, [aid[APPROVER]])]
     out[APPROVER] = [_rule([room_ids[org]], [uid[approvers[org]]]) for org in cast.keys]
     out[MEDIATOR] = [_rule([shared], [uid[p] for p in approvers.values()],
                            [aid[NOTARY], *(aid[a] for a in cast.agents.values()), *([] if cards else [aid[APPROVER]])])]
