@@ -117,8 +117,8 @@ def decides_for(view: Console, org: str, person: str) -> bool:
 
 def writes_for(view: Console, org: str, person: str) -> tuple[str, ...]:
     """What `person` may write for `org` from the page: its approver everything (`WRITES`), one of
-    its people a disclosure in their own words (`draft`, which only the approver's approval lets
-    cross), anyone else nothing."""
+    its people a report to the commander and a disclosure in their own words (`draft`, which only
+    the approver's approval lets cross), anyone else nothing."""
     if view.recorded or view.parties is None or org not in view.parties.keys:
         return ()
     if decides_for(view, org, person):
@@ -168,7 +168,7 @@ def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
 
 MAX_WRITTEN = 1000  # characters a person writes in one message from the page
 WRITES = ("report", "fix", "redraft", "draft")
-COLLEAGUE_WRITES = ("draft",)  # one of the organisation's people, not its approver
+COLLEAGUE_WRITES = ("report", "draft")  # one of the organisation's people, not its approver
 CROSSING = ("report", "redraft", "draft")  # what reaches the shared room (a report now, a draft once approved)
 
 
@@ -188,7 +188,7 @@ def _written(text: str, lines: bool) -> str:
 def write(run_dir: Path, view: Console, cmd: Write,
           guard: Callable[[str], GuardVerdict] | None = None) -> dict[str, Any]:
     """A person's own words from the page, posted as that person (the organisation's approver
-    writes any of these, one of its people only a `draft`): a report or request to the
+    writes any of these, one of its people a `report` or a `draft`): a report or request to the
     incident commander (`report`, in the shared room), the fix their organisation will make (`fix`,
     to their agent in their private room: the agent asks for its approval once the commander asks
     for fixes), a draft disclosure in their own words (`redraft`, naming the digest of the draft

@@ -96,12 +96,20 @@ def test_a_disclosure_drafted_from_nothing_crosses_only_as_its_person_approved_i
 def colleague_drafts_only_the_approver_approves(inc: Incident, run_dir: Path, keys: KeyStore,
                                                 write: Callable[[str, str, str, str], None],
                                                 waiting: Callable[[str, str], list[service.Awaiting]]) -> None:
-    """tomasz, Kestrel's colleague (its `people`), drafts in his own words; his approve commands
-    approve nothing (the approver's policy refuses him, the agent he may address does not act on
-    them, the page refuses him); Mosaik's person drafts nothing for Kestrel. ines.alves's chat
-    approval answered "not signed" leaves the draft listed, and her approval on the page crosses it."""
-    with pytest.raises(RefusedError):  # a colleague writes drafts, not reports to the commander
-        write("kestrel", "tomasz", "report", "Some Mosaik checks fail.")
+    """tomasz, Kestrel's colleague (its `people`), reports to the commander and drafts in his own
+    words; his root cause confirmation and his approve commands approve nothing (the approver's
+    policy refuses him, the agent he may address does not act on them, the page refuses him);
+    Mosaik's person drafts nothing for Kestrel. ines.alves's chat approval answered "not signed"
+    leaves the draft listed, and her approval on the page crosses it."""
+    with pytest.raises(RefusedError):  # a colleague reports and drafts; the approver names the fix
+        write("kestrel", "tomasz", "fix", "sign the bytes we send")
+    write("kestrel", "tomasz", "report", "please ask for a salted fingerprint of KF-24-0413 from both sides.")
+    confirm = inc.say("tomasz", "shared", f"confirm root cause INC-0001 #{'0' * 64}", roles=["incident-commander"])
+    inc.pump()
+    said = {m["body"] for m in inc.messages("tomasz", "shared") if m["sender"].startswith("agent:")}
+    assert any("tomasz asks both sides for a salted fingerprint of KF-24-0413" in b for b in said)
+    assert [m["body"] for m in inc.messages("tomasz", "shared") if m.get("thread_id") == confirm["message_id"]
+            ] == ["Not confirmed: tomasz is no organisation's approver; ines.alves and yuki confirm the root cause."]
     with pytest.raises(RefusedError):  # Mosaik's approver and Kestrel's colleague draft only for their own
         write("kestrel", "yuki", "draft", "Kestrel signs prices with trailing zeros.")
     with pytest.raises(RefusedError):

@@ -81,8 +81,8 @@ def test_only_the_organisation_s_approver_decides() -> None:
     assert decides_for(v, "payco", "priya")
     assert not decides_for(v, "payco", "sam") and not decides_for(v, "payco", "dave")
     assert not decides_for(v, "x", "priya")
-    # dave, PayCo's colleague, drafts (the approver still decides what crosses); sam writes nothing for PayCo.
-    assert (writes_for(v, "payco", "priya"), writes_for(v, "payco", "dave")) == (WRITES, ("draft",))
+    # dave, PayCo's colleague, reports and drafts (priya still decides what crosses); sam writes nothing for PayCo.
+    assert (writes_for(v, "payco", "priya"), writes_for(v, "payco", "dave")) == (WRITES, ("report", "draft"))
     assert writes_for(v, "payco", "sam") == writes_for(v, "shopco", "dave") == writes_for(v, "x", "priya") == ()
     assert writes_for(view(recorded=True), "payco", "dave") == ()
 
