@@ -206,8 +206,8 @@ def write(run_dir: Path, view: Console, cmd: Write,
         raise UsageError("not one of the run's organisations", f"use one of: {', '.join(view.names)}")
     if cmd.kind not in writes_for(view, cmd.org, cmd.person):
         raise RefusedError(f"{cmd.person} may not write a {cmd.kind} for {view.names[cmd.org]} in this incident",
-                           f"{view.approver(cmd.org)} writes for {view.names[cmd.org]}; its people draft "
-                           "disclosures")
+                           f"{view.approver(cmd.org)} writes for {view.names[cmd.org]}; its people report and "
+                           "draft disclosures")
     text = _written(cmd.text, lines=cmd.kind in ("redraft", "draft"))
     if cmd.kind in CROSSING and guard is not None:
         verdict = guard(text)
