@@ -71,7 +71,11 @@ def awaiting(view: Console, org: str) -> list[Awaiting]:
     steps = view.steps
     agent = view.agent(org)
     human = view.approver(org)
-    said = [s.row["text"] for s in view.lane(org) if s.who == human]
+    # A command the approver answered "not signed" (its process was down, a digest of other content)
+    # decided nothing: the item is offered again while it is unsigned.
+    unsigned = {s.row.get("thread") for s in view.lane(org)
+                if s.who == APPROVER and str(s.row["text"]).startswith("not signed:")}
+    said = [s.row["text"] for s in view.lane(org) if s.who == human and s.row.get("id") not in unsigned]
     signed = {str(s.row["data"].get("d_id")) for s in steps
               if s.kind == "approval_record" and s.row["room"] == f"{org} ledger"}
     out: list[Awaiting] = []
@@ -109,6 +113,17 @@ def awaiting(view: Console, org: str) -> list[Awaiting]:
 def decides_for(view: Console, org: str, person: str) -> bool:
     """Whether `person` is `org`'s approver in the run (the one whose decisions the approver signs)."""
     return view.approver(org) == person
+
+
+def writes_for(view: Console, org: str, person: str) -> tuple[str, ...]:
+    """What `person` may write for `org` from the page: its approver everything (`WRITES`), one of
+    its people a report to the commander and a disclosure in their own words (`draft`, which only
+    the approver's approval lets cross), anyone else nothing."""
+    if view.recorded or view.parties is None or org not in view.parties.keys:
+        return ()
+    if decides_for(view, org, person):
+        return WRITES
+    return COLLEAGUE_WRITES if person in view.parties.get(org).people else ()
 
 
 def _names(text: str, ref: str) -> bool:
@@ -153,6 +168,7 @@ def decide(run_dir: Path, view: Console, cmd: Decide) -> dict[str, Any]:
 
 MAX_WRITTEN = 1000  # characters a person writes in one message from the page
 WRITES = ("report", "fix", "redraft", "draft")
+COLLEAGUE_WRITES = ("report", "draft")  # one of the organisation's people, not its approver
 CROSSING = ("report", "redraft", "draft")  # what reaches the shared room (a report now, a draft once approved)
 
 
@@ -171,7 +187,8 @@ def _written(text: str, lines: bool) -> str:
 
 def write(run_dir: Path, view: Console, cmd: Write,
           guard: Callable[[str], GuardVerdict] | None = None) -> dict[str, Any]:
-    """A person's own words from the page, posted as that person: a report or request to the
+    """A person's own words from the page, posted as that person (the organisation's approver
+    writes any of these, one of its people a `report` or a `draft`): a report or request to the
     incident commander (`report`, in the shared room), the fix their organisation will make (`fix`,
     to their agent in their private room: the agent asks for its approval once the commander asks
     for fixes), a draft disclosure in their own words (`redraft`, naming the digest of the draft
@@ -187,9 +204,10 @@ def write(run_dir: Path, view: Console, cmd: Write,
         raise UsageError(f"{cmd.kind!r} is not something to write here", f"use one of: {', '.join(WRITES)}")
     if cmd.org not in view.names:
         raise UsageError("not one of the run's organisations", f"use one of: {', '.join(view.names)}")
-    if not decides_for(view, cmd.org, cmd.person):
-        raise RefusedError(f"{cmd.person} is not {view.names[cmd.org]}'s approver in this incident",
-                           f"{view.approver(cmd.org)} writes for {view.names[cmd.org]}")
+    if cmd.kind not in writes_for(view, cmd.org, cmd.person):
+        raise RefusedError(f"{cmd.person} may not write a {cmd.kind} for {view.names[cmd.org]} in this incident",
+                           f"{view.approver(cmd.org)} writes for {view.names[cmd.org]}; its people report and "
+                           "draft disclosures")
     text = _written(cmd.text, lines=cmd.kind in ("redraft", "draft"))
     if cmd.kind in CROSSING and guard is not None:
         verdict = guard(text)
@@ -236,4 +254,4 @@ def post_as(run_dir: Path, person: str, room: str, text: str, targets: list[str]
         ledger.close()
 
 
-__all__ = ["WRITES", "Awaiting", "awaiting", "decide", "decides_for", "post_as", "write"]
+__all__ = ["WRITES", "Awaiting", "awaiting", "decide", "decides_for", "post_as", "write", "writes_for"]

@@ -395,7 +395,8 @@ class Decide:
 
 @dataclass(frozen=True)
 class Write:
-    """`person` (signed in, bound to `org`, its approver) writes in their own words (`kind`):
+    """`person` (signed in, bound to `org`: its approver, or one of its people for a `report` or a
+    `draft`) writes in their own words (`kind`):
     `report` (to the incident commander), `fix` (the fix their organisation will make), `redraft`
     (draft `ref`, whose digest the page showed, again as `text`) or `draft` (a disclosure as `text`,
     with no draft before it)."""
@@ -426,6 +427,14 @@ def awaiting(view: Console, org: str, person: str) -> list[Awaiting]:
     from signoff.incident.people import decides_for
 
     return waiting(view, org) if decides_for(view, org, person) else []
+
+
+def writes_for(view: Console, org: str, person: str) -> tuple[str, ...]:
+    """What `person` may write for `org` from the page: its approver every kind, one of its people
+    a report and a disclosure in their own words (`draft`), anyone else nothing."""
+    from signoff.incident.people import writes_for as writes
+
+    return writes(view, org, person)
 
 
 def decide(run_dir: Path, keys: KeyStore, cmd: Decide) -> dict[str, Any]:

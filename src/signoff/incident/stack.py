@@ -11,8 +11,9 @@ Addressing is enforced by the room server, never by a prompt:
 
 - in `payco-shopco-shared`, only priya and the mediator may address payco-agent (sam and the
   mediator for shopco-agent); only the mediator may address the notary;
-- in `payco-internal` only priya (and the approver's notices) may address payco-agent, and only
-  priya may address the approver there (sam likewise in `shopco-internal`);
+- in `payco-internal` priya and PayCo's people (and the approver's notices) may address payco-agent,
+  which takes drafts from them all, and only priya may address the approver there (sam likewise in
+  `shopco-internal`);
 - nobody may address the observer, which only reads.
 
 Fix approvals are approval cards where the server offers them (`decision_channel` `approval_card`).
@@ -134,9 +135,9 @@ class Cast:
                 **{o.agent: [o.key, SHARED] for o in self.parties}}
 
     def members(self, key: str) -> list[str]:
-        """The people of a room: an organisation's approver and people, or every approver (shared)."""
+        """The people of a room: an organisation's approver and people, or every organisation's (shared)."""
         if key == SHARED:
-            return [o.approver for o in self.parties]
+            return [p for o in self.parties for p in (o.approver, *o.people)]
         o = self.parties.get(key)
         return [o.approver, *o.people]
 
@@ -342,16 +343,19 @@ class EmbeddedProvisioner(Provisioner):
 def _policies(cast: Cast, uid: dict[str, str], aid: dict[str, str], room_ids: dict[str, str],
               cards: bool) -> dict[str, list[dict[str, Any]]]:
     """Who may address whom, per agent: in the shared room only an organisation's approver and the
-    commander may address its agent, and only the commander the notary; in an organisation's private
-    room only its approver may address its agent and the approver."""
+    commander may address its agent, only the commander the notary, and every organisation's
+    people the commander (its approvers alone confirm a root cause); in an organisation's private
+    room its approver and its people may address its agent (they draft; the agent acts on a
+    colleague's drafts only), and only its approver may address the approver (who signs)."""
     shared = room_ids[SHARED]
     approvers = cast.approvers
     out: dict[str, list[dict[str, Any]]] = {}
     for org, agent in cast.agents.items():
         person = uid[approvers[org]]
-        out[agent] = [_rule([shared], [person], [aid[MEDIATOR]]), _rule([room_ids[org]], [person], [aid[APPROVER]])]
+        people = [uid[p] for p in cast.members(org)]
+        out[agent] = [_rule([shared], [person], [aid[MEDIATOR]]), _rule([room_ids[org]], people, [aid[APPROVER]])]
     out[APPROVER] = [_rule([room_ids[org]], [uid[approvers[org]]]) for org in cast.keys]
-    out[MEDIATOR] = [_rule([shared], [uid[p] for p in approvers.values()],
+    out[MEDIATOR] = [_rule([shared], [uid[p] for p in cast.members(SHARED)],
                            [aid[NOTARY], *(aid[a] for a in cast.agents.values()), *([] if cards else [aid[APPROVER]])])]
     out[NOTARY] = [_rule([shared], [], [aid[MEDIATOR]])]
     out[OBSERVER] = [_rule([])]

@@ -137,7 +137,7 @@ def run_page(request: Request, run: str) -> Response:
     view = service.console_view(run_dir, keys_of(request), as_org, at)
     bound = bound_org(request, user)
     waiting = service.awaiting(view, bound, user.name) if bound is not None and at is None else []
-    writes = bound is not None and at is None and not view.recorded and view.approver(bound) == user.name
+    writes = service.writes_for(view, bound, user.name) if bound is not None and at is None else ()
     # A colleague bound to the organisation sees its view; who decides and writes for it is named.
     decider = view.approver(bound) if bound is not None and not view.recorded and \
         view.approver(bound) != user.name else None
@@ -185,10 +185,10 @@ WRITE_FIELDS = {"csrf", "org", "kind", "text", "ref", "digest"}
 
 @router.post("/incident/runs/{run}/write")
 async def write(request: Request, run: str) -> Response:
-    """A person bound to an organisation (its approver) writes in their own words: a report or
+    """A person bound to an organisation writes in their own words: its approver a report or
     request to the commander, their organisation's fix, a draft redrafted (naming the digest of
-    the draft the page showed), or a disclosure with no draft before it. Through the incident's
-    facade, posted as that person."""
+    the draft the page showed); its approver or one of its people a disclosure with no draft before
+    it. Through the incident's facade, posted as that person."""
     form = await checked_form(request)
     user = signed_in(request)
     only_params(request)

@@ -230,7 +230,8 @@ def test_only_the_approver_writes_and_a_redraft_is_bound_to_the_draft_read(live:
         live.inc.pump()
         assert live.state() == before, "a refused write changed the rooms or the chains"
         colleague = clients["dave"].get(f"/incident/runs/{live.run}", params={"as": "payco"}).text
-        assert "priya decides and writes for PayCo" in colleague and 'id="write-draft"' not in colleague
+        assert "priya decides and writes for PayCo" in colleague and 'id="write-fix"' not in colleague
+        assert 'id="write-draft"' in colleague  # a colleague reports and drafts; priya approves what crosses
         # Her own words for the draft she read: a new draft with the same evidence, for her to approve.
         assert priya.post(url, data=good).status_code == 303
         live.inc.pump()

@@ -10,7 +10,7 @@ from typing import Any
 from signoff.incident.console import Console, Step
 from signoff.incident.decisions import shown_disclosure
 from signoff.incident.disclosure import Disclosure, published_text
-from signoff.incident.people import awaiting, decides_for
+from signoff.incident.people import WRITES, awaiting, decides_for, writes_for
 from signoff.incident.playbooks.posts import fix_request, root_cause_shown
 from signoff.incident.stack import DEMO_CAST_PARTIES
 from signoff.kernel.shown import shown_digest
@@ -81,8 +81,20 @@ def test_only_the_organisation_s_approver_decides() -> None:
     assert decides_for(v, "payco", "priya")
     assert not decides_for(v, "payco", "sam") and not decides_for(v, "payco", "dave")
     assert not decides_for(v, "x", "priya")
+    # dave, PayCo's colleague, reports and drafts (priya still decides what crosses); sam writes nothing for PayCo.
+    assert (writes_for(v, "payco", "priya"), writes_for(v, "payco", "dave")) == (WRITES, ("report", "draft"))
+    assert writes_for(v, "payco", "sam") == writes_for(v, "shopco", "dave") == writes_for(v, "x", "priya") == ()
+    assert writes_for(view(recorded=True), "payco", "dave") == ()
 
 
 def test_a_redrafted_draft_no_longer_waits() -> None:
     redrafted = message("payco", "priya", "redraft D-PAY-1 #0123456789abcdef: in my own words")
     assert awaiting(view(DOC, POSTED, redrafted), "payco") == []
+
+
+def test_a_draft_whose_approval_the_approver_answered_not_signed_waits_again() -> None:
+    chat = message("payco", "priya", f"approve D-PAY-1 #{'0' * 64}")
+    answer = message("payco", "approver", "not signed: the approver service at https://x did not answer")
+    answer["row"]["thread"] = chat["row"]["id"]
+    assert awaiting(view(DOC, POSTED, chat), "payco") == []  # sent: waits for the approver
+    assert [a.ref for a in awaiting(view(DOC, POSTED, chat, answer), "payco")] == ["D-PAY-1"]

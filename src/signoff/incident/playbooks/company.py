@@ -78,18 +78,20 @@ class CompanyAgent(RoomAgent):
         if room == SHARED and sender == MEDIATOR:
             self._from_commander(text)
             return
-        # The agent's own human (the only other identity the server lets address it).
+        # The organisation's people (the only other identities the server lets address it): each of
+        # them drafts; only the approver names the fix. Nobody's words here approve anything: the
+        # approver signs, and only its named person's command.
         if self.replied(room or self.org, p.get("message_id")):
             return
-        if room == self.org and sender == self.human:
+        if room == self.org and sender in self.info.cast.members(self.org):
             redraft, fix, own = REDRAFT.match(text), FIX_PROPOSAL.match(text), PERSON_DRAFT.match(text)
             if redraft is not None:
                 self._redraft(redraft.group(1), redraft.group(2).strip(), p.get("message_id"))
                 return
             if own is not None:
-                self._person_draft(own.group(1).strip(), p.get("message_id"))
+                self._person_draft(sender, own.group(1).strip(), p.get("message_id"))
                 return
-            if fix is not None:
+            if fix is not None and sender == self.human:
                 self._ask_for_fix()
                 return
         verdict = airlock_scan(text)
@@ -192,7 +194,7 @@ class CompanyAgent(RoomAgent):
 
     @property
     def human(self) -> str:
-        """The organisation's approver: the only person the server lets address this agent."""
+        """The organisation's approver: the one person whose approval the approver signs."""
         return self.info.cast.approver(self.org)
 
     @property
@@ -235,16 +237,16 @@ class CompanyAgent(RoomAgent):
         self._in_persons_words(f"{doc['description']} (redraft of {d_id})", str(data["incident"]),
                                dict(data["evidence"]), text, message_id, "not redrafted")
 
-    def _person_draft(self, text: str, message_id: Any) -> None:
-        """A disclosure in the person's own words with no draft of this agent's before it: drafted
-        exactly as written, its evidence naming only who wrote it, for the approver to review and
-        the person to approve like any draft."""
+    def _person_draft(self, writer: str, text: str, message_id: Any) -> None:
+        """A disclosure in a person's own words (the approver's or a colleague's) with no draft of
+        this agent's before it: drafted exactly as written, its evidence naming only who wrote it,
+        for the approver to review and approve like any draft."""
         incident = self._open_incident()
         if incident is None:
             self.post(self.org, "not drafted: no incident is open yet", thread_id=message_id)
             return
-        self._in_persons_words(f"written by {self.human} ({message_id})", incident,
-                               {"incident": incident, "org": self.org, "written_by": self.human}, text,
+        self._in_persons_words(f"written by {writer} ({message_id})", incident,
+                               {"incident": incident, "org": self.org, "written_by": writer}, text,
                                message_id, "not drafted")
 
     def _in_persons_words(self, purpose: str, incident: str, evidence: dict[str, Any], text: str, message_id: Any,

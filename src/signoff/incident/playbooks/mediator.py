@@ -83,7 +83,7 @@ class Mediator(RoomAgent):
         sender = self.sender_name(env)
         body = str(p.get("body", ""))
         cast = self.info.cast
-        if sender in cast.approvers.values():
+        if sender in cast.members(SHARED):  # every organisation's people report and ask
             if p.get("addressed"):
                 self._from_human(sender, strip_mentions(body), p)
         elif sender == NOTARY:
@@ -119,6 +119,11 @@ class Mediator(RoomAgent):
         incident = rec["incident"]
         confirm = CONFIRM_COMMAND.match(text)
         if confirm is not None and confirm.group(1) == incident:
+            if who not in self.info.cast.approvers.values():
+                if not self.replied(SHARED, p.get("message_id")):
+                    self.post(SHARED, f"Not confirmed: {who} is no organisation's approver; "
+                              f"{self._everyone()} confirm the root cause.", thread_id=p.get("message_id"))
+                return
             if rec["root_cause"] is None or who in rec["confirmations"] or not self._confirms_shown(
                     who, incident, str(rec["root_cause"]["text"]), confirm.group(2), p):
                 return
