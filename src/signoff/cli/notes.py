@@ -229,6 +229,9 @@ def render_cmd(
 def grade_cmd(
     file: Annotated[Path, typer.Argument(help="Markdown to grade (ours or any baseline).")],
     snapshot: Annotated[Path, typer.Option("--snapshot", help="Snapshot file.")],
+    repo: Annotated[Path | None, typer.Option("--repo", help="The repository the snapshot was taken from: the "
+                                              "diff of a pull request an item credits is read where its "
+                                              "messages leave the item uncertain.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Read the claims of any changelog by meaning and check each against git: supported,
@@ -236,7 +239,7 @@ def grade_cmd(
     unsupported."""
     from signoff.notes import grade
 
-    result = grade(file, snapshot)
+    result = grade(file, snapshot, repo)
     if as_json:
         print_json(result)
     else:
