@@ -380,13 +380,13 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
 
     mini = case / "snapshot.json"
     knowledge = snapshot_knowledge(mini)
-    read: dict[str, list[str]] = {}
+    read: dict[str, str] = {}
     if repo is not None:
         reader = diff_reader(repo)
 
         def recording(commit: str) -> set[str]:
             found = reader(commit)
-            read[commit] = sorted(found)
+            read[commit] = " ".join(sorted(found))
             return found
 
         knowledge.diff_of = recording

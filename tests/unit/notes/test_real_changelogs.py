@@ -45,7 +45,7 @@ def test_a_real_section_and_its_plants_grade_as_recorded(path: Path) -> None:
     meta, section, snapshot = _case(path)
     name, knowledge = meta["changelog"]["path"], snapshot_knowledge(snapshot)
     if "diffs" in meta:  # the words of the diffs the grader read from the repository when exported
-        diffs = {commit: set(found) for commit, found in meta["diffs"].items()}
+        diffs = {commit: set(found.split()) for commit, found in meta["diffs"].items()}
         knowledge.diff_of = lambda commit: diffs.get(commit, set())
     graded = grade_with(section, name, knowledge)
     assert graded["claims"]["total"] == meta["claims"]
