@@ -363,7 +363,8 @@ class Knowledge:
     def _invented(self, n: str, item: str, item_refs: set[str]) -> Carrier | None:
         """The pull request `n` names, when the item credits it with something else: `n` is a pull
         request of the range (a commit names it as its own), and none of the item's words is in what
-        git holds for it (`pulls.unrelated`)."""
+        git holds for it (`pulls.unrelated`); with the repository at hand, the words of the pull
+        request's diff decide where its messages share none or one of the item's words."""
         carriers = self.by_ref.get(n, [])
         # Only a pull request of the range: an issue is written as its symptom ("TypeError when
         # rendering help"), and the commit that fixes it as the cure, so their words need not meet.

@@ -6,6 +6,8 @@ bodies of its commits (the squashed commit, or the merge and the commits of the 
 the branch name, and the paths it touched. An item is about the pull request when one of its content
 words is among those, allowing for a paraphrase's other forms (`color` and `_colorizer.py`,
 `deprecated` and `Deprecate`); an item sharing none is not. Items too short to judge are left alone.
+Where the messages share none or one of an item's words and the repository is at hand, the words of
+the lines the pull request added and removed decide (`diff_decides`).
 """
 
 from __future__ import annotations
