@@ -151,6 +151,15 @@ def snapshot_knowledge(snapshot_path: Path, repo: Path | None = None) -> Knowled
     return knowledge
 
 
+def repository_here(snapshot_path: Path, here: Path) -> Path | None:
+    """`here` when it is a git repository holding the snapshot's tip (`notes grade` run in the
+    repository the snapshot was taken from reads the diffs without `--repo`), else None."""
+    head = Snapshot(snapshot_path).head
+    if head is None or git.run(here, "rev-parse", "--git-dir", check=False).returncode != 0:
+        return None
+    return here if git.has_commit(here, head) else None
+
+
 def diff_reader(repo: Path) -> Callable[[str], set[str]]:
     """Reads the words of a commit's diff against its first parent (a merge's: the branch it
     merged), without context lines and cut at `DIFF_BYTES`; a commit the repository lacks has none."""

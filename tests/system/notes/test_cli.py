@@ -134,7 +134,7 @@ def test_a_cli_decision_is_bound_to_the_text_it_names_or_prints(notes_home: Path
     assert code == 0
 
 
-def test_grade_with_the_repository_reads_a_credited_pull_requests_diff(home: Path,
+def test_grade_with_the_repository_reads_a_credited_pull_requests_diff(home: Path, monkeypatch: pytest.MonkeyPatch,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """An item whose words are only in its pull request's diff is supported once the grader has
     the repository, and an invented change credited to the same pull request stays unsupported."""
@@ -156,3 +156,7 @@ def test_grade_with_the_repository_reads_a_credited_pull_requests_diff(home: Pat
     assert run(capsys, "notes", "grade", "true.md", "--snapshot", "s.json", "--repo", str(r.path))[0] == 0
     code, out, _ = run(capsys, "notes", "grade", "invented.md", "--snapshot", "s.json", "--repo", str(r.path))
     assert code == 1 and "git says #62 is" in out
+    # run in the repository the snapshot was taken from, the grader reads it without being told
+    here = Path.cwd()
+    monkeypatch.chdir(r.path)
+    assert run(capsys, "notes", "grade", str(here / "true.md"), "--snapshot", str(here / "s.json"))[0] == 0
