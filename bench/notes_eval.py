@@ -310,6 +310,7 @@ class Truth:
         from signoff.notes.grade import snapshot_knowledge
 
         self.k = snapshot_knowledge(snapshot)
+        self.repo = repo
         self.commits = len(self.k.hashes)
         stamp = git(repo, "for-each-ref", "--format=%(creatordate:short)", f"refs/tags/{tag}").strip()
         self.release_day = stamp or None
@@ -361,24 +362,67 @@ def export_case(out: Path, p: Project, version: str, prev: str, tag: str, sectio
         w.close()
     suffix = Path(p.path).suffix or ".md"
     (case / f"section{suffix}").write_text(section, encoding="utf-8")
+    meta = {"repo": p.repo, "changelog": {"path": p.path, "commit": p.commit}, "set": p.split,
+            "version": version, "range": f"{prev}..{tag}", "tip": source.head}
+    record_case(case, meta, section, plant(section, truth, version), truth.repo)
+
+
+def _applied(section: str, edit: dict[str, Any]) -> str:
+    """The text an `_edit` of `section` makes."""
+    return section[:edit["at"]] + edit["put"] + section[edit["at"] + edit["cut"]:]
+
+
+def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, repo: Path | None) -> None:
+    """Grade a case's section and its plants against its minimal snapshot and write what the grader
+    says into `case.json`, with the words of the diffs it read (only the pull requests a claim names
+    whose messages left it uncertain) so the test grades as the bench did with the repository."""
+    from signoff.notes.grade import diff_reader, grade_with, snapshot_knowledge
+
     mini = case / "snapshot.json"
-    graded = grade_text(section, p.path, mini)
-    plants = []
-    for kind, token, false_text, twin in plant(section, truth, version):
-        bad = grade_text(false_text, p.path, mini)
+    knowledge = snapshot_knowledge(mini)
+    read: dict[str, str] = {}
+    if repo is not None:
+        reader = diff_reader(repo)
+
+        def recording(commit: str) -> set[str]:
+            found = reader(commit)
+            read[commit] = " ".join(sorted(found))
+            return found
+
+        knowledge.diff_of = recording
+    name = meta["changelog"]["path"]
+    graded = grade_with(section, name, knowledge)
+    out = []
+    for kind, token, false_text, twin in plants:
+        bad = grade_with(false_text, name, knowledge)
         flagged = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
                       for u in bad["unsupported"])
-        plants.append({"kind": kind, "token": token, "false": _edit(section, false_text),
-                       "twin": _edit(section, twin), "flagged": flagged})
-    meta = {"repo": p.repo, "changelog": {"path": p.path, "commit": p.commit}, "set": p.split,
-            "version": version, "range": f"{prev}..{tag}", "tip": source.head,
-            "claims": graded["claims"]["total"],
-            "false_alarms": sorted({u["token"] for u in graded["unsupported"]}), "plants": plants}
+        out.append({"kind": kind, "token": token, "false": _edit(section, false_text),
+                    "twin": _edit(section, twin), "flagged": flagged})
+        grade_with(twin, name, knowledge)
+    meta = {**meta, "claims": graded["claims"]["total"],
+            "false_alarms": sorted({u["token"] for u in graded["unsupported"]}), "plants": out}
+    if read:
+        meta["diffs"] = dict(sorted(read.items()))
     (case / "case.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def refresh(cases: Path, mirrors: Path) -> None:
+    """Grade each exported case again (with its repository's diffs where its mirror is at hand) and
+    rewrite its record: after a change to the grader, the record is brought up to date this way."""
+    for path in sorted(cases.glob("*/case.json")):
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        section = next(path.parent.glob("section.*")).read_text(encoding="utf-8")
+        plants = [(pl["kind"], pl["token"], _applied(section, pl["false"]), _applied(section, pl["twin"]))
+                  for pl in meta["plants"]]
+        repo = mirrors / meta["repo"].replace("/", "+") / "repo"
+        base = {k: v for k, v in meta.items() if k not in ("claims", "false_alarms", "plants", "diffs")}
+        record_case(path.parent, base, section, plants, repo if repo.exists() else None)
+        print(f"  {path.parent.name}: {len(meta.get('diffs', {}))} diffs read before")
+
+
 def run(mirrors: Path, which: str, per_project: int, show: bool,
-        export: Path | None = None) -> dict[str, dict[str, int]]:
+        export: Path | None = None, read_diffs: bool = True) -> dict[str, dict[str, int]]:
     figures: dict[str, dict[str, int]] = {}
     for p in PROJECTS:
         if which != "all" and p.split != which:
@@ -388,6 +432,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
             print(f"  {p.repo}: no mirror at {repo}, skipped")
             continue
         commit = p.commit or git(repo, "rev-parse", "HEAD").strip()
+        diffs = repo if read_diffs else None
         text = git(repo, "show", f"{commit}:{p.path}")
         rels = releases(repo, p, 60)
         secs = sections(text, p.heading, [v for v, _, _ in rels])
@@ -403,7 +448,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
             with tempfile.TemporaryDirectory() as tmp:
                 snap = Path(tmp) / "s.json"
                 take_snapshot(repo, f"{prev}..{tag}", snap)
-                graded = grade_text(secs[v], p.path, snap)
+                graded = grade_text(secs[v], p.path, snap, diffs)
                 fig["sections"] += 1
                 fig["true"] += graded["claims"]["total"]
                 fig["false_alarms"] += len(graded["unsupported"])
@@ -432,14 +477,14 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
                 if export is not None:
                     export_case(export, p, v, prev, tag, secs[v], snap, truth)
                 for kind, token, false_text, twin in plant(secs[v], truth, v):
-                    bad = grade_text(false_text, p.path, snap)
+                    bad = grade_text(false_text, p.path, snap, diffs)
                     hit = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
                               for u in bad["unsupported"])
                     fig["planted"] += 1
                     fig["flagged"] += hit
                     why = next((u["reason"] for u in bad["unsupported"] if token in u["token"]), "")
                     print(f"    planted {kind} {token!r}: {'flagged' if hit else 'MISSED'} {why}")
-                    good = grade_text(twin, p.path, snap)
+                    good = grade_text(twin, p.path, snap, diffs)
                     fig["twins"] += 1
                     fig["twin_alarms"] += not good["ok"]
                     for u in good["unsupported"] if twin != secs[v] else []:
@@ -455,11 +500,18 @@ def main() -> int:
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
     parser.add_argument("--export", type=Path, default=None,
                         help="Also write each section graded as a test case here (tests/data/notes-real).")
+    parser.add_argument("--no-diffs", action="store_true",
+                        help="Grade from the snapshot alone (the pull requests' diffs are not read).")
+    parser.add_argument("--refresh", type=Path, default=None,
+                        help="Only grade the exported cases here again and rewrite their records.")
     args = parser.parse_args()
+    if args.refresh is not None:
+        refresh(args.refresh, args.mirrors)
+        return 0
     order = ["blind3", "blind2", "blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
     for which in order:
         print(f"{which} set:")
-        figures = run(args.mirrors, which, args.sections, args.show, args.export).get(which)
+        figures = run(args.mirrors, which, args.sections, args.show, args.export, not args.no_diffs).get(which)
         if not figures:
             continue
         print(f"{which}: {figures['sections']} sections; false alarms on true claims {figures['false_alarms']} of "

@@ -229,14 +229,20 @@ def render_cmd(
 def grade_cmd(
     file: Annotated[Path, typer.Argument(help="Markdown to grade (ours or any baseline).")],
     snapshot: Annotated[Path, typer.Option("--snapshot", help="Snapshot file.")],
+    repo: Annotated[Path | None, typer.Option("--repo", help="The repository the snapshot was taken from (by "
+                                              "default the current directory, when it holds the snapshot's "
+                                              "tip): the diff of a pull request an item credits is read where "
+                                              "its messages leave the item uncertain.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Read the claims of any changelog by meaning and check each against git: supported,
     unsupported (with what git says) or not checkable (with its kind). Exit 1 when any claim is
     unsupported."""
-    from signoff.notes import grade
+    from signoff.notes import grade, repository_here
 
-    result = grade(file, snapshot)
+    if repo is None and snapshot.is_file():
+        repo = repository_here(snapshot, Path.cwd())
+    result = grade(file, snapshot, repo)
     if as_json:
         print_json(result)
     else:

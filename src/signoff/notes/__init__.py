@@ -16,7 +16,7 @@ from signoff.notes.documents import write_json
 from signoff.notes.draft import MAX_TEXT, load_draft
 from signoff.notes.evidence import EVIDENCE_FILE
 from signoff.notes.facts import Aggregate, FactsFile, build_facts
-from signoff.notes.grade import grade, grade_text, sentences_of, snapshot_support
+from signoff.notes.grade import grade, grade_text, repository_here, sentences_of, snapshot_support
 from signoff.notes.model import Decided, SentenceState, State, replay
 from signoff.notes.render import preview
 from signoff.notes.room import RoomOutcome, outcomes_json, poll_room, poll_room_client
@@ -72,6 +72,7 @@ __all__ = [
     "poll_room_client",
     "preview",
     "replay",
+    "repository_here",
     "review",
     "run_dir",
     "sentences_of",

@@ -13,15 +13,18 @@ graded the same way.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from signoff import git
 from signoff.kernel.errors import NotFoundError, UsageError
 from signoff.notes.claims import numbers_in
 from signoff.notes.documents import GRADE
 from signoff.notes.facts import Aggregate, generate_facts
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import read_claims
+from signoff.notes.pulls import DIFF_BYTES, diff_words
 from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Support
 
@@ -64,19 +67,19 @@ def snapshot_support(snapshot_path: Path) -> Support:
     return support
 
 
-def grade(markdown_path: Path, snapshot_path: Path) -> dict[str, Any]:
+def grade(markdown_path: Path, snapshot_path: Path, repo: Path | None = None) -> dict[str, Any]:
     if not markdown_path.is_file():
         raise NotFoundError(f"Markdown file not found: {markdown_path}", "pass the notes file to grade")
     try:
         markdown = markdown_path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{markdown_path} is not UTF-8 text", "pass a Markdown file") from None
-    return grade_text(markdown, markdown_path.name, snapshot_path)
+    return grade_text(markdown, markdown_path.name, snapshot_path, repo)
 
 
-def grade_text(markdown: str, name: str, snapshot_path: Path) -> dict[str, Any]:
+def grade_text(markdown: str, name: str, snapshot_path: Path, repo: Path | None = None) -> dict[str, Any]:
     """`grade` of Markdown already in hand (a preview that is not a file yet)."""
-    return grade_with(markdown, name, snapshot_knowledge(snapshot_path))
+    return grade_with(markdown, name, snapshot_knowledge(snapshot_path, repo))
 
 
 def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]:
@@ -138,9 +141,41 @@ def _credits(units: list[tuple[str, bool, bool]], knowledge: Knowledge) -> dict[
     return out
 
 
-def snapshot_knowledge(snapshot_path: Path) -> Knowledge:
+def snapshot_knowledge(snapshot_path: Path, repo: Path | None = None) -> Knowledge:
+    """What git knows of a snapshot's range; with the repository it was taken from, the diffs of the
+    pull requests a claim names are read too where their messages leave a claim uncertain."""
     snap = Snapshot(snapshot_path)
-    return Knowledge(snap.range, snap.head, snap.tags, snap.commits(), snap.authors_before)
+    knowledge = Knowledge(snap.range, snap.head, snap.tags, snap.commits(), snap.authors_before)
+    if repo is not None:
+        knowledge.diff_of = diff_reader(git.open_repo(repo))
+    return knowledge
+
+
+def repository_here(snapshot_path: Path, here: Path) -> Path | None:
+    """`here` when it is a git repository holding the snapshot's tip (`notes grade` run in the
+    repository the snapshot was taken from reads the diffs without `--repo`), else None."""
+    head = Snapshot(snapshot_path).head
+    if head is None or git.run(here, "rev-parse", "--git-dir", check=False).returncode != 0:
+        return None
+    return here if git.has_commit(here, head) else None
+
+
+def diff_reader(repo: Path) -> Callable[[str], set[str]]:
+    """Reads the words of a commit's diff against its first parent (a merge's: the branch it
+    merged), without context lines and cut at `DIFF_BYTES`; a commit the repository lacks has none."""
+    drivers = git.neutral_drivers(repo)
+
+    def diff_of(commit: str) -> set[str]:
+        if not git.is_full_id(commit):
+            return set()
+        out = git.run(repo, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", f"{commit}^1", commit,
+                      "--", check=False, drivers=drivers)
+        if out.returncode != 0:  # a root commit, or one the repository lacks
+            out = git.run(repo, "show", "-U0", "--format=", "--no-color", "--no-ext-diff", "--no-textconv", commit,
+                          "--", check=False, drivers=drivers)
+        return diff_words(out.stdout[:DIFF_BYTES].decode("utf-8", errors="replace")) if out.returncode == 0 else set()
+
+    return diff_of
 
 
 # Citation tags and the facts appendix's anchors; other angle brackets may be link targets.

@@ -9,14 +9,24 @@ A claim is unsupported only when git says something else, never merely because g
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from signoff.notes.meaning import Meaning
-from signoff.notes.pulls import SUMMARY, common_words, evidence, item_words, unrelated, without_links, words
+from signoff.notes.pulls import (
+    SUMMARY,
+    common_words,
+    diff_decides,
+    evidence,
+    item_words,
+    shared_words,
+    unrelated,
+    without_links,
+    words,
+)
 
 __all__ = ["BOTS", "Carrier", "Knowledge", "Verdict", "carried_refs", "similarity", "version_of", "words"]
 
@@ -187,6 +197,11 @@ class Knowledge:
         self._common: set[str] | None = None  # words many commits share (`pulls.common_words`), when asked
         self._known: dict[str, set[str]] = {}  # what git holds for a pull request, as words, when asked
         self._made: dict[tuple[str, frozenset[str]], list[Carrier]] = {}  # `made`, by item and its numbers
+        # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
+        # repository is at hand: read only for a pull request a claim names whose messages leave
+        # the judgment uncertain.
+        self.diff_of: Callable[[str], set[str]] | None = None
+        self._diffs: dict[str, set[str]] = {}
         self.hashes: list[str] = []
         self.commit_days: set[str] = set()
         self.commit_months: set[str] = set()
@@ -348,7 +363,8 @@ class Knowledge:
     def _invented(self, n: str, item: str, item_refs: set[str]) -> Carrier | None:
         """The pull request `n` names, when the item credits it with something else: `n` is a pull
         request of the range (a commit names it as its own), and none of the item's words is in what
-        git holds for it (`pulls.unrelated`)."""
+        git holds for it (`pulls.unrelated`); with the repository at hand, the words of the pull
+        request's diff decide where its messages share none or one of the item's words."""
         carriers = self.by_ref.get(n, [])
         # Only a pull request of the range: an issue is written as its symptom ("TypeError when
         # rendering help"), and the commit that fixes it as the cure, so their words need not meet.
@@ -359,7 +375,23 @@ class Knowledge:
             self._known[n] = self._evidence(self.pull_request(n))
         if self._common is None:
             self._common = common_words([self._evidence([c]) for c in self.carriers])
-        return own[0] if unrelated(item_words(item), self._known[n], self._common) else None
+        said, known = item_words(item), self._known[n]
+        if self.diff_of is None:
+            return own[0] if unrelated(said, known, self._common) else None
+        # The messages leave it uncertain when they share none of the item's words, or one: the
+        # words of the lines the pull request changed then decide (`pulls.diff_decides`).
+        shared = shared_words(said, known)
+        if len(shared) > 1 and not unrelated(said, known, self._common):
+            return None
+        flagged = diff_decides(said, shared, unrelated(said, known, self._common), self._diff(n, own))
+        return own[0] if flagged else None
+
+    def _diff(self, n: str, own: list[Carrier]) -> set[str]:
+        """The words of the lines pull request `n` changed: the diff of each commit naming it as its
+        own (a squashed commit, or a merge against its first parent, which is the branch's work)."""
+        if n not in self._diffs and self.diff_of is not None:
+            self._diffs[n] = set().union(*(self.diff_of(c.hash) for c in own))
+        return self._diffs.get(n, set())
 
     @staticmethod
     def _evidence(made: list[Carrier]) -> set[str]:

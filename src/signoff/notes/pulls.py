@@ -6,6 +6,8 @@ bodies of its commits (the squashed commit, or the merge and the commits of the 
 the branch name, and the paths it touched. An item is about the pull request when one of its content
 words is among those, allowing for a paraphrase's other forms (`color` and `_colorizer.py`,
 `deprecated` and `Deprecate`); an item sharing none is not. Items too short to judge are left alone.
+Where the messages share none or one of an item's words and the repository is at hand, the words of
+the lines the pull request added and removed decide (`diff_decides`).
 """
 
 from __future__ import annotations
@@ -91,6 +93,11 @@ def _matches(word: str, known: set[str]) -> bool:
     return len(word) >= 4 and any(len(k) >= 4 and (k.startswith(word) or word.startswith(k)) for k in known)
 
 
+def shared_words(item: set[str], known: set[str]) -> list[str]:
+    """The item's words git holds (in any of their forms)."""
+    return [w for w in item if _matches(w, known)]
+
+
 def unrelated(item: set[str], known: set[str], common: Set[str] = frozenset()) -> bool:
     """Whether an item's words are clearly about something else than what git holds for a pull
     request: enough words on both sides, and none of the item's among git's, or only one that
@@ -98,8 +105,25 @@ def unrelated(item: set[str], known: set[str], common: Set[str] = frozenset()) -
     in an item of many words (a short item may name the one thing it changed: "Improve the README")."""
     if len(item) < MIN_ITEM_WORDS or len(known) < MIN_EVIDENCE_WORDS:
         return False
-    shared = [w for w in item if _matches(w, known)]
+    shared = shared_words(item, known)
     return not shared or (len(shared) == 1 and shared[0] in common and len(item) >= LONG_ITEM)
+
+
+def diff_decides(item: set[str], shared: list[str], unrelated_so_far: bool, diff: set[str]) -> bool:
+    """Whether an item the messages leave uncertain is about something else, once the words of the
+    pull request's diff are known (matched exactly: a diff holds thousands of words, and a stray
+    one of a long invented item is easily among them). One the messages call unrelated is about
+    the change after all when the diff holds at least half its words (a policy document's
+    pull request titled "Separate out a release policy document", credited with "old major versions
+    now supported for 12 months"); a long item sharing one word with the messages is about
+    something else when the diff holds none of its words (that word was chance: "local" in "Add a
+    retry option that keeps failed uploads in a local queue")."""
+    if len(diff) < MIN_EVIDENCE_WORDS:
+        return unrelated_so_far
+    in_diff = item & diff
+    if unrelated_so_far:
+        return len(in_diff | set(shared)) * 2 < len(item)
+    return len(shared) == 1 and len(item) >= LONG_ITEM and not in_diff
 
 
 def common_words(per_commit: list[set[str]]) -> set[str]:
@@ -110,3 +134,16 @@ def common_words(per_commit: list[set[str]]) -> set[str]:
             seen[w] = seen.get(w, 0) + 1
     floor = max(3, len(per_commit) // 10)
     return {w for w, n in seen.items() if n >= floor}
+
+
+DIFF_BYTES = 1 << 20  # the part of a pull request's diff read: a vendored or generated file says nothing more
+
+
+def diff_words(diff: str) -> set[str]:
+    """The words of the lines a diff adds and removes (identifiers split at `_` and camelCase, as
+    an item's are): what a pull request changed when its messages say little of it ("Separate out
+    a release policy document" adding a page on supported major versions)."""
+    changed = [line[1:] for line in diff.splitlines()
+               if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+    text = without_links("\n".join(changed))
+    return words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) | set(_NUMBERS.findall(text))

@@ -132,3 +132,31 @@ def test_a_cli_decision_is_bound_to_the_text_it_names_or_prints(notes_home: Path
     assert status["decisions"] == 1 and status["sentences"][1]["status"] == "pending"
     code, _, _ = run(capsys, "notes", "decide", "r", f"approve S2 #{status['shown']['S2']}", "--by", "alice")
     assert code == 0
+
+
+def test_grade_with_the_repository_reads_a_credited_pull_requests_diff(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """An item whose words are only in its pull request's diff is supported once the grader has
+    the repository, and an invented change credited to the same pull request stays unsupported."""
+    r = Repo(home / "repo")
+    r.git("init", "-q", "-b", "main")
+    r.write("README.md", "# demo\n")
+    r.commit("Initial import")
+    r.write("docs/policy.md", "Old major versions are supported for 12 months after the next major version.\n")
+    r.commit("Separate out a more detailed release policy document (#62)")
+    r.write("README.md", "# demo app\n")
+    r.commit("Fix typo in README (#63)")
+    r.write("lib/option.js", "export const parse = (args) => args\n")
+    r.commit("Speed up option parsing (#64)")
+    assert run(capsys, "notes", "snapshot", "--repo", str(r.path), "-o", "s.json")[0] == 0
+    Path("true.md").write_text("- Old major versions are now supported for 12 months instead of one (#62).\n")
+    Path("invented.md").write_text("- Add a `retry_forever` option that keeps failed uploads in a local queue (#62).\n")
+    code, out, _ = run(capsys, "notes", "grade", "true.md", "--snapshot", "s.json")
+    assert code == 1 and "git says #62 is 'Separate out a more detailed release policy document" in out
+    assert run(capsys, "notes", "grade", "true.md", "--snapshot", "s.json", "--repo", str(r.path))[0] == 0
+    code, out, _ = run(capsys, "notes", "grade", "invented.md", "--snapshot", "s.json", "--repo", str(r.path))
+    assert code == 1 and "git says #62 is" in out
+    # run in the repository the snapshot was taken from, the grader reads it without being told
+    here = Path.cwd()
+    monkeypatch.chdir(r.path)
+    assert run(capsys, "notes", "grade", str(here / "true.md"), "--snapshot", str(here / "s.json"))[0] == 0

@@ -9,6 +9,7 @@ from typing import Any
 from signoff.notes.grade import grade_with
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import read_claims
+from signoff.notes.pulls import diff_words
 
 
 def _commit(n: int, subject: str, body: str = "", author: tuple[str, str] = ("Ann Lee", "ann@example.org"),
@@ -145,3 +146,23 @@ def test_a_handle_the_changelog_credits_for_someone_elses_change_is_flagged() ->
     # a handle known by no name, credited once: not checkable, never a false alarm
     assert _verdicts(k, f"Fix the HTTP transport options in {url}2272; thanks to @someone")["@someone"] \
         == "not_checkable"
+
+
+def test_a_pull_requests_diff_decides_an_item_its_messages_leave_uncertain() -> None:
+    commits = [_commit(1, "Separate out a more detailed release policy document (#62)", paths=("docs/policy.md",)),
+               _commit(2, "Fix typo in README (#63)", paths=("README.md",), parents=(1,)),
+               _commit(3, "Speed up option parsing (#64)", paths=("lib/option.js",), parents=(2,))]
+    diff = ("+++ b/docs/policy.md\n@@ -0,0 +1,2 @@\n+Old major versions are supported for 12 months after the next\n"
+            "+major version, so users can plan their upgrades (`EOL_MONTHS`).\n")
+    true = "Old major versions are now supported for 12 months instead of only the previous major version (#62)."
+    invented = "Add a `retry_forever` option that keeps every failed upload in a local queue (#62)."
+    without = Knowledge("v1..v2", None, [], commits)
+    assert _verdicts(without, true)["#62"] == "unsupported"  # its words are only in the diff
+    k = Knowledge("v1..v2", None, [], commits)
+    read: list[str] = []
+    k.diff_of = lambda commit: read.append(commit) or diff_words(diff)
+    assert _verdicts(k, true)["#62"] == "supported"
+    assert k.check(read_claims(invented)[0], invented, {"62"}).reason.startswith("git says #62 is 'Separate out")
+    # a diff is read only for a pull request whose messages leave the item uncertain, once
+    assert _verdicts(k, "Speed up the parsing of long option lists (#64).")["#64"] == "supported"
+    assert read == [_hash(1)]

@@ -3,8 +3,9 @@ claims and their true twins (issue 38).
 
 Each case in tests/data/notes-real is a maintainer's section of a public project's changelog, a
 minimal snapshot of its range (written once from a clone by `bench/notes_eval.py --export`, which
-records the repository, the changelog's commit and the range in `case.json`), and what the grader
-said of it when it was exported: the false alarms on the maintainer's true claims (tokens), and for
+records the repository, the changelog's commit and the range in `case.json`, with the words of the
+pull requests' diffs the grader read from the repository), and what the grader said of it when it
+was exported or last refreshed (`--refresh`): the false alarms on the maintainer's true claims (tokens), and for
 each planted false claim whether it is flagged. A change to the grader that raises a new false alarm,
 loses a planted claim or alarms on a true twin fails here; one that flags a claim recorded as missed
 fails too, so the record (and docs/notes.md) is brought up to date with the export.
@@ -43,6 +44,9 @@ def test_the_sets_are_there() -> None:
 def test_a_real_section_and_its_plants_grade_as_recorded(path: Path) -> None:
     meta, section, snapshot = _case(path)
     name, knowledge = meta["changelog"]["path"], snapshot_knowledge(snapshot)
+    if "diffs" in meta:  # the words of the diffs the grader read from the repository when exported
+        diffs = {commit: set(found.split()) for commit, found in meta["diffs"].items()}
+        knowledge.diff_of = lambda commit: diffs.get(commit, set())
     graded = grade_with(section, name, knowledge)
     assert graded["claims"]["total"] == meta["claims"]
     assert sorted({u["token"] for u in graded["unsupported"]}) == meta["false_alarms"]
