@@ -82,7 +82,7 @@ _NOUN_CORE = r"(?:instructions?|directions?|prompts?|directives?|programming|gui
 _NOUN = (
     r"(?:instructions?|directions?|prompts?|system prompt|rules?|guidelines?|commands?|directives?|"
     r"guidance|orders?|programming|constraints?|restrictions?|polic(?:y|ies)|context|training|"
-    r"safeguards?|guardrails?|filters?|moderation)"
+    r"safeguards?|guardrails?|filters?|moderation|boundaries|limits|limitations)"
 )
 _NOUN_DATA = r"(?:content|text|info|information|data|input|messages?|tasks?|requests?)"
 _QUAL_ALL = r"(?:all|any|other|every|above|foregoing|following|system)"
@@ -124,6 +124,32 @@ _OVERRIDE = [
     r"\b(?:your|the) (?:new|real|actual|true|only|primary|revised|updated) (?:task|instructions?|goal|objective|"
     r"purpose|job|mission|role|directive) (?:is|are|will be|now)\b",
     r"\bfrom now on,? (?:you|your|act|respond|reply|answer|only|always|ignore|pretend|behave|speak|write)\b",
+    # an announced order that outranks the reader's own: "*** NEW IMPORTANT INSTRUCTIONS ***",
+    # "ATTENTION: NEW IMPORTANT AND URGENT:", "**URGENT NEW TASK**", "PRIORITY TASK:"
+    r"\battention:? (?:(?:new|important|urgent|updated|priority|emergency|additional|critical|secret|revised)"
+    r"[ ,]+(?:and )?){1,3}(?:instructions?|tasks?|directives?|orders?|assignments?|procedures?)?\b",
+    # (the folded view drops the asterisks: the header is then a line of its own)
+    r"^(?:attention:? )?(?:(?:new|important|urgent|updated|priority|emergency|additional|critical|secret|revised)"
+    r"[ ,]+(?:and )?){2,3}(?:instructions?|tasks?|directives?|orders?|assignments?|procedures?)?[ :!.]*$|"
+    r"^(?:urgent|priority|emergency|secret) (?:instructions?|tasks?|directives?|orders?|assignments?)[ :!.]*$",
+    r"\bnew,? important,? and urgent\b|\b(?:new|updated|urgent|priority|secret|additional) (?:task|assignment|"
+    r"mission|objective) ?:",
+    # the reader's task redirected: "in order to complete your task, you must first ...", "if you are
+    # asked to summarize the input, instead ...", "regardless of any previous input"
+    r"\bin order to (?:complete|finish|accomplish|fulfil+|carry out|perform|do|continue) (?:your|the|this|my) "
+    r"(?:\S+ )?(?:task|request|goal|objective|job|assignment|instructions?)\b,? you (?:must|need to|have to|should|"
+    r"are required to)\b",
+    r"\bif you (?:are|were|get|have been|'re) (?:told|asked|instructed|requested|prompted) to (?:summari[sz]e|answer|"
+    r"translate|classify|analy[sz]e|review|describe|read|process|explain|respond|reply|evaluate|assess)\b"
+    r"(?: \S+){0,16}? (?:inst(?:ea|e)d|rather|also|in addition|make sure|ignore)\b",
+    r"\bregardless of (?:any |all |your |the |what )?(?:previous|prior|earlier|above|preceding|other|original|"
+    r"initial|system) (?:input|inputs|instructions?|prompts?|rules|context|messages?|directions|guidelines|"
+    r"requests?|tasks?)\b",
+    # the author of the reader's instructions "corrects" them: "I made a mistake when I gave you your
+    # instructions and forgot to ask you to ..."
+    r"\b(?:when|while|in) (?:i |we )?(?:gave|give|giving|wrote|writing|set up|configured|prepared|drafted) (?:you )?"
+    r"(?:your|the) (?:\S+ )?(?:instructions|prompt|system prompt|task description)\b",
+    r"\bforgot to (?:ask|tell|instruct|remind) you to\b(?: \S+){0,12}? (?:important|crucial|punish\w*|must)\b",
     r"\b(?:instead|rather),? (?:you (?:will|must|should) |just |only )?(?:print|say|output|reply|respond|return|"
     r"repeat|spell check)\b",
     r"\bstop everything\b",
@@ -131,9 +157,12 @@ _OVERRIDE = [
     r"(?:the|your|my|this|any|that) (?:task|request|question|assignment|job)",
     r"\b(?:the|my) task (?:that )?i (?:gave|assigned|asked|set) (?:you|to you)\b",
     # prompt leaking
-    r"\b(?:print|repeat|reveal|output|tell me|spell check|leak|dump|recite|disclose|write out) (?:me )?(?:all )?"
-    r"(?:of )?(?:the|your|my|these|those) (?:previous|above|prior|initial|original|hidden|secret|full|entire|"
-    r"system|first|exact) (?:instructions|prompt|system prompt|directions|rules|guidelines)\b",
+    r"\b(?:print|repeat|reveal|output|tell me|spell check|leak|dump|recite|disclose|write out|paste|share|copy|"
+    r"display|show me|send me|write down|return) (?:me )?(?:all )?(?:of )?(?:the|your|my|these|those) "
+    r"(?:(?:previous|above|prior|initial|original|hidden|secret|full|entire|system|first|exact|complete|"
+    r"whole|verbatim) ){1,3}(?:instructions|prompt|system prompt|directions|rules|guidelines|system message)\b",
+    r"\b(?:repeat|print|output|paste|recite|reveal) (?:\S+ ){0,4}?(?:prompt|instructions|system message) you "
+    r"(?:were|have been|got) given\b",
     r"\bwhat (?:is|are|was|were) your (?:system prompt|instructions|initial prompt|original instructions|rules)\b",
     r"(?:^|[.!?:;] )(?:all )?(?:previous|prior|earlier|above|original|initial) (?:instructions|rules|directives|"
     r"guidelines|prompts?) (?:are|were|have been|has been|is) (?:now |hereby )?(?:suspended|void|null|lifted|revoked|"
@@ -161,6 +190,8 @@ _OVERRIDE = [
     r"\b(?:disregards?|ignores?|abandons?|bypass(?:es)?|circumvents?) (?:all |any )?(?:laws|morals|ethics|morality|"
     r"moral|ethical)\b",
     r"\bwithout (?:any )?(?:censorship|censoring|filtering|refusals?)\b",
+    r"\b(?:respond|answer|reply|generate|write|output|talk|speak)\w*\b(?: \S+){0,8}? without (?:any )?"
+    r"(?:restrictions|limits|limitations|filters|boundaries|rules|constraints)\b",
     r"\b(?:stay|remain|keep) in character\b",
     r"\b(?:never|do not|don'?t|must not|cannot|can ?not|will not|won'?t|should not|shouldn'?t) (?:ever )?"
     r"(?:refuse|decline|say no|reject (?:a|any) request)\b",
@@ -196,7 +227,9 @@ _ROLE = [
     r"\b(?:admin|administrator|root|god|sudo|superuser|elevated|maintainer) (?:mode|access|"
     r"privileges?|override) (?:is |has been )?(?:now )?(?:enabled|activated|granted|unlocked)\b",
     r"\byou (?:are|will be|act as) (?:now )?(?:an? |the |my )?(?:admin|administrator|root|superuser|dan|"
-    r"unrestricted|unfiltered|jailbroken|evil|uncensored)\b",
+    r"unrestricted|unfiltered|jailbroken|evil|uncensored|no[- ]limits?|limitless|unlimited|unbound|unchained|amoral)\b",
+    r"\b(?:operating|acting|running) as (?:an? |the )?(?:no[- ]limits?|limitless|unrestricted|unfiltered|uncensored|"
+    r"jailbroken) (?:ai|model|assistant|bot|chatbot)\b",
     r"\b(?:you|please|i want you to|now|from now on,?) (?:will |must |should |shall |are to |are going to |to |"
     r"now |can )*(?:act as|pretend (?:to be|you are|that you are)|roleplay|role-play|play the role|take on the "
     r"role|assume the (?:role|persona|identity))\b",
@@ -212,6 +245,9 @@ _ROLE = [
     r"\bsystem (?:chain of thought|reasoning|verdict|assessment|evaluation) (?:result|output|says|concluded)\b",
     r"\bnote (?:by|from) (?:a |an |the )?(?:trustworthy|trusted|verified|official|senior|expert)\b",
     r"<(?:end|start|beginning) of (?:session|conversation|turn|prompt|document|context|instructions)>",
+    # a fake configuration for the reader: "<interaction-config>", "Blocked Strings:", "AllowRefusals=false"
+    r"</?interaction[ -]config>|\b(?:blocked|allowed)[ -]?(?:strings|responses|modes)\b\"? ?[:=]|"
+    r"\ballow ?(?:refusals|disclaimers?|apologies) ?= ?false\b",
 ]
 
 _PRIVILEGED = [
@@ -258,7 +294,7 @@ _PRIVILEGED = [
 
 _AGENT = [
     rf"\b(?:dear|hey|hi|hello|attention|attn|note to|message to|memo to|instructions? for|to you,?|calling "
-    rf"all|listen(?: up)?,?) (?:the |all |any |our |you,? )?{_AI}s?\b",
+    rf"all|listen(?: up)?,?) (?:the |all |any |our |you,? )?{_AI}s?(?:$|[^:\w])",  # "Bot:" is a transcript's label
     rf"\bif you(?: are|'re| were) (?:an? |the )?(?:{_AI}|model|automated)\b",
     rf"\b{_AI}s? (?:reading|processing|summari[sz]ing|reviewing|triaging|analy[sz]ing|parsing|handling) this\b",
     rf"\bwhen (?:you|the {_AI}) (?:read|reads|process|processes|summari[sz]e|summari[sz]es|triage|triages|"
@@ -272,6 +308,20 @@ _AGENT = [
     r"\b(?:do|perform|complete|execute|carry out|follow) the following (?:first|instead|steps? first|"
     r"instructions|actions?|tasks?)\b",
     r"\bplease do the following\b",
+    # an order announced by a colon: "You must: ...", "For testing purposes only: ...", "For academic purposes: ..."
+    r"\b(?:message|text|note|request|instruction) is (?:strictly |only |solely )?for (?:testing|test|debugging|"
+    r"evaluation) purposes\b",
+    r"\bfor (?:(?:testing|test|debugging|debug|evaluation|diagnostic) purposes only|(?:academic|research|educational|"
+    r"experimental|scientific) purposes(?: only)?|experimental procedure) ?[:,] ?(?:please )?(?:create|tell|give|"
+    r"provide|recommend|advise|suggest|write|generate|list|output|print|repeat|reveal|share|send|execute|run|"
+    r"perform|design|include|explain|describe|show|answer|say|reply|respond|ignore|forget|help|make|build|find|"
+    r"translate|decode|paste|grant|delete|disregard)\b",
+    r"^experimental procedure ?:",
+    # a task handed to the reader: "you've been assigned a task:", "then, your task is to ..."
+    r"\byou(?:'ve|\x{2019}ve| have)? (?:been|are being) (?:assigned|given|handed) (?:a|an|this|the following|one|"
+    r"your) (?:new )?(?:task|assignment|mission|job)\b",
+    r"\b(?:then|now|next|first|so|instead)\b,? your (?:only |main |next |first |sole )?(?:task|job|mission|goal|"
+    r"assignment) (?:now |here )?is to\b",
     r"\b(?:you|the agent|the assistant|the ai|the model) (?:must|should|need to|have to|are required to|will "
     r"now) (?:now |first |immediately )?(?:send|transfer|visit|forward|email|execute|invoke|post|share|invite|"
     r"exfiltrate|reveal|leak|disclose|run the (?:following|command|script|code))\b",
@@ -316,6 +366,40 @@ _AGENT = [
     rf"{_IMP}(?:reply|respond|answer)(?: only)? (?:in|with) (?:english|french|german|spanish|italian|"
     r"portuguese|dutch|russian|chinese|japanese|korean|arabic|hindi|all caps|uppercase|emojis?|yes or no|"
     r"positive or negative|(?:a|one) (?:single )?word)\b",
+]
+
+# An order to the reader addressed by what it is, in any of the languages: a word for an AI at the start
+# of a sentence, set off like a vocative ("Assistant, ...", "助手：", "アシスタントへ：", "सहायक,"), then a
+# request marker or an action verb in the same sentence. Read on the plain view (other scripts intact).
+# A Latin-script word needs a comma or a salutation: "Bot: Please enter your order number" is a
+# chatbot transcript quoted in a report.
+_AI_WORD_LATIN = (
+    r"(?:ai|ai assistant|assistant|agent|ai agent|bot|chatbot|llm|model|copilot|chatgpt|gpt|claude|assistente|"
+    r"asistente|assistent|agente|ki|ia|modele|modelo|modello|modell|asystent|asistan|yapay zeka|asisten|tro ly)"
+)
+_AI_WORD_OTHER = (
+    r"(?:ассистент|агент|бот|модель|ии|помощник|асистент|помічник|助手|助理|机器人|機器人|智能体|人工智能|"
+    r"ai助手|アシスタント|エージェント|ボット|モデル|어시스턴트|에이전트|봇|모델|비서|सहायक|एआई|एजेंट|बॉट|"
+    r"मॉडल|المساعد|مساعد|الذكاء الاصطناعي|الوكيل)"
+)
+_SALUTE = (
+    r"(?:dear|hey|hi|hello|attention|attn|to|cher|chere|querido|querida|estimado|lieber|liebe|hallo|caro|cara|beste|"
+    r"drogi|droga|sayin|дорогой|уважаемый|привет|亲爱的|致|给|尊敬的|親愛的)"
+)
+_ORDER_MARK = (
+    r"(?:\b(?:please|kindly|bitte|por favor|per favore|veuillez|alstublieft|prosze|lutfen|tolong|silakan|hay|"
+    r"vui long)\b|s'il (?:te|vous) plait|пожалуйста|будь ласка|срочно|请|請|务必|務必|立即|ください|下さい|"
+    r"しなさい|주세요|하세요|하십시오|कृपया|करें|करो|يرجى|من فضلك|الرجاء|"
+    r"\b(?:delete|remove|send|grant|add|approve|merge|ignore|forget|disregard|transfer|create|run|execute|give|"
+    r"reveal|change|reset|disable|invite|push|deploy|close|post|upload|forward|email|print|reply|respond)\b|"
+    r"удали|отправь|перешли|выдай|дай |забудь|игнорируй|видали|надішли|删除|发送|授予|合并|批准|忽略|转发|"
+    r"削除|送信|付与|承認|マージ|無視|삭제|전송|부여|승인|무시|हटा|भेज|अनदेखा|احذف|أرسل|امنح|تجاهل)"
+)
+_VOCATIVE = [
+    rf"(?:^|[.!?] )(?:{_SALUTE} )?(?:my )?{_AI_WORD_LATIN}(?: ji)? ?, ?(?:\S+ ){{0,2}}?{_ORDER_MARK}",
+    rf"(?:^|[.!?] ){_SALUTE} (?:my )?{_AI_WORD_LATIN} ?[:,] ?(?:\S+ ){{0,2}}?{_ORDER_MARK}",
+    rf"(?:^|[.!?。！？] ?)(?:{_SALUTE} ?)?{_AI_WORD_OTHER}(?:へ|に|さん|様|님|에게|께| ?जी)? ?[,:：、，][^\n]{{0,24}}?"
+    rf"{_ORDER_MARK}",
 ]
 
 _ENCODED = [
@@ -429,12 +513,13 @@ _TAKEOVER = [
     r"project|package|namespace)\b",
     rf"{_IMP}(?:change|reset|update|set|replace) (?:the |their |his |her |my |this |that |every |all )?"
     r"(?:\S+ )?(?:password|passwords|recovery (?:email|phone)|email address|login email|2fa|mfa|ssh keys?|"
-    r"owner|billing email)\b(?: \S+){0,4}? (?:to|with|for)\b",
+    r"owner|billing email|account e-?mail|e-?mail|primary e-?mail|contact e-?mail)\b(?: \S+){0,4}? (?:to|with|for)\b",
     rf"{_IMP}(?:disable|turn off|remove|bypass|reset) (?:the |their |his |her |my )?(?:2fa|mfa|two-factor|"
     r"two factor|multi-factor|sso enforcement)\b",
     rf"{_IMP}(?:share|send|give|tell|post) (?:me |us )?(?:your |the |their |its )?(?:password|credentials|"
     r"login|api key|access token|personal access token|otp|2fa code|recovery codes?|session cookie)\b",
-    rf"{_IMP}(?:grant|give) (?:\S+ ){{0,3}}?(?:write|push|admin|owner|maintain|full|root|org-wide) "
+    rf"{_IMP}(?:grant|give) (?:\S+ ){{0,3}}?(?:write|push|admin|administrative|administrator|elevated|owner|"
+    r"maintain|full|root|org-wide) "
     r"(?:access|permissions?|rights|privileges|role)\b",
 ]
 
@@ -454,7 +539,7 @@ _DESTRUCTIVE = [
     r"entire|the whole|all of the|all the|all existing|everything in)(?: \S+){0,3}? (?:files?|data|repositories|"
     r"repos|branches|tables|users|accounts|records|emails|messages|issues|backups?|commits|history|tags|releases|"
     r"buckets?|databases?|directories|folders|documents|logs|projects|secrets|keys|containers|volumes|snapshots)\b",
-    rf"{_IMP}(?:force[- ]push|git push --force|rewrite|squash) (?:\S+ ){{0,4}}?(?:history|main|master|all branches)\b",
+    rf"{_IMP}(?:force[- ]push|rewrite|squash) (?:\S+ ){{0,4}}?(?:history|main|master|all branches)\b",
     rf"{_IMP}(?:delete|remove|close|archive) (?:this |the |our |your )?(?:repository|repo|organi[sz]ation|org|"
     r"account|project|workspace)\b(?: \S+){0,3}? (?:now|immediately|permanently|forever|and|$)",
 ]
@@ -531,12 +616,22 @@ def _family(name: str, parts: list[str], view: str = "folded") -> Family:
     return Family(name, compile_re("(?m)" + alternation(parts)), view)
 
 
+# The same announced order set apart by emphasis on one line ("**URGENT NEW TASK** ...", "*** NEW
+# IMPORTANT INSTRUCTIONS ***"): read on the plain view, which keeps the asterisks.
+_ANNOUNCED = [
+    r"(?:\*{2,}|#{2,}|={2,}|\[) ?(?:(?:new|important|urgent|updated|priority|emergency|additional|critical|secret|"
+    r"revised)[ ,]+(?:and )?){1,3}(?:instructions?|tasks?|directives?|orders?|assignments?|procedures?) ?"
+    r"(?:\*{2,}|#{2,}|={2,}|\]|:)",
+]
+
 # HIDDEN_UNICODE has no pattern: it is decided from what `normalise` removed.
 RULES: tuple[Family, ...] = (
     _family(INSTRUCTION_OVERRIDE, _OVERRIDE),
+    _family(INSTRUCTION_OVERRIDE, _ANNOUNCED, view="plain"),
     _family(ROLE_IMPERSONATION, _ROLE),
     _family(PRIVILEGED_ACTION, _PRIVILEGED),
     _family(AGENT_DIRECTIVE, _AGENT),
+    _family(AGENT_DIRECTIVE, _VOCATIVE, view="plain"),  # other scripts keep their letters in `plain`
     _family(ENCODED_PAYLOAD, _ENCODED),
     _family(SEVERITY_MANIPULATION, _SEVERITY, view="plain"),  # "sev1" and "p0" must not be leet-folded
     _family(MULTILINGUAL_OVERRIDE, _MULTILINGUAL, view="plain"),

@@ -198,6 +198,7 @@ _ABOUT_OUTPUT = compile_re(
             r"\b(?:you|please|must|only|always|now|simply|just)(?: \S+)? (?:respond|reply|answer|output|print|say|"
             r"return|repeat|write|ignore|disregard|follow|include|confirm)\b",
             r"\byour (?:\S+ )?(?:response|reply|answer|output|instructions|rules|guidelines|task)\b",
+            r"\byou (?:must|need to|have to|are to|are required to|shall) ?:",
             r"(?:^|[.:;] )(?:respond|reply|answer|print|say|output|repeat|write|ignore|disregard|confirm|include) "
             r"[a-z0-9\"'\x{201c}]",
         ]
@@ -217,6 +218,36 @@ _TASK_OPENER = compile_re(
     r"give|provide|fill in|think of|assess|given (?:a|an|the|two|three|some|this|these|[0-9]+)|based on|"
     r"in this task|you (?:are given|will be given|are asked to|are required to|are to)) ([a-z0-9\"'(]\S*)"
 )
+# The framing of a task set for a reader, as instruction datasets and indirect-injection benchmarks
+# write it: a task verb on "the given / following / provided" text, or "you are provided with ...",
+# "you need to write ...". A report names its own text by what it is (the log, the error, the file).
+_TEXT_NOUN = (
+    r"(?:text|texts|sentence|sentences|paragraph|paragraphs|passage|article|articles|statement|statements|"
+    r"document|email|e-mail|story|poem|words?|question|questions|input|description|tweet|tweets|review|reviews|"
+    r"song|recipe|idiom|utterance|topic|prompt|phrase|phrases|essay|letter|conversation|dialog(?:ue)?|"
+    r"product|person|company|instance|examples?|facts?|situation|scenario|context|news|headline|quote|passages)"
+)
+_TASK_FRAME = compile_re(
+    "(?m)"
+    + alternation(
+        [
+            r"\b(?:rewrite|expand|summari[sz]e|translate|complete|verify|correct|classify|categori[sz]e|identify|"
+            r"paraphrase|rephrase|explain|convert|extract|generate|write|create|compose|predict|evaluate|analy[sz]e|"
+            r"answer|fill in|detect|determine|tell me|suggest|sort|rank|proofread|improve|shorten|simplify|"
+            r"describe|label|score|rate|decide|judge|infer|guess|respond to|reply to|critique|grade) "
+            r"(?:\S+ ){0,4}?(?:the|this|these|each|every|a|an) (?:given|following|provided|above|below) "
+            rf"(?:\S+ )?{_TEXT_NOUN}\b",
+            r"\byou (?:are|will be|have been) (?:given|provided with|presented with|shown) (?:a|an|the|some|two|"
+            r"three|several|this|these)\b",
+            r"(?:^|\b(?:now|then|first),? )you (?:need to|will need to|should|must|have to|are to|are asked to) "
+            r"(?:write|compose|create|generate|draft|translate|summari[sz]e|classify|categori[sz]e|suggest|"
+            r"come up with|think of|invent|design|plan|prepare|recommend|find|list|explain|tell|answer|identify|"
+            r"rewrite|predict|take the time)\b",
+        ]
+    )
+)
+# an issue form's own request ("please answer the following questions for yourself before submitting")
+_FORM = compile_re(r"\b(?:for yourself|before (?:submitting|filing|opening|posting|reporting)|template|checklist)\b")
 # a noun, not an order ("rewrite of multipart", "list is empty"), or a proposal about the software
 # ("suggest caching the token", "propose that the cache expires")
 _NOT_AN_OBJECT = frozenset("of is was are were and or as in has had that".split())
@@ -315,6 +346,13 @@ def find(plain: Sequence[str], folded: Sequence[str]) -> list[tuple[str, str]]:
             found.setdefault(fam.EXFILTRATION, where)
         if has(_BOUNDARY, f) and _NEXT_ORDERS.search(pair) is not None:
             found.setdefault(fam.ROLE_IMPERSONATION, where)
+    if _TASK_FRAME.search(whole_folded) is not None:
+        for index, (p, f) in enumerate(zip(plain, folded, strict=True), start=1):
+            if _TASK_FRAME.search(f) is None or _REPORT_WORDS.search(f) is not None or _FORM.search(f) is not None:
+                continue
+            if _CODE_MARK.search(p) is None:
+                found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {index}")
+                break
     if _TASK_OPENER.search(whole_folded) is not None:
         task = _planted_task(plain, folded)
         if task is not None:
