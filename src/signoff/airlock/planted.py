@@ -235,8 +235,10 @@ _TASK_FRAME = compile_re(
             r"paraphrase|rephrase|explain|convert|extract|generate|write|create|compose|predict|evaluate|analy[sz]e|"
             r"answer|fill in|detect|determine|tell me|suggest|sort|rank|proofread|improve|shorten|simplify|"
             r"describe|label|score|rate|decide|judge|infer|guess|respond to|reply to|critique|grade) "
-            r"(?:\S+ ){0,4}?(?:the|this|these|each|every|a|an) (?:given|following|provided|above|below) "
-            rf"(?:\S+ )?{_TEXT_NOUN}\b",
+            r"(?:\S+ ){0,4}?(?:the|this|these|each|every|a|an) (?:(?:following|provided|above|below) "
+            rf"(?:\S+ )?{_TEXT_NOUN}\b|given [a-z])",
+            r"\b(?:the|a|this) (?:\S+ )?(?:text|sentence|passage|paragraph|article|story|document|question) you "
+            r"(?:are|were|have been) given\b",
             r"\byou (?:are|will be|have been) (?:given|provided with|presented with|shown) (?:a|an|the|some|two|"
             r"three|several|this|these)\b",
             r"(?:^|\b(?:now|then|first),? )you (?:need to|will need to|should|must|have to|are to|are asked to) "
@@ -246,6 +248,11 @@ _TASK_FRAME = compile_re(
         ]
     )
 )
+# what only a bug report speaks of: a task that names it is the report's own ("explain the given stack trace")
+_BUG_WORDS = compile_re(
+    r"\b(?:bug|bugs|crash\w*|exception|stack ?trace|traceback|log|logs|repro\w*|version|versions|screenshot|"
+    r"browser|issue|issues|regression|workaround|expected|actual|behaviou?r|stderr|stdout|compiler|api|endpoint)\b"
+)
 # an issue form's own request ("please answer the following questions for yourself before submitting")
 _FORM = compile_re(r"\b(?:for yourself|before (?:submitting|filing|opening|posting|reporting)|template|checklist)\b")
 # a noun, not an order ("rewrite of multipart", "list is empty"), or a proposal about the software
@@ -254,7 +261,7 @@ _NOT_AN_OBJECT = frozenset("of is was are were and or as in has had that".split(
 # What a report asks of its reader itself ("describe the bug", "provide logs"): not a planted task.
 _REPORT_WORDS = compile_re(
     r"\b(?:bug|bugs|issue|issues|error|errors|crash\w*|exception|stack ?trace|traceback|log|logs|repro\w*|"
-    r"steps|version|versions|expected|actual|behaviou?r|screenshot|environment|browser|os|test|tests|fix|"
+    r"steps|version|versions|expect\w*|actual|behaviou?r|happen\w*|screenshot|environment|browser|os|test|tests|fix|"
     r"patch|pr|pull request|commit|build|install\w*|config\w*|setting|settings|code|problem|workaround|"
     r"regression|output of|command|terminal|console|package|module|dependency|release|docs|documentation|"
     # the objects of a repro step ("create a new folder", "find the order in the list")
@@ -348,7 +355,7 @@ def find(plain: Sequence[str], folded: Sequence[str]) -> list[tuple[str, str]]:
             found.setdefault(fam.ROLE_IMPERSONATION, where)
     if _TASK_FRAME.search(whole_folded) is not None:
         for index, (p, f) in enumerate(zip(plain, folded, strict=True), start=1):
-            if _TASK_FRAME.search(f) is None or _REPORT_WORDS.search(f) is not None or _FORM.search(f) is not None:
+            if _TASK_FRAME.search(f) is None or _BUG_WORDS.search(f) is not None or _FORM.search(f) is not None:
                 continue
             if _CODE_MARK.search(p) is None:
                 found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {index}")
