@@ -1,5 +1,6 @@
-"""Embedded encodings, decoded for scanning only: base64, hex and binary (8-bit groups) runs, URL and HTML escapes,
-rot13, and ASCII smuggled in Unicode tag characters.
+"""Embedded encodings, decoded for scanning only: base64, base32, hex (also in spaced pairs, `69 67 6e`) and binary
+(8-bit groups) runs, `\\u0069` escapes, URL and HTML escapes, rot13, the text read backwards, and ASCII smuggled in
+Unicode tag characters.
 
 Each decoder returns `Decoded(kind, text)` pieces; the scanner normalises and scans them like the
 report itself. Nothing decoded is ever stored or shown. The work is bounded: at most
@@ -22,6 +23,9 @@ MIN_DECODED_LETTERS = 6
 
 _BASE64 = compile_re(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_\-]{16,}={0,2}")
 _HEX = compile_re(r"(?:[0-9A-Fa-f]{2}){8,}")
+_HEX_SPACED = compile_re(r"(?:\b[0-9A-Fa-f]{2}[ ,:]){8,}[0-9A-Fa-f]{2}\b")
+_BASE32 = compile_re(r"\b[A-Z2-7]{24,}={0,6}")
+_UNICODE_ESCAPED = compile_re(r"(?:(?:\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\})[ ,]?){6,}")
 _HEX_ESCAPED = compile_re(r"(?:(?:\\x|0x|%)[0-9A-Fa-f]{2}[ ,]*){6,}")
 _BINARY = compile_re(r"(?:[01]{8}[ ,;]?){6,}")
 _URL_ESCAPE = compile_re(r"%[0-9A-Fa-f]{2}")
@@ -30,7 +34,7 @@ _HTML_ESCAPE = compile_re(r"&(?:#[0-9]{2,7}|#[xX][0-9A-Fa-f]{2,6}|[A-Za-z]{2,10}
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
-    kind: str  # base64 | hex | binary | url | html | rot13 | tag
+    kind: str  # base64 | base32 | hex | binary | unicode escape | url | html | rot13 | reversed | tag
     text: str
 
 
@@ -55,6 +59,18 @@ def _decode_into(text: str, pieces: list[Decoded], depth: int) -> None:
         decoded = _printable(_unhex(span.text))
         if decoded is not None:
             found.append(Decoded("hex", decoded))
+    for span in _HEX_SPACED.finditer(text):
+        decoded = _printable(_unhex("".join(ch for ch in span.text if ch in _HEXDIGITS)))
+        if decoded is not None:
+            found.append(Decoded("hex", decoded))
+    for span in _BASE32.finditer(text):
+        decoded = _b32(span.text)
+        if decoded is not None:
+            found.append(Decoded("base32", decoded))
+    for span in _UNICODE_ESCAPED.finditer(text):
+        decoded = _unescape_unicode(span.text)
+        if decoded is not None:
+            found.append(Decoded("unicode escape", decoded))
     for span in _HEX_ESCAPED.finditer(text):
         digits = "".join(ch for ch in span.text.replace("\\x", " ").replace("0x", " ") if ch in _HEXDIGITS)
         decoded = _printable(_unhex(digits))
@@ -75,15 +91,37 @@ def _decode_into(text: str, pieces: list[Decoded], depth: int) -> None:
             found.append(Decoded("html", unescaped))
     if depth == 0:
         found.append(Decoded("rot13", codecs.encode(text, "rot13")))
+        found.append(Decoded("reversed", text[::-1]))
     for piece in found:
         if len(pieces) >= MAX_PIECES:
             return
         pieces.append(piece)
-        if piece.kind != "rot13":
+        if piece.kind not in WHOLE_READINGS:
             _decode_into(piece.text, pieces, depth + 1)
 
 
 _HEXDIGITS = frozenset("0123456789abcdefABCDEF")
+# Readings of the whole text rather than decoded pieces: checked for unmistakable phrases only.
+WHOLE_READINGS = frozenset({"rot13", "reversed"})
+
+
+def _b32(run: str) -> str | None:
+    core = run.rstrip("=")
+    try:
+        return _printable(base64.b32decode(core + "=" * (-len(core) % 8)))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _unescape_unicode(run: str) -> str | None:
+    out: list[str] = []
+    for part in run.replace("{", "").replace("}", "").split("\\u")[1:]:
+        digits = "".join(ch for ch in part if ch in _HEXDIGITS)
+        try:
+            out.append(chr(int(digits, 16)) + (" " if part.endswith((" ", ",")) else ""))
+        except (ValueError, OverflowError):
+            return None
+    return _printable("".join(out).encode("utf-8", "replace"))
 
 
 def _b64(run: str) -> str | None:

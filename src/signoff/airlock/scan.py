@@ -1,9 +1,10 @@
 """The airlock verdict: quarantine (families fired, raw SHA-256, nothing else) or a redacted dossier.
 
 Detection reads every sentence on its own and the whole text as one line, in the folded views of
-`normalise`, then does the same for every decoded piece (base64, hex, URL, HTML, rot13, tag
-characters). Any hit quarantines the whole submission: the caller must store only what `Verdict`
-carries, which never includes the text."""
+`normalise`, then does the same for every decoded piece (base64, base32, hex, binary, `\\u` escapes,
+URL, HTML, tag characters) and for two readings of the whole text (rot13 and backwards), which are
+checked for unmistakable phrases only. Any hit quarantines the whole submission: the caller must
+store only what `Verdict` carries, which never includes the text."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from signoff.airlock import families as fam
 from signoff.airlock import intent, planted, signals, structure
-from signoff.airlock.decode import decode_all
+from signoff.airlock.decode import WHOLE_READINGS, decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
 from signoff.airlock.normalise import Normalised, normalise, scan_views
@@ -186,9 +187,12 @@ def detect(text: str) -> list[Hit]:
         hits.setdefault(family, Hit(family, where))
     for piece in decode_all(normalised.text, normalised.smuggled):
         inner = normalise(piece.text)
-        rules = tuple(r for r in fam.RULES if piece.kind != "rot13" or r.name in fam.ROT13_FAMILIES)
+        whole_reading = piece.kind in WHOLE_READINGS  # rot13, backwards: unmistakable phrases only
+        # (backwards, markup reads as markup: "</a>" turns into ">a/<", so only the override phrases)
+        kept = fam.ROT13_FAMILIES if piece.kind == "rot13" else {fam.INSTRUCTION_OVERRIDE}
+        rules = tuple(r for r in fam.RULES if not whole_reading or r.name in kept)
         found = list(_scan_views(inner.plain, inner.folded, rules))
-        found += _score(inner, english_only=piece.kind == "rot13")
+        found += _score(inner, english_only=whole_reading)
         if inner.suspicious and piece.kind != "tag":
             found.append((fam.HIDDEN_UNICODE, "decoded"))
         for family, where in found:
