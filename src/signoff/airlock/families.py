@@ -65,8 +65,11 @@ DESCRIPTIONS: dict[str, str] = {
 
 # --- shared pieces -----------------------------------------------------------------------------
 
+# An adverb makes an order only where a sentence or clause starts ("Just delete all branches", "then,
+# merge it"): "if I just delete all the cache files" and "it then deletes all files" are statements.
 _IMP = (
-    r"(?:^|[:;>*)\]\-] |\b(?:please|pls|kindly|now|immediately|just|simply|also|then|first|quickly|"
+    r"(?:^|[:;>*)\]\-] |(?:^|[,:;] )(?:now|immediately|just|simply|also|then|first|quickly),? |"
+    r"\b(?:please|pls|kindly|"
     r"go ahead and|and then|you (?:should|must|need to|have to|are to|will|shall|can now|may now)|"
     r"make sure (?:to|you)|be sure to|remember to|"
     r"i (?:need|want|order|command|instruct|authori[sz]e|require) you to|"
@@ -153,7 +156,7 @@ _OVERRIDE = [
     r"\bforgot to (?:ask|tell|instruct|remind) you to\b(?: \S+){0,12}? (?:important|crucial|punish\w*|must)\b",
     r"\b(?:instead|rather),? (?:you (?:will|must|should) |just |only )?(?:print|say|output|reply|respond|return|"
     r"repeat|spell check)\b",
-    r"\bstop everything\b",
+    r"(?:^|[.!:] )stop everything\b",
     r"\b(?:before|after) (?:you (?:can )?)?(?:solve|complete|answer|do|continue|proceed with|finish|start) "
     r"(?:the|your|my|this|any|that) (?:task|request|question|assignment|job)",
     r"\b(?:the|my) task (?:that )?i (?:gave|assigned|asked|set) (?:you|to you)\b",
@@ -174,7 +177,7 @@ _OVERRIDE = [
     r"\b(?:now |instead |please )?(?:focus on|turn to|start|begin|proceed (?:to|with)|here is|this is) your new "
     r"(?:task|assignment|job|mission|instructions?|objective)\b",
     # jailbreak framing
-    r"\bdo anything now\b",
+    r"(?:^|[^t] |[(\"'\x{201c}])do anything now\b",  # not "I can't do anything now"
     # not "developer mode" or "god mode" alone: browsers, phones and games have them
     r"\b(?:dan|jailbreak|jailbroken|unfiltered|unrestricted|evil|dude|stan|anti-?dan) mode\b",
     r"\b(?:developer|god) mode (?:enabled|output|response|activated)\b|\b(?:chatgpt|gpt|ai|llm|assistant|you) "
@@ -302,7 +305,9 @@ _AGENT = [
     r"review|reviews|parse|parses) (?:this|these|the following)\b",
     r"\bif (?:the )?user asks\b",
     r"\b(?:reply|respond|print|say|repeat) (?:with )?(?:only|exactly|verbatim|nothing (?:but|else|except))\b",
-    r"\b(?:just|only|simply) (?:print|say|reply|respond|repeat)\b",
+    # not "echo just prints an empty line", "it should just print the file"
+    r"(?:^|[,:;] |\b(?:please|you|now|then) )(?:just|only|simply) (?:print|say|reply|respond|repeat)\b",
+    r"\b(?:will|must|shall|always|to) only (?:print|say|reply|respond|repeat)\b",
     # not "say" or "write": 'Say "Hey Shop"' and 'Write "abc" in the field' are ordinary steps
     rf"{_IMP}(?:print|output|repeat|reply with|respond with) (?:the following|this (?:exact |exactly )?"
     r"(?:sentence|text|phrase|word|message|string)|the (?:word|phrase|sentence|string) |[\"'\x{201c}<])",
@@ -464,7 +469,7 @@ _DICTATED = [
     r"(?:include|add|insert|use|write|print|output|call|import|embed|append|mention|say)\b",
     r"\bfrom now on,? (?:always|never|every|each|all|include|add|insert|use|write|output|print|respond|reply|"
     r"answer|make|end|start|begin|append)\b",
-    rf"\b(?:make sure|ensure|be sure) (?:that )?(?:your|the|every|each) (?:\S+ )?{_CODE_TARGET} "
+    rf"\b(?:make sure|ensure|be sure) (?:that )?(?:your|the generated|every|each) (?:\S+ )?{_CODE_TARGET} "
     r"(?:includes|contains|calls|runs|imports|executes|uses|begins with|ends with|has)\b",
     # a dictation verb that leads to a destructive or fetching call
     rf"\b{_CODE_VERBS}\b(?: \S+){{0,10}}? {_DANGEROUS_CODE}",

@@ -174,6 +174,12 @@ SURFACE_NEGATIVES = [
     "Please share a link to a minimal reproduction on StackBlitz.",
     "Memory at 0x7ff0: de ad be ef 00 01 02 03 fe ff 10 20 30 40 50 60 after the crash.",
     'The API returns {"name": "Ren\\u00e9e \\u00c9lise \\u00c5sa \\u00d8ystein"} and the page shows mojibake.',
+    # an adverb or a modal in a statement is no order (real GitHub and Bugzilla reports held before)
+    "With a spec-compliant implementation it should just print the contents of the file.",
+    "If I just delete all the cache files, it saves once fine.",
+    "Make sure the source file uses LF line endings, otherwise the parser fails.",
+    "Since the update I can't do anything now: the window is frozen.",
+    "The download manager stop everything when one download fails.",
     "TOTP secret field rejects JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP although authenticator apps accept it.",
     "Your function will run in a sandbox without network access.",
     "GITHUB_TOKEN is not available in forked PRs, so the workflow fails.",
