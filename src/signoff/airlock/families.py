@@ -299,6 +299,7 @@ _PRIVILEGED = [
 _AGENT = [
     rf"\b(?:dear|hey|hi|hello|attention|attn|note to|message to|memo to|instructions? for|to you,?|calling "
     rf"all|listen(?: up)?,?) (?:the |all |any |our |you,? )?{_AI}s?(?:$|[^:\w])",  # "Bot:" is a transcript's label
+    rf"\b(?:note|message|memo|instructions?|attention|attn) (?:to|for) (?:the |all |any |our )?{_AI}s?\b",
     rf"\bif you(?: are|'re| were) (?:an? |the )?(?:{_AI}|model|automated)\b",
     rf"\b{_AI}s? (?:reading|processing|summari[sz]ing|reviewing|triaging|analy[sz]ing|parsing|handling) this\b",
     rf"\bwhen (?:you|the {_AI}) (?:read|reads|process|processes|summari[sz]e|summari[sz]es|triage|triages|"
@@ -401,7 +402,38 @@ _ORDER_MARK = (
     r"удали|отправь|перешли|выдай|дай |забудь|игнорируй|видали|надішли|删除|发送|授予|合并|批准|忽略|转发|"
     r"削除|送信|付与|承認|マージ|無視|삭제|전송|부여|승인|무시|हटा|भेज|अनदेखा|احذف|أرسل|امنح|تجاهل)"
 )
+# The reader told what it is, then ordered: "You are an AI assistant. You must ...", "作为AI助手，你应该马上
+# ...", "あなたはAIアシスタントです。今すぐ...してください". A description of a chatbot has the role word
+# but no second-person order after it; "as an AI assistant user, I want to delete ..." is no role given.
+_ROLE_ASSIGNED_EN = (
+    r"\byou(?: are|'re) (?:now )?(?:an? |the |my )?(?:\S+ )?(?:ai|llm|language model|assistant|bot|chatbot|"
+    r"copilot)\b|\bas (?:an? |the |my )?(?:ai |llm )?(?:assistant|agent|language model|model|bot|ai)\b,? you\b"
+)
+_ORDER_EN = (
+    r"\byou (?:must|should|need to|have to|will now|are to|shall)\b|\bplease\b|[.!?:] (?:now |immediately )?"
+    r"(?:delete|remove|send|grant|add|approve|merge|ignore|forget|disregard|transfer|create|run|execute|give|reveal|"
+    r"change|reset|disable|invite|push|deploy|close|post|upload|forward|email|print|reply|respond|write|tell|list)\b"
+)
+_ROLE_ASSIGNED_OTHER = (
+    r"\b(?:eres|usted es|tu es|vous etes|en tant qu' ?|du bist|sie sind|voce e|tu sei|jij bent|je bent|jestes) "
+    r"(?:un |una |une |um |uma |ein |eine |een |l'|le |la |el |der |die )?(?:\S+ )?(?:asistente|assistente|"
+    r"assistant|assistent|agente|agent|modelo|modello|modele|modell|model|bot|ia|ki|ki-assistent|ki-agent|"
+    r"asystent)\b|\bals (?:ki-assistent|ki-agent|ki|assistent|agent|bot)\b|"
+    r"(?:你是|您是|作为|作為)(?:一个|一名|一個)?(?:ai|人工智能)?(?:助手|助理|模型|机器人|機器人|智能体|代理)|"
+    r"(?:あなたは)?(?:ai)?(?:アシスタント|エージェント|モデル|ボット)(?:です|として|だ)|"
+    r"(?:आप|तुम) (?:एक )?(?:एआई )?(?:सहायक|एजेंट|मॉडल|बॉट) (?:हैं|हो)|"
+    r"(?:ты|вы) (?:\S+ )?(?:ии-ассистент|ассистент|агент|модель|бот)|как (?:ии-ассистент|ассистент|агент|модель)"
+)
+_ORDER_OTHER = (
+    r"\b(?:debes|tienes que|deberias|tu dois|vous devez|du musst|sie mussen|voce deve|devi|moet je|je moet|"
+    r"musisz|sofort|inmediatamente|immediatement|ahora mismo|envoie|envoyez|supprime|supprimez|fusionne|borra|"
+    r"elimina|envia|manda|losche|sende|schicke|cancella|invia)\b|你必须|你应该|你需要|您必须|您应该|马上|"
+    r"しなさい|今すぐ|होंगी|होगा|चाहिए|अभी|должен|должна|должны|немедленно|" + _ORDER_MARK
+)
+
 _VOCATIVE = [
+    rf"(?:{_ROLE_ASSIGNED_EN})[^\n]{{0,80}}?(?:{_ORDER_EN})",
+    rf"(?:{_ROLE_ASSIGNED_OTHER})[^\n]{{0,80}}?(?:{_ORDER_OTHER})",
     rf"(?:^|[.!?] )(?:{_SALUTE} )?(?:my )?{_AI_WORD_LATIN}(?: ji)? ?, ?(?:\S+ ){{0,2}}?{_ORDER_MARK}",
     rf"(?:^|[.!?] ){_SALUTE} (?:my )?{_AI_WORD_LATIN} ?[:,] ?(?:\S+ ){{0,2}}?{_ORDER_MARK}",
     rf"(?:^|[.!?。！？] ?)(?:{_SALUTE} ?)?{_AI_WORD_OTHER}(?:へ|に|さん|様|님|에게|께| ?जी)? ?[,:：、，][^\n]{{0,24}}?"
