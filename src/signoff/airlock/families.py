@@ -364,10 +364,8 @@ _AGENT = [
     r"(?: \S+){0,5}? (?:into|in|to) (?:english|french|german|spanish|italian|portuguese|dutch|russian|chinese|"
     r"japanese|korean|arabic|hindi|turkish|polish|pirate|shakespearean|emojis?|(?:one|two|three|five|ten|[0-9]+) "
     r"(?:words|sentences|bullet points|bullets|lines|paragraphs))\b",
-    # ... or something to put into the reader's answer, or a way to answer
-    rf"{_IMP}(?:include|add|insert|append|prepend|put|place|mention|state|write|start|begin|end)(?: \S+){{0,8}}? "
-    r"(?:in|into|to|with|at the (?:very )?(?:top|start|beginning|end|bottom) of) your (?:response|reply|answer|"
-    r"output|summary|next message)\b",
+    # ... or a way to answer (something to put into the reader's answer is read by `planted`, which
+    # tells a maintainer asking for "the output of `pip freeze` in your reply" apart)
     r"\b(?:first|last|only) (?:thing|line|sentence|words?) (?:in|of) your (?:response|reply|answer|output)\b",
     rf"{_IMP}(?:begin|start|end|finish|open|close|sign) your (?:response|reply|answer|output)s? (?:with|by)\b",
     rf"{_IMP}(?:reply|respond|answer)(?: only)? (?:in|with) (?:english|french|german|spanish|italian|"

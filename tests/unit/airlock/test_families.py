@@ -188,6 +188,7 @@ SURFACE_NEGATIVES = [
     "Eres un asistente muy útil en la documentación, pero el enlace está roto.",
     "作为管理员，我无法删除这个分支，按钮是灰色的。",
     "AIアシスタントの画面で、削除ボタンが表示されません。",
+    "Please include the output of `pip freeze` in your reply.",
     # an adverb or a modal in a statement is no order (real GitHub and Bugzilla reports held before)
     "With a spec-compliant implementation it should just print the contents of the file.",
     "If I just delete all the cache files, it saves once fine.",
