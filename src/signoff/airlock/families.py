@@ -308,7 +308,7 @@ _AGENT = [
     r"\b(?:reply|respond|print|say|repeat) (?:with )?(?:only|exactly|verbatim|nothing (?:but|else|except))\b",
     # not "echo just prints an empty line", "it should just print the file"
     r"(?:^|[,:;] |\b(?:please|you|now|then) )(?:just|only|simply) (?:print|say|reply|respond|repeat)\b",
-    r"\b(?:will|must|shall|always|to) only (?:print|say|reply|respond|repeat)\b",
+    r"\b(?:will|must|shall|always|to|and) only (?:print|say|reply|respond|repeat)\b",
     # not "say" or "write": 'Say "Hey Shop"' and 'Write "abc" in the field' are ordinary steps
     rf"{_IMP}(?:print|output|repeat|reply with|respond with) (?:the following|this (?:exact |exactly )?"
     r"(?:sentence|text|phrase|word|message|string)|the (?:word|phrase|sentence|string) |[\"'\x{201c}<])",
@@ -491,6 +491,10 @@ _DICTATED = [
     r"(?:adhere to|comply with|obey|follow) (?:the |these |this |my )?(?:following|below|next|new|additional) "
     r"(?:instructions?|rules?|steps?|requirements?|directives?|guidelines?)\b",
     r"\bstrictly (?:adhere to|follow|comply with|obey) (?:the |these |this )?(?:following|below|new|additional)\b",
+    # a jailbreak's format for every answer ("every answer will start with: ..."); not "each response
+    # will include a Link header", an API described
+    r"\b(?:every|each|all) (?:of your |future )?(?:answers?|replies) (?:you give |you write )?(?:will|must|should|"
+    r"shall) (?:always )?(?:start|begin|end|include|contain)\b",
     # "your patch must import ...", not "the pull request should include tests" (a contributing guide)
     rf"\b(?:your|the generated|the final) (?:\S+ )?{_CODE_TARGET} (?:must|should|shall|has to|needs to) "
     r"(?:always |also )?(?:include|contain|begin with|start with|end with|call|import|run|execute|output|print|send|"
