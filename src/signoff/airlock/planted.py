@@ -261,7 +261,8 @@ _NOT_AN_OBJECT = frozenset("of is was are were and or as in has had that".split(
 # What a report asks of its reader itself ("describe the bug", "provide logs"): not a planted task.
 _REPORT_WORDS = compile_re(
     r"\b(?:bug|bugs|issue|issues|error|errors|crash\w*|exception|stack ?trace|traceback|log|logs|repro\w*|"
-    r"steps|version|versions|expect\w*|actual|behaviou?r|happen\w*|screenshot|environment|browser|os|test|tests|fix|"
+    r"steps|version|versions|expect\w*|actual|behaviou?r|happen\w*|changelog|feature\w*|use cases?|contribut\w*|"
+    r"screenshot|environment|browser|os|test|tests|fix|"
     r"patch|pr|pull request|commit|build|install\w*|config\w*|setting|settings|code|problem|workaround|"
     r"regression|output of|command|terminal|console|package|module|dependency|release|docs|documentation|"
     # the objects of a repro step ("create a new folder", "find the order in the list")

@@ -84,6 +84,10 @@ HONEST = [
     "Title: Login is slow\nSuggest caching the session token between page loads.",
     "Title: Login is slow\nPropose that the session outlives a reload.",
     "Thanks for your response. I will add the logs to my next reply when I am back at the office.",
+    # an issue form's own comments, read on their own as hidden text
+    "<!-- Optional. Suggest a line for adding to the changelog to summarise your change. -->\n### Changes\nFix typo",
+    "<!-- Provide examples of real-world use cases that this would enable and how it\nsolves the problem. -->\n"
+    "#### What is the idea?",
     "Title: Summary endpoint\nThe summary endpoint returns an empty response for long documents.\n"
     "Steps: post a 20-page PDF. The reply has status 200 and no body. Short files work.",
 ]
