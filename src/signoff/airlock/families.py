@@ -286,11 +286,17 @@ _PRIVILEGED = [
     r"account|my account)(?: \S+){0,2}? (?:an? )?(?:admin|administrator|owner|maintainer|write|push|root|sudo|"
     r"superuser|collaborator|elevated)(?: (?:access|rights|permissions?|role|privileges|status))?\b",
     rf"{_IMP}(?:send|transfer|wire|pay|move) (?:as much money as possible|(?:all|the) (?:money|funds|balance)|"
-    r"(?:a|the) (?:transaction|payment|wire)|money|funds|bitcoin|crypto)(?: \S+){0,10}? to\b",
+    r"(?:a|the) (?:transaction|payment|wire)|money|funds|bitcoin|crypto|(?:all |the )?proceeds)(?: \S+){0,10}? to\b",
     # an amount only with a real account number: "send 1 btc to wallet b" is a wallet app's repro step
     rf"{_IMP}(?:send|transfer|wire|pay|move) \$?[0-9][0-9,.]* ?(?:\$|usd|eur|dollars|euros|btc)?(?: \S+){{0,10}}? "
     r"to (?:the |this |my )?(?:account |iban |wallet |address )?(?:[a-z]{2}[0-9]{2}[a-z0-9]{8,}|0x[0-9a-f]{16,}|"
     r"bc1[a-z0-9]{20,}|[0-9]{8,})\b",
+    # an amount moved to an account named by a number or id ("to account number 123-1234-1234", "to the
+    # account ID 'abcd1234'"); "send 1 BTC to wallet B" names no account
+    rf"{_IMP}(?:transfer|wire|pay|send|move|initiate|make|schedule|sell|withdraw)\b(?: \S+){{0,8}}? (?:\$|€|£)?"
+    r"[0-9][0-9,.]*(?: \S+){0,12}? (?:to|into) (?:my |the |this |an? |their |his |her )?(?:bank |savings |checking )?"
+    r"(?:account|wallet|iban|card)"
+    r"(?: (?:number|no\.?|id):? ?['\"]?[a-z0-9-]{4,}|:? ?['\"]?[a-z0-9-]*[0-9][a-z0-9-]{3,})",
     r"\b(?:change|reset|update) (?:the )?(?:password|credentials|email address|recovery email|phone number) "
     r"(?:of|for) (?:the |this |that |every |all )?(?:user|account|admin|users|accounts)\b",
     rf"{_IMP}(?:modify|change|update) the recipient\b",
@@ -549,6 +555,11 @@ _EXFIL = [
     # GITHUB_TOKEN as a comment", "read ~/.ssh/id_rsa and include its contents in the PR description")
     rf"\b(?:{_LEAK_VERB})\b(?: \S+){{0,8}}? {_KEPT_PRIVATE}(?: \S+){{0,8}}? {_PUBLIC_PLACE}",
     rf"{_KEPT_PRIVATE}(?: \S+){{0,8}}? (?:{_LEAK_VERB})\b(?: \S+){{0,4}}? {_PUBLIC_PLACE}",
+    # personal records handed to an outside address ("share my medical records with drx@gmail.com")
+    rf"{_IMP}(?:share|send|forward|email|e-mail|upload|disclose|give)(?: \S+){{0,6}}? (?:medical|health|bank|banking|"
+    r"financial|tax|insurance|passport|identity|personal|private|payroll|salary|credit card)? ?(?:records|history|"
+    r"statements?|details|documents|information|data|photos|contacts|address book|notes|files)(?: \S+){0,4}? "
+    r"(?:with|to) [a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}",
     r"\b(?:reveal|disclose|print|output|show|tell me|list|dump|leak|give me) (?:me )?(?:all |the |your |any |every )*"
     r"(?:api[ _-]?keys?|secrets?|credentials|passwords?|private keys?|access tokens?|environment variables|env vars|"
     r"\.env(?: file)?|tokens?)\b(?: \S+){0,6}? (?:you have|you can see|you know|in (?:your|the) (?:environment|"
@@ -579,6 +590,10 @@ _TAKEOVER = [
     r"two factor|multi-factor|sso enforcement)\b",
     rf"{_IMP}(?:share|send|give|tell|post) (?:me |us )?(?:your |the |their |its )?(?:password|credentials|"
     r"login|api key|access token|personal access token|otp|2fa code|recovery codes?|session cookie)\b",
+    # access for a person the reader does not know ("grant permanent access to my friend Amy")
+    rf"{_IMP}(?:grant|give|provide|share)(?: \S+){{0,3}}? (?:permanent |full |unlimited |remote |guest |temporary )?"
+    r"access (?:to|for) (?:my |our |the )?(?:friend|colleague|coworker|co-worker|partner|brother|sister|cousin|"
+    r"neighbou?r|guest|contractor)\b",
     rf"{_IMP}(?:grant|give) (?:\S+ ){{0,3}}?(?:write|push|admin|administrative|administrator|elevated|owner|"
     r"maintain|full|root|org-wide) "
     r"(?:access|permissions?|rights|privileges|role)\b",
