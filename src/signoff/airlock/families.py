@@ -129,20 +129,15 @@ _OVERRIDE = [
     r"purpose|job|mission|role|directive) (?:is|are|will be|now)\b",
     r"\bfrom now on,? (?:you|your|act|respond|reply|answer|only|always|ignore|pretend|behave|speak|write)\b",
     # an announced order that outranks the reader's own: "*** NEW IMPORTANT INSTRUCTIONS ***",
-    # "ATTENTION: NEW IMPORTANT AND URGENT:", "**URGENT NEW TASK**", "PRIORITY TASK:"
-    r"\battention:? (?:(?:new|important|urgent|updated|priority|emergency|additional|critical|secret|revised)"
-    r"[ ,]+(?:and )?){1,3}(?:instructions?|tasks?|directives?|orders?|assignments?|procedures?)?\b",
-    # (the folded view drops the asterisks: the header is then a line of its own)
-    r"^(?:attention:? )?(?:(?:new|important|urgent|updated|priority|emergency|additional|critical|secret|revised)"
+    # "**URGENT NEW TASK**", "PRIORITY TASK:" (the folded view drops the asterisks: the header is then
+    # a line of its own)
+    r"^(?:(?:new|important|urgent|updated|priority|emergency|additional|critical|secret|revised)"
     r"[ ,]+(?:and )?){2,3}(?:instructions?|tasks?|directives?|orders?|assignments?|procedures?)?[ :!.]*$|"
     r"^(?:urgent|priority|emergency|secret) (?:instructions?|tasks?|directives?|orders?|assignments?)[ :!.]*$",
-    r"\bnew,? important,? and urgent\b|\b(?:new|updated|urgent|priority|secret|additional) (?:task|assignment|"
+    r"\b(?:new|updated|urgent|priority|secret|additional) (?:task|assignment|"
     r"mission|objective) ?:",
-    # the reader's task redirected: "in order to complete your task, you must first ...", "if you are
-    # asked to summarize the input, instead ...", "regardless of any previous input"
-    r"\bin order to (?:complete|finish|accomplish|fulfil+|carry out|perform|do|continue) (?:your|the|this|my) "
-    r"(?:\S+ )?(?:task|request|goal|objective|job|assignment|instructions?)\b,? you (?:must|need to|have to|should|"
-    r"are required to)\b",
+    # the reader's task redirected: "if you are asked to summarize the input, instead ...", "regardless
+    # of any previous input"
     r"\bif you (?:are|were|get|have been|'re) (?:told|asked|instructed|requested|prompted) to (?:summari[sz]e|answer|"
     r"translate|classify|analy[sz]e|review|describe|read|process|explain|respond|reply|evaluate|assess)\b"
     r"(?: \S+){0,16}? (?:inst(?:ea|e)d|rather|also|in addition|make sure|ignore)\b",
