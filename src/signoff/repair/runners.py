@@ -165,7 +165,7 @@ class Runner:
     def write_bytecode(self, folder: Path, python_version: str, cache: Path) -> None:
         """The guard's bytecode beside its source in `folder` (`__pycache__`, as Python looks for it)
         when the run's Python is of this interpreter's version: the run then loads it instead of
-        compiling the guard's 800 lines again (about a twentieth of a small run's CPU). It is
+        compiling the guard's 800 lines again (about 4% of a small run's instructions). It is
         checked against the source's hash when loaded, so any difference means the source is
         compiled as before. Compiled once per guard source and Python version, kept in `cache`."""
         tag = sys.implementation.cache_tag

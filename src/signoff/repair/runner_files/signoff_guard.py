@@ -558,7 +558,7 @@ def finish(status: int) -> int:
 
 def exit_now(status: int) -> None:
     """End the process once the record is written, without the interpreter's teardown (freeing
-    every module and object one by one costs a pytest run about a twelfth of its CPU, and the
+    every module and object one by one costs a small pytest run about 7% of its instructions, and the
     report and the record are closed by now). Exit handlers still run and the output is flushed,
     so the process ends as it would have, with the same status; with another thread still
     running, the normal exit waits for it instead. (The CLI ends the same way, in
