@@ -682,6 +682,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                                           base_python=python_exe,
                                                           label=", ".join(env_plan.sources) or None)
                         python, env_mounts = penv.python, list(penv.mounts)
+                        runner.write_bytecode(runner_dir, penv.python_version, env_cache(settings) / "bytecode")
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,
                                         "requirements": penv.requirements, "installed": penv.installed}
                         too_old = _pytest_too_old(penv.installed) if runner.kind == "pytest" else None
