@@ -191,15 +191,20 @@ _NOT_DATA = re.compile(r"(.*/)?(pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|
 def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     """The data files of the test folder a test file sits in (sqlparse's conftest reads
     `tests/files/*.sql` beside itself): those the base revision commits there, and new ones a person
-    put there for the contract (untracked, not ignored: the fix's new data file). None when there are
+    put there for the contract (in no commit of the base or of the work tree's branch, not ignored:
+    the fix's new data file, as `git checkout FIX -- FILE` leaves it). None when there are
     more than a test folder's data (a corpus): freeze the folder as the harness then."""
     root = test_folder_of(rel)
     if root is None:
         return {}
     names = [n for n in git.tracked_paths(repo, base, root) if not _NOT_DATA.fullmatch(n)]
-    placed = git.run(repo, "ls-files", "-z", "--others", "--exclude-standard", "--", f"{root}/", check=False)
+    placed = git.run(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", f"{root}/",
+                     check=False)
+    # Never what a commit of the checked-out branch brought (an agent's branch checked out here).
+    head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
+    committed = {*names, *head.stdout.decode("utf-8", "surrogateescape").split("\0")}
     new = [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
-           if n and not _NOT_DATA.fullmatch(n) and n not in names] if placed.returncode == 0 else []
+           if n and not _NOT_DATA.fullmatch(n) and n not in committed] if placed.returncode == 0 else []
     if len(names) + len(new) > MAX_DATA_FILES:
         return {}
     out: dict[str, bytes] = {}
