@@ -147,6 +147,16 @@ def test_an_installed_copy_a_plugin_imported_first_is_named_not_used_silently(
     assert r.verdict == "INCONCLUSIVE" and _codes(r)[0] == "import_shadowed", r.reasons
     assert "pricing (/opt/signoff-venv/" in r.reasons[0]["detail"]
     assert "harness_integrity" not in _codes(r)
+    # A plugin that only uses the package (pytest-mypy-plugins imports attrs, whose own tests need it):
+    # it keeps its copy, the tests import the checkout's.
+    info = "signoff_fixture_tools_plugin-1.0.dist-info"
+    wheel(wheels, "signoff-fixture-tools-plugin", "1.0", {
+        "pricing/__init__.py": FIXED, "tools_plugin.py": "import pricing  # noqa\n",
+        f"{info}/entry_points.txt": "[pytest11]\ntools = tools_plugin\n"})
+    uses = git.commit_files(repo, base, {"requirements-test.txt": "signoff-fixture-tools-plugin\n"}, "tools")
+    fix = git.commit_files(repo, uses, {"pricing/__init__.py": FIXED}, "fix")
+    r = verify(_request(repo, uses, fix, harness, requirements="requirements-test.txt"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
 
 
 

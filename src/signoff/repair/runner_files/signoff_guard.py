@@ -557,21 +557,38 @@ def _pytest_requires() -> set[str]:
     return modules
 
 
+def _plugin_words() -> set[str]:
+    """The words of the environment's pytest plugin distributions' names (pytest-sanic: pytest, sanic)."""
+    from importlib import metadata
+
+    out: set[str] = set()
+    for dist in metadata.distributions():
+        if any(ep.group == "pytest11" for ep in dist.entry_points):
+            out.update(re.split(r"[-_.]+", str(dist.metadata["Name"] or "").lower()))
+    return out
+
+
 def _load_anew(preloaded: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The project under test is one pytest itself imports (pluggy): pytest keeps running on the
-    environment's copy, which it already holds, and the tests import the checkout's, loaded anew
-    (a maintainer's `pip install -e .` would run pytest itself on the candidate's code, which the guard
-    must never do). Returns what stays shadowed: copies a plugin imported, which it would use."""
+    """Copies of the project under test that were imported before the checkout joined the path. By
+    pytest itself (pluggy) or by a plugin that only uses the library (pytest-mypy-plugins imports
+    attrs): pytest and the plugin keep the copy they hold, and the tests import the checkout's, loaded
+    anew (a maintainer's `pip install -e .` would have pytest and its plugins run the candidate's code
+    before anything is checked, which the guard must never allow). By a plugin made for that package
+    (pytest-sanic for sanic, named after it), whose fixtures hand its copy to the tests: that copy
+    stays, and is returned (import_shadowed)."""
     try:
-        own = _pytest_requires()
-    except Exception:  # unreadable metadata: every copy stays named as shadowing, as before
-        own = set()
+        own, plugins = _pytest_requires(), _plugin_words()
+    except Exception:  # unreadable metadata: every copy stays named as shadowing
+        return preloaded
+    stays = []
     for mod, where in preloaded:
-        if mod in own:
-            for name in [n for n in sys.modules if n == mod or n.startswith(mod + ".")]:
-                del sys.modules[name]
-            state["reloaded"].append(f"{mod} ({where})")
-    return [(m, w) for m, w in preloaded if m not in own]
+        if mod not in own and mod.lower() in plugins:
+            stays.append((mod, where))
+            continue
+        for name in [n for n in sys.modules if n == mod or n.startswith(mod + ".")]:
+            del sys.modules[name]
+        state["reloaded"].append(f"{mod} ({where})")
+    return stays
 
 
 # Folders that hold tests rather than the project's code (a package's `test/`, `tests/`, `testing/`).
