@@ -323,7 +323,8 @@ def test_tests_inside_the_package_judge_the_candidates_package_with_their_data(s
     repo = tmp_path / "repo"
     base = init_repo(repo, {"pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1.0"\n',
                             "pricing/__init__.py": "from .core import total\n", "pricing/core.py": BUGGY,
-                            "pricing/tests/__init__.py": "", "pricing/tests/data/zero.txt": "500\n"})
+                            "pricing/tests/__init__.py": "", "pricing/tests/data/zero.txt": "500\n",
+                            "pricing/tests/data/sample.py": "total(1, 2\n"})  # code read as text (black's)
     fix = git.commit_files(repo, base, {"pricing/core.py": FIXED}, "fix")
     _harness(repo / "pricing" / "tests", {"test_total.py": IN_PACKAGE_TEST, "data/once.txt": "9000\n"})
     r = verify(_request(repo, base, fix, repo / "pricing" / "tests" / "test_total.py"), settings)
@@ -333,7 +334,7 @@ def test_tests_inside_the_package_judge_the_candidates_package_with_their_data(s
 
     assert set(load(harness_store(settings), r.harness_digest).files) == {
         "pricing/__init__.py", "pricing/tests/__init__.py", "pricing/tests/test_total.py",
-        "pricing/tests/data/zero.txt", "pricing/tests/data/once.txt"}
+        "pricing/tests/data/zero.txt", "pricing/tests/data/once.txt", "pricing/tests/data/sample.py"}
 
 # -- 4. a chosen pytest and Python; what was installed is in the evidence ------------------------
 
