@@ -298,6 +298,11 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
             facts["observed"] = {**observed, **{c.id: seen for c, seen in lacking}}
             return _complete(execution, [*cases, *(c for c, _s in lacking)], record, digest, facts)
         broken = _collection_errors(tests, cases, observed, findings, plan)
+        if broken and shadowed:
+            # The test file failed to import because it got the plugin's copy (attrs before its fix
+            # here): the copy is the cause to name, not a dependency to install.
+            return Run("import_shadowed", f"{', '.join(shadowed)} ({broken[:300]})", cases or [],
+                       execution.exit_code, record, digest, facts)
         if broken:
             return Run("collection_error", broken, cases or [], execution.exit_code, record, digest, facts)
         if cases is None and execution.exit_code in (PYTEST_INTERRUPTED, guard.PYTEST_USAGE_ERROR) and \

@@ -147,6 +147,14 @@ def test_an_installed_copy_a_plugin_imported_first_is_named_not_used_silently(
     assert r.verdict == "INCONCLUSIVE" and _codes(r)[0] == "import_shadowed", r.reasons
     assert "pricing (/opt/signoff-venv/" in r.reasons[0]["detail"]
     assert "harness_integrity" not in _codes(r)
+    # A test file that cannot even import from that copy (it lacks what the checkout has): the copy is
+    # named as the cause, not a module to install.
+    more = git.commit_files(repo, base, {"pricing/rates.py": "RATE = 10\n"}, "rates")
+    more_fix = git.commit_files(repo, more, {"pricing/__init__.py": FIXED}, "fix")
+    lacking = _harness(tmp_path / "lacking", {"test_total.py": "from pricing.rates import RATE\n"
+                                                                + HARNESS["test_total.py"]})
+    r = verify(_request(repo, more, more_fix, lacking, requirements="requirements-test.txt"), settings)
+    assert _codes(r)[0] == "import_shadowed" and "pricing.rates" in r.reasons[0]["detail"], r.reasons
     # A plugin that only uses the package (pytest-mypy-plugins imports attrs, whose own tests need it):
     # it keeps its copy, the tests import the checkout's.
     info = "signoff_fixture_tools_plugin-1.0.dist-info"

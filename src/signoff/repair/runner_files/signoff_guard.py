@@ -557,6 +557,11 @@ def _pytest_requires() -> set[str]:
     return modules
 
 
+# What runs and judges the tests: never loaded anew, whatever the checkout ships under these names (a
+# candidate's own pytest.py would write the report).
+_FRAMEWORK = {"pytest", "_pytest", "py", "signoff_guard"}
+
+
 def _plugin_words() -> set[str]:
     """The words of the environment's pytest plugin distributions' names (pytest-sanic: pytest, sanic)."""
     from importlib import metadata
@@ -582,7 +587,7 @@ def _load_anew(preloaded: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return preloaded
     stays = []
     for mod, where in preloaded:
-        if mod not in own and mod.lower() in plugins:
+        if mod in _FRAMEWORK or (mod not in own and mod.lower() in plugins):
             stays.append((mod, where))
             continue
         for name in [n for n in sys.modules if n == mod or n.startswith(mod + ".")]:
@@ -603,8 +608,8 @@ def _project_packages(harness: str, paths: list[str]) -> dict[str, list[str]]:
         if top != harness.rstrip("/") and "__init__.py" in files:
             name = os.path.basename(top)
             dirs[:] = []  # its subfolders are its subpackages
-            if not _TEST_FOLDER.fullmatch(name) and any(os.path.isfile(os.path.join(p, name, "__init__.py"))
-                                                        for p in paths):
+            if not _TEST_FOLDER.fullmatch(name) and name not in _FRAMEWORK and any(
+                    os.path.isfile(os.path.join(p, name, "__init__.py")) for p in paths):
                 out.setdefault(name, []).append(top)
     return out
 
