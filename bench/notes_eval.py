@@ -464,13 +464,18 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
     name = meta["changelog"]["path"]
     graded = grade_with(section, name, knowledge)
     out = []
+    alarms = {u["token"] for u in graded["unsupported"]}
+    twin_alarms = 0
     for kind, token, false_text, twin in plants:
         bad = grade_with(false_text, name, knowledge)
         flagged = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
                       for u in bad["unsupported"])
         out.append({"kind": kind, "token": token, "false": _edit(section, false_text),
                     "twin": _edit(section, twin), "flagged": flagged})
-        grade_with(twin, name, knowledge)
+        for u in grade_with(twin, name, knowledge)["unsupported"]:
+            if u["token"] not in alarms:
+                twin_alarms += 1
+                print(f"    TWIN ALARM {kind} {u['kind']} {u['token']!r}: {u['reason']}")
     meta = {**meta, "claims": graded["claims"]["total"],
             "false_alarms": sorted({u["token"] for u in graded["unsupported"]}), "plants": out}
     if read:
@@ -479,7 +484,7 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
     (case / "plants.json").unlink(missing_ok=True)  # graded now: case.json holds the plants and the verdicts
     for u in graded["unsupported"]:
         print(f"    FALSE ALARM {u['kind']} {u['token']!r}: {u['reason']} | {u['sentence'][:100]}")
-    return meta
+    return {**meta, "twin_alarms": twin_alarms}
 
 
 def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
@@ -501,9 +506,11 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
         base = {k: v for k, v in meta.items() if k not in ("claims", "false_alarms", "plants", "diffs")}
         print(f"  {path.parent.name}: {len(meta.get('diffs', {}))} diffs read before")
         done = record_case(path.parent, base, section, plants, repo if repo.exists() else None)
-        fig = figures.setdefault(meta["set"], {"claims": [0, 0]})
+        fig = figures.setdefault(meta["set"], {"claims": [0, 0], "twins": [0, 0]})
         fig["claims"][0] += len(done["false_alarms"])
         fig["claims"][1] += done["claims"]
+        fig["twins"][0] += done["twin_alarms"]
+        fig["twins"][1] += len(done["plants"])
         for pl in done["plants"]:
             kind = fig.setdefault(pl["kind"], [0, 0])
             kind[0] += pl["flagged"]
@@ -512,9 +519,11 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
                 print(f"    MISSED {pl['kind']} {pl['token']!r}")
     for name, fig in figures.items():
         alarms, claims = fig.pop("claims")
+        twins, _ = fig.pop("twins")
         flagged, planted = sum(f for f, _ in fig.values()), sum(n for _, n in fig.values())
         print(f"{name}: false alarms on true claims {alarms} of {claims}; planted false claims flagged {flagged} of "
-              f"{planted} (" + ", ".join(f"{k} {f} of {n}" for k, (f, n) in sorted(fig.items())) + ")")
+              f"{planted} (" + ", ".join(f"{k} {f} of {n}" for k, (f, n) in sorted(fig.items())) + f"); "
+              f"alarms on true twins {twins}")
 
 
 def run(mirrors: Path, which: str, per_project: int, show: bool,
