@@ -9,6 +9,7 @@ A claim is unsupported only when git says something else, never merely because g
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
@@ -43,9 +44,15 @@ _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|G
                      re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
+# A backport that says which pull request it carries ("Backport of: #13079", "backport of PR #12"):
+# its number is not lost, and another is wrong.
+_BACKPORT_OF = re.compile(r"\bback-?port(?:ed)?\s+(?:of|from)\s*:?\s*(?:PR\s*|pull request\s*)?"
+                          r"(?:#|https?://\S+/pulls?/)(\d+)\b", re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
-_CONVENTIONAL = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")
+# A commit's kind before its title: `feat(cli)!: `, and the bracketed tags some projects use
+# (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
+_CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
@@ -92,18 +99,19 @@ _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
 
 
 def _ident(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+    """A name or handle as letters and digits: accents dropped (`Bernát Gábor` is `bernatgabor`)."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))
+    return re.sub(r"[^a-z0-9]", "", plain)
 
 
 def people_of(c: dict[str, Any]) -> set[str]:
     """Who made a commit, as normalised identities a user handle may be matched with: its author's
     name, each longer word of the name, the email's local part (a GitHub no-reply address holds
-    the handle), its co-authors' and committer's (who may have landed it for its author), and for a
-    merged pull request the account it came from."""
+    the handle), its co-authors', and for a merged pull request the account it came from. Not its
+    committer: a maintainer who rebased or cherry-picked someone's change landed it, and a credit
+    ("thanks @ljharb" for a commit Noureldin Shaker wrote and ljharb committed) names who made it."""
     found: set[str] = set()
     people = [(c["author"]["name"], c["author"]["email"]), *_CO_AUTHOR.findall(c["body"])]
-    if c["committer"]["email"].lower() != "noreply@github.com":  # GitHub's web merges commit as "GitHub"
-        people.append((c["committer"]["name"], c["committer"]["email"]))
     for name, email in people:
         found.add(_ident(name))
         found |= {_ident(w) for w in re.split(r"[\s.\-_]+", name) if len(_ident(w)) >= 4}
@@ -160,7 +168,7 @@ class Carrier:
     title: str  # the words the item is compared with: the subject, or a merge's pull request title
     refs: set[str]
     named: set[str]  # the numbers in its subject (its own pull request's, an issue's): what it says it is
-    own: str | None  # the pull request number the commit names as its own
+    own: str | None  # the pull request number the commit names as its own (or the one it backports)
     backport: bool
     words: set[str] = field(default_factory=set)
     # What the commit says its changelog entry is numbered: the changelog fragments it adds (the
@@ -197,6 +205,7 @@ class Knowledge:
         self._common: set[str] | None = None  # words many commits share (`pulls.common_words`), when asked
         self._known: dict[str, set[str]] = {}  # what git holds for a pull request, as words, when asked
         self._made: dict[tuple[str, frozenset[str]], list[Carrier]] = {}  # `made`, by item and its numbers
+        self._owns: dict[frozenset[str], Carrier | None] = {}  # `own_commit`, by the item's words
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
@@ -292,12 +301,15 @@ class Knowledge:
         refs |= fragments
         own_m = _OWN_PR.search(subject)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
+        backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
+        if own is None and len(backported) == 1:
+            own = next(iter(backported))  # the pull request it is, on the release branch
         title = subject
         if subject.startswith("Merge pull request") and body:
             title = body.splitlines()[0]
         title = _CONVENTIONAL.sub("", title)
-        carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
-                          bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
+        carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject) | backported, own,
+                          bool(_BACKPORT.search(subject + "\n" + body)) and not backported, words(title), fragments,
                           {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
                           c["author"]["name"], handles_of(c), author_of(c), body, tuple(f["path"] for f in c["files"]),
                           tuple(c["parents"]))
@@ -309,13 +321,14 @@ class Knowledge:
     def own_commit(self, item_words: set[str]) -> Carrier | None:
         """The commit an item describes: the one whose title shares most of the item's words, when
         that is clearly one commit."""
-        best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers),
-                                                   key=lambda x: -x[0])[:2]
-        if not best or best[0][0] < STRONG:
-            return None
-        if len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs:
-            return None
-        return best[0][1]
+        key = frozenset(item_words)
+        if key not in self._owns:  # asked for each claim of an item, and for each text graded against the range
+            best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers),
+                                                       key=lambda x: -x[0])[:2]
+            clear = bool(best) and best[0][0] >= STRONG and not (
+                len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs)
+            self._owns[key] = best[0][1] if clear else None
+        return self._owns[key]
 
     @staticmethod
     def _bot_change(n: str, item_words: set[str], own: Carrier | None, carriers: list[Carrier]) -> Carrier | None:
@@ -408,15 +421,27 @@ class Knowledge:
             return f"git says #{sorted(missing, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
         return ""
 
+    def cites_issue(self, item: str, item_refs: set[str]) -> bool:
+        """Whether an item names an issue: a number the commit it restates carries (`Fixes #925`,
+        `... #128` in its message) that is not that commit's own pull request."""
+        said = words(without_links(item))
+        own = self.own_commit(said)
+        return own is not None and self._restates(said, own.words) and bool(item_refs & own.refs - {own.own})
+
     @staticmethod
-    def _wrong_pr(role: str, n: str, own: Carrier, item_refs: set[str]) -> str:
+    def _wrong_pr(role: str, n: str, own: Carrier, item_refs: set[str], issues_cited: bool = False) -> str:
         """Why a pull request reference (or a bare `#N`) is contradicted by the item's own commit,
         or "": its subject names a number the item does not (an item may name an older pull request
         beside its own, which is no contradiction). What the commit says its entry is numbered counts
         too: the changelog fragment it adds, and for a bare `#N` of a commit whose subject names no
         number, the one issue its message closes (`Fixes #3912`) when `N` is lower: `N` can then be
         neither that issue nor the pull request that closed it, which was opened after it. A higher
-        `N` may be that pull request, whose number a rebase merge does not keep."""
+        `N` may be that pull request, whose number a rebase merge does not keep. In a changelog that
+        cites issues (`issues_cited`: another item names one), a bare `#N` below the commit's own pull
+        request may be the issue it fixed, opened before it: only a higher one is contradicted."""
+        if issues_cited and role == "any" and own.own is not None and own.named - item_refs == {own.own} and \
+                int(n) < int(own.own):
+            return ""
         if own.named - item_refs:
             says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
             return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
@@ -454,10 +479,11 @@ class Knowledge:
         return (shared >= 3 and shared >= CONTRADICTS * len(title)) or (shared == len(title) == 2)
 
     def check(self, claim: Meaning, item: str, item_refs: set[str], context: str = "",
-              credited: dict[str, list[frozenset[str]]] | None = None) -> Verdict:
+              credited: dict[str, list[frozenset[str]]] | None = None, issues_cited: bool = False) -> Verdict:
         """The verdict on one claim of an item; `context` is all the item says (its paragraphs and
         nested lists above the unit), for what the item says it changed; `credited` is, for each
-        handle the document credits, the commits of each item it is credited for (`made`)."""
+        handle the document credits, the commits of each item it is credited for (`made`);
+        `issues_cited` is whether the document cites issues as well as pull requests (`cites_issue`)."""
         if not claim.checkable:
             return Verdict(claim, "not_checkable", claim.why)
         kind = claim.kind
@@ -474,7 +500,7 @@ class Knowledge:
             return Verdict(claim, "unsupported", f"git says {min(values)} {claim.role.replace('_', ' ')}"
                            if len(values) == 1 else f"git says one of {sorted(values)} {claim.role.replace('_', ' ')}")
         if kind == "ref":
-            return self._ref(claim, item, item_refs, context or item)
+            return self._ref(claim, item, item_refs, context or item, issues_cited)
         if kind == "author":
             return self._author(claim, context or item, item_refs, credited or {})
         if kind == "percent":
@@ -596,7 +622,26 @@ class Knowledge:
             return Verdict(claim, "not_checkable", "no tag or commit date")
         return Verdict(claim, "unsupported", "git says " + " or ".join(known))
 
-    def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str) -> Verdict:
+    def _about(self, n: str, item: str, own: Carrier) -> bool:
+        """Whether pull request `n` of the range is what an item is about rather than the commit
+        taken for its own: more of the item's words (two at least) are among what git holds for `n`
+        than for that commit. An item may name a second pull request of its change whose title it
+        does not restate ("CloseSpider can now be raised while the spider is starting" for "Support
+        CloseSpider during spider startup", taken for "Report exceptions from Spider.start()"); a
+        neighbouring pull request on the same subject (#1767 "Add script to remove Python 3.9 files"
+        beside #1766 "Drop support for Python 3.9") is not, where the item restates its own."""
+        said = item_words(item)
+        # its title says two of the item's words (a release pull request whose body lists every
+        # change says them all, and is about none)
+        if not any(c.own == n and len(shared_words(said, c.words)) >= 2 for c in self.by_ref.get(n, [])):
+            return False
+        for key, made in ((n, None), (own.hash, [own])):
+            if key not in self._known:
+                self._known[key] = self._evidence(made if made is not None else self.pull_request(key))
+        theirs = shared_words(said, self._known[n])
+        return len(theirs) >= 2 and len(theirs) > len(shared_words(said, self._known[own.hash]))
+
+    def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str, issues_cited: bool = False) -> Verdict:
         n = claim.value
         carriers = self.by_ref.get(n, [])
         item_words = words(item)
@@ -607,9 +652,11 @@ class Knowledge:
         # another number: the kinds of link differ in what contradicts them (`_wrong_issue`,
         # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
         if own is not None and n not in own.refs and not own.backport and self._restates(item_words, own.words) \
-                and not any(similarity(item_words, c.words) >= RELATED for c in carriers):
-            wrong = self._substituted(own, item_refs) or (self._wrong_issue(n, own, item_refs) if claim.role == "issue"
-                                                            else self._wrong_pr(claim.role, n, own, item_refs))
+                and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
+                and not self._about(n, item, own):
+            wrong = self._substituted(own, item_refs) or (
+                self._wrong_issue(n, own, item_refs) if claim.role == "issue"
+                else self._wrong_pr(claim.role, n, own, item_refs, issues_cited))
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:

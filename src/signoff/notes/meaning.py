@@ -182,6 +182,9 @@ def read_claims(text: str, release: bool = False) -> list[Meaning]:
                 out.append(Meaning("ref", m.group(0), m.start(), num, "issue"))
         elif role == "commit":
             out.append(Meaning("hash", value, m.start(), value.strip().lower()))
+        elif role in ("user", "ghuser") and re.fullmatch(r"[A-Za-z0-9][\w-]*(?:\[bot\])?", value.strip()):
+            # towncrier's and Sphinx's credit: `by :user:`gaborbernat`` is `by @gaborbernat`
+            out.append(Meaning("author", m.group(0), m.start(), value.strip().lower().removesuffix("[bot]")))
         work = _mask(work, m.start(), m.end())
     for m in list(_CODE.finditer(work)):
         work = _mask(work, m.start(), m.end())

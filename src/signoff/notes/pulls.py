@@ -41,7 +41,9 @@ _GENERIC = words("support supports supported allow allows allowed make makes mad
                  "via per they them their there where what who whose about after before because while "
                  "being does did doing done get gets got set sets one two some many much every each")
 _URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:com|org|io|dev)/\S*")
-_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
+# Credited users (`@alice`, Sphinx's `:user:`alice``) and the names of Sphinx roles (`:issue:`, `:class:`).
+_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?|:(?:user|ghuser):`?[\w.\[\]-]+`?|"
+                     r":[a-z]+(?::[a-z]+)?:(?=[`~\w])")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[/._\-\s]+")
 _BRANCH = re.compile(r"^Merge pull request #\d+ from [^/\s]+/(\S+)")

@@ -166,3 +166,69 @@ def test_a_pull_requests_diff_decides_an_item_its_messages_leave_uncertain() -> 
     # a diff is read only for a pull request whose messages leave the item uncertain, once
     assert _verdicts(k, "Speed up the parsing of long option lists (#64).")["#64"] == "supported"
     assert read == [_hash(1)]
+
+
+# The classes found on the sixth blind set (tox, pydantic, eslint-plugin-import, scrapy, httpie).
+
+
+def test_a_restructuredtext_title_underlined_with_tildes_is_no_code_fence() -> None:
+    # scrapy's news.rst: everything between two `~~~` underlines was dropped as fenced code
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Deprecate FormRequest in favor of form2request (#6438)")])
+    section = ("Deprecations\n~~~~~~~~~~~~\n\n-   ``scrapy.FormRequest`` is deprecated in favor of form2request.\n"
+               "    (:gh:`{}`)\n\nBug fixes\n~~~~~~~~~\n\n- Nothing.\n\nExample:\n~~~\n(#99)\n~~~\n")
+    assert grade_with(section.format(6438), "news.rst", k)["claims"]["total"] == 1  # a fence still hides (#99)
+    assert [u["token"] for u in grade_with(section.format(6439), "news.rst", k)["unsupported"]] == [":gh:`6439`"]
+
+
+def test_a_backport_that_names_its_pull_request_keeps_the_number() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Fix `ValidationInfo.data` missing with `model_validate_json()`",
+                                               "Backport of: #13079")])
+    item = "Fix `ValidationInfo.data` missing with `model_validate_json()` by @ann in [#{0}](https://x/pull/{0})"
+    assert set(_verdicts(k, item.format(13079)).values()) == {"supported"}
+    assert _verdicts(k, item.format(13080))["/pull/13080"] == "unsupported"
+
+
+def test_credits_name_the_author_in_any_markup_and_spelling() -> None:
+    landed = ("Jordan Harband", "ljharb@gmail.com")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "[New] support eslint v9", author=("Gareth Jones", "jones258@gmail.com"), committer=landed),
+        _commit(2, "[New] `order`: allow validating named imports", author=("Manuel Thalmann", "m@nuth.ch")),
+        _commit(3, "Allow setting build constraints (#963)", author=("Bernát Gábor", "gabor@example.org")),
+        _commit(4, "[Tests] node v21.3 has a broken `fs.writeFile`", author=landed, committer=landed)])
+    # Sphinx's `:user:` is a credit, and an accent does not hide a name
+    assert _verdicts(k, "Allow setting build constraints - by :user:`gaborbernat` (:issue:`963`)") \
+        == {":user:`gaborbernat`": "supported", ":issue:`963`": "supported"}
+    # the maintainer who rebased a contributor's commit (and wrote others) landed it, and made nothing
+    assert _verdicts(k, "support eslint v9 ([#2996], thanks [@ljharb])")["@ljharb"] == "unsupported"
+    # `[New]` is the commit's kind, not its words: the item restates its commit, so a handle this
+    # changelog credits for Manuel Thalmann's change is wrong for Gareth Jones's (and git cannot
+    # tell which of the two credits is the wrong one)
+    true = "- [`order`]: allow validating named imports ([#3043], thanks [@manuth])\n"
+    assert grade_with(true, "CHANGELOG.md", k)["unsupported"] == []
+    wrong = grade_with("- support eslint v9 ([#2996], thanks [@manuth])\n" + true, "CHANGELOG.md", k)["unsupported"]
+    assert wrong[0]["reason"] == "git says Gareth Jones; the changelog credits @manuth for a change by someone else"
+
+
+def test_a_number_below_the_pull_request_is_an_issue_where_the_changelog_cites_issues() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Remove tox (#944)"),
+                                       _commit(2, "Refactor the plugin registry to avoid circular imports",
+                                               "Fix #925")])
+    cites = "* Fixed plugin registry circular imports (`#925`_).\n"
+    assert grade_with(cites + "* Removed tox (`#943`_).\n", "CHANGELOG.rst", k)["unsupported"] == []
+    # above the pull request, or in a changelog citing pull requests only, the number is wrong
+    assert [u["token"] for u in grade_with(cites + "* Removed tox (`#945`_).\n", "CHANGELOG.rst", k)["unsupported"]] \
+        == ["#945"]
+    assert [u["token"] for u in grade_with("* Removed tox (#943).\n", "CHANGELOG.md", k)["unsupported"]] == ["#943"]
+
+
+def test_an_item_may_name_a_second_pull_request_it_is_about() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Report exceptions from Spider.start() (#7884)"),
+                                       _commit(2, "Support CloseSpider during spider startup (#7905)"),
+                                       _commit(3, "Drop support for Python 3.9 (#1766)"),
+                                       _commit(4, "Add script to remove Python 3.9 files, migrate to Python 3.10 "
+                                                  "(#1767)")])
+    item = ("CloseSpider exceptions can now also be raised while the spider is starting, from a "
+            "spider_opened handler, to close the spider before it starts crawling. (:gh:`3435`, :gh:`7905`)")
+    assert _verdicts(k, item)[":gh:`7905`"] == "supported"
+    # a neighbouring pull request on the same subject is no second one of an item that restates its own
+    assert _verdicts(k, "Drop support for Python 3.9. PR #1767 by @ann.")["PR #1767"] == "unsupported"
