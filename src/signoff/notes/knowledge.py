@@ -18,6 +18,9 @@ from typing import Any
 
 from signoff.notes.meaning import Meaning
 from signoff.notes.pulls import (
+    LONG_ITEM,
+    MIN_EVIDENCE_WORDS,
+    MIN_ITEM_WORDS,
     SUMMARY,
     common_words,
     diff_decides,
@@ -96,6 +99,18 @@ _AGENTS = re.compile(r"copilot|claude|devin|codex|cursor|sweep|jules", re.IGNORE
 _NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
+
+
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
+
+
+def _pushed(c: dict[str, Any]) -> bool:
+    """Whether a commit was committed by its own author, not by GitHub (a merge on the web) nor by
+    a maintainer who applied someone else's work: a push, which no pull request landed (where its
+    author lands others' work, `Knowledge`)."""
+    a, m = c["author"], c["committer"]
+    return a["email"].lower() == m["email"].lower() and m["email"].lower() != "noreply@github.com" and \
+        len(c["parents"]) == 1
 
 
 def _ident(text: str) -> str:
@@ -182,6 +197,7 @@ class Carrier:
     body: str = ""
     paths: tuple[str, ...] = ()
     parents: tuple[str, ...] = ()
+    pushed: bool = False  # a maintainer's push naming no pull request: no pull request landed it
 
 
 @dataclass
@@ -223,6 +239,8 @@ class Knowledge:
         before_e = set((authors_before or {}).get("emails", []))
         before_n = set((authors_before or {}).get("names", []))
         merges = plain = 0
+        landers: set[str] = set()  # who committed someone else's commit in the range
+        pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
         head_days: set[str] = set()
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         added = deleted = 0
@@ -254,6 +272,14 @@ class Knowledge:
                 added += f["added"]
                 deleted += f["deleted"]
             self._carry(c)
+            if c["committer"]["email"].lower() not in (email, "noreply@github.com"):
+                landers.add(c["committer"]["email"].lower())
+            if self.carriers[-1].pushed:
+                pushed[c["hash"]] = email
+        for carrier in self.carriers:
+            # a push by someone who lands others' work (a maintainer): a contributor's own commit is
+            # pushed by its author too when a maintainer fast-forwards the pull request's branch
+            carrier.pushed = carrier.pushed and pushed[carrier.hash] in landers
         self.commit_months = {d[:7] for d in self.commit_days}
         self.head_days = set(head_days)
         in_range = set(self.hashes) | ({head} if head else set())
@@ -312,7 +338,7 @@ class Knowledge:
                           bool(_BACKPORT.search(subject + "\n" + body)) and not backported, words(title), fragments,
                           {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
                           c["author"]["name"], handles_of(c), author_of(c), body, tuple(f["path"] for f in c["files"]),
-                          tuple(c["parents"]))
+                          tuple(c["parents"]), own is None and _pushed(c))
         self.carriers.append(carrier)
         self.by_hash[carrier.hash] = carrier
         for r in refs:
@@ -382,8 +408,10 @@ class Knowledge:
         # Only a pull request of the range: an issue is written as its symptom ("TypeError when
         # rendering help"), and the commit that fixes it as the cure, so their words need not meet.
         own = [c for c in carriers if c.own == n]
-        if not own or len(item_refs) >= SUMMARY:
+        if len(item_refs) >= SUMMARY:
             return None
+        if not own:
+            return self._invented_issue(n, item, carriers)
         if n not in self._known:
             self._known[n] = self._evidence(self.pull_request(n))
         if self._common is None:
@@ -398,6 +426,27 @@ class Knowledge:
             return None
         flagged = diff_decides(said, shared, unrelated(said, known, self._common), self._diff(n, own))
         return own[0] if flagged else None
+
+    def _invented_issue(self, n: str, item: str, carriers: list[Carrier]) -> Carrier | None:
+        """The commit carrying issue `n`, when the item credits the issue with something else. An
+        issue is written as its symptom and its fix as the cure, so only an item sharing no word
+        at all with the messages of the commits carrying the number is about something else: a long
+        one from the snapshot alone, and with the repository one whose words the diffs of those
+        commits do not hold half of either ("Deprecate the legacy_mode argument of connect() #128" for the commit "Add
+        --format-options to allow disabling sorting, etc. #128"). A commit changing tests only
+        reproduces the symptom ("Add a test to reproduce #1006"): it says nothing of the cure."""
+        carriers = [c for c in carriers if not all(_TEST_PATH.search(p) for p in c.paths)]
+        if not carriers:
+            return None
+        key = f"issue {n}"
+        if key not in self._known:
+            self._known[key] = self._evidence(carriers)
+        said, known = item_words(item), self._known[key]
+        if len(said) < MIN_ITEM_WORDS or len(known) < MIN_EVIDENCE_WORDS or shared_words(said, known):
+            return None
+        if self.diff_of is None:
+            return carriers[0] if len(said) >= LONG_ITEM else None
+        return carriers[0] if len(said & self._diff(key, carriers)) * 2 < len(said) else None
 
     def _diff(self, n: str, own: list[Carrier]) -> set[str]:
         """The words of the lines pull request `n` changed: the diff of each commit naming it as its
@@ -415,11 +464,15 @@ class Knowledge:
     def _substituted(own: Carrier, item_refs: set[str]) -> str:
         """The item names some of the numbers its own commit's subject names, and in place of
         another of them a number the commit does not carry (`Revert "... (#6218)" (#6729)` written
-        with #6219 for #6218): whatever kind of link the number is written as."""
+        with #6219 for #6218): whatever kind of link the number is written as. Likewise an item
+        naming all the numbers its commit carries but one, and one it does not in its place (scrapy's
+        `(:gh:`4623`, :gh:`5297`, :gh:`7567`)` for a commit #7567 that "Fixes #5297, fixes #4622")."""
         missing = own.named - item_refs
-        if missing and item_refs & own.named:
-            return f"git says #{sorted(missing, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
-        return ""
+        if not (missing and item_refs & own.named):
+            missing = own.refs - item_refs
+            if not (len(missing) == 1 and len(item_refs - own.refs) == 1 and item_refs & own.refs):
+                return ""
+        return f"git says #{sorted(missing, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
 
     def cites_issue(self, item: str, item_refs: set[str]) -> bool:
         """Whether an item names an issue: a number the commit it restates carries (`Fixes #925`,
@@ -436,7 +489,9 @@ class Knowledge:
         too: the changelog fragment it adds, and for a bare `#N` of a commit whose subject names no
         number, the one issue its message closes (`Fixes #3912`) when `N` is lower: `N` can then be
         neither that issue nor the pull request that closed it, which was opened after it. A higher
-        `N` may be that pull request, whose number a rebase merge does not keep. In a changelog that
+        `N` may be that pull request, whose number a rebase merge does not keep, unless the commit was
+        pushed by its author (`Carrier.pushed`: no pull request landed it, so a number its message
+        does not carry is wrong either way: httpie's `#129` for "Add --format-options ... #128"). In a changelog that
         cites issues (`issues_cited`: another item names one), a bare `#N` below the commit's own pull
         request may be the issue it fixed, opened before it: only a higher one is contradicted."""
         if issues_cited and role == "any" and own.own is not None and own.named - item_refs == {own.own} and \
@@ -445,8 +500,11 @@ class Knowledge:
         if own.named - item_refs:
             says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
             return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
-        entry = own.fragments or (own.closes if role == "any" and len(item_refs) == 1 and not own.named
-                                  and all(int(n) < int(x) for x in own.closes) else set())
+        if role == "any" and len(item_refs) == 1 and not own.named:
+            entry = own.fragments or (own.refs if own.pushed else own.closes if all(int(n) < int(x) for x in own.closes)
+                                      else set())
+        else:
+            entry = own.fragments
         if entry and not entry & item_refs:
             return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
         return ""

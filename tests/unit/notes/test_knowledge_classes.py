@@ -232,3 +232,55 @@ def test_an_item_may_name_a_second_pull_request_it_is_about() -> None:
     assert _verdicts(k, item)[":gh:`7905`"] == "supported"
     # a neighbouring pull request on the same subject is no second one of an item that restates its own
     assert _verdicts(k, "Drop support for Python 3.9. PR #1767 by @ann.")["PR #1767"] == "unsupported"
+
+
+def test_a_summary_item_names_the_kind_of_change_its_pull_request_made() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Disable mypy allow_any_generics (#7532)", paths=("pyproject.toml",)),
+                                       _commit(2, "Fix the README's install section (#7533)", paths=("README.rst",))])
+    assert _verdicts(k, "Type hints improvements and fixes. (#7532)")["#7532"] == "supported"
+    assert _verdicts(k, "Documentation improvements and fixes. (#7533)")["#7533"] == "supported"
+    assert _verdicts(k, "Performance improvements for large feeds. (#7533)")["#7533"] == "unsupported"
+
+
+def test_one_word_an_invented_item_shares_with_the_pull_request_and_its_diff_is_chance() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "👷 ci: run the test matrix against Python 3.15 (#4001)",
+                                               paths=(".github/workflows/check.yaml",))])
+    k.diff_of = lambda commit: diff_words("+        run: tox run -e 3.15\n+  python-version: '3.15'\n")
+    item = "Add a `--dry-run` flag that prints the planned changes without writing them :issue:`4001`"
+    assert _verdicts(k, item)[":issue:`4001`"] == "unsupported"
+    assert _verdicts(k, "Run the test matrix against Python 3.15 :issue:`4001`")[":issue:`4001`"] == "supported"
+
+
+def test_a_number_put_in_place_of_one_of_the_issues_the_commit_fixes_is_flagged() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Allow setting the log level of spider exceptions (#7567)",
+                                               "Fixes #5297, fixes #4622")])
+    item = "The log level of spider exceptions can now be set. (:gh:`{}`, :gh:`5297`, :gh:`7567`)"
+    assert set(_verdicts(k, item.format(4622)).values()) == {"supported"}
+    assert _verdicts(k, item.format(4623))[":gh:`4623`"] == "unsupported"
+
+
+def test_a_maintainers_push_lost_no_pull_request_number() -> None:
+    jakub = ("Jakub Roztocil", "jakub@example.org")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Add --format-options to allow disabling sorting, etc.", "#128", author=jakub, committer=jakub),
+        _commit(2, "Add a netrc test", author=("Nicolas Beltran", "nb@example.org"), committer=jakub),
+        _commit(3, "[Fix] `no-danger`: avoid a crash on a nested component name", "Fixes #3833",
+                author=("Ann Lee", "ann@example.org"), committer=("Ann Lee", "ann@example.org"))])
+    item = "Added ``--format-options`` to allow disabling sorting, etc. (`#{}`_)"
+    assert _verdicts(k, item.format(128))["#128"] == "supported"
+    assert _verdicts(k, item.format(129))["#129"] == "unsupported"
+    # a contributor's own commit, fast-forwarded from the pull request's branch: #3834 may be that pull request
+    assert _verdicts(k, "[`no-danger`]: avoid a crash on a nested component name ([#3834][] @ann)")["#3834"] \
+        != "unsupported"
+
+
+def test_an_invented_change_credited_to_an_issue_a_commit_fixes_is_flagged() -> None:
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Add --format-options to allow disabling sorting, etc.", "#128", paths=("httpie/cli.py",)),
+        _commit(2, "Add a test to reproduce #1006", paths=("tests/test_regressions.py",))])
+    invented = "Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` (#128)."
+    assert _verdicts(k, invented)["#128"] == "unsupported"
+    assert _verdicts(k, "Added ``--format-options`` to allow disabling sorting (#128).")["#128"] == "supported"
+    # an issue is written as its symptom; a test reproducing it says nothing of the cure
+    assert _verdicts(k, "Fixed a missing blank line between request and response (#1006).")["#1006"] \
+        == "supported"
