@@ -222,6 +222,8 @@ class Knowledge:
         self._known: dict[str, set[str]] = {}  # what git holds for a pull request, as words, when asked
         self._made: dict[tuple[str, frozenset[str]], list[Carrier]] = {}  # `made`, by item and its numbers
         self._owns: dict[frozenset[str], Carrier | None] = {}  # `own_commit`, by the item's words
+        # The names git gives each account it knows in the range (`known_as`), normalised.
+        self._known_as: dict[str, set[str]] = {}
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
@@ -322,6 +324,11 @@ class Knowledge:
 
     def _carry(self, c: dict[str, Any]) -> None:
         subject, body = c["subject"], c["body"]
+        for name, email in [(c["author"]["name"], c["author"]["email"]), *_CO_AUTHOR.findall(body)]:
+            local = _NOREPLY.match(email)
+            account = _ident(local.group(1) if local else email.split("@")[0])
+            if len(account) >= 3 and _ident(name):
+                self._known_as.setdefault(account, set()).add(_ident(name))
         refs = carried_refs(subject + "\n" + body)
         fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
@@ -597,12 +604,17 @@ class Knowledge:
         person's, or when the same document credits it for other changes, all made by someone else
         than who made these (`credited`: the changelog's own credits tie a handle to a person git
         knows by name). A handle git ties to nothing (most people's handles are not in their names
-        or emails) credited once is not checkable."""
-        made = self.made(item, item_refs)
-        if not made:
+        or emails) credited once is not checkable. A merge commit's author only merged the pull request,
+        and the account it merged from may be an organisation's fork: who made a merged pull request is
+        who wrote the commits of its branch."""
+        named = self.made(item, item_refs)
+        if not named:
             return Verdict(claim, "not_checkable", "author of no commit the item names")
-        if any(same_person(claim.value, c.people) for c in made):
+        branch = [b for m in named if len(m.parents) > 1 for b in self._branch(m)]
+        if any(same_person(claim.value, c.people) for c in named + branch) or \
+                any(self.known_as(claim.value) & c.people for c in named + branch):
             return Verdict(claim, "supported")
+        made = [c for c in named if len(c.parents) == 1] + branch or named
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
@@ -619,6 +631,13 @@ class Knowledge:
             return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
             sorted({f" (@{h})" for c in made for h in c.handles})))
+
+    def known_as(self, handle: str) -> set[str]:
+        """The names git gives an account in the range: an author's or co-author's name beside the
+        account's no-reply address (`<id>+<handle>@users.noreply.github.com`) or an email whose local
+        part is the handle (`J. Nick Koston <bdraco@gmail.com>` in a `Co-authored-by:` trailer ties
+        @bdraco to J. Nick Koston, who writes as nick@koston.org)."""
+        return self._known_as.get(_ident(handle), set())
 
     def _authors(self, hashes: frozenset[str] | set[str]) -> set[str]:
         """Who wrote these commits (not who landed them), normalised: names and email local parts."""

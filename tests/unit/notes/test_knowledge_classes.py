@@ -284,3 +284,21 @@ def test_an_invented_change_credited_to_an_issue_a_commit_fixes_is_flagged() -> 
     # an issue is written as its symptom; a test reproducing it says nothing of the cure
     assert _verdicts(k, "Fixed a missing blank line between request and response (#1006).")["#1006"] \
         == "supported"
+
+
+def test_a_handle_git_ties_to_a_name_is_that_persons() -> None:
+    nick = ("J. Nick Koston", "nick@koston.org")
+    k = Knowledge("v1..v2", None, [], [  # newest first, as a snapshot lists them
+        # a pull request merged from an organisation's fork: the merge's author only merged it
+        _commit(4, "Merge pull request #1692 from openculinary/py313", "Test and declare Python 3.13 support",
+                author=("Sviatoslav Sydorenko", "wk@example.org"), parents=(2, 3)),
+        _commit(3, "Test and declare Python 3.13 support", author=("James Addison", "jay@example.org"), parents=(2,)),
+        _commit(2, "Bump coverage from 7.1 to 7.2 (#1691)", "Co-authored-by: J. Nick Koston <bdraco@gmail.com>",
+                author=("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"), parents=(1,)),
+        _commit(1, "Add an AGENTS.md orientation file (#1690)", author=nick)])
+    assert _verdicts(k, "Added an AGENTS.md orientation file (#1690) -- by :user:`bdraco`.")[":user:`bdraco`"] \
+        == "supported"
+    assert _verdicts(k, "Declare Python 3.13 support (#1692) -- by {user}`jayaddison`.")["{user}`jayaddison`"] \
+        == "supported"
+    assert _verdicts(k, "Declare Python 3.13 support (#1692) -- by :user:`bdraco`.")[":user:`bdraco`"] \
+        == "unsupported"
