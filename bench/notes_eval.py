@@ -229,7 +229,8 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
         ref = _PLANT_REF.search(line)
         if ref and grade_of.carried(line, next(g for g in ref.groups() if g)):
             number = next(g for g in ref.groups() if g)
-            wrong = str(int(number) + 1)
+            # the next number the item's commit does not carry (an issue's next number may be its pull request)
+            wrong = next(str(int(number) + k) for k in range(1, 99) if not grade_of.carried(line, str(int(number) + k)))
             false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
             out.append(("ref", wrong, section.replace(line, false_line, 1), section))
             break

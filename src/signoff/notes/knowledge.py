@@ -46,6 +46,7 @@ _FRAGMENT = re.compile(r"(?:^|/)(?:changes|changelog\.d|changelog|newsfragments|
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
+_SQUASHED = re.compile(r"\(#(\d+)\)\s*$")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
 # A backport that says which pull request it carries ("Backport of: #13079", "backport of PR #12"):
 # its number is not lost, and another is wrong.
@@ -332,7 +333,8 @@ class Knowledge:
         refs = carried_refs(subject + "\n" + body)
         fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
-        own_m = _OWN_PR.search(subject)
+        # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
+        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
         backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
         if own is None and len(backported) == 1:
@@ -699,19 +701,24 @@ class Knowledge:
             return Verdict(claim, "not_checkable", "no tag or commit date")
         return Verdict(claim, "unsupported", "git says " + " or ".join(known))
 
-    def _about(self, n: str, item: str, own: Carrier) -> bool:
+    def _about(self, n: str, item: str, own: Carrier, item_refs: set[str]) -> bool:
         """Whether pull request `n` of the range is what an item is about rather than the commit
         taken for its own: more of the item's words (two at least) are among what git holds for `n`
         than for that commit. An item may name a second pull request of its change whose title it
         does not restate ("CloseSpider can now be raised while the spider is starting" for "Support
         CloseSpider during spider startup", taken for "Report exceptions from Spider.start()"); a
         neighbouring pull request on the same subject (#1767 "Add script to remove Python 3.9 files"
-        beside #1766 "Drop support for Python 3.9") is not, where the item restates its own."""
+        beside #1766 "Drop support for Python 3.9") is not, where the item restates its own. An item
+        naming several numbers lists the pull requests of its change: one whose title says two of its
+        words is one of them (scrapy's S3 item citing #7370 "Dynamic loading for S3 HTTPS handler",
+        taken for "Refactor HTTP download handlers")."""
         said = item_words(item)
         # its title says two of the item's words (a release pull request whose body lists every
         # change says them all, and is about none)
         if not any(c.own == n and len(shared_words(said, c.words)) >= 2 for c in self.by_ref.get(n, [])):
             return False
+        if len(item_refs) > 1:
+            return True
         for key, made in ((n, None), (own.hash, [own])):
             if key not in self._known:
                 self._known[key] = self._evidence(made if made is not None else self.pull_request(key))
@@ -730,7 +737,7 @@ class Knowledge:
         # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
         if own is not None and n not in own.refs and not own.backport and self._restates(item_words, own.words) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
-                and not self._about(n, item, own):
+                and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
             wrong = self._substituted(own, item_refs) or (
                 self._wrong_issue(n, own, item_refs) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited))

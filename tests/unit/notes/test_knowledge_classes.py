@@ -229,7 +229,12 @@ def test_an_item_may_name_a_second_pull_request_it_is_about() -> None:
                                                   "(#1767)")])
     item = ("CloseSpider exceptions can now also be raised while the spider is starting, from a "
             "spider_opened handler, to close the spider before it starts crawling. (:gh:`3435`, :gh:`7905`)")
-    assert _verdicts(k, item)[":gh:`7905`"] == "supported"
+    assert _verdicts(k, item)[":gh:`7905`"] == "supported" and _verdicts(k, item)[":gh:`3435`"] != "unsupported"
+    k2 = Knowledge("v1..v2", None, [], [_commit(1, "Refactor HTTP download handlers (#7238)"),
+                                        _commit(2, "Dynamic loading for S3 HTTPS handler (#7370)")])
+    s3 = ("S3DownloadHandler now uses the download handler configured for the https scheme instead of always "
+          "using HTTP11DownloadHandler. (:gh:`7369`, :gh:`7370`)")
+    assert "unsupported" not in _verdicts(k2, s3).values()
     # a neighbouring pull request on the same subject is no second one of an item that restates its own
     assert _verdicts(k, "Drop support for Python 3.9. PR #1767 by @ann.")["PR #1767"] == "unsupported"
 
@@ -302,3 +307,12 @@ def test_a_handle_git_ties_to_a_name_is_that_persons() -> None:
         == "supported"
     assert _verdicts(k, "Declare Python 3.13 support (#1692) -- by :user:`bdraco`.")[":user:`bdraco`"] \
         == "unsupported"
+
+
+def test_a_squashed_pull_request_is_the_number_github_appended() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Don't double-close the child pty fd (fixes parallel Bad file "
+                                                  "descriptor) (#3975) (#3976)", "Fixes #3975")])
+    assert k.carriers[0].own == "3976"
+    invented = "Add a `retry_forever` option that keeps every failed upload in a local queue (#3975)."
+    assert _verdicts(k, invented)["#3975"] == "unsupported"
+    assert _verdicts(k, "Don't double-close the child pty fd in parallel runs (#3975)")["#3975"] == "supported"
