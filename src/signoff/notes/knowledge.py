@@ -627,12 +627,14 @@ class Knowledge:
         if elsewhere and all(others and not others & self._authors(frozenset(mine)) for others in elsewhere):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) +
                            f"; the changelog credits @{claim.value} for a change by someone else")
-        if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in made):
+        # the account a merge came from stands for its branch's commits
+        stated = [c for c in named if len(c.parents) > 1] + [c for c in made if c not in branch]
+        if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in stated):
             # most handles are in no name or email; where git states the author's account (a
             # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong
             return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
-            sorted({f" (@{h})" for c in made for h in c.handles})))
+            sorted({f" (@{h})" for c in stated for h in c.handles})))
 
     def known_as(self, handle: str) -> set[str]:
         """The names git gives an account in the range: an author's or co-author's name beside the
@@ -735,7 +737,11 @@ class Knowledge:
         # pull request, or an issue, beside its own). An issue may be fixed by a pull request of
         # another number: the kinds of link differ in what contradicts them (`_wrong_issue`,
         # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
-        if own is not None and n not in own.refs and not own.backport and self._restates(item_words, own.words) \
+        # A backport whose subject says so ("[0.47.x] ... (#3030)") names the backport's pull request,
+        # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
+        if own is not None and n not in own.refs and (not own.backport or (bool(own.named) and not
+                                                      _BACKPORT.search(own.subject))) \
+                and self._restates(item_words, own.words) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
             wrong = self._substituted(own, item_refs) or (

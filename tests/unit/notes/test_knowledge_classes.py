@@ -186,6 +186,12 @@ def test_a_backport_that_names_its_pull_request_keeps_the_number() -> None:
     item = "Fix `ValidationInfo.data` missing with `model_validate_json()` by @ann in [#{0}](https://x/pull/{0})"
     assert set(_verdicts(k, item.format(13079)).values()) == {"supported"}
     assert _verdicts(k, item.format(13080))["/pull/13080"] == "unsupported"
+    # a cherry-pick that keeps its number in its subject lost nothing either
+    picked = Knowledge("v1..v2", None, [], [_commit(1, "Replaced the NoCurrentAsyncBackend exception (#1049)",
+                                                    "Fixes #1048.\n\n(cherry picked from commit 1730f5a)")])
+    link = "Replaced the NoCurrentAsyncBackend exception (`#{0} <https://x/issues/{0}>`_)"
+    assert _verdicts(picked, link.format(1048))["#1048"] == "supported"
+    assert _verdicts(picked, link.format(1050))["#1050"] == "unsupported"
 
 
 def test_credits_name_the_author_in_any_markup_and_spelling() -> None:
