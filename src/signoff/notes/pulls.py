@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Set
+from functools import lru_cache
 
 _STOP = frozenset("the and for with from that this when into when not are was has have its use using used "
                   "now can will also only more than all any add adds added fix fixes fixed".split())
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 
 
+@lru_cache(maxsize=65536)  # the same words recur in every item and commit of a range
 def _stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ed", "es", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
