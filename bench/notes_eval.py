@@ -32,6 +32,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -419,7 +420,14 @@ def export_case(out: Path, p: Project, version: str, prev: str, tag: str, sectio
     if before is not None:
         emails = {c["author"]["email"] for c in commits} | {c["author"]["email"].lower() for c in commits}
         names = {c["author"]["name"] for c in commits}
-        header["authors_before"] = {"emails": sorted(e for e in before["emails"] if e in emails),
+        # and the GitHub accounts (no-reply addresses) that hold an in-range author's name: they tie a
+        # handle to a person git otherwise knows by name only (`gaborbernat` for Bernát Gábor)
+        parts = [{re.sub(r"[^a-z0-9]", "", w) for w in re.split(r"[\s.\-_]+", _plain(n).lower())} - {""}
+                 for n in names]
+        accounts = {e for e in before["emails"] if (m := re.match(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$",
+                                                                   e, re.IGNORECASE))
+                    and any(len(ws) >= 2 and all(w in m.group(1).lower().replace("-", "") for w in ws) for ws in parts)}
+        header["authors_before"] = {"emails": sorted(e for e in before["emails"] if e in emails or e in accounts),
                                     "names": sorted(n for n in before["names"] if n in names)}
     digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
     with StreamWriter(case / "snapshot.json", header, "commits", digest) as w:
@@ -438,6 +446,11 @@ def export_case(out: Path, p: Project, version: str, prev: str, tag: str, sectio
                                           + "\n", encoding="utf-8")
         return
     record_case(case, meta, section, plants, truth.repo)
+
+
+def _plain(name: str) -> str:
+    """A name without accents (`Bernát Gábor` is `Bernat Gabor`)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
 
 
 def _applied(section: str, edit: dict[str, Any]) -> str:

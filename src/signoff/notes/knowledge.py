@@ -158,6 +158,14 @@ def handles_of(c: dict[str, Any]) -> set[str]:
     return found
 
 
+def _account_of(account: str, c: Carrier) -> bool:
+    """Whether a GitHub account is plainly the one who wrote a commit (not a co-author): it is the
+    author's name or email local part, or holds every word of a name of two words or more
+    (`gaborbernat` for Bernát Gábor; not `alexandreabrioux` for an "Alex")."""
+    parts = [_ident(w) for w in re.split(r"[\s.\-_]+", c.author) if len(_ident(w)) >= 3]
+    return account in c.authored or (len(parts) >= 2 and all(p in account for p in parts))
+
+
 def same_person(handle: str, people: set[str]) -> bool:
     """Whether a user handle names one of these identities: equal, or one holding the other (a
     handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
@@ -225,6 +233,7 @@ class Knowledge:
         self._owns: dict[frozenset[str], Carrier | None] = {}  # `own_commit`, by the item's words
         # The names git gives each account it knows in the range (`known_as`), normalised.
         self._known_as: dict[str, set[str]] = {}
+        self.accounts: set[str] = set()  # the GitHub accounts git states in the range (no-reply addresses, merges)
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
@@ -241,6 +250,8 @@ class Knowledge:
         new_names: set[str] = set()
         before_e = set((authors_before or {}).get("emails", []))
         before_n = set((authors_before or {}).get("names", []))
+        # accounts the history before the range states too (`gaborbernat@users.noreply.github.com`)
+        self.accounts |= {_ident(m.group(1)) for e in before_e if (m := _NOREPLY.match(e)) and not BOTS.search(e)}
         merges = plain = 0
         landers: set[str] = set()  # who committed someone else's commit in the range
         pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
@@ -330,6 +341,8 @@ class Knowledge:
             account = _ident(local.group(1) if local else email.split("@")[0])
             if len(account) >= 3 and _ident(name):
                 self._known_as.setdefault(account, set()).add(_ident(name))
+            if local and not BOTS.search(email):
+                self.accounts.add(account)
         refs = carried_refs(subject + "\n" + body)
         fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
@@ -350,6 +363,7 @@ class Knowledge:
                           tuple(c["parents"]), own is None and _pushed(c))
         self.carriers.append(carrier)
         self.by_hash[carrier.hash] = carrier
+        self.accounts |= {h for h in carrier.handles if not BOTS.search(h)}
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
 
@@ -631,8 +645,14 @@ class Knowledge:
         stated = [c for c in named if len(c.parents) > 1] + [c for c in made if c not in branch]
         if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in stated):
             # most handles are in no name or email; where git states the author's account (a
-            # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong
-            return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
+            # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong,
+            # and so is one git ties to nobody for a change whose author has an account git states
+            # elsewhere in the range (Bernát Gábor's commits, and `gaborbernat`'s no-reply address)
+            theirs = sorted(a for a in self.accounts if any(_account_of(a, c) for c in made))
+            if not theirs:
+                return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
+            return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
+                f" (@{a})" for a in theirs))
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
             sorted({f" (@{h})" for c in stated for h in c.handles})))
 

@@ -322,3 +322,22 @@ def test_a_squashed_pull_request_is_the_number_github_appended() -> None:
     invented = "Add a `retry_forever` option that keeps every failed upload in a local queue (#3975)."
     assert _verdicts(k, invented)["#3975"] == "unsupported"
     assert _verdicts(k, "Don't double-close the child pty fd in parallel runs (#3975)")["#3975"] == "supported"
+
+
+def test_a_handle_is_wrong_where_git_states_the_authors_account_before_the_range() -> None:
+    commits = [_commit(1, "ci: run the test matrix against Python 3.15 (#4001)",
+                       author=("Bernát Gábor", "gaborjbernat@gmail.com"))]
+    before = {"emails": ["gaborbernat@users.noreply.github.com", "alexandreabrioux@users.noreply.github.com"],
+              "names": []}
+    k = Knowledge("v1..v2", None, [], commits, before)
+    item = "Test against Python 3.15 in CI - by :user:`{}`. (:issue:`4001`)"
+    assert _verdicts(k, item.format("gaborbernat"))[":user:`gaborbernat`"] == "supported"
+    wrong = _verdicts(k, item.format("morgan-delacroix"))
+    assert wrong[":user:`morgan-delacroix`"] == "unsupported"
+    # one word of a name is no account: "Alex" is not @alexandreabrioux
+    alex = Knowledge("v1..v2", None, [], [_commit(1, "ci: harden the workflows (#2252)", author=("Alex", "a@x.org"))],
+                     before)
+    assert _verdicts(alex, "Harden the workflows (#2252), thanks @sashashura")["@sashashura"] == "not_checkable"
+    # without the account, a handle git ties to nobody stays not checkable
+    assert _verdicts(Knowledge("v1..v2", None, [], commits), item.format("morgan-delacroix"))[
+        ":user:`morgan-delacroix`"] == "not_checkable"
