@@ -15,7 +15,9 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind3` and `blind2` (fetched on 2026-12-06 and graded once
+Sets, reported in this order: `blind4` (fetched on 2026-12-06 18:40 UTC; its sections and plants
+exported with `--plant-only` and committed before the grader read them, then graded once with
+`--refresh`), `blind3` and `blind2` (fetched on 2026-12-06 and graded once
 before any change made for them, then no longer blind), `blind` (projects never looked at before, fetched and
 configured by their heading lines only, graded once after the session's changes were done),
 `fresh` (projects added after the grader was tuned, graded once, then looked at), `held` (graded
