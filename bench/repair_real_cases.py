@@ -68,6 +68,7 @@ class Case:
     test_file: str  # the repository's own test file the `weakened` variant edits
     options: dict[str, Any] = field(default_factory=dict)  # VerifyRequest fields (requirements, extras...)
     undeclared: tuple[str, ...] = ()  # what the tests import but the project declares nowhere
+    harness_files: tuple[str, ...] = ()  # data files of the fix commit a person checks out beside the test file
 
     @property
     def project(self) -> str:
@@ -82,7 +83,8 @@ def load_cases(path: Path = CASES_FILE) -> list[Case]:
         options = {k: c[k] for k in OPTION_KEYS if k in c}
         cases.append(Case(c["name"], c["repo"], c["source"], c["buggy"], c["fixed"], c["harness"], c["expect"],
                           list(c.get("regression", [])), (b["path"], b["old"], b["new"]),
-                          c.get("test_file", c["harness"]), options, tuple(c.get("undeclared", []))))
+                          c.get("test_file", c["harness"]), options, tuple(c.get("undeclared", [])),
+                          tuple(c.get("harness_files", []))))
     return cases
 
 
@@ -121,10 +123,10 @@ def _staged_harness(case: Case, clone: Path, work: Path) -> Path:
     """The harness a person approves: the test file (or folder) as the fix commit has it, in a work
     tree of the base."""
     if case.harness.endswith(".py"):
-        harness = clone / case.harness
-        harness.parent.mkdir(parents=True, exist_ok=True)
-        harness.write_bytes(git.read_file_at(clone, case.fixed, case.harness) or b"")
-        return harness
+        for rel in (*case.harness_files, case.harness):  # as `git checkout FIXED -- FILE...` leaves them
+            (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+            (clone / rel).write_bytes(git.read_file_at(clone, case.fixed, rel) or b"")
+        return clone / case.harness
     harness = work / "harness"
     for rel in git.tracked_paths(clone, case.fixed, case.harness):
         target = harness / rel[len(case.harness.rstrip("/")) + 1:]
@@ -163,6 +165,9 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
             staged.mkdir()
             pytest_config.stage_test_file(harness, clone, base, staged)
             shutil.copytree(staged, tree, dirs_exist_ok=True)
+            for rel in case.harness_files:
+                (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(clone / rel, tree / rel)
         else:
             shutil.copytree(harness, tree / case.harness, dirs_exist_ok=True)
         # As `pip install -e .` would put it on the path (the src layout), unless the case names one.

@@ -143,6 +143,8 @@ def _hidden_kind(code: int) -> str | None:
 def _splits_latin(before: str, after: str, code: int, kind: str) -> bool:
     """A zero-width character between two ASCII letters (or digits) hides a word from a reader."""
     if kind == "variation_selector":
+        if code == 0xFE0F and after == "\u20e3" and before in "0123456789":
+            return False  # a keycap emoji: 1, the emoji selector, the enclosing keycap (1️⃣ open the app)
         return before.isascii() and before.isalnum()  # emoji take selectors; letters never need them
     if code == 0xFEFF and not before:
         return False  # a byte-order mark at the very start is an editor artefact

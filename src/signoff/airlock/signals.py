@@ -687,8 +687,11 @@ _SECOND_PERSON = compile_re(
     r"\b(?:you|your|yours|yourself|yourselves|du|dich|dir|dein|deine|deinen|deiner|euch|tu|toi|vous|votre|"
     r"vos|usted|ustedes|tus|vosotros|voce|voces|voi|vostro|vostra|tuo|tua|tuoi|jij|jou|jouw|uw|sen|siz|senin|"
     r"sizin|ty|ciebie|tobie|twoj|twoja|wy)\b|"
-    r"(?:^|[\s,.!?:;\x{00ab}\x{201c}\"(])(?:ты|вы|тебя|вас|тебе|вам|твой|твоя|ваш|ваша|ти|ви|тобі)"
-    r"(?:$|[\s,.!?:;\x{00bb}\x{201d}\")])|你|您|あなた|君|お前|당신|너는|너의"
+    r"(?:^|[\s,.!?:;\x{00ab}\x{201c}\"(\x{060c}\x{061f}\x{0964}])(?:ты|вы|тебя|вас|тебе|вам|твой|твоя|ваш|ваша|ти|ви|тобі|"
+    # Arabic, Persian and Urdu, Hindi, Bengali: whole words only (Arabic "أنت" begins "أنتج", produce).
+    r"أنت|انت|أنتم|انتم|أنتِ|عليك|شما|آپ|आप|आपको|आपका|आपकी|आपके|तुम|तुम्हें|तुम्हारा|तुम्हारी|तू|"
+    r"আপনি|আপনার|আপনাকে|তুমি|তোমার|তোমাকে)"
+    r"(?:$|[\s,.!?:;\x{00bb}\x{201d}\")\x{060c}\x{061f}\x{0964}])|你|您|あなた|君|お前|당신|너는|너의"
 )
 _REQUEST_SIGNAL = next(signal for signal in SIGNALS if signal.name == REQUEST)
 _IMPERATIVE_SIGNAL = next(signal for signal in SIGNALS if signal.name == IMPERATIVE)

@@ -8,9 +8,13 @@ terminal. Plain prints never insert line breaks (soft wrap), on a terminal or no
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console, ConsoleDimensions
-from rich.table import Column, Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 # Wide enough that no table row or message is folded; rich only pads what asks to fill the width,
 # and off a terminal the CLI prints nothing that does (see `heading`).
@@ -50,6 +54,8 @@ def heading(text: str) -> None:
 def data_table(*headers: str) -> Table:
     """A table of data (ids, paths, commands, payloads): a cell too wide for the terminal folds onto
     the next line instead of being cut with an ellipsis."""
+    from rich.table import Column, Table  # on first use: most commands print no table (rich.table is slow to import)
+
     return Table(*(Column(h, overflow="fold") for h in headers))
 
 

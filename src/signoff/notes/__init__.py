@@ -25,10 +25,12 @@ from signoff.notes.run import (
     REVIEW_FILE,
     SNAPSHOT_FILE,
     case_of,
+    grade_run_text,
     load_review,
     make_draft,
     review,
     run_dir,
+    run_repository,
     start_run,
 )
 from signoff.notes.service import NotesService, Status, deciders_of
@@ -62,6 +64,7 @@ __all__ = [
     "deciders_of",
     "exported_state",
     "grade",
+    "grade_run_text",
     "grade_text",
     "load_draft",
     "load_review",
@@ -75,6 +78,7 @@ __all__ = [
     "repository_here",
     "review",
     "run_dir",
+    "run_repository",
     "sentences_of",
     "snapshot_support",
     "start_run",

@@ -28,17 +28,43 @@ from signoff.notes.pulls import DIFF_BYTES, diff_words
 from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Support
 
-_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _TAGS = re.compile(r"\[F[0-9]+\]|<[^>]+>|\bF[0-9]+\b")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKER = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 
 
+def without_fences(markdown: str) -> str:
+    """A text with its fenced code blocks (```` ``` ```` or `~~~` to the same fence) removed. A line of
+    tildes or backticks alone under a line of text at least as long is a reStructuredText title's
+    underline (`Deprecations` over `~~~~~~~~~~~~`), not a fence: taking it for one dropped everything
+    up to the next such title."""
+    lines = markdown.splitlines()
+    out: list[str] = []
+    fenced: list[str] = []  # the lines of an open fence (kept if it never closes)
+    fence = ""
+    for i, line in enumerate(lines):
+        if fence:
+            fenced.append(line)
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence, fenced = "", []
+            continue
+        m = _FENCE_OPEN.match(line)
+        title = lines[i - 1].strip() if i else ""
+        underline = m is not None and bool(title) and not line.strip().strip(m.group(1)[0]) and \
+            len(line.strip()) >= len(title)
+        if m is None or underline:
+            out.append(line)
+        else:
+            fence, fenced = m.group(1), [line]
+    return "\n".join(out + fenced)
+
+
 def sentences_of(markdown: str) -> list[str]:
     """Sentences of a Markdown text: paragraphs and list items, split at sentence ends, with markup,
     link targets and citation tags removed."""
-    text = _FENCE.sub("", markdown)
+    text = without_fences(markdown)
     units: list[str] = []
     for block in re.split(r"\n\s*\n", text):
         lines: list[str] = []
@@ -89,6 +115,8 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
     unchecked: list[dict[str, Any]] = []
     units = _units(markdown)
     credited = _credits(units, knowledge)
+    issues_cited = any(knowledge.cites_issue(plain_text(text), {c.value for c in read_claims(text) if c.kind == "ref"})
+                       for text, heading, _ in units if not heading and "#" in text)
     context = ""
     for text, heading, continues in units:
         # Claims are read per sentence, each in the context of its whole unit (the item's own
@@ -102,7 +130,7 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
             shown = plain_text(sentence)
             ok_all, any_checked = True, False
             for c in claims:
-                v = knowledge.check(c, plain, refs, context, credited)
+                v = knowledge.check(c, plain, refs, context, credited, issues_cited)
                 if v.status == "not_checkable":
                     unchecked.append({"sentence": shown, "kind": c.kind, "token": c.token, "why": v.reason})
                     continue
@@ -128,7 +156,7 @@ def _credits(units: list[tuple[str, bool, bool]], knowledge: Knowledge) -> dict[
     """For each handle a document credits, the commits of each item it is credited for."""
     out: dict[str, list[frozenset[str]]] = {}
     for text, heading, _ in units:
-        if "@" not in text:
+        if "@" not in text and "user:`" not in text:
             continue  # no credit in it
         claims = read_claims(text, release=heading)
         handles = {c.value for c in claims if c.kind == "author"}
@@ -198,7 +226,7 @@ def units_of(markdown: str) -> list[tuple[str, bool]]:
 def _units(markdown: str) -> list[tuple[str, bool, bool]]:
     """`units_of`, each with whether it continues the item above it: a paragraph or nested list
     item indented under it (towncrier's "Related issues" line, a note after a nested list)."""
-    lines = _FENCE.sub("", markdown).splitlines()
+    lines = without_fences(markdown).splitlines()
     units: list[tuple[str, bool, bool]] = []
     current: list[str] = []
     base: list[int] = []  # the indentation of the item being read, when one is

@@ -9,6 +9,7 @@ A claim is unsupported only when git says something else, never merely because g
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
@@ -17,6 +18,9 @@ from typing import Any
 
 from signoff.notes.meaning import Meaning
 from signoff.notes.pulls import (
+    LONG_ITEM,
+    MIN_EVIDENCE_WORDS,
+    MIN_ITEM_WORDS,
     SUMMARY,
     common_words,
     diff_decides,
@@ -42,10 +46,17 @@ _FRAGMENT = re.compile(r"(?:^|/)(?:changes|changelog\.d|changelog|newsfragments|
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
+_SQUASHED = re.compile(r"\(#(\d+)\)\s*$")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
+# A backport that says which pull request it carries ("Backport of: #13079", "backport of PR #12"):
+# its number is not lost, and another is wrong.
+_BACKPORT_OF = re.compile(r"\bback-?port(?:ed)?\s+(?:of|from)\s*:?\s*(?:PR\s*|pull request\s*)?"
+                          r"(?:#|https?://\S+/pulls?/)(\d+)\b", re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
-_CONVENTIONAL = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")
+# A commit's kind before its title: `feat(cli)!: `, and the bracketed tags some projects use
+# (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
+_CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
@@ -91,19 +102,32 @@ _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE |
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
 
 
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
+
+
+def _pushed(c: dict[str, Any]) -> bool:
+    """Whether a commit was committed by its own author, not by GitHub (a merge on the web) nor by
+    a maintainer who applied someone else's work: a push, which no pull request landed (where its
+    author lands others' work, `Knowledge`)."""
+    a, m = c["author"], c["committer"]
+    return a["email"].lower() == m["email"].lower() and m["email"].lower() != "noreply@github.com" and \
+        len(c["parents"]) == 1
+
+
 def _ident(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+    """A name or handle as letters and digits: accents dropped (`Bernát Gábor` is `bernatgabor`)."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))
+    return re.sub(r"[^a-z0-9]", "", plain)
 
 
 def people_of(c: dict[str, Any]) -> set[str]:
     """Who made a commit, as normalised identities a user handle may be matched with: its author's
     name, each longer word of the name, the email's local part (a GitHub no-reply address holds
-    the handle), its co-authors' and committer's (who may have landed it for its author), and for a
-    merged pull request the account it came from."""
+    the handle), its co-authors', and for a merged pull request the account it came from. Not its
+    committer: a maintainer who rebased or cherry-picked someone's change landed it, and a credit
+    ("thanks @ljharb" for a commit Noureldin Shaker wrote and ljharb committed) names who made it."""
     found: set[str] = set()
     people = [(c["author"]["name"], c["author"]["email"]), *_CO_AUTHOR.findall(c["body"])]
-    if c["committer"]["email"].lower() != "noreply@github.com":  # GitHub's web merges commit as "GitHub"
-        people.append((c["committer"]["name"], c["committer"]["email"]))
     for name, email in people:
         found.add(_ident(name))
         found |= {_ident(w) for w in re.split(r"[\s.\-_]+", name) if len(_ident(w)) >= 4}
@@ -134,6 +158,14 @@ def handles_of(c: dict[str, Any]) -> set[str]:
     return found
 
 
+def _account_of(account: str, c: Carrier) -> bool:
+    """Whether a GitHub account is plainly the one who wrote a commit (not a co-author): it is the
+    author's name or email local part, or holds every word of a name of two words or more
+    (`gaborbernat` for Bernát Gábor; not `alexandreabrioux` for an "Alex")."""
+    parts = [_ident(w) for w in re.split(r"[\s.\-_]+", c.author) if len(_ident(w)) >= 3]
+    return account in c.authored or (len(parts) >= 2 and all(p in account for p in parts))
+
+
 def same_person(handle: str, people: set[str]) -> bool:
     """Whether a user handle names one of these identities: equal, or one holding the other (a
     handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
@@ -160,7 +192,7 @@ class Carrier:
     title: str  # the words the item is compared with: the subject, or a merge's pull request title
     refs: set[str]
     named: set[str]  # the numbers in its subject (its own pull request's, an issue's): what it says it is
-    own: str | None  # the pull request number the commit names as its own
+    own: str | None  # the pull request number the commit names as its own (or the one it backports)
     backport: bool
     words: set[str] = field(default_factory=set)
     # What the commit says its changelog entry is numbered: the changelog fragments it adds (the
@@ -174,6 +206,7 @@ class Carrier:
     body: str = ""
     paths: tuple[str, ...] = ()
     parents: tuple[str, ...] = ()
+    pushed: bool = False  # a maintainer's push naming no pull request: no pull request landed it
 
 
 @dataclass
@@ -197,6 +230,10 @@ class Knowledge:
         self._common: set[str] | None = None  # words many commits share (`pulls.common_words`), when asked
         self._known: dict[str, set[str]] = {}  # what git holds for a pull request, as words, when asked
         self._made: dict[tuple[str, frozenset[str]], list[Carrier]] = {}  # `made`, by item and its numbers
+        self._owns: dict[frozenset[str], Carrier | None] = {}  # `own_commit`, by the item's words
+        # The names git gives each account it knows in the range (`known_as`), normalised.
+        self._known_as: dict[str, set[str]] = {}
+        self.accounts: set[str] = set()  # the GitHub accounts git states in the range (no-reply addresses, merges)
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
@@ -213,7 +250,11 @@ class Knowledge:
         new_names: set[str] = set()
         before_e = set((authors_before or {}).get("emails", []))
         before_n = set((authors_before or {}).get("names", []))
+        # accounts the history before the range states too (`gaborbernat@users.noreply.github.com`)
+        self.accounts |= {_ident(m.group(1)) for e in before_e if (m := _NOREPLY.match(e)) and not BOTS.search(e)}
         merges = plain = 0
+        landers: set[str] = set()  # who committed someone else's commit in the range
+        pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
         head_days: set[str] = set()
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         added = deleted = 0
@@ -245,6 +286,14 @@ class Knowledge:
                 added += f["added"]
                 deleted += f["deleted"]
             self._carry(c)
+            if c["committer"]["email"].lower() not in (email, "noreply@github.com"):
+                landers.add(c["committer"]["email"].lower())
+            if self.carriers[-1].pushed:
+                pushed[c["hash"]] = email
+        for carrier in self.carriers:
+            # a push by someone who lands others' work (a maintainer): a contributor's own commit is
+            # pushed by its author too when a maintainer fast-forwards the pull request's branch
+            carrier.pushed = carrier.pushed and pushed[carrier.hash] in landers
         self.commit_months = {d[:7] for d in self.commit_days}
         self.head_days = set(head_days)
         in_range = set(self.hashes) | ({head} if head else set())
@@ -287,35 +336,48 @@ class Knowledge:
 
     def _carry(self, c: dict[str, Any]) -> None:
         subject, body = c["subject"], c["body"]
+        for name, email in [(c["author"]["name"], c["author"]["email"]), *_CO_AUTHOR.findall(body)]:
+            local = _NOREPLY.match(email)
+            account = _ident(local.group(1) if local else email.split("@")[0])
+            if len(account) >= 3 and _ident(name):
+                self._known_as.setdefault(account, set()).add(_ident(name))
+            if local and not BOTS.search(email):
+                self.accounts.add(account)
         refs = carried_refs(subject + "\n" + body)
         fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
-        own_m = _OWN_PR.search(subject)
+        # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
+        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
+        backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
+        if own is None and len(backported) == 1:
+            own = next(iter(backported))  # the pull request it is, on the release branch
         title = subject
         if subject.startswith("Merge pull request") and body:
             title = body.splitlines()[0]
         title = _CONVENTIONAL.sub("", title)
-        carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject), own,
-                          bool(_BACKPORT.search(subject + "\n" + body)), words(title), fragments,
+        carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject) | backported, own,
+                          bool(_BACKPORT.search(subject + "\n" + body)) and not backported, words(title), fragments,
                           {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
                           c["author"]["name"], handles_of(c), author_of(c), body, tuple(f["path"] for f in c["files"]),
-                          tuple(c["parents"]))
+                          tuple(c["parents"]), own is None and _pushed(c))
         self.carriers.append(carrier)
         self.by_hash[carrier.hash] = carrier
+        self.accounts |= {h for h in carrier.handles if not BOTS.search(h)}
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
 
     def own_commit(self, item_words: set[str]) -> Carrier | None:
         """The commit an item describes: the one whose title shares most of the item's words, when
         that is clearly one commit."""
-        best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers),
-                                                   key=lambda x: -x[0])[:2]
-        if not best or best[0][0] < STRONG:
-            return None
-        if len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs:
-            return None
-        return best[0][1]
+        key = frozenset(item_words)
+        if key not in self._owns:  # asked for each claim of an item, and for each text graded against the range
+            best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers),
+                                                       key=lambda x: -x[0])[:2]
+            clear = bool(best) and best[0][0] >= STRONG and not (
+                len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs)
+            self._owns[key] = best[0][1] if clear else None
+        return self._owns[key]
 
     @staticmethod
     def _bot_change(n: str, item_words: set[str], own: Carrier | None, carriers: list[Carrier]) -> Carrier | None:
@@ -369,8 +431,10 @@ class Knowledge:
         # Only a pull request of the range: an issue is written as its symptom ("TypeError when
         # rendering help"), and the commit that fixes it as the cure, so their words need not meet.
         own = [c for c in carriers if c.own == n]
-        if not own or len(item_refs) >= SUMMARY:
+        if len(item_refs) >= SUMMARY:
             return None
+        if not own:
+            return self._invented_issue(n, item, carriers)
         if n not in self._known:
             self._known[n] = self._evidence(self.pull_request(n))
         if self._common is None:
@@ -385,6 +449,27 @@ class Knowledge:
             return None
         flagged = diff_decides(said, shared, unrelated(said, known, self._common), self._diff(n, own))
         return own[0] if flagged else None
+
+    def _invented_issue(self, n: str, item: str, carriers: list[Carrier]) -> Carrier | None:
+        """The commit carrying issue `n`, when the item credits the issue with something else. An
+        issue is written as its symptom and its fix as the cure, so only an item sharing no word
+        at all with the messages of the commits carrying the number is about something else: a long
+        one from the snapshot alone, and with the repository one whose words the diffs of those
+        commits do not hold half of either ("Deprecate the legacy_mode argument of connect() #128" for the commit "Add
+        --format-options to allow disabling sorting, etc. #128"). A commit changing tests only
+        reproduces the symptom ("Add a test to reproduce #1006"): it says nothing of the cure."""
+        carriers = [c for c in carriers if not all(_TEST_PATH.search(p) for p in c.paths)]
+        if not carriers:
+            return None
+        key = f"issue {n}"
+        if key not in self._known:
+            self._known[key] = self._evidence(carriers)
+        said, known = item_words(item), self._known[key]
+        if len(said) < MIN_ITEM_WORDS or len(known) < MIN_EVIDENCE_WORDS or shared_words(said, known):
+            return None
+        if self.diff_of is None:
+            return carriers[0] if len(said) >= LONG_ITEM else None
+        return carriers[0] if len(said & self._diff(key, carriers)) * 2 < len(said) else None
 
     def _diff(self, n: str, own: list[Carrier]) -> set[str]:
         """The words of the lines pull request `n` changed: the diff of each commit naming it as its
@@ -402,26 +487,47 @@ class Knowledge:
     def _substituted(own: Carrier, item_refs: set[str]) -> str:
         """The item names some of the numbers its own commit's subject names, and in place of
         another of them a number the commit does not carry (`Revert "... (#6218)" (#6729)` written
-        with #6219 for #6218): whatever kind of link the number is written as."""
+        with #6219 for #6218): whatever kind of link the number is written as. Likewise an item
+        naming all the numbers its commit carries but one, and one it does not in its place (scrapy's
+        `(:gh:`4623`, :gh:`5297`, :gh:`7567`)` for a commit #7567 that "Fixes #5297, fixes #4622")."""
         missing = own.named - item_refs
-        if missing and item_refs & own.named:
-            return f"git says #{sorted(missing, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
-        return ""
+        if not (missing and item_refs & own.named):
+            missing = own.refs - item_refs
+            if not (len(missing) == 1 and len(item_refs - own.refs) == 1 and item_refs & own.refs):
+                return ""
+        return f"git says #{sorted(missing, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
+
+    def cites_issue(self, item: str, item_refs: set[str]) -> bool:
+        """Whether an item names an issue: a number the commit it restates carries (`Fixes #925`,
+        `... #128` in its message) that is not that commit's own pull request."""
+        said = words(without_links(item))
+        own = self.own_commit(said)
+        return own is not None and self._restates(said, own.words) and bool(item_refs & own.refs - {own.own})
 
     @staticmethod
-    def _wrong_pr(role: str, n: str, own: Carrier, item_refs: set[str]) -> str:
+    def _wrong_pr(role: str, n: str, own: Carrier, item_refs: set[str], issues_cited: bool = False) -> str:
         """Why a pull request reference (or a bare `#N`) is contradicted by the item's own commit,
         or "": its subject names a number the item does not (an item may name an older pull request
         beside its own, which is no contradiction). What the commit says its entry is numbered counts
         too: the changelog fragment it adds, and for a bare `#N` of a commit whose subject names no
         number, the one issue its message closes (`Fixes #3912`) when `N` is lower: `N` can then be
         neither that issue nor the pull request that closed it, which was opened after it. A higher
-        `N` may be that pull request, whose number a rebase merge does not keep."""
+        `N` may be that pull request, whose number a rebase merge does not keep, unless the commit was
+        pushed by its author (`Carrier.pushed`: no pull request landed it, so a number its message
+        does not carry is wrong either way: httpie's `#129` for "Add --format-options ... #128"). In a changelog that
+        cites issues (`issues_cited`: another item names one), a bare `#N` below the commit's own pull
+        request may be the issue it fixed, opened before it: only a higher one is contradicted."""
+        if issues_cited and role == "any" and own.own is not None and own.named - item_refs == {own.own} and \
+                int(n) < int(own.own):
+            return ""
         if own.named - item_refs:
             says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
             return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
-        entry = own.fragments or (own.closes if role == "any" and len(item_refs) == 1 and not own.named
-                                  and all(int(n) < int(x) for x in own.closes) else set())
+        if role == "any" and len(item_refs) == 1 and not own.named:
+            entry = own.fragments or (own.refs if own.pushed else own.closes if all(int(n) < int(x) for x in own.closes)
+                                      else set())
+        else:
+            entry = own.fragments
         if entry and not entry & item_refs:
             return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
         return ""
@@ -454,10 +560,11 @@ class Knowledge:
         return (shared >= 3 and shared >= CONTRADICTS * len(title)) or (shared == len(title) == 2)
 
     def check(self, claim: Meaning, item: str, item_refs: set[str], context: str = "",
-              credited: dict[str, list[frozenset[str]]] | None = None) -> Verdict:
+              credited: dict[str, list[frozenset[str]]] | None = None, issues_cited: bool = False) -> Verdict:
         """The verdict on one claim of an item; `context` is all the item says (its paragraphs and
         nested lists above the unit), for what the item says it changed; `credited` is, for each
-        handle the document credits, the commits of each item it is credited for (`made`)."""
+        handle the document credits, the commits of each item it is credited for (`made`);
+        `issues_cited` is whether the document cites issues as well as pull requests (`cites_issue`)."""
         if not claim.checkable:
             return Verdict(claim, "not_checkable", claim.why)
         kind = claim.kind
@@ -474,7 +581,7 @@ class Knowledge:
             return Verdict(claim, "unsupported", f"git says {min(values)} {claim.role.replace('_', ' ')}"
                            if len(values) == 1 else f"git says one of {sorted(values)} {claim.role.replace('_', ' ')}")
         if kind == "ref":
-            return self._ref(claim, item, item_refs, context or item)
+            return self._ref(claim, item, item_refs, context or item, issues_cited)
         if kind == "author":
             return self._author(claim, context or item, item_refs, credited or {})
         if kind == "percent":
@@ -513,12 +620,17 @@ class Knowledge:
         person's, or when the same document credits it for other changes, all made by someone else
         than who made these (`credited`: the changelog's own credits tie a handle to a person git
         knows by name). A handle git ties to nothing (most people's handles are not in their names
-        or emails) credited once is not checkable."""
-        made = self.made(item, item_refs)
-        if not made:
+        or emails) credited once is not checkable. A merge commit's author only merged the pull request,
+        and the account it merged from may be an organisation's fork: who made a merged pull request is
+        who wrote the commits of its branch."""
+        named = self.made(item, item_refs)
+        if not named:
             return Verdict(claim, "not_checkable", "author of no commit the item names")
-        if any(same_person(claim.value, c.people) for c in made):
+        branch = [b for m in named if len(m.parents) > 1 for b in self._branch(m)]
+        if any(same_person(claim.value, c.people) for c in named + branch) or \
+                any(self.known_as(claim.value) & c.people for c in named + branch):
             return Verdict(claim, "supported")
+        made = [c for c in named if len(c.parents) == 1] + branch or named
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
@@ -529,12 +641,27 @@ class Knowledge:
         if elsewhere and all(others and not others & self._authors(frozenset(mine)) for others in elsewhere):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) +
                            f"; the changelog credits @{claim.value} for a change by someone else")
-        if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in made):
+        # the account a merge came from stands for its branch's commits
+        stated = [c for c in named if len(c.parents) > 1] + [c for c in made if c not in branch]
+        if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in stated):
             # most handles are in no name or email; where git states the author's account (a
-            # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong
-            return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
+            # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong,
+            # and so is one git ties to nobody for a change whose author has an account git states
+            # elsewhere in the range (Bernát Gábor's commits, and `gaborbernat`'s no-reply address)
+            theirs = sorted(a for a in self.accounts if any(_account_of(a, c) for c in made))
+            if not theirs:
+                return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
+            return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
+                f" (@{a})" for a in theirs))
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
-            sorted({f" (@{h})" for c in made for h in c.handles})))
+            sorted({f" (@{h})" for c in stated for h in c.handles})))
+
+    def known_as(self, handle: str) -> set[str]:
+        """The names git gives an account in the range: an author's or co-author's name beside the
+        account's no-reply address (`<id>+<handle>@users.noreply.github.com`) or an email whose local
+        part is the handle (`J. Nick Koston <bdraco@gmail.com>` in a `Co-authored-by:` trailer ties
+        @bdraco to J. Nick Koston, who writes as nick@koston.org)."""
+        return self._known_as.get(_ident(handle), set())
 
     def _authors(self, hashes: frozenset[str] | set[str]) -> set[str]:
         """Who wrote these commits (not who landed them), normalised: names and email local parts."""
@@ -596,7 +723,31 @@ class Knowledge:
             return Verdict(claim, "not_checkable", "no tag or commit date")
         return Verdict(claim, "unsupported", "git says " + " or ".join(known))
 
-    def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str) -> Verdict:
+    def _about(self, n: str, item: str, own: Carrier, item_refs: set[str]) -> bool:
+        """Whether pull request `n` of the range is what an item is about rather than the commit
+        taken for its own: more of the item's words (two at least) are among what git holds for `n`
+        than for that commit. An item may name a second pull request of its change whose title it
+        does not restate ("CloseSpider can now be raised while the spider is starting" for "Support
+        CloseSpider during spider startup", taken for "Report exceptions from Spider.start()"); a
+        neighbouring pull request on the same subject (#1767 "Add script to remove Python 3.9 files"
+        beside #1766 "Drop support for Python 3.9") is not, where the item restates its own. An item
+        naming several numbers lists the pull requests of its change: one whose title says two of its
+        words is one of them (scrapy's S3 item citing #7370 "Dynamic loading for S3 HTTPS handler",
+        taken for "Refactor HTTP download handlers")."""
+        said = item_words(item)
+        # its title says two of the item's words (a release pull request whose body lists every
+        # change says them all, and is about none)
+        if not any(c.own == n and len(shared_words(said, c.words)) >= 2 for c in self.by_ref.get(n, [])):
+            return False
+        if len(item_refs) > 1:
+            return True
+        for key, made in ((n, None), (own.hash, [own])):
+            if key not in self._known:
+                self._known[key] = self._evidence(made if made is not None else self.pull_request(key))
+        theirs = shared_words(said, self._known[n])
+        return len(theirs) >= 2 and len(theirs) > len(shared_words(said, self._known[own.hash]))
+
+    def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str, issues_cited: bool = False) -> Verdict:
         n = claim.value
         carriers = self.by_ref.get(n, [])
         item_words = words(item)
@@ -606,10 +757,16 @@ class Knowledge:
         # pull request, or an issue, beside its own). An issue may be fixed by a pull request of
         # another number: the kinds of link differ in what contradicts them (`_wrong_issue`,
         # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
-        if own is not None and n not in own.refs and not own.backport and self._restates(item_words, own.words) \
-                and not any(similarity(item_words, c.words) >= RELATED for c in carriers):
-            wrong = self._substituted(own, item_refs) or (self._wrong_issue(n, own, item_refs) if claim.role == "issue"
-                                                            else self._wrong_pr(claim.role, n, own, item_refs))
+        # A backport whose subject says so ("[0.47.x] ... (#3030)") names the backport's pull request,
+        # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
+        if own is not None and n not in own.refs and (not own.backport or (bool(own.named) and not
+                                                      _BACKPORT.search(own.subject))) \
+                and self._restates(item_words, own.words) \
+                and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
+                and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
+            wrong = self._substituted(own, item_refs) or (
+                self._wrong_issue(n, own, item_refs) if claim.role == "issue"
+                else self._wrong_pr(claim.role, n, own, item_refs, issues_cited))
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import lru_cache
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
@@ -147,6 +148,11 @@ def _ref_numbers(value: str) -> list[tuple[str, int]]:
 def read_claims(text: str, release: bool = False) -> list[Meaning]:
     """Every claim in `text` by meaning, in order of position. With `release`, versions and dates
     name the release itself (a heading, a "Released ..." line): they must be the range's."""
+    return list(_read_claims(text, release))
+
+
+@lru_cache(maxsize=4096)  # a changelog's units are read again for each text graded against a range
+def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
     out: list[Meaning] = []
     work = text
     release = release or bool(_RELEASE_WORDS.match(text))
@@ -182,6 +188,9 @@ def read_claims(text: str, release: bool = False) -> list[Meaning]:
                 out.append(Meaning("ref", m.group(0), m.start(), num, "issue"))
         elif role == "commit":
             out.append(Meaning("hash", value, m.start(), value.strip().lower()))
+        elif role in ("user", "ghuser") and re.fullmatch(r"[A-Za-z0-9][\w-]*(?:\[bot\])?", value.strip()):
+            # towncrier's and Sphinx's credit: `by :user:`gaborbernat`` is `by @gaborbernat`
+            out.append(Meaning("author", m.group(0), m.start(), value.strip().lower().removesuffix("[bot]")))
         work = _mask(work, m.start(), m.end())
     for m in list(_CODE.finditer(work)):
         work = _mask(work, m.start(), m.end())
@@ -255,4 +264,4 @@ def read_claims(text: str, release: bool = False) -> list[Meaning]:
     linked = {c.value: c.role for c in out if c.kind == "ref" and c.role in ("issue", "pr") and "/" in c.token}
     out = [replace(c, role=linked[c.value]) if c.kind == "ref" and c.role == "any" and c.value in linked else c
            for c in out]
-    return sorted(out, key=lambda c: c.position)
+    return tuple(sorted(out, key=lambda c: c.position))

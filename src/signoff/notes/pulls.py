@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Set
+from functools import lru_cache
 
 _STOP = frozenset("the and for with from that this when into when not are was has have its use using used "
                   "now can will also only more than all any add adds added fix fixes fixed".split())
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 
 
+@lru_cache(maxsize=65536)  # the same words recur in every item and commit of a range
 def _stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ed", "es", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -41,7 +43,9 @@ _GENERIC = words("support supports supported allow allows allowed make makes mad
                  "via per they them their there where what who whose about after before because while "
                  "being does did doing done get gets got set sets one two some many much every each")
 _URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:com|org|io|dev)/\S*")
-_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
+# Credited users (`@alice`, Sphinx's `:user:`alice``) and the names of Sphinx roles (`:issue:`, `:class:`).
+_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?|:(?:user|ghuser):`?[\w.\[\]-]+`?|"
+                     r":[a-z]+(?::[a-z]+)?:(?=[`~\w])")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[/._\-\s]+")
 _BRANCH = re.compile(r"^Merge pull request #\d+ from [^/\s]+/(\S+)")
@@ -72,6 +76,25 @@ def path_words(path: str) -> set[str]:
     return words(" ".join(_CAMEL.sub(" ", part) + " " + part for part in _SPLIT.split(path)))
 
 
+# What a summary item calls a kind of change, and the words of a pull request of that kind: "Type hints
+# improvements and fixes" for "Disable mypy allow_any_generics", "Documentation fixes" for a change to
+# `README.rst`. A pull request holding one of the second set holds the first set's words too.
+_CONCEPTS = [(words("type types typing hint hints annotation annotations"),
+              words("mypy pyright typealias typevar typeddict typing annotations pyi stub stubs overload "
+                    "type_checking")),
+             (words("documentation docs doc docstring docstrings"),
+              words("docs readme rst sphinx mkdocs docstring"))]
+
+
+def with_concepts(found: set[str]) -> set[str]:
+    """`found` with the words of each kind of change (`_CONCEPTS`) its words show."""
+    out = set(found)
+    for said, shown in _CONCEPTS:
+        if found & shown:
+            out |= said
+    return out
+
+
 def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str] = ()) -> set[str]:
     """What git holds for a pull request as words: its commits' messages (and the versions they
     name), the branch it was merged from, the paths it touched and the names of who made it (a
@@ -84,7 +107,7 @@ def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str
             out |= path_words(branch.group(1))
     for path in paths:
         out |= path_words(path)
-    return out
+    return with_concepts(out)
 
 
 def _matches(word: str, known: set[str]) -> bool:
@@ -123,7 +146,7 @@ def diff_decides(item: set[str], shared: list[str], unrelated_so_far: bool, diff
     in_diff = item & diff
     if unrelated_so_far:
         return len(in_diff | set(shared)) * 2 < len(item)
-    return len(shared) == 1 and len(item) >= LONG_ITEM and not in_diff
+    return len(shared) == 1 and len(item) >= LONG_ITEM and not in_diff - set(shared)
 
 
 def common_words(per_commit: list[set[str]]) -> set[str]:
@@ -146,4 +169,5 @@ def diff_words(diff: str) -> set[str]:
     changed = [line[1:] for line in diff.splitlines()
                if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
     text = without_links("\n".join(changed))
-    return words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) | set(_NUMBERS.findall(text))
+    return with_concepts(words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) |
+                         set(_NUMBERS.findall(text)))

@@ -27,11 +27,13 @@ from signoff.notes.documents import REVIEW, check_schema, read_json, write_json
 from signoff.notes.draft import check_sentences, draft_doc, load_draft
 from signoff.notes.editor import merge
 from signoff.notes.facts import FactsFile, snapshot_and_facts
+from signoff.notes.grade import grade_text, repository_here
 from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Verifier
 
 SNAPSHOT_FILE, FACTS_FILE, DRAFT_FILE, REVIEW_FILE = "snapshot.json", "facts.json", "draft.json", "review.json"
 DECISIONS_FILE, FINAL_FILE, REVISED_FILE = "decisions.jsonl", "final.md", "draft.r1.json"
+REPOSITORY_FILE = "repository.txt"  # where the run's snapshot was taken from (`run_repository`)
 MAX_COMMITS_FOR_WRITER = 200
 
 
@@ -229,6 +231,23 @@ def current_sentences(folder: Path) -> list[dict[str, Any]]:
     return load_draft(folder / doc["draft"])
 
 
+def run_repository(folder: Path) -> Path | None:
+    """The repository a run's snapshot was taken from, where it still holds the snapshot's tip:
+    the console grades a run's notes as `notes grade --repo` does, reading the diff of a pull
+    request an item credits where its messages leave the item uncertain. None for a run taken
+    before runs recorded it, or whose repository moved or lost the commits."""
+    try:
+        repo = Path((folder / REPOSITORY_FILE).read_text(encoding="utf-8").strip())
+    except (OSError, UnicodeDecodeError):
+        return None
+    return repository_here(folder / SNAPSHOT_FILE, repo) if repo.is_absolute() and repo.is_dir() else None
+
+
+def grade_run_text(folder: Path, markdown: str, name: str) -> dict[str, Any]:
+    """`grade_text` of a text against a run's snapshot, with the run's repository where it has one."""
+    return grade_text(markdown, name, folder / SNAPSHOT_FILE, run_repository(folder))
+
+
 def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Settings, merges: bool = True,
               role: str = "writer", script: str = "default") -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
@@ -236,6 +255,7 @@ def start_run(repo: Path, rev_range: str | None, folder: Path, settings: Setting
         raise UsageError(f"{folder} already holds a run with human decisions",
                          "pick a new --out folder; decisions are never overwritten")
     snap, facts = snapshot_and_facts(repo, rev_range, folder / SNAPSHOT_FILE, folder / FACTS_FILE, merges=merges)
+    (folder / REPOSITORY_FILE).write_text(f"{repo.resolve()}\n", encoding="utf-8")
     write_json(folder / DRAFT_FILE, make_draft(folder / FACTS_FILE, settings, role, script))
     doc = review(folder, settings, role, script)
     return {"folder": str(folder), "commits": snap.commits, "facts": facts.count, "range": snap.range,

@@ -4,8 +4,8 @@ A real test file is written for its project's pytest configuration (markers, fil
 asyncio_mode, ...) and its `conftest.py` files. Both come from the *base* revision, never from the
 candidate (which the agent controls): the configuration applies where the harness brings none of its
 own, and a harness named as a single file is frozen together with the conftest.py and __init__.py
-files of its folder and every folder above it, and the helper modules it reaches by relative imports,
-so the digest a person approves covers them.
+files of its folder and every folder above it, the helper modules it reaches by relative imports
+inside its test folder, and the data files of that folder, so the digest a person approves covers them.
 """
 
 from __future__ import annotations
@@ -146,8 +146,8 @@ def effective(harness: Path, repo: Path, base: str) -> Config | None:
 
 def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path, str]:
     """A harness folder for one test file: the file where it sits in the repository, with the
-    conftest.py and __init__.py files of its folder and each folder above it from the base revision.
-    Returns the folder and the file's path inside it."""
+    conftest.py and __init__.py files of its folder and each folder above it from the base revision,
+    its helpers and its test folder's data files. Returns the folder and the file's path inside it."""
     path = path.resolve()
     try:
         rel = path.relative_to(repo.resolve()).as_posix()
@@ -175,7 +175,62 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if data is not None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
+    for name, data in _data_files(repo, base, rel).items():
+        if not (dest / name).exists():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            (dest / name).write_bytes(data)
     return dest, rel
+
+
+MAX_DATA_FILES, MAX_DATA_BYTES = 1000, 20_000_000
+# Files in a test folder that would configure pytest or are caches, never data.
+_NOT_DATA = re.compile(r"(.*/)?(pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|conftest\.py|.*\.py[cod]|"
+                       r"test_.*\.py|.*_test\.py)|(.*/)?(__pycache__|\.pytest_cache)/.*")
+
+
+def _is_data(name: str, root: str, packages: set[str]) -> bool:
+    """Not configuration, caches or test modules; a Python file only in a folder below the test folder
+    that is no package (black's `tests/data/*.py`, parso's `normalizer_issue_files/`: code read as text)."""
+    if _NOT_DATA.fullmatch(name):
+        return False
+    folder = str(PurePosixPath(name).parent)
+    return not name.endswith(".py") or (folder != root and folder not in packages)
+
+
+def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
+    """The data files of the test folder a test file sits in (sqlparse's conftest reads
+    `tests/files/*.sql` beside itself): those the base revision commits there, and new ones a person
+    put there for the contract (in no commit of the base or of the work tree's branch, not ignored:
+    the fix's new data file, as `git checkout FIX -- FILE` leaves it). None when there are
+    more than a test folder's data (a corpus): freeze the folder as the harness then."""
+    root = test_folder_of(rel)
+    if root is None:
+        return {}
+    tracked = git.tracked_paths(repo, base, root)
+    packages = {str(PurePosixPath(n).parent) for n in tracked if n.endswith("/__init__.py")}
+    names = [n for n in tracked if _is_data(n, root, packages)]
+    placed = git.run(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", f"{root}/",
+                     check=False)
+    # Never what a commit of the checked-out branch brought (an agent's branch checked out here).
+    head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
+    committed = {*names, *head.stdout.decode("utf-8", "surrogateescape").split("\0")}
+    new = [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
+           if n and _is_data(n, root, packages) and n not in committed] if placed.returncode == 0 else []
+    if len(names) + len(new) > MAX_DATA_FILES:
+        return {}
+    out: dict[str, bytes] = {}
+    total = 0
+    for name in names + new:
+        path = repo / name
+        data = git.read_file_at(repo, base, name) if name in names else (
+            path.read_bytes() if path.is_file() and not path.is_symlink() else None)
+        if data is None:
+            continue
+        total += len(data)
+        if total > MAX_DATA_BYTES:
+            return {}
+        out[name] = data
+    return out
 
 
 MAX_HELPERS = 200
@@ -188,6 +243,18 @@ def _basedir(repo: Path, base: str, rel: str) -> str:
     while str(folder) != "." and git.read_file_at(repo, base, f"{folder}/__init__.py") is not None:
         folder = folder.parent
     return "" if str(folder) == "." else str(folder)
+
+
+# Folders that hold tests rather than the project's code; the guard's runner file has the same pattern.
+TEST_FOLDER = re.compile(r"(tests?|testing)([_-]\w*)?|\w*[_-]tests?")
+
+
+def test_folder_of(rel: str) -> str | None:
+    """The outermost test folder holding a test file (`h11/tests` for `h11/tests/test_io.py`), None
+    when no folder above it is named as one."""
+    parts = PurePosixPath(rel).parent.parts
+    at = next((i for i, p in enumerate(parts) if TEST_FOLDER.fullmatch(p)), None)
+    return None if at is None else "/".join(parts[:at + 1])
 
 
 def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[str]:
@@ -203,6 +270,9 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
     # tests/): absolute imports into the test file's own folder, and only there, are its helpers too.
     own = str(PurePosixPath(rel).parent)
     own_files = set(git.tracked_paths(repo, base, own)) if own != "." and _basedir(repo, base, rel) == "" else set()
+    # Tests inside the project's package reach its code relatively too (`from .._events import x` in
+    # h11/tests/): only what lies inside the test folder is a helper.
+    root = test_folder_of(rel)
     while pending and len(found) < MAX_HELPERS:
         name, data = pending.pop()
         try:
@@ -220,6 +290,8 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                 top = package
                 for _ in range(node.level - 1):
                     top = top.parent
+                if root is not None and not (top == PurePosixPath(root) or PurePosixPath(root) in top.parents):
+                    continue
                 stems = [f"{top}/{node.module.replace('.', '/')}"] if node.module else [
                     f"{top}/{a.name}" for a in node.names]
             elif basedir and isinstance(node, (ast.Import, ast.ImportFrom)):

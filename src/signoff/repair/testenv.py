@@ -523,8 +523,9 @@ def package_folders(repo: Path, base: str) -> list[str]:
 
     def holds_package(folder: str) -> bool:
         prefix = folder.strip("/") + "/"
-        return any(p.startswith(prefix) and re.fullmatch(r"[A-Za-z_]\w*(?:/__init__\.py|\.py)", p[len(prefix):])
-                   for p in paths)
+        # A package, a module, or a package inside namespace folders (src/ns/pkg/__init__.py, PEP 420).
+        return any(p.startswith(prefix) and re.fullmatch(r"(?:[A-Za-z_]\w*/)+__init__\.py|[A-Za-z_]\w*\.py",
+                                                         p[len(prefix):]) for p in paths)
 
     folders = [f.strip("/") for f in declared if f.strip("/ .") and ".." not in f and holds_package(f)]
     if not folders and holds_package("src"):

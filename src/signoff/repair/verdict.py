@@ -253,6 +253,9 @@ def outcome_of(cases: list[Case]) -> tuple[str, bool, str]:
 
 # Exceptions that say the environment is wrong, not that the code misbehaves: never a defect shown.
 _ENVIRONMENT_EXCEPTIONS = ("ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError")
+# Except code the code under test wrote and compiled itself (attrs' generated `__init__`: "invalid syntax
+# (<attrs generated init C>, line 2)"): a syntax error there is the checkout's own crash.
+_GENERATED_CODE = re.compile(r"\(<(?!frozen ).*>, line \d+\)$")
 
 
 def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
@@ -270,7 +273,9 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     for c in cases:
         seen = observed.get(c.id)
         if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and (
-                (seen.get("origin") == "checkout" and seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS)
+                (seen.get("origin") == "checkout" and (seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS or (
+                    seen.get("exception") in ("SyntaxError", "IndentationError")
+                    and _GENERATED_CODE.search(str(seen.get("message") or "")))))
                 or (seen.get("origin") == "harness" and isinstance(seen.get("lacks"), str) and seen["lacks"])
                 or (seen.get("origin") == "harness" and seen.get("harness_check") is True)):
             return True

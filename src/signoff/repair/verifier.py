@@ -298,6 +298,11 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
             facts["observed"] = {**observed, **{c.id: seen for c, seen in lacking}}
             return _complete(execution, [*cases, *(c for c, _s in lacking)], record, digest, facts)
         broken = _collection_errors(tests, cases, observed, findings, plan)
+        if broken and shadowed:
+            # The test file failed to import because it got the plugin's copy (attrs before its fix
+            # here): the copy is the cause to name, not a dependency to install.
+            return Run("import_shadowed", f"{', '.join(shadowed)} ({broken[:300]})", cases or [],
+                       execution.exit_code, record, digest, facts)
         if broken:
             return Run("collection_error", broken, cases or [], execution.exit_code, record, digest, facts)
         if cases is None and execution.exit_code in (PYTEST_INTERRUPTED, guard.PYTEST_USAGE_ERROR) and \
@@ -682,6 +687,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                                           base_python=python_exe,
                                                           label=", ".join(env_plan.sources) or None)
                         python, env_mounts = penv.python, list(penv.mounts)
+                        runner.write_bytecode(runner_dir, penv.python_version, env_cache(settings) / "bytecode")
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,
                                         "requirements": penv.requirements, "installed": penv.installed}
                         too_old = _pytest_too_old(penv.installed) if runner.kind == "pytest" else None
@@ -713,7 +719,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         # same for the same inputs, and names no host path beyond pip's own).
                         environment |= {"error": exc.message,
                                         "log": exc.log.replace(str(workspace), "<workspace>")[-20000:]}
-                        preflight.append(reason("environment_unprepared", exc.message, exc.fix or ""))
+                        preflight.append(reason("environment_unprepared", exc.message,
+                                                _wheel_fix(exc, req.allow_source_builds)))
                     except SignoffError as exc:
                         # Any failure of the preparation step (pip, the interpreter, the cache) means
                         # the environment is not there; an unavailable sandbox shows at execution.
@@ -812,6 +819,17 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _rmtree(workspace)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _wheel_fix(exc: SignoffError, builds_allowed: bool) -> str:
+    """pip's fix, naming the option to pass when what pip could not find may exist only as source
+    (parso's docopt, black's toml 0.9.4: no wheel at all, or none for this Python)."""
+    missing = re.search(r"No matching distribution found for (\S+)", exc.message)
+    if builds_allowed or missing is None or "(constraint)" in str(getattr(exc, "log", "")):
+        return exc.fix or ""
+    return (f"{missing.group(1)} may be published only as source (no wheel, or none for this Python): pass "
+            "--allow-source-builds (its build code then runs on this machine), or pin a release that has a "
+            "wheel; else check its name and version")
 
 
 def _key_errors(run: Run) -> list[dict[str, Any]]:

@@ -40,9 +40,10 @@ from signoff.notes import (
     Status,
     case_of,
     grade,
-    grade_text,
+    grade_run_text,
     load_review,
     preview,
+    run_repository,
 )
 from signoff.rooms import Principal
 from signoff.web.evidence_pages import home_settings
@@ -160,9 +161,10 @@ def _sentences(notes: NotesService, folder: Path, status: Status) -> list[dict[s
 
 
 def _grades(folder: Path, notes: str) -> dict[str, Any]:
-    ours = grade_text(notes, "the notes as they stand", folder / SNAPSHOT_FILE)
+    # with the run's repository where it has one, as `notes grade --repo` grades
+    ours = grade_run_text(folder, notes, "the notes as they stand")
     baseline_file = folder / BASELINE_FILE
-    baseline = grade(baseline_file, folder / SNAPSHOT_FILE) if baseline_file.is_file() else None
+    baseline = grade(baseline_file, folder / SNAPSHOT_FILE, run_repository(folder)) if baseline_file.is_file() else None
     return {"ours": ours, "baseline": baseline}
 
 

@@ -160,3 +160,10 @@ def test_grade_with_the_repository_reads_a_credited_pull_requests_diff(home: Pat
     here = Path.cwd()
     monkeypatch.chdir(r.path)
     assert run(capsys, "notes", "grade", str(here / "true.md"), "--snapshot", str(here / "s.json"))[0] == 0
+    # a run records its repository: the console's grade of its notes reads the diffs too
+    assert run(capsys, "notes", "run", "--repo", str(r.path), "--out", str(here / "run"), "--script", "demo")[0] == 0
+    from signoff.notes import grade_run_text
+
+    assert grade_run_text(here / "run", Path(here / "true.md").read_text(), "preview.md")["ok"]
+    (here / "run" / "repository.txt").unlink()  # a run taken before runs recorded it: the snapshot alone
+    assert not grade_run_text(here / "run", Path(here / "true.md").read_text(), "preview.md")["ok"]

@@ -140,8 +140,11 @@ def test_checkout_cannot_shadow_pytest(tmp_path: Path) -> None:
     forged = ("import sys, pathlib\n"
               "pathlib.Path(sys.argv[sys.argv.index('-o') + 2].split('=', 1)[1]).write_text('<testsuites/>')\n"
               "raise SystemExit(0)\n")
+    # Nor are pytest's own requirements (pluggy, iniconfig), which the tests may import from the checkout:
+    # pytest keeps running on the copies it already holds.
     rc, data = _run_pytest(tmp_path, ["test_h.py::test_assert"], {"shop.py": "VALUE = 1\n", "pytest.py": forged,
-                                                                  "_pytest.py": forged})
+                                                                  "_pytest.py": forged, "pluggy.py": forged,
+                                                                  "iniconfig.py": forged})
     assert rc == 1
     (case,) = parse_pytest(data)
     assert case.outcome == "failed"

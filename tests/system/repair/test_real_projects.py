@@ -147,7 +147,40 @@ def test_an_installed_copy_a_plugin_imported_first_is_named_not_used_silently(
     assert r.verdict == "INCONCLUSIVE" and _codes(r)[0] == "import_shadowed", r.reasons
     assert "pricing (/opt/signoff-venv/" in r.reasons[0]["detail"]
     assert "harness_integrity" not in _codes(r)
+    # A test file that cannot even import from that copy (it lacks what the checkout has): the copy is
+    # named as the cause, not a module to install.
+    more = git.commit_files(repo, base, {"pricing/rates.py": "RATE = 10\n"}, "rates")
+    more_fix = git.commit_files(repo, more, {"pricing/__init__.py": FIXED}, "fix")
+    lacking = _harness(tmp_path / "lacking", {"test_total.py": "from pricing.rates import RATE\n"
+                                                                + HARNESS["test_total.py"]})
+    r = verify(_request(repo, more, more_fix, lacking, requirements="requirements-test.txt"), settings)
+    assert _codes(r)[0] == "import_shadowed" and "pricing.rates" in r.reasons[0]["detail"], r.reasons
+    # A plugin that only uses the package (pytest-mypy-plugins imports attrs, whose own tests need it):
+    # it keeps its copy, the tests import the checkout's.
+    info = "signoff_fixture_tools_plugin-1.0.dist-info"
+    wheel(wheels, "signoff-fixture-tools-plugin", "1.0", {
+        "pricing/__init__.py": FIXED, "tools_plugin.py": "import pricing  # noqa\n",
+        f"{info}/entry_points.txt": "[pytest11]\ntools = tools_plugin\n"})
+    uses = git.commit_files(repo, base, {"requirements-test.txt": "signoff-fixture-tools-plugin\n"}, "tools")
+    fix = git.commit_files(repo, uses, {"pricing/__init__.py": FIXED}, "fix")
+    r = verify(_request(repo, uses, fix, harness, requirements="requirements-test.txt"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
 
+
+
+def test_a_package_pytest_itself_imports_is_the_candidates_in_the_tests(settings: Settings, tmp_path: Path) -> None:
+    # The project is one pytest imports to start (pluggy's own repository): no plugin can be left out.
+    # pytest keeps the environment's copy, the tests import the checkout's (the released copy has no
+    # `total`: judged on it, nothing would even import).
+    repo = tmp_path / "repo"
+    base = init_repo(repo, {"pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1.0"\n',
+                            "iniconfig/__init__.py": BUGGY})
+    fix = git.commit_files(repo, base, {"iniconfig/__init__.py": FIXED}, "fix")
+    harness = _harness(tmp_path / "harness",
+                       {"test_total.py": HARNESS["test_total.py"].replace("pricing", "iniconfig")})
+    r = verify(_request(repo, base, fix, harness), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    assert "8000" in r.stages["base"].summary.message
 
 # -- 2. a test file that cannot be imported is named, not called tampering ----------------------
 
@@ -207,7 +240,8 @@ def test_pip_error_names_the_requirement_and_the_users_file(settings: Settings, 
     detail = r.reasons[0]["detail"]
     assert "No matching distribution found for tornado==6.0.4" in detail, detail
     assert "requirements-test.txt (base revision)" in detail and "signoff-verify-" not in detail
-    assert "wheels" in r.reasons[0]["fix"]
+    assert r.reasons[0]["fix"].startswith("tornado==6.0.4 may be published only as source")
+    assert "--allow-source-builds" in r.reasons[0]["fix"]
     env = _signed_predicate(r, settings)["environment"]
     assert "tornado==6.0.4" in env["log"] and env["error"] == detail
 
@@ -282,6 +316,33 @@ def test_a_harness_folder_keeps_its_helpers_and_data(settings: Settings, tmp_pat
                               approved_digest=r.harness_digest, write_evidence=False), settings)
     assert (changed.verdict, _codes(changed)) == ("INCONCLUSIVE", ["harness_changed"])
 
+
+
+IN_PACKAGE_TEST = ("from pathlib import Path\n\nfrom ..core import total\n\nDATA = Path(__file__).parent / 'data'\n\n\n"
+                   "def test_coupon_once():\n    assert total(10000, 10) == int((DATA / 'once.txt').read_text())\n\n\n"
+                   "def test_zero():\n    assert total(500, 0) == int((DATA / 'zero.txt').read_text())\n")
+
+
+def test_tests_inside_the_package_judge_the_candidates_package_with_their_data(settings: Settings,
+                                                                              tmp_path: Path) -> None:
+    # dateutil/test/, h11/tests/: the test reaches the package's code relatively and reads data files
+    # beside it, one of them new with the fix (placed by the person, not committed). The package's own
+    # modules are never frozen; its __init__.py only names the test module, as in the project.
+    repo = tmp_path / "repo"
+    base = init_repo(repo, {"pyproject.toml": f'[project]\nname = "{PROJECT}"\nversion = "1.0"\n',
+                            "pricing/__init__.py": "from .core import total\n", "pricing/core.py": BUGGY,
+                            "pricing/tests/__init__.py": "", "pricing/tests/data/zero.txt": "500\n",
+                            "pricing/tests/data/sample.py": "total(1, 2\n"})  # code read as text (black's)
+    fix = git.commit_files(repo, base, {"pricing/core.py": FIXED}, "fix")
+    _harness(repo / "pricing" / "tests", {"test_total.py": IN_PACKAGE_TEST, "data/once.txt": "9000\n"})
+    r = verify(_request(repo, base, fix, repo / "pricing" / "tests" / "test_total.py"), settings)
+    assert r.verdict == "VERIFIED", r.reasons
+    from signoff.repair.harness import load
+    from signoff.repair.verifier import harness_store
+
+    assert set(load(harness_store(settings), r.harness_digest).files) == {
+        "pricing/__init__.py", "pricing/tests/__init__.py", "pricing/tests/test_total.py",
+        "pricing/tests/data/zero.txt", "pricing/tests/data/once.txt", "pricing/tests/data/sample.py"}
 
 # -- 4. a chosen pytest and Python; what was installed is in the evidence ------------------------
 

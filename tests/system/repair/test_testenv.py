@@ -327,6 +327,8 @@ def test_the_src_layout_is_where_the_tests_import_the_project_from(tmp_path: Pat
     would be imported from there, so the run's import folders get it (read from the base)."""
     src, _ = _repo(tmp_path / "src", {"src/click/__init__.py": "", "tests/test_x.py": "", "pyproject.toml": ""})
     assert testenv.package_folders(src, "HEAD") == ["src"]
+    spaced, _ = _repo(tmp_path / "ns", {"src/acme/tools/__init__.py": "", "tests/test_x.py": ""})  # PEP 420
+    assert testenv.package_folders(spaced, "HEAD") == ["src"]
     flat, _ = _repo(tmp_path / "flat", {"luigi/__init__.py": "", "src/luigi/__init__.py": "", "test/t.py": ""})
     assert testenv.package_folders(flat, "HEAD") == []
     cfg = "[metadata]\nname = p\n[options]\npackage_dir =\n    =lib\npackages = find:\n"

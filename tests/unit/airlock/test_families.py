@@ -358,6 +358,13 @@ def test_legitimate_invisible_characters_are_not_suspicious() -> None:
     assert verdict.dossier is not None and verdict.dossier.hidden_removed == 4
 
 
+def test_keycap_emoji_are_not_hidden_text_but_a_selector_inside_a_word_is() -> None:
+    # 1️⃣ is a digit, the emoji presentation selector and the enclosing keycap: steps as people number them
+    steps = "Steps to reproduce: 1\ufe0f\u20e3 open the app 2\ufe0f\u20e3 click Save 3\ufe0f\u20e3 nothing is saved"
+    assert scan(steps).clean
+    assert "hidden_unicode" in [hit.family for hit in detect("Please ig\ufe0fnore the steps 1\ufe0fA")]
+
+
 # --- the quarantine itself ------------------------------------------------------------------
 
 

@@ -166,3 +166,178 @@ def test_a_pull_requests_diff_decides_an_item_its_messages_leave_uncertain() -> 
     # a diff is read only for a pull request whose messages leave the item uncertain, once
     assert _verdicts(k, "Speed up the parsing of long option lists (#64).")["#64"] == "supported"
     assert read == [_hash(1)]
+
+
+# The classes found on the sixth blind set (tox, pydantic, eslint-plugin-import, scrapy, httpie).
+
+
+def test_a_restructuredtext_title_underlined_with_tildes_is_no_code_fence() -> None:
+    # scrapy's news.rst: everything between two `~~~` underlines was dropped as fenced code
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Deprecate FormRequest in favor of form2request (#6438)")])
+    section = ("Deprecations\n~~~~~~~~~~~~\n\n-   ``scrapy.FormRequest`` is deprecated in favor of form2request.\n"
+               "    (:gh:`{}`)\n\nBug fixes\n~~~~~~~~~\n\n- Nothing.\n\nExample:\n~~~\n(#99)\n~~~\n")
+    assert grade_with(section.format(6438), "news.rst", k)["claims"]["total"] == 1  # a fence still hides (#99)
+    assert [u["token"] for u in grade_with(section.format(6439), "news.rst", k)["unsupported"]] == [":gh:`6439`"]
+
+
+def test_a_backport_that_names_its_pull_request_keeps_the_number() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Fix `ValidationInfo.data` missing with `model_validate_json()`",
+                                               "Backport of: #13079")])
+    item = "Fix `ValidationInfo.data` missing with `model_validate_json()` by @ann in [#{0}](https://x/pull/{0})"
+    assert set(_verdicts(k, item.format(13079)).values()) == {"supported"}
+    assert _verdicts(k, item.format(13080))["/pull/13080"] == "unsupported"
+    # a cherry-pick that keeps its number in its subject lost nothing either
+    picked = Knowledge("v1..v2", None, [], [_commit(1, "Replaced the NoCurrentAsyncBackend exception (#1049)",
+                                                    "Fixes #1048.\n\n(cherry picked from commit 1730f5a)")])
+    link = "Replaced the NoCurrentAsyncBackend exception (`#{0} <https://x/issues/{0}>`_)"
+    assert _verdicts(picked, link.format(1048))["#1048"] == "supported"
+    assert _verdicts(picked, link.format(1050))["#1050"] == "unsupported"
+
+
+def test_credits_name_the_author_in_any_markup_and_spelling() -> None:
+    landed = ("Jordan Harband", "ljharb@gmail.com")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "[New] support eslint v9", author=("Gareth Jones", "jones258@gmail.com"), committer=landed),
+        _commit(2, "[New] `order`: allow validating named imports", author=("Manuel Thalmann", "m@nuth.ch")),
+        _commit(3, "Allow setting build constraints (#963)", author=("Bernát Gábor", "gabor@example.org")),
+        _commit(4, "[Tests] node v21.3 has a broken `fs.writeFile`", author=landed, committer=landed)])
+    # Sphinx's `:user:` is a credit, and an accent does not hide a name
+    assert _verdicts(k, "Allow setting build constraints - by :user:`gaborbernat` (:issue:`963`)") \
+        == {":user:`gaborbernat`": "supported", ":issue:`963`": "supported"}
+    # the maintainer who rebased a contributor's commit (and wrote others) landed it, and made nothing
+    assert _verdicts(k, "support eslint v9 ([#2996], thanks [@ljharb])")["@ljharb"] == "unsupported"
+    # `[New]` is the commit's kind, not its words: the item restates its commit, so a handle this
+    # changelog credits for Manuel Thalmann's change is wrong for Gareth Jones's (and git cannot
+    # tell which of the two credits is the wrong one)
+    true = "- [`order`]: allow validating named imports ([#3043], thanks [@manuth])\n"
+    assert grade_with(true, "CHANGELOG.md", k)["unsupported"] == []
+    wrong = grade_with("- support eslint v9 ([#2996], thanks [@manuth])\n" + true, "CHANGELOG.md", k)["unsupported"]
+    assert wrong[0]["reason"] == "git says Gareth Jones; the changelog credits @manuth for a change by someone else"
+
+
+def test_a_number_below_the_pull_request_is_an_issue_where_the_changelog_cites_issues() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Remove tox (#944)"),
+                                       _commit(2, "Refactor the plugin registry to avoid circular imports",
+                                               "Fix #925")])
+    cites = "* Fixed plugin registry circular imports (`#925`_).\n"
+    assert grade_with(cites + "* Removed tox (`#943`_).\n", "CHANGELOG.rst", k)["unsupported"] == []
+    # above the pull request, or in a changelog citing pull requests only, the number is wrong
+    assert [u["token"] for u in grade_with(cites + "* Removed tox (`#945`_).\n", "CHANGELOG.rst", k)["unsupported"]] \
+        == ["#945"]
+    assert [u["token"] for u in grade_with("* Removed tox (#943).\n", "CHANGELOG.md", k)["unsupported"]] == ["#943"]
+
+
+def test_an_item_may_name_a_second_pull_request_it_is_about() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Report exceptions from Spider.start() (#7884)"),
+                                       _commit(2, "Support CloseSpider during spider startup (#7905)"),
+                                       _commit(3, "Drop support for Python 3.9 (#1766)"),
+                                       _commit(4, "Add script to remove Python 3.9 files, migrate to Python 3.10 "
+                                                  "(#1767)")])
+    item = ("CloseSpider exceptions can now also be raised while the spider is starting, from a "
+            "spider_opened handler, to close the spider before it starts crawling. (:gh:`3435`, :gh:`7905`)")
+    assert _verdicts(k, item)[":gh:`7905`"] == "supported" and _verdicts(k, item)[":gh:`3435`"] != "unsupported"
+    k2 = Knowledge("v1..v2", None, [], [_commit(1, "Refactor HTTP download handlers (#7238)"),
+                                        _commit(2, "Dynamic loading for S3 HTTPS handler (#7370)")])
+    s3 = ("S3DownloadHandler now uses the download handler configured for the https scheme instead of always "
+          "using HTTP11DownloadHandler. (:gh:`7369`, :gh:`7370`)")
+    assert "unsupported" not in _verdicts(k2, s3).values()
+    # a neighbouring pull request on the same subject is no second one of an item that restates its own
+    assert _verdicts(k, "Drop support for Python 3.9. PR #1767 by @ann.")["PR #1767"] == "unsupported"
+
+
+def test_a_summary_item_names_the_kind_of_change_its_pull_request_made() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Disable mypy allow_any_generics (#7532)", paths=("pyproject.toml",)),
+                                       _commit(2, "Fix the README's install section (#7533)", paths=("README.rst",))])
+    assert _verdicts(k, "Type hints improvements and fixes. (#7532)")["#7532"] == "supported"
+    assert _verdicts(k, "Documentation improvements and fixes. (#7533)")["#7533"] == "supported"
+    assert _verdicts(k, "Performance improvements for large feeds. (#7533)")["#7533"] == "unsupported"
+
+
+def test_one_word_an_invented_item_shares_with_the_pull_request_and_its_diff_is_chance() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "👷 ci: run the test matrix against Python 3.15 (#4001)",
+                                               paths=(".github/workflows/check.yaml",))])
+    k.diff_of = lambda commit: diff_words("+        run: tox run -e 3.15\n+  python-version: '3.15'\n")
+    item = "Add a `--dry-run` flag that prints the planned changes without writing them :issue:`4001`"
+    assert _verdicts(k, item)[":issue:`4001`"] == "unsupported"
+    assert _verdicts(k, "Run the test matrix against Python 3.15 :issue:`4001`")[":issue:`4001`"] == "supported"
+
+
+def test_a_number_put_in_place_of_one_of_the_issues_the_commit_fixes_is_flagged() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Allow setting the log level of spider exceptions (#7567)",
+                                               "Fixes #5297, fixes #4622")])
+    item = "The log level of spider exceptions can now be set. (:gh:`{}`, :gh:`5297`, :gh:`7567`)"
+    assert set(_verdicts(k, item.format(4622)).values()) == {"supported"}
+    assert _verdicts(k, item.format(4623))[":gh:`4623`"] == "unsupported"
+
+
+def test_a_maintainers_push_lost_no_pull_request_number() -> None:
+    jakub = ("Jakub Roztocil", "jakub@example.org")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Add --format-options to allow disabling sorting, etc.", "#128", author=jakub, committer=jakub),
+        _commit(2, "Add a netrc test", author=("Nicolas Beltran", "nb@example.org"), committer=jakub),
+        _commit(3, "[Fix] `no-danger`: avoid a crash on a nested component name", "Fixes #3833",
+                author=("Ann Lee", "ann@example.org"), committer=("Ann Lee", "ann@example.org"))])
+    item = "Added ``--format-options`` to allow disabling sorting, etc. (`#{}`_)"
+    assert _verdicts(k, item.format(128))["#128"] == "supported"
+    assert _verdicts(k, item.format(129))["#129"] == "unsupported"
+    # a contributor's own commit, fast-forwarded from the pull request's branch: #3834 may be that pull request
+    assert _verdicts(k, "[`no-danger`]: avoid a crash on a nested component name ([#3834][] @ann)")["#3834"] \
+        != "unsupported"
+
+
+def test_an_invented_change_credited_to_an_issue_a_commit_fixes_is_flagged() -> None:
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Add --format-options to allow disabling sorting, etc.", "#128", paths=("httpie/cli.py",)),
+        _commit(2, "Add a test to reproduce #1006", paths=("tests/test_regressions.py",))])
+    invented = "Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` (#128)."
+    assert _verdicts(k, invented)["#128"] == "unsupported"
+    assert _verdicts(k, "Added ``--format-options`` to allow disabling sorting (#128).")["#128"] == "supported"
+    # an issue is written as its symptom; a test reproducing it says nothing of the cure
+    assert _verdicts(k, "Fixed a missing blank line between request and response (#1006).")["#1006"] \
+        == "supported"
+
+
+def test_a_handle_git_ties_to_a_name_is_that_persons() -> None:
+    nick = ("J. Nick Koston", "nick@koston.org")
+    k = Knowledge("v1..v2", None, [], [  # newest first, as a snapshot lists them
+        # a pull request merged from an organisation's fork: the merge's author only merged it
+        _commit(4, "Merge pull request #1692 from openculinary/py313", "Test and declare Python 3.13 support",
+                author=("Sviatoslav Sydorenko", "wk@example.org"), parents=(2, 3)),
+        _commit(3, "Test and declare Python 3.13 support", author=("James Addison", "jay@example.org"), parents=(2,)),
+        _commit(2, "Bump coverage from 7.1 to 7.2 (#1691)", "Co-authored-by: J. Nick Koston <bdraco@gmail.com>",
+                author=("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"), parents=(1,)),
+        _commit(1, "Add an AGENTS.md orientation file (#1690)", author=nick)])
+    assert _verdicts(k, "Added an AGENTS.md orientation file (#1690) -- by :user:`bdraco`.")[":user:`bdraco`"] \
+        == "supported"
+    assert _verdicts(k, "Declare Python 3.13 support (#1692) -- by {user}`jayaddison`.")["{user}`jayaddison`"] \
+        == "supported"
+    assert _verdicts(k, "Declare Python 3.13 support (#1692) -- by :user:`bdraco`.")[":user:`bdraco`"] \
+        == "unsupported"
+
+
+def test_a_squashed_pull_request_is_the_number_github_appended() -> None:
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Don't double-close the child pty fd (fixes parallel Bad file "
+                                                  "descriptor) (#3975) (#3976)", "Fixes #3975")])
+    assert k.carriers[0].own == "3976"
+    invented = "Add a `retry_forever` option that keeps every failed upload in a local queue (#3975)."
+    assert _verdicts(k, invented)["#3975"] == "unsupported"
+    assert _verdicts(k, "Don't double-close the child pty fd in parallel runs (#3975)")["#3975"] == "supported"
+
+
+def test_a_handle_is_wrong_where_git_states_the_authors_account_before_the_range() -> None:
+    commits = [_commit(1, "ci: run the test matrix against Python 3.15 (#4001)",
+                       author=("Bernát Gábor", "gaborjbernat@gmail.com"))]
+    before = {"emails": ["gaborbernat@users.noreply.github.com", "alexandreabrioux@users.noreply.github.com"],
+              "names": []}
+    k = Knowledge("v1..v2", None, [], commits, before)
+    item = "Test against Python 3.15 in CI - by :user:`{}`. (:issue:`4001`)"
+    assert _verdicts(k, item.format("gaborbernat"))[":user:`gaborbernat`"] == "supported"
+    wrong = _verdicts(k, item.format("morgan-delacroix"))
+    assert wrong[":user:`morgan-delacroix`"] == "unsupported"
+    # one word of a name is no account: "Alex" is not @alexandreabrioux
+    alex = Knowledge("v1..v2", None, [], [_commit(1, "ci: harden the workflows (#2252)", author=("Alex", "a@x.org"))],
+                     before)
+    assert _verdicts(alex, "Harden the workflows (#2252), thanks @sashashura")["@sashashura"] == "not_checkable"
+    # without the account, a handle git ties to nobody stays not checkable
+    assert _verdicts(Knowledge("v1..v2", None, [], commits), item.format("morgan-delacroix"))[
+        ":user:`morgan-delacroix`"] == "not_checkable"

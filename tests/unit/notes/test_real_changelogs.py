@@ -37,7 +37,7 @@ def _case(path: Path) -> tuple[dict[str, Any], str, Path]:
 
 def test_the_sets_are_there() -> None:
     sets = {json.loads(p.read_text(encoding="utf-8"))["set"] for p in CASES}
-    assert len(CASES) >= 40 and {"blind3", "blind2", "blind", "fresh", "held", "dev"} <= sets
+    assert len(CASES) >= 40 and {"blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"} <= sets
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.parent.name)
@@ -55,8 +55,9 @@ def test_a_real_section_and_its_plants_grade_as_recorded(path: Path) -> None:
         flagged = any(plant["token"] in u["token"] or (plant["token"] in u["sentence"] and u["kind"] == plant["kind"])
                       for u in bad["unsupported"])
         assert flagged == plant["flagged"], (plant["kind"], plant["token"], bad["unsupported"])
-        twin = grade_with(_apply(section, plant["twin"]), name, knowledge)
-        assert {u["token"] for u in twin["unsupported"]} <= set(meta["false_alarms"]), (plant["kind"], twin)
+        if plant["twin"]["put"] or plant["twin"]["cut"]:  # a twin that is the section itself is graded above
+            twin = grade_with(_apply(section, plant["twin"]), name, knowledge)
+            assert {u["token"] for u in twin["unsupported"]} <= set(meta["false_alarms"]), (plant["kind"], twin)
 
 
 def test_the_figures_the_issue_asks_for() -> None:

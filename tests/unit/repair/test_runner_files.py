@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 import fnmatch
 import hashlib
+import importlib.util
+import marshal
+import sys
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -61,3 +64,24 @@ def test_the_wheel_configuration_ships_every_runner_file() -> None:
     for path in folder.iterdir():
         rel = path.relative_to(root).as_posix()
         assert any(fnmatch.fnmatch(rel, g) for g in globs), f"{rel} is not package data, so no wheel ships it"
+
+
+def test_the_guard_bytecode_is_its_source_compiled_and_checked_against_it(tmp_path: Path) -> None:
+    runner = Runner("pytest")
+    folder = runner.write_files(tmp_path / "runner")
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    runner.write_bytecode(folder, version, tmp_path / "cache")
+    pyc = Path(importlib.util.cache_from_source(str(folder / "signoff_guard.py")))
+    data = pyc.read_bytes()
+    # A checked hash-based pyc (PEP 552): Python compares it with the source's hash when loading, and
+    # compiles the source instead when they differ.
+    assert data[:4] == importlib.util.MAGIC_NUMBER and int.from_bytes(data[4:8], "little") == 0b11
+    assert data[8:16] == importlib.util.source_hash((folder / "signoff_guard.py").read_bytes())
+    code = marshal.loads(data[16:])
+    assert code.co_filename == "/runner/signoff_guard.py"
+    assert code.co_code == compile((folder / "signoff_guard.py").read_bytes(), "/runner/signoff_guard.py",
+                                   "exec", dont_inherit=True).co_code
+    # Another Python version's run compiles the source itself: nothing is placed for it.
+    other = runner.write_files(tmp_path / "other")
+    runner.write_bytecode(other, "3.99", tmp_path / "cache")
+    assert not (other / "__pycache__").exists()

@@ -214,6 +214,14 @@ def test_an_exception_the_code_under_test_raised_on_base_shows_the_defect() -> N
     own_check = guarded("harness", "OutputFailure")
     own_check.guard["observed"][EXPECT]["harness_check"] = True  # type: ignore[index]
     assert decide([own_check], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    # A syntax error in code the checkout generated and compiled (attrs' __init__ scripts) is its crash;
+    # one in a module that does not parse is not.
+    generated = guarded("checkout", "SyntaxError")
+    generated.guard["observed"][EXPECT]["message"] = "invalid syntax (<attrs generated init a.<locals>.C>, line 2)"  # type: ignore[index]
+    assert decide([generated], [run(case(EXPECT))], GOOD_REGR) == (VERIFIED, [])
+    unparsed = guarded("checkout", "SyntaxError")
+    unparsed.guard["observed"][EXPECT]["message"] = "invalid syntax (cart.py, line 2)"  # type: ignore[index]
+    assert decide([unparsed], [run(case(EXPECT))], GOOD_REGR)[1] == ["base_not_reproduced"]
     # Raised by the test itself with nothing of the checkout named, by no code we know, with no guard
     # record, or an environment problem raised from the checkout: not shown.
     for base in (guarded("harness"), guarded("unknown"), run(crash), guarded("checkout", "ModuleNotFoundError"),

@@ -14,4 +14,4 @@ import pytest  # noqa: E402 -- resolved from the prepared environment; the check
 
 guard.start([p for p in sys.argv[1].split(":") if p])
 sys.modules["signoff_guard"] = guard  # so that its own functions are in the integrity snapshot
-raise SystemExit(guard.finish(pytest.main(sys.argv[2:], plugins=[guard.Plugin()])))
+guard.exit_now(guard.finish(pytest.main(sys.argv[2:], plugins=[guard.Plugin()])))

@@ -6,6 +6,7 @@ of a newer pytest is looked up at run time, and `typing` is not imported for the
 """
 from __future__ import annotations
 
+import atexit
 import builtins
 import hashlib
 import hmac
@@ -82,7 +83,7 @@ _exists = os.path.exists
 findings: list[str] = []
 cases: dict[str, dict[str, Any]] = {}
 state: dict[str, Any] = {"snapshot": {}, "hooks": {}, "exitstatus": None, "started": False, "finished": False,
-                         "lacks": {}}
+                         "lacks": {}, "reloaded": []}
 
 
 def _note(text: str) -> None:
@@ -509,9 +510,10 @@ def _sha_file(path: str) -> str | None:
         return None
 
 
-def _preloaded(paths: list[str]) -> list[str]:
-    """Modules the checkout provides that a plugin already imported from the environment before the
-    checkout joined the path: the tests would use that installed copy, not the candidate's code."""
+def _preloaded(paths: list[str]) -> list[tuple[str, str]]:
+    """(module, file) of modules the checkout provides that were already imported from the
+    environment before the checkout joined the path: the tests would use that installed copy, not the
+    candidate's code."""
     out = set()
     env = sys.prefix.rstrip("/") + "/"
     for p in paths:
@@ -525,14 +527,127 @@ def _preloaded(paths: list[str]) -> list[str]:
                 continue
             where = getattr(sys.modules.get(mod), "__file__", None) or ""
             if where.startswith(env):
-                out.add(f"{mod} ({where})")
+                out.add((mod, where))
     return sorted(out)
+
+
+def _pytest_requires() -> set[str]:
+    """The top-level modules of the distributions pytest itself requires, and theirs in turn
+    (pluggy, iniconfig, packaging...): pytest imports them to start, whatever the plugins are."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return set()
+    modules: set[str] = set()
+    seen, todo = {"pytest"}, ["pytest"]
+    while todo:
+        try:
+            dist = metadata.distribution(todo.pop())
+        except metadata.PackageNotFoundError:  # a requirement for another platform or Python
+            continue
+        if dist.metadata["Name"].lower() != "pytest":
+            top = dist.read_text("top_level.txt")
+            files = [str(f) for f in dist.files or []]
+            modules.update(top.split() if top else {f.split("/", 1)[0].split(".py")[0] for f in files
+                                                   if f.endswith(".py") and not f.startswith("..")})
+        for req in dist.requires or []:
+            m = re.match(r"[A-Za-z0-9._-]+", req)
+            if m and not re.search(r"\bextra\s*==", req) and m.group(0).lower() not in seen:
+                seen.add(m.group(0).lower())
+                todo.append(m.group(0))
+    return modules
+
+
+# What runs and judges the tests: never loaded anew, whatever the checkout ships under these names (a
+# candidate's own pytest.py would write the report).
+_FRAMEWORK = {"pytest", "_pytest", "py", "signoff_guard"}
+
+
+def _plugin_words() -> set[str]:
+    """The words of the environment's pytest plugin distributions' names (pytest-sanic: pytest, sanic)."""
+    from importlib import metadata
+
+    out: set[str] = set()
+    for dist in metadata.distributions():
+        if any(ep.group == "pytest11" for ep in dist.entry_points):
+            out.update(re.split(r"[-_.]+", str(dist.metadata["Name"] or "").lower()))
+    return out
+
+
+def _load_anew(preloaded: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Copies of the project under test that were imported before the checkout joined the path. By
+    pytest itself (pluggy) or by a plugin that only uses the library (pytest-mypy-plugins imports
+    attrs): pytest and the plugin keep the copy they hold, and the tests import the checkout's, loaded
+    anew (a maintainer's `pip install -e .` would have pytest and its plugins run the candidate's code
+    before anything is checked, which the guard must never allow). By a plugin made for that package
+    (pytest-sanic for sanic, named after it), whose fixtures hand its copy to the tests: that copy
+    stays, and is returned (import_shadowed)."""
+    try:
+        own, plugins = _pytest_requires(), _plugin_words()
+    except Exception:  # unreadable metadata: every copy stays named as shadowing
+        return preloaded
+    stays = []
+    for mod, where in preloaded:
+        if mod in _FRAMEWORK or (mod not in own and mod.lower() in plugins):
+            stays.append((mod, where))
+            continue
+        for name in [n for n in sys.modules if n == mod or n.startswith(mod + ".")]:
+            del sys.modules[name]
+        state["reloaded"].append(f"{mod} ({where})")
+    return stays
+
+
+# Folders that hold tests rather than the project's code (a package's `test/`, `tests/`, `testing/`).
+_TEST_FOLDER = re.compile(r"(tests?|testing)([_-]\w*)?|\w*[_-]tests?")
+
+
+def _project_packages(harness: str, paths: list[str]) -> dict[str, list[str]]:
+    """The packages a harness holds only as the folders above its test files, tests inside the
+    project's package (dateutil/test/, h11/tests/): name -> the harness's folders of it."""
+    out: dict[str, list[str]] = {}
+    for top, dirs, files in os.walk(harness):
+        if top != harness.rstrip("/") and "__init__.py" in files:
+            name = os.path.basename(top)
+            dirs[:] = []  # its subfolders are its subpackages
+            if not _TEST_FOLDER.fullmatch(name) and name not in _FRAMEWORK and any(
+                    os.path.isfile(os.path.join(p, name, "__init__.py")) for p in paths):
+                out.setdefault(name, []).append(top)
+    return out
+
+
+class _ProjectPackages:
+    """For tests inside the project's package: the harness holds the package's `__init__.py` files
+    only so that pytest names the test module as the project does (`dateutil.test.test_parser`). The
+    package and each subpackage are the checkout's, with the harness's folder searched first, so the
+    test folder (which only the harness holds as approved) is the harness's and all else the checkout's."""
+
+    def __init__(self, top: dict[str, list[str]], checkout: list[str]) -> None:
+        self.top, self.checkout = top, checkout
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        parent, _, last = fullname.rpartition(".")
+        if not parent:
+            where, search = self.top.get(fullname), self.checkout
+        else:
+            locations = [str(p) for p in getattr(sys.modules.get(parent), "__path__", None) or []]
+            harness = _PLACES["harness"]
+            where = [f"{p}/{last}" for p in locations if p.startswith(harness)
+                     and os.path.isfile(f"{p}/{last}/__init__.py")] if not _TEST_FOLDER.fullmatch(last) else None
+            search = [p for p in locations if not p.startswith(harness)]
+        if not where or not search:
+            return None
+        spec = _PathFinder.find_spec(fullname, search)
+        if spec is None or not isinstance(spec.submodule_search_locations, list):
+            return None
+        spec.submodule_search_locations[:0] = where
+        return spec
 
 
 def _write_record() -> None:
     body = {"v": 1, "started": state["started"], "finished": state["finished"],
             "exitstatus": state["exitstatus"], "junit_sha256": _sha_file(_PLACES["report"]),
-            "cases": cases, "findings": findings, "preloaded": state.get("preloaded", [])}
+            "cases": cases, "findings": findings, "preloaded": state.get("preloaded", []),
+            "reloaded": state["reloaded"]}
     text = _dumps(body, sort_keys=True, separators=(",", ":"))
     mac = _hmac_new(_KEY, text.encode(), "sha256").hexdigest()
     with _open(_RECORD, "w") as fh:
@@ -553,6 +668,24 @@ def finish(status: int) -> int:
     state["finished"] = True
     _write_record()
     return status
+
+
+def exit_now(status: int) -> None:
+    """End the process once the record is written, without the interpreter's teardown (freeing
+    every module and object one by one costs a small pytest run about 7% of its instructions, and the
+    report and the record are closed by now). Exit handlers still run and the output is flushed,
+    so the process ends as it would have, with the same status; with another thread still
+    running, the normal exit waits for it instead. (The CLI ends the same way, in
+    signoff.cli.main; the guard imports nothing from signoff.)"""
+    if threading.active_count() > 1:
+        raise SystemExit(status)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be written anyway
+            pass
+    os._exit(int(status))
 
 
 def _case(nodeid: str) -> dict[str, Any]:
@@ -713,10 +846,14 @@ class Plugin:
         state["pm"] = early_config.pluginmanager
         state["started"] = True
         joining = [p for p in state.get("paths", []) if p not in sys.path]
-        state["preloaded"] = _preloaded(joining)
+        preloaded = _preloaded(joining)
+        state["preloaded"] = [f"{m} ({w})" for m, w in (_load_anew(preloaded) if preloaded else [])]
         at = next((i for i, p in enumerate(sys.path) if p.rstrip("/").endswith(("site-packages", "dist-packages"))),
                   len(sys.path))
         sys.path[at:at] = joining
+        packages = _project_packages(_PLACES["harness"], state.get("paths", []))
+        if packages:
+            sys.meta_path.insert(0, _ProjectPackages(packages, state.get("paths", [])))
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: pytest.Config) -> None:
