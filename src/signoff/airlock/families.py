@@ -141,6 +141,13 @@ _OVERRIDE = [
     r"\bif you (?:are|were|get|have been|'re) (?:told|asked|instructed|requested|prompted) to (?:summari[sz]e|answer|"
     r"translate|classify|analy[sz]e|review|describe|read|process|explain|respond|reply|evaluate|assess)\b"
     r"(?: \S+){0,16}? (?:inst(?:ea|e)d|rather|also|in addition|make sure|ignore)\b",
+    # the reader's question dropped and its answer dictated: "ignore the above question and output
+    # directly: ...", "don't answer, just type: ..." ("please ignore my previous question, I found the
+    # answer" dictates nothing)
+    r"\b(?:ignore|disregard|forget|skip)\b(?: \S+){0,4}? (?:questions?|problems?|commands?|request)\b[^.!?\n]{0,40}?"
+    r"\b(?:say|output|print|repeat|write|type|reply|state|emit|rephrase|reformulate|add)\b",
+    r"\b(?:don'?t|do not|no need to|never) answer\b[^\n]{0,30}?\b(?:just|only|simply|instead|directly)\b,? "
+    r"(?:say|output|print|repeat|write|type|reply|state|emit)\b",
     r"\bregardless of (?:any |all |your |the |what )?(?:previous|prior|earlier|above|preceding|other|original|"
     r"initial|system) (?:input|inputs|instructions?|prompts?|rules|context|messages?|directions|guidelines|"
     r"requests?|tasks?)\b",
@@ -631,13 +638,34 @@ _INSTRUCTION_WORDS = (
     r"інструкції|вказівки"
 )
 _DROP_VO = (  # verb first: "ignora ... las instrucciones"
-    r"\b(?:ignora|ignorez|ignoriere|ignorera|ignorer|negeer|zignoruj|ignoruj|olvida|olvide|oublie|oubliez|"
-    r"vergiss|vergeet|dimentica|esqueca|desconsidere|glom|glem|abaikan|lupakan|bo qua|quen|pomin|unut)\b|"
+    r"\bignore (?:la|las|el|los|mi|mis|su|sus|le|les|tu|tus|ta|ton|mes|vos|toutes?|todas?)\b|"
+    r"\b(?:ignorieren sie|vergessen sie|ignora|ignorez|ignoriere|ignorera|ignorer|negeer|zignoruj|ignoruj|olvida|"
+    r"olvide|oublie|oubliez|vergiss|vergeet|dimentica|esqueca|desconsidere|glom|glem|abaikan|lupakan|bo qua|quen|"
+    r"pomin|unut)\b|"
     r"αγνόησε|αγνοήστε|αγνοησε|ξέχασε|ξεχασε|התעלם|שכח|تجاهل|تجاهلي|انس|إنس|игнорируй|забудь|ігноруй|забудь|"
     r"忽略|无视|無視|忘记|忘記|不要理会|不要理會"
 )
 _DROP_OV = (  # object first: "指示は無視して", "निर्देशों को अनदेखा करें"
     r"無視|忘れ|気にしない|무시|잊|अनदेखा|भूल|नज़रअंदाज़|नजरअंदाज|yok say|gormezden gel|unut"
+)
+
+_QUESTION_WORDS = (
+    r"\b(?:pregunta|preguntas|comando|comandos|problema|problemas|question|questions|frage|fragen|probleme|"
+    r"anweisung|domanda|domande|pergunta|perguntas|vraag|vragen|pytanie|soru\w*)\b|вопрос\w*|подсказк\w*|"
+    r"команд\w*|السؤال|الأسئلة|الأمر|المشاكل|问题|問題|质问|質問|질문|प्रश्न|सवाल"
+)
+_OUTPUT_VERBS = (
+    r"\b(?:di|diga|digas|emita|emite|repita|repite|escriba|escribe|reformule|reformula|responda|salida|dis|dites|"
+    r"ecris|ecrivez|repetez|repete|sag|sagen|gib|geben|ausgeben|aus|wiederhole|wiederholen|schreib\w*|formulieren|"
+    r"dica|diga|escreva|repita|zeg|herhaal|schrijf|powiedz|powtorz|napisz|soyle|yaz|tekrarla|output|say|repeat|"
+    r"type)\b|"
+    r"скажи\w*|выведи\w*|выводите|повтори\w*|напиши\w*|напечата\w*|قل|أخرج|الإخراج|كرر|التكرار|اكتب|"
+    r"说|輸出|输出|重复|重複|写|寫|言って|出力|繰り返|書いて|말해|출력|반복|써|कहो|कहें|लिखो|लिखें|दोहराएं|दोहराओ"
+)
+_NO_ANSWER = (
+    r"\b(?:no responda|no respondas|no conteste|ne repondez pas|ne reponds pas|antworte nicht|antworten sie nicht|"
+    r"beantworten sie (?:\S+ ){0,3}nicht|non rispondere|nao responda|niet antwoorden|nie odpowiadaj)\b|"
+    r"не отвечай\w*|لا تجب|لا تجيب|不要回答|别回答|答えないで|대답하지 ?마|जवाब मत"
 )
 
 # Overrides in other languages (read on the `plain` view: accents stripped from Latin letters only).
@@ -698,6 +726,10 @@ _MULTILINGUAL = [
     # qualifier ("ci-dessus", "ऊपर दिए गए", "trước đó"), so none is required
     rf"(?:{_DROP_VO})[^.!?\n]{{0,40}}?(?:{_INSTRUCTION_WORDS})",
     rf"(?:{_INSTRUCTION_WORDS})[^.!?\n]{{0,24}}?(?:{_DROP_OV})",
+    # the question dropped and the answer dictated, in the same languages (object first where it comes first)
+    rf"(?:{_DROP_VO})[^.!?\n]{{0,40}}?(?:{_QUESTION_WORDS})[^\n]{{0,60}}?(?:{_OUTPUT_VERBS})",
+    rf"(?:{_QUESTION_WORDS})[^.!?\n]{{0,24}}?(?:{_DROP_OV})[^\n]{{0,60}}?(?:{_OUTPUT_VERBS})",
+    rf"(?:{_NO_ANSWER})[^\n]{{0,40}}?(?:{_OUTPUT_VERBS})",
     # Swedish / Danish / Norwegian
     r"\b(?:ignorera|glom|ignorer|glem)(?: alla| alle)? (?:tidigare|foregaende|ovanstaende|tidligere|forrige)? ?"
     r"(?:instruktioner|instruksjoner|instruktioner|anvisningar|regler)\b",
