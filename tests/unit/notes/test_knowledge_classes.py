@@ -280,6 +280,9 @@ def test_a_maintainers_push_lost_no_pull_request_number() -> None:
     item = "Added ``--format-options`` to allow disabling sorting, etc. (`#{}`_)"
     assert _verdicts(k, item.format(128))["#128"] == "supported"
     assert _verdicts(k, item.format(129))["#129"] == "unsupported"
+    # an item naming several numbers, none of them the one the push carries (js-yaml's "#471, #557" for #470)
+    assert _verdicts(k, item.replace("`_", "`_, `#557`_").format(128))["#557"] != "unsupported"
+    assert _verdicts(k, item.replace("`_", "`_, `#557`_").format(129))["#129"] == "unsupported"
     # a contributor's own commit, fast-forwarded from the pull request's branch: #3834 may be that pull request
     assert _verdicts(k, "[`no-danger`]: avoid a crash on a nested component name ([#3834][] @ann)")["#3834"] \
         != "unsupported"
@@ -341,3 +344,25 @@ def test_a_handle_is_wrong_where_git_states_the_authors_account_before_the_range
     # without the account, a handle git ties to nobody stays not checkable
     assert _verdicts(Knowledge("v1..v2", None, [], commits), item.format("morgan-delacroix"))[
         ":user:`morgan-delacroix`"] == "not_checkable"
+
+
+def test_an_item_that_names_its_commit_by_hash_is_held_to_that_commits_numbers() -> None:
+    # sinon's CHANGES.md: each item is a commit's hash, its subject and its body quoted
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Migration to ECMAScript modules (ESM) (#2683)", "This allowed us to consume ESM-only packages"),
+        _commit(2, "fix(#2692): Remove ESM-only supports-color as it breaks CJS exports (#2693)",
+                "- fix(#2692): Remove ESM-only supports-color as it breaks CJS exports"),
+        _commit(3, "build: generate cjs lib from esm source entries")])  # a commit of the branch, quoted below
+    first, second = _hash(1), _hash(2)
+    body = (" > This allowed us to consume ESM-only packages. > - test: add distribution harness > - build: generate "
+            "cjs lib from esm source entries > - refactor: port root api surface > - fix: make mocha watch use polling")
+    assert _verdicts(k, f"{first} Migration to ECMAScript modules (ESM) (#2683) (Carl){body}")["#2683"] == "supported"
+    assert _verdicts(k, f"{first} Migration to ECMAScript modules (ESM) (#2684) (Carl){body}")["#2684"] \
+        == "unsupported"
+    # the subject quoted word for word with one of its numbers changed, the right one still in the quoted body
+    item = f"{second} fix(#{{}}): Remove ESM-only supports-color as it breaks CJS exports (#2693) (Carl) " \
+        "> - fix(#2692): Remove ESM-only supports-color as it breaks CJS exports"
+    assert set(_verdicts(k, item.format(2692)).values()) == {"supported"}
+    assert _verdicts(k, item.format(2694))["#2694"] == "unsupported"
+    # a hash inside an item may name another commit than the item's (the one it reverts)
+    assert _verdicts(k, f"Revert {first} as it broke the bundle (#2701)")["#2701"] == "not_checkable"
