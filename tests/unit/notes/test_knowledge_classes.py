@@ -366,3 +366,31 @@ def test_an_item_that_names_its_commit_by_hash_is_held_to_that_commits_numbers()
     assert _verdicts(k, item.format(2694))["#2694"] == "unsupported"
     # a hash inside an item may name another commit than the item's (the one it reverts)
     assert _verdicts(k, f"Revert {first} as it broke the bundle (#2701)")["#2701"] == "not_checkable"
+
+
+def test_a_link_into_another_repository_is_not_checked_against_this_range() -> None:
+    k = Knowledge("v19.0.2..v19.0.3", "c" * 40, [{"name": "v19.0.3", "commit": "c" * 40,
+                                                  "date": "2025-04-03T12:00:00+00:00"}],
+                  [_commit(1, "Bump rexml from 3.3.7 to 3.3.9 (#2626)"), _commit(2, "Fix a link (#2627)")])
+    section = ("## 19.0.3\n\n- Bump rexml from 3.3.7 to 3.3.9 ([#2626](https://github.com/o/r/pull/2626))\n"
+               "  > [Commits](https://github.com/ruby/rexml/compare/v3.3.7...v3.3.9)\n"
+               "- Fix a link ([#2627](https://github.com/o/r/pull/2627))\n\n"
+               "[compare](https://github.com/o/r/compare/v19.0.{}...v19.0.3)\n")
+    graded = grade_with(section.format(2), "CHANGES.md", k)
+    assert graded["unsupported"] == []
+    assert {u["token"] for u in graded["not_checkable"] if "another repository" in u["why"]} == {"v3.3.7", "v3.3.9"}
+    # the changelog's own compare link is still the range's
+    assert [u["token"] for u in grade_with(section.format(1), "CHANGES.md", k)["unsupported"]] == ["v19.0.1"]
+
+
+def test_a_word_negated_is_the_same_subject() -> None:
+    # jsonschema 4.21.0: "enum" is a word many commits of the range say; "unequal" is what `equal` does
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Wrong behaviour for enum keyword: use equal for the enum validator (#1208)"),
+        *(_commit(n, f"Test the enum keyword with case {n} of the suite") for n in range(2, 6))])
+    k.diff_of = lambda commit: diff_words("-        unbooled = unbool(instance)\n"
+                                          "+    if all(not equal(each, instance) for each in enums):\n")
+    item = "Fix the behavior of enum in the presence of 0 or 1 to properly consider True and False unequal (#1208)."
+    assert _verdicts(k, item)["#1208"] == "supported"
+    assert _verdicts(k, "Speed up start-up by caching the parsed enum manifest on disk (#1208).")["#1208"] \
+        == "unsupported"
