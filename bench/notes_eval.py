@@ -274,7 +274,8 @@ def _items(lines: list[str]) -> list[str]:
     return out
 
 
-_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)|:user:`([A-Za-z0-9][\w-]*)`")
+# a handle, not an npm scope (`@sinonjs/samsam` is a package: renaming it plants no false credit)
+_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)(?![\w/-])|:user:`([A-Za-z0-9][\w-]*)`")
 
 
 def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, str]]:
