@@ -15,8 +15,9 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind4` (fetched on 2026-12-06 18:40 UTC; its sections and plants
-exported with `--plant-only` and committed before the grader read them, then graded once with
+Sets, reported in this order: `blind5` (fetched on 2026-12-06 19:50 UTC, written and committed with
+`--plant-only` before the grader read them, as `blind4`), `blind4` (fetched on 2026-12-06 18:40 UTC;
+its sections and plants exported with `--plant-only` and committed before the grader read them, then graded once with
 `--refresh`), `blind3` and `blind2` (fetched on 2026-12-06 and graded once
 before any change made for them, then no longer blind), `blind` (projects never looked at before, fetched and
 configured by their heading lines only, graded once after the session's changes were done),
@@ -138,6 +139,16 @@ PROJECTS = [
             r"^Scrapy {v} \(", "blind4"),
     Project("httpie/httpie", "e2d43c14ce14475118941ce1ad8a355f7ed2f581", "CHANGELOG.rst", "{v}",
             r"^`{v}`_ \(", "blind4"),
+    # blind5: fetched on 2026-12-06 19:50 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("nodeca/js-yaml", "74a01992953302040be3277c08ba214a06f00b87", "CHANGELOG.md", "{v}", r"^## \[{v}\]",
+            "blind5"),
+    Project("sinonjs/sinon", "cf5d9e8de1a5307ed7b329b6306ee86982453db7", "CHANGES.md", "v{v}", r"^## {v}\s*$",
+            "blind5"),
+    Project("pytest-dev/pytest-xdist", "f63b6a25b4eb932385c6ee4651eac5c08fbd3a20", "CHANGELOG.rst", "v{v}",
+            r"^pytest-xdist {v} \(", "blind5"),
+    Project("python-jsonschema/jsonschema", "b37f7be6dc7966a1f1a67557976041ffe0826cb3", "CHANGELOG.rst", "v{v}",
+            r"^v{v}\s*$", "blind5"),
 ]
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
@@ -263,7 +274,8 @@ def _items(lines: list[str]) -> list[str]:
     return out
 
 
-_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)|:user:`([A-Za-z0-9][\w-]*)`")
+# a handle, not an npm scope (`@sinonjs/samsam` is a package: renaming it plants no false credit)
+_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)(?![\w/-])|:user:`([A-Za-z0-9][\w-]*)`")
 
 
 def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, str]]:
@@ -621,8 +633,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--set", choices=("blind4", "blind3", "blind2", "blind", "fresh", "held", "dev", "all"),
-                        default="all")
+    sets = ["blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
     parser.add_argument("--export", type=Path, default=None,
@@ -637,7 +649,7 @@ def main() -> int:
     if args.refresh is not None:
         refresh(args.refresh, args.mirrors, args.set)
         return 0
-    order = ["blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"] if args.set == "all" else [args.set]
+    order = sets if args.set == "all" else [args.set]
     for which in order:
         print(f"{which} set:")
         figures = run(args.mirrors, which, args.sections, args.show, args.export, not args.no_diffs,

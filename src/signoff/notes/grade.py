@@ -13,7 +13,9 @@ graded the same way.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ from signoff.notes.claims import numbers_in
 from signoff.notes.documents import GRADE
 from signoff.notes.facts import Aggregate, generate_facts
 from signoff.notes.knowledge import Knowledge
-from signoff.notes.meaning import read_claims
+from signoff.notes.meaning import Meaning, read_claims
 from signoff.notes.pulls import DIFF_BYTES, diff_words
 from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Support
@@ -32,6 +34,8 @@ _FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _TAGS = re.compile(r"\[F[0-9]+\]|<[^>]+>|\bF[0-9]+\b")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKER = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)")
+_REPO_URL = re.compile(r"https?://(?:www\.)?(?:github\.com|gitlab\.com|codeberg\.org)/([\w.-]+/[\w.-]+)"
+                       r"[^\s)<>\]`'\"]*", re.IGNORECASE)
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 
 
@@ -115,6 +119,7 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
     unchecked: list[dict[str, Any]] = []
     units = _units(markdown)
     credited = _credits(units, knowledge)
+    home = home_repository(markdown)
     issues_cited = any(knowledge.cites_issue(plain_text(text), {c.value for c in read_claims(text) if c.kind == "ref"})
                        for text, heading, _ in units if not heading and "#" in text)
     context = ""
@@ -124,7 +129,8 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
         # says it changed includes the paragraphs and nested lists above it in the same item.
         plain = plain_text(text)
         context = f"{context} {plain}" if continues else plain
-        sentences = [(s, read_claims(s, release=heading)) for s in _SPLIT.split(text) if s.strip()]
+        sentences = [(s, [_foreign(s, c, home) for c in read_claims(s, release=heading)])
+                     for s in _SPLIT.split(text) if s.strip()]
         refs = {c.value for _, cs in sentences for c in cs if c.kind == "ref"}
         for sentence, claims in sentences:
             shown = plain_text(sentence)
@@ -150,6 +156,26 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
         "sentences": {"checkable": checkable, "supported": good, "pct": _pct(good, checkable)},
         "unsupported": unsupported, "not_checkable": unchecked,
     }
+
+
+def home_repository(markdown: str) -> str | None:
+    """The repository a changelog's links are mostly into (`owner/name`, lower case), when it links
+    into more than one: the project's own. With one repository linked, or two as often, None."""
+    top = Counter(m.group(1).lower().removesuffix(".git") for m in _REPO_URL.finditer(markdown)).most_common(2)
+    return top[0][0] if len(top) == 2 and top[0][1] > top[1][1] else None
+
+
+def _foreign(sentence: str, claim: Meaning, home: str | None) -> Meaning:
+    """A claim read from a link into another repository than the changelog's own is not checkable
+    against this range: the versions of a dependency's compare link quoted from a bump's message
+    (sinon's "[Commits](https://github.com/ruby/rexml/compare/v3.3.7...v3.3.9)"), another project's
+    pull request or commit."""
+    if home is None or not claim.checkable:
+        return claim
+    for m in _REPO_URL.finditer(sentence):
+        if m.start() <= claim.position < m.end() and m.group(1).lower().removesuffix(".git") != home:
+            return replace(claim, checkable=False, why=f"link into another repository ({m.group(1)})")
+    return claim
 
 
 def _credits(units: list[tuple[str, bool, bool]], knowledge: Knowledge) -> dict[str, list[frozenset[str]]]:

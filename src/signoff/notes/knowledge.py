@@ -60,6 +60,7 @@ _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
+_HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 _DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # `2025.04.03`: a date, unless a tag names it
 
 
@@ -514,7 +515,9 @@ class Knowledge:
         neither that issue nor the pull request that closed it, which was opened after it. A higher
         `N` may be that pull request, whose number a rebase merge does not keep, unless the commit was
         pushed by its author (`Carrier.pushed`: no pull request landed it, so a number its message
-        does not carry is wrong either way: httpie's `#129` for "Add --format-options ... #128"). In a changelog that
+        does not carry is wrong either way: httpie's `#129` for "Add --format-options ... #128"; and an item
+        naming several numbers, none of those a pushed commit carries, left out the issue it fixed:
+        js-yaml's "#471, #557" for a push saying "fix .../issues/470"). In a changelog that
         cites issues (`issues_cited`: another item names one), a bare `#N` below the commit's own pull
         request may be the issue it fixed, opened before it: only a higher one is contradicted."""
         if issues_cited and role == "any" and own.own is not None and own.named - item_refs == {own.own} and \
@@ -523,7 +526,7 @@ class Knowledge:
         if own.named - item_refs:
             says = own.own if own.own and own.own not in item_refs else sorted(own.named - item_refs, key=int)[0]
             return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
-        if role == "any" and len(item_refs) == 1 and not own.named:
+        if role == "any" and (len(item_refs) == 1 or own.pushed) and not own.named:
             entry = own.fragments or (own.refs if own.pushed else own.closes if all(int(n) < int(x) for x in own.closes)
                                       else set())
         else:
@@ -747,11 +750,48 @@ class Knowledge:
         theirs = shared_words(said, self._known[n])
         return len(theirs) >= 2 and len(theirs) > len(shared_words(said, self._known[own.hash]))
 
+    def named_commit(self, item: str) -> Carrier | None:
+        """The commit of the range an item names by its hash as its first or last word, as lists
+        made from commits write them (sinon's "[`819bb64b`](.../commit/...) Migration to ... (#2683)",
+        conventional changelogs' "... ([abc1234](...))"): the item is that commit, whatever else it
+        quotes (sinon's items go on with the commit's body). A hash inside the item ("Revert
+        abc1234") may name another commit than the item's."""
+        found = re.findall(r"\w+", item)
+        for word in {found[0], found[-1]} if found else set():
+            if _HEX.fullmatch(word) and re.search(r"[a-f]", word) and re.search(r"\d", word):
+                made = [c for c in self.carriers if c.hash.startswith(word.lower())]
+                if len(made) == 1:
+                    return made[0]
+        return None
+
+    @staticmethod
+    def _misquoted(own: Carrier, item: str, n: str) -> str:
+        """Why `#n` is wrong where the item quotes its commit's subject word for word but for that
+        number, or "": sinon's "fix(#2694): Remove ESM-only supports-color ... (#2693)" for a commit
+        "fix(#2692): Remove ESM-only supports-color ... (#2693)". Whatever kind of link the number
+        was, the same words cannot name another."""
+        parts = re.split(r"#(\d+)", own.subject)
+        literal, numbers = parts[0::2], parts[1::2]
+        if not numbers or len(re.sub(r"\W", "", "".join(literal))) < 12:
+            return ""  # a subject of a few letters ("Fix #12") is too short to be quoted
+        pattern = r"#(\d+)".join(r"\s+".join(map(re.escape, part.split())) if part.strip() else r"\s*"
+                                  for part in literal)
+        m = re.search(pattern, item, re.IGNORECASE)
+        if m is None:
+            return ""
+        for said, says in zip(m.groups(), numbers, strict=True):
+            if said == n and says != n:
+                return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
+        return ""
+
     def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str, issues_cited: bool = False) -> Verdict:
         n = claim.value
         carriers = self.by_ref.get(n, [])
         item_words = words(item)
-        own = self.own_commit(item_words)
+        named = self.named_commit(item)
+        own = named or self.own_commit(item_words)
+        if own is not None and n not in own.refs and not own.backport and (wrong := self._misquoted(own, item, n)):
+            return Verdict(claim, "unsupported", wrong)
         # Only the commit the item clearly restates can contradict a number it does not carry, and
         # only when no commit related to the item carries the number (an item may name an older
         # pull request, or an issue, beside its own). An issue may be fixed by a pull request of
@@ -761,7 +801,7 @@ class Knowledge:
         # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
         if own is not None and n not in own.refs and (not own.backport or (bool(own.named) and not
                                                       _BACKPORT.search(own.subject))) \
-                and self._restates(item_words, own.words) \
+                and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
             wrong = self._substituted(own, item_refs) or (

@@ -55,6 +55,7 @@ LONG_ITEM = 6  # an item this long saying only one word many commits share is ab
 
 
 _NUMBERS = re.compile(r"(?<![\w.#])\d+(?:\.\d+)+(?![\w])")  # `3.9`, `26.1`: what a pull request may name too
+_NEGATED = re.compile(r"^(?:un|non)(?=\w{4})")  # `unequal`, `nonempty`: `equal`, `empty`
 SUMMARY = 3  # an item naming this many pull requests sums them up: none of them need say its words
 
 
@@ -111,7 +112,7 @@ def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str
 
 
 def _matches(word: str, known: set[str]) -> bool:
-    if word in known:
+    if word in known or _NEGATED.sub("", word) in known:  # `unequal` is said of what `equal` does
         return True
     return len(word) >= 4 and any(len(k) >= 4 and (k.startswith(word) or word.startswith(k)) for k in known)
 

@@ -280,6 +280,9 @@ def test_a_maintainers_push_lost_no_pull_request_number() -> None:
     item = "Added ``--format-options`` to allow disabling sorting, etc. (`#{}`_)"
     assert _verdicts(k, item.format(128))["#128"] == "supported"
     assert _verdicts(k, item.format(129))["#129"] == "unsupported"
+    # an item naming several numbers, none of them the one the push carries (js-yaml's "#471, #557" for #470)
+    assert _verdicts(k, item.replace("`_", "`_, `#557`_").format(128))["#557"] != "unsupported"
+    assert _verdicts(k, item.replace("`_", "`_, `#557`_").format(129))["#129"] == "unsupported"
     # a contributor's own commit, fast-forwarded from the pull request's branch: #3834 may be that pull request
     assert _verdicts(k, "[`no-danger`]: avoid a crash on a nested component name ([#3834][] @ann)")["#3834"] \
         != "unsupported"
@@ -341,3 +344,53 @@ def test_a_handle_is_wrong_where_git_states_the_authors_account_before_the_range
     # without the account, a handle git ties to nobody stays not checkable
     assert _verdicts(Knowledge("v1..v2", None, [], commits), item.format("morgan-delacroix"))[
         ":user:`morgan-delacroix`"] == "not_checkable"
+
+
+def test_an_item_that_names_its_commit_by_hash_is_held_to_that_commits_numbers() -> None:
+    # sinon's CHANGES.md: each item is a commit's hash, its subject and its body quoted
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Migration to ECMAScript modules (ESM) (#2683)", "This allowed us to consume ESM-only packages"),
+        _commit(2, "fix(#2692): Remove ESM-only supports-color as it breaks CJS exports (#2693)",
+                "- fix(#2692): Remove ESM-only supports-color as it breaks CJS exports"),
+        _commit(3, "build: generate cjs lib from esm source entries")])  # a commit of the branch, quoted below
+    first, second = _hash(1), _hash(2)
+    body = (" > This allowed us to consume ESM-only packages. > - test: add distribution harness > - build: generate "
+            "cjs lib from esm source entries > - refactor: port root api surface > - fix: make mocha watch use polling")
+    assert _verdicts(k, f"{first} Migration to ECMAScript modules (ESM) (#2683) (Carl){body}")["#2683"] == "supported"
+    assert _verdicts(k, f"{first} Migration to ECMAScript modules (ESM) (#2684) (Carl){body}")["#2684"] \
+        == "unsupported"
+    # the subject quoted word for word with one of its numbers changed, the right one still in the quoted body
+    item = f"{second} fix(#{{}}): Remove ESM-only supports-color as it breaks CJS exports (#2693) (Carl) " \
+        "> - fix(#2692): Remove ESM-only supports-color as it breaks CJS exports"
+    assert set(_verdicts(k, item.format(2692)).values()) == {"supported"}
+    assert _verdicts(k, item.format(2694))["#2694"] == "unsupported"
+    # a hash inside an item may name another commit than the item's (the one it reverts)
+    assert _verdicts(k, f"Revert {first} as it broke the bundle (#2701)")["#2701"] == "not_checkable"
+
+
+def test_a_link_into_another_repository_is_not_checked_against_this_range() -> None:
+    k = Knowledge("v19.0.2..v19.0.3", "c" * 40, [{"name": "v19.0.3", "commit": "c" * 40,
+                                                  "date": "2025-04-03T12:00:00+00:00"}],
+                  [_commit(1, "Bump rexml from 3.3.7 to 3.3.9 (#2626)"), _commit(2, "Fix a link (#2627)")])
+    section = ("## 19.0.3\n\n- Bump rexml from 3.3.7 to 3.3.9 ([#2626](https://github.com/o/r/pull/2626))\n"
+               "  > [Commits](https://github.com/ruby/rexml/compare/v3.3.7...v3.3.9)\n"
+               "- Fix a link ([#2627](https://github.com/o/r/pull/2627))\n\n"
+               "[compare](https://github.com/o/r/compare/v19.0.{}...v19.0.3)\n")
+    graded = grade_with(section.format(2), "CHANGES.md", k)
+    assert graded["unsupported"] == []
+    assert {u["token"] for u in graded["not_checkable"] if "another repository" in u["why"]} == {"v3.3.7", "v3.3.9"}
+    # the changelog's own compare link is still the range's
+    assert [u["token"] for u in grade_with(section.format(1), "CHANGES.md", k)["unsupported"]] == ["v19.0.1"]
+
+
+def test_a_word_negated_is_the_same_subject() -> None:
+    # jsonschema 4.21.0: "enum" is a word many commits of the range say; "unequal" is what `equal` does
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Wrong behaviour for enum keyword: use equal for the enum validator (#1208)"),
+        *(_commit(n, f"Test the enum keyword with case {n} of the suite") for n in range(2, 6))])
+    k.diff_of = lambda commit: diff_words("-        unbooled = unbool(instance)\n"
+                                          "+    if all(not equal(each, instance) for each in enums):\n")
+    item = "Fix the behavior of enum in the presence of 0 or 1 to properly consider True and False unequal (#1208)."
+    assert _verdicts(k, item)["#1208"] == "supported"
+    assert _verdicts(k, "Speed up start-up by caching the parsed enum manifest on disk (#1208).")["#1208"] \
+        == "unsupported"
