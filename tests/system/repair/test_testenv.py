@@ -350,12 +350,15 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
     test = "from pkg import schema\nfrom tests.base import central\nfrom tests import util\n"
     repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/schema.py": "", "tests/__init__.py": "",
                                         "tests/base.py": "X = 1\n", "tests/util.py": "", "tests/test_x.py": test,
-                                        "tests/test_other.py": ""})
+                                        "tests/test_other.py": "", "tests/tox.ini": "[pytest]\n",
+                                        # tomlkit's sample documents: data, not configuration, below the test
+                                        "tests/examples/pyproject.toml": "[tool.poetry]\n"})
     dest = tmp_path / "staged"
     dest.mkdir()
     stage_test_file(repo / "tests" / "test_x.py", repo, base, dest)
     staged = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
-    assert staged == ["tests/__init__.py", "tests/base.py", "tests/test_x.py", "tests/util.py"]
+    assert staged == ["tests/__init__.py", "tests/base.py", "tests/examples/pyproject.toml", "tests/test_x.py",
+                      "tests/util.py"]
     # A helper still missing from a harness is named as such, not as a module the checkout lacks.
     tree = tmp_path / "tree"
     (tree / "tests").mkdir(parents=True)
