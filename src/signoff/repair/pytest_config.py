@@ -184,7 +184,8 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
 
 MAX_DATA_FILES, MAX_DATA_BYTES = 1000, 20_000_000
 # Files in a test folder that run as code or are caches, never data.
-_NOT_DATA = re.compile(r"(.*/)?(conftest\.py|.*\.py[cod]|test_.*\.py|.*_test\.py)|(.*/)?(__pycache__|\.pytest_cache)/.*")
+_NOT_DATA = re.compile(r"(.*/)?(conftest\.py|.*\.py[cod]|test_.*\.py|.*_test\.py)|"
+                       r"(.*/)?(__pycache__|\.pytest_cache)/.*")
 _CONFIG = re.compile(r"(.*/)?(pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)")
 
 
