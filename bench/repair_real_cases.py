@@ -159,6 +159,8 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
         tree = work / f"plain-{stage}"
         shutil.rmtree(tree, ignore_errors=True)
         git.export(clone, rev, tree)
+        # What `pip install -e .` writes and nobody commits (a version module), as the verifier does.
+        testenv.write_version_files(tree, testenv.version_files(clone, base), testenv.release_of(clone, base))
         if case.harness.endswith(".py"):
             staged = work / f"staged-{stage}"
             shutil.rmtree(staged, ignore_errors=True)
