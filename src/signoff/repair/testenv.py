@@ -135,6 +135,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
     if data is not None:
         found = _setup_py(data.decode("utf-8", errors="replace"))
         found.pop("package_dir", None)  # where its code is, not what it declares (package_folders)
+        found.pop("use_scm_version", None)  # how its version is made (version_files)
         out["name"] = out["name"] or found.get("name")
         out["dependencies"] = out["dependencies"] or found.get("install_requires", [])
         out["extras"] = out["extras"] or found.get("extras_require", {})
@@ -274,7 +275,7 @@ def _setup_py(source: str) -> dict[str, Any]:
                     (k, v) for k, v in zip(stmt.value.keys, stmt.value.values, strict=True) if k is not None)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             keyed.setdefault(target.value.id, []).append((target.slice, stmt.value))
-    wanted = ("name", "install_requires", "extras_require", "tests_require", "package_dir")
+    wanted = ("name", "install_requires", "extras_require", "tests_require", "package_dir", "use_scm_version")
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
             pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
@@ -628,22 +629,26 @@ _MODULE_PATH = re.compile(r"(?:[A-Za-z_][\w-]*/)*[A-Za-z_]\w*\.py")
 
 
 def version_files(repo: Path, base: str) -> list[str]:
-    """Version modules the base revision's pyproject.toml has its build backend write at install and
-    that are therefore never committed (humanize's `src/humanize/_version.py`, which its package
-    imports): as `pip install -e .` leaves them for the project's maintainers, the run writes them."""
+    """Version modules the base revision's pyproject.toml (or setup.py's `use_scm_version`) has its
+    build backend write at install and that are therefore never committed (humanize's
+    `src/humanize/_version.py`, which its package imports): as `pip install -e .` leaves them for the
+    project's maintainers, the run writes them."""
     text = git.read_file_at(repo, base, "pyproject.toml")
     try:
         tool = tomllib.loads(text.decode()).get("tool", {}) if text is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return []
-    found: list[str] = []
+        tool = {}
+    declared: list[Any] = []
     for keys in _VERSION_FILE_KEYS:
         value: Any = tool
         for k in keys:
             value = value.get(k) if isinstance(value, dict) else None
-        if isinstance(value, str) and _MODULE_PATH.fullmatch(value) and value not in found:
-            found.append(value)
-    return found
+        declared.append(value)
+    setup_py = git.read_file_at(repo, base, "setup.py")
+    if setup_py is not None:  # setup(use_scm_version={"write_to": ...}), setuptools-scm's older way
+        scm = _setup_py(setup_py.decode(errors="replace")).get("use_scm_version")
+        declared += [scm.get("write_to"), scm.get("version_file")] if isinstance(scm, dict) else []
+    return list(dict.fromkeys(v for v in declared if isinstance(v, str) and _MODULE_PATH.fullmatch(v)))
 
 
 def write_version_files(tree: Path, files: list[str], version: str) -> list[str]:

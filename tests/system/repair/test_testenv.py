@@ -348,8 +348,9 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
     link a revision commits, nor anywhere a declared path could climb out to."""
     pyproject = ('[tool.hatch]\nbuild.hooks.vcs.version-file = "src/pkg/_version.py"\n'
                  '[tool.setuptools_scm]\nwrite_to = "../outside.py"\nversion_file = "lib/_v.py"\n')
-    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject, "src/pkg/__init__.py": ""})
-    assert testenv.version_files(repo, base) == ["lib/_v.py", "src/pkg/_version.py"]
+    setup_py = 'from setuptools import setup\nsetup(name="p", use_scm_version={"write_to": "pkg/_scm.py"})\n'
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject, "src/pkg/__init__.py": "", "setup.py": setup_py})
+    assert testenv.version_files(repo, base) == ["lib/_v.py", "src/pkg/_version.py", "pkg/_scm.py"]
     assert testenv.release_of(repo, base) == "0.0.0"
     tree = tmp_path / "tree"
     (tree / "src" / "pkg").mkdir(parents=True)
