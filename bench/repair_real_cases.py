@@ -158,7 +158,12 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
             continue
         tree = work / f"plain-{stage}"
         shutil.rmtree(tree, ignore_errors=True)
-        git.export(clone, rev, tree)
+        try:
+            git.export(clone, rev, tree)
+        except git.ExportError as exc:  # a blob the clone lacks (a partial clone): nothing to run
+            return "INCONCLUSIVE", {"export": -1, "error": str(exc)}  # type: ignore[dict-item]
+        # What `pip install -e .` writes and nobody commits (a version module), as the verifier does.
+        testenv.write_version_files(tree, testenv.version_files(clone, base), testenv.release_of(clone, base))
         if case.harness.endswith(".py"):
             staged = work / f"staged-{stage}"
             shutil.rmtree(staged, ignore_errors=True)

@@ -262,15 +262,23 @@ def _write(root: bytes, entries: list[tuple[str, str, bytes]], objects: _Objects
             holders.setdefault(oid, []).append((kind, path))
     links: list[tuple[bytes, bytes]] = []
     oids = sorted(holders)
-    for oid, content in zip(oids, objects.read_many(oids, "blob"), strict=True):
-        for kind, path in holders[oid]:
-            if kind == _LINK:
-                links.append((path, content))
-                continue
-            fd = os.open(os.path.join(root, path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(content)
-                os.fchmod(f.fileno(), 0o755 if kind == _EXECUTABLE else 0o644)
+    try:
+        for oid, content in zip(oids, objects.read_many(oids, "blob"), strict=True):
+            for kind, path in holders[oid]:
+                if kind == _LINK:
+                    links.append((path, content))
+                    continue
+                fd = os.open(os.path.join(root, path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(content)
+                    os.fchmod(f.fileno(), 0o755 if kind == _EXECUTABLE else 0o644)
+    except ExportError as exc:
+        # Name the file a person can look for (a large file a shallow or partial copy left out), not only its id.
+        missing = next((o for o in oids if str(exc).startswith(f"object {o[:12]} is missing")), None)
+        if missing is None:
+            raise
+        where = holders[missing][0][1].decode(errors="replace")
+        raise ExportError(str(exc).replace(f"object {missing[:12]} ", f"object {missing[:12]} ({where}) ", 1)) from exc
     for path, pointed in links:
         if os.path.isabs(pointed) or not pointed:
             raise ExportError(f"committed link {path.decode(errors='replace')!r} points outside the tree")

@@ -183,17 +183,20 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
 
 
 MAX_DATA_FILES, MAX_DATA_BYTES = 1000, 20_000_000
-# Files in a test folder that would configure pytest or are caches, never data.
-_NOT_DATA = re.compile(r"(.*/)?(pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|conftest\.py|.*\.py[cod]|"
-                       r"test_.*\.py|.*_test\.py)|(.*/)?(__pycache__|\.pytest_cache)/.*")
+# Files in a test folder that run as code or are caches, never data.
+_NOT_DATA = re.compile(r"(.*/)?(conftest\.py|.*\.py[cod]|test_.*\.py|.*_test\.py)|"
+                       r"(.*/)?(__pycache__|\.pytest_cache)/.*")
+_CONFIG = re.compile(r"(.*/)?(pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)")
 
 
-def _is_data(name: str, root: str, packages: set[str]) -> bool:
-    """Not configuration, caches or test modules; a Python file only in a folder below the test folder
-    that is no package (black's `tests/data/*.py`, parso's `normalizer_issue_files/`: code read as text)."""
-    if _NOT_DATA.fullmatch(name):
-        return False
+def _is_data(name: str, root: str, packages: set[str], config_folders: set[str]) -> bool:
+    """Not code, caches or test modules, nor a pytest configuration file where one could configure the
+    test file (its folder or one above it); a configuration file's name further down is data (tomlkit's
+    `tests/examples/pyproject.toml`). A Python file only in a folder below the test folder that is no
+    package (black's `tests/data/*.py`, parso's `normalizer_issue_files/`: code read as text)."""
     folder = str(PurePosixPath(name).parent)
+    if _NOT_DATA.fullmatch(name) or (_CONFIG.fullmatch(name) and folder in config_folders):
+        return False
     return not name.endswith(".py") or (folder != root and folder not in packages)
 
 
@@ -208,14 +211,15 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
         return {}
     tracked = git.tracked_paths(repo, base, root)
     packages = {str(PurePosixPath(n).parent) for n in tracked if n.endswith("/__init__.py")}
-    names = [n for n in tracked if _is_data(n, root, packages)]
+    above = {str(d) for d in PurePosixPath(rel).parents}
+    names = [n for n in tracked if _is_data(n, root, packages, above)]
     placed = git.run(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", f"{root}/",
                      check=False)
     # Never what a commit of the checked-out branch brought (an agent's branch checked out here).
     head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
     committed = {*names, *head.stdout.decode("utf-8", "surrogateescape").split("\0")}
     new = [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
-           if n and _is_data(n, root, packages) and n not in committed] if placed.returncode == 0 else []
+           if n and _is_data(n, root, packages, above) and n not in committed] if placed.returncode == 0 else []
     if len(names) + len(new) > MAX_DATA_FILES:
         return {}
     out: dict[str, bytes] = {}

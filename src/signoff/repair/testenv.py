@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -134,6 +135,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
     if data is not None:
         found = _setup_py(data.decode("utf-8", errors="replace"))
         found.pop("package_dir", None)  # where its code is, not what it declares (package_folders)
+        found.pop("use_scm_version", None)  # how its version is made (version_files)
         out["name"] = out["name"] or found.get("name")
         out["dependencies"] = out["dependencies"] or found.get("install_requires", [])
         out["extras"] = out["extras"] or found.get("extras_require", {})
@@ -273,7 +275,7 @@ def _setup_py(source: str) -> dict[str, Any]:
                     (k, v) for k, v in zip(stmt.value.keys, stmt.value.values, strict=True) if k is not None)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             keyed.setdefault(target.value.id, []).append((target.slice, stmt.value))
-    wanted = ("name", "install_requires", "extras_require", "tests_require", "package_dir")
+    wanted = ("name", "install_requires", "extras_require", "tests_require", "package_dir", "use_scm_version")
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
             pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
@@ -616,3 +618,69 @@ def collisions(tree: Path, pythonpath: list[str], site_packages: Path,
     have = installed if installed is not None else installed_modules(site_packages)
     return [{"module": name, "checkout": where, "installed": have[name]}
             for name, where in checkout_modules(tree, pythonpath).items() if name in have]
+
+
+# Where a build backend is told to write the version module it generates at install (paths from the
+# project's root): setuptools-scm (also under flit_scm), hatch-vcs (its build hook, or the wheel's).
+_VERSION_FILE_KEYS = (("setuptools_scm", "write_to"), ("setuptools_scm", "version_file"),
+                      ("hatch", "build", "hooks", "vcs", "version-file"),
+                      ("hatch", "build", "targets", "wheel", "hooks", "vcs", "version-file"))
+_MODULE_PATH = re.compile(r"(?:[A-Za-z_][\w-]*/)*[A-Za-z_]\w*\.py")
+
+
+def version_files(repo: Path, base: str) -> list[str]:
+    """Version modules the base revision's pyproject.toml (or setup.py's `use_scm_version`) has its
+    build backend write at install and that are therefore never committed (humanize's
+    `src/humanize/_version.py`, which its package imports): as `pip install -e .` leaves them for the
+    project's maintainers, the run writes them."""
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    try:
+        tool = tomllib.loads(text.decode()).get("tool", {}) if text is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        tool = {}
+    declared: list[Any] = []
+    for keys in _VERSION_FILE_KEYS:
+        value: Any = tool
+        for k in keys:
+            value = value.get(k) if isinstance(value, dict) else None
+        declared.append(value)
+    setup_py = git.read_file_at(repo, base, "setup.py")
+    if setup_py is not None:  # setup(use_scm_version={"write_to": ...}), setuptools-scm's older way
+        scm = _setup_py(setup_py.decode(errors="replace")).get("use_scm_version")
+        declared += [scm.get("write_to"), scm.get("version_file")] if isinstance(scm, dict) else []
+    return list(dict.fromkeys(v for v in declared if isinstance(v, str) and _MODULE_PATH.fullmatch(v)))
+
+
+def write_version_files(tree: Path, files: list[str], version: str) -> list[str]:
+    """Write each version module `files` names into an exported revision where the revision has none
+    (a committed one is the revision's own and stays) and its folder is a real folder of the tree (never
+    through a link a revision commits); the ones written, for the evidence's notes."""
+    written: list[str] = []
+    release = tuple(int(p) for p in re.findall(r"\d+", version)[:3]) or (0,)
+    body = (f"# Written by signoff for the run, as installing the project would (not committed).\n"
+            f"__version__ = version = {version!r}\n__version_tuple__ = version_tuple = {release!r}\n"
+            "__commit_id__ = commit_id = None\n")
+    for rel in files:
+        folder = tree
+        for part in PurePosixPath(rel).parent.parts:
+            folder = folder / part
+            if folder.is_symlink() or not folder.is_dir():
+                break
+        else:
+            try:
+                fd = os.open(folder / PurePosixPath(rel).name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                             0o644)
+            except OSError:  # the revision commits it (or a link by that name): the revision's own
+                continue
+            with os.fdopen(fd, "w") as out:
+                out.write(body)
+            written.append(rel)
+    return written
+
+
+def release_of(repo: Path, rev: str) -> str:
+    """The version the nearest tag before `rev` names (`v4.12.3` -> `4.12.3`), as a version file
+    generated from the repository's history would say; `0.0.0` without one."""
+    tag = git.run(repo, "describe", "--tags", "--abbrev=0", rev, check=False).stdout.decode(errors="replace").strip()
+    m = re.fullmatch(r"v?(\d+(?:\.\d+)*)", tag)
+    return m.group(1) if m else "0.0.0"

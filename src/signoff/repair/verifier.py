@@ -655,6 +655,12 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 preflight.append(reason("export_failed", str(exc)))
             for tree in trees.values():
                 _drop_bytecode(tree)
+            if trees and runner.needs_python and (version_files := testenv.version_files(repo, base)):
+                release = testenv.release_of(repo, base)
+                for rev, tree in trees.items():
+                    notes += [f"version file {rel} written for the {'base' if rev == base else 'candidate'} "
+                              f"({release}): the base's pyproject.toml has it generated at install, not committed"
+                              for rel in testenv.write_version_files(tree, version_files, release)]
         if not preflight and not violated:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.

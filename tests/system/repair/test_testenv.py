@@ -342,6 +342,30 @@ def test_the_src_layout_is_where_the_tests_import_the_project_from(tmp_path: Pat
     assert testenv.package_folders(old, "HEAD") == ["lib"]
 
 
+def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: Path) -> None:
+    """humanize imports `._version`, which hatch-vcs writes at install and nobody commits: the run
+    writes what the base's pyproject.toml declares, never over a revision's own file nor through a
+    link a revision commits, nor anywhere a declared path could climb out to."""
+    pyproject = ('[tool.hatch]\nbuild.hooks.vcs.version-file = "src/pkg/_version.py"\n'
+                 '[tool.setuptools_scm]\nwrite_to = "../outside.py"\nversion_file = "lib/_v.py"\n')
+    setup_py = 'from setuptools import setup\nsetup(name="p", use_scm_version={"write_to": "pkg/_scm.py"})\n'
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject, "src/pkg/__init__.py": "", "setup.py": setup_py})
+    assert testenv.version_files(repo, base) == ["lib/_v.py", "src/pkg/_version.py", "pkg/_scm.py"]
+    assert testenv.release_of(repo, base) == "0.0.0"
+    tree = tmp_path / "tree"
+    (tree / "src" / "pkg").mkdir(parents=True)
+    (tree / "lib").symlink_to(tmp_path / "elsewhere")  # a revision's link: never written through
+    (tmp_path / "elsewhere").mkdir()
+    assert testenv.write_version_files(tree, ["src/pkg/_version.py", "lib/_v.py"], "4.12.3") == ["src/pkg/_version.py"]
+    scope: dict[str, object] = {}
+    exec((tree / "src" / "pkg" / "_version.py").read_text(), scope)
+    assert scope["__version__"] == "4.12.3" and scope["version_tuple"] == (4, 12, 3)
+    assert not (tmp_path / "elsewhere" / "_v.py").exists()
+    (tree / "src" / "pkg" / "_version.py").write_text("__version__ = 'committed'\n")  # the revision's own stays
+    assert testenv.write_version_files(tree, ["src/pkg/_version.py"], "1.0") == []
+    assert (tree / "src" / "pkg" / "_version.py").read_text() == "__version__ = 'committed'\n"
+
+
 def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path) -> None:
     """marshmallow's tests/ is a package: `from tests.base import x` reaches a helper inside the test
     file's own folder, which comes with the harness; `from pkg import y` (the project) still does not."""
@@ -350,12 +374,15 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
     test = "from pkg import schema\nfrom tests.base import central\nfrom tests import util\n"
     repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/schema.py": "", "tests/__init__.py": "",
                                         "tests/base.py": "X = 1\n", "tests/util.py": "", "tests/test_x.py": test,
-                                        "tests/test_other.py": ""})
+                                        "tests/test_other.py": "", "tests/tox.ini": "[pytest]\n",
+                                        # tomlkit's sample documents: data, not configuration, below the test
+                                        "tests/examples/pyproject.toml": "[tool.poetry]\n"})
     dest = tmp_path / "staged"
     dest.mkdir()
     stage_test_file(repo / "tests" / "test_x.py", repo, base, dest)
     staged = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
-    assert staged == ["tests/__init__.py", "tests/base.py", "tests/test_x.py", "tests/util.py"]
+    assert staged == ["tests/__init__.py", "tests/base.py", "tests/examples/pyproject.toml", "tests/test_x.py",
+                      "tests/util.py"]
     # A helper still missing from a harness is named as such, not as a module the checkout lacks.
     tree = tmp_path / "tree"
     (tree / "tests").mkdir(parents=True)
