@@ -149,6 +149,16 @@ PROJECTS = [
             r"^pytest-xdist {v} \(", "blind5"),
     Project("python-jsonschema/jsonschema", "b37f7be6dc7966a1f1a67557976041ffe0826cb3", "CHANGELOG.rst", "v{v}",
             r"^v{v}\s*$", "blind5"),
+    # blind6: fetched on 2026-12-06 20:10 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("executablebooks/markdown-it-py", "2c3f71ec46c4259ca375fb40c9cd47385c6c304e", "CHANGELOG.md", "v{v}",
+            r"^## {v} - ", "blind6"),
+    Project("yargs/yargs-parser", "60f2db5dacde1e94f960ce0941a717f3f422f865", "CHANGELOG.md", "yargs-parser-v{v}",
+            r"^## \[{v}\]", "blind6"),
+    Project("tox-dev/filelock", "61511ebc1cc5d40b28f8584f1078e63f2d63fb02", "docs/changelog.rst", "{v}",
+            r"^ {v} \(", "blind6"),
+    Project("hukkin/tomli", "920e20b1cf495b63f6d4a6aa3cd5e4ff25f5f5a7", "CHANGELOG.md", "{v}", r"^## {v}\s*$",
+            "blind6"),
 ]
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
@@ -633,7 +643,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
