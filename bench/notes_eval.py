@@ -163,6 +163,7 @@ PROJECTS = [
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"unreleased|Unreleased|## \[)")
+_PATCH_HEADING = re.compile(r"^### \[v?\d+\.\d+[^\]]*\]\(")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 
 
@@ -184,7 +185,10 @@ def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
         for j in range(start + 1, len(lines)):
             nxt = lines[j + 1] if j + 1 < len(lines) else ""
             line = lines[j]
-            is_heading = (bool(_ANY_HEADING.match(line)) and not line.startswith("###")) or \
+            # a `###` line is a subsection ("### Bug Fixes"), unless it names a release as release-please
+            # writes a patch release's heading ("### [20.2.9](.../compare/...) (2021-06-20)")
+            is_heading = (bool(_ANY_HEADING.match(line)) and (not line.startswith("###") or
+                                                              bool(_PATCH_HEADING.match(line)))) or \
                 (bool(_RULE.match(nxt)) and bool(re.search(r"\d+\.\d+", line)))
             if is_heading and re.search(r"\d+\.\d+|nreleased", line) and \
                     not re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w.-])", line):
