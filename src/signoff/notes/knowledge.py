@@ -447,9 +447,22 @@ class Knowledge:
         # words of the lines the pull request changed then decide (`pulls.diff_decides`).
         shared = shared_words(said, known)
         if len(shared) > 1 and not unrelated(said, known, self._common):
-            return None
+            return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
         flagged = diff_decides(said, shared, unrelated(said, known, self._common), self._diff(n, own))
         return own[0] if flagged else None
+
+    def _off_title(self, said: set[str], shared: list[str], n: str, own: list[Carrier]) -> bool:
+        """Whether a long item sharing words only with a pull request's body or paths, none with its
+        title, is about something else: the words of its diff decide, as for an item the messages
+        call unrelated ("Speed up start-up by caching the parsed plugin manifest" for "Add `gfm-like2`
+        preset", whose body says "parsers" and "plugins"). A maintainer's item names what the title
+        names, or what the diff changed. Only for an item of one number (one naming several pull
+        requests tells their joint change) and a title that says something ("fix #1732" says nothing)."""
+        titled = set().union(*(item_words(c.title) for c in own))
+        if len(said) < LONG_ITEM or len(titled) < MIN_EVIDENCE_WORDS or shared_words(said, titled):
+            return False
+        diff = self._diff(n, own)
+        return len(diff) >= MIN_EVIDENCE_WORDS and len((said & diff) | set(shared)) * 2 < len(said)
 
     def _invented_issue(self, n: str, item: str, carriers: list[Carrier]) -> Carrier | None:
         """The commit carrying issue `n`, when the item credits the issue with something else. An

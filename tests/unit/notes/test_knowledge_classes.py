@@ -394,3 +394,22 @@ def test_a_word_negated_is_the_same_subject() -> None:
     assert _verdicts(k, item)["#1208"] == "supported"
     assert _verdicts(k, "Speed up start-up by caching the parsed enum manifest on disk (#1208).")["#1208"] \
         == "unsupported"
+
+
+def test_an_item_sharing_words_only_with_a_pull_requests_body_is_judged_by_its_diff() -> None:
+    # markdown-it-py 4.1.0: "parsers" and "plugins" are in #388's long body, none of its title's words
+    def knowing(diff: str) -> Knowledge:
+        body = "Task lists are detected in the block parsers rather than by plugins, at start of the item."
+        k = Knowledge("v1..v2", None, [], [
+            _commit(1, "Add `gfm-like2` preset with task lists, alerts and strikethrough (#388)", body)])
+        k.diff_of = lambda commit: diff_words(diff)
+        return k
+
+    invented = "Speed up start-up by caching the parsed plugin manifest on disk (#388)."
+    tasks = knowing("+    md.enable(['tasklists', 'alerts', 'strikethrough'])\n+    if line.startswith('[!NOTE]'):\n")
+    assert _verdicts(tasks, invented)["#388"] == "unsupported"
+    # one naming several pull requests tells their joint change
+    assert _verdicts(tasks, invented.replace("(#388)", "(#388, #389)"))["#388"] == "supported"
+    # a maintainer's item in other words than the title, which the diff changed, stays supported
+    cache = knowing("+    cache = load_manifest(disk)  # parsed plugin start speed\n")
+    assert _verdicts(cache, invented)["#388"] == "supported"
