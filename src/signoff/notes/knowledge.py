@@ -54,6 +54,7 @@ _BACKPORT_OF = re.compile(r"\bback-?port(?:ed)?\s+(?:of|from)\s*:?\s*(?:PR\s*|pu
                           r"(?:#|https?://\S+/pulls?/)(\d+)\b", re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
+_CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves to another change
 # A commit's kind before its title: `feat(cli)!: `, and the bracketed tags some projects use
 # (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
 _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
@@ -646,6 +647,11 @@ class Knowledge:
         if any(same_person(claim.value, c.people) for c in named + branch) or \
                 any(self.known_as(claim.value) & c.people for c in named + branch):
             return Verdict(claim, "supported")
+        if not item_refs and len(_CLAUSES.split(without_links(item))) > 2:
+            # a paragraph of several changes with no number, tied to one of them by its words, may
+            # credit another it summarises ("Strict type checking ..., ruff ..., and fuzzing tests
+            # ..., thanks to @alice"): who made the restated one says nothing of the credit
+            return Verdict(claim, "not_checkable", "credit in a summary of several changes with no number")
         made = [c for c in named if len(c.parents) == 1] + branch or named
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited

@@ -413,3 +413,14 @@ def test_an_item_sharing_words_only_with_a_pull_requests_body_is_judged_by_its_d
     # a maintainer's item in other words than the title, which the diff changed, stays supported
     cache = knowing("+    cache = load_manifest(disk)  # parsed plugin start speed\n")
     assert _verdicts(cache, invented)["#388"] == "supported"
+
+
+def test_a_credit_in_a_summary_of_several_changes_with_no_number_is_not_checked_against_the_restated_one() -> None:
+    # markdown-it-py 3.0.0: the paragraph restates Chris Sewell's typing commit; the credit is the fuzzing's
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Make type checking strict across the whole code base",
+                author=("Chris Sewell", "chrisj_sewell@hotmail.com")),
+        _commit(2, "Add OSS-Fuzz set up (#255)", author=("David Korczynski", "david@adalogics.com"))])
+    summary = ("Strict type checking has been applied to the whole code base, ruff is now used for linting, and "
+               "fuzzing tests have been added to the CI, thanks to @DavidKorczynski.")
+    assert _verdicts(k, summary)["@DavidKorczynski"] == "not_checkable"
