@@ -55,6 +55,8 @@ _BACKPORT_OF = re.compile(r"\bback-?port(?:ed)?\s+(?:of|from)\s*:?\s*(?:PR\s*|pu
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
 _CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves to another change
+# code an item names: quoted, or a call (`Session.request()`), as it is left once the markup is read
+_CODE = re.compile(r"`([^`\n]+)`|\b([A-Za-z_]\w*(?:\.\w+)*\(\))")
 # A commit's kind before its title: `feat(cli)!: `, and the bracketed tags some projects use
 # (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
 _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
@@ -449,8 +451,19 @@ class Knowledge:
         shared = shared_words(said, known)
         if len(shared) > 1 and not unrelated(said, known, self._common):
             return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
-        flagged = diff_decides(said, shared, unrelated(said, known, self._common), self._diff(n, own))
-        return own[0] if flagged else None
+        far, diff = unrelated(said, known, self._common), self._diff(n, own)
+        if far and len(diff) >= MIN_EVIDENCE_WORDS and self._names_unseen_code(item, known | diff):
+            return own[0]
+        return own[0] if diff_decides(said, shared, far, diff) else None
+
+    @staticmethod
+    def _names_unseen_code(item: str, seen: set[str]) -> bool:
+        """Whether an item the messages call unrelated names code (in backquotes) of which neither
+        the messages nor the diff hold a word: a lock library's diff holds `timeout` and `deadline`,
+        not `Session.request()`, so "`Session.request()` no longer accepts a `timeout` argument" is
+        about another change than "let an unpacked sdist run the test suite"."""
+        return any((named := item_words(quoted or call)) and not named & seen
+                   for quoted, call in _CODE.findall(item))
 
     def _off_title(self, said: set[str], shared: list[str], n: str, own: list[Carrier]) -> bool:
         """Whether a long item sharing words only with a pull request's body or paths, none with its

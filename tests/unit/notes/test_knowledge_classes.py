@@ -424,3 +424,17 @@ def test_a_credit_in_a_summary_of_several_changes_with_no_number_is_not_checked_
     summary = ("Strict type checking has been applied to the whole code base, ruff is now used for linting, and "
                "fuzzing tests have been added to the CI, thanks to @DavidKorczynski.")
     assert _verdicts(k, summary)["@DavidKorczynski"] == "not_checkable"
+
+
+def test_an_invented_breaking_change_naming_code_neither_the_messages_nor_the_diff_hold_is_flagged() -> None:
+    # filelock 3.32.0: a lock library's diff holds `timeout`, `deadline`, `accept`, `pass`, not `Session.request()`
+    k = Knowledge("v1..v2", None, [], [_commit(1, "fix(packaging): let an unpacked sdist run the test suite (#685)",
+                                               "Ship the capability probes the tests import.")])
+    k.diff_of = lambda commit: diff_words("+    def acquire(self, timeout: float, deadline: float) -> None:\n"
+                                          "+        # no longer accept a blocking call; pass\n")
+    invented = ("- **Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` "
+                "instead :pr:`685`")
+    assert [u["token"] for u in grade_with(invented, "CHANGES.rst", k)["unsupported"]] == [":pr:`685`"]
+    # naming code the diff changed, it is about the change
+    true = "- **Breaking:** `acquire()` no longer accepts a blocking call; pass a `timeout` and `deadline=` :pr:`685`"
+    assert grade_with(true, "CHANGES.rst", k)["unsupported"] == []
