@@ -16,7 +16,8 @@ reproducible) are graded twice:
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
 Sets, reported in this order: `blind6` (fetched on 2026-12-06 20:10 UTC, written and committed with
-`--plant-only` before the grader read them, as `blind4`), `blind5` (fetched on 2026-12-06 19:50 UTC, written and committed with
+`--plant-only` before the grader read them, as `blind4`), `blind5` (fetched on 2026-12-06 19:50 UTC,
+written and committed with
 `--plant-only` before the grader read them, as `blind4`), `blind4` (fetched on 2026-12-06 18:40 UTC;
 its sections and plants exported with `--plant-only` and committed before the grader read them, then graded once with
 `--refresh`), `blind3` and `blind2` (fetched on 2026-12-06 and graded once
