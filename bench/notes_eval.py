@@ -15,7 +15,9 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind5` (fetched on 2026-12-06 19:50 UTC, written and committed with
+Sets, reported in this order: `blind6` (fetched on 2026-12-06 20:10 UTC, written and committed with
+`--plant-only` before the grader read them, as `blind4`), `blind5` (fetched on 2026-12-06 19:50 UTC,
+written and committed with
 `--plant-only` before the grader read them, as `blind4`), `blind4` (fetched on 2026-12-06 18:40 UTC;
 its sections and plants exported with `--plant-only` and committed before the grader read them, then graded once with
 `--refresh`), `blind3` and `blind2` (fetched on 2026-12-06 and graded once
@@ -149,10 +151,21 @@ PROJECTS = [
             r"^pytest-xdist {v} \(", "blind5"),
     Project("python-jsonschema/jsonschema", "b37f7be6dc7966a1f1a67557976041ffe0826cb3", "CHANGELOG.rst", "v{v}",
             r"^v{v}\s*$", "blind5"),
+    # blind6: fetched on 2026-12-06 20:10 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("executablebooks/markdown-it-py", "2c3f71ec46c4259ca375fb40c9cd47385c6c304e", "CHANGELOG.md", "v{v}",
+            r"^## {v} - ", "blind6"),
+    Project("yargs/yargs-parser", "60f2db5dacde1e94f960ce0941a717f3f422f865", "CHANGELOG.md", "yargs-parser-v{v}",
+            r"^## \[{v}\]", "blind6"),
+    Project("tox-dev/filelock", "61511ebc1cc5d40b28f8584f1078e63f2d63fb02", "docs/changelog.rst", "{v}",
+            r"^ {v} \(", "blind6"),
+    Project("hukkin/tomli", "920e20b1cf495b63f6d4a6aa3cd5e4ff25f5f5a7", "CHANGELOG.md", "{v}", r"^## {v}\s*$",
+            "blind6"),
 ]
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"unreleased|Unreleased|## \[)")
+_PATCH_HEADING = re.compile(r"^### \[v?\d+\.\d+[^\]]*\]\(")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 
 
@@ -174,7 +187,10 @@ def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
         for j in range(start + 1, len(lines)):
             nxt = lines[j + 1] if j + 1 < len(lines) else ""
             line = lines[j]
-            is_heading = (bool(_ANY_HEADING.match(line)) and not line.startswith("###")) or \
+            # a `###` line is a subsection ("### Bug Fixes"), unless it names a release as release-please
+            # writes a patch release's heading ("### [20.2.9](.../compare/...) (2021-06-20)")
+            is_heading = (bool(_ANY_HEADING.match(line)) and (not line.startswith("###") or
+                                                              bool(_PATCH_HEADING.match(line)))) or \
                 (bool(_RULE.match(nxt)) and bool(re.search(r"\d+\.\d+", line)))
             if is_heading and re.search(r"\d+\.\d+|nreleased", line) and \
                     not re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w.-])", line):
@@ -633,7 +649,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

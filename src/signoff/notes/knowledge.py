@@ -54,6 +54,9 @@ _BACKPORT_OF = re.compile(r"\bback-?port(?:ed)?\s+(?:of|from)\s*:?\s*(?:PR\s*|pu
                           r"(?:#|https?://\S+/pulls?/)(\d+)\b", re.IGNORECASE)
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
+_CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves to another change
+# code an item names: quoted, or a call (`Session.request()`), as it is left once the markup is read
+_CODE = re.compile(r"`([^`\n]+)`|\b([A-Za-z_]\w*(?:\.\w+)*\(\))")
 # A commit's kind before its title: `feat(cli)!: `, and the bracketed tags some projects use
 # (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
 _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
@@ -447,9 +450,33 @@ class Knowledge:
         # words of the lines the pull request changed then decide (`pulls.diff_decides`).
         shared = shared_words(said, known)
         if len(shared) > 1 and not unrelated(said, known, self._common):
-            return None
-        flagged = diff_decides(said, shared, unrelated(said, known, self._common), self._diff(n, own))
-        return own[0] if flagged else None
+            return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
+        far, diff = unrelated(said, known, self._common), self._diff(n, own)
+        if far and len(diff) >= MIN_EVIDENCE_WORDS and self._names_unseen_code(item, known | diff):
+            return own[0]
+        return own[0] if diff_decides(said, shared, far, diff) else None
+
+    @staticmethod
+    def _names_unseen_code(item: str, seen: set[str]) -> bool:
+        """Whether an item the messages call unrelated names code (in backquotes) of which neither
+        the messages nor the diff hold a word: a lock library's diff holds `timeout` and `deadline`,
+        not `Session.request()`, so "`Session.request()` no longer accepts a `timeout` argument" is
+        about another change than "let an unpacked sdist run the test suite"."""
+        return any((named := item_words(quoted or call)) and not named & seen
+                   for quoted, call in _CODE.findall(item))
+
+    def _off_title(self, said: set[str], shared: list[str], n: str, own: list[Carrier]) -> bool:
+        """Whether a long item sharing words only with a pull request's body or paths, none with its
+        title, is about something else: the words of its diff decide, as for an item the messages
+        call unrelated ("Speed up start-up by caching the parsed plugin manifest" for "Add `gfm-like2`
+        preset", whose body says "parsers" and "plugins"). A maintainer's item names what the title
+        names, or what the diff changed. Only for an item of one number (one naming several pull
+        requests tells their joint change) and a title that says something ("fix #1732" says nothing)."""
+        titled = set().union(*(item_words(c.title) for c in own))
+        if len(said) < LONG_ITEM or len(titled) < MIN_EVIDENCE_WORDS or shared_words(said, titled):
+            return False
+        diff = self._diff(n, own)
+        return len(diff) >= MIN_EVIDENCE_WORDS and len((said & diff) | set(shared)) * 2 < len(said)
 
     def _invented_issue(self, n: str, item: str, carriers: list[Carrier]) -> Carrier | None:
         """The commit carrying issue `n`, when the item credits the issue with something else. An
@@ -633,6 +660,11 @@ class Knowledge:
         if any(same_person(claim.value, c.people) for c in named + branch) or \
                 any(self.known_as(claim.value) & c.people for c in named + branch):
             return Verdict(claim, "supported")
+        if not item_refs and len(_CLAUSES.split(without_links(item))) > 2:
+            # a paragraph of several changes with no number, tied to one of them by its words, may
+            # credit another it summarises ("Strict type checking ..., ruff ..., and fuzzing tests
+            # ..., thanks to @alice"): who made the restated one says nothing of the credit
+            return Verdict(claim, "not_checkable", "credit in a summary of several changes with no number")
         made = [c for c in named if len(c.parents) == 1] + branch or named
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited

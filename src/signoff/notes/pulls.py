@@ -42,6 +42,8 @@ _GENERIC = words("support supports supported allow allows allowed make makes mad
                  "possible work works working handle handles handled case cases without within other "
                  "via per they them their there where what who whose about after before because while "
                  "being does did doing done get gets got set sets one two some many much every each")
+# the changelog's label of a breaking change ("**Breaking:**", "BREAKING CHANGE:"), not what changed
+_BREAKING_LABEL = re.compile(r"\bbreaking(?:[ -]changes?)?\W{0,3}:", re.IGNORECASE)
 _URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:com|org|io|dev)/\S*")
 # Credited users (`@alice`, Sphinx's `:user:`alice``) and the names of Sphinx roles (`:issue:`, `:class:`).
 _HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?|:(?:user|ghuser):`?[\w.\[\]-]+`?|"
@@ -66,7 +68,7 @@ def without_links(text: str) -> str:
 
 def item_words(item: str) -> set[str]:
     """The words that say what an item's change is: links, credited users and changelog words out."""
-    text = _HANDLE.sub(" ", _URL.sub(" ", item))
+    text = _HANDLE.sub(" ", _URL.sub(" ", _BREAKING_LABEL.sub(" ", item)))
     # identifiers are read whole and by their parts (`generate_async`, `generateAsync`: `async`)
     return (words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) - _GENERIC) | \
         set(_NUMBERS.findall(text))

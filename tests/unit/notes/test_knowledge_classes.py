@@ -394,3 +394,47 @@ def test_a_word_negated_is_the_same_subject() -> None:
     assert _verdicts(k, item)["#1208"] == "supported"
     assert _verdicts(k, "Speed up start-up by caching the parsed enum manifest on disk (#1208).")["#1208"] \
         == "unsupported"
+
+
+def test_an_item_sharing_words_only_with_a_pull_requests_body_is_judged_by_its_diff() -> None:
+    # markdown-it-py 4.1.0: "parsers" and "plugins" are in #388's long body, none of its title's words
+    def knowing(diff: str) -> Knowledge:
+        body = "Task lists are detected in the block parsers rather than by plugins, at start of the item."
+        k = Knowledge("v1..v2", None, [], [
+            _commit(1, "Add `gfm-like2` preset with task lists, alerts and strikethrough (#388)", body)])
+        k.diff_of = lambda commit: diff_words(diff)
+        return k
+
+    invented = "Speed up start-up by caching the parsed plugin manifest on disk (#388)."
+    tasks = knowing("+    md.enable(['tasklists', 'alerts', 'strikethrough'])\n+    if line.startswith('[!NOTE]'):\n")
+    assert _verdicts(tasks, invented)["#388"] == "unsupported"
+    # one naming several pull requests tells their joint change
+    assert _verdicts(tasks, invented.replace("(#388)", "(#388, #389)"))["#388"] == "supported"
+    # a maintainer's item in other words than the title, which the diff changed, stays supported
+    cache = knowing("+    cache = load_manifest(disk)  # parsed plugin start speed\n")
+    assert _verdicts(cache, invented)["#388"] == "supported"
+
+
+def test_a_credit_in_a_summary_of_several_changes_with_no_number_is_not_checked_against_the_restated_one() -> None:
+    # markdown-it-py 3.0.0: the paragraph restates Chris Sewell's typing commit; the credit is the fuzzing's
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Make type checking strict across the whole code base",
+                author=("Chris Sewell", "chrisj_sewell@hotmail.com")),
+        _commit(2, "Add OSS-Fuzz set up (#255)", author=("David Korczynski", "david@adalogics.com"))])
+    summary = ("Strict type checking has been applied to the whole code base, ruff is now used for linting, and "
+               "fuzzing tests have been added to the CI, thanks to @DavidKorczynski.")
+    assert _verdicts(k, summary)["@DavidKorczynski"] == "not_checkable"
+
+
+def test_an_invented_breaking_change_naming_code_neither_the_messages_nor_the_diff_hold_is_flagged() -> None:
+    # filelock 3.32.0: a lock library's diff holds `timeout`, `deadline`, `accept`, `pass`, not `Session.request()`
+    k = Knowledge("v1..v2", None, [], [_commit(1, "fix(packaging): let an unpacked sdist run the test suite (#685)",
+                                               "Ship the capability probes the tests import.")])
+    k.diff_of = lambda commit: diff_words("+    def acquire(self, timeout: float, deadline: float) -> None:\n"
+                                          "+        # no longer accept a blocking call; pass\n")
+    invented = ("- **Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` "
+                "instead :pr:`685`")
+    assert [u["token"] for u in grade_with(invented, "CHANGES.rst", k)["unsupported"]] == [":pr:`685`"]
+    # naming code the diff changed, it is about the change
+    true = "- **Breaking:** `acquire()` no longer accepts a blocking call; pass a `timeout` and `deadline=` :pr:`685`"
+    assert grade_with(true, "CHANGES.rst", k)["unsupported"] == []
