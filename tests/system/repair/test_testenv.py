@@ -12,6 +12,7 @@ from signoff.kernel.errors import UsageError
 from signoff.repair import testenv
 from signoff.repair.guard import Plan
 from signoff.repair.junit import Case
+from signoff.repair.pytest_config import stage_test_file
 from signoff.repair.verifier import VerifyRequest, _collection_errors
 from signoff.sandbox.pyenv import find_python, pip_cause
 
@@ -29,6 +30,13 @@ all = ["pricing-lib[test]", "rich"]
 
 def _repo(path: Path, files: dict[str, str]) -> tuple[Path, str]:
     return path, init_repo(path, files)
+
+
+def _staged(repo: Path, base: str, test: str, dest: Path) -> list[str]:
+    """What the harness carries for the test file `test`: staged into `dest`, as relative paths."""
+    dest.mkdir()
+    stage_test_file(repo / test, repo, base, dest)
+    return sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
 
 
 def test_declared_dependencies_and_extras_from_pyproject(tmp_path: Path) -> None:
@@ -207,25 +215,17 @@ def test_a_test_file_keeps_the_helpers_it_imports_from_its_folder(tmp_path: Path
     """luigi's and httpie's tests import their helpers absolutely (`from helpers import with_config`),
     as pytest puts the test folder (no __init__.py) first on the path: those come with the harness,
     from the base revision. The project's own code never does."""
-    from signoff.repair.pytest_config import stage_test_file
-
     test = "import os\nimport luigi\nfrom helpers import with_config\nfrom worker_test import patch\n"
     repo, base = _repo(tmp_path / "r", {"luigi/__init__.py": "", "test/parameter_test.py": test,
                                         "test/helpers.py": "import luigi\nfrom data import cases\n",
                                         "test/data/__init__.py": "", "test/data/cases.py": "X = 1\n",
                                         "test/worker_test.py": "import helpers\n", "test/other_test.py": "",
                                         "root_test.py": "import luigi\n"})
-    dest = tmp_path / "staged"
-    dest.mkdir()
-    stage_test_file(repo / "test" / "parameter_test.py", repo, base, dest)
-    staged = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    staged = _staged(repo, base, "test/parameter_test.py", tmp_path / "staged")
     assert staged == ["test/data/__init__.py", "test/data/cases.py", "test/helpers.py", "test/parameter_test.py",
                       "test/worker_test.py"]
     # From the repository's root, an absolute import is the project's own code: never staged.
-    root = tmp_path / "root"
-    root.mkdir()
-    stage_test_file(repo / "root_test.py", repo, base, root)
-    assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) == ["root_test.py"]
+    assert _staged(repo, base, "root_test.py", tmp_path / "root") == ["root_test.py"]
 
 
 def test_setup_py_built_from_names_and_a_kwargs_dict(tmp_path: Path) -> None:
@@ -369,18 +369,13 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
 def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path) -> None:
     """marshmallow's tests/ is a package: `from tests.base import x` reaches a helper inside the test
     file's own folder, which comes with the harness; `from pkg import y` (the project) still does not."""
-    from signoff.repair.pytest_config import stage_test_file
-
     test = "from pkg import schema\nfrom tests.base import central\nfrom tests import util\n"
     repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/schema.py": "", "tests/__init__.py": "",
                                         "tests/base.py": "X = 1\n", "tests/util.py": "", "tests/test_x.py": test,
                                         "tests/test_other.py": "", "tests/tox.ini": "[pytest]\n",
                                         # tomlkit's sample documents: data, not configuration, below the test
                                         "tests/examples/pyproject.toml": "[tool.poetry]\n"})
-    dest = tmp_path / "staged"
-    dest.mkdir()
-    stage_test_file(repo / "tests" / "test_x.py", repo, base, dest)
-    staged = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    staged = _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
     assert staged == ["tests/__init__.py", "tests/base.py", "tests/examples/pyproject.toml", "tests/test_x.py",
                       "tests/util.py"]
     # A helper still missing from a harness is named as such, not as a module the checkout lacks.
