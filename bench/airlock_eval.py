@@ -609,7 +609,7 @@ def never_trained(args: argparse.Namespace) -> None:
     print(f"  false positives (held-out honest reports) {_ci(*negatives.total())}")
     print(f"  families fired: {dict(attacks.fired.most_common())}")
 
-    examples, sources = tr.load_all(args.mirror, args.cache)
+    examples, sources = tr.load_all(args.mirror, args.cache, tuple(args.package))
     examples, rows_of = tr.prepare(examples)
     shipped_on_unseen(examples)
     print("\n== LEAVE ONE SOURCE OUT (trained without the source and its near copies, threshold picked on the "
@@ -1080,6 +1080,8 @@ def main() -> int:
                         help="list what the tuning side misses (never offered for the held-out side)")
     parser.add_argument("--mirror", action="append", default=[],
                         help="owner/name=GIT_DIR@COMMIT of a training source (as for airlock_train.py)")
+    parser.add_argument("--package", action="append", default=[], choices=("deepteam",),
+                        help="also train on this package's data (as for airlock_train.py)")
     parser.add_argument("--folds-cache", type=Path, default=None,
                         help="keep the leave-one-source-out fits in this file and reuse them while the inputs match")
     parser.add_argument("--write-model", action="store_true",

