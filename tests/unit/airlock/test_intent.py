@@ -67,12 +67,14 @@ def test_ordinary_bug_titles_stay_clean(title: str) -> None:
 
 # Issue #36 holds these out of training and tuning (the hidden corpus), and the bench keeps the
 # rest for its final runs (deepset, JIRA, JailbreakBench; since the fourth pass Latent Jailbreak, the
-# Defects4J/BugsInPy reports and Comprehensive Rust's translations): no training source may name one.
+# Defects4J/BugsInPy reports and Comprehensive Rust's translations; since the fifth pass the payload
+# lists of PayloadsAllTheThings, TakSec and pallms): no training source may name one.
 NEVER_TRAINED = (
     "purplellama", "cyberseceval", "agiresearch", "agent security bench", "wasp", "tensor-trust", "tensor trust",
     "bipia", "llm-guard", "injecguard", "pint", "greshake", "promptmap", "nlbse", "gitbugs",
     "llm-security-prompt-injection", "deepset", "loginbugreports", "jira", "jailbreakbench",
     "latent-jailbreak", "qiuhuachuan", "optimizing-prompt-templates", "defects4j", "bugsinpy", "comprehensive-rust",
+    "payloadsallthethings", "prompt-injection-everywhere", "taksec", "pallms",
 )
 
 
