@@ -688,6 +688,168 @@ def exit_now(status: int) -> None:
     os._exit(int(status))
 
 
+# -- one interpreter for two executions: the base's in a forked child, then the candidate's --------
+#
+# pytest and this guard are imported once (about two thirds of a small run). The base's execution
+# runs in a child forked before any code of a checkout is importable; its report, record, output and
+# exit status are written as the first line of stdout, out of the sandbox, before this process
+# removes everything the child left (its processes, /work, /tmp, /dev/shm) and runs the candidate's
+# execution itself, as a lone run would. So no code of the candidate ever runs while the base's
+# result is still inside the sandbox, and the candidate's exit status is the sandbox's own.
+
+BASE_FRAME = "signoff-base-run "
+_OUTPUT_CAP = 128 << 10
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def run_base_first(spec_json: str) -> None:
+    """Run the base's execution (`spec`: paths, pytest arguments, environment, timeout, the report
+    files) in a forked child, write its frame to stdout, clean up after it, and return."""
+    spec = json.loads(spec_json)
+    key = os.environ.get("SIGNOFF_GUARD_KEY_BASE", "").encode()
+    _scrub_environment("SIGNOFF_GUARD_KEY_BASE")
+    os.environ.pop("SIGNOFF_GUARD_KEY_BASE", None)
+    import time
+
+    began = time.monotonic()
+    frame: dict[str, Any] = {"v": 1}
+    libc = None
+    try:
+        import ctypes
+
+        # Every process the base's tests leave behind comes back to this process (not to the
+        # sandbox's pid 1), so that all of them are stopped before the candidate's code runs.
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+    except (OSError, ImportError, AttributeError) as exc:
+        frame["unsupported"] = f"cannot collect the base's processes: {exc}"
+        _send_frame(frame)
+        os._exit(70)
+    out, err = "/tmp/.signoff-base-stdout", "/tmp/.signoff-base-stderr"  # noqa: S108 -- the sandbox's tmpfs
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            global _KEY
+            _KEY = key
+            for fd, path in ((1, out), (2, err)):
+                f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(f, fd)
+                os.close(f)
+            os.environ.update(spec["env"])
+            sys.argv[1:] = [":".join(spec["paths"]), *spec["args"]]
+            start(spec["paths"])
+            exit_now(finish(pytest.main(spec["args"], plugins=[Plugin()])))
+        finally:
+            os._exit(70)
+    key = b""
+    status, timed_out, usage = _wait_child(pid, float(spec["timeout"]))
+    frame.update(timed_out=timed_out, duration=time.monotonic() - began, exit_code=None, signal=None,
+                 cpu_time=usage.ru_utime + usage.ru_stime if usage else 0.0,
+                 peak_memory_bytes=usage.ru_maxrss * 1024 if usage else None, files={})
+    if status is not None:
+        if os.WIFSIGNALED(status):
+            frame["signal"] = os.WTERMSIG(status)
+        else:
+            frame["exit_code"] = os.waitstatus_to_exitcode(status)
+    _stop_descendants()
+    for name, path in (("stdout", out), ("stderr", err)):
+        data = _read(path, _OUTPUT_CAP + 1) or b""
+        frame[name] = data[:_OUTPUT_CAP].decode(errors="replace")
+        frame[f"{name}_truncated"] = len(data) > _OUTPUT_CAP
+    import base64
+
+    for name in spec["collect"]:
+        report = _read(_WORK + name, 16 << 20)
+        if report is not None:
+            frame["files"][name] = base64.b64encode(report).decode()
+    frame["at"] = time.monotonic() - began
+    _send_frame(frame)
+    for folder in (_WORK, "/tmp/", "/dev/shm/"):  # noqa: S108 -- the sandbox's own tmpfs
+        _empty(folder)
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def _send_frame(frame: dict[str, Any]) -> None:
+    # Straight to the descriptor, whole, before anything else can write there.
+    data = (BASE_FRAME + _dumps(frame, sort_keys=True) + "\n").encode()
+    while data:
+        data = data[os.write(1, data):]
+
+
+def _wait_child(pid: int, timeout: float) -> tuple[int | None, bool, Any]:
+    """(wait status, whether it was stopped for taking longer than `timeout`, its resource usage)."""
+    import select
+
+    timed_out = False
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        os.close(fd)
+        if not ready:
+            timed_out = True
+            os.kill(pid, 9)
+    _pid, status, usage = os.wait4(pid, 0)
+    return (None if timed_out else status), timed_out, usage
+
+
+def _stop_descendants() -> None:
+    """Kill and reap every process left under this one (this process is their subreaper)."""
+    me = str(os.getpid())
+    for _ in range(1000):
+        children = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                stat = _read(f"/proc/{name}/stat", 4096) or b""
+                fields = stat.rsplit(b")", 1)[-1].split()
+                if len(fields) > 1 and fields[1].decode() == me:
+                    children.append(int(name))
+        if not children:
+            return
+        for child in children:
+            try:
+                os.kill(child, 9)
+            except ProcessLookupError:
+                pass
+        for child in children:
+            try:
+                os.waitpid(child, 0)
+            except ChildProcessError:
+                pass
+
+
+def _read(path: str, limit: int) -> bytes | None:
+    try:
+        with _open(path, "rb") as fh:
+            data: bytes = fh.read(limit)
+            return data
+    except OSError:
+        return None
+
+
+def _empty(folder: str) -> None:
+    import shutil
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = folder + name
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
 def _case(nodeid: str) -> dict[str, Any]:
     return cases.setdefault(nodeid, {"outcome": "passed", "assertion": False, "exception": None, "origin": None,
                                      "message": "", "lacks": None})
