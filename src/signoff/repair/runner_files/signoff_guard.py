@@ -663,6 +663,7 @@ def _checked(check: Callable[..., object], *args: Any) -> None:
 
 
 def finish(status: int) -> int:
+    _finish_base()  # a session that ended before its checkout joined the path
     _checked(_compare)
     _checked(_check_hooks_of_interpreter)
     state["finished"] = True
@@ -691,20 +692,24 @@ def exit_now(status: int) -> None:
 # -- one interpreter for two executions: the base's in a forked child, then the candidate's --------
 #
 # pytest and this guard are imported once (about two thirds of a small run). The base's execution
-# runs in a child forked before any code of a checkout is importable; its report, record, output and
-# exit status are written as the first line of stdout, out of the sandbox, before this process
-# removes everything the child left (its processes, /work, /tmp, /dev/shm) and runs the candidate's
-# execution itself, as a lone run would. So no code of the candidate ever runs while the base's
-# result is still inside the sandbox, and the candidate's exit status is the sandbox's own.
+# runs in a child forked before any code of a checkout is importable. Meanwhile this process starts
+# the candidate's pytest session up to the point where the checkout would join the import path (the
+# first thing Plugin.pytest_load_initial_conftests does): there it waits for the child, writes the
+# base's report, record, output and exit status as the first line of stdout, out of the sandbox,
+# removes everything the child left (its processes, /work, /tmp, /dev/shm), and only then lets the
+# candidate's checkout join the path, as a lone run would. So no code of the candidate ever runs
+# while the base's result is still inside the sandbox, and the candidate's exit status is the
+# sandbox's own.
 
 BASE_FRAME = "signoff-base-run "
 _OUTPUT_CAP = 128 << 10
 _PR_SET_CHILD_SUBREAPER = 36
+_BASE_OUT, _BASE_ERR = "/tmp/.signoff-base-stdout", "/tmp/.signoff-base-stderr"  # noqa: S108 -- sandbox tmpfs
 
 
 def run_base_first(spec_json: str) -> None:
-    """Run the base's execution (`spec`: paths, pytest arguments, environment, timeout, the report
-    files) in a forked child, write its frame to stdout, clean up after it, and return."""
+    """Start the base's execution (`spec`: paths, pytest arguments, environment, timeout, the report
+    files) in a forked child and return at once; `_finish_base` collects it."""
     spec = json.loads(spec_json)
     key = os.environ.get("SIGNOFF_GUARD_KEY_BASE", "").encode()
     _scrub_environment("SIGNOFF_GUARD_KEY_BASE")
@@ -712,8 +717,6 @@ def run_base_first(spec_json: str) -> None:
     import time
 
     began = time.monotonic()
-    frame: dict[str, Any] = {"v": 1}
-    libc = None
     try:
         import ctypes
 
@@ -723,39 +726,51 @@ def run_base_first(spec_json: str) -> None:
         if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
     except (OSError, ImportError, AttributeError) as exc:
-        frame["unsupported"] = f"cannot collect the base's processes: {exc}"
-        _send_frame(frame)
+        _send_frame(1, {"v": 1, "unsupported": f"cannot collect the base's processes: {exc}"})
         os._exit(70)
-    out, err = "/tmp/.signoff-base-stdout", "/tmp/.signoff-base-stderr"  # noqa: S108 -- the sandbox's tmpfs
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     pid = os.fork()
     if pid == 0:
-        try:
-            global _KEY
-            _KEY = key
-            for fd, path in ((1, out), (2, err)):
-                f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                os.dup2(f, fd)
-                os.close(f)
-            os.environ.update(spec["env"])
-            sys.argv[1:] = [":".join(spec["paths"]), *spec["args"]]
-            start(spec["paths"])
-            exit_now(finish(pytest.main(spec["args"], plugins=[Plugin()])))
-        finally:
-            os._exit(70)
+        # The child never returns: exit_now ends it, or (another thread still running, or anything
+        # raised) the exception ends the bootstrap, and so the process, as it ends a lone run.
+        global _KEY
+        _KEY = key
+        for fd, path in ((1, _BASE_OUT), (2, _BASE_ERR)):
+            f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(f, fd)
+            os.close(f)
+        os.environ.update(spec["env"])
+        sys.argv[1:] = [":".join(spec["paths"]), *spec["args"]]
+        start(spec["paths"])
+        exit_now(finish(pytest.main(spec["args"], plugins=[Plugin()])))
+        raise SystemExit(70)  # not reached: exit_now ends the process or raises
     key = b""
-    status, timed_out, usage = _wait_child(pid, float(spec["timeout"]))
-    frame.update(timed_out=timed_out, duration=time.monotonic() - began, exit_code=None, signal=None,
-                 cpu_time=usage.ru_utime + usage.ru_stime if usage else 0.0,
-                 peak_memory_bytes=usage.ru_maxrss * 1024 if usage else None, files={})
+    # pytest captures the descriptor 1 during its session: the frame goes to the sandbox's own stdout.
+    state["base"] = {"pid": pid, "spec": spec, "began": began, "stdout": os.dup(1), "libc": libc}
+
+
+def _finish_base() -> None:
+    """Wait for the base's child, send its result, and remove everything it left (once; nothing
+    when there is no base's execution in this process)."""
+    base = state.pop("base", None)
+    if base is None:
+        return
+    import time
+
+    spec, began = base["spec"], base["began"]
+    status, timed_out, usage = _wait_child(base["pid"], float(spec["timeout"]))
+    frame: dict[str, Any] = {"v": 1, "timed_out": timed_out, "duration": time.monotonic() - began,
+                             "exit_code": None, "signal": None, "files": {},
+                             "cpu_time": usage.ru_utime + usage.ru_stime if usage else 0.0,
+                             "peak_memory_bytes": usage.ru_maxrss * 1024 if usage else None}
     if status is not None:
         if os.WIFSIGNALED(status):
             frame["signal"] = os.WTERMSIG(status)
         else:
             frame["exit_code"] = os.waitstatus_to_exitcode(status)
     _stop_descendants()
-    for name, path in (("stdout", out), ("stderr", err)):
+    for name, path in (("stdout", _BASE_OUT), ("stderr", _BASE_ERR)):
         data = _read(path, _OUTPUT_CAP + 1) or b""
         frame[name] = data[:_OUTPUT_CAP].decode(errors="replace")
         frame[f"{name}_truncated"] = len(data) > _OUTPUT_CAP
@@ -766,17 +781,18 @@ def run_base_first(spec_json: str) -> None:
         if report is not None:
             frame["files"][name] = base64.b64encode(report).decode()
     frame["at"] = time.monotonic() - began
-    _send_frame(frame)
+    _send_frame(base["stdout"], frame)
+    os.close(base["stdout"])
     for folder in (_WORK, "/tmp/", "/dev/shm/"):  # noqa: S108 -- the sandbox's own tmpfs
         _empty(folder)
-    libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+    base["libc"].prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
 
-def _send_frame(frame: dict[str, Any]) -> None:
+def _send_frame(fd: int, frame: dict[str, Any]) -> None:
     # Straight to the descriptor, whole, before anything else can write there.
     data = (BASE_FRAME + _dumps(frame, sort_keys=True) + "\n").encode()
     while data:
-        data = data[os.write(1, data):]
+        data = data[os.write(fd, data):]
 
 
 def _wait_child(pid: int, timeout: float) -> tuple[int | None, bool, Any]:
@@ -998,6 +1014,7 @@ class Plugin:
         # after the standard library (which it must never shadow), before the environment's
         # packages (an installed release of the project under test must never be what the tests
         # import instead of the candidate). pytest and its plugins are already imported.
+        _finish_base()  # before anything of the checkout can be imported
         root = getattr(early_config, "rootpath", None) or early_config.rootdir  # type: ignore[attr-defined]  # <6.1
         _PLACES["harness"] = str(root).rstrip("/") + "/"
         xml = getattr(early_config.known_args_namespace, "xmlpath", None)
