@@ -23,7 +23,8 @@ def _execution(stdout: str, duration: float = 3.0, timed_out: bool = False) -> E
 
 def _frame(**extra: Any) -> str:
     frame = {"v": 1, "exit_code": 1, "signal": None, "timed_out": False, "duration": 1.0, "cpu_time": 0.25,
-             "at": 1.5, "stdout": "base said", "stderr": "", "files": {"junit.xml": base64.b64encode(b"<base/>").decode()}}
+             "at": 1.5, "stdout": "base said", "stderr": "",
+             "files": {"junit.xml": base64.b64encode(b"<base/>").decode()}}
     return forked.BASE_FRAME + json.dumps(frame | extra) + "\n"
 
 
