@@ -6,12 +6,14 @@ one sandbox, both checkouts mounted (the candidate's at /src, the base's at /bas
 interpreter that imports pytest and the guard once, before any checkout is importable:
 
 1. the base's execution runs in a forked child, with its own key (the parent scrubs it from the
-   environment before forking, and never runs code of a checkout);
-2. its report, record, output, exit status and resource use go out of the sandbox as the first line
-   of stdout, before anything of the candidate runs; then every process it left is killed and
-   reaped, and /work, /tmp and /dev/shm are emptied;
-3. the parent runs the candidate's execution itself, exactly as a lone run: its exit status is the
-   sandbox's own and its report and record are collected from /work as before.
+   environment before forking, and has run no code of either checkout);
+2. meanwhile the parent starts the candidate's pytest session up to the point where its checkout
+   would join the import path (the guard's first hook), and waits there for the child;
+3. the child's report, record, output, exit status and resource use go out of the sandbox as the
+   first line of stdout; then every process it left is killed and reaped (the parent is their
+   subreaper), and /work, /tmp and /dev/shm are emptied;
+4. only then does the candidate's checkout join the path, in the parent itself, exactly as in a lone
+   run: its exit status is the sandbox's own and its report and record are collected from /work.
 
 The host reads the base's result only from that first line (so nothing the candidate writes later
 can stand for it), and checks each execution's record against its own key as before. Both stages'
