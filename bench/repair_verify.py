@@ -180,7 +180,8 @@ def direct_run(case: Prepared) -> Callable[[], Sample]:
 def _line(name: str, samples: list[Sample]) -> str:
     xs, cpu = [w for w, _ in samples], [c for _, c in samples]
     return (f"  {name:<7} median {statistics.median(xs) * 1000:.0f} ms (min {min(xs) * 1000:.0f} ms, "
-            f"max {max(xs) * 1000:.0f} ms, {len(xs)} runs); CPU median {statistics.median(cpu) * 1000:.0f} ms")
+            f"max {max(xs) * 1000:.0f} ms, {len(xs)} runs); CPU median {statistics.median(cpu) * 1000:.0f} ms "
+            f"(min {min(cpu) * 1000:.0f} ms, max {max(cpu) * 1000:.0f} ms)")
 
 
 def _ratio(samples: dict[str, list[Sample]], side: str, which: int) -> float:

@@ -192,9 +192,10 @@ class Runner:
         target.chmod(0o444)
 
     def command(self, tests: list[str], harness_files: tuple[str, ...], python: str | None,
-                pythonpath: list[str], plan: Plan | None = None) -> tuple[list[str], list[str]]:
-        """(argv, report files to collect) for running `tests`, with the plan's canary when given."""
-        paths = ":".join([SRC_MOUNT, *[f"{SRC_MOUNT}/{p}" for p in pythonpath]])
+                pythonpath: list[str], plan: Plan | None = None, src: str = SRC_MOUNT) -> tuple[list[str], list[str]]:
+        """(argv, report files to collect) for running `tests` on the checkout mounted at `src`, with
+        the plan's canary when given."""
+        paths = ":".join([src, *[f"{src}/{p}" for p in pythonpath]])
         if self.kind == "pytest":
             assert python is not None
             ini = f"{HARNESS_MOUNT}/pytest.ini" if "pytest.ini" in harness_files else f"{RUNNER_MOUNT}/pytest.ini"
@@ -247,19 +248,19 @@ class Runner:
         }
         return ["/bin/sh", "-c", self.template.format_map(values)], [JUNIT]
 
-    def env(self, python: str | None, pythonpath: list[str]) -> dict[str, str]:
-        folders = [SRC_MOUNT, *[f"{SRC_MOUNT}/{p}" for p in pythonpath]]
+    def env(self, python: str | None, pythonpath: list[str], src: str = SRC_MOUNT) -> dict[str, str]:
+        folders = [src, *[f"{src}/{p}" for p in pythonpath]]
         path = "/usr/local/bin:/usr/bin:/bin"
         if python and "/" in python:
             path = python.rsplit("/", 1)[0] + ":" + path
         if self.kind in PACKAGED:
             # Packages resolve from the project's node_modules only: no NODE_PATH into the checkout.
             return {"PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
-                    "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT, "NO_COLOR": "1", **NODE_THREADS}
+                    "SIGNOFF_CHECKOUT": src, "SIGNOFF_HARNESS": HARNESS_MOUNT, "NO_COLOR": "1", **NODE_THREADS}
         return {
             "PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ":".join(folders), "NODE_PATH": ":".join(folders),
-            "SIGNOFF_CHECKOUT": SRC_MOUNT, "SIGNOFF_HARNESS": HARNESS_MOUNT,
+            "SIGNOFF_CHECKOUT": src, "SIGNOFF_HARNESS": HARNESS_MOUNT,
             "HYPOTHESIS_STORAGE_DIRECTORY": f"{WORKDIR}/.hypothesis", "NO_COLOR": "1",
         }
 

@@ -32,7 +32,7 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import guard, lockfile, paths, pytest_config, testenv
+from signoff.repair import forked, guard, lockfile, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
@@ -679,6 +679,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 notes += [f"import folder {p}/ added: the base revision keeps its packages there (pass "
                           "--pythonpath to choose another)" for p in pythonpath]
             python: str | None = None
+            python_version = ""
             env_mounts: list[Any] = []
             if not preflight:
                 if runner.needs_python:
@@ -692,7 +693,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                                           allow_builds=req.allow_source_builds,
                                                           base_python=python_exe,
                                                           label=", ".join(env_plan.sources) or None)
-                        python, env_mounts = penv.python, list(penv.mounts)
+                        python, env_mounts, python_version = penv.python, list(penv.mounts), penv.python_version
                         runner.write_bytecode(runner_dir, penv.python_version, env_cache(settings) / "bytecode")
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,
                                         "requirements": penv.requirements, "installed": penv.installed}
@@ -778,10 +779,53 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             progress("executions", done=done + len(out), total=total)
                     return out
 
+                def execute_forked(groups: list[tuple[tuple[str, ...], list[str]]],
+                                   done: int) -> list[tuple[tuple[str, ...], Run]] | None:
+                    """Both executions from one interpreter in one sandbox (see repair/forked.py), or
+                    None when the sandbox cannot run them so."""
+                    (base_group, base_tests), (cand_group, cand_tests) = groups
+                    assert python is not None
+                    for group, tests in groups:
+                        for stage in group:
+                            commands[stage] = runner.command(tests, frozen.files, python, pythonpath)[0]
+                    mounts = [sandbox.Mount(trees[cand], SRC_MOUNT), sandbox.Mount(trees[base], forked.BASE_MOUNT),
+                              sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
+                              *env_mounts]
+                    # Fresh canaries and a fresh key for each execution, written before either runs.
+                    base_plan, cand_plan = runner.plan(mounted, base_tests), runner.plan(mounted, cand_tests)
+                    assert base_plan is not None and cand_plan is not None
+                    job = forked.command(runner, base_tests, cand_tests, frozen.files, python, pythonpath,
+                                         base_plan, cand_plan, req.timeout)
+                    progress("executions", done=done, total=done + 2)
+                    try:
+                        ex = sandbox.run(job.argv, mounts, limits=_limits(runner), env=job.env, timeout=job.timeout,
+                                         workdir=WORKDIR, network=False, backend=req.backend, collect=job.collect)
+                        base_ex, cand_ex = forked.split(ex, job.base_command, req.timeout)
+                    except sandbox.SandboxUnavailable as exc:
+                        return [(base_group, Run("sandbox_unavailable", exc.message)),
+                                (cand_group, Run("sandbox_unavailable", exc.message))]
+                    except forked.Unsupported:
+                        return None
+                    cfg = config.text if config else ""
+                    out = [(base_group, _to_run(base_ex, runner, base_tests, req.timeout, base_plan, mounted, cfg)),
+                           (cand_group, _to_run(cand_ex, runner, cand_tests, req.timeout, cand_plan, mounted, cfg))]
+                    progress("executions", done=done + 2, total=done + 2)
+                    return out
+
+                def forkable(groups: list[tuple[tuple[str, ...], list[str]]]) -> bool:
+                    # pidfd_open (Python 3.9) bounds the base's time from inside the sandbox.
+                    return (runner.kind == "pytest" and req.repeat == 1 and workdir == "empty" and cand != base
+                            and len(groups) == 2 and groups[0][0] == ("base",) and python is not None
+                            and tuple(int(x) for x in python_version.split(".")[:2]) >= (3, 9))
+
                 def run_all(done: int) -> list[tuple[tuple[str, ...], Run]]:
-                    jobs = jobs_for(execution_groups(m.tests, req.stages))
-                    progress("executions", done=done, total=done + len(jobs))
-                    results = execute_all(jobs, done, done + len(jobs))
+                    groups = execution_groups(m.tests, req.stages)
+                    results = execute_forked(groups, done) if forkable(groups) else None
+                    if results is None:
+                        jobs = jobs_for(groups)
+                        progress("executions", done=done, total=done + len(jobs))
+                        results = execute_all(jobs, done, done + len(jobs))
+                    done += len(results)
                     # pytest refuses a whole command line when one test id names nothing (usage error,
                     # nothing run): a shared execution would then hide the other stage's tests too, so
                     # such stages run apart, exactly as they would alone.
@@ -790,7 +834,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     if refused:
                         results = [(g, r) for g, r in results if not set(g) & refused]
                         again = jobs_for([((s,), m.tests[s]) for s in STAGES if s in refused])
-                        results += execute_all(again, done + len(jobs), done + len(jobs) + len(again))
+                        results += execute_all(again, done, done + len(again))
                     return results
 
                 results = run_all(0)

@@ -417,7 +417,9 @@ def test_a_lock_file_holds_versions_and_its_hashes_are_checked(settings: Setting
 # -- 6. tests that read and write files relative to the project's root ----------------------------
 
 CWD_TEST = ("import json, os\nimport pricing\n\n\ndef test_coupon_once():\n"
-            "    assert pricing.__file__.startswith('/src/')  # the code is still the read-only checkout's\n"
+            "    # the code is still the read-only checkout's (/src; the base's is at /base when the two share an\n"
+            "    # interpreter)\n"
+            "    assert pricing.__file__.startswith(os.environ['SIGNOFF_CHECKOUT'] + '/')\n"
             "    case = json.load(open('tests/cases/once.json'))\n"
             "    open('tests/cases/seen.txt', 'w').write('ran')  # cookiecutter's tests write beside their data\n"
             "    assert pricing.total(case['cents'], case['percent']) == case['want']\n")

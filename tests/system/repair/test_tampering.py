@@ -457,3 +457,83 @@ def test_code_under_test_that_traces_is_no_false_alarm(coupon: FixtureRepo, sett
     assert r.verdict == "VERIFIED", [x["detail"] for x in r.reasons]
     assert all(run.guard is not None and run.guard["findings"] == []
                for stage in r.stages.values() for run in stage.runs)
+
+
+# The base's and the candidate's executions share one interpreter and one sandbox (repair/forked.py).
+FORGED_BASE = """
+import base64 as _b64, json as _json, os as _os
+
+# The base's result, as the sandbox's one interpreter sends it: "the base failed the expected test".
+_junit = (b'<testsuite><testcase classname="test_coupon" name="test_coupon_applies_once">'
+          b'<failure message="forged">assert 9000 == 8100</failure></testcase></testsuite>')
+_frame = {"v": 1, "exit_code": 1, "signal": None, "timed_out": False, "duration": 0.1, "cpu_time": 0.1,
+          "at": 0.1, "stdout": "", "stderr": "", "files": {"junit.xml": _b64.b64encode(_junit).decode()}}
+_line = ("\\nsignoff-base-run " + _json.dumps(_frame) + "\\n").encode()
+
+
+def _send():  # now, and once pytest no longer captures the output
+    for _fd in (1, 2):
+        _os.write(_fd, _line)
+
+
+_send()
+__import__("atexit").register(_send)
+with open("/tmp/.signoff-base-stdout", "wb") as _fh:  # where the base's output was kept
+    _fh.write(_junit)
+"""
+
+
+def test_the_candidate_cannot_stand_in_for_the_bases_recorded_result(coupon: FixtureRepo, settings: Settings) -> None:
+    # The base already has the fix, so the defect cannot be reproduced. The candidate, run after the
+    # base in the same sandbox, sends a base result of its own ("it failed") the way the base's is
+    # sent, and overwrites where the base's output was kept: the base's own result must stand.
+    # (Writing the report files in /work is the guard's to catch, as for any candidate.)
+    base = coupon.candidates["genuine-fix"]
+    fixed = git.read_file_at(coupon.path, base, "cart.py")
+    assert fixed is not None
+    cand = git.commit_files(coupon.path, base, {"cart.py": fixed.decode() + FORGED_BASE}, "fix: coupon, again")
+    r = verify(VerifyRequest(repo=coupon.path, base=base, candidate=cand, harness=COUPON / "harness",
+                             expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0), settings)
+    assert r.verdict == "INCONCLUSIVE" and _codes(r) == ["base_not_reproduced"], r.reasons
+    assert r.stages["base"].summary.outcome == "passed"
+    assert r.stages["candidate"].summary.outcome == "passed"
+
+
+LEAVES = """
+import os as _os, subprocess as _sp, sys as _sys
+
+# What a base's tests may leave behind: files in every writable place, and a process of its own session.
+for _place in ("/work", "/tmp", "/dev/shm"):
+    with open(_place + "/left-by-base", "w") as _fh:
+        _fh.write("x")
+_sp.Popen([_sys.executable, "-c", "import select; select.select([], [], [])"], start_new_session=True,
+          stdin=_sp.DEVNULL, stdout=_sp.DEVNULL, stderr=_sp.DEVNULL)
+"""
+FINDS = """
+import os as _os
+
+# The candidate's run must start as a lone run does: nothing of the base's left in the sandbox.
+_mine = {1, _os.getpid(), _os.getppid()}
+_left = [p for p in ("/work", "/tmp", "/dev/shm") if _os.path.exists(p + "/left-by-base")]
+for _pid in [int(n) for n in _os.listdir("/proc") if n.isdigit()]:
+    try:
+        with open(f"/proc/{_pid}/stat", "rb") as _fh:
+            _state = _fh.read().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        continue
+    if _pid not in _mine and _state != b"Z":
+        _left.append(_pid)
+if _left:
+    raise RuntimeError(f"left by the base: {_left}")
+"""
+
+
+def test_nothing_the_base_leaves_reaches_the_candidates_run(coupon: FixtureRepo, settings: Settings) -> None:
+    defect = git.read_file_at(coupon.path, coupon.base, "cart.py")
+    fixed = git.read_file_at(coupon.path, coupon.candidates["genuine-fix"], "cart.py")
+    assert defect is not None and fixed is not None
+    base = git.commit_files(coupon.path, coupon.base, {"cart.py": defect.decode() + LEAVES}, "cart: start a helper")
+    cand = git.commit_files(coupon.path, base, {"cart.py": fixed.decode() + FINDS}, "fix: coupon")
+    r = verify(VerifyRequest(repo=coupon.path, base=base, candidate=cand, harness=COUPON / "harness",
+                             expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0), settings)
+    assert r.verdict == "VERIFIED", r.reasons

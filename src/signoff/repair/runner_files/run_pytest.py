@@ -1,4 +1,7 @@
-"""signoff runner: guard, then pytest, then (only after plugins are loaded) the checkout."""
+"""signoff runner: guard, then pytest, then (only after plugins are loaded) the checkout.
+
+`--base-first SPEC` before the paths: the base's execution first, in a forked child of this
+interpreter, its result out on stdout before this process runs the candidate's (see the guard)."""
 import importlib.util
 import os.path
 import sys
@@ -12,6 +15,9 @@ spec.loader.exec_module(guard)  # reads, scrubs and removes the key, installs th
 
 import pytest  # noqa: E402 -- resolved from the prepared environment; the checkout is not on the path
 
-guard.start([p for p in sys.argv[1].split(":") if p])
 sys.modules["signoff_guard"] = guard  # so that its own functions are in the integrity snapshot
+if sys.argv[1] == "--base-first":
+    guard.run_base_first(sys.argv[2])
+    del sys.argv[1:3]
+guard.start([p for p in sys.argv[1].split(":") if p])
 guard.exit_now(guard.finish(pytest.main(sys.argv[2:], plugins=[guard.Plugin()])))

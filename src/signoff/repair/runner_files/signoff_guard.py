@@ -663,6 +663,7 @@ def _checked(check: Callable[..., object], *args: Any) -> None:
 
 
 def finish(status: int) -> int:
+    _finish_base()  # a session that ended before its checkout joined the path
     _checked(_compare)
     _checked(_check_hooks_of_interpreter)
     state["finished"] = True
@@ -686,6 +687,183 @@ def exit_now(status: int) -> None:
         except (OSError, ValueError):  # a closed pipe or stream: nothing more can be written anyway
             pass
     os._exit(int(status))
+
+
+# -- one interpreter for two executions: the base's in a forked child, then the candidate's --------
+#
+# pytest and this guard are imported once (about two thirds of a small run). The base's execution
+# runs in a child forked before any code of a checkout is importable. Meanwhile this process starts
+# the candidate's pytest session up to the point where the checkout would join the import path (the
+# first thing Plugin.pytest_load_initial_conftests does): there it waits for the child, writes the
+# base's report, record, output and exit status as the first line of stdout, out of the sandbox,
+# removes everything the child left (its processes, /work, /tmp, /dev/shm), and only then lets the
+# candidate's checkout join the path, as a lone run would. So no code of the candidate ever runs
+# while the base's result is still inside the sandbox, and the candidate's exit status is the
+# sandbox's own.
+
+BASE_FRAME = "signoff-base-run "
+_OUTPUT_CAP = 128 << 10
+_PR_SET_CHILD_SUBREAPER = 36
+_BASE_OUT, _BASE_ERR = "/tmp/.signoff-base-stdout", "/tmp/.signoff-base-stderr"  # noqa: S108 -- sandbox tmpfs
+
+
+def run_base_first(spec_json: str) -> None:
+    """Start the base's execution (`spec`: paths, pytest arguments, environment, timeout, the report
+    files) in a forked child and return at once; `_finish_base` collects it."""
+    spec = json.loads(spec_json)
+    key = os.environ.get("SIGNOFF_GUARD_KEY_BASE", "").encode()
+    _scrub_environment("SIGNOFF_GUARD_KEY_BASE")
+    os.environ.pop("SIGNOFF_GUARD_KEY_BASE", None)
+    import time
+
+    began = time.monotonic()
+    try:
+        import ctypes
+
+        # Every process the base's tests leave behind comes back to this process (not to the
+        # sandbox's pid 1), so that all of them are stopped before the candidate's code runs.
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+    except (OSError, ImportError, AttributeError) as exc:
+        _send_frame(1, {"v": 1, "unsupported": f"cannot collect the base's processes: {exc}"})
+        os._exit(70)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid == 0:
+        # The child never returns: exit_now ends it, or (another thread still running, or anything
+        # raised) the exception ends the bootstrap, and so the process, as it ends a lone run.
+        global _KEY
+        _KEY = key
+        for fd, path in ((1, _BASE_OUT), (2, _BASE_ERR)):
+            f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(f, fd)
+            os.close(f)
+        os.environ.update(spec["env"])
+        sys.argv[1:] = [":".join(spec["paths"]), *spec["args"]]
+        start(spec["paths"])
+        exit_now(finish(pytest.main(spec["args"], plugins=[Plugin()])))
+        raise SystemExit(70)  # not reached: exit_now ends the process or raises
+    key = b""
+    # pytest captures the descriptor 1 during its session: the frame goes to the sandbox's own stdout.
+    state["base"] = {"pid": pid, "spec": spec, "began": began, "stdout": os.dup(1), "libc": libc}
+
+
+def _finish_base() -> None:
+    """Wait for the base's child, send its result, and remove everything it left (once; nothing
+    when there is no base's execution in this process)."""
+    base = state.pop("base", None)
+    if base is None:
+        return
+    import time
+
+    spec, began = base["spec"], base["began"]
+    status, timed_out, usage = _wait_child(base["pid"], float(spec["timeout"]))
+    frame: dict[str, Any] = {"v": 1, "timed_out": timed_out, "duration": time.monotonic() - began,
+                             "exit_code": None, "signal": None, "files": {},
+                             "cpu_time": usage.ru_utime + usage.ru_stime if usage else 0.0,
+                             "peak_memory_bytes": usage.ru_maxrss * 1024 if usage else None}
+    if status is not None:
+        if os.WIFSIGNALED(status):
+            frame["signal"] = os.WTERMSIG(status)
+        else:
+            frame["exit_code"] = os.waitstatus_to_exitcode(status)
+    _stop_descendants()
+    for name, path in (("stdout", _BASE_OUT), ("stderr", _BASE_ERR)):
+        data = _read(path, _OUTPUT_CAP + 1) or b""
+        frame[name] = data[:_OUTPUT_CAP].decode(errors="replace")
+        frame[f"{name}_truncated"] = len(data) > _OUTPUT_CAP
+    import base64
+
+    for name in spec["collect"]:
+        report = _read(_WORK + name, 16 << 20)
+        if report is not None:
+            frame["files"][name] = base64.b64encode(report).decode()
+    frame["at"] = time.monotonic() - began
+    _send_frame(base["stdout"], frame)
+    os.close(base["stdout"])
+    for folder in (_WORK, "/tmp/", "/dev/shm/"):  # noqa: S108 -- the sandbox's own tmpfs
+        _empty(folder)
+    base["libc"].prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def _send_frame(fd: int, frame: dict[str, Any]) -> None:
+    # Straight to the descriptor, whole, before anything else can write there.
+    data = (BASE_FRAME + _dumps(frame, sort_keys=True) + "\n").encode()
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _wait_child(pid: int, timeout: float) -> tuple[int | None, bool, Any]:
+    """(wait status, whether it was stopped for taking longer than `timeout`, its resource usage)."""
+    import select
+
+    timed_out = False
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        os.close(fd)
+        if not ready:
+            timed_out = True
+            os.kill(pid, 9)
+    _pid, status, usage = os.wait4(pid, 0)
+    return (None if timed_out else status), timed_out, usage
+
+
+def _stop_descendants() -> None:
+    """Kill and reap every process left under this one (this process is their subreaper)."""
+    me = str(os.getpid())
+    for _ in range(1000):
+        children = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                stat = _read(f"/proc/{name}/stat", 4096) or b""
+                fields = stat.rsplit(b")", 1)[-1].split()
+                if len(fields) > 1 and fields[1].decode() == me:
+                    children.append(int(name))
+        if not children:
+            return
+        for child in children:
+            try:
+                os.kill(child, 9)
+            except ProcessLookupError:
+                pass
+        for child in children:
+            try:
+                os.waitpid(child, 0)
+            except ChildProcessError:
+                pass
+
+
+def _read(path: str, limit: int) -> bytes | None:
+    try:
+        with _open(path, "rb") as fh:
+            data: bytes = fh.read(limit)
+            return data
+    except OSError:
+        return None
+
+
+def _empty(folder: str) -> None:
+    import shutil
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = folder + name
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
 
 def _case(nodeid: str) -> dict[str, Any]:
@@ -836,6 +1014,7 @@ class Plugin:
         # after the standard library (which it must never shadow), before the environment's
         # packages (an installed release of the project under test must never be what the tests
         # import instead of the candidate). pytest and its plugins are already imported.
+        _finish_base()  # before anything of the checkout can be imported
         root = getattr(early_config, "rootpath", None) or early_config.rootdir  # type: ignore[attr-defined]  # <6.1
         _PLACES["harness"] = str(root).rstrip("/") + "/"
         xml = getattr(early_config.known_args_namespace, "xmlpath", None)
