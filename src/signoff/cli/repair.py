@@ -97,6 +97,10 @@ def verify_cmd(
                                          "project's root.")] = "auto",
     runner: Annotated[str, typer.Option("--runner", help='pytest, node, or "CMD {tests} {junit}".')] = "pytest",
     repeat: Annotated[int, typer.Option("--repeat", help="Run each execution N times; disagreement is flaky.")] = 1,
+    executions: Annotated[str, typer.Option("--executions", help="auto (default: shared, unless more than a core "
+                                            "and a half are idle), shared: one interpreter runs the base, then "
+                                            "the candidate (one pytest start fewer), or apart: two sandboxes at "
+                                            "once.")] = "auto",
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one execution may take.")] = 120.0,
     approved_digest: Annotated[str | None, typer.Option("--approved-digest", help="Harness digest a person "
                                                         "approved; any other digest is INCONCLUSIVE.")] = None,
@@ -136,8 +140,8 @@ def verify_cmd(
             requirements=list(requirements or []), runner=runner, project_deps=project_deps,
             extras=[e.strip() for x in (extras or []) for e in x.split(",") if e.strip()], pytest=pytest_pin,
             lock=lock, workdir=workdir, python=python, allow_source_builds=allow_source_builds, repeat=repeat,
-            timeout=timeout, approved_digest=approved_digest, redact_paths=redact_paths, evidence_path=evidence,
-            bundle=bundle,
+            executions=executions, timeout=timeout, approved_digest=approved_digest, redact_paths=redact_paths,
+            evidence_path=evidence, bundle=bundle,
         ), settings(), progress)
     posted = None
     if client is not None and github is not None:

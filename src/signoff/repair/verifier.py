@@ -86,6 +86,10 @@ class VerifyRequest:
     # the checkout and the harness
     workdir: str = "auto"
     runner: str = "pytest"
+    # "auto": under pytest, "shared" unless this machine has more than a core and a half idle, where
+    # "apart" finishes sooner; "shared": one interpreter in one sandbox runs the base, then the
+    # candidate (repair/forked.py: one pytest start fewer); "apart": two sandboxes at once
+    executions: str = "auto"
     repeat: int = 1
     timeout: float = 120.0
     approved_digest: str | None = None  # the harness digest a person approved; any other is refused
@@ -167,7 +171,26 @@ def env_cache(settings: Settings) -> Path:
     return Path(named) if named else settings.home / "repair" / "envs"
 
 
+EXECUTIONS = ("auto", "shared", "apart")
+
+
+def _shares_interpreter(choice: str) -> bool:
+    """Whether base and candidate take turns in one interpreter (`--executions`). Apart, each takes
+    a core of its own: that finishes sooner only where two are free; on a busy machine the shared
+    interpreter costs it one pytest start less (docs/repair.md, Speed)."""
+    if choice != "auto":
+        return choice == "shared"
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return cpus - os.getloadavg()[0] < 1.5
+
+
 def _validate(req: VerifyRequest) -> None:
+    if req.executions not in EXECUTIONS:
+        raise UsageError(f"--executions must be one of {', '.join(EXECUTIONS)}, got {req.executions!r}",
+                         "pass auto (the default), shared or apart")
     if not isinstance(req.repeat, int) or not 1 <= req.repeat <= MAX_REPEAT:
         raise UsageError(f"--repeat must be 1 to {MAX_REPEAT}, got {req.repeat}", "pass a small repeat count")
     if not 0 < req.timeout <= 3600:
@@ -556,7 +579,8 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                    "changed": policy.changed, "tamper": policy.tamper, "signals": policy.signals},
         "preflight": measured.preflight,
         "stages": {s: stages[s].evidence_json() for s in STAGES},
-        "settings": {"repeat": req.repeat, "timeout": req.timeout, "pythonpath": list(req.pythonpath),
+        "settings": {"repeat": req.repeat, "executions": req.executions, "timeout": req.timeout,
+                     "pythonpath": list(req.pythonpath),
                      "requirements": req.requirements, "approved_digest": req.approved_digest,
                      "project_deps": req.project_deps, "extras": list(req.extras), "pytest": req.pytest,
                      "lock": req.lock, "workdir": executed.workdir,
@@ -816,7 +840,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     # pidfd_open (Python 3.9) bounds the base's time from inside the sandbox.
                     return (runner.kind == "pytest" and req.repeat == 1 and workdir == "empty" and cand != base
                             and len(groups) == 2 and groups[0][0] == ("base",) and python is not None
-                            and tuple(int(x) for x in python_version.split(".")[:2]) >= (3, 9))
+                            and tuple(int(x) for x in python_version.split(".")[:2]) >= (3, 9)
+                            and _shares_interpreter(req.executions))
 
                 def run_all(done: int) -> list[tuple[tuple[str, ...], Run]]:
                     groups = execution_groups(m.tests, req.stages)

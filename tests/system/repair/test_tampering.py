@@ -493,7 +493,8 @@ def test_the_candidate_cannot_stand_in_for_the_bases_recorded_result(coupon: Fix
     assert fixed is not None
     cand = git.commit_files(coupon.path, base, {"cart.py": fixed.decode() + FORGED_BASE}, "fix: coupon, again")
     r = verify(VerifyRequest(repo=coupon.path, base=base, candidate=cand, harness=COUPON / "harness",
-                             expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0), settings)
+                             expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0,
+                             executions="shared"), settings)
     assert r.verdict == "INCONCLUSIVE" and _codes(r) == ["base_not_reproduced"], r.reasons
     assert r.stages["base"].summary.outcome == "passed"
     assert r.stages["candidate"].summary.outcome == "passed"
@@ -502,6 +503,9 @@ def test_the_candidate_cannot_stand_in_for_the_bases_recorded_result(coupon: Fix
 LEAVES = """
 import os as _os, subprocess as _sp, sys as _sys
 
+# The base runs in the candidate's sandbox (--executions shared), from its own mount.
+if _os.environ.get("SIGNOFF_CHECKOUT") != "/base":
+    raise RuntimeError("the base did not share the candidate's sandbox")
 # What a base's tests may leave behind: files in every writable place, and a process of its own session.
 for _place in ("/work", "/tmp", "/dev/shm"):
     with open(_place + "/left-by-base", "w") as _fh:
@@ -535,5 +539,6 @@ def test_nothing_the_base_leaves_reaches_the_candidates_run(coupon: FixtureRepo,
     base = git.commit_files(coupon.path, coupon.base, {"cart.py": defect.decode() + LEAVES}, "cart: start a helper")
     cand = git.commit_files(coupon.path, base, {"cart.py": fixed.decode() + FINDS}, "fix: coupon")
     r = verify(VerifyRequest(repo=coupon.path, base=base, candidate=cand, harness=COUPON / "harness",
-                             expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0), settings)
+                             expect=EXPECT, regression=list(NEIGHBOURS), timeout=60.0,
+                             executions="shared"), settings)
     assert r.verdict == "VERIFIED", r.reasons

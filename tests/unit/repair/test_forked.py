@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from signoff.repair import forked
+from signoff.kernel.errors import UsageError
+from signoff.repair import forked, verifier
 from signoff.sandbox.model import Execution
 
 BASE_COMMAND = ["python", "-I", "-B", "/runner/run_pytest.py", "/base", "/harness/t.py::fix"]
@@ -56,3 +58,20 @@ def test_a_sandbox_that_cannot_fork_so_says_it_and_the_executions_run_apart() ->
     with pytest.raises(forked.Unsupported, match="subreaper"):
         forked.split(_execution(forked.BASE_FRAME + json.dumps({"v": 1, "unsupported": "no subreaper"}) + "\n"),
                      BASE_COMMAND, 60.0)
+
+
+@pytest.mark.parametrize(("cpus", "load", "shared"), [(2, 0.2, False), (2, 0.6, True), (8, 6.0, False),
+                                                      (8, 6.7, True), (1, 0.0, True)])
+def test_auto_shares_one_interpreter_unless_more_than_a_core_and_a_half_are_idle(
+        monkeypatch: pytest.MonkeyPatch, cpus: int, load: float, shared: bool) -> None:
+    monkeypatch.setattr(verifier.os, "sched_getaffinity", lambda _pid: set(range(cpus)))
+    monkeypatch.setattr(verifier.os, "getloadavg", lambda: (load, load, load))
+    assert verifier._shares_interpreter("auto") is shared
+    assert verifier._shares_interpreter("shared") and not verifier._shares_interpreter("apart")
+
+
+def test_an_unknown_executions_choice_is_refused_with_the_choices() -> None:
+    req = verifier.VerifyRequest(repo=Path("."), base="a", candidate="b", harness=Path("h"), expect="t",
+                                 executions="fast")
+    with pytest.raises(UsageError, match="auto, shared, apart"):
+        verifier._validate(req)
