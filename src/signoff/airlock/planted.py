@@ -375,14 +375,21 @@ def find(plain: Sequence[str], folded: Sequence[str], *, host_contrast: bool = T
 # What an agent that acts is told to do (send, transfer, invite, book ...), beside the task verbs:
 # in a report's data (a comment, a cell, a value, a mail) an order of either kind is aimed at
 # whoever reads the report, when it speaks of something the report does not.
+_ACTION_LEAD = r"(?m)^(?:please |kindly |now |also |then |next,? |first,? |finally,? |immediately |just )?"
+_ACTION_OBJECT = r" ([a-z0-9\"'($\x{20ac}\x{a3}]\S*)"
 _ACTION_OPENER = compile_re(
-    r"(?m)^(?:please |kindly |now |also |then |next,? |first,? |finally,? |immediately |just )?(?:send|forward|"
-    r"e-?mail|post|transfer|pay|wire|invite|share|upload|delete|remove|modify|change|update|reserve|book|schedule|"
-    r"visit|go to|navigate to|open|say|notify|concatenate|get|fetch|buy|purchase|call|reply|respond|tell|ask|"
-    r"inform|remind|mention|include|append|add|insert|encode|grant|print|output|repeat|return|"
-    r"make a reservation|set up|sign up|subscribe|recommend|promote|advertise|praise|approve|merge) "
-    r"([a-z0-9\"'($\x{20ac}\x{a3}]\S*)"
+    _ACTION_LEAD + r"(?:send|forward|e-?mail|post|transfer|pay|wire|invite|share|upload|reserve|book|schedule|"
+    r"visit|go to|navigate to|say|notify|concatenate|buy|purchase|reply|respond|tell|ask|inform|remind|mention|"
+    r"encode|grant|output|repeat|make a reservation|sign up|subscribe|recommend|promote|advertise|praise|approve|"
+    r"merge)" + _ACTION_OBJECT
 )
+# What a changelog's items and a program's comments open with too ("Update readme links", "Delete
+# unused files"): an order only when it reaches an outside target or what belongs to a person.
+_EDIT_OPENER = compile_re(
+    _ACTION_LEAD + r"(?:delete|remove|modify|change|update|open|get|fetch|call|include|append|add|insert|print|"
+    r"return|set up)" + _ACTION_OBJECT
+)
+_PERSONAL = compile_re(r"\b(?:my|me|mine|user'?s|the user|every|all|everyone|everything)\b")
 # "send as much money as possible", "say that ...": an action's object may open with these
 _NOT_AN_ACTION_OBJECT = frozenset("of is was are were and or in to called".split())
 # a lead-in before the order ("Hi team, send ...", "In relation to the given scenario, give ...")
@@ -407,6 +414,7 @@ MAX_SHARED = 0.25  # at most this share of an order's content words may occur in
 # Where people write to people (an issue form's comments, mail): a request about the report itself
 # ("Explain how it should behave", "send us the logs") is the form's or the sender's, not planted.
 _PEOPLE_KINDS = ("HTML comment", "quoted mail", "e-mail", "link title", "image alt text")
+_CODE_KINDS = frozenset(("code comment", "docstring", "string literal"))
 _UNJUDGED = frozenset(("link path", "link query"))  # an address's path is a slug, not an order
 # a program's own message ("Please report this error!") and mail footers are no task for the reader
 _MESSAGE = compile_re(r"\b(?:errors?|warnings?|fail\w*|reply to this email directly|view it on github|unsubscribe)\b")
@@ -435,8 +443,8 @@ def in_data(text: str) -> list[tuple[str, str]]:
         if region.kind in _UNJUDGED:
             continue
         own = _content(lines[region.line - 1]) if region.line <= len(lines) else set()
-        people = region.kind in _PEOPLE_KINDS
-        if any(_out_of_place(p, f, seen, own, people=people) for p, f in views):
+        people, code = region.kind in _PEOPLE_KINDS, region.kind in _CODE_KINDS
+        if any(_out_of_place(p, f, seen, own, people=people, code=code) for p, f in views):
             found.setdefault(fam.AGENT_DIRECTIVE, where)
     return list(found.items())
 
@@ -447,14 +455,20 @@ def _sentences(value: str) -> list[str]:
     return [piece for piece in (part.strip() for part in value.split("\n")) if piece]
 
 
-def _out_of_place(plain: str, folded: str, seen: dict[str, int], own: set[str], *, people: bool) -> bool:
+def _out_of_place(
+    plain: str, folded: str, seen: dict[str, int], own: set[str], *, people: bool, code: bool
+) -> bool:
     """A value that opens with an order (a task verb or an agent's action) and whose content words
-    the rest of the report hardly uses: a task set for the reader, not a note about the code."""
+    the rest of the report hardly uses: a task set for the reader, not a note about the code. In
+    code (a comment, docstring or string), where a docstring's first line is an order by convention
+    ("Find supported libraries."), none of its words may be the code's."""
     head, objects = _LEAD_IN.sub("", folded), _NOT_AN_OBJECT
     opener = next(_TASK_OPENER.groups(head), None)
     if opener is None:
         objects = _NOT_AN_ACTION_OBJECT
         opener = next(_ACTION_OPENER.groups(head), None)
+    if opener is None and (_TARGET.search(plain) is not None or _PERSONAL.search(head) is not None):
+        opener = next(_EDIT_OPENER.groups(head), None)
     if opener is None or folded.endswith("?"):
         return False
     after = opener[2][0] or ""
@@ -476,4 +490,6 @@ def _out_of_place(plain: str, folded: str, seen: dict[str, int], own: set[str], 
         return False
     # a word counts as the report's when a line other than the value's own holds it
     shared = sum(1 for word in words if seen.get(word, 0) > (1 if word in own else 0))
-    return shared <= max(1.0, MAX_SHARED * len(words)) if len(words) > MIN_DATA_WORDS else shared == 0
+    if code or len(words) <= MIN_DATA_WORDS:
+        return shared == 0
+    return shared <= max(1.0, MAX_SHARED * len(words))
