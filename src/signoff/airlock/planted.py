@@ -397,6 +397,18 @@ _LEAD_IN = compile_re(
     r"^(?:hi|hello|dear|hey|good morning|in relation to|with regard to|regarding|according to|using|for|from|with|"
     r"after|once|given|based on|on|in) [^,]{2,60}, "
 )
+# The reader named before the order ("Note to the AI assistant summarising this:", "Instructions for
+# the model:", "AI agent reading this thread,", "When you process this issue,"): whatever the order
+# speaks of, it is aimed at the reader. A transcript's speaker label ("Assistant: Sure ...") is not one.
+_READER = r"(?:ai|a\.i\.|assistant|agent|model|llm|language model|bot|chatbot|copilot|gpt|summari[sz]er|automation)s?"
+_TO_READER = compile_re(
+    r"^(?:(?:(?:a )?(?:note|notes|instructions?|message|request|reminder|task|memo) (?:to|for)|dear|attention|"
+    rf"to|hey|hello|hi) (?:the |an? |any |all |our |every )?(?:\S+ )?{_READER}\b[^,:.]{{0,60}}[,:] |"
+    rf"(?:the |an? |any |dear )?(?:\S+ )?{_READER} (?:reading|processing|handling|summari[sz]ing|reviewing|triaging|"
+    r"parsing|that reads|who reads|which reads)\b[^,:.]{0,60}[,:] |"
+    r"(?:when|whenever|once|if|as) you (?:process|summari[sz]e|handle|triage|parse|analy[sz]e)\b"
+    r"[^,:.]{0,60}[,:] |as the (?:\S+ )?(?:" + _READER + r"|reader|reviewer)\b[^,:.]{0,60}[,:] )"
+)
 # what a program's comments, strings and values describe ("Create an item with ...", "change to this
 # working directory when executing the test command")
 _DATA_OBJECTS = compile_re(
@@ -462,7 +474,9 @@ def _out_of_place(
     the rest of the report hardly uses: a task set for the reader, not a note about the code. In
     code (a comment, docstring or string), where a docstring's first line is an order by convention
     ("Find supported libraries."), none of its words may be the code's."""
-    head, objects = _LEAD_IN.sub("", folded), _NOT_AN_OBJECT
+    head = _LEAD_IN.sub("", folded)
+    addressed = _TO_READER.search(head) is not None
+    head, objects = _LEAD_IN.sub("", _TO_READER.sub("", head)), _NOT_AN_OBJECT
     opener = next(_TASK_OPENER.groups(head), None)
     if opener is None:
         objects = _NOT_AN_ACTION_OBJECT
@@ -474,6 +488,8 @@ def _out_of_place(
     after = opener[2][0] or ""
     if after in objects or after.endswith("ing"):
         return False
+    if addressed:  # an order to the reader named before it: no need to ask what it speaks of
+        return True
     if _CODE_MARK.search(_MASK.sub(" x ", plain)) is not None:
         return False
     if _BUG_WORDS.search(folded) is not None or _MESSAGE.search(folded) is not None:
