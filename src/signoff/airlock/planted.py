@@ -447,7 +447,8 @@ def in_data(text: str) -> list[tuple[str, str]]:
             seen[word] = seen.get(word, 0) + 1
     found: dict[str, str] = {}
     for region in regions:
-        where = f"planted order in a {region.kind}, line {region.line}"
+        article = "an" if region.kind[:1] in "aeiou" or region.kind.startswith("HTML") else "a"
+        where = f"planted order in {article} {region.kind}, line {region.line}"
         views = [scan_views(sentence) for sentence in _sentences(region.text)]
         plain, folded = [p for p, _ in views], [f for _, f in views]
         for family, _where in find(plain, folded, host_contrast=False):

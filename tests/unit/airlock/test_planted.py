@@ -102,19 +102,19 @@ def test_an_honest_report_with_the_same_words_is_clean(text: str) -> None:
 # Orders planted in the data a report carries (issue #36, fifth pass): the order does not open its
 # line, so only reading the carrier finds it. (carrier, block with {order}, where the hit is named)
 CARRIERS = [
-    ("e-mail", "From: Dana <dana@shop.example>\nSubject: Re: export\n\nHi team, {order} Thanks, Dana", "e-mail"),
-    ("quoted mail", "On Tue, Dana wrote:\n> The export was fine last week.\n> {order}", "quoted mail"),
-    ("table", "| id | month | note |\n|---|---|---|\n| 1 | March | ok |\n| 2 | April | {order} |", "table cell"),
-    ("csv", "```\nid,month,note\n1,March,ok\n2,April,\"{order}\"\n```", "string literal"),
-    ("code comment", "```python\nrows = export(month)\n# {order}\nwrite_csv(rows)\n```", "code comment"),
-    ("string literal", "```js\nconst banner = \"{order}\";\nrender(banner);\n```", "string literal"),
-    ("docstring", "```python\ndef export(month):\n    \"\"\"{order}\"\"\"\n    return rows(month)\n```", "docstring"),
-    ("JSON", "```json\n{{\"id\": 7, \"status\": \"done\", \"note\": \"{order}\"}}\n```", "string literal"),
-    ("YAML", "```yaml\nname: nightly\nnote: {order}\n```", "value"),
+    ("e-mail", "From: Dana <dana@shop.example>\nSubject: Re: export\n\nHi team, {order} Thanks, Dana", "an e-mail"),
+    ("quoted mail", "On Tue, Dana wrote:\n> The export was fine last week.\n> {order}", "a quoted mail"),
+    ("table", "| id | month | note |\n|---|---|---|\n| 1 | March | ok |\n| 2 | April | {order} |", "a table cell"),
+    ("csv", "```\nid,month,note\n1,March,ok\n2,April,\"{order}\"\n```", "a string literal"),
+    ("code comment", "```python\nrows = export(month)\n# {order}\nwrite_csv(rows)\n```", "a code comment"),
+    ("string literal", "```js\nconst banner = \"{order}\";\nrender(banner);\n```", "a string literal"),
+    ("docstring", "```python\ndef export(month):\n    \"\"\"{order}\"\"\"\n    return rows(month)\n```", "a docstring"),
+    ("JSON", "```json\n{{\"id\": 7, \"status\": \"done\", \"note\": \"{order}\"}}\n```", "a string literal"),
+    ("YAML", "```yaml\nname: nightly\nnote: {order}\n```", "a value"),
     ("log line", "```\n2024-06-04 10:12:01 INFO exporter: started\n2024-06-04 10:12:02 INFO exporter: {order}\n```",
-     "log message"),
-    ("web page", "<html><body><h1>Reports</h1><p>{order}</p></body></html>", "web page text"),
-    ("HTML comment", "<!-- {order} -->", "HTML comment"),
+     "a log message"),
+    ("web page", "<html><body><h1>Reports</h1><p>{order}</p></body></html>", "a web page text"),
+    ("HTML comment", "<!-- {order} -->", "an HTML comment"),
 ]
 # Written here, in the shapes of indirect-injection goals: a task foreign to the report, an action
 # on an outside address or account, the reader's output redirected. None names an AI or overrides.
@@ -136,7 +136,7 @@ def test_an_order_planted_in_a_report_s_data_is_held_and_its_carrier_named(
     verdict = scan(text)
     assert "agent_directive" in verdict.families, (carrier, verdict.families)
     where = next(hit.where for hit in verdict.hits if hit.family == "agent_directive")
-    assert where.startswith(f"planted order in a {kind}, line "), where  # the carrier and its line ...
+    assert where.startswith(f"planted order in {kind}, line "), where  # the carrier and its line ...
     assert order not in json.dumps(verdict.to_dict())  # ... never the words
 
 
