@@ -34,7 +34,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from signoff.airlock import families as fam
+from signoff.airlock import structure
 from signoff.airlock._re import Pattern, alternation, compile_re
+from signoff.airlock.normalise import scan_views
 
 # --- dictated output ------------------------------------------------------------------------------
 
@@ -261,7 +263,7 @@ _NOT_AN_OBJECT = frozenset("of is was are were and or as in has had that".split(
 # What a report asks of its reader itself ("describe the bug", "provide logs"): not a planted task.
 _REPORT_WORDS = compile_re(
     r"\b(?:bug|bugs|issue|issues|error|errors|crash\w*|exception|stack ?trace|traceback|log|logs|repro\w*|"
-    r"steps|version|versions|expect\w*|actual|behaviou?r|happen\w*|changelog|feature\w*|use cases?|contribut\w*|"
+    r"steps|version|versions|expect\w*|actual|behav\w*|happen\w*|changelog|feature\w*|use cases?|contribut\w*|"
     r"screenshot|environment|browser|os|test|tests|fix|"
     r"patch|pr|pull request|commit|build|install\w*|config\w*|setting|settings|code|problem|workaround|"
     r"regression|output of|command|terminal|console|package|module|dependency|release|docs|documentation|"
@@ -319,7 +321,7 @@ def _maintainer_asks(plain: str, folded: str) -> bool:
     return _REPORT_WORDS.search(folded) is not None and _LINKISH.search(plain) is None
 
 
-def find(plain: Sequence[str], folded: Sequence[str]) -> list[tuple[str, str]]:
+def find(plain: Sequence[str], folded: Sequence[str], *, host_contrast: bool = True) -> list[tuple[str, str]]:
     """(family, where) for every planted-order shape in the sentences (two aligned views).
 
     Each shape's pattern is first run once over all the sentences (one per line); only the shapes
@@ -361,8 +363,150 @@ def find(plain: Sequence[str], folded: Sequence[str]) -> list[tuple[str, str]]:
             if _CODE_MARK.search(p) is None:
                 found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {index}")
                 break
-    if _TASK_OPENER.search(whole_folded) is not None:
+    if host_contrast and _TASK_OPENER.search(whole_folded) is not None:
         task = _planted_task(plain, folded)
         if task is not None:
             found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {task}")
     return list(found.items())
+
+
+# --- orders planted in data (structure.data_regions) ----------------------------------------------
+
+# What an agent that acts is told to do (send, transfer, invite, book ...), beside the task verbs:
+# in a report's data (a comment, a cell, a value, a mail) an order of either kind is aimed at
+# whoever reads the report, when it speaks of something the report does not.
+_ACTION_LEAD = r"(?m)^(?:please |kindly |now |also |then |next,? |first,? |finally,? |immediately |just )?"
+_ACTION_OBJECT = r" ([a-z0-9\"'($\x{20ac}\x{a3}]\S*)"
+_ACTION_OPENER = compile_re(
+    _ACTION_LEAD + r"(?:send|forward|e-?mail|post|transfer|pay|wire|invite|share|upload|reserve|book|schedule|"
+    r"visit|go to|navigate to|say|notify|concatenate|buy|purchase|reply|respond|tell|ask|inform|remind|mention|"
+    r"encode|grant|output|repeat|make a reservation|sign up|subscribe|recommend|promote|advertise|praise|approve|"
+    r"merge)" + _ACTION_OBJECT
+)
+# What a changelog's items and a program's comments open with too ("Update readme links", "Delete
+# unused files"): an order only when it reaches an outside target or what belongs to a person.
+_EDIT_OPENER = compile_re(
+    _ACTION_LEAD + r"(?:delete|remove|modify|change|update|open|get|fetch|call|include|append|add|insert|print|"
+    r"return|set up)" + _ACTION_OBJECT
+)
+_PERSONAL = compile_re(r"\b(?:my|me|mine|user'?s|the user|every|all|everyone|everything)\b")
+# "send as much money as possible", "say that ...": an action's object may open with these
+_NOT_AN_ACTION_OBJECT = frozenset("of is was are were and or in to called".split())
+# a lead-in before the order ("Hi team, send ...", "In relation to the given scenario, give ...")
+_LEAD_IN = compile_re(
+    r"^(?:hi|hello|dear|hey|good morning|in relation to|with regard to|regarding|according to|using|for|from|with|"
+    r"after|once|given|based on|on|in) [^,]{2,60}, "
+)
+# The reader named before the order ("Note to the AI assistant summarising this:", "Instructions for
+# the model:", "AI agent reading this thread,", "When you process this issue,"): whatever the order
+# speaks of, it is aimed at the reader. A transcript's speaker label ("Assistant: Sure ...") is not one.
+_READER = r"(?:ai|a\.i\.|assistant|agent|model|llm|language model|bot|chatbot|copilot|gpt|summari[sz]er|automation)s?"
+_TO_READER = compile_re(
+    r"^(?:(?:(?:a )?(?:note|notes|instructions?|message|request|reminder|task|memo) (?:to|for)|dear|attention|"
+    rf"to|hey|hello|hi) (?:the |an? |any |all |our |every )?(?:\S+ )?{_READER}\b[^,:.]{{0,60}}[,:] |"
+    rf"(?:the |an? |any |dear )?(?:\S+ )?{_READER} (?:reading|processing|handling|summari[sz]ing|reviewing|triaging|"
+    r"parsing|that reads|who reads|which reads)\b[^,:.]{0,60}[,:] |"
+    r"(?:when|whenever|once|if|as) you (?:process|summari[sz]e|handle|triage|parse|analy[sz]e)\b"
+    r"[^,:.]{0,60}[,:] |as the (?:\S+ )?(?:" + _READER + r"|reader|reviewer)\b[^,:.]{0,60}[,:] )"
+)
+# what a program's comments, strings and values describe ("Create an item with ...", "change to this
+# working directory when executing the test command")
+_DATA_OBJECTS = compile_re(
+    r"\b(?:items?|files?|folders?|director(?:y|ies)|pages?|buttons?|fields?|forms?|windows?|tabs?|menus?|dialogs?|"
+    r"screens?|columns?|rows?|records?|server|requests?|responses?|endpoints?|api|tests?|commands?|options?|"
+    r"settings?|config\w*|branch\w*|repo\w*|plugins?|extensions?|widgets?|checkbox\w*|packages?|modules?|"
+    r"functions?|methods?|class\w*|objects?|values?|variables?|arguments?|parameters?|instances?|fixtures?)\b"
+)
+# an outside target: an address, a site, an account number, an amount of money
+_TARGET = compile_re(r"https?://|www\.|\S+@\S+\.\w+|\b[a-z]{2}[0-9]{2}[0-9a-z]{10,30}\b|[$\x{20ac}\x{a3}][0-9]")
+_CAMEL = compile_re(r"([a-z])([A-Z])")
+_MASK = compile_re(r"[$\x{20ac}\x{a3}][0-9][0-9,.]*|https?://\S+|www\.\S+|\w+_\w+|\S+@\S+\.\w+|\"[^\"]*\"|'[^']*'|\b[a-z]{2}[0-9]{2}[0-9a-z]{10,30}\b")
+MIN_DATA_WORDS = 3  # content words of an order in data besides its verb ("Create pull request" is a step's name)
+MAX_SHARED = 0.25  # at most this share of an order's content words may occur in the rest of the report
+# Where people write to people (an issue form's comments, mail): a request about the report itself
+# ("Explain how it should behave", "send us the logs") is the form's or the sender's, not planted.
+_PEOPLE_KINDS = ("HTML comment", "quoted mail", "e-mail", "link title", "image alt text")
+_CODE_KINDS = frozenset(("code comment", "docstring", "string literal"))
+_UNJUDGED = frozenset(("link path", "link query"))  # an address's path is a slug, not an order
+# a program's own message ("Please report this error!") and mail footers are no task for the reader
+_MESSAGE = compile_re(r"\b(?:errors?|warnings?|fail\w*|reply to this email directly|view it on github|unsubscribe)\b")
+
+
+def in_data(text: str) -> list[tuple[str, str]]:
+    """(family, where) for every order found in the data a report carries (`structure.data_regions`):
+    the shapes `find` reads, on the value with its carrier's syntax stripped, and an order (a task
+    or an agent's action) that opens a value and speaks of what the rest of the report does not."""
+    regions = structure.data_regions(text)
+    if not regions:
+        return []
+    # the report's words: code's names split ("create_cookie", "createCookie" speak of cookies)
+    lines = _CAMEL.sub(r"\1 \2", text).casefold().split("\n")
+    seen: dict[str, int] = {}
+    for words in (_content(line) for line in lines):
+        for word in words:
+            seen[word] = seen.get(word, 0) + 1
+    found: dict[str, str] = {}
+    for region in regions:
+        article = "an" if region.kind[:1] in "aeiou" or region.kind.startswith("HTML") else "a"
+        where = f"planted order in {article} {region.kind}, line {region.line}"
+        views = [scan_views(sentence) for sentence in _sentences(region.text)]
+        plain, folded = [p for p, _ in views], [f for _, f in views]
+        for family, _where in find(plain, folded, host_contrast=False):
+            found.setdefault(family, where)
+        if region.kind in _UNJUDGED:
+            continue
+        own = _content(lines[region.line - 1]) if region.line <= len(lines) else set()
+        people, code = region.kind in _PEOPLE_KINDS, region.kind in _CODE_KINDS
+        if any(_out_of_place(p, f, seen, own, people=people, code=code) for p, f in views):
+            found.setdefault(fam.AGENT_DIRECTIVE, where)
+    return list(found.items())
+
+
+def _sentences(value: str) -> list[str]:
+    for mark in ".!?;":
+        value = value.replace(mark + " ", mark + "\n")
+    return [piece for piece in (part.strip() for part in value.split("\n")) if piece]
+
+
+def _out_of_place(
+    plain: str, folded: str, seen: dict[str, int], own: set[str], *, people: bool, code: bool
+) -> bool:
+    """A value that opens with an order (a task verb or an agent's action) and whose content words
+    the rest of the report hardly uses: a task set for the reader, not a note about the code. In
+    code (a comment, docstring or string), where a docstring's first line is an order by convention
+    ("Find supported libraries."), none of its words may be the code's."""
+    head = _LEAD_IN.sub("", folded)
+    addressed = _TO_READER.search(head) is not None
+    head, objects = _LEAD_IN.sub("", _TO_READER.sub("", head)), _NOT_AN_OBJECT
+    opener = next(_TASK_OPENER.groups(head), None)
+    if opener is None:
+        objects = _NOT_AN_ACTION_OBJECT
+        opener = next(_ACTION_OPENER.groups(head), None)
+    if opener is None and (_TARGET.search(plain) is not None or _PERSONAL.search(head) is not None):
+        opener = next(_EDIT_OPENER.groups(head), None)
+    if opener is None or folded.endswith("?"):
+        return False
+    after = opener[2][0] or ""
+    if after in objects or after.endswith("ing"):
+        return False
+    if addressed:  # an order to the reader named before it: no need to ask what it speaks of
+        return True
+    if _CODE_MARK.search(_MASK.sub(" x ", plain)) is not None:
+        return False
+    if _BUG_WORDS.search(folded) is not None or _MESSAGE.search(folded) is not None:
+        return False
+    # what a report's own data speaks of (an item, a file, a page ...), unless the order sends
+    # something to an outside address or account; people's text always
+    if people and _REPORT_WORDS.search(folded) is not None:
+        return False
+    if _TARGET.search(plain) is None and _DATA_OBJECTS.search(folded) is not None:
+        return False
+    verb = _content(head[: opener[1] - len(after)])  # the order's own verb is not what it speaks of
+    words = {word for word in _content(head) if word.isalpha() and word not in verb}
+    if len(words) < MIN_DATA_WORDS:
+        return False
+    # a word counts as the report's when a line other than the value's own holds it
+    shared = sum(1 for word in words if seen.get(word, 0) > (1 if word in own else 0))
+    if code or len(words) <= MIN_DATA_WORDS:
+        return shared == 0
+    return shared <= max(1.0, MAX_SHARED * len(words))

@@ -242,7 +242,7 @@ def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[
     plain, folded = sentence_views(normalised)
     found = signals.score(plain, folded, english_only=english_only)
     if not english_only:  # a rot13 reading is checked for unmistakable phrases only
-        found += planted.find(plain, folded)
+        found += planted.find(plain, folded) + planted.in_data(normalised.text)
     if not english_only and plain:
         current = intent.model()
         # only windows aimed at a reader: a bug title that shares an attack's words is no order

@@ -9,6 +9,7 @@ Nothing here is stored or shown. Linear: RE2 patterns, at most `MAX_PIECES` piec
 
 from __future__ import annotations
 
+import bisect
 import urllib.parse
 from dataclasses import dataclass
 
@@ -85,3 +86,134 @@ def _add(out: list[Piece], kind: str, text: str, *, min_words: int = 3) -> None:
 
 def _cjk(text: str) -> bool:
     return sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af") >= 4
+
+
+# --- data regions: where a report carries data rather than the reporter's own sentences ----------
+#
+# An indirect injection rides in the data a report carries: a code comment, a docstring or string
+# literal, a JSON or YAML value, a log message, a table cell or CSV field, a web page's text, an
+# e-mail body or quoted mail. Its order then does not open its line ("# Summarise ...", "| 3 | Send
+# ... |", "INFO worker: Rank ..."), so the sentence rules do not see an order. `data_regions` strips
+# the carrier's syntax and returns each value with its kind and line, for `planted.in_data` to judge.
+MAX_REGIONS = 256
+MIN_REGION_WORDS = 3
+MAX_DOCSTRING_LINES = 64
+_COMMENT_MARKS = frozenset("#/*;%-<")
+_LEVELS = frozenset("trace debug info notice warn warning error fatal critical".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    kind: str  # code comment | docstring | string literal | value | log message | table cell | ...
+    line: int  # 1-based line of the text the value is on
+    text: str
+
+
+_NEWLINE = compile_re(r"\n")
+_COMMENT = compile_re(r"^(?:#+|//+|/\*+|\*+|--|;+|%+|<!--|rem )\s*(.*?)\s*(?:\*/|-->)?$")
+_TRIPLE = compile_re(r"\"\"\"|'''")
+_STRING = compile_re(r"\"([^\"\\]{12,})\"|'([^'\\]{12,})'")
+_KEY_VALUE = compile_re(r"^[^:\"']{1,80}?:\s+(.{12,})$")
+_LOG_LINE = compile_re(
+    r"(?i)^\[?(?:\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|(?:trace|debug|info|notice|warn|warning|error|fatal|critical)\b)"
+)
+_LOG_MESSAGE = compile_re(r"(?i)^.*?(?:\b(?:trace|debug|info|notice|warn|warning|error|fatal|critical)\]?\s+)"
+                          r"(?:[\w.$\[\]/-]+:\s+)?(.{12,})$")
+_TABLE_ROW = compile_re(r"^\|.*\|\s*$|^[^|]+(?:\|[^|]+){2,}$")
+_HTML_TEXT = compile_re(r"(?i)<(td|th|p|li|div|span|h[1-6]|a|b|i|em|strong|body|title|option|label|button)\b[^>]*>"
+                        r"([^<>]{12,})")
+_MAIL_HEADER = compile_re(r"(?i)^(?:from|to|cc|subject|date|sent|reply-to):\s")
+_CODE_SYNTAX = compile_re(r"[(){};=<>]|\b(?:def|function|return|import|const|var|let)\b")
+
+
+def data_regions(text: str) -> list[Region]:
+    """The values a report carries as data, one per line (a docstring over several lines is one),
+    with the carrier's syntax stripped. One pass over the lines, each looked at with string tests
+    first (a pattern runs only on a line that can be a carrier's); at most `MAX_REGIONS`."""
+    out: list[Region] = []
+    fence = docstring = mail = False
+    opened = 0
+    body: list[str] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fence, docstring, mail = not fence, False, False
+            continue
+        if fence and (docstring or '"""' in line or "\'\'\'" in line):
+            triples = line.count('"""') + line.count("\'\'\'")
+            body.append(_TRIPLE.sub(" ", line) if triples else line)
+            if triples % 2 == 1:
+                if docstring:
+                    _region(out, "docstring", opened, " ".join(body[:MAX_DOCSTRING_LINES]))
+                    body = []
+                else:
+                    opened = number
+                docstring = not docstring
+            elif not docstring:
+                _region(out, "docstring", number, " ".join(body))
+                body = []
+        elif len(line.split(" ", MIN_REGION_WORDS)) < MIN_REGION_WORDS:
+            continue  # too short to carry an order (an e-mail's headers are longer)
+        elif fence:
+            _code_line(out, number, line)
+        elif ":" in line and _MAIL_HEADER.search(line) is not None:
+            mail = True  # the body that follows a mail's headers, up to the next fence
+        elif line.startswith(">"):
+            _region(out, "quoted mail", number, line.lstrip("> "))
+        elif "|" in line and _TABLE_ROW.search(line) is not None:
+            for cell in line.strip("|").split("|"):
+                _region(out, "table cell", number, cell)
+        elif "<" in line and (cells := list(_HTML_TEXT.groups(line))):
+            for _start, _end, groups in cells:
+                _region(out, "table cell" if (groups[0] or "").lower() in ("td", "th") else "web page text", number,
+                        groups[1] or "")
+        elif _may_log(line) and _LOG_LINE.search(line) is not None:
+            _log_line(out, number, line)
+        elif mail:
+            _region(out, "e-mail", number, line)
+        if len(out) >= MAX_REGIONS:
+            break
+    # the places a person does not see, with the line they sit on
+    breaks = [span.start for span in _NEWLINE.finditer(text)] if "<!--" in text or "://" in text else []
+    for span in _URL.finditer(text):
+        at = bisect.bisect_left(breaks, span.start) + 1
+        out.extend(Region(piece.kind, at, piece.text) for piece in _url_pieces(span.text))
+    for start, _end, groups in _HTML_COMMENT.groups(text):
+        _region(out, "HTML comment", bisect.bisect_left(breaks, start) + 1, groups[0] or "")
+    return out[:MAX_REGIONS]
+
+
+def _may_log(line: str) -> bool:
+    head = line[:1]
+    return head.isdigit() or head == "[" or line.split(" ", 1)[0].rstrip(":]").lower() in _LEVELS
+
+
+def _code_line(out: list[Region], number: int, line: str) -> None:
+    """A line inside a fenced block: its comment, its string literals, its key's value, its log
+    message, or its comma-separated fields, whichever it has."""
+    comment = next(_COMMENT.groups(line), None) if line[:1] in _COMMENT_MARKS or line[:4].lower() == "rem " else None
+    if comment is not None:
+        _region(out, "code comment", number, comment[2][0] or "")
+        return
+    if '"' in line or "'" in line:
+        for _start, _end, groups in _STRING.groups(line):
+            _region(out, "string literal", number, groups[0] or groups[1] or "")
+    if _may_log(line) and _LOG_LINE.search(line) is not None:
+        _log_line(out, number, line)
+    elif ":" in line and (pair := next(_KEY_VALUE.groups(line), None)) is not None:
+        _region(out, "value", number, pair[2][0] or "")
+    elif line.count(",") >= 2 and _CODE_SYNTAX.search(line) is None:
+        for cell in line.split(","):
+            _region(out, "CSV field", number, cell)
+
+
+def _log_line(out: list[Region], number: int, line: str) -> None:
+    message = next(_LOG_MESSAGE.groups(line), None)
+    if message is not None:
+        _region(out, "log message", number, message[2][0] or "")
+
+
+def _region(out: list[Region], kind: str, number: int, value: str) -> None:
+    value = " ".join(value.split()).strip(" \"'`,")
+    if len(value.split()) >= MIN_REGION_WORDS and sum(1 for ch in value if ch.isalpha()) >= MIN_LETTERS:
+        out.append(Region(kind, number, value))
