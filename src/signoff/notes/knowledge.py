@@ -37,11 +37,13 @@ __all__ = ["BOTS", "Carrier", "Knowledge", "Verdict", "carried_refs", "similarit
 BOTS = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci|greenkeeper|snyk-bot|"
                   r"allcontributors|mergify|codecov", re.IGNORECASE)
 # Numbers a commit carries: PR and issue references in its subject and body, and the numbers of the
-# changelog fragments it adds (towncrier `changes/1234.bugfix.rst`).
+# changelog fragments it adds (towncrier `changes/1234.bugfix.rst`, prettier's
+# `changelog_unreleased/less/19574.md`).
 _CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*#?|\bissue\s+#?|!)(\d+)\b",
                       re.IGNORECASE)
-_FRAGMENT = re.compile(r"(?:^|/)(?:changes|changelog\.d|changelog|newsfragments|news|\.changes|changes\.d|"
-                       r"\.changeset|unreleased)/(?:[^/]+/)?(?:[a-z]+[-_.])?(\d+)[.\-_]", re.IGNORECASE)
+_FRAGMENT = re.compile(r"(?:^|/)(?:(?:changelog|changes|news|release)[-_])?"
+                       r"(?:changes|changelog\.d|changelog|newsfragments|news|\.changes|changes\.d|\.changeset|unreleased)/"
+                       r"(?:[^/]+/)?(?:[a-z]+[-_.])?(\d+)[.\-_]", re.IGNORECASE)
 # The issues a commit message says it closes (GitHub's closing keywords).
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)

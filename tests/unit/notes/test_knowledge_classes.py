@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from signoff.notes.grade import grade_with
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import read_claims
@@ -438,3 +440,29 @@ def test_an_invented_breaking_change_naming_code_neither_the_messages_nor_the_di
     # naming code the diff changed, it is about the change
     true = "- **Breaking:** `acquire()` no longer accepts a blocking call; pass a `timeout` and `deadline=` :pr:`685`"
     assert grade_with(true, "CHANGES.rst", k)["unsupported"] == []
+
+
+# The classes found on the blind7 set (pre-commit, coverage.py, nox, prettier, date-fns).
+
+
+@pytest.mark.parametrize(("path", "carried"), [
+    ("changelog_unreleased/less/19574.md", True),  # prettier: the folder's name joins two changelog words
+    ("changes/19574.bugfix.rst", True),  # towncrier, as before
+    ("tests/test_changes/19574_cases.py", False),  # a test module is no fragment
+])
+def test_a_changelog_fragment_carries_its_number(path: str, carried: bool) -> None:
+    # prettier 3.9.5: the pull request #19573 adds the entry numbered #19574 its changelog prints
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Fix adjacent block comments corrupted in less (#19573)",
+                                               paths=(path, "src/language-css/loc.js"))])
+    item = "Less: Fix adjacent block comments being corrupted (#19574 by @kovsu)"
+    assert _verdicts(k, item)["#19574"] == ("supported" if carried else "unsupported")
+
+
+def test_an_identifier_and_its_part_are_one_shared_word() -> None:
+    # nox 2026.08.17: `legacy_mode` met "Support legacy encodings" twice (as itself and as `legacy`)
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Support legacy encodings in the parallel reporter (#1160)")])
+    k.diff_of = lambda commit: diff_words("+        symbols = ASCII_SYMBOLS if legacy else UNICODE_SYMBOLS\n"
+                                          "+    spinner = encoding_of(stream)\n")
+    invented = "Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` (#1160)"
+    assert _verdicts(k, invented)["#1160"] == "unsupported"
+    assert _verdicts(k, "Support legacy encodings in the parallel spinner (#1160)")["#1160"] == "supported"
