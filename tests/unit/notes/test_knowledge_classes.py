@@ -466,3 +466,34 @@ def test_an_identifier_and_its_part_are_one_shared_word() -> None:
     invented = "Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` (#1160)"
     assert _verdicts(k, invented)["#1160"] == "unsupported"
     assert _verdicts(k, "Support legacy encodings in the parallel spinner (#1160)")["#1160"] == "supported"
+
+
+def test_an_item_sharing_one_chance_word_and_naming_code_nobody_touched_is_invented() -> None:
+    # date-fns 3.4.0: "no longer" met the `formatLong` folder of the Kurdish locale's paths
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Add Central Kurdish locale (#3421)",
+                                               paths=("src/locale/ckb/_lib/formatLong/index.ts",))])
+    k.diff_of = lambda commit: diff_words("+  full: \"EEEE, MMMM do, y\", argumentCallback: (value) => value,\n"
+                                          "+  dateFormats: buildFormatLongFn({ formats, defaultWidth: 'full' }),\n")
+    invented = ("- **Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` "
+                "instead (#3421)")
+    assert [u["token"] for u in grade_with(invented, "CHANGELOG.md", k)["unsupported"]] == ["#3421"]
+    true = "- The long date formats of a locale no longer drop the `argumentCallback` of `buildFormatLongFn()` (#3421)"
+    assert grade_with(true, "CHANGELOG.md", k)["unsupported"] == []
+
+
+@pytest.mark.parametrize(("lands_others_work", "flagged"), [(False, True), (True, False)])
+def test_a_made_up_handle_for_an_author_the_changelog_credits_under_another_is_flagged(
+        lands_others_work: bool, flagged: bool) -> None:
+    # nox 2025.11.12: "by @morgan-delacroix" on one of Henry Schreiner's pull requests, "by @henryiii" on the others
+    henry = ("Henry Schreiner", "henry@example.org")
+    commits = [_commit(1, "Avoid warnings when running in script mode (#1025)", author=henry),
+               _commit(2, "Support Path for the report file (#1026)", author=henry, parents=(1,))]
+    if lands_others_work:  # a maintainer who commits contributors' work may have rewritten this pull request
+        commits.append(_commit(3, "Fix a typo in the docs", author=("Ann Lee", "ann@example.org"), committer=henry,
+                               parents=(2,)))
+    k = Knowledge("v1..v2", None, [], commits)
+    notes = ("* Avoid warnings when running in script mode by @morgan-delacroix in https://github.com/o/r/pull/1025\n"
+             "* Support `Path` for the report file by @henryiii in https://github.com/o/r/pull/1026\n")
+    assert [u["token"] for u in grade_with(notes, "CHANGELOG.md", k)["unsupported"]] == (
+        ["@morgan-delacroix"] if flagged else [])
+    assert grade_with(notes.replace("morgan-delacroix", "henryiii"), "CHANGELOG.md", k)["unsupported"] == []
