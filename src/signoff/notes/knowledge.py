@@ -102,6 +102,7 @@ def carried_refs(message: str) -> set[str]:
 _UPDATE_WORDS = frozenset(words("bump bumps update updates upgrade upgrades dependency dependencies pin pinned "
                                 "require requirement requirements version versions lock lockfile hook hooks "
                                 "autoupdate pre-commit renovate dependabot deps"))
+_LOGIN = re.compile(r"[a-z][a-z0-9]{3,}(?:-[a-z0-9]+)*")  # one lower-case word: a login, not a name
 _REPORTED = re.compile(r"\b(?:issue|report(?:ed|s)?|suggest(?:ed|ion)?|request(?:ed)?)\s+(?:by|from)\b",
                        re.IGNORECASE)
 _CREDIT = re.compile(r"(?<![\w.@/`])@([A-Za-z0-9][\w-]*)|(?::user:|\{user\})`?([A-Za-z0-9][\w-]*)")
@@ -243,6 +244,7 @@ class Knowledge:
         # The names git gives each account it knows in the range (`known_as`), normalised.
         self._known_as: dict[str, set[str]] = {}
         self.accounts: set[str] = set()  # the GitHub accounts git states in the range (no-reply addresses, merges)
+        self.logins: dict[str, str] = {}  # an email's local part, normalised: the login its author writes as name
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
@@ -353,6 +355,10 @@ class Knowledge:
                 self._known_as.setdefault(account, set()).add(_ident(name))
             if local and not BOTS.search(email):
                 self.accounts.add(account)
+            elif _LOGIN.fullmatch(name) and not BOTS.search(name + " " + email) and len(account) >= 3:
+                # a name written as a login (`fisker`) is the account of that email, whatever name
+                # its other commits give ("fisker Cheung" on a pull request GitHub squashed)
+                self.logins[account] = name
         refs = carried_refs(subject + "\n" + body)
         fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
@@ -691,7 +697,8 @@ class Knowledge:
             # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong,
             # and so is one git ties to nobody for a change whose author has an account git states
             # elsewhere in the range (Bernát Gábor's commits, and `gaborbernat`'s no-reply address)
-            theirs = sorted(a for a in self.accounts if any(_account_of(a, c) for c in made))
+            theirs = sorted({a for a in self.accounts if any(_account_of(a, c) for c in made)} |
+                            {self.logins[x] for c in made for x in c.authored if x in self.logins})
             if not theirs:
                 known = self._credited_as(claim.value, item, mine, credited)
                 if known:

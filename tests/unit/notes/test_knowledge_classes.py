@@ -497,3 +497,15 @@ def test_a_made_up_handle_for_an_author_the_changelog_credits_under_another_is_f
     assert [u["token"] for u in grade_with(notes, "CHANGELOG.md", k)["unsupported"]] == (
         ["@morgan-delacroix"] if flagged else [])
     assert grade_with(notes.replace("morgan-delacroix", "henryiii"), "CHANGELOG.md", k)["unsupported"] == []
+
+
+@pytest.mark.parametrize(("name", "flagged"), [("fisker", True), ("Fisker", False)])
+def test_a_name_written_as_a_login_is_the_account_of_its_email(name: str, flagged: bool) -> None:
+    # prettier 3.9.4: fisker commits as "fisker"; GitHub squashed his pull request as "fisker Cheung"
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Bump Prettier dependency to 3.9.3", author=(name, "lionkay@example.org")),
+        _commit(2, "Angular: Format `@content(name)` -> `@content (name)` (#19499)",
+                author=("fisker Cheung", "lionkay@example.org"), parents=(1,))])
+    item = "Angular: Format `@content(name)` -> `@content (name)` (#19499 by @morgan-delacroix)"
+    assert _verdicts(k, item)["@morgan-delacroix"] == ("unsupported" if flagged else "not_checkable")
+    assert _verdicts(k, item.replace("morgan-delacroix", "fisker"))["@fisker"] == "supported"
