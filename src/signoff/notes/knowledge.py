@@ -176,6 +176,13 @@ def _account_of(account: str, c: Carrier) -> bool:
     return account in c.authored or (len(parts) >= 2 and all(p in account for p in parts))
 
 
+def _other_credits(handle: str, item: str) -> set[str]:
+    """The users an item credits besides `handle` (lower case). A name called somewhere in the item
+    is code, not a user (`@content(name)` -> `@content (name)`, its markup gone)."""
+    called = {m.group(1).lower() for m in re.finditer(r"@([\w-]+)\(", item)}
+    return {(m.group(1) or m.group(2)).lower() for m in _CREDIT.finditer(item)} - called - {handle.lower()}
+
+
 def same_person(handle: str, people: set[str]) -> bool:
     """Whether a user handle names one of these identities: equal, or one holding the other (a
     handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
@@ -697,8 +704,11 @@ class Knowledge:
             # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong,
             # and so is one git ties to nobody for a change whose author has an account git states
             # elsewhere in the range (Bernát Gábor's commits, and `gaborbernat`'s no-reply address)
-            theirs = sorted({a for a in self.accounts if any(_account_of(a, c) for c in made)} |
-                            {self.logins[x] for c in made for x in c.authored if x in self.logins})
+            # a login an author writes as name is read only where the item credits no one else
+            # ("PR by @rasmusfaber, @x42005e1f and @agronholm": the others helped without a commit)
+            logins = set() if _other_credits(claim.value, item) else \
+                {self.logins[x] for c in made for x in c.authored if x in self.logins}
+            theirs = sorted({a for a in self.accounts if any(_account_of(a, c) for c in made)} | logins)
             if not theirs:
                 known = self._credited_as(claim.value, item, mine, credited)
                 if known:
@@ -716,9 +726,8 @@ class Knowledge:
         credits name that person, and `handle` is another name ("by @morgan in #1160" beside "by
         @henryiii" on each of Henry Schreiner's other pull requests). An item crediting several
         people, or who reported an issue, says nothing of who made the change."""
-        credits = {(m.group(1) or m.group(2)).lower() for m in _CREDIT.finditer(item)}
         authors = self._authors(frozenset(mine))
-        if _REPORTED.search(item) or credits - {handle.lower()} or authors & self.landers:
+        if _REPORTED.search(item) or _other_credits(handle, item) or authors & self.landers:
             return ""  # a maintainer who commits others' work in the range may have rewritten this one
         # every credit of this author's other changes names one handle, which credits nobody else's:
         # an author whose changes are credited to several people lands others' work (a maintainer

@@ -509,3 +509,6 @@ def test_a_name_written_as_a_login_is_the_account_of_its_email(name: str, flagge
     item = "Angular: Format `@content(name)` -> `@content (name)` (#19499 by @morgan-delacroix)"
     assert _verdicts(k, item)["@morgan-delacroix"] == ("unsupported" if flagged else "not_checkable")
     assert _verdicts(k, item.replace("morgan-delacroix", "fisker"))["@fisker"] == "supported"
+    # anyio 4.14.0: "PR by @rasmusfaber, @x42005e1f and @agronholm": the others helped without a commit
+    helped = item.replace("by @morgan-delacroix", "by @fisker and @morgan-delacroix")
+    assert _verdicts(k, helped)["@morgan-delacroix"] == "not_checkable"
