@@ -15,10 +15,11 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind6` (fetched on 2026-12-06 20:10 UTC, written and committed with
-`--plant-only` before the grader read them, as `blind4`), `blind5` (fetched on 2026-12-06 19:50 UTC,
-written and committed with
-`--plant-only` before the grader read them, as `blind4`), `blind4` (fetched on 2026-12-06 18:40 UTC;
+Sets, reported in this order: `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with
+`--plant-only` before the grader read them, as `blind4`), `blind6` (fetched on 2026-12-06 20:10 UTC,
+written and committed with `--plant-only` before the grader read them, as `blind4`), `blind5`
+(fetched on 2026-12-06 19:50 UTC, written and committed with `--plant-only` before the grader read
+them, as `blind4`), `blind4` (fetched on 2026-12-06 18:40 UTC;
 its sections and plants exported with `--plant-only` and committed before the grader read them, then graded once with
 `--refresh`), `blind3` and `blind2` (fetched on 2026-12-06 and graded once
 before any change made for them, then no longer blind), `blind` (projects never looked at before, fetched and
@@ -161,6 +162,18 @@ PROJECTS = [
             r"^ {v} \(", "blind6"),
     Project("hukkin/tomli", "920e20b1cf495b63f6d4a6aa3cd5e4ff25f5f5a7", "CHANGELOG.md", "{v}", r"^## {v}\s*$",
             "blind6"),
+    # blind7: fetched on 2026-12-06 21:30 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("pre-commit/pre-commit", "a9bba55a3f74068b53f4bd4d831d7e05e34eae6c", "CHANGELOG.md", "v{v}",
+            r"^{v} - \d{4}-", "blind7"),
+    Project("nedbat/coveragepy", "210ade2b3bed97c089ba29255c9a342c5b7aee14", "CHANGES.rst", "{v}",
+            r"^Version {v} \u2014 ", "blind7"),
+    Project("wntrblm/nox", "a976d7ee04ab7a13634adc1016d4755a1348225f", "CHANGELOG.md", "{v}", r"^## {v}\s*$",
+            "blind7"),
+    Project("prettier/prettier", "4f84a934201322ca87750e2b9b25baf296da6560", "CHANGELOG.md", "{v}", r"^# {v}\s*$",
+            "blind7"),
+    Project("date-fns/date-fns", "dd66398305c2b015fba3c1b3d31ccff42ee8d4cf", "CHANGELOG.md", "v{v}",
+            r"^## v{v} - ", "blind7"),
 ]
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
@@ -294,15 +307,24 @@ def _items(lines: list[str]) -> list[str]:
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)(?![\w/-])|:user:`([A-Za-z0-9][\w-]*)`")
 
 
+def _uncoded(text: str) -> str:
+    """`text` with its code (fenced blocks, inline spans; not a `:user:` role's quotes) blanked out in
+    place: `@content(name)` in code is a decorator, not a credit."""
+    text = re.sub(r"(?ms)^\s*```.*?^\s*```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return re.sub(r"(?<![:}`])(`+)[^`\n]*?\1", lambda m: " " * len(m.group(0)), text)
+
+
 def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, str]]:
     """An item credited to another person: its `@handle` swapped for another handle the section
     names (a real contributor, credited for someone else's change), else for a made-up one."""
-    handles = list(dict.fromkeys(m.group(1) or m.group(2) for m in _HANDLE.finditer(section)))
+    handles = list(dict.fromkeys(m.group(1) or m.group(2) for m in _HANDLE.finditer(_uncoded(section))))
     for line in lines[1:]:
-        m = _HANDLE.search(line)
+        m = _HANDLE.search(_uncoded(line))
         if m is None or not re.search(r"#\d+|/pull/\d+|:pr:|:issue:|:gh:", line):
             continue
         handle = m.group(1) or m.group(2)
+        if re.search(r"(?:\bissue|\breported)\s+by\s+$", line[:m.start()], re.IGNORECASE):
+            continue  # who opened an issue ("#3737 issue by @mheiges") is no credit for a change: git cannot say
         # another handle than any this item credits: a second credit of the same person is no false claim
         other = next((h for h in handles if h.lower() not in line.lower()), "morgan-delacroix")
         false_line = re.sub(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", other, line)
@@ -649,7 +671,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

@@ -37,11 +37,13 @@ __all__ = ["BOTS", "Carrier", "Knowledge", "Verdict", "carried_refs", "similarit
 BOTS = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci|greenkeeper|snyk-bot|"
                   r"allcontributors|mergify|codecov", re.IGNORECASE)
 # Numbers a commit carries: PR and issue references in its subject and body, and the numbers of the
-# changelog fragments it adds (towncrier `changes/1234.bugfix.rst`).
+# changelog fragments it adds (towncrier `changes/1234.bugfix.rst`, prettier's
+# `changelog_unreleased/less/19574.md`).
 _CARRIED = re.compile(r"(?:#|\bGH-|/pulls?/|/issues/|\bpull request\s+#?|\bPR\s*#?|\bissue\s+#?|!)(\d+)\b",
                       re.IGNORECASE)
-_FRAGMENT = re.compile(r"(?:^|/)(?:changes|changelog\.d|changelog|newsfragments|news|\.changes|changes\.d|"
-                       r"\.changeset|unreleased)/(?:[^/]+/)?(?:[a-z]+[-_.])?(\d+)[.\-_]", re.IGNORECASE)
+_FRAGMENT = re.compile(r"(?:^|/)(?:(?:changelog|changes|news|release)[-_])?"
+                       r"(?:changes|changelog\.d|changelog|newsfragments|news|\.changes|changes\.d|\.changeset|unreleased)/"
+                       r"(?:[^/]+/)?(?:[a-z]+[-_.])?(\d+)[.\-_]", re.IGNORECASE)
 # The issues a commit message says it closes (GitHub's closing keywords).
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
@@ -100,6 +102,10 @@ def carried_refs(message: str) -> set[str]:
 _UPDATE_WORDS = frozenset(words("bump bumps update updates upgrade upgrades dependency dependencies pin pinned "
                                 "require requirement requirements version versions lock lockfile hook hooks "
                                 "autoupdate pre-commit renovate dependabot deps"))
+_LOGIN = re.compile(r"[a-z][a-z0-9]{3,}(?:-[a-z0-9]+)*")  # one lower-case word: a login, not a name
+_REPORTED = re.compile(r"\b(?:issue|report(?:ed|s)?|suggest(?:ed|ion)?|request(?:ed)?)\s+(?:by|from)\b",
+                       re.IGNORECASE)
+_CREDIT = re.compile(r"(?<![\w.@/`])@([A-Za-z0-9][\w-]*)|(?::user:|\{user\})`?([A-Za-z0-9][\w-]*)")
 _AGENTS = re.compile(r"copilot|claude|devin|codex|cursor|sweep|jules", re.IGNORECASE)
 _NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
@@ -170,6 +176,13 @@ def _account_of(account: str, c: Carrier) -> bool:
     return account in c.authored or (len(parts) >= 2 and all(p in account for p in parts))
 
 
+def _other_credits(handle: str, item: str) -> set[str]:
+    """The users an item credits besides `handle` (lower case). A name called somewhere in the item
+    is code, not a user (`@content(name)` -> `@content (name)`, its markup gone)."""
+    called = {m.group(1).lower() for m in re.finditer(r"@([\w-]+)\(", item)}
+    return {(m.group(1) or m.group(2)).lower() for m in _CREDIT.finditer(item)} - called - {handle.lower()}
+
+
 def same_person(handle: str, people: set[str]) -> bool:
     """Whether a user handle names one of these identities: equal, or one holding the other (a
     handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
@@ -238,6 +251,7 @@ class Knowledge:
         # The names git gives each account it knows in the range (`known_as`), normalised.
         self._known_as: dict[str, set[str]] = {}
         self.accounts: set[str] = set()  # the GitHub accounts git states in the range (no-reply addresses, merges)
+        self.logins: dict[str, str] = {}  # an email's local part, normalised: the login its author writes as name
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
@@ -294,6 +308,7 @@ class Knowledge:
                 landers.add(c["committer"]["email"].lower())
             if self.carriers[-1].pushed:
                 pushed[c["hash"]] = email
+        self.landers = {_ident(m.group(1) if (m := _NOREPLY.match(e)) else e.split("@")[0]) for e in landers}
         for carrier in self.carriers:
             # a push by someone who lands others' work (a maintainer): a contributor's own commit is
             # pushed by its author too when a maintainer fast-forwards the pull request's branch
@@ -347,6 +362,10 @@ class Knowledge:
                 self._known_as.setdefault(account, set()).add(_ident(name))
             if local and not BOTS.search(email):
                 self.accounts.add(account)
+            elif _LOGIN.fullmatch(name) and not BOTS.search(name + " " + email) and len(account) >= 3:
+                # a name written as a login (`fisker`) is the account of that email, whatever name
+                # its other commits give ("fisker Cheung" on a pull request GitHub squashed)
+                self.logins[account] = name
         refs = carried_refs(subject + "\n" + body)
         fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
@@ -452,13 +471,15 @@ class Knowledge:
         if len(shared) > 1 and not unrelated(said, known, self._common):
             return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
         far, diff = unrelated(said, known, self._common), self._diff(n, own)
-        if far and len(diff) >= MIN_EVIDENCE_WORDS and self._names_unseen_code(item, known | diff):
+        # sharing one word or none with the messages (here), an item naming code neither they nor
+        # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths)
+        if len(diff) >= MIN_EVIDENCE_WORDS and self._names_unseen_code(item, known | diff):
             return own[0]
         return own[0] if diff_decides(said, shared, far, diff) else None
 
     @staticmethod
     def _names_unseen_code(item: str, seen: set[str]) -> bool:
-        """Whether an item the messages call unrelated names code (in backquotes) of which neither
+        """Whether an item the messages leave uncertain names code (in backquotes) of which neither
         the messages nor the diff hold a word: a lock library's diff holds `timeout` and `deadline`,
         not `Session.request()`, so "`Session.request()` no longer accepts a `timeout` argument" is
         about another change than "let an unpacked sdist run the test suite"."""
@@ -683,13 +704,42 @@ class Knowledge:
             # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong,
             # and so is one git ties to nobody for a change whose author has an account git states
             # elsewhere in the range (Bernát Gábor's commits, and `gaborbernat`'s no-reply address)
-            theirs = sorted(a for a in self.accounts if any(_account_of(a, c) for c in made))
+            # a login an author writes as name is read only where the item credits no one else
+            # ("PR by @rasmusfaber, @x42005e1f and @agronholm": the others helped without a commit)
+            logins = set() if _other_credits(claim.value, item) else \
+                {self.logins[x] for c in made for x in c.authored if x in self.logins}
+            theirs = sorted({a for a in self.accounts if any(_account_of(a, c) for c in made)} | logins)
             if not theirs:
+                known = self._credited_as(claim.value, item, mine, credited)
+                if known:
+                    return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) +
+                                   f"; the changelog credits @{known} for their other changes")
                 return Verdict(claim, "not_checkable", "handle git ties to no commit of the range")
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
                 f" (@{a})" for a in theirs))
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
             sorted({f" (@{h})" for c in stated for h in c.handles})))
+
+    def _credited_as(self, handle: str, item: str, mine: set[str], credited: dict[str, list[frozenset[str]]]) -> str:
+        """The one handle the changelog credits for every other change these commits' author made,
+        where `handle` (tied to nobody by git) is credited for none of them: the changelog's own
+        credits name that person, and `handle` is another name ("by @morgan in #1160" beside "by
+        @henryiii" on each of Henry Schreiner's other pull requests). An item crediting several
+        people, or who reported an issue, says nothing of who made the change."""
+        authors = self._authors(frozenset(mine))
+        if _REPORTED.search(item) or _other_credits(handle, item) or authors & self.landers:
+            return ""  # a maintainer who commits others' work in the range may have rewritten this one
+        # every credit of this author's other changes names one handle, which credits nobody else's:
+        # an author whose changes are credited to several people lands others' work (a maintainer
+        # rewriting contributors' pull requests), and says nothing of who made this one
+        on_theirs = {h.lower() for h, items in credited.items() for made in items
+                     if not made & mine and self._authors(made) & authors}
+        if len(on_theirs) != 1 or handle.lower() in on_theirs:
+            return ""
+        known = next(h for h in credited if h.lower() in on_theirs)
+        if not all(self._authors(made) & authors for made in credited[known] if not made & mine):
+            return ""
+        return known
 
     def known_as(self, handle: str) -> set[str]:
         """The names git gives an account in the range: an author's or co-author's name beside the

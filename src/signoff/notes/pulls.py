@@ -120,8 +120,11 @@ def _matches(word: str, known: set[str]) -> bool:
 
 
 def shared_words(item: set[str], known: set[str]) -> list[str]:
-    """The item's words git holds (in any of their forms)."""
-    return [w for w in item if _matches(w, known)]
+    """The item's words git holds (in any of their forms). An identifier git holds only as a word
+    its part already matches is that one word, not two (`legacy_mode` and `legacy` meet "Support
+    legacy encodings" once)."""
+    found = [w for w in item if _matches(w, known)]
+    return [w for w in found if "_" not in w or w in known or not any(p in found for p in w.split("_"))]
 
 
 def unrelated(item: set[str], known: set[str], common: Set[str] = frozenset()) -> bool:

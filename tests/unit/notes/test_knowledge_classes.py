@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from signoff.notes.grade import grade_with
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import read_claims
@@ -438,3 +440,75 @@ def test_an_invented_breaking_change_naming_code_neither_the_messages_nor_the_di
     # naming code the diff changed, it is about the change
     true = "- **Breaking:** `acquire()` no longer accepts a blocking call; pass a `timeout` and `deadline=` :pr:`685`"
     assert grade_with(true, "CHANGES.rst", k)["unsupported"] == []
+
+
+# The classes found on the blind7 set (pre-commit, coverage.py, nox, prettier, date-fns).
+
+
+@pytest.mark.parametrize(("path", "carried"), [
+    ("changelog_unreleased/less/19574.md", True),  # prettier: the folder's name joins two changelog words
+    ("changes/19574.bugfix.rst", True),  # towncrier, as before
+    ("tests/test_changes/19574_cases.py", False),  # a test module is no fragment
+])
+def test_a_changelog_fragment_carries_its_number(path: str, carried: bool) -> None:
+    # prettier 3.9.5: the pull request #19573 adds the entry numbered #19574 its changelog prints
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Fix adjacent block comments corrupted in less (#19573)",
+                                               paths=(path, "src/language-css/loc.js"))])
+    item = "Less: Fix adjacent block comments being corrupted (#19574 by @kovsu)"
+    assert _verdicts(k, item)["#19574"] == ("supported" if carried else "unsupported")
+
+
+def test_an_identifier_and_its_part_are_one_shared_word() -> None:
+    # nox 2026.08.17: `legacy_mode` met "Support legacy encodings" twice (as itself and as `legacy`)
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Support legacy encodings in the parallel reporter (#1160)")])
+    k.diff_of = lambda commit: diff_words("+        symbols = ASCII_SYMBOLS if legacy else UNICODE_SYMBOLS\n"
+                                          "+    spinner = encoding_of(stream)\n")
+    invented = "Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` (#1160)"
+    assert _verdicts(k, invented)["#1160"] == "unsupported"
+    assert _verdicts(k, "Support legacy encodings in the parallel spinner (#1160)")["#1160"] == "supported"
+
+
+def test_an_item_sharing_one_chance_word_and_naming_code_nobody_touched_is_invented() -> None:
+    # date-fns 3.4.0: "no longer" met the `formatLong` folder of the Kurdish locale's paths
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Add Central Kurdish locale (#3421)",
+                                               paths=("src/locale/ckb/_lib/formatLong/index.ts",))])
+    k.diff_of = lambda commit: diff_words("+  full: \"EEEE, MMMM do, y\", argumentCallback: (value) => value,\n"
+                                          "+  dateFormats: buildFormatLongFn({ formats, defaultWidth: 'full' }),\n")
+    invented = ("- **Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` "
+                "instead (#3421)")
+    assert [u["token"] for u in grade_with(invented, "CHANGELOG.md", k)["unsupported"]] == ["#3421"]
+    true = "- The long date formats of a locale no longer drop the `argumentCallback` of `buildFormatLongFn()` (#3421)"
+    assert grade_with(true, "CHANGELOG.md", k)["unsupported"] == []
+
+
+@pytest.mark.parametrize(("lands_others_work", "flagged"), [(False, True), (True, False)])
+def test_a_made_up_handle_for_an_author_the_changelog_credits_under_another_is_flagged(
+        lands_others_work: bool, flagged: bool) -> None:
+    # nox 2025.11.12: "by @morgan-delacroix" on one of Henry Schreiner's pull requests, "by @henryiii" on the others
+    henry = ("Henry Schreiner", "henry@example.org")
+    commits = [_commit(1, "Avoid warnings when running in script mode (#1025)", author=henry),
+               _commit(2, "Support Path for the report file (#1026)", author=henry, parents=(1,))]
+    if lands_others_work:  # a maintainer who commits contributors' work may have rewritten this pull request
+        commits.append(_commit(3, "Fix a typo in the docs", author=("Ann Lee", "ann@example.org"), committer=henry,
+                               parents=(2,)))
+    k = Knowledge("v1..v2", None, [], commits)
+    notes = ("* Avoid warnings when running in script mode by @morgan-delacroix in https://github.com/o/r/pull/1025\n"
+             "* Support `Path` for the report file by @henryiii in https://github.com/o/r/pull/1026\n")
+    assert [u["token"] for u in grade_with(notes, "CHANGELOG.md", k)["unsupported"]] == (
+        ["@morgan-delacroix"] if flagged else [])
+    assert grade_with(notes.replace("morgan-delacroix", "henryiii"), "CHANGELOG.md", k)["unsupported"] == []
+
+
+@pytest.mark.parametrize(("name", "flagged"), [("fisker", True), ("Fisker", False)])
+def test_a_name_written_as_a_login_is_the_account_of_its_email(name: str, flagged: bool) -> None:
+    # prettier 3.9.4: fisker commits as "fisker"; GitHub squashed his pull request as "fisker Cheung"
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Bump Prettier dependency to 3.9.3", author=(name, "lionkay@example.org")),
+        _commit(2, "Angular: Format `@content(name)` -> `@content (name)` (#19499)",
+                author=("fisker Cheung", "lionkay@example.org"), parents=(1,))])
+    item = "Angular: Format `@content(name)` -> `@content (name)` (#19499 by @morgan-delacroix)"
+    assert _verdicts(k, item)["@morgan-delacroix"] == ("unsupported" if flagged else "not_checkable")
+    assert _verdicts(k, item.replace("morgan-delacroix", "fisker"))["@fisker"] == "supported"
+    # anyio 4.14.0: "PR by @rasmusfaber, @x42005e1f and @agronholm": the others helped without a commit
+    helped = item.replace("by @morgan-delacroix", "by @fisker and @morgan-delacroix")
+    assert _verdicts(k, helped)["@morgan-delacroix"] == "not_checkable"
