@@ -402,7 +402,10 @@ def _code_glue(token: str, unbalanced: bool) -> bool:
         return False
     if unbalanced:
         return True
-    return any(len({ch for ch in c if ch in _CODE_MARKS}) >= 2 and c not in _PAIRS for c in odd)
+    # a backslash glued to other punctuation (`representation\,`, `println\]`) escapes nothing
+    return any(
+        (len({ch for ch in c if ch in _CODE_MARKS}) >= 2 or ("\\" in c and len(c) > 1)) and c not in _PAIRS for c in odd
+    )
 
 
 def _fragment(token: str) -> bool:
