@@ -31,6 +31,7 @@ import string
 import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
 
 from signoff.airlock import signals
 from signoff.airlock._re import compile_re
@@ -350,6 +351,7 @@ def _cued(token: str, unbalanced: bool, code: bool) -> tuple[int, bool]:
     return (WEAK, True) if _broken_case(token) else (0, False)
 
 
+@lru_cache(maxsize=8192)  # a text repeats its letters: the Unicode name is looked up once each
 def _script(ch: str) -> str:
     if ch.isascii():
         return "LATIN"
