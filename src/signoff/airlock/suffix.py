@@ -64,7 +64,7 @@ _LONE_PROSE = frozenset(
 # clusters honest prose and code write all the time
 _COMMON_CLUSTERS = frozenset(
     '), ). ); ): ", ". ") (" [" "] \' \') (\' \', \'. () [] {} ." ," ?" !" .) ?) !) :) ;) ("" ""). '
-    '(` `) `, `. `: `( ]( [` `] ` ( ) " ; ." ),'.split()
+    '(` `) `, `. `: `( ]( [` `] ` ( ) [ ] { } " ; ." ),'.split()
 )
 _OPERATORS = ("==", "!=", "&&", "||", "=>", "+=", "-=", "::", "->", "<=", ">=", "++")
 _PAIRS = frozenset("() [] {} <> ([]) ({}) [{}] (). (), (); [], ]. ). ]) {}, </ /> ()) ((".split())
@@ -399,6 +399,8 @@ def _code_glue(token: str, unbalanced: bool) -> bool:
                 run = []
         else:
             run.append(ch)
+    # a call or an index that closes at once is code: `"Pool()"`, `x[]`
+    clusters = [c.replace("()", "").replace("[]", "").replace("{}", "") for c in clusters]
     odd = [c for c in clusters if c not in _COMMON_CLUSTERS and any(ch in _STRONG_MARKS for ch in c)]
     if not odd:
         return False
