@@ -28,6 +28,7 @@ false-positive rate.
 
     python bench/airlock_eval.py --mirror OWNER/NAME=GIT_DIR@COMMIT ... [--final OWNER/NAME=GIT_DIR@COMMIT ...]
         [--folds-cache FILE] [--write-model] [--never-trained-only] [--cache DIR] [--runs N] [--show-tuning-misses]
+    python bench/airlock_eval.py --suffix-dev OWNER/NAME=GIT_DIR@COMMIT ... [--mirror ...]   # adversarial suffixes only
 """
 
 from __future__ import annotations
