@@ -29,6 +29,7 @@ EXFILTRATION = "exfiltration"
 ACCOUNT_TAKEOVER = "account_takeover"
 DESTRUCTIVE_ACTION = "destructive_action"
 INSTRUCTION_INTENT = "instruction_intent"  # the learned detector (`intent.py`), not a pattern
+ADVERSARIAL_SUFFIX = "adversarial_suffix"  # optimiser-made token salad beside a request (`suffix.py`)
 
 FAMILIES: tuple[str, ...] = (
     INSTRUCTION_OVERRIDE,
@@ -44,6 +45,7 @@ FAMILIES: tuple[str, ...] = (
     ACCOUNT_TAKEOVER,
     DESTRUCTIVE_ACTION,
     INSTRUCTION_INTENT,
+    ADVERSARIAL_SUFFIX,
 )
 
 DESCRIPTIONS: dict[str, str] = {
@@ -61,6 +63,7 @@ DESCRIPTIONS: dict[str, str] = {
     ACCOUNT_TAKEOVER: "asks for owner or admin rights, keys, tokens, webhooks or an account's credentials",
     DESTRUCTIVE_ACTION: "asks the reader to run a command or action that destroys files, data or history",
     INSTRUCTION_INTENT: "the learned detector reads these sentences as instructions aimed at the reader",
+    ADVERSARIAL_SUFFIX: "a request followed by optimiser-made token salad (GCG-style adversarial suffix)",
 }
 
 # --- shared pieces -----------------------------------------------------------------------------

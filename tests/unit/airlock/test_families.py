@@ -279,7 +279,8 @@ def test_family_fires_on_its_attack(family: str, text: str) -> None:
 
 
 def test_every_family_is_covered() -> None:
-    covered = set(POSITIVES) | {"encoded_payload", "hidden_unicode", "instruction_intent"}  # intent: test_intent
+    covered = set(POSITIVES) | {"encoded_payload", "hidden_unicode", "instruction_intent", "adversarial_suffix"}
+    # intent: test_intent; adversarial_suffix: test_suffix
     assert covered == set(FAMILIES)
 
 
