@@ -111,33 +111,46 @@ def model() -> Model:
     return load()
 
 
-def windows(plain: list[str], folded: list[str]) -> list[tuple[int, int, set[int]]]:
+def windows(plain: list[str], folded: list[str], *, distinct: bool = False) -> list[tuple[int, int, set[int]]]:
     """(first, last, features) for every run of up to WINDOW sentences, 1-based, plus the whole
-    text (its first WHOLE_CHARS characters) when it has more than WINDOW sentences."""
-    per = [buckets(grams(p, f)) for p, f in zip(plain, folded, strict=True)]
+    text (its first WHOLE_CHARS characters) when it has more than WINDOW sentences.
+
+    Features are computed once per distinct sentence; with `distinct`, a run of the same sentences
+    as an earlier run is left out (it has the same features, so the same score): a text of many
+    repeated lines costs its distinct lines, not its length."""
+    ids: dict[tuple[str, str], int] = {}
+    per: list[set[int]] = []
+    keys: list[int] = []
+    for pair in zip(plain, folded, strict=True):
+        if pair not in ids:
+            ids[pair] = len(per)
+            per.append(buckets(grams(*pair)))
+        keys.append(ids[pair])
     out: list[tuple[int, int, set[int]]] = []
-    for start in range(len(per)):
-        merged: set[int] = set()
-        for offset in range(min(WINDOW, len(per) - start)):
-            merged |= per[start + offset]
-        out.append((start + 1, start + min(WINDOW, len(per) - start), merged))
-        if start + WINDOW >= len(per):
+    seen: set[tuple[int, ...]] = set()
+    for start in range(len(keys)):
+        run = tuple(keys[start : start + WINDOW])
+        if not distinct or run not in seen:
+            seen.add(run)
+            out.append((start + 1, start + len(run), set().union(*(per[key] for key in run))))
+        if start + WINDOW >= len(keys):
             break
-    if len(per) > WINDOW:
+    if len(keys) > WINDOW:
         whole_plain = " ".join(plain)[:WHOLE_CHARS]
         whole_folded = " ".join(folded)[:WHOLE_CHARS]
-        out.append((1, len(per), buckets(grams(whole_plain, whole_folded))))
+        out.append((1, len(keys), buckets(grams(whole_plain, whole_folded))))
     return out
 
 
 def strongest(
     plain: list[str], folded: list[str], current: Model | None = None, *, aimed: list[bool] | None = None
 ) -> tuple[float, int, int]:
-    """The highest probability over the windows, and the sentences of that window; with `aimed`
-    (per sentence: is it addressed to a reader?), only over windows with such a sentence."""
+    """The highest probability over the windows, and the sentences of that window (the first, on
+    a tie); with `aimed` (per sentence: is it addressed to a reader?), only over windows with such
+    a sentence. A repeated window scores as its first occurrence did, so it is scored once."""
     current = current or model()
     best = (0.0, 0, 0)
-    for first, last, features in windows(plain, folded):
+    for first, last, features in windows(plain, folded, distinct=True):
         if aimed is not None and not any(aimed[first - 1 : last]):
             continue
         probability = current.probability(features)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import math
+from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -84,9 +85,15 @@ def find(text: str, *, region: str = DEFAULT_REGION) -> list[Finding]:
 
 def _resolve(found: list[Finding]) -> list[Finding]:
     ranked = sorted(found, key=lambda f: (_PRIORITY[f.kind], -(f.end - f.start), f.start))
+    # Taken spans never overlap, so in (start, end) order their ends never decrease: a finding
+    # overlaps one iff the last taken span starting before its end reaches past its start. A
+    # bisection instead of a pass over everything taken keeps a report of thousands of addresses linear.
+    spans: list[tuple[int, int]] = []
     taken: list[Finding] = []
     for finding in ranked:
-        if all(finding.end <= other.start or finding.start >= other.end for other in taken):
+        before = bisect_left(spans, (finding.end,)) - 1
+        if before < 0 or spans[before][1] <= finding.start:
+            insort(spans, (finding.start, finding.end))
             taken.append(finding)
     return sorted(taken, key=lambda f: f.start)
 

@@ -233,7 +233,8 @@ def sentence_views(normalised: Normalised) -> tuple[list[str], list[str]]:
     """The sentences of a text in its two scanning views, one list each, aligned."""
     plain, folded = _segments(normalised.plain), _segments(normalised.folded)
     if len(plain) != len(folded):  # folding moved a sentence boundary: derive both views per sentence
-        views = [scan_views(sentence) for sentence in _segments(normalised.text)]
+        known: dict[str, tuple[str, str]] = {}  # a repeated sentence is folded once
+        views = [known.get(one) or known.setdefault(one, scan_views(one)) for one in _segments(normalised.text)]
         plain, folded = [view[0] for view in views], [view[1] for view in views]
     return plain, folded
 

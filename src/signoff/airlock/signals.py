@@ -668,8 +668,12 @@ def score(
                 one.add(REQUEST)
     frozen = [frozenset(one) for one in per_sentence]
     found: dict[str, str] = {}
+    judged: set[tuple[frozenset[str], ...]] = set()  # a repeated window meets the rules as before
     for first in range(count):
         sentences = frozen[first : first + WINDOW]
+        if tuple(sentences) in judged:
+            continue
+        judged.add(tuple(sentences))
         window = frozenset().union(*sentences)
         if len(window) < 2:
             continue
@@ -708,15 +712,18 @@ def addressed(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -
     (not on a `Title:` line, where verbs start noun phrases)? A description of software ("A huge
     price gives an infinite total") is none of these, however much its words resemble an attack's:
     the learned detector only fires on a window that has one."""
+    known: dict[tuple[str, str], bool] = {}  # a repeated sentence is judged once
     out = []
     for plain, folded in zip(plain_sentences, folded_sentences, strict=True):
-        title = _TITLE_LABEL.search(plain) is not None
-        out.append(
-            _SECOND_PERSON.search(folded) is not None
-            or _SECOND_PERSON.search(plain) is not None
-            or _matches(_REQUEST_SIGNAL, plain, folded)
-            or (not title and _matches(_IMPERATIVE_SIGNAL, plain, folded))
-        )
+        if (plain, folded) not in known:
+            title = _TITLE_LABEL.search(plain) is not None
+            known[plain, folded] = (
+                _SECOND_PERSON.search(folded) is not None
+                or _SECOND_PERSON.search(plain) is not None
+                or _matches(_REQUEST_SIGNAL, plain, folded)
+                or (not title and _matches(_IMPERATIVE_SIGNAL, plain, folded))
+            )
+        out.append(known[plain, folded])
     return out
 
 
