@@ -92,7 +92,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         if isinstance(project, dict) and project.get("name"):
             out.update(name=str(project["name"]), where="pyproject.toml",
                        dependencies=[str(d) for d in project.get("dependencies") or []],
-                       extras={**_dependency_groups(document.get("dependency-groups")),
+                       extras={**_pdm_dev_groups(document), **_dependency_groups(document.get("dependency-groups")),
                                **{str(k): [str(d) for d in v] for k, v in
                                   (project.get("optional-dependencies") or {}).items() if isinstance(v, list)}})
             dynamic = project.get("dynamic") or []
@@ -216,6 +216,18 @@ def _dependency_groups(table: Any) -> dict[str, list[str]]:
         return out
 
     return {str(name): expand(str(name), (str(name),)) for name in table}
+
+
+def _pdm_dev_groups(document: dict[str, Any]) -> dict[str, list[str]]:
+    """pdm's own development groups, `[tool.pdm.dev-dependencies]` (before PEP 735: unearth keeps its
+    `test` group there), each a list of requirements; pdm's editable and local-path lines (`-e ...`,
+    `${PROJECT_ROOT}`) name the project's own folders, which pip cannot take from a requirement file."""
+    table = ((document.get("tool") or {}).get("pdm") or {}).get("dev-dependencies")
+    if not isinstance(table, dict):
+        return {}
+    return {str(name): [str(d) for d in items if isinstance(d, str) and not d.lstrip().startswith("-e")
+                        and "${PROJECT_ROOT}" not in d]
+            for name, items in table.items() if isinstance(items, list)}
 
 
 def _lines(text: str) -> list[str]:

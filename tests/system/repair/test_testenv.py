@@ -270,11 +270,15 @@ def test_a_run_that_stopped_names_its_exception() -> None:
 
 
 def test_dependency_groups_are_extras_too(tmp_path: Path) -> None:
-    """uv and pdm projects keep their test dependencies in PEP 735 `[dependency-groups]`."""
+    """uv and pdm projects keep their test dependencies in PEP 735 `[dependency-groups]`, pdm's older
+    ones in `[tool.pdm.dev-dependencies]` (unearth's `test`), without its lines naming local folders."""
     pyproject = PYPROJECT + ('\n[dependency-groups]\nlint = ["ruff"]\ndev = ["pytest-mock", {include-group = "lint"}]\n'
-                             'test = ["never-used"]\n')
+                             'test = ["never-used"]\n[tool.pdm.dev-dependencies]\n'
+                             'check = ["pytest-httpserver>=1.0.4", "-e file:///${PROJECT_ROOT}/plugin"]\n')
     repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
     assert testenv.plan(repo, base, [], False, ["dev"], None).lines == ["attrs>=22", "six", "pytest-mock", "ruff"]
+    assert testenv.plan(repo, base, [], False, ["check"], None).lines == ["attrs>=22", "six",
+                                                                        "pytest-httpserver>=1.0.4"]
     # An extra of the same name is the project's own declaration and wins.
     assert testenv.plan(repo, base, [], False, ["test"], None).lines == ["attrs>=22", "six", "hypothesis",
                                                                        "pytest-mock"]
