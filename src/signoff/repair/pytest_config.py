@@ -204,8 +204,10 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     """The data files of the test folder a test file sits in (sqlparse's conftest reads
     `tests/files/*.sql` beside itself): those the base revision commits there, and new ones a person
     put there for the contract (in no commit of the base or of the work tree's branch, not ignored:
-    the fix's new data file, as `git checkout FIX -- FILE` leaves it). None when there are
-    more than a test folder's data (a corpus): freeze the folder as the harness then."""
+    the fix's new data file, as `git checkout FIX -- FILE` leaves it). A committed one the person
+    changed for the contract (uncommitted, against the work tree's branch: markdown-it-py's fix adds
+    its cases to `fixtures/linkify.md`) is taken as the person left it, like the test file itself.
+    None when there are more than a test folder's data (a corpus): freeze the folder as the harness then."""
     root = test_folder_of(rel)
     if root is None:
         return {}
@@ -218,6 +220,9 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     # Never what a commit of the checked-out branch brought (an agent's branch checked out here).
     head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
     committed = {*names, *head.stdout.decode("utf-8", "surrogateescape").split("\0")}
+    # Uncommitted edits (staged or not) of files the branch commits: the person's, never a commit's.
+    edited = set(git.run(repo, "diff", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
+                 .stdout.decode("utf-8", "surrogateescape").split("\0"))
     new = [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
            if n and _is_data(n, root, packages, above) and n not in committed] if placed.returncode == 0 else []
     if len(names) + len(new) > MAX_DATA_FILES:
@@ -226,8 +231,9 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     total = 0
     for name in names + new:
         path = repo / name
-        data = git.read_file_at(repo, base, name) if name in names else (
-            path.read_bytes() if path.is_file() and not path.is_symlink() else None)
+        placed_here = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        data = placed_here if name not in names or (name in edited and placed_here is not None) else \
+            git.read_file_at(repo, base, name)
         if data is None:
             continue
         total += len(data)

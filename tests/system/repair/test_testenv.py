@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from signoff import git
 from signoff.demo.fixture import init_repo
 from signoff.kernel.errors import UsageError
 from signoff.repair import testenv
@@ -368,6 +369,21 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
     (tree / "src" / "pkg" / "_version.py").write_text("__version__ = 'committed'\n")  # the revision's own stays
     assert testenv.write_version_files(tree, ["src/pkg/_version.py"], "1.0") == []
     assert (tree / "src" / "pkg" / "_version.py").read_text() == "__version__ = 'committed'\n"
+
+
+def test_a_committed_data_file_the_person_changed_is_frozen_as_left_and_a_commits_change_never(
+        tmp_path: Path) -> None:
+    """markdown-it-py's fix adds its cases to the committed `fixtures/linkify.md` its test file reads: the
+    person checks that file out beside the test (`git checkout FIX -- FILE`), and the harness takes it as
+    left. A change a commit of the checked-out branch made (an agent's branch) is never taken."""
+    repo, base = _repo(tmp_path / "r", {"tests/test_x.py": "", "tests/fixtures/cases.md": "base\n",
+                                        "tests/fixtures/other.md": "base\n"})
+    agent = git.commit_files(repo, base, {"tests/fixtures/other.md": "agent\n"}, "tidy the fixtures")
+    git.run(repo, "checkout", "-q", agent)
+    (repo / "tests" / "fixtures" / "cases.md").write_text("the fix's cases\n")
+    _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert (tmp_path / "staged" / "tests" / "fixtures" / "cases.md").read_text() == "the fix's cases\n"
+    assert (tmp_path / "staged" / "tests" / "fixtures" / "other.md").read_text() == "base\n"
 
 
 def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path) -> None:
