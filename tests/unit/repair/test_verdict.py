@@ -99,6 +99,11 @@ def test_parametrised_expected_test() -> None:
     assert decide([base], [run(*(case(i) for i in ids))], GOOD_REGR) == (VERIFIED, [])
     skipped = run(case(ids[0]), case(ids[1]), case(ids[2], "skipped"))
     assert decide([base], [skipped], GOOD_REGR) == (INCONCLUSIVE, ["test_skipped"])
+    # The guard's record of an xfail mark that held keeps the AssertionError the case expected: no
+    # failure, so no assertion of the stage (the JUnit report reads it as a pass without one).
+    held = run(case(ids[0]), case(ids[1], "passed", True), case(ids[2]))
+    assert summarize([EXPECT], [held]).assertion is False
+    assert decide([held], [run(*(case(i) for i in ids))], GOOD_REGR) == (INCONCLUSIVE, ["base_not_reproduced"])
 
 
 @pytest.mark.parametrize("status", ["timeout", "resource_limit", "no_report", "bad_report", "inconsistent",
@@ -311,13 +316,14 @@ def test_addopts_that_run_tests_elsewhere_or_measure_coverage_are_left_out() -> 
     from signoff.repair.pytest_config import read
 
     ini = ("[pytest]\naddopts =\n  # `pytest-xdist`:\n  --numprocesses=auto\n  -ra --showlocals\n  -p pytest_cov\n"
-           "  --cov\n  --cov-config=.coveragerc\n  --strict-markers -n 4 --dist loadfile --cov src -p no:warnings\n")
+           "  --cov\n  --cov-config=.coveragerc\n  --strict-markers -n 4 --dist loadfile --cov src -p no:warnings\n"
+           "  --mypy --ruff\n")  # linters' items for every file collected, none of them a test
     config = read(lambda name: ini.encode() if name == "pytest.ini" else None, "base revision")
     assert config is not None
     assert "addopts = -ra --showlocals --strict-markers -p no:warnings\n" in config.text
     assert config.as_json()["addopts_left_out"] == ["--numprocesses=auto", "-p", "pytest_cov", "--cov",
                                                     "--cov-config=.coveragerc", "-n", "4", "--dist", "loadfile",
-                                                    "--cov", "src"]
+                                                    "--cov", "src", "--mypy", "--ruff"]
 
 
 def test_an_ini_value_over_several_lines_is_written_back_indented() -> None:
