@@ -355,19 +355,25 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
                  '[tool.setuptools_scm]\nwrite_to = "../outside.py"\nversion_file = "lib/_v.py"\n')
     setup_py = 'from setuptools import setup\nsetup(name="p", use_scm_version={"write_to": "pkg/_scm.py"})\n'
     repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject, "src/pkg/__init__.py": "", "setup.py": setup_py})
-    assert testenv.version_files(repo, base) == ["lib/_v.py", "src/pkg/_version.py", "pkg/_scm.py"]
+    assert list(testenv.version_files(repo, base)) == ["lib/_v.py", "src/pkg/_version.py", "pkg/_scm.py"]
     assert testenv.release_of(repo, base) == "0.0.0"
+    # pdm-backend writes `write_to` inside its package folder (`src` by default), from its template.
+    pdm = '[tool.pdm.version]\nsource = "scm"\nwrite_to = "pkg/__version__.py"\nwrite_template = "V = \'{}\'"\n'
+    pdm_repo, pdm_base = _repo(tmp_path / "pdm", {"pyproject.toml": pdm, "src/pkg/__init__.py": ""})
+    assert testenv.version_files(pdm_repo, pdm_base) == {"src/pkg/__version__.py": "V = '{}'"}
     tree = tmp_path / "tree"
     (tree / "src" / "pkg").mkdir(parents=True)
     (tree / "lib").symlink_to(tmp_path / "elsewhere")  # a revision's link: never written through
     (tmp_path / "elsewhere").mkdir()
-    assert testenv.write_version_files(tree, ["src/pkg/_version.py", "lib/_v.py"], "4.12.3") == ["src/pkg/_version.py"]
+    wanted = {"src/pkg/_version.py": None, "lib/_v.py": None, "src/pkg/__version__.py": "V = '{}'"}
+    assert testenv.write_version_files(tree, wanted, "4.12.3") == ["src/pkg/_version.py", "src/pkg/__version__.py"]
     scope: dict[str, object] = {}
     exec((tree / "src" / "pkg" / "_version.py").read_text(), scope)
     assert scope["__version__"] == "4.12.3" and scope["version_tuple"] == (4, 12, 3)
+    assert (tree / "src" / "pkg" / "__version__.py").read_text() == "V = '4.12.3'"
     assert not (tmp_path / "elsewhere" / "_v.py").exists()
     (tree / "src" / "pkg" / "_version.py").write_text("__version__ = 'committed'\n")  # the revision's own stays
-    assert testenv.write_version_files(tree, ["src/pkg/_version.py"], "1.0") == []
+    assert testenv.write_version_files(tree, {"src/pkg/_version.py": None}, "1.0") == []
     assert (tree / "src" / "pkg" / "_version.py").read_text() == "__version__ = 'committed'\n"
 
 
