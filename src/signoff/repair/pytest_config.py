@@ -24,8 +24,9 @@ from typing import Any
 from signoff import git
 from signoff.kernel.errors import UsageError
 
-# pytest's own order: the first file that holds a pytest section wins (pytest.ini even when empty).
-CONFIG_FILES = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+# pytest's own order: the first file that holds a pytest section wins (pytest.ini even when empty; the
+# hidden `.pytest.ini` of pytest 8.1 and later, as parse keeps it).
+CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 # Options that point at places relative to the project, or change where pytest looks: they mean
 # something else inside the sandbox (`pythonpath` is turned into the run's import folders instead).
 _DROPPED = ("pythonpath", "testpaths", "rootdir", "confcutdir", "cache_dir", "norecursedirs")
@@ -111,6 +112,9 @@ def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
                 continue
             if isinstance(table.get("ini_options"), dict):
                 options, section = dict(table["ini_options"]), "[tool.pytest.ini_options]"
+            elif isinstance(table, dict) and table:
+                # pytest 9's native table (bidict's): the same options, as TOML values.
+                options, section = dict(table), "[tool.pytest]"
         else:
             cp = configparser.ConfigParser(interpolation=None)
             try:
@@ -120,7 +124,7 @@ def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
             section = "[tool:pytest]" if name == "setup.cfg" else "[pytest]"
             if cp.has_section(section[1:-1]):
                 options = dict(cp.items(section[1:-1]))
-            elif name == "pytest.ini":
+            elif name.endswith("pytest.ini"):
                 options = {}
         if options is None:
             continue
@@ -190,7 +194,7 @@ MAX_DATA_FILES, MAX_DATA_BYTES = 1000, 20_000_000
 # Files in a test folder that run as code or are caches, never data.
 _NOT_DATA = re.compile(r"(.*/)?(conftest\.py|.*\.py[cod]|test_.*\.py|.*_test\.py)|"
                        r"(.*/)?(__pycache__|\.pytest_cache)/.*")
-_CONFIG = re.compile(r"(.*/)?(pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)")
+_CONFIG = re.compile(r"(.*/)?(\.?pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)")
 
 
 def _is_data(name: str, root: str, packages: set[str], config_folders: set[str]) -> bool:

@@ -334,3 +334,18 @@ def test_an_ini_value_over_several_lines_is_written_back_indented() -> None:
     assert config is not None
     assert config.text == ("[pytest]\nmarkers = \n    slow: slow tests\n    net: needs the network\n"
                            "xfail_strict = true\n")
+
+
+def test_the_projects_configuration_in_a_hidden_ini_or_pytest_9s_own_table_is_read() -> None:
+    # parse keeps its configuration in `.pytest.ini`; bidict in pytest 9's `[tool.pytest]`, TOML values.
+    from signoff.repair.pytest_config import read
+
+    hidden = read(lambda name: b"[pytest]\naddopts = --cov=parse --doctest-modules\n" if name == ".pytest.ini"
+                  else None, "base revision")
+    assert hidden is not None and hidden.text == "[pytest]\naddopts = --doctest-modules\n"
+    native = ('[tool.pytest]\naddopts = ["-vv", "--numprocesses=auto", "--hypothesis-profile=less"]\n'
+              'doctest_optionflags = ["ELLIPSIS"]\nstrict = true\ntestpaths = ["tests"]\n')
+    config = read(lambda name: native.encode() if name == "pyproject.toml" else None, "base revision")
+    assert config is not None and config.source == "pyproject.toml [tool.pytest] (base revision)"
+    assert config.text == ("[pytest]\naddopts = -vv --hypothesis-profile=less\n"
+                           "doctest_optionflags = \n    ELLIPSIS\nstrict = true\n")
