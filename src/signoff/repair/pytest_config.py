@@ -171,11 +171,21 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, target)
     wanted: list[str] = []
-    for file_ in [rel, *_relative_imports(repo, base, rel, path.read_bytes())]:
+
+    def take(file_: str) -> None:
         folder = PurePosixPath(file_).parent
         for d in [folder, *folder.parents]:
-            wanted += [n if str(d) == "." else f"{d}/{n}" for n in ("conftest.py", "__init__.py")]
+            wanted.extend(n if str(d) == "." else f"{d}/{n}" for n in ("conftest.py", "__init__.py"))
         wanted.append(file_)
+
+    for file_ in [rel, *_relative_imports(repo, base, rel, path.read_bytes())]:
+        take(file_)
+    # The conftest files' own helpers, found the same way (unearth's tests/conftest.py imports its
+    # app from `tests.fixtures.app`): without them pytest cannot even start.
+    for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]:
+        blob = git.read_file_at(repo, base, conftest)
+        for file_ in _relative_imports(repo, base, conftest, blob) if blob is not None else []:
+            take(file_)
     for name in dict.fromkeys(wanted):
         if name == rel or (dest / name).exists():
             continue
