@@ -83,7 +83,13 @@ def _classify(tc: ET.Element) -> tuple[str, bool, str | None, str]:
         return outcome, assertion, exc_type, _bounded(message or first_line)
     if tc.find("skipped") is not None:
         el = tc.find("skipped")
-        return "skipped", False, None, _bounded(el.get("message") if el is not None else "")
+        message = (el.get("message") if el is not None else None) or ""
+        if el is not None and (el.get("type") == "pytest.xfail" or message == "expected test failure"):
+            # An xfail mark of the harness held: the case ran and failed as the harness declares it
+            # should, which pytest counts as a success (inflect's known-bad parameters); pytest 4.6
+            # wrote no type but this message.
+            return "passed", False, None, _bounded(f"xfailed: {message}")
+        return "skipped", False, None, _bounded(message)
     return "passed", False, None, ""
 
 

@@ -24,8 +24,9 @@ from typing import Any
 from signoff import git
 from signoff.kernel.errors import UsageError
 
-# pytest's own order: the first file that holds a pytest section wins (pytest.ini even when empty).
-CONFIG_FILES = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+# pytest's own order: the first file that holds a pytest section wins (pytest.ini even when empty; the
+# hidden `.pytest.ini` of pytest 8.1 and later, as parse keeps it).
+CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 # Options that point at places relative to the project, or change where pytest looks: they mean
 # something else inside the sandbox (`pythonpath` is turned into the run's import folders instead).
 _DROPPED = ("pythonpath", "testpaths", "rootdir", "confcutdir", "cache_dir", "norecursedirs")
@@ -33,12 +34,16 @@ _DROPPED = ("pythonpath", "testpaths", "rootdir", "confcutdir", "cache_dir", "no
 
 # `addopts` that run tests in other processes, which the guard does not watch (pytest-xdist's workers,
 # pytest-forked's children), or measure coverage (a trace function of its own, and `--cov-fail-under`
-# fails a run whatever the tests say): a run that judges one revision needs neither. Option -> whether
-# it takes the next word as its value when written without `=`.
+# fails a run whatever the tests say), or add a linter's items for every file collected (pytest-mypy's
+# `--mypy`, whose items cannot even name a harness file outside the folder pytest started in): a run
+# that judges one revision needs none of them. Option -> whether it takes the next word as its value
+# when written without `=`.
 _PROCESS_AND_COVERAGE = {"-n": True, "--numprocesses": True, "--maxprocesses": True, "--dist": True, "--tx": True,
                          "--forked": False, "--looponfail": False, "-f": False, "--cov": None, "--cov-report": True,
                          "--cov-config": True, "--cov-context": True, "--cov-fail-under": True, "--cov-branch": False,
-                         "--cov-append": False, "--no-cov": False, "--no-cov-on-fail": False}
+                         "--cov-append": False, "--no-cov": False, "--no-cov-on-fail": False,
+                         **dict.fromkeys(("--mypy", "--ruff", "--ruff-format", "--black", "--flake8", "--pylint",
+                                          "--isort", "--pycodestyle", "--pydocstyle"), False)}
 _PROCESS_AND_COVERAGE_PLUGINS = {"xdist", "xdist.plugin", "pytest_cov", "pytest_cov.plugin", "pytest_forked"}
 
 
@@ -107,6 +112,9 @@ def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
                 continue
             if isinstance(table.get("ini_options"), dict):
                 options, section = dict(table["ini_options"]), "[tool.pytest.ini_options]"
+            elif isinstance(table, dict) and table:
+                # pytest 9's native table (bidict's): the same options, as TOML values.
+                options, section = dict(table), "[tool.pytest]"
         else:
             cp = configparser.ConfigParser(interpolation=None)
             try:
@@ -116,7 +124,7 @@ def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
             section = "[tool:pytest]" if name == "setup.cfg" else "[pytest]"
             if cp.has_section(section[1:-1]):
                 options = dict(cp.items(section[1:-1]))
-            elif name == "pytest.ini":
+            elif name.endswith("pytest.ini"):
                 options = {}
         if options is None:
             continue
@@ -163,11 +171,21 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, target)
     wanted: list[str] = []
-    for file_ in [rel, *_relative_imports(repo, base, rel, path.read_bytes())]:
+
+    def take(file_: str) -> None:
         folder = PurePosixPath(file_).parent
         for d in [folder, *folder.parents]:
-            wanted += [n if str(d) == "." else f"{d}/{n}" for n in ("conftest.py", "__init__.py")]
+            wanted.extend(n if str(d) == "." else f"{d}/{n}" for n in ("conftest.py", "__init__.py"))
         wanted.append(file_)
+
+    for file_ in [rel, *_relative_imports(repo, base, rel, path.read_bytes())]:
+        take(file_)
+    # The conftest files' own helpers, found the same way (unearth's tests/conftest.py imports its
+    # app from `tests.fixtures.app`): without them pytest cannot even start.
+    for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]:
+        blob = git.read_file_at(repo, base, conftest)
+        for file_ in _relative_imports(repo, base, conftest, blob) if blob is not None else []:
+            take(file_)
     for name in dict.fromkeys(wanted):
         if name == rel or (dest / name).exists():
             continue
@@ -186,7 +204,7 @@ MAX_DATA_FILES, MAX_DATA_BYTES = 1000, 20_000_000
 # Files in a test folder that run as code or are caches, never data.
 _NOT_DATA = re.compile(r"(.*/)?(conftest\.py|.*\.py[cod]|test_.*\.py|.*_test\.py)|"
                        r"(.*/)?(__pycache__|\.pytest_cache)/.*")
-_CONFIG = re.compile(r"(.*/)?(pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)")
+_CONFIG = re.compile(r"(.*/)?(\.?pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)")
 
 
 def _is_data(name: str, root: str, packages: set[str], config_folders: set[str]) -> bool:
@@ -204,8 +222,10 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     """The data files of the test folder a test file sits in (sqlparse's conftest reads
     `tests/files/*.sql` beside itself): those the base revision commits there, and new ones a person
     put there for the contract (in no commit of the base or of the work tree's branch, not ignored:
-    the fix's new data file, as `git checkout FIX -- FILE` leaves it). None when there are
-    more than a test folder's data (a corpus): freeze the folder as the harness then."""
+    the fix's new data file, as `git checkout FIX -- FILE` leaves it). A committed one the person
+    changed for the contract (uncommitted, against the work tree's branch: markdown-it-py's fix adds
+    its cases to `fixtures/linkify.md`) is taken as the person left it, like the test file itself.
+    None when there are more than a test folder's data (a corpus): freeze the folder as the harness then."""
     root = test_folder_of(rel)
     if root is None:
         return {}
@@ -218,6 +238,9 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     # Never what a commit of the checked-out branch brought (an agent's branch checked out here).
     head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
     committed = {*names, *head.stdout.decode("utf-8", "surrogateescape").split("\0")}
+    # Uncommitted edits (staged or not) of files the branch commits: the person's, never a commit's.
+    edited = set(git.run(repo, "diff", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
+                 .stdout.decode("utf-8", "surrogateescape").split("\0"))
     new = [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
            if n and _is_data(n, root, packages, above) and n not in committed] if placed.returncode == 0 else []
     if len(names) + len(new) > MAX_DATA_FILES:
@@ -226,8 +249,9 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     total = 0
     for name in names + new:
         path = repo / name
-        data = git.read_file_at(repo, base, name) if name in names else (
-            path.read_bytes() if path.is_file() and not path.is_symlink() else None)
+        placed_here = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        data = placed_here if name not in names or (name in edited and placed_here is not None) else \
+            git.read_file_at(repo, base, name)
         if data is None:
             continue
         total += len(data)

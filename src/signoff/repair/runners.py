@@ -200,7 +200,9 @@ class Runner:
             assert python is not None
             ini = f"{HARNESS_MOUNT}/pytest.ini" if "pytest.ini" in harness_files else f"{RUNNER_MOUNT}/pytest.ini"
             argv = [python, "-I", "-B", f"{RUNNER_MOUNT}/run_pytest.py", paths,
-                    "-p", "no:cacheprovider", f"--rootdir={HARNESS_MOUNT}", "-c", ini,
+                    # pytest-enabler (the jaraco skeleton's) adds --cov, -n auto, --mypy and --ruff at
+                    # start-up, past the project's addopts the run leaves out: never loaded.
+                    "-p", "no:cacheprovider", "-p", "no:enabler", f"--rootdir={HARNESS_MOUNT}", "-c", ini,
                     f"--confcutdir={HARNESS_MOUNT}", "--continue-on-collection-errors",  # so the canaries still run
                     "-o", "junit_family=xunit1", "-o", "console_output_style=classic",
                     f"--junitxml={WORKDIR}/{JUNIT}", "-q", "--color=no",

@@ -92,7 +92,7 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         if isinstance(project, dict) and project.get("name"):
             out.update(name=str(project["name"]), where="pyproject.toml",
                        dependencies=[str(d) for d in project.get("dependencies") or []],
-                       extras={**_dependency_groups(document.get("dependency-groups")),
+                       extras={**_pdm_dev_groups(document), **_dependency_groups(document.get("dependency-groups")),
                                **{str(k): [str(d) for d in v] for k, v in
                                   (project.get("optional-dependencies") or {}).items() if isinstance(v, list)}})
             dynamic = project.get("dynamic") or []
@@ -216,6 +216,18 @@ def _dependency_groups(table: Any) -> dict[str, list[str]]:
         return out
 
     return {str(name): expand(str(name), (str(name),)) for name in table}
+
+
+def _pdm_dev_groups(document: dict[str, Any]) -> dict[str, list[str]]:
+    """pdm's own development groups, `[tool.pdm.dev-dependencies]` (before PEP 735: unearth keeps its
+    `test` group there), each a list of requirements; pdm's editable and local-path lines (`-e ...`,
+    `${PROJECT_ROOT}`) name the project's own folders, which pip cannot take from a requirement file."""
+    table = ((document.get("tool") or {}).get("pdm") or {}).get("dev-dependencies")
+    if not isinstance(table, dict):
+        return {}
+    return {str(name): [str(d) for d in items if isinstance(d, str) and not d.lstrip().startswith("-e")
+                        and "${PROJECT_ROOT}" not in d]
+            for name, items in table.items() if isinstance(items, list)}
 
 
 def _lines(text: str) -> list[str]:
@@ -628,11 +640,12 @@ _VERSION_FILE_KEYS = (("setuptools_scm", "write_to"), ("setuptools_scm", "versio
 _MODULE_PATH = re.compile(r"(?:[A-Za-z_][\w-]*/)*[A-Za-z_]\w*\.py")
 
 
-def version_files(repo: Path, base: str) -> list[str]:
+def version_files(repo: Path, base: str) -> dict[str, str | None]:
     """Version modules the base revision's pyproject.toml (or setup.py's `use_scm_version`) has its
     build backend write at install and that are therefore never committed (humanize's
     `src/humanize/_version.py`, which its package imports): as `pip install -e .` leaves them for the
-    project's maintainers, the run writes them."""
+    project's maintainers, the run writes them. Path -> the template the project gives for it (pdm's
+    `write_template`), None for the usual module."""
     text = git.read_file_at(repo, base, "pyproject.toml")
     try:
         tool = tomllib.loads(text.decode()).get("tool", {}) if text is not None else {}
@@ -648,19 +661,37 @@ def version_files(repo: Path, base: str) -> list[str]:
     if setup_py is not None:  # setup(use_scm_version={"write_to": ...}), setuptools-scm's older way
         scm = _setup_py(setup_py.decode(errors="replace")).get("use_scm_version")
         declared += [scm.get("write_to"), scm.get("version_file")] if isinstance(scm, dict) else []
-    return list(dict.fromkeys(v for v in declared if isinstance(v, str) and _MODULE_PATH.fullmatch(v)))
+    out: dict[str, str | None] = {v: None for v in declared if isinstance(v, str) and _MODULE_PATH.fullmatch(v)}
+    pdm: Any = tool.get("pdm") if isinstance(tool.get("pdm"), dict) else {}
+    version, build = pdm.get("version"), pdm.get("build")
+    if isinstance(version, dict) and version.get("source") in ("scm", "call") and \
+            isinstance(version.get("write_to"), str):
+        # pdm-backend writes `write_to` inside its package folder: `[tool.pdm.build] package-dir`, else
+        # `src` where the project has one; with its `write_template` (the version alone by default).
+        folder = build.get("package-dir") if isinstance(build, dict) else None
+        if not isinstance(folder, str):
+            folder = "src" if git.tracked_paths(repo, base, "src") else ""
+        rel = f"{folder.strip('/')}/{version['write_to']}".lstrip("/")
+        template = version.get("write_template")
+        if _MODULE_PATH.fullmatch(rel):
+            out.setdefault(rel, template if isinstance(template, str) else "{}\n")
+    return out
 
 
-def write_version_files(tree: Path, files: list[str], version: str) -> list[str]:
+def write_version_files(tree: Path, files: dict[str, str | None], version: str) -> list[str]:
     """Write each version module `files` names into an exported revision where the revision has none
     (a committed one is the revision's own and stays) and its folder is a real folder of the tree (never
     through a link a revision commits); the ones written, for the evidence's notes."""
     written: list[str] = []
     release = tuple(int(p) for p in re.findall(r"\d+", version)[:3]) or (0,)
-    body = (f"# Written by signoff for the run, as installing the project would (not committed).\n"
-            f"__version__ = version = {version!r}\n__version_tuple__ = version_tuple = {release!r}\n"
-            "__commit_id__ = commit_id = None\n")
-    for rel in files:
+    usual = (f"# Written by signoff for the run, as installing the project would (not committed).\n"
+             f"__version__ = version = {version!r}\n__version_tuple__ = version_tuple = {release!r}\n"
+             "__commit_id__ = commit_id = None\n")
+    for rel, template in files.items():
+        try:
+            body = template.format(version) if template is not None else usual
+        except (IndexError, KeyError, ValueError):  # a template with braces of its own: the usual module
+            body = usual
         folder = tree
         for part in PurePosixPath(rel).parent.parts:
             folder = folder / part

@@ -247,8 +247,10 @@ def outcome_of(cases: list[Case]) -> tuple[str, bool, str]:
     if not cases:
         return "missing", False, ""
     outcome = _aggregate([c.outcome for c in cases])
-    failing = [c for c in cases if c.assertion] or [c for c in cases if c.outcome in ("failed", "error")]
-    return outcome, any(c.assertion for c in cases), (failing[0].message if failing else "")
+    # An assertion counts only where the case failed: an xfailed case's is the harness's expectation.
+    asserted = [c for c in cases if c.assertion and c.outcome == "failed"]
+    failing = asserted or [c for c in cases if c.outcome in ("failed", "error")]
+    return outcome, bool(asserted), (failing[0].message if failing else "")
 
 
 # Exceptions that say the environment is wrong, not that the code misbehaves: never a defect shown.

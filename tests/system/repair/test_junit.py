@@ -35,6 +35,11 @@ def test_param(n):
     assert n == 1
 
 
+@pytest.mark.parametrize("n", [1, pytest.param(2, marks=pytest.mark.xfail(reason="known"))])
+def test_known(n):
+    assert n == 1
+
+
 def test_import_inside():
     import no_such_module  # noqa: F401
 
@@ -88,6 +93,7 @@ def test_pytest_report_outcomes_and_ids(tmp_path: Path) -> None:
     # ids are relative to the harness folder, with classes and parameters.
     assert set(cases) == {
         "test_h.py::test_ok", "test_h.py::test_assert", "test_h.py::test_param[1]", "test_h.py::test_param[2]",
+        "test_h.py::test_known[1]", "test_h.py::test_known[2]",
         "test_h.py::test_import_inside", "test_h.py::test_skip", "test_h.py::test_setup_error",
         "test_h.py::TestGroup::test_member", "sub/test_deep.py::test_deep"}
     assert cases["test_h.py::test_ok"].outcome == "passed"
@@ -99,6 +105,9 @@ def test_pytest_report_outcomes_and_ids(tmp_path: Path) -> None:
     imp = cases["test_h.py::test_import_inside"]
     assert (imp.outcome, imp.assertion, imp.exception) == ("failed", False, "ModuleNotFoundError")
     assert cases["test_h.py::test_skip"].outcome == "skipped"
+    # An xfail mark that held is pytest's success (inflect's known-bad parameters), never a skip.
+    assert (cases["test_h.py::test_known[2]"].outcome, cases["test_h.py::test_known[2]"].assertion) == ("passed", False)
+    assert outcome_of(select(list(cases.values()), "test_h.py::test_known"))[:2] == ("passed", False)
     assert cases["test_h.py::test_setup_error"].outcome == "error"
     assert cases["sub/test_deep.py::test_deep"].assertion
 
@@ -112,7 +121,7 @@ def test_selection_of_parametrised_and_class_ids(tmp_path: Path) -> None:
     outcome, assertion, _ = outcome_of(select(cases, "test_h.py::test_param"))
     assert (outcome, assertion) == ("failed", True)
     assert [c.id for c in select(cases, "test_h.py::TestGroup")] == ["test_h.py::TestGroup::test_member"]
-    assert len(select(cases, "test_h.py")) == 8
+    assert len(select(cases, "test_h.py")) == 10
     assert select(cases, "test_h.py::test_o") == []  # a prefix of a name is not the name
     assert outcome_of(select(cases, "test_h.py::nope"))[0] == "missing"
 

@@ -467,6 +467,14 @@ def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Setti
     r = verify(_request(repo, base, fix, harness, write_evidence=False), settings)
     assert r.verdict == "VERIFIED", r.reasons
     assert r.stages["base"].summary.raised and "IndexError" in r.stages["base"].summary.message
+    # cattrs' structure hooks: code the checkout compiles from a string is the checkout's, its crash too.
+    generated = ("_SOURCE = 'def total(cents, percent):\\n    return [cents][percent]\\n'\n_scope = {}\n"
+                 "exec(compile(_SOURCE, '<pricing generated total>', 'exec'), _scope)\n\n\n"
+                 "def total(cents, percent):\n    return _scope['total'](cents, percent)\n")
+    compiled = git.commit_files(repo, base, {"pricing/__init__.py": generated}, "generated")
+    compiled_fix = git.commit_files(repo, compiled, {"pricing/__init__.py": FIXED}, "fix")
+    r = verify(_request(repo, compiled, compiled_fix, harness, write_evidence=False), settings)
+    assert r.verdict == "VERIFIED", r.reasons
     # PySnooper's tests check through their own helper, which raises its own OutputFailure: the
     # harness's kind of failed check shows the defect too (the code under test no longer crashes here).
     checks = {"helpers.py": "class OutputFailure(Exception):\n    pass\n\n\ndef check(got, want):\n"
@@ -474,7 +482,9 @@ def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Setti
               "test_own.py": "from helpers import check\nfrom pricing import receipt, total\n\n\n"
                              "def test_checked():\n    check(total(10000, 10), 9000)\n\n\n"
                              "def test_field():\n    assert receipt(5)['net'] == 5\n\n\n"
-                             "def test_own_key():\n    assert {'a': receipt(5)}['b'] == 5\n"}
+                             "def test_own_key():\n    assert {'a': receipt(5)}['b'] == 5\n\n\n"
+                             "def test_refused():\n    import pytest\n\n    with pytest.raises(ValueError):\n"
+                             "        total(-1, 0)\n"}
     receipt = "\n\ndef receipt(c):\n    return {'total': c%s}\n"
     wrong = git.commit_files(repo, base, {"pricing/__init__.py": BUGGY + receipt % ""}, "wrong, not crashing")
     right = git.commit_files(repo, wrong, {"pricing/__init__.py": FIXED + receipt % ", 'net': c"}, "fix")
@@ -489,6 +499,11 @@ def test_a_crash_of_the_code_under_test_on_base_shows_the_defect(settings: Setti
     assert r.verdict == "VERIFIED", r.reasons
     r = verify(_request(repo, wrong, right, own, expect="test_own.py::test_own_key", write_evidence=False), settings)
     assert r.stages["base"].summary.raised is False and _codes(r)[0] == "base_not_reproduced", r.reasons
+    # tomli: on base `pytest.raises(TOMLDecodeError)` DID NOT RAISE, pytest's own failed check of the harness.
+    refusing = FIXED.replace("    return", "    if cents < 0:\n        raise ValueError(cents)\n    return")
+    refused = git.commit_files(repo, wrong, {"pricing/__init__.py": refusing + receipt % ", 'net': c"}, "refuse")
+    r = verify(_request(repo, wrong, refused, own, expect="test_own.py::test_refused", write_evidence=False), settings)
+    assert r.verdict == "VERIFIED", r.reasons
 
 
 

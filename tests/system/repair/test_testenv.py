@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from signoff import git
 from signoff.demo.fixture import init_repo
 from signoff.kernel.errors import UsageError
 from signoff.repair import testenv
@@ -270,11 +271,15 @@ def test_a_run_that_stopped_names_its_exception() -> None:
 
 
 def test_dependency_groups_are_extras_too(tmp_path: Path) -> None:
-    """uv and pdm projects keep their test dependencies in PEP 735 `[dependency-groups]`."""
+    """uv and pdm projects keep their test dependencies in PEP 735 `[dependency-groups]`, pdm's older
+    ones in `[tool.pdm.dev-dependencies]` (unearth's `test`), without its lines naming local folders."""
     pyproject = PYPROJECT + ('\n[dependency-groups]\nlint = ["ruff"]\ndev = ["pytest-mock", {include-group = "lint"}]\n'
-                             'test = ["never-used"]\n')
+                             'test = ["never-used"]\n[tool.pdm.dev-dependencies]\n'
+                             'check = ["pytest-httpserver>=1.0.4", "-e file:///${PROJECT_ROOT}/plugin"]\n')
     repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject})
     assert testenv.plan(repo, base, [], False, ["dev"], None).lines == ["attrs>=22", "six", "pytest-mock", "ruff"]
+    assert testenv.plan(repo, base, [], False, ["check"], None).lines == ["attrs>=22", "six",
+                                                                        "pytest-httpserver>=1.0.4"]
     # An extra of the same name is the project's own declaration and wins.
     assert testenv.plan(repo, base, [], False, ["test"], None).lines == ["attrs>=22", "six", "hypothesis",
                                                                        "pytest-mock"]
@@ -350,20 +355,41 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
                  '[tool.setuptools_scm]\nwrite_to = "../outside.py"\nversion_file = "lib/_v.py"\n')
     setup_py = 'from setuptools import setup\nsetup(name="p", use_scm_version={"write_to": "pkg/_scm.py"})\n'
     repo, base = _repo(tmp_path / "r", {"pyproject.toml": pyproject, "src/pkg/__init__.py": "", "setup.py": setup_py})
-    assert testenv.version_files(repo, base) == ["lib/_v.py", "src/pkg/_version.py", "pkg/_scm.py"]
+    assert list(testenv.version_files(repo, base)) == ["lib/_v.py", "src/pkg/_version.py", "pkg/_scm.py"]
     assert testenv.release_of(repo, base) == "0.0.0"
+    # pdm-backend writes `write_to` inside its package folder (`src` by default), from its template.
+    pdm = '[tool.pdm.version]\nsource = "scm"\nwrite_to = "pkg/__version__.py"\nwrite_template = "V = \'{}\'"\n'
+    pdm_repo, pdm_base = _repo(tmp_path / "pdm", {"pyproject.toml": pdm, "src/pkg/__init__.py": ""})
+    assert testenv.version_files(pdm_repo, pdm_base) == {"src/pkg/__version__.py": "V = '{}'"}
     tree = tmp_path / "tree"
     (tree / "src" / "pkg").mkdir(parents=True)
     (tree / "lib").symlink_to(tmp_path / "elsewhere")  # a revision's link: never written through
     (tmp_path / "elsewhere").mkdir()
-    assert testenv.write_version_files(tree, ["src/pkg/_version.py", "lib/_v.py"], "4.12.3") == ["src/pkg/_version.py"]
+    wanted = {"src/pkg/_version.py": None, "lib/_v.py": None, "src/pkg/__version__.py": "V = '{}'"}
+    assert testenv.write_version_files(tree, wanted, "4.12.3") == ["src/pkg/_version.py", "src/pkg/__version__.py"]
     scope: dict[str, object] = {}
     exec((tree / "src" / "pkg" / "_version.py").read_text(), scope)
     assert scope["__version__"] == "4.12.3" and scope["version_tuple"] == (4, 12, 3)
+    assert (tree / "src" / "pkg" / "__version__.py").read_text() == "V = '4.12.3'"
     assert not (tmp_path / "elsewhere" / "_v.py").exists()
     (tree / "src" / "pkg" / "_version.py").write_text("__version__ = 'committed'\n")  # the revision's own stays
-    assert testenv.write_version_files(tree, ["src/pkg/_version.py"], "1.0") == []
+    assert testenv.write_version_files(tree, {"src/pkg/_version.py": None}, "1.0") == []
     assert (tree / "src" / "pkg" / "_version.py").read_text() == "__version__ = 'committed'\n"
+
+
+def test_a_committed_data_file_the_person_changed_is_frozen_as_left_and_a_commits_change_never(
+        tmp_path: Path) -> None:
+    """markdown-it-py's fix adds its cases to the committed `fixtures/linkify.md` its test file reads: the
+    person checks that file out beside the test (`git checkout FIX -- FILE`), and the harness takes it as
+    left. A change a commit of the checked-out branch made (an agent's branch) is never taken."""
+    repo, base = _repo(tmp_path / "r", {"tests/test_x.py": "", "tests/fixtures/cases.md": "base\n",
+                                        "tests/fixtures/other.md": "base\n"})
+    agent = git.commit_files(repo, base, {"tests/fixtures/other.md": "agent\n"}, "tidy the fixtures")
+    git.run(repo, "checkout", "-q", agent)
+    (repo / "tests" / "fixtures" / "cases.md").write_text("the fix's cases\n")
+    _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert (tmp_path / "staged" / "tests" / "fixtures" / "cases.md").read_text() == "the fix's cases\n"
+    assert (tmp_path / "staged" / "tests" / "fixtures" / "other.md").read_text() == "base\n"
 
 
 def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path) -> None:
@@ -374,10 +400,14 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
                                         "tests/base.py": "X = 1\n", "tests/util.py": "", "tests/test_x.py": test,
                                         "tests/test_other.py": "", "tests/tox.ini": "[pytest]\n",
                                         # tomlkit's sample documents: data, not configuration, below the test
-                                        "tests/examples/pyproject.toml": "[tool.poetry]\n"})
+                                        "tests/examples/pyproject.toml": "[tool.poetry]\n",
+                                        # unearth's conftest imports its app from the test package
+                                        "tests/conftest.py": "from tests.fixtures.app import create_app\n",
+                                        "tests/fixtures/__init__.py": "", "tests/fixtures/app.py": "import pkg\n",
+                                        "tests/fixtures/unused.py": ""})
     staged = _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
-    assert staged == ["tests/__init__.py", "tests/base.py", "tests/examples/pyproject.toml", "tests/test_x.py",
-                      "tests/util.py"]
+    assert staged == ["tests/__init__.py", "tests/base.py", "tests/conftest.py", "tests/examples/pyproject.toml",
+                      "tests/fixtures/__init__.py", "tests/fixtures/app.py", "tests/test_x.py", "tests/util.py"]
     # A helper still missing from a harness is named as such, not as a module the checkout lacks.
     tree = tmp_path / "tree"
     (tree / "tests").mkdir(parents=True)

@@ -85,3 +85,10 @@ def test_the_guard_bytecode_is_its_source_compiled_and_checked_against_it(tmp_pa
     other = runner.write_files(tmp_path / "other")
     runner.write_bytecode(other, "3.99", tmp_path / "cache")
     assert not (other / "__pycache__").exists()
+
+
+def test_pytest_enabler_never_puts_left_out_options_back() -> None:
+    # The jaraco skeleton's pytest-enabler adds --cov, -n auto and --mypy at start-up (inflect): its
+    # mypy items cannot even name the canary, and pytest stopped with an INTERNALERROR.
+    argv, _reports = Runner("pytest").command(["test_x.py::test_a"], (), "/python", [])
+    assert argv[argv.index("no:enabler") - 1] == "-p"

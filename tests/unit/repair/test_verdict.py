@@ -99,6 +99,11 @@ def test_parametrised_expected_test() -> None:
     assert decide([base], [run(*(case(i) for i in ids))], GOOD_REGR) == (VERIFIED, [])
     skipped = run(case(ids[0]), case(ids[1]), case(ids[2], "skipped"))
     assert decide([base], [skipped], GOOD_REGR) == (INCONCLUSIVE, ["test_skipped"])
+    # The guard's record of an xfail mark that held keeps the AssertionError the case expected: no
+    # failure, so no assertion of the stage (the JUnit report reads it as a pass without one).
+    held = run(case(ids[0]), case(ids[1], "passed", True), case(ids[2]))
+    assert summarize([EXPECT], [held]).assertion is False
+    assert decide([held], [run(*(case(i) for i in ids))], GOOD_REGR) == (INCONCLUSIVE, ["base_not_reproduced"])
 
 
 @pytest.mark.parametrize("status", ["timeout", "resource_limit", "no_report", "bad_report", "inconsistent",
@@ -311,13 +316,14 @@ def test_addopts_that_run_tests_elsewhere_or_measure_coverage_are_left_out() -> 
     from signoff.repair.pytest_config import read
 
     ini = ("[pytest]\naddopts =\n  # `pytest-xdist`:\n  --numprocesses=auto\n  -ra --showlocals\n  -p pytest_cov\n"
-           "  --cov\n  --cov-config=.coveragerc\n  --strict-markers -n 4 --dist loadfile --cov src -p no:warnings\n")
+           "  --cov\n  --cov-config=.coveragerc\n  --strict-markers -n 4 --dist loadfile --cov src -p no:warnings\n"
+           "  --mypy --ruff\n")  # linters' items for every file collected, none of them a test
     config = read(lambda name: ini.encode() if name == "pytest.ini" else None, "base revision")
     assert config is not None
     assert "addopts = -ra --showlocals --strict-markers -p no:warnings\n" in config.text
     assert config.as_json()["addopts_left_out"] == ["--numprocesses=auto", "-p", "pytest_cov", "--cov",
                                                     "--cov-config=.coveragerc", "-n", "4", "--dist", "loadfile",
-                                                    "--cov", "src"]
+                                                    "--cov", "src", "--mypy", "--ruff"]
 
 
 def test_an_ini_value_over_several_lines_is_written_back_indented() -> None:
@@ -328,3 +334,18 @@ def test_an_ini_value_over_several_lines_is_written_back_indented() -> None:
     assert config is not None
     assert config.text == ("[pytest]\nmarkers = \n    slow: slow tests\n    net: needs the network\n"
                            "xfail_strict = true\n")
+
+
+def test_the_projects_configuration_in_a_hidden_ini_or_pytest_9s_own_table_is_read() -> None:
+    # parse keeps its configuration in `.pytest.ini`; bidict in pytest 9's `[tool.pytest]`, TOML values.
+    from signoff.repair.pytest_config import read
+
+    hidden = read(lambda name: b"[pytest]\naddopts = --cov=parse --doctest-modules\n" if name == ".pytest.ini"
+                  else None, "base revision")
+    assert hidden is not None and hidden.text == "[pytest]\naddopts = --doctest-modules\n"
+    native = ('[tool.pytest]\naddopts = ["-vv", "--numprocesses=auto", "--hypothesis-profile=less"]\n'
+              'doctest_optionflags = ["ELLIPSIS"]\nstrict = true\ntestpaths = ["tests"]\n')
+    config = read(lambda name: native.encode() if name == "pyproject.toml" else None, "base revision")
+    assert config is not None and config.source == "pyproject.toml [tool.pytest] (base revision)"
+    assert config.text == ("[pytest]\naddopts = -vv --hypothesis-profile=less\n"
+                           "doctest_optionflags = \n    ELLIPSIS\nstrict = true\n")

@@ -70,6 +70,7 @@ _MANAGED_MODULES = {"sys", "threading"}
 _MANAGED = {"sys.unraisablehook", "sys.breakpointhook", "threading.excepthook", "sys.excepthook",
             "sys.displayhook", "threading._trace_hook", "threading._profile_hook"}
 _AssertionError = AssertionError
+_Failed = pytest.fail.Exception  # pytest's own failed check: `pytest.raises` that DID NOT RAISE, `pytest.fail()`
 _PathFinder = __import__("importlib.machinery").machinery.PathFinder
 _getframe = sys._getframe
 _trusted = tuple(sorted({p.rstrip("/") + "/" for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
@@ -897,19 +898,25 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
     # Where it was raised: the deepest frame of the test or the code under test (a frame of pytest or
     # unittest helpers such as assertEqual or skip() counts for whoever called it).
     tb = value.__traceback__
-    origin = None
+    origin: str | None = None
     tb_last = None
     while tb is not None:
-        where = _origin(tb.tb_frame.f_code.co_filename)
+        filename = tb.tb_frame.f_code.co_filename
+        where = _origin(filename)
+        if where == "unknown" and filename.startswith("<") and origin in ("checkout", "harness"):
+            # Code compiled from a string ("<cattrs generated structure ...>") is its caller's: the
+            # checkout's structure hook raising ValueError is the checkout's crash.
+            where = origin
         if where != "trusted":
             origin = where
         tb_last = tb
         tb = tb.tb_next
     c["origin"] = origin
-    # The harness's own kind of failed check (PySnooper's tests raise their OutputFailure): an
-    # exception class a harness module defines, raised from the harness's code.
+    # The harness's own kind of failed check: an exception class a harness module defines, raised from
+    # the harness's code (PySnooper's tests raise their OutputFailure), or pytest's own failed check
+    # the harness called (tomli's `pytest.raises(TOMLDecodeError)` that DID NOT RAISE).
     defined_in = getattr(sys.modules.get(type(value).__module__), "__file__", None) or ""
-    c["harness_check"] = origin == "harness" and _origin(defined_in) == "harness"
+    c["harness_check"] = origin == "harness" and (_origin(defined_in) == "harness" or isinstance(value, _Failed))
     c["message"] = str(value)[:500]
     if origin == "harness":
         c["lacks"] = _checkout_lacks(value, tb_last)
@@ -1049,8 +1056,8 @@ class Plugin:
             _note(f"{report.nodeid} raised {c['exception']} but was reported as passed")
         if report.failed:
             c["outcome"] = "failed" if report.when == "call" else ("failed" if c["outcome"] == "failed" else "error")
-        elif report.skipped and c["outcome"] == "passed":
-            c["outcome"] = "skipped"
+        elif report.skipped and c["outcome"] == "passed" and not hasattr(report, "wasxfail"):
+            c["outcome"] = "skipped"  # an xfail mark that held stays passed, as the JUnit report reads it
 
     def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
         # Called before pytest_collectreport for a collector that raised: a test file importing a
