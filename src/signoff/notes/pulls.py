@@ -113,10 +113,24 @@ def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str
     return with_concepts(out)
 
 
+# What a word's other form adds to it (`color` and `colorizer`, `read` and `reader`), unlike another
+# word written after it (`read` and `readme`, `lock` and `lockfile`): checked for short words only.
+_ENDING = re.compile(r"[esy]|e?[rd]s?|ors?|ings?|i?ons?|ations?|at(?:e|ed|or|ors)?|ures?|ur|"
+                     r"i[sz](?:e|er|ed|es|ing|ation)?|it(?:y|ies)|(?:al)?ly|al|ments?|[ai]ble|ive|ness|"
+                     r"i(?:c|cal|sm|st|es|ed|fy|fication)|en|[ae]nc[ey]|[ae]nt|y")
+_SHORT = 6  # a word this long or longer may match any longer word it begins
+
+
+def _extends(longer: str, shorter: str) -> bool:
+    rest = longer[len(shorter):]
+    return len(shorter) >= 4 and longer.startswith(shorter) and (
+        len(shorter) >= _SHORT or bool(_ENDING.fullmatch(rest)) or rest == shorter[-1])  # `plan`, `plann(ed)`
+
+
 def _matches(word: str, known: set[str]) -> bool:
     if word in known or _NEGATED.sub("", word) in known:  # `unequal` is said of what `equal` does
         return True
-    return len(word) >= 4 and any(len(k) >= 4 and (k.startswith(word) or word.startswith(k)) for k in known)
+    return len(word) >= 4 and any(len(k) >= 4 and (_extends(k, word) or _extends(word, k)) for k in known)
 
 
 def shared_words(item: set[str], known: set[str]) -> list[str]:
@@ -150,6 +164,42 @@ def diff_decides(item: set[str], shared: list[str], unrelated_so_far: bool, diff
     if unrelated_so_far:
         return len(in_diff | set(shared)) * 2 < len(item)
     return len(shared) == 1 and len(item) >= LONG_ITEM and not in_diff - set(shared)
+
+
+# Code an item names, as it is left once the markup is read: a flag (`--dry-run`), a dotted name or
+# call (`Session.request()`, `connect()`), a snake_case or camelCase identifier (`retry_forever`,
+# `includePrerelease`), or anything it quoted in backquotes. A plain word (`timeout`) cannot be told
+# from prose.
+_CODE = re.compile(r"`([^`\n]+)`|(?<![\w./-])(--?[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?:\(\))?|"
+                   r"[A-Za-z_]\w*\(\)|[A-Za-z][A-Za-z0-9]*_\w+|[a-z]{2,}(?:[A-Z]+[a-z0-9]+)+\w*)")
+
+
+_EMAIL = re.compile(r"\S+@\S+")
+
+
+def names_unseen_code(item: str, seen: set[str]) -> bool:
+    """Whether an item names code of which git holds nothing: not the identifier whole
+    (`retry_forever`, also written `retryForever`), not every part of a flag, hyphenated name or
+    setting (`dry` and `run` for `--dry-run`), not the last part of a dotted name. A change's own item
+    names what it changed, which its messages or diff hold; an invented one names code the pull
+    request never touched, whatever chance words it shares."""
+    flat = {w.replace("_", "") for w in seen}
+    for quoted, code in _CODE.findall(_EMAIL.sub(" ", without_links(item))):
+        name = (quoted or code).strip()
+        whole = {w.replace("_", "") for w in words(re.sub(r"[^\w]+", "_", name.lower()).strip("_"))}
+        parts = words(_CAMEL.sub(" ", name).replace("_", " "))
+        if "." in name.strip("."):
+            # a dotted name by what it names last (`request` of `Session.request()`, `json` of
+            # `package.json`): its module or class is a word of many changes
+            last = words(_CAMEL.sub(" ", re.split(r"\.", name.rstrip("().").replace("()", ""))[-1]).replace("_", " "))
+            if last and not last & seen:
+                return True
+        elif parts and not whole & flat and (not ("-" in name or name.isupper()) or not parts <= seen):
+            # an identifier is written whole in the code that has it (`retry_forever` or `retryForever`,
+            # not `retry` in one place and `forever` in another); a flag (`--dry-run`) by its parts, and
+            # so may a setting be (`TWISTED_DNS_RESOLVER`), which an item names as the context of a change
+            return True
+    return False
 
 
 def common_words(per_commit: list[set[str]]) -> set[str]:
