@@ -86,7 +86,10 @@ _CONCEPTS = [(words("type types typing hint hints annotation annotations"),
               words("mypy pyright typealias typevar typeddict typing annotations pyi stub stubs overload "
                     "type_checking")),
              (words("documentation docs doc docstring docstrings"),
-              words("docs readme rst sphinx mkdocs docstring"))]
+              words("docs readme rst sphinx mkdocs docstring")),
+             # "Faster canonicalize_name" for "perf: dual replace" (`perf` is no form of `performance`
+             # to the word matching, which takes `read` for no form of `readme`)
+             (words("performance faster speed speedup"), words("perf speedup"))]
 
 
 def with_concepts(found: set[str]) -> set[str]:
@@ -212,6 +215,7 @@ def common_words(per_commit: list[set[str]]) -> set[str]:
     return {w for w, n in seen.items() if n >= floor}
 
 
+_HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$", re.MULTILINE)
 DIFF_BYTES = 1 << 20  # the part of a pull request's diff read: a vendored or generated file says nothing more
 
 
@@ -219,8 +223,11 @@ def diff_words(diff: str) -> set[str]:
     """The words of the lines a diff adds and removes (identifiers split at `_` and camelCase, as
     an item's are): what a pull request changed when its messages say little of it ("Separate out
     a release policy document" adding a page on supported major versions)."""
+    # and the function or class each hunk changed, which git names after its line numbers
+    # (`@@ -853,0 +854,4 @@ def canonicalize_name(...)`): the code a change is in, unchanged itself
     changed = [line[1:] for line in diff.splitlines()
-               if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+               if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))] + \
+        [m.group(1) for m in _HUNK.finditer(diff)]
     text = without_links("\n".join(changed))
     return with_concepts(words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) |
                          set(_NUMBERS.findall(text)))

@@ -476,6 +476,13 @@ _CLASSES = {
         "- Support settings from a YAML file in the user's config directory " + _LINK.format(n=432),
         "- Added `noArrayIndent` option to dump YAML sequences without indentation " + _LINK.format(n=432),
         "#432"),
+    # the function a hunk is in holds the code a true item names; an invented one names code nowhere
+    "code named by the hunk it is in": (
+        [_commit(1, "perf: dual replace (#1064)", paths=("src/packaging/utils.py",))],
+        "@@ -51,2 +47,2 @@ def canonicalize_name(name: str) -> str:\n"
+        "-    value = _canonicalize_regex.sub('-', name).lower()\n+    value = name.replace('_', '-').lower()\n",
+        "- Much faster parse_requirement_marker: replace the compiled grammar with a name lookup (#1064)",
+        "- Much faster canonicalize_name by avoiding a regex (#1064)", "#1064"),
     # a conventional commit's kind (`feat:`) is no word of its change ("New features" is not "feat")
     "a conventional commit's kind": (
         [_commit(1, "feat: implement response.has (#1397)", paths=("lib/response.js",))],
