@@ -122,7 +122,7 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
     home = home_repository(markdown)
     if (linked := _REPO_URL.findall(markdown)):
         # the repository the changelog links into most is the project's: its name's words are of every change
-        knowledge.project_words = words(Counter(r.lower().removesuffix(".git") for r in linked).most_common(1)[0][0]
+        knowledge.project_words |= words(Counter(r.lower().removesuffix(".git") for r in linked).most_common(1)[0][0]
                                         .split("/")[-1].replace("-", " ").replace("_", " "))
     issues_cited = any(knowledge.cites_issue(plain_text(text), {c.value for c in read_claims(text) if c.kind == "ref"})
                        for text, heading, _ in units if not heading and "#" in text)

@@ -110,6 +110,7 @@ _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE |
 # (`Signed-off-by: chuenchen309 <48723787+chuenchen309@users.noreply.github.com>`). It states their
 # account, not that they made this commit (a maintainer signs off what he applies).
 _SIGNED_OFF = re.compile(r"^signed-off-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
+_PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder: the project's name
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
 
 
@@ -244,7 +245,8 @@ class Knowledge:
         self._owns: dict[frozenset[str], Carrier | None] = {}  # `own_commit`, by the item's words
         # The names git gives each account it knows in the range (`known_as`), normalised.
         self._known_as: dict[str, set[str]] = {}
-        # the words of the project's name (`js-yaml`: `yaml`), where the changelog says it (`grade`)
+        # the words of the project's name (`js-yaml`: `yaml`): of its package folders (`lib/js-yaml/`,
+        # `src/requests/`) and of the repository the changelog links into most (`grade`)
         self.project_words: set[str] = set()
         self._merges_tied = False  # the accounts merges came from, tied to their branches' authors (`known_as`)
         self.accounts: set[str] = set()  # the GitHub accounts git states in the range (no-reply addresses, merges)
@@ -297,6 +299,8 @@ class Knowledge:
                         new_names.add(name)
             for f in c["files"]:
                 paths.add(f["path"])
+                if (package := _PACKAGE.match(f["path"])) is not None:
+                    self.project_words |= words(package.group(1).replace("-", " ").replace("_", " "))
                 added += f["added"]
                 deleted += f["deleted"]
             self._carry(c)

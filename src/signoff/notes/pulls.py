@@ -116,7 +116,7 @@ def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str
     return with_concepts(out)
 
 
-# What a word's other form adds to it (`color` and `colorizer`, `read` and `reader`), unlike another
+# What a word's other form adds to it (`color` and `colorizer`, `read` and `reader`), unlike a short
 # word written after it (`read` and `readme`, `lock` and `lockfile`): checked for short words only.
 _ENDING = re.compile(r"[esy]|e?[rd]s?|ors?|ings?|i?ons?|ations?|at(?:e|ed|or|ors)?|ures?|ur|"
                      r"i[sz](?:e|er|ed|es|ing|ation)?|it(?:y|ies)|(?:al)?ly|al|ments?|[ai]ble|ive|ness|"
@@ -126,8 +126,10 @@ _SHORT = 6  # a word this long or longer may match any longer word it begins
 
 def _extends(longer: str, shorter: str) -> bool:
     rest = longer[len(shorter):]
+    # an abbreviation's word is more than twice as long (`dist` and `distribution`, `perf` and `performance`)
     return len(shorter) >= 4 and longer.startswith(shorter) and (
-        len(shorter) >= _SHORT or bool(_ENDING.fullmatch(rest)) or rest == shorter[-1])  # `plan`, `plann(ed)`
+        len(shorter) >= _SHORT or bool(_ENDING.fullmatch(rest)) or rest == shorter[-1] or  # `plan`, `plann(ed)`
+        len(rest) > len(shorter))
 
 
 def _matches(word: str, known: set[str]) -> bool:
