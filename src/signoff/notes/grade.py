@@ -26,7 +26,7 @@ from signoff.notes.documents import GRADE
 from signoff.notes.facts import Aggregate, generate_facts
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import Meaning, read_claims
-from signoff.notes.pulls import DIFF_BYTES, diff_words
+from signoff.notes.pulls import DIFF_BYTES, diff_words, words
 from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Support
 
@@ -120,6 +120,10 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
     units = _units(markdown)
     credited = _credits(units, knowledge)
     home = home_repository(markdown)
+    if (linked := _REPO_URL.findall(markdown)):
+        # the repository the changelog links into most is the project's: its name's words are of every change
+        knowledge.project_words |= words(Counter(r.lower().removesuffix(".git") for r in linked).most_common(1)[0][0]
+                                        .split("/")[-1].replace("-", " ").replace("_", " "))
     issues_cited = any(knowledge.cites_issue(plain_text(text), {c.value for c in read_claims(text) if c.kind == "ref"})
                        for text, heading, _ in units if not heading and "#" in text)
     context = ""

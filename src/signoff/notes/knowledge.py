@@ -26,6 +26,7 @@ from signoff.notes.pulls import (
     diff_decides,
     evidence,
     item_words,
+    names_unseen_code,
     shared_words,
     unrelated,
     without_links,
@@ -57,12 +58,14 @@ _BACKPORT_OF = re.compile(r"\bback-?port(?:ed)?\s+(?:of|from)\s*:?\s*(?:PR\s*|pu
 _TAG_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)$",
                           re.IGNORECASE)
 _CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves to another change
-# code an item names: quoted, or a call (`Session.request()`), as it is left once the markup is read
-_CODE = re.compile(r"`([^`\n]+)`|\b([A-Za-z_]\w*(?:\.\w+)*\(\))")
 # A commit's kind before its title: `feat(cli)!: `, and the bracketed tags some projects use
 # (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
 _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
+# The kinds of a conventional commit that say nothing of its change (`docs:`, `perf:`, `revert:` do)
+_KIND = re.compile(r"^(?:feat|chore|ci|build|style)(?:\(([^)]*)\))?!?:\s*", re.IGNORECASE)
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
+CHANCE = 2  # words a long pull request's messages may share with any item by chance
+LARGE_DIFF = 1000  # words of a diff that holds most words of any item
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
 _HEX = re.compile(r"[0-9a-fA-F]{7,40}")
@@ -109,6 +112,11 @@ _CREDIT = re.compile(r"(?<![\w.@/`])@([A-Za-z0-9][\w-]*)|(?::user:|\{user\})`?([
 _AGENTS = re.compile(r"copilot|claude|devin|codex|cursor|sweep|jules", re.IGNORECASE)
 _NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
+# Who signed a commit off: in a squashed pull request's body, the authors of its branch's commits
+# (`Signed-off-by: chuenchen309 <48723787+chuenchen309@users.noreply.github.com>`). It states their
+# account, not that they made this commit (a maintainer signs off what he applies).
+_SIGNED_OFF = re.compile(r"^signed-off-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
+_PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder: the project's name
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
 
 
@@ -250,6 +258,10 @@ class Knowledge:
         self._owns: dict[frozenset[str], Carrier | None] = {}  # `own_commit`, by the item's words
         # The names git gives each account it knows in the range (`known_as`), normalised.
         self._known_as: dict[str, set[str]] = {}
+        # the words of the project's name (`js-yaml`: `yaml`): of its package folders (`lib/js-yaml/`,
+        # `src/requests/`) and of the repository the changelog links into most (`grade`)
+        self.project_words: set[str] = set()
+        self._merges_tied = False  # the accounts merges came from, tied to their branches' authors (`known_as`)
         self.accounts: set[str] = set()  # the GitHub accounts git states in the range (no-reply addresses, merges)
         self.logins: dict[str, str] = {}  # an email's local part, normalised: the login its author writes as name
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
@@ -301,6 +313,8 @@ class Knowledge:
                         new_names.add(name)
             for f in c["files"]:
                 paths.add(f["path"])
+                if (package := _PACKAGE.match(f["path"])) is not None:
+                    self.project_words |= words(package.group(1).replace("-", " ").replace("_", " "))
                 added += f["added"]
                 deleted += f["deleted"]
             self._carry(c)
@@ -355,7 +369,8 @@ class Knowledge:
 
     def _carry(self, c: dict[str, Any]) -> None:
         subject, body = c["subject"], c["body"]
-        for name, email in [(c["author"]["name"], c["author"]["email"]), *_CO_AUTHOR.findall(body)]:
+        for name, email in [(c["author"]["name"], c["author"]["email"]), *_CO_AUTHOR.findall(body),
+                            *_SIGNED_OFF.findall(body)]:
             local = _NOREPLY.match(email)
             account = _ident(local.group(1) if local else email.split("@")[0])
             if len(account) >= 3 and _ident(name):
@@ -445,7 +460,7 @@ class Knowledge:
             todo += c.parents
         return out
 
-    def _invented(self, n: str, item: str, item_refs: set[str]) -> Carrier | None:
+    def _invented(self, n: str, item: str, item_refs: set[str], unit: str = "") -> Carrier | None:
         """The pull request `n` names, when the item credits it with something else: `n` is a pull
         request of the range (a commit names it as its own), and none of the item's words is in what
         git holds for it (`pulls.unrelated`); with the repository at hand, the words of the pull
@@ -468,23 +483,28 @@ class Knowledge:
         # The messages leave it uncertain when they share none of the item's words, or one: the
         # words of the lines the pull request changed then decide (`pulls.diff_decides`).
         shared = shared_words(said, known)
+        # the code of the item itself, or of what it continues where its own line says little
+        # (towncrier's "Related issues" line under the paragraph it numbers)
+        code = unit if len(item_words(unit)) >= MIN_ITEM_WORDS else item
+        if len(item_refs) == 1 and len(shared) <= CHANCE and names_unseen_code(code, known) and \
+                len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(code, known | diff) and \
+                (len(said & diff) * 2 < len(said) or len(diff) >= LARGE_DIFF):
+            # code the item names that neither the messages nor the diff hold: about another change,
+            # whatever chance words it shares with them (a `retry_forever` option credited to "Fix
+            # test failures on NetBSD", whose messages say `fail` and `local`). An item the messages
+            # tie by more words is about the change, and may name a setting it did not touch; so is
+            # one whose other words the diff mostly holds (requests' "The proxy_bypass implementation
+            # ... CPython's fix" naming CPython's function), unless the diff is so large that it holds
+            # most words of any item.
+            return own[0]
         if len(shared) > 1 and not unrelated(said, known, self._common):
             return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
         far, diff = unrelated(said, known, self._common), self._diff(n, own)
         # sharing one word or none with the messages (here), an item naming code neither they nor
         # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths)
-        if len(diff) >= MIN_EVIDENCE_WORDS and self._names_unseen_code(item, known | diff):
+        if len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item, known | diff):
             return own[0]
         return own[0] if diff_decides(said, shared, far, diff) else None
-
-    @staticmethod
-    def _names_unseen_code(item: str, seen: set[str]) -> bool:
-        """Whether an item the messages leave uncertain names code (in backquotes) of which neither
-        the messages nor the diff hold a word: a lock library's diff holds `timeout` and `deadline`,
-        not `Session.request()`, so "`Session.request()` no longer accepts a `timeout` argument" is
-        about another change than "let an unpacked sdist run the test suite"."""
-        return any((named := item_words(quoted or call)) and not named & seen
-                   for quoted, call in _CODE.findall(item))
 
     def _off_title(self, said: set[str], shared: list[str], n: str, own: list[Carrier]) -> bool:
         """Whether a long item sharing words only with a pull request's body or paths, none with its
@@ -514,7 +534,10 @@ class Knowledge:
         if key not in self._known:
             self._known[key] = self._evidence(carriers)
         said, known = item_words(item), self._known[key]
-        if len(said) < MIN_ITEM_WORDS or len(known) < MIN_EVIDENCE_WORDS or shared_words(said, known):
+        # a word of the project's name (`yaml` in every path of js-yaml) does not tie a long item to
+        # the issue ("... settings from a YAML file ... #432" for the commit adding `noArrayIndent`)
+        shared = [w for w in shared_words(said, known) if len(said) < LONG_ITEM or w not in self.project_words]
+        if len(said) < MIN_ITEM_WORDS or len(known) < MIN_EVIDENCE_WORDS or shared:
             return None
         if self.diff_of is None:
             return carriers[0] if len(said) >= LONG_ITEM else None
@@ -529,8 +552,10 @@ class Knowledge:
 
     @staticmethod
     def _evidence(made: list[Carrier]) -> set[str]:
-        return evidence([c.subject + "\n" + c.body for c in made], [p for c in made for p in c.paths],
-                        [c.author for c in made])
+        # a conventional commit's kind (`feat:`, `chore(deps):`) is a word of every such commit, not of
+        # its change ("feat: implement response.has" says nothing of a "feature"); its scope is
+        return evidence([_KIND.sub(r"\1 ", c.subject) + "\n" + c.body for c in made],
+                        [p for c in made for p in c.paths], [c.author for c in made])
 
     @staticmethod
     def _substituted(own: Carrier, item_refs: set[str]) -> str:
@@ -708,7 +733,8 @@ class Knowledge:
             # ("PR by @rasmusfaber, @x42005e1f and @agronholm": the others helped without a commit)
             logins = set() if _other_credits(claim.value, item) else \
                 {self.logins[x] for c in made for x in c.authored if x in self.logins}
-            theirs = sorted({a for a in self.accounts if any(_account_of(a, c) for c in made)} | logins)
+            theirs = sorted({a for a in self.accounts
+                             if any(_account_of(a, c) or _ident(c.author) in self.known_as(a) for c in made)} | logins)
             if not theirs:
                 known = self._credited_as(claim.value, item, mine, credited)
                 if known:
@@ -742,10 +768,19 @@ class Knowledge:
         return known
 
     def known_as(self, handle: str) -> set[str]:
-        """The names git gives an account in the range: an author's or co-author's name beside the
-        account's no-reply address (`<id>+<handle>@users.noreply.github.com`) or an email whose local
-        part is the handle (`J. Nick Koston <bdraco@gmail.com>` in a `Co-authored-by:` trailer ties
-        @bdraco to J. Nick Koston, who writes as nick@koston.org)."""
+        """The names git gives an account in the range: an author's, co-author's or signer's name
+        beside the account's no-reply address (`<id>+<handle>@users.noreply.github.com`) or an email
+        whose local part is the handle (`J. Nick Koston <bdraco@gmail.com>` in a `Co-authored-by:`
+        trailer ties @bdraco to J. Nick Koston, who writes as nick@koston.org), and the authors of
+        the commits a pull request merged "from alice/..." brought in."""
+        if not self._merges_tied:
+            self._merges_tied = True
+            for merge in self.carriers:
+                source = _MERGED_FROM.match(merge.subject)
+                if source and len(merge.parents) > 1 and not BOTS.search(source.group(1)):
+                    made = {_ident(b.author) for b in self._branch(merge)} - {""}
+                    if len(made) == 1:  # one person's branch: several may be a maintainer's merge of others'
+                        self._known_as.setdefault(_ident(source.group(1)), set()).update(made)
         return self._known_as.get(_ident(handle), set())
 
     def _authors(self, hashes: frozenset[str] | set[str]) -> set[str]:
@@ -894,7 +929,7 @@ class Knowledge:
         if carriers:
             if (bot := self._bot_change(n, item_words, own, carriers)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {bot.author}'s {bot.subject[:70]!r}")
-            if (pr := self._invented(n, context, item_refs)) is not None:
+            if (pr := self._invented(n, context, item_refs, item)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {pr.title[:70]!r}")
             return Verdict(claim, "supported")
         if own is not None and own.backport:

@@ -86,7 +86,10 @@ _CONCEPTS = [(words("type types typing hint hints annotation annotations"),
               words("mypy pyright typealias typevar typeddict typing annotations pyi stub stubs overload "
                     "type_checking")),
              (words("documentation docs doc docstring docstrings"),
-              words("docs readme rst sphinx mkdocs docstring"))]
+              words("docs readme rst sphinx mkdocs docstring")),
+             # "Faster canonicalize_name" for "perf: dual replace" (`perf` is no form of `performance`
+             # to the word matching, which takes `read` for no form of `readme`)
+             (words("performance faster speed speedup"), words("perf speedup"))]
 
 
 def with_concepts(found: set[str]) -> set[str]:
@@ -113,10 +116,26 @@ def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str
     return with_concepts(out)
 
 
+# What a word's other form adds to it (`color` and `colorizer`, `read` and `reader`), unlike a short
+# word written after it (`read` and `readme`, `lock` and `lockfile`): checked for short words only.
+_ENDING = re.compile(r"[esy]|e?[rd]s?|ors?|ings?|i?ons?|ations?|at(?:e|ed|or|ors)?|ures?|ur|"
+                     r"i[sz](?:e|er|ed|es|ing|ation)?|it(?:y|ies)|(?:al)?ly|al|ments?|[ai]ble|ive|ness|"
+                     r"i(?:c|cal|sm|st|es|ed|fy|fication)|en|[ae]nc[ey]|[ae]nt|y")
+_SHORT = 6  # a word this long or longer may match any longer word it begins
+
+
+def _extends(longer: str, shorter: str) -> bool:
+    rest = longer[len(shorter):]
+    # an abbreviation's word is more than twice as long (`dist` and `distribution`, `perf` and `performance`)
+    return len(shorter) >= 4 and longer.startswith(shorter) and (
+        len(shorter) >= _SHORT or bool(_ENDING.fullmatch(rest)) or rest == shorter[-1] or  # `plan`, `plann(ed)`
+        len(rest) > len(shorter))
+
+
 def _matches(word: str, known: set[str]) -> bool:
     if word in known or _NEGATED.sub("", word) in known:  # `unequal` is said of what `equal` does
         return True
-    return len(word) >= 4 and any(len(k) >= 4 and (k.startswith(word) or word.startswith(k)) for k in known)
+    return len(word) >= 4 and any(len(k) >= 4 and (_extends(k, word) or _extends(word, k)) for k in known)
 
 
 def shared_words(item: set[str], known: set[str]) -> list[str]:
@@ -155,6 +174,42 @@ def diff_decides(item: set[str], shared: list[str], unrelated_so_far: bool, diff
     return len(shared) == 1 and len(item) >= LONG_ITEM and not in_diff - set(shared)
 
 
+# Code an item names, as it is left once the markup is read: a flag (`--dry-run`), a dotted name or
+# call (`Session.request()`, `connect()`), a snake_case or camelCase identifier (`retry_forever`,
+# `includePrerelease`), or anything it quoted in backquotes. A plain word (`timeout`) cannot be told
+# from prose.
+_CODE = re.compile(r"`([^`\n]+)`|(?<![\w./-])(--?[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?:\(\))?|"
+                   r"[A-Za-z_]\w*\(\)|[A-Za-z][A-Za-z0-9]*_\w+|[a-z]{2,}(?:[A-Z]+[a-z0-9]+)+\w*)")
+
+
+_EMAIL = re.compile(r"\S+@\S+")
+
+
+def names_unseen_code(item: str, seen: set[str]) -> bool:
+    """Whether an item names code of which git holds nothing: not the identifier whole
+    (`retry_forever`, also written `retryForever`), not every part of a flag, hyphenated name or
+    setting (`dry` and `run` for `--dry-run`), not the last part of a dotted name. A change's own item
+    names what it changed, which its messages or diff hold; an invented one names code the pull
+    request never touched, whatever chance words it shares."""
+    flat = {w.replace("_", "") for w in seen}
+    for quoted, code in _CODE.findall(_EMAIL.sub(" ", without_links(item))):
+        name = (quoted or code).strip()
+        whole = {w.replace("_", "") for w in words(re.sub(r"[^\w]+", "_", name.lower()).strip("_"))}
+        parts = words(_CAMEL.sub(" ", name).replace("_", " "))
+        if "." in name.strip("."):
+            # a dotted name by what it names last (`request` of `Session.request()`, `json` of
+            # `package.json`): its module or class is a word of many changes
+            last = words(_CAMEL.sub(" ", re.split(r"\.", name.rstrip("().").replace("()", ""))[-1]).replace("_", " "))
+            if last and not last & seen:
+                return True
+        elif parts and not whole & flat and (not ("-" in name or name.isupper()) or not parts <= seen):
+            # an identifier is written whole in the code that has it (`retry_forever` or `retryForever`,
+            # not `retry` in one place and `forever` in another); a flag (`--dry-run`) by its parts, and
+            # so may a setting be (`TWISTED_DNS_RESOLVER`), which an item names as the context of a change
+            return True
+    return False
+
+
 def common_words(per_commit: list[set[str]]) -> set[str]:
     """The words many commits of a range share (in at least three, and a tenth of them)."""
     seen: dict[str, int] = {}
@@ -165,6 +220,7 @@ def common_words(per_commit: list[set[str]]) -> set[str]:
     return {w for w, n in seen.items() if n >= floor}
 
 
+_HUNK = re.compile(r"^@@ [^@]* @@ ?(.*)$", re.MULTILINE)
 DIFF_BYTES = 1 << 20  # the part of a pull request's diff read: a vendored or generated file says nothing more
 
 
@@ -172,8 +228,11 @@ def diff_words(diff: str) -> set[str]:
     """The words of the lines a diff adds and removes (identifiers split at `_` and camelCase, as
     an item's are): what a pull request changed when its messages say little of it ("Separate out
     a release policy document" adding a page on supported major versions)."""
+    # and the function or class each hunk changed, which git names after its line numbers
+    # (`@@ -853,0 +854,4 @@ def canonicalize_name(...)`): the code a change is in, unchanged itself
     changed = [line[1:] for line in diff.splitlines()
-               if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+               if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))] + \
+        [m.group(1) for m in _HUNK.finditer(diff)]
     text = without_links("\n".join(changed))
     return with_concepts(words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) |
                          set(_NUMBERS.findall(text)))

@@ -512,3 +512,80 @@ def test_a_name_written_as_a_login_is_the_account_of_its_email(name: str, flagge
     # anyio 4.14.0: "PR by @rasmusfaber, @x42005e1f and @agronholm": the others helped without a commit
     helped = item.replace("by @morgan-delacroix", "by @fisker and @morgan-delacroix")
     assert _verdicts(k, helped)["@morgan-delacroix"] == "not_checkable"
+
+
+def _graded(k: Knowledge, text: str, token: str) -> str:
+    """The status of the claim `token` of a changelog text, graded as `notes grade` reads it."""
+    graded = grade_with(text, "CHANGES.md", k)
+    if any(u["token"] == token for u in graded["unsupported"]):
+        return "unsupported"
+    return "not_checkable" if any(u["token"] == token for u in graded["not_checkable"]) else "supported"
+
+
+_LINK = "[#{n}](https://github.com/o/yaml-kit/pull/{n})"
+# Each class missed at the last stop: a planted false claim and its true twin, against one range.
+# (commits, words of each pull request's diff, planted item, true twin, the token both name)
+_CLASSES = {
+    # code the item names that neither the messages nor the diff hold, whatever chance words they share
+    "named code chance words": (
+        [_commit(1, "Fix test failures on NetBSD (#689) (#693)", "Closes #689. Tests assumed a local clock.",
+                 paths=("tests/test_filelock.py",))],
+        "+    if sys.platform.startswith('netbsd'):\n+        pytest.skip('no process start token')\n",
+        "- Add a `retry_forever` option that keeps every failed upload in a local queue (#693).",
+        "- Skip the process start token check on NetBSD, where `sys.platform` says so (#693).", "#693"),
+    # `read` is not a form of `readme` (a file the pull request touched), `reader` is
+    "a prefix that is another word": (
+        [_commit(1, "Add support for groups of options and commands in the help (#2328)",
+                 paths=("Readme.md", "lib/help.js")),
+         _commit(2, "Add a streaming reader for large inputs (#2330)", paths=("lib/stream.js",))],
+        "+  helpGroup(heading) {\n+    this._helpGroupHeading = heading;\n+    return this.file;\n",
+        "- Support reading settings from a YAML file in the user's config directory (#2328).",
+        "- Read large inputs as a stream, chunk by chunk, without buffering them (#2330).", "#2328"),
+    # a word of the project's name does not tie a long item to the issue a commit addresses
+    "the project's name in an issue item": (
+        [_commit(1, "Add noArrayIndent option", "Addresses issue #432", paths=("lib/yaml/dumper.js", "README.md"))],
+        "+  this.noArrayIndent = options['noArrayIndent'] || false;\n+  // yaml sequences not indented\n",
+        "- Support settings from a YAML file in the user's config directory " + _LINK.format(n=432),
+        "- Added `noArrayIndent` option to dump YAML sequences without indentation " + _LINK.format(n=432),
+        "#432"),
+    # the function a hunk is in holds the code a true item names; an invented one names code nowhere
+    "code named by the hunk it is in": (
+        [_commit(1, "perf: dual replace (#1064)", paths=("src/packaging/utils.py",))],
+        "@@ -51,2 +47,2 @@ def canonicalize_name(name: str) -> str:\n"
+        "-    value = _canonicalize_regex.sub('-', name).lower()\n+    value = name.replace('_', '-').lower()\n",
+        "- Much faster parse_requirement_marker: replace the compiled grammar with a name lookup (#1064)",
+        "- Much faster canonicalize_name by avoiding a regex (#1064)", "#1064"),
+    # a conventional commit's kind (`feat:`) is no word of its change ("New features" is not "feat")
+    "a conventional commit's kind": (
+        [_commit(1, "feat: implement response.has (#1397)", paths=("lib/response.js",))],
+        "+  has(field) {\n+    print(field);\n+    return this.res.hasHeader(field);\n",
+        "- New features: print planned database migrations before they are written (#1397)",
+        "- New features: implement `response.has` to tell whether a header field is set (#1397)", "#1397"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CLASSES))
+def test_an_invented_item_is_judged_by_what_its_one_pull_request_says_and_changed(name: str) -> None:
+    commits, diff, planted, twin, token = _CLASSES[name]
+    k = Knowledge("v1..v2", None, [], commits)
+    k.diff_of = lambda commit: diff_words(diff)
+    assert _graded(k, planted, token) == "unsupported"
+    assert _graded(k, twin, token) == "supported"
+
+
+@pytest.mark.parametrize("trailer", ["Signed-off-by", "merged from"])
+def test_the_authors_account_git_states_in_a_trailer_or_a_merge_makes_a_handle_git_ties_to_nobody_wrong(
+        trailer: str) -> None:
+    # tox 4.57.1: Andrew Chen writes as chuenchen309@gmail.com; the squashed body's sign-off states his account
+    quinn = ("Quinn Xu", "quinn@example.org")
+    commits = [_commit(3, "Run sequentially for run-parallel -p 0 instead of at CPU count (#3989)",
+                       "Signed-off-by: Quinn Xu <48723787+qx1@users.noreply.github.com>" if trailer == "Signed-off-by"
+                       else "", author=quinn, parents=(2,))]
+    if trailer == "merged from":  # a pull request of Quinn's merged from the account's fork
+        commits += [_commit(2, "Merge pull request #3990 from qx1/marker", "Keep the marker", parents=(9, 1),
+                            author=("Maintainer", "m@example.org")),
+                    _commit(1, "Do not let a lone quote swallow the marker", author=quinn, parents=(9,))]
+    k = Knowledge("v1..v2", None, [], commits)
+    item = "Run sequentially for ``run-parallel -p 0`` instead of at the CPU count - by :user:`{}`. (:pr:`3989`)"
+    assert _graded(k, item.format("morgan-delacroix"), ":user:`morgan-delacroix`") == "unsupported"
+    assert _graded(k, item.format("qx1"), ":user:`qx1`") == "supported"
