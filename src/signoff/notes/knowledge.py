@@ -501,8 +501,10 @@ class Knowledge:
             return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
         far, diff = unrelated(said, known, self._common), self._diff(n, own)
         # sharing one word or none with the messages (here), an item naming code neither they nor
-        # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths)
-        if len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item, known | diff):
+        # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths);
+        # one a rare word ties to them ("bpo-39057") may name another project's code (the check above
+        # judged it by the diff already)
+        if far and len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item, known | diff):
             return own[0]
         return own[0] if diff_decides(said, shared, far, diff) else None
 

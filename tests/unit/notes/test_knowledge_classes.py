@@ -589,3 +589,18 @@ def test_the_authors_account_git_states_in_a_trailer_or_a_merge_makes_a_handle_g
     item = "Run sequentially for ``run-parallel -p 0`` instead of at the CPU count - by :user:`{}`. (:pr:`3989`)"
     assert _graded(k, item.format("morgan-delacroix"), ":user:`morgan-delacroix`") == "unsupported"
     assert _graded(k, item.format("qx1"), ":user:`qx1`") == "supported"
+
+
+def test_an_item_tied_to_its_pull_request_by_a_rare_word_may_name_code_of_another_project() -> None:
+    # requests 2.34.0: "bpo-39057" ties the item to the port; `proxy_bypass` is CPython's function, not the diff's
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Port bpo-39057 to Requests (#7427)",
+                                               paths=("src/requests/utils.py", "tests/test_utils.py"))])
+    k.diff_of = lambda commit: diff_words("+                host = host.lstrip('.')\n"
+                                          "+                if hostname == host or host_with_port == host:\n"
+                                          "+    \"\"\"Ensure no_proxy matching respects domain boundaries and does not\n"
+                                          "+    greedily match domains that merely endswith the no_proxy entry.\n"
+                                          "+    See CPython bpo-39057.\n"
+                                          "+    assert should_bypass_proxies(url, no_proxy=no_proxy) == expected\n")
+    item = ("- Requests no longer performs greedy matching on no_proxy domains. The proxy_bypass implementation "
+            "has been updated with CPython's fix from bpo-39057. (#7427)")
+    assert grade_with(item, "HISTORY.md", k)["unsupported"] == []
