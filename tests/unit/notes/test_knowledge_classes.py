@@ -597,7 +597,7 @@ def test_an_item_tied_to_its_pull_request_by_a_rare_word_may_name_code_of_anothe
                                                paths=("src/requests/utils.py", "tests/test_utils.py"))])
     k.diff_of = lambda commit: diff_words("+                host = host.lstrip('.')\n"
                                           "+                if hostname == host or host_with_port == host:\n"
-                                          "+    \"\"\"Ensure no_proxy matching respects domain boundaries and does not\n"
+                                          "+    \"\"\"Ensure no_proxy matching respects domain boundaries, not\n"
                                           "+    greedily match domains that merely endswith the no_proxy entry.\n"
                                           "+    See CPython bpo-39057.\n"
                                           "+    assert should_bypass_proxies(url, no_proxy=no_proxy) == expected\n")
