@@ -825,6 +825,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         ex = sandbox.run(job.argv, mounts, limits=_limits(runner), env=job.env, timeout=job.timeout,
                                          workdir=WORKDIR, network=False, backend=req.backend, collect=job.collect)
                         base_ex, cand_ex = forked.split(ex, job.base_command, req.timeout)
+                        # the base's execution ended first (its result is the sandbox's first line)
+                        progress("executions", done=done + 1, total=done + 2)
                     except sandbox.SandboxUnavailable as exc:
                         return [(base_group, Run("sandbox_unavailable", exc.message)),
                                 (cand_group, Run("sandbox_unavailable", exc.message))]

@@ -79,9 +79,11 @@ def test_a_terminal_that_cannot_show_the_glyphs_gets_plain_lines(home: Path, lon
         f"notes snapshot: reading commits ({n})" for n in (0, 1000, 2000, COMMITS)]
 
 
+@pytest.mark.parametrize("executions", ["shared", "apart"])
 def test_repair_verify_json_keeps_stdout_json_and_reports_each_step(
-        home: Path, sandbox: None, coupon: FixtureRepo, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(_verify(coupon, "--json")) == 0
+        home: Path, sandbox: None, coupon: FixtureRepo, capsys: pytest.CaptureFixture[str], executions: str) -> None:
+    # base and candidate in one interpreter, or in two sandboxes at once: each execution is reported
+    assert main(_verify(coupon, "--json", "--executions", executions)) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["verdict"] == "VERIFIED"
     assert err.splitlines() == [
