@@ -32,6 +32,7 @@ from sqlalchemy.engine import make_url
 
 from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import ConflictError, IntegrityError, NotFoundError, UnavailableError, UsageError
+from signoff.kernel.replace import replace_text
 from signoff.ledger.audit import ChainReport, verify_chain
 from signoff.ledger.engine import HEADS
 from signoff.ledger.store import SqlLedger
@@ -337,6 +338,4 @@ def _free_name(beside: Path) -> Path:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    replace_text(path, text)

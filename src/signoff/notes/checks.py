@@ -8,7 +8,6 @@ that the signed evidence can be re-checked offline; it is never read back as the
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from signoff.kernel.errors import UsageError
+from signoff.kernel.replace import replace_text
 from signoff.notes.decisions import Errors, blockers_of
 from signoff.notes.documents import dumps_line
 from signoff.notes.model import ACTIONS, DECISION, Decided, SentenceState, State, replay
@@ -47,9 +47,7 @@ def blockers(folder: Path, state: State) -> list[str]:
 def export_decisions(records: Iterable[Decided], folder: Path) -> Path:
     """Write a run's decisions to `decisions.jsonl` beside its other files (for offline checks)."""
     path = folder / DECISIONS_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(dumps_line(r.payload()) + "\n" for r in records), encoding="utf-8")
-    os.replace(tmp, path)
+    replace_text(path, "".join(dumps_line(r.payload()) + "\n" for r in records))
     return path
 
 

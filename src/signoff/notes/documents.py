@@ -10,12 +10,12 @@ on every one of them.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.replace import replace_text, staged
 
 SNAPSHOT = "signoff/snapshot@1"
 FACTS = "signoff/facts@1"
@@ -68,10 +68,7 @@ def check_schema(doc: Any, expected: str, path: Path | str, what: str) -> dict[s
 
 def write_json(path: Path, doc: dict[str, Any]) -> None:
     """Write atomically so a crash never leaves half an artifact behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    replace_text(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
 
 
 class ShapeError(UsageError):
@@ -105,8 +102,8 @@ class StreamWriter:
     def __init__(self, path: Path, header: dict[str, Any], key: str, digest: Any = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path, self.digest, self.count, self._placed = path, digest, 0, False
-        self._tmp = path.with_name(path.name + ".tmp")
-        self._fh = self._tmp.open("wb", buffering=_WRITE_BUFFER)
+        self._stage = staged(path, buffering=_WRITE_BUFFER)
+        self._fh = self._stage.__enter__()
         head = dumps_line(header)
         self._fh.write((head[:-1] + ("," if header else "") + json.dumps(key) + ":[\n").encode("utf-8"))
 
@@ -115,8 +112,7 @@ class StreamWriter:
 
     def __exit__(self, kind: object, exc: object, tb: object) -> None:
         if not self._placed:  # left before `close` finished: an exception, or a stream that was cut
-            self._fh.close()
-            self._tmp.unlink(missing_ok=True)
+            self._stage.__exit__(Abandoned, Abandoned(), None)
 
     def add(self, item: Any) -> None:
         line = dumps_line(item).encode("utf-8")
@@ -133,13 +129,16 @@ class StreamWriter:
         if self.digest is not None:
             trail["digest"] = "sha256:" + self.digest.hexdigest()
         self._fh.write(("\n]," + dumps_line(trail)[1:] + "\n").encode("utf-8"))
-        self._fh.close()
-        os.replace(self._tmp, self.path)
+        self._stage.__exit__(None, None, None)
         self._placed = True
         return trail
 
 
 _WRITE_BUFFER = 1 << 20
+
+
+class Abandoned(Exception):
+    """Thrown into a staged file left before `StreamWriter.close`, so it is removed, not placed."""
 
 
 def write_streamed(path: Path, header: dict[str, Any], key: str, items: Iterable[Any],

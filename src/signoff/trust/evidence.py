@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from signoff.kernel.canonical import canonical_bytes
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, NotFoundError, SignoffError
 from signoff.kernel.ids import new_id
+from signoff.kernel.replace import replace_bytes
 from signoff.trust.dsse import ensure_json_object, parse_envelope, sign_envelope, verify_envelope
 from signoff.trust.intoto import check_statement
 from signoff.trust.keys import PublicKey, SigningKey
@@ -50,9 +50,7 @@ def write_evidence(
         path = folder / f"{stem}-{new_id()[:12]}.intoto.json"
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(envelope_bytes(envelope))
-    os.replace(tmp, path)
+    replace_bytes(path, envelope_bytes(envelope))
     return path
 
 

@@ -34,6 +34,7 @@ from fastapi import FastAPI
 from starlette.requests import Request
 
 from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.replace import replace_text
 from signoff.kernel.settings import Settings
 from signoff.rooms import Principal
 
@@ -102,10 +103,7 @@ class Notifier:
             return None
 
     def _keep(self, seen: dict[str, list[str]]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(seen), encoding="utf-8")
-        tmp.replace(self.path)
+        replace_text(self.path, json.dumps(seen))
 
     def _waiting(self, user: Principal) -> list[Any]:
         from signoff.web.inbox import waiting_for

@@ -23,13 +23,13 @@ what other processes write.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from signoff.kernel.errors import NotFoundError, UsageError
+from signoff.kernel.replace import replace_text
 from signoff.kernel.settings import Settings
 from signoff.ledger import SqlLedger
 from signoff.rooms.client._embedded import embedded_rooms
@@ -211,10 +211,4 @@ def _valid_name(name: str) -> bool:
 
 def write_private_json(path: Path, data: dict[str, Any]) -> None:
     """Replace `path` with `data`, readable by its owner only (mode 0600) from the first byte."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)  # a leftover (or a planted link) is never written through
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-    os.replace(tmp, path)  # replaces a link at `path` itself, never the file it points to
+    replace_text(path, json.dumps(data, indent=1, sort_keys=True), private=True)
