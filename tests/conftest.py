@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.paths import TESTS
 from tests.support.pg import PgServer, pg_bin
@@ -20,6 +21,12 @@ from tests.support.template_db import copied_sqlite_migrations, migrated_pg_temp
 
 REAL_MIGRATIONS = "real_migrations"
 TIERS = ("unit", "integration", "system")  # docs/testing.md
+
+# Hypothesis's timing checks (a deadline per example, "input generation is slow") are timed
+# assertions: on a loaded machine they fail tests whose behaviour is right. Every property test runs
+# without them; what it asserts is unchanged.
+settings.register_profile("signoff", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("signoff")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -172,7 +172,8 @@ def test_changed_guard_configuration_refuses_to_run(workspace: Workspace) -> Non
         workspace.guard("shopco").check(Post(SHARED_ROOM, "hello"))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_renaming_of_an_own_line_is_blocked(guards: dict[str, Guard], data: st.DataObject) -> None:
     org = data.draw(st.sampled_from(ORGS))
