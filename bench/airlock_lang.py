@@ -40,7 +40,7 @@ TASK_TRACKER = "microsoft/TaskTracker"
 FASTAPI = "tiangolo/fastapi"
 HOSTS = ("mozilla/bugbug", "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM"
          "-Ecosystem")
-NEW_WHERE = ("override cues", "role assigned")  # where the new reading (`override.py`) says it fired
+NEW_WHERE = ("override cues", "role assigned", "dictated answer")  # where the new reading (`override.py`) says it fired
 
 
 def _xsafety_by_language(git_dir: str, commit: str) -> list[tuple[str, str]]:

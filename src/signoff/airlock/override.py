@@ -31,8 +31,9 @@ from collections.abc import Sequence
 from signoff.airlock import families as fam
 from signoff.airlock._re import Pattern, alternation, compile_re
 
-DROP, NOT_DROP, PRIOR, NEW, ROLE, NOT_ROLE, BARE_ROLE, ACT_AS, SAY, ORDER, TURN_SAY = (
+DROP, NOT_DROP, PRIOR, NEW, ROLE, NOT_ROLE, BARE_ROLE, ACT_AS, SAY, ORDER, TURN_SAY, DICTATE = (
     "drop", "not_drop", "prior", "new", "role", "not_role", "bare_role", "act_as", "say", "order", "turn_say",
+    "dictate",
 )  # fmt: skip
 
 # RE2's \b is ASCII only: words in other scripts are bounded by these (or by nothing: CJK)
@@ -53,16 +54,25 @@ _NOT_DROP = compile_re(
 LEXICON: dict[str, dict[str, list[str]]] = {
     "en": {
         DROP: [r"\b(?:forget|ignore|disregard|discard|drop|never ?mind|set aside|put aside|stop following|"
-               r"pay no attention to)\b"],
+               r"pay no attention to)\b",
+               r"\b(?:remove|clear|delete|erase|wipe|get|put)\b(?: \S+){0,6}? (?:out of|from) your "
+               r"(?:head|mind|memory)\b"],
         PRIOR: [r"\b(?:everything|all of (?:that|this|it|the above)|all (?:that|this) (?:came )?(?:before|above)|"
                 r"all (?:you(?:'ve| have)? (?:been told|learned|know)|the above)|what (?:you were|you've been|you have "
                 r"been) (?:told|doing|asked|given)|(?:your|the|my|all|any) (?:\S+ )?(?:previous|prior|earlier|"
                 r"preceding|above|initial|original|former|old) (?:\S+ )?(?:tasks?|orders?|assignments?|instructions|"
                 r"directions|context|conversation|prompts?)|your (?:\S+ )?(?:tasks?|assignments?|orders|instructions|"
                 r"programming|job|mission|guidelines))\b"],
-        NEW: [r"\byour (?:next|new|real|actual) (?:task|assignment|job|mission|orders?)\b"],
+        NEW: [r"\byour (?:next|new|real|actual) (?:task|assignment|job|mission|orders?)\b",
+              r"\b(?:concentrate|focus) (?:\S+ ){0,2}on (?:the|your|a|this) new (?:task|assignment|job|mission)\b"],
         ROLE: [r"\b(?:(?:you are|you're) (?:now|henceforth|from now on|no longer)|(?:now|from now on|henceforth),? "
                r"(?:you are|you're)|you will (?:now )?be playing) (?:a|an|the|my|our|playing|called|named)\b"],
+        # a state, not a role: "you are now logged in", "now you are able to", "you are now a collaborator on"
+        NOT_ROLE: [r"\b(?:you are|you're) (?:now |henceforth |from now on |no longer )?(?:able|unable|logged|signed|"
+                   r"in|on|at|inside|ready|done|going|using|running|seeing|getting|not|also|allowed|free|set|good|all|"
+                   r"subscribed|receiving|watching|following|connected|registered|enrolled|eligible|required|"
+                   r"responsible|limited|blocked|banned|muted|an? (?:member|collaborator|maintainer|contributor|"
+                   r"owner|admin|administrator|reviewer|subscriber))\b"],
         ACT_AS: [r"\bpretend (?:that )?you'?re\b"],
         SAY: [r"\b(?:tell (?:me|us)|answer (?:only |just )?with|reply (?:only |just )?with|respond (?:only |just )?"
               r"with|(?:say|print|output|write|repeat)(?: only| just| exactly)? ?[:\"'\x{201c}])"],
@@ -293,7 +303,7 @@ LEXICON: dict[str, dict[str, list[str]]] = {
         NEW: [r"(?:너의|당신의|새로운) ?(?:새 |새로운 )?(?:임무|작업|과제|지시)(?:는|은|:)"],
         ROLE: [r"(?:이제 (?:너는|넌|당신은)|(?:너는|넌|당신은) 이제|지금부터 (?:너는|넌|당신은))"],
         BARE_ROLE: [],
-        ACT_AS: [r"(?:역할을 (?:해|맡아|수행|연기)|인 척 (?:해|하)|처럼 행동해)"],
+        ACT_AS: [r"(?:역할을 (?:해 ?줘|해라|하세요|맡아 ?줘|연기해)|인 척 (?:해 ?줘|해라|하세요)|처럼 행동해)"],
         SAY: [r"(?:라고 말해|말해 ?줘|말해|대답해|알려 ?줘|써 ?줘|출력해)"],
         ORDER: [r"(?:해 ?줘|하세요|해라|하십시오)[.!]?$"],
         TURN_SAY: [r"(?:대신|대신에|이제) .{0,20}(?:말해|대답해|알려 ?줘|써 ?줘)"],
@@ -321,6 +331,94 @@ LEXICON: dict[str, dict[str, list[str]]] = {
         TURN_SAY: [r"(?:بدلا من ذلك|بدلاً من ذلك|الآن|الان)،? (?:قل|اكتب|أجب|أخبرني|اخبرني)" + _E],
     },
 }
+# Role-play set-ups (a role handed to the reader, hypothetically or as a part to play: read like ROLE),
+# obligations put on the reader (read like ORDER), and answers dictated at a colon ("repeat directly:
+# ...", "直接输出：..."), which fire on their own (DICTATE). English has none of the last: "just print:"
+# is how a report quotes output.
+_MORE: dict[str, dict[str, list[str]]] = {
+    "de": {
+        ROLE: [r"\b(?:angenommen|stell dir vor|stellen sie sich vor),? (?:dass )?"
+               r"(?:du bist|sie sind|du warst|sie waren)\b",
+               r"\b(?:du musst|sie mussen|du sollst|sie sollen) (?:\S+ ){0,3}?(?:spielen|verkorpern)\b",
+               r"\b(?:spiele|spiel|spielen sie|verkorpere|verkorpern sie) (?:jetzt |nun |bitte ){0,3}(?:einen|eine)\b",
+               r"\b(?:du spielst|sie spielen) (?:jetzt |nun )?(?:als|die rolle)\b"],
+        ORDER: [r"\b(?:du musst|sie mussen|ihr musst|du sollst|sie sollen)\b",
+                r"^(?:jetzt |nun |dann )?bitte \S+ (?:sie|du)\b[^?]*$|^(?:jetzt |nun )?\S+en sie bitte\b[^?]*$"],
+        DICTATE: [r"\b(?:direkt|einfach|nur|bitte)\b(?: \S+){0,3}? (?:ausgeben|aus|heraus|tippen|wiederholen|"
+                  r"wiederholen sie|wiederhole|sagen sie|antworten sie|antworte|ubersetzen sie|formulieren sie|"
+                  r"paraphrasieren sie|schreiben sie) ?(?:folgendes ?)?:",
+                  r"\b(?:nicht antworten|antworten sie nicht|beantworten sie (?:\S+ ){0,3}nicht)\b"],
+    },
+    "fr": {
+        ROLE: [r"\b(?:supposons|imaginez|imagine|disons) (?:que )?(?:vous (?:etes|soyez)|tu (?:es|sois))\b",
+               r"\b(?:tu dois|vous devez) (?:\S+ ){0,2}?(?:jouer|incarner)\b"],
+        ORDER: [r"\b(?:tu dois|vous devez)\b", r"^(?:maintenant,? |alors,? |ensuite,? )?(?:veuillez|merci de) \S+"],
+        DICTATE: [r"\b(?:veuillez |s'il vous plait,? |merci d')?(?:repetez|repeter|affichez|afficher|indiquez|indiquer|"
+                  r"ecrivez|ecrire|repondez|repondre|tapez|taper|dites|dire)(?: \S+){0,2}? (?:directement|simplement|"
+                  r"seulement|uniquement|juste) ?:", r"\b(?:veuillez|merci de) (?:repeter|afficher|ecrire|indiquer)\b"
+                  r"(?: \S+){0,3}? ?:", r"\bne (?:repondez|reponds) pas\b"],
+    },
+    "es": {
+        ROLE: [r"\b(?:supongamos|imagina|imagine|digamos) (?:que )?(?:eres|usted es|seas|sea usted)\b",
+               r"\b(?:debes|tienes que|debe usted) (?:\S+ ){0,2}?(?:interpretar|hacer de|jugar el papel)\b"],
+        ORDER: [r"\b(?:debes|tienes que|usted debe)\b", r"^(?:ahora,? )?por favor,? \S+"],
+        DICTATE: [r"\b(?:repite|repita|emite|emita|escribe|escriba|responde|responda|di|diga)(?: \S+){0,2}? "
+                  r"(?:directamente|simplemente|solamente|solo) ?:",
+                  r"\b(?:por favor,? )?(?:repite|repita)\b(?: \S+){0,3}? ?:"],
+    },
+    "it": {
+        ROLE: [r"\b(?:supponiamo|immagina|immaginate) (?:che )?(?:tu sia|sei|lei sia)\b|\bimmagina di essere\b",
+               r"\b(?:devi|deve) (?:\S+ ){0,2}?(?:interpretare|recitare)\b"],
+        ORDER: [r"\b(?:devi|tu devi)\b", r"^(?:ora,? )?per favore,? \S+"],
+        DICTATE: [r"\b(?:ripeti|ripetete|scrivi|rispondi|dici|stampa)(?: \S+){0,2}? (?:direttamente|semplicemente|"
+                  r"solo|soltanto) ?:", r"\b(?:per favore,? )?ripeti\b(?: \S+){0,3}? ?:"],
+    },
+    "pt": {
+        ROLE: [r"\b(?:suponha|imagine|suponhamos) (?:que )?(?:voce (?:e|seja)|tu es)\b",
+               r"\b(?:voce deve|voce tem que|tens de) (?:\S+ ){0,2}?(?:interpretar|fazer o papel)\b"],
+        ORDER: [r"\b(?:voce deve|voce precisa|tens de)\b", r"^(?:agora,? )?por favor,? \S+"],
+        DICTATE: [r"\b(?:repita|escreva|responda|diga|emita)(?: \S+){0,2}? (?:diretamente|simplesmente|apenas|so) ?:"],
+    },
+    "nl": {
+        ROLE: [r"\b(?:stel dat|stel je voor dat|veronderstel dat) (?:je|jij|u) \S+ (?:bent|bent een)\b"],
+        ORDER: [r"\b(?:je moet|jij moet|u moet)\b"],
+        DICTATE: [r"\b(?:herhaal|schrijf|antwoord|zeg)(?: \S+){0,2}? (?:direct|gewoon|alleen|enkel) ?:"],
+    },
+    "ru": {
+        ROLE: [r"(?:предположим|представь|представьте),? (?:что )?(?:ты|вы)" + _E,
+               r"(?:ты должен|вы должны) (?:\S+ ){0,2}?(?:сыграть|играть|изобразить)"],
+        ORDER: [r"(?:ты должен|ты должна|вы должны)" + _E],
+        DICTATE: [r"(?:просто|прямо|только|сразу) (?:выведи|выведите|напиши|напишите|повтори|повторите|скажи|скажите|"
+                  r"ответь|ответьте)\S* ?:", r"(?:не отвечай|не отвечайте)" + _E],
+    },
+    "zh": {
+        ROLE: [r"(?:假设你是|假設你是|想象你是|想像你是|假如你是|如果你是)"],
+        ORDER: [r"(?:你必须|你必須|你需要|你要|请你|請你)"],
+        DICTATE: [r"(?:直接|只|仅|僅|请|請)(?:输出|輸出|复述|複述|回答|说|說|写出|寫出|打印|重复|重複)\S{0,4}[:：]"],
+    },
+    "ja": {
+        ROLE: [r"^(?:今の|今、|今)?あなたは", r"あなたが.{0,40}(?:と仮定|だとします|とします|だと想像)",
+               r"(?:としてプレイ|を演じてほしい|を演じて|になってください)"],
+        ORDER: [r"(?:ください|てほしい|なさい)"],
+        DICTATE: [r"(?:そのまま|直接|だけを?)(?:出力|答え|言っ|書い|繰り返)\S{0,8}[:：]"],
+    },
+    "ko": {
+        ROLE: [r"(?:당신이|네가) .{0,30}(?:라고 가정|라고 상상)"],
+        DICTATE: [r"(?:그대로|바로|그냥) (?:출력|말해|대답|반복)\S{0,6}[:：]"],
+    },
+    "ar": {
+        ROLE: [r"(?:افترض أنك|تخيل أنك|لنفترض أنك)"],
+        ORDER: [r"(?:يجب عليك|عليك أن)"],
+    },
+    "hi": {
+        ROLE: [r"(?:मान लो|मान लीजिए|कल्पना करो|कल्पना कीजिए),? (?:कि )?(?:तुम|आप)"],
+        ORDER: [r"(?:तुम्हें|आपको) .{0,30}(?:होगा|होगी|चाहिए)"],
+    },
+}
+for _language, _cues in _MORE.items():
+    for _cue, _parts in _cues.items():
+        LEXICON[_language].setdefault(_cue, []).extend(_parts)
+
 _LATIN = frozenset({"en", "de", "fr", "es", "it", "pt", "nl"})
 _FOLLOW = frozenset({ROLE, NEW, SAY, ORDER, ACT_AS, TURN_SAY})
 _QUESTION = compile_re(r"[?？؟]\s*$")
@@ -337,7 +435,7 @@ _PATTERNS: tuple[tuple[str, str, Pattern], ...] = tuple(
     if (pattern := _compile(parts)) is not None
 )
 # the cues without which no rule fires: texts with none of them cost one pass
-_ANCHOR_CUES = frozenset({DROP, ROLE, BARE_ROLE, ACT_AS, NEW, TURN_SAY})
+_ANCHOR_CUES = frozenset({DROP, ROLE, BARE_ROLE, ACT_AS, NEW, TURN_SAY, DICTATE})
 _ANCHOR = compile_re(
     "(?m)" + alternation([part for cues in LEXICON.values() for cue in _ANCHOR_CUES for part in cues.get(cue, [])])
 )
@@ -380,9 +478,16 @@ def find(plain_sentences: Sequence[str]) -> list[tuple[str, str]]:
             found.setdefault(_family(language), f"override cues ({language}), sentence {index + 1}")
         for language in sorted(here.get(ACT_AS, set())):
             found.setdefault(fam.ROLE_IMPERSONATION, f"role assigned ({language}), sentence {index + 1}")
-        # a role handed to the reader, then an order or a question for it
-        if asks or any(cue in here or cue in after for cue in (SAY, ORDER, TURN_SAY, NEW)):
+        for language in sorted(here.get(DICTATE, set())):
+            found.setdefault(fam.AGENT_DIRECTIVE, f"dictated answer ({language}), sentence {index + 1}")
+        # a role handed to the reader, then an order or a question for it within the next two sentences
+        window = cues[index : index + 3]
+        if any(_QUESTION.search(one) for one in plain_sentences[index : index + 3]) or any(
+            cue in one for one in window for cue in (SAY, ORDER, TURN_SAY, NEW)
+        ):
             roles = (here.get(ROLE, set()) | (here.get(BARE_ROLE, set()) - {"en"})) - here.get(NOT_ROLE, set())
+            last = min(index + 3, len(cues))
             for language in sorted(roles):
-                found.setdefault(fam.ROLE_IMPERSONATION, f"role assigned ({language}), {place}")
+                where = f"sentences {index + 1}-{last}" if last > index + 1 else f"sentence {index + 1}"
+                found.setdefault(fam.ROLE_IMPERSONATION, f"role assigned ({language}), {where}")
     return list(found.items())

@@ -39,7 +39,7 @@ HONEST = [
 
 @pytest.mark.parametrize(("families", "text"), ATTACKS, ids=[t[:24] for _, t in ATTACKS])
 def test_plain_word_overrides_and_roles_are_held(families: tuple[str, ...], text: str) -> None:
-    hits = [hit for hit in detect(text) if hit.where.startswith(("override cues", "role assigned"))]
+    hits = [hit for hit in detect(text) if hit.where.startswith(("override cues", "role assigned", "dictated answer"))]
     assert any(hit.family in families for hit in hits), [(h.family, h.where) for h in detect(text)]
     assert all("sentence" in hit.where and text[:12] not in hit.where for hit in hits)  # a span, never the words
 
