@@ -1,6 +1,7 @@
 """Development figures for overrides in other languages and plain-word override orders (issue #36,
 sixth pass): the shipped airlock, the same with its learned detector silenced (rules alone), and the
-`plain_override` reading alone, on development sources only.
+reading of `override.py` alone (its hits say `override cues`, `role assigned` or `dictated answer`),
+on development sources only.
 
 Attacks (as published, and each planted after a random line of an honest report, the way the final
 run plants its attacks):
