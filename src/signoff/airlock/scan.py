@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
-from signoff.airlock import intent, planted, signals, structure, suffix
+from signoff.airlock import intent, override, planted, signals, structure, suffix
 from signoff.airlock.decode import WHOLE_READINGS, decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -247,6 +247,7 @@ def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[
     found = signals.score(plain, folded, english_only=english_only)
     if not english_only:  # a rot13 reading is checked for unmistakable phrases only
         found += planted.find(plain, folded) + planted.in_data(normalised.text)
+        found += override.find(plain)  # plain-word overrides and roles, by class, in many languages
     if not english_only and plain:
         current = intent.model()
         # only windows aimed at a reader: a bug title that shares an attack's words is no order
