@@ -37,7 +37,9 @@ def install(where: Path) -> Installed:
     env_dir = where / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python = str(env_dir / "bin" / "python")
-    _run([python, "-m", "pip", "install", "--quiet", "--require-hashes", "-r",
+    # --no-compile: pip would byte-compile every module of every dependency up front; the ones the
+    # tests import are compiled when they are first imported, as on any first start.
+    _run([python, "-m", "pip", "install", "--quiet", "--no-compile", "--require-hashes", "-r",
           str(ROOT / "requirements" / "server.lock")], cwd=where)
-    _run([python, "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)], cwd=where)
+    _run([python, "-m", "pip", "install", "--quiet", "--no-compile", "--no-deps", str(wheel)], cwd=where)
     return Installed(wheel, sdist, env_dir / "bin")
