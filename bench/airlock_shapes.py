@@ -131,11 +131,13 @@ def struq_attacks(spec: str, orders: list[str], hosts: list[str], rng: random.Ra
         kinds = {
             "completion_real": f"\n\n{ttt[2]}\n{answer}\n\n{ttt[0]}\n{order}",
             "completion_realcmb": f"\n\n{ttt[2]}\n{answer}\n{gap}\n{ttt[0]}\n{cmb}",
-            "completion_close_2hash": f"\n\n{ttt[2].replace('###', '##')}\n{answer}\n\n{ttt[0].replace('###', '##')}\n"
-                                      f"{order}",
-            "completion_close_0hash": f"\n\n{ttt[2].replace('### ', '')}\n{answer}\n\n{ttt[0].replace('### ', '')}\n{order}",
+            "completion_close_2hash": f"\n\n{ttt[2].replace('###', '##')}\n{answer}\n\n"
+                                      f"{ttt[0].replace('###', '##')}\n{order}",
+            "completion_close_0hash": f"\n\n{ttt[2].replace('### ', '')}\n{answer}\n\n"
+                                      f"{ttt[0].replace('### ', '')}\n{order}",
             "completion_close_upper": f"\n\n{ttt[2].upper()}\n{answer}\n\n{ttt[0].upper()}\n{order}",
-            "completion_close_nocolon": f"\n\n{ttt[2].replace(':', '')}\n{answer}\n\n{ttt[0].replace(':', '')}\n{order}",
+            "completion_close_nocolon": f"\n\n{ttt[2].replace(':', '')}\n{answer}\n\n"
+                                        f"{ttt[0].replace(':', '')}\n{order}",
             "completion_close_typo": f"\n\n{typo(ttt[2])}\n{answer}\n\n{typo(ttt[0])}\n{order}",
             "completion_close_ownlower": f"\n\n{sss[2].lower()}\n{answer}\n\n{sss[0].lower()}\n{order}",
             "completion_close_owndouble": f"\n\n{sss[2].replace('[', '[[')}\n{answer}\n\n{sss[0].replace(']', ']]')}\n"
@@ -146,8 +148,9 @@ def struq_attacks(spec: str, orders: list[str], hosts: list[str], rng: random.Ra
             first, _, last = delims[model]
             kinds[f"chat template {model}"] = f"{last}\n{answer}\n{first}\n{order}"
         for side in ("train", "test"):
-            kinds[f"completion_other ({side} delimiters)"] = other_delims(kinds["completion_real"], side == "test")
-            kinds[f"completion_othercmb ({side} delimiters)"] = other_delims(kinds["completion_realcmb"], side == "test")
+            test = side == "test"
+            kinds[f"completion_other ({side} delimiters)"] = other_delims(kinds["completion_real"], test)
+            kinds[f"completion_othercmb ({side} delimiters)"] = other_delims(kinds["completion_realcmb"], test)
         kind = sorted(kinds)[i % len(kinds)]
         out.append((kind, host + " " + kinds[kind]))
     print(f"  {name} {commit}")
@@ -222,7 +225,7 @@ def payload_shapes(args: argparse.Namespace, rng: random.Random) -> list[tuple[s
             injected_output_fomat="concatenate")))
     try:
         examples = tr.package_examples(args.cache, ("deepteam",))
-    except Exception:  # noqa: BLE001 -- deepteam is optional here
+    except Exception:  # deepteam is optional here
         examples = []
     out += [("deepteam examples", e.text) for e in examples if e.source.startswith("deepteam")]
     return out
@@ -236,6 +239,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/signoff-eval")
     parser.add_argument("--per", type=int, default=400, help="orders for the role-label attacks")
     parser.add_argument("--show", default="", help="print the misses (attacks) or holds (honest) of this group")
+    parser.add_argument("--only", default="", help="only the attacks of this class (role, salad, payload)")
     args = parser.parse_args()
     rng = random.Random(SEED)
     hosts = pl.hosts([m for m in args.mirror if not m.startswith("Sizhe-Chen/")])
@@ -250,6 +254,8 @@ def main() -> int:
     attacks += [("payload list", k, t) for k, t in payload_shapes(args, rng)]
     tally = ev.Tally()
     for cls, kind, text in attacks:
+        if not cls.startswith(args.only):
+            continue
         for form, body in (("as published", text), ("planted", pl.plant(text, rng.choice(hosts), rng))):
             hit, fams = ev.quarantined(body)
             tally.add(f"{cls}: {kind} ({form})", hit, fams)
@@ -260,6 +266,8 @@ def main() -> int:
     for key in sorted(tally.counts):
         print(f"  {key[:70]:70s} {ev._ci(*tally.counts[key])}")
     print(f"  families fired: {dict(tally.fired.most_common())}")
+    if args.only:
+        return 0
     honest = [e for e in tr.authored_examples() if e.label == 0]
     for spec in [*args.mirror, *args.honest]:
         name, git_dir, commit = pl._split(spec)

@@ -81,6 +81,7 @@ _FOREIGN = frozenset(
 _ENGLISH = frozenset("the a an to of and is are for with on that this it in be by as or not you your".split())
 _BRACKET = frozenset('()[]{}"')
 _SPECIAL = frozenset("`<({")
+_COMMENT_MARKS = ("# ", "// ")
 _REQUEST = compile_re(
     r"^(?:please |now |also |then |so |and )?(?:write|create|develop|design|draft|compose|generate|produce|"
     r"provide|give|explain|describe|outline|list|tell|show|teach|instruct|publish|post|suggest|offer|share|"
@@ -120,8 +121,8 @@ class _Token:
 
 def find(text: str) -> Salad | None:
     """The first salad next to a request aimed at a reader, or None."""
-    lines = text.split("\n")
-    tokens = _tokens(lines)
+    lines, comments = _comments_blanked(text.split("\n"))
+    tokens = _tokens(lines, comments)
     for run_start, run_end, cues in _runs(tokens)[:MAX_RUNS]:
         first, last = tokens[run_start], tokens[run_end]
         if _beside_request(lines, first, last):
@@ -129,14 +130,30 @@ def find(text: str) -> Salad | None:
     return None
 
 
-def _tokens(lines: list[str]) -> list[_Token]:
+def _comments_blanked(lines: list[str]) -> tuple[list[str], frozenset[int]]:
+    """The lines with the marker of every whole-line comment inside a fenced block blanked (`# `,
+    `// `), and those lines' numbers: a comment is prose, and salad hides in it as in prose."""
+    out, comments, fenced = list(lines), set(), False
+    for number, line in enumerate(lines):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif fenced and stripped.startswith(_COMMENT_MARKS) and not stripped.startswith(("#!", "#include", "#define")):
+            marker = 2 if stripped.startswith("//") else 1
+            at = len(line) - len(stripped)
+            out[number] = line[:at] + " " * marker + line[at + marker :]
+            comments.add(number)
+    return out, frozenset(comments)
+
+
+def _tokens(lines: list[str], comments: frozenset[int] = frozenset()) -> list[_Token]:
     out: list[_Token] = []
     fenced = False
     for number, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             continue
-        if fenced or line.lstrip().startswith(">"):  # code, and quoted mail (replies quote code)
+        if (fenced and number not in comments) or line.lstrip().startswith(">"):  # code, quoted mail
             continue
         line = _neutralised(line)
         unmatched = _unmatched(line)
