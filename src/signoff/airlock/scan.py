@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
-from signoff.airlock import intent, planted, signals, structure, suffix, turns, wordsalad
+from signoff.airlock import intent, payloads, planted, signals, structure, suffix, turns, wordsalad
 from signoff.airlock.decode import WHOLE_READINGS, decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -248,7 +248,7 @@ def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[
     plain, folded = sentence_views(normalised)
     found = signals.score(plain, folded, english_only=english_only)
     if not english_only:  # a rot13 reading is checked for unmistakable phrases only
-        found += planted.find(plain, folded) + planted.in_data(normalised.text)
+        found += planted.find(plain, folded) + planted.in_data(normalised.text) + payloads.find(plain, folded)
     if not english_only and plain:
         current = intent.model()
         # only windows aimed at a reader: a bug title that shares an attack's words is no order

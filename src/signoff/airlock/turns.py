@@ -16,7 +16,8 @@ whatever delimiters decorate them (`###`, `***`, `'''`, `<|`, `[|`) and whatever
   or on the **user's side** (a user or system role, or an instruction, command, rule, prompt or
   task);
 - a fake turn is a **user's-side label that follows an assistant's-side one** (the conversation
-  turned back to the user after a fake answer), or a user's-side label that names its role and its
+  turned back to the user after a fake answer) or a fake end of the data (`</user_input>`,
+  `[/DATA]`, `--- END OF DOCUMENT ---`; not "END OF LOG"), or a user's-side label that names its role and its
   kind with decoration (`***User Prompt***:`, `'''HUMAN TASK''':`; "### System" alone heads an
   issue template's environment section); in both the next line is
   **prose**: four words or more, not code, not a question (a repro's "Output:" then "Command:
@@ -39,6 +40,9 @@ _LOG_KINDS = frozenset("command commands rule rules".split())
 _ASSISTANT_KINDS = frozenset("response output answer reply completion".split())
 _DATA_KINDS = frozenset("input data context text".split())
 _WORDS = _USER_ROLES | _ASSISTANT_ROLES | _USER_KINDS | _ASSISTANT_KINDS | _DATA_KINDS
+_DATA_NAMES = frozenset(
+    "input data document documents context text report email content ticket issue untrusted".split()
+)
 REACH = 40  # lines from a fake answer's label to the user's label it hands back to
 MIN_PROSE = 4  # words of the order after a label
 _CODE = frozenset("`{}|")
@@ -52,6 +56,9 @@ def find(text: str) -> list[tuple[str, str]]:
     lines = text.split("\n")
     answered = -REACH - 1  # the line of the last assistant's-side label
     for number, line in enumerate(lines):
+        if _data_end(line):
+            answered = number  # the data "ended": what follows is a turn of its own
+            continue
         label = _label(line)
         if label is None:
             continue
@@ -68,6 +75,21 @@ def find(text: str) -> list[tuple[str, str]]:
         if _prose(order, question=turned):
             return [(fam.ROLE_IMPERSONATION, f"fake conversation turn, line {number + 1}")]
     return []
+
+
+def _data_end(line: str) -> bool:
+    """A line that closes the data the reader was given: `</user_input>`, `[/DATA]`, `--- END OF
+    DOCUMENT ---` (not "END OF LOG": a log's end is the report's own)."""
+    stripped = line.strip().casefold()
+    if len(stripped) > 60:
+        return False
+    if stripped[:2] in ("</", "[/") and stripped[-1:] in (">", "]"):
+        name = stripped[2:-1].replace("-", "_").replace(" ", "_")
+        return any(part in _DATA_NAMES for part in name.split("_"))
+    words = "".join(" " if ch in _DECORATION else ch for ch in stripped).split()
+    if words[:2] != ["end", "of"]:
+        return False
+    return len(words) <= 5 and any(word in _DATA_NAMES for word in words[2:])
 
 
 def _label(line: str) -> tuple[str, bool, bool, str] | None:
