@@ -30,6 +30,7 @@ The hit names the line of the user's-side label, never the text."""
 from __future__ import annotations
 
 from signoff.airlock import families as fam
+from signoff.airlock._re import compile_re
 
 _DECORATION = "#*'\"<>[]|(){}=~_-`"
 _USER_ROLES = frozenset("user human prompter system developer operator".split())
@@ -43,6 +44,9 @@ _WORDS = _USER_ROLES | _ASSISTANT_ROLES | _USER_KINDS | _ASSISTANT_KINDS | _DATA
 _DATA_NAMES = frozenset(
     "input data document documents context text report email content ticket issue untrusted".split()
 )
+# a line that may be a label (a colon, or decoration at either end) or a data end ("end of")
+_EDGE = r"[#*'\"<>\[\]|(){}=~_\-`]"
+_CANDIDATE = compile_re(rf"(?m)^[ \t]*{_EDGE}[^\n]*$|^[^\n]*(?::|{_EDGE}[ \t]*$|(?i:end of))[^\n]*$")
 REACH = 40  # lines from a fake answer's label to the user's label it hands back to
 MIN_PROSE = 4  # words of the order after a label
 _CODE = frozenset("`{}|")
@@ -55,7 +59,11 @@ def find(text: str) -> list[tuple[str, str]]:
     """(role_impersonation, where) for the first fake user turn in `text` (normalised), or []."""
     lines = text.split("\n")
     answered = -REACH - 1  # the line of the last assistant's-side label
-    for number, line in enumerate(lines):
+    number, cursor = 0, 0
+    for candidate in _CANDIDATE.finditer(text):  # most lines of a long text are no label: skipped in C
+        number += text.count("\n", cursor, candidate.start)
+        cursor = candidate.start
+        line = candidate.text
         if _data_end(line):
             answered = number  # the data "ended": what follows is a turn of its own
             continue

@@ -26,6 +26,8 @@ over the words of each line: linear in the input. The hit names the line and the
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from signoff.airlock import suffix
 
 MIN_RUN = 10  # consecutive words of letters read together
@@ -50,14 +52,21 @@ def find(text: str) -> suffix.Salad | None:
         if len(words) < MIN_RUN:
             continue
         letters = [_letters(word) for word in words]
-        function = [word.casefold() in _FUNCTION for word in letters]
+        # prefix counts: English function words, and words that can carry a cue (anything but a
+        # lower-case ASCII word of no other language), so most windows cost two subtractions
+        function, marked = [0], [0]
+        for word in letters:
+            function.append(function[-1] + (word.casefold() in _FUNCTION))
+            marked.append(marked[-1] + (bool(word) and _marked(word)))
         start = 0
         for end in range(1, len(words) + 1):  # windows of MIN_RUN consecutive words of letters
             if not letters[end - 1]:
                 start = end
                 continue
-            if end - start < MIN_RUN or sum(function[end - MIN_RUN : end]) > MAX_FUNCTION:
+            if end - start < MIN_RUN or function[end] - function[end - MIN_RUN] > MAX_FUNCTION:
                 continue
+            if marked[end] == marked[end - MIN_RUN]:
+                continue  # lower-case ASCII words only: no cue can be there
             first = end - MIN_RUN
             cues = _cues(letters[first:end])
             if cues < MIN_CUES:
@@ -69,6 +78,11 @@ def find(text: str) -> suffix.Salad | None:
                 return suffix.Salad(number + 1, number + 1, first + 1, end, cues)
             break  # a line's first salad window has its request before it, or none has
     return None
+
+
+@lru_cache(maxsize=8192)  # a text repeats its words
+def _marked(word: str) -> bool:
+    return not (word.islower() and word.isascii()) or word.casefold() in suffix._FOREIGN
 
 
 def _letters(token: str) -> str:
