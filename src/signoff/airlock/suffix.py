@@ -52,6 +52,7 @@ _CODE_MARKS = frozenset('"\\()[]{}<>$^|`')
 _STRONG_MARKS = frozenset('"\\[]{}<>$^|`;')  # not parentheses: "(“normal”", "framework)?" are prose
 _ASCII_LETTERS = frozenset(string.ascii_letters)
 _PLAIN = frozenset(string.ascii_letters + string.digits + ".,;:!?'-")
+_PLAIN_TEXT = _PLAIN | frozenset(" \t\n")
 _HEXISH = frozenset("0123456789abcdefABCDEFxX:.-_#")
 _BASE64ISH = frozenset(string.ascii_letters + string.digits + "+/=_-%")
 _LATIN, _NONE = frozenset({"LATIN"}), frozenset[str]()
@@ -121,6 +122,8 @@ class _Token:
 
 def find(text: str) -> Salad | None:
     """The first salad next to a request aimed at a reader, or None."""
+    if set(text) <= _PLAIN_TEXT:
+        return None  # letters, digits, sentence punctuation: no cue but broken case can be there
     lines, comments = _comments_blanked(text.split("\n"))
     tokens = _tokens(lines, comments)
     for run_start, run_end, cues in _runs(tokens)[:MAX_RUNS]:
@@ -176,20 +179,36 @@ def _token(piece: str, line: int, word: int, start: int, unmatched: list[int], c
     """One word's cues, or None for a machine string (skipped: it is no word of a sentence)."""
     if len(piece) > MAX_TOKEN:
         return None  # a salad's pieces are short; minified code, data and links are long
-    chars = set(piece)
-    plain = chars <= _PLAIN  # letters, digits and sentence punctuation: only broken case is possible
-    if (not plain or not chars.isdisjoint(string.digits)) and _machine(piece):
+    known = _plain_piece(piece)
+    if known is None:
         return None
     end = start + len(piece)
-    if plain:
-        cue, weak = (WEAK, True) if _broken_case(piece) else (0, False)
-        scripts = _LATIN if not chars.isdisjoint(_ASCII_LETTERS) else _NONE
-    else:
-        at = bisect_left(unmatched, start)
-        cue, weak = _cued(piece, at < len(unmatched) and unmatched[at] < end, code)
-        scripts = frozenset(_window_script(ch) for ch in piece if ch.isalpha())
+    if known:  # letters, digits and sentence punctuation: read once per distinct word
+        cue, weak, scripts, english, foreign = known
+        return _Token(line, word, start, end, cue, weak, english, foreign, scripts)
+    if _machine(piece):
+        return None
+    at = bisect_left(unmatched, start)
+    cue, weak = _cued(piece, at < len(unmatched) and unmatched[at] < end, code)
+    scripts = frozenset(_window_script(ch) for ch in piece if ch.isalpha())
     bare = piece.strip(".,;:!?\"'()[]{}*_`").casefold()
     return _Token(line, word, start, end, cue, weak, bare in _ENGLISH, bare in _FOREIGN, scripts)
+
+
+@lru_cache(maxsize=16384)  # reports repeat their words: each distinct one is read once
+def _plain_piece(piece: str) -> tuple[int, bool, frozenset[str], bool, bool] | tuple[()] | None:
+    """(cue, weak, scripts, English, foreign) of a word of letters, digits and sentence punctuation
+    (its cues depend on the word alone: only broken case is possible), None for a machine string
+    among them (a number, a hash), () for any other word (its cues depend on its line)."""
+    chars = set(piece)
+    if not chars <= _PLAIN:
+        return ()
+    if not chars.isdisjoint(string.digits) and _machine(piece):
+        return None
+    cue, weak = (WEAK, True) if _broken_case(piece) else (0, False)
+    scripts = _LATIN if not chars.isdisjoint(_ASCII_LETTERS) else _NONE
+    bare = piece.strip(".,;:!?\"'()[]{}*_`").casefold()
+    return cue, weak, scripts, bare in _ENGLISH, bare in _FOREIGN
 
 
 def _runs(tokens: list[_Token]) -> list[tuple[int, int, int]]:
@@ -262,6 +281,8 @@ def _neutralised(line: str) -> str:
     """The line with the markup honest reports and docs write blanked out (every other character
     becomes `0`, a number, which is skipped; spaces and offsets stay): inline code in backticks,
     HTML tags and comments, markdown link targets, attribute lists (`{.internal-link}`)."""
+    if not any(mark in line for mark in _SPECIAL):
+        return line  # nothing to blank: the common line, found by C-speed substring checks
     chars: list[str] | None = None
     done = 0  # everything before this offset is decided
     for i in [i for i, ch in enumerate(line) if ch in _SPECIAL]:  # plain loops: C-speed enough
@@ -332,6 +353,8 @@ def _unmatched(line: str) -> list[int]:
     """Offsets (sorted) of the brackets and double quotes of a line that nothing closes or opens:
     a markdown link's text or a parenthesis spans words, a salad's brackets pair with nothing."""
     out: list[int] = []
+    if not any(mark in line for mark in _BRACKET):
+        return out
     stack: list[int] = []
     quote = -1
     for i in [i for i, ch in enumerate(line) if ch in _BRACKET]:
