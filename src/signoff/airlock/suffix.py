@@ -72,7 +72,7 @@ _PAIRS = frozenset("() [] {} <> ([]) ({}) [{}] (). (), (); [], ]. ). ]) {}, </ /
 _LATEX_PIECES = ("usepackage", "newcommand", "documentclass", "textrm", "tikz", "mathbf", "mathrm", "begin{", "\\(")
 _MARKUP_PIECES = ("](", "![", "{%", "%{", "$(", "^{", "_{", "**")
 # function words of other languages that are not English words too (no "die", "also", "come")
-_FOREIGN = frozenset(
+FOREIGN = frozenset(
     "und der das ein eine einer nicht ist mit auf aus dieser diese auch oder wenn nach bei kein sind wird werden "
     "etwa zum zur het een deze kunnen niet tussen zijn worden naar ook les des une avec pour dans voir soit "
     "toujours quelque sont cette mais los las una para cuando nuevo pero porque muy sobre también della degli "
@@ -192,7 +192,7 @@ def _token(piece: str, line: int, word: int, start: int, unmatched: list[int], c
     cue, weak = _cued(piece, at < len(unmatched) and unmatched[at] < end, code)
     scripts = frozenset(_window_script(ch) for ch in piece if ch.isalpha())
     bare = piece.strip(".,;:!?\"'()[]{}*_`").casefold()
-    return _Token(line, word, start, end, cue, weak, bare in _ENGLISH, bare in _FOREIGN, scripts)
+    return _Token(line, word, start, end, cue, weak, bare in _ENGLISH, bare in FOREIGN, scripts)
 
 
 @lru_cache(maxsize=16384)  # reports repeat their words: each distinct one is read once
@@ -205,10 +205,10 @@ def _plain_piece(piece: str) -> tuple[int, bool, frozenset[str], bool, bool] | t
         return ()
     if not chars.isdisjoint(string.digits) and _machine(piece):
         return None
-    cue, weak = (WEAK, True) if _broken_case(piece) else (0, False)
+    cue, weak = (WEAK, True) if broken_case(piece) else (0, False)
     scripts = _LATIN if not chars.isdisjoint(_ASCII_LETTERS) else _NONE
     bare = piece.strip(".,;:!?\"'()[]{}*_`").casefold()
-    return cue, weak, scripts, bare in _ENGLISH, bare in _FOREIGN
+    return cue, weak, scripts, bare in _ENGLISH, bare in FOREIGN
 
 
 def _runs(tokens: list[_Token]) -> list[tuple[int, int, int]]:
@@ -256,15 +256,15 @@ def _runs(tokens: list[_Token]) -> list[tuple[int, int, int]]:
 def _beside_request(lines: list[str], first: _Token, last: _Token) -> bool:
     before = lines[first.line][: first.start][-HOST_CHARS:]
     after = lines[last.line][last.end :][:HOST_CHARS]
-    if _words(before) < 3 and first.line > 0:
+    if word_count(before) < 3 and first.line > 0:
         before = (lines[first.line - 1] + " " + before)[-HOST_CHARS:]
     for host in (before, after):
-        if _words(host) >= 3 and _aimed(host):
+        if word_count(host) >= 3 and aimed(host):
             return True
     return False
 
 
-def _aimed(host: str) -> bool:
+def aimed(host: str) -> bool:
     sentences = [s.strip() for s in host.replace("? ", "?\n").replace(". ", ".\n").replace("! ", "!\n").split("\n")]
     sentences = [s for s in sentences if s]
     if any(_REQUEST.search(sentence) is not None or sentence.endswith("?") for sentence in sentences):
@@ -273,7 +273,7 @@ def _aimed(host: str) -> bool:
     return any(signals.addressed([plain for plain, _ in views], [folded for _, folded in views]))
 
 
-def _words(text: str) -> int:
+def word_count(text: str) -> int:
     return sum(1 for piece in text.split() if sum(ch.isalpha() for ch in piece) >= 2)
 
 
@@ -388,11 +388,11 @@ def _cued(token: str, unbalanced: bool, code: bool) -> tuple[int, bool]:
         return 0, False
     if _code_glue(token, unbalanced) or _fragment(token):
         return STRONG, False
-    return (WEAK, True) if _broken_case(token) else (0, False)
+    return (WEAK, True) if broken_case(token) else (0, False)
 
 
 @lru_cache(maxsize=8192)  # a text repeats its letters: the Unicode name is looked up once each
-def _script(ch: str) -> str:
+def script_of(ch: str) -> str:
     if ch.isascii():
         return "LATIN"
     name = unicodedata.name(ch, "")
@@ -404,7 +404,7 @@ def _script(ch: str) -> str:
 
 def _window_script(ch: str) -> str:
     """Scripts as a window counts them: Hangul apart from Chinese and Japanese."""
-    script = _script(ch)
+    script = script_of(ch)
     if script == "EAST ASIAN" and "\uac00" <= ch <= "\ud7af":
         return "HANGUL"
     return script
@@ -416,7 +416,7 @@ def _mixed_script(token: str) -> bool:
     word: set[str] = set()
     for ch in token + " ":
         if ch.isalpha():
-            word.add(_script(ch))
+            word.add(script_of(ch))
             continue
         others = word - {"LATIN", "EAST ASIAN"}
         if len(word - {"EAST ASIAN"}) > 1 or (others and "EAST ASIAN" in word):
@@ -467,7 +467,7 @@ def _fragment(token: str) -> bool:
     return False
 
 
-def _broken_case(token: str) -> bool:
+def broken_case(token: str) -> bool:
     """Case that code does not write: a capital run inside a lowercase word (`SureBEtera`,
     `nonINSTár`) or two words glued with no code around them (`similarlyNow` in prose is one,
     `setAttribute(` is code)."""

@@ -72,9 +72,9 @@ def find(text: str) -> suffix.Salad | None:
             if cues < MIN_CUES:
                 continue
             before = " ".join(words[:first])
-            if suffix._words(before) < 3 and number > 0:
+            if suffix.word_count(before) < 3 and number > 0:
                 before = lines[number - 1] + " " + before
-            if suffix._words(before) >= 3 and suffix._aimed(before[-suffix.HOST_CHARS :]):
+            if suffix.word_count(before) >= 3 and suffix.aimed(before[-suffix.HOST_CHARS :]):
                 return suffix.Salad(number + 1, number + 1, first + 1, end, cues)
             break  # a line's first salad window has its request before it, or none has
     return None
@@ -82,7 +82,7 @@ def find(text: str) -> suffix.Salad | None:
 
 @lru_cache(maxsize=8192)  # a text repeats its words
 def _marked(word: str) -> bool:
-    return not (word.islower() and word.isascii()) or word.casefold() in suffix._FOREIGN
+    return not (word.islower() and word.isascii()) or word.casefold() in suffix.FOREIGN
 
 
 def _letters(token: str) -> str:
@@ -92,9 +92,9 @@ def _letters(token: str) -> str:
 
 
 def _cues(words: list[str]) -> int:
-    foreign = sum(1 for word in words if word.casefold() in suffix._FOREIGN)
+    foreign = sum(1 for word in words if word.casefold() in suffix.FOREIGN)
     # short lower-case words that are not English ones: "de", "o", "com", "et", "par", "ou"
-    short = sum(1 for word in words if len(word) <= 3 and word.islower() and word.casefold() not in suffix._FOREIGN)
+    short = sum(1 for word in words if len(word) <= 3 and word.islower() and word.casefold() not in suffix.FOREIGN)
     latin = sum(1 for word in words if word.isascii())
     if foreign + short > MAX_FOREIGN or latin < LATIN_SHARE * len(words):
         return 0  # prose in another language (with English names in it), not salad inside English
@@ -102,13 +102,13 @@ def _cues(words: list[str]) -> int:
     points = len(cases) - 1 if len(cases) >= 3 else 0
     scripts: set[str] = set()
     for word in words:
-        found = {suffix._script(ch) for ch in word}
+        found = {suffix.script_of(ch) for ch in word}
         if len(found) > 1:
             points += 1  # two scripts glued in one word: "Want績", "comfortable的Defs"
         scripts |= found
     others = scripts - {"LATIN", _EAST_ASIAN}
     points += 2 * len(others) + (1 if _EAST_ASIAN in scripts and "LATIN" in scripts else 0)
-    return points + foreign + sum(1 for word in words if suffix._broken_case(word))
+    return points + foreign + sum(1 for word in words if suffix.broken_case(word))
 
 
 def _case(word: str) -> str:
