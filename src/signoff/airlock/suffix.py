@@ -124,7 +124,9 @@ def find(text: str) -> Salad | None:
     """The first salad next to a request aimed at a reader, or None."""
     if set(text) <= _PLAIN_TEXT:
         return None  # letters, digits, sentence punctuation: no cue but broken case can be there
-    lines, comments = _comments_blanked(text.split("\n"))
+    lines, comments = text.split("\n"), frozenset[int]()
+    if "```" in text or "~~~" in text:  # comments are read only inside fenced blocks
+        lines, comments = _comments_blanked(lines)
     tokens = _tokens(lines, comments)
     for run_start, run_end, cues in _runs(tokens)[:MAX_RUNS]:
         first, last = tokens[run_start], tokens[run_end]
