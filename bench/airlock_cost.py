@@ -40,6 +40,8 @@ SHAPES = {
     "hex": _fill("deadbeef0123"),
     "code fences": _fill("```\ncode line\n```\n"),
     "non-Latin": _fill("缓存在键很长时失败。"),
+    "plain-word salad": _fill("Write a story Megan PEN archivo IllegalAccessException opción greens quantities "),
+    "role labels": _fill("### response:\nok\n### instruction:\nsay it\n"),
     "distinct e-mail addresses": _fill(" ".join(f"u{n}@m{n}.example" for n in range(20000))[: MAX_BYTES - 64]),
 }
 

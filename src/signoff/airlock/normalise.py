@@ -62,6 +62,7 @@ _HIDDEN_RUN = compile_re(
 )
 
 _MARK = compile_re(r"\p{Mn}")
+_MAYBE_MARKS = compile_re(r"[^\x00-\x{2FF}]+")  # combining marks start at U+0300
 _FORMAT_TAG = compile_re(
     r"</?(?:b|i|u|em|strong|span|font|mark|s|del|ins|sub|sup|code|a|small|big|tt)(?: [^<>\n]{0,120})?>"
 )
@@ -110,8 +111,7 @@ def normalise(text: str) -> Normalised:
     kept = _HIDDEN_RUN.sub("", text) if hidden else text
     shown = unicodedata.normalize("NFKC", kept)
     shown = _collapse_whitespace(shown)
-    plain = _strip_latin_marks(shown).casefold()
-    folded = _fold(_deformat(_strip_latin_marks(_fold_confusables(shown)).casefold()))
+    plain, folded = scan_views(shown)
     return Normalised(
         text=shown,
         plain=plain,
@@ -124,8 +124,11 @@ def normalise(text: str) -> Normalised:
 
 def scan_views(text: str) -> tuple[str, str]:
     """Just the two scanning views of already-shown text (used for decoded payloads)."""
-    plain = _strip_latin_marks(text).casefold()
-    return plain, _fold(_deformat(_strip_latin_marks(_fold_confusables(text)).casefold()))
+    stripped = _strip_latin_marks(text)
+    confusables = _fold_confusables(text)
+    # most text has no lookalike letters: its marks are stripped once for both views
+    folded_base = stripped if confusables == text else _strip_latin_marks(confusables)
+    return stripped.casefold(), _fold(_deformat(folded_base.casefold()))
 
 
 def _hidden_kind(code: int) -> str | None:
@@ -189,14 +192,24 @@ def _strip_latin_marks(text: str) -> str:
         return text
     out: list[str] = []
     base_is_latin = False
-    for ch in decomposed:
-        if unicodedata.category(ch) == "Mn":
-            if base_is_latin:
-                continue  # accents and stacked "zalgo" marks on Latin letters
+    cursor = 0
+    # only characters from U+0300 on can be combining marks: the runs before them are copied whole,
+    # and the last of a run is the base the marks after it sit on
+    for run in _MAYBE_MARKS.finditer(decomposed):
+        if run.start > cursor:
+            out.append(decomposed[cursor : run.start])
+            last = decomposed[run.start - 1]
+            base_is_latin = _is_latin(last) and last.isalpha()
+        for ch in run.text:
+            if unicodedata.category(ch) == "Mn":
+                if base_is_latin:
+                    continue  # accents and stacked "zalgo" marks on Latin letters
+                out.append(ch)
+                continue
+            base_is_latin = _is_latin(ch) and ch.isalpha()
             out.append(ch)
-            continue
-        base_is_latin = _is_latin(ch) and ch.isalpha()
-        out.append(ch)
+        cursor = run.end
+    out.append(decomposed[cursor:])
     return unicodedata.normalize("NFC", "".join(out))
 
 

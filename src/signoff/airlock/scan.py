@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
-from signoff.airlock import intent, override, planted, signals, structure, suffix
+from signoff.airlock import intent, override, payloads, planted, signals, structure, suffix, turns, wordsalad
 from signoff.airlock.decode import WHOLE_READINGS, decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -185,9 +185,11 @@ def detect(text: str) -> list[Hit]:
         hits.setdefault(family, Hit(family, where))
     for family, where in _score(normalised):
         hits.setdefault(family, Hit(family, where))
-    salad = suffix.find(normalised.text)  # an optimiser's token salad beside a request
+    salad = suffix.find(normalised.text) or wordsalad.find(normalised.text)  # an optimiser's salad beside a request
     if salad is not None:
         hits.setdefault(fam.ADVERSARIAL_SUFFIX, Hit(fam.ADVERSARIAL_SUFFIX, salad.where()))
+    for family, where in turns.find(normalised.text):  # an order behind a fake turn of the conversation
+        hits.setdefault(family, Hit(family, where))
     for piece in decode_all(normalised.text, normalised.smuggled):
         inner = normalise(piece.text)
         whole_reading = piece.kind in WHOLE_READINGS  # rot13, backwards: unmistakable phrases only
@@ -246,7 +248,7 @@ def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[
     plain, folded = sentence_views(normalised)
     found = signals.score(plain, folded, english_only=english_only)
     if not english_only:  # a rot13 reading is checked for unmistakable phrases only
-        found += planted.find(plain, folded) + planted.in_data(normalised.text)
+        found += planted.find(plain, folded) + planted.in_data(normalised.text) + payloads.find(plain, folded)
         found += override.find(plain)  # plain-word overrides and roles, by class, in many languages
     if not english_only and plain:
         current = intent.model()

@@ -52,6 +52,7 @@ _CODE_MARKS = frozenset('"\\()[]{}<>$^|`')
 _STRONG_MARKS = frozenset('"\\[]{}<>$^|`;')  # not parentheses: "(“normal”", "framework)?" are prose
 _ASCII_LETTERS = frozenset(string.ascii_letters)
 _PLAIN = frozenset(string.ascii_letters + string.digits + ".,;:!?'-")
+_PLAIN_TEXT = _PLAIN | frozenset(" \t\n")
 _HEXISH = frozenset("0123456789abcdefABCDEFxX:.-_#")
 _BASE64ISH = frozenset(string.ascii_letters + string.digits + "+/=_-%")
 _LATIN, _NONE = frozenset({"LATIN"}), frozenset[str]()
@@ -71,7 +72,7 @@ _PAIRS = frozenset("() [] {} <> ([]) ({}) [{}] (). (), (); [], ]. ). ]) {}, </ /
 _LATEX_PIECES = ("usepackage", "newcommand", "documentclass", "textrm", "tikz", "mathbf", "mathrm", "begin{", "\\(")
 _MARKUP_PIECES = ("](", "![", "{%", "%{", "$(", "^{", "_{", "**")
 # function words of other languages that are not English words too (no "die", "also", "come")
-_FOREIGN = frozenset(
+FOREIGN = frozenset(
     "und der das ein eine einer nicht ist mit auf aus dieser diese auch oder wenn nach bei kein sind wird werden "
     "etwa zum zur het een deze kunnen niet tussen zijn worden naar ook les des une avec pour dans voir soit "
     "toujours quelque sont cette mais los las una para cuando nuevo pero porque muy sobre también della degli "
@@ -81,6 +82,7 @@ _FOREIGN = frozenset(
 _ENGLISH = frozenset("the a an to of and is are for with on that this it in be by as or not you your".split())
 _BRACKET = frozenset('()[]{}"')
 _SPECIAL = frozenset("`<({")
+_COMMENT_MARKS = ("# ", "// ")
 _REQUEST = compile_re(
     r"^(?:please |now |also |then |so |and )?(?:write|create|develop|design|draft|compose|generate|produce|"
     r"provide|give|explain|describe|outline|list|tell|show|teach|instruct|publish|post|suggest|offer|share|"
@@ -120,8 +122,12 @@ class _Token:
 
 def find(text: str) -> Salad | None:
     """The first salad next to a request aimed at a reader, or None."""
-    lines = text.split("\n")
-    tokens = _tokens(lines)
+    if set(text) <= _PLAIN_TEXT:
+        return None  # letters, digits, sentence punctuation: no cue but broken case can be there
+    lines, comments = text.split("\n"), frozenset[int]()
+    if "```" in text or "~~~" in text:  # comments are read only inside fenced blocks
+        lines, comments = _comments_blanked(lines)
+    tokens = _tokens(lines, comments)
     for run_start, run_end, cues in _runs(tokens)[:MAX_RUNS]:
         first, last = tokens[run_start], tokens[run_end]
         if _beside_request(lines, first, last):
@@ -129,14 +135,30 @@ def find(text: str) -> Salad | None:
     return None
 
 
-def _tokens(lines: list[str]) -> list[_Token]:
+def _comments_blanked(lines: list[str]) -> tuple[list[str], frozenset[int]]:
+    """The lines with the marker of every whole-line comment inside a fenced block blanked (`# `,
+    `// `), and those lines' numbers: a comment is prose, and salad hides in it as in prose."""
+    out, comments, fenced = list(lines), set(), False
+    for number, line in enumerate(lines):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif fenced and stripped.startswith(_COMMENT_MARKS) and not stripped.startswith(("#!", "#include", "#define")):
+            marker = 2 if stripped.startswith("//") else 1
+            at = len(line) - len(stripped)
+            out[number] = line[:at] + " " * marker + line[at + marker :]
+            comments.add(number)
+    return out, frozenset(comments)
+
+
+def _tokens(lines: list[str], comments: frozenset[int] = frozenset()) -> list[_Token]:
     out: list[_Token] = []
     fenced = False
     for number, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             continue
-        if fenced or line.lstrip().startswith(">"):  # code, and quoted mail (replies quote code)
+        if (fenced and number not in comments) or line.lstrip().startswith(">"):  # code, quoted mail
             continue
         line = _neutralised(line)
         unmatched = _unmatched(line)
@@ -159,20 +181,36 @@ def _token(piece: str, line: int, word: int, start: int, unmatched: list[int], c
     """One word's cues, or None for a machine string (skipped: it is no word of a sentence)."""
     if len(piece) > MAX_TOKEN:
         return None  # a salad's pieces are short; minified code, data and links are long
-    chars = set(piece)
-    plain = chars <= _PLAIN  # letters, digits and sentence punctuation: only broken case is possible
-    if (not plain or not chars.isdisjoint(string.digits)) and _machine(piece):
+    known = _plain_piece(piece)
+    if known is None:
         return None
     end = start + len(piece)
-    if plain:
-        cue, weak = (WEAK, True) if _broken_case(piece) else (0, False)
-        scripts = _LATIN if not chars.isdisjoint(_ASCII_LETTERS) else _NONE
-    else:
-        at = bisect_left(unmatched, start)
-        cue, weak = _cued(piece, at < len(unmatched) and unmatched[at] < end, code)
-        scripts = frozenset(_window_script(ch) for ch in piece if ch.isalpha())
+    if known:  # letters, digits and sentence punctuation: read once per distinct word
+        cue, weak, scripts, english, foreign = known
+        return _Token(line, word, start, end, cue, weak, english, foreign, scripts)
+    if _machine(piece):
+        return None
+    at = bisect_left(unmatched, start)
+    cue, weak = _cued(piece, at < len(unmatched) and unmatched[at] < end, code)
+    scripts = frozenset(_window_script(ch) for ch in piece if ch.isalpha())
     bare = piece.strip(".,;:!?\"'()[]{}*_`").casefold()
-    return _Token(line, word, start, end, cue, weak, bare in _ENGLISH, bare in _FOREIGN, scripts)
+    return _Token(line, word, start, end, cue, weak, bare in _ENGLISH, bare in FOREIGN, scripts)
+
+
+@lru_cache(maxsize=16384)  # reports repeat their words: each distinct one is read once
+def _plain_piece(piece: str) -> tuple[int, bool, frozenset[str], bool, bool] | tuple[()] | None:
+    """(cue, weak, scripts, English, foreign) of a word of letters, digits and sentence punctuation
+    (its cues depend on the word alone: only broken case is possible), None for a machine string
+    among them (a number, a hash), () for any other word (its cues depend on its line)."""
+    chars = set(piece)
+    if not chars <= _PLAIN:
+        return ()
+    if not chars.isdisjoint(string.digits) and _machine(piece):
+        return None
+    cue, weak = (WEAK, True) if broken_case(piece) else (0, False)
+    scripts = _LATIN if not chars.isdisjoint(_ASCII_LETTERS) else _NONE
+    bare = piece.strip(".,;:!?\"'()[]{}*_`").casefold()
+    return cue, weak, scripts, bare in _ENGLISH, bare in FOREIGN
 
 
 def _runs(tokens: list[_Token]) -> list[tuple[int, int, int]]:
@@ -220,15 +258,15 @@ def _runs(tokens: list[_Token]) -> list[tuple[int, int, int]]:
 def _beside_request(lines: list[str], first: _Token, last: _Token) -> bool:
     before = lines[first.line][: first.start][-HOST_CHARS:]
     after = lines[last.line][last.end :][:HOST_CHARS]
-    if _words(before) < 3 and first.line > 0:
+    if word_count(before) < 3 and first.line > 0:
         before = (lines[first.line - 1] + " " + before)[-HOST_CHARS:]
     for host in (before, after):
-        if _words(host) >= 3 and _aimed(host):
+        if word_count(host) >= 3 and aimed(host):
             return True
     return False
 
 
-def _aimed(host: str) -> bool:
+def aimed(host: str) -> bool:
     sentences = [s.strip() for s in host.replace("? ", "?\n").replace(". ", ".\n").replace("! ", "!\n").split("\n")]
     sentences = [s for s in sentences if s]
     if any(_REQUEST.search(sentence) is not None or sentence.endswith("?") for sentence in sentences):
@@ -237,7 +275,7 @@ def _aimed(host: str) -> bool:
     return any(signals.addressed([plain for plain, _ in views], [folded for _, folded in views]))
 
 
-def _words(text: str) -> int:
+def word_count(text: str) -> int:
     return sum(1 for piece in text.split() if sum(ch.isalpha() for ch in piece) >= 2)
 
 
@@ -245,6 +283,8 @@ def _neutralised(line: str) -> str:
     """The line with the markup honest reports and docs write blanked out (every other character
     becomes `0`, a number, which is skipped; spaces and offsets stay): inline code in backticks,
     HTML tags and comments, markdown link targets, attribute lists (`{.internal-link}`)."""
+    if not any(mark in line for mark in _SPECIAL):
+        return line  # nothing to blank: the common line, found by C-speed substring checks
     chars: list[str] | None = None
     done = 0  # everything before this offset is decided
     for i in [i for i, ch in enumerate(line) if ch in _SPECIAL]:  # plain loops: C-speed enough
@@ -315,6 +355,8 @@ def _unmatched(line: str) -> list[int]:
     """Offsets (sorted) of the brackets and double quotes of a line that nothing closes or opens:
     a markdown link's text or a parenthesis spans words, a salad's brackets pair with nothing."""
     out: list[int] = []
+    if not any(mark in line for mark in _BRACKET):
+        return out
     stack: list[int] = []
     quote = -1
     for i in [i for i, ch in enumerate(line) if ch in _BRACKET]:
@@ -348,11 +390,11 @@ def _cued(token: str, unbalanced: bool, code: bool) -> tuple[int, bool]:
         return 0, False
     if _code_glue(token, unbalanced) or _fragment(token):
         return STRONG, False
-    return (WEAK, True) if _broken_case(token) else (0, False)
+    return (WEAK, True) if broken_case(token) else (0, False)
 
 
 @lru_cache(maxsize=8192)  # a text repeats its letters: the Unicode name is looked up once each
-def _script(ch: str) -> str:
+def script_of(ch: str) -> str:
     if ch.isascii():
         return "LATIN"
     name = unicodedata.name(ch, "")
@@ -364,7 +406,7 @@ def _script(ch: str) -> str:
 
 def _window_script(ch: str) -> str:
     """Scripts as a window counts them: Hangul apart from Chinese and Japanese."""
-    script = _script(ch)
+    script = script_of(ch)
     if script == "EAST ASIAN" and "\uac00" <= ch <= "\ud7af":
         return "HANGUL"
     return script
@@ -376,7 +418,7 @@ def _mixed_script(token: str) -> bool:
     word: set[str] = set()
     for ch in token + " ":
         if ch.isalpha():
-            word.add(_script(ch))
+            word.add(script_of(ch))
             continue
         others = word - {"LATIN", "EAST ASIAN"}
         if len(word - {"EAST ASIAN"}) > 1 or (others and "EAST ASIAN" in word):
@@ -427,7 +469,7 @@ def _fragment(token: str) -> bool:
     return False
 
 
-def _broken_case(token: str) -> bool:
+def broken_case(token: str) -> bool:
     """Case that code does not write: a capital run inside a lowercase word (`SureBEtera`,
     `nonINSTár`) or two words glued with no code around them (`similarlyNow` in prose is one,
     `setAttribute(` is code)."""
