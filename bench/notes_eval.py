@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with
+Sets, reported in this order: `blind8` (fetched on 2026-12-07 00:36 UTC, as `blind7`; its ranges start
+at the previous final release, not a pre-release), `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with
 `--plant-only` before the grader read them, as `blind4`), `blind6` (fetched on 2026-12-06 20:10 UTC,
 written and committed with `--plant-only` before the grader read them, as `blind4`), `blind5`
 (fetched on 2026-12-06 19:50 UTC, written and committed with `--plant-only` before the grader read
@@ -174,7 +175,27 @@ PROJECTS = [
             "blind7"),
     Project("date-fns/date-fns", "dd66398305c2b015fba3c1b3d31ccff42ee8d4cf", "CHANGELOG.md", "v{v}",
             r"^## v{v} - ", "blind7"),
+    # blind8: fetched on 2026-12-07 00:36 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("twisted/towncrier", "5534c47df69602dd35810c2b27df683e59cf4bca", "NEWS.rst", "{v}",
+            r"^[Tt]owncrier {v} \(", "blind8"),
+    Project("sharkdp/fd", "ee20f426ddf338ac7ead5c5f00ea49258005caaf", "CHANGELOG.md", "v{v}", r"^# {v}\s*$",
+            "blind8"),
+    Project("getsentry/sentry-python", "064542dd2cbdbe0b11f1cda7f47d7d2920b0c38b", "CHANGELOG.md", "{v}",
+            r"^## {v}\s*$", "blind8"),
+    Project("jpadilla/pyjwt", "dcc27a9d3182a2349c30b160758785c6ce7a6508", "CHANGELOG.rst", "{v}",
+            r"^`v{v} <", "blind8"),
+    Project("benoitc/gunicorn", "65ac1a3a4c0aa00960968c720d6e6bd2ac32f1b9", "docs/content/news.md", "{v}",
+            r"^## {v} - ", "blind8"),
+    Project("simonw/sqlite-utils", "56dd09702fdb9e899f577ffd51693c1f2176cb08", "docs/changelog.rst", "{v}",
+            r"^{v} \(", "blind8"),
 ]
+
+# The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
+# `git describe` finds, which may be a pre-release (`24.8.0rc1..24.8.0` is one commit of a section
+# that lists everything since 24.7.1) or a tag whose object names another (`v25.0.3-35-g<hash>` for
+# gunicorn's `25.0.3`). From blind8 on, a range starts at the previous final release by version.
+_NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"}
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"unreleased|Unreleased|## \[)")
@@ -215,6 +236,12 @@ def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
     return out
 
 
+def _version(tag: str, prefix: str) -> tuple[int, ...]:
+    """A final release's version, to be compared (`2.0` is `2.0.0`)."""
+    parts = [int(x) for x in tag[len(prefix):].split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
 def releases(repo: Path, project: Project, count: int) -> list[tuple[str, str, str]]:
     """(version, tag, previous tag) of the newest `count` releases with a previous tag."""
     prefix = project.tag.replace("{v}", "")
@@ -223,8 +250,13 @@ def releases(repo: Path, project: Project, count: int) -> list[tuple[str, str, s
     out = []
     for tag in tags:
         try:
-            prev = git(repo, "describe", "--tags", "--abbrev=0", "--match", prefix + "[0-9]*", tag + "^").strip()
-        except subprocess.CalledProcessError:
+            if project.split in _NEAREST_TAG_SETS:
+                prev = git(repo, "describe", "--tags", "--abbrev=0", "--match", prefix + "[0-9]*", tag + "^").strip()
+            else:  # the previous final release: the highest final version below this one (a release
+                # branch's tags are no ancestors of the next release: towncrier tags on its branches)
+                prev = max((t for t in tags if _version(t, prefix) < _version(tag, prefix)),
+                           key=lambda t: _version(t, prefix))
+        except (subprocess.CalledProcessError, ValueError):
             continue
         out.append((tag[len(prefix):], tag, prev))
         if len(out) == count:
@@ -671,7 +703,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
