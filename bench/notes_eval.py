@@ -309,7 +309,7 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
             false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
             out.append(("ref", wrong, section.replace(line, false_line, 1), section))
             break
-    out += _plant_author(section, lines)
+    out += _plant_author(section, lines, grade_of)
     out += _plant_feature(section, grade_of)
     out += _plant_item_feature(section, grade_of)
     out += _plant_breaking(section, grade_of)
@@ -335,6 +335,11 @@ def _items(lines: list[str]) -> list[str]:
     return out
 
 
+# A planted credit git cannot decide: a made-up handle for a change whose author git knows by name and
+# email only. The grader says "not checkable" of it, as of a true credit git ties to nobody; the bench
+# reports these apart and never counts them as flagged (a not-checkable verdict is no catch).
+UNDECIDABLE = "author-undecidable"
+
 # a handle, not an npm scope (`@sinonjs/samsam` is a package: renaming it plants no false credit)
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)(?![\w/-])|:user:`([A-Za-z0-9][\w-]*)`")
 
@@ -346,9 +351,12 @@ def _uncoded(text: str) -> str:
     return re.sub(r"(?<![:}`])(`+)[^`\n]*?\1", lambda m: " " * len(m.group(0)), text)
 
 
-def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, str]]:
+def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[tuple[str, str, str, str]]:
     """An item credited to another person: its `@handle` swapped for another handle the section
-    names (a real contributor, credited for someone else's change), else for a made-up one."""
+    names (a real contributor, credited for someone else's change), else for a made-up one; never
+    for someone who made the change (a co-author's handle is a true credit). A credit git cannot
+    decide (a handle git ties to nobody, for an author whose account git does not state) is planted
+    as `author-undecidable`: false, but git holds nothing that says so (`Truth.credit`)."""
     handles = list(dict.fromkeys(m.group(1) or m.group(2) for m in _HANDLE.finditer(_uncoded(section))))
     for line in lines[1:]:
         m = _HANDLE.search(_uncoded(line))
@@ -358,11 +366,14 @@ def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, s
         if re.search(r"(?:\bissue|\breported)\s+by\s+$", line[:m.start()], re.IGNORECASE):
             continue  # who opened an issue ("#3737 issue by @mheiges") is no credit for a change: git cannot say
         # another handle than any this item credits: a second credit of the same person is no false claim
-        other = next((h for h in handles if h.lower() not in line.lower()), "morgan-delacroix")
+        others = [h for h in handles if h.lower() not in line.lower()] + ["morgan-delacroix"]
+        said = {h: grade_of.credit(line, h) if grade_of is not None else "false" for h in others}
+        other = next(h for h in others if said[h] != "true" or h == "morgan-delacroix")
         false_line = re.sub(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", other, line)
         # a `:user:` role is credited as the role (the token the grader reports), `@x` as `@x`
         token = "@" + other if m.group(1) else other
-        return [("author", token, section.replace(line, false_line, 1), section)]
+        kind = "author" if said[other] == "false" else UNDECIDABLE
+        return [(kind, token, section.replace(line, false_line, 1), section)]
     return []
 
 
@@ -467,11 +478,43 @@ class Truth:
         self.release_day = stamp or None
         self.known_hashes = set(git(repo, "rev-list", "--all").split())
 
+    def credit(self, line: str, handle: str) -> str:
+        return credit(self.k, line, handle)
+
     def carried(self, line: str, number: str) -> bool:
         from signoff.notes.knowledge import words
 
         own = self.k.own_commit(words(line))
         return own is not None and number in own.refs
+
+
+def credit(k: Any, line: str, handle: str) -> str:
+    """Whether crediting `handle` for the change `line` names is "true" (an author or co-author of
+    its commits, or of the branch its merge brought in), "false" as git can say (git ties the handle
+    to someone else, or states the account of who made the change, in the range or before it), or
+    "undecidable" (a handle git ties to nobody, for an author git knows by name and email only)."""
+    from signoff.notes.knowledge import same_person
+
+    refs = {g for m in _PLANT_REF.finditer(line) for g in m.groups() if g}
+    made = k.made(line, refs)
+    made += [b for c in made if len(c.parents) > 1 for b in k._branch(c)]
+    if not made:
+        return "undecidable"
+    if any(same_person(handle, c.people) for c in made):
+        return "true"
+    key = _key(handle)
+    tied = k.known_as(handle) | {_key(c.author) for c in k.carriers if key in c.handles}
+    if tied - {_key(c.author) for c in made}:
+        return "false"
+    names = [[_key(w) for w in re.split(r"[\s.\-_]+", c.author) if len(_key(w)) >= 3] for c in made]
+    stated = any(c.handles for c in made) or any(
+        len(ws) >= 2 and all(w in a for w in ws) for ws in names for a in k.accounts)
+    return "false" if stated else "undecidable"
+
+
+def _key(text: str) -> str:
+    """A name or handle as lower-case letters and digits, accents dropped."""
+    return re.sub(r"[^a-z0-9]", "", _plain(text.lower()))
 
 
 def _edit(section: str, text: str) -> dict[str, Any]:
@@ -586,6 +629,21 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
     return {**meta, "twin_alarms": twin_alarms}
 
 
+def _credit_kind(snapshot: Path, section: str, kind: str, token: str, false_text: str, twin: str) -> str:
+    """An author plant recorded before credits were told apart is `author` where git can say it
+    is false, `author-undecidable` where git cannot (`credit`, on the case's own snapshot)."""
+    if kind not in ("author", UNDECIDABLE):
+        return kind
+    from signoff.notes.grade import snapshot_knowledge
+
+    handle = token.lstrip("@")
+    line = next(x for x in false_text.splitlines() if handle in x and x not in section.splitlines())
+    said = credit(snapshot_knowledge(snapshot), line, handle)
+    if said == "true":
+        print(f"    PLANT NOT FALSE: {token} made the change of {line[:80]!r}")
+    return "author" if said == "false" else UNDECIDABLE
+
+
 def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
     """Grade each exported case again (with its repository's diffs where its mirror is at hand) and
     rewrite its record: after a change to the grader, the record is brought up to date this way. A
@@ -601,6 +659,7 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
         section = next(path.parent.glob("section.*")).read_text(encoding="utf-8")
         plants = [(pl["kind"], pl["token"], _applied(section, pl["false"]), _applied(section, pl["twin"]))
                   for pl in meta["plants"]]
+        plants = [(_credit_kind(path.parent / "snapshot.json", section, *pl), *pl[1:]) for pl in plants]
         repo = mirrors / meta["repo"].replace("/", "+") / "repo"
         base = {k: v for k, v in meta.items() if k not in ("claims", "false_alarms", "plants", "diffs")}
         print(f"  {path.parent.name}: {len(meta.get('diffs', {}))} diffs read before")
@@ -615,14 +674,16 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
             kind[0] += pl["flagged"]
             kind[1] += 1
             if not pl["flagged"]:
-                print(f"    MISSED {pl['kind']} {pl['token']!r}")
+                print(f"    {'not flagged' if pl['kind'] == UNDECIDABLE else 'MISSED'} {pl['kind']} {pl['token']!r}")
     for name, fig in figures.items():
         alarms, claims = fig.pop("claims")
         twins, _ = fig.pop("twins")
+        undecidable = fig.pop(UNDECIDABLE, [0, 0])
         flagged, planted = sum(f for f, _ in fig.values()), sum(n for _, n in fig.values())
         print(f"{name}: false alarms on true claims {alarms} of {claims}; planted false claims flagged {flagged} of "
               f"{planted} (" + ", ".join(f"{k} {f} of {n}" for k, (f, n) in sorted(fig.items())) + f"); "
-              f"alarms on true twins {twins}")
+              f"alarms on true twins {twins}; planted false claims git cannot decide (not counted above) "
+              f"{undecidable[1]}, of them flagged {undecidable[0]}")
 
 
 def run(mirrors: Path, which: str, per_project: int, show: bool,
@@ -643,7 +704,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
         fig = figures.setdefault(p.split, {"true": 0, "false_alarms": 0, "planted": 0, "flagged": 0,
                                            "twins": 0, "twin_alarms": 0, "sections": 0, "not_checkable": 0,
                                            "writer_lines": 0, "writer_unsupported": 0, "their_prs": 0,
-                                           "their_prs_listed": 0})
+                                           "their_prs_listed": 0, "undecidable": 0, "undecidable_flagged": 0})
         done = 0
         for v, tag, prev in rels:
             if v not in secs or done == per_project:
@@ -688,10 +749,15 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
                     bad = grade_text(false_text, p.path, snap, diffs)
                     hit = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
                               for u in bad["unsupported"])
-                    fig["planted"] += 1
-                    fig["flagged"] += hit
                     why = next((u["reason"] for u in bad["unsupported"] if token in u["token"]), "")
-                    print(f"    planted {kind} {token!r}: {'flagged' if hit else 'MISSED'} {why}")
+                    if kind == UNDECIDABLE:  # false, but git holds nothing that says so: reported apart
+                        fig["undecidable"] += 1
+                        fig["undecidable_flagged"] += hit
+                        print(f"    planted {kind} {token!r}: {'flagged' if hit else 'not flagged'} {why}")
+                    else:
+                        fig["planted"] += 1
+                        fig["flagged"] += hit
+                        print(f"    planted {kind} {token!r}: {'flagged' if hit else 'MISSED'} {why}")
                     good = grade_text(twin, p.path, snap, diffs)
                     fig["twins"] += 1
                     fig["twin_alarms"] += not good["ok"]
@@ -729,7 +795,8 @@ def main() -> int:
         print(f"{which}: {figures['sections']} sections; false alarms on true claims {figures['false_alarms']} of "
               f"{figures['true']}; planted false claims flagged {figures['flagged']} of {figures['planted']}; "
               f"true twins with an alarm {figures['twin_alarms']} of {figures['twins']}; "
-              f"not checkable {figures['not_checkable']}")
+              f"not checkable {figures['not_checkable']}; planted false claims git cannot decide (not counted "
+              f"above) {figures['undecidable']}, of them flagged {figures['undecidable_flagged']}")
         print(f"{which} writer (no model): {figures['writer_lines']} lines, "
               f"{figures['writer_unsupported']} unsupported; "
               f"lists {figures['their_prs_listed']} of the {figures['their_prs']} pull request references the "

@@ -73,4 +73,4 @@ def test_the_figures_the_issue_asks_for() -> None:
         alarms += len(meta["false_alarms"])
         missed += [(path.parent.name, p["kind"], p["token"]) for p in meta["plants"] if not p["flagged"]]
     assert alarms <= 0.02 * claims
-    assert [m for m in missed if m[1] not in ("ref", "author", "feature")] == []
+    assert [m for m in missed if m[1] not in ("ref", "author", "author-undecidable", "feature")] == []
