@@ -45,6 +45,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from signoff.kernel.errors import UsageError
 from signoff.notes.facts import FactsFile, build_facts
 from signoff.notes.grade import grade_text
 from signoff.notes.meaning import read_claims
@@ -194,7 +195,8 @@ PROJECTS = [
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
 # `git describe` finds, which may be a pre-release (`24.8.0rc1..24.8.0` is one commit of a section
 # that lists everything since 24.7.1) or a tag whose object names another (`v25.0.3-35-g<hash>` for
-# gunicorn's `25.0.3`). From blind8 on, a range starts at the previous final release by version.
+# gunicorn's `25.0.3`). From blind8 on, a range starts at the previous final release among the tag's
+# ancestors (towncrier tags its releases on branches: its 23.11.0 range starts at 22.8.0, a superset).
 _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"}
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
@@ -252,9 +254,10 @@ def releases(repo: Path, project: Project, count: int) -> list[tuple[str, str, s
         try:
             if project.split in _NEAREST_TAG_SETS:
                 prev = git(repo, "describe", "--tags", "--abbrev=0", "--match", prefix + "[0-9]*", tag + "^").strip()
-            else:  # the previous final release: the highest final version below this one (a release
-                # branch's tags are no ancestors of the next release: towncrier tags on its branches)
-                prev = max((t for t in tags if _version(t, prefix) < _version(tag, prefix)),
+            else:  # the previous final release: the highest final version among the tag's ancestors (a
+                # release made on a side branch, sentry-python's 2.67.1, is not where the next one starts)
+                merged = set(git(repo, "tag", "--merged", tag + "^").split())
+                prev = max((t for t in tags if t in merged and _version(t, prefix) < _version(tag, prefix)),
                            key=lambda t: _version(t, prefix))
         except (subprocess.CalledProcessError, ValueError):
             continue
@@ -348,7 +351,8 @@ def _uncoded(text: str) -> str:
     """`text` with its code (fenced blocks, inline spans; not a `:user:` role's quotes) blanked out in
     place: `@content(name)` in code is a decorator, not a credit."""
     text = re.sub(r"(?ms)^\s*```.*?^\s*```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-    return re.sub(r"(?<![:}`])(`+)[^`\n]*?\1", lambda m: " " * len(m.group(0)), text)
+    # a reStructuredText hyperlink (`` `@etianen <https://github.com/etianen>`_ ``) is a credit, not code
+    return re.sub(r"(?<![:}`])(`+)[^`\n]*?\1(?!_)", lambda m: " " * len(m.group(0)), text)
 
 
 def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[tuple[str, str, str, str]]:
@@ -367,7 +371,7 @@ def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[
             continue  # who opened an issue ("#3737 issue by @mheiges") is no credit for a change: git cannot say
         # another handle than any this item credits: a second credit of the same person is no false claim
         others = [h for h in handles if h.lower() not in line.lower()] + ["morgan-delacroix"]
-        said = {h: grade_of.credit(line, h) if grade_of is not None else "false" for h in others}
+        said = {h: grade_of.credit(line, h, section) if grade_of is not None else "false" for h in others}
         other = next(h for h in others if said[h] != "true" or h == "morgan-delacroix")
         false_line = re.sub(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", other, line)
         # a `:user:` role is credited as the role (the token the grader reports), `@x` as `@x`
@@ -478,8 +482,8 @@ class Truth:
         self.release_day = stamp or None
         self.known_hashes = set(git(repo, "rev-list", "--all").split())
 
-    def credit(self, line: str, handle: str) -> str:
-        return credit(self.k, line, handle)
+    def credit(self, line: str, handle: str, section: str = "") -> str:
+        return credit(self.k, line, handle, section)
 
     def carried(self, line: str, number: str) -> bool:
         from signoff.notes.knowledge import words
@@ -488,22 +492,33 @@ class Truth:
         return own is not None and number in own.refs
 
 
-def credit(k: Any, line: str, handle: str) -> str:
+def credit(k: Any, line: str, handle: str, section: str = "") -> str:
     """Whether crediting `handle` for the change `line` names is "true" (an author or co-author of
     its commits, or of the branch its merge brought in), "false" as git can say (git ties the handle
-    to someone else, or states the account of who made the change, in the range or before it), or
+    to someone else, or states the account of who made the change, in the range or before it; or
+    the section credits the handle for another change, which git says someone else made), or
     "undecidable" (a handle git ties to nobody, for an author git knows by name and email only)."""
     from signoff.notes.knowledge import same_person
 
-    refs = {g for m in _PLANT_REF.finditer(line) for g in m.groups() if g}
-    made = k.made(line, refs)
-    made += [b for c in made if len(c.parents) > 1 for b in k._branch(c)]
+    def made_by(text: str) -> list[Any]:
+        made = k.made(text, {g for m in _PLANT_REF.finditer(text) for g in m.groups() if g})
+        return made + [b for c in made if len(c.parents) > 1 for b in k._branch(c)]
+
+    made = made_by(line)
     if not made:
         return "undecidable"
     if any(same_person(handle, c.people) for c in made):
         return "true"
+    mine = {_key(c.author) for c in made}
+    for other in section.splitlines():
+        if other != line and re.search(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", _uncoded(other)):
+            theirs = {_key(c.author) for c in made_by(other)}
+            if theirs and not theirs & mine:
+                return "false"  # the changelog names the handle's owner, and git says they made another change
     key = _key(handle)
-    tied = k.known_as(handle) | {_key(c.author) for c in k.carriers if key in c.handles}
+    # a name git gives the account (a commit named by the login itself, one word, names nobody)
+    tied = k.known_as(handle) | {_key(c.author) for c in k.carriers if key in c.handles and
+                                 (_key(c.author) != key or len(re.findall(r"[A-Z]?[a-z0-9]+", c.author)) > 1)}
     if tied - {_key(c.author) for c in made}:
         return "false"
     names = [[_key(w) for w in re.split(r"[\s.\-_]+", c.author) if len(_key(w)) >= 3] for c in made]
@@ -629,18 +644,21 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
     return {**meta, "twin_alarms": twin_alarms}
 
 
-def _credit_kind(snapshot: Path, section: str, kind: str, token: str, false_text: str, twin: str) -> str:
+def _credit_kind(snapshot: Path, section: str, kind: str, token: str, false_text: str, twin: str) -> str | None:
     """An author plant recorded before credits were told apart is `author` where git can say it
-    is false, `author-undecidable` where git cannot (`credit`, on the case's own snapshot)."""
+    is false, `author-undecidable` where git cannot (`credit`, on the case's own snapshot), and
+    dropped where it is no false claim: a handle swapped into code (`@pass_context`, an `@overload`
+    written as the author's handle), or someone who made the change (a co-author)."""
     if kind not in ("author", UNDECIDABLE):
         return kind
     from signoff.notes.grade import snapshot_knowledge
 
     handle = token.lstrip("@")
     line = next(x for x in false_text.splitlines() if handle in x and x not in section.splitlines())
-    said = credit(snapshot_knowledge(snapshot), line, handle)
-    if said == "true":
-        print(f"    PLANT NOT FALSE: {token} made the change of {line[:80]!r}")
+    said = credit(snapshot_knowledge(snapshot), line, handle, section)
+    if said == "true" or not re.search(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", _uncoded(line)):
+        print(f"    DROPPED, no false claim: {token} in {line[:80]!r}")
+        return None
     return "author" if said == "false" else UNDECIDABLE
 
 
@@ -659,7 +677,8 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
         section = next(path.parent.glob("section.*")).read_text(encoding="utf-8")
         plants = [(pl["kind"], pl["token"], _applied(section, pl["false"]), _applied(section, pl["twin"]))
                   for pl in meta["plants"]]
-        plants = [(_credit_kind(path.parent / "snapshot.json", section, *pl), *pl[1:]) for pl in plants]
+        plants = [(kind, *pl[1:]) for pl in plants
+                  if (kind := _credit_kind(path.parent / "snapshot.json", section, *pl)) is not None]
         repo = mirrors / meta["repo"].replace("/", "+") / "repo"
         base = {k: v for k, v in meta.items() if k not in ("claims", "false_alarms", "plants", "diffs")}
         print(f"  {path.parent.name}: {len(meta.get('diffs', {}))} diffs read before")
@@ -709,10 +728,14 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
         for v, tag, prev in rels:
             if v not in secs or done == per_project:
                 continue
-            done += 1
             with tempfile.TemporaryDirectory() as tmp:
                 snap = Path(tmp) / "s.json"
-                take_snapshot(repo, f"{prev}..{tag}", snap)
+                try:
+                    take_snapshot(repo, f"{prev}..{tag}", snap)
+                except UsageError as e:  # a shallow mirror holds no older commits: not a section git can read
+                    print(f"  {p.repo} {v} ({prev}..{tag}): skipped, {str(e).splitlines()[-1]}")
+                    continue
+                done += 1
                 if plant_only and export is not None:
                     print(f"  {p.repo} {v} ({prev}..{tag}): exported, not graded")
                     export_case(export, p, v, prev, tag, secs[v], snap, Truth(repo, prev, tag, snap), graded=False)
