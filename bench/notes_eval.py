@@ -351,8 +351,7 @@ def _uncoded(text: str) -> str:
     """`text` with its code (fenced blocks, inline spans; not a `:user:` role's quotes) blanked out in
     place: `@content(name)` in code is a decorator, not a credit."""
     text = re.sub(r"(?ms)^\s*```.*?^\s*```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-    # a reStructuredText hyperlink (`` `@etianen <https://github.com/etianen>`_ ``) is a credit, not code
-    return re.sub(r"(?<![:}`])(`+)[^`\n]*?\1(?!_)", lambda m: " " * len(m.group(0)), text)
+    return re.sub(r"(?<![:}`])(`+)[^`\n]*?\1", lambda m: " " * len(m.group(0)), text)
 
 
 def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[tuple[str, str, str, str]]:
@@ -498,15 +497,15 @@ def credit(k: Any, line: str, handle: str, section: str = "") -> str:
     to someone else, or states the account of who made the change, in the range or before it; or
     the section credits the handle for another change, which git says someone else made), or
     "undecidable" (a handle git ties to nobody, for an author git knows by name and email only)."""
-    from signoff.notes.knowledge import same_person
+    from signoff.notes.knowledge import _AGENTS, BOTS, same_person
 
     def made_by(text: str) -> list[Any]:
         made = k.made(text, {g for m in _PLANT_REF.finditer(text) for g in m.groups() if g})
         return made + [b for c in made if len(c.parents) > 1 for b in k._branch(c)]
 
     made = made_by(line)
-    if not made:
-        return "undecidable"
+    if not made or any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
+        return "undecidable"  # no commit, or a bot's or coding agent's for whoever asked ("with @Copilot")
     if any(same_person(handle, c.people) for c in made):
         return "true"
     mine = {_key(c.author) for c in made}
@@ -647,8 +646,9 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
 def _credit_kind(snapshot: Path, section: str, kind: str, token: str, false_text: str, twin: str) -> str | None:
     """An author plant recorded before credits were told apart is `author` where git can say it
     is false, `author-undecidable` where git cannot (`credit`, on the case's own snapshot), and
-    dropped where it is no false claim: a handle swapped into code (`@pass_context`, an `@overload`
-    written as the author's handle), or someone who made the change (a co-author)."""
+    dropped where it is no false claim the grader reads: a handle swapped into code (`@pass_context`,
+    an `@overload` written as the author's handle) or a link's text (loguru's `` `@x <url>`_ ``), or
+    someone who made the change (a co-author)."""
     if kind not in ("author", UNDECIDABLE):
         return kind
     from signoff.notes.grade import snapshot_knowledge
@@ -657,7 +657,7 @@ def _credit_kind(snapshot: Path, section: str, kind: str, token: str, false_text
     line = next(x for x in false_text.splitlines() if handle in x and x not in section.splitlines())
     said = credit(snapshot_knowledge(snapshot), line, handle, section)
     if said == "true" or not re.search(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", _uncoded(line)):
-        print(f"    DROPPED, no false claim: {token} in {line[:80]!r}")
+        print(f"    DROPPED, no false claim the grader reads: {token} in {line[:80]!r}")
         return None
     return "author" if said == "false" else UNDECIDABLE
 
