@@ -201,23 +201,15 @@ def names_unseen_code(item: str, seen: set[str]) -> bool:
         if "." in name.strip("."):
             # a dotted name by what it names last (`request` of `Session.request()`, `json` of
             # `package.json`): its module or class is a word of many changes
-            parts_of = [words(_CAMEL.sub(" ", p).replace("_", " "))
-                        for p in re.split(r"\.", name.rstrip("().").replace("()", "")) if p]
-            last, owners = (parts_of[-1], set().union(*parts_of[:-1])) if parts_of else (set(), set())
+            last = words(_CAMEL.sub(" ", re.split(r"\.", name.rstrip("().").replace("()", ""))[-1]).replace("_", " "))
             if last and not last & seen:
                 return True
-            if owners and not owners & seen and not _matches_any(owners, seen):
-                return True  # `Session.request()` where git says `request` but never `session`
         elif parts and not whole & flat and (not ("-" in name or name.isupper()) or not parts <= seen):
             # an identifier is written whole in the code that has it (`retry_forever` or `retryForever`,
             # not `retry` in one place and `forever` in another); a flag (`--dry-run`) by its parts, and
             # so may a setting be (`TWISTED_DNS_RESOLVER`), which an item names as the context of a change
             return True
     return False
-
-
-def _matches_any(found: set[str], seen: set[str]) -> bool:
-    return any(_matches(w, seen) for w in found)
 
 
 def common_words(per_commit: list[set[str]]) -> set[str]:
