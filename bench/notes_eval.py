@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with
+Sets, reported in this order: `blind8` (fetched on 2026-12-07 00:36 UTC, as `blind7`; its ranges start
+at the previous final release, not a pre-release), `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with
 `--plant-only` before the grader read them, as `blind4`), `blind6` (fetched on 2026-12-06 20:10 UTC,
 written and committed with `--plant-only` before the grader read them, as `blind4`), `blind5`
 (fetched on 2026-12-06 19:50 UTC, written and committed with `--plant-only` before the grader read
@@ -44,6 +45,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from signoff.kernel.errors import UsageError
 from signoff.notes.facts import FactsFile, build_facts
 from signoff.notes.grade import grade_text
 from signoff.notes.meaning import read_claims
@@ -174,7 +176,28 @@ PROJECTS = [
             "blind7"),
     Project("date-fns/date-fns", "dd66398305c2b015fba3c1b3d31ccff42ee8d4cf", "CHANGELOG.md", "v{v}",
             r"^## v{v} - ", "blind7"),
+    # blind8: fetched on 2026-12-07 00:36 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("twisted/towncrier", "5534c47df69602dd35810c2b27df683e59cf4bca", "NEWS.rst", "{v}",
+            r"^[Tt]owncrier {v} \(", "blind8"),
+    Project("sharkdp/fd", "ee20f426ddf338ac7ead5c5f00ea49258005caaf", "CHANGELOG.md", "v{v}", r"^# {v}\s*$",
+            "blind8"),
+    Project("getsentry/sentry-python", "064542dd2cbdbe0b11f1cda7f47d7d2920b0c38b", "CHANGELOG.md", "{v}",
+            r"^## {v}\s*$", "blind8"),
+    Project("jpadilla/pyjwt", "dcc27a9d3182a2349c30b160758785c6ce7a6508", "CHANGELOG.rst", "{v}",
+            r"^`v{v} <", "blind8"),
+    Project("benoitc/gunicorn", "65ac1a3a4c0aa00960968c720d6e6bd2ac32f1b9", "docs/content/news.md", "{v}",
+            r"^## {v} - ", "blind8"),
+    Project("simonw/sqlite-utils", "56dd09702fdb9e899f577ffd51693c1f2176cb08", "docs/changelog.rst", "{v}",
+            r"^{v} \(", "blind8"),
 ]
+
+# The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
+# `git describe` finds, which may be a pre-release (`24.8.0rc1..24.8.0` is one commit of a section
+# that lists everything since 24.7.1) or a tag whose object names another (`v25.0.3-35-g<hash>` for
+# gunicorn's `25.0.3`). From blind8 on, a range starts at the previous final release among the tag's
+# ancestors (towncrier tags its releases on branches: its 23.11.0 range starts at 22.8.0, a superset).
+_NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"}
 
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"unreleased|Unreleased|## \[)")
@@ -215,6 +238,12 @@ def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
     return out
 
 
+def _version(tag: str, prefix: str) -> tuple[int, ...]:
+    """A final release's version, to be compared (`2.0` is `2.0.0`)."""
+    parts = [int(x) for x in tag[len(prefix):].split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
 def releases(repo: Path, project: Project, count: int) -> list[tuple[str, str, str]]:
     """(version, tag, previous tag) of the newest `count` releases with a previous tag."""
     prefix = project.tag.replace("{v}", "")
@@ -223,8 +252,14 @@ def releases(repo: Path, project: Project, count: int) -> list[tuple[str, str, s
     out = []
     for tag in tags:
         try:
-            prev = git(repo, "describe", "--tags", "--abbrev=0", "--match", prefix + "[0-9]*", tag + "^").strip()
-        except subprocess.CalledProcessError:
+            if project.split in _NEAREST_TAG_SETS:
+                prev = git(repo, "describe", "--tags", "--abbrev=0", "--match", prefix + "[0-9]*", tag + "^").strip()
+            else:  # the previous final release: the highest final version among the tag's ancestors (a
+                # release made on a side branch, sentry-python's 2.67.1, is not where the next one starts)
+                merged = set(git(repo, "tag", "--merged", tag + "^").split())
+                prev = max((t for t in tags if t in merged and _version(t, prefix) < _version(tag, prefix)),
+                           key=lambda t: _version(t, prefix))
+        except (subprocess.CalledProcessError, ValueError):
             continue
         out.append((tag[len(prefix):], tag, prev))
         if len(out) == count:
@@ -277,7 +312,7 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
             false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
             out.append(("ref", wrong, section.replace(line, false_line, 1), section))
             break
-    out += _plant_author(section, lines)
+    out += _plant_author(section, lines, grade_of)
     out += _plant_feature(section, grade_of)
     out += _plant_item_feature(section, grade_of)
     out += _plant_breaking(section, grade_of)
@@ -303,6 +338,11 @@ def _items(lines: list[str]) -> list[str]:
     return out
 
 
+# A planted credit git cannot decide: a made-up handle for a change whose author git knows by name and
+# email only. The grader says "not checkable" of it, as of a true credit git ties to nobody; the bench
+# reports these apart and never counts them as flagged (a not-checkable verdict is no catch).
+UNDECIDABLE = "author-undecidable"
+
 # a handle, not an npm scope (`@sinonjs/samsam` is a package: renaming it plants no false credit)
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][\w-]*)(?![\w/-])|:user:`([A-Za-z0-9][\w-]*)`")
 
@@ -314,9 +354,12 @@ def _uncoded(text: str) -> str:
     return re.sub(r"(?<![:}`])(`+)[^`\n]*?\1", lambda m: " " * len(m.group(0)), text)
 
 
-def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, str]]:
+def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[tuple[str, str, str, str]]:
     """An item credited to another person: its `@handle` swapped for another handle the section
-    names (a real contributor, credited for someone else's change), else for a made-up one."""
+    names (a real contributor, credited for someone else's change), else for a made-up one; never
+    for someone who made the change (a co-author's handle is a true credit). A credit git cannot
+    decide (a handle git ties to nobody, for an author whose account git does not state) is planted
+    as `author-undecidable`: false, but git holds nothing that says so (`Truth.credit`)."""
     handles = list(dict.fromkeys(m.group(1) or m.group(2) for m in _HANDLE.finditer(_uncoded(section))))
     for line in lines[1:]:
         m = _HANDLE.search(_uncoded(line))
@@ -326,11 +369,14 @@ def _plant_author(section: str, lines: list[str]) -> list[tuple[str, str, str, s
         if re.search(r"(?:\bissue|\breported)\s+by\s+$", line[:m.start()], re.IGNORECASE):
             continue  # who opened an issue ("#3737 issue by @mheiges") is no credit for a change: git cannot say
         # another handle than any this item credits: a second credit of the same person is no false claim
-        other = next((h for h in handles if h.lower() not in line.lower()), "morgan-delacroix")
+        others = [h for h in handles if h.lower() not in line.lower()] + ["morgan-delacroix"]
+        said = {h: grade_of.credit(line, h, section) if grade_of is not None else "false" for h in others}
+        other = next(h for h in others if said[h] != "true" or h == "morgan-delacroix")
         false_line = re.sub(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", other, line)
         # a `:user:` role is credited as the role (the token the grader reports), `@x` as `@x`
         token = "@" + other if m.group(1) else other
-        return [("author", token, section.replace(line, false_line, 1), section)]
+        kind = "author" if said[other] == "false" else UNDECIDABLE
+        return [(kind, token, section.replace(line, false_line, 1), section)]
     return []
 
 
@@ -435,11 +481,54 @@ class Truth:
         self.release_day = stamp or None
         self.known_hashes = set(git(repo, "rev-list", "--all").split())
 
+    def credit(self, line: str, handle: str, section: str = "") -> str:
+        return credit(self.k, line, handle, section)
+
     def carried(self, line: str, number: str) -> bool:
         from signoff.notes.knowledge import words
 
         own = self.k.own_commit(words(line))
         return own is not None and number in own.refs
+
+
+def credit(k: Any, line: str, handle: str, section: str = "") -> str:
+    """Whether crediting `handle` for the change `line` names is "true" (an author or co-author of
+    its commits, or of the branch its merge brought in), "false" as git can say (git ties the handle
+    to someone else, or states the account of who made the change, in the range or before it; or
+    the section credits the handle for another change, which git says someone else made), or
+    "undecidable" (a handle git ties to nobody, for an author git knows by name and email only)."""
+    from signoff.notes.knowledge import _AGENTS, BOTS, same_person
+
+    def made_by(text: str) -> list[Any]:
+        made = k.made(text, {g for m in _PLANT_REF.finditer(text) for g in m.groups() if g})
+        return made + [b for c in made if len(c.parents) > 1 for b in k._branch(c)]
+
+    made = made_by(line)
+    if not made or any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
+        return "undecidable"  # no commit, or a bot's or coding agent's for whoever asked ("with @Copilot")
+    if any(same_person(handle, c.people) for c in made):
+        return "true"
+    mine = {_key(c.author) for c in made}
+    for other in section.splitlines():
+        if other != line and re.search(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", _uncoded(other)):
+            theirs = {_key(c.author) for c in made_by(other)}
+            if theirs and not theirs & mine:
+                return "false"  # the changelog names the handle's owner, and git says they made another change
+    key = _key(handle)
+    # a name git gives the account (a commit named by the login itself, one word, names nobody)
+    tied = k.known_as(handle) | {_key(c.author) for c in k.carriers if key in c.handles and
+                                 (_key(c.author) != key or len(re.findall(r"[A-Z]?[a-z0-9]+", c.author)) > 1)}
+    if tied - {_key(c.author) for c in made}:
+        return "false"
+    names = [[_key(w) for w in re.split(r"[\s.\-_]+", c.author) if len(_key(w)) >= 3] for c in made]
+    stated = any(c.handles for c in made) or any(
+        len(ws) >= 2 and all(w in a for w in ws) for ws in names for a in k.accounts)
+    return "false" if stated else "undecidable"
+
+
+def _key(text: str) -> str:
+    """A name or handle as lower-case letters and digits, accents dropped."""
+    return re.sub(r"[^a-z0-9]", "", _plain(text.lower()))
 
 
 def _edit(section: str, text: str) -> dict[str, Any]:
@@ -554,6 +643,25 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
     return {**meta, "twin_alarms": twin_alarms}
 
 
+def _credit_kind(snapshot: Path, section: str, kind: str, token: str, false_text: str, twin: str) -> str | None:
+    """An author plant recorded before credits were told apart is `author` where git can say it
+    is false, `author-undecidable` where git cannot (`credit`, on the case's own snapshot), and
+    dropped where it is no false claim the grader reads: a handle swapped into code (`@pass_context`,
+    an `@overload` written as the author's handle) or a link's text (loguru's `` `@x <url>`_ ``), or
+    someone who made the change (a co-author)."""
+    if kind not in ("author", UNDECIDABLE):
+        return kind
+    from signoff.notes.grade import snapshot_knowledge
+
+    handle = token.lstrip("@")
+    line = next(x for x in false_text.splitlines() if handle in x and x not in section.splitlines())
+    said = credit(snapshot_knowledge(snapshot), line, handle, section)
+    if said == "true" or not re.search(r"(?<![\w-])" + re.escape(handle) + r"(?![\w-])", _uncoded(line)):
+        print(f"    DROPPED, no false claim the grader reads: {token} in {line[:80]!r}")
+        return None
+    return "author" if said == "false" else UNDECIDABLE
+
+
 def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
     """Grade each exported case again (with its repository's diffs where its mirror is at hand) and
     rewrite its record: after a change to the grader, the record is brought up to date this way. A
@@ -569,6 +677,8 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
         section = next(path.parent.glob("section.*")).read_text(encoding="utf-8")
         plants = [(pl["kind"], pl["token"], _applied(section, pl["false"]), _applied(section, pl["twin"]))
                   for pl in meta["plants"]]
+        plants = [(kind, *pl[1:]) for pl in plants
+                  if (kind := _credit_kind(path.parent / "snapshot.json", section, *pl)) is not None]
         repo = mirrors / meta["repo"].replace("/", "+") / "repo"
         base = {k: v for k, v in meta.items() if k not in ("claims", "false_alarms", "plants", "diffs")}
         print(f"  {path.parent.name}: {len(meta.get('diffs', {}))} diffs read before")
@@ -583,14 +693,16 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
             kind[0] += pl["flagged"]
             kind[1] += 1
             if not pl["flagged"]:
-                print(f"    MISSED {pl['kind']} {pl['token']!r}")
+                print(f"    {'not flagged' if pl['kind'] == UNDECIDABLE else 'MISSED'} {pl['kind']} {pl['token']!r}")
     for name, fig in figures.items():
         alarms, claims = fig.pop("claims")
         twins, _ = fig.pop("twins")
+        undecidable = fig.pop(UNDECIDABLE, [0, 0])
         flagged, planted = sum(f for f, _ in fig.values()), sum(n for _, n in fig.values())
         print(f"{name}: false alarms on true claims {alarms} of {claims}; planted false claims flagged {flagged} of "
               f"{planted} (" + ", ".join(f"{k} {f} of {n}" for k, (f, n) in sorted(fig.items())) + f"); "
-              f"alarms on true twins {twins}")
+              f"alarms on true twins {twins}; planted false claims git cannot decide (not counted above) "
+              f"{undecidable[1]}, of them flagged {undecidable[0]}")
 
 
 def run(mirrors: Path, which: str, per_project: int, show: bool,
@@ -611,15 +723,19 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
         fig = figures.setdefault(p.split, {"true": 0, "false_alarms": 0, "planted": 0, "flagged": 0,
                                            "twins": 0, "twin_alarms": 0, "sections": 0, "not_checkable": 0,
                                            "writer_lines": 0, "writer_unsupported": 0, "their_prs": 0,
-                                           "their_prs_listed": 0})
+                                           "their_prs_listed": 0, "undecidable": 0, "undecidable_flagged": 0})
         done = 0
         for v, tag, prev in rels:
             if v not in secs or done == per_project:
                 continue
-            done += 1
             with tempfile.TemporaryDirectory() as tmp:
                 snap = Path(tmp) / "s.json"
-                take_snapshot(repo, f"{prev}..{tag}", snap)
+                try:
+                    take_snapshot(repo, f"{prev}..{tag}", snap)
+                except UsageError as e:  # a shallow mirror holds no older commits: not a section git can read
+                    print(f"  {p.repo} {v} ({prev}..{tag}): skipped, {str(e).splitlines()[-1]}")
+                    continue
+                done += 1
                 if plant_only and export is not None:
                     print(f"  {p.repo} {v} ({prev}..{tag}): exported, not graded")
                     export_case(export, p, v, prev, tag, secs[v], snap, Truth(repo, prev, tag, snap), graded=False)
@@ -656,10 +772,15 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
                     bad = grade_text(false_text, p.path, snap, diffs)
                     hit = any(token in u["token"] or (token in u["sentence"] and u["kind"] == kind)
                               for u in bad["unsupported"])
-                    fig["planted"] += 1
-                    fig["flagged"] += hit
                     why = next((u["reason"] for u in bad["unsupported"] if token in u["token"]), "")
-                    print(f"    planted {kind} {token!r}: {'flagged' if hit else 'MISSED'} {why}")
+                    if kind == UNDECIDABLE:  # false, but git holds nothing that says so: reported apart
+                        fig["undecidable"] += 1
+                        fig["undecidable_flagged"] += hit
+                        print(f"    planted {kind} {token!r}: {'flagged' if hit else 'not flagged'} {why}")
+                    else:
+                        fig["planted"] += 1
+                        fig["flagged"] += hit
+                        print(f"    planted {kind} {token!r}: {'flagged' if hit else 'MISSED'} {why}")
                     good = grade_text(twin, p.path, snap, diffs)
                     fig["twins"] += 1
                     fig["twin_alarms"] += not good["ok"]
@@ -671,7 +792,7 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
@@ -697,7 +818,8 @@ def main() -> int:
         print(f"{which}: {figures['sections']} sections; false alarms on true claims {figures['false_alarms']} of "
               f"{figures['true']}; planted false claims flagged {figures['flagged']} of {figures['planted']}; "
               f"true twins with an alarm {figures['twin_alarms']} of {figures['twins']}; "
-              f"not checkable {figures['not_checkable']}")
+              f"not checkable {figures['not_checkable']}; planted false claims git cannot decide (not counted "
+              f"above) {figures['undecidable']}, of them flagged {figures['undecidable_flagged']}")
         print(f"{which} writer (no model): {figures['writer_lines']} lines, "
               f"{figures['writer_unsupported']} unsupported; "
               f"lists {figures['their_prs_listed']} of the {figures['their_prs']} pull request references the "

@@ -105,6 +105,7 @@ def carried_refs(message: str) -> set[str]:
 _UPDATE_WORDS = frozenset(words("bump bumps update updates upgrade upgrades dependency dependencies pin pinned "
                                 "require requirement requirements version versions lock lockfile hook hooks "
                                 "autoupdate pre-commit renovate dependabot deps"))
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # `DavidKorczynski`: David, Korczynski
 _LOGIN = re.compile(r"[a-z][a-z0-9]{3,}(?:-[a-z0-9]+)*")  # one lower-case word: a login, not a name
 _REPORTED = re.compile(r"\b(?:issue|report(?:ed|s)?|suggest(?:ed|ion)?|request(?:ed)?)\s+(?:by|from)\b",
                        re.IGNORECASE)
@@ -410,7 +411,10 @@ class Knowledge:
         that is clearly one commit."""
         key = frozenset(item_words)
         if key not in self._owns:  # asked for each claim of an item, and for each text graded against the range
-            best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers),
+            # a commit adding only changelog fragments ("News fragment", "Add feature fragment") says in
+            # its title what it is, not what changed: its fragment's number names its entry (`fragments`)
+            best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers
+                                                        if not (c.paths and all(_FRAGMENT.search(p) for p in c.paths))),
                                                        key=lambda x: -x[0])[:2]
             clear = bool(best) and best[0][0] >= STRONG and not (
                 len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs)
@@ -529,12 +533,13 @@ class Knowledge:
         commits do not hold half of either ("Deprecate the legacy_mode argument of connect() #128" for the commit "Add
         --format-options to allow disabling sorting, etc. #128"). A commit changing tests only
         reproduces the symptom ("Add a test to reproduce #1006"): it says nothing of the cure."""
-        carriers = [c for c in carriers if not all(_TEST_PATH.search(p) for p in c.paths)]
+        carriers = [c for c in carriers if not self._tests_only(c)]
         if not carriers:
             return None
         key = f"issue {n}"
-        if key not in self._known:
-            self._known[key] = self._evidence(carriers)
+        if key not in self._known:  # a merge carrying it brought its branch's commits (`pull_request`)
+            self._known[key] = self._evidence(carriers + [b for c in carriers if len(c.parents) > 1
+                                                          for b in self._branch(c)])
         said, known = item_words(item), self._known[key]
         # a word of the project's name (`yaml` in every path of js-yaml) does not tie a long item to
         # the issue ("... settings from a YAML file ... #432" for the commit adding `noArrayIndent`)
@@ -544,6 +549,13 @@ class Knowledge:
         if self.diff_of is None:
             return carriers[0] if len(said) >= LONG_ITEM else None
         return carriers[0] if len(said & self._diff(key, carriers)) * 2 < len(said) else None
+
+    def _tests_only(self, c: Carrier) -> bool:
+        """Whether a commit changes tests only. A merge commit lists no files (git log shows none for
+        merges): its branch's commits say what it changed ("Fix regression introduced by #610 (#651)"
+        is no test)."""
+        paths = c.paths if len(c.parents) <= 1 else tuple(p for b in self._branch(c) for p in b.paths)
+        return bool(paths) and all(_TEST_PATH.search(p) for p in paths)
 
     def _diff(self, n: str, own: list[Carrier]) -> set[str]:
         """The words of the lines pull request `n` changed: the diff of each commit naming it as its
@@ -683,8 +695,8 @@ class Knowledge:
         if key not in self._made:  # asked for each credit of an item, and again for the document's credits
             made = [c for c in self.carriers if item_refs & c.named]
             said = words(without_links(item))
-            own = self.own_commit(said)
-            if own is not None and self._restates(said, own.words):
+            own = self.named_commit(item) or self.own_commit(said)  # an item naming its commit is that one
+            if own is not None and (own is self.named_commit(item) or self._restates(said, own.words)):
                 made.append(own)
             self._made[key] = made
         return list(self._made[key])
@@ -726,7 +738,13 @@ class Knowledge:
                            f"; the changelog credits @{claim.value} for a change by someone else")
         # the account a merge came from stands for its branch's commits
         stated = [c for c in named if len(c.parents) > 1] + [c for c in made if c not in branch]
-        if not any(same_person(claim.value, c.people) for c in self.carriers) and not all(c.handles for c in stated):
+        # a commit whose author is named by the handle itself, one word (a release commit by `sl0thentr0py
+        # <...+sl0thentr0py@users.noreply...>`), ties the account to no person's name: it says nothing of
+        # whether Neel Shah, who wrote the change as neel.shah@sentry.io, is that account (a login that
+        # reads as a name, `DavidKorczynski`, names a person)
+        named = [c for c in self.carriers if same_person(claim.value, c.people) and not (
+            _ident(c.author) == _ident(claim.value) and len(_NAME_WORDS.findall(c.author)) < 2)]
+        if not named and not all(c.handles for c in stated):
             # most handles are in no name or email; where git states the author's account (a
             # no-reply address, "Merge pull request #N from alice/..."), another handle is wrong,
             # and so is one git ties to nobody for a change whose author has an account git states
@@ -875,7 +893,7 @@ class Knowledge:
         conventional changelogs' "... ([abc1234](...))"): the item is that commit, whatever else it
         quotes (sinon's items go on with the commit's body). A hash inside the item ("Revert
         abc1234") may name another commit than the item's."""
-        found = re.findall(r"\w+", item)
+        found = re.findall(r"[0-9A-Za-z]+", item)  # a reStructuredText link's `__` is no word
         for word in {found[0], found[-1]} if found else set():
             if _HEX.fullmatch(word) and re.search(r"[a-f]", word) and re.search(r"\d", word):
                 made = [c for c in self.carriers if c.hash.startswith(word.lower())]

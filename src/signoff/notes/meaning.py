@@ -61,7 +61,8 @@ _TICKET = re.compile(r"\b(?!GH-)(?:CVE-\d{4}-\d+|GHSA(?:-[0-9a-z]{4}){3}|[A-Z][A
 _GH = re.compile(r"\bGH-(\d+)\b", re.IGNORECASE)
 _REF_WORDS = re.compile(r"\b(pull requests?|PRs?|issues?|bugs?)\s*#?\s?(\d+)\b", re.IGNORECASE)
 _HASH_REF = re.compile(r"(?<![\w&/#])#(\d+)\b")
-_HEX = re.compile(r"(?<![0-9A-Za-z_.\-/])[0-9a-fA-F]{7,40}(?![0-9A-Za-z_])")
+# not a file name's stem (`+abc1234.feature`, an orphan towncrier fragment): a hash is no file's name
+_HEX = re.compile(r"(?<![0-9A-Za-z_.\-/])[0-9a-fA-F]{7,40}(?![0-9A-Za-z_]|\.[A-Za-z])")
 _VERSION = re.compile(
     r"(?<![\w.\-/+])(v?)(\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|c)[.-]?\d*)?)(?![\w-]|\.\d)",
     re.IGNORECASE)

@@ -107,7 +107,9 @@ def evidence(messages: Iterable[str], paths: Iterable[str], people: Iterable[str
     contributors' list credits a pull request by its author's name)."""
     out: set[str] = words(" ".join(people))
     for message in messages:
-        out |= words(_CAMEL.sub(" ", message) + " " + message) | set(_NUMBERS.findall(message))
+        # an identifier by its parts too, as an item's (`JEMALLOC_SYS_WITH_LG_PAGE=16`: the page size)
+        out |= words(_CAMEL.sub(" ", message) + " " + message.replace("_", " ") + " " + message) | \
+            set(_NUMBERS.findall(message))
         branch = _BRANCH.match(message)
         if branch:
             out |= path_words(branch.group(1))

@@ -38,7 +38,8 @@ def _case(path: Path) -> tuple[dict[str, Any], str, Path]:
 def test_the_sets_are_there() -> None:
     sets = {json.loads(p.read_text(encoding="utf-8"))["set"] for p in CASES}
     assert len(CASES) >= 40
-    assert {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"} <= sets
+    assert {"blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held",
+            "dev"} <= sets
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.parent.name)
@@ -73,4 +74,4 @@ def test_the_figures_the_issue_asks_for() -> None:
         alarms += len(meta["false_alarms"])
         missed += [(path.parent.name, p["kind"], p["token"]) for p in meta["plants"] if not p["flagged"]]
     assert alarms <= 0.02 * claims
-    assert [m for m in missed if m[1] not in ("ref", "author", "feature")] == []
+    assert [m for m in missed if m[1] not in ("ref", "author", "author-undecidable", "feature")] == []
