@@ -88,6 +88,7 @@ def visitor(installed: Installed, demo_folder: Path) -> Iterator[tuple[str, http
         server.stop()
 
 
+@pytest.mark.slow  # builds and installs the wheel
 def test_the_installed_package_runs_from_its_own_files(installed: Installed, tmp_path: Path) -> None:
     probe = ("import signoff, signoff.demo.fixture as f, signoff.demo.payco_shopco.fixture as p;"
              "print(signoff.__file__); print(f.examples_root()); print(p.fixture_dir())")
