@@ -136,6 +136,15 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         found = _setup_py(data.decode("utf-8", errors="replace"))
         found.pop("package_dir", None)  # where its code is, not what it declares (package_folders)
         found.pop("use_scm_version", None)  # how its version is made (version_files)
+        for arg, names in found.pop("requirement_files", {}).items():
+            # Read from the base revision as setup.py reads them (a file it names that is not there is
+            # left out: setup.py would fail, and the tests then name what is missing).
+            lines = [ln for name in names if _read(repo, base, name) is not None
+                     for ln in read_requirements(repo, base, name, "base")[0]]
+            if arg == "tests_require":
+                found.setdefault("extras_require", {}).setdefault("tests_require", lines)
+            else:
+                found.setdefault(arg, lines)
         out["name"] = out["name"] or found.get("name")
         out["dependencies"] = out["dependencies"] or found.get("install_requires", [])
         out["extras"] = out["extras"] or found.get("extras_require", {})
@@ -263,6 +272,25 @@ def _static(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Any:
     return ast.literal_eval(node)
 
 
+def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """setup.py's module-level statements, with those inside `if`/`try`/`with` blocks in the order
+    written (python-json-patch: `if has_setuptools: OPTIONS = {"install_requires": ...}`): the
+    first binding of a name is the one a plain install with setuptools makes."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        out.append(stmt)
+        if isinstance(stmt, ast.If):
+            out += _module_statements(stmt.body) + _module_statements(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            out += _module_statements(stmt.body)
+            for handler in stmt.handlers:
+                out += _module_statements(handler.body)
+            out += _module_statements(stmt.orelse) + _module_statements(stmt.finalbody)
+        elif isinstance(stmt, ast.With):
+            out += _module_statements(stmt.body)
+    return out
+
+
 def _setup_py(source: str) -> dict[str, Any]:
     """Keyword arguments of a `setup(...)` call (name, install_requires, extras_require,
     tests_require) that are literals or built from module-level literals (the first binding of each
@@ -276,7 +304,7 @@ def _setup_py(source: str) -> dict[str, Any]:
     names: dict[str, ast.expr] = {}
     # `setup(**kwargs)` with `kwargs = {...}` and `kwargs["install_requires"] = requirements` (sanic).
     keyed: dict[str, list[tuple[ast.expr, ast.expr]]] = {}
-    for stmt in tree.body:
+    for stmt in _module_statements(tree.body):
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             continue
         target = stmt.targets[0]
@@ -285,9 +313,15 @@ def _setup_py(source: str) -> dict[str, Any]:
             if isinstance(stmt.value, ast.Dict):
                 keyed.setdefault(target.id, []).extend(
                     (k, v) for k, v in zip(stmt.value.keys, stmt.value.values, strict=True) if k is not None)
+            elif isinstance(stmt.value, ast.Call) and getattr(stmt.value.func, "id", None) == "dict":
+                # `setup_args = dict(name="coverage", extras_require={...})` then `setup(**setup_args)`
+                keyed.setdefault(target.id, []).extend(
+                    (ast.Constant(kw.arg), kw.value) for kw in stmt.value.keywords if kw.arg is not None)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             keyed.setdefault(target.value.id, []).append((target.slice, stmt.value))
-    wanted = ("name", "install_requires", "extras_require", "tests_require", "package_dir", "use_scm_version")
+    wanted = ("name", "version", "install_requires", "extras_require", "tests_require", "package_dir",
+              "use_scm_version")
+    files: dict[str, list[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
             pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
@@ -300,7 +334,11 @@ def _setup_py(source: str) -> dict[str, Any]:
                     try:
                         found[arg] = _static(value, names)
                     except (ValueError, TypeError, SyntaxError):
+                        if arg in ("install_requires", "tests_require"):
+                            files[arg] = _files_named(value, tree)
                         continue
+    if any(files.values()):
+        found["requirement_files"] = {k: v for k, v in files.items() if v}
     if not isinstance(found.get("name", ""), str):
         found.pop("name")
     if not isinstance(found.get("install_requires", []), list):
@@ -312,6 +350,42 @@ def _setup_py(source: str) -> dict[str, Any]:
         # setup.py's own test dependencies (tqdm, httpie, sanic of their time): `--extras tests_require`.
         found["extras_require"] = {**found.get("extras_require", {}), "tests_require": tests}
     return found
+
+
+_REQUIREMENTS_FILE = re.compile(r"^[\w./-]*req[\w./-]*\.(?:txt|in)$", re.I)
+
+
+def _files_named(value: ast.expr, tree: ast.Module) -> list[str]:
+    """Requirement files an expression reads (python-json-patch's `list(open('requirements.txt'))`,
+    `f.read().splitlines()` bound under `with open(...)`, a helper `parse_requirements("requirements.txt")`):
+    the string literals naming one, in the expression, in what its names are bound to anywhere in
+    setup.py, and in the bodies of the module's functions it calls. Never run."""
+    functions = {f.name: f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)}
+    bound: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        context = [item.context_expr for item in node.items] if isinstance(node, ast.With) else []
+        for stmt in node.body if isinstance(node, (ast.With, ast.Module)) else []:
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        # `with open("requirements.txt") as f: reqs = f.read().splitlines()`
+                        bound.setdefault(target.id, []).extend([stmt.value, *context])
+    out: list[str] = []
+    pending: list[ast.AST] = [value]
+    seen: set[int] = set()
+    while pending and len(seen) < 200:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _REQUIREMENTS_FILE.match(sub.value):
+                out.append(sub.value.removeprefix("./"))
+            elif isinstance(sub, ast.Name):
+                pending += bound.get(sub.id, [])
+                if sub.id in functions:
+                    pending.append(functions[sub.id])
+    return list(dict.fromkeys(out))
 
 
 def _declared(meta: dict[str, Any], extras: list[str]) -> list[str]:
@@ -404,7 +478,14 @@ def tox_deps(text: str) -> list[str]:
                 out.append(line)
         return out
 
-    return deps("testenv", "deps", 0)
+    out = deps("testenv", "deps", 0)
+    # `extras = testing` installs the project with those extras (Python-Markdown): as `.[testing]` does in
+    # a requirements file; `skip_install = true` installs nothing of the project.
+    extras = [e.strip() for e in re.split(r"[,\s]+", cp.get("testenv", "extras", fallback="")) if e.strip()
+              and "{" not in e and ":" not in e]
+    if extras and cp.get("testenv", "skip_install", fallback="false").strip().lower() != "true":
+        out.insert(0, f".[{','.join(extras)}]")
+    return out
 
 
 def _normal(rel: str) -> str:
@@ -707,6 +788,46 @@ def write_version_files(tree: Path, files: dict[str, str | None], version: str) 
                 out.write(body)
             written.append(rel)
     return written
+
+
+def declared_version(repo: Path, base: str) -> str:
+    """The version the base revision declares as plain data (pyproject.toml's `[project]` or
+    `[tool.poetry]`, setup.cfg's `[metadata]`, a literal in setup.py), else the one its tags give."""
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    try:
+        document = tomllib.loads(text.decode()) if text is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        document = {}
+    poetry = (document.get("tool") or {}).get("poetry")
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read_string((git.read_file_at(repo, base, "setup.cfg") or b"").decode(errors="replace"))
+    except configparser.Error:
+        pass
+    setup_py = git.read_file_at(repo, base, "setup.py")
+    for value in ((document.get("project") or {}).get("version"), poetry.get("version") if isinstance(
+            poetry, dict) else None, cfg.get("metadata", "version", fallback=None),
+            _setup_py(setup_py.decode(errors="replace")).get("version") if setup_py is not None else None):
+        if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)*\w*", value.strip()):
+            return value.strip()
+    return release_of(repo, base)
+
+
+def write_metadata(tree: Path, name: str, version: str) -> str | None:
+    """The installed-package metadata `pip install -e .` leaves (name and version only) at the root of
+    an exported revision, where `importlib.metadata.version("pre_commit")` finds it: code that reads
+    its own version from there at import (pre-commit's constants) runs as its maintainers' does. No
+    entry points: the checkout's pytest plugins never load by themselves (the guard must run first).
+    None when the revision commits a folder by that name."""
+    if not re.fullmatch(r"[A-Za-z0-9][\w.-]*", name) or not re.fullmatch(r"[\w.+!-]+", version):
+        return None
+    folder = tree / f"{re.sub(r'[-_.]+', '_', name)}-{version}.dist-info"
+    try:
+        folder.mkdir()
+    except OSError:
+        return None
+    (folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    return folder.name
 
 
 def release_of(repo: Path, rev: str) -> str:

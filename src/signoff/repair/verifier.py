@@ -685,6 +685,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     notes += [f"version file {rel} written for the {'base' if rev == base else 'candidate'} "
                               f"({release}): the base's pyproject.toml has it generated at install, not committed"
                               for rel in testenv.write_version_files(tree, version_files, release)]
+            if trees and runner.needs_python and env_plan.project:
+                version = testenv.declared_version(repo, base)
+                for rev, tree in trees.items():
+                    if written := testenv.write_metadata(tree, env_plan.project, version):
+                        notes.append(f"package metadata {written} written for the "
+                                     f"{'base' if rev == base else 'candidate'} (name and version, no entry points): "
+                                     "installing the project would, and its code may read it")
         if not preflight and not violated:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.

@@ -3,6 +3,7 @@ git and files only), and pip's real error picked out of its output."""
 
 from __future__ import annotations
 
+import importlib.metadata
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,15 @@ def test_setup_cfg_and_literal_setup_py(tmp_path: Path) -> None:
                                                        " extras_require={'dev': ['nose']})\n"})
     assert testenv.plan(repo2, base2, [], True, ["dev"], None).lines == ["colorama", "nose"]
     assert testenv.project_name(repo2, base2) == "tqdm"
+    # Requirements setup.py reads from files (python-json-patch: `list(open('requirements.txt'))` in a dict
+    # bound inside `if has_setuptools:`; a helper function's `with open(...)`), read from the base revision.
+    setup_py = ("from setuptools import setup\nREQS = list(open('requirements.txt'))\n"
+                "def tests_require():\n    with open('requirements-test.txt') as f:\n        return f.read().split()\n"
+                "if True:\n    OPTIONS = {'install_requires': REQS}\nelse:\n    OPTIONS = {}\n"
+                "ARGS = dict(name='jsonpatch', tests_require=tests_require())\nsetup(**ARGS, **OPTIONS)\n")
+    repo3, base3 = _repo(tmp_path / "files", {"setup.py": setup_py, "requirements.txt": "jsonpointer>=1.9\n",
+                                              "requirements-test.txt": "-r requirements.txt\ncoverage  # run\n"})
+    assert testenv.plan(repo3, base3, [], True, ["tests_require"], None).lines == ["jsonpointer>=1.9", "coverage"]
 
 
 def test_collisions_between_the_checkout_and_the_environment(tmp_path: Path) -> None:
@@ -186,6 +196,13 @@ def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
                                         "setup.py": "from setuptools import setup\nsetup(name='tool')\n"})
     assert testenv.tox_deps(tox) == ["nose", "coverage", "numpy"]
     assert testenv.plan(repo, base, ["tox.ini"], False, [], None).lines == ["nose", "coverage", "numpy"]
+    # `extras = testing` installs the project with that extra (Python-Markdown's tox.ini); skip_install none.
+    extras = "[testenv]\nextras = testing\ndeps = pytidylib\n"
+    pyproject = PYPROJECT.replace("test =", "testing =")
+    repo2, base2 = _repo(tmp_path / "x", {"tox.ini": extras, "pyproject.toml": pyproject})
+    assert testenv.plan(repo2, base2, ["tox.ini"], False, [], None).lines == [
+        "attrs>=22", "six", "hypothesis", "pytest-mock", "pytidylib"]
+    assert testenv.tox_deps(extras + "skip_install = true\n") == ["pytidylib"]
     plan = testenv.plan(repo, base, ["requirements/dev.txt"], False, [], None)
     # pip gets bare lines (its hash mode would refuse the unhashed pytest added beside them); the
     # hashes are kept and checked against what pip installed.
@@ -375,6 +392,16 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
     (tree / "src" / "pkg" / "_version.py").write_text("__version__ = 'committed'\n")  # the revision's own stays
     assert testenv.write_version_files(tree, {"src/pkg/_version.py": None}, "1.0") == []
     assert (tree / "src" / "pkg" / "_version.py").read_text() == "__version__ = 'committed'\n"
+    # The package metadata installing leaves (pre-commit reads its version from it at import): name and
+    # version only, never over a revision's own folder, never a name or version that could climb out.
+    assert testenv.declared_version(repo, base) == "0.0.0"  # no plain version declared: the tags'
+    cfg_repo, cfg_base = _repo(tmp_path / "cfg", {"setup.cfg": "[metadata]\nname = pre_commit\nversion = 4.3.0\n"})
+    assert testenv.declared_version(cfg_repo, cfg_base) == "4.3.0"
+    assert testenv.write_metadata(tree, "pre-commit", "4.3.0") == "pre_commit-4.3.0.dist-info"
+    found = importlib.metadata.distributions(path=[str(tree)])
+    assert [(d.metadata["Name"], d.version, list(d.entry_points)) for d in found] == [("pre-commit", "4.3.0", [])]
+    assert testenv.write_metadata(tree, "pre-commit", "4.3.0") is None
+    assert testenv.write_metadata(tree, "../x", "1") is None and testenv.write_metadata(tree, "x", "1/../..") is None
 
 
 def test_a_committed_data_file_the_person_changed_is_frozen_as_left_and_a_commits_change_never(
