@@ -312,7 +312,7 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
         if basedir and basedir not in tracked:
             tracked[basedir] = set(git.tracked_paths(repo, base, basedir))
         beside = tracked.get(basedir, set())
-        for node in ast.walk(tree):
+        for node in [*ast.walk(tree), *_plugin_imports(tree)]:
             stems: list[str] = []
             if isinstance(node, ast.ImportFrom) and node.level > 0:
                 top = package
@@ -342,6 +342,20 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         found.append(candidate)
                         pending.append((candidate, blob))
     return found[:MAX_HELPERS]
+
+
+def _plugin_imports(tree: ast.Module) -> list[ast.Import]:
+    """The modules a `pytest_plugins = [...]` names (coverage.py's tests/conftest.py loads
+    `tests.select_plugin`), as the imports pytest makes of them."""
+    out: list[ast.Import] = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytest_plugins"
+                                                for t in node.targets):
+            items = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            names = [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if names:
+                out.append(ast.Import(names=[ast.alias(name=n) for n in names]))
+    return out
 
 
 def map_test_id(test_id: str, rel: str) -> str:

@@ -428,13 +428,16 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
                                         "tests/test_other.py": "", "tests/tox.ini": "[pytest]\n",
                                         # tomlkit's sample documents: data, not configuration, below the test
                                         "tests/examples/pyproject.toml": "[tool.poetry]\n",
-                                        # unearth's conftest imports its app from the test package
-                                        "tests/conftest.py": "from tests.fixtures.app import create_app\n",
-                                        "tests/fixtures/__init__.py": "", "tests/fixtures/app.py": "import pkg\n",
-                                        "tests/fixtures/unused.py": ""})
+                                        # unearth's conftest imports its app from the test package;
+                                        # coverage.py's loads a plugin module by name
+                                        "tests/conftest.py": "from tests.fixtures.app import create_app\n"
+                                                             "pytest_plugins = ['tests.select_plugin']\n",
+                                        "tests/select_plugin.py": "", "tests/fixtures/__init__.py": "",
+                                        "tests/fixtures/app.py": "import pkg\n", "tests/fixtures/unused.py": ""})
     staged = _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
     assert staged == ["tests/__init__.py", "tests/base.py", "tests/conftest.py", "tests/examples/pyproject.toml",
-                      "tests/fixtures/__init__.py", "tests/fixtures/app.py", "tests/test_x.py", "tests/util.py"]
+                      "tests/fixtures/__init__.py", "tests/fixtures/app.py", "tests/select_plugin.py",
+                      "tests/test_x.py", "tests/util.py"]
     # A helper still missing from a harness is named as such, not as a module the checkout lacks.
     tree = tmp_path / "tree"
     (tree / "tests").mkdir(parents=True)
