@@ -909,6 +909,11 @@ def _wheel_fix(exc: SignoffError, builds_allowed: bool) -> str:
     """pip's fix, naming the option to pass when what pip could not find may exist only as source
     (parso's docopt, black's toml 0.9.4: no wheel at all, or none for this Python)."""
     missing = re.search(r"No matching distribution found for (\S+)", exc.message)
+    # A conflict where every release pip tried depends on one package that has no wheel (anyio's test
+    # group: blockbuster depends on forbiddenfruit, published as source only) says so only that way.
+    needed = set(re.findall(r"\S+ depends on (\S+?)[;,]", exc.message + ",")) if "conflict:" in exc.message else set()
+    if missing is None and len(needed) == 1:
+        missing = re.match(r"(.+)", needed.pop())
     if builds_allowed or missing is None or "(constraint)" in str(getattr(exc, "log", "")):
         return exc.fix or ""
     return (f"{missing.group(1)} may be published only as source (no wheel, or none for this Python): pass "

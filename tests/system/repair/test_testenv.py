@@ -15,8 +15,8 @@ from signoff.repair import testenv
 from signoff.repair.guard import Plan
 from signoff.repair.junit import Case
 from signoff.repair.pytest_config import stage_test_file
-from signoff.repair.verifier import VerifyRequest, _collection_errors
-from signoff.sandbox.pyenv import find_python, pip_cause
+from signoff.repair.verifier import VerifyRequest, _collection_errors, _wheel_fix
+from signoff.sandbox.pyenv import PipError, find_python, pip_cause, requirement_named
 
 PYPROJECT = '''\
 [project]
@@ -120,7 +120,16 @@ def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
                 "To fix this you could try to:\n1. loosen the range\n\n"
                 "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution\n")
     cause = pip_cause(conflict)
-    assert "ResolutionImpossible" in cause and "a 1 depends on c<2, b 2 depends on c>=3" in cause
+    assert "ResolutionImpossible" in cause and "a depends on c<2, b depends on c>=3" in cause
+    # Each release pip tried, depending on one package with no wheel (anyio's test group): said once.
+    tried = conflict.replace("    a 1 depends on c<2\n    b 2 depends on c>=3\n",
+                             "".join(f"    blockbuster 1.5.{n} depends on forbiddenfruit>=0.1.4\n" for n in (29, 28)))
+    cause = pip_cause(tried)
+    assert cause.endswith("conflict: blockbuster depends on forbiddenfruit>=0.1.4")
+    assert requirement_named("Cannot install -r /tmp/w/requirements.txt (line 2) because", "/tmp/w/requirements.txt",
+                             ["idna", "blockbuster >= 1.5.23"]) == "Cannot install 'blockbuster >= 1.5.23' because"
+    fix = _wheel_fix(PipError(f"pip could not install x: {cause}", "check", tried), builds_allowed=False)
+    assert fix.startswith("forbiddenfruit>=0.1.4 may be published only as source") and "--allow-source-builds" in fix
 
 
 def test_python_by_version() -> None:
