@@ -192,6 +192,13 @@ def test_the_fix_for_a_collection_error_follows_its_cause() -> None:
     assert "--python X.Y" in collection_fix("AttributeError: module 'collections' has no attribute 'Callable'")
     assert reason("collection_error", "base: AttributeError: 'T' object has no attribute 'runTest'")["fix"] == (
         collection_fix("runTest"))
+    # anyio's addopts load its own plugin by its entry point's name (`-p anyio`): named as that, not as a
+    # module to install; an environment plugin importing the project (pytest-sanic) keeps its own advice.
+    from signoff.repair.verdict import no_report_fix
+
+    own = no_report_fix("exit 4, no JUnit report; ERROR: Error importing plugin \"anyio\": No module named 'anyio'")
+    assert own.startswith("`-p anyio` in the project's addopts loads its own pytest plugin") and "--runner" in own
+    assert "leave that plugin out" in no_report_fix("ModuleNotFoundError: No module named 'sanic'")
 
 
 def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
