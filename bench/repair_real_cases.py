@@ -166,6 +166,7 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
         testenv.write_version_files(tree, testenv.version_files(clone, base), testenv.release_of(clone, base))
         if plan.project:  # and the package metadata it leaves (pre-commit reads its version from it)
             testenv.write_metadata(tree, plan.project, testenv.declared_version(clone, base))
+        testenv.write_scripts(tree, testenv.console_scripts(clone, base))  # and its commands (coverage's)
         if case.harness.endswith(".py"):
             staged = work / f"staged-{stage}"
             shutil.rmtree(staged, ignore_errors=True)
@@ -184,7 +185,8 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
         # With pytest's cache, as a maintainer runs it (coverage.py's addopts hold `--failed-first`); the
         # tree is a throwaway export.
         proc = subprocess.run([exe, "-m", "pytest", "-q", *ids], cwd=tree,
-                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": paths, "HOME": str(work),
+                              env={"PATH": f"{env.host_path / 'bin'}:/usr/bin:/bin:{tree / testenv.SCRIPTS_FOLDER}",
+                                   "PYTHONPATH": paths, "HOME": str(work),
                                    "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
                               capture_output=True, text=True, timeout=600, check=False)
         codes[stage] = proc.returncode

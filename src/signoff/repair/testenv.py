@@ -272,6 +272,23 @@ def _static(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Any:
     return ast.literal_eval(node)
 
 
+def _console_lines(value: ast.expr, names: dict[str, ast.expr]) -> list[str]:
+    """setup.py's `entry_points={"console_scripts": [...]}`: the entries written as literals (coverage.py
+    computes two of its three names with `%`: those are left out, the literal one is kept)."""
+    while isinstance(value, ast.Name) and value.id in names:
+        value = names[value.id]
+    if not isinstance(value, ast.Dict):
+        return []
+    for k, v in zip(value.keys, value.values, strict=True):
+        if isinstance(k, ast.Constant) and k.value == "console_scripts":
+            while isinstance(v, ast.Name) and v.id in names:
+                v = names[v.id]
+            items = v.elts if isinstance(v, (ast.List, ast.Tuple)) else [v]
+            return [line for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    for line in e.value.splitlines() if line.strip()]
+    return []
+
+
 def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
     """setup.py's module-level statements, with those inside `if`/`try`/`with` blocks in the order
     written (python-json-patch: `if has_setuptools: OPTIONS = {"install_requires": ...}`): the
@@ -330,6 +347,8 @@ def _setup_py(source: str) -> dict[str, Any]:
                     pairs += [(k.value, v) for k, v in keyed.get(kw.value.id, [])
                               if isinstance(k, ast.Constant) and isinstance(k.value, str)]
             for arg, value in pairs:
+                if arg == "entry_points":
+                    found["console_scripts"] = _console_lines(value, names)
                 if arg in wanted:
                     try:
                         found[arg] = _static(value, names)
@@ -828,6 +847,63 @@ def write_metadata(tree: Path, name: str, version: str) -> str | None:
         return None
     (folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
     return folder.name
+
+
+SCRIPTS_FOLDER = ".signoff-scripts"  # in an exported revision; last on the runs' PATH
+_ENTRY = re.compile(r"^\s*([\w.-]+)\s*=\s*([\w.]+):([\w.]+)\s*(?:\[[^\]]*\])?\s*$")
+
+
+def console_scripts(repo: Path, base: str) -> dict[str, str]:
+    """The commands installing the project puts on the PATH (`coverage`, which coverage.py's tests run in
+    a subprocess): name -> "module:function", from the base's pyproject.toml (`[project.scripts]`,
+    `[tool.poetry.scripts]`), setup.cfg's `console_scripts` or setup.py's literal entries."""
+    lines: list[str] = []
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    try:
+        document = tomllib.loads(text.decode()) if text is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        document = {}
+    tool = document.get("tool") or {}
+    for table in ((document.get("project") or {}).get("scripts"), (tool.get("poetry") or {}).get("scripts"),
+                  (tool.get("flit") or {}).get("scripts")):
+        for name, target in (table or {}).items() if isinstance(table, dict) else ():
+            target = target.get("callable") if isinstance(target, dict) else target
+            lines.append(f"{name} = {target}")
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read_string((git.read_file_at(repo, base, "setup.cfg") or b"").decode(errors="replace"))
+    except configparser.Error:
+        pass
+    lines += cfg.get("options.entry_points", "console_scripts", fallback="").splitlines()
+    setup_py = git.read_file_at(repo, base, "setup.py")
+    if setup_py is not None:
+        lines += _setup_py(setup_py.decode(errors="replace")).get("console_scripts") or []
+    out: dict[str, str] = {}
+    for line in lines:
+        m = _ENTRY.match(str(line))
+        if m and not m.group(1).startswith("."):
+            out.setdefault(m.group(1), f"{m.group(2)}:{m.group(3)}")
+    return out
+
+
+def write_scripts(tree: Path, scripts: dict[str, str]) -> list[str]:
+    """Each command as installing the project writes it, into SCRIPTS_FOLDER of an exported revision
+    (the Python first on the PATH runs it; it imports the checkout as the tests do); the names written.
+    Nothing when the revision commits that folder."""
+    folder = tree / SCRIPTS_FOLDER
+    try:
+        folder.mkdir()
+    except OSError:
+        return []
+    for name, target in scripts.items():
+        module, function = target.split(":", 1)
+        top, _, rest = function.partition(".")
+        call = f"{top}{'.' + rest if rest else ''}"
+        (folder / name).write_text(f"#!/usr/bin/env python3\n# Written by signoff for the run, as installing the "
+                                   f"project would (its console script {name}).\nimport sys\n"
+                                   f"from {module} import {top}\nsys.exit({call}())\n")
+        (folder / name).chmod(0o755)
+    return sorted(scripts)
 
 
 def release_of(repo: Path, rev: str) -> str:

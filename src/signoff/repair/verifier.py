@@ -692,6 +692,12 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         notes.append(f"package metadata {written} written for the "
                                      f"{'base' if rev == base else 'candidate'} (name and version, no entry points): "
                                      "installing the project would, and its code may read it")
+            if trees and runner.needs_python and (scripts := testenv.console_scripts(repo, base)):
+                for rev, tree in trees.items():
+                    if written_scripts := testenv.write_scripts(tree, scripts):
+                        notes.append(f"commands {', '.join(written_scripts)} written for the "
+                                     f"{'base' if rev == base else 'candidate'} ({testenv.SCRIPTS_FOLDER}/, last on "
+                                     "the PATH): the base declares them and installing the project would")
         if not preflight and not violated:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.

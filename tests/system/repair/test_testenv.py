@@ -4,6 +4,8 @@ git and files only), and pip's real error picked out of its output."""
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -418,6 +420,23 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
     assert [(d.metadata["Name"], d.version, list(d.entry_points)) for d in found] == [("pre-commit", "4.3.0", [])]
     assert testenv.write_metadata(tree, "pre-commit", "4.3.0") is None
     assert testenv.write_metadata(tree, "../x", "1") is None and testenv.write_metadata(tree, "x", "1/../..") is None
+    # And the commands it declares (coverage.py's tests run `coverage` in a subprocess): a literal entry of
+    # setup.py's console_scripts (the ones computed with `%` are left out), pyproject's [project.scripts].
+    setup_py = ("from setuptools import setup\nargs = dict(name='coverage', entry_points={'console_scripts': [\n"
+                "    'coverage = coverage.cmdline:main', 'coverage%d = x:y' % 3]})\nsetup(**args)\n")
+    cov_repo, cov_base = _repo(tmp_path / "cov", {"setup.py": setup_py, "coverage/__init__.py": "",
+                                                   "coverage/cmdline.py": "def main():\n    print('ran')\n"})
+    assert testenv.console_scripts(cov_repo, cov_base) == {"coverage": "coverage.cmdline:main"}
+    scripts_repo, scripts_base = _repo(tmp_path / "scripts", {"pyproject.toml": '[project]\nname = "n"\n'
+                                                              '[project.scripts]\nnox = "nox.__main__:main"\n'})
+    assert testenv.console_scripts(scripts_repo, scripts_base) == {"nox": "nox.__main__:main"}
+    cov_tree = tmp_path / "cov-tree"
+    git.export(cov_repo, cov_base, cov_tree)
+    assert testenv.write_scripts(cov_tree, {"coverage": "coverage.cmdline:main"}) == ["coverage"]
+    ran = subprocess.run(["coverage"], capture_output=True, text=True, cwd=tmp_path, check=False, env={
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin:{cov_tree / testenv.SCRIPTS_FOLDER}",
+        "PYTHONPATH": str(cov_tree)})
+    assert (ran.returncode, ran.stdout) == (0, "ran\n")
 
 
 def test_a_committed_data_file_the_person_changed_is_frozen_as_left_and_a_commits_change_never(
