@@ -178,6 +178,12 @@ def no_report_fix(detail: str) -> str:
 
 def integrity_fix(detail: str) -> str:
     """A person must look at signs of tampering; an internal error of pytest says where it came from."""
+    plugin = re.search(r"\(by ([\w.-]+)/[^,]*, installed in the test environment", detail)
+    if plugin:
+        return (f"`{plugin.group(1)}`, a plugin the test requirements install, patches pytest while tests run "
+                "(flaky reruns tests that way), which the guard cannot tell from tampering: leave it out of the "
+                "test requirements (and its options out of the harness's own pytest.ini), or use a "
+                "command-template runner (--runner), which has no guard")
     if "pytest stopped with an internal error" in detail:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")

@@ -106,3 +106,8 @@ def test_a_replacement_of_pytests_internals_names_whose_code_it_is() -> None:
     by = guard._by(pluggy.PluginManager.register)
     assert by.startswith(" (by pluggy/_manager.py, installed in the test environment: leave that plugin out")
     assert guard._by(lambda: 1) == f" (by {__file__})" and guard._by(1) == ""
+    from signoff.repair.verdict import reason
+
+    finding = "base: guard: replaced: _pytest.runner.call_and_report" + guard._by(pluggy.PluginManager.register)
+    assert reason("harness_integrity", finding)["fix"].startswith("`pluggy`, a plugin the test requirements install")
+    assert "a person must look" in reason("harness_integrity", "base: guard: replaced: x (by /src/evil.py)")["fix"]
