@@ -762,6 +762,9 @@ def version_files(repo: Path, base: str) -> dict[str, str | None]:
         scm = _setup_py(setup_py.decode(errors="replace")).get("use_scm_version")
         declared += [scm.get("write_to"), scm.get("version_file")] if isinstance(scm, dict) else []
     out: dict[str, str | None] = {v: None for v in declared if isinstance(v, str) and _MODULE_PATH.fullmatch(v)}
+    if setup_py is not None:  # numpy's old `write_version_py()`: setup.py writes the module itself
+        for rel, template in _written_by_setup_py(setup_py.decode(errors="replace")).items():
+            out.setdefault(rel, template)
     pdm: Any = tool.get("pdm") if isinstance(tool.get("pdm"), dict) else {}
     version, build = pdm.get("version"), pdm.get("build")
     if isinstance(version, dict) and version.get("source") in ("scm", "call") and \
@@ -775,6 +778,48 @@ def version_files(repo: Path, base: str) -> dict[str, str | None]:
         template = version.get("write_template")
         if _MODULE_PATH.fullmatch(rel):
             out.setdefault(rel, template if isinstance(template, str) else "{}\n")
+    return out
+
+
+_PERCENT_KEY = re.compile(r"%\((\w+)\)[sdr]")
+
+
+def _written_by_setup_py(source: str) -> dict[str, str | None]:
+    """Python modules setup.py writes when it runs (`open("numpy/version.py", "w")`, the path a literal or
+    the default of the function's parameter): path -> a template for write_version_files, from the
+    `%(name)s` text written there (`version`-like names get the version, `isrelease`-like ones True,
+    others an empty string), or None for the usual module. Read as a syntax tree, never run."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict[str, str | None] = {}
+    # Each function's nodes with its parameters' literal defaults, and the module's own statements.
+    scopes: list[tuple[list[ast.AST], dict[str, Any]]] = [
+        ([n for stmt in tree.body if not isinstance(stmt, ast.FunctionDef) for n in ast.walk(stmt)], {})]
+    for f in ast.walk(tree):
+        if isinstance(f, ast.FunctionDef):
+            params = f.args.args[len(f.args.args) - len(f.args.defaults):]
+            scopes.append((list(ast.walk(f)), {a.arg: d.value for a, d in zip(params, f.args.defaults, strict=True)
+                                               if isinstance(d, ast.Constant)}))
+    for nodes, defaults in scopes:
+        for node in nodes:
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open" and len(node.args) >= 2):
+                continue
+            target, mode = node.args[0], node.args[1]
+            path = target.value if isinstance(target, ast.Constant) else defaults.get(getattr(target, "id", ""))
+            if not (isinstance(mode, ast.Constant) and str(mode.value).startswith("w") and isinstance(path, str)
+                    and _MODULE_PATH.fullmatch(path.removeprefix("./"))):
+                continue
+            texts = [n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                     and _PERCENT_KEY.search(n.value)]
+            template = None
+            if texts:
+                def fill(m: re.Match[str]) -> str:
+                    key = m.group(1).lower()
+                    return "{0}" if "version" in key else "True" if "release" in key else ""
+                template = _PERCENT_KEY.sub(fill, texts[0].replace("{", "{{").replace("}", "}}"))
+            out.setdefault(path.removeprefix("./"), template)
     return out
 
 

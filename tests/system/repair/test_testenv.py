@@ -396,6 +396,18 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
     pdm = '[tool.pdm.version]\nsource = "scm"\nwrite_to = "pkg/__version__.py"\nwrite_template = "V = \'{}\'"\n'
     pdm_repo, pdm_base = _repo(tmp_path / "pdm", {"pyproject.toml": pdm, "src/pkg/__init__.py": ""})
     assert testenv.version_files(pdm_repo, pdm_base) == {"src/pkg/__version__.py": "V = '{}'"}
+    # A module setup.py writes itself when it runs (numpy's old `write_version_py`): its `%(name)s` text, filled.
+    writes = ("def write_version_py(filename='pkg/version.py'):\n    cnt = '''\nversion = '%(version)s'\n"
+              "git_revision = '%(git_revision)s'\nrelease = %(isrelease)s\nd = {}\n'''\n"
+              "    with open(filename, 'w') as a:\n        a.write(cnt % {'version': V})\n"
+              "open('pkg/_plain.py', 'w').write(f'__version__ = {V!r}')\nopen('README.txt', 'w')\n")
+    np_repo, np_base = _repo(tmp_path / "np", {"setup.py": writes, "pkg/__init__.py": ""})
+    written = testenv.version_files(np_repo, np_base)
+    assert list(written) == ["pkg/_plain.py", "pkg/version.py"] and written["pkg/_plain.py"] is None
+    scope_np: dict[str, object] = {}
+    exec((written["pkg/version.py"] or "").format("1.2.3"), scope_np)
+    got = (scope_np["version"], scope_np["git_revision"], scope_np["release"], scope_np["d"])
+    assert got == ("1.2.3", "", True, {})
     tree = tmp_path / "tree"
     (tree / "src" / "pkg").mkdir(parents=True)
     (tree / "lib").symlink_to(tmp_path / "elsewhere")  # a revision's link: never written through
