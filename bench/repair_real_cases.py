@@ -164,6 +164,9 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
             return "INCONCLUSIVE", {"export": -1, "error": str(exc)}  # type: ignore[dict-item]
         # What `pip install -e .` writes and nobody commits (a version module), as the verifier does.
         testenv.write_version_files(tree, testenv.version_files(clone, base), testenv.release_of(clone, base))
+        if plan.project:  # and the package metadata it leaves (pre-commit reads its version from it)
+            testenv.write_metadata(tree, plan.project, testenv.declared_version(clone, base))
+        testenv.write_scripts(tree, testenv.console_scripts(clone, base))  # and its commands (coverage's)
         if case.harness.endswith(".py"):
             staged = work / f"staged-{stage}"
             shutil.rmtree(staged, ignore_errors=True)
@@ -179,8 +182,11 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
         folders = options.get("pythonpath") or testenv.package_folders(clone, base)
         paths = ":".join([str(tree), *[str(tree / p) for p in folders]])
         ids = [f"{case.harness}/{t}" if not case.harness.endswith(".py") else t for t in _ids(case, tests)]
-        proc = subprocess.run([exe, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids], cwd=tree,
-                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": paths, "HOME": str(work),
+        # With pytest's cache, as a maintainer runs it (coverage.py's addopts hold `--failed-first`); the
+        # tree is a throwaway export.
+        proc = subprocess.run([exe, "-m", "pytest", "-q", *ids], cwd=tree,
+                              env={"PATH": f"{env.host_path / 'bin'}:/usr/bin:/bin:{tree / testenv.SCRIPTS_FOLDER}",
+                                   "PYTHONPATH": paths, "HOME": str(work),
                                    "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
                               capture_output=True, text=True, timeout=600, check=False)
         codes[stage] = proc.returncode

@@ -36,14 +36,19 @@ _DROPPED = ("pythonpath", "testpaths", "rootdir", "confcutdir", "cache_dir", "no
 # pytest-forked's children), or measure coverage (a trace function of its own, and `--cov-fail-under`
 # fails a run whatever the tests say), or add a linter's items for every file collected (pytest-mypy's
 # `--mypy`, whose items cannot even name a harness file outside the folder pytest started in): a run
-# that judges one revision needs none of them. Option -> whether it takes the next word as its value
-# when written without `=`.
+# that judges one revision needs none of them; nor the options of pytest's cache, which the run leaves
+# out (`-p no:cacheprovider`: nothing carries over from another run), such as coverage.py's `--failed-first`.
+# Option -> whether it takes the next word as its value when written without `=`.
 _PROCESS_AND_COVERAGE = {"-n": True, "--numprocesses": True, "--maxprocesses": True, "--dist": True, "--tx": True,
                          "--forked": False, "--looponfail": False, "-f": False, "--cov": None, "--cov-report": True,
                          "--cov-config": True, "--cov-context": True, "--cov-fail-under": True, "--cov-branch": False,
                          "--cov-append": False, "--no-cov": False, "--no-cov-on-fail": False,
                          **dict.fromkeys(("--mypy", "--ruff", "--ruff-format", "--black", "--flake8", "--pylint",
-                                          "--isort", "--pycodestyle", "--pydocstyle"), False)}
+                                          "--isort", "--pycodestyle", "--pydocstyle"), False),
+                         **dict.fromkeys(("--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first",
+                                          "--sw", "--stepwise", "--sw-skip", "--stepwise-skip", "--sw-reset",
+                                          "--stepwise-reset", "--cache-clear"), False),
+                         "--lfnf": True, "--last-failed-no-failures": True, "--cache-show": None}
 _PROCESS_AND_COVERAGE_PLUGINS = {"xdist", "xdist.plugin", "pytest_cov", "pytest_cov.plugin", "pytest_forked"}
 
 
@@ -312,7 +317,7 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
         if basedir and basedir not in tracked:
             tracked[basedir] = set(git.tracked_paths(repo, base, basedir))
         beside = tracked.get(basedir, set())
-        for node in ast.walk(tree):
+        for node in [*ast.walk(tree), *_plugin_imports(tree)]:
             stems: list[str] = []
             if isinstance(node, ast.ImportFrom) and node.level > 0:
                 top = package
@@ -342,6 +347,20 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         found.append(candidate)
                         pending.append((candidate, blob))
     return found[:MAX_HELPERS]
+
+
+def _plugin_imports(tree: ast.Module) -> list[ast.Import]:
+    """The modules a `pytest_plugins = [...]` names (coverage.py's tests/conftest.py loads
+    `tests.select_plugin`), as the imports pytest makes of them."""
+    out: list[ast.Import] = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytest_plugins"
+                                                for t in node.targets):
+            items = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            names = [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if names:
+                out.append(ast.Import(names=[ast.alias(name=n) for n in names]))
+    return out
 
 
 def map_test_id(test_id: str, rel: str) -> str:

@@ -51,6 +51,7 @@ from signoff.repair.junit import (
     parse_vitest,
     vitest_frames,
 )
+from signoff.repair.testenv import SCRIPTS_FOLDER
 from signoff.sandbox.nodeenv import DEPS_DST
 
 SRC_MOUNT = "/src"
@@ -259,6 +260,8 @@ class Runner:
             # Packages resolve from the project's node_modules only: no NODE_PATH into the checkout.
             return {"PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
                     "SIGNOFF_CHECKOUT": src, "SIGNOFF_HARNESS": HARNESS_MOUNT, "NO_COLOR": "1", **NODE_THREADS}
+        # The project's own commands (testenv.write_scripts) come last: they never hide a system one.
+        path += f":{src}/{SCRIPTS_FOLDER}"
         return {
             "PATH": path, "HOME": WORKDIR, "TMPDIR": "/tmp", "LANG": "C.UTF-8",  # noqa: S108 -- sandbox tmpfs
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ":".join(folders), "NODE_PATH": ":".join(folders),

@@ -136,6 +136,15 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         found = _setup_py(data.decode("utf-8", errors="replace"))
         found.pop("package_dir", None)  # where its code is, not what it declares (package_folders)
         found.pop("use_scm_version", None)  # how its version is made (version_files)
+        for arg, names in found.pop("requirement_files", {}).items():
+            # Read from the base revision as setup.py reads them (a file it names that is not there is
+            # left out: setup.py would fail, and the tests then name what is missing).
+            lines = [ln for name in names if _read(repo, base, name) is not None
+                     for ln in read_requirements(repo, base, name, "base")[0]]
+            if arg == "tests_require":
+                found.setdefault("extras_require", {}).setdefault("tests_require", lines)
+            else:
+                found.setdefault(arg, lines)
         out["name"] = out["name"] or found.get("name")
         out["dependencies"] = out["dependencies"] or found.get("install_requires", [])
         out["extras"] = out["extras"] or found.get("extras_require", {})
@@ -263,6 +272,42 @@ def _static(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Any:
     return ast.literal_eval(node)
 
 
+def _console_lines(value: ast.expr, names: dict[str, ast.expr]) -> list[str]:
+    """setup.py's `entry_points={"console_scripts": [...]}`: the entries written as literals (coverage.py
+    computes two of its three names with `%`: those are left out, the literal one is kept)."""
+    while isinstance(value, ast.Name) and value.id in names:
+        value = names[value.id]
+    if not isinstance(value, ast.Dict):
+        return []
+    for k, v in zip(value.keys, value.values, strict=True):
+        if isinstance(k, ast.Constant) and k.value == "console_scripts":
+            while isinstance(v, ast.Name) and v.id in names:
+                v = names[v.id]
+            items = v.elts if isinstance(v, (ast.List, ast.Tuple)) else [v]
+            return [line for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    for line in e.value.splitlines() if line.strip()]
+    return []
+
+
+def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """setup.py's module-level statements, with those inside `if`/`try`/`with` blocks in the order
+    written (python-json-patch: `if has_setuptools: OPTIONS = {"install_requires": ...}`): the
+    first binding of a name is the one a plain install with setuptools makes."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        out.append(stmt)
+        if isinstance(stmt, ast.If):
+            out += _module_statements(stmt.body) + _module_statements(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            out += _module_statements(stmt.body)
+            for handler in stmt.handlers:
+                out += _module_statements(handler.body)
+            out += _module_statements(stmt.orelse) + _module_statements(stmt.finalbody)
+        elif isinstance(stmt, ast.With):
+            out += _module_statements(stmt.body)
+    return out
+
+
 def _setup_py(source: str) -> dict[str, Any]:
     """Keyword arguments of a `setup(...)` call (name, install_requires, extras_require,
     tests_require) that are literals or built from module-level literals (the first binding of each
@@ -276,7 +321,7 @@ def _setup_py(source: str) -> dict[str, Any]:
     names: dict[str, ast.expr] = {}
     # `setup(**kwargs)` with `kwargs = {...}` and `kwargs["install_requires"] = requirements` (sanic).
     keyed: dict[str, list[tuple[ast.expr, ast.expr]]] = {}
-    for stmt in tree.body:
+    for stmt in _module_statements(tree.body):
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             continue
         target = stmt.targets[0]
@@ -285,9 +330,15 @@ def _setup_py(source: str) -> dict[str, Any]:
             if isinstance(stmt.value, ast.Dict):
                 keyed.setdefault(target.id, []).extend(
                     (k, v) for k, v in zip(stmt.value.keys, stmt.value.values, strict=True) if k is not None)
+            elif isinstance(stmt.value, ast.Call) and getattr(stmt.value.func, "id", None) == "dict":
+                # `setup_args = dict(name="coverage", extras_require={...})` then `setup(**setup_args)`
+                keyed.setdefault(target.id, []).extend(
+                    (ast.Constant(kw.arg), kw.value) for kw in stmt.value.keywords if kw.arg is not None)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             keyed.setdefault(target.value.id, []).append((target.slice, stmt.value))
-    wanted = ("name", "install_requires", "extras_require", "tests_require", "package_dir", "use_scm_version")
+    wanted = ("name", "version", "install_requires", "extras_require", "tests_require", "package_dir",
+              "use_scm_version")
+    files: dict[str, list[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "setup":
             pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
@@ -296,11 +347,17 @@ def _setup_py(source: str) -> dict[str, Any]:
                     pairs += [(k.value, v) for k, v in keyed.get(kw.value.id, [])
                               if isinstance(k, ast.Constant) and isinstance(k.value, str)]
             for arg, value in pairs:
+                if arg == "entry_points":
+                    found["console_scripts"] = _console_lines(value, names)
                 if arg in wanted:
                     try:
                         found[arg] = _static(value, names)
                     except (ValueError, TypeError, SyntaxError):
+                        if arg in ("install_requires", "tests_require"):
+                            files[arg] = _files_named(value, tree)
                         continue
+    if any(files.values()):
+        found["requirement_files"] = {k: v for k, v in files.items() if v}
     if not isinstance(found.get("name", ""), str):
         found.pop("name")
     if not isinstance(found.get("install_requires", []), list):
@@ -312,6 +369,42 @@ def _setup_py(source: str) -> dict[str, Any]:
         # setup.py's own test dependencies (tqdm, httpie, sanic of their time): `--extras tests_require`.
         found["extras_require"] = {**found.get("extras_require", {}), "tests_require": tests}
     return found
+
+
+_REQUIREMENTS_FILE = re.compile(r"^[\w./-]*req[\w./-]*\.(?:txt|in)$", re.I)
+
+
+def _files_named(value: ast.expr, tree: ast.Module) -> list[str]:
+    """Requirement files an expression reads (python-json-patch's `list(open('requirements.txt'))`,
+    `f.read().splitlines()` bound under `with open(...)`, a helper `parse_requirements("requirements.txt")`):
+    the string literals naming one, in the expression, in what its names are bound to anywhere in
+    setup.py, and in the bodies of the module's functions it calls. Never run."""
+    functions = {f.name: f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)}
+    bound: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        context = [item.context_expr for item in node.items] if isinstance(node, ast.With) else []
+        for stmt in node.body if isinstance(node, (ast.With, ast.Module)) else []:
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        # `with open("requirements.txt") as f: reqs = f.read().splitlines()`
+                        bound.setdefault(target.id, []).extend([stmt.value, *context])
+    out: list[str] = []
+    pending: list[ast.AST] = [value]
+    seen: set[int] = set()
+    while pending and len(seen) < 200:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _REQUIREMENTS_FILE.match(sub.value):
+                out.append(sub.value.removeprefix("./"))
+            elif isinstance(sub, ast.Name):
+                pending += bound.get(sub.id, [])
+                if sub.id in functions:
+                    pending.append(functions[sub.id])
+    return list(dict.fromkeys(out))
 
 
 def _declared(meta: dict[str, Any], extras: list[str]) -> list[str]:
@@ -404,7 +497,14 @@ def tox_deps(text: str) -> list[str]:
                 out.append(line)
         return out
 
-    return deps("testenv", "deps", 0)
+    out = deps("testenv", "deps", 0)
+    # `extras = testing` installs the project with those extras (Python-Markdown): as `.[testing]` does in
+    # a requirements file; `skip_install = true` installs nothing of the project.
+    extras = [e.strip() for e in re.split(r"[,\s]+", cp.get("testenv", "extras", fallback="")) if e.strip()
+              and "{" not in e and ":" not in e]
+    if extras and cp.get("testenv", "skip_install", fallback="false").strip().lower() != "true":
+        out.insert(0, f".[{','.join(extras)}]")
+    return out
 
 
 def _normal(rel: str) -> str:
@@ -662,6 +762,9 @@ def version_files(repo: Path, base: str) -> dict[str, str | None]:
         scm = _setup_py(setup_py.decode(errors="replace")).get("use_scm_version")
         declared += [scm.get("write_to"), scm.get("version_file")] if isinstance(scm, dict) else []
     out: dict[str, str | None] = {v: None for v in declared if isinstance(v, str) and _MODULE_PATH.fullmatch(v)}
+    if setup_py is not None:  # numpy's old `write_version_py()`: setup.py writes the module itself
+        for rel, template in _written_by_setup_py(setup_py.decode(errors="replace")).items():
+            out.setdefault(rel, template)
     pdm: Any = tool.get("pdm") if isinstance(tool.get("pdm"), dict) else {}
     version, build = pdm.get("version"), pdm.get("build")
     if isinstance(version, dict) and version.get("source") in ("scm", "call") and \
@@ -675,6 +778,48 @@ def version_files(repo: Path, base: str) -> dict[str, str | None]:
         template = version.get("write_template")
         if _MODULE_PATH.fullmatch(rel):
             out.setdefault(rel, template if isinstance(template, str) else "{}\n")
+    return out
+
+
+_PERCENT_KEY = re.compile(r"%\((\w+)\)[sdr]")
+
+
+def _written_by_setup_py(source: str) -> dict[str, str | None]:
+    """Python modules setup.py writes when it runs (`open("numpy/version.py", "w")`, the path a literal or
+    the default of the function's parameter): path -> a template for write_version_files, from the
+    `%(name)s` text written there (`version`-like names get the version, `isrelease`-like ones True,
+    others an empty string), or None for the usual module. Read as a syntax tree, never run."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict[str, str | None] = {}
+    # Each function's nodes with its parameters' literal defaults, and the module's own statements.
+    scopes: list[tuple[list[ast.AST], dict[str, Any]]] = [
+        ([n for stmt in tree.body if not isinstance(stmt, ast.FunctionDef) for n in ast.walk(stmt)], {})]
+    for f in ast.walk(tree):
+        if isinstance(f, ast.FunctionDef):
+            params = f.args.args[len(f.args.args) - len(f.args.defaults):]
+            scopes.append((list(ast.walk(f)), {a.arg: d.value for a, d in zip(params, f.args.defaults, strict=True)
+                                               if isinstance(d, ast.Constant)}))
+    for nodes, defaults in scopes:
+        for node in nodes:
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open" and len(node.args) >= 2):
+                continue
+            target, mode = node.args[0], node.args[1]
+            path = target.value if isinstance(target, ast.Constant) else defaults.get(getattr(target, "id", ""))
+            if not (isinstance(mode, ast.Constant) and str(mode.value).startswith("w") and isinstance(path, str)
+                    and _MODULE_PATH.fullmatch(path.removeprefix("./"))):
+                continue
+            texts = [n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                     and _PERCENT_KEY.search(n.value)]
+            template = None
+            if texts:
+                def fill(m: re.Match[str]) -> str:
+                    key = m.group(1).lower()
+                    return "{0}" if "version" in key else "True" if "release" in key else ""
+                template = _PERCENT_KEY.sub(fill, texts[0].replace("{", "{{").replace("}", "}}"))
+            out.setdefault(path.removeprefix("./"), template)
     return out
 
 
@@ -707,6 +852,103 @@ def write_version_files(tree: Path, files: dict[str, str | None], version: str) 
                 out.write(body)
             written.append(rel)
     return written
+
+
+def declared_version(repo: Path, base: str) -> str:
+    """The version the base revision declares as plain data (pyproject.toml's `[project]` or
+    `[tool.poetry]`, setup.cfg's `[metadata]`, a literal in setup.py), else the one its tags give."""
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    try:
+        document = tomllib.loads(text.decode()) if text is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        document = {}
+    poetry = (document.get("tool") or {}).get("poetry")
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read_string((git.read_file_at(repo, base, "setup.cfg") or b"").decode(errors="replace"))
+    except configparser.Error:
+        pass
+    setup_py = git.read_file_at(repo, base, "setup.py")
+    for value in ((document.get("project") or {}).get("version"), poetry.get("version") if isinstance(
+            poetry, dict) else None, cfg.get("metadata", "version", fallback=None),
+            _setup_py(setup_py.decode(errors="replace")).get("version") if setup_py is not None else None):
+        if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)*\w*", value.strip()):
+            return value.strip()
+    return release_of(repo, base)
+
+
+def write_metadata(tree: Path, name: str, version: str) -> str | None:
+    """The installed-package metadata `pip install -e .` leaves (name and version only) at the root of
+    an exported revision, where `importlib.metadata.version("pre_commit")` finds it: code that reads
+    its own version from there at import (pre-commit's constants) runs as its maintainers' does. No
+    entry points: the checkout's pytest plugins never load by themselves (the guard must run first).
+    None when the revision commits a folder by that name."""
+    if not re.fullmatch(r"[A-Za-z0-9][\w.-]*", name) or not re.fullmatch(r"[\w.+!-]+", version):
+        return None
+    folder = tree / f"{re.sub(r'[-_.]+', '_', name)}-{version}.dist-info"
+    try:
+        folder.mkdir()
+    except OSError:
+        return None
+    (folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    return folder.name
+
+
+SCRIPTS_FOLDER = ".signoff-scripts"  # in an exported revision; last on the runs' PATH
+_ENTRY = re.compile(r"^\s*([\w.-]+)\s*=\s*([\w.]+):([\w.]+)\s*(?:\[[^\]]*\])?\s*$")
+
+
+def console_scripts(repo: Path, base: str) -> dict[str, str]:
+    """The commands installing the project puts on the PATH (`coverage`, which coverage.py's tests run in
+    a subprocess): name -> "module:function", from the base's pyproject.toml (`[project.scripts]`,
+    `[tool.poetry.scripts]`), setup.cfg's `console_scripts` or setup.py's literal entries."""
+    lines: list[str] = []
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    try:
+        document = tomllib.loads(text.decode()) if text is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        document = {}
+    tool = document.get("tool") or {}
+    for table in ((document.get("project") or {}).get("scripts"), (tool.get("poetry") or {}).get("scripts"),
+                  (tool.get("flit") or {}).get("scripts")):
+        for name, target in (table or {}).items() if isinstance(table, dict) else ():
+            target = target.get("callable") if isinstance(target, dict) else target
+            lines.append(f"{name} = {target}")
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read_string((git.read_file_at(repo, base, "setup.cfg") or b"").decode(errors="replace"))
+    except configparser.Error:
+        pass
+    lines += cfg.get("options.entry_points", "console_scripts", fallback="").splitlines()
+    setup_py = git.read_file_at(repo, base, "setup.py")
+    if setup_py is not None:
+        lines += _setup_py(setup_py.decode(errors="replace")).get("console_scripts") or []
+    out: dict[str, str] = {}
+    for line in lines:
+        m = _ENTRY.match(str(line))
+        if m and not m.group(1).startswith("."):
+            out.setdefault(m.group(1), f"{m.group(2)}:{m.group(3)}")
+    return out
+
+
+def write_scripts(tree: Path, scripts: dict[str, str]) -> list[str]:
+    """Each command as installing the project writes it, into SCRIPTS_FOLDER of an exported revision
+    (the Python first on the PATH runs it; it imports the checkout as the tests do); the names written.
+    Nothing when the revision commits that folder."""
+    folder = tree / SCRIPTS_FOLDER
+    try:
+        folder.mkdir()
+    except OSError:
+        return []
+    for name, target in scripts.items():
+        module, function = target.split(":", 1)
+        top, _, rest = function.partition(".")
+        call = f"{top}{'.' + rest if rest else ''}"
+        (folder / name).write_text(f"#!/usr/bin/env python3\n# Written by signoff for the run, as installing the "
+                                   f"project would (its console script {name}).\nimport sys\n"
+                                   f"from {module} import {top}\nsys.exit({call}())\n")
+        (folder / name).chmod(0o755)
+    return sorted(scripts)
 
 
 def release_of(repo: Path, rev: str) -> str:

@@ -146,6 +146,10 @@ WORKDIR_FIX = ("the test opens or writes files relative to the project's root, a
 _INCOMPATIBLE = re.compile(r"cannot import name '(\w+)' from '([\w.]+)' \((?!/src/|/harness/)")
 
 
+# pytest's `-p NAME` that could not be imported (anyio's addopts load its own plugin by its entry point's name).
+_OWN_PLUGIN = re.compile(r"Error importing plugin \"([\w.]+)\": No module named '([\w.]+)'")
+
+
 def no_report_fix(detail: str) -> str:
     """What to do when pytest stopped before writing a report, from the exception it stopped on."""
     stale = _INCOMPATIBLE.search(detail)
@@ -155,6 +159,13 @@ def no_report_fix(detail: str) -> str:
                 f"`{stale.group(1)}`, which another installed package (often a pytest plugin) imports; pin the "
                 f"`{top}` of the project's time with --requirements FILE (`{top}<N`), or pass its lock "
                 "(--lock) or a pip freeze of the time")
+    own = _OWN_PLUGIN.search(detail)
+    if own and own.group(1).split(".", 1)[0] == own.group(2).split(".", 1)[0]:
+        return (f"`-p {own.group(1)}` in the project's addopts loads its own pytest plugin (a pytest11 entry point "
+                "that installing the project registers) at start-up, before the checkout joins the path: signoff "
+                "never runs the checkout's code before its guard, and the candidate's own plugin would run its "
+                "tests. Use a harness with a pytest.ini of its own whose tests do not need the plugin, or a "
+                "command-template runner (--runner, no guard)")
     missing = _MISSING_MODULE.search(detail)
     if missing:
         top = missing.group(1).split(".", 1)[0]
@@ -167,6 +178,12 @@ def no_report_fix(detail: str) -> str:
 
 def integrity_fix(detail: str) -> str:
     """A person must look at signs of tampering; an internal error of pytest says where it came from."""
+    plugin = re.search(r"\(by ([\w.-]+)/[^,]*, installed in the test environment", detail)
+    if plugin:
+        return (f"`{plugin.group(1)}`, a plugin the test requirements install, patches pytest while tests run "
+                "(flaky reruns tests that way), which the guard cannot tell from tampering: leave it out of the "
+                "test requirements (and its options out of the harness's own pytest.ini), or use a "
+                "command-template runner (--runner), which has no guard")
     if "pytest stopped with an internal error" in detail:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")

@@ -685,6 +685,19 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     notes += [f"version file {rel} written for the {'base' if rev == base else 'candidate'} "
                               f"({release}): the base's pyproject.toml has it generated at install, not committed"
                               for rel in testenv.write_version_files(tree, version_files, release)]
+            if trees and runner.needs_python and env_plan.project:
+                version = testenv.declared_version(repo, base)
+                for rev, tree in trees.items():
+                    if written := testenv.write_metadata(tree, env_plan.project, version):
+                        notes.append(f"package metadata {written} written for the "
+                                     f"{'base' if rev == base else 'candidate'} (name and version, no entry points): "
+                                     "installing the project would, and its code may read it")
+            if trees and runner.needs_python and (scripts := testenv.console_scripts(repo, base)):
+                for rev, tree in trees.items():
+                    if written_scripts := testenv.write_scripts(tree, scripts):
+                        notes.append(f"commands {', '.join(written_scripts)} written for the "
+                                     f"{'base' if rev == base else 'candidate'} ({testenv.SCRIPTS_FOLDER}/, last on "
+                                     "the PATH): the base declares them and installing the project would")
         if not preflight and not violated:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
@@ -902,6 +915,11 @@ def _wheel_fix(exc: SignoffError, builds_allowed: bool) -> str:
     """pip's fix, naming the option to pass when what pip could not find may exist only as source
     (parso's docopt, black's toml 0.9.4: no wheel at all, or none for this Python)."""
     missing = re.search(r"No matching distribution found for (\S+)", exc.message)
+    # A conflict where every release pip tried depends on one package that has no wheel (anyio's test
+    # group: blockbuster depends on forbiddenfruit, published as source only) says so only that way.
+    needed = set(re.findall(r"\S+ depends on (\S+?)[;,]", exc.message + ",")) if "conflict:" in exc.message else set()
+    if missing is None and len(needed) == 1:
+        missing = re.match(r"(.+)", needed.pop())
     if builds_allowed or missing is None or "(constraint)" in str(getattr(exc, "log", "")):
         return exc.fix or ""
     return (f"{missing.group(1)} may be published only as source (no wheel, or none for this Python): pass "

@@ -348,12 +348,24 @@ def pip_cause(output: str) -> str:
         for ln in lines[lines.index("The conflict is caused by:") + 1:]:
             if not ln.startswith(" "):
                 break
-            caused.append(ln.strip())
+            # Every release pip tried says the same (anyio's blockbuster 1.5.23-1.5.29 each depend on
+            # forbiddenfruit): once, without the version.
+            caused.append(re.sub(r"^(\S+) \S+ depends on ", r"\1 depends on ", ln.strip()))
+        caused = list(dict.fromkeys(caused))
     text = "; ".join([*errors[:3], *(["conflict: " + ", ".join(caused[:4])] if caused else [])])
     if not text:
         meaningful = [ln.strip() for ln in lines if ln.strip() and not _PIP_NOISE.match(ln.strip())]
         text = meaningful[-1] if meaningful else "pip failed without a message"
     return text[:400]
+
+
+def requirement_named(cause: str, path: str, lines: list[str]) -> str:
+    """pip's `-r /tmp/.../requirements.txt (line 5)` as the requirement on that line: never a temporary
+    copy's path, which names nothing a person can find."""
+    def line(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        return repr(lines[n - 1].strip()) if 0 < n <= len(lines) else "a requirement"
+    return re.sub(rf"-r {re.escape(path)} \(line (\d+)\)", line, cause)
 
 
 def _installed(report: Path) -> list[dict[str, object]]:
@@ -392,7 +404,9 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
                 raise PipError(f"could not set up pip for Python {base.version}: {pip_cause(why)}",
                                "pick a newer --python, or check that this interpreter has ensurepip", why)
         target = [] if own_pip else ["--python", str(tmp / "bin" / "python")]
-        args = [*target, "install", "--quiet", "--no-input",
+        # Not --quiet: it hides what caused a conflict ("blockbuster ... depends on forbiddenfruit"),
+        # which pip_cause names; the output is kept only when pip fails.
+        args = [*target, "install", "--no-input",
                 "--disable-pip-version-check", "--report", str(report)]  # compiled: the sandbox cannot write .pyc
         if not allow_builds:
             args += ["--only-binary", ":all:"]
@@ -412,6 +426,8 @@ def _build(env_dir: Path, base: _Base, reqs: list[str], req_file: Path | None, n
         if out.returncode != 0:
             log = "\n".join(part for part in (out.stdout.strip(), out.stderr.strip()) if part)
             cause = pip_cause(log)
+            if req_file is not None:
+                cause = requirement_named(cause, str(req_file), req_file.read_text().splitlines())
             what = label or (f"{' '.join(reqs)}" + (f" -r {req_file}" if req_file else ""))
             if not network:
                 fix = "run once with network=True (or put wheels in a PIP_FIND_LINKS folder)"

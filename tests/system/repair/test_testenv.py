@@ -3,6 +3,9 @@ git and files only), and pip's real error picked out of its output."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +17,8 @@ from signoff.repair import testenv
 from signoff.repair.guard import Plan
 from signoff.repair.junit import Case
 from signoff.repair.pytest_config import stage_test_file
-from signoff.repair.verifier import VerifyRequest, _collection_errors
-from signoff.sandbox.pyenv import find_python, pip_cause
+from signoff.repair.verifier import VerifyRequest, _collection_errors, _wheel_fix
+from signoff.sandbox.pyenv import PipError, find_python, pip_cause, requirement_named
 
 PYPROJECT = '''\
 [project]
@@ -81,6 +84,15 @@ def test_setup_cfg_and_literal_setup_py(tmp_path: Path) -> None:
                                                        " extras_require={'dev': ['nose']})\n"})
     assert testenv.plan(repo2, base2, [], True, ["dev"], None).lines == ["colorama", "nose"]
     assert testenv.project_name(repo2, base2) == "tqdm"
+    # Requirements setup.py reads from files (python-json-patch: `list(open('requirements.txt'))` in a dict
+    # bound inside `if has_setuptools:`; a helper function's `with open(...)`), read from the base revision.
+    setup_py = ("from setuptools import setup\nREQS = list(open('requirements.txt'))\n"
+                "def tests_require():\n    with open('requirements-test.txt') as f:\n        return f.read().split()\n"
+                "if True:\n    OPTIONS = {'install_requires': REQS}\nelse:\n    OPTIONS = {}\n"
+                "ARGS = dict(name='jsonpatch', tests_require=tests_require())\nsetup(**ARGS, **OPTIONS)\n")
+    repo3, base3 = _repo(tmp_path / "files", {"setup.py": setup_py, "requirements.txt": "jsonpointer>=1.9\n",
+                                              "requirements-test.txt": "-r requirements.txt\ncoverage  # run\n"})
+    assert testenv.plan(repo3, base3, [], True, ["tests_require"], None).lines == ["jsonpointer>=1.9", "coverage"]
 
 
 def test_collisions_between_the_checkout_and_the_environment(tmp_path: Path) -> None:
@@ -110,7 +122,16 @@ def test_pip_cause_keeps_the_error_not_the_first_warning() -> None:
                 "To fix this you could try to:\n1. loosen the range\n\n"
                 "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution\n")
     cause = pip_cause(conflict)
-    assert "ResolutionImpossible" in cause and "a 1 depends on c<2, b 2 depends on c>=3" in cause
+    assert "ResolutionImpossible" in cause and "a depends on c<2, b depends on c>=3" in cause
+    # Each release pip tried, depending on one package with no wheel (anyio's test group): said once.
+    tried = conflict.replace("    a 1 depends on c<2\n    b 2 depends on c>=3\n",
+                             "".join(f"    blockbuster 1.5.{n} depends on forbiddenfruit>=0.1.4\n" for n in (29, 28)))
+    cause = pip_cause(tried)
+    assert cause.endswith("conflict: blockbuster depends on forbiddenfruit>=0.1.4")
+    assert requirement_named("Cannot install -r /tmp/w/requirements.txt (line 2) because", "/tmp/w/requirements.txt",
+                             ["idna", "blockbuster >= 1.5.23"]) == "Cannot install 'blockbuster >= 1.5.23' because"
+    fix = _wheel_fix(PipError(f"pip could not install x: {cause}", "check", tried), builds_allowed=False)
+    assert fix.startswith("forbiddenfruit>=0.1.4 may be published only as source") and "--allow-source-builds" in fix
 
 
 def test_python_by_version() -> None:
@@ -173,6 +194,13 @@ def test_the_fix_for_a_collection_error_follows_its_cause() -> None:
     assert "--python X.Y" in collection_fix("AttributeError: module 'collections' has no attribute 'Callable'")
     assert reason("collection_error", "base: AttributeError: 'T' object has no attribute 'runTest'")["fix"] == (
         collection_fix("runTest"))
+    # anyio's addopts load its own plugin by its entry point's name (`-p anyio`): named as that, not as a
+    # module to install; an environment plugin importing the project (pytest-sanic) keeps its own advice.
+    from signoff.repair.verdict import no_report_fix
+
+    own = no_report_fix("exit 4, no JUnit report; ERROR: Error importing plugin \"anyio\": No module named 'anyio'")
+    assert own.startswith("`-p anyio` in the project's addopts loads its own pytest plugin") and "--runner" in own
+    assert "leave that plugin out" in no_report_fix("ModuleNotFoundError: No module named 'sanic'")
 
 
 def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
@@ -186,6 +214,13 @@ def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
                                         "setup.py": "from setuptools import setup\nsetup(name='tool')\n"})
     assert testenv.tox_deps(tox) == ["nose", "coverage", "numpy"]
     assert testenv.plan(repo, base, ["tox.ini"], False, [], None).lines == ["nose", "coverage", "numpy"]
+    # `extras = testing` installs the project with that extra (Python-Markdown's tox.ini); skip_install none.
+    extras = "[testenv]\nextras = testing\ndeps = pytidylib\n"
+    pyproject = PYPROJECT.replace("test =", "testing =")
+    repo2, base2 = _repo(tmp_path / "x", {"tox.ini": extras, "pyproject.toml": pyproject})
+    assert testenv.plan(repo2, base2, ["tox.ini"], False, [], None).lines == [
+        "attrs>=22", "six", "hypothesis", "pytest-mock", "pytidylib"]
+    assert testenv.tox_deps(extras + "skip_install = true\n") == ["pytidylib"]
     plan = testenv.plan(repo, base, ["requirements/dev.txt"], False, [], None)
     # pip gets bare lines (its hash mode would refuse the unhashed pytest added beside them); the
     # hashes are kept and checked against what pip installed.
@@ -361,6 +396,18 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
     pdm = '[tool.pdm.version]\nsource = "scm"\nwrite_to = "pkg/__version__.py"\nwrite_template = "V = \'{}\'"\n'
     pdm_repo, pdm_base = _repo(tmp_path / "pdm", {"pyproject.toml": pdm, "src/pkg/__init__.py": ""})
     assert testenv.version_files(pdm_repo, pdm_base) == {"src/pkg/__version__.py": "V = '{}'"}
+    # A module setup.py writes itself when it runs (numpy's old `write_version_py`): its `%(name)s` text, filled.
+    writes = ("def write_version_py(filename='pkg/version.py'):\n    cnt = '''\nversion = '%(version)s'\n"
+              "git_revision = '%(git_revision)s'\nrelease = %(isrelease)s\nd = {}\n'''\n"
+              "    with open(filename, 'w') as a:\n        a.write(cnt % {'version': V})\n"
+              "open('pkg/_plain.py', 'w').write(f'__version__ = {V!r}')\nopen('README.txt', 'w')\n")
+    np_repo, np_base = _repo(tmp_path / "np", {"setup.py": writes, "pkg/__init__.py": ""})
+    written = testenv.version_files(np_repo, np_base)
+    assert list(written) == ["pkg/_plain.py", "pkg/version.py"] and written["pkg/_plain.py"] is None
+    scope_np: dict[str, object] = {}
+    exec((written["pkg/version.py"] or "").format("1.2.3"), scope_np)
+    got = (scope_np["version"], scope_np["git_revision"], scope_np["release"], scope_np["d"])
+    assert got == ("1.2.3", "", True, {})
     tree = tmp_path / "tree"
     (tree / "src" / "pkg").mkdir(parents=True)
     (tree / "lib").symlink_to(tmp_path / "elsewhere")  # a revision's link: never written through
@@ -375,6 +422,33 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
     (tree / "src" / "pkg" / "_version.py").write_text("__version__ = 'committed'\n")  # the revision's own stays
     assert testenv.write_version_files(tree, {"src/pkg/_version.py": None}, "1.0") == []
     assert (tree / "src" / "pkg" / "_version.py").read_text() == "__version__ = 'committed'\n"
+    # The package metadata installing leaves (pre-commit reads its version from it at import): name and
+    # version only, never over a revision's own folder, never a name or version that could climb out.
+    assert testenv.declared_version(repo, base) == "0.0.0"  # no plain version declared: the tags'
+    cfg_repo, cfg_base = _repo(tmp_path / "cfg", {"setup.cfg": "[metadata]\nname = pre_commit\nversion = 4.3.0\n"})
+    assert testenv.declared_version(cfg_repo, cfg_base) == "4.3.0"
+    assert testenv.write_metadata(tree, "pre-commit", "4.3.0") == "pre_commit-4.3.0.dist-info"
+    found = importlib.metadata.distributions(path=[str(tree)])
+    assert [(d.metadata["Name"], d.version, list(d.entry_points)) for d in found] == [("pre-commit", "4.3.0", [])]
+    assert testenv.write_metadata(tree, "pre-commit", "4.3.0") is None
+    assert testenv.write_metadata(tree, "../x", "1") is None and testenv.write_metadata(tree, "x", "1/../..") is None
+    # And the commands it declares (coverage.py's tests run `coverage` in a subprocess): a literal entry of
+    # setup.py's console_scripts (the ones computed with `%` are left out), pyproject's [project.scripts].
+    setup_py = ("from setuptools import setup\nargs = dict(name='coverage', entry_points={'console_scripts': [\n"
+                "    'coverage = coverage.cmdline:main', 'coverage%d = x:y' % 3]})\nsetup(**args)\n")
+    cov_repo, cov_base = _repo(tmp_path / "cov", {"setup.py": setup_py, "coverage/__init__.py": "",
+                                                   "coverage/cmdline.py": "def main():\n    print('ran')\n"})
+    assert testenv.console_scripts(cov_repo, cov_base) == {"coverage": "coverage.cmdline:main"}
+    scripts_repo, scripts_base = _repo(tmp_path / "scripts", {"pyproject.toml": '[project]\nname = "n"\n'
+                                                              '[project.scripts]\nnox = "nox.__main__:main"\n'})
+    assert testenv.console_scripts(scripts_repo, scripts_base) == {"nox": "nox.__main__:main"}
+    cov_tree = tmp_path / "cov-tree"
+    git.export(cov_repo, cov_base, cov_tree)
+    assert testenv.write_scripts(cov_tree, {"coverage": "coverage.cmdline:main"}) == ["coverage"]
+    ran = subprocess.run(["coverage"], capture_output=True, text=True, cwd=tmp_path, check=False, env={
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin:{cov_tree / testenv.SCRIPTS_FOLDER}",
+        "PYTHONPATH": str(cov_tree)})
+    assert (ran.returncode, ran.stdout) == (0, "ran\n")
 
 
 def test_a_committed_data_file_the_person_changed_is_frozen_as_left_and_a_commits_change_never(
@@ -401,13 +475,16 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
                                         "tests/test_other.py": "", "tests/tox.ini": "[pytest]\n",
                                         # tomlkit's sample documents: data, not configuration, below the test
                                         "tests/examples/pyproject.toml": "[tool.poetry]\n",
-                                        # unearth's conftest imports its app from the test package
-                                        "tests/conftest.py": "from tests.fixtures.app import create_app\n",
-                                        "tests/fixtures/__init__.py": "", "tests/fixtures/app.py": "import pkg\n",
-                                        "tests/fixtures/unused.py": ""})
+                                        # unearth's conftest imports its app from the test package;
+                                        # coverage.py's loads a plugin module by name
+                                        "tests/conftest.py": "from tests.fixtures.app import create_app\n"
+                                                             "pytest_plugins = ['tests.select_plugin']\n",
+                                        "tests/select_plugin.py": "", "tests/fixtures/__init__.py": "",
+                                        "tests/fixtures/app.py": "import pkg\n", "tests/fixtures/unused.py": ""})
     staged = _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
     assert staged == ["tests/__init__.py", "tests/base.py", "tests/conftest.py", "tests/examples/pyproject.toml",
-                      "tests/fixtures/__init__.py", "tests/fixtures/app.py", "tests/test_x.py", "tests/util.py"]
+                      "tests/fixtures/__init__.py", "tests/fixtures/app.py", "tests/select_plugin.py",
+                      "tests/test_x.py", "tests/util.py"]
     # A helper still missing from a harness is named as such, not as a module the checkout lacks.
     tree = tmp_path / "tree"
     (tree / "tests").mkdir(parents=True)

@@ -92,3 +92,22 @@ def test_pytest_enabler_never_puts_left_out_options_back() -> None:
     # mypy items cannot even name the canary, and pytest stopped with an INTERNALERROR.
     argv, _reports = Runner("pytest").command(["test_x.py::test_a"], (), "/python", [])
     assert argv[argv.index("no:enabler") - 1] == "-p"
+
+
+def test_a_replacement_of_pytests_internals_names_whose_code_it_is() -> None:
+    # coverage.py's test requirements install flaky, which patches _pytest.runner.call_and_report as tests
+    # run: the finding names the installed plugin's file and what to do, not only what was replaced.
+    spec = importlib.util.spec_from_file_location("signoff_guard_names", str(SHIPPED.joinpath("signoff_guard.py")))
+    assert spec is not None and spec.loader is not None
+    guard = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(guard)
+    import pluggy
+
+    by = guard._by(pluggy.PluginManager.register)
+    assert by.startswith(" (by pluggy/_manager.py, installed in the test environment: leave that plugin out")
+    assert guard._by(lambda: 1) == f" (by {__file__})" and guard._by(1) == ""
+    from signoff.repair.verdict import reason
+
+    finding = "base: guard: replaced: _pytest.runner.call_and_report" + guard._by(pluggy.PluginManager.register)
+    assert reason("harness_integrity", finding)["fix"].startswith("`pluggy`, a plugin the test requirements install")
+    assert "a person must look" in reason("harness_integrity", "base: guard: replaced: x (by /src/evil.py)")["fix"]

@@ -317,13 +317,15 @@ def test_addopts_that_run_tests_elsewhere_or_measure_coverage_are_left_out() -> 
 
     ini = ("[pytest]\naddopts =\n  # `pytest-xdist`:\n  --numprocesses=auto\n  -ra --showlocals\n  -p pytest_cov\n"
            "  --cov\n  --cov-config=.coveragerc\n  --strict-markers -n 4 --dist loadfile --cov src -p no:warnings\n"
-           "  --mypy --ruff\n")  # linters' items for every file collected, none of them a test
+           "  --mypy --ruff\n"  # linters' items for every file collected, none of them a test
+           "  --failed-first --sw --lfnf none\n")  # pytest's cache, which the run leaves out (coverage.py)
     config = read(lambda name: ini.encode() if name == "pytest.ini" else None, "base revision")
     assert config is not None
     assert "addopts = -ra --showlocals --strict-markers -p no:warnings\n" in config.text
     assert config.as_json()["addopts_left_out"] == ["--numprocesses=auto", "-p", "pytest_cov", "--cov",
                                                     "--cov-config=.coveragerc", "-n", "4", "--dist", "loadfile",
-                                                    "--cov", "src", "--mypy", "--ruff"]
+                                                    "--cov", "src", "--mypy", "--ruff", "--failed-first", "--sw",
+                                                    "--lfnf", "none"]
 
 
 def test_an_ini_value_over_several_lines_is_written_back_indented() -> None:

@@ -187,7 +187,21 @@ def _compare(core_only: bool = False) -> None:
         if value is _MISSING:
             _note(f"removed: {label}")
         elif not any(value is v and (c is None or _code(value) is c) for v, c in entry[6]):
-            _note(f"replaced: {label}" if value is not old else f"code replaced: {label}")
+            _note((f"replaced: {label}" if value is not old else f"code replaced: {label}") + _by(value))
+
+
+def _by(value: Any) -> str:
+    """Whose code a replacement is, for a person to act on: an installed plugin that patches pytest as
+    tests run (flaky, in coverage.py's test requirements) is left out of the environment; anything else
+    is read."""
+    code = _code(value)
+    name = getattr(code, "co_filename", "") or ""
+    if not name:
+        return ""
+    if _origin(name) == "trusted" and "site-packages/" in name:
+        return (f" (by {name.split('site-packages/', 1)[1]}, installed in the test environment: leave that "
+                "plugin out of the test requirements)")
+    return f" (by {name})"
 
 
 def _rebase() -> None:
