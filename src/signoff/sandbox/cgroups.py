@@ -13,6 +13,7 @@ import contextlib
 import errno
 import functools
 import os
+import re
 import signal
 import time
 from dataclasses import dataclass, field
@@ -22,6 +23,11 @@ from signoff.sandbox.model import Limits
 
 _V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
 _PERIOD_US = 100_000
+# A group named for its creator's pid (`signoff-<pid>-<id>`, `signoff-doctor-<pid>`) that outlived
+# it: the creator was killed (SIGKILL, a crash) before it removed the group. Groups never go away by
+# themselves, so each new one sweeps its siblings whose creator is gone.
+_CREATOR = re.compile(r"signoff-(?:doctor-)?(\d+)(?:-[0-9A-Za-z]+)?")
+_STALE_AFTER_S = 60.0  # younger groups are left alone: a creator in another pid namespace may be filling it
 
 
 @functools.lru_cache(maxsize=1)
@@ -61,6 +67,16 @@ def _own_paths() -> dict[str, str]:
         for c in controllers.split(","):
             own[c] = path
     return own
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _write(path: Path, value: str) -> None:
@@ -116,6 +132,7 @@ class CgroupSet:
                         continue
                     if v1[c] not in by_mount:
                         d = v1[c] / own.get(c, "/").lstrip("/") / name
+                        cls.sweep(d.parent)
                         d.mkdir()
                         by_mount[v1[c]] = d
                     made.dirs[c] = by_mount[v1[c]]
@@ -145,6 +162,7 @@ class CgroupSet:
             if missing:
                 _write(parent / "cgroup.subtree_control", " ".join(f"+{c}" for c in missing))
             d = parent / name
+            cls.sweep(parent)
             d.mkdir()
             made.dirs = {"unified": d}
             _write(d / "memory.max", str(limits.memory_mb << 20))
@@ -241,6 +259,27 @@ class CgroupSet:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.002)
+
+    @staticmethod
+    def sweep(parent: Path) -> int:
+        """Remove the groups under `parent` left by creators that are gone; returns how many. The
+        kernel refuses to remove a group that still holds a process or a child group (EBUSY), so a
+        group in use is never removed, whatever its name says."""
+        removed = 0
+        try:
+            entries = list(parent.iterdir())
+        except OSError:
+            return 0
+        now = time.time()
+        for d in entries:
+            found = _CREATOR.fullmatch(d.name)
+            if found is None or _alive(int(found.group(1))):
+                continue
+            with contextlib.suppress(OSError):
+                if now - d.stat().st_mtime >= _STALE_AFTER_S:
+                    d.rmdir()
+                    removed += 1
+        return removed
 
     def remove(self) -> None:
         """Remove the groups; a group still busy (a zombie being reaped) is retried briefly."""
