@@ -77,9 +77,9 @@ async def _bridge(world: World, registration: Registration) -> AsyncIterator[Mat
 
 # How long a test waits for the homeserver's pushes. A push the homeserver could not deliver (the
 # bridge not listening yet, or not started: NotReady) is sent again by Synapse's recoverer after
-# 2, 4, 8, 16, 32, 64 s..., with everything after it queued behind it, so under load the first
-# pushes can come a minute or two late.
-PUSH_WAIT = 240.0
+# 2, 4, 8, 16, 32, 64, 128 s..., with everything after it queued behind it, so under load the first
+# pushes can come minutes late: 240 s ran out at load 6 (2026-12-07), one retry before 2+...+128 = 254 s.
+PUSH_WAIT = 600.0
 
 
 def _relayed(world: World, text: str) -> list[dict[str, Any]]:
