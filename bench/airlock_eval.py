@@ -525,6 +525,12 @@ class Tally:
         chosen = [v for k, v in self.counts.items() if groups is None or k in groups]
         return sum(v[0] for v in chosen), sum(v[1] for v in chosen)
 
+    def print_groups(self, width: int, indent: str = "  ", cut: bool = False) -> None:
+        """One line per group, sorted: its name padded to `width` (cut to it with `cut`), then
+        quarantined/total with its interval."""
+        for key in sorted(self.counts):
+            print(f"{indent}{key[:width] if cut else key:{width}s} {_ci(*self.counts[key])}")
+
     def weakest(self) -> tuple[str, float]:
         return min(((k, v[0] / v[1]) for k, v in self.counts.items() if v[1]), key=lambda kv: kv[1])
 
@@ -667,8 +673,7 @@ def never_trained(args: argparse.Namespace) -> None:
     hit, rules_hit, n = totals["honest"]
     print(f"  ALL left-out honest texts     {_ci(hit, n)}  rules alone {_pct(rules_hit, n)}")
     print("  left-out attacks by language (a guess from stop words and script)")
-    for key in sorted(by_language.counts):
-        print(f"    {key:28s} {_ci(*by_language.counts[key])}")
+    by_language.print_groups(28, "    ")
     print(f"  families fired on left-out attacks: {dict(by_family.fired.most_common())}")
     if args.final:
         final_run(args)

@@ -287,8 +287,7 @@ def main() -> int:
             print(f"  {key:40s} {ev._ci(*attacks.counts[key])}")
     print(f"  ALL {ev._ci(*attacks.total([k for k in attacks.counts if ' / ' in k]))}")
     print("== HONEST: real data regions in real reports, held ==")
-    for key in sorted(honest.counts):
-        print(f"  {key:40s} {ev._ci(*honest.counts[key])}")
+    honest.print_groups(40)
     print(f"  families fired on honest: {dict(honest.fired.most_common())}")
     return 0
 

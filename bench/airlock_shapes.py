@@ -263,8 +263,7 @@ def main() -> int:
             if not hit and args.show and args.show in f"{cls}: {kind} ({form})":
                 print(f"MISS [{kind}/{form}] {text[-300:]!r}")
     print("== ATTACKS, development shapes (training-set figures for the sixth pass's rules) ==")
-    for key in sorted(tally.counts):
-        print(f"  {key[:70]:70s} {ev._ci(*tally.counts[key])}")
+    tally.print_groups(70, cut=True)
     print(f"  families fired: {dict(tally.fired.most_common())}")
     if args.only:
         return 0
@@ -281,8 +280,7 @@ def main() -> int:
         if hit and args.show and args.show in e.source:
             print(f"HELD [{e.source}] {fams} {e.text[:600]!r}")
     print("== HONEST development texts held ==")
-    for key in sorted(held.counts):
-        print(f"  {key[:60]:60s} {ev._ci(*held.counts[key])}")
+    held.print_groups(60, cut=True)
     print(f"  ALL {ev._ci(*held.total())}  families: {dict(held.fired.most_common())}")
     return 0
 
