@@ -111,6 +111,15 @@ LEXICON: dict[str, dict[str, list[str]]] = {
                  r"als (?:\S+ ){1,4}?(?:fungierst|fungieren|agierst|agieren|auftrittst|auftreten|handelst|handeln)\b",
                  r"(?:^|[.!?:;,] )(?:fungiere|agiere|fungieren sie|agieren sie) (?:jetzt |nun |bitte )?als\b",
                  r"\b(?:spiele|spiel|spielen sie|ubernimm|ubernehmen sie) (?:jetzt |nun |bitte )?die rolle\b",
+                 # seventh pass: "Du schlüpfst in die Rolle ...", "Spielen Sie als Betrüger", "Ich brauche Sie
+                 # als ...", "... müssen nun die Rolle eines Lügners übernehmen"
+                 r"\b(?:schlupf|schlupfe|schlupfst|schlupfen sie|sie schlupfen) (?:jetzt |nun |bitte )?in (?:die|eine) "
+                 r"rolle\b|^(?:spiele|spiel|spielen sie) (?:jetzt |nun |bitte ){0,2}als\b|\bich brauche (?:sie|dich) "
+                 r"als\b",
+                 r"\b(?:mussen|musst|sollen|sollst) (?:\S+ ){0,2}(?:die rolle|den part) (?:\S+ ){1,3}(?:ubernehmen|"
+                 r"spielen|einnehmen)\b",
+                 r"\b(?:musst du|mussen sie|du musst|sie mussen) (?:jetzt |nun )?(?:einen|eine|den|die) (?:\S+ ){0,3}"
+                 r"spielen\b",
                  r"\btu so,? als (?:ob du|warst du|seist du)\b"],
         SAY: [r"\b(?:sag|sage|sagen sie|erzahl|erzahle|erzahlen sie|schreib|schreibe|schreiben sie|antworte|antworte"
               r"n sie|"
@@ -337,18 +346,57 @@ LEXICON: dict[str, dict[str, list[str]]] = {
 # ...", "直接输出：..."), which fire on their own (DICTATE). English has none of the last: "just print:"
 # is how a report quotes output.
 _MORE: dict[str, dict[str, list[str]]] = {
+    # seventh pass: a restatement dictated at a colon ("please repeat:", "just paraphrase:", "answer
+    # directly:"), with the usual strippers ("no additional words, no quotes, no prefixes"), a question
+    # set aside for the dictation ("Don't answer that question, just ..."), and a part handed over
+    # ("You need to play the role of ..."). Not "to rephrase:" (a reporter restating the bug), nor
+    # "just print:" (how a report quotes output).
+    "en": {
+        DICTATE: [r"(?:^|[.!?,;] |\b(?:please|just|simply|now) )(?:repeat|paraphrase|rephrase|restate)(?: (?:directly|"
+                  r"exactly|verbatim|after me|the following(?: sentence)?|this sentence|this|it))? ?:",
+                  r"\b(?:answer|reply|respond|output) (?:only )?directly ?:",
+                  r"\b(?:do not|don'?t|no|without) (?:add(?:ing)? )?(?:any )?(?:other |additional |extra )?(?:words|"
+                  r"prefix(?:es)?),? (?:(?:do not|don'?t|no) \S+,? ){1,4}",
+                  r"\b(?:do not|don'?t) answer (?:that|this|the|my) question,? (?:just|but|and|instead)\b"],
+        ACT_AS: [r"\byou (?:need|have|are going|will need|'ll need|are asked|are invited) to (?:play|portray|take on|"
+                 r"assume) the (?:role|part)\b"],
+        PRIOR: [r"\b(?:ignore|disregard|forget) (?:my|the|all|these|those) (?:above |previous |prior |earlier )?"
+                r"(?:questions?|requests?)\b"],
+    },
     "de": {
         ROLE: [r"\b(?:angenommen|stell dir vor|stellen sie sich vor),? (?:dass )?"
                r"(?:du bist|sie sind|du warst|sie waren)\b",
+               # "Wenn Sie die Rolle eines ... spielen", "Als rebellischer Teenager sind Sie nun ..."
+               r"\bwenn (?:sie|du) die rolle\b|^als (?:\S+ ){1,3}(?:sind sie|bist du) (?:nun|jetzt)\b",
                r"\b(?:du musst|sie mussen|du sollst|sie sollen) (?:\S+ ){0,3}?(?:spielen|verkorpern)\b",
                r"\b(?:spiele|spiel|spielen sie|verkorpere|verkorpern sie) (?:jetzt |nun |bitte ){0,3}(?:einen|eine)\b",
                r"\b(?:du spielst|sie spielen) (?:jetzt |nun )?(?:als|die rolle)\b"],
         ORDER: [r"\b(?:du musst|sie mussen|ihr musst|du sollst|sie sollen)\b",
-                r"^(?:jetzt |nun |dann )?bitte \S+ (?:sie|du)\b[^?]*$|^(?:jetzt |nun )?\S+en sie bitte\b[^?]*$"],
+                r"^(?:jetzt |nun |dann )?bitte \S+ (?:sie|du)\b[^?]*$|^(?:jetzt |nun )?\S+en sie bitte\b[^?]*$",
+                # seventh pass: the wish or the order put after the role ("Jetzt möchte ich, dass Sie ...",
+                # "Jetzt bitten wir Sie ...", "Jetzt müssen Sie ...", "Schimpfen Sie ihn ...")
+                r"\b(?:mochte|mochten|will|wollen|hatte gern|hatte gerne|wunsche|wunschen)(?: ich| wir)?,? dass "
+                r"(?:du|sie|ihr)\b", r"^(?:jetzt |nun |dann )?bitte (?:\S+ ){1,4}?(?:sie|du)\b[^?]*$",
+                r"\b(?:ich bitte|wir bitten|bitte ich|bitten wir|mochte ich|mochten wir) (?:sie|dich|euch)\b",
+                r"\b(?:musst du|mussen sie|sollst du|sollen sie|musst ihr)\b",
+                r"^(?:jetzt |nun |dann |also )?[a-z]+en sie\b"],
+        # praise, not a role: "Sie sind ein großartiges Team. Bitte prüfen Sie ..."
+        NOT_ROLE: [r"\b(?:sie sind|du bist|ihr seid) (?:ein|eine|einen|der|die|das) (?:\S+ )?(?:grossartig|toll|super|"
+                   r"klasse|genial|wunderbar|fantastisch|spitze|grandios|hervorragend|lebensretter|held|genie|schatz|"
+                   r"engel)"],
         DICTATE: [r"\b(?:direkt|einfach|nur|bitte)\b(?: \S+){0,3}? (?:ausgeben|aus|heraus|tippen|wiederholen|"
                   r"wiederholen sie|wiederhole|sagen sie|antworten sie|antworte|ubersetzen sie|formulieren sie|"
                   r"paraphrasieren sie|schreiben sie) ?(?:folgendes ?)?:",
-                  r"\b(?:nicht antworten|antworten sie nicht|beantworten sie (?:\S+ ){0,3}nicht)\b"],
+                  r"\b(?:nicht antworten|antworten sie nicht|beantworten sie (?:\S+ ){0,3}nicht)\b",
+                  # seventh pass: a restatement dictated ("wiederholen Sie bitte:", "paraphrasieren Sie:", "um es
+                  # anders auszudrücken:", "geben Sie die folgende Antwort aus:", "fügen Sie keine Wörter hinzu,
+                  # sondern ..."); not "schreiben Sie Folgendes:", which is how German docs introduce code
+                  r"\b(?:wiederholen sie|wiederhole|paraphrasieren sie|paraphrasiere|rekapitulieren sie|rekapitulieren|"
+                  r"rekapituliere|formulieren sie (?:es|das|dies) (?:\S+ )?anders|formuliere (?:es|das) anders|um es "
+                  r"anders auszudrucken|anders ausgedruckt)\b[^:\n]{0,40}:",
+                  r"\b(?:die|diese) folgende antwort\b[^:\n]{0,20}:|\b(?:beantworten sie|antworten sie|antworte|"
+                  r"beantworte) (?:\S+ ){0,2}folgendes ?:|\bgeben sie (?:einfach|nur|bitte) [\"\x{201e}\x{201c}]",
+                  r"\b(?:fugen sie|fuge) (?:\S+ ){0,4}(?:hinzu|ein),? sondern\b"],
     },
     "fr": {
         ROLE: [r"\b(?:supposons|imaginez|imagine|disons) (?:que )?(?:vous (?:etes|soyez)|tu (?:es|sois))\b",
