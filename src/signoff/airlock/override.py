@@ -35,6 +35,7 @@ DROP, NOT_DROP, PRIOR, NEW, ROLE, NOT_ROLE, BARE_ROLE, ACT_AS, SAY, ORDER, TURN_
     "drop", "not_drop", "prior", "new", "role", "not_role", "bare_role", "act_as", "say", "order", "turn_say",
     "dictate",
 )  # fmt: skip
+ANNOUNCE, ANSWER = "announce", "answer"  # seventh pass: an urgent task announced, then a quiz question dictated
 
 # RE2's \b is ASCII only: words in other scripts are bounded by these (or by nothing: CJK)
 _B = r"(?:^|[\s,.!?:;\"'(\x{00ab}\x{201c}\x{060c}\x{0964}])"
@@ -361,7 +362,26 @@ _MORE: dict[str, dict[str, list[str]]] = {
         ACT_AS: [r"\byou (?:need|have|are going|will need|'ll need|are asked|are invited) to (?:play|portray|take on|"
                  r"assume) the (?:role|part)\b"],
         PRIOR: [r"\b(?:ignore|disregard|forget) (?:my|the|all|these|those) (?:above |previous |prior |earlier )?"
-                r"(?:questions?|requests?)\b"],
+                r"(?:questions?|requests?)\b",
+                r"\b(?:all|any) (?:other|prior|previous|existing|remaining) (?:\S+ )?(?:tasks|commands|instructions|"
+                r"directives|orders|routes)\b"],
+        # what else the reader was doing, swept aside: "Expunge any other tasks from your agenda", "Render
+        # all other instructions secondary", "Brush aside all other commands"
+        DROP: [r"\b(?:dismiss|expunge|brush aside|displace|sideline|deprioriti[sz]e|render|treat|consider)\b"
+               r"(?: \S+){0,5}? (?:secondary|irrelevant|void|obsolete|static|out of scope)\b",
+               r"\b(?:dismiss|expunge|brush aside|displace|sideline|deprioriti[sz]e)\b"],
+        # an urgent task announced to the reader ("Brand new directives of utmost significance have just
+        # been received", "An additional, crucial instruction is just ahead"), read only with a quiz
+        # question dictated in it or the next sentence (ANSWER)
+        ANNOUNCE: [r"\b(?:new|fresh|brand-new|additional|another|supplemental|upcoming|forthcoming|next|urgent|vital|"
+                   r"essential|crucial|critical|important|imperative|pressing|priority)\b(?: [\w-]+,?){0,5}? "
+                   r"(?:instructions?|directives?|commands?|mandates?|tasks?|assignments?|orders|prescriptions|rules|"
+                   r"steps|action plan)\b",
+                   r"\b(?:the|these) (?:instructions|directives|commands|steps|orders) (?:that )?(?:follow|lie ahead|"
+                   r"you(?:'re| are) about to)\b|\bwhat(?:'s| is| comes) (?:coming )?(?:up )?next\b|\bthe next (?:part|"
+                   r"passage|few lines|lines|section)\b|\b(?:this|the) (?:only|one|single) (?:command|task|instruction|"
+                   r"track)\b|\bthis (?:one )?command\b"],
+        ANSWER: [r"\b(?:please )?(?:answer|respond to|reply to) the following question ?:"],
     },
     "de": {
         ROLE: [r"\b(?:angenommen|stell dir vor|stellen sie sich vor),? (?:dass )?"
@@ -408,9 +428,18 @@ _MORE: dict[str, dict[str, list[str]]] = {
                   r"(?: \S+){0,3}? ?:", r"\bne (?:repondez|reponds) pas\b"],
     },
     "es": {
-        ROLE: [r"\b(?:supongamos|imagina|imagine|digamos) (?:que )?(?:eres|usted es|seas|sea usted)\b",
+        # seventh pass: parts handed over ("Necesito que interpretes a ...", "Ahora estás interpretando el
+        # papel de ...", "Usted desempeña el papel de ...")
+        ACT_AS: [r"\b(?:necesito|quiero|me gustaria) que (?:tu |usted )?(?:interpretes|interprete)\b",
+                 r"\b(?:necesitas|necesita|debes|debe|tienes que|tiene que) (?:\S+ )?(?:interpretar|jugar a ser|hacer "
+                 r"de)\b", r"\b(?:estas|esta) interpretando (?:el papel|a)\b",
+                 r"^(?:ahora,? )?interpretas (?:a|un|una|el)\b|^interpretando a\b",
+                 r"\b(?:desempenas|desempena|juegas|juega) el papel de\b"],
+        ROLE: [r"\b(?:supongamos|imagina|imagine|digamos|suponga) (?:que )?(?:eres|usted es|seas|sea usted)\b",
                r"\b(?:debes|tienes que|debe usted) (?:\S+ ){0,2}?(?:interpretar|hacer de|jugar el papel)\b"],
-        ORDER: [r"\b(?:debes|tienes que|usted debe)\b", r"^(?:ahora,? )?por favor,? \S+"],
+        ORDER: [r"\b(?:debes|tienes que|usted debe)\b", r"^(?:ahora,? )?por favor,? \S+",
+                r"\b(?:necesitas|necesita|deberas|debera|tendras que|tendra que)\b",
+                r"(?:^|[.!?:;,] )(?:por favor,? )?(?:dime|digame|explique|describa|exprese|emita|utilice|escriba)\b"],
         DICTATE: [r"\b(?:solo|simplemente|directamente) (?:emita|emite|repita|repite|escriba|escribe|responda|diga|di)"
                   r" ?:",
                   r"\b(?:emita|emite|escriba|escribe|de|da|diga) la siguiente respuesta\b",
@@ -480,6 +509,17 @@ _MORE: dict[str, dict[str, list[str]]] = {
         ORDER: [r"(?:तुम्हें|आपको) .{0,30}(?:होगा|होगी|चाहिए)"],
     },
 }
+# the quiz question dictated after an announced task ("Bitte beantworten Sie folgende Frage: ...")
+_ANSWERS: dict[str, list[str]] = {
+    "de": [r"\b(?:bitte )?(?:beantworten sie|beantworte) (?:die )?(?:folgende|nachste|nachfolgende) frage ?:"],
+    "es": [r"\b(?:por favor,? )?(?:responda|responde|conteste|contesta) (?:a )?la siguiente pregunta ?:"],
+    "fr": [r"\b(?:veuillez |merci de )?(?:repondre|repondez|reponds) a la question suivante ?:"],
+    "it": [r"\b(?:per favore,? )?(?:rispondi|risponda|rispondete) alla (?:seguente domanda|domanda seguente) ?:"],
+    "pt": [r"\b(?:por favor,? )?(?:responda|responde) a seguinte pergunta ?:"],
+    "ar": [r"(?:الرجاء|يرجى|من فضلك،?) (?:الإجابة|الاجابة|أجب) (?:على|عن) السؤال التالي"],
+}
+for _language, _parts in _ANSWERS.items():
+    _MORE[_language].setdefault(ANSWER, []).extend(_parts)
 for _language, _cues in _MORE.items():
     for _cue, _parts in _cues.items():
         LEXICON[_language].setdefault(_cue, []).extend(_parts)
@@ -500,7 +540,7 @@ _PATTERNS: tuple[tuple[str, str, Pattern], ...] = tuple(
     if (pattern := _compile(parts)) is not None
 )
 # the cues without which no rule fires: texts with none of them cost one pass
-_ANCHOR_CUES = frozenset({DROP, ROLE, BARE_ROLE, ACT_AS, NEW, TURN_SAY, DICTATE})
+_ANCHOR_CUES = frozenset({DROP, ROLE, BARE_ROLE, ACT_AS, NEW, TURN_SAY, DICTATE, ANSWER})
 _ANCHOR = compile_re(
     "(?m)" + alternation([part for cues in LEXICON.values() for cue in _ANCHOR_CUES for part in cues.get(cue, [])])
 )
@@ -528,9 +568,12 @@ def find(plain_sentences: Sequence[str]) -> list[tuple[str, str]]:
         cues[bisect_right(starts, span.start) - 1][NOT_DROP] = {"any"}
     found: dict[str, str] = {}
     for index, here in enumerate(cues):
+        after = cues[index + 1] if index + 1 < len(cues) else {}
+        if ANNOUNCE in here and (ANSWER in here or ANSWER in after):  # an urgent task, then a quiz dictated
+            place = f"sentences {index + 1}-{index + 2}" if ANSWER in after else f"sentence {index + 1}"
+            found.setdefault(fam.INSTRUCTION_OVERRIDE, f"override cues (announced task), {place}")
         if not here.keys() & _ANCHOR_CUES:
             continue
-        after = cues[index + 1] if index + 1 < len(cues) else {}
         asks = any(_QUESTION.search(one) is not None for one in plain_sentences[index : index + 2])
         # what comes instead of the dropped text: in this sentence or the next (an order only in the
         # next: "ignore the warning above and press OK" orders nothing new)
