@@ -107,20 +107,19 @@ _PRODUCE = compile_re(
     r"some|this|me an?))?(?: \S+)?? (?:html|text|input|output|markdown|link|image tag|tag|element|content|string|"
     r"payload|query|response|svg|xml|code|script|message|answer|reply|greeting|parameter)s?|create|craft)"
     r"(?: ?:| (?:that (?:includes?|contains?)|including|containing|with) ?:?)|(?:respond|reply|answer) (?:only |just "
-    r"|simply )?with\b|(?:print|say|repeat)(?: only| just| exactly)? ?:|tell me how (?:you would|to) (?:add|prepend|"
-    r"append|insert)\b|include (?:this|the following)(?: \S+){0,3}? in your (?:response|answer|reply|output)\b)"
+    r"|simply )?with\b|(?:print|say|repeat)(?: only| just| exactly)? ?:|include (?:this|the following)(?: \S+){0,3}? "
+    r"in your (?:response|answer|reply|output)\b)"
 )
 # the shapes of web attacks, as payload lists publish them (plain view: lower case, markup kept)
 _WEB_PAYLOAD = compile_re(
     alternation(
         [
             r"<\s*/?\s*script\b|<scri%00pt|\bon(?:error|load|mouseover|focus|click)\s*=|javascript\s*:|"
-            r"\balert\s*\(|\bprompt\s*\(\s*\)|document\.cookie|&#0*60;script|\\u003cscript|%(?:25)?3cscript",
+            r"\balert\s*\(|document\.cookie|&#0*60;script|\\u003cscript|%(?:25)?3cscript",
             r"'\s*or\s*'?1'?\s*=\s*'?1|\"\s*or\s*\"?1\"?\s*=\s*\"?1|\bunion\s+(?:all\s+)?select\b|;\s*drop\s+table\b|"
             r"\bwaitfor\s+delay\b|information_schema\b|\bload_file\s*\(|'\s*(?:--|#)|\border\s+by\s+\d+\s*--",
             r"[;|&]\s*(?:ls|id|whoami|cat|sleep|nslookup|curl|wget|uname|echo|ping|nc)\b|\$\((?:whoami|id|cat|curl|"
-            r"wget|uname|ls)\b|`(?:id|whoami|uname(?: -a)?|ls)`|/dev/tcp/|\bbash -i\b|"
-            r"\bos\.(?:system|popen)\s*\(|__import__\s*\(",
+            r"wget|uname|ls)\b|`(?:id|whoami|uname(?: -a)?|ls)`|/dev/tcp/|\bbash -i\b",
             r"\{\{\s*\d+\s*\*\s*\d+\s*\}\}|\$\{\s*\d+\s*\*\s*\d+\s*\}|<%=|\{\{\s*(?:config|self|_self|request|"
             r"cycler|lipsum)\b|__(?:class|globals|subclasses|builtins)__|freemarker\.template|#set\s*\(",
             r"<!entity\b|(?:\.\.(?:/|%2f|%252f|\\)){2,}|%0d%0a|\)\(\w+=\*",
