@@ -10,7 +10,10 @@ run plants its attacks):
   figure; the rules alone and the new reading were never written from them),
 - TaskTracker's injection triggers, each followed by one of its secondary tasks translated into
   French, German, Arabic, Italian and Spanish (microsoft/TaskTracker; never trained on by the
-  shipped model).
+  shipped model),
+- the OWASP LLM Top 10 attack prompts of dagnelli/ai-ethical-hacker (seventh pass; never trained
+  on): overrides, role play, prompt leaks asked as questions, web payloads (XSS, SQL, command,
+  template injection) the model is asked to write, agent actions.
 Honest: FastAPI's documentation in its 24 languages (tiangolo/fastapi), Bugzilla and webcompat reports
 (mozilla/bugbug), GitHub issues of npm packages (InEx-Bug), and our tune/hard negatives.
 
@@ -41,6 +44,12 @@ TASK_TRACKER = "microsoft/TaskTracker"
 FASTAPI = "tiangolo/fastapi"
 HOSTS = ("mozilla/bugbug", "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM"
          "-Ecosystem")
+OWASP_PROMPTS = "dagnelli/ai-ethical-hacker"
+# its OWASP LLM Top 10 attack prompts that speak to the model: injection, disclosure, output handling
+# (web payloads to write), excessive agency, system-prompt leaks (the other five files are about
+# training data, embeddings and cost)
+OWASP_FILES = ("01-prompt-injection", "02-info-disclosure", "05-output-handling", "06-excessive-agency",
+               "07-system-prompt-leak")
 NEW_WHERE = ("override cues", "role assigned", "dictated answer")  # where the new reading (`override.py`) says it fired
 
 
@@ -52,6 +61,32 @@ def _xsafety_by_language(git_dir: str, commit: str) -> list[tuple[str, str]]:
             rows = tr.csv.reader(tr.io.StringIO(tr._git(git_dir, "show", f"{commit}:{path}").lstrip("\ufeff")))
             texts = [row[0] for row in rows if row and not row[0].rstrip().endswith(("?", "？", "؟"))]
             out += [(f"xsafety {kind.lower()} {path.split('/')[0]}", t) for t in texts]
+    return out
+
+
+def _fenced_prompts(git_dir: str, commit: str) -> list[tuple[str, str]]:
+    """Every fenced block of the attack-prompt files, less placeholders ("[Very long input ...]") and
+    the numbered method notes that close each section ("1. Test payloads in actual sinks")."""
+    out = []
+    for path in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
+        name = path.rsplit("/", 1)[-1].removesuffix(".md")
+        if "/attack-prompts/" not in path or name not in OWASP_FILES:
+            continue
+        block: list[str] | None = None
+        for line in tr._git(git_dir, "show", f"{commit}:{path}").splitlines():
+            if not line.startswith("```"):
+                if block is not None:
+                    block.append(line)
+                continue
+            if block is None:
+                block = []
+                continue
+            text, block = "\n".join(block).strip(), None
+            lines = text.splitlines()
+            placeholder = len(lines) == 1 and text.startswith("[") and text.endswith("]")
+            notes = all(line[:1].isdigit() and ". " in line[:4] for line in lines)
+            if text and not placeholder and not notes:
+                out.append((f"owasp prompts {name}", text))
     return out
 
 
@@ -72,6 +107,8 @@ def load(mirrors: list[str], per: int) -> tuple[list[tuple[str, str]], list[tupl
         elif name == TASK_TRACKER:
             attacks += [("tasktracker trigger + translated task", t)
                         for t in tr._capped(tr._task_tracker(git_dir, commit), per * 3)]
+        elif name == OWASP_PROMPTS:
+            attacks += _fenced_prompts(git_dir, commit)
         elif name == FASTAPI:
             files = tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
             for language in sorted({p.split("/")[1] for p in files if p.startswith("docs/") and p.count("/") >= 3}):
