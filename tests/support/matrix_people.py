@@ -13,7 +13,8 @@ from mautrix.types import EventID, Filter, RoomEventFilter, RoomFilter, RoomID, 
 from tests.support.synapse import MatrixAccount, Synapse
 
 Event = dict[str, Any]
-WAIT = 60.0  # seconds before a wait_for gives up: a deadline for a failure, not a synchronisation
+WAIT = 180.0  # seconds before a wait_for gives up: a deadline for a failure, not a synchronisation (60 s ran
+# out at load 10 while Synapse answered a sync)
 
 
 class MatrixPerson:

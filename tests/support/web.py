@@ -6,6 +6,11 @@ import httpx
 
 from signoff.kernel.tls import tls_context
 
+# How long a test's HTTP client waits for an answer. httpx's default (5 s) is a timed assertion: on a
+# loaded two-core machine a page that reads every room of an incident, or a sign-in's password hash,
+# can take longer. The tests judge answers, not speed; this is only a deadline for a failure.
+HTTP_WAIT = 120.0
+
 
 def csrf_of(client: httpx.Client, path: str = "/signin") -> str:
     """The CSRF token the page at `path` gives this client."""
@@ -15,9 +20,7 @@ def csrf_of(client: httpx.Client, path: str = "/signin") -> str:
 
 def password_client(base_url: str, name: str, password: str) -> tuple[httpx.Client, str]:
     """A client signed in as `name` with its password, and its CSRF token; the caller closes it."""
-    # A page may take more than httpx's default 5 s on a loaded two-core machine (a run page reads
-    # every room of an incident): the tests judge answers, not speed.
-    client = httpx.Client(base_url=base_url, verify=tls_context(), timeout=60.0)
+    client = httpx.Client(base_url=base_url, verify=tls_context(), timeout=HTTP_WAIT)
     csrf = csrf_of(client)
     answer = client.post("/signin", data={"csrf": csrf, "name": name, "password": password})
     assert answer.status_code == 303, f"sign-in as {name} failed: {answer.status_code}"

@@ -11,15 +11,17 @@ from mautrix.types import RoomID, UserID
 from signoff.kernel.tls import tls_context
 from tests.support.matrix_people import MatrixPerson, body_of
 from tests.support.synapse import Synapse
+from tests.support.web import HTTP_WAIT
 
 BURST = 40  # Synapse's default rc_message allows a burst of 10, then 0.2 messages a second
 
 
 def test_open_registration_is_refused(synapse: Synapse) -> None:
     reply = httpx.post(f"{synapse.base}/_matrix/client/v3/register", json={"username": "intruder",
-                                                                           "password": "x" * 20}, verify=tls_context())
+                                                                           "password": "x" * 20}, verify=tls_context(),
+                       timeout=HTTP_WAIT)
     assert reply.status_code == 403
-    assert httpx.get(f"{synapse.base}/health", verify=tls_context()).text == "OK"
+    assert httpx.get(f"{synapse.base}/health", verify=tls_context(), timeout=HTTP_WAIT).text == "OK"
 
 
 def test_a_burst_is_delivered_without_throttling(synapse: Synapse) -> None:

@@ -18,6 +18,7 @@ from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from tests.conftest import wait_for
 from tests.support.fixtures.desk import COUPON, open_world, sandbox_ok  # noqa: F401 (a fixture)
+from tests.support.web import HTTP_WAIT
 from tests.system.browser.conftest import Site, axe_violations, make_site, overflow
 
 
@@ -109,7 +110,8 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
 
 def _api(review: Review, who: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
     return httpx.post(f"{review.site.url}/desk/bugs/{review.bug_id}/{path}", json=body,
-                      headers={"Authorization": f"Bearer {review.tokens[who]}"}, verify=tls_context())
+                      headers={"Authorization": f"Bearer {review.tokens[who]}"}, verify=tls_context(),
+                      timeout=HTTP_WAIT)
 
 
 def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:

@@ -27,6 +27,7 @@ from signoff.trust import KeyStore
 from signoff.web.config import WebConfig
 from tests.support.fixtures.incident import PAYCO_SHOPCO
 from tests.support.requires import require_binary, require_sandbox
+from tests.support.web import HTTP_WAIT
 from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
 ROOM = {"payco": "payco-internal", "shopco": "shopco-internal"}
@@ -166,7 +167,7 @@ def test_tricks_with_the_view_are_refused(world: World, alice: httpx.Client) -> 
                  "/incident/runs/run-nothere/live", "/incident/runs/ws/postmortem"):
         r = alice.get(path)
         assert r.status_code == 404 and "What to do:" in r.text, path
-    with httpx.Client(base_url=world.site.url, verify=tls_context()) as anonymous:
+    with httpx.Client(base_url=world.site.url, verify=tls_context(), timeout=HTTP_WAIT) as anonymous:
         for path in ("/incident", base, f"{base}?as=payco", f"{base}/live?as=payco", f"{base}/postmortem"):
             r = anonymous.get(path)
             assert r.status_code == 303 and r.headers["location"] == "/signin", path
@@ -290,7 +291,7 @@ def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None
 
 
 def test_the_preflight_needs_a_person_and_a_token(world: World) -> None:
-    with httpx.Client(base_url=world.site.url, verify=tls_context()) as anonymous:
+    with httpx.Client(base_url=world.site.url, verify=tls_context(), timeout=HTTP_WAIT) as anonymous:
         r = anonymous.post("/incident/preflight")
         assert r.status_code == 403 and "no valid CSRF token" in r.text
         csrf = world.site.csrf(anonymous, "/signin")

@@ -16,6 +16,7 @@ import pytest
 from signoff.demo.payco_shopco.fixture import code_files, customer_names
 from signoff.incident.redteam import FORBIDDEN, LIVE, sent_text
 from signoff.kernel.tls import tls_context
+from tests.support.web import HTTP_WAIT
 from tests.system.browser.conftest import Site, axe_violations, make_site, overflow
 
 
@@ -38,7 +39,7 @@ def warm(site: Site) -> None:
 
 def tried(site: Site, text: str, client: httpx.Client | None = None) -> httpx.Response:
     own = client is None
-    client = client or httpx.Client(base_url=site.url, verify=tls_context())
+    client = client or httpx.Client(base_url=site.url, verify=tls_context(), timeout=HTTP_WAIT)
     try:
         return client.post("/incident/try", data={"csrf": site.csrf(client, "/incident/try"), "text": text},
                            timeout=120)
@@ -135,7 +136,7 @@ def test_every_attack_shows_what_stops_it_and_each_text_its_result_here(site: Si
 
 
 def test_bad_input_and_forged_forms_are_refused(site: Site) -> None:
-    with httpx.Client(base_url=site.url, verify=tls_context()) as client:
+    with httpx.Client(base_url=site.url, verify=tls_context(), timeout=HTTP_WAIT) as client:
         forged = client.post("/incident/try", data={"text": "no token"})
         assert forged.status_code == 403 and "no valid CSRF token" in forged.text
         for text, expect in (("", "no text to try"), ("   ", "no text to try"),
@@ -165,7 +166,7 @@ def test_the_rate_limit_refuses_after_the_configured_tries(tmp_path_factory: pyt
     limited.start()
     warm(limited)
     try:
-        with httpx.Client(base_url=limited.url, verify=tls_context()) as client:
+        with httpx.Client(base_url=limited.url, verify=tls_context(), timeout=HTTP_WAIT) as client:
             statuses = [tried(limited, "hello", client).status_code for _ in range(4)]
             assert statuses == [200, 200, 200, 429]
             refused = tried(limited, "hello", client)

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
+from tests.support.web import HTTP_WAIT
 from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
 CARD = "case-1.merge"
@@ -222,7 +223,7 @@ def test_forged_posts_and_outsiders_are_refused(world: Rooms) -> None:
         assert eve.get(f"/rooms/{world.room_id}/documents/{world.document_id}").status_code == 403
     finally:
         eve.close()
-    with httpx.Client(base_url=world.site.url, verify=tls_context()) as anonymous:
+    with httpx.Client(base_url=world.site.url, verify=tls_context(), timeout=HTTP_WAIT) as anonymous:
         r = anonymous.get(f"/rooms/{world.room_id}/live?after=0")
         assert r.status_code == 303 and r.headers["location"] == "/signin"
     service = world.service()

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from signoff.kernel.tls import tls_context
+from tests.support.web import HTTP_WAIT
 from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
 
 
@@ -105,23 +106,23 @@ def test_pages_fit_a_small_screen(site: Site, tabs: Any) -> None:
 
 def test_every_page_sends_the_security_headers(site: Site) -> None:
     for path in ("/signin", "/signin/link", "/", "/static/site.css", "/static/signin-link.js"):
-        r = httpx.get(site.url + path, verify=tls_context())
+        r = httpx.get(site.url + path, verify=tls_context(), timeout=HTTP_WAIT)
         csp = r.headers["content-security-policy"]
         assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp
         assert r.headers["x-frame-options"] == "DENY"
         assert r.headers["x-content-type-options"] == "nosniff"
-    page = httpx.get(site.url + "/signin", verify=tls_context()).text
+    page = httpx.get(site.url + "/signin", verify=tls_context(), timeout=HTTP_WAIT).text
     assert "<script>" not in page and " on" + "click=" not in page
 
 
 def test_forms_without_a_csrf_token_are_refused(site: Site) -> None:
-    with httpx.Client(base_url=site.url, verify=tls_context()) as victim:
+    with httpx.Client(base_url=site.url, verify=tls_context(), timeout=HTTP_WAIT) as victim:
         token = site.csrf(victim)
         signed = victim.post("/signin", data={"csrf": token, "name": "alice", "password": PASSWORD})
         assert signed.status_code == 303
         assert victim.get("/").status_code == 200
         # A forged sign-out (no token, a made-up token, another browser's token) changes nothing.
-        with httpx.Client(base_url=site.url, verify=tls_context()) as attacker:
+        with httpx.Client(base_url=site.url, verify=tls_context(), timeout=HTTP_WAIT) as attacker:
             foreign = site.csrf(attacker)
         for data in ({}, {"csrf": "0" * 64}, {"csrf": foreign}):
             refused = victim.post("/signout", data=data)
@@ -129,7 +130,7 @@ def test_forms_without_a_csrf_token_are_refused(site: Site) -> None:
             assert "no valid CSRF token" in refused.text
         assert victim.get("/").status_code == 200, "the session survived every forged sign-out"
         # Sign-in itself needs the token (no login CSRF).
-        with httpx.Client(base_url=site.url, verify=tls_context()) as fresh:
+        with httpx.Client(base_url=site.url, verify=tls_context(), timeout=HTTP_WAIT) as fresh:
             fresh.get("/signin")
             assert fresh.post("/signin", data={"name": "alice", "password": PASSWORD}).status_code == 403
 
@@ -167,7 +168,7 @@ def strict_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 @pytest.mark.slow
 def test_guessing_passwords_is_stopped(strict_site: Site) -> None:
-    with httpx.Client(base_url=strict_site.url, verify=tls_context()) as guesser:
+    with httpx.Client(base_url=strict_site.url, verify=tls_context(), timeout=HTTP_WAIT) as guesser:
         token = strict_site.csrf(guesser)
         for i in range(3):
             r = guesser.post("/signin", data={"csrf": token, "name": "carol", "password": f"guess number {i}"})

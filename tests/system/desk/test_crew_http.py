@@ -21,6 +21,7 @@ from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers as web_routers
 from tests.support.fixtures.desk import World
 from tests.support.fixtures.rooms import Server
+from tests.support.web import HTTP_WAIT
 
 PASSWORD = "a long enough passphrase"
 
@@ -56,7 +57,7 @@ def _bearer(world: World, who: str) -> dict[str, str]:
 
 
 def _signed_in(base: str, name: str) -> httpx.Client:
-    client = httpx.Client(base_url=base, follow_redirects=False, verify=tls_context())
+    client = httpx.Client(base_url=base, follow_redirects=False, verify=tls_context(), timeout=HTTP_WAIT)
     csrf = client.get("/signin").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
     assert client.post("/signin", data={"csrf": csrf, "name": name, "password": PASSWORD}).status_code == 303
     return client
@@ -65,13 +66,14 @@ def _signed_in(base: str, name: str) -> httpx.Client:
 def test_crew_status_over_http_follows_a_real_connection(world: World,
                                                          served: Served) -> None:
     base, crew = served.base, served.crew
-    assert httpx.get(f"{base}/desk/crew", verify=tls_context()).status_code == 401
+    assert httpx.get(f"{base}/desk/crew", verify=tls_context(), timeout=HTTP_WAIT).status_code == 401
     assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "engineering"),
-                     verify=tls_context()).status_code == 403
-    assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "concierge"), verify=tls_context()).status_code == 403
+                     verify=tls_context(), timeout=HTTP_WAIT).status_code == 403
+    assert httpx.get(f"{base}/desk/crew", headers=_bearer(world, "concierge"), verify=tls_context(),
+                     timeout=HTTP_WAIT).status_code == 403
 
     def states() -> dict[str, str]:
-        r = httpx.get(f"{base}/desk/crew", headers=_bearer(world, "alice"), verify=tls_context())
+        r = httpx.get(f"{base}/desk/crew", headers=_bearer(world, "alice"), verify=tls_context(), timeout=HTTP_WAIT)
         assert r.status_code == 200, r.text
         return {s["role"]: s["state"] for s in r.json()["roles"]}
 
@@ -97,7 +99,7 @@ def test_the_crew_page_is_for_desk_owners_only(served: Served) -> None:
     page = _signed_in(base, "mallory").get("/crew")
     assert page.status_code == 403
     assert "desk-fixer" not in page.text
-    signed_out = httpx.get(f"{base}/crew", follow_redirects=False, verify=tls_context())
+    signed_out = httpx.get(f"{base}/crew", follow_redirects=False, verify=tls_context(), timeout=HTTP_WAIT)
     assert signed_out.status_code == 303 and signed_out.headers["location"] == "/signin"
 
 

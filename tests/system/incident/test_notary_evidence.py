@@ -21,6 +21,7 @@ from signoff.incident.wirecheck import scan
 from signoff.kernel.errors import NotFoundError, RefusedError, UsageError
 from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
+from tests.support.web import HTTP_WAIT
 
 
 @pytest.fixture()
@@ -115,7 +116,7 @@ def test_other_organisations_token_is_refused(servers: dict[str, Any]) -> None:
             wrong.fingerprint("evt_0007", servers["notary"].current)
     finally:
         wrong.close()
-    assert httpx.get(f"{url}/v1/summary", verify=tls_context()).status_code == 401
+    assert httpx.get(f"{url}/v1/summary", verify=tls_context(), timeout=HTTP_WAIT).status_code == 401
 
 
 def test_sixth_fingerprint_under_one_salt_is_refused(servers: dict[str, Any], buggy_run: SimulationResult) -> None:

@@ -15,6 +15,7 @@ from signoff.kernel.tls import tls_context
 from signoff.rooms.domain.bound import bound_content, card_title, content_digest
 from tests.support.cards import answer_as_shown
 from tests.support.fixtures.mcp import Served, error_text, http_client, result, stdio_client
+from tests.support.web import HTTP_WAIT
 
 PLAN = "DROP TABLE sessions;\n-- on db-prod-2, during the maintenance window\n"
 
@@ -170,7 +171,7 @@ def test_an_agent_cannot_answer_approvals(served: Served) -> None:
         with pytest.raises(RefusedError):
             answer_as_shown(served.person(agent.key), rid, "yes")
     raw = httpx.post(f"{served.url}/users/me/approvals/{rid}", json={"option_id": "yes", "digest": "0" * 64},
-                     headers={"Authorization": f"Bearer {served.agent.key}"}, verify=tls_context())
+                     headers={"Authorization": f"Bearer {served.agent.key}"}, verify=tls_context(), timeout=HTTP_WAIT)
     assert raw.status_code == 403
     card = pending_card(served, served.alice_token, rid)
     assert card["state"] == "pending"
@@ -195,7 +196,7 @@ def test_http_needs_an_agent_key_and_asks_as_that_agent(served: Served, mcp_http
         headers = {"Accept": "application/json, text/event-stream"} | (
             {"Authorization": f"Bearer {bearer}"} if bearer else {})
         response = httpx.post(mcp_http, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers,
-                              verify=tls_context())
+                              verify=tls_context(), timeout=HTTP_WAIT)
         assert response.status_code == 401, bearer
 
 

@@ -26,7 +26,7 @@ from tests.support.net import free_port
 from tests.support.pg import socket_dir
 from tests.support.requires import require_binary
 from tests.support.serve import Process, serve, signoff
-from tests.support.web import csrf_of
+from tests.support.web import HTTP_WAIT, csrf_of
 
 PASSWORD = "correct horse battery staple 7"
 TOKEN = "scrape-token-for-the-caddy-test"
@@ -149,7 +149,7 @@ def test_forwarded_headers_from_127_0_0_1_over_tcp_are_not_believed(site: Site) 
     server, url = serve(site.env)
     try:
         server.ready(f"{url}/health")
-        with httpx.Client(base_url=url) as client:
+        with httpx.Client(base_url=url, timeout=HTTP_WAIT) as client:
             answer = client.get("/signin", headers={"X-Forwarded-Proto": "https", "X-Forwarded-For": "8.8.8.8"})
             assert answer.status_code == 200
             cookies = answer.headers.get_list("set-cookie")

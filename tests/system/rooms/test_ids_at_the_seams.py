@@ -30,6 +30,7 @@ from signoff.kernel.tls import tls_context
 from signoff.mcp.auth import AgentKeyVerifier
 from signoff.rooms.client import HttpSyncTransport, HttpTransport, HttpUserTransport, SignoffOperator
 from tests.support.serve import Served, served
+from tests.support.web import HTTP_WAIT
 
 __all__ = ["served"]
 
@@ -82,7 +83,7 @@ def victim(served: Served) -> dict[str, Any]:
 
 
 def _head(served: Served) -> int:
-    return int(httpx.get(f"{served.url}/health", verify=tls_context()).json()["sequence"])
+    return int(httpx.get(f"{served.url}/health", verify=tls_context(), timeout=HTTP_WAIT).json()["sequence"])
 
 
 def _valid(served: Served, victim: dict[str, Any]) -> dict[str, Any]:
@@ -230,7 +231,8 @@ def test_an_answer_carries_the_digest_of_the_card_it_answers(served: Served, vic
     head = _head(served)
     for digest in (harmless["digest"], "", "0" * 64):
         answered = httpx.post(f"{served.url}/users/me/approvals/{VICTIM}", json={"option_id": "yes", "digest": digest},
-                              headers={"Authorization": f"Bearer {served.alice_token}"}, verify=tls_context())
+                              headers={"Authorization": f"Bearer {served.alice_token}"}, verify=tls_context(),
+                              timeout=HTTP_WAIT)
         assert answered.status_code in (400, 409), answered.text
         assert "digest" in answered.json()["detail"] and answered.json()["fix"]
     assert _head(served) == head

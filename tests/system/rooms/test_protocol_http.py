@@ -18,6 +18,7 @@ from signoff.rooms.client import Frame, HttpTransport, InProcessTransport, Rooms
 from signoff.rooms.http.app import create_app
 from tests.support.cards import answer_in
 from tests.support.fixtures.rooms import World, run
+from tests.support.web import HTTP_WAIT
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -97,7 +98,8 @@ def test_heartbeat_lapse_evicts(world: World, serve_app: Any, clock: FixedClock)
 def test_protocol_mismatch_is_409_with_explanation(http_world: tuple[World, str]) -> None:
     world, base = http_world
     r = httpx.get(f"{base}/agents/{world.reviewer.id}/events", headers=_auth(world.reviewer_key),
-                  params={"connection_id": "c1", "protocol": "5", "protocol_accepts": "5"}, verify=tls_context())
+                  params={"connection_id": "c1", "protocol": "5", "protocol_accepts": "5"}, verify=tls_context(),
+                  timeout=HTTP_WAIT)
     assert r.status_code == 409
     detail = r.json()["detail"]
     assert detail["contract"] == "agent-protocol"

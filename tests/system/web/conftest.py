@@ -15,6 +15,7 @@ from signoff.rooms.domain.signin import SignIns
 from signoff.rooms.http.app import create_app
 from signoff.web.routes import routers
 from tests.support.fixtures.rooms import Server
+from tests.support.web import HTTP_WAIT
 
 PASSWORD = "a long enough passphrase"
 Clients = Callable[[], httpx.Client]
@@ -44,7 +45,7 @@ def clients(service: RoomService) -> Iterator[Callable[[], httpx.Client]]:
     made: list[httpx.Client] = []
 
     def new() -> httpx.Client:
-        made.append(httpx.Client(base_url=base, follow_redirects=False, verify=tls_context()))
+        made.append(httpx.Client(base_url=base, follow_redirects=False, verify=tls_context(), timeout=HTTP_WAIT))
         return made[-1]
 
     yield new

@@ -18,7 +18,7 @@ from signoff.kernel.tls import tls_context
 from tests.support.cli import Result, run_cli
 from tests.support.requires import require_sandbox
 from tests.support.serve import Process, signoff
-from tests.support.web import csrf_of
+from tests.support.web import HTTP_WAIT, csrf_of
 
 LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/signin/link#(sol_\S+)$")
 
@@ -59,7 +59,7 @@ def demo_server(demo_folder: Path) -> Iterator[tuple[str, str]]:
 
 
 def _redeem(base: str, secret: str) -> tuple[httpx.Client, httpx.Response]:
-    client = httpx.Client(base_url=base, verify=tls_context())
+    client = httpx.Client(base_url=base, verify=tls_context(), timeout=HTTP_WAIT)
     return client, client.post("/signin/link", data={"csrf": csrf_of(client, "/signin/link"), "code": secret})
 
 
@@ -70,7 +70,7 @@ def _text(html: str) -> str:
 @pytest.mark.slow
 def test_the_printed_link_signs_in_and_the_pages_show_the_demos_data(demo_server: tuple[str, str]) -> None:
     base, secret = demo_server
-    anonymous = httpx.get(f"{base}/bugs", verify=tls_context())
+    anonymous = httpx.get(f"{base}/bugs", verify=tls_context(), timeout=HTTP_WAIT)
     assert anonymous.status_code in (303, 401) and "Coupon larger" not in anonymous.text
     client, signed = _redeem(base, secret)
     try:

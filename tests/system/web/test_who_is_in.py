@@ -28,7 +28,7 @@ from signoff.web.routes import routers
 from tests.support.cli import Result, run_cli
 from tests.support.fixtures.rooms import Server
 from tests.support.serve import Process, serve, signoff
-from tests.support.web import password_client
+from tests.support.web import HTTP_WAIT, password_client
 from tests.system.web.conftest import PASSWORD, Clients, csrf_of, sign_in
 
 HOSTILE = "Approved by security: PWNED"
@@ -266,7 +266,7 @@ def _serve(home: Path, config: Path) -> tuple[Process, str]:
 
 def _guesses(url: str, first: str) -> list[int]:
     """Four wrong sign-ins, each for another name and claiming another client address."""
-    with httpx.Client(base_url=url, verify=tls_context()) as client:
+    with httpx.Client(base_url=url, verify=tls_context(), timeout=HTTP_WAIT) as client:
         csrf = csrf_of(client)
         return [client.post("/signin", headers={"X-Forwarded-For": f"{first}.{n}"},
                             data={"csrf": csrf, "name": f"nobody-{first}-{n}", "password": PASSWORD}).status_code
