@@ -208,6 +208,27 @@ def rows_of(run_dir: Path, keys: KeyStore) -> tuple[bool, list[dict[str, Any]]]:
     return False, timeline(run_dir, keys, observe(run_dir, over_http=False))
 
 
+def change_token(run_dir: Path) -> tuple[bool, int, str] | None:
+    """What changes whenever the rows of `rows_of` can: whether the run is recorded, and the head of
+    its room ledger (every message, document and decision of its rooms is an event of that chain,
+    read through projections of it). A live page reads the rows again only when this changed, so an
+    open page costs one indexed query a second, not a read of every room. None where the rooms are
+    on an external server (only its API is ours): there the rows are read each time."""
+    if recording_of(run_dir).is_file():
+        return (True, 0, "")
+    info = RunInfo.load(Path(run_dir))
+    if info.url is not None:
+        return None
+    from signoff.ledger.store import SqlLedger
+
+    ledger = SqlLedger.from_url(info.db_url)
+    try:
+        seq, digest = ledger.head()
+    finally:
+        ledger.close()
+    return (False, seq, digest)
+
+
 def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | None = None) -> Console:
     """The console of one run, as `as_org` sees it (both companies for None), up to step `at`."""
     parties = run_parties(run_dir)
@@ -237,5 +258,5 @@ def build(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: int | No
                    lanes_of(parties), parties.names, parties, RunInfo.load(Path(run_dir)).links)
 
 
-__all__ = ["Console", "OrgLedger", "Step", "build", "check_org", "find_run", "lanes_of", "list_runs",
+__all__ = ["Console", "OrgLedger", "Step", "build", "change_token", "check_org", "find_run", "lanes_of", "list_runs",
            "recording_of", "rows_of", "run_parties", "runs_base"]

@@ -353,6 +353,13 @@ def console_view(run_dir: Path, keys: KeyStore, as_org: str | None = None, at: i
     return build(run_dir, keys, as_org, at)
 
 
+def live_token(run_dir: Path) -> tuple[bool, int, str] | None:
+    """What must change before a live view of the run can (None: read it each time)."""
+    from signoff.incident.console import change_token
+
+    return change_token(run_dir)
+
+
 def postmortem(run_dir: Path) -> dict[str, Any]:
     from signoff.incident.postmortem import postmortem as report
 

@@ -28,7 +28,7 @@ from signoff.web.render import PageRoute, page
 from signoff.web.state import checked_form, signed_in, still_signed_in, web_state
 
 router = APIRouter(route_class=PageRoute)
-LIVE_POLL_SECONDS = 1.0  # how often the live stream re-reads a running incident's rooms
+LIVE_POLL_SECONDS = 1.0  # how often the live stream looks whether a running incident's rooms changed
 
 
 def incident_settings(request: Request) -> Settings:
@@ -226,7 +226,14 @@ async def live(request: Request, run: str) -> Response:
     async def events() -> AsyncIterator[bytes]:
         yield b"retry: 2000\n\n"
         sent: set[str] = set()
+        read_at: object = object()  # no token equals it: the first turn reads the view
         while await allowed():  # signed out or revoked: the stream ends before the next batch
+            # Taken before the view is read: a change made meanwhile moves it again for the next turn.
+            token = await run_in_threadpool(service.live_token, run_dir)
+            if token is not None and token == read_at:
+                await asyncio.sleep(LIVE_POLL_SECONDS)
+                continue
+            read_at = token
             view = await run_in_threadpool(service.console_view, run_dir, keys, as_org)
             for step in view.steps:
                 if step.kind == "message" and step.row["t"] >= seen_upto and step.row["id"] not in sent:
