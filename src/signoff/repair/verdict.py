@@ -146,6 +146,11 @@ WORKDIR_FIX = ("the test opens or writes files relative to the project's root, a
 _INCOMPATIBLE = re.compile(r"cannot import name '(\w+)' from '([\w.]+)' \((?!/src/|/harness/)")
 
 
+# A deprecation of a newer pytest, raised as an error by the project's `filterwarnings = error` (anyio's plugin
+# imports `_pytest.python.CallSpec2`, renamed in pytest 9.2).
+_PYTEST_DEPRECATION = re.compile(r"\b(pytest\.PytestRemovedIn\d+Warning|pytest\.PytestDeprecationWarning)\b")
+
+
 # pytest's `-p NAME` that could not be imported (anyio's addopts load its own plugin by its entry point's name).
 _OWN_PLUGIN = re.compile(r"Error importing plugin \"([\w.]+)\": No module named '([\w.]+)'")
 
@@ -159,6 +164,12 @@ def no_report_fix(detail: str) -> str:
                 f"`{stale.group(1)}`, which another installed package (often a pytest plugin) imports; pin the "
                 f"`{top}` of the project's time with --requirements FILE (`{top}<N`), or pass its lock "
                 "(--lock) or a pip freeze of the time")
+    removed = _PYTEST_DEPRECATION.search(detail)
+    if removed:
+        return (f"pytest warned at start-up ({removed.group(1)}: a name the project's code or a plugin uses was "
+                "renamed or is going away) and the project's `filterwarnings = error` made that an error: this "
+                "pytest is newer than the project's; pin the pytest of its time with --pytest 'pytest<X.Y' (X.Y the "
+                "release named in the evidence's installed list)")
     own = _OWN_PLUGIN.search(detail)
     if own and own.group(1).split(".", 1)[0] == own.group(2).split(".", 1)[0]:
         return (f"`-p {own.group(1)}` in the project's addopts loads its own pytest plugin (a pytest11 entry point "
@@ -181,9 +192,15 @@ def integrity_fix(detail: str) -> str:
     plugin = re.search(r"\(by ([\w.-]+)/[^,]*, installed in the test environment", detail)
     if plugin:
         return (f"`{plugin.group(1)}`, a plugin the test requirements install, patches pytest while tests run "
-                "(flaky reruns tests that way), which the guard cannot tell from tampering: leave it out of the "
-                "test requirements (and its options out of the harness's own pytest.ini), or use a "
-                "command-template runner (--runner), which has no guard")
+                "in a way the guard cannot tell from tampering (it accepts only a rerun plugin's own method put in "
+                "pytest's place while that plugin runs the test itself, as flaky does): leave it out of the test "
+                "requirements (and its options out of the harness's own pytest.ini), or use a command-template "
+                "runner (--runner), which has no guard")
+    if "by the project's own pytest plugin" in detail:
+        return ("the project's own pytest plugin (its pytest11 entry point, loaded from the checkout) implements a "
+                "hook that runs, judges or reports a test's outcome, which the candidate's code may not do under "
+                "the guard: a person must look at that hook in the candidate; tests that need it can run only under "
+                "a command-template runner (--runner), which has no guard")
     if "pytest stopped with an internal error" in detail:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")
@@ -194,6 +211,11 @@ def base_fix(detail: str) -> str:
     """What to do when the base did not show the defect, from how the test ended there."""
     if _PROJECT_FILES.search(detail):
         return WORKDIR_FIX
+    fixture = re.search(r"fixture '([\w.]+)' not found", detail)
+    if fixture:
+        return (f"install the pytest plugin that provides `{fixture.group(1)}` with --requirements FILE (or --extras), "
+                "or give the harness a conftest.py that defines it; the project's own plugins (pytest11 entry "
+                "points its base declares) are loaded by signoff")
     if "it passed" in detail:
         return ("the base revision does not show the defect with this test: check --base (the revision "
                 "before the fix) and that the test exercises the defect")

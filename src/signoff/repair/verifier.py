@@ -707,7 +707,14 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 Path(dirpath).chmod(0o755)
             if harness_digest(mounted) != frozen.digest:
                 preflight.append(reason("harness_changed", "the frozen copy did not match its digest"))
-            config = pytest_config.effective(mounted, repo, base) if runner.kind == "pytest" else None
+            # The project's own pytest plugins (pytest11 entry points), which installing it registers: the
+            # guard loads them from each checkout after its start; a `-p NAME` of them leaves the addopts.
+            own_plugins = testenv.pytest_plugins(repo, base) if runner.kind == "pytest" else {}
+            notes += [f"the project's own pytest plugin {name} ({module}) loaded from each checkout after the "
+                      "guard's start, as installing the project registers it; barred from the hooks that run, "
+                      "judge or report an outcome" for name, module in own_plugins.items()]
+            config = pytest_config.effective(mounted, repo, base, set(own_plugins) | set(own_plugins.values())) \
+                if runner.kind == "pytest" else None
             runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
             pythonpath = list(dict.fromkeys([*req.pythonpath, *(config.pythonpath if config else ())]))
             if not pythonpath and runner.needs_python:
@@ -790,7 +797,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             plan = runner.plan(mounted, tests)
                             argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
                             argv = _in_workdir(workdir, argv)
-                            env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
+                            env = runner.env(python, pythonpath, plugins=own_plugins) | (
+                                runner.guard_env(plan, tests) if plan else {})
                             jobs.append((group, argv, collect, mounts, env, tests, plan))
                     return jobs
 
@@ -832,7 +840,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     base_plan, cand_plan = runner.plan(mounted, base_tests), runner.plan(mounted, cand_tests)
                     assert base_plan is not None and cand_plan is not None
                     job = forked.command(runner, base_tests, cand_tests, frozen.files, python, pythonpath,
-                                         base_plan, cand_plan, req.timeout)
+                                         base_plan, cand_plan, req.timeout, own_plugins)
                     progress("executions", done=done, total=done + 2)
                     try:
                         ex = sandbox.run(job.argv, mounts, limits=_limits(runner), env=job.env, timeout=job.timeout,

@@ -351,3 +351,39 @@ def test_the_projects_configuration_in_a_hidden_ini_or_pytest_9s_own_table_is_re
     assert config is not None and config.source == "pyproject.toml [tool.pytest] (base revision)"
     assert config.text == ("[pytest]\naddopts = -vv --hypothesis-profile=less\n"
                            "doctest_optionflags = \n    ELLIPSIS\nstrict = true\n")
+
+
+def test_a_projects_own_plugin_leaves_the_addopts_for_the_guard_to_load() -> None:
+    # anyio's `[tool.pytest]` loads its own plugin by its entry point's name (`-p anyio`), which only installing the
+    # project registers: the guard loads it from the checkout once the checkout is on the path.
+    from signoff.repair.pytest_config import read
+
+    native = '[tool.pytest]\naddopts = ["-rsfE", "-p", "anyio", "-pother", "-p", "no:anyio", "--strict-config"]\n'
+    config = read(lambda name: native.encode() if name == "pyproject.toml" else None, "base revision",
+                  {"anyio", "anyio.pytest_plugin", "other"})
+    assert config is not None and config.text == "[pytest]\naddopts = -rsfE -p no:anyio --strict-config\n"
+    assert config.as_json()["addopts_left_out"] == ["-p", "anyio", "-pother"]
+    plain = read(lambda name: native.encode() if name == "pyproject.toml" else None, "base revision")
+    assert plain is not None and "-p anyio" in plain.text
+
+
+def test_a_fixture_nothing_provides_is_named_with_what_to_do() -> None:
+    # pytest-mock's tests use its own `mocker`; the junit message names only the test's line.
+    from signoff.repair.junit import parse_pytest
+
+    report = (b'<testsuite><testcase classname="tests.test_m" name="test_stop" file="tests/test_m.py">'
+              b'<error message="failed on setup with &quot;file /harness/tests/test_m.py, line 12&quot;">'
+              b"file /harness/tests/test_m.py, line 12\n  def test_stop(mocker):\nE       fixture 'mocker' not found\n"
+              b">       available fixtures: cache, capsys\n</error></testcase></testsuite>")
+    (case,) = parse_pytest(report)
+    assert case.outcome == "error" and case.message.startswith("fixture 'mocker' not found: no conftest.py")
+    why = reason("base_not_reproduced", f"base: it errored ({case.message})")
+    assert why["fix"].startswith("install the pytest plugin that provides `mocker`")
+
+
+def test_a_deprecation_of_a_newer_pytest_made_an_error_names_the_pin() -> None:
+    # anyio's plugin imports _pytest.python.CallSpec2 (renamed in pytest 9.2) under its `filterwarnings = error`.
+    why = reason("no_report", "base: exit 1, no JUnit report; pytest.PytestRemovedIn10Warning: "
+                 "_pytest.python.CallSpec2 has been renamed to CallSpec.")
+    assert why["fix"].startswith("pytest warned at start-up (pytest.PytestRemovedIn10Warning:")
+    assert "--pytest 'pytest<X.Y'" in why["fix"]
