@@ -185,15 +185,17 @@ def test_the_checkout_cannot_use_the_rerun_plugins_acceptance(tmp_path: Path, at
 def test_a_none_the_checkouts_object_holds_is_the_defect_only_there(tmp_path: Path) -> None:
     # unearth #158: on base, `match.best` is None and the test reads `match.best.version` in its own line. A None
     # the test made, a holder of its own, or one reached through a call stays the test's own error.
-    plugin = ("class BestMatch:\n    def __init__(self):\n        self.best = None\n\n"
-              "def find():\n    return BestMatch()\n")
+    plugin = ("from typing import NamedTuple\n\nclass BestMatch(NamedTuple):\n    best: object\n\n"
+              "class Lazy:\n    @property\n    def best(self):\n        return None\n\n"
+              "def find():\n    return BestMatch(None)\n")
     tests = ("import types\nimport ownplug\n\n"
              "def test_checkouts_none():\n    match = ownplug.find()\n    assert match.best.version == '1'\n\n"
              "def test_own_none():\n    match = types.SimpleNamespace(best=None)\n"
              "    assert match.best.version == '1'\n\n"
-             "def test_through_a_call():\n    assert ownplug.find().best.version == '1'\n")
+             "def test_through_a_call():\n    assert ownplug.find().best.version == '1'\n\n"
+             "def test_through_a_property():\n    match = ownplug.Lazy()\n    assert match.best.version == '1'\n")
     body = _record(tmp_path, plugin, tests, own=False)
     lacks = {k.split("::")[-1]: v["lacks"] for k, v in body["cases"].items()}
     assert lacks == {"test_checkouts_none": "a value: match.best is None (the checkout's BestMatch.best)",
-                     "test_own_none": None, "test_through_a_call": None}
+                     "test_own_none": None, "test_through_a_call": None, "test_through_a_property": None}
     assert body["findings"] == []

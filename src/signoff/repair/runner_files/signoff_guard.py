@@ -1086,14 +1086,19 @@ def _from_checkout(obj: Any) -> bool:
 
 def _static_attr(obj: Any, name: str) -> Any:
     """`obj.name` without running any code of the object's (no property, no __getattr__): the instance's
-    own value, a slot's, or _MISSING."""
+    own value, a slot's, a named tuple field's (unearth's BestMatch), or _MISSING."""
     own = getattr(obj, "__dict__", None)
     if isinstance(own, dict) and name in own:
         return own[name]
     for klass in type(obj).__mro__:
         attr = vars(klass).get(name, _MISSING)
         if attr is not _MISSING:
-            return attr.__get__(obj) if type(attr) is types.MemberDescriptorType else _MISSING
+            # A slot, or a named tuple's field (a C getter; `property(itemgetter(i))` before Python 3.8).
+            kind = type(attr)
+            if kind is types.MemberDescriptorType or kind.__name__ == "_tuplegetter" or (
+                    kind is property and type(attr.fget).__name__ == "itemgetter"):
+                return attr.__get__(obj, type(obj))
+            return _MISSING
     return _MISSING
 
 
