@@ -191,11 +191,12 @@ def integrity_fix(detail: str) -> str:
     """A person must look at signs of tampering; an internal error of pytest says where it came from."""
     plugin = re.search(r"\(by ([\w.-]+)/[^,]*, installed in the test environment", detail)
     if plugin:
-        return (f"`{plugin.group(1)}`, a plugin the test requirements install, patches pytest while tests run "
-                "in a way the guard cannot tell from tampering (it accepts only a rerun plugin's own method put in "
-                "pytest's place while that plugin runs the test itself, as flaky does): leave it out of the test "
-                "requirements (and its options out of the harness's own pytest.ini), or use a command-template "
-                "runner (--runner), which has no guard")
+        return (f"`{plugin.group(1)}`, a package the test requirements install (or one they depend on: "
+                "blockbuster's forbiddenfruit), patches pytest or the interpreter while tests run in a way the "
+                "guard cannot tell from tampering (it accepts only a rerun plugin's own method put in pytest's "
+                "place while that plugin runs the test itself, as flaky does): leave it, and what requires it, out "
+                "of the test requirements (and its options out of the harness's own pytest.ini), or use a "
+                "command-template runner (--runner), which has no guard")
     if "by the project's own pytest plugin" in detail:
         return ("the project's own pytest plugin (its pytest11 entry point, loaded from the checkout) implements a "
                 "hook that runs, judges or reports a test's outcome, which the candidate's code may not do under "
