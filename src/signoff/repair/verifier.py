@@ -510,7 +510,7 @@ def judge(m: Measurements) -> Judgement:
         violations.append(reason("not_descendant", f"{m.candidate[:12]} does not descend from {m.base[:12]}"))
     if m.outside:
         violations.append(reason("path_not_allowed", ", ".join(m.outside)))
-    summaries = {s: summarize(m.tests[s], m.runs[s]) for s in STAGES}
+    summaries = {s: summarize(m.tests[s], m.runs[s], skips_pass=s == "regression") for s in STAGES}
     verdict, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations,
                                 m.preflight)
     return Judgement(verdict, reasons, summaries)
