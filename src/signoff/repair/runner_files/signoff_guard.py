@@ -1087,7 +1087,10 @@ def _from_checkout(obj: Any) -> bool:
 def _static_attr(obj: Any, name: str) -> Any:
     """`obj.name` without running any code of the object's (no property, no __getattr__): the instance's
     own value, a slot's, a named tuple field's (unearth's BestMatch), or _MISSING."""
-    own = getattr(obj, "__dict__", None)
+    try:
+        own = object.__getattribute__(obj, "__dict__")  # past any __getattribute__ of the object's class
+    except AttributeError:
+        own = None
     if isinstance(own, dict) and name in own:
         return own[name]
     for klass in type(obj).__mro__:
