@@ -126,10 +126,12 @@ def the_plugins_class_rewritten():  # the plugin then swaps in the checkout's fu
 
 
 def _record(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *, rerun: bool = False,
-            attack: str = "", own: bool = True) -> dict[str, Any]:
+            attack: str = "") -> dict[str, Any]:
     (tmp_path / "src" / "ownplug").mkdir(parents=True)
     (tmp_path / "src" / "ownplug" / "__init__.py").write_text(plugin)
     (tmp_path / "src" / "ownplug" / "attacks.py").write_text(ATTACKS)
+    # A second plugin the project declares whose own dependency is not installed: left out, the run goes on.
+    (tmp_path / "src" / "ownplug" / "optional.py").write_text("import not_installed_anywhere\n")
     env_site = tmp_path / "env" / "site-packages"
     env_site.mkdir(parents=True)
     (env_site / "rerun.py").write_text(RERUN_PLUGIN)
@@ -147,7 +149,7 @@ def _record(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *,
             str(harness / "pytest.ini"), f"--confcutdir={harness}", "-q", f"--junitxml={work / 'junit.xml'}",
             str(harness / "test_it.py")]
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(env_site), "SIGNOFF_GUARD_KEY": "k",
-           "ATTACK": attack, **({"SIGNOFF_OWN_PLUGINS": "ownplug=ownplug"} if own else {})}
+           "ATTACK": attack, "SIGNOFF_OWN_PLUGINS": "ownplug=ownplug,optional=ownplug.optional"}
     subprocess.run(argv, cwd=work, env=env, capture_output=True, timeout=120, check=False)
     body: dict[str, Any] = json.loads(json.loads((work / "signoff-guard.json").read_text())["body"])
     return body

@@ -572,7 +572,12 @@ def _load_own_plugins(pm: pytest.PytestPluginManager) -> None:
     for name, module in state["own_declared"].items():
         if pm.is_blocked(name) or pm.is_blocked(module) or pm.has_plugin(name) or pm.has_plugin(module):
             continue  # `-p no:NAME`, or the environment has an installed copy registered already
-        mod = importlib.import_module(module)
+        try:
+            mod = importlib.import_module(module)
+        except Exception as exc:  # an optional plugin whose own dependency is not installed: the tests may not need it
+            sys.stderr.write(f"signoff guard: the project's own pytest plugin {name} ({module}) could not be imported, "
+                             f"so it is not loaded: {type(exc).__name__}: {exc}\n")
+            continue
         if _origin(getattr(mod, "__file__", None) or "") != "checkout":
             _note(f"the project's own pytest plugin {name} ({module}) was not imported from the checkout: "
                   f"{getattr(mod, '__file__', None)}")
