@@ -69,6 +69,22 @@ class Plan:
                 "replaced": self.replaced}
 
 
+_NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
+
+
+def wheel_less_line(message: str, plan: Plan) -> str | None:
+    """The plan's own requirement line that pip's error says has no installable release here (published as
+    source only, as httpx's docs tool mkautodoc and Pygments' wcag-contrast-ratio are, or none at all): a
+    direct test dependency the run may go without. None for anything else (a transitive dependency, a pin
+    of the lock or the constraints, the pytest the run needs)."""
+    found = _NO_DISTRIBUTION.search(message)
+    name = requirement_name(found.group(1)) if found else None
+    if name is None or normalise(name) == "pytest":
+        return None
+    return next((line for line in plan.lines if (requirement_name(line) or "") and
+                 normalise(requirement_name(line) or "") == normalise(name)), None)
+
+
 def _read(repo: Path, base: str, rel: str) -> bytes | None:
     return git.read_file_at(repo, base, rel)
 

@@ -400,3 +400,18 @@ def test_a_regression_id_passed_in_some_cases_and_skipped_by_the_harness_in_the_
     # Only as a regression id with a pass among its cases; the expected test passes only if every case does.
     assert summarize(["t.py::test_r"], [run]).outcome == "skipped"
     assert summarize(["t.py::test_y"], [run], skips_pass=True).outcome == "skipped"
+
+
+def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
+    # httpx's requirements.txt names its docs tool, published as source only; the run goes without it.
+    from signoff.repair.testenv import Plan, wheel_less_line
+
+    plan = Plan(lines=["chardet==5.2.0", "mkautodoc==0.2.0", "Wcag_Contrast.Ratio; python_version >= '3.8'",
+                       "pytest==7.4.4"])
+    assert wheel_less_line("pip could not install requirements.txt: No matching distribution found for "
+                           "mkautodoc==0.2.0", plan) == "mkautodoc==0.2.0"
+    assert wheel_less_line("No matching distribution found for wcag-contrast-ratio", plan) == plan.lines[2]
+    # Never the pytest the run needs, a dependency of a dependency, or another error.
+    assert wheel_less_line("No matching distribution found for pytest==7.4.4", plan) is None
+    assert wheel_less_line("No matching distribution found for forbiddenfruit>=0.1.4", plan) is None
+    assert wheel_less_line("conflict: blockbuster depends on forbiddenfruit>=0.1.4", plan) is None
