@@ -415,3 +415,14 @@ def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
     assert wheel_less_line("No matching distribution found for pytest==7.4.4", plan) is None
     assert wheel_less_line("No matching distribution found for forbiddenfruit>=0.1.4", plan) is None
     assert wheel_less_line("conflict: blockbuster depends on forbiddenfruit>=0.1.4", plan) is None
+
+
+def test_a_left_out_dependency_the_tests_import_is_found_by_its_module_name() -> None:
+    from signoff.repair.verifier import _left_out_needed
+
+    collected = Run("collection_error", "ModuleNotFoundError: No module named 'wcag_contrast_ratio.x'")
+    failed = Run("complete", cases=[Case("t.py::test_a", "error", False, "ModuleNotFoundError",
+                                         "No module named 'tornado'")])
+    assert _left_out_needed(["wcag-contrast-ratio", "mkautodoc==0.2.0"], [collected]) == "wcag_contrast_ratio"
+    assert _left_out_needed(["tornado==6.0.4"], [Run("complete"), failed]) == "tornado"
+    assert _left_out_needed(["mkautodoc==0.2.0"], [collected, failed]) is None
