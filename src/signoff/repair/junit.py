@@ -20,6 +20,7 @@ from signoff.kernel.errors import UsageError
 
 HARNESS_MOUNT = "/harness"
 MESSAGE_LIMIT = 2000
+_FIXTURE_NOT_FOUND = re.compile(r"^E\s+fixture '([\w.]+)' not found", re.M)
 _PYTEST_TRAILER = re.compile(r"^\S.*:\d+: ([A-Za-z_][\w.]*)\s*$")
 _NODE_CAUSE = re.compile(r"cause: ([A-Za-z_][\w.]*)(?: \[(\w+)\])?")
 
@@ -80,6 +81,13 @@ def _classify(tc: ET.Element) -> tuple[str, bool, str | None, str]:
         assertion = outcome == "failed" and exc_type is not None and (
             exc_type.endswith("AssertionError") or exc_type == "ERR_ASSERTION")
         first_line = body.strip().splitlines()[0] if body.strip() else ""
+        missing = _FIXTURE_NOT_FOUND.search(body)
+        if missing and outcome == "error":
+            # pytest's message is the test's location ("failed on setup with "file ..., line 1269"); the
+            # cause is further down: a fixture that nothing of the run provides.
+            return outcome, False, "FixtureLookupError", _bounded(
+                f"fixture '{missing.group(1)}' not found: no conftest.py of the run nor any installed pytest plugin "
+                "provides it")
         return outcome, assertion, exc_type, _bounded(message or first_line)
     if tc.find("skipped") is not None:
         el = tc.find("skipped")

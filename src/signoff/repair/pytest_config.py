@@ -52,8 +52,9 @@ _PROCESS_AND_COVERAGE = {"-n": True, "--numprocesses": True, "--maxprocesses": T
 _PROCESS_AND_COVERAGE_PLUGINS = {"xdist", "xdist.plugin", "pytest_cov", "pytest_cov.plugin", "pytest_forked"}
 
 
-def split_addopts(value: Any) -> tuple[str, list[str]]:
-    """(the project's `addopts` without the options above, the options left out)."""
+def split_addopts(value: Any, own_plugins: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[str]]:
+    """(the project's `addopts` without the options above, the options left out). `-p NAME` of the
+    project's own plugins is left out too: the guard loads them once the checkout is on the path."""
     words = [str(w) for w in value] if isinstance(value, list) else shlex.split(str(value), comments=True)
     kept: list[str] = []
     dropped: list[str] = []
@@ -69,9 +70,13 @@ def split_addopts(value: Any) -> tuple[str, list[str]]:
                 takes is True or (takes is None and not following.startswith("-")))
             dropped += [word, following] if with_next and following is not None else [word]
             i += 2 if with_next else 1
-        elif word == "-p" and following in _PROCESS_AND_COVERAGE_PLUGINS:
+        elif word == "-p" and following is not None and (following in _PROCESS_AND_COVERAGE_PLUGINS
+                                                          or following in own_plugins):
             dropped += [word, following]
             i += 2
+        elif word.startswith("-p") and word[2:] in own_plugins:  # `-panyio`
+            dropped.append(word)
+            i += 1
         else:
             kept.append(word)
             i += 1
@@ -101,7 +106,8 @@ def _value(v: Any) -> str:
     return "\n" + "\n".join(f"    {ln}" for ln in lines) if len(lines) > 1 else (lines[0] if lines else "")
 
 
-def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
+def read(reader: Callable[[str], bytes | None], where: str,
+         own_plugins: frozenset[str] | set[str] = frozenset()) -> Config | None:
     """The pytest configuration found through `reader` (a name -> bytes), as an ini text."""
     for name in CONFIG_FILES:
         data = reader(name)
@@ -138,7 +144,7 @@ def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
         kept = {k: v for k, v in options.items() if k not in _DROPPED}
         dropped: list[str] = []
         if "addopts" in kept:
-            kept["addopts"], dropped = split_addopts(kept["addopts"])
+            kept["addopts"], dropped = split_addopts(kept["addopts"], own_plugins)
         ini = "[pytest]\n" + "".join(f"{k} = {_value(v)}\n" for k, v in kept.items())
         return Config(ini, f"{name} {section} ({where})".replace("  ", " "),
                       tuple(f for f in folders if f not in (".", "") and ".." not in PurePosixPath(f).parts
@@ -146,15 +152,16 @@ def read(reader: Callable[[str], bytes | None], where: str) -> Config | None:
     return None
 
 
-def effective(harness: Path, repo: Path, base: str) -> Config | None:
+def effective(harness: Path, repo: Path, base: str,
+              own_plugins: frozenset[str] | set[str] = frozenset()) -> Config | None:
     """The harness's own configuration when it brings one (its pytest.ini is used as it is: None),
     else the base revision's, else none (an empty one)."""
     if (harness / "pytest.ini").is_file():
         return None
-    own = read(lambda n: (harness / n).read_bytes() if (harness / n).is_file() else None, "harness")
+    own = read(lambda n: (harness / n).read_bytes() if (harness / n).is_file() else None, "harness", own_plugins)
     if own is not None:
         return own
-    return read(lambda n: git.read_file_at(repo, base, n), "base revision")
+    return read(lambda n: git.read_file_at(repo, base, n), "base revision", own_plugins)
 
 
 def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path, str]:

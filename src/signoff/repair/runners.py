@@ -251,7 +251,10 @@ class Runner:
         }
         return ["/bin/sh", "-c", self.template.format_map(values)], [JUNIT]
 
-    def env(self, python: str | None, pythonpath: list[str], src: str = SRC_MOUNT) -> dict[str, str]:
+    def env(self, python: str | None, pythonpath: list[str], src: str = SRC_MOUNT,
+            plugins: dict[str, str] | None = None) -> dict[str, str]:
+        """The execution's environment; `plugins` are the project's own pytest plugins (entry point name ->
+        module), which the guard loads from the checkout after its start."""
         folders = [src, *[f"{src}/{p}" for p in pythonpath]]
         path = "/usr/local/bin:/usr/bin:/bin"
         if python and "/" in python:
@@ -267,6 +270,8 @@ class Runner:
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ":".join(folders), "NODE_PATH": ":".join(folders),
             "SIGNOFF_CHECKOUT": src, "SIGNOFF_HARNESS": HARNESS_MOUNT,
             "HYPOTHESIS_STORAGE_DIRECTORY": f"{WORKDIR}/.hypothesis", "NO_COLOR": "1",
+            **({"SIGNOFF_OWN_PLUGINS": ",".join(f"{k}={v}" for k, v in sorted(plugins.items()))}
+               if plugins and self.kind == "pytest" else {}),
         }
 
     def plan(self, harness: Path, tests: list[str]) -> Plan | None:

@@ -69,6 +69,22 @@ class Plan:
                 "replaced": self.replaced}
 
 
+_NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
+
+
+def wheel_less_line(message: str, plan: Plan) -> str | None:
+    """The plan's own requirement line that pip's error says has no installable release here (published as
+    source only, as httpx's docs tool mkautodoc and Pygments' wcag-contrast-ratio are, or none at all): a
+    direct test dependency the run may go without. None for anything else (a transitive dependency, a pin
+    of the lock or the constraints, the pytest the run needs)."""
+    found = _NO_DISTRIBUTION.search(message)
+    name = requirement_name(found.group(1)) if found else None
+    if name is None or normalise(name) == "pytest":
+        return None
+    return next((line for line in plan.lines if (requirement_name(line) or "") and
+                 normalise(requirement_name(line) or "") == normalise(name)), None)
+
+
 def _read(repo: Path, base: str, rel: str) -> bytes | None:
     return git.read_file_at(repo, base, rel)
 
@@ -272,15 +288,16 @@ def _static(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Any:
     return ast.literal_eval(node)
 
 
-def _console_lines(value: ast.expr, names: dict[str, ast.expr]) -> list[str]:
-    """setup.py's `entry_points={"console_scripts": [...]}`: the entries written as literals (coverage.py
-    computes two of its three names with `%`: those are left out, the literal one is kept)."""
+def _entry_lines(value: ast.expr, names: dict[str, ast.expr], group: str) -> list[str]:
+    """setup.py's `entry_points={"console_scripts": [...], "pytest11": [...]}`: the entries of `group`
+    written as literals (coverage.py computes two of its three names with `%`: those are left out, the
+    literal one is kept)."""
     while isinstance(value, ast.Name) and value.id in names:
         value = names[value.id]
     if not isinstance(value, ast.Dict):
         return []
     for k, v in zip(value.keys, value.values, strict=True):
-        if isinstance(k, ast.Constant) and k.value == "console_scripts":
+        if isinstance(k, ast.Constant) and k.value == group:
             while isinstance(v, ast.Name) and v.id in names:
                 v = names[v.id]
             items = v.elts if isinstance(v, (ast.List, ast.Tuple)) else [v]
@@ -348,7 +365,8 @@ def _setup_py(source: str) -> dict[str, Any]:
                               if isinstance(k, ast.Constant) and isinstance(k.value, str)]
             for arg, value in pairs:
                 if arg == "entry_points":
-                    found["console_scripts"] = _console_lines(value, names)
+                    found["console_scripts"] = _entry_lines(value, names, "console_scripts")
+                    found["pytest11"] = _entry_lines(value, names, "pytest11")
                 if arg in wanted:
                     try:
                         found[arg] = _static(value, names)
@@ -898,10 +916,10 @@ SCRIPTS_FOLDER = ".signoff-scripts"  # in an exported revision; last on the runs
 _ENTRY = re.compile(r"^\s*([\w.-]+)\s*=\s*([\w.]+):([\w.]+)\s*(?:\[[^\]]*\])?\s*$")
 
 
-def console_scripts(repo: Path, base: str) -> dict[str, str]:
-    """The commands installing the project puts on the PATH (`coverage`, which coverage.py's tests run in
-    a subprocess): name -> "module:function", from the base's pyproject.toml (`[project.scripts]`,
-    `[tool.poetry.scripts]`), setup.cfg's `console_scripts` or setup.py's literal entries."""
+def _declared_entries(repo: Path, base: str, group: str) -> list[str]:
+    """The entry points of `group` the base revision declares, as `name = target` lines: pyproject.toml's
+    (`[project.scripts]` or `[project.entry-points.GROUP]`, poetry's and flit's tables), setup.cfg's
+    `[options.entry_points]`, setup.py's literal entries."""
     lines: list[str] = []
     text = git.read_file_at(repo, base, "pyproject.toml")
     try:
@@ -909,8 +927,13 @@ def console_scripts(repo: Path, base: str) -> dict[str, str]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         document = {}
     tool = document.get("tool") or {}
-    for table in ((document.get("project") or {}).get("scripts"), (tool.get("poetry") or {}).get("scripts"),
-                  (tool.get("flit") or {}).get("scripts")):
+    project, poetry, flit = document.get("project") or {}, tool.get("poetry") or {}, tool.get("flit") or {}
+    if group == "console_scripts":
+        tables = [project.get("scripts"), poetry.get("scripts"), flit.get("scripts")]
+    else:
+        tables = [(project.get("entry-points") or {}).get(group), (poetry.get("plugins") or {}).get(group),
+                  (flit.get("entrypoints") or {}).get(group)]
+    for table in tables:
         for name, target in (table or {}).items() if isinstance(table, dict) else ():
             target = target.get("callable") if isinstance(target, dict) else target
             lines.append(f"{name} = {target}")
@@ -919,15 +942,36 @@ def console_scripts(repo: Path, base: str) -> dict[str, str]:
         cfg.read_string((git.read_file_at(repo, base, "setup.cfg") or b"").decode(errors="replace"))
     except configparser.Error:
         pass
-    lines += cfg.get("options.entry_points", "console_scripts", fallback="").splitlines()
+    lines += cfg.get("options.entry_points", group, fallback="").splitlines()
     setup_py = git.read_file_at(repo, base, "setup.py")
     if setup_py is not None:
-        lines += _setup_py(setup_py.decode(errors="replace")).get("console_scripts") or []
+        lines += _setup_py(setup_py.decode(errors="replace")).get(group) or []
+    return lines
+
+
+def console_scripts(repo: Path, base: str) -> dict[str, str]:
+    """The commands installing the project puts on the PATH (`coverage`, which coverage.py's tests run in
+    a subprocess): name -> "module:function", from the base's declarations (_declared_entries)."""
     out: dict[str, str] = {}
-    for line in lines:
+    for line in _declared_entries(repo, base, "console_scripts"):
         m = _ENTRY.match(str(line))
         if m and not m.group(1).startswith("."):
             out.setdefault(m.group(1), f"{m.group(2)}:{m.group(3)}")
+    return out
+
+
+_PLUGIN_ENTRY = re.compile(r"^\s*([\w.-]+)\s*=\s*([A-Za-z_][\w.]*)\s*$")
+
+
+def pytest_plugins(repo: Path, base: str) -> dict[str, str]:
+    """The project's own pytest plugins (pytest11 entry points, as installing it registers them:
+    pytest-mock's `mocker` fixture, anyio's `-p anyio`): name -> module, from the base's declarations.
+    Only plain module targets; the guard loads them from the checkout after its own start."""
+    out: dict[str, str] = {}
+    for line in _declared_entries(repo, base, "pytest11"):
+        m = _PLUGIN_ENTRY.match(str(line))
+        if m:
+            out.setdefault(m.group(1), m.group(2))
     return out
 
 

@@ -146,6 +146,11 @@ WORKDIR_FIX = ("the test opens or writes files relative to the project's root, a
 _INCOMPATIBLE = re.compile(r"cannot import name '(\w+)' from '([\w.]+)' \((?!/src/|/harness/)")
 
 
+# A deprecation of a newer pytest, raised as an error by the project's `filterwarnings = error` (anyio's plugin
+# imports `_pytest.python.CallSpec2`, renamed in pytest 9.2).
+_PYTEST_DEPRECATION = re.compile(r"\b(pytest\.PytestRemovedIn\d+Warning|pytest\.PytestDeprecationWarning)\b")
+
+
 # pytest's `-p NAME` that could not be imported (anyio's addopts load its own plugin by its entry point's name).
 _OWN_PLUGIN = re.compile(r"Error importing plugin \"([\w.]+)\": No module named '([\w.]+)'")
 
@@ -159,6 +164,12 @@ def no_report_fix(detail: str) -> str:
                 f"`{stale.group(1)}`, which another installed package (often a pytest plugin) imports; pin the "
                 f"`{top}` of the project's time with --requirements FILE (`{top}<N`), or pass its lock "
                 "(--lock) or a pip freeze of the time")
+    removed = _PYTEST_DEPRECATION.search(detail)
+    if removed:
+        return (f"pytest warned at start-up ({removed.group(1)}: a name the project's code or a plugin uses was "
+                "renamed or is going away) and the project's `filterwarnings = error` made that an error: this "
+                "pytest is newer than the project's; pin the pytest of its time with --pytest 'pytest<X.Y' (X.Y the "
+                "release named in the evidence's installed list)")
     own = _OWN_PLUGIN.search(detail)
     if own and own.group(1).split(".", 1)[0] == own.group(2).split(".", 1)[0]:
         return (f"`-p {own.group(1)}` in the project's addopts loads its own pytest plugin (a pytest11 entry point "
@@ -180,10 +191,17 @@ def integrity_fix(detail: str) -> str:
     """A person must look at signs of tampering; an internal error of pytest says where it came from."""
     plugin = re.search(r"\(by ([\w.-]+)/[^,]*, installed in the test environment", detail)
     if plugin:
-        return (f"`{plugin.group(1)}`, a plugin the test requirements install, patches pytest while tests run "
-                "(flaky reruns tests that way), which the guard cannot tell from tampering: leave it out of the "
-                "test requirements (and its options out of the harness's own pytest.ini), or use a "
+        return (f"`{plugin.group(1)}`, a package the test requirements install (or one they depend on: "
+                "blockbuster's forbiddenfruit), patches pytest or the interpreter while tests run in a way the "
+                "guard cannot tell from tampering (it accepts only a rerun plugin's own method put in pytest's "
+                "place while that plugin runs the test itself, as flaky does): leave it, and what requires it, out "
+                "of the test requirements (and its options out of the harness's own pytest.ini), or use a "
                 "command-template runner (--runner), which has no guard")
+    if "by the project's own pytest plugin" in detail:
+        return ("the project's own pytest plugin (its pytest11 entry point, loaded from the checkout) implements a "
+                "hook that runs, judges or reports a test's outcome, which the candidate's code may not do under "
+                "the guard: a person must look at that hook in the candidate; tests that need it can run only under "
+                "a command-template runner (--runner), which has no guard")
     if "pytest stopped with an internal error" in detail:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")
@@ -194,6 +212,11 @@ def base_fix(detail: str) -> str:
     """What to do when the base did not show the defect, from how the test ended there."""
     if _PROJECT_FILES.search(detail):
         return WORKDIR_FIX
+    fixture = re.search(r"fixture '([\w.]+)' not found", detail)
+    if fixture:
+        return (f"install the pytest plugin that provides `{fixture.group(1)}` with --requirements FILE (or --extras), "
+                "or give the harness a conftest.py that defines it; the project's own plugins (pytest11 entry "
+                "points its base declares) are loaded by signoff")
     if "it passed" in detail:
         return ("the base revision does not show the defect with this test: check --base (the revision "
                 "before the fix) and that the test exercises the defect")
@@ -238,10 +261,12 @@ class Summary:
     status: str = "complete"  # the first incomplete run's status, else "complete"
     per_test: dict[str, str] = field(default_factory=dict)
     raised: bool = False  # some selected case failed by an exception the code under test raised (guard's record)
+    partly_skipped: bool = False  # a regression id passed in some cases and was skipped by the harness in the rest
 
     def as_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "assertion": self.assertion, "message": self.message,
-                "status": self.status, "per_test": self.per_test, "raised": self.raised}
+                "status": self.status, "per_test": self.per_test, "raised": self.raised,
+                "partly_skipped": self.partly_skipped}
 
     @property
     def defect_shown(self) -> bool:
@@ -259,11 +284,17 @@ def _aggregate(outcomes: list[str]) -> str:
     return "passed"
 
 
-def outcome_of(cases: list[Case]) -> tuple[str, bool, str]:
-    """(outcome, failed-by-assertion, message) of the cases one test id selected."""
+def outcome_of(cases: list[Case], skips_pass: bool = False) -> tuple[str, bool, str]:
+    """(outcome, failed-by-assertion, message) of the cases one test id selected. With `skips_pass` (a
+    regression id), cases that passed and others skipped count as passed, as pytest counts them: anyio's
+    `test_send_eof` runs once per event loop, and its conftest skips a loop that is not installed. (A skip the
+    code under test raises is a guard finding, never a pass; the expected test passes only if every case does.)"""
     if not cases:
         return "missing", False, ""
-    outcome = _aggregate([c.outcome for c in cases])
+    outcomes = [c.outcome for c in cases]
+    if skips_pass and "passed" in outcomes and set(outcomes) == {"passed", "skipped"}:
+        return "passed", False, ""
+    outcome = _aggregate(outcomes)
     # An assertion counts only where the case failed: an xfailed case's is the harness's expectation.
     asserted = [c for c in cases if c.assertion and c.outcome == "failed"]
     failing = asserted or [c for c in cases if c.outcome in ("failed", "error")]
@@ -301,7 +332,7 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     return False
 
 
-def summarize(tests: list[str], runs: list[Run]) -> Summary:
+def summarize(tests: list[str], runs: list[Run], skips_pass: bool = False) -> Summary:
     if not tests:
         return Summary("none")
     if not runs:
@@ -312,7 +343,7 @@ def summarize(tests: list[str], runs: list[Run]) -> Summary:
     signatures = []
     results = []
     for run in runs:
-        per = {t: outcome_of(select(run.cases, t)) for t in tests}
+        per = {t: outcome_of(select(run.cases, t), skips_pass) for t in tests}
         signatures.append(tuple((t, o, a) for t, (o, a, _m) in sorted(per.items())))
         results.append(per)
     if len(set(signatures)) > 1:
@@ -324,7 +355,10 @@ def summarize(tests: list[str], runs: list[Run]) -> Summary:
     message = next((m for (_o, a, m) in per.values() if a), "") or next(
         (m for (o, _a, m) in per.values() if o != "passed" and m), "")
     raised = all(any(raised_in_checkout(run, select(run.cases, t)) for t in tests) for run in runs)
-    return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()}, raised)
+    partly = skips_pass and any(o == "passed" and "skipped" in {c.outcome for c in select(runs[0].cases, t)}
+                                for t, (o, _a, _m) in per.items())
+    return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()}, raised,
+                   partly)
 
 
 def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:

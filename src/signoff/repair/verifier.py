@@ -510,7 +510,7 @@ def judge(m: Measurements) -> Judgement:
         violations.append(reason("not_descendant", f"{m.candidate[:12]} does not descend from {m.base[:12]}"))
     if m.outside:
         violations.append(reason("path_not_allowed", ", ".join(m.outside)))
-    summaries = {s: summarize(m.tests[s], m.runs[s]) for s in STAGES}
+    summaries = {s: summarize(m.tests[s], m.runs[s], skips_pass=s == "regression") for s in STAGES}
     verdict, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations,
                                 m.preflight)
     return Judgement(verdict, reasons, summaries)
@@ -661,6 +661,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     notes += [f"not installed: {line} (the project's pytest; --pytest {req.pytest} replaces it)"
               for line in env_plan.replaced]
     stage_rev = {"base": base, "candidate": cand, "regression": cand}
+    left_out: list[str] = []  # test dependencies without a wheel, left out of the environment
+    pip_error: Any = None  # pip's error that made the first of them known
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}
     isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
@@ -707,7 +709,14 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 Path(dirpath).chmod(0o755)
             if harness_digest(mounted) != frozen.digest:
                 preflight.append(reason("harness_changed", "the frozen copy did not match its digest"))
-            config = pytest_config.effective(mounted, repo, base) if runner.kind == "pytest" else None
+            # The project's own pytest plugins (pytest11 entry points), which installing it registers: the
+            # guard loads them from each checkout after its start; a `-p NAME` of them leaves the addopts.
+            own_plugins = testenv.pytest_plugins(repo, base) if runner.kind == "pytest" else {}
+            notes += [f"the project's own pytest plugin {name} ({module}) loaded from each checkout after the "
+                      "guard's start, as installing the project registers it; barred from the hooks that run, "
+                      "judge or report an outcome" for name, module in own_plugins.items()]
+            config = pytest_config.effective(mounted, repo, base, set(own_plugins) | set(own_plugins.values())) \
+                if runner.kind == "pytest" else None
             runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
             pythonpath = list(dict.fromkeys([*req.pythonpath, *(config.pythonpath if config else ())]))
             if not pythonpath and runner.needs_python:
@@ -725,11 +734,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                    "pytest_config": config.as_json() if config else None}
                     try:
                         progress("preparing the environment")
-                        reqs = write_requirements(env_plan, workspace)
-                        penv = sandbox.prepare_python_env(reqs, env_cache(settings),
-                                                          allow_builds=req.allow_source_builds,
-                                                          base_python=python_exe,
-                                                          label=", ".join(env_plan.sources) or None)
+                        penv, left_out, pip_error = _prepare_without_wheel_less(env_plan, workspace, settings, req,
+                                                                                python_exe, mounted)
+                        if left_out:
+                            environment |= {"plan": env_plan.as_json(), "left_out": left_out}
+                            notes += [f"not installed: {line} (no wheel for it here, published as source only or "
+                                      "not at all; the run goes without it: --allow-source-builds builds it)"
+                                      for line in left_out]
                         python, env_mounts, python_version = penv.python, list(penv.mounts), penv.python_version
                         runner.write_bytecode(runner_dir, penv.python_version, env_cache(settings) / "bytecode")
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,
@@ -790,7 +801,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             plan = runner.plan(mounted, tests)
                             argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
                             argv = _in_workdir(workdir, argv)
-                            env = runner.env(python, pythonpath) | (runner.guard_env(plan, tests) if plan else {})
+                            env = runner.env(python, pythonpath, plugins=own_plugins) | (
+                                runner.guard_env(plan, tests) if plan else {})
                             jobs.append((group, argv, collect, mounts, env, tests, plan))
                     return jobs
 
@@ -832,7 +844,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     base_plan, cand_plan = runner.plan(mounted, base_tests), runner.plan(mounted, cand_tests)
                     assert base_plan is not None and cand_plan is not None
                     job = forked.command(runner, base_tests, cand_tests, frozen.files, python, pythonpath,
-                                         base_plan, cand_plan, req.timeout)
+                                         base_plan, cand_plan, req.timeout, own_plugins)
                     progress("executions", done=done, total=done + 2)
                     try:
                         ex = sandbox.run(job.argv, mounts, limits=_limits(runner), env=job.env, timeout=job.timeout,
@@ -899,6 +911,11 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         _keys_the_base_lacks(run, added)
                     for stage in group:
                         runs[stage].append(run)
+                needed = _left_out_needed(left_out, [r for rs in runs.values() for r in rs])
+                if needed and pip_error is not None:
+                    # The tests import what was left out: pip's own error is the cause, as without leaving out.
+                    preflight.append(reason("environment_unprepared", f"{pip_error.message} (the tests import "
+                                            f"{needed})", _wheel_fix(pip_error, req.allow_source_builds)))
                 unavailable = [r for rs in runs.values() for r in rs if r.status == "sandbox_unavailable"]
                 if unavailable:
                     preflight.append(reason("sandbox_unavailable", unavailable[0].detail))
@@ -909,6 +926,63 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _rmtree(workspace)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: Settings, req: VerifyRequest,
+                                python_exe: str | None, harness: Path) -> tuple[Any, list[str], Any]:
+    """(the test environment, the lines left out, pip's first error). Without source builds allowed, a direct
+    test dependency pip finds no wheel for (httpx's docs tool, Pygments' wcag-contrast-ratio) is left out of
+    the plan and the rest installed, up to three of them; when the tests then import one, pip's error is the
+    reason after all (_left_out_needed). The plan is edited in place (the evidence records the lines installed)."""
+    from signoff import sandbox
+
+    left_out: list[str] = []
+    first: Any = None
+    imported = _imported_by(harness)
+    while True:
+        reqs = write_requirements(plan, workspace)
+        try:
+            env = sandbox.prepare_python_env(reqs, env_cache(settings), allow_builds=req.allow_source_builds,
+                                             base_python=python_exe, label=", ".join(plan.sources) or None)
+            return env, left_out, first
+        except sandbox.PipError as exc:
+            line = None if req.allow_source_builds or len(left_out) >= 3 else testenv.wheel_less_line(exc.message, plan)
+            if line is None or testenv.normalise(testenv.requirement_name(line) or "") in imported:
+                raise  # none to leave out, or the harness itself imports it: pip's error is the cause
+            first = first or exc
+            plan.lines.remove(line)
+            left_out.append(line)
+
+
+def _imported_by(harness: Path) -> set[str]:
+    """The top-level modules the harness's Python files import, by their normalised names."""
+    import ast
+
+    out: set[str] = set()
+    for path in harness.rglob("*.py"):
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError, OSError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                out |= {testenv.normalise(a.name.split(".", 1)[0]) for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                out.add(testenv.normalise(node.module.split(".", 1)[0]))
+    return out
+
+
+def _left_out_needed(left_out: list[str], runs: list[Run]) -> str | None:
+    """A module a run could not import that is one of the packages left out for want of a wheel (by its
+    normalised name: `wcag_contrast_ratio` is `wcag-contrast-ratio`), or None."""
+    names = {testenv.normalise(testenv.requirement_name(line) or "") for line in left_out}
+    for run in runs:
+        texts = [run.detail, *(c.message for c in run.cases)]
+        for module in re.findall(r"No module named '([\w.]+)'", "\n".join(t for t in texts if t)):
+            top = str(module).split(".", 1)[0]
+            if testenv.normalise(top) in names:
+                return top
+    return None
 
 
 def _wheel_fix(exc: SignoffError, builds_allowed: bool) -> str:

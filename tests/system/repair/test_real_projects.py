@@ -234,7 +234,8 @@ def test_pip_error_names_the_requirement_and_the_users_file(settings: Settings, 
     # index without a wheel of that version for this Python would be. Resolution stops before any install.
     _offline_wheelhouse(tmp_path, monkeypatch)
     repo, base, fix = _project(tmp_path / "repo", **{"requirements-test.txt": "tornado==6.0.4\n"})
-    harness = _harness(tmp_path / "harness", HARNESS)
+    # The harness imports it, so it is not left out for want of a wheel: pip's own error is the reason.
+    harness = _harness(tmp_path / "harness", {"test_total.py": "import tornado\n" + HARNESS["test_total.py"]})
     r = verify(_request(repo, base, fix, harness, requirements="requirements-test.txt"), settings)
     assert (r.verdict, _codes(r)) == ("INCONCLUSIVE", ["environment_unprepared"])
     detail = r.reasons[0]["detail"]
@@ -253,7 +254,7 @@ def test_cli_prints_error_and_fix(home: Path, tmp_path: Path, monkeypatch: pytes
     require_sandbox()
     _offline_wheelhouse(tmp_path, monkeypatch)
     repo, base, fix = _project(tmp_path / "repo", **{"requirements-test.txt": "tornado==6.0.4\n"})
-    harness = _harness(tmp_path / "harness", HARNESS)
+    harness = _harness(tmp_path / "harness", {"test_total.py": "import tornado\n" + HARNESS["test_total.py"]})
     code = main(["repair", "verify", "--repo", str(repo), "--base", base, "--candidate", fix, "--harness",
                  str(harness), "--expect", "test_total.py::test_coupon_once", "--requirements",
                  "requirements-test.txt"])

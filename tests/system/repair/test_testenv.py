@@ -442,6 +442,16 @@ def test_a_version_module_generated_at_install_is_written_for_the_run(tmp_path: 
     scripts_repo, scripts_base = _repo(tmp_path / "scripts", {"pyproject.toml": '[project]\nname = "n"\n'
                                                               '[project.scripts]\nnox = "nox.__main__:main"\n'})
     assert testenv.console_scripts(scripts_repo, scripts_base) == {"nox": "nox.__main__:main"}
+    # Its own pytest plugins, as installing it registers them (pytest-mock's `mocker`, anyio's `-p anyio`):
+    # pyproject's entry-points tables (anyio writes the group inline), setup.cfg's, setup.py's literal ones.
+    plugins_repo, plugins_base = _repo(tmp_path / "plugins", {
+        "pyproject.toml": ('[project]\nname = "anyio"\n[project.entry-points]\n'
+                           'pytest11 = {anyio = "anyio.pytest_plugin"}\n'),
+        "setup.cfg": "[options.entry_points]\npytest11 =\n    pytest_mock = pytest_mock\n    bad = x:y\n",
+        "setup.py": "from setuptools import setup\nsetup(name='p', entry_points={'pytest11': ['p = p.plugin']})\n"})
+    assert testenv.pytest_plugins(plugins_repo, plugins_base) == {
+        "anyio": "anyio.pytest_plugin", "pytest_mock": "pytest_mock", "p": "p.plugin"}
+    assert testenv.pytest_plugins(cov_repo, cov_base) == {}
     cov_tree = tmp_path / "cov-tree"
     git.export(cov_repo, cov_base, cov_tree)
     assert testenv.write_scripts(cov_tree, {"coverage": "coverage.cmdline:main"}) == ["coverage"]

@@ -109,5 +109,5 @@ def test_a_replacement_of_pytests_internals_names_whose_code_it_is() -> None:
     from signoff.repair.verdict import reason
 
     finding = "base: guard: replaced: _pytest.runner.call_and_report" + guard._by(pluggy.PluginManager.register)
-    assert reason("harness_integrity", finding)["fix"].startswith("`pluggy`, a plugin the test requirements install")
+    assert reason("harness_integrity", finding)["fix"].startswith("`pluggy`, a package the test requirements install")
     assert "a person must look" in reason("harness_integrity", "base: guard: replaced: x (by /src/evil.py)")["fix"]

@@ -351,3 +351,78 @@ def test_the_projects_configuration_in_a_hidden_ini_or_pytest_9s_own_table_is_re
     assert config is not None and config.source == "pyproject.toml [tool.pytest] (base revision)"
     assert config.text == ("[pytest]\naddopts = -vv --hypothesis-profile=less\n"
                            "doctest_optionflags = \n    ELLIPSIS\nstrict = true\n")
+
+
+def test_a_projects_own_plugin_leaves_the_addopts_for_the_guard_to_load() -> None:
+    # anyio's `[tool.pytest]` loads its own plugin by its entry point's name (`-p anyio`), which only installing the
+    # project registers: the guard loads it from the checkout once the checkout is on the path.
+    from signoff.repair.pytest_config import read
+
+    native = '[tool.pytest]\naddopts = ["-rsfE", "-p", "anyio", "-pother", "-p", "no:anyio", "--strict-config"]\n'
+    config = read(lambda name: native.encode() if name == "pyproject.toml" else None, "base revision",
+                  {"anyio", "anyio.pytest_plugin", "other"})
+    assert config is not None and config.text == "[pytest]\naddopts = -rsfE -p no:anyio --strict-config\n"
+    assert config.as_json()["addopts_left_out"] == ["-p", "anyio", "-pother"]
+    plain = read(lambda name: native.encode() if name == "pyproject.toml" else None, "base revision")
+    assert plain is not None and "-p anyio" in plain.text
+
+
+def test_a_fixture_nothing_provides_is_named_with_what_to_do() -> None:
+    # pytest-mock's tests use its own `mocker`; the junit message names only the test's line.
+    from signoff.repair.junit import parse_pytest
+
+    report = (b'<testsuite><testcase classname="tests.test_m" name="test_stop" file="tests/test_m.py">'
+              b'<error message="failed on setup with &quot;file /harness/tests/test_m.py, line 12&quot;">'
+              b"file /harness/tests/test_m.py, line 12\n  def test_stop(mocker):\nE       fixture 'mocker' not found\n"
+              b">       available fixtures: cache, capsys\n</error></testcase></testsuite>")
+    (case,) = parse_pytest(report)
+    assert case.outcome == "error" and case.message.startswith("fixture 'mocker' not found: no conftest.py")
+    why = reason("base_not_reproduced", f"base: it errored ({case.message})")
+    assert why["fix"].startswith("install the pytest plugin that provides `mocker`")
+
+
+def test_a_deprecation_of_a_newer_pytest_made_an_error_names_the_pin() -> None:
+    # anyio's plugin imports _pytest.python.CallSpec2 (renamed in pytest 9.2) under its `filterwarnings = error`.
+    why = reason("no_report", "base: exit 1, no JUnit report; pytest.PytestRemovedIn10Warning: "
+                 "_pytest.python.CallSpec2 has been renamed to CallSpec.")
+    assert why["fix"].startswith("pytest warned at start-up (pytest.PytestRemovedIn10Warning:")
+    assert "--pytest 'pytest<X.Y'" in why["fix"]
+
+
+def test_a_regression_id_passed_in_some_cases_and_skipped_by_the_harness_in_the_rest_passes() -> None:
+    # anyio's test_send_eof runs once per event loop; its conftest skips a loop that is not installed.
+    cases = [Case(i, o, False, None, "") for i, o in (("t.py::test_r[asyncio]", "passed"),
+                                                       ("t.py::test_r[rsloop]", "skipped"),
+                                                       ("t.py::test_y[a]", "skipped"))]
+    run = Run("complete", cases=cases)
+    regression = summarize(["t.py::test_r"], [run], skips_pass=True)
+    assert regression.outcome == "passed" and regression.partly_skipped
+    # Only as a regression id with a pass among its cases; the expected test passes only if every case does.
+    assert summarize(["t.py::test_r"], [run]).outcome == "skipped"
+    assert summarize(["t.py::test_y"], [run], skips_pass=True).outcome == "skipped"
+
+
+def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
+    # httpx's requirements.txt names its docs tool, published as source only; the run goes without it.
+    from signoff.repair.testenv import Plan, wheel_less_line
+
+    plan = Plan(lines=["chardet==5.2.0", "mkautodoc==0.2.0", "Wcag_Contrast.Ratio; python_version >= '3.8'",
+                       "pytest==7.4.4"])
+    assert wheel_less_line("pip could not install requirements.txt: No matching distribution found for "
+                           "mkautodoc==0.2.0", plan) == "mkautodoc==0.2.0"
+    assert wheel_less_line("No matching distribution found for wcag-contrast-ratio", plan) == plan.lines[2]
+    # Never the pytest the run needs, a dependency of a dependency, or another error.
+    assert wheel_less_line("No matching distribution found for pytest==7.4.4", plan) is None
+    assert wheel_less_line("No matching distribution found for forbiddenfruit>=0.1.4", plan) is None
+    assert wheel_less_line("conflict: blockbuster depends on forbiddenfruit>=0.1.4", plan) is None
+
+
+def test_a_left_out_dependency_the_tests_import_is_found_by_its_module_name() -> None:
+    from signoff.repair.verifier import _left_out_needed
+
+    collected = Run("collection_error", "ModuleNotFoundError: No module named 'wcag_contrast_ratio.x'")
+    failed = Run("complete", cases=[Case("t.py::test_a", "error", False, "ModuleNotFoundError",
+                                         "No module named 'tornado'")])
+    assert _left_out_needed(["wcag-contrast-ratio", "mkautodoc==0.2.0"], [collected]) == "wcag_contrast_ratio"
+    assert _left_out_needed(["tornado==6.0.4"], [Run("complete"), failed]) == "tornado"
+    assert _left_out_needed(["mkautodoc==0.2.0"], [collected, failed]) is None

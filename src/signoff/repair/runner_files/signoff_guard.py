@@ -84,7 +84,8 @@ _exists = os.path.exists
 findings: list[str] = []
 cases: dict[str, dict[str, Any]] = {}
 state: dict[str, Any] = {"snapshot": {}, "hooks": {}, "exitstatus": None, "started": False, "finished": False,
-                         "lacks": {}, "reloaded": []}
+                         "lacks": {}, "reloaded": [], "own": [], "own_declared": {}, "calls": {},
+                         "reached": set(), "wrapped": set(), "entered": set()}
 
 
 def _note(text: str) -> None:
@@ -186,8 +187,40 @@ def _compare(core_only: bool = False) -> None:
         label = ".".join(entry[1])
         if value is _MISSING:
             _note(f"removed: {label}")
+        elif _swapped_by_running_plugin(entry[1][-1], value):
+            continue
         elif not any(value is v and (c is None or _code(value) is c) for v, c in entry[6]):
             _note((f"replaced: {label}" if value is not old else f"code replaced: {label}") + _by(value))
+
+
+def _installed_plugin_file(filename: str) -> bool:
+    """A file of a third-party package of the test environment (not pytest's, pluggy's or the guard's)."""
+    if _origin(filename) != "trusted" or "site-packages/" not in filename:
+        return False
+    return not filename.split("site-packages/", 1)[1].startswith(("_pytest/", "pytest/", "pluggy/"))
+
+
+def _swapped_by_running_plugin(attr: str, value: Any) -> bool:
+    """Whether `value` (what now stands in pytest's `attr`) is a rerun plugin's own method of that name, put
+    there by the plugin while it runs the test protocol itself: flaky (in coverage.py's test requirements)
+    replaces `_pytest.runner.call_and_report` with `self.call_and_report` inside its
+    `pytest_runtest_protocol` and puts pytest's back when it returns. Accepted only so: a method named
+    `attr` of an object whose `pytest_runtest_protocol` is on the stack right now, both defined in one file
+    of an installed package (never the checkout's, nor pytest's own), and the class still holding that very
+    function. Anything else, or the same value once that protocol has returned (the end of the session
+    compares everything again), is a replacement."""
+    func, owner = getattr(value, "__func__", None), getattr(value, "__self__", None)
+    code = getattr(func, "__code__", None)
+    if code is None or owner is None or getattr(func, "__name__", None) != attr \
+            or getattr(type(owner), attr, None) is not func or not _installed_plugin_file(code.co_filename):
+        return False
+    f: types.FrameType | None = _getframe(1)
+    while f is not None:
+        if f.f_code.co_name == "pytest_runtest_protocol" and f.f_code.co_filename == code.co_filename \
+                and f.f_locals.get("self") is owner:
+            return True
+        f = f.f_back
+    return False
 
 
 def _by(value: Any) -> str:
@@ -230,6 +263,10 @@ def _hook_snapshot(pm: pytest.PytestPluginManager) -> dict[str, list[tuple[Any, 
     return out
 
 
+def _own(plugin: Any) -> bool:
+    return any(plugin is p for p in state["own"])
+
+
 def _check_hooks(pm: pytest.PytestPluginManager) -> None:
     before = state["hooks"]
     for name in dir(pm.hook):
@@ -247,10 +284,14 @@ def _check_hooks(pm: pytest.PytestPluginManager) -> None:
         for i in now:
             code = getattr(i.function, "__code__", None)
             if code is not None and _origin(code.co_filename) in ("checkout", "unknown"):
+                if _own(i.plugin) and _origin(code.co_filename) == "checkout":
+                    # Any hook (anyio runs tests in pytest_pyfunc_call, pyfakefs wraps pytest_runtest_logreport):
+                    # what no hook can forge is checked apart, on the test function itself (_watch_call).
+                    continue
                 _note(f"hook {name} implemented outside the harness and environment: {code.co_filename}")
     for plugin in pm.get_plugins():
         where = _origin(getattr(plugin, "__file__", None) or "")
-        if getattr(plugin, "__file__", None) and where in ("checkout", "unknown"):
+        if getattr(plugin, "__file__", None) and where in ("checkout", "unknown") and not _own(plugin):
             _note(f"plugin loaded from outside the harness and environment: {plugin.__file__}")
 
 
@@ -515,6 +556,34 @@ def start(paths: list[str]) -> None:
     """Called by the bootstrap before pytest.main: nothing from the checkout is importable yet."""
     state["paths"] = paths
     _PLACES["checkout"] = tuple(p.rstrip("/") + "/" for p in paths) or ("/src/",)
+    # The project's own pytest plugins (its pytest11 entry points, read from the base revision by signoff):
+    # name=module,... They load from the checkout once the guard has its snapshot (load_own_plugins).
+    declared = os.environ.pop("SIGNOFF_OWN_PLUGINS", "")
+    state["own_declared"] = dict(p.split("=", 1) for p in declared.split(",") if "=" in p)
+
+
+def _load_own_plugins(pm: pytest.PytestPluginManager) -> None:
+    """The project's own pytest plugins, from the checkout, as installing the project registers them by
+    their entry points (pytest-mock's `mocker`, anyio's `-p anyio`): after the snapshot, watched as the
+    checkout's code is. Whatever hooks they implement, every test function is then watched itself
+    (_watch_call): a pass the function did not earn shows, whoever reported it."""
+    import importlib
+
+    for name, module in state["own_declared"].items():
+        if pm.is_blocked(name) or pm.is_blocked(module) or pm.has_plugin(name) or pm.has_plugin(module):
+            continue  # `-p no:NAME`, or the environment has an installed copy registered already
+        try:
+            mod = importlib.import_module(module)
+        except Exception as exc:  # an optional plugin whose own dependency is not installed: the tests may not need it
+            sys.stderr.write(f"signoff guard: the project's own pytest plugin {name} ({module}) could not be imported, "
+                             f"so it is not loaded: {type(exc).__name__}: {exc}\n")
+            continue
+        if _origin(getattr(mod, "__file__", None) or "") != "checkout":
+            _note(f"the project's own pytest plugin {name} ({module}) was not imported from the checkout: "
+                  f"{getattr(mod, '__file__', None)}")
+            continue
+        pm.register(mod, name)
+        state["own"].append(mod)
 
 
 def _sha_file(path: str) -> str | None:
@@ -886,7 +955,62 @@ def _case(nodeid: str) -> dict[str, Any]:
                                      "message": "", "lacks": None})
 
 
+def _watch_call(item: pytest.Item) -> None:
+    """With the project's own plugin loaded (it may implement pytest_pyfunc_call, as anyio's runs async
+    tests): the test function is wrapped so that the guard sees it entered, and what it raised, whoever
+    calls it; a plugin that reports a pass without running the test, or swallows its failure, shows."""
+    import functools
+    import inspect
+
+    state["reached"].add(item.nodeid)  # the protocol reached this guard's pytest_runtest_call
+    fn = getattr(item, "obj", None)
+    if type(item) is not pytest.Function or fn is None or inspect.isgeneratorfunction(fn) \
+            or inspect.isasyncgenfunction(fn):
+        return
+    parent = getattr(getattr(item, "parent", None), "obj", None)
+    defined = getattr(parent, getattr(item, "originalname", None) or item.name, None)
+    if getattr(defined, "__func__", defined) is not getattr(fn, "__func__", fn):
+        _note(f"{item.nodeid}: its function is not the one its module or class defines under its name")
+    seen: dict[str, Any] = {"entered": False, "raised": None}
+    state["calls"][item.nodeid] = seen
+    state["wrapped"].add(item.nodeid)
+    entered, nodeid = state["entered"], item.nodeid
+    wrapper: Any
+    if inspect.iscoroutinefunction(fn):
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            seen["entered"] = True
+            entered.add(nodeid)
+            try:
+                return await fn(*args, **kwargs)
+            except BaseException as exc:
+                seen["raised"] = exc
+                raise
+    else:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            seen["entered"] = True
+            entered.add(nodeid)
+            try:
+                return fn(*args, **kwargs)
+            except BaseException as exc:
+                seen["raised"] = exc
+                raise
+    item.obj = functools.update_wrapper(wrapper, fn)  # type: ignore[attr-defined]
+
+
+def _check_watched_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+    seen = state["calls"].pop(item.nodeid, None)
+    if seen is None:
+        return
+    item.obj = getattr(item.obj, "__wrapped__", item.obj)  # type: ignore[attr-defined]
+    if call.excinfo is None and not seen["entered"]:
+        _note(f"{item.nodeid}: reported as passed, but the test function never ran")
+    elif call.excinfo is None and seen["raised"] is not None and \
+            type(seen["raised"]).__name__ not in ("Skipped", "XFailed"):
+        _note(f"{item.nodeid} raised {type(seen['raised']).__name__} but was reported as passed")
+
+
 def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+    _check_watched_call(item, call)
     c = _case(item.nodeid)
     own = vars(item)
     for name in ("runtest", "setup", "teardown", "ihook"):
@@ -965,6 +1089,48 @@ def _from_checkout(obj: Any) -> bool:
     return mod is not None and _origin(getattr(mod, "__file__", None) or "") == "checkout"
 
 
+def _static_attr(obj: Any, name: str) -> Any:
+    """`obj.name` without running any code of the object's (no property, no __getattr__): the instance's
+    own value, a slot's, a named tuple field's (unearth's BestMatch), or _MISSING."""
+    try:
+        own = object.__getattribute__(obj, "__dict__")  # past any __getattribute__ of the object's class
+    except AttributeError:
+        own = None
+    if isinstance(own, dict) and name in own:
+        return own[name]
+    for klass in type(obj).__mro__:
+        attr = vars(klass).get(name, _MISSING)
+        if attr is not _MISSING:
+            # A slot, or a named tuple's field (a C getter; `property(itemgetter(i))` before Python 3.8).
+            kind = type(attr)
+            if kind is types.MemberDescriptorType or kind.__name__ == "_tuplegetter" or (
+                    kind is property and type(attr.fget).__name__ == "itemgetter"):
+                return attr.__get__(obj, type(obj))
+            return _MISSING
+    return _MISSING
+
+
+def _none_from_checkout(frame: types.FrameType, attr: str) -> str | None:
+    """The test read `attr` of a None that the checkout's own object holds (unearth's `match.best.version`,
+    where the base's `find_best_match` left `best` None): the defect, as plain pytest counts it, though
+    raised in the test's line. Only a chain of plain names on that line (`match.best`), looked up without
+    running code, whose last holder is the checkout's object and holds None there; a None the test made
+    itself, or one reached through a call, stays the test's own error."""
+    import linecache
+
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    chains = set(re.findall(r"(?<![\w.)\]])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\s*\.\s*" + attr + r"\b", line))
+    if len(chains) != 1:
+        return None
+    first, *rest = chains.pop().split(".")
+    holder = frame.f_locals.get(first, frame.f_globals.get(first, _MISSING))
+    for part in rest[:-1]:
+        holder = _static_attr(holder, part) if holder is not _MISSING else _MISSING
+    if holder is _MISSING or not _from_checkout(holder) or _static_attr(holder, rest[-1]) is not None:
+        return None
+    return f"a value: {first}.{'.'.join(rest)} is None (the checkout's {type(holder).__name__}.{rest[-1]})"
+
+
 _SIGNATURE = re.compile(r"^([\w.]+)\(\) (got an unexpected keyword argument|got multiple values|"
                         r"missing \d+ required|takes \d+ positional|takes no )")
 
@@ -1001,6 +1167,9 @@ def _checkout_lacks(value: BaseException, tb: Any) -> str | None:
                         break
             if obj is not _MISSING and _from_checkout(obj):
                 return f"{getattr(obj, '__name__', type(obj).__name__)}.{getattr(value, 'name', None) or str(value)}"
+            none = re.match(r"'NoneType' object has no attribute '(\w+)'", str(value))
+            if none and tb is not None:
+                return _none_from_checkout(tb.tb_frame, none.group(1))
             return None
         if isinstance(value, TypeError) and tb is not None:
             # The call never entered the function: the innermost frame is the test's. Find the callee
@@ -1054,6 +1223,8 @@ class Plugin:
         packages = _project_packages(_PLACES["harness"], state.get("paths", []))
         if packages:
             sys.meta_path.insert(0, _ProjectPackages(packages, state.get("paths", [])))
+        if state["own_declared"]:
+            _load_own_plugins(early_config.pluginmanager)
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -1065,6 +1236,11 @@ class Plugin:
             _checked(_observe_call, item, call)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if state["own"] and report.when == "call" and report.passed and (
+                report.nodeid not in state["reached"]
+                or (report.nodeid in state["wrapped"] and report.nodeid not in state["entered"])):
+            # A plugin that took over the protocol and reported a pass for a test whose function never ran.
+            _note(f"{report.nodeid}: reported as passed, but the test function never ran")
         c = _case(report.nodeid)
         if report.when == "call" and report.passed and c["exception"] and c["exception"] not in ("Skipped", "XFailed"):
             _note(f"{report.nodeid} raised {c['exception']} but was reported as passed")
@@ -1090,6 +1266,8 @@ class Plugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
         # Right before the test runs: a patch that puts itself back afterwards is still in place here.
+        if state["own"]:
+            _checked(_watch_call, item)
         _checked(_compare, True)
         pm = state.get("pm")
         if pm is not None:

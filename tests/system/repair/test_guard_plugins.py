@@ -1,0 +1,209 @@
+"""The guard with the project's own pytest plugin and with a rerun plugin of the environment, run for real.
+
+Each case is one pytest process started through the shipped bootstrap, outside any sandbox (the guard's
+checks are what is tested; the sandbox is tested elsewhere): a checkout folder, a harness folder and an
+"environment" folder named site-packages, which the guard counts as installed because it is on the path
+at start. Four pytest processes of about a second of CPU each: the guard's checks of hooks, frames and
+reports can only be seen in a pytest run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+RUNNER = resources.files("signoff.repair").joinpath("runner_files")
+
+OWN_PLUGIN = '''import pytest
+
+@pytest.fixture
+def helper():
+    return 42
+
+def pytest_addoption(parser):
+    parser.addini("ownplug_mode", "a setting of the plugin")
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):  # anyio's runs async tests; honest but for the names below
+    if "never_run" in pyfuncitem.name:
+        return True
+    if "swallowed" in pyfuncitem.name:
+        try:
+            pyfuncitem.obj(**{a: pyfuncitem.funcargs[a] for a in pyfuncitem._fixtureinfo.argnames})
+        except BaseException:
+            pass
+        return True
+    return None
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_logreport(report):  # pyfakefs pauses its patching around reporting
+    yield
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session, exitstatus):
+    pass
+'''
+# Objects of the checkout that hold a None (unearth's BestMatch is a named tuple).
+HOLDERS = '''
+from typing import NamedTuple
+
+class BestMatch(NamedTuple):
+    best: object
+
+class Lazy:
+    @property
+    def best(self):
+        return None
+
+def find():
+    return BestMatch(None)
+'''
+# The same plugin forging outcomes through the hooks that report them.
+FORGING = '''
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if "forged" in item.name:
+        report = outcome.get_result()
+        report.outcome, report.longrepr = "passed", None
+
+def pytest_runtest_protocol(item, nextitem):
+    if "taken_over" not in item.name:
+        return None
+    from _pytest.reports import TestReport
+    for when in ("setup", "call", "teardown"):
+        item.ihook.pytest_runtest_logreport(report=TestReport(item.nodeid, item.location, {}, "passed", None, when))
+    return True
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "swapped" in item.name:
+            item.obj = item.module.test_harmless
+'''
+
+RERUN_PLUGIN = '''from _pytest import runner as _runner
+
+
+class Rerun:
+    """flaky's pattern: its own call_and_report in pytest's place while it runs the protocol itself."""
+
+    def call_and_report(self, item, when, log=True, **kwds):
+        return self.original(item, when, log, **kwds)
+
+    def pytest_runtest_protocol(self, item, nextitem):
+        self.original = _runner.call_and_report
+        try:
+            _runner.call_and_report = self.call_and_report
+            _runner.pytest_runtest_protocol(item, nextitem)
+        finally:
+            _runner.call_and_report = self.original
+        return True
+
+
+PLUGIN = Rerun()
+pytest_runtest_protocol = PLUGIN.pytest_runtest_protocol
+'''
+
+# The checkout's attacks on the rerun plugin's acceptance, run as the harness's test module imports it.
+ATTACKS = '''import sys
+import rerun
+
+def own_method_left_in_place():  # the plugin's own method, outside its protocol: stays after it returns
+    sys.modules["_pytest.runner"].call_and_report = rerun.PLUGIN.call_and_report
+
+def the_plugins_class_rewritten():  # the plugin then swaps in the checkout's function itself
+    def call_and_report(self, item, when, log=True, **kwds):
+        return self.original(item, when, log, **kwds)
+    rerun.Rerun.call_and_report = call_and_report
+'''
+
+
+def _record(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *, rerun: bool = False,
+            attack: str = "") -> dict[str, Any]:
+    (tmp_path / "src" / "ownplug").mkdir(parents=True)
+    (tmp_path / "src" / "ownplug" / "__init__.py").write_text(plugin)
+    (tmp_path / "src" / "ownplug" / "attacks.py").write_text(ATTACKS)
+    # A second plugin the project declares whose own dependency is not installed: left out, the run goes on.
+    (tmp_path / "src" / "ownplug" / "optional.py").write_text("import not_installed_anywhere\n")
+    env_site = tmp_path / "env" / "site-packages"
+    env_site.mkdir(parents=True)
+    (env_site / "rerun.py").write_text(RERUN_PLUGIN)
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "test_it.py").write_text(tests)
+    (tmp_path / "harness" / "pytest.ini").write_text(ini)
+    runner, work = tmp_path / "runner", tmp_path / "work"
+    runner.mkdir()
+    work.mkdir()
+    for name in ("run_pytest.py", "signoff_guard.py"):
+        (runner / name).write_bytes(RUNNER.joinpath(name).read_bytes())
+    harness = tmp_path / "harness"
+    argv = [sys.executable, "-B", str(runner / "run_pytest.py"), str(tmp_path / "src"), "-p", "no:cacheprovider",
+            "-p", "no:randomly", *(["-p", "rerun"] if rerun else []), f"--rootdir={harness}", "-c",
+            str(harness / "pytest.ini"), f"--confcutdir={harness}", "-q", f"--junitxml={work / 'junit.xml'}",
+            str(harness / "test_it.py")]
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(env_site), "SIGNOFF_GUARD_KEY": "k",
+           "ATTACK": attack, "SIGNOFF_OWN_PLUGINS": "ownplug=ownplug,optional=ownplug.optional"}
+    subprocess.run(argv, cwd=work, env=env, capture_output=True, timeout=120, check=False)
+    body: dict[str, Any] = json.loads(json.loads((work / "signoff-guard.json").read_text())["body"])
+    return body
+
+
+def _run(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *, rerun: bool = False,
+         attack: str = "") -> tuple[list[str], dict[str, str]]:
+    body = _record(tmp_path, plugin, tests, ini, rerun=rerun, attack=attack)
+    return body["findings"], {k.split("::")[-1]: v["outcome"] for k, v in body["cases"].items()}
+
+
+def test_the_projects_own_plugin_and_a_rerun_plugin_work_without_findings(tmp_path: Path) -> None:
+    # The plugin's fixture, its ini option under --strict-config, its pytest_pyfunc_call and reporting hooks; the
+    # rerun plugin puts its own call_and_report in pytest's place around each test, as flaky does (coverage.py).
+    # And unearth #158: on base `match.best` is None and the test reads `match.best.version` in its own line. A
+    # None the test made, a holder of its own, one reached through a call or a property stays the test's own error.
+    tests = ("import types\nimport ownplug\n\n"
+             "def test_uses(helper):\n    assert helper == 42\n\n"
+             "def test_fails(helper):\n    assert helper == 1\n\n"
+             "def test_checkouts_none():\n    match = ownplug.find()\n    assert match.best.version == '1'\n\n"
+             "def test_own_none():\n    match = types.SimpleNamespace(best=None)\n"
+             "    assert match.best.version == '1'\n\n"
+             "def test_through_a_call():\n    assert ownplug.find().best.version == '1'\n\n"
+             "def test_through_a_property():\n    match = ownplug.Lazy()\n    assert match.best.version == '1'\n")
+    body = _record(tmp_path, OWN_PLUGIN + HOLDERS, tests, "[pytest]\nownplug_mode = x\naddopts = --strict-config\n",
+                   rerun=True)
+    assert body["findings"] == []
+    cases = {k.split("::")[-1]: v for k, v in body["cases"].items()}
+    assert {k: v["outcome"] for k, v in cases.items()} == {
+        "test_uses": "passed", "test_fails": "failed", "test_checkouts_none": "failed", "test_own_none": "failed",
+        "test_through_a_call": "failed", "test_through_a_property": "failed"}
+    assert {k: v["lacks"] for k, v in cases.items() if k not in ("test_uses", "test_fails")} == {
+        "test_checkouts_none": "a value: match.best is None (the checkout's BestMatch.best)",
+        "test_own_none": None, "test_through_a_call": None, "test_through_a_property": None}
+
+
+def test_the_projects_own_plugin_cannot_forge_a_pass_through_any_hook(tmp_path: Path) -> None:
+    # It may implement any hook (pyfakefs wraps pytest_runtest_logreport, anyio runs tests in pytest_pyfunc_call):
+    # the guard watches the test function itself, so none of them can make a failing test pass unseen.
+    tests = "".join(f"def test_{name}():\n    assert False\n\n" for name in (
+        "never_run", "swallowed", "forged", "taken_over", "swapped")) + "def test_harmless():\n    assert True\n"
+    findings, _outcomes = _run(tmp_path, OWN_PLUGIN + FORGING, tests)
+    assert sorted(findings) == sorted([
+        "test_it.py::test_never_run: reported as passed, but the test function never ran",
+        "test_it.py::test_swallowed raised AssertionError but was reported as passed",
+        "test_it.py::test_forged raised AssertionError but was reported as passed",
+        "test_it.py::test_taken_over: reported as passed, but the test function never ran",
+        "test_it.py::test_swapped: its function is not the one its module or class defines under its name"])
+
+
+@pytest.mark.parametrize("attack", ["own_method_left_in_place", "the_plugins_class_rewritten"])
+def test_the_checkout_cannot_use_the_rerun_plugins_acceptance(tmp_path: Path, attack: str) -> None:
+    tests = ("import os\nimport ownplug.attacks\ngetattr(ownplug.attacks, os.environ['ATTACK'])()\n\n"
+             "def test_a():\n    assert True\n\ndef test_b():\n    assert True\n")
+    findings, _outcomes = _run(tmp_path, "", tests, rerun=True, attack=attack)
+    assert [f for f in findings if f.startswith("replaced: _pytest.runner.call_and_report")], findings
+
