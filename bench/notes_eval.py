@@ -216,6 +216,10 @@ _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version
                           r"unreleased|Unreleased|## \[)")
 _PATCH_HEADING = re.compile(r"^### \[v?\d+\.\d+[^\]]*\]\(")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
+# an underlined line is a release's heading when a version is among its first three words ("Version 3.3.0 -
+# ...", "15.0.0 (...)", "pluggy 1.5.0"), not a banner's last line that mentions one ("The new names are
+# compatible with pyparsing versions 3.0.0 and later" above a row of `=`, pyparsing 3.3.0)
+_UNDERLINED_RELEASE = re.compile(r"^\s*(?:\S+\s+){0,2}\S*\d+\.\d+")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -240,7 +244,7 @@ def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
             # writes a patch release's heading ("### [20.2.9](.../compare/...) (2021-06-20)")
             is_heading = (bool(_ANY_HEADING.match(line)) and (not line.startswith("###") or
                                                               bool(_PATCH_HEADING.match(line)))) or \
-                (bool(_RULE.match(nxt)) and bool(re.search(r"\d+\.\d+", line)))
+                (bool(_RULE.match(nxt)) and bool(_UNDERLINED_RELEASE.match(line)))
             if is_heading and re.search(r"\d+\.\d+|nreleased", line) and \
                     not re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w.-])", line):
                 end = j
