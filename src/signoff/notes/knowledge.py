@@ -8,6 +8,7 @@ A claim is unsupported only when git says something else, never merely because g
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -48,6 +49,12 @@ _FRAGMENT = re.compile(r"(?:^|/)(?:(?:changelog|changes|news|release)[-_])?"
 # The issues a commit message says it closes (GitHub's closing keywords).
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
+# A rebase-merged commit's pull request, stated on a line of its own at the end of its message ("PR #2684",
+# ripgrep's habit; `PR-URL: https://github.com/o/r/pull/12`, node's)
+_PR_TRAILER = re.compile(r"^\s*(?:PR|pull request)\s*#(\d+)\s*$|^PR-URL:\s*\S+/pull/(\d+)\s*$",
+                         re.IGNORECASE | re.MULTILINE)
+# An issue a subject names as one ("Fix type annotations for replace_with (Issue #602)"): the entry it is
+_SUBJECT_ISSUE = re.compile(r"\bissue\s*#(\d+)\b", re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
 _SQUASHED = re.compile(r"\(#(\d+)\)\s*$")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
@@ -62,6 +69,7 @@ _CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves 
 # (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
 _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
 # The kinds of a conventional commit that say nothing of its change (`docs:`, `perf:`, `revert:` do)
+_KIND_PREFIX = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")  # the second form of `_CONVENTIONAL`
 _KIND = re.compile(r"^(?:feat|chore|ci|build|style)(?:\(([^)]*)\))?!?:\s*", re.IGNORECASE)
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CHANCE = 2  # words a long pull request's messages may share with any item by chance
@@ -121,6 +129,7 @@ _PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder:
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
 
 
+_CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$", re.IGNORECASE)
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
 
@@ -199,6 +208,12 @@ def same_person(handle: str, people: set[str]) -> bool:
     return any(h == p or (len(p) >= 4 and len(h) >= 4 and (p in h or h in p)) for p in people)
 
 
+def _said(item: str) -> set[str]:
+    """An item's words as they are compared with commit titles: without the kind it opens with
+    (`docs: fix comment ...`), as a title is read without its own (`docs: added comment in doc.go`)."""
+    return words(_KIND_PREFIX.sub("", item.lstrip(" -*+")))
+
+
 def _dates(iso: str) -> set[str]:
     """The calendar days a timestamp may be written as: its own offset's day and UTC's."""
     try:
@@ -233,6 +248,7 @@ class Carrier:
     paths: tuple[str, ...] = ()
     parents: tuple[str, ...] = ()
     pushed: bool = False  # a maintainer's push naming no pull request: no pull request landed it
+    email: str = ""  # its author's, lower case
 
 
 @dataclass
@@ -265,6 +281,11 @@ class Knowledge:
         self._merges_tied = False  # the accounts merges came from, tied to their branches' authors (`known_as`)
         self.accounts: set[str] = set()  # the GitHub accounts git states in the range (no-reply addresses, merges)
         self.logins: dict[str, str] = {}  # an email's local part, normalised: the login its author writes as name
+        self._login_names: dict[str, set[str]] = {}  # an email's names of one lower-case word, by its local part
+        self._full_names: dict[str, set[str]] = {}  # every name an email's local part goes by in the range
+        # The names git gives an email (as author, co-author or signer), normalised: one person's, so a
+        # trailer `Co-authored-by: bluwy <bjornlu.dev@gmail.com>` names Bjorn Lu, who writes as that email.
+        self._email_names: dict[str, set[str]] = {}
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
@@ -324,6 +345,14 @@ class Knowledge:
             if self.carriers[-1].pushed:
                 pushed[c["hash"]] = email
         self.landers = {_ident(m.group(1) if (m := _NOREPLY.match(e)) else e.split("@")[0]) for e in landers}
+        # A name of one lower-case word is a login written as name (`fisker`) only beside a fuller name of
+        # the same email that begins with it ("fisker Cheung", the profile GitHub writes on a squash): many
+        # people write their name in lower case ("qingmu", "jessetang", "guangwu" in gin, whose logins are
+        # kingcanfish, demoManito and testwill).
+        for account, logins in self._login_names.items():
+            for login in logins:
+                if any(n != login and n.lower().startswith(login.lower() + " ") for n in self._full_names[account]):
+                    self.logins[account] = login
         for carrier in self.carriers:
             # a push by someone who lands others' work (a maintainer): a contributor's own commit is
             # pushed by its author too when a maintainer fast-forwards the pull request's branch
@@ -379,14 +408,15 @@ class Knowledge:
             if local and not BOTS.search(email):
                 self.accounts.add(account)
             elif _LOGIN.fullmatch(name) and not BOTS.search(name + " " + email) and len(account) >= 3:
-                # a name written as a login (`fisker`) is the account of that email, whatever name
-                # its other commits give ("fisker Cheung" on a pull request GitHub squashed)
-                self.logins[account] = name
+                self._login_names.setdefault(account, set()).add(name)  # a login written as name? (`__init__`)
+            if _ident(name) and not BOTS.search(name + " " + email):
+                self._email_names.setdefault(email.lower(), set()).add(_ident(name))
+                self._full_names.setdefault(account, set()).add(name)
         refs = carried_refs(subject + "\n" + body)
         fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
         # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
-        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject)
+        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
         backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
         if own is None and len(backported) == 1:
@@ -397,9 +427,10 @@ class Knowledge:
         title = _CONVENTIONAL.sub("", title)
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject) | backported, own,
                           bool(_BACKPORT.search(subject + "\n" + body)) and not backported, words(title), fragments,
-                          {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
+                          {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)} |
+                          {m.group(1) for m in _SUBJECT_ISSUE.finditer(subject)}, people_of(c),
                           c["author"]["name"], handles_of(c), author_of(c), body, tuple(f["path"] for f in c["files"]),
-                          tuple(c["parents"]), own is None and _pushed(c))
+                          tuple(c["parents"]), own is None and _pushed(c), c["author"]["email"].lower())
         self.carriers.append(carrier)
         self.by_hash[carrier.hash] = carrier
         self.accounts |= {h for h in carrier.handles if not BOTS.search(h)}
@@ -492,7 +523,7 @@ class Knowledge:
         code = unit if len(item_words(unit)) >= MIN_ITEM_WORDS else item
         if len(item_refs) == 1 and len(shared) <= CHANCE and names_unseen_code(code, known) and \
                 len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(code, known | diff) and \
-                (len(said & diff) * 2 < len(said) or len(diff) >= LARGE_DIFF):
+                (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
             # whatever chance words it shares with them (a `retry_forever` option credited to "Fix
             # test failures on NetBSD", whose messages say `fail` and `local`). An item the messages
@@ -555,7 +586,10 @@ class Knowledge:
         merges): its branch's commits say what it changed ("Fix regression introduced by #610 (#651)"
         is no test)."""
         paths = c.paths if len(c.parents) <= 1 else tuple(p for b in self._branch(c) for p in b.paths)
-        return bool(paths) and all(_TEST_PATH.search(p) for p in paths)
+        # a line of the changelog beside the test says what the test is for, and changes nothing
+        # (ripgrep's "test: add regression test for fixed gitignore bug" touches CHANGELOG.md too)
+        tests = [p for p in paths if not (_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p))]
+        return bool(tests) and all(_TEST_PATH.search(p) for p in tests)
 
     def _diff(self, n: str, own: list[Carrier]) -> set[str]:
         """The words of the lines pull request `n` changed: the diff of each commit naming it as its
@@ -623,7 +657,7 @@ class Knowledge:
         return ""
 
     @staticmethod
-    def _wrong_issue(n: str, own: Carrier, item_refs: set[str]) -> str:
+    def _wrong_issue(n: str, own: Carrier, item_refs: set[str], test: bool = False) -> str:
         """Why an issue reference `n` is contradicted, or "". An issue may be fixed by a pull
         request of another number, so the pull request number of the item's own commit does not
         contradict it by being different; what does is the commit saying which entry it is (the
@@ -632,10 +666,13 @@ class Knowledge:
         issues and pull requests in one sequence as they are opened, and a pull request fixes
         issues opened before it (a link to `/issues/N` is also how release-please links a pull
         request). Only when the item names none of that commit's numbers. An item naming several
-        issues often lists the history of a problem, which the closing commit need not repeat."""
+        issues often lists the history of a problem, which the closing commit need not repeat. A
+        commit changing tests only (`test`) closes an issue by showing it fixed elsewhere ("test: add
+        regression test for fixed gitignore bug ... Closes #3067"): an item about a fix of the same
+        area names the issue that fix closed, not this one."""
         if item_refs & own.refs:
             return ""
-        entry = own.fragments or (own.closes if len(item_refs) == 1 else set())
+        entry = own.fragments or (own.closes if len(item_refs) == 1 and not test else set())
         if entry:
             return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
         if own.own is not None and int(n) > int(own.own):
@@ -717,7 +754,10 @@ class Knowledge:
         if not named:
             return Verdict(claim, "not_checkable", "author of no commit the item names")
         branch = [b for m in named if len(m.parents) > 1 for b in self._branch(m)]
-        if any(same_person(claim.value, c.people) for c in named + branch) or \
+        # the handle itself is the account git states for the author (`ab@users.noreply...`: a login
+        # too short to be read as a name), or a name git gives the author's email elsewhere
+        if any(same_person(claim.value, c.people) or _ident(claim.value) in c.handles or
+               same_person(claim.value, self._email_names.get(c.email, set())) for c in named + branch) or \
                 any(self.known_as(claim.value) & c.people for c in named + branch):
             return Verdict(claim, "supported")
         if not item_refs and len(_CLAUSES.split(without_links(item))) > 2:
@@ -894,7 +934,9 @@ class Knowledge:
         quotes (sinon's items go on with the commit's body). A hash inside the item ("Revert
         abc1234") may name another commit than the item's."""
         found = re.findall(r"[0-9A-Za-z]+", item)  # a reStructuredText link's `__` is no word
-        for word in {found[0], found[-1]} if found else set():
+        # or among the numbers and hashes the item opens with (changesets: "#1482 df424a4 Thanks @x! - ...")
+        lead = list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
+        for word in {found[0], found[-1], *lead} if found else set():
             if _HEX.fullmatch(word) and re.search(r"[a-f]", word) and re.search(r"\d", word):
                 made = [c for c in self.carriers if c.hash.startswith(word.lower())]
                 if len(made) == 1:
@@ -924,7 +966,7 @@ class Knowledge:
     def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str, issues_cited: bool = False) -> Verdict:
         n = claim.value
         carriers = self.by_ref.get(n, [])
-        item_words = words(item)
+        item_words = _said(item)
         named = self.named_commit(item)
         own = named or self.own_commit(item_words)
         if own is not None and n not in own.refs and not own.backport and (wrong := self._misquoted(own, item, n)):
@@ -942,7 +984,7 @@ class Knowledge:
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
             wrong = self._substituted(own, item_refs) or (
-                self._wrong_issue(n, own, item_refs) if claim.role == "issue"
+                self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited))
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
