@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from signoff.notes.facts import area_of
 from signoff.notes.meaning import Meaning
 from signoff.notes.pulls import (
     LONG_ITEM,
@@ -129,6 +130,9 @@ _PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder:
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
 
 
+# What an item says of a change to the documentation (as `words` reads them)
+_DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
+                             "tutorial guide snippet wording spelling"))
 _CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$", re.IGNORECASE)
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
@@ -532,6 +536,12 @@ class Knowledge:
             # ... CPython's fix" naming CPython's function), unless the diff is so large that it holds
             # most words of any item.
             return own[0]
+        if said & _DOC_WORDS and all(self._touched(c) and all(area_of(p) == "docs" for p in self._touched(c))
+                                     for c in own):
+            # a pull request changing the documentation only, credited with a change to it: its diff is
+            # prose and examples, which an item tells in other words ("Remove an unused variable from
+            # example code block" for "Update usage.rst", whose diff drops `>>> kid = "..."`)
+            return None
         if len(shared) > 1 and not unrelated(said, known, self._common):
             return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
         far, diff = unrelated(said, known, self._common), self._diff(n, own)
@@ -581,11 +591,15 @@ class Knowledge:
             return carriers[0] if len(said) >= LONG_ITEM else None
         return carriers[0] if len(said & self._diff(key, carriers)) * 2 < len(said) else None
 
+    def _touched(self, c: Carrier) -> tuple[str, ...]:
+        """The paths a commit changed; a merge commit lists none (git log shows none for merges): its
+        branch's commits say what it changed."""
+        return c.paths if len(c.parents) <= 1 else tuple(p for b in self._branch(c) for p in b.paths)
+
     def _tests_only(self, c: Carrier) -> bool:
-        """Whether a commit changes tests only. A merge commit lists no files (git log shows none for
-        merges): its branch's commits say what it changed ("Fix regression introduced by #610 (#651)"
-        is no test)."""
-        paths = c.paths if len(c.parents) <= 1 else tuple(p for b in self._branch(c) for p in b.paths)
+        """Whether a commit changes tests only ("Fix regression introduced by #610 (#651)", a merge, is
+        no test: its branch changed code)."""
+        paths = self._touched(c)
         # a line of the changelog beside the test says what the test is for, and changes nothing
         # (ripgrep's "test: add regression test for fixed gitignore bug" touches CHANGELOG.md too)
         tests = [p for p in paths if not (_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p))]

@@ -561,6 +561,13 @@ _CLASSES = {
         "+  has(field) {\n+    print(field);\n+    return this.res.hasHeader(field);\n",
         "- New features: print planned database migrations before they are written (#1397)",
         "- New features: implement `response.has` to tell whether a header field is set (#1397)", "#1397"),
+    # a pull request changing the documentation only, credited with a change to it in other words (pyjwt 2.9.0)
+    "a documentation change told in other words": (
+        [_commit(1, "Update usage.rst (#958)", paths=("docs/usage.rst",))],
+        "@@ -284,7 +284,6 @@ Retrieve RSA signing keys from a JWKS endpoint\n"
+        "-    >>> kid = 'NEE1QURBOTM4MzI5RkFDNTYx'\n     >>> url = 'https://dev.example.org/.well-known/jwks.json'\n",
+        "- Support reading settings from a YAML file in the user's config directory (#958)",
+        "- Fix: Remove an unused variable from example code block by @kenkoooo in #958", "#958"),
     # a flag nobody touched, in an item whose other words the diff holds no more than half of (changesets 2.31.0)
     "unseen code and half the words": (
         [_commit(1, "Error on unsupported flags for individual CLI commands (#1889)",
