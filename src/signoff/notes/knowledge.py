@@ -310,6 +310,7 @@ class Knowledge:
         self.accounts |= {_ident(m.group(1)) for e in before_e if (m := _NOREPLY.match(e)) and not BOTS.search(e)}
         merges = plain = 0
         landers: set[str] = set()  # who committed someone else's commit in the range
+        releaser = ""  # who pushed the range's tip (the release), if its author pushed it
         pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
         head_days: set[str] = set()
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
@@ -348,6 +349,10 @@ class Knowledge:
                 landers.add(c["committer"]["email"].lower())
             if self.carriers[-1].pushed:
                 pushed[c["hash"]] = email
+                if c["hash"] == head:
+                    # who pushed the release itself ("Update CHANGELOG and bump version", tagged) is a
+                    # maintainer, whose other pushes no pull request landed either
+                    releaser = email
         self.landers = {_ident(m.group(1) if (m := _NOREPLY.match(e)) else e.split("@")[0]) for e in landers}
         # A name of one lower-case word is a login written as name (`fisker`) only beside a fuller name of
         # the same email that begins with it ("fisker Cheung", the profile GitHub writes on a squash): many
@@ -357,6 +362,8 @@ class Knowledge:
             for login in logins:
                 if any(n != login and n.lower().startswith(login.lower() + " ") for n in self._full_names[account]):
                     self.logins[account] = login
+        if releaser:
+            landers.add(releaser)
         for carrier in self.carriers:
             # a push by someone who lands others' work (a maintainer): a contributor's own commit is
             # pushed by its author too when a maintainer fast-forwards the pull request's branch

@@ -716,3 +716,17 @@ def test_an_issue_a_commits_subject_names_is_the_entry_of_an_item_naming_one() -
     item = "- Fixed type annotation for `replace_with`, to accept `Any` type. Fixes Issue #{n}, reported by esquonk.\n"
     assert grade_with(item.format(n=602), "CHANGES", k)["unsupported"] == []
     assert [u["token"] for u in grade_with(item.format(n=603), "CHANGES", k)["unsupported"]] == ["Issue #603"]
+
+
+def test_the_maintainer_who_pushed_the_release_pushed_his_other_commits_too() -> None:
+    # eslint-plugin-react 7.37.4: ljharb pushed "[types] fix types of flat configs" (Fixes #3874) and the
+    # release; the contributor's own commit was fast-forwarded, so no commit of another was landed by him
+    ljharb = ("Jordan H", "jh@example.org")
+    k = Knowledge("v1..v2", _hash(3), [], [
+        _commit(3, "Update CHANGELOG and bump version", author=ljharb, committer=ljharb, parents=(2,)),
+        _commit(2, "[types] fix types of flat configs", "Fixes #3874.", author=ljharb, committer=ljharb, parents=(1,)),
+        _commit(1, "[Fix] `no-unknown-property`: support `onBeforeToggle`", author=("Andrew P", "ap@example.org"),
+                committer=("Andrew P", "ap@example.org"))])
+    item = "* [types] fix types of flat configs ([#{n}][] @ljharb)\n"
+    assert grade_with(item.format(n=3874), "CHANGELOG.md", k)["unsupported"] == []
+    assert [u["token"] for u in grade_with(item.format(n=3875), "CHANGELOG.md", k)["unsupported"]] == ["#3875"]
