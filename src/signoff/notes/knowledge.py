@@ -27,6 +27,7 @@ from signoff.notes.pulls import (
     common_words,
     diff_decides,
     evidence,
+    identifier_words,
     item_words,
     names_unseen_code,
     shared_words,
@@ -214,8 +215,10 @@ def same_person(handle: str, people: set[str]) -> bool:
 
 def _said(item: str) -> set[str]:
     """An item's words as they are compared with commit titles: without the kind it opens with
-    (`docs: fix comment ...`), as a title is read without its own (`docs: added comment in doc.go`)."""
-    return words(_KIND_PREFIX.sub("", item.lstrip(" -*+")))
+    (`docs: fix comment ...`), as a title is read without its own (`docs: added comment in doc.go`),
+    and its identifiers by their parts too (cattrs' "raise `StructureHandlerNotFoundError` more
+    eagerly" restates "Raise errors for missing structure handlers more eagerly (#577)")."""
+    return identifier_words(_KIND_PREFIX.sub("", item.lstrip(" -*+")))
 
 
 def _dates(iso: str) -> set[str]:
@@ -626,17 +629,22 @@ class Knowledge:
         return evidence([_KIND.sub(r"\1 ", c.subject) + "\n" + c.body for c in made],
                         [p for c in made for p in c.paths], [c.author for c in made])
 
-    @staticmethod
-    def _substituted(own: Carrier, item_refs: set[str]) -> str:
+    def _substituted(self, own: Carrier, item_refs: set[str], n: str) -> str:
         """The item names some of the numbers its own commit's subject names, and in place of
         another of them a number the commit does not carry (`Revert "... (#6218)" (#6729)` written
         with #6219 for #6218): whatever kind of link the number is written as. Likewise an item
         naming all the numbers its commit carries but one, and one it does not in its place (scrapy's
-        `(:gh:`4623`, :gh:`5297`, :gh:`7567`)` for a commit #7567 that "Fixes #5297, fixes #4622")."""
+        `(:gh:`4623`, :gh:`5297`, :gh:`7567`)` for a commit #7567 that "Fixes #5297, fixes #4622"). The
+        numbers other commits of the range carry are the item's other pull requests (those that merged
+        it: click's "... by {pr}`3126` ... {issue}`3502` {issue}`3043` {pr}`3504` {pr}`3508`"), in
+        place of none of the commit's."""
         missing = own.named - item_refs
         if not (missing and item_refs & own.named):
-            missing = own.refs - item_refs
-            if not (len(missing) == 1 and len(item_refs - own.refs) == 1 and item_refs & own.refs):
+            missing, others = own.refs - item_refs, item_refs - own.refs
+            unexplained = {r for r in others if r not in self.by_ref}
+            if len(unexplained) == 1:
+                others = unexplained
+            if not (len(missing) == 1 and others == {n} and item_refs & own.refs):
                 return ""
         return f"git says #{sorted(missing, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
 
@@ -1004,7 +1012,7 @@ class Knowledge:
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
-            wrong = self._substituted(own, item_refs) or (
+            wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited))
             if wrong:

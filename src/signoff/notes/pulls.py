@@ -66,12 +66,16 @@ def without_links(text: str) -> str:
     return _URL.sub(" ", text)
 
 
+def identifier_words(text: str) -> set[str]:
+    """`words`, with each identifier read whole and by its parts (`generate_async`, `generateAsync`:
+    `async`; `StructureHandlerNotFoundError`: `structure`, `handler`, `error`)."""
+    return words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text)
+
+
 def item_words(item: str) -> set[str]:
     """The words that say what an item's change is: links, credited users and changelog words out."""
     text = _HANDLE.sub(" ", _URL.sub(" ", _BREAKING_LABEL.sub(" ", item)))
-    # identifiers are read whole and by their parts (`generate_async`, `generateAsync`: `async`)
-    return (words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) - _GENERIC) | \
-        set(_NUMBERS.findall(text))
+    return (identifier_words(text) - _GENERIC) | set(_NUMBERS.findall(text))
 
 
 def path_words(path: str) -> set[str]:

@@ -730,3 +730,31 @@ def test_the_maintainer_who_pushed_the_release_pushed_his_other_commits_too() ->
     item = "* [types] fix types of flat configs ([#{n}][] @ljharb)\n"
     assert grade_with(item.format(n=3874), "CHANGELOG.md", k)["unsupported"] == []
     assert [u["token"] for u in grade_with(item.format(n=3875), "CHANGELOG.md", k)["unsupported"]] == ["#3875"]
+
+
+def test_an_identifier_in_an_item_restates_the_words_of_its_commits_title() -> None:
+    # cattrs 25.1.0: "raise `StructureHandlerNotFoundError` more eagerly" is "Raise errors for missing structure
+    # handlers more eagerly (#577)", committed by its author
+    tin = ("Tin T", "tin@example.org")
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Raise errors for missing structure handlers more eagerly (#577)",
+                                               author=tin, committer=tin)])
+    item = ("- **Potentially breaking**: The converters raise {{class}}`StructureHandlerNotFoundError` more eagerly "
+            "(on hook creation, instead of on hook use). ([#{n}](https://github.com/o/r/pull/{n}))\n")
+    assert grade_with(item.format(n=577), "HISTORY.md", k)["unsupported"] == []
+    assert {u["token"] for u in grade_with(item.format(n=578), "HISTORY.md", k)["unsupported"]} == \
+        {"#578", "/pull/578"}
+
+
+def test_the_pull_requests_that_merged_an_item_stand_in_place_of_none_of_its_commits_numbers() -> None:
+    # click 8.4.2: the fix says "Fix regression introduced in 8.4.0 by #3126 and properly fix #3043 and #3502";
+    # the item names it with the pull requests that merged it, #3504 and its backport #3508
+    kevin = ("Kevin D", "kd@example.org")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(2, "Backport #3504 from `main` to `stable` branch (#3508)", parents=(9, 1), author=kevin),
+        _commit(1, "Fix broken fish completion and multiline help string",
+                "Fix regression introduced in 8.4.0 by #3126 and properly fix #3043 and #3502",
+                author=("Sitiyou", "s@example.org"), committer=kevin)])
+    item = ("- Fix Fish shell completion broken in `8.4.0` by {{pr}}`{n}`. Newlines and tabs in option help text are "
+            "now escaped. {{issue}}`3502` {{issue}}`3043` {{pr}}`3504` {{pr}}`3508`\n")
+    assert grade_with(item.format(n=3126), "CHANGES.md", k)["unsupported"] == []
+    assert [u["token"] for u in grade_with(item.format(n=3127), "CHANGES.md", k)["unsupported"]] == ["{pr}`3127`"]
