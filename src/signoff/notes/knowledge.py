@@ -554,6 +554,11 @@ class Knowledge:
             return None
         if len(shared) > 1 and not unrelated(said, known, self._common):
             return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
+        if len(shared) == 1 and len(item_refs) == 1 and self._off_title(said, shared, n, own):
+            # one word met outside the title (`config` of `uvicorn/config.py` for "Support reading settings
+            # from a YAML file in the user's config directory", credited to "Don't include `cwd()` when
+            # non-empty `--reload-dirs` is passed"): chance, unless the diff holds half the item
+            return own[0]
         far, diff = unrelated(said, known, self._common), self._diff(n, own)
         # sharing one word or none with the messages (here), an item naming code neither they nor
         # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths);

@@ -568,6 +568,14 @@ _CLASSES = {
         "-    >>> kid = 'NEE1QURBOTM4MzI5RkFDNTYx'\n     >>> url = 'https://dev.example.org/.well-known/jwks.json'\n",
         "- Support reading settings from a YAML file in the user's config directory (#958)",
         "- Fix: Remove an unused variable from example code block by @kenkoooo in #958", "#958"),
+    # one word met in a path only, not the title, and a diff holding fewer than half the item (uvicorn #2598)
+    "one word outside the title": (
+        [_commit(1, "Don't include `cwd()` when non-empty `--reload-dirs` is passed (#2598)",
+                 paths=("uvicorn/config.py", "tests/supervisors/test_reload.py"))],
+        "@@ -120,3 +120,4 @@ class Config:\n+        if not self.reload_dirs:\n"
+        "+            self.reload_dirs = [os.getcwd()]  # the working directory, as a file path\n",
+        "- Support reading settings from a YAML file in the user's config directory (#2598)",
+        "- Don't include `cwd()` when non-empty `--reload-dirs` is passed (#2598)", "#2598"),
     # a flag nobody touched, in an item whose other words the diff holds no more than half of (changesets 2.31.0)
     "unseen code and half the words": (
         [_commit(1, "Error on unsupported flags for individual CLI commands (#1889)",
