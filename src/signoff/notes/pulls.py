@@ -205,8 +205,16 @@ def names_unseen_code(item: str, seen: set[str]) -> bool:
         if "." in name.strip("."):
             # a dotted name by what it names last (`request` of `Session.request()`, `json` of
             # `package.json`): its module or class is a word of many changes
-            last = words(_CAMEL.sub(" ", re.split(r"\.", name.rstrip("().").replace("()", ""))[-1]).replace("_", " "))
+            parts_of = re.split(r"\.", name.rstrip("().").replace("()", ""))
+            last = words(_CAMEL.sub(" ", parts_of[-1]).replace("_", " "))
             if last and not last & seen:
+                return True
+            # a class's method (`Session.request()`): the class is a name of this code, where a module's
+            # or a placeholder's (`string.endsWith()`, `os.path`) may be written anywhere else
+            owner = parts_of[0]
+            if len(parts_of) == 2 and re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*", owner) and \
+                    not {w.replace("_", "") for w in words(_CAMEL.sub(" ", owner))} & flat and \
+                    owner.lower() not in flat:
                 return True
         elif parts and not whole & flat and (not ("-" in name or name.isupper()) or not parts <= seen):
             # an identifier is written whole in the code that has it (`retry_forever` or `retryForever`,

@@ -576,6 +576,15 @@ _CLASSES = {
         "+            self.reload_dirs = [os.getcwd()]  # the working directory, as a file path\n",
         "- Support reading settings from a YAML file in the user's config directory (#2598)",
         "- Don't include `cwd()` when non-empty `--reload-dirs` is passed (#2598)", "#2598"),
+    # a class's method whose class the pull request never names (node-semver #855: its body says "pull request")
+    "a method of a class nobody touched": (
+        [_commit(1, "feat: Add `truncate` function (#855)",
+                 "Pass the argument through. Split out of the pull request for ranges",
+                 paths=("functions/truncate.js", "index.js"))],
+        "+const truncate = (version, type) => {\n+  // keep the argument as passed\n"
+        "+  return parse(version).truncate(type)\n",
+        "- **Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` instead (#855)",
+        "- Add `truncate` function, which keeps a version up to the part named (#855)", "#855"),
     # a flag nobody touched, in an item whose other words the diff holds no more than half of (changesets 2.31.0)
     "unseen code and half the words": (
         [_commit(1, "Error on unsupported flags for individual CLI commands (#1889)",
