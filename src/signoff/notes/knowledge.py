@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from signoff.notes.facts import area_of
@@ -147,6 +148,7 @@ def _pushed(c: dict[str, Any]) -> bool:
         len(c["parents"]) == 1
 
 
+@lru_cache(maxsize=1 << 16)  # asked for every commit's people at each credit: a range has few names
 def _ident(text: str) -> str:
     """A name or handle as letters and digits: accents dropped (`Bernát Gábor` is `bernatgabor`)."""
     plain = "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))

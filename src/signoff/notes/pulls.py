@@ -141,7 +141,9 @@ def _extends(longer: str, shorter: str) -> bool:
 def _matches(word: str, known: set[str]) -> bool:
     if word in known or _NEGATED.sub("", word) in known:  # `unequal` is said of what `equal` does
         return True
-    return len(word) >= 4 and any(len(k) >= 4 and (_extends(k, word) or _extends(word, k)) for k in known)
+    # one word extends another only from a shared start of four letters at least: compared first, as it is cheap
+    head = word[:4]
+    return len(word) >= 4 and any(k[:4] == head and (_extends(k, word) or _extends(word, k)) for k in known)
 
 
 def shared_words(item: set[str], known: set[str]) -> list[str]:
