@@ -15,10 +15,11 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind8` (fetched on 2026-12-07 00:36 UTC, as `blind7`; its ranges start
-at the previous final release, not a pre-release), `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with
-`--plant-only` before the grader read them, as `blind4`), `blind6` (fetched on 2026-12-06 20:10 UTC,
-written and committed with `--plant-only` before the grader read them, as `blind4`), `blind5`
+Sets, reported in this order: `blind9` (fetched on 2026-12-07 03:44 UTC, as `blind8`), `blind8` (fetched on
+2026-12-07 00:36 UTC, as `blind7`; its ranges start at the previous final release, not a pre-release),
+`blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with `--plant-only` before the grader read
+them, as `blind4`), `blind6` (fetched on 2026-12-06 20:10 UTC, written and committed with `--plant-only`
+before the grader read them, as `blind4`), `blind5`
 (fetched on 2026-12-06 19:50 UTC, written and committed with `--plant-only` before the grader read
 them, as `blind4`), `blind4` (fetched on 2026-12-06 18:40 UTC;
 its sections and plants exported with `--plant-only` and committed before the grader read them, then graded once with
@@ -190,6 +191,18 @@ PROJECTS = [
             r"^## {v} - ", "blind8"),
     Project("simonw/sqlite-utils", "56dd09702fdb9e899f577ffd51693c1f2176cb08", "docs/changelog.rst", "{v}",
             r"^{v} \(", "blind8"),
+    # blind9: fetched on 2026-12-07 03:44 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("gin-gonic/gin", "dcaa4296d111981ffb31ac3eba90bb63e1eb5ab9", "CHANGELOG.md", "v{v}",
+            r"^## Gin v{v}\s*$", "blind9"),
+    Project("BurntSushi/ripgrep", "3fce3b5bb0236da2df6d99672afb8a719642eca7", "CHANGELOG.md", "{v}", r"^{v} \(",
+            "blind9"),
+    Project("changesets/changesets", "5322174b2722b626161ca1b9c0889ede440b30b5", "packages/cli/CHANGELOG.md",
+            "@changesets/cli@{v}", r"^## {v}\s*$", "blind9"),
+    Project("giampaolo/psutil", "d77cf39abb5b423bde4bb0420eba78203281376b", "docs/changelog.rst", "v{v}",
+            r"^{v} \u2014 ", "blind9"),
+    Project("pyparsing/pyparsing", "efd56db4e59f36b1673ce0eb0823e3afaa9d1201", "CHANGES", "{v}",
+            r"^Version {v} - ", "blind9"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -203,6 +216,10 @@ _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version
                           r"unreleased|Unreleased|## \[)")
 _PATCH_HEADING = re.compile(r"^### \[v?\d+\.\d+[^\]]*\]\(")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
+# an underlined line is a release's heading when a version is among its first three words ("Version 3.3.0 -
+# ...", "15.0.0 (...)", "pluggy 1.5.0"), not a banner's last line that mentions one ("The new names are
+# compatible with pyparsing versions 3.0.0 and later" above a row of `=`, pyparsing 3.3.0)
+_UNDERLINED_RELEASE = re.compile(r"^\s*(?:\S+\s+){0,2}\S*\d+\.\d+")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -227,7 +244,7 @@ def sections(text: str, heading: str, versions: list[str]) -> dict[str, str]:
             # writes a patch release's heading ("### [20.2.9](.../compare/...) (2021-06-20)")
             is_heading = (bool(_ANY_HEADING.match(line)) and (not line.startswith("###") or
                                                               bool(_PATCH_HEADING.match(line)))) or \
-                (bool(_RULE.match(nxt)) and bool(re.search(r"\d+\.\d+", line)))
+                (bool(_RULE.match(nxt)) and bool(_UNDERLINED_RELEASE.match(line)))
             if is_heading and re.search(r"\d+\.\d+|nreleased", line) and \
                     not re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w.-])", line):
                 end = j
@@ -792,7 +809,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held",
+            "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

@@ -8,14 +8,17 @@ A claim is unsupported only when git says something else, never merely because g
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
+from signoff.notes.facts import area_of
 from signoff.notes.meaning import Meaning
 from signoff.notes.pulls import (
     LONG_ITEM,
@@ -25,6 +28,7 @@ from signoff.notes.pulls import (
     common_words,
     diff_decides,
     evidence,
+    identifier_words,
     item_words,
     names_unseen_code,
     shared_words,
@@ -48,6 +52,12 @@ _FRAGMENT = re.compile(r"(?:^|/)(?:(?:changelog|changes|news|release)[-_])?"
 # The issues a commit message says it closes (GitHub's closing keywords).
 _CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:#|GH-|https?://\S+/issues/)(\d+)\b",
                      re.IGNORECASE)
+# A rebase-merged commit's pull request, stated on a line of its own at the end of its message ("PR #2684",
+# ripgrep's habit; `PR-URL: https://github.com/o/r/pull/12`, node's)
+_PR_TRAILER = re.compile(r"^\s*(?:PR|pull request)\s*#(\d+)\s*$|^PR-URL:\s*\S+/pull/(\d+)\s*$",
+                         re.IGNORECASE | re.MULTILINE)
+# An issue a subject names as one ("Fix type annotations for replace_with (Issue #602)"): the entry it is
+_SUBJECT_ISSUE = re.compile(r"\bissue\s*#(\d+)\b", re.IGNORECASE)
 _OWN_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)|\(#(\d+)\)")
 _SQUASHED = re.compile(r"\(#(\d+)\)\s*$")
 _BACKPORT = re.compile(r"^\s*\[(?:\d+\.)+(?:x|\d+)\]|\bback-?port|\bcherry[- ]pick", re.IGNORECASE)
@@ -62,6 +72,7 @@ _CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves 
 # (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
 _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
 # The kinds of a conventional commit that say nothing of its change (`docs:`, `perf:`, `revert:` do)
+_KIND_PREFIX = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")  # the second form of `_CONVENTIONAL`
 _KIND = re.compile(r"^(?:feat|chore|ci|build|style)(?:\(([^)]*)\))?!?:\s*", re.IGNORECASE)
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CHANCE = 2  # words a long pull request's messages may share with any item by chance
@@ -121,6 +132,10 @@ _PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder:
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
 
 
+# What an item says of a change to the documentation (as `words` reads them)
+_DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
+                             "tutorial guide snippet wording spelling"))
+_CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$", re.IGNORECASE)
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
 
@@ -133,6 +148,7 @@ def _pushed(c: dict[str, Any]) -> bool:
         len(c["parents"]) == 1
 
 
+@lru_cache(maxsize=1 << 16)  # asked for every commit's people at each credit: a range has few names
 def _ident(text: str) -> str:
     """A name or handle as letters and digits: accents dropped (`Bernát Gábor` is `bernatgabor`)."""
     plain = "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))
@@ -199,6 +215,14 @@ def same_person(handle: str, people: set[str]) -> bool:
     return any(h == p or (len(p) >= 4 and len(h) >= 4 and (p in h or h in p)) for p in people)
 
 
+def _said(item: str) -> set[str]:
+    """An item's words as they are compared with commit titles: without the kind it opens with
+    (`docs: fix comment ...`), as a title is read without its own (`docs: added comment in doc.go`),
+    and its identifiers by their parts too (cattrs' "raise `StructureHandlerNotFoundError` more
+    eagerly" restates "Raise errors for missing structure handlers more eagerly (#577)")."""
+    return identifier_words(_KIND_PREFIX.sub("", item.lstrip(" -*+")))
+
+
 def _dates(iso: str) -> set[str]:
     """The calendar days a timestamp may be written as: its own offset's day and UTC's."""
     try:
@@ -233,6 +257,7 @@ class Carrier:
     paths: tuple[str, ...] = ()
     parents: tuple[str, ...] = ()
     pushed: bool = False  # a maintainer's push naming no pull request: no pull request landed it
+    email: str = ""  # its author's, lower case
 
 
 @dataclass
@@ -265,6 +290,11 @@ class Knowledge:
         self._merges_tied = False  # the accounts merges came from, tied to their branches' authors (`known_as`)
         self.accounts: set[str] = set()  # the GitHub accounts git states in the range (no-reply addresses, merges)
         self.logins: dict[str, str] = {}  # an email's local part, normalised: the login its author writes as name
+        self._login_names: dict[str, set[str]] = {}  # an email's names of one lower-case word, by its local part
+        self._full_names: dict[str, set[str]] = {}  # every name an email's local part goes by in the range
+        # The names git gives an email (as author, co-author or signer), normalised: one person's, so a
+        # trailer `Co-authored-by: bluwy <bjornlu.dev@gmail.com>` names Bjorn Lu, who writes as that email.
+        self._email_names: dict[str, set[str]] = {}
         # The words of a commit's diff (against its first parent, `pulls.diff_words`), when the
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
@@ -285,6 +315,7 @@ class Knowledge:
         self.accounts |= {_ident(m.group(1)) for e in before_e if (m := _NOREPLY.match(e)) and not BOTS.search(e)}
         merges = plain = 0
         landers: set[str] = set()  # who committed someone else's commit in the range
+        releaser = ""  # who pushed the range's tip (the release), if its author pushed it
         pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
         head_days: set[str] = set()
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
@@ -323,7 +354,21 @@ class Knowledge:
                 landers.add(c["committer"]["email"].lower())
             if self.carriers[-1].pushed:
                 pushed[c["hash"]] = email
+                if c["hash"] == head:
+                    # who pushed the release itself ("Update CHANGELOG and bump version", tagged) is a
+                    # maintainer, whose other pushes no pull request landed either
+                    releaser = email
         self.landers = {_ident(m.group(1) if (m := _NOREPLY.match(e)) else e.split("@")[0]) for e in landers}
+        # A name of one lower-case word is a login written as name (`fisker`) only beside a fuller name of
+        # the same email that begins with it ("fisker Cheung", the profile GitHub writes on a squash): many
+        # people write their name in lower case ("qingmu", "jessetang", "guangwu" in gin, whose logins are
+        # kingcanfish, demoManito and testwill).
+        for account, logins in self._login_names.items():
+            for login in logins:
+                if any(n != login and n.lower().startswith(login.lower() + " ") for n in self._full_names[account]):
+                    self.logins[account] = login
+        if releaser:
+            landers.add(releaser)
         for carrier in self.carriers:
             # a push by someone who lands others' work (a maintainer): a contributor's own commit is
             # pushed by its author too when a maintainer fast-forwards the pull request's branch
@@ -379,14 +424,15 @@ class Knowledge:
             if local and not BOTS.search(email):
                 self.accounts.add(account)
             elif _LOGIN.fullmatch(name) and not BOTS.search(name + " " + email) and len(account) >= 3:
-                # a name written as a login (`fisker`) is the account of that email, whatever name
-                # its other commits give ("fisker Cheung" on a pull request GitHub squashed)
-                self.logins[account] = name
+                self._login_names.setdefault(account, set()).add(name)  # a login written as name? (`__init__`)
+            if _ident(name) and not BOTS.search(name + " " + email):
+                self._email_names.setdefault(email.lower(), set()).add(_ident(name))
+                self._full_names.setdefault(account, set()).add(name)
         refs = carried_refs(subject + "\n" + body)
         fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
         # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
-        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject)
+        own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)
         own = next((g for g in own_m.groups() if g), None) if own_m else None
         backported = {m.group(1) for m in _BACKPORT_OF.finditer(subject + "\n" + body)}
         if own is None and len(backported) == 1:
@@ -397,9 +443,10 @@ class Knowledge:
         title = _CONVENTIONAL.sub("", title)
         carrier = Carrier(c["hash"], subject, title, refs, carried_refs(subject) | backported, own,
                           bool(_BACKPORT.search(subject + "\n" + body)) and not backported, words(title), fragments,
-                          {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)}, people_of(c),
+                          {m.group(1) for m in _CLOSES.finditer(subject + "\n" + body)} |
+                          {m.group(1) for m in _SUBJECT_ISSUE.finditer(subject)}, people_of(c),
                           c["author"]["name"], handles_of(c), author_of(c), body, tuple(f["path"] for f in c["files"]),
-                          tuple(c["parents"]), own is None and _pushed(c))
+                          tuple(c["parents"]), own is None and _pushed(c), c["author"]["email"].lower())
         self.carriers.append(carrier)
         self.by_hash[carrier.hash] = carrier
         self.accounts |= {h for h in carrier.handles if not BOTS.search(h)}
@@ -492,7 +539,7 @@ class Knowledge:
         code = unit if len(item_words(unit)) >= MIN_ITEM_WORDS else item
         if len(item_refs) == 1 and len(shared) <= CHANCE and names_unseen_code(code, known) and \
                 len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(code, known | diff) and \
-                (len(said & diff) * 2 < len(said) or len(diff) >= LARGE_DIFF):
+                (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
             # whatever chance words it shares with them (a `retry_forever` option credited to "Fix
             # test failures on NetBSD", whose messages say `fail` and `local`). An item the messages
@@ -501,8 +548,19 @@ class Knowledge:
             # ... CPython's fix" naming CPython's function), unless the diff is so large that it holds
             # most words of any item.
             return own[0]
+        if said & _DOC_WORDS and all(self._touched(c) and all(area_of(p) == "docs" for p in self._touched(c))
+                                     for c in own):
+            # a pull request changing the documentation only, credited with a change to it: its diff is
+            # prose and examples, which an item tells in other words ("Remove an unused variable from
+            # example code block" for "Update usage.rst", whose diff drops `>>> kid = "..."`)
+            return None
         if len(shared) > 1 and not unrelated(said, known, self._common):
             return own[0] if len(item_refs) == 1 and self._off_title(said, shared, n, own) else None
+        if len(shared) == 1 and len(item_refs) == 1 and self._off_title(said, shared, n, own):
+            # one word met outside the title (`config` of `uvicorn/config.py` for "Support reading settings
+            # from a YAML file in the user's config directory", credited to "Don't include `cwd()` when
+            # non-empty `--reload-dirs` is passed"): chance, unless the diff holds half the item
+            return own[0]
         far, diff = unrelated(said, known, self._common), self._diff(n, own)
         # sharing one word or none with the messages (here), an item naming code neither they nor
         # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths);
@@ -550,12 +608,19 @@ class Knowledge:
             return carriers[0] if len(said) >= LONG_ITEM else None
         return carriers[0] if len(said & self._diff(key, carriers)) * 2 < len(said) else None
 
+    def _touched(self, c: Carrier) -> tuple[str, ...]:
+        """The paths a commit changed; a merge commit lists none (git log shows none for merges): its
+        branch's commits say what it changed."""
+        return c.paths if len(c.parents) <= 1 else tuple(p for b in self._branch(c) for p in b.paths)
+
     def _tests_only(self, c: Carrier) -> bool:
-        """Whether a commit changes tests only. A merge commit lists no files (git log shows none for
-        merges): its branch's commits say what it changed ("Fix regression introduced by #610 (#651)"
-        is no test)."""
-        paths = c.paths if len(c.parents) <= 1 else tuple(p for b in self._branch(c) for p in b.paths)
-        return bool(paths) and all(_TEST_PATH.search(p) for p in paths)
+        """Whether a commit changes tests only ("Fix regression introduced by #610 (#651)", a merge, is
+        no test: its branch changed code)."""
+        paths = self._touched(c)
+        # a line of the changelog beside the test says what the test is for, and changes nothing
+        # (ripgrep's "test: add regression test for fixed gitignore bug" touches CHANGELOG.md too)
+        tests = [p for p in paths if not (_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p))]
+        return bool(tests) and all(_TEST_PATH.search(p) for p in tests)
 
     def _diff(self, n: str, own: list[Carrier]) -> set[str]:
         """The words of the lines pull request `n` changed: the diff of each commit naming it as its
@@ -571,17 +636,22 @@ class Knowledge:
         return evidence([_KIND.sub(r"\1 ", c.subject) + "\n" + c.body for c in made],
                         [p for c in made for p in c.paths], [c.author for c in made])
 
-    @staticmethod
-    def _substituted(own: Carrier, item_refs: set[str]) -> str:
+    def _substituted(self, own: Carrier, item_refs: set[str], n: str) -> str:
         """The item names some of the numbers its own commit's subject names, and in place of
         another of them a number the commit does not carry (`Revert "... (#6218)" (#6729)` written
         with #6219 for #6218): whatever kind of link the number is written as. Likewise an item
         naming all the numbers its commit carries but one, and one it does not in its place (scrapy's
-        `(:gh:`4623`, :gh:`5297`, :gh:`7567`)` for a commit #7567 that "Fixes #5297, fixes #4622")."""
+        `(:gh:`4623`, :gh:`5297`, :gh:`7567`)` for a commit #7567 that "Fixes #5297, fixes #4622"). The
+        numbers other commits of the range carry are the item's other pull requests (those that merged
+        it: click's "... by {pr}`3126` ... {issue}`3502` {issue}`3043` {pr}`3504` {pr}`3508`"), in
+        place of none of the commit's."""
         missing = own.named - item_refs
         if not (missing and item_refs & own.named):
-            missing = own.refs - item_refs
-            if not (len(missing) == 1 and len(item_refs - own.refs) == 1 and item_refs & own.refs):
+            missing, others = own.refs - item_refs, item_refs - own.refs
+            unexplained = {r for r in others if r not in self.by_ref}
+            if len(unexplained) == 1:
+                others = unexplained
+            if not (len(missing) == 1 and others == {n} and item_refs & own.refs):
                 return ""
         return f"git says #{sorted(missing, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
 
@@ -623,7 +693,7 @@ class Knowledge:
         return ""
 
     @staticmethod
-    def _wrong_issue(n: str, own: Carrier, item_refs: set[str]) -> str:
+    def _wrong_issue(n: str, own: Carrier, item_refs: set[str], test: bool = False) -> str:
         """Why an issue reference `n` is contradicted, or "". An issue may be fixed by a pull
         request of another number, so the pull request number of the item's own commit does not
         contradict it by being different; what does is the commit saying which entry it is (the
@@ -632,10 +702,13 @@ class Knowledge:
         issues and pull requests in one sequence as they are opened, and a pull request fixes
         issues opened before it (a link to `/issues/N` is also how release-please links a pull
         request). Only when the item names none of that commit's numbers. An item naming several
-        issues often lists the history of a problem, which the closing commit need not repeat."""
+        issues often lists the history of a problem, which the closing commit need not repeat. A
+        commit changing tests only (`test`) closes an issue by showing it fixed elsewhere ("test: add
+        regression test for fixed gitignore bug ... Closes #3067"): an item about a fix of the same
+        area names the issue that fix closed, not this one."""
         if item_refs & own.refs:
             return ""
-        entry = own.fragments or (own.closes if len(item_refs) == 1 else set())
+        entry = own.fragments or (own.closes if len(item_refs) == 1 and not test else set())
         if entry:
             return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
         if own.own is not None and int(n) > int(own.own):
@@ -717,7 +790,10 @@ class Knowledge:
         if not named:
             return Verdict(claim, "not_checkable", "author of no commit the item names")
         branch = [b for m in named if len(m.parents) > 1 for b in self._branch(m)]
-        if any(same_person(claim.value, c.people) for c in named + branch) or \
+        # the handle itself is the account git states for the author (`ab@users.noreply...`: a login
+        # too short to be read as a name), or a name git gives the author's email elsewhere
+        if any(same_person(claim.value, c.people) or _ident(claim.value) in c.handles or
+               same_person(claim.value, self._email_names.get(c.email, set())) for c in named + branch) or \
                 any(self.known_as(claim.value) & c.people for c in named + branch):
             return Verdict(claim, "supported")
         if not item_refs and len(_CLAUSES.split(without_links(item))) > 2:
@@ -894,7 +970,9 @@ class Knowledge:
         quotes (sinon's items go on with the commit's body). A hash inside the item ("Revert
         abc1234") may name another commit than the item's."""
         found = re.findall(r"[0-9A-Za-z]+", item)  # a reStructuredText link's `__` is no word
-        for word in {found[0], found[-1]} if found else set():
+        # or among the numbers and hashes the item opens with (changesets: "#1482 df424a4 Thanks @x! - ...")
+        lead = list(itertools.takewhile(lambda w: w.isdigit() or bool(_HEX.fullmatch(w)), found))
+        for word in {found[0], found[-1], *lead} if found else set():
             if _HEX.fullmatch(word) and re.search(r"[a-f]", word) and re.search(r"\d", word):
                 made = [c for c in self.carriers if c.hash.startswith(word.lower())]
                 if len(made) == 1:
@@ -924,7 +1002,7 @@ class Knowledge:
     def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str, issues_cited: bool = False) -> Verdict:
         n = claim.value
         carriers = self.by_ref.get(n, [])
-        item_words = words(item)
+        item_words = _said(item)
         named = self.named_commit(item)
         own = named or self.own_commit(item_words)
         if own is not None and n not in own.refs and not own.backport and (wrong := self._misquoted(own, item, n)):
@@ -941,8 +1019,8 @@ class Knowledge:
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
-            wrong = self._substituted(own, item_refs) or (
-                self._wrong_issue(n, own, item_refs) if claim.role == "issue"
+            wrong = self._substituted(own, item_refs, n) or (
+                self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited))
             if wrong:
                 return Verdict(claim, "unsupported", wrong)

@@ -74,6 +74,9 @@ _DEPENDENCY = re.compile(
     r"SQLAlchemy|NumPy|pandas|attrs|typing[_-]extensions|requests|urllib3|certifi|Sphinx|Ruby|Rust|Go|Java|"
     r"PHP|Perl|Chrome|Firefox|Safari|Electron|React|Vue|Angular|Webpack|Babel|ESLint|Jest)"
     r"(?:\s+(?:version|v))?)\s*(?:[<>=!~^]=?|==)?\s*$", re.IGNORECASE)
+# What makes a version the start or end of a range of versions ("3.0.0 and later", "2.1+", "1.4 or older")
+_LATER = re.compile(r"\+(?!\w)|\s+(?:and|or)\s+(?:later|newer|above|higher|up|earlier|older|below|lower)\b|"
+                    r"\s+onwards?\b", re.IGNORECASE)
 _MEASURE = re.compile(r"\s*(?:%|per ?cent\b|x\b|times\b|ms\b|s\b|seconds?\b|minutes?\b|[KMG]i?B\b)",
                       re.IGNORECASE)
 _NAMED = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*\s*$")
@@ -235,7 +238,10 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         if not release and _MEASURE.match(work, m.end()) and not m.group(1) and m.group(2).count(".") == 1:
             continue  # 37.5%, 2.5x, 1.5 seconds: a quantity, read below
         before = work[max(0, m.start() - 40):m.start()]
-        if _DEPENDENCY.search(before) or (not release and _NAMED.search(before)):
+        if _LATER.match(work, m.end()):
+            # "compatible with pyparsing versions 3.0.0 and later": which versions work, not a release
+            add(Meaning("other", m.group(0), m.start(), checkable=False, why="version range"), m.start(), m.end())
+        elif _DEPENDENCY.search(before) or (not release and _NAMED.search(before)):
             add(Meaning("other", m.group(0), m.start(), checkable=False, why="dependency version"),
                 m.start(), m.end())
         else:

@@ -66,12 +66,16 @@ def without_links(text: str) -> str:
     return _URL.sub(" ", text)
 
 
+def identifier_words(text: str) -> set[str]:
+    """`words`, with each identifier read whole and by its parts (`generate_async`, `generateAsync`:
+    `async`; `StructureHandlerNotFoundError`: `structure`, `handler`, `error`)."""
+    return words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text)
+
+
 def item_words(item: str) -> set[str]:
     """The words that say what an item's change is: links, credited users and changelog words out."""
     text = _HANDLE.sub(" ", _URL.sub(" ", _BREAKING_LABEL.sub(" ", item)))
-    # identifiers are read whole and by their parts (`generate_async`, `generateAsync`: `async`)
-    return (words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text) - _GENERIC) | \
-        set(_NUMBERS.findall(text))
+    return (identifier_words(text) - _GENERIC) | set(_NUMBERS.findall(text))
 
 
 def path_words(path: str) -> set[str]:
@@ -137,7 +141,9 @@ def _extends(longer: str, shorter: str) -> bool:
 def _matches(word: str, known: set[str]) -> bool:
     if word in known or _NEGATED.sub("", word) in known:  # `unequal` is said of what `equal` does
         return True
-    return len(word) >= 4 and any(len(k) >= 4 and (_extends(k, word) or _extends(word, k)) for k in known)
+    # one word extends another only from a shared start of four letters at least: compared first, as it is cheap
+    head = word[:4]
+    return len(word) >= 4 and any(k[:4] == head and (_extends(k, word) or _extends(word, k)) for k in known)
 
 
 def shared_words(item: set[str], known: set[str]) -> list[str]:
@@ -201,8 +207,16 @@ def names_unseen_code(item: str, seen: set[str]) -> bool:
         if "." in name.strip("."):
             # a dotted name by what it names last (`request` of `Session.request()`, `json` of
             # `package.json`): its module or class is a word of many changes
-            last = words(_CAMEL.sub(" ", re.split(r"\.", name.rstrip("().").replace("()", ""))[-1]).replace("_", " "))
+            parts_of = re.split(r"\.", name.rstrip("().").replace("()", ""))
+            last = words(_CAMEL.sub(" ", parts_of[-1]).replace("_", " "))
             if last and not last & seen:
+                return True
+            # a class's method (`Session.request()`): the class is a name of this code, where a module's
+            # or a placeholder's (`string.endsWith()`, `os.path`) may be written anywhere else
+            owner = parts_of[0]
+            if len(parts_of) == 2 and re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*", owner) and \
+                    not {w.replace("_", "") for w in words(_CAMEL.sub(" ", owner))} & flat and \
+                    owner.lower() not in flat:
                 return True
         elif parts and not whole & flat and (not ("-" in name or name.isupper()) or not parts <= seen):
             # an identifier is written whole in the code that has it (`retry_forever` or `retryForever`,

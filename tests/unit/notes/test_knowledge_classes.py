@@ -561,6 +561,38 @@ _CLASSES = {
         "+  has(field) {\n+    print(field);\n+    return this.res.hasHeader(field);\n",
         "- New features: print planned database migrations before they are written (#1397)",
         "- New features: implement `response.has` to tell whether a header field is set (#1397)", "#1397"),
+    # a pull request changing the documentation only, credited with a change to it in other words (pyjwt 2.9.0)
+    "a documentation change told in other words": (
+        [_commit(1, "Update usage.rst (#958)", paths=("docs/usage.rst",))],
+        "@@ -284,7 +284,6 @@ Retrieve RSA signing keys from a JWKS endpoint\n"
+        "-    >>> kid = 'NEE1QURBOTM4MzI5RkFDNTYx'\n     >>> url = 'https://dev.example.org/.well-known/jwks.json'\n",
+        "- Support reading settings from a YAML file in the user's config directory (#958)",
+        "- Fix: Remove an unused variable from example code block by @kenkoooo in #958", "#958"),
+    # one word met in a path only, not the title, and a diff holding fewer than half the item (uvicorn #2598)
+    "one word outside the title": (
+        [_commit(1, "Don't include `cwd()` when non-empty `--reload-dirs` is passed (#2598)",
+                 paths=("uvicorn/config.py", "tests/supervisors/test_reload.py"))],
+        "@@ -120,3 +120,4 @@ class Config:\n+        if not self.reload_dirs:\n"
+        "+            self.reload_dirs = [os.getcwd()]  # the working directory, as a file path\n",
+        "- Support reading settings from a YAML file in the user's config directory (#2598)",
+        "- Don't include `cwd()` when non-empty `--reload-dirs` is passed (#2598)", "#2598"),
+    # a class's method whose class the pull request never names (node-semver #855: its body says "pull request")
+    "a method of a class nobody touched": (
+        [_commit(1, "feat: Add `truncate` function (#855)",
+                 "Pass the argument through. Split out of the pull request for ranges",
+                 paths=("functions/truncate.js", "index.js"))],
+        "+const truncate = (version, type) => {\n+  // keep the argument as passed\n"
+        "+  return parse(version).truncate(type)\n",
+        "- **Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` instead (#855)",
+        "- Add `truncate` function, which keeps a version up to the part named (#855)", "#855"),
+    # a flag nobody touched, in an item whose other words the diff holds no more than half of (changesets 2.31.0)
+    "unseen code and half the words": (
+        [_commit(1, "Error on unsupported flags for individual CLI commands (#1889)",
+                 "* fix(cli): warn when unknown flags are passed\n* validate init too",
+                 paths=("packages/cli/src/run.ts",))],
+        "+  if (unknown.length) {\n+    print(`unknown flag ${flag}`);\n+    return run;\n",
+        "- Add a `--dry-run` flag that prints the planned changes without writing them (#1889)",
+        "- Error on unsupported flags for individual CLI commands (#1889)", "#1889"),
 }
 
 
@@ -604,3 +636,139 @@ def test_an_item_tied_to_its_pull_request_by_a_rare_word_may_name_code_of_anothe
     item = ("- Requests no longer performs greedy matching on no_proxy domains. The proxy_bypass implementation "
             "has been updated with CPython's fix from bpo-39057. (#7427)")
     assert grade_with(item, "HISTORY.md", k)["unsupported"] == []
+
+
+def _flags(k: Knowledge, item: str, path: str, right: int, wrong: int) -> set[str]:
+    """The tokens flagged in `item` written with the number `wrong`, once it grades clean with `right`."""
+    assert grade_with(item.format(n=right), path, k)["unsupported"] == []
+    return {u["token"] for u in grade_with(item.format(n=wrong), path, k)["unsupported"]}
+
+
+# The classes the eleventh blind set (blind9: gin, ripgrep, changesets, psutil, pyparsing) showed.
+
+def test_a_name_in_lower_case_is_no_login_without_a_fuller_name_of_the_same_email() -> None:
+    # gin 1.10.0: "qingmu <gxylong@126.com>" made #3873, credited to @kingcanfish (his login)
+    k = Knowledge("v1..v2", None, [], [_commit(1, "fix: protect Context.Keys map when call Copy method (#3873)",
+                                               author=("qingmu", "gxylong@example.org"))])
+    item = "fix: protect Context.Keys map when call Copy method (#3873) (@kingcanfish)"
+    assert _verdicts(k, item)["@kingcanfish"] == "not_checkable"
+
+
+def test_a_handle_git_states_as_the_authors_account_is_supported_however_short() -> None:
+    # gin 1.10.0: Andy Brody <ab@users.noreply.github.com>, credited "(@ab)" after a sentence of its own
+    k = Knowledge("v1..v2", None, [], [_commit(1, "chore(IP): add TrustedPlatform constant for Fly.io. (#3839)",
+                                               author=("Andy Brody", "ab@users.noreply.github.com"))])
+    graded = grade_with("- chore(IP): add TrustedPlatform constant for Fly.io. (#3839) (@ab)\n", "CHANGELOG.md", k)
+    assert graded["unsupported"] == []
+    assert [u["token"] for u in grade_with("- chore(IP): add TrustedPlatform constant for Fly.io. (#3839) (@cd)\n",
+                                           "CHANGELOG.md", k)["unsupported"]] == ["@cd"]
+
+
+def test_a_name_a_trailer_gives_the_authors_email_is_that_persons_handle() -> None:
+    # changesets 3.0.1: dependabot's bump says "Co-authored-by: bluwy <bjornlu.dev@gmail.com>"; Bjorn Lu is @bluwy
+    k = Knowledge("v1..v2", None, [], [
+        _commit(2, "Update default generated readme (#2239)", author=("Bjorn Lu", "bjornlu.dev@example.org"),
+                parents=(1,)),
+        _commit(1, "Bump vitepress from 2.0.0-alpha.18 to 2.0.0-alpha.19",
+                "Co-authored-by: bluwy <bjornlu.dev@example.org>",
+                author=("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"))])
+    assert _verdicts(k, "#2239 Thanks @bluwy! - Update links in default generated README.md file")["@bluwy"] == \
+        "supported"
+
+
+def test_an_items_conventional_kind_is_no_word_of_the_title_it_restates() -> None:
+    # gin 1.11.0: "docs:" made "docs: fix comment and link issues" restate "docs: added comment in doc.go (#4274)"
+    k = Knowledge("v1..v2", None, [], [
+        _commit(3, "docs: added comment in doc.go (#4274)", parents=(2,)),
+        _commit(2, "docs: fix comment (#4205)", parents=(1,)),
+        _commit(1, "docs(gin): update link to dont-trust-all-proxies section (#3938) (#3945)")])
+    item = ("- docs: fix comment and link issues ([#4205](https://github.com/o/r/pull/4205), "
+            "[#3938](https://github.com/o/r/pull/3938))\n")
+    assert grade_with(item, "CHANGELOG.md", k)["unsupported"] == []
+
+
+def test_an_issue_a_commit_changing_tests_only_closes_is_no_entry_of_a_fix() -> None:
+    # ripgrep 15.0.0: the regression test for a fixed gitignore bug "Closes #3067"; the fix closed #2750
+    k = Knowledge("v1..v2", None, [], [_commit(1, "test: add regression test for fixed gitignore bug",
+                                               "I believe this was actually fixed by #2933.\n\nCloses #3067",
+                                               paths=("CHANGELOG.md", "tests/regression.rs"))])
+    item = ("* [BUG #2750](https://github.com/o/r/issues/2750):\n"
+            "  Fix memory usage regression for some truly large gitignore files.\n")
+    assert grade_with(item, "CHANGELOG.md", k)["unsupported"] == []
+
+
+def test_a_hash_among_the_numbers_an_item_opens_with_names_its_commit() -> None:
+    # changesets 3.0.0: "[#1482](...) [`df424a4`](.../commit/...) Thanks @Andarist! - Bumped supported Node versions"
+    esm = _commit(2, "Switch all packages to being ESM-only (#1482)", "Also bumps the supported Node versions.",
+                  author=("Mateusz B", "mb@example.org"),
+                  parents=(1,)) | {"hash": "df424a4" + "1" * 33}
+    k = Knowledge("v1..v2", None, [], [esm, _commit(1, "Bump supported node version to `^22 || ^24 || >=26` (#1980)",
+                                                    author=("Bjorn Lu", "bjornlu.dev@example.org"))])
+    item = ("- [#{n}](https://github.com/o/r/pull/{n}) [`df424a4`](https://github.com/o/r/commit/df424a4) Thanks "
+            "[@Andarist](https://github.com/Andarist)! - Bumped supported Node versions to `^22.11 || ^24 || >=26`\n")
+    assert _flags(k, item, "CHANGELOG.md", 1482, 1483) == {"#1483", "/pull/1483"}
+
+
+def test_a_version_that_opens_or_closes_a_range_of_versions_is_no_release() -> None:
+    # pyparsing 3.3.0: "... compatible with pyparsing versions 3.0.0 and later." underlined, read as a heading
+    claims = read_claims("The new names are compatible with pyparsing versions 3.0.0 and later.", release=True)
+    assert [(c.token, c.checkable) for c in claims] == [("3.0.0", False)]
+    assert next((c.kind, c.checkable) for c in read_claims("Version 3.3.0 - December, 2025", release=True)) == \
+        ("version", True)
+
+
+def test_the_pull_request_a_rebased_commit_names_on_its_last_line_is_its_own() -> None:
+    # ripgrep 14.1.0: "complete/fish: improve shell completions for fish ... PR #2684", rebased by the maintainer
+    k = Knowledge("v1..v2", None, [], [_commit(1, "complete/fish: improve shell completions for fish",
+                                               "Stop using `-n __fish_use_subcommand`.\n\nPR #2684",
+                                               author=("Jan V", "jan@example.org"),
+                                               committer=("Andrew G", "ag@example.org"))])
+    item = "* [FEATURE #{n}](https://github.com/o/r/issues/{n}):\n  Improve completions for the fish shell.\n"
+    assert _flags(k, item, "CHANGELOG.md", 2684, 2685) == {"#2685", "/issues/2685"}
+
+
+def test_an_issue_a_commits_subject_names_is_the_entry_of_an_item_naming_one() -> None:
+    # pyparsing 3.2.4: "Fix type annotations for replace_with (Issue #602)", pushed by the maintainer
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Fix type annotations for replace_with (Issue #602)",
+                                               author=("ptmcg", "ptmcg@example.org"),
+                                               committer=("ptmcg", "ptmcg@example.org"))])
+    item = "- Fixed type annotation for `replace_with`, to accept `Any` type. Fixes Issue #{n}, reported by esquonk.\n"
+    assert _flags(k, item, "CHANGES", 602, 603) == {"Issue #603"}
+
+
+def test_the_maintainer_who_pushed_the_release_pushed_his_other_commits_too() -> None:
+    # eslint-plugin-react 7.37.4: ljharb pushed "[types] fix types of flat configs" (Fixes #3874) and the
+    # release; the contributor's own commit was fast-forwarded, so no commit of another was landed by him
+    ljharb = ("Jordan H", "jh@example.org")
+    k = Knowledge("v1..v2", _hash(3), [], [
+        _commit(3, "Update CHANGELOG and bump version", author=ljharb, committer=ljharb, parents=(2,)),
+        _commit(2, "[types] fix types of flat configs", "Fixes #3874.", author=ljharb, committer=ljharb, parents=(1,)),
+        _commit(1, "[Fix] `no-unknown-property`: support `onBeforeToggle`", author=("Andrew P", "ap@example.org"),
+                committer=("Andrew P", "ap@example.org"))])
+    item = "* [types] fix types of flat configs ([#{n}][] @ljharb)\n"
+    assert _flags(k, item, "CHANGELOG.md", 3874, 3875) == {"#3875"}
+
+
+def test_an_identifier_in_an_item_restates_the_words_of_its_commits_title() -> None:
+    # cattrs 25.1.0: "raise `StructureHandlerNotFoundError` more eagerly" is "Raise errors for missing structure
+    # handlers more eagerly (#577)", committed by its author
+    tin = ("Tin T", "tin@example.org")
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Raise errors for missing structure handlers more eagerly (#577)",
+                                               author=tin, committer=tin)])
+    item = ("- **Potentially breaking**: The converters raise {{class}}`StructureHandlerNotFoundError` more eagerly "
+            "(on hook creation, instead of on hook use). ([#{n}](https://github.com/o/r/pull/{n}))\n")
+    assert _flags(k, item, "HISTORY.md", 577, 578) == {"#578", "/pull/578"}
+
+
+def test_the_pull_requests_that_merged_an_item_stand_in_place_of_none_of_its_commits_numbers() -> None:
+    # click 8.4.2: the fix says "Fix regression introduced in 8.4.0 by #3126 and properly fix #3043 and #3502";
+    # the item names it with the pull requests that merged it, #3504 and its backport #3508
+    kevin = ("Kevin D", "kd@example.org")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(2, "Backport #3504 from `main` to `stable` branch (#3508)", parents=(9, 1), author=kevin),
+        _commit(1, "Fix broken fish completion and multiline help string",
+                "Fix regression introduced in 8.4.0 by #3126 and properly fix #3043 and #3502",
+                author=("Sitiyou", "s@example.org"), committer=kevin)])
+    item = ("- Fix Fish shell completion broken in `8.4.0` by {{pr}}`{n}`. Newlines and tabs in option help text are "
+            "now escaped. {{issue}}`3502` {{issue}}`3043` {{pr}}`3504` {{pr}}`3508`\n")
+    assert _flags(k, item, "CHANGES.md", 3126, 3127) == {"{pr}`3127`"}
