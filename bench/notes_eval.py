@@ -15,7 +15,7 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind10` (fetched on 2026-12-07 05:15 UTC, as `blind8`), `blind9` (fetched on
+Sets, reported in this order: `blind10` (fetched on 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
 2026-12-07 03:44 UTC, as `blind8`), `blind8` (fetched on
 2026-12-07 00:36 UTC, as `blind7`; its ranges start at the previous final release, not a pre-release),
 `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with `--plant-only` before the grader read
@@ -204,7 +204,7 @@ PROJECTS = [
             r"^{v} \u2014 ", "blind9"),
     Project("pyparsing/pyparsing", "efd56db4e59f36b1673ce0eb0823e3afaa9d1201", "CHANGES", "{v}",
             r"^Version {v} - ", "blind9"),
-    # blind10: fetched on 2026-12-07 05:15 UTC, configured by their heading lines only; sections and
+    # blind10: fetched on 2026-12-07 05:11 UTC, configured by their heading lines only; sections and
     # plants exported (`--plant-only`) and committed before the grader first read them
     Project("python-semantic-release/python-semantic-release", "c74aa3b99de6d9c721f8bd6d2abfa142298b94c9",
             "CHANGELOG.rst", "v{v}", r"^v{v} \(", "blind10"),
