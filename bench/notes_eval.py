@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind9` (fetched on 2026-12-07 03:44 UTC, as `blind8`), `blind8` (fetched on
+Sets, reported in this order: `blind10` (fetched on 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
+2026-12-07 03:44 UTC, as `blind8`), `blind8` (fetched on
 2026-12-07 00:36 UTC, as `blind7`; its ranges start at the previous final release, not a pre-release),
 `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with `--plant-only` before the grader read
 them, as `blind4`), `blind6` (fetched on 2026-12-06 20:10 UTC, written and committed with `--plant-only`
@@ -203,6 +204,14 @@ PROJECTS = [
             r"^{v} \u2014 ", "blind9"),
     Project("pyparsing/pyparsing", "efd56db4e59f36b1673ce0eb0823e3afaa9d1201", "CHANGES", "{v}",
             r"^Version {v} - ", "blind9"),
+    # blind10: fetched on 2026-12-07 05:11 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("python-semantic-release/python-semantic-release", "c74aa3b99de6d9c721f8bd6d2abfa142298b94c9",
+            "CHANGELOG.rst", "v{v}", r"^v{v} \(", "blind10"),
+    Project("sinatra/sinatra", "cb22afd7902b566b6eaba6c4ea89739494a65d12", "CHANGELOG.md", "v{v}", r"^## {v} / ",
+            "blind10"),
+    Project("elixir-ecto/ecto", "c624abf4297b27589a5a7351b55feb2316f61e1c", "CHANGELOG.md", "v{v}",
+            r"^## v{v} \(", "blind10"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -809,8 +818,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held",
-            "dev"]
+    sets = ["blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
+            "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
