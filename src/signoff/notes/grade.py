@@ -240,7 +240,9 @@ def diff_reader(repo: Path) -> Callable[[str], set[str]]:
 _UNIT_TAGS = re.compile(r"\[F[0-9]+\]|</?a\b[^>]*>|\bF[0-9]+\b")
 _RST_RULE = re.compile(r"^\s*([=\-~^*+#\"'`.:_])\1{2,}\s*$")
 _ITEM = re.compile(r"^\s{0,8}(?:[-*+]|\d+[.)])\s+")
-_LINK_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+")
+# A Markdown link definition (`[1.2.3]: URL`) or a reStructuredText hyperlink target (`.. _PR#1450: URL`,
+# ``.. _`#12`: URL``): a line of its own whatever follows it, never part of an item's text.
+_LINK_DEF = re.compile(r"^\s{0,3}(?:\[[^\]]+\]|\.\.\s+_(?:`[^`]+`|[^:`]+)):\s*\S+")
 # A line that is only a bold version (`**4.14.2**`, `**4.14.2** (2026-05-01)`): a release heading.
 _BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))?\s*$")
 
