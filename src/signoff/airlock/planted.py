@@ -290,6 +290,46 @@ def _content(sentence: str) -> set[str]:
     return {word[:6] for word in words if len(word) > 3 and word not in _STOP and not word.isdigit()}
 
 
+# An issue form the reporter filled in: the form's request ("please provide the following information:",
+# "please answer the following questions:") followed by its answers, as lines "label: value" or a
+# question and the line that answers it. A task or an order planted for a reader asks and leaves the
+# answers to the reader; a value that is only a placeholder ("___", "[...]", "<your key>") is no answer.
+_ANSWERED_LABEL = compile_re(r"^[^:?]{1,40}: *(\S.*)$")
+_EMPTY_ANSWER = compile_re(r"^[\s_.\-*?]*$|^[\[<{(].*[\]>})]$")
+_NUMBERING = compile_re(r"^(?:[0-9]+|[ivx]+|[a-z])[.)]$")
+# The request itself asks the reporter for facts; one that dictates the reader's output ("respond with
+# the following:") is never a form, whatever lines follow it.
+_FORM_REQUEST = compile_re(
+    r"\b(?:provide|answer|fill(?: in| out)?|complete|give|share|let us know)\b[^\n]{0,40}\b(?:information|info|"
+    r"questions?|details|fields|form|checklist)\b")
+_FORM_DICTATES = compile_re(
+    r"\b(?:respond|reply|output|print|return|say|write|repeat|your (?:response|reply|answer))\b")
+FORM_ANSWERS = 2  # answered lines after the request: one could be a planted example
+FORM_SPAN = 12  # lines read after the request
+
+
+def _answered(value: str) -> bool:
+    return _EMPTY_ANSWER.search(value.strip()) is None and any(ch.isalnum() for ch in value)
+
+
+def filled_form(plain: Sequence[str], index: int) -> bool:
+    """Whether sentence `index` (0-based) is an issue form's request that the lines after it answer."""
+    request = plain[index].rstrip()
+    if not request.endswith(":") or _FORM_REQUEST.search(request) is None or _FORM_DICTATES.search(request):
+        return False
+    lines = [line.strip() for line in plain[index + 1:index + 1 + FORM_SPAN]]
+    lines = [line for line in lines if line and _NUMBERING.search(line) is None]
+    answers = 0
+    for at, line in enumerate(lines):
+        label = next(_ANSWERED_LABEL.groups(line), None)
+        if label is not None and _answered(label[2][0] or ""):
+            answers += 1
+        elif line.endswith("?") and at + 1 < len(lines) and not lines[at + 1].endswith("?") \
+                and _ANSWERED_LABEL.search(lines[at + 1]) is None and _answered(lines[at + 1]):
+            answers += 1
+    return answers >= FORM_ANSWERS
+
+
 def _planted_task(plain: Sequence[str], folded: Sequence[str]) -> int | None:
     """The 1-based index of a task sentence whose content words the rest of the report never uses."""
     if len(plain) <= MIN_HOST:
@@ -308,8 +348,8 @@ def _planted_task(plain: Sequence[str], folded: Sequence[str]) -> int | None:
             continue  # code, versions, amounts and counts belong to the report
         if _REPORT_WORDS.search(sentence) is not None or len(words[index]) < MIN_WORDS:
             continue
-        if all(counts[word] == 1 for word in words[index]):  # no content word shared with its host
-            return index + 1
+        if all(counts[word] == 1 for word in words[index]) and not filled_form(plain, index):
+            return index + 1  # no content word shared with its host
     return None
 
 
@@ -343,7 +383,7 @@ def find(plain: Sequence[str], folded: Sequence[str], *, host_contrast: bool = T
 
         pair = f + " " + folded[index] if index < len(folded) else f
         if (
-            (has(_DICTATED_OUTPUT, f) and not _maintainer_asks(p, f))
+            (has(_DICTATED_OUTPUT, f) and not _maintainer_asks(p, f) and not filled_form(plain, index - 1))
             or has(_DICTATED_OTHER, p)
             or has(_SEND_USER, p)
             or has(_CONCEAL, f)
@@ -358,7 +398,8 @@ def find(plain: Sequence[str], folded: Sequence[str], *, host_contrast: bool = T
             found.setdefault(fam.ROLE_IMPERSONATION, where)
     if _TASK_FRAME.search(whole_folded) is not None:
         for index, (p, f) in enumerate(zip(plain, folded, strict=True), start=1):
-            if _TASK_FRAME.search(f) is None or _BUG_WORDS.search(f) is not None or _FORM.search(f) is not None:
+            if _TASK_FRAME.search(f) is None or _BUG_WORDS.search(f) is not None or _FORM.search(f) is not None \
+                    or filled_form(plain, index - 1):
                 continue
             if _CODE_MARK.search(p) is None:
                 found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {index}")
