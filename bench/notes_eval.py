@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind10` (fetched on 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
+Sets, reported in this order: `blind11` (fetched on 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
+2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
 2026-12-07 03:44 UTC, as `blind8`), `blind8` (fetched on
 2026-12-07 00:36 UTC, as `blind7`; its ranges start at the previous final release, not a pre-release),
 `blind7` (fetched on 2026-12-06 21:30 UTC, written and committed with `--plant-only` before the grader read
@@ -212,6 +213,14 @@ PROJECTS = [
             "blind10"),
     Project("elixir-ecto/ecto", "c624abf4297b27589a5a7351b55feb2316f61e1c", "CHANGELOG.md", "v{v}",
             r"^## v{v} \(", "blind10"),
+    # blind11: fetched on 2026-12-07 05:17 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("aio-libs/aiohttp", "495e778360d1924da63e16dba0f0d76baf56a56a", "CHANGES.rst", "v{v}", r"^{v} \(",
+            "blind11"),
+    Project("rubocop/rubocop-rails", "a4655cb220eac63e0f1e8fb5f7bd56287e6acb56", "CHANGELOG.md", "v{v}",
+            r"^## {v} \(", "blind11"),
+    Project("sphinx-doc/sphinx", "e44a40eb2f810558ccd9da1425421270ccb81351", "CHANGES.rst", "v{v}",
+            r"^Release {v} \(released ", "blind11"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -818,8 +827,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
-            "held", "dev"]
+    sets = ["blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2",
+            "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

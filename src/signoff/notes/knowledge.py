@@ -657,10 +657,15 @@ class Knowledge:
 
     def cites_issue(self, item: str, item_refs: set[str]) -> bool:
         """Whether an item names an issue: a number the commit it restates carries (`Fixes #925`,
-        `... #128` in its message) that is not that commit's own pull request."""
+        `... #128` in its message) that is not that commit's own pull request; or a number a commit of
+        the range says it fixes, when the item names none of that commit's own pull request (Sphinx's
+        `#3099: LaTeX: PDF build crashes ...` for "fix #3099 (#14213)", whose few words no item restates)."""
         said = words(without_links(item))
         own = self.own_commit(said)
-        return own is not None and self._restates(said, own.words) and bool(item_refs & own.refs - {own.own})
+        if own is not None and self._restates(said, own.words) and bool(item_refs & own.refs - {own.own}):
+            return True
+        return any(n in c.closes and c.own is not None and c.own not in item_refs
+                   for n in item_refs for c in self.by_ref.get(n, []))
 
     @staticmethod
     def _wrong_pr(role: str, n: str, own: Carrier, item_refs: set[str], issues_cited: bool = False) -> str:

@@ -229,6 +229,18 @@ def test_a_number_below_the_pull_request_is_an_issue_where_the_changelog_cites_i
     assert [u["token"] for u in grade_with("* Removed tox (#943).\n", "CHANGELOG.md", k)["unsupported"]] == ["#943"]
 
 
+def test_an_item_naming_only_an_issue_a_commit_fixes_shows_the_changelog_cites_issues() -> None:
+    # Sphinx 9.1.0 (blind11): `* #N: Text` names the issue; "fix #3099 (#14213)" says #3099 is one
+    k = Knowledge("v1..v2", None, [], [_commit(1, "autodoc: Fix duplicate ``:no-index-entry:`` for modules (#14190)"),
+                                       _commit(2, "fix #3099 (#14213)", "LaTeX: PDF build crashes on long code")])
+    cites = "* #3099: LaTeX: PDF build crashes if a code-block contains more than circa 1350 codelines.\n"
+    item = "* #{}: autodoc: Fix duplicate ``:no-index-entry:`` for modules.\n"
+    assert grade_with(cites + item.format(14189), "CHANGES.rst", k)["unsupported"] == []
+    # a number above the pull request, or the same item where nothing shows issues cited, is wrong
+    assert [u["token"] for u in grade_with(cites + item.format(14191), "CHANGES.rst", k)["unsupported"]] == ["#14191"]
+    assert [u["token"] for u in grade_with(item.format(14189), "CHANGES.rst", k)["unsupported"]] == ["#14189"]
+
+
 def test_an_item_may_name_a_second_pull_request_it_is_about() -> None:
     k = Knowledge("v1..v2", None, [], [_commit(1, "Report exceptions from Spider.start() (#7884)"),
                                        _commit(2, "Support CloseSpider during spider startup (#7905)"),
