@@ -21,6 +21,7 @@ The final-run sources (deepset, JailbreakBench, the payload lists ...) and the s
 holds out are never read here.
 
     python bench/airlock_lang.py --mirror OWNER/NAME=GIT_DIR@COMMIT ... [--per 200] [--show-misses SOURCE]
+        [--held-out] [--model PATH/intent_model.json]
 """
 
 from __future__ import annotations
@@ -44,12 +45,6 @@ TASK_TRACKER = "microsoft/TaskTracker"
 FASTAPI = "tiangolo/fastapi"
 HOSTS = ("mozilla/bugbug", "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM"
          "-Ecosystem")
-OWASP_PROMPTS = "dagnelli/ai-ethical-hacker"
-# its OWASP LLM Top 10 attack prompts that speak to the model: injection, disclosure, output handling
-# (web payloads to write), excessive agency, system-prompt leaks (the other five files are about
-# training data, embeddings and cost)
-OWASP_FILES = ("01-prompt-injection", "02-info-disclosure", "05-output-handling", "06-excessive-agency",
-               "07-system-prompt-leak")
 NEW_WHERE = ("override cues", "role assigned", "dictated answer")  # where the new reading (`override.py`) says it fired
 
 
@@ -64,33 +59,9 @@ def _xsafety_by_language(git_dir: str, commit: str) -> list[tuple[str, str]]:
     return out
 
 
-def _fenced_prompts(git_dir: str, commit: str) -> list[tuple[str, str]]:
-    """Every fenced block of the attack-prompt files, less placeholders ("[Very long input ...]") and
-    the numbered method notes that close each section ("1. Test payloads in actual sinks")."""
-    out = []
-    for path in tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
-        name = path.rsplit("/", 1)[-1].removesuffix(".md")
-        if "/attack-prompts/" not in path or name not in OWASP_FILES:
-            continue
-        block: list[str] | None = None
-        for line in tr._git(git_dir, "show", f"{commit}:{path}").splitlines():
-            if not line.startswith("```"):
-                if block is not None:
-                    block.append(line)
-                continue
-            if block is None:
-                block = []
-                continue
-            text, block = "\n".join(block).strip(), None
-            lines = text.splitlines()
-            placeholder = len(lines) == 1 and text.startswith("[") and text.endswith("]")
-            notes = all(line[:1].isdigit() and ". " in line[:4] for line in lines)
-            if text and not placeholder and not notes:
-                out.append((f"owasp prompts {name}", text))
-    return out
-
-
-def load(mirrors: list[str], per: int) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
+def load(
+    mirrors: list[str], per: int, held_out: bool = False
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
     attacks: list[tuple[str, str]] = []
     honest: list[tuple[str, str]] = []
     hosts: list[str] = []
@@ -99,7 +70,17 @@ def load(mirrors: list[str], per: int) -> tuple[list[tuple[str, str]], list[tupl
         git_dir, _, commit = rest.rpartition("@")
         commit = tr._git(git_dir, "rev-parse", commit).strip()
         print(f"  {name} {commit}")
-        if name == XSAFETY:
+        if held_out and name in (XSAFETY, TASK_TRACKER, tr.OWASP_PROMPTS):
+            # only the third no model is trained on (`airlock_train.dev_held_out`); XSafety is trained on
+            if name == TASK_TRACKER:
+                texts = tr._capped(tr._task_tracker(git_dir, commit))
+                found = [("tasktracker trigger + translated task", t) for t in texts]
+            elif name == tr.OWASP_PROMPTS:
+                found = [(f"owasp prompts {file}", t) for file, t in tr.owasp_prompts(git_dir, commit)]
+            else:
+                found = []
+            attacks += [(group, t) for group, t in found if tr.dev_held_out(t)]
+        elif name == XSAFETY:
             grouped: dict[str, list[str]] = {}
             for group, text in _xsafety_by_language(git_dir, commit):
                 grouped.setdefault(group, []).append(text)
@@ -107,8 +88,8 @@ def load(mirrors: list[str], per: int) -> tuple[list[tuple[str, str]], list[tupl
         elif name == TASK_TRACKER:
             attacks += [("tasktracker trigger + translated task", t)
                         for t in tr._capped(tr._task_tracker(git_dir, commit), per * 3)]
-        elif name == OWASP_PROMPTS:
-            attacks += _fenced_prompts(git_dir, commit)
+        elif name == tr.OWASP_PROMPTS:
+            attacks += [(f"owasp prompts {file}", t) for file, t in tr.owasp_prompts(git_dir, commit)]
         elif name == FASTAPI:
             files = tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
             for language in sorted({p.split("/")[1] for p in files if p.startswith("docs/") and p.count("/") >= 3}):
@@ -130,9 +111,16 @@ def main() -> int:
     parser.add_argument("--per", type=int, default=200, help="attacks per source and language")
     parser.add_argument("--show-misses", default="", help="list the misses of development sources starting so")
     parser.add_argument("--show-held", default="", help="list the honest texts held of sources starting so")
+    parser.add_argument("--held-out", action="store_true",
+                        help="attacks: only the development third no model is trained on (TaskTracker, OWASP prompts)")
+    parser.add_argument("--model", type=Path, help="an intent_model.json to use instead of the shipped one")
     args = parser.parse_args()
-    attacks, honest, hosts = load(args.mirror, args.per)
+    attacks, honest, hosts = load(args.mirror, args.per, args.held_out)
     rng = random.Random(tr.SEED)
+    if args.model:
+        chosen = intent.load(args.model)
+        intent.model = lambda: chosen  # type: ignore[assignment]
+        print(f"  model {args.model} threshold {chosen.threshold}")
     shipped = intent.model
     silent = replace(shipped(), threshold=2.0)
     whole, rules, new = ev.Tally(), ev.Tally(), ev.Tally()

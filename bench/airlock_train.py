@@ -67,7 +67,7 @@ DATA_ONLY = (
     "WithSecureLabs/spikee", "sherdencooper/GPTFuzz", "llm-security-research/malicious-prompts",
     "yizhongw/self-instruct", "Jarviswang94/Multilingual_safety_benchmark",
     "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM-Ecosystem",
-    "microsoft/TaskTracker",
+    "microsoft/TaskTracker", "dagnelli/ai-ethical-hacker",
 )
 
 
@@ -183,7 +183,11 @@ def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
     if name == "tiangolo/fastapi":
         examples += _translated_docs(git_dir, commit, files)
     if name == "microsoft/TaskTracker":
-        examples += [Example(f"tasktracker injections ({name})", 1, t) for t in _capped(_task_tracker(git_dir, commit))]
+        texts = [t for t in _capped(_task_tracker(git_dir, commit)) if not dev_held_out(t)]
+        examples += [Example(f"tasktracker injections ({name})", 1, t) for t in texts]
+    if name == OWASP_PROMPTS:
+        texts = [t for t in _capped(text for _file, text in owasp_prompts(git_dir, commit)) if not dev_held_out(t)]
+        examples += [Example(f"ai-ethical-hacker attack prompts ({name})", 1, t) for t in texts]
     if name.startswith("STASER-Lab/InEx-Bug"):  # real GitHub issues of npm packages, with their comments
         texts = []
         for line in _git(git_dir, "show", f"{commit}:msrv3_closed.jsonl").splitlines():
@@ -200,6 +204,48 @@ def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
     messages = ["Title: " + message.strip() for message in log.split("\x1e") if message.strip()]
     examples += [Example(f"commits {name}", 0, text) for text in _capped(messages, MAX_COMMITS)]
     return examples
+
+
+def dev_held_out(text: str) -> bool:
+    """The development attacks no model is trained on (eighth pass, fixed before its training): a
+    third of TaskTracker's and of the OWASP attack prompts, chosen by SHA-256, so candidate and
+    shipped model can be compared on attacks neither saw (`bench/airlock_lang.py --held-out`)."""
+    return hashlib.sha256(text.strip().encode("utf-8")).digest()[0] % 3 == 0
+
+
+OWASP_PROMPTS = "dagnelli/ai-ethical-hacker"
+# its OWASP LLM Top 10 attack prompts that speak to the model: injection, disclosure, output handling
+# (web payloads to write), excessive agency, system-prompt leaks (the other five files are about
+# training data, embeddings and cost)
+OWASP_FILES = ("01-prompt-injection", "02-info-disclosure", "05-output-handling", "06-excessive-agency",
+               "07-system-prompt-leak")
+
+
+def owasp_prompts(git_dir: str, commit: str) -> list[tuple[str, str]]:
+    """(file, prompt) for every fenced block of the attack-prompt files, less placeholders ("[Very
+    long input ...]") and the numbered method notes that close each section ("1. Test payloads in
+    actual sinks")."""
+    out = []
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
+        name = path.rsplit("/", 1)[-1].removesuffix(".md")
+        if "/attack-prompts/" not in path or name not in OWASP_FILES:
+            continue
+        block: list[str] | None = None
+        for line in _git(git_dir, "show", f"{commit}:{path}").splitlines():
+            if not line.startswith("```"):
+                if block is not None:
+                    block.append(line)
+                continue
+            if block is None:
+                block = []
+                continue
+            text, block = "\n".join(block).strip(), None
+            lines = text.splitlines()
+            placeholder = len(lines) == 1 and text.startswith("[") and text.endswith("]")
+            notes = all(line[:1].isdigit() and ". " in line[:4] for line in lines)
+            if text and not placeholder and not notes:
+                out.append((name, text))
+    return out
 
 
 TASK_TRACKER = "task_tracker/dataset_creation/datasets/"
@@ -466,27 +512,42 @@ class Fold:
     scores: dict[int, float]  # example index -> strongest window score, for the group's examples
 
 
-def out_of_source(examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]]) -> list[Fold]:
+def out_of_source(examples: list[Example], rows_of: dict[int, list[tuple[int, ...]]], jobs: int = 1) -> list[Fold]:
     """For every source group: train without it (and without near copies of it), score its texts
     as the scanner would (strongest window). These scores are out of source: the texts, their
     source and everything copied from it were unseen. With a single group (a small fixture),
     folds are taken by position instead."""
     groups = sorted({group_of(e.source) for e in examples})
-    folds: list[Fold] = []
-    for fold_number, group in enumerate(groups if len(groups) > 1 else [str(n) for n in range(FOLDS)]):
-        if len(groups) > 1:
-            members = {i for i, e in enumerate(examples) if group_of(e.source) == group}
-            excluded = members | near_copies(examples, group)
-        else:
-            members = excluded = {i for i in range(len(examples)) if i % FOLDS == fold_number}
-        train_rows = [(f, examples[i].label) for i in range(len(examples)) if i not in excluded for f in rows_of[i]]
-        weights, bias = fit(train_rows)
-        model = intent.Model(_as_array(weights), bias, 1.0, "")
-        scores = {}
-        for i in sorted(members):
-            scores[i] = score(examples[i].text, model)
-        folds.append(Fold(group, model, scores))
-    return folds
+    names = groups if len(groups) > 1 else [str(n) for n in range(FOLDS)]
+    global _FOLD_INPUT
+    _FOLD_INPUT = (examples, rows_of, len(groups) > 1)
+    try:
+        if jobs > 1:  # each fit is independent and deterministic: the same folds, in the same order
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                return pool.map(_one_fold, list(enumerate(names)), chunksize=1)
+        return [_one_fold(item) for item in enumerate(names)]
+    finally:
+        _FOLD_INPUT = None
+
+
+_FOLD_INPUT: tuple[list[Example], dict[int, list[tuple[int, ...]]], bool] | None = None
+
+
+def _one_fold(item: tuple[int, str]) -> Fold:
+    fold_number, group = item
+    assert _FOLD_INPUT is not None
+    examples, rows_of, by_source = _FOLD_INPUT
+    if by_source:
+        members = {i for i, e in enumerate(examples) if group_of(e.source) == group}
+        excluded = members | near_copies(examples, group)
+    else:
+        members = excluded = {i for i in range(len(examples)) if i % FOLDS == fold_number}
+    train_rows = [(f, examples[i].label) for i in range(len(examples)) if i not in excluded for f in rows_of[i]]
+    weights, bias = fit(train_rows)
+    model = intent.Model(_as_array(weights), bias, 1.0, "")
+    return Fold(group, model, {i: score(examples[i].text, model) for i in sorted(members)})
 
 
 def macro_threshold(scores_by_group: dict[str, list[float]]) -> float:
@@ -537,7 +598,7 @@ def prepare(examples: list[Example]) -> tuple[list[Example], dict[int, list[tupl
 
 
 def train(
-    examples: list[Example], *, folds: list[Fold] | None = None
+    examples: list[Example], *, folds: list[Fold] | None = None, jobs: int = 1
 ) -> tuple[dict[str, object], dict[str, object]]:
     """(model JSON, manifest JSON) for `examples` (sorted here, so the order given does not matter).
     The threshold comes from the out-of-source scores of the honest texts (`folds`, computed here
@@ -546,7 +607,7 @@ def train(
     rows = [(features, examples[i].label) for i in range(len(examples)) for features in rows_of[i]]
     weights, bias = fit(rows)
     if folds is None:
-        folds = out_of_source(examples, rows_of)
+        folds = out_of_source(examples, rows_of, jobs)
     threshold = macro_threshold(honest_scores(examples, folds))
     counts: dict[str, list[int]] = {}
     for example in examples:
@@ -615,9 +676,10 @@ def main() -> int:
                         help="also train on this package's data (see docs/airlock.md)")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/signoff-eval")
     parser.add_argument("--out", type=Path, default=intent.MODEL_FILE.parent)
+    parser.add_argument("--jobs", type=int, default=1, help="out-of-source fits run at once (same bytes)")
     args = parser.parse_args()
     examples, sources = load_all(args.mirror, args.cache, tuple(args.package))
-    model, manifest = train(examples)
+    model, manifest = train(examples, jobs=args.jobs)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")
     return 0
