@@ -189,6 +189,9 @@ def test_the_projects_own_plugin_and_a_rerun_plugin_work_without_findings(tmp_pa
 def test_the_projects_own_plugin_cannot_forge_a_pass_through_any_hook(tmp_path: Path) -> None:
     # It may implement any hook (pyfakefs wraps pytest_runtest_logreport, anyio runs tests in pytest_pyfunc_call):
     # the guard watches the test function itself, so none of them can make a failing test pass unseen.
+    # The project under test: five tests that fail, each of which the plugin tries to pass off, and
+    # `test_harmless`, a real pass that the "swapped" attack runs in a failing test's place (and which,
+    # run as itself, must raise no finding: the list below is exact).
     tests = "".join(f"def test_{name}():\n    assert False\n\n" for name in (
         "never_run", "swallowed", "forged", "taken_over", "swapped")) + "def test_harmless():\n    assert True\n"
     findings, _outcomes = _run(tmp_path, OWN_PLUGIN + FORGING, tests)
@@ -202,6 +205,8 @@ def test_the_projects_own_plugin_cannot_forge_a_pass_through_any_hook(tmp_path: 
 
 @pytest.mark.parametrize("attack", ["own_method_left_in_place", "the_plugins_class_rewritten"])
 def test_the_checkout_cannot_use_the_rerun_plugins_acceptance(tmp_path: Path, attack: str) -> None:
+    # The project's tests pass on their own: what is judged is the attack its test module makes at
+    # import, which must be reported however the tests end.
     tests = ("import os\nimport ownplug.attacks\ngetattr(ownplug.attacks, os.environ['ATTACK'])()\n\n"
              "def test_a():\n    assert True\n\ndef test_b():\n    assert True\n")
     findings, _outcomes = _run(tmp_path, "", tests, rerun=True, attack=attack)
