@@ -148,7 +148,7 @@ class Tab:
         self.page.goto("/signin")
         self.page.get_by_label("User name").fill(name)
         self.page.get_by_label("Password").fill(password)
-        self.page.get_by_role("button", name="Sign in").click()
+        click(self.page.get_by_role("button", name="Sign in"))
 
     def close(self) -> None:
         self.context.close()
@@ -188,6 +188,23 @@ def overflow(page: Any) -> int:
     style sheet is, and a page without its styles is as wide as its longest line."""
     page.wait_for_load_state("load")
     return int(page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"))
+
+
+def click(target: Any, **options: Any) -> None:
+    """Click `target`, then wait until the page the click led to has loaded. Playwright's click
+    returns once a navigation it started has committed, when the new document may still be half
+    parsed: a count or a read straight after can see an empty page (CI met that). Without a
+    navigation the page is already loaded and the wait returns at once. Every click in the browser
+    tests goes through here (tests/unit/test_browser_tests_wait.py checks)."""
+    target.click(**options)
+    target.page.wait_for_load_state("load")
+
+
+def submit_with_enter(page: Any) -> None:
+    """Press Enter on the focused link or form control and wait for the page it leads to; a key
+    press, unlike a click, does not wait for the navigation it starts."""
+    with page.expect_navigation(wait_until="load"):
+        page.keyboard.press("Enter")
 
 
 def tab_to(page: Any, name: str, limit: int = 300) -> None:

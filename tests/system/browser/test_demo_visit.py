@@ -19,7 +19,7 @@ import pytest
 
 from tests.support.requires import require_sandbox
 from tests.support.serve import Process, signoff
-from tests.system.browser.conftest import axe_violations, overflow
+from tests.system.browser.conftest import axe_violations, click, overflow
 
 LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/signin/link#(sol_\S+)$")
 SLOW = 180_000  # ms: a case's reproduction, two fixer attempts and the verification in the sandbox, under load
@@ -84,14 +84,14 @@ def test_a_visitor_does_the_work_the_demo_left(visit: Visit, tabs: Any) -> None:
     """)
     tab.context.grant_permissions(["notifications"], origin=visit.url)
     page.goto(f"/signin/link#{visit.secret}")
-    page.get_by_role("button", name="Sign in").click()
+    click(page.get_by_role("button", name="Sign in"))
     page.wait_for_url(re.compile(r"/$"))
 
     kinds = [k for k, _ in _waiting(page)]
     for kind in ("approval card", "repair contract", "repair accept", "notes run", "bug review"):
         assert kind in kinds, kinds
     _clean(page)
-    page.get_by_role("button", name="Notify me in this browser").click()
+    click(page.get_by_role("button", name="Notify me in this browser"))
     page.get_by_role("status").filter(has_text="notifies you").wait_for()
     tab.screenshot("home")
 
@@ -99,22 +99,22 @@ def test_a_visitor_does_the_work_the_demo_left(visit: Visit, tabs: Any) -> None:
     card = page.locator("li.card").filter(has_text="(simulated)")
     card.get_by_label("Approve").check()
     card.get_by_label("Reason").fill("The note only says what the fix does.")
-    card.get_by_role("button", name="Answer").click()
+    click(card.get_by_role("button", name="Answer"))
     assert "approval card" not in [k for k, _ in _waiting(page)]
 
     # 2. The contract: approve it; the served verifier reproduces, the fixer fixes, the fix is verified.
     contract = next(t for k, t in _waiting(page) if k == "repair contract")
-    page.get_by_role("link", name=contract).click()
+    click(page.get_by_role("link", name=contract))
     assert "(simulated: the demo wrote this for you)" in page.content()  # the report the demo wrote
     _clean(page)
-    page.get_by_role("button", name=re.compile(r"^Approve this contract")).click()
+    click(page.get_by_role("button", name=re.compile(r"^Approve this contract")))
     case_url = page.url.split("#")[0]
     page.locator("#case-state", has_text="awaiting review").wait_for(timeout=SLOW)
     page.goto(case_url)
     # The scripted fixer's summary is labelled simulated, not a model's advisory opinion.
     summaries = page.locator("ol.attempts p.meta", has_text="fixer's summary")
     assert summaries.count() >= 1 and all("simulated" in t and "advisory" not in t for t in summaries.all_inner_texts())
-    page.get_by_role("button", name=re.compile(r"^Accept ")).click()
+    click(page.get_by_role("button", name=re.compile(r"^Accept ")))
     page.locator("#case-state", has_text="accepted").wait_for(timeout=SLOW)  # the served verifier took it
 
     # The browser's own notification told of the fix waiting (it arrived after opting in).
@@ -124,33 +124,33 @@ def test_a_visitor_does_the_work_the_demo_left(visit: Visit, tabs: Any) -> None:
 
     # 3. The other case's verified fix: accept it; the verifier records the acceptance.
     [accept] = [t for k, t in _waiting(page) if k == "repair accept"]  # the first case's is accepted
-    page.get_by_role("link", name=accept).click()
+    click(page.get_by_role("link", name=accept))
     _clean(page)
-    page.get_by_role("button", name=re.compile(r"^Accept ")).click()
+    click(page.get_by_role("button", name=re.compile(r"^Accept ")))
     page.locator("#case-state", has_text="accepted").wait_for(timeout=SLOW)
 
     # 4. Release notes: approve every sentence, then ship.
     notes = next(t for k, t in _waiting(page) if k == "notes run")
-    page.get_by_role("link", name=notes).click()
+    click(page.get_by_role("link", name=notes))
     _clean(page)
-    page.get_by_role("button", name="Approve all").click()
-    page.get_by_role("button", name="Ship").click()
+    click(page.get_by_role("button", name="Approve all"))
+    click(page.get_by_role("button", name="Ship"))
     assert "shipped" in page.content()
     assert "notes run" not in [k for k, _ in _waiting(page)]
 
     # 5. The bug: the scripted agents' notes say simulated (not a model's opinion); approve, then merge.
     review = next(t for k, t in _waiting(page) if k == "bug review")
-    page.get_by_role("link", name=review).click()
+    click(page.get_by_role("link", name=review))
     notes_section = page.locator("section", has=page.locator("#notes-title"))
     assert "simulated" in notes_section.inner_text() and "Model opinions" not in notes_section.inner_text()
     _clean(page)
-    page.get_by_role("button", name=re.compile(r"^Approve this exact head")).click()
-    page.get_by_role("button", name=re.compile(r"^Merge this exact head")).click()
+    click(page.get_by_role("button", name=re.compile(r"^Approve this exact head")))
+    click(page.get_by_role("button", name=re.compile(r"^Merge this exact head")))
     assert "Merged as" in page.content()
     assert "bug review" not in [k for k, _ in _waiting(page)]
 
     # The scripted people's decisions carry the label: the demo's own notes run, decided by its script.
     page.goto("/notes")
-    page.locator("a[href^='/notes/runs/'][href$='/run']").first.click()
+    click(page.locator("a[href^='/notes/runs/'][href$='/run']").first)
     assert page.locator("p.meta", has_text="last decision by demo-approver").first.locator(
         ".badge.simulated").count() == 1

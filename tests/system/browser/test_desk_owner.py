@@ -19,7 +19,7 @@ from signoff.ledger import SqlLedger
 from tests.conftest import wait_for
 from tests.support.fixtures.desk import COUPON, open_world, sandbox_ok  # noqa: F401 (a fixture)
 from tests.support.web import HTTP_WAIT
-from tests.system.browser.conftest import Site, axe_violations, make_site, overflow
+from tests.system.browser.conftest import Site, axe_violations, click, make_site, overflow, submit_with_enter
 
 
 @dataclass
@@ -77,17 +77,17 @@ def test_the_board_and_the_bug_page_show_what_review_needs(review: Review, tabs:
     assert waiting.get_attribute("href") == f"/bugs/{review.bug_id}#change"
     assert page.locator("#menu-waiting").inner_text() == page.locator("#count-waiting").inner_text()
     assert axe_violations(page) == [] and overflow(page) == 0
-    page.get_by_role("link", name="Bugs", exact=True).click()
+    click(page.get_by_role("link", name="Bugs", exact=True))
     assert "None." not in page.locator("main").inner_text()  # no section for each empty state
     # The person narrows the board with its form (no script needed): the state, then a word of the title.
     page.get_by_label("State", exact=True).select_option("in_review")
     page.get_by_label("Search", exact=True).fill(COUPON["title"].split()[0].upper())
-    page.get_by_role("button", name="Show").click()
+    click(page.get_by_role("button", name="Show"))
     bugs = page.get_by_role("table", name="Bugs")
     assert review.bug_id in bugs.inner_text() and "1 to 1 of 1 matching" in page.locator("#listing-count").inner_text()
     assert "state=in_review" in page.url
     assert axe_violations(page) == [] and overflow(page) == 0
-    bugs.get_by_role("link", name=review.bug_id).click()
+    click(bugs.get_by_role("link", name=review.bug_id))
     page.get_by_role("heading", name=f"{review.bug_id}: {COUPON['title']}").wait_for()
     assert "untrusted" in page.get_by_role("heading", name="Reports").inner_text()
     assert "measured" in page.get_by_role("heading", name="Reproduction").inner_text()
@@ -127,7 +127,7 @@ def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:
     page = tab.page
     page.goto(f"/bugs/{review.bug_id}")
     # Merging before any approval: refused, and the page says why.
-    page.get_by_role("button", name="Merge").click()
+    click(page.get_by_role("button", name="Merge"))
     assert "merge refused: no human approval of this exact head" in page.get_by_role("alert").inner_text()
     assert review.bug().state == "in_review"
     # A forged approval of another head is refused by the desk.
@@ -140,11 +140,11 @@ def test_approve_the_exact_head_and_merge(review: Review, tabs: Any) -> None:
     page.goto(f"/bugs/{review.bug_id}")
     page.get_by_label("Note (optional)").fill("the diff clamps the total at zero")
     page.get_by_label("Note (optional)").press("Tab")
-    page.keyboard.press("Enter")  # "Approve this exact head", with the keyboard
+    submit_with_enter(page)  # "Approve this exact head", with the keyboard
     page.locator(".ready").wait_for()
     assert "alice" in page.get_by_role("region", name="Change request").inner_text()
     assert [a["login"] for a in review.bug().approvals] == ["alice"]
-    page.get_by_role("button", name="Merge").click()
+    click(page.get_by_role("button", name="Merge"))
     page.locator(".meta", has_text="state merged").wait_for()
     assert review.bug().state == "merged"
     assert "Merged as" in page.get_by_role("region", name="Change request").inner_text()
@@ -163,7 +163,7 @@ def test_evidence_carries_kind_badges_and_verify_results(review: Review, tabs: A
     assert timeline.count() >= 1
     assert timeline.first.locator(".badge").inner_text() == "measured"
     assert "verified: signed by" in timeline.first.inner_text()
-    page.get_by_role("link", name="Evidence", exact=True).click()
+    click(page.get_by_role("link", name="Evidence", exact=True))
     files = page.locator(".evidence-file")
     tab.screenshot("evidence")
     assert files.count() >= timeline.count()
@@ -173,7 +173,7 @@ def test_evidence_carries_kind_badges_and_verify_results(review: Review, tabs: A
     assert "measured" in kinds and kinds <= {"measured", "reported", "simulated", "advisory", "unlabelled"}
     assert axe_violations(page) == [] and overflow(page) == 0
     with page.expect_download() as download:
-        files.first.get_by_role("link").click()
+        click(files.first.get_by_role("link"))
     raw = Path(download.value.path()).read_text()
     assert '"payloadType"' in raw and '"signatures"' in raw
     # The download is confined to the evidence folder, however the name is spelt.
@@ -193,14 +193,14 @@ def test_the_ledger_page_shows_the_chain_and_its_checkpoints(review: Review, tab
     tab = tabs(review.site)
     tab.sign_in("alice")
     page = tab.page
-    page.get_by_role("link", name="Ledger").click()
+    click(page.get_by_role("link", name="Ledger"))
     assert "intact" in page.get_by_role("region", name="Hash chain").inner_text()
     tab.screenshot("ledger")
     assert axe_violations(page) == []
     # The person looks for the bug's events: each links back to the bug.
     events = page.get_by_role("region", name="Events")
     events.get_by_label("Search", exact=True).fill(review.bug_id)
-    events.get_by_role("button", name="Show").click()
+    click(events.get_by_role("button", name="Show"))
     page.locator("li.event").get_by_role("link", name=f"desk/bug/{review.bug_id}").first.wait_for()
     assert axe_violations(page) == []
     page.goto("/ledger")
@@ -230,7 +230,7 @@ def test_the_crew_page_shows_each_role_as_the_server_sees_it(review: Review, tab
     tab = tabs(review.site, width=375)
     tab.sign_in("alice")
     page = tab.page
-    page.get_by_role("link", name="Crew", exact=True).click()
+    click(page.get_by_role("link", name="Crew", exact=True))
     table = page.get_by_role("table", name="Crew status")
     table.wait_for()
     rows = table.get_by_role("row")

@@ -28,7 +28,7 @@ from signoff.web.config import WebConfig
 from tests.support.fixtures.incident import PAYCO_SHOPCO
 from tests.support.requires import require_binary, require_sandbox
 from tests.support.web import HTTP_WAIT
-from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
+from tests.system.browser.conftest import PASSWORD, Site, axe_violations, click, make_site, overflow, submit_with_enter
 
 ROOM = {"payco": "payco-internal", "shopco": "shopco-internal"}
 OTHER = {"payco": "shopco", "shopco": "payco"}
@@ -192,9 +192,9 @@ def test_replay_with_the_scrubber_and_presentation_mode(world: World, tabs: Any)
     tab = tabs(world.site, width=1280)
     tab.sign_in("alice")
     page = tab.page
-    page.get_by_role("link", name="Incidents").click()
+    click(page.get_by_role("link", name="Incidents"))
     assert axe_violations(page) == []
-    page.get_by_role("link", name=world.run).click()
+    click(page.get_by_role("link", name=world.run))
     page.get_by_role("heading", name="Shared room").wait_for()
     tab.screenshot("incident-console")
     assert axe_violations(page) == []
@@ -211,7 +211,7 @@ def test_replay_with_the_scrubber_and_presentation_mode(world: World, tabs: Any)
     assert page.locator("#lane-shared li:visible").count() == 0
     assert page.locator(".tally .blocked").first.inner_text() == "0"
     # The keyboard: presentation mode on P, then the arrow keys step through the run.
-    page.locator("h1").click()
+    click(page.locator("h1"))
     page.keyboard.press("p")
     assert "presenting" in (page.locator("body").get_attribute("class") or "")
     assert page.get_by_role("button", name="Presentation mode (P)").get_attribute("aria-pressed") == "true"
@@ -228,7 +228,7 @@ def test_replay_with_the_scrubber_and_presentation_mode(world: World, tabs: Any)
     page.keyboard.press("p")
     assert "presenting" not in (page.locator("body").get_attribute("class") or "")
     # The scrubber's button loads the step from the server: the same view as the script showed.
-    page.get_by_role("button", name="Show this step").click()
+    click(page.get_by_role("button", name="Show this step"))
     page.wait_for_url(f"**/incident/runs/{world.run}?at=3")
     assert page.locator("#timeline li:visible").count() == 3
     assert overflow(page) == 0
@@ -247,7 +247,7 @@ def test_view_as_payco_frosts_shopco(world: World, tabs: Any) -> None:
             break
     else:
         raise AssertionError("the keyboard never reached 'View as PayCo'")
-    page.keyboard.press("Enter")
+    submit_with_enter(page)
     page.wait_for_url("**as=payco")
     frosted = page.locator(".lane.frosted")
     assert "not shown to PayCo" in frosted.inner_text()
@@ -269,12 +269,12 @@ def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None
     tab.sign_in("alice")
     page = tab.page
     page.goto("/incident")
-    page.get_by_role("link", name="Preflight: check every control before an incident").click()
+    click(page.get_by_role("link", name="Preflight: check every control before an incident"))
     assert axe_violations(page) == []
     # The home's incident controls were never set up: that item fails, with its fix.
     with page.expect_navigation(timeout=180_000):  # a whole incident's services start and stop
         # The click waits for the navigation it starts as well, under its own deadline.
-        page.get_by_role("button", name="Run the preflight").click(timeout=180_000)
+        click(page.get_by_role("button", name="Run the preflight"), timeout=180_000)
     status = page.get_by_role("status")
     assert status.get_by_role("heading").inner_text().startswith("Preflight fails")
     failed = page.locator(".checks li.fail")
@@ -283,7 +283,7 @@ def test_the_preflight_panel_runs_the_checklist(world: World, tabs: Any) -> None
     assert page.locator(".checks li.pass", has_text="shopco evidence server refuses payco's token").count() == 1
     world.site.cli("incident", "setup")
     with page.expect_navigation(timeout=180_000):
-        page.get_by_role("button", name="Run the preflight").click(timeout=180_000)
+        click(page.get_by_role("button", name="Run the preflight"), timeout=180_000)
     assert page.get_by_role("status").get_by_role("heading").inner_text().startswith("Preflight passes: 21 of 21")
     assert page.locator(".checks li.fail").count() == 0
     tab.screenshot("incident-preflight")
@@ -335,7 +335,7 @@ def test_watch_a_live_incident(world: World, tabs: Any, alice: httpx.Client) -> 
         page = tab.page
         page.goto("/incident")
         assert page.locator("li", has_text=run_dir.name).locator(".badge.live").inner_text() == "running"
-        page.get_by_role("link", name=run_dir.name).click()
+        click(page.get_by_role("link", name=run_dir.name))
         page.get_by_text("Live: new messages appear in the lanes.").wait_for()
         assert page.locator("#lane-shared li").count() == 0
         payco = tabs(site)
@@ -383,7 +383,7 @@ def test_the_postmortem_page(world: World, tabs: Any) -> None:
     tab.sign_in("alice")
     page = tab.page
     page.goto(f"/incident/runs/{world.run}")
-    page.get_by_role("link", name="Postmortem").click()
+    click(page.get_by_role("link", name="Postmortem"))
     page.get_by_role("heading", name="Measured outcome").wait_for()
     assert page.locator("#code-lines").inner_text() == "0"
     assert page.get_by_role("heading", name="PayCo received").count() == 1

@@ -22,7 +22,7 @@ from signoff.kernel.shown import shown_digest
 from signoff.trust import KeyStore
 from tests.support.fixtures.incident import PAYCO_SHOPCO
 from tests.support.requires import require_binary, require_sandbox
-from tests.system.browser.conftest import Site, axe_violations, make_site
+from tests.system.browser.conftest import Site, axe_violations, click, make_site
 
 VIEWS = ('[web]\nincident_views = { priya = "payco", sam = "shopco", dave = "payco", ana = "ledgerly", '
          'bo = "railside", "ines.alves" = "kestrel", yuki = "mosaik" }\n')
@@ -251,8 +251,7 @@ def decide_in(tab: Any, run: str, org: str, cue_lane: str, cue: str, ref: str, b
     page.goto(f"/incident/runs/{run}?as={org}")
     page.locator(f"#lane-{cue_lane} li", has_text=cue).wait_for()
     page.reload()
-    page.locator(f"#decide-{ref}").get_by_role("button", name=button).click()
-    page.wait_for_load_state("load")
+    click(page.locator(f"#decide-{ref}").get_by_role("button", name=button))
 
 
 @pytest.mark.slow
@@ -282,7 +281,7 @@ def test_people_of_both_organisations_run_the_incident_from_their_pages(site: Si
         edited["evidence"]["note"] = "added after sam looked"
         agent.write_document("shopco", "D-SHOP-1", json.dumps(edited))
         sam.expect_refusal(409)
-        article.get_by_role("button", name="Approve D-SHOP-1").click()
+        click(article.get_by_role("button", name="Approve D-SHOP-1"))
         sam.page.get_by_text("changed since it was shown").wait_for()
         inc.pump()
         assert inc.ws.approvals("shopco").records() == []
@@ -357,14 +356,12 @@ def when_shown(tab: Any, run: str, org: str, lane: str, cue: str) -> Any:
 
 
 def press(page: Any, ref: str, button: str) -> None:
-    page.locator(f"#decide-{ref}").get_by_role("button", name=button).click()
-    page.wait_for_load_state("load")
+    click(page.locator(f"#decide-{ref}").get_by_role("button", name=button))
 
 
 def write(page: Any, form: str, text: str, button: str) -> None:
     page.locator(f"#{form} input[name=text]").fill(text)
-    page.locator(f"#{form}").get_by_role("button", name=button).click()
-    page.wait_for_load_state("load")
+    click(page.locator(f"#{form}").get_by_role("button", name=button))
 
 
 def start_from_the_console(site: Site, tab: Any, config: Path, organisation: str) -> str:
@@ -376,7 +373,7 @@ def start_from_the_console(site: Site, tab: Any, config: Path, organisation: str
     page.goto("/incident/start")
     assert organisation in page.content()
     page.set_default_timeout(300_000)
-    page.get_by_role("button", name="Run the checklist and start").click()
+    click(page.get_by_role("button", name="Run the checklist and start"))
     page.locator("#checks-h").wait_for()
     assert "Checklist passes" in page.content() and "FAIL" not in page.content()
     page.set_default_timeout(30_000)
@@ -403,20 +400,18 @@ def test_a_blind_fixture_runs_from_the_console_with_a_disclosure_drafted_from_no
     page = when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-1")
     page.locator("#redraft-D-KEST-1").fill("Kestrel Freight: 3 of our 8 dispatch webhooks were rejected with 401; "
                                            "the other 5 went through.")
-    page.locator("#decide-D-KEST-1").get_by_role("button", name="Redraft D-KEST-1").click()
-    page.wait_for_load_state("load")
+    click(page.locator("#decide-D-KEST-1").get_by_role("button", name="Redraft D-KEST-1"))
     press(when_shown(ines, run, "kestrel", "kestrel", "For review: D-KEST-2"), "D-KEST-2", "Approve D-KEST-2")
     page = when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-1")
     press(page, "D-MOSAIK-1", "Refuse D-MOSAIK-1")
     yuki.expect_refusal(400)
     page.locator("#draft-text").fill("As for Søren Ågesen's order, our worker writes the JSON again.")
-    page.locator("#write-draft").get_by_role("button", name="Draft this disclosure").click()
+    click(page.locator("#write-draft").get_by_role("button", name="Draft this disclosure"))
     page.get_by_text("guard would block this text").wait_for()
     own = "Mosaik Hjem: our worker verifies each signature over the JSON it writes again after parsing the body."
     page = when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-1")
     page.locator("#draft-text").fill(own)
-    page.locator("#write-draft").get_by_role("button", name="Draft this disclosure").click()
-    page.wait_for_load_state("load")
+    click(page.locator("#write-draft").get_by_role("button", name="Draft this disclosure"))
     page = when_shown(yuki, run, "mosaik", "mosaik", "For review: D-MOSAIK-2")
     assert own in page.locator("#decide-D-MOSAIK-2 pre").inner_text()  # exactly as it will cross, nothing else
     press(page, "D-MOSAIK-2", "Approve D-MOSAIK-2")

@@ -17,7 +17,7 @@ from signoff.demo.payco_shopco.fixture import code_files, customer_names
 from signoff.incident.redteam import FORBIDDEN, LIVE, sent_text
 from signoff.kernel.tls import tls_context
 from tests.support.web import HTTP_WAIT
-from tests.system.browser.conftest import Site, axe_violations, make_site, overflow
+from tests.system.browser.conftest import Site, axe_violations, click, make_site, overflow
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +182,7 @@ def test_try_to_break_it_in_the_browser(site: Site, tabs: Any) -> None:
     page.goto("/incident/try")
     assert axe_violations(page) == []
     page.get_by_label("Text to post to the shared room").fill(f"here is our signer: {code_line()}")
-    page.get_by_role("button", name="Try it").click()
+    click(page.get_by_role("button", name="Try it"))
     status = page.get_by_role("status")
     assert "Blocked" in status.inner_text()
     assert "code_line" in status.locator(".verdict.blocked").first.inner_text()
@@ -190,7 +190,7 @@ def test_try_to_break_it_in_the_browser(site: Site, tabs: Any) -> None:
     tab.screenshot("incident-try")
     assert overflow(page) == 0
     assert axe_violations(page) == []
-    page.get_by_role("button", name="Try attack 3").click()
+    click(page.get_by_role("button", name="Try attack 3"))
     status = page.get_by_role("status")
     assert "instruction_override" in status.locator(".verdict", has_text="Airlock").inner_text()
     assert page.get_by_label("Text to post to the shared room").input_value() == sent_text(LIVE[2])

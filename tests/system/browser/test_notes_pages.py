@@ -21,7 +21,7 @@ from signoff.notes.decisions import shown_of
 from signoff.notes.run import start_run
 from tests.support.deciding import decide, decisions, state_of
 from tests.support.requires import require_binary
-from tests.system.browser.conftest import Site, axe_violations, make_site, overflow, tab_to
+from tests.system.browser.conftest import Site, axe_violations, click, make_site, overflow, submit_with_enter, tab_to
 
 
 @dataclass
@@ -66,12 +66,12 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     tab.expect_refusal(403)
     tab.sign_in("alice")
     page = tab.page
-    page.get_by_role("link", name="Notes", exact=True).click()
+    click(page.get_by_role("link", name="Notes", exact=True))
     runs = page.get_by_role("table", name="Runs")
     assert "in review" in runs.get_by_role("row", name="release-0.2").inner_text()
     tab.screenshot("notes-runs")
     assert axe_violations(page) == [] and overflow(page) == 0
-    runs.get_by_role("link", name="release-0.2").click()
+    click(runs.get_by_role("link", name="release-0.2"))
 
     s7 = page.locator("li#S7")
     # The editor's OVERCLAIM marks on the first draft that was sent back, and the revision beside them.
@@ -79,10 +79,10 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     assert "OVERCLAIM" in marks and "improved" in marks
     assert "improved" not in s7.locator("p.text").inner_text()
     # A cited fact expands to the full commit hash.
-    s7.get_by_role("list", name="Facts cited by S7").get_by_text("[F1]").click()
+    click(s7.get_by_role("list", name="Facts cited by S7").get_by_text("[F1]"))
     fact = s7.locator("p.fact").inner_text()
     assert fact.startswith("commit ") and len(fact.split()[1].rstrip(":")) == 40
-    page.locator("li#S1").get_by_text("[F8]").click()
+    click(page.locator("li#S1").get_by_text("[F8]"))
     assert "count commits (range): 4" in page.locator("li#S1 p.fact").first.inner_text()
     tab.screenshot("notes-run")
     assert axe_violations(page) == [] and overflow(page) == 0
@@ -91,8 +91,8 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     reader.sign_in("bob")
     reader.page.goto("/notes/runs/release-0.2")
     assert "This release brings" not in reader.page.locator("#preview-rendered").inner_text()
-    reader.page.get_by_text("The Markdown, as it ships").click()  # the part of the preview kept current live
-    page.get_by_role("button", name="Approve all").click()
+    click(reader.page.get_by_text("The Markdown, as it ships"))  # the part of the preview kept current live
+    click(page.get_by_role("button", name="Approve all"))
     assert page.locator("li.sentence.status-approved").count() == 10
     # The reader's preview follows the decisions live, with its [F#] tags and its grade.
     first = "This release brings 4 commits from 3 contributors. [F8][F12]"
@@ -100,39 +100,39 @@ def test_review_notes_with_reject_after_approve_all_and_ship(review: Review, tab
     assert reader.page.locator("#decision-count").inner_text() == "1"
     assert reader.page.locator("#grade-ours").inner_text().endswith("(100.0%)")
     assert "Decisions changed (1 so far" in reader.page.locator("#live-status").inner_text()
-    page.get_by_role("button", name="Reject S3").click()  # after approve all: the last decision wins
+    click(page.get_by_role("button", name="Reject S3"))  # after approve all: the last decision wins
     assert page.locator("li#S3 .badge.status").inner_text() == "rejected"
     assert "1157.1%" not in page.locator("#preview-rendered").inner_text()
 
     # An edit that adds an unsupported number: the live check says so before saving ...
     s2 = page.locator("li#S2")
-    s2.get_by_text("Edit S2").click()
+    click(s2.get_by_text("Edit S2"))
     field = s2.get_by_label("New text of S2", exact=False)
     field.fill("The changes touch 3 files, adding 99 lines and deleting 7.")
     s2.locator("output.live-check").filter(has_text="NUMBER_UNSUPPORTED '99'").wait_for()
     # ... and the saved edit is verified again: it needs approval, and cannot have it.
-    s2.get_by_role("button", name="Save the edit of S2").click()
+    click(s2.get_by_role("button", name="Save the edit of S2"))
     s2 = page.locator("li#S2")
     assert s2.locator(".badge.status").inner_text() == "pending" and "does not verify" in s2.inner_text()
     assert "NUMBER_UNSUPPORTED" in s2.get_by_role("list", name="Verifier codes for S2").inner_text()
     assert s2.get_by_role("button", name="Approve S2").count() == 0
-    page.get_by_role("button", name="Ship").click()
+    click(page.get_by_role("button", name="Ship"))
     alert = page.get_by_role("alert").inner_text()
     assert "S2: not approved since its edit; NUMBER_UNSUPPORTED '99'" in alert and "Nothing was recorded" in alert
 
     page.goto("/notes/runs/release-0.2")
     s2 = page.locator("li#S2")
-    s2.get_by_text("Edit S2").click()
+    click(s2.get_by_text("Edit S2"))
     s2.get_by_label("New text of S2", exact=False).fill("The changes touch 3 files.")
     s2.locator("output.live-check").filter(has_text="Verifies.").wait_for()
-    s2.get_by_role("button", name="Save the edit of S2").click()
+    click(s2.get_by_role("button", name="Save the edit of S2"))
     # Keyboard only: Tab to the button, Enter.
-    page.locator("h1").click()
+    click(page.locator("h1"))
     tab_to(page, "Approve S2")
-    page.keyboard.press("Enter")
+    submit_with_enter(page)
     page.locator("li#S2.status-approved").wait_for()
     tab_to(page, "Ship")
-    page.keyboard.press("Enter")
+    submit_with_enter(page)
     page.locator(".ready", has_text="Shipped").wait_for()
 
     rendered = page.locator("#preview-rendered")  # the notes as they read, not their Markdown

@@ -22,7 +22,16 @@ from signoff.ledger import SqlLedger
 from signoff.repair import RepairService, read_case
 from tests.support.requires import require_sandbox
 from tests.support.tamper_corpus import RUNTEST_NOOP
-from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow, tab_to
+from tests.system.browser.conftest import (
+    PASSWORD,
+    Site,
+    axe_violations,
+    click,
+    make_site,
+    overflow,
+    submit_with_enter,
+    tab_to,
+)
 
 HARNESS = examples_root() / "coupon" / "harness"
 REPORT = "A 10% coupon is applied twice: 10000 cents gives 8100, not 9000."
@@ -161,25 +170,25 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
     tab = tabs(w.site, width=375)
     tab.sign_in(r.operator.name)
     page = tab.page
-    page.get_by_role("link", name="Repair", exact=True).click()
+    click(page.get_by_role("link", name="Repair", exact=True))
     cases = page.get_by_role("table", name="Cases and their states")
     assert "contract proposed" in cases.get_by_role("row", name=case_id).inner_text()
     assert w.attacked_case not in cases.inner_text()  # a case of a room this operator is not in
     tab.screenshot("repair-cases")
     assert axe_violations(page) == [] and overflow(page) == 0
-    cases.get_by_role("link", name=case_id).click()
+    click(cases.get_by_role("link", name=case_id))
 
     contract = page.get_by_role("region", name="Contract")
     assert digest in contract.inner_text() and "test_coupon.py::test_coupon_applies_once" in contract.inner_text()
     # The harness files the digest names, each with its own digest and text, before approving.
     harness = contract.get_by_role("list", name="Harness files")
-    harness.get_by_text("test_coupon.py").click()
+    click(harness.get_by_text("test_coupon.py"))
     assert "def test_coupon_applies_once" in harness.locator("pre.harness-file").inner_text()
     assert REPORT in page.get_by_role("region", name="Report untrusted").inner_text()
     assert axe_violations(page) == [] and overflow(page) == 0
     contract.scroll_into_view_if_needed()
     tab.screenshot("repair-contract")
-    page.get_by_role("button", name=f"Approve this contract (harness {digest[:12]})").click()
+    click(page.get_by_role("button", name=f"Approve this contract (harness {digest[:12]})"))
     assert "approve" in page.get_by_role("status").inner_text()
     # The page sent the operator's own message; the verifier judges it as any room message.
     sent = [m for m in r.rooms.read_messages(r.operator, r.room_id, limit=1000) if m["sender"] == r.operator.sender]
@@ -219,9 +228,9 @@ def test_approve_a_contract_and_accept_a_verified_case(workspace: Workspace, tab
 
     # Accept, with the keyboard alone: it names the candidate the page shows.
     candidate = str((read_case(w.ledger, case_id).last_verdict or {})["candidate"])
-    page.locator("h1").click()
+    click(page.locator("h1"))
     tab_to(page, f"Accept {case_id} (candidate {candidate[:12]})")
-    page.keyboard.press("Enter")
+    submit_with_enter(page)
     page.get_by_role("status").wait_for()
     sent = [m for m in r.rooms.read_messages(r.operator, r.room_id, limit=1000) if m["sender"] == r.operator.sender]
     st = read_case(w.ledger, case_id)
@@ -244,7 +253,7 @@ def test_an_evidence_file_opens_as_what_it_proves(workspace: Workspace, tabs: An
     page.get_by_role("region", name="Stages measured").scroll_into_view_if_needed()
     page.evaluate("window.scrollBy(0, -40)")
     tab.screenshot("repair-case")
-    page.get_by_role("region", name="Evidence").get_by_role("link", name="what it proves").last.click()
+    click(page.get_by_role("region", name="Evidence").get_by_role("link", name="what it proves").last)
     result = page.get_by_role("region", name="the evidence folder", exact=False)
     assert page.locator("#proved-verdict").inner_text() in ("VERIFIED", "INCONCLUSIVE")
     assert "verified: signed by" in result.inner_text()
@@ -255,7 +264,7 @@ def test_an_evidence_file_opens_as_what_it_proves(workspace: Workspace, tabs: An
     # The same file uploaded: its subjects have no folder here, and the page says what it could not redo.
     page.goto("/repair/verify")
     page.get_by_label("Upload an evidence file (.intoto.json)").set_input_files(verdict["evidence"])
-    page.get_by_role("button", name="Check the uploaded file").click()
+    click(page.get_by_role("button", name="Check the uploaded file"))
     assert page.locator("#proved-verdict").inner_text() == "VERIFIED"
     assert Path(verdict["evidence"]).name in page.get_by_role("heading", level=2).inner_text()
     stages = page.get_by_role("table", name="Stages, re-derived from the recorded runs").inner_text()
@@ -282,7 +291,7 @@ def test_tampering_is_shown_first_and_the_case_can_only_be_rejected(workspace: W
     assert page.get_by_role("button", name=f"Accept {case_id}").count() == 0
     assert "can only be rejected" in page.get_by_role("region", name="Review").inner_text()
     assert axe_violations(page) == []
-    page.get_by_role("button", name=f"Reject {case_id}").click()
+    click(page.get_by_role("button", name=f"Reject {case_id}"))
     page.get_by_role("status").wait_for()
     w.verifier_runs(r)
     assert w.state(case_id) == "DECLINED"

@@ -17,7 +17,7 @@ from signoff.kernel.tls import tls_context
 from signoff.ledger import SqlLedger
 from signoff.rooms import OPEN, OWNER_ONLY, RoomService
 from tests.support.web import HTTP_WAIT
-from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
+from tests.system.browser.conftest import PASSWORD, Site, axe_violations, click, make_site, overflow, submit_with_enter
 
 CARD = "case-1.merge"
 OTHER_CARD = "case-1.ship"
@@ -69,9 +69,9 @@ def test_a_room_shows_its_messages_members_policies_and_documents(world: Rooms, 
     tab = tabs(world.site)
     tab.sign_in("alice")
     page = tab.page
-    page.get_by_role("link", name="Rooms").click()
+    click(page.get_by_role("link", name="Rooms"))
     assert axe_violations(page) == []
-    page.get_by_role("link", name="case-1").click()
+    click(page.get_by_role("link", name="case-1"))
     page.get_by_role("heading", name="Room case-1").wait_for()
     tab.screenshot("room")
     first = page.locator(".message").first
@@ -83,7 +83,7 @@ def test_a_room_shows_its_messages_members_policies_and_documents(world: Rooms, 
     assert "person Alice" in members and "agent fixer" in members
     assert '"owner": true' in page.locator("pre").first.inner_text(), "fixer's owner-only policy is shown"
     assert axe_violations(page) == []
-    page.get_by_role("link", name="contract").click()
+    click(page.get_by_role("link", name="contract"))
     assert page.locator("pre").inner_text() == "expected: test_coupon fails on base\n<b>not bold</b>"
     assert page.locator("pre b").count() == 0
     assert axe_violations(page) == []
@@ -98,7 +98,7 @@ def test_new_messages_arrive_live(world: Rooms, tabs: Any) -> None:
     writer.sign_in("bob")
     writer.page.goto(f"/rooms/{world.room_id}")
     writer.page.get_by_label("Message", exact=True).fill("hello from bob <i>not italic</i>")
-    writer.page.get_by_role("button", name="Post").click()
+    click(writer.page.get_by_role("button", name="Post"))
     writer.page.get_by_role("status").filter(has_text="Posted").wait_for()
     arrived = reader.page.locator(".message", has_text="hello from bob")
     arrived.wait_for()  # without a reload: over the live stream
@@ -107,11 +107,11 @@ def test_new_messages_arrive_live(world: Rooms, tabs: Any) -> None:
     assert arrived.locator("i").count() == 0
     # A protocol message reads as words, live as on the page, its JSON one click away.
     writer.page.get_by_label("Message", exact=True).fill('{"action": "propose_fix", "case_id": "case-1", "attempt": 1}')
-    writer.page.get_by_role("button", name="Post").click()
+    click(writer.page.get_by_role("button", name="Post"))
     summary = reader.page.locator(".body.structured", has_text="Propose fix")
     summary.wait_for()
     assert summary.inner_text() == "Propose fix · attempt: 1 · case id: case-1"
-    reader.page.get_by_text("Raw JSON").last.click()
+    click(reader.page.get_by_text("Raw JSON").last)
     assert '"action": "propose_fix"' in reader.page.locator("details.raw pre").last.inner_text()
     reader.page.reload()
     assert reader.page.locator(".body.structured").last.inner_text() == "Propose fix · attempt: 1 · case id: case-1"
@@ -124,7 +124,7 @@ def test_addressing_an_agent_shows_what_its_policy_said(world: Rooms, tabs: Any)
     page.goto(f"/rooms/{world.room_id}")
     page.get_by_label("Address an agent").select_option("fixer")
     page.get_by_label("Message", exact=True).fill("please fix it my way")
-    page.get_by_role("button", name="Post").click()
+    click(page.get_by_role("button", name="Post"))
     notice = page.get_by_role("status").filter(has_text="Posted")
     assert "@fixer: you may not address this agent here" in notice.inner_text()
     refusal = page.locator(".message", has_text="not permitted to direct messages to me")
@@ -139,9 +139,9 @@ def test_a_reply_joins_its_thread(world: Rooms, tabs: Any) -> None:
     page = tab.page
     page.goto(f"/rooms/{world.room_id}")
     thread = page.locator(".thread", has_text="I drafted a fix")
-    thread.get_by_text("Reply in thread").click()
+    click(thread.get_by_text("Reply in thread"))
     thread.get_by_label("Reply").fill("looks right to me")
-    thread.get_by_role("button", name="Reply").click()
+    click(thread.get_by_role("button", name="Reply"))
     again = page.locator(".thread", has_text="I drafted a fix")
     assert again.locator(".message").nth(1).locator(".body").inner_text() == "looks right to me"
     # Its time, to the second, in the reader's time zone (times.js), the UTC text kept as its tooltip.
@@ -164,7 +164,7 @@ def test_a_card_is_answered_in_place_with_the_keyboard(world: Rooms, tabs: Any) 
     page.keyboard.press("Tab")  # past the other option of the radio group, to the reason
     page.keyboard.type("the reproduction failed on base and passes with the fix")
     page.keyboard.press("Tab")
-    page.keyboard.press("Enter")
+    submit_with_enter(page)
     page.get_by_role("heading", name="Waiting for me").wait_for()
     confirmed = page.get_by_role("status").filter(has_text="Answered:")  # the answer is confirmed where it was given
     assert "\u201cMerge the coupon fix?\u201d: Approve." in confirmed.inner_text()
@@ -190,7 +190,7 @@ def test_a_wrong_responder_is_refused_as_on_the_api(world: Rooms, tabs: Any) -> 
     card = page.locator(".card", has_text="Ship it tonight?")
     card.get_by_label("Approve").check()
     card.get_by_label("Reason").fill("I am the admin")
-    card.get_by_role("button", name="Answer").click()
+    click(card.get_by_role("button", name="Answer"))
     alert = page.get_by_role("alert")
     assert "admin is not a responder of this card" in alert.inner_text()
     assert axe_violations(page) == []

@@ -11,7 +11,7 @@ import pytest
 
 from signoff.kernel.tls import tls_context
 from tests.support.web import HTTP_WAIT
-from tests.system.browser.conftest import PASSWORD, Site, axe_violations, make_site, overflow
+from tests.system.browser.conftest import PASSWORD, Site, axe_violations, click, make_site, overflow, submit_with_enter
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def test_sign_in_and_out_with_a_password(site: Site, tabs: Any) -> None:
     assert page.locator(".who").inner_text() == "Signed in as Alice (alice)"
     assert page.locator("#count-cards").inner_text() == "0"
     assert axe_violations(page) == []
-    page.get_by_role("button", name="Sign out").click()
+    click(page.get_by_role("button", name="Sign out"))
     page.get_by_role("heading", name="Sign in").wait_for()
     page.goto("/")
     assert page.url.endswith("/signin"), "after signing out the session no longer works"
@@ -55,7 +55,7 @@ def test_the_keyboard_alone_signs_in(site: Site, tabs: Any) -> None:
     page.keyboard.type("alice")
     page.keyboard.press("Tab")
     page.keyboard.type(PASSWORD)
-    page.keyboard.press("Enter")
+    submit_with_enter(page)
     page.get_by_role("heading", name="Waiting for me").wait_for()
 
 
@@ -142,14 +142,14 @@ def test_a_one_time_link_signs_in_once(site: Site, tabs: Any) -> None:
     tab.page.goto(link)
     assert tab.page.url == site.url + "/signin/link", "the script drops the code from the address bar"
     assert axe_violations(tab.page) == []
-    tab.page.get_by_role("button", name="Sign in").click()
+    click(tab.page.get_by_role("button", name="Sign in"))
     tab.page.get_by_role("heading", name="Waiting for me").wait_for()
     assert tab.page.locator(".who").inner_text() == "Signed in as Alice (alice)"
 
     again = tabs(site)
     again.expect_refusal(403)
     again.page.goto(link)
-    again.page.get_by_role("button", name="Sign in").click()
+    click(again.page.get_by_role("button", name="Sign in"))
     assert "this sign-in link is not valid" in again.page.get_by_role("alert").inner_text()
     again.page.goto("/")
     assert again.page.url.endswith("/signin")
