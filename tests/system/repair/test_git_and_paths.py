@@ -46,6 +46,26 @@ def test_export_is_clean_committed_tree_only(coupon: FixtureRepo, tmp_path: Path
     assert oct((out / "cart.py").stat().st_mode & 0o777) == "0o644"
 
 
+def test_export_like_an_earlier_one_links_the_files_they_share(coupon: FixtureRepo, tmp_path: Path) -> None:
+    # The candidate beside its base: a file of the same blob and mode is a hard link to the base's
+    # copy; what differs is written from git; the tree is the same as a plain export's.
+    cand = coupon.candidates["genuine-fix"]
+    with git.session():
+        base = git.export(coupon.path, coupon.base, tmp_path / "base")
+        (base / "tests" / "test_cart.py").chmod(0o600)  # no longer as written: not linked
+        linked = git.export(coupon.path, cand, tmp_path / "cand", like=base)
+    plain = git.export(coupon.path, cand, tmp_path / "plain", like=base)  # outside the session: written
+    files = sorted(p.relative_to(plain).as_posix() for p in plain.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(linked).as_posix() for p in linked.rglob("*") if p.is_file())
+    for name in files:
+        assert (linked / name).read_bytes() == (plain / name).read_bytes()
+        assert (linked / name).stat().st_mode == (plain / name).stat().st_mode
+    assert (linked / "README.md").stat().st_ino == (base / "README.md").stat().st_ino
+    assert (linked / "cart.py").stat().st_ino != (base / "cart.py").stat().st_ino  # the fix changes it
+    assert (linked / "tests" / "test_cart.py").stat().st_ino != (base / "tests" / "test_cart.py").stat().st_ino
+    assert (plain / "README.md").stat().st_nlink == 1
+
+
 def test_export_refuses_non_empty_folder_and_short_ids(coupon: FixtureRepo, tmp_path: Path) -> None:
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "f").write_text("1")
