@@ -66,6 +66,18 @@ def test_export_like_an_earlier_one_links_the_files_they_share(coupon: FixtureRe
     assert (plain / "README.md").stat().st_nlink == 1
 
 
+def test_tracked_paths_in_a_session_list_the_commit_once(coupon: FixtureRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = {u: git.tracked_paths(coupon.path, coupon.base, u) for u in (None, "tests", "tests/", "nothing")}
+    assert alone[None] == ["README.md", "cart.py", "tests/test_cart.py"] and alone["nothing"] == []
+    listings: list[tuple[str, ...]] = []
+    ls_tree = git.repo._ls_tree
+    monkeypatch.setattr(git.repo, "_ls_tree", lambda *a: listings.append(a) or ls_tree(*a))
+    with git.session():
+        assert {u: git.tracked_paths(coupon.path, coupon.base, u) for u in alone} == alone
+        assert git.tracked_paths(coupon.path, coupon.base, "./tests") == alone["tests"]  # not plain: asks git
+    assert listings == [(coupon.path, coupon.base, None), (coupon.path, coupon.base, "./tests")]
+
+
 def test_export_refuses_non_empty_folder_and_short_ids(coupon: FixtureRepo, tmp_path: Path) -> None:
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "f").write_text("1")
