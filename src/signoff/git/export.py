@@ -342,7 +342,10 @@ def _link_to(like: _Written, kind: str, oid: str, root: bytes, path: bytes) -> b
         return False
     if not stat.S_ISREG(seen.st_mode) or stat.S_IMODE(seen.st_mode) != (0o755 if kind == _EXECUTABLE else 0o644):
         return False
-    os.link(source, os.path.join(root, path), follow_symlinks=False)
+    try:
+        os.link(source, os.path.join(root, path), follow_symlinks=False)
+    except OSError:  # a filesystem without hard links (or at its link limit): written from git instead
+        return False
     return True
 
 

@@ -66,6 +66,20 @@ def test_export_like_an_earlier_one_links_the_files_they_share(coupon: FixtureRe
     assert (plain / "README.md").stat().st_nlink == 1
 
 
+def test_export_like_an_earlier_one_writes_the_file_where_no_link_can_be_made(
+        coupon: FixtureRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_a: object, **_k: object) -> None:
+        raise PermissionError("no hard links here")
+
+    cand = coupon.candidates["genuine-fix"]
+    with git.session():
+        base = git.export(coupon.path, coupon.base, tmp_path / "base")
+        monkeypatch.setattr("os.link", refuse)
+        written = git.export(coupon.path, cand, tmp_path / "cand", like=base)
+    assert (written / "README.md").read_bytes() == (base / "README.md").read_bytes()
+    assert (written / "README.md").stat().st_ino != (base / "README.md").stat().st_ino
+
+
 def test_tracked_paths_in_a_session_list_the_commit_once(coupon: FixtureRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     alone = {u: git.tracked_paths(coupon.path, coupon.base, u) for u in (None, "tests", "tests/", "nothing")}
     assert alone[None] == ["README.md", "cart.py", "tests/test_cart.py"] and alone["nothing"] == []
