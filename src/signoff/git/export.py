@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -32,13 +33,19 @@ class ExportError(Exception):
     """A revision could not be exported completely and safely (it is untrusted input)."""
 
 
-def export(repo: Path, commit: str, dest: Path) -> Path:
+def export(repo: Path, commit: str, dest: Path, like: Path | None = None) -> Path:
     """Write the committed tree of `commit` into the empty folder `dest`, world-readable.
 
     Regular files keep git's two modes (0644, or 0755 when committed executable); symbolic links are
     written as links and refused when they point outside the tree; a submodule (gitlink) becomes an
     empty folder, as `git archive` writes it. Paths git itself would never check out (`..`, `.git`,
     an absolute path, a file inside a link) are refused, so a hostile commit cannot write outside `dest`.
+
+    `like`: an earlier export of this git session (the base beside the candidate). Each file with the
+    same blob and mode is a hard link to the one written there instead of a second copy, and its bytes
+    are not read again: a candidate shares most files with its base, and creating a file costs far
+    more than linking one on some filesystems. The caller must not have changed that export since (the
+    verifier writes into it only new files, and mounts both read-only).
     """
     if not is_full_id(commit):
         raise UsageError(f"export needs a full commit id, got {commit!r}", "resolve the revision first")
@@ -52,10 +59,26 @@ def export(repo: Path, commit: str, dest: Path) -> Path:
             if kind != "commit" or not body.startswith(b"tree "):
                 raise ExportError(f"{commit[:12]} is not a commit")
             entries = list(_walk(objects, body[5:body.index(b"\n")].decode("ascii"), b""))
-            _write(os.fsencode(dest), entries, objects)
+            written = _write(os.fsencode(dest), entries, objects, _written_by_session(like))
     except OSError as exc:
         raise ExportError(f"revision {commit[:12]} cannot be exported: {exc}") from exc
+    active = current()
+    if active is not None:
+        active.kept[("export", str(dest.resolve()))] = written
     return dest
+
+
+# (kind, blob id) -> the absolute path (bytes) of the regular file an export wrote with those bytes
+_Written = dict[tuple[str, str], bytes]
+
+
+def _written_by_session(like: Path | None) -> _Written:
+    """What an earlier export of this session wrote into `like` ({} when it was none)."""
+    active = current()
+    if like is None or active is None:
+        return {}
+    found = active.kept.get(("export", str(like.resolve())))
+    return found if isinstance(found, dict) else {}
 
 
 @dataclass
@@ -244,9 +267,10 @@ def _checkout_safe(name: bytes) -> bool:
     return name not in (b"", b".", b"..") and b"/" not in name and name.lower() != b".git"
 
 
-def _write(root: bytes, entries: list[tuple[str, str, bytes]], objects: _Objects) -> None:
+def _write(root: bytes, entries: list[tuple[str, str, bytes]], objects: _Objects, like: _Written) -> _Written:
     """Folders first, then each blob as it arrives (to every path that holds it), links last: no
-    file is ever written through a link, and no link is kept that resolves outside the tree."""
+    file is ever written through a link, and no link is kept that resolves outside the tree. A file
+    `like` holds (same blob, same mode) is a hard link to it instead. What was written is returned."""
     taken = {path for _, _, path in entries}
     made: set[bytes] = set()
     holders: dict[str, list[tuple[str, bytes]]] = {}
@@ -261,6 +285,18 @@ def _write(root: bytes, entries: list[tuple[str, str, bytes]], objects: _Objects
         else:
             holders.setdefault(oid, []).append((kind, path))
     links: list[tuple[bytes, bytes]] = []
+    written: _Written = {}
+    for oid in list(holders):
+        rest = []
+        for kind, path in holders[oid]:
+            if kind != _LINK and _link_to(like, kind, oid, root, path):
+                written.setdefault((kind, oid), os.path.join(root, path))
+            else:
+                rest.append((kind, path))
+        if rest:
+            holders[oid] = rest
+        else:
+            del holders[oid]  # nothing of it to read from git
     oids = sorted(holders)
     try:
         for oid, content in zip(oids, objects.read_many(oids, "blob"), strict=True):
@@ -272,6 +308,7 @@ def _write(root: bytes, entries: list[tuple[str, str, bytes]], objects: _Objects
                 with os.fdopen(fd, "wb") as f:
                     f.write(content)
                     os.fchmod(f.fileno(), 0o755 if kind == _EXECUTABLE else 0o644)
+                written.setdefault((kind, oid), os.path.join(root, path))
     except ExportError as exc:
         # Name the file a person can look for (a large file a shallow or partial copy left out), not only its id.
         missing = next((o for o in oids if str(exc).startswith(f"object {o[:12]} is missing")), None)
@@ -289,6 +326,27 @@ def _write(root: bytes, entries: list[tuple[str, str, bytes]], objects: _Objects
         resolved = os.path.realpath(os.path.join(root, path))
         if os.path.commonpath([real_root, resolved]) != real_root:
             raise ExportError(f"committed link {path.decode(errors='replace')!r} points outside the tree")
+    return written
+
+
+def _link_to(like: _Written, kind: str, oid: str, root: bytes, path: bytes) -> bool:
+    """Whether `path` became a hard link to the file `like` wrote with this blob and mode. Only a
+    regular file with that mode is linked (never a symbolic link, never through one); anything else
+    is written from git as usual."""
+    source = like.get((kind, oid))
+    if source is None:
+        return False
+    try:
+        seen = os.lstat(source)
+    except OSError:
+        return False
+    if not stat.S_ISREG(seen.st_mode) or stat.S_IMODE(seen.st_mode) != (0o755 if kind == _EXECUTABLE else 0o644):
+        return False
+    try:
+        os.link(source, os.path.join(root, path), follow_symlinks=False)
+    except OSError:  # a filesystem without hard links (or at its link limit): written from git instead
+        return False
+    return True
 
 
 def _folders(root: bytes, parent: bytes, made: set[bytes]) -> None:

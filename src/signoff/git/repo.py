@@ -116,7 +116,29 @@ def read_file_at(repo: Path, commit: str, path: str) -> bytes | None:
 
 
 def tracked_paths(repo: Path, commit: str, under: str | None = None) -> list[str]:
-    """Every file path committed at `commit` (only those below the folder `under`, when given)."""
+    """Every file path committed at `commit` (only those below the folder `under`, when given).
+    Inside a `git.session`, a full commit id's whole listing is read once and each folder's taken
+    from it (a verification asks for the test folder's, its helpers' and the whole tree's)."""
+    active = current()
+    if active is None or not is_full_id(commit) or (under and not _PLAIN_FOLDER.fullmatch(under)):
+        return _ls_tree(repo, commit, under)
+    key = ("paths", str(repo), commit)
+    if key not in active.kept:
+        active.kept[key] = tuple(_ls_tree(repo, commit, None))
+    every = active.kept[key]
+    assert isinstance(every, tuple)
+    if not under:
+        return list(every)
+    prefix = under.rstrip("/") + "/"
+    return [p for p in every if p.startswith(prefix)]
+
+
+# A folder named plainly (no pathspec magic, `.` or `..` part, leading or doubled slash): git's
+# ls-tree matches such a path as a literal prefix, so the whole listing answers it exactly.
+_PLAIN_FOLDER = re.compile(r"(?!:)(?!\.{1,2}(/|$))(?!.*/\.{1,2}(/|$))(?!.*//)[^/\n][^\n]*")
+
+
+def _ls_tree(repo: Path, commit: str, under: str | None) -> list[str]:
     proc = run(repo, "ls-tree", "-r", "-z", "--name-only", commit, *(("--", under.rstrip("/") + "/") if under else ()))
     return [p for p in proc.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
 

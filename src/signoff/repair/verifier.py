@@ -676,7 +676,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
             try:
                 trees[base] = git.export(repo, base, workspace / "base")
                 if cand != base and set(req.stages) != {"base"}:
-                    trees[cand] = git.export(repo, cand, workspace / "candidate")
+                    trees[cand] = git.export(repo, cand, workspace / "candidate", like=trees[base])
             except git.ExportError as exc:
                 preflight.append(reason("export_failed", str(exc)))
             for tree in trees.values():

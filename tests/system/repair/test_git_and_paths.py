@@ -46,6 +46,52 @@ def test_export_is_clean_committed_tree_only(coupon: FixtureRepo, tmp_path: Path
     assert oct((out / "cart.py").stat().st_mode & 0o777) == "0o644"
 
 
+def test_export_like_an_earlier_one_links_the_files_they_share(coupon: FixtureRepo, tmp_path: Path) -> None:
+    # The candidate beside its base: a file of the same blob and mode is a hard link to the base's
+    # copy; what differs is written from git; the tree is the same as a plain export's.
+    cand = coupon.candidates["genuine-fix"]
+    with git.session():
+        base = git.export(coupon.path, coupon.base, tmp_path / "base")
+        (base / "tests" / "test_cart.py").chmod(0o600)  # no longer as written: not linked
+        linked = git.export(coupon.path, cand, tmp_path / "cand", like=base)
+    plain = git.export(coupon.path, cand, tmp_path / "plain", like=base)  # outside the session: written
+    files = sorted(p.relative_to(plain).as_posix() for p in plain.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(linked).as_posix() for p in linked.rglob("*") if p.is_file())
+    for name in files:
+        assert (linked / name).read_bytes() == (plain / name).read_bytes()
+        assert (linked / name).stat().st_mode == (plain / name).stat().st_mode
+    assert (linked / "README.md").stat().st_ino == (base / "README.md").stat().st_ino
+    assert (linked / "cart.py").stat().st_ino != (base / "cart.py").stat().st_ino  # the fix changes it
+    assert (linked / "tests" / "test_cart.py").stat().st_ino != (base / "tests" / "test_cart.py").stat().st_ino
+    assert (plain / "README.md").stat().st_nlink == 1
+
+
+def test_export_like_an_earlier_one_writes_the_file_where_no_link_can_be_made(
+        coupon: FixtureRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_a: object, **_k: object) -> None:
+        raise PermissionError("no hard links here")
+
+    cand = coupon.candidates["genuine-fix"]
+    with git.session():
+        base = git.export(coupon.path, coupon.base, tmp_path / "base")
+        monkeypatch.setattr("os.link", refuse)
+        written = git.export(coupon.path, cand, tmp_path / "cand", like=base)
+    assert (written / "README.md").read_bytes() == (base / "README.md").read_bytes()
+    assert (written / "README.md").stat().st_ino != (base / "README.md").stat().st_ino
+
+
+def test_tracked_paths_in_a_session_list_the_commit_once(coupon: FixtureRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = {u: git.tracked_paths(coupon.path, coupon.base, u) for u in (None, "tests", "tests/", "nothing")}
+    assert alone[None] == ["README.md", "cart.py", "tests/test_cart.py"] and alone["nothing"] == []
+    listings: list[tuple[str, ...]] = []
+    ls_tree = git.repo._ls_tree
+    monkeypatch.setattr(git.repo, "_ls_tree", lambda *a: listings.append(a) or ls_tree(*a))
+    with git.session():
+        assert {u: git.tracked_paths(coupon.path, coupon.base, u) for u in alone} == alone
+        assert git.tracked_paths(coupon.path, coupon.base, "./tests") == alone["tests"]  # not plain: asks git
+    assert listings == [(coupon.path, coupon.base, None), (coupon.path, coupon.base, "./tests")]
+
+
 def test_export_refuses_non_empty_folder_and_short_ids(coupon: FixtureRepo, tmp_path: Path) -> None:
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "f").write_text("1")

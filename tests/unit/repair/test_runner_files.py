@@ -9,6 +9,7 @@ import importlib.util
 import marshal
 import sys
 import tomllib
+import types
 from importlib import resources
 from pathlib import Path
 
@@ -111,3 +112,35 @@ def test_a_replacement_of_pytests_internals_names_whose_code_it_is() -> None:
     finding = "base: guard: replaced: _pytest.runner.call_and_report" + guard._by(pluggy.PluginManager.register)
     assert reason("harness_integrity", finding)["fix"].startswith("`pluggy`, a package the test requirements install")
     assert "a person must look" in reason("harness_integrity", "base: guard: replaced: x (by /src/evil.py)")["fix"]
+
+
+def _fresh_guard() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("signoff_guard_checks", str(SHIPPED.joinpath("signoff_guard.py")))
+    assert spec is not None and spec.loader is not None
+    guard = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(guard)
+    return guard
+
+
+def test_a_checkout_conftest_imported_by_any_package_name_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    guard = _fresh_guard()
+    for name, file_ in (("conftest", "/src/conftest.py"), ("pkg.tests.conftest", "/src/pkg/tests/conftest.py"),
+                        ("pkg.notconftest", "/src/pkg/notconftest.py"), ("tests.conftest", "/harness/conftest.py"),
+                        ("pkg.conftest_helpers", "/src/pkg/conftest_helpers.py")):
+        module = types.ModuleType(name)
+        module.__file__ = file_
+        monkeypatch.setitem(sys.modules, name, module)
+    guard._check_hooks_of_interpreter()
+    assert [f for f in guard.findings if f.endswith("was imported")] == [
+        "the checkout's /src/conftest.py was imported", "the checkout's /src/pkg/tests/conftest.py was imported"]
+
+
+def test_a_replaced_function_or_its_code_is_found_and_an_untouched_one_is_not() -> None:
+    guard = _fresh_guard()
+    space = {"kept": _fresh_guard, "swapped": _fresh_guard, "recoded": lambda: 1, "method": staticmethod(len)}
+    guard.state["snapshot"] = [[True, ("m", name), space, name, value, guard._code(value), []]
+                               for name, value in space.items()]
+    space["swapped"] = test_the_runner_files_are_found_through_importlib_resources
+    space["recoded"].__code__ = (lambda: 2).__code__
+    guard._compare()
+    assert [f.split(" (by")[0] for f in guard.findings] == ["replaced: m.swapped", "code replaced: m.recoded"]

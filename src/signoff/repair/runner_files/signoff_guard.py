@@ -178,11 +178,14 @@ _MISSING = object()
 
 
 def _compare(core_only: bool = False) -> None:
-    # The fast path is one dict lookup and one or two identity tests per entry.
+    # The fast path is one dict lookup and one or two identity tests per entry (a plain function's
+    # code read in place: most entries are functions, and this runs before every test).
+    function = types.FunctionType
     for entry in state["core" if core_only else "snapshot"]:
         value = entry[2].get(entry[3], _MISSING)
         old, old_code = entry[4], entry[5]
-        if value is old and (old_code is None or _code(value) is old_code):
+        if value is old and (old_code is None or (value.__code__ if type(value) is function else _code(value))
+                             is old_code):
             continue
         label = ".".join(entry[1])
         if value is _MISSING:
@@ -327,9 +330,12 @@ def _check_hooks_of_interpreter() -> None:
         mod = sys.modules.get(name)
         if mod is not None and _origin(getattr(mod, "__file__", None) or "") != "trusted":
             _note(f"{name} imported from {getattr(mod, '__file__', '?')}")
+    # By name first: this runs after every test, and a project's tests can import a thousand modules.
     for name, mod in list(sys.modules.items()):
+        if name != "conftest" and not name.endswith(".conftest"):
+            continue
         file_ = getattr(mod, "__file__", None) or ""
-        if name.rsplit(".", 1)[-1] == "conftest" and file_.startswith(_PLACES["checkout"]):
+        if file_.startswith(_PLACES["checkout"]):
             _note(f"the checkout's {mod.__file__} was imported")
 
 
