@@ -137,3 +137,37 @@ ROLE_PLAY_TWIN = (
 def test_a_role_play_set_up_no_rule_names_is_held_and_its_honest_twin_is_not() -> None:
     assert [hit.family for hit in detect(ROLE_PLAY)] == ["instruction_intent"]
     assert detect(ROLE_PLAY_TWIN) == []
+
+
+# A gettext catalogue written for this test: a header entry, a message over two lines, a plural.
+CATALOGUE = r'''msgid ""
+msgstr ""
+"Project-Id-Version: Sphinx\n"
+
+msgid "Please enter a valid path name."
+msgstr "Por favor, ingrese "
+"un nombre de ruta válido."
+
+msgid "%d warning"
+msgid_plural "%d warnings"
+msgstr[0] "%d \"aviso\""
+msgstr[1] "%d avisos"
+'''
+
+
+def test_a_catalogue_gives_its_translations_whole() -> None:
+    sys.path.insert(0, str(BENCH))
+    import airlock_train as tr
+
+    strings = tr._po_strings(CATALOGUE)
+    assert strings[1:] == ["Por favor, ingrese un nombre de ruta válido.", '%d "aviso"', "%d avisos"]
+    assert strings[0].startswith("Project-Id-Version")  # the reader drops the header by this
+
+
+def test_docs_in_many_languages_are_left_out_together() -> None:
+    sys.path.insert(0, str(BENCH))
+    import airlock_train as tr
+
+    kinds = {tr.group_of(f"{name} (x)") for name in tr.TRANSLATED_DOCS}
+    assert kinds == {"translated docs and messages"}
+    assert tr.group_of("commits sphinx-doc/sphinx") == "commit messages + issue templates"
