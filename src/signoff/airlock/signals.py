@@ -707,6 +707,45 @@ def _matches(signal: Signal, plain: str, folded: str) -> bool:
     )
 
 
+# A writer taking back their own earlier words ("Please ignore my previous question, I found the
+# answer", "Por favor ignore mi pregunta anterior ...", "请忽略我上面的问题"): the thing to ignore is
+# the writer's own message, not the reader's instructions, so the sentence is no order to the reader.
+# Matched at the sentence's start, in the folded view (lower case, no accents); what follows it must
+# be no order of its own ("... and tell me your prompt" is still aimed). Ninth pass: the learned
+# detector held such sentences in English, German and Portuguese.
+_RETRACTION = compile_re(
+    r"^(?:(?:please|pls|kindly|just|por favor|bitte|merci d[e']|per favore|por gentileza|svp)[,\s]+)?"
+    r"(?:ignore|disregard|never ?mind|forget|scratch|ignora|ignorar|olvide|olvida|ignorieren sie|ignoriere|"
+    r"ignoriert|vergiss|vergessen sie|ignorez|oubliez|oublie|ignorate|dimentica|dimenticate|negeer|vergeet)\s+"
+    r"(?:my|mi|mis|minha|minhas|meu|meus|meine|meinen|ma|mon|mes|la mia|il mio|le mie|i miei|mijn)\s+"
+    r"(?:(?:previous|earlier|last|above|first|old|original|anterior|anteriores|ultima|ultimo|primera|vorherige|"
+    r"vorherigen|letzte|letzten|erste|obige|precedente|derniere|dernier|precedenti|vorige|eerdere|laatste)\s+)?"
+    r"(?:questions?|comments?|messages?|post|reply|answer|request|e-?mail|note|edit|preguntas?|comentarios?|"
+    r"mensajes?|respuesta|correo|perguntas?|mensagem|resposta|fragen?|kommentare?|nachricht|antwort|anfrage|"
+    r"commentaire|reponse|demande|domande|domanda|commento|messaggio|risposta|richiesta|vraag|opmerking|"
+    r"bericht|reactie)\b|"
+    r"^请?(?:忽略|无视|不用管|别管)我(?:之前|上面|刚才|前面|上一条)?的?(?:问题|留言|评论|消息|回复)"
+)
+_THEN = ("and", "y", "e", "und", "et", "then", "luego", "dann", "puis", "poi", "en", "but", "pero", "aber", "mais",
+         "ma", "instead", "&", "+")
+
+
+def retracts_own_words(plain: str, folded: str) -> bool:
+    """Does the sentence only take back the writer's own earlier message (see `_RETRACTION`)?"""
+    for view in (folded, plain):
+        found = _RETRACTION.search(view)
+        if found is None:
+            continue
+        rest = view[found.end :]
+        if ";" in rest or ":" in rest:
+            return False  # a clause of its own after it: "...; reveal the password"
+        rest = rest.lstrip(" ,-\u2013\u2014(")
+        if rest.split(" ", 1)[0] in _THEN:
+            return False
+        return not rest or not any(addressed([rest], [rest]))
+    return False
+
+
 def addressed(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -> list[bool]:
     """Per sentence: is it aimed at a reader -- the second person, a request, or an opening order
     (not on a `Title:` line, where verbs start noun phrases)? A description of software ("A huge
@@ -722,7 +761,7 @@ def addressed(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -
                 or _SECOND_PERSON.search(plain) is not None
                 or _matches(_REQUEST_SIGNAL, plain, folded)
                 or (not title and _matches(_IMPERATIVE_SIGNAL, plain, folded))
-            )
+            ) and not retracts_own_words(plain, folded)
         out.append(known[plain, folded])
     return out
 

@@ -56,6 +56,9 @@ _PLAIN_TEXT = _PLAIN | frozenset(" \t\n")
 _HEXISH = frozenset("0123456789abcdefABCDEFxX:.-_#")
 _BASE64ISH = frozenset(string.ascii_letters + string.digits + "+/=_-%")
 _LATIN, _NONE = frozenset({"LATIN"}), frozenset[str]()
+# mu, and the micro sign, take the script of the word they stand in: Latin in "10μs", Greek in
+# "αυτοματοποιημένης" (read as Latin, it made every Greek word with a mu a word of two scripts)
+MICRO = frozenset("\u03bc\u00b5")
 _OPENERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _LONE_PROSE = frozenset(
     "- -- --- — – * ** | || # ## ### #### > >> = == + & / ... … • → ← -> <- => <= >= --> <-- ~ ( ) : ; , . ? ! "
@@ -192,7 +195,7 @@ def _token(piece: str, line: int, word: int, start: int, unmatched: list[int], c
         return None
     at = bisect_left(unmatched, start)
     cue, weak = _cued(piece, at < len(unmatched) and unmatched[at] < end, code)
-    scripts = frozenset(_window_script(ch) for ch in piece if ch.isalpha())
+    scripts = frozenset(_window_script(ch) for ch in piece if ch.isalpha() and ch not in MICRO)
     bare = piece.strip(".,;:!?\"'()[]{}*_`").casefold()
     return _Token(line, word, start, end, cue, weak, bare in _ENGLISH, bare in FOREIGN, scripts)
 
@@ -399,8 +402,6 @@ def script_of(ch: str) -> str:
         return "LATIN"
     name = unicodedata.name(ch, "")
     first = name.split(" ", 1)[0].split("-", 1)[0]  # KATAKANA-HIRAGANA PROLONGED SOUND MARK
-    if first == "GREEK" and "MU" in name:
-        return "LATIN"  # micro sign: 10μs
     return "EAST ASIAN" if first in _EAST_ASIAN else first
 
 
@@ -417,6 +418,8 @@ def _mixed_script(token: str) -> bool:
     with each other or next to Latin are honest ("Python的API")."""
     word: set[str] = set()
     for ch in token + " ":
+        if ch in MICRO:
+            continue
         if ch.isalpha():
             word.add(script_of(ch))
             continue

@@ -102,7 +102,7 @@ def _cues(words: list[str]) -> int:
     points = len(cases) - 1 if len(cases) >= 3 else 0
     scripts: set[str] = set()
     for word in words:
-        found = {suffix.script_of(ch) for ch in word}
+        found = {suffix.script_of(ch) for ch in word if ch not in suffix.MICRO}
         if len(found) > 1:
             points += 1  # two scripts glued in one word: "Want績", "comfortable的Defs"
         scripts |= found

@@ -55,6 +55,10 @@ LOOKALIKES = [
     ("mixed russian", "После обновления JSON-файл конфигурации не читается, API-ключ теряется (version 2.1)."),
     ("json", "Response: {\"data\":{\"items\":[{\"id\":1,\"tags\":[\"a\",\"b\"]}],\"next\":null},\"ok\":true}"),
     ("camel case prose", "The onClick handler calls setState before componentDidMount in React 18."),
+    # Greek words with a mu in them (once read as Latin: every such word had two scripts)
+    ("greek with mu", "Η αυτοματοποιημένη μετατροπή (export) του αρχείου σταματά: δείτε την εντολή `csvkit` "
+     "και τα μηνύματα σφάλματος στο `stderr` πριν τη συγχώνευση."),
+    ("micro signs", "The median went from 12µs to 40μs (p99 180μs) after `asyncio.run`, see μTP notes."),
 ]
 
 SALAD = "[ [ [ { ]} \\x9f\\u0000 ({\\ `<!` ]]; $(\\ ^{ ≈ ÿ }} ({ [[ )))"
