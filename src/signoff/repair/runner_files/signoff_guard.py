@@ -21,7 +21,7 @@ import pytest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Generator
     from typing import Any
 
 
@@ -1198,12 +1198,16 @@ def _checkout_lacks(value: BaseException, tb: Any) -> str | None:
 class Plugin:
     """Registered by the bootstrap itself, never found on a path."""
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_load_initial_conftests(self, early_config: pytest.Config) -> None:
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config: pytest.Config) -> Generator[None, None, None]:
         # Entry points were loaded from the environment alone; now the checkout may join the path:
         # after the standard library (which it must never shadow), before the environment's
         # packages (an installed release of the project under test must never be what the tests
         # import instead of the candidate). pytest and its plugins are already imported.
+        # A wrapper called first: pytest's warnings plugin wraps this hook too and resolves the
+        # configured `filterwarnings` categories before the conftests load, and a project's own
+        # category (pyjwt's `ignore::jwt.warnings.InsecureKeyLengthWarning`) is imported from the
+        # checkout then, after the snapshot below.
         _finish_base()  # before anything of the checkout can be imported
         root = getattr(early_config, "rootpath", None) or early_config.rootdir  # type: ignore[attr-defined]  # <6.1
         _PLACES["harness"] = str(root).rstrip("/") + "/"
@@ -1225,6 +1229,7 @@ class Plugin:
             sys.meta_path.insert(0, _ProjectPackages(packages, state.get("paths", [])))
         if state["own_declared"]:
             _load_own_plugins(early_config.pluginmanager)
+        yield
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: pytest.Config) -> None:
