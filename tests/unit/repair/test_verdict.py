@@ -426,3 +426,17 @@ def test_a_left_out_dependency_the_tests_import_is_found_by_its_module_name() ->
     assert _left_out_needed(["wcag-contrast-ratio", "mkautodoc==0.2.0"], [collected]) == "wcag_contrast_ratio"
     assert _left_out_needed(["tornado==6.0.4"], [Run("complete"), failed]) == "tornado"
     assert _left_out_needed(["mkautodoc==0.2.0"], [collected, failed]) is None
+
+
+def test_a_direct_reference_pip_failed_to_build_is_the_one_left_out() -> None:
+    # uvicorn's requirements.txt installs h11 from its repository's master (a clone and a build; no network
+    # here); its pyproject declares h11 by version, which the plan installs as a wheel.
+    from signoff.repair.testenv import Plan, wheel_less_line
+
+    plan = Plan(lines=["h11 @ git+https://github.com/python-hyper/h11.git@master", "h11>=0.8", "httpx==0.27.0",
+                       "git+https://example.org/tool.git#egg=tool"])
+    failed = "pip could not install requirements.txt: Failed to build 'h11' when git clone --filter=blob:none ..."
+    assert wheel_less_line(failed, plan) == plan.lines[0]
+    assert wheel_less_line("Failed to build 'tool' when git clone ...", plan) == plan.lines[3]
+    # A released requirement that failed to build is not a direct reference: it stays, and pip's error with it.
+    assert wheel_less_line("Failed to build 'httpx' when ...", plan) is None
