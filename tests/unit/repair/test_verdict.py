@@ -440,3 +440,18 @@ def test_a_direct_reference_pip_failed_to_build_is_the_one_left_out() -> None:
     assert wheel_less_line("Failed to build 'tool' when git clone ...", plan) == plan.lines[3]
     # A released requirement that failed to build is not a direct reference: it stays, and pip's error with it.
     assert wheel_less_line("Failed to build 'httpx' when ...", plan) is None
+
+
+def test_a_base_that_times_out_where_the_candidate_passes_is_named_as_a_possible_hang() -> None:
+    # uvicorn #2408: on base the app waits for a body h11 never delivers; the test never returns.
+    from signoff.repair.verdict import Summary, classify
+
+    hung = Summary("incomplete", message="timed out after 300s", status="timeout")
+    verdict, reasons = classify(hung, Summary("passed"), Summary("passed"))
+    assert verdict == "INCONCLUSIVE" and [r["code"] for r in reasons] == ["timeout"]
+    assert reasons[0]["detail"] == "base: timed out after 300s, while the candidate's run of the same test passed"
+    assert "a time limit of its own" in reasons[0]["fix"]
+    # A candidate that timed out as well: the plain reason, nothing said about the base's code.
+    _v, both = classify(hung, Summary("incomplete", message="timed out after 300s", status="timeout"),
+                        Summary("passed"))
+    assert both[0]["detail"] == "base: timed out after 300s" and "time limit" not in both[0]["fix"]
