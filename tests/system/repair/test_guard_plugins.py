@@ -212,3 +212,31 @@ def test_the_checkout_cannot_use_the_rerun_plugins_acceptance(tmp_path: Path, at
     findings, _outcomes = _run(tmp_path, "", tests, rerun=True, attack=attack)
     assert [f for f in findings if f.startswith("replaced: _pytest.runner.call_and_report")], findings
 
+
+CHILD_PROBE = """
+import json, os, sys
+from importlib import metadata
+sys.path.insert(0, sys.argv[1])
+import signoff_guard
+signoff_guard._own_plugins_for_children({"asyncio": "pytest_asyncio.plugin"})
+folder = os.environ["PYTHONPATH"].split(os.pathsep)[-1]
+dist = next(iter(metadata.distributions(path=[folder])))
+print(json.dumps({"pythonpath": os.environ["PYTHONPATH"], "folder": folder,
+                  "entry_points": [(e.group, e.name, e.value) for e in dist.entry_points],
+                  "files": [str(f) for f in dist.files or []]}))
+"""
+
+
+def test_the_projects_own_plugins_are_declared_to_the_processes_the_tests_start(tmp_path: Path) -> None:
+    # pytest-asyncio's tests run pytest in a child (pytester), which finds the plugin by its entry point.
+    shipped = resources.files("signoff.repair").joinpath("runner_files", "signoff_guard.py")
+    with resources.as_file(shipped) as guard:
+        proc = subprocess.run([sys.executable, "-B", "-c", CHILD_PROBE, str(guard.parent)], capture_output=True,
+                              text=True, cwd=tmp_path, check=True, timeout=60,
+                              env={"TMPDIR": str(tmp_path), "PYTHONPATH": "/src", "PATH": "/usr/bin:/bin"})
+    out = json.loads(proc.stdout.splitlines()[-1])
+    # After the checkout, never instead of it; in the run's own temporary folder.
+    assert out["pythonpath"] == f"/src:{tmp_path}/signoff-own-plugins" and out["folder"].startswith(str(tmp_path))
+    assert out["entry_points"] == [["pytest11", "asyncio", "pytest_asyncio.plugin"]]
+    # Its files, so that pytest marks the plugin's modules for assertion rewriting as an install would.
+    assert set(out["files"]) == {"pytest_asyncio/__init__.py", "pytest_asyncio.py"}

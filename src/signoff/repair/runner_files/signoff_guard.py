@@ -586,6 +586,32 @@ def _load_own_plugins(pm: pytest.PytestPluginManager) -> None:
         state["own"].append(mod)
 
 
+def _own_plugins_for_children(declared: dict[str, str]) -> None:
+    """Declare the project's own plugins to the processes the tests start, as installing the project
+    would: pytest-asyncio's tests run pytest in a child (pytester's runpytest_subprocess), which loads
+    the plugin by its entry point or finds `async def` tests unsupported. Package metadata holding only
+    those entry points, on the children's PYTHONPATH (never this process's path: here the guard loaded
+    them, after its snapshot). A child has no guard; what it prints is what the test checks."""
+    folder = os.path.join(os.environ.get("TMPDIR") or "/tmp", "signoff-own-plugins")  # noqa: S108 -- sandbox tmpfs
+    info = os.path.join(folder, "signoff_own_plugins-0.dist-info")
+    try:
+        os.makedirs(info, exist_ok=True)
+        with _open(os.path.join(info, "METADATA"), "w") as fh:
+            fh.write("Metadata-Version: 2.1\nName: signoff-own-plugins\nVersion: 0\n")
+        with _open(os.path.join(info, "entry_points.txt"), "w") as fh:
+            fh.write("[pytest11]\n" + "".join(f"{n} = {m}\n" for n, m in sorted(declared.items())))
+        # The plugins' files, as an install records them: pytest marks a plugin's modules for assertion
+        # rewriting by them, else `pytest_plugins = "pytest_asyncio"` in a child's test module warns that
+        # the module was imported already (an error under `-W error`).
+        tops = sorted({m.split(".", 1)[0] for m in declared.values()})
+        with _open(os.path.join(info, "RECORD"), "w") as fh:
+            fh.write("".join(f"{t}/__init__.py,,\n{t}.py,,\n" for t in tops))
+    except OSError:
+        return  # a read-only /tmp: the children run without them, as before
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join([*paths, folder])
+
+
 def _sha_file(path: str) -> str | None:
     try:
         with _open(path, "rb") as fh:
@@ -1229,6 +1255,7 @@ class Plugin:
             sys.meta_path.insert(0, _ProjectPackages(packages, state.get("paths", [])))
         if state["own_declared"]:
             _load_own_plugins(early_config.pluginmanager)
+            _own_plugins_for_children(state["own_declared"])
         yield
 
     @pytest.hookimpl(trylast=True)
