@@ -224,7 +224,8 @@ def base_fix(detail: str) -> str:
                 "points its base declares) are loaded by signoff")
     if "it passed" in detail:
         return ("the base revision does not show the defect with this test: check --base (the revision "
-                "before the fix) and that the test exercises the defect")
+                "before the fix), that the test exercises the defect, and whether the defect needs another Python "
+                "than this run's (--python; coverage.py #2083 shows only under 3.14)")
     if "errored" in detail or "without an assertion" in detail:
         return ("the test broke on base instead of showing the defect (a failed assertion, an exception the "
                 "code under test raised, or a name or keyword the base's code lacks counts): write it so the "

@@ -194,6 +194,7 @@ def test_every_inconclusive_reason_says_what_to_do() -> None:
         if code not in REJECTING:
             assert reason(code, "detail").get("fix"), code
     assert "check --base" in reason("base_not_reproduced", "base: it passed")["fix"]
+    assert "--python" in reason("base_not_reproduced", "base: it passed")["fix"]  # a defect of one Python version
     assert "pytest.raises" in reason("base_not_reproduced", "base: it errored (TypeError: x)")["fix"]
 
 
