@@ -209,8 +209,9 @@ def integrity_fix(detail: str) -> str:
 
 
 HANG_FIX = ("the base's code may hang on the defect (a wait the fix ends), which no assertion shows: give the "
-            "expected test a time limit of its own in the harness that fails it when it hangs, or raise --timeout "
-            "if the base is only slow")
+            "expected test a time limit of its own in the harness that fails it when it hangs (pytest-timeout's "
+            "@pytest.mark.timeout(5), with pytest-timeout in the requirements), or raise --timeout if the base is "
+            "only slow")
 
 
 def base_fix(detail: str) -> str:
