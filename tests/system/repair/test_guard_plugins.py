@@ -3,7 +3,7 @@
 Each case is one pytest process started through the shipped bootstrap, outside any sandbox (the guard's
 checks are what is tested; the sandbox is tested elsewhere): a checkout folder, a harness folder and an
 "environment" folder named site-packages, which the guard counts as installed because it is on the path
-at start. Four pytest processes of about a second of CPU each: the guard's checks of hooks, frames and
+at start. Six pytest processes of about a second of CPU each: the guard's checks of hooks, frames and
 reports can only be seen in a pytest run.
 """
 
@@ -126,7 +126,7 @@ def the_plugins_class_rewritten():  # the plugin then swaps in the checkout's fu
 
 
 def _record(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *, rerun: bool = False,
-            attack: str = "") -> dict[str, Any]:
+            attack: str = "", own: str = "ownplug=ownplug,optional=ownplug.optional") -> dict[str, Any]:
     (tmp_path / "src" / "ownplug").mkdir(parents=True)
     (tmp_path / "src" / "ownplug" / "__init__.py").write_text(plugin)
     (tmp_path / "src" / "ownplug" / "attacks.py").write_text(ATTACKS)
@@ -149,15 +149,15 @@ def _record(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *,
             str(harness / "pytest.ini"), f"--confcutdir={harness}", "-q", f"--junitxml={work / 'junit.xml'}",
             str(harness / "test_it.py")]
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(env_site), "SIGNOFF_GUARD_KEY": "k",
-           "ATTACK": attack, "SIGNOFF_OWN_PLUGINS": "ownplug=ownplug,optional=ownplug.optional"}
+           "ATTACK": attack, **({"SIGNOFF_OWN_PLUGINS": own} if own else {})}
     subprocess.run(argv, cwd=work, env=env, capture_output=True, timeout=120, check=False)
     body: dict[str, Any] = json.loads(json.loads((work / "signoff-guard.json").read_text())["body"])
     return body
 
 
 def _run(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *, rerun: bool = False,
-         attack: str = "") -> tuple[list[str], dict[str, str]]:
-    body = _record(tmp_path, plugin, tests, ini, rerun=rerun, attack=attack)
+         attack: str = "", own: str = "ownplug=ownplug,optional=ownplug.optional") -> tuple[list[str], dict[str, str]]:
+    body = _record(tmp_path, plugin, tests, ini, rerun=rerun, attack=attack, own=own)
     return body["findings"], {k.split("::")[-1]: v["outcome"] for k, v in body["cases"].items()}
 
 
@@ -212,6 +212,40 @@ def test_the_checkout_cannot_use_the_rerun_plugins_acceptance(tmp_path: Path, at
     findings, _outcomes = _run(tmp_path, "", tests, rerun=True, attack=attack)
     assert [f for f in findings if f.startswith("replaced: _pytest.runner.call_and_report")], findings
 
+
+# A warning class of the project's own that its pytest configuration names after `error` (pyjwt's
+# `ignore::jwt.warnings.InsecureKeyLengthWarning`), and the same module patching pytest as it is imported.
+OWN_WARNING = """import os
+
+class OwnWarning(UserWarning):
+    pass
+
+if os.environ.get("ATTACK") == "patch_while_filters_resolve":
+    import _pytest.runner
+    _original = _pytest.runner.call_and_report
+
+    def call_and_report(*args, **kwargs):
+        return _original(*args, **kwargs)
+
+    _pytest.runner.call_and_report = call_and_report
+"""
+
+
+@pytest.mark.parametrize("attack", ["", "patch_while_filters_resolve"])
+def test_a_warning_class_of_the_checkout_in_filterwarnings_waits_for_the_checkout(tmp_path: Path,
+                                                                                  attack: str) -> None:
+    # pytest 9 applies the filters while loading the environment's plugins, before the checkout is on the path:
+    # pyjwt's run ended there ("Failed to import filter module 'jwt'", an error after `error`). The filter is
+    # applied from the conftests on; what the import of its module patches is a finding as any import's is.
+    tests = "import warnings\nimport ownplug\n\ndef test_warns():\n    warnings.warn(ownplug.OwnWarning('x'))\n"
+    findings, outcomes = _run(tmp_path, OWN_WARNING, tests,
+                              "[pytest]\nfilterwarnings =\n    error\n    ignore::ownplug.OwnWarning\n",
+                              attack=attack, own="")
+    assert outcomes == {"test_warns": "passed"}
+    if attack:
+        assert "replaced during configuration: _pytest.runner.call_and_report" in findings, findings
+    else:
+        assert findings == []
 
 CHILD_PROBE = """
 import json, os, sys

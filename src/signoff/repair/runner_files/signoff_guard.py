@@ -560,6 +560,42 @@ def start(paths: list[str]) -> None:
     # name=module,... They load from the checkout once the guard has its snapshot (load_own_plugins).
     declared = os.environ.pop("SIGNOFF_OWN_PLUGINS", "")
     state["own_declared"] = dict(p.split("=", 1) for p in declared.split(",") if "=" in p)
+    _defer_checkout_filters(paths)
+
+
+def _defer_checkout_filters(paths: list[str]) -> None:
+    """pytest 9 applies the configured `filterwarnings` while it loads the environment's plugins, before any
+    hook of the guard: a warning class of the project's own (pyjwt's `ignore::jwt.warnings.InsecureKeyLengthWarning`)
+    cannot be imported then, and after an `error` filter the warning that says so ends the run. Until the
+    checkout joins the path, a filter naming a module of the checkout is left out (never imported early: the
+    checkout's code runs only after the snapshot); the guard puts pytest's function back before its snapshot,
+    and every later stage (the conftests', each test's) applies them all, as pytest does."""
+    config = sys.modules.get("_pytest.config")
+    original = getattr(config, "apply_warning_filters", None)
+    if original is None:
+        return
+    tops: set[str] = set()
+    for p in paths:
+        try:
+            tops.update(n[:-3] if n.endswith(".py") else n for n in os.listdir(p))
+        except OSError:
+            continue
+
+    def _checkouts(arg: str) -> bool:
+        parts = [x.strip() for x in arg.split(":")]
+        return len(parts) > 2 and "." in parts[2] and parts[2].split(".", 1)[0] in tops
+
+    def apply_warning_filters(config_filters: Any, cmdline_filters: Any) -> None:
+        original([f for f in config_filters if not _checkouts(f)], cmdline_filters)
+
+    config.apply_warning_filters = apply_warning_filters  # type: ignore[union-attr]
+    state["filters"] = (config, original)
+
+
+def _restore_filters() -> None:
+    config, original = state.pop("filters", (None, None))
+    if config is not None:
+        config.apply_warning_filters = original
 
 
 def _load_own_plugins(pm: pytest.PytestPluginManager) -> None:
@@ -1235,6 +1271,7 @@ class Plugin:
         # category (pyjwt's `ignore::jwt.warnings.InsecureKeyLengthWarning`) is imported from the
         # checkout then, after the snapshot below.
         _finish_base()  # before anything of the checkout can be imported
+        _restore_filters()  # pytest's own function in the snapshot
         root = getattr(early_config, "rootpath", None) or early_config.rootdir  # type: ignore[attr-defined]  # <6.1
         _PLACES["harness"] = str(root).rstrip("/") + "/"
         xml = getattr(early_config.known_args_namespace, "xmlpath", None)
