@@ -247,6 +247,36 @@ def test_a_warning_class_of_the_checkout_in_filterwarnings_waits_for_the_checkou
     else:
         assert findings == []
 
+BOUND_PROBE = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+os.makedirs("checkout/ownplug", exist_ok=True)
+import _pytest.config
+seen = []
+_pytest.config.apply_warning_filters = lambda config, cmdline: seen.append(list(config))
+import signoff_guard
+signoff_guard._defer_checkout_filters(["checkout"])
+bound = _pytest.config.apply_warning_filters  # as pytest 8's warnings plugin binds it at its import
+filters = ["error", "ignore::ownplug.OwnWarning", "ignore::DeprecationWarning"]
+bound(filters, [])
+signoff_guard._restore_filters()
+bound(filters, [])
+print(json.dumps(seen))
+"""
+
+
+def test_a_deferred_filter_is_applied_again_wherever_pytest_bound_the_function(tmp_path: Path) -> None:
+    # pytest 8's warnings plugin imports apply_warning_filters by name: once the checkout is on the path, the
+    # guard's stand-in must apply every filter (pyjwt's InsecureKeyLengthWarning was an error in its tests).
+    shipped = resources.files("signoff.repair").joinpath("runner_files", "signoff_guard.py")
+    with resources.as_file(shipped) as guard:
+        proc = subprocess.run([sys.executable, "-B", "-c", BOUND_PROBE, str(guard.parent)], capture_output=True,
+                              text=True, cwd=tmp_path, check=True, timeout=60,
+                              env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    before, after = json.loads(proc.stdout.splitlines()[-1])
+    assert before == ["error", "ignore::DeprecationWarning"]
+    assert after == ["error", "ignore::ownplug.OwnWarning", "ignore::DeprecationWarning"]
+
 CHILD_PROBE = """
 import json, os, sys
 from importlib import metadata

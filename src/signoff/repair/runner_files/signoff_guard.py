@@ -586,7 +586,10 @@ def _defer_checkout_filters(paths: list[str]) -> None:
         return len(parts) > 2 and "." in parts[2] and parts[2].split(".", 1)[0] in tops
 
     def apply_warning_filters(config_filters: Any, cmdline_filters: Any) -> None:
-        original([f for f in config_filters if not _checkouts(f)], cmdline_filters)
+        # pytest 8's warnings plugin binds this function by name when pytest imports it: it must become
+        # pytest's own behaviour again once the checkout is on the path, wherever it is bound.
+        deferred = "filters" in state
+        original([f for f in config_filters if not (deferred and _checkouts(f))], cmdline_filters)
 
     config.apply_warning_filters = apply_warning_filters  # type: ignore[union-attr]
     state["filters"] = (config, original)
