@@ -148,8 +148,9 @@ def _record(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *,
             "-p", "no:randomly", *(["-p", "rerun"] if rerun else []), f"--rootdir={harness}", "-c",
             str(harness / "pytest.ini"), f"--confcutdir={harness}", "-q", f"--junitxml={work / 'junit.xml'}",
             str(harness / "test_it.py")]
+    (tmp_path / "tmp").mkdir()
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(env_site), "SIGNOFF_GUARD_KEY": "k",
-           "ATTACK": attack, **({"SIGNOFF_OWN_PLUGINS": own} if own else {})}
+           "TMPDIR": str(tmp_path / "tmp"), "ATTACK": attack, **({"SIGNOFF_OWN_PLUGINS": own} if own else {})}
     subprocess.run(argv, cwd=work, env=env, capture_output=True, timeout=120, check=False)
     body: dict[str, Any] = json.loads(json.loads((work / "signoff-guard.json").read_text())["body"])
     return body
@@ -177,6 +178,9 @@ def test_the_projects_own_plugin_and_a_rerun_plugin_work_without_findings(tmp_pa
     body = _record(tmp_path, OWN_PLUGIN + HOLDERS, tests, "[pytest]\nownplug_mode = x\naddopts = --strict-config\n",
                    rerun=True)
     assert body["findings"] == []
+    # The processes the tests start see the plugin that loaded, not the one that could not be imported.
+    declared = tmp_path / "tmp" / "signoff-own-plugins" / "signoff_own_plugins-0.dist-info" / "entry_points.txt"
+    assert declared.read_text() == "[pytest11]\nownplug = ownplug\n"
     cases = {k.split("::")[-1]: v for k, v in body["cases"].items()}
     assert {k: v["outcome"] for k, v in cases.items()} == {
         "test_uses": "passed", "test_fails": "failed", "test_checkouts_none": "failed", "test_own_none": "failed",

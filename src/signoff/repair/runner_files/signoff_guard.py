@@ -631,6 +631,8 @@ def _own_plugins_for_children(declared: dict[str, str]) -> None:
     the plugin by its entry point or finds `async def` tests unsupported. Package metadata holding only
     those entry points, on the children's PYTHONPATH (never this process's path: here the guard loaded
     them, after its snapshot). A child has no guard; what it prints is what the test checks."""
+    if not declared:
+        return
     folder = os.path.join(os.environ.get("TMPDIR") or "/tmp", "signoff-own-plugins")  # noqa: S108 -- sandbox tmpfs
     info = os.path.join(folder, "signoff_own_plugins-0.dist-info")
     try:
@@ -1295,7 +1297,9 @@ class Plugin:
             sys.meta_path.insert(0, _ProjectPackages(packages, state.get("paths", [])))
         if state["own_declared"]:
             _load_own_plugins(early_config.pluginmanager)
-            _own_plugins_for_children(state["own_declared"])
+            # Only those that loaded here: one that cannot be imported would end a child's pytest at its start.
+            loaded = {getattr(m, "__name__", "") for m in state["own"]}
+            _own_plugins_for_children({n: m for n, m in state["own_declared"].items() if m in loaded})
         yield
 
     @pytest.hookimpl(trylast=True)
