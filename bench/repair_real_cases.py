@@ -51,7 +51,7 @@ from signoff.repair.verifier import VerifyRequest, env_cache, requirement_files,
 CASES_FILE = Path(__file__).with_name("repair_real_cases.toml")
 EXPECTED = {"fix": "VERIFIED", "weakened": "REJECTED", "fix+regression": "REJECTED", "fixed-base": "INCONCLUSIVE"}
 OPTION_KEYS = ("requirements", "project_deps", "extras", "pytest", "python", "allow_source_builds", "pythonpath",
-               "lock", "workdir")
+               "lock", "workdir", "timeout")
 
 
 @dataclass(frozen=True)
@@ -184,11 +184,14 @@ def plain_pytest(case: Case, clone: Path, harness: Path, base: str, cand: str, o
         ids = [f"{case.harness}/{t}" if not case.harness.endswith(".py") else t for t in _ids(case, tests)]
         # With pytest's cache, as a maintainer runs it (coverage.py's addopts hold `--failed-first`); the
         # tree is a throwaway export.
-        proc = subprocess.run([exe, "-m", "pytest", "-q", *ids], cwd=tree,
-                              env={"PATH": f"{env.host_path / 'bin'}:/usr/bin:/bin:{tree / testenv.SCRIPTS_FOLDER}",
-                                   "PYTHONPATH": paths, "HOME": str(work),
-                                   "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
-                              capture_output=True, text=True, timeout=600, check=False)
+        try:
+            proc = subprocess.run([exe, "-m", "pytest", "-q", *ids], cwd=tree,
+                                  env={"PATH": f"{env.host_path / 'bin'}:/usr/bin:/bin:{tree / testenv.SCRIPTS_FOLDER}",
+                                       "PYTHONPATH": paths, "HOME": str(work),
+                                       "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"},
+                                  capture_output=True, text=True, timeout=options.get("timeout", 300.0), check=False)
+        except subprocess.TimeoutExpired:  # a test that hangs (uvicorn #2408's base): pytest never ends
+            return "INCONCLUSIVE", {**codes, stage: -9}
         codes[stage] = proc.returncode
     if codes["base"] != 1:
         return "INCONCLUSIVE", codes
@@ -217,7 +220,7 @@ def run_case(case: Case, mirrors: Path, settings: Settings, plain: bool) -> list
                 r = verify(VerifyRequest(repo=clone, base=base, candidate=candidate, harness=harness,
                                          expect=_ids(case, [case.expect])[0],
                                          regression=_ids(case, case.regression),
-                                         timeout=300.0, write_evidence=False, **options), settings)
+                                         write_evidence=False, **{"timeout": 300.0, **options}), settings)
                 got, reasons = r.verdict, [f"{x['code']}: {x['detail'][:160]}" for x in r.reasons]
             except SignoffError as exc:
                 got, reasons = "ERROR", [f"error: {exc.message}" + (f" / fix: {exc.fix}" if exc.fix else "")]

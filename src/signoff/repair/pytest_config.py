@@ -307,9 +307,12 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
     pending = [(rel, source)]
     tracked: dict[str, set[str]] = {}  # basedir -> the files under it (one git call per folder)
     # A test package imported from the repository's root (`from tests.base import x` in marshmallow's
-    # tests/): absolute imports into the test file's own folder, and only there, are its helpers too.
-    own = str(PurePosixPath(rel).parent)
-    own_files = set(git.tracked_paths(repo, base, own)) if own != "." and _basedir(repo, base, rel) == "" else set()
+    # tests/): absolute imports into the test folder, and only there, are its helpers too: the file's
+    # own folder, or the outermost test folder above it (uvicorn's tests/protocols/test_http.py imports
+    # `tests.response`).
+    own = test_folder_of(rel) or str(PurePosixPath(rel).parent)
+    own_files = set(git.tracked_paths(repo, base, own)) if own != "." and _basedir(repo, base, f"{own}/x.py") == "" \
+        else set()
     # Tests inside the project's package reach its code relatively too (`from .._events import x` in
     # h11/tests/): only what lies inside the test folder is a helper.
     root = test_folder_of(rel)
@@ -334,16 +337,17 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                     continue
                 stems = [f"{top}/{node.module.replace('.', '/')}"] if node.module else [
                     f"{top}/{a.name}" for a in node.names]
-            elif basedir and isinstance(node, (ast.Import, ast.ImportFrom)):
-                modules = [node.module] if isinstance(node, ast.ImportFrom) and node.module else [
-                    a.name for a in node.names] if isinstance(node, ast.Import) else []
-                stems = [s for s in (f"{basedir}/{m.replace('.', '/')}" for m in modules)
-                         if f"{s}.py" in beside or f"{s}/__init__.py" in beside]
-            elif own_files and isinstance(node, (ast.Import, ast.ImportFrom)):
-                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
-                    node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
-                stems = [s for s in (m.replace(".", "/") for m in modules)
-                         if s.startswith(own + "/") and (f"{s}.py" in own_files or f"{s}/__init__.py" in own_files)]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                if basedir:
+                    modules = [node.module] if isinstance(node, ast.ImportFrom) and node.module else [
+                        a.name for a in node.names] if isinstance(node, ast.Import) else []
+                    stems = [s for s in (f"{basedir}/{m.replace('.', '/')}" for m in modules)
+                             if f"{s}.py" in beside or f"{s}/__init__.py" in beside]
+                if own_files:  # (a test folder without __init__.py inside the test package: both)
+                    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+                        node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
+                    stems += [s for s in (m.replace(".", "/") for m in modules) if s.startswith(own + "/")
+                              and (f"{s}.py" in own_files or f"{s}/__init__.py" in own_files)]
             for stem in stems:
                 stem = stem.removeprefix("./")
                 for candidate in (f"{stem}.py", *git.tracked_paths(repo, base, stem)):

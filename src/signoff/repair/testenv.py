@@ -70,19 +70,25 @@ class Plan:
 
 
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
+_FAILED_BUILD = re.compile(r"Failed to build '([A-Za-z0-9._-]+)'")
+_DIRECT_REFERENCE = re.compile(r"\s@\s|^(?:git|hg|svn|bzr)\+|^https?://")
 
 
 def wheel_less_line(message: str, plan: Plan) -> str | None:
     """The plan's own requirement line that pip's error says has no installable release here (published as
-    source only, as httpx's docs tool mkautodoc and Pygments' wcag-contrast-ratio are, or none at all): a
-    direct test dependency the run may go without. None for anything else (a transitive dependency, a pin
-    of the lock or the constraints, the pytest the run needs)."""
+    source only, as httpx's docs tool mkautodoc and Pygments' wcag-contrast-ratio are, or none at all), or a
+    direct reference pip failed to build (uvicorn's `h11 @ git+https://...@master`, a clone and a build: the
+    clone fails without a network): a direct test dependency the run may go without. None for anything else
+    (a transitive dependency, a pin of the lock or the constraints, the pytest the run needs)."""
     found = _NO_DISTRIBUTION.search(message)
-    name = requirement_name(found.group(1)) if found else None
+    built = None if found else _FAILED_BUILD.search(message)
+    match = found or built
+    name = requirement_name(match.group(1)) if match else None
     if name is None or normalise(name) == "pytest":
         return None
     return next((line for line in plan.lines if (requirement_name(line) or "") and
-                 normalise(requirement_name(line) or "") == normalise(name)), None)
+                 normalise(requirement_name(line) or "") == normalise(name)
+                 and (built is None or _DIRECT_REFERENCE.search(line.strip()))), None)
 
 
 def _read(repo: Path, base: str, rel: str) -> bytes | None:

@@ -208,6 +208,12 @@ def integrity_fix(detail: str) -> str:
     return FIXES["harness_integrity"]
 
 
+HANG_FIX = ("the base's code may hang on the defect (a wait the fix ends), which no assertion shows: give the "
+            "expected test a time limit of its own in the harness that fails it when it hangs (pytest-timeout's "
+            "@pytest.mark.timeout(5), with pytest-timeout in the requirements), or raise --timeout if the base is "
+            "only slow")
+
+
 def base_fix(detail: str) -> str:
     """What to do when the base did not show the defect, from how the test ended there."""
     if _PROJECT_FILES.search(detail):
@@ -219,7 +225,8 @@ def base_fix(detail: str) -> str:
                 "points its base declares) are loaded by signoff")
     if "it passed" in detail:
         return ("the base revision does not show the defect with this test: check --base (the revision "
-                "before the fix) and that the test exercises the defect")
+                "before the fix), that the test exercises the defect, and whether the defect needs another Python "
+                "than this run's (--python; coverage.py #2083 shows only under 3.14)")
     if "errored" in detail or "without an assertion" in detail:
         return ("the test broke on base instead of showing the defect (a failed assertion, an exception the "
                 "code under test raised, or a name or keyword the base's code lacks counts): write it so the "
@@ -402,7 +409,11 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary) -> tu
     rejecting: list[dict[str, str]] = []
     stages = {"base": base, "candidate": candidate, "regression": regression}
     for name, s in stages.items():
-        if s.outcome == "incomplete":
+        if s.outcome == "incomplete" and name == "base" and s.status == "timeout" and candidate.outcome == "passed":
+            # uvicorn #2408: on base the app waits for a body h11 never delivers, so the test never returns.
+            inconclusive.append(reason("timeout", f"base: {s.message}, while the candidate's run of the same test "
+                                       "passed", HANG_FIX))
+        elif s.outcome == "incomplete":
             inconclusive.append(reason(s.status if s.status in REASONS else "no_report", f"{name}: {s.message}"))
         elif s.outcome == "flaky":
             inconclusive.append(reason("flaky", f"{name}: {s.message}"))

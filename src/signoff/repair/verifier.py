@@ -738,9 +738,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                                                                 python_exe, mounted)
                         if left_out:
                             environment |= {"plan": env_plan.as_json(), "left_out": left_out}
-                            notes += [f"not installed: {line} (no wheel for it here, published as source only or "
-                                      "not at all; the run goes without it: --allow-source-builds builds it)"
-                                      for line in left_out]
+                            notes += [f"not installed: {line} (no wheel for it here: published as source only or "
+                                      "not at all, or a repository or archive to build; the run goes without it: "
+                                      "--allow-source-builds builds it)" for line in left_out]
                         python, env_mounts, python_version = penv.python, list(penv.mounts), penv.python_version
                         runner.write_bytecode(runner_dir, penv.python_version, env_cache(settings) / "bytecode")
                         environment |= {"digest": penv.digest, "python_version": penv.python_version,

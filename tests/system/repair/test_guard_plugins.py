@@ -3,7 +3,7 @@
 Each case is one pytest process started through the shipped bootstrap, outside any sandbox (the guard's
 checks are what is tested; the sandbox is tested elsewhere): a checkout folder, a harness folder and an
 "environment" folder named site-packages, which the guard counts as installed because it is on the path
-at start. Four pytest processes of about a second of CPU each: the guard's checks of hooks, frames and
+at start. Six pytest processes of about a second of CPU each: the guard's checks of hooks, frames and
 reports can only be seen in a pytest run.
 """
 
@@ -126,7 +126,7 @@ def the_plugins_class_rewritten():  # the plugin then swaps in the checkout's fu
 
 
 def _record(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *, rerun: bool = False,
-            attack: str = "") -> dict[str, Any]:
+            attack: str = "", own: str = "ownplug=ownplug,optional=ownplug.optional") -> dict[str, Any]:
     (tmp_path / "src" / "ownplug").mkdir(parents=True)
     (tmp_path / "src" / "ownplug" / "__init__.py").write_text(plugin)
     (tmp_path / "src" / "ownplug" / "attacks.py").write_text(ATTACKS)
@@ -148,16 +148,17 @@ def _record(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *,
             "-p", "no:randomly", *(["-p", "rerun"] if rerun else []), f"--rootdir={harness}", "-c",
             str(harness / "pytest.ini"), f"--confcutdir={harness}", "-q", f"--junitxml={work / 'junit.xml'}",
             str(harness / "test_it.py")]
+    (tmp_path / "tmp").mkdir()
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(env_site), "SIGNOFF_GUARD_KEY": "k",
-           "ATTACK": attack, "SIGNOFF_OWN_PLUGINS": "ownplug=ownplug,optional=ownplug.optional"}
+           "TMPDIR": str(tmp_path / "tmp"), "ATTACK": attack, **({"SIGNOFF_OWN_PLUGINS": own} if own else {})}
     subprocess.run(argv, cwd=work, env=env, capture_output=True, timeout=120, check=False)
     body: dict[str, Any] = json.loads(json.loads((work / "signoff-guard.json").read_text())["body"])
     return body
 
 
 def _run(tmp_path: Path, plugin: str, tests: str, ini: str = "[pytest]\n", *, rerun: bool = False,
-         attack: str = "") -> tuple[list[str], dict[str, str]]:
-    body = _record(tmp_path, plugin, tests, ini, rerun=rerun, attack=attack)
+         attack: str = "", own: str = "ownplug=ownplug,optional=ownplug.optional") -> tuple[list[str], dict[str, str]]:
+    body = _record(tmp_path, plugin, tests, ini, rerun=rerun, attack=attack, own=own)
     return body["findings"], {k.split("::")[-1]: v["outcome"] for k, v in body["cases"].items()}
 
 
@@ -177,6 +178,9 @@ def test_the_projects_own_plugin_and_a_rerun_plugin_work_without_findings(tmp_pa
     body = _record(tmp_path, OWN_PLUGIN + HOLDERS, tests, "[pytest]\nownplug_mode = x\naddopts = --strict-config\n",
                    rerun=True)
     assert body["findings"] == []
+    # The processes the tests start see the plugin that loaded, not the one that could not be imported.
+    declared = tmp_path / "tmp" / "signoff-own-plugins" / "signoff_own_plugins-0.dist-info" / "entry_points.txt"
+    assert declared.read_text() == "[pytest11]\nownplug = ownplug\n"
     cases = {k.split("::")[-1]: v for k, v in body["cases"].items()}
     assert {k: v["outcome"] for k, v in cases.items()} == {
         "test_uses": "passed", "test_fails": "failed", "test_checkouts_none": "failed", "test_own_none": "failed",
@@ -212,3 +216,95 @@ def test_the_checkout_cannot_use_the_rerun_plugins_acceptance(tmp_path: Path, at
     findings, _outcomes = _run(tmp_path, "", tests, rerun=True, attack=attack)
     assert [f for f in findings if f.startswith("replaced: _pytest.runner.call_and_report")], findings
 
+
+# A warning class of the project's own that its pytest configuration names after `error` (pyjwt's
+# `ignore::jwt.warnings.InsecureKeyLengthWarning`), and the same module patching pytest as it is imported.
+OWN_WARNING = """import os
+
+class OwnWarning(UserWarning):
+    pass
+
+if os.environ.get("ATTACK") == "patch_while_filters_resolve":
+    import _pytest.runner
+    _original = _pytest.runner.call_and_report
+
+    def call_and_report(*args, **kwargs):
+        return _original(*args, **kwargs)
+
+    _pytest.runner.call_and_report = call_and_report
+"""
+
+
+@pytest.mark.parametrize("attack", ["", "patch_while_filters_resolve"])
+def test_a_warning_class_of_the_checkout_in_filterwarnings_waits_for_the_checkout(tmp_path: Path,
+                                                                                  attack: str) -> None:
+    # pytest 9 applies the filters while loading the environment's plugins, before the checkout is on the path:
+    # pyjwt's run ended there ("Failed to import filter module 'jwt'", an error after `error`). The filter is
+    # applied from the conftests on; what the import of its module patches is a finding as any import's is.
+    tests = "import warnings\nimport ownplug\n\ndef test_warns():\n    warnings.warn(ownplug.OwnWarning('x'))\n"
+    findings, outcomes = _run(tmp_path, OWN_WARNING, tests,
+                              "[pytest]\nfilterwarnings =\n    error\n    ignore::ownplug.OwnWarning\n",
+                              attack=attack, own="")
+    assert outcomes == {"test_warns": "passed"}
+    if attack:
+        assert "replaced during configuration: _pytest.runner.call_and_report" in findings, findings
+    else:
+        assert findings == []
+
+BOUND_PROBE = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+os.makedirs("checkout/ownplug", exist_ok=True)
+import _pytest.config
+seen = []
+_pytest.config.apply_warning_filters = lambda config, cmdline: seen.append(list(config))
+import signoff_guard
+signoff_guard._defer_checkout_filters(["checkout"])
+bound = _pytest.config.apply_warning_filters  # as pytest 8's warnings plugin binds it at its import
+filters = ["error", "ignore::ownplug.OwnWarning", "ignore::DeprecationWarning"]
+bound(filters, [])
+signoff_guard._restore_filters()
+bound(filters, [])
+print(json.dumps(seen))
+"""
+
+
+def test_a_deferred_filter_is_applied_again_wherever_pytest_bound_the_function(tmp_path: Path) -> None:
+    # pytest 8's warnings plugin imports apply_warning_filters by name: once the checkout is on the path, the
+    # guard's stand-in must apply every filter (pyjwt's InsecureKeyLengthWarning was an error in its tests).
+    shipped = resources.files("signoff.repair").joinpath("runner_files", "signoff_guard.py")
+    with resources.as_file(shipped) as guard:
+        proc = subprocess.run([sys.executable, "-B", "-c", BOUND_PROBE, str(guard.parent)], capture_output=True,
+                              text=True, cwd=tmp_path, check=True, timeout=60,
+                              env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    before, after = json.loads(proc.stdout.splitlines()[-1])
+    assert before == ["error", "ignore::DeprecationWarning"]
+    assert after == ["error", "ignore::ownplug.OwnWarning", "ignore::DeprecationWarning"]
+
+CHILD_PROBE = """
+import json, os, sys
+from importlib import metadata
+sys.path.insert(0, sys.argv[1])
+import signoff_guard
+signoff_guard._own_plugins_for_children({"asyncio": "pytest_asyncio.plugin"})
+folder = os.environ["PYTHONPATH"].split(os.pathsep)[-1]
+dist = next(iter(metadata.distributions(path=[folder])))
+print(json.dumps({"pythonpath": os.environ["PYTHONPATH"], "folder": folder,
+                  "entry_points": [(e.group, e.name, e.value) for e in dist.entry_points],
+                  "files": [str(f) for f in dist.files or []]}))
+"""
+
+
+def test_the_projects_own_plugins_are_declared_to_the_processes_the_tests_start(tmp_path: Path) -> None:
+    # pytest-asyncio's tests run pytest in a child (pytester), which finds the plugin by its entry point.
+    shipped = resources.files("signoff.repair").joinpath("runner_files", "signoff_guard.py")
+    with resources.as_file(shipped) as guard:
+        proc = subprocess.run([sys.executable, "-B", "-c", CHILD_PROBE, str(guard.parent)], capture_output=True,
+                              text=True, cwd=tmp_path, check=True, timeout=60,
+                              env={"TMPDIR": str(tmp_path), "PYTHONPATH": "/src", "PATH": "/usr/bin:/bin"})
+    out = json.loads(proc.stdout.splitlines()[-1])
+    # After the checkout, never instead of it; in the run's own temporary folder.
+    assert out["pythonpath"] == f"/src:{tmp_path}/signoff-own-plugins" and out["folder"].startswith(str(tmp_path))
+    assert out["entry_points"] == [["pytest11", "asyncio", "pytest_asyncio.plugin"]]
+    # Its files, so that pytest marks the plugin's modules for assertion rewriting as an install would.
+    assert set(out["files"]) == {"pytest_asyncio/__init__.py", "pytest_asyncio.py"}

@@ -502,3 +502,16 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
     (tree / "tests" / "base.py").write_text("")
     line = testenv.unbuilt_module("ModuleNotFoundError: No module named 'tests.base'", tree, [])
     assert "in the checkout but not in the harness" in line
+
+
+@pytest.mark.parametrize("inner_package", [False, True], ids=["inner-folder-no-init", "inner-package"])
+def test_a_nested_test_module_keeps_the_helpers_of_its_outer_test_package(tmp_path: Path, inner_package: bool) -> None:
+    """uvicorn's tests/protocols/test_http.py (tests/protocols/ has no __init__.py) imports `tests.response`, a
+    helper of the outer test package; the project's own package still stays out."""
+    test = "from tests.response import Response\nfrom pkg import app\n"
+    inner = {"tests/protocols/__init__.py": ""} if inner_package else {}
+    repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/app.py": "", "tests/__init__.py": "",
+                                        "tests/response.py": "", **inner,
+                                        "tests/protocols/test_http.py": test, "tests/test_other.py": ""})
+    staged = _staged(repo, base, "tests/protocols/test_http.py", tmp_path / "staged")
+    assert staged == sorted(["tests/__init__.py", *inner, "tests/protocols/test_http.py", "tests/response.py"])

@@ -194,6 +194,7 @@ def test_every_inconclusive_reason_says_what_to_do() -> None:
         if code not in REJECTING:
             assert reason(code, "detail").get("fix"), code
     assert "check --base" in reason("base_not_reproduced", "base: it passed")["fix"]
+    assert "--python" in reason("base_not_reproduced", "base: it passed")["fix"]  # a defect of one Python version
     assert "pytest.raises" in reason("base_not_reproduced", "base: it errored (TypeError: x)")["fix"]
 
 
@@ -426,3 +427,32 @@ def test_a_left_out_dependency_the_tests_import_is_found_by_its_module_name() ->
     assert _left_out_needed(["wcag-contrast-ratio", "mkautodoc==0.2.0"], [collected]) == "wcag_contrast_ratio"
     assert _left_out_needed(["tornado==6.0.4"], [Run("complete"), failed]) == "tornado"
     assert _left_out_needed(["mkautodoc==0.2.0"], [collected, failed]) is None
+
+
+def test_a_direct_reference_pip_failed_to_build_is_the_one_left_out() -> None:
+    # uvicorn's requirements.txt installs h11 from its repository's master (a clone and a build; no network
+    # here); its pyproject declares h11 by version, which the plan installs as a wheel.
+    from signoff.repair.testenv import Plan, wheel_less_line
+
+    plan = Plan(lines=["h11 @ git+https://github.com/python-hyper/h11.git@master", "h11>=0.8", "httpx==0.27.0",
+                       "git+https://example.org/tool.git#egg=tool"])
+    failed = "pip could not install requirements.txt: Failed to build 'h11' when git clone --filter=blob:none ..."
+    assert wheel_less_line(failed, plan) == plan.lines[0]
+    assert wheel_less_line("Failed to build 'tool' when git clone ...", plan) == plan.lines[3]
+    # A released requirement that failed to build is not a direct reference: it stays, and pip's error with it.
+    assert wheel_less_line("Failed to build 'httpx' when ...", plan) is None
+
+
+def test_a_base_that_times_out_where_the_candidate_passes_is_named_as_a_possible_hang() -> None:
+    # uvicorn #2408: on base the app waits for a body h11 never delivers; the test never returns.
+    from signoff.repair.verdict import Summary, classify
+
+    hung = Summary("incomplete", message="timed out after 300s", status="timeout")
+    verdict, reasons = classify(hung, Summary("passed"), Summary("passed"))
+    assert verdict == "INCONCLUSIVE" and [r["code"] for r in reasons] == ["timeout"]
+    assert reasons[0]["detail"] == "base: timed out after 300s, while the candidate's run of the same test passed"
+    assert "a time limit of its own" in reasons[0]["fix"]
+    # A candidate that timed out as well: the plain reason, nothing said about the base's code.
+    _v, both = classify(hung, Summary("incomplete", message="timed out after 300s", status="timeout"),
+                        Summary("passed"))
+    assert both[0]["detail"] == "base: timed out after 300s" and "time limit" not in both[0]["fix"]

@@ -21,7 +21,7 @@ import pytest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Generator
     from typing import Any
 
 
@@ -566,6 +566,45 @@ def start(paths: list[str]) -> None:
     # name=module,... They load from the checkout once the guard has its snapshot (load_own_plugins).
     declared = os.environ.pop("SIGNOFF_OWN_PLUGINS", "")
     state["own_declared"] = dict(p.split("=", 1) for p in declared.split(",") if "=" in p)
+    _defer_checkout_filters(paths)
+
+
+def _defer_checkout_filters(paths: list[str]) -> None:
+    """pytest 9 applies the configured `filterwarnings` while it loads the environment's plugins, before any
+    hook of the guard: a warning class of the project's own (pyjwt's `ignore::jwt.warnings.InsecureKeyLengthWarning`)
+    cannot be imported then, and after an `error` filter the warning that says so ends the run. Until the
+    checkout joins the path, a filter naming a module of the checkout is left out (never imported early: the
+    checkout's code runs only after the snapshot); the guard puts pytest's function back before its snapshot,
+    and every later stage (the conftests', each test's) applies them all, as pytest does."""
+    config = sys.modules.get("_pytest.config")
+    original = getattr(config, "apply_warning_filters", None)
+    if original is None:
+        return
+    tops: set[str] = set()
+    for p in paths:
+        try:
+            tops.update(n[:-3] if n.endswith(".py") else n for n in os.listdir(p))
+        except OSError:
+            continue
+
+    def _checkouts(arg: str) -> bool:
+        parts = [x.strip() for x in arg.split(":")]
+        return len(parts) > 2 and "." in parts[2] and parts[2].split(".", 1)[0] in tops
+
+    def apply_warning_filters(config_filters: Any, cmdline_filters: Any) -> None:
+        # pytest 8's warnings plugin binds this function by name when pytest imports it: it must become
+        # pytest's own behaviour again once the checkout is on the path, wherever it is bound.
+        deferred = "filters" in state
+        original([f for f in config_filters if not (deferred and _checkouts(f))], cmdline_filters)
+
+    config.apply_warning_filters = apply_warning_filters  # type: ignore[union-attr]
+    state["filters"] = (config, original)
+
+
+def _restore_filters() -> None:
+    config, original = state.pop("filters", (None, None))
+    if config is not None:
+        config.apply_warning_filters = original
 
 
 def _load_own_plugins(pm: pytest.PytestPluginManager) -> None:
@@ -590,6 +629,34 @@ def _load_own_plugins(pm: pytest.PytestPluginManager) -> None:
             continue
         pm.register(mod, name)
         state["own"].append(mod)
+
+
+def _own_plugins_for_children(declared: dict[str, str]) -> None:
+    """Declare the project's own plugins to the processes the tests start, as installing the project
+    would: pytest-asyncio's tests run pytest in a child (pytester's runpytest_subprocess), which loads
+    the plugin by its entry point or finds `async def` tests unsupported. Package metadata holding only
+    those entry points, on the children's PYTHONPATH (never this process's path: here the guard loaded
+    them, after its snapshot). A child has no guard; what it prints is what the test checks."""
+    if not declared:
+        return
+    folder = os.path.join(os.environ.get("TMPDIR") or "/tmp", "signoff-own-plugins")  # noqa: S108 -- sandbox tmpfs
+    info = os.path.join(folder, "signoff_own_plugins-0.dist-info")
+    try:
+        os.makedirs(info, exist_ok=True)
+        with _open(os.path.join(info, "METADATA"), "w") as fh:
+            fh.write("Metadata-Version: 2.1\nName: signoff-own-plugins\nVersion: 0\n")
+        with _open(os.path.join(info, "entry_points.txt"), "w") as fh:
+            fh.write("[pytest11]\n" + "".join(f"{n} = {m}\n" for n, m in sorted(declared.items())))
+        # The plugins' files, as an install records them: pytest marks a plugin's modules for assertion
+        # rewriting by them, else `pytest_plugins = "pytest_asyncio"` in a child's test module warns that
+        # the module was imported already (an error under `-W error`).
+        tops = sorted({m.split(".", 1)[0] for m in declared.values()})
+        with _open(os.path.join(info, "RECORD"), "w") as fh:
+            fh.write("".join(f"{t}/__init__.py,,\n{t}.py,,\n" for t in tops))
+    except OSError:
+        return  # a read-only /tmp: the children run without them, as before
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join([*paths, folder])
 
 
 def _sha_file(path: str) -> str | None:
@@ -1204,13 +1271,18 @@ def _checkout_lacks(value: BaseException, tb: Any) -> str | None:
 class Plugin:
     """Registered by the bootstrap itself, never found on a path."""
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_load_initial_conftests(self, early_config: pytest.Config) -> None:
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config: pytest.Config) -> Generator[None, None, None]:
         # Entry points were loaded from the environment alone; now the checkout may join the path:
         # after the standard library (which it must never shadow), before the environment's
         # packages (an installed release of the project under test must never be what the tests
         # import instead of the candidate). pytest and its plugins are already imported.
+        # A wrapper called first: pytest's warnings plugin wraps this hook too and resolves the
+        # configured `filterwarnings` categories before the conftests load, and a project's own
+        # category (pyjwt's `ignore::jwt.warnings.InsecureKeyLengthWarning`) is imported from the
+        # checkout then, after the snapshot below.
         _finish_base()  # before anything of the checkout can be imported
+        _restore_filters()  # pytest's own function in the snapshot
         root = getattr(early_config, "rootpath", None) or early_config.rootdir  # type: ignore[attr-defined]  # <6.1
         _PLACES["harness"] = str(root).rstrip("/") + "/"
         xml = getattr(early_config.known_args_namespace, "xmlpath", None)
@@ -1231,6 +1303,10 @@ class Plugin:
             sys.meta_path.insert(0, _ProjectPackages(packages, state.get("paths", [])))
         if state["own_declared"]:
             _load_own_plugins(early_config.pluginmanager)
+            # Only those that loaded here: one that cannot be imported would end a child's pytest at its start.
+            loaded = {getattr(m, "__name__", "") for m in state["own"]}
+            _own_plugins_for_children({n: m for n, m in state["own_declared"].items() if m in loaded})
+        yield
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: pytest.Config) -> None:

@@ -1,0 +1,54 @@
+"""The guard's authenticated record against the JUnit report (guard.check_pytest): where they differ
+the run is read as tampering, except where the report cannot know what the guard does."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Any
+
+from signoff.repair.guard import PYTEST_RECORD, Plan, check_pytest
+from signoff.repair.junit import Case
+
+PLAN = Plan("k" * 64, "test_signoff_canary_0123456789abcdef.py", "test_signoff_canary_0123456789abcdef.py::test_fail",
+            "test_signoff_canary_0123456789abcdef.py::test_ok", "nonce123")
+TEST = "test_builder.py::TestParse::test_orphan_all_digits"
+
+
+def _check(case: Case, seen: dict[str, Any]) -> tuple[list[str], list[Case] | None]:
+    canaries = [Case(PLAN.failing, "failed", True, "AssertionError", "AssertionError: nonce123"),
+                Case(PLAN.passing, "passed", False, None, "")]
+    recorded = {PLAN.failing: {"outcome": "failed", "assertion": True, "exception": "AssertionError",
+                               "origin": "harness", "message": "nonce123"},
+                PLAN.passing: {"outcome": "passed", "assertion": False}, TEST: seen}
+    body = json.dumps({"finished": True, "exitstatus": 1, "cases": recorded})
+    mac = hmac.new(PLAN.key.encode(), body.encode(), hashlib.sha256).hexdigest()
+    files = {PYTEST_RECORD: json.dumps({"body": body, "mac": mac}).encode()}
+    findings, own, _recorded = check_pytest(PLAN, [TEST], [*canaries, case], files, 1)
+    return findings, own
+
+
+def test_an_assertion_error_subclass_of_its_own_name_is_an_assertion_not_a_contradiction() -> None:
+    # twisted trial's assertEqual raises FailTest(AssertionError): the report names the class, the
+    # guard saw isinstance(AssertionError) in the test's own process.
+    report = Case(TEST, "failed", False, "twisted.trial.unittest.FailTest", "FailTest: Tuples differ")
+    findings, own = _check(report, {"outcome": "failed", "assertion": True, "exception": "FailTest",
+                                    "origin": "harness"})
+    assert findings == []
+    assert own is not None and [c.assertion for c in own] == [True]
+
+
+def test_a_report_that_claims_an_assertion_the_guard_did_not_see_is_still_a_contradiction() -> None:
+    report = Case(TEST, "failed", True, "AssertionError", "AssertionError: x")
+    findings, _own = _check(report, {"outcome": "failed", "assertion": False, "exception": "ValueError",
+                                     "origin": "checkout"})
+    assert findings == [f"{TEST}: the JUnit report says failed by an assertion, the framework's own reports say failed"]
+
+
+def test_another_exception_than_the_guard_saw_keeps_the_reports_flag_and_the_finding() -> None:
+    report = Case(TEST, "failed", False, "ValueError", "ValueError: x")
+    findings, own = _check(report, {"outcome": "failed", "assertion": True, "exception": "FailTest",
+                                    "origin": "harness"})
+    assert len(findings) == 1 and "framework's own reports say failed by an assertion" in findings[0]
+    assert own is not None and [c.assertion for c in own] == [False]
