@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind11` (fetched on 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
+Sets, reported in this order: `blind12` (fetched on 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
+2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
 2026-12-07 03:44 UTC, as `blind8`), `blind8` (fetched on
 2026-12-07 00:36 UTC, as `blind7`; its ranges start at the previous final release, not a pre-release),
@@ -221,6 +222,16 @@ PROJECTS = [
             r"^## {v} \(", "blind11"),
     Project("sphinx-doc/sphinx", "e44a40eb2f810558ccd9da1425421270ccb81351", "CHANGES.rst", "v{v}",
             r"^Release {v} \(released ", "blind11"),
+    # blind12: fetched on 2026-12-07 06:15 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("go-task/task", "b250872d9aebcd4857679553339d167478b63514", "CHANGELOG.md", "v{v}", r"^## v{v} - ",
+            "blind12"),
+    Project("casey/just", "4f41f609278edb6f1024e3dd7a9912946e1e7bc3", "CHANGELOG.md", "{v}", r"^\[{v}\]\(",
+            "blind12"),
+    Project("typescript-eslint/typescript-eslint", "56c9ed90d0aee0b5a71cfc39fc76b715b82e3ea8",
+            "packages/eslint-plugin/CHANGELOG.md", "v{v}", r"^## {v} \(", "blind12"),
+    Project("pygments/pygments", "6a62df1d1fc77af7e9fc61325ef376297cadffbb", "CHANGES", "{v}", r"^Version {v}\s*$",
+            "blind12"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -827,8 +838,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2",
-            "blind", "fresh", "held", "dev"]
+    sets = ["blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3",
+            "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
