@@ -72,7 +72,12 @@ _CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves 
 # (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
 _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
 # The kinds of a conventional commit that say nothing of its change (`docs:`, `perf:`, `revert:` do)
-_KIND_PREFIX = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")  # the second form of `_CONVENTIONAL`
+# the kind an item opens with, as a conventional commit's (`docs:`, `fix(cli):`, sinatra's `Fix:`), not a
+# topic it opens with, which says what changed (pygments' `BQN: Various improvements` for "Various
+# improvements to the BQN lexer", `Lean4:`, `meson:`)
+_KIND_PREFIX = re.compile(r"^(?:feat|feature|fix|bugfix|hotfix|docs?|perf|deprecate|revert|security|chore|ci|build|"
+                          r"tests?|style|refactor|release|deps|dev|lint|bump|wip|meta|infra|tooling|typo)"
+                          r"(?:\([^)]*\))?!?:\s*", re.IGNORECASE)
 _KIND = re.compile(r"^(?:feat|chore|ci|build|style)(?:\(([^)]*)\))?!?:\s*", re.IGNORECASE)
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CHANCE = 2  # words a long pull request's messages may share with any item by chance
@@ -613,6 +618,11 @@ class Knowledge:
         branch's commits say what it changed."""
         return c.paths if len(c.parents) <= 1 else tuple(p for b in self._branch(c) for p in b.paths)
 
+    def _notes_only(self, c: Carrier) -> bool:
+        """Whether a commit changes the changelog only (its file, or fragments of it)."""
+        paths = self._touched(c)
+        return bool(paths) and all(_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for p in paths)
+
     def _tests_only(self, c: Carrier) -> bool:
         """Whether a commit changes tests only ("Fix regression introduced by #610 (#651)", a merge, is
         no test: its branch changed code)."""
@@ -771,7 +781,9 @@ class Knowledge:
         the commit it restates."""
         key = (item, frozenset(item_refs))
         if key not in self._made:  # asked for each credit of an item, and again for the document's credits
-            made = [c for c in self.carriers if item_refs & c.named]
+            # a commit writing the item into the changelog ("docs(changelog): add entry for #2820", by
+            # the maintainer) names the change and did not make it
+            made = [c for c in self.carriers if item_refs & c.named and not self._notes_only(c)]
             said = words(without_links(item))
             own = self.named_commit(item) or self.own_commit(said)  # an item naming its commit is that one
             if own is not None and (own is self.named_commit(item) or self._restates(said, own.words)):

@@ -784,3 +784,69 @@ def test_the_pull_requests_that_merged_an_item_stand_in_place_of_none_of_its_com
     item = ("- Fix Fish shell completion broken in `8.4.0` by {{pr}}`{n}`. Newlines and tabs in option help text are "
             "now escaped. {{issue}}`3502` {{issue}}`3043` {{pr}}`3504` {{pr}}`3508`\n")
     assert _flags(k, item, "CHANGES.md", 3126, 3127) == {"{pr}`3127`"}
+
+
+def _unsupported(k: Knowledge, text: str, name: str = "CHANGES") -> set[str]:
+    return {u["token"] for u in grade_with(text, name, k)["unsupported"]}
+
+
+LEXERS = [_commit(10, "Fix catastrophic backtracking in archetype GUID patterns (#10)",
+                  paths=("pygments/lexers/archetype.py",)),
+          _commit(11, "Haskell: handle escape sequences in character literals (#11)",
+                  paths=("pygments/lexers/haskell.py",)),
+          _commit(12, "Fix ASN.1 lexer: recognize minus sign and fix range operator (#3060)", "Fixes #3014",
+                  paths=("pygments/lexers/asn1.py",)),
+          _commit(13, "Fix GetElem in Lean 4 (#2946)", paths=("pygments/lexers/lean.py",))]
+
+
+def test_a_nested_item_is_read_with_its_parents_not_its_siblings() -> None:
+    # pygments 2.20.0 (blind12): "* Lean4: Add operators" was read with the thirty lexers listed before it,
+    # a long item sharing one word (`lexer`) with "Fix GetElem in Lean 4", so called invented
+    k = Knowledge("v1..v2", None, [], LEXERS)
+    k.diff_of = lambda commit: diff_words("@@ -1 +1 @@ class Lean4Lexer(RegexLexer):\n-x\n+y\n")
+    section = ("- Updated lexers:\n\n"
+               "  * archetype: Fix catastrophic backtracking in GUID patterns (#10)\n"
+               "  * Haskell: Handle escape sequences in character literals (#11)\n"
+               "  * Lean4: Add operators ``]'``, ``]?``, ``]!``  (#2946)\n")
+    assert _unsupported(k, section) == set()
+    # a parent that only labels the group ("Updated lexers:") ties no invented item to an issue
+    invented = "  * Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` #3014\n"
+    assert _unsupported(k, section + invented) == {"#3014"}
+    assert _unsupported(k, section + "  * ASN.1: Recognize minus sign and fix range operator (#3014, #3060)\n") \
+        == set()
+
+
+def test_a_topic_an_item_opens_with_is_no_conventional_kind() -> None:
+    # pygments 2.19.0 (blind12): "BQN: Various improvements (#2789)" restates the merge's title "Various
+    # improvements to the BQN lexer"; `BQN:` was dropped as if it were `docs:`, and a wrong number passed
+    k = Knowledge("v1..v2", None, [], [
+        _commit(2, "Merge pull request #2789 from tz/bqn/inter-word-chars", "Various improvements to the BQN lexer",
+                parents=(9, 1)),
+        _commit(1, "Fix BQN lexer treating special characters as word chars", paths=("pygments/lexers/bqn.py",))])
+    assert _unsupported(k, "  * BQN: Various improvements (#2789)\n") == set()
+    assert _unsupported(k, "  * BQN: Various improvements (#2790)\n") == {"#2790"}
+
+
+def test_words_that_judge_a_change_say_nothing_of_which_it_is() -> None:
+    # pygments 2.19.0 (blind12): "Improve test robustness (#2812)" for a fix to the script checking the sources
+    k = Knowledge("v1..v2", None, [], [
+        _commit(2, "Merge pull request #2812 from jm/issue-2811-decoding-error-in-check_sources", parents=(9, 1)),
+        _commit(1, "fixes #2811: exit from bad utf-8 in check_sources", paths=("scripts/check_sources.py",))])
+    k.diff_of = lambda commit: diff_words("+            except UnicodeDecodeError as err:\n")
+    assert _unsupported(k, "* Improve test robustness (#2812)\n") == set()
+    assert _unsupported(k, "* Add prebuilt wheels and binaries for Windows on ARM64 (#2812)\n") == {"#2812"}
+
+
+def test_a_commit_writing_the_changelog_entry_did_not_make_the_change() -> None:
+    # go-task 3.51.1 (blind12): "docs(changelog): add entry for #2820" by the maintainer, whose account git
+    # states, was taken for one of the commits that made #2820, so the contributor's credit was called wrong
+    andrey = ("Andrey Nering", "7011819+andreynering@users.noreply.github.com")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(3, "Update the shell interpreter (#2832)", author=andrey),
+        _commit(2, "docs(changelog): add entry for #2820", author=andrey, committer=andrey, paths=("CHANGELOG.md",)),
+        _commit(1, "perf(templater): skip template engine for strings without `{{` (#2820)",
+                author=("Roman Dahm", "roman.dahm@gmx.de"), paths=("internal/templater/templater.go",))])
+    item = ("- A significant performance boost was achieved for large Taskfiles (monorepos)\n"
+            "  by skipping templating altogether when the string is static (#2820 by @{}).\n")
+    assert _unsupported(k, item.format("romnn"), "CHANGELOG.md") == set()
+    assert _unsupported(k, item.format("andreynering"), "CHANGELOG.md") == {"@andreynering"}
