@@ -822,6 +822,8 @@ class Knowledge:
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
+        if claim.role in ("name", "names"):
+            return self._name_credit(claim, made)
         if BOTS.search(claim.value):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
         mine = {c.hash for c in made}
@@ -858,6 +860,16 @@ class Knowledge:
                 f" (@{a})" for a in theirs))
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
             sorted({f" (@{h})" for c in stated for h in c.handles})))
+
+    def _name_credit(self, claim: Meaning, made: list[Carrier]) -> Verdict:
+        """A person credited by name ("Patch by Adam Turner") who made none of these commits: a name is
+        no account, so only git naming that person as the author of another change of the range says
+        the credit is wrong ("git says Tim Nordell"); one of several names credited together may have
+        helped without a commit of their own, and a name git ties to no commit says nothing."""
+        if claim.role == "name" and any(same_person(claim.value, c.people) for c in self.carriers if c not in made):
+            return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
+        return Verdict(claim, "not_checkable", "name git ties to no commit of the range" if claim.role == "name"
+                       else "one of several people credited")
 
     def _credited_as(self, handle: str, item: str, mine: set[str], credited: dict[str, list[frozenset[str]]]) -> str:
         """The one handle the changelog credits for every other change these commits' author made,

@@ -850,3 +850,22 @@ def test_a_commit_writing_the_changelog_entry_did_not_make_the_change() -> None:
             "  by skipping templating altogether when the string is static (#2820 by @{}).\n")
     assert _unsupported(k, item.format("romnn"), "CHANGELOG.md") == set()
     assert _unsupported(k, item.format("andreynering"), "CHANGELOG.md") == {"@andreynering"}
+
+
+def test_a_person_credited_by_name_is_checked_against_who_made_the_change() -> None:
+    # Sphinx (blind11): every item ends "Patch by Full Name", a credit git can check by the author's name
+    assert [(c.token, c.role) for c in read_claims("Patch by Ann Lee in #12, and Contributed by Bo Chen & Cy Ng.")
+            if c.kind == "author"] == [("Ann Lee", "name"), ("Bo Chen", "names"), ("Cy Ng", "names")]
+    assert [c for c in read_claims("Patch by the team.") if c.kind == "author"] == []
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "autodoc: Fix duplicate ``:no-index-entry:`` for modules (#14190)",
+                author=("Adam Turner", "9087854+AA-Turner@users.noreply.github.com")),
+        _commit(2, "latex tables: Fix rendering for grid filled merged vertical cells (#14024)",
+                author=("Tim Nordell", "tim@example.org"))])
+    item = "* #14190: autodoc: Fix duplicate ``:no-index-entry:`` for modules.\n  Patch by {}\n"
+    assert _unsupported(k, item.format("Adam Turner"), "CHANGES.rst") == set()
+    # git names the person credited as the author of another change of the range, and not of this one
+    assert _unsupported(k, item.format("Tim Nordell"), "CHANGES.rst") == {"Tim Nordell"}
+    # a name git ties to no commit, or one of several credited together, says nothing git can check
+    assert _unsupported(k, item.format("Jean-François B."), "CHANGES.rst") == set()
+    assert _unsupported(k, item.format("Adam Turner and Tim Nordell"), "CHANGES.rst") == set()
