@@ -358,7 +358,7 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
             false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
             out.append(("ref", wrong, section.replace(line, false_line, 1), section))
             break
-    out += _plant_author(section, lines, grade_of)
+    out += _plant_author(section, lines, grade_of) or _plant_name(section, lines, grade_of)
     out += _plant_feature(section, grade_of)
     out += _plant_item_feature(section, grade_of)
     out += _plant_breaking(section, grade_of)
@@ -423,6 +423,33 @@ def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[
         token = "@" + other if m.group(1) else other
         kind = "author" if said[other] == "false" else UNDECIDABLE
         return [(kind, token, section.replace(line, false_line, 1), section)]
+    return []
+
+
+def _plant_name(section: str, lines: list[str], grade_of: Any = None) -> list[tuple[str, str, str, str]]:
+    """An item credited by name ("Patch by Adam Turner") to another person the section credits by name:
+    false as git can say when that person made another change of the range and none of the item's
+    (the grader's `_name_credit`), else planted as `author-undecidable`."""
+    from signoff.notes.knowledge import same_person
+
+    people = list(dict.fromkeys(c.token for line in lines for c in read_claims(line) if c.role == "name"))
+    for block in [b for b in _items(lines) if _PLANT_REF.search(b)]:
+        mine = [p for p in people if p in block]
+        others = [p for p in people if p not in block]
+        if len(mine) != 1 or not others:
+            continue
+        made = grade_of.k.made(block, {g for m in _PLANT_REF.finditer(block) for g in m.groups() if g}) \
+            if grade_of is not None else []
+        if not made:
+            continue
+
+        made_it = [p for p in people if any(same_person(p.lower(), c.people) for c in made)]
+        other = next((p for p in others if p not in made_it), None)
+        if other is None or mine[0] not in made_it:
+            continue
+        elsewhere = any(same_person(other.lower(), c.people) for c in grade_of.k.carriers if c not in made)
+        false_block = block.replace(mine[0], other, 1)
+        return [("author" if elsewhere else UNDECIDABLE, other, section.replace(block, false_block, 1), section)]
     return []
 
 
