@@ -434,7 +434,10 @@ class Knowledge:
                 self._email_names.setdefault(email.lower(), set()).add(_ident(name))
                 self._full_names.setdefault(account, set()).add(name)
         refs = carried_refs(subject + "\n" + body)
-        fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
+        # a fragment the commit writes names its entry; one it only empties is the release collecting
+        # it into the changelog ("Release v3.14.0 (#12757)" deleting 76 of aiohttp's `CHANGES/N.*.rst`)
+        fragments = {m.group(1) for f in c["files"] if f["added"] or not f["deleted"]
+                     for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
         # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
         own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)

@@ -869,3 +869,19 @@ def test_a_person_credited_by_name_is_checked_against_who_made_the_change() -> N
     # a name git ties to no commit, or one of several credited together, says nothing git can check
     assert _unsupported(k, item.format("Jean-François B."), "CHANGES.rst") == set()
     assert _unsupported(k, item.format("Adam Turner and Tim Nordell"), "CHANGES.rst") == set()
+
+
+def test_a_release_emptying_the_changelog_fragments_carries_none_of_their_numbers() -> None:
+    # aiohttp 3.14.0 (blind11, graded without the repository): "Release v3.14.0 (#12757)" deletes the 76
+    # fragments it collects into CHANGES.rst, and five long items were called the release's change
+    release = _commit(2, "Release v3.14.0 (#12757)", paths=("CHANGES.rst",))
+    release["files"] += [{"path": f"CHANGES/{n}.feature.rst", "added": 0, "deleted": 1, "binary": False}
+                         for n in (12571, 12592)]
+    k = Knowledge("v1..v2", None, [], [release, _commit(1, "Add the socket factory (#12592)",
+                                                        paths=("CHANGES/12592.feature.rst", "aiohttp/connector.py"))])
+    item = ("- Added support for reading the proxy settings of every platform from its own configuration "
+            "registry on start -- by :user:`ann`.\n\n\n  *Related issues and pull requests on GitHub:*\n"
+            "  :issue:`12571`.\n")
+    assert _unsupported(k, item, "CHANGES.rst") == set()
+    assert k.by_ref.get("12571") is None
+    assert [c.subject for c in k.by_ref["12592"]] == ["Add the socket factory (#12592)"]
