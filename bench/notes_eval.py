@@ -368,18 +368,25 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
 _PLANT_REF = re.compile(r"(?<![\w/])#(\d+)\b|/pull/(\d+)|:(?:pr|pull|issue|gh):`(\d+)`|\{pr\}`(\d+)`")
 
 
-def _items(lines: list[str]) -> list[str]:
-    """The list items of several lines, each as its lines joined by newlines (as in the section)."""
+def _items(lines: list[str], paragraphs: bool = False) -> list[str]:
+    """The list items of several lines, each as its lines joined by newlines (as in the section); with
+    `paragraphs`, the items of several paragraphs, each whole: its lines up to the next line indented
+    no deeper than its marker, blank lines between its paragraphs and nested lists included."""
     out: list[str] = []
     for i, line in enumerate(lines):
         if not re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", line):
             continue
         indent = len(line) - len(line.lstrip())
         j = i + 1
-        while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) > indent and \
-                not re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", lines[j]):
+        while j < len(lines):
+            deeper = bool(lines[j].strip()) and len(lines[j]) - len(lines[j].lstrip()) > indent
+            if not (not lines[j].strip() or deeper if paragraphs else
+                    deeper and not re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", lines[j])):
+                break
             j += 1
-        if j > i + 1:
+        while j > i + 1 and not lines[j - 1].strip():
+            j -= 1
+        if j > i + 1 and (not paragraphs or "\n\n" in "\n".join(lines[i:j])):
             out.append("\n".join(lines[i:j]))
     return out
 
@@ -407,7 +414,9 @@ def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[
     decide (a handle git ties to nobody, for an author whose account git does not state) is planted
     as `author-undecidable`: false, but git holds nothing that says so (`Truth.credit`)."""
     handles = list(dict.fromkeys(m.group(1) or m.group(2) for m in _HANDLE.finditer(_uncoded(section))))
-    for line in lines[1:]:
+    # a credit on the line of the item's number, else in an item whose number is in a paragraph of its
+    # own (towncrier's "-- by :user:`x`." above "*Related issues and pull requests on GitHub:* :issue:`N`.")
+    for line in [*lines[1:], *_items(lines, paragraphs=True)]:
         m = _HANDLE.search(_uncoded(line))
         if m is None or not re.search(r"#\d+|/pull/\d+|:pr:|:issue:|:gh:", line):
             continue
