@@ -826,7 +826,7 @@ class Knowledge:
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
         if claim.role in ("name", "names"):
-            return self._name_credit(claim, made)
+            return self._name_credit(claim, made, all(item_refs & c.named for c in named))
         if BOTS.search(claim.value):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
         mine = {c.hash for c in made}
@@ -864,15 +864,21 @@ class Knowledge:
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
             sorted({f" (@{h})" for c in stated for h in c.handles})))
 
-    def _name_credit(self, claim: Meaning, made: list[Carrier]) -> Verdict:
+    def _name_credit(self, claim: Meaning, made: list[Carrier], numbered: bool) -> Verdict:
         """A person credited by name ("Patch by Adam Turner") who made none of these commits: a name is
         no account, so only git naming that person as the author of another change of the range says
-        the credit is wrong ("git says Tim Nordell"); one of several names credited together may have
-        helped without a commit of their own, and a name git ties to no commit says nothing."""
-        if claim.role == "name" and any(same_person(claim.value, c.people) for c in self.carriers if c not in made):
+        the credit is wrong ("git says Tim Nordell"), and only for commits the item names by number:
+        anyone who wrote a commit of the range is tied to a name, so a commit the item's words merely
+        restate (Sphinx 7.3.0's "Change the text of the versionadded directive ... Patch by Bénédikt
+        Tran" and the maintainer's "Add versionadded directives") decides nothing against it. One of
+        several names credited together may have helped without a commit of their own, and a name git
+        ties to no commit says nothing."""
+        if claim.role == "name" and numbered and \
+                any(same_person(claim.value, c.people) for c in self.carriers if c not in made):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
-        return Verdict(claim, "not_checkable", "name git ties to no commit of the range" if claim.role == "name"
-                       else "one of several people credited")
+        return Verdict(claim, "not_checkable", "one of several people credited" if claim.role == "names"
+                       else "name credited for a change git ties to its commit by words only" if not numbered
+                       else "name git ties to no commit of the range")
 
     def _credited_as(self, handle: str, item: str, mine: set[str], credited: dict[str, list[frozenset[str]]]) -> str:
         """The one handle the changelog credits for every other change these commits' author made,
