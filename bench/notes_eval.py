@@ -437,29 +437,27 @@ def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[
 
 def _plant_name(section: str, lines: list[str], grade_of: Any = None) -> list[tuple[str, str, str, str]]:
     """An item credited by name ("Patch by Adam Turner") to another person the section credits by name:
-    false as git can say when that person made another change of the range and none of the item's
-    (the grader's `_name_credit`), else planted as `author-undecidable`."""
+    false as git can say (the grader's `_name_credit`) when the commits the item names by number are
+    all its own and that person made another change of the range and none of these; else planted as
+    `author-undecidable`. An item git can decide is chosen first."""
     from signoff.notes.knowledge import same_person
 
     people = list(dict.fromkeys(c.token for line in lines for c in read_claims(line) if c.role == "name"))
+    found: list[tuple[str, str, str, str]] = []
     for block in [b for b in _items(lines) if _PLANT_REF.search(b)]:
         mine = [p for p in people if p in block]
         others = [p for p in people if p not in block]
-        if len(mine) != 1 or not others:
-            continue
-        made = grade_of.k.made(block, {g for m in _PLANT_REF.finditer(block) for g in m.groups() if g}) \
-            if grade_of is not None else []
-        if not made:
-            continue
-
+        refs = {g for m in _PLANT_REF.finditer(block) for g in m.groups() if g}
+        made = grade_of.k.made(block, refs) if grade_of is not None and len(mine) == 1 and others else []
         made_it = [p for p in people if any(same_person(p.lower(), c.people) for c in made)]
         other = next((p for p in others if p not in made_it), None)
-        if other is None or mine[0] not in made_it:
+        if not made or other is None or mine[0] not in made_it:
             continue
-        elsewhere = any(same_person(other.lower(), c.people) for c in grade_of.k.carriers if c not in made)
-        false_block = block.replace(mine[0], other, 1)
-        return [("author" if elsewhere else UNDECIDABLE, other, section.replace(block, false_block, 1), section)]
-    return []
+        decided = all(refs & c.named for c in made) and \
+            any(same_person(other.lower(), c.people) for c in grade_of.k.carriers if c not in made)
+        found.append(("author" if decided else UNDECIDABLE, other,
+                      section.replace(block, block.replace(mine[0], other, 1), 1), section))
+    return sorted(found, key=lambda p: p[0] != "author")[:1]
 
 
 def _plant_feature(section: str, grade_of: Any) -> list[tuple[str, str, str, str]]:
