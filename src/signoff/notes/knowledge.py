@@ -220,6 +220,19 @@ def same_person(handle: str, people: set[str]) -> bool:
     return any(h == p or (len(p) >= 4 and len(h) >= 4 and (p in h or h in p)) for p in people)
 
 
+# An item opening with its number as a label (Sphinx's `* #13392: Fix ...`, ripgrep's `[BUG #2750]: ...`)
+_LABEL_NUMBER = re.compile(r"^\W*(?:[A-Za-z]+\s+)?#(\d+)\W*:\s")
+
+
+def _labelled(item: str, n: str) -> bool:
+    """Whether an item opens with `#n` as the label of what it is about: the issue it fixes, as Sphinx
+    and ripgrep write it, or its pull request. Below the pull request of the commit it restates it
+    may be the issue (Sphinx 8.2.2's "#13392: Fix argument type for ``jieba.load_userdict()``" for
+    "... (#13396)", in a section where no other item shows issues cited)."""
+    m = _LABEL_NUMBER.match(item)
+    return m is not None and m.group(1) == n
+
+
 def _said(item: str) -> set[str]:
     """An item's words as they are compared with commit titles: without the kind it opens with
     (`docs: fix comment ...`), as a title is read without its own (`docs: added comment in doc.go`),
@@ -1059,7 +1072,7 @@ class Knowledge:
                 and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
-                else self._wrong_pr(claim.role, n, own, item_refs, issues_cited))
+                else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n)))
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:

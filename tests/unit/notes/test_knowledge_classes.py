@@ -238,7 +238,12 @@ def test_an_item_naming_only_an_issue_a_commit_fixes_shows_the_changelog_cites_i
     assert grade_with(cites + item.format(14189), "CHANGES.rst", k)["unsupported"] == []
     # a number above the pull request, or the same item where nothing shows issues cited, is wrong
     assert [u["token"] for u in grade_with(cites + item.format(14191), "CHANGES.rst", k)["unsupported"]] == ["#14191"]
-    assert [u["token"] for u in grade_with(item.format(14189), "CHANGES.rst", k)["unsupported"]] == ["#14189"]
+    # where nothing else shows issues cited, a number labelling the item (`#N: ...`) may still be its issue;
+    # the same number closing the item, as pull requests are cited, is wrong
+    assert grade_with(item.format(14189), "CHANGES.rst", k)["unsupported"] == []
+    at_end = "* autodoc: Fix duplicate ``:no-index-entry:`` for modules (#{}).\n"
+    assert [u["token"] for u in grade_with(at_end.format(14189), "CHANGES.rst", k)["unsupported"]] == ["#14189"]
+    assert [u["token"] for u in grade_with(item.format(14191), "CHANGES.rst", k)["unsupported"]] == ["#14191"]
 
 
 def test_an_item_may_name_a_second_pull_request_it_is_about() -> None:
