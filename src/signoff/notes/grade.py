@@ -141,7 +141,10 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
         # as a heading does, and nothing of which change this one is
         context = " ".join([*(u[2] for u in above if not _LABEL.fullmatch(u[2])), plain])
         above.append((indent, listed, plain))
-        sentences = [(s, [_foreign(s, c, home) for c in read_claims(s, release=heading)])
+        # a reStructuredText hyperlink target names a link of the text (`.. _Docutils 0.21: URL`), not the
+        # release, as a Markdown link definition of a version (`[1.2.3]: .../compare/...`) does
+        release = heading and not _RST_TARGET.match(text)
+        sentences = [(s, [_foreign(s, c, home) for c in read_claims(s, release=release)])
                      for s in _SPLIT.split(text) if s.strip()]
         refs = {c.value for _, cs in sentences for c in cs if c.kind == "ref"}
         for sentence, claims in sentences:
@@ -251,6 +254,7 @@ _ITEM = re.compile(r"^\s{0,8}(?:[-*+]|\d+[.)])\s+")
 # A Markdown link definition (`[1.2.3]: URL`) or a reStructuredText hyperlink target (`.. _PR#1450: URL`,
 # ``.. _`#12`: URL``): a line of its own whatever follows it, never part of an item's text.
 _LINK_DEF = re.compile(r"^\s{0,3}(?:\[[^\]]+\]|\.\.\s+_(?:`[^`]+`|[^:`]+)):\s*\S+")
+_RST_TARGET = re.compile(r"^\s{0,3}\.\.\s+_")
 # A line that is only a bold version (`**4.14.2**`, `**4.14.2** (2026-05-01)`): a release heading.
 _BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))?\s*$")
 

@@ -895,3 +895,13 @@ def test_a_release_emptying_the_changelog_fragments_carries_none_of_their_number
     assert _unsupported(k, item, "CHANGES.rst") == set()
     assert k.by_ref.get("12571") is None
     assert [c.subject for c in k.by_ref["12592"]] == ["Add the socket factory (#12592)"]
+
+
+def test_a_restructuredtext_target_names_a_link_not_the_release() -> None:
+    # Sphinx 7.3.0 (stress check): `.. _Docutils 0.21: URL` was read as the release's version
+    k = Knowledge("v7.37.4..v7.37.5", "c" * 40, TAG, [_commit(1, "Update CHANGELOG and bump version")])
+    target = ".. _Docutils 0.21.2: https://docutils.sourceforge.io/RELEASE-NOTES.html#release-0-21-2024-04\n"
+    assert _unsupported(k, "Release 7.37.5\n==============\n\n" + target, "CHANGES.rst") == set()
+    # a Markdown link definition of a version still names a release
+    assert _unsupported(k, "## [7.37.5]\n\n[7.37.9]: https://github.com/o/r/compare/v7.37.4...v7.37.9\n",
+                        "CHANGELOG.md") >= {"7.37.9"}
