@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind11` (fetched on 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
+Sets, reported in this order: `blind12` (fetched on 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
+2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
 2026-12-07 03:44 UTC, as `blind8`), `blind8` (fetched on
 2026-12-07 00:36 UTC, as `blind7`; its ranges start at the previous final release, not a pre-release),
@@ -221,6 +222,16 @@ PROJECTS = [
             r"^## {v} \(", "blind11"),
     Project("sphinx-doc/sphinx", "e44a40eb2f810558ccd9da1425421270ccb81351", "CHANGES.rst", "v{v}",
             r"^Release {v} \(released ", "blind11"),
+    # blind12: fetched on 2026-12-07 06:15 UTC, configured by their heading lines only; sections and
+    # plants exported (`--plant-only`) and committed before the grader first read them
+    Project("go-task/task", "b250872d9aebcd4857679553339d167478b63514", "CHANGELOG.md", "v{v}", r"^## v{v} - ",
+            "blind12"),
+    Project("casey/just", "4f41f609278edb6f1024e3dd7a9912946e1e7bc3", "CHANGELOG.md", "{v}", r"^\[{v}\]\(",
+            "blind12"),
+    Project("typescript-eslint/typescript-eslint", "56c9ed90d0aee0b5a71cfc39fc76b715b82e3ea8",
+            "packages/eslint-plugin/CHANGELOG.md", "v{v}", r"^## {v} \(", "blind12"),
+    Project("pygments/pygments", "6a62df1d1fc77af7e9fc61325ef376297cadffbb", "CHANGES", "{v}", r"^Version {v}\s*$",
+            "blind12"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -347,7 +358,7 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
             false_line = re.sub(r"(?<!\d)" + number + r"(?!\d)", wrong, line)
             out.append(("ref", wrong, section.replace(line, false_line, 1), section))
             break
-    out += _plant_author(section, lines, grade_of)
+    out += _plant_author(section, lines, grade_of) or _plant_name(section, lines, grade_of)
     out += _plant_feature(section, grade_of)
     out += _plant_item_feature(section, grade_of)
     out += _plant_breaking(section, grade_of)
@@ -357,18 +368,25 @@ def plant(section: str, grade_of: Any, version: str) -> list[tuple[str, str, str
 _PLANT_REF = re.compile(r"(?<![\w/])#(\d+)\b|/pull/(\d+)|:(?:pr|pull|issue|gh):`(\d+)`|\{pr\}`(\d+)`")
 
 
-def _items(lines: list[str]) -> list[str]:
-    """The list items of several lines, each as its lines joined by newlines (as in the section)."""
+def _items(lines: list[str], paragraphs: bool = False) -> list[str]:
+    """The list items of several lines, each as its lines joined by newlines (as in the section); with
+    `paragraphs`, the items of several paragraphs, each whole: its lines up to the next line indented
+    no deeper than its marker, blank lines between its paragraphs and nested lists included."""
     out: list[str] = []
     for i, line in enumerate(lines):
         if not re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", line):
             continue
         indent = len(line) - len(line.lstrip())
         j = i + 1
-        while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) > indent and \
-                not re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", lines[j]):
+        while j < len(lines):
+            deeper = bool(lines[j].strip()) and len(lines[j]) - len(lines[j].lstrip()) > indent
+            if not (not lines[j].strip() or deeper if paragraphs else
+                    deeper and not re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", lines[j])):
+                break
             j += 1
-        if j > i + 1:
+        while j > i + 1 and not lines[j - 1].strip():
+            j -= 1
+        if j > i + 1 and (not paragraphs or "\n\n" in "\n".join(lines[i:j])):
             out.append("\n".join(lines[i:j]))
     return out
 
@@ -396,7 +414,9 @@ def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[
     decide (a handle git ties to nobody, for an author whose account git does not state) is planted
     as `author-undecidable`: false, but git holds nothing that says so (`Truth.credit`)."""
     handles = list(dict.fromkeys(m.group(1) or m.group(2) for m in _HANDLE.finditer(_uncoded(section))))
-    for line in lines[1:]:
+    # a credit on the line of the item's number, else in an item whose number is in a paragraph of its
+    # own (towncrier's "-- by :user:`x`." above "*Related issues and pull requests on GitHub:* :issue:`N`.")
+    for line in [*lines[1:], *_items(lines, paragraphs=True)]:
         m = _HANDLE.search(_uncoded(line))
         if m is None or not re.search(r"#\d+|/pull/\d+|:pr:|:issue:|:gh:", line):
             continue
@@ -413,6 +433,31 @@ def _plant_author(section: str, lines: list[str], grade_of: Any = None) -> list[
         kind = "author" if said[other] == "false" else UNDECIDABLE
         return [(kind, token, section.replace(line, false_line, 1), section)]
     return []
+
+
+def _plant_name(section: str, lines: list[str], grade_of: Any = None) -> list[tuple[str, str, str, str]]:
+    """An item credited by name ("Patch by Adam Turner") to another person the section credits by name:
+    false as git can say (the grader's `_name_credit`) when the commits the item names by number are
+    all its own and that person made another change of the range and none of these; else planted as
+    `author-undecidable`. An item git can decide is chosen first."""
+    from signoff.notes.knowledge import same_person
+
+    people = list(dict.fromkeys(c.token for line in lines for c in read_claims(line) if c.role == "name"))
+    found: list[tuple[str, str, str, str]] = []
+    for block in [b for b in _items(lines) if _PLANT_REF.search(b)]:
+        mine = [p for p in people if p in block]
+        others = [p for p in people if p not in block]
+        refs = {g for m in _PLANT_REF.finditer(block) for g in m.groups() if g}
+        made = grade_of.k.made(block, refs) if grade_of is not None and len(mine) == 1 and others else []
+        made_it = [p for p in people if any(same_person(p.lower(), c.people) for c in made)]
+        other = next((p for p in others if p not in made_it), None)
+        if not made or other is None or mine[0] not in made_it:
+            continue
+        decided = all(refs & c.named for c in made) and \
+            any(same_person(other.lower(), c.people) for c in grade_of.k.carriers if c not in made)
+        found.append(("author" if decided else UNDECIDABLE, other,
+                      section.replace(block, block.replace(mine[0], other, 1), 1), section))
+    return sorted(found, key=lambda p: p[0] != "author")[:1]
 
 
 def _plant_feature(section: str, grade_of: Any) -> list[tuple[str, str, str, str]]:
@@ -827,8 +872,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2",
-            "blind", "fresh", "held", "dev"]
+    sets = ["blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3",
+            "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

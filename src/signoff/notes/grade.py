@@ -125,15 +125,26 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
         knowledge.project_words |= words(Counter(r.lower().removesuffix(".git") for r in linked).most_common(1)[0][0]
                                         .split("/")[-1].replace("-", " ").replace("_", " "))
     issues_cited = any(knowledge.cites_issue(plain_text(text), {c.value for c in read_claims(text) if c.kind == "ref"})
-                       for text, heading, _ in units if not heading and "#" in text)
-    context = ""
-    for text, heading, continues in units:
+                       for text, heading, *_ in units if not heading and "#" in text)
+    above: list[tuple[int, bool, str]] = []  # the units of the item above this one: (indent, list item?, text)
+    for text, heading, continues, (indent, listed) in units:
         # Claims are read per sentence, each in the context of its whole unit (the item's own
         # commit is found from all of it, and the item's other references count). What an item
-        # says it changed includes the paragraphs and nested lists above it in the same item.
+        # says it changed includes the paragraphs and nested lists above it in the same item: its
+        # parents, not its siblings (pygments' "* Lean4: Add operators" under "- Updated lexers:" is
+        # no part of the thirty lexers listed before it), nor what was nested under them.
         plain = plain_text(text)
-        context = f"{context} {plain}" if continues else plain
-        sentences = [(s, [_foreign(s, c, home) for c in read_claims(s, release=heading)])
+        if not continues:
+            above = []
+        above = [u for u in above if u[0] < indent or (u[0] == indent and not (listed and u[1]))]
+        # a parent that only labels the group ("Updated lexers:") says what every item under it is,
+        # as a heading does, and nothing of which change this one is
+        context = " ".join([*(u[2] for u in above if not _LABEL.fullmatch(u[2])), plain])
+        above.append((indent, listed, plain))
+        # a reStructuredText hyperlink target names a link of the text (`.. _Docutils 0.21: URL`), not the
+        # release, as a Markdown link definition of a version (`[1.2.3]: .../compare/...`) does
+        release = heading and not _RST_TARGET.match(text)
+        sentences = [(s, [_foreign(s, c, home) for c in read_claims(s, release=release)])
                      for s in _SPLIT.split(text) if s.strip()]
         refs = {c.value for _, cs in sentences for c in cs if c.kind == "ref"}
         for sentence, claims in sentences:
@@ -182,10 +193,10 @@ def _foreign(sentence: str, claim: Meaning, home: str | None) -> Meaning:
     return claim
 
 
-def _credits(units: list[tuple[str, bool, bool]], knowledge: Knowledge) -> dict[str, list[frozenset[str]]]:
+def _credits(units: list[Unit], knowledge: Knowledge) -> dict[str, list[frozenset[str]]]:
     """For each handle a document credits, the commits of each item it is credited for."""
     out: dict[str, list[frozenset[str]]] = {}
-    for text, heading, _ in units:
+    for text, heading, *_ in units:
         if "@" not in text and "user:`" not in text:
             continue  # no credit in it
         claims = read_claims(text, release=heading)
@@ -243,6 +254,7 @@ _ITEM = re.compile(r"^\s{0,8}(?:[-*+]|\d+[.)])\s+")
 # A Markdown link definition (`[1.2.3]: URL`) or a reStructuredText hyperlink target (`.. _PR#1450: URL`,
 # ``.. _`#12`: URL``): a line of its own whatever follows it, never part of an item's text.
 _LINK_DEF = re.compile(r"^\s{0,3}(?:\[[^\]]+\]|\.\.\s+_(?:`[^`]+`|[^:`]+)):\s*\S+")
+_RST_TARGET = re.compile(r"^\s{0,3}\.\.\s+_")
 # A line that is only a bold version (`**4.14.2**`, `**4.14.2** (2026-05-01)`): a release heading.
 _BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))?\s*$")
 
@@ -252,15 +264,24 @@ def units_of(markdown: str) -> list[tuple[str, bool]]:
     their versions and dates name the release, a bold version alone on its line included), link
     definitions (True), list items with their
     continuation lines, and paragraphs. Fenced code and rules are left out; `[F1]` tags are removed."""
-    return [(text, heading) for text, heading, _ in _units(markdown)]
+    return [(text, heading) for text, heading, *_ in _units(markdown)]
 
 
-def _units(markdown: str) -> list[tuple[str, bool, bool]]:
+# a list item that only labels the items nested under it: a few words and a colon, no reference
+_LABEL = re.compile(r"[^\W\d][\w ,&/+-]{0,40}:")
+
+
+Unit = tuple[str, bool, bool, tuple[int, bool]]  # text, heading?, continues the item above?, (indent, list item?)
+
+
+def _units(markdown: str) -> list[Unit]:
     """`units_of`, each with whether it continues the item above it: a paragraph or nested list
-    item indented under it (towncrier's "Related issues" line, a note after a nested list)."""
+    item indented under it (towncrier's "Related issues" line, a note after a nested list), and its
+    indentation and whether it is a list item (which of the units above it are its parents)."""
     lines = without_fences(markdown).splitlines()
-    units: list[tuple[str, bool, bool]] = []
+    units: list[Unit] = []
     current: list[str] = []
+    listed: list[bool] = []  # whether the unit being read is a list item
     base: list[int] = []  # the indentation of the item being read, when one is
 
     def flush() -> None:
@@ -269,8 +290,9 @@ def _units(markdown: str) -> list[tuple[str, bool, bool]]:
             continues = bool(base) and indent > base[0]
             if not continues:
                 base[:] = [indent]
-            units.append((" ".join(x.strip() for x in current), False, continues))
+            units.append((" ".join(x.strip() for x in current), False, continues, (indent, bool(listed))))
             current.clear()
+            listed.clear()
 
     for i, raw in enumerate(lines):
         line = _UNIT_TAGS.sub("", raw)
@@ -281,20 +303,21 @@ def _units(markdown: str) -> list[tuple[str, bool, bool]]:
         if line.lstrip().startswith("#") and re.match(r"^\s{0,3}#{1,6}\s", line):
             flush()
             base.clear()
-            units.append((re.sub(r"^\s*#+\s*", "", line).strip(), True, False))
+            units.append((re.sub(r"^\s*#+\s*", "", line).strip(), True, False, (0, False)))
             continue
         if _RST_RULE.match(nxt) and not _ITEM.match(line):
             flush()
             base.clear()
-            units.append((line.strip(), True, False))
+            units.append((line.strip(), True, False, (0, False)))
             continue
         if _LINK_DEF.match(line) or _BOLD_HEADING.match(line):
             flush()
             base.clear()
-            units.append((line.strip(), True, False))
+            units.append((line.strip(), True, False, (0, False)))
             continue
         if _ITEM.match(line):
             flush()
+            listed.append(True)
             current.append(line[:len(line) - len(line.lstrip())] + _ITEM.sub("", line))
             continue
         current.append(line)

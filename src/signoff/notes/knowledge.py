@@ -72,7 +72,12 @@ _CLAUSES = re.compile(r",\s+(?:and\s+)?|;\s+|\.\s+")  # where a paragraph moves 
 # (`[New] `, `[Fix] `, `[Tests] `): words of every commit, not of its change.
 _CONVENTIONAL = re.compile(r"^(?:\[[^\]]{1,20}\]\s*)+|^\w+(?:\([^)]*\))?!?:\s*")
 # The kinds of a conventional commit that say nothing of its change (`docs:`, `perf:`, `revert:` do)
-_KIND_PREFIX = re.compile(r"^\w+(?:\([^)]*\))?!?:\s*")  # the second form of `_CONVENTIONAL`
+# the kind an item opens with, as a conventional commit's (`docs:`, `fix(cli):`, sinatra's `Fix:`), not a
+# topic it opens with, which says what changed (pygments' `BQN: Various improvements` for "Various
+# improvements to the BQN lexer", `Lean4:`, `meson:`)
+_KIND_PREFIX = re.compile(r"^(?:feat|feature|fix|bugfix|hotfix|docs?|perf|deprecate|revert|security|chore|ci|build|"
+                          r"tests?|style|refactor|release|deps|dev|lint|bump|wip|meta|infra|tooling|typo)"
+                          r"(?:\([^)]*\))?!?:\s*", re.IGNORECASE)
 _KIND = re.compile(r"^(?:feat|chore|ci|build|style)(?:\(([^)]*)\))?!?:\s*", re.IGNORECASE)
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CHANCE = 2  # words a long pull request's messages may share with any item by chance
@@ -213,6 +218,19 @@ def same_person(handle: str, people: set[str]) -> bool:
     handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
     h = _ident(handle)
     return any(h == p or (len(p) >= 4 and len(h) >= 4 and (p in h or h in p)) for p in people)
+
+
+# An item opening with its number as a label (Sphinx's `* #13392: Fix ...`, ripgrep's `[BUG #2750]: ...`)
+_LABEL_NUMBER = re.compile(r"^\W*(?:[A-Za-z]+\s+)?#(\d+)\W*:\s")
+
+
+def _labelled(item: str, n: str) -> bool:
+    """Whether an item opens with `#n` as the label of what it is about: the issue it fixes, as Sphinx
+    and ripgrep write it, or its pull request. Below the pull request of the commit it restates it
+    may be the issue (Sphinx 8.2.2's "#13392: Fix argument type for ``jieba.load_userdict()``" for
+    "... (#13396)", in a section where no other item shows issues cited)."""
+    m = _LABEL_NUMBER.match(item)
+    return m is not None and m.group(1) == n
 
 
 def _said(item: str) -> set[str]:
@@ -429,7 +447,10 @@ class Knowledge:
                 self._email_names.setdefault(email.lower(), set()).add(_ident(name))
                 self._full_names.setdefault(account, set()).add(name)
         refs = carried_refs(subject + "\n" + body)
-        fragments = {m.group(1) for f in c["files"] for m in _FRAGMENT.finditer(f["path"])}
+        # a fragment the commit writes names its entry; one it only empties is the release collecting
+        # it into the changelog ("Release v3.14.0 (#12757)" deleting 76 of aiohttp's `CHANGES/N.*.rst`)
+        fragments = {m.group(1) for f in c["files"] if f["added"] or not f["deleted"]
+                     for m in _FRAGMENT.finditer(f["path"])}
         refs |= fragments
         # GitHub appends a squashed pull request's number: "... (#3975) (#3976)" is #3976, fixing #3975
         own_m = _SQUASHED.search(subject) or _OWN_PR.search(subject) or _PR_TRAILER.search(body)
@@ -613,6 +634,11 @@ class Knowledge:
         branch's commits say what it changed."""
         return c.paths if len(c.parents) <= 1 else tuple(p for b in self._branch(c) for p in b.paths)
 
+    def _notes_only(self, c: Carrier) -> bool:
+        """Whether a commit changes the changelog only (its file, or fragments of it)."""
+        paths = self._touched(c)
+        return bool(paths) and all(_CHANGELOG_FILE.search(p) or _FRAGMENT.search(p) for p in paths)
+
     def _tests_only(self, c: Carrier) -> bool:
         """Whether a commit changes tests only ("Fix regression introduced by #610 (#651)", a merge, is
         no test: its branch changed code)."""
@@ -771,7 +797,9 @@ class Knowledge:
         the commit it restates."""
         key = (item, frozenset(item_refs))
         if key not in self._made:  # asked for each credit of an item, and again for the document's credits
-            made = [c for c in self.carriers if item_refs & c.named]
+            # a commit writing the item into the changelog ("docs(changelog): add entry for #2820", by
+            # the maintainer) names the change and did not make it
+            made = [c for c in self.carriers if item_refs & c.named and not self._notes_only(c)]
             said = words(without_links(item))
             own = self.named_commit(item) or self.own_commit(said)  # an item naming its commit is that one
             if own is not None and (own is self.named_commit(item) or self._restates(said, own.words)):
@@ -810,6 +838,8 @@ class Knowledge:
         if any(BOTS.search(c.author) or _AGENTS.search(c.author) for c in made):
             # "by @alice with @Copilot": a bot or coding agent wrote the commit for the person credited
             return Verdict(claim, "not_checkable", "commit written by a bot or agent for someone")
+        if claim.role in ("name", "names"):
+            return self._name_credit(claim, made, all(item_refs & c.named for c in named))
         if BOTS.search(claim.value):
             return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
         mine = {c.hash for c in made}
@@ -846,6 +876,22 @@ class Knowledge:
                 f" (@{a})" for a in theirs))
         return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})) + "".join(
             sorted({f" (@{h})" for c in stated for h in c.handles})))
+
+    def _name_credit(self, claim: Meaning, made: list[Carrier], numbered: bool) -> Verdict:
+        """A person credited by name ("Patch by Adam Turner") who made none of these commits: a name is
+        no account, so only git naming that person as the author of another change of the range says
+        the credit is wrong ("git says Tim Nordell"), and only for commits the item names by number:
+        anyone who wrote a commit of the range is tied to a name, so a commit the item's words merely
+        restate (Sphinx 7.3.0's "Change the text of the versionadded directive ... Patch by Bénédikt
+        Tran" and the maintainer's "Add versionadded directives") decides nothing against it. One of
+        several names credited together may have helped without a commit of their own, and a name git
+        ties to no commit says nothing."""
+        if claim.role == "name" and numbered and \
+                any(same_person(claim.value, c.people) for c in self.carriers if c not in made):
+            return Verdict(claim, "unsupported", "git says " + ", ".join(sorted({c.author for c in made})))
+        return Verdict(claim, "not_checkable", "one of several people credited" if claim.role == "names"
+                       else "name credited for a change git ties to its commit by words only" if not numbered
+                       else "name git ties to no commit of the range")
 
     def _credited_as(self, handle: str, item: str, mine: set[str], credited: dict[str, list[frozenset[str]]]) -> str:
         """The one handle the changelog credits for every other change these commits' author made,
@@ -1026,7 +1072,7 @@ class Knowledge:
                 and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
-                else self._wrong_pr(claim.role, n, own, item_refs, issues_cited))
+                else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n)))
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:

@@ -46,6 +46,13 @@ _CREDIT_BEFORE = re.compile(r"(?:\bby|\bthanks(?:\s+to)?(?:\s+(?:our\s+)?(?:new\
                             r"[\s`\[]*$", re.IGNORECASE)
 _CREDIT_AFTER = re.compile(r"[`_\]]*\s*(?:\([^)]*\)\s*)?[)\]]|"
                            r"[`_\]]*\s+made\s+(?:their|his|her)\s+first\s+contribution")
+# A credit by name (Sphinx's "Patch by Adam Turner", "Contributed by Ann Lee and Bo Chen"): who made the
+# change, as a handle in a credit says it. Each name is one to four words, each capitalised but a
+# particle (`van`, `de`), listed with `,`, `and` or `&` up to the end of the sentence.
+_NAME_CREDIT = re.compile(r"\b(?:[Pp]atch(?:es)?|[Cc]ontributed|[Ii]mplemented)[ \t]+by[ \t]+")
+_NAME_LIST = re.compile(r"[^\n;:()\[\]<>`@#]*?(?=\.?[ \t]*$|(?<=\w\w)\.[ \t]|[;:()\[\]<>`@#]|$)")
+_NAME_SEPARATOR = re.compile(r"[ \t]*,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+|[ \t]*&[ \t]*")
+_PARTICLES = frozenset("van von de der den da di du le la del dos ten ter bin al el".split())
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)")
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{4})/(\d{2})/(\d{2})(?![\d/])")
 _DMY = re.compile(r"(?<![\w])" + _DAY + r"\s+(?:of\s+)?(" + _MONTH + r"),?\s+(\d{4})(?!\d)", re.IGNORECASE)
@@ -149,6 +156,31 @@ def _ref_numbers(value: str) -> list[tuple[str, int]]:
         text.strip().isdigit() else []
 
 
+def _names(text: str, at: int) -> list[tuple[str, int, bool]]:
+    """The names a credit lists from `at` (`_NAME_CREDIT`): each with its position and whether the
+    credit lists several; none past the first piece that reads as no name ("Patch by the team")."""
+    listed = _NAME_LIST.match(text, at)
+    if listed is None:
+        return []
+    out: list[tuple[str, int]] = []
+    start = at
+    for sep in [*_NAME_SEPARATOR.finditer(listed.group(0)), None]:
+        end = at + sep.start() if sep is not None else listed.end()
+        words = list(re.finditer(r"\S+", text[start:end]))
+        # the capitalised words the piece opens with ("Ann Lee" of "Ann Lee in"), a particle inside
+        n = next((i for i, w in enumerate(words) if not re.fullmatch(r"[^\W\d_][\w'’.-]*", w.group(0)) or not (
+            w.group(0)[:1].isupper() or (i and w.group(0) in _PARTICLES))), len(words))
+        while n and words[n - 1].group(0) in _PARTICLES:
+            n -= 1
+        if not 1 <= n <= 4:
+            break
+        out.append((text[start + words[0].start():start + words[n - 1].end()].rstrip("."), start + words[0].start()))
+        if sep is None or n < len(words):
+            break
+        start = at + sep.end()
+    return [(name, pos, len(out) > 1) for name, pos in out]
+
+
 def read_claims(text: str, release: bool = False) -> list[Meaning]:
     """Every claim in `text` by meaning, in order of position. With `release`, versions and dates
     name the release itself (a heading, a "Released ..." line): they must be the range's."""
@@ -205,6 +237,10 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
             token = m.group(0).rstrip(".")  # a sentence's full stop is not part of the handle
             out.append(Meaning("author", token, m.start(), token[1:].lower().removesuffix("[bot]")))
         work = _mask(work, m.start(), m.end())
+    for m in list(_NAME_CREDIT.finditer(work)):
+        for name, at, several in _names(work, m.end()):
+            out.append(Meaning("author", name, at, name.lower(), "names" if several else "name"))
+            work = _mask(work, at, at + len(name))
     for rx, parts in ((_ISO_DATE, "ymd"), (_SLASH_DATE, "ymd"), (_DMY, "dmy"), (_MDY, "mdy"), (_MY, "my")):
         for m in list(rx.finditer(work)):
             g = m.groups()

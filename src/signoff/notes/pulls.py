@@ -41,7 +41,10 @@ _GENERIC = words("support supports supported allow allows allowed make makes mad
                  "properly correctly correct instead default behaviour behavior option options ability able "
                  "possible work works working handle handles handled case cases without within other "
                  "via per they them their there where what who whose about after before because while "
-                 "being does did doing done get gets got set sets one two some many much every each")
+                 "being does did doing done get gets got set sets one two some many much every each "
+                 # how a change is judged, not which it is ("Improve test robustness" for a fix to a
+                 # script checking the sources, "Various improvements" for a lexer's pull request)
+                 "improve improves improved improvement improvements various better robust robustness")
 # the changelog's label of a breaking change ("**Breaking:**", "BREAKING CHANGE:"), not what changed
 _BREAKING_LABEL = re.compile(r"\bbreaking(?:[ -]changes?)?\W{0,3}:", re.IGNORECASE)
 _URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:com|org|io|dev)/\S*")

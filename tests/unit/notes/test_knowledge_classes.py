@@ -238,7 +238,12 @@ def test_an_item_naming_only_an_issue_a_commit_fixes_shows_the_changelog_cites_i
     assert grade_with(cites + item.format(14189), "CHANGES.rst", k)["unsupported"] == []
     # a number above the pull request, or the same item where nothing shows issues cited, is wrong
     assert [u["token"] for u in grade_with(cites + item.format(14191), "CHANGES.rst", k)["unsupported"]] == ["#14191"]
-    assert [u["token"] for u in grade_with(item.format(14189), "CHANGES.rst", k)["unsupported"]] == ["#14189"]
+    # where nothing else shows issues cited, a number labelling the item (`#N: ...`) may still be its issue;
+    # the same number closing the item, as pull requests are cited, is wrong
+    assert grade_with(item.format(14189), "CHANGES.rst", k)["unsupported"] == []
+    at_end = "* autodoc: Fix duplicate ``:no-index-entry:`` for modules (#{}).\n"
+    assert [u["token"] for u in grade_with(at_end.format(14189), "CHANGES.rst", k)["unsupported"]] == ["#14189"]
+    assert [u["token"] for u in grade_with(item.format(14191), "CHANGES.rst", k)["unsupported"]] == ["#14191"]
 
 
 def test_an_item_may_name_a_second_pull_request_it_is_about() -> None:
@@ -784,3 +789,119 @@ def test_the_pull_requests_that_merged_an_item_stand_in_place_of_none_of_its_com
     item = ("- Fix Fish shell completion broken in `8.4.0` by {{pr}}`{n}`. Newlines and tabs in option help text are "
             "now escaped. {{issue}}`3502` {{issue}}`3043` {{pr}}`3504` {{pr}}`3508`\n")
     assert _flags(k, item, "CHANGES.md", 3126, 3127) == {"{pr}`3127`"}
+
+
+def _unsupported(k: Knowledge, text: str, name: str = "CHANGES") -> set[str]:
+    return {u["token"] for u in grade_with(text, name, k)["unsupported"]}
+
+
+LEXERS = [_commit(10, "Fix catastrophic backtracking in archetype GUID patterns (#10)",
+                  paths=("pygments/lexers/archetype.py",)),
+          _commit(11, "Haskell: handle escape sequences in character literals (#11)",
+                  paths=("pygments/lexers/haskell.py",)),
+          _commit(12, "Fix ASN.1 lexer: recognize minus sign and fix range operator (#3060)", "Fixes #3014",
+                  paths=("pygments/lexers/asn1.py",)),
+          _commit(13, "Fix GetElem in Lean 4 (#2946)", paths=("pygments/lexers/lean.py",))]
+
+
+def test_a_nested_item_is_read_with_its_parents_not_its_siblings() -> None:
+    # pygments 2.20.0 (blind12): "* Lean4: Add operators" was read with the thirty lexers listed before it,
+    # a long item sharing one word (`lexer`) with "Fix GetElem in Lean 4", so called invented
+    k = Knowledge("v1..v2", None, [], LEXERS)
+    k.diff_of = lambda commit: diff_words("@@ -1 +1 @@ class Lean4Lexer(RegexLexer):\n-x\n+y\n")
+    section = ("- Updated lexers:\n\n"
+               "  * archetype: Fix catastrophic backtracking in GUID patterns (#10)\n"
+               "  * Haskell: Handle escape sequences in character literals (#11)\n"
+               "  * Lean4: Add operators ``]'``, ``]?``, ``]!``  (#2946)\n")
+    assert _unsupported(k, section) == set()
+    # a parent that only labels the group ("Updated lexers:") ties no invented item to an issue
+    invented = "  * Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` #3014\n"
+    assert _unsupported(k, section + invented) == {"#3014"}
+    assert _unsupported(k, section + "  * ASN.1: Recognize minus sign and fix range operator (#3014, #3060)\n") \
+        == set()
+
+
+def test_a_topic_an_item_opens_with_is_no_conventional_kind() -> None:
+    # pygments 2.19.0 (blind12): "BQN: Various improvements (#2789)" restates the merge's title "Various
+    # improvements to the BQN lexer"; `BQN:` was dropped as if it were `docs:`, and a wrong number passed
+    k = Knowledge("v1..v2", None, [], [
+        _commit(2, "Merge pull request #2789 from tz/bqn/inter-word-chars", "Various improvements to the BQN lexer",
+                parents=(9, 1)),
+        _commit(1, "Fix BQN lexer treating special characters as word chars", paths=("pygments/lexers/bqn.py",))])
+    assert _unsupported(k, "  * BQN: Various improvements (#2789)\n") == set()
+    assert _unsupported(k, "  * BQN: Various improvements (#2790)\n") == {"#2790"}
+
+
+def test_words_that_judge_a_change_say_nothing_of_which_it_is() -> None:
+    # pygments 2.19.0 (blind12): "Improve test robustness (#2812)" for a fix to the script checking the sources
+    k = Knowledge("v1..v2", None, [], [
+        _commit(2, "Merge pull request #2812 from jm/issue-2811-decoding-error-in-check_sources", parents=(9, 1)),
+        _commit(1, "fixes #2811: exit from bad utf-8 in check_sources", paths=("scripts/check_sources.py",))])
+    k.diff_of = lambda commit: diff_words("+            except UnicodeDecodeError as err:\n")
+    assert _unsupported(k, "* Improve test robustness (#2812)\n") == set()
+    assert _unsupported(k, "* Add prebuilt wheels and binaries for Windows on ARM64 (#2812)\n") == {"#2812"}
+
+
+def test_a_commit_writing_the_changelog_entry_did_not_make_the_change() -> None:
+    # go-task 3.51.1 (blind12): "docs(changelog): add entry for #2820" by the maintainer, whose account git
+    # states, was taken for one of the commits that made #2820, so the contributor's credit was called wrong
+    andrey = ("Andrey Nering", "7011819+andreynering@users.noreply.github.com")
+    k = Knowledge("v1..v2", None, [], [
+        _commit(3, "Update the shell interpreter (#2832)", author=andrey),
+        _commit(2, "docs(changelog): add entry for #2820", author=andrey, committer=andrey, paths=("CHANGELOG.md",)),
+        _commit(1, "perf(templater): skip template engine for strings without `{{` (#2820)",
+                author=("Roman Dahm", "roman.dahm@gmx.de"), paths=("internal/templater/templater.go",))])
+    item = ("- A significant performance boost was achieved for large Taskfiles (monorepos)\n"
+            "  by skipping templating altogether when the string is static (#2820 by @{}).\n")
+    assert _unsupported(k, item.format("romnn"), "CHANGELOG.md") == set()
+    assert _unsupported(k, item.format("andreynering"), "CHANGELOG.md") == {"@andreynering"}
+
+
+def test_a_person_credited_by_name_is_checked_against_who_made_the_change() -> None:
+    # Sphinx (blind11): every item ends "Patch by Full Name", a credit git can check by the author's name
+    assert [(c.token, c.role) for c in read_claims("Patch by Ann Lee in #12, and Contributed by Bo Chen & Cy Ng.")
+            if c.kind == "author"] == [("Ann Lee", "name"), ("Bo Chen", "names"), ("Cy Ng", "names")]
+    assert [c for c in read_claims("Patch by the team.") if c.kind == "author"] == []
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "autodoc: Fix duplicate ``:no-index-entry:`` for modules (#14190)",
+                author=("Adam Turner", "9087854+AA-Turner@users.noreply.github.com")),
+        _commit(2, "latex tables: Fix rendering for grid filled merged vertical cells (#14024)",
+                author=("Tim Nordell", "tim@example.org"))])
+    item = "* #14190: autodoc: Fix duplicate ``:no-index-entry:`` for modules.\n  Patch by {}\n"
+    assert _unsupported(k, item.format("Adam Turner"), "CHANGES.rst") == set()
+    # git names the person credited as the author of another change of the range, and not of this one
+    assert _unsupported(k, item.format("Tim Nordell"), "CHANGES.rst") == {"Tim Nordell"}
+    # a name git ties to no commit, or one of several credited together, says nothing git can check
+    assert _unsupported(k, item.format("Jean-François B."), "CHANGES.rst") == set()
+    assert _unsupported(k, item.format("Adam Turner and Tim Nordell"), "CHANGES.rst") == set()
+    # a commit the item's words restate, with no number of the item, decides nothing against a name
+    # (Sphinx 7.3.0: an issue's item restating the maintainer's own follow-up commit)
+    words_only = "* #14189: autodoc: Fix duplicate ``:no-index-entry:`` for modules.\n  Patch by {}\n"
+    for name in ("Adam Turner", "Tim Nordell"):
+        assert name not in _unsupported(k, words_only.format(name), "CHANGES.rst")
+
+
+def test_a_release_emptying_the_changelog_fragments_carries_none_of_their_numbers() -> None:
+    # aiohttp 3.14.0 (blind11, graded without the repository): "Release v3.14.0 (#12757)" deletes the 76
+    # fragments it collects into CHANGES.rst, and five long items were called the release's change
+    release = _commit(2, "Release v3.14.0 (#12757)", paths=("CHANGES.rst",))
+    release["files"] += [{"path": f"CHANGES/{n}.feature.rst", "added": 0, "deleted": 1, "binary": False}
+                         for n in (12571, 12592)]
+    k = Knowledge("v1..v2", None, [], [release, _commit(1, "Add the socket factory (#12592)",
+                                                        paths=("CHANGES/12592.feature.rst", "aiohttp/connector.py"))])
+    item = ("- Added support for reading the proxy settings of every platform from its own configuration "
+            "registry on start -- by :user:`ann`.\n\n\n  *Related issues and pull requests on GitHub:*\n"
+            "  :issue:`12571`.\n")
+    assert _unsupported(k, item, "CHANGES.rst") == set()
+    assert k.by_ref.get("12571") is None
+    assert [c.subject for c in k.by_ref["12592"]] == ["Add the socket factory (#12592)"]
+
+
+def test_a_restructuredtext_target_names_a_link_not_the_release() -> None:
+    # Sphinx 7.3.0 (stress check): `.. _Docutils 0.21: URL` was read as the release's version
+    k = Knowledge("v7.37.4..v7.37.5", "c" * 40, TAG, [_commit(1, "Update CHANGELOG and bump version")])
+    target = ".. _Docutils 0.21.2: https://docutils.sourceforge.io/RELEASE-NOTES.html#release-0-21-2024-04\n"
+    assert _unsupported(k, "Release 7.37.5\n==============\n\n" + target, "CHANGES.rst") == set()
+    # a Markdown link definition of a version still names a release
+    assert _unsupported(k, "## [7.37.5]\n\n[7.37.9]: https://github.com/o/r/compare/v7.37.4...v7.37.9\n",
+                        "CHANGELOG.md") >= {"7.37.9"}
