@@ -28,7 +28,8 @@ from signoff.repair import lockfile
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?\.(?:/)?(?:\[([^\]]*)\])?\s*$")
 _EGG = re.compile(r"#egg=([A-Za-z0-9._-]+)")
-_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)[=\s]+(\S+)\s*$")
+# pip reads `-r FILE`, `--requirement=FILE` and `-rFILE` alike (gunicorn's tox.ini: `-rrequirements_test.txt`).
+_INCLUDE = re.compile(r"^(-r|-c|--requirement|--constraint)(?:[=\s]+|(?<=^-[rc])(?=[^\s=-]))(\S+)\s*$")
 MAX_INCLUDES = 20
 
 
@@ -108,7 +109,8 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         if isinstance(project, dict) and project.get("name"):
             out.update(name=str(project["name"]), where="pyproject.toml",
                        dependencies=[str(d) for d in project.get("dependencies") or []],
-                       extras={**_pdm_dev_groups(document), **_dependency_groups(document.get("dependency-groups")),
+                       extras={**_poetry_groups((document.get("tool") or {}).get("poetry")),
+                               **_pdm_dev_groups(document), **_dependency_groups(document.get("dependency-groups")),
                                **{str(k): [str(d) for d in v] for k, v in
                                   (project.get("optional-dependencies") or {}).items() if isinstance(v, list)}})
             dynamic = project.get("dynamic") or []
@@ -198,18 +200,26 @@ def poetry_spec(name: str, spec: Any) -> str | None:
     return f"{name}{extras}{','.join(parts)}{markers}"
 
 
+def _poetry_groups(poetry: Any) -> dict[str, list[str]]:
+    """Poetry's dependency groups (`[tool.poetry.group.test.dependencies]`, the older `dev-dependencies`
+    as `dev`), as extras: Poetry 2 keeps them beside a `[project]` table too (cleo's `dev`)."""
+    if not isinstance(poetry, dict):
+        return {}
+    groups = {str(g): (t or {}).get("dependencies") or {} for g, t in (poetry.get("group") or {}).items()
+              if isinstance(t, dict)}
+    if poetry.get("dev-dependencies"):
+        groups.setdefault("dev", poetry["dev-dependencies"])
+    return {group: [line for k, v in table.items() if (line := poetry_spec(str(k), v))]
+            for group, table in groups.items() if isinstance(table, dict)}
+
+
 def _poetry(poetry: dict[str, Any]) -> dict[str, Any]:
     """Dependencies and extras of a Poetry project (no `[project]` table: Poetry before 2.0); its
-    groups (`[tool.poetry.group.test.dependencies]`, the older `dev-dependencies`) count as extras."""
+    groups count as extras (_poetry_groups)."""
     main = {str(k): v for k, v in (poetry.get("dependencies") or {}).items()}
     deps = [line for k, v in main.items() if not (isinstance(v, dict) and v.get("optional"))
             and (line := poetry_spec(k, v))]
-    extras: dict[str, list[str]] = {}
-    groups = {str(g): (t or {}).get("dependencies") or {} for g, t in (poetry.get("group") or {}).items()}
-    if poetry.get("dev-dependencies"):
-        groups.setdefault("dev", poetry["dev-dependencies"])
-    for group, table in groups.items():
-        extras[group] = [line for k, v in table.items() if (line := poetry_spec(str(k), v))]
+    extras = _poetry_groups(poetry)
     for extra, names in (poetry.get("extras") or {}).items():
         extras[str(extra)] = [line for n in names if n in main and (line := poetry_spec(n, main[n]))]
     return {"dependencies": deps, "extras": extras}

@@ -502,3 +502,15 @@ def test_a_test_package_imported_from_the_root_keeps_its_helpers(tmp_path: Path)
     (tree / "tests" / "base.py").write_text("")
     line = testenv.unbuilt_module("ModuleNotFoundError: No module named 'tests.base'", tree, [])
     assert "in the checkout but not in the harness" in line
+
+
+def test_an_include_written_without_a_space_and_poetry_groups_beside_a_project_table(tmp_path: Path) -> None:
+    """pip reads `-rFILE` as `-r FILE` (gunicorn's and PyGithub's tox.ini: `deps = -rrequirements_test.txt`);
+    Poetry 2 keeps its groups in [tool.poetry.group.*] beside a [project] table (cleo's `dev`)."""
+    pyproject = PYPROJECT + '[tool.poetry.group.dev.dependencies]\npytest-mock = ">=3.8.2"\n'
+    repo, base = _repo(tmp_path / "r", {"tox.ini": "[testenv]\ndeps =\n  -rrequirements_test.txt\n  -cpins.txt\n",
+                                        "requirements_test.txt": "gevent\npytest>=7.2.0\n", "pins.txt": "gevent<99\n",
+                                        "pyproject.toml": pyproject})
+    plan = testenv.plan(repo, base, ["tox.ini"], False, ["dev"], None)
+    assert plan.lines == ["attrs>=22", "six", "pytest-mock>=3.8.2", "gevent", "pytest>=7.2.0"]
+    assert testenv.read_requirements(repo, base, "tox.ini")[1] == ["gevent<99"]
