@@ -298,6 +298,14 @@ def _static(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Any:
     return ast.literal_eval(node)
 
 
+def _entry_groups(value: ast.expr, names: dict[str, ast.expr]) -> list[str]:
+    """The group names setup.py's literal `entry_points={...}` declares."""
+    while isinstance(value, ast.Name) and value.id in names:
+        value = names[value.id]
+    return [str(k.value) for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ] if isinstance(value, ast.Dict) else []
+
+
 def _entry_lines(value: ast.expr, names: dict[str, ast.expr], group: str) -> list[str]:
     """setup.py's `entry_points={"console_scripts": [...], "pytest11": [...]}`: the entries of `group`
     written as literals (coverage.py computes two of its three names with `%`: those are left out, the
@@ -375,8 +383,7 @@ def _setup_py(source: str) -> dict[str, Any]:
                               if isinstance(k, ast.Constant) and isinstance(k.value, str)]
             for arg, value in pairs:
                 if arg == "entry_points":
-                    found["console_scripts"] = _entry_lines(value, names, "console_scripts")
-                    found["pytest11"] = _entry_lines(value, names, "pytest11")
+                    found["entry_points"] = {g: _entry_lines(value, names, g) for g in _entry_groups(value, names)}
                 if arg in wanted:
                     try:
                         found[arg] = _static(value, names)
@@ -905,11 +912,13 @@ def declared_version(repo: Path, base: str) -> str:
     return release_of(repo, base)
 
 
-def write_metadata(tree: Path, name: str, version: str) -> str | None:
-    """The installed-package metadata `pip install -e .` leaves (name and version only) at the root of
-    an exported revision, where `importlib.metadata.version("pre_commit")` finds it: code that reads
-    its own version from there at import (pre-commit's constants) runs as its maintainers' does. No
-    entry points: the checkout's pytest plugins never load by themselves (the guard must run first).
+def write_metadata(tree: Path, name: str, version: str, entry_points: dict[str, list[str]] | None = None
+                   ) -> str | None:
+    """The installed-package metadata `pip install -e .` leaves (name, version and the entry points given)
+    at the root of an exported revision, where `importlib.metadata.version("pre_commit")` finds it: code
+    that reads its own version from there at import (pre-commit's constants), or finds its own parts by
+    entry point (mkdocs' themes and plugins), runs as its maintainers' does. Never `pytest11`: the
+    checkout's pytest plugins never load by themselves (the guard loads them after its start).
     None when the revision commits a folder by that name."""
     if not re.fullmatch(r"[A-Za-z0-9][\w.-]*", name) or not re.fullmatch(r"[\w.+!-]+", version):
         return None
@@ -919,6 +928,10 @@ def write_metadata(tree: Path, name: str, version: str) -> str | None:
     except OSError:
         return None
     (folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    groups = {g: lines for g, lines in (entry_points or {}).items() if g != "pytest11" and lines}
+    if groups:
+        (folder / "entry_points.txt").write_text("".join(
+            f"[{group}]\n" + "".join(f"{line}\n" for line in lines) + "\n" for group, lines in sorted(groups.items())))
     return folder.name
 
 
@@ -955,8 +968,37 @@ def _declared_entries(repo: Path, base: str, group: str) -> list[str]:
     lines += cfg.get("options.entry_points", group, fallback="").splitlines()
     setup_py = git.read_file_at(repo, base, "setup.py")
     if setup_py is not None:
-        lines += _setup_py(setup_py.decode(errors="replace")).get(group) or []
+        lines += (_setup_py(setup_py.decode(errors="replace")).get("entry_points") or {}).get(group) or []
     return lines
+
+
+def entry_points(repo: Path, base: str) -> dict[str, list[str]]:
+    """Every entry point group the base revision declares but `pytest11` (see write_metadata), as
+    `name = target` lines read as data (_declared_entries)."""
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    try:
+        document = tomllib.loads(text.decode()) if text is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        document = {}
+    tool = document.get("tool") or {}
+    tables = [(document.get("project") or {}).get("entry-points"), (tool.get("poetry") or {}).get("plugins"),
+              (tool.get("flit") or {}).get("entrypoints")]
+    groups = {"console_scripts"} | {str(g) for table in tables if isinstance(table, dict) for g in table}
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read_string((git.read_file_at(repo, base, "setup.cfg") or b"").decode(errors="replace"))
+        groups.update(cfg.options("options.entry_points") if cfg.has_section("options.entry_points") else [])
+    except configparser.Error:
+        pass
+    setup_py = git.read_file_at(repo, base, "setup.py")
+    if setup_py is not None:
+        groups.update(_setup_py(setup_py.decode(errors="replace")).get("entry_points") or {})
+    out = {group: [line for line in (str(x).strip() for x in _declared_entries(repo, base, group))
+                   if _ENTRY_LINE.match(line)] for group in sorted(groups - {"pytest11"})}
+    return {group: lines for group, lines in out.items() if lines}
+
+
+_ENTRY_LINE = re.compile(r"^[\w.-]+(?: [\w.-]+)*\s*=\s*[\w.]+(?::[\w.]+)?\s*(?:\[[\w,\s.-]*\])?$")
 
 
 def console_scripts(repo: Path, base: str) -> dict[str, str]:

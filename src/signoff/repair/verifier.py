@@ -688,12 +688,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                               f"({release}): the base's pyproject.toml has it generated at install, not committed"
                               for rel in testenv.write_version_files(tree, version_files, release)]
             if trees and runner.needs_python and env_plan.project:
-                version = testenv.declared_version(repo, base)
+                version, entries = testenv.declared_version(repo, base), testenv.entry_points(repo, base)
                 for rev, tree in trees.items():
-                    if written := testenv.write_metadata(tree, env_plan.project, version):
+                    if written := testenv.write_metadata(tree, env_plan.project, version, entries):
+                        groups = f", the base's entry points of {', '.join(entries)}" if entries else ""
                         notes.append(f"package metadata {written} written for the "
-                                     f"{'base' if rev == base else 'candidate'} (name and version, no entry points): "
-                                     "installing the project would, and its code may read it")
+                                     f"{'base' if rev == base else 'candidate'} (name and version{groups}; never "
+                                     "pytest plugins): installing the project would, and its code may read it")
             if trees and runner.needs_python and (scripts := testenv.console_scripts(repo, base)):
                 for rev, tree in trees.items():
                     if written_scripts := testenv.write_scripts(tree, scripts):

@@ -514,3 +514,28 @@ def test_an_include_written_without_a_space_and_poetry_groups_beside_a_project_t
     plan = testenv.plan(repo, base, ["tox.ini"], False, ["dev"], None)
     assert plan.lines == ["attrs>=22", "six", "pytest-mock>=3.8.2", "gevent", "pytest>=7.2.0"]
     assert testenv.read_requirements(repo, base, "tox.ini")[1] == ["gevent<99"]
+
+
+def test_the_package_metadata_carries_the_bases_entry_points_but_pytest_plugins(tmp_path: Path) -> None:
+    """mkdocs finds its own themes and plugins by entry point (`mkdocs.themes`), as installing it registers
+    them: the metadata written for the run has every group the base declares but `pytest11` (those the guard
+    loads itself, after its start), from pyproject.toml, setup.cfg and setup.py's literal dict."""
+    repo, base = _repo(tmp_path / "r", {
+        "pyproject.toml": ('[project]\nname = "mkdocs"\n[project.scripts]\nmkdocs = "mkdocs.__main__:cli"\n'
+                           '[project.entry-points."mkdocs.themes"]\nmkdocs = "mkdocs.themes.mkdocs"\n'
+                           '[project.entry-points.pytest11]\nown = "mkdocs.plugin"\n'),
+        "setup.cfg": "[options.entry_points]\nmkdocs.plugins =\n    search = mkdocs.contrib.search:SearchPlugin\n",
+        "setup.py": "from setuptools import setup\nsetup(entry_points={'paste.server_runner': ['main = g.p:serve'],"
+                    " 'pytest11': ['p = p.plugin']})\n"})
+    entries = testenv.entry_points(repo, base)
+    assert entries == {"console_scripts": ["mkdocs = mkdocs.__main__:cli"], "mkdocs.plugins": [
+        "search = mkdocs.contrib.search:SearchPlugin"], "mkdocs.themes": ["mkdocs = mkdocs.themes.mkdocs"],
+        "paste.server_runner": ["main = g.p:serve"]}
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    assert testenv.write_metadata(tree, "mkdocs", "1.6.0", {**entries, "pytest11": ["own = mkdocs.plugin"]})
+    (dist,) = importlib.metadata.distributions(path=[str(tree)])
+    assert sorted((ep.group, ep.name, ep.value) for ep in dist.entry_points) == [
+        ("console_scripts", "mkdocs", "mkdocs.__main__:cli"), ("mkdocs.plugins", "search",
+                                                                "mkdocs.contrib.search:SearchPlugin"),
+        ("mkdocs.themes", "mkdocs", "mkdocs.themes.mkdocs"), ("paste.server_runner", "main", "g.p:serve")]
