@@ -889,14 +889,19 @@ def write_version_files(tree: Path, files: dict[str, str | None], version: str) 
     return written
 
 
+def _pyproject(repo: Path, base: str) -> dict[str, Any]:
+    """The base revision's pyproject.toml as data; {} when it has none or it cannot be read."""
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    try:
+        return tomllib.loads(text.decode()) if text is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
 def declared_version(repo: Path, base: str) -> str:
     """The version the base revision declares as plain data (pyproject.toml's `[project]` or
     `[tool.poetry]`, setup.cfg's `[metadata]`, a literal in setup.py), else the one its tags give."""
-    text = git.read_file_at(repo, base, "pyproject.toml")
-    try:
-        document = tomllib.loads(text.decode()) if text is not None else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        document = {}
+    document = _pyproject(repo, base)
     poetry = (document.get("tool") or {}).get("poetry")
     cfg = configparser.ConfigParser(interpolation=None)
     try:
@@ -944,11 +949,7 @@ def _declared_entries(repo: Path, base: str, group: str) -> list[str]:
     (`[project.scripts]` or `[project.entry-points.GROUP]`, poetry's and flit's tables), setup.cfg's
     `[options.entry_points]`, setup.py's literal entries."""
     lines: list[str] = []
-    text = git.read_file_at(repo, base, "pyproject.toml")
-    try:
-        document = tomllib.loads(text.decode()) if text is not None else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        document = {}
+    document = _pyproject(repo, base)
     tool = document.get("tool") or {}
     project, poetry, flit = document.get("project") or {}, tool.get("poetry") or {}, tool.get("flit") or {}
     if group == "console_scripts":
@@ -975,11 +976,7 @@ def _declared_entries(repo: Path, base: str, group: str) -> list[str]:
 def entry_points(repo: Path, base: str) -> dict[str, list[str]]:
     """Every entry point group the base revision declares but `pytest11` (see write_metadata), as
     `name = target` lines read as data (_declared_entries)."""
-    text = git.read_file_at(repo, base, "pyproject.toml")
-    try:
-        document = tomllib.loads(text.decode()) if text is not None else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        document = {}
+    document = _pyproject(repo, base)
     tool = document.get("tool") or {}
     tables = [(document.get("project") or {}).get("entry-points"), (tool.get("poetry") or {}).get("plugins"),
               (tool.get("flit") or {}).get("entrypoints")]
