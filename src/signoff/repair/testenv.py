@@ -626,9 +626,32 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         result.sources.append(f"lock {locked.path}")
         result.constraints += [p.constraint() for p in locked.pins]
         result.pins += [p for p in locked.pins if p.hashes]
+    if user := pkg_resources_user(repo, base):
+        # Installing the project with setuptools, as its maintainers did, brought pkg_resources with it
+        # (jaraco.functools' namespace package declares itself through it); setuptools 82 removed it.
+        if not any(normalise(requirement_name(r) or "") == "setuptools" for r in raw):
+            raw.append(SETUPTOOLS_WITH_PKG_RESOURCES)
+        result.constraints.append(SETUPTOOLS_WITH_PKG_RESOURCES)
+        result.sources.append(f"{SETUPTOOLS_WITH_PKG_RESOURCES} ({user} imports pkg_resources)")
     result.lines = list(dict.fromkeys(raw))
     result.constraints = list(dict.fromkeys(result.constraints))
     return result
+
+
+SETUPTOOLS_WITH_PKG_RESOURCES = "setuptools<82"  # the last releases that ship pkg_resources
+_PKG_RESOURCES = r"^\s*(import|from)\s+pkg_resources\b|__import__\(\s*['\"]pkg_resources['\"]"
+
+
+def pkg_resources_user(repo: Path, base: str) -> str | None:
+    """The first Python file of the base revision, setup.py aside (it runs at build time only), that
+    imports pkg_resources: a namespace package declared through it, a version read with
+    `get_distribution`. None when no file does."""
+    found = git.run(repo, "grep", "-l", "-I", "-E", _PKG_RESOURCES, base, "--", "*.py", ":(exclude)setup.py",
+                    check=False)
+    prefix = f"{base}:"
+    for line in found.stdout.decode("utf-8", "surrogateescape").splitlines():
+        return line.removeprefix(prefix)
+    return None
 
 
 # -- where the project keeps its import packages ------------------------------------------------
