@@ -205,7 +205,7 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if data is not None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
-    for name, data in _data_files(repo, base, rel).items():
+    for name, data in _data_files(repo, base, rel, path.read_bytes()).items():
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
@@ -230,14 +230,35 @@ def _is_data(name: str, root: str, packages: set[str], config_folders: set[str])
     return not name.endswith(".py") or (folder != root and folder not in packages)
 
 
-def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
+def _named_after(name: str, root: str, names: set[str]) -> bool:
+    """A data file named after the test module or one of its classes, below the test folder: a folder by
+    that name (a cassette folder per module) or a file whose name starts with it and a dot (PyGithub's
+    `ReplayData/PaginatedList.setUp.txt` for the class PaginatedList)."""
+    parts = PurePosixPath(name).relative_to(root).parts
+    return any(p in names for p in parts[:-1]) or any(parts[-1].startswith(f"{n}.") for n in names)
+
+
+def _test_names(rel: str, source: bytes | None) -> set[str]:
+    """The test module's name (with and without its `test_`) and the classes it defines at its top level."""
+    stem = PurePosixPath(rel).stem
+    names = {stem, stem.removeprefix("test_").removesuffix("_test")}
+    try:
+        tree = ast.parse(source or b"")
+    except (SyntaxError, ValueError):
+        return names
+    return names | {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+
+
+def _data_files(repo: Path, base: str, rel: str, source: bytes | None = None) -> dict[str, bytes]:
     """The data files of the test folder a test file sits in (sqlparse's conftest reads
     `tests/files/*.sql` beside itself): those the base revision commits there, and new ones a person
     put there for the contract (in no commit of the base or of the work tree's branch, not ignored:
     the fix's new data file, as `git checkout FIX -- FILE` leaves it). A committed one the person
     changed for the contract (uncommitted, against the work tree's branch: markdown-it-py's fix adds
     its cases to `fixtures/linkify.md`) is taken as the person left it, like the test file itself.
-    None when there are more than a test folder's data (a corpus): freeze the folder as the harness then."""
+    In a corpus (more than a test folder's data: PyGithub's 1,100 replay files), only those named after
+    the test module or its classes (_named_after); none when those are a corpus too: freeze the folder
+    as the harness then."""
     root = test_folder_of(rel)
     if root is None:
         return {}
@@ -256,7 +277,10 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     new = [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
            if n and _is_data(n, root, packages, above) and n not in committed] if placed.returncode == 0 else []
     if len(names) + len(new) > MAX_DATA_FILES:
-        return {}
+        own = _test_names(rel, source)
+        names, new = [n for n in names if _named_after(n, root, own)], [n for n in new if _named_after(n, root, own)]
+        if len(names) + len(new) > MAX_DATA_FILES:
+            return {}
     out: dict[str, bytes] = {}
     total = 0
     for name in names + new:

@@ -556,3 +556,26 @@ def test_code_that_imports_pkg_resources_gets_a_setuptools_that_ships_it(tmp_pat
     assert testenv.plan(declared, dbase, [], True, [], None).lines == ["setuptools>=40"]
     plain, pbase = _repo(tmp_path / "p", {"setup.py": setup, "jaraco/functools.py": "x = 1\n"})
     assert testenv.pkg_resources_user(plain, pbase) is None
+
+
+def test_in_a_corpus_the_data_named_after_the_test_module_or_its_classes_is_frozen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyGithub's tests/ holds 1,100 replay files; tests/PaginatedList.py (its class PaginatedList) reads
+    `ReplayData/PaginatedList.<test>.txt`. Over the limit of a test folder's data, only what is named after
+    the module or its classes goes with the test file (and nothing when that is a corpus too)."""
+    from signoff.repair import pytest_config
+
+    test = "from . import Framework\n\nclass PaginatedList(Framework.TestCase):\n    pass\n"
+    repo, base = _repo(tmp_path / "r", {"tests/__init__.py": "", "tests/Framework.py": "",
+                                        "tests/PaginatedList.py": test, "tests/ReplayData/PaginatedList.setUp.txt": "a",
+                                        "tests/ReplayData/PaginatedList.testIteration.txt": "b",
+                                        "tests/ReplayData/PaginatedListX.setUp.txt": "c",
+                                        "tests/ReplayData/Other.setUp.txt": "d",
+                                        "tests/cassettes/PaginatedList/get.yaml": "e"})
+    monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 4)
+    assert [n for n in _staged(repo, base, "tests/PaginatedList.py", tmp_path / "h") if "/" in n[6:]] == [
+        "tests/ReplayData/PaginatedList.setUp.txt", "tests/ReplayData/PaginatedList.testIteration.txt",
+        "tests/cassettes/PaginatedList/get.yaml"]
+    monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 2)
+    assert _staged(repo, base, "tests/PaginatedList.py", tmp_path / "h2") == [
+        "tests/Framework.py", "tests/PaginatedList.py", "tests/__init__.py"]
