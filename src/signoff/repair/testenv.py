@@ -628,7 +628,7 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         result.pins += [p for p in locked.pins if p.hashes]
     if user := pkg_resources_user(repo, base):
         # Installing the project with setuptools, as its maintainers did, brought pkg_resources with it
-        # (jaraco.functools' namespace package declares itself through it); setuptools 82 removed it.
+        # (jaraco.functools' namespace package declares itself through it): a setuptools of its time.
         if not any(normalise(requirement_name(r) or "") == "setuptools" for r in raw):
             raw.append(SETUPTOOLS_WITH_PKG_RESOURCES)
         result.constraints.append(SETUPTOOLS_WITH_PKG_RESOURCES)
@@ -638,7 +638,9 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
     return result
 
 
-SETUPTOOLS_WITH_PKG_RESOURCES = "setuptools<82"  # the last releases that ship pkg_resources
+# Releases whose pkg_resources imports its own vendored copies (setuptools 71 imports jaraco.text and
+# more_itertools by those names, which a checkout's own `jaraco` namespace package hides; 82 removed it).
+SETUPTOOLS_WITH_PKG_RESOURCES = "setuptools<71"
 _PKG_RESOURCES = r"^\s*(import|from)\s+pkg_resources\b|__import__\(\s*['\"]pkg_resources['\"]"
 
 
