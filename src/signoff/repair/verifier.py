@@ -939,7 +939,7 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
 
     left_out: list[str] = []
     first: Any = None
-    imported = _imported_by(harness)
+    imported = _imported_by(harness, [req.expect, *req.regression])
     while True:
         reqs = write_requirements(plan, workspace)
         try:
@@ -955,22 +955,12 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
             left_out.append(line)
 
 
-def _imported_by(harness: Path) -> set[str]:
-    """The top-level modules the harness's Python files import, by their normalised names."""
-    import ast
+def _imported_by(harness: Path, tests: list[str]) -> set[str]:
+    """The top-level modules the run of `tests` imports from outside the harness (harness_imports), by
+    their normalised names."""
+    from signoff.repair.harness_imports import imported_by
 
-    out: set[str] = set()
-    for path in harness.rglob("*.py"):
-        try:
-            tree = ast.parse(path.read_bytes())
-        except (SyntaxError, ValueError, OSError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                out |= {testenv.normalise(a.name.split(".", 1)[0]) for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                out.add(testenv.normalise(node.module.split(".", 1)[0]))
-    return out
+    return {testenv.normalise(name) for name in imported_by(harness, tests)}
 
 
 def _left_out_needed(left_out: list[str], runs: list[Run]) -> str | None:
