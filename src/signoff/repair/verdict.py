@@ -298,7 +298,19 @@ def outcome_of(cases: list[Case], skips_pass: bool = False) -> tuple[str, bool, 
     # An assertion counts only where the case failed: an xfailed case's is the harness's expectation.
     asserted = [c for c in cases if c.assertion and c.outcome == "failed"]
     failing = asserted or [c for c in cases if c.outcome in ("failed", "error")]
+    if not failing and outcome == "skipped":
+        return outcome, False, _skipped_message(cases)
     return outcome, bool(asserted), (failing[0].message if failing else "")
+
+
+def _skipped_message(cases: list[Case]) -> str:
+    """Which cases were skipped and why, in one line (gunicorn's corpus test: the cases of its optional C
+    parser skip when gunicorn_h1c is not installed): what a person needs to make them run."""
+    skipped = [c for c in cases if c.outcome == "skipped"]
+    first = skipped[0]
+    why = f": {first.message}" if first.message else ""
+    share = f"{len(skipped)} of {len(cases)} cases skipped, e.g. " if len(cases) > 1 else ""
+    return f"{share}{first.id.rsplit('::', 1)[-1]}{why}"
 
 
 # Exceptions that say the environment is wrong, not that the code misbehaves: never a defect shown.

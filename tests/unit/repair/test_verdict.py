@@ -402,6 +402,17 @@ def test_a_regression_id_passed_in_some_cases_and_skipped_by_the_harness_in_the_
     assert summarize(["t.py::test_y"], [run], skips_pass=True).outcome == "skipped"
 
 
+def test_a_skipped_expected_test_names_its_skipped_cases_and_why() -> None:
+    # gunicorn's corpus test: the cases of its optional C parser skip without gunicorn_h1c (left out: no wheel).
+    cases = [Case("t.py::test_http_parser[python-/h/a.http]", "passed", False, None, ""),
+             Case("t.py::test_http_parser[fast-/h/a.http]", "skipped", False, None, "gunicorn_h1c required")]
+    s = summarize(["t.py::test_http_parser"], [Run("complete", cases=cases)])
+    assert (s.outcome, s.message) == ("skipped", "1 of 2 cases skipped, e.g. test_http_parser[fast-/h/a.http]: "
+                                                 "gunicorn_h1c required")
+    one = summarize(["t.py::test_http_parser[fast-/h/a.http]"], [Run("complete", cases=cases)])
+    assert one.message == "test_http_parser[fast-/h/a.http]: gunicorn_h1c required"
+
+
 def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
     # httpx's requirements.txt names its docs tool, published as source only; the run goes without it.
     from signoff.repair.testenv import Plan, wheel_less_line
