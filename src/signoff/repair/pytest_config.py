@@ -205,6 +205,10 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if data is not None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
+    for name in _placed_helpers(repo, base, rel, path.read_bytes()):
+        if not (dest / name).exists():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(repo / name, dest / name)
     for name, data in _data_files(repo, base, rel, path.read_bytes()).items():
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -249,6 +253,40 @@ def _test_names(rel: str, source: bytes | None) -> set[str]:
     return names | {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
 
 
+def _placed(repo: Path, root: str, committed: set[str]) -> list[str]:
+    """The files a person put in the folder `root` of the work tree (as `git checkout FIX -- FILE` leaves
+    them): in no commit of the base (`committed`) or of the checked-out branch (an agent's branch checked
+    out here brings nothing), not ignored."""
+    placed = git.run(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", f"{root}/",
+                     check=False)
+    head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
+    at_head = set(head.stdout.decode("utf-8", "surrogateescape").split("\0"))
+    return [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
+            if n and n not in committed and n not in at_head] if placed.returncode == 0 else []
+
+
+def _placed_helpers(repo: Path, base: str, rel: str, source: bytes) -> list[str]:
+    """Helper modules the fix adds that a person checked out in the test folder beside the test file
+    (cleo's `tests/fixtures/exceptions/raiser_with_suppressed_context.py`, imported by the new test): those
+    of the person's new Python files (_placed) whose module name the test file imports."""
+    root = test_folder_of(rel)
+    if root is None:
+        return []
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {p for a in node.names for p in a.name.split(".")}
+        elif isinstance(node, ast.ImportFrom):
+            imported |= {*(node.module or "").split("."), *(a.name for a in node.names)}
+    return [n for n in _placed(repo, root, set(git.tracked_paths(repo, base, root)))
+            if n.endswith(".py") and n != rel and PurePosixPath(n).stem in imported
+            and (repo / n).is_file() and not (repo / n).is_symlink()]
+
+
 def _data_files(repo: Path, base: str, rel: str, source: bytes | None = None) -> dict[str, bytes]:
     """The data files of the test folder a test file sits in (sqlparse's conftest reads
     `tests/files/*.sql` beside itself): those the base revision commits there, and new ones a person
@@ -266,16 +304,10 @@ def _data_files(repo: Path, base: str, rel: str, source: bytes | None = None) ->
     packages = {str(PurePosixPath(n).parent) for n in tracked if n.endswith("/__init__.py")}
     above = {str(d) for d in PurePosixPath(rel).parents}
     names = [n for n in tracked if _is_data(n, root, packages, above)]
-    placed = git.run(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", f"{root}/",
-                     check=False)
-    # Never what a commit of the checked-out branch brought (an agent's branch checked out here).
-    head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
-    committed = {*names, *head.stdout.decode("utf-8", "surrogateescape").split("\0")}
     # Uncommitted edits (staged or not) of files the branch commits: the person's, never a commit's.
     edited = set(git.run(repo, "diff", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
                  .stdout.decode("utf-8", "surrogateescape").split("\0"))
-    new = [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
-           if n and _is_data(n, root, packages, above) and n not in committed] if placed.returncode == 0 else []
+    new = [n for n in _placed(repo, root, set(names)) if _is_data(n, root, packages, above)]
     if len(names) + len(new) > MAX_DATA_FILES:
         own = _test_names(rel, source)
         names, new = [n for n in names if _named_after(n, root, own)], [n for n in new if _named_after(n, root, own)]

@@ -580,3 +580,18 @@ def test_in_a_corpus_the_data_named_after_the_test_module_or_its_classes_is_froz
     monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 2)
     assert _staged(repo, base, "tests/PaginatedList.py", tmp_path / "h2") == [
         "tests/Framework.py", "tests/PaginatedList.py", "tests/__init__.py"]
+
+
+def test_a_helper_module_the_fix_adds_is_frozen_from_where_the_person_put_it(tmp_path: Path) -> None:
+    """cleo's fix adds tests/fixtures/exceptions/raiser_with_suppressed_context.py, which its new test imports:
+    checked out beside the test (`git checkout FIX -- FILE`), it goes into the harness as the test file does.
+    A new Python file the test does not import stays out."""
+    test = "from tests.fixtures.exceptions import raiser\n\ndef test_x():\n    raiser.raiser()\n"
+    repo, base = _repo(tmp_path / "r", {"tests/__init__.py": "", "tests/ui/__init__.py": "",
+                                        "tests/ui/test_trace.py": "def test_old():\n    pass\n",
+                                        "tests/fixtures/__init__.py": "", "tests/fixtures/exceptions/__init__.py": ""})
+    (repo / "tests" / "ui" / "test_trace.py").write_text(test)
+    (repo / "tests" / "fixtures" / "exceptions" / "raiser.py").write_text("def raiser():\n    raise ValueError\n")
+    (repo / "tests" / "fixtures" / "exceptions" / "scratch.py").write_text("x = 1\n")
+    staged = _staged(repo, base, "tests/ui/test_trace.py", tmp_path / "h")
+    assert "tests/fixtures/exceptions/raiser.py" in staged and "tests/fixtures/exceptions/scratch.py" not in staged
