@@ -9,6 +9,7 @@ skipped, errored, partial or disagreeing between repeats can become a pass.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -262,11 +263,13 @@ class Summary:
     per_test: dict[str, str] = field(default_factory=dict)
     raised: bool = False  # some selected case failed by an exception the code under test raised (guard's record)
     partly_skipped: bool = False  # a regression id passed in some cases and was skipped by the harness in the rest
+    skipped_as_on_base: bool = False  # the expected test passed where it ran and skipped only what base skipped
+    cases: dict[str, str] = field(default_factory=dict, compare=False)  # first run's selected cases: outcome
 
     def as_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "assertion": self.assertion, "message": self.message,
                 "status": self.status, "per_test": self.per_test, "raised": self.raised,
-                "partly_skipped": self.partly_skipped}
+                "partly_skipped": self.partly_skipped, "skipped_as_on_base": self.skipped_as_on_base}
 
     @property
     def defect_shown(self) -> bool:
@@ -369,8 +372,26 @@ def summarize(tests: list[str], runs: list[Run], skips_pass: bool = False) -> Su
     raised = all(any(raised_in_checkout(run, select(run.cases, t)) for t in tests) for run in runs)
     partly = skips_pass and any(o == "passed" and "skipped" in {c.outcome for c in select(runs[0].cases, t)}
                                 for t, (o, _a, _m) in per.items())
+    cases = {c.id: c.outcome for t in tests for c in select(runs[0].cases, t)}
     return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()}, raised,
-                   partly)
+                   partly, cases=cases)
+
+
+def skipped_as_on_base(base: Summary, candidate: Summary) -> Summary:
+    """The candidate's expected test as passed when it passed every case that ran, passed every case that
+    failed or errored on base, and skipped only cases base skipped too (gunicorn's corpus test runs each
+    request with two parsers; the cases of its optional C parser skip on both sides when it is not
+    installed). A skip the candidate brings, or a defect-showing case it skips, stays a skip: never a pass."""
+    if candidate.outcome != "skipped" or base.outcome != "failed" or not candidate.cases:
+        return candidate
+    skipped = {i for i, o in candidate.cases.items() if o == "skipped"}
+    shown = {i for i, o in base.cases.items() if o in ("failed", "error")}
+    if (set(candidate.cases.values()) != {"passed", "skipped"} or not shown
+            or not skipped <= {i for i, o in base.cases.items() if o == "skipped"}
+            or any(candidate.cases.get(i) != "passed" for i in shown)):
+        return candidate
+    return dataclasses.replace(candidate, outcome="passed", message="", skipped_as_on_base=True,
+                               per_test={t: "passed" if o == "skipped" else o for t, o in candidate.per_test.items()})
 
 
 def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:

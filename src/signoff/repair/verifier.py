@@ -38,7 +38,16 @@ from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
 from signoff.repair.runners import NODE_MEMORY_MB, RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
 from signoff.repair.signals import scan as scan_signals
-from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, project_files_line, reason, summarize
+from signoff.repair.verdict import (
+    EXIT_CODES,
+    Run,
+    Summary,
+    classify,
+    project_files_line,
+    reason,
+    skipped_as_on_base,
+    summarize,
+)
 
 STAGES = ("base", "candidate", "regression")
 MAX_REPEAT = 20
@@ -511,6 +520,7 @@ def judge(m: Measurements) -> Judgement:
     if m.outside:
         violations.append(reason("path_not_allowed", ", ".join(m.outside)))
     summaries = {s: summarize(m.tests[s], m.runs[s], skips_pass=s == "regression") for s in STAGES}
+    summaries["candidate"] = skipped_as_on_base(summaries["base"], summaries["candidate"])
     verdict, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations,
                                 m.preflight)
     return Judgement(verdict, reasons, summaries)

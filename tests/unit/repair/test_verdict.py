@@ -437,3 +437,19 @@ def test_a_left_out_dependency_the_tests_import_is_found_by_its_module_name() ->
     assert _left_out_needed(["wcag-contrast-ratio", "mkautodoc==0.2.0"], [collected]) == "wcag_contrast_ratio"
     assert _left_out_needed(["tornado==6.0.4"], [Run("complete"), failed]) == "tornado"
     assert _left_out_needed(["mkautodoc==0.2.0"], [collected, failed]) is None
+
+
+def test_an_expected_test_that_skips_only_what_base_skipped_passes_where_it_ran() -> None:
+    # gunicorn's corpus test runs each request with two parsers; the C parser's cases skip on both sides.
+    new, old, fast = (f"{EXPECT}[python-new]", f"{EXPECT}[python-old]", f"{EXPECT}[fast-new]")
+    base = [run(case(new, "failed", True, "DID NOT RAISE"), case(old), case(fast, "skipped"))]
+    fixed = [run(case(new), case(old), case(fast, "skipped"))]
+    judged = judge(_measured(base, fixed, [run(case(NEIGHBOURS[0]))]))
+    assert (judged.verdict, judged.reasons) == (VERIFIED, [])
+    assert judged.summaries["candidate"].skipped_as_on_base and judged.summaries["candidate"].as_json()[
+        "skipped_as_on_base"]
+    # A skip the candidate brings, or the defect-showing case skipped, is never a pass.
+    for cand in ([run(case(new), case(old, "skipped"), case(fast, "skipped"))],
+                 [run(case(new, "skipped"), case(old), case(fast, "skipped"))]):
+        got = judge(_measured(base, cand, [run(case(NEIGHBOURS[0]))]))
+        assert [r["code"] for r in got.reasons] == ["test_skipped"] and got.verdict == INCONCLUSIVE
