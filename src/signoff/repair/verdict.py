@@ -445,7 +445,8 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary) -> tu
     if base.outcome not in ("incomplete", "flaky", "not_run") and not base.defect_shown:
         if base.outcome == "missing":
             inconclusive.append(reason("missing_test", "base: the expected test is not in the report"))
-        shown = {"passed": "it passed", "missing": "it did not run", "skipped": "it was skipped",
+        shown = {"passed": "it passed", "missing": "it did not run",
+                 "skipped": f"it was skipped ({base.message})" if base.message else "it was skipped",
                  "error": f"it errored ({base.message})" if base.message else "it errored",
                  "failed": f"it failed without an assertion ({base.message})"}.get(base.outcome, base.outcome)
         inconclusive.append(reason("base_not_reproduced", f"base: {shown}"))

@@ -453,3 +453,7 @@ def test_an_expected_test_that_skips_only_what_base_skipped_passes_where_it_ran(
                  [run(case(new, "skipped"), case(old), case(fast, "skipped"))]):
         got = judge(_measured(base, cand, [run(case(NEIGHBOURS[0]))]))
         assert [r["code"] for r in got.reasons] == ["test_skipped"] and got.verdict == INCONCLUSIVE
+    # The fixed commit as its own base: what ran passed, the rest skipped, and the reason says so.
+    fixed_base = judge(_measured(fixed, fixed, [run(case(NEIGHBOURS[0]))]))
+    skipped_case = fast.split("::")[-1]
+    assert fixed_base.reasons[0]["detail"] == f"base: it was skipped (1 of 3 cases skipped, e.g. {skipped_case})"
