@@ -231,15 +231,27 @@ def _is_data(name: str, root: str, packages: set[str], config_folders: set[str])
     folder = str(PurePosixPath(name).parent)
     if _NOT_DATA.fullmatch(name) or (_CONFIG.fullmatch(name) and folder in config_folders):
         return False
-    return not name.endswith(".py") or (folder != root and folder not in packages)
+    return not name.endswith(".py") or (folder != root and not _packages_down_to(folder, root, packages))
+
+
+def _packages_down_to(folder: str, root: str, packages: set[str]) -> bool:
+    """Whether every folder from below the test folder down to `folder` is a package: code the tests can
+    import (`tests/helpers/`). A package inside a plain folder is data, a project the tests build (Sphinx's
+    `roots/test-ext-viewcode/spam/`, put on the path by that project's own conf.py)."""
+    path = PurePosixPath(folder)
+    chain = [path, *[p for p in path.parents if PurePosixPath(root) in p.parents]]
+    return all(str(p) in packages for p in chain)
 
 
 def _named_after(name: str, root: str, names: set[str]) -> bool:
-    """A data file named after the test module or one of its classes, below the test folder: a folder by
-    that name (a cassette folder per module) or a file whose name starts with it and a dot (PyGithub's
-    `ReplayData/PaginatedList.setUp.txt` for the class PaginatedList)."""
+    """A data file named after the test module or one of its classes, below the test folder: in a folder
+    by that name, `-` read as `_`, or by that name and more after a `_` (a cassette folder per module;
+    Sphinx's `roots/test-ext-viewcode-find-package/` for test_ext_viewcode.py), or a file whose name starts
+    with it and a dot (PyGithub's `ReplayData/PaginatedList.setUp.txt` for the class PaginatedList)."""
     parts = PurePosixPath(name).relative_to(root).parts
-    return any(p in names for p in parts[:-1]) or any(parts[-1].startswith(f"{n}.") for n in names)
+    folders = [p.replace("-", "_") for p in parts[:-1]]
+    return any(f == n or f.startswith(f"{n}_") for f in folders for n in names) or any(
+        parts[-1].startswith(f"{n}.") for n in names)
 
 
 def _test_names(rel: str, source: bytes | None) -> set[str]:
@@ -410,6 +422,31 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         found.append(candidate)
                         pending.append((candidate, blob))
     return found[:MAX_HELPERS]
+
+
+def checkout_plugins(harness: Path, repo: Path, base: str, folders: list[str]) -> dict[str, str]:
+    """Modules of the project's own code that the harness's conftest files load as pytest plugins
+    (Sphinx's tests/conftest.py: `pytest_plugins = ['sphinx.testing.fixtures']`), as module -> module:
+    the person approved the conftest that names them, as the base declares its pytest11 entry points,
+    and the guard loads them from each checkout on the same terms. Not a module the harness holds."""
+    out: dict[str, str] = {}
+    for conftest in sorted(harness.rglob("conftest.py")):
+        try:
+            tree = ast.parse(conftest.read_bytes())
+        except (SyntaxError, ValueError, OSError):
+            continue
+        for node in _plugin_imports(tree):
+            for alias in node.names:
+                stem = alias.name.replace(".", "/")
+                if (harness / f"{stem}.py").is_file() or (harness / stem / "__init__.py").is_file():
+                    continue
+                for folder in ["", *folders]:
+                    prefix = f"{folder}/" if folder else ""
+                    if any(git.read_file_at(repo, base, f"{prefix}{rel}") is not None
+                           for rel in (f"{stem}.py", f"{stem}/__init__.py")):
+                        out[alias.name] = alias.name
+                        break
+    return out
 
 
 def _plugin_imports(tree: ast.Module) -> list[ast.Import]:

@@ -723,6 +723,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
             # The project's own pytest plugins (pytest11 entry points), which installing it registers: the
             # guard loads them from each checkout after its start; a `-p NAME` of them leaves the addopts.
             own_plugins = testenv.pytest_plugins(repo, base) if runner.kind == "pytest" else {}
+            if runner.kind == "pytest":
+                own_plugins |= pytest_config.checkout_plugins(mounted, repo, base, testenv.package_folders(repo, base))
             notes += [f"the project's own pytest plugin {name} ({module}) loaded from each checkout after the "
                       "guard's start, as installing the project registers it; barred from the hooks that run, "
                       "judge or report an outcome" for name, module in own_plugins.items()]

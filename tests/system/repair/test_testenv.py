@@ -572,12 +572,14 @@ def test_in_a_corpus_the_data_named_after_the_test_module_or_its_classes_is_froz
                                         "tests/ReplayData/PaginatedList.testIteration.txt": "b",
                                         "tests/ReplayData/PaginatedListX.setUp.txt": "c",
                                         "tests/ReplayData/Other.setUp.txt": "d",
-                                        "tests/cassettes/PaginatedList/get.yaml": "e"})
-    monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 4)
+                                        "tests/cassettes/PaginatedList/get.yaml": "e",
+                                        "tests/roots/PaginatedList-pages/conf.py": "f",
+                                        "tests/roots/PaginatedListing/conf.py": "g"})
+    monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 6)
     assert [n for n in _staged(repo, base, "tests/PaginatedList.py", tmp_path / "h") if "/" in n[6:]] == [
         "tests/ReplayData/PaginatedList.setUp.txt", "tests/ReplayData/PaginatedList.testIteration.txt",
-        "tests/cassettes/PaginatedList/get.yaml"]
-    monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 2)
+        "tests/cassettes/PaginatedList/get.yaml", "tests/roots/PaginatedList-pages/conf.py"]
+    monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 3)
     assert _staged(repo, base, "tests/PaginatedList.py", tmp_path / "h2") == [
         "tests/Framework.py", "tests/PaginatedList.py", "tests/__init__.py"]
 
@@ -595,3 +597,35 @@ def test_a_helper_module_the_fix_adds_is_frozen_from_where_the_person_put_it(tmp
     (repo / "tests" / "fixtures" / "exceptions" / "scratch.py").write_text("x = 1\n")
     staged = _staged(repo, base, "tests/ui/test_trace.py", tmp_path / "h")
     assert "tests/fixtures/exceptions/raiser.py" in staged and "tests/fixtures/exceptions/scratch.py" not in staged
+
+
+def test_the_projects_own_plugin_a_harness_conftest_names_is_the_checkouts(tmp_path: Path) -> None:
+    """Sphinx's tests/conftest.py loads `sphinx.testing.fixtures` by `pytest_plugins`: the project's own code,
+    named by the conftest a person approved, loaded by the guard from each checkout as a pytest11 plugin is.
+    A plugin module the harness holds, or one of the environment, is not the checkout's."""
+    from signoff.repair.pytest_config import checkout_plugins
+
+    conftest = "pytest_plugins = ['sphinx.testing.fixtures', 'tests.helper_plugin', 'pytester']\n"
+    repo, base = _repo(tmp_path / "r", {"sphinx/__init__.py": "", "sphinx/testing/__init__.py": "",
+                                        "sphinx/testing/fixtures.py": "", "tests/conftest.py": conftest,
+                                        "tests/helper_plugin.py": "", "lib/pkg/plug.py": ""})
+    harness = tmp_path / "h"
+    (harness / "tests").mkdir(parents=True)
+    (harness / "tests" / "conftest.py").write_text(conftest + "pytest_plugins += ['pkg.plug']\n")
+    (harness / "tests" / "helper_plugin.py").write_text("")
+    assert checkout_plugins(harness, repo, base, []) == {"sphinx.testing.fixtures": "sphinx.testing.fixtures"}
+    (harness / "tests" / "conftest.py").write_text("pytest_plugins = 'pkg.plug'\n")
+    assert checkout_plugins(harness, repo, base, ["lib"]) == {"pkg.plug": "pkg.plug"}
+
+
+def test_a_package_inside_a_plain_data_folder_is_data(tmp_path: Path) -> None:
+    """Sphinx's test roots hold small projects (`roots/test-ext-viewcode/spam/`, a package its conf.py puts
+    on the path): data the tests build, frozen with the test file. A package of the test folder itself is
+    code, taken only when the test imports it."""
+    repo, base = _repo(tmp_path / "r", {"tests/test_x.py": "def test_x():\n    pass\n",
+                                        "tests/roots/test-x/conf.py": "", "tests/roots/test-x/spam/__init__.py": "",
+                                        "tests/roots/test-x/spam/mod1.py": "", "tests/helpers/__init__.py": "",
+                                        "tests/helpers/h.py": ""})
+    assert _staged(repo, base, "tests/test_x.py", tmp_path / "h") == [
+        "tests/roots/test-x/conf.py", "tests/roots/test-x/spam/__init__.py", "tests/roots/test-x/spam/mod1.py",
+        "tests/test_x.py"]
