@@ -83,7 +83,8 @@ FIXES = {
 REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 # What a pytest too new for the tests says (removed APIs, stricter fixtures, TestCase collection).
-_PYTEST_TOO_NEW = re.compile(r"pytest|fixture|runTest|funcargs|yield_fixture|PytestRemovedIn|hookimpl|_pytest")
+# ("fixture" as a word: a test folder named `fixtures` in an import error says nothing about pytest.)
+_PYTEST_TOO_NEW = re.compile(r"pytest|\bfixture\b|runTest|funcargs|yield_fixture|PytestRemovedIn|hookimpl|_pytest")
 # What a Python too new (or too old) for the code says.
 _PYTHON_MISMATCH = re.compile(r"has no attribute '(Callable|Mapping|MutableMapping|Iterable|Sequence|getargspec|"
                               r"encodestring|decodestring)'|SyntaxError|invalid syntax")

@@ -281,6 +281,17 @@ def test_a_module_the_checkout_does_not_commit_is_named_as_such(tmp_path: Path) 
     assert unbuilt_module("No module named 'six.moves'", tmp_path, []) == ""  # a dependency: install it
     assert unbuilt_module("No module named 'pkg'", tmp_path, []) == ""
     assert "builds nothing" in reason("collection_error", f"x: No module named 'pkg._version' ({generated})")["fix"]
+    # cleo's test imports a helper module of a package the harness holds only partly: a helper, not a pytest
+    # too new (the folder `fixtures` says nothing about pytest); a name that is no module says nothing.
+    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
+    for rel in ("tests/__init__.py", "tests/fixtures/__init__.py", "tests/fixtures/nested1.py"):
+        (tmp_path / rel).write_text("")
+    detail = "cannot import name 'nested1' from 'tests.fixtures' (unknown location)"
+    helper = unbuilt_module(detail, tmp_path, [])
+    assert helper.startswith("`tests.fixtures.nested1` is in the checkout but not in the harness")
+    assert "freeze the helper" in reason("collection_error", f"base: x.py: ImportError: {detail} ({helper})")["fix"]
+    assert unbuilt_module("cannot import name 'Thing' from 'tests.fixtures'", tmp_path, []) == ""
+    assert "older pytest" not in reason("collection_error", f"base: x.py: ImportError: {detail}")["fix"]
 
 
 def test_an_internal_error_of_pytest_is_named_not_read_as_missing_canaries() -> None:
