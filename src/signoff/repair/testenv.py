@@ -749,6 +749,11 @@ def unbuilt_module(detail: str, tree: Path, pythonpath: list[str]) -> str:
                 "the harness (a harness folder keeps its helpers)")
     if named:
         return ""
+    init = tree / where / "__init__.py"
+    if init.is_file() and re.search(r"declare_namespace|extend_path", init.read_text(errors="replace")):
+        # jaraco.functools' `jaraco` (pkg_resources style): other distributions' jaraco.* live beside it.
+        return (f"`{name}` is not in the checkout's `{name.split('.', 1)[0]}`, a namespace package other "
+                "distributions share: install the one that provides it (--requirements FILE naming it)")
     sources = [str(p.relative_to(tree)) for ext in (".pyx", ".c", ".cpp", ".pxd")
                if (p := stem.with_suffix(ext)).is_file()]
     if sources:

@@ -292,6 +292,11 @@ def test_a_module_the_checkout_does_not_commit_is_named_as_such(tmp_path: Path) 
     assert "freeze the helper" in reason("collection_error", f"base: x.py: ImportError: {detail} ({helper})")["fix"]
     assert unbuilt_module("cannot import name 'Thing' from 'tests.fixtures'", tmp_path, []) == ""
     assert "older pytest" not in reason("collection_error", f"base: x.py: ImportError: {detail}")["fix"]
+    # A namespace package the checkout declares (jaraco.functools' `jaraco`): another distribution's module.
+    (tmp_path / "jaraco").mkdir()
+    (tmp_path / "jaraco" / "__init__.py").write_text("__import__('pkg_resources').declare_namespace(__name__)\n")
+    shared = unbuilt_module("No module named 'jaraco.text'", tmp_path, [])
+    assert shared.startswith("`jaraco.text` is not in the checkout's `jaraco`, a namespace package")
 
 
 def test_an_internal_error_of_pytest_is_named_not_read_as_missing_canaries() -> None:
