@@ -20,7 +20,7 @@ from typing import Any
 from signoff import git
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import IntegrityError, SignoffError
-from signoff.repair.verdict import VERDICTS, Run, classify, reason, summarize
+from signoff.repair.verdict import VERDICTS, Run, Summary, classify, reason, skipped_as_on_base, summarize
 from signoff.trust import register_predicate_check, statement, subject
 
 PREDICATE_TYPE = "https://signoff.dev/repair-verification/v1"
@@ -106,7 +106,7 @@ def check_predicate(st: dict[str, Any], base_dir: Path) -> list[str]:
 
     # Every execution record matches its digest; every stage summary and the verdict re-derive.
     stages = _need(p, "stages", "predicate")
-    summaries = {}
+    summaries: dict[str, Summary] = {}
     for name in STAGE_NAMES:
         stage = _need(stages, name, "stages")
         runs = [Run.from_json(r) for r in _need(stage, "runs", f"stage {name}")]
@@ -121,6 +121,11 @@ def check_predicate(st: dict[str, Any], base_dir: Path) -> list[str]:
         if isinstance(recorded, dict) and "partly_skipped" not in recorded:
             s = dataclasses.replace(s, partly_skipped=False)
             recorded = {**recorded, "partly_skipped": False}
+        if name == "candidate" and not (isinstance(recorded, dict) and "skipped_as_on_base" not in recorded):
+            s = skipped_as_on_base(summaries["base"], s)
+        elif isinstance(recorded, dict) and "skipped_as_on_base" not in recorded:
+            # Written before a skip the base shared counted for the expected test: judged as then.
+            recorded = {**recorded, "skipped_as_on_base": False}
         if isinstance(recorded, dict) and "raised" not in recorded:
             # Written before a crash of the code under test could show the defect: judged as then.
             s = dataclasses.replace(s, raised=False)

@@ -205,7 +205,11 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if data is not None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
-    for name, data in _data_files(repo, base, rel).items():
+    for name in _placed_helpers(repo, base, rel, path.read_bytes()):
+        if not (dest / name).exists():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(repo / name, dest / name)
+    for name, data in _data_files(repo, base, rel, path.read_bytes()).items():
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
@@ -227,17 +231,84 @@ def _is_data(name: str, root: str, packages: set[str], config_folders: set[str])
     folder = str(PurePosixPath(name).parent)
     if _NOT_DATA.fullmatch(name) or (_CONFIG.fullmatch(name) and folder in config_folders):
         return False
-    return not name.endswith(".py") or (folder != root and folder not in packages)
+    return not name.endswith(".py") or (folder != root and not _packages_down_to(folder, root, packages))
 
 
-def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
+def _packages_down_to(folder: str, root: str, packages: set[str]) -> bool:
+    """Whether every folder from below the test folder down to `folder` is a package: code the tests can
+    import (`tests/helpers/`). A package inside a plain folder is data, a project the tests build (Sphinx's
+    `roots/test-ext-viewcode/spam/`, put on the path by that project's own conf.py)."""
+    path = PurePosixPath(folder)
+    chain = [path, *[p for p in path.parents if PurePosixPath(root) in p.parents]]
+    return all(str(p) in packages for p in chain)
+
+
+def _named_after(name: str, root: str, names: set[str]) -> bool:
+    """A data file named after the test module or one of its classes, below the test folder: in a folder
+    by that name, `-` read as `_`, or by that name and more after a `_` (a cassette folder per module;
+    Sphinx's `roots/test-ext-viewcode-find-package/` for test_ext_viewcode.py), or a file whose name starts
+    with it and a dot (PyGithub's `ReplayData/PaginatedList.setUp.txt` for the class PaginatedList)."""
+    parts = PurePosixPath(name).relative_to(root).parts
+    folders = [p.replace("-", "_") for p in parts[:-1]]
+    return any(f == n or f.startswith(f"{n}_") for f in folders for n in names) or any(
+        parts[-1].startswith(f"{n}.") for n in names)
+
+
+def _test_names(rel: str, source: bytes | None) -> set[str]:
+    """The test module's name (with and without its `test_`) and the classes it defines at its top level."""
+    stem = PurePosixPath(rel).stem
+    names = {stem, stem.removeprefix("test_").removesuffix("_test")}
+    try:
+        tree = ast.parse(source or b"")
+    except (SyntaxError, ValueError):
+        return names
+    return names | {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+
+
+def _placed(repo: Path, root: str, committed: set[str]) -> list[str]:
+    """The files a person put in the folder `root` of the work tree (as `git checkout FIX -- FILE` leaves
+    them): in no commit of the base (`committed`) or of the checked-out branch (an agent's branch checked
+    out here brings nothing), not ignored."""
+    placed = git.run(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", f"{root}/",
+                     check=False)
+    head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
+    at_head = set(head.stdout.decode("utf-8", "surrogateescape").split("\0"))
+    return [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
+            if n and n not in committed and n not in at_head] if placed.returncode == 0 else []
+
+
+def _placed_helpers(repo: Path, base: str, rel: str, source: bytes) -> list[str]:
+    """Helper modules the fix adds that a person checked out in the test folder beside the test file
+    (cleo's `tests/fixtures/exceptions/raiser_with_suppressed_context.py`, imported by the new test): those
+    of the person's new Python files (_placed) whose module name the test file imports."""
+    root = test_folder_of(rel)
+    if root is None:
+        return []
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {p for a in node.names for p in a.name.split(".")}
+        elif isinstance(node, ast.ImportFrom):
+            imported |= {*(node.module or "").split("."), *(a.name for a in node.names)}
+    return [n for n in _placed(repo, root, set(git.tracked_paths(repo, base, root)))
+            if n.endswith(".py") and n != rel and PurePosixPath(n).stem in imported
+            and (repo / n).is_file() and not (repo / n).is_symlink()]
+
+
+def _data_files(repo: Path, base: str, rel: str, source: bytes | None = None) -> dict[str, bytes]:
     """The data files of the test folder a test file sits in (sqlparse's conftest reads
     `tests/files/*.sql` beside itself): those the base revision commits there, and new ones a person
     put there for the contract (in no commit of the base or of the work tree's branch, not ignored:
     the fix's new data file, as `git checkout FIX -- FILE` leaves it). A committed one the person
     changed for the contract (uncommitted, against the work tree's branch: markdown-it-py's fix adds
     its cases to `fixtures/linkify.md`) is taken as the person left it, like the test file itself.
-    None when there are more than a test folder's data (a corpus): freeze the folder as the harness then."""
+    In a corpus (more than a test folder's data: PyGithub's 1,100 replay files), only those named after
+    the test module or its classes (_named_after); none when those are a corpus too: freeze the folder
+    as the harness then."""
     root = test_folder_of(rel)
     if root is None:
         return {}
@@ -245,18 +316,15 @@ def _data_files(repo: Path, base: str, rel: str) -> dict[str, bytes]:
     packages = {str(PurePosixPath(n).parent) for n in tracked if n.endswith("/__init__.py")}
     above = {str(d) for d in PurePosixPath(rel).parents}
     names = [n for n in tracked if _is_data(n, root, packages, above)]
-    placed = git.run(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", f"{root}/",
-                     check=False)
-    # Never what a commit of the checked-out branch brought (an agent's branch checked out here).
-    head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
-    committed = {*names, *head.stdout.decode("utf-8", "surrogateescape").split("\0")}
     # Uncommitted edits (staged or not) of files the branch commits: the person's, never a commit's.
     edited = set(git.run(repo, "diff", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
                  .stdout.decode("utf-8", "surrogateescape").split("\0"))
-    new = [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
-           if n and _is_data(n, root, packages, above) and n not in committed] if placed.returncode == 0 else []
+    new = [n for n in _placed(repo, root, set(names)) if _is_data(n, root, packages, above)]
     if len(names) + len(new) > MAX_DATA_FILES:
-        return {}
+        own = _test_names(rel, source)
+        names, new = [n for n in names if _named_after(n, root, own)], [n for n in new if _named_after(n, root, own)]
+        if len(names) + len(new) > MAX_DATA_FILES:
+            return {}
     out: dict[str, bytes] = {}
     total = 0
     for name in names + new:
@@ -358,6 +426,31 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         found.append(candidate)
                         pending.append((candidate, blob))
     return found[:MAX_HELPERS]
+
+
+def checkout_plugins(harness: Path, repo: Path, base: str, folders: list[str]) -> dict[str, str]:
+    """Modules of the project's own code that the harness's conftest files load as pytest plugins
+    (Sphinx's tests/conftest.py: `pytest_plugins = ['sphinx.testing.fixtures']`), as module -> module:
+    the person approved the conftest that names them, as the base declares its pytest11 entry points,
+    and the guard loads them from each checkout on the same terms. Not a module the harness holds."""
+    out: dict[str, str] = {}
+    for conftest in sorted(harness.rglob("conftest.py")):
+        try:
+            tree = ast.parse(conftest.read_bytes())
+        except (SyntaxError, ValueError, OSError):
+            continue
+        for node in _plugin_imports(tree):
+            for alias in node.names:
+                stem = alias.name.replace(".", "/")
+                if (harness / f"{stem}.py").is_file() or (harness / stem / "__init__.py").is_file():
+                    continue
+                for folder in ["", *folders]:
+                    prefix = f"{folder}/" if folder else ""
+                    if any(git.read_file_at(repo, base, f"{prefix}{rel}") is not None
+                           for rel in (f"{stem}.py", f"{stem}/__init__.py")):
+                        out[alias.name] = alias.name
+                        break
+    return out
 
 
 def _plugin_imports(tree: ast.Module) -> list[ast.Import]:

@@ -28,7 +28,8 @@ from signoff.repair import lockfile
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?\.(?:/)?(?:\[([^\]]*)\])?\s*$")
 _EGG = re.compile(r"#egg=([A-Za-z0-9._-]+)")
-_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)[=\s]+(\S+)\s*$")
+# pip reads `-r FILE`, `--requirement=FILE` and `-rFILE` alike (gunicorn's tox.ini: `-rrequirements_test.txt`).
+_INCLUDE = re.compile(r"^(-r|-c|--requirement|--constraint)(?:[=\s]+|(?<=^-[rc])(?=[^\s=-]))(\S+)\s*$")
 MAX_INCLUDES = 20
 
 
@@ -114,7 +115,8 @@ def _metadata(repo: Path, base: str) -> dict[str, Any]:
         if isinstance(project, dict) and project.get("name"):
             out.update(name=str(project["name"]), where="pyproject.toml",
                        dependencies=[str(d) for d in project.get("dependencies") or []],
-                       extras={**_pdm_dev_groups(document), **_dependency_groups(document.get("dependency-groups")),
+                       extras={**_poetry_groups((document.get("tool") or {}).get("poetry")),
+                               **_pdm_dev_groups(document), **_dependency_groups(document.get("dependency-groups")),
                                **{str(k): [str(d) for d in v] for k, v in
                                   (project.get("optional-dependencies") or {}).items() if isinstance(v, list)}})
             dynamic = project.get("dynamic") or []
@@ -204,18 +206,26 @@ def poetry_spec(name: str, spec: Any) -> str | None:
     return f"{name}{extras}{','.join(parts)}{markers}"
 
 
+def _poetry_groups(poetry: Any) -> dict[str, list[str]]:
+    """Poetry's dependency groups (`[tool.poetry.group.test.dependencies]`, the older `dev-dependencies`
+    as `dev`), as extras: Poetry 2 keeps them beside a `[project]` table too (cleo's `dev`)."""
+    if not isinstance(poetry, dict):
+        return {}
+    groups = {str(g): (t or {}).get("dependencies") or {} for g, t in (poetry.get("group") or {}).items()
+              if isinstance(t, dict)}
+    if poetry.get("dev-dependencies"):
+        groups.setdefault("dev", poetry["dev-dependencies"])
+    return {group: [line for k, v in table.items() if (line := poetry_spec(str(k), v))]
+            for group, table in groups.items() if isinstance(table, dict)}
+
+
 def _poetry(poetry: dict[str, Any]) -> dict[str, Any]:
     """Dependencies and extras of a Poetry project (no `[project]` table: Poetry before 2.0); its
-    groups (`[tool.poetry.group.test.dependencies]`, the older `dev-dependencies`) count as extras."""
+    groups count as extras (_poetry_groups)."""
     main = {str(k): v for k, v in (poetry.get("dependencies") or {}).items()}
     deps = [line for k, v in main.items() if not (isinstance(v, dict) and v.get("optional"))
             and (line := poetry_spec(k, v))]
-    extras: dict[str, list[str]] = {}
-    groups = {str(g): (t or {}).get("dependencies") or {} for g, t in (poetry.get("group") or {}).items()}
-    if poetry.get("dev-dependencies"):
-        groups.setdefault("dev", poetry["dev-dependencies"])
-    for group, table in groups.items():
-        extras[group] = [line for k, v in table.items() if (line := poetry_spec(str(k), v))]
+    extras = _poetry_groups(poetry)
     for extra, names in (poetry.get("extras") or {}).items():
         extras[str(extra)] = [line for n in names if n in main and (line := poetry_spec(n, main[n]))]
     return {"dependencies": deps, "extras": extras}
@@ -292,6 +302,14 @@ def _static(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Any:
             raise ValueError("only strings and lists add up")
         return left + right
     return ast.literal_eval(node)
+
+
+def _entry_groups(value: ast.expr, names: dict[str, ast.expr]) -> list[str]:
+    """The group names setup.py's literal `entry_points={...}` declares."""
+    while isinstance(value, ast.Name) and value.id in names:
+        value = names[value.id]
+    return [str(k.value) for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ] if isinstance(value, ast.Dict) else []
 
 
 def _entry_lines(value: ast.expr, names: dict[str, ast.expr], group: str) -> list[str]:
@@ -371,8 +389,7 @@ def _setup_py(source: str) -> dict[str, Any]:
                               if isinstance(k, ast.Constant) and isinstance(k.value, str)]
             for arg, value in pairs:
                 if arg == "entry_points":
-                    found["console_scripts"] = _entry_lines(value, names, "console_scripts")
-                    found["pytest11"] = _entry_lines(value, names, "pytest11")
+                    found["entry_points"] = {g: _entry_lines(value, names, g) for g in _entry_groups(value, names)}
                 if arg in wanted:
                     try:
                         found[arg] = _static(value, names)
@@ -615,9 +632,34 @@ def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, ext
         result.sources.append(f"lock {locked.path}")
         result.constraints += [p.constraint() for p in locked.pins]
         result.pins += [p for p in locked.pins if p.hashes]
+    if user := pkg_resources_user(repo, base):
+        # Installing the project with setuptools, as its maintainers did, brought pkg_resources with it
+        # (jaraco.functools' namespace package declares itself through it): a setuptools of its time.
+        if not any(normalise(requirement_name(r) or "") == "setuptools" for r in raw):
+            raw.append(SETUPTOOLS_WITH_PKG_RESOURCES)
+        result.constraints.append(SETUPTOOLS_WITH_PKG_RESOURCES)
+        result.sources.append(f"{SETUPTOOLS_WITH_PKG_RESOURCES} ({user} imports pkg_resources)")
     result.lines = list(dict.fromkeys(raw))
     result.constraints = list(dict.fromkeys(result.constraints))
     return result
+
+
+# Releases whose pkg_resources imports its own vendored copies (setuptools 71 imports jaraco.text and
+# more_itertools by those names, which a checkout's own `jaraco` namespace package hides; 82 removed it).
+SETUPTOOLS_WITH_PKG_RESOURCES = "setuptools<71"
+_PKG_RESOURCES = r"^\s*(import|from)\s+pkg_resources\b|__import__\(\s*['\"]pkg_resources['\"]"
+
+
+def pkg_resources_user(repo: Path, base: str) -> str | None:
+    """The first Python file of the base revision, setup.py aside (it runs at build time only), that
+    imports pkg_resources: a namespace package declared through it, a version read with
+    `get_distribution`. None when no file does."""
+    found = git.run(repo, "grep", "-l", "-I", "-E", _PKG_RESOURCES, base, "--", "*.py", ":(exclude)setup.py",
+                    check=False)
+    prefix = f"{base}:"
+    for line in found.stdout.decode("utf-8", "surrogateescape").splitlines():
+        return line.removeprefix(prefix)
+    return None
 
 
 # -- where the project keeps its import packages ------------------------------------------------
@@ -695,9 +737,15 @@ def unbuilt_module(detail: str, tree: Path, pythonpath: list[str]) -> str:
     `.pyx`), or a module generated at build or install time (a version file setuptools_scm writes);
     "" otherwise (a dependency that is not installed is another matter)."""
     m = re.search(r"No module named '([\w.]+)'", detail)
-    if not m or "." not in m.group(1):
+    # `from tests.fixtures.exceptions import nested1` where the harness has the package but not the module
+    # (cleo's): a helper left out, as for `No module named` (a name that is no module is another matter).
+    named = re.search(r"cannot import name '(\w+)' from '([\w.]+)'", detail)
+    if named:
+        name = f"{named.group(2)}.{named.group(1)}"
+    elif not m or "." not in m.group(1):
         return ""
-    name = m.group(1)
+    else:
+        name = m.group(1)
     where = checkout_modules(tree, pythonpath).get(name.split(".", 1)[0])
     if where is None:
         return ""
@@ -705,6 +753,13 @@ def unbuilt_module(detail: str, tree: Path, pythonpath: list[str]) -> str:
     if stem.with_suffix(".py").is_file() or (stem / "__init__.py").is_file():
         return (f"`{name}` is in the checkout but not in the harness: a helper the tests import; freeze it with "
                 "the harness (a harness folder keeps its helpers)")
+    if named:
+        return ""
+    init = tree / where / "__init__.py"
+    if init.is_file() and re.search(r"declare_namespace|extend_path", init.read_text(errors="replace")):
+        # jaraco.functools' `jaraco` (pkg_resources style): other distributions' jaraco.* live beside it.
+        return (f"`{name}` is not in the checkout's `{name.split('.', 1)[0]}`, a namespace package other "
+                "distributions share: install the one that provides it (--requirements FILE naming it)")
     sources = [str(p.relative_to(tree)) for ext in (".pyx", ".c", ".cpp", ".pxd")
                if (p := stem.with_suffix(ext)).is_file()]
     if sources:
@@ -878,14 +933,19 @@ def write_version_files(tree: Path, files: dict[str, str | None], version: str) 
     return written
 
 
+def _pyproject(repo: Path, base: str) -> dict[str, Any]:
+    """The base revision's pyproject.toml as data; {} when it has none or it cannot be read."""
+    text = git.read_file_at(repo, base, "pyproject.toml")
+    try:
+        return tomllib.loads(text.decode()) if text is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
 def declared_version(repo: Path, base: str) -> str:
     """The version the base revision declares as plain data (pyproject.toml's `[project]` or
     `[tool.poetry]`, setup.cfg's `[metadata]`, a literal in setup.py), else the one its tags give."""
-    text = git.read_file_at(repo, base, "pyproject.toml")
-    try:
-        document = tomllib.loads(text.decode()) if text is not None else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        document = {}
+    document = _pyproject(repo, base)
     poetry = (document.get("tool") or {}).get("poetry")
     cfg = configparser.ConfigParser(interpolation=None)
     try:
@@ -901,11 +961,13 @@ def declared_version(repo: Path, base: str) -> str:
     return release_of(repo, base)
 
 
-def write_metadata(tree: Path, name: str, version: str) -> str | None:
-    """The installed-package metadata `pip install -e .` leaves (name and version only) at the root of
-    an exported revision, where `importlib.metadata.version("pre_commit")` finds it: code that reads
-    its own version from there at import (pre-commit's constants) runs as its maintainers' does. No
-    entry points: the checkout's pytest plugins never load by themselves (the guard must run first).
+def write_metadata(tree: Path, name: str, version: str, entry_points: dict[str, list[str]] | None = None
+                   ) -> str | None:
+    """The installed-package metadata `pip install -e .` leaves (name, version and the entry points given)
+    at the root of an exported revision, where `importlib.metadata.version("pre_commit")` finds it: code
+    that reads its own version from there at import (pre-commit's constants), or finds its own parts by
+    entry point (mkdocs' themes and plugins), runs as its maintainers' does. Never `pytest11`: the
+    checkout's pytest plugins never load by themselves (the guard loads them after its start).
     None when the revision commits a folder by that name."""
     if not re.fullmatch(r"[A-Za-z0-9][\w.-]*", name) or not re.fullmatch(r"[\w.+!-]+", version):
         return None
@@ -915,6 +977,10 @@ def write_metadata(tree: Path, name: str, version: str) -> str | None:
     except OSError:
         return None
     (folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    groups = {g: lines for g, lines in (entry_points or {}).items() if g != "pytest11" and lines}
+    if groups:
+        (folder / "entry_points.txt").write_text("".join(
+            f"[{group}]\n" + "".join(f"{line}\n" for line in lines) + "\n" for group, lines in sorted(groups.items())))
     return folder.name
 
 
@@ -927,11 +993,7 @@ def _declared_entries(repo: Path, base: str, group: str) -> list[str]:
     (`[project.scripts]` or `[project.entry-points.GROUP]`, poetry's and flit's tables), setup.cfg's
     `[options.entry_points]`, setup.py's literal entries."""
     lines: list[str] = []
-    text = git.read_file_at(repo, base, "pyproject.toml")
-    try:
-        document = tomllib.loads(text.decode()) if text is not None else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        document = {}
+    document = _pyproject(repo, base)
     tool = document.get("tool") or {}
     project, poetry, flit = document.get("project") or {}, tool.get("poetry") or {}, tool.get("flit") or {}
     if group == "console_scripts":
@@ -951,8 +1013,33 @@ def _declared_entries(repo: Path, base: str, group: str) -> list[str]:
     lines += cfg.get("options.entry_points", group, fallback="").splitlines()
     setup_py = git.read_file_at(repo, base, "setup.py")
     if setup_py is not None:
-        lines += _setup_py(setup_py.decode(errors="replace")).get(group) or []
+        lines += (_setup_py(setup_py.decode(errors="replace")).get("entry_points") or {}).get(group) or []
     return lines
+
+
+def entry_points(repo: Path, base: str) -> dict[str, list[str]]:
+    """Every entry point group the base revision declares but `pytest11` (see write_metadata), as
+    `name = target` lines read as data (_declared_entries)."""
+    document = _pyproject(repo, base)
+    tool = document.get("tool") or {}
+    tables = [(document.get("project") or {}).get("entry-points"), (tool.get("poetry") or {}).get("plugins"),
+              (tool.get("flit") or {}).get("entrypoints")]
+    groups = {"console_scripts"} | {str(g) for table in tables if isinstance(table, dict) for g in table}
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read_string((git.read_file_at(repo, base, "setup.cfg") or b"").decode(errors="replace"))
+        groups.update(cfg.options("options.entry_points") if cfg.has_section("options.entry_points") else [])
+    except configparser.Error:
+        pass
+    setup_py = git.read_file_at(repo, base, "setup.py")
+    if setup_py is not None:
+        groups.update(_setup_py(setup_py.decode(errors="replace")).get("entry_points") or {})
+    out = {group: [line for line in (str(x).strip() for x in _declared_entries(repo, base, group))
+                   if _ENTRY_LINE.match(line)] for group in sorted(groups - {"pytest11"})}
+    return {group: lines for group, lines in out.items() if lines}
+
+
+_ENTRY_LINE = re.compile(r"^[\w.-]+(?: [\w.-]+)*\s*=\s*[\w.]+(?::[\w.]+)?\s*(?:\[[\w,\s.-]*\])?$")
 
 
 def console_scripts(repo: Path, base: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ skipped, errored, partial or disagreeing between repeats can become a pass.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,7 +83,8 @@ FIXES = {
 REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 # What a pytest too new for the tests says (removed APIs, stricter fixtures, TestCase collection).
-_PYTEST_TOO_NEW = re.compile(r"pytest|fixture|runTest|funcargs|yield_fixture|PytestRemovedIn|hookimpl|_pytest")
+# ("fixture" as a word: a test folder named `fixtures` in an import error says nothing about pytest.)
+_PYTEST_TOO_NEW = re.compile(r"pytest|\bfixture\b|runTest|funcargs|yield_fixture|PytestRemovedIn|hookimpl|_pytest")
 # What a Python too new (or too old) for the code says.
 _PYTHON_MISMATCH = re.compile(r"has no attribute '(Callable|Mapping|MutableMapping|Iterable|Sequence|getargspec|"
                               r"encodestring|decodestring)'|SyntaxError|invalid syntax")
@@ -269,11 +271,13 @@ class Summary:
     per_test: dict[str, str] = field(default_factory=dict)
     raised: bool = False  # some selected case failed by an exception the code under test raised (guard's record)
     partly_skipped: bool = False  # a regression id passed in some cases and was skipped by the harness in the rest
+    skipped_as_on_base: bool = False  # the expected test passed where it ran and skipped only what base skipped
+    cases: dict[str, str] = field(default_factory=dict, compare=False)  # first run's selected cases: outcome
 
     def as_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "assertion": self.assertion, "message": self.message,
                 "status": self.status, "per_test": self.per_test, "raised": self.raised,
-                "partly_skipped": self.partly_skipped}
+                "partly_skipped": self.partly_skipped, "skipped_as_on_base": self.skipped_as_on_base}
 
     @property
     def defect_shown(self) -> bool:
@@ -305,7 +309,19 @@ def outcome_of(cases: list[Case], skips_pass: bool = False) -> tuple[str, bool, 
     # An assertion counts only where the case failed: an xfailed case's is the harness's expectation.
     asserted = [c for c in cases if c.assertion and c.outcome == "failed"]
     failing = asserted or [c for c in cases if c.outcome in ("failed", "error")]
+    if not failing and outcome == "skipped":
+        return outcome, False, _skipped_message(cases)
     return outcome, bool(asserted), (failing[0].message if failing else "")
+
+
+def _skipped_message(cases: list[Case]) -> str:
+    """Which cases were skipped and why, in one line (gunicorn's corpus test: the cases of its optional C
+    parser skip when gunicorn_h1c is not installed): what a person needs to make them run."""
+    skipped = [c for c in cases if c.outcome == "skipped"]
+    first = skipped[0]
+    why = f": {first.message}" if first.message else ""
+    share = f"{len(skipped)} of {len(cases)} cases skipped, e.g. " if len(cases) > 1 else ""
+    return f"{share}{first.id.rsplit('::', 1)[-1]}{why}"
 
 
 # Exceptions that say the environment is wrong, not that the code misbehaves: never a defect shown.
@@ -364,8 +380,26 @@ def summarize(tests: list[str], runs: list[Run], skips_pass: bool = False) -> Su
     raised = all(any(raised_in_checkout(run, select(run.cases, t)) for t in tests) for run in runs)
     partly = skips_pass and any(o == "passed" and "skipped" in {c.outcome for c in select(runs[0].cases, t)}
                                 for t, (o, _a, _m) in per.items())
+    cases = {c.id: c.outcome for t in tests for c in select(runs[0].cases, t)}
     return Summary(outcome, assertion, message, "complete", {t: o for t, (o, _a, _m) in per.items()}, raised,
-                   partly)
+                   partly, cases=cases)
+
+
+def skipped_as_on_base(base: Summary, candidate: Summary) -> Summary:
+    """The candidate's expected test as passed when it passed every case that ran, passed every case that
+    failed or errored on base, and skipped only cases base skipped too (gunicorn's corpus test runs each
+    request with two parsers; the cases of its optional C parser skip on both sides when it is not
+    installed). A skip the candidate brings, or a defect-showing case it skips, stays a skip: never a pass."""
+    if candidate.outcome != "skipped" or base.outcome != "failed" or not candidate.cases:
+        return candidate
+    skipped = {i for i, o in candidate.cases.items() if o == "skipped"}
+    shown = {i for i, o in base.cases.items() if o in ("failed", "error")}
+    if (set(candidate.cases.values()) != {"passed", "skipped"} or not shown
+            or not skipped <= {i for i, o in base.cases.items() if o == "skipped"}
+            or any(candidate.cases.get(i) != "passed" for i in shown)):
+        return candidate
+    return dataclasses.replace(candidate, outcome="passed", message="", skipped_as_on_base=True,
+                               per_test={t: "passed" if o == "skipped" else o for t, o in candidate.per_test.items()})
 
 
 def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
@@ -423,7 +457,8 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary) -> tu
     if base.outcome not in ("incomplete", "flaky", "not_run") and not base.defect_shown:
         if base.outcome == "missing":
             inconclusive.append(reason("missing_test", "base: the expected test is not in the report"))
-        shown = {"passed": "it passed", "missing": "it did not run", "skipped": "it was skipped",
+        shown = {"passed": "it passed", "missing": "it did not run",
+                 "skipped": f"it was skipped ({base.message})" if base.message else "it was skipped",
                  "error": f"it errored ({base.message})" if base.message else "it errored",
                  "failed": f"it failed without an assertion ({base.message})"}.get(base.outcome, base.outcome)
         inconclusive.append(reason("base_not_reproduced", f"base: {shown}"))

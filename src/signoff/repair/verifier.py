@@ -38,7 +38,16 @@ from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
 from signoff.repair.runners import NODE_MEMORY_MB, RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
 from signoff.repair.signals import scan as scan_signals
-from signoff.repair.verdict import EXIT_CODES, Run, Summary, classify, project_files_line, reason, summarize
+from signoff.repair.verdict import (
+    EXIT_CODES,
+    Run,
+    Summary,
+    classify,
+    project_files_line,
+    reason,
+    skipped_as_on_base,
+    summarize,
+)
 
 STAGES = ("base", "candidate", "regression")
 MAX_REPEAT = 20
@@ -511,6 +520,7 @@ def judge(m: Measurements) -> Judgement:
     if m.outside:
         violations.append(reason("path_not_allowed", ", ".join(m.outside)))
     summaries = {s: summarize(m.tests[s], m.runs[s], skips_pass=s == "regression") for s in STAGES}
+    summaries["candidate"] = skipped_as_on_base(summaries["base"], summaries["candidate"])
     verdict, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations,
                                 m.preflight)
     return Judgement(verdict, reasons, summaries)
@@ -688,12 +698,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                               f"({release}): the base's pyproject.toml has it generated at install, not committed"
                               for rel in testenv.write_version_files(tree, version_files, release)]
             if trees and runner.needs_python and env_plan.project:
-                version = testenv.declared_version(repo, base)
+                version, entries = testenv.declared_version(repo, base), testenv.entry_points(repo, base)
                 for rev, tree in trees.items():
-                    if written := testenv.write_metadata(tree, env_plan.project, version):
+                    if written := testenv.write_metadata(tree, env_plan.project, version, entries):
+                        groups = f", the base's entry points of {', '.join(entries)}" if entries else ""
                         notes.append(f"package metadata {written} written for the "
-                                     f"{'base' if rev == base else 'candidate'} (name and version, no entry points): "
-                                     "installing the project would, and its code may read it")
+                                     f"{'base' if rev == base else 'candidate'} (name and version{groups}; never "
+                                     "pytest plugins): installing the project would, and its code may read it")
             if trees and runner.needs_python and (scripts := testenv.console_scripts(repo, base)):
                 for rev, tree in trees.items():
                     if written_scripts := testenv.write_scripts(tree, scripts):
@@ -712,6 +723,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
             # The project's own pytest plugins (pytest11 entry points), which installing it registers: the
             # guard loads them from each checkout after its start; a `-p NAME` of them leaves the addopts.
             own_plugins = testenv.pytest_plugins(repo, base) if runner.kind == "pytest" else {}
+            if runner.kind == "pytest":
+                own_plugins |= pytest_config.checkout_plugins(mounted, repo, base, testenv.package_folders(repo, base))
             notes += [f"the project's own pytest plugin {name} ({module}) loaded from each checkout after the "
                       "guard's start, as installing the project registers it; barred from the hooks that run, "
                       "judge or report an outcome" for name, module in own_plugins.items()]
@@ -938,7 +951,7 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
 
     left_out: list[str] = []
     first: Any = None
-    imported = _imported_by(harness)
+    imported = _imported_by(harness, [req.expect, *req.regression])
     while True:
         reqs = write_requirements(plan, workspace)
         try:
@@ -954,22 +967,12 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
             left_out.append(line)
 
 
-def _imported_by(harness: Path) -> set[str]:
-    """The top-level modules the harness's Python files import, by their normalised names."""
-    import ast
+def _imported_by(harness: Path, tests: list[str]) -> set[str]:
+    """The top-level modules the run of `tests` imports from outside the harness (harness_imports), by
+    their normalised names."""
+    from signoff.repair.harness_imports import imported_by
 
-    out: set[str] = set()
-    for path in harness.rglob("*.py"):
-        try:
-            tree = ast.parse(path.read_bytes())
-        except (SyntaxError, ValueError, OSError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                out |= {testenv.normalise(a.name.split(".", 1)[0]) for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                out.add(testenv.normalise(node.module.split(".", 1)[0]))
-    return out
+    return {testenv.normalise(name) for name in imported_by(harness, tests)}
 
 
 def _left_out_needed(left_out: list[str], runs: list[Run]) -> str | None:

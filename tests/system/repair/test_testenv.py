@@ -515,3 +515,130 @@ def test_a_nested_test_module_keeps_the_helpers_of_its_outer_test_package(tmp_pa
                                         "tests/protocols/test_http.py": test, "tests/test_other.py": ""})
     staged = _staged(repo, base, "tests/protocols/test_http.py", tmp_path / "staged")
     assert staged == sorted(["tests/__init__.py", *inner, "tests/protocols/test_http.py", "tests/response.py"])
+
+
+def test_an_include_written_without_a_space_and_poetry_groups_beside_a_project_table(tmp_path: Path) -> None:
+    """pip reads `-rFILE` as `-r FILE` (gunicorn's and PyGithub's tox.ini: `deps = -rrequirements_test.txt`);
+    Poetry 2 keeps its groups in [tool.poetry.group.*] beside a [project] table (cleo's `dev`)."""
+    pyproject = PYPROJECT + '[tool.poetry.group.dev.dependencies]\npytest-mock = ">=3.8.2"\n'
+    repo, base = _repo(tmp_path / "r", {"tox.ini": "[testenv]\ndeps =\n  -rrequirements_test.txt\n  -cpins.txt\n",
+                                        "requirements_test.txt": "gevent\npytest>=7.2.0\n", "pins.txt": "gevent<99\n",
+                                        "pyproject.toml": pyproject})
+    plan = testenv.plan(repo, base, ["tox.ini"], False, ["dev"], None)
+    assert plan.lines == ["attrs>=22", "six", "pytest-mock>=3.8.2", "gevent", "pytest>=7.2.0"]
+    assert testenv.read_requirements(repo, base, "tox.ini")[1] == ["gevent<99"]
+
+
+def test_the_package_metadata_carries_the_bases_entry_points_but_pytest_plugins(tmp_path: Path) -> None:
+    """mkdocs finds its own themes and plugins by entry point (`mkdocs.themes`), as installing it registers
+    them: the metadata written for the run has every group the base declares but `pytest11` (those the guard
+    loads itself, after its start), from pyproject.toml, setup.cfg and setup.py's literal dict."""
+    repo, base = _repo(tmp_path / "r", {
+        "pyproject.toml": ('[project]\nname = "mkdocs"\n[project.scripts]\nmkdocs = "mkdocs.__main__:cli"\n'
+                           '[project.entry-points."mkdocs.themes"]\nmkdocs = "mkdocs.themes.mkdocs"\n'
+                           '[project.entry-points.pytest11]\nown = "mkdocs.plugin"\n'),
+        "setup.cfg": "[options.entry_points]\nmkdocs.plugins =\n    search = mkdocs.contrib.search:SearchPlugin\n",
+        "setup.py": "from setuptools import setup\nsetup(entry_points={'paste.server_runner': ['main = g.p:serve'],"
+                    " 'pytest11': ['p = p.plugin']})\n"})
+    entries = testenv.entry_points(repo, base)
+    assert entries == {"console_scripts": ["mkdocs = mkdocs.__main__:cli"], "mkdocs.plugins": [
+        "search = mkdocs.contrib.search:SearchPlugin"], "mkdocs.themes": ["mkdocs = mkdocs.themes.mkdocs"],
+        "paste.server_runner": ["main = g.p:serve"]}
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    assert testenv.write_metadata(tree, "mkdocs", "1.6.0", {**entries, "pytest11": ["own = mkdocs.plugin"]})
+    (dist,) = importlib.metadata.distributions(path=[str(tree)])
+    assert sorted((ep.group, ep.name, ep.value) for ep in dist.entry_points) == [
+        ("console_scripts", "mkdocs", "mkdocs.__main__:cli"), ("mkdocs.plugins", "search",
+                                                                "mkdocs.contrib.search:SearchPlugin"),
+        ("mkdocs.themes", "mkdocs", "mkdocs.themes.mkdocs"), ("paste.server_runner", "main", "g.p:serve")]
+
+
+def test_code_that_imports_pkg_resources_gets_a_setuptools_that_ships_it(tmp_path: Path) -> None:
+    """jaraco.functools in 2016 declared its namespace package through pkg_resources, which installing the
+    project with setuptools brought (setuptools 71 imports its vendored `jaraco.text` by that name, which the
+    checkout's `jaraco` hides; 82 removed pkg_resources). setup.py's own import (build time) counts not."""
+    setup = "import pkg_resources\nfrom setuptools import setup\nsetup(name='jaraco.functools', install_requires=[])\n"
+    namespace = "__import__(\"pkg_resources\").declare_namespace(__name__)\n"
+    repo, base = _repo(tmp_path / "r", {"setup.py": setup, "jaraco/functools.py": "x = 1\n",
+                                        "jaraco/__init__.py": namespace})
+    plan = testenv.plan(repo, base, [], True, [], None)
+    assert plan.lines == ["setuptools<71"] and plan.constraints == ["setuptools<71"]
+    assert plan.sources[-1] == "setuptools<71 (jaraco/__init__.py imports pkg_resources)"
+    declared, dbase = _repo(tmp_path / "d", {"setup.py": setup.replace("[]", "['setuptools>=40']"),
+                                             "pkg/v.py": "from pkg_resources import get_distribution\n"})
+    assert testenv.plan(declared, dbase, [], True, [], None).lines == ["setuptools>=40"]
+    plain, pbase = _repo(tmp_path / "p", {"setup.py": setup, "jaraco/functools.py": "x = 1\n"})
+    assert testenv.pkg_resources_user(plain, pbase) is None
+
+
+def test_in_a_corpus_the_data_named_after_the_test_module_or_its_classes_is_frozen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyGithub's tests/ holds 1,100 replay files; tests/PaginatedList.py (its class PaginatedList) reads
+    `ReplayData/PaginatedList.<test>.txt`. Over the limit of a test folder's data, only what is named after
+    the module or its classes goes with the test file (and nothing when that is a corpus too)."""
+    from signoff.repair import pytest_config
+
+    test = "from . import Framework\n\nclass PaginatedList(Framework.TestCase):\n    pass\n"
+    repo, base = _repo(tmp_path / "r", {"tests/__init__.py": "", "tests/Framework.py": "",
+                                        "tests/PaginatedList.py": test, "tests/ReplayData/PaginatedList.setUp.txt": "a",
+                                        "tests/ReplayData/PaginatedList.testIteration.txt": "b",
+                                        "tests/ReplayData/PaginatedListX.setUp.txt": "c",
+                                        "tests/ReplayData/Other.setUp.txt": "d",
+                                        "tests/cassettes/PaginatedList/get.yaml": "e",
+                                        "tests/roots/PaginatedList-pages/conf.py": "f",
+                                        "tests/roots/PaginatedListing/conf.py": "g"})
+    monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 6)
+    assert [n for n in _staged(repo, base, "tests/PaginatedList.py", tmp_path / "h") if "/" in n[6:]] == [
+        "tests/ReplayData/PaginatedList.setUp.txt", "tests/ReplayData/PaginatedList.testIteration.txt",
+        "tests/cassettes/PaginatedList/get.yaml", "tests/roots/PaginatedList-pages/conf.py"]
+    monkeypatch.setattr(pytest_config, "MAX_DATA_FILES", 3)
+    assert _staged(repo, base, "tests/PaginatedList.py", tmp_path / "h2") == [
+        "tests/Framework.py", "tests/PaginatedList.py", "tests/__init__.py"]
+
+
+def test_a_helper_module_the_fix_adds_is_frozen_from_where_the_person_put_it(tmp_path: Path) -> None:
+    """cleo's fix adds tests/fixtures/exceptions/raiser_with_suppressed_context.py, which its new test imports:
+    checked out beside the test (`git checkout FIX -- FILE`), it goes into the harness as the test file does.
+    A new Python file the test does not import stays out."""
+    test = "from tests.fixtures.exceptions import raiser\n\ndef test_x():\n    raiser.raiser()\n"
+    repo, base = _repo(tmp_path / "r", {"tests/__init__.py": "", "tests/ui/__init__.py": "",
+                                        "tests/ui/test_trace.py": "def test_old():\n    pass\n",
+                                        "tests/fixtures/__init__.py": "", "tests/fixtures/exceptions/__init__.py": ""})
+    (repo / "tests" / "ui" / "test_trace.py").write_text(test)
+    (repo / "tests" / "fixtures" / "exceptions" / "raiser.py").write_text("def raiser():\n    raise ValueError\n")
+    (repo / "tests" / "fixtures" / "exceptions" / "scratch.py").write_text("x = 1\n")
+    staged = _staged(repo, base, "tests/ui/test_trace.py", tmp_path / "h")
+    assert "tests/fixtures/exceptions/raiser.py" in staged and "tests/fixtures/exceptions/scratch.py" not in staged
+
+
+def test_the_projects_own_plugin_a_harness_conftest_names_is_the_checkouts(tmp_path: Path) -> None:
+    """Sphinx's tests/conftest.py loads `sphinx.testing.fixtures` by `pytest_plugins`: the project's own code,
+    named by the conftest a person approved, loaded by the guard from each checkout as a pytest11 plugin is.
+    A plugin module the harness holds, or one of the environment, is not the checkout's."""
+    from signoff.repair.pytest_config import checkout_plugins
+
+    conftest = "pytest_plugins = ['sphinx.testing.fixtures', 'tests.helper_plugin', 'pytester']\n"
+    repo, base = _repo(tmp_path / "r", {"sphinx/__init__.py": "", "sphinx/testing/__init__.py": "",
+                                        "sphinx/testing/fixtures.py": "", "tests/conftest.py": conftest,
+                                        "tests/helper_plugin.py": "", "lib/pkg/plug.py": ""})
+    harness = tmp_path / "h"
+    (harness / "tests").mkdir(parents=True)
+    (harness / "tests" / "conftest.py").write_text(conftest + "pytest_plugins += ['pkg.plug']\n")
+    (harness / "tests" / "helper_plugin.py").write_text("")
+    assert checkout_plugins(harness, repo, base, []) == {"sphinx.testing.fixtures": "sphinx.testing.fixtures"}
+    (harness / "tests" / "conftest.py").write_text("pytest_plugins = 'pkg.plug'\n")
+    assert checkout_plugins(harness, repo, base, ["lib"]) == {"pkg.plug": "pkg.plug"}
+
+
+def test_a_package_inside_a_plain_data_folder_is_data(tmp_path: Path) -> None:
+    """Sphinx's test roots hold small projects (`roots/test-ext-viewcode/spam/`, a package its conf.py puts
+    on the path): data the tests build, frozen with the test file. A package of the test folder itself is
+    code, taken only when the test imports it."""
+    repo, base = _repo(tmp_path / "r", {"tests/test_x.py": "def test_x():\n    pass\n",
+                                        "tests/roots/test-x/conf.py": "", "tests/roots/test-x/spam/__init__.py": "",
+                                        "tests/roots/test-x/spam/mod1.py": "", "tests/helpers/__init__.py": "",
+                                        "tests/helpers/h.py": ""})
+    assert _staged(repo, base, "tests/test_x.py", tmp_path / "h") == [
+        "tests/roots/test-x/conf.py", "tests/roots/test-x/spam/__init__.py", "tests/roots/test-x/spam/mod1.py",
+        "tests/test_x.py"]

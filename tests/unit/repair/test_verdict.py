@@ -282,6 +282,22 @@ def test_a_module_the_checkout_does_not_commit_is_named_as_such(tmp_path: Path) 
     assert unbuilt_module("No module named 'six.moves'", tmp_path, []) == ""  # a dependency: install it
     assert unbuilt_module("No module named 'pkg'", tmp_path, []) == ""
     assert "builds nothing" in reason("collection_error", f"x: No module named 'pkg._version' ({generated})")["fix"]
+    # cleo's test imports a helper module of a package the harness holds only partly: a helper, not a pytest
+    # too new (the folder `fixtures` says nothing about pytest); a name that is no module says nothing.
+    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
+    for rel in ("tests/__init__.py", "tests/fixtures/__init__.py", "tests/fixtures/nested1.py"):
+        (tmp_path / rel).write_text("")
+    detail = "cannot import name 'nested1' from 'tests.fixtures' (unknown location)"
+    helper = unbuilt_module(detail, tmp_path, [])
+    assert helper.startswith("`tests.fixtures.nested1` is in the checkout but not in the harness")
+    assert "freeze the helper" in reason("collection_error", f"base: x.py: ImportError: {detail} ({helper})")["fix"]
+    assert unbuilt_module("cannot import name 'Thing' from 'tests.fixtures'", tmp_path, []) == ""
+    assert "older pytest" not in reason("collection_error", f"base: x.py: ImportError: {detail}")["fix"]
+    # A namespace package the checkout declares (jaraco.functools' `jaraco`): another distribution's module.
+    (tmp_path / "jaraco").mkdir()
+    (tmp_path / "jaraco" / "__init__.py").write_text("__import__('pkg_resources').declare_namespace(__name__)\n")
+    shared = unbuilt_module("No module named 'jaraco.text'", tmp_path, [])
+    assert shared.startswith("`jaraco.text` is not in the checkout's `jaraco`, a namespace package")
 
 
 def test_an_internal_error_of_pytest_is_named_not_read_as_missing_canaries() -> None:
@@ -403,6 +419,17 @@ def test_a_regression_id_passed_in_some_cases_and_skipped_by_the_harness_in_the_
     assert summarize(["t.py::test_y"], [run], skips_pass=True).outcome == "skipped"
 
 
+def test_a_skipped_expected_test_names_its_skipped_cases_and_why() -> None:
+    # gunicorn's corpus test: the cases of its optional C parser skip without gunicorn_h1c (left out: no wheel).
+    cases = [Case("t.py::test_http_parser[python-/h/a.http]", "passed", False, None, ""),
+             Case("t.py::test_http_parser[fast-/h/a.http]", "skipped", False, None, "gunicorn_h1c required")]
+    s = summarize(["t.py::test_http_parser"], [Run("complete", cases=cases)])
+    assert (s.outcome, s.message) == ("skipped", "1 of 2 cases skipped, e.g. test_http_parser[fast-/h/a.http]: "
+                                                 "gunicorn_h1c required")
+    one = summarize(["t.py::test_http_parser[fast-/h/a.http]"], [Run("complete", cases=cases)])
+    assert one.message == "test_http_parser[fast-/h/a.http]: gunicorn_h1c required"
+
+
 def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
     # httpx's requirements.txt names its docs tool, published as source only; the run goes without it.
     from signoff.repair.testenv import Plan, wheel_less_line
@@ -456,3 +483,23 @@ def test_a_base_that_times_out_where_the_candidate_passes_is_named_as_a_possible
     _v, both = classify(hung, Summary("incomplete", message="timed out after 300s", status="timeout"),
                         Summary("passed"))
     assert both[0]["detail"] == "base: timed out after 300s" and "time limit" not in both[0]["fix"]
+
+
+def test_an_expected_test_that_skips_only_what_base_skipped_passes_where_it_ran() -> None:
+    # gunicorn's corpus test runs each request with two parsers; the C parser's cases skip on both sides.
+    new, old, fast = (f"{EXPECT}[python-new]", f"{EXPECT}[python-old]", f"{EXPECT}[fast-new]")
+    base = [run(case(new, "failed", True, "DID NOT RAISE"), case(old), case(fast, "skipped"))]
+    fixed = [run(case(new), case(old), case(fast, "skipped"))]
+    judged = judge(_measured(base, fixed, [run(case(NEIGHBOURS[0]))]))
+    assert (judged.verdict, judged.reasons) == (VERIFIED, [])
+    assert judged.summaries["candidate"].skipped_as_on_base and judged.summaries["candidate"].as_json()[
+        "skipped_as_on_base"]
+    # A skip the candidate brings, or the defect-showing case skipped, is never a pass.
+    for cand in ([run(case(new), case(old, "skipped"), case(fast, "skipped"))],
+                 [run(case(new, "skipped"), case(old), case(fast, "skipped"))]):
+        got = judge(_measured(base, cand, [run(case(NEIGHBOURS[0]))]))
+        assert [r["code"] for r in got.reasons] == ["test_skipped"] and got.verdict == INCONCLUSIVE
+    # The fixed commit as its own base: what ran passed, the rest skipped, and the reason says so.
+    fixed_base = judge(_measured(fixed, fixed, [run(case(NEIGHBOURS[0]))]))
+    skipped_case = fast.split("::")[-1]
+    assert fixed_base.reasons[0]["detail"] == f"base: it was skipped (1 of 3 cases skipped, e.g. {skipped_case})"
