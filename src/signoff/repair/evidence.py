@@ -26,6 +26,8 @@ from signoff.trust import register_predicate_check, statement, subject
 PREDICATE_TYPE = "https://signoff.dev/repair-verification/v1"
 REDACTED = "<redacted>"
 STAGE_NAMES = ("base", "candidate", "regression")
+# The base's run of the regression ids the candidate failed (made only then; see verifier._regression_on_base).
+REGRESSION_ON_BASE = "regression_on_base"
 
 
 def identity(base: str, candidate: str, harness_digest: str, runner_digest: str, isolation_digest: str,
@@ -107,7 +109,9 @@ def check_predicate(st: dict[str, Any], base_dir: Path) -> list[str]:
     # Every execution record matches its digest; every stage summary and the verdict re-derive.
     stages = _need(p, "stages", "predicate")
     summaries: dict[str, Summary] = {}
-    for name in STAGE_NAMES:
+    # The base's run of failed regression ids is there only when the candidate failed some (and only in
+    # evidence written since it existed): older evidence is judged as it was written.
+    for name in (*STAGE_NAMES, *[n for n in (REGRESSION_ON_BASE,) if n in stages]):
         stage = _need(stages, name, "stages")
         runs = [Run.from_json(r) for r in _need(stage, "runs", f"stage {name}")]
         for i, run in enumerate(runs):
@@ -116,7 +120,8 @@ def check_predicate(st: dict[str, Any], base_dir: Path) -> list[str]:
                                      "the statement was altered")
         recorded = stage.get("summary")
         # Written before a regression id's harness-skipped cases counted as pytest counts them: judged as then.
-        skips_pass = name == "regression" and not (isinstance(recorded, dict) and "partly_skipped" not in recorded)
+        skips_pass = name == REGRESSION_ON_BASE or (
+            name == "regression" and not (isinstance(recorded, dict) and "partly_skipped" not in recorded))
         s = summarize(list(_need(stage, "tests", f"stage {name}")), runs, skips_pass)
         if isinstance(recorded, dict) and "partly_skipped" not in recorded:
             s = dataclasses.replace(s, partly_skipped=False)
@@ -141,7 +146,8 @@ def check_predicate(st: dict[str, Any], base_dir: Path) -> list[str]:
     if policy.get("disallowed"):
         violations.append(reason("path_not_allowed", ", ".join(policy["disallowed"])))
     preflight = list(p.get("preflight") or [])
-    got, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations, preflight)
+    got, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations, preflight,
+                            summaries.get(REGRESSION_ON_BASE))
     if got != verdict:
         raise IntegrityError(f"repair evidence: the executions give {got}, but the statement says {verdict}",
                              "the statement was altered")

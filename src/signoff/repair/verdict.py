@@ -45,6 +45,8 @@ REASONS = {
                            "the code under test raised nothing, and it lacks nothing the test uses)",
     "test_error": "a test errored (setup, import or collection), which is not a pass",
     "test_skipped": "a test was skipped, which is not a pass",
+    "regression_fails_on_base": "every regression test the candidate fails fails on the base revision too: the "
+                                "failure is not the candidate's (often a dependency newer than the project)",
     # REJECTED
     "not_descendant": "the candidate does not descend from the base revision",
     "path_not_allowed": "the candidate changes paths outside the allowlist",
@@ -74,6 +76,8 @@ FIXES = {
     "test_error": "see the stage's message: a setup or fixture error, never a pass; install what the fixture "
                   "needs, or fix the test",
     "test_skipped": "a skipped test is not a pass: install what its skip condition needs, or pick a test that runs",
+    "regression_fails_on_base": "pin the test dependencies to versions of the project's time (--requirements FILE), "
+                                "or drop these tests from --regression; the evidence holds both revisions' runs",
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
     "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
@@ -420,17 +424,20 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
 
 def classify(base: Summary, candidate: Summary, regression: Summary,
              violations: list[dict[str, str]] | None = None,
-             preflight: list[dict[str, str]] | None = None) -> tuple[str, list[dict[str, str]]]:
+             preflight: list[dict[str, str]] | None = None,
+             regression_on_base: Summary | None = None) -> tuple[str, list[dict[str, str]]]:
     """The verdict and its reasons.
 
     `violations` are policy reasons found before anything ran (ancestry, allowlist): they reject.
     `preflight` are reasons nothing could run (harness changed, sandbox or environment missing).
+    `regression_on_base` is the base revision's run of the regression ids the candidate failed (run only
+    then; None in evidence written before it existed).
     """
     if preflight:
         return INCONCLUSIVE, list(preflight)
     if violations:
         return REJECTED, list(violations)
-    verdict, reasons = _classify_runs(base, candidate, regression)
+    verdict, reasons = _classify_runs(base, candidate, regression, regression_on_base)
     # Tampering outranks every other finding: a run that shows it proves nothing either way.
     tampered = [r for r in reasons if r["code"] == "harness_integrity"]
     if tampered:
@@ -438,10 +445,21 @@ def classify(base: Summary, candidate: Summary, regression: Summary,
     return verdict, reasons
 
 
-def _classify_runs(base: Summary, candidate: Summary, regression: Summary) -> tuple[str, list[dict[str, str]]]:
+def _fails_on_base(failing: list[str], on_base: Summary | None) -> bool:
+    """Each of the candidate's failing regression ids failed (or errored) on base too, in a complete,
+    consistent run (Sphinx #13195: Pygments 2.19 changed the HTML its tests compare, on both sides)."""
+    return (on_base is not None and on_base.outcome not in ("incomplete", "flaky", "not_run", "none")
+            and bool(failing) and all(on_base.per_test.get(t) in ("failed", "error") for t in failing))
+
+
+def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
+                   regression_on_base: Summary | None = None) -> tuple[str, list[dict[str, str]]]:
     inconclusive: list[dict[str, str]] = []
     rejecting: list[dict[str, str]] = []
     stages = {"base": base, "candidate": candidate, "regression": regression}
+    if regression_on_base is not None and regression_on_base.status == "harness_integrity":
+        # Tampering in the extra run proves nothing either way, as in any other.
+        stages["regression on base"] = regression_on_base
     for name, s in stages.items():
         if s.outcome == "incomplete" and name == "base" and s.status == "timeout" and candidate.outcome == "passed":
             # uvicorn #2408: on base the app waits for a body h11 never delivers, so the test never returns.
@@ -467,7 +485,12 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary) -> tu
             rejecting.append(reason("candidate_failed", f"candidate: {candidate.message}"))
         if regression.outcome == "failed":
             failing = [t for t, o in regression.per_test.items() if o == "failed"]
-            rejecting.append(reason("regression_failed", f"regression: {', '.join(failing)}: {regression.message}"))
+            if _fails_on_base(failing, regression_on_base):
+                inconclusive.append(reason("regression_fails_on_base", f"regression: {', '.join(failing)} fail on "
+                                           f"the base revision too: {regression.message}"))
+            else:
+                rejecting.append(reason("regression_failed",
+                                        f"regression: {', '.join(failing)}: {regression.message}"))
     if rejecting:
         return REJECTED, rejecting + inconclusive
     for name, s in (("candidate", candidate), ("regression", regression)):

@@ -33,7 +33,7 @@ from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
 from signoff.repair import forked, guard, lockfile, paths, pytest_config, testenv
-from signoff.repair.evidence import REDACTED, build_statement, fingerprint, identity, redact
+from signoff.repair.evidence import REDACTED, REGRESSION_ON_BASE, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
 from signoff.repair.runners import NODE_MEMORY_MB, RUNNER_MOUNT, SRC_MOUNT, WORKDIR, Runner
@@ -50,6 +50,8 @@ from signoff.repair.verdict import (
 )
 
 STAGES = ("base", "candidate", "regression")
+# REGRESSION_ON_BASE: the base revision's run of the regression ids the candidate failed, made only then,
+# so that a failure the base shares (a dependency newer than the project) is told from one the candidate brings.
 MAX_REPEAT = 20
 # The parts of the sandbox's isolation record that describe the profile (what was enforced), not
 # one run's circumstances (host mount paths, reaped processes): the fingerprint covers only these.
@@ -521,8 +523,11 @@ def judge(m: Measurements) -> Judgement:
         violations.append(reason("path_not_allowed", ", ".join(m.outside)))
     summaries = {s: summarize(m.tests[s], m.runs[s], skips_pass=s == "regression") for s in STAGES}
     summaries["candidate"] = skipped_as_on_base(summaries["base"], summaries["candidate"])
+    if m.tests.get(REGRESSION_ON_BASE):
+        summaries[REGRESSION_ON_BASE] = summarize(m.tests[REGRESSION_ON_BASE], m.runs.get(REGRESSION_ON_BASE, []),
+                                                  skips_pass=True)
     verdict, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations,
-                                m.preflight)
+                                m.preflight, summaries.get(REGRESSION_ON_BASE))
     return Judgement(verdict, reasons, summaries)
 
 
@@ -566,9 +571,9 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                             {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
     executed = _execute(req, settings, progress, repo, runner, frozen, measured)
     judged = judge(measured)
-    stage_rev = {"base": base, "candidate": cand, "regression": cand}
-    stages = {s: StageResult(s, stage_rev[s], measured.tests[s], executed.commands[s], measured.runs[s],
-                             judged.summaries[s]) for s in STAGES}
+    stage_rev = {"base": base, "candidate": cand, "regression": cand, REGRESSION_ON_BASE: base}
+    stages = {s: StageResult(s, stage_rev[s], measured.tests[s], executed.commands.get(s, []), measured.runs[s],
+                             judged.summaries[s]) for s in judged.summaries}
     ident = identity(base, cand, frozen.digest, runner.digest(), canonical_digest(executed.isolation),
                      canonical_digest(executed.environment), executed.commands)
     fp = fingerprint(ident)
@@ -588,7 +593,7 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
         "policy": {"allow": list(req.allow), "descends": policy.descends, "disallowed": policy.outside,
                    "changed": policy.changed, "tamper": policy.tamper, "signals": policy.signals},
         "preflight": measured.preflight,
-        "stages": {s: stages[s].evidence_json() for s in STAGES},
+        "stages": {s: stages[s].evidence_json() for s in stages},
         "settings": {"repeat": req.repeat, "executions": req.executions, "timeout": req.timeout,
                      "pythonpath": list(req.pythonpath),
                      "requirements": req.requirements, "approved_digest": req.approved_digest,
@@ -670,7 +675,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         for line in env_plan.dropped]
     notes += [f"not installed: {line} (the project's pytest; --pytest {req.pytest} replaces it)"
               for line in env_plan.replaced]
-    stage_rev = {"base": base, "candidate": cand, "regression": cand}
+    stage_rev = {"base": base, "candidate": cand, "regression": cand, REGRESSION_ON_BASE: base}
     left_out: list[str] = []  # test dependencies without a wheel, left out of the environment
     pip_error: Any = None  # pip's error that made the first of them known
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
@@ -924,6 +929,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         _keys_the_base_lacks(run, added)
                     for stage in group:
                         runs[stage].append(run)
+                on_base = _regression_on_base(m, cand != base and "regression" in req.stages)
+                if on_base:
+                    # One more execution (as many as --repeat), with the same harness, guard and fresh canaries.
+                    m.tests[REGRESSION_ON_BASE] = on_base
+                    again = jobs_for([((REGRESSION_ON_BASE,), on_base)])
+                    runs[REGRESSION_ON_BASE] = [run for _g, run in execute_all(again, len(results),
+                                                                                len(results) + len(again))]
                 needed = _left_out_needed(left_out, [r for rs in runs.values() for r in rs])
                 if needed and pip_error is not None:
                     # The tests import what was left out: pip's own error is the cause, as without leaving out.
@@ -939,6 +951,16 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _rmtree(workspace)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _regression_on_base(m: Measurements, applies: bool) -> list[str]:
+    """The regression ids the candidate failed, which the base revision runs too; none when it passed them."""
+    if not applies or not m.tests["regression"]:
+        return []
+    summary = summarize(m.tests["regression"], m.runs["regression"], skips_pass=True)
+    if summary.outcome != "failed":
+        return []
+    return [t for t, o in summary.per_test.items() if o == "failed"]
 
 
 def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: Settings, req: VerifyRequest,

@@ -325,3 +325,37 @@ def test_memory_limit(coupon: FixtureRepo, settings: Settings, tmp_path: Path) -
     assert r.verdict == "INCONCLUSIVE"
     assert codes(r) == ["resource_limit", "resource_limit"]  # base and candidate were both OOM-killed
     assert r.stages["base"].summary.status == "resource_limit"
+
+
+def test_regression_ids_the_candidate_fails_run_on_base_too(coupon: FixtureRepo, settings: Settings,
+                                                            tmp_path: Path) -> None:
+    """A regression test that fails on both revisions (a dependency newer than the project) makes the
+    verdict INCONCLUSIVE, one the base passes still rejects; the base's run is in the signed evidence."""
+    harness = tmp_path / "h"
+    harness.mkdir()
+    (harness / "test_coupon.py").write_text((HARNESS / "test_coupon.py").read_text())
+    (harness / "test_env.py").write_text(
+        "import cart\n\ndef test_newer_dependency():\n    assert '<span>' == '<span class=\"w\">'\n\n"
+        "def test_old_total():\n    assert cart.total_after_coupon(10000, 10) == 8100\n")
+    shared = verify(request(coupon, "genuine-fix", harness=harness,
+                            regression=[NEIGHBOURS[0], "test_env.py::test_newer_dependency"]), settings)
+    assert (shared.verdict, codes(shared)) == ("INCONCLUSIVE", ["regression_fails_on_base"])
+    on_base = shared.stages["regression_on_base"]
+    assert on_base.revision == shared.base and on_base.tests == ["test_env.py::test_newer_dependency"]
+    assert on_base.runs[0].guard is not None  # the same guard and canaries as every execution
+    brought = verify(request(coupon, "genuine-fix", harness=harness,
+                             regression=["test_env.py::test_old_total", "test_env.py::test_newer_dependency"]),
+                     settings)
+    assert (brought.verdict, codes(brought)) == ("REJECTED", ["regression_failed"])
+    assert brought.stages["regression_on_base"].summary.per_test == {
+        "test_env.py::test_old_total": "passed", "test_env.py::test_newer_dependency": "failed"}
+    trusted = KeyStore(settings.keys_dir).trusted()
+    for result in (shared, brought):
+        assert result.evidence is not None
+        report = verify_file(result.evidence, trusted)
+        assert report.ok, report.problem
+    # Without the base's run, the executions give REJECTED, not the INCONCLUSIVE the statement says.
+    assert shared.evidence is not None
+    dropped = verify_file(_resign(shared.evidence, settings, lambda p: p["stages"].pop("regression_on_base")),
+                          trusted)
+    assert not dropped.ok and "statement says INCONCLUSIVE" in (dropped.problem or "")

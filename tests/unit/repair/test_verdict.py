@@ -503,3 +503,57 @@ def test_an_expected_test_that_skips_only_what_base_skipped_passes_where_it_ran(
     fixed_base = judge(_measured(fixed, fixed, [run(case(NEIGHBOURS[0]))]))
     skipped_case = fast.split("::")[-1]
     assert fixed_base.reasons[0]["detail"] == f"base: it was skipped (1 of 3 cases skipped, e.g. {skipped_case})"
+
+
+# -- a regression failure the base shares (Sphinx #13195: Pygments 2.19 changed the HTML compared) ------------
+
+
+def _shared(on_base: list[Run], cand: list[Run] | None = None) -> tuple[str, list[dict[str, str]]]:
+    regr = [run(case(NEIGHBOURS[0]), fails(NEIGHBOURS[1]))]
+    return classify(summarize([EXPECT], [run(fails())]), summarize([EXPECT], cand or [run(case(EXPECT))]),
+                    summarize(NEIGHBOURS, regr), regression_on_base=summarize([NEIGHBOURS[1]], on_base, True))
+
+
+def test_a_regression_failure_the_base_shares_is_inconclusive_naming_the_tests_and_what_to_do() -> None:
+    verdict, reasons = _shared([run(fails(NEIGHBOURS[1]))])
+    assert verdict == INCONCLUSIVE and [r["code"] for r in reasons] == ["regression_fails_on_base"]
+    assert NEIGHBOURS[1] in reasons[0]["detail"] and NEIGHBOURS[0] not in reasons[0]["detail"]
+    assert "--requirements" in reasons[0]["fix"] and "--regression" in reasons[0]["fix"]
+    errored = [run(case(NEIGHBOURS[1], "error", message="fixture 'app' failed"))]
+    assert _shared(errored)[0] == INCONCLUSIVE
+
+
+def test_a_regression_failure_the_base_does_not_share_or_could_not_show_is_rejected_as_before() -> None:
+    assert [r["code"] for r in _shared([run(case(NEIGHBOURS[1]))])[1]] == ["regression_failed"]
+    assert _shared([run(case(NEIGHBOURS[1]))])[0] == REJECTED
+    for unsure in ([run(status="timeout", detail="60 s")], [run(fails(NEIGHBOURS[1])), run(case(NEIGHBOURS[1]))],
+                   [run(case(NEIGHBOURS[1], "skipped"))], []):
+        assert _shared(unsure)[0] == REJECTED, unsure
+    # A candidate that fails the expected test is rejected whatever the base does with the regression ids
+    # (the shared failure still says so, after the rejection).
+    verdict, reasons = _shared([run(fails(NEIGHBOURS[1]))], cand=[run(fails())])
+    assert verdict == REJECTED and [r["code"] for r in reasons] == ["candidate_failed", "regression_fails_on_base"]
+
+
+def test_tampering_in_the_base_run_of_regression_ids_is_inconclusive() -> None:
+    verdict, reasons = _shared([run(status="harness_integrity", detail="canary missing")])
+    assert verdict == INCONCLUSIVE and reasons[0]["code"] == "harness_integrity"
+    assert "regression on base" in reasons[0]["detail"]
+
+
+def test_judge_reads_the_base_run_of_failed_regression_ids_and_only_when_measured() -> None:
+    from signoff.repair.verifier import REGRESSION_ON_BASE, _regression_on_base
+
+    failing = [run(fails(NEIGHBOURS[0]))]
+    measured = _measured([run(fails())], [run(case(EXPECT))], failing)
+    assert judge(measured).verdict == REJECTED  # as evidence written before the base's run existed
+    assert _regression_on_base(measured, applies=True) == [NEIGHBOURS[0]]
+    assert _regression_on_base(measured, applies=False) == []
+    measured.tests[REGRESSION_ON_BASE] = [NEIGHBOURS[0]]
+    measured.runs[REGRESSION_ON_BASE] = [run(fails(NEIGHBOURS[0]))]
+    judged = judge(measured)
+    assert judged.verdict == INCONCLUSIVE and judged.reasons[0]["code"] == "regression_fails_on_base"
+    assert judged.summaries[REGRESSION_ON_BASE].outcome == "failed"
+    # The common case costs nothing: a regression stage that passed asks for no run on base.
+    assert _regression_on_base(_measured([run(fails())], [run(case(EXPECT))], [run(case(NEIGHBOURS[0]))]),
+                               applies=True) == []
