@@ -26,6 +26,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "Move": ("signoff.repair.decisions", "Move"),
     "OperatorCommand": ("signoff.repair.decisions", "OperatorCommand"),
     "StartVerification": ("signoff.repair.decisions", "StartVerification"),
+    "EVIDENCE_STAGES": ("signoff.repair.evidence", "EVIDENCE_STAGES"),
     "PREDICATE_TYPE": ("signoff.repair.evidence", "PREDICATE_TYPE"),
     "fingerprint": ("signoff.repair.evidence", "fingerprint"),
     "identity": ("signoff.repair.evidence", "identity"),
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
     from signoff.repair.agent_process import run_fixer, run_until_idle, run_verifier, watched_rooms
     from signoff.repair.case import read_case, read_cases
     from signoff.repair.decisions import Move, OperatorCommand, StartVerification
-    from signoff.repair.evidence import PREDICATE_TYPE, fingerprint, identity
+    from signoff.repair.evidence import EVIDENCE_STAGES, PREDICATE_TYPE, fingerprint, identity
     from signoff.repair.github_check import CHECK_NAME, post_verdict, pull_revisions
     from signoff.repair.harness import FrozenHarness, HarnessFile, freeze, harness_digest
     from signoff.repair.model import REPAIR_CASE, CaseState, Contract
@@ -101,6 +102,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "CHECK_NAME",
+    "EVIDENCE_STAGES",
     "EXIT_CODES",
     "HARNESS_QUESTION",
     "INCONCLUSIVE",

@@ -28,6 +28,8 @@ REDACTED = "<redacted>"
 STAGE_NAMES = ("base", "candidate", "regression")
 # The base's run of the regression ids the candidate failed (made only then; see verifier._regression_on_base).
 REGRESSION_ON_BASE = "regression_on_base"
+# Every stage a statement may hold, in the order faces show them.
+EVIDENCE_STAGES = (*STAGE_NAMES, REGRESSION_ON_BASE)
 
 
 def identity(base: str, candidate: str, harness_digest: str, runner_digest: str, isolation_digest: str,

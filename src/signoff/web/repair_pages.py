@@ -35,7 +35,7 @@ from fastapi.responses import RedirectResponse
 from signoff.kernel.errors import NotFoundError, RefusedError, SignoffError, UnavailableError
 from signoff.kernel.ids import new_id
 from signoff.ledger import Event
-from signoff.repair import CaseState, HarnessFile, OperatorCommand, RepairService, StartVerification
+from signoff.repair import EVIDENCE_STAGES, CaseState, HarnessFile, OperatorCommand, RepairService, StartVerification
 from signoff.rooms import Principal
 from signoff.trust import KeyStore, TrustPolicy, verify_file
 from signoff.web.diffs import diff_files, split_asked
@@ -47,7 +47,6 @@ from signoff.web.state import checked_form, kept_notice, signed_in, web_state, w
 
 router = APIRouter(route_class=PageRoute)
 VERBS = ("approve", "accept", "reject")
-STAGES = ("base", "candidate", "regression")
 
 
 def _service(request: Request) -> RepairService:
@@ -145,7 +144,7 @@ def _stages(statement: dict[str, Any] | None) -> list[dict[str, Any]]:
         return []
     stages = statement["predicate"].get("stages") or {}
     return [{"name": name, "tests": stages[name].get("tests", []), **stages[name].get("summary", {})}
-            for name in STAGES if isinstance(stages.get(name), dict)]
+            for name in EVIDENCE_STAGES if isinstance(stages.get(name), dict)]
 
 
 def _evidence(request: Request, events: list[Event]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
