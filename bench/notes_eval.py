@@ -15,7 +15,7 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind13` (fetched on 2026-12-07 07:30 UTC, as `blind8`), `blind12` (fetched on
+Sets, reported in this order: `blind13` (fetched on 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
@@ -233,7 +233,7 @@ PROJECTS = [
             "packages/eslint-plugin/CHANGELOG.md", "v{v}", r"^## {v} \(", "blind12"),
     Project("pygments/pygments", "6a62df1d1fc77af7e9fc61325ef376297cadffbb", "CHANGES", "{v}", r"^Version {v}\s*$",
             "blind12"),
-    # blind13: fetched (or first used from /work/.mirror) on 2026-12-07 07:30 UTC, configured by their heading
+    # blind13: fetched (or first used from /work/.mirror) on 2026-12-07 07:25 UTC, configured by their heading
     # lines only; sections and plants exported (`--plant-only`) and committed before the grader first read them
     Project("rust-lang/log", "037d7a58f6ad184abb3afc4db81d37c43a5696ec", "CHANGELOG.md", "{v}", r"^## \[{v}\] - ",
             "blind13"),
