@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind12` (fetched on 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
+Sets, reported in this order: `blind13` (fetched on 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
+2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
 2026-12-07 03:44 UTC, as `blind8`), `blind8` (fetched on
@@ -232,6 +233,14 @@ PROJECTS = [
             "packages/eslint-plugin/CHANGELOG.md", "v{v}", r"^## {v} \(", "blind12"),
     Project("pygments/pygments", "6a62df1d1fc77af7e9fc61325ef376297cadffbb", "CHANGES", "{v}", r"^Version {v}\s*$",
             "blind12"),
+    # blind13: fetched (or first used from /work/.mirror) on 2026-12-07 07:25 UTC, configured by their heading
+    # lines only; sections and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("rust-lang/log", "037d7a58f6ad184abb3afc4db81d37c43a5696ec", "CHANGELOG.md", "{v}", r"^## \[{v}\] - ",
+            "blind13"),
+    Project("guzzle/guzzle", "2779e868a00289e1b1fd854af030c43a06f4bcb4", "CHANGELOG.md", "{v}", r"^## {v} - ",
+            "blind13"),
+    Project("mkdocs/mkdocs", "2862536793b3c67d9d83c33e0dd6d50a791928f8", "docs/about/release-notes.md", "{v}",
+            r"^## Version {v} \(", "blind13"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -872,8 +881,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3",
-            "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4",
+            "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

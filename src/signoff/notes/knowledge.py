@@ -81,6 +81,7 @@ _KIND_PREFIX = re.compile(r"^(?:feat|feature|fix|bugfix|hotfix|docs?|perf|deprec
 _KIND = re.compile(r"^(?:feat|chore|ci|build|style)(?:\(([^)]*)\))?!?:\s*", re.IGNORECASE)
 STRONG, RELATED = 0.6, 0.3  # word overlap of an item with its own commit; with another carrier
 CHANCE = 2  # words a long pull request's messages may share with any item by chance
+TOLD = 5  # words of a pull request's messages an item retelling them shares at least (`_off_title`)
 LARGE_DIFF = 1000  # words of a diff that holds most words of any item
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
@@ -336,6 +337,7 @@ class Knowledge:
         releaser = ""  # who pushed the range's tip (the release), if its author pushed it
         pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
         head_days: set[str] = set()
+        subject_days: list[tuple[str, set[str]]] = []  # each commit's subject and the days it was made
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         added = deleted = 0
         paths: set[str] = set()
@@ -344,6 +346,7 @@ class Knowledge:
             is_merge = len(c["parents"]) > 1
             merges += is_merge
             plain += not is_merge
+            subject_days.append((c["subject"], _dates(c["author"]["date"]) | _dates(c["committer"]["date"])))
             for who in (c["author"], c["committer"]):
                 self.commit_days |= _dates(who["date"])
                 if c["hash"] == head:
@@ -407,11 +410,18 @@ class Knowledge:
             if t["commit"] in in_range or t["name"] in sides:
                 self.range_versions.add(v)
             if t["commit"] in in_range:
-                # A release is often dated a day before its tag (the release commit) or published the
-                # day after it (a review, another timezone).
+                # A changelog is dated the day its release was prepared, which may be days before the
+                # tag: the day of a commit of the range whose subject names the version (rust-lang/log's
+                # "prepare for 0.4.30 release" of 2026-05-21, tagged on 2026-05-25).
+                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?![\w]|\.\d)")
+                prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
+                self.release_days |= prepared
+                # A release is often dated a day before its tag (the release commit, when no commit
+                # says which it is) or published the day after it (a review, another timezone).
+                window = RELEASE_WINDOW[1:] if prepared else RELEASE_WINDOW
                 for d in _dates(t["date"]):
                     day = date.fromisoformat(d)
-                    self.release_days |= {(day + timedelta(days=k)).isoformat() for k in RELEASE_WINDOW}
+                    self.release_days |= {(day + timedelta(days=k)).isoformat() for k in window}
         for s in sides:
             v = version_of(s)
             if v is not None:
@@ -600,6 +610,14 @@ class Knowledge:
         requests tells their joint change) and a title that says something ("fix #1732" says nothing)."""
         titled = set().union(*(item_words(c.title) for c in own))
         if len(said) < LONG_ITEM or len(titled) < MIN_EVIDENCE_WORDS or shared_words(said, titled):
+            return False
+        # An item retelling the pull request's description in its own words shares many of them, a
+        # quarter of its own or more, beyond the project's name (mkdocs' "`mkdocs serve` no longer
+        # locks up the browser when more than 5 tabs are open ... closing the polling connection" for
+        # "Improve editing experience when using `--livereload`", whose body says tabs, connection,
+        # inactive): it tells that change, by words no chance gives.
+        told = [w for w in shared if w not in self.project_words]
+        if len(told) >= TOLD and len(told) * 4 >= len(said):
             return False
         diff = self._diff(n, own)
         return len(diff) >= MIN_EVIDENCE_WORDS and len((said & diff) | set(shared)) * 2 < len(said)

@@ -905,3 +905,45 @@ def test_a_restructuredtext_target_names_a_link_not_the_release() -> None:
     # a Markdown link definition of a version still names a release
     assert _unsupported(k, "## [7.37.5]\n\n[7.37.9]: https://github.com/o/r/compare/v7.37.4...v7.37.9\n",
                         "CHANGELOG.md") >= {"7.37.9"}
+
+
+def _dated(c: dict[str, Any], day: str) -> dict[str, Any]:
+    for who in ("author", "committer"):
+        c[who]["date"] = f"{day}T10:00:00+00:00"
+    return c
+
+
+def test_a_release_is_dated_the_day_a_commit_prepared_it() -> None:
+    # rust-lang/log 0.4.30 (blind13): "## [0.4.30] - 2026-05-21", the day of "prepare for 0.4.30 release",
+    # tagged four days later on 2026-05-25
+    tag = [{"name": "0.4.30", "commit": "c" * 40, "date": "2025-04-05T12:00:00+00:00"}]
+    prep = _dated(_commit(1, "prepare for 0.4.30 release"), "2025-04-01")
+    prepared = Knowledge("0.4.29..0.4.30", "c" * 40, tag, [prep])
+    for day in ("2025-04-01", "2025-04-05", "2025-04-06"):
+        assert _verdicts(prepared, f"## [0.4.30] - {day}", heading=True)[day] == "supported"
+    # once a commit says which day the release was prepared, the day before the tag is no longer assumed
+    for day in ("2025-04-03", "2025-04-04"):
+        assert _verdicts(prepared, f"## [0.4.30] - {day}", heading=True)[day] == "unsupported"
+    # a commit naming another version (0.4.300) prepared another release
+    other_prep = _dated(_commit(1, "prepare for 0.4.300 release"), "2025-04-01")
+    other = Knowledge("0.4.29..0.4.30", "c" * 40, tag, [other_prep])
+    assert _verdicts(other, "## [0.4.30] - 2025-04-01", heading=True)["2025-04-01"] == "unsupported"
+    assert _verdicts(other, "## [0.4.30] - 2025-04-04", heading=True)["2025-04-04"] == "supported"
+
+
+def test_an_item_retelling_the_pull_request_description_is_about_it() -> None:
+    # mkdocs 1.6.0 (blind13): hand-written prose sharing no word with the title "Improve editing experience
+    # when using `--livereload`" but seven with its description was called invented
+    k = Knowledge("v1..v2", None, [], [_commit(
+        1, "Improve editing experience when using `--livereload` (#3391)",
+        "The livereload server connection is cancelled when the tab becomes inactive.\n"
+        "Once a tab becomes active, the livereload connection is immediately established again.",
+        paths=("mkdocs/livereload/__init__.py",))])
+    k.diff_of = lambda commit: diff_words("+    if (document.visibilityState === 'hidden') { stop(); }\n"
+                                          "+    window.addEventListener('visibilitychange', resume);\n")
+    item = ("* `mkdocs serve` no longer locks up the browser when more than 5 tabs are open. This is achieved by "
+            "closing the polling connection whenever a tab becomes inactive. Background tabs will no longer "
+            "auto-reload either - that will instead happen as soon the tab is opened again. Context: #3391\n")
+    assert _unsupported(k, item, "release-notes.md") == set()
+    invented = "* Add a `retry_forever` option that keeps every failed upload in a local queue. Context: #3391\n"
+    assert _unsupported(k, invented, "release-notes.md") == {"#3391"}
