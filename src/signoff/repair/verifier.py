@@ -20,7 +20,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -838,6 +837,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                 total: int) -> list[tuple[tuple[str, ...], Run]]:
                     # One more worker than cores: a pytest run spends part of its time starting up and
                     # waiting on I/O, so the next execution should not wait for a whole round.
+                    # (imported here: one shared execution, the usual case under load, needs no pool)
+                    from concurrent.futures import ThreadPoolExecutor
+
                     workers = max(1, min(len(jobs), (os.cpu_count() or 1) + 1))
                     out = []
                     with ThreadPoolExecutor(max_workers=workers) as pool:

@@ -32,6 +32,14 @@ def test_the_runner_files_are_found_through_importlib_resources() -> None:
         assert SHIPPED.joinpath(name).read_bytes()
 
 
+def test_without_the_folder_on_disk_the_runner_files_come_through_importlib_resources(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from signoff.repair import guard_sources
+
+    monkeypatch.setattr(guard_sources, "RUNNER_FOLDER", tmp_path / "not-unpacked")
+    assert guard_sources.runner_file("run_pytest.py").encode() == SHIPPED.joinpath("run_pytest.py").read_bytes()
+
+
 @pytest.mark.parametrize("kind", GUARDED)
 def test_the_runner_places_the_shipped_bytes_in_its_folder(tmp_path: Path, kind: str) -> None:
     folder = Runner(kind).write_files(tmp_path / kind)
