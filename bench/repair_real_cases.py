@@ -121,13 +121,15 @@ def _ids(case: Case, tests: list[str]) -> list[str]:
 
 def _staged_harness(case: Case, clone: Path, work: Path) -> Path:
     """The harness a person approves: the test file (or folder) as the fix commit has it, in a work
-    tree of the base."""
+    tree of the base, as `git checkout FIXED -- PATH...` leaves them (a folder without the base's files
+    the fix deleted)."""
     if case.harness.endswith(".py"):
-        for rel in (*case.harness_files, case.harness):  # as `git checkout FIXED -- FILE...` leaves them
+        for rel in (*case.harness_files, case.harness):
             (clone / rel).parent.mkdir(parents=True, exist_ok=True)
             (clone / rel).write_bytes(git.read_file_at(clone, case.fixed, rel) or b"")
         return clone / case.harness
-    harness = work / "harness"
+    harness = clone / case.harness
+    shutil.rmtree(harness, ignore_errors=True)
     for rel in git.tracked_paths(clone, case.fixed, case.harness):
         target = harness / rel[len(case.harness.rstrip("/")) + 1:]
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -134,8 +134,14 @@ def parse_pytest(data: bytes) -> list[Case]:
         elif file_:
             file_ = _strip_harness(file_)
             module = re.sub(r"\.py$", "", file_).replace("/", ".")
-            rest = classname[len(module) + 1:] if classname.startswith(module + ".") else ""
-            parts = [file_, *[p for p in rest.split(".") if p], name]
+            if classname == module or classname.startswith(module + "."):
+                rest = classname[len(module) + 1:]
+                parts = [file_, *[p for p in rest.split(".") if p], name]
+            else:
+                # `file` is where the function's code is, `classname` where pytest collected it: a test
+                # method made by a helper and set on a class at import (mistune's fixture tests, made in
+                # tests/__init__.py) names the helper's file. Keep the classname, dotted as xunit2 gives it.
+                parts = ["~" + classname, name]
         else:
             # xunit2: only the dotted classname; keep it dotted and match ids in the same form.
             parts = ["~" + classname, name]

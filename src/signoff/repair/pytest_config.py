@@ -216,6 +216,45 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     return dest, rel
 
 
+def package_place(folder: Path, repo: Path) -> str | None:
+    """Where a harness folder sits in the repository, when its modules import it by its own package
+    name (mistune's tests do `from tests import BaseTestCase`, tornado's `from tornado.test.util import
+    ...`): laid out at the harness's root, that name would resolve to the checkout's copy of the tests,
+    the candidate's. None for a folder outside the repository, not a package, or never imported so."""
+    try:
+        rel = folder.resolve().relative_to(repo.resolve()).as_posix()
+    except ValueError:
+        return None
+    if rel in ("", ".") or not (folder / "__init__.py").is_file():
+        return None
+    dotted = re.escape(rel.replace("/", "."))
+    own = re.compile(rf"^[ \t]*(from[ \t]+{dotted}(\.[\w.]+)?[ \t]+import|import[ \t]+{dotted}([ \t.,]|$))", re.M)
+    for module in sorted(folder.rglob("*.py")):
+        if own.search(module.read_text(encoding="utf-8", errors="replace")):
+            return rel
+    return None
+
+
+def stage_test_package(folder: Path, rel: str, repo: Path, base: str, dest: Path) -> Path:
+    """A harness folder laid out at its place in the repository (`package_place`), with the
+    conftest.py and __init__.py files of each folder above it from the base revision, as a test file
+    is staged: its own package name then resolves to the frozen harness, never to the checkout."""
+    shutil.copytree(folder, dest / rel, symlinks=True)
+    for d in PurePosixPath(rel).parents:
+        for n in ("conftest.py", "__init__.py"):
+            name = n if str(d) == "." else f"{d}/{n}"
+            data = git.read_file_at(repo, base, name)
+            if data is not None and not (dest / name).exists():
+                (dest / name).parent.mkdir(parents=True, exist_ok=True)
+                (dest / name).write_bytes(data)
+    return dest
+
+
+def map_package_test_id(test_id: str, rel: str) -> str:
+    """A test id written relative to the harness folder (`test_x.py::t`) as one relative to its place."""
+    return f"{rel}/{test_id}"
+
+
 MAX_DATA_FILES, MAX_DATA_BYTES = 1000, 20_000_000
 # Files in a test folder that run as code or are caches, never data.
 _NOT_DATA = re.compile(r"(.*/)?(conftest\.py|.*\.py[cod]|test_.*\.py|.*_test\.py)|"

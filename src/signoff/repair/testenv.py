@@ -38,6 +38,14 @@ def normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def may_provide(distribution: str, module: str) -> bool:
+    """Whether a distribution is, by its name, the one that provides a top-level module: the same name,
+    or one of the usual spellings around it (odfpy's `odf`, PyYAML's `yaml`, python-dateutil's
+    `dateutil`). Only names: a package left out of the environment cannot be asked what it installs."""
+    d, m = normalise(distribution), normalise(module)
+    return d in (m, f"py{m}", f"{m}py", f"py-{m}", f"python-{m}", f"{m}-python")
+
+
 def requirement_name(line: str) -> str | None:
     """The distribution a requirement line names (`name[extra]>=1 ; marker`, `name @ url`, an egg
     fragment), or None for options and paths."""

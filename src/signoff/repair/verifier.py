@@ -556,6 +556,22 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
                 return _verify(req, settings, progress, source, runner, repo, base, cand)
             finally:
                 _rmtree(staging)
+        folder_harness = req.harness if req.harness is not None and req.harness.is_dir() else None
+        place = None
+        if folder_harness is not None and runner.kind == "pytest":
+            place = pytest_config.package_place(folder_harness, repo)
+        if folder_harness is not None and place is not None:
+            # A test folder its modules import by its package name: laid out at its place (as a file is).
+            staging = Path(tempfile.mkdtemp(prefix="signoff-harness-"))
+            try:
+                staged = pytest_config.stage_test_package(folder_harness, place, repo, base, staging)
+                req = dataclasses.replace(req, harness=staged,
+                                          expect=pytest_config.map_package_test_id(req.expect, place),
+                                          regression=[pytest_config.map_package_test_id(t, place)
+                                                      for t in req.regression])
+                return _verify(req, settings, progress, source, runner, repo, base, cand)
+            finally:
+                _rmtree(staging)
         return _verify(req, settings, progress, source, runner, repo, base, cand)
 
 
@@ -984,7 +1000,8 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
             return env, left_out, first
         except sandbox.PipError as exc:
             line = None if req.allow_source_builds or len(left_out) >= 3 else testenv.wheel_less_line(exc.message, plan)
-            if line is None or testenv.normalise(testenv.requirement_name(line) or "") in imported:
+            name = testenv.requirement_name(line or "") or ""
+            if line is None or any(testenv.may_provide(name, module) for module in imported):
                 raise  # none to leave out, or the harness itself imports it: pip's error is the cause
             first = first or exc
             plan.lines.remove(line)
@@ -992,22 +1009,21 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
 
 
 def _imported_by(harness: Path, tests: list[str]) -> set[str]:
-    """The top-level modules the run of `tests` imports from outside the harness (harness_imports), by
-    their normalised names."""
+    """The top-level modules the run of `tests` imports from outside the harness (harness_imports)."""
     from signoff.repair.harness_imports import imported_by
 
-    return {testenv.normalise(name) for name in imported_by(harness, tests)}
+    return set(imported_by(harness, tests))
 
 
 def _left_out_needed(left_out: list[str], runs: list[Run]) -> str | None:
     """A module a run could not import that is one of the packages left out for want of a wheel (by its
-    normalised name: `wcag_contrast_ratio` is `wcag-contrast-ratio`), or None."""
-    names = {testenv.normalise(testenv.requirement_name(line) or "") for line in left_out}
+    name: `wcag_contrast_ratio` is `wcag-contrast-ratio`, `odf` is odfpy's; testenv.may_provide), or None."""
+    names = [testenv.requirement_name(line) or "" for line in left_out]
     for run in runs:
         texts = [run.detail, *(c.message for c in run.cases)]
         for module in re.findall(r"No module named '([\w.]+)'", "\n".join(t for t in texts if t)):
             top = str(module).split(".", 1)[0]
-            if testenv.normalise(top) in names:
+            if any(testenv.may_provide(name, top) for name in names):
                 return top
     return None
 

@@ -642,3 +642,24 @@ def test_a_package_inside_a_plain_data_folder_is_data(tmp_path: Path) -> None:
     assert _staged(repo, base, "tests/test_x.py", tmp_path / "h") == [
         "tests/roots/test-x/conf.py", "tests/roots/test-x/spam/__init__.py", "tests/roots/test-x/spam/mod1.py",
         "tests/test_x.py"]
+
+
+def test_a_test_folder_imported_by_its_own_package_name_is_staged_at_its_place(tmp_path: Path) -> None:
+    # mistune's tests do `from tests import BaseTestCase`, tornado's `from tornado.test.util import ...`:
+    # at the harness's root those names would be the checkout's (the candidate's) copy of the tests.
+    from signoff.repair.pytest_config import map_package_test_id, package_place, stage_test_package
+
+    repo, base = _repo(tmp_path / "r", {"conftest.py": "", "tests/__init__.py": "X = 1\n",
+                                        "tests/test_a.py": "from tests import X\n", "tests/data/x.txt": "x",
+                                        "lib/test/__init__.py": "", "lib/test/test_b.py": "import lib.test.util\n",
+                                        "other/__init__.py": "", "other/test_c.py": "import tests\n"})
+    assert package_place(repo / "tests", repo) == "tests"
+    assert package_place(repo / "lib" / "test", repo) == "lib/test"
+    assert package_place(repo / "other", repo) is None  # imports another package, never its own
+    assert package_place(tmp_path, repo) is None  # outside the repository
+    dest = tmp_path / "staged"
+    dest.mkdir()
+    stage_test_package(repo / "tests", "tests", repo, base, dest)
+    assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file()) == [
+        "conftest.py", "tests/__init__.py", "tests/data/x.txt", "tests/test_a.py"]
+    assert map_package_test_id("test_a.py::test_x", "tests") == "tests/test_a.py::test_x"

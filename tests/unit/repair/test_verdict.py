@@ -557,3 +557,29 @@ def test_judge_reads_the_base_run_of_failed_regression_ids_and_only_when_measure
     # The common case costs nothing: a regression stage that passed asks for no run on base.
     assert _regression_on_base(_measured([run(fails())], [run(case(EXPECT))], [run(case(NEIGHBOURS[0]))]),
                                applies=True) == []
+
+
+def test_a_test_method_made_in_another_file_is_found_where_pytest_collected_it() -> None:
+    # mistune's tests/__init__.py makes a method per fixture example and sets it on a class of
+    # test_plugins.py: pytest's xunit1 `file` names tests/__init__.py, its classname the test's module.
+    from signoff.repair.junit import parse_pytest, select
+
+    report = (b'<testsuite><testcase classname="test_plugins.TestPlugin1_table" name="test_row_001" '
+              b'file="__init__.py" line="11"/><testcase classname="test_m.TestX" name="test_y" file="test_m.py"/>'
+              b'</testsuite>')
+    made, plain = parse_pytest(report)
+    assert [c.id for c in select([made, plain], "test_plugins.py::TestPlugin1_table::test_row_001")] == [made.id]
+    assert made.outcome == "passed"
+    assert select([made, plain], "test_m.py::TestX::test_y") == [plain]
+    assert select([made, plain], "__init__.py::test_row_001") == []
+
+
+def test_a_left_out_dependency_is_found_by_the_usual_spellings_of_its_module() -> None:
+    # tablib's tests import `odf`, from odfpy (published as source only); PyYAML's is `yaml`.
+    from signoff.repair.testenv import may_provide
+    from signoff.repair.verifier import _left_out_needed
+
+    failed = Run("collection_error", "tests/test_tablib.py: ModuleNotFoundError: No module named 'odf'")
+    assert _left_out_needed(["odfpy"], [failed]) == "odf"
+    assert may_provide("PyYAML", "yaml") and may_provide("python-dateutil", "dateutil") and may_provide("odfpy", "odf")
+    assert not may_provide("odfpy", "od") and not may_provide("pytest-odf", "odf") and not may_provide("xlwt", "xlrd")
