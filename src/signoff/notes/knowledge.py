@@ -87,6 +87,8 @@ CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that comm
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
 _HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 _DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # `2025.04.03`: a date, unless a tag names it
+# `29.06.2024` (jason's `## 1.4.3 (29.06.2024)`): a date written day first, as dots are in Europe
+_DOTTED_DAY_FIRST = re.compile(r"(\d\d)\.(\d\d)\.((?:19|20)\d\d)")
 
 
 def version_of(name: str) -> str | None:
@@ -417,9 +419,11 @@ class Knowledge:
                 prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
                 self.release_days |= prepared
                 # A release is often dated a day before its tag (the release commit, when no commit
-                # says which it is) or published the day after it (a review, another timezone).
-                window = RELEASE_WINDOW[1:] if prepared else RELEASE_WINDOW
-                for d in _dates(t["date"]):
+                # says which it is) or published the day after it (a review, another timezone). A
+                # commit of the tag's own day naming the version ("Bump 1.4.1") says no other day.
+                tag_days = _dates(t["date"])
+                window = RELEASE_WINDOW[1:] if prepared - tag_days else RELEASE_WINDOW
+                for d in tag_days:
                     day = date.fromisoformat(d)
                     self.release_days |= {(day + timedelta(days=k)).isoformat() for k in window}
         for s in sides:
@@ -968,10 +972,13 @@ class Knowledge:
     def _version(self, claim: Meaning) -> Verdict:
         v = version_of(claim.value)
         day = _DOTTED_DAY.fullmatch(claim.value)
-        if day and v not in self.all_versions:
+        ymd = day.groups() if day else None
+        if ymd is None and (day := _DOTTED_DAY_FIRST.fullmatch(claim.value)):
+            ymd = day.groups()[::-1]
+        if ymd and v not in self.all_versions:
             # `2025.04.03` in `## [7.37.5] - 2025.04.03` is a date written with dots, unless a tag
             # names it (calendar versions): checked as the date it is.
-            iso = f"{day.group(1)}-{day.group(2)}-{day.group(3)}"
+            iso = "-".join(ymd)
             try:
                 date.fromisoformat(iso)
             except ValueError:

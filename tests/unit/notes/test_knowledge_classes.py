@@ -63,6 +63,14 @@ def test_a_date_written_with_dots_is_a_date() -> None:
     assert _verdicts(k, "[7.37.5] - 2025.04.09", heading=True)["2025.04.09"] == "unsupported"
 
 
+def test_a_date_written_day_first_with_dots_is_a_date() -> None:
+    # michalmuskala/jason (Elixir): `## 1.4.3 (29.06.2024)`, day.month.year
+    k = Knowledge("v7.37.4..v7.37.5", "c" * 40, TAG, [_commit(1, "Release 7.37.5")])
+    assert _verdicts(k, "7.37.5 (03.04.2025)", heading=True) == {"7.37.5": "supported", "03.04.2025": "supported"}
+    for moved in ("06.04.2025", "04.03.2025", "03.04.2026"):  # three days on, month and day swapped, a year on
+        assert _verdicts(k, f"7.37.5 ({moved})", heading=True)[moved] == "unsupported"
+
+
 def test_a_credited_user_is_checked_against_who_made_the_change() -> None:
     k = Knowledge("v1..v2", None, [], [
         _commit(1, "Fix the parser on empty input (#12)", author=("Sebastián Ramírez", "tiangolo@gmail.com")),
@@ -929,6 +937,18 @@ def test_a_release_is_dated_the_day_a_commit_prepared_it() -> None:
     other = Knowledge("0.4.29..0.4.30", "c" * 40, tag, [other_prep])
     assert _verdicts(other, "## [0.4.30] - 2025-04-01", heading=True)["2025-04-01"] == "unsupported"
     assert _verdicts(other, "## [0.4.30] - 2025-04-04", heading=True)["2025-04-04"] == "supported"
+
+
+def test_a_release_bumped_on_its_tag_day_may_be_dated_the_day_before() -> None:
+    # michalmuskala/jason 1.4.1 (blind14): `## 1.4.1 (06.07.2023)`, its change written on 2023-07-06,
+    # "Bump 1.4.1" and the tag on 2023-07-07: a commit of the tag's own day says nothing of the day before
+    tag = [{"name": "v1.4.1", "commit": "c" * 40, "date": "2025-04-05T10:27:00+01:00"}]
+    bump = _dated(_commit(1, "Bump 1.4.1"), "2025-04-05")
+    k = Knowledge("v1.4.0..v1.4.1", "c" * 40, tag, [bump])
+    for day in ("2025-04-04", "2025-04-05", "2025-04-06"):
+        assert _verdicts(k, f"## 1.4.1 ({day})", heading=True)[day] == "supported"
+    for day in ("2025-04-02", "2025-04-08"):  # a date moved three days either way
+        assert _verdicts(k, f"## 1.4.1 ({day})", heading=True)[day] == "unsupported"
 
 
 def test_an_item_retelling_the_pull_request_description_is_about_it() -> None:
