@@ -1039,6 +1039,16 @@ class Knowledge:
         theirs = shared_words(said, self._known[n])
         return len(theirs) >= 2 and len(theirs) > len(shared_words(said, self._known[own.hash]))
 
+    @staticmethod
+    def _stranger(n: str, item: str, own: Carrier, item_refs: set[str], carriers: list[Carrier]) -> bool:
+        """Whether `#n` stands where the item's own commit's number should: the item leaves that number
+        out and `n` is the own number of commits saying at most one of its words. Another number the item
+        is about then does not excuse it (mkdocs 1.5.3's "(#3367, #3381)" written "(#3368, #3381)",
+        #3368 being "Switch to ruff linter" and #3367 "Allow plugins to provide their own `Page`")."""
+        said = item_words(item)
+        return own.own is not None and own.own not in item_refs and bool(carriers) and all(
+            c.own == n and len(shared_words(said, c.words)) < 2 for c in carriers)
+
     def named_commit(self, item: str) -> Carrier | None:
         """The commit of the range an item names by its hash as its first or last word, as lists
         made from commits write them (sinon's "[`819bb64b`](.../commit/...) Migration to ... (#2683)",
@@ -1094,7 +1104,8 @@ class Knowledge:
                                                       _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
-                and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
+                and (self._stranger(n, item, own, item_refs, carriers)
+                     or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n)))

@@ -967,3 +967,22 @@ def test_an_item_retelling_the_pull_request_description_is_about_it() -> None:
     assert _unsupported(k, item, "release-notes.md") == set()
     invented = "* Add a `retry_forever` option that keeps every failed upload in a local queue. Context: #3391\n"
     assert _unsupported(k, invented, "release-notes.md") == {"#3391"}
+
+
+def test_a_number_in_place_of_the_items_own_is_not_excused_by_another_it_cites() -> None:
+    # mkdocs 1.5.3 (blind13's missed plant): "(#3367, #3381)" written "(#3368, #3381)"; #3368 is another
+    # pull request of the range, saying none of the item's words
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Allow plugins to provide their own `Page` (#3367)"),
+        _commit(2, "Keep the prior behavior of overwriting File.page (#3381)",
+                "unless the page value is a *strict* subclass of Page"),
+        _commit(3, 'Switch to "ruff" linter, enable many of its rules (#3368)')])
+    # the linter's pull request rewrote lines across the code base: its diff holds every word of the item
+    k.diff_of = lambda commit: diff_words("+    # plugins can set File.page to their own subclass of Page; there is\n"
+                                          "+    # also a warning if it is set to anything other than a strict one\n"
+                                          if commit == _hash(3) else "")
+    item = ("* Plugins can now set `File.page` to their own subclass of `Page`. There is also now a warning if "
+            "`File.page` is set to anything other than a strict subclass of `Page`. ({}, #3381)\n")
+    assert _unsupported(k, item.format("#3367"), "release-notes.md") == set()
+    assert _unsupported(k, item.format("#3368"), "release-notes.md") == {"#3368"}
+
