@@ -495,7 +495,11 @@ class Knowledge:
         if key not in self._owns:  # asked for each claim of an item, and for each text graded against the range
             # a commit adding only changelog fragments ("News fragment", "Add feature fragment") says in
             # its title what it is, not what changed: its fragment's number names its entry (`fragments`)
-            best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers
+            # the project's name says nothing of which change an item is (mkdocs' "`mkdocs --no-color build`
+            # disables color output" is not "Add `mkdocs build --no-strict`")
+            said = item_words - self.project_words
+            best: list[tuple[float, Carrier]] = sorted(((similarity(said, c.words - self.project_words), c)
+                                                        for c in self.carriers
                                                         if not (c.paths and all(_FRAGMENT.search(p) for p in c.paths))),
                                                        key=lambda x: -x[0])[:2]
             clear = bool(best) and best[0][0] >= STRONG and not (

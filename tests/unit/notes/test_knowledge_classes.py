@@ -986,3 +986,19 @@ def test_a_number_in_place_of_the_items_own_is_not_excused_by_another_it_cites()
     assert _unsupported(k, item.format("#3367"), "release-notes.md") == set()
     assert _unsupported(k, item.format("#3368"), "release-notes.md") == {"#3368"}
 
+
+def test_the_projects_name_does_not_tie_an_item_to_a_commit() -> None:
+    # mkdocs 1.5.0 (blind13): "`mkdocs --no-color build` disables color output ... Context: #3282" was taken
+    # for "Add `mkdocs build --no-strict` ... (#3254)" by the words mkdocs, build and true
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Add `mkdocs build --no-strict` that overrides `strict: true` (#3254)",
+                paths=("src/mkdocs/commands/build.py",)),
+        _commit(2, "Make colorful/indented output optional, decrease indent (#3282)",
+                paths=("src/mkdocs/__main__.py",)),
+        _commit(3, "Fix the search plugin's index on Windows (#3283)", paths=("src/mkdocs/contrib/search.py",))])
+    item = ("* `mkdocs --no-color build` disables color output and line wrapping. This option is also available "
+            "through an environment variable `NO_COLOR=true`. Context: {}\n")
+    assert _unsupported(k, item.format("#3282"), "release-notes.md") == set()
+    strict = "* `mkdocs build --no-strict` overrides the `strict` config to `false`. Context: {}\n"
+    assert _unsupported(k, strict.format("#3254"), "release-notes.md") == set()
+    assert _unsupported(k, strict.format("#3283"), "release-notes.md") == {"#3283"}
