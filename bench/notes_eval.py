@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind13` (fetched on 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
+Sets, reported in this order: `blind14` (fetched on 2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on
+2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
@@ -241,6 +242,14 @@ PROJECTS = [
             "blind13"),
     Project("mkdocs/mkdocs", "2862536793b3c67d9d83c33e0dd6d50a791928f8", "docs/about/release-notes.md", "{v}",
             r"^## Version {v} \(", "blind13"),
+    # blind14: fetched (or first used from /work/.mirror) on 2026-12-07 07:40 UTC, configured by their heading
+    # lines only; sections and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("square/moshi", "889013ec2edb8d8034902662a1dc8c4f3b3f8111", "CHANGELOG.md", "{v}", r"^## \[{v}\] - ",
+            "blind14"),
+    Project("michalmuskala/jason", "4ede42858eb19f80ec9e863aab52df466eab8608", "CHANGELOG.md", "v{v}",
+            r"^## {v} \(", "blind14"),
+    Project("pytest-dev/pyfakefs", "bb55fb8a87c5e5c682702b86f0ca6a8002cbbf3d", "CHANGES.md", "v{v}",
+            r"^## \[Version {v}\]\(", "blind14"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -881,8 +890,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4",
-            "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5",
+            "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

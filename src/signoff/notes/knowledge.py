@@ -87,6 +87,8 @@ CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that comm
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
 _HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 _DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # `2025.04.03`: a date, unless a tag names it
+# `29.06.2024` (jason's `## 1.4.3 (29.06.2024)`): a date written day first, as dots are in Europe
+_DOTTED_DAY_FIRST = re.compile(r"(\d\d)\.(\d\d)\.((?:19|20)\d\d)")
 
 
 def version_of(name: str) -> str | None:
@@ -417,9 +419,11 @@ class Knowledge:
                 prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
                 self.release_days |= prepared
                 # A release is often dated a day before its tag (the release commit, when no commit
-                # says which it is) or published the day after it (a review, another timezone).
-                window = RELEASE_WINDOW[1:] if prepared else RELEASE_WINDOW
-                for d in _dates(t["date"]):
+                # says which it is) or published the day after it (a review, another timezone). A
+                # commit of the tag's own day naming the version ("Bump 1.4.1") says no other day.
+                tag_days = _dates(t["date"])
+                window = RELEASE_WINDOW[1:] if prepared - tag_days else RELEASE_WINDOW
+                for d in tag_days:
                     day = date.fromisoformat(d)
                     self.release_days |= {(day + timedelta(days=k)).isoformat() for k in window}
         for s in sides:
@@ -491,7 +495,11 @@ class Knowledge:
         if key not in self._owns:  # asked for each claim of an item, and for each text graded against the range
             # a commit adding only changelog fragments ("News fragment", "Add feature fragment") says in
             # its title what it is, not what changed: its fragment's number names its entry (`fragments`)
-            best: list[tuple[float, Carrier]] = sorted(((similarity(item_words, c.words), c) for c in self.carriers
+            # the project's name says nothing of which change an item is (mkdocs' "`mkdocs --no-color build`
+            # disables color output" is not "Add `mkdocs build --no-strict`")
+            said = item_words - self.project_words
+            best: list[tuple[float, Carrier]] = sorted(((similarity(said, c.words - self.project_words), c)
+                                                        for c in self.carriers
                                                         if not (c.paths and all(_FRAGMENT.search(p) for p in c.paths))),
                                                        key=lambda x: -x[0])[:2]
             clear = bool(best) and best[0][0] >= STRONG and not (
@@ -968,10 +976,13 @@ class Knowledge:
     def _version(self, claim: Meaning) -> Verdict:
         v = version_of(claim.value)
         day = _DOTTED_DAY.fullmatch(claim.value)
-        if day and v not in self.all_versions:
+        ymd = day.groups() if day else None
+        if ymd is None and (day := _DOTTED_DAY_FIRST.fullmatch(claim.value)):
+            ymd = day.groups()[::-1]
+        if ymd and v not in self.all_versions:
             # `2025.04.03` in `## [7.37.5] - 2025.04.03` is a date written with dots, unless a tag
             # names it (calendar versions): checked as the date it is.
-            iso = f"{day.group(1)}-{day.group(2)}-{day.group(3)}"
+            iso = "-".join(ymd)
             try:
                 date.fromisoformat(iso)
             except ValueError:
@@ -1032,6 +1043,16 @@ class Knowledge:
         theirs = shared_words(said, self._known[n])
         return len(theirs) >= 2 and len(theirs) > len(shared_words(said, self._known[own.hash]))
 
+    @staticmethod
+    def _stranger(n: str, item: str, own: Carrier, item_refs: set[str], carriers: list[Carrier]) -> bool:
+        """Whether `#n` stands where the item's own commit's number should: the item leaves that number
+        out and `n` is the own number of commits saying at most one of its words. Another number the item
+        is about then does not excuse it (mkdocs 1.5.3's "(#3367, #3381)" written "(#3368, #3381)",
+        #3368 being "Switch to ruff linter" and #3367 "Allow plugins to provide their own `Page`")."""
+        said = item_words(item)
+        return own.own is not None and own.own not in item_refs and bool(carriers) and all(
+            c.own == n and len(shared_words(said, c.words)) < 2 for c in carriers)
+
     def named_commit(self, item: str) -> Carrier | None:
         """The commit of the range an item names by its hash as its first or last word, as lists
         made from commits write them (sinon's "[`819bb64b`](.../commit/...) Migration to ... (#2683)",
@@ -1087,7 +1108,8 @@ class Knowledge:
                                                       _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
-                and not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own):
+                and (self._stranger(n, item, own, item_refs, carriers)
+                     or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n)))

@@ -63,6 +63,14 @@ def test_a_date_written_with_dots_is_a_date() -> None:
     assert _verdicts(k, "[7.37.5] - 2025.04.09", heading=True)["2025.04.09"] == "unsupported"
 
 
+def test_a_date_written_day_first_with_dots_is_a_date() -> None:
+    # michalmuskala/jason (Elixir): `## 1.4.3 (29.06.2024)`, day.month.year
+    k = Knowledge("v7.37.4..v7.37.5", "c" * 40, TAG, [_commit(1, "Release 7.37.5")])
+    assert _verdicts(k, "7.37.5 (03.04.2025)", heading=True) == {"7.37.5": "supported", "03.04.2025": "supported"}
+    for moved in ("06.04.2025", "04.03.2025", "03.04.2026"):  # three days on, month and day swapped, a year on
+        assert _verdicts(k, f"7.37.5 ({moved})", heading=True)[moved] == "unsupported"
+
+
 def test_a_credited_user_is_checked_against_who_made_the_change() -> None:
     k = Knowledge("v1..v2", None, [], [
         _commit(1, "Fix the parser on empty input (#12)", author=("Sebastián Ramírez", "tiangolo@gmail.com")),
@@ -931,6 +939,18 @@ def test_a_release_is_dated_the_day_a_commit_prepared_it() -> None:
     assert _verdicts(other, "## [0.4.30] - 2025-04-04", heading=True)["2025-04-04"] == "supported"
 
 
+def test_a_release_bumped_on_its_tag_day_may_be_dated_the_day_before() -> None:
+    # michalmuskala/jason 1.4.1 (blind14): `## 1.4.1 (06.07.2023)`, its change written on 2023-07-06,
+    # "Bump 1.4.1" and the tag on 2023-07-07: a commit of the tag's own day says nothing of the day before
+    tag = [{"name": "v1.4.1", "commit": "c" * 40, "date": "2025-04-05T10:27:00+01:00"}]
+    bump = _dated(_commit(1, "Bump 1.4.1"), "2025-04-05")
+    k = Knowledge("v1.4.0..v1.4.1", "c" * 40, tag, [bump])
+    for day in ("2025-04-04", "2025-04-05", "2025-04-06"):
+        assert _verdicts(k, f"## 1.4.1 ({day})", heading=True)[day] == "supported"
+    for day in ("2025-04-02", "2025-04-08"):  # a date moved three days either way
+        assert _verdicts(k, f"## 1.4.1 ({day})", heading=True)[day] == "unsupported"
+
+
 def test_an_item_retelling_the_pull_request_description_is_about_it() -> None:
     # mkdocs 1.6.0 (blind13): hand-written prose sharing no word with the title "Improve editing experience
     # when using `--livereload`" but seven with its description was called invented
@@ -947,3 +967,38 @@ def test_an_item_retelling_the_pull_request_description_is_about_it() -> None:
     assert _unsupported(k, item, "release-notes.md") == set()
     invented = "* Add a `retry_forever` option that keeps every failed upload in a local queue. Context: #3391\n"
     assert _unsupported(k, invented, "release-notes.md") == {"#3391"}
+
+
+def test_a_number_in_place_of_the_items_own_is_not_excused_by_another_it_cites() -> None:
+    # mkdocs 1.5.3 (blind13's missed plant): "(#3367, #3381)" written "(#3368, #3381)"; #3368 is another
+    # pull request of the range, saying none of the item's words
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Allow plugins to provide their own `Page` (#3367)"),
+        _commit(2, "Keep the prior behavior of overwriting File.page (#3381)",
+                "unless the page value is a *strict* subclass of Page"),
+        _commit(3, 'Switch to "ruff" linter, enable many of its rules (#3368)')])
+    # the linter's pull request rewrote lines across the code base: its diff holds every word of the item
+    k.diff_of = lambda commit: diff_words("+    # plugins can set File.page to their own subclass of Page; there is\n"
+                                          "+    # also a warning if it is set to anything other than a strict one\n"
+                                          if commit == _hash(3) else "")
+    item = ("* Plugins can now set `File.page` to their own subclass of `Page`. There is also now a warning if "
+            "`File.page` is set to anything other than a strict subclass of `Page`. ({}, #3381)\n")
+    assert _unsupported(k, item.format("#3367"), "release-notes.md") == set()
+    assert _unsupported(k, item.format("#3368"), "release-notes.md") == {"#3368"}
+
+
+def test_the_projects_name_does_not_tie_an_item_to_a_commit() -> None:
+    # mkdocs 1.5.0 (blind13): "`mkdocs --no-color build` disables color output ... Context: #3282" was taken
+    # for "Add `mkdocs build --no-strict` ... (#3254)" by the words mkdocs, build and true
+    k = Knowledge("v1..v2", None, [], [
+        _commit(1, "Add `mkdocs build --no-strict` that overrides `strict: true` (#3254)",
+                paths=("src/mkdocs/commands/build.py",)),
+        _commit(2, "Make colorful/indented output optional, decrease indent (#3282)",
+                paths=("src/mkdocs/__main__.py",)),
+        _commit(3, "Fix the search plugin's index on Windows (#3283)", paths=("src/mkdocs/contrib/search.py",))])
+    item = ("* `mkdocs --no-color build` disables color output and line wrapping. This option is also available "
+            "through an environment variable `NO_COLOR=true`. Context: {}\n")
+    assert _unsupported(k, item.format("#3282"), "release-notes.md") == set()
+    strict = "* `mkdocs build --no-strict` overrides the `strict` config to `false`. Context: {}\n"
+    assert _unsupported(k, strict.format("#3254"), "release-notes.md") == set()
+    assert _unsupported(k, strict.format("#3283"), "release-notes.md") == {"#3283"}
