@@ -17,12 +17,19 @@ _LANES = r"[*|\\/ ]*"
 _COMMIT = compile_re(rf"^{_LANES}commit [0-9a-f]{{7,40}}(?: \(.*\))?\s*$")
 _HEADER = compile_re(rf"^{_LANES}(?:Merge|Author|AuthorDate|Commit|CommitDate|Date): ")
 _AUTHOR = compile_re(rf"^{_LANES}Author: ")
+_PARENTS = compile_re(rf"^{_LANES}Merge: [0-9a-f]{{7,40}}(?: [0-9a-f]{{7,40}})+\s*$")
 # The subjects `git merge` and the forges write, and nothing after them on the line.
 _REF = r"'[^'\n]{1,200}'"
 _GIT_MERGE = compile_re(
-    rf"^({_LANES}[ \t]{{4}}[ \t]*)Merge (?:pull request #[0-9]+ from [^\s]+|"
+    rf"^({_LANES}[ \t]{{4}}[ \t]*)Merge (?:pull request (?:#[0-9]+ )?from [^\s]+|"
     rf"(?:remote-tracking )?branch {_REF}|branches {_REF}(?:, {_REF})*,? and {_REF}|tag {_REF}|"
     rf"commit {_REF})(?: of [^\s]+)?(?: into [^\s]+)?\s*$"
+)
+# A maintainer's own words for a merge ("Merge stable into main.  (#3674)"), only as the subject of
+# a commit whose `Merge:` header names its parents: a merge that happened. One ref into another,
+# then the end of the line, of the sentence, or a PR number; what follows is read as written.
+_NAMED_MERGE = compile_re(
+    rf"^({_LANES}[ \t]{{4}}[ \t]*)Merge [^\s]+ into (?:the )?[^\s.]+(?: branch)?(?:\.?\s*$|\.\s|\s+\(#[0-9]+\))"
 )
 
 
@@ -31,21 +38,22 @@ def settle_merges(text: str) -> str:
     if "commit " not in text or "Merge " not in text:
         return text
     lines = text.split("\n")
-    in_headers = authored = False
+    in_headers = authored = parents = False
     subject_due = False  # the next non-blank line is a commit's subject
     for number, line in enumerate(lines):
         if _COMMIT.search(line) is not None:
-            in_headers, authored, subject_due = True, False, False
+            in_headers, authored, parents, subject_due = True, False, False, False
             continue
         if in_headers:
             if _HEADER.search(line) is not None:
                 authored = authored or _AUTHOR.search(line) is not None
+                parents = parents or _PARENTS.search(line) is not None
                 continue
             in_headers, subject_due = False, authored
         if not subject_due or not line.strip(" \t|*\\/"):
             continue
         subject_due = False
-        found = next(_GIT_MERGE.groups(line), None)
+        found = next(_GIT_MERGE.groups(line), None) or (next(_NAMED_MERGE.groups(line), None) if parents else None)
         if found is not None:
             indent = found[2][0] or ""
             lines[number] = indent + "Merged" + line[len(indent) + len("Merge"):]

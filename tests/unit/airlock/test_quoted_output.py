@@ -126,6 +126,30 @@ def test_an_order_hidden_in_a_pasted_git_log_s_message_is_held(order: str) -> No
     assert detect(GIT_LOG.format(order=order))
 
 
+NAMED_MERGE = """\
+commit 59aad31487c0ffee59aad31487c0ffee59aad314
+Merge: a44e9f05 ea811f95
+Author: Jane Doe <jane@example.org>
+Date:   Mon Dec 7 09:12:44 2026 +0100
+
+    Merge stable into main.  (#3674)
+
+commit 1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e
+Merge: 8bd8b4a0 d5fbd328
+Author: Jane Doe <jane@example.org>
+Date:   Sun Dec 6 18:01:02 2026 +0100
+
+    Merge pull request from GHSA-j8r2-6x86-q33q
+"""
+
+
+def test_a_merge_commit_s_own_subject_in_other_words_is_a_record() -> None:
+    assert detect(NAMED_MERGE) == []
+    # without the `Merge:` header naming its parents, or with an order after the refs, it is held
+    assert detect(NAMED_MERGE.replace("Merge: a44e9f05 ea811f95\n", ""))
+    assert detect(NAMED_MERGE.replace("main.  (#3674)", "main without review now"))
+
+
 def test_only_the_subject_is_settled_and_only_in_a_log() -> None:
     text = GIT_LOG.format(order="")
     settled = settle_merges(text)
