@@ -33,10 +33,26 @@ _NAMED_MERGE = compile_re(
 )
 
 
+# The lanes `git log --graph` draws ("|\ \ \ Merge: ...", "| | | Author: ..."): glyphs, no words,
+# which the shape cues of step 8 read as token salad. Only in a text with a graph's commit line, and
+# only a prefix with at least one lane glyph (a Markdown bullet "* item" alone is not one).
+_GRAPH_COMMIT = compile_re(r"(?m)^[*|\\/ ]*[*|\\/][*|\\/ ]* commit [0-9a-f]{7,40}\b")
+_LANE_PREFIX = compile_re(r"(?m)^[*|\\/ ]*[|\\/][*|\\/ ]*")
+
+
 def settle_merges(text: str) -> str:
-    """`text` with the merge subjects of a pasted git log in the past tense; unchanged without one."""
-    if "commit " not in text or "Merge " not in text:
+    """`text` with the merge subjects of a pasted git log in the past tense, and the lanes of a
+    `git log --graph` drawn as one; unchanged without one."""
+    if "commit " not in text:
         return text
+    if "Merge" in text:
+        text = _settle(text)
+    if _GRAPH_COMMIT.search(text) is not None:
+        text = _LANE_PREFIX.sub("| ", text)  # one lane left: a subject after it opens no sentence, as before
+    return text
+
+
+def _settle(text: str) -> str:
     lines = text.split("\n")
     in_headers = authored = parents = False
     subject_due = False  # the next non-blank line is a commit's subject

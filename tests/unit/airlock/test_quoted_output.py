@@ -105,9 +105,20 @@ ORDERS_IN_A_LOG = (
 )
 
 
+def _deep_lanes(depth: int) -> str:
+    lanes, fork, inner = "| " * depth, "\\ " * depth, "| " * (depth + 2)
+    return (f"{lanes}* commit {depth:07x}aa\n{lanes}|{fork}Merge: 1a2b3c{depth} 5d6e7f{depth}\n"
+            f"{inner}Author: Jane Doe <jane@example.org>\n{inner}Date:   Mon Dec 7 2026\n{inner}\n"
+            f"{inner}    Merge branch 'topic-{depth}' into main\n")
+
+
+DEEP_LANES = "".join(_deep_lanes(depth) for depth in range(1, 7))
+
+
 def test_git_s_own_merge_subjects_in_a_pasted_log_are_records() -> None:
     assert detect(GIT_LOG.format(order="")) == []
     assert detect(GRAPH_LOG) == []
+    assert detect(DEEP_LANES) == []  # the lanes of a deep graph are no token salad
     assert scan(GIT_LOG.format(order="")).clean
 
 
@@ -124,6 +135,7 @@ def test_a_merge_line_without_a_git_log_around_it_is_still_an_order() -> None:
 @pytest.mark.parametrize("order", ORDERS_IN_A_LOG)
 def test_an_order_hidden_in_a_pasted_git_log_s_message_is_held(order: str) -> None:
     assert detect(GIT_LOG.format(order=order))
+    assert detect(GRAPH_LOG + "".join(f"| |     {line.strip()}\n" for line in order.split("\n")))
 
 
 NAMED_MERGE = """\
