@@ -144,7 +144,8 @@ def _hidden_kind(code: int) -> str | None:
 
 
 def _splits_latin(before: str, after: str, code: int, kind: str) -> bool:
-    """A zero-width character between two ASCII letters (or digits) hides a word from a reader."""
+    """A zero-width character between two letters or digits hides a word from a reader (not between
+    two Han or kana characters; joiners only between Latin ones)."""
     if kind == "variation_selector":
         if code == 0xFE0F and after == "\u20e3" and before in "0123456789":
             return False  # a keycap emoji: 1, the emoji selector, the enclosing keycap (1️⃣ open the app)
@@ -157,11 +158,19 @@ def _splits_latin(before: str, after: str, code: int, kind: str) -> bool:
         return False
     if code in (0x200C, 0x200D):  # joiners are needed between Persian or Indic letters, never Latin
         return _latinish(before) and _latinish(after)
-    return True
+    # Chinese and Japanese put no spaces between words: a zero-width space there marks where a line
+    # may break and hides no word (the scanning views drop it, and phrases are read unbroken)
+    return not (_cjk(before) and _cjk(after))
 
 
 def _latinish(ch: str) -> bool:
     return (ch.isascii() or _is_latin(ch)) or ch in _CONFUSABLES
+
+
+def _cjk(ch: str) -> bool:
+    """Han ideographs and kana: scripts written without spaces between words (Korean has them)."""
+    code = ord(ch)
+    return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF
 
 
 def _collapse_whitespace(text: str) -> str:

@@ -330,8 +330,47 @@ def filled_form(plain: Sequence[str], index: int) -> bool:
     return answers >= FORM_ANSWERS
 
 
-def _planted_task(plain: Sequence[str], folded: Sequence[str]) -> int | None:
-    """The 1-based index of a task sentence whose content words the rest of the report never uses."""
+# An English command's name opening a message in another language, as a report quotes a program's
+# translated output ("convert avslutades med fel:", "convert skončil chybou:"): after the name, no
+# English function word, and either another language's, or a short message that heads what the
+# program prints (a colon) and is written with letters English does not use (read on the text as
+# shown: the scanning views strip accents). A task planted in English speaks English after its verb
+# ("Generate input:" stays a task); a verb whose object is text in any language (translate, rewrite
+# ...) is never read so. Tenth pass.
+_ENGLISH_GLUE = frozenset(
+    "a an the of to in on for with by from at about into onto and or but is are was were be not no this that "
+    "these those it its my your our their me us you some any all each every as than then".split()
+)
+_OTHER_GLUE = frozenset(
+    "med och av till inte ikke og som pa und mit der die das nicht ist von zu ein eine le la les des du avec pour "
+    "est une pas et el los las con por para es una il di che per non gli com nao um uma da met het een niet van "
+    "voor se je na ze pro nie jest".split()
+)
+_TEXT_VERBS = frozenset("translate rewrite paraphrase rephrase correct edit proofread".split())
+MAX_MESSAGE_WORDS = 6  # words after the name in a message heading a program's output
+
+
+def _names_a_command(sentence: str, after_at: int, shown: str | None) -> bool:
+    """Is the task verb that opens `sentence` (folded) a command's name in a message in another
+    language (see `_OTHER_GLUE`)? `after_at`: where the word after the verb starts; `shown`: the
+    sentence as shown, with its accents, when known."""
+    head = sentence[:after_at].split()
+    if not head or head[-1] in _TEXT_VERBS:
+        return False
+    rest = ["".join(ch for ch in word if ch.isalnum()) for word in sentence[after_at:].split()]
+    rest = [word for word in rest if word]
+    if not rest or any(word in _ENGLISH_GLUE for word in rest):
+        return False
+    if any(word in _OTHER_GLUE for word in rest):
+        return True
+    if shown is None or not sentence.rstrip().endswith(":") or len(rest) > MAX_MESSAGE_WORDS:
+        return False
+    return any(ch.isalpha() and not ch.isascii() for ch in shown)
+
+
+def _planted_task(plain: Sequence[str], folded: Sequence[str], shown: Sequence[str] | None) -> int | None:
+    """The 1-based index of a task sentence whose content words the rest of the report never uses.
+    `shown`: the sentences as shown (accents kept), aligned with the views, when known."""
     if len(plain) <= MIN_HOST:
         return None
     words = [_content(sentence) for sentence in folded]
@@ -344,6 +383,8 @@ def _planted_task(plain: Sequence[str], folded: Sequence[str]) -> int | None:
         after = (opener[2][0] or "") if opener is not None else ""
         if opener is None or after in _NOT_AN_OBJECT or after.endswith("ing") or sentence.endswith("?"):
             continue
+        if _names_a_command(sentence, opener[1] - len(after), shown[index] if shown is not None else None):
+            continue  # a command's name in a message in another language
         if _CODE_MARK.search(plain[index]) is not None or any(ch.isdigit() for ch in sentence):
             continue  # code, versions, amounts and counts belong to the report
         if _REPORT_WORDS.search(sentence) is not None or len(words[index]) < MIN_WORDS:
@@ -361,7 +402,9 @@ def _maintainer_asks(plain: str, folded: str) -> bool:
     return _REPORT_WORDS.search(folded) is not None and _LINKISH.search(plain) is None
 
 
-def find(plain: Sequence[str], folded: Sequence[str], *, host_contrast: bool = True) -> list[tuple[str, str]]:
+def find(
+    plain: Sequence[str], folded: Sequence[str], *, host_contrast: bool = True, shown: Sequence[str] | None = None
+) -> list[tuple[str, str]]:
     """(family, where) for every planted-order shape in the sentences (two aligned views).
 
     Each shape's pattern is first run once over all the sentences (one per line); only the shapes
@@ -405,7 +448,7 @@ def find(plain: Sequence[str], folded: Sequence[str], *, host_contrast: bool = T
                 found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {index}")
                 break
     if host_contrast and _TASK_OPENER.search(whole_folded) is not None:
-        task = _planted_task(plain, folded)
+        task = _planted_task(plain, folded, shown)
         if task is not None:
             found.setdefault(fam.AGENT_DIRECTIVE, f"planted task, sentence {task}")
     return list(found.items())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from signoff.airlock import families as fam
-from signoff.airlock import intent, override, payloads, planted, signals, structure, suffix, turns, wordsalad
+from signoff.airlock import gitlog, intent, override, payloads, planted, signals, structure, suffix, turns, wordsalad
 from signoff.airlock.decode import WHOLE_READINGS, decode_all
 from signoff.airlock.dossier import Dossier, canonical_field, fields_from_mapping, split_fields
 from signoff.airlock.limits import MAX_BYTES, check_text, decode_input
@@ -162,7 +162,7 @@ def _clean(fields: Mapping[str, str], normalised: Normalised, digest: str, regio
 
 def detect(text: str) -> list[Hit]:
     """Every family that fires on `text`, each with where it fired first."""
-    normalised = normalise(text)
+    normalised = normalise(gitlog.settle_merges(text))  # a pasted git log's merge subjects are records
     hits: dict[str, Hit] = {}
     # Places hidden from a human reader (a link's fragment, an HTML comment ...) are read on their
     # own, first, so a hit there says where it was hidden. Visible set-apart text (code, quoted mail)
@@ -248,7 +248,9 @@ def _score(normalised: Normalised, *, english_only: bool = False) -> list[tuple[
     plain, folded = sentence_views(normalised)
     found = signals.score(plain, folded, english_only=english_only)
     if not english_only:  # a rot13 reading is checked for unmistakable phrases only
-        found += planted.find(plain, folded) + planted.in_data(normalised.text) + payloads.find(plain, folded)
+        shown = _segments(normalised.text)  # accents kept: the views strip them
+        found += planted.find(plain, folded, shown=shown if len(shown) == len(plain) else None)
+        found += planted.in_data(normalised.text) + payloads.find(plain, folded)
         found += override.find(plain)  # plain-word overrides and roles, by class, in many languages
     if not english_only and plain:
         current = intent.model()

@@ -746,6 +746,53 @@ def retracts_own_words(plain: str, folded: str) -> bool:
     return False
 
 
+# An application's own request for input, quoted in a report ("Please enter a valid path name.",
+# "Пожалуйста, введите текст.", "Bitte geben Sie einen Text ein."): a please-word, an input verb and
+# the name of a value, and nothing else in the sentence. It speaks to the application's user, not to
+# whoever reads the report. Read in the plain view (lower case, Latin accents stripped, other scripts
+# as written); a value that names the reader's set-up ("developer mode", "your system prompt", an API
+# key) or a quoted string to type is no such request, and verbs that also set a task ("escriba un
+# poema", write a poem) are not input verbs here. Tenth pass: the learned detector held the Russian
+# and German ones.
+_VALUE = r"(?: [^\s.,:;!?\"'`<>{}()\[\]\x{201c}\x{201e}\x{00ab}]+){1,5}"  # one to five words, no quote
+_END = r"[.!\x{3002}\x{ff01}]?$"
+_INPUT_PROMPT = compile_re(
+    alternation(
+        [
+            rf"^(?:please,? )?(?:enter|type|input|select|choose|specify|pick|fill in){_VALUE}(?:,? please)?{_END}",
+            rf"^(?:bitte,? )?(?:geben sie|gib){_VALUE} (?:ein|an){_END}|^(?:bitte,? )?(?:wahlen sie|wahle){_VALUE}"
+            rf"(?: aus)?{_END}|^bitte,?{_VALUE} (?:eingeben|auswahlen|angeben){_END}",
+            rf"^(?:(?:veuillez|merci de) (?:saisir|entrer|taper|choisir|selectionner|indiquer|specifier)|saisissez|"
+            rf"entrez|tapez|choisissez|selectionnez|indiquez){_VALUE}{_END}",
+            rf"^(?:por favor,? )?(?:introduzca|ingrese|seleccione|elija|introduce|ingresa|selecciona|"
+            rf"elige|indique|digite|insira|informe|selecione|escolha|introduza){_VALUE}(?:,? por favor)?{_END}",
+            rf"^(?:per favore,? )?(?:inserisci|inserire|inserisca|digita|digitare|seleziona|selezionare|scegli|"
+            rf"scegliere|immetti|immettere|specifica|specificare){_VALUE}{_END}",
+            rf"^(?:(?:voer|geef){_VALUE} (?:in|op)|(?:kies|selecteer|typ){_VALUE}){_END}",
+            rf"^(?:пожалуйста,? |будь ласка,? )?(?:введите|выберите|укажите|введіть|виберіть|оберіть|вкажіть)"
+            rf"{_VALUE}{_END}",
+            rf"^(?:prosze,? |prosim,? )?(?:wprowadz|wpisz|podaj|wybierz|wprowadzic|wpisac|podac|wybrac|zadejte|"
+            rf"vyberte|vlozte){_VALUE}{_END}",
+            rf"^(?:var god |vanligen )?(?:ange|valj|skriv in){_VALUE}{_END}",
+            r"^请(?:输入|选择|填写)[^，。！？：:\s]{1,12}[。！]?$|^[^。、：:\s]{1,16}を(?:入力|選択)してください[。！]?$",
+        ]
+    )
+)
+_NOT_A_VALUE = compile_re(
+    r"\b(?:mode|modus|modo|modalita|prompts?|instruc\w*|instrukt\w*|rules|regeln|regles|reglas|following|"
+    r"folgende\w*|suivant\w*|siguiente\w*|seguinte\w*|system\w*|keys?|tokens?|secrets?|credentials?)\b|"
+    r"режим|инструкц|систем|ключ|токен|模式|提示|指令|モード|プロンプト|"
+    # a second clause joined on ("enter the text and delete ...") is more than a request for a value
+    r"\b(?:and|then|und|dann|et|puis|y|luego|poi|en|och|oraz|i)\b|"
+    r"(?:^|\s)(?:и|і|та|затем|потом|а также)(?:\s|$)|[和并然]"
+)
+
+
+def asks_for_input(plain: str) -> bool:
+    """Is the sentence (plain view) only an application's request for a value (see `_INPUT_PROMPT`)?"""
+    return _INPUT_PROMPT.search(plain) is not None and _NOT_A_VALUE.search(plain) is None
+
+
 def addressed(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -> list[bool]:
     """Per sentence: is it aimed at a reader -- the second person, a request, or an opening order
     (not on a `Title:` line, where verbs start noun phrases)? A description of software ("A huge
@@ -761,7 +808,7 @@ def addressed(plain_sentences: Sequence[str], folded_sentences: Sequence[str]) -
                 or _SECOND_PERSON.search(plain) is not None
                 or _matches(_REQUEST_SIGNAL, plain, folded)
                 or (not title and _matches(_IMPERATIVE_SIGNAL, plain, folded))
-            ) and not retracts_own_words(plain, folded)
+            ) and not retracts_own_words(plain, folded) and not asks_for_input(plain)
         out.append(known[plain, folded])
     return out
 
