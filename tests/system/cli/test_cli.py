@@ -166,6 +166,31 @@ def test_repair_verify_loads_no_ledger_rooms_web_or_github_stack(tmp_path: Path)
     assert json.loads(done.stdout) == [2, []] and "repository not found: missing" in done.stderr
 
 
+def test_help_imports_no_other_command_group_and_no_heavy_stack() -> None:
+    # `signoff --help` lists the commands from signoff.cli.main's COMMANDS (it imported every group's
+    # stack, about 1.5 s, to read their help), and `signoff repair verify --help` needs no verifier.
+    from signoff.cli.main import COMMANDS
+
+    probe = ("import contextlib, io, json, sys\n"
+             "from signoff.cli import main\n"
+             "seen = {}\n"
+             "for argv in (['--help'], ['repair', 'verify', '--help']):\n"
+             "    with contextlib.redirect_stdout(io.StringIO()):\n"
+             "        main.main(argv)\n"
+             "    seen[' '.join(argv)] = sorted(sys.modules)\n"
+             "print(json.dumps(seen))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    seen = json.loads(done.stdout)
+    groups = {module for module, _attr, _help in COMMANDS.values()}
+    heavy = ("cryptography", "sqlalchemy", "fastapi", "httpx", "pydantic", "signoff.ledger", "signoff.rooms",
+             "signoff.desk", "signoff.repair.verifier", "signoff.sandbox", "signoff.trust")
+    assert set(seen) == {"--help", "repair verify --help"}
+    for argv, modules in seen.items():
+        allowed = {"signoff.cli.repair"} if argv.startswith("repair") else set()
+        assert not set(modules) & (groups - allowed), argv
+        assert not [m for m in modules if m.split(".")[0] in heavy or m.startswith(heavy)], argv
+
+
 def test_the_program_ends_at_once_yet_runs_its_exit_handlers_and_keeps_its_output(tmp_path: Path) -> None:
     # Run as the program, signoff skips the interpreter's teardown: what is registered to run at
     # exit must still run, and the output and the exit code must be complete.
