@@ -541,10 +541,16 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
     are read through one git process."""
     _validate(req)
     runner = Runner.parse(req.runner)
+    if req.backend in (None, "bwrap"):
+        from signoff.sandbox import bwrap
+
+        bwrap.locate_soon()  # its `bwrap --version` runs beside the steps before the first execution
     with git.session():
         repo = git.open_repo(req.repo)
         base = git.resolve(repo, req.base)
         cand = git.resolve(repo, req.candidate)
+        if runner.needs_python:
+            testenv.search_pkg_resources_soon(repo, base)  # the plan's `git grep`, beside the freeze and policy
         source = source or req.harness
         if req.harness is not None and req.harness.is_file():
             # One test file: frozen with its folder's conftest.py files up to the repository's root.
