@@ -152,14 +152,16 @@ def test_doctor_surfaces_a_check_module_that_cannot_import(tmp_path: Path, monke
 def test_repair_verify_loads_no_ledger_rooms_web_or_github_stack(tmp_path: Path) -> None:
     # `signoff repair verify` runs on every candidate: what it imports is paid for each time. The
     # facade `signoff.repair` names the whole workflow, but the verifier needs none of these stacks,
-    # and reading its options needs no pydantic (signoff.cli.coercion).
+    # and reading its options needs no pydantic (signoff.cli.coercion). cryptography comes only to sign,
+    # imported while the sandbox runs (this command stops before that).
     probe = ("import sys, json\n"
              "from signoff.cli.main import _run\n"
              "from signoff.repair import VerifyRequest, verify\n"
              "code = _run(['repair', 'verify', '--repo', 'missing', '--harness', 'h', '--expect', 't.py::t', "
              "'--base', 'a', '--candidate', 'b', '--regression', 't.py::u', '--repeat', '2', '--timeout', '9.5'])\n"
              "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] in "
-             "('sqlalchemy', 'alembic', 'httpx', 'fastapi', 'starlette', 'psycopg', 'jinja2', 'pydantic') "
+             "('sqlalchemy', 'alembic', 'httpx', 'fastapi', 'starlette', 'psycopg', 'jinja2', 'pydantic', "
+             "'cryptography') "
              "or m.startswith(('signoff.ledger', 'signoff.rooms', 'signoff.github', 'signoff.web')))]))\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120,
                           cwd=tmp_path, env={**os.environ, "SIGNOFF_HOME": str(tmp_path / "home")})

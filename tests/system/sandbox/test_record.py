@@ -218,3 +218,15 @@ def test_a_lookup_started_ahead_is_the_one_locate_returns(sandbox: None) -> None
     assert bwrap_mod.locate() == looked_up and not thread.is_alive() and not bwrap_mod._looking
     bwrap_mod.locate_soon()  # looked up already: nothing is started
     assert not bwrap_mod._looking
+
+
+def test_the_callers_work_meanwhile_runs_once_while_the_command_runs(sandbox: None) -> None:
+    done: list[str] = []
+    ex = run(["sh", "-c", "echo ran"], meanwhile=lambda: done.append("meanwhile"))
+    assert ex.exit_code == 0 and ex.stdout == "ran\n" and done == ["meanwhile"]
+
+    def fails() -> None:
+        raise RuntimeError("the caller's own work failed")
+
+    with pytest.raises(RuntimeError, match="the caller's own work failed"):
+        run(["sleep", "30"], meanwhile=fails, timeout=60)  # stopped at once, not after its 30 s
