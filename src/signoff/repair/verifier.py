@@ -708,6 +708,11 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     try:
         trees: dict[str, Path] = {}
         if not preflight and not violated:
+            if runner.kind == "pytest" and req.repeat == 1 and workdir == "empty" and cand != base \
+                    and _shares_interpreter(req.executions):
+                # The one shared execution (in this thread) gets its keeper and launcher started now, waiting
+                # in their cgroups while the revisions are exported (nothing of the sandbox runs before it).
+                sandbox.prepare_run(_limits(runner), backend=req.backend)
             progress("exporting the revisions")
             try:
                 trees[base] = git.export(repo, base, workspace / "base")

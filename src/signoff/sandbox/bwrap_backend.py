@@ -135,6 +135,14 @@ def _fresh(req: Request, argv: list[str], options: list[str], filter_bytes: byte
     return outcome, stats, escaped, cg
 
 
+def prepare(limits: Limits, output_limit: int) -> None:
+    """Get this thread's next run ready ahead of time (a spare; root only, where there are cgroups)."""
+    if os.geteuid() != 0 or bwrap.locate() is None or not seccomp.supported():
+        return
+    with contextlib.suppress(OSError):  # out of processes or descriptors: the run starts fresh
+        spare.prepare(bwrap.SANDBOX_UID, bwrap.SANDBOX_GID, output_limit, limits)
+
+
 def _meanwhile(req: Request, root: bool, uid: int, gid: int) -> None:
     """While the tree runs: the caller's own work, then this thread's next spare."""
     if req.meanwhile is not None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from signoff.kernel import metrics
 from signoff.kernel.errors import UsageError
+from signoff.sandbox import bwrap_backend
 from signoff.sandbox.backend import Backend, Request
 from signoff.sandbox.bwrap_backend import Bubblewrap
 from signoff.sandbox.engine import Engine
@@ -70,6 +71,18 @@ def run(
     metrics.count("signoff_sandbox_runs_total", backend=str(done.isolation.get("backend", "unknown")),
                   outcome=_outcome(done))
     return done
+
+
+def prepare_run(limits: Limits | None = None, backend: str | None = None,
+            output_limit: int = DEFAULT_OUTPUT_LIMIT) -> None:
+    """Get the calling thread's next `run` (with these limits and output bound) ready ahead of time:
+    with bubblewrap as root, its keeper and launcher start now and wait inside fresh cgroups for the
+    command (see spare.py: nothing of the sandbox starts before it arrives). Nothing otherwise."""
+    if backend not in (None, "bwrap"):
+        return
+    limits = limits or Limits()
+    limits.validate()
+    bwrap_backend.prepare(limits, output_limit)
 
 
 def _outcome(done: Execution) -> str:
