@@ -705,6 +705,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}
     isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
+    while_running = _signing_stack if req.write_evidence else None  # the host's work while a sandbox runs
 
     workspace = Path(tempfile.mkdtemp(prefix="signoff-verify-"))
     workspace.chmod(0o755)
@@ -832,8 +833,6 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 else:
                     environment = _node_environment()
             if not preflight:
-                while_running = _signing_stack if req.write_evidence else None
-
                 def jobs_for(groups: list[tuple[tuple[str, ...], list[str]]]) -> list[tuple[Any, ...]]:
                     jobs = []
                     for group, tests in groups:
