@@ -19,12 +19,15 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from signoff import git
+from signoff.git.command import current as git_session
 from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.digests import sha256_file
@@ -541,10 +544,16 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
     are read through one git process."""
     _validate(req)
     runner = Runner.parse(req.runner)
+    if req.backend in (None, "bwrap"):
+        from signoff.sandbox import bwrap
+
+        bwrap.locate_soon()  # its `bwrap --version` runs beside the steps before the first execution
     with git.session():
         repo = git.open_repo(req.repo)
         base = git.resolve(repo, req.base)
         cand = git.resolve(repo, req.candidate)
+        if runner.needs_python:
+            testenv.search_pkg_resources_soon(repo, base)  # the plan's `git grep`, beside the freeze and policy
         source = source or req.harness
         if req.harness is not None and req.harness.is_file():
             # One test file: frozen with its folder's conftest.py files up to the repository's root.
@@ -696,12 +705,18 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}
     isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
+    while_running = _signing_stack if req.write_evidence else None  # the host's work while a sandbox runs
 
     workspace = Path(tempfile.mkdtemp(prefix="signoff-verify-"))
     workspace.chmod(0o755)
     try:
         trees: dict[str, Path] = {}
         if not preflight and not violated:
+            if runner.kind == "pytest" and req.repeat == 1 and workdir == "empty" and cand != base \
+                    and _shares_interpreter(req.executions):
+                # The one shared execution (in this thread) gets its keeper and launcher started now, waiting
+                # in their cgroups while the revisions are exported (nothing of the sandbox runs before it).
+                sandbox.prepare_run(_limits(runner), backend=req.backend)
             progress("exporting the revisions")
             try:
                 trees[base] = git.export(repo, base, workspace / "base")
@@ -843,7 +858,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     group, argv, collect, mounts, env, tests, plan = job
                     try:
                         ex = sandbox.run(argv, mounts, limits=_limits(runner), env=env, timeout=req.timeout,
-                                         workdir=WORKDIR, network=False, backend=req.backend, collect=collect)
+                                         workdir=WORKDIR, network=False, backend=req.backend, collect=collect,
+                                         meanwhile=while_running)
                     except sandbox.SandboxUnavailable as exc:
                         return group, Run("sandbox_unavailable", exc.message)
                     return group, _to_run(ex, runner, tests, req.timeout, plan, mounted,
@@ -884,7 +900,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     progress("executions", done=done, total=done + 2)
                     try:
                         ex = sandbox.run(job.argv, mounts, limits=_limits(runner), env=job.env, timeout=job.timeout,
-                                         workdir=WORKDIR, network=False, backend=req.backend, collect=job.collect)
+                                         workdir=WORKDIR, network=False, backend=req.backend, collect=job.collect,
+                                         meanwhile=while_running)
                         base_ex, cand_ex = forked.split(ex, job.base_command, req.timeout)
                         # the base's execution ended first (its result is the sandbox's first line)
                         progress("executions", done=done + 1, total=done + 2)
@@ -967,8 +984,16 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 if profiles:
                     isolation = isolation_profile(profiles[0])
     finally:
-        _rmtree(workspace)
+        _remove_beside(workspace)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _signing_stack() -> None:
+    """Done while the sandbox runs (on the other core): import what signing the evidence needs
+    after it (cryptography's Ed25519, about 8 ms), instead of at the end of the verification."""
+    from signoff.trust.keys import load_cryptography
+
+    load_cryptography()
 
 
 def _regression_on_base(m: Measurements, applies: bool) -> list[str]:
@@ -1116,6 +1141,20 @@ def _drop_bytecode(tree: Path) -> None:
     its .py's size and time, or is unchecked): the run sees source only; the diff signal shows it."""
     for p in [*tree.rglob("*.pyc"), *tree.rglob("*.pyo")]:
         p.unlink()
+
+
+def _remove_beside(workspace: Path) -> None:
+    """Remove the workspace while the verification judges its runs and writes its evidence (unlinking
+    the exports took 20-140 ms on this machine's /tmp): in a thread that the verification's git
+    session joins as it ends, so that the workspace is gone when `verify` returns, as before. Outside
+    a session, or with an exception on its way, it is removed here."""
+    session = git_session()
+    if session is None or sys.exc_info()[0] is not None:
+        _rmtree(workspace)
+        return
+    removal = threading.Thread(target=_rmtree, args=(workspace,), name="signoff-workspace-removal")
+    removal.start()
+    session.closers.append(removal.join)
 
 
 def _rmtree(path: Path) -> None:

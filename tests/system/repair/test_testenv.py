@@ -570,6 +570,16 @@ def test_code_that_imports_pkg_resources_gets_a_setuptools_that_ships_it(tmp_pat
     assert testenv.plan(declared, dbase, [], True, [], None).lines == ["setuptools>=40"]
     plain, pbase = _repo(tmp_path / "p", {"setup.py": setup, "jaraco/functools.py": "x = 1\n"})
     assert testenv.pkg_resources_user(plain, pbase) is None
+    # Inside a verification's git session the search starts early and the plan collects it: the same answers.
+    with git.session() as session:
+        for early, its_base in ((repo, base), (plain, pbase)):
+            testenv.search_pkg_resources_soon(early, its_base)
+        assert testenv.plan(repo, base, [], True, [], None).sources[-1] == plan.sources[-1]
+        assert testenv.pkg_resources_user(plain, pbase) is None
+        assert not [key for key in session.kept if key[0] == "pkg_resources_user"]
+        testenv.search_pkg_resources_soon(repo, base)  # never collected: reaped when the session ends
+        searching = session.kept[("pkg_resources_user", str(repo), base)]
+    assert isinstance(searching, subprocess.Popen) and searching.returncode is not None
 
 
 def test_in_a_corpus_the_data_named_after_the_test_module_or_its_classes_is_frozen(
