@@ -139,6 +139,7 @@ _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE |
 _SIGNED_OFF = re.compile(r"^signed-off-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
 _PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder: the project's name
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
+_BRANCH_MERGE = re.compile(r"^Merge (?!pull request\b)\S")  # a merge of branches, not GitHub's of a pull request
 
 
 # What an item says of a change to the documentation (as `words` reads them)
@@ -281,6 +282,7 @@ class Carrier:
     parents: tuple[str, ...] = ()
     pushed: bool = False  # a maintainer's push naming no pull request: no pull request landed it
     email: str = ""  # its author's, lower case
+    carried_over: bool = False  # brought by a pull request merging one branch into another, under its number
     versions: set[str] = field(default_factory=set)  # the versions its title names
 
 
@@ -399,6 +401,13 @@ class Knowledge:
             # a push by someone who lands others' work (a maintainer): a contributor's own commit is
             # pushed by its author too when a maintainer fast-forwards the pull request's branch
             carrier.pushed = carrier.pushed and pushed[carrier.hash] in landers
+        # A pull request merging one branch into another ("Merge 'tokio-1.51.4' into 'tokio-1.52.x' (#8288)")
+        # brings changes made in other pull requests; a commit of it naming its number ("taskdump: remove
+        # crate disambiguators from output (#8288)", a cherry-pick of #8264) is such a change carried over,
+        # whose item names the original's number: git holds that number nowhere in the range.
+        over = {c.own for c in self.carriers if c.own and len(c.parents) > 1 and _BRANCH_MERGE.match(c.subject)}
+        for carrier in self.carriers:
+            carrier.carried_over = carrier.own in over and len(carrier.parents) <= 1
         self.commit_months = {d[:7] for d in self.commit_days}
         self.head_days = set(head_days)
         in_range = set(self.hashes) | ({head} if head else set())
@@ -1128,7 +1137,8 @@ class Knowledge:
             # citing issues as pull requests, gunicorn's `/pull/3662` for "Merge pull request #3688",
             # would be contradicted by the merge's own.)
             own = self.own_commit(item_words, merged=True)
-        if own is not None and n not in own.refs and not own.backport and (wrong := self._misquoted(own, item, n)):
+        if own is not None and n not in own.refs and not (own.backport or own.carried_over) and \
+                (wrong := self._misquoted(own, item, n)):
             return Verdict(claim, "unsupported", wrong)
         # Only the commit the item clearly restates can contradict a number it does not carry, and
         # only when no commit related to the item carries the number (an item may name an older
@@ -1137,8 +1147,8 @@ class Knowledge:
         # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
         # A backport whose subject says so ("[0.47.x] ... (#3030)") names the backport's pull request,
         # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
-        if own is not None and n not in own.refs and (not own.backport or (bool(own.named) and not
-                                                      _BACKPORT.search(own.subject))) \
+        if own is not None and n not in own.refs and not own.carried_over and \
+                (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and (self._stranger(n, item, own, item_refs, carriers)
@@ -1154,7 +1164,7 @@ class Knowledge:
             if (pr := self._invented(n, context, item_refs, item, code)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {pr.title[:70]!r}")
             return Verdict(claim, "supported")
-        if own is not None and own.backport:
+        if own is not None and (own.backport or own.carried_over):
             return Verdict(claim, "not_checkable", "backport whose commit lost the number")
         if claim.role == "issue":
             return Verdict(claim, "not_checkable", "issue link no commit carries")

@@ -1095,3 +1095,24 @@ def test_a_diff_so_large_it_holds_most_words_of_any_item_ties_no_long_item_to_it
     true = "- Add support for PEP 639 license expressions and license files (#828)\n"
     assert _unsupported(k, true, "CHANGELOG.md") == set()
 
+
+# The class found on the blind16 set (vite, tokio, zap, clap).
+
+
+def test_a_change_a_pull_request_merging_branches_carried_over_keeps_its_original_number() -> None:
+    # tokio 1.52.4 (blind16): "taskdump: remove crate disambiguators from output ([#8264])" for the cherry-pick
+    # "taskdump: ... (#8288)", which the pull request "Merge 'tokio-1.51.4' into 'tokio-1.52.x' (#8288)" brought
+    picked = _commit(2, "taskdump: remove crate disambiguators from output (#8288)", parents=(1,))
+    fix = _commit(3, "runtime: don't skip the driver when `before_park` schedules work (#8222)", parents=(1,))
+    merge = _commit(4, "Merge 'tokio-1.51.4' into 'tokio-1.52.x' (#8288)", parents=(2, 3))
+    k = Knowledge("v1..v2", _hash(4), [], [merge, fix, picked])
+    item = "- taskdump: remove crate disambiguators from output ([#{0}])\n\n[#{0}]: https://github.com/o/r/pull/{0}\n"
+    assert _unsupported(k, item.format(8264), "CHANGELOG.md") == set()
+    assert _unsupported(k, item.format(8288), "CHANGELOG.md") == set()
+    # a change of its own pull request is still held to its number
+    assert _unsupported(k, "- runtime: don't skip the driver when `before_park` schedules work (#8223)\n",
+                        "CHANGELOG.md") == {"#8223"}
+    # and a commit naming the number of a merge of a pull request's branch is no change carried over
+    github = _commit(4, "Merge pull request #8288 from alice/taskdump", parents=(2, 3))
+    k2 = Knowledge("v1..v2", _hash(4), [], [github, fix, picked])
+    assert _unsupported(k2, item.format(8264), "CHANGELOG.md") == {"#8264"}
