@@ -1137,7 +1137,10 @@ class Knowledge:
             # citing issues as pull requests, gunicorn's `/pull/3662` for "Merge pull request #3688",
             # would be contradicted by the merge's own.)
             own = self.own_commit(item_words, merged=True)
-        if own is not None and n not in own.refs and not (own.backport or own.carried_over) and \
+        # a change carried over by a pull request merging branches names the original's number, opened
+        # before the pull request that carried it (tokio's #8264 under "(#8288)"); a higher one is no original
+        original = own is not None and own.carried_over and own.own is not None and int(n) < int(own.own)
+        if own is not None and n not in own.refs and not (own.backport or original) and \
                 (wrong := self._misquoted(own, item, n)):
             return Verdict(claim, "unsupported", wrong)
         # Only the commit the item clearly restates can contradict a number it does not carry, and
@@ -1147,7 +1150,7 @@ class Knowledge:
         # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
         # A backport whose subject says so ("[0.47.x] ... (#3030)") names the backport's pull request,
         # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
-        if own is not None and n not in own.refs and not own.carried_over and \
+        if own is not None and n not in own.refs and not original and \
                 (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
@@ -1164,7 +1167,7 @@ class Knowledge:
             if (pr := self._invented(n, context, item_refs, item, code)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {pr.title[:70]!r}")
             return Verdict(claim, "supported")
-        if own is not None and (own.backport or own.carried_over):
+        if own is not None and (own.backport or original):
             return Verdict(claim, "not_checkable", "backport whose commit lost the number")
         if claim.role == "issue":
             return Verdict(claim, "not_checkable", "issue link no commit carries")

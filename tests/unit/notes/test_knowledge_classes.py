@@ -1109,6 +1109,8 @@ def test_a_change_a_pull_request_merging_branches_carried_over_keeps_its_origina
     item = "- taskdump: remove crate disambiguators from output ([#{0}])\n\n[#{0}]: https://github.com/o/r/pull/{0}\n"
     assert _unsupported(k, item.format(8264), "CHANGELOG.md") == set()
     assert _unsupported(k, item.format(8288), "CHANGELOG.md") == set()
+    # the original was opened before the pull request that carried it over: a higher number is none
+    assert _unsupported(k, item.format(8289), "CHANGELOG.md") == {"#8289"}
     # a change of its own pull request is still held to its number
     assert _unsupported(k, "- runtime: don't skip the driver when `before_park` schedules work (#8223)\n",
                         "CHANGELOG.md") == {"#8223"}
