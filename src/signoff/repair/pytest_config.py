@@ -190,7 +190,8 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
             wanted.extend(n if str(d) == "." else f"{d}/{n}" for n in ("conftest.py", "__init__.py"))
         wanted.append(file_)
 
-    for file_ in [rel, *_relative_imports(repo, base, rel, path.read_bytes())]:
+    helpers = _relative_imports(repo, base, rel, path.read_bytes())
+    for file_ in [rel, *helpers]:
         take(file_)
     # The conftest files' own helpers, found the same way (unearth's tests/conftest.py imports its
     # app from `tests.fixtures.app`): without them pytest cannot even start.
@@ -209,7 +210,10 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(repo / name, dest / name)
-    for name, data in _data_files(repo, base, rel, path.read_bytes()).items():
+    data_files = _data_files(repo, base, rel, path.read_bytes())
+    for package in support_packages([h for h in wanted if h.endswith(".py")], rel):
+        data_files |= _data_files(repo, base, f"{package}/__init__.py")
+    for name, data in data_files.items():
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
@@ -423,6 +427,7 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
     # Tests inside the project's package reach its code relatively too (`from .._events import x` in
     # h11/tests/): only what lies inside the test folder is a helper.
     root = test_folder_of(rel)
+    support: dict[str, set[str]] = {}  # a root-level test-support package's name -> its files
     while pending and len(found) < MAX_HELPERS:
         name, data = pending.pop()
         try:
@@ -455,6 +460,8 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
                     stems += [s for s in (m.replace(".", "/") for m in modules) if s.startswith(own + "/")
                               and (f"{s}.py" in own_files or f"{s}/__init__.py" in own_files)]
+                if not (isinstance(node, ast.ImportFrom) and node.level):
+                    stems += _support_stems(repo, base, node, own, support)
             for stem in stems:
                 stem = stem.removeprefix("./")
                 for candidate in (f"{stem}.py", *git.tracked_paths(repo, base, stem)):
@@ -465,6 +472,37 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         found.append(candidate)
                         pending.append((candidate, blob))
     return found[:MAX_HELPERS]
+
+
+def _support_stems(repo: Path, base: str, node: ast.Import | ast.ImportFrom, own: str,
+                   support: dict[str, set[str]]) -> list[str]:
+    """The modules an absolute import reaches in a test-support package at the repository's root beside the
+    test folder, named as a test folder (pycodestyle's `testing/`: its tests do `from testing.support import
+    errors_from_src`, and support.py finds the data files `testing/data/*.py` from its own place): test code
+    and data, never the project's, so its modules are helpers as the test folder's are. `support` caches
+    each package's files."""
+    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+        node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
+    stems = []
+    for module in modules:
+        top = module.split(".", 1)[0]
+        if top == module or top == own or not TEST_FOLDER.fullmatch(top):
+            continue  # (the package itself is its __init__.py, taken with any module of it)
+        if top not in support:
+            files = set(git.tracked_paths(repo, base, top))
+            support[top] = files if f"{top}/__init__.py" in files else set()
+        stem = module.replace(".", "/")
+        if f"{stem}.py" in support[top] or f"{stem}/__init__.py" in support[top]:
+            stems.append(stem)
+    return stems
+
+
+def support_packages(helpers: list[str], rel: str) -> list[str]:
+    """The root-level test-support packages (`_support_stems`) among a test file's helpers: their data files
+    come with the harness too (pycodestyle's `testing/data/python313.py`, the case its fix adds)."""
+    own = test_folder_of(rel)
+    return list(dict.fromkeys(h.split("/", 1)[0] for h in helpers
+                              if "/" in h and h.split("/", 1)[0] != own and TEST_FOLDER.fullmatch(h.split("/", 1)[0])))
 
 
 def checkout_plugins(harness: Path, repo: Path, base: str, folders: list[str]) -> dict[str, str]:

@@ -663,3 +663,21 @@ def test_a_test_folder_imported_by_its_own_package_name_is_staged_at_its_place(t
     assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file()) == [
         "conftest.py", "tests/__init__.py", "tests/data/x.txt", "tests/test_a.py"]
     assert map_package_test_id("test_a.py::test_x", "tests") == "tests/test_a.py::test_x"
+
+
+def test_a_test_support_package_beside_the_test_folder_comes_with_its_data(tmp_path: Path) -> None:
+    """pycodestyle's tests/test_data.py does `from testing.support import ROOT`, a package at the root named
+    as a test folder whose data files (`testing/data/*.py`, read from ROOT) are the cases; its fix adds one
+    to `testing/data/python313.py`, checked out by the person. That package, its data as left and its
+    helpers come with the test file; the project's code and other root packages never do."""
+    test = "import pycodestyle\nfrom testing.support import ROOT\nimport tools\n"
+    repo, base = _repo(tmp_path / "r", {"pycodestyle.py": "", "tools/__init__.py": "", "tests/__init__.py": "",
+                                        "tests/test_data.py": test, "testing/__init__.py": "",
+                                        "testing/support.py": "from testing import util\n", "testing/util.py": "",
+                                        "testing/unused.py": "", "testing/data/E25.py": "#: Okay\n",
+                                        "testing/data/python313.py": "base\n"})
+    (repo / "testing" / "data" / "python313.py").write_text("the fix's case\n")
+    staged = _staged(repo, base, "tests/test_data.py", tmp_path / "staged")
+    assert staged == ["testing/__init__.py", "testing/data/E25.py", "testing/data/python313.py",
+                      "testing/support.py", "testing/util.py", "tests/__init__.py", "tests/test_data.py"]
+    assert (tmp_path / "staged" / "testing" / "data" / "python313.py").read_text() == "the fix's case\n"
