@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from signoff.repair.junit import Case, select
+from signoff.repair.junit import Case, observed_for, select
 
 VERIFIED, REJECTED, INCONCLUSIVE = "VERIFIED", "REJECTED", "INCONCLUSIVE"
 VERDICTS = (VERIFIED, REJECTED, INCONCLUSIVE)
@@ -348,7 +348,7 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
-        seen = observed.get(c.id)
+        seen = observed_for(observed, c.id)
         if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and (
                 (seen.get("origin") == "checkout" and (seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS or (
                     seen.get("exception") in ("SyntaxError", "IndentationError")

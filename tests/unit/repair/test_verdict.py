@@ -7,7 +7,16 @@ from pathlib import Path
 import pytest
 
 from signoff.repair.junit import Case
-from signoff.repair.verdict import INCONCLUSIVE, REJECTED, VERIFIED, Run, classify, reason, summarize
+from signoff.repair.verdict import (
+    INCONCLUSIVE,
+    REJECTED,
+    VERIFIED,
+    Run,
+    classify,
+    raised_in_checkout,
+    reason,
+    summarize,
+)
 from signoff.repair.verifier import Measurements, judge
 
 EXPECT = "test_coupon.py::test_coupon_applies_once"
@@ -583,3 +592,17 @@ def test_a_left_out_dependency_is_found_by_the_usual_spellings_of_its_module() -
     assert _left_out_needed(["odfpy"], [failed]) == "odf"
     assert may_provide("PyYAML", "yaml") and may_provide("python-dateutil", "dateutil") and may_provide("odfpy", "odf")
     assert not may_provide("odfpy", "od") and not may_provide("pytest-odf", "odf") and not may_provide("xlwt", "xlrd")
+
+
+def test_the_guards_record_of_an_inherited_test_method_is_found_under_its_pytest_id() -> None:
+    """webargs' TestBottleParser runs `test_invalid_json` of the package's CommonTestCase: the report names the
+    case by pytest's dotted classname, the guard by the pytest id; base's crash is found under either."""
+    pytest_id = "tests/test_bottleparser.py::TestBottleParser::test_invalid_json"
+    reported = "~tests.test_bottleparser.TestBottleParser::test_invalid_json"
+    base = run(Case(reported, "failed", False, "JSONDecodeError", "Expecting value"))
+    base.guard = {"observed": {pytest_id: {"outcome": "failed", "assertion": False, "exception": "JSONDecodeError",
+                                           "origin": "checkout", "lacks": None}}}
+    assert raised_in_checkout(base, base.cases)
+    base.guard = {"observed": {"tests/test_other.py::TestBottleParser::test_invalid_json": {
+        "outcome": "failed", "exception": "JSONDecodeError", "origin": "checkout"}}}
+    assert not raised_in_checkout(base, base.cases)
