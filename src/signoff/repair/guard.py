@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.repair.junit import Case, select
+from signoff.repair.junit import Case, observed_for, select
 from signoff.repair.verdict import outcome_of
 
 PYTEST_RECORD = "signoff-guard.json"
@@ -345,7 +345,7 @@ def _assertions_from_guard(cases: list[Case], recorded: dict[str, Any]) -> list[
     claims an assertion the guard did not see still contradicts it."""
     out = []
     for c in cases:
-        seen = recorded.get(c.id)
+        seen = observed_for(recorded, c.id)
         if (isinstance(seen, dict) and seen.get("assertion") is True and not c.assertion
                 and c.outcome == "failed" == seen.get("outcome") and c.exception
                 and c.exception.rsplit(".", 1)[-1] == seen.get("exception")):

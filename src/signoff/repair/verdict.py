@@ -52,6 +52,8 @@ REASONS = {
     "path_not_allowed": "the candidate changes paths outside the allowlist",
     "candidate_failed": "the candidate fails the expected test",
     "regression_failed": "the candidate fails a regression test",
+    "test_changed": "the candidate changes or removes a test the harness runs whose code lives in the project "
+                    "(the approved harness inherits it as the base has it)",
 }
 # What a person can do about a reason, where that does not depend on the case: every INCONCLUSIVE
 # reason has one, so the CLI always ends with an `error:` and a `fix:` (the full output is in the evidence).
@@ -80,11 +82,13 @@ FIXES = {
                                 "or drop these tests from --regression; the evidence holds both revisions' runs",
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
+    "test_changed": "the harness inherits that test from the base's code: to judge a changed test, define it in "
+                    "the harness itself (in its test class) and have that harness approved",
     "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
                         "--project-deps (the environment holds only pytest and what you name); for a module newer "
                         "Pythons or pytests removed, pick the ones the project supports with --python or --pytest",
 }
-REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
+REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed", "test_changed")
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 # What a pytest too new for the tests says (removed APIs, stricter fixtures, TestCase collection).
 # ("fixture" as a word: a test folder named `fixtures` in an import error says nothing about pytest.)

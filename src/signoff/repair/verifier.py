@@ -31,7 +31,7 @@ from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import forked, guard, lockfile, paths, pytest_config, testenv
+from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, REGRESSION_ON_BASE, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
@@ -502,6 +502,9 @@ class Measurements:
     descends: bool = True
     outside: list[str] = field(default_factory=list)
     preflight: list[dict[str, str]] = field(default_factory=list)  # why nothing (more) could run
+    # Tests the harness runs whose code the revision defines (inherited from its package) and the candidate
+    # changes or removes (`inherited.changed_by_candidate`): the approved harness inherits the base's.
+    tests_changed: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -520,6 +523,8 @@ def judge(m: Measurements) -> Judgement:
         violations.append(reason("not_descendant", f"{m.candidate[:12]} does not descend from {m.base[:12]}"))
     if m.outside:
         violations.append(reason("path_not_allowed", ", ".join(m.outside)))
+    if m.tests_changed:
+        violations.append(reason("test_changed", ", ".join(m.tests_changed)))
     summaries = {s: summarize(m.tests[s], m.runs[s], skips_pass=s == "regression") for s in STAGES}
     summaries["candidate"] = skipped_as_on_base(summaries["base"], summaries["candidate"])
     if m.tests.get(REGRESSION_ON_BASE):
@@ -585,6 +590,8 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                                          "regression": list(req.regression)},
                             {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
     executed = _execute(req, settings, progress, repo, runner, frozen, measured)
+    measured.tests_changed = inherited.changed_by_candidate(
+        repo, base, cand, inherited.defined_in_revision([r for runs in measured.runs.values() for r in runs]))
     judged = judge(measured)
     stage_rev = {"base": base, "candidate": cand, "regression": cand, REGRESSION_ON_BASE: base}
     stages = {s: StageResult(s, stage_rev[s], measured.tests[s], executed.commands.get(s, []), measured.runs[s],
@@ -606,7 +613,8 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
         "environment": executed.environment,
         "tests": {"expected": req.expect, "regression": list(req.regression)},
         "policy": {"allow": list(req.allow), "descends": policy.descends, "disallowed": policy.outside,
-                   "changed": policy.changed, "tamper": policy.tamper, "signals": policy.signals},
+                   "changed": policy.changed, "tamper": policy.tamper, "signals": policy.signals,
+                   "tests_changed": measured.tests_changed},
         "preflight": measured.preflight,
         "stages": {s: stages[s].evidence_json() for s in stages},
         "settings": {"repeat": req.repeat, "executions": req.executions, "timeout": req.timeout,
