@@ -285,12 +285,20 @@ def _canary_findings(plan: Plan, cases: list[Case]) -> list[str]:
     failing = [c for c in cases if c.id == plan.failing]
     passing = [c for c in cases if c.id == plan.passing]
     if not failing or not all(c.outcome == "failed" and c.assertion and plan.nonce in c.message for c in failing):
-        shown = failing[0].outcome if failing else "missing"
-        out.append(f"the canary that must fail by an assertion did not ({shown})")
+        out.append(f"the canary that must fail by an assertion did not ({_shown(failing)})")
     if not passing or not all(c.outcome == "passed" for c in passing):
-        shown = passing[0].outcome if passing else "missing"
-        out.append(f"the canary that must pass did not ({shown})")
+        out.append(f"the canary that must pass did not ({_shown(passing)})")
     return out
+
+
+def _shown(canary: list[Case]) -> str:
+    """What a canary did; for an error, what it ran into (alembic's conftest starts SQLAlchemy's testing plugin,
+    whose setup of every test reads its class: `'NoneType' object has no attribute '__unsupported_on__'`)."""
+    if not canary:
+        return "missing"
+    c = canary[0]
+    message = c.message.strip().splitlines()[-1][:200] if c.outcome == "error" and c.message.strip() else ""
+    return f"{c.outcome}: {message}" if message else c.outcome
 
 
 def check_pytest(plan: Plan, tests: list[str], cases: list[Case] | None, files: dict[str, bytes],

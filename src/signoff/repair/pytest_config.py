@@ -23,6 +23,7 @@ from typing import Any
 
 from signoff import git
 from signoff.kernel.errors import UsageError
+from signoff.repair import read_paths
 
 # pytest's own order: the first file that holds a pytest section wins (pytest.ini even when empty; the
 # hidden `.pytest.ini` of pytest 8.1 and later, as parse keeps it).
@@ -193,6 +194,11 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     helpers = _relative_imports(repo, base, rel, path.read_bytes())
     for file_ in [rel, *helpers]:
         take(file_)
+    for file_ in _configured_helpers(repo, base, rel):
+        take(file_)
+        blob = git.read_file_at(repo, base, file_)
+        for helper in _relative_imports(repo, base, file_, blob) if blob is not None else []:
+            take(helper)
     # The conftest files' own helpers, found the same way (unearth's tests/conftest.py imports its
     # app from `tests.fixtures.app`): without them pytest cannot even start.
     for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]:
@@ -211,6 +217,7 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(repo / name, dest / name)
     data_files = _data_files(repo, base, rel, path.read_bytes())
+    data_files |= _files_read_beside(repo, base, rel, path.read_bytes(), [n for n in wanted if n != rel])
     for package in support_packages([h for h in wanted if h.endswith(".py")], rel):
         data_files |= _data_files(repo, base, f"{package}/__init__.py")
     for name, data in data_files.items():
@@ -218,6 +225,64 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
     return dest, rel
+
+
+def _files_read_beside(repo: Path, base: str, rel: str, source: bytes, others: list[str]) -> dict[str, bytes]:
+    """Committed files the test file, its conftest files or helpers read by a path relative to their own file
+    (read_paths: alembic's conftest exec()s `../alembic/testing/plugin/bootstrap.py`), from the base revision;
+    never a pytest configuration file, a conftest.py or an __init__.py."""
+    out: dict[str, bytes] = {}
+    for name in [rel, *others]:
+        blob = source if name == rel else git.read_file_at(repo, base, name)
+        for target in read_paths.paths_read(name, blob) if blob is not None else []:
+            if _CONFIG.fullmatch(target) or PurePosixPath(target).name in ("conftest.py", "__init__.py"):
+                continue
+            data = git.read_file_at(repo, base, target)
+            if data is not None:
+                out[target] = data
+    return out
+
+
+def _configured_helpers(repo: Path, base: str, rel: str) -> list[str]:
+    """Modules of the test folder the project's root configuration names by their dotted name, for a plugin to
+    import (alembic's setup.cfg: `[sqla_testing] requirement_cls = tests.requirements:DefaultRequirements`,
+    which SQLAlchemy's testing plugin imports at start-up): helpers of the test file, as its imports are."""
+    root = test_folder_of(rel)
+    if root is None:
+        return []
+    files = set(git.tracked_paths(repo, base, root))
+    dotted = re.escape(root.replace("/", "."))
+    found: list[str] = []
+    for name in ROOT_CONFIGURATION:
+        data = git.read_file_at(repo, base, name)
+        for match in re.finditer(rf"(?<![\w.]){dotted}((?:\.\w+)+)", data.decode("utf-8", "replace") if data else ""):
+            parts = match.group(1).strip(".").split(".")
+            for k in range(len(parts), 0, -1):  # the longest module the name reaches (then an attribute)
+                stem = "/".join([root, *parts[:k]])
+                module = next((m for m in (f"{stem}.py", f"{stem}/__init__.py") if m in files), None)
+                if module is not None:
+                    if module not in found:
+                        found.append(module)
+                    break
+    return found
+
+
+# The project's root configuration files a plugin may read its own sections from, at pytest's rootdir.
+ROOT_CONFIGURATION = ("setup.cfg", "tox.ini", "pyproject.toml")
+
+
+def lay_root_configuration(mounted: Path, repo: Path, base: str) -> list[str]:
+    """The base revision's root configuration files, written at the root of the harness copy a run mounts (after
+    its digest was checked) where the harness has none: the run's rootdir is the harness, and a plugin may read
+    its own sections from the rootdir's files (SQLAlchemy's testing plugin reads `[sqla_testing]` and `[db]`
+    from setup.cfg there; alembic's conftest starts it). Returns the names written."""
+    written = []
+    for name in ROOT_CONFIGURATION:
+        data = git.read_file_at(repo, base, name)
+        if data is not None and not (mounted / name).exists():
+            (mounted / name).write_bytes(data)
+            written.append(name)
+    return written
 
 
 def package_place(folder: Path, repo: Path) -> str | None:

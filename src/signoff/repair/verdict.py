@@ -212,6 +212,11 @@ def integrity_fix(detail: str) -> str:
                 "hook that runs, judges or reports a test's outcome, which the candidate's code may not do under "
                 "the guard: a person must look at that hook in the candidate; tests that need it can run only under "
                 "a command-template runner (--runner), which has no guard")
+    if "did not (error" in detail:
+        return ("the canaries (plain test functions signoff adds beside the first test) errored before they ran: "
+                "a plugin or conftest of the run runs only tests of its own kind (SQLAlchemy's testing plugin, which "
+                "a conftest can start, sets up every test from its class); such tests can run only under a "
+                "command-template runner (--runner), which has no guard")
     if "pytest stopped with an internal error" in detail:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")

@@ -303,7 +303,10 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
             harness: Path | None = None, config: str = "") -> Run:
     record = execution.as_json()
     digest = canonical_digest(record)
-    tail = _tail_cause(execution.stderr or execution.stdout or "")
+    # pytest's INTERNALERROR names its cause on its own last line (alembic's `configparser.NoSectionError: No
+    # section: 'db'`, from the sqlalchemy plugin reading setup.cfg in the working directory).
+    tail = internal_error(execution.stdout or "") or internal_error(execution.stderr or "") or \
+        _tail_cause(execution.stderr or execution.stdout or "")
     if execution.timed_out:
         return Run("timeout", f"timed out after {timeout:g}s", [], execution.exit_code, record, digest)
     if execution.oom_killed or (execution.pids_limit_hit and execution.exit_code != 0):
@@ -759,6 +762,11 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
             config = pytest_config.effective(mounted, repo, base, set(own_plugins) | set(own_plugins.values())) \
                 if runner.kind == "pytest" else None
             runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
+            if runner.kind == "pytest":
+                notes += [f"the base's {name} laid at the harness's root, pytest's rootdir, as the project's root "
+                          "holds it, for plugins that read their own sections there (not part of the approved "
+                          "harness; the run's pytest configuration is the one above)"
+                          for name in pytest_config.lay_root_configuration(mounted, repo, base)]
             pythonpath = list(dict.fromkeys([*req.pythonpath, *(config.pythonpath if config else ())]))
             if not pythonpath and runner.needs_python:
                 # Where an installed project's packages would come from (the src layout), from the base.
@@ -935,13 +943,18 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
 
                 results = run_all(0)
                 asked = next((line for _g, run in results if (line := project_files_line(run))), None)
-                if req.workdir == "auto" and asked:
+                # A run that stopped before writing any report may have read its configuration from the
+                # working directory and found none (alembic's conftest starts sqlalchemy's plugin, which reads
+                # `[db]` from ./setup.cfg and fails without a word about the file): tried from the root too.
+                stopped = next((run.detail for _g, run in results if run.status == "no_report"), None)
+                if req.workdir == "auto" and (asked or stopped):
                     # Maintainers run pytest from the project's root and these tests read or write
                     # files relative to it (scrapy's conftest, cookiecutter's data): every stage runs
                     # again from a writable copy of the checkout, as `--workdir project` would.
                     workdir = "project"
-                    notes.append(f"the tests read or write files relative to the project's root ({asked[:200]}): "
-                                 "every execution ran again from a writable copy of the checkout (--workdir "
+                    why = f"the tests read or write files relative to the project's root ({asked[:200]})" if asked \
+                        else f"a run stopped before writing any report ({str(stopped)[:200]})"
+                    notes.append(f"{why}: every execution ran again from a writable copy of the checkout (--workdir "
                                  "project; --workdir empty keeps the first runs)")
                     results = run_all(len(results))
                 added = None

@@ -681,3 +681,28 @@ def test_a_test_support_package_beside_the_test_folder_comes_with_its_data(tmp_p
     assert staged == ["testing/__init__.py", "testing/data/E25.py", "testing/data/python313.py",
                       "testing/support.py", "testing/util.py", "tests/__init__.py", "tests/test_data.py"]
     assert (tmp_path / "staged" / "testing" / "data" / "python313.py").read_text() == "the fix's case\n"
+
+
+def test_what_a_conftest_reads_beside_itself_and_the_helper_the_configuration_names(tmp_path: Path) -> None:
+    """alembic's tests/conftest.py exec()s `../alembic/testing/plugin/bootstrap.py` by a path relative to itself,
+    and SQLAlchemy's testing plugin it starts imports `tests.requirements`, which setup.cfg names, and reads
+    `[db]` from the setup.cfg at pytest's rootdir (the harness): the first two come with the test file from the
+    base (no __init__.py above the read file: it stays no package), the root configuration is laid beside the
+    harness for the run."""
+    from signoff.repair.pytest_config import lay_root_configuration
+
+    conftest = ("import os\nboot = os.path.join(os.path.dirname(__file__), '..', 'alembic', 'testing', 'plugin',"
+                " 'bootstrap.py')\nexec(open(boot).read())\n")
+    repo, base = _repo(tmp_path / "r", {"alembic/__init__.py": "", "alembic/testing/__init__.py": "",
+                                        "alembic/testing/plugin/bootstrap.py": "X = 1\n",
+                                        "setup.cfg": "[sqla_testing]\nrequirement_cls=tests.requirements:Default\n"
+                                                     "[db]\ndefault=sqlite://\n",
+                                        "tests/__init__.py": "", "tests/conftest.py": conftest,
+                                        "tests/requirements.py": "from tests import util\n", "tests/util.py": "",
+                                        "tests/test_command.py": "import alembic\n", "tests/test_other.py": ""})
+    staged = _staged(repo, base, "tests/test_command.py", tmp_path / "staged")
+    assert staged == ["alembic/testing/plugin/bootstrap.py", "tests/__init__.py", "tests/conftest.py",
+                      "tests/requirements.py", "tests/test_command.py", "tests/util.py"]
+    assert lay_root_configuration(tmp_path / "staged", repo, base) == ["setup.cfg"]
+    assert "[db]" in (tmp_path / "staged" / "setup.cfg").read_text()
+    assert lay_root_configuration(tmp_path / "staged", repo, base) == []  # never over a file the harness has

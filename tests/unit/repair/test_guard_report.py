@@ -52,3 +52,32 @@ def test_another_exception_than_the_guard_saw_keeps_the_reports_flag_and_the_fin
                                     "origin": "harness"})
     assert len(findings) == 1 and "framework's own reports say failed by an assertion" in findings[0]
     assert own is not None and [c.assertion for c in own] == [False]
+
+
+def test_a_canary_that_errored_says_what_it_ran_into_and_the_fix_names_the_cause() -> None:
+    """alembic's conftest starts SQLAlchemy's testing plugin, whose setup of every test reads its class: the
+    canaries (plain functions) error there. The finding quotes the error; its fix names the kind of plugin."""
+    from signoff.repair.guard import _canary_findings
+    from signoff.repair.verdict import reason
+
+    erred = [Case(PLAN.failing, "error", False, "AttributeError",
+                  "failed on setup with \"AttributeError: 'NoneType' object has no attribute '__unsupported_on__'\""),
+             Case(PLAN.passing, "error", False, None, "")]
+    findings = _canary_findings(PLAN, erred)
+    assert findings == ["the canary that must fail by an assertion did not (error: failed on setup with "
+                        "\"AttributeError: 'NoneType' object has no attribute '__unsupported_on__'\")",
+                        "the canary that must pass did not (error)"]
+    assert "--runner" in reason("harness_integrity", "; ".join(findings))["fix"]
+    assert _canary_findings(PLAN, []) == ["the canary that must fail by an assertion did not (missing)",
+                                          "the canary that must pass did not (missing)"]
+
+
+def test_a_run_stopped_by_an_internal_error_is_named_by_its_cause() -> None:
+    """No report, pytest's INTERNALERROR: its own last exception line, not a fragment of the output's tail."""
+    from signoff.repair.verifier import internal_error
+
+    out = ("INTERNALERROR> Traceback (most recent call last):\n"
+           'INTERNALERROR>   File "/x/sqlalchemy/testing/plugin/plugin_base.py", line 449, in _engine_uri\n'
+           'INTERNALERROR>     db_urls.append(file_config.get("db", "default"))\n'
+           "INTERNALERROR> configparser.NoSectionError: No section: 'db'\n")
+    assert internal_error(out).startswith("configparser.NoSectionError: No section: 'db' (File ")

@@ -1023,6 +1023,11 @@ def _empty(folder: str) -> None:
                 pass
 
 
+def _canary(nodeid: str) -> bool:
+    """Whether a node id is of signoff's canary module (guard.CANARY_PREFIX, written beside the first test)."""
+    return nodeid.split("::", 1)[0].rsplit("/", 1)[-1].startswith("test_signoff_canary_")
+
+
 def _case(nodeid: str) -> dict[str, Any]:
     return cases.setdefault(nodeid, {"outcome": "passed", "assertion": False, "exception": None, "origin": None,
                                      "message": "", "lacks": None})
@@ -1317,6 +1322,26 @@ class Plugin:
     def pytest_configure(self, config: pytest.Config) -> None:
         _rebase()
         state["hooks"] = _hook_snapshot(config.pluginmanager)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makeitem(self, collector: Any, name: str, obj: Any) -> Any:
+        # The canaries are plain test functions: a project plugin that collects only its own kind of test
+        # (SQLAlchemy's, which alembic's conftest installs, keeps only methods of its TestBase classes) would
+        # drop them, so they are made here first, as pytest makes them (the harness's own tests are not).
+        make = getattr(pytest.Function, "from_parent", None)  # pytest 5.4 and later
+        if make is not None and _canary(collector.nodeid) and isinstance(obj, types.FunctionType) \
+                and collector.istestfunction(obj, name):
+            return [make(collector, name=name)]
+        return None
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> Generator[None, None, None]:
+        # ...and kept, whatever a plugin deselects (SQLAlchemy's keeps only items of a class): they must run to
+        # show the outcomes are reported as they happen.
+        canaries = [i for i in items if _canary(i.nodeid)]
+        yield
+        kept = {id(i) for i in items}
+        items.extend(i for i in canaries if id(i) not in kept)
 
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         if call.when == "call":
