@@ -119,8 +119,22 @@ def _function_prefix(harness: Path) -> str:
     return "test_"
 
 
-def plan_pytest(harness: Path, tests: list[str]) -> Plan:
-    """Write a canary module beside the first test file and return the run's plan."""
+def canary_class_of(tests: list[str]) -> str | None:
+    """The class of the first test id (`file.py::Class::name`) in the first test's file, whose bases canaries of a
+    class take (`plan_pytest(in_class=True)`); None when that file's ids name no class."""
+    first = tests[0].split("::", 1)[0] if tests else ""
+    for t in tests:
+        parts = t.split("::")
+        if parts[0] == first and len(parts) >= 3 and re.fullmatch(r"[A-Za-z_]\w*", parts[1]):
+            return parts[1]
+    return None
+
+
+def plan_pytest(harness: Path, tests: list[str], in_class: bool = False) -> Plan:
+    """Write a canary module beside the first test file and return the run's plan. With `in_class`, the canaries
+    are methods of a class with the bases of the first test's class (canary_class_of), for a project plugin that
+    runs only its own kind of test class (SQLAlchemy's testing plugin, which alembic's conftest starts, sets up
+    every test from its class and drops plain functions): asked for only when plain canaries could not run."""
     first = tests[0].split("::", 1)[0]
     folder = str(Path(first).parent) if first.endswith(".py") else first.rstrip("/")
     folder = "" if folder in (".", "") else folder
@@ -135,12 +149,26 @@ def plan_pytest(harness: Path, tests: list[str]) -> Plan:
     body = ["# signoff canary: must fail and pass exactly as written, whatever the code under test does."]
     for stmt in _imports_py(source):
         body.append("try:\n" + "\n".join("    " + ln for ln in stmt.splitlines()) + "\nexcept Exception:\n    pass")
-    body.append(f"\n\ndef {fail}():\n    assert {nonce!r} == {other!r}, {nonce!r}\n")
-    body.append(f"\ndef {ok}():\n    assert {nonce!r} == {nonce!r}\n")
+    klass = canary_class_of(tests) if in_class and plain else None
+    if klass is None:
+        body.append(f"\n\ndef {fail}():\n    assert {nonce!r} == {other!r}, {nonce!r}\n")
+        body.append(f"\ndef {ok}():\n    assert {nonce!r} == {nonce!r}\n")
+        failing, passing = f"{rel}::{fail}", f"{rel}::{ok}"
+    else:
+        # The test module beside it, by the name pytest gave it (its package's, or its own on the path).
+        body.append(f"\nimport importlib as _signoff_importlib\n_signoff_module = _signoff_importlib.import_module("
+                    f"(__package__ + '.' if __package__ else '') + {Path(first).stem!r})\n"
+                    f"_signoff_bases = getattr(_signoff_module, {klass!r}).__bases__\n"
+                    "del _signoff_module, _signoff_importlib\n")
+        cls = f"TestSignoffCanary{tag}"
+        body.append(f"\nclass {cls}(*_signoff_bases):\n"
+                    f"    def {fail}(self):\n        assert {nonce!r} == {other!r}, {nonce!r}\n\n"
+                    f"    def {ok}(self):\n        assert {nonce!r} == {nonce!r}\n")
+        failing, passing = f"{rel}::{cls}::{fail}", f"{rel}::{cls}::{ok}"
     path = harness / rel
     path.write_text("\n".join(body) + "\n")
     path.chmod(0o444)
-    return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
+    return Plan(secrets.token_hex(32), rel, failing, passing, nonce)
 
 
 _JS_REQUIRE = re.compile(r"^[^\n]*\brequire\([^\n]*$", re.MULTILINE)

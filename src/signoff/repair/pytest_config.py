@@ -38,7 +38,9 @@ _DROPPED = ("pythonpath", "testpaths", "rootdir", "confcutdir", "cache_dir", "no
 # fails a run whatever the tests say), or add a linter's items for every file collected (pytest-mypy's
 # `--mypy`, whose items cannot even name a harness file outside the folder pytest started in): a run
 # that judges one revision needs none of them; nor the options of pytest's cache, which the run leaves
-# out (`-p no:cacheprovider`: nothing carries over from another run), such as coverage.py's `--failed-first`.
+# out (`-p no:cacheprovider`: nothing carries over from another run), such as coverage.py's `--failed-first`;
+# nor a traceback style (alembic's `--tb native`, `--tb=no`): the report's failures are read in pytest's own
+# (the exception's name on the last line), and a native traceback ends with the assertion's explanation instead.
 # Option -> whether it takes the next word as its value when written without `=`.
 _PROCESS_AND_COVERAGE = {"-n": True, "--numprocesses": True, "--maxprocesses": True, "--dist": True, "--tx": True,
                          "--forked": False, "--looponfail": False, "-f": False, "--cov": None, "--cov-report": True,
@@ -49,7 +51,7 @@ _PROCESS_AND_COVERAGE = {"-n": True, "--numprocesses": True, "--maxprocesses": T
                          **dict.fromkeys(("--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first",
                                           "--sw", "--stepwise", "--sw-skip", "--stepwise-skip", "--sw-reset",
                                           "--stepwise-reset", "--cache-clear"), False),
-                         "--lfnf": True, "--last-failed-no-failures": True, "--cache-show": None}
+                         "--lfnf": True, "--last-failed-no-failures": True, "--cache-show": None, "--tb": True}
 _PROCESS_AND_COVERAGE_PLUGINS = {"xdist", "xdist.plugin", "pytest_cov", "pytest_cov.plugin", "pytest_forked"}
 
 

@@ -81,3 +81,27 @@ def test_a_run_stopped_by_an_internal_error_is_named_by_its_cause() -> None:
            'INTERNALERROR>     db_urls.append(file_config.get("db", "default"))\n'
            "INTERNALERROR> configparser.NoSectionError: No section: 'db'\n")
     assert internal_error(out).startswith("configparser.NoSectionError: No section: 'db' (File ")
+
+
+def test_canaries_in_a_class_take_the_bases_of_the_first_tests_class(tmp_path: Any) -> None:
+    """Asked for when plain canaries could not run under a plugin that runs only its own test classes
+    (SQLAlchemy's, started by alembic's conftest): methods of a class with the first test's class's bases."""
+    import ast
+
+    from signoff.repair.guard import canary_class_of, plan_pytest
+
+    tests = ["tests/test_command.py::UpgradeDowngradeStampTest::test_sql", "tests/test_other.py::T::x"]
+    assert canary_class_of(tests) == "UpgradeDowngradeStampTest"
+    assert canary_class_of(["tests/test_x.py::test_plain", "tests/test_x.py::TestY::test_z"]) == "TestY"
+    assert canary_class_of(["tests/test_x.py::test_plain"]) is None
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_command.py").write_text("from alembic.testing.fixtures import TestBase\n")
+    plan = plan_pytest(tmp_path, tests, in_class=True)
+    klass = plan.failing.split("::")[1]
+    assert klass.startswith("TestSignoffCanary") and plan.passing.split("::")[1] == klass
+    source = (tmp_path / plan.canary_file).read_text()
+    ast.parse(source)
+    assert "getattr(_signoff_module, 'UpgradeDowngradeStampTest').__bases__" in source
+    assert f"class {klass}(*_signoff_bases):" in source and plan.nonce in source
+    plain = plan_pytest(tmp_path, tests)
+    assert plain.failing.count("::") == 1  # plain functions unless asked

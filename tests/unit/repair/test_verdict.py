@@ -606,3 +606,13 @@ def test_the_guards_record_of_an_inherited_test_method_is_found_under_its_pytest
     base.guard = {"observed": {"tests/test_other.py::TestBottleParser::test_invalid_json": {
         "outcome": "failed", "exception": "JSONDecodeError", "origin": "checkout"}}}
     assert not raised_in_checkout(base, base.cases)
+
+
+def test_a_traceback_style_of_the_project_is_left_out() -> None:
+    """alembic's addopts say `--tb native`: the report's failures are read in pytest's own style, where the
+    exception's name ends the text; a native traceback ends with the assertion's explanation instead."""
+    from signoff.repair.pytest_config import split_addopts
+
+    assert split_addopts("--tb native -v -r sfxX -p no:warnings --maxfail=100") == (
+        "-v -r sfxX -p no:warnings --maxfail=100", ["--tb", "native"])
+    assert split_addopts("--tb=no -q") == ("-q", ["--tb=no"])
