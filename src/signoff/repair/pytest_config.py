@@ -219,7 +219,9 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(repo / name, dest / name)
     data_files = _data_files(repo, base, rel, path.read_bytes())
-    data_files |= _files_read_beside(repo, base, rel, path.read_bytes(), [n for n in wanted if n != rel])
+    # (never over a data file of the test folder: one the person changed is taken as left, above)
+    for name, data in _files_read_beside(repo, base, rel, path.read_bytes(), [n for n in wanted if n != rel]).items():
+        data_files.setdefault(name, data)
     for package in support_packages([h for h in wanted if h.endswith(".py")], rel):
         data_files |= _data_files(repo, base, f"{package}/__init__.py")
     for name, data in data_files.items():

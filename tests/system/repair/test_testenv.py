@@ -706,3 +706,14 @@ def test_what_a_conftest_reads_beside_itself_and_the_helper_the_configuration_na
     assert lay_root_configuration(tmp_path / "staged", repo, base) == ["setup.cfg"]
     assert "[db]" in (tmp_path / "staged" / "setup.cfg").read_text()
     assert lay_root_configuration(tmp_path / "staged", repo, base) == []  # never over a file the harness has
+
+
+def test_a_data_file_the_person_changed_stays_as_left_when_the_test_also_reads_it_by_its_own_path(
+        tmp_path: Path) -> None:
+    """markdown-it-py's kind: the fix's cases in a committed data file the test reads beside itself by a path
+    relative to its file; read by path or not, the harness takes the person's copy, never the base's."""
+    test = "from pathlib import Path\nCASES = Path(__file__).parent / 'fixtures' / 'cases.md'\n"
+    repo, base = _repo(tmp_path / "r", {"tests/test_x.py": test, "tests/fixtures/cases.md": "base\n"})
+    (repo / "tests" / "fixtures" / "cases.md").write_text("the fix's cases\n")
+    _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert (tmp_path / "staged" / "tests" / "fixtures" / "cases.md").read_text() == "the fix's cases\n"
