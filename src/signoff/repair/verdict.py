@@ -223,6 +223,16 @@ def integrity_fix(detail: str) -> str:
     return FIXES["harness_integrity"]
 
 
+def regression_fix(detail: str) -> str:
+    """A shared regression failure; when the expected test crashes alike on both sides too, nothing ran as it should."""
+    if "fails on both revisions alike" in detail:
+        return ("every test fails the same way on both revisions, whatever the candidate does: read the error; a "
+                "step the project runs before its tests (babel's `python setup.py import_cldr`, generated data or "
+                "compiled extensions) is not run by signoff, and a dependency of another time is pinned with "
+                "--requirements FILE")
+    return FIXES["regression_fails_on_base"]
+
+
 HANG_FIX = ("the base's code may hang on the defect (a wait the fix ends), which no assertion shows: give the "
             "expected test a time limit of its own in the harness that fails it when it hangs (pytest-timeout's "
             "@pytest.mark.timeout(5), with pytest-timeout in the requirements), or raise --timeout if the base is "
@@ -424,7 +434,7 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
         fix = WORKDIR_FIX
     if not fix:
         fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix,
-               "harness_integrity": integrity_fix}.get(
+               "harness_integrity": integrity_fix, "regression_fails_on_base": regression_fix}.get(
             code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix
@@ -490,13 +500,20 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
                  "failed": f"it failed without an assertion ({base.message})"}.get(base.outcome, base.outcome)
         inconclusive.append(reason("base_not_reproduced", f"base: {shown}"))
     if base_ok:
-        if candidate.outcome == "failed":
+        failing = [t for t, o in regression.per_test.items() if o == "failed"]
+        # The expected test crashing on the candidate exactly as on base (no assertion either side), while the
+        # regression tests fail on base as well: nothing works here, whatever the candidate does (babel's checkout
+        # without the CLDR data it builds: `RuntimeError: The babel data files are not available`, on every test).
+        alike = (candidate.outcome == "failed" and not candidate.assertion and not base.assertion
+                 and candidate.message == base.message and regression.outcome == "failed"
+                 and _fails_on_base(failing, regression_on_base))
+        if candidate.outcome == "failed" and not alike:
             rejecting.append(reason("candidate_failed", f"candidate: {candidate.message}"))
         if regression.outcome == "failed":
-            failing = [t for t, o in regression.per_test.items() if o == "failed"]
             if _fails_on_base(failing, regression_on_base):
+                also = f"; the expected test fails on both revisions alike: {candidate.message}" if alike else ""
                 inconclusive.append(reason("regression_fails_on_base", f"regression: {', '.join(failing)} fail on "
-                                           f"the base revision too: {regression.message}"))
+                                           f"the base revision too: {regression.message}{also}"))
             else:
                 rejecting.append(reason("regression_failed",
                                         f"regression: {', '.join(failing)}: {regression.message}"))

@@ -616,3 +616,32 @@ def test_a_traceback_style_of_the_project_is_left_out() -> None:
     assert split_addopts("--tb native -v -r sfxX -p no:warnings --maxfail=100") == (
         "-v -r sfxX -p no:warnings --maxfail=100", ["--tb", "native"])
     assert split_addopts("--tb=no -q") == ("-q", ["--tb=no"])
+
+
+def test_the_expected_test_crashing_alike_on_both_sides_with_regressions_failing_on_base_is_inconclusive() -> None:
+    """babel's checkout without the CLDR data it builds: every test raises `RuntimeError: The babel data files are
+    not available` from the checkout's code, on base and candidate alike, the regression tests too. Nothing can be
+    judged: INCONCLUSIVE, never a REJECTED of the real fix. A crash that differs, or regressions that pass on base,
+    still reject (thefuck's IndexError left unfixed)."""
+    message = "RuntimeError: The babel data files are not available"
+
+    def crash(test_id: str = EXPECT, text: str = message) -> Run:
+        r = run(Case(test_id, "failed", False, "RuntimeError", text))
+        r.guard = {"observed": {test_id: {"outcome": "failed", "assertion": False, "exception": "RuntimeError",
+                                          "origin": "checkout", "lacks": None}}}
+        return r
+
+    def decide_alike(cand: Run, on_base: list[Run]) -> tuple[str, list[dict[str, str]]]:
+        regr = [run(case(NEIGHBOURS[0]), Case(NEIGHBOURS[1], "failed", False, "RuntimeError", message))]
+        return classify(summarize([EXPECT], [crash()]), summarize([EXPECT], [cand]), summarize(NEIGHBOURS, regr),
+                        regression_on_base=summarize([NEIGHBOURS[1]], on_base, True))
+
+    shared = [run(Case(NEIGHBOURS[1], "failed", False, "RuntimeError", message))]
+    verdict, reasons = decide_alike(crash(), shared)
+    assert verdict == INCONCLUSIVE and [r["code"] for r in reasons] == ["regression_fails_on_base"]
+    assert "the expected test fails on both revisions alike" in reasons[0]["detail"]
+    assert decide_alike(crash(), [run(case(NEIGHBOURS[1]))])[0] == REJECTED
+    assert decide_alike(crash(text="RuntimeError: another"), shared)[0] == REJECTED
+    assert "import_cldr" in reasons[0]["fix"]
+    shared_only = reason("regression_fails_on_base", "regression: t fail on the base revision too: x")
+    assert "--requirements" in shared_only["fix"]
