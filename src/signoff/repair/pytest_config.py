@@ -58,7 +58,10 @@ _PROCESS_AND_COVERAGE_PLUGINS = {"xdist", "xdist.plugin", "pytest_cov", "pytest_
 def split_addopts(value: Any, own_plugins: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[str]]:
     """(the project's `addopts` without the options above, the options left out). `-p NAME` of the
     project's own plugins is left out too: the guard loads them once the checkout is on the path."""
-    words = [str(w) for w in value] if isinstance(value, list) else shlex.split(str(value), comments=True)
+    # A TOML list's item may hold an option and its value (trio's "-p trio._tests.pytest_plugin"): pytest reads it
+    # as both, so it is split as a line would be.
+    words = [w for item in value for w in shlex.split(str(item))] if isinstance(value, list) else \
+        shlex.split(str(value), comments=True)
     kept: list[str] = []
     dropped: list[str] = []
     i = 0
@@ -596,6 +599,38 @@ def checkout_plugins(harness: Path, repo: Path, base: str, folders: list[str]) -
                            for rel in (f"{stem}.py", f"{stem}/__init__.py")):
                         out[alias.name] = alias.name
                         break
+    return out
+
+
+def addopts_plugins(harness: Path, repo: Path, base: str, folders: list[str]) -> dict[str, str]:
+    """Modules of the project's own code its pytest configuration loads with `-p` in its addopts (trio's
+    `-p trio._tests.pytest_plugin`, which runs its async tests), as module -> module: pytest would import them at
+    start-up, before the checkout joins the path; the guard loads them from each checkout instead, as the
+    pytest11 plugins the base declares, and their `-p` leaves the addopts. None where the harness brings its own
+    pytest.ini (its options are used as they are)."""
+    if (harness / "pytest.ini").is_file():
+        return {}
+    config = read(lambda n: git.read_file_at(repo, base, n), "base revision")
+    if config is None:
+        return {}
+    addopts = next((ln.split("=", 1)[1] for ln in config.text.splitlines() if ln.startswith("addopts =")), "")
+    try:
+        words = shlex.split(addopts)
+    except ValueError:
+        return {}
+    named = [w[2:] for w in words if w.startswith("-p") and len(w) > 2] + [
+        words[i + 1] for i, w in enumerate(words[:-1]) if w == "-p"]
+    out: dict[str, str] = {}
+    for module in named:
+        if module.startswith("no:") or not re.fullmatch(r"[A-Za-z_][\w.]*", module):
+            continue
+        stem = module.replace(".", "/")
+        for folder in ["", *folders]:
+            prefix = f"{folder}/" if folder else ""
+            if any(git.read_file_at(repo, base, f"{prefix}{rel}") is not None
+                   for rel in (f"{stem}.py", f"{stem}/__init__.py")):
+                out[module] = module
+                break
     return out
 
 

@@ -756,6 +756,11 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
             own_plugins = testenv.pytest_plugins(repo, base) if runner.kind == "pytest" else {}
             if runner.kind == "pytest":
                 own_plugins |= pytest_config.checkout_plugins(mounted, repo, base, testenv.package_folders(repo, base))
+                # (`-p anyio` names anyio's pytest11 entry point, anyio.pytest_plugin, already above: not the package)
+                for name, module in pytest_config.addopts_plugins(mounted, repo, base,
+                                                                  testenv.package_folders(repo, base)).items():
+                    if name not in own_plugins and name not in own_plugins.values():
+                        own_plugins[name] = module
             notes += [f"the project's own pytest plugin {name} ({module}) loaded from each checkout after the "
                       "guard's start, as installing the project registers it; barred from the hooks that run, "
                       "judge or report an outcome" for name, module in own_plugins.items()]

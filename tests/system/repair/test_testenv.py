@@ -717,3 +717,20 @@ def test_a_data_file_the_person_changed_stays_as_left_when_the_test_also_reads_i
     (repo / "tests" / "fixtures" / "cases.md").write_text("the fix's cases\n")
     _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
     assert (tmp_path / "staged" / "tests" / "fixtures" / "cases.md").read_text() == "the fix's cases\n"
+
+
+def test_a_plugin_module_of_the_project_its_addopts_load_is_the_projects_own(tmp_path: Path) -> None:
+    """trio's pyproject.toml loads `-p trio._tests.pytest_plugin` (a module under src/), which pytest would import
+    before the checkout joins the path: it is the project's own plugin, for the guard to load; an installed
+    plugin (`-p xdist`), a `no:` and a module the checkout lacks are not."""
+    from signoff.repair.pytest_config import addopts_plugins
+
+    toml = ('[tool.pytest.ini_options]\naddopts = ["--strict-markers", "-p trio._tests.pytest_plugin", "-p xdist", '
+            '"-p no:cacheprovider", "-ptrio._gone"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": toml, "src/trio/__init__.py": "",
+                                        "src/trio/_tests/__init__.py": "", "src/trio/_tests/pytest_plugin.py": ""})
+    harness = tmp_path / "h"
+    harness.mkdir()
+    assert addopts_plugins(harness, repo, base, ["src"]) == {"trio._tests.pytest_plugin": "trio._tests.pytest_plugin"}
+    (harness / "pytest.ini").write_text("[pytest]\n")
+    assert addopts_plugins(harness, repo, base, ["src"]) == {}  # the harness's own configuration governs

@@ -645,3 +645,12 @@ def test_the_expected_test_crashing_alike_on_both_sides_with_regressions_failing
     assert "import_cldr" in reasons[0]["fix"]
     shared_only = reason("regression_fails_on_base", "regression: t fail on the base revision too: x")
     assert "--requirements" in shared_only["fix"]
+
+
+def test_a_toml_addopts_item_holding_an_option_and_its_value_is_read_as_both() -> None:
+    """trio's `addopts = ["--strict-markers", "-p trio._tests.pytest_plugin", "--import-mode=importlib"]`."""
+    from signoff.repair.pytest_config import split_addopts
+
+    kept, dropped = split_addopts(["--strict-markers", "-p trio._tests.pytest_plugin", "--import-mode=importlib"],
+                                  {"trio._tests.pytest_plugin"})
+    assert (kept, dropped) == ("--strict-markers --import-mode=importlib", ["-p", "trio._tests.pytest_plugin"])
