@@ -105,3 +105,15 @@ def test_canaries_in_a_class_take_the_bases_of_the_first_tests_class(tmp_path: A
     assert f"class {klass}(*_signoff_bases):" in source and plan.nonce in source
     plain = plan_pytest(tmp_path, tests)
     assert plain.failing.count("::") == 1  # plain functions unless asked
+
+
+def test_canaries_an_autouse_fixture_with_params_parametrises_are_still_the_canaries() -> None:
+    """pypa/build's conftest has `@pytest.fixture(autouse=True, params=[False]) def has_virtualenv`: every test,
+    the canaries too, runs as `name[False]`; they must be read as the canaries, not as missing."""
+    from signoff.repair.guard import _canary_findings
+
+    cases = [Case(f"{PLAN.failing}[False]", "failed", True, "AssertionError", "AssertionError: nonce123"),
+             Case(f"{PLAN.passing}[False]", "passed", False, None, "")]
+    assert _canary_findings(PLAN, cases) == []
+    assert _canary_findings(PLAN, [*cases, Case(f"{PLAN.passing}[True]", "failed", True, "AssertionError", "x")]) \
+        == ["the canary that must pass did not (failed)"]

@@ -1330,10 +1330,12 @@ class Plugin:
         # The canaries are plain test functions: a project plugin that collects only its own kind of test
         # (SQLAlchemy's, which alembic's conftest installs, keeps only methods of its TestBase classes) would
         # drop them, so they are made here first, as pytest makes them (the harness's own tests are not).
-        make = getattr(pytest.Function, "from_parent", None)  # pytest 5.4 and later
+        # pytest's own making (its private _genfunctions, as its default hook calls it), so that fixtures with
+        # params parametrise them as any test (pypa/build's autouse `has_virtualenv`, params=[False]).
+        make = getattr(collector, "_genfunctions", None)
         if make is not None and _canary(collector.nodeid) and isinstance(obj, types.FunctionType) \
                 and collector.istestfunction(obj, name):
-            return [make(collector, name=name)]
+            return list(make(name, obj))
         return None
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
