@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from signoff.repair.junit import Case, select
+from signoff.repair.junit import Case, observed_for, select
 
 VERIFIED, REJECTED, INCONCLUSIVE = "VERIFIED", "REJECTED", "INCONCLUSIVE"
 VERDICTS = (VERIFIED, REJECTED, INCONCLUSIVE)
@@ -52,6 +52,8 @@ REASONS = {
     "path_not_allowed": "the candidate changes paths outside the allowlist",
     "candidate_failed": "the candidate fails the expected test",
     "regression_failed": "the candidate fails a regression test",
+    "test_changed": "the candidate changes or removes a test the harness runs whose code lives in the project "
+                    "(the approved harness inherits it as the base has it)",
 }
 # What a person can do about a reason, where that does not depend on the case: every INCONCLUSIVE
 # reason has one, so the CLI always ends with an `error:` and a `fix:` (the full output is in the evidence).
@@ -80,11 +82,13 @@ FIXES = {
                                 "or drop these tests from --regression; the evidence holds both revisions' runs",
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
+    "test_changed": "the harness inherits that test from the base's code: to judge a changed test, define it in "
+                    "the harness itself (in its test class) and have that harness approved",
     "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
                         "--project-deps (the environment holds only pytest and what you name); for a module newer "
                         "Pythons or pytests removed, pick the ones the project supports with --python or --pytest",
 }
-REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
+REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed", "test_changed")
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 # What a pytest too new for the tests says (removed APIs, stricter fixtures, TestCase collection).
 # ("fixture" as a word: a test folder named `fixtures` in an import error says nothing about pytest.)
@@ -208,10 +212,25 @@ def integrity_fix(detail: str) -> str:
                 "hook that runs, judges or reports a test's outcome, which the candidate's code may not do under "
                 "the guard: a person must look at that hook in the candidate; tests that need it can run only under "
                 "a command-template runner (--runner), which has no guard")
+    if "did not (error" in detail:
+        return ("the canaries (plain test functions signoff adds beside the first test) errored before they ran: "
+                "a plugin or conftest of the run runs only tests of its own kind (SQLAlchemy's testing plugin, which "
+                "a conftest can start, sets up every test from its class); such tests can run only under a "
+                "command-template runner (--runner), which has no guard")
     if "pytest stopped with an internal error" in detail:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")
     return FIXES["harness_integrity"]
+
+
+def regression_fix(detail: str) -> str:
+    """A shared regression failure; when the expected test crashes alike on both sides too, nothing ran as it should."""
+    if "fails on both revisions alike" in detail:
+        return ("every test fails the same way on both revisions, whatever the candidate does: read the error; a "
+                "step the project runs before its tests (babel's `python setup.py import_cldr`, generated data or "
+                "compiled extensions) is not run by signoff, and a dependency of another time is pinned with "
+                "--requirements FILE")
+    return FIXES["regression_fails_on_base"]
 
 
 HANG_FIX = ("the base's code may hang on the defect (a wait the fix ends), which no assertion shows: give the "
@@ -348,7 +367,7 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
-        seen = observed.get(c.id)
+        seen = observed_for(observed, c.id)
         if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and (
                 (seen.get("origin") == "checkout" and (seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS or (
                     seen.get("exception") in ("SyntaxError", "IndentationError")
@@ -415,7 +434,7 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
         fix = WORKDIR_FIX
     if not fix:
         fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix,
-               "harness_integrity": integrity_fix}.get(
+               "harness_integrity": integrity_fix, "regression_fails_on_base": regression_fix}.get(
             code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix
@@ -481,13 +500,20 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
                  "failed": f"it failed without an assertion ({base.message})"}.get(base.outcome, base.outcome)
         inconclusive.append(reason("base_not_reproduced", f"base: {shown}"))
     if base_ok:
-        if candidate.outcome == "failed":
+        failing = [t for t, o in regression.per_test.items() if o == "failed"]
+        # The expected test crashing on the candidate exactly as on base (no assertion either side), while the
+        # regression tests fail on base as well: nothing works here, whatever the candidate does (babel's checkout
+        # without the CLDR data it builds: `RuntimeError: The babel data files are not available`, on every test).
+        alike = (candidate.outcome == "failed" and not candidate.assertion and not base.assertion
+                 and candidate.message == base.message and regression.outcome == "failed"
+                 and _fails_on_base(failing, regression_on_base))
+        if candidate.outcome == "failed" and not alike:
             rejecting.append(reason("candidate_failed", f"candidate: {candidate.message}"))
         if regression.outcome == "failed":
-            failing = [t for t, o in regression.per_test.items() if o == "failed"]
             if _fails_on_base(failing, regression_on_base):
+                also = f"; the expected test fails on both revisions alike: {candidate.message}" if alike else ""
                 inconclusive.append(reason("regression_fails_on_base", f"regression: {', '.join(failing)} fail on "
-                                           f"the base revision too: {regression.message}"))
+                                           f"the base revision too: {regression.message}{also}"))
             else:
                 rejecting.append(reason("regression_failed",
                                         f"regression: {', '.join(failing)}: {regression.message}"))

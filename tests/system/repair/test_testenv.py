@@ -673,3 +673,74 @@ def test_a_test_folder_imported_by_its_own_package_name_is_staged_at_its_place(t
     assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file()) == [
         "conftest.py", "tests/__init__.py", "tests/data/x.txt", "tests/test_a.py"]
     assert map_package_test_id("test_a.py::test_x", "tests") == "tests/test_a.py::test_x"
+
+
+def test_a_test_support_package_beside_the_test_folder_comes_with_its_data(tmp_path: Path) -> None:
+    """pycodestyle's tests/test_data.py does `from testing.support import ROOT`, a package at the root named
+    as a test folder whose data files (`testing/data/*.py`, read from ROOT) are the cases; its fix adds one
+    to `testing/data/python313.py`, checked out by the person. That package, its data as left and its
+    helpers come with the test file; the project's code and other root packages never do."""
+    test = "import pycodestyle\nfrom testing.support import ROOT\nimport tools\n"
+    repo, base = _repo(tmp_path / "r", {"pycodestyle.py": "", "tools/__init__.py": "", "tests/__init__.py": "",
+                                        "tests/test_data.py": test, "testing/__init__.py": "",
+                                        "testing/support.py": "from testing import util\n", "testing/util.py": "",
+                                        "testing/unused.py": "", "testing/data/E25.py": "#: Okay\n",
+                                        "testing/data/python313.py": "base\n"})
+    (repo / "testing" / "data" / "python313.py").write_text("the fix's case\n")
+    staged = _staged(repo, base, "tests/test_data.py", tmp_path / "staged")
+    assert staged == ["testing/__init__.py", "testing/data/E25.py", "testing/data/python313.py",
+                      "testing/support.py", "testing/util.py", "tests/__init__.py", "tests/test_data.py"]
+    assert (tmp_path / "staged" / "testing" / "data" / "python313.py").read_text() == "the fix's case\n"
+
+
+def test_what_a_conftest_reads_beside_itself_and_the_helper_the_configuration_names(tmp_path: Path) -> None:
+    """alembic's tests/conftest.py exec()s `../alembic/testing/plugin/bootstrap.py` by a path relative to itself,
+    and SQLAlchemy's testing plugin it starts imports `tests.requirements`, which setup.cfg names, and reads
+    `[db]` from the setup.cfg at pytest's rootdir (the harness): the first two come with the test file from the
+    base (no __init__.py above the read file: it stays no package), the root configuration is laid beside the
+    harness for the run."""
+    from signoff.repair.pytest_config import lay_root_configuration
+
+    conftest = ("import os\nboot = os.path.join(os.path.dirname(__file__), '..', 'alembic', 'testing', 'plugin',"
+                " 'bootstrap.py')\nexec(open(boot).read())\n")
+    repo, base = _repo(tmp_path / "r", {"alembic/__init__.py": "", "alembic/testing/__init__.py": "",
+                                        "alembic/testing/plugin/bootstrap.py": "X = 1\n",
+                                        "setup.cfg": "[sqla_testing]\nrequirement_cls=tests.requirements:Default\n"
+                                                     "[db]\ndefault=sqlite://\n",
+                                        "tests/__init__.py": "", "tests/conftest.py": conftest,
+                                        "tests/requirements.py": "from tests import util\n", "tests/util.py": "",
+                                        "tests/test_command.py": "import alembic\n", "tests/test_other.py": ""})
+    staged = _staged(repo, base, "tests/test_command.py", tmp_path / "staged")
+    assert staged == ["alembic/testing/plugin/bootstrap.py", "tests/__init__.py", "tests/conftest.py",
+                      "tests/requirements.py", "tests/test_command.py", "tests/util.py"]
+    assert lay_root_configuration(tmp_path / "staged", repo, base) == ["setup.cfg"]
+    assert "[db]" in (tmp_path / "staged" / "setup.cfg").read_text()
+    assert lay_root_configuration(tmp_path / "staged", repo, base) == []  # never over a file the harness has
+
+
+def test_a_data_file_the_person_changed_stays_as_left_when_the_test_also_reads_it_by_its_own_path(
+        tmp_path: Path) -> None:
+    """markdown-it-py's kind: the fix's cases in a committed data file the test reads beside itself by a path
+    relative to its file; read by path or not, the harness takes the person's copy, never the base's."""
+    test = "from pathlib import Path\nCASES = Path(__file__).parent / 'fixtures' / 'cases.md'\n"
+    repo, base = _repo(tmp_path / "r", {"tests/test_x.py": test, "tests/fixtures/cases.md": "base\n"})
+    (repo / "tests" / "fixtures" / "cases.md").write_text("the fix's cases\n")
+    _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert (tmp_path / "staged" / "tests" / "fixtures" / "cases.md").read_text() == "the fix's cases\n"
+
+
+def test_a_plugin_module_of_the_project_its_addopts_load_is_the_projects_own(tmp_path: Path) -> None:
+    """trio's pyproject.toml loads `-p trio._tests.pytest_plugin` (a module under src/), which pytest would import
+    before the checkout joins the path: it is the project's own plugin, for the guard to load; an installed
+    plugin (`-p xdist`), a `no:` and a module the checkout lacks are not."""
+    from signoff.repair.pytest_config import addopts_plugins
+
+    toml = ('[tool.pytest.ini_options]\naddopts = ["--strict-markers", "-p trio._tests.pytest_plugin", "-p xdist", '
+            '"-p no:cacheprovider", "-ptrio._gone"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": toml, "src/trio/__init__.py": "",
+                                        "src/trio/_tests/__init__.py": "", "src/trio/_tests/pytest_plugin.py": ""})
+    harness = tmp_path / "h"
+    harness.mkdir()
+    assert addopts_plugins(harness, repo, base, ["src"]) == {"trio._tests.pytest_plugin": "trio._tests.pytest_plugin"}
+    (harness / "pytest.ini").write_text("[pytest]\n")
+    assert addopts_plugins(harness, repo, base, ["src"]) == {}  # the harness's own configuration governs

@@ -52,3 +52,68 @@ def test_another_exception_than_the_guard_saw_keeps_the_reports_flag_and_the_fin
                                     "origin": "harness"})
     assert len(findings) == 1 and "framework's own reports say failed by an assertion" in findings[0]
     assert own is not None and [c.assertion for c in own] == [False]
+
+
+def test_a_canary_that_errored_says_what_it_ran_into_and_the_fix_names_the_cause() -> None:
+    """alembic's conftest starts SQLAlchemy's testing plugin, whose setup of every test reads its class: the
+    canaries (plain functions) error there. The finding quotes the error; its fix names the kind of plugin."""
+    from signoff.repair.guard import _canary_findings
+    from signoff.repair.verdict import reason
+
+    erred = [Case(PLAN.failing, "error", False, "AttributeError",
+                  "failed on setup with \"AttributeError: 'NoneType' object has no attribute '__unsupported_on__'\""),
+             Case(PLAN.passing, "error", False, None, "")]
+    findings = _canary_findings(PLAN, erred)
+    assert findings == ["the canary that must fail by an assertion did not (error: failed on setup with "
+                        "\"AttributeError: 'NoneType' object has no attribute '__unsupported_on__'\")",
+                        "the canary that must pass did not (error)"]
+    assert "--runner" in reason("harness_integrity", "; ".join(findings))["fix"]
+    assert _canary_findings(PLAN, []) == ["the canary that must fail by an assertion did not (missing)",
+                                          "the canary that must pass did not (missing)"]
+
+
+def test_a_run_stopped_by_an_internal_error_is_named_by_its_cause() -> None:
+    """No report, pytest's INTERNALERROR: its own last exception line, not a fragment of the output's tail."""
+    from signoff.repair.verifier import internal_error
+
+    out = ("INTERNALERROR> Traceback (most recent call last):\n"
+           'INTERNALERROR>   File "/x/sqlalchemy/testing/plugin/plugin_base.py", line 449, in _engine_uri\n'
+           'INTERNALERROR>     db_urls.append(file_config.get("db", "default"))\n'
+           "INTERNALERROR> configparser.NoSectionError: No section: 'db'\n")
+    assert internal_error(out).startswith("configparser.NoSectionError: No section: 'db' (File ")
+
+
+def test_canaries_in_a_class_take_the_bases_of_the_first_tests_class(tmp_path: Any) -> None:
+    """Asked for when plain canaries could not run under a plugin that runs only its own test classes
+    (SQLAlchemy's, started by alembic's conftest): methods of a class with the first test's class's bases."""
+    import ast
+
+    from signoff.repair.guard import canary_class_of, plan_pytest
+
+    tests = ["tests/test_command.py::UpgradeDowngradeStampTest::test_sql", "tests/test_other.py::T::x"]
+    assert canary_class_of(tests) == "UpgradeDowngradeStampTest"
+    assert canary_class_of(["tests/test_x.py::test_plain", "tests/test_x.py::TestY::test_z"]) == "TestY"
+    assert canary_class_of(["tests/test_x.py::test_plain"]) is None
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_command.py").write_text("from alembic.testing.fixtures import TestBase\n")
+    plan = plan_pytest(tmp_path, tests, in_class=True)
+    klass = plan.failing.split("::")[1]
+    assert klass.startswith("TestSignoffCanary") and plan.passing.split("::")[1] == klass
+    source = (tmp_path / plan.canary_file).read_text()
+    ast.parse(source)
+    assert "getattr(_signoff_module, 'UpgradeDowngradeStampTest').__bases__" in source
+    assert f"class {klass}(*_signoff_bases):" in source and plan.nonce in source
+    plain = plan_pytest(tmp_path, tests)
+    assert plain.failing.count("::") == 1  # plain functions unless asked
+
+
+def test_canaries_an_autouse_fixture_with_params_parametrises_are_still_the_canaries() -> None:
+    """pypa/build's conftest has `@pytest.fixture(autouse=True, params=[False]) def has_virtualenv`: every test,
+    the canaries too, runs as `name[False]`; they must be read as the canaries, not as missing."""
+    from signoff.repair.guard import _canary_findings
+
+    cases = [Case(f"{PLAN.failing}[False]", "failed", True, "AssertionError", "AssertionError: nonce123"),
+             Case(f"{PLAN.passing}[False]", "passed", False, None, "")]
+    assert _canary_findings(PLAN, cases) == []
+    assert _canary_findings(PLAN, [*cases, Case(f"{PLAN.passing}[True]", "failed", True, "AssertionError", "x")]) \
+        == ["the canary that must pass did not (failed)"]
