@@ -124,6 +124,10 @@ _HTML_TEXT = compile_re(r"(?i)<(td|th|p|li|div|span|h[1-6]|a|b|i|em|strong|body|
                         r"([^<>]{12,})")
 _MAIL_HEADER = compile_re(r"(?i)^(?:from|to|cc|subject|date|sent|reply-to):\s")
 _CODE_SYNTAX = compile_re(r"[(){};=<>]|\b(?:def|function|return|import|const|var|let)\b")
+# a line of YAML or JSON: a list item, a key and its value, a bracket
+_DATA_LINE = compile_re(r"^\s*(?:- +\S|\"[^\"]{1,60}\"\s*:|[\w.-]{1,60}\s*:(?:\s|$)|[\[\]{}],?\s*$)")
+_QUOTED_VALUE = compile_re(r":\s+[\"'].{10,}[\"'],?$")
+MIN_DATA_BLOCK = 3  # lines in a row: a tool's output pasted or returned without a fence
 
 
 def data_regions(text: str) -> list[Region]:
@@ -134,7 +138,9 @@ def data_regions(text: str) -> list[Region]:
     fence = docstring = mail = False
     opened = 0
     body: list[str] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    blocks = _data_blocks(lines)
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if line.startswith(("```", "~~~")):
             fence, docstring, mail = not fence, False, False
@@ -156,6 +162,8 @@ def data_regions(text: str) -> list[Region]:
             continue  # too short to carry an order (an e-mail's headers are longer)
         elif fence:
             _code_line(out, number, line)
+        elif number in blocks:
+            _data_line(out, number, line)
         elif ":" in line and _MAIL_HEADER.search(line) is not None:
             mail = True  # the body that follows a mail's headers, up to the next fence
         elif line.startswith(">"):
@@ -181,6 +189,48 @@ def data_regions(text: str) -> list[Region]:
     for start, _end, groups in _HTML_COMMENT.groups(text):
         _region(out, "HTML comment", bisect.bisect_left(breaks, start) + 1, groups[0] or "")
     return out[:MAX_REGIONS]
+
+
+def _data_blocks(lines: list[str]) -> set[int]:
+    """The (1-based) lines of unfenced YAML or JSON: at least `MIN_DATA_BLOCK` data lines in a row
+    outside a fence, among them a key with its value and, besides, a list item, a bracket, a quoted
+    key or a second quoted value. The headers of a git log or a mail ("Author: ...", "Date: ...")
+    have none of those, and a Markdown list has no keys, so neither makes a block (the text is read
+    after normalising, which drops indentation)."""
+    out: set[int] = set()
+    run: list[str] = []
+    fence = False
+    for number, raw in enumerate([*lines, ""], start=1):
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fence = not fence
+        if not fence and line and _DATA_LINE.search(line) is not None:
+            run.append(line)
+            continue
+        keyed = [one for one in run if not one.startswith(("- ", "[", "]", "{", "}"))]
+        nested = sum(1 for one in run if one.startswith(("- ", "[", "]", "{", "}", '"')))
+        quoted = sum(1 for one in keyed if _QUOTED_VALUE.search(one) is not None)
+        if len(run) >= MIN_DATA_BLOCK and keyed and (nested or quoted >= 2):
+            out.update(range(number - len(run), number))
+        run = []
+    return out
+
+
+def _data_line(out: list[Region], number: int, line: str) -> None:
+    """A line of unfenced YAML or JSON: a list item's text, or its key's value. These are data
+    values, not code: judged as values (a string in a YAML file is no code's string literal)."""
+    if line.startswith("- "):
+        line = line[2:].strip()
+        if next(_KEY_VALUE.groups(line), None) is None:
+            _region(out, "value", number, line)
+            return
+    strings = [groups[0] or groups[1] or "" for _s, _e, groups in _STRING.groups(line)] if '"' in line or "'" in line \
+        else []
+    if strings:
+        for value in strings[-1:]:  # a JSON line's last string is its value, the first its key
+            _region(out, "value", number, value)
+    elif (pair := next(_KEY_VALUE.groups(line), None)) is not None:
+        _region(out, "value", number, pair[2][0] or "")
 
 
 def _may_log(line: str) -> bool:
