@@ -27,7 +27,6 @@ Honest:
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import json
 import random
@@ -39,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 import airlock_eval as ev  # noqa: E402
+import airlock_tool_outputs as tool_outputs  # noqa: E402
 import airlock_train as tr  # noqa: E402
 
 AGENTDYN = "leolee99/AgentDyn"
@@ -58,21 +58,6 @@ def _files(spec: str) -> tuple[str, str, list[str]]:
     return git_dir, commit, tr._git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
 
 
-def agentdyn_goals(git_dir: str, commit: str, suite: str) -> list[str]:
-    """The GOAL of every injection task the suite registers (commented-out tasks are not code)."""
-    tree = ast.parse(tr._git(git_dir, "show", f"{commit}:src/agentdojo/default_suites/v1/{suite}/injection_tasks.py"))
-    goals = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            names = ev._string_constants(node) | ev._string_constants(tree)
-            for item in node.body:
-                if isinstance(item, ast.Assign) and any(getattr(t, "id", "") == "GOAL" for t in item.targets):
-                    goal = ev._render(item.value, names)
-                    if goal:
-                        goals.append(goal)
-    return goals
-
-
 def agentdyn(spec: str) -> list[tuple[str, str, str]]:
     """(suite, goal, tool output): every goal in every injection field of the suite's tool data, the
     lines of the YAML record around the field, the other fields at their defaults."""
@@ -84,18 +69,17 @@ def agentdyn(spec: str) -> list[tuple[str, str, str]]:
         root = f"src/agentdojo/data/suites/{suite}/"
         defaults = {name: str(entry.get("default", "")) for name, entry in
                     yaml.safe_load(tr._git(git_dir, "show", f"{commit}:{root}injection_vectors.yaml")).items()}
-        goals = agentdyn_goals(git_dir, commit, suite)
-        for path in sorted(p for p in files if p.startswith(f"{root}include/") and p.endswith(".yaml")):
-            lines = tr._git(git_dir, "show", f"{commit}:{path}").splitlines()
-            for at, line in enumerate(lines):
-                for field in re.findall(r"\{(injection_[a-z0-9_]+)\}", line):
-                    record = "\n".join(lines[max(0, at - 6): at + 5])
-                    for goal in goals:
-                        text = record.replace("{" + field + "}", goal)
-                        for other in re.findall(r"\{(injection_[a-z0-9_]+)\}", text):
-                            text = text.replace("{" + other + "}", defaults.get(other, ""))
-                        out.append((suite, goal, text))
+        suite_goals = tool_outputs.goals(
+            tr._git(git_dir, "show", f"{commit}:src/agentdojo/default_suites/v1/{suite}/injection_tasks.py"))
+        data = [tr._git(git_dir, "show", f"{commit}:{path}") for path in sorted(files)
+                if path.startswith(f"{root}include/") and path.endswith(".yaml")]
+        planted = tool_outputs.planted_in_tool_data(suite_goals, defaults, data, _is_injection_field)
+        out += [(suite, goal, text) for goal, text in planted]
     return out
+
+
+def _is_injection_field(name: str) -> bool:
+    return name.startswith("injection_")  # AgentDyn names every field an attacker writes so
 
 
 def hackaprompt(spec: str) -> list[tuple[str, str]]:
