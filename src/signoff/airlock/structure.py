@@ -126,6 +126,7 @@ _MAIL_HEADER = compile_re(r"(?i)^(?:from|to|cc|subject|date|sent|reply-to):\s")
 _CODE_SYNTAX = compile_re(r"[(){};=<>]|\b(?:def|function|return|import|const|var|let)\b")
 # a line of YAML or JSON: a list item, a key and its value, a bracket
 _DATA_LINE = compile_re(r"^\s*(?:- +\S|\"[^\"]{1,60}\"\s*:|[\w.-]{1,60}\s*:(?:\s|$)|[\[\]{}],?\s*$)")
+_DATA_KEY = compile_re(r"^(?:\"[^\"]{1,60}\"|[\w.-]{1,60})\s*:(?:\s|$)")
 _QUOTED_VALUE = compile_re(r":\s+[\"'].{10,}[\"'],?$")
 MIN_DATA_BLOCK = 3  # lines in a row: a tool's output pasted or returned without a fence
 
@@ -221,7 +222,7 @@ def _data_line(out: list[Region], number: int, line: str) -> None:
     values, not code: judged as values (a string in a YAML file is no code's string literal)."""
     if line.startswith("- "):
         line = line[2:].strip()
-        if next(_KEY_VALUE.groups(line), None) is None:
+        if _DATA_KEY.search(line) is None:  # "- a review's text", not "- name: ..."
             _region(out, "value", number, line)
             return
     strings = [groups[0] or groups[1] or "" for _s, _e, groups in _STRING.groups(line)] if '"' in line or "'" in line \
