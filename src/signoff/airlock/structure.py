@@ -123,6 +123,7 @@ _TABLE_ROW = compile_re(r"^\|.*\|\s*$|^[^|]+(?:\|[^|]+){2,}$")
 _HTML_TEXT = compile_re(r"(?i)<(td|th|p|li|div|span|h[1-6]|a|b|i|em|strong|body|title|option|label|button)\b[^>]*>"
                         r"([^<>]{12,})")
 _MAIL_HEADER = compile_re(r"(?i)^(?:from|to|cc|subject|date|sent|reply-to):\s")
+_MAIL_DATE = compile_re(r"(?i)^(?:date|sent):\s")
 _CODE_SYNTAX = compile_re(r"[(){};=<>]|\b(?:def|function|return|import|const|var|let)\b")
 # a line of YAML or JSON: a list item, a key and its value, a bracket
 _DATA_LINE = compile_re(r"^\s*(?:- +\S|\"[^\"]{1,60}\"\s*:|[\w.-]{1,60}\s*:(?:\s|$)|[\[\]{}],?\s*$)")
@@ -166,7 +167,9 @@ def data_regions(text: str) -> list[Region]:
         elif number in blocks:
             _data_line(out, number, line)
         elif ":" in line and _MAIL_HEADER.search(line) is not None:
-            mail = True  # the body that follows a mail's headers, up to the next fence
+            # the body that follows a mail's headers, up to the next fence; a date alone is no mail's
+            # (a git log's "Date:" header is followed by a commit message, not by a mail body)
+            mail = mail or _MAIL_DATE.search(line) is None
         elif line.startswith(">"):
             _region(out, "quoted mail", number, line.lstrip("> "))
         elif "|" in line and _TABLE_ROW.search(line) is not None:
