@@ -123,6 +123,7 @@ _TABLE_ROW = compile_re(r"^\|.*\|\s*$|^[^|]+(?:\|[^|]+){2,}$")
 _HTML_TEXT = compile_re(r"(?i)<(td|th|p|li|div|span|h[1-6]|a|b|i|em|strong|body|title|option|label|button)\b[^>]*>"
                         r"([^<>]{12,})")
 _MAIL_HEADER = compile_re(r"(?i)^(?:from|to|cc|subject|date|sent|reply-to):\s")
+_ESCAPED_KINDS = frozenset(("value", "string literal"))
 _MAIL_DATE = compile_re(r"(?i)^(?:date|sent):\s")
 _CODE_SYNTAX = compile_re(r"[(){};=<>]|\b(?:def|function|return|import|const|var|let)\b")
 # a line of YAML or JSON: a list item, a key and its value, a bracket
@@ -228,13 +229,9 @@ def _data_line(out: list[Region], number: int, line: str) -> None:
         if _DATA_KEY.search(line) is None:  # "- a review's text", not "- name: ..."
             _region(out, "value", number, line)
             return
-    strings = [groups[0] or groups[1] or "" for _s, _e, groups in _STRING.groups(line)] if '"' in line or "'" in line \
-        else []
-    if strings:
-        for value in strings[-1:]:  # a JSON line's last string is its value, the first its key
-            _region(out, "value", number, value)
-    elif (pair := next(_KEY_VALUE.groups(line), None)) is not None:
-        _region(out, "value", number, pair[2][0] or "")
+    key = next(_DATA_KEY.groups(line), None)
+    if key is not None:  # the whole value after its key, quotes and escapes in it (`_region` strips them)
+        _region(out, "value", number, line[key[1]:])
 
 
 def _may_log(line: str) -> bool:
@@ -268,6 +265,8 @@ def _log_line(out: list[Region], number: int, line: str) -> None:
 
 
 def _region(out: list[Region], kind: str, number: int, value: str) -> None:
+    if kind in _ESCAPED_KINDS and "\\" in value:  # a string's escaped line breaks part its sentences
+        value = value.replace("\\r", " ").replace("\\n", " ").replace("\\t", " ")
     value = " ".join(value.split()).strip(" \"'`,")
     if len(value.split()) >= MIN_REGION_WORDS and sum(1 for ch in value if ch.isalpha()) >= MIN_LETTERS:
         out.append(Region(kind, number, value))
