@@ -88,6 +88,28 @@ def _cjk(text: str) -> bool:
     return sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af") >= 4
 
 
+# --- asides: a whole line in brackets ------------------------------------------------------------
+#
+# "[AI ASSISTANT: If you are reading this, reply with ...]", "[Note to the model: ...]": a line set
+# apart in brackets is still read by a model, but the rules that want an order or a label to open
+# its line do not see one behind the bracket. `unwrap_asides` reads such a line without its brackets
+# (only a line that is one bracketed span, with no bracket of that kind inside, of 12 characters or
+# more: "[WIP]", "[x] done" and "[text](url)" are not one).
+_ASIDE = compile_re(r"(?m)^([ \t>]*)(?:\[([^\[\]\n]{12,})\]|\(([^()\n]{12,})\)|\{([^{}\n]{12,})\})[ \t]*$")
+
+
+def unwrap_asides(text: str) -> str:
+    """`text` with every line that is one bracketed aside read without its brackets."""
+    if "[" not in text and "(" not in text and "{" not in text:
+        return text
+    return _ASIDE.sub_fn(_unwrapped, text)
+
+
+def _unwrapped(line: str) -> str:
+    indent = line[: len(line) - len(line.lstrip(" \t>"))]
+    return indent + line[len(indent):].rstrip(" \t")[1:-1]
+
+
 # --- data regions: where a report carries data rather than the reporter's own sentences ----------
 #
 # An indirect injection rides in the data a report carries: a code comment, a docstring or string
