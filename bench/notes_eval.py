@@ -15,8 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind14` (fetched on 2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on
-2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
+Sets, reported in this order: `blind15` (fetched on 2026-12-07 08:58 UTC, as `blind8`), `blind14` (fetched on
+2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
@@ -250,6 +250,17 @@ PROJECTS = [
             r"^## {v} \(", "blind14"),
     Project("pytest-dev/pyfakefs", "bb55fb8a87c5e5c682702b86f0ca6a8002cbbf3d", "CHANGES.md", "v{v}",
             r"^## \[Version {v}\]\(", "blind14"),
+    # blind15: fetched on 2026-12-07 08:58 UTC, configured by their heading lines only; sections and plants
+    # exported (`--plant-only`) and committed before the grader first read them. jackson-databind's changelog
+    # is read on its 2.18 branch (`release-notes/VERSION-2.x`; its default branch is 3.0's)
+    Project("psycopg/psycopg", "c079c37c959a89a8684a3d3858cbaff7e5543e71", "docs/news.rst", "{v}",
+            r"^Psycopg {v}\s*$", "blind15"),
+    Project("celery/kombu", "9ee8595b835c77b4f04cfb54b40b5d446f985a35", "Changelog.rst", "v{v}", r"^{v}\s*$",
+            "blind15"),
+    Project("sidekiq/sidekiq", "1bb4aa06e5aa178a114a5e855f9f3d5c24f6c61b", "Changes.md", "v{v}", r"^{v}\s*$",
+            "blind15"),
+    Project("FasterXML/jackson-databind", "3824b115c9e93842d3fad5284ff4dcb73535d080", "release-notes/VERSION-2.x",
+            "jackson-databind-{v}", r"^{v} \(", "blind15"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -259,8 +270,9 @@ PROJECTS = [
 # ancestors (towncrier tags its releases on branches: its 23.11.0 range starts at 22.8.0, a superset).
 _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"}
 
+# (a version over a day-month-year date is jackson-databind's plain-text heading, `2.18.2 (27-Nov-2024)`)
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
-                          r"unreleased|Unreleased|## \[)")
+                          r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[)")
 _PATCH_HEADING = re.compile(r"^### \[v?\d+\.\d+[^\]]*\]\(")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 # an underlined line is a release's heading when a version is among its first three words ("Version 3.3.0 -
@@ -890,8 +902,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5",
-            "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind15", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6",
+            "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
