@@ -143,7 +143,9 @@ _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
 # What an item says of a change to the documentation (as `words` reads them)
 _DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
                              "tutorial guide snippet wording spelling"))
-_CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$", re.IGNORECASE)
+# a changelog file, or any file of a folder of release notes (jackson-databind's `release-notes/VERSION-2.x`)
+_CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$|"
+                             r"(?:^|/)release[-_]?notes/[^/]+$", re.IGNORECASE)
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
 
@@ -638,8 +640,10 @@ class Knowledge:
         commits do not hold half of either ("Deprecate the legacy_mode argument of connect() #128" for the commit "Add
         --format-options to allow disabling sorting, etc. #128"). A commit changing tests only
         reproduces the symptom ("Add a test to reproduce #1006"): it says nothing of the cure."""
+        # nor do commits that only write the item into the changelog ("Update release notes wrt #4787 fix"),
+        # when no other commit carries the number: their words are the changelog's, not the change's
         carriers = [c for c in carriers if not self._tests_only(c)]
-        if not carriers:
+        if all(self._notes_only(c) for c in carriers):
             return None
         key = f"issue {n}"
         if key not in self._known:  # a merge carrying it brought its branch's commits (`pull_request`)

@@ -1,0 +1,84 @@
+"""Claims the grader checks against commits in hand (no git): the classes found on the blind15 set of
+2026-12-07 (jackson-databind's plain-text release notes: a `2.18.2 (27-Nov-2024)` heading over items
+opening `#N:` at the margin, credits to who reported the issue, Java annotations listed in prose, and
+commits that only write the release notes)."""
+
+from __future__ import annotations
+
+from signoff.notes.grade import units_of
+from signoff.notes.knowledge import Knowledge
+from signoff.notes.meaning import read_claims
+from signoff.notes.pulls import diff_words
+
+from .test_knowledge_classes import _commit, _dated, _unsupported
+
+NOTES = "release-notes/VERSION-2.x"
+SECTION = ("2.18.2 (27-Nov-2024)\n"
+           "\n"
+           "#4733: Wrong serialization of Type Ids for certain types of Enum values\n"
+           " (reported by @nlisker)\n"
+           "#4783 Possibly wrong behavior of @JsonMerge\n"
+           " (reported by @nlisker)\n"
+           " (fix by Joo-Hyuk K)\n")
+
+
+def test_a_plain_text_section_has_a_heading_and_items_numbered_at_the_margin() -> None:
+    # jackson-databind 2.18.1-2.18.3 (blind15): no list markers and no blank lines, so the whole section was
+    # one paragraph: the heading's version and date were mentions (the planted `2.18.10` passed), and every
+    # credit and number was read with every item's commits
+    assert units_of(SECTION) == [
+        ("2.18.2 (27-Nov-2024)", True),
+        ("#4733: Wrong serialization of Type Ids for certain types of Enum values (reported by @nlisker)", False),
+        ("#4783 Possibly wrong behavior of @JsonMerge (reported by @nlisker) (fix by Joo-Hyuk K)", False)]
+    # a wrapped line of prose opening with a number in lower case continues its paragraph
+    assert len(units_of("Fixed in the branch that closed\n#4733 and #4783 together.\n")) == 1
+    tag = [{"name": "jackson-databind-2.18.2", "commit": "c" * 40, "date": "2024-11-27T19:00:00-08:00"}]
+    k = Knowledge("jackson-databind-2.18.1..jackson-databind-2.18.2", "c" * 40, tag, [
+        _dated(_commit(1, "Fix #4733: handle Enum type ids (#4736)", paths=("src/main/java/Ser.java",)), "2024-11-20")])
+    assert _unsupported(k, SECTION, NOTES) == set()
+    assert _unsupported(k, SECTION.replace("2.18.2", "2.18.9"), NOTES) == {"2.18.9"}
+    assert _unsupported(k, SECTION.replace("27-Nov-2024", "30-Nov-2024"), NOTES) == {"30-Nov-2024"}
+
+
+def test_a_day_month_and_year_joined_by_hyphens_is_a_date() -> None:
+    assert [(c.kind, c.value) for c in read_claims("2.18.3 (28-Feb-2025)", release=True)] == [
+        ("version", "2.18.3"), ("date", "2025-02-28")]
+    assert "date" not in {c.kind for c in read_claims("a code like 28-FOO-2025 or x-28-Feb-2025")}
+
+
+def test_who_reported_an_issue_is_named_but_git_cannot_say_who_opens_issues() -> None:
+    # jackson-databind 2.18.1 (blind15): "(reported by @ragnhov)" was checked as the author of the fix
+    claims = read_claims("#4741: Empty values are not included (reported by @ragnhov) (fix by @wrongwrong)")
+    assert [(c.token, c.kind, c.checkable) for c in claims if c.kind == "author"] == [
+        ("@ragnhov", "author", False), ("@wrongwrong", "author", True)]
+    assert not read_claims("#3737 issue by @mheiges, @x")[1].checkable
+    assert not read_claims("#3737 issue by @mheiges, @x")[2].checkable  # listed with the reporter
+    kim = ("Kim, Joo Hyuk", "5285133+JooHyukKim@users.noreply.github.com")
+    k = Knowledge("v1..v2", None, [], [_commit(1, "Fix #4741: include empty values (#4750)", author=kim)])
+    item = "#4741: When `Include.NON_DEFAULT` is used on POJO, empty values are not included\n (reported by @{})\n"
+    assert _unsupported(k, item.format("ragnhov"), NOTES) == set()
+    assert _unsupported(k, item.replace("reported", "fix").format("ragnhov"), NOTES) == {"@ragnhov"}
+
+
+def test_a_mention_listed_after_another_is_what_that_one_is() -> None:
+    # jackson-databind 2.18.3 (blind15): "with @JsonCreator and @ConstructorProperties" read the second Java
+    # annotation as a credit ("and @x"), checked against the author of the fix
+    text = "#4908: Deserialization behavior change with @JsonCreator and @ConstructorProperties between 2.17 and 2.18"
+    assert [c for c in read_claims(text) if c.kind == "author"] == []
+    assert [c.value for c in read_claims("Fixed by @ann and @bo, @cy & @dee.") if c.kind == "author"] == [
+        "ann", "bo", "cy", "dee"]
+    assert [c.value for c in read_claims("Thanks to Ann Lee and @bo.") if c.kind == "author"] == ["bo"]
+
+
+def test_commits_only_writing_the_release_notes_say_nothing_of_what_the_change_was() -> None:
+    # jackson-databind 2.18.2 (blind15): the only commit naming #4787 is "Update release notes wrt #4787 fix",
+    # which changes `release-notes/VERSION-2.x` only; its words were taken for the change's, so the item
+    # was called an invented change for an issue
+    notes = _commit(2, "Update release notes wrt #4787 fix", paths=(NOTES,))
+    item = "#4787: Wrong `String.format()` in `StdDelegatingDeserializer` hides actual error in the log\n"
+    assert _unsupported(Knowledge("v1..v2", None, [], [notes]), item, NOTES) == set()
+    # a commit changing code that carries the number still tells what the change was
+    code = _commit(1, "Add a switch sorting the keys of maps #4787", paths=("src/main/java/Fmt.java",))
+    k = Knowledge("v1..v2", None, [], [notes, code])
+    k.diff_of = lambda commit: diff_words("+    boolean sortKeys = options.isEnabled(SORT_PROPERTIES);\n")
+    assert _unsupported(k, item, NOTES) == {"#4787"}
