@@ -6,8 +6,8 @@ Each claim has a kind, and the kind decides how it is checked (`knowledge.py`):
              in a heading, a link definition or a "Released"/"Version" line, `mention` elsewhere
 - `date`     `2024-11-28`, `28th November, 2024`, `27-Nov-2024`, `Nov 28, 2024`, `November 2024`; `role` as above
 - `count`    a number with the thing it counts: `3 new contributors`, `12 commits`, `two pull requests`
-- `ref`      a pull request or issue: `#N`, `(#N)`, `/pull/N`, `/issues/N`, `:pr:`/`:issue:` roles
-             (Sphinx and MyST), `GH-N`, `PR #N`; `role` is `pr`, `issue` or `any`
+- `ref`      a pull request or issue: `#N`, `(#N)`, `/pull/N`, `/issues/N`, `:pr:`/`:issue:`/`:ticket:` roles
+             (Sphinx and MyST) and any role whose text is `#N`, `GH-N`, `PR #N`; `role` is `pr`, `issue` or `any`
 - `hash`     a commit hash: 7-40 hex characters with a digit and a letter, or a `/commit/` link
 - `percent`  a percentage of lines (`35% more lines`)
 - `author`   a user credited for a change: `by @alice`, `thanks @bob`, `(#12 @carol)`; `value` is the handle
@@ -37,7 +37,9 @@ _URL_ISSUE = re.compile(r"/issues/(\d+)")
 _URL_COMMIT = re.compile(r"/commits?/([0-9a-f]{7,40})\b")
 _URL_COMPARE = re.compile(r"/compare/([^.\s]+(?:\.[^.\s]+)*?)\.{2,3}([^\s#?]+)")
 _URL_TAG = re.compile(r"/(?:releases/tag|tree)/([^\s/#?]+)")
-_ROLE = re.compile(r"[:{](pr|pull|issue|issues|bug|gh|ghissue|ghpull|commit|user|ghuser|[a-z:]+)[:}]`([^`]*)`")
+# a role's name: any a project defines too (`:gh-pr:`, psycopg's `:ticket:`)
+_ROLE = re.compile(r"[:{](pr|pull|issue|issues|bug|gh|ghissue|ghpull|commit|user|ghuser|[a-z][a-z0-9_.:-]*)[:}]"
+                   r"`([^`]*)`")
 # Code spans; a reStructuredText hyperlink reference (`0.7.3`_, `#1184 <url>`_) is text, not code.
 _CODE = re.compile(r"``[^`]*``|`[^`]*`(?!_)")
 _MENTION = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
@@ -226,9 +228,13 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         if role in ("pr", "pull", "ghpull"):
             for num, _ in _ref_numbers(value):
                 out.append(Meaning("ref", m.group(0), m.start(), num, "pr"))
-        elif role in ("issue", "issues", "bug", "ghissue", "gh"):
+        elif role in ("issue", "issues", "bug", "ghissue", "gh", "ticket", "tickets"):
+            # (psycopg's `:ticket:`#1210`` is its issue tracker's link)
             for num, _ in _ref_numbers(value):
                 out.append(Meaning("ref", m.group(0), m.start(), num, "issue"))
+        elif re.fullmatch(r"#\d+", value.strip()):
+            # a role a project defines for its own links, whose text is `#N`: an issue or a pull request
+            out.append(Meaning("ref", m.group(0), m.start(), value.strip()[1:], "any"))
         elif role == "commit":
             out.append(Meaning("hash", value, m.start(), value.strip().lower()))
         elif role in ("user", "ghuser") and re.fullmatch(r"[A-Za-z0-9][\w-]*(?:\[bot\])?", value.strip()):

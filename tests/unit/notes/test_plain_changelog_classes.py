@@ -82,3 +82,19 @@ def test_commits_only_writing_the_release_notes_say_nothing_of_what_the_change_w
     k = Knowledge("v1..v2", None, [], [notes, code])
     k.diff_of = lambda commit: diff_words("+    boolean sortKeys = options.isEnabled(SORT_PROPERTIES);\n")
     assert _unsupported(k, item, NOTES) == {"#4787"}
+
+
+def test_a_role_a_project_defines_for_its_tickets_cites_an_issue() -> None:
+    # psycopg 3.2.13 (blind15): every item cites `:ticket:`#N``, a role of its own Sphinx configuration, which
+    # was read as no claim at all: a planted `:ticket:`#1211`` passed for the `#1210` git carries
+    assert [(c.kind, c.value, c.role) for c in read_claims("lock (:ticket:`#1210`).")] == [("ref", "1210", "issue")]
+    assert [(c.kind, c.value, c.role) for c in read_claims("see :gh-pr:`#77` and :sql:`DISCARD ALL`")] == [
+        ("ref", "77", "any")]
+    k = Knowledge("3.2.12..3.2.13", None, [], [
+        _commit(2, "Merge branch 'copy-lock' into maint-3.2", parents=(9, 1)),
+        _commit(1, "fix; keep the lock for the entire duration of copy", "Avoid errors in concurrent operations.\n\n"
+                "Close #1210", paths=("psycopg/psycopg/cursor.py",))])
+    item = ("- Fix `Cursor.copy()` to keep the connection lock for the entire duration of copy\n"
+            "  (:ticket:`#{}`).\n")
+    assert _unsupported(k, item.format(1210), "docs/news.rst") == set()
+    assert _unsupported(k, item.format(1211), "docs/news.rst") == {":ticket:`#1211`"}
