@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind15` (fetched on 2026-12-07 08:58 UTC, as `blind8`), `blind14` (fetched on
+Sets, reported in this order: `blind15b` (fetched on 2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
+2026-12-07 08:56 UTC, as `blind8`), `blind14` (fetched on
 2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
@@ -250,7 +251,7 @@ PROJECTS = [
             r"^## {v} \(", "blind14"),
     Project("pytest-dev/pyfakefs", "bb55fb8a87c5e5c682702b86f0ca6a8002cbbf3d", "CHANGES.md", "v{v}",
             r"^## \[Version {v}\]\(", "blind14"),
-    # blind15: fetched on 2026-12-07 08:58 UTC, configured by their heading lines only; sections and plants
+    # blind15: fetched on 2026-12-07 08:56 UTC, configured by their heading lines only; sections and plants
     # exported (`--plant-only`) and committed before the grader first read them. jackson-databind's changelog
     # is read on its 2.18 branch (`release-notes/VERSION-2.x`; its default branch is 3.0's)
     Project("psycopg/psycopg", "c079c37c959a89a8684a3d3858cbaff7e5543e71", "docs/news.rst", "{v}",
@@ -261,6 +262,14 @@ PROJECTS = [
             "blind15"),
     Project("FasterXML/jackson-databind", "3824b115c9e93842d3fad5284ff4dcb73535d080", "release-notes/VERSION-2.x",
             "jackson-databind-{v}", r"^{v} \(", "blind15"),
+    # blind15b: fetched (puma on 2026-12-07 08:56, rack and okhttp at 09:11 UTC) after blind15's fixes, configured
+    # by their heading lines only; sections and plants exported (`--plant-only`) and committed before the grader
+    # first read them
+    Project("puma/puma", "ff2e2126ee2f0f97e21c57ce1967afde1b6f05a1", "History.md", "v{v}", r"^## {v} / ", "blind15b"),
+    Project("rack/rack", "8bf4eb078498edc9105fb04add80d89c5340e60b", "CHANGELOG.md", "v{v}", r"^## \[{v}\] - ",
+            "blind15b"),
+    Project("square/okhttp", "1682d9bac8c03dffde2969b0b74d47649d0dbb52", "CHANGELOG.md", "parent-{v}",
+            r"^## Version {v}\s*$", "blind15b"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -902,8 +911,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind15", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6",
-            "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind15b", "blind15", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7",
+            "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
