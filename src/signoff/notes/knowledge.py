@@ -85,6 +85,7 @@ TOLD = 5  # words of a pull request's messages an item retelling them shares at 
 LARGE_DIFF = 1000  # words of a diff that holds most words of any item
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
+_OWN_NUMBER = re.compile(r"\(#(\d+)\)\s*$")  # a squashed pull request's number, closing its subject
 _HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 _DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # `2025.04.03`: a date, unless a tag names it
 # `29.06.2024` (jason's `## 1.4.3 (29.06.2024)`): a date written day first, as dots are in Europe
@@ -342,6 +343,7 @@ class Knowledge:
         pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
         head_days: set[str] = set()
         subject_days: list[tuple[str, set[str]]] = []  # each commit's subject and the days it was made
+        own_days: dict[str, set[str]] = {}  # the days each squashed pull request's commit was written, by number
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         added = deleted = 0
         paths: set[str] = set()
@@ -375,6 +377,8 @@ class Knowledge:
                 added += f["added"]
                 deleted += f["deleted"]
             self._carry(c)
+            if (own := self.carriers[-1].own) is not None and not is_merge:
+                own_days.setdefault(own, set()).update(_dates(a["date"]))
             if c["committer"]["email"].lower() not in (email, "noreply@github.com"):
                 landers.add(c["committer"]["email"].lower())
             if self.carriers[-1].pushed:
@@ -417,9 +421,16 @@ class Knowledge:
                 # A changelog is dated the day its release was prepared, which may be days before the
                 # tag: the day of a commit of the range whose subject names the version (rust-lang/log's
                 # "prepare for 0.4.30 release" of 2026-05-21, tagged on 2026-05-25).
-                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?![\w]|\.\d)")
+                # (written in full: `8.0.0` of "Release v8.0.0" is the tag's `8.0`)
+                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?:\.0)*(?![\w]|\.\d)")
                 prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
                 self.release_days |= prepared
+                # One a pull request of its own made ("Release v8.0.0 (#3914)", squashed on the tag's day) was
+                # prepared when that pull request was opened, which git does not date: about when the pull
+                # requests numbered next to it were written (puma 8.0.0, dated 2026-03-27, the day of #3913)
+                self.release_days |= {d for subject, _ in subject_days if named.search(subject)
+                                      and (m := _OWN_NUMBER.search(subject)) is not None
+                                      for k in (-1, 1) for d in own_days.get(str(int(m.group(1)) + k), set())}
                 # A release is often dated a day before its tag (the release commit, when no commit
                 # says which it is) or published the day after it (a review, another timezone). A
                 # commit of the tag's own day naming the version ("Bump 1.4.1") says no other day.

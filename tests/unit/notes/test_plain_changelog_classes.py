@@ -98,3 +98,30 @@ def test_a_role_a_project_defines_for_its_tickets_cites_an_issue() -> None:
             "  (:ticket:`#{}`).\n")
     assert _unsupported(k, item.format(1210), "docs/news.rst") == set()
     assert _unsupported(k, item.format(1211), "docs/news.rst") == {":ticket:`#1211`"}
+
+
+def test_a_release_prepared_in_a_pull_request_of_its_own_is_dated_about_when_it_was_opened() -> None:
+    # puma 8.0.0 (blind15b): `## 8.0.0 / 2026-03-27`, written in "Release v8.0.0 (#3914)", squashed and tagged on
+    # 2026-04-09; #3913 was written on 2026-03-27 and #3915 on 2026-04-01
+    tag = [{"name": "v8.0.0", "commit": "c" * 40, "date": "2026-04-09T08:45:48+00:00"}]
+    commits = [_dated(_commit(3, "Release v8.0.0 (#3914)", paths=("History.md",)), "2026-04-09"),
+               _dated(_commit(2, "Bump actions/checkout from 4 to 6 (#3915)"), "2026-04-01"),
+               _dated(_commit(1, "Update SECURITY.md (#3913)"), "2026-03-27")]
+    k = Knowledge("v7.2.0..v8.0.0", "c" * 40, tag, commits)
+    for day in ("2026-03-27", "2026-04-01", "2026-04-08", "2026-04-09", "2026-04-10"):
+        assert _unsupported(k, f"## 8.0.0 / {day}\n", "History.md") == set()
+    for day in ("2026-03-30", "2026-04-04", "2026-04-12"):  # a date moved three days
+        assert _unsupported(k, f"## 8.0.0 / {day}\n", "History.md") == {day}
+    # a release commit of no pull request of its own says nothing of its neighbours' days
+    pushed = Knowledge("v7.2.0..v8.0.0", "c" * 40, tag, [_dated(_commit(3, "Release v8.0.0", paths=("History.md",)),
+                                                                "2026-04-09"), *commits[1:]])
+    assert _unsupported(pushed, "## 8.0.0 / 2026-03-27\n", "History.md") == {"2026-03-27"}
+
+
+def test_a_version_written_in_full_names_the_release_its_tag_names_short() -> None:
+    # `8.0.0` of "Prepare 8.0.0" is the version of the tag `v8.0.0`, which reads as 8.0: the commit names it
+    tag = [{"name": "v8.0.0", "commit": "c" * 40, "date": "2026-04-09T10:00:00+00:00"}]
+    k = Knowledge("v7.2.0..v8.0.0", "c" * 40, tag, [_dated(_commit(1, "Prepare 8.0.0", paths=("History.md",)),
+                                                             "2026-04-05")])
+    assert _unsupported(k, "## 8.0.0 / 2026-04-05\n", "History.md") == set()
+    assert _unsupported(k, "## 8.0.0 / 2026-04-02\n", "History.md") == {"2026-04-02"}
