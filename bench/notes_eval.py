@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind15b` (fetched on 2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
+Sets, reported in this order: `blind15c` (fetched on 2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
+2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
 2026-12-07 08:56 UTC, as `blind8`), `blind14` (fetched on
 2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
@@ -270,6 +271,15 @@ PROJECTS = [
             "blind15b"),
     Project("square/okhttp", "1682d9bac8c03dffde2969b0b74d47649d0dbb52", "CHANGELOG.md", "parent-{v}",
             r"^## Version {v}\s*$", "blind15b"),
+    # blind15c: fetched on 2026-12-07 09:20 UTC after blind15b's fix, configured by their heading lines only (the
+    # section splitter taught `### 3.13.2 / ...` and "What's New in astroid 4.1.1?" as release headings, no other
+    # set's sections changed); sections and plants exported (`--plant-only`) and committed before the grader read them
+    Project("rspec/rspec-core", "aec5f49485d97908183dbe790a7fefb8baaa8091", "Changelog.md", "v{v}", r"^### {v} / ",
+            "blind15c"),
+    Project("projectlombok/lombok", "ba2d0e8d591a4bbd650228d5fd1f7e9dc73289b0", "doc/changelog.markdown", "v{v}",
+            r"^### v{v} \(", "blind15c"),
+    Project("pylint-dev/astroid", "94b7090f1324e998a78372343e8452ab70b9280c", "ChangeLog", "v{v}",
+            r"^What's New in astroid {v}\?", "blind15c"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -282,12 +292,14 @@ _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2",
 # (a version over a day-month-year date is jackson-databind's plain-text heading, `2.18.2 (27-Nov-2024)`)
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
                           r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[)")
-_PATCH_HEADING = re.compile(r"^### \[v?\d+\.\d+[^\]]*\]\(")
+# (or opens with a version: rspec-core's `### 3.13.2 / 2024-10-18`, lombok's `### v1.18.46 (April 22nd, 2026)`)
+_PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\]\(|v?\d+\.\d+)")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 # an underlined line is a release's heading when a version is among its first three words ("Version 3.3.0 -
 # ...", "15.0.0 (...)", "pluggy 1.5.0"), not a banner's last line that mentions one ("The new names are
-# compatible with pyparsing versions 3.0.0 and later" above a row of `=`, pyparsing 3.3.0)
-_UNDERLINED_RELEASE = re.compile(r"^\s*(?:\S+\s+){0,2}\S*\d+\.\d+")
+# compatible with pyparsing versions 3.0.0 and later" above a row of `=`, pyparsing 3.3.0), or astroid's
+# "What's New in astroid 4.1.1?" ("Bug fixes since 4.0rc4", sqlite-utils 4.0, is no release)
+_UNDERLINED_RELEASE = re.compile(r"^\s*(?:\S+\s+){0,2}\S*\d+\.\d+|^What's [Nn]ew in \S+ v?\d+\.\d+")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -911,8 +923,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind15b", "blind15", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7",
-            "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind15c", "blind15b", "blind15", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9",
+            "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
