@@ -85,6 +85,11 @@ TOLD = 5  # words of a pull request's messages an item retelling them shares at 
 LARGE_DIFF = 1000  # words of a diff that holds most words of any item
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
+# the words a commit writing the changelog says of itself, and of no change
+_NOTES_WORDS = words("changelog changes release releases notes note news history mention mentioned document "
+                     "documented entry entries update updated wrt add added for")
+# a merge of the main line into another branch (to bring it up to date), not of that branch's work
+_MAIN_INTO = re.compile(r"^Merge (?:remote-tracking )?branch '(?:[\w.-]+[:/])?(?:master|main|develop|trunk)' into ")
 _OWN_NUMBER = re.compile(r"\(#(\d+)\)\s*$")  # a squashed pull request's number, closing its subject
 _HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 _DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # `2025.04.03`: a date, unless a tag names it
@@ -98,6 +103,13 @@ def version_of(name: str) -> str | None:
     if m is None or ("." not in m.group(1) and name.strip().lstrip("vV") != m.group(1)):
         return None
     return _norm(m.group(1))
+
+
+def _release_key(v: str) -> tuple[int, ...]:
+    """A version's numbers, to be compared (`3.13` is `3.13.0`; a pre-release's suffix is left out)."""
+    head = re.match(r"[\d.]*", v)
+    numbers = [int(x) for x in re.findall(r"\d+", head.group(0) if head else "")]
+    return tuple(numbers + [0] * (3 - len(numbers)))
 
 
 def _norm(v: str) -> str:
@@ -651,15 +663,21 @@ class Knowledge:
         commits do not hold half of either ("Deprecate the legacy_mode argument of connect() #128" for the commit "Add
         --format-options to allow disabling sorting, etc. #128"). A commit changing tests only
         reproduces the symptom ("Add a test to reproduce #1006"): it says nothing of the cure."""
-        # nor do commits that only write the item into the changelog ("Update release notes wrt #4787 fix"),
-        # when no other commit carries the number: their words are the changelog's, not the change's
         carriers = [c for c in carriers if not self._tests_only(c)]
-        if all(self._notes_only(c) for c in carriers):
+        if not carriers:
+            return None
+        if all(self._notes_only(c) for c in carriers) and \
+                not item_words(" ".join(f"{c.subject}\n{c.body}" for c in carriers)) - _NOTES_WORDS:
+            # commits that only write the changelog and say nothing but that ("Changelog for #3045", "Update
+            # release notes wrt #4787 fix") tell nothing of what the change was ("[changelog][#4019] Fixed: JDK26
+            # is now supported." does)
             return None
         key = f"issue {n}"
-        if key not in self._known:  # a merge carrying it brought its branch's commits (`pull_request`)
+        if key not in self._known:  # a merge carrying it brought its branch's commits (`pull_request`), but
+            # one merging the main line into the issue's branch ("Merge branch 'master' into cachescrubber-gh-3950")
+            # brought everyone else's: their words are not the issue's
             self._known[key] = self._evidence(carriers + [b for c in carriers if len(c.parents) > 1
-                                                          for b in self._branch(c)])
+                                                          and not _MAIN_INTO.match(c.subject) for b in self._branch(c)])
         said, known = item_words(item), self._known[key]
         # a word of the project's name (`yaml` in every path of js-yaml) does not tie a long item to
         # the issue ("... settings from a YAML file ... #432" for the commit adding `noArrayIndent`)
@@ -781,6 +799,12 @@ class Knowledge:
         if item_refs & own.refs:
             return ""
         entry = own.fragments or (own.closes if len(item_refs) == 1 and not test else set())
+        if not entry and len(item_refs) == 1 and not test and own.own is None and len(own.named) == 1 and \
+                len(own.parents) <= 1:
+            # a commit pushed with no pull request of its own, labelled with one number (lombok's "[FEATURE]
+            # Support Jackson3 in @Jacksonized #3950", "[changelog][#4019] Fixed: JDK26 is now supported."):
+            # the issue it is for
+            entry = set(own.named)
         if entry:
             return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
         if own.own is not None and int(n) > int(own.own):
@@ -1006,8 +1030,13 @@ class Knowledge:
                 return self._date(replace(claim, kind="date", value=iso))
         if v is None:
             return Verdict(claim, "not_checkable", "version git cannot read")
-        if claim.role in ("release", "range"):
+        if claim.role in ("release", "range", "since"):
             if v in self.range_versions or claim.value in self.side_names:
+                return Verdict(claim, "supported")
+            if claim.role == "since" and v in self.all_versions and self.range_versions and \
+                    _release_key(v) < max(_release_key(r) for r in self.range_versions):
+                # a compare link from an earlier release made on another branch, not an ancestor of this
+                # one (rspec-core's 3.13.0 "compare/v3.12.3...v3.13.0", 3.12.3 cut on 3-12-maintenance)
                 return Verdict(claim, "supported")
             if not self.range_versions:
                 return Verdict(claim, "not_checkable", "no tag in the range")

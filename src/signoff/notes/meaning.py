@@ -3,7 +3,8 @@
 Each claim has a kind, and the kind decides how it is checked (`knowledge.py`):
 
 - `version`  `0.28.2`, `v2.0.0rc1`, kept whole (never cut into `0.28` and `2`); `role` is `release`
-             in a heading, a link definition or a "Released"/"Version" line, `mention` elsewhere
+             in a heading, a link definition or a "Released"/"Version" line, `range` and `since` for the
+             two sides of a compare link (`/compare/v1.2.2...v1.2.3`), `mention` elsewhere
 - `date`     `2024-11-28`, `28th November, 2024`, `27-Nov-2024`, `Nov 28, 2024`, `November 2024`; `role` as above
 - `count`    a number with the thing it counts: `3 new contributors`, `12 commits`, `two pull requests`
 - `ref`      a pull request or issue: `#N`, `(#N)`, `/pull/N`, `/issues/N`, `:pr:`/`:issue:`/`:ticket:` roles
@@ -217,8 +218,8 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         for c in _URL_COMMIT.finditer(url):
             out.append(Meaning("hash", c.group(1), s + c.start(1), c.group(1).lower()))
         for cmp in _URL_COMPARE.finditer(url):
-            for side in (1, 2):
-                out.append(Meaning("version", cmp.group(side), s + cmp.start(side), cmp.group(side), "range"))
+            for side, role in ((1, "since"), (2, "range")):  # the release compared with, and this one
+                out.append(Meaning("version", cmp.group(side), s + cmp.start(side), cmp.group(side), role))
         for tag in _URL_TAG.finditer(url):
             if re.search(r"\d+\.\d+", tag.group(1)):
                 out.append(Meaning("version", tag.group(1), s + tag.start(1), tag.group(1), "range"))

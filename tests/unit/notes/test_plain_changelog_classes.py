@@ -10,7 +10,7 @@ from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import read_claims
 from signoff.notes.pulls import diff_words
 
-from .test_knowledge_classes import _commit, _dated, _unsupported
+from .test_knowledge_classes import _commit, _dated, _hash, _unsupported
 
 NOTES = "release-notes/VERSION-2.x"
 SECTION = ("2.18.2 (27-Nov-2024)\n"
@@ -70,16 +70,19 @@ def test_a_mention_listed_after_another_is_what_that_one_is() -> None:
     assert [c.value for c in read_claims("Thanks to Ann Lee and @bo.") if c.kind == "author"] == ["bo"]
 
 
-def test_commits_only_writing_the_release_notes_say_nothing_of_what_the_change_was() -> None:
-    # jackson-databind 2.18.2 (blind15): the only commit naming #4787 is "Update release notes wrt #4787 fix",
-    # which changes `release-notes/VERSION-2.x` only; its words were taken for the change's, so the item
-    # was called an invented change for an issue
-    notes = _commit(2, "Update release notes wrt #4787 fix", paths=(NOTES,))
+def test_commits_only_writing_the_release_notes_and_saying_nothing_else_say_nothing_of_the_change() -> None:
+    # jackson-databind 2.18.2 (blind15), rspec-core 3.12.3 (blind15c): the only commits naming #4787 and #3045
+    # are "Update release notes wrt #4787 fix" (`release-notes/VERSION-2.x`) and "Changelog for #3045"; from the
+    # snapshot alone their words were taken for the change's, so the items were called invented changes
     item = "#4787: Wrong `String.format()` in `StdDelegatingDeserializer` hides actual error in the log\n"
-    assert _unsupported(Knowledge("v1..v2", None, [], [notes]), item, NOTES) == set()
-    # a commit changing code that carries the number still tells what the change was
+    for subject, path in (("Update release notes wrt #4787 fix", NOTES), ("Changelog for #4787", "Changelog.md")):
+        assert _unsupported(Knowledge("v1..v2", None, [], [_commit(2, subject, paths=(path,))]), item, NOTES) == set()
+    # one saying what the change was tells it (lombok's "[changelog][#4019] Fixed: JDK26 is now supported.")
+    told = _commit(2, "[changelog][#4787] Fixed: sorting the keys of maps is now supported.", paths=(NOTES,))
+    assert _unsupported(Knowledge("v1..v2", None, [], [told]), item, NOTES) == {"#4787"}
+    # and so does a commit changing code that carries the number
     code = _commit(1, "Add a switch sorting the keys of maps #4787", paths=("src/main/java/Fmt.java",))
-    k = Knowledge("v1..v2", None, [], [notes, code])
+    k = Knowledge("v1..v2", None, [], [_commit(2, "Update release notes wrt #4787 fix", paths=(NOTES,)), code])
     k.diff_of = lambda commit: diff_words("+    boolean sortKeys = options.isEnabled(SORT_PROPERTIES);\n")
     assert _unsupported(k, item, NOTES) == {"#4787"}
 
@@ -125,3 +128,46 @@ def test_a_version_written_in_full_names_the_release_its_tag_names_short() -> No
                                                              "2026-04-05")])
     assert _unsupported(k, "## 8.0.0 / 2026-04-05\n", "History.md") == set()
     assert _unsupported(k, "## 8.0.0 / 2026-04-02\n", "History.md") == {"2026-04-02"}
+
+
+def test_a_compare_link_may_start_at_a_release_made_on_another_branch() -> None:
+    # rspec-core 3.13.0 (blind15c): "[Full Changelog](.../compare/v3.12.3...v3.13.0)", 3.12.3 released from
+    # 3-12-maintenance, so no ancestor of v3.13.0, whose range starts at v3.8.0
+    tags = [{"name": "v3.13.0", "commit": "c" * 40, "date": "2024-02-04T10:00:00+00:00"},
+            {"name": "v3.12.3", "commit": "d" * 40, "date": "2024-02-04T09:00:00+00:00"},
+            {"name": "v3.8.0", "commit": "e" * 40, "date": "2018-08-04T10:00:00+00:00"}]
+    k = Knowledge("v3.8.0..v3.13.0", "c" * 40, tags, [_commit(1, "Support the --backtrace flag (#2980)")])
+    link = "[Full Changelog](http://github.com/rspec/rspec-core/compare/{}...{})\n"
+    assert _unsupported(k, link.format("v3.12.3", "v3.13.0"), "Changelog.md") == set()
+    assert _unsupported(k, link.format("v3.12.9", "v3.13.0"), "Changelog.md") == {"v3.12.9"}  # no such release
+    assert _unsupported(k, link.format("v3.12.3", "v3.12.3"), "Changelog.md") == {"v3.12.3"}  # not this release
+
+
+def test_a_commit_labelled_with_one_number_and_no_pull_request_is_that_issues() -> None:
+    # lombok 1.18.44 (blind15c): pushed "[FEATURE] Support Jackson3 in @Jacksonized #3950"; the planted `#3951` for
+    # `#3950` passed, as an issue may be fixed by a pull request of another number
+    k = Knowledge("v1..v2", None, [], [_commit(1, "[FEATURE] Support Jackson3 in @Jacksonized #3950")])
+    item = ("* FEATURE: `@Jacksonized` now supports both Jackson2 and Jackson3 "
+            "[#{0}](https://github.com/projectlombok/lombok/issues/{0}).\n")
+    assert _unsupported(k, item.format(3950), "doc/changelog.markdown") == set()
+    assert _unsupported(k, item.format(3951), "doc/changelog.markdown") == {"#3951", "/issues/3951"}
+    # a pull request's own commit says nothing of which issue it fixed
+    pr = Knowledge("v1..v2", None, [], [_commit(1, "[FEATURE] Support Jackson3 in @Jacksonized (#3950)")])
+    assert _unsupported(pr, item.format(3949), "doc/changelog.markdown") == set()
+
+
+def test_a_merge_of_the_main_line_into_an_issues_branch_brings_no_words_of_the_issue() -> None:
+    # lombok 1.18.44 (blind15c): "Merge branch 'master' into cachescrubber-gh-3950" carries #3950 by its branch's
+    # name and brought master's commits ("Remove tests for deprecated `@Logger`"), whose words excused an
+    # invented "Deprecate the `legacy_mode` argument ..." credited to #3950
+    k = Knowledge("v1..v2", _hash(4), [], [
+        _commit(4, "[version] pre-release version bump", parents=(3,)),
+        _commit(3, "Merge branch 'master' into cachescrubber-gh-3950", parents=(1, 2)),
+        _commit(2, "[test] Remove tests for deprecated `@Logger(access = MODULE)`, deprecated in favour of strict",
+                parents=(9,)),
+        _commit(1, "[FEATURE] Support Jackson3 in @Jacksonized #3950", parents=(9,),
+                paths=("src/core/lombok/jackson/Jacksonized.java",))])
+    k.diff_of = lambda commit: diff_words("+    JACKSON3(\"tools.jackson.databind\"),\n")
+    invented = ("* Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` "
+                "[#3950](https://github.com/projectlombok/lombok/issues/3950).\n")
+    assert _unsupported(k, invented, "doc/changelog.markdown") == {"#3950", "/issues/3950"}
