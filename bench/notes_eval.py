@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind15c` (fetched on 2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
+Sets, reported in this order: `blind15d` (fetched on 2026-12-07 09:51 UTC, as `blind8`), `blind15c` (fetched on
+2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
 2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
 2026-12-07 08:56 UTC, as `blind8`), `blind14` (fetched on
 2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
@@ -280,6 +281,14 @@ PROJECTS = [
             r"^### v{v} \(", "blind15c"),
     Project("pylint-dev/astroid", "94b7090f1324e998a78372343e8452ab70b9280c", "ChangeLog", "v{v}",
             r"^What's New in astroid {v}\?", "blind15c"),
+    # blind15d: fetched on 2026-12-07 09:51 UTC after blind15c's fixes, configured by their heading lines only;
+    # sections and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("pyca/pyopenssl", "499f4245a1e4ba3d067b3257f0f3cd63fed59bd0", "CHANGELOG.rst", "{v}", r"^{v} \(",
+            "blind15d"),
+    Project("thoughtbot/factory_bot", "967d128e3710b9918f97c75b47b11251e85c2377", "NEWS.md", "v{v}", r"^## {v} \(",
+            "blind15d"),
+    Project("FasterXML/jackson-core", "f4486250770035e71a0e17494e6af88ae1070b6d", "release-notes/VERSION-2.x",
+            "jackson-core-{v}", r"^{v} \(", "blind15d"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -923,8 +932,9 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind15c", "blind15b", "blind15", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9",
-            "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13", "blind12", "blind11", "blind10",
+            "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held",
+            "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")
