@@ -31,7 +31,11 @@ from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Support
 
 _FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_TAGS = re.compile(r"\[F[0-9]+\]|<[^>]+>|\bF[0-9]+\b")
+# HTML tags (`<a href=...>`, `</sup>`, `<br/>`), not words in angle brackets: factory_bot's "conflict between
+# '<attribute>' and '<attribute_id>'" names what it fixed
+_HTML_TAG = (r"</?(?:a|abbr|b|br|code|del|details|div|em|h[1-6]|hr|i|img|ins|kbd|li|ol|p|pre|s|small|span|strong|"
+             r"sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^>]*>")
+_TAGS = re.compile(r"\[F[0-9]+\]|" + _HTML_TAG + r"|\bF[0-9]+\b")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKER = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)")
 _REPO_URL = re.compile(r"https?://(?:www\.)?(?:github\.com|gitlab\.com|codeberg\.org)/([\w.-]+/[\w.-]+)"

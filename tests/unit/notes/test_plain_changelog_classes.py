@@ -5,7 +5,7 @@ commits that only write the release notes)."""
 
 from __future__ import annotations
 
-from signoff.notes.grade import units_of
+from signoff.notes.grade import plain_text, units_of
 from signoff.notes.knowledge import Knowledge
 from signoff.notes.meaning import read_claims
 from signoff.notes.pulls import diff_words
@@ -171,3 +171,30 @@ def test_a_merge_of_the_main_line_into_an_issues_branch_brings_no_words_of_the_i
     invented = ("* Deprecate the `legacy_mode` argument of `connect()` in favour of `strict` "
                 "[#3950](https://github.com/projectlombok/lombok/issues/3950).\n")
     assert _unsupported(k, invented, "doc/changelog.markdown") == {"#3950", "/issues/3950"}
+
+
+def test_who_backported_a_change_need_not_have_made_it() -> None:
+    # jackson-core 2.17.3 (blind15d): "#1331: Update to FastDoubleParser v1.0.1 ... (contributed by @pjfanning)"; the
+    # range holds the maintainer's "Backport #1331 library upgrade", and PJ Fanning's own commits elsewhere
+    tatu = ("Tatu Saloranta", "tatu.saloranta@iki.fi")
+    pj = ("PJ Fanning", "pjfanning@users.noreply.github.com")
+    loop = _commit(1, "Fix infinite loop when reading large strings (#1352)", author=pj)
+    k = Knowledge("v1..v2", None, [], [_commit(2, "Backport #1331 FastDoubleParser upgrade", author=tatu), loop])
+    text = ("#1331: Update to FastDoubleParser v1.0.1 to fix `BigDecimal` decoding\n (contributed by @pjfanning)\n"
+            "#1352: Fix infinite loop when reading large strings\n (contributed by @pjfanning)\n")
+    assert _unsupported(k, text, NOTES) == set()
+    # the commit that made the change is still checked against the credit
+    made = Knowledge("v1..v2", None, [], [_commit(2, "Update FastDoubleParser to 1.0.1 #1331", author=tatu), loop])
+    assert _unsupported(made, text, NOTES) == {"@pjfanning"}
+
+
+def test_words_in_angle_brackets_are_words_not_html_tags() -> None:
+    # factory_bot 6.5.5 (blind15d): "conflict between '<attribute>' and '<attribute_id>`" lost both words as if
+    # they were HTML tags, so the item no longer restated "BugFix: '<attribute>' and '<attribute>_id' conflict.
+    # (#1709)" and the planted "issue #1710" passed
+    k = Knowledge("v1..v2", None, [], [_commit(1, "BugFix: '<attribute>' and '<attribute>_id' conflict. (#1709)")])
+    item = "* Fix: Addresses issue #{} with resolution of conflict between '<attribute>' and '<attribute_id>`\n"
+    assert _unsupported(k, item.format(1709), "NEWS.md") == set()
+    assert _unsupported(k, item.format(1710), "NEWS.md") == {"issue #1710"}
+    assert plain_text("Fixed <sup>1</sup> and <a href='x'>the link</a>, <br/> kept `<T>`") == \
+        "Fixed 1 and the link, kept <T>"
