@@ -894,9 +894,11 @@ class Knowledge:
                same_person(claim.value, self._email_names.get(c.email, set())) for c in named + branch) or \
                 any(self.known_as(claim.value) & c.people for c in named + branch):
             return Verdict(claim, "supported")
-        if all(c.backport for c in named):
-            # a backport ("Backport #1331 library upgrade", by the maintainer) ports a change someone else may
-            # have made on another branch, which is the one credited (jackson-core 2.17.3)
+        if all(c.backport and c.own is None for c in named):
+            # a backport pushed with no pull request of its own ("Backport #1331 library upgrade", by the
+            # maintainer) ports a change someone else may have made on another branch, the one credited
+            # (jackson-core 2.17.3); a backport's own pull request (aiohttp's "[PR #13054/ed8b040c backport][3.14]
+            # ... (#13197)") is its author's, whom the credit names
             return Verdict(claim, "not_checkable", "backport: who ported a change need not have made it")
         if not item_refs and len(_CLAUSES.split(without_links(item))) > 2:
             # a paragraph of several changes with no number, tied to one of them by its words, may

@@ -186,6 +186,11 @@ def test_who_backported_a_change_need_not_have_made_it() -> None:
     # the commit that made the change is still checked against the credit
     made = Knowledge("v1..v2", None, [], [_commit(2, "Update FastDoubleParser to 1.0.1 #1331", author=tatu), loop])
     assert _unsupported(made, text, NOTES) == {"@pjfanning"}
+    # and so is a backport with a pull request of its own, its author's (aiohttp's "[PR #N/hash backport][3.14]")
+    ported = _commit(2, "[PR #1330/ab12cd34 backport][2.17] Backport #1331 FastDoubleParser upgrade (#1333)",
+                     author=tatu)
+    own = Knowledge("v1..v2", None, [], [ported, loop])
+    assert _unsupported(own, text, NOTES) == {"@pjfanning"}
 
 
 def test_words_in_angle_brackets_are_words_not_html_tags() -> None:
