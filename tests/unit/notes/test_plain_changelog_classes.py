@@ -1,7 +1,9 @@
-"""Claims the grader checks against commits in hand (no git): the classes found on the blind15 set of
-2026-12-07 (jackson-databind's plain-text release notes: a `2.18.2 (27-Nov-2024)` heading over items
-opening `#N:` at the margin, credits to who reported the issue, Java annotations listed in prose, and
-commits that only write the release notes)."""
+"""Claims the grader checks against commits in hand (no git): the classes found on the blind15 sets of
+2026-12-07 (blind15: jackson-databind's plain-text release notes, a `2.18.2 (27-Nov-2024)` heading over items
+opening `#N:` at the margin, credits to who reported the issue, Java annotations listed in prose, commits that
+only write the release notes, psycopg's `:ticket:` role; blind15b: a release prepared in a pull request of its
+own; blind15c: compare links from another branch's release, pushed commits labelled with an issue, merges of the
+main line; blind15d: backports, words in angle brackets)."""
 
 from __future__ import annotations
 
