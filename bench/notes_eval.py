@@ -15,9 +15,12 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`), `blind14` (fetched on
-2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on
-2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
+Sets, reported in this order: `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`),
+`blind15d` (fetched on 2026-12-07 09:51 UTC, as `blind8`), `blind15c` (fetched on
+2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
+2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
+2026-12-07 08:56 UTC, as `blind8`), `blind14` (fetched on
+2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
 2026-12-07 05:11 UTC, as `blind8`), `blind9` (fetched on
@@ -262,6 +265,42 @@ PROJECTS = [
             "blind16"),
     Project("clap-rs/clap", "6982fb1c98c7247e38a6d4f04191b94e30497e7b", "CHANGELOG.md", "v{v}", r"^## \[{v}\] - ",
             "blind16"),
+    # blind15: fetched on 2026-12-07 08:56 UTC, configured by their heading lines only; sections and plants
+    # exported (`--plant-only`) and committed before the grader first read them. jackson-databind's changelog
+    # is read on its 2.18 branch (`release-notes/VERSION-2.x`; its default branch is 3.0's)
+    Project("psycopg/psycopg", "c079c37c959a89a8684a3d3858cbaff7e5543e71", "docs/news.rst", "{v}",
+            r"^Psycopg {v}\s*$", "blind15"),
+    Project("celery/kombu", "9ee8595b835c77b4f04cfb54b40b5d446f985a35", "Changelog.rst", "v{v}", r"^{v}\s*$",
+            "blind15"),
+    Project("sidekiq/sidekiq", "1bb4aa06e5aa178a114a5e855f9f3d5c24f6c61b", "Changes.md", "v{v}", r"^{v}\s*$",
+            "blind15"),
+    Project("FasterXML/jackson-databind", "3824b115c9e93842d3fad5284ff4dcb73535d080", "release-notes/VERSION-2.x",
+            "jackson-databind-{v}", r"^{v} \(", "blind15"),
+    # blind15b: fetched (puma on 2026-12-07 08:56, rack and okhttp at 09:11 UTC) after blind15's fixes, configured
+    # by their heading lines only; sections and plants exported (`--plant-only`) and committed before the grader
+    # first read them
+    Project("puma/puma", "ff2e2126ee2f0f97e21c57ce1967afde1b6f05a1", "History.md", "v{v}", r"^## {v} / ", "blind15b"),
+    Project("rack/rack", "8bf4eb078498edc9105fb04add80d89c5340e60b", "CHANGELOG.md", "v{v}", r"^## \[{v}\] - ",
+            "blind15b"),
+    Project("square/okhttp", "1682d9bac8c03dffde2969b0b74d47649d0dbb52", "CHANGELOG.md", "parent-{v}",
+            r"^## Version {v}\s*$", "blind15b"),
+    # blind15c: fetched on 2026-12-07 09:20 UTC after blind15b's fix, configured by their heading lines only (the
+    # section splitter taught `### 3.13.2 / ...` and "What's New in astroid 4.1.1?" as release headings, no other
+    # set's sections changed); sections and plants exported (`--plant-only`) and committed before the grader read them
+    Project("rspec/rspec-core", "aec5f49485d97908183dbe790a7fefb8baaa8091", "Changelog.md", "v{v}", r"^### {v} / ",
+            "blind15c"),
+    Project("projectlombok/lombok", "ba2d0e8d591a4bbd650228d5fd1f7e9dc73289b0", "doc/changelog.markdown", "v{v}",
+            r"^### v{v} \(", "blind15c"),
+    Project("pylint-dev/astroid", "94b7090f1324e998a78372343e8452ab70b9280c", "ChangeLog", "v{v}",
+            r"^What's New in astroid {v}\?", "blind15c"),
+    # blind15d: fetched on 2026-12-07 09:51 UTC after blind15c's fixes, configured by their heading lines only;
+    # sections and plants exported (`--plant-only`) and committed before the grader first read them
+    Project("pyca/pyopenssl", "499f4245a1e4ba3d067b3257f0f3cd63fed59bd0", "CHANGELOG.rst", "{v}", r"^{v} \(",
+            "blind15d"),
+    Project("thoughtbot/factory_bot", "967d128e3710b9918f97c75b47b11251e85c2377", "NEWS.md", "v{v}", r"^## {v} \(",
+            "blind15d"),
+    Project("FasterXML/jackson-core", "f4486250770035e71a0e17494e6af88ae1070b6d", "release-notes/VERSION-2.x",
+            "jackson-core-{v}", r"^{v} \(", "blind15d"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -271,14 +310,17 @@ PROJECTS = [
 # ancestors (towncrier tags its releases on branches: its 23.11.0 range starts at 22.8.0, a superset).
 _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"}
 
+# (a version over a day-month-year date is jackson-databind's plain-text heading, `2.18.2 (27-Nov-2024)`)
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
-                          r"unreleased|Unreleased|## \[)")
-_PATCH_HEADING = re.compile(r"^### \[v?\d+\.\d+[^\]]*\]\(")
+                          r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[)")
+# (or opens with a version: rspec-core's `### 3.13.2 / 2024-10-18`, lombok's `### v1.18.46 (April 22nd, 2026)`)
+_PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\]\(|v?\d+\.\d+)")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 # an underlined line is a release's heading when a version is among its first three words ("Version 3.3.0 -
 # ...", "15.0.0 (...)", "pluggy 1.5.0"), not a banner's last line that mentions one ("The new names are
-# compatible with pyparsing versions 3.0.0 and later" above a row of `=`, pyparsing 3.3.0)
-_UNDERLINED_RELEASE = re.compile(r"^\s*(?:\S+\s+){0,2}\S*\d+\.\d+")
+# compatible with pyparsing versions 3.0.0 and later" above a row of `=`, pyparsing 3.3.0), or astroid's
+# "What's New in astroid 4.1.1?" ("Bug fixes since 4.0rc4", sqlite-utils 4.0, is no release)
+_UNDERLINED_RELEASE = re.compile(r"^\s*(?:\S+\s+){0,2}\S*\d+\.\d+|^What's [Nn]ew in \S+ v?\d+\.\d+")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -902,8 +944,9 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind16", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6",
-            "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13", "blind12", "blind11",
+            "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
+            "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

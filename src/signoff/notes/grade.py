@@ -31,7 +31,11 @@ from signoff.notes.snapshot import Snapshot
 from signoff.notes.verify import Support
 
 _FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_TAGS = re.compile(r"\[F[0-9]+\]|<[^>]+>|\bF[0-9]+\b")
+# HTML tags (`<a href=...>`, `</sup>`, `<br/>`), not words in angle brackets: factory_bot's "conflict between
+# '<attribute>' and '<attribute_id>'" names what it fixed
+_HTML_TAG = (r"</?(?:a|abbr|b|br|code|del|details|div|em|h[1-6]|hr|i|img|ins|kbd|li|ol|p|pre|s|small|span|strong|"
+             r"sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^>]*>")
+_TAGS = re.compile(r"\[F[0-9]+\]|" + _HTML_TAG + r"|\bF[0-9]+\b")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKER = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)")
 _REPO_URL = re.compile(r"https?://(?:www\.)?(?:github\.com|gitlab\.com|codeberg\.org)/([\w.-]+/[\w.-]+)"
@@ -259,6 +263,12 @@ _LINK_DEF = re.compile(r"^\s{0,3}(?:\[[^\]]+\]|\.\.\s+_(?:`[^`]+`|[^:`]+)):\s*\S
 _RST_TARGET = re.compile(r"^\s{0,3}\.\.\s+_")
 # A line that is only a bold version (`**4.14.2**`, `**4.14.2** (2026-05-01)`): a release heading.
 _BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))?\s*$")
+# A line that is only a version and its date in parentheses, with no markup (jackson-databind's plain-text
+# `2.18.2 (27-Nov-2024)` over its items): a release heading.
+_PLAIN_HEADING = re.compile(r"^v?\d+\.\d+(?:\.\d+)*\S*[ \t]+\([^()]*\d{4}[^()]*\)\s*$")
+# An item opening at the margin with the issue it fixes, its other lines indented below it (jackson-databind's
+# `#4733: Wrong serialization of ...` over ` (reported by @nlisker)`): a list item with no list marker.
+_NUMBERED_ITEM = re.compile(r"^#\d+(?::|[ \t]+(?=[A-Z`@]))")
 
 
 def units_of(markdown: str) -> list[tuple[str, bool]]:
@@ -312,7 +322,7 @@ def _units(markdown: str) -> list[Unit]:
             base.clear()
             units.append((line.strip(), True, False, (0, False)))
             continue
-        if _LINK_DEF.match(line) or _BOLD_HEADING.match(line):
+        if _LINK_DEF.match(line) or _BOLD_HEADING.match(line) or _PLAIN_HEADING.match(line):
             flush()
             base.clear()
             units.append((line.strip(), True, False, (0, False)))
@@ -321,6 +331,11 @@ def _units(markdown: str) -> list[Unit]:
             flush()
             listed.append(True)
             current.append(line[:len(line) - len(line.lstrip())] + _ITEM.sub("", line))
+            continue
+        if _NUMBERED_ITEM.match(line):
+            flush()
+            listed.append(True)
+            current.append(line)
             continue
         current.append(line)
     flush()

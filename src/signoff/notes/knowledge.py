@@ -86,6 +86,12 @@ TOLD = 5  # words of a pull request's messages an item retelling them shares at 
 LARGE_DIFF = 1000  # words of a diff that holds most words of any item
 CONTRADICTS = 0.6  # the overlap an item needs with its own commit for that commit to contradict it
 RELEASE_WINDOW = (-1, 0, 1)  # days around a tag's date a release may be dated
+# the words a commit writing the changelog says of itself, and of no change
+_NOTES_WORDS = words("changelog changes release releases notes note news history mention mentioned document "
+                     "documented entry entries update updated wrt add added for")
+# a merge of the main line into another branch (to bring it up to date), not of that branch's work
+_MAIN_INTO = re.compile(r"^Merge (?:remote-tracking )?branch '(?:[\w.-]+[:/])?(?:master|main|develop|trunk)' into ")
+_OWN_NUMBER = re.compile(r"\(#(\d+)\)\s*$")  # a squashed pull request's number, closing its subject
 _HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 _DOTTED_DAY = re.compile(r"((?:19|20)\d\d)\.(\d\d)\.(\d\d)")  # `2025.04.03`: a date, unless a tag names it
 # `29.06.2024` (jason's `## 1.4.3 (29.06.2024)`): a date written day first, as dots are in Europe
@@ -98,6 +104,13 @@ def version_of(name: str) -> str | None:
     if m is None or ("." not in m.group(1) and name.strip().lstrip("vV") != m.group(1)):
         return None
     return _norm(m.group(1))
+
+
+def _release_key(v: str) -> tuple[int, ...]:
+    """A version's numbers, to be compared (`3.13` is `3.13.0`; a pre-release's suffix is left out)."""
+    head = re.match(r"[\d.]*", v)
+    numbers = [int(x) for x in re.findall(r"\d+", head.group(0) if head else "")]
+    return tuple(numbers + [0] * (3 - len(numbers)))
 
 
 def _norm(v: str) -> str:
@@ -145,7 +158,9 @@ _BRANCH_MERGE = re.compile(r"^Merge (?!pull request\b)\S")  # a merge of branche
 # What an item says of a change to the documentation (as `words` reads them)
 _DOC_WORDS = frozenset(words("documentation docs doc docstring docstrings example examples typo typos readme "
                              "tutorial guide snippet wording spelling"))
-_CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$", re.IGNORECASE)
+# a changelog file, or any file of a folder of release notes (jackson-databind's `release-notes/VERSION-2.x`)
+_CHANGELOG_FILE = re.compile(r"(?:^|/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]?NOTES)(?:\.\w+)?$|"
+                             r"(?:^|/)release[-_]?notes/[^/]+$", re.IGNORECASE)
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.[a-z]+$")
 
 
@@ -345,6 +360,7 @@ class Knowledge:
         pushed: dict[str, str] = {}  # the commits their author committed, by hash: the author's email
         head_days: set[str] = set()
         subject_days: list[tuple[str, set[str]]] = []  # each commit's subject and the days it was made
+        own_days: dict[str, set[str]] = {}  # the days each squashed pull request's commit was written, by number
         everyone: set[str] = set()  # authors of every commit, merges included (the facts' count)
         added = deleted = 0
         paths: set[str] = set()
@@ -378,6 +394,8 @@ class Knowledge:
                 added += f["added"]
                 deleted += f["deleted"]
             self._carry(c)
+            if (own := self.carriers[-1].own) is not None and not is_merge:
+                own_days.setdefault(own, set()).update(_dates(a["date"]))
             if c["committer"]["email"].lower() not in (email, "noreply@github.com"):
                 landers.add(c["committer"]["email"].lower())
             if self.carriers[-1].pushed:
@@ -427,9 +445,16 @@ class Knowledge:
                 # A changelog is dated the day its release was prepared, which may be days before the
                 # tag: the day of a commit of the range whose subject names the version (rust-lang/log's
                 # "prepare for 0.4.30 release" of 2026-05-21, tagged on 2026-05-25).
-                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?![\w]|\.\d)")
+                # (written in full: `8.0.0` of "Release v8.0.0" is the tag's `8.0`)
+                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?:\.0)*(?![\w]|\.\d)")
                 prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
                 self.release_days |= prepared
+                # One a pull request of its own made ("Release v8.0.0 (#3914)", squashed on the tag's day) was
+                # prepared when that pull request was opened, which git does not date: about when the pull
+                # requests numbered next to it were written (puma 8.0.0, dated 2026-03-27, the day of #3913)
+                self.release_days |= {d for subject, _ in subject_days if named.search(subject)
+                                      and (m := _OWN_NUMBER.search(subject)) is not None
+                                      for k in (-1, 1) for d in own_days.get(str(int(m.group(1)) + k), set())}
                 # A release is often dated a day before its tag (the release commit, when no commit
                 # says which it is) or published the day after it (a review, another timezone). A
                 # commit of the tag's own day naming the version ("Bump 1.4.1") says no other day; one
@@ -672,10 +697,18 @@ class Knowledge:
         carriers = [c for c in carriers if not self._tests_only(c)]
         if not carriers:
             return None
+        if all(self._notes_only(c) for c in carriers) and \
+                not item_words(" ".join(f"{c.subject}\n{c.body}" for c in carriers)) - _NOTES_WORDS:
+            # commits that only write the changelog and say nothing but that ("Changelog for #3045", "Update
+            # release notes wrt #4787 fix") tell nothing of what the change was ("[changelog][#4019] Fixed: JDK26
+            # is now supported." does)
+            return None
         key = f"issue {n}"
-        if key not in self._known:  # a merge carrying it brought its branch's commits (`pull_request`)
+        if key not in self._known:  # a merge carrying it brought its branch's commits (`pull_request`), but
+            # one merging the main line into the issue's branch ("Merge branch 'master' into cachescrubber-gh-3950")
+            # brought everyone else's: their words are not the issue's
             self._known[key] = self._evidence(carriers + [b for c in carriers if len(c.parents) > 1
-                                                          for b in self._branch(c)])
+                                                          and not _MAIN_INTO.match(c.subject) for b in self._branch(c)])
         said, known = item_words(item), self._known[key]
         # a word of the project's name (`yaml` in every path of js-yaml) does not tie a long item to
         # the issue ("... settings from a YAML file ... #432" for the commit adding `noArrayIndent`)
@@ -797,6 +830,12 @@ class Knowledge:
         if item_refs & own.refs:
             return ""
         entry = own.fragments or (own.closes if len(item_refs) == 1 and not test else set())
+        if not entry and len(item_refs) == 1 and not test and own.own is None and len(own.named) == 1 and \
+                len(own.parents) <= 1:
+            # a commit pushed with no pull request of its own, labelled with one number (lombok's "[FEATURE]
+            # Support Jackson3 in @Jacksonized #3950", "[changelog][#4019] Fixed: JDK26 is now supported."):
+            # the issue it is for
+            entry = set(own.named)
         if entry:
             return f"git says #{sorted(entry, key=int)[0]} ({own.hash[:10]}: {own.subject[:60]})"
         if own.own is not None and int(n) > int(own.own):
@@ -888,6 +927,12 @@ class Knowledge:
                same_person(claim.value, self._email_names.get(c.email, set())) for c in named + branch) or \
                 any(self.known_as(claim.value) & c.people for c in named + branch):
             return Verdict(claim, "supported")
+        if all(c.backport and c.own is None for c in named):
+            # a backport pushed with no pull request of its own ("Backport #1331 library upgrade", by the
+            # maintainer) ports a change someone else may have made on another branch, the one credited
+            # (jackson-core 2.17.3); a backport's own pull request (aiohttp's "[PR #13054/ed8b040c backport][3.14]
+            # ... (#13197)") is its author's, whom the credit names
+            return Verdict(claim, "not_checkable", "backport: who ported a change need not have made it")
         if not item_refs and len(_CLAUSES.split(without_links(item))) > 2:
             # a paragraph of several changes with no number, tied to one of them by its words, may
             # credit another it summarises ("Strict type checking ..., ruff ..., and fuzzing tests
@@ -1024,8 +1069,13 @@ class Knowledge:
                 return self._date(replace(claim, kind="date", value=iso))
         if v is None:
             return Verdict(claim, "not_checkable", "version git cannot read")
-        if claim.role in ("release", "range"):
+        if claim.role in ("release", "range", "since"):
             if v in self.range_versions or claim.value in self.side_names:
+                return Verdict(claim, "supported")
+            if claim.role == "since" and v in self.all_versions and self.range_versions and \
+                    _release_key(v) < max(_release_key(r) for r in self.range_versions):
+                # a compare link from an earlier release made on another branch, not an ancestor of this
+                # one (rspec-core's 3.13.0 "compare/v3.12.3...v3.13.0", 3.12.3 cut on 3-12-maintenance)
                 return Verdict(claim, "supported")
             if not self.range_versions:
                 return Verdict(claim, "not_checkable", "no tag in the range")

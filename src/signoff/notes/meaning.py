@@ -3,11 +3,12 @@
 Each claim has a kind, and the kind decides how it is checked (`knowledge.py`):
 
 - `version`  `0.28.2`, `v2.0.0rc1`, kept whole (never cut into `0.28` and `2`); `role` is `release`
-             in a heading, a link definition or a "Released"/"Version" line, `mention` elsewhere
-- `date`     `2024-11-28`, `28th November, 2024`, `Nov 28, 2024`, `November 2024`; `role` as above
+             in a heading, a link definition or a "Released"/"Version" line, `range` and `since` for the
+             two sides of a compare link (`/compare/v1.2.2...v1.2.3`), `mention` elsewhere
+- `date`     `2024-11-28`, `28th November, 2024`, `27-Nov-2024`, `Nov 28, 2024`, `November 2024`; `role` as above
 - `count`    a number with the thing it counts: `3 new contributors`, `12 commits`, `two pull requests`
-- `ref`      a pull request or issue: `#N`, `(#N)`, `/pull/N`, `/issues/N`, `:pr:`/`:issue:` roles
-             (Sphinx and MyST), `GH-N`, `PR #N`; `role` is `pr`, `issue` or `any`
+- `ref`      a pull request or issue: `#N`, `(#N)`, `/pull/N`, `/issues/N`, `:pr:`/`:issue:`/`:ticket:` roles
+             (Sphinx and MyST) and any role whose text is `#N`, `GH-N`, `PR #N`; `role` is `pr`, `issue` or `any`
 - `hash`     a commit hash: 7-40 hex characters with a digit and a letter, or a `/commit/` link
 - `percent`  a percentage of lines (`35% more lines`)
 - `author`   a user credited for a change: `by @alice`, `thanks @bob`, `(#12 @carol)`; `value` is the handle
@@ -37,13 +38,20 @@ _URL_ISSUE = re.compile(r"/issues/(\d+)")
 _URL_COMMIT = re.compile(r"/commits?/([0-9a-f]{7,40})\b")
 _URL_COMPARE = re.compile(r"/compare/([^.\s]+(?:\.[^.\s]+)*?)\.{2,3}([^\s#?]+)")
 _URL_TAG = re.compile(r"/(?:releases/tag|tree)/([^\s/#?]+)")
-_ROLE = re.compile(r"[:{](pr|pull|issue|issues|bug|gh|ghissue|ghpull|commit|user|ghuser|[a-z:]+)[:}]`([^`]*)`")
+# a role's name: any a project defines too (`:gh-pr:`, psycopg's `:ticket:`)
+_ROLE = re.compile(r"[:{](pr|pull|issue|issues|bug|gh|ghissue|ghpull|commit|user|ghuser|[a-z][a-z0-9_.:-]*)[:}]"
+                   r"`([^`]*)`")
 # Code spans; a reStructuredText hyperlink reference (`0.7.3`_, `#1184 <url>`_) is text, not code.
 _CODE = re.compile(r"``[^`]*``|`[^`]*`(?!_)")
 _MENTION = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w.-]*(?:\[bot\])?")
 _CREDIT_BEFORE = re.compile(r"(?:\bby|\bthanks(?:\s+to)?(?:\s+(?:our\s+)?(?:new\s+|first[- ]time\s+)?contributors?)?|"
                             r"\bthank\s+you|\bfrom|\bcredits?\s+to|\band|[(\[\],&])"
                             r"[\s`\[]*$", re.IGNORECASE)
+# who opened or asked for the issue an item fixes, not who made the change
+_REPORTER_BEFORE = re.compile(r"\b(?:issue|report(?:ed|s)?|suggest(?:ed|ion)?|request(?:ed)?)\s+(?:by|from)[\s`\[]*$",
+                              re.IGNORECASE)
+# what lies between two mentions listed together
+_LISTED = re.compile(r"[\s`\]]*(?:,|&|\band\b|,\s*and\b)[\s`\[]*")
 _CREDIT_AFTER = re.compile(r"[`_\]]*\s*(?:\([^)]*\)\s*)?[)\]]|"
                            r"[`_\]]*\s+made\s+(?:their|his|her)\s+first\s+contribution")
 # A credit by name (Sphinx's "Patch by Adam Turner", "Contributed by Ann Lee and Bo Chen"): who made the
@@ -56,6 +64,8 @@ _PARTICLES = frozenset("van von de der den da di du le la del dos ten ter bin al
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)")
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{4})/(\d{2})/(\d{2})(?![\d/])")
 _DMY = re.compile(r"(?<![\w])" + _DAY + r"\s+(?:of\s+)?(" + _MONTH + r"),?\s+(\d{4})(?!\d)", re.IGNORECASE)
+# day, month and year joined by hyphens (`27-Nov-2024`, jackson-databind's release headings)
+_DMY_DASHED = re.compile(r"(?<![\w-])(\d{1,2})-(" + _MONTH.removesuffix(r"\.?") + r")-(\d{4})(?![\w-])", re.IGNORECASE)
 _MDY = re.compile(r"(?<![\w])(" + _MONTH + r")\s+" + _DAY + r",?\s+(\d{4})(?!\d)", re.IGNORECASE)
 _MY = re.compile(r"(?<![\w])(" + _MONTH + r"),?\s+(\d{4})(?!\d)", re.IGNORECASE)
 _STANDARD = re.compile(
@@ -208,8 +218,8 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         for c in _URL_COMMIT.finditer(url):
             out.append(Meaning("hash", c.group(1), s + c.start(1), c.group(1).lower()))
         for cmp in _URL_COMPARE.finditer(url):
-            for side in (1, 2):
-                out.append(Meaning("version", cmp.group(side), s + cmp.start(side), cmp.group(side), "range"))
+            for side, role in ((1, "since"), (2, "range")):  # the release compared with, and this one
+                out.append(Meaning("version", cmp.group(side), s + cmp.start(side), cmp.group(side), role))
         for tag in _URL_TAG.finditer(url):
             if re.search(r"\d+\.\d+", tag.group(1)):
                 out.append(Meaning("version", tag.group(1), s + tag.start(1), tag.group(1), "range"))
@@ -219,9 +229,13 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         if role in ("pr", "pull", "ghpull"):
             for num, _ in _ref_numbers(value):
                 out.append(Meaning("ref", m.group(0), m.start(), num, "pr"))
-        elif role in ("issue", "issues", "bug", "ghissue", "gh"):
+        elif role in ("issue", "issues", "bug", "ghissue", "gh", "ticket", "tickets"):
+            # (psycopg's `:ticket:`#1210`` is its issue tracker's link)
             for num, _ in _ref_numbers(value):
                 out.append(Meaning("ref", m.group(0), m.start(), num, "issue"))
+        elif re.fullmatch(r"#\d+", value.strip()):
+            # a role a project defines for its own links, whose text is `#N`: an issue or a pull request
+            out.append(Meaning("ref", m.group(0), m.start(), value.strip()[1:], "any"))
         elif role == "commit":
             out.append(Meaning("hash", value, m.start(), value.strip().lower()))
         elif role in ("user", "ghuser") and re.fullmatch(r"[A-Za-z0-9][\w-]*(?:\[bot\])?", value.strip()):
@@ -230,18 +244,31 @@ def _read_claims(text: str, release: bool) -> tuple[Meaning, ...]:
         work = _mask(work, m.start(), m.end())
     for m in list(_CODE.finditer(work)):
         work = _mask(work, m.start(), m.end())
+    previous: tuple[int, str] | None = None  # where the mention before ended, and what it was read as
     for m in list(_MENTION.finditer(work)):
         # A user mention in a credit ("by @alice", "thanks @bob", "(#12 @carol)") says who made the
-        # change; any other (`@property` in prose) is not a claim.
-        if _CREDIT_BEFORE.search(work, 0, m.start()) or _CREDIT_AFTER.match(work, m.end()):
-            token = m.group(0).rstrip(".")  # a sentence's full stop is not part of the handle
+        # change; any other (`@property` in prose) is not a claim. One listed after another ("@a and
+        # @b", "@a, @b") is what that one is: `@JsonCreator and @ConstructorProperties` are two Java
+        # annotations, `by @a and @b` two credits. Who reported an issue ("(reported by @ragnhov)",
+        # "#3737 issue by @x") is named, but git holds nothing of who opens issues: not checkable.
+        token = m.group(0).rstrip(".")  # a sentence's full stop is not part of the handle
+        listed = previous is not None and _LISTED.fullmatch(work, previous[0], m.start())
+        read = previous[1] if listed and previous is not None else \
+            "reporter" if _REPORTER_BEFORE.search(work, 0, m.start()) else \
+            "credit" if _CREDIT_BEFORE.search(work, 0, m.start()) or _CREDIT_AFTER.match(work, m.end()) else ""
+        if read == "credit":
             out.append(Meaning("author", token, m.start(), token[1:].lower().removesuffix("[bot]")))
+        elif read == "reporter":
+            out.append(Meaning("author", token, m.start(), token[1:].lower().removesuffix("[bot]"), checkable=False,
+                               why="who reported the issue, not who made the change"))
+        previous = (m.end(), read)
         work = _mask(work, m.start(), m.end())
     for m in list(_NAME_CREDIT.finditer(work)):
         for name, at, several in _names(work, m.end()):
             out.append(Meaning("author", name, at, name.lower(), "names" if several else "name"))
             work = _mask(work, at, at + len(name))
-    for rx, parts in ((_ISO_DATE, "ymd"), (_SLASH_DATE, "ymd"), (_DMY, "dmy"), (_MDY, "mdy"), (_MY, "my")):
+    for rx, parts in ((_ISO_DATE, "ymd"), (_SLASH_DATE, "ymd"), (_DMY, "dmy"), (_DMY_DASHED, "dmy"), (_MDY, "mdy"),
+                      (_MY, "my")):
         for m in list(rx.finditer(work)):
             g = m.groups()
             if parts == "ymd":
