@@ -23,6 +23,7 @@ from typing import Any
 
 from signoff import git
 from signoff.kernel.errors import UsageError
+from signoff.repair import harness_paths
 
 # pytest's own order: the first file that holds a pytest section wins (pytest.ini even when empty; the
 # hidden `.pytest.ini` of pytest 8.1 and later, as parse keeps it).
@@ -158,10 +159,52 @@ def effective(harness: Path, repo: Path, base: str,
     else the base revision's, else none (an empty one)."""
     if (harness / "pytest.ini").is_file():
         return None
-    own = read(lambda n: (harness / n).read_bytes() if (harness / n).is_file() else None, "harness", own_plugins)
+    def of_harness(name: str) -> bytes | None:
+        data = (harness / name).read_bytes() if (harness / name).is_file() else None
+        # The base's settings file the staging laid at the harness's root (ROOT_SETTINGS) is the base's.
+        return None if name in ROOT_SETTINGS and data == git.read_file_at(repo, base, name) else data
+
+    own = read(of_harness, "harness", own_plugins)
     if own is not None:
         return own
     return read(lambda n: git.read_file_at(repo, base, n), "base revision", own_plugins)
+
+
+# Settings files the environment's plugins read at pytest's rootdir, the harness's root: SQLAlchemy's
+# testing plugin reads `[db]` and `[sqla_testing]` from `setup.cfg` there (alembic's tests, blind12).
+# Laid there from the base revision when the harness sits at the repository's places; pytest itself
+# never reads them (its configuration is passed with -c).
+ROOT_SETTINGS = ("setup.cfg",)
+
+
+_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
+
+
+def _settings_modules(repo: Path, base: str, tops: set[str]) -> list[str]:
+    """Modules under the harness's top folders (`tests`) that the base's settings files name by a dotted
+    path, as the files that hold them (`tests.requirements:DefaultRequirements` -> tests/requirements.py)."""
+    out: list[str] = []
+    for name in CONFIG_FILES:
+        data = git.read_file_at(repo, base, name) if tops else None
+        for dotted in _DOTTED.findall(data.decode("utf-8", "replace")) if data is not None else []:
+            parts = dotted.split(".")
+            if parts[0] not in tops:
+                continue
+            for n in range(len(parts), 1, -1):  # the module, or the module of a dotted class name
+                path = "/".join(parts[:n]) + ".py"
+                if path in out or git.read_file_at(repo, base, path) is not None:
+                    out.append(path) if path not in out else None
+                    break
+            if len(out) >= MAX_HELPERS:
+                return out
+    return out
+
+
+def _root_settings(repo: Path, base: str, dest: Path) -> None:
+    for name in ROOT_SETTINGS:
+        data = None if (dest / name).exists() else git.read_file_at(repo, base, name)
+        if data is not None:
+            (dest / name).write_bytes(data)
 
 
 def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path, str]:
@@ -198,6 +241,14 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         blob = git.read_file_at(repo, base, conftest)
         for file_ in _relative_imports(repo, base, conftest, blob) if blob is not None else []:
             take(file_)
+    # Test modules the project's settings name by their dotted path (SQLAlchemy's plugin imports setup.cfg's
+    # `requirement_cls = tests.requirements:DefaultRequirements`; pytest-django's `DJANGO_SETTINGS_MODULE =
+    # tests.settings`).
+    for module in _settings_modules(repo, base, {PurePosixPath(n).parts[0] for n in wanted if "/" in n}):
+        take(module)
+        blob = git.read_file_at(repo, base, module)
+        for file_ in _relative_imports(repo, base, module, blob) if blob is not None else []:
+            take(file_)
     for name in dict.fromkeys(wanted):
         if name == rel or (dest / name).exists():
             continue
@@ -205,6 +256,15 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if data is not None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
+    # Files of the project the test file or a conftest names through its own location (alembic's
+    # conftest execs `../alembic/testing/plugin/bootstrap.py`): in the sandbox the harness sits apart.
+    for name in [rel, *[n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]]:
+        source = path.read_bytes() if name == rel else git.read_file_at(repo, base, name)
+        for named in harness_paths.named_beside(name, source):
+            data = None if (dest / named).exists() else git.read_file_at(repo, base, named)
+            if data is not None:
+                (dest / named).parent.mkdir(parents=True, exist_ok=True)
+                (dest / named).write_bytes(data)
     for name in _placed_helpers(repo, base, rel, path.read_bytes()):
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -213,6 +273,7 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
+    _root_settings(repo, base, dest)
     return dest, rel
 
 
@@ -247,6 +308,7 @@ def stage_test_package(folder: Path, rel: str, repo: Path, base: str, dest: Path
             if data is not None and not (dest / name).exists():
                 (dest / name).parent.mkdir(parents=True, exist_ok=True)
                 (dest / name).write_bytes(data)
+    _root_settings(repo, base, dest)
     return dest
 
 

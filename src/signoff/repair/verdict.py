@@ -129,9 +129,12 @@ def collection_fix(detail: str) -> str:
 
 
 # A test that opens or writes files relative to the project's root (run from /work, or writing into
-# the read-only checkout or harness).
+# the read-only checkout or harness), or reads its configuration from there: configparser skips a file
+# it cannot find, so a section missing is all that shows (SQLAlchemy's test plugin reads `[db]` from
+# `setup.cfg` in the working directory: alembic's tests).
 _PROJECT_FILES = re.compile(r"No such file or directory: '(/work/|[^/'])|"
-                            r"Read-only file system: '(/src/|/harness/|[^/'])")
+                            r"Read-only file system: '(/src/|/harness/|[^/'])|"
+                            r"NoSectionError: No section: '")
 def project_files_line(run: Run) -> str:
     """The first line of a run (why it stopped, or a test's failure) saying that a test read or wrote
     a file relative to the project's root, "" when none does."""
@@ -208,6 +211,12 @@ def integrity_fix(detail: str) -> str:
                 "hook that runs, judges or reports a test's outcome, which the candidate's code may not do under "
                 "the guard: a person must look at that hook in the candidate; tests that need it can run only under "
                 "a command-template runner (--runner), which has no guard")
+    if "neither canary was collected" in detail:
+        return ("a pytest plugin of the test environment collects only tests of its own kind (SQLAlchemy's testing "
+                "plugin takes only its own test classes), and signoff's canaries, plain test functions, were left "
+                "out: nothing shows this run honest. Leave that plugin out of the test requirements if the tests "
+                "run without it; otherwise they run only under a command-template runner (--runner), which has "
+                "no guard")
     if "pytest stopped with an internal error" in detail:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")

@@ -303,7 +303,9 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
             harness: Path | None = None, config: str = "") -> Run:
     record = execution.as_json()
     digest = canonical_digest(record)
-    tail = _tail_cause(execution.stderr or execution.stdout or "")
+    # pytest's INTERNALERROR (a plugin's pytest_sessionstart that raised, exit 3) goes to stdout; the
+    # stderr beside it may hold only what a plugin printed.
+    tail = internal_error(execution.stdout or "") or _tail_cause(execution.stderr or execution.stdout or "")
     if execution.timed_out:
         return Run("timeout", f"timed out after {timeout:g}s", [], execution.exit_code, record, digest)
     if execution.oom_killed or (execution.pids_limit_hit and execution.exit_code != 0):

@@ -663,3 +663,21 @@ def test_a_test_folder_imported_by_its_own_package_name_is_staged_at_its_place(t
     assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file()) == [
         "conftest.py", "tests/__init__.py", "tests/data/x.txt", "tests/test_a.py"]
     assert map_package_test_id("test_a.py::test_x", "tests") == "tests/test_a.py::test_x"
+
+
+def test_a_conftest_that_reaches_the_project_through_its_own_place_and_settings_that_name_a_test_module(
+        tmp_path: Path) -> None:
+    """alembic's tests/conftest.py execs `../alembic/testing/plugin/bootstrap.py` beside itself, and SQLAlchemy's
+    plugin reads `[db]` and `requirement_cls = tests.requirements:DefaultRequirements` from setup.cfg at pytest's
+    rootdir (blind12): the harness carries those three files from the base; never the project's package."""
+    conftest = ("import os\nbootstrap = os.path.join(os.path.dirname(__file__), '..', 'pkg', 'testing', "
+                "'bootstrap.py')\nSRC = os.path.join(os.path.dirname(__file__), '..', 'pkg')\n")
+    repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/testing/__init__.py": "",
+                                        "pkg/testing/bootstrap.py": "", "tests/__init__.py": "",
+                                        "tests/conftest.py": conftest, "tests/requirements.py": "",
+                                        "tests/test_x.py": "def test_x(): pass\n", "tests/test_other.py": "",
+                                        "setup.cfg": "[sqla_testing]\nrequirement_cls = tests.requirements:Reqs\n"
+                                                     "[db]\ndefault = sqlite://\n"})
+    staged = _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert staged == ["pkg/testing/bootstrap.py", "setup.cfg", "tests/__init__.py", "tests/conftest.py",
+                      "tests/requirements.py", "tests/test_x.py"]

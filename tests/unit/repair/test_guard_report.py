@@ -52,3 +52,20 @@ def test_another_exception_than_the_guard_saw_keeps_the_reports_flag_and_the_fin
                                     "origin": "harness"})
     assert len(findings) == 1 and "framework's own reports say failed by an assertion" in findings[0]
     assert own is not None and [c.assertion for c in own] == [False]
+
+
+def test_canaries_a_plugin_left_uncollected_while_the_tests_ran_are_named_so() -> None:
+    # SQLAlchemy's testing plugin collects only its own test classes (alembic's tests, blind12).
+    ran = Case(TEST, "passed", False, None, "")
+    body = json.dumps({"finished": True, "exitstatus": 0, "cases": {TEST: {"outcome": "passed", "assertion": False}}})
+    files = {PYTEST_RECORD: json.dumps({"body": body, "mac": hmac.new(PLAN.key.encode(), body.encode(),
+                                                                        hashlib.sha256).hexdigest()}).encode()}
+    findings, _own, _recorded = check_pytest(PLAN, [TEST], [ran], files, 0)
+    assert any(f.startswith("neither canary was collected, while the requested tests ran") for f in findings)
+    assert not any("did not (missing)" in f for f in findings)
+    from signoff.repair.verdict import integrity_fix
+
+    assert "collects only tests of its own kind" in integrity_fix("; ".join(findings))
+    # Nothing ran at all: still the two canaries' own findings.
+    findings, _own, _recorded = check_pytest(PLAN, [TEST], [], files, 0)
+    assert sum("did not (missing)" in f for f in findings) == 2

@@ -264,6 +264,10 @@ def test_a_run_that_reads_files_relative_to_the_project_root_says_so() -> None:
     assert project_files_line(failed) == "OSError: [Errno 30] Read-only file system: 'out.txt'"
     assert project_files_line(run(fails())) == ""
     assert project_files_line(run(case(EXPECT, "failed", False, "No such file or directory: '/etc/x'"))) == ""
+    # configparser skips a settings file it cannot find: a section missing is all that shows (SQLAlchemy's plugin).
+    no_section = run(status="no_report",
+                     detail="exit 3, no JUnit report; configparser.NoSectionError: No section: 'db'")
+    assert project_files_line(no_section).endswith("No section: 'db'")
 
 
 def test_a_module_the_checkout_does_not_commit_is_named_as_such(tmp_path: Path) -> None:
