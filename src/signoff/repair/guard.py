@@ -119,8 +119,30 @@ def _function_prefix(harness: Path) -> str:
     return "test_"
 
 
-def plan_pytest(harness: Path, tests: list[str]) -> Plan:
-    """Write a canary module beside the first test file and return the run's plan."""
+def _imported_bases(source: str, test: str) -> list[str]:
+    """The bases, as written, of the class holding `test` (`file.py::Class::test_x`) in `source`, when
+    each is a name the module imports: those the canary module imports too."""
+    parts = test.split("::")
+    if len(parts) < 3:
+        return []
+    try:
+        tree = _parse(source)
+    except SyntaxError:
+        return []
+    imported = {(a.asname or a.name).split(".", 1)[0] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == parts[1]:
+            bases = [ast.unparse(b) for b in node.bases]
+            roots = [b.split(".", 1)[0] for b in bases]
+            return bases if bases and all(r in imported for r in roots) else []
+    return []
+
+
+def plan_pytest(harness: Path, tests: list[str], in_class: bool = False) -> Plan:
+    """Write a canary module beside the first test file and return the run's plan. `in_class`: the
+    canaries are methods of a class with the bases of the first test's class (for a plugin that
+    collects only test classes of its own kind, as SQLAlchemy's testing plugin does)."""
     first = tests[0].split("::", 1)[0]
     folder = str(Path(first).parent) if first.endswith(".py") else first.rstrip("/")
     folder = "" if folder in (".", "") else folder
@@ -135,8 +157,17 @@ def plan_pytest(harness: Path, tests: list[str]) -> Plan:
     body = ["# signoff canary: must fail and pass exactly as written, whatever the code under test does."]
     for stmt in _imports_py(source):
         body.append("try:\n" + "\n".join("    " + ln for ln in stmt.splitlines()) + "\nexcept Exception:\n    pass")
-    body.append(f"\n\ndef {fail}():\n    assert {nonce!r} == {other!r}, {nonce!r}\n")
-    body.append(f"\ndef {ok}():\n    assert {nonce!r} == {nonce!r}\n")
+    bases = _imported_bases(source, tests[0]) if in_class else []
+    if bases:
+        # Named to match both `Test*` and `*Test` (pytest's default python_classes, and the other usual one).
+        cls = f"TestSignoffCanary{tag}Test"
+        body.append(f"\n\nclass {cls}({', '.join(bases)}):\n"
+                    f"    def {fail}(self):\n        assert {nonce!r} == {other!r}, {nonce!r}\n\n"
+                    f"    def {ok}(self):\n        assert {nonce!r} == {nonce!r}\n")
+        fail, ok = f"{cls}::{fail}", f"{cls}::{ok}"
+    else:
+        body.append(f"\n\ndef {fail}():\n    assert {nonce!r} == {other!r}, {nonce!r}\n")
+        body.append(f"\ndef {ok}():\n    assert {nonce!r} == {nonce!r}\n")
     path = harness / rel
     path.write_text("\n".join(body) + "\n")
     path.chmod(0o444)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from pathlib import Path
 from typing import Any
 
 from signoff.repair.guard import PYTEST_RECORD, Plan, check_pytest
@@ -69,3 +70,20 @@ def test_canaries_a_plugin_left_uncollected_while_the_tests_ran_are_named_so() -
     # Nothing ran at all: still the two canaries' own findings.
     findings, _own, _recorded = check_pytest(PLAN, [TEST], [], files, 0)
     assert sum("did not (missing)" in f for f in findings) == 2
+
+
+def test_canaries_in_a_class_take_the_bases_of_the_first_tests_class_when_the_module_imports_them(
+        tmp_path: Path) -> None:
+    from signoff.repair.guard import plan_pytest
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_command.py").write_text(
+        "from alembic.testing.fixtures import TestBase\nclass Local: pass\n"
+        "class StampTest(TestBase):\n    def test_x(self): pass\nclass Other(Local):\n    def test_y(self): pass\n")
+    plan = plan_pytest(tmp_path, ["tests/test_command.py::StampTest::test_x"], in_class=True)
+    cls = plan.failing.split("::")[1]
+    assert cls.startswith("TestSignoffCanary") and plan.passing.split("::")[1] == cls
+    assert f"class {cls}(TestBase):" in (tmp_path / plan.canary_file).read_text()
+    # A base the module defines itself is not in the canary module: plain functions, as without in_class.
+    plan = plan_pytest(tmp_path, ["tests/test_command.py::Other::test_y"], in_class=True)
+    assert plan.failing.count("::") == 1
