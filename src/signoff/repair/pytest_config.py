@@ -180,15 +180,24 @@ ROOT_SETTINGS = ("setup.cfg",)
 _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
 
 
-def _settings_modules(repo: Path, base: str, tops: set[str]) -> list[str]:
-    """Modules under the harness's top folders (`tests`) that the base's settings files name by a dotted
-    path, as the files that hold them (`tests.requirements:DefaultRequirements` -> tests/requirements.py)."""
+def _in_held_package(dest: Path, name: str) -> bool:
+    """A module of a package the harness holds only to name tests inside it (`pkg/__init__.py` above
+    `pkg/tests/`): in the run that package is the checkout's, and a frozen copy would stand for its code."""
+    if not name.endswith(".py") or test_folder_of(name) is not None:
+        return False
+    return any((dest / d / "__init__.py").is_file() for d in PurePosixPath(name).parents if str(d) != ".")
+
+
+def _settings_modules(repo: Path, base: str, root: str | None) -> list[str]:
+    """Modules in the test folder `root` (`tests`) that the base's settings files name by a dotted path,
+    as the files that hold them (`tests.requirements:DefaultRequirements` -> tests/requirements.py);
+    never the project's own code."""
     out: list[str] = []
     for name in CONFIG_FILES:
-        data = git.read_file_at(repo, base, name) if tops else None
+        data = git.read_file_at(repo, base, name) if root else None
         for dotted in _DOTTED.findall(data.decode("utf-8", "replace")) if data is not None else []:
             parts = dotted.split(".")
-            if parts[0] not in tops:
+            if not "/".join(parts).startswith(f"{root}/"):
                 continue
             for n in range(len(parts), 1, -1):  # the module, or the module of a dotted class name
                 path = "/".join(parts[:n]) + ".py"
@@ -244,7 +253,7 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     # Test modules the project's settings name by their dotted path (SQLAlchemy's plugin imports setup.cfg's
     # `requirement_cls = tests.requirements:DefaultRequirements`; pytest-django's `DJANGO_SETTINGS_MODULE =
     # tests.settings`).
-    for module in _settings_modules(repo, base, {PurePosixPath(n).parts[0] for n in wanted if "/" in n}):
+    for module in _settings_modules(repo, base, test_folder_of(rel)):
         take(module)
         blob = git.read_file_at(repo, base, module)
         for file_ in _relative_imports(repo, base, module, blob) if blob is not None else []:
@@ -261,6 +270,8 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
     for name in [rel, *[n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]]:
         source = path.read_bytes() if name == rel else git.read_file_at(repo, base, name)
         for named in harness_paths.named_beside(name, source):
+            if _in_held_package(dest, named):
+                continue
             data = None if (dest / named).exists() else git.read_file_at(repo, base, named)
             if data is not None:
                 (dest / named).parent.mkdir(parents=True, exist_ok=True)

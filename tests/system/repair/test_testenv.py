@@ -681,3 +681,14 @@ def test_a_conftest_that_reaches_the_project_through_its_own_place_and_settings_
     staged = _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
     assert staged == ["pkg/testing/bootstrap.py", "setup.cfg", "tests/__init__.py", "tests/conftest.py",
                       "tests/requirements.py", "tests/test_x.py"]
+
+
+def test_a_module_of_a_package_the_harness_holds_for_naming_stays_the_checkouts(tmp_path: Path) -> None:
+    """Tests inside the package (pkg/tests/): a module of pkg the test names through its place, or the settings
+    name (`console_scripts = pkg.cli:main`), would stand for the candidate's code if frozen: never taken."""
+    test = "import os\nCLI = os.path.join(os.path.dirname(__file__), '..', 'cli.py')\ndef test_x(): pass\n"
+    repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/cli.py": "", "pkg/tests/__init__.py": "",
+                                        "pkg/tests/test_x.py": test,
+                                        "setup.cfg": "[options.entry_points]\nconsole_scripts =\n  p = pkg.cli:main\n"})
+    assert _staged(repo, base, "pkg/tests/test_x.py", tmp_path / "staged") == [
+        "pkg/__init__.py", "pkg/tests/__init__.py", "pkg/tests/test_x.py", "setup.cfg"]
