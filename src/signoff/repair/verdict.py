@@ -47,6 +47,8 @@ REASONS = {
     "test_skipped": "a test was skipped, which is not a pass",
     "regression_fails_on_base": "every regression test the candidate fails fails on the base revision too: the "
                                 "failure is not the candidate's (often a dependency newer than the project)",
+    "fails_alike": "the expected test and the regression tests raise the same error on both revisions: what the "
+                   "run lacks (data built at install, a service), not the candidate, stops them",
     # REJECTED
     "not_descendant": "the candidate does not descend from the base revision",
     "path_not_allowed": "the candidate changes paths outside the allowlist",
@@ -78,6 +80,9 @@ FIXES = {
     "test_skipped": "a skipped test is not a pass: install what its skip condition needs, or pick a test that runs",
     "regression_fails_on_base": "pin the test dependencies to versions of the project's time (--requirements FILE), "
                                 "or drop these tests from --regression; the evidence holds both revisions' runs",
+    "fails_alike": "read the error: it names what the run lacks (babel's locale data is built from CLDR at install, "
+                   "and no checkout commits it; signoff builds nothing): provide it, or pick tests that do not need "
+                   "it; a person must look",
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
     "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
@@ -461,6 +466,19 @@ def _fails_on_base(failing: list[str], on_base: Summary | None) -> bool:
             and bool(failing) and all(on_base.per_test.get(t) in ("failed", "error") for t in failing))
 
 
+def _fails_alike(base: Summary, candidate: Summary, regression: Summary, on_base: Summary | None) -> bool:
+    """The expected test raised the same error (no assertion) on base and candidate, and every regression test
+    the candidate fails raises it too, on both revisions: nothing the candidate changed is what stops them
+    (babel's tests without the locale data built at install). A candidate whose code still has the defect
+    fails its expected test alike, but its regression tests pass: that stays REJECTED."""
+    failing = [t for t, o in regression.per_test.items() if o in ("failed", "error")]
+    same = base.message.strip()
+    return (bool(same) and not base.assertion and base.raised and not candidate.assertion
+            and candidate.message.strip() == same and regression.outcome == "failed"
+            and regression.message.strip() == same and _fails_on_base(failing, on_base)
+            and on_base is not None and on_base.message.strip() == same)
+
+
 def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
                    regression_on_base: Summary | None = None) -> tuple[str, list[dict[str, str]]]:
     inconclusive: list[dict[str, str]] = []
@@ -490,7 +508,10 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
                  "failed": f"it failed without an assertion ({base.message})"}.get(base.outcome, base.outcome)
         inconclusive.append(reason("base_not_reproduced", f"base: {shown}"))
     if base_ok:
-        if candidate.outcome == "failed":
+        if candidate.outcome == "failed" and _fails_alike(base, candidate, regression, regression_on_base):
+            inconclusive.append(reason("fails_alike", f"candidate: {candidate.message}, as on the base revision, and "
+                                       "the regression tests on both"))
+        elif candidate.outcome == "failed":
             rejecting.append(reason("candidate_failed", f"candidate: {candidate.message}"))
         if regression.outcome == "failed":
             failing = [t for t, o in regression.per_test.items() if o == "failed"]

@@ -527,8 +527,11 @@ def judge(m: Measurements) -> Judgement:
     if m.tests.get(REGRESSION_ON_BASE):
         summaries[REGRESSION_ON_BASE] = summarize(m.tests[REGRESSION_ON_BASE], m.runs.get(REGRESSION_ON_BASE, []),
                                                   skips_pass=True)
+    # The candidate being the base itself, its regression run is the base's (no second run was made).
+    same = m.candidate == m.base and summaries["regression"].status != "harness_integrity"  # named once, as itself
+    on_base = summaries.get(REGRESSION_ON_BASE) or (summaries["regression"] if same else None)
     verdict, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations,
-                                m.preflight, summaries.get(REGRESSION_ON_BASE))
+                                m.preflight, on_base)
     return Judgement(verdict, reasons, summaries)
 
 

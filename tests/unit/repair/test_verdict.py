@@ -587,3 +587,23 @@ def test_a_left_out_dependency_is_found_by_the_usual_spellings_of_its_module() -
     assert _left_out_needed(["odfpy"], [failed]) == "odf"
     assert may_provide("PyYAML", "yaml") and may_provide("python-dateutil", "dateutil") and may_provide("odfpy", "odf")
     assert not may_provide("odfpy", "od") and not may_provide("pytest-odf", "odf") and not may_provide("xlwt", "xlrd")
+
+
+def test_the_same_error_on_both_revisions_in_every_test_is_inconclusive_not_a_rejection() -> None:
+    """babel's tests without the locale data built at install (dev12): every test raises the same RuntimeError from
+    the checkout, on base and candidate; that says nothing of the fix. A candidate that still has the defect fails
+    its expected test alike, but its regression tests pass: rejected as before."""
+    error = "RuntimeError: The babel data files are not available."
+    crash = Case(EXPECT, "failed", False, "RuntimeError", error)
+    base = run(crash)
+    base.guard = {"observed": {EXPECT: {"outcome": "failed", "assertion": False, "exception": "RuntimeError",
+                                        "origin": "checkout"}}}
+    regr = [run(*(Case(t, "failed", False, "RuntimeError", error) for t in NEIGHBOURS))]
+    on_base = summarize(NEIGHBOURS, regr, True)
+    verdict, reasons = classify(summarize([EXPECT], [base]), summarize([EXPECT], [run(crash)]),
+                                summarize(NEIGHBOURS, regr), regression_on_base=on_base)
+    assert verdict == INCONCLUSIVE and reasons[0]["code"] == "fails_alike"
+    assert "babel data files" in reasons[0]["detail"] and "signoff builds nothing" in reasons[0]["fix"]
+    verdict, reasons = classify(summarize([EXPECT], [base]), summarize([EXPECT], [run(crash)]), summarize(
+        NEIGHBOURS, GOOD_REGR), regression_on_base=on_base)
+    assert verdict == REJECTED and [r["code"] for r in reasons] == ["candidate_failed"]
