@@ -692,3 +692,17 @@ def test_a_module_of_a_package_the_harness_holds_for_naming_stays_the_checkouts(
                                         "setup.cfg": "[options.entry_points]\nconsole_scripts =\n  p = pkg.cli:main\n"})
     assert _staged(repo, base, "pkg/tests/test_x.py", tmp_path / "staged") == [
         "pkg/__init__.py", "pkg/tests/__init__.py", "pkg/tests/test_x.py", "setup.cfg"]
+
+
+def test_tox_deps_read_toxinidir_and_the_factors_that_name_the_python() -> None:
+    """kombu's tox.ini (dev12): `-r{toxinidir}/requirements/test.txt` behind `apicheck,3.10,3.11,...:`; lines for
+    other factors (linters, integration, another Python, a factor joined to one not held) stay out."""
+    tox = ("[testenv]\ndeps=\n    -r{toxinidir}/requirements/dev.txt\n"
+           "    apicheck,pypy3.11,3.10,3.11,3.12: -r{toxinidir}/requirements/test.txt\n"
+           "    3.11-linux,3.12-linux: -r{toxinidir}/requirements/extras/kafka.txt\n"
+           "    py311: mock\n    py27: unittest2\n    flake8,mypy: -r{toxinidir}/requirements/pkgutils.txt\n"
+           "    !py311: nothing\n    https://github.com/celery/vine/zipball/master\n")
+    assert testenv.tox_deps(tox, (3, 11)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt", "mock",
+                                              "https://github.com/celery/vine/zipball/master"]
+    assert testenv.tox_deps(tox, (3, 12)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt",
+                                              "https://github.com/celery/vine/zipball/master"]

@@ -447,6 +447,12 @@ def test_a_direct_test_dependency_without_a_wheel_is_the_one_left_out() -> None:
     assert wheel_less_line("No matching distribution found for pytest==7.4.4", plan) is None
     assert wheel_less_line("No matching distribution found for forbiddenfruit>=0.1.4", plan) is None
     assert wheel_less_line("conflict: blockbuster depends on forbiddenfruit>=0.1.4", plan) is None
+    # A URL pip cannot download without a network (kombu's requirements/dev.txt, dev12): left out too; with no such
+    # line in the plan, nothing.
+    offline = "hint: Are you connected to the Internet? If so, check whether your system can connect to github.com"
+    urls = Plan(lines=["amqp>=5.3.1", "https://github.com/celery/py-amqp/zipball/main", "pytest==9.0.2"])
+    assert wheel_less_line(offline, urls) == "https://github.com/celery/py-amqp/zipball/main"
+    assert wheel_less_line(offline, plan) is None
 
 
 def test_a_left_out_dependency_the_tests_import_is_found_by_its_module_name() -> None:
