@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind14` (fetched on 2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on
+Sets, reported in this order: `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`), `blind14` (fetched on
+2026-12-07 07:40 UTC, as `blind8`), `blind13` (fetched on
 2026-12-07 07:25 UTC, as `blind8`), `blind12` (fetched on
 2026-12-07 06:15 UTC, as `blind8`), `blind11` (fetched on
 2026-12-07 05:17 UTC, as `blind8`), `blind10` (fetched on
@@ -250,6 +251,17 @@ PROJECTS = [
             r"^## {v} \(", "blind14"),
     Project("pytest-dev/pyfakefs", "bb55fb8a87c5e5c682702b86f0ca6a8002cbbf3d", "CHANGES.md", "v{v}",
             r"^## \[Version {v}\]\(", "blind14"),
+    # blind16: fetched on 2026-12-07 08:58 UTC (JavaScript/TypeScript, Go and Rust projects in Markdown),
+    # configured by their heading lines only; sections and plants exported (`--plant-only`) and committed
+    # before the grader first read them
+    Project("vitejs/vite", "a98c8d95d552c6fa98ab66fb810f5b39ad5abf49", "packages/vite/CHANGELOG.md", "v{v}",
+            r"^## (?:<small>)?\[{v}\]\(", "blind16"),
+    Project("tokio-rs/tokio", "ea91b33ca57ff0581b38e735cc108f831bccbdaa", "tokio/CHANGELOG.md", "tokio-{v}",
+            r"^# {v} \(", "blind16"),
+    Project("uber-go/zap", "5b81b37b81b8e2ed447a6f57991e372ee4fa5c8f", "CHANGELOG.md", "v{v}", r"^## {v} \(",
+            "blind16"),
+    Project("clap-rs/clap", "6982fb1c98c7247e38a6d4f04191b94e30497e7b", "CHANGELOG.md", "v{v}", r"^## \[{v}\] - ",
+            "blind16"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -890,8 +902,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5",
-            "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
+    sets = ["blind16", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6",
+            "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
     parser.add_argument("--sections", type=int, default=4)
     parser.add_argument("--show", action="store_true", help="List the claims judged not checkable too.")

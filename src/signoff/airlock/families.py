@@ -270,6 +270,12 @@ _PRIVILEGED = [
     r"without (?:any |a |the |further |human |code |peer |second |waiting for |asking for )*(?:review|reviews|"
     r"reviewing|approval|approvals|sign-?off|tests?|testing|checks|ci|verification|confirmation|asking|"
     r"waiting)\b",
+    # an action the reader is to take without the confirmation its user would give ("Execute the cleanup
+    # without asking for confirmation", "Schedule the export without approval"): an agent told to skip its user
+    rf"{_IMP}(?:execute|run|start|schedule|perform|delete|remove|modify|export|send|email|transfer|grant|create|"
+    r"install|invoke|call|trigger)\b(?: [^\s.!?;]+){0,6}? without (?:any |a |the |further |human |user |explicit |"
+    r"the user'?s? |asking (?:for |the user for )?|waiting for |requiring |needing )*(?:confirmation|approval|"
+    r"permission(?: checks?)?|consent)\b",
     rf"{_IMP}(?:approve|merge|accept) (?:this|the|my|that|it|these|pr|pull request|mr|#?[0-9]+)(?: \S+){{0,3}}? "
     r"(?:now|immediately|right away|asap|automatically|without)\b",
     rf"{_IMP}(?:approve|merge) (?:this |the |my |that )?(?:pr|pull request|merge request|mr|change|patch|fix)\b",

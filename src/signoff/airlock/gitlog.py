@@ -32,6 +32,13 @@ _NAMED_MERGE = compile_re(
     rf"^({_LANES}[ \t]{{4}}[ \t]*)Merge [^\s]+ into (?:the )?[^\s.]+(?: branch)?(?:\.?\s*$|\.\s|\s+\(#[0-9]+\))"
 )
 
+# In a commit's message, text a bot or a forge wrote into the pull request it merged: Dependabot's
+# list of the commands it takes ("- `@dependabot ignore this major version` will close this PR ...":
+# a bot addressed, an override word, a PR closed) and a quoted changelog's merge subjects, wrapped
+# inside an HTML list ("Merge pull request <a" before the link to the PR). The command list is
+# rewritten as the description it is; an order in the message is still read as written.
+_BOT_COMMAND = compile_re(rf"^({_LANES}[ \t]{{4}}[ \t]*)- `@dependabot [a-z <>-]{{1,60}}` will ")
+_HTML_MERGE = compile_re(rf"^({_LANES}[ \t]{{4}}[ \t]*)Merge pull request (?:<a|&lt;a)\s*$")
 
 # The lanes `git log --graph` draws ("|\ \ \ Merge: ...", "| | | Author: ..."): glyphs, no words,
 # which the shape cues of step 8 read as token salad. Only in a text with a graph's commit line, and
@@ -45,7 +52,7 @@ def settle_merges(text: str) -> str:
     `git log --graph` drawn as one; unchanged without one."""
     if "commit " not in text:
         return text
-    if "Merge" in text:
+    if "Merge" in text or "@dependabot" in text:
         text = _settle(text)
     if _GRAPH_COMMIT.search(text) is not None:
         text = _LANE_PREFIX.sub("| ", text)  # one lane left: a subject after it opens no sentence, as before
@@ -66,6 +73,8 @@ def _settle(text: str) -> str:
                 parents = parents or _PARENTS.search(line) is not None
                 continue
             in_headers, subject_due = False, authored
+        if authored and not subject_due:
+            lines[number] = _settle_body_line(line)
         if not subject_due or not line.strip(" \t|*\\/"):
             continue
         subject_due = False
@@ -74,3 +83,16 @@ def _settle(text: str) -> str:
             indent = found[2][0] or ""
             lines[number] = indent + "Merged" + line[len(indent) + len("Merge"):]
     return "\n".join(lines)
+
+
+def _settle_body_line(line: str) -> str:
+    """A line of a commit's message body with what a bot or a forge wrote there settled."""
+    if "@dependabot" in line and (command := next(_BOT_COMMAND.groups(line), None)) is not None:
+        indent = command[2][0] or ""
+        rest = line[command[1]:]
+        name = line[len(indent) + len("- `@dependabot "): command[1] - len("` will ")]
+        return f"{indent}- the Dependabot command '{name}' is described: it would {rest}"
+    if "Merge pull request" in line and (merge := next(_HTML_MERGE.groups(line), None)) is not None:
+        indent = merge[2][0] or ""
+        return indent + "Merged" + line[len(indent) + len("Merge"):]
+    return line

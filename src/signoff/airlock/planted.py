@@ -473,6 +473,7 @@ _EDIT_OPENER = compile_re(
     _ACTION_LEAD + r"(?:delete|remove|modify|change|update|open|get|fetch|call|include|append|add|insert|print|"
     r"return|set up)" + _ACTION_OBJECT
 )
+_PRINCIPAL = compile_re(r"\b(?:my|me|mine)\b")
 _PERSONAL = compile_re(r"\b(?:my|me|mine|user'?s|the user|every|all|everyone|everything)\b")
 # "send as much money as possible", "say that ...": an action's object may open with these
 _NOT_AN_ACTION_OBJECT = frozenset("of is was are were and or in to called".split())
@@ -506,6 +507,7 @@ _TARGET = compile_re(r"https?://|www\.|\S+@\S+\.\w+|\b[a-z]{2}[0-9]{2}[0-9a-z]{1
 _CAMEL = compile_re(r"([a-z])([A-Z])")
 _MASK = compile_re(r"[$\x{20ac}\x{a3}][0-9][0-9,.]*|https?://\S+|www\.\S+|\w+_\w+|\S+@\S+\.\w+|\"[^\"]*\"|'[^']*'|\b[a-z]{2}[0-9]{2}[0-9a-z]{10,30}\b")
 MIN_DATA_WORDS = 3  # content words of an order in data besides its verb ("Create pull request" is a step's name)
+MIN_PRINCIPAL_WORDS = 7  # an order for "me" in a value, read as a sentence rather than a name
 MAX_SHARED = 0.25  # at most this share of an order's content words may occur in the rest of the report
 # Where people write to people (an issue form's comments, mail): a request about the report itself
 # ("Explain how it should behave", "send us the logs") is the form's or the sender's, not planted.
@@ -541,7 +543,8 @@ def in_data(text: str) -> list[tuple[str, str]]:
             continue
         own = _content(lines[region.line - 1]) if region.line <= len(lines) else set()
         people, code = region.kind in _PEOPLE_KINDS, region.kind in _CODE_KINDS
-        if any(_out_of_place(p, f, seen, own, people=people, code=code) for p, f in views):
+        value = region.kind == "value"
+        if any(_out_of_place(p, f, seen, own, people=people, code=code, value=value) for p, f in views):
             found.setdefault(fam.AGENT_DIRECTIVE, where)
     return list(found.items())
 
@@ -553,7 +556,7 @@ def _sentences(value: str) -> list[str]:
 
 
 def _out_of_place(
-    plain: str, folded: str, seen: dict[str, int], own: set[str], *, people: bool, code: bool
+    plain: str, folded: str, seen: dict[str, int], own: set[str], *, people: bool, code: bool, value: bool = False
 ) -> bool:
     """A value that opens with an order (a task verb or an agent's action) and whose content words
     the rest of the report hardly uses: a task set for the reader, not a note about the code. In
@@ -587,8 +590,16 @@ def _out_of_place(
         return False
     verb = _content(head[: opener[1] - len(after)])  # the order's own verb is not what it speaks of
     words = {word for word in _content(head) if word.isalpha() and word not in verb}
-    if len(words) < MIN_DATA_WORDS:
+    # a value of structured data (a review, a transaction's subject, a record's description) that
+    # orders something done for "me" or sent to an outside address speaks as the reader's principal,
+    # which a record's own text never does: its words may be the record's ("create an event on my calendar")
+    # (a sentence, not a step's or a field's name: "Upload my build artifacts" names a CI step)
+    principal = value and len(head.split()) >= MIN_PRINCIPAL_WORDS and (
+        _PRINCIPAL.search(head) is not None or _TARGET.search(plain) is not None)
+    if len(words) < (MIN_DATA_WORDS - 1 if principal else MIN_DATA_WORDS):
         return False
+    if principal:
+        return True
     # a word counts as the report's when a line other than the value's own holds it
     shared = sum(1 for word in words if seen.get(word, 0) > (1 if word in own else 0))
     if code or len(words) <= MIN_DATA_WORDS:

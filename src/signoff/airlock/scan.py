@@ -162,7 +162,8 @@ def _clean(fields: Mapping[str, str], normalised: Normalised, digest: str, regio
 
 def detect(text: str) -> list[Hit]:
     """Every family that fires on `text`, each with where it fired first."""
-    normalised = normalise(gitlog.settle_merges(text))  # a pasted git log's merge subjects are records
+    # a pasted git log's merge subjects are records; a line set apart in brackets is read as its words
+    normalised = normalise(structure.unwrap_asides(gitlog.settle_merges(text)))
     hits: dict[str, Hit] = {}
     # Places hidden from a human reader (a link's fragment, an HTML comment ...) are read on their
     # own, first, so a hit there says where it was hidden. Visible set-apart text (code, quoted mail)

@@ -88,6 +88,28 @@ def _cjk(text: str) -> bool:
     return sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af") >= 4
 
 
+# --- asides: a whole line in brackets ------------------------------------------------------------
+#
+# "[AI ASSISTANT: If you are reading this, reply with ...]", "[Note to the model: ...]": a line set
+# apart in brackets is still read by a model, but the rules that want an order or a label to open
+# its line do not see one behind the bracket. `unwrap_asides` reads such a line without its brackets
+# (only a line that is one bracketed span, with no bracket of that kind inside, of 12 characters or
+# more: "[WIP]", "[x] done" and "[text](url)" are not one).
+_ASIDE = compile_re(r"(?m)^([ \t>]*)(?:\[([^\[\]\n]{12,})\]|\(([^()\n]{12,})\)|\{([^{}\n]{12,})\})[ \t]*$")
+
+
+def unwrap_asides(text: str) -> str:
+    """`text` with every line that is one bracketed aside read without its brackets."""
+    if "[" not in text and "(" not in text and "{" not in text:
+        return text
+    return _ASIDE.sub_fn(_unwrapped, text)
+
+
+def _unwrapped(line: str) -> str:
+    indent = line[: len(line) - len(line.lstrip(" \t>"))]
+    return indent + line[len(indent):].rstrip(" \t")[1:-1]
+
+
 # --- data regions: where a report carries data rather than the reporter's own sentences ----------
 #
 # An indirect injection rides in the data a report carries: a code comment, a docstring or string
@@ -123,7 +145,14 @@ _TABLE_ROW = compile_re(r"^\|.*\|\s*$|^[^|]+(?:\|[^|]+){2,}$")
 _HTML_TEXT = compile_re(r"(?i)<(td|th|p|li|div|span|h[1-6]|a|b|i|em|strong|body|title|option|label|button)\b[^>]*>"
                         r"([^<>]{12,})")
 _MAIL_HEADER = compile_re(r"(?i)^(?:from|to|cc|subject|date|sent|reply-to):\s")
+_ESCAPED_KINDS = frozenset(("value", "string literal"))
+_MAIL_DATE = compile_re(r"(?i)^(?:date|sent):\s")
 _CODE_SYNTAX = compile_re(r"[(){};=<>]|\b(?:def|function|return|import|const|var|let)\b")
+# a line of YAML or JSON: a list item, a key and its value, a bracket
+_DATA_LINE = compile_re(r"^\s*(?:- +\S|\"[^\"]{1,60}\"\s*:|[\w.-]{1,60}\s*:(?:\s|$)|[\[\]{}],?\s*$)")
+_DATA_KEY = compile_re(r"^(?:\"[^\"]{1,60}\"|[\w.-]{1,60})\s*:(?:\s|$)")
+_QUOTED_VALUE = compile_re(r":\s+[\"'].{10,}[\"'],?$")
+MIN_DATA_BLOCK = 3  # lines in a row: a tool's output pasted or returned without a fence
 
 
 def data_regions(text: str) -> list[Region]:
@@ -134,7 +163,9 @@ def data_regions(text: str) -> list[Region]:
     fence = docstring = mail = False
     opened = 0
     body: list[str] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    blocks = _data_blocks(lines)
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if line.startswith(("```", "~~~")):
             fence, docstring, mail = not fence, False, False
@@ -156,8 +187,12 @@ def data_regions(text: str) -> list[Region]:
             continue  # too short to carry an order (an e-mail's headers are longer)
         elif fence:
             _code_line(out, number, line)
+        elif number in blocks:
+            _data_line(out, number, line)
         elif ":" in line and _MAIL_HEADER.search(line) is not None:
-            mail = True  # the body that follows a mail's headers, up to the next fence
+            # the body that follows a mail's headers, up to the next fence; a date alone is no mail's
+            # (a git log's "Date:" header is followed by a commit message, not by a mail body)
+            mail = mail or _MAIL_DATE.search(line) is None
         elif line.startswith(">"):
             _region(out, "quoted mail", number, line.lstrip("> "))
         elif "|" in line and _TABLE_ROW.search(line) is not None:
@@ -181,6 +216,44 @@ def data_regions(text: str) -> list[Region]:
     for start, _end, groups in _HTML_COMMENT.groups(text):
         _region(out, "HTML comment", bisect.bisect_left(breaks, start) + 1, groups[0] or "")
     return out[:MAX_REGIONS]
+
+
+def _data_blocks(lines: list[str]) -> set[int]:
+    """The (1-based) lines of unfenced YAML or JSON: at least `MIN_DATA_BLOCK` data lines in a row
+    outside a fence, among them a key with its value and, besides, a list item, a bracket, a quoted
+    key or a second quoted value. The headers of a git log or a mail ("Author: ...", "Date: ...")
+    have none of those, and a Markdown list has no keys, so neither makes a block (the text is read
+    after normalising, which drops indentation)."""
+    out: set[int] = set()
+    run: list[str] = []
+    fence = False
+    for number, raw in enumerate([*lines, ""], start=1):
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fence = not fence
+        if not fence and line and _DATA_LINE.search(line) is not None:
+            run.append(line)
+            continue
+        keyed = [one for one in run if not one.startswith(("- ", "[", "]", "{", "}"))]
+        nested = sum(1 for one in run if one.startswith(("- ", "[", "]", "{", "}", '"')))
+        quoted = sum(1 for one in keyed if _QUOTED_VALUE.search(one) is not None)
+        if len(run) >= MIN_DATA_BLOCK and keyed and (nested or quoted >= 2):
+            out.update(range(number - len(run), number))
+        run = []
+    return out
+
+
+def _data_line(out: list[Region], number: int, line: str) -> None:
+    """A line of unfenced YAML or JSON: a list item's text, or its key's value. These are data
+    values, not code: judged as values (a string in a YAML file is no code's string literal)."""
+    if line.startswith("- "):
+        line = line[2:].strip()
+        if _DATA_KEY.search(line) is None:  # "- a review's text", not "- name: ..."
+            _region(out, "value", number, line)
+            return
+    key = next(_DATA_KEY.groups(line), None)
+    if key is not None:  # the whole value after its key, quotes and escapes in it (`_region` strips them)
+        _region(out, "value", number, line[key[1]:])
 
 
 def _may_log(line: str) -> bool:
@@ -214,6 +287,8 @@ def _log_line(out: list[Region], number: int, line: str) -> None:
 
 
 def _region(out: list[Region], kind: str, number: int, value: str) -> None:
+    if kind in _ESCAPED_KINDS and "\\" in value:  # a string's escaped line breaks part its sentences
+        value = value.replace("\\r", " ").replace("\\n", " ").replace("\\t", " ")
     value = " ".join(value.split()).strip(" \"'`,")
     if len(value.split()) >= MIN_REGION_WORDS and sum(1 for ch in value if ch.isalpha()) >= MIN_LETTERS:
         out.append(Region(kind, number, value))

@@ -114,10 +114,35 @@ class _LazyGroup(TyperGroup):
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         self.commands = _Commands({name: functools.partial(_load, name) for name in COMMANDS})
+        self._listing = False
         coercion.install(self)
 
     def list_commands(self, ctx: Context) -> list[str]:
         return list(self.commands)  # the names only: TyperGroup's own would import every module
+
+    def format_help(self, ctx: Context, formatter: Any) -> None:
+        # `signoff --help` lists each command's name and help, which COMMANDS holds: typer's help
+        # asks for every command to read them, which imported every group's stack (about 1.5 s).
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        if self._listing and cmd_name in COMMANDS:
+            return _listed(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@functools.cache
+def _listed(name: str) -> Command:
+    """What the root's help shows of a command: its name and help, as _load makes them (no group
+    sets a panel, a short help, `hidden` or `deprecated`; tests/unit/cli/test_lazy_groups.py holds them
+    to the loaded commands)."""
+    from typer.core import TyperCommand
+
+    return TyperCommand(name, help=COMMANDS[name][2])
 
 
 app = typer.Typer(

@@ -11,7 +11,6 @@ what the poster claims. `rooms-secrets.json` (mode 0600) keeps each identity's c
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from pathlib import Path
@@ -22,6 +21,7 @@ from sqlalchemy.exc import DatabaseError
 from signoff.incident.cases import ledger_at
 from signoff.incident.parties import ORG_KEY, Parties
 from signoff.kernel.errors import IntegrityError, NotFoundError, UsageError
+from signoff.kernel.filelock import exclusive
 from signoff.rooms import RoomService
 from signoff.rooms.client import InProcessSyncTransport, InProcessUserTransport, RoomsUserClient, SyncRoomsClient
 from signoff.rooms.domain.decisions import Message
@@ -57,8 +57,7 @@ class WorkspaceRooms:
         self.service = RoomService(self.ledger)
         self.secrets_path = self.root / "rooms-secrets.json"
         try:
-            with open(self.root / "rooms.lock", "a") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)  # two first users: one provisions, the other reads
+            with exclusive(self.root / "rooms.lock"):  # two first users: one provisions, the other reads
                 if not self.secrets_path.exists():
                     self._provision()
             self.secrets = self._read_secrets()

@@ -16,14 +16,15 @@ stranger cannot grow the series without bound.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from signoff.kernel.filelock import exclusive
+from signoff.kernel.replace import replace_text
 
 Kind = Literal["counter", "histogram"]
 
@@ -126,16 +127,13 @@ def add_command_counts(home: Callable[[], Path | None]) -> None:
         return
     path = where / COMMAND_TOTALS
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # commands ending at once each add their own, none lost
+    with exclusive(path.with_name(path.name + ".lock")):  # commands ending at once each add their own, none lost
         totals = command_totals(path)
         for key, amount in counted.items():
             totals[key] = totals.get(key, 0.0) + amount
         rows = [{"name": name, "labels": dict(labels), "value": value}
                 for (name, labels), value in sorted(totals.items())]
-        partial = path.with_name(f".{path.name}.{os.getpid()}")
-        partial.write_text(json.dumps({"counters": rows}, indent=1) + "\n")
-        os.replace(partial, path)  # a reader sees the old totals or the new, never half a file
+        replace_text(path, json.dumps({"counters": rows}, indent=1) + "\n")  # never half a file
 
 
 def command_totals(path: Path) -> dict[Series, float]:

@@ -21,6 +21,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -97,7 +98,11 @@ def backup(url: str, dest: Path, trusted: dict[str, PublicKey]) -> tuple[Manifes
         if path.exists():
             raise ConflictError(f"{path} already exists", "name a new file; a backup never replaces another")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    partial = dest.with_name(f".{dest.name}.partial")
+    # A staging name of this backup's own (created with O_EXCL, 0600): two backups at once never
+    # write into one file, and a link planted at a guessable name is never written through.
+    fd, staged = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".partial")
+    os.close(fd)
+    partial = Path(staged)
     try:
         if _is_sqlite(url):
             _sqlite_copy(_sqlite_path(url), partial)
@@ -110,9 +115,13 @@ def backup(url: str, dest: Path, trusted: dict[str, PublicKey]) -> tuple[Manifes
             report = ChainReport(ok=True, count=count, head_hash=head)
         manifest = Manifest(format=fmt, sha256=_sha256(partial), count=count, head=head, taken_at=utc_iso(time.time()),
                             schema_heads=sorted(HEADS))
-        os.replace(partial, dest)
+        try:
+            os.link(partial, dest)  # unlike a rename, refuses a `dest` that appeared meanwhile
+        except FileExistsError as exc:
+            raise ConflictError(f"{dest} already exists", "name a new file; a backup never replaces another") from exc
     finally:
         partial.unlink(missing_ok=True)
+        Path(f"{partial}.migrate.lock").unlink(missing_ok=True)  # left by opening the copy to verify it
     manifest.write(dest)
     return manifest, report
 

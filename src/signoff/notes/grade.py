@@ -126,21 +126,23 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
                                         .split("/")[-1].replace("-", " ").replace("_", " "))
     issues_cited = any(knowledge.cites_issue(plain_text(text), {c.value for c in read_claims(text) if c.kind == "ref"})
                        for text, heading, *_ in units if not heading and "#" in text)
-    above: list[tuple[int, bool, str]] = []  # the units of the item above this one: (indent, list item?, text)
+    # the units of the item above this one: (indent, list item?, text, text with its code quoted)
+    above: list[tuple[int, bool, str, str]] = []
     for text, heading, continues, (indent, listed) in units:
         # Claims are read per sentence, each in the context of its whole unit (the item's own
         # commit is found from all of it, and the item's other references count). What an item
         # says it changed includes the paragraphs and nested lists above it in the same item: its
         # parents, not its siblings (pygments' "* Lean4: Add operators" under "- Updated lexers:" is
         # no part of the thirty lexers listed before it), nor what was nested under them.
-        plain = plain_text(text)
+        plain, coded = plain_text(text), code_text(text)
         if not continues:
             above = []
         above = [u for u in above if u[0] < indent or (u[0] == indent and not (listed and u[1]))]
         # a parent that only labels the group ("Updated lexers:") says what every item under it is,
         # as a heading does, and nothing of which change this one is
         context = " ".join([*(u[2] for u in above if not _LABEL.fullmatch(u[2])), plain])
-        above.append((indent, listed, plain))
+        code = (coded, " ".join([*(u[3] for u in above if not _LABEL.fullmatch(u[2])), coded]))
+        above.append((indent, listed, plain, coded))
         # a reStructuredText hyperlink target names a link of the text (`.. _Docutils 0.21: URL`), not the
         # release, as a Markdown link definition of a version (`[1.2.3]: .../compare/...`) does
         release = heading and not _RST_TARGET.match(text)
@@ -151,7 +153,7 @@ def grade_with(markdown: str, name: str, knowledge: Knowledge) -> dict[str, Any]
             shown = plain_text(sentence)
             ok_all, any_checked = True, False
             for c in claims:
-                v = knowledge.check(c, plain, refs, context, credited, issues_cited)
+                v = knowledge.check(c, plain, refs, context, credited, issues_cited, code)
                 if v.status == "not_checkable":
                     unchecked.append({"sentence": shown, "kind": c.kind, "token": c.token, "why": v.reason})
                     continue
@@ -329,6 +331,18 @@ def plain_text(unit: str) -> str:
     """A unit as it reads: link text kept, link targets, markup and citation tags removed."""
     clean = _TAGS.sub("", _LINK.sub(r"\1", unit)).replace("`", "").replace("**", "").replace("__", "")
     return " ".join(clean.split())
+
+
+# a role's or reference's quotes (`:user:`alice``, `{pr}`12``, `` `#12 <url>`_ ``) mark no code
+_ROLE_QUOTES = re.compile(r"(?<=[:}])`([^`\n]*)`|`([^`\n]*)`_{1,2}")
+
+
+def code_text(unit: str) -> str:
+    """A unit as `plain_text` reads it, but for the quotes of inline code (`` `timeout` ``): what an item
+    quotes is code, however plain its word (`pulls.names_unseen_code`)."""
+    clean = _TAGS.sub("", _LINK.sub(r"\1", unit))
+    clean = _ROLE_QUOTES.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), clean)
+    return " ".join(clean.replace("**", "").replace("__", "").split())
 
 
 def _pct(a: int, b: int) -> float:

@@ -33,6 +33,7 @@ from signoff.notes.pulls import (
     names_unseen_code,
     shared_words,
     unrelated,
+    versions_in,
     without_links,
     words,
 )
@@ -138,6 +139,7 @@ _CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE |
 _SIGNED_OFF = re.compile(r"^signed-off-by:\s*(.*?)\s*<([^>]*)>", re.IGNORECASE | re.MULTILINE)
 _PACKAGE = re.compile(r"^(?:lib|src)/([A-Za-z][\w.-]*)/")  # a package's folder: the project's name
 _MERGED_FROM = re.compile(r"^Merge pull request #\d+ from ([^/\s]+)/")
+_BRANCH_MERGE = re.compile(r"^Merge (?!pull request\b)\S")  # a merge of branches, not GitHub's of a pull request
 
 
 # What an item says of a change to the documentation (as `words` reads them)
@@ -241,7 +243,8 @@ def _said(item: str) -> set[str]:
     (`docs: fix comment ...`), as a title is read without its own (`docs: added comment in doc.go`),
     and its identifiers by their parts too (cattrs' "raise `StructureHandlerNotFoundError` more
     eagerly" restates "Raise errors for missing structure handlers more eagerly (#577)")."""
-    return identifier_words(_KIND_PREFIX.sub("", item.lstrip(" -*+")))
+    said = _KIND_PREFIX.sub("", item.lstrip(" -*+"))
+    return identifier_words(said) | versions_in(said)
 
 
 def _dates(iso: str) -> set[str]:
@@ -279,6 +282,8 @@ class Carrier:
     parents: tuple[str, ...] = ()
     pushed: bool = False  # a maintainer's push naming no pull request: no pull request landed it
     email: str = ""  # its author's, lower case
+    carried_over: bool = False  # brought by a pull request merging one branch into another, under its number
+    versions: set[str] = field(default_factory=set)  # the versions its title names
 
 
 @dataclass
@@ -396,6 +401,13 @@ class Knowledge:
             # a push by someone who lands others' work (a maintainer): a contributor's own commit is
             # pushed by its author too when a maintainer fast-forwards the pull request's branch
             carrier.pushed = carrier.pushed and pushed[carrier.hash] in landers
+        # A pull request merging one branch into another ("Merge 'tokio-1.51.4' into 'tokio-1.52.x' (#8288)")
+        # brings changes made in other pull requests; a commit of it naming its number ("taskdump: remove
+        # crate disambiguators from output (#8288)", a cherry-pick of #8264) is such a change carried over,
+        # whose item names the original's number: git holds that number nowhere in the range.
+        over = {c.own for c in self.carriers if c.own and len(c.parents) > 1 and _BRANCH_MERGE.match(c.subject)}
+        for carrier in self.carriers:
+            carrier.carried_over = carrier.own in over and len(carrier.parents) <= 1
         self.commit_months = {d[:7] for d in self.commit_days}
         self.head_days = set(head_days)
         in_range = set(self.hashes) | ({head} if head else set())
@@ -420,9 +432,13 @@ class Knowledge:
                 self.release_days |= prepared
                 # A release is often dated a day before its tag (the release commit, when no commit
                 # says which it is) or published the day after it (a review, another timezone). A
-                # commit of the tag's own day naming the version ("Bump 1.4.1") says no other day.
+                # commit of the tag's own day naming the version ("Bump 1.4.1") says no other day; one
+                # of an earlier day says the changelog was dated when the release was prepared, not
+                # when it was published: neither the day before the tag nor the day after is assumed
+                # (rust-lang/log 0.4.28, prepared on 2025-09-02 and tagged on 2025-09-04, is no
+                # release of 2025-09-05).
                 tag_days = _dates(t["date"])
-                window = RELEASE_WINDOW[1:] if prepared - tag_days else RELEASE_WINDOW
+                window = (0,) if prepared - tag_days else RELEASE_WINDOW
                 for d in tag_days:
                     day = date.fromisoformat(d)
                     self.release_days |= {(day + timedelta(days=k)).isoformat() for k in window}
@@ -482,30 +498,42 @@ class Knowledge:
                           {m.group(1) for m in _SUBJECT_ISSUE.finditer(subject)}, people_of(c),
                           c["author"]["name"], handles_of(c), author_of(c), body, tuple(f["path"] for f in c["files"]),
                           tuple(c["parents"]), own is None and _pushed(c), c["author"]["email"].lower())
+        carrier.versions = versions_in(title)
         self.carriers.append(carrier)
         self.by_hash[carrier.hash] = carrier
         self.accounts |= {h for h in carrier.handles if not BOTS.search(h)}
         for r in refs:
             self.by_ref.setdefault(r, []).append(carrier)
 
-    def own_commit(self, item_words: set[str]) -> Carrier | None:
+    def own_commit(self, item_words: set[str], merged: bool = False) -> Carrier | None:
         """The commit an item describes: the one whose title shares most of the item's words, when
-        that is clearly one commit."""
-        key = frozenset(item_words)
+        that is clearly one commit; with `merged`, a merge and a commit of the branch it merged,
+        alike, are that one change (for an issue the item names, which the commit's message closes)."""
+        key = frozenset(item_words) | ({"\0merged"} if merged else set())
         if key not in self._owns:  # asked for each claim of an item, and for each text graded against the range
             # a commit adding only changelog fragments ("News fragment", "Add feature fragment") says in
             # its title what it is, not what changed: its fragment's number names its entry (`fragments`)
             # the project's name says nothing of which change an item is (mkdocs' "`mkdocs --no-color build`
             # disables color output" is not "Add `mkdocs build --no-strict`")
+            # versions are what an item and a title say, not words to share: an item naming Python 3.8
+            # restates no title naming 3.12 and 3.13 ("Add support for Python 3.12 and 3.13" is not
+            # "Python 3.8 is no longer supported", whatever their other words)
             said = item_words - self.project_words
+            named = {w for w in said if w[:1].isdigit()}
             best: list[tuple[float, Carrier]] = sorted(((similarity(said, c.words - self.project_words), c)
                                                         for c in self.carriers
-                                                        if not (c.paths and all(_FRAGMENT.search(p) for p in c.paths))),
+                                                        if not (c.paths and all(_FRAGMENT.search(p) for p in c.paths))
+                                                        and not (named and c.versions and not named & c.versions)),
                                                        key=lambda x: -x[0])[:2]
             clear = bool(best) and best[0][0] >= STRONG and not (
-                len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs)
+                len(best) > 1 and best[1][0] >= STRONG and best[1][1].refs != best[0][1].refs
+                and not (merged and self._one_change(best[0][1], best[1][1])))
             self._owns[key] = best[0][1] if clear else None
         return self._owns[key]
+
+    def _one_change(self, a: Carrier, b: Carrier) -> bool:
+        """Whether one of two commits is a merge that brought the other in."""
+        return any(len(m.parents) > 1 and other in self._branch(m) for m, other in ((a, b), (b, a)))
 
     @staticmethod
     def _bot_change(n: str, item_words: set[str], own: Carrier | None, carriers: list[Carrier]) -> Carrier | None:
@@ -550,11 +578,14 @@ class Knowledge:
             todo += c.parents
         return out
 
-    def _invented(self, n: str, item: str, item_refs: set[str], unit: str = "") -> Carrier | None:
+    def _invented(self, n: str, item: str, item_refs: set[str], unit: str = "",
+                  code: tuple[str, str] | None = None) -> Carrier | None:
         """The pull request `n` names, when the item credits it with something else: `n` is a pull
         request of the range (a commit names it as its own), and none of the item's words is in what
         git holds for it (`pulls.unrelated`); with the repository at hand, the words of the pull
-        request's diff decide where its messages share none or one of the item's words."""
+        request's diff decide where its messages share none or one of the item's words. `code` is the
+        unit and the item with their inline code quoted: what an item quotes is code (`` `timeout` ``)."""
+        unit_code, item_code = code or (unit, item)
         carriers = self.by_ref.get(n, [])
         # Only a pull request of the range: an issue is written as its symptom ("TypeError when
         # rendering help"), and the commit that fixes it as the cure, so their words need not meet.
@@ -575,9 +606,9 @@ class Knowledge:
         shared = shared_words(said, known)
         # the code of the item itself, or of what it continues where its own line says little
         # (towncrier's "Related issues" line under the paragraph it numbers)
-        code = unit if len(item_words(unit)) >= MIN_ITEM_WORDS else item
-        if len(item_refs) == 1 and len(shared) <= CHANCE and names_unseen_code(code, known) and \
-                len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(code, known | diff) and \
+        named = unit_code if len(item_words(unit)) >= MIN_ITEM_WORDS else item_code
+        if len(item_refs) == 1 and len(shared) <= CHANCE and names_unseen_code(named, known) and \
+                len(diff := self._diff(n, own)) >= MIN_EVIDENCE_WORDS and names_unseen_code(named, known | diff) and \
                 (len(said & diff) * 2 <= len(said) or len(diff) >= LARGE_DIFF):
             # code the item names that neither the messages nor the diff hold: about another change,
             # whatever chance words it shares with them (a `retry_forever` option credited to "Fix
@@ -605,9 +636,9 @@ class Knowledge:
         # the diff hold is about another change ("longer" meets the `formatLong` of a locale's paths);
         # one a rare word ties to them ("bpo-39057") may name another project's code (the check above
         # judged it by the diff already)
-        if far and len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item, known | diff):
+        if far and len(diff) >= MIN_EVIDENCE_WORDS and names_unseen_code(item_code, known | diff):
             return own[0]
-        return own[0] if diff_decides(said, shared, far, diff) else None
+        return own[0] if diff_decides(said, shared, far, diff, len(diff) >= LARGE_DIFF) else None
 
     def _off_title(self, said: set[str], shared: list[str], n: str, own: list[Carrier]) -> bool:
         """Whether a long item sharing words only with a pull request's body or paths, none with its
@@ -780,11 +811,13 @@ class Knowledge:
         return (shared >= 3 and shared >= CONTRADICTS * len(title)) or (shared == len(title) == 2)
 
     def check(self, claim: Meaning, item: str, item_refs: set[str], context: str = "",
-              credited: dict[str, list[frozenset[str]]] | None = None, issues_cited: bool = False) -> Verdict:
+              credited: dict[str, list[frozenset[str]]] | None = None, issues_cited: bool = False,
+              code: tuple[str, str] | None = None) -> Verdict:
         """The verdict on one claim of an item; `context` is all the item says (its paragraphs and
         nested lists above the unit), for what the item says it changed; `credited` is, for each
         handle the document credits, the commits of each item it is credited for (`made`);
-        `issues_cited` is whether the document cites issues as well as pull requests (`cites_issue`)."""
+        `issues_cited` is whether the document cites issues as well as pull requests (`cites_issue`);
+        `code` is the item and its context with their inline code still quoted (`grade.code_text`)."""
         if not claim.checkable:
             return Verdict(claim, "not_checkable", claim.why)
         kind = claim.kind
@@ -801,7 +834,7 @@ class Knowledge:
             return Verdict(claim, "unsupported", f"git says {min(values)} {claim.role.replace('_', ' ')}"
                            if len(values) == 1 else f"git says one of {sorted(values)} {claim.role.replace('_', ' ')}")
         if kind == "ref":
-            return self._ref(claim, item, item_refs, context or item, issues_cited)
+            return self._ref(claim, item, item_refs, context or item, issues_cited, code)
         if kind == "author":
             return self._author(claim, context or item, item_refs, credited or {})
         if kind == "percent":
@@ -1089,13 +1122,26 @@ class Knowledge:
                 return f"git says #{says} ({own.hash[:10]}: {own.subject[:60]})"
         return ""
 
-    def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str, issues_cited: bool = False) -> Verdict:
+    def _ref(self, claim: Meaning, item: str, item_refs: set[str], context: str, issues_cited: bool = False,
+             code: tuple[str, str] | None = None) -> Verdict:
         n = claim.value
         carriers = self.by_ref.get(n, [])
         item_words = _said(item)
         named = self.named_commit(item)
         own = named or self.own_commit(item_words)
-        if own is not None and n not in own.refs and not own.backport and (wrong := self._misquoted(own, item, n)):
+        if own is None and claim.role == "issue":
+            # a merge and a commit of the branch it merged are one change told twice (pluggy's "Merge pull
+            # request #472" titled "Fix `call_extra` call ordering regression" over "hooks: fix `call_extra`
+            # extra methods getting ordered ..." saying "Fix #441"): for an issue, which the commit closes,
+            # not two commits the item could be. (A pull request number is not judged so: a changelog
+            # citing issues as pull requests, gunicorn's `/pull/3662` for "Merge pull request #3688",
+            # would be contradicted by the merge's own.)
+            own = self.own_commit(item_words, merged=True)
+        # a change carried over by a pull request merging branches names the original's number, opened
+        # before the pull request that carried it (tokio's #8264 under "(#8288)"); a higher one is no original
+        original = own is not None and own.carried_over and own.own is not None and int(n) < int(own.own)
+        if own is not None and n not in own.refs and not (own.backport or original) and \
+                (wrong := self._misquoted(own, item, n)):
             return Verdict(claim, "unsupported", wrong)
         # Only the commit the item clearly restates can contradict a number it does not carry, and
         # only when no commit related to the item carries the number (an item may name an older
@@ -1104,8 +1150,8 @@ class Knowledge:
         # `_wrong_pr`); a number substituted for one of the commit's own is wrong as any kind.
         # A backport whose subject says so ("[0.47.x] ... (#3030)") names the backport's pull request,
         # and the item the original's; a cherry-pick that kept its subject ("... (#1049)") kept its number.
-        if own is not None and n not in own.refs and (not own.backport or (bool(own.named) and not
-                                                      _BACKPORT.search(own.subject))) \
+        if own is not None and n not in own.refs and not original and \
+                (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
                 and (self._stranger(n, item, own, item_refs, carriers)
@@ -1118,10 +1164,10 @@ class Knowledge:
         if carriers:
             if (bot := self._bot_change(n, item_words, own, carriers)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {bot.author}'s {bot.subject[:70]!r}")
-            if (pr := self._invented(n, context, item_refs, item)) is not None:
+            if (pr := self._invented(n, context, item_refs, item, code)) is not None:
                 return Verdict(claim, "unsupported", f"git says #{n} is {pr.title[:70]!r}")
             return Verdict(claim, "supported")
-        if own is not None and own.backport:
+        if own is not None and (own.backport or original):
             return Verdict(claim, "not_checkable", "backport whose commit lost the number")
         if claim.role == "issue":
             return Verdict(claim, "not_checkable", "issue link no commit carries")

@@ -75,6 +75,11 @@ def identifier_words(text: str) -> set[str]:
     return words(_CAMEL.sub(" ", text) + " " + text.replace("_", " ") + " " + text)
 
 
+def versions_in(text: str) -> set[str]:
+    """The versions a text names (`3.8`, `26.1`, `1.2.3`)."""
+    return set(_NUMBERS.findall(text))
+
+
 def item_words(item: str) -> set[str]:
     """The words that say what an item's change is: links, credited users and changelog words out."""
     text = _HANDLE.sub(" ", _URL.sub(" ", _BREAKING_LABEL.sub(" ", item)))
@@ -168,7 +173,8 @@ def unrelated(item: set[str], known: set[str], common: Set[str] = frozenset()) -
     return not shared or (len(shared) == 1 and shared[0] in common and len(item) >= LONG_ITEM)
 
 
-def diff_decides(item: set[str], shared: list[str], unrelated_so_far: bool, diff: set[str]) -> bool:
+def diff_decides(item: set[str], shared: list[str], unrelated_so_far: bool, diff: set[str],
+                 large: bool = False) -> bool:
     """Whether an item the messages leave uncertain is about something else, once the words of the
     pull request's diff are known (matched exactly: a diff holds thousands of words, and a stray
     one of a long invented item is easily among them). One the messages call unrelated is about
@@ -176,21 +182,26 @@ def diff_decides(item: set[str], shared: list[str], unrelated_so_far: bool, diff
     pull request titled "Separate out a release policy document", credited with "old major versions
     now supported for 12 months"); a long item sharing one word with the messages is about
     something else when the diff holds none of its words (that word was chance: "local" in "Add a
-    retry option that keeps failed uploads in a local queue")."""
+    retry option that keeps failed uploads in a local queue"), or when the diff is `large`: one so
+    large holds most words of any item, and what it holds ties nothing (packaging's PEP 639 pull
+    request, 1,004 words, holds `config`, `directory` and `read` of "Support reading settings from a
+    YAML file in the user's config directory")."""
     if len(diff) < MIN_EVIDENCE_WORDS:
         return unrelated_so_far
     in_diff = item & diff
     if unrelated_so_far:
         return len(in_diff | set(shared)) * 2 < len(item)
-    return len(shared) == 1 and len(item) >= LONG_ITEM and not in_diff - set(shared)
+    return len(shared) == 1 and len(item) >= LONG_ITEM and (large or not in_diff - set(shared))
 
 
 # Code an item names, as it is left once the markup is read: a flag (`--dry-run`), a dotted name or
 # call (`Session.request()`, `connect()`), a snake_case or camelCase identifier (`retry_forever`,
 # `includePrerelease`), or anything it quoted in backquotes. A plain word (`timeout`) cannot be told
 # from prose.
-_CODE = re.compile(r"`([^`\n]+)`|(?<![\w./-])(--?[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?:\(\))?|"
-                   r"[A-Za-z_]\w*\(\)|[A-Za-z][A-Za-z0-9]*_\w+|[a-z]{2,}(?:[A-Z]+[a-z0-9]+)+\w*)")
+_NAMED_CODE = (r"--?[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?:\(\))?|"
+               r"[A-Za-z_]\w*\(\)|[A-Za-z][A-Za-z0-9]*_\w+|[a-z]{2,}(?:[A-Z]+[a-z0-9]+)+\w*")
+_CODE = re.compile(r"`([^`\n]+)`|(?<![\w./-])(" + _NAMED_CODE + ")")
+_HASH_OR_NUMBER = re.compile(r"(?=[0-9a-f]*\d)[0-9a-f]{7,40}|v?\d[\d.]*")  # a commit or a version, quoted
 
 
 _EMAIL = re.compile(r"\S+@\S+")
@@ -201,10 +212,18 @@ def names_unseen_code(item: str, seen: set[str]) -> bool:
     (`retry_forever`, also written `retryForever`), not every part of a flag, hyphenated name or
     setting (`dry` and `run` for `--dry-run`), not the last part of a dotted name. A change's own item
     names what it changed, which its messages or diff hold; an invented one names code the pull
-    request never touched, whatever chance words it shares."""
+    request never touched, whatever chance words it shares. A plain word the item quotes (`` `timeout` ``,
+    `` `deadline=` ``) is code too, but one alone may be a name misspelt (pygments' ``rtt`` style for
+    "rrt style: ..."): two such words git holds nothing of are code of another change."""
     flat = {w.replace("_", "") for w in seen}
+    quoted_unseen = 0
     for quoted, code in _CODE.findall(_EMAIL.sub(" ", without_links(item))):
         name = (quoted or code).strip()
+        if quoted and not re.fullmatch(_NAMED_CODE, name):
+            # a quoted commit or version (`[`c76b232`](.../commit/...)`) is no code; a quoted plain word is
+            found = {w.replace("_", "") for w in words(re.sub(r"[^\w]+", " ", name))}
+            quoted_unseen += not _HASH_OR_NUMBER.fullmatch(name) and bool(found) and not found & flat
+            continue
         whole = {w.replace("_", "") for w in words(re.sub(r"[^\w]+", "_", name.lower()).strip("_"))}
         parts = words(_CAMEL.sub(" ", name).replace("_", " "))
         if "." in name.strip("."):
@@ -226,7 +245,7 @@ def names_unseen_code(item: str, seen: set[str]) -> bool:
             # not `retry` in one place and `forever` in another); a flag (`--dry-run`) by its parts, and
             # so may a setting be (`TWISTED_DNS_RESOLVER`), which an item names as the context of a change
             return True
-    return False
+    return quoted_unseen >= 2
 
 
 def common_words(per_commit: list[set[str]]) -> set[str]:

@@ -147,6 +147,8 @@ def check_predicate(st: dict[str, Any], base_dir: Path) -> list[str]:
         violations.append(reason("not_descendant", ""))
     if policy.get("disallowed"):
         violations.append(reason("path_not_allowed", ", ".join(policy["disallowed"])))
+    if policy.get("tests_changed"):
+        violations.append(reason("test_changed", ", ".join(policy["tests_changed"])))
     preflight = list(p.get("preflight") or [])
     got, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations, preflight,
                             summaries.get(REGRESSION_ON_BASE))

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from signoff.repair.junit import Case, select
+from signoff.repair.junit import Case, observed_for, select
 from signoff.repair.verdict import outcome_of
 
 PYTEST_RECORD = "signoff-guard.json"
@@ -119,30 +119,22 @@ def _function_prefix(harness: Path) -> str:
     return "test_"
 
 
-def _imported_bases(source: str, test: str) -> list[str]:
-    """The bases, as written, of the class holding `test` (`file.py::Class::test_x`) in `source`, when
-    each is a name the module imports: those the canary module imports too."""
-    parts = test.split("::")
-    if len(parts) < 3:
-        return []
-    try:
-        tree = _parse(source)
-    except SyntaxError:
-        return []
-    imported = {(a.asname or a.name).split(".", 1)[0] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
-                for a in n.names}
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == parts[1]:
-            bases = [ast.unparse(b) for b in node.bases]
-            roots = [b.split(".", 1)[0] for b in bases]
-            return bases if bases and all(r in imported for r in roots) else []
-    return []
+def canary_class_of(tests: list[str]) -> str | None:
+    """The class of the first test id (`file.py::Class::name`) in the first test's file, whose bases canaries of a
+    class take (`plan_pytest(in_class=True)`); None when that file's ids name no class."""
+    first = tests[0].split("::", 1)[0] if tests else ""
+    for t in tests:
+        parts = t.split("::")
+        if parts[0] == first and len(parts) >= 3 and re.fullmatch(r"[A-Za-z_]\w*", parts[1]):
+            return parts[1]
+    return None
 
 
 def plan_pytest(harness: Path, tests: list[str], in_class: bool = False) -> Plan:
-    """Write a canary module beside the first test file and return the run's plan. `in_class`: the
-    canaries are methods of a class with the bases of the first test's class (for a plugin that
-    collects only test classes of its own kind, as SQLAlchemy's testing plugin does)."""
+    """Write a canary module beside the first test file and return the run's plan. With `in_class`, the canaries
+    are methods of a class with the bases of the first test's class (canary_class_of), for a project plugin that
+    runs only its own kind of test class (SQLAlchemy's testing plugin, which alembic's conftest starts, sets up
+    every test from its class and drops plain functions): asked for only when plain canaries could not run."""
     first = tests[0].split("::", 1)[0]
     folder = str(Path(first).parent) if first.endswith(".py") else first.rstrip("/")
     folder = "" if folder in (".", "") else folder
@@ -157,21 +149,26 @@ def plan_pytest(harness: Path, tests: list[str], in_class: bool = False) -> Plan
     body = ["# signoff canary: must fail and pass exactly as written, whatever the code under test does."]
     for stmt in _imports_py(source):
         body.append("try:\n" + "\n".join("    " + ln for ln in stmt.splitlines()) + "\nexcept Exception:\n    pass")
-    bases = _imported_bases(source, tests[0]) if in_class else []
-    if bases:
-        # Named to match both `Test*` and `*Test` (pytest's default python_classes, and the other usual one).
-        cls = f"TestSignoffCanary{tag}Test"
-        body.append(f"\n\nclass {cls}({', '.join(bases)}):\n"
-                    f"    def {fail}(self):\n        assert {nonce!r} == {other!r}, {nonce!r}\n\n"
-                    f"    def {ok}(self):\n        assert {nonce!r} == {nonce!r}\n")
-        fail, ok = f"{cls}::{fail}", f"{cls}::{ok}"
-    else:
+    klass = canary_class_of(tests) if in_class and plain else None
+    if klass is None:
         body.append(f"\n\ndef {fail}():\n    assert {nonce!r} == {other!r}, {nonce!r}\n")
         body.append(f"\ndef {ok}():\n    assert {nonce!r} == {nonce!r}\n")
+        failing, passing = f"{rel}::{fail}", f"{rel}::{ok}"
+    else:
+        # The test module beside it, by the name pytest gave it (its package's, or its own on the path).
+        body.append(f"\nimport importlib as _signoff_importlib\n_signoff_module = _signoff_importlib.import_module("
+                    f"(__package__ + '.' if __package__ else '') + {Path(first).stem!r})\n"
+                    f"_signoff_bases = getattr(_signoff_module, {klass!r}).__bases__\n"
+                    "del _signoff_module, _signoff_importlib\n")
+        cls = f"TestSignoffCanary{tag}"
+        body.append(f"\nclass {cls}(*_signoff_bases):\n"
+                    f"    def {fail}(self):\n        assert {nonce!r} == {other!r}, {nonce!r}\n\n"
+                    f"    def {ok}(self):\n        assert {nonce!r} == {nonce!r}\n")
+        failing, passing = f"{rel}::{cls}::{fail}", f"{rel}::{cls}::{ok}"
     path = harness / rel
     path.write_text("\n".join(body) + "\n")
     path.chmod(0o444)
-    return Plan(secrets.token_hex(32), rel, f"{rel}::{fail}", f"{rel}::{ok}", nonce)
+    return Plan(secrets.token_hex(32), rel, failing, passing, nonce)
 
 
 _JS_REQUIRE = re.compile(r"^[^\n]*\brequire\([^\n]*$", re.MULTILINE)
@@ -311,24 +308,27 @@ def _read_record(data: bytes | None, key: str, what: str, findings: list[str]) -
     return body
 
 
-UNCOLLECTED_CANARIES = "neither canary was collected, while the requested tests ran"
-
-
 def _canary_findings(plan: Plan, cases: list[Case]) -> list[str]:
     out = []
-    failing = [c for c in cases if c.id == plan.failing]
-    passing = [c for c in cases if c.id == plan.passing]
-    if not failing and not passing and any(c.outcome in ("passed", "failed") for c in cases):
-        # A plugin that chooses what pytest collects (SQLAlchemy's testing plugin takes only test classes
-        # of its own, alembic's tests in blind12) leaves the canaries, plain functions, out.
-        return [f"{UNCOLLECTED_CANARIES}: a pytest plugin of the test environment chooses which tests are collected"]
+    # (a canary parametrised by an autouse fixture with params, as pypa/build's `has_virtualenv`: `...[False]`)
+    failing = [c for c in cases if c.id == plan.failing or c.id.startswith(plan.failing + "[")]
+    passing = [c for c in cases if c.id == plan.passing or c.id.startswith(plan.passing + "[")]
     if not failing or not all(c.outcome == "failed" and c.assertion and plan.nonce in c.message for c in failing):
-        shown = failing[0].outcome if failing else "missing"
-        out.append(f"the canary that must fail by an assertion did not ({shown})")
+        wrong = [c for c in failing if not (c.outcome == "failed" and c.assertion and plan.nonce in c.message)]
+        out.append(f"the canary that must fail by an assertion did not ({_shown(wrong or failing)})")
     if not passing or not all(c.outcome == "passed" for c in passing):
-        shown = passing[0].outcome if passing else "missing"
-        out.append(f"the canary that must pass did not ({shown})")
+        out.append(f"the canary that must pass did not ({_shown([c for c in passing if c.outcome != 'passed'])})")
     return out
+
+
+def _shown(canary: list[Case]) -> str:
+    """What a canary did; for an error, what it ran into (alembic's conftest starts SQLAlchemy's testing plugin,
+    whose setup of every test reads its class: `'NoneType' object has no attribute '__unsupported_on__'`)."""
+    if not canary:
+        return "missing"
+    c = canary[0]
+    message = c.message.strip().splitlines()[-1][:200] if c.outcome == "error" and c.message.strip() else ""
+    return f"{c.outcome}: {message}" if message else c.outcome
 
 
 def check_pytest(plan: Plan, tests: list[str], cases: list[Case] | None, files: dict[str, bytes],
@@ -363,7 +363,8 @@ def check_pytest(plan: Plan, tests: list[str], cases: list[Case] | None, files: 
         cases = _assertions_from_guard(cases, recorded)
         for c in _canary_findings(plan, guard_cases):
             findings.append(f"guard: {c}")
-        fail = recorded.get(plan.failing) or {}
+        fail: dict[str, Any] = next((v for k, v in recorded.items()
+                                     if k == plan.failing or k.startswith(plan.failing + "[")), {})
         if fail.get("origin") not in ("harness", None):
             findings.append(f"the canary's assertion was raised from {fail.get('origin')}, not from the test")
         for t in tests:
@@ -383,7 +384,7 @@ def _assertions_from_guard(cases: list[Case], recorded: dict[str, Any]) -> list[
     claims an assertion the guard did not see still contradicts it."""
     out = []
     for c in cases:
-        seen = recorded.get(c.id)
+        seen = observed_for(recorded, c.id)
         if (isinstance(seen, dict) and seen.get("assertion") is True and not c.assertion
                 and c.outcome == "failed" == seen.get("outcome") and c.exception
                 and c.exception.rsplit(".", 1)[-1] == seen.get("exception")):

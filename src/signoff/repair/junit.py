@@ -349,6 +349,15 @@ def _mangled(test_id: str) -> str:
     return "~" + ".".join(names[:-1]) + "::" + names[-1] + bracket + params
 
 
+def observed_for(observed: dict[str, Any], case_id: str) -> Any:
+    """The guard's record of a reported case: under its id, or, for a case the report names by pytest's dotted
+    classname (a test method the class inherits from another module: webargs' TestBottleParser runs
+    `test_invalid_json` of the package's `webargs.testing.CommonTestCase`), under the pytest id of that form."""
+    if case_id in observed or not case_id.startswith("~"):
+        return observed.get(case_id)
+    return next((v for k, v in observed.items() if _mangled(k) == case_id), None)
+
+
 def select(cases: list[Case], test_id: str) -> list[Case]:
     """The cases a test id selects: itself, its parametrisations, or everything below it."""
     wanted = [test_id, _mangled(test_id)]

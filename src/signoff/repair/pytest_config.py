@@ -38,7 +38,9 @@ _DROPPED = ("pythonpath", "testpaths", "rootdir", "confcutdir", "cache_dir", "no
 # fails a run whatever the tests say), or add a linter's items for every file collected (pytest-mypy's
 # `--mypy`, whose items cannot even name a harness file outside the folder pytest started in): a run
 # that judges one revision needs none of them; nor the options of pytest's cache, which the run leaves
-# out (`-p no:cacheprovider`: nothing carries over from another run), such as coverage.py's `--failed-first`.
+# out (`-p no:cacheprovider`: nothing carries over from another run), such as coverage.py's `--failed-first`;
+# nor a traceback style (alembic's `--tb native`, `--tb=no`): the report's failures are read in pytest's own
+# (the exception's name on the last line), and a native traceback ends with the assertion's explanation instead.
 # Option -> whether it takes the next word as its value when written without `=`.
 _PROCESS_AND_COVERAGE = {"-n": True, "--numprocesses": True, "--maxprocesses": True, "--dist": True, "--tx": True,
                          "--forked": False, "--looponfail": False, "-f": False, "--cov": None, "--cov-report": True,
@@ -49,14 +51,17 @@ _PROCESS_AND_COVERAGE = {"-n": True, "--numprocesses": True, "--maxprocesses": T
                          **dict.fromkeys(("--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first",
                                           "--sw", "--stepwise", "--sw-skip", "--stepwise-skip", "--sw-reset",
                                           "--stepwise-reset", "--cache-clear"), False),
-                         "--lfnf": True, "--last-failed-no-failures": True, "--cache-show": None}
+                         "--lfnf": True, "--last-failed-no-failures": True, "--cache-show": None, "--tb": True}
 _PROCESS_AND_COVERAGE_PLUGINS = {"xdist", "xdist.plugin", "pytest_cov", "pytest_cov.plugin", "pytest_forked"}
 
 
 def split_addopts(value: Any, own_plugins: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[str]]:
     """(the project's `addopts` without the options above, the options left out). `-p NAME` of the
     project's own plugins is left out too: the guard loads them once the checkout is on the path."""
-    words = [str(w) for w in value] if isinstance(value, list) else shlex.split(str(value), comments=True)
+    # A TOML list's item may hold an option and its value (trio's "-p trio._tests.pytest_plugin"): pytest reads it
+    # as both, so it is split as a line would be.
+    words = [w for item in value for w in shlex.split(str(item))] if isinstance(value, list) else \
+        shlex.split(str(value), comments=True)
     kept: list[str] = []
     dropped: list[str] = []
     i = 0
@@ -159,25 +164,10 @@ def effective(harness: Path, repo: Path, base: str,
     else the base revision's, else none (an empty one)."""
     if (harness / "pytest.ini").is_file():
         return None
-    def of_harness(name: str) -> bytes | None:
-        data = (harness / name).read_bytes() if (harness / name).is_file() else None
-        # The base's settings file the staging laid at the harness's root (ROOT_SETTINGS) is the base's.
-        return None if name in ROOT_SETTINGS and data == git.read_file_at(repo, base, name) else data
-
-    own = read(of_harness, "harness", own_plugins)
+    own = read(lambda n: (harness / n).read_bytes() if (harness / n).is_file() else None, "harness", own_plugins)
     if own is not None:
         return own
     return read(lambda n: git.read_file_at(repo, base, n), "base revision", own_plugins)
-
-
-# Settings files the environment's plugins read at pytest's rootdir, the harness's root: SQLAlchemy's
-# testing plugin reads `[db]` and `[sqla_testing]` from `setup.cfg` there (alembic's tests, blind12).
-# Laid there from the base revision when the harness sits at the repository's places; pytest itself
-# never reads them (its configuration is passed with -c).
-ROOT_SETTINGS = ("setup.cfg",)
-
-
-_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
 
 
 def _in_held_package(dest: Path, name: str) -> bool:
@@ -186,34 +176,6 @@ def _in_held_package(dest: Path, name: str) -> bool:
     if not name.endswith(".py") or test_folder_of(name) is not None:
         return False
     return any((dest / d / "__init__.py").is_file() for d in PurePosixPath(name).parents if str(d) != ".")
-
-
-def _settings_modules(repo: Path, base: str, root: str | None) -> list[str]:
-    """Modules in the test folder `root` (`tests`) that the base's settings files name by a dotted path,
-    as the files that hold them (`tests.requirements:DefaultRequirements` -> tests/requirements.py);
-    never the project's own code."""
-    out: list[str] = []
-    for name in CONFIG_FILES:
-        data = git.read_file_at(repo, base, name) if root else None
-        for dotted in _DOTTED.findall(data.decode("utf-8", "replace")) if data is not None else []:
-            parts = dotted.split(".")
-            if not "/".join(parts).startswith(f"{root}/"):
-                continue
-            for n in range(len(parts), 1, -1):  # the module, or the module of a dotted class name
-                path = "/".join(parts[:n]) + ".py"
-                if path in out or git.read_file_at(repo, base, path) is not None:
-                    out.append(path) if path not in out else None
-                    break
-            if len(out) >= MAX_HELPERS:
-                return out
-    return out
-
-
-def _root_settings(repo: Path, base: str, dest: Path) -> None:
-    for name in ROOT_SETTINGS:
-        data = None if (dest / name).exists() else git.read_file_at(repo, base, name)
-        if data is not None:
-            (dest / name).write_bytes(data)
 
 
 def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path, str]:
@@ -242,21 +204,19 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
             wanted.extend(n if str(d) == "." else f"{d}/{n}" for n in ("conftest.py", "__init__.py"))
         wanted.append(file_)
 
-    for file_ in [rel, *_relative_imports(repo, base, rel, path.read_bytes())]:
+    helpers = _relative_imports(repo, base, rel, path.read_bytes())
+    for file_ in [rel, *helpers]:
         take(file_)
+    for file_ in _configured_helpers(repo, base, rel):
+        take(file_)
+        blob = git.read_file_at(repo, base, file_)
+        for helper in _relative_imports(repo, base, file_, blob) if blob is not None else []:
+            take(helper)
     # The conftest files' own helpers, found the same way (unearth's tests/conftest.py imports its
     # app from `tests.fixtures.app`): without them pytest cannot even start.
     for conftest in [n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]:
         blob = git.read_file_at(repo, base, conftest)
         for file_ in _relative_imports(repo, base, conftest, blob) if blob is not None else []:
-            take(file_)
-    # Test modules the project's settings name by their dotted path (SQLAlchemy's plugin imports setup.cfg's
-    # `requirement_cls = tests.requirements:DefaultRequirements`; pytest-django's `DJANGO_SETTINGS_MODULE =
-    # tests.settings`).
-    for module in _settings_modules(repo, base, test_folder_of(rel)):
-        take(module)
-        blob = git.read_file_at(repo, base, module)
-        for file_ in _relative_imports(repo, base, module, blob) if blob is not None else []:
             take(file_)
     for name in dict.fromkeys(wanted):
         if name == rel or (dest / name).exists():
@@ -265,27 +225,81 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if data is not None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
-    # Files of the project the test file or a conftest names through its own location (alembic's
-    # conftest execs `../alembic/testing/plugin/bootstrap.py`): in the sandbox the harness sits apart.
-    for name in [rel, *[n for n in dict.fromkeys(wanted) if PurePosixPath(n).name == "conftest.py"]]:
-        source = path.read_bytes() if name == rel else git.read_file_at(repo, base, name)
-        for named in harness_paths.named_beside(name, source):
-            if _in_held_package(dest, named):
-                continue
-            data = None if (dest / named).exists() else git.read_file_at(repo, base, named)
-            if data is not None:
-                (dest / named).parent.mkdir(parents=True, exist_ok=True)
-                (dest / named).write_bytes(data)
     for name in _placed_helpers(repo, base, rel, path.read_bytes()):
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(repo / name, dest / name)
-    for name, data in _data_files(repo, base, rel, path.read_bytes()).items():
+    data_files = _data_files(repo, base, rel, path.read_bytes())
+    # (never over a data file of the test folder: one the person changed is taken as left, above)
+    # (nor a module of a package the harness holds only to name tests inside it: that is the candidate's code)
+    for name, data in _files_read_beside(repo, base, rel, path.read_bytes(), [n for n in wanted if n != rel]).items():
+        if not _in_held_package(dest, name):
+            data_files.setdefault(name, data)
+    for package in support_packages([h for h in wanted if h.endswith(".py")], rel):
+        data_files |= _data_files(repo, base, f"{package}/__init__.py")
+    for name, data in data_files.items():
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
-    _root_settings(repo, base, dest)
     return dest, rel
+
+
+def _files_read_beside(repo: Path, base: str, rel: str, source: bytes, others: list[str]) -> dict[str, bytes]:
+    """Committed files the test file, its conftest files or helpers read by a path relative to their own file
+    (harness_paths: alembic's conftest exec()s `../alembic/testing/plugin/bootstrap.py`), from the base revision;
+    never a pytest configuration file, a conftest.py or an __init__.py."""
+    out: dict[str, bytes] = {}
+    for name in [rel, *others]:
+        blob = source if name == rel else git.read_file_at(repo, base, name)
+        for target in harness_paths.named_beside(name, blob) if blob is not None else []:
+            if _CONFIG.fullmatch(target) or PurePosixPath(target).name in ("conftest.py", "__init__.py"):
+                continue
+            data = git.read_file_at(repo, base, target)
+            if data is not None:
+                out[target] = data
+    return out
+
+
+def _configured_helpers(repo: Path, base: str, rel: str) -> list[str]:
+    """Modules of the test folder the project's root configuration names by their dotted name, for a plugin to
+    import (alembic's setup.cfg: `[sqla_testing] requirement_cls = tests.requirements:DefaultRequirements`,
+    which SQLAlchemy's testing plugin imports at start-up): helpers of the test file, as its imports are."""
+    root = test_folder_of(rel)
+    if root is None:
+        return []
+    files = set(git.tracked_paths(repo, base, root))
+    dotted = re.escape(root.replace("/", "."))
+    found: list[str] = []
+    for name in ROOT_CONFIGURATION:
+        data = git.read_file_at(repo, base, name)
+        for match in re.finditer(rf"(?<![\w.]){dotted}((?:\.\w+)+)", data.decode("utf-8", "replace") if data else ""):
+            parts = match.group(1).strip(".").split(".")
+            for k in range(len(parts), 0, -1):  # the longest module the name reaches (then an attribute)
+                stem = "/".join([root, *parts[:k]])
+                module = next((m for m in (f"{stem}.py", f"{stem}/__init__.py") if m in files), None)
+                if module is not None:
+                    if module not in found:
+                        found.append(module)
+                    break
+    return found
+
+
+# The project's root configuration files a plugin may read its own sections from, at pytest's rootdir.
+ROOT_CONFIGURATION = ("setup.cfg", "tox.ini", "pyproject.toml")
+
+
+def lay_root_configuration(mounted: Path, repo: Path, base: str) -> list[str]:
+    """The base revision's root configuration files, written at the root of the harness copy a run mounts (after
+    its digest was checked) where the harness has none: the run's rootdir is the harness, and a plugin may read
+    its own sections from the rootdir's files (SQLAlchemy's testing plugin reads `[sqla_testing]` and `[db]`
+    from setup.cfg there; alembic's conftest starts it). Returns the names written."""
+    written = []
+    for name in ROOT_CONFIGURATION:
+        data = git.read_file_at(repo, base, name)
+        if data is not None and not (mounted / name).exists():
+            (mounted / name).write_bytes(data)
+            written.append(name)
+    return written
 
 
 def package_place(folder: Path, repo: Path) -> str | None:
@@ -319,7 +333,6 @@ def stage_test_package(folder: Path, rel: str, repo: Path, base: str, dest: Path
             if data is not None and not (dest / name).exists():
                 (dest / name).parent.mkdir(parents=True, exist_ok=True)
                 (dest / name).write_bytes(data)
-    _root_settings(repo, base, dest)
     return dest
 
 
@@ -496,6 +509,7 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
     # Tests inside the project's package reach its code relatively too (`from .._events import x` in
     # h11/tests/): only what lies inside the test folder is a helper.
     root = test_folder_of(rel)
+    support: dict[str, set[str]] = {}  # a root-level test-support package's name -> its files
     while pending and len(found) < MAX_HELPERS:
         name, data = pending.pop()
         try:
@@ -528,6 +542,8 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
                     stems += [s for s in (m.replace(".", "/") for m in modules) if s.startswith(own + "/")
                               and (f"{s}.py" in own_files or f"{s}/__init__.py" in own_files)]
+                if not (isinstance(node, ast.ImportFrom) and node.level):
+                    stems += _support_stems(repo, base, node, own, support)
             for stem in stems:
                 stem = stem.removeprefix("./")
                 for candidate in (f"{stem}.py", *git.tracked_paths(repo, base, stem)):
@@ -538,6 +554,37 @@ def _relative_imports(repo: Path, base: str, rel: str, source: bytes) -> list[st
                         found.append(candidate)
                         pending.append((candidate, blob))
     return found[:MAX_HELPERS]
+
+
+def _support_stems(repo: Path, base: str, node: ast.Import | ast.ImportFrom, own: str,
+                   support: dict[str, set[str]]) -> list[str]:
+    """The modules an absolute import reaches in a test-support package at the repository's root beside the
+    test folder, named as a test folder (pycodestyle's `testing/`: its tests do `from testing.support import
+    errors_from_src`, and support.py finds the data files `testing/data/*.py` from its own place): test code
+    and data, never the project's, so its modules are helpers as the test folder's are. `support` caches
+    each package's files."""
+    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+        node.module, *(f"{node.module}.{a.name}" for a in node.names)] if node.module else []
+    stems = []
+    for module in modules:
+        top = module.split(".", 1)[0]
+        if top == module or top == own or not TEST_FOLDER.fullmatch(top):
+            continue  # (the package itself is its __init__.py, taken with any module of it)
+        if top not in support:
+            files = set(git.tracked_paths(repo, base, top))
+            support[top] = files if f"{top}/__init__.py" in files else set()
+        stem = module.replace(".", "/")
+        if f"{stem}.py" in support[top] or f"{stem}/__init__.py" in support[top]:
+            stems.append(stem)
+    return stems
+
+
+def support_packages(helpers: list[str], rel: str) -> list[str]:
+    """The root-level test-support packages (`_support_stems`) among a test file's helpers: their data files
+    come with the harness too (pycodestyle's `testing/data/python313.py`, the case its fix adds)."""
+    own = test_folder_of(rel)
+    return list(dict.fromkeys(h.split("/", 1)[0] for h in helpers
+                              if "/" in h and h.split("/", 1)[0] != own and TEST_FOLDER.fullmatch(h.split("/", 1)[0])))
 
 
 def checkout_plugins(harness: Path, repo: Path, base: str, folders: list[str]) -> dict[str, str]:
@@ -562,6 +609,38 @@ def checkout_plugins(harness: Path, repo: Path, base: str, folders: list[str]) -
                            for rel in (f"{stem}.py", f"{stem}/__init__.py")):
                         out[alias.name] = alias.name
                         break
+    return out
+
+
+def addopts_plugins(harness: Path, repo: Path, base: str, folders: list[str]) -> dict[str, str]:
+    """Modules of the project's own code its pytest configuration loads with `-p` in its addopts (trio's
+    `-p trio._tests.pytest_plugin`, which runs its async tests), as module -> module: pytest would import them at
+    start-up, before the checkout joins the path; the guard loads them from each checkout instead, as the
+    pytest11 plugins the base declares, and their `-p` leaves the addopts. None where the harness brings its own
+    pytest.ini (its options are used as they are)."""
+    if (harness / "pytest.ini").is_file():
+        return {}
+    config = read(lambda n: git.read_file_at(repo, base, n), "base revision")
+    if config is None:
+        return {}
+    addopts = next((ln.split("=", 1)[1] for ln in config.text.splitlines() if ln.startswith("addopts =")), "")
+    try:
+        words = shlex.split(addopts)
+    except ValueError:
+        return {}
+    named = [w[2:] for w in words if w.startswith("-p") and len(w) > 2] + [
+        words[i + 1] for i, w in enumerate(words[:-1]) if w == "-p"]
+    out: dict[str, str] = {}
+    for module in named:
+        if module.startswith("no:") or not re.fullmatch(r"[A-Za-z_][\w.]*", module):
+            continue
+        stem = module.replace(".", "/")
+        for folder in ["", *folders]:
+            prefix = f"{folder}/" if folder else ""
+            if any(git.read_file_at(repo, base, f"{prefix}{rel}") is not None
+                   for rel in (f"{stem}.py", f"{stem}/__init__.py")):
+                out[module] = module
+                break
     return out
 
 

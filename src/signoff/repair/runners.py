@@ -274,10 +274,10 @@ class Runner:
                if plugins and self.kind == "pytest" else {}),
         }
 
-    def plan(self, harness: Path, tests: list[str], in_class: bool = False) -> Plan | None:
+    def plan(self, harness: Path, tests: list[str]) -> Plan | None:
         """A fresh plan (key, canaries written into `harness`) for one guarded execution."""
         if self.kind == "pytest":
-            return plan_pytest(harness, tests, in_class)
+            return plan_pytest(harness, tests)
         if self.kind == "node":
             return plan_node(harness, tests)
         if self.kind == "vitest":

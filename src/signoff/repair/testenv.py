@@ -16,6 +16,7 @@ import ast
 import configparser
 import os
 import re
+import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -23,7 +24,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from signoff import git
-from signoff.kernel.errors import UsageError
+from signoff.git.command import TIMEOUT as GIT_TIMEOUT
+from signoff.git.command import current as git_session
+from signoff.kernel.errors import UnavailableError, UsageError
 from signoff.repair import lockfile
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
@@ -679,16 +682,49 @@ SETUPTOOLS_WITH_PKG_RESOURCES = "setuptools<71"
 _PKG_RESOURCES = r"^\s*(import|from)\s+pkg_resources\b|__import__\(\s*['\"]pkg_resources['\"]"
 
 
+_PKG_RESOURCES_GREP = ("grep", "-l", "-I", "-E", _PKG_RESOURCES)
+
+
 def pkg_resources_user(repo: Path, base: str) -> str | None:
     """The first Python file of the base revision, setup.py aside (it runs at build time only), that
     imports pkg_resources: a namespace package declared through it, a version read with
-    `get_distribution`. None when no file does."""
-    found = git.run(repo, "grep", "-l", "-I", "-E", _PKG_RESOURCES, base, "--", "*.py", ":(exclude)setup.py",
-                    check=False)
+    `get_distribution`. None when no file does. Collects the search `search_pkg_resources_soon` started."""
+    session = git_session()
+    started = session.kept.pop(("pkg_resources_user", str(repo), base), None) if session else None
+    out: bytes
+    if isinstance(started, subprocess.Popen):
+        try:
+            out, _ = started.communicate(timeout=GIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            started.kill()
+            started.wait()
+            raise UnavailableError(f"git grep in {repo} did not finish within {GIT_TIMEOUT:g} s",
+                                   "check the repository is local and not locked by another process") from None
+    else:
+        out = git.run(repo, *_PKG_RESOURCES_GREP, base, "--", "*.py", ":(exclude)setup.py", check=False).stdout
     prefix = f"{base}:"
-    for line in found.stdout.decode("utf-8", "surrogateescape").splitlines():
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
         return line.removeprefix(prefix)
     return None
+
+
+def search_pkg_resources_soon(repo: Path, base: str) -> None:
+    """Start `pkg_resources_user`'s `git grep` over the whole base tree now, inside the caller's git
+    session, so that it runs while the verification freezes the harness and reads the policy (on a
+    real project it took 40-60 ms, on the critical path); `plan` collects it. Nothing outside a session."""
+    session = git_session()
+    if session is None:
+        return
+    started = git.popen(repo, *_PKG_RESOURCES_GREP, base, "--", "*.py", ":(exclude)setup.py",
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    session.kept[("pkg_resources_user", str(repo), base)] = started
+
+    def reap() -> None:  # not collected (the verification stopped before its plan)
+        if started.poll() is None:
+            started.kill()
+        started.communicate()
+
+    session.closers.append(reap)
 
 
 # -- where the project keeps its import packages ------------------------------------------------

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from signoff.repair.junit import Case, select
+from signoff.repair.junit import Case, observed_for, select
 
 VERIFIED, REJECTED, INCONCLUSIVE = "VERIFIED", "REJECTED", "INCONCLUSIVE"
 VERDICTS = (VERIFIED, REJECTED, INCONCLUSIVE)
@@ -54,6 +54,8 @@ REASONS = {
     "path_not_allowed": "the candidate changes paths outside the allowlist",
     "candidate_failed": "the candidate fails the expected test",
     "regression_failed": "the candidate fails a regression test",
+    "test_changed": "the candidate changes or removes a test the harness runs whose code lives in the project "
+                    "(the approved harness inherits it as the base has it)",
 }
 # What a person can do about a reason, where that does not depend on the case: every INCONCLUSIVE
 # reason has one, so the CLI always ends with an `error:` and a `fix:` (the full output is in the evidence).
@@ -80,16 +82,19 @@ FIXES = {
     "test_skipped": "a skipped test is not a pass: install what its skip condition needs, or pick a test that runs",
     "regression_fails_on_base": "pin the test dependencies to versions of the project's time (--requirements FILE), "
                                 "or drop these tests from --regression; the evidence holds both revisions' runs",
-    "fails_alike": "read the error: it names what the run lacks (babel's locale data is built from CLDR at install, "
-                   "and no checkout commits it; signoff builds nothing): provide it, or pick tests that do not need "
-                   "it; a person must look",
+    "fails_alike": "read the error: it names what the run lacks, a step the project runs before its tests that "
+                   "signoff does not run (babel's locale data is built from CLDR at install by `python setup.py "
+                   "import_cldr`, and no checkout commits it; generated data, compiled extensions; signoff builds "
+                   "nothing): provide it, or pick tests that do not need it; a person must look",
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
+    "test_changed": "the harness inherits that test from the base's code: to judge a changed test, define it in "
+                    "the harness itself (in its test class) and have that harness approved",
     "collection_error": "make what the tests import installable: --requirements FILE, --extras test or "
                         "--project-deps (the environment holds only pytest and what you name); for a module newer "
                         "Pythons or pytests removed, pick the ones the project supports with --python or --pytest",
 }
-REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed")
+REJECTING = ("not_descendant", "path_not_allowed", "candidate_failed", "regression_failed", "test_changed")
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 # What a pytest too new for the tests says (removed APIs, stricter fixtures, TestCase collection).
 # ("fixture" as a word: a test folder named `fixtures` in an import error says nothing about pytest.)
@@ -216,12 +221,11 @@ def integrity_fix(detail: str) -> str:
                 "hook that runs, judges or reports a test's outcome, which the candidate's code may not do under "
                 "the guard: a person must look at that hook in the candidate; tests that need it can run only under "
                 "a command-template runner (--runner), which has no guard")
-    if "neither canary was collected" in detail:
-        return ("a pytest plugin of the test environment collects only tests of its own kind (SQLAlchemy's testing "
-                "plugin takes only its own test classes), and signoff's canaries, plain test functions, were left "
-                "out: nothing shows this run honest. Leave that plugin out of the test requirements if the tests "
-                "run without it; otherwise they run only under a command-template runner (--runner), which has "
-                "no guard")
+    if "did not (error" in detail:
+        return ("the canaries (plain test functions signoff adds beside the first test) errored before they ran: "
+                "a plugin or conftest of the run runs only tests of its own kind (SQLAlchemy's testing plugin, which "
+                "a conftest can start, sets up every test from its class); such tests can run only under a "
+                "command-template runner (--runner), which has no guard")
     if "pytest stopped with an internal error" in detail:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")
@@ -362,7 +366,7 @@ def raised_in_checkout(run: Run, cases: list[Case]) -> bool:
     guard (node, command templates) never say so."""
     observed = (run.guard or {}).get("observed") or {}
     for c in cases:
-        seen = observed.get(c.id)
+        seen = observed_for(observed, c.id)
         if c.outcome == "failed" and isinstance(seen, dict) and seen.get("outcome") == "failed" and (
                 (seen.get("origin") == "checkout" and (seen.get("exception") not in _ENVIRONMENT_EXCEPTIONS or (
                     seen.get("exception") in ("SyntaxError", "IndentationError")

@@ -19,19 +19,22 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from signoff import git
+from signoff.git.command import current as git_session
 from signoff.kernel import metrics
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.digests import sha256_file
 from signoff.kernel.errors import IntegrityError, SignoffError, UsageError
 from signoff.kernel.progress import Progress, silent
 from signoff.kernel.settings import Settings
-from signoff.repair import forked, guard, lockfile, paths, pytest_config, testenv
+from signoff.repair import forked, guard, inherited, lockfile, paths, pytest_config, testenv
 from signoff.repair.evidence import REDACTED, REGRESSION_ON_BASE, build_statement, fingerprint, identity, redact
 from signoff.repair.harness import FrozenHarness, freeze, harness_digest, load
 from signoff.repair.junit import HARNESS_MOUNT, Case, ReportError, check_test_id, collection_cause
@@ -303,9 +306,10 @@ def _to_run(execution: Any, runner: Runner, tests: list[str], timeout: float, pl
             harness: Path | None = None, config: str = "") -> Run:
     record = execution.as_json()
     digest = canonical_digest(record)
-    # pytest's INTERNALERROR (a plugin's pytest_sessionstart that raised, exit 3) goes to stdout; the
-    # stderr beside it may hold only what a plugin printed.
-    tail = internal_error(execution.stdout or "") or _tail_cause(execution.stderr or execution.stdout or "")
+    # pytest's INTERNALERROR names its cause on its own last line (alembic's `configparser.NoSectionError: No
+    # section: 'db'`, from the sqlalchemy plugin reading setup.cfg in the working directory).
+    tail = internal_error(execution.stdout or "") or internal_error(execution.stderr or "") or \
+        _tail_cause(execution.stderr or execution.stdout or "")
     if execution.timed_out:
         return Run("timeout", f"timed out after {timeout:g}s", [], execution.exit_code, record, digest)
     if execution.oom_killed or (execution.pids_limit_hit and execution.exit_code != 0):
@@ -396,6 +400,9 @@ def _tail_cause(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     found = next((ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), None)
     return found[:500] if found else text[-600:].strip()
+# Canaries that errored or were never collected (a project plugin that runs only its own kind of test class):
+# every stage runs again with canaries as methods of a class.
+CANARIES_NOT_RUN = re.compile(r"the canary that must \w+( by an assertion)? did not \((error|missing)")
 _MISSING_CANARY = re.compile(r"^(guard: )?the canary that must (fail by an assertion|pass) did not \(missing\)$")
 _UNFINISHED = re.compile(r"^pytest finished with status None, but the process exited [24]$")
 
@@ -504,6 +511,9 @@ class Measurements:
     descends: bool = True
     outside: list[str] = field(default_factory=list)
     preflight: list[dict[str, str]] = field(default_factory=list)  # why nothing (more) could run
+    # Tests the harness runs whose code the revision defines (inherited from its package) and the candidate
+    # changes or removes (`inherited.changed_by_candidate`): the approved harness inherits the base's.
+    tests_changed: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -522,6 +532,8 @@ def judge(m: Measurements) -> Judgement:
         violations.append(reason("not_descendant", f"{m.candidate[:12]} does not descend from {m.base[:12]}"))
     if m.outside:
         violations.append(reason("path_not_allowed", ", ".join(m.outside)))
+    if m.tests_changed:
+        violations.append(reason("test_changed", ", ".join(m.tests_changed)))
     summaries = {s: summarize(m.tests[s], m.runs[s], skips_pass=s == "regression") for s in STAGES}
     summaries["candidate"] = skipped_as_on_base(summaries["base"], summaries["candidate"])
     if m.tests.get(REGRESSION_ON_BASE):
@@ -546,10 +558,16 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
     are read through one git process."""
     _validate(req)
     runner = Runner.parse(req.runner)
+    if req.backend in (None, "bwrap"):
+        from signoff.sandbox import bwrap
+
+        bwrap.locate_soon()  # its `bwrap --version` runs beside the steps before the first execution
     with git.session():
         repo = git.open_repo(req.repo)
         base = git.resolve(repo, req.base)
         cand = git.resolve(repo, req.candidate)
+        if runner.needs_python:
+            testenv.search_pkg_resources_soon(repo, base)  # the plan's `git grep`, beside the freeze and policy
         source = source or req.harness
         if req.harness is not None and req.harness.is_file():
             # One test file: frozen with its folder's conftest.py files up to the repository's root.
@@ -590,6 +608,8 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
                                          "regression": list(req.regression)},
                             {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
     executed = _execute(req, settings, progress, repo, runner, frozen, measured)
+    measured.tests_changed = inherited.changed_by_candidate(
+        repo, base, cand, inherited.defined_in_revision([r for runs in measured.runs.values() for r in runs]))
     judged = judge(measured)
     stage_rev = {"base": base, "candidate": cand, "regression": cand, REGRESSION_ON_BASE: base}
     stages = {s: StageResult(s, stage_rev[s], measured.tests[s], executed.commands.get(s, []), measured.runs[s],
@@ -611,7 +631,8 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
         "environment": executed.environment,
         "tests": {"expected": req.expect, "regression": list(req.regression)},
         "policy": {"allow": list(req.allow), "descends": policy.descends, "disallowed": policy.outside,
-                   "changed": policy.changed, "tamper": policy.tamper, "signals": policy.signals},
+                   "changed": policy.changed, "tamper": policy.tamper, "signals": policy.signals,
+                   "tests_changed": measured.tests_changed},
         "preflight": measured.preflight,
         "stages": {s: stages[s].evidence_json() for s in stages},
         "settings": {"repeat": req.repeat, "executions": req.executions, "timeout": req.timeout,
@@ -685,7 +706,6 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     base, cand = m.base, m.candidate
     preflight, runs = m.preflight, m.runs
     workdir = "empty" if req.workdir == "auto" else req.workdir
-    in_class = False  # canaries as methods of a test class (a plugin that collects only its own classes)
     violated = not m.descends or bool(m.outside)
     # What the test environment gets, from the base revision's declarations (bad usage stops here,
     # before anything is exported or installed).
@@ -702,12 +722,18 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}
     isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
+    while_running = _signing_stack if req.write_evidence else None  # the host's work while a sandbox runs
 
     workspace = Path(tempfile.mkdtemp(prefix="signoff-verify-"))
     workspace.chmod(0o755)
     try:
         trees: dict[str, Path] = {}
         if not preflight and not violated:
+            if runner.kind == "pytest" and req.repeat == 1 and workdir == "empty" and cand != base \
+                    and _shares_interpreter(req.executions):
+                # The one shared execution (in this thread) gets its keeper and launcher started now, waiting
+                # in their cgroups while the revisions are exported (nothing of the sandbox runs before it).
+                sandbox.prepare_run(_limits(runner), backend=req.backend)
             progress("exporting the revisions")
             try:
                 trees[base] = git.export(repo, base, workspace / "base")
@@ -751,12 +777,22 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
             own_plugins = testenv.pytest_plugins(repo, base) if runner.kind == "pytest" else {}
             if runner.kind == "pytest":
                 own_plugins |= pytest_config.checkout_plugins(mounted, repo, base, testenv.package_folders(repo, base))
+                # (`-p anyio` names anyio's pytest11 entry point, anyio.pytest_plugin, already above: not the package)
+                for name, module in pytest_config.addopts_plugins(mounted, repo, base,
+                                                                  testenv.package_folders(repo, base)).items():
+                    if name not in own_plugins and name not in own_plugins.values():
+                        own_plugins[name] = module
             notes += [f"the project's own pytest plugin {name} ({module}) loaded from each checkout after the "
                       "guard's start, as installing the project registers it; barred from the hooks that run, "
                       "judge or report an outcome" for name, module in own_plugins.items()]
             config = pytest_config.effective(mounted, repo, base, set(own_plugins) | set(own_plugins.values())) \
                 if runner.kind == "pytest" else None
             runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
+            if runner.kind == "pytest":
+                notes += [f"the base's {name} laid at the harness's root, pytest's rootdir, as the project's root "
+                          "holds it, for plugins that read their own sections there (not part of the approved "
+                          "harness; the run's pytest configuration is the one above)"
+                          for name in pytest_config.lay_root_configuration(mounted, repo, base)]
             pythonpath = list(dict.fromkeys([*req.pythonpath, *(config.pythonpath if config else ())]))
             if not pythonpath and runner.needs_python:
                 # Where an installed project's packages would come from (the src layout), from the base.
@@ -824,6 +860,12 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 else:
                     environment = _node_environment()
             if not preflight:
+                canaries_in_class = [False]  # set when plain canaries could not run (below)
+
+                def plan_for(tests: list[str]) -> guard.Plan | None:
+                    return guard.plan_pytest(mounted, tests, in_class=True) if canaries_in_class[0] \
+                        else runner.plan(mounted, tests)
+
                 def jobs_for(groups: list[tuple[tuple[str, ...], list[str]]]) -> list[tuple[Any, ...]]:
                     jobs = []
                     for group, tests in groups:
@@ -837,7 +879,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                   *env_mounts]
                         for _ in range(req.repeat):
                             # Fresh canaries and a fresh key for every execution, written before any runs.
-                            plan = runner.plan(mounted, tests, in_class)
+                            plan = plan_for(tests)
                             argv, collect = runner.command(tests, frozen.files, python, pythonpath, plan)
                             argv = _in_workdir(workdir, argv)
                             env = runner.env(python, pythonpath, plugins=own_plugins) | (
@@ -849,7 +891,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                     group, argv, collect, mounts, env, tests, plan = job
                     try:
                         ex = sandbox.run(argv, mounts, limits=_limits(runner), env=env, timeout=req.timeout,
-                                         workdir=WORKDIR, network=False, backend=req.backend, collect=collect)
+                                         workdir=WORKDIR, network=False, backend=req.backend, collect=collect,
+                                         meanwhile=while_running)
                     except sandbox.SandboxUnavailable as exc:
                         return group, Run("sandbox_unavailable", exc.message)
                     return group, _to_run(ex, runner, tests, req.timeout, plan, mounted,
@@ -883,15 +926,15 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                               sandbox.Mount(mounted, HARNESS_MOUNT), sandbox.Mount(runner_dir, RUNNER_MOUNT),
                               *env_mounts]
                     # Fresh canaries and a fresh key for each execution, written before either runs.
-                    base_plan = runner.plan(mounted, base_tests, in_class)
-                    cand_plan = runner.plan(mounted, cand_tests, in_class)
+                    base_plan, cand_plan = plan_for(base_tests), plan_for(cand_tests)
                     assert base_plan is not None and cand_plan is not None
                     job = forked.command(runner, base_tests, cand_tests, frozen.files, python, pythonpath,
                                          base_plan, cand_plan, req.timeout, own_plugins)
                     progress("executions", done=done, total=done + 2)
                     try:
                         ex = sandbox.run(job.argv, mounts, limits=_limits(runner), env=job.env, timeout=job.timeout,
-                                         workdir=WORKDIR, network=False, backend=req.backend, collect=job.collect)
+                                         workdir=WORKDIR, network=False, backend=req.backend, collect=job.collect,
+                                         meanwhile=while_running)
                         base_ex, cand_ex = forked.split(ex, job.base_command, req.timeout)
                         # the base's execution ended first (its result is the sandbox's first line)
                         progress("executions", done=done + 1, total=done + 2)
@@ -934,22 +977,30 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
 
                 results = run_all(0)
                 asked = next((line for _g, run in results if (line := project_files_line(run))), None)
-                if req.workdir == "auto" and asked:
+                # A run that stopped before writing any report may have read its configuration from the
+                # working directory and found none (alembic's conftest starts sqlalchemy's plugin, which reads
+                # `[db]` from ./setup.cfg and fails without a word about the file): tried from the root too.
+                stopped = next((run.detail for _g, run in results if run.status == "no_report"), None)
+                if req.workdir == "auto" and (asked or stopped):
                     # Maintainers run pytest from the project's root and these tests read or write
                     # files relative to it (scrapy's conftest, cookiecutter's data): every stage runs
                     # again from a writable copy of the checkout, as `--workdir project` would.
                     workdir = "project"
-                    notes.append(f"the tests read or write files relative to the project's root ({asked[:200]}): "
-                                 "every execution ran again from a writable copy of the checkout (--workdir "
+                    why = f"the tests read or write files relative to the project's root ({asked[:200]})" if asked \
+                        else f"a run stopped before writing any report ({str(stopped)[:200]})"
+                    notes.append(f"{why}: every execution ran again from a writable copy of the checkout (--workdir "
                                  "project; --workdir empty keeps the first runs)")
                     results = run_all(len(results))
-                if results and all(guard.UNCOLLECTED_CANARIES in run.detail for _g, run in results):
-                    # A plugin of the environment collected the requested tests but not the canaries, plain
-                    # functions (SQLAlchemy's testing plugin takes only its own test classes): once more with
-                    # the canaries as methods of a class with the bases of the first test's class.
-                    in_class = True
-                    notes.append("the test environment's plugins collect only test classes of their own kind: the "
-                                 "canaries ran as methods of a class with the bases of the first test's class")
+                erred = next((run.detail for _g, run in results if run.status == "harness_integrity"
+                              and CANARIES_NOT_RUN.search(run.detail)), None)
+                if erred and runner.kind == "pytest" and guard.canary_class_of(m.tests["base"] or m.tests["candidate"]):
+                    # A project plugin that runs only its own kind of test class (SQLAlchemy's testing plugin, which
+                    # alembic's conftest starts) cannot run plain functions: the canaries become methods of a class
+                    # with the bases of the expected test's class, as strict as before, and every stage runs again.
+                    canaries_in_class[0] = True
+                    notes.append(f"the canaries could not run as plain functions ({erred[:200]}): every execution ran "
+                                 "again with canaries that are methods of a class with the bases of the first test's "
+                                 "class")
                     results = run_all(len(results))
                 added = None
                 for group, run in results:
@@ -982,8 +1033,16 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 if profiles:
                     isolation = isolation_profile(profiles[0])
     finally:
-        _rmtree(workspace)
+        _remove_beside(workspace)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _signing_stack() -> None:
+    """Done while the sandbox runs (on the other core): import what signing the evidence needs
+    after it (cryptography's Ed25519, about 8 ms), instead of at the end of the verification."""
+    from signoff.trust.keys import load_cryptography
+
+    load_cryptography()
 
 
 def _regression_on_base(m: Measurements, applies: bool) -> list[str]:
@@ -1131,6 +1190,20 @@ def _drop_bytecode(tree: Path) -> None:
     its .py's size and time, or is unchecked): the run sees source only; the diff signal shows it."""
     for p in [*tree.rglob("*.pyc"), *tree.rglob("*.pyo")]:
         p.unlink()
+
+
+def _remove_beside(workspace: Path) -> None:
+    """Remove the workspace while the verification judges its runs and writes its evidence (unlinking
+    the exports took 20-140 ms on this machine's /tmp): in a thread that the verification's git
+    session joins as it ends, so that the workspace is gone when `verify` returns, as before. Outside
+    a session, or with an exception on its way, it is removed here."""
+    session = git_session()
+    if session is None or sys.exc_info()[0] is not None:
+        _rmtree(workspace)
+        return
+    removal = threading.Thread(target=_rmtree, args=(workspace,), name="signoff-workspace-removal")
+    removal.start()
+    session.closers.append(removal.join)
 
 
 def _rmtree(path: Path) -> None:

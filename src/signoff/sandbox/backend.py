@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import resource
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -25,6 +26,7 @@ class Request:
     collect: list[str]
     deny_inet: bool
     output_limit: int
+    meanwhile: Callable[[], None] | None = None  # the caller's own work while the command runs (see run())
 
 
 class Backend(Protocol):

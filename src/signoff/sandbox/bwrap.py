@@ -43,13 +43,36 @@ class Binary:
 
 
 _locate_lock = threading.Lock()
+_looking: list[threading.Thread] = []  # the lookup locate_soon started, until a caller of locate joins it
 
 
 def locate() -> Binary | None:
     """The bubblewrap binary to use, or None when there is none. Looked up once per process, under a
     lock: a verification's concurrent first runs would otherwise each start `bwrap --version`."""
+    try:
+        looking = _looking.pop()
+    except IndexError:
+        pass
+    else:
+        looking.join()  # ended before anything the caller does next (a sandbox forks)
     with _locate_lock:
         return _locate()
+
+
+def locate_soon() -> None:
+    """Start the lookup (its `bwrap --version` process) in a thread, so that it runs while the caller
+    prepares a run instead of at its start; `locate` joins that thread. Nothing when already looked up."""
+    with _locate_lock:
+        if _looking or _locate.cache_info().currsize:
+            return
+        thread = threading.Thread(target=_locate_locked, name="signoff-bwrap-locate", daemon=True)
+        thread.start()  # it waits for this lock; started before it is listed, so any join finds it started
+        _looking.append(thread)
+
+
+def _locate_locked() -> None:
+    with _locate_lock:
+        _locate()
 
 
 @functools.lru_cache(maxsize=1)

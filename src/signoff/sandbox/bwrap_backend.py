@@ -65,14 +65,13 @@ def _run(req: Request) -> Execution:
     if started is not None:
         cg: CgroupSet | None = started.cg
         try:
-            outcome = spare.finish(started, timeout, meanwhile=lambda: _replenish(root, uid, gid, output_limit, limits))
+            outcome = spare.finish(started, timeout, meanwhile=lambda: _meanwhile(req, root, uid, gid))
             stats = started.cg.stats()
             escaped = started.cg.kill_all()
         finally:
             started.cg.remove()
     else:
-        outcome, stats, escaped, cg = _fresh(argv, options, filter_bytes, collect_list, limits, timeout, uid, gid,
-                                             root, output_limit)
+        outcome, stats, escaped, cg = _fresh(req, argv, options, filter_bytes, collect_list, uid, gid, root)
     status = _parse_status(outcome.channels.get("status", b""))
     if outcome.launch_error:
         raise SandboxUnavailable(f"the sandbox could not be started: {outcome.launch_error}",
@@ -89,10 +88,10 @@ def _run(req: Request) -> Execution:
     return execution(cmd, outcome, stats, isolation, names)
 
 
-def _fresh(argv: list[str], options: list[str], filter_bytes: bytes, collect_list: bytes, limits: Limits,
-           timeout: float, uid: int, gid: int, root: bool,
-           output_limit: int) -> tuple[Outcome, dict[str, int | None], int, CgroupSet | None]:
+def _fresh(req: Request, argv: list[str], options: list[str], filter_bytes: bytes, collect_list: bytes, uid: int,
+           gid: int, root: bool) -> tuple[Outcome, dict[str, int | None], int, CgroupSet | None]:
     """Start a keeper and launcher now (the first runs of a thread, or no spare)."""
+    limits, timeout, output_limit = req.limits, req.timeout, req.output_limit
     passwd, group, hosts = bwrap.passwd_data(uid, gid)
     owned: list[int] = []
     try:
@@ -123,7 +122,7 @@ def _fresh(argv: list[str], options: list[str], filter_bytes: bytes, collect_lis
             except OSError as exc:
                 raise SandboxUnavailable(f"the sandbox could not be started: {exc}",
                                          "the machine is out of processes or descriptors; retry later") from exc
-            outcome = finish_tree(tree, meanwhile=lambda: _replenish(root, uid, gid, output_limit, limits))
+            outcome = finish_tree(tree, meanwhile=lambda: _meanwhile(req, root, uid, gid))
             stats = cg.stats() if cg else {}
             escaped = cg.kill_all() if cg else 0
         finally:
@@ -134,6 +133,21 @@ def _fresh(argv: list[str], options: list[str], filter_bytes: bytes, collect_lis
             with contextlib.suppress(OSError):
                 os.close(fd)
     return outcome, stats, escaped, cg
+
+
+def prepare(limits: Limits, output_limit: int) -> None:
+    """Get this thread's next run ready ahead of time (a spare; root only, where there are cgroups)."""
+    if os.geteuid() != 0 or bwrap.locate() is None or not seccomp.supported():
+        return
+    with contextlib.suppress(OSError):  # out of processes or descriptors: the run starts fresh
+        spare.prepare(bwrap.SANDBOX_UID, bwrap.SANDBOX_GID, output_limit, limits)
+
+
+def _meanwhile(req: Request, root: bool, uid: int, gid: int) -> None:
+    """While the tree runs: the caller's own work, then this thread's next spare."""
+    if req.meanwhile is not None:
+        req.meanwhile()
+    _replenish(root, uid, gid, req.output_limit, req.limits)
 
 
 def _replenish(root: bool, uid: int, gid: int, output_limit: int, limits: Limits) -> None:

@@ -89,6 +89,8 @@ def _run(engine: str, req: Request) -> Execution:
     if req.collect:
         raise SandboxUnavailable(f"collecting files is not supported by the {engine} backend",
                                  "use the bwrap backend, or print results on stdout")
+    if req.meanwhile is not None:
+        req.meanwhile()  # first: the engine's run is started and awaited in one call
     image = os.environ.get("SIGNOFF_SANDBOX_IMAGE", DEFAULT_IMAGE)
     name = f"signoff-{new_id()}"
     argv = engine_argv(engine, name, image, cmd, mounts, limits, env, req.workdir, network)

@@ -22,10 +22,11 @@ from typing import Any
 
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.digests import sha256_bytes
+from signoff.kernel.filelock import exclusive
 from signoff.kernel.ids import new_id
 from signoff.sandbox.bwrap import SANDBOX_GID, SANDBOX_UID
 from signoff.sandbox.model import Mount, SandboxUnavailable
-from signoff.sandbox.pyenv import cache_lock, cache_root, publish
+from signoff.sandbox.pyenv import cache_root, publish
 
 DEPS_DST = "/deps"
 _FORMAT = 1
@@ -80,7 +81,7 @@ def prepare_node_env(package_json: bytes, lock: bytes, cache_dir: Path) -> NodeE
                                "lock": lock_sha})
     env_dir = root / f"node-{digest[:24]}"
     if not (env_dir / ".complete").exists():
-        with cache_lock(root / f".lock-node-{digest[:24]}"):
+        with exclusive(root / f".lock-node-{digest[:24]}"):
             if not (env_dir / ".complete").exists():
                 _build(env_dir, package_json, lock)
     try:

@@ -12,8 +12,6 @@ environment carries a `.complete` marker, and the fast path is one stat.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import json
 import os
@@ -28,6 +26,7 @@ from typing import Any
 
 from signoff.kernel.canonical import canonical_digest
 from signoff.kernel.errors import UsageError
+from signoff.kernel.filelock import exclusive
 from signoff.kernel.ids import new_id
 from signoff.sandbox.access import blocker
 from signoff.sandbox.bwrap import SANDBOX_GID, SANDBOX_UID
@@ -65,7 +64,7 @@ def prepare_python_env(requirements: list[str] | Path | None, cache_dir: Path, n
     digest = canonical_digest(key)
     env_dir = root / f"venv-{digest[:24]}"
     if not (env_dir / ".complete").exists():
-        with cache_lock(root / f".lock-{digest[:24]}"):
+        with exclusive(root / f".lock-{digest[:24]}"):
             if not (env_dir / ".complete").exists():
                 _build(env_dir, base, reqs, req_file, network, allow_builds, label)
     mounts = [Mount(env_dir, VENV_DST)] + ([base.mount] if base.mount else [])
@@ -223,7 +222,7 @@ def _copied_interpreter(cache_root: Path, exe: Path) -> _Base:
     identity = f"copy:{exe}:{st.st_size}:{int(st.st_mtime)}"
     dest = cache_root / f"python-{canonical_digest(identity)[:16]}"
     if not (dest / ".complete").exists():
-        with cache_lock(cache_root / f".lock-{dest.name}"):
+        with exclusive(cache_root / f".lock-{dest.name}"):
             if not (dest / ".complete").exists():
                 tmp = cache_root / f".tmp-{new_id()}"
                 try:
@@ -241,16 +240,6 @@ def _copied_interpreter(cache_root: Path, exe: Path) -> _Base:
                     raise SandboxUnavailable(f"could not copy the interpreter at {prefix}: {exc}",
                                              "apt-get install -y python3 (the sandbox uses /usr/bin/python3)") from exc
     return _Base(str(exe), minor, identity, Mount(dest, str(prefix)))
-
-
-@contextlib.contextmanager
-def cache_lock(path: Path):  # type: ignore[no-untyped-def]
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def make_readable(top: Path) -> None:

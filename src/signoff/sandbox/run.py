@@ -7,10 +7,11 @@ and the record is built the same way for all of them (record.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from signoff.kernel import metrics
 from signoff.kernel.errors import UsageError
+from signoff.sandbox import bwrap_backend
 from signoff.sandbox.backend import Backend, Request
 from signoff.sandbox.bwrap_backend import Bubblewrap
 from signoff.sandbox.engine import Engine
@@ -43,6 +44,7 @@ def run(
     collect: Sequence[str] | None = None,
     deny_inet: bool = False,
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Execution:
     """Run `command` isolated from the host and return its Execution.
 
@@ -51,6 +53,9 @@ def run(
     `collect` names files under `workdir` whose bytes come back in `Execution.files`.
     `network=True` exists only for preparation steps; `deny_inet` adds a seccomp rule refusing IP
     sockets (a second layer; it also forbids loopback servers inside).
+    `meanwhile` is the caller's own work, done in this thread once the command has started (with
+    bubblewrap; other backends do it first): what the caller needs after the run, on another core. If
+    it raises, the run is stopped and the exception goes to the caller.
     """
     limits = limits or Limits()
     cmd = check_command(command)
@@ -60,12 +65,24 @@ def run(
     names = check_collect(collect or ())
     full_env = {**default_env(wd), **check_env(env or {})}
     check_timeout(timeout)
-    request = Request(cmd, checked, limits, full_env, timeout, wd, network, names, deny_inet, output_limit)
+    request = Request(cmd, checked, limits, full_env, timeout, wd, network, names, deny_inet, output_limit, meanwhile)
     runner: Backend = Unsafe() if unsafe_no_sandbox else choose(backend)
     done = runner.run(request)
     metrics.count("signoff_sandbox_runs_total", backend=str(done.isolation.get("backend", "unknown")),
                   outcome=_outcome(done))
     return done
+
+
+def prepare_run(limits: Limits | None = None, backend: str | None = None,
+            output_limit: int = DEFAULT_OUTPUT_LIMIT) -> None:
+    """Get the calling thread's next `run` (with these limits and output bound) ready ahead of time:
+    with bubblewrap as root, its keeper and launcher start now and wait inside fresh cgroups for the
+    command (see spare.py: nothing of the sandbox starts before it arrives). Nothing otherwise."""
+    if backend not in (None, "bwrap"):
+        return
+    limits = limits or Limits()
+    limits.validate()
+    bwrap_backend.prepare(limits, output_limit)
 
 
 def _outcome(done: Execution) -> str:

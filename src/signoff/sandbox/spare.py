@@ -241,6 +241,22 @@ def _cgroup_limits(limits: Limits) -> tuple[int, int, float]:
     return limits.memory_mb, limits.pids, limits.cpus
 
 
+def prepare(uid: int, gid: int, output_limit: int, limits: Limits) -> None:
+    """Make this thread's spare now when it has none: its keeper's and launcher's start and its
+    cgroups' attach then happen while the caller still prepares its first run (a verification
+    exports its revisions meanwhile) instead of inside that run."""
+    me = threading.current_thread()
+    if isinstance(me, threading._DummyThread):
+        return  # as in replenish
+    with _lock:
+        if me in _spares:
+            return
+    made = make(uid, gid, output_limit, limits)
+    if made is not None:
+        with _lock:
+            _spares[me] = made
+
+
 def replenish(uid: int, gid: int, output_limit: int, limits: Limits) -> None:
     """After this thread's second run, keep one spare ready for its next run, its cgroups configured
     with this run's limits (a thread's next run most often asks for the same)."""

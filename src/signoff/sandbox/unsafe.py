@@ -38,6 +38,8 @@ def _run(req: Request) -> Execution:
                 f"without a sandbox a mount cannot move {m.src} to {m.dst}",
                 "pass Mount(src, dst=str(src)) with the host path, or run with a sandbox backend",
             )
+    if req.meanwhile is not None:
+        req.meanwhile()  # first: the command is started and awaited in one call
     host_work = Path(tempfile.mkdtemp(prefix="signoff-unsafe-"))
     env = {**env, "HOME": str(host_work)} if env.get("HOME") == workdir else env
     root = os.geteuid() == 0

@@ -14,14 +14,22 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING
 
 from signoff.kernel.digests import sha256_bytes
 from signoff.kernel.errors import NotFoundError, UsageError
 
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def load_cryptography() -> None:
+    """Import what making, reading and checking a key needs. Importing this module does not (its
+    Rust extension is about 8 ms of a command's start; `signoff repair verify` signs only once its
+    runs are over, and imports it while they run: see repair.verifier)."""
+    from cryptography.hazmat.primitives.asymmetric import ed25519  # noqa: F401
 
 # The PKCS#8 PEM that `KeyStore.ensure` writes for an Ed25519 key: these lines around the base64 of a
 # 48-byte DER structure, this fixed prefix (version 0, algorithm id 1.3.101.112, no parameters) and
@@ -49,6 +57,8 @@ def _ed25519_from_pkcs8_pem(data: bytes) -> Ed25519PrivateKey | None:
         return None
     if len(der) != len(_ED25519_PKCS8_PREFIX) + 32 or not der.startswith(_ED25519_PKCS8_PREFIX):
         return None
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     return Ed25519PrivateKey.from_private_bytes(der[len(_ED25519_PKCS8_PREFIX):])
 
 
@@ -65,6 +75,8 @@ class PublicKey:
         return self.key.public_bytes_raw().hex()
 
     def verify(self, signature: bytes, message: bytes) -> bool:
+        from cryptography.exceptions import InvalidSignature
+
         try:
             self.key.verify(signature, message)
         except InvalidSignature:
@@ -73,6 +85,8 @@ class PublicKey:
 
     @classmethod
     def from_hex(cls, text: str, name: str = "") -> PublicKey:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
         try:
             raw = bytes.fromhex(text.strip())
             return cls(Ed25519PublicKey.from_public_bytes(raw), name)
@@ -119,6 +133,7 @@ class KeyStore:
         self.root.mkdir(parents=True, exist_ok=True)
         os.chmod(self.root, 0o700)
         from cryptography.hazmat.primitives import serialization  # only here and in `load`'s slow path
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
         private = Ed25519PrivateKey.generate()
         pem = private.private_bytes(
@@ -153,6 +168,7 @@ class KeyStore:
         private = _ed25519_from_pkcs8_pem(data)
         if private is None:
             from cryptography.hazmat.primitives import serialization  # any other shape: cryptography's loader
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
             other = serialization.load_pem_private_key(data, password=None)
             if not isinstance(other, Ed25519PrivateKey):

@@ -12,7 +12,9 @@ outside the browser: a webhook and e-mail, where `[notify]` configures them.
 A thread of the serving process (`start`, from the pages' first request) reads each person's
 "Waiting for me" the way the start page does, every `every_seconds`, and sends each new item once:
 what was already sent is kept under `<home>/web/notified.json`, so a restart resends nothing. The
-first look after a start only records what waits (nobody is told of old news). The browser's own
+first look after a start only records what waits (nobody is told of old news). A look holds
+`<home>/web/notified.lock` from reading that file to writing it back, so two servers on one home
+take turns, and an item one of them sent is old news to the other. The browser's own
 notification is `static/notify.js`, opted into on the start page.
 
 What leaves the server is what the person's own start page shows: the kind, the title, the link and
@@ -34,6 +36,7 @@ from fastapi import FastAPI
 from starlette.requests import Request
 
 from signoff.kernel.errors import SignoffError, UsageError
+from signoff.kernel.filelock import exclusive
 from signoff.kernel.replace import replace_text
 from signoff.kernel.settings import Settings
 from signoff.rooms import Principal
@@ -94,6 +97,9 @@ class Notifier:
         self.path = settings.home / "web" / "notified.json"
         self.stop = threading.Event()
         self.lock = threading.Lock()
+        if getattr(app.state, "notifier", None) is None:
+            # One notifier an app: the pages' first request (`start`) then starts no second one.
+            app.state.notifier = self
 
     def _seen(self) -> dict[str, list[str]] | None:
         try:
@@ -115,7 +121,7 @@ class Notifier:
 
     def check_once(self) -> list[Sent]:
         """Send each person's items that were not sent before; the first look only records them."""
-        with self.lock:
+        with self.lock, exclusive(self.path.with_suffix(".lock")):
             before = self._seen()
             seen: dict[str, list[str]] = {} if before is None else dict(before)
             sent: list[Sent] = []
@@ -179,7 +185,7 @@ def start(app: FastAPI, settings: Settings | None) -> Notifier | None:
         return None
     found: Notifier | None = getattr(app.state, "notifier", None)
     if found is None:
-        found = app.state.notifier = Notifier(app, settings, config)
+        found = Notifier(app, settings, config)
         threading.Thread(target=found.run, name="signoff-notify", daemon=True).start()
     return found
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from signoff.kernel.errors import ConflictError
 from signoff.ledger import NewEvent, SqlLedger, sign_checkpoint
+from signoff.ledger import backup as backup_module
 from signoff.ledger.backup import Manifest
 from signoff.ledger.checkpoints import KEY_NAME
 from signoff.trust import KeyStore
@@ -167,3 +169,33 @@ def test_a_backup_never_replaces_another(sqlite_url: str, keys_home: Path, tmp_p
     out = run_cli(["ledger", "backup", str(dest)], _env(keys_home, sqlite_url))
     assert out.exit_code == 4 and "already exists" in out.stderr
     assert dest.read_bytes() == before
+
+
+def test_a_backup_that_appears_meanwhile_is_not_replaced_and_nothing_is_left_behind(
+        sqlite_url: str, keys_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fill(sqlite_url, keys_home, 0, 2)
+    dest = tmp_path / "ledger.bak"
+    # A link at the name older versions staged under is never written through.
+    decoy = tmp_path / "decoy"
+    decoy.write_bytes(b"not a ledger")
+    (tmp_path / ".ledger.bak.partial").symlink_to(decoy)
+    real_copy = backup_module._sqlite_copy
+
+    def copy_while_another_backup_lands(source: Path, target: Path) -> None:
+        real_copy(source, target)
+        dest.write_bytes(b"another backup, finished first")
+
+    monkeypatch.setattr(backup_module, "_sqlite_copy", copy_while_another_backup_lands)
+    with pytest.raises(ConflictError, match="already exists"):
+        backup_module.backup(sqlite_url, dest, {})
+    assert dest.read_bytes() == b"another backup, finished first"
+    assert decoy.read_bytes() == b"not a ledger"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")) == [".ledger.bak.partial"]
+
+
+def test_a_backup_is_readable_by_its_owner_only(sqlite_url: str, keys_home: Path, tmp_path: Path) -> None:
+    _fill(sqlite_url, keys_home, 0, 2)
+    dest = tmp_path / "ledger.bak"
+    assert run_cli(["ledger", "backup", str(dest)], _env(keys_home, sqlite_url)).exit_code == 0
+    assert dest.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".ledger.bak")] == []

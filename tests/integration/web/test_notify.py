@@ -6,10 +6,11 @@ The browser's own notifications (static/notify.js) read `/inbox/waiting`, checke
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -37,12 +38,14 @@ class Receiver:
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
         self.status = 200
+        self.on_post: Callable[[], None] = lambda: None  # runs while the sender waits for the answer
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length))
+                outer.on_post()
                 if outer.status == 200:
                     outer.bodies.append(body)
                 self.send_response(outer.status)
@@ -113,6 +116,36 @@ def test_a_new_item_is_sent_once_by_webhook_and_email(tmp_path: Path, receivers:
     # Sent once: the next look, and a new notifier on the same home (a restart), send nothing more.
     assert notifier.check_once() == []
     assert Notifier(app, settings, NotifyConfig.load(settings)).check_once() == []
+    assert len(hook.bodies) == 1 and len(smtp.messages) == 1
+    ledger.close()
+
+
+def test_two_servers_on_one_home_take_turns_so_an_item_is_sent_once(
+        tmp_path: Path, receivers: tuple[Receiver, SmtpServer]) -> None:
+    hook, smtp = receivers
+    settings, ledger, world = _home(tmp_path, hook, smtp)
+    first = Notifier(create_app(ledger, settings, routers=routers(settings)), settings, NotifyConfig.load(settings))
+    second = Notifier(create_app(ledger, settings, routers=routers(settings)), settings, NotifyConfig.load(settings))
+    first.check_once()
+    _ask(world, "deploy-5", "Deploy the hotfix?")
+    held_while_sending: list[bool] = []
+
+    def try_the_lock() -> None:
+        # What a second server's look would meet while the first is still sending: the home's lock.
+        with open(tmp_path / ".signoff" / "web" / "notified.lock", "a") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                held_while_sending.append(True)
+            else:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+                held_while_sending.append(False)
+
+    hook.on_post = try_the_lock
+    assert [(s.user, s.channel) for s in first.check_once()] == [("alice", "webhook"), ("alice", "email")]
+    assert held_while_sending == [True]
+    # The other server's next look finds the item already sent.
+    assert second.check_once() == []
     assert len(hook.bodies) == 1 and len(smtp.messages) == 1
     ledger.close()
 

@@ -152,18 +152,45 @@ def test_doctor_surfaces_a_check_module_that_cannot_import(tmp_path: Path, monke
 def test_repair_verify_loads_no_ledger_rooms_web_or_github_stack(tmp_path: Path) -> None:
     # `signoff repair verify` runs on every candidate: what it imports is paid for each time. The
     # facade `signoff.repair` names the whole workflow, but the verifier needs none of these stacks,
-    # and reading its options needs no pydantic (signoff.cli.coercion).
+    # and reading its options needs no pydantic (signoff.cli.coercion). cryptography comes only to sign,
+    # imported while the sandbox runs (this command stops before that).
     probe = ("import sys, json\n"
              "from signoff.cli.main import _run\n"
              "from signoff.repair import VerifyRequest, verify\n"
              "code = _run(['repair', 'verify', '--repo', 'missing', '--harness', 'h', '--expect', 't.py::t', "
              "'--base', 'a', '--candidate', 'b', '--regression', 't.py::u', '--repeat', '2', '--timeout', '9.5'])\n"
              "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] in "
-             "('sqlalchemy', 'alembic', 'httpx', 'fastapi', 'starlette', 'psycopg', 'jinja2', 'pydantic') "
+             "('sqlalchemy', 'alembic', 'httpx', 'fastapi', 'starlette', 'psycopg', 'jinja2', 'pydantic', "
+             "'cryptography') "
              "or m.startswith(('signoff.ledger', 'signoff.rooms', 'signoff.github', 'signoff.web')))]))\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120,
                           cwd=tmp_path, env={**os.environ, "SIGNOFF_HOME": str(tmp_path / "home")})
     assert json.loads(done.stdout) == [2, []] and "repository not found: missing" in done.stderr
+
+
+def test_help_imports_no_other_command_group_and_no_heavy_stack() -> None:
+    # `signoff --help` lists the commands from signoff.cli.main's COMMANDS (it imported every group's
+    # stack, about 1.5 s, to read their help), and `signoff repair verify --help` needs no verifier.
+    from signoff.cli.main import COMMANDS
+
+    probe = ("import contextlib, io, json, sys\n"
+             "from signoff.cli import main\n"
+             "seen = {}\n"
+             "for argv in (['--help'], ['repair', 'verify', '--help']):\n"
+             "    with contextlib.redirect_stdout(io.StringIO()):\n"
+             "        main.main(argv)\n"
+             "    seen[' '.join(argv)] = sorted(sys.modules)\n"
+             "print(json.dumps(seen))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    seen = json.loads(done.stdout)
+    groups = {module for module, _attr, _help in COMMANDS.values()}
+    heavy = ("cryptography", "sqlalchemy", "fastapi", "httpx", "pydantic", "signoff.ledger", "signoff.rooms",
+             "signoff.desk", "signoff.repair.verifier", "signoff.sandbox", "signoff.trust")
+    assert set(seen) == {"--help", "repair verify --help"}
+    for argv, modules in seen.items():
+        allowed = {"signoff.cli.repair"} if argv.startswith("repair") else set()
+        assert not set(modules) & (groups - allowed), argv
+        assert not [m for m in modules if m.split(".")[0] in heavy or m.startswith(heavy)], argv
 
 
 def test_the_program_ends_at_once_yet_runs_its_exit_handlers_and_keeps_its_output(tmp_path: Path) -> None:

@@ -165,3 +165,27 @@ def test_export_writes_what_attributes_would_hide_and_refuses_escaping_links(cou
     evil = run("commit-tree", tree, "-p", coupon.base, "-m", "link")
     with pytest.raises(git.ExportError, match="points outside the tree"):
         git.export(coupon.path, evil, tmp_path / "b")
+
+
+TESTING = '''
+class CommonTestCase:
+    def test_invalid_json(self, testapp):
+        res = testapp.post("/echo_json", "{", expect_errors=True)
+        assert res.status_code == 400
+'''
+
+
+def test_the_candidates_change_to_a_test_its_package_defines_is_found_from_git(tmp_path: Path) -> None:
+    """webargs' harness class inherits test_invalid_json from the package's CommonTestCase: a candidate that
+    leaves it alone passes; one that relaxes or removes it is named (the verdict then rejects)."""
+    from signoff.demo.fixture import init_repo
+    from signoff.repair.inherited import changed_by_candidate
+
+    base = init_repo(tmp_path, {"src/webargs/testing.py": TESTING, "src/webargs/core.py": "X = 1\n"})
+    entry = {"src/webargs/testing.py::CommonTestCase.test_invalid_json"}
+    fix = git.commit_files(tmp_path, base, {"src/webargs/core.py": "X = 2\n"}, "fix")
+    assert changed_by_candidate(tmp_path, base, fix, entry) == []
+    relaxed = git.commit_files(tmp_path, base, {"src/webargs/testing.py": TESTING.replace("== 400", "> 0")}, "relax")
+    assert changed_by_candidate(tmp_path, base, relaxed, entry) == sorted(entry)
+    removed = git.commit_files(tmp_path, base, {"src/webargs/testing.py": "class CommonTestCase:\n    pass\n"}, "drop")
+    assert changed_by_candidate(tmp_path, base, removed, entry) == [f"{e} (removed)" for e in sorted(entry)]

@@ -570,6 +570,16 @@ def test_code_that_imports_pkg_resources_gets_a_setuptools_that_ships_it(tmp_pat
     assert testenv.plan(declared, dbase, [], True, [], None).lines == ["setuptools>=40"]
     plain, pbase = _repo(tmp_path / "p", {"setup.py": setup, "jaraco/functools.py": "x = 1\n"})
     assert testenv.pkg_resources_user(plain, pbase) is None
+    # Inside a verification's git session the search starts early and the plan collects it: the same answers.
+    with git.session() as session:
+        for early, its_base in ((repo, base), (plain, pbase)):
+            testenv.search_pkg_resources_soon(early, its_base)
+        assert testenv.plan(repo, base, [], True, [], None).sources[-1] == plan.sources[-1]
+        assert testenv.pkg_resources_user(plain, pbase) is None
+        assert not [key for key in session.kept if key[0] == "pkg_resources_user"]
+        testenv.search_pkg_resources_soon(repo, base)  # never collected: reaped when the session ends
+        searching = session.kept[("pkg_resources_user", str(repo), base)]
+    assert isinstance(searching, subprocess.Popen) and searching.returncode is not None
 
 
 def test_in_a_corpus_the_data_named_after_the_test_module_or_its_classes_is_frozen(
@@ -669,7 +679,8 @@ def test_a_conftest_that_reaches_the_project_through_its_own_place_and_settings_
         tmp_path: Path) -> None:
     """alembic's tests/conftest.py execs `../alembic/testing/plugin/bootstrap.py` beside itself, and SQLAlchemy's
     plugin reads `[db]` and `requirement_cls = tests.requirements:DefaultRequirements` from setup.cfg at pytest's
-    rootdir (blind12): the harness carries those three files from the base; never the project's package."""
+    rootdir (blind12): the harness carries the first two from the base, setup.cfg is laid at its root for
+    the run; never the project's package."""
     conftest = ("import os\nbootstrap = os.path.join(os.path.dirname(__file__), '..', 'pkg', 'testing', "
                 "'bootstrap.py')\nSRC = os.path.join(os.path.dirname(__file__), '..', 'pkg')\n")
     repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/testing/__init__.py": "",
@@ -678,9 +689,13 @@ def test_a_conftest_that_reaches_the_project_through_its_own_place_and_settings_
                                         "tests/test_x.py": "def test_x(): pass\n", "tests/test_other.py": "",
                                         "setup.cfg": "[sqla_testing]\nrequirement_cls = tests.requirements:Reqs\n"
                                                      "[db]\ndefault = sqlite://\n"})
+    from signoff.repair.pytest_config import lay_root_configuration
+
     staged = _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
-    assert staged == ["pkg/testing/bootstrap.py", "setup.cfg", "tests/__init__.py", "tests/conftest.py",
+    assert staged == ["pkg/testing/bootstrap.py", "tests/__init__.py", "tests/conftest.py",
                       "tests/requirements.py", "tests/test_x.py"]
+    # setup.cfg is laid at the harness's root for the run (pytest's rootdir), after its digest was taken.
+    assert lay_root_configuration(tmp_path / "staged", repo, base) == ["setup.cfg"]
 
 
 def test_a_module_of_a_package_the_harness_holds_for_naming_stays_the_checkouts(tmp_path: Path) -> None:
@@ -691,7 +706,7 @@ def test_a_module_of_a_package_the_harness_holds_for_naming_stays_the_checkouts(
                                         "pkg/tests/test_x.py": test,
                                         "setup.cfg": "[options.entry_points]\nconsole_scripts =\n  p = pkg.cli:main\n"})
     assert _staged(repo, base, "pkg/tests/test_x.py", tmp_path / "staged") == [
-        "pkg/__init__.py", "pkg/tests/__init__.py", "pkg/tests/test_x.py", "setup.cfg"]
+        "pkg/__init__.py", "pkg/tests/__init__.py", "pkg/tests/test_x.py"]
 
 
 def test_tox_deps_read_toxinidir_and_the_factors_that_name_the_python() -> None:
@@ -706,3 +721,74 @@ def test_tox_deps_read_toxinidir_and_the_factors_that_name_the_python() -> None:
                                               "https://github.com/celery/vine/zipball/master"]
     assert testenv.tox_deps(tox, (3, 12)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt",
                                               "https://github.com/celery/vine/zipball/master"]
+
+
+def test_a_test_support_package_beside_the_test_folder_comes_with_its_data(tmp_path: Path) -> None:
+    """pycodestyle's tests/test_data.py does `from testing.support import ROOT`, a package at the root named
+    as a test folder whose data files (`testing/data/*.py`, read from ROOT) are the cases; its fix adds one
+    to `testing/data/python313.py`, checked out by the person. That package, its data as left and its
+    helpers come with the test file; the project's code and other root packages never do."""
+    test = "import pycodestyle\nfrom testing.support import ROOT\nimport tools\n"
+    repo, base = _repo(tmp_path / "r", {"pycodestyle.py": "", "tools/__init__.py": "", "tests/__init__.py": "",
+                                        "tests/test_data.py": test, "testing/__init__.py": "",
+                                        "testing/support.py": "from testing import util\n", "testing/util.py": "",
+                                        "testing/unused.py": "", "testing/data/E25.py": "#: Okay\n",
+                                        "testing/data/python313.py": "base\n"})
+    (repo / "testing" / "data" / "python313.py").write_text("the fix's case\n")
+    staged = _staged(repo, base, "tests/test_data.py", tmp_path / "staged")
+    assert staged == ["testing/__init__.py", "testing/data/E25.py", "testing/data/python313.py",
+                      "testing/support.py", "testing/util.py", "tests/__init__.py", "tests/test_data.py"]
+    assert (tmp_path / "staged" / "testing" / "data" / "python313.py").read_text() == "the fix's case\n"
+
+
+def test_what_a_conftest_reads_beside_itself_and_the_helper_the_configuration_names(tmp_path: Path) -> None:
+    """alembic's tests/conftest.py exec()s `../alembic/testing/plugin/bootstrap.py` by a path relative to itself,
+    and SQLAlchemy's testing plugin it starts imports `tests.requirements`, which setup.cfg names, and reads
+    `[db]` from the setup.cfg at pytest's rootdir (the harness): the first two come with the test file from the
+    base (no __init__.py above the read file: it stays no package), the root configuration is laid beside the
+    harness for the run."""
+    from signoff.repair.pytest_config import lay_root_configuration
+
+    conftest = ("import os\nboot = os.path.join(os.path.dirname(__file__), '..', 'alembic', 'testing', 'plugin',"
+                " 'bootstrap.py')\nexec(open(boot).read())\n")
+    repo, base = _repo(tmp_path / "r", {"alembic/__init__.py": "", "alembic/testing/__init__.py": "",
+                                        "alembic/testing/plugin/bootstrap.py": "X = 1\n",
+                                        "setup.cfg": "[sqla_testing]\nrequirement_cls=tests.requirements:Default\n"
+                                                     "[db]\ndefault=sqlite://\n",
+                                        "tests/__init__.py": "", "tests/conftest.py": conftest,
+                                        "tests/requirements.py": "from tests import util\n", "tests/util.py": "",
+                                        "tests/test_command.py": "import alembic\n", "tests/test_other.py": ""})
+    staged = _staged(repo, base, "tests/test_command.py", tmp_path / "staged")
+    assert staged == ["alembic/testing/plugin/bootstrap.py", "tests/__init__.py", "tests/conftest.py",
+                      "tests/requirements.py", "tests/test_command.py", "tests/util.py"]
+    assert lay_root_configuration(tmp_path / "staged", repo, base) == ["setup.cfg"]
+    assert "[db]" in (tmp_path / "staged" / "setup.cfg").read_text()
+    assert lay_root_configuration(tmp_path / "staged", repo, base) == []  # never over a file the harness has
+
+
+def test_a_data_file_the_person_changed_stays_as_left_when_the_test_also_reads_it_by_its_own_path(
+        tmp_path: Path) -> None:
+    """markdown-it-py's kind: the fix's cases in a committed data file the test reads beside itself by a path
+    relative to its file; read by path or not, the harness takes the person's copy, never the base's."""
+    test = "from pathlib import Path\nCASES = Path(__file__).parent / 'fixtures' / 'cases.md'\n"
+    repo, base = _repo(tmp_path / "r", {"tests/test_x.py": test, "tests/fixtures/cases.md": "base\n"})
+    (repo / "tests" / "fixtures" / "cases.md").write_text("the fix's cases\n")
+    _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert (tmp_path / "staged" / "tests" / "fixtures" / "cases.md").read_text() == "the fix's cases\n"
+
+
+def test_a_plugin_module_of_the_project_its_addopts_load_is_the_projects_own(tmp_path: Path) -> None:
+    """trio's pyproject.toml loads `-p trio._tests.pytest_plugin` (a module under src/), which pytest would import
+    before the checkout joins the path: it is the project's own plugin, for the guard to load; an installed
+    plugin (`-p xdist`), a `no:` and a module the checkout lacks are not."""
+    from signoff.repair.pytest_config import addopts_plugins
+
+    toml = ('[tool.pytest.ini_options]\naddopts = ["--strict-markers", "-p trio._tests.pytest_plugin", "-p xdist", '
+            '"-p no:cacheprovider", "-ptrio._gone"]\n')
+    repo, base = _repo(tmp_path / "r", {"pyproject.toml": toml, "src/trio/__init__.py": "",
+                                        "src/trio/_tests/__init__.py": "", "src/trio/_tests/pytest_plugin.py": ""})
+    harness = tmp_path / "h"
+    harness.mkdir()
+    assert addopts_plugins(harness, repo, base, ["src"]) == {"trio._tests.pytest_plugin": "trio._tests.pytest_plugin"}
+    (harness / "pytest.ini").write_text("[pytest]\n")
+    assert addopts_plugins(harness, repo, base, ["src"]) == {}  # the harness's own configuration governs

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,8 +44,16 @@ def codes(result: object) -> list[str]:
     return [r["code"] for r in result.reasons]  # type: ignore[attr-defined]
 
 
-def test_genuine_fix_verified_false_fix_rejected(coupon: FixtureRepo, settings: Settings) -> None:
+def test_genuine_fix_verified_false_fix_rejected(coupon: FixtureRepo, settings: Settings,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # Workspaces in a temporary folder of this test's own (reachable by the sandbox's uid, as /tmp is):
+    # each is removed beside the evidence's writing, and gone when verify returns.
+    own_tmp = Path(tempfile.mkdtemp(prefix="signoff-test-workspaces-"))
+    own_tmp.chmod(0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp))
     good = verify(request(coupon, "genuine-fix"), settings)
+    assert not list(own_tmp.iterdir())
+    assert not [t for t in threading.enumerate() if t.name == "signoff-workspace-removal"]
     assert good.verdict == "VERIFIED" and good.exit_code == 0 and good.reasons == []
     stages = good.as_json()["stages"]
     assert stages["base"]["outcome"] == "failed" and stages["base"]["assertion"]
@@ -69,6 +79,8 @@ def test_genuine_fix_verified_false_fix_rejected(coupon: FixtureRepo, settings: 
     # Same inputs, same identity: the fingerprint does not depend on temporary paths.
     again = verify(request(coupon, "genuine-fix", write_evidence=False), settings)
     assert again.fingerprint == good.fingerprint
+    assert not list(own_tmp.iterdir())
+    own_tmp.rmdir()
 
 
 def test_candidate_rewriting_repo_tests_is_judged_by_the_harness_only(coupon: FixtureRepo,

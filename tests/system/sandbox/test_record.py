@@ -204,3 +204,29 @@ def test_interrupted_caller_leaves_nothing_running(sandbox: None) -> None:
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert processes_with(marker) == []
+
+
+def test_a_lookup_started_ahead_is_the_one_locate_returns(sandbox: None) -> None:
+    # A verification starts `bwrap --version` in a thread while it prepares; locate() joins that thread
+    # (so nothing of it runs when a sandbox forks) and returns what a lookup of its own would.
+    import signoff.sandbox.bwrap as bwrap_mod
+
+    looked_up = bwrap_mod.locate()
+    bwrap_mod._locate.cache_clear()
+    bwrap_mod.locate_soon()
+    (thread,) = bwrap_mod._looking
+    assert bwrap_mod.locate() == looked_up and not thread.is_alive() and not bwrap_mod._looking
+    bwrap_mod.locate_soon()  # looked up already: nothing is started
+    assert not bwrap_mod._looking
+
+
+def test_the_callers_work_meanwhile_runs_once_while_the_command_runs(sandbox: None) -> None:
+    done: list[str] = []
+    ex = run(["sh", "-c", "echo ran"], meanwhile=lambda: done.append("meanwhile"))
+    assert ex.exit_code == 0 and ex.stdout == "ran\n" and done == ["meanwhile"]
+
+    def fails() -> None:
+        raise RuntimeError("the caller's own work failed")
+
+    with pytest.raises(RuntimeError, match="the caller's own work failed"):
+        run(["sleep", "30"], meanwhile=fails, timeout=60)  # stopped at once, not after its 30 s

@@ -137,3 +137,38 @@ def test_a_spare_waiting_in_a_shell_passes_every_argument_rlimit_and_no_environm
     assert got["pid1"] == ""
     assert got["stdin"] == "/dev/null"
     assert got["nofile"] == [321, 321] and got["fsize"] == [7 << 20, 7 << 20] and got["core"] == [0, 0]
+
+
+def test_a_run_prepared_ahead_is_the_threads_first_run_and_leaves_no_spare_behind(sandbox: None) -> None:
+    """prepare_run: a verification's one execution gets its keeper and launcher started while the host
+    still exports; that run then starts from the spare, with its limits, and a thread with a single
+    run keeps no spare after it."""
+    from signoff.sandbox import prepare_run
+
+    limits = Limits(pids=20, memory_mb=200, tmpfs_mb=64)
+    seen: dict[str, object] = {}
+
+    def one_verification() -> None:
+        prepare_run(limits, backend="docker")  # another backend: nothing is started
+        with spare_mod._lock:
+            seen["other backend"] = threading.current_thread() in spare_mod._spares
+        prepare_run(limits)
+        prepare_run(limits)  # one spare per thread: the second call finds it
+        with spare_mod._lock:
+            seen["spares"] = sum(1 for t in spare_mod._spares if t is threading.current_thread())
+        ex = run(["sh", "-c", "id -u"], limits=limits)
+        seen.update(launch=ex.isolation["launch"], stdout=ex.stdout, pids=ex.isolation["enforced"]["pids"])
+        with spare_mod._lock:
+            seen["left"] = threading.current_thread() in spare_mod._spares
+
+    def recorded() -> None:
+        try:
+            one_verification()
+        except Exception as exc:  # reported by the assertion below, not lost in the thread
+            seen["error"] = repr(exc)
+
+    worker = threading.Thread(target=recorded)
+    worker.start()
+    worker.join()
+    assert seen == {"other backend": False, "spares": 1, "launch": "spare", "stdout": "10001\n", "pids": 20,
+                    "left": False}

@@ -37,3 +37,20 @@ def test_a_lazy_group_shows_and_refuses_exactly_what_typer_shows(name: str) -> N
     lazy = main._load(name)
     assert list(lazy.commands) == list(eager.commands)  # type: ignore[attr-defined]
     assert _outputs(lazy, name) == _outputs(eager, name)
+
+
+def _root_help(monkeypatch: pytest.MonkeyPatch, loaded: bool) -> str:
+    group = typer.main.get_command(main.app)
+    if loaded:  # every command made and listed from itself, as typer's own help would
+        monkeypatch.setattr(main, "_listed", lambda name: group.commands[name])  # type: ignore[attr-defined]
+    with CliRunner().isolation() as (out, _err, _):
+        with pytest.raises(SystemExit):
+            group.main(["--help"], prog_name="signoff")
+        return out.getvalue().decode()
+
+
+def test_the_root_help_lists_each_command_as_the_loaded_command_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    listed = _root_help(monkeypatch, loaded=False)
+    assert all(f" {name} " in listed for name in main.COMMANDS)
+    assert listed == _root_help(monkeypatch, loaded=True)
+

@@ -927,10 +927,11 @@ def test_a_release_is_dated_the_day_a_commit_prepared_it() -> None:
     tag = [{"name": "0.4.30", "commit": "c" * 40, "date": "2025-04-05T12:00:00+00:00"}]
     prep = _dated(_commit(1, "prepare for 0.4.30 release"), "2025-04-01")
     prepared = Knowledge("0.4.29..0.4.30", "c" * 40, tag, [prep])
-    for day in ("2025-04-01", "2025-04-05", "2025-04-06"):
+    for day in ("2025-04-01", "2025-04-05"):
         assert _verdicts(prepared, f"## [0.4.30] - {day}", heading=True)[day] == "supported"
-    # once a commit says which day the release was prepared, the day before the tag is no longer assumed
-    for day in ("2025-04-03", "2025-04-04"):
+    # once a commit says which day the release was prepared, neither the day before the tag nor the day
+    # after it is assumed (rust-lang/log 0.4.28's plant: 2025-09-05, prepared on 09-02, tagged on 09-04)
+    for day in ("2025-04-03", "2025-04-04", "2025-04-06"):
         assert _verdicts(prepared, f"## [0.4.30] - {day}", heading=True)[day] == "unsupported"
     # a commit naming another version (0.4.300) prepared another release
     other_prep = _dated(_commit(1, "prepare for 0.4.300 release"), "2025-04-01")
@@ -1002,3 +1003,118 @@ def test_the_projects_name_does_not_tie_an_item_to_a_commit() -> None:
     strict = "* `mkdocs build --no-strict` overrides the `strict` config to `false`. Context: {}\n"
     assert _unsupported(k, strict.format("#3254"), "release-notes.md") == set()
     assert _unsupported(k, strict.format("#3283"), "release-notes.md") == {"#3283"}
+
+
+# The plants the whole bench still missed after blind14 (2026-12-07), closed as classes.
+
+
+def test_a_merge_and_the_commit_it_brought_in_are_one_change() -> None:
+    # pluggy 1.4.0: the item restates "hooks: fix `call_extra` extra methods ..." (Fix #441) and the merge
+    # that brought it in, titled "Fix `call_extra` call ordering regression ..."; two commits alike were no
+    # commit at all, so #442 for #441 passed
+    branch = _commit(2, "hooks: fix `call_extra` extra methods getting ordered before everything else",
+                     "when there is at least one wrapper impl.\n\nFix #441.", parents=(1,))
+    merge = _commit(3, "Merge pull request #472 from bluetech/call-extra-ordering-fix",
+                    "Fix `call_extra` call ordering regression in pluggy 1.1.0", parents=(1, 2))
+    k = Knowledge("v1..v2", _hash(3), [], [merge, branch, _commit(1, "Preparing release 1.3.0")])
+    item = ("- `#{0} <https://github.com/o/r/issues/{0}>`_: Fix ``call_extra()`` extra methods getting ordered "
+            "before everything else in some circumstances. Regressed in 1.1.0.\n")
+    assert _unsupported(k, item.format(441), "CHANGELOG.rst") == set()
+    assert _unsupported(k, item.format(472), "CHANGELOG.rst") == set()  # the pull request that merged it
+    assert _unsupported(k, item.format(442), "CHANGELOG.rst") == {"#442", "/issues/442"}
+    # two commits alike that are not one change still name no commit
+    twin = _commit(4, "hooks: fix `call_extra` extra methods getting ordered before everything else (#473)")
+    k2 = Knowledge("v1..v2", None, [], [branch, twin])
+    assert _unsupported(k2, item.format(442), "CHANGELOG.rst") == set()
+    # a pull request link is not held to the merge's number so: gunicorn cites the issues its merges fixed
+    # as `/pull/3662` ("Merge pull request #3688 from benoitc/feat/reload-extra-file")
+    pulled = item.replace("/issues/", "/pull/")
+    assert _unsupported(k, pulled.format(440), "CHANGELOG.rst") == set()
+
+
+def test_an_item_naming_a_version_restates_no_title_naming_others() -> None:
+    # pluggy 1.6.0: "Python 3.8 is no longer supported" (#556) shares `python` and `support` with the whole
+    # two-word title of "Add support for Python 3.12 and 3.13" and of the merge of #538 that brought it
+    add = _commit(2, "Add support for Python 3.12 and 3.13", parents=(1,))
+    merge = _commit(3, "Merge pull request #538 from hugovk/add-3.13", "Add support for Python 3.12 and 3.13",
+                    parents=(1, 2))
+    k = Knowledge("v1..v2", _hash(3), [], [merge, add, _commit(1, "Preparing release 1.5.0")])
+    item = "- `#556 <https://github.com/o/r/issues/556>`_: Python 3.8 is no longer supported.\n"
+    assert _unsupported(k, item, "CHANGELOG.rst") == set()
+    # naming one of its versions, it restates that title
+    assert _unsupported(k, item.replace("Python 3.8 is no longer", "Python 3.13 is now"), "CHANGELOG.rst") == \
+        {"#556", "/issues/556"}
+
+
+def test_what_an_item_quotes_is_code_however_plain_its_word() -> None:
+    # pip-tools 7.6.0 and sqlmodel 0.0.35: an invented `Session.request()` item credited to a pull request whose
+    # messages say "session" and "request" (a proxied repository's session); the item's quoted `timeout` and
+    # `deadline=` were plain words once the markup was gone, and nothing else named code git does not hold
+    k = Knowledge("v1..v2", None, [], [_commit(1, "refactor(local): accept any BaseRepository as the proxied repo "
+                                                  "(#2387)", "The session's request cache is kept.",
+                                               paths=("piptools/repositories/local.py",))])
+    k.diff_of = lambda commit: diff_words("+    def __init__(self, proxied: BaseRepository, session: Session):\n"
+                                          "+        # accept any repository; its request cache is kept\n")
+    invented = ("- **Breaking:** `Session.request()` no longer accepts a `timeout` argument; pass `deadline=` "
+                "instead (#2387)\n")
+    assert _unsupported(k, invented, "CHANGELOG.md") == {"#2387"}
+    # the same words unquoted are prose, and code the diff holds is the change's
+    assert _unsupported(k, invented.replace("`timeout`", "timeout").replace("`deadline=`", "a deadline"),
+                        "CHANGELOG.md") == set()
+    true = "- **Breaking:** `LocalRequirementsRepository` now accepts any `BaseRepository` as `proxied` (#2387)\n"
+    assert _unsupported(k, true, "CHANGELOG.md") == set()
+    # a role's quotes mark no code: a credit (`:user:`), a reference (`` `#2387 <url>`_ ``)
+    rst = ("- Accept any repository as the proxied one, keeping the session's request cache -- by :user:`webknjaz` "
+           "`#2387 <https://github.com/o/r/pull/2387>`_\n")
+    assert _unsupported(k, rst, "CHANGES.rst") == set()
+    # nor do a quoted commit's or version's (`[`c76b232`](.../commit/...)`); and one quoted word git holds
+    # nothing of may be a name misspelt (pygments' "Update ``rtt`` style ..." for "rrt style: ...")
+    linked = "- [`a000000`](https://github.com/o/r/commit/a000000) Accept any proxied repository `2.0` (#2387)\n"
+    assert _unsupported(k, linked, "CHANGELOG.md") == set()
+    assert _unsupported(k, invented.replace("`deadline=`", "a deadline"), "CHANGELOG.md") == set()
+
+
+def test_a_diff_so_large_it_holds_most_words_of_any_item_ties_no_long_item_to_its_pull_request() -> None:
+    # packaging 24.2: "Support reading settings from a YAML file in the user's config directory" credited to
+    # "PEP 639: Implement License-Expression and License-File (#828)": one word (`file`) met in the title, and the
+    # 1,004-word diff holds `config`, `directory` and `read` as it holds most words of any item
+    k = Knowledge("v1..v2", None, [], [_commit(1, "PEP 639: Implement License-Expression and License-File (#828)",
+                                               paths=("src/packaging/licenses/__init__.py",))])
+    filler = " ".join(f"word{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}{chr(97 + i // 676)}" for i in range(1100))
+    large = diff_words(f"+    {filler}\n+    config = read(directory)\n")
+    small = diff_words("+    config = read(directory)\n+    license_expression = canonicalize(value)\n")
+    invented = "- Support reading settings from a YAML file in the user's config directory (#828)\n"
+    k.diff_of = lambda commit: large
+    assert _unsupported(k, invented, "CHANGELOG.md") == {"#828"}
+    # a diff of a few lines holding three of its words still ties it (a third of the item, not chance)
+    small_k = Knowledge("v1..v2", None, [], [_commit(1, "PEP 639: Implement License-Expression and License-File "
+                                                        "(#828)", paths=("src/packaging/licenses/__init__.py",))])
+    small_k.diff_of = lambda commit: small
+    assert _unsupported(small_k, invented, "CHANGELOG.md") == set()
+    # the change's own item shares more than one word with the messages, however large the diff
+    true = "- Add support for PEP 639 license expressions and license files (#828)\n"
+    assert _unsupported(k, true, "CHANGELOG.md") == set()
+
+
+# The class found on the blind16 set (vite, tokio, zap, clap).
+
+
+def test_a_change_a_pull_request_merging_branches_carried_over_keeps_its_original_number() -> None:
+    # tokio 1.52.4 (blind16): "taskdump: remove crate disambiguators from output ([#8264])" for the cherry-pick
+    # "taskdump: ... (#8288)", which the pull request "Merge 'tokio-1.51.4' into 'tokio-1.52.x' (#8288)" brought
+    picked = _commit(2, "taskdump: remove crate disambiguators from output (#8288)", parents=(1,))
+    fix = _commit(3, "runtime: don't skip the driver when `before_park` schedules work (#8222)", parents=(1,))
+    merge = _commit(4, "Merge 'tokio-1.51.4' into 'tokio-1.52.x' (#8288)", parents=(2, 3))
+    k = Knowledge("v1..v2", _hash(4), [], [merge, fix, picked])
+    item = "- taskdump: remove crate disambiguators from output ([#{0}])\n\n[#{0}]: https://github.com/o/r/pull/{0}\n"
+    assert _unsupported(k, item.format(8264), "CHANGELOG.md") == set()
+    assert _unsupported(k, item.format(8288), "CHANGELOG.md") == set()
+    # the original was opened before the pull request that carried it over: a higher number is none
+    assert _unsupported(k, item.format(8289), "CHANGELOG.md") == {"#8289"}
+    # a change of its own pull request is still held to its number
+    assert _unsupported(k, "- runtime: don't skip the driver when `before_park` schedules work (#8223)\n",
+                        "CHANGELOG.md") == {"#8223"}
+    # and a commit naming the number of a merge of a pull request's branch is no change carried over
+    github = _commit(4, "Merge pull request #8288 from alice/taskdump", parents=(2, 3))
+    k2 = Knowledge("v1..v2", _hash(4), [], [github, fix, picked])
+    assert _unsupported(k2, item.format(8264), "CHANGELOG.md") == {"#8264"}

@@ -56,20 +56,23 @@ def test_another_exception_than_the_guard_saw_keeps_the_reports_flag_and_the_fin
 
 
 def test_canaries_a_plugin_left_uncollected_while_the_tests_ran_are_named_so() -> None:
-    # SQLAlchemy's testing plugin collects only its own test classes (alembic's tests, blind12).
+    """SQLAlchemy's testing plugin collects only its own test classes (alembic's tests, blind12): canaries it left
+    out while the requested test ran are both named missing, which the verifier reads as canaries that could
+    not run (every stage again with canaries in a class)."""
+    from signoff.repair.verifier import CANARIES_NOT_RUN
+
     ran = Case(TEST, "passed", False, None, "")
     body = json.dumps({"finished": True, "exitstatus": 0, "cases": {TEST: {"outcome": "passed", "assertion": False}}})
     files = {PYTEST_RECORD: json.dumps({"body": body, "mac": hmac.new(PLAN.key.encode(), body.encode(),
                                                                         hashlib.sha256).hexdigest()}).encode()}
+    missing = [f"{who}the canary that must {what} did not (missing)" for who in ("", "guard: ")
+               for what in ("fail by an assertion", "pass")]
     findings, _own, _recorded = check_pytest(PLAN, [TEST], [ran], files, 0)
-    assert any(f.startswith("neither canary was collected, while the requested tests ran") for f in findings)
-    assert not any("did not (missing)" in f for f in findings)
-    from signoff.repair.verdict import integrity_fix
-
-    assert "collects only tests of its own kind" in integrity_fix("; ".join(findings))
+    assert [f for f in findings if "did not (missing)" in f] == missing  # the report's and the guard's record
+    assert CANARIES_NOT_RUN.search("; ".join(findings))
     # Nothing ran at all: still the two canaries' own findings.
     findings, _own, _recorded = check_pytest(PLAN, [TEST], [], files, 0)
-    assert sum("did not (missing)" in f for f in findings) == 2
+    assert [f for f in findings if "did not (missing)" in f] == missing
 
 
 def test_canaries_in_a_class_take_the_bases_of_the_first_tests_class_when_the_module_imports_them(
@@ -83,7 +86,74 @@ def test_canaries_in_a_class_take_the_bases_of_the_first_tests_class_when_the_mo
     plan = plan_pytest(tmp_path, ["tests/test_command.py::StampTest::test_x"], in_class=True)
     cls = plan.failing.split("::")[1]
     assert cls.startswith("TestSignoffCanary") and plan.passing.split("::")[1] == cls
-    assert f"class {cls}(TestBase):" in (tmp_path / plan.canary_file).read_text()
-    # A base the module defines itself is not in the canary module: plain functions, as without in_class.
+    source = (tmp_path / plan.canary_file).read_text()
+    assert "getattr(_signoff_module, 'StampTest').__bases__" in source and f"class {cls}(*_signoff_bases):" in source
+    # A base the module defines itself is taken too (from the class at run time, not as written).
     plan = plan_pytest(tmp_path, ["tests/test_command.py::Other::test_y"], in_class=True)
-    assert plan.failing.count("::") == 1
+    assert plan.failing.count("::") == 2
+    assert "getattr(_signoff_module, 'Other').__bases__" in (tmp_path / plan.canary_file).read_text()
+
+
+def test_a_canary_that_errored_says_what_it_ran_into_and_the_fix_names_the_cause() -> None:
+    """alembic's conftest starts SQLAlchemy's testing plugin, whose setup of every test reads its class: the
+    canaries (plain functions) error there. The finding quotes the error; its fix names the kind of plugin."""
+    from signoff.repair.guard import _canary_findings
+    from signoff.repair.verdict import reason
+
+    erred = [Case(PLAN.failing, "error", False, "AttributeError",
+                  "failed on setup with \"AttributeError: 'NoneType' object has no attribute '__unsupported_on__'\""),
+             Case(PLAN.passing, "error", False, None, "")]
+    findings = _canary_findings(PLAN, erred)
+    assert findings == ["the canary that must fail by an assertion did not (error: failed on setup with "
+                        "\"AttributeError: 'NoneType' object has no attribute '__unsupported_on__'\")",
+                        "the canary that must pass did not (error)"]
+    assert "--runner" in reason("harness_integrity", "; ".join(findings))["fix"]
+    assert _canary_findings(PLAN, []) == ["the canary that must fail by an assertion did not (missing)",
+                                          "the canary that must pass did not (missing)"]
+
+
+def test_a_run_stopped_by_an_internal_error_is_named_by_its_cause() -> None:
+    """No report, pytest's INTERNALERROR: its own last exception line, not a fragment of the output's tail."""
+    from signoff.repair.verifier import internal_error
+
+    out = ("INTERNALERROR> Traceback (most recent call last):\n"
+           'INTERNALERROR>   File "/x/sqlalchemy/testing/plugin/plugin_base.py", line 449, in _engine_uri\n'
+           'INTERNALERROR>     db_urls.append(file_config.get("db", "default"))\n'
+           "INTERNALERROR> configparser.NoSectionError: No section: 'db'\n")
+    assert internal_error(out).startswith("configparser.NoSectionError: No section: 'db' (File ")
+
+
+def test_canaries_in_a_class_take_the_bases_of_the_first_tests_class(tmp_path: Any) -> None:
+    """Asked for when plain canaries could not run under a plugin that runs only its own test classes
+    (SQLAlchemy's, started by alembic's conftest): methods of a class with the first test's class's bases."""
+    import ast
+
+    from signoff.repair.guard import canary_class_of, plan_pytest
+
+    tests = ["tests/test_command.py::UpgradeDowngradeStampTest::test_sql", "tests/test_other.py::T::x"]
+    assert canary_class_of(tests) == "UpgradeDowngradeStampTest"
+    assert canary_class_of(["tests/test_x.py::test_plain", "tests/test_x.py::TestY::test_z"]) == "TestY"
+    assert canary_class_of(["tests/test_x.py::test_plain"]) is None
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_command.py").write_text("from alembic.testing.fixtures import TestBase\n")
+    plan = plan_pytest(tmp_path, tests, in_class=True)
+    klass = plan.failing.split("::")[1]
+    assert klass.startswith("TestSignoffCanary") and plan.passing.split("::")[1] == klass
+    source = (tmp_path / plan.canary_file).read_text()
+    ast.parse(source)
+    assert "getattr(_signoff_module, 'UpgradeDowngradeStampTest').__bases__" in source
+    assert f"class {klass}(*_signoff_bases):" in source and plan.nonce in source
+    plain = plan_pytest(tmp_path, tests)
+    assert plain.failing.count("::") == 1  # plain functions unless asked
+
+
+def test_canaries_an_autouse_fixture_with_params_parametrises_are_still_the_canaries() -> None:
+    """pypa/build's conftest has `@pytest.fixture(autouse=True, params=[False]) def has_virtualenv`: every test,
+    the canaries too, runs as `name[False]`; they must be read as the canaries, not as missing."""
+    from signoff.repair.guard import _canary_findings
+
+    cases = [Case(f"{PLAN.failing}[False]", "failed", True, "AssertionError", "AssertionError: nonce123"),
+             Case(f"{PLAN.passing}[False]", "passed", False, None, "")]
+    assert _canary_findings(PLAN, cases) == []
+    assert _canary_findings(PLAN, [*cases, Case(f"{PLAN.passing}[True]", "failed", True, "AssertionError", "x")]) \
+        == ["the canary that must pass did not (failed)"]

@@ -40,7 +40,9 @@ def test_every_case_is_complete_and_the_set_is_not_one_project() -> None:
         path, old, new = c.breakage
         assert path and old and new and old != new, c.name
         if c.harness.endswith(".py"):
-            assert c.test_file == c.harness, c.name
+            # The repo's own test is the harness file, or where its body lives when that is elsewhere (a
+            # test base class in the package, webargs; a data file the test reads, pycodestyle).
+            assert c.test_file.endswith(".py") and not c.test_file.startswith(("/", "../")), c.name
         else:
             assert c.test_file.startswith(c.harness.rstrip("/") + "/"), c.name
             assert all("::" in t and t.split("::", 1)[0].endswith(".py") for t in [c.expect, *c.regression]), c.name

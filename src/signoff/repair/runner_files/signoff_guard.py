@@ -644,7 +644,9 @@ def _load_own_plugins(pm: pytest.PytestPluginManager) -> None:
             sys.stderr.write(f"signoff guard: the project's own pytest plugin {name} ({module}) could not be imported, "
                              f"so it is not loaded: {type(exc).__name__}: {exc}\n")
             continue
-        if _origin(getattr(mod, "__file__", None) or "") != "checkout":
+        # (or from the frozen harness: trio's `-p trio._tests.pytest_plugin` lives in the package's test folder,
+        # which the harness of a test inside the package holds and the run searches first)
+        if _origin(getattr(mod, "__file__", None) or "") not in ("checkout", "harness"):
             _note(f"the project's own pytest plugin {name} ({module}) was not imported from the checkout: "
                   f"{getattr(mod, '__file__', None)}")
             continue
@@ -1044,6 +1046,11 @@ def _empty(folder: str) -> None:
                 pass
 
 
+def _canary(nodeid: str) -> bool:
+    """Whether a node id is of signoff's canary module (guard.CANARY_PREFIX, written beside the first test)."""
+    return nodeid.split("::", 1)[0].rsplit("/", 1)[-1].startswith("test_signoff_canary_")
+
+
 def _case(nodeid: str) -> dict[str, Any]:
     return cases.setdefault(nodeid, {"outcome": "passed", "assertion": False, "exception": None, "origin": None,
                                      "message": "", "lacks": None})
@@ -1122,6 +1129,11 @@ def _observe_call(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
             _note(f"{item.nodeid} ran code from {code.co_filename}, not the harness's test")
     excinfo = call.excinfo
     c.update(exception=None, assertion=False, origin=None, message="", lacks=None, harness_check=False)  # this call
+    if code is not None and _origin(code.co_filename) == "checkout":
+        # The test's own code is the revision's (a method the harness's class inherits from the package:
+        # webargs' CommonTestCase): where, so that the verifier can hold the candidate to the base's.
+        root = min((p for p in _PLACES["checkout"] if code.co_filename.startswith(p)), key=len)  # the revision's root
+        c["defined"] = f"{code.co_filename[len(root):]}::{getattr(fn, '__qualname__', '')}"
     if excinfo is None:
         return
     value = excinfo.value
@@ -1338,6 +1350,28 @@ class Plugin:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # Configuration is over: trylast pytest_configure hooks registered after the guard's have run.
         _checked(_accept_swapped_plugins, session.config.pluginmanager)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makeitem(self, collector: Any, name: str, obj: Any) -> Any:
+        # The canaries are plain test functions: a project plugin that collects only its own kind of test
+        # (SQLAlchemy's, which alembic's conftest installs, keeps only methods of its TestBase classes) would
+        # drop them, so they are made here first, as pytest makes them (the harness's own tests are not).
+        # pytest's own making (its private _genfunctions, as its default hook calls it), so that fixtures with
+        # params parametrise them as any test (pypa/build's autouse `has_virtualenv`, params=[False]).
+        make = getattr(collector, "_genfunctions", None)
+        if make is not None and _canary(collector.nodeid) and isinstance(obj, types.FunctionType) \
+                and collector.istestfunction(obj, name):
+            return list(make(name, obj))
+        return None
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> Generator[None, None, None]:
+        # ...and kept, whatever a plugin deselects (SQLAlchemy's keeps only items of a class): they must run to
+        # show the outcomes are reported as they happen.
+        canaries = [i for i in items if _canary(i.nodeid)]
+        yield
+        kept = {id(i) for i in items}
+        items.extend(i for i in canaries if id(i) not in kept)
 
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         if call.when == "call":
