@@ -23,6 +23,9 @@ MESSAGE_LIMIT = 2000
 _FIXTURE_NOT_FOUND = re.compile(r"^E\s+fixture '([\w.]+)' not found", re.M)
 _PYTEST_TRAILER = re.compile(r"^\S.*:\d+: ([A-Za-z_][\w.]*)\s*$")
 _NODE_CAUSE = re.compile(r"cause: ([A-Za-z_][\w.]*)(?: \[(\w+)\])?")
+# Python's own traceback (`--tb native` in alembic's addopts): the exception's line right after the last frame
+# and its source lines, its message perhaps going on over several lines (pytest's explanation of an assert).
+_NATIVE_RAISED = re.compile(r'^  File "[^"\n]*", line \d+[^\n]*\n(?:    [^\n]*\n)*([A-Za-z_][\w.]*)(?::|$)', re.M)
 
 
 class ReportError(Exception):
@@ -108,6 +111,9 @@ def _exception_type(type_attr: str | None, message: str, body: str) -> str | Non
         m = _PYTEST_TRAILER.match(lines[-1].strip())
         if m:
             return m.group(1)
+    native = _NATIVE_RAISED.findall(body)
+    if native:
+        return str(native[-1])
     # node's test runner: the failure wraps the thrown error as `cause: AssertionError [ERR_ASSERTION]`.
     m = _NODE_CAUSE.search(body)
     if m:

@@ -23,7 +23,7 @@ from typing import Any
 
 from signoff import git
 from signoff.kernel.errors import UsageError
-from signoff.repair import read_paths
+from signoff.repair import harness_paths
 
 # pytest's own order: the first file that holds a pytest section wins (pytest.ini even when empty; the
 # hidden `.pytest.ini` of pytest 8.1 and later, as parse keeps it).
@@ -170,6 +170,14 @@ def effective(harness: Path, repo: Path, base: str,
     return read(lambda n: git.read_file_at(repo, base, n), "base revision", own_plugins)
 
 
+def _in_held_package(dest: Path, name: str) -> bool:
+    """A module of a package the harness holds only to name tests inside it (`pkg/__init__.py` above
+    `pkg/tests/`): in the run that package is the checkout's, and a frozen copy would stand for its code."""
+    if not name.endswith(".py") or test_folder_of(name) is not None:
+        return False
+    return any((dest / d / "__init__.py").is_file() for d in PurePosixPath(name).parents if str(d) != ".")
+
+
 def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path, str]:
     """A harness folder for one test file: the file where it sits in the repository, with the
     conftest.py and __init__.py files of its folder and each folder above it from the base revision,
@@ -223,8 +231,10 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
             shutil.copyfile(repo / name, dest / name)
     data_files = _data_files(repo, base, rel, path.read_bytes())
     # (never over a data file of the test folder: one the person changed is taken as left, above)
+    # (nor a module of a package the harness holds only to name tests inside it: that is the candidate's code)
     for name, data in _files_read_beside(repo, base, rel, path.read_bytes(), [n for n in wanted if n != rel]).items():
-        data_files.setdefault(name, data)
+        if not _in_held_package(dest, name):
+            data_files.setdefault(name, data)
     for package in support_packages([h for h in wanted if h.endswith(".py")], rel):
         data_files |= _data_files(repo, base, f"{package}/__init__.py")
     for name, data in data_files.items():
@@ -236,12 +246,12 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
 
 def _files_read_beside(repo: Path, base: str, rel: str, source: bytes, others: list[str]) -> dict[str, bytes]:
     """Committed files the test file, its conftest files or helpers read by a path relative to their own file
-    (read_paths: alembic's conftest exec()s `../alembic/testing/plugin/bootstrap.py`), from the base revision;
+    (harness_paths: alembic's conftest exec()s `../alembic/testing/plugin/bootstrap.py`), from the base revision;
     never a pytest configuration file, a conftest.py or an __init__.py."""
     out: dict[str, bytes] = {}
     for name in [rel, *others]:
         blob = source if name == rel else git.read_file_at(repo, base, name)
-        for target in read_paths.paths_read(name, blob) if blob is not None else []:
+        for target in harness_paths.named_beside(name, blob) if blob is not None else []:
             if _CONFIG.fullmatch(target) or PurePosixPath(target).name in ("conftest.py", "__init__.py"):
                 continue
             data = git.read_file_at(repo, base, target)

@@ -17,6 +17,7 @@ import configparser
 import os
 import re
 import subprocess
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -84,6 +85,8 @@ class Plan:
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (\S+)")
 _FAILED_BUILD = re.compile(r"Failed to build '([A-Za-z0-9._-]+)'")
 _DIRECT_REFERENCE = re.compile(r"\s@\s|^(?:git|hg|svn|bzr)\+|^https?://")
+_OFFLINE = re.compile(r"connected to the Internet|Failed to establish a new connection|NewConnectionError|"
+                      r"Temporary failure in name resolution|Network is unreachable")
 
 
 def wheel_less_line(message: str, plan: Plan) -> str | None:
@@ -95,6 +98,10 @@ def wheel_less_line(message: str, plan: Plan) -> str | None:
     found = _NO_DISTRIBUTION.search(message)
     built = None if found else _FAILED_BUILD.search(message)
     match = found or built
+    if match is None and _OFFLINE.search(message):
+        # A direct reference pip could not even download (kombu's requirements/dev.txt names the main branches of
+        # py-amqp and vine as GitHub zip archives; runs have no network): left out the same way.
+        return next((line for line in plan.lines if _DIRECT_REFERENCE.search(line.strip())), None)
     name = requirement_name(match.group(1)) if match else None
     if name is None or normalise(name) == "pytest":
         return None
@@ -526,12 +533,22 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
 
 
 _TOX_REF = re.compile(r"^\{\[([^\]]+)\]([\w-]+)\}$")
-_TOX_FACTOR = re.compile(r"^[\w.,!-]+:\s")
+_TOX_FACTOR = re.compile(r"^([\w.,!-]+):\s+")
 
 
-def tox_deps(text: str) -> list[str]:
+def _python_factors(version: tuple[int, int]) -> set[str]:
+    """tox's factors that name a Python (`py311`, `3.11`, `py3`, `py`): those of the environments that run
+    the unit tests on it."""
+    major, minor = version
+    return {"py", f"py{major}", f"py{major}{minor}", f"py{major}.{minor}", f"{major}.{minor}"}
+
+
+def tox_deps(text: str, python: tuple[int, int] | None = None) -> list[str]:
     """The `deps` of tox.ini's `[testenv]`, as requirement lines: `{[section]deps}` references
-    followed, lines for particular factors (`py27: mock`) and other substitutions left out."""
+    followed, `{toxinidir}` read as the folder of tox.ini (kombu's `-r{toxinidir}/requirements/test.txt`),
+    lines for factors that name this Python (`3.11: ...`, `py311: ...`; `python`, else the running one)
+    kept and lines for other factors (`py27: mock`, `flake8,mypy: ...`) and other substitutions left out."""
+    held = _python_factors(python or sys.version_info[:2])
     cp = configparser.ConfigParser(interpolation=None)
     try:
         cp.read_string(text)
@@ -541,11 +558,15 @@ def tox_deps(text: str) -> list[str]:
     def deps(section: str, key: str, depth: int) -> list[str]:
         out: list[str] = []
         for raw in cp.get(section, key, fallback="").splitlines():
-            line = raw.strip()
+            line = raw.strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
+            factor = _TOX_FACTOR.match(line)
+            if factor:  # `a,b-c: req`: one of the alternatives, each of factors all held, names this Python
+                held_here = any(alt and all(f in held for f in alt.split("-")) for alt in factor.group(1).split(","))
+                line = line[factor.end():].strip() if held_here and "!" not in factor.group(1) else ""
             ref = _TOX_REF.match(line)
             if ref and depth < MAX_INCLUDES:
                 out += deps(ref.group(1), ref.group(2), depth + 1)
-            elif line and not line.startswith("#") and "{" not in line and not _TOX_FACTOR.match(line):
+            elif line and not line.startswith("#") and "{" not in line:
                 out.append(line)
         return out
 

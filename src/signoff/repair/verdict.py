@@ -47,6 +47,8 @@ REASONS = {
     "test_skipped": "a test was skipped, which is not a pass",
     "regression_fails_on_base": "every regression test the candidate fails fails on the base revision too: the "
                                 "failure is not the candidate's (often a dependency newer than the project)",
+    "fails_alike": "the expected test and the regression tests raise the same error on both revisions: what the "
+                   "run lacks (data built at install, a service), not the candidate, stops them",
     # REJECTED
     "not_descendant": "the candidate does not descend from the base revision",
     "path_not_allowed": "the candidate changes paths outside the allowlist",
@@ -80,6 +82,10 @@ FIXES = {
     "test_skipped": "a skipped test is not a pass: install what its skip condition needs, or pick a test that runs",
     "regression_fails_on_base": "pin the test dependencies to versions of the project's time (--requirements FILE), "
                                 "or drop these tests from --regression; the evidence holds both revisions' runs",
+    "fails_alike": "read the error: it names what the run lacks, a step the project runs before its tests that "
+                   "signoff does not run (babel's locale data is built from CLDR at install by `python setup.py "
+                   "import_cldr`, and no checkout commits it; generated data, compiled extensions; signoff builds "
+                   "nothing): provide it, or pick tests that do not need it; a person must look",
     "import_shadowed": "leave the distribution that provides it out of the test requirements (the project itself, "
                        "or a plugin or fork of it)",
     "test_changed": "the harness inherits that test from the base's code: to judge a changed test, define it in "
@@ -133,9 +139,12 @@ def collection_fix(detail: str) -> str:
 
 
 # A test that opens or writes files relative to the project's root (run from /work, or writing into
-# the read-only checkout or harness).
+# the read-only checkout or harness), or reads its configuration from there: configparser skips a file
+# it cannot find, so a section missing is all that shows (SQLAlchemy's test plugin reads `[db]` from
+# `setup.cfg` in the working directory: alembic's tests).
 _PROJECT_FILES = re.compile(r"No such file or directory: '(/work/|[^/'])|"
-                            r"Read-only file system: '(/src/|/harness/|[^/'])")
+                            r"Read-only file system: '(/src/|/harness/|[^/'])|"
+                            r"NoSectionError: No section: '")
 def project_files_line(run: Run) -> str:
     """The first line of a run (why it stopped, or a test's failure) saying that a test read or wrote
     a file relative to the project's root, "" when none does."""
@@ -221,16 +230,6 @@ def integrity_fix(detail: str) -> str:
         return ("the line names the plugin (or pytest) that failed: install the version the project used "
                 "(--pytest, --requirements); if it names the code under test, a person must look")
     return FIXES["harness_integrity"]
-
-
-def regression_fix(detail: str) -> str:
-    """A shared regression failure; when the expected test crashes alike on both sides too, nothing ran as it should."""
-    if "fails on both revisions alike" in detail:
-        return ("every test fails the same way on both revisions, whatever the candidate does: read the error; a "
-                "step the project runs before its tests (babel's `python setup.py import_cldr`, generated data or "
-                "compiled extensions) is not run by signoff, and a dependency of another time is pinned with "
-                "--requirements FILE")
-    return FIXES["regression_fails_on_base"]
 
 
 HANG_FIX = ("the base's code may hang on the defect (a wait the fix ends), which no assertion shows: give the "
@@ -434,7 +433,7 @@ def reason(code: str, detail: str = "", fix: str = "") -> dict[str, str]:
         fix = WORKDIR_FIX
     if not fix:
         fix = {"collection_error": collection_fix, "base_not_reproduced": base_fix, "no_report": no_report_fix,
-               "harness_integrity": integrity_fix, "regression_fails_on_base": regression_fix}.get(
+               "harness_integrity": integrity_fix}.get(
             code, lambda _d: FIXES.get(code, ""))(first)
     if fix:
         out["fix"] = fix
@@ -471,6 +470,19 @@ def _fails_on_base(failing: list[str], on_base: Summary | None) -> bool:
             and bool(failing) and all(on_base.per_test.get(t) in ("failed", "error") for t in failing))
 
 
+def _fails_alike(base: Summary, candidate: Summary, regression: Summary, on_base: Summary | None) -> bool:
+    """The expected test raised the same error (no assertion) on base and candidate, and every regression test
+    the candidate fails raises it too, on both revisions: nothing the candidate changed is what stops them
+    (babel's tests without the locale data built at install). A candidate whose code still has the defect
+    fails its expected test alike, but its regression tests pass: that stays REJECTED."""
+    failing = [t for t, o in regression.per_test.items() if o in ("failed", "error")]
+    same = base.message.strip()
+    return (bool(same) and not base.assertion and base.raised and not candidate.assertion
+            and candidate.message.strip() == same and regression.outcome == "failed"
+            and regression.message.strip() == same and _fails_on_base(failing, on_base)
+            and on_base is not None and on_base.message.strip() == same)
+
+
 def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
                    regression_on_base: Summary | None = None) -> tuple[str, list[dict[str, str]]]:
     inconclusive: list[dict[str, str]] = []
@@ -500,20 +512,16 @@ def _classify_runs(base: Summary, candidate: Summary, regression: Summary,
                  "failed": f"it failed without an assertion ({base.message})"}.get(base.outcome, base.outcome)
         inconclusive.append(reason("base_not_reproduced", f"base: {shown}"))
     if base_ok:
-        failing = [t for t, o in regression.per_test.items() if o == "failed"]
-        # The expected test crashing on the candidate exactly as on base (no assertion either side), while the
-        # regression tests fail on base as well: nothing works here, whatever the candidate does (babel's checkout
-        # without the CLDR data it builds: `RuntimeError: The babel data files are not available`, on every test).
-        alike = (candidate.outcome == "failed" and not candidate.assertion and not base.assertion
-                 and candidate.message == base.message and regression.outcome == "failed"
-                 and _fails_on_base(failing, regression_on_base))
-        if candidate.outcome == "failed" and not alike:
+        if candidate.outcome == "failed" and _fails_alike(base, candidate, regression, regression_on_base):
+            inconclusive.append(reason("fails_alike", f"candidate: {candidate.message}, as on the base revision, and "
+                                       "the regression tests on both"))
+        elif candidate.outcome == "failed":
             rejecting.append(reason("candidate_failed", f"candidate: {candidate.message}"))
         if regression.outcome == "failed":
+            failing = [t for t, o in regression.per_test.items() if o == "failed"]
             if _fails_on_base(failing, regression_on_base):
-                also = f"; the expected test fails on both revisions alike: {candidate.message}" if alike else ""
                 inconclusive.append(reason("regression_fails_on_base", f"regression: {', '.join(failing)} fail on "
-                                           f"the base revision too: {regression.message}{also}"))
+                                           f"the base revision too: {regression.message}"))
             else:
                 rejecting.append(reason("regression_failed",
                                         f"regression: {', '.join(failing)}: {regression.message}"))

@@ -400,6 +400,9 @@ def _tail_cause(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     found = next((ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), None)
     return found[:500] if found else text[-600:].strip()
+# Canaries that errored or were never collected (a project plugin that runs only its own kind of test class):
+# every stage runs again with canaries as methods of a class.
+CANARIES_NOT_RUN = re.compile(r"the canary that must \w+( by an assertion)? did not \((error|missing)")
 _MISSING_CANARY = re.compile(r"^(guard: )?the canary that must (fail by an assertion|pass) did not \(missing\)$")
 _UNFINISHED = re.compile(r"^pytest finished with status None, but the process exited [24]$")
 
@@ -536,8 +539,11 @@ def judge(m: Measurements) -> Judgement:
     if m.tests.get(REGRESSION_ON_BASE):
         summaries[REGRESSION_ON_BASE] = summarize(m.tests[REGRESSION_ON_BASE], m.runs.get(REGRESSION_ON_BASE, []),
                                                   skips_pass=True)
+    # The candidate being the base itself, its regression run is the base's (no second run was made).
+    same = m.candidate == m.base and summaries["regression"].status != "harness_integrity"  # named once, as itself
+    on_base = summaries.get(REGRESSION_ON_BASE) or (summaries["regression"] if same else None)
     verdict, reasons = classify(summaries["base"], summaries["candidate"], summaries["regression"], violations,
-                                m.preflight, summaries.get(REGRESSION_ON_BASE))
+                                m.preflight, on_base)
     return Judgement(verdict, reasons, summaries)
 
 
@@ -986,8 +992,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                  "project; --workdir empty keeps the first runs)")
                     results = run_all(len(results))
                 erred = next((run.detail for _g, run in results if run.status == "harness_integrity"
-                              and re.search(r"the canary that must \w+( by an assertion)? did not \((error|missing)",
-                                            run.detail)), None)
+                              and CANARIES_NOT_RUN.search(run.detail)), None)
                 if erred and runner.kind == "pytest" and guard.canary_class_of(m.tests["base"] or m.tests["candidate"]):
                     # A project plugin that runs only its own kind of test class (SQLAlchemy's testing plugin, which
                     # alembic's conftest starts) cannot run plain functions: the canaries become methods of a class

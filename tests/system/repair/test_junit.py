@@ -225,3 +225,16 @@ def test_runner_templates() -> None:
     with pytest.raises(UsageError, match="unknown placeholders"):
         Runner.parse("mytool {junit} {secret}")
     assert Runner.parse("pytest").digest() != Runner.parse("node").digest()
+
+
+def test_a_native_traceback_whose_assertion_message_spans_lines_is_an_assertion() -> None:
+    """`--tb native` (alembic's addopts, blind12): no `path:line: Type` trailer, and the report's message
+    starts with pytest's explanation, not the type; the type is the line after the last frame."""
+    body = ('Traceback (most recent call last):\n  File "/harness/tests/test_command.py", line 997, in test_x\n'
+            '    assert "CREATE TABLE v" not in buf.getvalue()\nAssertionError: assert \'CREATE TABLE v\' not in "B"\n'
+            "  \n  'CREATE TABLE v' is contained here:\n    BEGIN;\n  \n  ...Full output truncated")
+    report = ('<testsuites><testsuite><testcase classname="tests.test_command.T" name="test_x" '
+              'file="tests/test_command.py"><failure message="assert \'CREATE TABLE v\' not in &quot;B&quot;">'
+              f"{body}</failure></testcase></testsuite></testsuites>").encode()
+    [case] = parse_pytest(report)
+    assert (case.outcome, case.assertion, case.exception) == ("failed", True, "AssertionError")

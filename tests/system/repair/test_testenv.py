@@ -675,6 +675,54 @@ def test_a_test_folder_imported_by_its_own_package_name_is_staged_at_its_place(t
     assert map_package_test_id("test_a.py::test_x", "tests") == "tests/test_a.py::test_x"
 
 
+def test_a_conftest_that_reaches_the_project_through_its_own_place_and_settings_that_name_a_test_module(
+        tmp_path: Path) -> None:
+    """alembic's tests/conftest.py execs `../alembic/testing/plugin/bootstrap.py` beside itself, and SQLAlchemy's
+    plugin reads `[db]` and `requirement_cls = tests.requirements:DefaultRequirements` from setup.cfg at pytest's
+    rootdir (blind12): the harness carries the first two from the base, setup.cfg is laid at its root for
+    the run; never the project's package."""
+    conftest = ("import os\nbootstrap = os.path.join(os.path.dirname(__file__), '..', 'pkg', 'testing', "
+                "'bootstrap.py')\nSRC = os.path.join(os.path.dirname(__file__), '..', 'pkg')\n")
+    repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/testing/__init__.py": "",
+                                        "pkg/testing/bootstrap.py": "", "tests/__init__.py": "",
+                                        "tests/conftest.py": conftest, "tests/requirements.py": "",
+                                        "tests/test_x.py": "def test_x(): pass\n", "tests/test_other.py": "",
+                                        "setup.cfg": "[sqla_testing]\nrequirement_cls = tests.requirements:Reqs\n"
+                                                     "[db]\ndefault = sqlite://\n"})
+    from signoff.repair.pytest_config import lay_root_configuration
+
+    staged = _staged(repo, base, "tests/test_x.py", tmp_path / "staged")
+    assert staged == ["pkg/testing/bootstrap.py", "tests/__init__.py", "tests/conftest.py",
+                      "tests/requirements.py", "tests/test_x.py"]
+    # setup.cfg is laid at the harness's root for the run (pytest's rootdir), after its digest was taken.
+    assert lay_root_configuration(tmp_path / "staged", repo, base) == ["setup.cfg"]
+
+
+def test_a_module_of_a_package_the_harness_holds_for_naming_stays_the_checkouts(tmp_path: Path) -> None:
+    """Tests inside the package (pkg/tests/): a module of pkg the test names through its place, or the settings
+    name (`console_scripts = pkg.cli:main`), would stand for the candidate's code if frozen: never taken."""
+    test = "import os\nCLI = os.path.join(os.path.dirname(__file__), '..', 'cli.py')\ndef test_x(): pass\n"
+    repo, base = _repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/cli.py": "", "pkg/tests/__init__.py": "",
+                                        "pkg/tests/test_x.py": test,
+                                        "setup.cfg": "[options.entry_points]\nconsole_scripts =\n  p = pkg.cli:main\n"})
+    assert _staged(repo, base, "pkg/tests/test_x.py", tmp_path / "staged") == [
+        "pkg/__init__.py", "pkg/tests/__init__.py", "pkg/tests/test_x.py"]
+
+
+def test_tox_deps_read_toxinidir_and_the_factors_that_name_the_python() -> None:
+    """kombu's tox.ini (dev12): `-r{toxinidir}/requirements/test.txt` behind `apicheck,3.10,3.11,...:`; lines for
+    other factors (linters, integration, another Python, a factor joined to one not held) stay out."""
+    tox = ("[testenv]\ndeps=\n    -r{toxinidir}/requirements/dev.txt\n"
+           "    apicheck,pypy3.11,3.10,3.11,3.12: -r{toxinidir}/requirements/test.txt\n"
+           "    3.11-linux,3.12-linux: -r{toxinidir}/requirements/extras/kafka.txt\n"
+           "    py311: mock\n    py27: unittest2\n    flake8,mypy: -r{toxinidir}/requirements/pkgutils.txt\n"
+           "    !py311: nothing\n    https://github.com/celery/vine/zipball/master\n")
+    assert testenv.tox_deps(tox, (3, 11)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt", "mock",
+                                              "https://github.com/celery/vine/zipball/master"]
+    assert testenv.tox_deps(tox, (3, 12)) == ["-rrequirements/dev.txt", "-rrequirements/test.txt",
+                                              "https://github.com/celery/vine/zipball/master"]
+
+
 def test_a_test_support_package_beside_the_test_folder_comes_with_its_data(tmp_path: Path) -> None:
     """pycodestyle's tests/test_data.py does `from testing.support import ROOT`, a package at the root named
     as a test folder whose data files (`testing/data/*.py`, read from ROOT) are the cases; its fix adds one

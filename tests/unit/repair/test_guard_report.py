@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from pathlib import Path
 from typing import Any
 
 from signoff.repair.guard import PYTEST_RECORD, Plan, check_pytest
@@ -52,6 +53,45 @@ def test_another_exception_than_the_guard_saw_keeps_the_reports_flag_and_the_fin
                                     "origin": "harness"})
     assert len(findings) == 1 and "framework's own reports say failed by an assertion" in findings[0]
     assert own is not None and [c.assertion for c in own] == [False]
+
+
+def test_canaries_a_plugin_left_uncollected_while_the_tests_ran_are_named_so() -> None:
+    """SQLAlchemy's testing plugin collects only its own test classes (alembic's tests, blind12): canaries it left
+    out while the requested test ran are both named missing, which the verifier reads as canaries that could
+    not run (every stage again with canaries in a class)."""
+    from signoff.repair.verifier import CANARIES_NOT_RUN
+
+    ran = Case(TEST, "passed", False, None, "")
+    body = json.dumps({"finished": True, "exitstatus": 0, "cases": {TEST: {"outcome": "passed", "assertion": False}}})
+    files = {PYTEST_RECORD: json.dumps({"body": body, "mac": hmac.new(PLAN.key.encode(), body.encode(),
+                                                                        hashlib.sha256).hexdigest()}).encode()}
+    missing = [f"{who}the canary that must {what} did not (missing)" for who in ("", "guard: ")
+               for what in ("fail by an assertion", "pass")]
+    findings, _own, _recorded = check_pytest(PLAN, [TEST], [ran], files, 0)
+    assert [f for f in findings if "did not (missing)" in f] == missing  # the report's and the guard's record
+    assert CANARIES_NOT_RUN.search("; ".join(findings))
+    # Nothing ran at all: still the two canaries' own findings.
+    findings, _own, _recorded = check_pytest(PLAN, [TEST], [], files, 0)
+    assert [f for f in findings if "did not (missing)" in f] == missing
+
+
+def test_canaries_in_a_class_take_the_bases_of_the_first_tests_class_when_the_module_imports_them(
+        tmp_path: Path) -> None:
+    from signoff.repair.guard import plan_pytest
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_command.py").write_text(
+        "from alembic.testing.fixtures import TestBase\nclass Local: pass\n"
+        "class StampTest(TestBase):\n    def test_x(self): pass\nclass Other(Local):\n    def test_y(self): pass\n")
+    plan = plan_pytest(tmp_path, ["tests/test_command.py::StampTest::test_x"], in_class=True)
+    cls = plan.failing.split("::")[1]
+    assert cls.startswith("TestSignoffCanary") and plan.passing.split("::")[1] == cls
+    source = (tmp_path / plan.canary_file).read_text()
+    assert "getattr(_signoff_module, 'StampTest').__bases__" in source and f"class {cls}(*_signoff_bases):" in source
+    # A base the module defines itself is taken too (from the class at run time, not as written).
+    plan = plan_pytest(tmp_path, ["tests/test_command.py::Other::test_y"], in_class=True)
+    assert plan.failing.count("::") == 2
+    assert "getattr(_signoff_module, 'Other').__bases__" in (tmp_path / plan.canary_file).read_text()
 
 
 def test_a_canary_that_errored_says_what_it_ran_into_and_the_fix_names_the_cause() -> None:

@@ -152,3 +152,49 @@ def test_a_replaced_function_or_its_code_is_found_and_an_untouched_one_is_not() 
     space["recoded"].__code__ = (lambda: 2).__code__
     guard._compare()
     assert [f.split(" (by")[0] for f in guard.findings] == ["replaced: m.swapped", "code replaced: m.recoded"]
+
+
+def _reporter_swap(guard: types.ModuleType, replace: bool) -> list[str]:
+    """pytest-relaxed's way: pytest's `terminalreporter` unregistered and another registered under its name
+    in a trylast pytest_configure, after the guard's snapshot."""
+    import pluggy
+
+    spec, impl = pluggy.HookspecMarker("t"), pluggy.HookimplMarker("t")
+
+    class Spec:
+        @spec
+        def pytest_collection(self, session: object) -> None: ...
+
+    class Builtin:
+        @impl
+        def pytest_collection(self, session: object) -> None: ...
+
+    class Relaxed(Builtin):
+        @impl
+        def pytest_collection(self, session: object) -> None: ...
+
+    pm = pluggy.PluginManager("t")
+    pm.add_hookspecs(Spec)
+    pm.register(Builtin(), "terminalreporter")
+    guard.state["hooks"] = guard._hook_snapshot(pm)
+    pm.unregister(name="terminalreporter")
+    if replace:
+        pm.register(Relaxed(), "terminalreporter")
+    guard._accept_swapped_plugins(pm)
+    guard._check_hooks(pm)
+    return guard.findings
+
+
+def test_a_plugin_of_the_environment_replacing_pytests_reporter_by_name_removes_no_hook(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    here = str(Path(__file__).parent) + "/"
+    guard = _fresh_guard()
+    monkeypatch.setattr(guard, "_trusted", (here,))
+    assert _reporter_swap(guard, replace=True) == []
+    guard = _fresh_guard()
+    monkeypatch.setattr(guard, "_trusted", (here,))
+    assert _reporter_swap(guard, replace=False) == ["hook implementation removed: pytest_collection"]
+    guard = _fresh_guard()  # the same swap by the checkout's code is still a removal
+    monkeypatch.setattr(guard, "_trusted", ())
+    monkeypatch.setitem(guard._PLACES, "checkout", (here,))
+    assert "hook implementation removed: pytest_collection" in _reporter_swap(guard, replace=True)

@@ -255,15 +255,36 @@ def _rebase() -> None:
             entry[4], entry[5] = value, code
 
 
-def _hook_snapshot(pm: pytest.PytestPluginManager) -> dict[str, list[tuple[Any, Any]]]:
+def _hook_snapshot(pm: pytest.PytestPluginManager) -> dict[str, list[tuple[Any, Any, str]]]:
     out = {}
     for name in dir(pm.hook):
         caller = getattr(pm.hook, name, None)
         impls = getattr(caller, "get_hookimpls", None)
         if impls is None:
             continue
-        out[name] = [(i.function, getattr(i.function, "__code__", None)) for i in impls()]
+        out[name] = [(i.function, getattr(i.function, "__code__", None), getattr(i, "plugin_name", ""))
+                     for i in impls()]
     return out
+
+
+def _accept_swapped_plugins(pm: pytest.PytestPluginManager) -> None:
+    """A plugin of the environment that replaces one of pytest's under the same name in a trylast
+    pytest_configure, after the guard's snapshot (pytest-relaxed and pytest-sugar swap the
+    `terminalreporter`), configured the run as installed: the replaced plugin's hooks leave the
+    baseline. Anything else removed stays in it, and the checks before each test say so."""
+    for name, before in state["hooks"].items():
+        now: list[Any] = getattr(getattr(pm.hook, name, None), "get_hookimpls", lambda: [])()
+        before[:] = [(fn, code, owner) for fn, code, owner in before
+                     if any(i.function is fn for i in now) or not _swapped_in_environment(pm, owner, fn)]
+
+
+def _swapped_in_environment(pm: pytest.PytestPluginManager, owner: str, fn: Any) -> bool:
+    new = pm.get_plugin(owner) if owner else None
+    if new is None or new is getattr(fn, "__self__", None):
+        return False
+    codes = [getattr(i.function, "__code__", None) for caller in pm.get_hookcallers(new) or []
+             for i in caller.get_hookimpls() if i.plugin is new]
+    return bool(codes) and all(c is not None and _origin(c.co_filename) == "trusted" for c in codes)
 
 
 def _own(plugin: Any) -> bool:
@@ -278,7 +299,7 @@ def _check_hooks(pm: pytest.PytestPluginManager) -> None:
         if impls is None:
             continue
         now = impls()
-        for fn, code in before.get(name, []):
+        for fn, code, _owner in before.get(name, []):
             match = [i for i in now if i.function is fn]
             if not match:
                 _note(f"hook implementation removed: {name}")
@@ -1324,6 +1345,11 @@ class Plugin:
     def pytest_configure(self, config: pytest.Config) -> None:
         _rebase()
         state["hooks"] = _hook_snapshot(config.pluginmanager)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # Configuration is over: trylast pytest_configure hooks registered after the guard's have run.
+        _checked(_accept_swapped_plugins, session.config.pluginmanager)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pycollect_makeitem(self, collector: Any, name: str, obj: Any) -> Any:
