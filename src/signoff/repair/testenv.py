@@ -493,10 +493,11 @@ def _declared(meta: dict[str, Any], extras: list[str]) -> list[str]:
 
 
 def read_requirements(repo: Path, base: str, name: str, where: str | None = None,
-                      depth: int = 0) -> tuple[list[str], list[str], str]:
+                      depth: int = 0, *, python: tuple[int, int] | None = None) -> tuple[list[str], list[str], str]:
     """(requirement lines, constraint lines, where it was read) of a requirements file: from the
     base revision or, when the revision has no such file, from this machine; `-r`/`-c` includes are
-    followed from the same place."""
+    followed from the same place. A tox.ini's lines are those of the factors naming `python` (the
+    tests' interpreter; None: the running one)."""
     data = _read(repo, base, name) if where in (None, "base") else None
     if data is not None:
         where = "base"
@@ -513,7 +514,7 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
     constraints: list[str] = []
     text = data.decode("utf-8", errors="replace")
     if PurePosixPath(name).name == "tox.ini":
-        text = "\n".join(tox_deps(text))
+        text = "\n".join(tox_deps(text, python))
     for line in lockfile.logical_lines(text):
         inc = _INCLUDE.match(line)
         if inc is None:
@@ -523,7 +524,7 @@ def read_requirements(repo: Path, base: str, name: str, where: str | None = None
             raise UsageError(f"{name}: requirement files include each other too deeply", "flatten the includes")
         opt, rel = inc.groups()
         target = _normal(str(PurePosixPath(name).parent / rel)) if where == "base" else str(Path(name).parent / rel)
-        more, more_constraints, _w = read_requirements(repo, base, target, where, depth + 1)
+        more, more_constraints, _w = read_requirements(repo, base, target, where, depth + 1, python=python)
         if opt in ("-r", "--requirement"):
             lines += more
             constraints += more_constraints
@@ -608,16 +609,17 @@ def read_lock(repo: Path, base: str, name: str, project: str | None) -> lockfile
 
 
 def plan(repo: Path, base: str, requirements: list[str], project_deps: bool, extras: list[str],
-         pytest_pin: str | None, lock: str | None = None) -> Plan:
+         pytest_pin: str | None, lock: str | None = None, *, python: tuple[int, int] | None = None) -> Plan:
     """The requirement lines for the test environment, without the project itself; a lock file holds
-    every package it names to its locked version (constraints) and its hashes are kept for checking."""
+    every package it names to its locked version (constraints) and its hashes are kept for checking.
+    `python` is the tests' interpreter (major, minor), where tox.ini's factors choose lines by it."""
     meta = _metadata(repo, base)
     own = normalise(meta["name"]) if meta.get("name") else None
     result = Plan(project=meta.get("name"))
     wanted_extras: list[str] = list(extras)
     raw: list[str] = []
     for name in requirements:
-        lines, constraints, where = read_requirements(repo, base, name)
+        lines, constraints, where = read_requirements(repo, base, name, python=python)
         result.constraints += [c for c in constraints if not (own and normalise(requirement_name(c) or "") == own)]
         shown = name if where == "base" else Path(name).name  # never a host path in the evidence
         result.sources.append(f"{shown} ({'base revision' if where == 'base' else 'this machine'})")

@@ -710,7 +710,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     # What the test environment gets, from the base revision's declarations (bad usage stops here,
     # before anything is exported or installed).
     env_plan = testenv.plan(repo, base, requirement_files(req), req.project_deps, req.extras, req.pytest,
-                            req.lock) if runner.needs_python else testenv.Plan()
+                            req.lock, python=_minor(req.python)) if runner.needs_python else testenv.Plan()
     python_exe = sandbox.find_python(req.python) if req.python and runner.needs_python else None
     notes: list[str] = [f"not installed: {line} (the project under test itself; the tests import the checkout)"
                         for line in env_plan.dropped]
@@ -1035,6 +1035,13 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     finally:
         _remove_beside(workspace)
     return Executed(commands, environment, isolation, notes, workdir)
+
+
+def _minor(version: str | None) -> tuple[int, int] | None:
+    """(3, 8) of `--python 3.8` or `3.8.10`; None for none (the running interpreter) or another spelling,
+    which `sandbox.find_python` refuses with its own error."""
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", version or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def _signing_stack() -> None:

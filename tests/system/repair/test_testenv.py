@@ -228,6 +228,16 @@ def test_tox_deps_and_hashed_requirements(tmp_path: Path) -> None:
     assert [(p.name, len(p.hashes)) for p in plan.pins] == [("attrs", 2)]
 
 
+def test_tox_factors_follow_the_python_the_tests_run_on(tmp_path: Path) -> None:
+    """`--python 3.8` reads tox.ini's lines for 3.8 (and an included file's), not signoff's own Python's."""
+    tox = "[testenv]\ndeps =\n    pytest\n    py38: -rreq38.txt\n    py312: typing-extensions\n"
+    repo, base = _repo(tmp_path / "r", {"tox.ini": tox, "req38.txt": "mock<5\n",
+                                        "setup.py": "from setuptools import setup\nsetup(name='tool')\n"})
+    assert testenv.plan(repo, base, ["tox.ini"], False, [], None, python=(3, 8)).lines == ["pytest", "mock<5"]
+    assert testenv.plan(repo, base, ["tox.ini"], False, [], None, python=(3, 12)).lines == [
+        "pytest", "typing-extensions"]
+
+
 def test_a_lock_file_constrains_and_is_recorded(tmp_path: Path) -> None:
     lock = '{"default": {"attrs": {"version": "==23.1.0", "hashes": ["sha256:' + "a" * 64 + '"]}}, "develop": {}}'
     repo, base = _repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "Pipfile.lock": lock})

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from signoff.repair import testenv
+import pytest
+
+from signoff.repair import testenv, verifier
 from signoff.repair.verifier import execution_groups, write_requirements
 
 ALL = ("base", "candidate", "regression")
@@ -45,3 +47,10 @@ def test_the_requirements_text_names_no_folder_of_the_run_and_follows_the_constr
     # ... and different constraints a different key.
     other = write_requirements(testenv.Plan(lines=["pytest", "requests"], constraints=["urllib3<3"]), tmp_path)
     assert other is not None and other.read_text() != first.read_text()
+
+
+@pytest.mark.parametrize("given, minor", [("3.8", (3, 8)), ("3.12.4", (3, 12)), (" 3.10 ", (3, 10)), (None, None),
+                                          ("three", None)])
+def test_the_tests_python_is_read_as_major_and_minor_for_tox_factors(given: str | None,
+                                                                     minor: tuple[int, int] | None) -> None:
+    assert verifier._minor(given) == minor
