@@ -15,6 +15,7 @@ from pathlib import Path
 from signoff.git.command import output, run
 from signoff.git.repo import is_full_id
 from signoff.kernel.errors import UsageError
+from signoff.kernel.replace import staging_file
 
 _FIX = "check the repository and the revisions, and that the bundle's folder is writable"
 
@@ -33,9 +34,13 @@ def bundle(repo: Path, refs: Mapping[str, str], dest: Path) -> Path:
         (bare / "objects" / "info" / "alternates").write_text(f"{objects}\n")
         for name, sha in refs.items():
             run(bare, "update-ref", f"refs/heads/{name}", sha, fix=_FIX)
-        partial = dest.with_name(dest.name + ".tmp")
-        run(bare, "bundle", "create", "--quiet", str(partial), *(f"refs/heads/{name}" for name in refs), fix=_FIX)
-        partial.replace(dest)
+        partial = staging_file(dest, ".tmp")  # git replaces it through its own lock file
+        try:
+            run(bare, "bundle", "create", "--quiet", str(partial), *(f"refs/heads/{name}" for name in refs),
+                fix=_FIX)
+            partial.replace(dest)
+        finally:
+            partial.unlink(missing_ok=True)
     return dest
 
 

@@ -43,3 +43,13 @@ def replace_bytes(path: Path, data: bytes, *, private: bool = False) -> None:
 def replace_text(path: Path, text: str, *, private: bool = False) -> None:
     """Put `text` (UTF-8) at `path` whole (see `staged`)."""
     replace_bytes(path, text.encode("utf-8"), private=private)
+
+
+def staging_file(beside: Path, suffix: str) -> Path:
+    """An empty file of this call's own in `beside`'s folder (created with O_EXCL, 0600), for a program
+    that writes by name (sqlite, pg_dump, git) before the caller puts it in place: two writers at once
+    never share it, and a link planted at a guessable name is never written through."""
+    beside.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=beside.parent, prefix=f".{beside.name}.", suffix=suffix)
+    os.close(fd)
+    return Path(name)

@@ -21,7 +21,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -33,7 +32,7 @@ from sqlalchemy.engine import make_url
 
 from signoff.kernel.clock import utc_iso
 from signoff.kernel.errors import ConflictError, IntegrityError, NotFoundError, UnavailableError, UsageError
-from signoff.kernel.replace import replace_text
+from signoff.kernel.replace import replace_text, staging_file
 from signoff.ledger.audit import ChainReport, verify_chain
 from signoff.ledger.engine import HEADS
 from signoff.ledger.store import SqlLedger
@@ -84,6 +83,11 @@ class Manifest:
                              "use the manifest `signoff ledger backup` wrote beside the backup") from exc
 
 
+def _unstage(staged: Path) -> None:
+    staged.unlink(missing_ok=True)
+    Path(f"{staged}.migrate.lock").unlink(missing_ok=True)  # left by opening the copy to verify it
+
+
 @dataclass(frozen=True)
 class Restored:
     manifest: Manifest
@@ -98,11 +102,7 @@ def backup(url: str, dest: Path, trusted: dict[str, PublicKey]) -> tuple[Manifes
         if path.exists():
             raise ConflictError(f"{path} already exists", "name a new file; a backup never replaces another")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    # A staging name of this backup's own (created with O_EXCL, 0600): two backups at once never
-    # write into one file, and a link planted at a guessable name is never written through.
-    fd, staged = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".partial")
-    os.close(fd)
-    partial = Path(staged)
+    partial = staging_file(dest, ".partial")
     try:
         if _is_sqlite(url):
             _sqlite_copy(_sqlite_path(url), partial)
@@ -120,8 +120,7 @@ def backup(url: str, dest: Path, trusted: dict[str, PublicKey]) -> tuple[Manifes
         except FileExistsError as exc:
             raise ConflictError(f"{dest} already exists", "name a new file; a backup never replaces another") from exc
     finally:
-        partial.unlink(missing_ok=True)
-        Path(f"{partial}.migrate.lock").unlink(missing_ok=True)  # left by opening the copy to verify it
+        _unstage(partial)
     manifest.write(dest)
     return manifest, report
 
@@ -188,9 +187,10 @@ def _holds_events(url: str) -> bool:
 def _restore_sqlite(src: Path, manifest: Manifest, target: Path, trusted: dict[str, PublicKey],
                     force: bool) -> Restored:
     target.parent.mkdir(parents=True, exist_ok=True)
-    staged = target.with_name(f".{target.name}.restoring")
-    shutil.copyfile(src, staged)
+    staged = staging_file(target, ".restoring")
     try:
+        os.chmod(staged, 0o644)  # what the ledger file had when it was copied into place by name
+        shutil.copyfile(src, staged)
         report = _verify_sqlite(staged, trusted)
         _check_matches(report, manifest)
         kept: Path | None = None
@@ -206,7 +206,7 @@ def _restore_sqlite(src: Path, manifest: Manifest, target: Path, trusted: dict[s
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
         os.replace(staged, target)
     finally:
-        staged.unlink(missing_ok=True)
+        _unstage(staged)
     return Restored(manifest, report, kept)
 
 

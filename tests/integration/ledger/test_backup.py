@@ -199,3 +199,19 @@ def test_a_backup_is_readable_by_its_owner_only(sqlite_url: str, keys_home: Path
     assert run_cli(["ledger", "backup", str(dest)], _env(keys_home, sqlite_url)).exit_code == 0
     assert dest.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".ledger.bak")] == []
+
+
+def test_a_restore_never_writes_through_a_link_planted_at_its_old_staging_name(
+        sqlite_url: str, keys_home: Path, tmp_path: Path) -> None:
+    backed_up = _fill(sqlite_url, keys_home, 0, 2)
+    dest = tmp_path / "ledger.bak"
+    assert run_cli(["ledger", "backup", str(dest)], _env(keys_home, sqlite_url)).exit_code == 0
+    target = tmp_path / "restored.db"
+    decoy = tmp_path / "decoy"
+    decoy.write_bytes(b"not a ledger")
+    (tmp_path / ".restored.db.restoring").symlink_to(decoy)
+    done = run_cli(["ledger", "restore", str(dest)], _env(keys_home, f"sqlite:///{target}"))
+    assert done.exit_code == 0, done.stderr
+    assert _head(f"sqlite:///{target}") == backed_up
+    assert decoy.read_bytes() == b"not a ledger"
+    assert sorted(p.name for p in tmp_path.iterdir() if ".restoring" in p.name) == [".restored.db.restoring"]
