@@ -49,7 +49,8 @@ _VERBS = ((re.compile(r"^(?:deprecat\w*)\b", re.I), DEPRECATED),
           (re.compile(r"^(?:docs?|document\w*|readme|typo)\b", re.I), DOCS))
 _HOUSEKEEPING = re.compile(
     r"^(?:bump|update (?:dependenc|deps|the dependenc|requirements|pre-commit|ci|github action|workflow|lock)|"
-    r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?release|version |v?\d+\.\d+|"
+    r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
+    r"version |v?\d+\.\d+|"
     r"merge (?:branch|remote|tag)|merge '|ci\b|tests?\b|add tests?|lint|format|reformat|pre-commit|"
     r"\[pre-commit\.ci\]|typing|mypy|ruff|black |isort|flake8|update changelog|changelog|update authors|"
     r"back to development|start (?:the )?\d|post[- ]release|empty commit)", re.IGNORECASE)
@@ -57,7 +58,11 @@ _HOUSEKEEPING = re.compile(
 # merging or reverting branches, changelog entries, tests alone, refactoring.
 _HOUSEKEEPING_TITLE = re.compile(
     r"^(?:revert\W+)*merge\b|\bchanges?\.(?:rst|md)\b|\bchangelog\b|\bchanges? entr|^add (?:more |missing )?tests?\b|"
-    r"\brefactor(?:ing|ed)?\b", re.IGNORECASE)
+    r"\brefactor(?:ing|ed)?\b|"
+    # a fix aimed at a linter's findings ("Fix up some lints on Windows", "Fix clippy warnings"), not the
+    # program: a warning users see ("Fix the DeprecationWarning on import") names no linter
+    r"^(?:fix(?:e[sd])?|address|silence|resolve)\b(?:\W+\w+){0,3}?\W+(?:lints?|linter|clippy|mypy|ruff|"
+    r"flake8|pylint|eslint|rubocop|golangci-lint)\b", re.IGNORECASE)
 _CHANGELOG_WORK = re.compile(r"\bchangelog\b|\bchanges?\.(?:rst|md)\b|\brelease notes\b", re.IGNORECASE)
 _DOC_WORDS = re.compile(r"\bdoc(?:s|umentation|umented|string)?\b|\breadme\b|\brst\b|\bmyst\b", re.IGNORECASE)
 # gitmoji (https://gitmoji.dev), the other convention for a commit's kind (`✨ Add ...`, `:bug: Fix ...`):

@@ -88,7 +88,11 @@ def test_merged_pull_requests_about_branches_changelogs_tests_or_docs_are_told_b
               "Add missing changes entries": None, "Add more tests on `Enum` rendering": None,
               "This is a small refactor to regroup all sentinels": None,
               "Move Prompts doc from reST to MyST": "Documentation",
-              "Fix completions for quoted/escaped parameters in Fish": FIXES}
+              "Fix completions for quoted/escaped parameters in Fish": FIXES,
+              # sharkdp/fd v10.1.0..v10.2.0: a release prepared in its own pull request, lints fixed
+              "Prepare for 10.2.0 release": None, "Fix up some lints on Windows": None,
+              "Fix clippy warnings": None, "Fix the DeprecationWarning raised on import": FIXES,
+              "Fix linting of YAML anchors in the config checker": FIXES}
     merges = [{**_commit(40 + i, title, ()), "merge": True, "pr": str(3000 + i)} for i, title in enumerate(titles)]
     listed = {line.text.rsplit(" (#", 1)[0]: line.group for line in changelog_lines(merges)}
     assert listed == {title: group for title, group in titles.items() if group is not None}
