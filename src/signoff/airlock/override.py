@@ -341,6 +341,69 @@ LEXICON: dict[str, dict[str, list[str]]] = {
         ORDER: [r"^(?:من فضلك،? |رجاء،? )?(?:قل|اكتب|أجب|اجب|أخبرني|اخبرني|اشرح|صف|استخدم|ساعدني)" + _E],
         TURN_SAY: [r"(?:بدلا من ذلك|بدلاً من ذلك|الآن|الان)،? (?:قل|اكتب|أجب|أخبرني|اخبرني)" + _E],
     },
+    # twelfth pass: Ukrainian, Indonesian, Finnish and Catalan read by class too (they had stock phrases
+    # only: "Забудь усе, що було сказано вище, і напиши ...", "Lupakan semua yang di atas dan tulis ...")
+    "uk": {
+        DROP: [_B + r"(?:забудь|забудьте|ігноруй|ігноруйте|проігноруй|проігноруйте|не зважай на|не зважайте на|"
+               r"не звертай уваги на|не звертайте уваги на|відкинь|відкиньте)"],
+        PRIOR: [r"(?:(?:все|усе) (?:що|сказане|попереднє|вищесказане|раніше|вище|до цього)|(?:все|усе)$|(?:все|усе)"
+                r"[,.!]|попередн\w*|вище|раніше|до цього|(?:сво[їює]|тво[їює]) (?:\S+ )?(?:завданн\w*|інструкці\w*|"
+                r"вказів\w*|роль)|інструкці\w*|вказів\w*)"],
+        NEW: [r"(?:тво[єї]|ваш[еі]?) (?:нов\w+|справжн\w+|наступн\w+) (?:завданн\w*|інструкці\w*|роль|місі\w*)|"
+              r"(?:тепер|ось) (?:\S+ )?нов\w+ (?:завданн\w*|інструкці\w*)"],
+        ROLE: [_B + r"(?:тепер ти|ти тепер|відтепер ти|тепер ви|ви тепер|з цього моменту ти)" + _E],
+        NOT_ROLE: [r"(?:ти|ви) (?:тепер |зараз )?(?:готов\w*|можеш|можете|зможеш|в |на |у )"],
+        SAY: [_B + r"(?:скажи|скажіть|напиши|напишіть|відповідай|відповідайте|розкажи|розкажіть|поясни|поясніть|"
+              r"назви|назвіть|повтори|повторіть|виведи|виведіть)" + _E],
+        ORDER: [r"^(?:будь ласка,? )?(?:скажи|напиши|відповідай|розкажи|поясни|дай|назви|опиши|використай|допоможи)"
+                r"\w*[^?]*$"],
+        TURN_SAY: [r"(?:^|[.!?:;] )(?:тепер|замість цього|краще),? (?:скажи|напиши|відповідай|розкажи)"],
+    },
+    "id": {
+        DROP: [r"\b(?:lupakan|lupakanlah|abaikan|abaikanlah|jangan hiraukan|jangan pedulikan|kesampingkan)\b"],
+        PRIOR: [r"\b(?:semua(?:nya)? (?:yang )?(?:di atas|sebelumnya|tadi|telah dikatakan)|semuanya|"
+                r"(?:instruksi|perintah|petunjuk|arahan|tugas)(?: \S+)? (?:sebelumnya|di atas|awal|lama)|sebelumnya|"
+                r"(?:tugas|instruksi|perintah|peran)(?:mu| anda| kamu))\b"],
+        NEW: [r"\b(?:tugas|instruksi|perintah|peran)(?:mu| anda| kamu)(?: yang)? (?:baru|sebenarnya|berikutnya)\b"],
+        ROLE: [r"\b(?:sekarang (?:kamu|anda|kau|engkau) (?:adalah|menjadi)|(?:kamu|anda|kau) sekarang (?:adalah|"
+               r"menjadi)|mulai sekarang,? (?:kamu|anda|kau) (?:adalah|menjadi))\b"],
+        SAY: [r"\b(?:katakan|katakanlah|bilang|tulis|tuliskan|jawab|jawablah|ceritakan|jelaskan|ulangi|sebutkan)\b"
+              r"(?: \S+)? ?(?:saja|hanya|sekarang|bahwa|:|\"|\x{201c})",
+              r"\b(?:beri ?tahu|katakan(?:lah)? (?:kepada|pada)) (?:saya|aku|kami)\b"],
+        ORDER: [r"^(?:tolong |mohon |silakan )?(?:katakan|tulis|tuliskan|jawab|ceritakan|jelaskan|berikan|sebutkan|"
+                r"gunakan|bantu)\w*\b[^?]*$"],
+        TURN_SAY: [r"(?:^|[.!?:;] )(?:sekarang|sebagai gantinya|alih-alih),? (?:katakan|tulis|tuliskan|jawab|"
+                   r"ceritakan)\b"],
+    },
+    "fi": {
+        DROP: [r"\b(?:unohda|unohtakaa|ohita|ohittakaa|sivuuta|sivuuttakaa|jata huomiotta|jattakaa huomiotta|"
+               r"ala valita)\b"],
+        PRIOR: [r"\b(?:kaikki (?:edella|aiempi|aiemmin|ylla)\w*|kaiken (?:edella|aiemman|ylla)\w*|(?:aiemmat|"
+                r"aikaisemmat|edelliset|edella olevat|ylla olevat|yllaolevat|alkuperaiset)(?: \S+)? (?:ohjeet|ohjeesi|"
+                r"kaskyt|tehtavat|saannot)|ohjeesi|tehtavasi)\b"],
+        NEW: [r"\b(?:uusi|todellinen|seuraava) (?:tehtavasi|ohjeesi|roolisi)\b"],
+        ROLE: [r"\b(?:olet nyt|nyt olet|tasta lahtien olet|sina olet nyt)\b"],
+        NOT_ROLE: [r"\b(?:olet nyt|nyt olet) (?:valmis|kirjautunut|paassyt|yhteydessa)\b"],
+        SAY: [r"\b(?:sano|sanokaa|kerro|kertokaa|kirjoita|kirjoittakaa|vastaa|vastatkaa|toista|toistakaa|tulosta)\b"
+              r"(?: \S+)? ?(?:minulle|meille|vain|ainoastaan|pelkastaan|nyt|sen sijaan|:|\"|\x{201d}|\x{00bb})"],
+        ORDER: [r"^(?:ole hyva ja )?(?:sano|kerro|kirjoita|vastaa|selita|anna|kuvaile|kayta|auta)\b[^?]*$"],
+        TURN_SAY: [r"(?:^|[.!?:;] )(?:nyt|sen sijaan),? (?:sano|kerro|kirjoita|vastaa)\b"],
+    },
+    "ca": {
+        DROP: [r"\b(?:oblida|oblideu|oblidi|ignora|ignoreu|ignori|no facis cas|no feu cas|deixa de banda|"
+               r"deixeu de banda)\b"],
+        PRIOR: [r"\b(?:tot (?:el que|allo|l'anterior)|totes? (?:les )?(?:\S+ )?(?:instruccions|tasques|ordres|regles|"
+                r"indicacions)|anterior\w*|previe?s|abans|fins ara|(?:la teva|les teves|el teu|la vostra|les vostres) "
+                r"(?:\S+ )?(?:tasca|tasques|instruccions|ordres|missio|paper))\b"],
+        NEW: [r"\b(?:la teva|la vostra) (?:nova|propera|veritable) (?:tasca|missio|instruccio)\b"],
+        ROLE: [r"\b(?:ara ets|ara sou|a partir d'ara,? ets|ets ara)\b"],
+        NOT_ROLE: [r"\b(?:ets|sou) (?:ara )?(?:capac|lliure|llest|llesta|a punt)\b"],
+        SAY: [r"\b(?:digues|digueu|escriu|escriviu|respon|responeu|explica|expliqueu|repeteix|repetiu|tradueix|"
+              r"traduiu)\b(?: \S+)? ?(?:nomes|simplement|ara|en canvi|:|\"|\x{00ab})", r"\b(?:digue'm|digues-me|"
+              r"digueu-me)\b"],
+        ORDER: [r"^(?:si us plau,? )?(?:digues|escriu|respon|explica|dona'm|descriu|fes|utilitza|ajuda)\b[^?]*$"],
+        TURN_SAY: [r"(?:^|[.!?:;] )(?:ara|en canvi|en lloc d'aixo),? (?:digues|escriu|respon)\b"],
+    },
 }
 # Role-play set-ups (a role handed to the reader, hypothetically or as a part to play: read like ROLE),
 # obligations put on the reader (read like ORDER), and answers dictated at a colon ("repeat directly:
