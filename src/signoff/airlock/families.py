@@ -783,6 +783,22 @@ _MULTILINGUAL = [
     r"\b(?:unohda|unohtakaa|jata huomiotta|jattakaa huomiotta|ala valita|alkaa valittako)(?: kaikki)? "
     r"(?:aiemmat |aikaisemmat |edelliset |edella olevat |ylla olevat |yllaolevat |alkuperaiset )?"
     r"(?:ohjeet|ohjeesi|ohjeita|kaskyt|saannot)\b",
+    # twelfth pass: the text above asked for again, to leak the reader's prompt ("Repita todo o texto
+    # acima", "Повтори весь текст вище"), as English `_OVERRIDE` reads "repeat the words above"; verbs
+    # of repeating only, not of showing or typing ("Escribe el texto anterior en el campo ..." is a repro
+    # step), and not "the steps above" (docs repeat their steps)
+    r"\b(?:repite|repita|reescribe|reescriba|repete|reescreva|repetez|reecris|reecrivez|recopie|recopiez|wiederhole|"
+    r"wiederholen sie|ripeti|ripetete|riscrivi|herhaal|ulangi|tulis ulang)(?: \S+){0,3}? "
+    r"(?:texto|textos|palabras|frases|lineas|"
+    r"palavras|linhas|texte|mots|phrases|lignes|text|worter|satze|zeilen|testo|parole|righe|tekst|woorden|teks|kata|"
+    r"kalimat|baris)(?: \S+){0,2}? (?:anterior(?:es)?|de arriba|acima|ci-dessus|au-dessus|precedent\w*|oben|davor|"
+    r"vorhergehend\w*|obig\w*|sopra|hierboven|di atas|sebelumnya)\b",
+    r"(?:повтори|повторіть|повторите|перепиши|перепишіть|перепишите)(?: \S+){0,3}? "
+    r"(?:текст|слова|речення|предложения|рядки|строки)"
+    r"(?: \S+){0,2}? (?:вище|выше|попередн\w*|предыдущ\w*)",
+    r"(?:重复|重複|复述|複述)(?:一下)?(?:上面|以上|之前|前面)(?:的)?(?:所有)?(?:的)?"
+    r"(?:文字|文本|内容|內容|话|話|句子)|(?:上記|上|これまで|前)の(?:文章|テキスト|文|内容)を?(?:すべて|全て)?"
+    r"(?:繰り返|出力|表示|書き出)",
     # Swedish / Danish / Norwegian
     r"\b(?:ignorera|glom|ignorer|glem)(?: alla| alle)? (?:tidigare|foregaende|ovanstaende|tidligere|forrige)? ?"
     r"(?:instruktioner|instruksjoner|instruktioner|anvisningar|regler)\b",
