@@ -359,6 +359,9 @@ LEXICON: dict[str, dict[str, list[str]]] = {
         ORDER: [r"^(?:будь ласка,? )?(?:скажи|напиши|відповідай|розкажи|поясни|дай|назви|опиши|використай|допоможи)"
                 r"\w*[^?]*$"],
         TURN_SAY: [r"(?:^|[.!?:;] )(?:тепер|замість цього|краще),? (?:скажи|напиши|відповідай|розкажи)"],
+        ACT_AS: [r"(?:я хочу,? щоб (?:ти|ви) (?:виступ|діял|грав|грала|зіграв|зіграла|поводи|прикину|вдава)\w*|"
+                 r"(?:виступи|виступіть) в ролі|(?:зіграй|зіграйте) роль|(?:поводься|поводьтеся) як|(?:прикинься|"
+                 r"прикиньтеся)|уяви,? що ти)"],
     },
     "id": {
         DROP: [r"\b(?:lupakan|lupakanlah|abaikan|abaikanlah|jangan hiraukan|jangan pedulikan|kesampingkan)\b"],
@@ -375,6 +378,9 @@ LEXICON: dict[str, dict[str, list[str]]] = {
                 r"gunakan|bantu)\w*\b[^?]*$"],
         TURN_SAY: [r"(?:^|[.!?:;] )(?:sekarang|sebagai gantinya|alih-alih),? (?:katakan|tulis|tuliskan|jawab|"
                    r"ceritakan)\b"],
+        ACT_AS: [r"\b(?:saya ingin (?:kamu|anda) (?:bertindak|berperan|berpura-pura)|bertindaklah sebagai|"
+                 r"berperanlah sebagai|berpura-puralah|pura-pura(?:lah)? (?:menjadi|jadi)|bayangkan (?:kamu|anda) "
+                 r"adalah)\b"],
     },
     "fi": {
         DROP: [r"\b(?:unohda|unohtakaa|ohita|ohittakaa|sivuuta|sivuuttakaa|jata huomiotta|jattakaa huomiotta|"
@@ -389,6 +395,9 @@ LEXICON: dict[str, dict[str, list[str]]] = {
               r"(?: \S+)? ?(?:minulle|meille|vain|ainoastaan|pelkastaan|nyt|sen sijaan|:|\"|\x{201d}|\x{00bb})"],
         ORDER: [r"^(?:ole hyva ja )?(?:sano|kerro|kirjoita|vastaa|selita|anna|kuvaile|kayta|auta)\b[^?]*$"],
         TURN_SAY: [r"(?:^|[.!?:;] )(?:nyt|sen sijaan),? (?:sano|kerro|kirjoita|vastaa)\b"],
+        # not "toimi kuin" ("ei toimi kuin ennen": it does not work as before)
+        ACT_AS: [r"\b(?:haluan,? etta (?:toimit|esitat|teeskentelet|olet)|teeskentele olevasi|kuvittele olevasi|"
+                 r"esita (?:\S+ )?roolia)\b"],
     },
     "ca": {
         DROP: [r"\b(?:oblida|oblideu|oblidi|ignora|ignoreu|ignori|no facis cas|no feu cas|deixa de banda|"
@@ -404,6 +413,8 @@ LEXICON: dict[str, dict[str, list[str]]] = {
               r"digueu-me)\b"],
         ORDER: [r"^(?:si us plau,? )?(?:digues|escriu|respon|explica|dona'm|descriu|fes|utilitza|ajuda)\b[^?]*$"],
         TURN_SAY: [r"(?:^|[.!?:;] )(?:ara|en canvi|en lloc d'aixo),? (?:digues|escriu|respon)\b"],
+        ACT_AS: [r"\b(?:vull que (?:actuis|facis de|interpretis|et comportis|fingeixis)|actua com|fes veure que ets|"
+                 r"interpreta el paper|imagina que ets)\b"],
     },
 }
 # Role-play set-ups (a role handed to the reader, hypothetically or as a part to play: read like ROLE),
