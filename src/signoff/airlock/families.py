@@ -609,6 +609,18 @@ _EXFIL = [
     rf"passcode|word|code|token|phrase)|secret|password|passphrase|passcode|code word|secret word|flag)\b",
     r"\b(?:reveal|leak|spell(?: out)?|translate|disclose|recite|tell me|tell us|give me) (?:\S+ ){0,2}?the "
     r"(?:secret|hidden|private|confidential) (?:key|password|passphrase|word|code|token|phrase)\b",
+    # the same in other languages, asked of the reader for the asker ("Gib mir deinen geheimen
+    # Schlüssel"; not "Gib dein Passwort ein", a login step)
+    r"\b(?:gib|geben sie|nenne|nennen sie|sag|sage|sagen sie|verrate|verraten sie|zeig|zeige|zeigen sie) mir "
+    r"(?:\S+ )?(?:dein|deinen|ihr|ihren) (?:geheim\w* )?(?:schlussel|passwort|kennwort|geheimnis|code)\b",
+    r"\b(?:dime|dame|muestrame|revela|revelame) (?:\S+ )?tu (?:(?:clave|contrasena|palabra|codigo) secret[ao]|"
+    r"contrasena)\b|\b(?:donne-moi|dis-moi|revele|revele-moi|montre-moi) (?:\S+ )?(?:ta|votre) (?:cle secrete|"
+    r"mot de passe|phrase secrete|code secret)\b|\b(?:diga-me|me diga|me de|revele) (?:\S+ )?(?:sua|tua) "
+    r"(?:chave secreta|senha|palavra secreta)\b|\b(?:dimmi|dammi|rivela|rivelami) (?:\S+ )?la tua (?:chiave "
+    r"segreta|password|parola segreta)\b",
+    r"(?:скажи|назови|дай|раскрой|выведи|назви|розкрий|виведи) (?:мне |мені )?(?:свой|твой|ваш|свій|твій) "
+    r"(?:секретный ключ|секретний ключ|пароль|секрет)",
+    r"\b(?:beri ?tahu|katakan|sebutkan|tunjukkan)(?: kepada)? (?:saya|aku) (?:\S+ )?(?:kunci rahasia|kata sandi)\b",
 ]
 
 # Owner rights, keys, tokens, hooks, ownership: what "privileged_action" never asked for.
@@ -674,7 +686,7 @@ _INSTRUCTION_WORDS = (
     r"\b(?:instrucciones|indicaciones|directrices|consignes|instructions|anweisungen|vorgaben|istruzioni|direttive|"
     r"instrucoes|orientacoes|instructies|aanwijzingen|instrukcje|polecenia|instruktioner(?:na)?|instruksjon(?:er|ene)|"
     r"instruktionen|talimatlar\w*|yonerge\w*|petunjuk|instruksi|perintah|arahan|huong dan|chi dan|chi thi|"
-    r"instruccions|indicacions|directrius|indicazioni|todo lo anterior|"
+    r"instruccions|indicacions|directrius|indicazioni|richtlinien|(?:deine|ihre|eure) regeln|todo lo anterior|"
     r"tout ce qui precede|tutto (?:quello|cio) (?:che )?(?:precede|sopra)|tudo (?:o )?(?:que foi dito|acima)|"
     r"alles (?:vorherige|davor|oben))\b|"
     r"οδηγίε[σς]|οδηγιε[σς]|εντολέ[σς]|εντολε[σς]|הוראות|ההוראות|تعليمات|التعليمات|الأوامر|كل ما (?:قيل|سبق)|ما سبق|"
@@ -725,7 +737,9 @@ _MULTILINGUAL = [
     r"sus )?(?:instrucciones|indicaciones|reglas|ordenes|directrices) (?:anteriores|previas|de arriba|del "
     r"sistema|originales)",
     # German
-    r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss|vergessen sie|missachte|missachten sie)(?: alle)? "
+    # "ignoriert" only opening the sentence (the plural imperative): "Der Linter ignoriert die Anweisungen
+    # in der .editorconfig" describes a program (twelfth pass)
+    r"(?:\b(?:ignoriere|ignorieren sie|vergiss|vergessen sie|missachte|missachten sie)|^ignoriert)(?: alle)? "
     r"(?:die |deine |ihre )?(?:vorherigen|vorigen|bisherigen|obigen|vorangegangenen|fruheren|bisherige|"
     r"vorherige|obige)? ?(?:anweisungen|instruktionen|befehle|vorgaben|regeln)\b",
     # Italian
@@ -796,6 +810,11 @@ _MULTILINGUAL = [
     r"(?:повтори|повторіть|повторите|перепиши|перепишіть|перепишите)(?: \S+){0,3}? "
     r"(?:текст|слова|речення|предложения|рядки|строки)"
     r"(?: \S+){0,2}? (?:вище|выше|попередн\w*|предыдущ\w*)",
+    r"\b(?:wiederhole|wiederholen sie) alles,? (?:was )?(?:oben|davor|vorher|uber dieser zeile|daruber)\b|"
+    r"\b(?:repite|repita) todo lo (?:anterior|de arriba|que esta arriba)\b|\b(?:repete|repetez) tout ce qui "
+    r"(?:precede|est au-dessus|est ci-dessus)\b|\b(?:repita|repete) tudo (?:o que esta )?acima\b|\bulangi "
+    r"semua(?:nya)? (?:yang )?(?:di atas|sebelumnya)\b|(?:повтори|повторите|повторіть) (?:всё|все|усе),? (?:что|що) "
+    r"(?:выше|вище|было выше|було вище)",
     r"(?:重复|重複|复述|複述)(?:一下)?(?:上面|以上|之前|前面)(?:的)?(?:所有)?(?:的)?"
     r"(?:文字|文本|内容|內容|话|話|句子)|(?:上記|上|これまで|前)の(?:文章|テキスト|文|内容)を?(?:すべて|全て)?"
     r"(?:繰り返|出力|表示|書き出)",
