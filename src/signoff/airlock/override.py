@@ -399,6 +399,27 @@ LEXICON: dict[str, dict[str, list[str]]] = {
         ACT_AS: [r"\b(?:haluan,? etta (?:toimit|esitat|teeskentelet|olet)|teeskentele olevasi|kuvittele olevasi|"
                  r"esita (?:\S+ )?roolia)\b"],
     },
+    # Turkish puts the verb last: the drop closes its clause ("Önceki talimatları unut ve ..."), and
+    # what comes instead names its addressee ("bana ... söyle") or quotes its answer ('"..." yaz')
+    "tr": {
+        DROP: [r"(?:\bunut(?:un|unuz)?\b|gormezden gel\w*|goz ard[iı] e[dt]\w*|yok say\w*|dikkate alma\w*|"
+               r"umursama\w*)"],
+        PRIOR: [r"\b(?:onceki|yukar[iı]daki|daha onceki|simdiye kadar\w*|soylenen her seyi|her seyi|talimatlar\w*|"
+                r"yonerge\w*|komutlar\w*|gorevlerini|gorevini)\b"],
+        NEW: [r"\b(?:yeni|gercek|asil|siradaki) (?:gorevin|talimatlar[iı]n|rolun)\b"],
+        ROLE: [r"\b(?:art[iı]k sen|sen art[iı]k|bundan (?:boyle|sonra) sen|su andan itibaren sen)\b"],
+        SAY: [r"\b(?:bana|bize) (?:\S+ ){0,4}?(?:soyle|soyleyin|anlat|anlat[iı]n|yaz|yaz[iı]n|ver|verin|goster|"
+              r"gosterin)\b", r"[\"\x{201d}\x{2019}'] (?:\S+ ){0,2}?(?:yaz|yaz[iı]n|soyle|soyleyin|de|deyin|cevir|"
+              r"cevirin|cevapla|cevaplay[iı]n)\b", r"\b(?:sadece|yaln[iı]zca) (?:\S+ ){0,3}?(?:yaz|yaz[iı]n|soyle|"
+              r"soyleyin|cevapla|cevaplay[iı]n|yan[iı]tla|yan[iı]tlay[iı]n)\b"],
+        ORDER: [r"(?:yap|yap[iı]n|yaz|yaz[iı]n|soyle|soyleyin|anlat|anlat[iı]n|ver|verin|goster|gosterin|cevapla|"
+                r"cevaplay[iı]n)[.!]?$"],
+        # RE2's \b is ASCII: "davranıyor" (it behaves) would end at "davran"
+        ACT_AS: [r"(?:gibi davran(?:[iı]n)?(?:$|[\s,.!?:;])|rolunu oyna\w*|rolune gir\w*|oldugunu (?:hayal|farz) "
+                 r"et\w*)"],
+        # a state or an ability, not a role: "Artık sen de depoya yazabilirsin" (now you too can write)
+        NOT_ROLE: [r"\b(?:art[iı]k sen|sen art[iı]k)\b(?: \S+){0,4}? \S*(?:abilir|ebilir|[iı]yor|uyor|mal[iı]|meli)"],
+    },
     "ca": {
         DROP: [r"\b(?:oblida|oblideu|oblidi|ignora|ignoreu|ignori|no facis cas|no feu cas|deixa de banda|"
                r"deixeu de banda)\b"],
