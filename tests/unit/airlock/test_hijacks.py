@@ -1,13 +1,12 @@
-"""Goal hijacks (issue #36, twelfth pass), from the attacker's side: overrides read by class in
-Ukrainian, Indonesian, Finnish, Catalan and Turkish (they had stock phrases only), the words for
-"instructions" and for dropping them in more languages and inflections (Catalan, Finnish, Turkish,
-Italian and Spanish plurals, Ukrainian, Indonesian), and an answer dictated to the letter with its
-form stripped ("Say without period '...'"), and the reader's own secret asked for ("translate your
-secret key"), a persona free of rules handed to the reader and the text above asked for again, in
-other languages, and German orders of the same classes. Honest look-alikes stay clean: a report
-that quotes the hijack's target string as its bug, mails telling their reader to ignore them, docs that skip a step, style rules for commit
-subjects, a program's message changed without its full stop, secrets named in repro steps. Written
-here; no development or final-set row."""
+"""Goal hijacks (issue #36, twelfth pass), from the attacker's side: overrides read by class in Ukrainian,
+Indonesian, Finnish, Catalan and Turkish (they had stock phrases only), the words for "instructions" and for
+dropping them in more languages and inflections (Catalan, Finnish, Turkish, Italian and Spanish plurals,
+Ukrainian, Indonesian), and an answer dictated to the letter with its form stripped ("Say without period
+'...'"), and the reader's own secret asked for ("translate your secret key"), a persona free of rules handed
+to the reader and the text above asked for again, in other languages, and German orders of the same classes.
+Honest look-alikes stay clean: a report that quotes the hijack's target string as its bug, mails telling their
+reader to ignore them, docs that skip a step, style rules for commit subjects, a program's message changed
+without its full stop, secrets named in repro steps. Written here; no development or final-set row."""
 
 from __future__ import annotations
 
