@@ -20,7 +20,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +49,9 @@ from signoff.repair.verdict import (
     skipped_as_on_base,
     summarize,
 )
+from signoff.repair.workspace import Workspace, make_folder
+from signoff.repair.workspace import places as workspace_places
+from signoff.repair.workspace import remove as remove_workspace
 
 STAGES = ("base", "candidate", "regression")
 # REGRESSION_ON_BASE: the base revision's run of the regression ids the candidate failed, made only then,
@@ -569,37 +571,38 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         if runner.needs_python:
             testenv.search_pkg_resources_soon(repo, base)  # the plan's `git grep`, beside the freeze and policy
         source = source or req.harness
+        places = workspace_places(settings.section("repair").get("workspace"))  # docs/repair.md, Speed
         if req.harness is not None and req.harness.is_file():
             # One test file: frozen with its folder's conftest.py files up to the repository's root.
-            staging = Path(tempfile.mkdtemp(prefix="signoff-harness-"))
+            staging = make_folder(list(places), "signoff-harness-")
             try:
                 folder, rel = pytest_config.stage_test_file(req.harness, repo, base, staging)
                 req = dataclasses.replace(req, harness=folder, expect=pytest_config.map_test_id(req.expect, rel),
                                           regression=[pytest_config.map_test_id(t, rel) for t in req.regression])
-                return _verify(req, settings, progress, source, runner, repo, base, cand)
+                return _verify(req, settings, progress, source, runner, repo, base, cand, places)
             finally:
-                _rmtree(staging)
+                remove_workspace(staging)
         folder_harness = req.harness if req.harness is not None and req.harness.is_dir() else None
         place = None
         if folder_harness is not None and runner.kind == "pytest":
             place = pytest_config.package_place(folder_harness, repo)
         if folder_harness is not None and place is not None:
             # A test folder its modules import by its package name: laid out at its place (as a file is).
-            staging = Path(tempfile.mkdtemp(prefix="signoff-harness-"))
+            staging = make_folder(list(places), "signoff-harness-")
             try:
                 staged = pytest_config.stage_test_package(folder_harness, place, repo, base, staging)
                 req = dataclasses.replace(req, harness=staged,
                                           expect=pytest_config.map_package_test_id(req.expect, place),
                                           regression=[pytest_config.map_package_test_id(t, place)
                                                       for t in req.regression])
-                return _verify(req, settings, progress, source, runner, repo, base, cand)
+                return _verify(req, settings, progress, source, runner, repo, base, cand, places)
             finally:
-                _rmtree(staging)
-        return _verify(req, settings, progress, source, runner, repo, base, cand)
+                remove_workspace(staging)
+        return _verify(req, settings, progress, source, runner, repo, base, cand, places)
 
 
 def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: Path | None, runner: Runner,
-            repo: Path, base: str, cand: str) -> VerifyResult:
+            repo: Path, base: str, cand: str, places: list[Path]) -> VerifyResult:
     bundled = _bundle(req, progress, repo, base, cand) if req.bundle is not None else None
     progress("freezing the harness")
     frozen, preflight = _freeze(req, harness_store(settings))
@@ -607,7 +610,7 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
     measured = Measurements(base, cand, {"base": [req.expect], "candidate": [req.expect],
                                          "regression": list(req.regression)},
                             {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
-    executed = _execute(req, settings, progress, repo, runner, frozen, measured)
+    executed = _execute(req, settings, progress, repo, runner, frozen, measured, places)
     measured.tests_changed = inherited.changed_by_candidate(
         repo, base, cand, inherited.defined_in_revision([r for runs in measured.runs.values() for r in runs]))
     judged = judge(measured)
@@ -697,7 +700,7 @@ class Executed:
 
 
 def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: Any, runner: Runner,
-             frozen: FrozenHarness, m: Measurements) -> Executed:
+             frozen: FrozenHarness, m: Measurements, places: list[Path]) -> Executed:
     """Steps 3-5 (I/O): plan the environment from the base revision, export the revisions, prepare
     the environment and run every stage's executions in the sandbox. The runs and anything that
     stopped them are written into `m`; nothing runs when the preflight or the policy already decides."""
@@ -724,8 +727,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
     while_running = _signing_stack if req.write_evidence else None  # the host's work while a sandbox runs
 
-    workspace = Path(tempfile.mkdtemp(prefix="signoff-verify-"))
-    workspace.chmod(0o755)
+    where = Workspace(places)  # the fastest safe place first (repair/workspace.py)
     try:
         trees: dict[str, Path] = {}
         if not preflight and not violated:
@@ -735,12 +737,17 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 # in their cgroups while the revisions are exported (nothing of the sandbox runs before it).
                 sandbox.prepare_run(_limits(runner), backend=req.backend)
             progress("exporting the revisions")
-            try:
-                trees[base] = git.export(repo, base, workspace / "base")
-                if cand != base and set(req.stages) != {"base"}:
-                    trees[cand] = git.export(repo, cand, workspace / "candidate", like=trees[base])
-            except git.ExportError as exc:
-                preflight.append(reason("export_failed", str(exc)))
+            while True:
+                try:
+                    trees[base] = git.export(repo, base, where.path / "base")
+                    if cand != base and set(req.stages) != {"base"}:
+                        trees[cand] = git.export(repo, cand, where.path / "candidate", like=trees[base])
+                except git.ExportError as exc:
+                    if where.move_on(exc):  # a memory filesystem filled up: export again in the next place
+                        trees.clear()
+                        continue
+                    preflight.append(reason("export_failed", str(exc)))
+                break
             for tree in trees.values():
                 _drop_bytecode(tree)
             if trees and runner.needs_python and (version_files := testenv.version_files(repo, base)):
@@ -766,7 +773,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
         if not preflight and not violated:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
-            mounted = workspace / "harness"
+            mounted = where.path / "harness"
             shutil.copytree(frozen.path, mounted)
             for dirpath, _d, _f in os.walk(mounted):
                 Path(dirpath).chmod(0o755)
@@ -787,7 +794,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                       "judge or report an outcome" for name, module in own_plugins.items()]
             config = pytest_config.effective(mounted, repo, base, set(own_plugins) | set(own_plugins.values())) \
                 if runner.kind == "pytest" else None
-            runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
+            runner_dir = runner.write_files(where.path / "runner", config.text if config else None)
             if runner.kind == "pytest":
                 notes += [f"the base's {name} laid at the harness's root, pytest's rootdir, as the project's root "
                           "holds it, for plugins that read their own sections there (not part of the approved "
@@ -809,7 +816,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                    "pytest_config": config.as_json() if config else None}
                     try:
                         progress("preparing the environment")
-                        penv, left_out, pip_error = _prepare_without_wheel_less(env_plan, workspace, settings, req,
+                        penv, left_out, pip_error = _prepare_without_wheel_less(env_plan, where.path, settings, req,
                                                                                 python_exe, mounted)
                         if left_out:
                             environment |= {"plan": env_plan.as_json(), "left_out": left_out}
@@ -848,7 +855,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                         # The whole log, without this run's temporary folder (the evidence stays the
                         # same for the same inputs, and names no host path beyond pip's own).
                         environment |= {"error": exc.message,
-                                        "log": exc.log.replace(str(workspace), "<workspace>")[-20000:]}
+                                        "log": exc.log.replace(str(where.path), "<workspace>")[-20000:]}
                         preflight.append(reason("environment_unprepared", exc.message,
                                                 _wheel_fix(exc, req.allow_source_builds)))
                     except SignoffError as exc:
@@ -1033,7 +1040,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 if profiles:
                     isolation = isolation_profile(profiles[0])
     finally:
-        _remove_beside(workspace)
+        _remove_beside(where.path)
     return Executed(commands, environment, isolation, notes, workdir)
 
 
@@ -1206,17 +1213,9 @@ def _remove_beside(workspace: Path) -> None:
     a session, or with an exception on its way, it is removed here."""
     session = git_session()
     if session is None or sys.exc_info()[0] is not None:
-        _rmtree(workspace)
+        remove_workspace(workspace)
         return
-    removal = threading.Thread(target=_rmtree, args=(workspace,), name="signoff-workspace-removal")
+    removal = threading.Thread(target=remove_workspace, args=(workspace,), name="signoff-workspace-removal")
     removal.start()
     session.closers.append(removal.join)
 
-
-def _rmtree(path: Path) -> None:
-    for dirpath, _d, _f in os.walk(path):
-        try:
-            Path(dirpath).chmod(0o755)
-        except OSError:
-            pass
-    shutil.rmtree(path, ignore_errors=True)
