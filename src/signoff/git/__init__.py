@@ -12,6 +12,7 @@ from signoff.git.repo import (
     Change,
     changed_paths,
     commit_files,
+    compare_soon,
     diff_text,
     has_commit,
     is_ancestor,
@@ -24,7 +25,7 @@ from signoff.git.repo import (
 )
 
 __all__ = [
-    "Change", "Config", "ExportError", "Identity", "Session", "bundle", "changed_paths", "commit_files", "diff_text",
-    "export", "has_commit", "is_ancestor", "is_full_id", "mode_at", "neutral_drivers", "open_repo", "output", "popen",
-    "read_file_at", "resolve", "run", "session", "tracked_paths", "verify_bundle",
+    "Change", "Config", "ExportError", "Identity", "Session", "bundle", "changed_paths", "commit_files", "compare_soon",
+    "diff_text", "export", "has_commit", "is_ancestor", "is_full_id", "mode_at", "neutral_drivers", "open_repo",
+    "output", "popen", "read_file_at", "resolve", "run", "session", "tracked_paths", "verify_bundle",
 ]
