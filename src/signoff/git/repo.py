@@ -159,6 +159,14 @@ def tracked_paths(repo: Path, commit: str, under: str | None = None) -> list[str
 _PLAIN_FOLDER = re.compile(r"(?!:)(?!\.{1,2}(/|$))(?!.*/\.{1,2}(/|$))(?!.*//)[^/\n][^\n]*")
 
 
+def list_soon(repo: Path, commit: str) -> None:
+    """Start the whole listing `tracked_paths` reads of a full commit id now, inside the caller's
+    session, so that it runs beside the caller's other work; the first `tracked_paths` of that
+    commit collects it (command.run_soon)."""
+    if current() is not None and is_full_id(commit):
+        run_soon(repo, "ls-tree", "-r", "-z", "--name-only", commit)
+
+
 def _ls_tree(repo: Path, commit: str, under: str | None) -> list[str]:
     proc = run(repo, "ls-tree", "-r", "-z", "--name-only", commit, *(("--", under.rstrip("/") + "/") if under else ()))
     return [p for p in proc.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]

@@ -570,7 +570,11 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         cand = git.resolve(repo, req.candidate)
         if runner.needs_python:
             testenv.search_pkg_resources_soon(repo, base)  # the plan's `git grep`, beside the freeze and policy
-        git.compare_soon(repo, base, cand)  # the policy's three comparisons, beside the staging and the freeze
+        # Started now, to run beside the staging and the freeze: the reader of the base's files, the
+        # base's file listing and the policy's three comparisons.
+        git.read_soon(repo)
+        git.list_soon(repo, base)
+        git.compare_soon(repo, base, cand)
         source = source or req.harness
         places = workspace_places(settings.section("repair").get("workspace"))  # docs/repair.md, Speed
         if req.harness is not None and req.harness.is_file():
