@@ -15,12 +15,14 @@ Order matters and is the point of the design:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -730,7 +732,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}
     isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
-    while_running = _signing_stack if req.write_evidence else None  # the host's work while a sandbox runs
+    while_running = _Beside(signing=req.write_evidence)  # the host's work while a sandbox runs
 
     where = Workspace(places)  # the fastest safe place first (repair/workspace.py)
     try:
@@ -847,13 +849,8 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                 + "; ".join(mismatched[:3]), "regenerate the lock file, or check which package "
                                 "index served these archives (the evidence lists what was installed)"))
                         site = penv.host_path / "lib" / f"python{penv.python_version}" / "site-packages"
-                        installed = testenv.installed_modules(site)
-                        for rev, tree in trees.items():
-                            for c in testenv.collisions(tree, pythonpath, site, installed):
-                                which = "base" if rev == base else "candidate"
-                                notes.append(f"import-name collision: the {which} checkout's {c['checkout']} and the "
-                                             f"installed {c['installed']} both provide `{c['module']}`; the tests "
-                                             "import the checkout's (it comes first on the path)")
+                        while_running.add(functools.partial(_collision_notes, notes, len(notes), trees, base,
+                                                            pythonpath, site))
                     except UsageError:
                         raise
                     except sandbox.PipError as exc:
@@ -1044,6 +1041,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             if r.record is not None and isinstance(r.record.get("isolation"), dict)]
                 if profiles:
                     isolation = isolation_profile(profiles[0])
+        while_running.finish()
     finally:
         _remove_beside(where.path)
     return Executed(commands, environment, isolation, notes, workdir)
@@ -1054,6 +1052,57 @@ def _minor(version: str | None) -> tuple[int, int] | None:
     which `sandbox.find_python` refuses with its own error."""
     m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", version or "")
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+class _Beside:
+    """What the host does while a sandbox runs (`sandbox.run(meanwhile=...)`) instead of before it:
+    importing the signing stack, and jobs that only add notes. Each job runs once, beside the first
+    sandbox that runs (runs apart call this from several threads); `finish` runs those left (no
+    sandbox ran) or failed there (again, so that an error shows as it would have before)."""
+
+    def __init__(self, signing: bool) -> None:
+        self.signing = signing
+        self.jobs: list[Callable[[], None]] = []
+        self.lock = threading.Lock()
+
+    def add(self, job: Callable[[], None]) -> None:
+        with self.lock:
+            self.jobs.append(job)
+
+    def __call__(self) -> None:
+        if self.signing:
+            _signing_stack()
+        with self.lock:
+            jobs, self.jobs = self.jobs, []
+        failed = []
+        for job in jobs:
+            try:
+                job()
+            except Exception:  # run again by finish(), where its error is raised as before
+                failed.append(job)
+        with self.lock:
+            self.jobs[:0] = failed
+
+    def finish(self) -> None:
+        with self.lock:
+            jobs, self.jobs = self.jobs, []
+        for job in jobs:
+            job()
+
+
+def _collision_notes(notes: list[str], at: int, trees: dict[str, Path], base: str, pythonpath: list[str],
+                     site: Path) -> None:
+    """Import names a checkout and an installed distribution both provide, as notes at `at` (where
+    the environment's other notes are): read beside the sandbox's run (10-20 ms on a real project)."""
+    installed = testenv.installed_modules(site)
+    found = []
+    for rev, tree in trees.items():
+        for c in testenv.collisions(tree, pythonpath, site, installed):
+            which = "base" if rev == base else "candidate"
+            found.append(f"import-name collision: the {which} checkout's {c['checkout']} and the installed "
+                         f"{c['installed']} both provide `{c['module']}`; the tests import the checkout's (it "
+                         "comes first on the path)")
+    notes[at:at] = found
 
 
 def _signing_stack() -> None:
