@@ -1258,8 +1258,10 @@ def _write_evidence(req: VerifyRequest, settings: Settings, progress: Progress, 
 def _drop_bytecode(tree: Path) -> None:
     """Committed bytecode would run instead of the source a person reviews (a crafted .pyc matches
     its .py's size and time, or is unchecked): the run sees source only; the diff signal shows it."""
-    for p in [*tree.rglob("*.pyc"), *tree.rglob("*.pyo")]:
-        p.unlink()
+    for dirpath, dirs, files in os.walk(tree):  # one walk (two globs walked the tree twice)
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(dirpath, d)))]:
+            if name.endswith((".pyc", ".pyo")):
+                os.unlink(os.path.join(dirpath, name))
 
 
 def _remove_beside(workspace: Path) -> None:
