@@ -22,6 +22,10 @@ signoff and of the environment is written before measuring); the sides alternate
 `src` folder of an older revision), measured in the same rounds, so that a change is compared under
 the same load.
 
+The verification makes its workspace where signoff's rule puts it (docs/repair.md, Speed: `/dev/shm` where
+that is safe, the temporary folder when `TMPDIR` is set); `--workspace DIR` sets `SIGNOFF_REPAIR_WORKSPACE`
+for every CLI side, to measure another place.
+
 Prints, per case, each side's median wall time, spread and run count and its median CPU time (of
 every process it started), then `ratio <x>` = verify / direct in wall time (and the CPU ratio, and
 the before ratios). Goal: <= 1.0x. The load average is printed: on a shared machine other work
@@ -132,11 +136,16 @@ def _warm(request: VerifyRequest, settings: Settings) -> str:
     return str(env.host_path / "bin" / "python")
 
 
+WORKSPACE: list[str] = []  # --workspace, when given
+
+
 def _env(home: Path, src: Path | None = None) -> dict[str, str]:
     # Bytecode is written once and read after that, as in any installed copy (a machine-wide
     # PYTHONDONTWRITEBYTECODE would make every CLI run compile signoff again).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["SIGNOFF_HOME"] = str(home)
+    if WORKSPACE:
+        env["SIGNOFF_REPAIR_WORKSPACE"] = WORKSPACE[0]
     if src is not None:
         env["PYTHONPATH"] = str(src)
     return env
@@ -216,7 +225,10 @@ def main() -> None:
                                                     "when --mirrors is given)")
     ap.add_argument("--mirrors", type=Path, help="folder of clones named owner+name (for the real project's case)")
     ap.add_argument("--before", type=Path, help="a src folder of another revision of signoff to measure alongside")
+    ap.add_argument("--workspace", help="the folder the CLI sides make their workspaces in (SIGNOFF_REPAIR_WORKSPACE)")
     args = ap.parse_args()
+    if args.workspace:
+        WORKSPACE.append(args.workspace)
     names = args.case or (["coupon", "thefuck-5"] if args.mirrors else ["coupon"])
     with tempfile.TemporaryDirectory(prefix="signoff-bench-repair-") as tmp_:
         tmp = Path(tmp_)

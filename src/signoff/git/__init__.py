@@ -7,15 +7,17 @@ paths, reading a file at a revision, commits of whole files, and clean exports.
 
 from signoff.git.bundle import bundle, verify_bundle
 from signoff.git.command import Config, Identity, Session, neutral_drivers, output, popen, run, session
-from signoff.git.export import ExportError, export
+from signoff.git.export import ExportError, export, read_soon
 from signoff.git.repo import (
     Change,
     changed_paths,
     commit_files,
+    compare_soon,
     diff_text,
     has_commit,
     is_ancestor,
     is_full_id,
+    list_soon,
     mode_at,
     open_repo,
     read_file_at,
@@ -24,7 +26,8 @@ from signoff.git.repo import (
 )
 
 __all__ = [
-    "Change", "Config", "ExportError", "Identity", "Session", "bundle", "changed_paths", "commit_files", "diff_text",
-    "export", "has_commit", "is_ancestor", "is_full_id", "mode_at", "neutral_drivers", "open_repo", "output", "popen",
-    "read_file_at", "resolve", "run", "session", "tracked_paths", "verify_bundle",
+    "Change", "Config", "ExportError", "Identity", "Session", "bundle", "changed_paths", "commit_files", "compare_soon",
+    "diff_text", "export", "has_commit", "is_ancestor", "is_full_id", "list_soon", "mode_at", "neutral_drivers",
+    "open_repo", "output", "popen", "read_file_at", "read_soon", "resolve", "run", "session", "tracked_paths",
+    "verify_bundle",
 ]

@@ -163,17 +163,58 @@ def run(repo: Path, *args: str, input_: bytes | None = None, check: bool = True,
     same repository in one operation (it saves one `git config` process per command)."""
     if args[:1] != ("config",):
         config = (*(_drivers_of(repo, timeout) if drivers is None else drivers), *config)
+    started = _started(repo, args, config) if input_ is None and env is None else None
     if _subcommand(args) in _TRANSPORT_COMMANDS:
         env = {"GIT_ALLOW_PROTOCOL": _PROTOCOLS, **(env or {})}
     try:
-        proc = subprocess.run(_argv(repo, args), input=input_, capture_output=True,
-                              env=environment(repo, env, config), timeout=timeout, check=False)
+        if started is not None:
+            out, err = started.communicate(timeout=timeout)
+            proc = subprocess.CompletedProcess(started.args, started.returncode, out, err)
+        else:
+            proc = subprocess.run(_argv(repo, args), input=input_, capture_output=True,
+                                  env=environment(repo, env, config), timeout=timeout, check=False)
     except subprocess.TimeoutExpired as exc:
+        if started is not None:
+            started.kill()
+            started.communicate()
         raise UnavailableError(f"git {args[0]} in {repo} did not finish within {timeout:g} s",
                                "check the repository is local and not locked by another process") from exc
     if check and proc.returncode != 0:
         raise UsageError(f"git {args[0]} failed in {repo}: {proc.stderr.decode(errors='replace').strip()[:300]}", fix)
     return proc
+
+
+def run_soon(repo: Path, *args: str) -> None:
+    """Start `git -C repo args...` now, inside the caller's session (nothing outside one): the next
+    `run` of the very same command there (no input, environment or config of its own) collects this
+    process's answer instead of starting git, so the command runs beside the caller's other work.
+    Only for answers that cannot change in between: commands about full commit ids."""
+    active = _SESSION.get()
+    if active is None or _subcommand(args) in _TRANSPORT_COMMANDS:
+        return
+    started = subprocess.Popen(_argv(repo, args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=environment(repo, None, _drivers_of(repo, TIMEOUT)))
+    assert started.stdout is not None
+    widen_pipe(started.stdout.fileno())
+    active.kept[("soon", str(repo), *args)] = started
+
+    def reap() -> None:  # never collected (the operation stopped before it asked)
+        if started.returncode is None:
+            started.kill()
+            started.communicate()
+
+    active.closers.append(reap)
+
+
+def _started(repo: Path, args: tuple[str, ...], config: Config) -> subprocess.Popen[bytes] | None:
+    """The process `run_soon` started for this very command (with the session's overrides alone) in
+    this session, taken out of it; None when there is none."""
+    active = _SESSION.get()
+    key = ("soon", str(repo), *args)
+    if active is None or key not in active.kept or config != active.drivers.get(str(repo)):
+        return None
+    found = active.kept.pop(key)
+    return found if isinstance(found, subprocess.Popen) else None
 
 
 def output(repo: Path, *args: str, **kwargs: Any) -> str:

@@ -110,6 +110,12 @@ def _session_objects(repo: Path) -> _Shared | None:
     return _Shared(repo, objects)
 
 
+def read_soon(repo: Path) -> None:
+    """Start the session's `git cat-file --batch` for `repo` now (it starts on first use otherwise),
+    so that git's start overlaps the caller's other work. Nothing outside a session."""
+    _session_objects(repo)
+
+
 def _drop_reader(repo: Path, objects: _Objects) -> None:
     active = current()
     if active is not None and active.kept.get(("objects", str(repo))) is objects:

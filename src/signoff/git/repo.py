@@ -7,7 +7,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from signoff.git.command import Identity, current, output, run
+from signoff.git.command import Identity, current, output, run, run_soon
 from signoff.kernel.errors import NotFoundError, UsageError
 
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
@@ -45,9 +45,32 @@ def has_commit(repo: Path, sha: str) -> bool:
     return run(repo, "cat-file", "-e", f"{sha}^{{commit}}", check=False).returncode == 0
 
 
+def compare_soon(repo: Path, base: str, candidate: str) -> None:
+    """Start the three comparisons of two full commit ids that a verification's policy makes
+    (`changed_paths`, `is_ancestor`, `diff_text`) now, inside the caller's session, so that they run
+    beside its other work; each of those functions collects its own answer (command.run_soon)."""
+    if is_full_id(base) and is_full_id(candidate):
+        for args in (_changed_args(base, candidate), _ancestor_args(base, candidate), _diff_args(base, candidate)):
+            run_soon(repo, *args)
+
+
+def _ancestor_args(base: str, candidate: str) -> tuple[str, ...]:
+    return ("merge-base", "--is-ancestor", base, candidate)
+
+
+def _changed_args(base: str, candidate: str) -> tuple[str, ...]:
+    return ("diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative",
+            "--ignore-submodules=none", base, candidate)
+
+
+def _diff_args(base: str, candidate: str) -> tuple[str, ...]:
+    return ("diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--text",
+            "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", base, candidate)
+
+
 def is_ancestor(repo: Path, base: str, candidate: str) -> bool:
     """True when `candidate` descends from `base` (or is it)."""
-    proc = run(repo, "merge-base", "--is-ancestor", base, candidate, check=False)
+    proc = run(repo, *_ancestor_args(base, candidate), check=False)
     if proc.returncode not in (0, 1):
         raise UsageError(f"git could not compare {base[:12]} and {candidate[:12]}: "
                          f"{proc.stderr.decode(errors='replace').strip()}", "check both revisions exist")
@@ -62,8 +85,7 @@ class Change:
 
 def changed_paths(repo: Path, base: str, candidate: str) -> list[Change]:
     """Paths the candidate changes relative to base (NUL-separated, so any file name is safe)."""
-    proc = run(repo, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative",
-               "--ignore-submodules=none", base, candidate)
+    proc = run(repo, *_changed_args(base, candidate))
     parts = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
     changes: list[Change] = []
     i = 0
@@ -79,8 +101,7 @@ def changed_paths(repo: Path, base: str, candidate: str) -> list[Change]:
 def diff_text(repo: Path, base: str, candidate: str, limit: int = 200_000) -> str:
     """The patch from base to candidate as committed: no external diff, no textconv driver, and no
     attribute may hide a file's lines (`-diff`, `binary`): only content decides what is binary."""
-    proc = run(repo, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--text",
-               "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", base, candidate)
+    proc = run(repo, *_diff_args(base, candidate))
     text = _binary_by_content(proc.stdout).decode("utf-8", errors="replace")
     return text if len(text) <= limit else text[:limit] + "\n[diff truncated]\n"
 
@@ -136,6 +157,14 @@ def tracked_paths(repo: Path, commit: str, under: str | None = None) -> list[str
 # A folder named plainly (no pathspec magic, `.` or `..` part, leading or doubled slash): git's
 # ls-tree matches such a path as a literal prefix, so the whole listing answers it exactly.
 _PLAIN_FOLDER = re.compile(r"(?!:)(?!\.{1,2}(/|$))(?!.*/\.{1,2}(/|$))(?!.*//)[^/\n][^\n]*")
+
+
+def list_soon(repo: Path, commit: str) -> None:
+    """Start the whole listing `tracked_paths` reads of a full commit id now, inside the caller's
+    session, so that it runs beside the caller's other work; the first `tracked_paths` of that
+    commit collects it (command.run_soon)."""
+    if current() is not None and is_full_id(commit):
+        run_soon(repo, "ls-tree", "-r", "-z", "--name-only", commit)
 
 
 def _ls_tree(repo: Path, commit: str, under: str | None) -> list[str]:

@@ -225,18 +225,19 @@ def stage_test_file(path: Path, repo: Path, base: str, dest: Path) -> tuple[Path
         if data is not None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             (dest / name).write_bytes(data)
-    for name in _placed_helpers(repo, base, rel, path.read_bytes()):
+    work_tree = _WorkTree(repo)
+    for name in _placed_helpers(repo, base, rel, path.read_bytes(), work_tree):
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(repo / name, dest / name)
-    data_files = _data_files(repo, base, rel, path.read_bytes())
+    data_files = _data_files(repo, base, rel, work_tree, path.read_bytes())
     # (never over a data file of the test folder: one the person changed is taken as left, above)
     # (nor a module of a package the harness holds only to name tests inside it: that is the candidate's code)
     for name, data in _files_read_beside(repo, base, rel, path.read_bytes(), [n for n in wanted if n != rel]).items():
         if not _in_held_package(dest, name):
             data_files.setdefault(name, data)
     for package in support_packages([h for h in wanted if h.endswith(".py")], rel):
-        data_files |= _data_files(repo, base, f"{package}/__init__.py")
+        data_files |= _data_files(repo, base, f"{package}/__init__.py", work_tree)
     for name, data in data_files.items():
         if not (dest / name).exists():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -390,22 +391,32 @@ def _test_names(rel: str, source: bytes | None) -> set[str]:
     return names | {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
 
 
-def _placed(repo: Path, root: str, committed: set[str]) -> list[str]:
-    """The files a person put in the folder `root` of the work tree (as `git checkout FIX -- FILE` leaves
-    them): in no commit of the base (`committed`) or of the checked-out branch (an agent's branch checked
-    out here brings nothing), not ignored."""
-    placed = git.run(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", f"{root}/",
-                     check=False)
-    head = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
-    at_head = set(head.stdout.decode("utf-8", "surrogateescape").split("\0"))
-    return [n for n in placed.stdout.decode("utf-8", "surrogateescape").split("\0")
-            if n and n not in committed and n not in at_head] if placed.returncode == 0 else []
+class _WorkTree:
+    """The work tree's files below a folder, listed once for one staging (`git ls-files`, `git ls-tree
+    HEAD`): the search for placed helpers and the one for data files ask about the same test folder."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.listed: dict[str, tuple[list[str], set[str]]] = {}
+
+    def placed(self, root: str, committed: set[str]) -> list[str]:
+        """The files a person put in the folder `root` of the work tree (as `git checkout FIX -- FILE`
+        leaves them): in no commit of the base (`committed`) or of the checked-out branch (an agent's
+        branch checked out here brings nothing), not ignored."""
+        if root not in self.listed:
+            found = git.run(self.repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
+                            f"{root}/", check=False)
+            head = git.run(self.repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
+            names = found.stdout.decode("utf-8", "surrogateescape").split("\0") if found.returncode == 0 else []
+            self.listed[root] = (names, set(head.stdout.decode("utf-8", "surrogateescape").split("\0")))
+        names, at_head = self.listed[root]
+        return [n for n in names if n and n not in committed and n not in at_head]
 
 
-def _placed_helpers(repo: Path, base: str, rel: str, source: bytes) -> list[str]:
+def _placed_helpers(repo: Path, base: str, rel: str, source: bytes, work_tree: _WorkTree) -> list[str]:
     """Helper modules the fix adds that a person checked out in the test folder beside the test file
     (cleo's `tests/fixtures/exceptions/raiser_with_suppressed_context.py`, imported by the new test): those
-    of the person's new Python files (_placed) whose module name the test file imports."""
+    of the person's new Python files (_WorkTree.placed) whose module name the test file imports."""
     root = test_folder_of(rel)
     if root is None:
         return []
@@ -419,12 +430,12 @@ def _placed_helpers(repo: Path, base: str, rel: str, source: bytes) -> list[str]
             imported |= {p for a in node.names for p in a.name.split(".")}
         elif isinstance(node, ast.ImportFrom):
             imported |= {*(node.module or "").split("."), *(a.name for a in node.names)}
-    return [n for n in _placed(repo, root, set(git.tracked_paths(repo, base, root)))
+    return [n for n in work_tree.placed(root, set(git.tracked_paths(repo, base, root)))
             if n.endswith(".py") and n != rel and PurePosixPath(n).stem in imported
             and (repo / n).is_file() and not (repo / n).is_symlink()]
 
 
-def _data_files(repo: Path, base: str, rel: str, source: bytes | None = None) -> dict[str, bytes]:
+def _data_files(repo: Path, base: str, rel: str, work_tree: _WorkTree, source: bytes | None = None) -> dict[str, bytes]:
     """The data files of the test folder a test file sits in (sqlparse's conftest reads
     `tests/files/*.sql` beside itself): those the base revision commits there, and new ones a person
     put there for the contract (in no commit of the base or of the work tree's branch, not ignored:
@@ -444,7 +455,7 @@ def _data_files(repo: Path, base: str, rel: str, source: bytes | None = None) ->
     # Uncommitted edits (staged or not) of files the branch commits: the person's, never a commit's.
     edited = set(git.run(repo, "diff", "-z", "--name-only", "HEAD", "--", f"{root}/", check=False)
                  .stdout.decode("utf-8", "surrogateescape").split("\0"))
-    new = [n for n in _placed(repo, root, set(names)) if _is_data(n, root, packages, above)]
+    new = [n for n in work_tree.placed(root, set(names)) if _is_data(n, root, packages, above)]
     if len(names) + len(new) > MAX_DATA_FILES:
         own = _test_names(rel, source)
         names, new = [n for n in names if _named_after(n, root, own)], [n for n in new if _named_after(n, root, own)]

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import ast
 import configparser
+import copy
+import functools
 import os
 import re
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -367,6 +370,19 @@ def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
+def _parsed_once(parse: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    """`parse` of one source text done once (a verification reads the base's setup.py for its
+    dependencies, package folders, version file, version, entry points and plugins: seven parses of the
+    same text); each caller gets its own copy, which it may change."""
+    once = functools.lru_cache(maxsize=8)(parse)
+
+    @functools.wraps(parse)
+    def parsed(source: str) -> dict[str, Any]:
+        return copy.deepcopy(once(source))
+    return parsed
+
+
+@_parsed_once
 def _setup_py(source: str) -> dict[str, Any]:
     """Keyword arguments of a `setup(...)` call (name, install_requires, extras_require,
     tests_require) that are literals or built from module-level literals (the first binding of each

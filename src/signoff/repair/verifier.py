@@ -15,13 +15,14 @@ Order matters and is the point of the design:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,9 @@ from signoff.repair.verdict import (
     skipped_as_on_base,
     summarize,
 )
+from signoff.repair.workspace import Workspace, make_folder
+from signoff.repair.workspace import places as workspace_places
+from signoff.repair.workspace import remove as remove_workspace
 
 STAGES = ("base", "candidate", "regression")
 # REGRESSION_ON_BASE: the base revision's run of the regression ids the candidate failed, made only then,
@@ -568,38 +572,44 @@ def verify(req: VerifyRequest, settings: Settings, progress: Progress = silent,
         cand = git.resolve(repo, req.candidate)
         if runner.needs_python:
             testenv.search_pkg_resources_soon(repo, base)  # the plan's `git grep`, beside the freeze and policy
+        # Started now, to run beside the staging and the freeze: the reader of the base's files, the
+        # base's file listing and the policy's three comparisons.
+        git.read_soon(repo)
+        git.list_soon(repo, base)
+        git.compare_soon(repo, base, cand)
         source = source or req.harness
+        places = workspace_places(settings.section("repair").get("workspace"))  # docs/repair.md, Speed
         if req.harness is not None and req.harness.is_file():
             # One test file: frozen with its folder's conftest.py files up to the repository's root.
-            staging = Path(tempfile.mkdtemp(prefix="signoff-harness-"))
+            staging = make_folder(list(places), "signoff-harness-")
             try:
                 folder, rel = pytest_config.stage_test_file(req.harness, repo, base, staging)
                 req = dataclasses.replace(req, harness=folder, expect=pytest_config.map_test_id(req.expect, rel),
                                           regression=[pytest_config.map_test_id(t, rel) for t in req.regression])
-                return _verify(req, settings, progress, source, runner, repo, base, cand)
+                return _verify(req, settings, progress, source, runner, repo, base, cand, places)
             finally:
-                _rmtree(staging)
+                remove_workspace(staging)
         folder_harness = req.harness if req.harness is not None and req.harness.is_dir() else None
         place = None
         if folder_harness is not None and runner.kind == "pytest":
             place = pytest_config.package_place(folder_harness, repo)
         if folder_harness is not None and place is not None:
             # A test folder its modules import by its package name: laid out at its place (as a file is).
-            staging = Path(tempfile.mkdtemp(prefix="signoff-harness-"))
+            staging = make_folder(list(places), "signoff-harness-")
             try:
                 staged = pytest_config.stage_test_package(folder_harness, place, repo, base, staging)
                 req = dataclasses.replace(req, harness=staged,
                                           expect=pytest_config.map_package_test_id(req.expect, place),
                                           regression=[pytest_config.map_package_test_id(t, place)
                                                       for t in req.regression])
-                return _verify(req, settings, progress, source, runner, repo, base, cand)
+                return _verify(req, settings, progress, source, runner, repo, base, cand, places)
             finally:
-                _rmtree(staging)
-        return _verify(req, settings, progress, source, runner, repo, base, cand)
+                remove_workspace(staging)
+        return _verify(req, settings, progress, source, runner, repo, base, cand, places)
 
 
 def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: Path | None, runner: Runner,
-            repo: Path, base: str, cand: str) -> VerifyResult:
+            repo: Path, base: str, cand: str, places: list[Path]) -> VerifyResult:
     bundled = _bundle(req, progress, repo, base, cand) if req.bundle is not None else None
     progress("freezing the harness")
     frozen, preflight = _freeze(req, harness_store(settings))
@@ -607,7 +617,7 @@ def _verify(req: VerifyRequest, settings: Settings, progress: Progress, source: 
     measured = Measurements(base, cand, {"base": [req.expect], "candidate": [req.expect],
                                          "regression": list(req.regression)},
                             {s: [] for s in STAGES}, policy.descends, policy.outside, preflight)
-    executed = _execute(req, settings, progress, repo, runner, frozen, measured)
+    executed = _execute(req, settings, progress, repo, runner, frozen, measured, places)
     measured.tests_changed = inherited.changed_by_candidate(
         repo, base, cand, inherited.defined_in_revision([r for runs in measured.runs.values() for r in runs]))
     judged = judge(measured)
@@ -697,7 +707,7 @@ class Executed:
 
 
 def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: Any, runner: Runner,
-             frozen: FrozenHarness, m: Measurements) -> Executed:
+             frozen: FrozenHarness, m: Measurements, places: list[Path]) -> Executed:
     """Steps 3-5 (I/O): plan the environment from the base revision, export the revisions, prepare
     the environment and run every stage's executions in the sandbox. The runs and anything that
     stopped them are written into `m`; nothing runs when the preflight or the policy already decides."""
@@ -722,10 +732,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
     commands: dict[str, list[str]] = {s: [] for s in STAGES}
     environment: dict[str, Any] = {"kind": "none"}
     isolation: dict[str, Any] = {"backend": None, "note": "nothing was executed"}
-    while_running = _signing_stack if req.write_evidence else None  # the host's work while a sandbox runs
+    while_running = _Beside(signing=req.write_evidence)  # the host's work while a sandbox runs
 
-    workspace = Path(tempfile.mkdtemp(prefix="signoff-verify-"))
-    workspace.chmod(0o755)
+    where = Workspace(places)  # the fastest safe place first (repair/workspace.py)
     try:
         trees: dict[str, Path] = {}
         if not preflight and not violated:
@@ -735,12 +744,17 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                 # in their cgroups while the revisions are exported (nothing of the sandbox runs before it).
                 sandbox.prepare_run(_limits(runner), backend=req.backend)
             progress("exporting the revisions")
-            try:
-                trees[base] = git.export(repo, base, workspace / "base")
-                if cand != base and set(req.stages) != {"base"}:
-                    trees[cand] = git.export(repo, cand, workspace / "candidate", like=trees[base])
-            except git.ExportError as exc:
-                preflight.append(reason("export_failed", str(exc)))
+            while True:
+                try:
+                    trees[base] = git.export(repo, base, where.path / "base")
+                    if cand != base and set(req.stages) != {"base"}:
+                        trees[cand] = git.export(repo, cand, where.path / "candidate", like=trees[base])
+                except git.ExportError as exc:
+                    if where.move_on(exc):  # a memory filesystem filled up: export again in the next place
+                        trees.clear()
+                        continue
+                    preflight.append(reason("export_failed", str(exc)))
+                break
             for tree in trees.values():
                 _drop_bytecode(tree)
             if trees and runner.needs_python and (version_files := testenv.version_files(repo, base)):
@@ -766,7 +780,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
         if not preflight and not violated:
             # The harness is mounted from a copy that is re-digested first: the store may live where
             # the sandbox's unprivileged uid cannot reach, and the copy must still be the approved bytes.
-            mounted = workspace / "harness"
+            mounted = where.path / "harness"
             shutil.copytree(frozen.path, mounted)
             for dirpath, _d, _f in os.walk(mounted):
                 Path(dirpath).chmod(0o755)
@@ -787,7 +801,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                       "judge or report an outcome" for name, module in own_plugins.items()]
             config = pytest_config.effective(mounted, repo, base, set(own_plugins) | set(own_plugins.values())) \
                 if runner.kind == "pytest" else None
-            runner_dir = runner.write_files(workspace / "runner", config.text if config else None)
+            runner_dir = runner.write_files(where.path / "runner", config.text if config else None)
             if runner.kind == "pytest":
                 notes += [f"the base's {name} laid at the harness's root, pytest's rootdir, as the project's root "
                           "holds it, for plugins that read their own sections there (not part of the approved "
@@ -809,7 +823,7 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                    "pytest_config": config.as_json() if config else None}
                     try:
                         progress("preparing the environment")
-                        penv, left_out, pip_error = _prepare_without_wheel_less(env_plan, workspace, settings, req,
+                        penv, left_out, pip_error = _prepare_without_wheel_less(env_plan, where.path, settings, req,
                                                                                 python_exe, mounted)
                         if left_out:
                             environment |= {"plan": env_plan.as_json(), "left_out": left_out}
@@ -835,20 +849,15 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                                 + "; ".join(mismatched[:3]), "regenerate the lock file, or check which package "
                                 "index served these archives (the evidence lists what was installed)"))
                         site = penv.host_path / "lib" / f"python{penv.python_version}" / "site-packages"
-                        installed = testenv.installed_modules(site)
-                        for rev, tree in trees.items():
-                            for c in testenv.collisions(tree, pythonpath, site, installed):
-                                which = "base" if rev == base else "candidate"
-                                notes.append(f"import-name collision: the {which} checkout's {c['checkout']} and the "
-                                             f"installed {c['installed']} both provide `{c['module']}`; the tests "
-                                             "import the checkout's (it comes first on the path)")
+                        while_running.add(functools.partial(_collision_notes, notes, len(notes), trees, base,
+                                                            pythonpath, site))
                     except UsageError:
                         raise
                     except sandbox.PipError as exc:
                         # The whole log, without this run's temporary folder (the evidence stays the
                         # same for the same inputs, and names no host path beyond pip's own).
                         environment |= {"error": exc.message,
-                                        "log": exc.log.replace(str(workspace), "<workspace>")[-20000:]}
+                                        "log": exc.log.replace(str(where.path), "<workspace>")[-20000:]}
                         preflight.append(reason("environment_unprepared", exc.message,
                                                 _wheel_fix(exc, req.allow_source_builds)))
                     except SignoffError as exc:
@@ -1032,8 +1041,9 @@ def _execute(req: VerifyRequest, settings: Settings, progress: Progress, repo: A
                             if r.record is not None and isinstance(r.record.get("isolation"), dict)]
                 if profiles:
                     isolation = isolation_profile(profiles[0])
+        while_running.finish()
     finally:
-        _remove_beside(workspace)
+        _remove_beside(where.path)
     return Executed(commands, environment, isolation, notes, workdir)
 
 
@@ -1042,6 +1052,57 @@ def _minor(version: str | None) -> tuple[int, int] | None:
     which `sandbox.find_python` refuses with its own error."""
     m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", version or "")
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+class _Beside:
+    """What the host does while a sandbox runs (`sandbox.run(meanwhile=...)`) instead of before it:
+    importing the signing stack, and jobs that only add notes. Each job runs once, beside the first
+    sandbox that runs (runs apart call this from several threads); `finish` runs those left (no
+    sandbox ran) or failed there (again, so that an error shows as it would have before)."""
+
+    def __init__(self, signing: bool) -> None:
+        self.signing = signing
+        self.jobs: list[Callable[[], None]] = []
+        self.lock = threading.Lock()
+
+    def add(self, job: Callable[[], None]) -> None:
+        with self.lock:
+            self.jobs.append(job)
+
+    def __call__(self) -> None:
+        if self.signing:
+            _signing_stack()
+        with self.lock:
+            jobs, self.jobs = self.jobs, []
+        failed = []
+        for job in jobs:
+            try:
+                job()
+            except Exception:  # run again by finish(), where its error is raised as before
+                failed.append(job)
+        with self.lock:
+            self.jobs[:0] = failed
+
+    def finish(self) -> None:
+        with self.lock:
+            jobs, self.jobs = self.jobs, []
+        for job in jobs:
+            job()
+
+
+def _collision_notes(notes: list[str], at: int, trees: dict[str, Path], base: str, pythonpath: list[str],
+                     site: Path) -> None:
+    """Import names a checkout and an installed distribution both provide, as notes at `at` (where
+    the environment's other notes are): read beside the sandbox's run (10-20 ms on a real project)."""
+    installed = testenv.installed_modules(site)
+    found = []
+    for rev, tree in trees.items():
+        for c in testenv.collisions(tree, pythonpath, site, installed):
+            which = "base" if rev == base else "candidate"
+            found.append(f"import-name collision: the {which} checkout's {c['checkout']} and the installed "
+                         f"{c['installed']} both provide `{c['module']}`; the tests import the checkout's (it "
+                         "comes first on the path)")
+    notes[at:at] = found
 
 
 def _signing_stack() -> None:
@@ -1072,7 +1133,7 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
 
     left_out: list[str] = []
     first: Any = None
-    imported = _imported_by(harness, [req.expect, *req.regression])
+    imported: set[str] | None = None  # read only when pip fails (10-16 ms of parsing on a real project)
     while True:
         reqs = write_requirements(plan, workspace)
         try:
@@ -1082,7 +1143,9 @@ def _prepare_without_wheel_less(plan: testenv.Plan, workspace: Path, settings: S
         except sandbox.PipError as exc:
             line = None if req.allow_source_builds or len(left_out) >= 3 else testenv.wheel_less_line(exc.message, plan)
             name = testenv.requirement_name(line or "") or ""
-            if line is None or any(testenv.may_provide(name, module) for module in imported):
+            if line is not None and imported is None:
+                imported = _imported_by(harness, [req.expect, *req.regression])
+            if line is None or any(testenv.may_provide(name, module) for module in imported or ()):
                 raise  # none to leave out, or the harness itself imports it: pip's error is the cause
             first = first or exc
             plan.lines.remove(line)
@@ -1195,8 +1258,10 @@ def _write_evidence(req: VerifyRequest, settings: Settings, progress: Progress, 
 def _drop_bytecode(tree: Path) -> None:
     """Committed bytecode would run instead of the source a person reviews (a crafted .pyc matches
     its .py's size and time, or is unchecked): the run sees source only; the diff signal shows it."""
-    for p in [*tree.rglob("*.pyc"), *tree.rglob("*.pyo")]:
-        p.unlink()
+    for dirpath, dirs, files in os.walk(tree):  # one walk (two globs walked the tree twice)
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(dirpath, d)))]:
+            if name.endswith((".pyc", ".pyo")):
+                os.unlink(os.path.join(dirpath, name))
 
 
 def _remove_beside(workspace: Path) -> None:
@@ -1206,17 +1271,9 @@ def _remove_beside(workspace: Path) -> None:
     a session, or with an exception on its way, it is removed here."""
     session = git_session()
     if session is None or sys.exc_info()[0] is not None:
-        _rmtree(workspace)
+        remove_workspace(workspace)
         return
-    removal = threading.Thread(target=_rmtree, args=(workspace,), name="signoff-workspace-removal")
+    removal = threading.Thread(target=remove_workspace, args=(workspace,), name="signoff-workspace-removal")
     removal.start()
     session.closers.append(removal.join)
 
-
-def _rmtree(path: Path) -> None:
-    for dirpath, _d, _f in os.walk(path):
-        try:
-            Path(dirpath).chmod(0o755)
-        except OSError:
-            pass
-    shutil.rmtree(path, ignore_errors=True)

@@ -92,6 +92,37 @@ def test_tracked_paths_in_a_session_list_the_commit_once(coupon: FixtureRepo, mo
     assert listings == [(coupon.path, coupon.base, None), (coupon.path, coupon.base, "./tests")]
 
 
+def test_answers_started_soon_are_the_same_and_start_no_git_again(
+        coupon: FixtureRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    good, false = coupon.candidates["genuine-fix"], coupon.candidates["false-fix"]
+    alone = (git.changed_paths(coupon.path, coupon.base, good), git.is_ancestor(coupon.path, false, good),
+             git.diff_text(coupon.path, coupon.base, good))
+    listed, cart = git.tracked_paths(coupon.path, good), git.read_file_at(coupon.path, good, "cart.py")
+    started: list[object] = []
+
+    class Recorded(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, argv: object, *a: object, **k: object) -> None:
+            started.append(argv)
+            super().__init__(argv, *a, **k)  # type: ignore[arg-type]
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    with git.session():
+        git.compare_soon(coupon.path, coupon.base, good)
+        git.compare_soon(coupon.path, false, good)
+        git.compare_soon(coupon.path, coupon.base, false)  # never asked: ended with the session
+        git.list_soon(coupon.path, good)
+        git.read_soon(coupon.path)
+        before = len(started)
+        assert (git.changed_paths(coupon.path, coupon.base, good), git.is_ancestor(coupon.path, false, good),
+                git.diff_text(coupon.path, coupon.base, good)) == alone
+        assert git.tracked_paths(coupon.path, good) == listed
+        assert git.read_file_at(coupon.path, good, "cart.py") == cart
+        assert len(started) == before  # each answer came from a process started soon
+        assert git.changed_paths(coupon.path, coupon.base, good) == alone[0]  # asked again: git again
+        assert len(started) == before + 1
+    git.compare_soon(coupon.path, coupon.base, good)  # outside a session: nothing starts
+    assert len(started) == before + 1
+
+
 def test_export_refuses_non_empty_folder_and_short_ids(coupon: FixtureRepo, tmp_path: Path) -> None:
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "f").write_text("1")

@@ -617,10 +617,12 @@ def test_in_a_corpus_the_data_named_after_the_test_module_or_its_classes_is_froz
         "tests/Framework.py", "tests/PaginatedList.py", "tests/__init__.py"]
 
 
-def test_a_helper_module_the_fix_adds_is_frozen_from_where_the_person_put_it(tmp_path: Path) -> None:
+def test_a_helper_module_the_fix_adds_is_frozen_from_where_the_person_put_it(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """cleo's fix adds tests/fixtures/exceptions/raiser_with_suppressed_context.py, which its new test imports:
     checked out beside the test (`git checkout FIX -- FILE`), it goes into the harness as the test file does.
-    A new Python file the test does not import stays out."""
+    A new Python file the test does not import stays out. The work tree is listed once for the helpers'
+    search and the data files' (one `git ls-files`, one `git ls-tree HEAD`)."""
     test = "from tests.fixtures.exceptions import raiser\n\ndef test_x():\n    raiser.raiser()\n"
     repo, base = _repo(tmp_path / "r", {"tests/__init__.py": "", "tests/ui/__init__.py": "",
                                         "tests/ui/test_trace.py": "def test_old():\n    pass\n",
@@ -628,8 +630,18 @@ def test_a_helper_module_the_fix_adds_is_frozen_from_where_the_person_put_it(tmp
     (repo / "tests" / "ui" / "test_trace.py").write_text(test)
     (repo / "tests" / "fixtures" / "exceptions" / "raiser.py").write_text("def raiser():\n    raise ValueError\n")
     (repo / "tests" / "fixtures" / "exceptions" / "scratch.py").write_text("x = 1\n")
+    (repo / "tests" / "fixtures" / "expected.txt").write_text("the fix's data\n")
+    asked: list[tuple[str, ...]] = []
+    run = git.run
+
+    def counted(where: Path, *args: str, **kw: object) -> object:
+        asked.append(args[:2])
+        return run(where, *args, **kw)  # type: ignore[arg-type]
+    monkeypatch.setattr(git, "run", counted)
     staged = _staged(repo, base, "tests/ui/test_trace.py", tmp_path / "h")
     assert "tests/fixtures/exceptions/raiser.py" in staged and "tests/fixtures/exceptions/scratch.py" not in staged
+    assert "tests/fixtures/expected.txt" in staged
+    assert asked.count(("ls-files", "-z")) == 1 and asked.count(("ls-tree", "-r")) == 1
 
 
 def test_the_projects_own_plugin_a_harness_conftest_names_is_the_checkouts(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from signoff.kernel.settings import Settings
 from signoff.repair.evidence import PREDICATE_TYPE, build_statement
 from signoff.repair.signals import ATTRIBUTES
 from signoff.repair.verifier import VerifyRequest, verify
+from signoff.repair.workspace import Workspace
 from signoff.trust import KeyStore, verify_file, write_evidence
 from tests.support.requires import require_binary, require_sandbox
 
@@ -46,13 +47,20 @@ def codes(result: object) -> list[str]:
 
 def test_genuine_fix_verified_false_fix_rejected(coupon: FixtureRepo, settings: Settings,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    # Workspaces in a temporary folder of this test's own (reachable by the sandbox's uid, as /tmp is):
-    # each is removed beside the evidence's writing, and gone when verify returns.
+    # Workspaces in a folder of this test's own (reachable by the sandbox's uid, as /tmp is), the one
+    # SIGNOFF_REPAIR_WORKSPACE names: each is removed beside the evidence's writing, and gone when verify returns.
     own_tmp = Path(tempfile.mkdtemp(prefix="signoff-test-workspaces-"))
     own_tmp.chmod(0o755)
-    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp))
+    monkeypatch.setenv("SIGNOFF_REPAIR_WORKSPACE", str(own_tmp))
+    made: list[Path] = []
+    make = Workspace._make
+
+    def recorded(self: Workspace) -> Path:
+        made.append(make(self))
+        return made[-1]
+    monkeypatch.setattr(Workspace, "_make", recorded)
     good = verify(request(coupon, "genuine-fix"), settings)
-    assert not list(own_tmp.iterdir())
+    assert [p.parent for p in made] == [own_tmp] and not list(own_tmp.iterdir())
     assert not [t for t in threading.enumerate() if t.name == "signoff-workspace-removal"]
     assert good.verdict == "VERIFIED" and good.exit_code == 0 and good.reasons == []
     stages = good.as_json()["stages"]

@@ -1,0 +1,52 @@
+"""Preparing the test environment with the wheel-less test dependencies left out (verifier's
+_prepare_without_wheel_less): the harness's imports are read only when pip fails, and they still
+decide what may be left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signoff import sandbox
+from signoff.kernel.settings import Settings
+from signoff.repair import verifier
+from signoff.repair.testenv import Plan
+from signoff.repair.verifier import VerifyRequest, _prepare_without_wheel_less
+
+MISSING = "pip could not install requirements.txt: No matching distribution found for mkautodoc==0.2.0"
+
+
+def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failures: list[str], harness_imports: set[str]
+         ) -> tuple[Any, list[str], list[str], Plan]:
+    asked: list[str] = []
+    monkeypatch.setattr(verifier, "_imported_by", lambda *_a: asked.append("imports") or harness_imports)
+
+    def prepare(*_a: object, **_k: object) -> str:
+        if failures:
+            raise sandbox.PipError(failures.pop(0), "fix", "log")
+        return "the environment"
+    monkeypatch.setattr(sandbox, "prepare_python_env", prepare)
+    plan = Plan(lines=["chardet==5.2.0", "mkautodoc==0.2.0", "pytest==7.4.4"])
+    req = VerifyRequest(repo=tmp_path, base="b", candidate="c", harness=tmp_path, expect="test_x.py::test_x")
+    env, left_out, _first = _prepare_without_wheel_less(plan, tmp_path, Settings.load(home=tmp_path, env={}), req,
+                                                        None, tmp_path)
+    return env, left_out, asked, plan
+
+
+def test_the_harness_is_not_read_when_pip_succeeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env, left_out, asked, _plan = _run(tmp_path, monkeypatch, [], {"mkautodoc"})
+    assert (env, left_out, asked) == ("the environment", [], [])
+
+
+def test_a_wheel_less_line_the_harness_does_not_import_is_left_out(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    env, left_out, asked, plan = _run(tmp_path, monkeypatch, [MISSING], {"chardet"})
+    assert (env, left_out, asked) == ("the environment", ["mkautodoc==0.2.0"], ["imports"])
+    assert plan.lines == ["chardet==5.2.0", "pytest==7.4.4"]
+
+
+def test_one_the_harness_imports_is_pips_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(sandbox.PipError, match="mkautodoc"):
+        _run(tmp_path, monkeypatch, [MISSING], {"mkautodoc"})
