@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`),
+Sets, reported in this order: `blind17` and `blind17b` (fetched on 2026-12-07 11:38 UTC, as
+`blind8`), `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`),
 `blind15d` (fetched on 2026-12-07 09:51 UTC, as `blind8`), `blind15c` (fetched on
 2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
 2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
@@ -301,6 +302,33 @@ PROJECTS = [
             "blind15d"),
     Project("FasterXML/jackson-core", "f4486250770035e71a0e17494e6af88ae1070b6d", "release-notes/VERSION-2.x",
             "jackson-core-{v}", r"^{v} \(", "blind15d"),
+    # blind17: fetched on 2026-12-07 11:38 UTC (Go, C++, C, PHP and .NET projects), configured by their heading lines
+    # only (the section splitter taught libuv's `2026.03.06, Version 1.52.1 (Stable), <hash>` and composer's
+    # `### [2.10.2] 2026-07-01` as release headings, no other set's sections changed); sections and plants exported
+    # (`--plant-only`) and committed before the grader first read them
+    Project("prometheus/client_golang", "89c60c0554699c74fa3d4eec472b98a3108905e3", "CHANGELOG.md", "v{v}",
+            r"^## {v} / ", "blind17"),
+    Project("fmtlib/fmt", "60ccad511fd680cb91d8b60a315759f71c67bef9", "ChangeLog.md", "{v}", r"^# {v} - ", "blind17"),
+    Project("libuv/libuv", "6179e7af87413396d5853a1c3722c8b5749336c8", "ChangeLog", "v{v}",
+            r"^\d{4}\.\d{2}\.\d{2}, Version {v} ", "blind17"),
+    Project("composer/composer", "eba7baa59eb1b59246cf9800b0120fe78915b6ac", "CHANGELOG.md", "{v}", r"^### \[{v}\] ",
+            "blind17"),
+    Project("App-vNext/Polly", "173d6d1d2e28a4697f1ac1d22da68f77ff19a0c9", "CHANGELOG.md", "{v}", r"^## {v}\s*$",
+            "blind17"),
+    # blind17b: fetched on 2026-12-07 11:38 UTC (Rust, Kotlin, Elixir and PHP projects), configured by their heading
+    # lines only; sections and plants exported (`--plant-only`) and committed before the grader first read them.
+    # axum's changelog is its crate's (`axum/CHANGELOG.md`, tags `axum-v0.8.9`) in a workspace of several crates;
+    # phoenix's is read on its v1.8 branch (the default branch's is v1.9's, unreleased)
+    Project("tokio-rs/axum", "3d78036dcac289d6c1d54934708acb6a5bd73686", "axum/CHANGELOG.md", "axum-v{v}",
+            r"^# {v}\s*$", "blind17b"),
+    Project("Kotlin/kotlinx.coroutines", "792ac67bdcd5592e5764753e623a9e8c6e4bcb29", "CHANGES.md", "{v}",
+            r"^## Version {v}\s*$", "blind17b"),
+    Project("phoenixframework/phoenix", "a27a0320ec8bcc874a8ae93a85f15dfdd5e91e25", "CHANGELOG.md", "v{v}",
+            r"^## v{v} \(", "blind17b"),
+    Project("rust-lang/regex", "2b527599eb9eea0dcc288c704584f242f26a5c61", "CHANGELOG.md", "{v}", r"^{v} \(",
+            "blind17b"),
+    Project("Seldaek/monolog", "57eb1028342134e701e77c617565d51b6e5a2a53", "CHANGELOG.md", "{v}", r"^### {v} \(",
+            "blind17b"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -311,10 +339,13 @@ PROJECTS = [
 _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"}
 
 # (a version over a day-month-year date is jackson-databind's plain-text heading, `2.18.2 (27-Nov-2024)`)
+# (or a dated `Version` line, libuv's `2026.03.06, Version 1.52.1 (Stable), <hash>`)
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
-                          r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[)")
+                          r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[|"
+                          r"\d{4}\.\d{2}\.\d{2}, Version \d)")
 # (or opens with a version: rspec-core's `### 3.13.2 / 2024-10-18`, lombok's `### v1.18.46 (April 22nd, 2026)`)
-_PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\]\(|v?\d+\.\d+)")
+# (composer's `### [2.10.2] 2026-07-01`: a bracketed version and a date)
+_PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\](?:\(| \d{4}-)|v?\d+\.\d+)")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 # an underlined line is a release's heading when a version is among its first three words ("Version 3.3.0 -
 # ...", "15.0.0 (...)", "pluggy 1.5.0"), not a banner's last line that mentions one ("The new names are
@@ -944,7 +975,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13", "blind12", "blind11",
+    sets = ["blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
+            "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")
