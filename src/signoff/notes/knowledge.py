@@ -933,6 +933,12 @@ class Knowledge:
             # (jackson-core 2.17.3); a backport's own pull request (aiohttp's "[PR #13054/ed8b040c backport][3.14]
             # ... (#13197)") is its author's, whom the credit names
             return Verdict(claim, "not_checkable", "backport: who ported a change need not have made it")
+        if _other_credits(claim.value, item) and any(not self.by_ref.get(n) for n in item_refs):
+            # several people credited for several changes, one of which no commit of the range carries (a pull
+            # request merged elsewhere, or whose commit lost its number): the handle may be that one's author
+            # (fmt's "(#4445, #4448, #4473, #4522). Thanks @localspook, @tchaikov and @way4sahil": #4473 is
+            # in no subject; Sahil Sinha's "Add double and float support to scan test" names no number)
+            return Verdict(claim, "not_checkable", "credit among several for a change git does not number")
         if not item_refs and len(_CLAUSES.split(without_links(item))) > 2:
             # a paragraph of several changes with no number, tied to one of them by its words, may
             # credit another it summarises ("Strict type checking ..., ruff ..., and fuzzing tests
@@ -970,6 +976,12 @@ class Knowledge:
                 {self.logins[x] for c in made for x in c.authored if x in self.logins}
             theirs = sorted({a for a in self.accounts
                              if any(_account_of(a, c) or _ident(c.author) in self.known_as(a) for c in made)} | logins)
+            if theirs and not all(c.handles or any(x in self.logins for x in c.authored) or any(
+                    _account_of(a, c) or _ident(c.author) in self.known_as(a) for a in self.accounts) for c in made):
+                # an item several people made, some of whose accounts git never states: the handle may be the
+                # account of one of those (fmt's "Thanks @arBmind, @tkhyn, @Mishura4, ..." over five pull requests,
+                # two of them from no-reply addresses; Andreas Reischuck's is @arBmind)
+                return Verdict(claim, "not_checkable", "handle of an author whose account git does not state")
             if not theirs:
                 known = self._credited_as(claim.value, item, mine, credited)
                 if known:
