@@ -233,6 +233,19 @@ def _other_credits(handle: str, item: str) -> set[str]:
     return {(m.group(1) or m.group(2)).lower() for m in _CREDIT.finditer(item)} - called - {handle.lower()}
 
 
+def _credits_maker(item: str, carriers: list[Carrier], own: Carrier) -> bool:
+    """Whether an item credits who made a commit carrying its number, and not who made the commit its
+    words restate: the credit and the number agree on the change (fmt's "Optimized formatting into
+    back-insert iterators ... (#4679). Thanks @user202729." is user202729's "Speed up iterator_buffer
+    (#4679)", not Stéén's "std.h: Allow formatting std::unexpected type. (#4675)", whose words it shares)."""
+    handles = _other_credits("", item)
+
+    def made(c: Carrier) -> bool:
+        return any(_ident(h) in c.handles or same_person(h, c.people) for h in handles)
+
+    return bool(handles) and any(made(c) for c in carriers) and not made(own)
+
+
 def same_person(handle: str, people: set[str]) -> bool:
     """Whether a user handle names one of these identities: equal, or one holding the other (a
     handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
@@ -445,8 +458,9 @@ class Knowledge:
                 # A changelog is dated the day its release was prepared, which may be days before the
                 # tag: the day of a commit of the range whose subject names the version (rust-lang/log's
                 # "prepare for 0.4.30 release" of 2026-05-21, tagged on 2026-05-25).
-                # (written in full: `8.0.0` of "Release v8.0.0" is the tag's `8.0`)
-                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?:\.0)*(?![\w]|\.\d)")
+                # (written in full: `8.0.0` of "Release v8.0.0" is the tag's `8.0`; a pre-release of it, "Cut
+                # 1.22.0-rc.0 (#1768)" a month before client_golang's "Cut 1.22.0 (#1793)", prepared another release)
+                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?:\.0)*(?![\w]|\.\d|-[A-Za-z])")
                 prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
                 self.release_days |= prepared
                 # One a pull request of its own made ("Release v8.0.0 (#3914)", squashed on the tag's day) was
@@ -618,6 +632,11 @@ class Knowledge:
         if len(item_refs) >= SUMMARY:
             return None
         if not own:
+            if any(shared_words(item_words(item), self._evidence(self.by_ref.get(m, []))) for m in item_refs - {n}):
+                # an item naming several issues tells their changes in one phrase: one it shares words with ties
+                # the item to the others (kotlinx.coroutines' "Improved the published jar files (#3842, #4599)",
+                # whose #4599 commit fills "Jar's manifests" and whose #3842 commit names an Automatic-Module-Name)
+                return None
             return self._invented_issue(n, item, carriers)
         if n not in self._known:
             self._known[n] = self._evidence(self.pull_request(n))
@@ -1216,6 +1235,7 @@ class Knowledge:
                 (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
+                and not _credits_maker(item, carriers, own) \
                 and (self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (

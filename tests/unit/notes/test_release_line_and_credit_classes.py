@@ -73,3 +73,49 @@ def test_a_handle_among_several_may_be_for_the_change_git_does_not_number() -> N
     # with every number carried, a handle git ties to another change of the range is still wrong
     numbered = [*commits, _commit(3, "Drop a cast (#13)", author=people[0])]
     assert _unsupported(Knowledge("v1..v2", None, [], numbered), item, "ChangeLog.md") == {"@way4sahil"}
+
+
+def test_a_commit_cutting_a_pre_release_did_not_prepare_the_final_release() -> None:
+    # prometheus/client_golang 1.22.0 (blind17's bench): `## 1.22.0 / 2025-04-07`, "Cut 1.22.0 (#1793)" and the tag
+    # on 04-08; "Cut 1.22.0-rc.0 (#1768)" of 03-07 was read as the day 1.22.0 was prepared, which dropped the day
+    # before the tag ("git says 2025-03-06 or 2025-03-07 or 2025-03-08 or 2025-04-08")
+    tag = [{"name": "v1.22.0", "commit": "c" * 40, "date": "2025-04-08T10:06:46+02:00"}]
+    commits = [_dated(_commit(1, "Cut 1.22.0-rc.0 (#1768)"), "2025-03-07"), _dated(_commit(2, "Fix a race (#1770)"),
+                                                                                   "2025-03-10"),
+               _dated(_commit(3, "Cut 1.22.0 (#1793)"), "2025-04-08")]
+    k = Knowledge("v1.21.1..v1.22.0", "c" * 40, tag, commits)
+    assert _unsupported(k, "## 1.22.0 / 2025-04-07\n\n* [BUGFIX] Fix a race. #1770\n", "CHANGELOG.md") == set()
+    for day in ("2025-03-07", "2025-04-10"):  # the pre-release's day, and a date moved three days
+        assert _unsupported(k, f"## 1.22.0 / {day}\n\n* [BUGFIX] Fix a race. #1770\n", "CHANGELOG.md") == {day}
+
+
+def test_an_item_naming_two_issues_is_tied_to_both_by_the_words_it_shares_with_one() -> None:
+    # kotlinx.coroutines 1.11.0 (blind17b): "Improved the published jar files (#3842, #4599)": the commit fixing
+    # #3842 names an Automatic-Module-Name (its diff holds `jar` alone of the item's three words), the one
+    # closing #4599 fills "Jar's manifests"; #3842 was "git says #3842 is 'Specify Automatic-Module-Name ...'"
+    k = Knowledge("1.10.2..1.11.0", None, [], [
+        _commit(1, "Specify Automatic-Module-Name for kotlinx-coroutines-core (#4320)", "Fixes #3842"),
+        _commit(2, "Fill Implementation-* attributes in Jar's manifests (#4649)", "Closes #4599")])
+    k.diff_of = lambda commit: {"jar", "manifest", "attribut"}
+    item = "* Improved the published jar files (#3842, #4599).\n"
+    assert _unsupported(k, item, "CHANGES.md") == set()
+    # an issue credited alone with a change none of its commits' words or diff holds is still flagged
+    assert _unsupported(k, "* Improved the published jar files (#3842).\n", "CHANGES.md") == {"#3842"}
+
+
+def test_an_item_crediting_who_made_the_pull_request_it_names_is_about_that_one() -> None:
+    # fmt 12.2.0 (blind17): "Optimized formatting into back-insert iterators ... (#4679). Thanks @user202729.":
+    # its words restate "std.h: Allow formatting std::unexpected type. (#4675)" (std, formatting, type), so #4679
+    # was "git says #4675"; user202729 made "Speed up iterator_buffer (#4679)"
+    k = Knowledge("12.1.0..12.2.0", None, [], [
+        _commit(1, "std.h: Allow formatting std::unexpected type. (#4675)",
+                author=("Steen", "43650869+17steen@users.noreply.github.com")),
+        _commit(2, "Speed up iterator_buffer (#4679)",
+                author=("user202729", "25191436+user202729@users.noreply.github.com"))])
+    item = ("- Optimized formatting into back-insert iterators by using bulk container append/insert methods (e.g. on\n"
+            "  `std::vector<char>` and custom string types) (https://github.com/o/fmt/pull/{n}). Thanks @{who}.\n")
+    assert _unsupported(k, item.format(n=4679, who="user202729"), "ChangeLog.md") == set()
+    # the number alone, or credited to who made the restated commit, is still contradicted by that commit
+    assert _unsupported(k, item.format(n=4679, who="17steen").replace(" Thanks @17steen.", ""), "ChangeLog.md") == {
+        "/pull/4679"}
+    assert _unsupported(k, item.format(n=4679, who="17steen"), "ChangeLog.md") == {"/pull/4679"}
