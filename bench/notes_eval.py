@@ -786,20 +786,26 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
     """Grade a case's section and its plants against its minimal snapshot and write what the grader
     says into `case.json`, with the words of the diffs it read (only the pull requests a claim names
     whose messages left it uncertain) so the test grades as the bench did with the repository."""
-    from signoff.notes.grade import diff_reader, grade_with, snapshot_knowledge
+    from signoff.notes.grade import diff_reader, grade_with, snapshot_knowledge, subjects_reader
 
     mini = case / "snapshot.json"
     knowledge = snapshot_knowledge(mini)
     read: dict[str, str] = {}
+    elsewhere: dict[str, list[str]] = {}  # the subjects naming a number, read from every branch (`subjects_reader`)
     if repo is not None:
-        reader = diff_reader(repo)
+        reader, subjects = diff_reader(repo), subjects_reader(repo)
 
         def recording(commit: str) -> set[str]:
             found = reader(commit)
             read[commit] = " ".join(sorted(found))
             return found
 
+        def recording_subjects(number: str) -> list[str]:
+            elsewhere[number] = subjects(number)
+            return elsewhere[number]
+
         knowledge.diff_of = recording
+        knowledge.subjects_elsewhere = recording_subjects
     name = meta["changelog"]["path"]
     graded = grade_with(section, name, knowledge)
     out = []
@@ -819,6 +825,8 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
             "false_alarms": sorted({u["token"] for u in graded["unsupported"]}), "plants": out}
     if read:
         meta["diffs"] = dict(sorted(read.items()))
+    if elsewhere:
+        meta["elsewhere"] = dict(sorted(elsewhere.items()))
     (case / "case.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (case / "plants.json").unlink(missing_ok=True)  # graded now: case.json holds the plants and the verdicts
     for u in graded["unsupported"]:
@@ -863,7 +871,8 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
         plants = [(kind, *pl[1:]) for pl in plants
                   if (kind := _credit_kind(path.parent / "snapshot.json", section, *pl)) is not None]
         repo = mirrors / meta["repo"].replace("/", "+") / "repo"
-        base = {k: v for k, v in meta.items() if k not in ("claims", "false_alarms", "plants", "diffs")}
+        base = {k: v for k, v in meta.items()
+                if k not in ("claims", "false_alarms", "plants", "diffs", "elsewhere")}
         print(f"  {path.parent.name}: {len(meta.get('diffs', {}))} diffs read before")
         done = record_case(path.parent, base, section, plants, repo if repo.exists() else None)
         fig = figures.setdefault(meta["set"], {"claims": [0, 0], "twins": [0, 0]})

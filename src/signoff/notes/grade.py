@@ -223,6 +223,7 @@ def snapshot_knowledge(snapshot_path: Path, repo: Path | None = None) -> Knowled
     knowledge = Knowledge(snap.range, snap.head, snap.tags, snap.commits(), snap.authors_before)
     if repo is not None:
         knowledge.diff_of = diff_reader(git.open_repo(repo))
+        knowledge.subjects_elsewhere = subjects_reader(git.open_repo(repo))
     return knowledge
 
 
@@ -251,6 +252,23 @@ def diff_reader(repo: Path) -> Callable[[str], set[str]]:
         return diff_words(out.stdout[:DIFF_BYTES].decode("utf-8", errors="replace")) if out.returncode == 0 else set()
 
     return diff_of
+
+
+def subjects_reader(repo: Path) -> Callable[[str], list[str]]:
+    """Reads the subjects of the commits of every branch and tag of the repository that name `#N`
+    (`git log --all --grep`), for a number the range's commits contradict: the same change may be a pull
+    request of another number on another branch."""
+
+    drivers = git.neutral_drivers(repo)
+
+    def subjects_of(number: str) -> list[str]:
+        if not number.isdigit():
+            return []
+        out = git.run(repo, "log", "--all", "--format=%s", "--fixed-strings", f"--grep=#{number}", check=False,
+                      drivers=drivers)
+        return out.stdout.decode("utf-8", errors="replace").splitlines() if out.returncode == 0 else []
+
+    return subjects_of
 
 
 # Citation tags and the facts appendix's anchors; other angle brackets may be link targets.

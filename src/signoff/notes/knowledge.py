@@ -353,6 +353,9 @@ class Knowledge:
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
         self.diff_of: Callable[[str], set[str]] | None = None
+        # with the repository: the subjects of the commits anywhere in it (every branch) that name a number as
+        # their own pull request's, read only for a number the range's commits contradict (`_twin_elsewhere`)
+        self.subjects_elsewhere: Callable[[str], list[str]] | None = None
         self._diffs: dict[str, set[str]] = {}
         self.hashes: list[str] = []
         self.commit_days: set[str] = set()
@@ -1183,6 +1186,17 @@ class Knowledge:
                     return made[0]
         return None
 
+    def _twin_elsewhere(self, n: str, own: Carrier) -> bool:
+        """Whether the repository holds, outside the range, pull request `n` making the change of the item's
+        own commit: the same change opened twice, once for each branch, and the release's changelog citing the
+        other branch's number (composer 2.10.2's "Only follow HTTP redirects from HTTP responses (#12948)": the
+        range holds "Only follow http(s) redirects in HTTP transports (#12947)", and the 2.2 branch the same
+        subject as #12948, committed the same minute)."""
+        if self.subjects_elsewhere is None:
+            return False
+        return any(self._restates(words(_CONVENTIONAL.sub("", subject)), own.words)
+                   for subject in self.subjects_elsewhere(n) if (m := _OWN_NUMBER.search(subject)) and m.group(1) == n)
+
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
         """Why `#n` is wrong where the item quotes its commit's subject word for word but for that
@@ -1223,7 +1237,7 @@ class Knowledge:
         original = own is not None and own.carried_over and own.own is not None and int(n) < int(own.own)
         if own is not None and n not in own.refs and not (own.backport or original) and \
                 (wrong := self._misquoted(own, item, n)):
-            return Verdict(claim, "unsupported", wrong)
+            return Verdict(claim, "supported") if self._twin_elsewhere(n, own) else Verdict(claim, "unsupported", wrong)
         # Only the commit the item clearly restates can contradict a number it does not carry, and
         # only when no commit related to the item carries the number (an item may name an older
         # pull request, or an issue, beside its own). An issue may be fixed by a pull request of
@@ -1241,6 +1255,8 @@ class Knowledge:
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n)))
+            if wrong and self._twin_elsewhere(n, own):
+                return Verdict(claim, "supported")
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:

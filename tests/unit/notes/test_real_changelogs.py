@@ -49,6 +49,9 @@ def test_a_real_section_and_its_plants_grade_as_recorded(path: Path) -> None:
     if "diffs" in meta:  # the words of the diffs the grader read from the repository when exported
         diffs = {commit: set(found.split()) for commit, found in meta["diffs"].items()}
         knowledge.diff_of = lambda commit: diffs.get(commit, set())
+        # and the subjects naming a number it read from every branch, where a commit of the range contradicted it
+        elsewhere = meta.get("elsewhere", {})
+        knowledge.subjects_elsewhere = lambda number: elsewhere.get(number, [])
     graded = grade_with(section, name, knowledge)
     assert graded["claims"]["total"] == meta["claims"]
     assert sorted({u["token"] for u in graded["unsupported"]}) == meta["false_alarms"]

@@ -119,3 +119,22 @@ def test_an_item_crediting_who_made_the_pull_request_it_names_is_about_that_one(
     assert _unsupported(k, item.format(n=4679, who="17steen").replace(" Thanks @17steen.", ""), "ChangeLog.md") == {
         "/pull/4679"}
     assert _unsupported(k, item.format(n=4679, who="17steen"), "ChangeLog.md") == {"/pull/4679"}
+
+
+def test_a_number_the_same_change_carries_on_another_branch_is_supported_with_the_repository() -> None:
+    # composer 2.10.2 (blind17): "Security: Only follow HTTP redirects from HTTP responses (#12948)" and "Security:
+    # Prevent phar metadata unserialization on unsafe PHP versions (#12946)": the range holds the main line's
+    # pull requests #12947 and #12945, the 2.2 branch the same changes as #12948 and #12946, made the same minute
+    k = Knowledge("2.10.1..2.10.2", None, [], [
+        _commit(1, "Only follow http(s) redirects in HTTP transports (#12947)"),
+        _commit(2, "Prevent phar metadata unserialization on unsafe php versions (#12945)")])
+    items = ("- Security: Only follow HTTP redirects from HTTP responses (#{a})\n"
+             "- Security: Prevent phar metadata unserialization on unsafe PHP versions (#{b})\n")
+    assert _unsupported(k, items.format(a=12948, b=12946), "CHANGELOG.md") == {"#12948", "#12946"}  # no repository
+    branches = {"12948": ["Only follow http(s) redirects in HTTP transports (#12948)"],
+                "12946": ["Prevent phar metadata unserialization on unsafe php versions (#12946)"],
+                "12949": ["Bump actions/checkout from 6.0.3 to 7.0.0 (#12949)"]}
+    k.subjects_elsewhere = lambda number: branches.get(number, [])
+    assert _unsupported(k, items.format(a=12948, b=12946), "CHANGELOG.md") == set()
+    # a number whose pull request elsewhere is another change, or that no subject names, is still wrong
+    assert _unsupported(k, items.format(a=12949, b=12944), "CHANGELOG.md") == {"#12949", "#12944"}
