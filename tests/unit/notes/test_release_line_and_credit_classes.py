@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from signoff.notes.grade import units_of
 from signoff.notes.knowledge import Knowledge
+from signoff.notes.pulls import item_words, shared_words, words
 
 from .test_knowledge_classes import _commit, _dated, _unsupported
 
@@ -138,3 +139,12 @@ def test_a_number_the_same_change_carries_on_another_branch_is_supported_with_th
     assert _unsupported(k, items.format(a=12948, b=12946), "CHANGELOG.md") == set()
     # a number whose pull request elsewhere is another change, or that no subject names, is still wrong
     assert _unsupported(k, items.format(a=12949, b=12944), "CHANGELOG.md") == {"#12949", "#12944"}
+
+
+def test_a_word_ending_in_y_meets_its_other_forms() -> None:
+    # composer 2.10.2 (blind17): "Fixed security advisory blocking causing issues with xdebug enabled (#12935)" for
+    # "Avoid deeply nested multi constraints when matching security advisories (#12935)": `advisory` met nothing
+    # (stemmed `advisori` in the title), and `security`, in many commits of the range, alone tied nothing
+    assert len(shared_words(item_words("security advisory dependency"), words("security advisories dependencies"))) == 3
+    assert sorted(shared_words({"advisory", "apply"}, {"advisori", "appli"})) == ["advisory", "apply"]
+    assert shared_words({"copy"}, {"cop", "cope"}) == []
