@@ -634,6 +634,11 @@ class Knowledge:
         own = [c for c in carriers if c.own == n]
         if len(item_refs) >= SUMMARY:
             return None
+        if any(({c.own} | c.refs) & (item_refs - {n}) for c in carriers):
+            # an item naming an issue and the pull request whose message closes it names the pair git links: the
+            # issue is its symptom, the pull request the cure (fmt's "Fixed a dynamic linking issue with clang-cl
+            # (#4576, #4584)" for "Move FMT_API from ostream class to members (#4584)", saying "Fixes .../4576")
+            return None
         if not own:
             if any(shared_words(item_words(item), self._evidence(self.by_ref.get(m, []))) for m in item_refs - {n}):
                 # an item naming several issues tells their changes in one phrase: one it shares words with ties

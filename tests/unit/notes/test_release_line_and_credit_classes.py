@@ -148,3 +148,19 @@ def test_a_word_ending_in_y_meets_its_other_forms() -> None:
     assert len(shared_words(item_words("security advisory dependency"), words("security advisories dependencies"))) == 3
     assert sorted(shared_words({"advisory", "apply"}, {"advisori", "appli"})) == ["advisory", "apply"]
     assert shared_words({"copy"}, {"cop", "cope"}) == []
+
+
+def test_an_item_naming_an_issue_and_the_pull_request_closing_it_names_the_pair_git_links() -> None:
+    # fmt 12.1.0 (blind17): "Fixed a dynamic linking issue with clang-cl (.../issues/4576, .../pull/4584)" for "Move
+    # FMT_API from ostream class to members (#4584)", whose message says "Fixes .../issues/4576": the symptom and
+    # the cure share no word, so both numbers were "git says #4584 is 'Move FMT_API ...'"
+    k = Knowledge("12.0.0..12.1.0", None, [], [
+        _commit(1, "Move FMT_API from ostream class to members (#4584)", "Fixes https://github.com/o/fmt/issues/4576"),
+        _commit(2, "Speed up the integer writer (#4590)")])
+    k.diff_of = lambda commit: {"fmt_api", "fmt", "api", "ostream", "class", "member", "buffer"}
+    item = "- Fixed a dynamic linking issue with clang-cl (https://github.com/o/fmt/issues/{i}, https://github.com/o/fmt/pull/{n}).\n"
+    assert _unsupported(k, item.format(i=4576, n=4584), "ChangeLog.md") == set()
+    # the pull request alone, or with an issue it does not close, is still judged by its words
+    assert _unsupported(k, "- Fixed a dynamic linking issue with clang-cl (https://github.com/o/fmt/pull/4584).\n",
+                        "ChangeLog.md") == {"/pull/4584"}
+    assert "/pull/4584" in _unsupported(k, item.format(i=4577, n=4584), "ChangeLog.md")
