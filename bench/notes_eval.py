@@ -15,7 +15,8 @@ reproducible) are graded twice:
   and count) that must stay supported; and a wrong author and invented changes (a new item, and a
   maintainer's item with its words replaced, each crediting a real pull request of the range).
 
-Sets, reported in this order: `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`),
+Sets, reported in this order: `blind17` and `blind17b` (fetched on 2026-12-07 11:38 UTC, as
+`blind8`), `blind16` (fetched on 2026-12-07 08:58 UTC, as `blind8`),
 `blind15d` (fetched on 2026-12-07 09:51 UTC, as `blind8`), `blind15c` (fetched on
 2026-12-07 09:20 UTC, as `blind8`), `blind15b` (fetched on
 2026-12-07 08:56-09:11 UTC, as `blind8`), `blind15` (fetched on
@@ -301,6 +302,33 @@ PROJECTS = [
             "blind15d"),
     Project("FasterXML/jackson-core", "f4486250770035e71a0e17494e6af88ae1070b6d", "release-notes/VERSION-2.x",
             "jackson-core-{v}", r"^{v} \(", "blind15d"),
+    # blind17: fetched on 2026-12-07 11:38 UTC (Go, C++, C, PHP and .NET projects), configured by their heading lines
+    # only (the section splitter taught libuv's `2026.03.06, Version 1.52.1 (Stable), <hash>` and composer's
+    # `### [2.10.2] 2026-07-01` as release headings, no other set's sections changed); sections and plants exported
+    # (`--plant-only`) and committed before the grader first read them
+    Project("prometheus/client_golang", "89c60c0554699c74fa3d4eec472b98a3108905e3", "CHANGELOG.md", "v{v}",
+            r"^## {v} / ", "blind17"),
+    Project("fmtlib/fmt", "60ccad511fd680cb91d8b60a315759f71c67bef9", "ChangeLog.md", "{v}", r"^# {v} - ", "blind17"),
+    Project("libuv/libuv", "6179e7af87413396d5853a1c3722c8b5749336c8", "ChangeLog", "v{v}",
+            r"^\d{4}\.\d{2}\.\d{2}, Version {v} ", "blind17"),
+    Project("composer/composer", "eba7baa59eb1b59246cf9800b0120fe78915b6ac", "CHANGELOG.md", "{v}", r"^### \[{v}\] ",
+            "blind17"),
+    Project("App-vNext/Polly", "173d6d1d2e28a4697f1ac1d22da68f77ff19a0c9", "CHANGELOG.md", "{v}", r"^## {v}\s*$",
+            "blind17"),
+    # blind17b: fetched on 2026-12-07 11:38 UTC (Rust, Kotlin, Elixir and PHP projects), configured by their heading
+    # lines only; sections and plants exported (`--plant-only`) and committed before the grader first read them.
+    # axum's changelog is its crate's (`axum/CHANGELOG.md`, tags `axum-v0.8.9`) in a workspace of several crates;
+    # phoenix's is read on its v1.8 branch (the default branch's is v1.9's, unreleased)
+    Project("tokio-rs/axum", "3d78036dcac289d6c1d54934708acb6a5bd73686", "axum/CHANGELOG.md", "axum-v{v}",
+            r"^# {v}\s*$", "blind17b"),
+    Project("Kotlin/kotlinx.coroutines", "792ac67bdcd5592e5764753e623a9e8c6e4bcb29", "CHANGES.md", "{v}",
+            r"^## Version {v}\s*$", "blind17b"),
+    Project("phoenixframework/phoenix", "a27a0320ec8bcc874a8ae93a85f15dfdd5e91e25", "CHANGELOG.md", "v{v}",
+            r"^## v{v} \(", "blind17b"),
+    Project("rust-lang/regex", "2b527599eb9eea0dcc288c704584f242f26a5c61", "CHANGELOG.md", "{v}", r"^{v} \(",
+            "blind17b"),
+    Project("Seldaek/monolog", "57eb1028342134e701e77c617565d51b6e5a2a53", "CHANGELOG.md", "{v}", r"^### {v} \(",
+            "blind17b"),
 ]
 
 # The sets measured before blind8 keep the ranges they were measured on: from the nearest tag
@@ -311,10 +339,13 @@ PROJECTS = [
 _NEAREST_TAG_SETS = {"blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh", "held", "dev"}
 
 # (a version over a day-month-year date is jackson-databind's plain-text heading, `2.18.2 (27-Nov-2024)`)
+# (or a dated `Version` line, libuv's `2026.03.06, Version 1.52.1 (Stable), <hash>`)
 _ANY_HEADING = re.compile(r"^(?:#{1,3} |\*\*\d|\S.*\(\d{4}-\d{2}-\d{2}\)|Version \d|\d+\.\d+(?:\.\d+)? / |pluggy \d|"
-                          r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[)")
+                          r"\d+\.\d+(?:\.\d+)? \(\d{1,2}-[A-Z][a-z]{2}-\d{4}\)|unreleased|Unreleased|## \[|"
+                          r"\d{4}\.\d{2}\.\d{2}, Version \d)")
 # (or opens with a version: rspec-core's `### 3.13.2 / 2024-10-18`, lombok's `### v1.18.46 (April 22nd, 2026)`)
-_PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\]\(|v?\d+\.\d+)")
+# (composer's `### [2.10.2] 2026-07-01`: a bracketed version and a date)
+_PATCH_HEADING = re.compile(r"^### (?:\[v?\d+\.\d+[^\]]*\](?:\(| \d{4}-)|v?\d+\.\d+)")
 _RULE = re.compile(r"^([=\-~^*+#])\1{2,}\s*$")
 # an underlined line is a release's heading when a version is among its first three words ("Version 3.3.0 -
 # ...", "15.0.0 (...)", "pluggy 1.5.0"), not a banner's last line that mentions one ("The new names are
@@ -755,20 +786,26 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
     """Grade a case's section and its plants against its minimal snapshot and write what the grader
     says into `case.json`, with the words of the diffs it read (only the pull requests a claim names
     whose messages left it uncertain) so the test grades as the bench did with the repository."""
-    from signoff.notes.grade import diff_reader, grade_with, snapshot_knowledge
+    from signoff.notes.grade import diff_reader, grade_with, snapshot_knowledge, subjects_reader
 
     mini = case / "snapshot.json"
     knowledge = snapshot_knowledge(mini)
     read: dict[str, str] = {}
+    elsewhere: dict[str, list[str]] = {}  # the subjects naming a number, read from every branch (`subjects_reader`)
     if repo is not None:
-        reader = diff_reader(repo)
+        reader, subjects = diff_reader(repo), subjects_reader(repo)
 
         def recording(commit: str) -> set[str]:
             found = reader(commit)
             read[commit] = " ".join(sorted(found))
             return found
 
+        def recording_subjects(number: str) -> list[str]:
+            elsewhere[number] = subjects(number)
+            return elsewhere[number]
+
         knowledge.diff_of = recording
+        knowledge.subjects_elsewhere = recording_subjects
     name = meta["changelog"]["path"]
     graded = grade_with(section, name, knowledge)
     out = []
@@ -788,6 +825,8 @@ def record_case(case: Path, meta: dict[str, Any], section: str, plants: Any, rep
             "false_alarms": sorted({u["token"] for u in graded["unsupported"]}), "plants": out}
     if read:
         meta["diffs"] = dict(sorted(read.items()))
+    if elsewhere:
+        meta["elsewhere"] = dict(sorted(elsewhere.items()))
     (case / "case.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (case / "plants.json").unlink(missing_ok=True)  # graded now: case.json holds the plants and the verdicts
     for u in graded["unsupported"]:
@@ -832,7 +871,8 @@ def refresh(cases: Path, mirrors: Path, which: str = "all") -> None:
         plants = [(kind, *pl[1:]) for pl in plants
                   if (kind := _credit_kind(path.parent / "snapshot.json", section, *pl)) is not None]
         repo = mirrors / meta["repo"].replace("/", "+") / "repo"
-        base = {k: v for k, v in meta.items() if k not in ("claims", "false_alarms", "plants", "diffs")}
+        base = {k: v for k, v in meta.items()
+                if k not in ("claims", "false_alarms", "plants", "diffs", "elsewhere")}
         print(f"  {path.parent.name}: {len(meta.get('diffs', {}))} diffs read before")
         done = record_case(path.parent, base, section, plants, repo if repo.exists() else None)
         fig = figures.setdefault(meta["set"], {"claims": [0, 0], "twins": [0, 0]})
@@ -944,7 +984,8 @@ def run(mirrors: Path, which: str, per_project: int, show: bool,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mirrors", type=Path, required=True)
-    sets = ["blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13", "blind12", "blind11",
+    sets = ["blind17", "blind17b", "blind16", "blind15d", "blind15c", "blind15b", "blind15", "blind14", "blind13",
+            "blind12", "blind11",
             "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind2", "blind", "fresh",
             "held", "dev"]
     parser.add_argument("--set", choices=(*sets, "all"), default="all")

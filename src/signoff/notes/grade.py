@@ -223,6 +223,7 @@ def snapshot_knowledge(snapshot_path: Path, repo: Path | None = None) -> Knowled
     knowledge = Knowledge(snap.range, snap.head, snap.tags, snap.commits(), snap.authors_before)
     if repo is not None:
         knowledge.diff_of = diff_reader(git.open_repo(repo))
+        knowledge.subjects_elsewhere = subjects_reader(git.open_repo(repo))
     return knowledge
 
 
@@ -253,6 +254,23 @@ def diff_reader(repo: Path) -> Callable[[str], set[str]]:
     return diff_of
 
 
+def subjects_reader(repo: Path) -> Callable[[str], list[str]]:
+    """Reads the subjects of the commits of every branch and tag of the repository that name `#N`
+    (`git log --all --grep`), for a number the range's commits contradict: the same change may be a pull
+    request of another number on another branch."""
+
+    drivers = git.neutral_drivers(repo)
+
+    def subjects_of(number: str) -> list[str]:
+        if not number.isdigit():
+            return []
+        out = git.run(repo, "log", "--all", "--format=%s", "--fixed-strings", f"--grep=#{number}", check=False,
+                      drivers=drivers)
+        return out.stdout.decode("utf-8", errors="replace").splitlines() if out.returncode == 0 else []
+
+    return subjects_of
+
+
 # Citation tags and the facts appendix's anchors; other angle brackets may be link targets.
 _UNIT_TAGS = re.compile(r"\[F[0-9]+\]|</?a\b[^>]*>|\bF[0-9]+\b")
 _RST_RULE = re.compile(r"^\s*([=\-~^*+#\"'`.:_])\1{2,}\s*$")
@@ -266,6 +284,11 @@ _BOLD_HEADING = re.compile(r"^\s{0,3}\*\*v?\d+\.\d+[^*]*\*\*[^*\w]*(?:\([^)]*\))
 # A line that is only a version and its date in parentheses, with no markup (jackson-databind's plain-text
 # `2.18.2 (27-Nov-2024)` over its items): a release heading.
 _PLAIN_HEADING = re.compile(r"^v?\d+\.\d+(?:\.\d+)*\S*[ \t]+\([^()]*\d{4}[^()]*\)\s*$")
+# A line standing alone at the margin that dates a named version, with no markup (libuv's `ChangeLog`:
+# `2026.03.06, Version 1.52.1 (Stable), <hash>`; GNU-style `Noteworthy changes in release 9.5 (2024-03-28)`):
+# a release heading, whatever follows the version.
+_DATED_RELEASE = re.compile(r"^(?=[^\n]*\b\d{4}[-./]\d{2}[-./]\d{2}\b)(?:\d{4}[-./]\d{2}[-./]\d{2},?[ \t]+)?"
+                            r"(?:[Vv]ersion|(?:[Nn]oteworthy changes in )?[Rr]elease)[ \t]+v?\d+\.\d+\S*[^\n]{0,120}$")
 # An item opening at the margin with the issue it fixes, its other lines indented below it (jackson-databind's
 # `#4733: Wrong serialization of ...` over ` (reported by @nlisker)`): a list item with no list marker.
 _NUMBERED_ITEM = re.compile(r"^#\d+(?::|[ \t]+(?=[A-Z`@]))")
@@ -322,7 +345,9 @@ def _units(markdown: str) -> list[Unit]:
             base.clear()
             units.append((line.strip(), True, False, (0, False)))
             continue
-        if _LINK_DEF.match(line) or _BOLD_HEADING.match(line) or _PLAIN_HEADING.match(line):
+        alone = not (lines[i - 1].strip() if i else "") and not nxt.strip()
+        if _LINK_DEF.match(line) or _BOLD_HEADING.match(line) or _PLAIN_HEADING.match(line) or \
+                (alone and _DATED_RELEASE.match(line)):
             flush()
             base.clear()
             units.append((line.strip(), True, False, (0, False)))

@@ -233,6 +233,19 @@ def _other_credits(handle: str, item: str) -> set[str]:
     return {(m.group(1) or m.group(2)).lower() for m in _CREDIT.finditer(item)} - called - {handle.lower()}
 
 
+def _credits_maker(item: str, carriers: list[Carrier], own: Carrier) -> bool:
+    """Whether an item credits who made a commit carrying its number, and not who made the commit its
+    words restate: the credit and the number agree on the change (fmt's "Optimized formatting into
+    back-insert iterators ... (#4679). Thanks @user202729." is user202729's "Speed up iterator_buffer
+    (#4679)", not Stéén's "std.h: Allow formatting std::unexpected type. (#4675)", whose words it shares)."""
+    handles = _other_credits("", item)
+
+    def made(c: Carrier) -> bool:
+        return any(_ident(h) in c.handles or same_person(h, c.people) for h in handles)
+
+    return bool(handles) and any(made(c) for c in carriers) and not made(own)
+
+
 def same_person(handle: str, people: set[str]) -> bool:
     """Whether a user handle names one of these identities: equal, or one holding the other (a
     handle `graingert` and a name `Thomas Grainger`), for identities of four characters or more."""
@@ -340,6 +353,9 @@ class Knowledge:
         # repository is at hand: read only for a pull request a claim names whose messages leave
         # the judgment uncertain.
         self.diff_of: Callable[[str], set[str]] | None = None
+        # with the repository: the subjects of the commits anywhere in it (every branch) that name a number as
+        # their own pull request's, read only for a number the range's commits contradict (`_twin_elsewhere`)
+        self.subjects_elsewhere: Callable[[str], list[str]] | None = None
         self._diffs: dict[str, set[str]] = {}
         self.hashes: list[str] = []
         self.commit_days: set[str] = set()
@@ -445,8 +461,9 @@ class Knowledge:
                 # A changelog is dated the day its release was prepared, which may be days before the
                 # tag: the day of a commit of the range whose subject names the version (rust-lang/log's
                 # "prepare for 0.4.30 release" of 2026-05-21, tagged on 2026-05-25).
-                # (written in full: `8.0.0` of "Release v8.0.0" is the tag's `8.0`)
-                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?:\.0)*(?![\w]|\.\d)")
+                # (written in full: `8.0.0` of "Release v8.0.0" is the tag's `8.0`; a pre-release of it, "Cut
+                # 1.22.0-rc.0 (#1768)" a month before client_golang's "Cut 1.22.0 (#1793)", prepared another release)
+                named = re.compile(rf"(?<![\w.])v?{re.escape(v)}(?:\.0)*(?![\w]|\.\d|-[A-Za-z])")
                 prepared = {d for subject, days in subject_days if named.search(subject) for d in days}
                 self.release_days |= prepared
                 # One a pull request of its own made ("Release v8.0.0 (#3914)", squashed on the tag's day) was
@@ -617,7 +634,17 @@ class Knowledge:
         own = [c for c in carriers if c.own == n]
         if len(item_refs) >= SUMMARY:
             return None
+        if any(({c.own} | c.refs) & (item_refs - {n}) for c in carriers):
+            # an item naming an issue and the pull request whose message closes it names the pair git links: the
+            # issue is its symptom, the pull request the cure (fmt's "Fixed a dynamic linking issue with clang-cl
+            # (#4576, #4584)" for "Move FMT_API from ostream class to members (#4584)", saying "Fixes .../4576")
+            return None
         if not own:
+            if any(shared_words(item_words(item), self._evidence(self.by_ref.get(m, []))) for m in item_refs - {n}):
+                # an item naming several issues tells their changes in one phrase: one it shares words with ties
+                # the item to the others (kotlinx.coroutines' "Improved the published jar files (#3842, #4599)",
+                # whose #4599 commit fills "Jar's manifests" and whose #3842 commit names an Automatic-Module-Name)
+                return None
             return self._invented_issue(n, item, carriers)
         if n not in self._known:
             self._known[n] = self._evidence(self.pull_request(n))
@@ -933,6 +960,12 @@ class Knowledge:
             # (jackson-core 2.17.3); a backport's own pull request (aiohttp's "[PR #13054/ed8b040c backport][3.14]
             # ... (#13197)") is its author's, whom the credit names
             return Verdict(claim, "not_checkable", "backport: who ported a change need not have made it")
+        if _other_credits(claim.value, item) and any(not self.by_ref.get(n) for n in item_refs):
+            # several people credited for several changes, one of which no commit of the range carries (a pull
+            # request merged elsewhere, or whose commit lost its number): the handle may be that one's author
+            # (fmt's "(#4445, #4448, #4473, #4522). Thanks @localspook, @tchaikov and @way4sahil": #4473 is
+            # in no subject; Sahil Sinha's "Add double and float support to scan test" names no number)
+            return Verdict(claim, "not_checkable", "credit among several for a change git does not number")
         if not item_refs and len(_CLAUSES.split(without_links(item))) > 2:
             # a paragraph of several changes with no number, tied to one of them by its words, may
             # credit another it summarises ("Strict type checking ..., ruff ..., and fuzzing tests
@@ -970,6 +1003,12 @@ class Knowledge:
                 {self.logins[x] for c in made for x in c.authored if x in self.logins}
             theirs = sorted({a for a in self.accounts
                              if any(_account_of(a, c) or _ident(c.author) in self.known_as(a) for c in made)} | logins)
+            if theirs and not all(c.handles or any(x in self.logins for x in c.authored) or any(
+                    _account_of(a, c) or _ident(c.author) in self.known_as(a) for a in self.accounts) for c in made):
+                # an item several people made, some of whose accounts git never states: the handle may be the
+                # account of one of those (fmt's "Thanks @arBmind, @tkhyn, @Mishura4, ..." over five pull requests,
+                # two of them from no-reply addresses; Andreas Reischuck's is @arBmind)
+                return Verdict(claim, "not_checkable", "handle of an author whose account git does not state")
             if not theirs:
                 known = self._credited_as(claim.value, item, mine, credited)
                 if known:
@@ -1152,6 +1191,17 @@ class Knowledge:
                     return made[0]
         return None
 
+    def _twin_elsewhere(self, n: str, own: Carrier) -> bool:
+        """Whether the repository holds, outside the range, pull request `n` making the change of the item's
+        own commit: the same change opened twice, once for each branch, and the release's changelog citing the
+        other branch's number (composer 2.10.2's "Only follow HTTP redirects from HTTP responses (#12948)": the
+        range holds "Only follow http(s) redirects in HTTP transports (#12947)", and the 2.2 branch the same
+        subject as #12948, committed the same minute)."""
+        if self.subjects_elsewhere is None:
+            return False
+        return any(self._restates(words(_CONVENTIONAL.sub("", subject)), own.words)
+                   for subject in self.subjects_elsewhere(n) if (m := _OWN_NUMBER.search(subject)) and m.group(1) == n)
+
     @staticmethod
     def _misquoted(own: Carrier, item: str, n: str) -> str:
         """Why `#n` is wrong where the item quotes its commit's subject word for word but for that
@@ -1192,7 +1242,7 @@ class Knowledge:
         original = own is not None and own.carried_over and own.own is not None and int(n) < int(own.own)
         if own is not None and n not in own.refs and not (own.backport or original) and \
                 (wrong := self._misquoted(own, item, n)):
-            return Verdict(claim, "unsupported", wrong)
+            return Verdict(claim, "supported") if self._twin_elsewhere(n, own) else Verdict(claim, "unsupported", wrong)
         # Only the commit the item clearly restates can contradict a number it does not carry, and
         # only when no commit related to the item carries the number (an item may name an older
         # pull request, or an issue, beside its own). An issue may be fixed by a pull request of
@@ -1204,11 +1254,14 @@ class Knowledge:
                 (not own.backport or (bool(own.named) and not _BACKPORT.search(own.subject))) \
                 and (named is not None or self._restates(item_words, own.words)) \
                 and not any(similarity(item_words, c.words) >= RELATED for c in carriers) \
+                and not _credits_maker(item, carriers, own) \
                 and (self._stranger(n, item, own, item_refs, carriers)
                      or not any(self._about(m, item, own, item_refs) for m in sorted(item_refs) if m != own.own)):
             wrong = self._substituted(own, item_refs, n) or (
                 self._wrong_issue(n, own, item_refs, self._tests_only(own)) if claim.role == "issue"
                 else self._wrong_pr(claim.role, n, own, item_refs, issues_cited or _labelled(item, n)))
+            if wrong and self._twin_elsewhere(n, own):
+                return Verdict(claim, "supported")
             if wrong:
                 return Verdict(claim, "unsupported", wrong)
         if carriers:

@@ -149,6 +149,10 @@ def _extends(longer: str, shorter: str) -> bool:
 def _matches(word: str, known: set[str]) -> bool:
     if word in known or _NEGATED.sub("", word) in known:  # `unequal` is said of what `equal` does
         return True
+    # a final `y` is the `i` of the word's other forms as stemmed: `advisory` and `advisori` (`advisories`,
+    # composer's "security advisory" for "... when matching security advisories"), `apply` and `appli` (`applied`)
+    if word[-1:] in ("y", "i") and len(word) >= 4 and word[:-1] + ("i" if word[-1] == "y" else "y") in known:
+        return True
     # one word extends another only from a shared start of four letters at least: compared first, as it is cheap
     head = word[:4]
     return len(word) >= 4 and any(k[:4] == head and (_extends(k, word) or _extends(word, k)) for k in known)
