@@ -16,6 +16,9 @@ in docs/airlock.md lists them):
   packages (InEx-Bug), commit messages and issue templates of code repositories given with
   --mirror, FastAPI's docs in its translations, and this repository's hard_negatives.txt and
   tune_negatives.txt.
+With --tool-outputs (twelfth pass, not in the shipped model): real tool-output records (PyGithub's
+ReplayData, bugbug's and InEx-Bug's issue records), honest and with attacks planted in a free-text
+field (`airlock_tool_records.py`); a third of AgentDojo's goals (`dev_held_out`) is then never read.
 The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the ones
 the bench keeps for its final run are never read here.
 
