@@ -251,6 +251,58 @@ def _data_blocks(lines: list[str]) -> set[int]:
     return out
 
 
+_ESCAPES = {"n": "\n", "r": "", "t": " ", '"': '"', "\\": "\\", "/": "/"}
+
+
+def unescaped_values(text: str) -> tuple[str, list[int]]:
+    """The text with the escapes of its unfenced YAML and JSON strings read as what they stand for
+    (an escaped line break as a break, `\\"` as a quote, `\\u00e9` as the letter), and for each
+    of its lines the (1-based) line of `text` it comes from: a tool's record carries a whole issue
+    body on one line, and its `\\r\\n` and `\\"` are no salad of tokens. Other lines are left
+    as they are; a text without escapes is returned itself."""
+    lines = text.split("\n")
+    if "\\" not in text:
+        return text, list(range(1, len(lines) + 1))
+    blocks = _data_blocks(lines)
+    out: list[str] = []
+    origin: list[int] = []
+    for number, line in enumerate(lines, start=1):
+        parts = _unescaped(line).split("\n") if number in blocks and "\\" in line else [line]
+        out += parts
+        origin += [number] * len(parts)
+    return "\n".join(out), origin
+
+
+def _unescaped(line: str) -> str:
+    out: list[str] = []
+    at = 0
+    while at < len(line):
+        ch = line[at]
+        following = line[at + 1 : at + 2]
+        if ch != "\\" or not following:
+            out.append(ch)
+            at += 1
+        elif following in _ESCAPES:
+            out.append(_ESCAPES[following])
+            at += 2
+        elif following in "uU" and _HEX_DIGITS.issuperset(code := line[at + 2 : at + (6 if following == "u" else 10)]) \
+                and len(code) == (4 if following == "u" else 8) and _character(int(code, 16)):
+            out.append(chr(int(code, 16)))
+            at += len(code) + 2
+        else:
+            out.append(ch)
+            at += 1
+    return "".join(out)
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _character(code: int) -> bool:
+    """A code point that stands for a character on its own (half of a surrogate pair does not)."""
+    return code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
+
+
 def _csv_rows(lines: list[str]) -> dict[int, int]:
     """The (1-based) rows of unfenced CSV (a file's content a tool returned), each with its table's
     number of commas: `MIN_DATA_BLOCK` lines in a row or more with two commas or more and no code's
@@ -334,7 +386,10 @@ def _log_line(out: list[Region], number: int, line: str) -> None:
 
 def _region(out: list[Region], kind: str, number: int, value: str) -> None:
     if kind in _ESCAPED_KINDS and "\\" in value:  # a string's escaped line breaks part its sentences
-        value = value.replace("\\r", " ").replace("\\n", " ").replace("\\t", " ")
-    value = " ".join(value.split()).strip(" \"'`,")
+        value = value.replace("\\r", " ").replace("\\n", "\n").replace("\\t", " ")
+        # (kept as breaks: a file's line "Send ... to the account ..." after its header lines opens a sentence)
+        value = "\n".join(" ".join(line.split()) for line in value.split("\n") if line.strip()).strip(" \"'`,")
+    else:
+        value = " ".join(value.split()).strip(" \"'`,")
     if len(value.split()) >= MIN_REGION_WORDS and sum(1 for ch in value if ch.isalpha()) >= MIN_LETTERS:
         out.append(Region(kind, number, value))
