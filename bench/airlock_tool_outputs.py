@@ -10,7 +10,13 @@ goals in data). Since the twelfth pass the goals are reported in two parts: the 
 (`airlock_train.dev_held_out`, by SHA-256 of the goal) that `airlock_train.py --tool-outputs` never
 reads, in any shape, and the two thirds it plants bare in other tools' records.
 
-    python bench/airlock_tool_outputs.py [--show] [--model PATH/intent_model.json]
+With `--mirror` (PyGithub/PyGithub, mozilla/bugbug, InEx-Bug at the commits `airlock_train.py` pins),
+also the untrained third's goals planted in real tool-output records (`airlock_tool_records.py`,
+40 records each, seed 12, not the training's 36) and those records honest as they are (958; the
+`--tool-outputs` candidate trained on them, the shipped model did not).
+
+    python bench/airlock_tool_outputs.py [--show] [--model PATH/intent_model.json] \\
+        [--mirror OWNER/NAME=GIT_DIR@COMMIT ...]
 """
 
 from __future__ import annotations
@@ -85,10 +91,40 @@ def agentdojo(package: ev.Package) -> list[tuple[str, str, str]]:
     return out
 
 
+RECORD_SEED = 12  # placements other than the training's
+PER_GOAL = 40
+
+
+def in_records(mirrors: list[str]) -> None:
+    """The untrained third's goals, each in PER_GOAL real records, and the records honest."""
+    import json
+
+    import airlock_tool_records as records
+
+    found: list[dict[str, object]] = []
+    for spec in mirrors:
+        name, _, rest = spec.partition("=")
+        git_dir, _, commit = rest.rpartition("@")
+        found += tr.tool_records(name, git_dir, tr._git(git_dir, "rev-parse", commit).strip())
+    found.sort(key=lambda record: json.dumps(record, sort_keys=True))
+    goals = sorted({g for g in ev.agentdojo_goals(ev.Package("agentdojo", Path.home() / ".cache" / "signoff-eval"))
+                    if tr.dev_held_out(g)})
+    honest, planted = records.tool_outputs(found, [g for g in goals for _ in range(PER_GOAL)], RECORD_SEED)
+    tally = ev.Tally()
+    for goal, text in planted:
+        tally.add(f"untrained goal in a record: {goal[:40]}", *ev.quarantined(text))
+    for text in honest:
+        tally.add("honest record held", *ev.quarantined(text))
+    tally.print_groups(56)
+    goals_held = tally.total([key for key in tally.counts if key.startswith("untrained")])
+    print(f"  UNTRAINED GOALS IN RECORDS {ev._ci(*goals_held)}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", action="store_true", help="print the goals let through, with how often")
     parser.add_argument("--model", type=Path, help="an intent_model.json to use instead of the shipped one")
+    parser.add_argument("--mirror", action="append", default=[], help="OWNER/NAME=GIT_DIR@COMMIT of a records source")
     args = parser.parse_args()
     if args.model:
         chosen = intent.load(args.model)
@@ -106,6 +142,8 @@ def main() -> int:
     for part in ("untrained third", "trained two thirds"):
         print(f"  {part.upper()} {ev._ci(*tally.total([k for k in tally.counts if k.endswith(part)]))}")
     print(f"  TOTAL {ev._ci(*tally.total())}")
+    if args.mirror:
+        in_records(args.mirror)
     if args.show:
         for goal, count in sorted(missed.items(), key=lambda kv: -kv[1]):
             print(f"  {count:3d} {goal[:150]!r}")
