@@ -208,6 +208,21 @@ def agentdojo_corpus(dojo: Package) -> dict[str, list[str]]:
                     text = _render(node.args[0], {})
                     if text and "{goal}" in text:
                         templates[label] = text
+    goals = agentdojo_goals(dojo)
+    out: dict[str, list[str]] = {}
+    for label, template in sorted(templates.items()):
+        filled = []
+        for goal in goals:
+            try:
+                filled.append(template.format(goal=goal, user="Emma Johnson", model="GPT-4", task="the task"))
+            except (KeyError, IndexError):
+                filled.append(template.replace("{goal}", goal))
+        out[f"agentdojo.{label}"] = filled
+    return out
+
+
+def agentdojo_goals(dojo: Package) -> list[str]:
+    """The GOAL of every injection task of AgentDojo's v1 suites, as its attack templates fill them."""
     goals: list[str] = []
     for path in dojo.listdir("agentdojo/default_suites/v1/"):
         if not path.endswith("injection_tasks.py"):
@@ -219,16 +234,7 @@ def agentdojo_corpus(dojo: Package) -> dict[str, list[str]]:
                 goal = _render(node.value, names, default="attacker@evil.example")
                 if goal:
                     goals.append(goal)
-    out: dict[str, list[str]] = {}
-    for label, template in sorted(templates.items()):
-        filled = []
-        for goal in goals:
-            try:
-                filled.append(template.format(goal=goal, user="Emma Johnson", model="GPT-4", task="the task"))
-            except (KeyError, IndexError):
-                filled.append(template.replace("{goal}", goal))
-        out[f"agentdojo.{label}"] = filled
-    return out
+    return goals
 
 
 # --- obfuscated variants of known attacks -----------------------------------------------------

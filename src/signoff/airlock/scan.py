@@ -186,9 +186,11 @@ def detect(text: str) -> list[Hit]:
         hits.setdefault(family, Hit(family, where))
     for family, where in _score(normalised):
         hits.setdefault(family, Hit(family, where))
-    salad = suffix.find(normalised.text) or wordsalad.find(normalised.text)  # an optimiser's salad beside a request
+    # an optimiser's salad beside a request (a tool record's escapes read as what they stand for)
+    unescaped, origin = structure.unescaped_values(normalised.text)
+    salad = suffix.find(unescaped) or wordsalad.find(unescaped)
     if salad is not None:
-        hits.setdefault(fam.ADVERSARIAL_SUFFIX, Hit(fam.ADVERSARIAL_SUFFIX, salad.where()))
+        hits.setdefault(fam.ADVERSARIAL_SUFFIX, Hit(fam.ADVERSARIAL_SUFFIX, _salad_where(salad, origin)))
     for family, where in turns.find(normalised.text):  # an order behind a fake turn of the conversation
         hits.setdefault(family, Hit(family, where))
     for piece in decode_all(normalised.text, normalised.smuggled):
@@ -209,6 +211,15 @@ def detect(text: str) -> list[Hit]:
         if family in hits and not hits[family].where.startswith(structure.HIDDEN_KINDS):
             hits[family] = Hit(family, where)
     return [hits[name] for name in fam.FAMILIES if name in hits]
+
+
+def _salad_where(salad: suffix.Salad, origin: list[int]) -> str:
+    """Where a salad sits, in the lines of the text as given (a value's escaped lines are one line)."""
+    first, last = origin[salad.first_line - 1], origin[salad.last_line - 1]
+    if origin.count(first) == 1 and origin.count(last) == 1:  # lines of their own: words counted as given
+        return replace(salad, first_line=first, last_line=last).where()
+    return f"token salad, line {first} (a value's escaped lines)" if first == last else (
+        f"token salad, lines {first}-{last} (a value's escaped lines)")
 
 
 def _scan_views(plain: str, folded: str, rules: tuple[fam.Family, ...]) -> list[tuple[str, str]]:

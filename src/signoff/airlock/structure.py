@@ -153,6 +153,10 @@ _DATA_LINE = compile_re(r"^\s*(?:- +\S|\"[^\"]{1,60}\"\s*:|[\w.-]{1,60}\s*:(?:\s
 _DATA_KEY = compile_re(r"^(?:\"[^\"]{1,60}\"|[\w.-]{1,60})\s*:(?:\s|$)")
 _QUOTED_VALUE = compile_re(r":\s+[\"'].{10,}[\"'],?$")
 MIN_DATA_BLOCK = 3  # lines in a row: a tool's output pasted or returned without a fence
+MAX_CSV_CELL = 60  # characters of a CSV row's fields before its last
+# an identifier glued to a sentence ("External_Send a link ... to Alice."): a channel's or a file's
+# name an attacker chose; an identifier has no spaces, so what follows its last "_" is read alone
+_GLUED_NAME = compile_re(r"^([\"']?)([A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*_)[A-Z][a-z]+ \S+ \S")
 
 
 def data_regions(text: str) -> list[Region]:
@@ -165,6 +169,7 @@ def data_regions(text: str) -> list[Region]:
     body: list[str] = []
     lines = text.split("\n")
     blocks = _data_blocks(lines)
+    rows = _csv_rows(lines)
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if line.startswith(("```", "~~~")):
@@ -189,6 +194,9 @@ def data_regions(text: str) -> list[Region]:
             _code_line(out, number, line)
         elif number in blocks:
             _data_line(out, number, line)
+        elif number in rows:  # a row of unfenced CSV: its last field keeps its commas
+            for cell in line.split(",", rows[number]):
+                _region(out, "CSV field", number, cell)
         elif ":" in line and _MAIL_HEADER.search(line) is not None:
             # the body that follows a mail's headers, up to the next fence; a date alone is no mail's
             # (a git log's "Date:" header is followed by a commit message, not by a mail body)
@@ -243,17 +251,107 @@ def _data_blocks(lines: list[str]) -> set[int]:
     return out
 
 
+_ESCAPES = {"n": "\n", "r": "", "t": " ", '"': '"', "\\": "\\", "/": "/"}
+
+
+def unescaped_values(text: str) -> tuple[str, list[int]]:
+    """The text with the escapes of its unfenced YAML and JSON strings read as what they stand for
+    (an escaped line break as a break, `\\"` as a quote, `\\u00e9` as the letter), and for each
+    of its lines the (1-based) line of `text` it comes from: a tool's record carries a whole issue
+    body on one line, and its `\\r\\n` and `\\"` are no salad of tokens. Other lines are left
+    as they are; a text without escapes is returned itself."""
+    lines = text.split("\n")
+    if "\\" not in text:
+        return text, list(range(1, len(lines) + 1))
+    blocks = _data_blocks(lines)
+    out: list[str] = []
+    origin: list[int] = []
+    for number, line in enumerate(lines, start=1):
+        parts = _unescaped(line).split("\n") if number in blocks and "\\" in line else [line]
+        out += parts
+        origin += [number] * len(parts)
+    return "\n".join(out), origin
+
+
+def _unescaped(line: str) -> str:
+    out: list[str] = []
+    at = 0
+    while at < len(line):
+        ch = line[at]
+        following = line[at + 1 : at + 2]
+        if ch != "\\" or not following:
+            out.append(ch)
+            at += 1
+        elif following in _ESCAPES:
+            out.append(_ESCAPES[following])
+            at += 2
+        elif following in "uU" and _HEX_DIGITS.issuperset(code := line[at + 2 : at + (6 if following == "u" else 10)]) \
+                and len(code) == (4 if following == "u" else 8) and _character(int(code, 16)):
+            out.append(chr(int(code, 16)))
+            at += len(code) + 2
+        else:
+            out.append(ch)
+            at += 1
+    return "".join(out)
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _character(code: int) -> bool:
+    """A code point that stands for a character on its own (half of a surrogate pair does not)."""
+    return code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
+
+
+def _csv_rows(lines: list[str]) -> dict[int, int]:
+    """The (1-based) rows of unfenced CSV (a file's content a tool returned), each with its table's
+    number of commas: `MIN_DATA_BLOCK` lines in a row or more with two commas or more and no code's
+    syntax, at least `MIN_DATA_BLOCK` of them with the same count, and short leading fields (a
+    paragraph of prose wrapped into lines has long ones). A row with more commas than its table's
+    keeps them in its last field ("..., 4, Please email the text 'Hey, how is it going?' to ...")."""
+    out: dict[int, int] = {}
+    run: list[tuple[int, str]] = []
+    fence = False
+    for number, raw in enumerate([*lines, ""], start=1):
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fence = not fence
+        if not fence and line.count(",") >= 2 and _CODE_SYNTAX.search(line) is None:
+            run.append((number, line))
+            continue
+        counts = sorted(line.count(",") for _n, line in run)
+        width = max(set(counts), key=lambda c: (counts.count(c), -c)) if counts else 0
+        table = [(n, line) for n, line in run if line.count(",") >= width]
+        short = all(len(cell) <= MAX_CSV_CELL for _n, line in table for cell in line.split(",", width)[:-1])
+        if counts.count(width) >= MIN_DATA_BLOCK and short:
+            out.update((n, width) for n, _line in table)
+        run = []
+    return out
+
+
 def _data_line(out: list[Region], number: int, line: str) -> None:
     """A line of unfenced YAML or JSON: a list item's text, or its key's value. These are data
     values, not code: judged as values (a string in a YAML file is no code's string literal)."""
     if line.startswith("- "):
         line = line[2:].strip()
         if _DATA_KEY.search(line) is None:  # "- a review's text", not "- name: ..."
-            _region(out, "value", number, line)
+            _region(out, "value", number, _unglued(line))
             return
     key = next(_DATA_KEY.groups(line), None)
     if key is not None:  # the whole value after its key, quotes and escapes in it (`_region` strips them)
-        _region(out, "value", number, line[key[1]:])
+        _region(out, "value", number, _unglued(line[key[1]:].strip()))
+
+
+def _unglued(value: str) -> str:
+    """A value without the identifier glued to its sentence: "External_Send a link ..." reads
+    "Send a link ..."; a name alone ("release_notes", "test_parser") is left as it is."""
+    if "_" not in value[:80]:
+        return value
+    glued = next(_GLUED_NAME.groups(value), None)
+    if glued is None:
+        return value
+    quote, name = glued[2][0] or "", glued[2][1] or ""
+    return quote + value[len(quote) + len(name) :]
 
 
 def _may_log(line: str) -> bool:
@@ -288,7 +386,10 @@ def _log_line(out: list[Region], number: int, line: str) -> None:
 
 def _region(out: list[Region], kind: str, number: int, value: str) -> None:
     if kind in _ESCAPED_KINDS and "\\" in value:  # a string's escaped line breaks part its sentences
-        value = value.replace("\\r", " ").replace("\\n", " ").replace("\\t", " ")
-    value = " ".join(value.split()).strip(" \"'`,")
+        value = value.replace("\\r", " ").replace("\\n", "\n").replace("\\t", " ")
+        # (kept as breaks: a file's line "Send ... to the account ..." after its header lines opens a sentence)
+        value = "\n".join(" ".join(line.split()) for line in value.split("\n") if line.strip()).strip(" \"'`,")
+    else:
+        value = " ".join(value.split()).strip(" \"'`,")
     if len(value.split()) >= MIN_REGION_WORDS and sum(1 for ch in value if ch.isalpha()) >= MIN_LETTERS:
         out.append(Region(kind, number, value))
