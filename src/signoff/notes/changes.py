@@ -31,6 +31,10 @@ _TYPES = {"feat": FEATURES, "feature": FEATURES, "fix": FIXES, "bugfix": FIXES, 
           "docs": DOCS, "doc": DOCS, "deprecate": DEPRECATED, "revert": OTHER, "security": FIXES}
 _HOUSEKEEPING_TYPES = {"chore", "ci", "build", "test", "tests", "style", "refactor", "release", "deps", "dev",
                        "lint", "bump", "wip", "meta", "infra", "tooling", "typo"}
+# What a conventional commit's type may be; any other prefix is an area (tokio's `sync: wake ...`,
+# okhttp's `cache: guard ...`), which names where a change is, not what kind it is.
+_KNOWN_TYPES = {*_TYPES, *_HOUSEKEEPING_TYPES, "breaking", "security", "improvement", "enhancement",
+                "types", "example", "examples", "i18n"}
 _LABEL = re.compile(r"^\s*\[(?P<label>[A-Za-z][\w -]*)\]\s*|^(?P<word>Bug|Bugfix|Feature|Docs|Doc|Perf|"
                     r"Deprecation|Breaking|Security)\s*:\s*", re.IGNORECASE)
 _LABELS = {"bug": FIXES, "bugfix": FIXES, "fix": FIXES, "feature": FEATURES, "feat": FEATURES,
@@ -47,6 +51,27 @@ _VERBS = ((re.compile(r"^(?:deprecat\w*)\b", re.I), DEPRECATED),
                       r"expose[sd]?|provide[sd]?|accept\w*)\b", re.I), FEATURES),
           (re.compile(r"^(?:speed\w* up|optimi[sz]\w*|faster|improve[sd]? performance)\b", re.I), PERFORMANCE),
           (re.compile(r"^(?:docs?|document\w*|readme|typo)\b", re.I), DOCS))
+# Verbs that say the change is the documentation, even where it lives in code (doc comments in
+# Rust, Go, Java: tokio's "sync: document memory ordering guarantees for Semaphore")
+_DOCUMENTS = re.compile(r"^(?:document\w*|explain\w*|"
+                        r"clarify\b(?!.*\b(?:message|error|warning|output)s?\b).*\b(?:docs?|documentation|"
+                        r"doc comments?|"
+                        r"wording|semantics|guarantees?|succeeds)|(?:fix\w*|correct\w*)\b.*\b(?:typos?|docs?|"
+                        r"doc ?strings?|comments?)$|(?:fix\w*|correct\w*) (?:a |some |spelling )?typos?)\b", re.I)
+# Removing what was never a feature ("tracing: remove unnecessary span clone"): a change, not a removal
+_CLEANUP = re.compile(r"^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\s+(?:an?\s+|the\s+|some\s+)?(?:unnecessary|"
+                      r"useless|needless|unused|redundant|dead|duplicated?|superfluous)\b", re.I)
+# Work on the tests or the build alone, told by the title where the files do not tell it (a test
+# helper in the main source set): okhttp's "Avoid FakeDns flakes", "Run all the tests in CI",
+# tokio's "net: enable Miri tests for TCP socket"; "Fix a crash in the test client" is not one
+_TEST_WORK = re.compile(r"\bflak(?:e|es|y|iness)\b|\b(?:failing|flaky|remote|miri) tests?\b|\btests? in ci\b|"
+                        r"^(?:enable|re-?enable|run|skip|disable)\b.*\btests\b|"
+                        r"^(?:add|update)\s+(?:the\s+)?(?:missing\s+)?(?:copyright|license)\s+headers?\b|"
+                        r"^(?:clear|clean up|remove|silence)\b.*\b(?:lint|compiler) warnings\b", re.I)
+# A list marker a merged pull request's title kept from its body ("* Drop EOL Python 3.8 support")
+_LIST_MARKER = re.compile(r"^\s*[*+-]\s+")
+# `Revert "fix(time): binding time with empty value (#4103)"`: the reverted change's title
+_REVERT = re.compile(r'^revert\s+"(?P<title>.+)"\s*(?:\(#\d+\))?\s*$', re.IGNORECASE)
 _HOUSEKEEPING = re.compile(
     r"^(?:bump|update (?:dependenc|deps|the dependenc|requirements|pre-commit|ci|github action|workflow|lock)|"
     r"upgrade (?:dependenc|deps)|pin |unpin |release |prepare (?:for )?(?:the )?(?:v?\d[\w.-]* )?release|"
@@ -88,7 +113,13 @@ def _gitmoji(title: str) -> str:
     any other title as it is."""
     m = _EMOJI.match(title)
     kind = _GITMOJI.get(m.group("code") or m.group("emoji")) if m else None
-    return f"{kind}: {title[m.end():]}" if m and kind else title
+    if m and kind:
+        rest = title[m.end():]
+        typed = _CONVENTIONAL.match(rest)
+        # both conventions at once (tox-dev/filelock: `🐛 fix(packaging): let an unpacked sdist ...`):
+        # the written type and scope say it, the emoji only repeats it
+        return rest if typed and typed.group("type").lower() in _KNOWN_TYPES else f"{kind}: {rest}"
+    return title
 
 
 _TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
@@ -116,7 +147,7 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
     """(group, text) of one change; group None for housekeeping."""
     breaking = bool(f.get("breaking"))
     m = _CONVENTIONAL.match(title)
-    if conventional and m:
+    if conventional and m and m.group("type").lower() in _KNOWN_TYPES:
         kind = m.group("type").lower()
         text = m.group("text")
         if m.group("scope"):
@@ -145,9 +176,19 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
                 return None, title
             return (DEPRECATED if typed != BREAKING and _DEPRECATES.search(m.group("text")) else typed), \
                 m.group("text")
+        # an area (`sync: wake the receiver`): the verb after it tells the kind, and the area stays
         f_areas = set(f.get("areas") or [])
-        if f_areas and f_areas <= {"tests", "ci", "deps", "docs"}:
+        if (f_areas and f_areas <= {"tests", "ci", "deps", "docs"}) or _HOUSEKEEPING.match(m.group("text")) \
+                or _HOUSEKEEPING_TITLE.search(m.group("text")) or _TEST_WORK.search(m.group("text")):
             return None, title
+        if breaking or m.group("bang") or _BREAKING_WORDS.search(m.group("text")):
+            return BREAKING, title
+        if _DEPRECATES.search(m.group("text")):
+            return DEPRECATED, title
+        if _DOCUMENTS.search(m.group("text")):
+            return DOCS, title
+        if _CLEANUP.search(m.group("text")):
+            return OTHER, title
         return next((g for rx, g in _VERBS if rx.search(m.group("text"))), OTHER), title
     label = _LABEL.match(title)
     group: str | None = None
@@ -158,7 +199,7 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         text = title[label.end():]
         if group is None and name in _HOUSEKEEPING_TYPES:
             return None, text
-    if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text):
+    if _HOUSEKEEPING.match(text) or _HOUSEKEEPING_TITLE.search(text) or (group is None and _TEST_WORK.search(text)):
         return None, text
     areas = set(f.get("areas") or [])
     if areas and areas <= {"tests", "ci", "deps", "docs"} and group is None:
@@ -169,11 +210,15 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         return BREAKING, text
     if group is None and _DEPRECATES.search(text):
         group = DEPRECATED
+    if group is None and _DOCUMENTS.search(text):
+        group = DOCS
+    if group is None and _CLEANUP.search(text):
+        group = OTHER
     if group is None:
         group = next((g for rx, g in _VERBS if rx.search(text)), None)
     if group is None and not areas and _DOC_WORDS.search(text):
         group = DOCS  # a merged pull request about the documentation (its merge lists no files)
-    if group == DOCS and "code" in areas:
+    if group == DOCS and "code" in areas and not _DOCUMENTS.search(text):
         group = OTHER
     return group or OTHER, text
 
@@ -209,6 +254,20 @@ def configured_group(groups: Mapping[str, Sequence[str]], title: str, paths: Seq
                  if any(_matches(p, title, paths) for p in patterns)), None)
 
 
+def _reverted(titles: Sequence[str]) -> set[str]:
+    """The titles (lower case, without their `(#N)`) of changes reverted within the range, and of
+    their reverts: gin v1.10.0..v1.11.0 has `fix(time): binding time with empty value (#4103)` and
+    `Revert "fix(time): binding time with empty value (#4103)" (#4245)`, neither of which a user gets.
+    A revert of a change from before the range stays (it changes what users had)."""
+    own = {_TRAILING_PR.sub("", t).strip().lower() for t in titles}
+    out: set[str] = set()
+    for t in titles:
+        m = _REVERT.match(_TRAILING_PR.sub("", t).strip())
+        if m and _TRAILING_PR.sub("", m.group("title")).strip().lower() in own:
+            out |= {_TRAILING_PR.sub("", m.group("title")).strip().lower(), _TRAILING_PR.sub("", t).strip().lower()}
+    return out
+
+
 def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence[str]] | None = None,
                     paths: Mapping[str, Sequence[str]] | None = None) -> list[Line]:
     """The lines of a changelog from commit facts (newest first), grouped in `ORDER`.
@@ -228,14 +287,18 @@ def changelog_lines(commits: list[dict[str, Any]], groups: Mapping[str, Sequence
     # A breaking change or a deprecation is listed even when pushed without a pull request.
     candidates = [f for f in humans if f.get("pr") or (not f.get("merge") and _leading(f))] if by_pr \
         else [f for f in humans if not f.get("merge")]
-    titles = [_gitmoji(f.get("title") or f["subject"]) for f in candidates]
-    conventional = sum(bool(_CONVENTIONAL.match(t)) for t in titles) * 2 >= len(titles) > 0
+    titles = [_LIST_MARKER.sub("", _gitmoji(f.get("title") or f["subject"])) for f in candidates]
+    typed = [_CONVENTIONAL.match(t) for t in titles]
+    conventional = sum(bool(m and m.group("type").lower() in _KNOWN_TYPES) for m in typed) * 2 >= len(titles) > 0
+    reverted = _reverted(titles)
     seen: set[str] = set()
     lines: list[Line] = []
     for f, title in zip(candidates, titles, strict=True):
         pr = f.get("pr")
         if pr is not None and pr in seen:
             continue  # a pull request merged and squashed both: listed once
+        if _TRAILING_PR.sub("", title).strip().lower() in reverted:
+            continue  # reverted within the range (and the revert itself): nothing a user gets
         group, text = _group(_TRAILING_PR.sub("", title), f, conventional)
         if group is None:
             continue
