@@ -68,6 +68,9 @@ _TEST_WORK = re.compile(r"\bflak(?:e|es|y|iness)\b|\b(?:failing|flaky|remote|mir
                         r"^(?:enable|re-?enable|run|skip|disable)\b.*\btests\b|"
                         r"^(?:add|update)\s+(?:the\s+)?(?:missing\s+)?(?:copyright|license)\s+headers?\b|"
                         r"^(?:clear|clean up|remove|silence)\b.*\b(?:lint|compiler) warnings\b", re.I)
+# After an area, "merge" joins code, not branches (tokio's "signal: merge windows statics", which the
+# maintainers list as "refactor global variables on Windows")
+_MERGES_CODE = re.compile(r"^merge\s+(?!(?:branch|remote|tag|pull|stable|main|master)\b|')", re.I)
 # A list marker a merged pull request's title kept from its body ("* Drop EOL Python 3.8 support")
 _LIST_MARKER = re.compile(r"^\s*[*+-]\s+")
 # `Revert "fix(time): binding time with empty value (#4103)"`: the reverted change's title
@@ -179,7 +182,8 @@ def _group(title: str, f: dict[str, Any], conventional: bool) -> tuple[str | Non
         # an area (`sync: wake the receiver`): the verb after it tells the kind, and the area stays
         f_areas = set(f.get("areas") or [])
         if (f_areas and f_areas <= {"tests", "ci", "deps", "docs"}) or _HOUSEKEEPING.match(m.group("text")) \
-                or _HOUSEKEEPING_TITLE.search(m.group("text")) or _TEST_WORK.search(m.group("text")):
+                or (_HOUSEKEEPING_TITLE.search(m.group("text")) and not _MERGES_CODE.match(m.group("text"))) \
+                or _TEST_WORK.search(m.group("text")):
             return None, title
         if breaking or m.group("bang") or _BREAKING_WORDS.search(m.group("text")):
             return BREAKING, title

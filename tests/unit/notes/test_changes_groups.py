@@ -157,7 +157,9 @@ def test_an_area_before_the_colon_is_no_conventional_type_and_stays_in_the_line(
                _pr(7, "tracing: remove unnecessary span clone (#8126)"),
                _pr(8, "net: enable Miri tests for TCP socket (#8156)"),
                _pr(9, "chore: prepare Tokio v1.53.0 (#8294)"),
-               _pr(10, "taskdump: remove crate disambiguators from output (#8264)")]
+               _pr(10, "taskdump: remove crate disambiguators from output (#8264)"),
+               _pr(11, "signal: merge windows statics (#8231)"),
+               _pr(12, "Merge 'tokio-1.52.4' into 'master' (#8290)")]
     lines = [(line.group, line.text) for line in changelog_lines(commits)]
     assert lines == [("Removals", "Taskdump: remove crate disambiguators from output (#8264)."),
                      (FEATURES, "Fs: add safe impl From<OwnedFd> for File (#8266)."),
@@ -165,6 +167,7 @@ def test_an_area_before_the_colon_is_no_conventional_type_and_stays_in_the_line(
                      ("Other changes",
                       "Sync: wake mpsc receiver when a queued `reserve[_many]` returns permits (#8260)."),
                      ("Other changes", "Tracing: remove unnecessary span clone (#8126)."),
+                     ("Other changes", "Signal: merge windows statics (#8231)."),
                      ("Documentation", "Sync: document memory ordering guarantees for Semaphore (#8119)."),
                      ("Documentation", "Task: explain why `yield_now` defers its waker (#8254)."),
                      ("Documentation", "Time: fix reversed poll order in timeout doc (#8214).")]
